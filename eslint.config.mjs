@@ -153,6 +153,9 @@ export default defineConfig([
           mode: "full",
           pattern: [
             "lib/{config,deploy,ids,id-prefixes,keys,secrets,log,errors,rows,money,currencies,schemas,context,time}.ts",
+            // A domain folder's manifest (pure data, importing nothing) and what scripts/registries.ts copies from them.
+            "lib/{manifest,manifests.generated}.ts",
+            "lib/*/manifest.ts",
             // List paging (the query schema, envelopes, limits) is used by services and db/page.ts, not only by HTTP.
             "lib/api/pagination.ts",
           ],
@@ -176,7 +179,7 @@ export default defineConfig([
             "lib/cron/**",
           ],
         },
-        { type: "declarations", pattern: ["lib/*/schema.ts", "lib/*/statuses.ts", "lib/email-outbox/types.ts", "lib/events/catalogue.ts", "lib/events-api/payloads.ts", "lib/events/examples.json"], mode: "full" },
+        { type: "declarations", pattern: ["lib/*/schema.ts", "lib/*/statuses.ts", "lib/email-outbox/types.ts", "lib/events/catalogue.ts", "lib/events-api/payloads.ts", "lib/events-api/aggregate-schemas.generated.ts", "lib/events/examples.json"], mode: "full" },
         {
           type: "infrastructure",
           mode: "full",

@@ -1,6 +1,8 @@
 import { randomBytes } from "node:crypto";
 import type postgres from "postgres";
 import { AGGREGATE_TYPES, EVENT_CATALOGUE, type AggregateType } from "@/lib/events/catalogue";
+import { ID_PREFIXES } from "@/lib/id-prefixes";
+import { MANIFEST_AGGREGATE_ID_KINDS, MANIFEST_AGGREGATE_WEIGHTS } from "@/lib/manifests.generated";
 import { DAY_MS, realNow } from "@/lib/time";
 
 /**
@@ -42,12 +44,13 @@ export const AGGREGATE_WEIGHT: Record<AggregateType, number> = {
   credit_note: 0.05,
   customer_balance_transaction: 0.1,
   subscription_change_request: 0.05,
-  email: 0.5,
   payment_processor: 0.001,
+  // The domain folders' manifests (lib/<domain>/manifest.ts).
+  ...MANIFEST_AGGREGATE_WEIGHTS,
 };
 
 /** The id prefix of each entity type (lib/ids.ts). */
-export const AGGREGATE_PREFIX: Record<AggregateType, string> = {
+export const AGGREGATE_PREFIX = {
   payment: "py_",
   checkout_session: "cs_",
   payment_intent: "pi_",
@@ -73,9 +76,10 @@ export const AGGREGATE_PREFIX: Record<AggregateType, string> = {
   credit_note: "cn_",
   customer_balance_transaction: "cbtxn_",
   subscription_change_request: "scr_",
-  email: "eml_",
   payment_processor: "acc_",
-};
+  // The domain folders' manifests: the prefix of their id kind.
+  ...Object.fromEntries(Object.entries(MANIFEST_AGGREGATE_ID_KINDS).map(([aggregate, kind]) => [aggregate, ID_PREFIXES[kind]])),
+} as Record<AggregateType, string>;
 
 export type LoadOptions = {
   accountId: string;

@@ -1,6 +1,7 @@
 // Pure (no server imports): lib/ids.ts makes ids with these, and the dashboard reads ids by them.
+import { MANIFEST_ID_PREFIXES } from "./manifests.generated";
 
-/** Every object prefix of the spec, plus our own (`org_`, `user_`, `inv_`, `key_`, `eda_`, `cpn_`, `di_`, `il_`, `pi_`, `py_`, `re_`, `scr_`, `mtr_`, `cn_`, `cbtxn_`, `eml_`). */
+/** Every object prefix of the spec, plus our own (`org_`, `user_`, `inv_`, `key_`, `eda_`, `cpn_`, `di_`, `il_`, `pi_`, `py_`, `re_`, `scr_`, `mtr_`, `cn_`, `cbtxn_`), then those of the domain folders' manifests (lib/<domain>/manifest.ts, generated into lib/manifests.generated.ts). */
 export const ID_PREFIXES = {
   organization: "org_",
   user: "user_",
@@ -33,7 +34,7 @@ export const ID_PREFIXES = {
   portalSession: "bps_",
   creditNote: "cn_",
   customerBalanceTransaction: "cbtxn_",
-  email: "eml_",
+  ...MANIFEST_ID_PREFIXES,
 } as const;
 
 export type IdKind = keyof typeof ID_PREFIXES;

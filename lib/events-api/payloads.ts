@@ -7,7 +7,6 @@ import { CustomerBalanceTransaction } from "@/lib/customer-balance/schema";
 import { CreditNote } from "@/lib/credit-notes/schema";
 import { CustomerEntitlements, Feature, ProductFeature } from "@/lib/entitlements/schema";
 import { Discount } from "@/lib/discounts/schema";
-import { Email } from "@/lib/emails/schema";
 import { Invoice } from "@/lib/invoices/schema";
 import { Meter } from "@/lib/meters/schema";
 import { Payment, PaymentIntent } from "@/lib/payments/schema";
@@ -24,6 +23,7 @@ import { AuditUser } from "@/lib/auth/schema";
 import { AuditMember } from "@/lib/teams/schema";
 import { WebhookEndpoint } from "@/lib/webhooks/schema";
 import { aggregateTypeOf, EVENT_TYPES, type AggregateType, type EventType } from "@/lib/events/catalogue";
+import { MANIFEST_AGGREGATE_SCHEMAS } from "./aggregate-schemas.generated";
 import EXAMPLES from "@/lib/events/examples.json" with { type: "json" };
 
 /**
@@ -58,8 +58,9 @@ export const AGGREGATE_SCHEMAS = {
   credit_note: CreditNote,
   customer_balance_transaction: CustomerBalanceTransaction,
   subscription_change_request: ChangeRequest,
-  email: Email,
   payment_processor: PaymentProcessor,
+  // The domain folders' manifests (lib/<domain>/manifest.ts): their aggregates' schemas.
+  ...MANIFEST_AGGREGATE_SCHEMAS,
 } satisfies Record<AggregateType, z.ZodObject>;
 
 type AggregateSchema = (typeof AGGREGATE_SCHEMAS)[AggregateType];

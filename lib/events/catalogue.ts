@@ -1,3 +1,5 @@
+import { MANIFEST_EVENT_DESCRIPTIONS, MANIFEST_EVENT_GROUPS } from "@/lib/manifests.generated";
+
 /**
  * The event catalogue of the spec: the one list of event types, each with the aggregate (entity
  * type) its events belong to. Validation, OpenAPI enums and the dashboard's picker all read it.
@@ -122,8 +124,8 @@ export const EVENT_CATALOGUE = [
     aggregateType: "subscription_change_request",
     types: ["subscription_change_request.scheduled", "subscription_change_request.applied", "subscription_change_request.canceled"],
   },
-  // Transactional email (docs/emails.md): our own namespace.
-  { group: "Email", aggregateType: "email", types: ["email.sent", "email.failed"] },
+  // Then the groups of the domain folders' manifests (lib/<domain>/manifest.ts), in API_OPERATIONS' order.
+  ...MANIFEST_EVENT_GROUPS,
 ] as const;
 
 type Catalogue = typeof EVENT_CATALOGUE;
@@ -236,9 +238,7 @@ export const EVENT_DESCRIPTIONS = {
     "The renewal applied a scheduled change request before invoicing the new period (each step's `customer.subscription.updated` precedes it).",
   "subscription_change_request.canceled":
     "A scheduled change request was canceled: `cancellation_reason` says whether by request, because its subscription was cancelled first, or because its steps no longer applied at the renewal.",
-  "email.sent": "An email to a customer (a receipt, an invoice, …) was accepted by the SMTP server (or, without SMTP_URL, written as a file); `smtp_response` is its answer.",
-  "email.failed":
-    "An email could not be sent: the SMTP server refused it permanently (5xx), temporary refusals outlasted the retries, it could not be rendered, or the account's hourly limit refused it (`status: rate_limited`). `smtp_response` says why.",
+  ...MANIFEST_EVENT_DESCRIPTIONS,
 } as const satisfies Record<EventType, string>;
 
 export const EVENT_TYPES: readonly EventType[] = EVENT_CATALOGUE.flatMap((group) => group.types);

@@ -20,6 +20,7 @@ import { createInvoiceOperation, invoiceOperations } from "@/lib/invoices/operat
 import { meterOperations } from "@/lib/meters/operations";
 import { usageOperations } from "@/lib/usage/operations";
 import { paymentOperations } from "@/lib/payments/operations";
+import { paymentMethodOperations } from "@/lib/payment-methods/operations";
 import { portalOperations } from "@/lib/portal/operations";
 import { priceOperations } from "@/lib/prices/operations";
 import { productOperations } from "@/lib/products/operations";
@@ -41,7 +42,8 @@ function withAfter(list: Operation[], anchor: Operation, inserted: Operation[]):
 /**
  * Every operation of the API, in document order: the routing truth. The catch-all route serves
  * exactly these (each through the handler beside it, lib/server/routes.ts) and the OpenAPI document
- * describes exactly these. Declarations only: no services are imported here, so the document and
+ * describes exactly these. The one hand list of the domain folders: `npm run registries` generates
+ * routes.ts's handlers from it, and the order of the manifests' event groups. Declarations only: no services are imported here, so the document and
  * its tests load without a database.
  */
 export const API_OPERATIONS: Operation[] = [
@@ -53,6 +55,7 @@ export const API_OPERATIONS: Operation[] = [
   ...productOperations,
   ...priceOperations,
   ...paymentOperations,
+  ...paymentMethodOperations,
   ...refundOperations,
   ...withAfter(invoiceOperations, createInvoiceOperation, flowOperations),
   ...creditNoteOperations,

@@ -2,6 +2,7 @@ import type { AggregateType, EventType } from "@/lib/events/catalogue";
 import { aggregateTypeOf } from "@/lib/events/catalogue";
 import { EVENT_EXAMPLES } from "@/lib/events-api/payloads";
 import { newId, type IdKind } from "@/lib/ids";
+import { MANIFEST_AGGREGATE_ID_KINDS } from "@/lib/manifests.generated";
 
 type State = Record<string, unknown>;
 
@@ -34,9 +35,10 @@ const KIND: Record<AggregateType, IdKind> = {
   credit_note: "creditNote",
   customer_balance_transaction: "customerBalanceTransaction",
   subscription_change_request: "subscriptionChangeRequest",
-  email: "email",
   // The account's one connection is on the account's id.
   payment_processor: "account",
+  // The domain folders' manifests (lib/<domain>/manifest.ts).
+  ...MANIFEST_AGGREGATE_ID_KINDS,
 };
 
 /**

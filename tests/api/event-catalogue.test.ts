@@ -134,6 +134,11 @@ beforeAll(async () => {
   await post(`/customers/${customer.id}/discount`, { coupon: fiveOff.id });
   await del(`/customers/${customer.id}/discount`);
 
+  // Payment methods (docs/payments.md): a sandbox method attached to the customer, another attached then detached.
+  await post(`/customers/${customer.id}/payment-methods`, { processor_payment_method: "pm_sandbox_succeeds" });
+  const detached = await post(`/customers/${customer.id}/payment-methods`, { processor_payment_method: "pm_sandbox_declined" });
+  await del(`/customers/${customer.id}/payment-methods/${detached.id}`);
+
   // Payment intents through every sandbox outcome, and refunds that succeed and fail.
   const intent = (payment_method: string, extra: object = {}) =>
     post("/payment-intents", { amount_atom: 1000, currency: "usd", customer: customer.id, payment_method, confirm: true, ...extra });
@@ -432,6 +437,9 @@ const IMPLIES: Record<(typeof EVENT_TYPES)[number], Check> = {
   "subscription_change_request.scheduled": (data) => expect(data).toMatchObject({ status: "scheduled", effective: "period_end", effective_at: expect.any(String) }),
   "subscription_change_request.applied": (data) => expect(data).toMatchObject({ status: "applied", effective: "period_end", applied_at: expect.any(String) }),
   "subscription_change_request.canceled": (data) => expect(data).toMatchObject({ status: "canceled", cancellation_reason: expect.any(String) }),
+  "payment_method.attached": (data) =>
+    expect(data).toMatchObject({ object: "payment_method", processor: "sandbox", card: { brand: "visa", last4: expect.stringMatching(/^\d{4}$/) }, detached_at: null }),
+  "payment_method.detached": (data) => expect(data).toMatchObject({ object: "payment_method", detached_at: expect.any(String) }),
   "email.sent": (data) => expect(data).toMatchObject({ object: "email", status: "sent", sent_at: expect.any(String), smtp_response: expect.stringMatching(/^250/) }),
   "email.failed": (data) => expect(data).toMatchObject({ object: "email", status: expect.stringMatching(/^(failed|rate_limited)$/), smtp_response: expect.any(String) }),
 };

@@ -1,11 +1,20 @@
 import type { ChargeRequest, ChargeState, PaymentProcessor, RefundState, SavedPaymentMethod } from "../types";
-import { confirmOutcome, isSandboxPaymentMethod, REFUND_FAILURE_MESSAGE, refundSucceeds } from "./methods";
+import { confirmOutcome, isSandboxPaymentMethod, REFUND_FAILURE_MESSAGE, refundSucceeds, type SandboxPaymentMethod } from "./methods";
 
 /*
  * The sandbox processor: no card network, no bank, no network call. The method decides the outcome
  * deterministically (./methods.ts); sandbox accounts use it by default. It keeps no state of its own:
  * the payment intent row is the state, so `retrieve` and webhooks do not exist here.
  */
+
+/** The last 4 digits of the Visa card each sandbox method stands for, when it is saved as a payment method. */
+export const SANDBOX_CARD_LAST4: Record<SandboxPaymentMethod, string> = {
+  pm_sandbox_succeeds: "4242",
+  pm_sandbox_declined: "0002",
+  pm_sandbox_requires_action: "3155",
+  pm_sandbox_partially_funded: "1111",
+  pm_sandbox_refund_fails: "5904",
+};
 
 function charge(request: ChargeRequest): ChargeState {
   if (!isSandboxPaymentMethod(request.paymentMethod)) throw new Error(`Not a sandbox payment method: ${request.paymentMethod}.`);
@@ -39,7 +48,9 @@ export const sandboxProcessor: PaymentProcessor = {
     return { reference: customerId };
   },
   async savePaymentMethod({ paymentMethod }): Promise<SavedPaymentMethod> {
-    return { reference: paymentMethod, brand: "sandbox", last4: null, expMonth: null, expYear: null };
+    // A fixed Visa card per sandbox method (docs/payments.md, "Payment methods").
+    const last4 = SANDBOX_CARD_LAST4[paymentMethod as SandboxPaymentMethod] ?? null;
+    return { reference: paymentMethod, brand: "visa", last4, expMonth: 12, expYear: 2034 };
   },
   async charge(request) {
     return charge(request);

@@ -961,6 +961,94 @@ export type paths = {
         patch?: never;
         trace?: never;
     };
+    "/{account_id}/customers/{customer_id}/payment-methods": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List a customer's payment methods
+         * @description Every payment method attached to the customer, newest first, in one page; detached ones are not listed.
+         */
+        get: operations["listPaymentMethods"];
+        put?: never;
+        /**
+         * Attach a payment method
+         * @description Saves `processor_payment_method` for the customer and answers our `pm_…` object. A sandbox method (sandbox accounts) is attached by the sandbox processor, a fixed Visa card per method; any other method is attached at the connected processor (Stripe's attach to the customer's Stripe customer). With no processor connected, a method that is not a sandbox one is a 409 on a live account and a 422 on a sandbox one. Attaching a method already attached to the customer answers that object and emits nothing. Emits `payment_method.attached`.
+         */
+        post: operations["attachPaymentMethod"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/customers/{customer_id}/payment-methods": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List a customer's payment methods
+         * @description Every payment method attached to the customer, newest first, in one page; detached ones are not listed.
+         */
+        get: operations["listPaymentMethodsForTokenAccount"];
+        put?: never;
+        /**
+         * Attach a payment method
+         * @description Saves `processor_payment_method` for the customer and answers our `pm_…` object. A sandbox method (sandbox accounts) is attached by the sandbox processor, a fixed Visa card per method; any other method is attached at the connected processor (Stripe's attach to the customer's Stripe customer). With no processor connected, a method that is not a sandbox one is a 409 on a live account and a 422 on a sandbox one. Attaching a method already attached to the customer answers that object and emits nothing. Emits `payment_method.attached`.
+         */
+        post: operations["attachPaymentMethodForTokenAccount"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/{account_id}/customers/{customer_id}/payment-methods/{payment_method_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Detach a payment method
+         * @description Detaches the method from the customer (`detached_at`): it is no longer listed. A method already detached is a 404. Emits `payment_method.detached`.
+         */
+        delete: operations["detachPaymentMethod"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/customers/{customer_id}/payment-methods/{payment_method_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Detach a payment method
+         * @description Detaches the method from the customer (`detached_at`): it is no longer listed. A method already detached is a 404. Emits `payment_method.detached`.
+         */
+        delete: operations["detachPaymentMethodForTokenAccount"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/{account_id}/refunds": {
         parameters: {
             query?: never;
@@ -6144,6 +6232,46 @@ export type webhooks = {
         patch?: never;
         trace?: never;
     };
+    "payment_method.attached": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * payment_method.attached
+         * @description A payment method was saved for a customer (`POST /customers/{id}/payment-methods`): its card brand, last 4 digits and expiry. `data.object` is the payment_method. Signed with the endpoint's secret: `X-Webhook-Signature` and the Standard Webhooks headers `webhook-id`, `webhook-timestamp`, `webhook-signature` (docs/webhooks.md).
+         */
+        post: operations["paymentMethodAttachedWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "payment_method.detached": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * payment_method.detached
+         * @description A payment method was detached from its customer (`detached_at`); it is no longer listed or charged. `data.object` is the payment_method. Signed with the endpoint's secret: `X-Webhook-Signature` and the Standard Webhooks headers `webhook-id`, `webhook-timestamp`, `webhook-signature` (docs/webhooks.md).
+         */
+        post: operations["paymentMethodDetachedWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "email.sent": {
         parameters: {
             query?: never;
@@ -6194,9 +6322,9 @@ export type components = {
             billing_exempt?: boolean;
         };
         /** @enum {string} */
-        AggregateType: "payment" | "checkout_session" | "payment_intent" | "subscription" | "invoice" | "customer" | "customer_discount" | "coupon" | "price" | "product" | "refund" | "api_token" | "webhook_endpoint" | "user" | "account_settings" | "tax_rate" | "meter" | "feature" | "product_feature" | "customer_entitlements" | "portal_configuration" | "credit_note" | "customer_balance_transaction" | "member" | "payment_processor" | "subscription_change_request" | "email";
+        AggregateType: "payment" | "checkout_session" | "payment_intent" | "subscription" | "invoice" | "customer" | "customer_discount" | "coupon" | "price" | "product" | "refund" | "api_token" | "webhook_endpoint" | "user" | "account_settings" | "tax_rate" | "meter" | "feature" | "product_feature" | "customer_entitlements" | "portal_configuration" | "credit_note" | "customer_balance_transaction" | "member" | "payment_processor" | "subscription_change_request" | "payment_method" | "email";
         /** @enum {string} */
-        EventType: "payment.succeeded" | "payment.failed" | "payment.refunded" | "checkout.session.created" | "checkout.session.updated" | "checkout.session.deleted" | "checkout.session.completed" | "checkout.session.expired" | "payment_intent.created" | "payment_intent.processing" | "payment_intent.requires_action" | "payment_intent.amount_capturable_updated" | "payment_intent.succeeded" | "payment_intent.canceled" | "payment_intent.payment_failed" | "payment_intent.partially_funded" | "customer.subscription.created" | "customer.subscription.updated" | "customer.subscription.paused" | "customer.subscription.resumed" | "customer.subscription.cancelled" | "customer.subscription.trial_will_end" | "invoice.created" | "invoice.finalized" | "invoice.paid" | "invoice.payment_succeeded" | "invoice.payment_failed" | "invoice.payment_action_required" | "invoice.overdue" | "invoice.voided" | "invoice.marked_uncollectible" | "invoice.refunded" | "invoice.upcoming" | "customer.created" | "customer.updated" | "customer.deleted" | "customer.discount.created" | "customer.discount.updated" | "customer.discount.deleted" | "coupon.created" | "coupon.updated" | "coupon.deleted" | "price.created" | "price.updated" | "price.deleted" | "product.created" | "product.updated" | "product.deleted" | "refund.created" | "refund.updated" | "refund.failed" | "api_token.created" | "api_token.revoked" | "webhook_endpoint.created" | "webhook_endpoint.updated" | "webhook_endpoint.deleted" | "webhook_endpoint.disabled" | "webhook_endpoint.enabled" | "webhook_endpoint.secret_rotated" | "user.signed_in" | "user.sign_in_failed" | "user.signed_out" | "user.password_changed" | "account.settings_updated" | "tax_rate.created" | "tax_rate.updated" | "meter.created" | "meter.updated" | "meter.deactivated" | "meter.reactivated" | "feature.created" | "product_feature.attached" | "product_feature.detached" | "customer.entitlements.updated" | "portal_configuration.updated" | "credit_note.created" | "credit_note.voided" | "customer.balance_transaction.created" | "member.invited" | "member.invitation_revoked" | "member.joined" | "member.role_changed" | "member.removed" | "payment_processor.connected" | "payment_processor.disconnected" | "subscription_change_request.scheduled" | "subscription_change_request.applied" | "subscription_change_request.canceled" | "email.sent" | "email.failed";
+        EventType: "payment.succeeded" | "payment.failed" | "payment.refunded" | "checkout.session.created" | "checkout.session.updated" | "checkout.session.deleted" | "checkout.session.completed" | "checkout.session.expired" | "payment_intent.created" | "payment_intent.processing" | "payment_intent.requires_action" | "payment_intent.amount_capturable_updated" | "payment_intent.succeeded" | "payment_intent.canceled" | "payment_intent.payment_failed" | "payment_intent.partially_funded" | "customer.subscription.created" | "customer.subscription.updated" | "customer.subscription.paused" | "customer.subscription.resumed" | "customer.subscription.cancelled" | "customer.subscription.trial_will_end" | "invoice.created" | "invoice.finalized" | "invoice.paid" | "invoice.payment_succeeded" | "invoice.payment_failed" | "invoice.payment_action_required" | "invoice.overdue" | "invoice.voided" | "invoice.marked_uncollectible" | "invoice.refunded" | "invoice.upcoming" | "customer.created" | "customer.updated" | "customer.deleted" | "customer.discount.created" | "customer.discount.updated" | "customer.discount.deleted" | "coupon.created" | "coupon.updated" | "coupon.deleted" | "price.created" | "price.updated" | "price.deleted" | "product.created" | "product.updated" | "product.deleted" | "refund.created" | "refund.updated" | "refund.failed" | "api_token.created" | "api_token.revoked" | "webhook_endpoint.created" | "webhook_endpoint.updated" | "webhook_endpoint.deleted" | "webhook_endpoint.disabled" | "webhook_endpoint.enabled" | "webhook_endpoint.secret_rotated" | "user.signed_in" | "user.sign_in_failed" | "user.signed_out" | "user.password_changed" | "account.settings_updated" | "tax_rate.created" | "tax_rate.updated" | "meter.created" | "meter.updated" | "meter.deactivated" | "meter.reactivated" | "feature.created" | "product_feature.attached" | "product_feature.detached" | "customer.entitlements.updated" | "portal_configuration.updated" | "credit_note.created" | "credit_note.voided" | "customer.balance_transaction.created" | "member.invited" | "member.invitation_revoked" | "member.joined" | "member.role_changed" | "member.removed" | "payment_processor.connected" | "payment_processor.disconnected" | "subscription_change_request.scheduled" | "subscription_change_request.applied" | "subscription_change_request.canceled" | "payment_method.attached" | "payment_method.detached" | "email.sent" | "email.failed";
         CustomerCreateInput: {
             /**
              * Format: email
@@ -6496,6 +6624,13 @@ export type components = {
             amount_to_capture?: number;
         };
         PaymentIntentCancelInput: Record<string, never>;
+        AttachPaymentMethodInput: {
+            /**
+             * @description The method to attach: on a sandbox account a sandbox method (`pm_sandbox_succeeds`, …); otherwise a method created at the connected processor (Stripe.js's `pm_…`), attached there to the customer.
+             * @example pm_sandbox_succeeds
+             */
+            processor_payment_method: string;
+        };
         RefundCreateInput: {
             /** @description The payment (`py_…`) of this account to refund. */
             payment: string;
@@ -6856,7 +6991,7 @@ export type components = {
              *       "invoice.paid"
              *     ]
              */
-            events: ("*" | "payment.succeeded" | "payment.failed" | "payment.refunded" | "checkout.session.created" | "checkout.session.updated" | "checkout.session.deleted" | "checkout.session.completed" | "checkout.session.expired" | "payment_intent.created" | "payment_intent.processing" | "payment_intent.requires_action" | "payment_intent.amount_capturable_updated" | "payment_intent.succeeded" | "payment_intent.canceled" | "payment_intent.payment_failed" | "payment_intent.partially_funded" | "customer.subscription.created" | "customer.subscription.updated" | "customer.subscription.paused" | "customer.subscription.resumed" | "customer.subscription.cancelled" | "customer.subscription.trial_will_end" | "invoice.created" | "invoice.finalized" | "invoice.paid" | "invoice.payment_succeeded" | "invoice.payment_failed" | "invoice.payment_action_required" | "invoice.overdue" | "invoice.voided" | "invoice.marked_uncollectible" | "invoice.refunded" | "invoice.upcoming" | "customer.created" | "customer.updated" | "customer.deleted" | "customer.discount.created" | "customer.discount.updated" | "customer.discount.deleted" | "coupon.created" | "coupon.updated" | "coupon.deleted" | "price.created" | "price.updated" | "price.deleted" | "product.created" | "product.updated" | "product.deleted" | "refund.created" | "refund.updated" | "refund.failed" | "api_token.created" | "api_token.revoked" | "webhook_endpoint.created" | "webhook_endpoint.updated" | "webhook_endpoint.deleted" | "webhook_endpoint.disabled" | "webhook_endpoint.enabled" | "webhook_endpoint.secret_rotated" | "user.signed_in" | "user.sign_in_failed" | "user.signed_out" | "user.password_changed" | "account.settings_updated" | "tax_rate.created" | "tax_rate.updated" | "meter.created" | "meter.updated" | "meter.deactivated" | "meter.reactivated" | "feature.created" | "product_feature.attached" | "product_feature.detached" | "customer.entitlements.updated" | "portal_configuration.updated" | "credit_note.created" | "credit_note.voided" | "customer.balance_transaction.created" | "member.invited" | "member.invitation_revoked" | "member.joined" | "member.role_changed" | "member.removed" | "payment_processor.connected" | "payment_processor.disconnected" | "subscription_change_request.scheduled" | "subscription_change_request.applied" | "subscription_change_request.canceled" | "email.sent" | "email.failed")[];
+            events: ("*" | "payment.succeeded" | "payment.failed" | "payment.refunded" | "checkout.session.created" | "checkout.session.updated" | "checkout.session.deleted" | "checkout.session.completed" | "checkout.session.expired" | "payment_intent.created" | "payment_intent.processing" | "payment_intent.requires_action" | "payment_intent.amount_capturable_updated" | "payment_intent.succeeded" | "payment_intent.canceled" | "payment_intent.payment_failed" | "payment_intent.partially_funded" | "customer.subscription.created" | "customer.subscription.updated" | "customer.subscription.paused" | "customer.subscription.resumed" | "customer.subscription.cancelled" | "customer.subscription.trial_will_end" | "invoice.created" | "invoice.finalized" | "invoice.paid" | "invoice.payment_succeeded" | "invoice.payment_failed" | "invoice.payment_action_required" | "invoice.overdue" | "invoice.voided" | "invoice.marked_uncollectible" | "invoice.refunded" | "invoice.upcoming" | "customer.created" | "customer.updated" | "customer.deleted" | "customer.discount.created" | "customer.discount.updated" | "customer.discount.deleted" | "coupon.created" | "coupon.updated" | "coupon.deleted" | "price.created" | "price.updated" | "price.deleted" | "product.created" | "product.updated" | "product.deleted" | "refund.created" | "refund.updated" | "refund.failed" | "api_token.created" | "api_token.revoked" | "webhook_endpoint.created" | "webhook_endpoint.updated" | "webhook_endpoint.deleted" | "webhook_endpoint.disabled" | "webhook_endpoint.enabled" | "webhook_endpoint.secret_rotated" | "user.signed_in" | "user.sign_in_failed" | "user.signed_out" | "user.password_changed" | "account.settings_updated" | "tax_rate.created" | "tax_rate.updated" | "meter.created" | "meter.updated" | "meter.deactivated" | "meter.reactivated" | "feature.created" | "product_feature.attached" | "product_feature.detached" | "customer.entitlements.updated" | "portal_configuration.updated" | "credit_note.created" | "credit_note.voided" | "customer.balance_transaction.created" | "member.invited" | "member.invitation_revoked" | "member.joined" | "member.role_changed" | "member.removed" | "payment_processor.connected" | "payment_processor.disconnected" | "subscription_change_request.scheduled" | "subscription_change_request.applied" | "subscription_change_request.canceled" | "payment_method.attached" | "payment_method.detached" | "email.sent" | "email.failed")[];
             description?: string | null;
             enabled?: boolean;
             /**
@@ -6878,7 +7013,7 @@ export type components = {
              *       "invoice.paid"
              *     ]
              */
-            events?: ("*" | "payment.succeeded" | "payment.failed" | "payment.refunded" | "checkout.session.created" | "checkout.session.updated" | "checkout.session.deleted" | "checkout.session.completed" | "checkout.session.expired" | "payment_intent.created" | "payment_intent.processing" | "payment_intent.requires_action" | "payment_intent.amount_capturable_updated" | "payment_intent.succeeded" | "payment_intent.canceled" | "payment_intent.payment_failed" | "payment_intent.partially_funded" | "customer.subscription.created" | "customer.subscription.updated" | "customer.subscription.paused" | "customer.subscription.resumed" | "customer.subscription.cancelled" | "customer.subscription.trial_will_end" | "invoice.created" | "invoice.finalized" | "invoice.paid" | "invoice.payment_succeeded" | "invoice.payment_failed" | "invoice.payment_action_required" | "invoice.overdue" | "invoice.voided" | "invoice.marked_uncollectible" | "invoice.refunded" | "invoice.upcoming" | "customer.created" | "customer.updated" | "customer.deleted" | "customer.discount.created" | "customer.discount.updated" | "customer.discount.deleted" | "coupon.created" | "coupon.updated" | "coupon.deleted" | "price.created" | "price.updated" | "price.deleted" | "product.created" | "product.updated" | "product.deleted" | "refund.created" | "refund.updated" | "refund.failed" | "api_token.created" | "api_token.revoked" | "webhook_endpoint.created" | "webhook_endpoint.updated" | "webhook_endpoint.deleted" | "webhook_endpoint.disabled" | "webhook_endpoint.enabled" | "webhook_endpoint.secret_rotated" | "user.signed_in" | "user.sign_in_failed" | "user.signed_out" | "user.password_changed" | "account.settings_updated" | "tax_rate.created" | "tax_rate.updated" | "meter.created" | "meter.updated" | "meter.deactivated" | "meter.reactivated" | "feature.created" | "product_feature.attached" | "product_feature.detached" | "customer.entitlements.updated" | "portal_configuration.updated" | "credit_note.created" | "credit_note.voided" | "customer.balance_transaction.created" | "member.invited" | "member.invitation_revoked" | "member.joined" | "member.role_changed" | "member.removed" | "payment_processor.connected" | "payment_processor.disconnected" | "subscription_change_request.scheduled" | "subscription_change_request.applied" | "subscription_change_request.canceled" | "email.sent" | "email.failed")[];
+            events?: ("*" | "payment.succeeded" | "payment.failed" | "payment.refunded" | "checkout.session.created" | "checkout.session.updated" | "checkout.session.deleted" | "checkout.session.completed" | "checkout.session.expired" | "payment_intent.created" | "payment_intent.processing" | "payment_intent.requires_action" | "payment_intent.amount_capturable_updated" | "payment_intent.succeeded" | "payment_intent.canceled" | "payment_intent.payment_failed" | "payment_intent.partially_funded" | "customer.subscription.created" | "customer.subscription.updated" | "customer.subscription.paused" | "customer.subscription.resumed" | "customer.subscription.cancelled" | "customer.subscription.trial_will_end" | "invoice.created" | "invoice.finalized" | "invoice.paid" | "invoice.payment_succeeded" | "invoice.payment_failed" | "invoice.payment_action_required" | "invoice.overdue" | "invoice.voided" | "invoice.marked_uncollectible" | "invoice.refunded" | "invoice.upcoming" | "customer.created" | "customer.updated" | "customer.deleted" | "customer.discount.created" | "customer.discount.updated" | "customer.discount.deleted" | "coupon.created" | "coupon.updated" | "coupon.deleted" | "price.created" | "price.updated" | "price.deleted" | "product.created" | "product.updated" | "product.deleted" | "refund.created" | "refund.updated" | "refund.failed" | "api_token.created" | "api_token.revoked" | "webhook_endpoint.created" | "webhook_endpoint.updated" | "webhook_endpoint.deleted" | "webhook_endpoint.disabled" | "webhook_endpoint.enabled" | "webhook_endpoint.secret_rotated" | "user.signed_in" | "user.sign_in_failed" | "user.signed_out" | "user.password_changed" | "account.settings_updated" | "tax_rate.created" | "tax_rate.updated" | "meter.created" | "meter.updated" | "meter.deactivated" | "meter.reactivated" | "feature.created" | "product_feature.attached" | "product_feature.detached" | "customer.entitlements.updated" | "portal_configuration.updated" | "credit_note.created" | "credit_note.voided" | "customer.balance_transaction.created" | "member.invited" | "member.invitation_revoked" | "member.joined" | "member.role_changed" | "member.removed" | "payment_processor.connected" | "payment_processor.disconnected" | "subscription_change_request.scheduled" | "subscription_change_request.applied" | "subscription_change_request.canceled" | "payment_method.attached" | "payment_method.detached" | "email.sent" | "email.failed")[];
             description?: string | null;
             enabled?: boolean;
             /**
@@ -11199,6 +11334,94 @@ export type components = {
             /** @description Event identifier, prefix `evt_`. */
             id: string;
             /** @constant */
+            type: "payment_method.attached";
+            /**
+             * @description Entity type the event belongs to.
+             * @constant
+             */
+            aggregate_type: "payment_method";
+            /** @description External ID of that entity. */
+            aggregate_id: string;
+            /** @description Full entity state after the change. */
+            data: components["schemas"]["PaymentMethod"];
+            /** @description Full entity state before the change. `null` for create events. */
+            previous_data: components["schemas"]["PaymentMethod"] | null;
+            /** @description Event-specific metadata. */
+            metadata: {
+                [key: string]: unknown;
+            };
+            /** @description The request's `X-Correlation-Id`, else its request id. */
+            correlation_id: string | null;
+            /** @description The `req_…` id of the API request that caused the event (its request log: `getRequestLog`); null for background work (renewals, the test clock, deliveries). */
+            request_id: string | null;
+            /** @description Schema version of the event format. */
+            version: number;
+            /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
+            sequence: number;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T08:00:00.000Z
+             */
+            created: string;
+            actor_type: ("user" | "api_key" | "system" | "customer") | null;
+            /** @description API token id, user id, … of the actor. */
+            actor_id: string | null;
+            /** @description With expand=delivery_summary: delivered, pending, retrying (failed, retry scheduled) and failed (permanently). */
+            delivery_summary?: {
+                total: number;
+                delivered: number;
+                pending: number;
+                retrying: number;
+                failed: number;
+            };
+        } | {
+            /** @description Event identifier, prefix `evt_`. */
+            id: string;
+            /** @constant */
+            type: "payment_method.detached";
+            /**
+             * @description Entity type the event belongs to.
+             * @constant
+             */
+            aggregate_type: "payment_method";
+            /** @description External ID of that entity. */
+            aggregate_id: string;
+            /** @description Full entity state after the change. */
+            data: components["schemas"]["PaymentMethod"];
+            /** @description Full entity state before the change. `null` for create events. */
+            previous_data: components["schemas"]["PaymentMethod"] | null;
+            /** @description Event-specific metadata. */
+            metadata: {
+                [key: string]: unknown;
+            };
+            /** @description The request's `X-Correlation-Id`, else its request id. */
+            correlation_id: string | null;
+            /** @description The `req_…` id of the API request that caused the event (its request log: `getRequestLog`); null for background work (renewals, the test clock, deliveries). */
+            request_id: string | null;
+            /** @description Schema version of the event format. */
+            version: number;
+            /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
+            sequence: number;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T08:00:00.000Z
+             */
+            created: string;
+            actor_type: ("user" | "api_key" | "system" | "customer") | null;
+            /** @description API token id, user id, … of the actor. */
+            actor_id: string | null;
+            /** @description With expand=delivery_summary: delivered, pending, retrying (failed, retry scheduled) and failed (permanently). */
+            delivery_summary?: {
+                total: number;
+                delivered: number;
+                pending: number;
+                retrying: number;
+                failed: number;
+            };
+        } | {
+            /** @description Event identifier, prefix `evt_`. */
+            id: string;
+            /** @constant */
             type: "email.sent";
             /**
              * @description Entity type the event belongs to.
@@ -12568,6 +12791,44 @@ export type components = {
              */
             updated: string;
         };
+        /** @description A payment method saved for a customer. */
+        PaymentMethod: {
+            /** @constant */
+            object: "payment_method";
+            /** @example pm_prod_01kaxz4c7e5r3x3m9k2w8q4tgd5 */
+            id: string;
+            /** @description The customer (`cus_…`) it belongs to. */
+            customer: string;
+            /**
+             * @description The processor that holds the card: `sandbox` (sandbox accounts' `pm_sandbox_*` methods) or `stripe` (the connected account).
+             * @enum {string}
+             */
+            processor: "sandbox" | "stripe";
+            /**
+             * @description The processor's id of the method (Stripe's `pm_…`, or the sandbox method).
+             * @example pm_sandbox_succeeds
+             */
+            processor_payment_method: string;
+            /** @description What the processor says about the card. */
+            card: {
+                /** @example visa */
+                brand: string | null;
+                /** @example 4242 */
+                last4: string | null;
+                /** @example 12 */
+                exp_month: number | null;
+                /** @example 2034 */
+                exp_year: number | null;
+            };
+            /**
+             * Format: date-time
+             * @example 2026-11-22T08:00:00.000Z
+             */
+            created: string;
+            /** @description When it was detached from the customer; null while attached. */
+            detached_at: string | null;
+            livemode: boolean;
+        };
         Email: {
             /** @constant */
             object: "email";
@@ -12601,35 +12862,35 @@ export type components = {
             sent_at: string | null;
             livemode: boolean;
         };
-        Event: components["schemas"]["PaymentSucceededEvent"] | components["schemas"]["PaymentFailedEvent"] | components["schemas"]["PaymentRefundedEvent"] | components["schemas"]["CheckoutSessionCreatedEvent"] | components["schemas"]["CheckoutSessionUpdatedEvent"] | components["schemas"]["CheckoutSessionDeletedEvent"] | components["schemas"]["CheckoutSessionCompletedEvent"] | components["schemas"]["CheckoutSessionExpiredEvent"] | components["schemas"]["PaymentIntentCreatedEvent"] | components["schemas"]["PaymentIntentProcessingEvent"] | components["schemas"]["PaymentIntentRequiresActionEvent"] | components["schemas"]["PaymentIntentAmountCapturableUpdatedEvent"] | components["schemas"]["PaymentIntentSucceededEvent"] | components["schemas"]["PaymentIntentCanceledEvent"] | components["schemas"]["PaymentIntentPaymentFailedEvent"] | components["schemas"]["PaymentIntentPartiallyFundedEvent"] | components["schemas"]["CustomerSubscriptionCreatedEvent"] | components["schemas"]["CustomerSubscriptionUpdatedEvent"] | components["schemas"]["CustomerSubscriptionPausedEvent"] | components["schemas"]["CustomerSubscriptionResumedEvent"] | components["schemas"]["CustomerSubscriptionCancelledEvent"] | components["schemas"]["CustomerSubscriptionTrialWillEndEvent"] | components["schemas"]["InvoiceCreatedEvent"] | components["schemas"]["InvoiceFinalizedEvent"] | components["schemas"]["InvoicePaidEvent"] | components["schemas"]["InvoicePaymentSucceededEvent"] | components["schemas"]["InvoicePaymentFailedEvent"] | components["schemas"]["InvoicePaymentActionRequiredEvent"] | components["schemas"]["InvoiceOverdueEvent"] | components["schemas"]["InvoiceVoidedEvent"] | components["schemas"]["InvoiceMarkedUncollectibleEvent"] | components["schemas"]["InvoiceRefundedEvent"] | components["schemas"]["InvoiceUpcomingEvent"] | components["schemas"]["CustomerCreatedEvent"] | components["schemas"]["CustomerUpdatedEvent"] | components["schemas"]["CustomerDeletedEvent"] | components["schemas"]["CustomerDiscountCreatedEvent"] | components["schemas"]["CustomerDiscountUpdatedEvent"] | components["schemas"]["CustomerDiscountDeletedEvent"] | components["schemas"]["CouponCreatedEvent"] | components["schemas"]["CouponUpdatedEvent"] | components["schemas"]["CouponDeletedEvent"] | components["schemas"]["PriceCreatedEvent"] | components["schemas"]["PriceUpdatedEvent"] | components["schemas"]["PriceDeletedEvent"] | components["schemas"]["ProductCreatedEvent"] | components["schemas"]["ProductUpdatedEvent"] | components["schemas"]["ProductDeletedEvent"] | components["schemas"]["RefundCreatedEvent"] | components["schemas"]["RefundUpdatedEvent"] | components["schemas"]["RefundFailedEvent"] | components["schemas"]["ApiTokenCreatedEvent"] | components["schemas"]["ApiTokenRevokedEvent"] | components["schemas"]["WebhookEndpointCreatedEvent"] | components["schemas"]["WebhookEndpointUpdatedEvent"] | components["schemas"]["WebhookEndpointDeletedEvent"] | components["schemas"]["WebhookEndpointDisabledEvent"] | components["schemas"]["WebhookEndpointEnabledEvent"] | components["schemas"]["WebhookEndpointSecretRotatedEvent"] | components["schemas"]["UserSignedInEvent"] | components["schemas"]["UserSignInFailedEvent"] | components["schemas"]["UserSignedOutEvent"] | components["schemas"]["UserPasswordChangedEvent"] | components["schemas"]["AccountSettingsUpdatedEvent"] | components["schemas"]["TaxRateCreatedEvent"] | components["schemas"]["TaxRateUpdatedEvent"] | components["schemas"]["MeterCreatedEvent"] | components["schemas"]["MeterUpdatedEvent"] | components["schemas"]["MeterDeactivatedEvent"] | components["schemas"]["MeterReactivatedEvent"] | components["schemas"]["FeatureCreatedEvent"] | components["schemas"]["ProductFeatureAttachedEvent"] | components["schemas"]["ProductFeatureDetachedEvent"] | components["schemas"]["CustomerEntitlementsUpdatedEvent"] | components["schemas"]["PortalConfigurationUpdatedEvent"] | components["schemas"]["CreditNoteCreatedEvent"] | components["schemas"]["CreditNoteVoidedEvent"] | components["schemas"]["CustomerBalanceTransactionCreatedEvent"] | components["schemas"]["MemberInvitedEvent"] | components["schemas"]["MemberInvitationRevokedEvent"] | components["schemas"]["MemberJoinedEvent"] | components["schemas"]["MemberRoleChangedEvent"] | components["schemas"]["MemberRemovedEvent"] | components["schemas"]["PaymentProcessorConnectedEvent"] | components["schemas"]["PaymentProcessorDisconnectedEvent"] | components["schemas"]["SubscriptionChangeRequestScheduledEvent"] | components["schemas"]["SubscriptionChangeRequestAppliedEvent"] | components["schemas"]["SubscriptionChangeRequestCanceledEvent"] | components["schemas"]["EmailSentEvent"] | components["schemas"]["EmailFailedEvent"];
+        Event: components["schemas"]["PaymentSucceededEvent"] | components["schemas"]["PaymentFailedEvent"] | components["schemas"]["PaymentRefundedEvent"] | components["schemas"]["CheckoutSessionCreatedEvent"] | components["schemas"]["CheckoutSessionUpdatedEvent"] | components["schemas"]["CheckoutSessionDeletedEvent"] | components["schemas"]["CheckoutSessionCompletedEvent"] | components["schemas"]["CheckoutSessionExpiredEvent"] | components["schemas"]["PaymentIntentCreatedEvent"] | components["schemas"]["PaymentIntentProcessingEvent"] | components["schemas"]["PaymentIntentRequiresActionEvent"] | components["schemas"]["PaymentIntentAmountCapturableUpdatedEvent"] | components["schemas"]["PaymentIntentSucceededEvent"] | components["schemas"]["PaymentIntentCanceledEvent"] | components["schemas"]["PaymentIntentPaymentFailedEvent"] | components["schemas"]["PaymentIntentPartiallyFundedEvent"] | components["schemas"]["CustomerSubscriptionCreatedEvent"] | components["schemas"]["CustomerSubscriptionUpdatedEvent"] | components["schemas"]["CustomerSubscriptionPausedEvent"] | components["schemas"]["CustomerSubscriptionResumedEvent"] | components["schemas"]["CustomerSubscriptionCancelledEvent"] | components["schemas"]["CustomerSubscriptionTrialWillEndEvent"] | components["schemas"]["InvoiceCreatedEvent"] | components["schemas"]["InvoiceFinalizedEvent"] | components["schemas"]["InvoicePaidEvent"] | components["schemas"]["InvoicePaymentSucceededEvent"] | components["schemas"]["InvoicePaymentFailedEvent"] | components["schemas"]["InvoicePaymentActionRequiredEvent"] | components["schemas"]["InvoiceOverdueEvent"] | components["schemas"]["InvoiceVoidedEvent"] | components["schemas"]["InvoiceMarkedUncollectibleEvent"] | components["schemas"]["InvoiceRefundedEvent"] | components["schemas"]["InvoiceUpcomingEvent"] | components["schemas"]["CustomerCreatedEvent"] | components["schemas"]["CustomerUpdatedEvent"] | components["schemas"]["CustomerDeletedEvent"] | components["schemas"]["CustomerDiscountCreatedEvent"] | components["schemas"]["CustomerDiscountUpdatedEvent"] | components["schemas"]["CustomerDiscountDeletedEvent"] | components["schemas"]["CouponCreatedEvent"] | components["schemas"]["CouponUpdatedEvent"] | components["schemas"]["CouponDeletedEvent"] | components["schemas"]["PriceCreatedEvent"] | components["schemas"]["PriceUpdatedEvent"] | components["schemas"]["PriceDeletedEvent"] | components["schemas"]["ProductCreatedEvent"] | components["schemas"]["ProductUpdatedEvent"] | components["schemas"]["ProductDeletedEvent"] | components["schemas"]["RefundCreatedEvent"] | components["schemas"]["RefundUpdatedEvent"] | components["schemas"]["RefundFailedEvent"] | components["schemas"]["ApiTokenCreatedEvent"] | components["schemas"]["ApiTokenRevokedEvent"] | components["schemas"]["WebhookEndpointCreatedEvent"] | components["schemas"]["WebhookEndpointUpdatedEvent"] | components["schemas"]["WebhookEndpointDeletedEvent"] | components["schemas"]["WebhookEndpointDisabledEvent"] | components["schemas"]["WebhookEndpointEnabledEvent"] | components["schemas"]["WebhookEndpointSecretRotatedEvent"] | components["schemas"]["UserSignedInEvent"] | components["schemas"]["UserSignInFailedEvent"] | components["schemas"]["UserSignedOutEvent"] | components["schemas"]["UserPasswordChangedEvent"] | components["schemas"]["AccountSettingsUpdatedEvent"] | components["schemas"]["TaxRateCreatedEvent"] | components["schemas"]["TaxRateUpdatedEvent"] | components["schemas"]["MeterCreatedEvent"] | components["schemas"]["MeterUpdatedEvent"] | components["schemas"]["MeterDeactivatedEvent"] | components["schemas"]["MeterReactivatedEvent"] | components["schemas"]["FeatureCreatedEvent"] | components["schemas"]["ProductFeatureAttachedEvent"] | components["schemas"]["ProductFeatureDetachedEvent"] | components["schemas"]["CustomerEntitlementsUpdatedEvent"] | components["schemas"]["PortalConfigurationUpdatedEvent"] | components["schemas"]["CreditNoteCreatedEvent"] | components["schemas"]["CreditNoteVoidedEvent"] | components["schemas"]["CustomerBalanceTransactionCreatedEvent"] | components["schemas"]["MemberInvitedEvent"] | components["schemas"]["MemberInvitationRevokedEvent"] | components["schemas"]["MemberJoinedEvent"] | components["schemas"]["MemberRoleChangedEvent"] | components["schemas"]["MemberRemovedEvent"] | components["schemas"]["PaymentProcessorConnectedEvent"] | components["schemas"]["PaymentProcessorDisconnectedEvent"] | components["schemas"]["SubscriptionChangeRequestScheduledEvent"] | components["schemas"]["SubscriptionChangeRequestAppliedEvent"] | components["schemas"]["SubscriptionChangeRequestCanceledEvent"] | components["schemas"]["PaymentMethodAttachedEvent"] | components["schemas"]["PaymentMethodDetachedEvent"] | components["schemas"]["EmailSentEvent"] | components["schemas"]["EmailFailedEvent"];
         /**
          * @example {
-         *       "id": "evt_prod_06h2bk1ersy8jx4jswve7kjsrngve",
+         *       "id": "evt_prod_06h2cqjv7xqhpkysdh52adj5y6ssg",
          *       "type": "payment.succeeded",
          *       "aggregate_type": "payment",
-         *       "aggregate_id": "py_prod_06h2bk1ern16j4rzr84panm9ffxkg",
+         *       "aggregate_id": "py_prod_06h2cqjv62xbbsshk3f68c4nztd3e",
          *       "data": {
-         *         "id": "py_prod_06h2bk1ern16j4rzr84panm9ffxkg",
+         *         "id": "py_prod_06h2cqjv62xbbsshk3f68c4nztd3e",
          *         "object": "payment",
          *         "status": "succeeded",
-         *         "created": "2026-11-29T05:34:28.037Z",
+         *         "created": "2026-11-29T08:14:07.664Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "amount_atom": 1000,
-         *         "payment_intent": "pi_prod_06h2bk1eqz53xb13ezvjy3r3f2c0m",
+         *         "payment_intent": "pi_prod_06h2cqjv2bm45agjhsjnpwnz6ewa8",
          *         "payment_method": "pm_sandbox_succeeds",
          *         "failure_message": null,
          *         "amount_refunded_atom": 0
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2bk1eqqc8kw23v5st2t0wfzz1j",
-         *       "request_id": "req_prod_06h2bk1eqqc8kw23v5st2t0wfzz1j",
+         *       "correlation_id": "req_prod_06h2cqjv1nzkqr7fqd9h6hrafvtn4",
+         *       "request_id": "req_prod_06h2cqjv1nzkqr7fqd9h6hrafvtn4",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-29T05:34:28.038Z",
+         *       "created": "2026-11-29T08:14:07.679Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2bk19frtqygrdrtg0a29c4d0gj"
+         *       "actor_id": "key_prod_06h2cqh7fdk7b9911197cjdvt3b4e"
          *     }
          */
         PaymentSucceededEvent: {
@@ -12674,32 +12935,32 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2bk1ewtvzmbhs5qycvvk7hchrm",
+         *       "id": "evt_prod_06h2cqjvpjxkqfn1va5mnf7byzf30",
          *       "type": "payment.failed",
          *       "aggregate_type": "payment",
-         *       "aggregate_id": "py_prod_06h2bk1ewmbcvhg32z61bpzqb1sb2",
+         *       "aggregate_id": "py_prod_06h2cqjvnksbtz74emqdjbp4gj7n4",
          *       "data": {
-         *         "id": "py_prod_06h2bk1ewmbcvhg32z61bpzqb1sb2",
+         *         "id": "py_prod_06h2cqjvnksbtz74emqdjbp4gj7n4",
          *         "object": "payment",
          *         "status": "failed",
-         *         "created": "2026-11-29T05:34:28.069Z",
+         *         "created": "2026-11-29T08:14:07.788Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "amount_atom": 1000,
-         *         "payment_intent": "pi_prod_06h2bk1ew2rvt708kfm07r7qkwz38",
+         *         "payment_intent": "pi_prod_06h2cqjvgmbt5gfehdgng4wy0kxmt",
          *         "payment_method": "pm_sandbox_declined",
          *         "failure_message": "Your card was declined (sandbox payment method pm_sandbox_declined).",
          *         "amount_refunded_atom": 0
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2bk1evv8wckw5gkd38hy8tmkmp",
-         *       "request_id": "req_prod_06h2bk1evv8wckw5gkd38hy8tmkmp",
+         *       "correlation_id": "req_prod_06h2cqjvf66et4e6exazw01sx0866",
+         *       "request_id": "req_prod_06h2cqjvf66et4e6exazw01sx0866",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-29T05:34:28.070Z",
+         *       "created": "2026-11-29T08:14:07.796Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2bk19frtqygrdrtg0a29c4d0gj"
+         *       "actor_id": "key_prod_06h2cqh7fdk7b9911197cjdvt3b4e"
          *     }
          */
         PaymentFailedEvent: {
@@ -12744,44 +13005,44 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2bk1faftwvb80vwh9jp6bm2bzw",
+         *       "id": "evt_prod_06h2cqjxt34vqce5xzwjynnk5bcj8",
          *       "type": "payment.refunded",
          *       "aggregate_type": "payment",
-         *       "aggregate_id": "py_prod_06h2bk1ern16j4rzr84panm9ffxkg",
+         *       "aggregate_id": "py_prod_06h2cqjv62xbbsshk3f68c4nztd3e",
          *       "data": {
-         *         "id": "py_prod_06h2bk1ern16j4rzr84panm9ffxkg",
+         *         "id": "py_prod_06h2cqjv62xbbsshk3f68c4nztd3e",
          *         "object": "payment",
          *         "status": "partially_refunded",
-         *         "created": "2026-11-29T05:34:28.037Z",
+         *         "created": "2026-11-29T08:14:07.664Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "amount_atom": 1000,
-         *         "payment_intent": "pi_prod_06h2bk1eqz53xb13ezvjy3r3f2c0m",
+         *         "payment_intent": "pi_prod_06h2cqjv2bm45agjhsjnpwnz6ewa8",
          *         "payment_method": "pm_sandbox_succeeds",
          *         "failure_message": null,
          *         "amount_refunded_atom": 400
          *       },
          *       "previous_data": {
-         *         "id": "py_prod_06h2bk1ern16j4rzr84panm9ffxkg",
+         *         "id": "py_prod_06h2cqjv62xbbsshk3f68c4nztd3e",
          *         "object": "payment",
          *         "status": "succeeded",
-         *         "created": "2026-11-29T05:34:28.037Z",
+         *         "created": "2026-11-29T08:14:07.664Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "amount_atom": 1000,
-         *         "payment_intent": "pi_prod_06h2bk1eqz53xb13ezvjy3r3f2c0m",
+         *         "payment_intent": "pi_prod_06h2cqjv2bm45agjhsjnpwnz6ewa8",
          *         "payment_method": "pm_sandbox_succeeds",
          *         "failure_message": null,
          *         "amount_refunded_atom": 0
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2bk1f9pgaxqkf7vsp3wdm3v7hm",
-         *       "request_id": "req_prod_06h2bk1f9pgaxqkf7vsp3wdm3v7hm",
+         *       "correlation_id": "req_prod_06h2cqjxkd64fw29nwvdsnbnk59x4",
+         *       "request_id": "req_prod_06h2cqjxkd64fw29nwvdsnbnk59x4",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-29T05:34:28.179Z",
+         *       "created": "2026-11-29T08:14:08.336Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2bk19frtqygrdrtg0a29c4d0gj"
+         *       "actor_id": "key_prod_06h2cqh7fdk7b9911197cjdvt3b4e"
          *     }
          */
         PaymentRefundedEvent: {
@@ -12826,29 +13087,29 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2bk1k9s5sme2yjncxsqmyes2f6",
+         *       "id": "evt_prod_06h2cqkzw97hryb7y9f57wwh7qk9e",
          *       "type": "checkout.session.created",
          *       "aggregate_type": "checkout_session",
-         *       "aggregate_id": "cs_prod_06h2bk1k9krms2bh0r9jr3m2dv8jy",
+         *       "aggregate_id": "cs_prod_06h2cqkztbhpgvzsfagfqxjvdjkyw",
          *       "data": {
-         *         "id": "cs_prod_06h2bk1k9krms2bh0r9jr3m2dv8jy",
-         *         "url": "http://127.0.0.1:39207/checkout/cs_prod_06h2bk1k9krms2bh0r9jr3m2dv8jy",
+         *         "id": "cs_prod_06h2cqkztbhpgvzsfagfqxjvdjkyw",
+         *         "url": "http://127.0.0.1:41121/checkout/cs_prod_06h2cqkztbhpgvzsfagfqxjvdjkyw",
          *         "mode": "payment",
          *         "object": "checkout_session",
          *         "status": "open",
-         *         "created": "2026-11-29T05:34:29.194Z",
+         *         "created": "2026-11-29T08:14:17.025Z",
          *         "invoice": null,
-         *         "updated": "2026-11-29T05:34:29.194Z",
+         *         "updated": "2026-11-29T08:14:17.025Z",
          *         "currency": "usd",
          *         "customer": null,
          *         "livemode": false,
          *         "metadata": {},
          *         "cancel_url": null,
          *         "expired_at": null,
-         *         "expires_at": "2026-11-30T05:34:29.194Z",
+         *         "expires_at": "2026-11-30T08:14:17.025Z",
          *         "line_items": [
          *           {
-         *             "price": "price_prod_06h2bk1dgr4h4jxdhy1eyah6x844r",
+         *             "price": "price_prod_06h2cqjg2vada3b8e8bmnya9rc630",
          *             "quantity": 2,
          *             "amount_atom": 1000,
          *             "description": "Pro",
@@ -12866,13 +13127,13 @@ export type components = {
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2bk1k906ss863s3a0ngaw6q4ew",
-         *       "request_id": "req_prod_06h2bk1k906ss863s3a0ngaw6q4ew",
+         *       "correlation_id": "req_prod_06h2cqkzqtrab72h82xe77jkr5s4w",
+         *       "request_id": "req_prod_06h2cqkzqtrab72h82xe77jkr5s4w",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-29T05:34:29.198Z",
+         *       "created": "2026-11-29T08:14:17.058Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2bk19frtqygrdrtg0a29c4d0gj"
+         *       "actor_id": "key_prod_06h2cqh7fdk7b9911197cjdvt3b4e"
          *     }
          */
         CheckoutSessionCreatedEvent: {
@@ -12917,19 +13178,19 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2bk1kga8merpw9hytk04ezxtdc",
+         *       "id": "evt_prod_06h2cqm2mq84gmrtm0q1n0pjhg0c0",
          *       "type": "checkout.session.updated",
          *       "aggregate_type": "checkout_session",
-         *       "aggregate_id": "cs_prod_06h2bk1kev8rd5zmnb2rmzcvwpaxp",
+         *       "aggregate_id": "cs_prod_06h2cqm2906r69n6e7vz479masz9m",
          *       "data": {
-         *         "id": "cs_prod_06h2bk1kev8rd5zmnb2rmzcvwpaxp",
-         *         "url": "http://127.0.0.1:39207/checkout/cs_prod_06h2bk1kev8rd5zmnb2rmzcvwpaxp",
+         *         "id": "cs_prod_06h2cqm2906r69n6e7vz479masz9m",
+         *         "url": "http://127.0.0.1:41121/checkout/cs_prod_06h2cqm2906r69n6e7vz479masz9m",
          *         "mode": "payment",
          *         "object": "checkout_session",
          *         "status": "open",
-         *         "created": "2026-11-29T05:34:29.236Z",
+         *         "created": "2026-11-29T08:14:17.652Z",
          *         "invoice": null,
-         *         "updated": "2026-11-29T05:34:29.249Z",
+         *         "updated": "2026-11-29T08:14:17.758Z",
          *         "currency": "usd",
          *         "customer": null,
          *         "livemode": false,
@@ -12938,10 +13199,10 @@ export type components = {
          *         },
          *         "cancel_url": null,
          *         "expired_at": null,
-         *         "expires_at": "2026-11-30T05:34:29.236Z",
+         *         "expires_at": "2026-11-30T08:14:17.652Z",
          *         "line_items": [
          *           {
-         *             "price": "price_prod_06h2bk1dgr4h4jxdhy1eyah6x844r",
+         *             "price": "price_prod_06h2cqjg2vada3b8e8bmnya9rc630",
          *             "quantity": 2,
          *             "amount_atom": 1000,
          *             "description": "Pro",
@@ -12958,24 +13219,24 @@ export type components = {
          *         "subscription_data": null
          *       },
          *       "previous_data": {
-         *         "id": "cs_prod_06h2bk1kev8rd5zmnb2rmzcvwpaxp",
-         *         "url": "http://127.0.0.1:39207/checkout/cs_prod_06h2bk1kev8rd5zmnb2rmzcvwpaxp",
+         *         "id": "cs_prod_06h2cqm2906r69n6e7vz479masz9m",
+         *         "url": "http://127.0.0.1:41121/checkout/cs_prod_06h2cqm2906r69n6e7vz479masz9m",
          *         "mode": "payment",
          *         "object": "checkout_session",
          *         "status": "open",
-         *         "created": "2026-11-29T05:34:29.236Z",
+         *         "created": "2026-11-29T08:14:17.652Z",
          *         "invoice": null,
-         *         "updated": "2026-11-29T05:34:29.236Z",
+         *         "updated": "2026-11-29T08:14:17.652Z",
          *         "currency": "usd",
          *         "customer": null,
          *         "livemode": false,
          *         "metadata": {},
          *         "cancel_url": null,
          *         "expired_at": null,
-         *         "expires_at": "2026-11-30T05:34:29.236Z",
+         *         "expires_at": "2026-11-30T08:14:17.652Z",
          *         "line_items": [
          *           {
-         *             "price": "price_prod_06h2bk1dgr4h4jxdhy1eyah6x844r",
+         *             "price": "price_prod_06h2cqjg2vada3b8e8bmnya9rc630",
          *             "quantity": 2,
          *             "amount_atom": 1000,
          *             "description": "Pro",
@@ -12992,13 +13253,13 @@ export type components = {
          *         "subscription_data": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2bk1kfta6p87ctf01fvc9x7ehp",
-         *       "request_id": "req_prod_06h2bk1kfta6p87ctf01fvc9x7ehp",
+         *       "correlation_id": "req_prod_06h2cqm2j1bg2p7fhtpb1hbepfay4",
+         *       "request_id": "req_prod_06h2cqm2j1bg2p7fhtpb1hbepfay4",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-29T05:34:29.250Z",
+         *       "created": "2026-11-29T08:14:17.765Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2bk19frtqygrdrtg0a29c4d0gj"
+         *       "actor_id": "key_prod_06h2cqh7fdk7b9911197cjdvt3b4e"
          *     }
          */
         CheckoutSessionUpdatedEvent: {
@@ -13043,20 +13304,20 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2bk1khtc5agen9gra2ykpds0c8",
+         *       "id": "evt_prod_06h2cqm3qv0g9e40983awd8tdhydp",
          *       "type": "checkout.session.deleted",
          *       "aggregate_type": "checkout_session",
-         *       "aggregate_id": "cs_prod_06h2bk1kev8rd5zmnb2rmzcvwpaxp",
+         *       "aggregate_id": "cs_prod_06h2cqm2906r69n6e7vz479masz9m",
          *       "data": {
-         *         "id": "cs_prod_06h2bk1kev8rd5zmnb2rmzcvwpaxp",
-         *         "url": "http://127.0.0.1:39207/checkout/cs_prod_06h2bk1kev8rd5zmnb2rmzcvwpaxp",
+         *         "id": "cs_prod_06h2cqm2906r69n6e7vz479masz9m",
+         *         "url": "http://127.0.0.1:41121/checkout/cs_prod_06h2cqm2906r69n6e7vz479masz9m",
          *         "mode": "payment",
          *         "object": "checkout_session",
          *         "status": "open",
-         *         "created": "2026-11-29T05:34:29.236Z",
+         *         "created": "2026-11-29T08:14:17.652Z",
          *         "deleted": true,
          *         "invoice": null,
-         *         "updated": "2026-11-29T05:34:29.261Z",
+         *         "updated": "2026-11-29T08:14:18.030Z",
          *         "currency": "usd",
          *         "customer": null,
          *         "livemode": false,
@@ -13065,10 +13326,10 @@ export type components = {
          *         },
          *         "cancel_url": null,
          *         "expired_at": null,
-         *         "expires_at": "2026-11-30T05:34:29.236Z",
+         *         "expires_at": "2026-11-30T08:14:17.652Z",
          *         "line_items": [
          *           {
-         *             "price": "price_prod_06h2bk1dgr4h4jxdhy1eyah6x844r",
+         *             "price": "price_prod_06h2cqjg2vada3b8e8bmnya9rc630",
          *             "quantity": 2,
          *             "amount_atom": 1000,
          *             "description": "Pro",
@@ -13085,14 +13346,14 @@ export type components = {
          *         "subscription_data": null
          *       },
          *       "previous_data": {
-         *         "id": "cs_prod_06h2bk1kev8rd5zmnb2rmzcvwpaxp",
-         *         "url": "http://127.0.0.1:39207/checkout/cs_prod_06h2bk1kev8rd5zmnb2rmzcvwpaxp",
+         *         "id": "cs_prod_06h2cqm2906r69n6e7vz479masz9m",
+         *         "url": "http://127.0.0.1:41121/checkout/cs_prod_06h2cqm2906r69n6e7vz479masz9m",
          *         "mode": "payment",
          *         "object": "checkout_session",
          *         "status": "open",
-         *         "created": "2026-11-29T05:34:29.236Z",
+         *         "created": "2026-11-29T08:14:17.652Z",
          *         "invoice": null,
-         *         "updated": "2026-11-29T05:34:29.249Z",
+         *         "updated": "2026-11-29T08:14:17.758Z",
          *         "currency": "usd",
          *         "customer": null,
          *         "livemode": false,
@@ -13101,10 +13362,10 @@ export type components = {
          *         },
          *         "cancel_url": null,
          *         "expired_at": null,
-         *         "expires_at": "2026-11-30T05:34:29.236Z",
+         *         "expires_at": "2026-11-30T08:14:17.652Z",
          *         "line_items": [
          *           {
-         *             "price": "price_prod_06h2bk1dgr4h4jxdhy1eyah6x844r",
+         *             "price": "price_prod_06h2cqjg2vada3b8e8bmnya9rc630",
          *             "quantity": 2,
          *             "amount_atom": 1000,
          *             "description": "Pro",
@@ -13121,13 +13382,13 @@ export type components = {
          *         "subscription_data": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2bk1khh1e1dntxta4vn0mcmcr4",
-         *       "request_id": "req_prod_06h2bk1khh1e1dntxta4vn0mcmcr4",
+         *       "correlation_id": "req_prod_06h2cqm3hft0cw4h1kvxcd2nz3qf6",
+         *       "request_id": "req_prod_06h2cqm3hft0cw4h1kvxcd2nz3qf6",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-29T05:34:29.262Z",
+         *       "created": "2026-11-29T08:14:18.046Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2bk19frtqygrdrtg0a29c4d0gj"
+         *       "actor_id": "key_prod_06h2cqh7fdk7b9911197cjdvt3b4e"
          *     }
          */
         CheckoutSessionDeletedEvent: {
@@ -13172,29 +13433,29 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2bk1kdm03090g4w8zx1axjcvap",
+         *       "id": "evt_prod_06h2cqm1bz0c2wtp1sbp18edt6d14",
          *       "type": "checkout.session.completed",
          *       "aggregate_type": "checkout_session",
-         *       "aggregate_id": "cs_prod_06h2bk1k9krms2bh0r9jr3m2dv8jy",
+         *       "aggregate_id": "cs_prod_06h2cqkztbhpgvzsfagfqxjvdjkyw",
          *       "data": {
-         *         "id": "cs_prod_06h2bk1k9krms2bh0r9jr3m2dv8jy",
-         *         "url": "http://127.0.0.1:39207/checkout/cs_prod_06h2bk1k9krms2bh0r9jr3m2dv8jy",
+         *         "id": "cs_prod_06h2cqkztbhpgvzsfagfqxjvdjkyw",
+         *         "url": "http://127.0.0.1:41121/checkout/cs_prod_06h2cqkztbhpgvzsfagfqxjvdjkyw",
          *         "mode": "payment",
          *         "object": "checkout_session",
          *         "status": "complete",
-         *         "created": "2026-11-29T05:34:29.194Z",
+         *         "created": "2026-11-29T08:14:17.025Z",
          *         "invoice": null,
-         *         "updated": "2026-11-29T05:34:29.228Z",
+         *         "updated": "2026-11-29T08:14:17.412Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2bk1kc15a58tt76fmyxw9vqf8p",
+         *         "customer": "cus_prod_06h2cqm0ggn22bmb4sg0w1fawkqxg",
          *         "livemode": false,
          *         "metadata": {},
          *         "cancel_url": null,
          *         "expired_at": null,
-         *         "expires_at": "2026-11-30T05:34:29.194Z",
+         *         "expires_at": "2026-11-30T08:14:17.025Z",
          *         "line_items": [
          *           {
-         *             "price": "price_prod_06h2bk1dgr4h4jxdhy1eyah6x844r",
+         *             "price": "price_prod_06h2cqjg2vada3b8e8bmnya9rc630",
          *             "quantity": 2,
          *             "amount_atom": 1000,
          *             "description": "Pro",
@@ -13202,33 +13463,33 @@ export type components = {
          *           }
          *         ],
          *         "success_url": "https://example.com/thanks",
-         *         "completed_at": "2026-11-29T05:34:29.228Z",
+         *         "completed_at": "2026-11-29T08:14:17.412Z",
          *         "subscription": null,
          *         "customer_email": "new-buyer@example.com",
-         *         "payment_intent": "pi_prod_06h2bk1kch4xzj5b8axe8yvj2d4vt",
+         *         "payment_intent": "pi_prod_06h2cqm0rbw6bebax1r5m3s3hzr8m",
          *         "payment_status": "paid",
          *         "amount_total_atom": 1000,
          *         "subscription_data": null
          *       },
          *       "previous_data": {
-         *         "id": "cs_prod_06h2bk1k9krms2bh0r9jr3m2dv8jy",
-         *         "url": "http://127.0.0.1:39207/checkout/cs_prod_06h2bk1k9krms2bh0r9jr3m2dv8jy",
+         *         "id": "cs_prod_06h2cqkztbhpgvzsfagfqxjvdjkyw",
+         *         "url": "http://127.0.0.1:41121/checkout/cs_prod_06h2cqkztbhpgvzsfagfqxjvdjkyw",
          *         "mode": "payment",
          *         "object": "checkout_session",
          *         "status": "open",
-         *         "created": "2026-11-29T05:34:29.194Z",
+         *         "created": "2026-11-29T08:14:17.025Z",
          *         "invoice": null,
-         *         "updated": "2026-11-29T05:34:29.194Z",
+         *         "updated": "2026-11-29T08:14:17.025Z",
          *         "currency": "usd",
          *         "customer": null,
          *         "livemode": false,
          *         "metadata": {},
          *         "cancel_url": null,
          *         "expired_at": null,
-         *         "expires_at": "2026-11-30T05:34:29.194Z",
+         *         "expires_at": "2026-11-30T08:14:17.025Z",
          *         "line_items": [
          *           {
-         *             "price": "price_prod_06h2bk1dgr4h4jxdhy1eyah6x844r",
+         *             "price": "price_prod_06h2cqjg2vada3b8e8bmnya9rc630",
          *             "quantity": 2,
          *             "amount_atom": 1000,
          *             "description": "Pro",
@@ -13245,13 +13506,13 @@ export type components = {
          *         "subscription_data": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2bk1kbbe22q79bteb4fmb538b2",
-         *       "request_id": "req_prod_06h2bk1kbbe22q79bteb4fmb538b2",
+         *       "correlation_id": "req_prod_06h2cqm02zhcxfzyevtsnp56ydjej",
+         *       "request_id": "req_prod_06h2cqm02zhcxfzyevtsnp56ydjej",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-29T05:34:29.229Z",
+         *       "created": "2026-11-29T08:14:17.439Z",
          *       "actor_type": "customer",
-         *       "actor_id": "cus_prod_06h2bk1kc15a58tt76fmyxw9vqf8p"
+         *       "actor_id": "cus_prod_06h2cqm0ggn22bmb4sg0w1fawkqxg"
          *     }
          */
         CheckoutSessionCompletedEvent: {
@@ -13296,29 +13557,29 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2bk1krwv0asvvre12fq6qpkft0",
+         *       "id": "evt_prod_06h2cqm6njy8y8jg17akq8e4pb2xt",
          *       "type": "checkout.session.expired",
          *       "aggregate_type": "checkout_session",
-         *       "aggregate_id": "cs_prod_06h2bk1kjygh41mq4bzm1b8dh1ntw",
+         *       "aggregate_id": "cs_prod_06h2cqm3zjqq53s43zyt44dqee0ep",
          *       "data": {
-         *         "id": "cs_prod_06h2bk1kjygh41mq4bzm1b8dh1ntw",
-         *         "url": "http://127.0.0.1:39207/checkout/cs_prod_06h2bk1kjygh41mq4bzm1b8dh1ntw",
+         *         "id": "cs_prod_06h2cqm3zjqq53s43zyt44dqee0ep",
+         *         "url": "http://127.0.0.1:41121/checkout/cs_prod_06h2cqm3zjqq53s43zyt44dqee0ep",
          *         "mode": "payment",
          *         "object": "checkout_session",
          *         "status": "expired",
-         *         "created": "2026-11-29T05:34:29.269Z",
+         *         "created": "2026-11-29T08:14:18.101Z",
          *         "invoice": null,
-         *         "updated": "2026-11-30T05:34:29.269Z",
+         *         "updated": "2026-11-30T08:14:18.101Z",
          *         "currency": "usd",
          *         "customer": null,
          *         "livemode": false,
          *         "metadata": {},
          *         "cancel_url": null,
-         *         "expired_at": "2026-11-30T05:34:29.269Z",
-         *         "expires_at": "2026-11-30T05:34:29.269Z",
+         *         "expired_at": "2026-11-30T08:14:18.101Z",
+         *         "expires_at": "2026-11-30T08:14:18.101Z",
          *         "line_items": [
          *           {
-         *             "price": "price_prod_06h2bk1dgr4h4jxdhy1eyah6x844r",
+         *             "price": "price_prod_06h2cqjg2vada3b8e8bmnya9rc630",
          *             "quantity": 2,
          *             "amount_atom": 1000,
          *             "description": "Pro",
@@ -13335,24 +13596,24 @@ export type components = {
          *         "subscription_data": null
          *       },
          *       "previous_data": {
-         *         "id": "cs_prod_06h2bk1kjygh41mq4bzm1b8dh1ntw",
-         *         "url": "http://127.0.0.1:39207/checkout/cs_prod_06h2bk1kjygh41mq4bzm1b8dh1ntw",
+         *         "id": "cs_prod_06h2cqm3zjqq53s43zyt44dqee0ep",
+         *         "url": "http://127.0.0.1:41121/checkout/cs_prod_06h2cqm3zjqq53s43zyt44dqee0ep",
          *         "mode": "payment",
          *         "object": "checkout_session",
          *         "status": "open",
-         *         "created": "2026-11-29T05:34:29.269Z",
+         *         "created": "2026-11-29T08:14:18.101Z",
          *         "invoice": null,
-         *         "updated": "2026-11-29T05:34:29.269Z",
+         *         "updated": "2026-11-29T08:14:18.101Z",
          *         "currency": "usd",
          *         "customer": null,
          *         "livemode": false,
          *         "metadata": {},
          *         "cancel_url": null,
          *         "expired_at": null,
-         *         "expires_at": "2026-11-30T05:34:29.269Z",
+         *         "expires_at": "2026-11-30T08:14:18.101Z",
          *         "line_items": [
          *           {
-         *             "price": "price_prod_06h2bk1dgr4h4jxdhy1eyah6x844r",
+         *             "price": "price_prod_06h2cqjg2vada3b8e8bmnya9rc630",
          *             "quantity": 2,
          *             "amount_atom": 1000,
          *             "description": "Pro",
@@ -13369,11 +13630,11 @@ export type components = {
          *         "subscription_data": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2bk1kmyntkr14at77sypdn2b30",
+         *       "correlation_id": "req_prod_06h2cqm4h4zcjw7ygzymxdf4zetyj",
          *       "request_id": null,
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-30T05:34:29.269Z",
+         *       "created": "2026-11-30T08:14:18.101Z",
          *       "actor_type": "system",
          *       "actor_id": null
          *     }
@@ -13420,19 +13681,19 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2bk1er5kf1yxya1f4tdt75868p",
+         *       "id": "evt_prod_06h2cqjv2r57ncq33d18m7rcgvyw8",
          *       "type": "payment_intent.created",
          *       "aggregate_type": "payment_intent",
-         *       "aggregate_id": "pi_prod_06h2bk1eqz53xb13ezvjy3r3f2c0m",
+         *       "aggregate_id": "pi_prod_06h2cqjv2bm45agjhsjnpwnz6ewa8",
          *       "data": {
-         *         "id": "pi_prod_06h2bk1eqz53xb13ezvjy3r3f2c0m",
+         *         "id": "pi_prod_06h2cqjv2bm45agjhsjnpwnz6ewa8",
          *         "object": "payment_intent",
          *         "status": "requires_confirmation",
-         *         "created": "2026-11-29T05:34:28.031Z",
+         *         "created": "2026-11-29T08:14:07.634Z",
          *         "invoice": null,
-         *         "updated": "2026-11-29T05:34:28.031Z",
+         *         "updated": "2026-11-29T08:14:07.634Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2bk1eczkkm46ccdkv48avah01c",
+         *         "customer": "cus_prod_06h2cqjp9q86wsnhz16fr4njyj6nw",
          *         "livemode": false,
          *         "metadata": {},
          *         "amount_atom": 1000,
@@ -13445,13 +13706,13 @@ export type components = {
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2bk1eqqc8kw23v5st2t0wfzz1j",
-         *       "request_id": "req_prod_06h2bk1eqqc8kw23v5st2t0wfzz1j",
+         *       "correlation_id": "req_prod_06h2cqjv1nzkqr7fqd9h6hrafvtn4",
+         *       "request_id": "req_prod_06h2cqjv1nzkqr7fqd9h6hrafvtn4",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-29T05:34:28.033Z",
+         *       "created": "2026-11-29T08:14:07.638Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2bk19frtqygrdrtg0a29c4d0gj"
+         *       "actor_id": "key_prod_06h2cqh7fdk7b9911197cjdvt3b4e"
          *     }
          */
         PaymentIntentCreatedEvent: {
@@ -13496,19 +13757,19 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2bk1ergfgwbv3m325xb07vff4m",
+         *       "id": "evt_prod_06h2cqjv4fzyb7vdhka7nwpq78qvp",
          *       "type": "payment_intent.processing",
          *       "aggregate_type": "payment_intent",
-         *       "aggregate_id": "pi_prod_06h2bk1eqz53xb13ezvjy3r3f2c0m",
+         *       "aggregate_id": "pi_prod_06h2cqjv2bm45agjhsjnpwnz6ewa8",
          *       "data": {
-         *         "id": "pi_prod_06h2bk1eqz53xb13ezvjy3r3f2c0m",
+         *         "id": "pi_prod_06h2cqjv2bm45agjhsjnpwnz6ewa8",
          *         "object": "payment_intent",
          *         "status": "processing",
-         *         "created": "2026-11-29T05:34:28.031Z",
+         *         "created": "2026-11-29T08:14:07.634Z",
          *         "invoice": null,
-         *         "updated": "2026-11-29T05:34:28.035Z",
+         *         "updated": "2026-11-29T08:14:07.642Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2bk1eczkkm46ccdkv48avah01c",
+         *         "customer": "cus_prod_06h2cqjp9q86wsnhz16fr4njyj6nw",
          *         "livemode": false,
          *         "metadata": {},
          *         "amount_atom": 1000,
@@ -13520,14 +13781,14 @@ export type components = {
          *         "amount_capturable_atom": 0
          *       },
          *       "previous_data": {
-         *         "id": "pi_prod_06h2bk1eqz53xb13ezvjy3r3f2c0m",
+         *         "id": "pi_prod_06h2cqjv2bm45agjhsjnpwnz6ewa8",
          *         "object": "payment_intent",
          *         "status": "requires_confirmation",
-         *         "created": "2026-11-29T05:34:28.031Z",
+         *         "created": "2026-11-29T08:14:07.634Z",
          *         "invoice": null,
-         *         "updated": "2026-11-29T05:34:28.031Z",
+         *         "updated": "2026-11-29T08:14:07.634Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2bk1eczkkm46ccdkv48avah01c",
+         *         "customer": "cus_prod_06h2cqjp9q86wsnhz16fr4njyj6nw",
          *         "livemode": false,
          *         "metadata": {},
          *         "amount_atom": 1000,
@@ -13539,13 +13800,13 @@ export type components = {
          *         "amount_capturable_atom": 0
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2bk1eqqc8kw23v5st2t0wfzz1j",
-         *       "request_id": "req_prod_06h2bk1eqqc8kw23v5st2t0wfzz1j",
+         *       "correlation_id": "req_prod_06h2cqjv1nzkqr7fqd9h6hrafvtn4",
+         *       "request_id": "req_prod_06h2cqjv1nzkqr7fqd9h6hrafvtn4",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-29T05:34:28.036Z",
+         *       "created": "2026-11-29T08:14:07.651Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2bk19frtqygrdrtg0a29c4d0gj"
+         *       "actor_id": "key_prod_06h2cqh7fdk7b9911197cjdvt3b4e"
          *     }
          */
         PaymentIntentProcessingEvent: {
@@ -13590,19 +13851,19 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2bk1eynp3adqk66tc52zqcxw4r",
+         *       "id": "evt_prod_06h2cqjw136zdvr9wjtje2ppyk0x2",
          *       "type": "payment_intent.requires_action",
          *       "aggregate_type": "payment_intent",
-         *       "aggregate_id": "pi_prod_06h2bk1ey300ysftj3p78bq5ycxep",
+         *       "aggregate_id": "pi_prod_06h2cqjvywya56c5zbtk4ssw18rr0",
          *       "data": {
-         *         "id": "pi_prod_06h2bk1ey300ysftj3p78bq5ycxep",
+         *         "id": "pi_prod_06h2cqjvywya56c5zbtk4ssw18rr0",
          *         "object": "payment_intent",
          *         "status": "requires_action",
-         *         "created": "2026-11-29T05:34:28.080Z",
+         *         "created": "2026-11-29T08:14:07.862Z",
          *         "invoice": null,
-         *         "updated": "2026-11-29T05:34:28.084Z",
+         *         "updated": "2026-11-29T08:14:07.877Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2bk1eczkkm46ccdkv48avah01c",
+         *         "customer": "cus_prod_06h2cqjp9q86wsnhz16fr4njyj6nw",
          *         "livemode": false,
          *         "metadata": {},
          *         "amount_atom": 1000,
@@ -13614,14 +13875,14 @@ export type components = {
          *         "amount_capturable_atom": 0
          *       },
          *       "previous_data": {
-         *         "id": "pi_prod_06h2bk1ey300ysftj3p78bq5ycxep",
+         *         "id": "pi_prod_06h2cqjvywya56c5zbtk4ssw18rr0",
          *         "object": "payment_intent",
          *         "status": "requires_confirmation",
-         *         "created": "2026-11-29T05:34:28.080Z",
+         *         "created": "2026-11-29T08:14:07.862Z",
          *         "invoice": null,
-         *         "updated": "2026-11-29T05:34:28.080Z",
+         *         "updated": "2026-11-29T08:14:07.862Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2bk1eczkkm46ccdkv48avah01c",
+         *         "customer": "cus_prod_06h2cqjp9q86wsnhz16fr4njyj6nw",
          *         "livemode": false,
          *         "metadata": {},
          *         "amount_atom": 1000,
@@ -13633,13 +13894,13 @@ export type components = {
          *         "amount_capturable_atom": 0
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2bk1exy9txgade3g8hhh61tdd6",
-         *       "request_id": "req_prod_06h2bk1exy9txgade3g8hhh61tdd6",
+         *       "correlation_id": "req_prod_06h2cqjvyfyk87dqc3gdwj72ncxhy",
+         *       "request_id": "req_prod_06h2cqjvyfyk87dqc3gdwj72ncxhy",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-29T05:34:28.085Z",
+         *       "created": "2026-11-29T08:14:07.880Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2bk19frtqygrdrtg0a29c4d0gj"
+         *       "actor_id": "key_prod_06h2cqh7fdk7b9911197cjdvt3b4e"
          *     }
          */
         PaymentIntentRequiresActionEvent: {
@@ -13684,19 +13945,19 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2bk1f2at6t03642ksqtemt3pd0",
+         *       "id": "evt_prod_06h2cqjwtfsvbp2v5fjhzw2zb2022",
          *       "type": "payment_intent.amount_capturable_updated",
          *       "aggregate_type": "payment_intent",
-         *       "aggregate_id": "pi_prod_06h2bk1f1qzx6xjz07s7pjrevdx7a",
+         *       "aggregate_id": "pi_prod_06h2cqjwjpf7apgwtvm0ej3h9ce4m",
          *       "data": {
-         *         "id": "pi_prod_06h2bk1f1qzx6xjz07s7pjrevdx7a",
+         *         "id": "pi_prod_06h2cqjwjpf7apgwtvm0ej3h9ce4m",
          *         "object": "payment_intent",
          *         "status": "requires_capture",
-         *         "created": "2026-11-29T05:34:28.109Z",
+         *         "created": "2026-11-29T08:14:08.021Z",
          *         "invoice": null,
-         *         "updated": "2026-11-29T05:34:28.114Z",
+         *         "updated": "2026-11-29T08:14:08.069Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2bk1eczkkm46ccdkv48avah01c",
+         *         "customer": "cus_prod_06h2cqjp9q86wsnhz16fr4njyj6nw",
          *         "livemode": false,
          *         "metadata": {},
          *         "amount_atom": 1000,
@@ -13708,14 +13969,14 @@ export type components = {
          *         "amount_capturable_atom": 1000
          *       },
          *       "previous_data": {
-         *         "id": "pi_prod_06h2bk1f1qzx6xjz07s7pjrevdx7a",
+         *         "id": "pi_prod_06h2cqjwjpf7apgwtvm0ej3h9ce4m",
          *         "object": "payment_intent",
          *         "status": "processing",
-         *         "created": "2026-11-29T05:34:28.109Z",
+         *         "created": "2026-11-29T08:14:08.021Z",
          *         "invoice": null,
-         *         "updated": "2026-11-29T05:34:28.112Z",
+         *         "updated": "2026-11-29T08:14:08.036Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2bk1eczkkm46ccdkv48avah01c",
+         *         "customer": "cus_prod_06h2cqjp9q86wsnhz16fr4njyj6nw",
          *         "livemode": false,
          *         "metadata": {},
          *         "amount_atom": 1000,
@@ -13727,13 +13988,13 @@ export type components = {
          *         "amount_capturable_atom": 0
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2bk1f1d6qspheb24pdamwygqrj",
-         *       "request_id": "req_prod_06h2bk1f1d6qspheb24pdamwygqrj",
+         *       "correlation_id": "req_prod_06h2cqjwhqbnpdhqz8b4sghspv53g",
+         *       "request_id": "req_prod_06h2cqjwhqbnpdhqz8b4sghspv53g",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-29T05:34:28.114Z",
+         *       "created": "2026-11-29T08:14:08.083Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2bk19frtqygrdrtg0a29c4d0gj"
+         *       "actor_id": "key_prod_06h2cqh7fdk7b9911197cjdvt3b4e"
          *     }
          */
         PaymentIntentAmountCapturableUpdatedEvent: {
@@ -13778,19 +14039,19 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2bk1es2rbvw4zag3k7nfp7t596",
+         *       "id": "evt_prod_06h2cqjv926yyqrcns8hn1m3d3qay",
          *       "type": "payment_intent.succeeded",
          *       "aggregate_type": "payment_intent",
-         *       "aggregate_id": "pi_prod_06h2bk1eqz53xb13ezvjy3r3f2c0m",
+         *       "aggregate_id": "pi_prod_06h2cqjv2bm45agjhsjnpwnz6ewa8",
          *       "data": {
-         *         "id": "pi_prod_06h2bk1eqz53xb13ezvjy3r3f2c0m",
+         *         "id": "pi_prod_06h2cqjv2bm45agjhsjnpwnz6ewa8",
          *         "object": "payment_intent",
          *         "status": "succeeded",
-         *         "created": "2026-11-29T05:34:28.031Z",
+         *         "created": "2026-11-29T08:14:07.634Z",
          *         "invoice": null,
-         *         "updated": "2026-11-29T05:34:28.039Z",
+         *         "updated": "2026-11-29T08:14:07.683Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2bk1eczkkm46ccdkv48avah01c",
+         *         "customer": "cus_prod_06h2cqjp9q86wsnhz16fr4njyj6nw",
          *         "livemode": false,
          *         "metadata": {},
          *         "amount_atom": 1000,
@@ -13802,14 +14063,14 @@ export type components = {
          *         "amount_capturable_atom": 0
          *       },
          *       "previous_data": {
-         *         "id": "pi_prod_06h2bk1eqz53xb13ezvjy3r3f2c0m",
+         *         "id": "pi_prod_06h2cqjv2bm45agjhsjnpwnz6ewa8",
          *         "object": "payment_intent",
          *         "status": "processing",
-         *         "created": "2026-11-29T05:34:28.031Z",
+         *         "created": "2026-11-29T08:14:07.634Z",
          *         "invoice": null,
-         *         "updated": "2026-11-29T05:34:28.035Z",
+         *         "updated": "2026-11-29T08:14:07.642Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2bk1eczkkm46ccdkv48avah01c",
+         *         "customer": "cus_prod_06h2cqjp9q86wsnhz16fr4njyj6nw",
          *         "livemode": false,
          *         "metadata": {},
          *         "amount_atom": 1000,
@@ -13821,13 +14082,13 @@ export type components = {
          *         "amount_capturable_atom": 0
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2bk1eqqc8kw23v5st2t0wfzz1j",
-         *       "request_id": "req_prod_06h2bk1eqqc8kw23v5st2t0wfzz1j",
+         *       "correlation_id": "req_prod_06h2cqjv1nzkqr7fqd9h6hrafvtn4",
+         *       "request_id": "req_prod_06h2cqjv1nzkqr7fqd9h6hrafvtn4",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-29T05:34:28.040Z",
+         *       "created": "2026-11-29T08:14:07.688Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2bk19frtqygrdrtg0a29c4d0gj"
+         *       "actor_id": "key_prod_06h2cqh7fdk7b9911197cjdvt3b4e"
          *     }
          */
         PaymentIntentSucceededEvent: {
@@ -13872,23 +14133,23 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2bk1f5fybka29b9aa0mg6grgjt",
+         *       "id": "evt_prod_06h2cqjwzra6r7gr7kpt8w86aseh6",
          *       "type": "payment_intent.canceled",
          *       "aggregate_type": "payment_intent",
-         *       "aggregate_id": "pi_prod_06h2bk1f1qzx6xjz07s7pjrevdx7a",
+         *       "aggregate_id": "pi_prod_06h2cqjwjpf7apgwtvm0ej3h9ce4m",
          *       "data": {
-         *         "id": "pi_prod_06h2bk1f1qzx6xjz07s7pjrevdx7a",
+         *         "id": "pi_prod_06h2cqjwjpf7apgwtvm0ej3h9ce4m",
          *         "object": "payment_intent",
          *         "status": "canceled",
-         *         "created": "2026-11-29T05:34:28.109Z",
+         *         "created": "2026-11-29T08:14:08.021Z",
          *         "invoice": null,
-         *         "updated": "2026-11-29T05:34:28.138Z",
+         *         "updated": "2026-11-29T08:14:08.124Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2bk1eczkkm46ccdkv48avah01c",
+         *         "customer": "cus_prod_06h2cqjp9q86wsnhz16fr4njyj6nw",
          *         "livemode": false,
          *         "metadata": {},
          *         "amount_atom": 1000,
-         *         "canceled_at": "2026-11-29T05:34:28.138Z",
+         *         "canceled_at": "2026-11-29T08:14:08.124Z",
          *         "capture_method": "manual",
          *         "payment_method": "pm_sandbox_succeeds",
          *         "last_payment_error": null,
@@ -13896,14 +14157,14 @@ export type components = {
          *         "amount_capturable_atom": 0
          *       },
          *       "previous_data": {
-         *         "id": "pi_prod_06h2bk1f1qzx6xjz07s7pjrevdx7a",
+         *         "id": "pi_prod_06h2cqjwjpf7apgwtvm0ej3h9ce4m",
          *         "object": "payment_intent",
          *         "status": "requires_capture",
-         *         "created": "2026-11-29T05:34:28.109Z",
+         *         "created": "2026-11-29T08:14:08.021Z",
          *         "invoice": null,
-         *         "updated": "2026-11-29T05:34:28.114Z",
+         *         "updated": "2026-11-29T08:14:08.069Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2bk1eczkkm46ccdkv48avah01c",
+         *         "customer": "cus_prod_06h2cqjp9q86wsnhz16fr4njyj6nw",
          *         "livemode": false,
          *         "metadata": {},
          *         "amount_atom": 1000,
@@ -13915,13 +14176,13 @@ export type components = {
          *         "amount_capturable_atom": 1000
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2bk1f33h81915w1v71ap3fkfz2",
-         *       "request_id": "req_prod_06h2bk1f33h81915w1v71ap3fkfz2",
+         *       "correlation_id": "req_prod_06h2cqjwyxnz4x0vyy5wrbyra908e",
+         *       "request_id": "req_prod_06h2cqjwyxnz4x0vyy5wrbyra908e",
          *       "version": 1,
          *       "sequence": 4,
-         *       "created": "2026-11-29T05:34:28.139Z",
+         *       "created": "2026-11-29T08:14:08.126Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2bk19frtqygrdrtg0a29c4d0gj"
+         *       "actor_id": "key_prod_06h2cqh7fdk7b9911197cjdvt3b4e"
          *     }
          */
         PaymentIntentCanceledEvent: {
@@ -13966,19 +14227,19 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2bk1ex6mmccws3fvvrttgt7hdm",
+         *       "id": "evt_prod_06h2cqjvr7wzxem94j8fgrnysn30y",
          *       "type": "payment_intent.payment_failed",
          *       "aggregate_type": "payment_intent",
-         *       "aggregate_id": "pi_prod_06h2bk1ew2rvt708kfm07r7qkwz38",
+         *       "aggregate_id": "pi_prod_06h2cqjvgmbt5gfehdgng4wy0kxmt",
          *       "data": {
-         *         "id": "pi_prod_06h2bk1ew2rvt708kfm07r7qkwz38",
+         *         "id": "pi_prod_06h2cqjvgmbt5gfehdgng4wy0kxmt",
          *         "object": "payment_intent",
          *         "status": "requires_payment_method",
-         *         "created": "2026-11-29T05:34:28.064Z",
+         *         "created": "2026-11-29T08:14:07.749Z",
          *         "invoice": null,
-         *         "updated": "2026-11-29T05:34:28.071Z",
+         *         "updated": "2026-11-29T08:14:07.802Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2bk1eczkkm46ccdkv48avah01c",
+         *         "customer": "cus_prod_06h2cqjp9q86wsnhz16fr4njyj6nw",
          *         "livemode": false,
          *         "metadata": {},
          *         "amount_atom": 1000,
@@ -13990,14 +14251,14 @@ export type components = {
          *         "amount_capturable_atom": 0
          *       },
          *       "previous_data": {
-         *         "id": "pi_prod_06h2bk1ew2rvt708kfm07r7qkwz38",
+         *         "id": "pi_prod_06h2cqjvgmbt5gfehdgng4wy0kxmt",
          *         "object": "payment_intent",
          *         "status": "processing",
-         *         "created": "2026-11-29T05:34:28.064Z",
+         *         "created": "2026-11-29T08:14:07.749Z",
          *         "invoice": null,
-         *         "updated": "2026-11-29T05:34:28.067Z",
+         *         "updated": "2026-11-29T08:14:07.763Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2bk1eczkkm46ccdkv48avah01c",
+         *         "customer": "cus_prod_06h2cqjp9q86wsnhz16fr4njyj6nw",
          *         "livemode": false,
          *         "metadata": {},
          *         "amount_atom": 1000,
@@ -14009,13 +14270,13 @@ export type components = {
          *         "amount_capturable_atom": 0
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2bk1evv8wckw5gkd38hy8tmkmp",
-         *       "request_id": "req_prod_06h2bk1evv8wckw5gkd38hy8tmkmp",
+         *       "correlation_id": "req_prod_06h2cqjvf66et4e6exazw01sx0866",
+         *       "request_id": "req_prod_06h2cqjvf66et4e6exazw01sx0866",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-29T05:34:28.073Z",
+         *       "created": "2026-11-29T08:14:07.809Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2bk19frtqygrdrtg0a29c4d0gj"
+         *       "actor_id": "key_prod_06h2cqh7fdk7b9911197cjdvt3b4e"
          *     }
          */
         PaymentIntentPaymentFailedEvent: {
@@ -14060,19 +14321,19 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2bk1f0rxrctvh3ajv2nc4008fp",
+         *       "id": "evt_prod_06h2cqjwdw02hsve3jvrcexfpkz1t",
          *       "type": "payment_intent.partially_funded",
          *       "aggregate_type": "payment_intent",
-         *       "aggregate_id": "pi_prod_06h2bk1ezp3xa6rqj5vc08ggqrtnr",
+         *       "aggregate_id": "pi_prod_06h2cqjw7jbg11nqkmyjqns47hh7r",
          *       "data": {
-         *         "id": "pi_prod_06h2bk1ezp3xa6rqj5vc08ggqrtnr",
+         *         "id": "pi_prod_06h2cqjw7jbg11nqkmyjqns47hh7r",
          *         "object": "payment_intent",
          *         "status": "partially_funded",
-         *         "created": "2026-11-29T05:34:28.093Z",
+         *         "created": "2026-11-29T08:14:07.932Z",
          *         "invoice": null,
-         *         "updated": "2026-11-29T05:34:28.101Z",
+         *         "updated": "2026-11-29T08:14:07.981Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2bk1eczkkm46ccdkv48avah01c",
+         *         "customer": "cus_prod_06h2cqjp9q86wsnhz16fr4njyj6nw",
          *         "livemode": false,
          *         "metadata": {},
          *         "amount_atom": 1000,
@@ -14084,14 +14345,14 @@ export type components = {
          *         "amount_capturable_atom": 0
          *       },
          *       "previous_data": {
-         *         "id": "pi_prod_06h2bk1ezp3xa6rqj5vc08ggqrtnr",
+         *         "id": "pi_prod_06h2cqjw7jbg11nqkmyjqns47hh7r",
          *         "object": "payment_intent",
          *         "status": "processing",
-         *         "created": "2026-11-29T05:34:28.093Z",
+         *         "created": "2026-11-29T08:14:07.932Z",
          *         "invoice": null,
-         *         "updated": "2026-11-29T05:34:28.096Z",
+         *         "updated": "2026-11-29T08:14:07.949Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2bk1eczkkm46ccdkv48avah01c",
+         *         "customer": "cus_prod_06h2cqjp9q86wsnhz16fr4njyj6nw",
          *         "livemode": false,
          *         "metadata": {},
          *         "amount_atom": 1000,
@@ -14103,13 +14364,13 @@ export type components = {
          *         "amount_capturable_atom": 0
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2bk1ezjxy21d9kkycjjv9w6ndp",
-         *       "request_id": "req_prod_06h2bk1ezjxy21d9kkycjjv9w6ndp",
+         *       "correlation_id": "req_prod_06h2cqjw67kdkxqrhxq5xr4829m2m",
+         *       "request_id": "req_prod_06h2cqjw67kdkxqrhxq5xr4829m2m",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-29T05:34:28.102Z",
+         *       "created": "2026-11-29T08:14:07.983Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2bk19frtqygrdrtg0a29c4d0gj"
+         *       "actor_id": "key_prod_06h2cqh7fdk7b9911197cjdvt3b4e"
          *     }
          */
         PaymentIntentPartiallyFundedEvent: {
@@ -14154,46 +14415,46 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2bk1j73gemhwvn8xxhctn44d7t",
+         *       "id": "evt_prod_06h2cqkp38qjy642vgv4sc6hxaz7w",
          *       "type": "customer.subscription.created",
          *       "aggregate_type": "subscription",
-         *       "aggregate_id": "sub_prod_06h2bk1j5vkddp0m1wccysm6m9vqg",
+         *       "aggregate_id": "sub_prod_06h2cqknm81r5v31t9pmvtwd4brsw",
          *       "data": {
-         *         "id": "sub_prod_06h2bk1j5vkddp0m1wccysm6m9vqg",
+         *         "id": "sub_prod_06h2cqknm81r5v31t9pmvtwd4brsw",
          *         "items": [
          *           {
-         *             "id": "si_prod_06h2bk1j5vkddp0m1wccysm6m9vqj",
-         *             "price": "price_prod_06h2bk1depr8bfp83ae41d6mcq6s8",
+         *             "id": "si_prod_06h2cqknm81r5v31t9pmvtwd4brsy",
+         *             "price": "price_prod_06h2cqjfppy86tx2b9kty9x453e5p",
          *             "quantity": 1
          *           }
          *         ],
          *         "object": "subscription",
          *         "status": "active",
-         *         "created": "2026-11-29T05:34:28.908Z",
-         *         "updated": "2026-11-29T05:34:28.908Z",
+         *         "created": "2026-11-29T08:14:14.413Z",
+         *         "updated": "2026-11-29T08:14:14.413Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2bk1eczkkm46ccdkv48avah01c",
+         *         "customer": "cus_prod_06h2cqjp9q86wsnhz16fr4njyj6nw",
          *         "livemode": false,
          *         "metadata": {},
          *         "paused_at": null,
          *         "trial_end": null,
          *         "cancelled_at": null,
-         *         "latest_invoice": "in_prod_06h2bk1j5xga0cf5dr8jyxyewcsjg",
+         *         "latest_invoice": "in_prod_06h2cqknpb36xp6gtqr6g4m37hfxw",
          *         "pending_changes": [],
-         *         "current_period_end": "2026-12-29T05:34:28.908Z",
+         *         "current_period_end": "2026-12-29T08:14:14.413Z",
          *         "cancel_at_period_end": false,
-         *         "current_period_start": "2026-11-29T05:34:28.908Z",
+         *         "current_period_start": "2026-11-29T08:14:14.413Z",
          *         "default_payment_method": null
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2bk1j5ed9cfwfvjq50sb0eh6zt",
-         *       "request_id": "req_prod_06h2bk1j5ed9cfwfvjq50sb0eh6zt",
+         *       "correlation_id": "req_prod_06h2cqknheccbw2wjzxyxb6d5hcbm",
+         *       "request_id": "req_prod_06h2cqknheccbw2wjzxyxb6d5hcbm",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-29T05:34:28.920Z",
+         *       "created": "2026-11-29T08:14:14.554Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2bk19frtqygrdrtg0a29c4d0gj"
+         *       "actor_id": "key_prod_06h2cqh7fdk7b9911197cjdvt3b4e"
          *     }
          */
         CustomerSubscriptionCreatedEvent: {
@@ -14238,25 +14499,25 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2bk1jbtqmmt31y54eae8yt75dp",
+         *       "id": "evt_prod_06h2cqkqsj0yr423w3d56rmzs8228",
          *       "type": "customer.subscription.updated",
          *       "aggregate_type": "subscription",
-         *       "aggregate_id": "sub_prod_06h2bk1j5vkddp0m1wccysm6m9vqg",
+         *       "aggregate_id": "sub_prod_06h2cqknm81r5v31t9pmvtwd4brsw",
          *       "data": {
-         *         "id": "sub_prod_06h2bk1j5vkddp0m1wccysm6m9vqg",
+         *         "id": "sub_prod_06h2cqknm81r5v31t9pmvtwd4brsw",
          *         "items": [
          *           {
-         *             "id": "si_prod_06h2bk1j5vkddp0m1wccysm6m9vqj",
-         *             "price": "price_prod_06h2bk1depr8bfp83ae41d6mcq6s8",
+         *             "id": "si_prod_06h2cqknm81r5v31t9pmvtwd4brsy",
+         *             "price": "price_prod_06h2cqjfppy86tx2b9kty9x453e5p",
          *             "quantity": 1
          *           }
          *         ],
          *         "object": "subscription",
          *         "status": "active",
-         *         "created": "2026-11-29T05:34:28.908Z",
-         *         "updated": "2026-11-29T05:34:28.955Z",
+         *         "created": "2026-11-29T08:14:14.413Z",
+         *         "updated": "2026-11-29T08:14:14.953Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2bk1eczkkm46ccdkv48avah01c",
+         *         "customer": "cus_prod_06h2cqjp9q86wsnhz16fr4njyj6nw",
          *         "livemode": false,
          *         "metadata": {
          *           "plan": "pro"
@@ -14264,48 +14525,48 @@ export type components = {
          *         "paused_at": null,
          *         "trial_end": null,
          *         "cancelled_at": null,
-         *         "latest_invoice": "in_prod_06h2bk1j5xga0cf5dr8jyxyewcsjg",
+         *         "latest_invoice": "in_prod_06h2cqknpb36xp6gtqr6g4m37hfxw",
          *         "pending_changes": [],
-         *         "current_period_end": "2026-12-29T05:34:28.908Z",
+         *         "current_period_end": "2026-12-29T08:14:14.413Z",
          *         "cancel_at_period_end": false,
-         *         "current_period_start": "2026-11-29T05:34:28.908Z",
+         *         "current_period_start": "2026-11-29T08:14:14.413Z",
          *         "default_payment_method": null
          *       },
          *       "previous_data": {
-         *         "id": "sub_prod_06h2bk1j5vkddp0m1wccysm6m9vqg",
+         *         "id": "sub_prod_06h2cqknm81r5v31t9pmvtwd4brsw",
          *         "items": [
          *           {
-         *             "id": "si_prod_06h2bk1j5vkddp0m1wccysm6m9vqj",
-         *             "price": "price_prod_06h2bk1depr8bfp83ae41d6mcq6s8",
+         *             "id": "si_prod_06h2cqknm81r5v31t9pmvtwd4brsy",
+         *             "price": "price_prod_06h2cqjfppy86tx2b9kty9x453e5p",
          *             "quantity": 1
          *           }
          *         ],
          *         "object": "subscription",
          *         "status": "active",
-         *         "created": "2026-11-29T05:34:28.908Z",
-         *         "updated": "2026-11-29T05:34:28.908Z",
+         *         "created": "2026-11-29T08:14:14.413Z",
+         *         "updated": "2026-11-29T08:14:14.413Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2bk1eczkkm46ccdkv48avah01c",
+         *         "customer": "cus_prod_06h2cqjp9q86wsnhz16fr4njyj6nw",
          *         "livemode": false,
          *         "metadata": {},
          *         "paused_at": null,
          *         "trial_end": null,
          *         "cancelled_at": null,
-         *         "latest_invoice": "in_prod_06h2bk1j5xga0cf5dr8jyxyewcsjg",
+         *         "latest_invoice": "in_prod_06h2cqknpb36xp6gtqr6g4m37hfxw",
          *         "pending_changes": [],
-         *         "current_period_end": "2026-12-29T05:34:28.908Z",
+         *         "current_period_end": "2026-12-29T08:14:14.413Z",
          *         "cancel_at_period_end": false,
-         *         "current_period_start": "2026-11-29T05:34:28.908Z",
+         *         "current_period_start": "2026-11-29T08:14:14.413Z",
          *         "default_payment_method": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2bk1jb3jkt0jyrdneb99xafg1w",
-         *       "request_id": "req_prod_06h2bk1jb3jkt0jyrdneb99xafg1w",
+         *       "correlation_id": "req_prod_06h2cqkqhedezcgq87jmwywgczgn0",
+         *       "request_id": "req_prod_06h2cqkqhedezcgq87jmwywgczgn0",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-29T05:34:28.958Z",
+         *       "created": "2026-11-29T08:14:14.989Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2bk19frtqygrdrtg0a29c4d0gj"
+         *       "actor_id": "key_prod_06h2cqh7fdk7b9911197cjdvt3b4e"
          *     }
          */
         CustomerSubscriptionUpdatedEvent: {
@@ -14350,54 +14611,54 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2bk1jdz5zevrkd6cfxvdx0kgd6",
+         *       "id": "evt_prod_06h2cqkr5kt65xgcde6kfy3ya1mg6",
          *       "type": "customer.subscription.paused",
          *       "aggregate_type": "subscription",
-         *       "aggregate_id": "sub_prod_06h2bk1j5vkddp0m1wccysm6m9vqg",
+         *       "aggregate_id": "sub_prod_06h2cqknm81r5v31t9pmvtwd4brsw",
          *       "data": {
-         *         "id": "sub_prod_06h2bk1j5vkddp0m1wccysm6m9vqg",
+         *         "id": "sub_prod_06h2cqknm81r5v31t9pmvtwd4brsw",
          *         "items": [
          *           {
-         *             "id": "si_prod_06h2bk1j5vkddp0m1wccysm6m9vqj",
-         *             "price": "price_prod_06h2bk1depr8bfp83ae41d6mcq6s8",
+         *             "id": "si_prod_06h2cqknm81r5v31t9pmvtwd4brsy",
+         *             "price": "price_prod_06h2cqjfppy86tx2b9kty9x453e5p",
          *             "quantity": 1
          *           }
          *         ],
          *         "object": "subscription",
          *         "status": "paused",
-         *         "created": "2026-11-29T05:34:28.908Z",
-         *         "updated": "2026-11-29T05:34:28.972Z",
+         *         "created": "2026-11-29T08:14:14.413Z",
+         *         "updated": "2026-11-29T08:14:15.077Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2bk1eczkkm46ccdkv48avah01c",
+         *         "customer": "cus_prod_06h2cqjp9q86wsnhz16fr4njyj6nw",
          *         "livemode": false,
          *         "metadata": {
          *           "plan": "pro"
          *         },
-         *         "paused_at": "2026-11-29T05:34:28.972Z",
+         *         "paused_at": "2026-11-29T08:14:15.077Z",
          *         "trial_end": null,
          *         "cancelled_at": null,
-         *         "latest_invoice": "in_prod_06h2bk1j5xga0cf5dr8jyxyewcsjg",
+         *         "latest_invoice": "in_prod_06h2cqknpb36xp6gtqr6g4m37hfxw",
          *         "pending_changes": [],
-         *         "current_period_end": "2026-12-29T05:34:28.908Z",
+         *         "current_period_end": "2026-12-29T08:14:14.413Z",
          *         "cancel_at_period_end": false,
-         *         "current_period_start": "2026-11-29T05:34:28.908Z",
+         *         "current_period_start": "2026-11-29T08:14:14.413Z",
          *         "default_payment_method": null
          *       },
          *       "previous_data": {
-         *         "id": "sub_prod_06h2bk1j5vkddp0m1wccysm6m9vqg",
+         *         "id": "sub_prod_06h2cqknm81r5v31t9pmvtwd4brsw",
          *         "items": [
          *           {
-         *             "id": "si_prod_06h2bk1j5vkddp0m1wccysm6m9vqj",
-         *             "price": "price_prod_06h2bk1depr8bfp83ae41d6mcq6s8",
+         *             "id": "si_prod_06h2cqknm81r5v31t9pmvtwd4brsy",
+         *             "price": "price_prod_06h2cqjfppy86tx2b9kty9x453e5p",
          *             "quantity": 1
          *           }
          *         ],
          *         "object": "subscription",
          *         "status": "active",
-         *         "created": "2026-11-29T05:34:28.908Z",
-         *         "updated": "2026-11-29T05:34:28.955Z",
+         *         "created": "2026-11-29T08:14:14.413Z",
+         *         "updated": "2026-11-29T08:14:14.953Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2bk1eczkkm46ccdkv48avah01c",
+         *         "customer": "cus_prod_06h2cqjp9q86wsnhz16fr4njyj6nw",
          *         "livemode": false,
          *         "metadata": {
          *           "plan": "pro"
@@ -14405,21 +14666,21 @@ export type components = {
          *         "paused_at": null,
          *         "trial_end": null,
          *         "cancelled_at": null,
-         *         "latest_invoice": "in_prod_06h2bk1j5xga0cf5dr8jyxyewcsjg",
+         *         "latest_invoice": "in_prod_06h2cqknpb36xp6gtqr6g4m37hfxw",
          *         "pending_changes": [],
-         *         "current_period_end": "2026-12-29T05:34:28.908Z",
+         *         "current_period_end": "2026-12-29T08:14:14.413Z",
          *         "cancel_at_period_end": false,
-         *         "current_period_start": "2026-11-29T05:34:28.908Z",
+         *         "current_period_start": "2026-11-29T08:14:14.413Z",
          *         "default_payment_method": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2bk1jda7jb54gh3j615axtmpw8",
-         *       "request_id": "req_prod_06h2bk1jda7jb54gh3j615axtmpw8",
+         *       "correlation_id": "req_prod_06h2cqkr3429x1vz0hg6e2y2dgyfe",
+         *       "request_id": "req_prod_06h2cqkr3429x1vz0hg6e2y2dgyfe",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-29T05:34:28.975Z",
+         *       "created": "2026-11-29T08:14:15.084Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2bk19frtqygrdrtg0a29c4d0gj"
+         *       "actor_id": "key_prod_06h2cqh7fdk7b9911197cjdvt3b4e"
          *     }
          */
         CustomerSubscriptionPausedEvent: {
@@ -14464,25 +14725,25 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2bk1jfwz6p3300vr1gdnv8ggqg",
+         *       "id": "evt_prod_06h2cqkrgeh1eydhg44s2v6a27vcy",
          *       "type": "customer.subscription.resumed",
          *       "aggregate_type": "subscription",
-         *       "aggregate_id": "sub_prod_06h2bk1j5vkddp0m1wccysm6m9vqg",
+         *       "aggregate_id": "sub_prod_06h2cqknm81r5v31t9pmvtwd4brsw",
          *       "data": {
-         *         "id": "sub_prod_06h2bk1j5vkddp0m1wccysm6m9vqg",
+         *         "id": "sub_prod_06h2cqknm81r5v31t9pmvtwd4brsw",
          *         "items": [
          *           {
-         *             "id": "si_prod_06h2bk1j5vkddp0m1wccysm6m9vqj",
-         *             "price": "price_prod_06h2bk1depr8bfp83ae41d6mcq6s8",
+         *             "id": "si_prod_06h2cqknm81r5v31t9pmvtwd4brsy",
+         *             "price": "price_prod_06h2cqjfppy86tx2b9kty9x453e5p",
          *             "quantity": 1
          *           }
          *         ],
          *         "object": "subscription",
          *         "status": "active",
-         *         "created": "2026-11-29T05:34:28.908Z",
-         *         "updated": "2026-11-29T05:34:28.989Z",
+         *         "created": "2026-11-29T08:14:14.413Z",
+         *         "updated": "2026-11-29T08:14:15.165Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2bk1eczkkm46ccdkv48avah01c",
+         *         "customer": "cus_prod_06h2cqjp9q86wsnhz16fr4njyj6nw",
          *         "livemode": false,
          *         "metadata": {
          *           "plan": "pro"
@@ -14490,50 +14751,50 @@ export type components = {
          *         "paused_at": null,
          *         "trial_end": null,
          *         "cancelled_at": null,
-         *         "latest_invoice": "in_prod_06h2bk1j5xga0cf5dr8jyxyewcsjg",
+         *         "latest_invoice": "in_prod_06h2cqknpb36xp6gtqr6g4m37hfxw",
          *         "pending_changes": [],
-         *         "current_period_end": "2026-12-29T05:34:28.908Z",
+         *         "current_period_end": "2026-12-29T08:14:14.413Z",
          *         "cancel_at_period_end": false,
-         *         "current_period_start": "2026-11-29T05:34:28.908Z",
+         *         "current_period_start": "2026-11-29T08:14:14.413Z",
          *         "default_payment_method": null
          *       },
          *       "previous_data": {
-         *         "id": "sub_prod_06h2bk1j5vkddp0m1wccysm6m9vqg",
+         *         "id": "sub_prod_06h2cqknm81r5v31t9pmvtwd4brsw",
          *         "items": [
          *           {
-         *             "id": "si_prod_06h2bk1j5vkddp0m1wccysm6m9vqj",
-         *             "price": "price_prod_06h2bk1depr8bfp83ae41d6mcq6s8",
+         *             "id": "si_prod_06h2cqknm81r5v31t9pmvtwd4brsy",
+         *             "price": "price_prod_06h2cqjfppy86tx2b9kty9x453e5p",
          *             "quantity": 1
          *           }
          *         ],
          *         "object": "subscription",
          *         "status": "paused",
-         *         "created": "2026-11-29T05:34:28.908Z",
-         *         "updated": "2026-11-29T05:34:28.972Z",
+         *         "created": "2026-11-29T08:14:14.413Z",
+         *         "updated": "2026-11-29T08:14:15.077Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2bk1eczkkm46ccdkv48avah01c",
+         *         "customer": "cus_prod_06h2cqjp9q86wsnhz16fr4njyj6nw",
          *         "livemode": false,
          *         "metadata": {
          *           "plan": "pro"
          *         },
-         *         "paused_at": "2026-11-29T05:34:28.972Z",
+         *         "paused_at": "2026-11-29T08:14:15.077Z",
          *         "trial_end": null,
          *         "cancelled_at": null,
-         *         "latest_invoice": "in_prod_06h2bk1j5xga0cf5dr8jyxyewcsjg",
+         *         "latest_invoice": "in_prod_06h2cqknpb36xp6gtqr6g4m37hfxw",
          *         "pending_changes": [],
-         *         "current_period_end": "2026-12-29T05:34:28.908Z",
+         *         "current_period_end": "2026-12-29T08:14:14.413Z",
          *         "cancel_at_period_end": false,
-         *         "current_period_start": "2026-11-29T05:34:28.908Z",
+         *         "current_period_start": "2026-11-29T08:14:14.413Z",
          *         "default_payment_method": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2bk1jfceywj2v76hvb5p8dkex6",
-         *       "request_id": "req_prod_06h2bk1jfceywj2v76hvb5p8dkex6",
+         *       "correlation_id": "req_prod_06h2cqkredczqqvkd57fqfnd6vj7j",
+         *       "request_id": "req_prod_06h2cqkredczqqvkd57fqfnd6vj7j",
          *       "version": 1,
          *       "sequence": 4,
-         *       "created": "2026-11-29T05:34:28.991Z",
+         *       "created": "2026-11-29T08:14:15.172Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2bk19frtqygrdrtg0a29c4d0gj"
+         *       "actor_id": "key_prod_06h2cqh7fdk7b9911197cjdvt3b4e"
          *     }
          */
         CustomerSubscriptionResumedEvent: {
@@ -14578,54 +14839,54 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2bk1jjknsn0bzk7krd7nn5h6p0",
+         *       "id": "evt_prod_06h2cqkscd83t9yng6aft3bzagxhj",
          *       "type": "customer.subscription.cancelled",
          *       "aggregate_type": "subscription",
-         *       "aggregate_id": "sub_prod_06h2bk1j5vkddp0m1wccysm6m9vqg",
+         *       "aggregate_id": "sub_prod_06h2cqknm81r5v31t9pmvtwd4brsw",
          *       "data": {
-         *         "id": "sub_prod_06h2bk1j5vkddp0m1wccysm6m9vqg",
+         *         "id": "sub_prod_06h2cqknm81r5v31t9pmvtwd4brsw",
          *         "items": [
          *           {
-         *             "id": "si_prod_06h2bk1j5vkddp0m1wccysm6m9vqj",
-         *             "price": "price_prod_06h2bk1depr8bfp83ae41d6mcq6s8",
+         *             "id": "si_prod_06h2cqknm81r5v31t9pmvtwd4brsy",
+         *             "price": "price_prod_06h2cqjfppy86tx2b9kty9x453e5p",
          *             "quantity": 1
          *           }
          *         ],
          *         "object": "subscription",
          *         "status": "cancelled",
-         *         "created": "2026-11-29T05:34:28.908Z",
-         *         "updated": "2026-11-29T05:34:29.006Z",
+         *         "created": "2026-11-29T08:14:14.413Z",
+         *         "updated": "2026-11-29T08:14:15.317Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2bk1eczkkm46ccdkv48avah01c",
+         *         "customer": "cus_prod_06h2cqjp9q86wsnhz16fr4njyj6nw",
          *         "livemode": false,
          *         "metadata": {
          *           "plan": "pro"
          *         },
          *         "paused_at": null,
          *         "trial_end": null,
-         *         "cancelled_at": "2026-11-29T05:34:29.006Z",
-         *         "latest_invoice": "in_prod_06h2bk1j5xga0cf5dr8jyxyewcsjg",
+         *         "cancelled_at": "2026-11-29T08:14:15.317Z",
+         *         "latest_invoice": "in_prod_06h2cqknpb36xp6gtqr6g4m37hfxw",
          *         "pending_changes": [],
-         *         "current_period_end": "2026-12-29T05:34:28.908Z",
+         *         "current_period_end": "2026-12-29T08:14:14.413Z",
          *         "cancel_at_period_end": false,
-         *         "current_period_start": "2026-11-29T05:34:28.908Z",
+         *         "current_period_start": "2026-11-29T08:14:14.413Z",
          *         "default_payment_method": null
          *       },
          *       "previous_data": {
-         *         "id": "sub_prod_06h2bk1j5vkddp0m1wccysm6m9vqg",
+         *         "id": "sub_prod_06h2cqknm81r5v31t9pmvtwd4brsw",
          *         "items": [
          *           {
-         *             "id": "si_prod_06h2bk1j5vkddp0m1wccysm6m9vqj",
-         *             "price": "price_prod_06h2bk1depr8bfp83ae41d6mcq6s8",
+         *             "id": "si_prod_06h2cqknm81r5v31t9pmvtwd4brsy",
+         *             "price": "price_prod_06h2cqjfppy86tx2b9kty9x453e5p",
          *             "quantity": 1
          *           }
          *         ],
          *         "object": "subscription",
          *         "status": "active",
-         *         "created": "2026-11-29T05:34:28.908Z",
-         *         "updated": "2026-11-29T05:34:28.989Z",
+         *         "created": "2026-11-29T08:14:14.413Z",
+         *         "updated": "2026-11-29T08:14:15.165Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2bk1eczkkm46ccdkv48avah01c",
+         *         "customer": "cus_prod_06h2cqjp9q86wsnhz16fr4njyj6nw",
          *         "livemode": false,
          *         "metadata": {
          *           "plan": "pro"
@@ -14633,21 +14894,21 @@ export type components = {
          *         "paused_at": null,
          *         "trial_end": null,
          *         "cancelled_at": null,
-         *         "latest_invoice": "in_prod_06h2bk1j5xga0cf5dr8jyxyewcsjg",
+         *         "latest_invoice": "in_prod_06h2cqknpb36xp6gtqr6g4m37hfxw",
          *         "pending_changes": [],
-         *         "current_period_end": "2026-12-29T05:34:28.908Z",
+         *         "current_period_end": "2026-12-29T08:14:14.413Z",
          *         "cancel_at_period_end": false,
-         *         "current_period_start": "2026-11-29T05:34:28.908Z",
+         *         "current_period_start": "2026-11-29T08:14:14.413Z",
          *         "default_payment_method": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2bk1jhjxekgtvn6ke9xsm469b4",
-         *       "request_id": "req_prod_06h2bk1jhjxekgtvn6ke9xsm469b4",
+         *       "correlation_id": "req_prod_06h2cqkrxb7kx4b0nj8xjmm7zte2w",
+         *       "request_id": "req_prod_06h2cqkrxb7kx4b0nj8xjmm7zte2w",
          *       "version": 1,
          *       "sequence": 5,
-         *       "created": "2026-11-29T05:34:29.012Z",
+         *       "created": "2026-11-29T08:14:15.395Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2bk19frtqygrdrtg0a29c4d0gj"
+         *       "actor_id": "key_prod_06h2cqh7fdk7b9911197cjdvt3b4e"
          *     }
          */
         CustomerSubscriptionCancelledEvent: {
@@ -14692,44 +14953,44 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2bk1ktrch5qqranwxh1fysmjcm",
+         *       "id": "evt_prod_06h2cqm8mp7nm0p2m3rx7hbek0g88",
          *       "type": "customer.subscription.trial_will_end",
          *       "aggregate_type": "subscription",
-         *       "aggregate_id": "sub_prod_06h2bk1jm83mwz2phtym3ybpf7w7y",
+         *       "aggregate_id": "sub_prod_06h2cqkt166hsbb75yhzt5hg2wk26",
          *       "data": {
-         *         "id": "sub_prod_06h2bk1jm83mwz2phtym3ybpf7w7y",
+         *         "id": "sub_prod_06h2cqkt166hsbb75yhzt5hg2wk26",
          *         "items": [
          *           {
-         *             "id": "si_prod_06h2bk1jm83mwz2phtym3ybpf7w80",
-         *             "price": "price_prod_06h2bk1depr8bfp83ae41d6mcq6s8",
+         *             "id": "si_prod_06h2cqkt166hsbb75yhzt5hg2wk28",
+         *             "price": "price_prod_06h2cqjfppy86tx2b9kty9x453e5p",
          *             "quantity": 1
          *           }
          *         ],
          *         "object": "subscription",
          *         "status": "trialing",
-         *         "created": "2026-11-29T05:34:29.025Z",
-         *         "updated": "2026-11-29T05:34:29.025Z",
+         *         "created": "2026-11-29T08:14:15.546Z",
+         *         "updated": "2026-11-29T08:14:15.546Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2bk1eczkkm46ccdkv48avah01c",
+         *         "customer": "cus_prod_06h2cqjp9q86wsnhz16fr4njyj6nw",
          *         "livemode": false,
          *         "metadata": {},
          *         "paused_at": null,
-         *         "trial_end": "2026-12-06T05:34:29.025Z",
+         *         "trial_end": "2026-12-06T08:14:15.546Z",
          *         "cancelled_at": null,
          *         "latest_invoice": null,
          *         "pending_changes": [],
-         *         "current_period_end": "2026-12-06T05:34:29.025Z",
+         *         "current_period_end": "2026-12-06T08:14:15.546Z",
          *         "cancel_at_period_end": false,
-         *         "current_period_start": "2026-11-29T05:34:29.025Z",
+         *         "current_period_start": "2026-11-29T08:14:15.546Z",
          *         "default_payment_method": "pm_sandbox_succeeds"
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2bk1kmyntkr14at77sypdn2b30",
+         *       "correlation_id": "req_prod_06h2cqm4h4zcjw7ygzymxdf4zetyj",
          *       "request_id": null,
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-12-03T05:34:29.025Z",
+         *       "created": "2026-12-03T08:14:15.546Z",
          *       "actor_type": "system",
          *       "actor_id": null
          *     }
@@ -14776,16 +15037,16 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2bk1fdyg411yp8tvsehfn3yc3a",
+         *       "id": "evt_prod_06h2cqjy77mg0fxb51t8qaw4g2y5m",
          *       "type": "invoice.created",
          *       "aggregate_type": "invoice",
-         *       "aggregate_id": "in_prod_06h2bk1fddm2mb6eg3nyqs2b2qkzc",
+         *       "aggregate_id": "in_prod_06h2cqjy5sy0ggp4fba462kpv07bg",
          *       "data": {
-         *         "id": "in_prod_06h2bk1fddm2mb6eg3nyqs2b2qkzc",
+         *         "id": "in_prod_06h2cqjy5sy0ggp4fba462kpv07bg",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h2bk1fdkb6dsxqycbey80ca3dqr",
-         *             "price": "price_prod_06h2bk1dgr4h4jxdhy1eyah6x844r",
+         *             "id": "il_prod_06h2cqjy60kbhje6xkr3ewadd8508",
+         *             "price": "price_prod_06h2cqjg2vada3b8e8bmnya9rc630",
          *             "quantity": 1,
          *             "tax_rates": [],
          *             "amount_atom": 500,
@@ -14798,11 +15059,11 @@ export type components = {
          *         "number": null,
          *         "object": "invoice",
          *         "status": "draft",
-         *         "created": "2026-11-29T05:34:28.203Z",
+         *         "created": "2026-11-29T08:14:08.430Z",
          *         "paid_at": null,
-         *         "updated": "2026-11-29T05:34:28.203Z",
+         *         "updated": "2026-11-29T08:14:08.430Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2bk1eczkkm46ccdkv48avah01c",
+         *         "customer": "cus_prod_06h2cqjp9q86wsnhz16fr4njyj6nw",
          *         "discount": null,
          *         "due_date": null,
          *         "livemode": false,
@@ -14837,13 +15098,13 @@ export type components = {
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2bk1fd1y0rr5ntz18tsa5fetv0",
-         *       "request_id": "req_prod_06h2bk1fd1y0rr5ntz18tsa5fetv0",
+         *       "correlation_id": "req_prod_06h2cqjy54mkgwv6jnsfete5v86qp",
+         *       "request_id": "req_prod_06h2cqjy54mkgwv6jnsfete5v86qp",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-29T05:34:28.207Z",
+         *       "created": "2026-11-29T08:14:08.442Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2bk19frtqygrdrtg0a29c4d0gj"
+         *       "actor_id": "key_prod_06h2cqh7fdk7b9911197cjdvt3b4e"
          *     }
          */
         InvoiceCreatedEvent: {
@@ -14888,16 +15149,16 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2bk1fswcrmtx0mvyh6f8c8tex8",
+         *       "id": "evt_prod_06h2cqjzjnebr4780dwp80dj9dyp0",
          *       "type": "invoice.finalized",
          *       "aggregate_type": "invoice",
-         *       "aggregate_id": "in_prod_06h2bk1fddm2mb6eg3nyqs2b2qkzc",
+         *       "aggregate_id": "in_prod_06h2cqjy5sy0ggp4fba462kpv07bg",
          *       "data": {
-         *         "id": "in_prod_06h2bk1fddm2mb6eg3nyqs2b2qkzc",
+         *         "id": "in_prod_06h2cqjy5sy0ggp4fba462kpv07bg",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h2bk1fdkb6dsxqycbey80ca3dqr",
-         *             "price": "price_prod_06h2bk1dgr4h4jxdhy1eyah6x844r",
+         *             "id": "il_prod_06h2cqjy60kbhje6xkr3ewadd8508",
+         *             "price": "price_prod_06h2cqjg2vada3b8e8bmnya9rc630",
          *             "quantity": 1,
          *             "tax_rates": [],
          *             "amount_atom": 500,
@@ -14910,11 +15171,11 @@ export type components = {
          *         "number": "EXAMPLEGMBH-0001",
          *         "object": "invoice",
          *         "status": "open",
-         *         "created": "2026-11-29T05:34:28.203Z",
+         *         "created": "2026-11-29T08:14:08.430Z",
          *         "paid_at": null,
-         *         "updated": "2026-11-29T05:34:28.227Z",
+         *         "updated": "2026-11-29T08:14:08.585Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2bk1eczkkm46ccdkv48avah01c",
+         *         "customer": "cus_prod_06h2cqjp9q86wsnhz16fr4njyj6nw",
          *         "discount": null,
          *         "due_date": null,
          *         "livemode": false,
@@ -14922,11 +15183,11 @@ export type components = {
          *         "tax_atom": 0,
          *         "voided_at": null,
          *         "overdue_at": null,
-         *         "pdf_sha256": "94015227a828c1e3ba1f5f82028cd3f5874463c3c3b3733401df41c27524177c",
+         *         "pdf_sha256": "507ee3f14c5c3a9afb303f55dc53f9c494ca7b92a2722bfef411f3f9e1275bde",
          *         "description": null,
-         *         "invoice_pdf": "http://127.0.0.1:39207/api/invoices/in_prod_06h2bk1fddm2mb6eg3nyqs2b2qkzc/pdf",
+         *         "invoice_pdf": "http://127.0.0.1:41121/api/invoices/in_prod_06h2cqjy5sy0ggp4fba462kpv07bg/pdf",
          *         "total_taxes": [],
-         *         "finalized_at": "2026-11-29T05:34:28.227Z",
+         *         "finalized_at": "2026-11-29T08:14:08.585Z",
          *         "subscription": null,
          *         "attempt_count": 0,
          *         "customer_name": "Jenny Rosen",
@@ -14939,7 +15200,7 @@ export type components = {
          *         "paid_pdf_sha256": null,
          *         "paid_amount_atom": 0,
          *         "total_amount_atom": 500,
-         *         "hosted_invoice_url": "http://127.0.0.1:39207/invoice/V45OWR-ZRgo6aXNFTItUJV4PDYIuLWeaHtNdJVK8bC4",
+         *         "hosted_invoice_url": "http://127.0.0.1:41121/invoice/Vd9wnXYEeBG_iKmQCxEHOJc-9dloiNEd37cjbtaze3Y",
          *         "ending_balance_atom": 0,
          *         "next_payment_attempt": null,
          *         "starting_balance_atom": 0,
@@ -14948,11 +15209,11 @@ export type components = {
          *         "post_payment_credit_notes_amount_atom": 0
          *       },
          *       "previous_data": {
-         *         "id": "in_prod_06h2bk1fddm2mb6eg3nyqs2b2qkzc",
+         *         "id": "in_prod_06h2cqjy5sy0ggp4fba462kpv07bg",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h2bk1fdkb6dsxqycbey80ca3dqr",
-         *             "price": "price_prod_06h2bk1dgr4h4jxdhy1eyah6x844r",
+         *             "id": "il_prod_06h2cqjy60kbhje6xkr3ewadd8508",
+         *             "price": "price_prod_06h2cqjg2vada3b8e8bmnya9rc630",
          *             "quantity": 1,
          *             "tax_rates": [],
          *             "amount_atom": 500,
@@ -14965,11 +15226,11 @@ export type components = {
          *         "number": null,
          *         "object": "invoice",
          *         "status": "draft",
-         *         "created": "2026-11-29T05:34:28.203Z",
+         *         "created": "2026-11-29T08:14:08.430Z",
          *         "paid_at": null,
-         *         "updated": "2026-11-29T05:34:28.203Z",
+         *         "updated": "2026-11-29T08:14:08.430Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2bk1eczkkm46ccdkv48avah01c",
+         *         "customer": "cus_prod_06h2cqjp9q86wsnhz16fr4njyj6nw",
          *         "discount": null,
          *         "due_date": null,
          *         "livemode": false,
@@ -15003,13 +15264,13 @@ export type components = {
          *         "post_payment_credit_notes_amount_atom": 0
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2bk1fg2rg7rnknmnzhvsjqf3mm",
-         *       "request_id": "req_prod_06h2bk1fg2rg7rnknmnzhvsjqf3mm",
+         *       "correlation_id": "req_prod_06h2cqjynr18cnjnkdphjxecv9nbg",
+         *       "request_id": "req_prod_06h2cqjynr18cnjnkdphjxecv9nbg",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-29T05:34:28.303Z",
+         *       "created": "2026-11-29T08:14:08.789Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2bk19frtqygrdrtg0a29c4d0gj"
+         *       "actor_id": "key_prod_06h2cqh7fdk7b9911197cjdvt3b4e"
          *     }
          */
         InvoiceFinalizedEvent: {
@@ -15054,16 +15315,16 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2bk1g1gh27zvv9satf75krdeet",
+         *       "id": "evt_prod_06h2cqk0vjt28k8jqdqv3w6a1gx24",
          *       "type": "invoice.paid",
          *       "aggregate_type": "invoice",
-         *       "aggregate_id": "in_prod_06h2bk1fddm2mb6eg3nyqs2b2qkzc",
+         *       "aggregate_id": "in_prod_06h2cqjy5sy0ggp4fba462kpv07bg",
          *       "data": {
-         *         "id": "in_prod_06h2bk1fddm2mb6eg3nyqs2b2qkzc",
+         *         "id": "in_prod_06h2cqjy5sy0ggp4fba462kpv07bg",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h2bk1fdkb6dsxqycbey80ca3dqr",
-         *             "price": "price_prod_06h2bk1dgr4h4jxdhy1eyah6x844r",
+         *             "id": "il_prod_06h2cqjy60kbhje6xkr3ewadd8508",
+         *             "price": "price_prod_06h2cqjg2vada3b8e8bmnya9rc630",
          *             "quantity": 1,
          *             "tax_rates": [],
          *             "amount_atom": 500,
@@ -15076,11 +15337,11 @@ export type components = {
          *         "number": "EXAMPLEGMBH-0001",
          *         "object": "invoice",
          *         "status": "paid",
-         *         "created": "2026-11-29T05:34:28.203Z",
-         *         "paid_at": "2026-11-29T05:34:28.354Z",
-         *         "updated": "2026-11-29T05:34:28.354Z",
+         *         "created": "2026-11-29T08:14:08.430Z",
+         *         "paid_at": "2026-11-29T08:14:08.976Z",
+         *         "updated": "2026-11-29T08:14:08.976Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2bk1eczkkm46ccdkv48avah01c",
+         *         "customer": "cus_prod_06h2cqjp9q86wsnhz16fr4njyj6nw",
          *         "discount": null,
          *         "due_date": null,
          *         "livemode": false,
@@ -15088,24 +15349,24 @@ export type components = {
          *         "tax_atom": 0,
          *         "voided_at": null,
          *         "overdue_at": null,
-         *         "pdf_sha256": "94015227a828c1e3ba1f5f82028cd3f5874463c3c3b3733401df41c27524177c",
+         *         "pdf_sha256": "507ee3f14c5c3a9afb303f55dc53f9c494ca7b92a2722bfef411f3f9e1275bde",
          *         "description": null,
-         *         "invoice_pdf": "http://127.0.0.1:39207/api/invoices/in_prod_06h2bk1fddm2mb6eg3nyqs2b2qkzc/pdf",
+         *         "invoice_pdf": "http://127.0.0.1:41121/api/invoices/in_prod_06h2cqjy5sy0ggp4fba462kpv07bg/pdf",
          *         "total_taxes": [],
-         *         "finalized_at": "2026-11-29T05:34:28.227Z",
+         *         "finalized_at": "2026-11-29T08:14:08.585Z",
          *         "subscription": null,
          *         "attempt_count": 0,
          *         "customer_name": "Jenny Rosen",
          *         "discount_atom": 0,
          *         "subtotal_atom": 500,
          *         "customer_email": "jenny@example.com",
-         *         "payment_intent": "pi_prod_06h2bk1fz1xcztnjqdakz1a91yker",
+         *         "payment_intent": "pi_prod_06h2cqk02xbkvzm6s0n8dgx2jma4r",
          *         "reverse_charge": false,
          *         "due_amount_atom": 0,
-         *         "paid_pdf_sha256": "28c40d826134f462dade2830c87392495b60da98ab0087f82799de51d3b9a5e4",
+         *         "paid_pdf_sha256": "af3481ff8d4a7089362e865fbc01770b11b5bf89bfdaddd544d33b7eb8aa0dcc",
          *         "paid_amount_atom": 500,
          *         "total_amount_atom": 500,
-         *         "hosted_invoice_url": "http://127.0.0.1:39207/invoice/V45OWR-ZRgo6aXNFTItUJV4PDYIuLWeaHtNdJVK8bC4",
+         *         "hosted_invoice_url": "http://127.0.0.1:41121/invoice/Vd9wnXYEeBG_iKmQCxEHOJc-9dloiNEd37cjbtaze3Y",
          *         "ending_balance_atom": 0,
          *         "next_payment_attempt": null,
          *         "starting_balance_atom": 0,
@@ -15114,11 +15375,11 @@ export type components = {
          *         "post_payment_credit_notes_amount_atom": 0
          *       },
          *       "previous_data": {
-         *         "id": "in_prod_06h2bk1fddm2mb6eg3nyqs2b2qkzc",
+         *         "id": "in_prod_06h2cqjy5sy0ggp4fba462kpv07bg",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h2bk1fdkb6dsxqycbey80ca3dqr",
-         *             "price": "price_prod_06h2bk1dgr4h4jxdhy1eyah6x844r",
+         *             "id": "il_prod_06h2cqjy60kbhje6xkr3ewadd8508",
+         *             "price": "price_prod_06h2cqjg2vada3b8e8bmnya9rc630",
          *             "quantity": 1,
          *             "tax_rates": [],
          *             "amount_atom": 500,
@@ -15131,11 +15392,11 @@ export type components = {
          *         "number": "EXAMPLEGMBH-0001",
          *         "object": "invoice",
          *         "status": "open",
-         *         "created": "2026-11-29T05:34:28.203Z",
+         *         "created": "2026-11-29T08:14:08.430Z",
          *         "paid_at": null,
-         *         "updated": "2026-11-29T05:34:28.227Z",
+         *         "updated": "2026-11-29T08:14:08.585Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2bk1eczkkm46ccdkv48avah01c",
+         *         "customer": "cus_prod_06h2cqjp9q86wsnhz16fr4njyj6nw",
          *         "discount": null,
          *         "due_date": null,
          *         "livemode": false,
@@ -15143,24 +15404,24 @@ export type components = {
          *         "tax_atom": 0,
          *         "voided_at": null,
          *         "overdue_at": null,
-         *         "pdf_sha256": "94015227a828c1e3ba1f5f82028cd3f5874463c3c3b3733401df41c27524177c",
+         *         "pdf_sha256": "507ee3f14c5c3a9afb303f55dc53f9c494ca7b92a2722bfef411f3f9e1275bde",
          *         "description": null,
-         *         "invoice_pdf": "http://127.0.0.1:39207/api/invoices/in_prod_06h2bk1fddm2mb6eg3nyqs2b2qkzc/pdf",
+         *         "invoice_pdf": "http://127.0.0.1:41121/api/invoices/in_prod_06h2cqjy5sy0ggp4fba462kpv07bg/pdf",
          *         "total_taxes": [],
-         *         "finalized_at": "2026-11-29T05:34:28.227Z",
+         *         "finalized_at": "2026-11-29T08:14:08.585Z",
          *         "subscription": null,
          *         "attempt_count": 0,
          *         "customer_name": "Jenny Rosen",
          *         "discount_atom": 0,
          *         "subtotal_atom": 500,
          *         "customer_email": "jenny@example.com",
-         *         "payment_intent": "pi_prod_06h2bk1fz1xcztnjqdakz1a91yker",
+         *         "payment_intent": "pi_prod_06h2cqk02xbkvzm6s0n8dgx2jma4r",
          *         "reverse_charge": false,
          *         "due_amount_atom": 500,
          *         "paid_pdf_sha256": null,
          *         "paid_amount_atom": 0,
          *         "total_amount_atom": 500,
-         *         "hosted_invoice_url": "http://127.0.0.1:39207/invoice/V45OWR-ZRgo6aXNFTItUJV4PDYIuLWeaHtNdJVK8bC4",
+         *         "hosted_invoice_url": "http://127.0.0.1:41121/invoice/Vd9wnXYEeBG_iKmQCxEHOJc-9dloiNEd37cjbtaze3Y",
          *         "ending_balance_atom": 0,
          *         "next_payment_attempt": null,
          *         "starting_balance_atom": 0,
@@ -15169,13 +15430,13 @@ export type components = {
          *         "post_payment_credit_notes_amount_atom": 0
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2bk1fyq87a8p2pr5epb4phf5er",
-         *       "request_id": "req_prod_06h2bk1fyq87a8p2pr5epb4phf5er",
+         *       "correlation_id": "req_prod_06h2cqjzwzdfwcxnjcvys6gn19tdr",
+         *       "request_id": "req_prod_06h2cqjzwzdfwcxnjcvys6gn19tdr",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-29T05:34:28.364Z",
+         *       "created": "2026-11-29T08:14:09.116Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2bk19frtqygrdrtg0a29c4d0gj"
+         *       "actor_id": "key_prod_06h2cqh7fdk7b9911197cjdvt3b4e"
          *     }
          */
         InvoicePaidEvent: {
@@ -15220,16 +15481,16 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2bk1g23rxq0ns007b9gs25tva0",
+         *       "id": "evt_prod_06h2cqk11y6xcnxp44xr116xfvdmr",
          *       "type": "invoice.payment_succeeded",
          *       "aggregate_type": "invoice",
-         *       "aggregate_id": "in_prod_06h2bk1fddm2mb6eg3nyqs2b2qkzc",
+         *       "aggregate_id": "in_prod_06h2cqjy5sy0ggp4fba462kpv07bg",
          *       "data": {
-         *         "id": "in_prod_06h2bk1fddm2mb6eg3nyqs2b2qkzc",
+         *         "id": "in_prod_06h2cqjy5sy0ggp4fba462kpv07bg",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h2bk1fdkb6dsxqycbey80ca3dqr",
-         *             "price": "price_prod_06h2bk1dgr4h4jxdhy1eyah6x844r",
+         *             "id": "il_prod_06h2cqjy60kbhje6xkr3ewadd8508",
+         *             "price": "price_prod_06h2cqjg2vada3b8e8bmnya9rc630",
          *             "quantity": 1,
          *             "tax_rates": [],
          *             "amount_atom": 500,
@@ -15242,11 +15503,11 @@ export type components = {
          *         "number": "EXAMPLEGMBH-0001",
          *         "object": "invoice",
          *         "status": "paid",
-         *         "created": "2026-11-29T05:34:28.203Z",
-         *         "paid_at": "2026-11-29T05:34:28.354Z",
-         *         "updated": "2026-11-29T05:34:28.354Z",
+         *         "created": "2026-11-29T08:14:08.430Z",
+         *         "paid_at": "2026-11-29T08:14:08.976Z",
+         *         "updated": "2026-11-29T08:14:08.976Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2bk1eczkkm46ccdkv48avah01c",
+         *         "customer": "cus_prod_06h2cqjp9q86wsnhz16fr4njyj6nw",
          *         "discount": null,
          *         "due_date": null,
          *         "livemode": false,
@@ -15254,24 +15515,24 @@ export type components = {
          *         "tax_atom": 0,
          *         "voided_at": null,
          *         "overdue_at": null,
-         *         "pdf_sha256": "94015227a828c1e3ba1f5f82028cd3f5874463c3c3b3733401df41c27524177c",
+         *         "pdf_sha256": "507ee3f14c5c3a9afb303f55dc53f9c494ca7b92a2722bfef411f3f9e1275bde",
          *         "description": null,
-         *         "invoice_pdf": "http://127.0.0.1:39207/api/invoices/in_prod_06h2bk1fddm2mb6eg3nyqs2b2qkzc/pdf",
+         *         "invoice_pdf": "http://127.0.0.1:41121/api/invoices/in_prod_06h2cqjy5sy0ggp4fba462kpv07bg/pdf",
          *         "total_taxes": [],
-         *         "finalized_at": "2026-11-29T05:34:28.227Z",
+         *         "finalized_at": "2026-11-29T08:14:08.585Z",
          *         "subscription": null,
          *         "attempt_count": 0,
          *         "customer_name": "Jenny Rosen",
          *         "discount_atom": 0,
          *         "subtotal_atom": 500,
          *         "customer_email": "jenny@example.com",
-         *         "payment_intent": "pi_prod_06h2bk1fz1xcztnjqdakz1a91yker",
+         *         "payment_intent": "pi_prod_06h2cqk02xbkvzm6s0n8dgx2jma4r",
          *         "reverse_charge": false,
          *         "due_amount_atom": 0,
-         *         "paid_pdf_sha256": "28c40d826134f462dade2830c87392495b60da98ab0087f82799de51d3b9a5e4",
+         *         "paid_pdf_sha256": "af3481ff8d4a7089362e865fbc01770b11b5bf89bfdaddd544d33b7eb8aa0dcc",
          *         "paid_amount_atom": 500,
          *         "total_amount_atom": 500,
-         *         "hosted_invoice_url": "http://127.0.0.1:39207/invoice/V45OWR-ZRgo6aXNFTItUJV4PDYIuLWeaHtNdJVK8bC4",
+         *         "hosted_invoice_url": "http://127.0.0.1:41121/invoice/Vd9wnXYEeBG_iKmQCxEHOJc-9dloiNEd37cjbtaze3Y",
          *         "ending_balance_atom": 0,
          *         "next_payment_attempt": null,
          *         "starting_balance_atom": 0,
@@ -15280,11 +15541,11 @@ export type components = {
          *         "post_payment_credit_notes_amount_atom": 0
          *       },
          *       "previous_data": {
-         *         "id": "in_prod_06h2bk1fddm2mb6eg3nyqs2b2qkzc",
+         *         "id": "in_prod_06h2cqjy5sy0ggp4fba462kpv07bg",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h2bk1fdkb6dsxqycbey80ca3dqr",
-         *             "price": "price_prod_06h2bk1dgr4h4jxdhy1eyah6x844r",
+         *             "id": "il_prod_06h2cqjy60kbhje6xkr3ewadd8508",
+         *             "price": "price_prod_06h2cqjg2vada3b8e8bmnya9rc630",
          *             "quantity": 1,
          *             "tax_rates": [],
          *             "amount_atom": 500,
@@ -15297,11 +15558,11 @@ export type components = {
          *         "number": "EXAMPLEGMBH-0001",
          *         "object": "invoice",
          *         "status": "open",
-         *         "created": "2026-11-29T05:34:28.203Z",
+         *         "created": "2026-11-29T08:14:08.430Z",
          *         "paid_at": null,
-         *         "updated": "2026-11-29T05:34:28.227Z",
+         *         "updated": "2026-11-29T08:14:08.585Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2bk1eczkkm46ccdkv48avah01c",
+         *         "customer": "cus_prod_06h2cqjp9q86wsnhz16fr4njyj6nw",
          *         "discount": null,
          *         "due_date": null,
          *         "livemode": false,
@@ -15309,24 +15570,24 @@ export type components = {
          *         "tax_atom": 0,
          *         "voided_at": null,
          *         "overdue_at": null,
-         *         "pdf_sha256": "94015227a828c1e3ba1f5f82028cd3f5874463c3c3b3733401df41c27524177c",
+         *         "pdf_sha256": "507ee3f14c5c3a9afb303f55dc53f9c494ca7b92a2722bfef411f3f9e1275bde",
          *         "description": null,
-         *         "invoice_pdf": "http://127.0.0.1:39207/api/invoices/in_prod_06h2bk1fddm2mb6eg3nyqs2b2qkzc/pdf",
+         *         "invoice_pdf": "http://127.0.0.1:41121/api/invoices/in_prod_06h2cqjy5sy0ggp4fba462kpv07bg/pdf",
          *         "total_taxes": [],
-         *         "finalized_at": "2026-11-29T05:34:28.227Z",
+         *         "finalized_at": "2026-11-29T08:14:08.585Z",
          *         "subscription": null,
          *         "attempt_count": 0,
          *         "customer_name": "Jenny Rosen",
          *         "discount_atom": 0,
          *         "subtotal_atom": 500,
          *         "customer_email": "jenny@example.com",
-         *         "payment_intent": "pi_prod_06h2bk1fz1xcztnjqdakz1a91yker",
+         *         "payment_intent": "pi_prod_06h2cqk02xbkvzm6s0n8dgx2jma4r",
          *         "reverse_charge": false,
          *         "due_amount_atom": 500,
          *         "paid_pdf_sha256": null,
          *         "paid_amount_atom": 0,
          *         "total_amount_atom": 500,
-         *         "hosted_invoice_url": "http://127.0.0.1:39207/invoice/V45OWR-ZRgo6aXNFTItUJV4PDYIuLWeaHtNdJVK8bC4",
+         *         "hosted_invoice_url": "http://127.0.0.1:41121/invoice/Vd9wnXYEeBG_iKmQCxEHOJc-9dloiNEd37cjbtaze3Y",
          *         "ending_balance_atom": 0,
          *         "next_payment_attempt": null,
          *         "starting_balance_atom": 0,
@@ -15335,13 +15596,13 @@ export type components = {
          *         "post_payment_credit_notes_amount_atom": 0
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2bk1fyq87a8p2pr5epb4phf5er",
-         *       "request_id": "req_prod_06h2bk1fyq87a8p2pr5epb4phf5er",
+         *       "correlation_id": "req_prod_06h2cqjzwzdfwcxnjcvys6gn19tdr",
+         *       "request_id": "req_prod_06h2cqjzwzdfwcxnjcvys6gn19tdr",
          *       "version": 1,
          *       "sequence": 4,
-         *       "created": "2026-11-29T05:34:28.368Z",
+         *       "created": "2026-11-29T08:14:09.188Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2bk19frtqygrdrtg0a29c4d0gj"
+         *       "actor_id": "key_prod_06h2cqh7fdk7b9911197cjdvt3b4e"
          *     }
          */
         InvoicePaymentSucceededEvent: {
@@ -15386,16 +15647,16 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2bk1gepjs1mtkp4ks4vww0z6sg",
+         *       "id": "evt_prod_06h2cqk537earc35fhcw962fb0wej",
          *       "type": "invoice.payment_failed",
          *       "aggregate_type": "invoice",
-         *       "aggregate_id": "in_prod_06h2bk1g9b2rjy2s0fe71zvg4khya",
+         *       "aggregate_id": "in_prod_06h2cqk3j9nx6jeg380f9zv1pyyge",
          *       "data": {
-         *         "id": "in_prod_06h2bk1g9b2rjy2s0fe71zvg4khya",
+         *         "id": "in_prod_06h2cqk3j9nx6jeg380f9zv1pyyge",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h2bk1g9b2rjy2s0fe71zvg4khyc",
-         *             "price": "price_prod_06h2bk1dgr4h4jxdhy1eyah6x844r",
+         *             "id": "il_prod_06h2cqk3km9g6gnyxmjqtazhw8rnc",
+         *             "price": "price_prod_06h2cqjg2vada3b8e8bmnya9rc630",
          *             "quantity": 1,
          *             "tax_rates": [],
          *             "amount_atom": 500,
@@ -15408,11 +15669,11 @@ export type components = {
          *         "number": "EXAMPLEGMBH-0002",
          *         "object": "invoice",
          *         "status": "open",
-         *         "created": "2026-11-29T05:34:28.426Z",
+         *         "created": "2026-11-29T08:14:09.810Z",
          *         "paid_at": null,
-         *         "updated": "2026-11-29T05:34:28.437Z",
+         *         "updated": "2026-11-29T08:14:09.956Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2bk1eczkkm46ccdkv48avah01c",
+         *         "customer": "cus_prod_06h2cqjp9q86wsnhz16fr4njyj6nw",
          *         "discount": null,
          *         "due_date": null,
          *         "livemode": false,
@@ -15420,24 +15681,24 @@ export type components = {
          *         "tax_atom": 0,
          *         "voided_at": null,
          *         "overdue_at": null,
-         *         "pdf_sha256": "652b9edac79ed4984bf4489298e1381646b42b0c9509371f2276d3eeb5195677",
+         *         "pdf_sha256": "d8858ea4739ad5795af8a4dc0772b16191265523a00a8d93e910e8da2bf23d55",
          *         "description": null,
-         *         "invoice_pdf": "http://127.0.0.1:39207/api/invoices/in_prod_06h2bk1g9b2rjy2s0fe71zvg4khya/pdf",
+         *         "invoice_pdf": "http://127.0.0.1:41121/api/invoices/in_prod_06h2cqk3j9nx6jeg380f9zv1pyyge/pdf",
          *         "total_taxes": [],
-         *         "finalized_at": "2026-11-29T05:34:28.437Z",
+         *         "finalized_at": "2026-11-29T08:14:09.956Z",
          *         "subscription": null,
          *         "attempt_count": 0,
          *         "customer_name": "Jenny Rosen",
          *         "discount_atom": 0,
          *         "subtotal_atom": 500,
          *         "customer_email": "jenny@example.com",
-         *         "payment_intent": "pi_prod_06h2bk1gdkgb33zc3t3eev3g2fe4j",
+         *         "payment_intent": "pi_prod_06h2cqk4mj4f56smm3z11sygej1ty",
          *         "reverse_charge": false,
          *         "due_amount_atom": 500,
          *         "paid_pdf_sha256": null,
          *         "paid_amount_atom": 0,
          *         "total_amount_atom": 500,
-         *         "hosted_invoice_url": "http://127.0.0.1:39207/invoice/CNWb_R6hn7NEnE0QyNlsG0x8u3hQKfE7HacU5vsvCMA",
+         *         "hosted_invoice_url": "http://127.0.0.1:41121/invoice/xcq51dNX4uP-DyW5HJlTzbrMfL5I5pmc5XYOZeSPtfM",
          *         "ending_balance_atom": 0,
          *         "next_payment_attempt": null,
          *         "starting_balance_atom": 0,
@@ -15447,13 +15708,13 @@ export type components = {
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2bk1gd8hhcsnwx6h5rx60e7zxj",
-         *       "request_id": "req_prod_06h2bk1gd8hhcsnwx6h5rx60e7zxj",
+         *       "correlation_id": "req_prod_06h2cqk4hv8kyvjv5m5b28ja12k80",
+         *       "request_id": "req_prod_06h2cqk4hv8kyvjv5m5b28ja12k80",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-29T05:34:28.469Z",
+         *       "created": "2026-11-29T08:14:10.201Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2bk19frtqygrdrtg0a29c4d0gj"
+         *       "actor_id": "key_prod_06h2cqh7fdk7b9911197cjdvt3b4e"
          *     }
          */
         InvoicePaymentFailedEvent: {
@@ -15498,16 +15759,16 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2bk1gschh8agf72pbkbybw76c4",
+         *       "id": "evt_prod_06h2cqk7ngb4hzztcfg7bj01sf4c6",
          *       "type": "invoice.payment_action_required",
          *       "aggregate_type": "invoice",
-         *       "aggregate_id": "in_prod_06h2bk1gg1csh0cwrvcwbfjjwfn58",
+         *       "aggregate_id": "in_prod_06h2cqk58tx2yzcgv28pex8k0zkvp",
          *       "data": {
-         *         "id": "in_prod_06h2bk1gg1csh0cwrvcwbfjjwfn58",
+         *         "id": "in_prod_06h2cqk58tx2yzcgv28pex8k0zkvp",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h2bk1gg6ccvb9grfrsrqd6w34tg",
-         *             "price": "price_prod_06h2bk1dgr4h4jxdhy1eyah6x844r",
+         *             "id": "il_prod_06h2cqk59h4knkyqhrhde4x6gcesm",
+         *             "price": "price_prod_06h2cqjg2vada3b8e8bmnya9rc630",
          *             "quantity": 1,
          *             "tax_rates": [],
          *             "amount_atom": 500,
@@ -15520,11 +15781,11 @@ export type components = {
          *         "number": "EXAMPLEGMBH-0003",
          *         "object": "invoice",
          *         "status": "open",
-         *         "created": "2026-11-29T05:34:28.480Z",
+         *         "created": "2026-11-29T08:14:10.246Z",
          *         "paid_at": null,
-         *         "updated": "2026-11-29T05:34:28.518Z",
+         *         "updated": "2026-11-29T08:14:10.393Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2bk1eczkkm46ccdkv48avah01c",
+         *         "customer": "cus_prod_06h2cqjp9q86wsnhz16fr4njyj6nw",
          *         "discount": null,
          *         "due_date": null,
          *         "livemode": false,
@@ -15532,24 +15793,24 @@ export type components = {
          *         "tax_atom": 0,
          *         "voided_at": null,
          *         "overdue_at": null,
-         *         "pdf_sha256": "49d504f8c7ed5088e41292b6870f69250936d98c71a6e3cf378a6294335551e1",
+         *         "pdf_sha256": "f6039df13191d62f4e87bf47fe3ba9b3db769c1ac82b152521c52dc42f1a996a",
          *         "description": null,
-         *         "invoice_pdf": "http://127.0.0.1:39207/api/invoices/in_prod_06h2bk1gg1csh0cwrvcwbfjjwfn58/pdf",
+         *         "invoice_pdf": "http://127.0.0.1:41121/api/invoices/in_prod_06h2cqk58tx2yzcgv28pex8k0zkvp/pdf",
          *         "total_taxes": [],
-         *         "finalized_at": "2026-11-29T05:34:28.518Z",
+         *         "finalized_at": "2026-11-29T08:14:10.393Z",
          *         "subscription": null,
          *         "attempt_count": 0,
          *         "customer_name": "Jenny Rosen",
          *         "discount_atom": 0,
          *         "subtotal_atom": 500,
          *         "customer_email": "jenny@example.com",
-         *         "payment_intent": "pi_prod_06h2bk1grn1cr8rp793eh9adarrtc",
+         *         "payment_intent": "pi_prod_06h2cqk7d2m9vwsmyrr0k8wzpq2dj",
          *         "reverse_charge": false,
          *         "due_amount_atom": 500,
          *         "paid_pdf_sha256": null,
          *         "paid_amount_atom": 0,
          *         "total_amount_atom": 500,
-         *         "hosted_invoice_url": "http://127.0.0.1:39207/invoice/oNw4w0IbnUsumqYXNUxCc1TxVQkyWS8Ewt9EYabMwzc",
+         *         "hosted_invoice_url": "http://127.0.0.1:41121/invoice/wtq5kc74ZggMSBlTquEY33khYAsH51jKMq1jqmfhYGs",
          *         "ending_balance_atom": 0,
          *         "next_payment_attempt": null,
          *         "starting_balance_atom": 0,
@@ -15559,13 +15820,13 @@ export type components = {
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2bk1grfwww15fnncc4525r97vj",
-         *       "request_id": "req_prod_06h2bk1grfwww15fnncc4525r97vj",
+         *       "correlation_id": "req_prod_06h2cqk70qjbwkdpnktr5x71febxm",
+         *       "request_id": "req_prod_06h2cqk70qjbwkdpnktr5x71febxm",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-29T05:34:28.555Z",
+         *       "created": "2026-11-29T08:14:10.860Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2bk19frtqygrdrtg0a29c4d0gj"
+         *       "actor_id": "key_prod_06h2cqh7fdk7b9911197cjdvt3b4e"
          *     }
          */
         InvoicePaymentActionRequiredEvent: {
@@ -15610,16 +15871,16 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2bk1kppdaperxp7fsa1v0mtjam",
+         *       "id": "evt_prod_06h2cqm55z66qvrja46v5akj18f6t",
          *       "type": "invoice.overdue",
          *       "aggregate_type": "invoice",
-         *       "aggregate_id": "in_prod_06h2bk1j1q9qhchyvg6r8xt89frkt",
+         *       "aggregate_id": "in_prod_06h2cqkmrtcpjbmxq04yjr2xnp7e6",
          *       "data": {
-         *         "id": "in_prod_06h2bk1j1q9qhchyvg6r8xt89frkt",
+         *         "id": "in_prod_06h2cqkmrtcpjbmxq04yjr2xnp7e6",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h2bk1j1q9qhchyvg6r8xt89frkw",
-         *             "price": "price_prod_06h2bk1dgr4h4jxdhy1eyah6x844r",
+         *             "id": "il_prod_06h2cqkmrx37bc3004dw4qatqksgp",
+         *             "price": "price_prod_06h2cqjg2vada3b8e8bmnya9rc630",
          *             "quantity": 1,
          *             "tax_rates": [],
          *             "amount_atom": 500,
@@ -15632,23 +15893,23 @@ export type components = {
          *         "number": "EXAMPLEGMBH-0007",
          *         "object": "invoice",
          *         "status": "open",
-         *         "created": "2026-11-29T05:34:28.877Z",
+         *         "created": "2026-11-29T08:14:14.214Z",
          *         "paid_at": null,
-         *         "updated": "2026-11-30T05:34:28.864Z",
+         *         "updated": "2026-11-30T08:14:14.017Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2bk1eczkkm46ccdkv48avah01c",
+         *         "customer": "cus_prod_06h2cqjp9q86wsnhz16fr4njyj6nw",
          *         "discount": null,
-         *         "due_date": "2026-11-30T05:34:28.864Z",
+         *         "due_date": "2026-11-30T08:14:14.017Z",
          *         "livemode": false,
          *         "metadata": {},
          *         "tax_atom": 0,
          *         "voided_at": null,
-         *         "overdue_at": "2026-11-30T05:34:28.864Z",
-         *         "pdf_sha256": "731b40c2fb7ec1eca6eb945b424188ea48dd447a9cb0a7de3c28ce63548438ae",
+         *         "overdue_at": "2026-11-30T08:14:14.017Z",
+         *         "pdf_sha256": "9d59bf772f44a61f7edcd9c0101012512e268fe4903f3a6d4c38f74696f6a493",
          *         "description": null,
-         *         "invoice_pdf": "http://127.0.0.1:39207/api/invoices/in_prod_06h2bk1j1q9qhchyvg6r8xt89frkt/pdf",
+         *         "invoice_pdf": "http://127.0.0.1:41121/api/invoices/in_prod_06h2cqkmrtcpjbmxq04yjr2xnp7e6/pdf",
          *         "total_taxes": [],
-         *         "finalized_at": "2026-11-29T05:34:28.885Z",
+         *         "finalized_at": "2026-11-29T08:14:14.309Z",
          *         "subscription": null,
          *         "attempt_count": 0,
          *         "customer_name": "Jenny Rosen",
@@ -15661,7 +15922,7 @@ export type components = {
          *         "paid_pdf_sha256": null,
          *         "paid_amount_atom": 0,
          *         "total_amount_atom": 500,
-         *         "hosted_invoice_url": "http://127.0.0.1:39207/invoice/HDbVn4tG6PqqcNRIKzYFkMJxIEZSM2ROv7e3L_XnxF4",
+         *         "hosted_invoice_url": "http://127.0.0.1:41121/invoice/qKFpTit402RPUXeqyYC1oM4wFjniWLc2o_HvT3IIm2I",
          *         "ending_balance_atom": 0,
          *         "next_payment_attempt": null,
          *         "starting_balance_atom": 0,
@@ -15670,11 +15931,11 @@ export type components = {
          *         "post_payment_credit_notes_amount_atom": 0
          *       },
          *       "previous_data": {
-         *         "id": "in_prod_06h2bk1j1q9qhchyvg6r8xt89frkt",
+         *         "id": "in_prod_06h2cqkmrtcpjbmxq04yjr2xnp7e6",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h2bk1j1q9qhchyvg6r8xt89frkw",
-         *             "price": "price_prod_06h2bk1dgr4h4jxdhy1eyah6x844r",
+         *             "id": "il_prod_06h2cqkmrx37bc3004dw4qatqksgp",
+         *             "price": "price_prod_06h2cqjg2vada3b8e8bmnya9rc630",
          *             "quantity": 1,
          *             "tax_rates": [],
          *             "amount_atom": 500,
@@ -15687,23 +15948,23 @@ export type components = {
          *         "number": "EXAMPLEGMBH-0007",
          *         "object": "invoice",
          *         "status": "open",
-         *         "created": "2026-11-29T05:34:28.877Z",
+         *         "created": "2026-11-29T08:14:14.214Z",
          *         "paid_at": null,
-         *         "updated": "2026-11-29T05:34:28.885Z",
+         *         "updated": "2026-11-29T08:14:14.309Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2bk1eczkkm46ccdkv48avah01c",
+         *         "customer": "cus_prod_06h2cqjp9q86wsnhz16fr4njyj6nw",
          *         "discount": null,
-         *         "due_date": "2026-11-30T05:34:28.864Z",
+         *         "due_date": "2026-11-30T08:14:14.017Z",
          *         "livemode": false,
          *         "metadata": {},
          *         "tax_atom": 0,
          *         "voided_at": null,
          *         "overdue_at": null,
-         *         "pdf_sha256": "731b40c2fb7ec1eca6eb945b424188ea48dd447a9cb0a7de3c28ce63548438ae",
+         *         "pdf_sha256": "9d59bf772f44a61f7edcd9c0101012512e268fe4903f3a6d4c38f74696f6a493",
          *         "description": null,
-         *         "invoice_pdf": "http://127.0.0.1:39207/api/invoices/in_prod_06h2bk1j1q9qhchyvg6r8xt89frkt/pdf",
+         *         "invoice_pdf": "http://127.0.0.1:41121/api/invoices/in_prod_06h2cqkmrtcpjbmxq04yjr2xnp7e6/pdf",
          *         "total_taxes": [],
-         *         "finalized_at": "2026-11-29T05:34:28.885Z",
+         *         "finalized_at": "2026-11-29T08:14:14.309Z",
          *         "subscription": null,
          *         "attempt_count": 0,
          *         "customer_name": "Jenny Rosen",
@@ -15716,7 +15977,7 @@ export type components = {
          *         "paid_pdf_sha256": null,
          *         "paid_amount_atom": 0,
          *         "total_amount_atom": 500,
-         *         "hosted_invoice_url": "http://127.0.0.1:39207/invoice/HDbVn4tG6PqqcNRIKzYFkMJxIEZSM2ROv7e3L_XnxF4",
+         *         "hosted_invoice_url": "http://127.0.0.1:41121/invoice/qKFpTit402RPUXeqyYC1oM4wFjniWLc2o_HvT3IIm2I",
          *         "ending_balance_atom": 0,
          *         "next_payment_attempt": null,
          *         "starting_balance_atom": 0,
@@ -15725,11 +15986,11 @@ export type components = {
          *         "post_payment_credit_notes_amount_atom": 0
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2bk1kmyntkr14at77sypdn2b30",
+         *       "correlation_id": "req_prod_06h2cqm4h4zcjw7ygzymxdf4zetyj",
          *       "request_id": null,
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-30T05:34:28.864Z",
+         *       "created": "2026-11-30T08:14:14.017Z",
          *       "actor_type": "system",
          *       "actor_id": null
          *     }
@@ -15776,16 +16037,16 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2bk1h4q0kyh5xmm74fra9qxxsc",
+         *       "id": "evt_prod_06h2cqkbb09jet3rnd2q05k66d13p",
          *       "type": "invoice.voided",
          *       "aggregate_type": "invoice",
-         *       "aggregate_id": "in_prod_06h2bk1gwk5hs41hkr0wp9bg8y6t4",
+         *       "aggregate_id": "in_prod_06h2cqk7tqynqb2rqr22s505wy4sw",
          *       "data": {
-         *         "id": "in_prod_06h2bk1gwk5hs41hkr0wp9bg8y6t4",
+         *         "id": "in_prod_06h2cqk7tqynqb2rqr22s505wy4sw",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h2bk1gwnc690c08vtvrta4f71k0",
-         *             "price": "price_prod_06h2bk1dgr4h4jxdhy1eyah6x844r",
+         *             "id": "il_prod_06h2cqk7ykph8wmzraxzgers7zms6",
+         *             "price": "price_prod_06h2cqjg2vada3b8e8bmnya9rc630",
          *             "quantity": 1,
          *             "tax_rates": [],
          *             "amount_atom": 500,
@@ -15798,23 +16059,23 @@ export type components = {
          *         "number": "EXAMPLEGMBH-0004",
          *         "object": "invoice",
          *         "status": "void",
-         *         "created": "2026-11-29T05:34:28.580Z",
+         *         "created": "2026-11-29T08:14:10.901Z",
          *         "paid_at": null,
-         *         "updated": "2026-11-29T05:34:28.644Z",
+         *         "updated": "2026-11-29T08:14:11.720Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2bk1eczkkm46ccdkv48avah01c",
+         *         "customer": "cus_prod_06h2cqjp9q86wsnhz16fr4njyj6nw",
          *         "discount": null,
          *         "due_date": null,
          *         "livemode": false,
          *         "metadata": {},
          *         "tax_atom": 0,
-         *         "voided_at": "2026-11-29T05:34:28.644Z",
+         *         "voided_at": "2026-11-29T08:14:11.720Z",
          *         "overdue_at": null,
-         *         "pdf_sha256": "5ccab804a82c6efae5a72221e7818e7fa436bc982c7a32334b89c1d2acb63cac",
+         *         "pdf_sha256": "e9fff1d09a63cd8cb1472928fa5e3b1321eaea23c71fd9d8037022f0dd825bd5",
          *         "description": null,
-         *         "invoice_pdf": "http://127.0.0.1:39207/api/invoices/in_prod_06h2bk1gwk5hs41hkr0wp9bg8y6t4/pdf",
+         *         "invoice_pdf": "http://127.0.0.1:41121/api/invoices/in_prod_06h2cqk7tqynqb2rqr22s505wy4sw/pdf",
          *         "total_taxes": [],
-         *         "finalized_at": "2026-11-29T05:34:28.613Z",
+         *         "finalized_at": "2026-11-29T08:14:11.369Z",
          *         "subscription": null,
          *         "attempt_count": 0,
          *         "customer_name": "Jenny Rosen",
@@ -15827,7 +16088,7 @@ export type components = {
          *         "paid_pdf_sha256": null,
          *         "paid_amount_atom": 0,
          *         "total_amount_atom": 500,
-         *         "hosted_invoice_url": "http://127.0.0.1:39207/invoice/WCJq5P7kBXSkm89cKGUlSCh-adrULwsgZb00QbRRPN0",
+         *         "hosted_invoice_url": "http://127.0.0.1:41121/invoice/Qy5WxLdMI80S1DFTvxY9IcfMCtxbxvUkrLZg_t4G4_0",
          *         "ending_balance_atom": 0,
          *         "next_payment_attempt": null,
          *         "starting_balance_atom": 0,
@@ -15836,11 +16097,11 @@ export type components = {
          *         "post_payment_credit_notes_amount_atom": 0
          *       },
          *       "previous_data": {
-         *         "id": "in_prod_06h2bk1gwk5hs41hkr0wp9bg8y6t4",
+         *         "id": "in_prod_06h2cqk7tqynqb2rqr22s505wy4sw",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h2bk1gwnc690c08vtvrta4f71k0",
-         *             "price": "price_prod_06h2bk1dgr4h4jxdhy1eyah6x844r",
+         *             "id": "il_prod_06h2cqk7ykph8wmzraxzgers7zms6",
+         *             "price": "price_prod_06h2cqjg2vada3b8e8bmnya9rc630",
          *             "quantity": 1,
          *             "tax_rates": [],
          *             "amount_atom": 500,
@@ -15853,11 +16114,11 @@ export type components = {
          *         "number": "EXAMPLEGMBH-0004",
          *         "object": "invoice",
          *         "status": "open",
-         *         "created": "2026-11-29T05:34:28.580Z",
+         *         "created": "2026-11-29T08:14:10.901Z",
          *         "paid_at": null,
-         *         "updated": "2026-11-29T05:34:28.613Z",
+         *         "updated": "2026-11-29T08:14:11.369Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2bk1eczkkm46ccdkv48avah01c",
+         *         "customer": "cus_prod_06h2cqjp9q86wsnhz16fr4njyj6nw",
          *         "discount": null,
          *         "due_date": null,
          *         "livemode": false,
@@ -15865,11 +16126,11 @@ export type components = {
          *         "tax_atom": 0,
          *         "voided_at": null,
          *         "overdue_at": null,
-         *         "pdf_sha256": "5ccab804a82c6efae5a72221e7818e7fa436bc982c7a32334b89c1d2acb63cac",
+         *         "pdf_sha256": "e9fff1d09a63cd8cb1472928fa5e3b1321eaea23c71fd9d8037022f0dd825bd5",
          *         "description": null,
-         *         "invoice_pdf": "http://127.0.0.1:39207/api/invoices/in_prod_06h2bk1gwk5hs41hkr0wp9bg8y6t4/pdf",
+         *         "invoice_pdf": "http://127.0.0.1:41121/api/invoices/in_prod_06h2cqk7tqynqb2rqr22s505wy4sw/pdf",
          *         "total_taxes": [],
-         *         "finalized_at": "2026-11-29T05:34:28.613Z",
+         *         "finalized_at": "2026-11-29T08:14:11.369Z",
          *         "subscription": null,
          *         "attempt_count": 0,
          *         "customer_name": "Jenny Rosen",
@@ -15882,7 +16143,7 @@ export type components = {
          *         "paid_pdf_sha256": null,
          *         "paid_amount_atom": 0,
          *         "total_amount_atom": 500,
-         *         "hosted_invoice_url": "http://127.0.0.1:39207/invoice/WCJq5P7kBXSkm89cKGUlSCh-adrULwsgZb00QbRRPN0",
+         *         "hosted_invoice_url": "http://127.0.0.1:41121/invoice/Qy5WxLdMI80S1DFTvxY9IcfMCtxbxvUkrLZg_t4G4_0",
          *         "ending_balance_atom": 0,
          *         "next_payment_attempt": null,
          *         "starting_balance_atom": 0,
@@ -15891,13 +16152,13 @@ export type components = {
          *         "post_payment_credit_notes_amount_atom": 0
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2bk1h3wx1qd2z46tdewgecrher",
-         *       "request_id": "req_prod_06h2bk1h3wx1qd2z46tdewgecrher",
+         *       "correlation_id": "req_prod_06h2cqkajhsrwc554cscj0psv0jna",
+         *       "request_id": "req_prod_06h2cqkajhsrwc554cscj0psv0jna",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-29T05:34:28.645Z",
+         *       "created": "2026-11-29T08:14:11.800Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2bk19frtqygrdrtg0a29c4d0gj"
+         *       "actor_id": "key_prod_06h2cqh7fdk7b9911197cjdvt3b4e"
          *     }
          */
         InvoiceVoidedEvent: {
@@ -15942,16 +16203,16 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2bk1hbggdgjpq27jrp92tkptye",
+         *       "id": "evt_prod_06h2cqkd15naxq1enegfmtsspwx0w",
          *       "type": "invoice.marked_uncollectible",
          *       "aggregate_type": "invoice",
-         *       "aggregate_id": "in_prod_06h2bk1h7fz90n3c7j8e1e3haryc0",
+         *       "aggregate_id": "in_prod_06h2cqkbxmzvxk2r9tfxrhpz6m0qg",
          *       "data": {
-         *         "id": "in_prod_06h2bk1h7fz90n3c7j8e1e3haryc0",
+         *         "id": "in_prod_06h2cqkbxmzvxk2r9tfxrhpz6m0qg",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h2bk1h7j64xf15v6zxhc5vzn16m",
-         *             "price": "price_prod_06h2bk1dgr4h4jxdhy1eyah6x844r",
+         *             "id": "il_prod_06h2cqkby3jg8n907jq10z6p4hrze",
+         *             "price": "price_prod_06h2cqjg2vada3b8e8bmnya9rc630",
          *             "quantity": 1,
          *             "tax_rates": [],
          *             "amount_atom": 500,
@@ -15964,11 +16225,11 @@ export type components = {
          *         "number": "EXAMPLEGMBH-0005",
          *         "object": "invoice",
          *         "status": "uncollectible",
-         *         "created": "2026-11-29T05:34:28.667Z",
+         *         "created": "2026-11-29T08:14:11.949Z",
          *         "paid_at": null,
-         *         "updated": "2026-11-29T05:34:28.698Z",
+         *         "updated": "2026-11-29T08:14:12.220Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2bk1eczkkm46ccdkv48avah01c",
+         *         "customer": "cus_prod_06h2cqjp9q86wsnhz16fr4njyj6nw",
          *         "discount": null,
          *         "due_date": null,
          *         "livemode": false,
@@ -15976,11 +16237,11 @@ export type components = {
          *         "tax_atom": 0,
          *         "voided_at": null,
          *         "overdue_at": null,
-         *         "pdf_sha256": "920e6901ab9bdc606f50c7a7a2f449efd0a28ccfde7939f74309111cdf062cf2",
+         *         "pdf_sha256": "d2eac20c8d6a8b47e2ee25e638ed641118ec8af5d36c8c1c1de5ca235a5e0c0f",
          *         "description": null,
-         *         "invoice_pdf": "http://127.0.0.1:39207/api/invoices/in_prod_06h2bk1h7fz90n3c7j8e1e3haryc0/pdf",
+         *         "invoice_pdf": "http://127.0.0.1:41121/api/invoices/in_prod_06h2cqkbxmzvxk2r9tfxrhpz6m0qg/pdf",
          *         "total_taxes": [],
-         *         "finalized_at": "2026-11-29T05:34:28.677Z",
+         *         "finalized_at": "2026-11-29T08:14:12.038Z",
          *         "subscription": null,
          *         "attempt_count": 0,
          *         "customer_name": "Jenny Rosen",
@@ -15993,20 +16254,20 @@ export type components = {
          *         "paid_pdf_sha256": null,
          *         "paid_amount_atom": 0,
          *         "total_amount_atom": 500,
-         *         "hosted_invoice_url": "http://127.0.0.1:39207/invoice/sk2qQgau_YoLtN4SUWafr5SdRScJxofWFF8a-T_FMF0",
+         *         "hosted_invoice_url": "http://127.0.0.1:41121/invoice/CMpJIxIWI_3tJsOZrOUzklzm2G7CJb5RuCjIjYYYR3g",
          *         "ending_balance_atom": 0,
          *         "next_payment_attempt": null,
          *         "starting_balance_atom": 0,
-         *         "marked_uncollectible_at": "2026-11-29T05:34:28.698Z",
+         *         "marked_uncollectible_at": "2026-11-29T08:14:12.220Z",
          *         "pre_payment_credit_notes_amount_atom": 0,
          *         "post_payment_credit_notes_amount_atom": 0
          *       },
          *       "previous_data": {
-         *         "id": "in_prod_06h2bk1h7fz90n3c7j8e1e3haryc0",
+         *         "id": "in_prod_06h2cqkbxmzvxk2r9tfxrhpz6m0qg",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h2bk1h7j64xf15v6zxhc5vzn16m",
-         *             "price": "price_prod_06h2bk1dgr4h4jxdhy1eyah6x844r",
+         *             "id": "il_prod_06h2cqkby3jg8n907jq10z6p4hrze",
+         *             "price": "price_prod_06h2cqjg2vada3b8e8bmnya9rc630",
          *             "quantity": 1,
          *             "tax_rates": [],
          *             "amount_atom": 500,
@@ -16019,11 +16280,11 @@ export type components = {
          *         "number": "EXAMPLEGMBH-0005",
          *         "object": "invoice",
          *         "status": "open",
-         *         "created": "2026-11-29T05:34:28.667Z",
+         *         "created": "2026-11-29T08:14:11.949Z",
          *         "paid_at": null,
-         *         "updated": "2026-11-29T05:34:28.677Z",
+         *         "updated": "2026-11-29T08:14:12.038Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2bk1eczkkm46ccdkv48avah01c",
+         *         "customer": "cus_prod_06h2cqjp9q86wsnhz16fr4njyj6nw",
          *         "discount": null,
          *         "due_date": null,
          *         "livemode": false,
@@ -16031,11 +16292,11 @@ export type components = {
          *         "tax_atom": 0,
          *         "voided_at": null,
          *         "overdue_at": null,
-         *         "pdf_sha256": "920e6901ab9bdc606f50c7a7a2f449efd0a28ccfde7939f74309111cdf062cf2",
+         *         "pdf_sha256": "d2eac20c8d6a8b47e2ee25e638ed641118ec8af5d36c8c1c1de5ca235a5e0c0f",
          *         "description": null,
-         *         "invoice_pdf": "http://127.0.0.1:39207/api/invoices/in_prod_06h2bk1h7fz90n3c7j8e1e3haryc0/pdf",
+         *         "invoice_pdf": "http://127.0.0.1:41121/api/invoices/in_prod_06h2cqkbxmzvxk2r9tfxrhpz6m0qg/pdf",
          *         "total_taxes": [],
-         *         "finalized_at": "2026-11-29T05:34:28.677Z",
+         *         "finalized_at": "2026-11-29T08:14:12.038Z",
          *         "subscription": null,
          *         "attempt_count": 0,
          *         "customer_name": "Jenny Rosen",
@@ -16048,7 +16309,7 @@ export type components = {
          *         "paid_pdf_sha256": null,
          *         "paid_amount_atom": 0,
          *         "total_amount_atom": 500,
-         *         "hosted_invoice_url": "http://127.0.0.1:39207/invoice/sk2qQgau_YoLtN4SUWafr5SdRScJxofWFF8a-T_FMF0",
+         *         "hosted_invoice_url": "http://127.0.0.1:41121/invoice/CMpJIxIWI_3tJsOZrOUzklzm2G7CJb5RuCjIjYYYR3g",
          *         "ending_balance_atom": 0,
          *         "next_payment_attempt": null,
          *         "starting_balance_atom": 0,
@@ -16057,13 +16318,13 @@ export type components = {
          *         "post_payment_credit_notes_amount_atom": 0
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2bk1hb17nhzmqyfdkczn0s1jg0",
-         *       "request_id": "req_prod_06h2bk1hb17nhzmqyfdkczn0s1jg0",
+         *       "correlation_id": "req_prod_06h2cqkcw2xkbzsaaeacfkfqb8xg2",
+         *       "request_id": "req_prod_06h2cqkcw2xkbzsaaeacfkfqb8xg2",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-29T05:34:28.700Z",
+         *       "created": "2026-11-29T08:14:12.233Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2bk19frtqygrdrtg0a29c4d0gj"
+         *       "actor_id": "key_prod_06h2cqh7fdk7b9911197cjdvt3b4e"
          *     }
          */
         InvoiceMarkedUncollectibleEvent: {
@@ -16108,16 +16369,16 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2bk1g88ftc7gctsgn24x3gbryw",
+         *       "id": "evt_prod_06h2cqk38k2ag1q8tc8fp7wjk91yt",
          *       "type": "invoice.refunded",
          *       "aggregate_type": "invoice",
-         *       "aggregate_id": "in_prod_06h2bk1fddm2mb6eg3nyqs2b2qkzc",
+         *       "aggregate_id": "in_prod_06h2cqjy5sy0ggp4fba462kpv07bg",
          *       "data": {
-         *         "id": "in_prod_06h2bk1fddm2mb6eg3nyqs2b2qkzc",
+         *         "id": "in_prod_06h2cqjy5sy0ggp4fba462kpv07bg",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h2bk1fdkb6dsxqycbey80ca3dqr",
-         *             "price": "price_prod_06h2bk1dgr4h4jxdhy1eyah6x844r",
+         *             "id": "il_prod_06h2cqjy60kbhje6xkr3ewadd8508",
+         *             "price": "price_prod_06h2cqjg2vada3b8e8bmnya9rc630",
          *             "quantity": 1,
          *             "tax_rates": [],
          *             "amount_atom": 500,
@@ -16130,11 +16391,11 @@ export type components = {
          *         "number": "EXAMPLEGMBH-0001",
          *         "object": "invoice",
          *         "status": "paid",
-         *         "created": "2026-11-29T05:34:28.203Z",
-         *         "paid_at": "2026-11-29T05:34:28.354Z",
-         *         "updated": "2026-11-29T05:34:28.354Z",
+         *         "created": "2026-11-29T08:14:08.430Z",
+         *         "paid_at": "2026-11-29T08:14:08.976Z",
+         *         "updated": "2026-11-29T08:14:08.976Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2bk1eczkkm46ccdkv48avah01c",
+         *         "customer": "cus_prod_06h2cqjp9q86wsnhz16fr4njyj6nw",
          *         "discount": null,
          *         "due_date": null,
          *         "livemode": false,
@@ -16142,24 +16403,24 @@ export type components = {
          *         "tax_atom": 0,
          *         "voided_at": null,
          *         "overdue_at": null,
-         *         "pdf_sha256": "94015227a828c1e3ba1f5f82028cd3f5874463c3c3b3733401df41c27524177c",
+         *         "pdf_sha256": "507ee3f14c5c3a9afb303f55dc53f9c494ca7b92a2722bfef411f3f9e1275bde",
          *         "description": null,
-         *         "invoice_pdf": "http://127.0.0.1:39207/api/invoices/in_prod_06h2bk1fddm2mb6eg3nyqs2b2qkzc/pdf",
+         *         "invoice_pdf": "http://127.0.0.1:41121/api/invoices/in_prod_06h2cqjy5sy0ggp4fba462kpv07bg/pdf",
          *         "total_taxes": [],
-         *         "finalized_at": "2026-11-29T05:34:28.227Z",
+         *         "finalized_at": "2026-11-29T08:14:08.585Z",
          *         "subscription": null,
          *         "attempt_count": 0,
          *         "customer_name": "Jenny Rosen",
          *         "discount_atom": 0,
          *         "subtotal_atom": 500,
          *         "customer_email": "jenny@example.com",
-         *         "payment_intent": "pi_prod_06h2bk1fz1xcztnjqdakz1a91yker",
+         *         "payment_intent": "pi_prod_06h2cqk02xbkvzm6s0n8dgx2jma4r",
          *         "reverse_charge": false,
          *         "due_amount_atom": 0,
-         *         "paid_pdf_sha256": "28c40d826134f462dade2830c87392495b60da98ab0087f82799de51d3b9a5e4",
+         *         "paid_pdf_sha256": "af3481ff8d4a7089362e865fbc01770b11b5bf89bfdaddd544d33b7eb8aa0dcc",
          *         "paid_amount_atom": 500,
          *         "total_amount_atom": 500,
-         *         "hosted_invoice_url": "http://127.0.0.1:39207/invoice/V45OWR-ZRgo6aXNFTItUJV4PDYIuLWeaHtNdJVK8bC4",
+         *         "hosted_invoice_url": "http://127.0.0.1:41121/invoice/Vd9wnXYEeBG_iKmQCxEHOJc-9dloiNEd37cjbtaze3Y",
          *         "ending_balance_atom": 0,
          *         "next_payment_attempt": null,
          *         "starting_balance_atom": 0,
@@ -16169,13 +16430,13 @@ export type components = {
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2bk1g4ts2kek3bap90ee3c4twm",
-         *       "request_id": "req_prod_06h2bk1g4ts2kek3bap90ee3c4twm",
+         *       "correlation_id": "req_prod_06h2cqk2n8bpmak9tpv4r2wjdfzkw",
+         *       "request_id": "req_prod_06h2cqk2n8bpmak9tpv4r2wjdfzkw",
          *       "version": 1,
          *       "sequence": 5,
-         *       "created": "2026-11-29T05:34:28.418Z",
+         *       "created": "2026-11-29T08:14:09.732Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2bk19frtqygrdrtg0a29c4d0gj"
+         *       "actor_id": "key_prod_06h2cqh7fdk7b9911197cjdvt3b4e"
          *     }
          */
         InvoiceRefundedEvent: {
@@ -16220,16 +16481,16 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2bk1kw9sv8mjc8e238hf4q2vg8",
+         *       "id": "evt_prod_06h2cqm9d0jtr3t8gqz6cmpd73hc2",
          *       "type": "invoice.upcoming",
          *       "aggregate_type": "invoice",
-         *       "aggregate_id": "in_prod_06h2bk1kv4nrd6s1fw3qt08zse5xt",
+         *       "aggregate_id": "in_prod_06h2cqm8y85q54cevd3tntjv3c4g6",
          *       "data": {
-         *         "id": "in_prod_06h2bk1kv4nrd6s1fw3qt08zse5xt",
+         *         "id": "in_prod_06h2cqm8y85q54cevd3tntjv3c4g6",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h2bk1kvyxkg3f9cssj5gqydc7wt",
-         *             "price": "price_prod_06h2bk1depr8bfp83ae41d6mcq6s8",
+         *             "id": "il_prod_06h2cqm99xbnzjm3z8z6wwnz0ambg",
+         *             "price": "price_prod_06h2cqjfppy86tx2b9kty9x453e5p",
          *             "quantity": 1,
          *             "tax_rates": [],
          *             "amount_atom": 2000,
@@ -16242,11 +16503,11 @@ export type components = {
          *         "number": null,
          *         "object": "invoice",
          *         "status": "draft",
-         *         "created": "2026-12-06T05:34:29.025Z",
+         *         "created": "2026-12-06T08:14:15.546Z",
          *         "paid_at": null,
-         *         "updated": "2026-12-06T05:34:29.025Z",
+         *         "updated": "2026-12-06T08:14:15.546Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2bk1eczkkm46ccdkv48avah01c",
+         *         "customer": "cus_prod_06h2cqjp9q86wsnhz16fr4njyj6nw",
          *         "discount": null,
          *         "due_date": null,
          *         "livemode": false,
@@ -16255,11 +16516,11 @@ export type components = {
          *         "voided_at": null,
          *         "overdue_at": null,
          *         "pdf_sha256": null,
-         *         "description": "Subscription sub_prod_06h2bk1jm83mwz2phtym3ybpf7w7y",
+         *         "description": "Subscription sub_prod_06h2cqkt166hsbb75yhzt5hg2wk26",
          *         "invoice_pdf": null,
          *         "total_taxes": [],
          *         "finalized_at": null,
-         *         "subscription": "sub_prod_06h2bk1jm83mwz2phtym3ybpf7w7y",
+         *         "subscription": "sub_prod_06h2cqkt166hsbb75yhzt5hg2wk26",
          *         "attempt_count": 0,
          *         "customer_name": null,
          *         "discount_atom": 0,
@@ -16273,7 +16534,7 @@ export type components = {
          *         "total_amount_atom": 2000,
          *         "hosted_invoice_url": null,
          *         "ending_balance_atom": 0,
-         *         "next_payment_attempt": "2026-12-06T05:34:29.025Z",
+         *         "next_payment_attempt": "2026-12-06T08:14:15.546Z",
          *         "starting_balance_atom": 0,
          *         "marked_uncollectible_at": null,
          *         "pre_payment_credit_notes_amount_atom": 0,
@@ -16281,11 +16542,11 @@ export type components = {
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2bk1kmyntkr14at77sypdn2b30",
+         *       "correlation_id": "req_prod_06h2cqm4h4zcjw7ygzymxdf4zetyj",
          *       "request_id": null,
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-12-03T05:34:29.025Z",
+         *       "created": "2026-12-03T08:14:15.546Z",
          *       "actor_type": "system",
          *       "actor_id": null
          *     }
@@ -16332,19 +16593,19 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2bk1ed0qcdna5yjtcf7nathz3j",
+         *       "id": "evt_prod_06h2cqjpajtqn2evdkh0zgff2ppmp",
          *       "type": "customer.created",
          *       "aggregate_type": "customer",
-         *       "aggregate_id": "cus_prod_06h2bk1eczkkm46ccdkv48avah01c",
+         *       "aggregate_id": "cus_prod_06h2cqjp9q86wsnhz16fr4njyj6nw",
          *       "data": {
-         *         "id": "cus_prod_06h2bk1eczkkm46ccdkv48avah01c",
+         *         "id": "cus_prod_06h2cqjp9q86wsnhz16fr4njyj6nw",
          *         "name": "Jenny",
          *         "email": "jenny@example.com",
          *         "object": "customer",
          *         "address": null,
-         *         "created": "2026-11-29T05:34:27.943Z",
+         *         "created": "2026-11-29T08:14:06.412Z",
          *         "tax_ids": [],
-         *         "updated": "2026-11-29T05:34:27.943Z",
+         *         "updated": "2026-11-29T08:14:06.412Z",
          *         "balances": {},
          *         "livemode": false,
          *         "metadata": {},
@@ -16354,13 +16615,13 @@ export type components = {
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2bk1ecqesnj5gkk6djg6rwk1gc",
-         *       "request_id": "req_prod_06h2bk1ecqesnj5gkk6djg6rwk1gc",
+         *       "correlation_id": "req_prod_06h2cqjp77yzgr8mxpgq3gw4adwee",
+         *       "request_id": "req_prod_06h2cqjp77yzgr8mxpgq3gw4adwee",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-29T05:34:27.944Z",
+         *       "created": "2026-11-29T08:14:06.420Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2bk19frtqygrdrtg0a29c4d0gj"
+         *       "actor_id": "key_prod_06h2cqh7fdk7b9911197cjdvt3b4e"
          *     }
          */
         CustomerCreatedEvent: {
@@ -16405,19 +16666,19 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2bk1eftz3ssqqc48wmd9rp1n3t",
+         *       "id": "evt_prod_06h2cqjq67afbxa48p4xh154bay6t",
          *       "type": "customer.updated",
          *       "aggregate_type": "customer",
-         *       "aggregate_id": "cus_prod_06h2bk1eczkkm46ccdkv48avah01c",
+         *       "aggregate_id": "cus_prod_06h2cqjp9q86wsnhz16fr4njyj6nw",
          *       "data": {
-         *         "id": "cus_prod_06h2bk1eczkkm46ccdkv48avah01c",
+         *         "id": "cus_prod_06h2cqjp9q86wsnhz16fr4njyj6nw",
          *         "name": "Jenny Rosen",
          *         "email": "jenny@example.com",
          *         "object": "customer",
          *         "address": null,
-         *         "created": "2026-11-29T05:34:27.943Z",
+         *         "created": "2026-11-29T08:14:06.412Z",
          *         "tax_ids": [],
-         *         "updated": "2026-11-29T05:34:27.964Z",
+         *         "updated": "2026-11-29T08:14:06.623Z",
          *         "balances": {},
          *         "livemode": false,
          *         "metadata": {},
@@ -16426,14 +16687,14 @@ export type components = {
          *         "preferred_locale": null
          *       },
          *       "previous_data": {
-         *         "id": "cus_prod_06h2bk1eczkkm46ccdkv48avah01c",
+         *         "id": "cus_prod_06h2cqjp9q86wsnhz16fr4njyj6nw",
          *         "name": "Jenny",
          *         "email": "jenny@example.com",
          *         "object": "customer",
          *         "address": null,
-         *         "created": "2026-11-29T05:34:27.943Z",
+         *         "created": "2026-11-29T08:14:06.412Z",
          *         "tax_ids": [],
-         *         "updated": "2026-11-29T05:34:27.943Z",
+         *         "updated": "2026-11-29T08:14:06.412Z",
          *         "balances": {},
          *         "livemode": false,
          *         "metadata": {},
@@ -16442,13 +16703,13 @@ export type components = {
          *         "preferred_locale": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2bk1efa5xej0hkxzeex9bhs8w6",
-         *       "request_id": "req_prod_06h2bk1efa5xej0hkxzeex9bhs8w6",
+         *       "correlation_id": "req_prod_06h2cqjpz0rn832y1ybnkgk55qjm6",
+         *       "request_id": "req_prod_06h2cqjpz0rn832y1ybnkgk55qjm6",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-29T05:34:27.966Z",
+         *       "created": "2026-11-29T08:14:06.641Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2bk19frtqygrdrtg0a29c4d0gj"
+         *       "actor_id": "key_prod_06h2cqh7fdk7b9911197cjdvt3b4e"
          *     }
          */
         CustomerUpdatedEvent: {
@@ -16493,20 +16754,20 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2bk1ej61wj9ftxrmfdrqg70bh6",
+         *       "id": "evt_prod_06h2cqjqnrv4g7e6badyc44qjrqq6",
          *       "type": "customer.deleted",
          *       "aggregate_type": "customer",
-         *       "aggregate_id": "cus_prod_06h2bk1eh4edatffg744r7zxfsa1c",
+         *       "aggregate_id": "cus_prod_06h2cqjqcksgpyv3kagtqx76y6ngr",
          *       "data": {
-         *         "id": "cus_prod_06h2bk1eh4edatffg744r7zxfsa1c",
+         *         "id": "cus_prod_06h2cqjqcksgpyv3kagtqx76y6ngr",
          *         "name": null,
          *         "email": "leaving@example.com",
          *         "object": "customer",
          *         "address": null,
-         *         "created": "2026-11-29T05:34:27.977Z",
+         *         "created": "2026-11-29T08:14:06.692Z",
          *         "deleted": true,
          *         "tax_ids": [],
-         *         "updated": "2026-11-29T05:34:27.984Z",
+         *         "updated": "2026-11-29T08:14:06.763Z",
          *         "balances": {},
          *         "livemode": false,
          *         "metadata": {},
@@ -16515,14 +16776,14 @@ export type components = {
          *         "preferred_locale": null
          *       },
          *       "previous_data": {
-         *         "id": "cus_prod_06h2bk1eh4edatffg744r7zxfsa1c",
+         *         "id": "cus_prod_06h2cqjqcksgpyv3kagtqx76y6ngr",
          *         "name": null,
          *         "email": "leaving@example.com",
          *         "object": "customer",
          *         "address": null,
-         *         "created": "2026-11-29T05:34:27.977Z",
+         *         "created": "2026-11-29T08:14:06.692Z",
          *         "tax_ids": [],
-         *         "updated": "2026-11-29T05:34:27.977Z",
+         *         "updated": "2026-11-29T08:14:06.692Z",
          *         "balances": {},
          *         "livemode": false,
          *         "metadata": {},
@@ -16531,13 +16792,13 @@ export type components = {
          *         "preferred_locale": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2bk1ehx3zk0jbkenh6mgh6d8x4",
-         *       "request_id": "req_prod_06h2bk1ehx3zk0jbkenh6mgh6d8x4",
+         *       "correlation_id": "req_prod_06h2cqjqmb2xk13902crsfc76eb70",
+         *       "request_id": "req_prod_06h2cqjqmb2xk13902crsfc76eb70",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-29T05:34:27.985Z",
+         *       "created": "2026-11-29T08:14:06.767Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2bk19frtqygrdrtg0a29c4d0gj"
+         *       "actor_id": "key_prod_06h2cqh7fdk7b9911197cjdvt3b4e"
          *     }
          */
         CustomerDeletedEvent: {
@@ -16582,21 +16843,21 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2bk1ekp2dnp82ak1z2w8df0ba6",
+         *       "id": "evt_prod_06h2cqjr2bdwt530t1h3mva9td8e0",
          *       "type": "customer.discount.created",
          *       "aggregate_type": "customer_discount",
-         *       "aggregate_id": "di_prod_06h2bk1ekkjw0bhc817k1e5t16hrw",
+         *       "aggregate_id": "di_prod_06h2cqjr1h52dxxetf5ha87n0cyt8",
          *       "data": {
-         *         "id": "di_prod_06h2bk1ekkjw0bhc817k1e5t16hrw",
+         *         "id": "di_prod_06h2cqjr1h52dxxetf5ha87n0cyt8",
          *         "end": null,
-         *         "start": "2026-11-29T05:34:27.995Z",
+         *         "start": "2026-11-29T08:14:06.837Z",
          *         "coupon": {
-         *           "id": "cpn_prod_06h2bk1dr71bvq829whwnf7nx46r2",
+         *           "id": "cpn_prod_06h2cqjhfw5fk0pha5pxbhkmya3ve",
          *           "name": "Ten percent",
          *           "valid": true,
          *           "object": "coupon",
-         *           "created": "2026-11-29T05:34:27.777Z",
-         *           "updated": "2026-11-29T05:34:27.995Z",
+         *           "created": "2026-11-29T08:14:05.182Z",
+         *           "updated": "2026-11-29T08:14:06.837Z",
          *           "currency": null,
          *           "duration": "forever",
          *           "livemode": false,
@@ -16609,18 +16870,18 @@ export type components = {
          *           "duration_in_months": null
          *         },
          *         "object": "discount",
-         *         "customer": "cus_prod_06h2bk1eczkkm46ccdkv48avah01c",
+         *         "customer": "cus_prod_06h2cqjp9q86wsnhz16fr4njyj6nw",
          *         "livemode": false
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2bk1ek2qfhvrkenp0d83z9d546",
-         *       "request_id": "req_prod_06h2bk1ek2qfhvrkenp0d83z9d546",
+         *       "correlation_id": "req_prod_06h2cqjqvgpscmngnps2a6vdsgj8w",
+         *       "request_id": "req_prod_06h2cqjqvgpscmngnps2a6vdsgj8w",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-29T05:34:27.997Z",
+         *       "created": "2026-11-29T08:14:06.866Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2bk19frtqygrdrtg0a29c4d0gj"
+         *       "actor_id": "key_prod_06h2cqh7fdk7b9911197cjdvt3b4e"
          *     }
          */
         CustomerDiscountCreatedEvent: {
@@ -16665,21 +16926,21 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2bk1enp5rf199xga9wa98hg0f2",
+         *       "id": "evt_prod_06h2cqjrbk1t6v1emgh828a0dnemw",
          *       "type": "customer.discount.updated",
          *       "aggregate_type": "customer_discount",
-         *       "aggregate_id": "di_prod_06h2bk1ekkjw0bhc817k1e5t16hrw",
+         *       "aggregate_id": "di_prod_06h2cqjr1h52dxxetf5ha87n0cyt8",
          *       "data": {
-         *         "id": "di_prod_06h2bk1ekkjw0bhc817k1e5t16hrw",
+         *         "id": "di_prod_06h2cqjr1h52dxxetf5ha87n0cyt8",
          *         "end": null,
-         *         "start": "2026-11-29T05:34:28.010Z",
+         *         "start": "2026-11-29T08:14:06.928Z",
          *         "coupon": {
-         *           "id": "cpn_prod_06h2bk1dsqt7cyzghcy5780k9gawy",
+         *           "id": "cpn_prod_06h2cqjhnsbr53xtasrapfznq65kj",
          *           "name": null,
          *           "valid": true,
          *           "object": "coupon",
-         *           "created": "2026-11-29T05:34:27.789Z",
-         *           "updated": "2026-11-29T05:34:28.010Z",
+         *           "created": "2026-11-29T08:14:05.230Z",
+         *           "updated": "2026-11-29T08:14:06.928Z",
          *           "currency": "usd",
          *           "duration": "once",
          *           "livemode": false,
@@ -16692,20 +16953,20 @@ export type components = {
          *           "duration_in_months": null
          *         },
          *         "object": "discount",
-         *         "customer": "cus_prod_06h2bk1eczkkm46ccdkv48avah01c",
+         *         "customer": "cus_prod_06h2cqjp9q86wsnhz16fr4njyj6nw",
          *         "livemode": false
          *       },
          *       "previous_data": {
-         *         "id": "di_prod_06h2bk1ekkjw0bhc817k1e5t16hrw",
+         *         "id": "di_prod_06h2cqjr1h52dxxetf5ha87n0cyt8",
          *         "end": null,
-         *         "start": "2026-11-29T05:34:27.995Z",
+         *         "start": "2026-11-29T08:14:06.837Z",
          *         "coupon": {
-         *           "id": "cpn_prod_06h2bk1dr71bvq829whwnf7nx46r2",
+         *           "id": "cpn_prod_06h2cqjhfw5fk0pha5pxbhkmya3ve",
          *           "name": "Ten percent",
          *           "valid": true,
          *           "object": "coupon",
-         *           "created": "2026-11-29T05:34:27.777Z",
-         *           "updated": "2026-11-29T05:34:27.995Z",
+         *           "created": "2026-11-29T08:14:05.182Z",
+         *           "updated": "2026-11-29T08:14:06.837Z",
          *           "currency": null,
          *           "duration": "forever",
          *           "livemode": false,
@@ -16718,17 +16979,17 @@ export type components = {
          *           "duration_in_months": null
          *         },
          *         "object": "discount",
-         *         "customer": "cus_prod_06h2bk1eczkkm46ccdkv48avah01c",
+         *         "customer": "cus_prod_06h2cqjp9q86wsnhz16fr4njyj6nw",
          *         "livemode": false
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2bk1en03bmnkzaewhaxrmh88a4",
-         *       "request_id": "req_prod_06h2bk1en03bmnkzaewhaxrmh88a4",
+         *       "correlation_id": "req_prod_06h2cqjr73xvh2wktf3fcbsdn4je8",
+         *       "request_id": "req_prod_06h2cqjr73xvh2wktf3fcbsdn4je8",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-29T05:34:28.013Z",
+         *       "created": "2026-11-29T08:14:06.940Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2bk19frtqygrdrtg0a29c4d0gj"
+         *       "actor_id": "key_prod_06h2cqh7fdk7b9911197cjdvt3b4e"
          *     }
          */
         CustomerDiscountUpdatedEvent: {
@@ -16773,21 +17034,21 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2bk1epvjzhh915sz83ft9fbrv6",
+         *       "id": "evt_prod_06h2cqjrp75dphs50wx9g5ye9qepa",
          *       "type": "customer.discount.deleted",
          *       "aggregate_type": "customer_discount",
-         *       "aggregate_id": "di_prod_06h2bk1ekkjw0bhc817k1e5t16hrw",
+         *       "aggregate_id": "di_prod_06h2cqjr1h52dxxetf5ha87n0cyt8",
          *       "data": {
-         *         "id": "di_prod_06h2bk1ekkjw0bhc817k1e5t16hrw",
+         *         "id": "di_prod_06h2cqjr1h52dxxetf5ha87n0cyt8",
          *         "end": null,
-         *         "start": "2026-11-29T05:34:28.010Z",
+         *         "start": "2026-11-29T08:14:06.928Z",
          *         "coupon": {
-         *           "id": "cpn_prod_06h2bk1dsqt7cyzghcy5780k9gawy",
+         *           "id": "cpn_prod_06h2cqjhnsbr53xtasrapfznq65kj",
          *           "name": null,
          *           "valid": true,
          *           "object": "coupon",
-         *           "created": "2026-11-29T05:34:27.789Z",
-         *           "updated": "2026-11-29T05:34:28.010Z",
+         *           "created": "2026-11-29T08:14:05.230Z",
+         *           "updated": "2026-11-29T08:14:06.928Z",
          *           "currency": "usd",
          *           "duration": "once",
          *           "livemode": false,
@@ -16801,20 +17062,20 @@ export type components = {
          *         },
          *         "object": "discount",
          *         "deleted": true,
-         *         "customer": "cus_prod_06h2bk1eczkkm46ccdkv48avah01c",
+         *         "customer": "cus_prod_06h2cqjp9q86wsnhz16fr4njyj6nw",
          *         "livemode": false
          *       },
          *       "previous_data": {
-         *         "id": "di_prod_06h2bk1ekkjw0bhc817k1e5t16hrw",
+         *         "id": "di_prod_06h2cqjr1h52dxxetf5ha87n0cyt8",
          *         "end": null,
-         *         "start": "2026-11-29T05:34:28.010Z",
+         *         "start": "2026-11-29T08:14:06.928Z",
          *         "coupon": {
-         *           "id": "cpn_prod_06h2bk1dsqt7cyzghcy5780k9gawy",
+         *           "id": "cpn_prod_06h2cqjhnsbr53xtasrapfznq65kj",
          *           "name": null,
          *           "valid": true,
          *           "object": "coupon",
-         *           "created": "2026-11-29T05:34:27.789Z",
-         *           "updated": "2026-11-29T05:34:28.010Z",
+         *           "created": "2026-11-29T08:14:05.230Z",
+         *           "updated": "2026-11-29T08:14:06.928Z",
          *           "currency": "usd",
          *           "duration": "once",
          *           "livemode": false,
@@ -16827,17 +17088,17 @@ export type components = {
          *           "duration_in_months": null
          *         },
          *         "object": "discount",
-         *         "customer": "cus_prod_06h2bk1eczkkm46ccdkv48avah01c",
+         *         "customer": "cus_prod_06h2cqjp9q86wsnhz16fr4njyj6nw",
          *         "livemode": false
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2bk1epcad0xm3v86k18m85t64g",
-         *       "request_id": "req_prod_06h2bk1epcad0xm3v86k18m85t64g",
+         *       "correlation_id": "req_prod_06h2cqjrgasa1gmqntradnw7v8b48",
+         *       "request_id": "req_prod_06h2cqjrgasa1gmqntradnw7v8b48",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-29T05:34:28.022Z",
+         *       "created": "2026-11-29T08:14:07.025Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2bk19frtqygrdrtg0a29c4d0gj"
+         *       "actor_id": "key_prod_06h2cqh7fdk7b9911197cjdvt3b4e"
          *     }
          */
         CustomerDiscountDeletedEvent: {
@@ -16882,17 +17143,17 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2bk1dr96habaw9ppk44kcdzd0c",
+         *       "id": "evt_prod_06h2cqjhgz9z6fdrtdmfts83stwdt",
          *       "type": "coupon.created",
          *       "aggregate_type": "coupon",
-         *       "aggregate_id": "cpn_prod_06h2bk1dr71bvq829whwnf7nx46r2",
+         *       "aggregate_id": "cpn_prod_06h2cqjhfw5fk0pha5pxbhkmya3ve",
          *       "data": {
-         *         "id": "cpn_prod_06h2bk1dr71bvq829whwnf7nx46r2",
+         *         "id": "cpn_prod_06h2cqjhfw5fk0pha5pxbhkmya3ve",
          *         "name": null,
          *         "valid": true,
          *         "object": "coupon",
-         *         "created": "2026-11-29T05:34:27.777Z",
-         *         "updated": "2026-11-29T05:34:27.777Z",
+         *         "created": "2026-11-29T08:14:05.182Z",
+         *         "updated": "2026-11-29T08:14:05.182Z",
          *         "currency": null,
          *         "duration": "forever",
          *         "livemode": false,
@@ -16906,13 +17167,13 @@ export type components = {
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2bk1dqz934kcvsh7tr374x72k8",
-         *       "request_id": "req_prod_06h2bk1dqz934kcvsh7tr374x72k8",
+         *       "correlation_id": "req_prod_06h2cqjhevys9xpsgegcmapbk4v0y",
+         *       "request_id": "req_prod_06h2cqjhevys9xpsgegcmapbk4v0y",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-29T05:34:27.778Z",
+         *       "created": "2026-11-29T08:14:05.191Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2bk19frtqygrdrtg0a29c4d0gj"
+         *       "actor_id": "key_prod_06h2cqh7fdk7b9911197cjdvt3b4e"
          *     }
          */
         CouponCreatedEvent: {
@@ -16957,17 +17218,17 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2bk1dtwzynrt96nbyn96pack48",
+         *       "id": "evt_prod_06h2cqjj271vy4nr7gkfyg234wywt",
          *       "type": "coupon.updated",
          *       "aggregate_type": "coupon",
-         *       "aggregate_id": "cpn_prod_06h2bk1dr71bvq829whwnf7nx46r2",
+         *       "aggregate_id": "cpn_prod_06h2cqjhfw5fk0pha5pxbhkmya3ve",
          *       "data": {
-         *         "id": "cpn_prod_06h2bk1dr71bvq829whwnf7nx46r2",
+         *         "id": "cpn_prod_06h2cqjhfw5fk0pha5pxbhkmya3ve",
          *         "name": "Ten percent",
          *         "valid": true,
          *         "object": "coupon",
-         *         "created": "2026-11-29T05:34:27.777Z",
-         *         "updated": "2026-11-29T05:34:27.798Z",
+         *         "created": "2026-11-29T08:14:05.182Z",
+         *         "updated": "2026-11-29T08:14:05.321Z",
          *         "currency": null,
          *         "duration": "forever",
          *         "livemode": false,
@@ -16980,12 +17241,12 @@ export type components = {
          *         "duration_in_months": null
          *       },
          *       "previous_data": {
-         *         "id": "cpn_prod_06h2bk1dr71bvq829whwnf7nx46r2",
+         *         "id": "cpn_prod_06h2cqjhfw5fk0pha5pxbhkmya3ve",
          *         "name": null,
          *         "valid": true,
          *         "object": "coupon",
-         *         "created": "2026-11-29T05:34:27.777Z",
-         *         "updated": "2026-11-29T05:34:27.777Z",
+         *         "created": "2026-11-29T08:14:05.182Z",
+         *         "updated": "2026-11-29T08:14:05.182Z",
          *         "currency": null,
          *         "duration": "forever",
          *         "livemode": false,
@@ -16998,13 +17259,13 @@ export type components = {
          *         "duration_in_months": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2bk1dthqdb0mnz1yr1zgq8qqjt",
-         *       "request_id": "req_prod_06h2bk1dthqdb0mnz1yr1zgq8qqjt",
+         *       "correlation_id": "req_prod_06h2cqjhz67mjb72qb37h1rzbm3mp",
+         *       "request_id": "req_prod_06h2cqjhz67mjb72qb37h1rzbm3mp",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-29T05:34:27.799Z",
+         *       "created": "2026-11-29T08:14:05.329Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2bk19frtqygrdrtg0a29c4d0gj"
+         *       "actor_id": "key_prod_06h2cqh7fdk7b9911197cjdvt3b4e"
          *     }
          */
         CouponUpdatedEvent: {
@@ -17049,18 +17310,18 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2bk1dxkz14sepmrn87dn1y2kkp",
+         *       "id": "evt_prod_06h2cqjk4j0r3j1ehbnjep3d5g6g2",
          *       "type": "coupon.deleted",
          *       "aggregate_type": "coupon",
-         *       "aggregate_id": "cpn_prod_06h2bk1dwa56vdq19d7pr3vb4zxpp",
+         *       "aggregate_id": "cpn_prod_06h2cqjjdzq5gq9hrb9cck909y5d2",
          *       "data": {
-         *         "id": "cpn_prod_06h2bk1dwa56vdq19d7pr3vb4zxpp",
+         *         "id": "cpn_prod_06h2cqjjdzq5gq9hrb9cck909y5d2",
          *         "name": null,
          *         "valid": false,
          *         "object": "coupon",
-         *         "created": "2026-11-29T05:34:27.810Z",
+         *         "created": "2026-11-29T08:14:05.423Z",
          *         "deleted": true,
-         *         "updated": "2026-11-29T05:34:27.818Z",
+         *         "updated": "2026-11-29T08:14:05.601Z",
          *         "currency": null,
          *         "duration": "forever",
          *         "livemode": false,
@@ -17073,12 +17334,12 @@ export type components = {
          *         "duration_in_months": null
          *       },
          *       "previous_data": {
-         *         "id": "cpn_prod_06h2bk1dwa56vdq19d7pr3vb4zxpp",
+         *         "id": "cpn_prod_06h2cqjjdzq5gq9hrb9cck909y5d2",
          *         "name": null,
          *         "valid": true,
          *         "object": "coupon",
-         *         "created": "2026-11-29T05:34:27.810Z",
-         *         "updated": "2026-11-29T05:34:27.810Z",
+         *         "created": "2026-11-29T08:14:05.423Z",
+         *         "updated": "2026-11-29T08:14:05.423Z",
          *         "currency": null,
          *         "duration": "forever",
          *         "livemode": false,
@@ -17091,13 +17352,13 @@ export type components = {
          *         "duration_in_months": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2bk1dx658fw6ecr2a3j4xwvnb2",
-         *       "request_id": "req_prod_06h2bk1dx658fw6ecr2a3j4xwvnb2",
+         *       "correlation_id": "req_prod_06h2cqjjmk1z5nthfz051rqtyzb7y",
+         *       "request_id": "req_prod_06h2cqjjmk1z5nthfz051rqtyzb7y",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-29T05:34:27.820Z",
+         *       "created": "2026-11-29T08:14:05.604Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2bk19frtqygrdrtg0a29c4d0gj"
+         *       "actor_id": "key_prod_06h2cqh7fdk7b9911197cjdvt3b4e"
          *     }
          */
         CouponDeletedEvent: {
@@ -17142,19 +17403,19 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2bk1devr5hmcvydckwk9dnjwhw",
+         *       "id": "evt_prod_06h2cqjfr5f34grzzkgcbq8v1gq6w",
          *       "type": "price.created",
          *       "aggregate_type": "price",
-         *       "aggregate_id": "price_prod_06h2bk1depr8bfp83ae41d6mcq6s8",
+         *       "aggregate_id": "price_prod_06h2cqjfppy86tx2b9kty9x453e5p",
          *       "data": {
-         *         "id": "price_prod_06h2bk1depr8bfp83ae41d6mcq6s8",
+         *         "id": "price_prod_06h2cqjfppy86tx2b9kty9x453e5p",
          *         "type": "recurring",
          *         "tiers": null,
          *         "active": true,
          *         "object": "price",
-         *         "created": "2026-11-29T05:34:27.701Z",
-         *         "product": "prod_prod_06h2bk1d9sgbbg96zqdfs1r3k55et",
-         *         "updated": "2026-11-29T05:34:27.701Z",
+         *         "created": "2026-11-29T08:14:04.725Z",
+         *         "product": "prod_prod_06h2cqjeq4hacp8vqrze1e0nck9dj",
+         *         "updated": "2026-11-29T08:14:04.725Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "metadata": {},
@@ -17171,13 +17432,13 @@ export type components = {
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2bk1de6v3a629ngzyt5b3fb1np",
-         *       "request_id": "req_prod_06h2bk1de6v3a629ngzyt5b3fb1np",
+         *       "correlation_id": "req_prod_06h2cqjfmhc1029rfnyff9x74rm5r",
+         *       "request_id": "req_prod_06h2cqjfmhc1029rfnyff9x74rm5r",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-29T05:34:27.702Z",
+         *       "created": "2026-11-29T08:14:04.738Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2bk19frtqygrdrtg0a29c4d0gj"
+         *       "actor_id": "key_prod_06h2cqh7fdk7b9911197cjdvt3b4e"
          *     }
          */
         PriceCreatedEvent: {
@@ -17222,19 +17483,19 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2bk1dj9rz3gz4k7tyw0d5nq51w",
+         *       "id": "evt_prod_06h2cqjggvdb1rg7zsv0f3r97cdap",
          *       "type": "price.updated",
          *       "aggregate_type": "price",
-         *       "aggregate_id": "price_prod_06h2bk1depr8bfp83ae41d6mcq6s8",
+         *       "aggregate_id": "price_prod_06h2cqjfppy86tx2b9kty9x453e5p",
          *       "data": {
-         *         "id": "price_prod_06h2bk1depr8bfp83ae41d6mcq6s8",
+         *         "id": "price_prod_06h2cqjfppy86tx2b9kty9x453e5p",
          *         "type": "recurring",
          *         "tiers": null,
          *         "active": true,
          *         "object": "price",
-         *         "created": "2026-11-29T05:34:27.701Z",
-         *         "product": "prod_prod_06h2bk1d9sgbbg96zqdfs1r3k55et",
-         *         "updated": "2026-11-29T05:34:27.728Z",
+         *         "created": "2026-11-29T08:14:04.725Z",
+         *         "product": "prod_prod_06h2cqjeq4hacp8vqrze1e0nck9dj",
+         *         "updated": "2026-11-29T08:14:04.920Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "metadata": {},
@@ -17250,14 +17511,14 @@ export type components = {
          *         "unit_amount_atom": 2000
          *       },
          *       "previous_data": {
-         *         "id": "price_prod_06h2bk1depr8bfp83ae41d6mcq6s8",
+         *         "id": "price_prod_06h2cqjfppy86tx2b9kty9x453e5p",
          *         "type": "recurring",
          *         "tiers": null,
          *         "active": true,
          *         "object": "price",
-         *         "created": "2026-11-29T05:34:27.701Z",
-         *         "product": "prod_prod_06h2bk1d9sgbbg96zqdfs1r3k55et",
-         *         "updated": "2026-11-29T05:34:27.701Z",
+         *         "created": "2026-11-29T08:14:04.725Z",
+         *         "product": "prod_prod_06h2cqjeq4hacp8vqrze1e0nck9dj",
+         *         "updated": "2026-11-29T08:14:04.725Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "metadata": {},
@@ -17273,13 +17534,13 @@ export type components = {
          *         "unit_amount_atom": 2000
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2bk1dhqprxrawfwf3k6cj35d8t",
-         *       "request_id": "req_prod_06h2bk1dhqprxrawfwf3k6cj35d8t",
+         *       "correlation_id": "req_prod_06h2cqjgah0hsdpbnjbzwxc58gwfp",
+         *       "request_id": "req_prod_06h2cqjgah0hsdpbnjbzwxc58gwfp",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-29T05:34:27.730Z",
+         *       "created": "2026-11-29T08:14:04.934Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2bk19frtqygrdrtg0a29c4d0gj"
+         *       "actor_id": "key_prod_06h2cqh7fdk7b9911197cjdvt3b4e"
          *     }
          */
         PriceUpdatedEvent: {
@@ -17324,20 +17585,20 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2bk1dnbwcqyhgvd58fxex3qwwj",
+         *       "id": "evt_prod_06h2cqjgz8cyzmab2vkk6ckehjqnj",
          *       "type": "price.deleted",
          *       "aggregate_type": "price",
-         *       "aggregate_id": "price_prod_06h2bk1dkvnceqx1vzf5ze09czng6",
+         *       "aggregate_id": "price_prod_06h2cqjgr98zz9hpw7kr3y7at19bc",
          *       "data": {
-         *         "id": "price_prod_06h2bk1dkvnceqx1vzf5ze09czng6",
+         *         "id": "price_prod_06h2cqjgr98zz9hpw7kr3y7at19bc",
          *         "type": "one_time",
          *         "tiers": null,
          *         "active": true,
          *         "object": "price",
-         *         "created": "2026-11-29T05:34:27.742Z",
+         *         "created": "2026-11-29T08:14:04.994Z",
          *         "deleted": true,
-         *         "product": "prod_prod_06h2bk1dd5kes6p72qd8sjy8k5pyj",
-         *         "updated": "2026-11-29T05:34:27.753Z",
+         *         "product": "prod_prod_06h2cqjff289kea2x56wb32vzekec",
+         *         "updated": "2026-11-29T08:14:05.045Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "metadata": {},
@@ -17348,14 +17609,14 @@ export type components = {
          *         "unit_amount_atom": 100
          *       },
          *       "previous_data": {
-         *         "id": "price_prod_06h2bk1dkvnceqx1vzf5ze09czng6",
+         *         "id": "price_prod_06h2cqjgr98zz9hpw7kr3y7at19bc",
          *         "type": "one_time",
          *         "tiers": null,
          *         "active": true,
          *         "object": "price",
-         *         "created": "2026-11-29T05:34:27.742Z",
-         *         "product": "prod_prod_06h2bk1dd5kes6p72qd8sjy8k5pyj",
-         *         "updated": "2026-11-29T05:34:27.742Z",
+         *         "created": "2026-11-29T08:14:04.994Z",
+         *         "product": "prod_prod_06h2cqjff289kea2x56wb32vzekec",
+         *         "updated": "2026-11-29T08:14:04.994Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "metadata": {},
@@ -17366,13 +17627,13 @@ export type components = {
          *         "unit_amount_atom": 100
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2bk1dmwbbc3kpka1hc1gg28gat",
-         *       "request_id": "req_prod_06h2bk1dmwbbc3kpka1hc1gg28gat",
+         *       "correlation_id": "req_prod_06h2cqjgy4wwttxc74154jav3znxp",
+         *       "request_id": "req_prod_06h2cqjgy4wwttxc74154jav3znxp",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-29T05:34:27.754Z",
+         *       "created": "2026-11-29T08:14:05.050Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2bk19frtqygrdrtg0a29c4d0gj"
+         *       "actor_id": "key_prod_06h2cqh7fdk7b9911197cjdvt3b4e"
          *     }
          */
         PriceDeletedEvent: {
@@ -17417,30 +17678,30 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2bk1d9wsza2mzjzyjwbjfjjwp0",
+         *       "id": "evt_prod_06h2cqjewxmkj0nzcwfh5268f3acw",
          *       "type": "product.created",
          *       "aggregate_type": "product",
-         *       "aggregate_id": "prod_prod_06h2bk1d9sgbbg96zqdfs1r3k55et",
+         *       "aggregate_id": "prod_prod_06h2cqjeq4hacp8vqrze1e0nck9dj",
          *       "data": {
-         *         "id": "prod_prod_06h2bk1d9sgbbg96zqdfs1r3k55et",
+         *         "id": "prod_prod_06h2cqjeq4hacp8vqrze1e0nck9dj",
          *         "name": "Pro",
          *         "active": true,
          *         "object": "product",
-         *         "created": "2026-11-29T05:34:27.662Z",
-         *         "updated": "2026-11-29T05:34:27.662Z",
+         *         "created": "2026-11-29T08:14:04.473Z",
+         *         "updated": "2026-11-29T08:14:04.473Z",
          *         "livemode": false,
          *         "metadata": {},
          *         "description": null
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2bk1d9gn5j9p83e9sgw11z32w6",
-         *       "request_id": "req_prod_06h2bk1d9gn5j9p83e9sgw11z32w6",
+         *       "correlation_id": "req_prod_06h2cqjemhj55763v7zqbck11bxda",
+         *       "request_id": "req_prod_06h2cqjemhj55763v7zqbck11bxda",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-29T05:34:27.663Z",
+         *       "created": "2026-11-29T08:14:04.519Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2bk19frtqygrdrtg0a29c4d0gj"
+         *       "actor_id": "key_prod_06h2cqh7fdk7b9911197cjdvt3b4e"
          *     }
          */
         ProductCreatedEvent: {
@@ -17485,40 +17746,40 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2bk1dbz9c5zzmadbqg4nvfr9aw",
+         *       "id": "evt_prod_06h2cqjfapjacmfw3xzy6abym4gqm",
          *       "type": "product.updated",
          *       "aggregate_type": "product",
-         *       "aggregate_id": "prod_prod_06h2bk1d9sgbbg96zqdfs1r3k55et",
+         *       "aggregate_id": "prod_prod_06h2cqjeq4hacp8vqrze1e0nck9dj",
          *       "data": {
-         *         "id": "prod_prod_06h2bk1d9sgbbg96zqdfs1r3k55et",
+         *         "id": "prod_prod_06h2cqjeq4hacp8vqrze1e0nck9dj",
          *         "name": "Pro",
          *         "active": true,
          *         "object": "product",
-         *         "created": "2026-11-29T05:34:27.662Z",
-         *         "updated": "2026-11-29T05:34:27.678Z",
+         *         "created": "2026-11-29T08:14:04.473Z",
+         *         "updated": "2026-11-29T08:14:04.620Z",
          *         "livemode": false,
          *         "metadata": {},
          *         "description": "The pro plan"
          *       },
          *       "previous_data": {
-         *         "id": "prod_prod_06h2bk1d9sgbbg96zqdfs1r3k55et",
+         *         "id": "prod_prod_06h2cqjeq4hacp8vqrze1e0nck9dj",
          *         "name": "Pro",
          *         "active": true,
          *         "object": "product",
-         *         "created": "2026-11-29T05:34:27.662Z",
-         *         "updated": "2026-11-29T05:34:27.662Z",
+         *         "created": "2026-11-29T08:14:04.473Z",
+         *         "updated": "2026-11-29T08:14:04.473Z",
          *         "livemode": false,
          *         "metadata": {},
          *         "description": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2bk1dbbgzyeb0ev4mtdr5brjby",
-         *       "request_id": "req_prod_06h2bk1dbbgzyeb0ev4mtdr5brjby",
+         *       "correlation_id": "req_prod_06h2cqjf7ccekyz18a06jtxkr5hdc",
+         *       "request_id": "req_prod_06h2cqjf7ccekyz18a06jtxkr5hdc",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-29T05:34:27.679Z",
+         *       "created": "2026-11-29T08:14:04.629Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2bk19frtqygrdrtg0a29c4d0gj"
+         *       "actor_id": "key_prod_06h2cqh7fdk7b9911197cjdvt3b4e"
          *     }
          */
         ProductUpdatedEvent: {
@@ -17563,41 +17824,41 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2bk1dpm2w2pdwwsgtj8ykx740g",
+         *       "id": "evt_prod_06h2cqjh8r7fys0xjd8k250c9xmtm",
          *       "type": "product.deleted",
          *       "aggregate_type": "product",
-         *       "aggregate_id": "prod_prod_06h2bk1dd5kes6p72qd8sjy8k5pyj",
+         *       "aggregate_id": "prod_prod_06h2cqjff289kea2x56wb32vzekec",
          *       "data": {
-         *         "id": "prod_prod_06h2bk1dd5kes6p72qd8sjy8k5pyj",
+         *         "id": "prod_prod_06h2cqjff289kea2x56wb32vzekec",
          *         "name": "Spare",
          *         "active": true,
          *         "object": "product",
-         *         "created": "2026-11-29T05:34:27.689Z",
+         *         "created": "2026-11-29T08:14:04.664Z",
          *         "deleted": true,
-         *         "updated": "2026-11-29T05:34:27.763Z",
+         *         "updated": "2026-11-29T08:14:05.121Z",
          *         "livemode": false,
          *         "metadata": {},
          *         "description": null
          *       },
          *       "previous_data": {
-         *         "id": "prod_prod_06h2bk1dd5kes6p72qd8sjy8k5pyj",
+         *         "id": "prod_prod_06h2cqjff289kea2x56wb32vzekec",
          *         "name": "Spare",
          *         "active": true,
          *         "object": "product",
-         *         "created": "2026-11-29T05:34:27.689Z",
-         *         "updated": "2026-11-29T05:34:27.689Z",
+         *         "created": "2026-11-29T08:14:04.664Z",
+         *         "updated": "2026-11-29T08:14:04.664Z",
          *         "livemode": false,
          *         "metadata": {},
          *         "description": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2bk1dp5nqr8r6y9sttvchkyv5p",
-         *       "request_id": "req_prod_06h2bk1dp5nqr8r6y9sttvchkyv5p",
+         *       "correlation_id": "req_prod_06h2cqjh4anqkqt86zncmq0yey8cj",
+         *       "request_id": "req_prod_06h2cqjh4anqkqt86zncmq0yey8cj",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-29T05:34:27.765Z",
+         *       "created": "2026-11-29T08:14:05.126Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2bk19frtqygrdrtg0a29c4d0gj"
+         *       "actor_id": "key_prod_06h2cqh7fdk7b9911197cjdvt3b4e"
          *     }
          */
         ProductDeletedEvent: {
@@ -17642,18 +17903,18 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2bk1fa36wb6hze13xqhv1nnkma",
+         *       "id": "evt_prod_06h2cqjxnhvp754gnk53pgwt3kjw6",
          *       "type": "refund.created",
          *       "aggregate_type": "refund",
-         *       "aggregate_id": "re_prod_06h2bk1f9v21nkxq577x96sfs61yg",
+         *       "aggregate_id": "re_prod_06h2cqjxm5bk63rps1ksrqppd21a2",
          *       "data": {
-         *         "id": "re_prod_06h2bk1f9v21nkxq577x96sfs61yg",
+         *         "id": "re_prod_06h2cqjxm5bk63rps1ksrqppd21a2",
          *         "object": "refund",
          *         "reason": null,
          *         "status": "pending",
-         *         "created": "2026-11-29T05:34:28.174Z",
-         *         "payment": "py_prod_06h2bk1ern16j4rzr84panm9ffxkg",
-         *         "updated": "2026-11-29T05:34:28.174Z",
+         *         "created": "2026-11-29T08:14:08.289Z",
+         *         "payment": "py_prod_06h2cqjv62xbbsshk3f68c4nztd3e",
+         *         "updated": "2026-11-29T08:14:08.289Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "metadata": {},
@@ -17662,13 +17923,13 @@ export type components = {
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2bk1f9pgaxqkf7vsp3wdm3v7hm",
-         *       "request_id": "req_prod_06h2bk1f9pgaxqkf7vsp3wdm3v7hm",
+         *       "correlation_id": "req_prod_06h2cqjxkd64fw29nwvdsnbnk59x4",
+         *       "request_id": "req_prod_06h2cqjxkd64fw29nwvdsnbnk59x4",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-29T05:34:28.176Z",
+         *       "created": "2026-11-29T08:14:08.300Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2bk19frtqygrdrtg0a29c4d0gj"
+         *       "actor_id": "key_prod_06h2cqh7fdk7b9911197cjdvt3b4e"
          *     }
          */
         RefundCreatedEvent: {
@@ -17713,18 +17974,18 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2bk1fabrdkv2692bdhvytewftj",
+         *       "id": "evt_prod_06h2cqjxr3wdncpfnxdybr2720aga",
          *       "type": "refund.updated",
          *       "aggregate_type": "refund",
-         *       "aggregate_id": "re_prod_06h2bk1f9v21nkxq577x96sfs61yg",
+         *       "aggregate_id": "re_prod_06h2cqjxm5bk63rps1ksrqppd21a2",
          *       "data": {
-         *         "id": "re_prod_06h2bk1f9v21nkxq577x96sfs61yg",
+         *         "id": "re_prod_06h2cqjxm5bk63rps1ksrqppd21a2",
          *         "object": "refund",
          *         "reason": null,
          *         "status": "succeeded",
-         *         "created": "2026-11-29T05:34:28.174Z",
-         *         "payment": "py_prod_06h2bk1ern16j4rzr84panm9ffxkg",
-         *         "updated": "2026-11-29T05:34:28.177Z",
+         *         "created": "2026-11-29T08:14:08.289Z",
+         *         "payment": "py_prod_06h2cqjv62xbbsshk3f68c4nztd3e",
+         *         "updated": "2026-11-29T08:14:08.310Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "metadata": {},
@@ -17732,13 +17993,13 @@ export type components = {
          *         "failure_reason": null
          *       },
          *       "previous_data": {
-         *         "id": "re_prod_06h2bk1f9v21nkxq577x96sfs61yg",
+         *         "id": "re_prod_06h2cqjxm5bk63rps1ksrqppd21a2",
          *         "object": "refund",
          *         "reason": null,
          *         "status": "pending",
-         *         "created": "2026-11-29T05:34:28.174Z",
-         *         "payment": "py_prod_06h2bk1ern16j4rzr84panm9ffxkg",
-         *         "updated": "2026-11-29T05:34:28.174Z",
+         *         "created": "2026-11-29T08:14:08.289Z",
+         *         "payment": "py_prod_06h2cqjv62xbbsshk3f68c4nztd3e",
+         *         "updated": "2026-11-29T08:14:08.289Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "metadata": {},
@@ -17746,13 +18007,13 @@ export type components = {
          *         "failure_reason": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2bk1f9pgaxqkf7vsp3wdm3v7hm",
-         *       "request_id": "req_prod_06h2bk1f9pgaxqkf7vsp3wdm3v7hm",
+         *       "correlation_id": "req_prod_06h2cqjxkd64fw29nwvdsnbnk59x4",
+         *       "request_id": "req_prod_06h2cqjxkd64fw29nwvdsnbnk59x4",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-29T05:34:28.178Z",
+         *       "created": "2026-11-29T08:14:08.320Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2bk19frtqygrdrtg0a29c4d0gj"
+         *       "actor_id": "key_prod_06h2cqh7fdk7b9911197cjdvt3b4e"
          *     }
          */
         RefundUpdatedEvent: {
@@ -17797,18 +18058,18 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2bk1fchrqszvc1tpx7z4w6x2ww",
+         *       "id": "evt_prod_06h2cqjy12rasnjmqekt8pkssaa1c",
          *       "type": "refund.failed",
          *       "aggregate_type": "refund",
-         *       "aggregate_id": "re_prod_06h2bk1fc7r1c45g6xjqwwm8pns3e",
+         *       "aggregate_id": "re_prod_06h2cqjy0550b9et3q2cfp616ghk4",
          *       "data": {
-         *         "id": "re_prod_06h2bk1fc7r1c45g6xjqwwm8pns3e",
+         *         "id": "re_prod_06h2cqjy0550b9et3q2cfp616ghk4",
          *         "object": "refund",
          *         "reason": null,
          *         "status": "failed",
-         *         "created": "2026-11-29T05:34:28.193Z",
-         *         "payment": "py_prod_06h2bk1f7h5yxj08fqev0ewzm36sr",
-         *         "updated": "2026-11-29T05:34:28.195Z",
+         *         "created": "2026-11-29T08:14:08.385Z",
+         *         "payment": "py_prod_06h2cqjx9cb7x7zdmr4e2gc2y1eft",
+         *         "updated": "2026-11-29T08:14:08.390Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "metadata": {},
@@ -17816,13 +18077,13 @@ export type components = {
          *         "failure_reason": "The refund was refused (sandbox payment method pm_sandbox_refund_fails)."
          *       },
          *       "previous_data": {
-         *         "id": "re_prod_06h2bk1fc7r1c45g6xjqwwm8pns3e",
+         *         "id": "re_prod_06h2cqjy0550b9et3q2cfp616ghk4",
          *         "object": "refund",
          *         "reason": null,
          *         "status": "pending",
-         *         "created": "2026-11-29T05:34:28.193Z",
-         *         "payment": "py_prod_06h2bk1f7h5yxj08fqev0ewzm36sr",
-         *         "updated": "2026-11-29T05:34:28.193Z",
+         *         "created": "2026-11-29T08:14:08.385Z",
+         *         "payment": "py_prod_06h2cqjx9cb7x7zdmr4e2gc2y1eft",
+         *         "updated": "2026-11-29T08:14:08.385Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "metadata": {},
@@ -17830,13 +18091,13 @@ export type components = {
          *         "failure_reason": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2bk1fc0e1f6aths163ey0hcmce",
-         *       "request_id": "req_prod_06h2bk1fc0e1f6aths163ey0hcmce",
+         *       "correlation_id": "req_prod_06h2cqjxzm1b2xn2xnekf9b5wvcqg",
+         *       "request_id": "req_prod_06h2cqjxzm1b2xn2xnekf9b5wvcqg",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-29T05:34:28.196Z",
+         *       "created": "2026-11-29T08:14:08.392Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2bk19frtqygrdrtg0a29c4d0gj"
+         *       "actor_id": "key_prod_06h2cqh7fdk7b9911197cjdvt3b4e"
          *     }
          */
         RefundFailedEvent: {
@@ -17881,18 +18142,18 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2bk19g7ae422y341yytxdqbfzg",
+         *       "id": "evt_prod_06h2cqh7p4k1ah9kaewhznw5330np",
          *       "type": "api_token.created",
          *       "aggregate_type": "api_token",
-         *       "aggregate_id": "key_prod_06h2bk19frtqygrdrtg0a29c4d0gj",
+         *       "aggregate_id": "key_prod_06h2cqh7fdk7b9911197cjdvt3b4e",
          *       "data": {
-         *         "id": "key_prod_06h2bk19frtqygrdrtg0a29c4d0gj",
+         *         "id": "key_prod_06h2cqh7fdk7b9911197cjdvt3b4e",
          *         "kind": "secret",
          *         "name": "catalogue",
          *         "object": "api_token",
          *         "status": "active",
-         *         "created": "2026-11-29T05:34:26.686Z",
-         *         "display": "st_prod_…ybcf",
+         *         "created": "2026-11-29T08:13:54.400Z",
+         *         "display": "st_prod_…01jt",
          *         "revoked_at": null,
          *         "last_used_at": null
          *       },
@@ -17901,13 +18162,13 @@ export type components = {
          *         "user_agent": "node",
          *         "client_address": "127.0.0.1"
          *       },
-         *       "correlation_id": "req_prod_06h2bk19ert0kj0njsd4ahvfdnz8p",
-         *       "request_id": "req_prod_06h2bk19ert0kj0njsd4ahvfdnz8p",
+         *       "correlation_id": "req_prod_06h2cqh6znwva75hgj51rja11r01t",
+         *       "request_id": "req_prod_06h2cqh6znwva75hgj51rja11r01t",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-29T05:34:26.689Z",
+         *       "created": "2026-11-29T08:13:54.482Z",
          *       "actor_type": "user",
-         *       "actor_id": "user_prod_06h2bk18nfs3hdr18pp5yxzdgk75p"
+         *       "actor_id": "user_prod_06h2cqh10pmjmaa14nr402sqrz3w0"
          *     }
          */
         ApiTokenCreatedEvent: {
@@ -17952,29 +18213,29 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2bk19zmx74bqetsqyz1q048vs2",
+         *       "id": "evt_prod_06h2cqheygq71zsm4yv4eqktq3mmy",
          *       "type": "api_token.revoked",
          *       "aggregate_type": "api_token",
-         *       "aggregate_id": "key_prod_06h2bk19xjb1tqw93fp5nmxg37j5r",
+         *       "aggregate_id": "key_prod_06h2cqhe5377xnxqzjjhwfpnad0bj",
          *       "data": {
-         *         "id": "key_prod_06h2bk19xjb1tqw93fp5nmxg37j5r",
+         *         "id": "key_prod_06h2cqhe5377xnxqzjjhwfpnad0bj",
          *         "kind": "publishable",
          *         "name": "spare",
          *         "object": "api_token",
          *         "status": "revoked",
-         *         "created": "2026-11-29T05:34:26.796Z",
-         *         "display": "pt_prod_…qahz",
-         *         "revoked_at": "2026-11-29T05:34:26.812Z",
+         *         "created": "2026-11-29T08:13:56.131Z",
+         *         "display": "pt_prod_…3202",
+         *         "revoked_at": "2026-11-29T08:13:56.323Z",
          *         "last_used_at": null
          *       },
          *       "previous_data": {
-         *         "id": "key_prod_06h2bk19xjb1tqw93fp5nmxg37j5r",
+         *         "id": "key_prod_06h2cqhe5377xnxqzjjhwfpnad0bj",
          *         "kind": "publishable",
          *         "name": "spare",
          *         "object": "api_token",
          *         "status": "active",
-         *         "created": "2026-11-29T05:34:26.796Z",
-         *         "display": "pt_prod_…qahz",
+         *         "created": "2026-11-29T08:13:56.131Z",
+         *         "display": "pt_prod_…3202",
          *         "revoked_at": null,
          *         "last_used_at": null
          *       },
@@ -17982,13 +18243,13 @@ export type components = {
          *         "user_agent": "node",
          *         "client_address": "127.0.0.1"
          *       },
-         *       "correlation_id": "req_prod_06h2bk19z5emtj1cdn0j843cnxfxg",
-         *       "request_id": "req_prod_06h2bk19z5emtj1cdn0j843cnxfxg",
+         *       "correlation_id": "req_prod_06h2cqhes64h9pzg864g8ztgfqhzp",
+         *       "request_id": "req_prod_06h2cqhes64h9pzg864g8ztgfqhzp",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-29T05:34:26.813Z",
+         *       "created": "2026-11-29T08:13:56.340Z",
          *       "actor_type": "user",
-         *       "actor_id": "user_prod_06h2bk18nfs3hdr18pp5yxzdgk75p"
+         *       "actor_id": "user_prod_06h2cqh10pmjmaa14nr402sqrz3w0"
          *     }
          */
         ApiTokenRevokedEvent: {
@@ -18033,20 +18294,20 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2bk1a2nwf4hh0zf6b5b3zvszs6",
+         *       "id": "evt_prod_06h2cqhfxy754f65qhrt6a5vcx50r",
          *       "type": "webhook_endpoint.created",
          *       "aggregate_type": "webhook_endpoint",
-         *       "aggregate_id": "whe_prod_06h2bk1a24ab379gd8z2njbh3sc7t",
+         *       "aggregate_id": "whe_prod_06h2cqhfpk5ps1k9g6cd0k3cjt0me",
          *       "data": {
-         *         "id": "whe_prod_06h2bk1a24ab379gd8z2njbh3sc7t",
+         *         "id": "whe_prod_06h2cqhfpk5ps1k9g6cd0k3cjt0me",
          *         "url": "https://example.com/audit",
          *         "events": [
          *           "customer.created"
          *         ],
          *         "object": "webhook_endpoint",
-         *         "created": "2026-11-29T05:34:26.832Z",
+         *         "created": "2026-11-29T08:13:56.515Z",
          *         "enabled": true,
-         *         "updated": "2026-11-29T05:34:26.832Z",
+         *         "updated": "2026-11-29T08:13:56.515Z",
          *         "livemode": false,
          *         "description": null,
          *         "disabled_at": null,
@@ -18060,13 +18321,13 @@ export type components = {
          *         "user_agent": "node",
          *         "client_address": "127.0.0.1"
          *       },
-         *       "correlation_id": "req_prod_06h2bk1a1903fb2mbzwe0c1p2g60y",
-         *       "request_id": "req_prod_06h2bk1a1903fb2mbzwe0c1p2g60y",
+         *       "correlation_id": "req_prod_06h2cqhf83nmrgmb8ms3yv24bx3q2",
+         *       "request_id": "req_prod_06h2cqhf83nmrgmb8ms3yv24bx3q2",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-29T05:34:26.837Z",
+         *       "created": "2026-11-29T08:13:56.591Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2bk19frtqygrdrtg0a29c4d0gj"
+         *       "actor_id": "key_prod_06h2cqh7fdk7b9911197cjdvt3b4e"
          *     }
          */
         WebhookEndpointCreatedEvent: {
@@ -18111,20 +18372,20 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2bk1a559zay5hwx2f4wtkcgvdm",
+         *       "id": "evt_prod_06h2cqhgjm8mwac9rga87ra5mpv1r",
          *       "type": "webhook_endpoint.updated",
          *       "aggregate_type": "webhook_endpoint",
-         *       "aggregate_id": "whe_prod_06h2bk1a24ab379gd8z2njbh3sc7t",
+         *       "aggregate_id": "whe_prod_06h2cqhfpk5ps1k9g6cd0k3cjt0me",
          *       "data": {
-         *         "id": "whe_prod_06h2bk1a24ab379gd8z2njbh3sc7t",
+         *         "id": "whe_prod_06h2cqhfpk5ps1k9g6cd0k3cjt0me",
          *         "url": "https://example.com/audit",
          *         "events": [
          *           "customer.created"
          *         ],
          *         "object": "webhook_endpoint",
-         *         "created": "2026-11-29T05:34:26.832Z",
+         *         "created": "2026-11-29T08:13:56.515Z",
          *         "enabled": true,
-         *         "updated": "2026-11-29T05:34:26.855Z",
+         *         "updated": "2026-11-29T08:13:56.747Z",
          *         "livemode": false,
          *         "description": "Audit",
          *         "disabled_at": null,
@@ -18134,15 +18395,15 @@ export type components = {
          *         "previous_secret_expires_at": null
          *       },
          *       "previous_data": {
-         *         "id": "whe_prod_06h2bk1a24ab379gd8z2njbh3sc7t",
+         *         "id": "whe_prod_06h2cqhfpk5ps1k9g6cd0k3cjt0me",
          *         "url": "https://example.com/audit",
          *         "events": [
          *           "customer.created"
          *         ],
          *         "object": "webhook_endpoint",
-         *         "created": "2026-11-29T05:34:26.832Z",
+         *         "created": "2026-11-29T08:13:56.515Z",
          *         "enabled": true,
-         *         "updated": "2026-11-29T05:34:26.832Z",
+         *         "updated": "2026-11-29T08:13:56.515Z",
          *         "livemode": false,
          *         "description": null,
          *         "disabled_at": null,
@@ -18155,13 +18416,13 @@ export type components = {
          *         "user_agent": "node",
          *         "client_address": "127.0.0.1"
          *       },
-         *       "correlation_id": "req_prod_06h2bk1a4jn306gxpp81kmb40sfz8",
-         *       "request_id": "req_prod_06h2bk1a4jn306gxpp81kmb40sfz8",
+         *       "correlation_id": "req_prod_06h2cqhgdb3qqmmr70ye0k3brq4e8",
+         *       "request_id": "req_prod_06h2cqhgdb3qqmmr70ye0k3brq4e8",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-29T05:34:26.857Z",
+         *       "created": "2026-11-29T08:13:56.757Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2bk19frtqygrdrtg0a29c4d0gj"
+         *       "actor_id": "key_prod_06h2cqh7fdk7b9911197cjdvt3b4e"
          *     }
          */
         WebhookEndpointUpdatedEvent: {
@@ -18206,58 +18467,58 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2bk1adbbjnt9w4mf8vp3xwvh4t",
+         *       "id": "evt_prod_06h2cqhj2f26c8ewxjn4jmfvc9k34",
          *       "type": "webhook_endpoint.deleted",
          *       "aggregate_type": "webhook_endpoint",
-         *       "aggregate_id": "whe_prod_06h2bk1a24ab379gd8z2njbh3sc7t",
+         *       "aggregate_id": "whe_prod_06h2cqhfpk5ps1k9g6cd0k3cjt0me",
          *       "data": {
-         *         "id": "whe_prod_06h2bk1a24ab379gd8z2njbh3sc7t",
+         *         "id": "whe_prod_06h2cqhfpk5ps1k9g6cd0k3cjt0me",
          *         "url": "https://example.com/audit",
          *         "events": [
          *           "customer.created"
          *         ],
          *         "object": "webhook_endpoint",
-         *         "created": "2026-11-29T05:34:26.832Z",
+         *         "created": "2026-11-29T08:13:56.515Z",
          *         "deleted": true,
          *         "enabled": false,
-         *         "updated": "2026-11-29T05:34:26.921Z",
+         *         "updated": "2026-11-29T08:13:57.102Z",
          *         "livemode": false,
          *         "description": "Audit",
          *         "disabled_at": null,
          *         "failing_since": null,
          *         "disabled_reason": null,
          *         "max_deliveries_per_second": null,
-         *         "previous_secret_expires_at": "2026-11-30T05:34:26.902Z"
+         *         "previous_secret_expires_at": "2026-11-30T08:13:56.953Z"
          *       },
          *       "previous_data": {
-         *         "id": "whe_prod_06h2bk1a24ab379gd8z2njbh3sc7t",
+         *         "id": "whe_prod_06h2cqhfpk5ps1k9g6cd0k3cjt0me",
          *         "url": "https://example.com/audit",
          *         "events": [
          *           "customer.created"
          *         ],
          *         "object": "webhook_endpoint",
-         *         "created": "2026-11-29T05:34:26.832Z",
+         *         "created": "2026-11-29T08:13:56.515Z",
          *         "enabled": true,
-         *         "updated": "2026-11-29T05:34:26.902Z",
+         *         "updated": "2026-11-29T08:13:56.953Z",
          *         "livemode": false,
          *         "description": "Audit",
          *         "disabled_at": null,
          *         "failing_since": null,
          *         "disabled_reason": null,
          *         "max_deliveries_per_second": null,
-         *         "previous_secret_expires_at": "2026-11-30T05:34:26.902Z"
+         *         "previous_secret_expires_at": "2026-11-30T08:13:56.953Z"
          *       },
          *       "metadata": {
          *         "user_agent": "node",
          *         "client_address": "127.0.0.1"
          *       },
-         *       "correlation_id": "req_prod_06h2bk1acwy3j49g7kjf795eh5m1a",
-         *       "request_id": "req_prod_06h2bk1acwy3j49g7kjf795eh5m1a",
+         *       "correlation_id": "req_prod_06h2cqhhx6gqv6kqzammsx7j5067j",
+         *       "request_id": "req_prod_06h2cqhhx6gqv6kqzammsx7j5067j",
          *       "version": 1,
          *       "sequence": 6,
-         *       "created": "2026-11-29T05:34:26.922Z",
+         *       "created": "2026-11-29T08:13:57.139Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2bk19frtqygrdrtg0a29c4d0gj"
+         *       "actor_id": "key_prod_06h2cqh7fdk7b9911197cjdvt3b4e"
          *     }
          */
         WebhookEndpointDeletedEvent: {
@@ -18302,20 +18563,20 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2bk1a853dde6z86492xr4aw2tr",
+         *       "id": "evt_prod_06h2cqhgwjcb475kwfwsacbq9te54",
          *       "type": "webhook_endpoint.disabled",
          *       "aggregate_type": "webhook_endpoint",
-         *       "aggregate_id": "whe_prod_06h2bk1a24ab379gd8z2njbh3sc7t",
+         *       "aggregate_id": "whe_prod_06h2cqhfpk5ps1k9g6cd0k3cjt0me",
          *       "data": {
-         *         "id": "whe_prod_06h2bk1a24ab379gd8z2njbh3sc7t",
+         *         "id": "whe_prod_06h2cqhfpk5ps1k9g6cd0k3cjt0me",
          *         "url": "https://example.com/audit",
          *         "events": [
          *           "customer.created"
          *         ],
          *         "object": "webhook_endpoint",
-         *         "created": "2026-11-29T05:34:26.832Z",
+         *         "created": "2026-11-29T08:13:56.515Z",
          *         "enabled": false,
-         *         "updated": "2026-11-29T05:34:26.879Z",
+         *         "updated": "2026-11-29T08:13:56.818Z",
          *         "livemode": false,
          *         "description": "Audit",
          *         "disabled_at": null,
@@ -18325,15 +18586,15 @@ export type components = {
          *         "previous_secret_expires_at": null
          *       },
          *       "previous_data": {
-         *         "id": "whe_prod_06h2bk1a24ab379gd8z2njbh3sc7t",
+         *         "id": "whe_prod_06h2cqhfpk5ps1k9g6cd0k3cjt0me",
          *         "url": "https://example.com/audit",
          *         "events": [
          *           "customer.created"
          *         ],
          *         "object": "webhook_endpoint",
-         *         "created": "2026-11-29T05:34:26.832Z",
+         *         "created": "2026-11-29T08:13:56.515Z",
          *         "enabled": true,
-         *         "updated": "2026-11-29T05:34:26.855Z",
+         *         "updated": "2026-11-29T08:13:56.747Z",
          *         "livemode": false,
          *         "description": "Audit",
          *         "disabled_at": null,
@@ -18346,13 +18607,13 @@ export type components = {
          *         "user_agent": "node",
          *         "client_address": "127.0.0.1"
          *       },
-         *       "correlation_id": "req_prod_06h2bk1a7k41hmtdn9etash8djqzw",
-         *       "request_id": "req_prod_06h2bk1a7k41hmtdn9etash8djqzw",
+         *       "correlation_id": "req_prod_06h2cqhgsm9a1pf1577rsb0b6mq4g",
+         *       "request_id": "req_prod_06h2cqhgsm9a1pf1577rsb0b6mq4g",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-29T05:34:26.881Z",
+         *       "created": "2026-11-29T08:13:56.836Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2bk19frtqygrdrtg0a29c4d0gj"
+         *       "actor_id": "key_prod_06h2cqh7fdk7b9911197cjdvt3b4e"
          *     }
          */
         WebhookEndpointDisabledEvent: {
@@ -18397,20 +18658,20 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2bk1a9qnmm6bfjxwys9sca8k0t",
+         *       "id": "evt_prod_06h2cqhh5stw47mtch29m7b0c7pe0",
          *       "type": "webhook_endpoint.enabled",
          *       "aggregate_type": "webhook_endpoint",
-         *       "aggregate_id": "whe_prod_06h2bk1a24ab379gd8z2njbh3sc7t",
+         *       "aggregate_id": "whe_prod_06h2cqhfpk5ps1k9g6cd0k3cjt0me",
          *       "data": {
-         *         "id": "whe_prod_06h2bk1a24ab379gd8z2njbh3sc7t",
+         *         "id": "whe_prod_06h2cqhfpk5ps1k9g6cd0k3cjt0me",
          *         "url": "https://example.com/audit",
          *         "events": [
          *           "customer.created"
          *         ],
          *         "object": "webhook_endpoint",
-         *         "created": "2026-11-29T05:34:26.832Z",
+         *         "created": "2026-11-29T08:13:56.515Z",
          *         "enabled": true,
-         *         "updated": "2026-11-29T05:34:26.892Z",
+         *         "updated": "2026-11-29T08:13:56.905Z",
          *         "livemode": false,
          *         "description": "Audit",
          *         "disabled_at": null,
@@ -18420,15 +18681,15 @@ export type components = {
          *         "previous_secret_expires_at": null
          *       },
          *       "previous_data": {
-         *         "id": "whe_prod_06h2bk1a24ab379gd8z2njbh3sc7t",
+         *         "id": "whe_prod_06h2cqhfpk5ps1k9g6cd0k3cjt0me",
          *         "url": "https://example.com/audit",
          *         "events": [
          *           "customer.created"
          *         ],
          *         "object": "webhook_endpoint",
-         *         "created": "2026-11-29T05:34:26.832Z",
+         *         "created": "2026-11-29T08:13:56.515Z",
          *         "enabled": false,
-         *         "updated": "2026-11-29T05:34:26.879Z",
+         *         "updated": "2026-11-29T08:13:56.818Z",
          *         "livemode": false,
          *         "description": "Audit",
          *         "disabled_at": null,
@@ -18441,13 +18702,13 @@ export type components = {
          *         "user_agent": "node",
          *         "client_address": "127.0.0.1"
          *       },
-         *       "correlation_id": "req_prod_06h2bk1a99693pg4kwrv7bb6wz56g",
-         *       "request_id": "req_prod_06h2bk1a99693pg4kwrv7bb6wz56g",
+         *       "correlation_id": "req_prod_06h2cqhh3pk3pmpqs748hx9vyj652",
+         *       "request_id": "req_prod_06h2cqhh3pk3pmpqs748hx9vyj652",
          *       "version": 1,
          *       "sequence": 4,
-         *       "created": "2026-11-29T05:34:26.893Z",
+         *       "created": "2026-11-29T08:13:56.910Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2bk19frtqygrdrtg0a29c4d0gj"
+         *       "actor_id": "key_prod_06h2cqh7fdk7b9911197cjdvt3b4e"
          *     }
          */
         WebhookEndpointEnabledEvent: {
@@ -18492,38 +18753,38 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2bk1ab98knrb70axrr9gg1qhfr",
+         *       "id": "evt_prod_06h2cqhhfxa5ccejpt0yzrpp0p27t",
          *       "type": "webhook_endpoint.secret_rotated",
          *       "aggregate_type": "webhook_endpoint",
-         *       "aggregate_id": "whe_prod_06h2bk1a24ab379gd8z2njbh3sc7t",
+         *       "aggregate_id": "whe_prod_06h2cqhfpk5ps1k9g6cd0k3cjt0me",
          *       "data": {
-         *         "id": "whe_prod_06h2bk1a24ab379gd8z2njbh3sc7t",
+         *         "id": "whe_prod_06h2cqhfpk5ps1k9g6cd0k3cjt0me",
          *         "url": "https://example.com/audit",
          *         "events": [
          *           "customer.created"
          *         ],
          *         "object": "webhook_endpoint",
-         *         "created": "2026-11-29T05:34:26.832Z",
+         *         "created": "2026-11-29T08:13:56.515Z",
          *         "enabled": true,
-         *         "updated": "2026-11-29T05:34:26.902Z",
+         *         "updated": "2026-11-29T08:13:56.953Z",
          *         "livemode": false,
          *         "description": "Audit",
          *         "disabled_at": null,
          *         "failing_since": null,
          *         "disabled_reason": null,
          *         "max_deliveries_per_second": null,
-         *         "previous_secret_expires_at": "2026-11-30T05:34:26.902Z"
+         *         "previous_secret_expires_at": "2026-11-30T08:13:56.953Z"
          *       },
          *       "previous_data": {
-         *         "id": "whe_prod_06h2bk1a24ab379gd8z2njbh3sc7t",
+         *         "id": "whe_prod_06h2cqhfpk5ps1k9g6cd0k3cjt0me",
          *         "url": "https://example.com/audit",
          *         "events": [
          *           "customer.created"
          *         ],
          *         "object": "webhook_endpoint",
-         *         "created": "2026-11-29T05:34:26.832Z",
+         *         "created": "2026-11-29T08:13:56.515Z",
          *         "enabled": true,
-         *         "updated": "2026-11-29T05:34:26.892Z",
+         *         "updated": "2026-11-29T08:13:56.905Z",
          *         "livemode": false,
          *         "description": "Audit",
          *         "disabled_at": null,
@@ -18536,13 +18797,13 @@ export type components = {
          *         "user_agent": "node",
          *         "client_address": "127.0.0.1"
          *       },
-         *       "correlation_id": "req_prod_06h2bk1aamc0ze238h9b3cdn585ap",
-         *       "request_id": "req_prod_06h2bk1aamc0ze238h9b3cdn585ap",
+         *       "correlation_id": "req_prod_06h2cqhha0ec53ha120yx8qtwcx5e",
+         *       "request_id": "req_prod_06h2cqhha0ec53ha120yx8qtwcx5e",
          *       "version": 1,
          *       "sequence": 5,
-         *       "created": "2026-11-29T05:34:26.906Z",
+         *       "created": "2026-11-29T08:13:56.991Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2bk19frtqygrdrtg0a29c4d0gj"
+         *       "actor_id": "key_prod_06h2cqh7fdk7b9911197cjdvt3b4e"
          *     }
          */
         WebhookEndpointSecretRotatedEvent: {
@@ -18587,15 +18848,15 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2bk19cqs0dnkxh2j35fae7m4g6",
+         *       "id": "evt_prod_06h2cqh65zse6cpvtkynkwykym4hj",
          *       "type": "user.signed_in",
          *       "aggregate_type": "user",
-         *       "aggregate_id": "user_prod_06h2bk18nfs3hdr18pp5yxzdgk75p",
+         *       "aggregate_id": "user_prod_06h2cqh10pmjmaa14nr402sqrz3w0",
          *       "data": {
-         *         "id": "user_prod_06h2bk18nfs3hdr18pp5yxzdgk75p",
+         *         "id": "user_prod_06h2cqh10pmjmaa14nr402sqrz3w0",
          *         "name": "Test User",
          *         "role": "owner",
-         *         "email": "user-a1092aa7db@example.com",
+         *         "email": "user-c3efdf0168@example.com",
          *         "object": "user"
          *       },
          *       "previous_data": null,
@@ -18607,9 +18868,9 @@ export type components = {
          *       "request_id": null,
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-29T05:34:26.661Z",
+         *       "created": "2026-11-29T08:13:54.095Z",
          *       "actor_type": "user",
-         *       "actor_id": "user_prod_06h2bk18nfs3hdr18pp5yxzdgk75p"
+         *       "actor_id": "user_prod_06h2cqh10pmjmaa14nr402sqrz3w0"
          *     }
          */
         UserSignedInEvent: {
@@ -18654,15 +18915,15 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2bk1bsqz5h4hqzndkgmz87x6xt",
+         *       "id": "evt_prod_06h2cqhzdk69edk5k8e485epxz4we",
          *       "type": "user.sign_in_failed",
          *       "aggregate_type": "user",
-         *       "aggregate_id": "user_prod_06h2bk18nfs3hdr18pp5yxzdgk75p",
+         *       "aggregate_id": "user_prod_06h2cqh10pmjmaa14nr402sqrz3w0",
          *       "data": {
-         *         "id": "user_prod_06h2bk18nfs3hdr18pp5yxzdgk75p",
+         *         "id": "user_prod_06h2cqh10pmjmaa14nr402sqrz3w0",
          *         "name": "Test User",
          *         "role": "owner",
-         *         "email": "user-a1092aa7db@example.com",
+         *         "email": "user-c3efdf0168@example.com",
          *         "object": "user"
          *       },
          *       "previous_data": null,
@@ -18674,9 +18935,9 @@ export type components = {
          *       "request_id": null,
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-29T05:34:27.277Z",
+         *       "created": "2026-11-29T08:14:00.557Z",
          *       "actor_type": "user",
-         *       "actor_id": "user_prod_06h2bk18nfs3hdr18pp5yxzdgk75p"
+         *       "actor_id": "user_prod_06h2cqh10pmjmaa14nr402sqrz3w0"
          *     }
          */
         UserSignInFailedEvent: {
@@ -18721,15 +18982,15 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2bk1cxry6v1cgaavftxzc7hpme",
+         *       "id": "evt_prod_06h2cqjc36y2vjex2k14ff5jbrfry",
          *       "type": "user.signed_out",
          *       "aggregate_type": "user",
-         *       "aggregate_id": "user_prod_06h2bk18nfs3hdr18pp5yxzdgk75p",
+         *       "aggregate_id": "user_prod_06h2cqh10pmjmaa14nr402sqrz3w0",
          *       "data": {
-         *         "id": "user_prod_06h2bk18nfs3hdr18pp5yxzdgk75p",
+         *         "id": "user_prod_06h2cqh10pmjmaa14nr402sqrz3w0",
          *         "name": "Test User",
          *         "role": "owner",
-         *         "email": "user-a1092aa7db@example.com",
+         *         "email": "user-c3efdf0168@example.com",
          *         "object": "user"
          *       },
          *       "previous_data": null,
@@ -18741,9 +19002,9 @@ export type components = {
          *       "request_id": null,
          *       "version": 1,
          *       "sequence": 4,
-         *       "created": "2026-11-29T05:34:27.567Z",
+         *       "created": "2026-11-29T08:14:03.801Z",
          *       "actor_type": "user",
-         *       "actor_id": "user_prod_06h2bk18nfs3hdr18pp5yxzdgk75p"
+         *       "actor_id": "user_prod_06h2cqh10pmjmaa14nr402sqrz3w0"
          *     }
          */
         UserSignedOutEvent: {
@@ -18788,15 +19049,15 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2bk1cg7wgc51nyj8hjtwq03yxm",
+         *       "id": "evt_prod_06h2cqj79ne1de2hhv8h60x8q1nj4",
          *       "type": "user.password_changed",
          *       "aggregate_type": "user",
-         *       "aggregate_id": "user_prod_06h2bk18nfs3hdr18pp5yxzdgk75p",
+         *       "aggregate_id": "user_prod_06h2cqh10pmjmaa14nr402sqrz3w0",
          *       "data": {
-         *         "id": "user_prod_06h2bk18nfs3hdr18pp5yxzdgk75p",
+         *         "id": "user_prod_06h2cqh10pmjmaa14nr402sqrz3w0",
          *         "name": "Test User",
          *         "role": "owner",
-         *         "email": "user-a1092aa7db@example.com",
+         *         "email": "user-c3efdf0168@example.com",
          *         "object": "user"
          *       },
          *       "previous_data": null,
@@ -18808,9 +19069,9 @@ export type components = {
          *       "request_id": null,
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-29T05:34:27.457Z",
+         *       "created": "2026-11-29T08:14:02.573Z",
          *       "actor_type": "user",
-         *       "actor_id": "user_prod_06h2bk18nfs3hdr18pp5yxzdgk75p"
+         *       "actor_id": "user_prod_06h2cqh10pmjmaa14nr402sqrz3w0"
          *     }
          */
         UserPasswordChangedEvent: {
@@ -18855,12 +19116,12 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2bk1d4pxejgzdz4z2bg2rc36p8",
+         *       "id": "evt_prod_06h2cqjdprse62acwgwc06gqdnwdt",
          *       "type": "account.settings_updated",
          *       "aggregate_type": "account_settings",
-         *       "aggregate_id": "acc_prod_06h2bk18n1sqadk1hxs08n3j1tmjy",
+         *       "aggregate_id": "acc_prod_06h2cqh0ychnqm95vam61py8w28ct",
          *       "data": {
-         *         "id": "acc_prod_06h2bk18n1sqadk1hxs08n3j1tmjy",
+         *         "id": "acc_prod_06h2cqh0ychnqm95vam61py8w28ct",
          *         "object": "account_settings",
          *         "tax_id": null,
          *         "address": {
@@ -18886,7 +19147,7 @@ export type components = {
          *         "entitlement_past_due_grace_days": 7
          *       },
          *       "previous_data": {
-         *         "id": "acc_prod_06h2bk18n1sqadk1hxs08n3j1tmjy",
+         *         "id": "acc_prod_06h2cqh0ychnqm95vam61py8w28ct",
          *         "object": "account_settings",
          *         "tax_id": null,
          *         "address": null,
@@ -18906,13 +19167,13 @@ export type components = {
          *         "entitlement_past_due_grace_days": 7
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2bk1d45xm33re14ntgn6sny7va",
-         *       "request_id": "req_prod_06h2bk1d45xm33re14ntgn6sny7va",
+         *       "correlation_id": "req_prod_06h2cqjdkyrkrm7fede5ee2z7v3cg",
+         *       "request_id": "req_prod_06h2cqjdkyrkrm7fede5ee2z7v3cg",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-29T05:34:27.621Z",
+         *       "created": "2026-11-29T08:14:04.215Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2bk19frtqygrdrtg0a29c4d0gj"
+         *       "actor_id": "key_prod_06h2cqh7fdk7b9911197cjdvt3b4e"
          *     }
          */
         AccountSettingsUpdatedEvent: {
@@ -18957,17 +19218,17 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2bk1d697yg2d04ppqyhhtrn116",
+         *       "id": "evt_prod_06h2cqjdxyf4hcqvfjf2bprh2ym4t",
          *       "type": "tax_rate.created",
          *       "aggregate_type": "tax_rate",
-         *       "aggregate_id": "txr_prod_06h2bk1d64qtjec0dt13fx2pw8phe",
+         *       "aggregate_id": "txr_prod_06h2cqjdx579gf2aa7fftsjm0t8tr",
          *       "data": {
-         *         "id": "txr_prod_06h2bk1d64qtjec0dt13fx2pw8phe",
+         *         "id": "txr_prod_06h2cqjdx579gf2aa7fftsjm0t8tr",
          *         "active": true,
          *         "object": "tax_rate",
          *         "country": "DE",
-         *         "created": "2026-11-29T05:34:27.633Z",
-         *         "updated": "2026-11-29T05:34:27.633Z",
+         *         "created": "2026-11-29T08:14:04.265Z",
+         *         "updated": "2026-11-29T08:14:04.265Z",
          *         "livemode": false,
          *         "metadata": {},
          *         "inclusive": false,
@@ -18978,13 +19239,13 @@ export type components = {
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2bk1d5xy8g0d754ays014g5esa",
-         *       "request_id": "req_prod_06h2bk1d5xy8g0d754ays014g5esa",
+         *       "correlation_id": "req_prod_06h2cqjdwn3msv42sbg87gdxdbzd2",
+         *       "request_id": "req_prod_06h2cqjdwn3msv42sbg87gdxdbzd2",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-29T05:34:27.635Z",
+         *       "created": "2026-11-29T08:14:04.271Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2bk19frtqygrdrtg0a29c4d0gj"
+         *       "actor_id": "key_prod_06h2cqh7fdk7b9911197cjdvt3b4e"
          *     }
          */
         TaxRateCreatedEvent: {
@@ -19029,17 +19290,17 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2bk1d8d3b0negamtywpfpt6mwm",
+         *       "id": "evt_prod_06h2cqje4yjxywsnfs84ssvfvyex2",
          *       "type": "tax_rate.updated",
          *       "aggregate_type": "tax_rate",
-         *       "aggregate_id": "txr_prod_06h2bk1d64qtjec0dt13fx2pw8phe",
+         *       "aggregate_id": "txr_prod_06h2cqjdx579gf2aa7fftsjm0t8tr",
          *       "data": {
-         *         "id": "txr_prod_06h2bk1d64qtjec0dt13fx2pw8phe",
+         *         "id": "txr_prod_06h2cqjdx579gf2aa7fftsjm0t8tr",
          *         "active": false,
          *         "object": "tax_rate",
          *         "country": "DE",
-         *         "created": "2026-11-29T05:34:27.633Z",
-         *         "updated": "2026-11-29T05:34:27.650Z",
+         *         "created": "2026-11-29T08:14:04.265Z",
+         *         "updated": "2026-11-29T08:14:04.325Z",
          *         "livemode": false,
          *         "metadata": {},
          *         "inclusive": false,
@@ -19049,12 +19310,12 @@ export type components = {
          *         "jurisdiction": null
          *       },
          *       "previous_data": {
-         *         "id": "txr_prod_06h2bk1d64qtjec0dt13fx2pw8phe",
+         *         "id": "txr_prod_06h2cqjdx579gf2aa7fftsjm0t8tr",
          *         "active": true,
          *         "object": "tax_rate",
          *         "country": "DE",
-         *         "created": "2026-11-29T05:34:27.633Z",
-         *         "updated": "2026-11-29T05:34:27.633Z",
+         *         "created": "2026-11-29T08:14:04.265Z",
+         *         "updated": "2026-11-29T08:14:04.265Z",
          *         "livemode": false,
          *         "metadata": {},
          *         "inclusive": false,
@@ -19064,13 +19325,13 @@ export type components = {
          *         "jurisdiction": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2bk1d7y0rthfp58xd8m06y4sdm",
-         *       "request_id": "req_prod_06h2bk1d7y0rthfp58xd8m06y4sdm",
+         *       "correlation_id": "req_prod_06h2cqje3sb5whyhdbsqzzr2zw6a6",
+         *       "request_id": "req_prod_06h2cqje3sb5whyhdbsqzzr2zw6a6",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-29T05:34:27.651Z",
+         *       "created": "2026-11-29T08:14:04.327Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2bk19frtqygrdrtg0a29c4d0gj"
+         *       "actor_id": "key_prod_06h2cqh7fdk7b9911197cjdvt3b4e"
          *     }
          */
         TaxRateUpdatedEvent: {
@@ -19115,16 +19376,16 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2bk1e850pdzt5sfthsp0c6jw0j",
+         *       "id": "evt_prod_06h2cqjnczr8ydygaa68z54ye8qdr",
          *       "type": "meter.created",
          *       "aggregate_type": "meter",
-         *       "aggregate_id": "mtr_prod_06h2bk1e838gj3h3jd995ghw2k4b0",
+         *       "aggregate_id": "mtr_prod_06h2cqjnbgkr903cne90f7311zkzp",
          *       "data": {
-         *         "id": "mtr_prod_06h2bk1e838gj3h3jd995ghw2k4b0",
+         *         "id": "mtr_prod_06h2cqjnbgkr903cne90f7311zkzp",
          *         "object": "meter",
          *         "status": "active",
-         *         "created": "2026-11-29T05:34:27.904Z",
-         *         "updated": "2026-11-29T05:34:27.904Z",
+         *         "created": "2026-11-29T08:14:06.171Z",
+         *         "updated": "2026-11-29T08:14:06.171Z",
          *         "livemode": false,
          *         "value_key": "value",
          *         "event_name": "api_request",
@@ -19133,13 +19394,13 @@ export type components = {
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2bk1e7pfse36qmvt437fkr4dr8",
-         *       "request_id": "req_prod_06h2bk1e7pfse36qmvt437fkr4dr8",
+         *       "correlation_id": "req_prod_06h2cqjn7mkkz82ezb4t93bjbnjx2",
+         *       "request_id": "req_prod_06h2cqjn7mkkz82ezb4t93bjbnjx2",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-29T05:34:27.905Z",
+         *       "created": "2026-11-29T08:14:06.184Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2bk19frtqygrdrtg0a29c4d0gj"
+         *       "actor_id": "key_prod_06h2cqh7fdk7b9911197cjdvt3b4e"
          *     }
          */
         MeterCreatedEvent: {
@@ -19184,16 +19445,16 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2bk1e9kxb0t7bpj0cbq1n4a422",
+         *       "id": "evt_prod_06h2cqjnjn2z1cgpykt7n9f0be1aj",
          *       "type": "meter.updated",
          *       "aggregate_type": "meter",
-         *       "aggregate_id": "mtr_prod_06h2bk1e838gj3h3jd995ghw2k4b0",
+         *       "aggregate_id": "mtr_prod_06h2cqjnbgkr903cne90f7311zkzp",
          *       "data": {
-         *         "id": "mtr_prod_06h2bk1e838gj3h3jd995ghw2k4b0",
+         *         "id": "mtr_prod_06h2cqjnbgkr903cne90f7311zkzp",
          *         "object": "meter",
          *         "status": "active",
-         *         "created": "2026-11-29T05:34:27.904Z",
-         *         "updated": "2026-11-29T05:34:27.915Z",
+         *         "created": "2026-11-29T08:14:06.171Z",
+         *         "updated": "2026-11-29T08:14:06.227Z",
          *         "livemode": false,
          *         "value_key": "value",
          *         "event_name": "api_request",
@@ -19201,11 +19462,11 @@ export type components = {
          *         "display_name": "Requests"
          *       },
          *       "previous_data": {
-         *         "id": "mtr_prod_06h2bk1e838gj3h3jd995ghw2k4b0",
+         *         "id": "mtr_prod_06h2cqjnbgkr903cne90f7311zkzp",
          *         "object": "meter",
          *         "status": "active",
-         *         "created": "2026-11-29T05:34:27.904Z",
-         *         "updated": "2026-11-29T05:34:27.904Z",
+         *         "created": "2026-11-29T08:14:06.171Z",
+         *         "updated": "2026-11-29T08:14:06.171Z",
          *         "livemode": false,
          *         "value_key": "value",
          *         "event_name": "api_request",
@@ -19213,13 +19474,13 @@ export type components = {
          *         "display_name": "API requests"
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2bk1e96nvyt3q01bgt80vtpqp4",
-         *       "request_id": "req_prod_06h2bk1e96nvyt3q01bgt80vtpqp4",
+         *       "correlation_id": "req_prod_06h2cqjnhxftn07y1v49wz9ae4wct",
+         *       "request_id": "req_prod_06h2cqjnhxftn07y1v49wz9ae4wct",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-29T05:34:27.916Z",
+         *       "created": "2026-11-29T08:14:06.229Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2bk19frtqygrdrtg0a29c4d0gj"
+         *       "actor_id": "key_prod_06h2cqh7fdk7b9911197cjdvt3b4e"
          *     }
          */
         MeterUpdatedEvent: {
@@ -19264,16 +19525,16 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2bk1eamqd78qkf8q5ttgr8df76",
+         *       "id": "evt_prod_06h2cqjnqjbjrzd3rehhjwcbjnj0y",
          *       "type": "meter.deactivated",
          *       "aggregate_type": "meter",
-         *       "aggregate_id": "mtr_prod_06h2bk1e838gj3h3jd995ghw2k4b0",
+         *       "aggregate_id": "mtr_prod_06h2cqjnbgkr903cne90f7311zkzp",
          *       "data": {
-         *         "id": "mtr_prod_06h2bk1e838gj3h3jd995ghw2k4b0",
+         *         "id": "mtr_prod_06h2cqjnbgkr903cne90f7311zkzp",
          *         "object": "meter",
          *         "status": "inactive",
-         *         "created": "2026-11-29T05:34:27.904Z",
-         *         "updated": "2026-11-29T05:34:27.924Z",
+         *         "created": "2026-11-29T08:14:06.171Z",
+         *         "updated": "2026-11-29T08:14:06.258Z",
          *         "livemode": false,
          *         "value_key": "value",
          *         "event_name": "api_request",
@@ -19281,11 +19542,11 @@ export type components = {
          *         "display_name": "Requests"
          *       },
          *       "previous_data": {
-         *         "id": "mtr_prod_06h2bk1e838gj3h3jd995ghw2k4b0",
+         *         "id": "mtr_prod_06h2cqjnbgkr903cne90f7311zkzp",
          *         "object": "meter",
          *         "status": "active",
-         *         "created": "2026-11-29T05:34:27.904Z",
-         *         "updated": "2026-11-29T05:34:27.915Z",
+         *         "created": "2026-11-29T08:14:06.171Z",
+         *         "updated": "2026-11-29T08:14:06.227Z",
          *         "livemode": false,
          *         "value_key": "value",
          *         "event_name": "api_request",
@@ -19293,13 +19554,13 @@ export type components = {
          *         "display_name": "Requests"
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2bk1eaegnx59kqx7j00aesckcw",
-         *       "request_id": "req_prod_06h2bk1eaegnx59kqx7j00aesckcw",
+         *       "correlation_id": "req_prod_06h2cqjnn6b8h84tbn6nnmkvgkdqa",
+         *       "request_id": "req_prod_06h2cqjnn6b8h84tbn6nnmkvgkdqa",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-29T05:34:27.925Z",
+         *       "created": "2026-11-29T08:14:06.268Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2bk19frtqygrdrtg0a29c4d0gj"
+         *       "actor_id": "key_prod_06h2cqh7fdk7b9911197cjdvt3b4e"
          *     }
          */
         MeterDeactivatedEvent: {
@@ -19344,16 +19605,16 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2bk1ebvz6ne02x3k1r3nwrdsxy",
+         *       "id": "evt_prod_06h2cqjnz8dmqwzb7hpjq8d22x9de",
          *       "type": "meter.reactivated",
          *       "aggregate_type": "meter",
-         *       "aggregate_id": "mtr_prod_06h2bk1e838gj3h3jd995ghw2k4b0",
+         *       "aggregate_id": "mtr_prod_06h2cqjnbgkr903cne90f7311zkzp",
          *       "data": {
-         *         "id": "mtr_prod_06h2bk1e838gj3h3jd995ghw2k4b0",
+         *         "id": "mtr_prod_06h2cqjnbgkr903cne90f7311zkzp",
          *         "object": "meter",
          *         "status": "active",
-         *         "created": "2026-11-29T05:34:27.904Z",
-         *         "updated": "2026-11-29T05:34:27.933Z",
+         *         "created": "2026-11-29T08:14:06.171Z",
+         *         "updated": "2026-11-29T08:14:06.329Z",
          *         "livemode": false,
          *         "value_key": "value",
          *         "event_name": "api_request",
@@ -19361,11 +19622,11 @@ export type components = {
          *         "display_name": "Requests"
          *       },
          *       "previous_data": {
-         *         "id": "mtr_prod_06h2bk1e838gj3h3jd995ghw2k4b0",
+         *         "id": "mtr_prod_06h2cqjnbgkr903cne90f7311zkzp",
          *         "object": "meter",
          *         "status": "inactive",
-         *         "created": "2026-11-29T05:34:27.904Z",
-         *         "updated": "2026-11-29T05:34:27.924Z",
+         *         "created": "2026-11-29T08:14:06.171Z",
+         *         "updated": "2026-11-29T08:14:06.258Z",
          *         "livemode": false,
          *         "value_key": "value",
          *         "event_name": "api_request",
@@ -19373,13 +19634,13 @@ export type components = {
          *         "display_name": "Requests"
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2bk1ebdww53ws7k3mntan4rgxt",
-         *       "request_id": "req_prod_06h2bk1ebdww53ws7k3mntan4rgxt",
+         *       "correlation_id": "req_prod_06h2cqjnx2bg2kdsxp98es0ym3nae",
+         *       "request_id": "req_prod_06h2cqjnx2bg2kdsxp98es0ym3nae",
          *       "version": 1,
          *       "sequence": 4,
-         *       "created": "2026-11-29T05:34:27.934Z",
+         *       "created": "2026-11-29T08:14:06.330Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2bk19frtqygrdrtg0a29c4d0gj"
+         *       "actor_id": "key_prod_06h2cqh7fdk7b9911197cjdvt3b4e"
          *     }
          */
         MeterReactivatedEvent: {
@@ -19424,29 +19685,29 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2bk1dymf7tv46wzcbkavgxmpzc",
+         *       "id": "evt_prod_06h2cqjkdrag4r4xt8k9kfa0k1kzp",
          *       "type": "feature.created",
          *       "aggregate_type": "feature",
-         *       "aggregate_id": "feat_prod_06h2bk1dyhtnqxrzxp7173xs8cyep",
+         *       "aggregate_id": "feat_prod_06h2cqjkd8x29xg9vytbe4ngqhc8a",
          *       "data": {
-         *         "id": "feat_prod_06h2bk1dyhtnqxrzxp7173xs8cyep",
+         *         "id": "feat_prod_06h2cqjkd8x29xg9vytbe4ngqhc8a",
          *         "name": "Reports",
          *         "object": "feature",
-         *         "created": "2026-11-29T05:34:27.828Z",
-         *         "updated": "2026-11-29T05:34:27.828Z",
+         *         "created": "2026-11-29T08:14:05.674Z",
+         *         "updated": "2026-11-29T08:14:05.674Z",
          *         "livemode": false,
          *         "metadata": {},
          *         "lookup_key": "reports"
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2bk1dyay398nhp6dvt7fmhwj4c",
-         *       "request_id": "req_prod_06h2bk1dyay398nhp6dvt7fmhwj4c",
+         *       "correlation_id": "req_prod_06h2cqjkc590e23dm27wjv6r8hpb0",
+         *       "request_id": "req_prod_06h2cqjkc590e23dm27wjv6r8hpb0",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-29T05:34:27.829Z",
+         *       "created": "2026-11-29T08:14:05.678Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2bk19frtqygrdrtg0a29c4d0gj"
+         *       "actor_id": "key_prod_06h2cqh7fdk7b9911197cjdvt3b4e"
          *     }
          */
         FeatureCreatedEvent: {
@@ -19491,36 +19752,36 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2bk1e0argh039xp9zabxkw7zct",
+         *       "id": "evt_prod_06h2cqjkpwfn0wdxp3s10pj3cxf9g",
          *       "type": "product_feature.attached",
          *       "aggregate_type": "product_feature",
-         *       "aggregate_id": "prodft_prod_06h2bk1e05w2q70d6ywqn5ddp00yj",
+         *       "aggregate_id": "prodft_prod_06h2cqjkpqm4hk75n49mp33hbk7c6",
          *       "data": {
-         *         "id": "prodft_prod_06h2bk1e05w2q70d6ywqn5ddp00yj",
+         *         "id": "prodft_prod_06h2cqjkpqm4hk75n49mp33hbk7c6",
          *         "object": "product_feature",
-         *         "created": "2026-11-29T05:34:27.841Z",
+         *         "created": "2026-11-29T08:14:05.749Z",
          *         "feature": {
-         *           "id": "feat_prod_06h2bk1dyhtnqxrzxp7173xs8cyep",
+         *           "id": "feat_prod_06h2cqjkd8x29xg9vytbe4ngqhc8a",
          *           "name": "Reports",
          *           "object": "feature",
-         *           "created": "2026-11-29T05:34:27.828Z",
-         *           "updated": "2026-11-29T05:34:27.828Z",
+         *           "created": "2026-11-29T08:14:05.674Z",
+         *           "updated": "2026-11-29T08:14:05.674Z",
          *           "livemode": false,
          *           "metadata": {},
          *           "lookup_key": "reports"
          *         },
-         *         "product": "prod_prod_06h2bk1d9sgbbg96zqdfs1r3k55et",
+         *         "product": "prod_prod_06h2cqjeq4hacp8vqrze1e0nck9dj",
          *         "livemode": false
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2bk1dzk8qrav0qt755ag8fydvc",
-         *       "request_id": "req_prod_06h2bk1dzk8qrav0qt755ag8fydvc",
+         *       "correlation_id": "req_prod_06h2cqjkmadcbp7ex0a1641ta9xjm",
+         *       "request_id": "req_prod_06h2cqjkmadcbp7ex0a1641ta9xjm",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-29T05:34:27.842Z",
+         *       "created": "2026-11-29T08:14:05.752Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2bk19frtqygrdrtg0a29c4d0gj"
+         *       "actor_id": "key_prod_06h2cqh7fdk7b9911197cjdvt3b4e"
          *     }
          */
         ProductFeatureAttachedEvent: {
@@ -19565,36 +19826,36 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2bk1e3r7c78gfhqtbgtrj41mh0",
+         *       "id": "evt_prod_06h2cqjmpmntvhn42kyy1pysc4w56",
          *       "type": "product_feature.detached",
          *       "aggregate_type": "product_feature",
-         *       "aggregate_id": "prodft_prod_06h2bk1e2jcmx6y8hw4gnhjmsab7t",
+         *       "aggregate_id": "prodft_prod_06h2cqjmfktw4x7j08wbt2qma8qaj",
          *       "data": {
-         *         "id": "prodft_prod_06h2bk1e2jcmx6y8hw4gnhjmsab7t",
+         *         "id": "prodft_prod_06h2cqjmfktw4x7j08wbt2qma8qaj",
          *         "object": "product_feature",
-         *         "created": "2026-11-29T05:34:27.860Z",
+         *         "created": "2026-11-29T08:14:05.948Z",
          *         "feature": {
-         *           "id": "feat_prod_06h2bk1e1eqhhggn9498wpm2zwjvt",
+         *           "id": "feat_prod_06h2cqjm5d42yfj7zgthjemx01fpm",
          *           "name": "Beta",
          *           "object": "feature",
-         *           "created": "2026-11-29T05:34:27.851Z",
-         *           "updated": "2026-11-29T05:34:27.851Z",
+         *           "created": "2026-11-29T08:14:05.867Z",
+         *           "updated": "2026-11-29T08:14:05.867Z",
          *           "livemode": false,
          *           "metadata": {},
          *           "lookup_key": "beta"
          *         },
-         *         "product": "prod_prod_06h2bk1d9sgbbg96zqdfs1r3k55et",
+         *         "product": "prod_prod_06h2cqjeq4hacp8vqrze1e0nck9dj",
          *         "livemode": false
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2bk1e3fxs9w3ajnm5dcfn9ev62",
-         *       "request_id": "req_prod_06h2bk1e3fxs9w3ajnm5dcfn9ev62",
+         *       "correlation_id": "req_prod_06h2cqjmm83s1ta946bbv0hzt23at",
+         *       "request_id": "req_prod_06h2cqjmm83s1ta946bbv0hzt23at",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-29T05:34:27.870Z",
+         *       "created": "2026-11-29T08:14:06.005Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2bk19frtqygrdrtg0a29c4d0gj"
+         *       "actor_id": "key_prod_06h2cqh7fdk7b9911197cjdvt3b4e"
          *     }
          */
         ProductFeatureDetachedEvent: {
@@ -19639,36 +19900,36 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2bk1j7deswf24wmyprnma9jm5e",
+         *       "id": "evt_prod_06h2cqkp9ekpvdmzz4z1p63rm5d92",
          *       "type": "customer.entitlements.updated",
          *       "aggregate_type": "customer_entitlements",
-         *       "aggregate_id": "cus_prod_06h2bk1eczkkm46ccdkv48avah01c",
+         *       "aggregate_id": "cus_prod_06h2cqjp9q86wsnhz16fr4njyj6nw",
          *       "data": {
          *         "items": [
          *           {
-         *             "feature": "feat_prod_06h2bk1dyhtnqxrzxp7173xs8cyep",
+         *             "feature": "feat_prod_06h2cqjkd8x29xg9vytbe4ngqhc8a",
          *             "lookup_key": "reports",
-         *             "source_subscription": "sub_prod_06h2bk1j5vkddp0m1wccysm6m9vqg"
+         *             "source_subscription": "sub_prod_06h2cqknm81r5v31t9pmvtwd4brsw"
          *           }
          *         ],
          *         "object": "customer_entitlements",
-         *         "customer": "cus_prod_06h2bk1eczkkm46ccdkv48avah01c",
+         *         "customer": "cus_prod_06h2cqjp9q86wsnhz16fr4njyj6nw",
          *         "livemode": false
          *       },
          *       "previous_data": {
          *         "items": [],
          *         "object": "customer_entitlements",
-         *         "customer": "cus_prod_06h2bk1eczkkm46ccdkv48avah01c",
+         *         "customer": "cus_prod_06h2cqjp9q86wsnhz16fr4njyj6nw",
          *         "livemode": false
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2bk1j5ed9cfwfvjq50sb0eh6zt",
-         *       "request_id": "req_prod_06h2bk1j5ed9cfwfvjq50sb0eh6zt",
+         *       "correlation_id": "req_prod_06h2cqknheccbw2wjzxyxb6d5hcbm",
+         *       "request_id": "req_prod_06h2cqknheccbw2wjzxyxb6d5hcbm",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-29T05:34:28.923Z",
+         *       "created": "2026-11-29T08:14:14.603Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2bk19frtqygrdrtg0a29c4d0gj"
+         *       "actor_id": "key_prod_06h2cqh7fdk7b9911197cjdvt3b4e"
          *     }
          */
         CustomerEntitlementsUpdatedEvent: {
@@ -19713,13 +19974,13 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2bk1e5vsn1r0vchz5dth8hhmq6",
+         *       "id": "evt_prod_06h2cqjn1v7yapfkrt9f0q1288bsy",
          *       "type": "portal_configuration.updated",
          *       "aggregate_type": "portal_configuration",
-         *       "aggregate_id": "acc_prod_06h2bk18n1sqadk1hxs08n3j1tmjy",
+         *       "aggregate_id": "acc_prod_06h2cqh0ychnqm95vam61py8w28ct",
          *       "data": {
          *         "object": "portal_configuration",
-         *         "updated": "2026-11-29T05:34:27.882Z",
+         *         "updated": "2026-11-29T08:14:06.054Z",
          *         "branding": {
          *           "logo_url": null,
          *           "accent_color": null,
@@ -19824,13 +20085,13 @@ export type components = {
          *         "default_return_url": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2bk1e51wj4kyrrzkxwmgrgkxzt",
-         *       "request_id": "req_prod_06h2bk1e51wj4kyrrzkxwmgrgkxzt",
+         *       "correlation_id": "req_prod_06h2cqjmvefa4cyk6gxg97drxjgpa",
+         *       "request_id": "req_prod_06h2cqjmvefa4cyk6gxg97drxjgpa",
          *       "version": 1,
          *       "sequence": 4,
-         *       "created": "2026-11-29T05:34:27.886Z",
+         *       "created": "2026-11-29T08:14:06.094Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2bk19frtqygrdrtg0a29c4d0gj"
+         *       "actor_id": "key_prod_06h2cqh7fdk7b9911197cjdvt3b4e"
          *     }
          */
         PortalConfigurationUpdatedEvent: {
@@ -19875,13 +20136,13 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2bk1hm4w2f4c9ckkrgx70v58at",
+         *       "id": "evt_prod_06h2cqkh180f0d4sznqgsaz9z0cqw",
          *       "type": "credit_note.created",
          *       "aggregate_type": "credit_note",
-         *       "aggregate_id": "cn_prod_06h2bk1hjm5mpg6agy1s2mnvsstg8",
+         *       "aggregate_id": "cn_prod_06h2cqkgtezdp801eyq5qct37wf66",
          *       "data": {
-         *         "id": "cn_prod_06h2bk1hjm5mpg6agy1s2mnvsstg8",
-         *         "pdf": "http://127.0.0.1:39207/api/credit-notes/cn_prod_06h2bk1hjm5mpg6agy1s2mnvsstg8/pdf",
+         *         "id": "cn_prod_06h2cqkgtezdp801eyq5qct37wf66",
+         *         "pdf": "http://127.0.0.1:41121/api/credit-notes/cn_prod_06h2cqkgtezdp801eyq5qct37wf66/pdf",
          *         "memo": null,
          *         "type": "pre_payment",
          *         "lines": [
@@ -19899,16 +20160,16 @@ export type components = {
          *         "object": "credit_note",
          *         "reason": "order_change",
          *         "status": "issued",
-         *         "created": "2026-11-29T05:34:28.757Z",
-         *         "invoice": "in_prod_06h2bk1hdrnjjn9kf3w14dvmx7vme",
+         *         "created": "2026-11-29T08:14:13.203Z",
+         *         "invoice": "in_prod_06h2cqkdhj88r9829sbhrj8xqa6ma",
          *         "refunds": [],
-         *         "updated": "2026-11-29T05:34:28.757Z",
+         *         "updated": "2026-11-29T08:14:13.203Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2bk1eczkkm46ccdkv48avah01c",
+         *         "customer": "cus_prod_06h2cqjp9q86wsnhz16fr4njyj6nw",
          *         "livemode": false,
          *         "tax_atom": 0,
          *         "voided_at": null,
-         *         "pdf_sha256": "aa206940ada4466dd5dd5b9fff55e03585d8aa21ff4a56ba13c7559d6a3a4255",
+         *         "pdf_sha256": "880800773eb68bb9f80ea6d05769001c59c2af8477817affd3fc16a96721b136",
          *         "total_taxes": [],
          *         "discount_atom": 0,
          *         "subtotal_atom": 100,
@@ -19920,13 +20181,13 @@ export type components = {
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2bk1hj5f7z2nna27qg2b1wsz9j",
-         *       "request_id": "req_prod_06h2bk1hj5f7z2nna27qg2b1wsz9j",
+         *       "correlation_id": "req_prod_06h2cqkgq5v76cmp0kq31c8w3ec28",
+         *       "request_id": "req_prod_06h2cqkgq5v76cmp0kq31c8w3ec28",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-29T05:34:28.769Z",
+         *       "created": "2026-11-29T08:14:13.259Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2bk19frtqygrdrtg0a29c4d0gj"
+         *       "actor_id": "key_prod_06h2cqh7fdk7b9911197cjdvt3b4e"
          *     }
          */
         CreditNoteCreatedEvent: {
@@ -19971,13 +20232,13 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2bk1hrd4bg7gyne2zj5yrc9x9r",
+         *       "id": "evt_prod_06h2cqkj9sgnexerr005cqtpv36z8",
          *       "type": "credit_note.voided",
          *       "aggregate_type": "credit_note",
-         *       "aggregate_id": "cn_prod_06h2bk1hjm5mpg6agy1s2mnvsstg8",
+         *       "aggregate_id": "cn_prod_06h2cqkgtezdp801eyq5qct37wf66",
          *       "data": {
-         *         "id": "cn_prod_06h2bk1hjm5mpg6agy1s2mnvsstg8",
-         *         "pdf": "http://127.0.0.1:39207/api/credit-notes/cn_prod_06h2bk1hjm5mpg6agy1s2mnvsstg8/pdf",
+         *         "id": "cn_prod_06h2cqkgtezdp801eyq5qct37wf66",
+         *         "pdf": "http://127.0.0.1:41121/api/credit-notes/cn_prod_06h2cqkgtezdp801eyq5qct37wf66/pdf",
          *         "memo": null,
          *         "type": "pre_payment",
          *         "lines": [
@@ -19995,16 +20256,16 @@ export type components = {
          *         "object": "credit_note",
          *         "reason": "order_change",
          *         "status": "void",
-         *         "created": "2026-11-29T05:34:28.757Z",
-         *         "invoice": "in_prod_06h2bk1hdrnjjn9kf3w14dvmx7vme",
+         *         "created": "2026-11-29T08:14:13.203Z",
+         *         "invoice": "in_prod_06h2cqkdhj88r9829sbhrj8xqa6ma",
          *         "refunds": [],
-         *         "updated": "2026-11-29T05:34:28.801Z",
+         *         "updated": "2026-11-29T08:14:13.580Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2bk1eczkkm46ccdkv48avah01c",
+         *         "customer": "cus_prod_06h2cqjp9q86wsnhz16fr4njyj6nw",
          *         "livemode": false,
          *         "tax_atom": 0,
-         *         "voided_at": "2026-11-29T05:34:28.801Z",
-         *         "pdf_sha256": "aa206940ada4466dd5dd5b9fff55e03585d8aa21ff4a56ba13c7559d6a3a4255",
+         *         "voided_at": "2026-11-29T08:14:13.580Z",
+         *         "pdf_sha256": "880800773eb68bb9f80ea6d05769001c59c2af8477817affd3fc16a96721b136",
          *         "total_taxes": [],
          *         "discount_atom": 0,
          *         "subtotal_atom": 100,
@@ -20015,8 +20276,8 @@ export type components = {
          *         "customer_balance_transaction": null
          *       },
          *       "previous_data": {
-         *         "id": "cn_prod_06h2bk1hjm5mpg6agy1s2mnvsstg8",
-         *         "pdf": "http://127.0.0.1:39207/api/credit-notes/cn_prod_06h2bk1hjm5mpg6agy1s2mnvsstg8/pdf",
+         *         "id": "cn_prod_06h2cqkgtezdp801eyq5qct37wf66",
+         *         "pdf": "http://127.0.0.1:41121/api/credit-notes/cn_prod_06h2cqkgtezdp801eyq5qct37wf66/pdf",
          *         "memo": null,
          *         "type": "pre_payment",
          *         "lines": [
@@ -20034,16 +20295,16 @@ export type components = {
          *         "object": "credit_note",
          *         "reason": "order_change",
          *         "status": "issued",
-         *         "created": "2026-11-29T05:34:28.757Z",
-         *         "invoice": "in_prod_06h2bk1hdrnjjn9kf3w14dvmx7vme",
+         *         "created": "2026-11-29T08:14:13.203Z",
+         *         "invoice": "in_prod_06h2cqkdhj88r9829sbhrj8xqa6ma",
          *         "refunds": [],
-         *         "updated": "2026-11-29T05:34:28.757Z",
+         *         "updated": "2026-11-29T08:14:13.203Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2bk1eczkkm46ccdkv48avah01c",
+         *         "customer": "cus_prod_06h2cqjp9q86wsnhz16fr4njyj6nw",
          *         "livemode": false,
          *         "tax_atom": 0,
          *         "voided_at": null,
-         *         "pdf_sha256": "aa206940ada4466dd5dd5b9fff55e03585d8aa21ff4a56ba13c7559d6a3a4255",
+         *         "pdf_sha256": "880800773eb68bb9f80ea6d05769001c59c2af8477817affd3fc16a96721b136",
          *         "total_taxes": [],
          *         "discount_atom": 0,
          *         "subtotal_atom": 100,
@@ -20054,13 +20315,13 @@ export type components = {
          *         "customer_balance_transaction": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2bk1hqn4adne0h7t5cmxwhe106",
-         *       "request_id": "req_prod_06h2bk1hqn4adne0h7t5cmxwhe106",
+         *       "correlation_id": "req_prod_06h2cqkj7acnvdf4nq7zt6svr05ce",
+         *       "request_id": "req_prod_06h2cqkj7acnvdf4nq7zt6svr05ce",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-29T05:34:28.804Z",
+         *       "created": "2026-11-29T08:14:13.582Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2bk19frtqygrdrtg0a29c4d0gj"
+         *       "actor_id": "key_prod_06h2cqh7fdk7b9911197cjdvt3b4e"
          *     }
          */
         CreditNoteVoidedEvent: {
@@ -20105,34 +20366,34 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2bk1htg8qm0h1xhq6cc4mb1hd2",
+         *       "id": "evt_prod_06h2cqkjkjd1kp355b89pz0h2z6pr",
          *       "type": "customer.balance_transaction.created",
          *       "aggregate_type": "customer_balance_transaction",
-         *       "aggregate_id": "cbtxn_prod_06h2bk1htcqe7ye7mqhmjs49q52r8",
+         *       "aggregate_id": "cbtxn_prod_06h2cqkjj6vby2hknvr3jp5a5n2cw",
          *       "data": {
-         *         "id": "cbtxn_prod_06h2bk1htcqe7ye7mqhmjs49q52r8",
+         *         "id": "cbtxn_prod_06h2cqkjj6vby2hknvr3jp5a5n2cw",
          *         "type": "credit_note",
          *         "object": "customer_balance_transaction",
-         *         "created": "2026-11-29T05:34:28.819Z",
-         *         "invoice": "in_prod_06h2bk1fddm2mb6eg3nyqs2b2qkzc",
+         *         "created": "2026-11-29T08:14:13.649Z",
+         *         "invoice": "in_prod_06h2cqjy5sy0ggp4fba462kpv07bg",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2bk1eczkkm46ccdkv48avah01c",
+         *         "customer": "cus_prod_06h2cqjp9q86wsnhz16fr4njyj6nw",
          *         "livemode": false,
          *         "amount_atom": 100,
-         *         "credit_note": "cn_prod_06h2bk1htaeg2qs5852anbmt6gdbt",
+         *         "credit_note": "cn_prod_06h2cqkjhrby17gray05s8wd5er38",
          *         "description": null,
          *         "ending_balance_atom": 100,
          *         "subscription_change_request": null
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2bk1hsrpc51t6fx9q3g161e2ej",
-         *       "request_id": "req_prod_06h2bk1hsrpc51t6fx9q3g161e2ej",
+         *       "correlation_id": "req_prod_06h2cqkjftzehj461w33ex5nd3kc8",
+         *       "request_id": "req_prod_06h2cqkjftzehj461w33ex5nd3kc8",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-29T05:34:28.820Z",
+         *       "created": "2026-11-29T08:14:13.660Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2bk19frtqygrdrtg0a29c4d0gj"
+         *       "actor_id": "key_prod_06h2cqh7fdk7b9911197cjdvt3b4e"
          *     }
          */
         CustomerBalanceTransactionCreatedEvent: {
@@ -20177,15 +20438,15 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2bk1arsa6g88qqac5h77v6583m",
+         *       "id": "evt_prod_06h2cqhmr1n181k22f60k07jjak7a",
          *       "type": "member.invited",
          *       "aggregate_type": "member",
-         *       "aggregate_id": "inv_prod_06h2bk1ar84dzfvt0kjvztcbsyyfy",
+         *       "aggregate_id": "inv_prod_06h2cqhmmksmjj04fktvpp0na0k3y",
          *       "data": {
-         *         "id": "inv_prod_06h2bk1ar84dzfvt0kjvztcbsyyfy",
+         *         "id": "inv_prod_06h2cqhmmksmjj04fktvpp0na0k3y",
          *         "name": null,
          *         "role": "viewer",
-         *         "email": "withdrawn-mx1emp2o@example.com",
+         *         "email": "withdrawn-mx1kbtl5@example.com",
          *         "object": "member",
          *         "status": "invited",
          *         "invitation": null
@@ -20196,12 +20457,12 @@ export type components = {
          *         "client_address": null
          *       },
          *       "correlation_id": null,
-         *       "request_id": "req_prod_06h2bk1aq8301dtk258stv74wftet",
+         *       "request_id": "req_prod_06h2cqhme95hea7csxwhd8maxnfa4",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-29T05:34:27.014Z",
+         *       "created": "2026-11-29T08:13:57.824Z",
          *       "actor_type": "user",
-         *       "actor_id": "user_prod_06h2bk18nfs3hdr18pp5yxzdgk75p"
+         *       "actor_id": "user_prod_06h2cqh10pmjmaa14nr402sqrz3w0"
          *     }
          */
         MemberInvitedEvent: {
@@ -20246,24 +20507,24 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2bk1atzs4ct7zm8nes9ys0tjh6",
+         *       "id": "evt_prod_06h2cqhnfexbdnrxn5v85rqt4mhv6",
          *       "type": "member.invitation_revoked",
          *       "aggregate_type": "member",
-         *       "aggregate_id": "inv_prod_06h2bk1ar84dzfvt0kjvztcbsyyfy",
+         *       "aggregate_id": "inv_prod_06h2cqhmmksmjj04fktvpp0na0k3y",
          *       "data": {
-         *         "id": "inv_prod_06h2bk1ar84dzfvt0kjvztcbsyyfy",
+         *         "id": "inv_prod_06h2cqhmmksmjj04fktvpp0na0k3y",
          *         "name": null,
          *         "role": "viewer",
-         *         "email": "withdrawn-mx1emp2o@example.com",
+         *         "email": "withdrawn-mx1kbtl5@example.com",
          *         "object": "member",
          *         "status": "invitation_revoked",
          *         "invitation": null
          *       },
          *       "previous_data": {
-         *         "id": "inv_prod_06h2bk1ar84dzfvt0kjvztcbsyyfy",
+         *         "id": "inv_prod_06h2cqhmmksmjj04fktvpp0na0k3y",
          *         "name": null,
          *         "role": "viewer",
-         *         "email": "withdrawn-mx1emp2o@example.com",
+         *         "email": "withdrawn-mx1kbtl5@example.com",
          *         "object": "member",
          *         "status": "invited",
          *         "invitation": null
@@ -20273,12 +20534,12 @@ export type components = {
          *         "client_address": null
          *       },
          *       "correlation_id": null,
-         *       "request_id": "req_prod_06h2bk1at4yxnh05wv2qrhg5j49r0",
+         *       "request_id": "req_prod_06h2cqhn9sknq35kqtxaneh1nc3za",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-29T05:34:27.031Z",
+         *       "created": "2026-11-29T08:13:58.011Z",
          *       "actor_type": "user",
-         *       "actor_id": "user_prod_06h2bk18nfs3hdr18pp5yxzdgk75p"
+         *       "actor_id": "user_prod_06h2cqh10pmjmaa14nr402sqrz3w0"
          *     }
          */
         MemberInvitationRevokedEvent: {
@@ -20323,18 +20584,18 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2bk1b9asta4qrw7ajq1k6j0exe",
+         *       "id": "evt_prod_06h2cqhsw6mn274e4yxfa5mkbz4p8",
          *       "type": "member.joined",
          *       "aggregate_type": "member",
-         *       "aggregate_id": "user_prod_06h2bk1b8rtc632ywzaa843zhh66e",
+         *       "aggregate_id": "user_prod_06h2cqhsqt7r02ad778fm68zvnphy",
          *       "data": {
-         *         "id": "user_prod_06h2bk1b8rtc632ywzaa843zhh66e",
+         *         "id": "user_prod_06h2cqhsqt7r02ad778fm68zvnphy",
          *         "name": "Joined Member",
          *         "role": "developer",
-         *         "email": "joined-mx1emp2o@example.com",
+         *         "email": "joined-mx1kbtl5@example.com",
          *         "object": "member",
          *         "status": "active",
-         *         "invitation": "inv_prod_06h2bk1aw7m2nzf51bhrp55n1x1a8"
+         *         "invitation": "inv_prod_06h2cqhnqaksphqv5q3340t840f06"
          *       },
          *       "previous_data": null,
          *       "metadata": {
@@ -20342,12 +20603,12 @@ export type components = {
          *         "client_address": null
          *       },
          *       "correlation_id": null,
-         *       "request_id": "req_prod_06h2bk1b93sag8fszvtr7dhdvn4yj",
+         *       "request_id": "req_prod_06h2cqhsskc1wcck9hv9fb6qccps8",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-29T05:34:27.146Z",
+         *       "created": "2026-11-29T08:13:59.137Z",
          *       "actor_type": "user",
-         *       "actor_id": "user_prod_06h2bk1b8rtc632ywzaa843zhh66e"
+         *       "actor_id": "user_prod_06h2cqhsqt7r02ad778fm68zvnphy"
          *     }
          */
         MemberJoinedEvent: {
@@ -20392,24 +20653,24 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2bk1bb8yanrkvby83ea31zmngr",
+         *       "id": "evt_prod_06h2cqhte3yncavyags84hkgfte6y",
          *       "type": "member.role_changed",
          *       "aggregate_type": "member",
-         *       "aggregate_id": "user_prod_06h2bk1b8rtc632ywzaa843zhh66e",
+         *       "aggregate_id": "user_prod_06h2cqhsqt7r02ad778fm68zvnphy",
          *       "data": {
-         *         "id": "user_prod_06h2bk1b8rtc632ywzaa843zhh66e",
+         *         "id": "user_prod_06h2cqhsqt7r02ad778fm68zvnphy",
          *         "name": "Joined Member",
          *         "role": "viewer",
-         *         "email": "joined-mx1emp2o@example.com",
+         *         "email": "joined-mx1kbtl5@example.com",
          *         "object": "member",
          *         "status": "active",
          *         "invitation": null
          *       },
          *       "previous_data": {
-         *         "id": "user_prod_06h2bk1b8rtc632ywzaa843zhh66e",
+         *         "id": "user_prod_06h2cqhsqt7r02ad778fm68zvnphy",
          *         "name": "Joined Member",
          *         "role": "developer",
-         *         "email": "joined-mx1emp2o@example.com",
+         *         "email": "joined-mx1kbtl5@example.com",
          *         "object": "member",
          *         "status": "active",
          *         "invitation": null
@@ -20419,12 +20680,12 @@ export type components = {
          *         "client_address": null
          *       },
          *       "correlation_id": null,
-         *       "request_id": "req_prod_06h2bk1bad5n3heqqq0qxhmq44d44",
+         *       "request_id": "req_prod_06h2cqht2zrfjr4g2wjw62stsv0k4",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-29T05:34:27.162Z",
+         *       "created": "2026-11-29T08:13:59.280Z",
          *       "actor_type": "user",
-         *       "actor_id": "user_prod_06h2bk18nfs3hdr18pp5yxzdgk75p"
+         *       "actor_id": "user_prod_06h2cqh10pmjmaa14nr402sqrz3w0"
          *     }
          */
         MemberRoleChangedEvent: {
@@ -20469,24 +20730,24 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2bk1bcs5jsn8kamf0wv6dw733r",
+         *       "id": "evt_prod_06h2cqhv71rvpm5rhqc2pyzqyk2zc",
          *       "type": "member.removed",
          *       "aggregate_type": "member",
-         *       "aggregate_id": "user_prod_06h2bk1b8rtc632ywzaa843zhh66e",
+         *       "aggregate_id": "user_prod_06h2cqhsqt7r02ad778fm68zvnphy",
          *       "data": {
-         *         "id": "user_prod_06h2bk1b8rtc632ywzaa843zhh66e",
+         *         "id": "user_prod_06h2cqhsqt7r02ad778fm68zvnphy",
          *         "name": "Joined Member",
          *         "role": "viewer",
-         *         "email": "joined-mx1emp2o@example.com",
+         *         "email": "joined-mx1kbtl5@example.com",
          *         "object": "member",
          *         "status": "removed",
          *         "invitation": null
          *       },
          *       "previous_data": {
-         *         "id": "user_prod_06h2bk1b8rtc632ywzaa843zhh66e",
+         *         "id": "user_prod_06h2cqhsqt7r02ad778fm68zvnphy",
          *         "name": "Joined Member",
          *         "role": "viewer",
-         *         "email": "joined-mx1emp2o@example.com",
+         *         "email": "joined-mx1kbtl5@example.com",
          *         "object": "member",
          *         "status": "active",
          *         "invitation": null
@@ -20496,12 +20757,12 @@ export type components = {
          *         "client_address": null
          *       },
          *       "correlation_id": null,
-         *       "request_id": "req_prod_06h2bk1bc0ch38cdnps025br5601p",
+         *       "request_id": "req_prod_06h2cqhtqsjje7ecd9qtzgfe4bdae",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-29T05:34:27.174Z",
+         *       "created": "2026-11-29T08:13:59.480Z",
          *       "actor_type": "user",
-         *       "actor_id": "user_prod_06h2bk18nfs3hdr18pp5yxzdgk75p"
+         *       "actor_id": "user_prod_06h2cqh10pmjmaa14nr402sqrz3w0"
          *     }
          */
         MemberRemovedEvent: {
@@ -20546,31 +20807,31 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2bk1d18gr8s5n36g5xe58ne3gp",
+         *       "id": "evt_prod_06h2cqjd43xk9xkepmtm2qj39xp1g",
          *       "type": "payment_processor.connected",
          *       "aggregate_type": "payment_processor",
-         *       "aggregate_id": "acc_prod_06h2bk18n1sqadk1hxs08n3j1tmjy",
+         *       "aggregate_id": "acc_prod_06h2cqh0ychnqm95vam61py8w28ct",
          *       "data": {
          *         "object": "payment_processor",
-         *         "created": "2026-11-29T05:34:27.592Z",
-         *         "updated": "2026-11-29T05:34:27.592Z",
+         *         "created": "2026-11-29T08:14:04.048Z",
+         *         "updated": "2026-11-29T08:14:04.048Z",
          *         "livemode": false,
          *         "processor": "stripe",
-         *         "webhook_url": "http://127.0.0.1:39207/api/processors/stripe/acc_prod_06h2bk18n1sqadk1hxs08n3j1tmjy",
+         *         "webhook_url": "http://127.0.0.1:41121/api/processors/stripe/acc_prod_06h2cqh0ychnqm95vam61py8w28ct",
          *         "publishable_key": "pk_test_catalogue_flow",
          *         "secret_key_last4": "flow",
-         *         "processor_account": "acct_3c5028535eec7b9e2dc3f07a",
-         *         "webhook_endpoint_id": "we_9850a31a553f9a8a9e027256"
+         *         "processor_account": "acct_90e271a46ac2def6933733fb",
+         *         "webhook_endpoint_id": "we_4bffe572f5ceb15ea53fe202"
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2bk1cyhjapa1e88a7epgk071f6",
-         *       "request_id": "req_prod_06h2bk1cyhjapa1e88a7epgk071f6",
+         *       "correlation_id": "req_prod_06h2cqjcagz90xrmj2r55d4q2kcnw",
+         *       "request_id": "req_prod_06h2cqjcagz90xrmj2r55d4q2kcnw",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-29T05:34:27.594Z",
+         *       "created": "2026-11-29T08:14:04.064Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2bk19frtqygrdrtg0a29c4d0gj"
+         *       "actor_id": "key_prod_06h2cqh7fdk7b9911197cjdvt3b4e"
          *     }
          */
         PaymentProcessorConnectedEvent: {
@@ -20615,31 +20876,31 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2bk1d31sjkp8m8s5tqk8qnr92y",
+         *       "id": "evt_prod_06h2cqjdcnfxqtr66zq6et2h46hrw",
          *       "type": "payment_processor.disconnected",
          *       "aggregate_type": "payment_processor",
-         *       "aggregate_id": "acc_prod_06h2bk18n1sqadk1hxs08n3j1tmjy",
+         *       "aggregate_id": "acc_prod_06h2cqh0ychnqm95vam61py8w28ct",
          *       "data": {
          *         "object": "payment_processor",
-         *         "created": "2026-11-29T05:34:27.592Z",
-         *         "updated": "2026-11-29T05:34:27.592Z",
+         *         "created": "2026-11-29T08:14:04.048Z",
+         *         "updated": "2026-11-29T08:14:04.048Z",
          *         "livemode": false,
          *         "processor": "stripe",
-         *         "webhook_url": "http://127.0.0.1:39207/api/processors/stripe/acc_prod_06h2bk18n1sqadk1hxs08n3j1tmjy",
+         *         "webhook_url": "http://127.0.0.1:41121/api/processors/stripe/acc_prod_06h2cqh0ychnqm95vam61py8w28ct",
          *         "publishable_key": "pk_test_catalogue_flow",
          *         "secret_key_last4": "flow",
-         *         "processor_account": "acct_3c5028535eec7b9e2dc3f07a",
-         *         "webhook_endpoint_id": "we_9850a31a553f9a8a9e027256"
+         *         "processor_account": "acct_90e271a46ac2def6933733fb",
+         *         "webhook_endpoint_id": "we_4bffe572f5ceb15ea53fe202"
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2bk1d2hr6e0ct7kg22fdgqg7ct",
-         *       "request_id": "req_prod_06h2bk1d2hr6e0ct7kg22fdgqg7ct",
+         *       "correlation_id": "req_prod_06h2cqjdb32p8ze4pev08a01y1hzj",
+         *       "request_id": "req_prod_06h2cqjdb32p8ze4pev08a01y1hzj",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-29T05:34:27.608Z",
+         *       "created": "2026-11-29T08:14:04.133Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2bk19frtqygrdrtg0a29c4d0gj"
+         *       "actor_id": "key_prod_06h2cqh7fdk7b9911197cjdvt3b4e"
          *     }
          */
         PaymentProcessorDisconnectedEvent: {
@@ -20684,36 +20945,36 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2bk1k04wp4m333vgtytms7gg8p",
+         *       "id": "evt_prod_06h2cqkx4yhsce2v5pa082kdq1jre",
          *       "type": "subscription_change_request.scheduled",
          *       "aggregate_type": "subscription_change_request",
-         *       "aggregate_id": "scr_prod_06h2bk1jwh5hjww3yzf1w9ecyamha",
+         *       "aggregate_id": "scr_prod_06h2cqkvyyapd841sa5v0m0v9qjg4",
          *       "data": {
-         *         "id": "scr_prod_06h2bk1jwh5hjww3yzf1w9ecyamha",
+         *         "id": "scr_prod_06h2cqkvyyapd841sa5v0m0v9qjg4",
          *         "steps": [
          *           {
-         *             "item": "si_prod_06h2bk1jps98x3dpcfg7yzwfexxh8",
+         *             "item": "si_prod_06h2cqktcmm7bwset3af9mq2zeezw",
          *             "type": "switch_price",
-         *             "price": "price_prod_06h2bk1jnzfam6kc3m4npccjw5knc",
+         *             "price": "price_prod_06h2cqkt975sz1an46c64r3dy371g",
          *             "state": "pending",
          *             "quantity": null
          *           }
          *         ],
          *         "object": "subscription_change_request",
          *         "status": "scheduled",
-         *         "created": "2026-11-29T05:34:29.080Z",
+         *         "created": "2026-11-29T08:14:15.941Z",
          *         "invoice": null,
-         *         "updated": "2026-11-29T05:34:29.114Z",
+         *         "updated": "2026-11-29T08:14:16.291Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "metadata": {},
          *         "effective": "period_end",
          *         "applied_at": null,
          *         "last_error": null,
-         *         "effective_at": "2026-12-29T05:34:29.045Z",
-         *         "subscription": "sub_prod_06h2bk1jps98x3dpcfg7yzwfexxh6",
+         *         "effective_at": "2026-12-29T08:14:15.650Z",
+         *         "subscription": "sub_prod_06h2cqktcmm7bwset3af9mq2zeezt",
          *         "applied_steps": 0,
-         *         "proration_date": "2026-11-29T05:34:29.080Z",
+         *         "proration_date": "2026-11-29T08:14:15.941Z",
          *         "proration_behavior": "create_prorations",
          *         "amount_due_now_atom": 0,
          *         "balance_transaction": null,
@@ -20726,21 +20987,21 @@ export type components = {
          *         "amount_due_now_total_atom": 0
          *       },
          *       "previous_data": {
-         *         "id": "scr_prod_06h2bk1jwh5hjww3yzf1w9ecyamha",
+         *         "id": "scr_prod_06h2cqkvyyapd841sa5v0m0v9qjg4",
          *         "steps": [
          *           {
-         *             "item": "si_prod_06h2bk1jps98x3dpcfg7yzwfexxh8",
+         *             "item": "si_prod_06h2cqktcmm7bwset3af9mq2zeezw",
          *             "type": "switch_price",
-         *             "price": "price_prod_06h2bk1jnzfam6kc3m4npccjw5knc",
+         *             "price": "price_prod_06h2cqkt975sz1an46c64r3dy371g",
          *             "state": "pending",
          *             "quantity": null
          *           }
          *         ],
          *         "object": "subscription_change_request",
          *         "status": "open",
-         *         "created": "2026-11-29T05:34:29.080Z",
+         *         "created": "2026-11-29T08:14:15.941Z",
          *         "invoice": null,
-         *         "updated": "2026-11-29T05:34:29.080Z",
+         *         "updated": "2026-11-29T08:14:15.941Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "metadata": {},
@@ -20748,9 +21009,9 @@ export type components = {
          *         "applied_at": null,
          *         "last_error": null,
          *         "effective_at": null,
-         *         "subscription": "sub_prod_06h2bk1jps98x3dpcfg7yzwfexxh6",
+         *         "subscription": "sub_prod_06h2cqktcmm7bwset3af9mq2zeezt",
          *         "applied_steps": 0,
-         *         "proration_date": "2026-11-29T05:34:29.080Z",
+         *         "proration_date": "2026-11-29T08:14:15.941Z",
          *         "proration_behavior": "create_prorations",
          *         "amount_due_now_atom": 0,
          *         "balance_transaction": null,
@@ -20763,13 +21024,13 @@ export type components = {
          *         "amount_due_now_total_atom": 0
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2bk1jya22v5zgm5rmf7rmftpz4",
-         *       "request_id": "req_prod_06h2bk1jya22v5zgm5rmf7rmftpz4",
+         *       "correlation_id": "req_prod_06h2cqkwkrp8aqke6v7tf3caffn46",
+         *       "request_id": "req_prod_06h2cqkwkrp8aqke6v7tf3caffn46",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-29T05:34:29.121Z",
+         *       "created": "2026-11-29T08:14:16.359Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2bk19frtqygrdrtg0a29c4d0gj"
+         *       "actor_id": "key_prod_06h2cqh7fdk7b9911197cjdvt3b4e"
          *     }
          */
         SubscriptionChangeRequestScheduledEvent: {
@@ -20814,36 +21075,36 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2bk1mftbqr2fr8rrgm3qqeym1y",
+         *       "id": "evt_prod_06h2cqmj0kxprpgw7ga008cvhk76y",
          *       "type": "subscription_change_request.applied",
          *       "aggregate_type": "subscription_change_request",
-         *       "aggregate_id": "scr_prod_06h2bk1jwh5hjww3yzf1w9ecyamha",
+         *       "aggregate_id": "scr_prod_06h2cqkvyyapd841sa5v0m0v9qjg4",
          *       "data": {
-         *         "id": "scr_prod_06h2bk1jwh5hjww3yzf1w9ecyamha",
+         *         "id": "scr_prod_06h2cqkvyyapd841sa5v0m0v9qjg4",
          *         "steps": [
          *           {
-         *             "item": "si_prod_06h2bk1jps98x3dpcfg7yzwfexxh8",
+         *             "item": "si_prod_06h2cqktcmm7bwset3af9mq2zeezw",
          *             "type": "switch_price",
-         *             "price": "price_prod_06h2bk1jnzfam6kc3m4npccjw5knc",
+         *             "price": "price_prod_06h2cqkt975sz1an46c64r3dy371g",
          *             "state": "applied",
          *             "quantity": null
          *           }
          *         ],
          *         "object": "subscription_change_request",
          *         "status": "applied",
-         *         "created": "2026-11-29T05:34:29.080Z",
+         *         "created": "2026-11-29T08:14:15.941Z",
          *         "invoice": null,
-         *         "updated": "2026-12-29T05:34:29.045Z",
+         *         "updated": "2026-12-29T08:14:15.650Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "metadata": {},
          *         "effective": "period_end",
-         *         "applied_at": "2026-12-29T05:34:29.045Z",
+         *         "applied_at": "2026-12-29T08:14:15.650Z",
          *         "last_error": null,
-         *         "effective_at": "2026-12-29T05:34:29.045Z",
-         *         "subscription": "sub_prod_06h2bk1jps98x3dpcfg7yzwfexxh6",
+         *         "effective_at": "2026-12-29T08:14:15.650Z",
+         *         "subscription": "sub_prod_06h2cqktcmm7bwset3af9mq2zeezt",
          *         "applied_steps": 1,
-         *         "proration_date": "2026-11-29T05:34:29.080Z",
+         *         "proration_date": "2026-11-29T08:14:15.941Z",
          *         "proration_behavior": "create_prorations",
          *         "amount_due_now_atom": 0,
          *         "balance_transaction": null,
@@ -20856,31 +21117,31 @@ export type components = {
          *         "amount_due_now_total_atom": 0
          *       },
          *       "previous_data": {
-         *         "id": "scr_prod_06h2bk1jwh5hjww3yzf1w9ecyamha",
+         *         "id": "scr_prod_06h2cqkvyyapd841sa5v0m0v9qjg4",
          *         "steps": [
          *           {
-         *             "item": "si_prod_06h2bk1jps98x3dpcfg7yzwfexxh8",
+         *             "item": "si_prod_06h2cqktcmm7bwset3af9mq2zeezw",
          *             "type": "switch_price",
-         *             "price": "price_prod_06h2bk1jnzfam6kc3m4npccjw5knc",
+         *             "price": "price_prod_06h2cqkt975sz1an46c64r3dy371g",
          *             "state": "pending",
          *             "quantity": null
          *           }
          *         ],
          *         "object": "subscription_change_request",
          *         "status": "scheduled",
-         *         "created": "2026-11-29T05:34:29.080Z",
+         *         "created": "2026-11-29T08:14:15.941Z",
          *         "invoice": null,
-         *         "updated": "2026-11-29T05:34:29.114Z",
+         *         "updated": "2026-11-29T08:14:16.291Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "metadata": {},
          *         "effective": "period_end",
          *         "applied_at": null,
          *         "last_error": null,
-         *         "effective_at": "2026-12-29T05:34:29.045Z",
-         *         "subscription": "sub_prod_06h2bk1jps98x3dpcfg7yzwfexxh6",
+         *         "effective_at": "2026-12-29T08:14:15.650Z",
+         *         "subscription": "sub_prod_06h2cqktcmm7bwset3af9mq2zeezt",
          *         "applied_steps": 0,
-         *         "proration_date": "2026-11-29T05:34:29.080Z",
+         *         "proration_date": "2026-11-29T08:14:15.941Z",
          *         "proration_behavior": "create_prorations",
          *         "amount_due_now_atom": 0,
          *         "balance_transaction": null,
@@ -20893,11 +21154,11 @@ export type components = {
          *         "amount_due_now_total_atom": 0
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2bk1kmyntkr14at77sypdn2b30",
+         *       "correlation_id": "req_prod_06h2cqm4h4zcjw7ygzymxdf4zetyj",
          *       "request_id": null,
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-12-29T05:34:29.045Z",
+         *       "created": "2026-12-29T08:14:15.650Z",
          *       "actor_type": "system",
          *       "actor_id": null
          *     }
@@ -20944,15 +21205,15 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2bk1k73ffprmfqmw8291cykkby",
+         *       "id": "evt_prod_06h2cqkzadeg3crdaz207hfgg6fre",
          *       "type": "subscription_change_request.canceled",
          *       "aggregate_type": "subscription_change_request",
-         *       "aggregate_id": "scr_prod_06h2bk1k40wwr8jbr9gwnsn6gz2pp",
+         *       "aggregate_id": "scr_prod_06h2cqkyn93r062g44ayqcc9rqxp2",
          *       "data": {
-         *         "id": "scr_prod_06h2bk1k40wwr8jbr9gwnsn6gz2pp",
+         *         "id": "scr_prod_06h2cqkyn93r062g44ayqcc9rqxp2",
          *         "steps": [
          *           {
-         *             "item": "si_prod_06h2bk1jps98x3dpcfg7yzwfexxh8",
+         *             "item": "si_prod_06h2cqktcmm7bwset3af9mq2zeezw",
          *             "type": "set_quantity",
          *             "price": null,
          *             "state": "pending",
@@ -20961,19 +21222,19 @@ export type components = {
          *         ],
          *         "object": "subscription_change_request",
          *         "status": "canceled",
-         *         "created": "2026-11-29T05:34:29.141Z",
+         *         "created": "2026-11-29T08:14:16.590Z",
          *         "invoice": null,
-         *         "updated": "2026-11-29T05:34:29.175Z",
+         *         "updated": "2026-11-29T08:14:16.913Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "metadata": {},
          *         "effective": "period_end",
          *         "applied_at": null,
          *         "last_error": null,
-         *         "effective_at": "2026-12-29T05:34:29.045Z",
-         *         "subscription": "sub_prod_06h2bk1jps98x3dpcfg7yzwfexxh6",
+         *         "effective_at": "2026-12-29T08:14:15.650Z",
+         *         "subscription": "sub_prod_06h2cqktcmm7bwset3af9mq2zeezt",
          *         "applied_steps": 0,
-         *         "proration_date": "2026-11-29T05:34:29.141Z",
+         *         "proration_date": "2026-11-29T08:14:16.590Z",
          *         "proration_behavior": "create_prorations",
          *         "amount_due_now_atom": 0,
          *         "balance_transaction": null,
@@ -20986,10 +21247,10 @@ export type components = {
          *         "amount_due_now_total_atom": 0
          *       },
          *       "previous_data": {
-         *         "id": "scr_prod_06h2bk1k40wwr8jbr9gwnsn6gz2pp",
+         *         "id": "scr_prod_06h2cqkyn93r062g44ayqcc9rqxp2",
          *         "steps": [
          *           {
-         *             "item": "si_prod_06h2bk1jps98x3dpcfg7yzwfexxh8",
+         *             "item": "si_prod_06h2cqktcmm7bwset3af9mq2zeezw",
          *             "type": "set_quantity",
          *             "price": null,
          *             "state": "pending",
@@ -20998,19 +21259,19 @@ export type components = {
          *         ],
          *         "object": "subscription_change_request",
          *         "status": "scheduled",
-         *         "created": "2026-11-29T05:34:29.141Z",
+         *         "created": "2026-11-29T08:14:16.590Z",
          *         "invoice": null,
-         *         "updated": "2026-11-29T05:34:29.162Z",
+         *         "updated": "2026-11-29T08:14:16.803Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "metadata": {},
          *         "effective": "period_end",
          *         "applied_at": null,
          *         "last_error": null,
-         *         "effective_at": "2026-12-29T05:34:29.045Z",
-         *         "subscription": "sub_prod_06h2bk1jps98x3dpcfg7yzwfexxh6",
+         *         "effective_at": "2026-12-29T08:14:15.650Z",
+         *         "subscription": "sub_prod_06h2cqktcmm7bwset3af9mq2zeezt",
          *         "applied_steps": 0,
-         *         "proration_date": "2026-11-29T05:34:29.141Z",
+         *         "proration_date": "2026-11-29T08:14:16.590Z",
          *         "proration_behavior": "create_prorations",
          *         "amount_due_now_atom": 0,
          *         "balance_transaction": null,
@@ -21023,13 +21284,13 @@ export type components = {
          *         "amount_due_now_total_atom": 0
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2bk1k6kf7d9gang9fgsg0jjbzg",
-         *       "request_id": "req_prod_06h2bk1k6kf7d9gang9fgsg0jjbzg",
+         *       "correlation_id": "req_prod_06h2cqkz8m123819xedjrc1fmtcsa",
+         *       "request_id": "req_prod_06h2cqkz8m123819xedjrc1fmtcsa",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-29T05:34:29.176Z",
+         *       "created": "2026-11-29T08:14:16.915Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2bk19frtqygrdrtg0a29c4d0gj"
+         *       "actor_id": "key_prod_06h2cqh7fdk7b9911197cjdvt3b4e"
          *     }
          */
         SubscriptionChangeRequestCanceledEvent: {
@@ -21074,47 +21335,208 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2bk1g81g0j1xp9g6fhmzwgw546",
-         *       "type": "email.sent",
-         *       "aggregate_type": "email",
-         *       "aggregate_id": "eml_prod_06h2bk1g1sqp3ggzgakn3pb6kh20y",
+         *       "id": "evt_prod_06h2cqjthprbghv9zrskpv6md4m7m",
+         *       "type": "payment_method.attached",
+         *       "aggregate_type": "payment_method",
+         *       "aggregate_id": "pm_prod_06h2cqjtgf7qdjrn0ey4pn23hd2vg",
          *       "data": {
-         *         "id": "eml_prod_06h2bk1g1sqp3ggzgakn3pb6kh20y",
-         *         "to": [
-         *           "jenny@example.com"
-         *         ],
-         *         "type": "receipt",
-         *         "event": "evt_prod_06h2bk1g1gh27zvv9satf75krdeet",
-         *         "object": "email",
-         *         "status": "sent",
-         *         "created": "2026-11-29T05:34:28.367Z",
-         *         "invoice": "in_prod_06h2bk1fddm2mb6eg3nyqs2b2qkzc",
-         *         "sent_at": "2026-11-29T05:34:28.415Z",
-         *         "subject": "Your receipt from Example GmbH (invoice EXAMPLEGMBH-0001)",
-         *         "attempts": 1,
-         *         "customer": "cus_prod_06h2bk1eczkkm46ccdkv48avah01c",
+         *         "id": "pm_prod_06h2cqjtgf7qdjrn0ey4pn23hd2vg",
+         *         "card": {
+         *           "brand": "visa",
+         *           "last4": "4242",
+         *           "exp_year": 2034,
+         *           "exp_month": 12
+         *         },
+         *         "object": "payment_method",
+         *         "created": "2026-11-29T08:14:07.491Z",
+         *         "customer": "cus_prod_06h2cqjp9q86wsnhz16fr4njyj6nw",
          *         "livemode": false,
-         *         "message_id": "<eml_prod_06h2bk1g1sqp3ggzgakn3pb6kh20y@localhost>",
-         *         "credit_note": null,
-         *         "smtp_response": "250 Written to .data/mail/eml_prod_06h2bk1g1sqp3ggzgakn3pb6kh20y.eml (no SMTP_URL)"
+         *         "processor": "sandbox",
+         *         "detached_at": null,
+         *         "processor_payment_method": "pm_sandbox_succeeds"
+         *       },
+         *       "previous_data": null,
+         *       "metadata": {},
+         *       "correlation_id": "req_prod_06h2cqjt5m8491z63d7vdcv5a848c",
+         *       "request_id": "req_prod_06h2cqjt5m8491z63d7vdcv5a848c",
+         *       "version": 1,
+         *       "sequence": 1,
+         *       "created": "2026-11-29T08:14:07.501Z",
+         *       "actor_type": "api_key",
+         *       "actor_id": "key_prod_06h2cqh7fdk7b9911197cjdvt3b4e"
+         *     }
+         */
+        PaymentMethodAttachedEvent: {
+            /** @description Event identifier, prefix `evt_`. */
+            id: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "payment_method.attached";
+            /**
+             * @description Entity type the event belongs to.
+             * @constant
+             */
+            aggregate_type: "payment_method";
+            /** @description External ID of that entity. */
+            aggregate_id: string;
+            /** @description Full entity state after the change. */
+            data: components["schemas"]["PaymentMethod"];
+            /** @description Full entity state before the change. `null` for create events. */
+            previous_data: components["schemas"]["PaymentMethod"] | null;
+            /** @description Event-specific metadata. */
+            metadata: {
+                [key: string]: unknown;
+            };
+            /** @description The request's `X-Correlation-Id`, else its request id. */
+            correlation_id: string | null;
+            /** @description The `req_…` id of the API request that caused the event (its request log: `getRequestLog`); null for background work (renewals, the test clock, deliveries). */
+            request_id: string | null;
+            /** @description Schema version of the event format. */
+            version: number;
+            /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
+            sequence: number;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T08:00:00.000Z
+             */
+            created: string;
+            actor_type: ("user" | "api_key" | "system" | "customer") | null;
+            /** @description API token id, user id, … of the actor. */
+            actor_id: string | null;
+        };
+        /**
+         * @example {
+         *       "id": "evt_prod_06h2cqjtydbbp1addjndnpw804m74",
+         *       "type": "payment_method.detached",
+         *       "aggregate_type": "payment_method",
+         *       "aggregate_id": "pm_prod_06h2cqjtqfknsqbvsd1er90csqjyw",
+         *       "data": {
+         *         "id": "pm_prod_06h2cqjtqfknsqbvsd1er90csqjyw",
+         *         "card": {
+         *           "brand": "visa",
+         *           "last4": "0002",
+         *           "exp_year": 2034,
+         *           "exp_month": 12
+         *         },
+         *         "object": "payment_method",
+         *         "created": "2026-11-29T08:14:07.547Z",
+         *         "customer": "cus_prod_06h2cqjp9q86wsnhz16fr4njyj6nw",
+         *         "livemode": false,
+         *         "processor": "sandbox",
+         *         "detached_at": "2026-11-29T08:14:07.591Z",
+         *         "processor_payment_method": "pm_sandbox_declined"
          *       },
          *       "previous_data": {
-         *         "id": "eml_prod_06h2bk1g1sqp3ggzgakn3pb6kh20y",
+         *         "id": "pm_prod_06h2cqjtqfknsqbvsd1er90csqjyw",
+         *         "card": {
+         *           "brand": "visa",
+         *           "last4": "0002",
+         *           "exp_year": 2034,
+         *           "exp_month": 12
+         *         },
+         *         "object": "payment_method",
+         *         "created": "2026-11-29T08:14:07.547Z",
+         *         "customer": "cus_prod_06h2cqjp9q86wsnhz16fr4njyj6nw",
+         *         "livemode": false,
+         *         "processor": "sandbox",
+         *         "detached_at": null,
+         *         "processor_payment_method": "pm_sandbox_declined"
+         *       },
+         *       "metadata": {},
+         *       "correlation_id": "req_prod_06h2cqjtw1k1dyk6yxn4d920axkgm",
+         *       "request_id": "req_prod_06h2cqjtw1k1dyk6yxn4d920axkgm",
+         *       "version": 1,
+         *       "sequence": 2,
+         *       "created": "2026-11-29T08:14:07.603Z",
+         *       "actor_type": "api_key",
+         *       "actor_id": "key_prod_06h2cqh7fdk7b9911197cjdvt3b4e"
+         *     }
+         */
+        PaymentMethodDetachedEvent: {
+            /** @description Event identifier, prefix `evt_`. */
+            id: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "payment_method.detached";
+            /**
+             * @description Entity type the event belongs to.
+             * @constant
+             */
+            aggregate_type: "payment_method";
+            /** @description External ID of that entity. */
+            aggregate_id: string;
+            /** @description Full entity state after the change. */
+            data: components["schemas"]["PaymentMethod"];
+            /** @description Full entity state before the change. `null` for create events. */
+            previous_data: components["schemas"]["PaymentMethod"] | null;
+            /** @description Event-specific metadata. */
+            metadata: {
+                [key: string]: unknown;
+            };
+            /** @description The request's `X-Correlation-Id`, else its request id. */
+            correlation_id: string | null;
+            /** @description The `req_…` id of the API request that caused the event (its request log: `getRequestLog`); null for background work (renewals, the test clock, deliveries). */
+            request_id: string | null;
+            /** @description Schema version of the event format. */
+            version: number;
+            /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
+            sequence: number;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T08:00:00.000Z
+             */
+            created: string;
+            actor_type: ("user" | "api_key" | "system" | "customer") | null;
+            /** @description API token id, user id, … of the actor. */
+            actor_id: string | null;
+        };
+        /**
+         * @example {
+         *       "id": "evt_prod_06h2cqk2r8mmdrx2x6vte9q1dz6za",
+         *       "type": "email.sent",
+         *       "aggregate_type": "email",
+         *       "aggregate_id": "eml_prod_06h2cqk1052nrec3b6bqz75rem18e",
+         *       "data": {
+         *         "id": "eml_prod_06h2cqk1052nrec3b6bqz75rem18e",
          *         "to": [
          *           "jenny@example.com"
          *         ],
          *         "type": "receipt",
-         *         "event": "evt_prod_06h2bk1g1gh27zvv9satf75krdeet",
+         *         "event": "evt_prod_06h2cqk0vjt28k8jqdqv3w6a1gx24",
+         *         "object": "email",
+         *         "status": "sent",
+         *         "created": "2026-11-29T08:14:09.154Z",
+         *         "invoice": "in_prod_06h2cqjy5sy0ggp4fba462kpv07bg",
+         *         "sent_at": "2026-11-29T08:14:09.600Z",
+         *         "subject": "Your receipt from Example GmbH (invoice EXAMPLEGMBH-0001)",
+         *         "attempts": 1,
+         *         "customer": "cus_prod_06h2cqjp9q86wsnhz16fr4njyj6nw",
+         *         "livemode": false,
+         *         "message_id": "<eml_prod_06h2cqk1052nrec3b6bqz75rem18e@localhost>",
+         *         "credit_note": null,
+         *         "smtp_response": "250 Written to .data/mail/eml_prod_06h2cqk1052nrec3b6bqz75rem18e.eml (no SMTP_URL)"
+         *       },
+         *       "previous_data": {
+         *         "id": "eml_prod_06h2cqk1052nrec3b6bqz75rem18e",
+         *         "to": [
+         *           "jenny@example.com"
+         *         ],
+         *         "type": "receipt",
+         *         "event": "evt_prod_06h2cqk0vjt28k8jqdqv3w6a1gx24",
          *         "object": "email",
          *         "status": "queued",
-         *         "created": "2026-11-29T05:34:28.367Z",
-         *         "invoice": "in_prod_06h2bk1fddm2mb6eg3nyqs2b2qkzc",
+         *         "created": "2026-11-29T08:14:09.154Z",
+         *         "invoice": "in_prod_06h2cqjy5sy0ggp4fba462kpv07bg",
          *         "sent_at": null,
          *         "subject": "Your receipt from Example GmbH (invoice EXAMPLEGMBH-0001)",
          *         "attempts": 1,
-         *         "customer": "cus_prod_06h2bk1eczkkm46ccdkv48avah01c",
+         *         "customer": "cus_prod_06h2cqjp9q86wsnhz16fr4njyj6nw",
          *         "livemode": false,
-         *         "message_id": "<eml_prod_06h2bk1g1sqp3ggzgakn3pb6kh20y@localhost>",
+         *         "message_id": "<eml_prod_06h2cqk1052nrec3b6bqz75rem18e@localhost>",
          *         "credit_note": null,
          *         "smtp_response": null
          *       },
@@ -21123,7 +21545,7 @@ export type components = {
          *       "request_id": null,
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-29T05:34:28.416Z",
+         *       "created": "2026-11-29T08:14:09.606Z",
          *       "actor_type": "system",
          *       "actor_id": null
          *     }
@@ -21170,12 +21592,12 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2bk1ndsfxx87hxjq1awjgepyyy",
+         *       "id": "evt_prod_06h2cqmwe6m7p6ddxmbz37km7zk2t",
          *       "type": "email.failed",
          *       "aggregate_type": "email",
-         *       "aggregate_id": "eml_prod_06h2bk1nbkwh86g6za4n4tf1f4vqy",
+         *       "aggregate_id": "eml_prod_06h2cqmw29n10debq050j17gv7sfr",
          *       "data": {
-         *         "id": "eml_prod_06h2bk1nbkwh86g6za4n4tf1f4vqy",
+         *         "id": "eml_prod_06h2cqmw29n10debq050j17gv7sfr",
          *         "to": [
          *           "owner@example.com"
          *         ],
@@ -21183,19 +21605,19 @@ export type components = {
          *         "event": null,
          *         "object": "email",
          *         "status": "rate_limited",
-         *         "created": "2027-01-08T05:34:29.348Z",
+         *         "created": "2027-01-08T08:14:19.189Z",
          *         "invoice": null,
          *         "sent_at": null,
          *         "subject": "Test email from Example GmbH",
          *         "attempts": 1,
          *         "customer": null,
          *         "livemode": false,
-         *         "message_id": "<eml_prod_06h2bk1nbkwh86g6za4n4tf1f4vqy@localhost>",
+         *         "message_id": "<eml_prod_06h2cqmw29n10debq050j17gv7sfr@localhost>",
          *         "credit_note": null,
          *         "smtp_response": "429 The account's hourly email limit was reached; this email was not sent."
          *       },
          *       "previous_data": {
-         *         "id": "eml_prod_06h2bk1nbkwh86g6za4n4tf1f4vqy",
+         *         "id": "eml_prod_06h2cqmw29n10debq050j17gv7sfr",
          *         "to": [
          *           "owner@example.com"
          *         ],
@@ -21203,14 +21625,14 @@ export type components = {
          *         "event": null,
          *         "object": "email",
          *         "status": "queued",
-         *         "created": "2027-01-08T05:34:29.348Z",
+         *         "created": "2027-01-08T08:14:19.189Z",
          *         "invoice": null,
          *         "sent_at": null,
          *         "subject": "Test email from Example GmbH",
          *         "attempts": 1,
          *         "customer": null,
          *         "livemode": false,
-         *         "message_id": "<eml_prod_06h2bk1nbkwh86g6za4n4tf1f4vqy@localhost>",
+         *         "message_id": "<eml_prod_06h2cqmw29n10debq050j17gv7sfr@localhost>",
          *         "credit_note": null,
          *         "smtp_response": null
          *       },
@@ -21219,7 +21641,7 @@ export type components = {
          *       "request_id": null,
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2027-01-08T05:34:29.366Z",
+         *       "created": "2027-01-08T08:14:19.284Z",
          *       "actor_type": "system",
          *       "actor_id": null
          *     }
@@ -21377,6 +21799,13 @@ export type components = {
         };
         PaymentList: {
             items: components["schemas"]["Payment"][];
+            /** @description Total items matching the filters (including `created[…]`), regardless of cursor or offset. Exact. */
+            total: number;
+            /** @description Whether more items follow in the paging direction (after this page; with `ending_before`, before it). */
+            has_more: boolean;
+        };
+        PaymentMethodList: {
+            items: components["schemas"]["PaymentMethod"][];
             /** @description Total items matching the filters (including `created[…]`), regardless of cursor or offset. Exact. */
             total: number;
             /** @description Whether more items follow in the paging direction (after this page; with `ending_before`, before it). */
@@ -21885,26 +22314,26 @@ export type components = {
             next_cursor: string;
         };
         /** @description Exactly the JSON body a webhook delivery of an event carries, by event type. */
-        WebhookEvent: components["schemas"]["PaymentSucceededWebhookEvent"] | components["schemas"]["PaymentFailedWebhookEvent"] | components["schemas"]["PaymentRefundedWebhookEvent"] | components["schemas"]["CheckoutSessionCreatedWebhookEvent"] | components["schemas"]["CheckoutSessionUpdatedWebhookEvent"] | components["schemas"]["CheckoutSessionDeletedWebhookEvent"] | components["schemas"]["CheckoutSessionCompletedWebhookEvent"] | components["schemas"]["CheckoutSessionExpiredWebhookEvent"] | components["schemas"]["PaymentIntentCreatedWebhookEvent"] | components["schemas"]["PaymentIntentProcessingWebhookEvent"] | components["schemas"]["PaymentIntentRequiresActionWebhookEvent"] | components["schemas"]["PaymentIntentAmountCapturableUpdatedWebhookEvent"] | components["schemas"]["PaymentIntentSucceededWebhookEvent"] | components["schemas"]["PaymentIntentCanceledWebhookEvent"] | components["schemas"]["PaymentIntentPaymentFailedWebhookEvent"] | components["schemas"]["PaymentIntentPartiallyFundedWebhookEvent"] | components["schemas"]["CustomerSubscriptionCreatedWebhookEvent"] | components["schemas"]["CustomerSubscriptionUpdatedWebhookEvent"] | components["schemas"]["CustomerSubscriptionPausedWebhookEvent"] | components["schemas"]["CustomerSubscriptionResumedWebhookEvent"] | components["schemas"]["CustomerSubscriptionCancelledWebhookEvent"] | components["schemas"]["CustomerSubscriptionTrialWillEndWebhookEvent"] | components["schemas"]["InvoiceCreatedWebhookEvent"] | components["schemas"]["InvoiceFinalizedWebhookEvent"] | components["schemas"]["InvoicePaidWebhookEvent"] | components["schemas"]["InvoicePaymentSucceededWebhookEvent"] | components["schemas"]["InvoicePaymentFailedWebhookEvent"] | components["schemas"]["InvoicePaymentActionRequiredWebhookEvent"] | components["schemas"]["InvoiceOverdueWebhookEvent"] | components["schemas"]["InvoiceVoidedWebhookEvent"] | components["schemas"]["InvoiceMarkedUncollectibleWebhookEvent"] | components["schemas"]["InvoiceRefundedWebhookEvent"] | components["schemas"]["InvoiceUpcomingWebhookEvent"] | components["schemas"]["CustomerCreatedWebhookEvent"] | components["schemas"]["CustomerUpdatedWebhookEvent"] | components["schemas"]["CustomerDeletedWebhookEvent"] | components["schemas"]["CustomerDiscountCreatedWebhookEvent"] | components["schemas"]["CustomerDiscountUpdatedWebhookEvent"] | components["schemas"]["CustomerDiscountDeletedWebhookEvent"] | components["schemas"]["CouponCreatedWebhookEvent"] | components["schemas"]["CouponUpdatedWebhookEvent"] | components["schemas"]["CouponDeletedWebhookEvent"] | components["schemas"]["PriceCreatedWebhookEvent"] | components["schemas"]["PriceUpdatedWebhookEvent"] | components["schemas"]["PriceDeletedWebhookEvent"] | components["schemas"]["ProductCreatedWebhookEvent"] | components["schemas"]["ProductUpdatedWebhookEvent"] | components["schemas"]["ProductDeletedWebhookEvent"] | components["schemas"]["RefundCreatedWebhookEvent"] | components["schemas"]["RefundUpdatedWebhookEvent"] | components["schemas"]["RefundFailedWebhookEvent"] | components["schemas"]["ApiTokenCreatedWebhookEvent"] | components["schemas"]["ApiTokenRevokedWebhookEvent"] | components["schemas"]["WebhookEndpointCreatedWebhookEvent"] | components["schemas"]["WebhookEndpointUpdatedWebhookEvent"] | components["schemas"]["WebhookEndpointDeletedWebhookEvent"] | components["schemas"]["WebhookEndpointDisabledWebhookEvent"] | components["schemas"]["WebhookEndpointEnabledWebhookEvent"] | components["schemas"]["WebhookEndpointSecretRotatedWebhookEvent"] | components["schemas"]["UserSignedInWebhookEvent"] | components["schemas"]["UserSignInFailedWebhookEvent"] | components["schemas"]["UserSignedOutWebhookEvent"] | components["schemas"]["UserPasswordChangedWebhookEvent"] | components["schemas"]["AccountSettingsUpdatedWebhookEvent"] | components["schemas"]["TaxRateCreatedWebhookEvent"] | components["schemas"]["TaxRateUpdatedWebhookEvent"] | components["schemas"]["MeterCreatedWebhookEvent"] | components["schemas"]["MeterUpdatedWebhookEvent"] | components["schemas"]["MeterDeactivatedWebhookEvent"] | components["schemas"]["MeterReactivatedWebhookEvent"] | components["schemas"]["FeatureCreatedWebhookEvent"] | components["schemas"]["ProductFeatureAttachedWebhookEvent"] | components["schemas"]["ProductFeatureDetachedWebhookEvent"] | components["schemas"]["CustomerEntitlementsUpdatedWebhookEvent"] | components["schemas"]["PortalConfigurationUpdatedWebhookEvent"] | components["schemas"]["CreditNoteCreatedWebhookEvent"] | components["schemas"]["CreditNoteVoidedWebhookEvent"] | components["schemas"]["CustomerBalanceTransactionCreatedWebhookEvent"] | components["schemas"]["MemberInvitedWebhookEvent"] | components["schemas"]["MemberInvitationRevokedWebhookEvent"] | components["schemas"]["MemberJoinedWebhookEvent"] | components["schemas"]["MemberRoleChangedWebhookEvent"] | components["schemas"]["MemberRemovedWebhookEvent"] | components["schemas"]["PaymentProcessorConnectedWebhookEvent"] | components["schemas"]["PaymentProcessorDisconnectedWebhookEvent"] | components["schemas"]["SubscriptionChangeRequestScheduledWebhookEvent"] | components["schemas"]["SubscriptionChangeRequestAppliedWebhookEvent"] | components["schemas"]["SubscriptionChangeRequestCanceledWebhookEvent"] | components["schemas"]["EmailSentWebhookEvent"] | components["schemas"]["EmailFailedWebhookEvent"];
+        WebhookEvent: components["schemas"]["PaymentSucceededWebhookEvent"] | components["schemas"]["PaymentFailedWebhookEvent"] | components["schemas"]["PaymentRefundedWebhookEvent"] | components["schemas"]["CheckoutSessionCreatedWebhookEvent"] | components["schemas"]["CheckoutSessionUpdatedWebhookEvent"] | components["schemas"]["CheckoutSessionDeletedWebhookEvent"] | components["schemas"]["CheckoutSessionCompletedWebhookEvent"] | components["schemas"]["CheckoutSessionExpiredWebhookEvent"] | components["schemas"]["PaymentIntentCreatedWebhookEvent"] | components["schemas"]["PaymentIntentProcessingWebhookEvent"] | components["schemas"]["PaymentIntentRequiresActionWebhookEvent"] | components["schemas"]["PaymentIntentAmountCapturableUpdatedWebhookEvent"] | components["schemas"]["PaymentIntentSucceededWebhookEvent"] | components["schemas"]["PaymentIntentCanceledWebhookEvent"] | components["schemas"]["PaymentIntentPaymentFailedWebhookEvent"] | components["schemas"]["PaymentIntentPartiallyFundedWebhookEvent"] | components["schemas"]["CustomerSubscriptionCreatedWebhookEvent"] | components["schemas"]["CustomerSubscriptionUpdatedWebhookEvent"] | components["schemas"]["CustomerSubscriptionPausedWebhookEvent"] | components["schemas"]["CustomerSubscriptionResumedWebhookEvent"] | components["schemas"]["CustomerSubscriptionCancelledWebhookEvent"] | components["schemas"]["CustomerSubscriptionTrialWillEndWebhookEvent"] | components["schemas"]["InvoiceCreatedWebhookEvent"] | components["schemas"]["InvoiceFinalizedWebhookEvent"] | components["schemas"]["InvoicePaidWebhookEvent"] | components["schemas"]["InvoicePaymentSucceededWebhookEvent"] | components["schemas"]["InvoicePaymentFailedWebhookEvent"] | components["schemas"]["InvoicePaymentActionRequiredWebhookEvent"] | components["schemas"]["InvoiceOverdueWebhookEvent"] | components["schemas"]["InvoiceVoidedWebhookEvent"] | components["schemas"]["InvoiceMarkedUncollectibleWebhookEvent"] | components["schemas"]["InvoiceRefundedWebhookEvent"] | components["schemas"]["InvoiceUpcomingWebhookEvent"] | components["schemas"]["CustomerCreatedWebhookEvent"] | components["schemas"]["CustomerUpdatedWebhookEvent"] | components["schemas"]["CustomerDeletedWebhookEvent"] | components["schemas"]["CustomerDiscountCreatedWebhookEvent"] | components["schemas"]["CustomerDiscountUpdatedWebhookEvent"] | components["schemas"]["CustomerDiscountDeletedWebhookEvent"] | components["schemas"]["CouponCreatedWebhookEvent"] | components["schemas"]["CouponUpdatedWebhookEvent"] | components["schemas"]["CouponDeletedWebhookEvent"] | components["schemas"]["PriceCreatedWebhookEvent"] | components["schemas"]["PriceUpdatedWebhookEvent"] | components["schemas"]["PriceDeletedWebhookEvent"] | components["schemas"]["ProductCreatedWebhookEvent"] | components["schemas"]["ProductUpdatedWebhookEvent"] | components["schemas"]["ProductDeletedWebhookEvent"] | components["schemas"]["RefundCreatedWebhookEvent"] | components["schemas"]["RefundUpdatedWebhookEvent"] | components["schemas"]["RefundFailedWebhookEvent"] | components["schemas"]["ApiTokenCreatedWebhookEvent"] | components["schemas"]["ApiTokenRevokedWebhookEvent"] | components["schemas"]["WebhookEndpointCreatedWebhookEvent"] | components["schemas"]["WebhookEndpointUpdatedWebhookEvent"] | components["schemas"]["WebhookEndpointDeletedWebhookEvent"] | components["schemas"]["WebhookEndpointDisabledWebhookEvent"] | components["schemas"]["WebhookEndpointEnabledWebhookEvent"] | components["schemas"]["WebhookEndpointSecretRotatedWebhookEvent"] | components["schemas"]["UserSignedInWebhookEvent"] | components["schemas"]["UserSignInFailedWebhookEvent"] | components["schemas"]["UserSignedOutWebhookEvent"] | components["schemas"]["UserPasswordChangedWebhookEvent"] | components["schemas"]["AccountSettingsUpdatedWebhookEvent"] | components["schemas"]["TaxRateCreatedWebhookEvent"] | components["schemas"]["TaxRateUpdatedWebhookEvent"] | components["schemas"]["MeterCreatedWebhookEvent"] | components["schemas"]["MeterUpdatedWebhookEvent"] | components["schemas"]["MeterDeactivatedWebhookEvent"] | components["schemas"]["MeterReactivatedWebhookEvent"] | components["schemas"]["FeatureCreatedWebhookEvent"] | components["schemas"]["ProductFeatureAttachedWebhookEvent"] | components["schemas"]["ProductFeatureDetachedWebhookEvent"] | components["schemas"]["CustomerEntitlementsUpdatedWebhookEvent"] | components["schemas"]["PortalConfigurationUpdatedWebhookEvent"] | components["schemas"]["CreditNoteCreatedWebhookEvent"] | components["schemas"]["CreditNoteVoidedWebhookEvent"] | components["schemas"]["CustomerBalanceTransactionCreatedWebhookEvent"] | components["schemas"]["MemberInvitedWebhookEvent"] | components["schemas"]["MemberInvitationRevokedWebhookEvent"] | components["schemas"]["MemberJoinedWebhookEvent"] | components["schemas"]["MemberRoleChangedWebhookEvent"] | components["schemas"]["MemberRemovedWebhookEvent"] | components["schemas"]["PaymentProcessorConnectedWebhookEvent"] | components["schemas"]["PaymentProcessorDisconnectedWebhookEvent"] | components["schemas"]["SubscriptionChangeRequestScheduledWebhookEvent"] | components["schemas"]["SubscriptionChangeRequestAppliedWebhookEvent"] | components["schemas"]["SubscriptionChangeRequestCanceledWebhookEvent"] | components["schemas"]["PaymentMethodAttachedWebhookEvent"] | components["schemas"]["PaymentMethodDetachedWebhookEvent"] | components["schemas"]["EmailSentWebhookEvent"] | components["schemas"]["EmailFailedWebhookEvent"];
         /**
          * @description The webhook body of `payment.succeeded`.
          * @example {
-         *       "id": "evt_prod_06h2bk1ersy8jx4jswve7kjsrngve",
+         *       "id": "evt_prod_06h2cqjv7xqhpkysdh52adj5y6ssg",
          *       "object": "event",
          *       "type": "payment.succeeded",
          *       "sequence": 1,
-         *       "created": 1795930468,
+         *       "created": 1795940047,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "py_prod_06h2bk1ern16j4rzr84panm9ffxkg",
+         *           "id": "py_prod_06h2cqjv62xbbsshk3f68c4nztd3e",
          *           "object": "payment",
          *           "status": "succeeded",
-         *           "created": "2026-11-29T05:34:28.037Z",
+         *           "created": "2026-11-29T08:14:07.664Z",
          *           "currency": "usd",
          *           "livemode": false,
          *           "amount_atom": 1000,
-         *           "payment_intent": "pi_prod_06h2bk1eqz53xb13ezvjy3r3f2c0m",
+         *           "payment_intent": "pi_prod_06h2cqjv2bm45agjhsjnpwnz6ewa8",
          *           "payment_method": "pm_sandbox_succeeds",
          *           "failure_message": null,
          *           "amount_refunded_atom": 0
@@ -21962,22 +22391,22 @@ export type components = {
         /**
          * @description The webhook body of `payment.failed`.
          * @example {
-         *       "id": "evt_prod_06h2bk1ewtvzmbhs5qycvvk7hchrm",
+         *       "id": "evt_prod_06h2cqjvpjxkqfn1va5mnf7byzf30",
          *       "object": "event",
          *       "type": "payment.failed",
          *       "sequence": 1,
-         *       "created": 1795930468,
+         *       "created": 1795940047,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "py_prod_06h2bk1ewmbcvhg32z61bpzqb1sb2",
+         *           "id": "py_prod_06h2cqjvnksbtz74emqdjbp4gj7n4",
          *           "object": "payment",
          *           "status": "failed",
-         *           "created": "2026-11-29T05:34:28.069Z",
+         *           "created": "2026-11-29T08:14:07.788Z",
          *           "currency": "usd",
          *           "livemode": false,
          *           "amount_atom": 1000,
-         *           "payment_intent": "pi_prod_06h2bk1ew2rvt708kfm07r7qkwz38",
+         *           "payment_intent": "pi_prod_06h2cqjvgmbt5gfehdgng4wy0kxmt",
          *           "payment_method": "pm_sandbox_declined",
          *           "failure_message": "Your card was declined (sandbox payment method pm_sandbox_declined).",
          *           "amount_refunded_atom": 0
@@ -22014,22 +22443,22 @@ export type components = {
         /**
          * @description The webhook body of `payment.refunded`.
          * @example {
-         *       "id": "evt_prod_06h2bk1faftwvb80vwh9jp6bm2bzw",
+         *       "id": "evt_prod_06h2cqjxt34vqce5xzwjynnk5bcj8",
          *       "object": "event",
          *       "type": "payment.refunded",
          *       "sequence": 2,
-         *       "created": 1795930468,
+         *       "created": 1795940048,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "py_prod_06h2bk1ern16j4rzr84panm9ffxkg",
+         *           "id": "py_prod_06h2cqjv62xbbsshk3f68c4nztd3e",
          *           "object": "payment",
          *           "status": "partially_refunded",
-         *           "created": "2026-11-29T05:34:28.037Z",
+         *           "created": "2026-11-29T08:14:07.664Z",
          *           "currency": "usd",
          *           "livemode": false,
          *           "amount_atom": 1000,
-         *           "payment_intent": "pi_prod_06h2bk1eqz53xb13ezvjy3r3f2c0m",
+         *           "payment_intent": "pi_prod_06h2cqjv2bm45agjhsjnpwnz6ewa8",
          *           "payment_method": "pm_sandbox_succeeds",
          *           "failure_message": null,
          *           "amount_refunded_atom": 400
@@ -22070,32 +22499,32 @@ export type components = {
         /**
          * @description The webhook body of `checkout.session.created`.
          * @example {
-         *       "id": "evt_prod_06h2bk1k9s5sme2yjncxsqmyes2f6",
+         *       "id": "evt_prod_06h2cqkzw97hryb7y9f57wwh7qk9e",
          *       "object": "event",
          *       "type": "checkout.session.created",
          *       "sequence": 1,
-         *       "created": 1795930469,
+         *       "created": 1795940057,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "cs_prod_06h2bk1k9krms2bh0r9jr3m2dv8jy",
-         *           "url": "http://127.0.0.1:39207/checkout/cs_prod_06h2bk1k9krms2bh0r9jr3m2dv8jy",
+         *           "id": "cs_prod_06h2cqkztbhpgvzsfagfqxjvdjkyw",
+         *           "url": "http://127.0.0.1:41121/checkout/cs_prod_06h2cqkztbhpgvzsfagfqxjvdjkyw",
          *           "mode": "payment",
          *           "object": "checkout_session",
          *           "status": "open",
-         *           "created": "2026-11-29T05:34:29.194Z",
+         *           "created": "2026-11-29T08:14:17.025Z",
          *           "invoice": null,
-         *           "updated": "2026-11-29T05:34:29.194Z",
+         *           "updated": "2026-11-29T08:14:17.025Z",
          *           "currency": "usd",
          *           "customer": null,
          *           "livemode": false,
          *           "metadata": {},
          *           "cancel_url": null,
          *           "expired_at": null,
-         *           "expires_at": "2026-11-30T05:34:29.194Z",
+         *           "expires_at": "2026-11-30T08:14:17.025Z",
          *           "line_items": [
          *             {
-         *               "price": "price_prod_06h2bk1dgr4h4jxdhy1eyah6x844r",
+         *               "price": "price_prod_06h2cqjg2vada3b8e8bmnya9rc630",
          *               "quantity": 2,
          *               "amount_atom": 1000,
          *               "description": "Pro",
@@ -22200,22 +22629,22 @@ export type components = {
         /**
          * @description The webhook body of `checkout.session.updated`.
          * @example {
-         *       "id": "evt_prod_06h2bk1kga8merpw9hytk04ezxtdc",
+         *       "id": "evt_prod_06h2cqm2mq84gmrtm0q1n0pjhg0c0",
          *       "object": "event",
          *       "type": "checkout.session.updated",
          *       "sequence": 2,
-         *       "created": 1795930469,
+         *       "created": 1795940057,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "cs_prod_06h2bk1kev8rd5zmnb2rmzcvwpaxp",
-         *           "url": "http://127.0.0.1:39207/checkout/cs_prod_06h2bk1kev8rd5zmnb2rmzcvwpaxp",
+         *           "id": "cs_prod_06h2cqm2906r69n6e7vz479masz9m",
+         *           "url": "http://127.0.0.1:41121/checkout/cs_prod_06h2cqm2906r69n6e7vz479masz9m",
          *           "mode": "payment",
          *           "object": "checkout_session",
          *           "status": "open",
-         *           "created": "2026-11-29T05:34:29.236Z",
+         *           "created": "2026-11-29T08:14:17.652Z",
          *           "invoice": null,
-         *           "updated": "2026-11-29T05:34:29.249Z",
+         *           "updated": "2026-11-29T08:14:17.758Z",
          *           "currency": "usd",
          *           "customer": null,
          *           "livemode": false,
@@ -22224,10 +22653,10 @@ export type components = {
          *           },
          *           "cancel_url": null,
          *           "expired_at": null,
-         *           "expires_at": "2026-11-30T05:34:29.236Z",
+         *           "expires_at": "2026-11-30T08:14:17.652Z",
          *           "line_items": [
          *             {
-         *               "price": "price_prod_06h2bk1dgr4h4jxdhy1eyah6x844r",
+         *               "price": "price_prod_06h2cqjg2vada3b8e8bmnya9rc630",
          *               "quantity": 2,
          *               "amount_atom": 1000,
          *               "description": "Pro",
@@ -22244,7 +22673,7 @@ export type components = {
          *           "subscription_data": null
          *         },
          *         "previous_attributes": {
-         *           "updated": "2026-11-29T05:34:29.236Z",
+         *           "updated": "2026-11-29T08:14:17.652Z",
          *           "metadata": {}
          *         }
          *       }
@@ -22279,23 +22708,23 @@ export type components = {
         /**
          * @description The webhook body of `checkout.session.deleted`.
          * @example {
-         *       "id": "evt_prod_06h2bk1khtc5agen9gra2ykpds0c8",
+         *       "id": "evt_prod_06h2cqm3qv0g9e40983awd8tdhydp",
          *       "object": "event",
          *       "type": "checkout.session.deleted",
          *       "sequence": 3,
-         *       "created": 1795930469,
+         *       "created": 1795940058,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "cs_prod_06h2bk1kev8rd5zmnb2rmzcvwpaxp",
-         *           "url": "http://127.0.0.1:39207/checkout/cs_prod_06h2bk1kev8rd5zmnb2rmzcvwpaxp",
+         *           "id": "cs_prod_06h2cqm2906r69n6e7vz479masz9m",
+         *           "url": "http://127.0.0.1:41121/checkout/cs_prod_06h2cqm2906r69n6e7vz479masz9m",
          *           "mode": "payment",
          *           "object": "checkout_session",
          *           "status": "open",
-         *           "created": "2026-11-29T05:34:29.236Z",
+         *           "created": "2026-11-29T08:14:17.652Z",
          *           "deleted": true,
          *           "invoice": null,
-         *           "updated": "2026-11-29T05:34:29.261Z",
+         *           "updated": "2026-11-29T08:14:18.030Z",
          *           "currency": "usd",
          *           "customer": null,
          *           "livemode": false,
@@ -22304,10 +22733,10 @@ export type components = {
          *           },
          *           "cancel_url": null,
          *           "expired_at": null,
-         *           "expires_at": "2026-11-30T05:34:29.236Z",
+         *           "expires_at": "2026-11-30T08:14:17.652Z",
          *           "line_items": [
          *             {
-         *               "price": "price_prod_06h2bk1dgr4h4jxdhy1eyah6x844r",
+         *               "price": "price_prod_06h2cqjg2vada3b8e8bmnya9rc630",
          *               "quantity": 2,
          *               "amount_atom": 1000,
          *               "description": "Pro",
@@ -22324,7 +22753,7 @@ export type components = {
          *           "subscription_data": null
          *         },
          *         "previous_attributes": {
-         *           "updated": "2026-11-29T05:34:29.249Z",
+         *           "updated": "2026-11-29T08:14:17.758Z",
          *           "deleted": null
          *         }
          *       }
@@ -22417,32 +22846,32 @@ export type components = {
         /**
          * @description The webhook body of `checkout.session.completed`.
          * @example {
-         *       "id": "evt_prod_06h2bk1kdm03090g4w8zx1axjcvap",
+         *       "id": "evt_prod_06h2cqm1bz0c2wtp1sbp18edt6d14",
          *       "object": "event",
          *       "type": "checkout.session.completed",
          *       "sequence": 2,
-         *       "created": 1795930469,
+         *       "created": 1795940057,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "cs_prod_06h2bk1k9krms2bh0r9jr3m2dv8jy",
-         *           "url": "http://127.0.0.1:39207/checkout/cs_prod_06h2bk1k9krms2bh0r9jr3m2dv8jy",
+         *           "id": "cs_prod_06h2cqkztbhpgvzsfagfqxjvdjkyw",
+         *           "url": "http://127.0.0.1:41121/checkout/cs_prod_06h2cqkztbhpgvzsfagfqxjvdjkyw",
          *           "mode": "payment",
          *           "object": "checkout_session",
          *           "status": "complete",
-         *           "created": "2026-11-29T05:34:29.194Z",
+         *           "created": "2026-11-29T08:14:17.025Z",
          *           "invoice": null,
-         *           "updated": "2026-11-29T05:34:29.228Z",
+         *           "updated": "2026-11-29T08:14:17.412Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h2bk1kc15a58tt76fmyxw9vqf8p",
+         *           "customer": "cus_prod_06h2cqm0ggn22bmb4sg0w1fawkqxg",
          *           "livemode": false,
          *           "metadata": {},
          *           "cancel_url": null,
          *           "expired_at": null,
-         *           "expires_at": "2026-11-30T05:34:29.194Z",
+         *           "expires_at": "2026-11-30T08:14:17.025Z",
          *           "line_items": [
          *             {
-         *               "price": "price_prod_06h2bk1dgr4h4jxdhy1eyah6x844r",
+         *               "price": "price_prod_06h2cqjg2vada3b8e8bmnya9rc630",
          *               "quantity": 2,
          *               "amount_atom": 1000,
          *               "description": "Pro",
@@ -22450,17 +22879,17 @@ export type components = {
          *             }
          *           ],
          *           "success_url": "https://example.com/thanks",
-         *           "completed_at": "2026-11-29T05:34:29.228Z",
+         *           "completed_at": "2026-11-29T08:14:17.412Z",
          *           "subscription": null,
          *           "customer_email": "new-buyer@example.com",
-         *           "payment_intent": "pi_prod_06h2bk1kch4xzj5b8axe8yvj2d4vt",
+         *           "payment_intent": "pi_prod_06h2cqm0rbw6bebax1r5m3s3hzr8m",
          *           "payment_status": "paid",
          *           "amount_total_atom": 1000,
          *           "subscription_data": null
          *         },
          *         "previous_attributes": {
          *           "status": "open",
-         *           "updated": "2026-11-29T05:34:29.194Z",
+         *           "updated": "2026-11-29T08:14:17.025Z",
          *           "customer": null,
          *           "completed_at": null,
          *           "customer_email": null,
@@ -22499,32 +22928,32 @@ export type components = {
         /**
          * @description The webhook body of `checkout.session.expired`.
          * @example {
-         *       "id": "evt_prod_06h2bk1krwv0asvvre12fq6qpkft0",
+         *       "id": "evt_prod_06h2cqm6njy8y8jg17akq8e4pb2xt",
          *       "object": "event",
          *       "type": "checkout.session.expired",
          *       "sequence": 2,
-         *       "created": 1796016869,
+         *       "created": 1796026458,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "cs_prod_06h2bk1kjygh41mq4bzm1b8dh1ntw",
-         *           "url": "http://127.0.0.1:39207/checkout/cs_prod_06h2bk1kjygh41mq4bzm1b8dh1ntw",
+         *           "id": "cs_prod_06h2cqm3zjqq53s43zyt44dqee0ep",
+         *           "url": "http://127.0.0.1:41121/checkout/cs_prod_06h2cqm3zjqq53s43zyt44dqee0ep",
          *           "mode": "payment",
          *           "object": "checkout_session",
          *           "status": "expired",
-         *           "created": "2026-11-29T05:34:29.269Z",
+         *           "created": "2026-11-29T08:14:18.101Z",
          *           "invoice": null,
-         *           "updated": "2026-11-30T05:34:29.269Z",
+         *           "updated": "2026-11-30T08:14:18.101Z",
          *           "currency": "usd",
          *           "customer": null,
          *           "livemode": false,
          *           "metadata": {},
          *           "cancel_url": null,
-         *           "expired_at": "2026-11-30T05:34:29.269Z",
-         *           "expires_at": "2026-11-30T05:34:29.269Z",
+         *           "expired_at": "2026-11-30T08:14:18.101Z",
+         *           "expires_at": "2026-11-30T08:14:18.101Z",
          *           "line_items": [
          *             {
-         *               "price": "price_prod_06h2bk1dgr4h4jxdhy1eyah6x844r",
+         *               "price": "price_prod_06h2cqjg2vada3b8e8bmnya9rc630",
          *               "quantity": 2,
          *               "amount_atom": 1000,
          *               "description": "Pro",
@@ -22542,7 +22971,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "status": "open",
-         *           "updated": "2026-11-29T05:34:29.269Z",
+         *           "updated": "2026-11-29T08:14:18.101Z",
          *           "expired_at": null
          *         }
          *       }
@@ -22577,22 +23006,22 @@ export type components = {
         /**
          * @description The webhook body of `payment_intent.created`.
          * @example {
-         *       "id": "evt_prod_06h2bk1er5kf1yxya1f4tdt75868p",
+         *       "id": "evt_prod_06h2cqjv2r57ncq33d18m7rcgvyw8",
          *       "object": "event",
          *       "type": "payment_intent.created",
          *       "sequence": 1,
-         *       "created": 1795930468,
+         *       "created": 1795940047,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "pi_prod_06h2bk1eqz53xb13ezvjy3r3f2c0m",
+         *           "id": "pi_prod_06h2cqjv2bm45agjhsjnpwnz6ewa8",
          *           "object": "payment_intent",
          *           "status": "requires_confirmation",
-         *           "created": "2026-11-29T05:34:28.031Z",
+         *           "created": "2026-11-29T08:14:07.634Z",
          *           "invoice": null,
-         *           "updated": "2026-11-29T05:34:28.031Z",
+         *           "updated": "2026-11-29T08:14:07.634Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h2bk1eczkkm46ccdkv48avah01c",
+         *           "customer": "cus_prod_06h2cqjp9q86wsnhz16fr4njyj6nw",
          *           "livemode": false,
          *           "metadata": {},
          *           "amount_atom": 1000,
@@ -22669,22 +23098,22 @@ export type components = {
         /**
          * @description The webhook body of `payment_intent.processing`.
          * @example {
-         *       "id": "evt_prod_06h2bk1ergfgwbv3m325xb07vff4m",
+         *       "id": "evt_prod_06h2cqjv4fzyb7vdhka7nwpq78qvp",
          *       "object": "event",
          *       "type": "payment_intent.processing",
          *       "sequence": 2,
-         *       "created": 1795930468,
+         *       "created": 1795940047,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "pi_prod_06h2bk1eqz53xb13ezvjy3r3f2c0m",
+         *           "id": "pi_prod_06h2cqjv2bm45agjhsjnpwnz6ewa8",
          *           "object": "payment_intent",
          *           "status": "processing",
-         *           "created": "2026-11-29T05:34:28.031Z",
+         *           "created": "2026-11-29T08:14:07.634Z",
          *           "invoice": null,
-         *           "updated": "2026-11-29T05:34:28.035Z",
+         *           "updated": "2026-11-29T08:14:07.642Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h2bk1eczkkm46ccdkv48avah01c",
+         *           "customer": "cus_prod_06h2cqjp9q86wsnhz16fr4njyj6nw",
          *           "livemode": false,
          *           "metadata": {},
          *           "amount_atom": 1000,
@@ -22697,7 +23126,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "status": "requires_confirmation",
-         *           "updated": "2026-11-29T05:34:28.031Z"
+         *           "updated": "2026-11-29T08:14:07.634Z"
          *         }
          *       }
          *     }
@@ -22731,22 +23160,22 @@ export type components = {
         /**
          * @description The webhook body of `payment_intent.requires_action`.
          * @example {
-         *       "id": "evt_prod_06h2bk1eynp3adqk66tc52zqcxw4r",
+         *       "id": "evt_prod_06h2cqjw136zdvr9wjtje2ppyk0x2",
          *       "object": "event",
          *       "type": "payment_intent.requires_action",
          *       "sequence": 2,
-         *       "created": 1795930468,
+         *       "created": 1795940047,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "pi_prod_06h2bk1ey300ysftj3p78bq5ycxep",
+         *           "id": "pi_prod_06h2cqjvywya56c5zbtk4ssw18rr0",
          *           "object": "payment_intent",
          *           "status": "requires_action",
-         *           "created": "2026-11-29T05:34:28.080Z",
+         *           "created": "2026-11-29T08:14:07.862Z",
          *           "invoice": null,
-         *           "updated": "2026-11-29T05:34:28.084Z",
+         *           "updated": "2026-11-29T08:14:07.877Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h2bk1eczkkm46ccdkv48avah01c",
+         *           "customer": "cus_prod_06h2cqjp9q86wsnhz16fr4njyj6nw",
          *           "livemode": false,
          *           "metadata": {},
          *           "amount_atom": 1000,
@@ -22759,7 +23188,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "status": "requires_confirmation",
-         *           "updated": "2026-11-29T05:34:28.080Z"
+         *           "updated": "2026-11-29T08:14:07.862Z"
          *         }
          *       }
          *     }
@@ -22793,22 +23222,22 @@ export type components = {
         /**
          * @description The webhook body of `payment_intent.amount_capturable_updated`.
          * @example {
-         *       "id": "evt_prod_06h2bk1f2at6t03642ksqtemt3pd0",
+         *       "id": "evt_prod_06h2cqjwtfsvbp2v5fjhzw2zb2022",
          *       "object": "event",
          *       "type": "payment_intent.amount_capturable_updated",
          *       "sequence": 3,
-         *       "created": 1795930468,
+         *       "created": 1795940048,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "pi_prod_06h2bk1f1qzx6xjz07s7pjrevdx7a",
+         *           "id": "pi_prod_06h2cqjwjpf7apgwtvm0ej3h9ce4m",
          *           "object": "payment_intent",
          *           "status": "requires_capture",
-         *           "created": "2026-11-29T05:34:28.109Z",
+         *           "created": "2026-11-29T08:14:08.021Z",
          *           "invoice": null,
-         *           "updated": "2026-11-29T05:34:28.114Z",
+         *           "updated": "2026-11-29T08:14:08.069Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h2bk1eczkkm46ccdkv48avah01c",
+         *           "customer": "cus_prod_06h2cqjp9q86wsnhz16fr4njyj6nw",
          *           "livemode": false,
          *           "metadata": {},
          *           "amount_atom": 1000,
@@ -22821,7 +23250,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "status": "processing",
-         *           "updated": "2026-11-29T05:34:28.112Z",
+         *           "updated": "2026-11-29T08:14:08.036Z",
          *           "amount_capturable_atom": 0
          *         }
          *       }
@@ -22856,22 +23285,22 @@ export type components = {
         /**
          * @description The webhook body of `payment_intent.succeeded`.
          * @example {
-         *       "id": "evt_prod_06h2bk1es2rbvw4zag3k7nfp7t596",
+         *       "id": "evt_prod_06h2cqjv926yyqrcns8hn1m3d3qay",
          *       "object": "event",
          *       "type": "payment_intent.succeeded",
          *       "sequence": 3,
-         *       "created": 1795930468,
+         *       "created": 1795940047,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "pi_prod_06h2bk1eqz53xb13ezvjy3r3f2c0m",
+         *           "id": "pi_prod_06h2cqjv2bm45agjhsjnpwnz6ewa8",
          *           "object": "payment_intent",
          *           "status": "succeeded",
-         *           "created": "2026-11-29T05:34:28.031Z",
+         *           "created": "2026-11-29T08:14:07.634Z",
          *           "invoice": null,
-         *           "updated": "2026-11-29T05:34:28.039Z",
+         *           "updated": "2026-11-29T08:14:07.683Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h2bk1eczkkm46ccdkv48avah01c",
+         *           "customer": "cus_prod_06h2cqjp9q86wsnhz16fr4njyj6nw",
          *           "livemode": false,
          *           "metadata": {},
          *           "amount_atom": 1000,
@@ -22884,7 +23313,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "status": "processing",
-         *           "updated": "2026-11-29T05:34:28.035Z",
+         *           "updated": "2026-11-29T08:14:07.642Z",
          *           "amount_received_atom": 0
          *         }
          *       }
@@ -22919,26 +23348,26 @@ export type components = {
         /**
          * @description The webhook body of `payment_intent.canceled`.
          * @example {
-         *       "id": "evt_prod_06h2bk1f5fybka29b9aa0mg6grgjt",
+         *       "id": "evt_prod_06h2cqjwzra6r7gr7kpt8w86aseh6",
          *       "object": "event",
          *       "type": "payment_intent.canceled",
          *       "sequence": 4,
-         *       "created": 1795930468,
+         *       "created": 1795940048,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "pi_prod_06h2bk1f1qzx6xjz07s7pjrevdx7a",
+         *           "id": "pi_prod_06h2cqjwjpf7apgwtvm0ej3h9ce4m",
          *           "object": "payment_intent",
          *           "status": "canceled",
-         *           "created": "2026-11-29T05:34:28.109Z",
+         *           "created": "2026-11-29T08:14:08.021Z",
          *           "invoice": null,
-         *           "updated": "2026-11-29T05:34:28.138Z",
+         *           "updated": "2026-11-29T08:14:08.124Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h2bk1eczkkm46ccdkv48avah01c",
+         *           "customer": "cus_prod_06h2cqjp9q86wsnhz16fr4njyj6nw",
          *           "livemode": false,
          *           "metadata": {},
          *           "amount_atom": 1000,
-         *           "canceled_at": "2026-11-29T05:34:28.138Z",
+         *           "canceled_at": "2026-11-29T08:14:08.124Z",
          *           "capture_method": "manual",
          *           "payment_method": "pm_sandbox_succeeds",
          *           "last_payment_error": null,
@@ -22947,7 +23376,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "status": "requires_capture",
-         *           "updated": "2026-11-29T05:34:28.114Z",
+         *           "updated": "2026-11-29T08:14:08.069Z",
          *           "canceled_at": null,
          *           "amount_capturable_atom": 1000
          *         }
@@ -22983,22 +23412,22 @@ export type components = {
         /**
          * @description The webhook body of `payment_intent.payment_failed`.
          * @example {
-         *       "id": "evt_prod_06h2bk1ex6mmccws3fvvrttgt7hdm",
+         *       "id": "evt_prod_06h2cqjvr7wzxem94j8fgrnysn30y",
          *       "object": "event",
          *       "type": "payment_intent.payment_failed",
          *       "sequence": 3,
-         *       "created": 1795930468,
+         *       "created": 1795940047,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "pi_prod_06h2bk1ew2rvt708kfm07r7qkwz38",
+         *           "id": "pi_prod_06h2cqjvgmbt5gfehdgng4wy0kxmt",
          *           "object": "payment_intent",
          *           "status": "requires_payment_method",
-         *           "created": "2026-11-29T05:34:28.064Z",
+         *           "created": "2026-11-29T08:14:07.749Z",
          *           "invoice": null,
-         *           "updated": "2026-11-29T05:34:28.071Z",
+         *           "updated": "2026-11-29T08:14:07.802Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h2bk1eczkkm46ccdkv48avah01c",
+         *           "customer": "cus_prod_06h2cqjp9q86wsnhz16fr4njyj6nw",
          *           "livemode": false,
          *           "metadata": {},
          *           "amount_atom": 1000,
@@ -23011,7 +23440,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "status": "processing",
-         *           "updated": "2026-11-29T05:34:28.067Z",
+         *           "updated": "2026-11-29T08:14:07.763Z",
          *           "payment_method": "pm_sandbox_declined",
          *           "last_payment_error": null
          *         }
@@ -23047,22 +23476,22 @@ export type components = {
         /**
          * @description The webhook body of `payment_intent.partially_funded`.
          * @example {
-         *       "id": "evt_prod_06h2bk1f0rxrctvh3ajv2nc4008fp",
+         *       "id": "evt_prod_06h2cqjwdw02hsve3jvrcexfpkz1t",
          *       "object": "event",
          *       "type": "payment_intent.partially_funded",
          *       "sequence": 3,
-         *       "created": 1795930468,
+         *       "created": 1795940047,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "pi_prod_06h2bk1ezp3xa6rqj5vc08ggqrtnr",
+         *           "id": "pi_prod_06h2cqjw7jbg11nqkmyjqns47hh7r",
          *           "object": "payment_intent",
          *           "status": "partially_funded",
-         *           "created": "2026-11-29T05:34:28.093Z",
+         *           "created": "2026-11-29T08:14:07.932Z",
          *           "invoice": null,
-         *           "updated": "2026-11-29T05:34:28.101Z",
+         *           "updated": "2026-11-29T08:14:07.981Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h2bk1eczkkm46ccdkv48avah01c",
+         *           "customer": "cus_prod_06h2cqjp9q86wsnhz16fr4njyj6nw",
          *           "livemode": false,
          *           "metadata": {},
          *           "amount_atom": 1000,
@@ -23075,7 +23504,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "status": "processing",
-         *           "updated": "2026-11-29T05:34:28.096Z",
+         *           "updated": "2026-11-29T08:14:07.949Z",
          *           "amount_received_atom": 0
          *         }
          *       }
@@ -23110,38 +23539,38 @@ export type components = {
         /**
          * @description The webhook body of `customer.subscription.created`.
          * @example {
-         *       "id": "evt_prod_06h2bk1j73gemhwvn8xxhctn44d7t",
+         *       "id": "evt_prod_06h2cqkp38qjy642vgv4sc6hxaz7w",
          *       "object": "event",
          *       "type": "customer.subscription.created",
          *       "sequence": 1,
-         *       "created": 1795930468,
+         *       "created": 1795940054,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "sub_prod_06h2bk1j5vkddp0m1wccysm6m9vqg",
+         *           "id": "sub_prod_06h2cqknm81r5v31t9pmvtwd4brsw",
          *           "items": [
          *             {
-         *               "id": "si_prod_06h2bk1j5vkddp0m1wccysm6m9vqj",
-         *               "price": "price_prod_06h2bk1depr8bfp83ae41d6mcq6s8",
+         *               "id": "si_prod_06h2cqknm81r5v31t9pmvtwd4brsy",
+         *               "price": "price_prod_06h2cqjfppy86tx2b9kty9x453e5p",
          *               "quantity": 1
          *             }
          *           ],
          *           "object": "subscription",
          *           "status": "active",
-         *           "created": "2026-11-29T05:34:28.908Z",
-         *           "updated": "2026-11-29T05:34:28.908Z",
+         *           "created": "2026-11-29T08:14:14.413Z",
+         *           "updated": "2026-11-29T08:14:14.413Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h2bk1eczkkm46ccdkv48avah01c",
+         *           "customer": "cus_prod_06h2cqjp9q86wsnhz16fr4njyj6nw",
          *           "livemode": false,
          *           "metadata": {},
          *           "paused_at": null,
          *           "trial_end": null,
          *           "cancelled_at": null,
-         *           "latest_invoice": "in_prod_06h2bk1j5xga0cf5dr8jyxyewcsjg",
+         *           "latest_invoice": "in_prod_06h2cqknpb36xp6gtqr6g4m37hfxw",
          *           "pending_changes": [],
-         *           "current_period_end": "2026-12-29T05:34:28.908Z",
+         *           "current_period_end": "2026-12-29T08:14:14.413Z",
          *           "cancel_at_period_end": false,
-         *           "current_period_start": "2026-11-29T05:34:28.908Z",
+         *           "current_period_start": "2026-11-29T08:14:14.413Z",
          *           "default_payment_method": null
          *         }
          *       }
@@ -23232,28 +23661,28 @@ export type components = {
         /**
          * @description The webhook body of `customer.subscription.updated`.
          * @example {
-         *       "id": "evt_prod_06h2bk1jbtqmmt31y54eae8yt75dp",
+         *       "id": "evt_prod_06h2cqkqsj0yr423w3d56rmzs8228",
          *       "object": "event",
          *       "type": "customer.subscription.updated",
          *       "sequence": 2,
-         *       "created": 1795930468,
+         *       "created": 1795940054,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "sub_prod_06h2bk1j5vkddp0m1wccysm6m9vqg",
+         *           "id": "sub_prod_06h2cqknm81r5v31t9pmvtwd4brsw",
          *           "items": [
          *             {
-         *               "id": "si_prod_06h2bk1j5vkddp0m1wccysm6m9vqj",
-         *               "price": "price_prod_06h2bk1depr8bfp83ae41d6mcq6s8",
+         *               "id": "si_prod_06h2cqknm81r5v31t9pmvtwd4brsy",
+         *               "price": "price_prod_06h2cqjfppy86tx2b9kty9x453e5p",
          *               "quantity": 1
          *             }
          *           ],
          *           "object": "subscription",
          *           "status": "active",
-         *           "created": "2026-11-29T05:34:28.908Z",
-         *           "updated": "2026-11-29T05:34:28.955Z",
+         *           "created": "2026-11-29T08:14:14.413Z",
+         *           "updated": "2026-11-29T08:14:14.953Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h2bk1eczkkm46ccdkv48avah01c",
+         *           "customer": "cus_prod_06h2cqjp9q86wsnhz16fr4njyj6nw",
          *           "livemode": false,
          *           "metadata": {
          *             "plan": "pro"
@@ -23261,15 +23690,15 @@ export type components = {
          *           "paused_at": null,
          *           "trial_end": null,
          *           "cancelled_at": null,
-         *           "latest_invoice": "in_prod_06h2bk1j5xga0cf5dr8jyxyewcsjg",
+         *           "latest_invoice": "in_prod_06h2cqknpb36xp6gtqr6g4m37hfxw",
          *           "pending_changes": [],
-         *           "current_period_end": "2026-12-29T05:34:28.908Z",
+         *           "current_period_end": "2026-12-29T08:14:14.413Z",
          *           "cancel_at_period_end": false,
-         *           "current_period_start": "2026-11-29T05:34:28.908Z",
+         *           "current_period_start": "2026-11-29T08:14:14.413Z",
          *           "default_payment_method": null
          *         },
          *         "previous_attributes": {
-         *           "updated": "2026-11-29T05:34:28.908Z",
+         *           "updated": "2026-11-29T08:14:14.413Z",
          *           "metadata": {}
          *         }
          *       }
@@ -23304,45 +23733,45 @@ export type components = {
         /**
          * @description The webhook body of `customer.subscription.paused`.
          * @example {
-         *       "id": "evt_prod_06h2bk1jdz5zevrkd6cfxvdx0kgd6",
+         *       "id": "evt_prod_06h2cqkr5kt65xgcde6kfy3ya1mg6",
          *       "object": "event",
          *       "type": "customer.subscription.paused",
          *       "sequence": 3,
-         *       "created": 1795930468,
+         *       "created": 1795940055,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "sub_prod_06h2bk1j5vkddp0m1wccysm6m9vqg",
+         *           "id": "sub_prod_06h2cqknm81r5v31t9pmvtwd4brsw",
          *           "items": [
          *             {
-         *               "id": "si_prod_06h2bk1j5vkddp0m1wccysm6m9vqj",
-         *               "price": "price_prod_06h2bk1depr8bfp83ae41d6mcq6s8",
+         *               "id": "si_prod_06h2cqknm81r5v31t9pmvtwd4brsy",
+         *               "price": "price_prod_06h2cqjfppy86tx2b9kty9x453e5p",
          *               "quantity": 1
          *             }
          *           ],
          *           "object": "subscription",
          *           "status": "paused",
-         *           "created": "2026-11-29T05:34:28.908Z",
-         *           "updated": "2026-11-29T05:34:28.972Z",
+         *           "created": "2026-11-29T08:14:14.413Z",
+         *           "updated": "2026-11-29T08:14:15.077Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h2bk1eczkkm46ccdkv48avah01c",
+         *           "customer": "cus_prod_06h2cqjp9q86wsnhz16fr4njyj6nw",
          *           "livemode": false,
          *           "metadata": {
          *             "plan": "pro"
          *           },
-         *           "paused_at": "2026-11-29T05:34:28.972Z",
+         *           "paused_at": "2026-11-29T08:14:15.077Z",
          *           "trial_end": null,
          *           "cancelled_at": null,
-         *           "latest_invoice": "in_prod_06h2bk1j5xga0cf5dr8jyxyewcsjg",
+         *           "latest_invoice": "in_prod_06h2cqknpb36xp6gtqr6g4m37hfxw",
          *           "pending_changes": [],
-         *           "current_period_end": "2026-12-29T05:34:28.908Z",
+         *           "current_period_end": "2026-12-29T08:14:14.413Z",
          *           "cancel_at_period_end": false,
-         *           "current_period_start": "2026-11-29T05:34:28.908Z",
+         *           "current_period_start": "2026-11-29T08:14:14.413Z",
          *           "default_payment_method": null
          *         },
          *         "previous_attributes": {
          *           "status": "active",
-         *           "updated": "2026-11-29T05:34:28.955Z",
+         *           "updated": "2026-11-29T08:14:14.953Z",
          *           "paused_at": null
          *         }
          *       }
@@ -23377,28 +23806,28 @@ export type components = {
         /**
          * @description The webhook body of `customer.subscription.resumed`.
          * @example {
-         *       "id": "evt_prod_06h2bk1jfwz6p3300vr1gdnv8ggqg",
+         *       "id": "evt_prod_06h2cqkrgeh1eydhg44s2v6a27vcy",
          *       "object": "event",
          *       "type": "customer.subscription.resumed",
          *       "sequence": 4,
-         *       "created": 1795930468,
+         *       "created": 1795940055,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "sub_prod_06h2bk1j5vkddp0m1wccysm6m9vqg",
+         *           "id": "sub_prod_06h2cqknm81r5v31t9pmvtwd4brsw",
          *           "items": [
          *             {
-         *               "id": "si_prod_06h2bk1j5vkddp0m1wccysm6m9vqj",
-         *               "price": "price_prod_06h2bk1depr8bfp83ae41d6mcq6s8",
+         *               "id": "si_prod_06h2cqknm81r5v31t9pmvtwd4brsy",
+         *               "price": "price_prod_06h2cqjfppy86tx2b9kty9x453e5p",
          *               "quantity": 1
          *             }
          *           ],
          *           "object": "subscription",
          *           "status": "active",
-         *           "created": "2026-11-29T05:34:28.908Z",
-         *           "updated": "2026-11-29T05:34:28.989Z",
+         *           "created": "2026-11-29T08:14:14.413Z",
+         *           "updated": "2026-11-29T08:14:15.165Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h2bk1eczkkm46ccdkv48avah01c",
+         *           "customer": "cus_prod_06h2cqjp9q86wsnhz16fr4njyj6nw",
          *           "livemode": false,
          *           "metadata": {
          *             "plan": "pro"
@@ -23406,17 +23835,17 @@ export type components = {
          *           "paused_at": null,
          *           "trial_end": null,
          *           "cancelled_at": null,
-         *           "latest_invoice": "in_prod_06h2bk1j5xga0cf5dr8jyxyewcsjg",
+         *           "latest_invoice": "in_prod_06h2cqknpb36xp6gtqr6g4m37hfxw",
          *           "pending_changes": [],
-         *           "current_period_end": "2026-12-29T05:34:28.908Z",
+         *           "current_period_end": "2026-12-29T08:14:14.413Z",
          *           "cancel_at_period_end": false,
-         *           "current_period_start": "2026-11-29T05:34:28.908Z",
+         *           "current_period_start": "2026-11-29T08:14:14.413Z",
          *           "default_payment_method": null
          *         },
          *         "previous_attributes": {
          *           "status": "paused",
-         *           "updated": "2026-11-29T05:34:28.972Z",
-         *           "paused_at": "2026-11-29T05:34:28.972Z"
+         *           "updated": "2026-11-29T08:14:15.077Z",
+         *           "paused_at": "2026-11-29T08:14:15.077Z"
          *         }
          *       }
          *     }
@@ -23450,45 +23879,45 @@ export type components = {
         /**
          * @description The webhook body of `customer.subscription.cancelled`.
          * @example {
-         *       "id": "evt_prod_06h2bk1jjknsn0bzk7krd7nn5h6p0",
+         *       "id": "evt_prod_06h2cqkscd83t9yng6aft3bzagxhj",
          *       "object": "event",
          *       "type": "customer.subscription.cancelled",
          *       "sequence": 5,
-         *       "created": 1795930469,
+         *       "created": 1795940055,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "sub_prod_06h2bk1j5vkddp0m1wccysm6m9vqg",
+         *           "id": "sub_prod_06h2cqknm81r5v31t9pmvtwd4brsw",
          *           "items": [
          *             {
-         *               "id": "si_prod_06h2bk1j5vkddp0m1wccysm6m9vqj",
-         *               "price": "price_prod_06h2bk1depr8bfp83ae41d6mcq6s8",
+         *               "id": "si_prod_06h2cqknm81r5v31t9pmvtwd4brsy",
+         *               "price": "price_prod_06h2cqjfppy86tx2b9kty9x453e5p",
          *               "quantity": 1
          *             }
          *           ],
          *           "object": "subscription",
          *           "status": "cancelled",
-         *           "created": "2026-11-29T05:34:28.908Z",
-         *           "updated": "2026-11-29T05:34:29.006Z",
+         *           "created": "2026-11-29T08:14:14.413Z",
+         *           "updated": "2026-11-29T08:14:15.317Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h2bk1eczkkm46ccdkv48avah01c",
+         *           "customer": "cus_prod_06h2cqjp9q86wsnhz16fr4njyj6nw",
          *           "livemode": false,
          *           "metadata": {
          *             "plan": "pro"
          *           },
          *           "paused_at": null,
          *           "trial_end": null,
-         *           "cancelled_at": "2026-11-29T05:34:29.006Z",
-         *           "latest_invoice": "in_prod_06h2bk1j5xga0cf5dr8jyxyewcsjg",
+         *           "cancelled_at": "2026-11-29T08:14:15.317Z",
+         *           "latest_invoice": "in_prod_06h2cqknpb36xp6gtqr6g4m37hfxw",
          *           "pending_changes": [],
-         *           "current_period_end": "2026-12-29T05:34:28.908Z",
+         *           "current_period_end": "2026-12-29T08:14:14.413Z",
          *           "cancel_at_period_end": false,
-         *           "current_period_start": "2026-11-29T05:34:28.908Z",
+         *           "current_period_start": "2026-11-29T08:14:14.413Z",
          *           "default_payment_method": null
          *         },
          *         "previous_attributes": {
          *           "status": "active",
-         *           "updated": "2026-11-29T05:34:28.989Z",
+         *           "updated": "2026-11-29T08:14:15.165Z",
          *           "cancelled_at": null
          *         }
          *       }
@@ -23523,38 +23952,38 @@ export type components = {
         /**
          * @description The webhook body of `customer.subscription.trial_will_end`.
          * @example {
-         *       "id": "evt_prod_06h2bk1ktrch5qqranwxh1fysmjcm",
+         *       "id": "evt_prod_06h2cqm8mp7nm0p2m3rx7hbek0g88",
          *       "object": "event",
          *       "type": "customer.subscription.trial_will_end",
          *       "sequence": 2,
-         *       "created": 1796276069,
+         *       "created": 1796285655,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "sub_prod_06h2bk1jm83mwz2phtym3ybpf7w7y",
+         *           "id": "sub_prod_06h2cqkt166hsbb75yhzt5hg2wk26",
          *           "items": [
          *             {
-         *               "id": "si_prod_06h2bk1jm83mwz2phtym3ybpf7w80",
-         *               "price": "price_prod_06h2bk1depr8bfp83ae41d6mcq6s8",
+         *               "id": "si_prod_06h2cqkt166hsbb75yhzt5hg2wk28",
+         *               "price": "price_prod_06h2cqjfppy86tx2b9kty9x453e5p",
          *               "quantity": 1
          *             }
          *           ],
          *           "object": "subscription",
          *           "status": "trialing",
-         *           "created": "2026-11-29T05:34:29.025Z",
-         *           "updated": "2026-11-29T05:34:29.025Z",
+         *           "created": "2026-11-29T08:14:15.546Z",
+         *           "updated": "2026-11-29T08:14:15.546Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h2bk1eczkkm46ccdkv48avah01c",
+         *           "customer": "cus_prod_06h2cqjp9q86wsnhz16fr4njyj6nw",
          *           "livemode": false,
          *           "metadata": {},
          *           "paused_at": null,
-         *           "trial_end": "2026-12-06T05:34:29.025Z",
+         *           "trial_end": "2026-12-06T08:14:15.546Z",
          *           "cancelled_at": null,
          *           "latest_invoice": null,
          *           "pending_changes": [],
-         *           "current_period_end": "2026-12-06T05:34:29.025Z",
+         *           "current_period_end": "2026-12-06T08:14:15.546Z",
          *           "cancel_at_period_end": false,
-         *           "current_period_start": "2026-11-29T05:34:29.025Z",
+         *           "current_period_start": "2026-11-29T08:14:15.546Z",
          *           "default_payment_method": "pm_sandbox_succeeds"
          *         }
          *       }
@@ -23589,19 +24018,19 @@ export type components = {
         /**
          * @description The webhook body of `invoice.created`.
          * @example {
-         *       "id": "evt_prod_06h2bk1fdyg411yp8tvsehfn3yc3a",
+         *       "id": "evt_prod_06h2cqjy77mg0fxb51t8qaw4g2y5m",
          *       "object": "event",
          *       "type": "invoice.created",
          *       "sequence": 1,
-         *       "created": 1795930468,
+         *       "created": 1795940048,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "in_prod_06h2bk1fddm2mb6eg3nyqs2b2qkzc",
+         *           "id": "in_prod_06h2cqjy5sy0ggp4fba462kpv07bg",
          *           "lines": [
          *             {
-         *               "id": "il_prod_06h2bk1fdkb6dsxqycbey80ca3dqr",
-         *               "price": "price_prod_06h2bk1dgr4h4jxdhy1eyah6x844r",
+         *               "id": "il_prod_06h2cqjy60kbhje6xkr3ewadd8508",
+         *               "price": "price_prod_06h2cqjg2vada3b8e8bmnya9rc630",
          *               "quantity": 1,
          *               "tax_rates": [],
          *               "amount_atom": 500,
@@ -23614,11 +24043,11 @@ export type components = {
          *           "number": null,
          *           "object": "invoice",
          *           "status": "draft",
-         *           "created": "2026-11-29T05:34:28.203Z",
+         *           "created": "2026-11-29T08:14:08.430Z",
          *           "paid_at": null,
-         *           "updated": "2026-11-29T05:34:28.203Z",
+         *           "updated": "2026-11-29T08:14:08.430Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h2bk1eczkkm46ccdkv48avah01c",
+         *           "customer": "cus_prod_06h2cqjp9q86wsnhz16fr4njyj6nw",
          *           "discount": null,
          *           "due_date": null,
          *           "livemode": false,
@@ -23772,19 +24201,19 @@ export type components = {
         /**
          * @description The webhook body of `invoice.finalized`.
          * @example {
-         *       "id": "evt_prod_06h2bk1fswcrmtx0mvyh6f8c8tex8",
+         *       "id": "evt_prod_06h2cqjzjnebr4780dwp80dj9dyp0",
          *       "object": "event",
          *       "type": "invoice.finalized",
          *       "sequence": 2,
-         *       "created": 1795930468,
+         *       "created": 1795940048,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "in_prod_06h2bk1fddm2mb6eg3nyqs2b2qkzc",
+         *           "id": "in_prod_06h2cqjy5sy0ggp4fba462kpv07bg",
          *           "lines": [
          *             {
-         *               "id": "il_prod_06h2bk1fdkb6dsxqycbey80ca3dqr",
-         *               "price": "price_prod_06h2bk1dgr4h4jxdhy1eyah6x844r",
+         *               "id": "il_prod_06h2cqjy60kbhje6xkr3ewadd8508",
+         *               "price": "price_prod_06h2cqjg2vada3b8e8bmnya9rc630",
          *               "quantity": 1,
          *               "tax_rates": [],
          *               "amount_atom": 500,
@@ -23797,11 +24226,11 @@ export type components = {
          *           "number": "EXAMPLEGMBH-0001",
          *           "object": "invoice",
          *           "status": "open",
-         *           "created": "2026-11-29T05:34:28.203Z",
+         *           "created": "2026-11-29T08:14:08.430Z",
          *           "paid_at": null,
-         *           "updated": "2026-11-29T05:34:28.227Z",
+         *           "updated": "2026-11-29T08:14:08.585Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h2bk1eczkkm46ccdkv48avah01c",
+         *           "customer": "cus_prod_06h2cqjp9q86wsnhz16fr4njyj6nw",
          *           "discount": null,
          *           "due_date": null,
          *           "livemode": false,
@@ -23809,11 +24238,11 @@ export type components = {
          *           "tax_atom": 0,
          *           "voided_at": null,
          *           "overdue_at": null,
-         *           "pdf_sha256": "94015227a828c1e3ba1f5f82028cd3f5874463c3c3b3733401df41c27524177c",
+         *           "pdf_sha256": "507ee3f14c5c3a9afb303f55dc53f9c494ca7b92a2722bfef411f3f9e1275bde",
          *           "description": null,
-         *           "invoice_pdf": "http://127.0.0.1:39207/api/invoices/in_prod_06h2bk1fddm2mb6eg3nyqs2b2qkzc/pdf",
+         *           "invoice_pdf": "http://127.0.0.1:41121/api/invoices/in_prod_06h2cqjy5sy0ggp4fba462kpv07bg/pdf",
          *           "total_taxes": [],
-         *           "finalized_at": "2026-11-29T05:34:28.227Z",
+         *           "finalized_at": "2026-11-29T08:14:08.585Z",
          *           "subscription": null,
          *           "attempt_count": 0,
          *           "customer_name": "Jenny Rosen",
@@ -23826,7 +24255,7 @@ export type components = {
          *           "paid_pdf_sha256": null,
          *           "paid_amount_atom": 0,
          *           "total_amount_atom": 500,
-         *           "hosted_invoice_url": "http://127.0.0.1:39207/invoice/V45OWR-ZRgo6aXNFTItUJV4PDYIuLWeaHtNdJVK8bC4",
+         *           "hosted_invoice_url": "http://127.0.0.1:41121/invoice/Vd9wnXYEeBG_iKmQCxEHOJc-9dloiNEd37cjbtaze3Y",
          *           "ending_balance_atom": 0,
          *           "next_payment_attempt": null,
          *           "starting_balance_atom": 0,
@@ -23837,7 +24266,7 @@ export type components = {
          *         "previous_attributes": {
          *           "number": null,
          *           "status": "draft",
-         *           "updated": "2026-11-29T05:34:28.203Z",
+         *           "updated": "2026-11-29T08:14:08.430Z",
          *           "pdf_sha256": null,
          *           "invoice_pdf": null,
          *           "finalized_at": null,
@@ -23879,19 +24308,19 @@ export type components = {
         /**
          * @description The webhook body of `invoice.paid`.
          * @example {
-         *       "id": "evt_prod_06h2bk1g1gh27zvv9satf75krdeet",
+         *       "id": "evt_prod_06h2cqk0vjt28k8jqdqv3w6a1gx24",
          *       "object": "event",
          *       "type": "invoice.paid",
          *       "sequence": 3,
-         *       "created": 1795930468,
+         *       "created": 1795940049,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "in_prod_06h2bk1fddm2mb6eg3nyqs2b2qkzc",
+         *           "id": "in_prod_06h2cqjy5sy0ggp4fba462kpv07bg",
          *           "lines": [
          *             {
-         *               "id": "il_prod_06h2bk1fdkb6dsxqycbey80ca3dqr",
-         *               "price": "price_prod_06h2bk1dgr4h4jxdhy1eyah6x844r",
+         *               "id": "il_prod_06h2cqjy60kbhje6xkr3ewadd8508",
+         *               "price": "price_prod_06h2cqjg2vada3b8e8bmnya9rc630",
          *               "quantity": 1,
          *               "tax_rates": [],
          *               "amount_atom": 500,
@@ -23904,11 +24333,11 @@ export type components = {
          *           "number": "EXAMPLEGMBH-0001",
          *           "object": "invoice",
          *           "status": "paid",
-         *           "created": "2026-11-29T05:34:28.203Z",
-         *           "paid_at": "2026-11-29T05:34:28.354Z",
-         *           "updated": "2026-11-29T05:34:28.354Z",
+         *           "created": "2026-11-29T08:14:08.430Z",
+         *           "paid_at": "2026-11-29T08:14:08.976Z",
+         *           "updated": "2026-11-29T08:14:08.976Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h2bk1eczkkm46ccdkv48avah01c",
+         *           "customer": "cus_prod_06h2cqjp9q86wsnhz16fr4njyj6nw",
          *           "discount": null,
          *           "due_date": null,
          *           "livemode": false,
@@ -23916,24 +24345,24 @@ export type components = {
          *           "tax_atom": 0,
          *           "voided_at": null,
          *           "overdue_at": null,
-         *           "pdf_sha256": "94015227a828c1e3ba1f5f82028cd3f5874463c3c3b3733401df41c27524177c",
+         *           "pdf_sha256": "507ee3f14c5c3a9afb303f55dc53f9c494ca7b92a2722bfef411f3f9e1275bde",
          *           "description": null,
-         *           "invoice_pdf": "http://127.0.0.1:39207/api/invoices/in_prod_06h2bk1fddm2mb6eg3nyqs2b2qkzc/pdf",
+         *           "invoice_pdf": "http://127.0.0.1:41121/api/invoices/in_prod_06h2cqjy5sy0ggp4fba462kpv07bg/pdf",
          *           "total_taxes": [],
-         *           "finalized_at": "2026-11-29T05:34:28.227Z",
+         *           "finalized_at": "2026-11-29T08:14:08.585Z",
          *           "subscription": null,
          *           "attempt_count": 0,
          *           "customer_name": "Jenny Rosen",
          *           "discount_atom": 0,
          *           "subtotal_atom": 500,
          *           "customer_email": "jenny@example.com",
-         *           "payment_intent": "pi_prod_06h2bk1fz1xcztnjqdakz1a91yker",
+         *           "payment_intent": "pi_prod_06h2cqk02xbkvzm6s0n8dgx2jma4r",
          *           "reverse_charge": false,
          *           "due_amount_atom": 0,
-         *           "paid_pdf_sha256": "28c40d826134f462dade2830c87392495b60da98ab0087f82799de51d3b9a5e4",
+         *           "paid_pdf_sha256": "af3481ff8d4a7089362e865fbc01770b11b5bf89bfdaddd544d33b7eb8aa0dcc",
          *           "paid_amount_atom": 500,
          *           "total_amount_atom": 500,
-         *           "hosted_invoice_url": "http://127.0.0.1:39207/invoice/V45OWR-ZRgo6aXNFTItUJV4PDYIuLWeaHtNdJVK8bC4",
+         *           "hosted_invoice_url": "http://127.0.0.1:41121/invoice/Vd9wnXYEeBG_iKmQCxEHOJc-9dloiNEd37cjbtaze3Y",
          *           "ending_balance_atom": 0,
          *           "next_payment_attempt": null,
          *           "starting_balance_atom": 0,
@@ -23944,7 +24373,7 @@ export type components = {
          *         "previous_attributes": {
          *           "status": "open",
          *           "paid_at": null,
-         *           "updated": "2026-11-29T05:34:28.227Z",
+         *           "updated": "2026-11-29T08:14:08.585Z",
          *           "due_amount_atom": 500,
          *           "paid_pdf_sha256": null,
          *           "paid_amount_atom": 0
@@ -23981,19 +24410,19 @@ export type components = {
         /**
          * @description The webhook body of `invoice.payment_succeeded`.
          * @example {
-         *       "id": "evt_prod_06h2bk1g23rxq0ns007b9gs25tva0",
+         *       "id": "evt_prod_06h2cqk11y6xcnxp44xr116xfvdmr",
          *       "object": "event",
          *       "type": "invoice.payment_succeeded",
          *       "sequence": 4,
-         *       "created": 1795930468,
+         *       "created": 1795940049,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "in_prod_06h2bk1fddm2mb6eg3nyqs2b2qkzc",
+         *           "id": "in_prod_06h2cqjy5sy0ggp4fba462kpv07bg",
          *           "lines": [
          *             {
-         *               "id": "il_prod_06h2bk1fdkb6dsxqycbey80ca3dqr",
-         *               "price": "price_prod_06h2bk1dgr4h4jxdhy1eyah6x844r",
+         *               "id": "il_prod_06h2cqjy60kbhje6xkr3ewadd8508",
+         *               "price": "price_prod_06h2cqjg2vada3b8e8bmnya9rc630",
          *               "quantity": 1,
          *               "tax_rates": [],
          *               "amount_atom": 500,
@@ -24006,11 +24435,11 @@ export type components = {
          *           "number": "EXAMPLEGMBH-0001",
          *           "object": "invoice",
          *           "status": "paid",
-         *           "created": "2026-11-29T05:34:28.203Z",
-         *           "paid_at": "2026-11-29T05:34:28.354Z",
-         *           "updated": "2026-11-29T05:34:28.354Z",
+         *           "created": "2026-11-29T08:14:08.430Z",
+         *           "paid_at": "2026-11-29T08:14:08.976Z",
+         *           "updated": "2026-11-29T08:14:08.976Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h2bk1eczkkm46ccdkv48avah01c",
+         *           "customer": "cus_prod_06h2cqjp9q86wsnhz16fr4njyj6nw",
          *           "discount": null,
          *           "due_date": null,
          *           "livemode": false,
@@ -24018,24 +24447,24 @@ export type components = {
          *           "tax_atom": 0,
          *           "voided_at": null,
          *           "overdue_at": null,
-         *           "pdf_sha256": "94015227a828c1e3ba1f5f82028cd3f5874463c3c3b3733401df41c27524177c",
+         *           "pdf_sha256": "507ee3f14c5c3a9afb303f55dc53f9c494ca7b92a2722bfef411f3f9e1275bde",
          *           "description": null,
-         *           "invoice_pdf": "http://127.0.0.1:39207/api/invoices/in_prod_06h2bk1fddm2mb6eg3nyqs2b2qkzc/pdf",
+         *           "invoice_pdf": "http://127.0.0.1:41121/api/invoices/in_prod_06h2cqjy5sy0ggp4fba462kpv07bg/pdf",
          *           "total_taxes": [],
-         *           "finalized_at": "2026-11-29T05:34:28.227Z",
+         *           "finalized_at": "2026-11-29T08:14:08.585Z",
          *           "subscription": null,
          *           "attempt_count": 0,
          *           "customer_name": "Jenny Rosen",
          *           "discount_atom": 0,
          *           "subtotal_atom": 500,
          *           "customer_email": "jenny@example.com",
-         *           "payment_intent": "pi_prod_06h2bk1fz1xcztnjqdakz1a91yker",
+         *           "payment_intent": "pi_prod_06h2cqk02xbkvzm6s0n8dgx2jma4r",
          *           "reverse_charge": false,
          *           "due_amount_atom": 0,
-         *           "paid_pdf_sha256": "28c40d826134f462dade2830c87392495b60da98ab0087f82799de51d3b9a5e4",
+         *           "paid_pdf_sha256": "af3481ff8d4a7089362e865fbc01770b11b5bf89bfdaddd544d33b7eb8aa0dcc",
          *           "paid_amount_atom": 500,
          *           "total_amount_atom": 500,
-         *           "hosted_invoice_url": "http://127.0.0.1:39207/invoice/V45OWR-ZRgo6aXNFTItUJV4PDYIuLWeaHtNdJVK8bC4",
+         *           "hosted_invoice_url": "http://127.0.0.1:41121/invoice/Vd9wnXYEeBG_iKmQCxEHOJc-9dloiNEd37cjbtaze3Y",
          *           "ending_balance_atom": 0,
          *           "next_payment_attempt": null,
          *           "starting_balance_atom": 0,
@@ -24046,7 +24475,7 @@ export type components = {
          *         "previous_attributes": {
          *           "status": "open",
          *           "paid_at": null,
-         *           "updated": "2026-11-29T05:34:28.227Z",
+         *           "updated": "2026-11-29T08:14:08.585Z",
          *           "due_amount_atom": 500,
          *           "paid_pdf_sha256": null,
          *           "paid_amount_atom": 0
@@ -24083,19 +24512,19 @@ export type components = {
         /**
          * @description The webhook body of `invoice.payment_failed`.
          * @example {
-         *       "id": "evt_prod_06h2bk1gepjs1mtkp4ks4vww0z6sg",
+         *       "id": "evt_prod_06h2cqk537earc35fhcw962fb0wej",
          *       "object": "event",
          *       "type": "invoice.payment_failed",
          *       "sequence": 3,
-         *       "created": 1795930468,
+         *       "created": 1795940050,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "in_prod_06h2bk1g9b2rjy2s0fe71zvg4khya",
+         *           "id": "in_prod_06h2cqk3j9nx6jeg380f9zv1pyyge",
          *           "lines": [
          *             {
-         *               "id": "il_prod_06h2bk1g9b2rjy2s0fe71zvg4khyc",
-         *               "price": "price_prod_06h2bk1dgr4h4jxdhy1eyah6x844r",
+         *               "id": "il_prod_06h2cqk3km9g6gnyxmjqtazhw8rnc",
+         *               "price": "price_prod_06h2cqjg2vada3b8e8bmnya9rc630",
          *               "quantity": 1,
          *               "tax_rates": [],
          *               "amount_atom": 500,
@@ -24108,11 +24537,11 @@ export type components = {
          *           "number": "EXAMPLEGMBH-0002",
          *           "object": "invoice",
          *           "status": "open",
-         *           "created": "2026-11-29T05:34:28.426Z",
+         *           "created": "2026-11-29T08:14:09.810Z",
          *           "paid_at": null,
-         *           "updated": "2026-11-29T05:34:28.437Z",
+         *           "updated": "2026-11-29T08:14:09.956Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h2bk1eczkkm46ccdkv48avah01c",
+         *           "customer": "cus_prod_06h2cqjp9q86wsnhz16fr4njyj6nw",
          *           "discount": null,
          *           "due_date": null,
          *           "livemode": false,
@@ -24120,24 +24549,24 @@ export type components = {
          *           "tax_atom": 0,
          *           "voided_at": null,
          *           "overdue_at": null,
-         *           "pdf_sha256": "652b9edac79ed4984bf4489298e1381646b42b0c9509371f2276d3eeb5195677",
+         *           "pdf_sha256": "d8858ea4739ad5795af8a4dc0772b16191265523a00a8d93e910e8da2bf23d55",
          *           "description": null,
-         *           "invoice_pdf": "http://127.0.0.1:39207/api/invoices/in_prod_06h2bk1g9b2rjy2s0fe71zvg4khya/pdf",
+         *           "invoice_pdf": "http://127.0.0.1:41121/api/invoices/in_prod_06h2cqk3j9nx6jeg380f9zv1pyyge/pdf",
          *           "total_taxes": [],
-         *           "finalized_at": "2026-11-29T05:34:28.437Z",
+         *           "finalized_at": "2026-11-29T08:14:09.956Z",
          *           "subscription": null,
          *           "attempt_count": 0,
          *           "customer_name": "Jenny Rosen",
          *           "discount_atom": 0,
          *           "subtotal_atom": 500,
          *           "customer_email": "jenny@example.com",
-         *           "payment_intent": "pi_prod_06h2bk1gdkgb33zc3t3eev3g2fe4j",
+         *           "payment_intent": "pi_prod_06h2cqk4mj4f56smm3z11sygej1ty",
          *           "reverse_charge": false,
          *           "due_amount_atom": 500,
          *           "paid_pdf_sha256": null,
          *           "paid_amount_atom": 0,
          *           "total_amount_atom": 500,
-         *           "hosted_invoice_url": "http://127.0.0.1:39207/invoice/CNWb_R6hn7NEnE0QyNlsG0x8u3hQKfE7HacU5vsvCMA",
+         *           "hosted_invoice_url": "http://127.0.0.1:41121/invoice/xcq51dNX4uP-DyW5HJlTzbrMfL5I5pmc5XYOZeSPtfM",
          *           "ending_balance_atom": 0,
          *           "next_payment_attempt": null,
          *           "starting_balance_atom": 0,
@@ -24177,19 +24606,19 @@ export type components = {
         /**
          * @description The webhook body of `invoice.payment_action_required`.
          * @example {
-         *       "id": "evt_prod_06h2bk1gschh8agf72pbkbybw76c4",
+         *       "id": "evt_prod_06h2cqk7ngb4hzztcfg7bj01sf4c6",
          *       "object": "event",
          *       "type": "invoice.payment_action_required",
          *       "sequence": 3,
-         *       "created": 1795930468,
+         *       "created": 1795940050,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "in_prod_06h2bk1gg1csh0cwrvcwbfjjwfn58",
+         *           "id": "in_prod_06h2cqk58tx2yzcgv28pex8k0zkvp",
          *           "lines": [
          *             {
-         *               "id": "il_prod_06h2bk1gg6ccvb9grfrsrqd6w34tg",
-         *               "price": "price_prod_06h2bk1dgr4h4jxdhy1eyah6x844r",
+         *               "id": "il_prod_06h2cqk59h4knkyqhrhde4x6gcesm",
+         *               "price": "price_prod_06h2cqjg2vada3b8e8bmnya9rc630",
          *               "quantity": 1,
          *               "tax_rates": [],
          *               "amount_atom": 500,
@@ -24202,11 +24631,11 @@ export type components = {
          *           "number": "EXAMPLEGMBH-0003",
          *           "object": "invoice",
          *           "status": "open",
-         *           "created": "2026-11-29T05:34:28.480Z",
+         *           "created": "2026-11-29T08:14:10.246Z",
          *           "paid_at": null,
-         *           "updated": "2026-11-29T05:34:28.518Z",
+         *           "updated": "2026-11-29T08:14:10.393Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h2bk1eczkkm46ccdkv48avah01c",
+         *           "customer": "cus_prod_06h2cqjp9q86wsnhz16fr4njyj6nw",
          *           "discount": null,
          *           "due_date": null,
          *           "livemode": false,
@@ -24214,24 +24643,24 @@ export type components = {
          *           "tax_atom": 0,
          *           "voided_at": null,
          *           "overdue_at": null,
-         *           "pdf_sha256": "49d504f8c7ed5088e41292b6870f69250936d98c71a6e3cf378a6294335551e1",
+         *           "pdf_sha256": "f6039df13191d62f4e87bf47fe3ba9b3db769c1ac82b152521c52dc42f1a996a",
          *           "description": null,
-         *           "invoice_pdf": "http://127.0.0.1:39207/api/invoices/in_prod_06h2bk1gg1csh0cwrvcwbfjjwfn58/pdf",
+         *           "invoice_pdf": "http://127.0.0.1:41121/api/invoices/in_prod_06h2cqk58tx2yzcgv28pex8k0zkvp/pdf",
          *           "total_taxes": [],
-         *           "finalized_at": "2026-11-29T05:34:28.518Z",
+         *           "finalized_at": "2026-11-29T08:14:10.393Z",
          *           "subscription": null,
          *           "attempt_count": 0,
          *           "customer_name": "Jenny Rosen",
          *           "discount_atom": 0,
          *           "subtotal_atom": 500,
          *           "customer_email": "jenny@example.com",
-         *           "payment_intent": "pi_prod_06h2bk1grn1cr8rp793eh9adarrtc",
+         *           "payment_intent": "pi_prod_06h2cqk7d2m9vwsmyrr0k8wzpq2dj",
          *           "reverse_charge": false,
          *           "due_amount_atom": 500,
          *           "paid_pdf_sha256": null,
          *           "paid_amount_atom": 0,
          *           "total_amount_atom": 500,
-         *           "hosted_invoice_url": "http://127.0.0.1:39207/invoice/oNw4w0IbnUsumqYXNUxCc1TxVQkyWS8Ewt9EYabMwzc",
+         *           "hosted_invoice_url": "http://127.0.0.1:41121/invoice/wtq5kc74ZggMSBlTquEY33khYAsH51jKMq1jqmfhYGs",
          *           "ending_balance_atom": 0,
          *           "next_payment_attempt": null,
          *           "starting_balance_atom": 0,
@@ -24271,19 +24700,19 @@ export type components = {
         /**
          * @description The webhook body of `invoice.overdue`.
          * @example {
-         *       "id": "evt_prod_06h2bk1kppdaperxp7fsa1v0mtjam",
+         *       "id": "evt_prod_06h2cqm55z66qvrja46v5akj18f6t",
          *       "object": "event",
          *       "type": "invoice.overdue",
          *       "sequence": 3,
-         *       "created": 1796016868,
+         *       "created": 1796026454,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "in_prod_06h2bk1j1q9qhchyvg6r8xt89frkt",
+         *           "id": "in_prod_06h2cqkmrtcpjbmxq04yjr2xnp7e6",
          *           "lines": [
          *             {
-         *               "id": "il_prod_06h2bk1j1q9qhchyvg6r8xt89frkw",
-         *               "price": "price_prod_06h2bk1dgr4h4jxdhy1eyah6x844r",
+         *               "id": "il_prod_06h2cqkmrx37bc3004dw4qatqksgp",
+         *               "price": "price_prod_06h2cqjg2vada3b8e8bmnya9rc630",
          *               "quantity": 1,
          *               "tax_rates": [],
          *               "amount_atom": 500,
@@ -24296,23 +24725,23 @@ export type components = {
          *           "number": "EXAMPLEGMBH-0007",
          *           "object": "invoice",
          *           "status": "open",
-         *           "created": "2026-11-29T05:34:28.877Z",
+         *           "created": "2026-11-29T08:14:14.214Z",
          *           "paid_at": null,
-         *           "updated": "2026-11-30T05:34:28.864Z",
+         *           "updated": "2026-11-30T08:14:14.017Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h2bk1eczkkm46ccdkv48avah01c",
+         *           "customer": "cus_prod_06h2cqjp9q86wsnhz16fr4njyj6nw",
          *           "discount": null,
-         *           "due_date": "2026-11-30T05:34:28.864Z",
+         *           "due_date": "2026-11-30T08:14:14.017Z",
          *           "livemode": false,
          *           "metadata": {},
          *           "tax_atom": 0,
          *           "voided_at": null,
-         *           "overdue_at": "2026-11-30T05:34:28.864Z",
-         *           "pdf_sha256": "731b40c2fb7ec1eca6eb945b424188ea48dd447a9cb0a7de3c28ce63548438ae",
+         *           "overdue_at": "2026-11-30T08:14:14.017Z",
+         *           "pdf_sha256": "9d59bf772f44a61f7edcd9c0101012512e268fe4903f3a6d4c38f74696f6a493",
          *           "description": null,
-         *           "invoice_pdf": "http://127.0.0.1:39207/api/invoices/in_prod_06h2bk1j1q9qhchyvg6r8xt89frkt/pdf",
+         *           "invoice_pdf": "http://127.0.0.1:41121/api/invoices/in_prod_06h2cqkmrtcpjbmxq04yjr2xnp7e6/pdf",
          *           "total_taxes": [],
-         *           "finalized_at": "2026-11-29T05:34:28.885Z",
+         *           "finalized_at": "2026-11-29T08:14:14.309Z",
          *           "subscription": null,
          *           "attempt_count": 0,
          *           "customer_name": "Jenny Rosen",
@@ -24325,7 +24754,7 @@ export type components = {
          *           "paid_pdf_sha256": null,
          *           "paid_amount_atom": 0,
          *           "total_amount_atom": 500,
-         *           "hosted_invoice_url": "http://127.0.0.1:39207/invoice/HDbVn4tG6PqqcNRIKzYFkMJxIEZSM2ROv7e3L_XnxF4",
+         *           "hosted_invoice_url": "http://127.0.0.1:41121/invoice/qKFpTit402RPUXeqyYC1oM4wFjniWLc2o_HvT3IIm2I",
          *           "ending_balance_atom": 0,
          *           "next_payment_attempt": null,
          *           "starting_balance_atom": 0,
@@ -24334,7 +24763,7 @@ export type components = {
          *           "post_payment_credit_notes_amount_atom": 0
          *         },
          *         "previous_attributes": {
-         *           "updated": "2026-11-29T05:34:28.885Z",
+         *           "updated": "2026-11-29T08:14:14.309Z",
          *           "overdue_at": null
          *         }
          *       }
@@ -24369,19 +24798,19 @@ export type components = {
         /**
          * @description The webhook body of `invoice.voided`.
          * @example {
-         *       "id": "evt_prod_06h2bk1h4q0kyh5xmm74fra9qxxsc",
+         *       "id": "evt_prod_06h2cqkbb09jet3rnd2q05k66d13p",
          *       "object": "event",
          *       "type": "invoice.voided",
          *       "sequence": 3,
-         *       "created": 1795930468,
+         *       "created": 1795940051,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "in_prod_06h2bk1gwk5hs41hkr0wp9bg8y6t4",
+         *           "id": "in_prod_06h2cqk7tqynqb2rqr22s505wy4sw",
          *           "lines": [
          *             {
-         *               "id": "il_prod_06h2bk1gwnc690c08vtvrta4f71k0",
-         *               "price": "price_prod_06h2bk1dgr4h4jxdhy1eyah6x844r",
+         *               "id": "il_prod_06h2cqk7ykph8wmzraxzgers7zms6",
+         *               "price": "price_prod_06h2cqjg2vada3b8e8bmnya9rc630",
          *               "quantity": 1,
          *               "tax_rates": [],
          *               "amount_atom": 500,
@@ -24394,23 +24823,23 @@ export type components = {
          *           "number": "EXAMPLEGMBH-0004",
          *           "object": "invoice",
          *           "status": "void",
-         *           "created": "2026-11-29T05:34:28.580Z",
+         *           "created": "2026-11-29T08:14:10.901Z",
          *           "paid_at": null,
-         *           "updated": "2026-11-29T05:34:28.644Z",
+         *           "updated": "2026-11-29T08:14:11.720Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h2bk1eczkkm46ccdkv48avah01c",
+         *           "customer": "cus_prod_06h2cqjp9q86wsnhz16fr4njyj6nw",
          *           "discount": null,
          *           "due_date": null,
          *           "livemode": false,
          *           "metadata": {},
          *           "tax_atom": 0,
-         *           "voided_at": "2026-11-29T05:34:28.644Z",
+         *           "voided_at": "2026-11-29T08:14:11.720Z",
          *           "overdue_at": null,
-         *           "pdf_sha256": "5ccab804a82c6efae5a72221e7818e7fa436bc982c7a32334b89c1d2acb63cac",
+         *           "pdf_sha256": "e9fff1d09a63cd8cb1472928fa5e3b1321eaea23c71fd9d8037022f0dd825bd5",
          *           "description": null,
-         *           "invoice_pdf": "http://127.0.0.1:39207/api/invoices/in_prod_06h2bk1gwk5hs41hkr0wp9bg8y6t4/pdf",
+         *           "invoice_pdf": "http://127.0.0.1:41121/api/invoices/in_prod_06h2cqk7tqynqb2rqr22s505wy4sw/pdf",
          *           "total_taxes": [],
-         *           "finalized_at": "2026-11-29T05:34:28.613Z",
+         *           "finalized_at": "2026-11-29T08:14:11.369Z",
          *           "subscription": null,
          *           "attempt_count": 0,
          *           "customer_name": "Jenny Rosen",
@@ -24423,7 +24852,7 @@ export type components = {
          *           "paid_pdf_sha256": null,
          *           "paid_amount_atom": 0,
          *           "total_amount_atom": 500,
-         *           "hosted_invoice_url": "http://127.0.0.1:39207/invoice/WCJq5P7kBXSkm89cKGUlSCh-adrULwsgZb00QbRRPN0",
+         *           "hosted_invoice_url": "http://127.0.0.1:41121/invoice/Qy5WxLdMI80S1DFTvxY9IcfMCtxbxvUkrLZg_t4G4_0",
          *           "ending_balance_atom": 0,
          *           "next_payment_attempt": null,
          *           "starting_balance_atom": 0,
@@ -24433,7 +24862,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "status": "open",
-         *           "updated": "2026-11-29T05:34:28.613Z",
+         *           "updated": "2026-11-29T08:14:11.369Z",
          *           "voided_at": null
          *         }
          *       }
@@ -24468,19 +24897,19 @@ export type components = {
         /**
          * @description The webhook body of `invoice.marked_uncollectible`.
          * @example {
-         *       "id": "evt_prod_06h2bk1hbggdgjpq27jrp92tkptye",
+         *       "id": "evt_prod_06h2cqkd15naxq1enegfmtsspwx0w",
          *       "object": "event",
          *       "type": "invoice.marked_uncollectible",
          *       "sequence": 3,
-         *       "created": 1795930468,
+         *       "created": 1795940052,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "in_prod_06h2bk1h7fz90n3c7j8e1e3haryc0",
+         *           "id": "in_prod_06h2cqkbxmzvxk2r9tfxrhpz6m0qg",
          *           "lines": [
          *             {
-         *               "id": "il_prod_06h2bk1h7j64xf15v6zxhc5vzn16m",
-         *               "price": "price_prod_06h2bk1dgr4h4jxdhy1eyah6x844r",
+         *               "id": "il_prod_06h2cqkby3jg8n907jq10z6p4hrze",
+         *               "price": "price_prod_06h2cqjg2vada3b8e8bmnya9rc630",
          *               "quantity": 1,
          *               "tax_rates": [],
          *               "amount_atom": 500,
@@ -24493,11 +24922,11 @@ export type components = {
          *           "number": "EXAMPLEGMBH-0005",
          *           "object": "invoice",
          *           "status": "uncollectible",
-         *           "created": "2026-11-29T05:34:28.667Z",
+         *           "created": "2026-11-29T08:14:11.949Z",
          *           "paid_at": null,
-         *           "updated": "2026-11-29T05:34:28.698Z",
+         *           "updated": "2026-11-29T08:14:12.220Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h2bk1eczkkm46ccdkv48avah01c",
+         *           "customer": "cus_prod_06h2cqjp9q86wsnhz16fr4njyj6nw",
          *           "discount": null,
          *           "due_date": null,
          *           "livemode": false,
@@ -24505,11 +24934,11 @@ export type components = {
          *           "tax_atom": 0,
          *           "voided_at": null,
          *           "overdue_at": null,
-         *           "pdf_sha256": "920e6901ab9bdc606f50c7a7a2f449efd0a28ccfde7939f74309111cdf062cf2",
+         *           "pdf_sha256": "d2eac20c8d6a8b47e2ee25e638ed641118ec8af5d36c8c1c1de5ca235a5e0c0f",
          *           "description": null,
-         *           "invoice_pdf": "http://127.0.0.1:39207/api/invoices/in_prod_06h2bk1h7fz90n3c7j8e1e3haryc0/pdf",
+         *           "invoice_pdf": "http://127.0.0.1:41121/api/invoices/in_prod_06h2cqkbxmzvxk2r9tfxrhpz6m0qg/pdf",
          *           "total_taxes": [],
-         *           "finalized_at": "2026-11-29T05:34:28.677Z",
+         *           "finalized_at": "2026-11-29T08:14:12.038Z",
          *           "subscription": null,
          *           "attempt_count": 0,
          *           "customer_name": "Jenny Rosen",
@@ -24522,17 +24951,17 @@ export type components = {
          *           "paid_pdf_sha256": null,
          *           "paid_amount_atom": 0,
          *           "total_amount_atom": 500,
-         *           "hosted_invoice_url": "http://127.0.0.1:39207/invoice/sk2qQgau_YoLtN4SUWafr5SdRScJxofWFF8a-T_FMF0",
+         *           "hosted_invoice_url": "http://127.0.0.1:41121/invoice/CMpJIxIWI_3tJsOZrOUzklzm2G7CJb5RuCjIjYYYR3g",
          *           "ending_balance_atom": 0,
          *           "next_payment_attempt": null,
          *           "starting_balance_atom": 0,
-         *           "marked_uncollectible_at": "2026-11-29T05:34:28.698Z",
+         *           "marked_uncollectible_at": "2026-11-29T08:14:12.220Z",
          *           "pre_payment_credit_notes_amount_atom": 0,
          *           "post_payment_credit_notes_amount_atom": 0
          *         },
          *         "previous_attributes": {
          *           "status": "open",
-         *           "updated": "2026-11-29T05:34:28.677Z",
+         *           "updated": "2026-11-29T08:14:12.038Z",
          *           "marked_uncollectible_at": null
          *         }
          *       }
@@ -24567,19 +24996,19 @@ export type components = {
         /**
          * @description The webhook body of `invoice.refunded`.
          * @example {
-         *       "id": "evt_prod_06h2bk1g88ftc7gctsgn24x3gbryw",
+         *       "id": "evt_prod_06h2cqk38k2ag1q8tc8fp7wjk91yt",
          *       "object": "event",
          *       "type": "invoice.refunded",
          *       "sequence": 5,
-         *       "created": 1795930468,
+         *       "created": 1795940049,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "in_prod_06h2bk1fddm2mb6eg3nyqs2b2qkzc",
+         *           "id": "in_prod_06h2cqjy5sy0ggp4fba462kpv07bg",
          *           "lines": [
          *             {
-         *               "id": "il_prod_06h2bk1fdkb6dsxqycbey80ca3dqr",
-         *               "price": "price_prod_06h2bk1dgr4h4jxdhy1eyah6x844r",
+         *               "id": "il_prod_06h2cqjy60kbhje6xkr3ewadd8508",
+         *               "price": "price_prod_06h2cqjg2vada3b8e8bmnya9rc630",
          *               "quantity": 1,
          *               "tax_rates": [],
          *               "amount_atom": 500,
@@ -24592,11 +25021,11 @@ export type components = {
          *           "number": "EXAMPLEGMBH-0001",
          *           "object": "invoice",
          *           "status": "paid",
-         *           "created": "2026-11-29T05:34:28.203Z",
-         *           "paid_at": "2026-11-29T05:34:28.354Z",
-         *           "updated": "2026-11-29T05:34:28.354Z",
+         *           "created": "2026-11-29T08:14:08.430Z",
+         *           "paid_at": "2026-11-29T08:14:08.976Z",
+         *           "updated": "2026-11-29T08:14:08.976Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h2bk1eczkkm46ccdkv48avah01c",
+         *           "customer": "cus_prod_06h2cqjp9q86wsnhz16fr4njyj6nw",
          *           "discount": null,
          *           "due_date": null,
          *           "livemode": false,
@@ -24604,24 +25033,24 @@ export type components = {
          *           "tax_atom": 0,
          *           "voided_at": null,
          *           "overdue_at": null,
-         *           "pdf_sha256": "94015227a828c1e3ba1f5f82028cd3f5874463c3c3b3733401df41c27524177c",
+         *           "pdf_sha256": "507ee3f14c5c3a9afb303f55dc53f9c494ca7b92a2722bfef411f3f9e1275bde",
          *           "description": null,
-         *           "invoice_pdf": "http://127.0.0.1:39207/api/invoices/in_prod_06h2bk1fddm2mb6eg3nyqs2b2qkzc/pdf",
+         *           "invoice_pdf": "http://127.0.0.1:41121/api/invoices/in_prod_06h2cqjy5sy0ggp4fba462kpv07bg/pdf",
          *           "total_taxes": [],
-         *           "finalized_at": "2026-11-29T05:34:28.227Z",
+         *           "finalized_at": "2026-11-29T08:14:08.585Z",
          *           "subscription": null,
          *           "attempt_count": 0,
          *           "customer_name": "Jenny Rosen",
          *           "discount_atom": 0,
          *           "subtotal_atom": 500,
          *           "customer_email": "jenny@example.com",
-         *           "payment_intent": "pi_prod_06h2bk1fz1xcztnjqdakz1a91yker",
+         *           "payment_intent": "pi_prod_06h2cqk02xbkvzm6s0n8dgx2jma4r",
          *           "reverse_charge": false,
          *           "due_amount_atom": 0,
-         *           "paid_pdf_sha256": "28c40d826134f462dade2830c87392495b60da98ab0087f82799de51d3b9a5e4",
+         *           "paid_pdf_sha256": "af3481ff8d4a7089362e865fbc01770b11b5bf89bfdaddd544d33b7eb8aa0dcc",
          *           "paid_amount_atom": 500,
          *           "total_amount_atom": 500,
-         *           "hosted_invoice_url": "http://127.0.0.1:39207/invoice/V45OWR-ZRgo6aXNFTItUJV4PDYIuLWeaHtNdJVK8bC4",
+         *           "hosted_invoice_url": "http://127.0.0.1:41121/invoice/Vd9wnXYEeBG_iKmQCxEHOJc-9dloiNEd37cjbtaze3Y",
          *           "ending_balance_atom": 0,
          *           "next_payment_attempt": null,
          *           "starting_balance_atom": 0,
@@ -24661,19 +25090,19 @@ export type components = {
         /**
          * @description The webhook body of `invoice.upcoming`.
          * @example {
-         *       "id": "evt_prod_06h2bk1kw9sv8mjc8e238hf4q2vg8",
+         *       "id": "evt_prod_06h2cqm9d0jtr3t8gqz6cmpd73hc2",
          *       "object": "event",
          *       "type": "invoice.upcoming",
          *       "sequence": 1,
-         *       "created": 1796276069,
+         *       "created": 1796285655,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "in_prod_06h2bk1kv4nrd6s1fw3qt08zse5xt",
+         *           "id": "in_prod_06h2cqm8y85q54cevd3tntjv3c4g6",
          *           "lines": [
          *             {
-         *               "id": "il_prod_06h2bk1kvyxkg3f9cssj5gqydc7wt",
-         *               "price": "price_prod_06h2bk1depr8bfp83ae41d6mcq6s8",
+         *               "id": "il_prod_06h2cqm99xbnzjm3z8z6wwnz0ambg",
+         *               "price": "price_prod_06h2cqjfppy86tx2b9kty9x453e5p",
          *               "quantity": 1,
          *               "tax_rates": [],
          *               "amount_atom": 2000,
@@ -24686,11 +25115,11 @@ export type components = {
          *           "number": null,
          *           "object": "invoice",
          *           "status": "draft",
-         *           "created": "2026-12-06T05:34:29.025Z",
+         *           "created": "2026-12-06T08:14:15.546Z",
          *           "paid_at": null,
-         *           "updated": "2026-12-06T05:34:29.025Z",
+         *           "updated": "2026-12-06T08:14:15.546Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h2bk1eczkkm46ccdkv48avah01c",
+         *           "customer": "cus_prod_06h2cqjp9q86wsnhz16fr4njyj6nw",
          *           "discount": null,
          *           "due_date": null,
          *           "livemode": false,
@@ -24699,11 +25128,11 @@ export type components = {
          *           "voided_at": null,
          *           "overdue_at": null,
          *           "pdf_sha256": null,
-         *           "description": "Subscription sub_prod_06h2bk1jm83mwz2phtym3ybpf7w7y",
+         *           "description": "Subscription sub_prod_06h2cqkt166hsbb75yhzt5hg2wk26",
          *           "invoice_pdf": null,
          *           "total_taxes": [],
          *           "finalized_at": null,
-         *           "subscription": "sub_prod_06h2bk1jm83mwz2phtym3ybpf7w7y",
+         *           "subscription": "sub_prod_06h2cqkt166hsbb75yhzt5hg2wk26",
          *           "attempt_count": 0,
          *           "customer_name": null,
          *           "discount_atom": 0,
@@ -24717,7 +25146,7 @@ export type components = {
          *           "total_amount_atom": 2000,
          *           "hosted_invoice_url": null,
          *           "ending_balance_atom": 0,
-         *           "next_payment_attempt": "2026-12-06T05:34:29.025Z",
+         *           "next_payment_attempt": "2026-12-06T08:14:15.546Z",
          *           "starting_balance_atom": 0,
          *           "marked_uncollectible_at": null,
          *           "pre_payment_credit_notes_amount_atom": 0,
@@ -24755,22 +25184,22 @@ export type components = {
         /**
          * @description The webhook body of `customer.created`.
          * @example {
-         *       "id": "evt_prod_06h2bk1ed0qcdna5yjtcf7nathz3j",
+         *       "id": "evt_prod_06h2cqjpajtqn2evdkh0zgff2ppmp",
          *       "object": "event",
          *       "type": "customer.created",
          *       "sequence": 1,
-         *       "created": 1795930467,
+         *       "created": 1795940046,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "cus_prod_06h2bk1eczkkm46ccdkv48avah01c",
+         *           "id": "cus_prod_06h2cqjp9q86wsnhz16fr4njyj6nw",
          *           "name": "Jenny",
          *           "email": "jenny@example.com",
          *           "object": "customer",
          *           "address": null,
-         *           "created": "2026-11-29T05:34:27.943Z",
+         *           "created": "2026-11-29T08:14:06.412Z",
          *           "tax_ids": [],
-         *           "updated": "2026-11-29T05:34:27.943Z",
+         *           "updated": "2026-11-29T08:14:06.412Z",
          *           "balances": {},
          *           "livemode": false,
          *           "metadata": {},
@@ -24852,22 +25281,22 @@ export type components = {
         /**
          * @description The webhook body of `customer.updated`.
          * @example {
-         *       "id": "evt_prod_06h2bk1eftz3ssqqc48wmd9rp1n3t",
+         *       "id": "evt_prod_06h2cqjq67afbxa48p4xh154bay6t",
          *       "object": "event",
          *       "type": "customer.updated",
          *       "sequence": 2,
-         *       "created": 1795930467,
+         *       "created": 1795940046,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "cus_prod_06h2bk1eczkkm46ccdkv48avah01c",
+         *           "id": "cus_prod_06h2cqjp9q86wsnhz16fr4njyj6nw",
          *           "name": "Jenny Rosen",
          *           "email": "jenny@example.com",
          *           "object": "customer",
          *           "address": null,
-         *           "created": "2026-11-29T05:34:27.943Z",
+         *           "created": "2026-11-29T08:14:06.412Z",
          *           "tax_ids": [],
-         *           "updated": "2026-11-29T05:34:27.964Z",
+         *           "updated": "2026-11-29T08:14:06.623Z",
          *           "balances": {},
          *           "livemode": false,
          *           "metadata": {},
@@ -24877,7 +25306,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "name": "Jenny",
-         *           "updated": "2026-11-29T05:34:27.943Z"
+         *           "updated": "2026-11-29T08:14:06.412Z"
          *         }
          *       }
          *     }
@@ -24911,23 +25340,23 @@ export type components = {
         /**
          * @description The webhook body of `customer.deleted`.
          * @example {
-         *       "id": "evt_prod_06h2bk1ej61wj9ftxrmfdrqg70bh6",
+         *       "id": "evt_prod_06h2cqjqnrv4g7e6badyc44qjrqq6",
          *       "object": "event",
          *       "type": "customer.deleted",
          *       "sequence": 2,
-         *       "created": 1795930467,
+         *       "created": 1795940046,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "cus_prod_06h2bk1eh4edatffg744r7zxfsa1c",
+         *           "id": "cus_prod_06h2cqjqcksgpyv3kagtqx76y6ngr",
          *           "name": null,
          *           "email": "leaving@example.com",
          *           "object": "customer",
          *           "address": null,
-         *           "created": "2026-11-29T05:34:27.977Z",
+         *           "created": "2026-11-29T08:14:06.692Z",
          *           "deleted": true,
          *           "tax_ids": [],
-         *           "updated": "2026-11-29T05:34:27.984Z",
+         *           "updated": "2026-11-29T08:14:06.763Z",
          *           "balances": {},
          *           "livemode": false,
          *           "metadata": {},
@@ -24936,7 +25365,7 @@ export type components = {
          *           "preferred_locale": null
          *         },
          *         "previous_attributes": {
-         *           "updated": "2026-11-29T05:34:27.977Z",
+         *           "updated": "2026-11-29T08:14:06.692Z",
          *           "deleted": null
          *         }
          *       }
@@ -25014,24 +25443,24 @@ export type components = {
         /**
          * @description The webhook body of `customer.discount.created`.
          * @example {
-         *       "id": "evt_prod_06h2bk1ekp2dnp82ak1z2w8df0ba6",
+         *       "id": "evt_prod_06h2cqjr2bdwt530t1h3mva9td8e0",
          *       "object": "event",
          *       "type": "customer.discount.created",
          *       "sequence": 1,
-         *       "created": 1795930467,
+         *       "created": 1795940046,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "di_prod_06h2bk1ekkjw0bhc817k1e5t16hrw",
+         *           "id": "di_prod_06h2cqjr1h52dxxetf5ha87n0cyt8",
          *           "end": null,
-         *           "start": "2026-11-29T05:34:27.995Z",
+         *           "start": "2026-11-29T08:14:06.837Z",
          *           "coupon": {
-         *             "id": "cpn_prod_06h2bk1dr71bvq829whwnf7nx46r2",
+         *             "id": "cpn_prod_06h2cqjhfw5fk0pha5pxbhkmya3ve",
          *             "name": "Ten percent",
          *             "valid": true,
          *             "object": "coupon",
-         *             "created": "2026-11-29T05:34:27.777Z",
-         *             "updated": "2026-11-29T05:34:27.995Z",
+         *             "created": "2026-11-29T08:14:05.182Z",
+         *             "updated": "2026-11-29T08:14:06.837Z",
          *             "currency": null,
          *             "duration": "forever",
          *             "livemode": false,
@@ -25044,7 +25473,7 @@ export type components = {
          *             "duration_in_months": null
          *           },
          *           "object": "discount",
-         *           "customer": "cus_prod_06h2bk1eczkkm46ccdkv48avah01c",
+         *           "customer": "cus_prod_06h2cqjp9q86wsnhz16fr4njyj6nw",
          *           "livemode": false
          *         }
          *       }
@@ -25097,24 +25526,24 @@ export type components = {
         /**
          * @description The webhook body of `customer.discount.updated`.
          * @example {
-         *       "id": "evt_prod_06h2bk1enp5rf199xga9wa98hg0f2",
+         *       "id": "evt_prod_06h2cqjrbk1t6v1emgh828a0dnemw",
          *       "object": "event",
          *       "type": "customer.discount.updated",
          *       "sequence": 2,
-         *       "created": 1795930468,
+         *       "created": 1795940046,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "di_prod_06h2bk1ekkjw0bhc817k1e5t16hrw",
+         *           "id": "di_prod_06h2cqjr1h52dxxetf5ha87n0cyt8",
          *           "end": null,
-         *           "start": "2026-11-29T05:34:28.010Z",
+         *           "start": "2026-11-29T08:14:06.928Z",
          *           "coupon": {
-         *             "id": "cpn_prod_06h2bk1dsqt7cyzghcy5780k9gawy",
+         *             "id": "cpn_prod_06h2cqjhnsbr53xtasrapfznq65kj",
          *             "name": null,
          *             "valid": true,
          *             "object": "coupon",
-         *             "created": "2026-11-29T05:34:27.789Z",
-         *             "updated": "2026-11-29T05:34:28.010Z",
+         *             "created": "2026-11-29T08:14:05.230Z",
+         *             "updated": "2026-11-29T08:14:06.928Z",
          *             "currency": "usd",
          *             "duration": "once",
          *             "livemode": false,
@@ -25127,18 +25556,18 @@ export type components = {
          *             "duration_in_months": null
          *           },
          *           "object": "discount",
-         *           "customer": "cus_prod_06h2bk1eczkkm46ccdkv48avah01c",
+         *           "customer": "cus_prod_06h2cqjp9q86wsnhz16fr4njyj6nw",
          *           "livemode": false
          *         },
          *         "previous_attributes": {
-         *           "start": "2026-11-29T05:34:27.995Z",
+         *           "start": "2026-11-29T08:14:06.837Z",
          *           "coupon": {
-         *             "id": "cpn_prod_06h2bk1dr71bvq829whwnf7nx46r2",
+         *             "id": "cpn_prod_06h2cqjhfw5fk0pha5pxbhkmya3ve",
          *             "name": "Ten percent",
          *             "valid": true,
          *             "object": "coupon",
-         *             "created": "2026-11-29T05:34:27.777Z",
-         *             "updated": "2026-11-29T05:34:27.995Z",
+         *             "created": "2026-11-29T08:14:05.182Z",
+         *             "updated": "2026-11-29T08:14:06.837Z",
          *             "currency": null,
          *             "duration": "forever",
          *             "livemode": false,
@@ -25183,24 +25612,24 @@ export type components = {
         /**
          * @description The webhook body of `customer.discount.deleted`.
          * @example {
-         *       "id": "evt_prod_06h2bk1epvjzhh915sz83ft9fbrv6",
+         *       "id": "evt_prod_06h2cqjrp75dphs50wx9g5ye9qepa",
          *       "object": "event",
          *       "type": "customer.discount.deleted",
          *       "sequence": 3,
-         *       "created": 1795930468,
+         *       "created": 1795940047,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "di_prod_06h2bk1ekkjw0bhc817k1e5t16hrw",
+         *           "id": "di_prod_06h2cqjr1h52dxxetf5ha87n0cyt8",
          *           "end": null,
-         *           "start": "2026-11-29T05:34:28.010Z",
+         *           "start": "2026-11-29T08:14:06.928Z",
          *           "coupon": {
-         *             "id": "cpn_prod_06h2bk1dsqt7cyzghcy5780k9gawy",
+         *             "id": "cpn_prod_06h2cqjhnsbr53xtasrapfznq65kj",
          *             "name": null,
          *             "valid": true,
          *             "object": "coupon",
-         *             "created": "2026-11-29T05:34:27.789Z",
-         *             "updated": "2026-11-29T05:34:28.010Z",
+         *             "created": "2026-11-29T08:14:05.230Z",
+         *             "updated": "2026-11-29T08:14:06.928Z",
          *             "currency": "usd",
          *             "duration": "once",
          *             "livemode": false,
@@ -25214,7 +25643,7 @@ export type components = {
          *           },
          *           "object": "discount",
          *           "deleted": true,
-         *           "customer": "cus_prod_06h2bk1eczkkm46ccdkv48avah01c",
+         *           "customer": "cus_prod_06h2cqjp9q86wsnhz16fr4njyj6nw",
          *           "livemode": false
          *         },
          *         "previous_attributes": {
@@ -25271,20 +25700,20 @@ export type components = {
         /**
          * @description The webhook body of `coupon.created`.
          * @example {
-         *       "id": "evt_prod_06h2bk1dr96habaw9ppk44kcdzd0c",
+         *       "id": "evt_prod_06h2cqjhgz9z6fdrtdmfts83stwdt",
          *       "object": "event",
          *       "type": "coupon.created",
          *       "sequence": 1,
-         *       "created": 1795930467,
+         *       "created": 1795940045,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "cpn_prod_06h2bk1dr71bvq829whwnf7nx46r2",
+         *           "id": "cpn_prod_06h2cqjhfw5fk0pha5pxbhkmya3ve",
          *           "name": null,
          *           "valid": true,
          *           "object": "coupon",
-         *           "created": "2026-11-29T05:34:27.777Z",
-         *           "updated": "2026-11-29T05:34:27.777Z",
+         *           "created": "2026-11-29T08:14:05.182Z",
+         *           "updated": "2026-11-29T08:14:05.182Z",
          *           "currency": null,
          *           "duration": "forever",
          *           "livemode": false,
@@ -25366,20 +25795,20 @@ export type components = {
         /**
          * @description The webhook body of `coupon.updated`.
          * @example {
-         *       "id": "evt_prod_06h2bk1dtwzynrt96nbyn96pack48",
+         *       "id": "evt_prod_06h2cqjj271vy4nr7gkfyg234wywt",
          *       "object": "event",
          *       "type": "coupon.updated",
          *       "sequence": 2,
-         *       "created": 1795930467,
+         *       "created": 1795940045,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "cpn_prod_06h2bk1dr71bvq829whwnf7nx46r2",
+         *           "id": "cpn_prod_06h2cqjhfw5fk0pha5pxbhkmya3ve",
          *           "name": "Ten percent",
          *           "valid": true,
          *           "object": "coupon",
-         *           "created": "2026-11-29T05:34:27.777Z",
-         *           "updated": "2026-11-29T05:34:27.798Z",
+         *           "created": "2026-11-29T08:14:05.182Z",
+         *           "updated": "2026-11-29T08:14:05.321Z",
          *           "currency": null,
          *           "duration": "forever",
          *           "livemode": false,
@@ -25393,7 +25822,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "name": null,
-         *           "updated": "2026-11-29T05:34:27.777Z"
+         *           "updated": "2026-11-29T08:14:05.182Z"
          *         }
          *       }
          *     }
@@ -25427,21 +25856,21 @@ export type components = {
         /**
          * @description The webhook body of `coupon.deleted`.
          * @example {
-         *       "id": "evt_prod_06h2bk1dxkz14sepmrn87dn1y2kkp",
+         *       "id": "evt_prod_06h2cqjk4j0r3j1ehbnjep3d5g6g2",
          *       "object": "event",
          *       "type": "coupon.deleted",
          *       "sequence": 2,
-         *       "created": 1795930467,
+         *       "created": 1795940045,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "cpn_prod_06h2bk1dwa56vdq19d7pr3vb4zxpp",
+         *           "id": "cpn_prod_06h2cqjjdzq5gq9hrb9cck909y5d2",
          *           "name": null,
          *           "valid": false,
          *           "object": "coupon",
-         *           "created": "2026-11-29T05:34:27.810Z",
+         *           "created": "2026-11-29T08:14:05.423Z",
          *           "deleted": true,
-         *           "updated": "2026-11-29T05:34:27.818Z",
+         *           "updated": "2026-11-29T08:14:05.601Z",
          *           "currency": null,
          *           "duration": "forever",
          *           "livemode": false,
@@ -25455,7 +25884,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "valid": true,
-         *           "updated": "2026-11-29T05:34:27.810Z",
+         *           "updated": "2026-11-29T08:14:05.423Z",
          *           "deleted": null
          *         }
          *       }
@@ -25529,22 +25958,22 @@ export type components = {
         /**
          * @description The webhook body of `price.created`.
          * @example {
-         *       "id": "evt_prod_06h2bk1devr5hmcvydckwk9dnjwhw",
+         *       "id": "evt_prod_06h2cqjfr5f34grzzkgcbq8v1gq6w",
          *       "object": "event",
          *       "type": "price.created",
          *       "sequence": 1,
-         *       "created": 1795930467,
+         *       "created": 1795940044,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "price_prod_06h2bk1depr8bfp83ae41d6mcq6s8",
+         *           "id": "price_prod_06h2cqjfppy86tx2b9kty9x453e5p",
          *           "type": "recurring",
          *           "tiers": null,
          *           "active": true,
          *           "object": "price",
-         *           "created": "2026-11-29T05:34:27.701Z",
-         *           "product": "prod_prod_06h2bk1d9sgbbg96zqdfs1r3k55et",
-         *           "updated": "2026-11-29T05:34:27.701Z",
+         *           "created": "2026-11-29T08:14:04.725Z",
+         *           "product": "prod_prod_06h2cqjeq4hacp8vqrze1e0nck9dj",
+         *           "updated": "2026-11-29T08:14:04.725Z",
          *           "currency": "usd",
          *           "livemode": false,
          *           "metadata": {},
@@ -25638,22 +26067,22 @@ export type components = {
         /**
          * @description The webhook body of `price.updated`.
          * @example {
-         *       "id": "evt_prod_06h2bk1dj9rz3gz4k7tyw0d5nq51w",
+         *       "id": "evt_prod_06h2cqjggvdb1rg7zsv0f3r97cdap",
          *       "object": "event",
          *       "type": "price.updated",
          *       "sequence": 2,
-         *       "created": 1795930467,
+         *       "created": 1795940044,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "price_prod_06h2bk1depr8bfp83ae41d6mcq6s8",
+         *           "id": "price_prod_06h2cqjfppy86tx2b9kty9x453e5p",
          *           "type": "recurring",
          *           "tiers": null,
          *           "active": true,
          *           "object": "price",
-         *           "created": "2026-11-29T05:34:27.701Z",
-         *           "product": "prod_prod_06h2bk1d9sgbbg96zqdfs1r3k55et",
-         *           "updated": "2026-11-29T05:34:27.728Z",
+         *           "created": "2026-11-29T08:14:04.725Z",
+         *           "product": "prod_prod_06h2cqjeq4hacp8vqrze1e0nck9dj",
+         *           "updated": "2026-11-29T08:14:04.920Z",
          *           "currency": "usd",
          *           "livemode": false,
          *           "metadata": {},
@@ -25669,7 +26098,7 @@ export type components = {
          *           "unit_amount_atom": 2000
          *         },
          *         "previous_attributes": {
-         *           "updated": "2026-11-29T05:34:27.701Z",
+         *           "updated": "2026-11-29T08:14:04.725Z",
          *           "nickname": null
          *         }
          *       }
@@ -25704,23 +26133,23 @@ export type components = {
         /**
          * @description The webhook body of `price.deleted`.
          * @example {
-         *       "id": "evt_prod_06h2bk1dnbwcqyhgvd58fxex3qwwj",
+         *       "id": "evt_prod_06h2cqjgz8cyzmab2vkk6ckehjqnj",
          *       "object": "event",
          *       "type": "price.deleted",
          *       "sequence": 2,
-         *       "created": 1795930467,
+         *       "created": 1795940045,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "price_prod_06h2bk1dkvnceqx1vzf5ze09czng6",
+         *           "id": "price_prod_06h2cqjgr98zz9hpw7kr3y7at19bc",
          *           "type": "one_time",
          *           "tiers": null,
          *           "active": true,
          *           "object": "price",
-         *           "created": "2026-11-29T05:34:27.742Z",
+         *           "created": "2026-11-29T08:14:04.994Z",
          *           "deleted": true,
-         *           "product": "prod_prod_06h2bk1dd5kes6p72qd8sjy8k5pyj",
-         *           "updated": "2026-11-29T05:34:27.753Z",
+         *           "product": "prod_prod_06h2cqjff289kea2x56wb32vzekec",
+         *           "updated": "2026-11-29T08:14:05.045Z",
          *           "currency": "usd",
          *           "livemode": false,
          *           "metadata": {},
@@ -25731,7 +26160,7 @@ export type components = {
          *           "unit_amount_atom": 100
          *         },
          *         "previous_attributes": {
-         *           "updated": "2026-11-29T05:34:27.742Z",
+         *           "updated": "2026-11-29T08:14:04.994Z",
          *           "deleted": null
          *         }
          *       }
@@ -25814,20 +26243,20 @@ export type components = {
         /**
          * @description The webhook body of `product.created`.
          * @example {
-         *       "id": "evt_prod_06h2bk1d9wsza2mzjzyjwbjfjjwp0",
+         *       "id": "evt_prod_06h2cqjewxmkj0nzcwfh5268f3acw",
          *       "object": "event",
          *       "type": "product.created",
          *       "sequence": 1,
-         *       "created": 1795930467,
+         *       "created": 1795940044,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "prod_prod_06h2bk1d9sgbbg96zqdfs1r3k55et",
+         *           "id": "prod_prod_06h2cqjeq4hacp8vqrze1e0nck9dj",
          *           "name": "Pro",
          *           "active": true,
          *           "object": "product",
-         *           "created": "2026-11-29T05:34:27.662Z",
-         *           "updated": "2026-11-29T05:34:27.662Z",
+         *           "created": "2026-11-29T08:14:04.473Z",
+         *           "updated": "2026-11-29T08:14:04.473Z",
          *           "livemode": false,
          *           "metadata": {},
          *           "description": null
@@ -25888,26 +26317,26 @@ export type components = {
         /**
          * @description The webhook body of `product.updated`.
          * @example {
-         *       "id": "evt_prod_06h2bk1dbz9c5zzmadbqg4nvfr9aw",
+         *       "id": "evt_prod_06h2cqjfapjacmfw3xzy6abym4gqm",
          *       "object": "event",
          *       "type": "product.updated",
          *       "sequence": 2,
-         *       "created": 1795930467,
+         *       "created": 1795940044,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "prod_prod_06h2bk1d9sgbbg96zqdfs1r3k55et",
+         *           "id": "prod_prod_06h2cqjeq4hacp8vqrze1e0nck9dj",
          *           "name": "Pro",
          *           "active": true,
          *           "object": "product",
-         *           "created": "2026-11-29T05:34:27.662Z",
-         *           "updated": "2026-11-29T05:34:27.678Z",
+         *           "created": "2026-11-29T08:14:04.473Z",
+         *           "updated": "2026-11-29T08:14:04.620Z",
          *           "livemode": false,
          *           "metadata": {},
          *           "description": "The pro plan"
          *         },
          *         "previous_attributes": {
-         *           "updated": "2026-11-29T05:34:27.662Z",
+         *           "updated": "2026-11-29T08:14:04.473Z",
          *           "description": null
          *         }
          *       }
@@ -25942,27 +26371,27 @@ export type components = {
         /**
          * @description The webhook body of `product.deleted`.
          * @example {
-         *       "id": "evt_prod_06h2bk1dpm2w2pdwwsgtj8ykx740g",
+         *       "id": "evt_prod_06h2cqjh8r7fys0xjd8k250c9xmtm",
          *       "object": "event",
          *       "type": "product.deleted",
          *       "sequence": 2,
-         *       "created": 1795930467,
+         *       "created": 1795940045,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "prod_prod_06h2bk1dd5kes6p72qd8sjy8k5pyj",
+         *           "id": "prod_prod_06h2cqjff289kea2x56wb32vzekec",
          *           "name": "Spare",
          *           "active": true,
          *           "object": "product",
-         *           "created": "2026-11-29T05:34:27.689Z",
+         *           "created": "2026-11-29T08:14:04.664Z",
          *           "deleted": true,
-         *           "updated": "2026-11-29T05:34:27.763Z",
+         *           "updated": "2026-11-29T08:14:05.121Z",
          *           "livemode": false,
          *           "metadata": {},
          *           "description": null
          *         },
          *         "previous_attributes": {
-         *           "updated": "2026-11-29T05:34:27.689Z",
+         *           "updated": "2026-11-29T08:14:04.664Z",
          *           "deleted": null
          *         }
          *       }
@@ -26022,21 +26451,21 @@ export type components = {
         /**
          * @description The webhook body of `refund.created`.
          * @example {
-         *       "id": "evt_prod_06h2bk1fa36wb6hze13xqhv1nnkma",
+         *       "id": "evt_prod_06h2cqjxnhvp754gnk53pgwt3kjw6",
          *       "object": "event",
          *       "type": "refund.created",
          *       "sequence": 1,
-         *       "created": 1795930468,
+         *       "created": 1795940048,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "re_prod_06h2bk1f9v21nkxq577x96sfs61yg",
+         *           "id": "re_prod_06h2cqjxm5bk63rps1ksrqppd21a2",
          *           "object": "refund",
          *           "reason": null,
          *           "status": "pending",
-         *           "created": "2026-11-29T05:34:28.174Z",
-         *           "payment": "py_prod_06h2bk1ern16j4rzr84panm9ffxkg",
-         *           "updated": "2026-11-29T05:34:28.174Z",
+         *           "created": "2026-11-29T08:14:08.289Z",
+         *           "payment": "py_prod_06h2cqjv62xbbsshk3f68c4nztd3e",
+         *           "updated": "2026-11-29T08:14:08.289Z",
          *           "currency": "usd",
          *           "livemode": false,
          *           "metadata": {},
@@ -26103,21 +26532,21 @@ export type components = {
         /**
          * @description The webhook body of `refund.updated`.
          * @example {
-         *       "id": "evt_prod_06h2bk1fabrdkv2692bdhvytewftj",
+         *       "id": "evt_prod_06h2cqjxr3wdncpfnxdybr2720aga",
          *       "object": "event",
          *       "type": "refund.updated",
          *       "sequence": 2,
-         *       "created": 1795930468,
+         *       "created": 1795940048,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "re_prod_06h2bk1f9v21nkxq577x96sfs61yg",
+         *           "id": "re_prod_06h2cqjxm5bk63rps1ksrqppd21a2",
          *           "object": "refund",
          *           "reason": null,
          *           "status": "succeeded",
-         *           "created": "2026-11-29T05:34:28.174Z",
-         *           "payment": "py_prod_06h2bk1ern16j4rzr84panm9ffxkg",
-         *           "updated": "2026-11-29T05:34:28.177Z",
+         *           "created": "2026-11-29T08:14:08.289Z",
+         *           "payment": "py_prod_06h2cqjv62xbbsshk3f68c4nztd3e",
+         *           "updated": "2026-11-29T08:14:08.310Z",
          *           "currency": "usd",
          *           "livemode": false,
          *           "metadata": {},
@@ -26126,7 +26555,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "status": "pending",
-         *           "updated": "2026-11-29T05:34:28.174Z"
+         *           "updated": "2026-11-29T08:14:08.289Z"
          *         }
          *       }
          *     }
@@ -26160,21 +26589,21 @@ export type components = {
         /**
          * @description The webhook body of `refund.failed`.
          * @example {
-         *       "id": "evt_prod_06h2bk1fchrqszvc1tpx7z4w6x2ww",
+         *       "id": "evt_prod_06h2cqjy12rasnjmqekt8pkssaa1c",
          *       "object": "event",
          *       "type": "refund.failed",
          *       "sequence": 2,
-         *       "created": 1795930468,
+         *       "created": 1795940048,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "re_prod_06h2bk1fc7r1c45g6xjqwwm8pns3e",
+         *           "id": "re_prod_06h2cqjy0550b9et3q2cfp616ghk4",
          *           "object": "refund",
          *           "reason": null,
          *           "status": "failed",
-         *           "created": "2026-11-29T05:34:28.193Z",
-         *           "payment": "py_prod_06h2bk1f7h5yxj08fqev0ewzm36sr",
-         *           "updated": "2026-11-29T05:34:28.195Z",
+         *           "created": "2026-11-29T08:14:08.385Z",
+         *           "payment": "py_prod_06h2cqjx9cb7x7zdmr4e2gc2y1eft",
+         *           "updated": "2026-11-29T08:14:08.390Z",
          *           "currency": "usd",
          *           "livemode": false,
          *           "metadata": {},
@@ -26183,7 +26612,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "status": "pending",
-         *           "updated": "2026-11-29T05:34:28.193Z",
+         *           "updated": "2026-11-29T08:14:08.385Z",
          *           "failure_reason": null
          *         }
          *       }
@@ -26218,21 +26647,21 @@ export type components = {
         /**
          * @description The webhook body of `api_token.created`.
          * @example {
-         *       "id": "evt_prod_06h2bk19g7ae422y341yytxdqbfzg",
+         *       "id": "evt_prod_06h2cqh7p4k1ah9kaewhznw5330np",
          *       "object": "event",
          *       "type": "api_token.created",
          *       "sequence": 1,
-         *       "created": 1795930466,
+         *       "created": 1795940034,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "key_prod_06h2bk19frtqygrdrtg0a29c4d0gj",
+         *           "id": "key_prod_06h2cqh7fdk7b9911197cjdvt3b4e",
          *           "kind": "secret",
          *           "name": "catalogue",
          *           "object": "api_token",
          *           "status": "active",
-         *           "created": "2026-11-29T05:34:26.686Z",
-         *           "display": "st_prod_…ybcf",
+         *           "created": "2026-11-29T08:13:54.400Z",
+         *           "display": "st_prod_…01jt",
          *           "revoked_at": null,
          *           "last_used_at": null
          *         }
@@ -26289,22 +26718,22 @@ export type components = {
         /**
          * @description The webhook body of `api_token.revoked`.
          * @example {
-         *       "id": "evt_prod_06h2bk19zmx74bqetsqyz1q048vs2",
+         *       "id": "evt_prod_06h2cqheygq71zsm4yv4eqktq3mmy",
          *       "object": "event",
          *       "type": "api_token.revoked",
          *       "sequence": 2,
-         *       "created": 1795930466,
+         *       "created": 1795940036,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "key_prod_06h2bk19xjb1tqw93fp5nmxg37j5r",
+         *           "id": "key_prod_06h2cqhe5377xnxqzjjhwfpnad0bj",
          *           "kind": "publishable",
          *           "name": "spare",
          *           "object": "api_token",
          *           "status": "revoked",
-         *           "created": "2026-11-29T05:34:26.796Z",
-         *           "display": "pt_prod_…qahz",
-         *           "revoked_at": "2026-11-29T05:34:26.812Z",
+         *           "created": "2026-11-29T08:13:56.131Z",
+         *           "display": "pt_prod_…3202",
+         *           "revoked_at": "2026-11-29T08:13:56.323Z",
          *           "last_used_at": null
          *         },
          *         "previous_attributes": {
@@ -26343,23 +26772,23 @@ export type components = {
         /**
          * @description The webhook body of `webhook_endpoint.created`.
          * @example {
-         *       "id": "evt_prod_06h2bk1a2nwf4hh0zf6b5b3zvszs6",
+         *       "id": "evt_prod_06h2cqhfxy754f65qhrt6a5vcx50r",
          *       "object": "event",
          *       "type": "webhook_endpoint.created",
          *       "sequence": 1,
-         *       "created": 1795930466,
+         *       "created": 1795940036,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "whe_prod_06h2bk1a24ab379gd8z2njbh3sc7t",
+         *           "id": "whe_prod_06h2cqhfpk5ps1k9g6cd0k3cjt0me",
          *           "url": "https://example.com/audit",
          *           "events": [
          *             "customer.created"
          *           ],
          *           "object": "webhook_endpoint",
-         *           "created": "2026-11-29T05:34:26.832Z",
+         *           "created": "2026-11-29T08:13:56.515Z",
          *           "enabled": true,
-         *           "updated": "2026-11-29T05:34:26.832Z",
+         *           "updated": "2026-11-29T08:13:56.515Z",
          *           "livemode": false,
          *           "description": null,
          *           "disabled_at": null,
@@ -26435,23 +26864,23 @@ export type components = {
         /**
          * @description The webhook body of `webhook_endpoint.updated`.
          * @example {
-         *       "id": "evt_prod_06h2bk1a559zay5hwx2f4wtkcgvdm",
+         *       "id": "evt_prod_06h2cqhgjm8mwac9rga87ra5mpv1r",
          *       "object": "event",
          *       "type": "webhook_endpoint.updated",
          *       "sequence": 2,
-         *       "created": 1795930466,
+         *       "created": 1795940036,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "whe_prod_06h2bk1a24ab379gd8z2njbh3sc7t",
+         *           "id": "whe_prod_06h2cqhfpk5ps1k9g6cd0k3cjt0me",
          *           "url": "https://example.com/audit",
          *           "events": [
          *             "customer.created"
          *           ],
          *           "object": "webhook_endpoint",
-         *           "created": "2026-11-29T05:34:26.832Z",
+         *           "created": "2026-11-29T08:13:56.515Z",
          *           "enabled": true,
-         *           "updated": "2026-11-29T05:34:26.855Z",
+         *           "updated": "2026-11-29T08:13:56.747Z",
          *           "livemode": false,
          *           "description": "Audit",
          *           "disabled_at": null,
@@ -26461,7 +26890,7 @@ export type components = {
          *           "previous_secret_expires_at": null
          *         },
          *         "previous_attributes": {
-         *           "updated": "2026-11-29T05:34:26.832Z",
+         *           "updated": "2026-11-29T08:13:56.515Z",
          *           "description": null
          *         }
          *       }
@@ -26496,35 +26925,35 @@ export type components = {
         /**
          * @description The webhook body of `webhook_endpoint.deleted`.
          * @example {
-         *       "id": "evt_prod_06h2bk1adbbjnt9w4mf8vp3xwvh4t",
+         *       "id": "evt_prod_06h2cqhj2f26c8ewxjn4jmfvc9k34",
          *       "object": "event",
          *       "type": "webhook_endpoint.deleted",
          *       "sequence": 6,
-         *       "created": 1795930466,
+         *       "created": 1795940037,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "whe_prod_06h2bk1a24ab379gd8z2njbh3sc7t",
+         *           "id": "whe_prod_06h2cqhfpk5ps1k9g6cd0k3cjt0me",
          *           "url": "https://example.com/audit",
          *           "events": [
          *             "customer.created"
          *           ],
          *           "object": "webhook_endpoint",
-         *           "created": "2026-11-29T05:34:26.832Z",
+         *           "created": "2026-11-29T08:13:56.515Z",
          *           "deleted": true,
          *           "enabled": false,
-         *           "updated": "2026-11-29T05:34:26.921Z",
+         *           "updated": "2026-11-29T08:13:57.102Z",
          *           "livemode": false,
          *           "description": "Audit",
          *           "disabled_at": null,
          *           "failing_since": null,
          *           "disabled_reason": null,
          *           "max_deliveries_per_second": null,
-         *           "previous_secret_expires_at": "2026-11-30T05:34:26.902Z"
+         *           "previous_secret_expires_at": "2026-11-30T08:13:56.953Z"
          *         },
          *         "previous_attributes": {
          *           "enabled": true,
-         *           "updated": "2026-11-29T05:34:26.902Z",
+         *           "updated": "2026-11-29T08:13:56.953Z",
          *           "deleted": null
          *         }
          *       }
@@ -26595,23 +27024,23 @@ export type components = {
         /**
          * @description The webhook body of `webhook_endpoint.disabled`.
          * @example {
-         *       "id": "evt_prod_06h2bk1a853dde6z86492xr4aw2tr",
+         *       "id": "evt_prod_06h2cqhgwjcb475kwfwsacbq9te54",
          *       "object": "event",
          *       "type": "webhook_endpoint.disabled",
          *       "sequence": 3,
-         *       "created": 1795930466,
+         *       "created": 1795940036,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "whe_prod_06h2bk1a24ab379gd8z2njbh3sc7t",
+         *           "id": "whe_prod_06h2cqhfpk5ps1k9g6cd0k3cjt0me",
          *           "url": "https://example.com/audit",
          *           "events": [
          *             "customer.created"
          *           ],
          *           "object": "webhook_endpoint",
-         *           "created": "2026-11-29T05:34:26.832Z",
+         *           "created": "2026-11-29T08:13:56.515Z",
          *           "enabled": false,
-         *           "updated": "2026-11-29T05:34:26.879Z",
+         *           "updated": "2026-11-29T08:13:56.818Z",
          *           "livemode": false,
          *           "description": "Audit",
          *           "disabled_at": null,
@@ -26622,7 +27051,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "enabled": true,
-         *           "updated": "2026-11-29T05:34:26.855Z"
+         *           "updated": "2026-11-29T08:13:56.747Z"
          *         }
          *       }
          *     }
@@ -26656,23 +27085,23 @@ export type components = {
         /**
          * @description The webhook body of `webhook_endpoint.enabled`.
          * @example {
-         *       "id": "evt_prod_06h2bk1a9qnmm6bfjxwys9sca8k0t",
+         *       "id": "evt_prod_06h2cqhh5stw47mtch29m7b0c7pe0",
          *       "object": "event",
          *       "type": "webhook_endpoint.enabled",
          *       "sequence": 4,
-         *       "created": 1795930466,
+         *       "created": 1795940036,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "whe_prod_06h2bk1a24ab379gd8z2njbh3sc7t",
+         *           "id": "whe_prod_06h2cqhfpk5ps1k9g6cd0k3cjt0me",
          *           "url": "https://example.com/audit",
          *           "events": [
          *             "customer.created"
          *           ],
          *           "object": "webhook_endpoint",
-         *           "created": "2026-11-29T05:34:26.832Z",
+         *           "created": "2026-11-29T08:13:56.515Z",
          *           "enabled": true,
-         *           "updated": "2026-11-29T05:34:26.892Z",
+         *           "updated": "2026-11-29T08:13:56.905Z",
          *           "livemode": false,
          *           "description": "Audit",
          *           "disabled_at": null,
@@ -26683,7 +27112,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "enabled": false,
-         *           "updated": "2026-11-29T05:34:26.879Z"
+         *           "updated": "2026-11-29T08:13:56.818Z"
          *         }
          *       }
          *     }
@@ -26717,33 +27146,33 @@ export type components = {
         /**
          * @description The webhook body of `webhook_endpoint.secret_rotated`.
          * @example {
-         *       "id": "evt_prod_06h2bk1ab98knrb70axrr9gg1qhfr",
+         *       "id": "evt_prod_06h2cqhhfxa5ccejpt0yzrpp0p27t",
          *       "object": "event",
          *       "type": "webhook_endpoint.secret_rotated",
          *       "sequence": 5,
-         *       "created": 1795930466,
+         *       "created": 1795940036,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "whe_prod_06h2bk1a24ab379gd8z2njbh3sc7t",
+         *           "id": "whe_prod_06h2cqhfpk5ps1k9g6cd0k3cjt0me",
          *           "url": "https://example.com/audit",
          *           "events": [
          *             "customer.created"
          *           ],
          *           "object": "webhook_endpoint",
-         *           "created": "2026-11-29T05:34:26.832Z",
+         *           "created": "2026-11-29T08:13:56.515Z",
          *           "enabled": true,
-         *           "updated": "2026-11-29T05:34:26.902Z",
+         *           "updated": "2026-11-29T08:13:56.953Z",
          *           "livemode": false,
          *           "description": "Audit",
          *           "disabled_at": null,
          *           "failing_since": null,
          *           "disabled_reason": null,
          *           "max_deliveries_per_second": null,
-         *           "previous_secret_expires_at": "2026-11-30T05:34:26.902Z"
+         *           "previous_secret_expires_at": "2026-11-30T08:13:56.953Z"
          *         },
          *         "previous_attributes": {
-         *           "updated": "2026-11-29T05:34:26.892Z",
+         *           "updated": "2026-11-29T08:13:56.905Z",
          *           "previous_secret_expires_at": null
          *         }
          *       }
@@ -26778,18 +27207,18 @@ export type components = {
         /**
          * @description The webhook body of `user.signed_in`.
          * @example {
-         *       "id": "evt_prod_06h2bk19cqs0dnkxh2j35fae7m4g6",
+         *       "id": "evt_prod_06h2cqh65zse6cpvtkynkwykym4hj",
          *       "object": "event",
          *       "type": "user.signed_in",
          *       "sequence": 1,
-         *       "created": 1795930466,
+         *       "created": 1795940034,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "user_prod_06h2bk18nfs3hdr18pp5yxzdgk75p",
+         *           "id": "user_prod_06h2cqh10pmjmaa14nr402sqrz3w0",
          *           "name": "Test User",
          *           "role": "owner",
-         *           "email": "user-a1092aa7db@example.com",
+         *           "email": "user-c3efdf0168@example.com",
          *           "object": "user"
          *         }
          *       }
@@ -26835,18 +27264,18 @@ export type components = {
         /**
          * @description The webhook body of `user.sign_in_failed`.
          * @example {
-         *       "id": "evt_prod_06h2bk1bsqz5h4hqzndkgmz87x6xt",
+         *       "id": "evt_prod_06h2cqhzdk69edk5k8e485epxz4we",
          *       "object": "event",
          *       "type": "user.sign_in_failed",
          *       "sequence": 2,
-         *       "created": 1795930467,
+         *       "created": 1795940040,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "user_prod_06h2bk18nfs3hdr18pp5yxzdgk75p",
+         *           "id": "user_prod_06h2cqh10pmjmaa14nr402sqrz3w0",
          *           "name": "Test User",
          *           "role": "owner",
-         *           "email": "user-a1092aa7db@example.com",
+         *           "email": "user-c3efdf0168@example.com",
          *           "object": "user"
          *         }
          *       }
@@ -26881,18 +27310,18 @@ export type components = {
         /**
          * @description The webhook body of `user.signed_out`.
          * @example {
-         *       "id": "evt_prod_06h2bk1cxry6v1cgaavftxzc7hpme",
+         *       "id": "evt_prod_06h2cqjc36y2vjex2k14ff5jbrfry",
          *       "object": "event",
          *       "type": "user.signed_out",
          *       "sequence": 4,
-         *       "created": 1795930467,
+         *       "created": 1795940043,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "user_prod_06h2bk18nfs3hdr18pp5yxzdgk75p",
+         *           "id": "user_prod_06h2cqh10pmjmaa14nr402sqrz3w0",
          *           "name": "Test User",
          *           "role": "owner",
-         *           "email": "user-a1092aa7db@example.com",
+         *           "email": "user-c3efdf0168@example.com",
          *           "object": "user"
          *         }
          *       }
@@ -26927,18 +27356,18 @@ export type components = {
         /**
          * @description The webhook body of `user.password_changed`.
          * @example {
-         *       "id": "evt_prod_06h2bk1cg7wgc51nyj8hjtwq03yxm",
+         *       "id": "evt_prod_06h2cqj79ne1de2hhv8h60x8q1nj4",
          *       "object": "event",
          *       "type": "user.password_changed",
          *       "sequence": 3,
-         *       "created": 1795930467,
+         *       "created": 1795940042,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "user_prod_06h2bk18nfs3hdr18pp5yxzdgk75p",
+         *           "id": "user_prod_06h2cqh10pmjmaa14nr402sqrz3w0",
          *           "name": "Test User",
          *           "role": "owner",
-         *           "email": "user-a1092aa7db@example.com",
+         *           "email": "user-c3efdf0168@example.com",
          *           "object": "user"
          *         }
          *       }
@@ -26973,15 +27402,15 @@ export type components = {
         /**
          * @description The webhook body of `account.settings_updated`.
          * @example {
-         *       "id": "evt_prod_06h2bk1d4pxejgzdz4z2bg2rc36p8",
+         *       "id": "evt_prod_06h2cqjdprse62acwgwc06gqdnwdt",
          *       "object": "event",
          *       "type": "account.settings_updated",
          *       "sequence": 3,
-         *       "created": 1795930467,
+         *       "created": 1795940044,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "acc_prod_06h2bk18n1sqadk1hxs08n3j1tmjy",
+         *           "id": "acc_prod_06h2cqh0ychnqm95vam61py8w28ct",
          *           "object": "account_settings",
          *           "tax_id": null,
          *           "address": {
@@ -27072,20 +27501,20 @@ export type components = {
         /**
          * @description The webhook body of `tax_rate.created`.
          * @example {
-         *       "id": "evt_prod_06h2bk1d697yg2d04ppqyhhtrn116",
+         *       "id": "evt_prod_06h2cqjdxyf4hcqvfjf2bprh2ym4t",
          *       "object": "event",
          *       "type": "tax_rate.created",
          *       "sequence": 1,
-         *       "created": 1795930467,
+         *       "created": 1795940044,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "txr_prod_06h2bk1d64qtjec0dt13fx2pw8phe",
+         *           "id": "txr_prod_06h2cqjdx579gf2aa7fftsjm0t8tr",
          *           "active": true,
          *           "object": "tax_rate",
          *           "country": "DE",
-         *           "created": "2026-11-29T05:34:27.633Z",
-         *           "updated": "2026-11-29T05:34:27.633Z",
+         *           "created": "2026-11-29T08:14:04.265Z",
+         *           "updated": "2026-11-29T08:14:04.265Z",
          *           "livemode": false,
          *           "metadata": {},
          *           "inclusive": false,
@@ -27154,20 +27583,20 @@ export type components = {
         /**
          * @description The webhook body of `tax_rate.updated`.
          * @example {
-         *       "id": "evt_prod_06h2bk1d8d3b0negamtywpfpt6mwm",
+         *       "id": "evt_prod_06h2cqje4yjxywsnfs84ssvfvyex2",
          *       "object": "event",
          *       "type": "tax_rate.updated",
          *       "sequence": 2,
-         *       "created": 1795930467,
+         *       "created": 1795940044,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "txr_prod_06h2bk1d64qtjec0dt13fx2pw8phe",
+         *           "id": "txr_prod_06h2cqjdx579gf2aa7fftsjm0t8tr",
          *           "active": false,
          *           "object": "tax_rate",
          *           "country": "DE",
-         *           "created": "2026-11-29T05:34:27.633Z",
-         *           "updated": "2026-11-29T05:34:27.650Z",
+         *           "created": "2026-11-29T08:14:04.265Z",
+         *           "updated": "2026-11-29T08:14:04.325Z",
          *           "livemode": false,
          *           "metadata": {},
          *           "inclusive": false,
@@ -27178,7 +27607,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "active": true,
-         *           "updated": "2026-11-29T05:34:27.633Z"
+         *           "updated": "2026-11-29T08:14:04.265Z"
          *         }
          *       }
          *     }
@@ -27212,19 +27641,19 @@ export type components = {
         /**
          * @description The webhook body of `meter.created`.
          * @example {
-         *       "id": "evt_prod_06h2bk1e850pdzt5sfthsp0c6jw0j",
+         *       "id": "evt_prod_06h2cqjnczr8ydygaa68z54ye8qdr",
          *       "object": "event",
          *       "type": "meter.created",
          *       "sequence": 1,
-         *       "created": 1795930467,
+         *       "created": 1795940046,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "mtr_prod_06h2bk1e838gj3h3jd995ghw2k4b0",
+         *           "id": "mtr_prod_06h2cqjnbgkr903cne90f7311zkzp",
          *           "object": "meter",
          *           "status": "active",
-         *           "created": "2026-11-29T05:34:27.904Z",
-         *           "updated": "2026-11-29T05:34:27.904Z",
+         *           "created": "2026-11-29T08:14:06.171Z",
+         *           "updated": "2026-11-29T08:14:06.171Z",
          *           "livemode": false,
          *           "value_key": "value",
          *           "event_name": "api_request",
@@ -27294,19 +27723,19 @@ export type components = {
         /**
          * @description The webhook body of `meter.updated`.
          * @example {
-         *       "id": "evt_prod_06h2bk1e9kxb0t7bpj0cbq1n4a422",
+         *       "id": "evt_prod_06h2cqjnjn2z1cgpykt7n9f0be1aj",
          *       "object": "event",
          *       "type": "meter.updated",
          *       "sequence": 2,
-         *       "created": 1795930467,
+         *       "created": 1795940046,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "mtr_prod_06h2bk1e838gj3h3jd995ghw2k4b0",
+         *           "id": "mtr_prod_06h2cqjnbgkr903cne90f7311zkzp",
          *           "object": "meter",
          *           "status": "active",
-         *           "created": "2026-11-29T05:34:27.904Z",
-         *           "updated": "2026-11-29T05:34:27.915Z",
+         *           "created": "2026-11-29T08:14:06.171Z",
+         *           "updated": "2026-11-29T08:14:06.227Z",
          *           "livemode": false,
          *           "value_key": "value",
          *           "event_name": "api_request",
@@ -27314,7 +27743,7 @@ export type components = {
          *           "display_name": "Requests"
          *         },
          *         "previous_attributes": {
-         *           "updated": "2026-11-29T05:34:27.904Z",
+         *           "updated": "2026-11-29T08:14:06.171Z",
          *           "display_name": "API requests"
          *         }
          *       }
@@ -27349,19 +27778,19 @@ export type components = {
         /**
          * @description The webhook body of `meter.deactivated`.
          * @example {
-         *       "id": "evt_prod_06h2bk1eamqd78qkf8q5ttgr8df76",
+         *       "id": "evt_prod_06h2cqjnqjbjrzd3rehhjwcbjnj0y",
          *       "object": "event",
          *       "type": "meter.deactivated",
          *       "sequence": 3,
-         *       "created": 1795930467,
+         *       "created": 1795940046,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "mtr_prod_06h2bk1e838gj3h3jd995ghw2k4b0",
+         *           "id": "mtr_prod_06h2cqjnbgkr903cne90f7311zkzp",
          *           "object": "meter",
          *           "status": "inactive",
-         *           "created": "2026-11-29T05:34:27.904Z",
-         *           "updated": "2026-11-29T05:34:27.924Z",
+         *           "created": "2026-11-29T08:14:06.171Z",
+         *           "updated": "2026-11-29T08:14:06.258Z",
          *           "livemode": false,
          *           "value_key": "value",
          *           "event_name": "api_request",
@@ -27370,7 +27799,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "status": "active",
-         *           "updated": "2026-11-29T05:34:27.915Z"
+         *           "updated": "2026-11-29T08:14:06.227Z"
          *         }
          *       }
          *     }
@@ -27404,19 +27833,19 @@ export type components = {
         /**
          * @description The webhook body of `meter.reactivated`.
          * @example {
-         *       "id": "evt_prod_06h2bk1ebvz6ne02x3k1r3nwrdsxy",
+         *       "id": "evt_prod_06h2cqjnz8dmqwzb7hpjq8d22x9de",
          *       "object": "event",
          *       "type": "meter.reactivated",
          *       "sequence": 4,
-         *       "created": 1795930467,
+         *       "created": 1795940046,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "mtr_prod_06h2bk1e838gj3h3jd995ghw2k4b0",
+         *           "id": "mtr_prod_06h2cqjnbgkr903cne90f7311zkzp",
          *           "object": "meter",
          *           "status": "active",
-         *           "created": "2026-11-29T05:34:27.904Z",
-         *           "updated": "2026-11-29T05:34:27.933Z",
+         *           "created": "2026-11-29T08:14:06.171Z",
+         *           "updated": "2026-11-29T08:14:06.329Z",
          *           "livemode": false,
          *           "value_key": "value",
          *           "event_name": "api_request",
@@ -27425,7 +27854,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "status": "inactive",
-         *           "updated": "2026-11-29T05:34:27.924Z"
+         *           "updated": "2026-11-29T08:14:06.258Z"
          *         }
          *       }
          *     }
@@ -27459,19 +27888,19 @@ export type components = {
         /**
          * @description The webhook body of `feature.created`.
          * @example {
-         *       "id": "evt_prod_06h2bk1dymf7tv46wzcbkavgxmpzc",
+         *       "id": "evt_prod_06h2cqjkdrag4r4xt8k9kfa0k1kzp",
          *       "object": "event",
          *       "type": "feature.created",
          *       "sequence": 1,
-         *       "created": 1795930467,
+         *       "created": 1795940045,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "feat_prod_06h2bk1dyhtnqxrzxp7173xs8cyep",
+         *           "id": "feat_prod_06h2cqjkd8x29xg9vytbe4ngqhc8a",
          *           "name": "Reports",
          *           "object": "feature",
-         *           "created": "2026-11-29T05:34:27.828Z",
-         *           "updated": "2026-11-29T05:34:27.828Z",
+         *           "created": "2026-11-29T08:14:05.674Z",
+         *           "updated": "2026-11-29T08:14:05.674Z",
          *           "livemode": false,
          *           "metadata": {},
          *           "lookup_key": "reports"
@@ -27531,28 +27960,28 @@ export type components = {
         /**
          * @description The webhook body of `product_feature.attached`.
          * @example {
-         *       "id": "evt_prod_06h2bk1e0argh039xp9zabxkw7zct",
+         *       "id": "evt_prod_06h2cqjkpwfn0wdxp3s10pj3cxf9g",
          *       "object": "event",
          *       "type": "product_feature.attached",
          *       "sequence": 1,
-         *       "created": 1795930467,
+         *       "created": 1795940045,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "prodft_prod_06h2bk1e05w2q70d6ywqn5ddp00yj",
+         *           "id": "prodft_prod_06h2cqjkpqm4hk75n49mp33hbk7c6",
          *           "object": "product_feature",
-         *           "created": "2026-11-29T05:34:27.841Z",
+         *           "created": "2026-11-29T08:14:05.749Z",
          *           "feature": {
-         *             "id": "feat_prod_06h2bk1dyhtnqxrzxp7173xs8cyep",
+         *             "id": "feat_prod_06h2cqjkd8x29xg9vytbe4ngqhc8a",
          *             "name": "Reports",
          *             "object": "feature",
-         *             "created": "2026-11-29T05:34:27.828Z",
-         *             "updated": "2026-11-29T05:34:27.828Z",
+         *             "created": "2026-11-29T08:14:05.674Z",
+         *             "updated": "2026-11-29T08:14:05.674Z",
          *             "livemode": false,
          *             "metadata": {},
          *             "lookup_key": "reports"
          *           },
-         *           "product": "prod_prod_06h2bk1d9sgbbg96zqdfs1r3k55et",
+         *           "product": "prod_prod_06h2cqjeq4hacp8vqrze1e0nck9dj",
          *           "livemode": false
          *         }
          *       }
@@ -27602,28 +28031,28 @@ export type components = {
         /**
          * @description The webhook body of `product_feature.detached`.
          * @example {
-         *       "id": "evt_prod_06h2bk1e3r7c78gfhqtbgtrj41mh0",
+         *       "id": "evt_prod_06h2cqjmpmntvhn42kyy1pysc4w56",
          *       "object": "event",
          *       "type": "product_feature.detached",
          *       "sequence": 2,
-         *       "created": 1795930467,
+         *       "created": 1795940046,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "prodft_prod_06h2bk1e2jcmx6y8hw4gnhjmsab7t",
+         *           "id": "prodft_prod_06h2cqjmfktw4x7j08wbt2qma8qaj",
          *           "object": "product_feature",
-         *           "created": "2026-11-29T05:34:27.860Z",
+         *           "created": "2026-11-29T08:14:05.948Z",
          *           "feature": {
-         *             "id": "feat_prod_06h2bk1e1eqhhggn9498wpm2zwjvt",
+         *             "id": "feat_prod_06h2cqjm5d42yfj7zgthjemx01fpm",
          *             "name": "Beta",
          *             "object": "feature",
-         *             "created": "2026-11-29T05:34:27.851Z",
-         *             "updated": "2026-11-29T05:34:27.851Z",
+         *             "created": "2026-11-29T08:14:05.867Z",
+         *             "updated": "2026-11-29T08:14:05.867Z",
          *             "livemode": false,
          *             "metadata": {},
          *             "lookup_key": "beta"
          *           },
-         *           "product": "prod_prod_06h2bk1d9sgbbg96zqdfs1r3k55et",
+         *           "product": "prod_prod_06h2cqjeq4hacp8vqrze1e0nck9dj",
          *           "livemode": false
          *         }
          *       }
@@ -27658,23 +28087,23 @@ export type components = {
         /**
          * @description The webhook body of `customer.entitlements.updated`.
          * @example {
-         *       "id": "evt_prod_06h2bk1j7deswf24wmyprnma9jm5e",
+         *       "id": "evt_prod_06h2cqkp9ekpvdmzz4z1p63rm5d92",
          *       "object": "event",
          *       "type": "customer.entitlements.updated",
          *       "sequence": 3,
-         *       "created": 1795930468,
+         *       "created": 1795940054,
          *       "livemode": false,
          *       "data": {
          *         "object": {
          *           "items": [
          *             {
-         *               "feature": "feat_prod_06h2bk1dyhtnqxrzxp7173xs8cyep",
+         *               "feature": "feat_prod_06h2cqjkd8x29xg9vytbe4ngqhc8a",
          *               "lookup_key": "reports",
-         *               "source_subscription": "sub_prod_06h2bk1j5vkddp0m1wccysm6m9vqg"
+         *               "source_subscription": "sub_prod_06h2cqknm81r5v31t9pmvtwd4brsw"
          *             }
          *           ],
          *           "object": "customer_entitlements",
-         *           "customer": "cus_prod_06h2bk1eczkkm46ccdkv48avah01c",
+         *           "customer": "cus_prod_06h2cqjp9q86wsnhz16fr4njyj6nw",
          *           "livemode": false
          *         },
          *         "previous_attributes": {
@@ -27721,16 +28150,16 @@ export type components = {
         /**
          * @description The webhook body of `portal_configuration.updated`.
          * @example {
-         *       "id": "evt_prod_06h2bk1e5vsn1r0vchz5dth8hhmq6",
+         *       "id": "evt_prod_06h2cqjn1v7yapfkrt9f0q1288bsy",
          *       "object": "event",
          *       "type": "portal_configuration.updated",
          *       "sequence": 4,
-         *       "created": 1795930467,
+         *       "created": 1795940046,
          *       "livemode": false,
          *       "data": {
          *         "object": {
          *           "object": "portal_configuration",
-         *           "updated": "2026-11-29T05:34:27.882Z",
+         *           "updated": "2026-11-29T08:14:06.054Z",
          *           "branding": {
          *             "logo_url": null,
          *             "accent_color": null,
@@ -27921,16 +28350,16 @@ export type components = {
         /**
          * @description The webhook body of `credit_note.created`.
          * @example {
-         *       "id": "evt_prod_06h2bk1hm4w2f4c9ckkrgx70v58at",
+         *       "id": "evt_prod_06h2cqkh180f0d4sznqgsaz9z0cqw",
          *       "object": "event",
          *       "type": "credit_note.created",
          *       "sequence": 1,
-         *       "created": 1795930468,
+         *       "created": 1795940053,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "cn_prod_06h2bk1hjm5mpg6agy1s2mnvsstg8",
-         *           "pdf": "http://127.0.0.1:39207/api/credit-notes/cn_prod_06h2bk1hjm5mpg6agy1s2mnvsstg8/pdf",
+         *           "id": "cn_prod_06h2cqkgtezdp801eyq5qct37wf66",
+         *           "pdf": "http://127.0.0.1:41121/api/credit-notes/cn_prod_06h2cqkgtezdp801eyq5qct37wf66/pdf",
          *           "memo": null,
          *           "type": "pre_payment",
          *           "lines": [
@@ -27948,16 +28377,16 @@ export type components = {
          *           "object": "credit_note",
          *           "reason": "order_change",
          *           "status": "issued",
-         *           "created": "2026-11-29T05:34:28.757Z",
-         *           "invoice": "in_prod_06h2bk1hdrnjjn9kf3w14dvmx7vme",
+         *           "created": "2026-11-29T08:14:13.203Z",
+         *           "invoice": "in_prod_06h2cqkdhj88r9829sbhrj8xqa6ma",
          *           "refunds": [],
-         *           "updated": "2026-11-29T05:34:28.757Z",
+         *           "updated": "2026-11-29T08:14:13.203Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h2bk1eczkkm46ccdkv48avah01c",
+         *           "customer": "cus_prod_06h2cqjp9q86wsnhz16fr4njyj6nw",
          *           "livemode": false,
          *           "tax_atom": 0,
          *           "voided_at": null,
-         *           "pdf_sha256": "aa206940ada4466dd5dd5b9fff55e03585d8aa21ff4a56ba13c7559d6a3a4255",
+         *           "pdf_sha256": "880800773eb68bb9f80ea6d05769001c59c2af8477817affd3fc16a96721b136",
          *           "total_taxes": [],
          *           "discount_atom": 0,
          *           "subtotal_atom": 100,
@@ -28052,16 +28481,16 @@ export type components = {
         /**
          * @description The webhook body of `credit_note.voided`.
          * @example {
-         *       "id": "evt_prod_06h2bk1hrd4bg7gyne2zj5yrc9x9r",
+         *       "id": "evt_prod_06h2cqkj9sgnexerr005cqtpv36z8",
          *       "object": "event",
          *       "type": "credit_note.voided",
          *       "sequence": 2,
-         *       "created": 1795930468,
+         *       "created": 1795940053,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "cn_prod_06h2bk1hjm5mpg6agy1s2mnvsstg8",
-         *           "pdf": "http://127.0.0.1:39207/api/credit-notes/cn_prod_06h2bk1hjm5mpg6agy1s2mnvsstg8/pdf",
+         *           "id": "cn_prod_06h2cqkgtezdp801eyq5qct37wf66",
+         *           "pdf": "http://127.0.0.1:41121/api/credit-notes/cn_prod_06h2cqkgtezdp801eyq5qct37wf66/pdf",
          *           "memo": null,
          *           "type": "pre_payment",
          *           "lines": [
@@ -28079,16 +28508,16 @@ export type components = {
          *           "object": "credit_note",
          *           "reason": "order_change",
          *           "status": "void",
-         *           "created": "2026-11-29T05:34:28.757Z",
-         *           "invoice": "in_prod_06h2bk1hdrnjjn9kf3w14dvmx7vme",
+         *           "created": "2026-11-29T08:14:13.203Z",
+         *           "invoice": "in_prod_06h2cqkdhj88r9829sbhrj8xqa6ma",
          *           "refunds": [],
-         *           "updated": "2026-11-29T05:34:28.801Z",
+         *           "updated": "2026-11-29T08:14:13.580Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h2bk1eczkkm46ccdkv48avah01c",
+         *           "customer": "cus_prod_06h2cqjp9q86wsnhz16fr4njyj6nw",
          *           "livemode": false,
          *           "tax_atom": 0,
-         *           "voided_at": "2026-11-29T05:34:28.801Z",
-         *           "pdf_sha256": "aa206940ada4466dd5dd5b9fff55e03585d8aa21ff4a56ba13c7559d6a3a4255",
+         *           "voided_at": "2026-11-29T08:14:13.580Z",
+         *           "pdf_sha256": "880800773eb68bb9f80ea6d05769001c59c2af8477817affd3fc16a96721b136",
          *           "total_taxes": [],
          *           "discount_atom": 0,
          *           "subtotal_atom": 100,
@@ -28100,7 +28529,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "status": "issued",
-         *           "updated": "2026-11-29T05:34:28.757Z",
+         *           "updated": "2026-11-29T08:14:13.203Z",
          *           "voided_at": null
          *         }
          *       }
@@ -28135,24 +28564,24 @@ export type components = {
         /**
          * @description The webhook body of `customer.balance_transaction.created`.
          * @example {
-         *       "id": "evt_prod_06h2bk1htg8qm0h1xhq6cc4mb1hd2",
+         *       "id": "evt_prod_06h2cqkjkjd1kp355b89pz0h2z6pr",
          *       "object": "event",
          *       "type": "customer.balance_transaction.created",
          *       "sequence": 1,
-         *       "created": 1795930468,
+         *       "created": 1795940053,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "cbtxn_prod_06h2bk1htcqe7ye7mqhmjs49q52r8",
+         *           "id": "cbtxn_prod_06h2cqkjj6vby2hknvr3jp5a5n2cw",
          *           "type": "credit_note",
          *           "object": "customer_balance_transaction",
-         *           "created": "2026-11-29T05:34:28.819Z",
-         *           "invoice": "in_prod_06h2bk1fddm2mb6eg3nyqs2b2qkzc",
+         *           "created": "2026-11-29T08:14:13.649Z",
+         *           "invoice": "in_prod_06h2cqjy5sy0ggp4fba462kpv07bg",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h2bk1eczkkm46ccdkv48avah01c",
+         *           "customer": "cus_prod_06h2cqjp9q86wsnhz16fr4njyj6nw",
          *           "livemode": false,
          *           "amount_atom": 100,
-         *           "credit_note": "cn_prod_06h2bk1htaeg2qs5852anbmt6gdbt",
+         *           "credit_note": "cn_prod_06h2cqkjhrby17gray05s8wd5er38",
          *           "description": null,
          *           "ending_balance_atom": 100,
          *           "subscription_change_request": null
@@ -28218,18 +28647,18 @@ export type components = {
         /**
          * @description The webhook body of `member.invited`.
          * @example {
-         *       "id": "evt_prod_06h2bk1arsa6g88qqac5h77v6583m",
+         *       "id": "evt_prod_06h2cqhmr1n181k22f60k07jjak7a",
          *       "object": "event",
          *       "type": "member.invited",
          *       "sequence": 1,
-         *       "created": 1795930467,
+         *       "created": 1795940037,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "inv_prod_06h2bk1ar84dzfvt0kjvztcbsyyfy",
+         *           "id": "inv_prod_06h2cqhmmksmjj04fktvpp0na0k3y",
          *           "name": null,
          *           "role": "viewer",
-         *           "email": "withdrawn-mx1emp2o@example.com",
+         *           "email": "withdrawn-mx1kbtl5@example.com",
          *           "object": "member",
          *           "status": "invited",
          *           "invitation": null
@@ -28282,18 +28711,18 @@ export type components = {
         /**
          * @description The webhook body of `member.invitation_revoked`.
          * @example {
-         *       "id": "evt_prod_06h2bk1atzs4ct7zm8nes9ys0tjh6",
+         *       "id": "evt_prod_06h2cqhnfexbdnrxn5v85rqt4mhv6",
          *       "object": "event",
          *       "type": "member.invitation_revoked",
          *       "sequence": 2,
-         *       "created": 1795930467,
+         *       "created": 1795940038,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "inv_prod_06h2bk1ar84dzfvt0kjvztcbsyyfy",
+         *           "id": "inv_prod_06h2cqhmmksmjj04fktvpp0na0k3y",
          *           "name": null,
          *           "role": "viewer",
-         *           "email": "withdrawn-mx1emp2o@example.com",
+         *           "email": "withdrawn-mx1kbtl5@example.com",
          *           "object": "member",
          *           "status": "invitation_revoked",
          *           "invitation": null
@@ -28333,21 +28762,21 @@ export type components = {
         /**
          * @description The webhook body of `member.joined`.
          * @example {
-         *       "id": "evt_prod_06h2bk1b9asta4qrw7ajq1k6j0exe",
+         *       "id": "evt_prod_06h2cqhsw6mn274e4yxfa5mkbz4p8",
          *       "object": "event",
          *       "type": "member.joined",
          *       "sequence": 1,
-         *       "created": 1795930467,
+         *       "created": 1795940039,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "user_prod_06h2bk1b8rtc632ywzaa843zhh66e",
+         *           "id": "user_prod_06h2cqhsqt7r02ad778fm68zvnphy",
          *           "name": "Joined Member",
          *           "role": "developer",
-         *           "email": "joined-mx1emp2o@example.com",
+         *           "email": "joined-mx1kbtl5@example.com",
          *           "object": "member",
          *           "status": "active",
-         *           "invitation": "inv_prod_06h2bk1aw7m2nzf51bhrp55n1x1a8"
+         *           "invitation": "inv_prod_06h2cqhnqaksphqv5q3340t840f06"
          *         }
          *       }
          *     }
@@ -28381,18 +28810,18 @@ export type components = {
         /**
          * @description The webhook body of `member.role_changed`.
          * @example {
-         *       "id": "evt_prod_06h2bk1bb8yanrkvby83ea31zmngr",
+         *       "id": "evt_prod_06h2cqhte3yncavyags84hkgfte6y",
          *       "object": "event",
          *       "type": "member.role_changed",
          *       "sequence": 2,
-         *       "created": 1795930467,
+         *       "created": 1795940039,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "user_prod_06h2bk1b8rtc632ywzaa843zhh66e",
+         *           "id": "user_prod_06h2cqhsqt7r02ad778fm68zvnphy",
          *           "name": "Joined Member",
          *           "role": "viewer",
-         *           "email": "joined-mx1emp2o@example.com",
+         *           "email": "joined-mx1kbtl5@example.com",
          *           "object": "member",
          *           "status": "active",
          *           "invitation": null
@@ -28432,18 +28861,18 @@ export type components = {
         /**
          * @description The webhook body of `member.removed`.
          * @example {
-         *       "id": "evt_prod_06h2bk1bcs5jsn8kamf0wv6dw733r",
+         *       "id": "evt_prod_06h2cqhv71rvpm5rhqc2pyzqyk2zc",
          *       "object": "event",
          *       "type": "member.removed",
          *       "sequence": 3,
-         *       "created": 1795930467,
+         *       "created": 1795940039,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "user_prod_06h2bk1b8rtc632ywzaa843zhh66e",
+         *           "id": "user_prod_06h2cqhsqt7r02ad778fm68zvnphy",
          *           "name": "Joined Member",
          *           "role": "viewer",
-         *           "email": "joined-mx1emp2o@example.com",
+         *           "email": "joined-mx1kbtl5@example.com",
          *           "object": "member",
          *           "status": "removed",
          *           "invitation": null
@@ -28483,24 +28912,24 @@ export type components = {
         /**
          * @description The webhook body of `payment_processor.connected`.
          * @example {
-         *       "id": "evt_prod_06h2bk1d18gr8s5n36g5xe58ne3gp",
+         *       "id": "evt_prod_06h2cqjd43xk9xkepmtm2qj39xp1g",
          *       "object": "event",
          *       "type": "payment_processor.connected",
          *       "sequence": 1,
-         *       "created": 1795930467,
+         *       "created": 1795940044,
          *       "livemode": false,
          *       "data": {
          *         "object": {
          *           "object": "payment_processor",
-         *           "created": "2026-11-29T05:34:27.592Z",
-         *           "updated": "2026-11-29T05:34:27.592Z",
+         *           "created": "2026-11-29T08:14:04.048Z",
+         *           "updated": "2026-11-29T08:14:04.048Z",
          *           "livemode": false,
          *           "processor": "stripe",
-         *           "webhook_url": "http://127.0.0.1:39207/api/processors/stripe/acc_prod_06h2bk18n1sqadk1hxs08n3j1tmjy",
+         *           "webhook_url": "http://127.0.0.1:41121/api/processors/stripe/acc_prod_06h2cqh0ychnqm95vam61py8w28ct",
          *           "publishable_key": "pk_test_catalogue_flow",
          *           "secret_key_last4": "flow",
-         *           "processor_account": "acct_3c5028535eec7b9e2dc3f07a",
-         *           "webhook_endpoint_id": "we_9850a31a553f9a8a9e027256"
+         *           "processor_account": "acct_90e271a46ac2def6933733fb",
+         *           "webhook_endpoint_id": "we_4bffe572f5ceb15ea53fe202"
          *         }
          *       }
          *     }
@@ -28577,24 +29006,24 @@ export type components = {
         /**
          * @description The webhook body of `payment_processor.disconnected`.
          * @example {
-         *       "id": "evt_prod_06h2bk1d31sjkp8m8s5tqk8qnr92y",
+         *       "id": "evt_prod_06h2cqjdcnfxqtr66zq6et2h46hrw",
          *       "object": "event",
          *       "type": "payment_processor.disconnected",
          *       "sequence": 2,
-         *       "created": 1795930467,
+         *       "created": 1795940044,
          *       "livemode": false,
          *       "data": {
          *         "object": {
          *           "object": "payment_processor",
-         *           "created": "2026-11-29T05:34:27.592Z",
-         *           "updated": "2026-11-29T05:34:27.592Z",
+         *           "created": "2026-11-29T08:14:04.048Z",
+         *           "updated": "2026-11-29T08:14:04.048Z",
          *           "livemode": false,
          *           "processor": "stripe",
-         *           "webhook_url": "http://127.0.0.1:39207/api/processors/stripe/acc_prod_06h2bk18n1sqadk1hxs08n3j1tmjy",
+         *           "webhook_url": "http://127.0.0.1:41121/api/processors/stripe/acc_prod_06h2cqh0ychnqm95vam61py8w28ct",
          *           "publishable_key": "pk_test_catalogue_flow",
          *           "secret_key_last4": "flow",
-         *           "processor_account": "acct_3c5028535eec7b9e2dc3f07a",
-         *           "webhook_endpoint_id": "we_9850a31a553f9a8a9e027256"
+         *           "processor_account": "acct_90e271a46ac2def6933733fb",
+         *           "webhook_endpoint_id": "we_4bffe572f5ceb15ea53fe202"
          *         }
          *       }
          *     }
@@ -28628,39 +29057,39 @@ export type components = {
         /**
          * @description The webhook body of `subscription_change_request.scheduled`.
          * @example {
-         *       "id": "evt_prod_06h2bk1k04wp4m333vgtytms7gg8p",
+         *       "id": "evt_prod_06h2cqkx4yhsce2v5pa082kdq1jre",
          *       "object": "event",
          *       "type": "subscription_change_request.scheduled",
          *       "sequence": 1,
-         *       "created": 1795930469,
+         *       "created": 1795940056,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "scr_prod_06h2bk1jwh5hjww3yzf1w9ecyamha",
+         *           "id": "scr_prod_06h2cqkvyyapd841sa5v0m0v9qjg4",
          *           "steps": [
          *             {
-         *               "item": "si_prod_06h2bk1jps98x3dpcfg7yzwfexxh8",
+         *               "item": "si_prod_06h2cqktcmm7bwset3af9mq2zeezw",
          *               "type": "switch_price",
-         *               "price": "price_prod_06h2bk1jnzfam6kc3m4npccjw5knc",
+         *               "price": "price_prod_06h2cqkt975sz1an46c64r3dy371g",
          *               "state": "pending",
          *               "quantity": null
          *             }
          *           ],
          *           "object": "subscription_change_request",
          *           "status": "scheduled",
-         *           "created": "2026-11-29T05:34:29.080Z",
+         *           "created": "2026-11-29T08:14:15.941Z",
          *           "invoice": null,
-         *           "updated": "2026-11-29T05:34:29.114Z",
+         *           "updated": "2026-11-29T08:14:16.291Z",
          *           "currency": "usd",
          *           "livemode": false,
          *           "metadata": {},
          *           "effective": "period_end",
          *           "applied_at": null,
          *           "last_error": null,
-         *           "effective_at": "2026-12-29T05:34:29.045Z",
-         *           "subscription": "sub_prod_06h2bk1jps98x3dpcfg7yzwfexxh6",
+         *           "effective_at": "2026-12-29T08:14:15.650Z",
+         *           "subscription": "sub_prod_06h2cqktcmm7bwset3af9mq2zeezt",
          *           "applied_steps": 0,
-         *           "proration_date": "2026-11-29T05:34:29.080Z",
+         *           "proration_date": "2026-11-29T08:14:15.941Z",
          *           "proration_behavior": "create_prorations",
          *           "amount_due_now_atom": 0,
          *           "balance_transaction": null,
@@ -28674,7 +29103,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "status": "open",
-         *           "updated": "2026-11-29T05:34:29.080Z",
+         *           "updated": "2026-11-29T08:14:15.941Z",
          *           "effective_at": null
          *         }
          *       }
@@ -28776,39 +29205,39 @@ export type components = {
         /**
          * @description The webhook body of `subscription_change_request.applied`.
          * @example {
-         *       "id": "evt_prod_06h2bk1mftbqr2fr8rrgm3qqeym1y",
+         *       "id": "evt_prod_06h2cqmj0kxprpgw7ga008cvhk76y",
          *       "object": "event",
          *       "type": "subscription_change_request.applied",
          *       "sequence": 2,
-         *       "created": 1798522469,
+         *       "created": 1798532055,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "scr_prod_06h2bk1jwh5hjww3yzf1w9ecyamha",
+         *           "id": "scr_prod_06h2cqkvyyapd841sa5v0m0v9qjg4",
          *           "steps": [
          *             {
-         *               "item": "si_prod_06h2bk1jps98x3dpcfg7yzwfexxh8",
+         *               "item": "si_prod_06h2cqktcmm7bwset3af9mq2zeezw",
          *               "type": "switch_price",
-         *               "price": "price_prod_06h2bk1jnzfam6kc3m4npccjw5knc",
+         *               "price": "price_prod_06h2cqkt975sz1an46c64r3dy371g",
          *               "state": "applied",
          *               "quantity": null
          *             }
          *           ],
          *           "object": "subscription_change_request",
          *           "status": "applied",
-         *           "created": "2026-11-29T05:34:29.080Z",
+         *           "created": "2026-11-29T08:14:15.941Z",
          *           "invoice": null,
-         *           "updated": "2026-12-29T05:34:29.045Z",
+         *           "updated": "2026-12-29T08:14:15.650Z",
          *           "currency": "usd",
          *           "livemode": false,
          *           "metadata": {},
          *           "effective": "period_end",
-         *           "applied_at": "2026-12-29T05:34:29.045Z",
+         *           "applied_at": "2026-12-29T08:14:15.650Z",
          *           "last_error": null,
-         *           "effective_at": "2026-12-29T05:34:29.045Z",
-         *           "subscription": "sub_prod_06h2bk1jps98x3dpcfg7yzwfexxh6",
+         *           "effective_at": "2026-12-29T08:14:15.650Z",
+         *           "subscription": "sub_prod_06h2cqktcmm7bwset3af9mq2zeezt",
          *           "applied_steps": 1,
-         *           "proration_date": "2026-11-29T05:34:29.080Z",
+         *           "proration_date": "2026-11-29T08:14:15.941Z",
          *           "proration_behavior": "create_prorations",
          *           "amount_due_now_atom": 0,
          *           "balance_transaction": null,
@@ -28823,15 +29252,15 @@ export type components = {
          *         "previous_attributes": {
          *           "steps": [
          *             {
-         *               "item": "si_prod_06h2bk1jps98x3dpcfg7yzwfexxh8",
+         *               "item": "si_prod_06h2cqktcmm7bwset3af9mq2zeezw",
          *               "type": "switch_price",
-         *               "price": "price_prod_06h2bk1jnzfam6kc3m4npccjw5knc",
+         *               "price": "price_prod_06h2cqkt975sz1an46c64r3dy371g",
          *               "state": "pending",
          *               "quantity": null
          *             }
          *           ],
          *           "status": "scheduled",
-         *           "updated": "2026-11-29T05:34:29.114Z",
+         *           "updated": "2026-11-29T08:14:16.291Z",
          *           "applied_at": null,
          *           "applied_steps": 0
          *         }
@@ -28867,18 +29296,18 @@ export type components = {
         /**
          * @description The webhook body of `subscription_change_request.canceled`.
          * @example {
-         *       "id": "evt_prod_06h2bk1k73ffprmfqmw8291cykkby",
+         *       "id": "evt_prod_06h2cqkzadeg3crdaz207hfgg6fre",
          *       "object": "event",
          *       "type": "subscription_change_request.canceled",
          *       "sequence": 2,
-         *       "created": 1795930469,
+         *       "created": 1795940056,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "scr_prod_06h2bk1k40wwr8jbr9gwnsn6gz2pp",
+         *           "id": "scr_prod_06h2cqkyn93r062g44ayqcc9rqxp2",
          *           "steps": [
          *             {
-         *               "item": "si_prod_06h2bk1jps98x3dpcfg7yzwfexxh8",
+         *               "item": "si_prod_06h2cqktcmm7bwset3af9mq2zeezw",
          *               "type": "set_quantity",
          *               "price": null,
          *               "state": "pending",
@@ -28887,19 +29316,19 @@ export type components = {
          *           ],
          *           "object": "subscription_change_request",
          *           "status": "canceled",
-         *           "created": "2026-11-29T05:34:29.141Z",
+         *           "created": "2026-11-29T08:14:16.590Z",
          *           "invoice": null,
-         *           "updated": "2026-11-29T05:34:29.175Z",
+         *           "updated": "2026-11-29T08:14:16.913Z",
          *           "currency": "usd",
          *           "livemode": false,
          *           "metadata": {},
          *           "effective": "period_end",
          *           "applied_at": null,
          *           "last_error": null,
-         *           "effective_at": "2026-12-29T05:34:29.045Z",
-         *           "subscription": "sub_prod_06h2bk1jps98x3dpcfg7yzwfexxh6",
+         *           "effective_at": "2026-12-29T08:14:15.650Z",
+         *           "subscription": "sub_prod_06h2cqktcmm7bwset3af9mq2zeezt",
          *           "applied_steps": 0,
-         *           "proration_date": "2026-11-29T05:34:29.141Z",
+         *           "proration_date": "2026-11-29T08:14:16.590Z",
          *           "proration_behavior": "create_prorations",
          *           "amount_due_now_atom": 0,
          *           "balance_transaction": null,
@@ -28913,7 +29342,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "status": "scheduled",
-         *           "updated": "2026-11-29T05:34:29.162Z",
+         *           "updated": "2026-11-29T08:14:16.803Z",
          *           "cancellation_reason": null
          *         }
          *       }
@@ -28946,34 +29375,185 @@ export type components = {
             };
         };
         /**
-         * @description The webhook body of `email.sent`.
+         * @description The webhook body of `payment_method.attached`.
          * @example {
-         *       "id": "evt_prod_06h2bk1g81g0j1xp9g6fhmzwgw546",
+         *       "id": "evt_prod_06h2cqjthprbghv9zrskpv6md4m7m",
          *       "object": "event",
-         *       "type": "email.sent",
+         *       "type": "payment_method.attached",
          *       "sequence": 1,
-         *       "created": 1795930468,
+         *       "created": 1795940047,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "eml_prod_06h2bk1g1sqp3ggzgakn3pb6kh20y",
+         *           "id": "pm_prod_06h2cqjtgf7qdjrn0ey4pn23hd2vg",
+         *           "card": {
+         *             "brand": "visa",
+         *             "last4": "4242",
+         *             "exp_year": 2034,
+         *             "exp_month": 12
+         *           },
+         *           "object": "payment_method",
+         *           "created": "2026-11-29T08:14:07.491Z",
+         *           "customer": "cus_prod_06h2cqjp9q86wsnhz16fr4njyj6nw",
+         *           "livemode": false,
+         *           "processor": "sandbox",
+         *           "detached_at": null,
+         *           "processor_payment_method": "pm_sandbox_succeeds"
+         *         }
+         *       }
+         *     }
+         */
+        PaymentMethodAttachedWebhookEvent: {
+            /** @description Event ID (prefix `evt_`). */
+            id: string;
+            /** @constant */
+            object: "event";
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "payment_method.attached";
+            /** @description Position on the entity's timeline: 1 for its first event, then +1 exactly. */
+            sequence: number;
+            /** @description Unix seconds. */
+            created: number;
+            livemode: boolean;
+            /**
+             * @description Present on sample events sent with "send test event" by type.
+             * @constant
+             */
+            test?: true;
+            data: {
+                object: components["schemas"]["PaymentMethod"];
+                /** @description The fields that changed, with their previous values; on events that change an existing entity. */
+                previous_attributes?: components["schemas"]["PaymentMethodPreviousAttributes"];
+            };
+        };
+        /** @description The fields that changed, with their previous values. */
+        PaymentMethodPreviousAttributes: {
+            /** @constant */
+            object?: "payment_method";
+            /** @example pm_prod_01kaxz4c7e5r3x3m9k2w8q4tgd5 */
+            id?: string;
+            /** @description The customer (`cus_…`) it belongs to. */
+            customer?: string;
+            /**
+             * @description The processor that holds the card: `sandbox` (sandbox accounts' `pm_sandbox_*` methods) or `stripe` (the connected account).
+             * @enum {string}
+             */
+            processor?: "sandbox" | "stripe";
+            /**
+             * @description The processor's id of the method (Stripe's `pm_…`, or the sandbox method).
+             * @example pm_sandbox_succeeds
+             */
+            processor_payment_method?: string;
+            /** @description What the processor says about the card. */
+            card?: {
+                /** @example visa */
+                brand: string | null;
+                /** @example 4242 */
+                last4: string | null;
+                /** @example 12 */
+                exp_month: number | null;
+                /** @example 2034 */
+                exp_year: number | null;
+            };
+            /**
+             * Format: date-time
+             * @example 2026-11-22T08:00:00.000Z
+             */
+            created?: string;
+            /** @description When it was detached from the customer; null while attached. */
+            detached_at?: string | null;
+            livemode?: boolean;
+        };
+        /**
+         * @description The webhook body of `payment_method.detached`.
+         * @example {
+         *       "id": "evt_prod_06h2cqjtydbbp1addjndnpw804m74",
+         *       "object": "event",
+         *       "type": "payment_method.detached",
+         *       "sequence": 2,
+         *       "created": 1795940047,
+         *       "livemode": false,
+         *       "data": {
+         *         "object": {
+         *           "id": "pm_prod_06h2cqjtqfknsqbvsd1er90csqjyw",
+         *           "card": {
+         *             "brand": "visa",
+         *             "last4": "0002",
+         *             "exp_year": 2034,
+         *             "exp_month": 12
+         *           },
+         *           "object": "payment_method",
+         *           "created": "2026-11-29T08:14:07.547Z",
+         *           "customer": "cus_prod_06h2cqjp9q86wsnhz16fr4njyj6nw",
+         *           "livemode": false,
+         *           "processor": "sandbox",
+         *           "detached_at": "2026-11-29T08:14:07.591Z",
+         *           "processor_payment_method": "pm_sandbox_declined"
+         *         },
+         *         "previous_attributes": {
+         *           "detached_at": null
+         *         }
+         *       }
+         *     }
+         */
+        PaymentMethodDetachedWebhookEvent: {
+            /** @description Event ID (prefix `evt_`). */
+            id: string;
+            /** @constant */
+            object: "event";
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "payment_method.detached";
+            /** @description Position on the entity's timeline: 1 for its first event, then +1 exactly. */
+            sequence: number;
+            /** @description Unix seconds. */
+            created: number;
+            livemode: boolean;
+            /**
+             * @description Present on sample events sent with "send test event" by type.
+             * @constant
+             */
+            test?: true;
+            data: {
+                object: components["schemas"]["PaymentMethod"];
+                /** @description The fields that changed, with their previous values; on events that change an existing entity. */
+                previous_attributes?: components["schemas"]["PaymentMethodPreviousAttributes"];
+            };
+        };
+        /**
+         * @description The webhook body of `email.sent`.
+         * @example {
+         *       "id": "evt_prod_06h2cqk2r8mmdrx2x6vte9q1dz6za",
+         *       "object": "event",
+         *       "type": "email.sent",
+         *       "sequence": 1,
+         *       "created": 1795940049,
+         *       "livemode": false,
+         *       "data": {
+         *         "object": {
+         *           "id": "eml_prod_06h2cqk1052nrec3b6bqz75rem18e",
          *           "to": [
          *             "jenny@example.com"
          *           ],
          *           "type": "receipt",
-         *           "event": "evt_prod_06h2bk1g1gh27zvv9satf75krdeet",
+         *           "event": "evt_prod_06h2cqk0vjt28k8jqdqv3w6a1gx24",
          *           "object": "email",
          *           "status": "sent",
-         *           "created": "2026-11-29T05:34:28.367Z",
-         *           "invoice": "in_prod_06h2bk1fddm2mb6eg3nyqs2b2qkzc",
-         *           "sent_at": "2026-11-29T05:34:28.415Z",
+         *           "created": "2026-11-29T08:14:09.154Z",
+         *           "invoice": "in_prod_06h2cqjy5sy0ggp4fba462kpv07bg",
+         *           "sent_at": "2026-11-29T08:14:09.600Z",
          *           "subject": "Your receipt from Example GmbH (invoice EXAMPLEGMBH-0001)",
          *           "attempts": 1,
-         *           "customer": "cus_prod_06h2bk1eczkkm46ccdkv48avah01c",
+         *           "customer": "cus_prod_06h2cqjp9q86wsnhz16fr4njyj6nw",
          *           "livemode": false,
-         *           "message_id": "<eml_prod_06h2bk1g1sqp3ggzgakn3pb6kh20y@localhost>",
+         *           "message_id": "<eml_prod_06h2cqk1052nrec3b6bqz75rem18e@localhost>",
          *           "credit_note": null,
-         *           "smtp_response": "250 Written to .data/mail/eml_prod_06h2bk1g1sqp3ggzgakn3pb6kh20y.eml (no SMTP_URL)"
+         *           "smtp_response": "250 Written to .data/mail/eml_prod_06h2cqk1052nrec3b6bqz75rem18e.eml (no SMTP_URL)"
          *         },
          *         "previous_attributes": {
          *           "status": "queued",
@@ -29046,15 +29626,15 @@ export type components = {
         /**
          * @description The webhook body of `email.failed`.
          * @example {
-         *       "id": "evt_prod_06h2bk1ndsfxx87hxjq1awjgepyyy",
+         *       "id": "evt_prod_06h2cqmwe6m7p6ddxmbz37km7zk2t",
          *       "object": "event",
          *       "type": "email.failed",
          *       "sequence": 1,
-         *       "created": 1799386469,
+         *       "created": 1799396059,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "eml_prod_06h2bk1nbkwh86g6za4n4tf1f4vqy",
+         *           "id": "eml_prod_06h2cqmw29n10debq050j17gv7sfr",
          *           "to": [
          *             "owner@example.com"
          *           ],
@@ -29062,14 +29642,14 @@ export type components = {
          *           "event": null,
          *           "object": "email",
          *           "status": "rate_limited",
-         *           "created": "2027-01-08T05:34:29.348Z",
+         *           "created": "2027-01-08T08:14:19.189Z",
          *           "invoice": null,
          *           "sent_at": null,
          *           "subject": "Test email from Example GmbH",
          *           "attempts": 1,
          *           "customer": null,
          *           "livemode": false,
-         *           "message_id": "<eml_prod_06h2bk1nbkwh86g6za4n4tf1f4vqy@localhost>",
+         *           "message_id": "<eml_prod_06h2cqmw29n10debq050j17gv7sfr@localhost>",
          *           "credit_note": null,
          *           "smtp_response": "429 The account's hourly email limit was reached; this email was not sent."
          *         },
@@ -34503,6 +35083,448 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Payment"];
+                };
+            };
+            /** @description Bad request: malformed JSON, invalid parameters, or a missing required field. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, invalid or revoked API token. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The token may not call this operation or act on this account. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such object in this account. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    listPaymentMethods: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The account (`acc_…`); it must be the token's account. */
+                account_id: string;
+                customer_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The customer's attached payment methods. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PaymentMethodList"];
+                };
+            };
+            /** @description Bad request: malformed JSON, invalid parameters, or a missing required field. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, invalid or revoked API token. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The token may not call this operation or act on this account. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such object in this account. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    attachPaymentMethod: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes the request safe to retry for 24 h: a repeat with the same key and request replays the first answer (`Idempotent-Replayed: true`); the same key with another request is a 422; while the first is running, a 409. */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                /** @description The account (`acc_…`); it must be the token's account. */
+                account_id: string;
+                customer_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["AttachPaymentMethodInput"];
+            };
+        };
+        responses: {
+            /** @description The attached payment method. */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PaymentMethod"];
+                };
+            };
+            /** @description Bad request: malformed JSON, invalid parameters, or a missing required field. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, invalid or revoked API token. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The token may not call this operation or act on this account. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such object in this account. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Conflict with the current state of the resource. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The body is not application/json. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Validation error; `errors` lists the fields. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not ready: the database cannot be reached; retry after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    listPaymentMethodsForTokenAccount: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                customer_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The customer's attached payment methods. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PaymentMethodList"];
+                };
+            };
+            /** @description Bad request: malformed JSON, invalid parameters, or a missing required field. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, invalid or revoked API token. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The token may not call this operation or act on this account. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such object in this account. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    attachPaymentMethodForTokenAccount: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes the request safe to retry for 24 h: a repeat with the same key and request replays the first answer (`Idempotent-Replayed: true`); the same key with another request is a 422; while the first is running, a 409. */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                customer_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["AttachPaymentMethodInput"];
+            };
+        };
+        responses: {
+            /** @description The attached payment method. */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PaymentMethod"];
+                };
+            };
+            /** @description Bad request: malformed JSON, invalid parameters, or a missing required field. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, invalid or revoked API token. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The token may not call this operation or act on this account. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such object in this account. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Conflict with the current state of the resource. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The body is not application/json. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Validation error; `errors` lists the fields. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not ready: the database cannot be reached; retry after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    detachPaymentMethod: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The account (`acc_…`); it must be the token's account. */
+                account_id: string;
+                customer_id: string;
+                payment_method_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The detached payment method. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PaymentMethod"];
+                };
+            };
+            /** @description Bad request: malformed JSON, invalid parameters, or a missing required field. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, invalid or revoked API token. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The token may not call this operation or act on this account. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such object in this account. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    detachPaymentMethodForTokenAccount: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                customer_id: string;
+                payment_method_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The detached payment method. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PaymentMethod"];
                 };
             };
             /** @description Bad request: malformed JSON, invalid parameters, or a missing required field. */
@@ -53855,6 +54877,92 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": components["schemas"]["SubscriptionChangeRequestCanceledWebhookEvent"];
+            };
+        };
+        responses: {
+            /** @description The signature did not verify: a permanent failure, not retried. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Received: the delivery is `delivered`. Answer at once and process asynchronously. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other 4xx is a permanent failure too; the delivery is not retried. */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description A 5xx, a timeout or an unreachable endpoint is retried on the schedule of the webhook docs. */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    paymentMethodAttachedWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["PaymentMethodAttachedWebhookEvent"];
+            };
+        };
+        responses: {
+            /** @description The signature did not verify: a permanent failure, not retried. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Received: the delivery is `delivered`. Answer at once and process asynchronously. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other 4xx is a permanent failure too; the delivery is not retried. */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description A 5xx, a timeout or an unreachable endpoint is retried on the schedule of the webhook docs. */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    paymentMethodDetachedWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["PaymentMethodDetachedWebhookEvent"];
             };
         };
         responses: {

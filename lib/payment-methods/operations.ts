@@ -1,0 +1,47 @@
+import { defineOperation } from "@/lib/api/operation";
+import { AttachPaymentMethodInput, PaymentMethod, PaymentMethodList } from "./schema";
+
+const tag = "Payment methods";
+
+export const listPaymentMethodsOperation = defineOperation({
+  operationId: "listPaymentMethods",
+  method: "GET",
+  path: "/{account_id}/customers/{customer_id}/payment-methods",
+  unscopedPath: "/customers/{customer_id}/payment-methods",
+  summary: "List a customer's payment methods",
+  description: "Every payment method attached to the customer, newest first, in one page; detached ones are not listed.",
+  tag,
+  access: "secret",
+  response: { status: 200, description: "The customer's attached payment methods.", schema: PaymentMethodList },
+  errors: [404],
+});
+
+export const attachPaymentMethodOperation = defineOperation({
+  operationId: "attachPaymentMethod",
+  method: "POST",
+  path: "/{account_id}/customers/{customer_id}/payment-methods",
+  unscopedPath: "/customers/{customer_id}/payment-methods",
+  summary: "Attach a payment method",
+  description:
+    "Saves `processor_payment_method` for the customer and answers our `pm_…` object. A sandbox method (sandbox accounts) is attached by the sandbox processor, a fixed Visa card per method; any other method is attached at the connected processor (Stripe's attach to the customer's Stripe customer). With no processor connected, a method that is not a sandbox one is a 409 on a live account and a 422 on a sandbox one. Attaching a method already attached to the customer answers that object and emits nothing. Emits `payment_method.attached`.",
+  tag,
+  access: "secret",
+  body: AttachPaymentMethodInput,
+  response: { status: 201, description: "The attached payment method.", schema: PaymentMethod },
+  errors: [404, 409, 415, 422, 503],
+});
+
+export const detachPaymentMethodOperation = defineOperation({
+  operationId: "detachPaymentMethod",
+  method: "DELETE",
+  path: "/{account_id}/customers/{customer_id}/payment-methods/{payment_method_id}",
+  unscopedPath: "/customers/{customer_id}/payment-methods/{payment_method_id}",
+  summary: "Detach a payment method",
+  description: "Detaches the method from the customer (`detached_at`): it is no longer listed. A method already detached is a 404. Emits `payment_method.detached`.",
+  tag,
+  access: "secret",
+  response: { status: 200, description: "The detached payment method.", schema: PaymentMethod },
+  errors: [404],
+});
+
+export const paymentMethodOperations = [listPaymentMethodsOperation, attachPaymentMethodOperation, detachPaymentMethodOperation];
