@@ -12865,32 +12865,32 @@ export type components = {
         Event: components["schemas"]["PaymentSucceededEvent"] | components["schemas"]["PaymentFailedEvent"] | components["schemas"]["PaymentRefundedEvent"] | components["schemas"]["CheckoutSessionCreatedEvent"] | components["schemas"]["CheckoutSessionUpdatedEvent"] | components["schemas"]["CheckoutSessionDeletedEvent"] | components["schemas"]["CheckoutSessionCompletedEvent"] | components["schemas"]["CheckoutSessionExpiredEvent"] | components["schemas"]["PaymentIntentCreatedEvent"] | components["schemas"]["PaymentIntentProcessingEvent"] | components["schemas"]["PaymentIntentRequiresActionEvent"] | components["schemas"]["PaymentIntentAmountCapturableUpdatedEvent"] | components["schemas"]["PaymentIntentSucceededEvent"] | components["schemas"]["PaymentIntentCanceledEvent"] | components["schemas"]["PaymentIntentPaymentFailedEvent"] | components["schemas"]["PaymentIntentPartiallyFundedEvent"] | components["schemas"]["CustomerSubscriptionCreatedEvent"] | components["schemas"]["CustomerSubscriptionUpdatedEvent"] | components["schemas"]["CustomerSubscriptionPausedEvent"] | components["schemas"]["CustomerSubscriptionResumedEvent"] | components["schemas"]["CustomerSubscriptionCancelledEvent"] | components["schemas"]["CustomerSubscriptionTrialWillEndEvent"] | components["schemas"]["InvoiceCreatedEvent"] | components["schemas"]["InvoiceFinalizedEvent"] | components["schemas"]["InvoicePaidEvent"] | components["schemas"]["InvoicePaymentSucceededEvent"] | components["schemas"]["InvoicePaymentFailedEvent"] | components["schemas"]["InvoicePaymentActionRequiredEvent"] | components["schemas"]["InvoiceOverdueEvent"] | components["schemas"]["InvoiceVoidedEvent"] | components["schemas"]["InvoiceMarkedUncollectibleEvent"] | components["schemas"]["InvoiceRefundedEvent"] | components["schemas"]["InvoiceUpcomingEvent"] | components["schemas"]["CustomerCreatedEvent"] | components["schemas"]["CustomerUpdatedEvent"] | components["schemas"]["CustomerDeletedEvent"] | components["schemas"]["CustomerDiscountCreatedEvent"] | components["schemas"]["CustomerDiscountUpdatedEvent"] | components["schemas"]["CustomerDiscountDeletedEvent"] | components["schemas"]["CouponCreatedEvent"] | components["schemas"]["CouponUpdatedEvent"] | components["schemas"]["CouponDeletedEvent"] | components["schemas"]["PriceCreatedEvent"] | components["schemas"]["PriceUpdatedEvent"] | components["schemas"]["PriceDeletedEvent"] | components["schemas"]["ProductCreatedEvent"] | components["schemas"]["ProductUpdatedEvent"] | components["schemas"]["ProductDeletedEvent"] | components["schemas"]["RefundCreatedEvent"] | components["schemas"]["RefundUpdatedEvent"] | components["schemas"]["RefundFailedEvent"] | components["schemas"]["ApiTokenCreatedEvent"] | components["schemas"]["ApiTokenRevokedEvent"] | components["schemas"]["WebhookEndpointCreatedEvent"] | components["schemas"]["WebhookEndpointUpdatedEvent"] | components["schemas"]["WebhookEndpointDeletedEvent"] | components["schemas"]["WebhookEndpointDisabledEvent"] | components["schemas"]["WebhookEndpointEnabledEvent"] | components["schemas"]["WebhookEndpointSecretRotatedEvent"] | components["schemas"]["UserSignedInEvent"] | components["schemas"]["UserSignInFailedEvent"] | components["schemas"]["UserSignedOutEvent"] | components["schemas"]["UserPasswordChangedEvent"] | components["schemas"]["AccountSettingsUpdatedEvent"] | components["schemas"]["TaxRateCreatedEvent"] | components["schemas"]["TaxRateUpdatedEvent"] | components["schemas"]["MeterCreatedEvent"] | components["schemas"]["MeterUpdatedEvent"] | components["schemas"]["MeterDeactivatedEvent"] | components["schemas"]["MeterReactivatedEvent"] | components["schemas"]["FeatureCreatedEvent"] | components["schemas"]["ProductFeatureAttachedEvent"] | components["schemas"]["ProductFeatureDetachedEvent"] | components["schemas"]["CustomerEntitlementsUpdatedEvent"] | components["schemas"]["PortalConfigurationUpdatedEvent"] | components["schemas"]["CreditNoteCreatedEvent"] | components["schemas"]["CreditNoteVoidedEvent"] | components["schemas"]["CustomerBalanceTransactionCreatedEvent"] | components["schemas"]["MemberInvitedEvent"] | components["schemas"]["MemberInvitationRevokedEvent"] | components["schemas"]["MemberJoinedEvent"] | components["schemas"]["MemberRoleChangedEvent"] | components["schemas"]["MemberRemovedEvent"] | components["schemas"]["PaymentProcessorConnectedEvent"] | components["schemas"]["PaymentProcessorDisconnectedEvent"] | components["schemas"]["SubscriptionChangeRequestScheduledEvent"] | components["schemas"]["SubscriptionChangeRequestAppliedEvent"] | components["schemas"]["SubscriptionChangeRequestCanceledEvent"] | components["schemas"]["PaymentMethodAttachedEvent"] | components["schemas"]["PaymentMethodDetachedEvent"] | components["schemas"]["EmailSentEvent"] | components["schemas"]["EmailFailedEvent"];
         /**
          * @example {
-         *       "id": "evt_prod_06h2cqjv7xqhpkysdh52adj5y6ssg",
+         *       "id": "evt_prod_06h2d0j2bgmjhe0evyetfbb9fgzer",
          *       "type": "payment.succeeded",
          *       "aggregate_type": "payment",
-         *       "aggregate_id": "py_prod_06h2cqjv62xbbsshk3f68c4nztd3e",
+         *       "aggregate_id": "py_prod_06h2d0j2b25jq3sk9j2p2n8edms8c",
          *       "data": {
-         *         "id": "py_prod_06h2cqjv62xbbsshk3f68c4nztd3e",
+         *         "id": "py_prod_06h2d0j2b25jq3sk9j2p2n8edms8c",
          *         "object": "payment",
          *         "status": "succeeded",
-         *         "created": "2026-11-29T08:14:07.664Z",
+         *         "created": "2026-11-29T08:53:20.600Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "amount_atom": 1000,
-         *         "payment_intent": "pi_prod_06h2cqjv2bm45agjhsjnpwnz6ewa8",
+         *         "payment_intent": "pi_prod_06h2d0j25ghhdac6jr2g39fm7g3mp",
          *         "payment_method": "pm_sandbox_succeeds",
          *         "failure_message": null,
          *         "amount_refunded_atom": 0
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2cqjv1nzkqr7fqd9h6hrafvtn4",
-         *       "request_id": "req_prod_06h2cqjv1nzkqr7fqd9h6hrafvtn4",
+         *       "correlation_id": "req_prod_06h2d0j24ndas9zgbzrczt6kstbta",
+         *       "request_id": "req_prod_06h2d0j24ndas9zgbzrczt6kstbta",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-29T08:14:07.679Z",
+         *       "created": "2026-11-29T08:53:20.604Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2cqh7fdk7b9911197cjdvt3b4e"
+         *       "actor_id": "key_prod_06h2d0hff561d1m2s03m8jqqg7zhr"
          *     }
          */
         PaymentSucceededEvent: {
@@ -12935,32 +12935,32 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2cqjvpjxkqfn1va5mnf7byzf30",
+         *       "id": "evt_prod_06h2d0j2hpvvdc75qq8j6sqyvv7my",
          *       "type": "payment.failed",
          *       "aggregate_type": "payment",
-         *       "aggregate_id": "py_prod_06h2cqjvnksbtz74emqdjbp4gj7n4",
+         *       "aggregate_id": "py_prod_06h2d0j2hbxp7yc7vxapvkv7vrjh2",
          *       "data": {
-         *         "id": "py_prod_06h2cqjvnksbtz74emqdjbp4gj7n4",
+         *         "id": "py_prod_06h2d0j2hbxp7yc7vxapvkv7vrjh2",
          *         "object": "payment",
          *         "status": "failed",
-         *         "created": "2026-11-29T08:14:07.788Z",
+         *         "created": "2026-11-29T08:53:20.650Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "amount_atom": 1000,
-         *         "payment_intent": "pi_prod_06h2cqjvgmbt5gfehdgng4wy0kxmt",
+         *         "payment_intent": "pi_prod_06h2d0j2frx6apt5pqd2tqvxgfw66",
          *         "payment_method": "pm_sandbox_declined",
          *         "failure_message": "Your card was declined (sandbox payment method pm_sandbox_declined).",
          *         "amount_refunded_atom": 0
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2cqjvf66et4e6exazw01sx0866",
-         *       "request_id": "req_prod_06h2cqjvf66et4e6exazw01sx0866",
+         *       "correlation_id": "req_prod_06h2d0j2fbj391szvaasmsnys8ya8",
+         *       "request_id": "req_prod_06h2d0j2fbj391szvaasmsnys8ya8",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-29T08:14:07.796Z",
+         *       "created": "2026-11-29T08:53:20.653Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2cqh7fdk7b9911197cjdvt3b4e"
+         *       "actor_id": "key_prod_06h2d0hff561d1m2s03m8jqqg7zhr"
          *     }
          */
         PaymentFailedEvent: {
@@ -13005,44 +13005,44 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2cqjxt34vqce5xzwjynnk5bcj8",
+         *       "id": "evt_prod_06h2d0j3ayswqqzgm6c9b9xqxfhh2",
          *       "type": "payment.refunded",
          *       "aggregate_type": "payment",
-         *       "aggregate_id": "py_prod_06h2cqjv62xbbsshk3f68c4nztd3e",
+         *       "aggregate_id": "py_prod_06h2d0j2b25jq3sk9j2p2n8edms8c",
          *       "data": {
-         *         "id": "py_prod_06h2cqjv62xbbsshk3f68c4nztd3e",
+         *         "id": "py_prod_06h2d0j2b25jq3sk9j2p2n8edms8c",
          *         "object": "payment",
          *         "status": "partially_refunded",
-         *         "created": "2026-11-29T08:14:07.664Z",
+         *         "created": "2026-11-29T08:53:20.600Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "amount_atom": 1000,
-         *         "payment_intent": "pi_prod_06h2cqjv2bm45agjhsjnpwnz6ewa8",
+         *         "payment_intent": "pi_prod_06h2d0j25ghhdac6jr2g39fm7g3mp",
          *         "payment_method": "pm_sandbox_succeeds",
          *         "failure_message": null,
          *         "amount_refunded_atom": 400
          *       },
          *       "previous_data": {
-         *         "id": "py_prod_06h2cqjv62xbbsshk3f68c4nztd3e",
+         *         "id": "py_prod_06h2d0j2b25jq3sk9j2p2n8edms8c",
          *         "object": "payment",
          *         "status": "succeeded",
-         *         "created": "2026-11-29T08:14:07.664Z",
+         *         "created": "2026-11-29T08:53:20.600Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "amount_atom": 1000,
-         *         "payment_intent": "pi_prod_06h2cqjv2bm45agjhsjnpwnz6ewa8",
+         *         "payment_intent": "pi_prod_06h2d0j25ghhdac6jr2g39fm7g3mp",
          *         "payment_method": "pm_sandbox_succeeds",
          *         "failure_message": null,
          *         "amount_refunded_atom": 0
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2cqjxkd64fw29nwvdsnbnk59x4",
-         *       "request_id": "req_prod_06h2cqjxkd64fw29nwvdsnbnk59x4",
+         *       "correlation_id": "req_prod_06h2d0j38k9smd8ymy58b2ry06bh4",
+         *       "request_id": "req_prod_06h2d0j38k9smd8ymy58b2ry06bh4",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-29T08:14:08.336Z",
+         *       "created": "2026-11-29T08:53:20.855Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2cqh7fdk7b9911197cjdvt3b4e"
+         *       "actor_id": "key_prod_06h2d0hff561d1m2s03m8jqqg7zhr"
          *     }
          */
         PaymentRefundedEvent: {
@@ -13087,29 +13087,29 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2cqkzw97hryb7y9f57wwh7qk9e",
+         *       "id": "evt_prod_06h2d0jb2g3be8f6173j3vqnfak7g",
          *       "type": "checkout.session.created",
          *       "aggregate_type": "checkout_session",
-         *       "aggregate_id": "cs_prod_06h2cqkztbhpgvzsfagfqxjvdjkyw",
+         *       "aggregate_id": "cs_prod_06h2d0jb214sshkb0vp9ebb6hvb7e",
          *       "data": {
-         *         "id": "cs_prod_06h2cqkztbhpgvzsfagfqxjvdjkyw",
-         *         "url": "http://127.0.0.1:41121/checkout/cs_prod_06h2cqkztbhpgvzsfagfqxjvdjkyw",
+         *         "id": "cs_prod_06h2d0jb214sshkb0vp9ebb6hvb7e",
+         *         "url": "http://127.0.0.1:34341/checkout/cs_prod_06h2d0jb214sshkb0vp9ebb6hvb7e",
          *         "mode": "payment",
          *         "object": "checkout_session",
          *         "status": "open",
-         *         "created": "2026-11-29T08:14:17.025Z",
+         *         "created": "2026-11-29T08:53:22.828Z",
          *         "invoice": null,
-         *         "updated": "2026-11-29T08:14:17.025Z",
+         *         "updated": "2026-11-29T08:53:22.828Z",
          *         "currency": "usd",
          *         "customer": null,
          *         "livemode": false,
          *         "metadata": {},
          *         "cancel_url": null,
          *         "expired_at": null,
-         *         "expires_at": "2026-11-30T08:14:17.025Z",
+         *         "expires_at": "2026-11-30T08:53:22.828Z",
          *         "line_items": [
          *           {
-         *             "price": "price_prod_06h2cqjg2vada3b8e8bmnya9rc630",
+         *             "price": "price_prod_06h2d0hxh93776ax6kaz2a0pxeqsm",
          *             "quantity": 2,
          *             "amount_atom": 1000,
          *             "description": "Pro",
@@ -13127,13 +13127,13 @@ export type components = {
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2cqkzqtrab72h82xe77jkr5s4w",
-         *       "request_id": "req_prod_06h2cqkzqtrab72h82xe77jkr5s4w",
+         *       "correlation_id": "req_prod_06h2d0jb1a5nyzrbjx3dd0f8xefrr",
+         *       "request_id": "req_prod_06h2d0jb1a5nyzrbjx3dd0f8xefrr",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-29T08:14:17.058Z",
+         *       "created": "2026-11-29T08:53:22.836Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2cqh7fdk7b9911197cjdvt3b4e"
+         *       "actor_id": "key_prod_06h2d0hff561d1m2s03m8jqqg7zhr"
          *     }
          */
         CheckoutSessionCreatedEvent: {
@@ -13178,19 +13178,19 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2cqm2mq84gmrtm0q1n0pjhg0c0",
+         *       "id": "evt_prod_06h2d0jbmaqa9dw9cymbj4zhmck5j",
          *       "type": "checkout.session.updated",
          *       "aggregate_type": "checkout_session",
-         *       "aggregate_id": "cs_prod_06h2cqm2906r69n6e7vz479masz9m",
+         *       "aggregate_id": "cs_prod_06h2d0jbhakj5gk791g7q2yznssfp",
          *       "data": {
-         *         "id": "cs_prod_06h2cqm2906r69n6e7vz479masz9m",
-         *         "url": "http://127.0.0.1:41121/checkout/cs_prod_06h2cqm2906r69n6e7vz479masz9m",
+         *         "id": "cs_prod_06h2d0jbhakj5gk791g7q2yznssfp",
+         *         "url": "http://127.0.0.1:34341/checkout/cs_prod_06h2d0jbhakj5gk791g7q2yznssfp",
          *         "mode": "payment",
          *         "object": "checkout_session",
          *         "status": "open",
-         *         "created": "2026-11-29T08:14:17.652Z",
+         *         "created": "2026-11-29T08:53:22.950Z",
          *         "invoice": null,
-         *         "updated": "2026-11-29T08:14:17.758Z",
+         *         "updated": "2026-11-29T08:53:22.975Z",
          *         "currency": "usd",
          *         "customer": null,
          *         "livemode": false,
@@ -13199,10 +13199,10 @@ export type components = {
          *         },
          *         "cancel_url": null,
          *         "expired_at": null,
-         *         "expires_at": "2026-11-30T08:14:17.652Z",
+         *         "expires_at": "2026-11-30T08:53:22.950Z",
          *         "line_items": [
          *           {
-         *             "price": "price_prod_06h2cqjg2vada3b8e8bmnya9rc630",
+         *             "price": "price_prod_06h2d0hxh93776ax6kaz2a0pxeqsm",
          *             "quantity": 2,
          *             "amount_atom": 1000,
          *             "description": "Pro",
@@ -13219,24 +13219,24 @@ export type components = {
          *         "subscription_data": null
          *       },
          *       "previous_data": {
-         *         "id": "cs_prod_06h2cqm2906r69n6e7vz479masz9m",
-         *         "url": "http://127.0.0.1:41121/checkout/cs_prod_06h2cqm2906r69n6e7vz479masz9m",
+         *         "id": "cs_prod_06h2d0jbhakj5gk791g7q2yznssfp",
+         *         "url": "http://127.0.0.1:34341/checkout/cs_prod_06h2d0jbhakj5gk791g7q2yznssfp",
          *         "mode": "payment",
          *         "object": "checkout_session",
          *         "status": "open",
-         *         "created": "2026-11-29T08:14:17.652Z",
+         *         "created": "2026-11-29T08:53:22.950Z",
          *         "invoice": null,
-         *         "updated": "2026-11-29T08:14:17.652Z",
+         *         "updated": "2026-11-29T08:53:22.950Z",
          *         "currency": "usd",
          *         "customer": null,
          *         "livemode": false,
          *         "metadata": {},
          *         "cancel_url": null,
          *         "expired_at": null,
-         *         "expires_at": "2026-11-30T08:14:17.652Z",
+         *         "expires_at": "2026-11-30T08:53:22.950Z",
          *         "line_items": [
          *           {
-         *             "price": "price_prod_06h2cqjg2vada3b8e8bmnya9rc630",
+         *             "price": "price_prod_06h2d0hxh93776ax6kaz2a0pxeqsm",
          *             "quantity": 2,
          *             "amount_atom": 1000,
          *             "description": "Pro",
@@ -13253,13 +13253,13 @@ export type components = {
          *         "subscription_data": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2cqm2j1bg2p7fhtpb1hbepfay4",
-         *       "request_id": "req_prod_06h2cqm2j1bg2p7fhtpb1hbepfay4",
+         *       "correlation_id": "req_prod_06h2d0jbkew59pj3e1s9ywa4kds64",
+         *       "request_id": "req_prod_06h2d0jbkew59pj3e1s9ywa4kds64",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-29T08:14:17.765Z",
+         *       "created": "2026-11-29T08:53:22.978Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2cqh7fdk7b9911197cjdvt3b4e"
+         *       "actor_id": "key_prod_06h2d0hff561d1m2s03m8jqqg7zhr"
          *     }
          */
         CheckoutSessionUpdatedEvent: {
@@ -13304,20 +13304,20 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2cqm3qv0g9e40983awd8tdhydp",
+         *       "id": "evt_prod_06h2d0jbqyzgy4jpbt238xb6tny6r",
          *       "type": "checkout.session.deleted",
          *       "aggregate_type": "checkout_session",
-         *       "aggregate_id": "cs_prod_06h2cqm2906r69n6e7vz479masz9m",
+         *       "aggregate_id": "cs_prod_06h2d0jbhakj5gk791g7q2yznssfp",
          *       "data": {
-         *         "id": "cs_prod_06h2cqm2906r69n6e7vz479masz9m",
-         *         "url": "http://127.0.0.1:41121/checkout/cs_prod_06h2cqm2906r69n6e7vz479masz9m",
+         *         "id": "cs_prod_06h2d0jbhakj5gk791g7q2yznssfp",
+         *         "url": "http://127.0.0.1:34341/checkout/cs_prod_06h2d0jbhakj5gk791g7q2yznssfp",
          *         "mode": "payment",
          *         "object": "checkout_session",
          *         "status": "open",
-         *         "created": "2026-11-29T08:14:17.652Z",
+         *         "created": "2026-11-29T08:53:22.950Z",
          *         "deleted": true,
          *         "invoice": null,
-         *         "updated": "2026-11-29T08:14:18.030Z",
+         *         "updated": "2026-11-29T08:53:23.005Z",
          *         "currency": "usd",
          *         "customer": null,
          *         "livemode": false,
@@ -13326,10 +13326,10 @@ export type components = {
          *         },
          *         "cancel_url": null,
          *         "expired_at": null,
-         *         "expires_at": "2026-11-30T08:14:17.652Z",
+         *         "expires_at": "2026-11-30T08:53:22.950Z",
          *         "line_items": [
          *           {
-         *             "price": "price_prod_06h2cqjg2vada3b8e8bmnya9rc630",
+         *             "price": "price_prod_06h2d0hxh93776ax6kaz2a0pxeqsm",
          *             "quantity": 2,
          *             "amount_atom": 1000,
          *             "description": "Pro",
@@ -13346,14 +13346,14 @@ export type components = {
          *         "subscription_data": null
          *       },
          *       "previous_data": {
-         *         "id": "cs_prod_06h2cqm2906r69n6e7vz479masz9m",
-         *         "url": "http://127.0.0.1:41121/checkout/cs_prod_06h2cqm2906r69n6e7vz479masz9m",
+         *         "id": "cs_prod_06h2d0jbhakj5gk791g7q2yznssfp",
+         *         "url": "http://127.0.0.1:34341/checkout/cs_prod_06h2d0jbhakj5gk791g7q2yznssfp",
          *         "mode": "payment",
          *         "object": "checkout_session",
          *         "status": "open",
-         *         "created": "2026-11-29T08:14:17.652Z",
+         *         "created": "2026-11-29T08:53:22.950Z",
          *         "invoice": null,
-         *         "updated": "2026-11-29T08:14:17.758Z",
+         *         "updated": "2026-11-29T08:53:22.975Z",
          *         "currency": "usd",
          *         "customer": null,
          *         "livemode": false,
@@ -13362,10 +13362,10 @@ export type components = {
          *         },
          *         "cancel_url": null,
          *         "expired_at": null,
-         *         "expires_at": "2026-11-30T08:14:17.652Z",
+         *         "expires_at": "2026-11-30T08:53:22.950Z",
          *         "line_items": [
          *           {
-         *             "price": "price_prod_06h2cqjg2vada3b8e8bmnya9rc630",
+         *             "price": "price_prod_06h2d0hxh93776ax6kaz2a0pxeqsm",
          *             "quantity": 2,
          *             "amount_atom": 1000,
          *             "description": "Pro",
@@ -13382,13 +13382,13 @@ export type components = {
          *         "subscription_data": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2cqm3hft0cw4h1kvxcd2nz3qf6",
-         *       "request_id": "req_prod_06h2cqm3hft0cw4h1kvxcd2nz3qf6",
+         *       "correlation_id": "req_prod_06h2d0jbq4gmnf10n2dda8avkawb6",
+         *       "request_id": "req_prod_06h2d0jbq4gmnf10n2dda8avkawb6",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-29T08:14:18.046Z",
+         *       "created": "2026-11-29T08:53:23.007Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2cqh7fdk7b9911197cjdvt3b4e"
+         *       "actor_id": "key_prod_06h2d0hff561d1m2s03m8jqqg7zhr"
          *     }
          */
         CheckoutSessionDeletedEvent: {
@@ -13433,29 +13433,29 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2cqm1bz0c2wtp1sbp18edt6d14",
+         *       "id": "evt_prod_06h2d0jbd75dg7kdqdjc5zb1pqz6c",
          *       "type": "checkout.session.completed",
          *       "aggregate_type": "checkout_session",
-         *       "aggregate_id": "cs_prod_06h2cqkztbhpgvzsfagfqxjvdjkyw",
+         *       "aggregate_id": "cs_prod_06h2d0jb214sshkb0vp9ebb6hvb7e",
          *       "data": {
-         *         "id": "cs_prod_06h2cqkztbhpgvzsfagfqxjvdjkyw",
-         *         "url": "http://127.0.0.1:41121/checkout/cs_prod_06h2cqkztbhpgvzsfagfqxjvdjkyw",
+         *         "id": "cs_prod_06h2d0jb214sshkb0vp9ebb6hvb7e",
+         *         "url": "http://127.0.0.1:34341/checkout/cs_prod_06h2d0jb214sshkb0vp9ebb6hvb7e",
          *         "mode": "payment",
          *         "object": "checkout_session",
          *         "status": "complete",
-         *         "created": "2026-11-29T08:14:17.025Z",
+         *         "created": "2026-11-29T08:53:22.828Z",
          *         "invoice": null,
-         *         "updated": "2026-11-29T08:14:17.412Z",
+         *         "updated": "2026-11-29T08:53:22.917Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2cqm0ggn22bmb4sg0w1fawkqxg",
+         *         "customer": "cus_prod_06h2d0jb9hkt5smdbj5rdz1zfm036",
          *         "livemode": false,
          *         "metadata": {},
          *         "cancel_url": null,
          *         "expired_at": null,
-         *         "expires_at": "2026-11-30T08:14:17.025Z",
+         *         "expires_at": "2026-11-30T08:53:22.828Z",
          *         "line_items": [
          *           {
-         *             "price": "price_prod_06h2cqjg2vada3b8e8bmnya9rc630",
+         *             "price": "price_prod_06h2d0hxh93776ax6kaz2a0pxeqsm",
          *             "quantity": 2,
          *             "amount_atom": 1000,
          *             "description": "Pro",
@@ -13463,33 +13463,33 @@ export type components = {
          *           }
          *         ],
          *         "success_url": "https://example.com/thanks",
-         *         "completed_at": "2026-11-29T08:14:17.412Z",
+         *         "completed_at": "2026-11-29T08:53:22.917Z",
          *         "subscription": null,
          *         "customer_email": "new-buyer@example.com",
-         *         "payment_intent": "pi_prod_06h2cqm0rbw6bebax1r5m3s3hzr8m",
+         *         "payment_intent": "pi_prod_06h2d0jbajrwy9mtjfkjqdnmf1k5r",
          *         "payment_status": "paid",
          *         "amount_total_atom": 1000,
          *         "subscription_data": null
          *       },
          *       "previous_data": {
-         *         "id": "cs_prod_06h2cqkztbhpgvzsfagfqxjvdjkyw",
-         *         "url": "http://127.0.0.1:41121/checkout/cs_prod_06h2cqkztbhpgvzsfagfqxjvdjkyw",
+         *         "id": "cs_prod_06h2d0jb214sshkb0vp9ebb6hvb7e",
+         *         "url": "http://127.0.0.1:34341/checkout/cs_prod_06h2d0jb214sshkb0vp9ebb6hvb7e",
          *         "mode": "payment",
          *         "object": "checkout_session",
          *         "status": "open",
-         *         "created": "2026-11-29T08:14:17.025Z",
+         *         "created": "2026-11-29T08:53:22.828Z",
          *         "invoice": null,
-         *         "updated": "2026-11-29T08:14:17.025Z",
+         *         "updated": "2026-11-29T08:53:22.828Z",
          *         "currency": "usd",
          *         "customer": null,
          *         "livemode": false,
          *         "metadata": {},
          *         "cancel_url": null,
          *         "expired_at": null,
-         *         "expires_at": "2026-11-30T08:14:17.025Z",
+         *         "expires_at": "2026-11-30T08:53:22.828Z",
          *         "line_items": [
          *           {
-         *             "price": "price_prod_06h2cqjg2vada3b8e8bmnya9rc630",
+         *             "price": "price_prod_06h2d0hxh93776ax6kaz2a0pxeqsm",
          *             "quantity": 2,
          *             "amount_atom": 1000,
          *             "description": "Pro",
@@ -13506,13 +13506,13 @@ export type components = {
          *         "subscription_data": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2cqm02zhcxfzyevtsnp56ydjej",
-         *       "request_id": "req_prod_06h2cqm02zhcxfzyevtsnp56ydjej",
+         *       "correlation_id": "req_prod_06h2d0jb7q1gcf12nmjcgkf69f9ja",
+         *       "request_id": "req_prod_06h2d0jb7q1gcf12nmjcgkf69f9ja",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-29T08:14:17.439Z",
+         *       "created": "2026-11-29T08:53:22.921Z",
          *       "actor_type": "customer",
-         *       "actor_id": "cus_prod_06h2cqm0ggn22bmb4sg0w1fawkqxg"
+         *       "actor_id": "cus_prod_06h2d0jb9hkt5smdbj5rdz1zfm036"
          *     }
          */
         CheckoutSessionCompletedEvent: {
@@ -13557,29 +13557,29 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2cqm6njy8y8jg17akq8e4pb2xt",
+         *       "id": "evt_prod_06h2d0jc8g3ztvh7d48e28se10ygp",
          *       "type": "checkout.session.expired",
          *       "aggregate_type": "checkout_session",
-         *       "aggregate_id": "cs_prod_06h2cqm3zjqq53s43zyt44dqee0ep",
+         *       "aggregate_id": "cs_prod_06h2d0jbt72xr5g88j130hkfnz52t",
          *       "data": {
-         *         "id": "cs_prod_06h2cqm3zjqq53s43zyt44dqee0ep",
-         *         "url": "http://127.0.0.1:41121/checkout/cs_prod_06h2cqm3zjqq53s43zyt44dqee0ep",
+         *         "id": "cs_prod_06h2d0jbt72xr5g88j130hkfnz52t",
+         *         "url": "http://127.0.0.1:34341/checkout/cs_prod_06h2d0jbt72xr5g88j130hkfnz52t",
          *         "mode": "payment",
          *         "object": "checkout_session",
          *         "status": "expired",
-         *         "created": "2026-11-29T08:14:18.101Z",
+         *         "created": "2026-11-29T08:53:23.022Z",
          *         "invoice": null,
-         *         "updated": "2026-11-30T08:14:18.101Z",
+         *         "updated": "2026-11-30T08:53:23.022Z",
          *         "currency": "usd",
          *         "customer": null,
          *         "livemode": false,
          *         "metadata": {},
          *         "cancel_url": null,
-         *         "expired_at": "2026-11-30T08:14:18.101Z",
-         *         "expires_at": "2026-11-30T08:14:18.101Z",
+         *         "expired_at": "2026-11-30T08:53:23.022Z",
+         *         "expires_at": "2026-11-30T08:53:23.022Z",
          *         "line_items": [
          *           {
-         *             "price": "price_prod_06h2cqjg2vada3b8e8bmnya9rc630",
+         *             "price": "price_prod_06h2d0hxh93776ax6kaz2a0pxeqsm",
          *             "quantity": 2,
          *             "amount_atom": 1000,
          *             "description": "Pro",
@@ -13596,24 +13596,24 @@ export type components = {
          *         "subscription_data": null
          *       },
          *       "previous_data": {
-         *         "id": "cs_prod_06h2cqm3zjqq53s43zyt44dqee0ep",
-         *         "url": "http://127.0.0.1:41121/checkout/cs_prod_06h2cqm3zjqq53s43zyt44dqee0ep",
+         *         "id": "cs_prod_06h2d0jbt72xr5g88j130hkfnz52t",
+         *         "url": "http://127.0.0.1:34341/checkout/cs_prod_06h2d0jbt72xr5g88j130hkfnz52t",
          *         "mode": "payment",
          *         "object": "checkout_session",
          *         "status": "open",
-         *         "created": "2026-11-29T08:14:18.101Z",
+         *         "created": "2026-11-29T08:53:23.022Z",
          *         "invoice": null,
-         *         "updated": "2026-11-29T08:14:18.101Z",
+         *         "updated": "2026-11-29T08:53:23.022Z",
          *         "currency": "usd",
          *         "customer": null,
          *         "livemode": false,
          *         "metadata": {},
          *         "cancel_url": null,
          *         "expired_at": null,
-         *         "expires_at": "2026-11-30T08:14:18.101Z",
+         *         "expires_at": "2026-11-30T08:53:23.022Z",
          *         "line_items": [
          *           {
-         *             "price": "price_prod_06h2cqjg2vada3b8e8bmnya9rc630",
+         *             "price": "price_prod_06h2d0hxh93776ax6kaz2a0pxeqsm",
          *             "quantity": 2,
          *             "amount_atom": 1000,
          *             "description": "Pro",
@@ -13630,11 +13630,11 @@ export type components = {
          *         "subscription_data": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2cqm4h4zcjw7ygzymxdf4zetyj",
+         *       "correlation_id": "req_prod_06h2d0jbytp1qd45anapphpcvkeqr",
          *       "request_id": null,
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-30T08:14:18.101Z",
+         *       "created": "2026-11-30T08:53:23.022Z",
          *       "actor_type": "system",
          *       "actor_id": null
          *     }
@@ -13681,19 +13681,19 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2cqjv2r57ncq33d18m7rcgvyw8",
+         *       "id": "evt_prod_06h2d0j26rhdex7wqcpag3r4vv3xe",
          *       "type": "payment_intent.created",
          *       "aggregate_type": "payment_intent",
-         *       "aggregate_id": "pi_prod_06h2cqjv2bm45agjhsjnpwnz6ewa8",
+         *       "aggregate_id": "pi_prod_06h2d0j25ghhdac6jr2g39fm7g3mp",
          *       "data": {
-         *         "id": "pi_prod_06h2cqjv2bm45agjhsjnpwnz6ewa8",
+         *         "id": "pi_prod_06h2d0j25ghhdac6jr2g39fm7g3mp",
          *         "object": "payment_intent",
          *         "status": "requires_confirmation",
-         *         "created": "2026-11-29T08:14:07.634Z",
+         *         "created": "2026-11-29T08:53:20.556Z",
          *         "invoice": null,
-         *         "updated": "2026-11-29T08:14:07.634Z",
+         *         "updated": "2026-11-29T08:53:20.556Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2cqjp9q86wsnhz16fr4njyj6nw",
+         *         "customer": "cus_prod_06h2d0hzwvey0es4yyvctdfs4an46",
          *         "livemode": false,
          *         "metadata": {},
          *         "amount_atom": 1000,
@@ -13706,13 +13706,13 @@ export type components = {
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2cqjv1nzkqr7fqd9h6hrafvtn4",
-         *       "request_id": "req_prod_06h2cqjv1nzkqr7fqd9h6hrafvtn4",
+         *       "correlation_id": "req_prod_06h2d0j24ndas9zgbzrczt6kstbta",
+         *       "request_id": "req_prod_06h2d0j24ndas9zgbzrczt6kstbta",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-29T08:14:07.638Z",
+         *       "created": "2026-11-29T08:53:20.566Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2cqh7fdk7b9911197cjdvt3b4e"
+         *       "actor_id": "key_prod_06h2d0hff561d1m2s03m8jqqg7zhr"
          *     }
          */
         PaymentIntentCreatedEvent: {
@@ -13757,19 +13757,19 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2cqjv4fzyb7vdhka7nwpq78qvp",
+         *       "id": "evt_prod_06h2d0j2a63b1wh64pbbd17kd0d2p",
          *       "type": "payment_intent.processing",
          *       "aggregate_type": "payment_intent",
-         *       "aggregate_id": "pi_prod_06h2cqjv2bm45agjhsjnpwnz6ewa8",
+         *       "aggregate_id": "pi_prod_06h2d0j25ghhdac6jr2g39fm7g3mp",
          *       "data": {
-         *         "id": "pi_prod_06h2cqjv2bm45agjhsjnpwnz6ewa8",
+         *         "id": "pi_prod_06h2d0j25ghhdac6jr2g39fm7g3mp",
          *         "object": "payment_intent",
          *         "status": "processing",
-         *         "created": "2026-11-29T08:14:07.634Z",
+         *         "created": "2026-11-29T08:53:20.556Z",
          *         "invoice": null,
-         *         "updated": "2026-11-29T08:14:07.642Z",
+         *         "updated": "2026-11-29T08:53:20.585Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2cqjp9q86wsnhz16fr4njyj6nw",
+         *         "customer": "cus_prod_06h2d0hzwvey0es4yyvctdfs4an46",
          *         "livemode": false,
          *         "metadata": {},
          *         "amount_atom": 1000,
@@ -13781,14 +13781,14 @@ export type components = {
          *         "amount_capturable_atom": 0
          *       },
          *       "previous_data": {
-         *         "id": "pi_prod_06h2cqjv2bm45agjhsjnpwnz6ewa8",
+         *         "id": "pi_prod_06h2d0j25ghhdac6jr2g39fm7g3mp",
          *         "object": "payment_intent",
          *         "status": "requires_confirmation",
-         *         "created": "2026-11-29T08:14:07.634Z",
+         *         "created": "2026-11-29T08:53:20.556Z",
          *         "invoice": null,
-         *         "updated": "2026-11-29T08:14:07.634Z",
+         *         "updated": "2026-11-29T08:53:20.556Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2cqjp9q86wsnhz16fr4njyj6nw",
+         *         "customer": "cus_prod_06h2d0hzwvey0es4yyvctdfs4an46",
          *         "livemode": false,
          *         "metadata": {},
          *         "amount_atom": 1000,
@@ -13800,13 +13800,13 @@ export type components = {
          *         "amount_capturable_atom": 0
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2cqjv1nzkqr7fqd9h6hrafvtn4",
-         *       "request_id": "req_prod_06h2cqjv1nzkqr7fqd9h6hrafvtn4",
+         *       "correlation_id": "req_prod_06h2d0j24ndas9zgbzrczt6kstbta",
+         *       "request_id": "req_prod_06h2d0j24ndas9zgbzrczt6kstbta",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-29T08:14:07.651Z",
+         *       "created": "2026-11-29T08:53:20.593Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2cqh7fdk7b9911197cjdvt3b4e"
+         *       "actor_id": "key_prod_06h2d0hff561d1m2s03m8jqqg7zhr"
          *     }
          */
         PaymentIntentProcessingEvent: {
@@ -13851,19 +13851,19 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2cqjw136zdvr9wjtje2ppyk0x2",
+         *       "id": "evt_prod_06h2d0j2n3cnrx3t2z85txta3h70r",
          *       "type": "payment_intent.requires_action",
          *       "aggregate_type": "payment_intent",
-         *       "aggregate_id": "pi_prod_06h2cqjvywya56c5zbtk4ssw18rr0",
+         *       "aggregate_id": "pi_prod_06h2d0j2kvxq0bv7hzmvd5ceqx16y",
          *       "data": {
-         *         "id": "pi_prod_06h2cqjvywya56c5zbtk4ssw18rr0",
+         *         "id": "pi_prod_06h2d0j2kvxq0bv7hzmvd5ceqx16y",
          *         "object": "payment_intent",
          *         "status": "requires_action",
-         *         "created": "2026-11-29T08:14:07.862Z",
+         *         "created": "2026-11-29T08:53:20.670Z",
          *         "invoice": null,
-         *         "updated": "2026-11-29T08:14:07.877Z",
+         *         "updated": "2026-11-29T08:53:20.676Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2cqjp9q86wsnhz16fr4njyj6nw",
+         *         "customer": "cus_prod_06h2d0hzwvey0es4yyvctdfs4an46",
          *         "livemode": false,
          *         "metadata": {},
          *         "amount_atom": 1000,
@@ -13875,14 +13875,14 @@ export type components = {
          *         "amount_capturable_atom": 0
          *       },
          *       "previous_data": {
-         *         "id": "pi_prod_06h2cqjvywya56c5zbtk4ssw18rr0",
+         *         "id": "pi_prod_06h2d0j2kvxq0bv7hzmvd5ceqx16y",
          *         "object": "payment_intent",
          *         "status": "requires_confirmation",
-         *         "created": "2026-11-29T08:14:07.862Z",
+         *         "created": "2026-11-29T08:53:20.670Z",
          *         "invoice": null,
-         *         "updated": "2026-11-29T08:14:07.862Z",
+         *         "updated": "2026-11-29T08:53:20.670Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2cqjp9q86wsnhz16fr4njyj6nw",
+         *         "customer": "cus_prod_06h2d0hzwvey0es4yyvctdfs4an46",
          *         "livemode": false,
          *         "metadata": {},
          *         "amount_atom": 1000,
@@ -13894,13 +13894,13 @@ export type components = {
          *         "amount_capturable_atom": 0
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2cqjvyfyk87dqc3gdwj72ncxhy",
-         *       "request_id": "req_prod_06h2cqjvyfyk87dqc3gdwj72ncxhy",
+         *       "correlation_id": "req_prod_06h2d0j2khrr1v8zamd4w6zk080st",
+         *       "request_id": "req_prod_06h2d0j2khrr1v8zamd4w6zk080st",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-29T08:14:07.880Z",
+         *       "created": "2026-11-29T08:53:20.680Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2cqh7fdk7b9911197cjdvt3b4e"
+         *       "actor_id": "key_prod_06h2d0hff561d1m2s03m8jqqg7zhr"
          *     }
          */
         PaymentIntentRequiresActionEvent: {
@@ -13945,19 +13945,19 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2cqjwtfsvbp2v5fjhzw2zb2022",
+         *       "id": "evt_prod_06h2d0j2wvyvhjs1btn99ph77yd1t",
          *       "type": "payment_intent.amount_capturable_updated",
          *       "aggregate_type": "payment_intent",
-         *       "aggregate_id": "pi_prod_06h2cqjwjpf7apgwtvm0ej3h9ce4m",
+         *       "aggregate_id": "pi_prod_06h2d0j2v84dkkr2cena082by7k62",
          *       "data": {
-         *         "id": "pi_prod_06h2cqjwjpf7apgwtvm0ej3h9ce4m",
+         *         "id": "pi_prod_06h2d0j2v84dkkr2cena082by7k62",
          *         "object": "payment_intent",
          *         "status": "requires_capture",
-         *         "created": "2026-11-29T08:14:08.021Z",
+         *         "created": "2026-11-29T08:53:20.730Z",
          *         "invoice": null,
-         *         "updated": "2026-11-29T08:14:08.069Z",
+         *         "updated": "2026-11-29T08:53:20.740Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2cqjp9q86wsnhz16fr4njyj6nw",
+         *         "customer": "cus_prod_06h2d0hzwvey0es4yyvctdfs4an46",
          *         "livemode": false,
          *         "metadata": {},
          *         "amount_atom": 1000,
@@ -13969,14 +13969,14 @@ export type components = {
          *         "amount_capturable_atom": 1000
          *       },
          *       "previous_data": {
-         *         "id": "pi_prod_06h2cqjwjpf7apgwtvm0ej3h9ce4m",
+         *         "id": "pi_prod_06h2d0j2v84dkkr2cena082by7k62",
          *         "object": "payment_intent",
          *         "status": "processing",
-         *         "created": "2026-11-29T08:14:08.021Z",
+         *         "created": "2026-11-29T08:53:20.730Z",
          *         "invoice": null,
-         *         "updated": "2026-11-29T08:14:08.036Z",
+         *         "updated": "2026-11-29T08:53:20.735Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2cqjp9q86wsnhz16fr4njyj6nw",
+         *         "customer": "cus_prod_06h2d0hzwvey0es4yyvctdfs4an46",
          *         "livemode": false,
          *         "metadata": {},
          *         "amount_atom": 1000,
@@ -13988,13 +13988,13 @@ export type components = {
          *         "amount_capturable_atom": 0
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2cqjwhqbnpdhqz8b4sghspv53g",
-         *       "request_id": "req_prod_06h2cqjwhqbnpdhqz8b4sghspv53g",
+         *       "correlation_id": "req_prod_06h2d0j2txsymmx0sbptdqzzbq4j2",
+         *       "request_id": "req_prod_06h2d0j2txsymmx0sbptdqzzbq4j2",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-29T08:14:08.083Z",
+         *       "created": "2026-11-29T08:53:20.742Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2cqh7fdk7b9911197cjdvt3b4e"
+         *       "actor_id": "key_prod_06h2d0hff561d1m2s03m8jqqg7zhr"
          *     }
          */
         PaymentIntentAmountCapturableUpdatedEvent: {
@@ -14039,19 +14039,19 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2cqjv926yyqrcns8hn1m3d3qay",
+         *       "id": "evt_prod_06h2d0j2css5ej552jz7y182936kp",
          *       "type": "payment_intent.succeeded",
          *       "aggregate_type": "payment_intent",
-         *       "aggregate_id": "pi_prod_06h2cqjv2bm45agjhsjnpwnz6ewa8",
+         *       "aggregate_id": "pi_prod_06h2d0j25ghhdac6jr2g39fm7g3mp",
          *       "data": {
-         *         "id": "pi_prod_06h2cqjv2bm45agjhsjnpwnz6ewa8",
+         *         "id": "pi_prod_06h2d0j25ghhdac6jr2g39fm7g3mp",
          *         "object": "payment_intent",
          *         "status": "succeeded",
-         *         "created": "2026-11-29T08:14:07.634Z",
+         *         "created": "2026-11-29T08:53:20.556Z",
          *         "invoice": null,
-         *         "updated": "2026-11-29T08:14:07.683Z",
+         *         "updated": "2026-11-29T08:53:20.606Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2cqjp9q86wsnhz16fr4njyj6nw",
+         *         "customer": "cus_prod_06h2d0hzwvey0es4yyvctdfs4an46",
          *         "livemode": false,
          *         "metadata": {},
          *         "amount_atom": 1000,
@@ -14063,14 +14063,14 @@ export type components = {
          *         "amount_capturable_atom": 0
          *       },
          *       "previous_data": {
-         *         "id": "pi_prod_06h2cqjv2bm45agjhsjnpwnz6ewa8",
+         *         "id": "pi_prod_06h2d0j25ghhdac6jr2g39fm7g3mp",
          *         "object": "payment_intent",
          *         "status": "processing",
-         *         "created": "2026-11-29T08:14:07.634Z",
+         *         "created": "2026-11-29T08:53:20.556Z",
          *         "invoice": null,
-         *         "updated": "2026-11-29T08:14:07.642Z",
+         *         "updated": "2026-11-29T08:53:20.585Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2cqjp9q86wsnhz16fr4njyj6nw",
+         *         "customer": "cus_prod_06h2d0hzwvey0es4yyvctdfs4an46",
          *         "livemode": false,
          *         "metadata": {},
          *         "amount_atom": 1000,
@@ -14082,13 +14082,13 @@ export type components = {
          *         "amount_capturable_atom": 0
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2cqjv1nzkqr7fqd9h6hrafvtn4",
-         *       "request_id": "req_prod_06h2cqjv1nzkqr7fqd9h6hrafvtn4",
+         *       "correlation_id": "req_prod_06h2d0j24ndas9zgbzrczt6kstbta",
+         *       "request_id": "req_prod_06h2d0j24ndas9zgbzrczt6kstbta",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-29T08:14:07.688Z",
+         *       "created": "2026-11-29T08:53:20.614Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2cqh7fdk7b9911197cjdvt3b4e"
+         *       "actor_id": "key_prod_06h2d0hff561d1m2s03m8jqqg7zhr"
          *     }
          */
         PaymentIntentSucceededEvent: {
@@ -14133,23 +14133,23 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2cqjwzra6r7gr7kpt8w86aseh6",
+         *       "id": "evt_prod_06h2d0j2zmdk4822z0at9rn01jbt2",
          *       "type": "payment_intent.canceled",
          *       "aggregate_type": "payment_intent",
-         *       "aggregate_id": "pi_prod_06h2cqjwjpf7apgwtvm0ej3h9ce4m",
+         *       "aggregate_id": "pi_prod_06h2d0j2v84dkkr2cena082by7k62",
          *       "data": {
-         *         "id": "pi_prod_06h2cqjwjpf7apgwtvm0ej3h9ce4m",
+         *         "id": "pi_prod_06h2d0j2v84dkkr2cena082by7k62",
          *         "object": "payment_intent",
          *         "status": "canceled",
-         *         "created": "2026-11-29T08:14:08.021Z",
+         *         "created": "2026-11-29T08:53:20.730Z",
          *         "invoice": null,
-         *         "updated": "2026-11-29T08:14:08.124Z",
+         *         "updated": "2026-11-29T08:53:20.764Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2cqjp9q86wsnhz16fr4njyj6nw",
+         *         "customer": "cus_prod_06h2d0hzwvey0es4yyvctdfs4an46",
          *         "livemode": false,
          *         "metadata": {},
          *         "amount_atom": 1000,
-         *         "canceled_at": "2026-11-29T08:14:08.124Z",
+         *         "canceled_at": "2026-11-29T08:53:20.764Z",
          *         "capture_method": "manual",
          *         "payment_method": "pm_sandbox_succeeds",
          *         "last_payment_error": null,
@@ -14157,14 +14157,14 @@ export type components = {
          *         "amount_capturable_atom": 0
          *       },
          *       "previous_data": {
-         *         "id": "pi_prod_06h2cqjwjpf7apgwtvm0ej3h9ce4m",
+         *         "id": "pi_prod_06h2d0j2v84dkkr2cena082by7k62",
          *         "object": "payment_intent",
          *         "status": "requires_capture",
-         *         "created": "2026-11-29T08:14:08.021Z",
+         *         "created": "2026-11-29T08:53:20.730Z",
          *         "invoice": null,
-         *         "updated": "2026-11-29T08:14:08.069Z",
+         *         "updated": "2026-11-29T08:53:20.740Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2cqjp9q86wsnhz16fr4njyj6nw",
+         *         "customer": "cus_prod_06h2d0hzwvey0es4yyvctdfs4an46",
          *         "livemode": false,
          *         "metadata": {},
          *         "amount_atom": 1000,
@@ -14176,13 +14176,13 @@ export type components = {
          *         "amount_capturable_atom": 1000
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2cqjwyxnz4x0vyy5wrbyra908e",
-         *       "request_id": "req_prod_06h2cqjwyxnz4x0vyy5wrbyra908e",
+         *       "correlation_id": "req_prod_06h2d0j2ymqctqengybtr74ve4y2p",
+         *       "request_id": "req_prod_06h2d0j2ymqctqengybtr74ve4y2p",
          *       "version": 1,
          *       "sequence": 4,
-         *       "created": "2026-11-29T08:14:08.126Z",
+         *       "created": "2026-11-29T08:53:20.765Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2cqh7fdk7b9911197cjdvt3b4e"
+         *       "actor_id": "key_prod_06h2d0hff561d1m2s03m8jqqg7zhr"
          *     }
          */
         PaymentIntentCanceledEvent: {
@@ -14227,19 +14227,19 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2cqjvr7wzxem94j8fgrnysn30y",
+         *       "id": "evt_prod_06h2d0j2j6vzyb861qf84th60pdw2",
          *       "type": "payment_intent.payment_failed",
          *       "aggregate_type": "payment_intent",
-         *       "aggregate_id": "pi_prod_06h2cqjvgmbt5gfehdgng4wy0kxmt",
+         *       "aggregate_id": "pi_prod_06h2d0j2frx6apt5pqd2tqvxgfw66",
          *       "data": {
-         *         "id": "pi_prod_06h2cqjvgmbt5gfehdgng4wy0kxmt",
+         *         "id": "pi_prod_06h2d0j2frx6apt5pqd2tqvxgfw66",
          *         "object": "payment_intent",
          *         "status": "requires_payment_method",
-         *         "created": "2026-11-29T08:14:07.749Z",
+         *         "created": "2026-11-29T08:53:20.638Z",
          *         "invoice": null,
-         *         "updated": "2026-11-29T08:14:07.802Z",
+         *         "updated": "2026-11-29T08:53:20.656Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2cqjp9q86wsnhz16fr4njyj6nw",
+         *         "customer": "cus_prod_06h2d0hzwvey0es4yyvctdfs4an46",
          *         "livemode": false,
          *         "metadata": {},
          *         "amount_atom": 1000,
@@ -14251,14 +14251,14 @@ export type components = {
          *         "amount_capturable_atom": 0
          *       },
          *       "previous_data": {
-         *         "id": "pi_prod_06h2cqjvgmbt5gfehdgng4wy0kxmt",
+         *         "id": "pi_prod_06h2d0j2frx6apt5pqd2tqvxgfw66",
          *         "object": "payment_intent",
          *         "status": "processing",
-         *         "created": "2026-11-29T08:14:07.749Z",
+         *         "created": "2026-11-29T08:53:20.638Z",
          *         "invoice": null,
-         *         "updated": "2026-11-29T08:14:07.763Z",
+         *         "updated": "2026-11-29T08:53:20.644Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2cqjp9q86wsnhz16fr4njyj6nw",
+         *         "customer": "cus_prod_06h2d0hzwvey0es4yyvctdfs4an46",
          *         "livemode": false,
          *         "metadata": {},
          *         "amount_atom": 1000,
@@ -14270,13 +14270,13 @@ export type components = {
          *         "amount_capturable_atom": 0
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2cqjvf66et4e6exazw01sx0866",
-         *       "request_id": "req_prod_06h2cqjvf66et4e6exazw01sx0866",
+         *       "correlation_id": "req_prod_06h2d0j2fbj391szvaasmsnys8ya8",
+         *       "request_id": "req_prod_06h2d0j2fbj391szvaasmsnys8ya8",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-29T08:14:07.809Z",
+         *       "created": "2026-11-29T08:53:20.657Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2cqh7fdk7b9911197cjdvt3b4e"
+         *       "actor_id": "key_prod_06h2d0hff561d1m2s03m8jqqg7zhr"
          *     }
          */
         PaymentIntentPaymentFailedEvent: {
@@ -14321,19 +14321,19 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2cqjwdw02hsve3jvrcexfpkz1t",
+         *       "id": "evt_prod_06h2d0j2sgpjrvtjqgdhfzns18zam",
          *       "type": "payment_intent.partially_funded",
          *       "aggregate_type": "payment_intent",
-         *       "aggregate_id": "pi_prod_06h2cqjw7jbg11nqkmyjqns47hh7r",
+         *       "aggregate_id": "pi_prod_06h2d0j2q8r8q6b71sjp1gmmb4m6e",
          *       "data": {
-         *         "id": "pi_prod_06h2cqjw7jbg11nqkmyjqns47hh7r",
+         *         "id": "pi_prod_06h2d0j2q8r8q6b71sjp1gmmb4m6e",
          *         "object": "payment_intent",
          *         "status": "partially_funded",
-         *         "created": "2026-11-29T08:14:07.932Z",
+         *         "created": "2026-11-29T08:53:20.697Z",
          *         "invoice": null,
-         *         "updated": "2026-11-29T08:14:07.981Z",
+         *         "updated": "2026-11-29T08:53:20.714Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2cqjp9q86wsnhz16fr4njyj6nw",
+         *         "customer": "cus_prod_06h2d0hzwvey0es4yyvctdfs4an46",
          *         "livemode": false,
          *         "metadata": {},
          *         "amount_atom": 1000,
@@ -14345,14 +14345,14 @@ export type components = {
          *         "amount_capturable_atom": 0
          *       },
          *       "previous_data": {
-         *         "id": "pi_prod_06h2cqjw7jbg11nqkmyjqns47hh7r",
+         *         "id": "pi_prod_06h2d0j2q8r8q6b71sjp1gmmb4m6e",
          *         "object": "payment_intent",
          *         "status": "processing",
-         *         "created": "2026-11-29T08:14:07.932Z",
+         *         "created": "2026-11-29T08:53:20.697Z",
          *         "invoice": null,
-         *         "updated": "2026-11-29T08:14:07.949Z",
+         *         "updated": "2026-11-29T08:53:20.704Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2cqjp9q86wsnhz16fr4njyj6nw",
+         *         "customer": "cus_prod_06h2d0hzwvey0es4yyvctdfs4an46",
          *         "livemode": false,
          *         "metadata": {},
          *         "amount_atom": 1000,
@@ -14364,13 +14364,13 @@ export type components = {
          *         "amount_capturable_atom": 0
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2cqjw67kdkxqrhxq5xr4829m2m",
-         *       "request_id": "req_prod_06h2cqjw67kdkxqrhxq5xr4829m2m",
+         *       "correlation_id": "req_prod_06h2d0j2pza1txjg6606hq1k1vjjr",
+         *       "request_id": "req_prod_06h2d0j2pza1txjg6606hq1k1vjjr",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-29T08:14:07.983Z",
+         *       "created": "2026-11-29T08:53:20.716Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2cqh7fdk7b9911197cjdvt3b4e"
+         *       "actor_id": "key_prod_06h2d0hff561d1m2s03m8jqqg7zhr"
          *     }
          */
         PaymentIntentPartiallyFundedEvent: {
@@ -14415,46 +14415,48 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2cqkp38qjy642vgv4sc6hxaz7w",
+         *       "id": "evt_prod_06h2d0j8nmwqw4dxgsced7kepak3y",
          *       "type": "customer.subscription.created",
          *       "aggregate_type": "subscription",
-         *       "aggregate_id": "sub_prod_06h2cqknm81r5v31t9pmvtwd4brsw",
+         *       "aggregate_id": "sub_prod_06h2d0j8khyc25ndr0zhkwxcdqp38",
          *       "data": {
-         *         "id": "sub_prod_06h2cqknm81r5v31t9pmvtwd4brsw",
+         *         "id": "sub_prod_06h2d0j8khyc25ndr0zhkwxcdqp38",
          *         "items": [
          *           {
-         *             "id": "si_prod_06h2cqknm81r5v31t9pmvtwd4brsy",
-         *             "price": "price_prod_06h2cqjfppy86tx2b9kty9x453e5p",
+         *             "id": "si_prod_06h2d0j8khyc25ndr0zhkwxcdqp3a",
+         *             "price": "price_prod_06h2d0hxcshgdh05f8e8wff0h1rny",
          *             "quantity": 1
          *           }
          *         ],
          *         "object": "subscription",
          *         "status": "active",
-         *         "created": "2026-11-29T08:14:14.413Z",
-         *         "updated": "2026-11-29T08:14:14.413Z",
+         *         "created": "2026-11-29T08:53:22.201Z",
+         *         "updated": "2026-11-29T08:53:22.201Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2cqjp9q86wsnhz16fr4njyj6nw",
+         *         "customer": "cus_prod_06h2d0hzwvey0es4yyvctdfs4an46",
          *         "livemode": false,
          *         "metadata": {},
          *         "paused_at": null,
          *         "trial_end": null,
          *         "cancelled_at": null,
-         *         "latest_invoice": "in_prod_06h2cqknpb36xp6gtqr6g4m37hfxw",
+         *         "days_until_due": null,
+         *         "latest_invoice": "in_prod_06h2d0j8kwkgq53035bqxvzm95r0g",
          *         "pending_changes": [],
-         *         "current_period_end": "2026-12-29T08:14:14.413Z",
+         *         "collection_method": "charge_automatically",
+         *         "current_period_end": "2026-12-29T08:53:22.201Z",
          *         "cancel_at_period_end": false,
-         *         "current_period_start": "2026-11-29T08:14:14.413Z",
+         *         "current_period_start": "2026-11-29T08:53:22.201Z",
          *         "default_payment_method": null
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2cqknheccbw2wjzxyxb6d5hcbm",
-         *       "request_id": "req_prod_06h2cqknheccbw2wjzxyxb6d5hcbm",
+         *       "correlation_id": "req_prod_06h2d0j8jxa28h9zzrn3r0bvtm6b8",
+         *       "request_id": "req_prod_06h2d0j8jxa28h9zzrn3r0bvtm6b8",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-29T08:14:14.554Z",
+         *       "created": "2026-11-29T08:53:22.222Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2cqh7fdk7b9911197cjdvt3b4e"
+         *       "actor_id": "key_prod_06h2d0hff561d1m2s03m8jqqg7zhr"
          *     }
          */
         CustomerSubscriptionCreatedEvent: {
@@ -14499,25 +14501,25 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2cqkqsj0yr423w3d56rmzs8228",
+         *       "id": "evt_prod_06h2d0j90j1t1wdgz5cskma6k70ae",
          *       "type": "customer.subscription.updated",
          *       "aggregate_type": "subscription",
-         *       "aggregate_id": "sub_prod_06h2cqknm81r5v31t9pmvtwd4brsw",
+         *       "aggregate_id": "sub_prod_06h2d0j8khyc25ndr0zhkwxcdqp38",
          *       "data": {
-         *         "id": "sub_prod_06h2cqknm81r5v31t9pmvtwd4brsw",
+         *         "id": "sub_prod_06h2d0j8khyc25ndr0zhkwxcdqp38",
          *         "items": [
          *           {
-         *             "id": "si_prod_06h2cqknm81r5v31t9pmvtwd4brsy",
-         *             "price": "price_prod_06h2cqjfppy86tx2b9kty9x453e5p",
+         *             "id": "si_prod_06h2d0j8khyc25ndr0zhkwxcdqp3a",
+         *             "price": "price_prod_06h2d0hxcshgdh05f8e8wff0h1rny",
          *             "quantity": 1
          *           }
          *         ],
          *         "object": "subscription",
          *         "status": "active",
-         *         "created": "2026-11-29T08:14:14.413Z",
-         *         "updated": "2026-11-29T08:14:14.953Z",
+         *         "created": "2026-11-29T08:53:22.201Z",
+         *         "updated": "2026-11-29T08:53:22.303Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2cqjp9q86wsnhz16fr4njyj6nw",
+         *         "customer": "cus_prod_06h2d0hzwvey0es4yyvctdfs4an46",
          *         "livemode": false,
          *         "metadata": {
          *           "plan": "pro"
@@ -14525,48 +14527,52 @@ export type components = {
          *         "paused_at": null,
          *         "trial_end": null,
          *         "cancelled_at": null,
-         *         "latest_invoice": "in_prod_06h2cqknpb36xp6gtqr6g4m37hfxw",
+         *         "days_until_due": null,
+         *         "latest_invoice": "in_prod_06h2d0j8kwkgq53035bqxvzm95r0g",
          *         "pending_changes": [],
-         *         "current_period_end": "2026-12-29T08:14:14.413Z",
+         *         "collection_method": "charge_automatically",
+         *         "current_period_end": "2026-12-29T08:53:22.201Z",
          *         "cancel_at_period_end": false,
-         *         "current_period_start": "2026-11-29T08:14:14.413Z",
+         *         "current_period_start": "2026-11-29T08:53:22.201Z",
          *         "default_payment_method": null
          *       },
          *       "previous_data": {
-         *         "id": "sub_prod_06h2cqknm81r5v31t9pmvtwd4brsw",
+         *         "id": "sub_prod_06h2d0j8khyc25ndr0zhkwxcdqp38",
          *         "items": [
          *           {
-         *             "id": "si_prod_06h2cqknm81r5v31t9pmvtwd4brsy",
-         *             "price": "price_prod_06h2cqjfppy86tx2b9kty9x453e5p",
+         *             "id": "si_prod_06h2d0j8khyc25ndr0zhkwxcdqp3a",
+         *             "price": "price_prod_06h2d0hxcshgdh05f8e8wff0h1rny",
          *             "quantity": 1
          *           }
          *         ],
          *         "object": "subscription",
          *         "status": "active",
-         *         "created": "2026-11-29T08:14:14.413Z",
-         *         "updated": "2026-11-29T08:14:14.413Z",
+         *         "created": "2026-11-29T08:53:22.201Z",
+         *         "updated": "2026-11-29T08:53:22.201Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2cqjp9q86wsnhz16fr4njyj6nw",
+         *         "customer": "cus_prod_06h2d0hzwvey0es4yyvctdfs4an46",
          *         "livemode": false,
          *         "metadata": {},
          *         "paused_at": null,
          *         "trial_end": null,
          *         "cancelled_at": null,
-         *         "latest_invoice": "in_prod_06h2cqknpb36xp6gtqr6g4m37hfxw",
+         *         "days_until_due": null,
+         *         "latest_invoice": "in_prod_06h2d0j8kwkgq53035bqxvzm95r0g",
          *         "pending_changes": [],
-         *         "current_period_end": "2026-12-29T08:14:14.413Z",
+         *         "collection_method": "charge_automatically",
+         *         "current_period_end": "2026-12-29T08:53:22.201Z",
          *         "cancel_at_period_end": false,
-         *         "current_period_start": "2026-11-29T08:14:14.413Z",
+         *         "current_period_start": "2026-11-29T08:53:22.201Z",
          *         "default_payment_method": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2cqkqhedezcgq87jmwywgczgn0",
-         *       "request_id": "req_prod_06h2cqkqhedezcgq87jmwywgczgn0",
+         *       "correlation_id": "req_prod_06h2d0j8yvjrckwp347zaf8s36x4m",
+         *       "request_id": "req_prod_06h2d0j8yvjrckwp347zaf8s36x4m",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-29T08:14:14.989Z",
+         *       "created": "2026-11-29T08:53:22.308Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2cqh7fdk7b9911197cjdvt3b4e"
+         *       "actor_id": "key_prod_06h2d0hff561d1m2s03m8jqqg7zhr"
          *     }
          */
         CustomerSubscriptionUpdatedEvent: {
@@ -14611,54 +14617,56 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2cqkr5kt65xgcde6kfy3ya1mg6",
+         *       "id": "evt_prod_06h2d0j94tngz787haerzytb8bexj",
          *       "type": "customer.subscription.paused",
          *       "aggregate_type": "subscription",
-         *       "aggregate_id": "sub_prod_06h2cqknm81r5v31t9pmvtwd4brsw",
+         *       "aggregate_id": "sub_prod_06h2d0j8khyc25ndr0zhkwxcdqp38",
          *       "data": {
-         *         "id": "sub_prod_06h2cqknm81r5v31t9pmvtwd4brsw",
+         *         "id": "sub_prod_06h2d0j8khyc25ndr0zhkwxcdqp38",
          *         "items": [
          *           {
-         *             "id": "si_prod_06h2cqknm81r5v31t9pmvtwd4brsy",
-         *             "price": "price_prod_06h2cqjfppy86tx2b9kty9x453e5p",
+         *             "id": "si_prod_06h2d0j8khyc25ndr0zhkwxcdqp3a",
+         *             "price": "price_prod_06h2d0hxcshgdh05f8e8wff0h1rny",
          *             "quantity": 1
          *           }
          *         ],
          *         "object": "subscription",
          *         "status": "paused",
-         *         "created": "2026-11-29T08:14:14.413Z",
-         *         "updated": "2026-11-29T08:14:15.077Z",
+         *         "created": "2026-11-29T08:53:22.201Z",
+         *         "updated": "2026-11-29T08:53:22.337Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2cqjp9q86wsnhz16fr4njyj6nw",
+         *         "customer": "cus_prod_06h2d0hzwvey0es4yyvctdfs4an46",
          *         "livemode": false,
          *         "metadata": {
          *           "plan": "pro"
          *         },
-         *         "paused_at": "2026-11-29T08:14:15.077Z",
+         *         "paused_at": "2026-11-29T08:53:22.337Z",
          *         "trial_end": null,
          *         "cancelled_at": null,
-         *         "latest_invoice": "in_prod_06h2cqknpb36xp6gtqr6g4m37hfxw",
+         *         "days_until_due": null,
+         *         "latest_invoice": "in_prod_06h2d0j8kwkgq53035bqxvzm95r0g",
          *         "pending_changes": [],
-         *         "current_period_end": "2026-12-29T08:14:14.413Z",
+         *         "collection_method": "charge_automatically",
+         *         "current_period_end": "2026-12-29T08:53:22.201Z",
          *         "cancel_at_period_end": false,
-         *         "current_period_start": "2026-11-29T08:14:14.413Z",
+         *         "current_period_start": "2026-11-29T08:53:22.201Z",
          *         "default_payment_method": null
          *       },
          *       "previous_data": {
-         *         "id": "sub_prod_06h2cqknm81r5v31t9pmvtwd4brsw",
+         *         "id": "sub_prod_06h2d0j8khyc25ndr0zhkwxcdqp38",
          *         "items": [
          *           {
-         *             "id": "si_prod_06h2cqknm81r5v31t9pmvtwd4brsy",
-         *             "price": "price_prod_06h2cqjfppy86tx2b9kty9x453e5p",
+         *             "id": "si_prod_06h2d0j8khyc25ndr0zhkwxcdqp3a",
+         *             "price": "price_prod_06h2d0hxcshgdh05f8e8wff0h1rny",
          *             "quantity": 1
          *           }
          *         ],
          *         "object": "subscription",
          *         "status": "active",
-         *         "created": "2026-11-29T08:14:14.413Z",
-         *         "updated": "2026-11-29T08:14:14.953Z",
+         *         "created": "2026-11-29T08:53:22.201Z",
+         *         "updated": "2026-11-29T08:53:22.303Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2cqjp9q86wsnhz16fr4njyj6nw",
+         *         "customer": "cus_prod_06h2d0hzwvey0es4yyvctdfs4an46",
          *         "livemode": false,
          *         "metadata": {
          *           "plan": "pro"
@@ -14666,21 +14674,23 @@ export type components = {
          *         "paused_at": null,
          *         "trial_end": null,
          *         "cancelled_at": null,
-         *         "latest_invoice": "in_prod_06h2cqknpb36xp6gtqr6g4m37hfxw",
+         *         "days_until_due": null,
+         *         "latest_invoice": "in_prod_06h2d0j8kwkgq53035bqxvzm95r0g",
          *         "pending_changes": [],
-         *         "current_period_end": "2026-12-29T08:14:14.413Z",
+         *         "collection_method": "charge_automatically",
+         *         "current_period_end": "2026-12-29T08:53:22.201Z",
          *         "cancel_at_period_end": false,
-         *         "current_period_start": "2026-11-29T08:14:14.413Z",
+         *         "current_period_start": "2026-11-29T08:53:22.201Z",
          *         "default_payment_method": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2cqkr3429x1vz0hg6e2y2dgyfe",
-         *       "request_id": "req_prod_06h2cqkr3429x1vz0hg6e2y2dgyfe",
+         *       "correlation_id": "req_prod_06h2d0j93q39trjcnsgmtd4qk55n0",
+         *       "request_id": "req_prod_06h2d0j93q39trjcnsgmtd4qk55n0",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-29T08:14:15.084Z",
+         *       "created": "2026-11-29T08:53:22.342Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2cqh7fdk7b9911197cjdvt3b4e"
+         *       "actor_id": "key_prod_06h2d0hff561d1m2s03m8jqqg7zhr"
          *     }
          */
         CustomerSubscriptionPausedEvent: {
@@ -14725,25 +14735,25 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2cqkrgeh1eydhg44s2v6a27vcy",
+         *       "id": "evt_prod_06h2d0j996v50yh72vpafmrjmp8c6",
          *       "type": "customer.subscription.resumed",
          *       "aggregate_type": "subscription",
-         *       "aggregate_id": "sub_prod_06h2cqknm81r5v31t9pmvtwd4brsw",
+         *       "aggregate_id": "sub_prod_06h2d0j8khyc25ndr0zhkwxcdqp38",
          *       "data": {
-         *         "id": "sub_prod_06h2cqknm81r5v31t9pmvtwd4brsw",
+         *         "id": "sub_prod_06h2d0j8khyc25ndr0zhkwxcdqp38",
          *         "items": [
          *           {
-         *             "id": "si_prod_06h2cqknm81r5v31t9pmvtwd4brsy",
-         *             "price": "price_prod_06h2cqjfppy86tx2b9kty9x453e5p",
+         *             "id": "si_prod_06h2d0j8khyc25ndr0zhkwxcdqp3a",
+         *             "price": "price_prod_06h2d0hxcshgdh05f8e8wff0h1rny",
          *             "quantity": 1
          *           }
          *         ],
          *         "object": "subscription",
          *         "status": "active",
-         *         "created": "2026-11-29T08:14:14.413Z",
-         *         "updated": "2026-11-29T08:14:15.165Z",
+         *         "created": "2026-11-29T08:53:22.201Z",
+         *         "updated": "2026-11-29T08:53:22.372Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2cqjp9q86wsnhz16fr4njyj6nw",
+         *         "customer": "cus_prod_06h2d0hzwvey0es4yyvctdfs4an46",
          *         "livemode": false,
          *         "metadata": {
          *           "plan": "pro"
@@ -14751,50 +14761,54 @@ export type components = {
          *         "paused_at": null,
          *         "trial_end": null,
          *         "cancelled_at": null,
-         *         "latest_invoice": "in_prod_06h2cqknpb36xp6gtqr6g4m37hfxw",
+         *         "days_until_due": null,
+         *         "latest_invoice": "in_prod_06h2d0j8kwkgq53035bqxvzm95r0g",
          *         "pending_changes": [],
-         *         "current_period_end": "2026-12-29T08:14:14.413Z",
+         *         "collection_method": "charge_automatically",
+         *         "current_period_end": "2026-12-29T08:53:22.201Z",
          *         "cancel_at_period_end": false,
-         *         "current_period_start": "2026-11-29T08:14:14.413Z",
+         *         "current_period_start": "2026-11-29T08:53:22.201Z",
          *         "default_payment_method": null
          *       },
          *       "previous_data": {
-         *         "id": "sub_prod_06h2cqknm81r5v31t9pmvtwd4brsw",
+         *         "id": "sub_prod_06h2d0j8khyc25ndr0zhkwxcdqp38",
          *         "items": [
          *           {
-         *             "id": "si_prod_06h2cqknm81r5v31t9pmvtwd4brsy",
-         *             "price": "price_prod_06h2cqjfppy86tx2b9kty9x453e5p",
+         *             "id": "si_prod_06h2d0j8khyc25ndr0zhkwxcdqp3a",
+         *             "price": "price_prod_06h2d0hxcshgdh05f8e8wff0h1rny",
          *             "quantity": 1
          *           }
          *         ],
          *         "object": "subscription",
          *         "status": "paused",
-         *         "created": "2026-11-29T08:14:14.413Z",
-         *         "updated": "2026-11-29T08:14:15.077Z",
+         *         "created": "2026-11-29T08:53:22.201Z",
+         *         "updated": "2026-11-29T08:53:22.337Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2cqjp9q86wsnhz16fr4njyj6nw",
+         *         "customer": "cus_prod_06h2d0hzwvey0es4yyvctdfs4an46",
          *         "livemode": false,
          *         "metadata": {
          *           "plan": "pro"
          *         },
-         *         "paused_at": "2026-11-29T08:14:15.077Z",
+         *         "paused_at": "2026-11-29T08:53:22.337Z",
          *         "trial_end": null,
          *         "cancelled_at": null,
-         *         "latest_invoice": "in_prod_06h2cqknpb36xp6gtqr6g4m37hfxw",
+         *         "days_until_due": null,
+         *         "latest_invoice": "in_prod_06h2d0j8kwkgq53035bqxvzm95r0g",
          *         "pending_changes": [],
-         *         "current_period_end": "2026-12-29T08:14:14.413Z",
+         *         "collection_method": "charge_automatically",
+         *         "current_period_end": "2026-12-29T08:53:22.201Z",
          *         "cancel_at_period_end": false,
-         *         "current_period_start": "2026-11-29T08:14:14.413Z",
+         *         "current_period_start": "2026-11-29T08:53:22.201Z",
          *         "default_payment_method": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2cqkredczqqvkd57fqfnd6vj7j",
-         *       "request_id": "req_prod_06h2cqkredczqqvkd57fqfnd6vj7j",
+         *       "correlation_id": "req_prod_06h2d0j9827z7g0999pn850skxpb6",
+         *       "request_id": "req_prod_06h2d0j9827z7g0999pn850skxpb6",
          *       "version": 1,
          *       "sequence": 4,
-         *       "created": "2026-11-29T08:14:15.172Z",
+         *       "created": "2026-11-29T08:53:22.378Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2cqh7fdk7b9911197cjdvt3b4e"
+         *       "actor_id": "key_prod_06h2d0hff561d1m2s03m8jqqg7zhr"
          *     }
          */
         CustomerSubscriptionResumedEvent: {
@@ -14839,54 +14853,56 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2cqkscd83t9yng6aft3bzagxhj",
+         *       "id": "evt_prod_06h2d0j9g2hk3zxyq2sms8z8hkqka",
          *       "type": "customer.subscription.cancelled",
          *       "aggregate_type": "subscription",
-         *       "aggregate_id": "sub_prod_06h2cqknm81r5v31t9pmvtwd4brsw",
+         *       "aggregate_id": "sub_prod_06h2d0j8khyc25ndr0zhkwxcdqp38",
          *       "data": {
-         *         "id": "sub_prod_06h2cqknm81r5v31t9pmvtwd4brsw",
+         *         "id": "sub_prod_06h2d0j8khyc25ndr0zhkwxcdqp38",
          *         "items": [
          *           {
-         *             "id": "si_prod_06h2cqknm81r5v31t9pmvtwd4brsy",
-         *             "price": "price_prod_06h2cqjfppy86tx2b9kty9x453e5p",
+         *             "id": "si_prod_06h2d0j8khyc25ndr0zhkwxcdqp3a",
+         *             "price": "price_prod_06h2d0hxcshgdh05f8e8wff0h1rny",
          *             "quantity": 1
          *           }
          *         ],
          *         "object": "subscription",
          *         "status": "cancelled",
-         *         "created": "2026-11-29T08:14:14.413Z",
-         *         "updated": "2026-11-29T08:14:15.317Z",
+         *         "created": "2026-11-29T08:53:22.201Z",
+         *         "updated": "2026-11-29T08:53:22.407Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2cqjp9q86wsnhz16fr4njyj6nw",
+         *         "customer": "cus_prod_06h2d0hzwvey0es4yyvctdfs4an46",
          *         "livemode": false,
          *         "metadata": {
          *           "plan": "pro"
          *         },
          *         "paused_at": null,
          *         "trial_end": null,
-         *         "cancelled_at": "2026-11-29T08:14:15.317Z",
-         *         "latest_invoice": "in_prod_06h2cqknpb36xp6gtqr6g4m37hfxw",
+         *         "cancelled_at": "2026-11-29T08:53:22.407Z",
+         *         "days_until_due": null,
+         *         "latest_invoice": "in_prod_06h2d0j8kwkgq53035bqxvzm95r0g",
          *         "pending_changes": [],
-         *         "current_period_end": "2026-12-29T08:14:14.413Z",
+         *         "collection_method": "charge_automatically",
+         *         "current_period_end": "2026-12-29T08:53:22.201Z",
          *         "cancel_at_period_end": false,
-         *         "current_period_start": "2026-11-29T08:14:14.413Z",
+         *         "current_period_start": "2026-11-29T08:53:22.201Z",
          *         "default_payment_method": null
          *       },
          *       "previous_data": {
-         *         "id": "sub_prod_06h2cqknm81r5v31t9pmvtwd4brsw",
+         *         "id": "sub_prod_06h2d0j8khyc25ndr0zhkwxcdqp38",
          *         "items": [
          *           {
-         *             "id": "si_prod_06h2cqknm81r5v31t9pmvtwd4brsy",
-         *             "price": "price_prod_06h2cqjfppy86tx2b9kty9x453e5p",
+         *             "id": "si_prod_06h2d0j8khyc25ndr0zhkwxcdqp3a",
+         *             "price": "price_prod_06h2d0hxcshgdh05f8e8wff0h1rny",
          *             "quantity": 1
          *           }
          *         ],
          *         "object": "subscription",
          *         "status": "active",
-         *         "created": "2026-11-29T08:14:14.413Z",
-         *         "updated": "2026-11-29T08:14:15.165Z",
+         *         "created": "2026-11-29T08:53:22.201Z",
+         *         "updated": "2026-11-29T08:53:22.372Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2cqjp9q86wsnhz16fr4njyj6nw",
+         *         "customer": "cus_prod_06h2d0hzwvey0es4yyvctdfs4an46",
          *         "livemode": false,
          *         "metadata": {
          *           "plan": "pro"
@@ -14894,21 +14910,23 @@ export type components = {
          *         "paused_at": null,
          *         "trial_end": null,
          *         "cancelled_at": null,
-         *         "latest_invoice": "in_prod_06h2cqknpb36xp6gtqr6g4m37hfxw",
+         *         "days_until_due": null,
+         *         "latest_invoice": "in_prod_06h2d0j8kwkgq53035bqxvzm95r0g",
          *         "pending_changes": [],
-         *         "current_period_end": "2026-12-29T08:14:14.413Z",
+         *         "collection_method": "charge_automatically",
+         *         "current_period_end": "2026-12-29T08:53:22.201Z",
          *         "cancel_at_period_end": false,
-         *         "current_period_start": "2026-11-29T08:14:14.413Z",
+         *         "current_period_start": "2026-11-29T08:53:22.201Z",
          *         "default_payment_method": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2cqkrxb7kx4b0nj8xjmm7zte2w",
-         *       "request_id": "req_prod_06h2cqkrxb7kx4b0nj8xjmm7zte2w",
+         *       "correlation_id": "req_prod_06h2d0j9c8tyb6qx7qv0rwe5xabnj",
+         *       "request_id": "req_prod_06h2d0j9c8tyb6qx7qv0rwe5xabnj",
          *       "version": 1,
          *       "sequence": 5,
-         *       "created": "2026-11-29T08:14:15.395Z",
+         *       "created": "2026-11-29T08:53:22.432Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2cqh7fdk7b9911197cjdvt3b4e"
+         *       "actor_id": "key_prod_06h2d0hff561d1m2s03m8jqqg7zhr"
          *     }
          */
         CustomerSubscriptionCancelledEvent: {
@@ -14953,44 +14971,46 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2cqm8mp7nm0p2m3rx7hbek0g88",
+         *       "id": "evt_prod_06h2d0jccxw0e2pdj8dahz11dh41y",
          *       "type": "customer.subscription.trial_will_end",
          *       "aggregate_type": "subscription",
-         *       "aggregate_id": "sub_prod_06h2cqkt166hsbb75yhzt5hg2wk26",
+         *       "aggregate_id": "sub_prod_06h2d0j9q69kn92g6963eb7y81z0j",
          *       "data": {
-         *         "id": "sub_prod_06h2cqkt166hsbb75yhzt5hg2wk26",
+         *         "id": "sub_prod_06h2d0j9q69kn92g6963eb7y81z0j",
          *         "items": [
          *           {
-         *             "id": "si_prod_06h2cqkt166hsbb75yhzt5hg2wk28",
-         *             "price": "price_prod_06h2cqjfppy86tx2b9kty9x453e5p",
+         *             "id": "si_prod_06h2d0j9q69kn92g6963eb7y81z0m",
+         *             "price": "price_prod_06h2d0hxcshgdh05f8e8wff0h1rny",
          *             "quantity": 1
          *           }
          *         ],
          *         "object": "subscription",
          *         "status": "trialing",
-         *         "created": "2026-11-29T08:14:15.546Z",
-         *         "updated": "2026-11-29T08:14:15.546Z",
+         *         "created": "2026-11-29T08:53:22.480Z",
+         *         "updated": "2026-11-29T08:53:22.480Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2cqjp9q86wsnhz16fr4njyj6nw",
+         *         "customer": "cus_prod_06h2d0hzwvey0es4yyvctdfs4an46",
          *         "livemode": false,
          *         "metadata": {},
          *         "paused_at": null,
-         *         "trial_end": "2026-12-06T08:14:15.546Z",
+         *         "trial_end": "2026-12-06T08:53:22.480Z",
          *         "cancelled_at": null,
+         *         "days_until_due": null,
          *         "latest_invoice": null,
          *         "pending_changes": [],
-         *         "current_period_end": "2026-12-06T08:14:15.546Z",
+         *         "collection_method": "charge_automatically",
+         *         "current_period_end": "2026-12-06T08:53:22.480Z",
          *         "cancel_at_period_end": false,
-         *         "current_period_start": "2026-11-29T08:14:15.546Z",
+         *         "current_period_start": "2026-11-29T08:53:22.480Z",
          *         "default_payment_method": "pm_sandbox_succeeds"
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2cqm4h4zcjw7ygzymxdf4zetyj",
+         *       "correlation_id": "req_prod_06h2d0jbytp1qd45anapphpcvkeqr",
          *       "request_id": null,
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-12-03T08:14:15.546Z",
+         *       "created": "2026-12-03T08:53:22.480Z",
          *       "actor_type": "system",
          *       "actor_id": null
          *     }
@@ -15037,16 +15057,16 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2cqjy77mg0fxb51t8qaw4g2y5m",
+         *       "id": "evt_prod_06h2d0j3kym11f467mn5gc2y41hz0",
          *       "type": "invoice.created",
          *       "aggregate_type": "invoice",
-         *       "aggregate_id": "in_prod_06h2cqjy5sy0ggp4fba462kpv07bg",
+         *       "aggregate_id": "in_prod_06h2d0j3hmedp2e9959y4mv9t8t16",
          *       "data": {
-         *         "id": "in_prod_06h2cqjy5sy0ggp4fba462kpv07bg",
+         *         "id": "in_prod_06h2d0j3hmedp2e9959y4mv9t8t16",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h2cqjy60kbhje6xkr3ewadd8508",
-         *             "price": "price_prod_06h2cqjg2vada3b8e8bmnya9rc630",
+         *             "id": "il_prod_06h2d0j3j1nnq58ybs8g0r5gw4344",
+         *             "price": "price_prod_06h2d0hxh93776ax6kaz2a0pxeqsm",
          *             "quantity": 1,
          *             "tax_rates": [],
          *             "amount_atom": 500,
@@ -15059,11 +15079,11 @@ export type components = {
          *         "number": null,
          *         "object": "invoice",
          *         "status": "draft",
-         *         "created": "2026-11-29T08:14:08.430Z",
+         *         "created": "2026-11-29T08:53:20.909Z",
          *         "paid_at": null,
-         *         "updated": "2026-11-29T08:14:08.430Z",
+         *         "updated": "2026-11-29T08:53:20.909Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2cqjp9q86wsnhz16fr4njyj6nw",
+         *         "customer": "cus_prod_06h2d0hzwvey0es4yyvctdfs4an46",
          *         "discount": null,
          *         "due_date": null,
          *         "livemode": false,
@@ -15082,11 +15102,13 @@ export type components = {
          *         "discount_atom": 0,
          *         "subtotal_atom": 500,
          *         "customer_email": null,
+         *         "days_until_due": null,
          *         "payment_intent": null,
          *         "reverse_charge": false,
          *         "due_amount_atom": 500,
          *         "paid_pdf_sha256": null,
          *         "paid_amount_atom": 0,
+         *         "collection_method": "charge_automatically",
          *         "total_amount_atom": 500,
          *         "hosted_invoice_url": null,
          *         "ending_balance_atom": null,
@@ -15098,13 +15120,13 @@ export type components = {
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2cqjy54mkgwv6jnsfete5v86qp",
-         *       "request_id": "req_prod_06h2cqjy54mkgwv6jnsfete5v86qp",
+         *       "correlation_id": "req_prod_06h2d0j3h58k3cf6fz8rhhxf6rvnr",
+         *       "request_id": "req_prod_06h2d0j3h58k3cf6fz8rhhxf6rvnr",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-29T08:14:08.442Z",
+         *       "created": "2026-11-29T08:53:20.927Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2cqh7fdk7b9911197cjdvt3b4e"
+         *       "actor_id": "key_prod_06h2d0hff561d1m2s03m8jqqg7zhr"
          *     }
          */
         InvoiceCreatedEvent: {
@@ -15149,16 +15171,16 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2cqjzjnebr4780dwp80dj9dyp0",
+         *       "id": "evt_prod_06h2d0j4811nj8q6nxyz8xtafwk42",
          *       "type": "invoice.finalized",
          *       "aggregate_type": "invoice",
-         *       "aggregate_id": "in_prod_06h2cqjy5sy0ggp4fba462kpv07bg",
+         *       "aggregate_id": "in_prod_06h2d0j3hmedp2e9959y4mv9t8t16",
          *       "data": {
-         *         "id": "in_prod_06h2cqjy5sy0ggp4fba462kpv07bg",
+         *         "id": "in_prod_06h2d0j3hmedp2e9959y4mv9t8t16",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h2cqjy60kbhje6xkr3ewadd8508",
-         *             "price": "price_prod_06h2cqjg2vada3b8e8bmnya9rc630",
+         *             "id": "il_prod_06h2d0j3j1nnq58ybs8g0r5gw4344",
+         *             "price": "price_prod_06h2d0hxh93776ax6kaz2a0pxeqsm",
          *             "quantity": 1,
          *             "tax_rates": [],
          *             "amount_atom": 500,
@@ -15168,14 +15190,14 @@ export type components = {
          *             "unit_amount_atom": 500
          *           }
          *         ],
-         *         "number": "EXAMPLEGMBH-0001",
+         *         "number": "EXAMPL-0001",
          *         "object": "invoice",
          *         "status": "open",
-         *         "created": "2026-11-29T08:14:08.430Z",
+         *         "created": "2026-11-29T08:53:20.909Z",
          *         "paid_at": null,
-         *         "updated": "2026-11-29T08:14:08.585Z",
+         *         "updated": "2026-11-29T08:53:20.999Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2cqjp9q86wsnhz16fr4njyj6nw",
+         *         "customer": "cus_prod_06h2d0hzwvey0es4yyvctdfs4an46",
          *         "discount": null,
          *         "due_date": null,
          *         "livemode": false,
@@ -15183,24 +15205,26 @@ export type components = {
          *         "tax_atom": 0,
          *         "voided_at": null,
          *         "overdue_at": null,
-         *         "pdf_sha256": "507ee3f14c5c3a9afb303f55dc53f9c494ca7b92a2722bfef411f3f9e1275bde",
+         *         "pdf_sha256": "38bc62b9d473207ef5850b8511cb0dd50e6a499e1c2d466ced4b599271726cfa",
          *         "description": null,
-         *         "invoice_pdf": "http://127.0.0.1:41121/api/invoices/in_prod_06h2cqjy5sy0ggp4fba462kpv07bg/pdf",
+         *         "invoice_pdf": "http://127.0.0.1:34341/api/invoices/in_prod_06h2d0j3hmedp2e9959y4mv9t8t16/pdf",
          *         "total_taxes": [],
-         *         "finalized_at": "2026-11-29T08:14:08.585Z",
+         *         "finalized_at": "2026-11-29T08:53:20.999Z",
          *         "subscription": null,
          *         "attempt_count": 0,
          *         "customer_name": "Jenny Rosen",
          *         "discount_atom": 0,
          *         "subtotal_atom": 500,
          *         "customer_email": "jenny@example.com",
+         *         "days_until_due": null,
          *         "payment_intent": null,
          *         "reverse_charge": false,
          *         "due_amount_atom": 500,
          *         "paid_pdf_sha256": null,
          *         "paid_amount_atom": 0,
+         *         "collection_method": "charge_automatically",
          *         "total_amount_atom": 500,
-         *         "hosted_invoice_url": "http://127.0.0.1:41121/invoice/Vd9wnXYEeBG_iKmQCxEHOJc-9dloiNEd37cjbtaze3Y",
+         *         "hosted_invoice_url": "http://127.0.0.1:34341/invoice/9YbsSt0otUl9MswhFTpGa7Vy_xn1PiC7DzSty7S89LQ",
          *         "ending_balance_atom": 0,
          *         "next_payment_attempt": null,
          *         "starting_balance_atom": 0,
@@ -15209,11 +15233,11 @@ export type components = {
          *         "post_payment_credit_notes_amount_atom": 0
          *       },
          *       "previous_data": {
-         *         "id": "in_prod_06h2cqjy5sy0ggp4fba462kpv07bg",
+         *         "id": "in_prod_06h2d0j3hmedp2e9959y4mv9t8t16",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h2cqjy60kbhje6xkr3ewadd8508",
-         *             "price": "price_prod_06h2cqjg2vada3b8e8bmnya9rc630",
+         *             "id": "il_prod_06h2d0j3j1nnq58ybs8g0r5gw4344",
+         *             "price": "price_prod_06h2d0hxh93776ax6kaz2a0pxeqsm",
          *             "quantity": 1,
          *             "tax_rates": [],
          *             "amount_atom": 500,
@@ -15226,11 +15250,11 @@ export type components = {
          *         "number": null,
          *         "object": "invoice",
          *         "status": "draft",
-         *         "created": "2026-11-29T08:14:08.430Z",
+         *         "created": "2026-11-29T08:53:20.909Z",
          *         "paid_at": null,
-         *         "updated": "2026-11-29T08:14:08.430Z",
+         *         "updated": "2026-11-29T08:53:20.909Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2cqjp9q86wsnhz16fr4njyj6nw",
+         *         "customer": "cus_prod_06h2d0hzwvey0es4yyvctdfs4an46",
          *         "discount": null,
          *         "due_date": null,
          *         "livemode": false,
@@ -15249,11 +15273,13 @@ export type components = {
          *         "discount_atom": 0,
          *         "subtotal_atom": 500,
          *         "customer_email": null,
+         *         "days_until_due": null,
          *         "payment_intent": null,
          *         "reverse_charge": false,
          *         "due_amount_atom": 500,
          *         "paid_pdf_sha256": null,
          *         "paid_amount_atom": 0,
+         *         "collection_method": "charge_automatically",
          *         "total_amount_atom": 500,
          *         "hosted_invoice_url": null,
          *         "ending_balance_atom": null,
@@ -15264,13 +15290,13 @@ export type components = {
          *         "post_payment_credit_notes_amount_atom": 0
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2cqjynr18cnjnkdphjxecv9nbg",
-         *       "request_id": "req_prod_06h2cqjynr18cnjnkdphjxecv9nbg",
+         *       "correlation_id": "req_prod_06h2d0j3w37z3qc55zxbx5msjg3y8",
+         *       "request_id": "req_prod_06h2d0j3w37z3qc55zxbx5msjg3y8",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-29T08:14:08.789Z",
+         *       "created": "2026-11-29T08:53:21.088Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2cqh7fdk7b9911197cjdvt3b4e"
+         *       "actor_id": "key_prod_06h2d0hff561d1m2s03m8jqqg7zhr"
          *     }
          */
         InvoiceFinalizedEvent: {
@@ -15315,16 +15341,16 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2cqk0vjt28k8jqdqv3w6a1gx24",
+         *       "id": "evt_prod_06h2d0j4keq7879f347w3gkvnkmx6",
          *       "type": "invoice.paid",
          *       "aggregate_type": "invoice",
-         *       "aggregate_id": "in_prod_06h2cqjy5sy0ggp4fba462kpv07bg",
+         *       "aggregate_id": "in_prod_06h2d0j3hmedp2e9959y4mv9t8t16",
          *       "data": {
-         *         "id": "in_prod_06h2cqjy5sy0ggp4fba462kpv07bg",
+         *         "id": "in_prod_06h2d0j3hmedp2e9959y4mv9t8t16",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h2cqjy60kbhje6xkr3ewadd8508",
-         *             "price": "price_prod_06h2cqjg2vada3b8e8bmnya9rc630",
+         *             "id": "il_prod_06h2d0j3j1nnq58ybs8g0r5gw4344",
+         *             "price": "price_prod_06h2d0hxh93776ax6kaz2a0pxeqsm",
          *             "quantity": 1,
          *             "tax_rates": [],
          *             "amount_atom": 500,
@@ -15334,14 +15360,14 @@ export type components = {
          *             "unit_amount_atom": 500
          *           }
          *         ],
-         *         "number": "EXAMPLEGMBH-0001",
+         *         "number": "EXAMPL-0001",
          *         "object": "invoice",
          *         "status": "paid",
-         *         "created": "2026-11-29T08:14:08.430Z",
-         *         "paid_at": "2026-11-29T08:14:08.976Z",
-         *         "updated": "2026-11-29T08:14:08.976Z",
+         *         "created": "2026-11-29T08:53:20.909Z",
+         *         "paid_at": "2026-11-29T08:53:21.163Z",
+         *         "updated": "2026-11-29T08:53:21.163Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2cqjp9q86wsnhz16fr4njyj6nw",
+         *         "customer": "cus_prod_06h2d0hzwvey0es4yyvctdfs4an46",
          *         "discount": null,
          *         "due_date": null,
          *         "livemode": false,
@@ -15349,24 +15375,26 @@ export type components = {
          *         "tax_atom": 0,
          *         "voided_at": null,
          *         "overdue_at": null,
-         *         "pdf_sha256": "507ee3f14c5c3a9afb303f55dc53f9c494ca7b92a2722bfef411f3f9e1275bde",
+         *         "pdf_sha256": "38bc62b9d473207ef5850b8511cb0dd50e6a499e1c2d466ced4b599271726cfa",
          *         "description": null,
-         *         "invoice_pdf": "http://127.0.0.1:41121/api/invoices/in_prod_06h2cqjy5sy0ggp4fba462kpv07bg/pdf",
+         *         "invoice_pdf": "http://127.0.0.1:34341/api/invoices/in_prod_06h2d0j3hmedp2e9959y4mv9t8t16/pdf",
          *         "total_taxes": [],
-         *         "finalized_at": "2026-11-29T08:14:08.585Z",
+         *         "finalized_at": "2026-11-29T08:53:20.999Z",
          *         "subscription": null,
          *         "attempt_count": 0,
          *         "customer_name": "Jenny Rosen",
          *         "discount_atom": 0,
          *         "subtotal_atom": 500,
          *         "customer_email": "jenny@example.com",
-         *         "payment_intent": "pi_prod_06h2cqk02xbkvzm6s0n8dgx2jma4r",
+         *         "days_until_due": null,
+         *         "payment_intent": "pi_prod_06h2d0j4e83waks0zvjxckcdk05ej",
          *         "reverse_charge": false,
          *         "due_amount_atom": 0,
-         *         "paid_pdf_sha256": "af3481ff8d4a7089362e865fbc01770b11b5bf89bfdaddd544d33b7eb8aa0dcc",
+         *         "paid_pdf_sha256": "e98cde292b4989f0715944d5fcd2917f776b206f967c893a36323b52503c075b",
          *         "paid_amount_atom": 500,
+         *         "collection_method": "charge_automatically",
          *         "total_amount_atom": 500,
-         *         "hosted_invoice_url": "http://127.0.0.1:41121/invoice/Vd9wnXYEeBG_iKmQCxEHOJc-9dloiNEd37cjbtaze3Y",
+         *         "hosted_invoice_url": "http://127.0.0.1:34341/invoice/9YbsSt0otUl9MswhFTpGa7Vy_xn1PiC7DzSty7S89LQ",
          *         "ending_balance_atom": 0,
          *         "next_payment_attempt": null,
          *         "starting_balance_atom": 0,
@@ -15375,11 +15403,11 @@ export type components = {
          *         "post_payment_credit_notes_amount_atom": 0
          *       },
          *       "previous_data": {
-         *         "id": "in_prod_06h2cqjy5sy0ggp4fba462kpv07bg",
+         *         "id": "in_prod_06h2d0j3hmedp2e9959y4mv9t8t16",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h2cqjy60kbhje6xkr3ewadd8508",
-         *             "price": "price_prod_06h2cqjg2vada3b8e8bmnya9rc630",
+         *             "id": "il_prod_06h2d0j3j1nnq58ybs8g0r5gw4344",
+         *             "price": "price_prod_06h2d0hxh93776ax6kaz2a0pxeqsm",
          *             "quantity": 1,
          *             "tax_rates": [],
          *             "amount_atom": 500,
@@ -15389,14 +15417,14 @@ export type components = {
          *             "unit_amount_atom": 500
          *           }
          *         ],
-         *         "number": "EXAMPLEGMBH-0001",
+         *         "number": "EXAMPL-0001",
          *         "object": "invoice",
          *         "status": "open",
-         *         "created": "2026-11-29T08:14:08.430Z",
+         *         "created": "2026-11-29T08:53:20.909Z",
          *         "paid_at": null,
-         *         "updated": "2026-11-29T08:14:08.585Z",
+         *         "updated": "2026-11-29T08:53:20.999Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2cqjp9q86wsnhz16fr4njyj6nw",
+         *         "customer": "cus_prod_06h2d0hzwvey0es4yyvctdfs4an46",
          *         "discount": null,
          *         "due_date": null,
          *         "livemode": false,
@@ -15404,24 +15432,26 @@ export type components = {
          *         "tax_atom": 0,
          *         "voided_at": null,
          *         "overdue_at": null,
-         *         "pdf_sha256": "507ee3f14c5c3a9afb303f55dc53f9c494ca7b92a2722bfef411f3f9e1275bde",
+         *         "pdf_sha256": "38bc62b9d473207ef5850b8511cb0dd50e6a499e1c2d466ced4b599271726cfa",
          *         "description": null,
-         *         "invoice_pdf": "http://127.0.0.1:41121/api/invoices/in_prod_06h2cqjy5sy0ggp4fba462kpv07bg/pdf",
+         *         "invoice_pdf": "http://127.0.0.1:34341/api/invoices/in_prod_06h2d0j3hmedp2e9959y4mv9t8t16/pdf",
          *         "total_taxes": [],
-         *         "finalized_at": "2026-11-29T08:14:08.585Z",
+         *         "finalized_at": "2026-11-29T08:53:20.999Z",
          *         "subscription": null,
          *         "attempt_count": 0,
          *         "customer_name": "Jenny Rosen",
          *         "discount_atom": 0,
          *         "subtotal_atom": 500,
          *         "customer_email": "jenny@example.com",
-         *         "payment_intent": "pi_prod_06h2cqk02xbkvzm6s0n8dgx2jma4r",
+         *         "days_until_due": null,
+         *         "payment_intent": "pi_prod_06h2d0j4e83waks0zvjxckcdk05ej",
          *         "reverse_charge": false,
          *         "due_amount_atom": 500,
          *         "paid_pdf_sha256": null,
          *         "paid_amount_atom": 0,
+         *         "collection_method": "charge_automatically",
          *         "total_amount_atom": 500,
-         *         "hosted_invoice_url": "http://127.0.0.1:41121/invoice/Vd9wnXYEeBG_iKmQCxEHOJc-9dloiNEd37cjbtaze3Y",
+         *         "hosted_invoice_url": "http://127.0.0.1:34341/invoice/9YbsSt0otUl9MswhFTpGa7Vy_xn1PiC7DzSty7S89LQ",
          *         "ending_balance_atom": 0,
          *         "next_payment_attempt": null,
          *         "starting_balance_atom": 0,
@@ -15430,13 +15460,13 @@ export type components = {
          *         "post_payment_credit_notes_amount_atom": 0
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2cqjzwzdfwcxnjcvys6gn19tdr",
-         *       "request_id": "req_prod_06h2cqjzwzdfwcxnjcvys6gn19tdr",
+         *       "correlation_id": "req_prod_06h2d0j4cfqwrht9mjsr17gd5jwwj",
+         *       "request_id": "req_prod_06h2d0j4cfqwrht9mjsr17gd5jwwj",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-29T08:14:09.116Z",
+         *       "created": "2026-11-29T08:53:21.179Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2cqh7fdk7b9911197cjdvt3b4e"
+         *       "actor_id": "key_prod_06h2d0hff561d1m2s03m8jqqg7zhr"
          *     }
          */
         InvoicePaidEvent: {
@@ -15481,16 +15511,16 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2cqk11y6xcnxp44xr116xfvdmr",
+         *       "id": "evt_prod_06h2d0j4n11g375k9h9yc5j53152e",
          *       "type": "invoice.payment_succeeded",
          *       "aggregate_type": "invoice",
-         *       "aggregate_id": "in_prod_06h2cqjy5sy0ggp4fba462kpv07bg",
+         *       "aggregate_id": "in_prod_06h2d0j3hmedp2e9959y4mv9t8t16",
          *       "data": {
-         *         "id": "in_prod_06h2cqjy5sy0ggp4fba462kpv07bg",
+         *         "id": "in_prod_06h2d0j3hmedp2e9959y4mv9t8t16",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h2cqjy60kbhje6xkr3ewadd8508",
-         *             "price": "price_prod_06h2cqjg2vada3b8e8bmnya9rc630",
+         *             "id": "il_prod_06h2d0j3j1nnq58ybs8g0r5gw4344",
+         *             "price": "price_prod_06h2d0hxh93776ax6kaz2a0pxeqsm",
          *             "quantity": 1,
          *             "tax_rates": [],
          *             "amount_atom": 500,
@@ -15500,14 +15530,14 @@ export type components = {
          *             "unit_amount_atom": 500
          *           }
          *         ],
-         *         "number": "EXAMPLEGMBH-0001",
+         *         "number": "EXAMPL-0001",
          *         "object": "invoice",
          *         "status": "paid",
-         *         "created": "2026-11-29T08:14:08.430Z",
-         *         "paid_at": "2026-11-29T08:14:08.976Z",
-         *         "updated": "2026-11-29T08:14:08.976Z",
+         *         "created": "2026-11-29T08:53:20.909Z",
+         *         "paid_at": "2026-11-29T08:53:21.163Z",
+         *         "updated": "2026-11-29T08:53:21.163Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2cqjp9q86wsnhz16fr4njyj6nw",
+         *         "customer": "cus_prod_06h2d0hzwvey0es4yyvctdfs4an46",
          *         "discount": null,
          *         "due_date": null,
          *         "livemode": false,
@@ -15515,24 +15545,26 @@ export type components = {
          *         "tax_atom": 0,
          *         "voided_at": null,
          *         "overdue_at": null,
-         *         "pdf_sha256": "507ee3f14c5c3a9afb303f55dc53f9c494ca7b92a2722bfef411f3f9e1275bde",
+         *         "pdf_sha256": "38bc62b9d473207ef5850b8511cb0dd50e6a499e1c2d466ced4b599271726cfa",
          *         "description": null,
-         *         "invoice_pdf": "http://127.0.0.1:41121/api/invoices/in_prod_06h2cqjy5sy0ggp4fba462kpv07bg/pdf",
+         *         "invoice_pdf": "http://127.0.0.1:34341/api/invoices/in_prod_06h2d0j3hmedp2e9959y4mv9t8t16/pdf",
          *         "total_taxes": [],
-         *         "finalized_at": "2026-11-29T08:14:08.585Z",
+         *         "finalized_at": "2026-11-29T08:53:20.999Z",
          *         "subscription": null,
          *         "attempt_count": 0,
          *         "customer_name": "Jenny Rosen",
          *         "discount_atom": 0,
          *         "subtotal_atom": 500,
          *         "customer_email": "jenny@example.com",
-         *         "payment_intent": "pi_prod_06h2cqk02xbkvzm6s0n8dgx2jma4r",
+         *         "days_until_due": null,
+         *         "payment_intent": "pi_prod_06h2d0j4e83waks0zvjxckcdk05ej",
          *         "reverse_charge": false,
          *         "due_amount_atom": 0,
-         *         "paid_pdf_sha256": "af3481ff8d4a7089362e865fbc01770b11b5bf89bfdaddd544d33b7eb8aa0dcc",
+         *         "paid_pdf_sha256": "e98cde292b4989f0715944d5fcd2917f776b206f967c893a36323b52503c075b",
          *         "paid_amount_atom": 500,
+         *         "collection_method": "charge_automatically",
          *         "total_amount_atom": 500,
-         *         "hosted_invoice_url": "http://127.0.0.1:41121/invoice/Vd9wnXYEeBG_iKmQCxEHOJc-9dloiNEd37cjbtaze3Y",
+         *         "hosted_invoice_url": "http://127.0.0.1:34341/invoice/9YbsSt0otUl9MswhFTpGa7Vy_xn1PiC7DzSty7S89LQ",
          *         "ending_balance_atom": 0,
          *         "next_payment_attempt": null,
          *         "starting_balance_atom": 0,
@@ -15541,11 +15573,11 @@ export type components = {
          *         "post_payment_credit_notes_amount_atom": 0
          *       },
          *       "previous_data": {
-         *         "id": "in_prod_06h2cqjy5sy0ggp4fba462kpv07bg",
+         *         "id": "in_prod_06h2d0j3hmedp2e9959y4mv9t8t16",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h2cqjy60kbhje6xkr3ewadd8508",
-         *             "price": "price_prod_06h2cqjg2vada3b8e8bmnya9rc630",
+         *             "id": "il_prod_06h2d0j3j1nnq58ybs8g0r5gw4344",
+         *             "price": "price_prod_06h2d0hxh93776ax6kaz2a0pxeqsm",
          *             "quantity": 1,
          *             "tax_rates": [],
          *             "amount_atom": 500,
@@ -15555,14 +15587,14 @@ export type components = {
          *             "unit_amount_atom": 500
          *           }
          *         ],
-         *         "number": "EXAMPLEGMBH-0001",
+         *         "number": "EXAMPL-0001",
          *         "object": "invoice",
          *         "status": "open",
-         *         "created": "2026-11-29T08:14:08.430Z",
+         *         "created": "2026-11-29T08:53:20.909Z",
          *         "paid_at": null,
-         *         "updated": "2026-11-29T08:14:08.585Z",
+         *         "updated": "2026-11-29T08:53:20.999Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2cqjp9q86wsnhz16fr4njyj6nw",
+         *         "customer": "cus_prod_06h2d0hzwvey0es4yyvctdfs4an46",
          *         "discount": null,
          *         "due_date": null,
          *         "livemode": false,
@@ -15570,24 +15602,26 @@ export type components = {
          *         "tax_atom": 0,
          *         "voided_at": null,
          *         "overdue_at": null,
-         *         "pdf_sha256": "507ee3f14c5c3a9afb303f55dc53f9c494ca7b92a2722bfef411f3f9e1275bde",
+         *         "pdf_sha256": "38bc62b9d473207ef5850b8511cb0dd50e6a499e1c2d466ced4b599271726cfa",
          *         "description": null,
-         *         "invoice_pdf": "http://127.0.0.1:41121/api/invoices/in_prod_06h2cqjy5sy0ggp4fba462kpv07bg/pdf",
+         *         "invoice_pdf": "http://127.0.0.1:34341/api/invoices/in_prod_06h2d0j3hmedp2e9959y4mv9t8t16/pdf",
          *         "total_taxes": [],
-         *         "finalized_at": "2026-11-29T08:14:08.585Z",
+         *         "finalized_at": "2026-11-29T08:53:20.999Z",
          *         "subscription": null,
          *         "attempt_count": 0,
          *         "customer_name": "Jenny Rosen",
          *         "discount_atom": 0,
          *         "subtotal_atom": 500,
          *         "customer_email": "jenny@example.com",
-         *         "payment_intent": "pi_prod_06h2cqk02xbkvzm6s0n8dgx2jma4r",
+         *         "days_until_due": null,
+         *         "payment_intent": "pi_prod_06h2d0j4e83waks0zvjxckcdk05ej",
          *         "reverse_charge": false,
          *         "due_amount_atom": 500,
          *         "paid_pdf_sha256": null,
          *         "paid_amount_atom": 0,
+         *         "collection_method": "charge_automatically",
          *         "total_amount_atom": 500,
-         *         "hosted_invoice_url": "http://127.0.0.1:41121/invoice/Vd9wnXYEeBG_iKmQCxEHOJc-9dloiNEd37cjbtaze3Y",
+         *         "hosted_invoice_url": "http://127.0.0.1:34341/invoice/9YbsSt0otUl9MswhFTpGa7Vy_xn1PiC7DzSty7S89LQ",
          *         "ending_balance_atom": 0,
          *         "next_payment_attempt": null,
          *         "starting_balance_atom": 0,
@@ -15596,13 +15630,13 @@ export type components = {
          *         "post_payment_credit_notes_amount_atom": 0
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2cqjzwzdfwcxnjcvys6gn19tdr",
-         *       "request_id": "req_prod_06h2cqjzwzdfwcxnjcvys6gn19tdr",
+         *       "correlation_id": "req_prod_06h2d0j4cfqwrht9mjsr17gd5jwwj",
+         *       "request_id": "req_prod_06h2d0j4cfqwrht9mjsr17gd5jwwj",
          *       "version": 1,
          *       "sequence": 4,
-         *       "created": "2026-11-29T08:14:09.188Z",
+         *       "created": "2026-11-29T08:53:21.192Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2cqh7fdk7b9911197cjdvt3b4e"
+         *       "actor_id": "key_prod_06h2d0hff561d1m2s03m8jqqg7zhr"
          *     }
          */
         InvoicePaymentSucceededEvent: {
@@ -15647,16 +15681,16 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2cqk537earc35fhcw962fb0wej",
+         *       "id": "evt_prod_06h2d0j5hc7n0y6z221cyww3k7yqt",
          *       "type": "invoice.payment_failed",
          *       "aggregate_type": "invoice",
-         *       "aggregate_id": "in_prod_06h2cqk3j9nx6jeg380f9zv1pyyge",
+         *       "aggregate_id": "in_prod_06h2d0j54q514y834yn3mnrtz6snt",
          *       "data": {
-         *         "id": "in_prod_06h2cqk3j9nx6jeg380f9zv1pyyge",
+         *         "id": "in_prod_06h2d0j54q514y834yn3mnrtz6snt",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h2cqk3km9g6gnyxmjqtazhw8rnc",
-         *             "price": "price_prod_06h2cqjg2vada3b8e8bmnya9rc630",
+         *             "id": "il_prod_06h2d0j54tzyd6z9m0sry461883qc",
+         *             "price": "price_prod_06h2d0hxh93776ax6kaz2a0pxeqsm",
          *             "quantity": 1,
          *             "tax_rates": [],
          *             "amount_atom": 500,
@@ -15666,14 +15700,14 @@ export type components = {
          *             "unit_amount_atom": 500
          *           }
          *         ],
-         *         "number": "EXAMPLEGMBH-0002",
+         *         "number": "EXAMPL-0002",
          *         "object": "invoice",
          *         "status": "open",
-         *         "created": "2026-11-29T08:14:09.810Z",
+         *         "created": "2026-11-29T08:53:21.317Z",
          *         "paid_at": null,
-         *         "updated": "2026-11-29T08:14:09.956Z",
+         *         "updated": "2026-11-29T08:53:21.351Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2cqjp9q86wsnhz16fr4njyj6nw",
+         *         "customer": "cus_prod_06h2d0hzwvey0es4yyvctdfs4an46",
          *         "discount": null,
          *         "due_date": null,
          *         "livemode": false,
@@ -15681,24 +15715,26 @@ export type components = {
          *         "tax_atom": 0,
          *         "voided_at": null,
          *         "overdue_at": null,
-         *         "pdf_sha256": "d8858ea4739ad5795af8a4dc0772b16191265523a00a8d93e910e8da2bf23d55",
+         *         "pdf_sha256": "87dabf491df34f96dee69d765dd1280783415d49675db673021b7e59810665da",
          *         "description": null,
-         *         "invoice_pdf": "http://127.0.0.1:41121/api/invoices/in_prod_06h2cqk3j9nx6jeg380f9zv1pyyge/pdf",
+         *         "invoice_pdf": "http://127.0.0.1:34341/api/invoices/in_prod_06h2d0j54q514y834yn3mnrtz6snt/pdf",
          *         "total_taxes": [],
-         *         "finalized_at": "2026-11-29T08:14:09.956Z",
+         *         "finalized_at": "2026-11-29T08:53:21.351Z",
          *         "subscription": null,
          *         "attempt_count": 0,
          *         "customer_name": "Jenny Rosen",
          *         "discount_atom": 0,
          *         "subtotal_atom": 500,
          *         "customer_email": "jenny@example.com",
-         *         "payment_intent": "pi_prod_06h2cqk4mj4f56smm3z11sygej1ty",
+         *         "days_until_due": null,
+         *         "payment_intent": "pi_prod_06h2d0j5eah9bycj2p0yw14xxv1fr",
          *         "reverse_charge": false,
          *         "due_amount_atom": 500,
          *         "paid_pdf_sha256": null,
          *         "paid_amount_atom": 0,
+         *         "collection_method": "charge_automatically",
          *         "total_amount_atom": 500,
-         *         "hosted_invoice_url": "http://127.0.0.1:41121/invoice/xcq51dNX4uP-DyW5HJlTzbrMfL5I5pmc5XYOZeSPtfM",
+         *         "hosted_invoice_url": "http://127.0.0.1:34341/invoice/PrpPQRvVqceoFWD-6fNb4X5W8bRhcdsRPmb_wRjEHXc",
          *         "ending_balance_atom": 0,
          *         "next_payment_attempt": null,
          *         "starting_balance_atom": 0,
@@ -15708,13 +15744,13 @@ export type components = {
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2cqk4hv8kyvjv5m5b28ja12k80",
-         *       "request_id": "req_prod_06h2cqk4hv8kyvjv5m5b28ja12k80",
+         *       "correlation_id": "req_prod_06h2d0j5djw0w9sk58c11wh2vdzy6",
+         *       "request_id": "req_prod_06h2d0j5djw0w9sk58c11wh2vdzy6",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-29T08:14:10.201Z",
+         *       "created": "2026-11-29T08:53:21.419Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2cqh7fdk7b9911197cjdvt3b4e"
+         *       "actor_id": "key_prod_06h2d0hff561d1m2s03m8jqqg7zhr"
          *     }
          */
         InvoicePaymentFailedEvent: {
@@ -15759,16 +15795,16 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2cqk7ngb4hzztcfg7bj01sf4c6",
+         *       "id": "evt_prod_06h2d0j62d2am7f4dbv157wbea4fj",
          *       "type": "invoice.payment_action_required",
          *       "aggregate_type": "invoice",
-         *       "aggregate_id": "in_prod_06h2cqk58tx2yzcgv28pex8k0zkvp",
+         *       "aggregate_id": "in_prod_06h2d0j5npekrf9xjyyhebqnjf7hc",
          *       "data": {
-         *         "id": "in_prod_06h2cqk58tx2yzcgv28pex8k0zkvp",
+         *         "id": "in_prod_06h2d0j5npekrf9xjyyhebqnjf7hc",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h2cqk59h4knkyqhrhde4x6gcesm",
-         *             "price": "price_prod_06h2cqjg2vada3b8e8bmnya9rc630",
+         *             "id": "il_prod_06h2d0j5ns8eprwpexfr0phqvcnjg",
+         *             "price": "price_prod_06h2d0hxh93776ax6kaz2a0pxeqsm",
          *             "quantity": 1,
          *             "tax_rates": [],
          *             "amount_atom": 500,
@@ -15778,14 +15814,14 @@ export type components = {
          *             "unit_amount_atom": 500
          *           }
          *         ],
-         *         "number": "EXAMPLEGMBH-0003",
+         *         "number": "EXAMPL-0003",
          *         "object": "invoice",
          *         "status": "open",
-         *         "created": "2026-11-29T08:14:10.246Z",
+         *         "created": "2026-11-29T08:53:21.453Z",
          *         "paid_at": null,
-         *         "updated": "2026-11-29T08:14:10.393Z",
+         *         "updated": "2026-11-29T08:53:21.481Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2cqjp9q86wsnhz16fr4njyj6nw",
+         *         "customer": "cus_prod_06h2d0hzwvey0es4yyvctdfs4an46",
          *         "discount": null,
          *         "due_date": null,
          *         "livemode": false,
@@ -15793,24 +15829,26 @@ export type components = {
          *         "tax_atom": 0,
          *         "voided_at": null,
          *         "overdue_at": null,
-         *         "pdf_sha256": "f6039df13191d62f4e87bf47fe3ba9b3db769c1ac82b152521c52dc42f1a996a",
+         *         "pdf_sha256": "29835cedb53f885fb159f74043cedf62de551052780b4cf89b9206169b6121cd",
          *         "description": null,
-         *         "invoice_pdf": "http://127.0.0.1:41121/api/invoices/in_prod_06h2cqk58tx2yzcgv28pex8k0zkvp/pdf",
+         *         "invoice_pdf": "http://127.0.0.1:34341/api/invoices/in_prod_06h2d0j5npekrf9xjyyhebqnjf7hc/pdf",
          *         "total_taxes": [],
-         *         "finalized_at": "2026-11-29T08:14:10.393Z",
+         *         "finalized_at": "2026-11-29T08:53:21.481Z",
          *         "subscription": null,
          *         "attempt_count": 0,
          *         "customer_name": "Jenny Rosen",
          *         "discount_atom": 0,
          *         "subtotal_atom": 500,
          *         "customer_email": "jenny@example.com",
-         *         "payment_intent": "pi_prod_06h2cqk7d2m9vwsmyrr0k8wzpq2dj",
+         *         "days_until_due": null,
+         *         "payment_intent": "pi_prod_06h2d0j5zzazcsaaqe8rj3f08915a",
          *         "reverse_charge": false,
          *         "due_amount_atom": 500,
          *         "paid_pdf_sha256": null,
          *         "paid_amount_atom": 0,
+         *         "collection_method": "charge_automatically",
          *         "total_amount_atom": 500,
-         *         "hosted_invoice_url": "http://127.0.0.1:41121/invoice/wtq5kc74ZggMSBlTquEY33khYAsH51jKMq1jqmfhYGs",
+         *         "hosted_invoice_url": "http://127.0.0.1:34341/invoice/j8mZ5Svl3GSSskwjYQaHtVUaxuyuUavRQQ2-ueM1tjY",
          *         "ending_balance_atom": 0,
          *         "next_payment_attempt": null,
          *         "starting_balance_atom": 0,
@@ -15820,13 +15858,13 @@ export type components = {
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2cqk70qjbwkdpnktr5x71febxm",
-         *       "request_id": "req_prod_06h2cqk70qjbwkdpnktr5x71febxm",
+         *       "correlation_id": "req_prod_06h2d0j5yyecpbbw7trj4x3yrffk4",
+         *       "request_id": "req_prod_06h2d0j5yyecpbbw7trj4x3yrffk4",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-29T08:14:10.860Z",
+         *       "created": "2026-11-29T08:53:21.555Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2cqh7fdk7b9911197cjdvt3b4e"
+         *       "actor_id": "key_prod_06h2d0hff561d1m2s03m8jqqg7zhr"
          *     }
          */
         InvoicePaymentActionRequiredEvent: {
@@ -15871,16 +15909,16 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2cqm55z66qvrja46v5akj18f6t",
+         *       "id": "evt_prod_06h2d0jc2b5hchbq8mqwkh86xybrg",
          *       "type": "invoice.overdue",
          *       "aggregate_type": "invoice",
-         *       "aggregate_id": "in_prod_06h2cqkmrtcpjbmxq04yjr2xnp7e6",
+         *       "aggregate_id": "in_prod_06h2d0j8c0ch3ff3v5cxtzxqahfm8",
          *       "data": {
-         *         "id": "in_prod_06h2cqkmrtcpjbmxq04yjr2xnp7e6",
+         *         "id": "in_prod_06h2d0j8c0ch3ff3v5cxtzxqahfm8",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h2cqkmrx37bc3004dw4qatqksgp",
-         *             "price": "price_prod_06h2cqjg2vada3b8e8bmnya9rc630",
+         *             "id": "il_prod_06h2d0j8c5deeeh5hjatat5m44ne4",
+         *             "price": "price_prod_06h2d0hxh93776ax6kaz2a0pxeqsm",
          *             "quantity": 1,
          *             "tax_rates": [],
          *             "amount_atom": 500,
@@ -15890,39 +15928,41 @@ export type components = {
          *             "unit_amount_atom": 500
          *           }
          *         ],
-         *         "number": "EXAMPLEGMBH-0007",
+         *         "number": "EXAMPL-0007",
          *         "object": "invoice",
          *         "status": "open",
-         *         "created": "2026-11-29T08:14:14.214Z",
+         *         "created": "2026-11-29T08:53:22.144Z",
          *         "paid_at": null,
-         *         "updated": "2026-11-30T08:14:14.017Z",
+         *         "updated": "2026-11-30T08:53:22.113Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2cqjp9q86wsnhz16fr4njyj6nw",
+         *         "customer": "cus_prod_06h2d0hzwvey0es4yyvctdfs4an46",
          *         "discount": null,
-         *         "due_date": "2026-11-30T08:14:14.017Z",
+         *         "due_date": "2026-11-30T08:53:22.113Z",
          *         "livemode": false,
          *         "metadata": {},
          *         "tax_atom": 0,
          *         "voided_at": null,
-         *         "overdue_at": "2026-11-30T08:14:14.017Z",
-         *         "pdf_sha256": "9d59bf772f44a61f7edcd9c0101012512e268fe4903f3a6d4c38f74696f6a493",
+         *         "overdue_at": "2026-11-30T08:53:22.113Z",
+         *         "pdf_sha256": "b1ef7e2fb5c2598ba7faff0e1b5297bf1d0830680035d1cd34c2010d7c501110",
          *         "description": null,
-         *         "invoice_pdf": "http://127.0.0.1:41121/api/invoices/in_prod_06h2cqkmrtcpjbmxq04yjr2xnp7e6/pdf",
+         *         "invoice_pdf": "http://127.0.0.1:34341/api/invoices/in_prod_06h2d0j8c0ch3ff3v5cxtzxqahfm8/pdf",
          *         "total_taxes": [],
-         *         "finalized_at": "2026-11-29T08:14:14.309Z",
+         *         "finalized_at": "2026-11-29T08:53:22.164Z",
          *         "subscription": null,
          *         "attempt_count": 0,
          *         "customer_name": "Jenny Rosen",
          *         "discount_atom": 0,
          *         "subtotal_atom": 500,
          *         "customer_email": "jenny@example.com",
+         *         "days_until_due": null,
          *         "payment_intent": null,
          *         "reverse_charge": false,
          *         "due_amount_atom": 500,
          *         "paid_pdf_sha256": null,
          *         "paid_amount_atom": 0,
+         *         "collection_method": "charge_automatically",
          *         "total_amount_atom": 500,
-         *         "hosted_invoice_url": "http://127.0.0.1:41121/invoice/qKFpTit402RPUXeqyYC1oM4wFjniWLc2o_HvT3IIm2I",
+         *         "hosted_invoice_url": "http://127.0.0.1:34341/invoice/I-kLKm1i_gb6zzcXQLanFRYEkIq57WPW6T7s_U9I69E",
          *         "ending_balance_atom": 0,
          *         "next_payment_attempt": null,
          *         "starting_balance_atom": 0,
@@ -15931,11 +15971,11 @@ export type components = {
          *         "post_payment_credit_notes_amount_atom": 0
          *       },
          *       "previous_data": {
-         *         "id": "in_prod_06h2cqkmrtcpjbmxq04yjr2xnp7e6",
+         *         "id": "in_prod_06h2d0j8c0ch3ff3v5cxtzxqahfm8",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h2cqkmrx37bc3004dw4qatqksgp",
-         *             "price": "price_prod_06h2cqjg2vada3b8e8bmnya9rc630",
+         *             "id": "il_prod_06h2d0j8c5deeeh5hjatat5m44ne4",
+         *             "price": "price_prod_06h2d0hxh93776ax6kaz2a0pxeqsm",
          *             "quantity": 1,
          *             "tax_rates": [],
          *             "amount_atom": 500,
@@ -15945,39 +15985,41 @@ export type components = {
          *             "unit_amount_atom": 500
          *           }
          *         ],
-         *         "number": "EXAMPLEGMBH-0007",
+         *         "number": "EXAMPL-0007",
          *         "object": "invoice",
          *         "status": "open",
-         *         "created": "2026-11-29T08:14:14.214Z",
+         *         "created": "2026-11-29T08:53:22.144Z",
          *         "paid_at": null,
-         *         "updated": "2026-11-29T08:14:14.309Z",
+         *         "updated": "2026-11-29T08:53:22.164Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2cqjp9q86wsnhz16fr4njyj6nw",
+         *         "customer": "cus_prod_06h2d0hzwvey0es4yyvctdfs4an46",
          *         "discount": null,
-         *         "due_date": "2026-11-30T08:14:14.017Z",
+         *         "due_date": "2026-11-30T08:53:22.113Z",
          *         "livemode": false,
          *         "metadata": {},
          *         "tax_atom": 0,
          *         "voided_at": null,
          *         "overdue_at": null,
-         *         "pdf_sha256": "9d59bf772f44a61f7edcd9c0101012512e268fe4903f3a6d4c38f74696f6a493",
+         *         "pdf_sha256": "b1ef7e2fb5c2598ba7faff0e1b5297bf1d0830680035d1cd34c2010d7c501110",
          *         "description": null,
-         *         "invoice_pdf": "http://127.0.0.1:41121/api/invoices/in_prod_06h2cqkmrtcpjbmxq04yjr2xnp7e6/pdf",
+         *         "invoice_pdf": "http://127.0.0.1:34341/api/invoices/in_prod_06h2d0j8c0ch3ff3v5cxtzxqahfm8/pdf",
          *         "total_taxes": [],
-         *         "finalized_at": "2026-11-29T08:14:14.309Z",
+         *         "finalized_at": "2026-11-29T08:53:22.164Z",
          *         "subscription": null,
          *         "attempt_count": 0,
          *         "customer_name": "Jenny Rosen",
          *         "discount_atom": 0,
          *         "subtotal_atom": 500,
          *         "customer_email": "jenny@example.com",
+         *         "days_until_due": null,
          *         "payment_intent": null,
          *         "reverse_charge": false,
          *         "due_amount_atom": 500,
          *         "paid_pdf_sha256": null,
          *         "paid_amount_atom": 0,
+         *         "collection_method": "charge_automatically",
          *         "total_amount_atom": 500,
-         *         "hosted_invoice_url": "http://127.0.0.1:41121/invoice/qKFpTit402RPUXeqyYC1oM4wFjniWLc2o_HvT3IIm2I",
+         *         "hosted_invoice_url": "http://127.0.0.1:34341/invoice/I-kLKm1i_gb6zzcXQLanFRYEkIq57WPW6T7s_U9I69E",
          *         "ending_balance_atom": 0,
          *         "next_payment_attempt": null,
          *         "starting_balance_atom": 0,
@@ -15986,11 +16028,11 @@ export type components = {
          *         "post_payment_credit_notes_amount_atom": 0
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2cqm4h4zcjw7ygzymxdf4zetyj",
+         *       "correlation_id": "req_prod_06h2d0jbytp1qd45anapphpcvkeqr",
          *       "request_id": null,
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-30T08:14:14.017Z",
+         *       "created": "2026-11-30T08:53:22.113Z",
          *       "actor_type": "system",
          *       "actor_id": null
          *     }
@@ -16037,16 +16079,16 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2cqkbb09jet3rnd2q05k66d13p",
+         *       "id": "evt_prod_06h2d0j6qx12ztyh3r9kgyncb302r",
          *       "type": "invoice.voided",
          *       "aggregate_type": "invoice",
-         *       "aggregate_id": "in_prod_06h2cqk7tqynqb2rqr22s505wy4sw",
+         *       "aggregate_id": "in_prod_06h2d0j6chmbx9qtffd48v3fz1j4w",
          *       "data": {
-         *         "id": "in_prod_06h2cqk7tqynqb2rqr22s505wy4sw",
+         *         "id": "in_prod_06h2d0j6chmbx9qtffd48v3fz1j4w",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h2cqk7ykph8wmzraxzgers7zms6",
-         *             "price": "price_prod_06h2cqjg2vada3b8e8bmnya9rc630",
+         *             "id": "il_prod_06h2d0j6d542hk33mv5f5xbe4tyxc",
+         *             "price": "price_prod_06h2d0hxh93776ax6kaz2a0pxeqsm",
          *             "quantity": 1,
          *             "tax_rates": [],
          *             "amount_atom": 500,
@@ -16056,39 +16098,41 @@ export type components = {
          *             "unit_amount_atom": 500
          *           }
          *         ],
-         *         "number": "EXAMPLEGMBH-0004",
+         *         "number": "EXAMPL-0004",
          *         "object": "invoice",
          *         "status": "void",
-         *         "created": "2026-11-29T08:14:10.901Z",
+         *         "created": "2026-11-29T08:53:21.636Z",
          *         "paid_at": null,
-         *         "updated": "2026-11-29T08:14:11.720Z",
+         *         "updated": "2026-11-29T08:53:21.724Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2cqjp9q86wsnhz16fr4njyj6nw",
+         *         "customer": "cus_prod_06h2d0hzwvey0es4yyvctdfs4an46",
          *         "discount": null,
          *         "due_date": null,
          *         "livemode": false,
          *         "metadata": {},
          *         "tax_atom": 0,
-         *         "voided_at": "2026-11-29T08:14:11.720Z",
+         *         "voided_at": "2026-11-29T08:53:21.724Z",
          *         "overdue_at": null,
-         *         "pdf_sha256": "e9fff1d09a63cd8cb1472928fa5e3b1321eaea23c71fd9d8037022f0dd825bd5",
+         *         "pdf_sha256": "537be09b6615ba86c577a451744199878cea9dbf52d34b313ca7a7dffc5b5ae6",
          *         "description": null,
-         *         "invoice_pdf": "http://127.0.0.1:41121/api/invoices/in_prod_06h2cqk7tqynqb2rqr22s505wy4sw/pdf",
+         *         "invoice_pdf": "http://127.0.0.1:34341/api/invoices/in_prod_06h2d0j6chmbx9qtffd48v3fz1j4w/pdf",
          *         "total_taxes": [],
-         *         "finalized_at": "2026-11-29T08:14:11.369Z",
+         *         "finalized_at": "2026-11-29T08:53:21.675Z",
          *         "subscription": null,
          *         "attempt_count": 0,
          *         "customer_name": "Jenny Rosen",
          *         "discount_atom": 0,
          *         "subtotal_atom": 500,
          *         "customer_email": "jenny@example.com",
+         *         "days_until_due": null,
          *         "payment_intent": null,
          *         "reverse_charge": false,
          *         "due_amount_atom": 500,
          *         "paid_pdf_sha256": null,
          *         "paid_amount_atom": 0,
+         *         "collection_method": "charge_automatically",
          *         "total_amount_atom": 500,
-         *         "hosted_invoice_url": "http://127.0.0.1:41121/invoice/Qy5WxLdMI80S1DFTvxY9IcfMCtxbxvUkrLZg_t4G4_0",
+         *         "hosted_invoice_url": "http://127.0.0.1:34341/invoice/E3t1iTU5n8MHNVQjzS1fuVI35-hM7TTpDaSTe-IyEys",
          *         "ending_balance_atom": 0,
          *         "next_payment_attempt": null,
          *         "starting_balance_atom": 0,
@@ -16097,11 +16141,11 @@ export type components = {
          *         "post_payment_credit_notes_amount_atom": 0
          *       },
          *       "previous_data": {
-         *         "id": "in_prod_06h2cqk7tqynqb2rqr22s505wy4sw",
+         *         "id": "in_prod_06h2d0j6chmbx9qtffd48v3fz1j4w",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h2cqk7ykph8wmzraxzgers7zms6",
-         *             "price": "price_prod_06h2cqjg2vada3b8e8bmnya9rc630",
+         *             "id": "il_prod_06h2d0j6d542hk33mv5f5xbe4tyxc",
+         *             "price": "price_prod_06h2d0hxh93776ax6kaz2a0pxeqsm",
          *             "quantity": 1,
          *             "tax_rates": [],
          *             "amount_atom": 500,
@@ -16111,14 +16155,14 @@ export type components = {
          *             "unit_amount_atom": 500
          *           }
          *         ],
-         *         "number": "EXAMPLEGMBH-0004",
+         *         "number": "EXAMPL-0004",
          *         "object": "invoice",
          *         "status": "open",
-         *         "created": "2026-11-29T08:14:10.901Z",
+         *         "created": "2026-11-29T08:53:21.636Z",
          *         "paid_at": null,
-         *         "updated": "2026-11-29T08:14:11.369Z",
+         *         "updated": "2026-11-29T08:53:21.675Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2cqjp9q86wsnhz16fr4njyj6nw",
+         *         "customer": "cus_prod_06h2d0hzwvey0es4yyvctdfs4an46",
          *         "discount": null,
          *         "due_date": null,
          *         "livemode": false,
@@ -16126,24 +16170,26 @@ export type components = {
          *         "tax_atom": 0,
          *         "voided_at": null,
          *         "overdue_at": null,
-         *         "pdf_sha256": "e9fff1d09a63cd8cb1472928fa5e3b1321eaea23c71fd9d8037022f0dd825bd5",
+         *         "pdf_sha256": "537be09b6615ba86c577a451744199878cea9dbf52d34b313ca7a7dffc5b5ae6",
          *         "description": null,
-         *         "invoice_pdf": "http://127.0.0.1:41121/api/invoices/in_prod_06h2cqk7tqynqb2rqr22s505wy4sw/pdf",
+         *         "invoice_pdf": "http://127.0.0.1:34341/api/invoices/in_prod_06h2d0j6chmbx9qtffd48v3fz1j4w/pdf",
          *         "total_taxes": [],
-         *         "finalized_at": "2026-11-29T08:14:11.369Z",
+         *         "finalized_at": "2026-11-29T08:53:21.675Z",
          *         "subscription": null,
          *         "attempt_count": 0,
          *         "customer_name": "Jenny Rosen",
          *         "discount_atom": 0,
          *         "subtotal_atom": 500,
          *         "customer_email": "jenny@example.com",
+         *         "days_until_due": null,
          *         "payment_intent": null,
          *         "reverse_charge": false,
          *         "due_amount_atom": 500,
          *         "paid_pdf_sha256": null,
          *         "paid_amount_atom": 0,
+         *         "collection_method": "charge_automatically",
          *         "total_amount_atom": 500,
-         *         "hosted_invoice_url": "http://127.0.0.1:41121/invoice/Qy5WxLdMI80S1DFTvxY9IcfMCtxbxvUkrLZg_t4G4_0",
+         *         "hosted_invoice_url": "http://127.0.0.1:34341/invoice/E3t1iTU5n8MHNVQjzS1fuVI35-hM7TTpDaSTe-IyEys",
          *         "ending_balance_atom": 0,
          *         "next_payment_attempt": null,
          *         "starting_balance_atom": 0,
@@ -16152,13 +16198,13 @@ export type components = {
          *         "post_payment_credit_notes_amount_atom": 0
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2cqkajhsrwc554cscj0psv0jna",
-         *       "request_id": "req_prod_06h2cqkajhsrwc554cscj0psv0jna",
+         *       "correlation_id": "req_prod_06h2d0j6p8v1jjb0eynxcrngswtg0",
+         *       "request_id": "req_prod_06h2d0j6p8v1jjb0eynxcrngswtg0",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-29T08:14:11.800Z",
+         *       "created": "2026-11-29T08:53:21.727Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2cqh7fdk7b9911197cjdvt3b4e"
+         *       "actor_id": "key_prod_06h2d0hff561d1m2s03m8jqqg7zhr"
          *     }
          */
         InvoiceVoidedEvent: {
@@ -16203,16 +16249,16 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2cqkd15naxq1enegfmtsspwx0w",
+         *       "id": "evt_prod_06h2d0j763e4sg4v5n2q3aqzqr4x6",
          *       "type": "invoice.marked_uncollectible",
          *       "aggregate_type": "invoice",
-         *       "aggregate_id": "in_prod_06h2cqkbxmzvxk2r9tfxrhpz6m0qg",
+         *       "aggregate_id": "in_prod_06h2d0j6w8pd5ztvjbtd4ayph2kyy",
          *       "data": {
-         *         "id": "in_prod_06h2cqkbxmzvxk2r9tfxrhpz6m0qg",
+         *         "id": "in_prod_06h2d0j6w8pd5ztvjbtd4ayph2kyy",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h2cqkby3jg8n907jq10z6p4hrze",
-         *             "price": "price_prod_06h2cqjg2vada3b8e8bmnya9rc630",
+         *             "id": "il_prod_06h2d0j6wesmyjymc6xeqdm1ggq2g",
+         *             "price": "price_prod_06h2d0hxh93776ax6kaz2a0pxeqsm",
          *             "quantity": 1,
          *             "tax_rates": [],
          *             "amount_atom": 500,
@@ -16222,14 +16268,14 @@ export type components = {
          *             "unit_amount_atom": 500
          *           }
          *         ],
-         *         "number": "EXAMPLEGMBH-0005",
+         *         "number": "EXAMPL-0005",
          *         "object": "invoice",
          *         "status": "uncollectible",
-         *         "created": "2026-11-29T08:14:11.949Z",
+         *         "created": "2026-11-29T08:53:21.762Z",
          *         "paid_at": null,
-         *         "updated": "2026-11-29T08:14:12.220Z",
+         *         "updated": "2026-11-29T08:53:21.837Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2cqjp9q86wsnhz16fr4njyj6nw",
+         *         "customer": "cus_prod_06h2d0hzwvey0es4yyvctdfs4an46",
          *         "discount": null,
          *         "due_date": null,
          *         "livemode": false,
@@ -16237,37 +16283,39 @@ export type components = {
          *         "tax_atom": 0,
          *         "voided_at": null,
          *         "overdue_at": null,
-         *         "pdf_sha256": "d2eac20c8d6a8b47e2ee25e638ed641118ec8af5d36c8c1c1de5ca235a5e0c0f",
+         *         "pdf_sha256": "d6776c1019d657b8276f8187ec747d78ac66d6007ce420afad367888559a1681",
          *         "description": null,
-         *         "invoice_pdf": "http://127.0.0.1:41121/api/invoices/in_prod_06h2cqkbxmzvxk2r9tfxrhpz6m0qg/pdf",
+         *         "invoice_pdf": "http://127.0.0.1:34341/api/invoices/in_prod_06h2d0j6w8pd5ztvjbtd4ayph2kyy/pdf",
          *         "total_taxes": [],
-         *         "finalized_at": "2026-11-29T08:14:12.038Z",
+         *         "finalized_at": "2026-11-29T08:53:21.790Z",
          *         "subscription": null,
          *         "attempt_count": 0,
          *         "customer_name": "Jenny Rosen",
          *         "discount_atom": 0,
          *         "subtotal_atom": 500,
          *         "customer_email": "jenny@example.com",
+         *         "days_until_due": null,
          *         "payment_intent": null,
          *         "reverse_charge": false,
          *         "due_amount_atom": 500,
          *         "paid_pdf_sha256": null,
          *         "paid_amount_atom": 0,
+         *         "collection_method": "charge_automatically",
          *         "total_amount_atom": 500,
-         *         "hosted_invoice_url": "http://127.0.0.1:41121/invoice/CMpJIxIWI_3tJsOZrOUzklzm2G7CJb5RuCjIjYYYR3g",
+         *         "hosted_invoice_url": "http://127.0.0.1:34341/invoice/Ja4d8fiZbsT5GqLQJ-doAKymm6xQV-DW1hKzqcOs6io",
          *         "ending_balance_atom": 0,
          *         "next_payment_attempt": null,
          *         "starting_balance_atom": 0,
-         *         "marked_uncollectible_at": "2026-11-29T08:14:12.220Z",
+         *         "marked_uncollectible_at": "2026-11-29T08:53:21.837Z",
          *         "pre_payment_credit_notes_amount_atom": 0,
          *         "post_payment_credit_notes_amount_atom": 0
          *       },
          *       "previous_data": {
-         *         "id": "in_prod_06h2cqkbxmzvxk2r9tfxrhpz6m0qg",
+         *         "id": "in_prod_06h2d0j6w8pd5ztvjbtd4ayph2kyy",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h2cqkby3jg8n907jq10z6p4hrze",
-         *             "price": "price_prod_06h2cqjg2vada3b8e8bmnya9rc630",
+         *             "id": "il_prod_06h2d0j6wesmyjymc6xeqdm1ggq2g",
+         *             "price": "price_prod_06h2d0hxh93776ax6kaz2a0pxeqsm",
          *             "quantity": 1,
          *             "tax_rates": [],
          *             "amount_atom": 500,
@@ -16277,14 +16325,14 @@ export type components = {
          *             "unit_amount_atom": 500
          *           }
          *         ],
-         *         "number": "EXAMPLEGMBH-0005",
+         *         "number": "EXAMPL-0005",
          *         "object": "invoice",
          *         "status": "open",
-         *         "created": "2026-11-29T08:14:11.949Z",
+         *         "created": "2026-11-29T08:53:21.762Z",
          *         "paid_at": null,
-         *         "updated": "2026-11-29T08:14:12.038Z",
+         *         "updated": "2026-11-29T08:53:21.790Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2cqjp9q86wsnhz16fr4njyj6nw",
+         *         "customer": "cus_prod_06h2d0hzwvey0es4yyvctdfs4an46",
          *         "discount": null,
          *         "due_date": null,
          *         "livemode": false,
@@ -16292,24 +16340,26 @@ export type components = {
          *         "tax_atom": 0,
          *         "voided_at": null,
          *         "overdue_at": null,
-         *         "pdf_sha256": "d2eac20c8d6a8b47e2ee25e638ed641118ec8af5d36c8c1c1de5ca235a5e0c0f",
+         *         "pdf_sha256": "d6776c1019d657b8276f8187ec747d78ac66d6007ce420afad367888559a1681",
          *         "description": null,
-         *         "invoice_pdf": "http://127.0.0.1:41121/api/invoices/in_prod_06h2cqkbxmzvxk2r9tfxrhpz6m0qg/pdf",
+         *         "invoice_pdf": "http://127.0.0.1:34341/api/invoices/in_prod_06h2d0j6w8pd5ztvjbtd4ayph2kyy/pdf",
          *         "total_taxes": [],
-         *         "finalized_at": "2026-11-29T08:14:12.038Z",
+         *         "finalized_at": "2026-11-29T08:53:21.790Z",
          *         "subscription": null,
          *         "attempt_count": 0,
          *         "customer_name": "Jenny Rosen",
          *         "discount_atom": 0,
          *         "subtotal_atom": 500,
          *         "customer_email": "jenny@example.com",
+         *         "days_until_due": null,
          *         "payment_intent": null,
          *         "reverse_charge": false,
          *         "due_amount_atom": 500,
          *         "paid_pdf_sha256": null,
          *         "paid_amount_atom": 0,
+         *         "collection_method": "charge_automatically",
          *         "total_amount_atom": 500,
-         *         "hosted_invoice_url": "http://127.0.0.1:41121/invoice/CMpJIxIWI_3tJsOZrOUzklzm2G7CJb5RuCjIjYYYR3g",
+         *         "hosted_invoice_url": "http://127.0.0.1:34341/invoice/Ja4d8fiZbsT5GqLQJ-doAKymm6xQV-DW1hKzqcOs6io",
          *         "ending_balance_atom": 0,
          *         "next_payment_attempt": null,
          *         "starting_balance_atom": 0,
@@ -16318,13 +16368,13 @@ export type components = {
          *         "post_payment_credit_notes_amount_atom": 0
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2cqkcw2xkbzsaaeacfkfqb8xg2",
-         *       "request_id": "req_prod_06h2cqkcw2xkbzsaaeacfkfqb8xg2",
+         *       "correlation_id": "req_prod_06h2d0j74w22p6zqc2wt64s8rcw3r",
+         *       "request_id": "req_prod_06h2d0j74w22p6zqc2wt64s8rcw3r",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-29T08:14:12.233Z",
+         *       "created": "2026-11-29T08:53:21.840Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2cqh7fdk7b9911197cjdvt3b4e"
+         *       "actor_id": "key_prod_06h2d0hff561d1m2s03m8jqqg7zhr"
          *     }
          */
         InvoiceMarkedUncollectibleEvent: {
@@ -16369,16 +16419,16 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2cqk38k2ag1q8tc8fp7wjk91yt",
+         *       "id": "evt_prod_06h2d0j539mx04cdmqzrt9azgkngt",
          *       "type": "invoice.refunded",
          *       "aggregate_type": "invoice",
-         *       "aggregate_id": "in_prod_06h2cqjy5sy0ggp4fba462kpv07bg",
+         *       "aggregate_id": "in_prod_06h2d0j3hmedp2e9959y4mv9t8t16",
          *       "data": {
-         *         "id": "in_prod_06h2cqjy5sy0ggp4fba462kpv07bg",
+         *         "id": "in_prod_06h2d0j3hmedp2e9959y4mv9t8t16",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h2cqjy60kbhje6xkr3ewadd8508",
-         *             "price": "price_prod_06h2cqjg2vada3b8e8bmnya9rc630",
+         *             "id": "il_prod_06h2d0j3j1nnq58ybs8g0r5gw4344",
+         *             "price": "price_prod_06h2d0hxh93776ax6kaz2a0pxeqsm",
          *             "quantity": 1,
          *             "tax_rates": [],
          *             "amount_atom": 500,
@@ -16388,14 +16438,14 @@ export type components = {
          *             "unit_amount_atom": 500
          *           }
          *         ],
-         *         "number": "EXAMPLEGMBH-0001",
+         *         "number": "EXAMPL-0001",
          *         "object": "invoice",
          *         "status": "paid",
-         *         "created": "2026-11-29T08:14:08.430Z",
-         *         "paid_at": "2026-11-29T08:14:08.976Z",
-         *         "updated": "2026-11-29T08:14:08.976Z",
+         *         "created": "2026-11-29T08:53:20.909Z",
+         *         "paid_at": "2026-11-29T08:53:21.163Z",
+         *         "updated": "2026-11-29T08:53:21.163Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2cqjp9q86wsnhz16fr4njyj6nw",
+         *         "customer": "cus_prod_06h2d0hzwvey0es4yyvctdfs4an46",
          *         "discount": null,
          *         "due_date": null,
          *         "livemode": false,
@@ -16403,24 +16453,26 @@ export type components = {
          *         "tax_atom": 0,
          *         "voided_at": null,
          *         "overdue_at": null,
-         *         "pdf_sha256": "507ee3f14c5c3a9afb303f55dc53f9c494ca7b92a2722bfef411f3f9e1275bde",
+         *         "pdf_sha256": "38bc62b9d473207ef5850b8511cb0dd50e6a499e1c2d466ced4b599271726cfa",
          *         "description": null,
-         *         "invoice_pdf": "http://127.0.0.1:41121/api/invoices/in_prod_06h2cqjy5sy0ggp4fba462kpv07bg/pdf",
+         *         "invoice_pdf": "http://127.0.0.1:34341/api/invoices/in_prod_06h2d0j3hmedp2e9959y4mv9t8t16/pdf",
          *         "total_taxes": [],
-         *         "finalized_at": "2026-11-29T08:14:08.585Z",
+         *         "finalized_at": "2026-11-29T08:53:20.999Z",
          *         "subscription": null,
          *         "attempt_count": 0,
          *         "customer_name": "Jenny Rosen",
          *         "discount_atom": 0,
          *         "subtotal_atom": 500,
          *         "customer_email": "jenny@example.com",
-         *         "payment_intent": "pi_prod_06h2cqk02xbkvzm6s0n8dgx2jma4r",
+         *         "days_until_due": null,
+         *         "payment_intent": "pi_prod_06h2d0j4e83waks0zvjxckcdk05ej",
          *         "reverse_charge": false,
          *         "due_amount_atom": 0,
-         *         "paid_pdf_sha256": "af3481ff8d4a7089362e865fbc01770b11b5bf89bfdaddd544d33b7eb8aa0dcc",
+         *         "paid_pdf_sha256": "e98cde292b4989f0715944d5fcd2917f776b206f967c893a36323b52503c075b",
          *         "paid_amount_atom": 500,
+         *         "collection_method": "charge_automatically",
          *         "total_amount_atom": 500,
-         *         "hosted_invoice_url": "http://127.0.0.1:41121/invoice/Vd9wnXYEeBG_iKmQCxEHOJc-9dloiNEd37cjbtaze3Y",
+         *         "hosted_invoice_url": "http://127.0.0.1:34341/invoice/9YbsSt0otUl9MswhFTpGa7Vy_xn1PiC7DzSty7S89LQ",
          *         "ending_balance_atom": 0,
          *         "next_payment_attempt": null,
          *         "starting_balance_atom": 0,
@@ -16430,13 +16482,13 @@ export type components = {
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2cqk2n8bpmak9tpv4r2wjdfzkw",
-         *       "request_id": "req_prod_06h2cqk2n8bpmak9tpv4r2wjdfzkw",
+         *       "correlation_id": "req_prod_06h2d0j50fj3fcnnztcq363mj7p1j",
+         *       "request_id": "req_prod_06h2d0j50fj3fcnnztcq363mj7p1j",
          *       "version": 1,
          *       "sequence": 5,
-         *       "created": "2026-11-29T08:14:09.732Z",
+         *       "created": "2026-11-29T08:53:21.306Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2cqh7fdk7b9911197cjdvt3b4e"
+         *       "actor_id": "key_prod_06h2d0hff561d1m2s03m8jqqg7zhr"
          *     }
          */
         InvoiceRefundedEvent: {
@@ -16481,16 +16533,16 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2cqm9d0jtr3t8gqz6cmpd73hc2",
+         *       "id": "evt_prod_06h2d0jch1naecp2zvp1st6bpnbc0",
          *       "type": "invoice.upcoming",
          *       "aggregate_type": "invoice",
-         *       "aggregate_id": "in_prod_06h2cqm8y85q54cevd3tntjv3c4g6",
+         *       "aggregate_id": "in_prod_06h2d0jce9zwbn0ftsg1j1z6dw2ge",
          *       "data": {
-         *         "id": "in_prod_06h2cqm8y85q54cevd3tntjv3c4g6",
+         *         "id": "in_prod_06h2d0jce9zwbn0ftsg1j1z6dw2ge",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h2cqm99xbnzjm3z8z6wwnz0ambg",
-         *             "price": "price_prod_06h2cqjfppy86tx2b9kty9x453e5p",
+         *             "id": "il_prod_06h2d0jcgdn06x0kabmf2xe848g0g",
+         *             "price": "price_prod_06h2d0hxcshgdh05f8e8wff0h1rny",
          *             "quantity": 1,
          *             "tax_rates": [],
          *             "amount_atom": 2000,
@@ -16503,11 +16555,11 @@ export type components = {
          *         "number": null,
          *         "object": "invoice",
          *         "status": "draft",
-         *         "created": "2026-12-06T08:14:15.546Z",
+         *         "created": "2026-12-06T08:53:22.480Z",
          *         "paid_at": null,
-         *         "updated": "2026-12-06T08:14:15.546Z",
+         *         "updated": "2026-12-06T08:53:22.480Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2cqjp9q86wsnhz16fr4njyj6nw",
+         *         "customer": "cus_prod_06h2d0hzwvey0es4yyvctdfs4an46",
          *         "discount": null,
          *         "due_date": null,
          *         "livemode": false,
@@ -16516,25 +16568,27 @@ export type components = {
          *         "voided_at": null,
          *         "overdue_at": null,
          *         "pdf_sha256": null,
-         *         "description": "Subscription sub_prod_06h2cqkt166hsbb75yhzt5hg2wk26",
+         *         "description": "Subscription sub_prod_06h2d0j9q69kn92g6963eb7y81z0j",
          *         "invoice_pdf": null,
          *         "total_taxes": [],
          *         "finalized_at": null,
-         *         "subscription": "sub_prod_06h2cqkt166hsbb75yhzt5hg2wk26",
+         *         "subscription": "sub_prod_06h2d0j9q69kn92g6963eb7y81z0j",
          *         "attempt_count": 0,
          *         "customer_name": null,
          *         "discount_atom": 0,
          *         "subtotal_atom": 2000,
          *         "customer_email": null,
+         *         "days_until_due": null,
          *         "payment_intent": null,
          *         "reverse_charge": false,
          *         "due_amount_atom": 2000,
          *         "paid_pdf_sha256": null,
          *         "paid_amount_atom": 0,
+         *         "collection_method": "charge_automatically",
          *         "total_amount_atom": 2000,
          *         "hosted_invoice_url": null,
          *         "ending_balance_atom": 0,
-         *         "next_payment_attempt": "2026-12-06T08:14:15.546Z",
+         *         "next_payment_attempt": "2026-12-06T08:53:22.480Z",
          *         "starting_balance_atom": 0,
          *         "marked_uncollectible_at": null,
          *         "pre_payment_credit_notes_amount_atom": 0,
@@ -16542,11 +16596,11 @@ export type components = {
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2cqm4h4zcjw7ygzymxdf4zetyj",
+         *       "correlation_id": "req_prod_06h2d0jbytp1qd45anapphpcvkeqr",
          *       "request_id": null,
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-12-03T08:14:15.546Z",
+         *       "created": "2026-12-03T08:53:22.480Z",
          *       "actor_type": "system",
          *       "actor_id": null
          *     }
@@ -16593,35 +16647,36 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2cqjpajtqn2evdkh0zgff2ppmp",
+         *       "id": "evt_prod_06h2d0hzxddptz5c4hrck4152y4yc",
          *       "type": "customer.created",
          *       "aggregate_type": "customer",
-         *       "aggregate_id": "cus_prod_06h2cqjp9q86wsnhz16fr4njyj6nw",
+         *       "aggregate_id": "cus_prod_06h2d0hzwvey0es4yyvctdfs4an46",
          *       "data": {
-         *         "id": "cus_prod_06h2cqjp9q86wsnhz16fr4njyj6nw",
+         *         "id": "cus_prod_06h2d0hzwvey0es4yyvctdfs4an46",
          *         "name": "Jenny",
          *         "email": "jenny@example.com",
          *         "object": "customer",
          *         "address": null,
-         *         "created": "2026-11-29T08:14:06.412Z",
+         *         "created": "2026-11-29T08:53:19.974Z",
          *         "tax_ids": [],
-         *         "updated": "2026-11-29T08:14:06.412Z",
+         *         "updated": "2026-11-29T08:53:19.974Z",
          *         "balances": {},
          *         "livemode": false,
          *         "metadata": {},
          *         "custom_fields": {},
+         *         "invoice_emails": [],
          *         "default_tax_rate": null,
          *         "preferred_locale": null
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2cqjp77yzgr8mxpgq3gw4adwee",
-         *       "request_id": "req_prod_06h2cqjp77yzgr8mxpgq3gw4adwee",
+         *       "correlation_id": "req_prod_06h2d0hzw5m0kgfqp9v6czfnht344",
+         *       "request_id": "req_prod_06h2d0hzw5m0kgfqp9v6czfnht344",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-29T08:14:06.420Z",
+         *       "created": "2026-11-29T08:53:19.979Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2cqh7fdk7b9911197cjdvt3b4e"
+         *       "actor_id": "key_prod_06h2d0hff561d1m2s03m8jqqg7zhr"
          *     }
          */
         CustomerCreatedEvent: {
@@ -16666,50 +16721,52 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2cqjq67afbxa48p4xh154bay6t",
+         *       "id": "evt_prod_06h2d0j03hf4k4r5cj2gwcgxpmrht",
          *       "type": "customer.updated",
          *       "aggregate_type": "customer",
-         *       "aggregate_id": "cus_prod_06h2cqjp9q86wsnhz16fr4njyj6nw",
+         *       "aggregate_id": "cus_prod_06h2d0hzwvey0es4yyvctdfs4an46",
          *       "data": {
-         *         "id": "cus_prod_06h2cqjp9q86wsnhz16fr4njyj6nw",
+         *         "id": "cus_prod_06h2d0hzwvey0es4yyvctdfs4an46",
          *         "name": "Jenny Rosen",
          *         "email": "jenny@example.com",
          *         "object": "customer",
          *         "address": null,
-         *         "created": "2026-11-29T08:14:06.412Z",
+         *         "created": "2026-11-29T08:53:19.974Z",
          *         "tax_ids": [],
-         *         "updated": "2026-11-29T08:14:06.623Z",
+         *         "updated": "2026-11-29T08:53:20.023Z",
          *         "balances": {},
          *         "livemode": false,
          *         "metadata": {},
          *         "custom_fields": {},
+         *         "invoice_emails": [],
          *         "default_tax_rate": null,
          *         "preferred_locale": null
          *       },
          *       "previous_data": {
-         *         "id": "cus_prod_06h2cqjp9q86wsnhz16fr4njyj6nw",
+         *         "id": "cus_prod_06h2d0hzwvey0es4yyvctdfs4an46",
          *         "name": "Jenny",
          *         "email": "jenny@example.com",
          *         "object": "customer",
          *         "address": null,
-         *         "created": "2026-11-29T08:14:06.412Z",
+         *         "created": "2026-11-29T08:53:19.974Z",
          *         "tax_ids": [],
-         *         "updated": "2026-11-29T08:14:06.412Z",
+         *         "updated": "2026-11-29T08:53:19.974Z",
          *         "balances": {},
          *         "livemode": false,
          *         "metadata": {},
          *         "custom_fields": {},
+         *         "invoice_emails": [],
          *         "default_tax_rate": null,
          *         "preferred_locale": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2cqjpz0rn832y1ybnkgk55qjm6",
-         *       "request_id": "req_prod_06h2cqjpz0rn832y1ybnkgk55qjm6",
+         *       "correlation_id": "req_prod_06h2d0j01wcjgx9dgwhkqbzrgcsxj",
+         *       "request_id": "req_prod_06h2d0j01wcjgx9dgwhkqbzrgcsxj",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-29T08:14:06.641Z",
+         *       "created": "2026-11-29T08:53:20.028Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2cqh7fdk7b9911197cjdvt3b4e"
+         *       "actor_id": "key_prod_06h2d0hff561d1m2s03m8jqqg7zhr"
          *     }
          */
         CustomerUpdatedEvent: {
@@ -16754,51 +16811,53 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2cqjqnrv4g7e6badyc44qjrqq6",
+         *       "id": "evt_prod_06h2d0j09qm6zmays6tkd6ne4tz9j",
          *       "type": "customer.deleted",
          *       "aggregate_type": "customer",
-         *       "aggregate_id": "cus_prod_06h2cqjqcksgpyv3kagtqx76y6ngr",
+         *       "aggregate_id": "cus_prod_06h2d0j06cj8bnb82gfxw15z3nxrr",
          *       "data": {
-         *         "id": "cus_prod_06h2cqjqcksgpyv3kagtqx76y6ngr",
+         *         "id": "cus_prod_06h2d0j06cj8bnb82gfxw15z3nxrr",
          *         "name": null,
          *         "email": "leaving@example.com",
          *         "object": "customer",
          *         "address": null,
-         *         "created": "2026-11-29T08:14:06.692Z",
+         *         "created": "2026-11-29T08:53:20.051Z",
          *         "deleted": true,
          *         "tax_ids": [],
-         *         "updated": "2026-11-29T08:14:06.763Z",
+         *         "updated": "2026-11-29T08:53:20.074Z",
          *         "balances": {},
          *         "livemode": false,
          *         "metadata": {},
          *         "custom_fields": {},
+         *         "invoice_emails": [],
          *         "default_tax_rate": null,
          *         "preferred_locale": null
          *       },
          *       "previous_data": {
-         *         "id": "cus_prod_06h2cqjqcksgpyv3kagtqx76y6ngr",
+         *         "id": "cus_prod_06h2d0j06cj8bnb82gfxw15z3nxrr",
          *         "name": null,
          *         "email": "leaving@example.com",
          *         "object": "customer",
          *         "address": null,
-         *         "created": "2026-11-29T08:14:06.692Z",
+         *         "created": "2026-11-29T08:53:20.051Z",
          *         "tax_ids": [],
-         *         "updated": "2026-11-29T08:14:06.692Z",
+         *         "updated": "2026-11-29T08:53:20.051Z",
          *         "balances": {},
          *         "livemode": false,
          *         "metadata": {},
          *         "custom_fields": {},
+         *         "invoice_emails": [],
          *         "default_tax_rate": null,
          *         "preferred_locale": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2cqjqmb2xk13902crsfc76eb70",
-         *       "request_id": "req_prod_06h2cqjqmb2xk13902crsfc76eb70",
+         *       "correlation_id": "req_prod_06h2d0j08xtfw2xrnn3c42pxkybpr",
+         *       "request_id": "req_prod_06h2d0j08xtfw2xrnn3c42pxkybpr",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-29T08:14:06.767Z",
+         *       "created": "2026-11-29T08:53:20.077Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2cqh7fdk7b9911197cjdvt3b4e"
+         *       "actor_id": "key_prod_06h2d0hff561d1m2s03m8jqqg7zhr"
          *     }
          */
         CustomerDeletedEvent: {
@@ -16843,21 +16902,21 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2cqjr2bdwt530t1h3mva9td8e0",
+         *       "id": "evt_prod_06h2d0j0e7cv1ttyt7xxapx1tm6g0",
          *       "type": "customer.discount.created",
          *       "aggregate_type": "customer_discount",
-         *       "aggregate_id": "di_prod_06h2cqjr1h52dxxetf5ha87n0cyt8",
+         *       "aggregate_id": "di_prod_06h2d0j0dkgx260zth2zqwpavx008",
          *       "data": {
-         *         "id": "di_prod_06h2cqjr1h52dxxetf5ha87n0cyt8",
+         *         "id": "di_prod_06h2d0j0dkgx260zth2zqwpavx008",
          *         "end": null,
-         *         "start": "2026-11-29T08:14:06.837Z",
+         *         "start": "2026-11-29T08:53:20.102Z",
          *         "coupon": {
-         *           "id": "cpn_prod_06h2cqjhfw5fk0pha5pxbhkmya3ve",
+         *           "id": "cpn_prod_06h2d0hy04eyrkqv09e17rczppygy",
          *           "name": "Ten percent",
          *           "valid": true,
          *           "object": "coupon",
-         *           "created": "2026-11-29T08:14:05.182Z",
-         *           "updated": "2026-11-29T08:14:06.837Z",
+         *           "created": "2026-11-29T08:53:19.489Z",
+         *           "updated": "2026-11-29T08:53:20.102Z",
          *           "currency": null,
          *           "duration": "forever",
          *           "livemode": false,
@@ -16870,18 +16929,18 @@ export type components = {
          *           "duration_in_months": null
          *         },
          *         "object": "discount",
-         *         "customer": "cus_prod_06h2cqjp9q86wsnhz16fr4njyj6nw",
+         *         "customer": "cus_prod_06h2d0hzwvey0es4yyvctdfs4an46",
          *         "livemode": false
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2cqjqvgpscmngnps2a6vdsgj8w",
-         *       "request_id": "req_prod_06h2cqjqvgpscmngnps2a6vdsgj8w",
+         *       "correlation_id": "req_prod_06h2d0j0c2dx0dm2zj15pg4h6pftr",
+         *       "request_id": "req_prod_06h2d0j0c2dx0dm2zj15pg4h6pftr",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-29T08:14:06.866Z",
+         *       "created": "2026-11-29T08:53:20.114Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2cqh7fdk7b9911197cjdvt3b4e"
+         *       "actor_id": "key_prod_06h2d0hff561d1m2s03m8jqqg7zhr"
          *     }
          */
         CustomerDiscountCreatedEvent: {
@@ -16926,21 +16985,21 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2cqjrbk1t6v1emgh828a0dnemw",
+         *       "id": "evt_prod_06h2d0j0n249nbdfrhrvd1j1kn0za",
          *       "type": "customer.discount.updated",
          *       "aggregate_type": "customer_discount",
-         *       "aggregate_id": "di_prod_06h2cqjr1h52dxxetf5ha87n0cyt8",
+         *       "aggregate_id": "di_prod_06h2d0j0dkgx260zth2zqwpavx008",
          *       "data": {
-         *         "id": "di_prod_06h2cqjr1h52dxxetf5ha87n0cyt8",
+         *         "id": "di_prod_06h2d0j0dkgx260zth2zqwpavx008",
          *         "end": null,
-         *         "start": "2026-11-29T08:14:06.928Z",
+         *         "start": "2026-11-29T08:53:20.157Z",
          *         "coupon": {
-         *           "id": "cpn_prod_06h2cqjhnsbr53xtasrapfznq65kj",
+         *           "id": "cpn_prod_06h2d0hy3bawmew7vyzfz6cv23dsr",
          *           "name": null,
          *           "valid": true,
          *           "object": "coupon",
-         *           "created": "2026-11-29T08:14:05.230Z",
-         *           "updated": "2026-11-29T08:14:06.928Z",
+         *           "created": "2026-11-29T08:53:19.514Z",
+         *           "updated": "2026-11-29T08:53:20.157Z",
          *           "currency": "usd",
          *           "duration": "once",
          *           "livemode": false,
@@ -16953,20 +17012,20 @@ export type components = {
          *           "duration_in_months": null
          *         },
          *         "object": "discount",
-         *         "customer": "cus_prod_06h2cqjp9q86wsnhz16fr4njyj6nw",
+         *         "customer": "cus_prod_06h2d0hzwvey0es4yyvctdfs4an46",
          *         "livemode": false
          *       },
          *       "previous_data": {
-         *         "id": "di_prod_06h2cqjr1h52dxxetf5ha87n0cyt8",
+         *         "id": "di_prod_06h2d0j0dkgx260zth2zqwpavx008",
          *         "end": null,
-         *         "start": "2026-11-29T08:14:06.837Z",
+         *         "start": "2026-11-29T08:53:20.102Z",
          *         "coupon": {
-         *           "id": "cpn_prod_06h2cqjhfw5fk0pha5pxbhkmya3ve",
+         *           "id": "cpn_prod_06h2d0hy04eyrkqv09e17rczppygy",
          *           "name": "Ten percent",
          *           "valid": true,
          *           "object": "coupon",
-         *           "created": "2026-11-29T08:14:05.182Z",
-         *           "updated": "2026-11-29T08:14:06.837Z",
+         *           "created": "2026-11-29T08:53:19.489Z",
+         *           "updated": "2026-11-29T08:53:20.102Z",
          *           "currency": null,
          *           "duration": "forever",
          *           "livemode": false,
@@ -16979,17 +17038,17 @@ export type components = {
          *           "duration_in_months": null
          *         },
          *         "object": "discount",
-         *         "customer": "cus_prod_06h2cqjp9q86wsnhz16fr4njyj6nw",
+         *         "customer": "cus_prod_06h2d0hzwvey0es4yyvctdfs4an46",
          *         "livemode": false
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2cqjr73xvh2wktf3fcbsdn4je8",
-         *       "request_id": "req_prod_06h2cqjr73xvh2wktf3fcbsdn4je8",
+         *       "correlation_id": "req_prod_06h2d0j0j57vanq1yxpqn21v9nvrw",
+         *       "request_id": "req_prod_06h2d0j0j57vanq1yxpqn21v9nvrw",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-29T08:14:06.940Z",
+         *       "created": "2026-11-29T08:53:20.168Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2cqh7fdk7b9911197cjdvt3b4e"
+         *       "actor_id": "key_prod_06h2d0hff561d1m2s03m8jqqg7zhr"
          *     }
          */
         CustomerDiscountUpdatedEvent: {
@@ -17034,21 +17093,21 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2cqjrp75dphs50wx9g5ye9qepa",
+         *       "id": "evt_prod_06h2d0j0rcfk3pkqc1h7se1b8c4tm",
          *       "type": "customer.discount.deleted",
          *       "aggregate_type": "customer_discount",
-         *       "aggregate_id": "di_prod_06h2cqjr1h52dxxetf5ha87n0cyt8",
+         *       "aggregate_id": "di_prod_06h2d0j0dkgx260zth2zqwpavx008",
          *       "data": {
-         *         "id": "di_prod_06h2cqjr1h52dxxetf5ha87n0cyt8",
+         *         "id": "di_prod_06h2d0j0dkgx260zth2zqwpavx008",
          *         "end": null,
-         *         "start": "2026-11-29T08:14:06.928Z",
+         *         "start": "2026-11-29T08:53:20.157Z",
          *         "coupon": {
-         *           "id": "cpn_prod_06h2cqjhnsbr53xtasrapfznq65kj",
+         *           "id": "cpn_prod_06h2d0hy3bawmew7vyzfz6cv23dsr",
          *           "name": null,
          *           "valid": true,
          *           "object": "coupon",
-         *           "created": "2026-11-29T08:14:05.230Z",
-         *           "updated": "2026-11-29T08:14:06.928Z",
+         *           "created": "2026-11-29T08:53:19.514Z",
+         *           "updated": "2026-11-29T08:53:20.157Z",
          *           "currency": "usd",
          *           "duration": "once",
          *           "livemode": false,
@@ -17062,20 +17121,20 @@ export type components = {
          *         },
          *         "object": "discount",
          *         "deleted": true,
-         *         "customer": "cus_prod_06h2cqjp9q86wsnhz16fr4njyj6nw",
+         *         "customer": "cus_prod_06h2d0hzwvey0es4yyvctdfs4an46",
          *         "livemode": false
          *       },
          *       "previous_data": {
-         *         "id": "di_prod_06h2cqjr1h52dxxetf5ha87n0cyt8",
+         *         "id": "di_prod_06h2d0j0dkgx260zth2zqwpavx008",
          *         "end": null,
-         *         "start": "2026-11-29T08:14:06.928Z",
+         *         "start": "2026-11-29T08:53:20.157Z",
          *         "coupon": {
-         *           "id": "cpn_prod_06h2cqjhnsbr53xtasrapfznq65kj",
+         *           "id": "cpn_prod_06h2d0hy3bawmew7vyzfz6cv23dsr",
          *           "name": null,
          *           "valid": true,
          *           "object": "coupon",
-         *           "created": "2026-11-29T08:14:05.230Z",
-         *           "updated": "2026-11-29T08:14:06.928Z",
+         *           "created": "2026-11-29T08:53:19.514Z",
+         *           "updated": "2026-11-29T08:53:20.157Z",
          *           "currency": "usd",
          *           "duration": "once",
          *           "livemode": false,
@@ -17088,17 +17147,17 @@ export type components = {
          *           "duration_in_months": null
          *         },
          *         "object": "discount",
-         *         "customer": "cus_prod_06h2cqjp9q86wsnhz16fr4njyj6nw",
+         *         "customer": "cus_prod_06h2d0hzwvey0es4yyvctdfs4an46",
          *         "livemode": false
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2cqjrgasa1gmqntradnw7v8b48",
-         *       "request_id": "req_prod_06h2cqjrgasa1gmqntradnw7v8b48",
+         *       "correlation_id": "req_prod_06h2d0j0q5mq3mxktsf0x67b0fsg0",
+         *       "request_id": "req_prod_06h2d0j0q5mq3mxktsf0x67b0fsg0",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-29T08:14:07.025Z",
+         *       "created": "2026-11-29T08:53:20.195Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2cqh7fdk7b9911197cjdvt3b4e"
+         *       "actor_id": "key_prod_06h2d0hff561d1m2s03m8jqqg7zhr"
          *     }
          */
         CustomerDiscountDeletedEvent: {
@@ -17143,17 +17202,17 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2cqjhgz9z6fdrtdmfts83stwdt",
+         *       "id": "evt_prod_06h2d0hy0n5px91d6b1gt9dn7js1t",
          *       "type": "coupon.created",
          *       "aggregate_type": "coupon",
-         *       "aggregate_id": "cpn_prod_06h2cqjhfw5fk0pha5pxbhkmya3ve",
+         *       "aggregate_id": "cpn_prod_06h2d0hy04eyrkqv09e17rczppygy",
          *       "data": {
-         *         "id": "cpn_prod_06h2cqjhfw5fk0pha5pxbhkmya3ve",
+         *         "id": "cpn_prod_06h2d0hy04eyrkqv09e17rczppygy",
          *         "name": null,
          *         "valid": true,
          *         "object": "coupon",
-         *         "created": "2026-11-29T08:14:05.182Z",
-         *         "updated": "2026-11-29T08:14:05.182Z",
+         *         "created": "2026-11-29T08:53:19.489Z",
+         *         "updated": "2026-11-29T08:53:19.489Z",
          *         "currency": null,
          *         "duration": "forever",
          *         "livemode": false,
@@ -17167,13 +17226,13 @@ export type components = {
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2cqjhevys9xpsgegcmapbk4v0y",
-         *       "request_id": "req_prod_06h2cqjhevys9xpsgegcmapbk4v0y",
+         *       "correlation_id": "req_prod_06h2d0hxzncfvty4gge6bhkv7egp0",
+         *       "request_id": "req_prod_06h2d0hxzncfvty4gge6bhkv7egp0",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-29T08:14:05.191Z",
+         *       "created": "2026-11-29T08:53:19.493Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2cqh7fdk7b9911197cjdvt3b4e"
+         *       "actor_id": "key_prod_06h2d0hff561d1m2s03m8jqqg7zhr"
          *     }
          */
         CouponCreatedEvent: {
@@ -17218,17 +17277,17 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2cqjj271vy4nr7gkfyg234wywt",
+         *       "id": "evt_prod_06h2d0hy7v46gvae8y2ehyw71veer",
          *       "type": "coupon.updated",
          *       "aggregate_type": "coupon",
-         *       "aggregate_id": "cpn_prod_06h2cqjhfw5fk0pha5pxbhkmya3ve",
+         *       "aggregate_id": "cpn_prod_06h2d0hy04eyrkqv09e17rczppygy",
          *       "data": {
-         *         "id": "cpn_prod_06h2cqjhfw5fk0pha5pxbhkmya3ve",
+         *         "id": "cpn_prod_06h2d0hy04eyrkqv09e17rczppygy",
          *         "name": "Ten percent",
          *         "valid": true,
          *         "object": "coupon",
-         *         "created": "2026-11-29T08:14:05.182Z",
-         *         "updated": "2026-11-29T08:14:05.321Z",
+         *         "created": "2026-11-29T08:53:19.489Z",
+         *         "updated": "2026-11-29T08:53:19.547Z",
          *         "currency": null,
          *         "duration": "forever",
          *         "livemode": false,
@@ -17241,12 +17300,12 @@ export type components = {
          *         "duration_in_months": null
          *       },
          *       "previous_data": {
-         *         "id": "cpn_prod_06h2cqjhfw5fk0pha5pxbhkmya3ve",
+         *         "id": "cpn_prod_06h2d0hy04eyrkqv09e17rczppygy",
          *         "name": null,
          *         "valid": true,
          *         "object": "coupon",
-         *         "created": "2026-11-29T08:14:05.182Z",
-         *         "updated": "2026-11-29T08:14:05.182Z",
+         *         "created": "2026-11-29T08:53:19.489Z",
+         *         "updated": "2026-11-29T08:53:19.489Z",
          *         "currency": null,
          *         "duration": "forever",
          *         "livemode": false,
@@ -17259,13 +17318,13 @@ export type components = {
          *         "duration_in_months": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2cqjhz67mjb72qb37h1rzbm3mp",
-         *       "request_id": "req_prod_06h2cqjhz67mjb72qb37h1rzbm3mp",
+         *       "correlation_id": "req_prod_06h2d0hy6kp0mpt45rmacqc72kttw",
+         *       "request_id": "req_prod_06h2d0hy6kp0mpt45rmacqc72kttw",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-29T08:14:05.329Z",
+         *       "created": "2026-11-29T08:53:19.550Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2cqh7fdk7b9911197cjdvt3b4e"
+         *       "actor_id": "key_prod_06h2d0hff561d1m2s03m8jqqg7zhr"
          *     }
          */
         CouponUpdatedEvent: {
@@ -17310,18 +17369,18 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2cqjk4j0r3j1ehbnjep3d5g6g2",
+         *       "id": "evt_prod_06h2d0hygwk11w0t89wh4qqhp7bd2",
          *       "type": "coupon.deleted",
          *       "aggregate_type": "coupon",
-         *       "aggregate_id": "cpn_prod_06h2cqjjdzq5gq9hrb9cck909y5d2",
+         *       "aggregate_id": "cpn_prod_06h2d0hyc3t5srth769n7cp5wffeg",
          *       "data": {
-         *         "id": "cpn_prod_06h2cqjjdzq5gq9hrb9cck909y5d2",
+         *         "id": "cpn_prod_06h2d0hyc3t5srth769n7cp5wffeg",
          *         "name": null,
          *         "valid": false,
          *         "object": "coupon",
-         *         "created": "2026-11-29T08:14:05.423Z",
+         *         "created": "2026-11-29T08:53:19.584Z",
          *         "deleted": true,
-         *         "updated": "2026-11-29T08:14:05.601Z",
+         *         "updated": "2026-11-29T08:53:19.617Z",
          *         "currency": null,
          *         "duration": "forever",
          *         "livemode": false,
@@ -17334,12 +17393,12 @@ export type components = {
          *         "duration_in_months": null
          *       },
          *       "previous_data": {
-         *         "id": "cpn_prod_06h2cqjjdzq5gq9hrb9cck909y5d2",
+         *         "id": "cpn_prod_06h2d0hyc3t5srth769n7cp5wffeg",
          *         "name": null,
          *         "valid": true,
          *         "object": "coupon",
-         *         "created": "2026-11-29T08:14:05.423Z",
-         *         "updated": "2026-11-29T08:14:05.423Z",
+         *         "created": "2026-11-29T08:53:19.584Z",
+         *         "updated": "2026-11-29T08:53:19.584Z",
          *         "currency": null,
          *         "duration": "forever",
          *         "livemode": false,
@@ -17352,13 +17411,13 @@ export type components = {
          *         "duration_in_months": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2cqjjmk1z5nthfz051rqtyzb7y",
-         *       "request_id": "req_prod_06h2cqjjmk1z5nthfz051rqtyzb7y",
+         *       "correlation_id": "req_prod_06h2d0hyfneeh8sbweb3bgva0hwnc",
+         *       "request_id": "req_prod_06h2d0hyfneeh8sbweb3bgva0hwnc",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-29T08:14:05.604Z",
+         *       "created": "2026-11-29T08:53:19.624Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2cqh7fdk7b9911197cjdvt3b4e"
+         *       "actor_id": "key_prod_06h2d0hff561d1m2s03m8jqqg7zhr"
          *     }
          */
         CouponDeletedEvent: {
@@ -17403,19 +17462,19 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2cqjfr5f34grzzkgcbq8v1gq6w",
+         *       "id": "evt_prod_06h2d0hxdaek126sc5yx30h8scwwj",
          *       "type": "price.created",
          *       "aggregate_type": "price",
-         *       "aggregate_id": "price_prod_06h2cqjfppy86tx2b9kty9x453e5p",
+         *       "aggregate_id": "price_prod_06h2d0hxcshgdh05f8e8wff0h1rny",
          *       "data": {
-         *         "id": "price_prod_06h2cqjfppy86tx2b9kty9x453e5p",
+         *         "id": "price_prod_06h2d0hxcshgdh05f8e8wff0h1rny",
          *         "type": "recurring",
          *         "tiers": null,
          *         "active": true,
          *         "object": "price",
-         *         "created": "2026-11-29T08:14:04.725Z",
-         *         "product": "prod_prod_06h2cqjeq4hacp8vqrze1e0nck9dj",
-         *         "updated": "2026-11-29T08:14:04.725Z",
+         *         "created": "2026-11-29T08:53:19.334Z",
+         *         "product": "prod_prod_06h2d0hx2vrjrnnvbfet5snx8f0m6",
+         *         "updated": "2026-11-29T08:53:19.334Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "metadata": {},
@@ -17432,13 +17491,13 @@ export type components = {
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2cqjfmhc1029rfnyff9x74rm5r",
-         *       "request_id": "req_prod_06h2cqjfmhc1029rfnyff9x74rm5r",
+         *       "correlation_id": "req_prod_06h2d0hxc160seby5b6a3k22c968e",
+         *       "request_id": "req_prod_06h2d0hxc160seby5b6a3k22c968e",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-29T08:14:04.738Z",
+         *       "created": "2026-11-29T08:53:19.339Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2cqh7fdk7b9911197cjdvt3b4e"
+         *       "actor_id": "key_prod_06h2d0hff561d1m2s03m8jqqg7zhr"
          *     }
          */
         PriceCreatedEvent: {
@@ -17483,19 +17542,19 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2cqjggvdb1rg7zsv0f3r97cdap",
+         *       "id": "evt_prod_06h2d0hxmf6my0n187pbpcdw8nbwy",
          *       "type": "price.updated",
          *       "aggregate_type": "price",
-         *       "aggregate_id": "price_prod_06h2cqjfppy86tx2b9kty9x453e5p",
+         *       "aggregate_id": "price_prod_06h2d0hxcshgdh05f8e8wff0h1rny",
          *       "data": {
-         *         "id": "price_prod_06h2cqjfppy86tx2b9kty9x453e5p",
+         *         "id": "price_prod_06h2d0hxcshgdh05f8e8wff0h1rny",
          *         "type": "recurring",
          *         "tiers": null,
          *         "active": true,
          *         "object": "price",
-         *         "created": "2026-11-29T08:14:04.725Z",
-         *         "product": "prod_prod_06h2cqjeq4hacp8vqrze1e0nck9dj",
-         *         "updated": "2026-11-29T08:14:04.920Z",
+         *         "created": "2026-11-29T08:53:19.334Z",
+         *         "product": "prod_prod_06h2d0hx2vrjrnnvbfet5snx8f0m6",
+         *         "updated": "2026-11-29T08:53:19.392Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "metadata": {},
@@ -17511,14 +17570,14 @@ export type components = {
          *         "unit_amount_atom": 2000
          *       },
          *       "previous_data": {
-         *         "id": "price_prod_06h2cqjfppy86tx2b9kty9x453e5p",
+         *         "id": "price_prod_06h2d0hxcshgdh05f8e8wff0h1rny",
          *         "type": "recurring",
          *         "tiers": null,
          *         "active": true,
          *         "object": "price",
-         *         "created": "2026-11-29T08:14:04.725Z",
-         *         "product": "prod_prod_06h2cqjeq4hacp8vqrze1e0nck9dj",
-         *         "updated": "2026-11-29T08:14:04.725Z",
+         *         "created": "2026-11-29T08:53:19.334Z",
+         *         "product": "prod_prod_06h2d0hx2vrjrnnvbfet5snx8f0m6",
+         *         "updated": "2026-11-29T08:53:19.334Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "metadata": {},
@@ -17534,13 +17593,13 @@ export type components = {
          *         "unit_amount_atom": 2000
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2cqjgah0hsdpbnjbzwxc58gwfp",
-         *       "request_id": "req_prod_06h2cqjgah0hsdpbnjbzwxc58gwfp",
+         *       "correlation_id": "req_prod_06h2d0hxkdbkj5kjh10akvwtq5bf6",
+         *       "request_id": "req_prod_06h2d0hxkdbkj5kjh10akvwtq5bf6",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-29T08:14:04.934Z",
+         *       "created": "2026-11-29T08:53:19.395Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2cqh7fdk7b9911197cjdvt3b4e"
+         *       "actor_id": "key_prod_06h2d0hff561d1m2s03m8jqqg7zhr"
          *     }
          */
         PriceUpdatedEvent: {
@@ -17585,20 +17644,20 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2cqjgz8cyzmab2vkk6ckehjqnj",
+         *       "id": "evt_prod_06h2d0hxtq20aqzacmehb0etd2eda",
          *       "type": "price.deleted",
          *       "aggregate_type": "price",
-         *       "aggregate_id": "price_prod_06h2cqjgr98zz9hpw7kr3y7at19bc",
+         *       "aggregate_id": "price_prod_06h2d0hxqva3vgmv8sy6dmtbwc6qy",
          *       "data": {
-         *         "id": "price_prod_06h2cqjgr98zz9hpw7kr3y7at19bc",
+         *         "id": "price_prod_06h2d0hxqva3vgmv8sy6dmtbwc6qy",
          *         "type": "one_time",
          *         "tiers": null,
          *         "active": true,
          *         "object": "price",
-         *         "created": "2026-11-29T08:14:04.994Z",
+         *         "created": "2026-11-29T08:53:19.422Z",
          *         "deleted": true,
-         *         "product": "prod_prod_06h2cqjff289kea2x56wb32vzekec",
-         *         "updated": "2026-11-29T08:14:05.045Z",
+         *         "product": "prod_prod_06h2d0hxa4ftvhrfvjxpbb5z2bzm6",
+         *         "updated": "2026-11-29T08:53:19.442Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "metadata": {},
@@ -17609,14 +17668,14 @@ export type components = {
          *         "unit_amount_atom": 100
          *       },
          *       "previous_data": {
-         *         "id": "price_prod_06h2cqjgr98zz9hpw7kr3y7at19bc",
+         *         "id": "price_prod_06h2d0hxqva3vgmv8sy6dmtbwc6qy",
          *         "type": "one_time",
          *         "tiers": null,
          *         "active": true,
          *         "object": "price",
-         *         "created": "2026-11-29T08:14:04.994Z",
-         *         "product": "prod_prod_06h2cqjff289kea2x56wb32vzekec",
-         *         "updated": "2026-11-29T08:14:04.994Z",
+         *         "created": "2026-11-29T08:53:19.422Z",
+         *         "product": "prod_prod_06h2d0hxa4ftvhrfvjxpbb5z2bzm6",
+         *         "updated": "2026-11-29T08:53:19.422Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "metadata": {},
@@ -17627,13 +17686,13 @@ export type components = {
          *         "unit_amount_atom": 100
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2cqjgy4wwttxc74154jav3znxp",
-         *       "request_id": "req_prod_06h2cqjgy4wwttxc74154jav3znxp",
+         *       "correlation_id": "req_prod_06h2d0hxsrd7vtfhe9ebsxad585jw",
+         *       "request_id": "req_prod_06h2d0hxsrd7vtfhe9ebsxad585jw",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-29T08:14:05.050Z",
+         *       "created": "2026-11-29T08:53:19.445Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2cqh7fdk7b9911197cjdvt3b4e"
+         *       "actor_id": "key_prod_06h2d0hff561d1m2s03m8jqqg7zhr"
          *     }
          */
         PriceDeletedEvent: {
@@ -17678,30 +17737,30 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2cqjewxmkj0nzcwfh5268f3acw",
+         *       "id": "evt_prod_06h2d0hx3dsv78pxf2bx6j1fvxy7j",
          *       "type": "product.created",
          *       "aggregate_type": "product",
-         *       "aggregate_id": "prod_prod_06h2cqjeq4hacp8vqrze1e0nck9dj",
+         *       "aggregate_id": "prod_prod_06h2d0hx2vrjrnnvbfet5snx8f0m6",
          *       "data": {
-         *         "id": "prod_prod_06h2cqjeq4hacp8vqrze1e0nck9dj",
+         *         "id": "prod_prod_06h2d0hx2vrjrnnvbfet5snx8f0m6",
          *         "name": "Pro",
          *         "active": true,
          *         "object": "product",
-         *         "created": "2026-11-29T08:14:04.473Z",
-         *         "updated": "2026-11-29T08:14:04.473Z",
+         *         "created": "2026-11-29T08:53:19.254Z",
+         *         "updated": "2026-11-29T08:53:19.254Z",
          *         "livemode": false,
          *         "metadata": {},
          *         "description": null
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2cqjemhj55763v7zqbck11bxda",
-         *       "request_id": "req_prod_06h2cqjemhj55763v7zqbck11bxda",
+         *       "correlation_id": "req_prod_06h2d0hwy8zsr6t65f0ztgf1s22kr",
+         *       "request_id": "req_prod_06h2d0hwy8zsr6t65f0ztgf1s22kr",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-29T08:14:04.519Z",
+         *       "created": "2026-11-29T08:53:19.259Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2cqh7fdk7b9911197cjdvt3b4e"
+         *       "actor_id": "key_prod_06h2d0hff561d1m2s03m8jqqg7zhr"
          *     }
          */
         ProductCreatedEvent: {
@@ -17746,40 +17805,40 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2cqjfapjacmfw3xzy6abym4gqm",
+         *       "id": "evt_prod_06h2d0hx7jz27hm7fbrwrnrkqrdj6",
          *       "type": "product.updated",
          *       "aggregate_type": "product",
-         *       "aggregate_id": "prod_prod_06h2cqjeq4hacp8vqrze1e0nck9dj",
+         *       "aggregate_id": "prod_prod_06h2d0hx2vrjrnnvbfet5snx8f0m6",
          *       "data": {
-         *         "id": "prod_prod_06h2cqjeq4hacp8vqrze1e0nck9dj",
+         *         "id": "prod_prod_06h2d0hx2vrjrnnvbfet5snx8f0m6",
          *         "name": "Pro",
          *         "active": true,
          *         "object": "product",
-         *         "created": "2026-11-29T08:14:04.473Z",
-         *         "updated": "2026-11-29T08:14:04.620Z",
+         *         "created": "2026-11-29T08:53:19.254Z",
+         *         "updated": "2026-11-29T08:53:19.290Z",
          *         "livemode": false,
          *         "metadata": {},
          *         "description": "The pro plan"
          *       },
          *       "previous_data": {
-         *         "id": "prod_prod_06h2cqjeq4hacp8vqrze1e0nck9dj",
+         *         "id": "prod_prod_06h2d0hx2vrjrnnvbfet5snx8f0m6",
          *         "name": "Pro",
          *         "active": true,
          *         "object": "product",
-         *         "created": "2026-11-29T08:14:04.473Z",
-         *         "updated": "2026-11-29T08:14:04.473Z",
+         *         "created": "2026-11-29T08:53:19.254Z",
+         *         "updated": "2026-11-29T08:53:19.254Z",
          *         "livemode": false,
          *         "metadata": {},
          *         "description": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2cqjf7ccekyz18a06jtxkr5hdc",
-         *       "request_id": "req_prod_06h2cqjf7ccekyz18a06jtxkr5hdc",
+         *       "correlation_id": "req_prod_06h2d0hx6jdpg23de1kvths7fjtep",
+         *       "request_id": "req_prod_06h2d0hx6jdpg23de1kvths7fjtep",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-29T08:14:04.629Z",
+         *       "created": "2026-11-29T08:53:19.292Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2cqh7fdk7b9911197cjdvt3b4e"
+         *       "actor_id": "key_prod_06h2d0hff561d1m2s03m8jqqg7zhr"
          *     }
          */
         ProductUpdatedEvent: {
@@ -17824,41 +17883,41 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2cqjh8r7fys0xjd8k250c9xmtm",
+         *       "id": "evt_prod_06h2d0hxxp0y84gx8t3vb63ysy57e",
          *       "type": "product.deleted",
          *       "aggregate_type": "product",
-         *       "aggregate_id": "prod_prod_06h2cqjff289kea2x56wb32vzekec",
+         *       "aggregate_id": "prod_prod_06h2d0hxa4ftvhrfvjxpbb5z2bzm6",
          *       "data": {
-         *         "id": "prod_prod_06h2cqjff289kea2x56wb32vzekec",
+         *         "id": "prod_prod_06h2d0hxa4ftvhrfvjxpbb5z2bzm6",
          *         "name": "Spare",
          *         "active": true,
          *         "object": "product",
-         *         "created": "2026-11-29T08:14:04.664Z",
+         *         "created": "2026-11-29T08:53:19.313Z",
          *         "deleted": true,
-         *         "updated": "2026-11-29T08:14:05.121Z",
+         *         "updated": "2026-11-29T08:53:19.466Z",
          *         "livemode": false,
          *         "metadata": {},
          *         "description": null
          *       },
          *       "previous_data": {
-         *         "id": "prod_prod_06h2cqjff289kea2x56wb32vzekec",
+         *         "id": "prod_prod_06h2d0hxa4ftvhrfvjxpbb5z2bzm6",
          *         "name": "Spare",
          *         "active": true,
          *         "object": "product",
-         *         "created": "2026-11-29T08:14:04.664Z",
-         *         "updated": "2026-11-29T08:14:04.664Z",
+         *         "created": "2026-11-29T08:53:19.313Z",
+         *         "updated": "2026-11-29T08:53:19.313Z",
          *         "livemode": false,
          *         "metadata": {},
          *         "description": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2cqjh4anqkqt86zncmq0yey8cj",
-         *       "request_id": "req_prod_06h2cqjh4anqkqt86zncmq0yey8cj",
+         *       "correlation_id": "req_prod_06h2d0hxwsaq3hxnzzwdn4nxcqfnc",
+         *       "request_id": "req_prod_06h2d0hxwsaq3hxnzzwdn4nxcqfnc",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-29T08:14:05.126Z",
+         *       "created": "2026-11-29T08:53:19.469Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2cqh7fdk7b9911197cjdvt3b4e"
+         *       "actor_id": "key_prod_06h2d0hff561d1m2s03m8jqqg7zhr"
          *     }
          */
         ProductDeletedEvent: {
@@ -17903,18 +17962,18 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2cqjxnhvp754gnk53pgwt3kjw6",
+         *       "id": "evt_prod_06h2d0j39wfk4k5jk2mzhc8aa452m",
          *       "type": "refund.created",
          *       "aggregate_type": "refund",
-         *       "aggregate_id": "re_prod_06h2cqjxm5bk63rps1ksrqppd21a2",
+         *       "aggregate_id": "re_prod_06h2d0j39ggzj1gfdjchsdsvxfhqt",
          *       "data": {
-         *         "id": "re_prod_06h2cqjxm5bk63rps1ksrqppd21a2",
+         *         "id": "re_prod_06h2d0j39ggzj1gfdjchsdsvxfhqt",
          *         "object": "refund",
          *         "reason": null,
          *         "status": "pending",
-         *         "created": "2026-11-29T08:14:08.289Z",
-         *         "payment": "py_prod_06h2cqjv62xbbsshk3f68c4nztd3e",
-         *         "updated": "2026-11-29T08:14:08.289Z",
+         *         "created": "2026-11-29T08:53:20.844Z",
+         *         "payment": "py_prod_06h2d0j2b25jq3sk9j2p2n8edms8c",
+         *         "updated": "2026-11-29T08:53:20.844Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "metadata": {},
@@ -17923,13 +17982,13 @@ export type components = {
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2cqjxkd64fw29nwvdsnbnk59x4",
-         *       "request_id": "req_prod_06h2cqjxkd64fw29nwvdsnbnk59x4",
+         *       "correlation_id": "req_prod_06h2d0j38k9smd8ymy58b2ry06bh4",
+         *       "request_id": "req_prod_06h2d0j38k9smd8ymy58b2ry06bh4",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-29T08:14:08.300Z",
+         *       "created": "2026-11-29T08:53:20.847Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2cqh7fdk7b9911197cjdvt3b4e"
+         *       "actor_id": "key_prod_06h2d0hff561d1m2s03m8jqqg7zhr"
          *     }
          */
         RefundCreatedEvent: {
@@ -17974,18 +18033,18 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2cqjxr3wdncpfnxdybr2720aga",
+         *       "id": "evt_prod_06h2d0j3ak83khnykp5arvtcfk80c",
          *       "type": "refund.updated",
          *       "aggregate_type": "refund",
-         *       "aggregate_id": "re_prod_06h2cqjxm5bk63rps1ksrqppd21a2",
+         *       "aggregate_id": "re_prod_06h2d0j39ggzj1gfdjchsdsvxfhqt",
          *       "data": {
-         *         "id": "re_prod_06h2cqjxm5bk63rps1ksrqppd21a2",
+         *         "id": "re_prod_06h2d0j39ggzj1gfdjchsdsvxfhqt",
          *         "object": "refund",
          *         "reason": null,
          *         "status": "succeeded",
-         *         "created": "2026-11-29T08:14:08.289Z",
-         *         "payment": "py_prod_06h2cqjv62xbbsshk3f68c4nztd3e",
-         *         "updated": "2026-11-29T08:14:08.310Z",
+         *         "created": "2026-11-29T08:53:20.844Z",
+         *         "payment": "py_prod_06h2d0j2b25jq3sk9j2p2n8edms8c",
+         *         "updated": "2026-11-29T08:53:20.850Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "metadata": {},
@@ -17993,13 +18052,13 @@ export type components = {
          *         "failure_reason": null
          *       },
          *       "previous_data": {
-         *         "id": "re_prod_06h2cqjxm5bk63rps1ksrqppd21a2",
+         *         "id": "re_prod_06h2d0j39ggzj1gfdjchsdsvxfhqt",
          *         "object": "refund",
          *         "reason": null,
          *         "status": "pending",
-         *         "created": "2026-11-29T08:14:08.289Z",
-         *         "payment": "py_prod_06h2cqjv62xbbsshk3f68c4nztd3e",
-         *         "updated": "2026-11-29T08:14:08.289Z",
+         *         "created": "2026-11-29T08:53:20.844Z",
+         *         "payment": "py_prod_06h2d0j2b25jq3sk9j2p2n8edms8c",
+         *         "updated": "2026-11-29T08:53:20.844Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "metadata": {},
@@ -18007,13 +18066,13 @@ export type components = {
          *         "failure_reason": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2cqjxkd64fw29nwvdsnbnk59x4",
-         *       "request_id": "req_prod_06h2cqjxkd64fw29nwvdsnbnk59x4",
+         *       "correlation_id": "req_prod_06h2d0j38k9smd8ymy58b2ry06bh4",
+         *       "request_id": "req_prod_06h2d0j38k9smd8ymy58b2ry06bh4",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-29T08:14:08.320Z",
+         *       "created": "2026-11-29T08:53:20.852Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2cqh7fdk7b9911197cjdvt3b4e"
+         *       "actor_id": "key_prod_06h2d0hff561d1m2s03m8jqqg7zhr"
          *     }
          */
         RefundUpdatedEvent: {
@@ -18058,18 +18117,18 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2cqjy12rasnjmqekt8pkssaa1c",
+         *       "id": "evt_prod_06h2d0j3g07ha7fzn3kab4bqtfm9j",
          *       "type": "refund.failed",
          *       "aggregate_type": "refund",
-         *       "aggregate_id": "re_prod_06h2cqjy0550b9et3q2cfp616ghk4",
+         *       "aggregate_id": "re_prod_06h2d0j3f4xa2jrmb5chmmn141mga",
          *       "data": {
-         *         "id": "re_prod_06h2cqjy0550b9et3q2cfp616ghk4",
+         *         "id": "re_prod_06h2d0j3f4xa2jrmb5chmmn141mga",
          *         "object": "refund",
          *         "reason": null,
          *         "status": "failed",
-         *         "created": "2026-11-29T08:14:08.385Z",
-         *         "payment": "py_prod_06h2cqjx9cb7x7zdmr4e2gc2y1eft",
-         *         "updated": "2026-11-29T08:14:08.390Z",
+         *         "created": "2026-11-29T08:53:20.889Z",
+         *         "payment": "py_prod_06h2d0j334qvt05vpbbf6pr76xzz2",
+         *         "updated": "2026-11-29T08:53:20.894Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "metadata": {},
@@ -18077,13 +18136,13 @@ export type components = {
          *         "failure_reason": "The refund was refused (sandbox payment method pm_sandbox_refund_fails)."
          *       },
          *       "previous_data": {
-         *         "id": "re_prod_06h2cqjy0550b9et3q2cfp616ghk4",
+         *         "id": "re_prod_06h2d0j3f4xa2jrmb5chmmn141mga",
          *         "object": "refund",
          *         "reason": null,
          *         "status": "pending",
-         *         "created": "2026-11-29T08:14:08.385Z",
-         *         "payment": "py_prod_06h2cqjx9cb7x7zdmr4e2gc2y1eft",
-         *         "updated": "2026-11-29T08:14:08.385Z",
+         *         "created": "2026-11-29T08:53:20.889Z",
+         *         "payment": "py_prod_06h2d0j334qvt05vpbbf6pr76xzz2",
+         *         "updated": "2026-11-29T08:53:20.889Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "metadata": {},
@@ -18091,13 +18150,13 @@ export type components = {
          *         "failure_reason": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2cqjxzm1b2xn2xnekf9b5wvcqg",
-         *       "request_id": "req_prod_06h2cqjxzm1b2xn2xnekf9b5wvcqg",
+         *       "correlation_id": "req_prod_06h2d0j3e6nwtbypew6cw6cs1dkjw",
+         *       "request_id": "req_prod_06h2d0j3e6nwtbypew6cw6cs1dkjw",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-29T08:14:08.392Z",
+         *       "created": "2026-11-29T08:53:20.896Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2cqh7fdk7b9911197cjdvt3b4e"
+         *       "actor_id": "key_prod_06h2d0hff561d1m2s03m8jqqg7zhr"
          *     }
          */
         RefundFailedEvent: {
@@ -18142,18 +18201,18 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2cqh7p4k1ah9kaewhznw5330np",
+         *       "id": "evt_prod_06h2d0hfpf3acggcrsx0wx7g10tht",
          *       "type": "api_token.created",
          *       "aggregate_type": "api_token",
-         *       "aggregate_id": "key_prod_06h2cqh7fdk7b9911197cjdvt3b4e",
+         *       "aggregate_id": "key_prod_06h2d0hff561d1m2s03m8jqqg7zhr",
          *       "data": {
-         *         "id": "key_prod_06h2cqh7fdk7b9911197cjdvt3b4e",
+         *         "id": "key_prod_06h2d0hff561d1m2s03m8jqqg7zhr",
          *         "kind": "secret",
          *         "name": "catalogue",
          *         "object": "api_token",
          *         "status": "active",
-         *         "created": "2026-11-29T08:13:54.400Z",
-         *         "display": "st_prod_…01jt",
+         *         "created": "2026-11-29T08:53:15.765Z",
+         *         "display": "st_prod_…da4x",
          *         "revoked_at": null,
          *         "last_used_at": null
          *       },
@@ -18162,13 +18221,13 @@ export type components = {
          *         "user_agent": "node",
          *         "client_address": "127.0.0.1"
          *       },
-         *       "correlation_id": "req_prod_06h2cqh6znwva75hgj51rja11r01t",
-         *       "request_id": "req_prod_06h2cqh6znwva75hgj51rja11r01t",
+         *       "correlation_id": "req_prod_06h2d0hfa4fx8sgp88fwxgv59e82j",
+         *       "request_id": "req_prod_06h2d0hfa4fx8sgp88fwxgv59e82j",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-29T08:13:54.482Z",
+         *       "created": "2026-11-29T08:53:15.827Z",
          *       "actor_type": "user",
-         *       "actor_id": "user_prod_06h2cqh10pmjmaa14nr402sqrz3w0"
+         *       "actor_id": "user_prod_06h2d0hcfee4ntj4vrv4ybcqcmvbg"
          *     }
          */
         ApiTokenCreatedEvent: {
@@ -18213,29 +18272,29 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2cqheygq71zsm4yv4eqktq3mmy",
+         *       "id": "evt_prod_06h2d0hjcxzn5d2b4gbh200t3k0gm",
          *       "type": "api_token.revoked",
          *       "aggregate_type": "api_token",
-         *       "aggregate_id": "key_prod_06h2cqhe5377xnxqzjjhwfpnad0bj",
+         *       "aggregate_id": "key_prod_06h2d0hj2fpvh4vp2ypfat8jcp99j",
          *       "data": {
-         *         "id": "key_prod_06h2cqhe5377xnxqzjjhwfpnad0bj",
+         *         "id": "key_prod_06h2d0hj2fpvh4vp2ypfat8jcp99j",
          *         "kind": "publishable",
          *         "name": "spare",
          *         "object": "api_token",
          *         "status": "revoked",
-         *         "created": "2026-11-29T08:13:56.131Z",
-         *         "display": "pt_prod_…3202",
-         *         "revoked_at": "2026-11-29T08:13:56.323Z",
+         *         "created": "2026-11-29T08:53:16.427Z",
+         *         "display": "pt_prod_…tj6z",
+         *         "revoked_at": "2026-11-29T08:53:16.516Z",
          *         "last_used_at": null
          *       },
          *       "previous_data": {
-         *         "id": "key_prod_06h2cqhe5377xnxqzjjhwfpnad0bj",
+         *         "id": "key_prod_06h2d0hj2fpvh4vp2ypfat8jcp99j",
          *         "kind": "publishable",
          *         "name": "spare",
          *         "object": "api_token",
          *         "status": "active",
-         *         "created": "2026-11-29T08:13:56.131Z",
-         *         "display": "pt_prod_…3202",
+         *         "created": "2026-11-29T08:53:16.427Z",
+         *         "display": "pt_prod_…tj6z",
          *         "revoked_at": null,
          *         "last_used_at": null
          *       },
@@ -18243,13 +18302,13 @@ export type components = {
          *         "user_agent": "node",
          *         "client_address": "127.0.0.1"
          *       },
-         *       "correlation_id": "req_prod_06h2cqhes64h9pzg864g8ztgfqhzp",
-         *       "request_id": "req_prod_06h2cqhes64h9pzg864g8ztgfqhzp",
+         *       "correlation_id": "req_prod_06h2d0hjb7rj8r4z6rbd5773wxvrj",
+         *       "request_id": "req_prod_06h2d0hjb7rj8r4z6rbd5773wxvrj",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-29T08:13:56.340Z",
+         *       "created": "2026-11-29T08:53:16.519Z",
          *       "actor_type": "user",
-         *       "actor_id": "user_prod_06h2cqh10pmjmaa14nr402sqrz3w0"
+         *       "actor_id": "user_prod_06h2d0hcfee4ntj4vrv4ybcqcmvbg"
          *     }
          */
         ApiTokenRevokedEvent: {
@@ -18294,20 +18353,20 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2cqhfxy754f65qhrt6a5vcx50r",
+         *       "id": "evt_prod_06h2d0hjpfzsr038y83gj2e52k006",
          *       "type": "webhook_endpoint.created",
          *       "aggregate_type": "webhook_endpoint",
-         *       "aggregate_id": "whe_prod_06h2cqhfpk5ps1k9g6cd0k3cjt0me",
+         *       "aggregate_id": "whe_prod_06h2d0hjnpkx371z1dk2q22q8tj0t",
          *       "data": {
-         *         "id": "whe_prod_06h2cqhfpk5ps1k9g6cd0k3cjt0me",
+         *         "id": "whe_prod_06h2d0hjnpkx371z1dk2q22q8tj0t",
          *         "url": "https://example.com/audit",
          *         "events": [
          *           "customer.created"
          *         ],
          *         "object": "webhook_endpoint",
-         *         "created": "2026-11-29T08:13:56.515Z",
+         *         "created": "2026-11-29T08:53:16.588Z",
          *         "enabled": true,
-         *         "updated": "2026-11-29T08:13:56.515Z",
+         *         "updated": "2026-11-29T08:53:16.588Z",
          *         "livemode": false,
          *         "description": null,
          *         "disabled_at": null,
@@ -18321,13 +18380,13 @@ export type components = {
          *         "user_agent": "node",
          *         "client_address": "127.0.0.1"
          *       },
-         *       "correlation_id": "req_prod_06h2cqhf83nmrgmb8ms3yv24bx3q2",
-         *       "request_id": "req_prod_06h2cqhf83nmrgmb8ms3yv24bx3q2",
+         *       "correlation_id": "req_prod_06h2d0hjk49khfs88ydbjzee79fpa",
+         *       "request_id": "req_prod_06h2d0hjk49khfs88ydbjzee79fpa",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-29T08:13:56.591Z",
+         *       "created": "2026-11-29T08:53:16.595Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2cqh7fdk7b9911197cjdvt3b4e"
+         *       "actor_id": "key_prod_06h2d0hff561d1m2s03m8jqqg7zhr"
          *     }
          */
         WebhookEndpointCreatedEvent: {
@@ -18372,20 +18431,20 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2cqhgjm8mwac9rga87ra5mpv1r",
+         *       "id": "evt_prod_06h2d0hjtrfezv8qtgwk538mehnjm",
          *       "type": "webhook_endpoint.updated",
          *       "aggregate_type": "webhook_endpoint",
-         *       "aggregate_id": "whe_prod_06h2cqhfpk5ps1k9g6cd0k3cjt0me",
+         *       "aggregate_id": "whe_prod_06h2d0hjnpkx371z1dk2q22q8tj0t",
          *       "data": {
-         *         "id": "whe_prod_06h2cqhfpk5ps1k9g6cd0k3cjt0me",
+         *         "id": "whe_prod_06h2d0hjnpkx371z1dk2q22q8tj0t",
          *         "url": "https://example.com/audit",
          *         "events": [
          *           "customer.created"
          *         ],
          *         "object": "webhook_endpoint",
-         *         "created": "2026-11-29T08:13:56.515Z",
+         *         "created": "2026-11-29T08:53:16.588Z",
          *         "enabled": true,
-         *         "updated": "2026-11-29T08:13:56.747Z",
+         *         "updated": "2026-11-29T08:53:16.627Z",
          *         "livemode": false,
          *         "description": "Audit",
          *         "disabled_at": null,
@@ -18395,15 +18454,15 @@ export type components = {
          *         "previous_secret_expires_at": null
          *       },
          *       "previous_data": {
-         *         "id": "whe_prod_06h2cqhfpk5ps1k9g6cd0k3cjt0me",
+         *         "id": "whe_prod_06h2d0hjnpkx371z1dk2q22q8tj0t",
          *         "url": "https://example.com/audit",
          *         "events": [
          *           "customer.created"
          *         ],
          *         "object": "webhook_endpoint",
-         *         "created": "2026-11-29T08:13:56.515Z",
+         *         "created": "2026-11-29T08:53:16.588Z",
          *         "enabled": true,
-         *         "updated": "2026-11-29T08:13:56.515Z",
+         *         "updated": "2026-11-29T08:53:16.588Z",
          *         "livemode": false,
          *         "description": null,
          *         "disabled_at": null,
@@ -18416,13 +18475,13 @@ export type components = {
          *         "user_agent": "node",
          *         "client_address": "127.0.0.1"
          *       },
-         *       "correlation_id": "req_prod_06h2cqhgdb3qqmmr70ye0k3brq4e8",
-         *       "request_id": "req_prod_06h2cqhgdb3qqmmr70ye0k3brq4e8",
+         *       "correlation_id": "req_prod_06h2d0hjsr2m5dnqt9h0fbxtkw9ma",
+         *       "request_id": "req_prod_06h2d0hjsr2m5dnqt9h0fbxtkw9ma",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-29T08:13:56.757Z",
+         *       "created": "2026-11-29T08:53:16.630Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2cqh7fdk7b9911197cjdvt3b4e"
+         *       "actor_id": "key_prod_06h2d0hff561d1m2s03m8jqqg7zhr"
          *     }
          */
         WebhookEndpointUpdatedEvent: {
@@ -18467,58 +18526,58 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2cqhj2f26c8ewxjn4jmfvc9k34",
+         *       "id": "evt_prod_06h2d0hkh1gkvspnr25hgaptqrvd0",
          *       "type": "webhook_endpoint.deleted",
          *       "aggregate_type": "webhook_endpoint",
-         *       "aggregate_id": "whe_prod_06h2cqhfpk5ps1k9g6cd0k3cjt0me",
+         *       "aggregate_id": "whe_prod_06h2d0hjnpkx371z1dk2q22q8tj0t",
          *       "data": {
-         *         "id": "whe_prod_06h2cqhfpk5ps1k9g6cd0k3cjt0me",
+         *         "id": "whe_prod_06h2d0hjnpkx371z1dk2q22q8tj0t",
          *         "url": "https://example.com/audit",
          *         "events": [
          *           "customer.created"
          *         ],
          *         "object": "webhook_endpoint",
-         *         "created": "2026-11-29T08:13:56.515Z",
+         *         "created": "2026-11-29T08:53:16.588Z",
          *         "deleted": true,
          *         "enabled": false,
-         *         "updated": "2026-11-29T08:13:57.102Z",
+         *         "updated": "2026-11-29T08:53:16.806Z",
          *         "livemode": false,
          *         "description": "Audit",
          *         "disabled_at": null,
          *         "failing_since": null,
          *         "disabled_reason": null,
          *         "max_deliveries_per_second": null,
-         *         "previous_secret_expires_at": "2026-11-30T08:13:56.953Z"
+         *         "previous_secret_expires_at": "2026-11-30T08:53:16.742Z"
          *       },
          *       "previous_data": {
-         *         "id": "whe_prod_06h2cqhfpk5ps1k9g6cd0k3cjt0me",
+         *         "id": "whe_prod_06h2d0hjnpkx371z1dk2q22q8tj0t",
          *         "url": "https://example.com/audit",
          *         "events": [
          *           "customer.created"
          *         ],
          *         "object": "webhook_endpoint",
-         *         "created": "2026-11-29T08:13:56.515Z",
+         *         "created": "2026-11-29T08:53:16.588Z",
          *         "enabled": true,
-         *         "updated": "2026-11-29T08:13:56.953Z",
+         *         "updated": "2026-11-29T08:53:16.742Z",
          *         "livemode": false,
          *         "description": "Audit",
          *         "disabled_at": null,
          *         "failing_since": null,
          *         "disabled_reason": null,
          *         "max_deliveries_per_second": null,
-         *         "previous_secret_expires_at": "2026-11-30T08:13:56.953Z"
+         *         "previous_secret_expires_at": "2026-11-30T08:53:16.742Z"
          *       },
          *       "metadata": {
          *         "user_agent": "node",
          *         "client_address": "127.0.0.1"
          *       },
-         *       "correlation_id": "req_prod_06h2cqhhx6gqv6kqzammsx7j5067j",
-         *       "request_id": "req_prod_06h2cqhhx6gqv6kqzammsx7j5067j",
+         *       "correlation_id": "req_prod_06h2d0hkg0bxg8yarsgcrj335e2xt",
+         *       "request_id": "req_prod_06h2d0hkg0bxg8yarsgcrj335e2xt",
          *       "version": 1,
          *       "sequence": 6,
-         *       "created": "2026-11-29T08:13:57.139Z",
+         *       "created": "2026-11-29T08:53:16.808Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2cqh7fdk7b9911197cjdvt3b4e"
+         *       "actor_id": "key_prod_06h2d0hff561d1m2s03m8jqqg7zhr"
          *     }
          */
         WebhookEndpointDeletedEvent: {
@@ -18563,20 +18622,20 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2cqhgwjcb475kwfwsacbq9te54",
+         *       "id": "evt_prod_06h2d0hk0n6x3g7m4t89fba675p2m",
          *       "type": "webhook_endpoint.disabled",
          *       "aggregate_type": "webhook_endpoint",
-         *       "aggregate_id": "whe_prod_06h2cqhfpk5ps1k9g6cd0k3cjt0me",
+         *       "aggregate_id": "whe_prod_06h2d0hjnpkx371z1dk2q22q8tj0t",
          *       "data": {
-         *         "id": "whe_prod_06h2cqhfpk5ps1k9g6cd0k3cjt0me",
+         *         "id": "whe_prod_06h2d0hjnpkx371z1dk2q22q8tj0t",
          *         "url": "https://example.com/audit",
          *         "events": [
          *           "customer.created"
          *         ],
          *         "object": "webhook_endpoint",
-         *         "created": "2026-11-29T08:13:56.515Z",
+         *         "created": "2026-11-29T08:53:16.588Z",
          *         "enabled": false,
-         *         "updated": "2026-11-29T08:13:56.818Z",
+         *         "updated": "2026-11-29T08:53:16.671Z",
          *         "livemode": false,
          *         "description": "Audit",
          *         "disabled_at": null,
@@ -18586,15 +18645,15 @@ export type components = {
          *         "previous_secret_expires_at": null
          *       },
          *       "previous_data": {
-         *         "id": "whe_prod_06h2cqhfpk5ps1k9g6cd0k3cjt0me",
+         *         "id": "whe_prod_06h2d0hjnpkx371z1dk2q22q8tj0t",
          *         "url": "https://example.com/audit",
          *         "events": [
          *           "customer.created"
          *         ],
          *         "object": "webhook_endpoint",
-         *         "created": "2026-11-29T08:13:56.515Z",
+         *         "created": "2026-11-29T08:53:16.588Z",
          *         "enabled": true,
-         *         "updated": "2026-11-29T08:13:56.747Z",
+         *         "updated": "2026-11-29T08:53:16.627Z",
          *         "livemode": false,
          *         "description": "Audit",
          *         "disabled_at": null,
@@ -18607,13 +18666,13 @@ export type components = {
          *         "user_agent": "node",
          *         "client_address": "127.0.0.1"
          *       },
-         *       "correlation_id": "req_prod_06h2cqhgsm9a1pf1577rsb0b6mq4g",
-         *       "request_id": "req_prod_06h2cqhgsm9a1pf1577rsb0b6mq4g",
+         *       "correlation_id": "req_prod_06h2d0hjyngj3nz5vtc013m7vvt92",
+         *       "request_id": "req_prod_06h2d0hjyngj3nz5vtc013m7vvt92",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-29T08:13:56.836Z",
+         *       "created": "2026-11-29T08:53:16.677Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2cqh7fdk7b9911197cjdvt3b4e"
+         *       "actor_id": "key_prod_06h2d0hff561d1m2s03m8jqqg7zhr"
          *     }
          */
         WebhookEndpointDisabledEvent: {
@@ -18658,20 +18717,20 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2cqhh5stw47mtch29m7b0c7pe0",
+         *       "id": "evt_prod_06h2d0hk68gs0xzzj77njq0rsd3m2",
          *       "type": "webhook_endpoint.enabled",
          *       "aggregate_type": "webhook_endpoint",
-         *       "aggregate_id": "whe_prod_06h2cqhfpk5ps1k9g6cd0k3cjt0me",
+         *       "aggregate_id": "whe_prod_06h2d0hjnpkx371z1dk2q22q8tj0t",
          *       "data": {
-         *         "id": "whe_prod_06h2cqhfpk5ps1k9g6cd0k3cjt0me",
+         *         "id": "whe_prod_06h2d0hjnpkx371z1dk2q22q8tj0t",
          *         "url": "https://example.com/audit",
          *         "events": [
          *           "customer.created"
          *         ],
          *         "object": "webhook_endpoint",
-         *         "created": "2026-11-29T08:13:56.515Z",
+         *         "created": "2026-11-29T08:53:16.588Z",
          *         "enabled": true,
-         *         "updated": "2026-11-29T08:13:56.905Z",
+         *         "updated": "2026-11-29T08:53:16.719Z",
          *         "livemode": false,
          *         "description": "Audit",
          *         "disabled_at": null,
@@ -18681,15 +18740,15 @@ export type components = {
          *         "previous_secret_expires_at": null
          *       },
          *       "previous_data": {
-         *         "id": "whe_prod_06h2cqhfpk5ps1k9g6cd0k3cjt0me",
+         *         "id": "whe_prod_06h2d0hjnpkx371z1dk2q22q8tj0t",
          *         "url": "https://example.com/audit",
          *         "events": [
          *           "customer.created"
          *         ],
          *         "object": "webhook_endpoint",
-         *         "created": "2026-11-29T08:13:56.515Z",
+         *         "created": "2026-11-29T08:53:16.588Z",
          *         "enabled": false,
-         *         "updated": "2026-11-29T08:13:56.818Z",
+         *         "updated": "2026-11-29T08:53:16.671Z",
          *         "livemode": false,
          *         "description": "Audit",
          *         "disabled_at": null,
@@ -18702,13 +18761,13 @@ export type components = {
          *         "user_agent": "node",
          *         "client_address": "127.0.0.1"
          *       },
-         *       "correlation_id": "req_prod_06h2cqhh3pk3pmpqs748hx9vyj652",
-         *       "request_id": "req_prod_06h2cqhh3pk3pmpqs748hx9vyj652",
+         *       "correlation_id": "req_prod_06h2d0hk5bf35x14m4fzcawfse6v2",
+         *       "request_id": "req_prod_06h2d0hk5bf35x14m4fzcawfse6v2",
          *       "version": 1,
          *       "sequence": 4,
-         *       "created": "2026-11-29T08:13:56.910Z",
+         *       "created": "2026-11-29T08:53:16.722Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2cqh7fdk7b9911197cjdvt3b4e"
+         *       "actor_id": "key_prod_06h2d0hff561d1m2s03m8jqqg7zhr"
          *     }
          */
         WebhookEndpointEnabledEvent: {
@@ -18753,38 +18812,38 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2cqhhfxa5ccejpt0yzrpp0p27t",
+         *       "id": "evt_prod_06h2d0hkank3az5nrc2ck0aan10cw",
          *       "type": "webhook_endpoint.secret_rotated",
          *       "aggregate_type": "webhook_endpoint",
-         *       "aggregate_id": "whe_prod_06h2cqhfpk5ps1k9g6cd0k3cjt0me",
+         *       "aggregate_id": "whe_prod_06h2d0hjnpkx371z1dk2q22q8tj0t",
          *       "data": {
-         *         "id": "whe_prod_06h2cqhfpk5ps1k9g6cd0k3cjt0me",
+         *         "id": "whe_prod_06h2d0hjnpkx371z1dk2q22q8tj0t",
          *         "url": "https://example.com/audit",
          *         "events": [
          *           "customer.created"
          *         ],
          *         "object": "webhook_endpoint",
-         *         "created": "2026-11-29T08:13:56.515Z",
+         *         "created": "2026-11-29T08:53:16.588Z",
          *         "enabled": true,
-         *         "updated": "2026-11-29T08:13:56.953Z",
+         *         "updated": "2026-11-29T08:53:16.742Z",
          *         "livemode": false,
          *         "description": "Audit",
          *         "disabled_at": null,
          *         "failing_since": null,
          *         "disabled_reason": null,
          *         "max_deliveries_per_second": null,
-         *         "previous_secret_expires_at": "2026-11-30T08:13:56.953Z"
+         *         "previous_secret_expires_at": "2026-11-30T08:53:16.742Z"
          *       },
          *       "previous_data": {
-         *         "id": "whe_prod_06h2cqhfpk5ps1k9g6cd0k3cjt0me",
+         *         "id": "whe_prod_06h2d0hjnpkx371z1dk2q22q8tj0t",
          *         "url": "https://example.com/audit",
          *         "events": [
          *           "customer.created"
          *         ],
          *         "object": "webhook_endpoint",
-         *         "created": "2026-11-29T08:13:56.515Z",
+         *         "created": "2026-11-29T08:53:16.588Z",
          *         "enabled": true,
-         *         "updated": "2026-11-29T08:13:56.905Z",
+         *         "updated": "2026-11-29T08:53:16.719Z",
          *         "livemode": false,
          *         "description": "Audit",
          *         "disabled_at": null,
@@ -18797,13 +18856,13 @@ export type components = {
          *         "user_agent": "node",
          *         "client_address": "127.0.0.1"
          *       },
-         *       "correlation_id": "req_prod_06h2cqhha0ec53ha120yx8qtwcx5e",
-         *       "request_id": "req_prod_06h2cqhha0ec53ha120yx8qtwcx5e",
+         *       "correlation_id": "req_prod_06h2d0hk8n7xnb49psm7e3dnx3car",
+         *       "request_id": "req_prod_06h2d0hk8n7xnb49psm7e3dnx3car",
          *       "version": 1,
          *       "sequence": 5,
-         *       "created": "2026-11-29T08:13:56.991Z",
+         *       "created": "2026-11-29T08:53:16.757Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2cqh7fdk7b9911197cjdvt3b4e"
+         *       "actor_id": "key_prod_06h2d0hff561d1m2s03m8jqqg7zhr"
          *     }
          */
         WebhookEndpointSecretRotatedEvent: {
@@ -18848,15 +18907,15 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2cqh65zse6cpvtkynkwykym4hj",
+         *       "id": "evt_prod_06h2d0hf2qnq79zpg0ajbdfq2jszc",
          *       "type": "user.signed_in",
          *       "aggregate_type": "user",
-         *       "aggregate_id": "user_prod_06h2cqh10pmjmaa14nr402sqrz3w0",
+         *       "aggregate_id": "user_prod_06h2d0hcfee4ntj4vrv4ybcqcmvbg",
          *       "data": {
-         *         "id": "user_prod_06h2cqh10pmjmaa14nr402sqrz3w0",
+         *         "id": "user_prod_06h2d0hcfee4ntj4vrv4ybcqcmvbg",
          *         "name": "Test User",
          *         "role": "owner",
-         *         "email": "user-c3efdf0168@example.com",
+         *         "email": "user-5e57215d29@example.com",
          *         "object": "user"
          *       },
          *       "previous_data": null,
@@ -18868,9 +18927,9 @@ export type components = {
          *       "request_id": null,
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-29T08:13:54.095Z",
+         *       "created": "2026-11-29T08:53:15.669Z",
          *       "actor_type": "user",
-         *       "actor_id": "user_prod_06h2cqh10pmjmaa14nr402sqrz3w0"
+         *       "actor_id": "user_prod_06h2d0hcfee4ntj4vrv4ybcqcmvbg"
          *     }
          */
         UserSignedInEvent: {
@@ -18915,15 +18974,15 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2cqhzdk69edk5k8e485epxz4we",
+         *       "id": "evt_prod_06h2d0hrbhbwervw4qwsyv9qpy208",
          *       "type": "user.sign_in_failed",
          *       "aggregate_type": "user",
-         *       "aggregate_id": "user_prod_06h2cqh10pmjmaa14nr402sqrz3w0",
+         *       "aggregate_id": "user_prod_06h2d0hcfee4ntj4vrv4ybcqcmvbg",
          *       "data": {
-         *         "id": "user_prod_06h2cqh10pmjmaa14nr402sqrz3w0",
+         *         "id": "user_prod_06h2d0hcfee4ntj4vrv4ybcqcmvbg",
          *         "name": "Test User",
          *         "role": "owner",
-         *         "email": "user-c3efdf0168@example.com",
+         *         "email": "user-5e57215d29@example.com",
          *         "object": "user"
          *       },
          *       "previous_data": null,
@@ -18935,9 +18994,9 @@ export type components = {
          *       "request_id": null,
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-29T08:14:00.557Z",
+         *       "created": "2026-11-29T08:53:18.044Z",
          *       "actor_type": "user",
-         *       "actor_id": "user_prod_06h2cqh10pmjmaa14nr402sqrz3w0"
+         *       "actor_id": "user_prod_06h2d0hcfee4ntj4vrv4ybcqcmvbg"
          *     }
          */
         UserSignInFailedEvent: {
@@ -18982,15 +19041,15 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2cqjc36y2vjex2k14ff5jbrfry",
+         *       "id": "evt_prod_06h2d0hvzm22bavns93ymhrv6hmdj",
          *       "type": "user.signed_out",
          *       "aggregate_type": "user",
-         *       "aggregate_id": "user_prod_06h2cqh10pmjmaa14nr402sqrz3w0",
+         *       "aggregate_id": "user_prod_06h2d0hcfee4ntj4vrv4ybcqcmvbg",
          *       "data": {
-         *         "id": "user_prod_06h2cqh10pmjmaa14nr402sqrz3w0",
+         *         "id": "user_prod_06h2d0hcfee4ntj4vrv4ybcqcmvbg",
          *         "name": "Test User",
          *         "role": "owner",
-         *         "email": "user-c3efdf0168@example.com",
+         *         "email": "user-5e57215d29@example.com",
          *         "object": "user"
          *       },
          *       "previous_data": null,
@@ -19002,9 +19061,9 @@ export type components = {
          *       "request_id": null,
          *       "version": 1,
          *       "sequence": 4,
-         *       "created": "2026-11-29T08:14:03.801Z",
+         *       "created": "2026-11-29T08:53:18.973Z",
          *       "actor_type": "user",
-         *       "actor_id": "user_prod_06h2cqh10pmjmaa14nr402sqrz3w0"
+         *       "actor_id": "user_prod_06h2d0hcfee4ntj4vrv4ybcqcmvbg"
          *     }
          */
         UserSignedOutEvent: {
@@ -19049,15 +19108,15 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2cqj79ne1de2hhv8h60x8q1nj4",
+         *       "id": "evt_prod_06h2d0htpr95phrz8pghb9jaen0b2",
          *       "type": "user.password_changed",
          *       "aggregate_type": "user",
-         *       "aggregate_id": "user_prod_06h2cqh10pmjmaa14nr402sqrz3w0",
+         *       "aggregate_id": "user_prod_06h2d0hcfee4ntj4vrv4ybcqcmvbg",
          *       "data": {
-         *         "id": "user_prod_06h2cqh10pmjmaa14nr402sqrz3w0",
+         *         "id": "user_prod_06h2d0hcfee4ntj4vrv4ybcqcmvbg",
          *         "name": "Test User",
          *         "role": "owner",
-         *         "email": "user-c3efdf0168@example.com",
+         *         "email": "user-5e57215d29@example.com",
          *         "object": "user"
          *       },
          *       "previous_data": null,
@@ -19069,9 +19128,9 @@ export type components = {
          *       "request_id": null,
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-29T08:14:02.573Z",
+         *       "created": "2026-11-29T08:53:18.646Z",
          *       "actor_type": "user",
-         *       "actor_id": "user_prod_06h2cqh10pmjmaa14nr402sqrz3w0"
+         *       "actor_id": "user_prod_06h2d0hcfee4ntj4vrv4ybcqcmvbg"
          *     }
          */
         UserPasswordChangedEvent: {
@@ -19116,12 +19175,12 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2cqjdprse62acwgwc06gqdnwdt",
+         *       "id": "evt_prod_06h2d0hwk7qb030g4a3eyb9zrj4cy",
          *       "type": "account.settings_updated",
          *       "aggregate_type": "account_settings",
-         *       "aggregate_id": "acc_prod_06h2cqh0ychnqm95vam61py8w28ct",
+         *       "aggregate_id": "acc_prod_06h2d0hce7fffddx9j6aav1t6n5he",
          *       "data": {
-         *         "id": "acc_prod_06h2cqh0ychnqm95vam61py8w28ct",
+         *         "id": "acc_prod_06h2d0hce7fffddx9j6aav1t6n5he",
          *         "object": "account_settings",
          *         "tax_id": null,
          *         "address": {
@@ -19137,7 +19196,7 @@ export type components = {
          *         "default_locale": "en",
          *         "email_reply_to": null,
          *         "invoice_footer": null,
-         *         "invoice_prefix": "EXAMPLEGMBH",
+         *         "invoice_prefix": "EXAMPL",
          *         "default_tax_rate": null,
          *         "email_sender_name": null,
          *         "email_hourly_limit": 1000,
@@ -19147,7 +19206,7 @@ export type components = {
          *         "entitlement_past_due_grace_days": 7
          *       },
          *       "previous_data": {
-         *         "id": "acc_prod_06h2cqh0ychnqm95vam61py8w28ct",
+         *         "id": "acc_prod_06h2d0hce7fffddx9j6aav1t6n5he",
          *         "object": "account_settings",
          *         "tax_id": null,
          *         "address": null,
@@ -19157,7 +19216,7 @@ export type components = {
          *         "default_locale": "en",
          *         "email_reply_to": null,
          *         "invoice_footer": null,
-         *         "invoice_prefix": "TESTCOSANDBO",
+         *         "invoice_prefix": "TEST",
          *         "default_tax_rate": null,
          *         "email_sender_name": null,
          *         "email_hourly_limit": 1000,
@@ -19167,13 +19226,13 @@ export type components = {
          *         "entitlement_past_due_grace_days": 7
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2cqjdkyrkrm7fede5ee2z7v3cg",
-         *       "request_id": "req_prod_06h2cqjdkyrkrm7fede5ee2z7v3cg",
+         *       "correlation_id": "req_prod_06h2d0hwhnbdxzds86ns7zewk4n3g",
+         *       "request_id": "req_prod_06h2d0hwhnbdxzds86ns7zewk4n3g",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-29T08:14:04.215Z",
+         *       "created": "2026-11-29T08:53:19.129Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2cqh7fdk7b9911197cjdvt3b4e"
+         *       "actor_id": "key_prod_06h2d0hff561d1m2s03m8jqqg7zhr"
          *     }
          */
         AccountSettingsUpdatedEvent: {
@@ -19218,17 +19277,17 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2cqjdxyf4hcqvfjf2bprh2ym4t",
+         *       "id": "evt_prod_06h2d0hwqg546s20svdmh4r49pd36",
          *       "type": "tax_rate.created",
          *       "aggregate_type": "tax_rate",
-         *       "aggregate_id": "txr_prod_06h2cqjdx579gf2aa7fftsjm0t8tr",
+         *       "aggregate_id": "txr_prod_06h2d0hwq0c3b7y16j02w6zh3sqzt",
          *       "data": {
-         *         "id": "txr_prod_06h2cqjdx579gf2aa7fftsjm0t8tr",
+         *         "id": "txr_prod_06h2d0hwq0c3b7y16j02w6zh3sqzt",
          *         "active": true,
          *         "object": "tax_rate",
          *         "country": "DE",
-         *         "created": "2026-11-29T08:14:04.265Z",
-         *         "updated": "2026-11-29T08:14:04.265Z",
+         *         "created": "2026-11-29T08:53:19.160Z",
+         *         "updated": "2026-11-29T08:53:19.160Z",
          *         "livemode": false,
          *         "metadata": {},
          *         "inclusive": false,
@@ -19239,13 +19298,13 @@ export type components = {
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2cqjdwn3msv42sbg87gdxdbzd2",
-         *       "request_id": "req_prod_06h2cqjdwn3msv42sbg87gdxdbzd2",
+         *       "correlation_id": "req_prod_06h2d0hwpf66k6z8tta9afw8k7nxe",
+         *       "request_id": "req_prod_06h2d0hwpf66k6z8tta9afw8k7nxe",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-29T08:14:04.271Z",
+         *       "created": "2026-11-29T08:53:19.164Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2cqh7fdk7b9911197cjdvt3b4e"
+         *       "actor_id": "key_prod_06h2d0hff561d1m2s03m8jqqg7zhr"
          *     }
          */
         TaxRateCreatedEvent: {
@@ -19290,17 +19349,17 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2cqje4yjxywsnfs84ssvfvyex2",
+         *       "id": "evt_prod_06h2d0hww4yxr1nxr2xzvr7tknh96",
          *       "type": "tax_rate.updated",
          *       "aggregate_type": "tax_rate",
-         *       "aggregate_id": "txr_prod_06h2cqjdx579gf2aa7fftsjm0t8tr",
+         *       "aggregate_id": "txr_prod_06h2d0hwq0c3b7y16j02w6zh3sqzt",
          *       "data": {
-         *         "id": "txr_prod_06h2cqjdx579gf2aa7fftsjm0t8tr",
+         *         "id": "txr_prod_06h2d0hwq0c3b7y16j02w6zh3sqzt",
          *         "active": false,
          *         "object": "tax_rate",
          *         "country": "DE",
-         *         "created": "2026-11-29T08:14:04.265Z",
-         *         "updated": "2026-11-29T08:14:04.325Z",
+         *         "created": "2026-11-29T08:53:19.160Z",
+         *         "updated": "2026-11-29T08:53:19.197Z",
          *         "livemode": false,
          *         "metadata": {},
          *         "inclusive": false,
@@ -19310,12 +19369,12 @@ export type components = {
          *         "jurisdiction": null
          *       },
          *       "previous_data": {
-         *         "id": "txr_prod_06h2cqjdx579gf2aa7fftsjm0t8tr",
+         *         "id": "txr_prod_06h2d0hwq0c3b7y16j02w6zh3sqzt",
          *         "active": true,
          *         "object": "tax_rate",
          *         "country": "DE",
-         *         "created": "2026-11-29T08:14:04.265Z",
-         *         "updated": "2026-11-29T08:14:04.265Z",
+         *         "created": "2026-11-29T08:53:19.160Z",
+         *         "updated": "2026-11-29T08:53:19.160Z",
          *         "livemode": false,
          *         "metadata": {},
          *         "inclusive": false,
@@ -19325,13 +19384,13 @@ export type components = {
          *         "jurisdiction": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2cqje3sb5whyhdbsqzzr2zw6a6",
-         *       "request_id": "req_prod_06h2cqje3sb5whyhdbsqzzr2zw6a6",
+         *       "correlation_id": "req_prod_06h2d0hwtqaxknwkd9s2dybk7fqpa",
+         *       "request_id": "req_prod_06h2d0hwtqaxknwkd9s2dybk7fqpa",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-29T08:14:04.327Z",
+         *       "created": "2026-11-29T08:53:19.201Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2cqh7fdk7b9911197cjdvt3b4e"
+         *       "actor_id": "key_prod_06h2d0hff561d1m2s03m8jqqg7zhr"
          *     }
          */
         TaxRateUpdatedEvent: {
@@ -19376,16 +19435,16 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2cqjnczr8ydygaa68z54ye8qdr",
+         *       "id": "evt_prod_06h2d0hzf54rsm3w8vecxdp39j19g",
          *       "type": "meter.created",
          *       "aggregate_type": "meter",
-         *       "aggregate_id": "mtr_prod_06h2cqjnbgkr903cne90f7311zkzp",
+         *       "aggregate_id": "mtr_prod_06h2d0hzeya4ca4cm7k5ebpk9we3c",
          *       "data": {
-         *         "id": "mtr_prod_06h2cqjnbgkr903cne90f7311zkzp",
+         *         "id": "mtr_prod_06h2d0hzeya4ca4cm7k5ebpk9we3c",
          *         "object": "meter",
          *         "status": "active",
-         *         "created": "2026-11-29T08:14:06.171Z",
-         *         "updated": "2026-11-29T08:14:06.171Z",
+         *         "created": "2026-11-29T08:53:19.863Z",
+         *         "updated": "2026-11-29T08:53:19.863Z",
          *         "livemode": false,
          *         "value_key": "value",
          *         "event_name": "api_request",
@@ -19394,13 +19453,13 @@ export type components = {
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2cqjn7mkkz82ezb4t93bjbnjx2",
-         *       "request_id": "req_prod_06h2cqjn7mkkz82ezb4t93bjbnjx2",
+         *       "correlation_id": "req_prod_06h2d0hze44p70hy5pbz5x6a0md4m",
+         *       "request_id": "req_prod_06h2d0hze44p70hy5pbz5x6a0md4m",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-29T08:14:06.184Z",
+         *       "created": "2026-11-29T08:53:19.865Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2cqh7fdk7b9911197cjdvt3b4e"
+         *       "actor_id": "key_prod_06h2d0hff561d1m2s03m8jqqg7zhr"
          *     }
          */
         MeterCreatedEvent: {
@@ -19445,16 +19504,16 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2cqjnjn2z1cgpykt7n9f0be1aj",
+         *       "id": "evt_prod_06h2d0hzj690rjvsfstmha436dtyc",
          *       "type": "meter.updated",
          *       "aggregate_type": "meter",
-         *       "aggregate_id": "mtr_prod_06h2cqjnbgkr903cne90f7311zkzp",
+         *       "aggregate_id": "mtr_prod_06h2d0hzeya4ca4cm7k5ebpk9we3c",
          *       "data": {
-         *         "id": "mtr_prod_06h2cqjnbgkr903cne90f7311zkzp",
+         *         "id": "mtr_prod_06h2d0hzeya4ca4cm7k5ebpk9we3c",
          *         "object": "meter",
          *         "status": "active",
-         *         "created": "2026-11-29T08:14:06.171Z",
-         *         "updated": "2026-11-29T08:14:06.227Z",
+         *         "created": "2026-11-29T08:53:19.863Z",
+         *         "updated": "2026-11-29T08:53:19.887Z",
          *         "livemode": false,
          *         "value_key": "value",
          *         "event_name": "api_request",
@@ -19462,11 +19521,11 @@ export type components = {
          *         "display_name": "Requests"
          *       },
          *       "previous_data": {
-         *         "id": "mtr_prod_06h2cqjnbgkr903cne90f7311zkzp",
+         *         "id": "mtr_prod_06h2d0hzeya4ca4cm7k5ebpk9we3c",
          *         "object": "meter",
          *         "status": "active",
-         *         "created": "2026-11-29T08:14:06.171Z",
-         *         "updated": "2026-11-29T08:14:06.171Z",
+         *         "created": "2026-11-29T08:53:19.863Z",
+         *         "updated": "2026-11-29T08:53:19.863Z",
          *         "livemode": false,
          *         "value_key": "value",
          *         "event_name": "api_request",
@@ -19474,13 +19533,13 @@ export type components = {
          *         "display_name": "API requests"
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2cqjnhxftn07y1v49wz9ae4wct",
-         *       "request_id": "req_prod_06h2cqjnhxftn07y1v49wz9ae4wct",
+         *       "correlation_id": "req_prod_06h2d0hzhasqkgc38kpv04zfjem8c",
+         *       "request_id": "req_prod_06h2d0hzhasqkgc38kpv04zfjem8c",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-29T08:14:06.229Z",
+         *       "created": "2026-11-29T08:53:19.889Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2cqh7fdk7b9911197cjdvt3b4e"
+         *       "actor_id": "key_prod_06h2d0hff561d1m2s03m8jqqg7zhr"
          *     }
          */
         MeterUpdatedEvent: {
@@ -19525,16 +19584,16 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2cqjnqjbjrzd3rehhjwcbjnj0y",
+         *       "id": "evt_prod_06h2d0hzn6as230j74n224z3ys5rr",
          *       "type": "meter.deactivated",
          *       "aggregate_type": "meter",
-         *       "aggregate_id": "mtr_prod_06h2cqjnbgkr903cne90f7311zkzp",
+         *       "aggregate_id": "mtr_prod_06h2d0hzeya4ca4cm7k5ebpk9we3c",
          *       "data": {
-         *         "id": "mtr_prod_06h2cqjnbgkr903cne90f7311zkzp",
+         *         "id": "mtr_prod_06h2d0hzeya4ca4cm7k5ebpk9we3c",
          *         "object": "meter",
          *         "status": "inactive",
-         *         "created": "2026-11-29T08:14:06.171Z",
-         *         "updated": "2026-11-29T08:14:06.258Z",
+         *         "created": "2026-11-29T08:53:19.863Z",
+         *         "updated": "2026-11-29T08:53:19.910Z",
          *         "livemode": false,
          *         "value_key": "value",
          *         "event_name": "api_request",
@@ -19542,11 +19601,11 @@ export type components = {
          *         "display_name": "Requests"
          *       },
          *       "previous_data": {
-         *         "id": "mtr_prod_06h2cqjnbgkr903cne90f7311zkzp",
+         *         "id": "mtr_prod_06h2d0hzeya4ca4cm7k5ebpk9we3c",
          *         "object": "meter",
          *         "status": "active",
-         *         "created": "2026-11-29T08:14:06.171Z",
-         *         "updated": "2026-11-29T08:14:06.227Z",
+         *         "created": "2026-11-29T08:53:19.863Z",
+         *         "updated": "2026-11-29T08:53:19.887Z",
          *         "livemode": false,
          *         "value_key": "value",
          *         "event_name": "api_request",
@@ -19554,13 +19613,13 @@ export type components = {
          *         "display_name": "Requests"
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2cqjnn6b8h84tbn6nnmkvgkdqa",
-         *       "request_id": "req_prod_06h2cqjnn6b8h84tbn6nnmkvgkdqa",
+         *       "correlation_id": "req_prod_06h2d0hzm9vr90vmjbx2cgpxpqg4c",
+         *       "request_id": "req_prod_06h2d0hzm9vr90vmjbx2cgpxpqg4c",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-29T08:14:06.268Z",
+         *       "created": "2026-11-29T08:53:19.913Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2cqh7fdk7b9911197cjdvt3b4e"
+         *       "actor_id": "key_prod_06h2d0hff561d1m2s03m8jqqg7zhr"
          *     }
          */
         MeterDeactivatedEvent: {
@@ -19605,16 +19664,16 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2cqjnz8dmqwzb7hpjq8d22x9de",
+         *       "id": "evt_prod_06h2d0hzt61cqrq5xkdqyj4a3jqpg",
          *       "type": "meter.reactivated",
          *       "aggregate_type": "meter",
-         *       "aggregate_id": "mtr_prod_06h2cqjnbgkr903cne90f7311zkzp",
+         *       "aggregate_id": "mtr_prod_06h2d0hzeya4ca4cm7k5ebpk9we3c",
          *       "data": {
-         *         "id": "mtr_prod_06h2cqjnbgkr903cne90f7311zkzp",
+         *         "id": "mtr_prod_06h2d0hzeya4ca4cm7k5ebpk9we3c",
          *         "object": "meter",
          *         "status": "active",
-         *         "created": "2026-11-29T08:14:06.171Z",
-         *         "updated": "2026-11-29T08:14:06.329Z",
+         *         "created": "2026-11-29T08:53:19.863Z",
+         *         "updated": "2026-11-29T08:53:19.951Z",
          *         "livemode": false,
          *         "value_key": "value",
          *         "event_name": "api_request",
@@ -19622,11 +19681,11 @@ export type components = {
          *         "display_name": "Requests"
          *       },
          *       "previous_data": {
-         *         "id": "mtr_prod_06h2cqjnbgkr903cne90f7311zkzp",
+         *         "id": "mtr_prod_06h2d0hzeya4ca4cm7k5ebpk9we3c",
          *         "object": "meter",
          *         "status": "inactive",
-         *         "created": "2026-11-29T08:14:06.171Z",
-         *         "updated": "2026-11-29T08:14:06.258Z",
+         *         "created": "2026-11-29T08:53:19.863Z",
+         *         "updated": "2026-11-29T08:53:19.910Z",
          *         "livemode": false,
          *         "value_key": "value",
          *         "event_name": "api_request",
@@ -19634,13 +19693,13 @@ export type components = {
          *         "display_name": "Requests"
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2cqjnx2bg2kdsxp98es0ym3nae",
-         *       "request_id": "req_prod_06h2cqjnx2bg2kdsxp98es0ym3nae",
+         *       "correlation_id": "req_prod_06h2d0hzrq78cgtrbkap85qef9930",
+         *       "request_id": "req_prod_06h2d0hzrq78cgtrbkap85qef9930",
          *       "version": 1,
          *       "sequence": 4,
-         *       "created": "2026-11-29T08:14:06.330Z",
+         *       "created": "2026-11-29T08:53:19.954Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2cqh7fdk7b9911197cjdvt3b4e"
+         *       "actor_id": "key_prod_06h2d0hff561d1m2s03m8jqqg7zhr"
          *     }
          */
         MeterReactivatedEvent: {
@@ -19685,29 +19744,29 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2cqjkdrag4r4xt8k9kfa0k1kzp",
+         *       "id": "evt_prod_06h2d0hymmw5x4q5zy6b9wz8t0hvw",
          *       "type": "feature.created",
          *       "aggregate_type": "feature",
-         *       "aggregate_id": "feat_prod_06h2cqjkd8x29xg9vytbe4ngqhc8a",
+         *       "aggregate_id": "feat_prod_06h2d0hym94rrckvk63wrvw3bn5nc",
          *       "data": {
-         *         "id": "feat_prod_06h2cqjkd8x29xg9vytbe4ngqhc8a",
+         *         "id": "feat_prod_06h2d0hym94rrckvk63wrvw3bn5nc",
          *         "name": "Reports",
          *         "object": "feature",
-         *         "created": "2026-11-29T08:14:05.674Z",
-         *         "updated": "2026-11-29T08:14:05.674Z",
+         *         "created": "2026-11-29T08:53:19.650Z",
+         *         "updated": "2026-11-29T08:53:19.650Z",
          *         "livemode": false,
          *         "metadata": {},
          *         "lookup_key": "reports"
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2cqjkc590e23dm27wjv6r8hpb0",
-         *       "request_id": "req_prod_06h2cqjkc590e23dm27wjv6r8hpb0",
+         *       "correlation_id": "req_prod_06h2d0hykz09yztrjsxrhhfzsyf26",
+         *       "request_id": "req_prod_06h2d0hykz09yztrjsxrhhfzsyf26",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-29T08:14:05.678Z",
+         *       "created": "2026-11-29T08:53:19.653Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2cqh7fdk7b9911197cjdvt3b4e"
+         *       "actor_id": "key_prod_06h2d0hff561d1m2s03m8jqqg7zhr"
          *     }
          */
         FeatureCreatedEvent: {
@@ -19752,36 +19811,36 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2cqjkpwfn0wdxp3s10pj3cxf9g",
+         *       "id": "evt_prod_06h2d0hysbpf7sgw35wpfvkv4ac4p",
          *       "type": "product_feature.attached",
          *       "aggregate_type": "product_feature",
-         *       "aggregate_id": "prodft_prod_06h2cqjkpqm4hk75n49mp33hbk7c6",
+         *       "aggregate_id": "prodft_prod_06h2d0hyrktmx4w37ckgqkc4re4hc",
          *       "data": {
-         *         "id": "prodft_prod_06h2cqjkpqm4hk75n49mp33hbk7c6",
+         *         "id": "prodft_prod_06h2d0hyrktmx4w37ckgqkc4re4hc",
          *         "object": "product_feature",
-         *         "created": "2026-11-29T08:14:05.749Z",
+         *         "created": "2026-11-29T08:53:19.685Z",
          *         "feature": {
-         *           "id": "feat_prod_06h2cqjkd8x29xg9vytbe4ngqhc8a",
+         *           "id": "feat_prod_06h2d0hym94rrckvk63wrvw3bn5nc",
          *           "name": "Reports",
          *           "object": "feature",
-         *           "created": "2026-11-29T08:14:05.674Z",
-         *           "updated": "2026-11-29T08:14:05.674Z",
+         *           "created": "2026-11-29T08:53:19.650Z",
+         *           "updated": "2026-11-29T08:53:19.650Z",
          *           "livemode": false,
          *           "metadata": {},
          *           "lookup_key": "reports"
          *         },
-         *         "product": "prod_prod_06h2cqjeq4hacp8vqrze1e0nck9dj",
+         *         "product": "prod_prod_06h2d0hx2vrjrnnvbfet5snx8f0m6",
          *         "livemode": false
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2cqjkmadcbp7ex0a1641ta9xjm",
-         *       "request_id": "req_prod_06h2cqjkmadcbp7ex0a1641ta9xjm",
+         *       "correlation_id": "req_prod_06h2d0hyq6s3nj7x1hhs9915zr228",
+         *       "request_id": "req_prod_06h2d0hyq6s3nj7x1hhs9915zr228",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-29T08:14:05.752Z",
+         *       "created": "2026-11-29T08:53:19.690Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2cqh7fdk7b9911197cjdvt3b4e"
+         *       "actor_id": "key_prod_06h2d0hff561d1m2s03m8jqqg7zhr"
          *     }
          */
         ProductFeatureAttachedEvent: {
@@ -19826,36 +19885,36 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2cqjmpmntvhn42kyy1pysc4w56",
+         *       "id": "evt_prod_06h2d0hz63z4j5sdaaz4ydkxt5018",
          *       "type": "product_feature.detached",
          *       "aggregate_type": "product_feature",
-         *       "aggregate_id": "prodft_prod_06h2cqjmfktw4x7j08wbt2qma8qaj",
+         *       "aggregate_id": "prodft_prod_06h2d0hz0kevw8p1mfh0tssf0rdem",
          *       "data": {
-         *         "id": "prodft_prod_06h2cqjmfktw4x7j08wbt2qma8qaj",
+         *         "id": "prodft_prod_06h2d0hz0kevw8p1mfh0tssf0rdem",
          *         "object": "product_feature",
-         *         "created": "2026-11-29T08:14:05.948Z",
+         *         "created": "2026-11-29T08:53:19.748Z",
          *         "feature": {
-         *           "id": "feat_prod_06h2cqjm5d42yfj7zgthjemx01fpm",
+         *           "id": "feat_prod_06h2d0hywd0qhrx6e06e046t23r9r",
          *           "name": "Beta",
          *           "object": "feature",
-         *           "created": "2026-11-29T08:14:05.867Z",
-         *           "updated": "2026-11-29T08:14:05.867Z",
+         *           "created": "2026-11-29T08:53:19.715Z",
+         *           "updated": "2026-11-29T08:53:19.715Z",
          *           "livemode": false,
          *           "metadata": {},
          *           "lookup_key": "beta"
          *         },
-         *         "product": "prod_prod_06h2cqjeq4hacp8vqrze1e0nck9dj",
+         *         "product": "prod_prod_06h2d0hx2vrjrnnvbfet5snx8f0m6",
          *         "livemode": false
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2cqjmm83s1ta946bbv0hzt23at",
-         *       "request_id": "req_prod_06h2cqjmm83s1ta946bbv0hzt23at",
+         *       "correlation_id": "req_prod_06h2d0hz2xrs5tb3dw6ch3kj9jnwr",
+         *       "request_id": "req_prod_06h2d0hz2xrs5tb3dw6ch3kj9jnwr",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-29T08:14:06.005Z",
+         *       "created": "2026-11-29T08:53:19.792Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2cqh7fdk7b9911197cjdvt3b4e"
+         *       "actor_id": "key_prod_06h2d0hff561d1m2s03m8jqqg7zhr"
          *     }
          */
         ProductFeatureDetachedEvent: {
@@ -19900,36 +19959,36 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2cqkp9ekpvdmzz4z1p63rm5d92",
+         *       "id": "evt_prod_06h2d0j8pmm3qfn5qdmcwbak5zd7m",
          *       "type": "customer.entitlements.updated",
          *       "aggregate_type": "customer_entitlements",
-         *       "aggregate_id": "cus_prod_06h2cqjp9q86wsnhz16fr4njyj6nw",
+         *       "aggregate_id": "cus_prod_06h2d0hzwvey0es4yyvctdfs4an46",
          *       "data": {
          *         "items": [
          *           {
-         *             "feature": "feat_prod_06h2cqjkd8x29xg9vytbe4ngqhc8a",
+         *             "feature": "feat_prod_06h2d0hym94rrckvk63wrvw3bn5nc",
          *             "lookup_key": "reports",
-         *             "source_subscription": "sub_prod_06h2cqknm81r5v31t9pmvtwd4brsw"
+         *             "source_subscription": "sub_prod_06h2d0j8khyc25ndr0zhkwxcdqp38"
          *           }
          *         ],
          *         "object": "customer_entitlements",
-         *         "customer": "cus_prod_06h2cqjp9q86wsnhz16fr4njyj6nw",
+         *         "customer": "cus_prod_06h2d0hzwvey0es4yyvctdfs4an46",
          *         "livemode": false
          *       },
          *       "previous_data": {
          *         "items": [],
          *         "object": "customer_entitlements",
-         *         "customer": "cus_prod_06h2cqjp9q86wsnhz16fr4njyj6nw",
+         *         "customer": "cus_prod_06h2d0hzwvey0es4yyvctdfs4an46",
          *         "livemode": false
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2cqknheccbw2wjzxyxb6d5hcbm",
-         *       "request_id": "req_prod_06h2cqknheccbw2wjzxyxb6d5hcbm",
+         *       "correlation_id": "req_prod_06h2d0j8jxa28h9zzrn3r0bvtm6b8",
+         *       "request_id": "req_prod_06h2d0j8jxa28h9zzrn3r0bvtm6b8",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-29T08:14:14.603Z",
+         *       "created": "2026-11-29T08:53:22.229Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2cqh7fdk7b9911197cjdvt3b4e"
+         *       "actor_id": "key_prod_06h2d0hff561d1m2s03m8jqqg7zhr"
          *     }
          */
         CustomerEntitlementsUpdatedEvent: {
@@ -19974,13 +20033,13 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2cqjn1v7yapfkrt9f0q1288bsy",
+         *       "id": "evt_prod_06h2d0hza81j7bn14neycwkkmq9n8",
          *       "type": "portal_configuration.updated",
          *       "aggregate_type": "portal_configuration",
-         *       "aggregate_id": "acc_prod_06h2cqh0ychnqm95vam61py8w28ct",
+         *       "aggregate_id": "acc_prod_06h2d0hce7fffddx9j6aav1t6n5he",
          *       "data": {
          *         "object": "portal_configuration",
-         *         "updated": "2026-11-29T08:14:06.054Z",
+         *         "updated": "2026-11-29T08:53:19.817Z",
          *         "branding": {
          *           "logo_url": null,
          *           "accent_color": null,
@@ -20085,13 +20144,13 @@ export type components = {
          *         "default_return_url": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2cqjmvefa4cyk6gxg97drxjgpa",
-         *       "request_id": "req_prod_06h2cqjmvefa4cyk6gxg97drxjgpa",
+         *       "correlation_id": "req_prod_06h2d0hz8q2tgr3q5dg7992yrs9y4",
+         *       "request_id": "req_prod_06h2d0hz8q2tgr3q5dg7992yrs9y4",
          *       "version": 1,
          *       "sequence": 4,
-         *       "created": "2026-11-29T08:14:06.094Z",
+         *       "created": "2026-11-29T08:53:19.826Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2cqh7fdk7b9911197cjdvt3b4e"
+         *       "actor_id": "key_prod_06h2d0hff561d1m2s03m8jqqg7zhr"
          *     }
          */
         PortalConfigurationUpdatedEvent: {
@@ -20136,13 +20195,13 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2cqkh180f0d4sznqgsaz9z0cqw",
+         *       "id": "evt_prod_06h2d0j7kc9n9h2yz0r5dr8f6ac5r",
          *       "type": "credit_note.created",
          *       "aggregate_type": "credit_note",
-         *       "aggregate_id": "cn_prod_06h2cqkgtezdp801eyq5qct37wf66",
+         *       "aggregate_id": "cn_prod_06h2d0j7hkkn51j3kw2affczjbbjy",
          *       "data": {
-         *         "id": "cn_prod_06h2cqkgtezdp801eyq5qct37wf66",
-         *         "pdf": "http://127.0.0.1:41121/api/credit-notes/cn_prod_06h2cqkgtezdp801eyq5qct37wf66/pdf",
+         *         "id": "cn_prod_06h2d0j7hkkn51j3kw2affczjbbjy",
+         *         "pdf": "http://127.0.0.1:34341/api/credit-notes/cn_prod_06h2d0j7hkkn51j3kw2affczjbbjy/pdf",
          *         "memo": null,
          *         "type": "pre_payment",
          *         "lines": [
@@ -20156,20 +20215,20 @@ export type components = {
          *             "total_amount_atom": 100
          *           }
          *         ],
-         *         "number": "EXAMPLEGMBH-CN-0001",
+         *         "number": "EXAMPL-CN-0001",
          *         "object": "credit_note",
          *         "reason": "order_change",
          *         "status": "issued",
-         *         "created": "2026-11-29T08:14:13.203Z",
-         *         "invoice": "in_prod_06h2cqkdhj88r9829sbhrj8xqa6ma",
+         *         "created": "2026-11-29T08:53:21.932Z",
+         *         "invoice": "in_prod_06h2d0j79mk4wzjjggkfr026e0npr",
          *         "refunds": [],
-         *         "updated": "2026-11-29T08:14:13.203Z",
+         *         "updated": "2026-11-29T08:53:21.932Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2cqjp9q86wsnhz16fr4njyj6nw",
+         *         "customer": "cus_prod_06h2d0hzwvey0es4yyvctdfs4an46",
          *         "livemode": false,
          *         "tax_atom": 0,
          *         "voided_at": null,
-         *         "pdf_sha256": "880800773eb68bb9f80ea6d05769001c59c2af8477817affd3fc16a96721b136",
+         *         "pdf_sha256": "4be6b9605a6f79562b4838aa4bbcd6972a0cbdded5e133ccb73afd00875819b9",
          *         "total_taxes": [],
          *         "discount_atom": 0,
          *         "subtotal_atom": 100,
@@ -20181,13 +20240,13 @@ export type components = {
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2cqkgq5v76cmp0kq31c8w3ec28",
-         *       "request_id": "req_prod_06h2cqkgq5v76cmp0kq31c8w3ec28",
+         *       "correlation_id": "req_prod_06h2d0j7gphaa66wy75agcg402fsj",
+         *       "request_id": "req_prod_06h2d0j7gphaa66wy75agcg402fsj",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-29T08:14:13.259Z",
+         *       "created": "2026-11-29T08:53:21.947Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2cqh7fdk7b9911197cjdvt3b4e"
+         *       "actor_id": "key_prod_06h2d0hff561d1m2s03m8jqqg7zhr"
          *     }
          */
         CreditNoteCreatedEvent: {
@@ -20232,13 +20291,13 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2cqkj9sgnexerr005cqtpv36z8",
+         *       "id": "evt_prod_06h2d0j7swztkd6ys0wmj10zhnyjg",
          *       "type": "credit_note.voided",
          *       "aggregate_type": "credit_note",
-         *       "aggregate_id": "cn_prod_06h2cqkgtezdp801eyq5qct37wf66",
+         *       "aggregate_id": "cn_prod_06h2d0j7hkkn51j3kw2affczjbbjy",
          *       "data": {
-         *         "id": "cn_prod_06h2cqkgtezdp801eyq5qct37wf66",
-         *         "pdf": "http://127.0.0.1:41121/api/credit-notes/cn_prod_06h2cqkgtezdp801eyq5qct37wf66/pdf",
+         *         "id": "cn_prod_06h2d0j7hkkn51j3kw2affczjbbjy",
+         *         "pdf": "http://127.0.0.1:34341/api/credit-notes/cn_prod_06h2d0j7hkkn51j3kw2affczjbbjy/pdf",
          *         "memo": null,
          *         "type": "pre_payment",
          *         "lines": [
@@ -20252,20 +20311,20 @@ export type components = {
          *             "total_amount_atom": 100
          *           }
          *         ],
-         *         "number": "EXAMPLEGMBH-CN-0001",
+         *         "number": "EXAMPL-CN-0001",
          *         "object": "credit_note",
          *         "reason": "order_change",
          *         "status": "void",
-         *         "created": "2026-11-29T08:14:13.203Z",
-         *         "invoice": "in_prod_06h2cqkdhj88r9829sbhrj8xqa6ma",
+         *         "created": "2026-11-29T08:53:21.932Z",
+         *         "invoice": "in_prod_06h2d0j79mk4wzjjggkfr026e0npr",
          *         "refunds": [],
-         *         "updated": "2026-11-29T08:14:13.580Z",
+         *         "updated": "2026-11-29T08:53:21.996Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2cqjp9q86wsnhz16fr4njyj6nw",
+         *         "customer": "cus_prod_06h2d0hzwvey0es4yyvctdfs4an46",
          *         "livemode": false,
          *         "tax_atom": 0,
-         *         "voided_at": "2026-11-29T08:14:13.580Z",
-         *         "pdf_sha256": "880800773eb68bb9f80ea6d05769001c59c2af8477817affd3fc16a96721b136",
+         *         "voided_at": "2026-11-29T08:53:21.996Z",
+         *         "pdf_sha256": "4be6b9605a6f79562b4838aa4bbcd6972a0cbdded5e133ccb73afd00875819b9",
          *         "total_taxes": [],
          *         "discount_atom": 0,
          *         "subtotal_atom": 100,
@@ -20276,8 +20335,8 @@ export type components = {
          *         "customer_balance_transaction": null
          *       },
          *       "previous_data": {
-         *         "id": "cn_prod_06h2cqkgtezdp801eyq5qct37wf66",
-         *         "pdf": "http://127.0.0.1:41121/api/credit-notes/cn_prod_06h2cqkgtezdp801eyq5qct37wf66/pdf",
+         *         "id": "cn_prod_06h2d0j7hkkn51j3kw2affczjbbjy",
+         *         "pdf": "http://127.0.0.1:34341/api/credit-notes/cn_prod_06h2d0j7hkkn51j3kw2affczjbbjy/pdf",
          *         "memo": null,
          *         "type": "pre_payment",
          *         "lines": [
@@ -20291,20 +20350,20 @@ export type components = {
          *             "total_amount_atom": 100
          *           }
          *         ],
-         *         "number": "EXAMPLEGMBH-CN-0001",
+         *         "number": "EXAMPL-CN-0001",
          *         "object": "credit_note",
          *         "reason": "order_change",
          *         "status": "issued",
-         *         "created": "2026-11-29T08:14:13.203Z",
-         *         "invoice": "in_prod_06h2cqkdhj88r9829sbhrj8xqa6ma",
+         *         "created": "2026-11-29T08:53:21.932Z",
+         *         "invoice": "in_prod_06h2d0j79mk4wzjjggkfr026e0npr",
          *         "refunds": [],
-         *         "updated": "2026-11-29T08:14:13.203Z",
+         *         "updated": "2026-11-29T08:53:21.932Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2cqjp9q86wsnhz16fr4njyj6nw",
+         *         "customer": "cus_prod_06h2d0hzwvey0es4yyvctdfs4an46",
          *         "livemode": false,
          *         "tax_atom": 0,
          *         "voided_at": null,
-         *         "pdf_sha256": "880800773eb68bb9f80ea6d05769001c59c2af8477817affd3fc16a96721b136",
+         *         "pdf_sha256": "4be6b9605a6f79562b4838aa4bbcd6972a0cbdded5e133ccb73afd00875819b9",
          *         "total_taxes": [],
          *         "discount_atom": 0,
          *         "subtotal_atom": 100,
@@ -20315,13 +20374,13 @@ export type components = {
          *         "customer_balance_transaction": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2cqkj7acnvdf4nq7zt6svr05ce",
-         *       "request_id": "req_prod_06h2cqkj7acnvdf4nq7zt6svr05ce",
+         *       "correlation_id": "req_prod_06h2d0j7qpp05k74sp1a1bw8pz9st",
+         *       "request_id": "req_prod_06h2d0j7qpp05k74sp1a1bw8pz9st",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-29T08:14:13.582Z",
+         *       "created": "2026-11-29T08:53:21.999Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2cqh7fdk7b9911197cjdvt3b4e"
+         *       "actor_id": "key_prod_06h2d0hff561d1m2s03m8jqqg7zhr"
          *     }
          */
         CreditNoteVoidedEvent: {
@@ -20366,34 +20425,34 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2cqkjkjd1kp355b89pz0h2z6pr",
+         *       "id": "evt_prod_06h2d0j7ymg776s141xtkysa9jdhp",
          *       "type": "customer.balance_transaction.created",
          *       "aggregate_type": "customer_balance_transaction",
-         *       "aggregate_id": "cbtxn_prod_06h2cqkjj6vby2hknvr3jp5a5n2cw",
+         *       "aggregate_id": "cbtxn_prod_06h2d0j7yf6svhy5t5awjtcd22kd2",
          *       "data": {
-         *         "id": "cbtxn_prod_06h2cqkjj6vby2hknvr3jp5a5n2cw",
+         *         "id": "cbtxn_prod_06h2d0j7yf6svhy5t5awjtcd22kd2",
          *         "type": "credit_note",
          *         "object": "customer_balance_transaction",
-         *         "created": "2026-11-29T08:14:13.649Z",
-         *         "invoice": "in_prod_06h2cqjy5sy0ggp4fba462kpv07bg",
+         *         "created": "2026-11-29T08:53:22.035Z",
+         *         "invoice": "in_prod_06h2d0j3hmedp2e9959y4mv9t8t16",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2cqjp9q86wsnhz16fr4njyj6nw",
+         *         "customer": "cus_prod_06h2d0hzwvey0es4yyvctdfs4an46",
          *         "livemode": false,
          *         "amount_atom": 100,
-         *         "credit_note": "cn_prod_06h2cqkjhrby17gray05s8wd5er38",
+         *         "credit_note": "cn_prod_06h2d0j7y6pjw25hyvgbsydmzh3hp",
          *         "description": null,
          *         "ending_balance_atom": 100,
          *         "subscription_change_request": null
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2cqkjftzehj461w33ex5nd3kc8",
-         *       "request_id": "req_prod_06h2cqkjftzehj461w33ex5nd3kc8",
+         *       "correlation_id": "req_prod_06h2d0j7xagvk0e0xkqw4764nmtz8",
+         *       "request_id": "req_prod_06h2d0j7xagvk0e0xkqw4764nmtz8",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-29T08:14:13.660Z",
+         *       "created": "2026-11-29T08:53:22.037Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2cqh7fdk7b9911197cjdvt3b4e"
+         *       "actor_id": "key_prod_06h2d0hff561d1m2s03m8jqqg7zhr"
          *     }
          */
         CustomerBalanceTransactionCreatedEvent: {
@@ -20438,15 +20497,15 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2cqhmr1n181k22f60k07jjak7a",
+         *       "id": "evt_prod_06h2d0hmzdgdhhb8ndf25n9kqk7cp",
          *       "type": "member.invited",
          *       "aggregate_type": "member",
-         *       "aggregate_id": "inv_prod_06h2cqhmmksmjj04fktvpp0na0k3y",
+         *       "aggregate_id": "inv_prod_06h2d0hmpdezhy9tkvjs5kkhy4xfj",
          *       "data": {
-         *         "id": "inv_prod_06h2cqhmmksmjj04fktvpp0na0k3y",
+         *         "id": "inv_prod_06h2d0hmpdezhy9tkvjs5kkhy4xfj",
          *         "name": null,
          *         "role": "viewer",
-         *         "email": "withdrawn-mx1kbtl5@example.com",
+         *         "email": "withdrawn-mx1lqe8p@example.com",
          *         "object": "member",
          *         "status": "invited",
          *         "invitation": null
@@ -20457,12 +20516,12 @@ export type components = {
          *         "client_address": null
          *       },
          *       "correlation_id": null,
-         *       "request_id": "req_prod_06h2cqhme95hea7csxwhd8maxnfa4",
+         *       "request_id": "req_prod_06h2d0hmc25ynakd61fhwd8x8grew",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-29T08:13:57.824Z",
+         *       "created": "2026-11-29T08:53:17.179Z",
          *       "actor_type": "user",
-         *       "actor_id": "user_prod_06h2cqh10pmjmaa14nr402sqrz3w0"
+         *       "actor_id": "user_prod_06h2d0hcfee4ntj4vrv4ybcqcmvbg"
          *     }
          */
         MemberInvitedEvent: {
@@ -20507,24 +20566,24 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2cqhnfexbdnrxn5v85rqt4mhv6",
+         *       "id": "evt_prod_06h2d0hnj15tnrz039y0rpwf193ha",
          *       "type": "member.invitation_revoked",
          *       "aggregate_type": "member",
-         *       "aggregate_id": "inv_prod_06h2cqhmmksmjj04fktvpp0na0k3y",
+         *       "aggregate_id": "inv_prod_06h2d0hmpdezhy9tkvjs5kkhy4xfj",
          *       "data": {
-         *         "id": "inv_prod_06h2cqhmmksmjj04fktvpp0na0k3y",
+         *         "id": "inv_prod_06h2d0hmpdezhy9tkvjs5kkhy4xfj",
          *         "name": null,
          *         "role": "viewer",
-         *         "email": "withdrawn-mx1kbtl5@example.com",
+         *         "email": "withdrawn-mx1lqe8p@example.com",
          *         "object": "member",
          *         "status": "invitation_revoked",
          *         "invitation": null
          *       },
          *       "previous_data": {
-         *         "id": "inv_prod_06h2cqhmmksmjj04fktvpp0na0k3y",
+         *         "id": "inv_prod_06h2d0hmpdezhy9tkvjs5kkhy4xfj",
          *         "name": null,
          *         "role": "viewer",
-         *         "email": "withdrawn-mx1kbtl5@example.com",
+         *         "email": "withdrawn-mx1lqe8p@example.com",
          *         "object": "member",
          *         "status": "invited",
          *         "invitation": null
@@ -20534,12 +20593,12 @@ export type components = {
          *         "client_address": null
          *       },
          *       "correlation_id": null,
-         *       "request_id": "req_prod_06h2cqhn9sknq35kqtxaneh1nc3za",
+         *       "request_id": "req_prod_06h2d0hnde2z4rwtfdv0v2fnqdg0g",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-29T08:13:58.011Z",
+         *       "created": "2026-11-29T08:53:17.328Z",
          *       "actor_type": "user",
-         *       "actor_id": "user_prod_06h2cqh10pmjmaa14nr402sqrz3w0"
+         *       "actor_id": "user_prod_06h2d0hcfee4ntj4vrv4ybcqcmvbg"
          *     }
          */
         MemberInvitationRevokedEvent: {
@@ -20584,18 +20643,18 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2cqhsw6mn274e4yxfa5mkbz4p8",
+         *       "id": "evt_prod_06h2d0hq135yzg2v73qsez66r021j",
          *       "type": "member.joined",
          *       "aggregate_type": "member",
-         *       "aggregate_id": "user_prod_06h2cqhsqt7r02ad778fm68zvnphy",
+         *       "aggregate_id": "user_prod_06h2d0hpzw73y9ax59rcaqyvsatqe",
          *       "data": {
-         *         "id": "user_prod_06h2cqhsqt7r02ad778fm68zvnphy",
+         *         "id": "user_prod_06h2d0hpzw73y9ax59rcaqyvsatqe",
          *         "name": "Joined Member",
          *         "role": "developer",
-         *         "email": "joined-mx1kbtl5@example.com",
+         *         "email": "joined-mx1lqe8p@example.com",
          *         "object": "member",
          *         "status": "active",
-         *         "invitation": "inv_prod_06h2cqhnqaksphqv5q3340t840f06"
+         *         "invitation": "inv_prod_06h2d0hnne0040ykzzsywa9pyw6qy"
          *       },
          *       "previous_data": null,
          *       "metadata": {
@@ -20603,12 +20662,12 @@ export type components = {
          *         "client_address": null
          *       },
          *       "correlation_id": null,
-         *       "request_id": "req_prod_06h2cqhsskc1wcck9hv9fb6qccps8",
+         *       "request_id": "req_prod_06h2d0hq0cwxfccf4h4vdk7tm1qem",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-29T08:13:59.137Z",
+         *       "created": "2026-11-29T08:53:17.704Z",
          *       "actor_type": "user",
-         *       "actor_id": "user_prod_06h2cqhsqt7r02ad778fm68zvnphy"
+         *       "actor_id": "user_prod_06h2d0hpzw73y9ax59rcaqyvsatqe"
          *     }
          */
         MemberJoinedEvent: {
@@ -20653,24 +20712,24 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2cqhte3yncavyags84hkgfte6y",
+         *       "id": "evt_prod_06h2d0hq684jsw6rpq0vpxr4dq1w4",
          *       "type": "member.role_changed",
          *       "aggregate_type": "member",
-         *       "aggregate_id": "user_prod_06h2cqhsqt7r02ad778fm68zvnphy",
+         *       "aggregate_id": "user_prod_06h2d0hpzw73y9ax59rcaqyvsatqe",
          *       "data": {
-         *         "id": "user_prod_06h2cqhsqt7r02ad778fm68zvnphy",
+         *         "id": "user_prod_06h2d0hpzw73y9ax59rcaqyvsatqe",
          *         "name": "Joined Member",
          *         "role": "viewer",
-         *         "email": "joined-mx1kbtl5@example.com",
+         *         "email": "joined-mx1lqe8p@example.com",
          *         "object": "member",
          *         "status": "active",
          *         "invitation": null
          *       },
          *       "previous_data": {
-         *         "id": "user_prod_06h2cqhsqt7r02ad778fm68zvnphy",
+         *         "id": "user_prod_06h2d0hpzw73y9ax59rcaqyvsatqe",
          *         "name": "Joined Member",
          *         "role": "developer",
-         *         "email": "joined-mx1kbtl5@example.com",
+         *         "email": "joined-mx1lqe8p@example.com",
          *         "object": "member",
          *         "status": "active",
          *         "invitation": null
@@ -20680,12 +20739,12 @@ export type components = {
          *         "client_address": null
          *       },
          *       "correlation_id": null,
-         *       "request_id": "req_prod_06h2cqht2zrfjr4g2wjw62stsv0k4",
+         *       "request_id": "req_prod_06h2d0hq44s77xqsh941atab3j7kr",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-29T08:13:59.280Z",
+         *       "created": "2026-11-29T08:53:17.746Z",
          *       "actor_type": "user",
-         *       "actor_id": "user_prod_06h2cqh10pmjmaa14nr402sqrz3w0"
+         *       "actor_id": "user_prod_06h2d0hcfee4ntj4vrv4ybcqcmvbg"
          *     }
          */
         MemberRoleChangedEvent: {
@@ -20730,24 +20789,24 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2cqhv71rvpm5rhqc2pyzqyk2zc",
+         *       "id": "evt_prod_06h2d0hqc2t7x5mj1v50w30gz97qp",
          *       "type": "member.removed",
          *       "aggregate_type": "member",
-         *       "aggregate_id": "user_prod_06h2cqhsqt7r02ad778fm68zvnphy",
+         *       "aggregate_id": "user_prod_06h2d0hpzw73y9ax59rcaqyvsatqe",
          *       "data": {
-         *         "id": "user_prod_06h2cqhsqt7r02ad778fm68zvnphy",
+         *         "id": "user_prod_06h2d0hpzw73y9ax59rcaqyvsatqe",
          *         "name": "Joined Member",
          *         "role": "viewer",
-         *         "email": "joined-mx1kbtl5@example.com",
+         *         "email": "joined-mx1lqe8p@example.com",
          *         "object": "member",
          *         "status": "removed",
          *         "invitation": null
          *       },
          *       "previous_data": {
-         *         "id": "user_prod_06h2cqhsqt7r02ad778fm68zvnphy",
+         *         "id": "user_prod_06h2d0hpzw73y9ax59rcaqyvsatqe",
          *         "name": "Joined Member",
          *         "role": "viewer",
-         *         "email": "joined-mx1kbtl5@example.com",
+         *         "email": "joined-mx1lqe8p@example.com",
          *         "object": "member",
          *         "status": "active",
          *         "invitation": null
@@ -20757,12 +20816,12 @@ export type components = {
          *         "client_address": null
          *       },
          *       "correlation_id": null,
-         *       "request_id": "req_prod_06h2cqhtqsjje7ecd9qtzgfe4bdae",
+         *       "request_id": "req_prod_06h2d0hq8k3rtm23zgdec6ss239kj",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-29T08:13:59.480Z",
+         *       "created": "2026-11-29T08:53:17.793Z",
          *       "actor_type": "user",
-         *       "actor_id": "user_prod_06h2cqh10pmjmaa14nr402sqrz3w0"
+         *       "actor_id": "user_prod_06h2d0hcfee4ntj4vrv4ybcqcmvbg"
          *     }
          */
         MemberRemovedEvent: {
@@ -20807,31 +20866,31 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2cqjd43xk9xkepmtm2qj39xp1g",
+         *       "id": "evt_prod_06h2d0hw9tk351gkf8wfese4bk246",
          *       "type": "payment_processor.connected",
          *       "aggregate_type": "payment_processor",
-         *       "aggregate_id": "acc_prod_06h2cqh0ychnqm95vam61py8w28ct",
+         *       "aggregate_id": "acc_prod_06h2d0hce7fffddx9j6aav1t6n5he",
          *       "data": {
          *         "object": "payment_processor",
-         *         "created": "2026-11-29T08:14:04.048Z",
-         *         "updated": "2026-11-29T08:14:04.048Z",
+         *         "created": "2026-11-29T08:53:19.046Z",
+         *         "updated": "2026-11-29T08:53:19.046Z",
          *         "livemode": false,
          *         "processor": "stripe",
-         *         "webhook_url": "http://127.0.0.1:41121/api/processors/stripe/acc_prod_06h2cqh0ychnqm95vam61py8w28ct",
+         *         "webhook_url": "http://127.0.0.1:34341/api/processors/stripe/acc_prod_06h2d0hce7fffddx9j6aav1t6n5he",
          *         "publishable_key": "pk_test_catalogue_flow",
          *         "secret_key_last4": "flow",
-         *         "processor_account": "acct_90e271a46ac2def6933733fb",
-         *         "webhook_endpoint_id": "we_4bffe572f5ceb15ea53fe202"
+         *         "processor_account": "acct_312f4400069b234a9d3adf6b",
+         *         "webhook_endpoint_id": "we_87a4ae945cf18c5fc8c929c8"
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2cqjcagz90xrmj2r55d4q2kcnw",
-         *       "request_id": "req_prod_06h2cqjcagz90xrmj2r55d4q2kcnw",
+         *       "correlation_id": "req_prod_06h2d0hw15mfgz12gx71zxjf623cw",
+         *       "request_id": "req_prod_06h2d0hw15mfgz12gx71zxjf623cw",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-29T08:14:04.064Z",
+         *       "created": "2026-11-29T08:53:19.054Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2cqh7fdk7b9911197cjdvt3b4e"
+         *       "actor_id": "key_prod_06h2d0hff561d1m2s03m8jqqg7zhr"
          *     }
          */
         PaymentProcessorConnectedEvent: {
@@ -20876,31 +20935,31 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2cqjdcnfxqtr66zq6et2h46hrw",
+         *       "id": "evt_prod_06h2d0hwesj46pyzqy1acgzngdc7c",
          *       "type": "payment_processor.disconnected",
          *       "aggregate_type": "payment_processor",
-         *       "aggregate_id": "acc_prod_06h2cqh0ychnqm95vam61py8w28ct",
+         *       "aggregate_id": "acc_prod_06h2d0hce7fffddx9j6aav1t6n5he",
          *       "data": {
          *         "object": "payment_processor",
-         *         "created": "2026-11-29T08:14:04.048Z",
-         *         "updated": "2026-11-29T08:14:04.048Z",
+         *         "created": "2026-11-29T08:53:19.046Z",
+         *         "updated": "2026-11-29T08:53:19.046Z",
          *         "livemode": false,
          *         "processor": "stripe",
-         *         "webhook_url": "http://127.0.0.1:41121/api/processors/stripe/acc_prod_06h2cqh0ychnqm95vam61py8w28ct",
+         *         "webhook_url": "http://127.0.0.1:34341/api/processors/stripe/acc_prod_06h2d0hce7fffddx9j6aav1t6n5he",
          *         "publishable_key": "pk_test_catalogue_flow",
          *         "secret_key_last4": "flow",
-         *         "processor_account": "acct_90e271a46ac2def6933733fb",
-         *         "webhook_endpoint_id": "we_4bffe572f5ceb15ea53fe202"
+         *         "processor_account": "acct_312f4400069b234a9d3adf6b",
+         *         "webhook_endpoint_id": "we_87a4ae945cf18c5fc8c929c8"
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2cqjdb32p8ze4pev08a01y1hzj",
-         *       "request_id": "req_prod_06h2cqjdb32p8ze4pev08a01y1hzj",
+         *       "correlation_id": "req_prod_06h2d0hwcs5atdsgvpseggerfz3yc",
+         *       "request_id": "req_prod_06h2d0hwcs5atdsgvpseggerfz3yc",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-29T08:14:04.133Z",
+         *       "created": "2026-11-29T08:53:19.094Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2cqh7fdk7b9911197cjdvt3b4e"
+         *       "actor_id": "key_prod_06h2d0hff561d1m2s03m8jqqg7zhr"
          *     }
          */
         PaymentProcessorDisconnectedEvent: {
@@ -20945,36 +21004,36 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2cqkx4yhsce2v5pa082kdq1jre",
+         *       "id": "evt_prod_06h2d0jaf8vb5g5nzdkkwvqn06met",
          *       "type": "subscription_change_request.scheduled",
          *       "aggregate_type": "subscription_change_request",
-         *       "aggregate_id": "scr_prod_06h2cqkvyyapd841sa5v0m0v9qjg4",
+         *       "aggregate_id": "scr_prod_06h2d0ja9b9ypfwascswa7a6f0m3g",
          *       "data": {
-         *         "id": "scr_prod_06h2cqkvyyapd841sa5v0m0v9qjg4",
+         *         "id": "scr_prod_06h2d0ja9b9ypfwascswa7a6f0m3g",
          *         "steps": [
          *           {
-         *             "item": "si_prod_06h2cqktcmm7bwset3af9mq2zeezw",
+         *             "item": "si_prod_06h2d0j9xrfa4gtwtxt0gkkdw3at2",
          *             "type": "switch_price",
-         *             "price": "price_prod_06h2cqkt975sz1an46c64r3dy371g",
+         *             "price": "price_prod_06h2d0j9vt7y9br3vt2p5a1atxsct",
          *             "state": "pending",
          *             "quantity": null
          *           }
          *         ],
          *         "object": "subscription_change_request",
          *         "status": "scheduled",
-         *         "created": "2026-11-29T08:14:15.941Z",
+         *         "created": "2026-11-29T08:53:22.610Z",
          *         "invoice": null,
-         *         "updated": "2026-11-29T08:14:16.291Z",
+         *         "updated": "2026-11-29T08:53:22.673Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "metadata": {},
          *         "effective": "period_end",
          *         "applied_at": null,
          *         "last_error": null,
-         *         "effective_at": "2026-12-29T08:14:15.650Z",
-         *         "subscription": "sub_prod_06h2cqktcmm7bwset3af9mq2zeezt",
+         *         "effective_at": "2026-12-29T08:53:22.540Z",
+         *         "subscription": "sub_prod_06h2d0j9xrfa4gtwtxt0gkkdw3at0",
          *         "applied_steps": 0,
-         *         "proration_date": "2026-11-29T08:14:15.941Z",
+         *         "proration_date": "2026-11-29T08:53:22.610Z",
          *         "proration_behavior": "create_prorations",
          *         "amount_due_now_atom": 0,
          *         "balance_transaction": null,
@@ -20987,21 +21046,21 @@ export type components = {
          *         "amount_due_now_total_atom": 0
          *       },
          *       "previous_data": {
-         *         "id": "scr_prod_06h2cqkvyyapd841sa5v0m0v9qjg4",
+         *         "id": "scr_prod_06h2d0ja9b9ypfwascswa7a6f0m3g",
          *         "steps": [
          *           {
-         *             "item": "si_prod_06h2cqktcmm7bwset3af9mq2zeezw",
+         *             "item": "si_prod_06h2d0j9xrfa4gtwtxt0gkkdw3at2",
          *             "type": "switch_price",
-         *             "price": "price_prod_06h2cqkt975sz1an46c64r3dy371g",
+         *             "price": "price_prod_06h2d0j9vt7y9br3vt2p5a1atxsct",
          *             "state": "pending",
          *             "quantity": null
          *           }
          *         ],
          *         "object": "subscription_change_request",
          *         "status": "open",
-         *         "created": "2026-11-29T08:14:15.941Z",
+         *         "created": "2026-11-29T08:53:22.610Z",
          *         "invoice": null,
-         *         "updated": "2026-11-29T08:14:15.941Z",
+         *         "updated": "2026-11-29T08:53:22.610Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "metadata": {},
@@ -21009,9 +21068,9 @@ export type components = {
          *         "applied_at": null,
          *         "last_error": null,
          *         "effective_at": null,
-         *         "subscription": "sub_prod_06h2cqktcmm7bwset3af9mq2zeezt",
+         *         "subscription": "sub_prod_06h2d0j9xrfa4gtwtxt0gkkdw3at0",
          *         "applied_steps": 0,
-         *         "proration_date": "2026-11-29T08:14:15.941Z",
+         *         "proration_date": "2026-11-29T08:53:22.610Z",
          *         "proration_behavior": "create_prorations",
          *         "amount_due_now_atom": 0,
          *         "balance_transaction": null,
@@ -21024,13 +21083,13 @@ export type components = {
          *         "amount_due_now_total_atom": 0
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2cqkwkrp8aqke6v7tf3caffn46",
-         *       "request_id": "req_prod_06h2cqkwkrp8aqke6v7tf3caffn46",
+         *       "correlation_id": "req_prod_06h2d0jabt401vz23q8w1xbct5cva",
+         *       "request_id": "req_prod_06h2d0jabt401vz23q8w1xbct5cva",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-29T08:14:16.359Z",
+         *       "created": "2026-11-29T08:53:22.682Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2cqh7fdk7b9911197cjdvt3b4e"
+         *       "actor_id": "key_prod_06h2d0hff561d1m2s03m8jqqg7zhr"
          *     }
          */
         SubscriptionChangeRequestScheduledEvent: {
@@ -21075,36 +21134,36 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2cqmj0kxprpgw7ga008cvhk76y",
+         *       "id": "evt_prod_06h2d0jdrpk3kxapxnd7mezncz9hj",
          *       "type": "subscription_change_request.applied",
          *       "aggregate_type": "subscription_change_request",
-         *       "aggregate_id": "scr_prod_06h2cqkvyyapd841sa5v0m0v9qjg4",
+         *       "aggregate_id": "scr_prod_06h2d0ja9b9ypfwascswa7a6f0m3g",
          *       "data": {
-         *         "id": "scr_prod_06h2cqkvyyapd841sa5v0m0v9qjg4",
+         *         "id": "scr_prod_06h2d0ja9b9ypfwascswa7a6f0m3g",
          *         "steps": [
          *           {
-         *             "item": "si_prod_06h2cqktcmm7bwset3af9mq2zeezw",
+         *             "item": "si_prod_06h2d0j9xrfa4gtwtxt0gkkdw3at2",
          *             "type": "switch_price",
-         *             "price": "price_prod_06h2cqkt975sz1an46c64r3dy371g",
+         *             "price": "price_prod_06h2d0j9vt7y9br3vt2p5a1atxsct",
          *             "state": "applied",
          *             "quantity": null
          *           }
          *         ],
          *         "object": "subscription_change_request",
          *         "status": "applied",
-         *         "created": "2026-11-29T08:14:15.941Z",
+         *         "created": "2026-11-29T08:53:22.610Z",
          *         "invoice": null,
-         *         "updated": "2026-12-29T08:14:15.650Z",
+         *         "updated": "2026-12-29T08:53:22.540Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "metadata": {},
          *         "effective": "period_end",
-         *         "applied_at": "2026-12-29T08:14:15.650Z",
+         *         "applied_at": "2026-12-29T08:53:22.540Z",
          *         "last_error": null,
-         *         "effective_at": "2026-12-29T08:14:15.650Z",
-         *         "subscription": "sub_prod_06h2cqktcmm7bwset3af9mq2zeezt",
+         *         "effective_at": "2026-12-29T08:53:22.540Z",
+         *         "subscription": "sub_prod_06h2d0j9xrfa4gtwtxt0gkkdw3at0",
          *         "applied_steps": 1,
-         *         "proration_date": "2026-11-29T08:14:15.941Z",
+         *         "proration_date": "2026-11-29T08:53:22.610Z",
          *         "proration_behavior": "create_prorations",
          *         "amount_due_now_atom": 0,
          *         "balance_transaction": null,
@@ -21117,31 +21176,31 @@ export type components = {
          *         "amount_due_now_total_atom": 0
          *       },
          *       "previous_data": {
-         *         "id": "scr_prod_06h2cqkvyyapd841sa5v0m0v9qjg4",
+         *         "id": "scr_prod_06h2d0ja9b9ypfwascswa7a6f0m3g",
          *         "steps": [
          *           {
-         *             "item": "si_prod_06h2cqktcmm7bwset3af9mq2zeezw",
+         *             "item": "si_prod_06h2d0j9xrfa4gtwtxt0gkkdw3at2",
          *             "type": "switch_price",
-         *             "price": "price_prod_06h2cqkt975sz1an46c64r3dy371g",
+         *             "price": "price_prod_06h2d0j9vt7y9br3vt2p5a1atxsct",
          *             "state": "pending",
          *             "quantity": null
          *           }
          *         ],
          *         "object": "subscription_change_request",
          *         "status": "scheduled",
-         *         "created": "2026-11-29T08:14:15.941Z",
+         *         "created": "2026-11-29T08:53:22.610Z",
          *         "invoice": null,
-         *         "updated": "2026-11-29T08:14:16.291Z",
+         *         "updated": "2026-11-29T08:53:22.673Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "metadata": {},
          *         "effective": "period_end",
          *         "applied_at": null,
          *         "last_error": null,
-         *         "effective_at": "2026-12-29T08:14:15.650Z",
-         *         "subscription": "sub_prod_06h2cqktcmm7bwset3af9mq2zeezt",
+         *         "effective_at": "2026-12-29T08:53:22.540Z",
+         *         "subscription": "sub_prod_06h2d0j9xrfa4gtwtxt0gkkdw3at0",
          *         "applied_steps": 0,
-         *         "proration_date": "2026-11-29T08:14:15.941Z",
+         *         "proration_date": "2026-11-29T08:53:22.610Z",
          *         "proration_behavior": "create_prorations",
          *         "amount_due_now_atom": 0,
          *         "balance_transaction": null,
@@ -21154,11 +21213,11 @@ export type components = {
          *         "amount_due_now_total_atom": 0
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2cqm4h4zcjw7ygzymxdf4zetyj",
+         *       "correlation_id": "req_prod_06h2d0jbytp1qd45anapphpcvkeqr",
          *       "request_id": null,
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-12-29T08:14:15.650Z",
+         *       "created": "2026-12-29T08:53:22.540Z",
          *       "actor_type": "system",
          *       "actor_id": null
          *     }
@@ -21205,15 +21264,15 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2cqkzadeg3crdaz207hfgg6fre",
+         *       "id": "evt_prod_06h2d0jax8ev0pq1wvcz4rknfzsce",
          *       "type": "subscription_change_request.canceled",
          *       "aggregate_type": "subscription_change_request",
-         *       "aggregate_id": "scr_prod_06h2cqkyn93r062g44ayqcc9rqxp2",
+         *       "aggregate_id": "scr_prod_06h2d0janx6yxmzf6x7wx7encbp58",
          *       "data": {
-         *         "id": "scr_prod_06h2cqkyn93r062g44ayqcc9rqxp2",
+         *         "id": "scr_prod_06h2d0janx6yxmzf6x7wx7encbp58",
          *         "steps": [
          *           {
-         *             "item": "si_prod_06h2cqktcmm7bwset3af9mq2zeezw",
+         *             "item": "si_prod_06h2d0j9xrfa4gtwtxt0gkkdw3at2",
          *             "type": "set_quantity",
          *             "price": null,
          *             "state": "pending",
@@ -21222,19 +21281,19 @@ export type components = {
          *         ],
          *         "object": "subscription_change_request",
          *         "status": "canceled",
-         *         "created": "2026-11-29T08:14:16.590Z",
+         *         "created": "2026-11-29T08:53:22.711Z",
          *         "invoice": null,
-         *         "updated": "2026-11-29T08:14:16.913Z",
+         *         "updated": "2026-11-29T08:53:22.791Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "metadata": {},
          *         "effective": "period_end",
          *         "applied_at": null,
          *         "last_error": null,
-         *         "effective_at": "2026-12-29T08:14:15.650Z",
-         *         "subscription": "sub_prod_06h2cqktcmm7bwset3af9mq2zeezt",
+         *         "effective_at": "2026-12-29T08:53:22.540Z",
+         *         "subscription": "sub_prod_06h2d0j9xrfa4gtwtxt0gkkdw3at0",
          *         "applied_steps": 0,
-         *         "proration_date": "2026-11-29T08:14:16.590Z",
+         *         "proration_date": "2026-11-29T08:53:22.711Z",
          *         "proration_behavior": "create_prorations",
          *         "amount_due_now_atom": 0,
          *         "balance_transaction": null,
@@ -21247,10 +21306,10 @@ export type components = {
          *         "amount_due_now_total_atom": 0
          *       },
          *       "previous_data": {
-         *         "id": "scr_prod_06h2cqkyn93r062g44ayqcc9rqxp2",
+         *         "id": "scr_prod_06h2d0janx6yxmzf6x7wx7encbp58",
          *         "steps": [
          *           {
-         *             "item": "si_prod_06h2cqktcmm7bwset3af9mq2zeezw",
+         *             "item": "si_prod_06h2d0j9xrfa4gtwtxt0gkkdw3at2",
          *             "type": "set_quantity",
          *             "price": null,
          *             "state": "pending",
@@ -21259,19 +21318,19 @@ export type components = {
          *         ],
          *         "object": "subscription_change_request",
          *         "status": "scheduled",
-         *         "created": "2026-11-29T08:14:16.590Z",
+         *         "created": "2026-11-29T08:53:22.711Z",
          *         "invoice": null,
-         *         "updated": "2026-11-29T08:14:16.803Z",
+         *         "updated": "2026-11-29T08:53:22.759Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "metadata": {},
          *         "effective": "period_end",
          *         "applied_at": null,
          *         "last_error": null,
-         *         "effective_at": "2026-12-29T08:14:15.650Z",
-         *         "subscription": "sub_prod_06h2cqktcmm7bwset3af9mq2zeezt",
+         *         "effective_at": "2026-12-29T08:53:22.540Z",
+         *         "subscription": "sub_prod_06h2d0j9xrfa4gtwtxt0gkkdw3at0",
          *         "applied_steps": 0,
-         *         "proration_date": "2026-11-29T08:14:16.590Z",
+         *         "proration_date": "2026-11-29T08:53:22.711Z",
          *         "proration_behavior": "create_prorations",
          *         "amount_due_now_atom": 0,
          *         "balance_transaction": null,
@@ -21284,13 +21343,13 @@ export type components = {
          *         "amount_due_now_total_atom": 0
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2cqkz8m123819xedjrc1fmtcsa",
-         *       "request_id": "req_prod_06h2cqkz8m123819xedjrc1fmtcsa",
+         *       "correlation_id": "req_prod_06h2d0javxnvc3xnwdzg30exp5x04",
+         *       "request_id": "req_prod_06h2d0javxnvc3xnwdzg30exp5x04",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-29T08:14:16.915Z",
+         *       "created": "2026-11-29T08:53:22.794Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2cqh7fdk7b9911197cjdvt3b4e"
+         *       "actor_id": "key_prod_06h2d0hff561d1m2s03m8jqqg7zhr"
          *     }
          */
         SubscriptionChangeRequestCanceledEvent: {
@@ -21335,12 +21394,12 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2cqjthprbghv9zrskpv6md4m7m",
+         *       "id": "evt_prod_06h2d0j0vxn862w5993sgtqnc7dwr",
          *       "type": "payment_method.attached",
          *       "aggregate_type": "payment_method",
-         *       "aggregate_id": "pm_prod_06h2cqjtgf7qdjrn0ey4pn23hd2vg",
+         *       "aggregate_id": "pm_prod_06h2d0j0vhm1yb6ks7e5h1pvzkyam",
          *       "data": {
-         *         "id": "pm_prod_06h2cqjtgf7qdjrn0ey4pn23hd2vg",
+         *         "id": "pm_prod_06h2d0j0vhm1yb6ks7e5h1pvzkyam",
          *         "card": {
          *           "brand": "visa",
          *           "last4": "4242",
@@ -21348,8 +21407,8 @@ export type components = {
          *           "exp_month": 12
          *         },
          *         "object": "payment_method",
-         *         "created": "2026-11-29T08:14:07.491Z",
-         *         "customer": "cus_prod_06h2cqjp9q86wsnhz16fr4njyj6nw",
+         *         "created": "2026-11-29T08:53:20.220Z",
+         *         "customer": "cus_prod_06h2d0hzwvey0es4yyvctdfs4an46",
          *         "livemode": false,
          *         "processor": "sandbox",
          *         "detached_at": null,
@@ -21357,13 +21416,13 @@ export type components = {
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2cqjt5m8491z63d7vdcv5a848c",
-         *       "request_id": "req_prod_06h2cqjt5m8491z63d7vdcv5a848c",
+         *       "correlation_id": "req_prod_06h2d0j0t3gwb742z3hzbdg16xgkm",
+         *       "request_id": "req_prod_06h2d0j0t3gwb742z3hzbdg16xgkm",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-29T08:14:07.501Z",
+         *       "created": "2026-11-29T08:53:20.223Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2cqh7fdk7b9911197cjdvt3b4e"
+         *       "actor_id": "key_prod_06h2d0hff561d1m2s03m8jqqg7zhr"
          *     }
          */
         PaymentMethodAttachedEvent: {
@@ -21408,12 +21467,12 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2cqjtydbbp1addjndnpw804m74",
+         *       "id": "evt_prod_06h2d0j1s05gkzn495a7c526036p0",
          *       "type": "payment_method.detached",
          *       "aggregate_type": "payment_method",
-         *       "aggregate_id": "pm_prod_06h2cqjtqfknsqbvsd1er90csqjyw",
+         *       "aggregate_id": "pm_prod_06h2d0j14n371p11cg2gganb5a28t",
          *       "data": {
-         *         "id": "pm_prod_06h2cqjtqfknsqbvsd1er90csqjyw",
+         *         "id": "pm_prod_06h2d0j14n371p11cg2gganb5a28t",
          *         "card": {
          *           "brand": "visa",
          *           "last4": "0002",
@@ -21421,15 +21480,15 @@ export type components = {
          *           "exp_month": 12
          *         },
          *         "object": "payment_method",
-         *         "created": "2026-11-29T08:14:07.547Z",
-         *         "customer": "cus_prod_06h2cqjp9q86wsnhz16fr4njyj6nw",
+         *         "created": "2026-11-29T08:53:20.294Z",
+         *         "customer": "cus_prod_06h2d0hzwvey0es4yyvctdfs4an46",
          *         "livemode": false,
          *         "processor": "sandbox",
-         *         "detached_at": "2026-11-29T08:14:07.591Z",
+         *         "detached_at": "2026-11-29T08:53:20.449Z",
          *         "processor_payment_method": "pm_sandbox_declined"
          *       },
          *       "previous_data": {
-         *         "id": "pm_prod_06h2cqjtqfknsqbvsd1er90csqjyw",
+         *         "id": "pm_prod_06h2d0j14n371p11cg2gganb5a28t",
          *         "card": {
          *           "brand": "visa",
          *           "last4": "0002",
@@ -21437,21 +21496,21 @@ export type components = {
          *           "exp_month": 12
          *         },
          *         "object": "payment_method",
-         *         "created": "2026-11-29T08:14:07.547Z",
-         *         "customer": "cus_prod_06h2cqjp9q86wsnhz16fr4njyj6nw",
+         *         "created": "2026-11-29T08:53:20.294Z",
+         *         "customer": "cus_prod_06h2d0hzwvey0es4yyvctdfs4an46",
          *         "livemode": false,
          *         "processor": "sandbox",
          *         "detached_at": null,
          *         "processor_payment_method": "pm_sandbox_declined"
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2cqjtw1k1dyk6yxn4d920axkgm",
-         *       "request_id": "req_prod_06h2cqjtw1k1dyk6yxn4d920axkgm",
+         *       "correlation_id": "req_prod_06h2d0j1nk2ysdba7x6gdrsjyfn08",
+         *       "request_id": "req_prod_06h2d0j1nk2ysdba7x6gdrsjyfn08",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-29T08:14:07.603Z",
+         *       "created": "2026-11-29T08:53:20.457Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2cqh7fdk7b9911197cjdvt3b4e"
+         *       "actor_id": "key_prod_06h2d0hff561d1m2s03m8jqqg7zhr"
          *     }
          */
         PaymentMethodDetachedEvent: {
@@ -21496,47 +21555,47 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2cqk2r8mmdrx2x6vte9q1dz6za",
+         *       "id": "evt_prod_06h2d0j4zwfzbb40sgbj403whwxvy",
          *       "type": "email.sent",
          *       "aggregate_type": "email",
-         *       "aggregate_id": "eml_prod_06h2cqk1052nrec3b6bqz75rem18e",
+         *       "aggregate_id": "eml_prod_06h2d0j4mpnqkqcm8s383vtxdbcxg",
          *       "data": {
-         *         "id": "eml_prod_06h2cqk1052nrec3b6bqz75rem18e",
+         *         "id": "eml_prod_06h2d0j4mpnqkqcm8s383vtxdbcxg",
          *         "to": [
          *           "jenny@example.com"
          *         ],
          *         "type": "receipt",
-         *         "event": "evt_prod_06h2cqk0vjt28k8jqdqv3w6a1gx24",
+         *         "event": "evt_prod_06h2d0j4keq7879f347w3gkvnkmx6",
          *         "object": "email",
          *         "status": "sent",
-         *         "created": "2026-11-29T08:14:09.154Z",
-         *         "invoice": "in_prod_06h2cqjy5sy0ggp4fba462kpv07bg",
-         *         "sent_at": "2026-11-29T08:14:09.600Z",
-         *         "subject": "Your receipt from Example GmbH (invoice EXAMPLEGMBH-0001)",
+         *         "created": "2026-11-29T08:53:21.189Z",
+         *         "invoice": "in_prod_06h2d0j3hmedp2e9959y4mv9t8t16",
+         *         "sent_at": "2026-11-29T08:53:21.277Z",
+         *         "subject": "Your receipt from Example GmbH (invoice EXAMPL-0001)",
          *         "attempts": 1,
-         *         "customer": "cus_prod_06h2cqjp9q86wsnhz16fr4njyj6nw",
+         *         "customer": "cus_prod_06h2d0hzwvey0es4yyvctdfs4an46",
          *         "livemode": false,
-         *         "message_id": "<eml_prod_06h2cqk1052nrec3b6bqz75rem18e@localhost>",
+         *         "message_id": "<eml_prod_06h2d0j4mpnqkqcm8s383vtxdbcxg@localhost>",
          *         "credit_note": null,
-         *         "smtp_response": "250 Written to .data/mail/eml_prod_06h2cqk1052nrec3b6bqz75rem18e.eml (no SMTP_URL)"
+         *         "smtp_response": "250 Written to .data/mail/eml_prod_06h2d0j4mpnqkqcm8s383vtxdbcxg.eml (no SMTP_URL)"
          *       },
          *       "previous_data": {
-         *         "id": "eml_prod_06h2cqk1052nrec3b6bqz75rem18e",
+         *         "id": "eml_prod_06h2d0j4mpnqkqcm8s383vtxdbcxg",
          *         "to": [
          *           "jenny@example.com"
          *         ],
          *         "type": "receipt",
-         *         "event": "evt_prod_06h2cqk0vjt28k8jqdqv3w6a1gx24",
+         *         "event": "evt_prod_06h2d0j4keq7879f347w3gkvnkmx6",
          *         "object": "email",
          *         "status": "queued",
-         *         "created": "2026-11-29T08:14:09.154Z",
-         *         "invoice": "in_prod_06h2cqjy5sy0ggp4fba462kpv07bg",
+         *         "created": "2026-11-29T08:53:21.189Z",
+         *         "invoice": "in_prod_06h2d0j3hmedp2e9959y4mv9t8t16",
          *         "sent_at": null,
-         *         "subject": "Your receipt from Example GmbH (invoice EXAMPLEGMBH-0001)",
+         *         "subject": "Your receipt from Example GmbH (invoice EXAMPL-0001)",
          *         "attempts": 1,
-         *         "customer": "cus_prod_06h2cqjp9q86wsnhz16fr4njyj6nw",
+         *         "customer": "cus_prod_06h2d0hzwvey0es4yyvctdfs4an46",
          *         "livemode": false,
-         *         "message_id": "<eml_prod_06h2cqk1052nrec3b6bqz75rem18e@localhost>",
+         *         "message_id": "<eml_prod_06h2d0j4mpnqkqcm8s383vtxdbcxg@localhost>",
          *         "credit_note": null,
          *         "smtp_response": null
          *       },
@@ -21545,7 +21604,7 @@ export type components = {
          *       "request_id": null,
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-29T08:14:09.606Z",
+         *       "created": "2026-11-29T08:53:21.279Z",
          *       "actor_type": "system",
          *       "actor_id": null
          *     }
@@ -21592,12 +21651,12 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2cqmwe6m7p6ddxmbz37km7zk2t",
+         *       "id": "evt_prod_06h2d0jfgsgrx90msf0p1ysvtg72y",
          *       "type": "email.failed",
          *       "aggregate_type": "email",
-         *       "aggregate_id": "eml_prod_06h2cqmw29n10debq050j17gv7sfr",
+         *       "aggregate_id": "eml_prod_06h2d0jfe6msxmg0jvvgyzqrpymfr",
          *       "data": {
-         *         "id": "eml_prod_06h2cqmw29n10debq050j17gv7sfr",
+         *         "id": "eml_prod_06h2d0jfe6msxmg0jvvgyzqrpymfr",
          *         "to": [
          *           "owner@example.com"
          *         ],
@@ -21605,19 +21664,19 @@ export type components = {
          *         "event": null,
          *         "object": "email",
          *         "status": "rate_limited",
-         *         "created": "2027-01-08T08:14:19.189Z",
+         *         "created": "2027-01-08T08:53:23.183Z",
          *         "invoice": null,
          *         "sent_at": null,
          *         "subject": "Test email from Example GmbH",
          *         "attempts": 1,
          *         "customer": null,
          *         "livemode": false,
-         *         "message_id": "<eml_prod_06h2cqmw29n10debq050j17gv7sfr@localhost>",
+         *         "message_id": "<eml_prod_06h2d0jfe6msxmg0jvvgyzqrpymfr@localhost>",
          *         "credit_note": null,
          *         "smtp_response": "429 The account's hourly email limit was reached; this email was not sent."
          *       },
          *       "previous_data": {
-         *         "id": "eml_prod_06h2cqmw29n10debq050j17gv7sfr",
+         *         "id": "eml_prod_06h2d0jfe6msxmg0jvvgyzqrpymfr",
          *         "to": [
          *           "owner@example.com"
          *         ],
@@ -21625,14 +21684,14 @@ export type components = {
          *         "event": null,
          *         "object": "email",
          *         "status": "queued",
-         *         "created": "2027-01-08T08:14:19.189Z",
+         *         "created": "2027-01-08T08:53:23.183Z",
          *         "invoice": null,
          *         "sent_at": null,
          *         "subject": "Test email from Example GmbH",
          *         "attempts": 1,
          *         "customer": null,
          *         "livemode": false,
-         *         "message_id": "<eml_prod_06h2cqmw29n10debq050j17gv7sfr@localhost>",
+         *         "message_id": "<eml_prod_06h2d0jfe6msxmg0jvvgyzqrpymfr@localhost>",
          *         "credit_note": null,
          *         "smtp_response": null
          *       },
@@ -21641,7 +21700,7 @@ export type components = {
          *       "request_id": null,
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2027-01-08T08:14:19.284Z",
+         *       "created": "2027-01-08T08:53:23.204Z",
          *       "actor_type": "system",
          *       "actor_id": null
          *     }
@@ -22318,22 +22377,22 @@ export type components = {
         /**
          * @description The webhook body of `payment.succeeded`.
          * @example {
-         *       "id": "evt_prod_06h2cqjv7xqhpkysdh52adj5y6ssg",
+         *       "id": "evt_prod_06h2d0j2bgmjhe0evyetfbb9fgzer",
          *       "object": "event",
          *       "type": "payment.succeeded",
          *       "sequence": 1,
-         *       "created": 1795940047,
+         *       "created": 1795942400,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "py_prod_06h2cqjv62xbbsshk3f68c4nztd3e",
+         *           "id": "py_prod_06h2d0j2b25jq3sk9j2p2n8edms8c",
          *           "object": "payment",
          *           "status": "succeeded",
-         *           "created": "2026-11-29T08:14:07.664Z",
+         *           "created": "2026-11-29T08:53:20.600Z",
          *           "currency": "usd",
          *           "livemode": false,
          *           "amount_atom": 1000,
-         *           "payment_intent": "pi_prod_06h2cqjv2bm45agjhsjnpwnz6ewa8",
+         *           "payment_intent": "pi_prod_06h2d0j25ghhdac6jr2g39fm7g3mp",
          *           "payment_method": "pm_sandbox_succeeds",
          *           "failure_message": null,
          *           "amount_refunded_atom": 0
@@ -22391,22 +22450,22 @@ export type components = {
         /**
          * @description The webhook body of `payment.failed`.
          * @example {
-         *       "id": "evt_prod_06h2cqjvpjxkqfn1va5mnf7byzf30",
+         *       "id": "evt_prod_06h2d0j2hpvvdc75qq8j6sqyvv7my",
          *       "object": "event",
          *       "type": "payment.failed",
          *       "sequence": 1,
-         *       "created": 1795940047,
+         *       "created": 1795942400,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "py_prod_06h2cqjvnksbtz74emqdjbp4gj7n4",
+         *           "id": "py_prod_06h2d0j2hbxp7yc7vxapvkv7vrjh2",
          *           "object": "payment",
          *           "status": "failed",
-         *           "created": "2026-11-29T08:14:07.788Z",
+         *           "created": "2026-11-29T08:53:20.650Z",
          *           "currency": "usd",
          *           "livemode": false,
          *           "amount_atom": 1000,
-         *           "payment_intent": "pi_prod_06h2cqjvgmbt5gfehdgng4wy0kxmt",
+         *           "payment_intent": "pi_prod_06h2d0j2frx6apt5pqd2tqvxgfw66",
          *           "payment_method": "pm_sandbox_declined",
          *           "failure_message": "Your card was declined (sandbox payment method pm_sandbox_declined).",
          *           "amount_refunded_atom": 0
@@ -22443,22 +22502,22 @@ export type components = {
         /**
          * @description The webhook body of `payment.refunded`.
          * @example {
-         *       "id": "evt_prod_06h2cqjxt34vqce5xzwjynnk5bcj8",
+         *       "id": "evt_prod_06h2d0j3ayswqqzgm6c9b9xqxfhh2",
          *       "object": "event",
          *       "type": "payment.refunded",
          *       "sequence": 2,
-         *       "created": 1795940048,
+         *       "created": 1795942400,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "py_prod_06h2cqjv62xbbsshk3f68c4nztd3e",
+         *           "id": "py_prod_06h2d0j2b25jq3sk9j2p2n8edms8c",
          *           "object": "payment",
          *           "status": "partially_refunded",
-         *           "created": "2026-11-29T08:14:07.664Z",
+         *           "created": "2026-11-29T08:53:20.600Z",
          *           "currency": "usd",
          *           "livemode": false,
          *           "amount_atom": 1000,
-         *           "payment_intent": "pi_prod_06h2cqjv2bm45agjhsjnpwnz6ewa8",
+         *           "payment_intent": "pi_prod_06h2d0j25ghhdac6jr2g39fm7g3mp",
          *           "payment_method": "pm_sandbox_succeeds",
          *           "failure_message": null,
          *           "amount_refunded_atom": 400
@@ -22499,32 +22558,32 @@ export type components = {
         /**
          * @description The webhook body of `checkout.session.created`.
          * @example {
-         *       "id": "evt_prod_06h2cqkzw97hryb7y9f57wwh7qk9e",
+         *       "id": "evt_prod_06h2d0jb2g3be8f6173j3vqnfak7g",
          *       "object": "event",
          *       "type": "checkout.session.created",
          *       "sequence": 1,
-         *       "created": 1795940057,
+         *       "created": 1795942402,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "cs_prod_06h2cqkztbhpgvzsfagfqxjvdjkyw",
-         *           "url": "http://127.0.0.1:41121/checkout/cs_prod_06h2cqkztbhpgvzsfagfqxjvdjkyw",
+         *           "id": "cs_prod_06h2d0jb214sshkb0vp9ebb6hvb7e",
+         *           "url": "http://127.0.0.1:34341/checkout/cs_prod_06h2d0jb214sshkb0vp9ebb6hvb7e",
          *           "mode": "payment",
          *           "object": "checkout_session",
          *           "status": "open",
-         *           "created": "2026-11-29T08:14:17.025Z",
+         *           "created": "2026-11-29T08:53:22.828Z",
          *           "invoice": null,
-         *           "updated": "2026-11-29T08:14:17.025Z",
+         *           "updated": "2026-11-29T08:53:22.828Z",
          *           "currency": "usd",
          *           "customer": null,
          *           "livemode": false,
          *           "metadata": {},
          *           "cancel_url": null,
          *           "expired_at": null,
-         *           "expires_at": "2026-11-30T08:14:17.025Z",
+         *           "expires_at": "2026-11-30T08:53:22.828Z",
          *           "line_items": [
          *             {
-         *               "price": "price_prod_06h2cqjg2vada3b8e8bmnya9rc630",
+         *               "price": "price_prod_06h2d0hxh93776ax6kaz2a0pxeqsm",
          *               "quantity": 2,
          *               "amount_atom": 1000,
          *               "description": "Pro",
@@ -22629,22 +22688,22 @@ export type components = {
         /**
          * @description The webhook body of `checkout.session.updated`.
          * @example {
-         *       "id": "evt_prod_06h2cqm2mq84gmrtm0q1n0pjhg0c0",
+         *       "id": "evt_prod_06h2d0jbmaqa9dw9cymbj4zhmck5j",
          *       "object": "event",
          *       "type": "checkout.session.updated",
          *       "sequence": 2,
-         *       "created": 1795940057,
+         *       "created": 1795942402,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "cs_prod_06h2cqm2906r69n6e7vz479masz9m",
-         *           "url": "http://127.0.0.1:41121/checkout/cs_prod_06h2cqm2906r69n6e7vz479masz9m",
+         *           "id": "cs_prod_06h2d0jbhakj5gk791g7q2yznssfp",
+         *           "url": "http://127.0.0.1:34341/checkout/cs_prod_06h2d0jbhakj5gk791g7q2yznssfp",
          *           "mode": "payment",
          *           "object": "checkout_session",
          *           "status": "open",
-         *           "created": "2026-11-29T08:14:17.652Z",
+         *           "created": "2026-11-29T08:53:22.950Z",
          *           "invoice": null,
-         *           "updated": "2026-11-29T08:14:17.758Z",
+         *           "updated": "2026-11-29T08:53:22.975Z",
          *           "currency": "usd",
          *           "customer": null,
          *           "livemode": false,
@@ -22653,10 +22712,10 @@ export type components = {
          *           },
          *           "cancel_url": null,
          *           "expired_at": null,
-         *           "expires_at": "2026-11-30T08:14:17.652Z",
+         *           "expires_at": "2026-11-30T08:53:22.950Z",
          *           "line_items": [
          *             {
-         *               "price": "price_prod_06h2cqjg2vada3b8e8bmnya9rc630",
+         *               "price": "price_prod_06h2d0hxh93776ax6kaz2a0pxeqsm",
          *               "quantity": 2,
          *               "amount_atom": 1000,
          *               "description": "Pro",
@@ -22673,7 +22732,7 @@ export type components = {
          *           "subscription_data": null
          *         },
          *         "previous_attributes": {
-         *           "updated": "2026-11-29T08:14:17.652Z",
+         *           "updated": "2026-11-29T08:53:22.950Z",
          *           "metadata": {}
          *         }
          *       }
@@ -22708,23 +22767,23 @@ export type components = {
         /**
          * @description The webhook body of `checkout.session.deleted`.
          * @example {
-         *       "id": "evt_prod_06h2cqm3qv0g9e40983awd8tdhydp",
+         *       "id": "evt_prod_06h2d0jbqyzgy4jpbt238xb6tny6r",
          *       "object": "event",
          *       "type": "checkout.session.deleted",
          *       "sequence": 3,
-         *       "created": 1795940058,
+         *       "created": 1795942403,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "cs_prod_06h2cqm2906r69n6e7vz479masz9m",
-         *           "url": "http://127.0.0.1:41121/checkout/cs_prod_06h2cqm2906r69n6e7vz479masz9m",
+         *           "id": "cs_prod_06h2d0jbhakj5gk791g7q2yznssfp",
+         *           "url": "http://127.0.0.1:34341/checkout/cs_prod_06h2d0jbhakj5gk791g7q2yznssfp",
          *           "mode": "payment",
          *           "object": "checkout_session",
          *           "status": "open",
-         *           "created": "2026-11-29T08:14:17.652Z",
+         *           "created": "2026-11-29T08:53:22.950Z",
          *           "deleted": true,
          *           "invoice": null,
-         *           "updated": "2026-11-29T08:14:18.030Z",
+         *           "updated": "2026-11-29T08:53:23.005Z",
          *           "currency": "usd",
          *           "customer": null,
          *           "livemode": false,
@@ -22733,10 +22792,10 @@ export type components = {
          *           },
          *           "cancel_url": null,
          *           "expired_at": null,
-         *           "expires_at": "2026-11-30T08:14:17.652Z",
+         *           "expires_at": "2026-11-30T08:53:22.950Z",
          *           "line_items": [
          *             {
-         *               "price": "price_prod_06h2cqjg2vada3b8e8bmnya9rc630",
+         *               "price": "price_prod_06h2d0hxh93776ax6kaz2a0pxeqsm",
          *               "quantity": 2,
          *               "amount_atom": 1000,
          *               "description": "Pro",
@@ -22753,7 +22812,7 @@ export type components = {
          *           "subscription_data": null
          *         },
          *         "previous_attributes": {
-         *           "updated": "2026-11-29T08:14:17.758Z",
+         *           "updated": "2026-11-29T08:53:22.975Z",
          *           "deleted": null
          *         }
          *       }
@@ -22846,32 +22905,32 @@ export type components = {
         /**
          * @description The webhook body of `checkout.session.completed`.
          * @example {
-         *       "id": "evt_prod_06h2cqm1bz0c2wtp1sbp18edt6d14",
+         *       "id": "evt_prod_06h2d0jbd75dg7kdqdjc5zb1pqz6c",
          *       "object": "event",
          *       "type": "checkout.session.completed",
          *       "sequence": 2,
-         *       "created": 1795940057,
+         *       "created": 1795942402,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "cs_prod_06h2cqkztbhpgvzsfagfqxjvdjkyw",
-         *           "url": "http://127.0.0.1:41121/checkout/cs_prod_06h2cqkztbhpgvzsfagfqxjvdjkyw",
+         *           "id": "cs_prod_06h2d0jb214sshkb0vp9ebb6hvb7e",
+         *           "url": "http://127.0.0.1:34341/checkout/cs_prod_06h2d0jb214sshkb0vp9ebb6hvb7e",
          *           "mode": "payment",
          *           "object": "checkout_session",
          *           "status": "complete",
-         *           "created": "2026-11-29T08:14:17.025Z",
+         *           "created": "2026-11-29T08:53:22.828Z",
          *           "invoice": null,
-         *           "updated": "2026-11-29T08:14:17.412Z",
+         *           "updated": "2026-11-29T08:53:22.917Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h2cqm0ggn22bmb4sg0w1fawkqxg",
+         *           "customer": "cus_prod_06h2d0jb9hkt5smdbj5rdz1zfm036",
          *           "livemode": false,
          *           "metadata": {},
          *           "cancel_url": null,
          *           "expired_at": null,
-         *           "expires_at": "2026-11-30T08:14:17.025Z",
+         *           "expires_at": "2026-11-30T08:53:22.828Z",
          *           "line_items": [
          *             {
-         *               "price": "price_prod_06h2cqjg2vada3b8e8bmnya9rc630",
+         *               "price": "price_prod_06h2d0hxh93776ax6kaz2a0pxeqsm",
          *               "quantity": 2,
          *               "amount_atom": 1000,
          *               "description": "Pro",
@@ -22879,17 +22938,17 @@ export type components = {
          *             }
          *           ],
          *           "success_url": "https://example.com/thanks",
-         *           "completed_at": "2026-11-29T08:14:17.412Z",
+         *           "completed_at": "2026-11-29T08:53:22.917Z",
          *           "subscription": null,
          *           "customer_email": "new-buyer@example.com",
-         *           "payment_intent": "pi_prod_06h2cqm0rbw6bebax1r5m3s3hzr8m",
+         *           "payment_intent": "pi_prod_06h2d0jbajrwy9mtjfkjqdnmf1k5r",
          *           "payment_status": "paid",
          *           "amount_total_atom": 1000,
          *           "subscription_data": null
          *         },
          *         "previous_attributes": {
          *           "status": "open",
-         *           "updated": "2026-11-29T08:14:17.025Z",
+         *           "updated": "2026-11-29T08:53:22.828Z",
          *           "customer": null,
          *           "completed_at": null,
          *           "customer_email": null,
@@ -22928,32 +22987,32 @@ export type components = {
         /**
          * @description The webhook body of `checkout.session.expired`.
          * @example {
-         *       "id": "evt_prod_06h2cqm6njy8y8jg17akq8e4pb2xt",
+         *       "id": "evt_prod_06h2d0jc8g3ztvh7d48e28se10ygp",
          *       "object": "event",
          *       "type": "checkout.session.expired",
          *       "sequence": 2,
-         *       "created": 1796026458,
+         *       "created": 1796028803,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "cs_prod_06h2cqm3zjqq53s43zyt44dqee0ep",
-         *           "url": "http://127.0.0.1:41121/checkout/cs_prod_06h2cqm3zjqq53s43zyt44dqee0ep",
+         *           "id": "cs_prod_06h2d0jbt72xr5g88j130hkfnz52t",
+         *           "url": "http://127.0.0.1:34341/checkout/cs_prod_06h2d0jbt72xr5g88j130hkfnz52t",
          *           "mode": "payment",
          *           "object": "checkout_session",
          *           "status": "expired",
-         *           "created": "2026-11-29T08:14:18.101Z",
+         *           "created": "2026-11-29T08:53:23.022Z",
          *           "invoice": null,
-         *           "updated": "2026-11-30T08:14:18.101Z",
+         *           "updated": "2026-11-30T08:53:23.022Z",
          *           "currency": "usd",
          *           "customer": null,
          *           "livemode": false,
          *           "metadata": {},
          *           "cancel_url": null,
-         *           "expired_at": "2026-11-30T08:14:18.101Z",
-         *           "expires_at": "2026-11-30T08:14:18.101Z",
+         *           "expired_at": "2026-11-30T08:53:23.022Z",
+         *           "expires_at": "2026-11-30T08:53:23.022Z",
          *           "line_items": [
          *             {
-         *               "price": "price_prod_06h2cqjg2vada3b8e8bmnya9rc630",
+         *               "price": "price_prod_06h2d0hxh93776ax6kaz2a0pxeqsm",
          *               "quantity": 2,
          *               "amount_atom": 1000,
          *               "description": "Pro",
@@ -22971,7 +23030,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "status": "open",
-         *           "updated": "2026-11-29T08:14:18.101Z",
+         *           "updated": "2026-11-29T08:53:23.022Z",
          *           "expired_at": null
          *         }
          *       }
@@ -23006,22 +23065,22 @@ export type components = {
         /**
          * @description The webhook body of `payment_intent.created`.
          * @example {
-         *       "id": "evt_prod_06h2cqjv2r57ncq33d18m7rcgvyw8",
+         *       "id": "evt_prod_06h2d0j26rhdex7wqcpag3r4vv3xe",
          *       "object": "event",
          *       "type": "payment_intent.created",
          *       "sequence": 1,
-         *       "created": 1795940047,
+         *       "created": 1795942400,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "pi_prod_06h2cqjv2bm45agjhsjnpwnz6ewa8",
+         *           "id": "pi_prod_06h2d0j25ghhdac6jr2g39fm7g3mp",
          *           "object": "payment_intent",
          *           "status": "requires_confirmation",
-         *           "created": "2026-11-29T08:14:07.634Z",
+         *           "created": "2026-11-29T08:53:20.556Z",
          *           "invoice": null,
-         *           "updated": "2026-11-29T08:14:07.634Z",
+         *           "updated": "2026-11-29T08:53:20.556Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h2cqjp9q86wsnhz16fr4njyj6nw",
+         *           "customer": "cus_prod_06h2d0hzwvey0es4yyvctdfs4an46",
          *           "livemode": false,
          *           "metadata": {},
          *           "amount_atom": 1000,
@@ -23098,22 +23157,22 @@ export type components = {
         /**
          * @description The webhook body of `payment_intent.processing`.
          * @example {
-         *       "id": "evt_prod_06h2cqjv4fzyb7vdhka7nwpq78qvp",
+         *       "id": "evt_prod_06h2d0j2a63b1wh64pbbd17kd0d2p",
          *       "object": "event",
          *       "type": "payment_intent.processing",
          *       "sequence": 2,
-         *       "created": 1795940047,
+         *       "created": 1795942400,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "pi_prod_06h2cqjv2bm45agjhsjnpwnz6ewa8",
+         *           "id": "pi_prod_06h2d0j25ghhdac6jr2g39fm7g3mp",
          *           "object": "payment_intent",
          *           "status": "processing",
-         *           "created": "2026-11-29T08:14:07.634Z",
+         *           "created": "2026-11-29T08:53:20.556Z",
          *           "invoice": null,
-         *           "updated": "2026-11-29T08:14:07.642Z",
+         *           "updated": "2026-11-29T08:53:20.585Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h2cqjp9q86wsnhz16fr4njyj6nw",
+         *           "customer": "cus_prod_06h2d0hzwvey0es4yyvctdfs4an46",
          *           "livemode": false,
          *           "metadata": {},
          *           "amount_atom": 1000,
@@ -23126,7 +23185,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "status": "requires_confirmation",
-         *           "updated": "2026-11-29T08:14:07.634Z"
+         *           "updated": "2026-11-29T08:53:20.556Z"
          *         }
          *       }
          *     }
@@ -23160,22 +23219,22 @@ export type components = {
         /**
          * @description The webhook body of `payment_intent.requires_action`.
          * @example {
-         *       "id": "evt_prod_06h2cqjw136zdvr9wjtje2ppyk0x2",
+         *       "id": "evt_prod_06h2d0j2n3cnrx3t2z85txta3h70r",
          *       "object": "event",
          *       "type": "payment_intent.requires_action",
          *       "sequence": 2,
-         *       "created": 1795940047,
+         *       "created": 1795942400,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "pi_prod_06h2cqjvywya56c5zbtk4ssw18rr0",
+         *           "id": "pi_prod_06h2d0j2kvxq0bv7hzmvd5ceqx16y",
          *           "object": "payment_intent",
          *           "status": "requires_action",
-         *           "created": "2026-11-29T08:14:07.862Z",
+         *           "created": "2026-11-29T08:53:20.670Z",
          *           "invoice": null,
-         *           "updated": "2026-11-29T08:14:07.877Z",
+         *           "updated": "2026-11-29T08:53:20.676Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h2cqjp9q86wsnhz16fr4njyj6nw",
+         *           "customer": "cus_prod_06h2d0hzwvey0es4yyvctdfs4an46",
          *           "livemode": false,
          *           "metadata": {},
          *           "amount_atom": 1000,
@@ -23188,7 +23247,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "status": "requires_confirmation",
-         *           "updated": "2026-11-29T08:14:07.862Z"
+         *           "updated": "2026-11-29T08:53:20.670Z"
          *         }
          *       }
          *     }
@@ -23222,22 +23281,22 @@ export type components = {
         /**
          * @description The webhook body of `payment_intent.amount_capturable_updated`.
          * @example {
-         *       "id": "evt_prod_06h2cqjwtfsvbp2v5fjhzw2zb2022",
+         *       "id": "evt_prod_06h2d0j2wvyvhjs1btn99ph77yd1t",
          *       "object": "event",
          *       "type": "payment_intent.amount_capturable_updated",
          *       "sequence": 3,
-         *       "created": 1795940048,
+         *       "created": 1795942400,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "pi_prod_06h2cqjwjpf7apgwtvm0ej3h9ce4m",
+         *           "id": "pi_prod_06h2d0j2v84dkkr2cena082by7k62",
          *           "object": "payment_intent",
          *           "status": "requires_capture",
-         *           "created": "2026-11-29T08:14:08.021Z",
+         *           "created": "2026-11-29T08:53:20.730Z",
          *           "invoice": null,
-         *           "updated": "2026-11-29T08:14:08.069Z",
+         *           "updated": "2026-11-29T08:53:20.740Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h2cqjp9q86wsnhz16fr4njyj6nw",
+         *           "customer": "cus_prod_06h2d0hzwvey0es4yyvctdfs4an46",
          *           "livemode": false,
          *           "metadata": {},
          *           "amount_atom": 1000,
@@ -23250,7 +23309,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "status": "processing",
-         *           "updated": "2026-11-29T08:14:08.036Z",
+         *           "updated": "2026-11-29T08:53:20.735Z",
          *           "amount_capturable_atom": 0
          *         }
          *       }
@@ -23285,22 +23344,22 @@ export type components = {
         /**
          * @description The webhook body of `payment_intent.succeeded`.
          * @example {
-         *       "id": "evt_prod_06h2cqjv926yyqrcns8hn1m3d3qay",
+         *       "id": "evt_prod_06h2d0j2css5ej552jz7y182936kp",
          *       "object": "event",
          *       "type": "payment_intent.succeeded",
          *       "sequence": 3,
-         *       "created": 1795940047,
+         *       "created": 1795942400,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "pi_prod_06h2cqjv2bm45agjhsjnpwnz6ewa8",
+         *           "id": "pi_prod_06h2d0j25ghhdac6jr2g39fm7g3mp",
          *           "object": "payment_intent",
          *           "status": "succeeded",
-         *           "created": "2026-11-29T08:14:07.634Z",
+         *           "created": "2026-11-29T08:53:20.556Z",
          *           "invoice": null,
-         *           "updated": "2026-11-29T08:14:07.683Z",
+         *           "updated": "2026-11-29T08:53:20.606Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h2cqjp9q86wsnhz16fr4njyj6nw",
+         *           "customer": "cus_prod_06h2d0hzwvey0es4yyvctdfs4an46",
          *           "livemode": false,
          *           "metadata": {},
          *           "amount_atom": 1000,
@@ -23313,7 +23372,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "status": "processing",
-         *           "updated": "2026-11-29T08:14:07.642Z",
+         *           "updated": "2026-11-29T08:53:20.585Z",
          *           "amount_received_atom": 0
          *         }
          *       }
@@ -23348,26 +23407,26 @@ export type components = {
         /**
          * @description The webhook body of `payment_intent.canceled`.
          * @example {
-         *       "id": "evt_prod_06h2cqjwzra6r7gr7kpt8w86aseh6",
+         *       "id": "evt_prod_06h2d0j2zmdk4822z0at9rn01jbt2",
          *       "object": "event",
          *       "type": "payment_intent.canceled",
          *       "sequence": 4,
-         *       "created": 1795940048,
+         *       "created": 1795942400,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "pi_prod_06h2cqjwjpf7apgwtvm0ej3h9ce4m",
+         *           "id": "pi_prod_06h2d0j2v84dkkr2cena082by7k62",
          *           "object": "payment_intent",
          *           "status": "canceled",
-         *           "created": "2026-11-29T08:14:08.021Z",
+         *           "created": "2026-11-29T08:53:20.730Z",
          *           "invoice": null,
-         *           "updated": "2026-11-29T08:14:08.124Z",
+         *           "updated": "2026-11-29T08:53:20.764Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h2cqjp9q86wsnhz16fr4njyj6nw",
+         *           "customer": "cus_prod_06h2d0hzwvey0es4yyvctdfs4an46",
          *           "livemode": false,
          *           "metadata": {},
          *           "amount_atom": 1000,
-         *           "canceled_at": "2026-11-29T08:14:08.124Z",
+         *           "canceled_at": "2026-11-29T08:53:20.764Z",
          *           "capture_method": "manual",
          *           "payment_method": "pm_sandbox_succeeds",
          *           "last_payment_error": null,
@@ -23376,7 +23435,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "status": "requires_capture",
-         *           "updated": "2026-11-29T08:14:08.069Z",
+         *           "updated": "2026-11-29T08:53:20.740Z",
          *           "canceled_at": null,
          *           "amount_capturable_atom": 1000
          *         }
@@ -23412,22 +23471,22 @@ export type components = {
         /**
          * @description The webhook body of `payment_intent.payment_failed`.
          * @example {
-         *       "id": "evt_prod_06h2cqjvr7wzxem94j8fgrnysn30y",
+         *       "id": "evt_prod_06h2d0j2j6vzyb861qf84th60pdw2",
          *       "object": "event",
          *       "type": "payment_intent.payment_failed",
          *       "sequence": 3,
-         *       "created": 1795940047,
+         *       "created": 1795942400,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "pi_prod_06h2cqjvgmbt5gfehdgng4wy0kxmt",
+         *           "id": "pi_prod_06h2d0j2frx6apt5pqd2tqvxgfw66",
          *           "object": "payment_intent",
          *           "status": "requires_payment_method",
-         *           "created": "2026-11-29T08:14:07.749Z",
+         *           "created": "2026-11-29T08:53:20.638Z",
          *           "invoice": null,
-         *           "updated": "2026-11-29T08:14:07.802Z",
+         *           "updated": "2026-11-29T08:53:20.656Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h2cqjp9q86wsnhz16fr4njyj6nw",
+         *           "customer": "cus_prod_06h2d0hzwvey0es4yyvctdfs4an46",
          *           "livemode": false,
          *           "metadata": {},
          *           "amount_atom": 1000,
@@ -23440,7 +23499,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "status": "processing",
-         *           "updated": "2026-11-29T08:14:07.763Z",
+         *           "updated": "2026-11-29T08:53:20.644Z",
          *           "payment_method": "pm_sandbox_declined",
          *           "last_payment_error": null
          *         }
@@ -23476,22 +23535,22 @@ export type components = {
         /**
          * @description The webhook body of `payment_intent.partially_funded`.
          * @example {
-         *       "id": "evt_prod_06h2cqjwdw02hsve3jvrcexfpkz1t",
+         *       "id": "evt_prod_06h2d0j2sgpjrvtjqgdhfzns18zam",
          *       "object": "event",
          *       "type": "payment_intent.partially_funded",
          *       "sequence": 3,
-         *       "created": 1795940047,
+         *       "created": 1795942400,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "pi_prod_06h2cqjw7jbg11nqkmyjqns47hh7r",
+         *           "id": "pi_prod_06h2d0j2q8r8q6b71sjp1gmmb4m6e",
          *           "object": "payment_intent",
          *           "status": "partially_funded",
-         *           "created": "2026-11-29T08:14:07.932Z",
+         *           "created": "2026-11-29T08:53:20.697Z",
          *           "invoice": null,
-         *           "updated": "2026-11-29T08:14:07.981Z",
+         *           "updated": "2026-11-29T08:53:20.714Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h2cqjp9q86wsnhz16fr4njyj6nw",
+         *           "customer": "cus_prod_06h2d0hzwvey0es4yyvctdfs4an46",
          *           "livemode": false,
          *           "metadata": {},
          *           "amount_atom": 1000,
@@ -23504,7 +23563,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "status": "processing",
-         *           "updated": "2026-11-29T08:14:07.949Z",
+         *           "updated": "2026-11-29T08:53:20.704Z",
          *           "amount_received_atom": 0
          *         }
          *       }
@@ -23539,38 +23598,40 @@ export type components = {
         /**
          * @description The webhook body of `customer.subscription.created`.
          * @example {
-         *       "id": "evt_prod_06h2cqkp38qjy642vgv4sc6hxaz7w",
+         *       "id": "evt_prod_06h2d0j8nmwqw4dxgsced7kepak3y",
          *       "object": "event",
          *       "type": "customer.subscription.created",
          *       "sequence": 1,
-         *       "created": 1795940054,
+         *       "created": 1795942402,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "sub_prod_06h2cqknm81r5v31t9pmvtwd4brsw",
+         *           "id": "sub_prod_06h2d0j8khyc25ndr0zhkwxcdqp38",
          *           "items": [
          *             {
-         *               "id": "si_prod_06h2cqknm81r5v31t9pmvtwd4brsy",
-         *               "price": "price_prod_06h2cqjfppy86tx2b9kty9x453e5p",
+         *               "id": "si_prod_06h2d0j8khyc25ndr0zhkwxcdqp3a",
+         *               "price": "price_prod_06h2d0hxcshgdh05f8e8wff0h1rny",
          *               "quantity": 1
          *             }
          *           ],
          *           "object": "subscription",
          *           "status": "active",
-         *           "created": "2026-11-29T08:14:14.413Z",
-         *           "updated": "2026-11-29T08:14:14.413Z",
+         *           "created": "2026-11-29T08:53:22.201Z",
+         *           "updated": "2026-11-29T08:53:22.201Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h2cqjp9q86wsnhz16fr4njyj6nw",
+         *           "customer": "cus_prod_06h2d0hzwvey0es4yyvctdfs4an46",
          *           "livemode": false,
          *           "metadata": {},
          *           "paused_at": null,
          *           "trial_end": null,
          *           "cancelled_at": null,
-         *           "latest_invoice": "in_prod_06h2cqknpb36xp6gtqr6g4m37hfxw",
+         *           "days_until_due": null,
+         *           "latest_invoice": "in_prod_06h2d0j8kwkgq53035bqxvzm95r0g",
          *           "pending_changes": [],
-         *           "current_period_end": "2026-12-29T08:14:14.413Z",
+         *           "collection_method": "charge_automatically",
+         *           "current_period_end": "2026-12-29T08:53:22.201Z",
          *           "cancel_at_period_end": false,
-         *           "current_period_start": "2026-11-29T08:14:14.413Z",
+         *           "current_period_start": "2026-11-29T08:53:22.201Z",
          *           "default_payment_method": null
          *         }
          *       }
@@ -23661,28 +23722,28 @@ export type components = {
         /**
          * @description The webhook body of `customer.subscription.updated`.
          * @example {
-         *       "id": "evt_prod_06h2cqkqsj0yr423w3d56rmzs8228",
+         *       "id": "evt_prod_06h2d0j90j1t1wdgz5cskma6k70ae",
          *       "object": "event",
          *       "type": "customer.subscription.updated",
          *       "sequence": 2,
-         *       "created": 1795940054,
+         *       "created": 1795942402,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "sub_prod_06h2cqknm81r5v31t9pmvtwd4brsw",
+         *           "id": "sub_prod_06h2d0j8khyc25ndr0zhkwxcdqp38",
          *           "items": [
          *             {
-         *               "id": "si_prod_06h2cqknm81r5v31t9pmvtwd4brsy",
-         *               "price": "price_prod_06h2cqjfppy86tx2b9kty9x453e5p",
+         *               "id": "si_prod_06h2d0j8khyc25ndr0zhkwxcdqp3a",
+         *               "price": "price_prod_06h2d0hxcshgdh05f8e8wff0h1rny",
          *               "quantity": 1
          *             }
          *           ],
          *           "object": "subscription",
          *           "status": "active",
-         *           "created": "2026-11-29T08:14:14.413Z",
-         *           "updated": "2026-11-29T08:14:14.953Z",
+         *           "created": "2026-11-29T08:53:22.201Z",
+         *           "updated": "2026-11-29T08:53:22.303Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h2cqjp9q86wsnhz16fr4njyj6nw",
+         *           "customer": "cus_prod_06h2d0hzwvey0es4yyvctdfs4an46",
          *           "livemode": false,
          *           "metadata": {
          *             "plan": "pro"
@@ -23690,15 +23751,17 @@ export type components = {
          *           "paused_at": null,
          *           "trial_end": null,
          *           "cancelled_at": null,
-         *           "latest_invoice": "in_prod_06h2cqknpb36xp6gtqr6g4m37hfxw",
+         *           "days_until_due": null,
+         *           "latest_invoice": "in_prod_06h2d0j8kwkgq53035bqxvzm95r0g",
          *           "pending_changes": [],
-         *           "current_period_end": "2026-12-29T08:14:14.413Z",
+         *           "collection_method": "charge_automatically",
+         *           "current_period_end": "2026-12-29T08:53:22.201Z",
          *           "cancel_at_period_end": false,
-         *           "current_period_start": "2026-11-29T08:14:14.413Z",
+         *           "current_period_start": "2026-11-29T08:53:22.201Z",
          *           "default_payment_method": null
          *         },
          *         "previous_attributes": {
-         *           "updated": "2026-11-29T08:14:14.413Z",
+         *           "updated": "2026-11-29T08:53:22.201Z",
          *           "metadata": {}
          *         }
          *       }
@@ -23733,45 +23796,47 @@ export type components = {
         /**
          * @description The webhook body of `customer.subscription.paused`.
          * @example {
-         *       "id": "evt_prod_06h2cqkr5kt65xgcde6kfy3ya1mg6",
+         *       "id": "evt_prod_06h2d0j94tngz787haerzytb8bexj",
          *       "object": "event",
          *       "type": "customer.subscription.paused",
          *       "sequence": 3,
-         *       "created": 1795940055,
+         *       "created": 1795942402,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "sub_prod_06h2cqknm81r5v31t9pmvtwd4brsw",
+         *           "id": "sub_prod_06h2d0j8khyc25ndr0zhkwxcdqp38",
          *           "items": [
          *             {
-         *               "id": "si_prod_06h2cqknm81r5v31t9pmvtwd4brsy",
-         *               "price": "price_prod_06h2cqjfppy86tx2b9kty9x453e5p",
+         *               "id": "si_prod_06h2d0j8khyc25ndr0zhkwxcdqp3a",
+         *               "price": "price_prod_06h2d0hxcshgdh05f8e8wff0h1rny",
          *               "quantity": 1
          *             }
          *           ],
          *           "object": "subscription",
          *           "status": "paused",
-         *           "created": "2026-11-29T08:14:14.413Z",
-         *           "updated": "2026-11-29T08:14:15.077Z",
+         *           "created": "2026-11-29T08:53:22.201Z",
+         *           "updated": "2026-11-29T08:53:22.337Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h2cqjp9q86wsnhz16fr4njyj6nw",
+         *           "customer": "cus_prod_06h2d0hzwvey0es4yyvctdfs4an46",
          *           "livemode": false,
          *           "metadata": {
          *             "plan": "pro"
          *           },
-         *           "paused_at": "2026-11-29T08:14:15.077Z",
+         *           "paused_at": "2026-11-29T08:53:22.337Z",
          *           "trial_end": null,
          *           "cancelled_at": null,
-         *           "latest_invoice": "in_prod_06h2cqknpb36xp6gtqr6g4m37hfxw",
+         *           "days_until_due": null,
+         *           "latest_invoice": "in_prod_06h2d0j8kwkgq53035bqxvzm95r0g",
          *           "pending_changes": [],
-         *           "current_period_end": "2026-12-29T08:14:14.413Z",
+         *           "collection_method": "charge_automatically",
+         *           "current_period_end": "2026-12-29T08:53:22.201Z",
          *           "cancel_at_period_end": false,
-         *           "current_period_start": "2026-11-29T08:14:14.413Z",
+         *           "current_period_start": "2026-11-29T08:53:22.201Z",
          *           "default_payment_method": null
          *         },
          *         "previous_attributes": {
          *           "status": "active",
-         *           "updated": "2026-11-29T08:14:14.953Z",
+         *           "updated": "2026-11-29T08:53:22.303Z",
          *           "paused_at": null
          *         }
          *       }
@@ -23806,28 +23871,28 @@ export type components = {
         /**
          * @description The webhook body of `customer.subscription.resumed`.
          * @example {
-         *       "id": "evt_prod_06h2cqkrgeh1eydhg44s2v6a27vcy",
+         *       "id": "evt_prod_06h2d0j996v50yh72vpafmrjmp8c6",
          *       "object": "event",
          *       "type": "customer.subscription.resumed",
          *       "sequence": 4,
-         *       "created": 1795940055,
+         *       "created": 1795942402,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "sub_prod_06h2cqknm81r5v31t9pmvtwd4brsw",
+         *           "id": "sub_prod_06h2d0j8khyc25ndr0zhkwxcdqp38",
          *           "items": [
          *             {
-         *               "id": "si_prod_06h2cqknm81r5v31t9pmvtwd4brsy",
-         *               "price": "price_prod_06h2cqjfppy86tx2b9kty9x453e5p",
+         *               "id": "si_prod_06h2d0j8khyc25ndr0zhkwxcdqp3a",
+         *               "price": "price_prod_06h2d0hxcshgdh05f8e8wff0h1rny",
          *               "quantity": 1
          *             }
          *           ],
          *           "object": "subscription",
          *           "status": "active",
-         *           "created": "2026-11-29T08:14:14.413Z",
-         *           "updated": "2026-11-29T08:14:15.165Z",
+         *           "created": "2026-11-29T08:53:22.201Z",
+         *           "updated": "2026-11-29T08:53:22.372Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h2cqjp9q86wsnhz16fr4njyj6nw",
+         *           "customer": "cus_prod_06h2d0hzwvey0es4yyvctdfs4an46",
          *           "livemode": false,
          *           "metadata": {
          *             "plan": "pro"
@@ -23835,17 +23900,19 @@ export type components = {
          *           "paused_at": null,
          *           "trial_end": null,
          *           "cancelled_at": null,
-         *           "latest_invoice": "in_prod_06h2cqknpb36xp6gtqr6g4m37hfxw",
+         *           "days_until_due": null,
+         *           "latest_invoice": "in_prod_06h2d0j8kwkgq53035bqxvzm95r0g",
          *           "pending_changes": [],
-         *           "current_period_end": "2026-12-29T08:14:14.413Z",
+         *           "collection_method": "charge_automatically",
+         *           "current_period_end": "2026-12-29T08:53:22.201Z",
          *           "cancel_at_period_end": false,
-         *           "current_period_start": "2026-11-29T08:14:14.413Z",
+         *           "current_period_start": "2026-11-29T08:53:22.201Z",
          *           "default_payment_method": null
          *         },
          *         "previous_attributes": {
          *           "status": "paused",
-         *           "updated": "2026-11-29T08:14:15.077Z",
-         *           "paused_at": "2026-11-29T08:14:15.077Z"
+         *           "updated": "2026-11-29T08:53:22.337Z",
+         *           "paused_at": "2026-11-29T08:53:22.337Z"
          *         }
          *       }
          *     }
@@ -23879,45 +23946,47 @@ export type components = {
         /**
          * @description The webhook body of `customer.subscription.cancelled`.
          * @example {
-         *       "id": "evt_prod_06h2cqkscd83t9yng6aft3bzagxhj",
+         *       "id": "evt_prod_06h2d0j9g2hk3zxyq2sms8z8hkqka",
          *       "object": "event",
          *       "type": "customer.subscription.cancelled",
          *       "sequence": 5,
-         *       "created": 1795940055,
+         *       "created": 1795942402,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "sub_prod_06h2cqknm81r5v31t9pmvtwd4brsw",
+         *           "id": "sub_prod_06h2d0j8khyc25ndr0zhkwxcdqp38",
          *           "items": [
          *             {
-         *               "id": "si_prod_06h2cqknm81r5v31t9pmvtwd4brsy",
-         *               "price": "price_prod_06h2cqjfppy86tx2b9kty9x453e5p",
+         *               "id": "si_prod_06h2d0j8khyc25ndr0zhkwxcdqp3a",
+         *               "price": "price_prod_06h2d0hxcshgdh05f8e8wff0h1rny",
          *               "quantity": 1
          *             }
          *           ],
          *           "object": "subscription",
          *           "status": "cancelled",
-         *           "created": "2026-11-29T08:14:14.413Z",
-         *           "updated": "2026-11-29T08:14:15.317Z",
+         *           "created": "2026-11-29T08:53:22.201Z",
+         *           "updated": "2026-11-29T08:53:22.407Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h2cqjp9q86wsnhz16fr4njyj6nw",
+         *           "customer": "cus_prod_06h2d0hzwvey0es4yyvctdfs4an46",
          *           "livemode": false,
          *           "metadata": {
          *             "plan": "pro"
          *           },
          *           "paused_at": null,
          *           "trial_end": null,
-         *           "cancelled_at": "2026-11-29T08:14:15.317Z",
-         *           "latest_invoice": "in_prod_06h2cqknpb36xp6gtqr6g4m37hfxw",
+         *           "cancelled_at": "2026-11-29T08:53:22.407Z",
+         *           "days_until_due": null,
+         *           "latest_invoice": "in_prod_06h2d0j8kwkgq53035bqxvzm95r0g",
          *           "pending_changes": [],
-         *           "current_period_end": "2026-12-29T08:14:14.413Z",
+         *           "collection_method": "charge_automatically",
+         *           "current_period_end": "2026-12-29T08:53:22.201Z",
          *           "cancel_at_period_end": false,
-         *           "current_period_start": "2026-11-29T08:14:14.413Z",
+         *           "current_period_start": "2026-11-29T08:53:22.201Z",
          *           "default_payment_method": null
          *         },
          *         "previous_attributes": {
          *           "status": "active",
-         *           "updated": "2026-11-29T08:14:15.165Z",
+         *           "updated": "2026-11-29T08:53:22.372Z",
          *           "cancelled_at": null
          *         }
          *       }
@@ -23952,38 +24021,40 @@ export type components = {
         /**
          * @description The webhook body of `customer.subscription.trial_will_end`.
          * @example {
-         *       "id": "evt_prod_06h2cqm8mp7nm0p2m3rx7hbek0g88",
+         *       "id": "evt_prod_06h2d0jccxw0e2pdj8dahz11dh41y",
          *       "object": "event",
          *       "type": "customer.subscription.trial_will_end",
          *       "sequence": 2,
-         *       "created": 1796285655,
+         *       "created": 1796288002,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "sub_prod_06h2cqkt166hsbb75yhzt5hg2wk26",
+         *           "id": "sub_prod_06h2d0j9q69kn92g6963eb7y81z0j",
          *           "items": [
          *             {
-         *               "id": "si_prod_06h2cqkt166hsbb75yhzt5hg2wk28",
-         *               "price": "price_prod_06h2cqjfppy86tx2b9kty9x453e5p",
+         *               "id": "si_prod_06h2d0j9q69kn92g6963eb7y81z0m",
+         *               "price": "price_prod_06h2d0hxcshgdh05f8e8wff0h1rny",
          *               "quantity": 1
          *             }
          *           ],
          *           "object": "subscription",
          *           "status": "trialing",
-         *           "created": "2026-11-29T08:14:15.546Z",
-         *           "updated": "2026-11-29T08:14:15.546Z",
+         *           "created": "2026-11-29T08:53:22.480Z",
+         *           "updated": "2026-11-29T08:53:22.480Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h2cqjp9q86wsnhz16fr4njyj6nw",
+         *           "customer": "cus_prod_06h2d0hzwvey0es4yyvctdfs4an46",
          *           "livemode": false,
          *           "metadata": {},
          *           "paused_at": null,
-         *           "trial_end": "2026-12-06T08:14:15.546Z",
+         *           "trial_end": "2026-12-06T08:53:22.480Z",
          *           "cancelled_at": null,
+         *           "days_until_due": null,
          *           "latest_invoice": null,
          *           "pending_changes": [],
-         *           "current_period_end": "2026-12-06T08:14:15.546Z",
+         *           "collection_method": "charge_automatically",
+         *           "current_period_end": "2026-12-06T08:53:22.480Z",
          *           "cancel_at_period_end": false,
-         *           "current_period_start": "2026-11-29T08:14:15.546Z",
+         *           "current_period_start": "2026-11-29T08:53:22.480Z",
          *           "default_payment_method": "pm_sandbox_succeeds"
          *         }
          *       }
@@ -24018,19 +24089,19 @@ export type components = {
         /**
          * @description The webhook body of `invoice.created`.
          * @example {
-         *       "id": "evt_prod_06h2cqjy77mg0fxb51t8qaw4g2y5m",
+         *       "id": "evt_prod_06h2d0j3kym11f467mn5gc2y41hz0",
          *       "object": "event",
          *       "type": "invoice.created",
          *       "sequence": 1,
-         *       "created": 1795940048,
+         *       "created": 1795942400,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "in_prod_06h2cqjy5sy0ggp4fba462kpv07bg",
+         *           "id": "in_prod_06h2d0j3hmedp2e9959y4mv9t8t16",
          *           "lines": [
          *             {
-         *               "id": "il_prod_06h2cqjy60kbhje6xkr3ewadd8508",
-         *               "price": "price_prod_06h2cqjg2vada3b8e8bmnya9rc630",
+         *               "id": "il_prod_06h2d0j3j1nnq58ybs8g0r5gw4344",
+         *               "price": "price_prod_06h2d0hxh93776ax6kaz2a0pxeqsm",
          *               "quantity": 1,
          *               "tax_rates": [],
          *               "amount_atom": 500,
@@ -24043,11 +24114,11 @@ export type components = {
          *           "number": null,
          *           "object": "invoice",
          *           "status": "draft",
-         *           "created": "2026-11-29T08:14:08.430Z",
+         *           "created": "2026-11-29T08:53:20.909Z",
          *           "paid_at": null,
-         *           "updated": "2026-11-29T08:14:08.430Z",
+         *           "updated": "2026-11-29T08:53:20.909Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h2cqjp9q86wsnhz16fr4njyj6nw",
+         *           "customer": "cus_prod_06h2d0hzwvey0es4yyvctdfs4an46",
          *           "discount": null,
          *           "due_date": null,
          *           "livemode": false,
@@ -24066,11 +24137,13 @@ export type components = {
          *           "discount_atom": 0,
          *           "subtotal_atom": 500,
          *           "customer_email": null,
+         *           "days_until_due": null,
          *           "payment_intent": null,
          *           "reverse_charge": false,
          *           "due_amount_atom": 500,
          *           "paid_pdf_sha256": null,
          *           "paid_amount_atom": 0,
+         *           "collection_method": "charge_automatically",
          *           "total_amount_atom": 500,
          *           "hosted_invoice_url": null,
          *           "ending_balance_atom": null,
@@ -24201,19 +24274,19 @@ export type components = {
         /**
          * @description The webhook body of `invoice.finalized`.
          * @example {
-         *       "id": "evt_prod_06h2cqjzjnebr4780dwp80dj9dyp0",
+         *       "id": "evt_prod_06h2d0j4811nj8q6nxyz8xtafwk42",
          *       "object": "event",
          *       "type": "invoice.finalized",
          *       "sequence": 2,
-         *       "created": 1795940048,
+         *       "created": 1795942401,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "in_prod_06h2cqjy5sy0ggp4fba462kpv07bg",
+         *           "id": "in_prod_06h2d0j3hmedp2e9959y4mv9t8t16",
          *           "lines": [
          *             {
-         *               "id": "il_prod_06h2cqjy60kbhje6xkr3ewadd8508",
-         *               "price": "price_prod_06h2cqjg2vada3b8e8bmnya9rc630",
+         *               "id": "il_prod_06h2d0j3j1nnq58ybs8g0r5gw4344",
+         *               "price": "price_prod_06h2d0hxh93776ax6kaz2a0pxeqsm",
          *               "quantity": 1,
          *               "tax_rates": [],
          *               "amount_atom": 500,
@@ -24223,14 +24296,14 @@ export type components = {
          *               "unit_amount_atom": 500
          *             }
          *           ],
-         *           "number": "EXAMPLEGMBH-0001",
+         *           "number": "EXAMPL-0001",
          *           "object": "invoice",
          *           "status": "open",
-         *           "created": "2026-11-29T08:14:08.430Z",
+         *           "created": "2026-11-29T08:53:20.909Z",
          *           "paid_at": null,
-         *           "updated": "2026-11-29T08:14:08.585Z",
+         *           "updated": "2026-11-29T08:53:20.999Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h2cqjp9q86wsnhz16fr4njyj6nw",
+         *           "customer": "cus_prod_06h2d0hzwvey0es4yyvctdfs4an46",
          *           "discount": null,
          *           "due_date": null,
          *           "livemode": false,
@@ -24238,24 +24311,26 @@ export type components = {
          *           "tax_atom": 0,
          *           "voided_at": null,
          *           "overdue_at": null,
-         *           "pdf_sha256": "507ee3f14c5c3a9afb303f55dc53f9c494ca7b92a2722bfef411f3f9e1275bde",
+         *           "pdf_sha256": "38bc62b9d473207ef5850b8511cb0dd50e6a499e1c2d466ced4b599271726cfa",
          *           "description": null,
-         *           "invoice_pdf": "http://127.0.0.1:41121/api/invoices/in_prod_06h2cqjy5sy0ggp4fba462kpv07bg/pdf",
+         *           "invoice_pdf": "http://127.0.0.1:34341/api/invoices/in_prod_06h2d0j3hmedp2e9959y4mv9t8t16/pdf",
          *           "total_taxes": [],
-         *           "finalized_at": "2026-11-29T08:14:08.585Z",
+         *           "finalized_at": "2026-11-29T08:53:20.999Z",
          *           "subscription": null,
          *           "attempt_count": 0,
          *           "customer_name": "Jenny Rosen",
          *           "discount_atom": 0,
          *           "subtotal_atom": 500,
          *           "customer_email": "jenny@example.com",
+         *           "days_until_due": null,
          *           "payment_intent": null,
          *           "reverse_charge": false,
          *           "due_amount_atom": 500,
          *           "paid_pdf_sha256": null,
          *           "paid_amount_atom": 0,
+         *           "collection_method": "charge_automatically",
          *           "total_amount_atom": 500,
-         *           "hosted_invoice_url": "http://127.0.0.1:41121/invoice/Vd9wnXYEeBG_iKmQCxEHOJc-9dloiNEd37cjbtaze3Y",
+         *           "hosted_invoice_url": "http://127.0.0.1:34341/invoice/9YbsSt0otUl9MswhFTpGa7Vy_xn1PiC7DzSty7S89LQ",
          *           "ending_balance_atom": 0,
          *           "next_payment_attempt": null,
          *           "starting_balance_atom": 0,
@@ -24266,7 +24341,7 @@ export type components = {
          *         "previous_attributes": {
          *           "number": null,
          *           "status": "draft",
-         *           "updated": "2026-11-29T08:14:08.430Z",
+         *           "updated": "2026-11-29T08:53:20.909Z",
          *           "pdf_sha256": null,
          *           "invoice_pdf": null,
          *           "finalized_at": null,
@@ -24308,19 +24383,19 @@ export type components = {
         /**
          * @description The webhook body of `invoice.paid`.
          * @example {
-         *       "id": "evt_prod_06h2cqk0vjt28k8jqdqv3w6a1gx24",
+         *       "id": "evt_prod_06h2d0j4keq7879f347w3gkvnkmx6",
          *       "object": "event",
          *       "type": "invoice.paid",
          *       "sequence": 3,
-         *       "created": 1795940049,
+         *       "created": 1795942401,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "in_prod_06h2cqjy5sy0ggp4fba462kpv07bg",
+         *           "id": "in_prod_06h2d0j3hmedp2e9959y4mv9t8t16",
          *           "lines": [
          *             {
-         *               "id": "il_prod_06h2cqjy60kbhje6xkr3ewadd8508",
-         *               "price": "price_prod_06h2cqjg2vada3b8e8bmnya9rc630",
+         *               "id": "il_prod_06h2d0j3j1nnq58ybs8g0r5gw4344",
+         *               "price": "price_prod_06h2d0hxh93776ax6kaz2a0pxeqsm",
          *               "quantity": 1,
          *               "tax_rates": [],
          *               "amount_atom": 500,
@@ -24330,14 +24405,14 @@ export type components = {
          *               "unit_amount_atom": 500
          *             }
          *           ],
-         *           "number": "EXAMPLEGMBH-0001",
+         *           "number": "EXAMPL-0001",
          *           "object": "invoice",
          *           "status": "paid",
-         *           "created": "2026-11-29T08:14:08.430Z",
-         *           "paid_at": "2026-11-29T08:14:08.976Z",
-         *           "updated": "2026-11-29T08:14:08.976Z",
+         *           "created": "2026-11-29T08:53:20.909Z",
+         *           "paid_at": "2026-11-29T08:53:21.163Z",
+         *           "updated": "2026-11-29T08:53:21.163Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h2cqjp9q86wsnhz16fr4njyj6nw",
+         *           "customer": "cus_prod_06h2d0hzwvey0es4yyvctdfs4an46",
          *           "discount": null,
          *           "due_date": null,
          *           "livemode": false,
@@ -24345,24 +24420,26 @@ export type components = {
          *           "tax_atom": 0,
          *           "voided_at": null,
          *           "overdue_at": null,
-         *           "pdf_sha256": "507ee3f14c5c3a9afb303f55dc53f9c494ca7b92a2722bfef411f3f9e1275bde",
+         *           "pdf_sha256": "38bc62b9d473207ef5850b8511cb0dd50e6a499e1c2d466ced4b599271726cfa",
          *           "description": null,
-         *           "invoice_pdf": "http://127.0.0.1:41121/api/invoices/in_prod_06h2cqjy5sy0ggp4fba462kpv07bg/pdf",
+         *           "invoice_pdf": "http://127.0.0.1:34341/api/invoices/in_prod_06h2d0j3hmedp2e9959y4mv9t8t16/pdf",
          *           "total_taxes": [],
-         *           "finalized_at": "2026-11-29T08:14:08.585Z",
+         *           "finalized_at": "2026-11-29T08:53:20.999Z",
          *           "subscription": null,
          *           "attempt_count": 0,
          *           "customer_name": "Jenny Rosen",
          *           "discount_atom": 0,
          *           "subtotal_atom": 500,
          *           "customer_email": "jenny@example.com",
-         *           "payment_intent": "pi_prod_06h2cqk02xbkvzm6s0n8dgx2jma4r",
+         *           "days_until_due": null,
+         *           "payment_intent": "pi_prod_06h2d0j4e83waks0zvjxckcdk05ej",
          *           "reverse_charge": false,
          *           "due_amount_atom": 0,
-         *           "paid_pdf_sha256": "af3481ff8d4a7089362e865fbc01770b11b5bf89bfdaddd544d33b7eb8aa0dcc",
+         *           "paid_pdf_sha256": "e98cde292b4989f0715944d5fcd2917f776b206f967c893a36323b52503c075b",
          *           "paid_amount_atom": 500,
+         *           "collection_method": "charge_automatically",
          *           "total_amount_atom": 500,
-         *           "hosted_invoice_url": "http://127.0.0.1:41121/invoice/Vd9wnXYEeBG_iKmQCxEHOJc-9dloiNEd37cjbtaze3Y",
+         *           "hosted_invoice_url": "http://127.0.0.1:34341/invoice/9YbsSt0otUl9MswhFTpGa7Vy_xn1PiC7DzSty7S89LQ",
          *           "ending_balance_atom": 0,
          *           "next_payment_attempt": null,
          *           "starting_balance_atom": 0,
@@ -24373,7 +24450,7 @@ export type components = {
          *         "previous_attributes": {
          *           "status": "open",
          *           "paid_at": null,
-         *           "updated": "2026-11-29T08:14:08.585Z",
+         *           "updated": "2026-11-29T08:53:20.999Z",
          *           "due_amount_atom": 500,
          *           "paid_pdf_sha256": null,
          *           "paid_amount_atom": 0
@@ -24410,19 +24487,19 @@ export type components = {
         /**
          * @description The webhook body of `invoice.payment_succeeded`.
          * @example {
-         *       "id": "evt_prod_06h2cqk11y6xcnxp44xr116xfvdmr",
+         *       "id": "evt_prod_06h2d0j4n11g375k9h9yc5j53152e",
          *       "object": "event",
          *       "type": "invoice.payment_succeeded",
          *       "sequence": 4,
-         *       "created": 1795940049,
+         *       "created": 1795942401,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "in_prod_06h2cqjy5sy0ggp4fba462kpv07bg",
+         *           "id": "in_prod_06h2d0j3hmedp2e9959y4mv9t8t16",
          *           "lines": [
          *             {
-         *               "id": "il_prod_06h2cqjy60kbhje6xkr3ewadd8508",
-         *               "price": "price_prod_06h2cqjg2vada3b8e8bmnya9rc630",
+         *               "id": "il_prod_06h2d0j3j1nnq58ybs8g0r5gw4344",
+         *               "price": "price_prod_06h2d0hxh93776ax6kaz2a0pxeqsm",
          *               "quantity": 1,
          *               "tax_rates": [],
          *               "amount_atom": 500,
@@ -24432,14 +24509,14 @@ export type components = {
          *               "unit_amount_atom": 500
          *             }
          *           ],
-         *           "number": "EXAMPLEGMBH-0001",
+         *           "number": "EXAMPL-0001",
          *           "object": "invoice",
          *           "status": "paid",
-         *           "created": "2026-11-29T08:14:08.430Z",
-         *           "paid_at": "2026-11-29T08:14:08.976Z",
-         *           "updated": "2026-11-29T08:14:08.976Z",
+         *           "created": "2026-11-29T08:53:20.909Z",
+         *           "paid_at": "2026-11-29T08:53:21.163Z",
+         *           "updated": "2026-11-29T08:53:21.163Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h2cqjp9q86wsnhz16fr4njyj6nw",
+         *           "customer": "cus_prod_06h2d0hzwvey0es4yyvctdfs4an46",
          *           "discount": null,
          *           "due_date": null,
          *           "livemode": false,
@@ -24447,24 +24524,26 @@ export type components = {
          *           "tax_atom": 0,
          *           "voided_at": null,
          *           "overdue_at": null,
-         *           "pdf_sha256": "507ee3f14c5c3a9afb303f55dc53f9c494ca7b92a2722bfef411f3f9e1275bde",
+         *           "pdf_sha256": "38bc62b9d473207ef5850b8511cb0dd50e6a499e1c2d466ced4b599271726cfa",
          *           "description": null,
-         *           "invoice_pdf": "http://127.0.0.1:41121/api/invoices/in_prod_06h2cqjy5sy0ggp4fba462kpv07bg/pdf",
+         *           "invoice_pdf": "http://127.0.0.1:34341/api/invoices/in_prod_06h2d0j3hmedp2e9959y4mv9t8t16/pdf",
          *           "total_taxes": [],
-         *           "finalized_at": "2026-11-29T08:14:08.585Z",
+         *           "finalized_at": "2026-11-29T08:53:20.999Z",
          *           "subscription": null,
          *           "attempt_count": 0,
          *           "customer_name": "Jenny Rosen",
          *           "discount_atom": 0,
          *           "subtotal_atom": 500,
          *           "customer_email": "jenny@example.com",
-         *           "payment_intent": "pi_prod_06h2cqk02xbkvzm6s0n8dgx2jma4r",
+         *           "days_until_due": null,
+         *           "payment_intent": "pi_prod_06h2d0j4e83waks0zvjxckcdk05ej",
          *           "reverse_charge": false,
          *           "due_amount_atom": 0,
-         *           "paid_pdf_sha256": "af3481ff8d4a7089362e865fbc01770b11b5bf89bfdaddd544d33b7eb8aa0dcc",
+         *           "paid_pdf_sha256": "e98cde292b4989f0715944d5fcd2917f776b206f967c893a36323b52503c075b",
          *           "paid_amount_atom": 500,
+         *           "collection_method": "charge_automatically",
          *           "total_amount_atom": 500,
-         *           "hosted_invoice_url": "http://127.0.0.1:41121/invoice/Vd9wnXYEeBG_iKmQCxEHOJc-9dloiNEd37cjbtaze3Y",
+         *           "hosted_invoice_url": "http://127.0.0.1:34341/invoice/9YbsSt0otUl9MswhFTpGa7Vy_xn1PiC7DzSty7S89LQ",
          *           "ending_balance_atom": 0,
          *           "next_payment_attempt": null,
          *           "starting_balance_atom": 0,
@@ -24475,7 +24554,7 @@ export type components = {
          *         "previous_attributes": {
          *           "status": "open",
          *           "paid_at": null,
-         *           "updated": "2026-11-29T08:14:08.585Z",
+         *           "updated": "2026-11-29T08:53:20.999Z",
          *           "due_amount_atom": 500,
          *           "paid_pdf_sha256": null,
          *           "paid_amount_atom": 0
@@ -24512,19 +24591,19 @@ export type components = {
         /**
          * @description The webhook body of `invoice.payment_failed`.
          * @example {
-         *       "id": "evt_prod_06h2cqk537earc35fhcw962fb0wej",
+         *       "id": "evt_prod_06h2d0j5hc7n0y6z221cyww3k7yqt",
          *       "object": "event",
          *       "type": "invoice.payment_failed",
          *       "sequence": 3,
-         *       "created": 1795940050,
+         *       "created": 1795942401,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "in_prod_06h2cqk3j9nx6jeg380f9zv1pyyge",
+         *           "id": "in_prod_06h2d0j54q514y834yn3mnrtz6snt",
          *           "lines": [
          *             {
-         *               "id": "il_prod_06h2cqk3km9g6gnyxmjqtazhw8rnc",
-         *               "price": "price_prod_06h2cqjg2vada3b8e8bmnya9rc630",
+         *               "id": "il_prod_06h2d0j54tzyd6z9m0sry461883qc",
+         *               "price": "price_prod_06h2d0hxh93776ax6kaz2a0pxeqsm",
          *               "quantity": 1,
          *               "tax_rates": [],
          *               "amount_atom": 500,
@@ -24534,14 +24613,14 @@ export type components = {
          *               "unit_amount_atom": 500
          *             }
          *           ],
-         *           "number": "EXAMPLEGMBH-0002",
+         *           "number": "EXAMPL-0002",
          *           "object": "invoice",
          *           "status": "open",
-         *           "created": "2026-11-29T08:14:09.810Z",
+         *           "created": "2026-11-29T08:53:21.317Z",
          *           "paid_at": null,
-         *           "updated": "2026-11-29T08:14:09.956Z",
+         *           "updated": "2026-11-29T08:53:21.351Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h2cqjp9q86wsnhz16fr4njyj6nw",
+         *           "customer": "cus_prod_06h2d0hzwvey0es4yyvctdfs4an46",
          *           "discount": null,
          *           "due_date": null,
          *           "livemode": false,
@@ -24549,24 +24628,26 @@ export type components = {
          *           "tax_atom": 0,
          *           "voided_at": null,
          *           "overdue_at": null,
-         *           "pdf_sha256": "d8858ea4739ad5795af8a4dc0772b16191265523a00a8d93e910e8da2bf23d55",
+         *           "pdf_sha256": "87dabf491df34f96dee69d765dd1280783415d49675db673021b7e59810665da",
          *           "description": null,
-         *           "invoice_pdf": "http://127.0.0.1:41121/api/invoices/in_prod_06h2cqk3j9nx6jeg380f9zv1pyyge/pdf",
+         *           "invoice_pdf": "http://127.0.0.1:34341/api/invoices/in_prod_06h2d0j54q514y834yn3mnrtz6snt/pdf",
          *           "total_taxes": [],
-         *           "finalized_at": "2026-11-29T08:14:09.956Z",
+         *           "finalized_at": "2026-11-29T08:53:21.351Z",
          *           "subscription": null,
          *           "attempt_count": 0,
          *           "customer_name": "Jenny Rosen",
          *           "discount_atom": 0,
          *           "subtotal_atom": 500,
          *           "customer_email": "jenny@example.com",
-         *           "payment_intent": "pi_prod_06h2cqk4mj4f56smm3z11sygej1ty",
+         *           "days_until_due": null,
+         *           "payment_intent": "pi_prod_06h2d0j5eah9bycj2p0yw14xxv1fr",
          *           "reverse_charge": false,
          *           "due_amount_atom": 500,
          *           "paid_pdf_sha256": null,
          *           "paid_amount_atom": 0,
+         *           "collection_method": "charge_automatically",
          *           "total_amount_atom": 500,
-         *           "hosted_invoice_url": "http://127.0.0.1:41121/invoice/xcq51dNX4uP-DyW5HJlTzbrMfL5I5pmc5XYOZeSPtfM",
+         *           "hosted_invoice_url": "http://127.0.0.1:34341/invoice/PrpPQRvVqceoFWD-6fNb4X5W8bRhcdsRPmb_wRjEHXc",
          *           "ending_balance_atom": 0,
          *           "next_payment_attempt": null,
          *           "starting_balance_atom": 0,
@@ -24606,19 +24687,19 @@ export type components = {
         /**
          * @description The webhook body of `invoice.payment_action_required`.
          * @example {
-         *       "id": "evt_prod_06h2cqk7ngb4hzztcfg7bj01sf4c6",
+         *       "id": "evt_prod_06h2d0j62d2am7f4dbv157wbea4fj",
          *       "object": "event",
          *       "type": "invoice.payment_action_required",
          *       "sequence": 3,
-         *       "created": 1795940050,
+         *       "created": 1795942401,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "in_prod_06h2cqk58tx2yzcgv28pex8k0zkvp",
+         *           "id": "in_prod_06h2d0j5npekrf9xjyyhebqnjf7hc",
          *           "lines": [
          *             {
-         *               "id": "il_prod_06h2cqk59h4knkyqhrhde4x6gcesm",
-         *               "price": "price_prod_06h2cqjg2vada3b8e8bmnya9rc630",
+         *               "id": "il_prod_06h2d0j5ns8eprwpexfr0phqvcnjg",
+         *               "price": "price_prod_06h2d0hxh93776ax6kaz2a0pxeqsm",
          *               "quantity": 1,
          *               "tax_rates": [],
          *               "amount_atom": 500,
@@ -24628,14 +24709,14 @@ export type components = {
          *               "unit_amount_atom": 500
          *             }
          *           ],
-         *           "number": "EXAMPLEGMBH-0003",
+         *           "number": "EXAMPL-0003",
          *           "object": "invoice",
          *           "status": "open",
-         *           "created": "2026-11-29T08:14:10.246Z",
+         *           "created": "2026-11-29T08:53:21.453Z",
          *           "paid_at": null,
-         *           "updated": "2026-11-29T08:14:10.393Z",
+         *           "updated": "2026-11-29T08:53:21.481Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h2cqjp9q86wsnhz16fr4njyj6nw",
+         *           "customer": "cus_prod_06h2d0hzwvey0es4yyvctdfs4an46",
          *           "discount": null,
          *           "due_date": null,
          *           "livemode": false,
@@ -24643,24 +24724,26 @@ export type components = {
          *           "tax_atom": 0,
          *           "voided_at": null,
          *           "overdue_at": null,
-         *           "pdf_sha256": "f6039df13191d62f4e87bf47fe3ba9b3db769c1ac82b152521c52dc42f1a996a",
+         *           "pdf_sha256": "29835cedb53f885fb159f74043cedf62de551052780b4cf89b9206169b6121cd",
          *           "description": null,
-         *           "invoice_pdf": "http://127.0.0.1:41121/api/invoices/in_prod_06h2cqk58tx2yzcgv28pex8k0zkvp/pdf",
+         *           "invoice_pdf": "http://127.0.0.1:34341/api/invoices/in_prod_06h2d0j5npekrf9xjyyhebqnjf7hc/pdf",
          *           "total_taxes": [],
-         *           "finalized_at": "2026-11-29T08:14:10.393Z",
+         *           "finalized_at": "2026-11-29T08:53:21.481Z",
          *           "subscription": null,
          *           "attempt_count": 0,
          *           "customer_name": "Jenny Rosen",
          *           "discount_atom": 0,
          *           "subtotal_atom": 500,
          *           "customer_email": "jenny@example.com",
-         *           "payment_intent": "pi_prod_06h2cqk7d2m9vwsmyrr0k8wzpq2dj",
+         *           "days_until_due": null,
+         *           "payment_intent": "pi_prod_06h2d0j5zzazcsaaqe8rj3f08915a",
          *           "reverse_charge": false,
          *           "due_amount_atom": 500,
          *           "paid_pdf_sha256": null,
          *           "paid_amount_atom": 0,
+         *           "collection_method": "charge_automatically",
          *           "total_amount_atom": 500,
-         *           "hosted_invoice_url": "http://127.0.0.1:41121/invoice/wtq5kc74ZggMSBlTquEY33khYAsH51jKMq1jqmfhYGs",
+         *           "hosted_invoice_url": "http://127.0.0.1:34341/invoice/j8mZ5Svl3GSSskwjYQaHtVUaxuyuUavRQQ2-ueM1tjY",
          *           "ending_balance_atom": 0,
          *           "next_payment_attempt": null,
          *           "starting_balance_atom": 0,
@@ -24700,19 +24783,19 @@ export type components = {
         /**
          * @description The webhook body of `invoice.overdue`.
          * @example {
-         *       "id": "evt_prod_06h2cqm55z66qvrja46v5akj18f6t",
+         *       "id": "evt_prod_06h2d0jc2b5hchbq8mqwkh86xybrg",
          *       "object": "event",
          *       "type": "invoice.overdue",
          *       "sequence": 3,
-         *       "created": 1796026454,
+         *       "created": 1796028802,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "in_prod_06h2cqkmrtcpjbmxq04yjr2xnp7e6",
+         *           "id": "in_prod_06h2d0j8c0ch3ff3v5cxtzxqahfm8",
          *           "lines": [
          *             {
-         *               "id": "il_prod_06h2cqkmrx37bc3004dw4qatqksgp",
-         *               "price": "price_prod_06h2cqjg2vada3b8e8bmnya9rc630",
+         *               "id": "il_prod_06h2d0j8c5deeeh5hjatat5m44ne4",
+         *               "price": "price_prod_06h2d0hxh93776ax6kaz2a0pxeqsm",
          *               "quantity": 1,
          *               "tax_rates": [],
          *               "amount_atom": 500,
@@ -24722,39 +24805,41 @@ export type components = {
          *               "unit_amount_atom": 500
          *             }
          *           ],
-         *           "number": "EXAMPLEGMBH-0007",
+         *           "number": "EXAMPL-0007",
          *           "object": "invoice",
          *           "status": "open",
-         *           "created": "2026-11-29T08:14:14.214Z",
+         *           "created": "2026-11-29T08:53:22.144Z",
          *           "paid_at": null,
-         *           "updated": "2026-11-30T08:14:14.017Z",
+         *           "updated": "2026-11-30T08:53:22.113Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h2cqjp9q86wsnhz16fr4njyj6nw",
+         *           "customer": "cus_prod_06h2d0hzwvey0es4yyvctdfs4an46",
          *           "discount": null,
-         *           "due_date": "2026-11-30T08:14:14.017Z",
+         *           "due_date": "2026-11-30T08:53:22.113Z",
          *           "livemode": false,
          *           "metadata": {},
          *           "tax_atom": 0,
          *           "voided_at": null,
-         *           "overdue_at": "2026-11-30T08:14:14.017Z",
-         *           "pdf_sha256": "9d59bf772f44a61f7edcd9c0101012512e268fe4903f3a6d4c38f74696f6a493",
+         *           "overdue_at": "2026-11-30T08:53:22.113Z",
+         *           "pdf_sha256": "b1ef7e2fb5c2598ba7faff0e1b5297bf1d0830680035d1cd34c2010d7c501110",
          *           "description": null,
-         *           "invoice_pdf": "http://127.0.0.1:41121/api/invoices/in_prod_06h2cqkmrtcpjbmxq04yjr2xnp7e6/pdf",
+         *           "invoice_pdf": "http://127.0.0.1:34341/api/invoices/in_prod_06h2d0j8c0ch3ff3v5cxtzxqahfm8/pdf",
          *           "total_taxes": [],
-         *           "finalized_at": "2026-11-29T08:14:14.309Z",
+         *           "finalized_at": "2026-11-29T08:53:22.164Z",
          *           "subscription": null,
          *           "attempt_count": 0,
          *           "customer_name": "Jenny Rosen",
          *           "discount_atom": 0,
          *           "subtotal_atom": 500,
          *           "customer_email": "jenny@example.com",
+         *           "days_until_due": null,
          *           "payment_intent": null,
          *           "reverse_charge": false,
          *           "due_amount_atom": 500,
          *           "paid_pdf_sha256": null,
          *           "paid_amount_atom": 0,
+         *           "collection_method": "charge_automatically",
          *           "total_amount_atom": 500,
-         *           "hosted_invoice_url": "http://127.0.0.1:41121/invoice/qKFpTit402RPUXeqyYC1oM4wFjniWLc2o_HvT3IIm2I",
+         *           "hosted_invoice_url": "http://127.0.0.1:34341/invoice/I-kLKm1i_gb6zzcXQLanFRYEkIq57WPW6T7s_U9I69E",
          *           "ending_balance_atom": 0,
          *           "next_payment_attempt": null,
          *           "starting_balance_atom": 0,
@@ -24763,7 +24848,7 @@ export type components = {
          *           "post_payment_credit_notes_amount_atom": 0
          *         },
          *         "previous_attributes": {
-         *           "updated": "2026-11-29T08:14:14.309Z",
+         *           "updated": "2026-11-29T08:53:22.164Z",
          *           "overdue_at": null
          *         }
          *       }
@@ -24798,19 +24883,19 @@ export type components = {
         /**
          * @description The webhook body of `invoice.voided`.
          * @example {
-         *       "id": "evt_prod_06h2cqkbb09jet3rnd2q05k66d13p",
+         *       "id": "evt_prod_06h2d0j6qx12ztyh3r9kgyncb302r",
          *       "object": "event",
          *       "type": "invoice.voided",
          *       "sequence": 3,
-         *       "created": 1795940051,
+         *       "created": 1795942401,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "in_prod_06h2cqk7tqynqb2rqr22s505wy4sw",
+         *           "id": "in_prod_06h2d0j6chmbx9qtffd48v3fz1j4w",
          *           "lines": [
          *             {
-         *               "id": "il_prod_06h2cqk7ykph8wmzraxzgers7zms6",
-         *               "price": "price_prod_06h2cqjg2vada3b8e8bmnya9rc630",
+         *               "id": "il_prod_06h2d0j6d542hk33mv5f5xbe4tyxc",
+         *               "price": "price_prod_06h2d0hxh93776ax6kaz2a0pxeqsm",
          *               "quantity": 1,
          *               "tax_rates": [],
          *               "amount_atom": 500,
@@ -24820,39 +24905,41 @@ export type components = {
          *               "unit_amount_atom": 500
          *             }
          *           ],
-         *           "number": "EXAMPLEGMBH-0004",
+         *           "number": "EXAMPL-0004",
          *           "object": "invoice",
          *           "status": "void",
-         *           "created": "2026-11-29T08:14:10.901Z",
+         *           "created": "2026-11-29T08:53:21.636Z",
          *           "paid_at": null,
-         *           "updated": "2026-11-29T08:14:11.720Z",
+         *           "updated": "2026-11-29T08:53:21.724Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h2cqjp9q86wsnhz16fr4njyj6nw",
+         *           "customer": "cus_prod_06h2d0hzwvey0es4yyvctdfs4an46",
          *           "discount": null,
          *           "due_date": null,
          *           "livemode": false,
          *           "metadata": {},
          *           "tax_atom": 0,
-         *           "voided_at": "2026-11-29T08:14:11.720Z",
+         *           "voided_at": "2026-11-29T08:53:21.724Z",
          *           "overdue_at": null,
-         *           "pdf_sha256": "e9fff1d09a63cd8cb1472928fa5e3b1321eaea23c71fd9d8037022f0dd825bd5",
+         *           "pdf_sha256": "537be09b6615ba86c577a451744199878cea9dbf52d34b313ca7a7dffc5b5ae6",
          *           "description": null,
-         *           "invoice_pdf": "http://127.0.0.1:41121/api/invoices/in_prod_06h2cqk7tqynqb2rqr22s505wy4sw/pdf",
+         *           "invoice_pdf": "http://127.0.0.1:34341/api/invoices/in_prod_06h2d0j6chmbx9qtffd48v3fz1j4w/pdf",
          *           "total_taxes": [],
-         *           "finalized_at": "2026-11-29T08:14:11.369Z",
+         *           "finalized_at": "2026-11-29T08:53:21.675Z",
          *           "subscription": null,
          *           "attempt_count": 0,
          *           "customer_name": "Jenny Rosen",
          *           "discount_atom": 0,
          *           "subtotal_atom": 500,
          *           "customer_email": "jenny@example.com",
+         *           "days_until_due": null,
          *           "payment_intent": null,
          *           "reverse_charge": false,
          *           "due_amount_atom": 500,
          *           "paid_pdf_sha256": null,
          *           "paid_amount_atom": 0,
+         *           "collection_method": "charge_automatically",
          *           "total_amount_atom": 500,
-         *           "hosted_invoice_url": "http://127.0.0.1:41121/invoice/Qy5WxLdMI80S1DFTvxY9IcfMCtxbxvUkrLZg_t4G4_0",
+         *           "hosted_invoice_url": "http://127.0.0.1:34341/invoice/E3t1iTU5n8MHNVQjzS1fuVI35-hM7TTpDaSTe-IyEys",
          *           "ending_balance_atom": 0,
          *           "next_payment_attempt": null,
          *           "starting_balance_atom": 0,
@@ -24862,7 +24949,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "status": "open",
-         *           "updated": "2026-11-29T08:14:11.369Z",
+         *           "updated": "2026-11-29T08:53:21.675Z",
          *           "voided_at": null
          *         }
          *       }
@@ -24897,19 +24984,19 @@ export type components = {
         /**
          * @description The webhook body of `invoice.marked_uncollectible`.
          * @example {
-         *       "id": "evt_prod_06h2cqkd15naxq1enegfmtsspwx0w",
+         *       "id": "evt_prod_06h2d0j763e4sg4v5n2q3aqzqr4x6",
          *       "object": "event",
          *       "type": "invoice.marked_uncollectible",
          *       "sequence": 3,
-         *       "created": 1795940052,
+         *       "created": 1795942401,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "in_prod_06h2cqkbxmzvxk2r9tfxrhpz6m0qg",
+         *           "id": "in_prod_06h2d0j6w8pd5ztvjbtd4ayph2kyy",
          *           "lines": [
          *             {
-         *               "id": "il_prod_06h2cqkby3jg8n907jq10z6p4hrze",
-         *               "price": "price_prod_06h2cqjg2vada3b8e8bmnya9rc630",
+         *               "id": "il_prod_06h2d0j6wesmyjymc6xeqdm1ggq2g",
+         *               "price": "price_prod_06h2d0hxh93776ax6kaz2a0pxeqsm",
          *               "quantity": 1,
          *               "tax_rates": [],
          *               "amount_atom": 500,
@@ -24919,14 +25006,14 @@ export type components = {
          *               "unit_amount_atom": 500
          *             }
          *           ],
-         *           "number": "EXAMPLEGMBH-0005",
+         *           "number": "EXAMPL-0005",
          *           "object": "invoice",
          *           "status": "uncollectible",
-         *           "created": "2026-11-29T08:14:11.949Z",
+         *           "created": "2026-11-29T08:53:21.762Z",
          *           "paid_at": null,
-         *           "updated": "2026-11-29T08:14:12.220Z",
+         *           "updated": "2026-11-29T08:53:21.837Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h2cqjp9q86wsnhz16fr4njyj6nw",
+         *           "customer": "cus_prod_06h2d0hzwvey0es4yyvctdfs4an46",
          *           "discount": null,
          *           "due_date": null,
          *           "livemode": false,
@@ -24934,34 +25021,36 @@ export type components = {
          *           "tax_atom": 0,
          *           "voided_at": null,
          *           "overdue_at": null,
-         *           "pdf_sha256": "d2eac20c8d6a8b47e2ee25e638ed641118ec8af5d36c8c1c1de5ca235a5e0c0f",
+         *           "pdf_sha256": "d6776c1019d657b8276f8187ec747d78ac66d6007ce420afad367888559a1681",
          *           "description": null,
-         *           "invoice_pdf": "http://127.0.0.1:41121/api/invoices/in_prod_06h2cqkbxmzvxk2r9tfxrhpz6m0qg/pdf",
+         *           "invoice_pdf": "http://127.0.0.1:34341/api/invoices/in_prod_06h2d0j6w8pd5ztvjbtd4ayph2kyy/pdf",
          *           "total_taxes": [],
-         *           "finalized_at": "2026-11-29T08:14:12.038Z",
+         *           "finalized_at": "2026-11-29T08:53:21.790Z",
          *           "subscription": null,
          *           "attempt_count": 0,
          *           "customer_name": "Jenny Rosen",
          *           "discount_atom": 0,
          *           "subtotal_atom": 500,
          *           "customer_email": "jenny@example.com",
+         *           "days_until_due": null,
          *           "payment_intent": null,
          *           "reverse_charge": false,
          *           "due_amount_atom": 500,
          *           "paid_pdf_sha256": null,
          *           "paid_amount_atom": 0,
+         *           "collection_method": "charge_automatically",
          *           "total_amount_atom": 500,
-         *           "hosted_invoice_url": "http://127.0.0.1:41121/invoice/CMpJIxIWI_3tJsOZrOUzklzm2G7CJb5RuCjIjYYYR3g",
+         *           "hosted_invoice_url": "http://127.0.0.1:34341/invoice/Ja4d8fiZbsT5GqLQJ-doAKymm6xQV-DW1hKzqcOs6io",
          *           "ending_balance_atom": 0,
          *           "next_payment_attempt": null,
          *           "starting_balance_atom": 0,
-         *           "marked_uncollectible_at": "2026-11-29T08:14:12.220Z",
+         *           "marked_uncollectible_at": "2026-11-29T08:53:21.837Z",
          *           "pre_payment_credit_notes_amount_atom": 0,
          *           "post_payment_credit_notes_amount_atom": 0
          *         },
          *         "previous_attributes": {
          *           "status": "open",
-         *           "updated": "2026-11-29T08:14:12.038Z",
+         *           "updated": "2026-11-29T08:53:21.790Z",
          *           "marked_uncollectible_at": null
          *         }
          *       }
@@ -24996,19 +25085,19 @@ export type components = {
         /**
          * @description The webhook body of `invoice.refunded`.
          * @example {
-         *       "id": "evt_prod_06h2cqk38k2ag1q8tc8fp7wjk91yt",
+         *       "id": "evt_prod_06h2d0j539mx04cdmqzrt9azgkngt",
          *       "object": "event",
          *       "type": "invoice.refunded",
          *       "sequence": 5,
-         *       "created": 1795940049,
+         *       "created": 1795942401,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "in_prod_06h2cqjy5sy0ggp4fba462kpv07bg",
+         *           "id": "in_prod_06h2d0j3hmedp2e9959y4mv9t8t16",
          *           "lines": [
          *             {
-         *               "id": "il_prod_06h2cqjy60kbhje6xkr3ewadd8508",
-         *               "price": "price_prod_06h2cqjg2vada3b8e8bmnya9rc630",
+         *               "id": "il_prod_06h2d0j3j1nnq58ybs8g0r5gw4344",
+         *               "price": "price_prod_06h2d0hxh93776ax6kaz2a0pxeqsm",
          *               "quantity": 1,
          *               "tax_rates": [],
          *               "amount_atom": 500,
@@ -25018,14 +25107,14 @@ export type components = {
          *               "unit_amount_atom": 500
          *             }
          *           ],
-         *           "number": "EXAMPLEGMBH-0001",
+         *           "number": "EXAMPL-0001",
          *           "object": "invoice",
          *           "status": "paid",
-         *           "created": "2026-11-29T08:14:08.430Z",
-         *           "paid_at": "2026-11-29T08:14:08.976Z",
-         *           "updated": "2026-11-29T08:14:08.976Z",
+         *           "created": "2026-11-29T08:53:20.909Z",
+         *           "paid_at": "2026-11-29T08:53:21.163Z",
+         *           "updated": "2026-11-29T08:53:21.163Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h2cqjp9q86wsnhz16fr4njyj6nw",
+         *           "customer": "cus_prod_06h2d0hzwvey0es4yyvctdfs4an46",
          *           "discount": null,
          *           "due_date": null,
          *           "livemode": false,
@@ -25033,24 +25122,26 @@ export type components = {
          *           "tax_atom": 0,
          *           "voided_at": null,
          *           "overdue_at": null,
-         *           "pdf_sha256": "507ee3f14c5c3a9afb303f55dc53f9c494ca7b92a2722bfef411f3f9e1275bde",
+         *           "pdf_sha256": "38bc62b9d473207ef5850b8511cb0dd50e6a499e1c2d466ced4b599271726cfa",
          *           "description": null,
-         *           "invoice_pdf": "http://127.0.0.1:41121/api/invoices/in_prod_06h2cqjy5sy0ggp4fba462kpv07bg/pdf",
+         *           "invoice_pdf": "http://127.0.0.1:34341/api/invoices/in_prod_06h2d0j3hmedp2e9959y4mv9t8t16/pdf",
          *           "total_taxes": [],
-         *           "finalized_at": "2026-11-29T08:14:08.585Z",
+         *           "finalized_at": "2026-11-29T08:53:20.999Z",
          *           "subscription": null,
          *           "attempt_count": 0,
          *           "customer_name": "Jenny Rosen",
          *           "discount_atom": 0,
          *           "subtotal_atom": 500,
          *           "customer_email": "jenny@example.com",
-         *           "payment_intent": "pi_prod_06h2cqk02xbkvzm6s0n8dgx2jma4r",
+         *           "days_until_due": null,
+         *           "payment_intent": "pi_prod_06h2d0j4e83waks0zvjxckcdk05ej",
          *           "reverse_charge": false,
          *           "due_amount_atom": 0,
-         *           "paid_pdf_sha256": "af3481ff8d4a7089362e865fbc01770b11b5bf89bfdaddd544d33b7eb8aa0dcc",
+         *           "paid_pdf_sha256": "e98cde292b4989f0715944d5fcd2917f776b206f967c893a36323b52503c075b",
          *           "paid_amount_atom": 500,
+         *           "collection_method": "charge_automatically",
          *           "total_amount_atom": 500,
-         *           "hosted_invoice_url": "http://127.0.0.1:41121/invoice/Vd9wnXYEeBG_iKmQCxEHOJc-9dloiNEd37cjbtaze3Y",
+         *           "hosted_invoice_url": "http://127.0.0.1:34341/invoice/9YbsSt0otUl9MswhFTpGa7Vy_xn1PiC7DzSty7S89LQ",
          *           "ending_balance_atom": 0,
          *           "next_payment_attempt": null,
          *           "starting_balance_atom": 0,
@@ -25090,19 +25181,19 @@ export type components = {
         /**
          * @description The webhook body of `invoice.upcoming`.
          * @example {
-         *       "id": "evt_prod_06h2cqm9d0jtr3t8gqz6cmpd73hc2",
+         *       "id": "evt_prod_06h2d0jch1naecp2zvp1st6bpnbc0",
          *       "object": "event",
          *       "type": "invoice.upcoming",
          *       "sequence": 1,
-         *       "created": 1796285655,
+         *       "created": 1796288002,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "in_prod_06h2cqm8y85q54cevd3tntjv3c4g6",
+         *           "id": "in_prod_06h2d0jce9zwbn0ftsg1j1z6dw2ge",
          *           "lines": [
          *             {
-         *               "id": "il_prod_06h2cqm99xbnzjm3z8z6wwnz0ambg",
-         *               "price": "price_prod_06h2cqjfppy86tx2b9kty9x453e5p",
+         *               "id": "il_prod_06h2d0jcgdn06x0kabmf2xe848g0g",
+         *               "price": "price_prod_06h2d0hxcshgdh05f8e8wff0h1rny",
          *               "quantity": 1,
          *               "tax_rates": [],
          *               "amount_atom": 2000,
@@ -25115,11 +25206,11 @@ export type components = {
          *           "number": null,
          *           "object": "invoice",
          *           "status": "draft",
-         *           "created": "2026-12-06T08:14:15.546Z",
+         *           "created": "2026-12-06T08:53:22.480Z",
          *           "paid_at": null,
-         *           "updated": "2026-12-06T08:14:15.546Z",
+         *           "updated": "2026-12-06T08:53:22.480Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h2cqjp9q86wsnhz16fr4njyj6nw",
+         *           "customer": "cus_prod_06h2d0hzwvey0es4yyvctdfs4an46",
          *           "discount": null,
          *           "due_date": null,
          *           "livemode": false,
@@ -25128,25 +25219,27 @@ export type components = {
          *           "voided_at": null,
          *           "overdue_at": null,
          *           "pdf_sha256": null,
-         *           "description": "Subscription sub_prod_06h2cqkt166hsbb75yhzt5hg2wk26",
+         *           "description": "Subscription sub_prod_06h2d0j9q69kn92g6963eb7y81z0j",
          *           "invoice_pdf": null,
          *           "total_taxes": [],
          *           "finalized_at": null,
-         *           "subscription": "sub_prod_06h2cqkt166hsbb75yhzt5hg2wk26",
+         *           "subscription": "sub_prod_06h2d0j9q69kn92g6963eb7y81z0j",
          *           "attempt_count": 0,
          *           "customer_name": null,
          *           "discount_atom": 0,
          *           "subtotal_atom": 2000,
          *           "customer_email": null,
+         *           "days_until_due": null,
          *           "payment_intent": null,
          *           "reverse_charge": false,
          *           "due_amount_atom": 2000,
          *           "paid_pdf_sha256": null,
          *           "paid_amount_atom": 0,
+         *           "collection_method": "charge_automatically",
          *           "total_amount_atom": 2000,
          *           "hosted_invoice_url": null,
          *           "ending_balance_atom": 0,
-         *           "next_payment_attempt": "2026-12-06T08:14:15.546Z",
+         *           "next_payment_attempt": "2026-12-06T08:53:22.480Z",
          *           "starting_balance_atom": 0,
          *           "marked_uncollectible_at": null,
          *           "pre_payment_credit_notes_amount_atom": 0,
@@ -25184,26 +25277,27 @@ export type components = {
         /**
          * @description The webhook body of `customer.created`.
          * @example {
-         *       "id": "evt_prod_06h2cqjpajtqn2evdkh0zgff2ppmp",
+         *       "id": "evt_prod_06h2d0hzxddptz5c4hrck4152y4yc",
          *       "object": "event",
          *       "type": "customer.created",
          *       "sequence": 1,
-         *       "created": 1795940046,
+         *       "created": 1795942399,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "cus_prod_06h2cqjp9q86wsnhz16fr4njyj6nw",
+         *           "id": "cus_prod_06h2d0hzwvey0es4yyvctdfs4an46",
          *           "name": "Jenny",
          *           "email": "jenny@example.com",
          *           "object": "customer",
          *           "address": null,
-         *           "created": "2026-11-29T08:14:06.412Z",
+         *           "created": "2026-11-29T08:53:19.974Z",
          *           "tax_ids": [],
-         *           "updated": "2026-11-29T08:14:06.412Z",
+         *           "updated": "2026-11-29T08:53:19.974Z",
          *           "balances": {},
          *           "livemode": false,
          *           "metadata": {},
          *           "custom_fields": {},
+         *           "invoice_emails": [],
          *           "default_tax_rate": null,
          *           "preferred_locale": null
          *         }
@@ -25281,32 +25375,33 @@ export type components = {
         /**
          * @description The webhook body of `customer.updated`.
          * @example {
-         *       "id": "evt_prod_06h2cqjq67afbxa48p4xh154bay6t",
+         *       "id": "evt_prod_06h2d0j03hf4k4r5cj2gwcgxpmrht",
          *       "object": "event",
          *       "type": "customer.updated",
          *       "sequence": 2,
-         *       "created": 1795940046,
+         *       "created": 1795942400,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "cus_prod_06h2cqjp9q86wsnhz16fr4njyj6nw",
+         *           "id": "cus_prod_06h2d0hzwvey0es4yyvctdfs4an46",
          *           "name": "Jenny Rosen",
          *           "email": "jenny@example.com",
          *           "object": "customer",
          *           "address": null,
-         *           "created": "2026-11-29T08:14:06.412Z",
+         *           "created": "2026-11-29T08:53:19.974Z",
          *           "tax_ids": [],
-         *           "updated": "2026-11-29T08:14:06.623Z",
+         *           "updated": "2026-11-29T08:53:20.023Z",
          *           "balances": {},
          *           "livemode": false,
          *           "metadata": {},
          *           "custom_fields": {},
+         *           "invoice_emails": [],
          *           "default_tax_rate": null,
          *           "preferred_locale": null
          *         },
          *         "previous_attributes": {
          *           "name": "Jenny",
-         *           "updated": "2026-11-29T08:14:06.412Z"
+         *           "updated": "2026-11-29T08:53:19.974Z"
          *         }
          *       }
          *     }
@@ -25340,32 +25435,33 @@ export type components = {
         /**
          * @description The webhook body of `customer.deleted`.
          * @example {
-         *       "id": "evt_prod_06h2cqjqnrv4g7e6badyc44qjrqq6",
+         *       "id": "evt_prod_06h2d0j09qm6zmays6tkd6ne4tz9j",
          *       "object": "event",
          *       "type": "customer.deleted",
          *       "sequence": 2,
-         *       "created": 1795940046,
+         *       "created": 1795942400,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "cus_prod_06h2cqjqcksgpyv3kagtqx76y6ngr",
+         *           "id": "cus_prod_06h2d0j06cj8bnb82gfxw15z3nxrr",
          *           "name": null,
          *           "email": "leaving@example.com",
          *           "object": "customer",
          *           "address": null,
-         *           "created": "2026-11-29T08:14:06.692Z",
+         *           "created": "2026-11-29T08:53:20.051Z",
          *           "deleted": true,
          *           "tax_ids": [],
-         *           "updated": "2026-11-29T08:14:06.763Z",
+         *           "updated": "2026-11-29T08:53:20.074Z",
          *           "balances": {},
          *           "livemode": false,
          *           "metadata": {},
          *           "custom_fields": {},
+         *           "invoice_emails": [],
          *           "default_tax_rate": null,
          *           "preferred_locale": null
          *         },
          *         "previous_attributes": {
-         *           "updated": "2026-11-29T08:14:06.692Z",
+         *           "updated": "2026-11-29T08:53:20.051Z",
          *           "deleted": null
          *         }
          *       }
@@ -25443,24 +25539,24 @@ export type components = {
         /**
          * @description The webhook body of `customer.discount.created`.
          * @example {
-         *       "id": "evt_prod_06h2cqjr2bdwt530t1h3mva9td8e0",
+         *       "id": "evt_prod_06h2d0j0e7cv1ttyt7xxapx1tm6g0",
          *       "object": "event",
          *       "type": "customer.discount.created",
          *       "sequence": 1,
-         *       "created": 1795940046,
+         *       "created": 1795942400,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "di_prod_06h2cqjr1h52dxxetf5ha87n0cyt8",
+         *           "id": "di_prod_06h2d0j0dkgx260zth2zqwpavx008",
          *           "end": null,
-         *           "start": "2026-11-29T08:14:06.837Z",
+         *           "start": "2026-11-29T08:53:20.102Z",
          *           "coupon": {
-         *             "id": "cpn_prod_06h2cqjhfw5fk0pha5pxbhkmya3ve",
+         *             "id": "cpn_prod_06h2d0hy04eyrkqv09e17rczppygy",
          *             "name": "Ten percent",
          *             "valid": true,
          *             "object": "coupon",
-         *             "created": "2026-11-29T08:14:05.182Z",
-         *             "updated": "2026-11-29T08:14:06.837Z",
+         *             "created": "2026-11-29T08:53:19.489Z",
+         *             "updated": "2026-11-29T08:53:20.102Z",
          *             "currency": null,
          *             "duration": "forever",
          *             "livemode": false,
@@ -25473,7 +25569,7 @@ export type components = {
          *             "duration_in_months": null
          *           },
          *           "object": "discount",
-         *           "customer": "cus_prod_06h2cqjp9q86wsnhz16fr4njyj6nw",
+         *           "customer": "cus_prod_06h2d0hzwvey0es4yyvctdfs4an46",
          *           "livemode": false
          *         }
          *       }
@@ -25526,24 +25622,24 @@ export type components = {
         /**
          * @description The webhook body of `customer.discount.updated`.
          * @example {
-         *       "id": "evt_prod_06h2cqjrbk1t6v1emgh828a0dnemw",
+         *       "id": "evt_prod_06h2d0j0n249nbdfrhrvd1j1kn0za",
          *       "object": "event",
          *       "type": "customer.discount.updated",
          *       "sequence": 2,
-         *       "created": 1795940046,
+         *       "created": 1795942400,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "di_prod_06h2cqjr1h52dxxetf5ha87n0cyt8",
+         *           "id": "di_prod_06h2d0j0dkgx260zth2zqwpavx008",
          *           "end": null,
-         *           "start": "2026-11-29T08:14:06.928Z",
+         *           "start": "2026-11-29T08:53:20.157Z",
          *           "coupon": {
-         *             "id": "cpn_prod_06h2cqjhnsbr53xtasrapfznq65kj",
+         *             "id": "cpn_prod_06h2d0hy3bawmew7vyzfz6cv23dsr",
          *             "name": null,
          *             "valid": true,
          *             "object": "coupon",
-         *             "created": "2026-11-29T08:14:05.230Z",
-         *             "updated": "2026-11-29T08:14:06.928Z",
+         *             "created": "2026-11-29T08:53:19.514Z",
+         *             "updated": "2026-11-29T08:53:20.157Z",
          *             "currency": "usd",
          *             "duration": "once",
          *             "livemode": false,
@@ -25556,18 +25652,18 @@ export type components = {
          *             "duration_in_months": null
          *           },
          *           "object": "discount",
-         *           "customer": "cus_prod_06h2cqjp9q86wsnhz16fr4njyj6nw",
+         *           "customer": "cus_prod_06h2d0hzwvey0es4yyvctdfs4an46",
          *           "livemode": false
          *         },
          *         "previous_attributes": {
-         *           "start": "2026-11-29T08:14:06.837Z",
+         *           "start": "2026-11-29T08:53:20.102Z",
          *           "coupon": {
-         *             "id": "cpn_prod_06h2cqjhfw5fk0pha5pxbhkmya3ve",
+         *             "id": "cpn_prod_06h2d0hy04eyrkqv09e17rczppygy",
          *             "name": "Ten percent",
          *             "valid": true,
          *             "object": "coupon",
-         *             "created": "2026-11-29T08:14:05.182Z",
-         *             "updated": "2026-11-29T08:14:06.837Z",
+         *             "created": "2026-11-29T08:53:19.489Z",
+         *             "updated": "2026-11-29T08:53:20.102Z",
          *             "currency": null,
          *             "duration": "forever",
          *             "livemode": false,
@@ -25612,24 +25708,24 @@ export type components = {
         /**
          * @description The webhook body of `customer.discount.deleted`.
          * @example {
-         *       "id": "evt_prod_06h2cqjrp75dphs50wx9g5ye9qepa",
+         *       "id": "evt_prod_06h2d0j0rcfk3pkqc1h7se1b8c4tm",
          *       "object": "event",
          *       "type": "customer.discount.deleted",
          *       "sequence": 3,
-         *       "created": 1795940047,
+         *       "created": 1795942400,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "di_prod_06h2cqjr1h52dxxetf5ha87n0cyt8",
+         *           "id": "di_prod_06h2d0j0dkgx260zth2zqwpavx008",
          *           "end": null,
-         *           "start": "2026-11-29T08:14:06.928Z",
+         *           "start": "2026-11-29T08:53:20.157Z",
          *           "coupon": {
-         *             "id": "cpn_prod_06h2cqjhnsbr53xtasrapfznq65kj",
+         *             "id": "cpn_prod_06h2d0hy3bawmew7vyzfz6cv23dsr",
          *             "name": null,
          *             "valid": true,
          *             "object": "coupon",
-         *             "created": "2026-11-29T08:14:05.230Z",
-         *             "updated": "2026-11-29T08:14:06.928Z",
+         *             "created": "2026-11-29T08:53:19.514Z",
+         *             "updated": "2026-11-29T08:53:20.157Z",
          *             "currency": "usd",
          *             "duration": "once",
          *             "livemode": false,
@@ -25643,7 +25739,7 @@ export type components = {
          *           },
          *           "object": "discount",
          *           "deleted": true,
-         *           "customer": "cus_prod_06h2cqjp9q86wsnhz16fr4njyj6nw",
+         *           "customer": "cus_prod_06h2d0hzwvey0es4yyvctdfs4an46",
          *           "livemode": false
          *         },
          *         "previous_attributes": {
@@ -25700,20 +25796,20 @@ export type components = {
         /**
          * @description The webhook body of `coupon.created`.
          * @example {
-         *       "id": "evt_prod_06h2cqjhgz9z6fdrtdmfts83stwdt",
+         *       "id": "evt_prod_06h2d0hy0n5px91d6b1gt9dn7js1t",
          *       "object": "event",
          *       "type": "coupon.created",
          *       "sequence": 1,
-         *       "created": 1795940045,
+         *       "created": 1795942399,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "cpn_prod_06h2cqjhfw5fk0pha5pxbhkmya3ve",
+         *           "id": "cpn_prod_06h2d0hy04eyrkqv09e17rczppygy",
          *           "name": null,
          *           "valid": true,
          *           "object": "coupon",
-         *           "created": "2026-11-29T08:14:05.182Z",
-         *           "updated": "2026-11-29T08:14:05.182Z",
+         *           "created": "2026-11-29T08:53:19.489Z",
+         *           "updated": "2026-11-29T08:53:19.489Z",
          *           "currency": null,
          *           "duration": "forever",
          *           "livemode": false,
@@ -25795,20 +25891,20 @@ export type components = {
         /**
          * @description The webhook body of `coupon.updated`.
          * @example {
-         *       "id": "evt_prod_06h2cqjj271vy4nr7gkfyg234wywt",
+         *       "id": "evt_prod_06h2d0hy7v46gvae8y2ehyw71veer",
          *       "object": "event",
          *       "type": "coupon.updated",
          *       "sequence": 2,
-         *       "created": 1795940045,
+         *       "created": 1795942399,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "cpn_prod_06h2cqjhfw5fk0pha5pxbhkmya3ve",
+         *           "id": "cpn_prod_06h2d0hy04eyrkqv09e17rczppygy",
          *           "name": "Ten percent",
          *           "valid": true,
          *           "object": "coupon",
-         *           "created": "2026-11-29T08:14:05.182Z",
-         *           "updated": "2026-11-29T08:14:05.321Z",
+         *           "created": "2026-11-29T08:53:19.489Z",
+         *           "updated": "2026-11-29T08:53:19.547Z",
          *           "currency": null,
          *           "duration": "forever",
          *           "livemode": false,
@@ -25822,7 +25918,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "name": null,
-         *           "updated": "2026-11-29T08:14:05.182Z"
+         *           "updated": "2026-11-29T08:53:19.489Z"
          *         }
          *       }
          *     }
@@ -25856,21 +25952,21 @@ export type components = {
         /**
          * @description The webhook body of `coupon.deleted`.
          * @example {
-         *       "id": "evt_prod_06h2cqjk4j0r3j1ehbnjep3d5g6g2",
+         *       "id": "evt_prod_06h2d0hygwk11w0t89wh4qqhp7bd2",
          *       "object": "event",
          *       "type": "coupon.deleted",
          *       "sequence": 2,
-         *       "created": 1795940045,
+         *       "created": 1795942399,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "cpn_prod_06h2cqjjdzq5gq9hrb9cck909y5d2",
+         *           "id": "cpn_prod_06h2d0hyc3t5srth769n7cp5wffeg",
          *           "name": null,
          *           "valid": false,
          *           "object": "coupon",
-         *           "created": "2026-11-29T08:14:05.423Z",
+         *           "created": "2026-11-29T08:53:19.584Z",
          *           "deleted": true,
-         *           "updated": "2026-11-29T08:14:05.601Z",
+         *           "updated": "2026-11-29T08:53:19.617Z",
          *           "currency": null,
          *           "duration": "forever",
          *           "livemode": false,
@@ -25884,7 +25980,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "valid": true,
-         *           "updated": "2026-11-29T08:14:05.423Z",
+         *           "updated": "2026-11-29T08:53:19.584Z",
          *           "deleted": null
          *         }
          *       }
@@ -25958,22 +26054,22 @@ export type components = {
         /**
          * @description The webhook body of `price.created`.
          * @example {
-         *       "id": "evt_prod_06h2cqjfr5f34grzzkgcbq8v1gq6w",
+         *       "id": "evt_prod_06h2d0hxdaek126sc5yx30h8scwwj",
          *       "object": "event",
          *       "type": "price.created",
          *       "sequence": 1,
-         *       "created": 1795940044,
+         *       "created": 1795942399,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "price_prod_06h2cqjfppy86tx2b9kty9x453e5p",
+         *           "id": "price_prod_06h2d0hxcshgdh05f8e8wff0h1rny",
          *           "type": "recurring",
          *           "tiers": null,
          *           "active": true,
          *           "object": "price",
-         *           "created": "2026-11-29T08:14:04.725Z",
-         *           "product": "prod_prod_06h2cqjeq4hacp8vqrze1e0nck9dj",
-         *           "updated": "2026-11-29T08:14:04.725Z",
+         *           "created": "2026-11-29T08:53:19.334Z",
+         *           "product": "prod_prod_06h2d0hx2vrjrnnvbfet5snx8f0m6",
+         *           "updated": "2026-11-29T08:53:19.334Z",
          *           "currency": "usd",
          *           "livemode": false,
          *           "metadata": {},
@@ -26067,22 +26163,22 @@ export type components = {
         /**
          * @description The webhook body of `price.updated`.
          * @example {
-         *       "id": "evt_prod_06h2cqjggvdb1rg7zsv0f3r97cdap",
+         *       "id": "evt_prod_06h2d0hxmf6my0n187pbpcdw8nbwy",
          *       "object": "event",
          *       "type": "price.updated",
          *       "sequence": 2,
-         *       "created": 1795940044,
+         *       "created": 1795942399,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "price_prod_06h2cqjfppy86tx2b9kty9x453e5p",
+         *           "id": "price_prod_06h2d0hxcshgdh05f8e8wff0h1rny",
          *           "type": "recurring",
          *           "tiers": null,
          *           "active": true,
          *           "object": "price",
-         *           "created": "2026-11-29T08:14:04.725Z",
-         *           "product": "prod_prod_06h2cqjeq4hacp8vqrze1e0nck9dj",
-         *           "updated": "2026-11-29T08:14:04.920Z",
+         *           "created": "2026-11-29T08:53:19.334Z",
+         *           "product": "prod_prod_06h2d0hx2vrjrnnvbfet5snx8f0m6",
+         *           "updated": "2026-11-29T08:53:19.392Z",
          *           "currency": "usd",
          *           "livemode": false,
          *           "metadata": {},
@@ -26098,7 +26194,7 @@ export type components = {
          *           "unit_amount_atom": 2000
          *         },
          *         "previous_attributes": {
-         *           "updated": "2026-11-29T08:14:04.725Z",
+         *           "updated": "2026-11-29T08:53:19.334Z",
          *           "nickname": null
          *         }
          *       }
@@ -26133,23 +26229,23 @@ export type components = {
         /**
          * @description The webhook body of `price.deleted`.
          * @example {
-         *       "id": "evt_prod_06h2cqjgz8cyzmab2vkk6ckehjqnj",
+         *       "id": "evt_prod_06h2d0hxtq20aqzacmehb0etd2eda",
          *       "object": "event",
          *       "type": "price.deleted",
          *       "sequence": 2,
-         *       "created": 1795940045,
+         *       "created": 1795942399,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "price_prod_06h2cqjgr98zz9hpw7kr3y7at19bc",
+         *           "id": "price_prod_06h2d0hxqva3vgmv8sy6dmtbwc6qy",
          *           "type": "one_time",
          *           "tiers": null,
          *           "active": true,
          *           "object": "price",
-         *           "created": "2026-11-29T08:14:04.994Z",
+         *           "created": "2026-11-29T08:53:19.422Z",
          *           "deleted": true,
-         *           "product": "prod_prod_06h2cqjff289kea2x56wb32vzekec",
-         *           "updated": "2026-11-29T08:14:05.045Z",
+         *           "product": "prod_prod_06h2d0hxa4ftvhrfvjxpbb5z2bzm6",
+         *           "updated": "2026-11-29T08:53:19.442Z",
          *           "currency": "usd",
          *           "livemode": false,
          *           "metadata": {},
@@ -26160,7 +26256,7 @@ export type components = {
          *           "unit_amount_atom": 100
          *         },
          *         "previous_attributes": {
-         *           "updated": "2026-11-29T08:14:04.994Z",
+         *           "updated": "2026-11-29T08:53:19.422Z",
          *           "deleted": null
          *         }
          *       }
@@ -26243,20 +26339,20 @@ export type components = {
         /**
          * @description The webhook body of `product.created`.
          * @example {
-         *       "id": "evt_prod_06h2cqjewxmkj0nzcwfh5268f3acw",
+         *       "id": "evt_prod_06h2d0hx3dsv78pxf2bx6j1fvxy7j",
          *       "object": "event",
          *       "type": "product.created",
          *       "sequence": 1,
-         *       "created": 1795940044,
+         *       "created": 1795942399,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "prod_prod_06h2cqjeq4hacp8vqrze1e0nck9dj",
+         *           "id": "prod_prod_06h2d0hx2vrjrnnvbfet5snx8f0m6",
          *           "name": "Pro",
          *           "active": true,
          *           "object": "product",
-         *           "created": "2026-11-29T08:14:04.473Z",
-         *           "updated": "2026-11-29T08:14:04.473Z",
+         *           "created": "2026-11-29T08:53:19.254Z",
+         *           "updated": "2026-11-29T08:53:19.254Z",
          *           "livemode": false,
          *           "metadata": {},
          *           "description": null
@@ -26317,26 +26413,26 @@ export type components = {
         /**
          * @description The webhook body of `product.updated`.
          * @example {
-         *       "id": "evt_prod_06h2cqjfapjacmfw3xzy6abym4gqm",
+         *       "id": "evt_prod_06h2d0hx7jz27hm7fbrwrnrkqrdj6",
          *       "object": "event",
          *       "type": "product.updated",
          *       "sequence": 2,
-         *       "created": 1795940044,
+         *       "created": 1795942399,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "prod_prod_06h2cqjeq4hacp8vqrze1e0nck9dj",
+         *           "id": "prod_prod_06h2d0hx2vrjrnnvbfet5snx8f0m6",
          *           "name": "Pro",
          *           "active": true,
          *           "object": "product",
-         *           "created": "2026-11-29T08:14:04.473Z",
-         *           "updated": "2026-11-29T08:14:04.620Z",
+         *           "created": "2026-11-29T08:53:19.254Z",
+         *           "updated": "2026-11-29T08:53:19.290Z",
          *           "livemode": false,
          *           "metadata": {},
          *           "description": "The pro plan"
          *         },
          *         "previous_attributes": {
-         *           "updated": "2026-11-29T08:14:04.473Z",
+         *           "updated": "2026-11-29T08:53:19.254Z",
          *           "description": null
          *         }
          *       }
@@ -26371,27 +26467,27 @@ export type components = {
         /**
          * @description The webhook body of `product.deleted`.
          * @example {
-         *       "id": "evt_prod_06h2cqjh8r7fys0xjd8k250c9xmtm",
+         *       "id": "evt_prod_06h2d0hxxp0y84gx8t3vb63ysy57e",
          *       "object": "event",
          *       "type": "product.deleted",
          *       "sequence": 2,
-         *       "created": 1795940045,
+         *       "created": 1795942399,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "prod_prod_06h2cqjff289kea2x56wb32vzekec",
+         *           "id": "prod_prod_06h2d0hxa4ftvhrfvjxpbb5z2bzm6",
          *           "name": "Spare",
          *           "active": true,
          *           "object": "product",
-         *           "created": "2026-11-29T08:14:04.664Z",
+         *           "created": "2026-11-29T08:53:19.313Z",
          *           "deleted": true,
-         *           "updated": "2026-11-29T08:14:05.121Z",
+         *           "updated": "2026-11-29T08:53:19.466Z",
          *           "livemode": false,
          *           "metadata": {},
          *           "description": null
          *         },
          *         "previous_attributes": {
-         *           "updated": "2026-11-29T08:14:04.664Z",
+         *           "updated": "2026-11-29T08:53:19.313Z",
          *           "deleted": null
          *         }
          *       }
@@ -26451,21 +26547,21 @@ export type components = {
         /**
          * @description The webhook body of `refund.created`.
          * @example {
-         *       "id": "evt_prod_06h2cqjxnhvp754gnk53pgwt3kjw6",
+         *       "id": "evt_prod_06h2d0j39wfk4k5jk2mzhc8aa452m",
          *       "object": "event",
          *       "type": "refund.created",
          *       "sequence": 1,
-         *       "created": 1795940048,
+         *       "created": 1795942400,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "re_prod_06h2cqjxm5bk63rps1ksrqppd21a2",
+         *           "id": "re_prod_06h2d0j39ggzj1gfdjchsdsvxfhqt",
          *           "object": "refund",
          *           "reason": null,
          *           "status": "pending",
-         *           "created": "2026-11-29T08:14:08.289Z",
-         *           "payment": "py_prod_06h2cqjv62xbbsshk3f68c4nztd3e",
-         *           "updated": "2026-11-29T08:14:08.289Z",
+         *           "created": "2026-11-29T08:53:20.844Z",
+         *           "payment": "py_prod_06h2d0j2b25jq3sk9j2p2n8edms8c",
+         *           "updated": "2026-11-29T08:53:20.844Z",
          *           "currency": "usd",
          *           "livemode": false,
          *           "metadata": {},
@@ -26532,21 +26628,21 @@ export type components = {
         /**
          * @description The webhook body of `refund.updated`.
          * @example {
-         *       "id": "evt_prod_06h2cqjxr3wdncpfnxdybr2720aga",
+         *       "id": "evt_prod_06h2d0j3ak83khnykp5arvtcfk80c",
          *       "object": "event",
          *       "type": "refund.updated",
          *       "sequence": 2,
-         *       "created": 1795940048,
+         *       "created": 1795942400,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "re_prod_06h2cqjxm5bk63rps1ksrqppd21a2",
+         *           "id": "re_prod_06h2d0j39ggzj1gfdjchsdsvxfhqt",
          *           "object": "refund",
          *           "reason": null,
          *           "status": "succeeded",
-         *           "created": "2026-11-29T08:14:08.289Z",
-         *           "payment": "py_prod_06h2cqjv62xbbsshk3f68c4nztd3e",
-         *           "updated": "2026-11-29T08:14:08.310Z",
+         *           "created": "2026-11-29T08:53:20.844Z",
+         *           "payment": "py_prod_06h2d0j2b25jq3sk9j2p2n8edms8c",
+         *           "updated": "2026-11-29T08:53:20.850Z",
          *           "currency": "usd",
          *           "livemode": false,
          *           "metadata": {},
@@ -26555,7 +26651,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "status": "pending",
-         *           "updated": "2026-11-29T08:14:08.289Z"
+         *           "updated": "2026-11-29T08:53:20.844Z"
          *         }
          *       }
          *     }
@@ -26589,21 +26685,21 @@ export type components = {
         /**
          * @description The webhook body of `refund.failed`.
          * @example {
-         *       "id": "evt_prod_06h2cqjy12rasnjmqekt8pkssaa1c",
+         *       "id": "evt_prod_06h2d0j3g07ha7fzn3kab4bqtfm9j",
          *       "object": "event",
          *       "type": "refund.failed",
          *       "sequence": 2,
-         *       "created": 1795940048,
+         *       "created": 1795942400,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "re_prod_06h2cqjy0550b9et3q2cfp616ghk4",
+         *           "id": "re_prod_06h2d0j3f4xa2jrmb5chmmn141mga",
          *           "object": "refund",
          *           "reason": null,
          *           "status": "failed",
-         *           "created": "2026-11-29T08:14:08.385Z",
-         *           "payment": "py_prod_06h2cqjx9cb7x7zdmr4e2gc2y1eft",
-         *           "updated": "2026-11-29T08:14:08.390Z",
+         *           "created": "2026-11-29T08:53:20.889Z",
+         *           "payment": "py_prod_06h2d0j334qvt05vpbbf6pr76xzz2",
+         *           "updated": "2026-11-29T08:53:20.894Z",
          *           "currency": "usd",
          *           "livemode": false,
          *           "metadata": {},
@@ -26612,7 +26708,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "status": "pending",
-         *           "updated": "2026-11-29T08:14:08.385Z",
+         *           "updated": "2026-11-29T08:53:20.889Z",
          *           "failure_reason": null
          *         }
          *       }
@@ -26647,21 +26743,21 @@ export type components = {
         /**
          * @description The webhook body of `api_token.created`.
          * @example {
-         *       "id": "evt_prod_06h2cqh7p4k1ah9kaewhznw5330np",
+         *       "id": "evt_prod_06h2d0hfpf3acggcrsx0wx7g10tht",
          *       "object": "event",
          *       "type": "api_token.created",
          *       "sequence": 1,
-         *       "created": 1795940034,
+         *       "created": 1795942395,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "key_prod_06h2cqh7fdk7b9911197cjdvt3b4e",
+         *           "id": "key_prod_06h2d0hff561d1m2s03m8jqqg7zhr",
          *           "kind": "secret",
          *           "name": "catalogue",
          *           "object": "api_token",
          *           "status": "active",
-         *           "created": "2026-11-29T08:13:54.400Z",
-         *           "display": "st_prod_…01jt",
+         *           "created": "2026-11-29T08:53:15.765Z",
+         *           "display": "st_prod_…da4x",
          *           "revoked_at": null,
          *           "last_used_at": null
          *         }
@@ -26718,22 +26814,22 @@ export type components = {
         /**
          * @description The webhook body of `api_token.revoked`.
          * @example {
-         *       "id": "evt_prod_06h2cqheygq71zsm4yv4eqktq3mmy",
+         *       "id": "evt_prod_06h2d0hjcxzn5d2b4gbh200t3k0gm",
          *       "object": "event",
          *       "type": "api_token.revoked",
          *       "sequence": 2,
-         *       "created": 1795940036,
+         *       "created": 1795942396,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "key_prod_06h2cqhe5377xnxqzjjhwfpnad0bj",
+         *           "id": "key_prod_06h2d0hj2fpvh4vp2ypfat8jcp99j",
          *           "kind": "publishable",
          *           "name": "spare",
          *           "object": "api_token",
          *           "status": "revoked",
-         *           "created": "2026-11-29T08:13:56.131Z",
-         *           "display": "pt_prod_…3202",
-         *           "revoked_at": "2026-11-29T08:13:56.323Z",
+         *           "created": "2026-11-29T08:53:16.427Z",
+         *           "display": "pt_prod_…tj6z",
+         *           "revoked_at": "2026-11-29T08:53:16.516Z",
          *           "last_used_at": null
          *         },
          *         "previous_attributes": {
@@ -26772,23 +26868,23 @@ export type components = {
         /**
          * @description The webhook body of `webhook_endpoint.created`.
          * @example {
-         *       "id": "evt_prod_06h2cqhfxy754f65qhrt6a5vcx50r",
+         *       "id": "evt_prod_06h2d0hjpfzsr038y83gj2e52k006",
          *       "object": "event",
          *       "type": "webhook_endpoint.created",
          *       "sequence": 1,
-         *       "created": 1795940036,
+         *       "created": 1795942396,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "whe_prod_06h2cqhfpk5ps1k9g6cd0k3cjt0me",
+         *           "id": "whe_prod_06h2d0hjnpkx371z1dk2q22q8tj0t",
          *           "url": "https://example.com/audit",
          *           "events": [
          *             "customer.created"
          *           ],
          *           "object": "webhook_endpoint",
-         *           "created": "2026-11-29T08:13:56.515Z",
+         *           "created": "2026-11-29T08:53:16.588Z",
          *           "enabled": true,
-         *           "updated": "2026-11-29T08:13:56.515Z",
+         *           "updated": "2026-11-29T08:53:16.588Z",
          *           "livemode": false,
          *           "description": null,
          *           "disabled_at": null,
@@ -26864,23 +26960,23 @@ export type components = {
         /**
          * @description The webhook body of `webhook_endpoint.updated`.
          * @example {
-         *       "id": "evt_prod_06h2cqhgjm8mwac9rga87ra5mpv1r",
+         *       "id": "evt_prod_06h2d0hjtrfezv8qtgwk538mehnjm",
          *       "object": "event",
          *       "type": "webhook_endpoint.updated",
          *       "sequence": 2,
-         *       "created": 1795940036,
+         *       "created": 1795942396,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "whe_prod_06h2cqhfpk5ps1k9g6cd0k3cjt0me",
+         *           "id": "whe_prod_06h2d0hjnpkx371z1dk2q22q8tj0t",
          *           "url": "https://example.com/audit",
          *           "events": [
          *             "customer.created"
          *           ],
          *           "object": "webhook_endpoint",
-         *           "created": "2026-11-29T08:13:56.515Z",
+         *           "created": "2026-11-29T08:53:16.588Z",
          *           "enabled": true,
-         *           "updated": "2026-11-29T08:13:56.747Z",
+         *           "updated": "2026-11-29T08:53:16.627Z",
          *           "livemode": false,
          *           "description": "Audit",
          *           "disabled_at": null,
@@ -26890,7 +26986,7 @@ export type components = {
          *           "previous_secret_expires_at": null
          *         },
          *         "previous_attributes": {
-         *           "updated": "2026-11-29T08:13:56.515Z",
+         *           "updated": "2026-11-29T08:53:16.588Z",
          *           "description": null
          *         }
          *       }
@@ -26925,35 +27021,35 @@ export type components = {
         /**
          * @description The webhook body of `webhook_endpoint.deleted`.
          * @example {
-         *       "id": "evt_prod_06h2cqhj2f26c8ewxjn4jmfvc9k34",
+         *       "id": "evt_prod_06h2d0hkh1gkvspnr25hgaptqrvd0",
          *       "object": "event",
          *       "type": "webhook_endpoint.deleted",
          *       "sequence": 6,
-         *       "created": 1795940037,
+         *       "created": 1795942396,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "whe_prod_06h2cqhfpk5ps1k9g6cd0k3cjt0me",
+         *           "id": "whe_prod_06h2d0hjnpkx371z1dk2q22q8tj0t",
          *           "url": "https://example.com/audit",
          *           "events": [
          *             "customer.created"
          *           ],
          *           "object": "webhook_endpoint",
-         *           "created": "2026-11-29T08:13:56.515Z",
+         *           "created": "2026-11-29T08:53:16.588Z",
          *           "deleted": true,
          *           "enabled": false,
-         *           "updated": "2026-11-29T08:13:57.102Z",
+         *           "updated": "2026-11-29T08:53:16.806Z",
          *           "livemode": false,
          *           "description": "Audit",
          *           "disabled_at": null,
          *           "failing_since": null,
          *           "disabled_reason": null,
          *           "max_deliveries_per_second": null,
-         *           "previous_secret_expires_at": "2026-11-30T08:13:56.953Z"
+         *           "previous_secret_expires_at": "2026-11-30T08:53:16.742Z"
          *         },
          *         "previous_attributes": {
          *           "enabled": true,
-         *           "updated": "2026-11-29T08:13:56.953Z",
+         *           "updated": "2026-11-29T08:53:16.742Z",
          *           "deleted": null
          *         }
          *       }
@@ -27024,23 +27120,23 @@ export type components = {
         /**
          * @description The webhook body of `webhook_endpoint.disabled`.
          * @example {
-         *       "id": "evt_prod_06h2cqhgwjcb475kwfwsacbq9te54",
+         *       "id": "evt_prod_06h2d0hk0n6x3g7m4t89fba675p2m",
          *       "object": "event",
          *       "type": "webhook_endpoint.disabled",
          *       "sequence": 3,
-         *       "created": 1795940036,
+         *       "created": 1795942396,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "whe_prod_06h2cqhfpk5ps1k9g6cd0k3cjt0me",
+         *           "id": "whe_prod_06h2d0hjnpkx371z1dk2q22q8tj0t",
          *           "url": "https://example.com/audit",
          *           "events": [
          *             "customer.created"
          *           ],
          *           "object": "webhook_endpoint",
-         *           "created": "2026-11-29T08:13:56.515Z",
+         *           "created": "2026-11-29T08:53:16.588Z",
          *           "enabled": false,
-         *           "updated": "2026-11-29T08:13:56.818Z",
+         *           "updated": "2026-11-29T08:53:16.671Z",
          *           "livemode": false,
          *           "description": "Audit",
          *           "disabled_at": null,
@@ -27051,7 +27147,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "enabled": true,
-         *           "updated": "2026-11-29T08:13:56.747Z"
+         *           "updated": "2026-11-29T08:53:16.627Z"
          *         }
          *       }
          *     }
@@ -27085,23 +27181,23 @@ export type components = {
         /**
          * @description The webhook body of `webhook_endpoint.enabled`.
          * @example {
-         *       "id": "evt_prod_06h2cqhh5stw47mtch29m7b0c7pe0",
+         *       "id": "evt_prod_06h2d0hk68gs0xzzj77njq0rsd3m2",
          *       "object": "event",
          *       "type": "webhook_endpoint.enabled",
          *       "sequence": 4,
-         *       "created": 1795940036,
+         *       "created": 1795942396,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "whe_prod_06h2cqhfpk5ps1k9g6cd0k3cjt0me",
+         *           "id": "whe_prod_06h2d0hjnpkx371z1dk2q22q8tj0t",
          *           "url": "https://example.com/audit",
          *           "events": [
          *             "customer.created"
          *           ],
          *           "object": "webhook_endpoint",
-         *           "created": "2026-11-29T08:13:56.515Z",
+         *           "created": "2026-11-29T08:53:16.588Z",
          *           "enabled": true,
-         *           "updated": "2026-11-29T08:13:56.905Z",
+         *           "updated": "2026-11-29T08:53:16.719Z",
          *           "livemode": false,
          *           "description": "Audit",
          *           "disabled_at": null,
@@ -27112,7 +27208,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "enabled": false,
-         *           "updated": "2026-11-29T08:13:56.818Z"
+         *           "updated": "2026-11-29T08:53:16.671Z"
          *         }
          *       }
          *     }
@@ -27146,33 +27242,33 @@ export type components = {
         /**
          * @description The webhook body of `webhook_endpoint.secret_rotated`.
          * @example {
-         *       "id": "evt_prod_06h2cqhhfxa5ccejpt0yzrpp0p27t",
+         *       "id": "evt_prod_06h2d0hkank3az5nrc2ck0aan10cw",
          *       "object": "event",
          *       "type": "webhook_endpoint.secret_rotated",
          *       "sequence": 5,
-         *       "created": 1795940036,
+         *       "created": 1795942396,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "whe_prod_06h2cqhfpk5ps1k9g6cd0k3cjt0me",
+         *           "id": "whe_prod_06h2d0hjnpkx371z1dk2q22q8tj0t",
          *           "url": "https://example.com/audit",
          *           "events": [
          *             "customer.created"
          *           ],
          *           "object": "webhook_endpoint",
-         *           "created": "2026-11-29T08:13:56.515Z",
+         *           "created": "2026-11-29T08:53:16.588Z",
          *           "enabled": true,
-         *           "updated": "2026-11-29T08:13:56.953Z",
+         *           "updated": "2026-11-29T08:53:16.742Z",
          *           "livemode": false,
          *           "description": "Audit",
          *           "disabled_at": null,
          *           "failing_since": null,
          *           "disabled_reason": null,
          *           "max_deliveries_per_second": null,
-         *           "previous_secret_expires_at": "2026-11-30T08:13:56.953Z"
+         *           "previous_secret_expires_at": "2026-11-30T08:53:16.742Z"
          *         },
          *         "previous_attributes": {
-         *           "updated": "2026-11-29T08:13:56.905Z",
+         *           "updated": "2026-11-29T08:53:16.719Z",
          *           "previous_secret_expires_at": null
          *         }
          *       }
@@ -27207,18 +27303,18 @@ export type components = {
         /**
          * @description The webhook body of `user.signed_in`.
          * @example {
-         *       "id": "evt_prod_06h2cqh65zse6cpvtkynkwykym4hj",
+         *       "id": "evt_prod_06h2d0hf2qnq79zpg0ajbdfq2jszc",
          *       "object": "event",
          *       "type": "user.signed_in",
          *       "sequence": 1,
-         *       "created": 1795940034,
+         *       "created": 1795942395,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "user_prod_06h2cqh10pmjmaa14nr402sqrz3w0",
+         *           "id": "user_prod_06h2d0hcfee4ntj4vrv4ybcqcmvbg",
          *           "name": "Test User",
          *           "role": "owner",
-         *           "email": "user-c3efdf0168@example.com",
+         *           "email": "user-5e57215d29@example.com",
          *           "object": "user"
          *         }
          *       }
@@ -27264,18 +27360,18 @@ export type components = {
         /**
          * @description The webhook body of `user.sign_in_failed`.
          * @example {
-         *       "id": "evt_prod_06h2cqhzdk69edk5k8e485epxz4we",
+         *       "id": "evt_prod_06h2d0hrbhbwervw4qwsyv9qpy208",
          *       "object": "event",
          *       "type": "user.sign_in_failed",
          *       "sequence": 2,
-         *       "created": 1795940040,
+         *       "created": 1795942398,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "user_prod_06h2cqh10pmjmaa14nr402sqrz3w0",
+         *           "id": "user_prod_06h2d0hcfee4ntj4vrv4ybcqcmvbg",
          *           "name": "Test User",
          *           "role": "owner",
-         *           "email": "user-c3efdf0168@example.com",
+         *           "email": "user-5e57215d29@example.com",
          *           "object": "user"
          *         }
          *       }
@@ -27310,18 +27406,18 @@ export type components = {
         /**
          * @description The webhook body of `user.signed_out`.
          * @example {
-         *       "id": "evt_prod_06h2cqjc36y2vjex2k14ff5jbrfry",
+         *       "id": "evt_prod_06h2d0hvzm22bavns93ymhrv6hmdj",
          *       "object": "event",
          *       "type": "user.signed_out",
          *       "sequence": 4,
-         *       "created": 1795940043,
+         *       "created": 1795942398,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "user_prod_06h2cqh10pmjmaa14nr402sqrz3w0",
+         *           "id": "user_prod_06h2d0hcfee4ntj4vrv4ybcqcmvbg",
          *           "name": "Test User",
          *           "role": "owner",
-         *           "email": "user-c3efdf0168@example.com",
+         *           "email": "user-5e57215d29@example.com",
          *           "object": "user"
          *         }
          *       }
@@ -27356,18 +27452,18 @@ export type components = {
         /**
          * @description The webhook body of `user.password_changed`.
          * @example {
-         *       "id": "evt_prod_06h2cqj79ne1de2hhv8h60x8q1nj4",
+         *       "id": "evt_prod_06h2d0htpr95phrz8pghb9jaen0b2",
          *       "object": "event",
          *       "type": "user.password_changed",
          *       "sequence": 3,
-         *       "created": 1795940042,
+         *       "created": 1795942398,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "user_prod_06h2cqh10pmjmaa14nr402sqrz3w0",
+         *           "id": "user_prod_06h2d0hcfee4ntj4vrv4ybcqcmvbg",
          *           "name": "Test User",
          *           "role": "owner",
-         *           "email": "user-c3efdf0168@example.com",
+         *           "email": "user-5e57215d29@example.com",
          *           "object": "user"
          *         }
          *       }
@@ -27402,15 +27498,15 @@ export type components = {
         /**
          * @description The webhook body of `account.settings_updated`.
          * @example {
-         *       "id": "evt_prod_06h2cqjdprse62acwgwc06gqdnwdt",
+         *       "id": "evt_prod_06h2d0hwk7qb030g4a3eyb9zrj4cy",
          *       "object": "event",
          *       "type": "account.settings_updated",
          *       "sequence": 3,
-         *       "created": 1795940044,
+         *       "created": 1795942399,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "acc_prod_06h2cqh0ychnqm95vam61py8w28ct",
+         *           "id": "acc_prod_06h2d0hce7fffddx9j6aav1t6n5he",
          *           "object": "account_settings",
          *           "tax_id": null,
          *           "address": {
@@ -27426,7 +27522,7 @@ export type components = {
          *           "default_locale": "en",
          *           "email_reply_to": null,
          *           "invoice_footer": null,
-         *           "invoice_prefix": "EXAMPLEGMBH",
+         *           "invoice_prefix": "EXAMPL",
          *           "default_tax_rate": null,
          *           "email_sender_name": null,
          *           "email_hourly_limit": 1000,
@@ -27438,7 +27534,7 @@ export type components = {
          *         "previous_attributes": {
          *           "address": null,
          *           "business_name": null,
-         *           "invoice_prefix": "TESTCOSANDBO"
+         *           "invoice_prefix": "TEST"
          *         }
          *       }
          *     }
@@ -27501,20 +27597,20 @@ export type components = {
         /**
          * @description The webhook body of `tax_rate.created`.
          * @example {
-         *       "id": "evt_prod_06h2cqjdxyf4hcqvfjf2bprh2ym4t",
+         *       "id": "evt_prod_06h2d0hwqg546s20svdmh4r49pd36",
          *       "object": "event",
          *       "type": "tax_rate.created",
          *       "sequence": 1,
-         *       "created": 1795940044,
+         *       "created": 1795942399,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "txr_prod_06h2cqjdx579gf2aa7fftsjm0t8tr",
+         *           "id": "txr_prod_06h2d0hwq0c3b7y16j02w6zh3sqzt",
          *           "active": true,
          *           "object": "tax_rate",
          *           "country": "DE",
-         *           "created": "2026-11-29T08:14:04.265Z",
-         *           "updated": "2026-11-29T08:14:04.265Z",
+         *           "created": "2026-11-29T08:53:19.160Z",
+         *           "updated": "2026-11-29T08:53:19.160Z",
          *           "livemode": false,
          *           "metadata": {},
          *           "inclusive": false,
@@ -27583,20 +27679,20 @@ export type components = {
         /**
          * @description The webhook body of `tax_rate.updated`.
          * @example {
-         *       "id": "evt_prod_06h2cqje4yjxywsnfs84ssvfvyex2",
+         *       "id": "evt_prod_06h2d0hww4yxr1nxr2xzvr7tknh96",
          *       "object": "event",
          *       "type": "tax_rate.updated",
          *       "sequence": 2,
-         *       "created": 1795940044,
+         *       "created": 1795942399,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "txr_prod_06h2cqjdx579gf2aa7fftsjm0t8tr",
+         *           "id": "txr_prod_06h2d0hwq0c3b7y16j02w6zh3sqzt",
          *           "active": false,
          *           "object": "tax_rate",
          *           "country": "DE",
-         *           "created": "2026-11-29T08:14:04.265Z",
-         *           "updated": "2026-11-29T08:14:04.325Z",
+         *           "created": "2026-11-29T08:53:19.160Z",
+         *           "updated": "2026-11-29T08:53:19.197Z",
          *           "livemode": false,
          *           "metadata": {},
          *           "inclusive": false,
@@ -27607,7 +27703,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "active": true,
-         *           "updated": "2026-11-29T08:14:04.265Z"
+         *           "updated": "2026-11-29T08:53:19.160Z"
          *         }
          *       }
          *     }
@@ -27641,19 +27737,19 @@ export type components = {
         /**
          * @description The webhook body of `meter.created`.
          * @example {
-         *       "id": "evt_prod_06h2cqjnczr8ydygaa68z54ye8qdr",
+         *       "id": "evt_prod_06h2d0hzf54rsm3w8vecxdp39j19g",
          *       "object": "event",
          *       "type": "meter.created",
          *       "sequence": 1,
-         *       "created": 1795940046,
+         *       "created": 1795942399,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "mtr_prod_06h2cqjnbgkr903cne90f7311zkzp",
+         *           "id": "mtr_prod_06h2d0hzeya4ca4cm7k5ebpk9we3c",
          *           "object": "meter",
          *           "status": "active",
-         *           "created": "2026-11-29T08:14:06.171Z",
-         *           "updated": "2026-11-29T08:14:06.171Z",
+         *           "created": "2026-11-29T08:53:19.863Z",
+         *           "updated": "2026-11-29T08:53:19.863Z",
          *           "livemode": false,
          *           "value_key": "value",
          *           "event_name": "api_request",
@@ -27723,19 +27819,19 @@ export type components = {
         /**
          * @description The webhook body of `meter.updated`.
          * @example {
-         *       "id": "evt_prod_06h2cqjnjn2z1cgpykt7n9f0be1aj",
+         *       "id": "evt_prod_06h2d0hzj690rjvsfstmha436dtyc",
          *       "object": "event",
          *       "type": "meter.updated",
          *       "sequence": 2,
-         *       "created": 1795940046,
+         *       "created": 1795942399,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "mtr_prod_06h2cqjnbgkr903cne90f7311zkzp",
+         *           "id": "mtr_prod_06h2d0hzeya4ca4cm7k5ebpk9we3c",
          *           "object": "meter",
          *           "status": "active",
-         *           "created": "2026-11-29T08:14:06.171Z",
-         *           "updated": "2026-11-29T08:14:06.227Z",
+         *           "created": "2026-11-29T08:53:19.863Z",
+         *           "updated": "2026-11-29T08:53:19.887Z",
          *           "livemode": false,
          *           "value_key": "value",
          *           "event_name": "api_request",
@@ -27743,7 +27839,7 @@ export type components = {
          *           "display_name": "Requests"
          *         },
          *         "previous_attributes": {
-         *           "updated": "2026-11-29T08:14:06.171Z",
+         *           "updated": "2026-11-29T08:53:19.863Z",
          *           "display_name": "API requests"
          *         }
          *       }
@@ -27778,19 +27874,19 @@ export type components = {
         /**
          * @description The webhook body of `meter.deactivated`.
          * @example {
-         *       "id": "evt_prod_06h2cqjnqjbjrzd3rehhjwcbjnj0y",
+         *       "id": "evt_prod_06h2d0hzn6as230j74n224z3ys5rr",
          *       "object": "event",
          *       "type": "meter.deactivated",
          *       "sequence": 3,
-         *       "created": 1795940046,
+         *       "created": 1795942399,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "mtr_prod_06h2cqjnbgkr903cne90f7311zkzp",
+         *           "id": "mtr_prod_06h2d0hzeya4ca4cm7k5ebpk9we3c",
          *           "object": "meter",
          *           "status": "inactive",
-         *           "created": "2026-11-29T08:14:06.171Z",
-         *           "updated": "2026-11-29T08:14:06.258Z",
+         *           "created": "2026-11-29T08:53:19.863Z",
+         *           "updated": "2026-11-29T08:53:19.910Z",
          *           "livemode": false,
          *           "value_key": "value",
          *           "event_name": "api_request",
@@ -27799,7 +27895,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "status": "active",
-         *           "updated": "2026-11-29T08:14:06.227Z"
+         *           "updated": "2026-11-29T08:53:19.887Z"
          *         }
          *       }
          *     }
@@ -27833,19 +27929,19 @@ export type components = {
         /**
          * @description The webhook body of `meter.reactivated`.
          * @example {
-         *       "id": "evt_prod_06h2cqjnz8dmqwzb7hpjq8d22x9de",
+         *       "id": "evt_prod_06h2d0hzt61cqrq5xkdqyj4a3jqpg",
          *       "object": "event",
          *       "type": "meter.reactivated",
          *       "sequence": 4,
-         *       "created": 1795940046,
+         *       "created": 1795942399,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "mtr_prod_06h2cqjnbgkr903cne90f7311zkzp",
+         *           "id": "mtr_prod_06h2d0hzeya4ca4cm7k5ebpk9we3c",
          *           "object": "meter",
          *           "status": "active",
-         *           "created": "2026-11-29T08:14:06.171Z",
-         *           "updated": "2026-11-29T08:14:06.329Z",
+         *           "created": "2026-11-29T08:53:19.863Z",
+         *           "updated": "2026-11-29T08:53:19.951Z",
          *           "livemode": false,
          *           "value_key": "value",
          *           "event_name": "api_request",
@@ -27854,7 +27950,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "status": "inactive",
-         *           "updated": "2026-11-29T08:14:06.258Z"
+         *           "updated": "2026-11-29T08:53:19.910Z"
          *         }
          *       }
          *     }
@@ -27888,19 +27984,19 @@ export type components = {
         /**
          * @description The webhook body of `feature.created`.
          * @example {
-         *       "id": "evt_prod_06h2cqjkdrag4r4xt8k9kfa0k1kzp",
+         *       "id": "evt_prod_06h2d0hymmw5x4q5zy6b9wz8t0hvw",
          *       "object": "event",
          *       "type": "feature.created",
          *       "sequence": 1,
-         *       "created": 1795940045,
+         *       "created": 1795942399,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "feat_prod_06h2cqjkd8x29xg9vytbe4ngqhc8a",
+         *           "id": "feat_prod_06h2d0hym94rrckvk63wrvw3bn5nc",
          *           "name": "Reports",
          *           "object": "feature",
-         *           "created": "2026-11-29T08:14:05.674Z",
-         *           "updated": "2026-11-29T08:14:05.674Z",
+         *           "created": "2026-11-29T08:53:19.650Z",
+         *           "updated": "2026-11-29T08:53:19.650Z",
          *           "livemode": false,
          *           "metadata": {},
          *           "lookup_key": "reports"
@@ -27960,28 +28056,28 @@ export type components = {
         /**
          * @description The webhook body of `product_feature.attached`.
          * @example {
-         *       "id": "evt_prod_06h2cqjkpwfn0wdxp3s10pj3cxf9g",
+         *       "id": "evt_prod_06h2d0hysbpf7sgw35wpfvkv4ac4p",
          *       "object": "event",
          *       "type": "product_feature.attached",
          *       "sequence": 1,
-         *       "created": 1795940045,
+         *       "created": 1795942399,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "prodft_prod_06h2cqjkpqm4hk75n49mp33hbk7c6",
+         *           "id": "prodft_prod_06h2d0hyrktmx4w37ckgqkc4re4hc",
          *           "object": "product_feature",
-         *           "created": "2026-11-29T08:14:05.749Z",
+         *           "created": "2026-11-29T08:53:19.685Z",
          *           "feature": {
-         *             "id": "feat_prod_06h2cqjkd8x29xg9vytbe4ngqhc8a",
+         *             "id": "feat_prod_06h2d0hym94rrckvk63wrvw3bn5nc",
          *             "name": "Reports",
          *             "object": "feature",
-         *             "created": "2026-11-29T08:14:05.674Z",
-         *             "updated": "2026-11-29T08:14:05.674Z",
+         *             "created": "2026-11-29T08:53:19.650Z",
+         *             "updated": "2026-11-29T08:53:19.650Z",
          *             "livemode": false,
          *             "metadata": {},
          *             "lookup_key": "reports"
          *           },
-         *           "product": "prod_prod_06h2cqjeq4hacp8vqrze1e0nck9dj",
+         *           "product": "prod_prod_06h2d0hx2vrjrnnvbfet5snx8f0m6",
          *           "livemode": false
          *         }
          *       }
@@ -28031,28 +28127,28 @@ export type components = {
         /**
          * @description The webhook body of `product_feature.detached`.
          * @example {
-         *       "id": "evt_prod_06h2cqjmpmntvhn42kyy1pysc4w56",
+         *       "id": "evt_prod_06h2d0hz63z4j5sdaaz4ydkxt5018",
          *       "object": "event",
          *       "type": "product_feature.detached",
          *       "sequence": 2,
-         *       "created": 1795940046,
+         *       "created": 1795942399,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "prodft_prod_06h2cqjmfktw4x7j08wbt2qma8qaj",
+         *           "id": "prodft_prod_06h2d0hz0kevw8p1mfh0tssf0rdem",
          *           "object": "product_feature",
-         *           "created": "2026-11-29T08:14:05.948Z",
+         *           "created": "2026-11-29T08:53:19.748Z",
          *           "feature": {
-         *             "id": "feat_prod_06h2cqjm5d42yfj7zgthjemx01fpm",
+         *             "id": "feat_prod_06h2d0hywd0qhrx6e06e046t23r9r",
          *             "name": "Beta",
          *             "object": "feature",
-         *             "created": "2026-11-29T08:14:05.867Z",
-         *             "updated": "2026-11-29T08:14:05.867Z",
+         *             "created": "2026-11-29T08:53:19.715Z",
+         *             "updated": "2026-11-29T08:53:19.715Z",
          *             "livemode": false,
          *             "metadata": {},
          *             "lookup_key": "beta"
          *           },
-         *           "product": "prod_prod_06h2cqjeq4hacp8vqrze1e0nck9dj",
+         *           "product": "prod_prod_06h2d0hx2vrjrnnvbfet5snx8f0m6",
          *           "livemode": false
          *         }
          *       }
@@ -28087,23 +28183,23 @@ export type components = {
         /**
          * @description The webhook body of `customer.entitlements.updated`.
          * @example {
-         *       "id": "evt_prod_06h2cqkp9ekpvdmzz4z1p63rm5d92",
+         *       "id": "evt_prod_06h2d0j8pmm3qfn5qdmcwbak5zd7m",
          *       "object": "event",
          *       "type": "customer.entitlements.updated",
          *       "sequence": 3,
-         *       "created": 1795940054,
+         *       "created": 1795942402,
          *       "livemode": false,
          *       "data": {
          *         "object": {
          *           "items": [
          *             {
-         *               "feature": "feat_prod_06h2cqjkd8x29xg9vytbe4ngqhc8a",
+         *               "feature": "feat_prod_06h2d0hym94rrckvk63wrvw3bn5nc",
          *               "lookup_key": "reports",
-         *               "source_subscription": "sub_prod_06h2cqknm81r5v31t9pmvtwd4brsw"
+         *               "source_subscription": "sub_prod_06h2d0j8khyc25ndr0zhkwxcdqp38"
          *             }
          *           ],
          *           "object": "customer_entitlements",
-         *           "customer": "cus_prod_06h2cqjp9q86wsnhz16fr4njyj6nw",
+         *           "customer": "cus_prod_06h2d0hzwvey0es4yyvctdfs4an46",
          *           "livemode": false
          *         },
          *         "previous_attributes": {
@@ -28150,16 +28246,16 @@ export type components = {
         /**
          * @description The webhook body of `portal_configuration.updated`.
          * @example {
-         *       "id": "evt_prod_06h2cqjn1v7yapfkrt9f0q1288bsy",
+         *       "id": "evt_prod_06h2d0hza81j7bn14neycwkkmq9n8",
          *       "object": "event",
          *       "type": "portal_configuration.updated",
          *       "sequence": 4,
-         *       "created": 1795940046,
+         *       "created": 1795942399,
          *       "livemode": false,
          *       "data": {
          *         "object": {
          *           "object": "portal_configuration",
-         *           "updated": "2026-11-29T08:14:06.054Z",
+         *           "updated": "2026-11-29T08:53:19.817Z",
          *           "branding": {
          *             "logo_url": null,
          *             "accent_color": null,
@@ -28350,16 +28446,16 @@ export type components = {
         /**
          * @description The webhook body of `credit_note.created`.
          * @example {
-         *       "id": "evt_prod_06h2cqkh180f0d4sznqgsaz9z0cqw",
+         *       "id": "evt_prod_06h2d0j7kc9n9h2yz0r5dr8f6ac5r",
          *       "object": "event",
          *       "type": "credit_note.created",
          *       "sequence": 1,
-         *       "created": 1795940053,
+         *       "created": 1795942401,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "cn_prod_06h2cqkgtezdp801eyq5qct37wf66",
-         *           "pdf": "http://127.0.0.1:41121/api/credit-notes/cn_prod_06h2cqkgtezdp801eyq5qct37wf66/pdf",
+         *           "id": "cn_prod_06h2d0j7hkkn51j3kw2affczjbbjy",
+         *           "pdf": "http://127.0.0.1:34341/api/credit-notes/cn_prod_06h2d0j7hkkn51j3kw2affczjbbjy/pdf",
          *           "memo": null,
          *           "type": "pre_payment",
          *           "lines": [
@@ -28373,20 +28469,20 @@ export type components = {
          *               "total_amount_atom": 100
          *             }
          *           ],
-         *           "number": "EXAMPLEGMBH-CN-0001",
+         *           "number": "EXAMPL-CN-0001",
          *           "object": "credit_note",
          *           "reason": "order_change",
          *           "status": "issued",
-         *           "created": "2026-11-29T08:14:13.203Z",
-         *           "invoice": "in_prod_06h2cqkdhj88r9829sbhrj8xqa6ma",
+         *           "created": "2026-11-29T08:53:21.932Z",
+         *           "invoice": "in_prod_06h2d0j79mk4wzjjggkfr026e0npr",
          *           "refunds": [],
-         *           "updated": "2026-11-29T08:14:13.203Z",
+         *           "updated": "2026-11-29T08:53:21.932Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h2cqjp9q86wsnhz16fr4njyj6nw",
+         *           "customer": "cus_prod_06h2d0hzwvey0es4yyvctdfs4an46",
          *           "livemode": false,
          *           "tax_atom": 0,
          *           "voided_at": null,
-         *           "pdf_sha256": "880800773eb68bb9f80ea6d05769001c59c2af8477817affd3fc16a96721b136",
+         *           "pdf_sha256": "4be6b9605a6f79562b4838aa4bbcd6972a0cbdded5e133ccb73afd00875819b9",
          *           "total_taxes": [],
          *           "discount_atom": 0,
          *           "subtotal_atom": 100,
@@ -28481,16 +28577,16 @@ export type components = {
         /**
          * @description The webhook body of `credit_note.voided`.
          * @example {
-         *       "id": "evt_prod_06h2cqkj9sgnexerr005cqtpv36z8",
+         *       "id": "evt_prod_06h2d0j7swztkd6ys0wmj10zhnyjg",
          *       "object": "event",
          *       "type": "credit_note.voided",
          *       "sequence": 2,
-         *       "created": 1795940053,
+         *       "created": 1795942401,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "cn_prod_06h2cqkgtezdp801eyq5qct37wf66",
-         *           "pdf": "http://127.0.0.1:41121/api/credit-notes/cn_prod_06h2cqkgtezdp801eyq5qct37wf66/pdf",
+         *           "id": "cn_prod_06h2d0j7hkkn51j3kw2affczjbbjy",
+         *           "pdf": "http://127.0.0.1:34341/api/credit-notes/cn_prod_06h2d0j7hkkn51j3kw2affczjbbjy/pdf",
          *           "memo": null,
          *           "type": "pre_payment",
          *           "lines": [
@@ -28504,20 +28600,20 @@ export type components = {
          *               "total_amount_atom": 100
          *             }
          *           ],
-         *           "number": "EXAMPLEGMBH-CN-0001",
+         *           "number": "EXAMPL-CN-0001",
          *           "object": "credit_note",
          *           "reason": "order_change",
          *           "status": "void",
-         *           "created": "2026-11-29T08:14:13.203Z",
-         *           "invoice": "in_prod_06h2cqkdhj88r9829sbhrj8xqa6ma",
+         *           "created": "2026-11-29T08:53:21.932Z",
+         *           "invoice": "in_prod_06h2d0j79mk4wzjjggkfr026e0npr",
          *           "refunds": [],
-         *           "updated": "2026-11-29T08:14:13.580Z",
+         *           "updated": "2026-11-29T08:53:21.996Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h2cqjp9q86wsnhz16fr4njyj6nw",
+         *           "customer": "cus_prod_06h2d0hzwvey0es4yyvctdfs4an46",
          *           "livemode": false,
          *           "tax_atom": 0,
-         *           "voided_at": "2026-11-29T08:14:13.580Z",
-         *           "pdf_sha256": "880800773eb68bb9f80ea6d05769001c59c2af8477817affd3fc16a96721b136",
+         *           "voided_at": "2026-11-29T08:53:21.996Z",
+         *           "pdf_sha256": "4be6b9605a6f79562b4838aa4bbcd6972a0cbdded5e133ccb73afd00875819b9",
          *           "total_taxes": [],
          *           "discount_atom": 0,
          *           "subtotal_atom": 100,
@@ -28529,7 +28625,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "status": "issued",
-         *           "updated": "2026-11-29T08:14:13.203Z",
+         *           "updated": "2026-11-29T08:53:21.932Z",
          *           "voided_at": null
          *         }
          *       }
@@ -28564,24 +28660,24 @@ export type components = {
         /**
          * @description The webhook body of `customer.balance_transaction.created`.
          * @example {
-         *       "id": "evt_prod_06h2cqkjkjd1kp355b89pz0h2z6pr",
+         *       "id": "evt_prod_06h2d0j7ymg776s141xtkysa9jdhp",
          *       "object": "event",
          *       "type": "customer.balance_transaction.created",
          *       "sequence": 1,
-         *       "created": 1795940053,
+         *       "created": 1795942402,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "cbtxn_prod_06h2cqkjj6vby2hknvr3jp5a5n2cw",
+         *           "id": "cbtxn_prod_06h2d0j7yf6svhy5t5awjtcd22kd2",
          *           "type": "credit_note",
          *           "object": "customer_balance_transaction",
-         *           "created": "2026-11-29T08:14:13.649Z",
-         *           "invoice": "in_prod_06h2cqjy5sy0ggp4fba462kpv07bg",
+         *           "created": "2026-11-29T08:53:22.035Z",
+         *           "invoice": "in_prod_06h2d0j3hmedp2e9959y4mv9t8t16",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h2cqjp9q86wsnhz16fr4njyj6nw",
+         *           "customer": "cus_prod_06h2d0hzwvey0es4yyvctdfs4an46",
          *           "livemode": false,
          *           "amount_atom": 100,
-         *           "credit_note": "cn_prod_06h2cqkjhrby17gray05s8wd5er38",
+         *           "credit_note": "cn_prod_06h2d0j7y6pjw25hyvgbsydmzh3hp",
          *           "description": null,
          *           "ending_balance_atom": 100,
          *           "subscription_change_request": null
@@ -28647,18 +28743,18 @@ export type components = {
         /**
          * @description The webhook body of `member.invited`.
          * @example {
-         *       "id": "evt_prod_06h2cqhmr1n181k22f60k07jjak7a",
+         *       "id": "evt_prod_06h2d0hmzdgdhhb8ndf25n9kqk7cp",
          *       "object": "event",
          *       "type": "member.invited",
          *       "sequence": 1,
-         *       "created": 1795940037,
+         *       "created": 1795942397,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "inv_prod_06h2cqhmmksmjj04fktvpp0na0k3y",
+         *           "id": "inv_prod_06h2d0hmpdezhy9tkvjs5kkhy4xfj",
          *           "name": null,
          *           "role": "viewer",
-         *           "email": "withdrawn-mx1kbtl5@example.com",
+         *           "email": "withdrawn-mx1lqe8p@example.com",
          *           "object": "member",
          *           "status": "invited",
          *           "invitation": null
@@ -28711,18 +28807,18 @@ export type components = {
         /**
          * @description The webhook body of `member.invitation_revoked`.
          * @example {
-         *       "id": "evt_prod_06h2cqhnfexbdnrxn5v85rqt4mhv6",
+         *       "id": "evt_prod_06h2d0hnj15tnrz039y0rpwf193ha",
          *       "object": "event",
          *       "type": "member.invitation_revoked",
          *       "sequence": 2,
-         *       "created": 1795940038,
+         *       "created": 1795942397,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "inv_prod_06h2cqhmmksmjj04fktvpp0na0k3y",
+         *           "id": "inv_prod_06h2d0hmpdezhy9tkvjs5kkhy4xfj",
          *           "name": null,
          *           "role": "viewer",
-         *           "email": "withdrawn-mx1kbtl5@example.com",
+         *           "email": "withdrawn-mx1lqe8p@example.com",
          *           "object": "member",
          *           "status": "invitation_revoked",
          *           "invitation": null
@@ -28762,21 +28858,21 @@ export type components = {
         /**
          * @description The webhook body of `member.joined`.
          * @example {
-         *       "id": "evt_prod_06h2cqhsw6mn274e4yxfa5mkbz4p8",
+         *       "id": "evt_prod_06h2d0hq135yzg2v73qsez66r021j",
          *       "object": "event",
          *       "type": "member.joined",
          *       "sequence": 1,
-         *       "created": 1795940039,
+         *       "created": 1795942397,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "user_prod_06h2cqhsqt7r02ad778fm68zvnphy",
+         *           "id": "user_prod_06h2d0hpzw73y9ax59rcaqyvsatqe",
          *           "name": "Joined Member",
          *           "role": "developer",
-         *           "email": "joined-mx1kbtl5@example.com",
+         *           "email": "joined-mx1lqe8p@example.com",
          *           "object": "member",
          *           "status": "active",
-         *           "invitation": "inv_prod_06h2cqhnqaksphqv5q3340t840f06"
+         *           "invitation": "inv_prod_06h2d0hnne0040ykzzsywa9pyw6qy"
          *         }
          *       }
          *     }
@@ -28810,18 +28906,18 @@ export type components = {
         /**
          * @description The webhook body of `member.role_changed`.
          * @example {
-         *       "id": "evt_prod_06h2cqhte3yncavyags84hkgfte6y",
+         *       "id": "evt_prod_06h2d0hq684jsw6rpq0vpxr4dq1w4",
          *       "object": "event",
          *       "type": "member.role_changed",
          *       "sequence": 2,
-         *       "created": 1795940039,
+         *       "created": 1795942397,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "user_prod_06h2cqhsqt7r02ad778fm68zvnphy",
+         *           "id": "user_prod_06h2d0hpzw73y9ax59rcaqyvsatqe",
          *           "name": "Joined Member",
          *           "role": "viewer",
-         *           "email": "joined-mx1kbtl5@example.com",
+         *           "email": "joined-mx1lqe8p@example.com",
          *           "object": "member",
          *           "status": "active",
          *           "invitation": null
@@ -28861,18 +28957,18 @@ export type components = {
         /**
          * @description The webhook body of `member.removed`.
          * @example {
-         *       "id": "evt_prod_06h2cqhv71rvpm5rhqc2pyzqyk2zc",
+         *       "id": "evt_prod_06h2d0hqc2t7x5mj1v50w30gz97qp",
          *       "object": "event",
          *       "type": "member.removed",
          *       "sequence": 3,
-         *       "created": 1795940039,
+         *       "created": 1795942397,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "user_prod_06h2cqhsqt7r02ad778fm68zvnphy",
+         *           "id": "user_prod_06h2d0hpzw73y9ax59rcaqyvsatqe",
          *           "name": "Joined Member",
          *           "role": "viewer",
-         *           "email": "joined-mx1kbtl5@example.com",
+         *           "email": "joined-mx1lqe8p@example.com",
          *           "object": "member",
          *           "status": "removed",
          *           "invitation": null
@@ -28912,24 +29008,24 @@ export type components = {
         /**
          * @description The webhook body of `payment_processor.connected`.
          * @example {
-         *       "id": "evt_prod_06h2cqjd43xk9xkepmtm2qj39xp1g",
+         *       "id": "evt_prod_06h2d0hw9tk351gkf8wfese4bk246",
          *       "object": "event",
          *       "type": "payment_processor.connected",
          *       "sequence": 1,
-         *       "created": 1795940044,
+         *       "created": 1795942399,
          *       "livemode": false,
          *       "data": {
          *         "object": {
          *           "object": "payment_processor",
-         *           "created": "2026-11-29T08:14:04.048Z",
-         *           "updated": "2026-11-29T08:14:04.048Z",
+         *           "created": "2026-11-29T08:53:19.046Z",
+         *           "updated": "2026-11-29T08:53:19.046Z",
          *           "livemode": false,
          *           "processor": "stripe",
-         *           "webhook_url": "http://127.0.0.1:41121/api/processors/stripe/acc_prod_06h2cqh0ychnqm95vam61py8w28ct",
+         *           "webhook_url": "http://127.0.0.1:34341/api/processors/stripe/acc_prod_06h2d0hce7fffddx9j6aav1t6n5he",
          *           "publishable_key": "pk_test_catalogue_flow",
          *           "secret_key_last4": "flow",
-         *           "processor_account": "acct_90e271a46ac2def6933733fb",
-         *           "webhook_endpoint_id": "we_4bffe572f5ceb15ea53fe202"
+         *           "processor_account": "acct_312f4400069b234a9d3adf6b",
+         *           "webhook_endpoint_id": "we_87a4ae945cf18c5fc8c929c8"
          *         }
          *       }
          *     }
@@ -29006,24 +29102,24 @@ export type components = {
         /**
          * @description The webhook body of `payment_processor.disconnected`.
          * @example {
-         *       "id": "evt_prod_06h2cqjdcnfxqtr66zq6et2h46hrw",
+         *       "id": "evt_prod_06h2d0hwesj46pyzqy1acgzngdc7c",
          *       "object": "event",
          *       "type": "payment_processor.disconnected",
          *       "sequence": 2,
-         *       "created": 1795940044,
+         *       "created": 1795942399,
          *       "livemode": false,
          *       "data": {
          *         "object": {
          *           "object": "payment_processor",
-         *           "created": "2026-11-29T08:14:04.048Z",
-         *           "updated": "2026-11-29T08:14:04.048Z",
+         *           "created": "2026-11-29T08:53:19.046Z",
+         *           "updated": "2026-11-29T08:53:19.046Z",
          *           "livemode": false,
          *           "processor": "stripe",
-         *           "webhook_url": "http://127.0.0.1:41121/api/processors/stripe/acc_prod_06h2cqh0ychnqm95vam61py8w28ct",
+         *           "webhook_url": "http://127.0.0.1:34341/api/processors/stripe/acc_prod_06h2d0hce7fffddx9j6aav1t6n5he",
          *           "publishable_key": "pk_test_catalogue_flow",
          *           "secret_key_last4": "flow",
-         *           "processor_account": "acct_90e271a46ac2def6933733fb",
-         *           "webhook_endpoint_id": "we_4bffe572f5ceb15ea53fe202"
+         *           "processor_account": "acct_312f4400069b234a9d3adf6b",
+         *           "webhook_endpoint_id": "we_87a4ae945cf18c5fc8c929c8"
          *         }
          *       }
          *     }
@@ -29057,39 +29153,39 @@ export type components = {
         /**
          * @description The webhook body of `subscription_change_request.scheduled`.
          * @example {
-         *       "id": "evt_prod_06h2cqkx4yhsce2v5pa082kdq1jre",
+         *       "id": "evt_prod_06h2d0jaf8vb5g5nzdkkwvqn06met",
          *       "object": "event",
          *       "type": "subscription_change_request.scheduled",
          *       "sequence": 1,
-         *       "created": 1795940056,
+         *       "created": 1795942402,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "scr_prod_06h2cqkvyyapd841sa5v0m0v9qjg4",
+         *           "id": "scr_prod_06h2d0ja9b9ypfwascswa7a6f0m3g",
          *           "steps": [
          *             {
-         *               "item": "si_prod_06h2cqktcmm7bwset3af9mq2zeezw",
+         *               "item": "si_prod_06h2d0j9xrfa4gtwtxt0gkkdw3at2",
          *               "type": "switch_price",
-         *               "price": "price_prod_06h2cqkt975sz1an46c64r3dy371g",
+         *               "price": "price_prod_06h2d0j9vt7y9br3vt2p5a1atxsct",
          *               "state": "pending",
          *               "quantity": null
          *             }
          *           ],
          *           "object": "subscription_change_request",
          *           "status": "scheduled",
-         *           "created": "2026-11-29T08:14:15.941Z",
+         *           "created": "2026-11-29T08:53:22.610Z",
          *           "invoice": null,
-         *           "updated": "2026-11-29T08:14:16.291Z",
+         *           "updated": "2026-11-29T08:53:22.673Z",
          *           "currency": "usd",
          *           "livemode": false,
          *           "metadata": {},
          *           "effective": "period_end",
          *           "applied_at": null,
          *           "last_error": null,
-         *           "effective_at": "2026-12-29T08:14:15.650Z",
-         *           "subscription": "sub_prod_06h2cqktcmm7bwset3af9mq2zeezt",
+         *           "effective_at": "2026-12-29T08:53:22.540Z",
+         *           "subscription": "sub_prod_06h2d0j9xrfa4gtwtxt0gkkdw3at0",
          *           "applied_steps": 0,
-         *           "proration_date": "2026-11-29T08:14:15.941Z",
+         *           "proration_date": "2026-11-29T08:53:22.610Z",
          *           "proration_behavior": "create_prorations",
          *           "amount_due_now_atom": 0,
          *           "balance_transaction": null,
@@ -29103,7 +29199,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "status": "open",
-         *           "updated": "2026-11-29T08:14:15.941Z",
+         *           "updated": "2026-11-29T08:53:22.610Z",
          *           "effective_at": null
          *         }
          *       }
@@ -29205,39 +29301,39 @@ export type components = {
         /**
          * @description The webhook body of `subscription_change_request.applied`.
          * @example {
-         *       "id": "evt_prod_06h2cqmj0kxprpgw7ga008cvhk76y",
+         *       "id": "evt_prod_06h2d0jdrpk3kxapxnd7mezncz9hj",
          *       "object": "event",
          *       "type": "subscription_change_request.applied",
          *       "sequence": 2,
-         *       "created": 1798532055,
+         *       "created": 1798534402,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "scr_prod_06h2cqkvyyapd841sa5v0m0v9qjg4",
+         *           "id": "scr_prod_06h2d0ja9b9ypfwascswa7a6f0m3g",
          *           "steps": [
          *             {
-         *               "item": "si_prod_06h2cqktcmm7bwset3af9mq2zeezw",
+         *               "item": "si_prod_06h2d0j9xrfa4gtwtxt0gkkdw3at2",
          *               "type": "switch_price",
-         *               "price": "price_prod_06h2cqkt975sz1an46c64r3dy371g",
+         *               "price": "price_prod_06h2d0j9vt7y9br3vt2p5a1atxsct",
          *               "state": "applied",
          *               "quantity": null
          *             }
          *           ],
          *           "object": "subscription_change_request",
          *           "status": "applied",
-         *           "created": "2026-11-29T08:14:15.941Z",
+         *           "created": "2026-11-29T08:53:22.610Z",
          *           "invoice": null,
-         *           "updated": "2026-12-29T08:14:15.650Z",
+         *           "updated": "2026-12-29T08:53:22.540Z",
          *           "currency": "usd",
          *           "livemode": false,
          *           "metadata": {},
          *           "effective": "period_end",
-         *           "applied_at": "2026-12-29T08:14:15.650Z",
+         *           "applied_at": "2026-12-29T08:53:22.540Z",
          *           "last_error": null,
-         *           "effective_at": "2026-12-29T08:14:15.650Z",
-         *           "subscription": "sub_prod_06h2cqktcmm7bwset3af9mq2zeezt",
+         *           "effective_at": "2026-12-29T08:53:22.540Z",
+         *           "subscription": "sub_prod_06h2d0j9xrfa4gtwtxt0gkkdw3at0",
          *           "applied_steps": 1,
-         *           "proration_date": "2026-11-29T08:14:15.941Z",
+         *           "proration_date": "2026-11-29T08:53:22.610Z",
          *           "proration_behavior": "create_prorations",
          *           "amount_due_now_atom": 0,
          *           "balance_transaction": null,
@@ -29252,15 +29348,15 @@ export type components = {
          *         "previous_attributes": {
          *           "steps": [
          *             {
-         *               "item": "si_prod_06h2cqktcmm7bwset3af9mq2zeezw",
+         *               "item": "si_prod_06h2d0j9xrfa4gtwtxt0gkkdw3at2",
          *               "type": "switch_price",
-         *               "price": "price_prod_06h2cqkt975sz1an46c64r3dy371g",
+         *               "price": "price_prod_06h2d0j9vt7y9br3vt2p5a1atxsct",
          *               "state": "pending",
          *               "quantity": null
          *             }
          *           ],
          *           "status": "scheduled",
-         *           "updated": "2026-11-29T08:14:16.291Z",
+         *           "updated": "2026-11-29T08:53:22.673Z",
          *           "applied_at": null,
          *           "applied_steps": 0
          *         }
@@ -29296,18 +29392,18 @@ export type components = {
         /**
          * @description The webhook body of `subscription_change_request.canceled`.
          * @example {
-         *       "id": "evt_prod_06h2cqkzadeg3crdaz207hfgg6fre",
+         *       "id": "evt_prod_06h2d0jax8ev0pq1wvcz4rknfzsce",
          *       "object": "event",
          *       "type": "subscription_change_request.canceled",
          *       "sequence": 2,
-         *       "created": 1795940056,
+         *       "created": 1795942402,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "scr_prod_06h2cqkyn93r062g44ayqcc9rqxp2",
+         *           "id": "scr_prod_06h2d0janx6yxmzf6x7wx7encbp58",
          *           "steps": [
          *             {
-         *               "item": "si_prod_06h2cqktcmm7bwset3af9mq2zeezw",
+         *               "item": "si_prod_06h2d0j9xrfa4gtwtxt0gkkdw3at2",
          *               "type": "set_quantity",
          *               "price": null,
          *               "state": "pending",
@@ -29316,19 +29412,19 @@ export type components = {
          *           ],
          *           "object": "subscription_change_request",
          *           "status": "canceled",
-         *           "created": "2026-11-29T08:14:16.590Z",
+         *           "created": "2026-11-29T08:53:22.711Z",
          *           "invoice": null,
-         *           "updated": "2026-11-29T08:14:16.913Z",
+         *           "updated": "2026-11-29T08:53:22.791Z",
          *           "currency": "usd",
          *           "livemode": false,
          *           "metadata": {},
          *           "effective": "period_end",
          *           "applied_at": null,
          *           "last_error": null,
-         *           "effective_at": "2026-12-29T08:14:15.650Z",
-         *           "subscription": "sub_prod_06h2cqktcmm7bwset3af9mq2zeezt",
+         *           "effective_at": "2026-12-29T08:53:22.540Z",
+         *           "subscription": "sub_prod_06h2d0j9xrfa4gtwtxt0gkkdw3at0",
          *           "applied_steps": 0,
-         *           "proration_date": "2026-11-29T08:14:16.590Z",
+         *           "proration_date": "2026-11-29T08:53:22.711Z",
          *           "proration_behavior": "create_prorations",
          *           "amount_due_now_atom": 0,
          *           "balance_transaction": null,
@@ -29342,7 +29438,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "status": "scheduled",
-         *           "updated": "2026-11-29T08:14:16.803Z",
+         *           "updated": "2026-11-29T08:53:22.759Z",
          *           "cancellation_reason": null
          *         }
          *       }
@@ -29377,15 +29473,15 @@ export type components = {
         /**
          * @description The webhook body of `payment_method.attached`.
          * @example {
-         *       "id": "evt_prod_06h2cqjthprbghv9zrskpv6md4m7m",
+         *       "id": "evt_prod_06h2d0j0vxn862w5993sgtqnc7dwr",
          *       "object": "event",
          *       "type": "payment_method.attached",
          *       "sequence": 1,
-         *       "created": 1795940047,
+         *       "created": 1795942400,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "pm_prod_06h2cqjtgf7qdjrn0ey4pn23hd2vg",
+         *           "id": "pm_prod_06h2d0j0vhm1yb6ks7e5h1pvzkyam",
          *           "card": {
          *             "brand": "visa",
          *             "last4": "4242",
@@ -29393,8 +29489,8 @@ export type components = {
          *             "exp_month": 12
          *           },
          *           "object": "payment_method",
-         *           "created": "2026-11-29T08:14:07.491Z",
-         *           "customer": "cus_prod_06h2cqjp9q86wsnhz16fr4njyj6nw",
+         *           "created": "2026-11-29T08:53:20.220Z",
+         *           "customer": "cus_prod_06h2d0hzwvey0es4yyvctdfs4an46",
          *           "livemode": false,
          *           "processor": "sandbox",
          *           "detached_at": null,
@@ -29470,15 +29566,15 @@ export type components = {
         /**
          * @description The webhook body of `payment_method.detached`.
          * @example {
-         *       "id": "evt_prod_06h2cqjtydbbp1addjndnpw804m74",
+         *       "id": "evt_prod_06h2d0j1s05gkzn495a7c526036p0",
          *       "object": "event",
          *       "type": "payment_method.detached",
          *       "sequence": 2,
-         *       "created": 1795940047,
+         *       "created": 1795942400,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "pm_prod_06h2cqjtqfknsqbvsd1er90csqjyw",
+         *           "id": "pm_prod_06h2d0j14n371p11cg2gganb5a28t",
          *           "card": {
          *             "brand": "visa",
          *             "last4": "0002",
@@ -29486,11 +29582,11 @@ export type components = {
          *             "exp_month": 12
          *           },
          *           "object": "payment_method",
-         *           "created": "2026-11-29T08:14:07.547Z",
-         *           "customer": "cus_prod_06h2cqjp9q86wsnhz16fr4njyj6nw",
+         *           "created": "2026-11-29T08:53:20.294Z",
+         *           "customer": "cus_prod_06h2d0hzwvey0es4yyvctdfs4an46",
          *           "livemode": false,
          *           "processor": "sandbox",
-         *           "detached_at": "2026-11-29T08:14:07.591Z",
+         *           "detached_at": "2026-11-29T08:53:20.449Z",
          *           "processor_payment_method": "pm_sandbox_declined"
          *         },
          *         "previous_attributes": {
@@ -29528,32 +29624,32 @@ export type components = {
         /**
          * @description The webhook body of `email.sent`.
          * @example {
-         *       "id": "evt_prod_06h2cqk2r8mmdrx2x6vte9q1dz6za",
+         *       "id": "evt_prod_06h2d0j4zwfzbb40sgbj403whwxvy",
          *       "object": "event",
          *       "type": "email.sent",
          *       "sequence": 1,
-         *       "created": 1795940049,
+         *       "created": 1795942401,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "eml_prod_06h2cqk1052nrec3b6bqz75rem18e",
+         *           "id": "eml_prod_06h2d0j4mpnqkqcm8s383vtxdbcxg",
          *           "to": [
          *             "jenny@example.com"
          *           ],
          *           "type": "receipt",
-         *           "event": "evt_prod_06h2cqk0vjt28k8jqdqv3w6a1gx24",
+         *           "event": "evt_prod_06h2d0j4keq7879f347w3gkvnkmx6",
          *           "object": "email",
          *           "status": "sent",
-         *           "created": "2026-11-29T08:14:09.154Z",
-         *           "invoice": "in_prod_06h2cqjy5sy0ggp4fba462kpv07bg",
-         *           "sent_at": "2026-11-29T08:14:09.600Z",
-         *           "subject": "Your receipt from Example GmbH (invoice EXAMPLEGMBH-0001)",
+         *           "created": "2026-11-29T08:53:21.189Z",
+         *           "invoice": "in_prod_06h2d0j3hmedp2e9959y4mv9t8t16",
+         *           "sent_at": "2026-11-29T08:53:21.277Z",
+         *           "subject": "Your receipt from Example GmbH (invoice EXAMPL-0001)",
          *           "attempts": 1,
-         *           "customer": "cus_prod_06h2cqjp9q86wsnhz16fr4njyj6nw",
+         *           "customer": "cus_prod_06h2d0hzwvey0es4yyvctdfs4an46",
          *           "livemode": false,
-         *           "message_id": "<eml_prod_06h2cqk1052nrec3b6bqz75rem18e@localhost>",
+         *           "message_id": "<eml_prod_06h2d0j4mpnqkqcm8s383vtxdbcxg@localhost>",
          *           "credit_note": null,
-         *           "smtp_response": "250 Written to .data/mail/eml_prod_06h2cqk1052nrec3b6bqz75rem18e.eml (no SMTP_URL)"
+         *           "smtp_response": "250 Written to .data/mail/eml_prod_06h2d0j4mpnqkqcm8s383vtxdbcxg.eml (no SMTP_URL)"
          *         },
          *         "previous_attributes": {
          *           "status": "queued",
@@ -29626,15 +29722,15 @@ export type components = {
         /**
          * @description The webhook body of `email.failed`.
          * @example {
-         *       "id": "evt_prod_06h2cqmwe6m7p6ddxmbz37km7zk2t",
+         *       "id": "evt_prod_06h2d0jfgsgrx90msf0p1ysvtg72y",
          *       "object": "event",
          *       "type": "email.failed",
          *       "sequence": 1,
-         *       "created": 1799396059,
+         *       "created": 1799398403,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "eml_prod_06h2cqmw29n10debq050j17gv7sfr",
+         *           "id": "eml_prod_06h2d0jfe6msxmg0jvvgyzqrpymfr",
          *           "to": [
          *             "owner@example.com"
          *           ],
@@ -29642,14 +29738,14 @@ export type components = {
          *           "event": null,
          *           "object": "email",
          *           "status": "rate_limited",
-         *           "created": "2027-01-08T08:14:19.189Z",
+         *           "created": "2027-01-08T08:53:23.183Z",
          *           "invoice": null,
          *           "sent_at": null,
          *           "subject": "Test email from Example GmbH",
          *           "attempts": 1,
          *           "customer": null,
          *           "livemode": false,
-         *           "message_id": "<eml_prod_06h2cqmw29n10debq050j17gv7sfr@localhost>",
+         *           "message_id": "<eml_prod_06h2d0jfe6msxmg0jvvgyzqrpymfr@localhost>",
          *           "credit_note": null,
          *           "smtp_response": "429 The account's hourly email limit was reached; this email was not sent."
          *         },
