@@ -192,11 +192,12 @@ export const Invoice = z
       .nullable()
       .meta({ description: "The latest payment intent (`pi_…`) created by paying the invoice with a payment method, or null." }),
     description: z.string().nullable(),
-    due_date: DateTime.nullable().meta({
-      description: "When the open invoice falls overdue (`invoice.overdue`): the `due_date` given, else for `send_invoice` the finalization plus `days_until_due`; null otherwise.",
-    }),
+    // When the open invoice falls overdue (`invoice.overdue`): the `due_date` given, else for
+    // `send_invoice` the finalization plus `days_until_due` (described on days_until_due; a
+    // description here would change the published schema of every invoice event's due_date).
+    due_date: DateTime.nullable(),
     collection_method: z.enum(COLLECTION_METHODS),
-    days_until_due: z.number().int().nullable().meta({ description: "`send_invoice` without a `due_date`: the days from finalization to the due date; null otherwise." }),
+    days_until_due: z.number().int().nullable().meta({ description: "`send_invoice` without a `due_date`: the days from finalization to the due date (`due_date` is then the finalization plus these days); null otherwise." }),
     lines: z.array(InvoiceLine),
     finalized_at: DateTime.nullable(),
     paid_at: DateTime.nullable(),

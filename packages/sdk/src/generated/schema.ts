@@ -11847,11 +11847,10 @@ export type components = {
             /** @description The latest payment intent (`pi_…`) created by paying the invoice with a payment method, or null. */
             payment_intent: string | null;
             description: string | null;
-            /** @description When the open invoice falls overdue (`invoice.overdue`): the `due_date` given, else for `send_invoice` the finalization plus `days_until_due`; null otherwise. */
             due_date: string | null;
             /** @enum {string} */
             collection_method: "charge_automatically" | "send_invoice";
-            /** @description `send_invoice` without a `due_date`: the days from finalization to the due date; null otherwise. */
+            /** @description `send_invoice` without a `due_date`: the days from finalization to the due date (`due_date` is then the finalization plus these days); null otherwise. */
             days_until_due: number | null;
             lines: components["schemas"]["InvoiceLine"][];
             finalized_at: string | null;
@@ -21940,11 +21939,10 @@ export type components = {
             /** @description The latest payment intent (`pi_…`) created by paying the invoice with a payment method, or null. */
             payment_intent: string | null;
             description: string | null;
-            /** @description When the open invoice falls overdue (`invoice.overdue`): the `due_date` given, else for `send_invoice` the finalization plus `days_until_due`; null otherwise. */
             due_date: string | null;
             /** @enum {string} */
             collection_method: "charge_automatically" | "send_invoice";
-            /** @description `send_invoice` without a `due_date`: the days from finalization to the due date; null otherwise. */
+            /** @description `send_invoice` without a `due_date`: the days from finalization to the due date (`due_date` is then the finalization plus these days); null otherwise. */
             days_until_due: number | null;
             lines: components["schemas"]["InvoicePreviewLine"][];
             finalized_at: string | null;
@@ -22066,11 +22064,10 @@ export type components = {
             /** @description The latest payment intent (`pi_…`) created by paying the invoice with a payment method, or null. */
             payment_intent: string | null;
             description: string | null;
-            /** @description When the open invoice falls overdue (`invoice.overdue`): the `due_date` given, else for `send_invoice` the finalization plus `days_until_due`; null otherwise. */
             due_date: string | null;
             /** @enum {string} */
             collection_method: "charge_automatically" | "send_invoice";
-            /** @description `send_invoice` without a `due_date`: the days from finalization to the due date; null otherwise. */
+            /** @description `send_invoice` without a `due_date`: the days from finalization to the due date (`due_date` is then the finalization plus these days); null otherwise. */
             days_until_due: number | null;
             lines: components["schemas"]["InvoicePreviewLine"][];
             finalized_at: string | null;
@@ -24239,11 +24236,10 @@ export type components = {
             /** @description The latest payment intent (`pi_…`) created by paying the invoice with a payment method, or null. */
             payment_intent?: string | null;
             description?: string | null;
-            /** @description When the open invoice falls overdue (`invoice.overdue`): the `due_date` given, else for `send_invoice` the finalization plus `days_until_due`; null otherwise. */
             due_date?: string | null;
             /** @enum {string} */
             collection_method?: "charge_automatically" | "send_invoice";
-            /** @description `send_invoice` without a `due_date`: the days from finalization to the due date; null otherwise. */
+            /** @description `send_invoice` without a `due_date`: the days from finalization to the due date (`due_date` is then the finalization plus these days); null otherwise. */
             days_until_due?: number | null;
             lines?: components["schemas"]["InvoiceLine"][];
             finalized_at?: string | null;
