@@ -8,6 +8,7 @@ import { ApiError, dashboardCall } from "@/components/api-client";
 import { Button, Card, CopyButton, ErrorBox, Loading, PageHeader } from "@/components/ui";
 import { DetailItem, Time } from "./bits";
 import { DataDiff } from "./data-diff";
+import { EntityTimelineLink } from "./entity";
 import { RawJson } from "@/components/ui/raw-json";
 import { DeliveryCard } from "./delivery-card";
 import { ResendEvent } from "./resend-event";
@@ -134,14 +135,11 @@ function EventFields({ accountId, event, actorNames }: { accountId: string; even
         </DetailItem>
         <DetailItem label="Type">{event.type}</DetailItem>
         <DetailItem label="Aggregate type">{event.aggregate_type}</DetailItem>
+        <DetailItem label="Entity">
+          <EntityTimelineLink accountId={accountId} event={event} className="break-words" />
+        </DetailItem>
         <DetailItem label="Aggregate id">
-          <Link
-            href={eventsHref(accountId, { aggregate_id: event.aggregate_id })}
-            className="break-all font-mono text-xs text-indigo-700 underline hover:text-indigo-900"
-            title="Show this entity's whole timeline"
-          >
-            {event.aggregate_id}
-          </Link>
+          <span className="break-all font-mono text-xs">{event.aggregate_id}</span>
         </DetailItem>
         <DetailItem label="Created">
           <Time iso={event.created} />

@@ -10,12 +10,12 @@ import { plainMessage } from "@/components/objects/form-values";
 import { Button, Card, ErrorBox, Field, Loading, StatusBadge, Table, inputClass } from "@/components/ui";
 import { AGGREGATE_TYPES, EVENT_CATALOGUE, isEventType } from "@/lib/events/catalogue";
 import { Time } from "./bits";
+import { EntityTimelineLink, timelineTitle } from "./entity";
 import {
   EVENTS_PAGE_SIZE as PAGE_SIZE,
   eventHref,
   eventListQuery,
   eventListState,
-  eventsHref,
   filterProblems,
   queryKeys,
   summaryParts,
@@ -149,7 +149,7 @@ export function EventList({ accountId, initial }: { accountId: string; initial?:
       </Card>
 
       <Card
-        title={filters.aggregate_id ? `Timeline of ${filters.aggregate_id}` : "Timeline"}
+        title={filters.aggregate_id ? timelineTitle(filters.aggregate_id, items) : "Timeline"}
         actions={query.isPlaceholderData ? <span className="text-xs text-slate-500">Loading…</span> : undefined}
       >
         {problems.length > 0 ? (
@@ -228,13 +228,7 @@ function EventRow({ accountId, event }: { accountId: string; event: EventListIte
       <td className="px-2 py-2 font-medium">{event.type}</td>
       <td className="px-2 py-2">
         <span className="block text-xs text-slate-500">{event.aggregate_type}</span>
-        <Link
-          href={eventsHref(accountId, { aggregate_id: event.aggregate_id })}
-          className="whitespace-nowrap font-mono text-xs text-indigo-700 underline hover:text-indigo-900"
-          title="Show this entity's whole timeline"
-        >
-          {event.aggregate_id}
-        </Link>
+        <EntityTimelineLink accountId={accountId} event={event} className="block" />
       </td>
       <td className="whitespace-nowrap px-2 py-2">
         <Time iso={event.created} />

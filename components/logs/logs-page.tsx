@@ -7,6 +7,7 @@ import { useState, type FormEvent } from "react";
 import { dashboardCall } from "@/components/api-client";
 import type { RequestLog } from "@/components/api-types";
 import { Button, Card, ErrorBox, Loading, PageHeader, Table, formatTime, inputClass } from "@/components/ui";
+import { shortPath } from "./path";
 import { StatusCode } from "./status";
 
 const FILTERS = ["source", "status", "method", "operation", "path"] as const;
@@ -111,7 +112,7 @@ function LogTable({ accountId, items }: { accountId: string; items: RequestLog[]
             </td>
             <td className="px-2 py-2 font-mono text-xs">{item.method}</td>
             <td className="max-w-xs truncate px-2 py-2 font-mono text-xs" title={item.path}>
-              {item.path}
+              {shortPath(item.path)}
             </td>
             <td className="px-2 py-2 text-xs">{item.operation_id ?? "—"}</td>
             <td className="px-2 py-2 text-xs">{item.source === "dashboard" ? "Dashboard" : "API"}</td>
