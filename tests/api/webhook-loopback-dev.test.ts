@@ -13,6 +13,21 @@ import { startApp, startDevApp, type RunningApp } from "../helpers/server";
  * network setting unset (the shared test app sets it).
  */
 
+/**
+ * A GET retried once when `next dev` closed the kept-alive connection under it (undici's
+ * UND_ERR_SOCKET "other side closed"): seen on the first read after the deliveries, with the dev
+ * server still serving. A read changes nothing, so sending it again is what any HTTP client does;
+ * a second failure still fails the test.
+ */
+async function readAgainIfDropped<T>(read: () => Promise<T>): Promise<T> {
+  try {
+    return await read();
+  } catch (error) {
+    if ((error as { cause?: { code?: string } }).cause?.code !== "UND_ERR_SOCKET") throw error;
+    return read();
+  }
+}
+
 /** The two spellings of one loopback receiver's URL. */
 const spellings = (receiver: Receiver) => {
   const url = new URL(receiver.url);
@@ -50,8 +65,8 @@ describe("loopback endpoints in development (`next dev`)", () => {
     const requests = await receiver.waitFor(2, 120_000);
     expect(requests.map((request) => request.body.data.object.id)).toEqual([customer.id, customer.id]);
 
-    const event = (await client.get(`/${database.accountId}/events?aggregate_id=${customer.id}`)).body.items[0];
-    const deliveries = (await client.get(`/${database.accountId}/events/${event.id}/deliveries`)).body as { webhook_endpoint_url: string; status: string }[];
+    const event = (await readAgainIfDropped(() => client.get(`/${database.accountId}/events?aggregate_id=${customer.id}`))).body.items[0];
+    const deliveries = (await readAgainIfDropped(() => client.get(`/${database.accountId}/events/${event.id}/deliveries`))).body as { webhook_endpoint_url: string; status: string }[];
     expect(deliveries.map((delivery) => [delivery.webhook_endpoint_url, delivery.status]).sort()).toEqual(
       [[ip, "delivered"], [name, "delivered"]].sort(),
     );
