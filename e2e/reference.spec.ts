@@ -69,7 +69,7 @@ test("the API reference renders every operation from the app alone, with no outs
   await expect(listCustomers.getByRole("heading", { name: "List customers" })).toBeVisible();
   await listCustomers.getByRole("link", { name: "CustomerList" }).click();
   await expect(page).toHaveURL(/#schema-CustomerList$/);
-  await expect(page.locator("#schema-Customer").getByText("email", { exact: true })).toBeVisible();
+  await expect(page.locator("#schema-Customer").getByText("email", { exact: true }).first()).toBeVisible(); // the property (invoice_emails' items are formatted "email" too)
   // Deprecation links point at a tag section that exists, and open it.
   await page.goto(`${origin}/reference#tag/subscription-change-requests`);
   await expect(page.locator('[id="tag/subscription-change-requests"]')).toHaveAttribute("open", "");
