@@ -54,6 +54,13 @@ const EnvSchema = z.object({
   EMAIL_POLL_MS: z.coerce.number().int().positive().default(2000),
   BACKGROUND_WORK: z.enum(["on", "off"]).optional(),
   RATE_LIMIT_PER_SECOND: z.coerce.number().int().positive().default(100),
+  /**
+   * The API limits' fixed window in seconds: RATE_LIMIT_PER_SECOND is counted per window. Tests
+   * lengthen it so that a slow machine cannot split a burst across two windows.
+   */
+  RATE_LIMIT_WINDOW_SECONDS: z.coerce.number().int().positive().max(3600).default(1),
+  /** How long a refill waits for the shared count before counting in this process (lib/api/rate-limit.ts). */
+  RATE_LIMIT_STORE_DEADLINE_MS: z.coerce.number().int().positive().default(1_000),
   RATE_LIMIT_SIGN_IN_PER_MINUTE: z.coerce.number().int().positive().default(10),
   /** Capability pages (portal links, hosted invoices, checkout) per client address (docs/security.md). */
   RATE_LIMIT_PAGES_PER_MINUTE: z.coerce.number().int().positive().default(120),
@@ -145,6 +152,10 @@ export type Config = {
   backgroundWork: boolean;
   /** Requests per second per live token; sandbox tokens and unauthenticated clients get a quarter (lib/api/rate-limit.ts). */
   rateLimitPerSecond: number;
+  /** The window those requests are counted in (1 s unless RATE_LIMIT_WINDOW_SECONDS says otherwise). */
+  rateLimitWindowSeconds: number;
+  /** How long a refill waits for the shared count before counting alone (RATE_LIMIT_STORE_DEADLINE_MS). */
+  rateLimitStoreDeadlineMs: number;
   /** Sign-in and sign-up attempts per minute per email; per client address three times as many. */
   signInPerMinute: number;
   /** Capability pages per client address per minute (lib/http/guard.ts). */
@@ -325,6 +336,8 @@ export function loadConfig(source: Record<string, string | undefined>): Config {
     email: { smtpUrl: env.SMTP_URL, from: env.EMAIL_FROM, retryDelays: env.EMAIL_RETRY_DELAYS, pollMs: env.EMAIL_POLL_MS },
     backgroundWork: env.BACKGROUND_WORK !== "off",
     rateLimitPerSecond: env.RATE_LIMIT_PER_SECOND,
+    rateLimitWindowSeconds: env.RATE_LIMIT_WINDOW_SECONDS,
+    rateLimitStoreDeadlineMs: env.RATE_LIMIT_STORE_DEADLINE_MS,
     signInPerMinute: env.RATE_LIMIT_SIGN_IN_PER_MINUTE,
     pagesPerMinute: env.RATE_LIMIT_PAGES_PER_MINUTE,
     portalSessionMaxAgeMs: env.PORTAL_SESSION_MAX_AGE_SECONDS * 1000,

@@ -19,13 +19,11 @@ import { holdsSecret } from "@/lib/log";
  * `remaining` a decision reports is the shared count's, as of this process's last batch.
  *
  * The shared count must never hold a request up while the database is away (docs/security.md, "No
- * database"): a refill waits for it at most STORE_DEADLINE_MS, then counts in this process, and does
- * so without asking the database again for STORE_BACKOFF_MS.
+ * database"): a refill waits for it at most RATE_LIMIT_STORE_DEADLINE_MS (1 s: far above a healthy
+ * round trip even on a loaded machine, where a false "late" would split the count), then counts in
+ * this process, and does so without asking the database again for STORE_BACKOFF_MS.
  */
 
-/** How long a refill waits for the shared count before counting in this process instead. */
-// Far above a healthy round trip even on a loaded machine, where a false "late" would split the count.
-const STORE_DEADLINE_MS = 1_000;
 /** After the shared count failed or was late, this process counts alone for this long. */
 const STORE_BACKOFF_MS = 5_000;
 
@@ -111,7 +109,7 @@ class BatchedLimiter {
     if (!stores.shared || Date.now() < this.localUntil) return stores.local.consume(key, batch);
     const shared = stores.shared.consume(key, batch);
     let timer: NodeJS.Timeout | undefined;
-    const late = new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new StoreLate()), STORE_DEADLINE_MS)));
+    const late = new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new StoreLate()), config().rateLimitStoreDeadlineMs)));
     try {
       return await Promise.race([shared, late]);
     } catch (rejection) {
@@ -161,6 +159,7 @@ function limiters(): Limiters {
   const store = globalThis as typeof globalThis & { [LIMITERS]?: Limiters };
   if (!store[LIMITERS]) {
     const perSecond = config().rateLimitPerSecond;
+    const window = config().rateLimitWindowSeconds;
     const quarter = Math.max(1, Math.floor(perSecond / 4));
     const perMinute = config().signInPerMinute;
     const limiter = (name: string, limit: number, windowSeconds: number, local = false) =>
@@ -168,10 +167,10 @@ function limiters(): Limiters {
       // limit, or tests) do not read each other's counts as their own.
       new BatchedLimiter((points, duration) => openStores(`rl:${name}:${limit}`, points, duration, local), { name, limit, windowSeconds });
     store[LIMITERS] = {
-      live: limiter("token", perSecond, 1),
-      sandbox: limiter("sandbox-token", quarter, 1),
-      address: limiter("address", quarter, 1),
-      probe: limiter("address", quarter, 1, true),
+      live: limiter("token", perSecond, window),
+      sandbox: limiter("sandbox-token", quarter, window),
+      address: limiter("address", quarter, window),
+      probe: limiter("address", quarter, window, true),
       signIn: { email: limiter("sign-in-email", perMinute, 60), address: limiter("sign-in-address", perMinute * 3, 60) },
       pages: limiter("pages", config().pagesPerMinute, 60),
     };

@@ -19,6 +19,7 @@ const customer = {
   address: null,
   preferred_locale: null,
   tax_ids: [],
+  invoice_emails: [],
   default_tax_rate: null,
   metadata: {},
   balances: {},
