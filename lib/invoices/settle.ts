@@ -2,7 +2,7 @@ import { eq } from "drizzle-orm";
 import type { z } from "zod";
 import { invoices } from "@/db/schema";
 import type { ServiceContext, Verb } from "@/lib/context";
-import { ServiceError, validationFailed } from "@/lib/errors";
+import { retryableConflict, ServiceError, validationFailed } from "@/lib/errors";
 import type { EventType } from "@/lib/events/catalogue";
 import { withChangeTransaction, type ChangeTransaction, type WithinChange } from "@/lib/events/transaction";
 import { reverseBalanceApplied } from "@/lib/customer-balance/service";
@@ -92,7 +92,7 @@ async function transition(
     event: EventType;
     settles: boolean;
     /** Refuses the change (throws) for a reason beyond the status, before anything is written. */
-    refuse?: (invoice: InvoiceRow) => void;
+    refuse?: (tx: ChangeTransaction, invoice: InvoiceRow) => Promise<void>;
     /** What else the change does, under the invoice's lock and in its transaction. */
     also?: (tx: ChangeTransaction, invoice: InvoiceRow) => Promise<unknown>;
   },
@@ -101,7 +101,7 @@ async function transition(
   return withChangeTransaction(async (tx) => {
     const invoice = await lockInvoice(tx, ctx.accountId, id);
     assertStatus(invoice, rule.action, rule.from);
-    rule.refuse?.(invoice);
+    await rule.refuse?.(tx, invoice);
     const before = await loadInvoice(tx, invoice);
     const now = ctx.now();
     const updated = one(await tx
@@ -115,6 +115,24 @@ async function transition(
     if (rule.settles) await invoiceSettled(tx, ctx, invoice.id, invoice.subscriptionId);
     return after;
   }, tx);
+}
+
+/**
+ * A charge of the invoice is in flight at a network processor (sent, its outcome not yet known):
+ * it may still succeed, and a void would then leave the customer charged for nothing. Refused
+ * until the charge's outcome is recorded (the retried pay, the processor's webhook or the
+ * reconciliation job), as a payment intent's cancel is.
+ */
+async function refuseVoidWhileCharging(tx: ChangeTransaction, ctx: ServiceContext, invoice: InvoiceRow): Promise<void> {
+  const inFlight = await chargeInFlightOfInvoice(tx, ctx.accountId, invoice.id);
+  if (inFlight) {
+    throw retryableConflict({
+      errorCode: "charge_in_flight",
+      title: "Charge In Flight",
+      detail: `A charge of invoice '${invoice.id}' (payment intent '${inFlight}') is in flight at the payment processor; nothing was changed. Void it once the charge's outcome is known.`,
+      fields: { invoice_id: invoice.id, subscription_id: invoice.subscriptionId },
+    });
+  }
 }
 
 /**
@@ -145,7 +163,10 @@ export async function voidInvoice({ ctx, input }: Verb<{ id: string }>): Promise
       from: INVOICE_ACTION_FROM.void,
       event: "invoice.voided",
       settles: true,
-      refuse: refuseVoidOfPaidPart,
+      refuse: async (tx, invoice) => {
+        refuseVoidOfPaidPart(invoice);
+        await refuseVoidWhileCharging(tx, ctx, invoice);
+      },
       also: (tx, invoice) => reverseBalanceApplied(tx, ctx, invoice),
     },
     (now) => ({ status: "void", voidedAt: now }),

@@ -204,6 +204,12 @@ describe("charging through Stripe", () => {
     expect(recorded!.key).toBe(`${intentId}-confirm-1`);
     // Another method while that charge may have been made: refused, nothing sent.
     expectProblem(await pay(invoice.id, "pm_card_mastercard"), 409, /in flight/);
+    // Nor may the invoice be voided under a charge that may yet succeed: refused, still open.
+    const voiding = await merchant.client.post(`/${merchant.accountId}/invoices/${invoice.id}/void`, {});
+    expectProblem(voiding, 409, /in flight at the payment processor/);
+    expect(voiding.body).toMatchObject({ error_code: "charge_in_flight", retryable: true, invoice_id: invoice.id });
+    expect(voiding.body.detail).toContain(intentId);
+    expect((await merchant.client.get(`/${merchant.accountId}/invoices/${invoice.id}`)).body).toMatchObject({ status: "open" });
     const paid = await pay(invoice.id, "pm_card_visa");
     expect(paid.status, paid.text).toBe(200);
     expect(paid.body).toMatchObject({ status: "paid", payment_intent: intentId, paid_amount_atom: 900 });
