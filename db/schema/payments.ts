@@ -99,11 +99,14 @@ export const refunds = pgTable(
     /** The processor that refunds it (null: the sandbox, settled at once) and its id there (Stripe's `re_…`). */
     processor: text("processor"),
     processorReference: text("processor_reference"),
+    /** When the reconciliation job re-sends or re-reads it at its processor (pending there): lib/refunds/reconcile.ts. */
+    reconcileAt: time("reconcile_at"),
     metadata: jsonb("metadata").$type<Record<string, string>>().notNull().default({}),
     created: createdAt(),
     updated: updatedAt(),
   },
   (t) => [
+    index("refunds_reconcile_idx").on(t.accountId, t.reconcileAt).where(sql`${t.reconcileAt} IS NOT NULL`),
     index("refunds_processor_reference_idx").on(t.processorReference).where(sql`${t.processorReference} IS NOT NULL`),
     index("refunds_account_idx").on(t.accountId, t.created, t.id),
     index("refunds_payment_idx").on(t.paymentId, t.created, t.id),

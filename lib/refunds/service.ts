@@ -11,7 +11,7 @@ import { withChangeTransaction, type ChangeTransaction, type WithinChange } from
 import { newId } from "@/lib/ids";
 import { recordInvoiceRefund } from "@/lib/invoices/payment-hooks";
 import { REFUND_FAILURE_MESSAGE, refundSucceeds } from "@/lib/payments/processors/sandbox/methods";
-import { atProcessor } from "@/lib/payments/charge-attempts";
+import { atProcessor, RECONCILE_AFTER_MS } from "@/lib/payments/charge-attempts";
 import { lockPaymentForRefund, markPaymentRefunded } from "@/lib/payments/payments";
 import { processorNamed } from "@/lib/payments/processors/registry";
 import type { RefundState } from "@/lib/payments/processors/types";
@@ -64,6 +64,8 @@ export async function createRefund({ ctx, input, tx: outer }: Verb<z.output<type
         status: "pending",
         reason: input.reason ?? null,
         processor: processor?.remote ? processor.name : null,
+        // Re-sent or re-read by the reconciliation job if no answer settles it first (./reconcile.ts).
+        reconcileAt: processor?.remote ? new Date(now.getTime() + RECONCILE_AFTER_MS) : null,
         metadata: input.metadata ?? {},
         created: now,
         updated: now,
@@ -108,8 +110,8 @@ async function settle(tx: ChangeTransaction, ctx: ServiceContext, pending: Refun
     .update(refunds)
     .set(
       state.status === "failed"
-        ? { status: "failed", failureReason: state.message, updated: ctx.now() }
-        : { status: "succeeded", updated: ctx.now() },
+        ? { status: "failed", failureReason: state.message, reconcileAt: null, updated: ctx.now() }
+        : { status: "succeeded", reconcileAt: null, updated: ctx.now() },
     )
     .where(eq(refunds.id, pending.id))
     .returning());

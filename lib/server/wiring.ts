@@ -13,6 +13,7 @@ import { registerJobWork } from "@/lib/jobs/work";
 import { applyPendingProcessorEvents } from "@/lib/payment-processor/events";
 import { registerInvoiceOutcome } from "@/lib/payments/invoice-outcome";
 import { paymentReconciliation } from "@/lib/payments/reconcile";
+import { refundReconciliation } from "@/lib/refunds/reconcile";
 import { settleSubscriptionOf } from "@/lib/subscriptions/collection-status";
 import { dunningRetries } from "@/lib/subscriptions/dunning";
 import { invoiceUpcoming, renewals, trialWillEnd } from "@/lib/subscriptions/transitions";
@@ -42,6 +43,7 @@ export function wire(): void {
     checkoutSessionExpiry,
     entitlementGraceExpiry,
     paymentReconciliation,
+    refundReconciliation,
   ]);
   registerJobWork({
     announceDeliveries: () => deliveryDriver().announce(),

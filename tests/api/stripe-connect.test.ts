@@ -495,6 +495,64 @@ describe("reconciliation: a charge whose answer or webhook was lost", () => {
     );
     expect((await sandbox.get(`/${account}/payments?payment_intent=${intentId}`)).body.items).toHaveLength(1);
   });
+
+  /** A succeeded charge through Stripe on the sandbox account, and its payment. */
+  async function paidPayment(amount: number): Promise<Json> {
+    const paid = await sandbox.post(`/${account}/payment-intents`, { amount_atom: amount, currency: "usd", payment_method: "pm_card_visa", confirm: true });
+    expect(paid.body, paid.text).toMatchObject({ status: "succeeded" });
+    return (await sandbox.get(`/${account}/payments?payment_intent=${paid.body.id}`)).body.items[0];
+  }
+  const refundsAtStripe = async (refundId: string) => (await standIn.state()).refunds.filter((refund) => refund.metadata?.refund === refundId);
+
+  it("a refund that never reached Stripe (an outage): 15 minutes on, the job sends it with its key, once; Stripe then settles it", async () => {
+    const payment = await paidPayment(2100);
+    await standIn.fault({ path: /^\/v1\/refunds$/, status: 500, count: 3 });
+    const created = await sandbox.post(`/${account}/refunds`, { payment: payment.id });
+    expect(created.status, created.text).toBe(201);
+    expect(created.body).toMatchObject({ status: "pending", amount_atom: 2100 });
+    const refundId = created.body.id as string;
+    expect(await refundsAtStripe(refundId)).toHaveLength(0);
+    await advance(14 * MINUTE);
+    expect(await refundsAtStripe(refundId)).toHaveLength(0);
+    await advance(2 * MINUTE);
+    const made = await refundsAtStripe(refundId);
+    expect(made).toHaveLength(1);
+    const sent = (await standIn.state()).requests.filter((request) => request.idempotencyKey === `${refundId}-refund`);
+    // The SDK's three tries at creation, then the job's.
+    expect(sent.map((request) => request.status)).toEqual([500, 500, 500, 200]);
+    await standIn.settleRefund(made[0]!.id, true);
+    await eventually(async () => (await sandbox.get(`/${account}/refunds/${refundId}`)).body, (refund) => refund.status === "succeeded");
+    expect((await sandbox.get(`/${account}/payments/${payment.id}`)).body).toMatchObject({ status: "refunded", amount_refunded_atom: 2100 });
+    const [row] = await sql`SELECT reconcile_at FROM refunds WHERE id = ${refundId}`;
+    expect(row).toMatchObject({ reconcile_at: null });
+  });
+
+  it("a refund Stripe settled whose webhook was lost: 15 minutes on, the job re-reads it and applies it, once", async () => {
+    const payment = await paidPayment(2200);
+    const created = await sandbox.post(`/${account}/refunds`, { payment: payment.id, amount_atom: 700 });
+    expect(created.body, created.text).toMatchObject({ status: "pending" });
+    const refundId = created.body.id as string;
+    const [made] = await refundsAtStripe(refundId);
+    // Stripe's refund.created is delivered and applied (still pending) before its later events are lost.
+    await eventually(
+      async () => sql`SELECT status FROM processor_events WHERE account_id = ${account} AND type = 'refund.created' AND object_reference = ${made!.id}`,
+      (rows) => rows.length > 0 && rows.every((row) => row.status !== "pending"),
+    );
+    await standIn.delivery({ drop: true });
+    try {
+      await standIn.settleRefund(made!.id, true);
+      await advance(14 * MINUTE);
+      expect((await sandbox.get(`/${account}/refunds/${refundId}`)).body).toMatchObject({ status: "pending" });
+      await advance(2 * MINUTE);
+    } finally {
+      await standIn.delivery({ drop: false });
+    }
+    expect((await sandbox.get(`/${account}/refunds/${refundId}`)).body).toMatchObject({ status: "succeeded" });
+    expect((await sandbox.get(`/${account}/payments/${payment.id}`)).body).toMatchObject({ status: "partially_refunded", amount_refunded_atom: 700 });
+    const updates = (await eventsOfType(sandbox, account, "refund.updated")).filter((event) => event.aggregate_id === refundId);
+    expect(updates).toHaveLength(1);
+    expect(await refundsAtStripe(refundId)).toHaveLength(1);
+  });
 });
 
 /** Signs as the stand-in's endpoint would: its secret is in the stand-in's state (Stripe shows it once, at creation). */
