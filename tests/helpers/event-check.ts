@@ -15,7 +15,7 @@ import { eventSchemaStem } from "@/lib/events-api/payloads";
 import { serializeEvent, type EventRow } from "@/lib/events-api/serialize";
 import { openApiDocument } from "@/lib/server/openapi";
 import { webhookPayload } from "@/lib/webhooks/payload";
-import { checkInvoicePdfs } from "./pdf-check";
+import { checkInvoicePdfs, type PdfCheckCoverage } from "./pdf-check";
 import { isSyntheticEvent } from "./synthetic";
 
 /**
@@ -32,7 +32,7 @@ const BATCH = 2_000;
 const MAX_LISTED = 40;
 
 export type EventFailure = { type: string; eventId: string; database: string; as: "webhook" | "event"; errors: string };
-type LedgerEntry = { database: string; validated: number; synthetic: number; failures: EventFailure[]; pdfs?: number };
+type LedgerEntry = { database: string; validated: number; synthetic: number; failures: EventFailure[]; pdfs?: PdfCheckCoverage };
 
 /** Rows a test or benchmark wrote by hand (db/synthetic-events.ts), not events the service emitted. */
 
@@ -105,17 +105,20 @@ async function checkDatabase(db: Database, database: string, options: EventCheck
     after = rows.at(-1)!.id;
   }
   // Every finalized invoice's PDF too (the invoices issue): reported with the events.
-  const pdfs = await checkInvoicePdfs(db, database, options);
-  failures.push(...pdfs.failures.map((failure) => ({ ...failure, type: "invoice PDF", as: "event" as const })));
+  const { failures: pdfFailures, ...pdfs } = await checkInvoicePdfs(db, database, { sample: options.pdfSample });
+  failures.push(...pdfFailures.map((failure) => ({ ...failure, type: "invoice PDF", as: "event" as const })));
   mkdirSync(ledger, { recursive: true });
   writeFileSync(
     path.join(ledger, `${database.replace(/[^\w.-]/g, "_")}-${process.pid}-${Date.now()}.json`),
-    JSON.stringify({ database, validated, synthetic, failures, pdfs: pdfs.checked } satisfies LedgerEntry),
+    JSON.stringify({ database, validated, synthetic, failures, pdfs } satisfies LedgerEntry),
   );
 }
 
-/** `maxPdfs`: at most this many invoice PDFs of the database (tests/helpers/pdf-check.ts). */
-export type EventCheckOptions = { maxPdfs?: number };
+/**
+ * `pdfSample`: check the invoice PDFs of the database's every shape and feature and this many more
+ * by the ids' hash, instead of all of them (tests/helpers/pdf-check.ts).
+ */
+export type EventCheckOptions = { pdfSample?: number };
 
 /** A PostgreSQL database about to be dropped (tests/helpers/database.ts). Skips one never migrated. */
 export async function checkPostgresEvents(url: string, options: EventCheckOptions = {}): Promise<void> {
@@ -191,9 +194,8 @@ export function finishEventCheck(suite: string): void {
   const validated = entries.reduce((sum, entry) => sum + entry.validated, 0);
   const synthetic = entries.reduce((sum, entry) => sum + entry.synthetic, 0);
   const failures = entries.flatMap((entry) => entry.failures);
-  const pdfs = entries.reduce((sum, entry) => sum + (entry.pdfs ?? 0), 0);
+  const pdfNote = describePdfCheck(entries.flatMap((entry) => (entry.pdfs ? [entry.pdfs] : [])));
   const summary = `${suite}: ${validated} events of ${entries.length} databases validated against the OpenAPI document's event schemas (${synthetic} synthetic rows skipped)`;
-  const pdfNote = `${pdfs} finalized invoices' PDFs checked (tests/helpers/pdf-check.ts)`;
   if (failures.length > 0) {
     const listed = failures
       .slice(0, MAX_LISTED)
@@ -203,4 +205,24 @@ export function finishEventCheck(suite: string): void {
   }
   if (validated === 0 && !ranChosenFiles()) throw new Error(`${summary}: none, so the check proved nothing.`);
   console.log(`${summary}: ${validated === 0 ? "none (the chosen test files emitted none)" : "all valid"}; ${pdfNote}.`);
+}
+
+/**
+ * The summary's account of the invoice PDFs (tests/helpers/pdf-check.ts): how many of how many
+ * were checked, and which: a database checked whole (at most 300 of an account), or by its shapes,
+ * features and a sample.
+ */
+export function describePdfCheck(checks: readonly PdfCheckCoverage[]): string {
+  const sum = (of: readonly PdfCheckCoverage[], key: "checked" | "finalized" | "shapes" | "features") => of.reduce((total, check) => total + check[key], 0);
+  const whole = checks.filter((check) => check.sample === null);
+  const sampled = checks.filter((check) => check.sample !== null);
+  const parts = [
+    ...(whole.length > 0 ? [`${sum(whole, "checked")} of ${sum(whole, "finalized")} in ${whole.length} databases checked whole (at most 300 of an account, and every shape)`] : []),
+    ...sampled.map(
+      (check) =>
+        `${check.checked} of ${check.finalized} in a database checked by shape and sample (the first of each of its ${check.shapes} shapes — currency, locale, line count, taxes, credit notes, paid version — and of its ${check.features} optional blocks, and ${check.sample} by the ids' hash)`,
+    ),
+  ];
+  const seconds = (checks.reduce((total, check) => total + check.ms, 0) / 1000).toFixed(1);
+  return `${sum(checks, "checked")} finalized invoices' PDFs checked in ${seconds} s (tests/helpers/pdf-check.ts)${parts.length > 0 ? `: ${parts.join("; ")}` : ""}`;
 }
