@@ -59,6 +59,13 @@ test("emails: a send_invoice invoice made in the dashboard is emailed, its hoste
   await seller.getByRole("button", { name: "Save seller details" }).click();
   await expect(page.getByText("Saved. Invoices finalized from now on")).toBeVisible();
   expect((await server.get("/account-settings")).body.brand_color).toBe("#12ab34");
+  // Settings → Emails: the final dunning notice has its switch, on by default, like every type.
+  const emails = page.getByRole("form", { name: "Email settings" });
+  const finalNotice = emails.getByLabel("Final dunning notice (the last payment retry failed)");
+  await expect(finalNotice).toHaveValue("on");
+  await finalNotice.selectOption("off");
+  await emails.getByRole("button", { name: "Save email settings" }).click();
+  await expect.poll(async () => (await server.get("/account-settings")).body.email_types_disabled).toEqual(["final_notice"]);
 
   // A send_invoice invoice from the dashboard's form: days until due are asked only for that method.
   await page.goto(`${base}/invoices`);
