@@ -80,6 +80,7 @@ test("emails: a send_invoice invoice made in the dashboard is emailed, its hoste
   await form.getByRole("button", { name: "Create draft invoice" }).click();
   await expect(page).toHaveURL(new RegExp(`${base}/invoices/in_[a-z]+_[0-9a-z]+$`));
   const draftId = page.url().split("/").pop()!;
+  await expect(page.getByText("Email the invoice (send_invoice), due 14 days after finalization")).toBeVisible();
   expect((await server.get(`/invoices/${draftId}`)).body).toMatchObject({ collection_method: "send_invoice", days_until_due: 14 });
   const invoice = (await server.post(`/invoices/${draftId}/finalize`)).body;
   expect(invoice.status).toBe("open");

@@ -31,3 +31,9 @@ export function collectionBody(values: Record<string, string | undefined>): { co
   if (values.collection_method !== "send_invoice") return {};
   return { collection_method: "send_invoice", ...(values.days_until_due?.trim() ? { days_until_due: toInteger(values.days_until_due) } : {}) };
 }
+
+/** How an invoice or subscription is collected, in words (its page's "Collection"). */
+export function collectionLabel(object: { collection_method: string; days_until_due: number | null }): string {
+  if (object.collection_method !== "send_invoice") return "Charge automatically";
+  return object.days_until_due === null ? "Email the invoice (send_invoice)" : `Email the invoice (send_invoice), due ${object.days_until_due} days after finalization`;
+}
