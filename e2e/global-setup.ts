@@ -1,3 +1,6 @@
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
 import { randomBytes } from "node:crypto";
 import { migratePostgres } from "@/db/migrate";
 import { createFreshDatabase } from "../tests/helpers/database";
@@ -22,13 +25,17 @@ export default async function globalSetup() {
   startEventCheck();
   const database = await createFreshDatabase("e2e");
   await migratePostgres(database.url);
-  const app = await startApp({ DATABASE_URL: database.url });
+  // Without SMTP_URL the app writes each email as a .eml file: into a directory of this run's (e2e/emails.spec.ts reads them).
+  const dataDir = mkdtempSync(path.join(tmpdir(), "e2e-data-"));
+  const app = await startApp({ DATABASE_URL: database.url, BILLING_DATA_DIR: dataDir });
   process.env.E2E_BASE_URL = app.baseUrl;
+  process.env.E2E_MAIL_DIR = path.join(dataDir, "mail");
   // It delivers to this machine's loopback receivers (fixtures.ts `deliversHere`); a deployment does not.
   process.env.E2E_APP_STARTED_HERE = "1";
   return async () => {
     await app.stop();
     await database.drop();
+    rmSync(dataDir, { recursive: true, force: true });
     finishEventCheck("e2e");
   };
 }

@@ -1,5 +1,8 @@
 import { execFileSync, spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
 import { createFreshDatabase } from "../tests/helpers/database";
 import { finishEventCheck, startEventCheck } from "../tests/helpers/event-check";
 import { PROJECT_ROOT, startApp } from "../tests/helpers/server";
@@ -20,6 +23,7 @@ import { RATE_LIMIT_TEST_ENV, SIGNUP_TEST_ENV } from "../tests/setup/api-server"
 installTestCertificate();
 startEventCheck();
 const database = await createFreshDatabase("deployment");
+const dataDir = mkdtempSync(path.join(tmpdir(), "e2e-deployment-data-"));
 let exitCode = 1;
 try {
   execFileSync("npm", ["run", "--silent", "db:migrate"], {
@@ -29,6 +33,9 @@ try {
   });
   const deployment = await startApp({
     DATABASE_URL: database.url,
+    // Without SMTP_URL the deployment writes each email as a .eml file there: e2e/emails.spec.ts
+    // reads them (E2E_MAIL_DIR), the one thing the suite reads besides the URL.
+    BILLING_DATA_DIR: dataDir,
     VERCEL: "1",
     CRON_SECRET: randomBytes(24).toString("base64url"),
     WEBHOOK_SECRET_KEY: randomBytes(32).toString("base64url"),
@@ -43,7 +50,7 @@ try {
   });
   console.log(`The deployment under test: ${deployment.baseUrl}`);
   try {
-    const suiteEnv: NodeJS.ProcessEnv = { ...process.env, E2E_BASE_URL: deployment.baseUrl };
+    const suiteEnv: NodeJS.ProcessEnv = { ...process.env, E2E_BASE_URL: deployment.baseUrl, E2E_MAIL_DIR: path.join(dataDir, "mail") };
     delete suiteEnv.DATABASE_URL;
     delete suiteEnv.E2E_APP_STARTED_HERE;
     exitCode = await new Promise<number>((resolve) => {
@@ -56,6 +63,7 @@ try {
   }
 } finally {
   await database.drop();
+  rmSync(dataDir, { recursive: true, force: true });
 }
 try {
   // Every event the deployment emitted, checked against the document (tests/helpers/event-check.ts).

@@ -3,6 +3,7 @@
 import { useRouter } from "next/navigation";
 import { ApiForm, toAtoms } from "@/components/objects/api-form";
 import { toInteger, useCustomerOptions, usePriceOptions } from "@/components/objects/pickers";
+import { collectionBody, collectionFields } from "@/components/objects/collection-method";
 import { CreatePanel, ErrorBox, Loading } from "@/components/ui";
 import { invoiceHref, invoiceQueryKeys } from "./format";
 
@@ -43,6 +44,7 @@ function InvoiceForm({ accountId, customer }: { accountId: string; customer?: st
         { name: "customer", label: "Customer", kind: "select", options: customers.options, initial: customer },
         { name: "currency", label: "Currency", initial: "usd", required: true },
         { name: "description", label: "Invoice memo (optional)" },
+        ...collectionFields,
         {
           name: "price",
           label: "Line: price",
@@ -74,6 +76,7 @@ function InvoiceForm({ accountId, customer }: { accountId: string; customer?: st
           customer: values.customer,
           currency,
           ...(values.description ? { description: values.description } : {}),
+        ...collectionBody(values),
           ...(lines.length > 0 ? { lines } : {}),
         };
       }}

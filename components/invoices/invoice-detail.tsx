@@ -6,6 +6,7 @@ import { DetailItem, Time } from "@/components/events/bits";
 import { eventsHref } from "@/components/events/format";
 import { CustomerName, LineUnitPrice, PlanSummary, TaxRateName } from "@/components/objects/names";
 import { ObjectLink } from "@/components/objects/links";
+import { collectionLabel } from "@/components/objects/collection-method";
 import { dashboardCall } from "@/components/api-client";
 import { BackLink, detailFallback, useApiObject } from "@/components/ui/detail";
 import { Card, CopyButton, StatusBadge, Table } from "@/components/ui";
@@ -89,6 +90,7 @@ export function InvoiceDetail({ accountId, invoiceId }: { accountId: string; inv
               <span className="font-semibold">{money(invoice.total_amount_atom)}</span>
             </DetailItem>
             <DetailItem label="Due">{money(invoice.due_amount_atom)}</DetailItem>
+            <DetailItem label="Collection">{collectionLabel(invoice)}</DetailItem>
             <DetailItem label="Paid">{money(invoice.paid_amount_atom)}</DetailItem>
             {(invoice.pre_payment_credit_notes_amount_atom > 0 || invoice.post_payment_credit_notes_amount_atom > 0) && (
               <DetailItem label="Credit notes">

@@ -14,6 +14,7 @@ const TYPE_LABELS: Record<string, string> = {
   receipt: "Payment receipt",
   payment_failed: "Payment failed",
   payment_action_required: "Payment action required (3-D Secure)",
+  final_notice: "Final dunning notice (the last payment retry failed)",
   credit_note: "Credit note issued",
   trial_ending: "Trial ending (3 days before)",
   upcoming_renewal: "Upcoming renewal",

@@ -44,6 +44,7 @@ export function SellerDetails({ accountId }: { accountId: string }) {
           { name: "country", label: "Country (2 letters)", initial: address?.country ?? "", errorFields: ["address.country"] },
           { name: "tax_id", label: "VAT number", initial: settings.tax_id ?? "" },
           { name: "support_email", label: "Support email", initial: settings.support_email ?? "" },
+          { name: "brand_color", label: "Brand colour", initial: settings.brand_color ?? "", hint: "#RRGGBB, the accent of the emails sent to customers; empty: the default" },
           { name: "invoice_prefix", label: "Invoice number prefix", initial: settings.invoice_prefix, hint: `Invoices are numbered ${settings.invoice_prefix}-0001, ${settings.invoice_prefix}-0002, …; 3–12 of A–Z, 0–9 and -; unset, it follows the name above.` },
           { name: "invoice_footer", label: "Invoice footer", initial: settings.invoice_footer ?? "" },
           {
@@ -65,6 +66,7 @@ export function SellerDetails({ accountId }: { accountId: string }) {
             : null,
           tax_id: orNull(values.tax_id),
           support_email: orNull(values.support_email),
+          brand_color: orNull(values.brand_color),
           ...(values.invoice_prefix && values.invoice_prefix !== settings.invoice_prefix ? { invoice_prefix: values.invoice_prefix.trim() } : {}),
           invoice_footer: orNull(values.invoice_footer),
           default_locale: values.default_locale as "en" | "fr" | "de",

@@ -3,6 +3,7 @@
 import { useRouter } from "next/navigation";
 import { ApiForm } from "@/components/objects/api-form";
 import { toInteger, useCustomerOptions, usePriceOptions } from "@/components/objects/pickers";
+import { collectionBody, collectionFields } from "@/components/objects/collection-method";
 import { CreatePanel, ErrorBox, Loading } from "@/components/ui";
 import { subscriptionHref, subscriptionQueryKeys } from "./format";
 
@@ -41,11 +42,13 @@ function SubscriptionForm({ accountId, customer }: { accountId: string; customer
         { name: "price", label: "Price", kind: "select", options: prices.options, errorFields: ["items", "items.0.price"] },
         { name: "quantity", label: "Quantity", kind: "number", initial: "1", errorFields: ["items.0.quantity"] },
         { name: "trial_period_days", label: "Trial days (optional)", kind: "number", errorFields: ["trial_end"] },
+        ...collectionFields,
       ]}
       toBody={(values) => ({
         customer: values.customer,
         items: [{ price: values.price, ...(values.quantity?.trim() ? { quantity: toInteger(values.quantity) } : {}) }],
         ...(values.trial_period_days?.trim() ? { trial_period_days: toInteger(values.trial_period_days) } : {}),
+        ...collectionBody(values),
       })}
     />
   );

@@ -6,6 +6,7 @@ import { eventsHref } from "@/components/events/format";
 import { invoiceHref } from "@/components/invoices/format";
 import { CustomerName, PlanSummary, SubscriptionTitle } from "@/components/objects/names";
 import { ObjectLink } from "@/components/objects/links";
+import { collectionLabel } from "@/components/objects/collection-method";
 import { dashboardCall } from "@/components/api-client";
 import { BackLink, detailFallback, useApiObject } from "@/components/ui/detail";
 import { Card, CopyButton, StatusBadge, Table } from "@/components/ui";
@@ -64,6 +65,7 @@ export function SubscriptionDetail({ accountId, subscriptionId }: { accountId: s
               <CustomerName accountId={accountId} id={subscription.customer} />
             </DetailItem>
             <DetailItem label="Currency">{subscription.currency.toUpperCase()}</DetailItem>
+            <DetailItem label="Collection">{collectionLabel(subscription)}</DetailItem>
             <DetailItem label="Latest invoice">
               {subscription.latest_invoice ? (
                 <Link

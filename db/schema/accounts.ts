@@ -35,6 +35,8 @@ export const accounts = pgTable(
     address: jsonb("address").$type<PostalAddress>(),
     taxId: text("tax_id"),
     supportEmail: text("support_email"),
+    /** `#RRGGBB`, the emails' accent colour (null: the service's own). */
+    brandColor: text("brand_color"),
     /** Null: derived from the business name (lib/account-settings/prefix.ts). */
     invoicePrefix: text("invoice_prefix"),
     invoiceFooter: text("invoice_footer"),

@@ -52,6 +52,15 @@ export const SETTINGS_FIELDS = {
   address: { input: PostalAddressInput.nullable(), output: PostalAddress.nullable() },
   tax_id: { input: z.string().trim().min(2).max(64).nullable(), output: z.string().nullable() },
   support_email: { input: z.email().max(254).nullable(), output: z.string().nullable() },
+  brand_color: {
+    input: z
+      .string()
+      .regex(/^#[0-9A-Fa-f]{6}$/, "Must be a colour as #RRGGBB.")
+      .transform((value) => value.toLowerCase())
+      .nullable()
+      .meta({ description: "The accent colour of the emails sent to customers, `#RRGGBB` (docs/emails.md). Null: the service's own.", example: "#0a7c59" }),
+    output: z.string().nullable(),
+  },
   invoice_prefix: {
     input: z.string().regex(INVOICE_PREFIX, "Must be 3 to 12 of A-Z, 0-9 and '-'.").nullable().meta({
       description: "3–12 of `[A-Z0-9-]`. Null: derived from `business_name` (see `invoice_prefix` in the answer).",

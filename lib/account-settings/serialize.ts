@@ -13,6 +13,7 @@ export function serializeAccountSettings(row: AccountRow): AccountSettingsObject
     address: postalAddress(row.address),
     tax_id: row.taxId,
     support_email: row.supportEmail,
+    brand_color: row.brandColor,
     invoice_prefix: effectiveInvoicePrefix(row),
     invoice_footer: row.invoiceFooter,
     default_locale: row.defaultLocale as Locale,

@@ -142,3 +142,29 @@ async function invoiceDocumentLocale(tx: Executor, invoiceId: string | null): Pr
   const result = await tx.execute(sql`select document->>'locale' as locale from invoices where id = ${invoiceId}`);
   return rowsOf<{ locale: string | null }>(result)[0]?.locale ?? null;
 }
+
+/**
+ * The final dunning notice: dunning's last retry of `invoice` failed and it was marked
+ * uncollectible by the event `eventId` (lib/invoices/settle.ts, in that event's transaction). Not
+ * an EVENT_EMAILS entry: a merchant marking an invoice uncollectible emits the same event type and
+ * sends nothing. One per that event (its cause key).
+ */
+export async function enqueueFinalNotice(
+  tx: Executor,
+  ctx: ServiceContext,
+  invoice: { id: string; number: string | null; customerId: string | null },
+  eventId: string,
+): Promise<string | null> {
+  const { to } = await recipientsOf(tx, ctx.accountId, invoice.customerId);
+  if (to.length === 0) return null;
+  return enqueueEmail(tx, ctx, {
+    type: "final_notice",
+    to,
+    causeKey: `${eventId}:final_notice`,
+    locale: await invoiceDocumentLocale(tx, invoice.id),
+    number: invoice.number ?? invoice.id,
+    customerId: invoice.customerId,
+    invoiceId: invoice.id,
+    eventId,
+  });
+}

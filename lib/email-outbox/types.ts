@@ -9,6 +9,7 @@ export const EMAIL_TYPES = [
   "receipt",
   "payment_failed",
   "payment_action_required",
+  "final_notice",
   "credit_note",
   "trial_ending",
   "upcoming_renewal",

@@ -36,6 +36,12 @@ export const WORDING: Record<EmailLocale, Record<EmailType, Words>> = {
       body: "Your bank needs you to confirm the payment of this invoice. Open the invoice to complete it.",
       button: "Confirm payment",
     },
+    final_notice: {
+      subject: (seller, number) => `Final notice: invoice ${number} from ${seller} is unpaid`,
+      heading: "Final notice",
+      body: "We tried to collect this invoice several times and every attempt failed. It is now marked uncollectible and the subscription it billed is cancelled. You can still pay it online.",
+      button: "Pay invoice",
+    },
     credit_note: {
       subject: (seller, number) => `Credit note ${number} from ${seller}`,
       heading: "Credit note issued",
@@ -98,6 +104,12 @@ export const WORDING: Record<EmailLocale, Record<EmailType, Words>> = {
       body: "Votre banque vous demande de confirmer le paiement de cette facture. Ouvrez la facture pour le terminer.",
       button: "Confirmer le paiement",
     },
+    final_notice: {
+      subject: (seller, number) => `Dernier avis : la facture ${number} de ${seller} est impayée`,
+      heading: "Dernier avis",
+      body: "Nous avons tenté plusieurs fois d'encaisser cette facture, sans succès. Elle est désormais classée irrécouvrable et l'abonnement qu'elle facturait est résilié. Vous pouvez encore la payer en ligne.",
+      button: "Payer la facture",
+    },
     credit_note: {
       subject: (seller, number) => `Avoir ${number} de ${seller}`,
       heading: "Avoir émis",
@@ -159,6 +171,12 @@ export const WORDING: Record<EmailLocale, Record<EmailType, Words>> = {
       heading: "Bestätigen Sie Ihre Zahlung",
       body: "Ihre Bank bittet Sie, die Zahlung dieser Rechnung zu bestätigen. Öffnen Sie die Rechnung, um sie abzuschließen.",
       button: "Zahlung bestätigen",
+    },
+    final_notice: {
+      subject: (seller, number) => `Letzte Mahnung: Rechnung ${number} von ${seller} ist unbezahlt`,
+      heading: "Letzte Mahnung",
+      body: "Wir haben mehrmals versucht, diese Rechnung einzuziehen, ohne Erfolg. Sie gilt nun als uneinbringlich, und das damit abgerechnete Abonnement ist gekündigt. Sie können sie weiterhin online bezahlen.",
+      button: "Rechnung bezahlen",
     },
     credit_note: {
       subject: (seller, number) => `Gutschrift ${number} von ${seller}`,

@@ -31,8 +31,13 @@ export type RenderedEmail = {
 const escapeHtml = (value: string) =>
   value.replace(/[&<>"']/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" })[c]!);
 
-/** The account's brand colour is not a setting yet: one colour for every account. */
-const BRAND_COLOUR = "#4f46e5";
+/** The emails' accent colour when the account's seller settings name none (`brand_color`). */
+export const DEFAULT_BRAND_COLOR = "#4f46e5";
+
+/** The account's brand colour, only as `#RRGGBB` (the setting's validation; re-checked, as it goes into a style). */
+export function brandColorOf(account: { brandColor: string | null }): string {
+  return account.brandColor && /^#[0-9a-fA-F]{6}$/.test(account.brandColor) ? account.brandColor : DEFAULT_BRAND_COLOR;
+}
 
 type Facts = { rows: [string, string][]; link: string | null; attachments: RenderedEmail["attachments"]; locale: EmailLocale };
 
@@ -149,13 +154,14 @@ export async function renderEmail(ctx: ServiceContext, row: EmailRow, extra: { l
   const seller = senderNameOf(account);
   const support = account.supportEmail;
   const labels = LABELS[facts.locale];
+  const brand = brandColorOf(account);
   const html = `<!doctype html><html lang="${facts.locale}"><body style="margin:0;background:#f6f6f9;font-family:Helvetica,Arial,sans-serif;color:#1f2937">
 <table role="presentation" width="100%" cellpadding="0" cellspacing="0"><tr><td align="center" style="padding:24px">
-<table role="presentation" width="560" cellpadding="0" cellspacing="0" style="background:#fff;border-radius:8px;border-top:4px solid ${BRAND_COLOUR}">
-<tr><td style="padding:24px"><p style="margin:0;font-weight:bold;color:${BRAND_COLOUR}">${escapeHtml(seller)}</p>
+<table role="presentation" width="560" cellpadding="0" cellspacing="0" style="background:#fff;border-radius:8px;border-top:4px solid ${brand}">
+<tr><td style="padding:24px"><p style="margin:0;font-weight:bold;color:${brand}">${escapeHtml(seller)}</p>
 <h1 style="font-size:20px">${escapeHtml(words.heading)}</h1><p>${escapeHtml(words.body)}</p>
 ${facts.rows.length ? `<table role="presentation" cellpadding="4">${facts.rows.map(([k, v]) => `<tr><td style="color:#6b7280">${escapeHtml(k)}</td><td><strong>${escapeHtml(v)}</strong></td></tr>`).join("")}</table>` : ""}
-${facts.link ? `<p style="margin:24px 0"><a href="${escapeHtml(facts.link)}" style="background:${BRAND_COLOUR};color:#fff;padding:10px 16px;border-radius:6px;text-decoration:none">${escapeHtml(words.button)}</a></p>` : ""}
+${facts.link ? `<p style="margin:24px 0"><a href="${escapeHtml(facts.link)}" style="background:${brand};color:#fff;padding:10px 16px;border-radius:6px;text-decoration:none">${escapeHtml(words.button)}</a></p>` : ""}
 ${support ? `<p style="color:#6b7280;font-size:13px">${escapeHtml(labels.support)} <a href="mailto:${escapeHtml(support)}">${escapeHtml(support)}</a></p>` : ""}
 </td></tr></table></td></tr></table></body></html>`;
   const text = [

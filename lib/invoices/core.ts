@@ -5,7 +5,7 @@ import { isLockNotAvailable } from "@/db/errors";
 import { invoiceLines, invoices, paymentIntents } from "@/db/schema";
 import type { ServiceContext } from "@/lib/context";
 import { notFound, retryableConflict, ServiceError } from "@/lib/errors";
-import { emitEvent } from "@/lib/events/emit";
+import { emitEvent, type EmittedEvent } from "@/lib/events/emit";
 import type { EventType } from "@/lib/events/catalogue";
 import { one } from "@/lib/rows";
 import { paidPdfSha256 } from "./pdf/issue";
@@ -93,8 +93,8 @@ export async function emit(
   type: EventType,
   after: InvoiceWithLines,
   before: InvoiceWithLines | null,
-): Promise<void> {
-  await emitEvent(tx, ctx, {
+): Promise<EmittedEvent> {
+  return emitEvent(tx, ctx, {
     type,
     aggregateId: after.invoice.id,
     data: serializeInvoice(after, ctx.livemode),

@@ -5,6 +5,8 @@ import type { ServiceContext, Verb } from "@/lib/context";
 import { retryableConflict, ServiceError, validationFailed } from "@/lib/errors";
 import type { EventType } from "@/lib/events/catalogue";
 import { withChangeTransaction, type ChangeTransaction, type WithinChange } from "@/lib/events/transaction";
+import type { EmittedEvent } from "@/lib/events/emit";
+import { enqueueFinalNotice } from "@/lib/email-outbox/enqueue";
 import { reverseBalanceApplied } from "@/lib/customer-balance/service";
 import { confirmPaymentIntent } from "@/lib/payments/confirm";
 import { chargeInFlightOfInvoice, createPaymentIntent } from "@/lib/payments/service";
@@ -93,8 +95,8 @@ async function transition(
     settles: boolean;
     /** Refuses the change (throws) for a reason beyond the status, before anything is written. */
     refuse?: (tx: ChangeTransaction, invoice: InvoiceRow) => Promise<void>;
-    /** What else the change does, under the invoice's lock and in its transaction. */
-    also?: (tx: ChangeTransaction, invoice: InvoiceRow) => Promise<unknown>;
+    /** What else the change does, under the invoice's lock and in its transaction (`event`: the change's). */
+    also?: (tx: ChangeTransaction, invoice: InvoiceRow, event: EmittedEvent) => Promise<unknown>;
   },
   change: (now: Date) => Partial<typeof invoices.$inferInsert>,
 ): Promise<InvoiceWithLines> {
@@ -110,8 +112,8 @@ async function transition(
       .where(eq(invoices.id, invoice.id))
       .returning());
     const after = { ...before, invoice: updated };
-    await emit(tx, ctx, rule.event, after, before);
-    await rule.also?.(tx, updated);
+    const event = await emit(tx, ctx, rule.event, after, before);
+    await rule.also?.(tx, updated, event);
     if (rule.settles) await invoiceSettled(tx, ctx, invoice.id, invoice.subscriptionId);
     return after;
   }, tx);
@@ -184,13 +186,24 @@ export async function markInvoiceUncollectible({ ctx, input }: Verb<{ id: string
   );
 }
 
-/** Dunning's last retry failed: open → uncollectible in the retry's transaction (the subscription is cancelled next, by dunning). */
+/**
+ * Dunning's last retry failed: open → uncollectible in the retry's transaction (the subscription is
+ * cancelled next, by dunning), and the customer's final notice queued with it, once per that event.
+ */
 export async function markUncollectibleForNonPayment({ ctx, tx, input }: Verb<{ id: string }> & { tx: ChangeTransaction }): Promise<InvoiceWithLines> {
   return transition(
     ctx,
     tx,
     input.id,
-    { action: "marked uncollectible", from: INVOICE_ACTION_FROM.markUncollectible, event: "invoice.marked_uncollectible", settles: false },
+    {
+      action: "marked uncollectible",
+      from: INVOICE_ACTION_FROM.markUncollectible,
+      event: "invoice.marked_uncollectible",
+      settles: false,
+      also: async (tx, invoice, event) => {
+        if (await enqueueFinalNotice(tx, ctx, invoice, event.id)) tx.emailsAfterCommit();
+      },
+    },
     (now) => ({ status: "uncollectible", markedUncollectibleAt: now }),
   );
 }

@@ -71,12 +71,20 @@ const httpDriver: BillingDriver = {
   voidInvoice: async (id) => outcome(await sandbox.post(`/invoices/${id}/void`), nothing),
   adjust: async (customer, amount) => outcome(await sandbox.post(`/customers/${customer}/balance-transactions`, { amount_atom: amount, currency: "usd", description: "Property" }), nothing),
   applyCoupon: async (customer, coupon) => outcome(await sandbox.post(`/customers/${customer}/discount`, { coupon }), nothing),
-  subscribe: async (customer, price, quantity, method) =>
-    outcome(await sandbox.post("/subscriptions", { customer, items: [{ price, quantity }], default_payment_method: method }), (body) => ({
-      id: body.id as string,
-      item: body.items[0].id as string,
-      invoice: (body.latest_invoice as string | null) ?? null,
-    })),
+  subscribe: async (customer, price, quantity, method, _metered, sendInvoice) =>
+    outcome(
+      await sandbox.post("/subscriptions", {
+        customer,
+        items: [{ price, quantity }],
+        default_payment_method: method,
+        ...(sendInvoice ? { collection_method: "send_invoice", days_until_due: sendInvoice.daysUntilDue } : {}),
+      }),
+      (body) => ({
+        id: body.id as string,
+        item: body.items[0].id as string,
+        invoice: (body.latest_invoice as string | null) ?? null,
+      }),
+    ),
   change: async (subscription, steps, options) => {
     const path = `/subscriptions/${subscription}/change-requests` as const;
     const request = await sandbox.post(path, { steps, effective: options.effective, proration_behavior: options.behavior });

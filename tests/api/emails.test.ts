@@ -277,6 +277,70 @@ describe("emails over SMTP", () => {
     expect(smtp.to(address)).toHaveLength(4);
   });
 
+  it("dunning's last failed retry sends the final notice once (in German, branded with the colour and support address); switched off, none", async () => {
+    const own = await ownAccount();
+    const branded = await ok(own.client.post("/account-settings", { brand_color: "#0A7C59" }));
+    expect(branded.brand_color).toBe("#0a7c59");
+    const product = await ok(own.client.post("/products", { name: "Plan" }));
+    const price = await ok(own.client.post("/prices", { product: product.id, currency: "eur", unit_amount_atom: 1_500, type: "recurring", recurring: { interval: "month" } }));
+    const advance = async (to: Date) => ok(own.client.post(`/${own.account}/test-clock/advance`, { to: to.toISOString() }));
+    /** A declined subscription whose dunning runs to its end: the invoice uncollectible, the subscription cancelled. */
+    const dunnedToTheEnd = async (address: string) => {
+      const customer = await ok(own.client.post("/customers", { email: address, name: "Jonas", preferred_locale: "de" }));
+      const sub = await ok(
+        own.client.post("/subscriptions", { customer: customer.id, items: [{ price: price.id }], trial_period_days: 7, default_payment_method: "pm_sandbox_declined" }),
+      );
+      await advance(plusDays(sub.trial_end, 1 / 24));
+      const pastDue = await ok(own.client.get(`/subscriptions/${sub.id}`));
+      expect(pastDue.status).toBe("past_due");
+      // The retries 3, 5 and 7 days after the first failure; the last one fails too.
+      await advance(plusDays(sub.trial_end, 8));
+      const invoice = await ok(own.client.get(`/invoices/${pastDue.latest_invoice}`));
+      expect(invoice.status).toBe("uncollectible");
+      expect((await ok(own.client.get(`/subscriptions/${sub.id}`))).status).toBe("cancelled");
+      return { customer, invoice, sub };
+    };
+
+    const { customer, invoice, sub } = await dunnedToTheEnd("jonas@example.com");
+    const [notice, ...more] = (await ok(own.client.get(`/emails?invoice=${invoice.id}&type=final_notice`))).items;
+    expect(more).toEqual([]);
+    expect(notice).toMatchObject({ to: ["jonas@example.com"], customer: customer.id, invoice: invoice.id });
+    const cause = await ok(own.client.get(`/${own.account}/events/${notice.event}`));
+    expect(cause).toMatchObject({ type: "invoice.marked_uncollectible", data: { id: invoice.id } });
+    const mail = await eventually(
+      async () => smtp.to("jonas@example.com").find((received) => received.parsed.messageId === notice.message_id),
+      (found) => found !== undefined,
+      30_000,
+    );
+    expect(mail!.parsed.subject).toBe(`Letzte Mahnung: Rechnung ${invoice.number} von Acme Tools ist unbezahlt`);
+    expect(mail!.parsed.html).toContain(`href="${invoice.hosted_invoice_url}"`);
+    expect(mail!.parsed.text).toContain(invoice.hosted_invoice_url);
+    expect(mail!.parsed.text).toMatch(/15,00\s€/);
+    // Branded: the account's colour (the button, the name, the top border) and its support address.
+    expect(mail!.parsed.html).toContain("background:#0a7c59");
+    expect(mail!.parsed.html).not.toContain("#4f46e5");
+    expect(mail!.parsed.html).toContain(`href="mailto:help@acme.test"`);
+    expect(mail!.parsed.text).toContain("help@acme.test");
+    expect(mail!.parsed.attachments).toEqual([]);
+    // The hosted page of the uncollectible invoice still opens (it may still be paid).
+    expect((await fetch(invoice.hosted_invoice_url)).status).toBe(200);
+    // Later clock moves send nothing more for that cause: one notice, one cancellation.
+    await advance(plusDays(sub.trial_end, 40));
+    const types = (await ok(own.client.get(`/emails?customer=${customer.id}&limit=50`))).items.map((email: Json) => email.type);
+    expect(types.filter((type: string) => type === "final_notice")).toHaveLength(1);
+    expect(types.filter((type: string) => type === "subscription_cancelled")).toHaveLength(1);
+    await eventually(
+      async () => smtp.to("jonas@example.com").filter((received) => received.parsed.messageId === notice.message_id),
+      (found) => found.length === 1,
+    );
+
+    // Switched off in Settings → Emails: the dunning ends the same, and no final notice is queued.
+    await ok(own.client.post("/account-settings", { email_types_disabled: ["final_notice"] }));
+    const silent = await dunnedToTheEnd("kai@example.com");
+    expect((await ok(own.client.get(`/emails?invoice=${silent.invoice.id}&type=final_notice`))).items).toEqual([]);
+    expect((await ok(own.client.get(`/emails?customer=${silent.customer.id}&type=subscription_cancelled`))).items).toHaveLength(1);
+  });
+
   it("payment action required: the hosted link where the customer confirms, no attachment", async () => {
     const address = "hugo@example.com";
     const { invoice } = await openInvoice(address);

@@ -115,6 +115,9 @@ export const arbStep = fc.oneof(
       method: arbCardMethod,
       // Now and then the subscription also carries METERED's item (usage steps are skipped without one): usage is dear, its renewal waits the grace window.
       metered: fc.nat({ max: 3 }).map((n) => n === 3),
+      // Now and then it is collected by sending its invoices (issue #37): never charged, due `daysUntilDue` days after finalization.
+      sendInvoice: fc.nat({ max: 3 }).map((n) => n === 3),
+      daysUntilDue: fc.integer({ min: 0, max: 60 }),
     }),
   },
   // A renewal; with a metered item the clock first stops inside the grace window, where `grace`'s events are sent (stamped `back` minutes before the period end, or at it: the next period's).
@@ -176,8 +179,18 @@ export interface BillingDriver {
   voidInvoice(id: string): Promise<Outcome>;
   adjust(customer: string, amountAtom: number): Promise<Outcome>;
   applyCoupon(customer: string, coupon: string): Promise<Outcome>;
-  /** A subscription to the price × quantity, and to the metered price too when one is given (its item second). */
-  subscribe(customer: string, price: string, quantity: number, method: CardMethod, metered?: string): Promise<Outcome<{ id: string; item: string; invoice: string | null }>>;
+  /**
+   * A subscription to the price × quantity, and to the metered price too when one is given (its
+   * item second); `sendInvoice`: `collection_method: "send_invoice"` with these `days_until_due`.
+   */
+  subscribe(
+    customer: string,
+    price: string,
+    quantity: number,
+    method: CardMethod,
+    metered?: string,
+    sendInvoice?: { daysUntilDue: number },
+  ): Promise<Outcome<{ id: string; item: string; invoice: string | null }>>;
   /**
    * A change request with these steps, created and applied with the method. A refused apply
    * (its proration not collected) cancels the request, which voids its proration invoice: the
@@ -220,6 +233,8 @@ type MSubscription = {
   id: string;
   items: MItem[];
   method: CardMethod;
+  /** `send_invoice`'s days until due; null: charge_automatically. */
+  sendInvoice: number | null;
   periodStart: Date;
   periodEnd: Date;
   pending: { price: number } | { quantity: number } | null;
@@ -549,13 +564,15 @@ async function planStep(driver: BillingDriver, model: Model, ids: CatalogueIds, 
   const subscription = model.subscription;
   if (!subscription) {
     const metered = current.metered && driver.usage && driver.advance ? ids.metered : undefined;
-    const made = await driver.subscribe(model.customer, ids.prices[current.plan]!, current.quantity, current.method, metered);
+    const sendInvoice = current.sendInvoice ? { daysUntilDue: current.daysUntilDue } : undefined;
+    const made = await driver.subscribe(model.customer, ids.prices[current.plan]!, current.quantity, current.method, metered, sendInvoice);
     if (!agree(model, "subscribe", done, made) || !made.ok) return;
     const period = await subscriptionPeriod(made.value.id);
     model.subscription = {
       id: made.value.id,
       items: [{ id: made.value.item, price: current.plan, quantity: current.quantity }],
       method: current.method,
+      sendInvoice: sendInvoice?.daysUntilDue ?? null,
       periodStart: period.start,
       periodEnd: period.end,
       pending: null,
@@ -563,8 +580,10 @@ async function planStep(driver: BillingDriver, model: Model, ids: CatalogueIds, 
       metered: metered ? { events: [], sent: 0, invoiced: null } : null,
     };
     // The first invoice bills the licensed item only: usage is billed in arrears.
-    if (made.value.invoice) await nameLines(finalize(model, made.value.invoice, [{ id: null, quantity: current.quantity, amount: costOf(CATALOGUE.prices[current.plan]!, current.quantity), rates: [] }], now));
-    else model.log.push("subscribe: no first invoice");
+    if (made.value.invoice) {
+      await nameLines(finalize(model, made.value.invoice, [{ id: null, quantity: current.quantity, amount: costOf(CATALOGUE.prices[current.plan]!, current.quantity), rates: [] }], now));
+      await checkCollection(model, made.value.invoice, model.subscription.sendInvoice);
+    } else model.log.push("subscribe: no first invoice");
     return;
   }
   // A second change at the period end while one waits: not drawn (the renewal applies one).
@@ -684,7 +703,34 @@ async function renewStep(driver: BillingDriver, model: Model, ids: CatalogueIds,
     await driver.now();
     await sendUsage(driver, model, usage, ended.end.getTime() - current.late.back * MINUTE, current.late.value, false, { status: "invalid", code: "period_invoiced" });
   }
-  if (invoice.status === "open") cardPayment(invoice, subscription.method, null);
+  await checkCollection(model, invoice.id, subscription.sendInvoice);
+  // A send_invoice renewal waits for the customer: never charged, no dunning.
+  if (invoice.status === "open" && subscription.sendInvoice === null) cardPayment(invoice, subscription.method, null);
+}
+
+const DAY_MS = 86_400_000;
+
+/**
+ * A subscription invoice carries its collection method: `send_invoice` (`days` not null) is never
+ * charged automatically (no attempt, no retry scheduled) and is due `days` days after its
+ * finalization; `charge_automatically` has no due date of its own.
+ */
+async function checkCollection(model: Model, id: string, days: number | null): Promise<void> {
+  const db = await getDb();
+  const [row] = await db
+    .select({ method: invoices.collectionMethod, finalizedAt: invoices.finalizedAt, dueDate: invoices.dueDate, attempts: invoices.attemptCount, next: invoices.nextPaymentAttempt })
+    .from(invoices)
+    .where(eq(invoices.id, id));
+  if (!row?.finalizedAt) return void model.log.push(`invoice ${id}: not finalized`);
+  const expected =
+    days === null
+      ? { method: "charge_automatically", due: null }
+      : { method: "send_invoice", due: new Date(row.finalizedAt.getTime() + days * DAY_MS).toISOString(), attempts: 0, next: null };
+  const actual =
+    days === null
+      ? { method: row.method, due: row.dueDate?.toISOString() ?? null }
+      : { method: row.method, due: row.dueDate?.toISOString() ?? null, attempts: row.attempts, next: row.next?.toISOString() ?? null };
+  if (JSON.stringify(actual) !== JSON.stringify(expected)) model.log.push(`invoice ${id}'s collection: the service has ${JSON.stringify(actual)}, the model ${JSON.stringify(expected)}`);
 }
 
 /**

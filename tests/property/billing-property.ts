@@ -44,7 +44,8 @@ import { arbSequence, CATALOGUE, METERED, runSequence, type BillingDriver, type 
  * refunds, credit notes by amount and by line (pre and post payment) and their voids, invoice
  * voids, balance adjustments, once/repeating/forever coupons, a subscription with price and
  * quantity changes (now, with every proration_behavior, and at the period end) and its renewal by
- * the sandbox test clock. After every step an independent model (tests/helpers/billing-model.ts)
+ * the sandbox test clock, collected automatically or by sending its invoices (`send_invoice`:
+ * never charged, due `days_until_due` after finalization; issue #37). After every step an independent model (tests/helpers/billing-model.ts)
  * must agree with the outcome (a refusal passes only where the model refuses too) and with every
  * amount of the customer's rows, and every invariant of tests/helpers/billing-sequences.ts holds.
  *
@@ -122,10 +123,11 @@ function inProcessDriver(accountId: string): BillingDriver {
     adjust: (customerId, amount) =>
       done(() => adjustCustomerBalance({ ctx, input: { customerId, adjustment: BalanceTransactionCreateInput.parse({ amount_atom: amount, currency: "usd", description: "Property" }) } })),
     applyCoupon: (customerId, couponId) => done(() => applyDiscount({ ctx, input: { customerId, couponId } })),
-    subscribe: (customer, price, quantity, method, metered) =>
+    subscribe: (customer, price, quantity, method, metered, sendInvoice) =>
       outcome(async () => {
         const items = metered ? [{ price, quantity }, { price: metered }] : [{ price, quantity }];
-        const made = await createSubscription({ ctx, input: SubscriptionCreateInput.parse({ customer, items, default_payment_method: method }) });
+        const collection = sendInvoice ? { collection_method: "send_invoice", days_until_due: sendInvoice.daysUntilDue } : {};
+        const made = await createSubscription({ ctx, input: SubscriptionCreateInput.parse({ customer, items, default_payment_method: method, ...collection }) });
         return { id: made.subscription.id, item: made.items[0]!.id, invoice: made.subscription.latestInvoiceId };
       }),
     change: async (subscriptionId, steps, options) => {

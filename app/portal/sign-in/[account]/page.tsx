@@ -1,7 +1,12 @@
 import type { Metadata } from "next";
 import { PORTAL_SIGN_IN_ANSWER } from "@/lib/portal/sign-in";
 
-export const metadata: Metadata = { title: "Sign in to your billing portal", robots: { index: false, follow: false }, referrer: "no-referrer" };
+/*
+ * `same-origin`, not `no-referrer`: under `no-referrer` a browser posts the form with `Origin: null`,
+ * which the cross-site check refuses (lib/http/guard.ts); the page's URL holds no secret, and no
+ * other site is told it.
+ */
+export const metadata: Metadata = { title: "Sign in to your billing portal", robots: { index: false, follow: false }, referrer: "same-origin" };
 export const dynamic = "force-dynamic";
 
 /**

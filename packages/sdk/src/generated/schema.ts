@@ -7082,6 +7082,11 @@ export type components = {
             tax_id?: string | null;
             support_email?: string | null;
             /**
+             * @description The accent colour of the emails sent to customers, `#RRGGBB` (docs/emails.md). Null: the service's own.
+             * @example #0a7c59
+             */
+            brand_color?: string | null;
+            /**
              * @description 3–12 of `[A-Z0-9-]`. Null: derived from `business_name` (see `invoice_prefix` in the answer).
              * @example ACME
              */
@@ -7122,7 +7127,7 @@ export type components = {
              *       "receipt"
              *     ]
              */
-            email_types_disabled?: ("invoice" | "receipt" | "payment_failed" | "payment_action_required" | "credit_note" | "trial_ending" | "upcoming_renewal" | "subscription_cancelled" | "portal_link")[];
+            email_types_disabled?: ("invoice" | "receipt" | "payment_failed" | "payment_action_required" | "final_notice" | "credit_note" | "trial_ending" | "upcoming_renewal" | "subscription_cancelled" | "portal_link")[];
         };
         /** @description The processor and its keys. Stripe: `secret_key` (`sk_…` or `rk_…`) and `publishable_key` (`pk_…`), test keys for a sandbox account, live keys for a live one. */
         PaymentProcessorConnectInput: {
@@ -12378,6 +12383,7 @@ export type components = {
             address: components["schemas"]["PostalAddress"] | null;
             tax_id: string | null;
             support_email: string | null;
+            brand_color: string | null;
             /** @description The prefix of invoice numbers: the one set, else derived from the business name. */
             invoice_prefix: string;
             invoice_footer: string | null;
@@ -12834,7 +12840,7 @@ export type components = {
             /** @example eml_prod_01kaxz4c7e5r3x3m9k2w8q4tgd5 */
             id: string;
             /** @enum {string} */
-            type: "invoice" | "receipt" | "payment_failed" | "payment_action_required" | "credit_note" | "trial_ending" | "upcoming_renewal" | "subscription_cancelled" | "portal_link" | "test";
+            type: "invoice" | "receipt" | "payment_failed" | "payment_action_required" | "final_notice" | "credit_note" | "trial_ending" | "upcoming_renewal" | "subscription_cancelled" | "portal_link" | "test";
             /** @description The recipients. */
             to: string[];
             subject: string;
@@ -12864,32 +12870,32 @@ export type components = {
         Event: components["schemas"]["PaymentSucceededEvent"] | components["schemas"]["PaymentFailedEvent"] | components["schemas"]["PaymentRefundedEvent"] | components["schemas"]["CheckoutSessionCreatedEvent"] | components["schemas"]["CheckoutSessionUpdatedEvent"] | components["schemas"]["CheckoutSessionDeletedEvent"] | components["schemas"]["CheckoutSessionCompletedEvent"] | components["schemas"]["CheckoutSessionExpiredEvent"] | components["schemas"]["PaymentIntentCreatedEvent"] | components["schemas"]["PaymentIntentProcessingEvent"] | components["schemas"]["PaymentIntentRequiresActionEvent"] | components["schemas"]["PaymentIntentAmountCapturableUpdatedEvent"] | components["schemas"]["PaymentIntentSucceededEvent"] | components["schemas"]["PaymentIntentCanceledEvent"] | components["schemas"]["PaymentIntentPaymentFailedEvent"] | components["schemas"]["PaymentIntentPartiallyFundedEvent"] | components["schemas"]["CustomerSubscriptionCreatedEvent"] | components["schemas"]["CustomerSubscriptionUpdatedEvent"] | components["schemas"]["CustomerSubscriptionPausedEvent"] | components["schemas"]["CustomerSubscriptionResumedEvent"] | components["schemas"]["CustomerSubscriptionCancelledEvent"] | components["schemas"]["CustomerSubscriptionTrialWillEndEvent"] | components["schemas"]["InvoiceCreatedEvent"] | components["schemas"]["InvoiceFinalizedEvent"] | components["schemas"]["InvoicePaidEvent"] | components["schemas"]["InvoicePaymentSucceededEvent"] | components["schemas"]["InvoicePaymentFailedEvent"] | components["schemas"]["InvoicePaymentActionRequiredEvent"] | components["schemas"]["InvoiceOverdueEvent"] | components["schemas"]["InvoiceVoidedEvent"] | components["schemas"]["InvoiceMarkedUncollectibleEvent"] | components["schemas"]["InvoiceRefundedEvent"] | components["schemas"]["InvoiceUpcomingEvent"] | components["schemas"]["CustomerCreatedEvent"] | components["schemas"]["CustomerUpdatedEvent"] | components["schemas"]["CustomerDeletedEvent"] | components["schemas"]["CustomerDiscountCreatedEvent"] | components["schemas"]["CustomerDiscountUpdatedEvent"] | components["schemas"]["CustomerDiscountDeletedEvent"] | components["schemas"]["CouponCreatedEvent"] | components["schemas"]["CouponUpdatedEvent"] | components["schemas"]["CouponDeletedEvent"] | components["schemas"]["PriceCreatedEvent"] | components["schemas"]["PriceUpdatedEvent"] | components["schemas"]["PriceDeletedEvent"] | components["schemas"]["ProductCreatedEvent"] | components["schemas"]["ProductUpdatedEvent"] | components["schemas"]["ProductDeletedEvent"] | components["schemas"]["RefundCreatedEvent"] | components["schemas"]["RefundUpdatedEvent"] | components["schemas"]["RefundFailedEvent"] | components["schemas"]["ApiTokenCreatedEvent"] | components["schemas"]["ApiTokenRevokedEvent"] | components["schemas"]["WebhookEndpointCreatedEvent"] | components["schemas"]["WebhookEndpointUpdatedEvent"] | components["schemas"]["WebhookEndpointDeletedEvent"] | components["schemas"]["WebhookEndpointDisabledEvent"] | components["schemas"]["WebhookEndpointEnabledEvent"] | components["schemas"]["WebhookEndpointSecretRotatedEvent"] | components["schemas"]["UserSignedInEvent"] | components["schemas"]["UserSignInFailedEvent"] | components["schemas"]["UserSignedOutEvent"] | components["schemas"]["UserPasswordChangedEvent"] | components["schemas"]["AccountSettingsUpdatedEvent"] | components["schemas"]["TaxRateCreatedEvent"] | components["schemas"]["TaxRateUpdatedEvent"] | components["schemas"]["MeterCreatedEvent"] | components["schemas"]["MeterUpdatedEvent"] | components["schemas"]["MeterDeactivatedEvent"] | components["schemas"]["MeterReactivatedEvent"] | components["schemas"]["FeatureCreatedEvent"] | components["schemas"]["ProductFeatureAttachedEvent"] | components["schemas"]["ProductFeatureDetachedEvent"] | components["schemas"]["CustomerEntitlementsUpdatedEvent"] | components["schemas"]["PortalConfigurationUpdatedEvent"] | components["schemas"]["CreditNoteCreatedEvent"] | components["schemas"]["CreditNoteVoidedEvent"] | components["schemas"]["CustomerBalanceTransactionCreatedEvent"] | components["schemas"]["MemberInvitedEvent"] | components["schemas"]["MemberInvitationRevokedEvent"] | components["schemas"]["MemberJoinedEvent"] | components["schemas"]["MemberRoleChangedEvent"] | components["schemas"]["MemberRemovedEvent"] | components["schemas"]["PaymentProcessorConnectedEvent"] | components["schemas"]["PaymentProcessorDisconnectedEvent"] | components["schemas"]["SubscriptionChangeRequestScheduledEvent"] | components["schemas"]["SubscriptionChangeRequestAppliedEvent"] | components["schemas"]["SubscriptionChangeRequestCanceledEvent"] | components["schemas"]["PaymentMethodAttachedEvent"] | components["schemas"]["PaymentMethodDetachedEvent"] | components["schemas"]["EmailSentEvent"] | components["schemas"]["EmailFailedEvent"];
         /**
          * @example {
-         *       "id": "evt_prod_06h2d0j2bgmjhe0evyetfbb9fgzer",
+         *       "id": "evt_prod_06h2e2qpkvtt28y81zc6crp9gysnp",
          *       "type": "payment.succeeded",
          *       "aggregate_type": "payment",
-         *       "aggregate_id": "py_prod_06h2d0j2b25jq3sk9j2p2n8edms8c",
+         *       "aggregate_id": "py_prod_06h2e2qpkfr4wv71nzj9y50ebme10",
          *       "data": {
-         *         "id": "py_prod_06h2d0j2b25jq3sk9j2p2n8edms8c",
+         *         "id": "py_prod_06h2e2qpkfr4wv71nzj9y50ebme10",
          *         "object": "payment",
          *         "status": "succeeded",
-         *         "created": "2026-11-29T08:53:20.600Z",
+         *         "created": "2026-11-29T11:22:39.643Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "amount_atom": 1000,
-         *         "payment_intent": "pi_prod_06h2d0j25ghhdac6jr2g39fm7g3mp",
+         *         "payment_intent": "pi_prod_06h2e2qphej7kn8fzq53j9237g9zg",
          *         "payment_method": "pm_sandbox_succeeds",
          *         "failure_message": null,
          *         "amount_refunded_atom": 0
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2d0j24ndas9zgbzrczt6kstbta",
-         *       "request_id": "req_prod_06h2d0j24ndas9zgbzrczt6kstbta",
+         *       "correlation_id": "req_prod_06h2e2qph08bjznh1b77680x3jn1r",
+         *       "request_id": "req_prod_06h2e2qph08bjznh1b77680x3jn1r",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-29T08:53:20.604Z",
+         *       "created": "2026-11-29T11:22:39.646Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2d0hff561d1m2s03m8jqqg7zhr"
+         *       "actor_id": "key_prod_06h2e2q0jsmt1p9rnsmyh98bw1d7j"
          *     }
          */
         PaymentSucceededEvent: {
@@ -12934,32 +12940,32 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2d0j2hpvvdc75qq8j6sqyvv7my",
+         *       "id": "evt_prod_06h2e2qptz247tfw1vvgxtq0c65qp",
          *       "type": "payment.failed",
          *       "aggregate_type": "payment",
-         *       "aggregate_id": "py_prod_06h2d0j2hbxp7yc7vxapvkv7vrjh2",
+         *       "aggregate_id": "py_prod_06h2e2qptg03t3r2amndhrxd9t1p0",
          *       "data": {
-         *         "id": "py_prod_06h2d0j2hbxp7yc7vxapvkv7vrjh2",
+         *         "id": "py_prod_06h2e2qptg03t3r2amndhrxd9t1p0",
          *         "object": "payment",
          *         "status": "failed",
-         *         "created": "2026-11-29T08:53:20.650Z",
+         *         "created": "2026-11-29T11:22:39.700Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "amount_atom": 1000,
-         *         "payment_intent": "pi_prod_06h2d0j2frx6apt5pqd2tqvxgfw66",
+         *         "payment_intent": "pi_prod_06h2e2qprpr1r084fd33w1d7n02d4",
          *         "payment_method": "pm_sandbox_declined",
          *         "failure_message": "Your card was declined (sandbox payment method pm_sandbox_declined).",
          *         "amount_refunded_atom": 0
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2d0j2fbj391szvaasmsnys8ya8",
-         *       "request_id": "req_prod_06h2d0j2fbj391szvaasmsnys8ya8",
+         *       "correlation_id": "req_prod_06h2e2qpqzyrtns3zz57yp6arcqj2",
+         *       "request_id": "req_prod_06h2e2qpqzyrtns3zz57yp6arcqj2",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-29T08:53:20.653Z",
+         *       "created": "2026-11-29T11:22:39.703Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2d0hff561d1m2s03m8jqqg7zhr"
+         *       "actor_id": "key_prod_06h2e2q0jsmt1p9rnsmyh98bw1d7j"
          *     }
          */
         PaymentFailedEvent: {
@@ -13004,44 +13010,44 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2d0j3ayswqqzgm6c9b9xqxfhh2",
+         *       "id": "evt_prod_06h2e2qqhj8cc9m3qaxv8f8f4xget",
          *       "type": "payment.refunded",
          *       "aggregate_type": "payment",
-         *       "aggregate_id": "py_prod_06h2d0j2b25jq3sk9j2p2n8edms8c",
+         *       "aggregate_id": "py_prod_06h2e2qpkfr4wv71nzj9y50ebme10",
          *       "data": {
-         *         "id": "py_prod_06h2d0j2b25jq3sk9j2p2n8edms8c",
+         *         "id": "py_prod_06h2e2qpkfr4wv71nzj9y50ebme10",
          *         "object": "payment",
          *         "status": "partially_refunded",
-         *         "created": "2026-11-29T08:53:20.600Z",
+         *         "created": "2026-11-29T11:22:39.643Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "amount_atom": 1000,
-         *         "payment_intent": "pi_prod_06h2d0j25ghhdac6jr2g39fm7g3mp",
+         *         "payment_intent": "pi_prod_06h2e2qphej7kn8fzq53j9237g9zg",
          *         "payment_method": "pm_sandbox_succeeds",
          *         "failure_message": null,
          *         "amount_refunded_atom": 400
          *       },
          *       "previous_data": {
-         *         "id": "py_prod_06h2d0j2b25jq3sk9j2p2n8edms8c",
+         *         "id": "py_prod_06h2e2qpkfr4wv71nzj9y50ebme10",
          *         "object": "payment",
          *         "status": "succeeded",
-         *         "created": "2026-11-29T08:53:20.600Z",
+         *         "created": "2026-11-29T11:22:39.643Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "amount_atom": 1000,
-         *         "payment_intent": "pi_prod_06h2d0j25ghhdac6jr2g39fm7g3mp",
+         *         "payment_intent": "pi_prod_06h2e2qphej7kn8fzq53j9237g9zg",
          *         "payment_method": "pm_sandbox_succeeds",
          *         "failure_message": null,
          *         "amount_refunded_atom": 0
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2d0j38k9smd8ymy58b2ry06bh4",
-         *       "request_id": "req_prod_06h2d0j38k9smd8ymy58b2ry06bh4",
+         *       "correlation_id": "req_prod_06h2e2qqfwd0whayqmpjknw6cb64m",
+         *       "request_id": "req_prod_06h2e2qqfwd0whayqmpjknw6cb64m",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-29T08:53:20.855Z",
+         *       "created": "2026-11-29T11:22:39.884Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2d0hff561d1m2s03m8jqqg7zhr"
+         *       "actor_id": "key_prod_06h2e2q0jsmt1p9rnsmyh98bw1d7j"
          *     }
          */
         PaymentRefundedEvent: {
@@ -13086,29 +13092,29 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2d0jb2g3be8f6173j3vqnfak7g",
+         *       "id": "evt_prod_06h2e2r233drabp4jkwj05kner1d0",
          *       "type": "checkout.session.created",
          *       "aggregate_type": "checkout_session",
-         *       "aggregate_id": "cs_prod_06h2d0jb214sshkb0vp9ebb6hvb7e",
+         *       "aggregate_id": "cs_prod_06h2e2r22pvg2p7ccmkz248aw5z64",
          *       "data": {
-         *         "id": "cs_prod_06h2d0jb214sshkb0vp9ebb6hvb7e",
-         *         "url": "http://127.0.0.1:34341/checkout/cs_prod_06h2d0jb214sshkb0vp9ebb6hvb7e",
+         *         "id": "cs_prod_06h2e2r22pvg2p7ccmkz248aw5z64",
+         *         "url": "http://127.0.0.1:35505/checkout/cs_prod_06h2e2r22pvg2p7ccmkz248aw5z64",
          *         "mode": "payment",
          *         "object": "checkout_session",
          *         "status": "open",
-         *         "created": "2026-11-29T08:53:22.828Z",
+         *         "created": "2026-11-29T11:22:42.572Z",
          *         "invoice": null,
-         *         "updated": "2026-11-29T08:53:22.828Z",
+         *         "updated": "2026-11-29T11:22:42.572Z",
          *         "currency": "usd",
          *         "customer": null,
          *         "livemode": false,
          *         "metadata": {},
          *         "cancel_url": null,
          *         "expired_at": null,
-         *         "expires_at": "2026-11-30T08:53:22.828Z",
+         *         "expires_at": "2026-11-30T11:22:42.572Z",
          *         "line_items": [
          *           {
-         *             "price": "price_prod_06h2d0hxh93776ax6kaz2a0pxeqsm",
+         *             "price": "price_prod_06h2e2qm5atkk8k4743k7v78wmy3m",
          *             "quantity": 2,
          *             "amount_atom": 1000,
          *             "description": "Pro",
@@ -13126,13 +13132,13 @@ export type components = {
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2d0jb1a5nyzrbjx3dd0f8xefrr",
-         *       "request_id": "req_prod_06h2d0jb1a5nyzrbjx3dd0f8xefrr",
+         *       "correlation_id": "req_prod_06h2e2r20s2k4m6jdttanjw5k7e9g",
+         *       "request_id": "req_prod_06h2e2r20s2k4m6jdttanjw5k7e9g",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-29T08:53:22.836Z",
+         *       "created": "2026-11-29T11:22:42.584Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2d0hff561d1m2s03m8jqqg7zhr"
+         *       "actor_id": "key_prod_06h2e2q0jsmt1p9rnsmyh98bw1d7j"
          *     }
          */
         CheckoutSessionCreatedEvent: {
@@ -13177,19 +13183,19 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2d0jbmaqa9dw9cymbj4zhmck5j",
+         *       "id": "evt_prod_06h2e2r2n0xrw5b6apv4wjakch5sa",
          *       "type": "checkout.session.updated",
          *       "aggregate_type": "checkout_session",
-         *       "aggregate_id": "cs_prod_06h2d0jbhakj5gk791g7q2yznssfp",
+         *       "aggregate_id": "cs_prod_06h2e2r2j50nf91q62q5x1ea2has0",
          *       "data": {
-         *         "id": "cs_prod_06h2d0jbhakj5gk791g7q2yznssfp",
-         *         "url": "http://127.0.0.1:34341/checkout/cs_prod_06h2d0jbhakj5gk791g7q2yznssfp",
+         *         "id": "cs_prod_06h2e2r2j50nf91q62q5x1ea2has0",
+         *         "url": "http://127.0.0.1:35505/checkout/cs_prod_06h2e2r2j50nf91q62q5x1ea2has0",
          *         "mode": "payment",
          *         "object": "checkout_session",
          *         "status": "open",
-         *         "created": "2026-11-29T08:53:22.950Z",
+         *         "created": "2026-11-29T11:22:42.702Z",
          *         "invoice": null,
-         *         "updated": "2026-11-29T08:53:22.975Z",
+         *         "updated": "2026-11-29T11:22:42.728Z",
          *         "currency": "usd",
          *         "customer": null,
          *         "livemode": false,
@@ -13198,10 +13204,10 @@ export type components = {
          *         },
          *         "cancel_url": null,
          *         "expired_at": null,
-         *         "expires_at": "2026-11-30T08:53:22.950Z",
+         *         "expires_at": "2026-11-30T11:22:42.702Z",
          *         "line_items": [
          *           {
-         *             "price": "price_prod_06h2d0hxh93776ax6kaz2a0pxeqsm",
+         *             "price": "price_prod_06h2e2qm5atkk8k4743k7v78wmy3m",
          *             "quantity": 2,
          *             "amount_atom": 1000,
          *             "description": "Pro",
@@ -13218,24 +13224,24 @@ export type components = {
          *         "subscription_data": null
          *       },
          *       "previous_data": {
-         *         "id": "cs_prod_06h2d0jbhakj5gk791g7q2yznssfp",
-         *         "url": "http://127.0.0.1:34341/checkout/cs_prod_06h2d0jbhakj5gk791g7q2yznssfp",
+         *         "id": "cs_prod_06h2e2r2j50nf91q62q5x1ea2has0",
+         *         "url": "http://127.0.0.1:35505/checkout/cs_prod_06h2e2r2j50nf91q62q5x1ea2has0",
          *         "mode": "payment",
          *         "object": "checkout_session",
          *         "status": "open",
-         *         "created": "2026-11-29T08:53:22.950Z",
+         *         "created": "2026-11-29T11:22:42.702Z",
          *         "invoice": null,
-         *         "updated": "2026-11-29T08:53:22.950Z",
+         *         "updated": "2026-11-29T11:22:42.702Z",
          *         "currency": "usd",
          *         "customer": null,
          *         "livemode": false,
          *         "metadata": {},
          *         "cancel_url": null,
          *         "expired_at": null,
-         *         "expires_at": "2026-11-30T08:53:22.950Z",
+         *         "expires_at": "2026-11-30T11:22:42.702Z",
          *         "line_items": [
          *           {
-         *             "price": "price_prod_06h2d0hxh93776ax6kaz2a0pxeqsm",
+         *             "price": "price_prod_06h2e2qm5atkk8k4743k7v78wmy3m",
          *             "quantity": 2,
          *             "amount_atom": 1000,
          *             "description": "Pro",
@@ -13252,13 +13258,13 @@ export type components = {
          *         "subscription_data": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2d0jbkew59pj3e1s9ywa4kds64",
-         *       "request_id": "req_prod_06h2d0jbkew59pj3e1s9ywa4kds64",
+         *       "correlation_id": "req_prod_06h2e2r2mmkztma59acp7125bce3e",
+         *       "request_id": "req_prod_06h2e2r2mmkztma59acp7125bce3e",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-29T08:53:22.978Z",
+         *       "created": "2026-11-29T11:22:42.728Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2d0hff561d1m2s03m8jqqg7zhr"
+         *       "actor_id": "key_prod_06h2e2q0jsmt1p9rnsmyh98bw1d7j"
          *     }
          */
         CheckoutSessionUpdatedEvent: {
@@ -13303,20 +13309,20 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2d0jbqyzgy4jpbt238xb6tny6r",
+         *       "id": "evt_prod_06h2e2r2rj4tc3gsr3djen9jkc4rj",
          *       "type": "checkout.session.deleted",
          *       "aggregate_type": "checkout_session",
-         *       "aggregate_id": "cs_prod_06h2d0jbhakj5gk791g7q2yznssfp",
+         *       "aggregate_id": "cs_prod_06h2e2r2j50nf91q62q5x1ea2has0",
          *       "data": {
-         *         "id": "cs_prod_06h2d0jbhakj5gk791g7q2yznssfp",
-         *         "url": "http://127.0.0.1:34341/checkout/cs_prod_06h2d0jbhakj5gk791g7q2yznssfp",
+         *         "id": "cs_prod_06h2e2r2j50nf91q62q5x1ea2has0",
+         *         "url": "http://127.0.0.1:35505/checkout/cs_prod_06h2e2r2j50nf91q62q5x1ea2has0",
          *         "mode": "payment",
          *         "object": "checkout_session",
          *         "status": "open",
-         *         "created": "2026-11-29T08:53:22.950Z",
+         *         "created": "2026-11-29T11:22:42.702Z",
          *         "deleted": true,
          *         "invoice": null,
-         *         "updated": "2026-11-29T08:53:23.005Z",
+         *         "updated": "2026-11-29T11:22:42.755Z",
          *         "currency": "usd",
          *         "customer": null,
          *         "livemode": false,
@@ -13325,10 +13331,10 @@ export type components = {
          *         },
          *         "cancel_url": null,
          *         "expired_at": null,
-         *         "expires_at": "2026-11-30T08:53:22.950Z",
+         *         "expires_at": "2026-11-30T11:22:42.702Z",
          *         "line_items": [
          *           {
-         *             "price": "price_prod_06h2d0hxh93776ax6kaz2a0pxeqsm",
+         *             "price": "price_prod_06h2e2qm5atkk8k4743k7v78wmy3m",
          *             "quantity": 2,
          *             "amount_atom": 1000,
          *             "description": "Pro",
@@ -13345,14 +13351,14 @@ export type components = {
          *         "subscription_data": null
          *       },
          *       "previous_data": {
-         *         "id": "cs_prod_06h2d0jbhakj5gk791g7q2yznssfp",
-         *         "url": "http://127.0.0.1:34341/checkout/cs_prod_06h2d0jbhakj5gk791g7q2yznssfp",
+         *         "id": "cs_prod_06h2e2r2j50nf91q62q5x1ea2has0",
+         *         "url": "http://127.0.0.1:35505/checkout/cs_prod_06h2e2r2j50nf91q62q5x1ea2has0",
          *         "mode": "payment",
          *         "object": "checkout_session",
          *         "status": "open",
-         *         "created": "2026-11-29T08:53:22.950Z",
+         *         "created": "2026-11-29T11:22:42.702Z",
          *         "invoice": null,
-         *         "updated": "2026-11-29T08:53:22.975Z",
+         *         "updated": "2026-11-29T11:22:42.728Z",
          *         "currency": "usd",
          *         "customer": null,
          *         "livemode": false,
@@ -13361,10 +13367,10 @@ export type components = {
          *         },
          *         "cancel_url": null,
          *         "expired_at": null,
-         *         "expires_at": "2026-11-30T08:53:22.950Z",
+         *         "expires_at": "2026-11-30T11:22:42.702Z",
          *         "line_items": [
          *           {
-         *             "price": "price_prod_06h2d0hxh93776ax6kaz2a0pxeqsm",
+         *             "price": "price_prod_06h2e2qm5atkk8k4743k7v78wmy3m",
          *             "quantity": 2,
          *             "amount_atom": 1000,
          *             "description": "Pro",
@@ -13381,13 +13387,13 @@ export type components = {
          *         "subscription_data": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2d0jbq4gmnf10n2dda8avkawb6",
-         *       "request_id": "req_prod_06h2d0jbq4gmnf10n2dda8avkawb6",
+         *       "correlation_id": "req_prod_06h2e2r2qxnv0x3ez4jrqm4sreh62",
+         *       "request_id": "req_prod_06h2e2r2qxnv0x3ez4jrqm4sreh62",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-29T08:53:23.007Z",
+         *       "created": "2026-11-29T11:22:42.756Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2d0hff561d1m2s03m8jqqg7zhr"
+         *       "actor_id": "key_prod_06h2e2q0jsmt1p9rnsmyh98bw1d7j"
          *     }
          */
         CheckoutSessionDeletedEvent: {
@@ -13432,29 +13438,29 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2d0jbd75dg7kdqdjc5zb1pqz6c",
+         *       "id": "evt_prod_06h2e2r2efg96haae9b3feyjacq2r",
          *       "type": "checkout.session.completed",
          *       "aggregate_type": "checkout_session",
-         *       "aggregate_id": "cs_prod_06h2d0jb214sshkb0vp9ebb6hvb7e",
+         *       "aggregate_id": "cs_prod_06h2e2r22pvg2p7ccmkz248aw5z64",
          *       "data": {
-         *         "id": "cs_prod_06h2d0jb214sshkb0vp9ebb6hvb7e",
-         *         "url": "http://127.0.0.1:34341/checkout/cs_prod_06h2d0jb214sshkb0vp9ebb6hvb7e",
+         *         "id": "cs_prod_06h2e2r22pvg2p7ccmkz248aw5z64",
+         *         "url": "http://127.0.0.1:35505/checkout/cs_prod_06h2e2r22pvg2p7ccmkz248aw5z64",
          *         "mode": "payment",
          *         "object": "checkout_session",
          *         "status": "complete",
-         *         "created": "2026-11-29T08:53:22.828Z",
+         *         "created": "2026-11-29T11:22:42.572Z",
          *         "invoice": null,
-         *         "updated": "2026-11-29T08:53:22.917Z",
+         *         "updated": "2026-11-29T11:22:42.672Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2d0jb9hkt5smdbj5rdz1zfm036",
+         *         "customer": "cus_prod_06h2e2r29tf1je4k4z1j5dnyf1y00",
          *         "livemode": false,
          *         "metadata": {},
          *         "cancel_url": null,
          *         "expired_at": null,
-         *         "expires_at": "2026-11-30T08:53:22.828Z",
+         *         "expires_at": "2026-11-30T11:22:42.572Z",
          *         "line_items": [
          *           {
-         *             "price": "price_prod_06h2d0hxh93776ax6kaz2a0pxeqsm",
+         *             "price": "price_prod_06h2e2qm5atkk8k4743k7v78wmy3m",
          *             "quantity": 2,
          *             "amount_atom": 1000,
          *             "description": "Pro",
@@ -13462,33 +13468,33 @@ export type components = {
          *           }
          *         ],
          *         "success_url": "https://example.com/thanks",
-         *         "completed_at": "2026-11-29T08:53:22.917Z",
+         *         "completed_at": "2026-11-29T11:22:42.672Z",
          *         "subscription": null,
          *         "customer_email": "new-buyer@example.com",
-         *         "payment_intent": "pi_prod_06h2d0jbajrwy9mtjfkjqdnmf1k5r",
+         *         "payment_intent": "pi_prod_06h2e2r2b64x6g7sdd3vbt0rv9rwp",
          *         "payment_status": "paid",
          *         "amount_total_atom": 1000,
          *         "subscription_data": null
          *       },
          *       "previous_data": {
-         *         "id": "cs_prod_06h2d0jb214sshkb0vp9ebb6hvb7e",
-         *         "url": "http://127.0.0.1:34341/checkout/cs_prod_06h2d0jb214sshkb0vp9ebb6hvb7e",
+         *         "id": "cs_prod_06h2e2r22pvg2p7ccmkz248aw5z64",
+         *         "url": "http://127.0.0.1:35505/checkout/cs_prod_06h2e2r22pvg2p7ccmkz248aw5z64",
          *         "mode": "payment",
          *         "object": "checkout_session",
          *         "status": "open",
-         *         "created": "2026-11-29T08:53:22.828Z",
+         *         "created": "2026-11-29T11:22:42.572Z",
          *         "invoice": null,
-         *         "updated": "2026-11-29T08:53:22.828Z",
+         *         "updated": "2026-11-29T11:22:42.572Z",
          *         "currency": "usd",
          *         "customer": null,
          *         "livemode": false,
          *         "metadata": {},
          *         "cancel_url": null,
          *         "expired_at": null,
-         *         "expires_at": "2026-11-30T08:53:22.828Z",
+         *         "expires_at": "2026-11-30T11:22:42.572Z",
          *         "line_items": [
          *           {
-         *             "price": "price_prod_06h2d0hxh93776ax6kaz2a0pxeqsm",
+         *             "price": "price_prod_06h2e2qm5atkk8k4743k7v78wmy3m",
          *             "quantity": 2,
          *             "amount_atom": 1000,
          *             "description": "Pro",
@@ -13505,13 +13511,13 @@ export type components = {
          *         "subscription_data": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2d0jb7q1gcf12nmjcgkf69f9ja",
-         *       "request_id": "req_prod_06h2d0jb7q1gcf12nmjcgkf69f9ja",
+         *       "correlation_id": "req_prod_06h2e2r287a400ktm7a5xvp63r68a",
+         *       "request_id": "req_prod_06h2e2r287a400ktm7a5xvp63r68a",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-29T08:53:22.921Z",
+         *       "created": "2026-11-29T11:22:42.675Z",
          *       "actor_type": "customer",
-         *       "actor_id": "cus_prod_06h2d0jb9hkt5smdbj5rdz1zfm036"
+         *       "actor_id": "cus_prod_06h2e2r29tf1je4k4z1j5dnyf1y00"
          *     }
          */
         CheckoutSessionCompletedEvent: {
@@ -13556,29 +13562,29 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2d0jc8g3ztvh7d48e28se10ygp",
+         *       "id": "evt_prod_06h2e2r3p8j069815s76s8mws04y6",
          *       "type": "checkout.session.expired",
          *       "aggregate_type": "checkout_session",
-         *       "aggregate_id": "cs_prod_06h2d0jbt72xr5g88j130hkfnz52t",
+         *       "aggregate_id": "cs_prod_06h2e2r2w4631kz4vn1fd4d761qej",
          *       "data": {
-         *         "id": "cs_prod_06h2d0jbt72xr5g88j130hkfnz52t",
-         *         "url": "http://127.0.0.1:34341/checkout/cs_prod_06h2d0jbt72xr5g88j130hkfnz52t",
+         *         "id": "cs_prod_06h2e2r2w4631kz4vn1fd4d761qej",
+         *         "url": "http://127.0.0.1:35505/checkout/cs_prod_06h2e2r2w4631kz4vn1fd4d761qej",
          *         "mode": "payment",
          *         "object": "checkout_session",
          *         "status": "expired",
-         *         "created": "2026-11-29T08:53:23.022Z",
+         *         "created": "2026-11-29T11:22:42.783Z",
          *         "invoice": null,
-         *         "updated": "2026-11-30T08:53:23.022Z",
+         *         "updated": "2026-11-30T11:22:42.783Z",
          *         "currency": "usd",
          *         "customer": null,
          *         "livemode": false,
          *         "metadata": {},
          *         "cancel_url": null,
-         *         "expired_at": "2026-11-30T08:53:23.022Z",
-         *         "expires_at": "2026-11-30T08:53:23.022Z",
+         *         "expired_at": "2026-11-30T11:22:42.783Z",
+         *         "expires_at": "2026-11-30T11:22:42.783Z",
          *         "line_items": [
          *           {
-         *             "price": "price_prod_06h2d0hxh93776ax6kaz2a0pxeqsm",
+         *             "price": "price_prod_06h2e2qm5atkk8k4743k7v78wmy3m",
          *             "quantity": 2,
          *             "amount_atom": 1000,
          *             "description": "Pro",
@@ -13595,24 +13601,24 @@ export type components = {
          *         "subscription_data": null
          *       },
          *       "previous_data": {
-         *         "id": "cs_prod_06h2d0jbt72xr5g88j130hkfnz52t",
-         *         "url": "http://127.0.0.1:34341/checkout/cs_prod_06h2d0jbt72xr5g88j130hkfnz52t",
+         *         "id": "cs_prod_06h2e2r2w4631kz4vn1fd4d761qej",
+         *         "url": "http://127.0.0.1:35505/checkout/cs_prod_06h2e2r2w4631kz4vn1fd4d761qej",
          *         "mode": "payment",
          *         "object": "checkout_session",
          *         "status": "open",
-         *         "created": "2026-11-29T08:53:23.022Z",
+         *         "created": "2026-11-29T11:22:42.783Z",
          *         "invoice": null,
-         *         "updated": "2026-11-29T08:53:23.022Z",
+         *         "updated": "2026-11-29T11:22:42.783Z",
          *         "currency": "usd",
          *         "customer": null,
          *         "livemode": false,
          *         "metadata": {},
          *         "cancel_url": null,
          *         "expired_at": null,
-         *         "expires_at": "2026-11-30T08:53:23.022Z",
+         *         "expires_at": "2026-11-30T11:22:42.783Z",
          *         "line_items": [
          *           {
-         *             "price": "price_prod_06h2d0hxh93776ax6kaz2a0pxeqsm",
+         *             "price": "price_prod_06h2e2qm5atkk8k4743k7v78wmy3m",
          *             "quantity": 2,
          *             "amount_atom": 1000,
          *             "description": "Pro",
@@ -13629,11 +13635,11 @@ export type components = {
          *         "subscription_data": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2d0jbytp1qd45anapphpcvkeqr",
+         *       "correlation_id": "req_prod_06h2e2r30rt6w4apxhjxvkk9vnvec",
          *       "request_id": null,
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-30T08:53:23.022Z",
+         *       "created": "2026-11-30T11:22:42.783Z",
          *       "actor_type": "system",
          *       "actor_id": null
          *     }
@@ -13680,19 +13686,19 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2d0j26rhdex7wqcpag3r4vv3xe",
+         *       "id": "evt_prod_06h2e2qphqq646qn25vveaaq6xtr2",
          *       "type": "payment_intent.created",
          *       "aggregate_type": "payment_intent",
-         *       "aggregate_id": "pi_prod_06h2d0j25ghhdac6jr2g39fm7g3mp",
+         *       "aggregate_id": "pi_prod_06h2e2qphej7kn8fzq53j9237g9zg",
          *       "data": {
-         *         "id": "pi_prod_06h2d0j25ghhdac6jr2g39fm7g3mp",
+         *         "id": "pi_prod_06h2e2qphej7kn8fzq53j9237g9zg",
          *         "object": "payment_intent",
          *         "status": "requires_confirmation",
-         *         "created": "2026-11-29T08:53:20.556Z",
+         *         "created": "2026-11-29T11:22:39.627Z",
          *         "invoice": null,
-         *         "updated": "2026-11-29T08:53:20.556Z",
+         *         "updated": "2026-11-29T11:22:39.627Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2d0hzwvey0es4yyvctdfs4an46",
+         *         "customer": "cus_prod_06h2e2qns0dgdp378pgwqnerx1tm8",
          *         "livemode": false,
          *         "metadata": {},
          *         "amount_atom": 1000,
@@ -13705,13 +13711,13 @@ export type components = {
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2d0j24ndas9zgbzrczt6kstbta",
-         *       "request_id": "req_prod_06h2d0j24ndas9zgbzrczt6kstbta",
+         *       "correlation_id": "req_prod_06h2e2qph08bjznh1b77680x3jn1r",
+         *       "request_id": "req_prod_06h2e2qph08bjznh1b77680x3jn1r",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-29T08:53:20.566Z",
+         *       "created": "2026-11-29T11:22:39.629Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2d0hff561d1m2s03m8jqqg7zhr"
+         *       "actor_id": "key_prod_06h2e2q0jsmt1p9rnsmyh98bw1d7j"
          *     }
          */
         PaymentIntentCreatedEvent: {
@@ -13756,19 +13762,19 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2d0j2a63b1wh64pbbd17kd0d2p",
+         *       "id": "evt_prod_06h2e2qpjp701bn8ardwhtfvvrvr4",
          *       "type": "payment_intent.processing",
          *       "aggregate_type": "payment_intent",
-         *       "aggregate_id": "pi_prod_06h2d0j25ghhdac6jr2g39fm7g3mp",
+         *       "aggregate_id": "pi_prod_06h2e2qphej7kn8fzq53j9237g9zg",
          *       "data": {
-         *         "id": "pi_prod_06h2d0j25ghhdac6jr2g39fm7g3mp",
+         *         "id": "pi_prod_06h2e2qphej7kn8fzq53j9237g9zg",
          *         "object": "payment_intent",
          *         "status": "processing",
-         *         "created": "2026-11-29T08:53:20.556Z",
+         *         "created": "2026-11-29T11:22:39.627Z",
          *         "invoice": null,
-         *         "updated": "2026-11-29T08:53:20.585Z",
+         *         "updated": "2026-11-29T11:22:39.633Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2d0hzwvey0es4yyvctdfs4an46",
+         *         "customer": "cus_prod_06h2e2qns0dgdp378pgwqnerx1tm8",
          *         "livemode": false,
          *         "metadata": {},
          *         "amount_atom": 1000,
@@ -13780,14 +13786,14 @@ export type components = {
          *         "amount_capturable_atom": 0
          *       },
          *       "previous_data": {
-         *         "id": "pi_prod_06h2d0j25ghhdac6jr2g39fm7g3mp",
+         *         "id": "pi_prod_06h2e2qphej7kn8fzq53j9237g9zg",
          *         "object": "payment_intent",
          *         "status": "requires_confirmation",
-         *         "created": "2026-11-29T08:53:20.556Z",
+         *         "created": "2026-11-29T11:22:39.627Z",
          *         "invoice": null,
-         *         "updated": "2026-11-29T08:53:20.556Z",
+         *         "updated": "2026-11-29T11:22:39.627Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2d0hzwvey0es4yyvctdfs4an46",
+         *         "customer": "cus_prod_06h2e2qns0dgdp378pgwqnerx1tm8",
          *         "livemode": false,
          *         "metadata": {},
          *         "amount_atom": 1000,
@@ -13799,13 +13805,13 @@ export type components = {
          *         "amount_capturable_atom": 0
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2d0j24ndas9zgbzrczt6kstbta",
-         *       "request_id": "req_prod_06h2d0j24ndas9zgbzrczt6kstbta",
+         *       "correlation_id": "req_prod_06h2e2qph08bjznh1b77680x3jn1r",
+         *       "request_id": "req_prod_06h2e2qph08bjznh1b77680x3jn1r",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-29T08:53:20.593Z",
+         *       "created": "2026-11-29T11:22:39.637Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2d0hff561d1m2s03m8jqqg7zhr"
+         *       "actor_id": "key_prod_06h2e2q0jsmt1p9rnsmyh98bw1d7j"
          *     }
          */
         PaymentIntentProcessingEvent: {
@@ -13850,19 +13856,19 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2d0j2n3cnrx3t2z85txta3h70r",
+         *       "id": "evt_prod_06h2e2qq15kjrjaejg1fqabr66bbt",
          *       "type": "payment_intent.requires_action",
          *       "aggregate_type": "payment_intent",
-         *       "aggregate_id": "pi_prod_06h2d0j2kvxq0bv7hzmvd5ceqx16y",
+         *       "aggregate_id": "pi_prod_06h2e2qq0gn3rcs5m1vvpd70sqz52",
          *       "data": {
-         *         "id": "pi_prod_06h2d0j2kvxq0bv7hzmvd5ceqx16y",
+         *         "id": "pi_prod_06h2e2qq0gn3rcs5m1vvpd70sqz52",
          *         "object": "payment_intent",
          *         "status": "requires_action",
-         *         "created": "2026-11-29T08:53:20.670Z",
+         *         "created": "2026-11-29T11:22:39.748Z",
          *         "invoice": null,
-         *         "updated": "2026-11-29T08:53:20.676Z",
+         *         "updated": "2026-11-29T11:22:39.752Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2d0hzwvey0es4yyvctdfs4an46",
+         *         "customer": "cus_prod_06h2e2qns0dgdp378pgwqnerx1tm8",
          *         "livemode": false,
          *         "metadata": {},
          *         "amount_atom": 1000,
@@ -13874,14 +13880,14 @@ export type components = {
          *         "amount_capturable_atom": 0
          *       },
          *       "previous_data": {
-         *         "id": "pi_prod_06h2d0j2kvxq0bv7hzmvd5ceqx16y",
+         *         "id": "pi_prod_06h2e2qq0gn3rcs5m1vvpd70sqz52",
          *         "object": "payment_intent",
          *         "status": "requires_confirmation",
-         *         "created": "2026-11-29T08:53:20.670Z",
+         *         "created": "2026-11-29T11:22:39.748Z",
          *         "invoice": null,
-         *         "updated": "2026-11-29T08:53:20.670Z",
+         *         "updated": "2026-11-29T11:22:39.748Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2d0hzwvey0es4yyvctdfs4an46",
+         *         "customer": "cus_prod_06h2e2qns0dgdp378pgwqnerx1tm8",
          *         "livemode": false,
          *         "metadata": {},
          *         "amount_atom": 1000,
@@ -13893,13 +13899,13 @@ export type components = {
          *         "amount_capturable_atom": 0
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2d0j2khrr1v8zamd4w6zk080st",
-         *       "request_id": "req_prod_06h2d0j2khrr1v8zamd4w6zk080st",
+         *       "correlation_id": "req_prod_06h2e2qq0eskps8pf4n7bgzcwasy4",
+         *       "request_id": "req_prod_06h2e2qq0eskps8pf4n7bgzcwasy4",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-29T08:53:20.680Z",
+         *       "created": "2026-11-29T11:22:39.753Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2d0hff561d1m2s03m8jqqg7zhr"
+         *       "actor_id": "key_prod_06h2e2q0jsmt1p9rnsmyh98bw1d7j"
          *     }
          */
         PaymentIntentRequiresActionEvent: {
@@ -13944,19 +13950,19 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2d0j2wvyvhjs1btn99ph77yd1t",
+         *       "id": "evt_prod_06h2e2qq60pwzx0gh3yf2a0eckj76",
          *       "type": "payment_intent.amount_capturable_updated",
          *       "aggregate_type": "payment_intent",
-         *       "aggregate_id": "pi_prod_06h2d0j2v84dkkr2cena082by7k62",
+         *       "aggregate_id": "pi_prod_06h2e2qq53kpabk8ypb68wnfhhnq4",
          *       "data": {
-         *         "id": "pi_prod_06h2d0j2v84dkkr2cena082by7k62",
+         *         "id": "pi_prod_06h2e2qq53kpabk8ypb68wnfhhnq4",
          *         "object": "payment_intent",
          *         "status": "requires_capture",
-         *         "created": "2026-11-29T08:53:20.730Z",
+         *         "created": "2026-11-29T11:22:39.784Z",
          *         "invoice": null,
-         *         "updated": "2026-11-29T08:53:20.740Z",
+         *         "updated": "2026-11-29T11:22:39.789Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2d0hzwvey0es4yyvctdfs4an46",
+         *         "customer": "cus_prod_06h2e2qns0dgdp378pgwqnerx1tm8",
          *         "livemode": false,
          *         "metadata": {},
          *         "amount_atom": 1000,
@@ -13968,14 +13974,14 @@ export type components = {
          *         "amount_capturable_atom": 1000
          *       },
          *       "previous_data": {
-         *         "id": "pi_prod_06h2d0j2v84dkkr2cena082by7k62",
+         *         "id": "pi_prod_06h2e2qq53kpabk8ypb68wnfhhnq4",
          *         "object": "payment_intent",
          *         "status": "processing",
-         *         "created": "2026-11-29T08:53:20.730Z",
+         *         "created": "2026-11-29T11:22:39.784Z",
          *         "invoice": null,
-         *         "updated": "2026-11-29T08:53:20.735Z",
+         *         "updated": "2026-11-29T11:22:39.787Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2d0hzwvey0es4yyvctdfs4an46",
+         *         "customer": "cus_prod_06h2e2qns0dgdp378pgwqnerx1tm8",
          *         "livemode": false,
          *         "metadata": {},
          *         "amount_atom": 1000,
@@ -13987,13 +13993,13 @@ export type components = {
          *         "amount_capturable_atom": 0
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2d0j2txsymmx0sbptdqzzbq4j2",
-         *       "request_id": "req_prod_06h2d0j2txsymmx0sbptdqzzbq4j2",
+         *       "correlation_id": "req_prod_06h2e2qq4t3950xm4t016g0s8essw",
+         *       "request_id": "req_prod_06h2e2qq4t3950xm4t016g0s8essw",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-29T08:53:20.742Z",
+         *       "created": "2026-11-29T11:22:39.792Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2d0hff561d1m2s03m8jqqg7zhr"
+         *       "actor_id": "key_prod_06h2e2q0jsmt1p9rnsmyh98bw1d7j"
          *     }
          */
         PaymentIntentAmountCapturableUpdatedEvent: {
@@ -14038,19 +14044,19 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2d0j2css5ej552jz7y182936kp",
+         *       "id": "evt_prod_06h2e2qpmbj9cx45w8gbn9w7ndebt",
          *       "type": "payment_intent.succeeded",
          *       "aggregate_type": "payment_intent",
-         *       "aggregate_id": "pi_prod_06h2d0j25ghhdac6jr2g39fm7g3mp",
+         *       "aggregate_id": "pi_prod_06h2e2qphej7kn8fzq53j9237g9zg",
          *       "data": {
-         *         "id": "pi_prod_06h2d0j25ghhdac6jr2g39fm7g3mp",
+         *         "id": "pi_prod_06h2e2qphej7kn8fzq53j9237g9zg",
          *         "object": "payment_intent",
          *         "status": "succeeded",
-         *         "created": "2026-11-29T08:53:20.556Z",
+         *         "created": "2026-11-29T11:22:39.627Z",
          *         "invoice": null,
-         *         "updated": "2026-11-29T08:53:20.606Z",
+         *         "updated": "2026-11-29T11:22:39.648Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2d0hzwvey0es4yyvctdfs4an46",
+         *         "customer": "cus_prod_06h2e2qns0dgdp378pgwqnerx1tm8",
          *         "livemode": false,
          *         "metadata": {},
          *         "amount_atom": 1000,
@@ -14062,14 +14068,14 @@ export type components = {
          *         "amount_capturable_atom": 0
          *       },
          *       "previous_data": {
-         *         "id": "pi_prod_06h2d0j25ghhdac6jr2g39fm7g3mp",
+         *         "id": "pi_prod_06h2e2qphej7kn8fzq53j9237g9zg",
          *         "object": "payment_intent",
          *         "status": "processing",
-         *         "created": "2026-11-29T08:53:20.556Z",
+         *         "created": "2026-11-29T11:22:39.627Z",
          *         "invoice": null,
-         *         "updated": "2026-11-29T08:53:20.585Z",
+         *         "updated": "2026-11-29T11:22:39.633Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2d0hzwvey0es4yyvctdfs4an46",
+         *         "customer": "cus_prod_06h2e2qns0dgdp378pgwqnerx1tm8",
          *         "livemode": false,
          *         "metadata": {},
          *         "amount_atom": 1000,
@@ -14081,13 +14087,13 @@ export type components = {
          *         "amount_capturable_atom": 0
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2d0j24ndas9zgbzrczt6kstbta",
-         *       "request_id": "req_prod_06h2d0j24ndas9zgbzrczt6kstbta",
+         *       "correlation_id": "req_prod_06h2e2qph08bjznh1b77680x3jn1r",
+         *       "request_id": "req_prod_06h2e2qph08bjznh1b77680x3jn1r",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-29T08:53:20.614Z",
+         *       "created": "2026-11-29T11:22:39.650Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2d0hff561d1m2s03m8jqqg7zhr"
+         *       "actor_id": "key_prod_06h2e2q0jsmt1p9rnsmyh98bw1d7j"
          *     }
          */
         PaymentIntentSucceededEvent: {
@@ -14132,23 +14138,23 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2d0j2zmdk4822z0at9rn01jbt2",
+         *       "id": "evt_prod_06h2e2qq87t1zh556qxehv9mff90j",
          *       "type": "payment_intent.canceled",
          *       "aggregate_type": "payment_intent",
-         *       "aggregate_id": "pi_prod_06h2d0j2v84dkkr2cena082by7k62",
+         *       "aggregate_id": "pi_prod_06h2e2qq53kpabk8ypb68wnfhhnq4",
          *       "data": {
-         *         "id": "pi_prod_06h2d0j2v84dkkr2cena082by7k62",
+         *         "id": "pi_prod_06h2e2qq53kpabk8ypb68wnfhhnq4",
          *         "object": "payment_intent",
          *         "status": "canceled",
-         *         "created": "2026-11-29T08:53:20.730Z",
+         *         "created": "2026-11-29T11:22:39.784Z",
          *         "invoice": null,
-         *         "updated": "2026-11-29T08:53:20.764Z",
+         *         "updated": "2026-11-29T11:22:39.809Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2d0hzwvey0es4yyvctdfs4an46",
+         *         "customer": "cus_prod_06h2e2qns0dgdp378pgwqnerx1tm8",
          *         "livemode": false,
          *         "metadata": {},
          *         "amount_atom": 1000,
-         *         "canceled_at": "2026-11-29T08:53:20.764Z",
+         *         "canceled_at": "2026-11-29T11:22:39.809Z",
          *         "capture_method": "manual",
          *         "payment_method": "pm_sandbox_succeeds",
          *         "last_payment_error": null,
@@ -14156,14 +14162,14 @@ export type components = {
          *         "amount_capturable_atom": 0
          *       },
          *       "previous_data": {
-         *         "id": "pi_prod_06h2d0j2v84dkkr2cena082by7k62",
+         *         "id": "pi_prod_06h2e2qq53kpabk8ypb68wnfhhnq4",
          *         "object": "payment_intent",
          *         "status": "requires_capture",
-         *         "created": "2026-11-29T08:53:20.730Z",
+         *         "created": "2026-11-29T11:22:39.784Z",
          *         "invoice": null,
-         *         "updated": "2026-11-29T08:53:20.740Z",
+         *         "updated": "2026-11-29T11:22:39.789Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2d0hzwvey0es4yyvctdfs4an46",
+         *         "customer": "cus_prod_06h2e2qns0dgdp378pgwqnerx1tm8",
          *         "livemode": false,
          *         "metadata": {},
          *         "amount_atom": 1000,
@@ -14175,13 +14181,13 @@ export type components = {
          *         "amount_capturable_atom": 1000
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2d0j2ymqctqengybtr74ve4y2p",
-         *       "request_id": "req_prod_06h2d0j2ymqctqengybtr74ve4y2p",
+         *       "correlation_id": "req_prod_06h2e2qq7sh9as81c7gmzcq53hg1t",
+         *       "request_id": "req_prod_06h2e2qq7sh9as81c7gmzcq53hg1t",
          *       "version": 1,
          *       "sequence": 4,
-         *       "created": "2026-11-29T08:53:20.765Z",
+         *       "created": "2026-11-29T11:22:39.810Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2d0hff561d1m2s03m8jqqg7zhr"
+         *       "actor_id": "key_prod_06h2e2q0jsmt1p9rnsmyh98bw1d7j"
          *     }
          */
         PaymentIntentCanceledEvent: {
@@ -14226,19 +14232,19 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2d0j2j6vzyb861qf84th60pdw2",
+         *       "id": "evt_prod_06h2e2qpw4dc3es53x24bdtdspn3e",
          *       "type": "payment_intent.payment_failed",
          *       "aggregate_type": "payment_intent",
-         *       "aggregate_id": "pi_prod_06h2d0j2frx6apt5pqd2tqvxgfw66",
+         *       "aggregate_id": "pi_prod_06h2e2qprpr1r084fd33w1d7n02d4",
          *       "data": {
-         *         "id": "pi_prod_06h2d0j2frx6apt5pqd2tqvxgfw66",
+         *         "id": "pi_prod_06h2e2qprpr1r084fd33w1d7n02d4",
          *         "object": "payment_intent",
          *         "status": "requires_payment_method",
-         *         "created": "2026-11-29T08:53:20.638Z",
+         *         "created": "2026-11-29T11:22:39.685Z",
          *         "invoice": null,
-         *         "updated": "2026-11-29T08:53:20.656Z",
+         *         "updated": "2026-11-29T11:22:39.706Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2d0hzwvey0es4yyvctdfs4an46",
+         *         "customer": "cus_prod_06h2e2qns0dgdp378pgwqnerx1tm8",
          *         "livemode": false,
          *         "metadata": {},
          *         "amount_atom": 1000,
@@ -14250,14 +14256,14 @@ export type components = {
          *         "amount_capturable_atom": 0
          *       },
          *       "previous_data": {
-         *         "id": "pi_prod_06h2d0j2frx6apt5pqd2tqvxgfw66",
+         *         "id": "pi_prod_06h2e2qprpr1r084fd33w1d7n02d4",
          *         "object": "payment_intent",
          *         "status": "processing",
-         *         "created": "2026-11-29T08:53:20.638Z",
+         *         "created": "2026-11-29T11:22:39.685Z",
          *         "invoice": null,
-         *         "updated": "2026-11-29T08:53:20.644Z",
+         *         "updated": "2026-11-29T11:22:39.691Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2d0hzwvey0es4yyvctdfs4an46",
+         *         "customer": "cus_prod_06h2e2qns0dgdp378pgwqnerx1tm8",
          *         "livemode": false,
          *         "metadata": {},
          *         "amount_atom": 1000,
@@ -14269,13 +14275,13 @@ export type components = {
          *         "amount_capturable_atom": 0
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2d0j2fbj391szvaasmsnys8ya8",
-         *       "request_id": "req_prod_06h2d0j2fbj391szvaasmsnys8ya8",
+         *       "correlation_id": "req_prod_06h2e2qpqzyrtns3zz57yp6arcqj2",
+         *       "request_id": "req_prod_06h2e2qpqzyrtns3zz57yp6arcqj2",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-29T08:53:20.657Z",
+         *       "created": "2026-11-29T11:22:39.713Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2d0hff561d1m2s03m8jqqg7zhr"
+         *       "actor_id": "key_prod_06h2e2q0jsmt1p9rnsmyh98bw1d7j"
          *     }
          */
         PaymentIntentPaymentFailedEvent: {
@@ -14320,19 +14326,19 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2d0j2sgpjrvtjqgdhfzns18zam",
+         *       "id": "evt_prod_06h2e2qq3qbj11m5qkkmk91fe1wkm",
          *       "type": "payment_intent.partially_funded",
          *       "aggregate_type": "payment_intent",
-         *       "aggregate_id": "pi_prod_06h2d0j2q8r8q6b71sjp1gmmb4m6e",
+         *       "aggregate_id": "pi_prod_06h2e2qq2pk49wens2cj7xbp74g3a",
          *       "data": {
-         *         "id": "pi_prod_06h2d0j2q8r8q6b71sjp1gmmb4m6e",
+         *         "id": "pi_prod_06h2e2qq2pk49wens2cj7xbp74g3a",
          *         "object": "payment_intent",
          *         "status": "partially_funded",
-         *         "created": "2026-11-29T08:53:20.697Z",
+         *         "created": "2026-11-29T11:22:39.765Z",
          *         "invoice": null,
-         *         "updated": "2026-11-29T08:53:20.714Z",
+         *         "updated": "2026-11-29T11:22:39.772Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2d0hzwvey0es4yyvctdfs4an46",
+         *         "customer": "cus_prod_06h2e2qns0dgdp378pgwqnerx1tm8",
          *         "livemode": false,
          *         "metadata": {},
          *         "amount_atom": 1000,
@@ -14344,14 +14350,14 @@ export type components = {
          *         "amount_capturable_atom": 0
          *       },
          *       "previous_data": {
-         *         "id": "pi_prod_06h2d0j2q8r8q6b71sjp1gmmb4m6e",
+         *         "id": "pi_prod_06h2e2qq2pk49wens2cj7xbp74g3a",
          *         "object": "payment_intent",
          *         "status": "processing",
-         *         "created": "2026-11-29T08:53:20.697Z",
+         *         "created": "2026-11-29T11:22:39.765Z",
          *         "invoice": null,
-         *         "updated": "2026-11-29T08:53:20.704Z",
+         *         "updated": "2026-11-29T11:22:39.768Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2d0hzwvey0es4yyvctdfs4an46",
+         *         "customer": "cus_prod_06h2e2qns0dgdp378pgwqnerx1tm8",
          *         "livemode": false,
          *         "metadata": {},
          *         "amount_atom": 1000,
@@ -14363,13 +14369,13 @@ export type components = {
          *         "amount_capturable_atom": 0
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2d0j2pza1txjg6606hq1k1vjjr",
-         *       "request_id": "req_prod_06h2d0j2pza1txjg6606hq1k1vjjr",
+         *       "correlation_id": "req_prod_06h2e2qq2fq9dxa65dvhxnaqzgxbr",
+         *       "request_id": "req_prod_06h2e2qq2fq9dxa65dvhxnaqzgxbr",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-29T08:53:20.716Z",
+         *       "created": "2026-11-29T11:22:39.773Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2d0hff561d1m2s03m8jqqg7zhr"
+         *       "actor_id": "key_prod_06h2e2q0jsmt1p9rnsmyh98bw1d7j"
          *     }
          */
         PaymentIntentPartiallyFundedEvent: {
@@ -14414,48 +14420,48 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2d0j8nmwqw4dxgsced7kepak3y",
+         *       "id": "evt_prod_06h2e2qzahg3gv7bcmp9matfz97sp",
          *       "type": "customer.subscription.created",
          *       "aggregate_type": "subscription",
-         *       "aggregate_id": "sub_prod_06h2d0j8khyc25ndr0zhkwxcdqp38",
+         *       "aggregate_id": "sub_prod_06h2e2qz7px4nqjww011q3jy8tgzw",
          *       "data": {
-         *         "id": "sub_prod_06h2d0j8khyc25ndr0zhkwxcdqp38",
+         *         "id": "sub_prod_06h2e2qz7px4nqjww011q3jy8tgzw",
          *         "items": [
          *           {
-         *             "id": "si_prod_06h2d0j8khyc25ndr0zhkwxcdqp3a",
-         *             "price": "price_prod_06h2d0hxcshgdh05f8e8wff0h1rny",
+         *             "id": "si_prod_06h2e2qz7px4nqjww011q3jy8tgzy",
+         *             "price": "price_prod_06h2e2qm33j2tgtxztzc3se42r4dw",
          *             "quantity": 1
          *           }
          *         ],
          *         "object": "subscription",
          *         "status": "active",
-         *         "created": "2026-11-29T08:53:22.201Z",
-         *         "updated": "2026-11-29T08:53:22.201Z",
+         *         "created": "2026-11-29T11:22:41.850Z",
+         *         "updated": "2026-11-29T11:22:41.850Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2d0hzwvey0es4yyvctdfs4an46",
+         *         "customer": "cus_prod_06h2e2qns0dgdp378pgwqnerx1tm8",
          *         "livemode": false,
          *         "metadata": {},
          *         "paused_at": null,
          *         "trial_end": null,
          *         "cancelled_at": null,
          *         "days_until_due": null,
-         *         "latest_invoice": "in_prod_06h2d0j8kwkgq53035bqxvzm95r0g",
+         *         "latest_invoice": "in_prod_06h2e2qz7wwzke7zm14g9s3sqh3z8",
          *         "pending_changes": [],
          *         "collection_method": "charge_automatically",
-         *         "current_period_end": "2026-12-29T08:53:22.201Z",
+         *         "current_period_end": "2026-12-29T11:22:41.850Z",
          *         "cancel_at_period_end": false,
-         *         "current_period_start": "2026-11-29T08:53:22.201Z",
+         *         "current_period_start": "2026-11-29T11:22:41.850Z",
          *         "default_payment_method": null
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2d0j8jxa28h9zzrn3r0bvtm6b8",
-         *       "request_id": "req_prod_06h2d0j8jxa28h9zzrn3r0bvtm6b8",
+         *       "correlation_id": "req_prod_06h2e2qz76y1znageen5bdz7ep5v4",
+         *       "request_id": "req_prod_06h2e2qz76y1znageen5bdz7ep5v4",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-29T08:53:22.222Z",
+         *       "created": "2026-11-29T11:22:41.876Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2d0hff561d1m2s03m8jqqg7zhr"
+         *       "actor_id": "key_prod_06h2e2q0jsmt1p9rnsmyh98bw1d7j"
          *     }
          */
         CustomerSubscriptionCreatedEvent: {
@@ -14500,25 +14506,25 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2d0j90j1t1wdgz5cskma6k70ae",
+         *       "id": "evt_prod_06h2e2qzna7dy01dabej6bzryjvgt",
          *       "type": "customer.subscription.updated",
          *       "aggregate_type": "subscription",
-         *       "aggregate_id": "sub_prod_06h2d0j8khyc25ndr0zhkwxcdqp38",
+         *       "aggregate_id": "sub_prod_06h2e2qz7px4nqjww011q3jy8tgzw",
          *       "data": {
-         *         "id": "sub_prod_06h2d0j8khyc25ndr0zhkwxcdqp38",
+         *         "id": "sub_prod_06h2e2qz7px4nqjww011q3jy8tgzw",
          *         "items": [
          *           {
-         *             "id": "si_prod_06h2d0j8khyc25ndr0zhkwxcdqp3a",
-         *             "price": "price_prod_06h2d0hxcshgdh05f8e8wff0h1rny",
+         *             "id": "si_prod_06h2e2qz7px4nqjww011q3jy8tgzy",
+         *             "price": "price_prod_06h2e2qm33j2tgtxztzc3se42r4dw",
          *             "quantity": 1
          *           }
          *         ],
          *         "object": "subscription",
          *         "status": "active",
-         *         "created": "2026-11-29T08:53:22.201Z",
-         *         "updated": "2026-11-29T08:53:22.303Z",
+         *         "created": "2026-11-29T11:22:41.850Z",
+         *         "updated": "2026-11-29T11:22:41.958Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2d0hzwvey0es4yyvctdfs4an46",
+         *         "customer": "cus_prod_06h2e2qns0dgdp378pgwqnerx1tm8",
          *         "livemode": false,
          *         "metadata": {
          *           "plan": "pro"
@@ -14527,51 +14533,51 @@ export type components = {
          *         "trial_end": null,
          *         "cancelled_at": null,
          *         "days_until_due": null,
-         *         "latest_invoice": "in_prod_06h2d0j8kwkgq53035bqxvzm95r0g",
+         *         "latest_invoice": "in_prod_06h2e2qz7wwzke7zm14g9s3sqh3z8",
          *         "pending_changes": [],
          *         "collection_method": "charge_automatically",
-         *         "current_period_end": "2026-12-29T08:53:22.201Z",
+         *         "current_period_end": "2026-12-29T11:22:41.850Z",
          *         "cancel_at_period_end": false,
-         *         "current_period_start": "2026-11-29T08:53:22.201Z",
+         *         "current_period_start": "2026-11-29T11:22:41.850Z",
          *         "default_payment_method": null
          *       },
          *       "previous_data": {
-         *         "id": "sub_prod_06h2d0j8khyc25ndr0zhkwxcdqp38",
+         *         "id": "sub_prod_06h2e2qz7px4nqjww011q3jy8tgzw",
          *         "items": [
          *           {
-         *             "id": "si_prod_06h2d0j8khyc25ndr0zhkwxcdqp3a",
-         *             "price": "price_prod_06h2d0hxcshgdh05f8e8wff0h1rny",
+         *             "id": "si_prod_06h2e2qz7px4nqjww011q3jy8tgzy",
+         *             "price": "price_prod_06h2e2qm33j2tgtxztzc3se42r4dw",
          *             "quantity": 1
          *           }
          *         ],
          *         "object": "subscription",
          *         "status": "active",
-         *         "created": "2026-11-29T08:53:22.201Z",
-         *         "updated": "2026-11-29T08:53:22.201Z",
+         *         "created": "2026-11-29T11:22:41.850Z",
+         *         "updated": "2026-11-29T11:22:41.850Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2d0hzwvey0es4yyvctdfs4an46",
+         *         "customer": "cus_prod_06h2e2qns0dgdp378pgwqnerx1tm8",
          *         "livemode": false,
          *         "metadata": {},
          *         "paused_at": null,
          *         "trial_end": null,
          *         "cancelled_at": null,
          *         "days_until_due": null,
-         *         "latest_invoice": "in_prod_06h2d0j8kwkgq53035bqxvzm95r0g",
+         *         "latest_invoice": "in_prod_06h2e2qz7wwzke7zm14g9s3sqh3z8",
          *         "pending_changes": [],
          *         "collection_method": "charge_automatically",
-         *         "current_period_end": "2026-12-29T08:53:22.201Z",
+         *         "current_period_end": "2026-12-29T11:22:41.850Z",
          *         "cancel_at_period_end": false,
-         *         "current_period_start": "2026-11-29T08:53:22.201Z",
+         *         "current_period_start": "2026-11-29T11:22:41.850Z",
          *         "default_payment_method": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2d0j8yvjrckwp347zaf8s36x4m",
-         *       "request_id": "req_prod_06h2d0j8yvjrckwp347zaf8s36x4m",
+         *       "correlation_id": "req_prod_06h2e2qzm5kfpth6jbdehchwtgnfr",
+         *       "request_id": "req_prod_06h2e2qzm5kfpth6jbdehchwtgnfr",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-29T08:53:22.308Z",
+         *       "created": "2026-11-29T11:22:41.963Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2d0hff561d1m2s03m8jqqg7zhr"
+         *       "actor_id": "key_prod_06h2e2q0jsmt1p9rnsmyh98bw1d7j"
          *     }
          */
         CustomerSubscriptionUpdatedEvent: {
@@ -14616,56 +14622,56 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2d0j94tngz787haerzytb8bexj",
+         *       "id": "evt_prod_06h2e2qzshzethq0ga6974dy7eqbw",
          *       "type": "customer.subscription.paused",
          *       "aggregate_type": "subscription",
-         *       "aggregate_id": "sub_prod_06h2d0j8khyc25ndr0zhkwxcdqp38",
+         *       "aggregate_id": "sub_prod_06h2e2qz7px4nqjww011q3jy8tgzw",
          *       "data": {
-         *         "id": "sub_prod_06h2d0j8khyc25ndr0zhkwxcdqp38",
+         *         "id": "sub_prod_06h2e2qz7px4nqjww011q3jy8tgzw",
          *         "items": [
          *           {
-         *             "id": "si_prod_06h2d0j8khyc25ndr0zhkwxcdqp3a",
-         *             "price": "price_prod_06h2d0hxcshgdh05f8e8wff0h1rny",
+         *             "id": "si_prod_06h2e2qz7px4nqjww011q3jy8tgzy",
+         *             "price": "price_prod_06h2e2qm33j2tgtxztzc3se42r4dw",
          *             "quantity": 1
          *           }
          *         ],
          *         "object": "subscription",
          *         "status": "paused",
-         *         "created": "2026-11-29T08:53:22.201Z",
-         *         "updated": "2026-11-29T08:53:22.337Z",
+         *         "created": "2026-11-29T11:22:41.850Z",
+         *         "updated": "2026-11-29T11:22:41.994Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2d0hzwvey0es4yyvctdfs4an46",
+         *         "customer": "cus_prod_06h2e2qns0dgdp378pgwqnerx1tm8",
          *         "livemode": false,
          *         "metadata": {
          *           "plan": "pro"
          *         },
-         *         "paused_at": "2026-11-29T08:53:22.337Z",
+         *         "paused_at": "2026-11-29T11:22:41.994Z",
          *         "trial_end": null,
          *         "cancelled_at": null,
          *         "days_until_due": null,
-         *         "latest_invoice": "in_prod_06h2d0j8kwkgq53035bqxvzm95r0g",
+         *         "latest_invoice": "in_prod_06h2e2qz7wwzke7zm14g9s3sqh3z8",
          *         "pending_changes": [],
          *         "collection_method": "charge_automatically",
-         *         "current_period_end": "2026-12-29T08:53:22.201Z",
+         *         "current_period_end": "2026-12-29T11:22:41.850Z",
          *         "cancel_at_period_end": false,
-         *         "current_period_start": "2026-11-29T08:53:22.201Z",
+         *         "current_period_start": "2026-11-29T11:22:41.850Z",
          *         "default_payment_method": null
          *       },
          *       "previous_data": {
-         *         "id": "sub_prod_06h2d0j8khyc25ndr0zhkwxcdqp38",
+         *         "id": "sub_prod_06h2e2qz7px4nqjww011q3jy8tgzw",
          *         "items": [
          *           {
-         *             "id": "si_prod_06h2d0j8khyc25ndr0zhkwxcdqp3a",
-         *             "price": "price_prod_06h2d0hxcshgdh05f8e8wff0h1rny",
+         *             "id": "si_prod_06h2e2qz7px4nqjww011q3jy8tgzy",
+         *             "price": "price_prod_06h2e2qm33j2tgtxztzc3se42r4dw",
          *             "quantity": 1
          *           }
          *         ],
          *         "object": "subscription",
          *         "status": "active",
-         *         "created": "2026-11-29T08:53:22.201Z",
-         *         "updated": "2026-11-29T08:53:22.303Z",
+         *         "created": "2026-11-29T11:22:41.850Z",
+         *         "updated": "2026-11-29T11:22:41.958Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2d0hzwvey0es4yyvctdfs4an46",
+         *         "customer": "cus_prod_06h2e2qns0dgdp378pgwqnerx1tm8",
          *         "livemode": false,
          *         "metadata": {
          *           "plan": "pro"
@@ -14674,22 +14680,22 @@ export type components = {
          *         "trial_end": null,
          *         "cancelled_at": null,
          *         "days_until_due": null,
-         *         "latest_invoice": "in_prod_06h2d0j8kwkgq53035bqxvzm95r0g",
+         *         "latest_invoice": "in_prod_06h2e2qz7wwzke7zm14g9s3sqh3z8",
          *         "pending_changes": [],
          *         "collection_method": "charge_automatically",
-         *         "current_period_end": "2026-12-29T08:53:22.201Z",
+         *         "current_period_end": "2026-12-29T11:22:41.850Z",
          *         "cancel_at_period_end": false,
-         *         "current_period_start": "2026-11-29T08:53:22.201Z",
+         *         "current_period_start": "2026-11-29T11:22:41.850Z",
          *         "default_payment_method": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2d0j93q39trjcnsgmtd4qk55n0",
-         *       "request_id": "req_prod_06h2d0j93q39trjcnsgmtd4qk55n0",
+         *       "correlation_id": "req_prod_06h2e2qzs3kjggbr1ncygepntzh9m",
+         *       "request_id": "req_prod_06h2e2qzs3kjggbr1ncygepntzh9m",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-29T08:53:22.342Z",
+         *       "created": "2026-11-29T11:22:41.997Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2d0hff561d1m2s03m8jqqg7zhr"
+         *       "actor_id": "key_prod_06h2e2q0jsmt1p9rnsmyh98bw1d7j"
          *     }
          */
         CustomerSubscriptionPausedEvent: {
@@ -14734,25 +14740,25 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2d0j996v50yh72vpafmrjmp8c6",
+         *       "id": "evt_prod_06h2e2qzx7h3d1hp59q6k445tprca",
          *       "type": "customer.subscription.resumed",
          *       "aggregate_type": "subscription",
-         *       "aggregate_id": "sub_prod_06h2d0j8khyc25ndr0zhkwxcdqp38",
+         *       "aggregate_id": "sub_prod_06h2e2qz7px4nqjww011q3jy8tgzw",
          *       "data": {
-         *         "id": "sub_prod_06h2d0j8khyc25ndr0zhkwxcdqp38",
+         *         "id": "sub_prod_06h2e2qz7px4nqjww011q3jy8tgzw",
          *         "items": [
          *           {
-         *             "id": "si_prod_06h2d0j8khyc25ndr0zhkwxcdqp3a",
-         *             "price": "price_prod_06h2d0hxcshgdh05f8e8wff0h1rny",
+         *             "id": "si_prod_06h2e2qz7px4nqjww011q3jy8tgzy",
+         *             "price": "price_prod_06h2e2qm33j2tgtxztzc3se42r4dw",
          *             "quantity": 1
          *           }
          *         ],
          *         "object": "subscription",
          *         "status": "active",
-         *         "created": "2026-11-29T08:53:22.201Z",
-         *         "updated": "2026-11-29T08:53:22.372Z",
+         *         "created": "2026-11-29T11:22:41.850Z",
+         *         "updated": "2026-11-29T11:22:42.021Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2d0hzwvey0es4yyvctdfs4an46",
+         *         "customer": "cus_prod_06h2e2qns0dgdp378pgwqnerx1tm8",
          *         "livemode": false,
          *         "metadata": {
          *           "plan": "pro"
@@ -14761,53 +14767,53 @@ export type components = {
          *         "trial_end": null,
          *         "cancelled_at": null,
          *         "days_until_due": null,
-         *         "latest_invoice": "in_prod_06h2d0j8kwkgq53035bqxvzm95r0g",
+         *         "latest_invoice": "in_prod_06h2e2qz7wwzke7zm14g9s3sqh3z8",
          *         "pending_changes": [],
          *         "collection_method": "charge_automatically",
-         *         "current_period_end": "2026-12-29T08:53:22.201Z",
+         *         "current_period_end": "2026-12-29T11:22:41.850Z",
          *         "cancel_at_period_end": false,
-         *         "current_period_start": "2026-11-29T08:53:22.201Z",
+         *         "current_period_start": "2026-11-29T11:22:41.850Z",
          *         "default_payment_method": null
          *       },
          *       "previous_data": {
-         *         "id": "sub_prod_06h2d0j8khyc25ndr0zhkwxcdqp38",
+         *         "id": "sub_prod_06h2e2qz7px4nqjww011q3jy8tgzw",
          *         "items": [
          *           {
-         *             "id": "si_prod_06h2d0j8khyc25ndr0zhkwxcdqp3a",
-         *             "price": "price_prod_06h2d0hxcshgdh05f8e8wff0h1rny",
+         *             "id": "si_prod_06h2e2qz7px4nqjww011q3jy8tgzy",
+         *             "price": "price_prod_06h2e2qm33j2tgtxztzc3se42r4dw",
          *             "quantity": 1
          *           }
          *         ],
          *         "object": "subscription",
          *         "status": "paused",
-         *         "created": "2026-11-29T08:53:22.201Z",
-         *         "updated": "2026-11-29T08:53:22.337Z",
+         *         "created": "2026-11-29T11:22:41.850Z",
+         *         "updated": "2026-11-29T11:22:41.994Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2d0hzwvey0es4yyvctdfs4an46",
+         *         "customer": "cus_prod_06h2e2qns0dgdp378pgwqnerx1tm8",
          *         "livemode": false,
          *         "metadata": {
          *           "plan": "pro"
          *         },
-         *         "paused_at": "2026-11-29T08:53:22.337Z",
+         *         "paused_at": "2026-11-29T11:22:41.994Z",
          *         "trial_end": null,
          *         "cancelled_at": null,
          *         "days_until_due": null,
-         *         "latest_invoice": "in_prod_06h2d0j8kwkgq53035bqxvzm95r0g",
+         *         "latest_invoice": "in_prod_06h2e2qz7wwzke7zm14g9s3sqh3z8",
          *         "pending_changes": [],
          *         "collection_method": "charge_automatically",
-         *         "current_period_end": "2026-12-29T08:53:22.201Z",
+         *         "current_period_end": "2026-12-29T11:22:41.850Z",
          *         "cancel_at_period_end": false,
-         *         "current_period_start": "2026-11-29T08:53:22.201Z",
+         *         "current_period_start": "2026-11-29T11:22:41.850Z",
          *         "default_payment_method": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2d0j9827z7g0999pn850skxpb6",
-         *       "request_id": "req_prod_06h2d0j9827z7g0999pn850skxpb6",
+         *       "correlation_id": "req_prod_06h2e2qzvyxp9vevd50j1p0ywtcz8",
+         *       "request_id": "req_prod_06h2e2qzvyxp9vevd50j1p0ywtcz8",
          *       "version": 1,
          *       "sequence": 4,
-         *       "created": "2026-11-29T08:53:22.378Z",
+         *       "created": "2026-11-29T11:22:42.025Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2d0hff561d1m2s03m8jqqg7zhr"
+         *       "actor_id": "key_prod_06h2e2q0jsmt1p9rnsmyh98bw1d7j"
          *     }
          */
         CustomerSubscriptionResumedEvent: {
@@ -14852,56 +14858,56 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2d0j9g2hk3zxyq2sms8z8hkqka",
+         *       "id": "evt_prod_06h2e2r03244tdfb5x9fgf68cwfrr",
          *       "type": "customer.subscription.cancelled",
          *       "aggregate_type": "subscription",
-         *       "aggregate_id": "sub_prod_06h2d0j8khyc25ndr0zhkwxcdqp38",
+         *       "aggregate_id": "sub_prod_06h2e2qz7px4nqjww011q3jy8tgzw",
          *       "data": {
-         *         "id": "sub_prod_06h2d0j8khyc25ndr0zhkwxcdqp38",
+         *         "id": "sub_prod_06h2e2qz7px4nqjww011q3jy8tgzw",
          *         "items": [
          *           {
-         *             "id": "si_prod_06h2d0j8khyc25ndr0zhkwxcdqp3a",
-         *             "price": "price_prod_06h2d0hxcshgdh05f8e8wff0h1rny",
+         *             "id": "si_prod_06h2e2qz7px4nqjww011q3jy8tgzy",
+         *             "price": "price_prod_06h2e2qm33j2tgtxztzc3se42r4dw",
          *             "quantity": 1
          *           }
          *         ],
          *         "object": "subscription",
          *         "status": "cancelled",
-         *         "created": "2026-11-29T08:53:22.201Z",
-         *         "updated": "2026-11-29T08:53:22.407Z",
+         *         "created": "2026-11-29T11:22:41.850Z",
+         *         "updated": "2026-11-29T11:22:42.048Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2d0hzwvey0es4yyvctdfs4an46",
+         *         "customer": "cus_prod_06h2e2qns0dgdp378pgwqnerx1tm8",
          *         "livemode": false,
          *         "metadata": {
          *           "plan": "pro"
          *         },
          *         "paused_at": null,
          *         "trial_end": null,
-         *         "cancelled_at": "2026-11-29T08:53:22.407Z",
+         *         "cancelled_at": "2026-11-29T11:22:42.048Z",
          *         "days_until_due": null,
-         *         "latest_invoice": "in_prod_06h2d0j8kwkgq53035bqxvzm95r0g",
+         *         "latest_invoice": "in_prod_06h2e2qz7wwzke7zm14g9s3sqh3z8",
          *         "pending_changes": [],
          *         "collection_method": "charge_automatically",
-         *         "current_period_end": "2026-12-29T08:53:22.201Z",
+         *         "current_period_end": "2026-12-29T11:22:41.850Z",
          *         "cancel_at_period_end": false,
-         *         "current_period_start": "2026-11-29T08:53:22.201Z",
+         *         "current_period_start": "2026-11-29T11:22:41.850Z",
          *         "default_payment_method": null
          *       },
          *       "previous_data": {
-         *         "id": "sub_prod_06h2d0j8khyc25ndr0zhkwxcdqp38",
+         *         "id": "sub_prod_06h2e2qz7px4nqjww011q3jy8tgzw",
          *         "items": [
          *           {
-         *             "id": "si_prod_06h2d0j8khyc25ndr0zhkwxcdqp3a",
-         *             "price": "price_prod_06h2d0hxcshgdh05f8e8wff0h1rny",
+         *             "id": "si_prod_06h2e2qz7px4nqjww011q3jy8tgzy",
+         *             "price": "price_prod_06h2e2qm33j2tgtxztzc3se42r4dw",
          *             "quantity": 1
          *           }
          *         ],
          *         "object": "subscription",
          *         "status": "active",
-         *         "created": "2026-11-29T08:53:22.201Z",
-         *         "updated": "2026-11-29T08:53:22.372Z",
+         *         "created": "2026-11-29T11:22:41.850Z",
+         *         "updated": "2026-11-29T11:22:42.021Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2d0hzwvey0es4yyvctdfs4an46",
+         *         "customer": "cus_prod_06h2e2qns0dgdp378pgwqnerx1tm8",
          *         "livemode": false,
          *         "metadata": {
          *           "plan": "pro"
@@ -14910,22 +14916,22 @@ export type components = {
          *         "trial_end": null,
          *         "cancelled_at": null,
          *         "days_until_due": null,
-         *         "latest_invoice": "in_prod_06h2d0j8kwkgq53035bqxvzm95r0g",
+         *         "latest_invoice": "in_prod_06h2e2qz7wwzke7zm14g9s3sqh3z8",
          *         "pending_changes": [],
          *         "collection_method": "charge_automatically",
-         *         "current_period_end": "2026-12-29T08:53:22.201Z",
+         *         "current_period_end": "2026-12-29T11:22:41.850Z",
          *         "cancel_at_period_end": false,
-         *         "current_period_start": "2026-11-29T08:53:22.201Z",
+         *         "current_period_start": "2026-11-29T11:22:41.850Z",
          *         "default_payment_method": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2d0j9c8tyb6qx7qv0rwe5xabnj",
-         *       "request_id": "req_prod_06h2d0j9c8tyb6qx7qv0rwe5xabnj",
+         *       "correlation_id": "req_prod_06h2e2qzznd9tvy32qx91sg78pfp2",
+         *       "request_id": "req_prod_06h2e2qzznd9tvy32qx91sg78pfp2",
          *       "version": 1,
          *       "sequence": 5,
-         *       "created": "2026-11-29T08:53:22.432Z",
+         *       "created": "2026-11-29T11:22:42.072Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2d0hff561d1m2s03m8jqqg7zhr"
+         *       "actor_id": "key_prod_06h2e2q0jsmt1p9rnsmyh98bw1d7j"
          *     }
          */
         CustomerSubscriptionCancelledEvent: {
@@ -14970,46 +14976,46 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2d0jccxw0e2pdj8dahz11dh41y",
+         *       "id": "evt_prod_06h2e2r3tw7yy8awcxd9kqqqptwaa",
          *       "type": "customer.subscription.trial_will_end",
          *       "aggregate_type": "subscription",
-         *       "aggregate_id": "sub_prod_06h2d0j9q69kn92g6963eb7y81z0j",
+         *       "aggregate_id": "sub_prod_06h2e2r067jm5yzr3ys3zjc9v65wc",
          *       "data": {
-         *         "id": "sub_prod_06h2d0j9q69kn92g6963eb7y81z0j",
+         *         "id": "sub_prod_06h2e2r067jm5yzr3ys3zjc9v65wc",
          *         "items": [
          *           {
-         *             "id": "si_prod_06h2d0j9q69kn92g6963eb7y81z0m",
-         *             "price": "price_prod_06h2d0hxcshgdh05f8e8wff0h1rny",
+         *             "id": "si_prod_06h2e2r067jm5yzr3ys3zjc9v65we",
+         *             "price": "price_prod_06h2e2qm33j2tgtxztzc3se42r4dw",
          *             "quantity": 1
          *           }
          *         ],
          *         "object": "subscription",
          *         "status": "trialing",
-         *         "created": "2026-11-29T08:53:22.480Z",
-         *         "updated": "2026-11-29T08:53:22.480Z",
+         *         "created": "2026-11-29T11:22:42.091Z",
+         *         "updated": "2026-11-29T11:22:42.091Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2d0hzwvey0es4yyvctdfs4an46",
+         *         "customer": "cus_prod_06h2e2qns0dgdp378pgwqnerx1tm8",
          *         "livemode": false,
          *         "metadata": {},
          *         "paused_at": null,
-         *         "trial_end": "2026-12-06T08:53:22.480Z",
+         *         "trial_end": "2026-12-06T11:22:42.091Z",
          *         "cancelled_at": null,
          *         "days_until_due": null,
          *         "latest_invoice": null,
          *         "pending_changes": [],
          *         "collection_method": "charge_automatically",
-         *         "current_period_end": "2026-12-06T08:53:22.480Z",
+         *         "current_period_end": "2026-12-06T11:22:42.091Z",
          *         "cancel_at_period_end": false,
-         *         "current_period_start": "2026-11-29T08:53:22.480Z",
+         *         "current_period_start": "2026-11-29T11:22:42.091Z",
          *         "default_payment_method": "pm_sandbox_succeeds"
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2d0jbytp1qd45anapphpcvkeqr",
+         *       "correlation_id": "req_prod_06h2e2r30rt6w4apxhjxvkk9vnvec",
          *       "request_id": null,
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-12-03T08:53:22.480Z",
+         *       "created": "2026-12-03T11:22:42.091Z",
          *       "actor_type": "system",
          *       "actor_id": null
          *     }
@@ -15056,16 +15062,16 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2d0j3kym11f467mn5gc2y41hz0",
+         *       "id": "evt_prod_06h2e2qt6tf14tpjdf7abbv55dgd6",
          *       "type": "invoice.created",
          *       "aggregate_type": "invoice",
-         *       "aggregate_id": "in_prod_06h2d0j3hmedp2e9959y4mv9t8t16",
+         *       "aggregate_id": "in_prod_06h2e2qt2pfb2bj09he9z83cz6yde",
          *       "data": {
-         *         "id": "in_prod_06h2d0j3hmedp2e9959y4mv9t8t16",
+         *         "id": "in_prod_06h2e2qt2pfb2bj09he9z83cz6yde",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h2d0j3j1nnq58ybs8g0r5gw4344",
-         *             "price": "price_prod_06h2d0hxh93776ax6kaz2a0pxeqsm",
+         *             "id": "il_prod_06h2e2qt3cykkhf22cx3e6vsst9e6",
+         *             "price": "price_prod_06h2e2qm5atkk8k4743k7v78wmy3m",
          *             "quantity": 1,
          *             "tax_rates": [],
          *             "amount_atom": 500,
@@ -15078,11 +15084,11 @@ export type components = {
          *         "number": null,
          *         "object": "invoice",
          *         "status": "draft",
-         *         "created": "2026-11-29T08:53:20.909Z",
+         *         "created": "2026-11-29T11:22:40.533Z",
          *         "paid_at": null,
-         *         "updated": "2026-11-29T08:53:20.909Z",
+         *         "updated": "2026-11-29T11:22:40.533Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2d0hzwvey0es4yyvctdfs4an46",
+         *         "customer": "cus_prod_06h2e2qns0dgdp378pgwqnerx1tm8",
          *         "discount": null,
          *         "due_date": null,
          *         "livemode": false,
@@ -15119,13 +15125,13 @@ export type components = {
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2d0j3h58k3cf6fz8rhhxf6rvnr",
-         *       "request_id": "req_prod_06h2d0j3h58k3cf6fz8rhhxf6rvnr",
+         *       "correlation_id": "req_prod_06h2e2qstc0wctej9mmhy69jee1s0",
+         *       "request_id": "req_prod_06h2e2qstc0wctej9mmhy69jee1s0",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-29T08:53:20.927Z",
+         *       "created": "2026-11-29T11:22:40.566Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2d0hff561d1m2s03m8jqqg7zhr"
+         *       "actor_id": "key_prod_06h2e2q0jsmt1p9rnsmyh98bw1d7j"
          *     }
          */
         InvoiceCreatedEvent: {
@@ -15170,16 +15176,16 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2d0j4811nj8q6nxyz8xtafwk42",
+         *       "id": "evt_prod_06h2e2qv0s518xhaab56zdzet71hm",
          *       "type": "invoice.finalized",
          *       "aggregate_type": "invoice",
-         *       "aggregate_id": "in_prod_06h2d0j3hmedp2e9959y4mv9t8t16",
+         *       "aggregate_id": "in_prod_06h2e2qt2pfb2bj09he9z83cz6yde",
          *       "data": {
-         *         "id": "in_prod_06h2d0j3hmedp2e9959y4mv9t8t16",
+         *         "id": "in_prod_06h2e2qt2pfb2bj09he9z83cz6yde",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h2d0j3j1nnq58ybs8g0r5gw4344",
-         *             "price": "price_prod_06h2d0hxh93776ax6kaz2a0pxeqsm",
+         *             "id": "il_prod_06h2e2qt3cykkhf22cx3e6vsst9e6",
+         *             "price": "price_prod_06h2e2qm5atkk8k4743k7v78wmy3m",
          *             "quantity": 1,
          *             "tax_rates": [],
          *             "amount_atom": 500,
@@ -15192,11 +15198,11 @@ export type components = {
          *         "number": "EXAMPL-0001",
          *         "object": "invoice",
          *         "status": "open",
-         *         "created": "2026-11-29T08:53:20.909Z",
+         *         "created": "2026-11-29T11:22:40.533Z",
          *         "paid_at": null,
-         *         "updated": "2026-11-29T08:53:20.999Z",
+         *         "updated": "2026-11-29T11:22:40.652Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2d0hzwvey0es4yyvctdfs4an46",
+         *         "customer": "cus_prod_06h2e2qns0dgdp378pgwqnerx1tm8",
          *         "discount": null,
          *         "due_date": null,
          *         "livemode": false,
@@ -15204,11 +15210,11 @@ export type components = {
          *         "tax_atom": 0,
          *         "voided_at": null,
          *         "overdue_at": null,
-         *         "pdf_sha256": "38bc62b9d473207ef5850b8511cb0dd50e6a499e1c2d466ced4b599271726cfa",
+         *         "pdf_sha256": "c457b07aef55d60fe43fbf66adda50486ebc17a090fdfd7956304ec6aad2676a",
          *         "description": null,
-         *         "invoice_pdf": "http://127.0.0.1:34341/api/invoices/in_prod_06h2d0j3hmedp2e9959y4mv9t8t16/pdf",
+         *         "invoice_pdf": "http://127.0.0.1:35505/api/invoices/in_prod_06h2e2qt2pfb2bj09he9z83cz6yde/pdf",
          *         "total_taxes": [],
-         *         "finalized_at": "2026-11-29T08:53:20.999Z",
+         *         "finalized_at": "2026-11-29T11:22:40.652Z",
          *         "subscription": null,
          *         "attempt_count": 0,
          *         "customer_name": "Jenny Rosen",
@@ -15223,7 +15229,7 @@ export type components = {
          *         "paid_amount_atom": 0,
          *         "collection_method": "charge_automatically",
          *         "total_amount_atom": 500,
-         *         "hosted_invoice_url": "http://127.0.0.1:34341/invoice/9YbsSt0otUl9MswhFTpGa7Vy_xn1PiC7DzSty7S89LQ",
+         *         "hosted_invoice_url": "http://127.0.0.1:35505/invoice/tHdGQAB8Dzy5HvyH49DdG7s7v3lEQxbdMJSlC4TYTkA",
          *         "ending_balance_atom": 0,
          *         "next_payment_attempt": null,
          *         "starting_balance_atom": 0,
@@ -15232,11 +15238,11 @@ export type components = {
          *         "post_payment_credit_notes_amount_atom": 0
          *       },
          *       "previous_data": {
-         *         "id": "in_prod_06h2d0j3hmedp2e9959y4mv9t8t16",
+         *         "id": "in_prod_06h2e2qt2pfb2bj09he9z83cz6yde",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h2d0j3j1nnq58ybs8g0r5gw4344",
-         *             "price": "price_prod_06h2d0hxh93776ax6kaz2a0pxeqsm",
+         *             "id": "il_prod_06h2e2qt3cykkhf22cx3e6vsst9e6",
+         *             "price": "price_prod_06h2e2qm5atkk8k4743k7v78wmy3m",
          *             "quantity": 1,
          *             "tax_rates": [],
          *             "amount_atom": 500,
@@ -15249,11 +15255,11 @@ export type components = {
          *         "number": null,
          *         "object": "invoice",
          *         "status": "draft",
-         *         "created": "2026-11-29T08:53:20.909Z",
+         *         "created": "2026-11-29T11:22:40.533Z",
          *         "paid_at": null,
-         *         "updated": "2026-11-29T08:53:20.909Z",
+         *         "updated": "2026-11-29T11:22:40.533Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2d0hzwvey0es4yyvctdfs4an46",
+         *         "customer": "cus_prod_06h2e2qns0dgdp378pgwqnerx1tm8",
          *         "discount": null,
          *         "due_date": null,
          *         "livemode": false,
@@ -15289,13 +15295,13 @@ export type components = {
          *         "post_payment_credit_notes_amount_atom": 0
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2d0j3w37z3qc55zxbx5msjg3y8",
-         *       "request_id": "req_prod_06h2d0j3w37z3qc55zxbx5msjg3y8",
+         *       "correlation_id": "req_prod_06h2e2qth2h1pvzfnq97qgnte411w",
+         *       "request_id": "req_prod_06h2e2qth2h1pvzfnq97qgnte411w",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-29T08:53:21.088Z",
+         *       "created": "2026-11-29T11:22:40.774Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2d0hff561d1m2s03m8jqqg7zhr"
+         *       "actor_id": "key_prod_06h2e2q0jsmt1p9rnsmyh98bw1d7j"
          *     }
          */
         InvoiceFinalizedEvent: {
@@ -15340,16 +15346,16 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2d0j4keq7879f347w3gkvnkmx6",
+         *       "id": "evt_prod_06h2e2qva477ampcwrzqn2qkavdmj",
          *       "type": "invoice.paid",
          *       "aggregate_type": "invoice",
-         *       "aggregate_id": "in_prod_06h2d0j3hmedp2e9959y4mv9t8t16",
+         *       "aggregate_id": "in_prod_06h2e2qt2pfb2bj09he9z83cz6yde",
          *       "data": {
-         *         "id": "in_prod_06h2d0j3hmedp2e9959y4mv9t8t16",
+         *         "id": "in_prod_06h2e2qt2pfb2bj09he9z83cz6yde",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h2d0j3j1nnq58ybs8g0r5gw4344",
-         *             "price": "price_prod_06h2d0hxh93776ax6kaz2a0pxeqsm",
+         *             "id": "il_prod_06h2e2qt3cykkhf22cx3e6vsst9e6",
+         *             "price": "price_prod_06h2e2qm5atkk8k4743k7v78wmy3m",
          *             "quantity": 1,
          *             "tax_rates": [],
          *             "amount_atom": 500,
@@ -15362,11 +15368,11 @@ export type components = {
          *         "number": "EXAMPL-0001",
          *         "object": "invoice",
          *         "status": "paid",
-         *         "created": "2026-11-29T08:53:20.909Z",
-         *         "paid_at": "2026-11-29T08:53:21.163Z",
-         *         "updated": "2026-11-29T08:53:21.163Z",
+         *         "created": "2026-11-29T11:22:40.533Z",
+         *         "paid_at": "2026-11-29T11:22:40.834Z",
+         *         "updated": "2026-11-29T11:22:40.834Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2d0hzwvey0es4yyvctdfs4an46",
+         *         "customer": "cus_prod_06h2e2qns0dgdp378pgwqnerx1tm8",
          *         "discount": null,
          *         "due_date": null,
          *         "livemode": false,
@@ -15374,11 +15380,11 @@ export type components = {
          *         "tax_atom": 0,
          *         "voided_at": null,
          *         "overdue_at": null,
-         *         "pdf_sha256": "38bc62b9d473207ef5850b8511cb0dd50e6a499e1c2d466ced4b599271726cfa",
+         *         "pdf_sha256": "c457b07aef55d60fe43fbf66adda50486ebc17a090fdfd7956304ec6aad2676a",
          *         "description": null,
-         *         "invoice_pdf": "http://127.0.0.1:34341/api/invoices/in_prod_06h2d0j3hmedp2e9959y4mv9t8t16/pdf",
+         *         "invoice_pdf": "http://127.0.0.1:35505/api/invoices/in_prod_06h2e2qt2pfb2bj09he9z83cz6yde/pdf",
          *         "total_taxes": [],
-         *         "finalized_at": "2026-11-29T08:53:20.999Z",
+         *         "finalized_at": "2026-11-29T11:22:40.652Z",
          *         "subscription": null,
          *         "attempt_count": 0,
          *         "customer_name": "Jenny Rosen",
@@ -15386,14 +15392,14 @@ export type components = {
          *         "subtotal_atom": 500,
          *         "customer_email": "jenny@example.com",
          *         "days_until_due": null,
-         *         "payment_intent": "pi_prod_06h2d0j4e83waks0zvjxckcdk05ej",
+         *         "payment_intent": "pi_prod_06h2e2qv6c0j12jr5xr21pkzyz5ba",
          *         "reverse_charge": false,
          *         "due_amount_atom": 0,
-         *         "paid_pdf_sha256": "e98cde292b4989f0715944d5fcd2917f776b206f967c893a36323b52503c075b",
+         *         "paid_pdf_sha256": "6c43370ef7494055ab463aec08f4c6fe0c975bdbdbe395d1887adab79935db73",
          *         "paid_amount_atom": 500,
          *         "collection_method": "charge_automatically",
          *         "total_amount_atom": 500,
-         *         "hosted_invoice_url": "http://127.0.0.1:34341/invoice/9YbsSt0otUl9MswhFTpGa7Vy_xn1PiC7DzSty7S89LQ",
+         *         "hosted_invoice_url": "http://127.0.0.1:35505/invoice/tHdGQAB8Dzy5HvyH49DdG7s7v3lEQxbdMJSlC4TYTkA",
          *         "ending_balance_atom": 0,
          *         "next_payment_attempt": null,
          *         "starting_balance_atom": 0,
@@ -15402,11 +15408,11 @@ export type components = {
          *         "post_payment_credit_notes_amount_atom": 0
          *       },
          *       "previous_data": {
-         *         "id": "in_prod_06h2d0j3hmedp2e9959y4mv9t8t16",
+         *         "id": "in_prod_06h2e2qt2pfb2bj09he9z83cz6yde",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h2d0j3j1nnq58ybs8g0r5gw4344",
-         *             "price": "price_prod_06h2d0hxh93776ax6kaz2a0pxeqsm",
+         *             "id": "il_prod_06h2e2qt3cykkhf22cx3e6vsst9e6",
+         *             "price": "price_prod_06h2e2qm5atkk8k4743k7v78wmy3m",
          *             "quantity": 1,
          *             "tax_rates": [],
          *             "amount_atom": 500,
@@ -15419,11 +15425,11 @@ export type components = {
          *         "number": "EXAMPL-0001",
          *         "object": "invoice",
          *         "status": "open",
-         *         "created": "2026-11-29T08:53:20.909Z",
+         *         "created": "2026-11-29T11:22:40.533Z",
          *         "paid_at": null,
-         *         "updated": "2026-11-29T08:53:20.999Z",
+         *         "updated": "2026-11-29T11:22:40.652Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2d0hzwvey0es4yyvctdfs4an46",
+         *         "customer": "cus_prod_06h2e2qns0dgdp378pgwqnerx1tm8",
          *         "discount": null,
          *         "due_date": null,
          *         "livemode": false,
@@ -15431,11 +15437,11 @@ export type components = {
          *         "tax_atom": 0,
          *         "voided_at": null,
          *         "overdue_at": null,
-         *         "pdf_sha256": "38bc62b9d473207ef5850b8511cb0dd50e6a499e1c2d466ced4b599271726cfa",
+         *         "pdf_sha256": "c457b07aef55d60fe43fbf66adda50486ebc17a090fdfd7956304ec6aad2676a",
          *         "description": null,
-         *         "invoice_pdf": "http://127.0.0.1:34341/api/invoices/in_prod_06h2d0j3hmedp2e9959y4mv9t8t16/pdf",
+         *         "invoice_pdf": "http://127.0.0.1:35505/api/invoices/in_prod_06h2e2qt2pfb2bj09he9z83cz6yde/pdf",
          *         "total_taxes": [],
-         *         "finalized_at": "2026-11-29T08:53:20.999Z",
+         *         "finalized_at": "2026-11-29T11:22:40.652Z",
          *         "subscription": null,
          *         "attempt_count": 0,
          *         "customer_name": "Jenny Rosen",
@@ -15443,14 +15449,14 @@ export type components = {
          *         "subtotal_atom": 500,
          *         "customer_email": "jenny@example.com",
          *         "days_until_due": null,
-         *         "payment_intent": "pi_prod_06h2d0j4e83waks0zvjxckcdk05ej",
+         *         "payment_intent": "pi_prod_06h2e2qv6c0j12jr5xr21pkzyz5ba",
          *         "reverse_charge": false,
          *         "due_amount_atom": 500,
          *         "paid_pdf_sha256": null,
          *         "paid_amount_atom": 0,
          *         "collection_method": "charge_automatically",
          *         "total_amount_atom": 500,
-         *         "hosted_invoice_url": "http://127.0.0.1:34341/invoice/9YbsSt0otUl9MswhFTpGa7Vy_xn1PiC7DzSty7S89LQ",
+         *         "hosted_invoice_url": "http://127.0.0.1:35505/invoice/tHdGQAB8Dzy5HvyH49DdG7s7v3lEQxbdMJSlC4TYTkA",
          *         "ending_balance_atom": 0,
          *         "next_payment_attempt": null,
          *         "starting_balance_atom": 0,
@@ -15459,13 +15465,13 @@ export type components = {
          *         "post_payment_credit_notes_amount_atom": 0
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2d0j4cfqwrht9mjsr17gd5jwwj",
-         *       "request_id": "req_prod_06h2d0j4cfqwrht9mjsr17gd5jwwj",
+         *       "correlation_id": "req_prod_06h2e2qv5xy9rmzb4pbp0zvtg4j1t",
+         *       "request_id": "req_prod_06h2e2qv5xy9rmzb4pbp0zvtg4j1t",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-29T08:53:21.179Z",
+         *       "created": "2026-11-29T11:22:40.849Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2d0hff561d1m2s03m8jqqg7zhr"
+         *       "actor_id": "key_prod_06h2e2q0jsmt1p9rnsmyh98bw1d7j"
          *     }
          */
         InvoicePaidEvent: {
@@ -15510,16 +15516,16 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2d0j4n11g375k9h9yc5j53152e",
+         *       "id": "evt_prod_06h2e2qvcc6cxrmh29vdy6smkg3nw",
          *       "type": "invoice.payment_succeeded",
          *       "aggregate_type": "invoice",
-         *       "aggregate_id": "in_prod_06h2d0j3hmedp2e9959y4mv9t8t16",
+         *       "aggregate_id": "in_prod_06h2e2qt2pfb2bj09he9z83cz6yde",
          *       "data": {
-         *         "id": "in_prod_06h2d0j3hmedp2e9959y4mv9t8t16",
+         *         "id": "in_prod_06h2e2qt2pfb2bj09he9z83cz6yde",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h2d0j3j1nnq58ybs8g0r5gw4344",
-         *             "price": "price_prod_06h2d0hxh93776ax6kaz2a0pxeqsm",
+         *             "id": "il_prod_06h2e2qt3cykkhf22cx3e6vsst9e6",
+         *             "price": "price_prod_06h2e2qm5atkk8k4743k7v78wmy3m",
          *             "quantity": 1,
          *             "tax_rates": [],
          *             "amount_atom": 500,
@@ -15532,11 +15538,11 @@ export type components = {
          *         "number": "EXAMPL-0001",
          *         "object": "invoice",
          *         "status": "paid",
-         *         "created": "2026-11-29T08:53:20.909Z",
-         *         "paid_at": "2026-11-29T08:53:21.163Z",
-         *         "updated": "2026-11-29T08:53:21.163Z",
+         *         "created": "2026-11-29T11:22:40.533Z",
+         *         "paid_at": "2026-11-29T11:22:40.834Z",
+         *         "updated": "2026-11-29T11:22:40.834Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2d0hzwvey0es4yyvctdfs4an46",
+         *         "customer": "cus_prod_06h2e2qns0dgdp378pgwqnerx1tm8",
          *         "discount": null,
          *         "due_date": null,
          *         "livemode": false,
@@ -15544,11 +15550,11 @@ export type components = {
          *         "tax_atom": 0,
          *         "voided_at": null,
          *         "overdue_at": null,
-         *         "pdf_sha256": "38bc62b9d473207ef5850b8511cb0dd50e6a499e1c2d466ced4b599271726cfa",
+         *         "pdf_sha256": "c457b07aef55d60fe43fbf66adda50486ebc17a090fdfd7956304ec6aad2676a",
          *         "description": null,
-         *         "invoice_pdf": "http://127.0.0.1:34341/api/invoices/in_prod_06h2d0j3hmedp2e9959y4mv9t8t16/pdf",
+         *         "invoice_pdf": "http://127.0.0.1:35505/api/invoices/in_prod_06h2e2qt2pfb2bj09he9z83cz6yde/pdf",
          *         "total_taxes": [],
-         *         "finalized_at": "2026-11-29T08:53:20.999Z",
+         *         "finalized_at": "2026-11-29T11:22:40.652Z",
          *         "subscription": null,
          *         "attempt_count": 0,
          *         "customer_name": "Jenny Rosen",
@@ -15556,14 +15562,14 @@ export type components = {
          *         "subtotal_atom": 500,
          *         "customer_email": "jenny@example.com",
          *         "days_until_due": null,
-         *         "payment_intent": "pi_prod_06h2d0j4e83waks0zvjxckcdk05ej",
+         *         "payment_intent": "pi_prod_06h2e2qv6c0j12jr5xr21pkzyz5ba",
          *         "reverse_charge": false,
          *         "due_amount_atom": 0,
-         *         "paid_pdf_sha256": "e98cde292b4989f0715944d5fcd2917f776b206f967c893a36323b52503c075b",
+         *         "paid_pdf_sha256": "6c43370ef7494055ab463aec08f4c6fe0c975bdbdbe395d1887adab79935db73",
          *         "paid_amount_atom": 500,
          *         "collection_method": "charge_automatically",
          *         "total_amount_atom": 500,
-         *         "hosted_invoice_url": "http://127.0.0.1:34341/invoice/9YbsSt0otUl9MswhFTpGa7Vy_xn1PiC7DzSty7S89LQ",
+         *         "hosted_invoice_url": "http://127.0.0.1:35505/invoice/tHdGQAB8Dzy5HvyH49DdG7s7v3lEQxbdMJSlC4TYTkA",
          *         "ending_balance_atom": 0,
          *         "next_payment_attempt": null,
          *         "starting_balance_atom": 0,
@@ -15572,11 +15578,11 @@ export type components = {
          *         "post_payment_credit_notes_amount_atom": 0
          *       },
          *       "previous_data": {
-         *         "id": "in_prod_06h2d0j3hmedp2e9959y4mv9t8t16",
+         *         "id": "in_prod_06h2e2qt2pfb2bj09he9z83cz6yde",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h2d0j3j1nnq58ybs8g0r5gw4344",
-         *             "price": "price_prod_06h2d0hxh93776ax6kaz2a0pxeqsm",
+         *             "id": "il_prod_06h2e2qt3cykkhf22cx3e6vsst9e6",
+         *             "price": "price_prod_06h2e2qm5atkk8k4743k7v78wmy3m",
          *             "quantity": 1,
          *             "tax_rates": [],
          *             "amount_atom": 500,
@@ -15589,11 +15595,11 @@ export type components = {
          *         "number": "EXAMPL-0001",
          *         "object": "invoice",
          *         "status": "open",
-         *         "created": "2026-11-29T08:53:20.909Z",
+         *         "created": "2026-11-29T11:22:40.533Z",
          *         "paid_at": null,
-         *         "updated": "2026-11-29T08:53:20.999Z",
+         *         "updated": "2026-11-29T11:22:40.652Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2d0hzwvey0es4yyvctdfs4an46",
+         *         "customer": "cus_prod_06h2e2qns0dgdp378pgwqnerx1tm8",
          *         "discount": null,
          *         "due_date": null,
          *         "livemode": false,
@@ -15601,11 +15607,11 @@ export type components = {
          *         "tax_atom": 0,
          *         "voided_at": null,
          *         "overdue_at": null,
-         *         "pdf_sha256": "38bc62b9d473207ef5850b8511cb0dd50e6a499e1c2d466ced4b599271726cfa",
+         *         "pdf_sha256": "c457b07aef55d60fe43fbf66adda50486ebc17a090fdfd7956304ec6aad2676a",
          *         "description": null,
-         *         "invoice_pdf": "http://127.0.0.1:34341/api/invoices/in_prod_06h2d0j3hmedp2e9959y4mv9t8t16/pdf",
+         *         "invoice_pdf": "http://127.0.0.1:35505/api/invoices/in_prod_06h2e2qt2pfb2bj09he9z83cz6yde/pdf",
          *         "total_taxes": [],
-         *         "finalized_at": "2026-11-29T08:53:20.999Z",
+         *         "finalized_at": "2026-11-29T11:22:40.652Z",
          *         "subscription": null,
          *         "attempt_count": 0,
          *         "customer_name": "Jenny Rosen",
@@ -15613,14 +15619,14 @@ export type components = {
          *         "subtotal_atom": 500,
          *         "customer_email": "jenny@example.com",
          *         "days_until_due": null,
-         *         "payment_intent": "pi_prod_06h2d0j4e83waks0zvjxckcdk05ej",
+         *         "payment_intent": "pi_prod_06h2e2qv6c0j12jr5xr21pkzyz5ba",
          *         "reverse_charge": false,
          *         "due_amount_atom": 500,
          *         "paid_pdf_sha256": null,
          *         "paid_amount_atom": 0,
          *         "collection_method": "charge_automatically",
          *         "total_amount_atom": 500,
-         *         "hosted_invoice_url": "http://127.0.0.1:34341/invoice/9YbsSt0otUl9MswhFTpGa7Vy_xn1PiC7DzSty7S89LQ",
+         *         "hosted_invoice_url": "http://127.0.0.1:35505/invoice/tHdGQAB8Dzy5HvyH49DdG7s7v3lEQxbdMJSlC4TYTkA",
          *         "ending_balance_atom": 0,
          *         "next_payment_attempt": null,
          *         "starting_balance_atom": 0,
@@ -15629,13 +15635,13 @@ export type components = {
          *         "post_payment_credit_notes_amount_atom": 0
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2d0j4cfqwrht9mjsr17gd5jwwj",
-         *       "request_id": "req_prod_06h2d0j4cfqwrht9mjsr17gd5jwwj",
+         *       "correlation_id": "req_prod_06h2e2qv5xy9rmzb4pbp0zvtg4j1t",
+         *       "request_id": "req_prod_06h2e2qv5xy9rmzb4pbp0zvtg4j1t",
          *       "version": 1,
          *       "sequence": 4,
-         *       "created": "2026-11-29T08:53:21.192Z",
+         *       "created": "2026-11-29T11:22:40.867Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2d0hff561d1m2s03m8jqqg7zhr"
+         *       "actor_id": "key_prod_06h2e2q0jsmt1p9rnsmyh98bw1d7j"
          *     }
          */
         InvoicePaymentSucceededEvent: {
@@ -15680,16 +15686,16 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2d0j5hc7n0y6z221cyww3k7yqt",
+         *       "id": "evt_prod_06h2e2qwa05cackec6c6d5g1xw516",
          *       "type": "invoice.payment_failed",
          *       "aggregate_type": "invoice",
-         *       "aggregate_id": "in_prod_06h2d0j54q514y834yn3mnrtz6snt",
+         *       "aggregate_id": "in_prod_06h2e2qw44gvb0gmrpdg23gbn283j",
          *       "data": {
-         *         "id": "in_prod_06h2d0j54q514y834yn3mnrtz6snt",
+         *         "id": "in_prod_06h2e2qw44gvb0gmrpdg23gbn283j",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h2d0j54tzyd6z9m0sry461883qc",
-         *             "price": "price_prod_06h2d0hxh93776ax6kaz2a0pxeqsm",
+         *             "id": "il_prod_06h2e2qw44gvb0gmrpdg23gbn283m",
+         *             "price": "price_prod_06h2e2qm5atkk8k4743k7v78wmy3m",
          *             "quantity": 1,
          *             "tax_rates": [],
          *             "amount_atom": 500,
@@ -15702,11 +15708,11 @@ export type components = {
          *         "number": "EXAMPL-0002",
          *         "object": "invoice",
          *         "status": "open",
-         *         "created": "2026-11-29T08:53:21.317Z",
+         *         "created": "2026-11-29T11:22:41.057Z",
          *         "paid_at": null,
-         *         "updated": "2026-11-29T08:53:21.351Z",
+         *         "updated": "2026-11-29T11:22:41.070Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2d0hzwvey0es4yyvctdfs4an46",
+         *         "customer": "cus_prod_06h2e2qns0dgdp378pgwqnerx1tm8",
          *         "discount": null,
          *         "due_date": null,
          *         "livemode": false,
@@ -15714,11 +15720,11 @@ export type components = {
          *         "tax_atom": 0,
          *         "voided_at": null,
          *         "overdue_at": null,
-         *         "pdf_sha256": "87dabf491df34f96dee69d765dd1280783415d49675db673021b7e59810665da",
+         *         "pdf_sha256": "79c6b73c0e313a8297c2ca0c2afdcfac5ca74a0af4b727642c5eac5d27e07552",
          *         "description": null,
-         *         "invoice_pdf": "http://127.0.0.1:34341/api/invoices/in_prod_06h2d0j54q514y834yn3mnrtz6snt/pdf",
+         *         "invoice_pdf": "http://127.0.0.1:35505/api/invoices/in_prod_06h2e2qw44gvb0gmrpdg23gbn283j/pdf",
          *         "total_taxes": [],
-         *         "finalized_at": "2026-11-29T08:53:21.351Z",
+         *         "finalized_at": "2026-11-29T11:22:41.070Z",
          *         "subscription": null,
          *         "attempt_count": 0,
          *         "customer_name": "Jenny Rosen",
@@ -15726,14 +15732,14 @@ export type components = {
          *         "subtotal_atom": 500,
          *         "customer_email": "jenny@example.com",
          *         "days_until_due": null,
-         *         "payment_intent": "pi_prod_06h2d0j5eah9bycj2p0yw14xxv1fr",
+         *         "payment_intent": "pi_prod_06h2e2qw806kszkmsbcfjbc12zndp",
          *         "reverse_charge": false,
          *         "due_amount_atom": 500,
          *         "paid_pdf_sha256": null,
          *         "paid_amount_atom": 0,
          *         "collection_method": "charge_automatically",
          *         "total_amount_atom": 500,
-         *         "hosted_invoice_url": "http://127.0.0.1:34341/invoice/PrpPQRvVqceoFWD-6fNb4X5W8bRhcdsRPmb_wRjEHXc",
+         *         "hosted_invoice_url": "http://127.0.0.1:35505/invoice/_GfEQoavys-DUnhNUs7hzDH3Ci6Pg_sXWvEgcz_PkBM",
          *         "ending_balance_atom": 0,
          *         "next_payment_attempt": null,
          *         "starting_balance_atom": 0,
@@ -15743,13 +15749,13 @@ export type components = {
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2d0j5djw0w9sk58c11wh2vdzy6",
-         *       "request_id": "req_prod_06h2d0j5djw0w9sk58c11wh2vdzy6",
+         *       "correlation_id": "req_prod_06h2e2qw7v73g8sm678m1cqkshqft",
+         *       "request_id": "req_prod_06h2e2qw7v73g8sm678m1cqkshqft",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-29T08:53:21.419Z",
+         *       "created": "2026-11-29T11:22:41.104Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2d0hff561d1m2s03m8jqqg7zhr"
+         *       "actor_id": "key_prod_06h2e2q0jsmt1p9rnsmyh98bw1d7j"
          *     }
          */
         InvoicePaymentFailedEvent: {
@@ -15794,16 +15800,16 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2d0j62d2am7f4dbv157wbea4fj",
+         *       "id": "evt_prod_06h2e2qwwx9yce0rxthc44k21a2kw",
          *       "type": "invoice.payment_action_required",
          *       "aggregate_type": "invoice",
-         *       "aggregate_id": "in_prod_06h2d0j5npekrf9xjyyhebqnjf7hc",
+         *       "aggregate_id": "in_prod_06h2e2qwn2532peb6tq3nnpar8fep",
          *       "data": {
-         *         "id": "in_prod_06h2d0j5npekrf9xjyyhebqnjf7hc",
+         *         "id": "in_prod_06h2e2qwn2532peb6tq3nnpar8fep",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h2d0j5ns8eprwpexfr0phqvcnjg",
-         *             "price": "price_prod_06h2d0hxh93776ax6kaz2a0pxeqsm",
+         *             "id": "il_prod_06h2e2qwn5cesx4ttnwq5cx9x33ac",
+         *             "price": "price_prod_06h2e2qm5atkk8k4743k7v78wmy3m",
          *             "quantity": 1,
          *             "tax_rates": [],
          *             "amount_atom": 500,
@@ -15816,11 +15822,11 @@ export type components = {
          *         "number": "EXAMPL-0003",
          *         "object": "invoice",
          *         "status": "open",
-         *         "created": "2026-11-29T08:53:21.453Z",
+         *         "created": "2026-11-29T11:22:41.192Z",
          *         "paid_at": null,
-         *         "updated": "2026-11-29T08:53:21.481Z",
+         *         "updated": "2026-11-29T11:22:41.224Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2d0hzwvey0es4yyvctdfs4an46",
+         *         "customer": "cus_prod_06h2e2qns0dgdp378pgwqnerx1tm8",
          *         "discount": null,
          *         "due_date": null,
          *         "livemode": false,
@@ -15828,11 +15834,11 @@ export type components = {
          *         "tax_atom": 0,
          *         "voided_at": null,
          *         "overdue_at": null,
-         *         "pdf_sha256": "29835cedb53f885fb159f74043cedf62de551052780b4cf89b9206169b6121cd",
+         *         "pdf_sha256": "7c918aa8c6d6ca71fbd7c8a47e1af15b1b94d2a7600e130619000d8a71865fc6",
          *         "description": null,
-         *         "invoice_pdf": "http://127.0.0.1:34341/api/invoices/in_prod_06h2d0j5npekrf9xjyyhebqnjf7hc/pdf",
+         *         "invoice_pdf": "http://127.0.0.1:35505/api/invoices/in_prod_06h2e2qwn2532peb6tq3nnpar8fep/pdf",
          *         "total_taxes": [],
-         *         "finalized_at": "2026-11-29T08:53:21.481Z",
+         *         "finalized_at": "2026-11-29T11:22:41.224Z",
          *         "subscription": null,
          *         "attempt_count": 0,
          *         "customer_name": "Jenny Rosen",
@@ -15840,14 +15846,14 @@ export type components = {
          *         "subtotal_atom": 500,
          *         "customer_email": "jenny@example.com",
          *         "days_until_due": null,
-         *         "payment_intent": "pi_prod_06h2d0j5zzazcsaaqe8rj3f08915a",
+         *         "payment_intent": "pi_prod_06h2e2qww0ebsdg56zpwckkmyn218",
          *         "reverse_charge": false,
          *         "due_amount_atom": 500,
          *         "paid_pdf_sha256": null,
          *         "paid_amount_atom": 0,
          *         "collection_method": "charge_automatically",
          *         "total_amount_atom": 500,
-         *         "hosted_invoice_url": "http://127.0.0.1:34341/invoice/j8mZ5Svl3GSSskwjYQaHtVUaxuyuUavRQQ2-ueM1tjY",
+         *         "hosted_invoice_url": "http://127.0.0.1:35505/invoice/yG3fwiNJjCfV1VHVI-W_9pIL-zpVAvgTUPdXGS2kA3Y",
          *         "ending_balance_atom": 0,
          *         "next_payment_attempt": null,
          *         "starting_balance_atom": 0,
@@ -15857,13 +15863,13 @@ export type components = {
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2d0j5yyecpbbw7trj4x3yrffk4",
-         *       "request_id": "req_prod_06h2d0j5yyecpbbw7trj4x3yrffk4",
+         *       "correlation_id": "req_prod_06h2e2qwvpzz2zehkfqecbkrby270",
+         *       "request_id": "req_prod_06h2e2qwvpzz2zehkfqecbkrby270",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-29T08:53:21.555Z",
+         *       "created": "2026-11-29T11:22:41.255Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2d0hff561d1m2s03m8jqqg7zhr"
+         *       "actor_id": "key_prod_06h2e2q0jsmt1p9rnsmyh98bw1d7j"
          *     }
          */
         InvoicePaymentActionRequiredEvent: {
@@ -15908,16 +15914,16 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2d0jc2b5hchbq8mqwkh86xybrg",
+         *       "id": "evt_prod_06h2e2r3fycad8wx962p8ztdxk9ty",
          *       "type": "invoice.overdue",
          *       "aggregate_type": "invoice",
-         *       "aggregate_id": "in_prod_06h2d0j8c0ch3ff3v5cxtzxqahfm8",
+         *       "aggregate_id": "in_prod_06h2e2qz1dy1fq5s8ed1vfxwb7ewy",
          *       "data": {
-         *         "id": "in_prod_06h2d0j8c0ch3ff3v5cxtzxqahfm8",
+         *         "id": "in_prod_06h2e2qz1dy1fq5s8ed1vfxwb7ewy",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h2d0j8c5deeeh5hjatat5m44ne4",
-         *             "price": "price_prod_06h2d0hxh93776ax6kaz2a0pxeqsm",
+         *             "id": "il_prod_06h2e2qz1g8kwgtc7p5ma0aktwn40",
+         *             "price": "price_prod_06h2e2qm5atkk8k4743k7v78wmy3m",
          *             "quantity": 1,
          *             "tax_rates": [],
          *             "amount_atom": 500,
@@ -15930,23 +15936,23 @@ export type components = {
          *         "number": "EXAMPL-0007",
          *         "object": "invoice",
          *         "status": "open",
-         *         "created": "2026-11-29T08:53:22.144Z",
+         *         "created": "2026-11-29T11:22:41.803Z",
          *         "paid_at": null,
-         *         "updated": "2026-11-30T08:53:22.113Z",
+         *         "updated": "2026-11-30T11:22:41.784Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2d0hzwvey0es4yyvctdfs4an46",
+         *         "customer": "cus_prod_06h2e2qns0dgdp378pgwqnerx1tm8",
          *         "discount": null,
-         *         "due_date": "2026-11-30T08:53:22.113Z",
+         *         "due_date": "2026-11-30T11:22:41.784Z",
          *         "livemode": false,
          *         "metadata": {},
          *         "tax_atom": 0,
          *         "voided_at": null,
-         *         "overdue_at": "2026-11-30T08:53:22.113Z",
-         *         "pdf_sha256": "b1ef7e2fb5c2598ba7faff0e1b5297bf1d0830680035d1cd34c2010d7c501110",
+         *         "overdue_at": "2026-11-30T11:22:41.784Z",
+         *         "pdf_sha256": "a7318f0334e9b0d3ed4af29e74a3b4c91adcc83f70de46184f10d80198f2b2cd",
          *         "description": null,
-         *         "invoice_pdf": "http://127.0.0.1:34341/api/invoices/in_prod_06h2d0j8c0ch3ff3v5cxtzxqahfm8/pdf",
+         *         "invoice_pdf": "http://127.0.0.1:35505/api/invoices/in_prod_06h2e2qz1dy1fq5s8ed1vfxwb7ewy/pdf",
          *         "total_taxes": [],
-         *         "finalized_at": "2026-11-29T08:53:22.164Z",
+         *         "finalized_at": "2026-11-29T11:22:41.819Z",
          *         "subscription": null,
          *         "attempt_count": 0,
          *         "customer_name": "Jenny Rosen",
@@ -15961,7 +15967,7 @@ export type components = {
          *         "paid_amount_atom": 0,
          *         "collection_method": "charge_automatically",
          *         "total_amount_atom": 500,
-         *         "hosted_invoice_url": "http://127.0.0.1:34341/invoice/I-kLKm1i_gb6zzcXQLanFRYEkIq57WPW6T7s_U9I69E",
+         *         "hosted_invoice_url": "http://127.0.0.1:35505/invoice/l2C8VazyB_Dd4slQjkTrKpC8wroANHxl0f22bfUFDZA",
          *         "ending_balance_atom": 0,
          *         "next_payment_attempt": null,
          *         "starting_balance_atom": 0,
@@ -15970,11 +15976,11 @@ export type components = {
          *         "post_payment_credit_notes_amount_atom": 0
          *       },
          *       "previous_data": {
-         *         "id": "in_prod_06h2d0j8c0ch3ff3v5cxtzxqahfm8",
+         *         "id": "in_prod_06h2e2qz1dy1fq5s8ed1vfxwb7ewy",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h2d0j8c5deeeh5hjatat5m44ne4",
-         *             "price": "price_prod_06h2d0hxh93776ax6kaz2a0pxeqsm",
+         *             "id": "il_prod_06h2e2qz1g8kwgtc7p5ma0aktwn40",
+         *             "price": "price_prod_06h2e2qm5atkk8k4743k7v78wmy3m",
          *             "quantity": 1,
          *             "tax_rates": [],
          *             "amount_atom": 500,
@@ -15987,23 +15993,23 @@ export type components = {
          *         "number": "EXAMPL-0007",
          *         "object": "invoice",
          *         "status": "open",
-         *         "created": "2026-11-29T08:53:22.144Z",
+         *         "created": "2026-11-29T11:22:41.803Z",
          *         "paid_at": null,
-         *         "updated": "2026-11-29T08:53:22.164Z",
+         *         "updated": "2026-11-29T11:22:41.819Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2d0hzwvey0es4yyvctdfs4an46",
+         *         "customer": "cus_prod_06h2e2qns0dgdp378pgwqnerx1tm8",
          *         "discount": null,
-         *         "due_date": "2026-11-30T08:53:22.113Z",
+         *         "due_date": "2026-11-30T11:22:41.784Z",
          *         "livemode": false,
          *         "metadata": {},
          *         "tax_atom": 0,
          *         "voided_at": null,
          *         "overdue_at": null,
-         *         "pdf_sha256": "b1ef7e2fb5c2598ba7faff0e1b5297bf1d0830680035d1cd34c2010d7c501110",
+         *         "pdf_sha256": "a7318f0334e9b0d3ed4af29e74a3b4c91adcc83f70de46184f10d80198f2b2cd",
          *         "description": null,
-         *         "invoice_pdf": "http://127.0.0.1:34341/api/invoices/in_prod_06h2d0j8c0ch3ff3v5cxtzxqahfm8/pdf",
+         *         "invoice_pdf": "http://127.0.0.1:35505/api/invoices/in_prod_06h2e2qz1dy1fq5s8ed1vfxwb7ewy/pdf",
          *         "total_taxes": [],
-         *         "finalized_at": "2026-11-29T08:53:22.164Z",
+         *         "finalized_at": "2026-11-29T11:22:41.819Z",
          *         "subscription": null,
          *         "attempt_count": 0,
          *         "customer_name": "Jenny Rosen",
@@ -16018,7 +16024,7 @@ export type components = {
          *         "paid_amount_atom": 0,
          *         "collection_method": "charge_automatically",
          *         "total_amount_atom": 500,
-         *         "hosted_invoice_url": "http://127.0.0.1:34341/invoice/I-kLKm1i_gb6zzcXQLanFRYEkIq57WPW6T7s_U9I69E",
+         *         "hosted_invoice_url": "http://127.0.0.1:35505/invoice/l2C8VazyB_Dd4slQjkTrKpC8wroANHxl0f22bfUFDZA",
          *         "ending_balance_atom": 0,
          *         "next_payment_attempt": null,
          *         "starting_balance_atom": 0,
@@ -16027,11 +16033,11 @@ export type components = {
          *         "post_payment_credit_notes_amount_atom": 0
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2d0jbytp1qd45anapphpcvkeqr",
+         *       "correlation_id": "req_prod_06h2e2r30rt6w4apxhjxvkk9vnvec",
          *       "request_id": null,
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-30T08:53:22.113Z",
+         *       "created": "2026-11-30T11:22:41.784Z",
          *       "actor_type": "system",
          *       "actor_id": null
          *     }
@@ -16078,16 +16084,16 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2d0j6qx12ztyh3r9kgyncb302r",
+         *       "id": "evt_prod_06h2e2qxd1f4r8j613phaxdv3tsra",
          *       "type": "invoice.voided",
          *       "aggregate_type": "invoice",
-         *       "aggregate_id": "in_prod_06h2d0j6chmbx9qtffd48v3fz1j4w",
+         *       "aggregate_id": "in_prod_06h2e2qx6jbrs7jee4hjdcw8tsghy",
          *       "data": {
-         *         "id": "in_prod_06h2d0j6chmbx9qtffd48v3fz1j4w",
+         *         "id": "in_prod_06h2e2qx6jbrs7jee4hjdcw8tsghy",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h2d0j6d542hk33mv5f5xbe4tyxc",
-         *             "price": "price_prod_06h2d0hxh93776ax6kaz2a0pxeqsm",
+         *             "id": "il_prod_06h2e2qx6rks1hzypywbdksmdg7s2",
+         *             "price": "price_prod_06h2e2qm5atkk8k4743k7v78wmy3m",
          *             "quantity": 1,
          *             "tax_rates": [],
          *             "amount_atom": 500,
@@ -16100,23 +16106,23 @@ export type components = {
          *         "number": "EXAMPL-0004",
          *         "object": "invoice",
          *         "status": "void",
-         *         "created": "2026-11-29T08:53:21.636Z",
+         *         "created": "2026-11-29T11:22:41.332Z",
          *         "paid_at": null,
-         *         "updated": "2026-11-29T08:53:21.724Z",
+         *         "updated": "2026-11-29T11:22:41.380Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2d0hzwvey0es4yyvctdfs4an46",
+         *         "customer": "cus_prod_06h2e2qns0dgdp378pgwqnerx1tm8",
          *         "discount": null,
          *         "due_date": null,
          *         "livemode": false,
          *         "metadata": {},
          *         "tax_atom": 0,
-         *         "voided_at": "2026-11-29T08:53:21.724Z",
+         *         "voided_at": "2026-11-29T11:22:41.380Z",
          *         "overdue_at": null,
-         *         "pdf_sha256": "537be09b6615ba86c577a451744199878cea9dbf52d34b313ca7a7dffc5b5ae6",
+         *         "pdf_sha256": "070fd465e93959c2932c5cc5162eecaeaa6689824557f1def0aa2c890b8bdf36",
          *         "description": null,
-         *         "invoice_pdf": "http://127.0.0.1:34341/api/invoices/in_prod_06h2d0j6chmbx9qtffd48v3fz1j4w/pdf",
+         *         "invoice_pdf": "http://127.0.0.1:35505/api/invoices/in_prod_06h2e2qx6jbrs7jee4hjdcw8tsghy/pdf",
          *         "total_taxes": [],
-         *         "finalized_at": "2026-11-29T08:53:21.675Z",
+         *         "finalized_at": "2026-11-29T11:22:41.346Z",
          *         "subscription": null,
          *         "attempt_count": 0,
          *         "customer_name": "Jenny Rosen",
@@ -16131,7 +16137,7 @@ export type components = {
          *         "paid_amount_atom": 0,
          *         "collection_method": "charge_automatically",
          *         "total_amount_atom": 500,
-         *         "hosted_invoice_url": "http://127.0.0.1:34341/invoice/E3t1iTU5n8MHNVQjzS1fuVI35-hM7TTpDaSTe-IyEys",
+         *         "hosted_invoice_url": "http://127.0.0.1:35505/invoice/tVOSpherF5thMOeBagHZ5i57_29gWRdFzmg_AtbNNDw",
          *         "ending_balance_atom": 0,
          *         "next_payment_attempt": null,
          *         "starting_balance_atom": 0,
@@ -16140,11 +16146,11 @@ export type components = {
          *         "post_payment_credit_notes_amount_atom": 0
          *       },
          *       "previous_data": {
-         *         "id": "in_prod_06h2d0j6chmbx9qtffd48v3fz1j4w",
+         *         "id": "in_prod_06h2e2qx6jbrs7jee4hjdcw8tsghy",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h2d0j6d542hk33mv5f5xbe4tyxc",
-         *             "price": "price_prod_06h2d0hxh93776ax6kaz2a0pxeqsm",
+         *             "id": "il_prod_06h2e2qx6rks1hzypywbdksmdg7s2",
+         *             "price": "price_prod_06h2e2qm5atkk8k4743k7v78wmy3m",
          *             "quantity": 1,
          *             "tax_rates": [],
          *             "amount_atom": 500,
@@ -16157,11 +16163,11 @@ export type components = {
          *         "number": "EXAMPL-0004",
          *         "object": "invoice",
          *         "status": "open",
-         *         "created": "2026-11-29T08:53:21.636Z",
+         *         "created": "2026-11-29T11:22:41.332Z",
          *         "paid_at": null,
-         *         "updated": "2026-11-29T08:53:21.675Z",
+         *         "updated": "2026-11-29T11:22:41.346Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2d0hzwvey0es4yyvctdfs4an46",
+         *         "customer": "cus_prod_06h2e2qns0dgdp378pgwqnerx1tm8",
          *         "discount": null,
          *         "due_date": null,
          *         "livemode": false,
@@ -16169,11 +16175,11 @@ export type components = {
          *         "tax_atom": 0,
          *         "voided_at": null,
          *         "overdue_at": null,
-         *         "pdf_sha256": "537be09b6615ba86c577a451744199878cea9dbf52d34b313ca7a7dffc5b5ae6",
+         *         "pdf_sha256": "070fd465e93959c2932c5cc5162eecaeaa6689824557f1def0aa2c890b8bdf36",
          *         "description": null,
-         *         "invoice_pdf": "http://127.0.0.1:34341/api/invoices/in_prod_06h2d0j6chmbx9qtffd48v3fz1j4w/pdf",
+         *         "invoice_pdf": "http://127.0.0.1:35505/api/invoices/in_prod_06h2e2qx6jbrs7jee4hjdcw8tsghy/pdf",
          *         "total_taxes": [],
-         *         "finalized_at": "2026-11-29T08:53:21.675Z",
+         *         "finalized_at": "2026-11-29T11:22:41.346Z",
          *         "subscription": null,
          *         "attempt_count": 0,
          *         "customer_name": "Jenny Rosen",
@@ -16188,7 +16194,7 @@ export type components = {
          *         "paid_amount_atom": 0,
          *         "collection_method": "charge_automatically",
          *         "total_amount_atom": 500,
-         *         "hosted_invoice_url": "http://127.0.0.1:34341/invoice/E3t1iTU5n8MHNVQjzS1fuVI35-hM7TTpDaSTe-IyEys",
+         *         "hosted_invoice_url": "http://127.0.0.1:35505/invoice/tVOSpherF5thMOeBagHZ5i57_29gWRdFzmg_AtbNNDw",
          *         "ending_balance_atom": 0,
          *         "next_payment_attempt": null,
          *         "starting_balance_atom": 0,
@@ -16197,13 +16203,13 @@ export type components = {
          *         "post_payment_credit_notes_amount_atom": 0
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2d0j6p8v1jjb0eynxcrngswtg0",
-         *       "request_id": "req_prod_06h2d0j6p8v1jjb0eynxcrngswtg0",
+         *       "correlation_id": "req_prod_06h2e2qxbt2jd69q68z4sbar72amg",
+         *       "request_id": "req_prod_06h2e2qxbt2jd69q68z4sbar72amg",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-29T08:53:21.727Z",
+         *       "created": "2026-11-29T11:22:41.384Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2d0hff561d1m2s03m8jqqg7zhr"
+         *       "actor_id": "key_prod_06h2e2q0jsmt1p9rnsmyh98bw1d7j"
          *     }
          */
         InvoiceVoidedEvent: {
@@ -16248,16 +16254,16 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2d0j763e4sg4v5n2q3aqzqr4x6",
+         *       "id": "evt_prod_06h2e2qxpvadnx05y22z76hqvw0vw",
          *       "type": "invoice.marked_uncollectible",
          *       "aggregate_type": "invoice",
-         *       "aggregate_id": "in_prod_06h2d0j6w8pd5ztvjbtd4ayph2kyy",
+         *       "aggregate_id": "in_prod_06h2e2qxgtmr31d9k40evys66c862",
          *       "data": {
-         *         "id": "in_prod_06h2d0j6w8pd5ztvjbtd4ayph2kyy",
+         *         "id": "in_prod_06h2e2qxgtmr31d9k40evys66c862",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h2d0j6wesmyjymc6xeqdm1ggq2g",
-         *             "price": "price_prod_06h2d0hxh93776ax6kaz2a0pxeqsm",
+         *             "id": "il_prod_06h2e2qxgym42k6ct4prtzwyp3bhm",
+         *             "price": "price_prod_06h2e2qm5atkk8k4743k7v78wmy3m",
          *             "quantity": 1,
          *             "tax_rates": [],
          *             "amount_atom": 500,
@@ -16270,11 +16276,11 @@ export type components = {
          *         "number": "EXAMPL-0005",
          *         "object": "invoice",
          *         "status": "uncollectible",
-         *         "created": "2026-11-29T08:53:21.762Z",
+         *         "created": "2026-11-29T11:22:41.414Z",
          *         "paid_at": null,
-         *         "updated": "2026-11-29T08:53:21.837Z",
+         *         "updated": "2026-11-29T11:22:41.461Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2d0hzwvey0es4yyvctdfs4an46",
+         *         "customer": "cus_prod_06h2e2qns0dgdp378pgwqnerx1tm8",
          *         "discount": null,
          *         "due_date": null,
          *         "livemode": false,
@@ -16282,11 +16288,11 @@ export type components = {
          *         "tax_atom": 0,
          *         "voided_at": null,
          *         "overdue_at": null,
-         *         "pdf_sha256": "d6776c1019d657b8276f8187ec747d78ac66d6007ce420afad367888559a1681",
+         *         "pdf_sha256": "b8b261e06c73f2806407db4e725b699c310611e5f83ebe8406335f2993c96711",
          *         "description": null,
-         *         "invoice_pdf": "http://127.0.0.1:34341/api/invoices/in_prod_06h2d0j6w8pd5ztvjbtd4ayph2kyy/pdf",
+         *         "invoice_pdf": "http://127.0.0.1:35505/api/invoices/in_prod_06h2e2qxgtmr31d9k40evys66c862/pdf",
          *         "total_taxes": [],
-         *         "finalized_at": "2026-11-29T08:53:21.790Z",
+         *         "finalized_at": "2026-11-29T11:22:41.434Z",
          *         "subscription": null,
          *         "attempt_count": 0,
          *         "customer_name": "Jenny Rosen",
@@ -16301,20 +16307,20 @@ export type components = {
          *         "paid_amount_atom": 0,
          *         "collection_method": "charge_automatically",
          *         "total_amount_atom": 500,
-         *         "hosted_invoice_url": "http://127.0.0.1:34341/invoice/Ja4d8fiZbsT5GqLQJ-doAKymm6xQV-DW1hKzqcOs6io",
+         *         "hosted_invoice_url": "http://127.0.0.1:35505/invoice/TSi8oYU2XqW2Yfw7C_9whXfMvUKxhNIdWz4P0ICK1DA",
          *         "ending_balance_atom": 0,
          *         "next_payment_attempt": null,
          *         "starting_balance_atom": 0,
-         *         "marked_uncollectible_at": "2026-11-29T08:53:21.837Z",
+         *         "marked_uncollectible_at": "2026-11-29T11:22:41.461Z",
          *         "pre_payment_credit_notes_amount_atom": 0,
          *         "post_payment_credit_notes_amount_atom": 0
          *       },
          *       "previous_data": {
-         *         "id": "in_prod_06h2d0j6w8pd5ztvjbtd4ayph2kyy",
+         *         "id": "in_prod_06h2e2qxgtmr31d9k40evys66c862",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h2d0j6wesmyjymc6xeqdm1ggq2g",
-         *             "price": "price_prod_06h2d0hxh93776ax6kaz2a0pxeqsm",
+         *             "id": "il_prod_06h2e2qxgym42k6ct4prtzwyp3bhm",
+         *             "price": "price_prod_06h2e2qm5atkk8k4743k7v78wmy3m",
          *             "quantity": 1,
          *             "tax_rates": [],
          *             "amount_atom": 500,
@@ -16327,11 +16333,11 @@ export type components = {
          *         "number": "EXAMPL-0005",
          *         "object": "invoice",
          *         "status": "open",
-         *         "created": "2026-11-29T08:53:21.762Z",
+         *         "created": "2026-11-29T11:22:41.414Z",
          *         "paid_at": null,
-         *         "updated": "2026-11-29T08:53:21.790Z",
+         *         "updated": "2026-11-29T11:22:41.434Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2d0hzwvey0es4yyvctdfs4an46",
+         *         "customer": "cus_prod_06h2e2qns0dgdp378pgwqnerx1tm8",
          *         "discount": null,
          *         "due_date": null,
          *         "livemode": false,
@@ -16339,11 +16345,11 @@ export type components = {
          *         "tax_atom": 0,
          *         "voided_at": null,
          *         "overdue_at": null,
-         *         "pdf_sha256": "d6776c1019d657b8276f8187ec747d78ac66d6007ce420afad367888559a1681",
+         *         "pdf_sha256": "b8b261e06c73f2806407db4e725b699c310611e5f83ebe8406335f2993c96711",
          *         "description": null,
-         *         "invoice_pdf": "http://127.0.0.1:34341/api/invoices/in_prod_06h2d0j6w8pd5ztvjbtd4ayph2kyy/pdf",
+         *         "invoice_pdf": "http://127.0.0.1:35505/api/invoices/in_prod_06h2e2qxgtmr31d9k40evys66c862/pdf",
          *         "total_taxes": [],
-         *         "finalized_at": "2026-11-29T08:53:21.790Z",
+         *         "finalized_at": "2026-11-29T11:22:41.434Z",
          *         "subscription": null,
          *         "attempt_count": 0,
          *         "customer_name": "Jenny Rosen",
@@ -16358,7 +16364,7 @@ export type components = {
          *         "paid_amount_atom": 0,
          *         "collection_method": "charge_automatically",
          *         "total_amount_atom": 500,
-         *         "hosted_invoice_url": "http://127.0.0.1:34341/invoice/Ja4d8fiZbsT5GqLQJ-doAKymm6xQV-DW1hKzqcOs6io",
+         *         "hosted_invoice_url": "http://127.0.0.1:35505/invoice/TSi8oYU2XqW2Yfw7C_9whXfMvUKxhNIdWz4P0ICK1DA",
          *         "ending_balance_atom": 0,
          *         "next_payment_attempt": null,
          *         "starting_balance_atom": 0,
@@ -16367,13 +16373,13 @@ export type components = {
          *         "post_payment_credit_notes_amount_atom": 0
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2d0j74w22p6zqc2wt64s8rcw3r",
-         *       "request_id": "req_prod_06h2d0j74w22p6zqc2wt64s8rcw3r",
+         *       "correlation_id": "req_prod_06h2e2qxp7jn183y7zpxrmpdcxaam",
+         *       "request_id": "req_prod_06h2e2qxp7jn183y7zpxrmpdcxaam",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-29T08:53:21.840Z",
+         *       "created": "2026-11-29T11:22:41.462Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2d0hff561d1m2s03m8jqqg7zhr"
+         *       "actor_id": "key_prod_06h2e2q0jsmt1p9rnsmyh98bw1d7j"
          *     }
          */
         InvoiceMarkedUncollectibleEvent: {
@@ -16418,16 +16424,16 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2d0j539mx04cdmqzrt9azgkngt",
+         *       "id": "evt_prod_06h2e2qw1ggv2xekev3pwzwrd5eam",
          *       "type": "invoice.refunded",
          *       "aggregate_type": "invoice",
-         *       "aggregate_id": "in_prod_06h2d0j3hmedp2e9959y4mv9t8t16",
+         *       "aggregate_id": "in_prod_06h2e2qt2pfb2bj09he9z83cz6yde",
          *       "data": {
-         *         "id": "in_prod_06h2d0j3hmedp2e9959y4mv9t8t16",
+         *         "id": "in_prod_06h2e2qt2pfb2bj09he9z83cz6yde",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h2d0j3j1nnq58ybs8g0r5gw4344",
-         *             "price": "price_prod_06h2d0hxh93776ax6kaz2a0pxeqsm",
+         *             "id": "il_prod_06h2e2qt3cykkhf22cx3e6vsst9e6",
+         *             "price": "price_prod_06h2e2qm5atkk8k4743k7v78wmy3m",
          *             "quantity": 1,
          *             "tax_rates": [],
          *             "amount_atom": 500,
@@ -16440,11 +16446,11 @@ export type components = {
          *         "number": "EXAMPL-0001",
          *         "object": "invoice",
          *         "status": "paid",
-         *         "created": "2026-11-29T08:53:20.909Z",
-         *         "paid_at": "2026-11-29T08:53:21.163Z",
-         *         "updated": "2026-11-29T08:53:21.163Z",
+         *         "created": "2026-11-29T11:22:40.533Z",
+         *         "paid_at": "2026-11-29T11:22:40.834Z",
+         *         "updated": "2026-11-29T11:22:40.834Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2d0hzwvey0es4yyvctdfs4an46",
+         *         "customer": "cus_prod_06h2e2qns0dgdp378pgwqnerx1tm8",
          *         "discount": null,
          *         "due_date": null,
          *         "livemode": false,
@@ -16452,11 +16458,11 @@ export type components = {
          *         "tax_atom": 0,
          *         "voided_at": null,
          *         "overdue_at": null,
-         *         "pdf_sha256": "38bc62b9d473207ef5850b8511cb0dd50e6a499e1c2d466ced4b599271726cfa",
+         *         "pdf_sha256": "c457b07aef55d60fe43fbf66adda50486ebc17a090fdfd7956304ec6aad2676a",
          *         "description": null,
-         *         "invoice_pdf": "http://127.0.0.1:34341/api/invoices/in_prod_06h2d0j3hmedp2e9959y4mv9t8t16/pdf",
+         *         "invoice_pdf": "http://127.0.0.1:35505/api/invoices/in_prod_06h2e2qt2pfb2bj09he9z83cz6yde/pdf",
          *         "total_taxes": [],
-         *         "finalized_at": "2026-11-29T08:53:20.999Z",
+         *         "finalized_at": "2026-11-29T11:22:40.652Z",
          *         "subscription": null,
          *         "attempt_count": 0,
          *         "customer_name": "Jenny Rosen",
@@ -16464,14 +16470,14 @@ export type components = {
          *         "subtotal_atom": 500,
          *         "customer_email": "jenny@example.com",
          *         "days_until_due": null,
-         *         "payment_intent": "pi_prod_06h2d0j4e83waks0zvjxckcdk05ej",
+         *         "payment_intent": "pi_prod_06h2e2qv6c0j12jr5xr21pkzyz5ba",
          *         "reverse_charge": false,
          *         "due_amount_atom": 0,
-         *         "paid_pdf_sha256": "e98cde292b4989f0715944d5fcd2917f776b206f967c893a36323b52503c075b",
+         *         "paid_pdf_sha256": "6c43370ef7494055ab463aec08f4c6fe0c975bdbdbe395d1887adab79935db73",
          *         "paid_amount_atom": 500,
          *         "collection_method": "charge_automatically",
          *         "total_amount_atom": 500,
-         *         "hosted_invoice_url": "http://127.0.0.1:34341/invoice/9YbsSt0otUl9MswhFTpGa7Vy_xn1PiC7DzSty7S89LQ",
+         *         "hosted_invoice_url": "http://127.0.0.1:35505/invoice/tHdGQAB8Dzy5HvyH49DdG7s7v3lEQxbdMJSlC4TYTkA",
          *         "ending_balance_atom": 0,
          *         "next_payment_attempt": null,
          *         "starting_balance_atom": 0,
@@ -16481,13 +16487,13 @@ export type components = {
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2d0j50fj3fcnnztcq363mj7p1j",
-         *       "request_id": "req_prod_06h2d0j50fj3fcnnztcq363mj7p1j",
+         *       "correlation_id": "req_prod_06h2e2qvmv84mvw9fts5ech57s1wt",
+         *       "request_id": "req_prod_06h2e2qvmv84mvw9fts5ech57s1wt",
          *       "version": 1,
          *       "sequence": 5,
-         *       "created": "2026-11-29T08:53:21.306Z",
+         *       "created": "2026-11-29T11:22:41.036Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2d0hff561d1m2s03m8jqqg7zhr"
+         *       "actor_id": "key_prod_06h2e2q0jsmt1p9rnsmyh98bw1d7j"
          *     }
          */
         InvoiceRefundedEvent: {
@@ -16532,16 +16538,16 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2d0jch1naecp2zvp1st6bpnbc0",
+         *       "id": "evt_prod_06h2e2r57nre6cz54ey14y62yg11w",
          *       "type": "invoice.upcoming",
          *       "aggregate_type": "invoice",
-         *       "aggregate_id": "in_prod_06h2d0jce9zwbn0ftsg1j1z6dw2ge",
+         *       "aggregate_id": "in_prod_06h2e2r4380tggwe2hycs5y6n4qhy",
          *       "data": {
-         *         "id": "in_prod_06h2d0jce9zwbn0ftsg1j1z6dw2ge",
+         *         "id": "in_prod_06h2e2r4380tggwe2hycs5y6n4qhy",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h2d0jcgdn06x0kabmf2xe848g0g",
-         *             "price": "price_prod_06h2d0hxcshgdh05f8e8wff0h1rny",
+         *             "id": "il_prod_06h2e2r56g4ns6qzhy4dwafjyby2y",
+         *             "price": "price_prod_06h2e2qm33j2tgtxztzc3se42r4dw",
          *             "quantity": 1,
          *             "tax_rates": [],
          *             "amount_atom": 2000,
@@ -16554,11 +16560,11 @@ export type components = {
          *         "number": null,
          *         "object": "invoice",
          *         "status": "draft",
-         *         "created": "2026-12-06T08:53:22.480Z",
+         *         "created": "2026-12-06T11:22:42.091Z",
          *         "paid_at": null,
-         *         "updated": "2026-12-06T08:53:22.480Z",
+         *         "updated": "2026-12-06T11:22:42.091Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2d0hzwvey0es4yyvctdfs4an46",
+         *         "customer": "cus_prod_06h2e2qns0dgdp378pgwqnerx1tm8",
          *         "discount": null,
          *         "due_date": null,
          *         "livemode": false,
@@ -16567,11 +16573,11 @@ export type components = {
          *         "voided_at": null,
          *         "overdue_at": null,
          *         "pdf_sha256": null,
-         *         "description": "Subscription sub_prod_06h2d0j9q69kn92g6963eb7y81z0j",
+         *         "description": "Subscription sub_prod_06h2e2r067jm5yzr3ys3zjc9v65wc",
          *         "invoice_pdf": null,
          *         "total_taxes": [],
          *         "finalized_at": null,
-         *         "subscription": "sub_prod_06h2d0j9q69kn92g6963eb7y81z0j",
+         *         "subscription": "sub_prod_06h2e2r067jm5yzr3ys3zjc9v65wc",
          *         "attempt_count": 0,
          *         "customer_name": null,
          *         "discount_atom": 0,
@@ -16587,7 +16593,7 @@ export type components = {
          *         "total_amount_atom": 2000,
          *         "hosted_invoice_url": null,
          *         "ending_balance_atom": 0,
-         *         "next_payment_attempt": "2026-12-06T08:53:22.480Z",
+         *         "next_payment_attempt": "2026-12-06T11:22:42.091Z",
          *         "starting_balance_atom": 0,
          *         "marked_uncollectible_at": null,
          *         "pre_payment_credit_notes_amount_atom": 0,
@@ -16595,11 +16601,11 @@ export type components = {
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2d0jbytp1qd45anapphpcvkeqr",
+         *       "correlation_id": "req_prod_06h2e2r30rt6w4apxhjxvkk9vnvec",
          *       "request_id": null,
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-12-03T08:53:22.480Z",
+         *       "created": "2026-12-03T11:22:42.091Z",
          *       "actor_type": "system",
          *       "actor_id": null
          *     }
@@ -16646,19 +16652,19 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2d0hzxddptz5c4hrck4152y4yc",
+         *       "id": "evt_prod_06h2e2qnsasggmz9p4myetzc9b9m6",
          *       "type": "customer.created",
          *       "aggregate_type": "customer",
-         *       "aggregate_id": "cus_prod_06h2d0hzwvey0es4yyvctdfs4an46",
+         *       "aggregate_id": "cus_prod_06h2e2qns0dgdp378pgwqnerx1tm8",
          *       "data": {
-         *         "id": "cus_prod_06h2d0hzwvey0es4yyvctdfs4an46",
+         *         "id": "cus_prod_06h2e2qns0dgdp378pgwqnerx1tm8",
          *         "name": "Jenny",
          *         "email": "jenny@example.com",
          *         "object": "customer",
          *         "address": null,
-         *         "created": "2026-11-29T08:53:19.974Z",
+         *         "created": "2026-11-29T11:22:39.432Z",
          *         "tax_ids": [],
-         *         "updated": "2026-11-29T08:53:19.974Z",
+         *         "updated": "2026-11-29T11:22:39.432Z",
          *         "balances": {},
          *         "livemode": false,
          *         "metadata": {},
@@ -16669,13 +16675,13 @@ export type components = {
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2d0hzw5m0kgfqp9v6czfnht344",
-         *       "request_id": "req_prod_06h2d0hzw5m0kgfqp9v6czfnht344",
+         *       "correlation_id": "req_prod_06h2e2qnr976sw0d7vjj5rq7d6prt",
+         *       "request_id": "req_prod_06h2e2qnr976sw0d7vjj5rq7d6prt",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-29T08:53:19.979Z",
+         *       "created": "2026-11-29T11:22:39.434Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2d0hff561d1m2s03m8jqqg7zhr"
+         *       "actor_id": "key_prod_06h2e2q0jsmt1p9rnsmyh98bw1d7j"
          *     }
          */
         CustomerCreatedEvent: {
@@ -16720,19 +16726,19 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2d0j03hf4k4r5cj2gwcgxpmrht",
+         *       "id": "evt_prod_06h2e2qnvn5rhqvvsge76mbt54kzj",
          *       "type": "customer.updated",
          *       "aggregate_type": "customer",
-         *       "aggregate_id": "cus_prod_06h2d0hzwvey0es4yyvctdfs4an46",
+         *       "aggregate_id": "cus_prod_06h2e2qns0dgdp378pgwqnerx1tm8",
          *       "data": {
-         *         "id": "cus_prod_06h2d0hzwvey0es4yyvctdfs4an46",
+         *         "id": "cus_prod_06h2e2qns0dgdp378pgwqnerx1tm8",
          *         "name": "Jenny Rosen",
          *         "email": "jenny@example.com",
          *         "object": "customer",
          *         "address": null,
-         *         "created": "2026-11-29T08:53:19.974Z",
+         *         "created": "2026-11-29T11:22:39.432Z",
          *         "tax_ids": [],
-         *         "updated": "2026-11-29T08:53:20.023Z",
+         *         "updated": "2026-11-29T11:22:39.452Z",
          *         "balances": {},
          *         "livemode": false,
          *         "metadata": {},
@@ -16742,14 +16748,14 @@ export type components = {
          *         "preferred_locale": null
          *       },
          *       "previous_data": {
-         *         "id": "cus_prod_06h2d0hzwvey0es4yyvctdfs4an46",
+         *         "id": "cus_prod_06h2e2qns0dgdp378pgwqnerx1tm8",
          *         "name": "Jenny",
          *         "email": "jenny@example.com",
          *         "object": "customer",
          *         "address": null,
-         *         "created": "2026-11-29T08:53:19.974Z",
+         *         "created": "2026-11-29T11:22:39.432Z",
          *         "tax_ids": [],
-         *         "updated": "2026-11-29T08:53:19.974Z",
+         *         "updated": "2026-11-29T11:22:39.432Z",
          *         "balances": {},
          *         "livemode": false,
          *         "metadata": {},
@@ -16759,13 +16765,13 @@ export type components = {
          *         "preferred_locale": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2d0j01wcjgx9dgwhkqbzrgcsxj",
-         *       "request_id": "req_prod_06h2d0j01wcjgx9dgwhkqbzrgcsxj",
+         *       "correlation_id": "req_prod_06h2e2qnv6cnyq1abkcrjae8xtvca",
+         *       "request_id": "req_prod_06h2e2qnv6cnyq1abkcrjae8xtvca",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-29T08:53:20.028Z",
+         *       "created": "2026-11-29T11:22:39.453Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2d0hff561d1m2s03m8jqqg7zhr"
+         *       "actor_id": "key_prod_06h2e2q0jsmt1p9rnsmyh98bw1d7j"
          *     }
          */
         CustomerUpdatedEvent: {
@@ -16810,20 +16816,20 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2d0j09qm6zmays6tkd6ne4tz9j",
+         *       "id": "evt_prod_06h2e2qnynntsecmmkq0zy4skjbg8",
          *       "type": "customer.deleted",
          *       "aggregate_type": "customer",
-         *       "aggregate_id": "cus_prod_06h2d0j06cj8bnb82gfxw15z3nxrr",
+         *       "aggregate_id": "cus_prod_06h2e2qnx4em02ewhpyftbgeemep6",
          *       "data": {
-         *         "id": "cus_prod_06h2d0j06cj8bnb82gfxw15z3nxrr",
+         *         "id": "cus_prod_06h2e2qnx4em02ewhpyftbgeemep6",
          *         "name": null,
          *         "email": "leaving@example.com",
          *         "object": "customer",
          *         "address": null,
-         *         "created": "2026-11-29T08:53:20.051Z",
+         *         "created": "2026-11-29T11:22:39.465Z",
          *         "deleted": true,
          *         "tax_ids": [],
-         *         "updated": "2026-11-29T08:53:20.074Z",
+         *         "updated": "2026-11-29T11:22:39.476Z",
          *         "balances": {},
          *         "livemode": false,
          *         "metadata": {},
@@ -16833,14 +16839,14 @@ export type components = {
          *         "preferred_locale": null
          *       },
          *       "previous_data": {
-         *         "id": "cus_prod_06h2d0j06cj8bnb82gfxw15z3nxrr",
+         *         "id": "cus_prod_06h2e2qnx4em02ewhpyftbgeemep6",
          *         "name": null,
          *         "email": "leaving@example.com",
          *         "object": "customer",
          *         "address": null,
-         *         "created": "2026-11-29T08:53:20.051Z",
+         *         "created": "2026-11-29T11:22:39.465Z",
          *         "tax_ids": [],
-         *         "updated": "2026-11-29T08:53:20.051Z",
+         *         "updated": "2026-11-29T11:22:39.465Z",
          *         "balances": {},
          *         "livemode": false,
          *         "metadata": {},
@@ -16850,13 +16856,13 @@ export type components = {
          *         "preferred_locale": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2d0j08xtfw2xrnn3c42pxkybpr",
-         *       "request_id": "req_prod_06h2d0j08xtfw2xrnn3c42pxkybpr",
+         *       "correlation_id": "req_prod_06h2e2qnyd0zg0n2hp5m41x6jz6z2",
+         *       "request_id": "req_prod_06h2e2qnyd0zg0n2hp5m41x6jz6z2",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-29T08:53:20.077Z",
+         *       "created": "2026-11-29T11:22:39.477Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2d0hff561d1m2s03m8jqqg7zhr"
+         *       "actor_id": "key_prod_06h2e2q0jsmt1p9rnsmyh98bw1d7j"
          *     }
          */
         CustomerDeletedEvent: {
@@ -16901,21 +16907,21 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2d0j0e7cv1ttyt7xxapx1tm6g0",
+         *       "id": "evt_prod_06h2e2qp0g965mzcgecex61n7fq16",
          *       "type": "customer.discount.created",
          *       "aggregate_type": "customer_discount",
-         *       "aggregate_id": "di_prod_06h2d0j0dkgx260zth2zqwpavx008",
+         *       "aggregate_id": "di_prod_06h2e2qp0bjr5hhb6h2a6jtz8kma2",
          *       "data": {
-         *         "id": "di_prod_06h2d0j0dkgx260zth2zqwpavx008",
+         *         "id": "di_prod_06h2e2qp0bjr5hhb6h2a6jtz8kma2",
          *         "end": null,
-         *         "start": "2026-11-29T08:53:20.102Z",
+         *         "start": "2026-11-29T11:22:39.487Z",
          *         "coupon": {
-         *           "id": "cpn_prod_06h2d0hy04eyrkqv09e17rczppygy",
+         *           "id": "cpn_prod_06h2e2qmfpt4x8v8hnexk6t68yc2e",
          *           "name": "Ten percent",
          *           "valid": true,
          *           "object": "coupon",
-         *           "created": "2026-11-29T08:53:19.489Z",
-         *           "updated": "2026-11-29T08:53:20.102Z",
+         *           "created": "2026-11-29T11:22:39.101Z",
+         *           "updated": "2026-11-29T11:22:39.487Z",
          *           "currency": null,
          *           "duration": "forever",
          *           "livemode": false,
@@ -16928,18 +16934,18 @@ export type components = {
          *           "duration_in_months": null
          *         },
          *         "object": "discount",
-         *         "customer": "cus_prod_06h2d0hzwvey0es4yyvctdfs4an46",
+         *         "customer": "cus_prod_06h2e2qns0dgdp378pgwqnerx1tm8",
          *         "livemode": false
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2d0j0c2dx0dm2zj15pg4h6pftr",
-         *       "request_id": "req_prod_06h2d0j0c2dx0dm2zj15pg4h6pftr",
+         *       "correlation_id": "req_prod_06h2e2qnzh5f82eesqn1qf5qv3zv8",
+         *       "request_id": "req_prod_06h2e2qnzh5f82eesqn1qf5qv3zv8",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-29T08:53:20.114Z",
+         *       "created": "2026-11-29T11:22:39.492Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2d0hff561d1m2s03m8jqqg7zhr"
+         *       "actor_id": "key_prod_06h2e2q0jsmt1p9rnsmyh98bw1d7j"
          *     }
          */
         CustomerDiscountCreatedEvent: {
@@ -16984,21 +16990,21 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2d0j0n249nbdfrhrvd1j1kn0za",
+         *       "id": "evt_prod_06h2e2qp421j5daswe7wxzaxzw6ey",
          *       "type": "customer.discount.updated",
          *       "aggregate_type": "customer_discount",
-         *       "aggregate_id": "di_prod_06h2d0j0dkgx260zth2zqwpavx008",
+         *       "aggregate_id": "di_prod_06h2e2qp0bjr5hhb6h2a6jtz8kma2",
          *       "data": {
-         *         "id": "di_prod_06h2d0j0dkgx260zth2zqwpavx008",
+         *         "id": "di_prod_06h2e2qp0bjr5hhb6h2a6jtz8kma2",
          *         "end": null,
-         *         "start": "2026-11-29T08:53:20.157Z",
+         *         "start": "2026-11-29T11:22:39.513Z",
          *         "coupon": {
-         *           "id": "cpn_prod_06h2d0hy3bawmew7vyzfz6cv23dsr",
+         *           "id": "cpn_prod_06h2e2qmvesw6sjv5g1a5vvvkdb2w",
          *           "name": null,
          *           "valid": true,
          *           "object": "coupon",
-         *           "created": "2026-11-29T08:53:19.514Z",
-         *           "updated": "2026-11-29T08:53:20.157Z",
+         *           "created": "2026-11-29T11:22:39.195Z",
+         *           "updated": "2026-11-29T11:22:39.513Z",
          *           "currency": "usd",
          *           "duration": "once",
          *           "livemode": false,
@@ -17011,20 +17017,20 @@ export type components = {
          *           "duration_in_months": null
          *         },
          *         "object": "discount",
-         *         "customer": "cus_prod_06h2d0hzwvey0es4yyvctdfs4an46",
+         *         "customer": "cus_prod_06h2e2qns0dgdp378pgwqnerx1tm8",
          *         "livemode": false
          *       },
          *       "previous_data": {
-         *         "id": "di_prod_06h2d0j0dkgx260zth2zqwpavx008",
+         *         "id": "di_prod_06h2e2qp0bjr5hhb6h2a6jtz8kma2",
          *         "end": null,
-         *         "start": "2026-11-29T08:53:20.102Z",
+         *         "start": "2026-11-29T11:22:39.487Z",
          *         "coupon": {
-         *           "id": "cpn_prod_06h2d0hy04eyrkqv09e17rczppygy",
+         *           "id": "cpn_prod_06h2e2qmfpt4x8v8hnexk6t68yc2e",
          *           "name": "Ten percent",
          *           "valid": true,
          *           "object": "coupon",
-         *           "created": "2026-11-29T08:53:19.489Z",
-         *           "updated": "2026-11-29T08:53:20.102Z",
+         *           "created": "2026-11-29T11:22:39.101Z",
+         *           "updated": "2026-11-29T11:22:39.487Z",
          *           "currency": null,
          *           "duration": "forever",
          *           "livemode": false,
@@ -17037,17 +17043,17 @@ export type components = {
          *           "duration_in_months": null
          *         },
          *         "object": "discount",
-         *         "customer": "cus_prod_06h2d0hzwvey0es4yyvctdfs4an46",
+         *         "customer": "cus_prod_06h2e2qns0dgdp378pgwqnerx1tm8",
          *         "livemode": false
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2d0j0j57vanq1yxpqn21v9nvrw",
-         *       "request_id": "req_prod_06h2d0j0j57vanq1yxpqn21v9nvrw",
+         *       "correlation_id": "req_prod_06h2e2qp2dspkagb62vqhgph6gn3m",
+         *       "request_id": "req_prod_06h2e2qp2dspkagb62vqhgph6gn3m",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-29T08:53:20.168Z",
+         *       "created": "2026-11-29T11:22:39.520Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2d0hff561d1m2s03m8jqqg7zhr"
+         *       "actor_id": "key_prod_06h2e2q0jsmt1p9rnsmyh98bw1d7j"
          *     }
          */
         CustomerDiscountUpdatedEvent: {
@@ -17092,21 +17098,21 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2d0j0rcfk3pkqc1h7se1b8c4tm",
+         *       "id": "evt_prod_06h2e2qp54xrvkbw8nsaf804e33jt",
          *       "type": "customer.discount.deleted",
          *       "aggregate_type": "customer_discount",
-         *       "aggregate_id": "di_prod_06h2d0j0dkgx260zth2zqwpavx008",
+         *       "aggregate_id": "di_prod_06h2e2qp0bjr5hhb6h2a6jtz8kma2",
          *       "data": {
-         *         "id": "di_prod_06h2d0j0dkgx260zth2zqwpavx008",
+         *         "id": "di_prod_06h2e2qp0bjr5hhb6h2a6jtz8kma2",
          *         "end": null,
-         *         "start": "2026-11-29T08:53:20.157Z",
+         *         "start": "2026-11-29T11:22:39.513Z",
          *         "coupon": {
-         *           "id": "cpn_prod_06h2d0hy3bawmew7vyzfz6cv23dsr",
+         *           "id": "cpn_prod_06h2e2qmvesw6sjv5g1a5vvvkdb2w",
          *           "name": null,
          *           "valid": true,
          *           "object": "coupon",
-         *           "created": "2026-11-29T08:53:19.514Z",
-         *           "updated": "2026-11-29T08:53:20.157Z",
+         *           "created": "2026-11-29T11:22:39.195Z",
+         *           "updated": "2026-11-29T11:22:39.513Z",
          *           "currency": "usd",
          *           "duration": "once",
          *           "livemode": false,
@@ -17120,20 +17126,20 @@ export type components = {
          *         },
          *         "object": "discount",
          *         "deleted": true,
-         *         "customer": "cus_prod_06h2d0hzwvey0es4yyvctdfs4an46",
+         *         "customer": "cus_prod_06h2e2qns0dgdp378pgwqnerx1tm8",
          *         "livemode": false
          *       },
          *       "previous_data": {
-         *         "id": "di_prod_06h2d0j0dkgx260zth2zqwpavx008",
+         *         "id": "di_prod_06h2e2qp0bjr5hhb6h2a6jtz8kma2",
          *         "end": null,
-         *         "start": "2026-11-29T08:53:20.157Z",
+         *         "start": "2026-11-29T11:22:39.513Z",
          *         "coupon": {
-         *           "id": "cpn_prod_06h2d0hy3bawmew7vyzfz6cv23dsr",
+         *           "id": "cpn_prod_06h2e2qmvesw6sjv5g1a5vvvkdb2w",
          *           "name": null,
          *           "valid": true,
          *           "object": "coupon",
-         *           "created": "2026-11-29T08:53:19.514Z",
-         *           "updated": "2026-11-29T08:53:20.157Z",
+         *           "created": "2026-11-29T11:22:39.195Z",
+         *           "updated": "2026-11-29T11:22:39.513Z",
          *           "currency": "usd",
          *           "duration": "once",
          *           "livemode": false,
@@ -17146,17 +17152,17 @@ export type components = {
          *           "duration_in_months": null
          *         },
          *         "object": "discount",
-         *         "customer": "cus_prod_06h2d0hzwvey0es4yyvctdfs4an46",
+         *         "customer": "cus_prod_06h2e2qns0dgdp378pgwqnerx1tm8",
          *         "livemode": false
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2d0j0q5mq3mxktsf0x67b0fsg0",
-         *       "request_id": "req_prod_06h2d0j0q5mq3mxktsf0x67b0fsg0",
+         *       "correlation_id": "req_prod_06h2e2qp4tt5swztzhvxag061ag5p",
+         *       "request_id": "req_prod_06h2e2qp4tt5swztzhvxag061ag5p",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-29T08:53:20.195Z",
+         *       "created": "2026-11-29T11:22:39.529Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2d0hff561d1m2s03m8jqqg7zhr"
+         *       "actor_id": "key_prod_06h2e2q0jsmt1p9rnsmyh98bw1d7j"
          *     }
          */
         CustomerDiscountDeletedEvent: {
@@ -17201,17 +17207,17 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2d0hy0n5px91d6b1gt9dn7js1t",
+         *       "id": "evt_prod_06h2e2qmrs688jnphd62m0ssy67ve",
          *       "type": "coupon.created",
          *       "aggregate_type": "coupon",
-         *       "aggregate_id": "cpn_prod_06h2d0hy04eyrkqv09e17rczppygy",
+         *       "aggregate_id": "cpn_prod_06h2e2qmfpt4x8v8hnexk6t68yc2e",
          *       "data": {
-         *         "id": "cpn_prod_06h2d0hy04eyrkqv09e17rczppygy",
+         *         "id": "cpn_prod_06h2e2qmfpt4x8v8hnexk6t68yc2e",
          *         "name": null,
          *         "valid": true,
          *         "object": "coupon",
-         *         "created": "2026-11-29T08:53:19.489Z",
-         *         "updated": "2026-11-29T08:53:19.489Z",
+         *         "created": "2026-11-29T11:22:39.101Z",
+         *         "updated": "2026-11-29T11:22:39.101Z",
          *         "currency": null,
          *         "duration": "forever",
          *         "livemode": false,
@@ -17225,13 +17231,13 @@ export type components = {
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2d0hxzncfvty4gge6bhkv7egp0",
-         *       "request_id": "req_prod_06h2d0hxzncfvty4gge6bhkv7egp0",
+         *       "correlation_id": "req_prod_06h2e2qmfc9vmax2rph3vtdwe0g06",
+         *       "request_id": "req_prod_06h2e2qmfc9vmax2rph3vtdwe0g06",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-29T08:53:19.493Z",
+         *       "created": "2026-11-29T11:22:39.174Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2d0hff561d1m2s03m8jqqg7zhr"
+         *       "actor_id": "key_prod_06h2e2q0jsmt1p9rnsmyh98bw1d7j"
          *     }
          */
         CouponCreatedEvent: {
@@ -17276,17 +17282,17 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2d0hy7v46gvae8y2ehyw71veer",
+         *       "id": "evt_prod_06h2e2qmxb9hm1qe8nrtrdqbh9k9t",
          *       "type": "coupon.updated",
          *       "aggregate_type": "coupon",
-         *       "aggregate_id": "cpn_prod_06h2d0hy04eyrkqv09e17rczppygy",
+         *       "aggregate_id": "cpn_prod_06h2e2qmfpt4x8v8hnexk6t68yc2e",
          *       "data": {
-         *         "id": "cpn_prod_06h2d0hy04eyrkqv09e17rczppygy",
+         *         "id": "cpn_prod_06h2e2qmfpt4x8v8hnexk6t68yc2e",
          *         "name": "Ten percent",
          *         "valid": true,
          *         "object": "coupon",
-         *         "created": "2026-11-29T08:53:19.489Z",
-         *         "updated": "2026-11-29T08:53:19.547Z",
+         *         "created": "2026-11-29T11:22:39.101Z",
+         *         "updated": "2026-11-29T11:22:39.208Z",
          *         "currency": null,
          *         "duration": "forever",
          *         "livemode": false,
@@ -17299,12 +17305,12 @@ export type components = {
          *         "duration_in_months": null
          *       },
          *       "previous_data": {
-         *         "id": "cpn_prod_06h2d0hy04eyrkqv09e17rczppygy",
+         *         "id": "cpn_prod_06h2e2qmfpt4x8v8hnexk6t68yc2e",
          *         "name": null,
          *         "valid": true,
          *         "object": "coupon",
-         *         "created": "2026-11-29T08:53:19.489Z",
-         *         "updated": "2026-11-29T08:53:19.489Z",
+         *         "created": "2026-11-29T11:22:39.101Z",
+         *         "updated": "2026-11-29T11:22:39.101Z",
          *         "currency": null,
          *         "duration": "forever",
          *         "livemode": false,
@@ -17317,13 +17323,13 @@ export type components = {
          *         "duration_in_months": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2d0hy6kp0mpt45rmacqc72kttw",
-         *       "request_id": "req_prod_06h2d0hy6kp0mpt45rmacqc72kttw",
+         *       "correlation_id": "req_prod_06h2e2qmwj080p1hpm272dvsh8520",
+         *       "request_id": "req_prod_06h2e2qmwj080p1hpm272dvsh8520",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-29T08:53:19.550Z",
+         *       "created": "2026-11-29T11:22:39.210Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2d0hff561d1m2s03m8jqqg7zhr"
+         *       "actor_id": "key_prod_06h2e2q0jsmt1p9rnsmyh98bw1d7j"
          *     }
          */
         CouponUpdatedEvent: {
@@ -17368,18 +17374,18 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2d0hygwk11w0t89wh4qqhp7bd2",
+         *       "id": "evt_prod_06h2e2qn0gxfwck5t53qpfy7gsaea",
          *       "type": "coupon.deleted",
          *       "aggregate_type": "coupon",
-         *       "aggregate_id": "cpn_prod_06h2d0hyc3t5srth769n7cp5wffeg",
+         *       "aggregate_id": "cpn_prod_06h2e2qmypjwt5te8qv28qk6adz9a",
          *       "data": {
-         *         "id": "cpn_prod_06h2d0hyc3t5srth769n7cp5wffeg",
+         *         "id": "cpn_prod_06h2e2qmypjwt5te8qv28qk6adz9a",
          *         "name": null,
          *         "valid": false,
          *         "object": "coupon",
-         *         "created": "2026-11-29T08:53:19.584Z",
+         *         "created": "2026-11-29T11:22:39.221Z",
          *         "deleted": true,
-         *         "updated": "2026-11-29T08:53:19.617Z",
+         *         "updated": "2026-11-29T11:22:39.234Z",
          *         "currency": null,
          *         "duration": "forever",
          *         "livemode": false,
@@ -17392,12 +17398,12 @@ export type components = {
          *         "duration_in_months": null
          *       },
          *       "previous_data": {
-         *         "id": "cpn_prod_06h2d0hyc3t5srth769n7cp5wffeg",
+         *         "id": "cpn_prod_06h2e2qmypjwt5te8qv28qk6adz9a",
          *         "name": null,
          *         "valid": true,
          *         "object": "coupon",
-         *         "created": "2026-11-29T08:53:19.584Z",
-         *         "updated": "2026-11-29T08:53:19.584Z",
+         *         "created": "2026-11-29T11:22:39.221Z",
+         *         "updated": "2026-11-29T11:22:39.221Z",
          *         "currency": null,
          *         "duration": "forever",
          *         "livemode": false,
@@ -17410,13 +17416,13 @@ export type components = {
          *         "duration_in_months": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2d0hyfneeh8sbweb3bgva0hwnc",
-         *       "request_id": "req_prod_06h2d0hyfneeh8sbweb3bgva0hwnc",
+         *       "correlation_id": "req_prod_06h2e2qn02frcgbshavb6zayg25n4",
+         *       "request_id": "req_prod_06h2e2qn02frcgbshavb6zayg25n4",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-29T08:53:19.624Z",
+         *       "created": "2026-11-29T11:22:39.236Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2d0hff561d1m2s03m8jqqg7zhr"
+         *       "actor_id": "key_prod_06h2e2q0jsmt1p9rnsmyh98bw1d7j"
          *     }
          */
         CouponDeletedEvent: {
@@ -17461,19 +17467,19 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2d0hxdaek126sc5yx30h8scwwj",
+         *       "id": "evt_prod_06h2e2qm3awgm4smpxganqfwnv7sm",
          *       "type": "price.created",
          *       "aggregate_type": "price",
-         *       "aggregate_id": "price_prod_06h2d0hxcshgdh05f8e8wff0h1rny",
+         *       "aggregate_id": "price_prod_06h2e2qm33j2tgtxztzc3se42r4dw",
          *       "data": {
-         *         "id": "price_prod_06h2d0hxcshgdh05f8e8wff0h1rny",
+         *         "id": "price_prod_06h2e2qm33j2tgtxztzc3se42r4dw",
          *         "type": "recurring",
          *         "tiers": null,
          *         "active": true,
          *         "object": "price",
-         *         "created": "2026-11-29T08:53:19.334Z",
-         *         "product": "prod_prod_06h2d0hx2vrjrnnvbfet5snx8f0m6",
-         *         "updated": "2026-11-29T08:53:19.334Z",
+         *         "created": "2026-11-29T11:22:39.000Z",
+         *         "product": "prod_prod_06h2e2qks8zrbapxxpmawb2tp9eve",
+         *         "updated": "2026-11-29T11:22:39.000Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "metadata": {},
@@ -17490,13 +17496,13 @@ export type components = {
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2d0hxc160seby5b6a3k22c968e",
-         *       "request_id": "req_prod_06h2d0hxc160seby5b6a3k22c968e",
+         *       "correlation_id": "req_prod_06h2e2qm2qavw2t8vy6jp08qg3vh2",
+         *       "request_id": "req_prod_06h2e2qm2qavw2t8vy6jp08qg3vh2",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-29T08:53:19.339Z",
+         *       "created": "2026-11-29T11:22:39.002Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2d0hff561d1m2s03m8jqqg7zhr"
+         *       "actor_id": "key_prod_06h2e2q0jsmt1p9rnsmyh98bw1d7j"
          *     }
          */
         PriceCreatedEvent: {
@@ -17541,19 +17547,19 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2d0hxmf6my0n187pbpcdw8nbwy",
+         *       "id": "evt_prod_06h2e2qm800jb9xnat0g44c7yt66p",
          *       "type": "price.updated",
          *       "aggregate_type": "price",
-         *       "aggregate_id": "price_prod_06h2d0hxcshgdh05f8e8wff0h1rny",
+         *       "aggregate_id": "price_prod_06h2e2qm33j2tgtxztzc3se42r4dw",
          *       "data": {
-         *         "id": "price_prod_06h2d0hxcshgdh05f8e8wff0h1rny",
+         *         "id": "price_prod_06h2e2qm33j2tgtxztzc3se42r4dw",
          *         "type": "recurring",
          *         "tiers": null,
          *         "active": true,
          *         "object": "price",
-         *         "created": "2026-11-29T08:53:19.334Z",
-         *         "product": "prod_prod_06h2d0hx2vrjrnnvbfet5snx8f0m6",
-         *         "updated": "2026-11-29T08:53:19.392Z",
+         *         "created": "2026-11-29T11:22:39.000Z",
+         *         "product": "prod_prod_06h2e2qks8zrbapxxpmawb2tp9eve",
+         *         "updated": "2026-11-29T11:22:39.039Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "metadata": {},
@@ -17569,14 +17575,14 @@ export type components = {
          *         "unit_amount_atom": 2000
          *       },
          *       "previous_data": {
-         *         "id": "price_prod_06h2d0hxcshgdh05f8e8wff0h1rny",
+         *         "id": "price_prod_06h2e2qm33j2tgtxztzc3se42r4dw",
          *         "type": "recurring",
          *         "tiers": null,
          *         "active": true,
          *         "object": "price",
-         *         "created": "2026-11-29T08:53:19.334Z",
-         *         "product": "prod_prod_06h2d0hx2vrjrnnvbfet5snx8f0m6",
-         *         "updated": "2026-11-29T08:53:19.334Z",
+         *         "created": "2026-11-29T11:22:39.000Z",
+         *         "product": "prod_prod_06h2e2qks8zrbapxxpmawb2tp9eve",
+         *         "updated": "2026-11-29T11:22:39.000Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "metadata": {},
@@ -17592,13 +17598,13 @@ export type components = {
          *         "unit_amount_atom": 2000
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2d0hxkdbkj5kjh10akvwtq5bf6",
-         *       "request_id": "req_prod_06h2d0hxkdbkj5kjh10akvwtq5bf6",
+         *       "correlation_id": "req_prod_06h2e2qm7gfnwajxh05rjb21memst",
+         *       "request_id": "req_prod_06h2e2qm7gfnwajxh05rjb21memst",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-29T08:53:19.395Z",
+         *       "created": "2026-11-29T11:22:39.040Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2d0hff561d1m2s03m8jqqg7zhr"
+         *       "actor_id": "key_prod_06h2e2q0jsmt1p9rnsmyh98bw1d7j"
          *     }
          */
         PriceUpdatedEvent: {
@@ -17643,20 +17649,20 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2d0hxtq20aqzacmehb0etd2eda",
+         *       "id": "evt_prod_06h2e2qmc1w2y18489fe0xc501mjc",
          *       "type": "price.deleted",
          *       "aggregate_type": "price",
-         *       "aggregate_id": "price_prod_06h2d0hxqva3vgmv8sy6dmtbwc6qy",
+         *       "aggregate_id": "price_prod_06h2e2qmae7c32szs17w01nbdysb8",
          *       "data": {
-         *         "id": "price_prod_06h2d0hxqva3vgmv8sy6dmtbwc6qy",
+         *         "id": "price_prod_06h2e2qmae7c32szs17w01nbdysb8",
          *         "type": "one_time",
          *         "tiers": null,
          *         "active": true,
          *         "object": "price",
-         *         "created": "2026-11-29T08:53:19.422Z",
+         *         "created": "2026-11-29T11:22:39.059Z",
          *         "deleted": true,
-         *         "product": "prod_prod_06h2d0hxa4ftvhrfvjxpbb5z2bzm6",
-         *         "updated": "2026-11-29T08:53:19.442Z",
+         *         "product": "prod_prod_06h2e2qm1kxsdx800kgasaseh08dw",
+         *         "updated": "2026-11-29T11:22:39.071Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "metadata": {},
@@ -17667,14 +17673,14 @@ export type components = {
          *         "unit_amount_atom": 100
          *       },
          *       "previous_data": {
-         *         "id": "price_prod_06h2d0hxqva3vgmv8sy6dmtbwc6qy",
+         *         "id": "price_prod_06h2e2qmae7c32szs17w01nbdysb8",
          *         "type": "one_time",
          *         "tiers": null,
          *         "active": true,
          *         "object": "price",
-         *         "created": "2026-11-29T08:53:19.422Z",
-         *         "product": "prod_prod_06h2d0hxa4ftvhrfvjxpbb5z2bzm6",
-         *         "updated": "2026-11-29T08:53:19.422Z",
+         *         "created": "2026-11-29T11:22:39.059Z",
+         *         "product": "prod_prod_06h2e2qm1kxsdx800kgasaseh08dw",
+         *         "updated": "2026-11-29T11:22:39.059Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "metadata": {},
@@ -17685,13 +17691,13 @@ export type components = {
          *         "unit_amount_atom": 100
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2d0hxsrd7vtfhe9ebsxad585jw",
-         *       "request_id": "req_prod_06h2d0hxsrd7vtfhe9ebsxad585jw",
+         *       "correlation_id": "req_prod_06h2e2qmbrwxarqdkw0tr67x0k9ce",
+         *       "request_id": "req_prod_06h2e2qmbrwxarqdkw0tr67x0k9ce",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-29T08:53:19.445Z",
+         *       "created": "2026-11-29T11:22:39.072Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2d0hff561d1m2s03m8jqqg7zhr"
+         *       "actor_id": "key_prod_06h2e2q0jsmt1p9rnsmyh98bw1d7j"
          *     }
          */
         PriceDeletedEvent: {
@@ -17736,30 +17742,30 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2d0hx3dsv78pxf2bx6j1fvxy7j",
+         *       "id": "evt_prod_06h2e2qksm6wqgfcj8nwwrsw83md4",
          *       "type": "product.created",
          *       "aggregate_type": "product",
-         *       "aggregate_id": "prod_prod_06h2d0hx2vrjrnnvbfet5snx8f0m6",
+         *       "aggregate_id": "prod_prod_06h2e2qks8zrbapxxpmawb2tp9eve",
          *       "data": {
-         *         "id": "prod_prod_06h2d0hx2vrjrnnvbfet5snx8f0m6",
+         *         "id": "prod_prod_06h2e2qks8zrbapxxpmawb2tp9eve",
          *         "name": "Pro",
          *         "active": true,
          *         "object": "product",
-         *         "created": "2026-11-29T08:53:19.254Z",
-         *         "updated": "2026-11-29T08:53:19.254Z",
+         *         "created": "2026-11-29T11:22:38.922Z",
+         *         "updated": "2026-11-29T11:22:38.922Z",
          *         "livemode": false,
          *         "metadata": {},
          *         "description": null
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2d0hwy8zsr6t65f0ztgf1s22kr",
-         *       "request_id": "req_prod_06h2d0hwy8zsr6t65f0ztgf1s22kr",
+         *       "correlation_id": "req_prod_06h2e2qks5xerfj2f067yy1v1e59y",
+         *       "request_id": "req_prod_06h2e2qks5xerfj2f067yy1v1e59y",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-29T08:53:19.259Z",
+         *       "created": "2026-11-29T11:22:38.925Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2d0hff561d1m2s03m8jqqg7zhr"
+         *       "actor_id": "key_prod_06h2e2q0jsmt1p9rnsmyh98bw1d7j"
          *     }
          */
         ProductCreatedEvent: {
@@ -17804,40 +17810,40 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2d0hx7jz27hm7fbrwrnrkqrdj6",
+         *       "id": "evt_prod_06h2e2qm03jvyb417518kgmacsdx2",
          *       "type": "product.updated",
          *       "aggregate_type": "product",
-         *       "aggregate_id": "prod_prod_06h2d0hx2vrjrnnvbfet5snx8f0m6",
+         *       "aggregate_id": "prod_prod_06h2e2qks8zrbapxxpmawb2tp9eve",
          *       "data": {
-         *         "id": "prod_prod_06h2d0hx2vrjrnnvbfet5snx8f0m6",
+         *         "id": "prod_prod_06h2e2qks8zrbapxxpmawb2tp9eve",
          *         "name": "Pro",
          *         "active": true,
          *         "object": "product",
-         *         "created": "2026-11-29T08:53:19.254Z",
-         *         "updated": "2026-11-29T08:53:19.290Z",
+         *         "created": "2026-11-29T11:22:38.922Z",
+         *         "updated": "2026-11-29T11:22:38.974Z",
          *         "livemode": false,
          *         "metadata": {},
          *         "description": "The pro plan"
          *       },
          *       "previous_data": {
-         *         "id": "prod_prod_06h2d0hx2vrjrnnvbfet5snx8f0m6",
+         *         "id": "prod_prod_06h2e2qks8zrbapxxpmawb2tp9eve",
          *         "name": "Pro",
          *         "active": true,
          *         "object": "product",
-         *         "created": "2026-11-29T08:53:19.254Z",
-         *         "updated": "2026-11-29T08:53:19.254Z",
+         *         "created": "2026-11-29T11:22:38.922Z",
+         *         "updated": "2026-11-29T11:22:38.922Z",
          *         "livemode": false,
          *         "metadata": {},
          *         "description": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2d0hx6jdpg23de1kvths7fjtep",
-         *       "request_id": "req_prod_06h2d0hx6jdpg23de1kvths7fjtep",
+         *       "correlation_id": "req_prod_06h2e2qktw20z6c4pbnt8b47pxz0g",
+         *       "request_id": "req_prod_06h2e2qktw20z6c4pbnt8b47pxz0g",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-29T08:53:19.292Z",
+         *       "created": "2026-11-29T11:22:38.976Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2d0hff561d1m2s03m8jqqg7zhr"
+         *       "actor_id": "key_prod_06h2e2q0jsmt1p9rnsmyh98bw1d7j"
          *     }
          */
         ProductUpdatedEvent: {
@@ -17882,41 +17888,41 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2d0hxxp0y84gx8t3vb63ysy57e",
+         *       "id": "evt_prod_06h2e2qmdkq5jn141tcx91cn7c0cw",
          *       "type": "product.deleted",
          *       "aggregate_type": "product",
-         *       "aggregate_id": "prod_prod_06h2d0hxa4ftvhrfvjxpbb5z2bzm6",
+         *       "aggregate_id": "prod_prod_06h2e2qm1kxsdx800kgasaseh08dw",
          *       "data": {
-         *         "id": "prod_prod_06h2d0hxa4ftvhrfvjxpbb5z2bzm6",
+         *         "id": "prod_prod_06h2e2qm1kxsdx800kgasaseh08dw",
          *         "name": "Spare",
          *         "active": true,
          *         "object": "product",
-         *         "created": "2026-11-29T08:53:19.313Z",
+         *         "created": "2026-11-29T11:22:38.988Z",
          *         "deleted": true,
-         *         "updated": "2026-11-29T08:53:19.466Z",
+         *         "updated": "2026-11-29T11:22:39.083Z",
          *         "livemode": false,
          *         "metadata": {},
          *         "description": null
          *       },
          *       "previous_data": {
-         *         "id": "prod_prod_06h2d0hxa4ftvhrfvjxpbb5z2bzm6",
+         *         "id": "prod_prod_06h2e2qm1kxsdx800kgasaseh08dw",
          *         "name": "Spare",
          *         "active": true,
          *         "object": "product",
-         *         "created": "2026-11-29T08:53:19.313Z",
-         *         "updated": "2026-11-29T08:53:19.313Z",
+         *         "created": "2026-11-29T11:22:38.988Z",
+         *         "updated": "2026-11-29T11:22:38.988Z",
          *         "livemode": false,
          *         "metadata": {},
          *         "description": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2d0hxwsaq3hxnzzwdn4nxcqfnc",
-         *       "request_id": "req_prod_06h2d0hxwsaq3hxnzzwdn4nxcqfnc",
+         *       "correlation_id": "req_prod_06h2e2qmd6peqvc67shk8sn8rcz2m",
+         *       "request_id": "req_prod_06h2e2qmd6peqvc67shk8sn8rcz2m",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-29T08:53:19.469Z",
+         *       "created": "2026-11-29T11:22:39.084Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2d0hff561d1m2s03m8jqqg7zhr"
+         *       "actor_id": "key_prod_06h2e2q0jsmt1p9rnsmyh98bw1d7j"
          *     }
          */
         ProductDeletedEvent: {
@@ -17961,18 +17967,18 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2d0j39wfk4k5jk2mzhc8aa452m",
+         *       "id": "evt_prod_06h2e2qqgsk20sesn9v2pgat8e35t",
          *       "type": "refund.created",
          *       "aggregate_type": "refund",
-         *       "aggregate_id": "re_prod_06h2d0j39ggzj1gfdjchsdsvxfhqt",
+         *       "aggregate_id": "re_prod_06h2e2qqgc4zckk254wsjsp4fv2v0",
          *       "data": {
-         *         "id": "re_prod_06h2d0j39ggzj1gfdjchsdsvxfhqt",
+         *         "id": "re_prod_06h2e2qqgc4zckk254wsjsp4fv2v0",
          *         "object": "refund",
          *         "reason": null,
          *         "status": "pending",
-         *         "created": "2026-11-29T08:53:20.844Z",
-         *         "payment": "py_prod_06h2d0j2b25jq3sk9j2p2n8edms8c",
-         *         "updated": "2026-11-29T08:53:20.844Z",
+         *         "created": "2026-11-29T11:22:39.875Z",
+         *         "payment": "py_prod_06h2e2qpkfr4wv71nzj9y50ebme10",
+         *         "updated": "2026-11-29T11:22:39.875Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "metadata": {},
@@ -17981,13 +17987,13 @@ export type components = {
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2d0j38k9smd8ymy58b2ry06bh4",
-         *       "request_id": "req_prod_06h2d0j38k9smd8ymy58b2ry06bh4",
+         *       "correlation_id": "req_prod_06h2e2qqfwd0whayqmpjknw6cb64m",
+         *       "request_id": "req_prod_06h2e2qqfwd0whayqmpjknw6cb64m",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-29T08:53:20.847Z",
+         *       "created": "2026-11-29T11:22:39.878Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2d0hff561d1m2s03m8jqqg7zhr"
+         *       "actor_id": "key_prod_06h2e2q0jsmt1p9rnsmyh98bw1d7j"
          *     }
          */
         RefundCreatedEvent: {
@@ -18032,18 +18038,18 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2d0j3ak83khnykp5arvtcfk80c",
+         *       "id": "evt_prod_06h2e2qqh6yt6n9rysfba574z3110",
          *       "type": "refund.updated",
          *       "aggregate_type": "refund",
-         *       "aggregate_id": "re_prod_06h2d0j39ggzj1gfdjchsdsvxfhqt",
+         *       "aggregate_id": "re_prod_06h2e2qqgc4zckk254wsjsp4fv2v0",
          *       "data": {
-         *         "id": "re_prod_06h2d0j39ggzj1gfdjchsdsvxfhqt",
+         *         "id": "re_prod_06h2e2qqgc4zckk254wsjsp4fv2v0",
          *         "object": "refund",
          *         "reason": null,
          *         "status": "succeeded",
-         *         "created": "2026-11-29T08:53:20.844Z",
-         *         "payment": "py_prod_06h2d0j2b25jq3sk9j2p2n8edms8c",
-         *         "updated": "2026-11-29T08:53:20.850Z",
+         *         "created": "2026-11-29T11:22:39.875Z",
+         *         "payment": "py_prod_06h2e2qpkfr4wv71nzj9y50ebme10",
+         *         "updated": "2026-11-29T11:22:39.880Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "metadata": {},
@@ -18051,13 +18057,13 @@ export type components = {
          *         "failure_reason": null
          *       },
          *       "previous_data": {
-         *         "id": "re_prod_06h2d0j39ggzj1gfdjchsdsvxfhqt",
+         *         "id": "re_prod_06h2e2qqgc4zckk254wsjsp4fv2v0",
          *         "object": "refund",
          *         "reason": null,
          *         "status": "pending",
-         *         "created": "2026-11-29T08:53:20.844Z",
-         *         "payment": "py_prod_06h2d0j2b25jq3sk9j2p2n8edms8c",
-         *         "updated": "2026-11-29T08:53:20.844Z",
+         *         "created": "2026-11-29T11:22:39.875Z",
+         *         "payment": "py_prod_06h2e2qpkfr4wv71nzj9y50ebme10",
+         *         "updated": "2026-11-29T11:22:39.875Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "metadata": {},
@@ -18065,13 +18071,13 @@ export type components = {
          *         "failure_reason": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2d0j38k9smd8ymy58b2ry06bh4",
-         *       "request_id": "req_prod_06h2d0j38k9smd8ymy58b2ry06bh4",
+         *       "correlation_id": "req_prod_06h2e2qqfwd0whayqmpjknw6cb64m",
+         *       "request_id": "req_prod_06h2e2qqfwd0whayqmpjknw6cb64m",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-29T08:53:20.852Z",
+         *       "created": "2026-11-29T11:22:39.881Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2d0hff561d1m2s03m8jqqg7zhr"
+         *       "actor_id": "key_prod_06h2e2q0jsmt1p9rnsmyh98bw1d7j"
          *     }
          */
         RefundUpdatedEvent: {
@@ -18116,18 +18122,18 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2d0j3g07ha7fzn3kab4bqtfm9j",
+         *       "id": "evt_prod_06h2e2qqx0c8mpqb6mttmsdtnmvct",
          *       "type": "refund.failed",
          *       "aggregate_type": "refund",
-         *       "aggregate_id": "re_prod_06h2d0j3f4xa2jrmb5chmmn141mga",
+         *       "aggregate_id": "re_prod_06h2e2qqr8z093r04wng6m1z9exht",
          *       "data": {
-         *         "id": "re_prod_06h2d0j3f4xa2jrmb5chmmn141mga",
+         *         "id": "re_prod_06h2e2qqr8z093r04wng6m1z9exht",
          *         "object": "refund",
          *         "reason": null,
          *         "status": "failed",
-         *         "created": "2026-11-29T08:53:20.889Z",
-         *         "payment": "py_prod_06h2d0j334qvt05vpbbf6pr76xzz2",
-         *         "updated": "2026-11-29T08:53:20.894Z",
+         *         "created": "2026-11-29T11:22:39.938Z",
+         *         "payment": "py_prod_06h2e2qqattkektgp5w8p8ahf9h6j",
+         *         "updated": "2026-11-29T11:22:39.952Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "metadata": {},
@@ -18135,13 +18141,13 @@ export type components = {
          *         "failure_reason": "The refund was refused (sandbox payment method pm_sandbox_refund_fails)."
          *       },
          *       "previous_data": {
-         *         "id": "re_prod_06h2d0j3f4xa2jrmb5chmmn141mga",
+         *         "id": "re_prod_06h2e2qqr8z093r04wng6m1z9exht",
          *         "object": "refund",
          *         "reason": null,
          *         "status": "pending",
-         *         "created": "2026-11-29T08:53:20.889Z",
-         *         "payment": "py_prod_06h2d0j334qvt05vpbbf6pr76xzz2",
-         *         "updated": "2026-11-29T08:53:20.889Z",
+         *         "created": "2026-11-29T11:22:39.938Z",
+         *         "payment": "py_prod_06h2e2qqattkektgp5w8p8ahf9h6j",
+         *         "updated": "2026-11-29T11:22:39.938Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "metadata": {},
@@ -18149,13 +18155,13 @@ export type components = {
          *         "failure_reason": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2d0j3e6nwtbypew6cw6cs1dkjw",
-         *       "request_id": "req_prod_06h2d0j3e6nwtbypew6cw6cs1dkjw",
+         *       "correlation_id": "req_prod_06h2e2qqmraja7fmfr7venftc0w1t",
+         *       "request_id": "req_prod_06h2e2qqmraja7fmfr7venftc0w1t",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-29T08:53:20.896Z",
+         *       "created": "2026-11-29T11:22:39.977Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2d0hff561d1m2s03m8jqqg7zhr"
+         *       "actor_id": "key_prod_06h2e2q0jsmt1p9rnsmyh98bw1d7j"
          *     }
          */
         RefundFailedEvent: {
@@ -18200,18 +18206,18 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2d0hfpf3acggcrsx0wx7g10tht",
+         *       "id": "evt_prod_06h2e2q0mkmyehdhbwvvstq9h9tfj",
          *       "type": "api_token.created",
          *       "aggregate_type": "api_token",
-         *       "aggregate_id": "key_prod_06h2d0hff561d1m2s03m8jqqg7zhr",
+         *       "aggregate_id": "key_prod_06h2e2q0jsmt1p9rnsmyh98bw1d7j",
          *       "data": {
-         *         "id": "key_prod_06h2d0hff561d1m2s03m8jqqg7zhr",
+         *         "id": "key_prod_06h2e2q0jsmt1p9rnsmyh98bw1d7j",
          *         "kind": "secret",
          *         "name": "catalogue",
          *         "object": "api_token",
          *         "status": "active",
-         *         "created": "2026-11-29T08:53:15.765Z",
-         *         "display": "st_prod_…da4x",
+         *         "created": "2026-11-29T11:22:33.992Z",
+         *         "display": "st_prod_…2x50",
          *         "revoked_at": null,
          *         "last_used_at": null
          *       },
@@ -18220,13 +18226,13 @@ export type components = {
          *         "user_agent": "node",
          *         "client_address": "127.0.0.1"
          *       },
-         *       "correlation_id": "req_prod_06h2d0hfa4fx8sgp88fwxgv59e82j",
-         *       "request_id": "req_prod_06h2d0hfa4fx8sgp88fwxgv59e82j",
+         *       "correlation_id": "req_prod_06h2e2q0dagmz4vvd0j7yqnc4n4ec",
+         *       "request_id": "req_prod_06h2e2q0dagmz4vvd0j7yqnc4n4ec",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-29T08:53:15.827Z",
+         *       "created": "2026-11-29T11:22:34.020Z",
          *       "actor_type": "user",
-         *       "actor_id": "user_prod_06h2d0hcfee4ntj4vrv4ybcqcmvbg"
+         *       "actor_id": "user_prod_06h2e2py42rqs556vkdqt3bh8qbft"
          *     }
          */
         ApiTokenCreatedEvent: {
@@ -18271,29 +18277,29 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2d0hjcxzn5d2b4gbh200t3k0gm",
+         *       "id": "evt_prod_06h2e2q7nejxhwdzjt555c3yfnveg",
          *       "type": "api_token.revoked",
          *       "aggregate_type": "api_token",
-         *       "aggregate_id": "key_prod_06h2d0hj2fpvh4vp2ypfat8jcp99j",
+         *       "aggregate_id": "key_prod_06h2e2q3k935asqa7erjgrs9p6a9c",
          *       "data": {
-         *         "id": "key_prod_06h2d0hj2fpvh4vp2ypfat8jcp99j",
+         *         "id": "key_prod_06h2e2q3k935asqa7erjgrs9p6a9c",
          *         "kind": "publishable",
          *         "name": "spare",
          *         "object": "api_token",
          *         "status": "revoked",
-         *         "created": "2026-11-29T08:53:16.427Z",
-         *         "display": "pt_prod_…tj6z",
-         *         "revoked_at": "2026-11-29T08:53:16.516Z",
+         *         "created": "2026-11-29T11:22:34.775Z",
+         *         "display": "pt_prod_…9nkx",
+         *         "revoked_at": "2026-11-29T11:22:35.814Z",
          *         "last_used_at": null
          *       },
          *       "previous_data": {
-         *         "id": "key_prod_06h2d0hj2fpvh4vp2ypfat8jcp99j",
+         *         "id": "key_prod_06h2e2q3k935asqa7erjgrs9p6a9c",
          *         "kind": "publishable",
          *         "name": "spare",
          *         "object": "api_token",
          *         "status": "active",
-         *         "created": "2026-11-29T08:53:16.427Z",
-         *         "display": "pt_prod_…tj6z",
+         *         "created": "2026-11-29T11:22:34.775Z",
+         *         "display": "pt_prod_…9nkx",
          *         "revoked_at": null,
          *         "last_used_at": null
          *       },
@@ -18301,13 +18307,13 @@ export type components = {
          *         "user_agent": "node",
          *         "client_address": "127.0.0.1"
          *       },
-         *       "correlation_id": "req_prod_06h2d0hjb7rj8r4z6rbd5773wxvrj",
-         *       "request_id": "req_prod_06h2d0hjb7rj8r4z6rbd5773wxvrj",
+         *       "correlation_id": "req_prod_06h2e2q5t73x8ecccyz3pvjpnc5mr",
+         *       "request_id": "req_prod_06h2e2q5t73x8ecccyz3pvjpnc5mr",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-29T08:53:16.519Z",
+         *       "created": "2026-11-29T11:22:35.819Z",
          *       "actor_type": "user",
-         *       "actor_id": "user_prod_06h2d0hcfee4ntj4vrv4ybcqcmvbg"
+         *       "actor_id": "user_prod_06h2e2py42rqs556vkdqt3bh8qbft"
          *     }
          */
         ApiTokenRevokedEvent: {
@@ -18352,20 +18358,20 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2d0hjpfzsr038y83gj2e52k006",
+         *       "id": "evt_prod_06h2e2q7trzzm88qfdwbke322net8",
          *       "type": "webhook_endpoint.created",
          *       "aggregate_type": "webhook_endpoint",
-         *       "aggregate_id": "whe_prod_06h2d0hjnpkx371z1dk2q22q8tj0t",
+         *       "aggregate_id": "whe_prod_06h2e2q7tfg6pd71w1jvj7jb160wj",
          *       "data": {
-         *         "id": "whe_prod_06h2d0hjnpkx371z1dk2q22q8tj0t",
+         *         "id": "whe_prod_06h2e2q7tfg6pd71w1jvj7jb160wj",
          *         "url": "https://example.com/audit",
          *         "events": [
          *           "customer.created"
          *         ],
          *         "object": "webhook_endpoint",
-         *         "created": "2026-11-29T08:53:16.588Z",
+         *         "created": "2026-11-29T11:22:35.858Z",
          *         "enabled": true,
-         *         "updated": "2026-11-29T08:53:16.588Z",
+         *         "updated": "2026-11-29T11:22:35.858Z",
          *         "livemode": false,
          *         "description": null,
          *         "disabled_at": null,
@@ -18379,13 +18385,13 @@ export type components = {
          *         "user_agent": "node",
          *         "client_address": "127.0.0.1"
          *       },
-         *       "correlation_id": "req_prod_06h2d0hjk49khfs88ydbjzee79fpa",
-         *       "request_id": "req_prod_06h2d0hjk49khfs88ydbjzee79fpa",
+         *       "correlation_id": "req_prod_06h2e2q7rnsx3byd684qqk1vs1gge",
+         *       "request_id": "req_prod_06h2e2q7rnsx3byd684qqk1vs1gge",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-29T08:53:16.595Z",
+         *       "created": "2026-11-29T11:22:35.862Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2d0hff561d1m2s03m8jqqg7zhr"
+         *       "actor_id": "key_prod_06h2e2q0jsmt1p9rnsmyh98bw1d7j"
          *     }
          */
         WebhookEndpointCreatedEvent: {
@@ -18430,20 +18436,20 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2d0hjtrfezv8qtgwk538mehnjm",
+         *       "id": "evt_prod_06h2e2q80w2ejfwaqejphhdf8ab44",
          *       "type": "webhook_endpoint.updated",
          *       "aggregate_type": "webhook_endpoint",
-         *       "aggregate_id": "whe_prod_06h2d0hjnpkx371z1dk2q22q8tj0t",
+         *       "aggregate_id": "whe_prod_06h2e2q7tfg6pd71w1jvj7jb160wj",
          *       "data": {
-         *         "id": "whe_prod_06h2d0hjnpkx371z1dk2q22q8tj0t",
+         *         "id": "whe_prod_06h2e2q7tfg6pd71w1jvj7jb160wj",
          *         "url": "https://example.com/audit",
          *         "events": [
          *           "customer.created"
          *         ],
          *         "object": "webhook_endpoint",
-         *         "created": "2026-11-29T08:53:16.588Z",
+         *         "created": "2026-11-29T11:22:35.858Z",
          *         "enabled": true,
-         *         "updated": "2026-11-29T08:53:16.627Z",
+         *         "updated": "2026-11-29T11:22:35.898Z",
          *         "livemode": false,
          *         "description": "Audit",
          *         "disabled_at": null,
@@ -18453,15 +18459,15 @@ export type components = {
          *         "previous_secret_expires_at": null
          *       },
          *       "previous_data": {
-         *         "id": "whe_prod_06h2d0hjnpkx371z1dk2q22q8tj0t",
+         *         "id": "whe_prod_06h2e2q7tfg6pd71w1jvj7jb160wj",
          *         "url": "https://example.com/audit",
          *         "events": [
          *           "customer.created"
          *         ],
          *         "object": "webhook_endpoint",
-         *         "created": "2026-11-29T08:53:16.588Z",
+         *         "created": "2026-11-29T11:22:35.858Z",
          *         "enabled": true,
-         *         "updated": "2026-11-29T08:53:16.588Z",
+         *         "updated": "2026-11-29T11:22:35.858Z",
          *         "livemode": false,
          *         "description": null,
          *         "disabled_at": null,
@@ -18474,13 +18480,13 @@ export type components = {
          *         "user_agent": "node",
          *         "client_address": "127.0.0.1"
          *       },
-         *       "correlation_id": "req_prod_06h2d0hjsr2m5dnqt9h0fbxtkw9ma",
-         *       "request_id": "req_prod_06h2d0hjsr2m5dnqt9h0fbxtkw9ma",
+         *       "correlation_id": "req_prod_06h2e2q7ysyh0kypqpwpr3csfrr90",
+         *       "request_id": "req_prod_06h2e2q7ysyh0kypqpwpr3csfrr90",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-29T08:53:16.630Z",
+         *       "created": "2026-11-29T11:22:35.911Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2d0hff561d1m2s03m8jqqg7zhr"
+         *       "actor_id": "key_prod_06h2e2q0jsmt1p9rnsmyh98bw1d7j"
          *     }
          */
         WebhookEndpointUpdatedEvent: {
@@ -18525,58 +18531,58 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2d0hkh1gkvspnr25hgaptqrvd0",
+         *       "id": "evt_prod_06h2e2q8cf5mvayc9nxfpy2vvye5t",
          *       "type": "webhook_endpoint.deleted",
          *       "aggregate_type": "webhook_endpoint",
-         *       "aggregate_id": "whe_prod_06h2d0hjnpkx371z1dk2q22q8tj0t",
+         *       "aggregate_id": "whe_prod_06h2e2q7tfg6pd71w1jvj7jb160wj",
          *       "data": {
-         *         "id": "whe_prod_06h2d0hjnpkx371z1dk2q22q8tj0t",
+         *         "id": "whe_prod_06h2e2q7tfg6pd71w1jvj7jb160wj",
          *         "url": "https://example.com/audit",
          *         "events": [
          *           "customer.created"
          *         ],
          *         "object": "webhook_endpoint",
-         *         "created": "2026-11-29T08:53:16.588Z",
+         *         "created": "2026-11-29T11:22:35.858Z",
          *         "deleted": true,
          *         "enabled": false,
-         *         "updated": "2026-11-29T08:53:16.806Z",
+         *         "updated": "2026-11-29T11:22:36.002Z",
          *         "livemode": false,
          *         "description": "Audit",
          *         "disabled_at": null,
          *         "failing_since": null,
          *         "disabled_reason": null,
          *         "max_deliveries_per_second": null,
-         *         "previous_secret_expires_at": "2026-11-30T08:53:16.742Z"
+         *         "previous_secret_expires_at": "2026-11-30T11:22:35.976Z"
          *       },
          *       "previous_data": {
-         *         "id": "whe_prod_06h2d0hjnpkx371z1dk2q22q8tj0t",
+         *         "id": "whe_prod_06h2e2q7tfg6pd71w1jvj7jb160wj",
          *         "url": "https://example.com/audit",
          *         "events": [
          *           "customer.created"
          *         ],
          *         "object": "webhook_endpoint",
-         *         "created": "2026-11-29T08:53:16.588Z",
+         *         "created": "2026-11-29T11:22:35.858Z",
          *         "enabled": true,
-         *         "updated": "2026-11-29T08:53:16.742Z",
+         *         "updated": "2026-11-29T11:22:35.976Z",
          *         "livemode": false,
          *         "description": "Audit",
          *         "disabled_at": null,
          *         "failing_since": null,
          *         "disabled_reason": null,
          *         "max_deliveries_per_second": null,
-         *         "previous_secret_expires_at": "2026-11-30T08:53:16.742Z"
+         *         "previous_secret_expires_at": "2026-11-30T11:22:35.976Z"
          *       },
          *       "metadata": {
          *         "user_agent": "node",
          *         "client_address": "127.0.0.1"
          *       },
-         *       "correlation_id": "req_prod_06h2d0hkg0bxg8yarsgcrj335e2xt",
-         *       "request_id": "req_prod_06h2d0hkg0bxg8yarsgcrj335e2xt",
+         *       "correlation_id": "req_prod_06h2e2q8bw4kv8tjr86vxaxnr0xs4",
+         *       "request_id": "req_prod_06h2e2q8bw4kv8tjr86vxaxnr0xs4",
          *       "version": 1,
          *       "sequence": 6,
-         *       "created": "2026-11-29T08:53:16.808Z",
+         *       "created": "2026-11-29T11:22:36.003Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2d0hff561d1m2s03m8jqqg7zhr"
+         *       "actor_id": "key_prod_06h2e2q0jsmt1p9rnsmyh98bw1d7j"
          *     }
          */
         WebhookEndpointDeletedEvent: {
@@ -18621,20 +18627,20 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2d0hk0n6x3g7m4t89fba675p2m",
+         *       "id": "evt_prod_06h2e2q838cw4c4my2k9gpe3sb858",
          *       "type": "webhook_endpoint.disabled",
          *       "aggregate_type": "webhook_endpoint",
-         *       "aggregate_id": "whe_prod_06h2d0hjnpkx371z1dk2q22q8tj0t",
+         *       "aggregate_id": "whe_prod_06h2e2q7tfg6pd71w1jvj7jb160wj",
          *       "data": {
-         *         "id": "whe_prod_06h2d0hjnpkx371z1dk2q22q8tj0t",
+         *         "id": "whe_prod_06h2e2q7tfg6pd71w1jvj7jb160wj",
          *         "url": "https://example.com/audit",
          *         "events": [
          *           "customer.created"
          *         ],
          *         "object": "webhook_endpoint",
-         *         "created": "2026-11-29T08:53:16.588Z",
+         *         "created": "2026-11-29T11:22:35.858Z",
          *         "enabled": false,
-         *         "updated": "2026-11-29T08:53:16.671Z",
+         *         "updated": "2026-11-29T11:22:35.929Z",
          *         "livemode": false,
          *         "description": "Audit",
          *         "disabled_at": null,
@@ -18644,15 +18650,15 @@ export type components = {
          *         "previous_secret_expires_at": null
          *       },
          *       "previous_data": {
-         *         "id": "whe_prod_06h2d0hjnpkx371z1dk2q22q8tj0t",
+         *         "id": "whe_prod_06h2e2q7tfg6pd71w1jvj7jb160wj",
          *         "url": "https://example.com/audit",
          *         "events": [
          *           "customer.created"
          *         ],
          *         "object": "webhook_endpoint",
-         *         "created": "2026-11-29T08:53:16.588Z",
+         *         "created": "2026-11-29T11:22:35.858Z",
          *         "enabled": true,
-         *         "updated": "2026-11-29T08:53:16.627Z",
+         *         "updated": "2026-11-29T11:22:35.898Z",
          *         "livemode": false,
          *         "description": "Audit",
          *         "disabled_at": null,
@@ -18665,13 +18671,13 @@ export type components = {
          *         "user_agent": "node",
          *         "client_address": "127.0.0.1"
          *       },
-         *       "correlation_id": "req_prod_06h2d0hjyngj3nz5vtc013m7vvt92",
-         *       "request_id": "req_prod_06h2d0hjyngj3nz5vtc013m7vvt92",
+         *       "correlation_id": "req_prod_06h2e2q82yng3awqqgrkk9bddr5sr",
+         *       "request_id": "req_prod_06h2e2q82yng3awqqgrkk9bddr5sr",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-29T08:53:16.677Z",
+         *       "created": "2026-11-29T11:22:35.930Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2d0hff561d1m2s03m8jqqg7zhr"
+         *       "actor_id": "key_prod_06h2e2q0jsmt1p9rnsmyh98bw1d7j"
          *     }
          */
         WebhookEndpointDisabledEvent: {
@@ -18716,20 +18722,20 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2d0hk68gs0xzzj77njq0rsd3m2",
+         *       "id": "evt_prod_06h2e2q87k5tx16qrqy90y14r8g10",
          *       "type": "webhook_endpoint.enabled",
          *       "aggregate_type": "webhook_endpoint",
-         *       "aggregate_id": "whe_prod_06h2d0hjnpkx371z1dk2q22q8tj0t",
+         *       "aggregate_id": "whe_prod_06h2e2q7tfg6pd71w1jvj7jb160wj",
          *       "data": {
-         *         "id": "whe_prod_06h2d0hjnpkx371z1dk2q22q8tj0t",
+         *         "id": "whe_prod_06h2e2q7tfg6pd71w1jvj7jb160wj",
          *         "url": "https://example.com/audit",
          *         "events": [
          *           "customer.created"
          *         ],
          *         "object": "webhook_endpoint",
-         *         "created": "2026-11-29T08:53:16.588Z",
+         *         "created": "2026-11-29T11:22:35.858Z",
          *         "enabled": true,
-         *         "updated": "2026-11-29T08:53:16.719Z",
+         *         "updated": "2026-11-29T11:22:35.963Z",
          *         "livemode": false,
          *         "description": "Audit",
          *         "disabled_at": null,
@@ -18739,15 +18745,15 @@ export type components = {
          *         "previous_secret_expires_at": null
          *       },
          *       "previous_data": {
-         *         "id": "whe_prod_06h2d0hjnpkx371z1dk2q22q8tj0t",
+         *         "id": "whe_prod_06h2e2q7tfg6pd71w1jvj7jb160wj",
          *         "url": "https://example.com/audit",
          *         "events": [
          *           "customer.created"
          *         ],
          *         "object": "webhook_endpoint",
-         *         "created": "2026-11-29T08:53:16.588Z",
+         *         "created": "2026-11-29T11:22:35.858Z",
          *         "enabled": false,
-         *         "updated": "2026-11-29T08:53:16.671Z",
+         *         "updated": "2026-11-29T11:22:35.929Z",
          *         "livemode": false,
          *         "description": "Audit",
          *         "disabled_at": null,
@@ -18760,13 +18766,13 @@ export type components = {
          *         "user_agent": "node",
          *         "client_address": "127.0.0.1"
          *       },
-         *       "correlation_id": "req_prod_06h2d0hk5bf35x14m4fzcawfse6v2",
-         *       "request_id": "req_prod_06h2d0hk5bf35x14m4fzcawfse6v2",
+         *       "correlation_id": "req_prod_06h2e2q84s58jn06d90j25qbx4sx4",
+         *       "request_id": "req_prod_06h2e2q84s58jn06d90j25qbx4sx4",
          *       "version": 1,
          *       "sequence": 4,
-         *       "created": "2026-11-29T08:53:16.722Z",
+         *       "created": "2026-11-29T11:22:35.964Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2d0hff561d1m2s03m8jqqg7zhr"
+         *       "actor_id": "key_prod_06h2e2q0jsmt1p9rnsmyh98bw1d7j"
          *     }
          */
         WebhookEndpointEnabledEvent: {
@@ -18811,38 +18817,38 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2d0hkank3az5nrc2ck0aan10cw",
+         *       "id": "evt_prod_06h2e2q89pgdg6zd4sqazcb0e0q8m",
          *       "type": "webhook_endpoint.secret_rotated",
          *       "aggregate_type": "webhook_endpoint",
-         *       "aggregate_id": "whe_prod_06h2d0hjnpkx371z1dk2q22q8tj0t",
+         *       "aggregate_id": "whe_prod_06h2e2q7tfg6pd71w1jvj7jb160wj",
          *       "data": {
-         *         "id": "whe_prod_06h2d0hjnpkx371z1dk2q22q8tj0t",
+         *         "id": "whe_prod_06h2e2q7tfg6pd71w1jvj7jb160wj",
          *         "url": "https://example.com/audit",
          *         "events": [
          *           "customer.created"
          *         ],
          *         "object": "webhook_endpoint",
-         *         "created": "2026-11-29T08:53:16.588Z",
+         *         "created": "2026-11-29T11:22:35.858Z",
          *         "enabled": true,
-         *         "updated": "2026-11-29T08:53:16.742Z",
+         *         "updated": "2026-11-29T11:22:35.976Z",
          *         "livemode": false,
          *         "description": "Audit",
          *         "disabled_at": null,
          *         "failing_since": null,
          *         "disabled_reason": null,
          *         "max_deliveries_per_second": null,
-         *         "previous_secret_expires_at": "2026-11-30T08:53:16.742Z"
+         *         "previous_secret_expires_at": "2026-11-30T11:22:35.976Z"
          *       },
          *       "previous_data": {
-         *         "id": "whe_prod_06h2d0hjnpkx371z1dk2q22q8tj0t",
+         *         "id": "whe_prod_06h2e2q7tfg6pd71w1jvj7jb160wj",
          *         "url": "https://example.com/audit",
          *         "events": [
          *           "customer.created"
          *         ],
          *         "object": "webhook_endpoint",
-         *         "created": "2026-11-29T08:53:16.588Z",
+         *         "created": "2026-11-29T11:22:35.858Z",
          *         "enabled": true,
-         *         "updated": "2026-11-29T08:53:16.719Z",
+         *         "updated": "2026-11-29T11:22:35.963Z",
          *         "livemode": false,
          *         "description": "Audit",
          *         "disabled_at": null,
@@ -18855,13 +18861,13 @@ export type components = {
          *         "user_agent": "node",
          *         "client_address": "127.0.0.1"
          *       },
-         *       "correlation_id": "req_prod_06h2d0hk8n7xnb49psm7e3dnx3car",
-         *       "request_id": "req_prod_06h2d0hk8n7xnb49psm7e3dnx3car",
+         *       "correlation_id": "req_prod_06h2e2q88y9r40sy9ygs69hrepmkm",
+         *       "request_id": "req_prod_06h2e2q88y9r40sy9ygs69hrepmkm",
          *       "version": 1,
          *       "sequence": 5,
-         *       "created": "2026-11-29T08:53:16.757Z",
+         *       "created": "2026-11-29T11:22:35.981Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2d0hff561d1m2s03m8jqqg7zhr"
+         *       "actor_id": "key_prod_06h2e2q0jsmt1p9rnsmyh98bw1d7j"
          *     }
          */
         WebhookEndpointSecretRotatedEvent: {
@@ -18906,15 +18912,15 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2d0hf2qnq79zpg0ajbdfq2jszc",
+         *       "id": "evt_prod_06h2e2q09cpyava2gnxfc96xecdtt",
          *       "type": "user.signed_in",
          *       "aggregate_type": "user",
-         *       "aggregate_id": "user_prod_06h2d0hcfee4ntj4vrv4ybcqcmvbg",
+         *       "aggregate_id": "user_prod_06h2e2py42rqs556vkdqt3bh8qbft",
          *       "data": {
-         *         "id": "user_prod_06h2d0hcfee4ntj4vrv4ybcqcmvbg",
+         *         "id": "user_prod_06h2e2py42rqs556vkdqt3bh8qbft",
          *         "name": "Test User",
          *         "role": "owner",
-         *         "email": "user-5e57215d29@example.com",
+         *         "email": "user-d70e516fae@example.com",
          *         "object": "user"
          *       },
          *       "previous_data": null,
@@ -18926,9 +18932,9 @@ export type components = {
          *       "request_id": null,
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-29T08:53:15.669Z",
+         *       "created": "2026-11-29T11:22:33.931Z",
          *       "actor_type": "user",
-         *       "actor_id": "user_prod_06h2d0hcfee4ntj4vrv4ybcqcmvbg"
+         *       "actor_id": "user_prod_06h2e2py42rqs556vkdqt3bh8qbft"
          *     }
          */
         UserSignedInEvent: {
@@ -18973,15 +18979,15 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2d0hrbhbwervw4qwsyv9qpy208",
+         *       "id": "evt_prod_06h2e2qev6kpc6fyfeg9mtxqcfd5j",
          *       "type": "user.sign_in_failed",
          *       "aggregate_type": "user",
-         *       "aggregate_id": "user_prod_06h2d0hcfee4ntj4vrv4ybcqcmvbg",
+         *       "aggregate_id": "user_prod_06h2e2py42rqs556vkdqt3bh8qbft",
          *       "data": {
-         *         "id": "user_prod_06h2d0hcfee4ntj4vrv4ybcqcmvbg",
+         *         "id": "user_prod_06h2e2py42rqs556vkdqt3bh8qbft",
          *         "name": "Test User",
          *         "role": "owner",
-         *         "email": "user-5e57215d29@example.com",
+         *         "email": "user-d70e516fae@example.com",
          *         "object": "user"
          *       },
          *       "previous_data": null,
@@ -18993,9 +18999,9 @@ export type components = {
          *       "request_id": null,
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-29T08:53:18.044Z",
+         *       "created": "2026-11-29T11:22:37.657Z",
          *       "actor_type": "user",
-         *       "actor_id": "user_prod_06h2d0hcfee4ntj4vrv4ybcqcmvbg"
+         *       "actor_id": "user_prod_06h2e2py42rqs556vkdqt3bh8qbft"
          *     }
          */
         UserSignInFailedEvent: {
@@ -19040,15 +19046,15 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2d0hvzm22bavns93ymhrv6hmdj",
+         *       "id": "evt_prod_06h2e2qj691aehrrxkzdsbrp0yjrj",
          *       "type": "user.signed_out",
          *       "aggregate_type": "user",
-         *       "aggregate_id": "user_prod_06h2d0hcfee4ntj4vrv4ybcqcmvbg",
+         *       "aggregate_id": "user_prod_06h2e2py42rqs556vkdqt3bh8qbft",
          *       "data": {
-         *         "id": "user_prod_06h2d0hcfee4ntj4vrv4ybcqcmvbg",
+         *         "id": "user_prod_06h2e2py42rqs556vkdqt3bh8qbft",
          *         "name": "Test User",
          *         "role": "owner",
-         *         "email": "user-5e57215d29@example.com",
+         *         "email": "user-d70e516fae@example.com",
          *         "object": "user"
          *       },
          *       "previous_data": null,
@@ -19060,9 +19066,9 @@ export type components = {
          *       "request_id": null,
          *       "version": 1,
          *       "sequence": 4,
-         *       "created": "2026-11-29T08:53:18.973Z",
+         *       "created": "2026-11-29T11:22:38.514Z",
          *       "actor_type": "user",
-         *       "actor_id": "user_prod_06h2d0hcfee4ntj4vrv4ybcqcmvbg"
+         *       "actor_id": "user_prod_06h2e2py42rqs556vkdqt3bh8qbft"
          *     }
          */
         UserSignedOutEvent: {
@@ -19107,15 +19113,15 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2d0htpr95phrz8pghb9jaen0b2",
+         *       "id": "evt_prod_06h2e2qhdjd35devnkn3gr5xnymqa",
          *       "type": "user.password_changed",
          *       "aggregate_type": "user",
-         *       "aggregate_id": "user_prod_06h2d0hcfee4ntj4vrv4ybcqcmvbg",
+         *       "aggregate_id": "user_prod_06h2e2py42rqs556vkdqt3bh8qbft",
          *       "data": {
-         *         "id": "user_prod_06h2d0hcfee4ntj4vrv4ybcqcmvbg",
+         *         "id": "user_prod_06h2e2py42rqs556vkdqt3bh8qbft",
          *         "name": "Test User",
          *         "role": "owner",
-         *         "email": "user-5e57215d29@example.com",
+         *         "email": "user-d70e516fae@example.com",
          *         "object": "user"
          *       },
          *       "previous_data": null,
@@ -19127,9 +19133,9 @@ export type components = {
          *       "request_id": null,
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-29T08:53:18.646Z",
+         *       "created": "2026-11-29T11:22:38.316Z",
          *       "actor_type": "user",
-         *       "actor_id": "user_prod_06h2d0hcfee4ntj4vrv4ybcqcmvbg"
+         *       "actor_id": "user_prod_06h2e2py42rqs556vkdqt3bh8qbft"
          *     }
          */
         UserPasswordChangedEvent: {
@@ -19174,12 +19180,12 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2d0hwk7qb030g4a3eyb9zrj4cy",
+         *       "id": "evt_prod_06h2e2qjnme8h7kq9fzzg54mmdber",
          *       "type": "account.settings_updated",
          *       "aggregate_type": "account_settings",
-         *       "aggregate_id": "acc_prod_06h2d0hce7fffddx9j6aav1t6n5he",
+         *       "aggregate_id": "acc_prod_06h2e2py3h1r9pd0swrwb5q7427q0",
          *       "data": {
-         *         "id": "acc_prod_06h2d0hce7fffddx9j6aav1t6n5he",
+         *         "id": "acc_prod_06h2e2py3h1r9pd0swrwb5q7427q0",
          *         "object": "account_settings",
          *         "tax_id": null,
          *         "address": {
@@ -19190,6 +19196,7 @@ export type components = {
          *           "postal_code": "10117"
          *         },
          *         "livemode": false,
+         *         "brand_color": null,
          *         "business_name": "Example GmbH",
          *         "support_email": null,
          *         "default_locale": "en",
@@ -19205,11 +19212,12 @@ export type components = {
          *         "entitlement_past_due_grace_days": 7
          *       },
          *       "previous_data": {
-         *         "id": "acc_prod_06h2d0hce7fffddx9j6aav1t6n5he",
+         *         "id": "acc_prod_06h2e2py3h1r9pd0swrwb5q7427q0",
          *         "object": "account_settings",
          *         "tax_id": null,
          *         "address": null,
          *         "livemode": false,
+         *         "brand_color": null,
          *         "business_name": null,
          *         "support_email": null,
          *         "default_locale": "en",
@@ -19225,13 +19233,13 @@ export type components = {
          *         "entitlement_past_due_grace_days": 7
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2d0hwhnbdxzds86ns7zewk4n3g",
-         *       "request_id": "req_prod_06h2d0hwhnbdxzds86ns7zewk4n3g",
+         *       "correlation_id": "req_prod_06h2e2qjk9ttkm2shp42n2n2scpz8",
+         *       "request_id": "req_prod_06h2e2qjk9ttkm2shp42n2n2scpz8",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-29T08:53:19.129Z",
+         *       "created": "2026-11-29T11:22:38.637Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2d0hff561d1m2s03m8jqqg7zhr"
+         *       "actor_id": "key_prod_06h2e2q0jsmt1p9rnsmyh98bw1d7j"
          *     }
          */
         AccountSettingsUpdatedEvent: {
@@ -19276,17 +19284,17 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2d0hwqg546s20svdmh4r49pd36",
+         *       "id": "evt_prod_06h2e2qkfckrwcwwxjte0cbv36xjr",
          *       "type": "tax_rate.created",
          *       "aggregate_type": "tax_rate",
-         *       "aggregate_id": "txr_prod_06h2d0hwq0c3b7y16j02w6zh3sqzt",
+         *       "aggregate_id": "txr_prod_06h2e2qkf42ekkvjdweyk99ycgbrg",
          *       "data": {
-         *         "id": "txr_prod_06h2d0hwq0c3b7y16j02w6zh3sqzt",
+         *         "id": "txr_prod_06h2e2qkf42ekkvjdweyk99ycgbrg",
          *         "active": true,
          *         "object": "tax_rate",
          *         "country": "DE",
-         *         "created": "2026-11-29T08:53:19.160Z",
-         *         "updated": "2026-11-29T08:53:19.160Z",
+         *         "created": "2026-11-29T11:22:38.841Z",
+         *         "updated": "2026-11-29T11:22:38.841Z",
          *         "livemode": false,
          *         "metadata": {},
          *         "inclusive": false,
@@ -19297,13 +19305,13 @@ export type components = {
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2d0hwpf66k6z8tta9afw8k7nxe",
-         *       "request_id": "req_prod_06h2d0hwpf66k6z8tta9afw8k7nxe",
+         *       "correlation_id": "req_prod_06h2e2qkeq7pj3hpyq70x38kffvqy",
+         *       "request_id": "req_prod_06h2e2qkeq7pj3hpyq70x38kffvqy",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-29T08:53:19.164Z",
+         *       "created": "2026-11-29T11:22:38.843Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2d0hff561d1m2s03m8jqqg7zhr"
+         *       "actor_id": "key_prod_06h2e2q0jsmt1p9rnsmyh98bw1d7j"
          *     }
          */
         TaxRateCreatedEvent: {
@@ -19348,17 +19356,17 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2d0hww4yxr1nxr2xzvr7tknh96",
+         *       "id": "evt_prod_06h2e2qkme2036kb3epxby5p17f7j",
          *       "type": "tax_rate.updated",
          *       "aggregate_type": "tax_rate",
-         *       "aggregate_id": "txr_prod_06h2d0hwq0c3b7y16j02w6zh3sqzt",
+         *       "aggregate_id": "txr_prod_06h2e2qkf42ekkvjdweyk99ycgbrg",
          *       "data": {
-         *         "id": "txr_prod_06h2d0hwq0c3b7y16j02w6zh3sqzt",
+         *         "id": "txr_prod_06h2e2qkf42ekkvjdweyk99ycgbrg",
          *         "active": false,
          *         "object": "tax_rate",
          *         "country": "DE",
-         *         "created": "2026-11-29T08:53:19.160Z",
-         *         "updated": "2026-11-29T08:53:19.197Z",
+         *         "created": "2026-11-29T11:22:38.841Z",
+         *         "updated": "2026-11-29T11:22:38.883Z",
          *         "livemode": false,
          *         "metadata": {},
          *         "inclusive": false,
@@ -19368,12 +19376,12 @@ export type components = {
          *         "jurisdiction": null
          *       },
          *       "previous_data": {
-         *         "id": "txr_prod_06h2d0hwq0c3b7y16j02w6zh3sqzt",
+         *         "id": "txr_prod_06h2e2qkf42ekkvjdweyk99ycgbrg",
          *         "active": true,
          *         "object": "tax_rate",
          *         "country": "DE",
-         *         "created": "2026-11-29T08:53:19.160Z",
-         *         "updated": "2026-11-29T08:53:19.160Z",
+         *         "created": "2026-11-29T11:22:38.841Z",
+         *         "updated": "2026-11-29T11:22:38.841Z",
          *         "livemode": false,
          *         "metadata": {},
          *         "inclusive": false,
@@ -19383,13 +19391,13 @@ export type components = {
          *         "jurisdiction": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2d0hwtqaxknwkd9s2dybk7fqpa",
-         *       "request_id": "req_prod_06h2d0hwtqaxknwkd9s2dybk7fqpa",
+         *       "correlation_id": "req_prod_06h2e2qkm3qx3e99ftw0syekrz0st",
+         *       "request_id": "req_prod_06h2e2qkm3qx3e99ftw0syekrz0st",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-29T08:53:19.201Z",
+         *       "created": "2026-11-29T11:22:38.884Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2d0hff561d1m2s03m8jqqg7zhr"
+         *       "actor_id": "key_prod_06h2e2q0jsmt1p9rnsmyh98bw1d7j"
          *     }
          */
         TaxRateUpdatedEvent: {
@@ -19434,16 +19442,16 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2d0hzf54rsm3w8vecxdp39j19g",
+         *       "id": "evt_prod_06h2e2qnjynt3fj5trzz6avw8scbc",
          *       "type": "meter.created",
          *       "aggregate_type": "meter",
-         *       "aggregate_id": "mtr_prod_06h2d0hzeya4ca4cm7k5ebpk9we3c",
+         *       "aggregate_id": "mtr_prod_06h2e2qnjrs0mdz9e81tpyhxxm56t",
          *       "data": {
-         *         "id": "mtr_prod_06h2d0hzeya4ca4cm7k5ebpk9we3c",
+         *         "id": "mtr_prod_06h2e2qnjrs0mdz9e81tpyhxxm56t",
          *         "object": "meter",
          *         "status": "active",
-         *         "created": "2026-11-29T08:53:19.863Z",
-         *         "updated": "2026-11-29T08:53:19.863Z",
+         *         "created": "2026-11-29T11:22:39.382Z",
+         *         "updated": "2026-11-29T11:22:39.382Z",
          *         "livemode": false,
          *         "value_key": "value",
          *         "event_name": "api_request",
@@ -19452,13 +19460,13 @@ export type components = {
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2d0hze44p70hy5pbz5x6a0md4m",
-         *       "request_id": "req_prod_06h2d0hze44p70hy5pbz5x6a0md4m",
+         *       "correlation_id": "req_prod_06h2e2qnjf7dctp6k950x09e40cac",
+         *       "request_id": "req_prod_06h2e2qnjf7dctp6k950x09e40cac",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-29T08:53:19.865Z",
+         *       "created": "2026-11-29T11:22:39.383Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2d0hff561d1m2s03m8jqqg7zhr"
+         *       "actor_id": "key_prod_06h2e2q0jsmt1p9rnsmyh98bw1d7j"
          *     }
          */
         MeterCreatedEvent: {
@@ -19503,16 +19511,16 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2d0hzj690rjvsfstmha436dtyc",
+         *       "id": "evt_prod_06h2e2qnmcshznwy0t0y0r8xs0shm",
          *       "type": "meter.updated",
          *       "aggregate_type": "meter",
-         *       "aggregate_id": "mtr_prod_06h2d0hzeya4ca4cm7k5ebpk9we3c",
+         *       "aggregate_id": "mtr_prod_06h2e2qnjrs0mdz9e81tpyhxxm56t",
          *       "data": {
-         *         "id": "mtr_prod_06h2d0hzeya4ca4cm7k5ebpk9we3c",
+         *         "id": "mtr_prod_06h2e2qnjrs0mdz9e81tpyhxxm56t",
          *         "object": "meter",
          *         "status": "active",
-         *         "created": "2026-11-29T08:53:19.863Z",
-         *         "updated": "2026-11-29T08:53:19.887Z",
+         *         "created": "2026-11-29T11:22:39.382Z",
+         *         "updated": "2026-11-29T11:22:39.395Z",
          *         "livemode": false,
          *         "value_key": "value",
          *         "event_name": "api_request",
@@ -19520,11 +19528,11 @@ export type components = {
          *         "display_name": "Requests"
          *       },
          *       "previous_data": {
-         *         "id": "mtr_prod_06h2d0hzeya4ca4cm7k5ebpk9we3c",
+         *         "id": "mtr_prod_06h2e2qnjrs0mdz9e81tpyhxxm56t",
          *         "object": "meter",
          *         "status": "active",
-         *         "created": "2026-11-29T08:53:19.863Z",
-         *         "updated": "2026-11-29T08:53:19.863Z",
+         *         "created": "2026-11-29T11:22:39.382Z",
+         *         "updated": "2026-11-29T11:22:39.382Z",
          *         "livemode": false,
          *         "value_key": "value",
          *         "event_name": "api_request",
@@ -19532,13 +19540,13 @@ export type components = {
          *         "display_name": "API requests"
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2d0hzhasqkgc38kpv04zfjem8c",
-         *       "request_id": "req_prod_06h2d0hzhasqkgc38kpv04zfjem8c",
+         *       "correlation_id": "req_prod_06h2e2qnm38aan9cwg7sxcdw54k2t",
+         *       "request_id": "req_prod_06h2e2qnm38aan9cwg7sxcdw54k2t",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-29T08:53:19.889Z",
+         *       "created": "2026-11-29T11:22:39.395Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2d0hff561d1m2s03m8jqqg7zhr"
+         *       "actor_id": "key_prod_06h2e2q0jsmt1p9rnsmyh98bw1d7j"
          *     }
          */
         MeterUpdatedEvent: {
@@ -19583,16 +19591,16 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2d0hzn6as230j74n224z3ys5rr",
+         *       "id": "evt_prod_06h2e2qnnkdjwfe0mk37vb7z6c7jg",
          *       "type": "meter.deactivated",
          *       "aggregate_type": "meter",
-         *       "aggregate_id": "mtr_prod_06h2d0hzeya4ca4cm7k5ebpk9we3c",
+         *       "aggregate_id": "mtr_prod_06h2e2qnjrs0mdz9e81tpyhxxm56t",
          *       "data": {
-         *         "id": "mtr_prod_06h2d0hzeya4ca4cm7k5ebpk9we3c",
+         *         "id": "mtr_prod_06h2e2qnjrs0mdz9e81tpyhxxm56t",
          *         "object": "meter",
          *         "status": "inactive",
-         *         "created": "2026-11-29T08:53:19.863Z",
-         *         "updated": "2026-11-29T08:53:19.910Z",
+         *         "created": "2026-11-29T11:22:39.382Z",
+         *         "updated": "2026-11-29T11:22:39.403Z",
          *         "livemode": false,
          *         "value_key": "value",
          *         "event_name": "api_request",
@@ -19600,11 +19608,11 @@ export type components = {
          *         "display_name": "Requests"
          *       },
          *       "previous_data": {
-         *         "id": "mtr_prod_06h2d0hzeya4ca4cm7k5ebpk9we3c",
+         *         "id": "mtr_prod_06h2e2qnjrs0mdz9e81tpyhxxm56t",
          *         "object": "meter",
          *         "status": "active",
-         *         "created": "2026-11-29T08:53:19.863Z",
-         *         "updated": "2026-11-29T08:53:19.887Z",
+         *         "created": "2026-11-29T11:22:39.382Z",
+         *         "updated": "2026-11-29T11:22:39.395Z",
          *         "livemode": false,
          *         "value_key": "value",
          *         "event_name": "api_request",
@@ -19612,13 +19620,13 @@ export type components = {
          *         "display_name": "Requests"
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2d0hzm9vr90vmjbx2cgpxpqg4c",
-         *       "request_id": "req_prod_06h2d0hzm9vr90vmjbx2cgpxpqg4c",
+         *       "correlation_id": "req_prod_06h2e2qnn87cehq52e676vnj19yfa",
+         *       "request_id": "req_prod_06h2e2qnn87cehq52e676vnj19yfa",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-29T08:53:19.913Z",
+         *       "created": "2026-11-29T11:22:39.404Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2d0hff561d1m2s03m8jqqg7zhr"
+         *       "actor_id": "key_prod_06h2e2q0jsmt1p9rnsmyh98bw1d7j"
          *     }
          */
         MeterDeactivatedEvent: {
@@ -19663,16 +19671,16 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2d0hzt61cqrq5xkdqyj4a3jqpg",
+         *       "id": "evt_prod_06h2e2qnpwdwt4410yk414v2srwfy",
          *       "type": "meter.reactivated",
          *       "aggregate_type": "meter",
-         *       "aggregate_id": "mtr_prod_06h2d0hzeya4ca4cm7k5ebpk9we3c",
+         *       "aggregate_id": "mtr_prod_06h2e2qnjrs0mdz9e81tpyhxxm56t",
          *       "data": {
-         *         "id": "mtr_prod_06h2d0hzeya4ca4cm7k5ebpk9we3c",
+         *         "id": "mtr_prod_06h2e2qnjrs0mdz9e81tpyhxxm56t",
          *         "object": "meter",
          *         "status": "active",
-         *         "created": "2026-11-29T08:53:19.863Z",
-         *         "updated": "2026-11-29T08:53:19.951Z",
+         *         "created": "2026-11-29T11:22:39.382Z",
+         *         "updated": "2026-11-29T11:22:39.415Z",
          *         "livemode": false,
          *         "value_key": "value",
          *         "event_name": "api_request",
@@ -19680,11 +19688,11 @@ export type components = {
          *         "display_name": "Requests"
          *       },
          *       "previous_data": {
-         *         "id": "mtr_prod_06h2d0hzeya4ca4cm7k5ebpk9we3c",
+         *         "id": "mtr_prod_06h2e2qnjrs0mdz9e81tpyhxxm56t",
          *         "object": "meter",
          *         "status": "inactive",
-         *         "created": "2026-11-29T08:53:19.863Z",
-         *         "updated": "2026-11-29T08:53:19.910Z",
+         *         "created": "2026-11-29T11:22:39.382Z",
+         *         "updated": "2026-11-29T11:22:39.403Z",
          *         "livemode": false,
          *         "value_key": "value",
          *         "event_name": "api_request",
@@ -19692,13 +19700,13 @@ export type components = {
          *         "display_name": "Requests"
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2d0hzrq78cgtrbkap85qef9930",
-         *       "request_id": "req_prod_06h2d0hzrq78cgtrbkap85qef9930",
+         *       "correlation_id": "req_prod_06h2e2qnpgt9sd5rgjtbbhtbg5nb8",
+         *       "request_id": "req_prod_06h2e2qnpgt9sd5rgjtbbhtbg5nb8",
          *       "version": 1,
          *       "sequence": 4,
-         *       "created": "2026-11-29T08:53:19.954Z",
+         *       "created": "2026-11-29T11:22:39.415Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2d0hff561d1m2s03m8jqqg7zhr"
+         *       "actor_id": "key_prod_06h2e2q0jsmt1p9rnsmyh98bw1d7j"
          *     }
          */
         MeterReactivatedEvent: {
@@ -19743,29 +19751,29 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2d0hymmw5x4q5zy6b9wz8t0hvw",
+         *       "id": "evt_prod_06h2e2qn2h5zk2rrby12n0e4tghkm",
          *       "type": "feature.created",
          *       "aggregate_type": "feature",
-         *       "aggregate_id": "feat_prod_06h2d0hym94rrckvk63wrvw3bn5nc",
+         *       "aggregate_id": "feat_prod_06h2e2qn1x8ampd0mygvaa0dnwj3j",
          *       "data": {
-         *         "id": "feat_prod_06h2d0hym94rrckvk63wrvw3bn5nc",
+         *         "id": "feat_prod_06h2e2qn1x8ampd0mygvaa0dnwj3j",
          *         "name": "Reports",
          *         "object": "feature",
-         *         "created": "2026-11-29T08:53:19.650Z",
-         *         "updated": "2026-11-29T08:53:19.650Z",
+         *         "created": "2026-11-29T11:22:39.247Z",
+         *         "updated": "2026-11-29T11:22:39.247Z",
          *         "livemode": false,
          *         "metadata": {},
          *         "lookup_key": "reports"
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2d0hykz09yztrjsxrhhfzsyf26",
-         *       "request_id": "req_prod_06h2d0hykz09yztrjsxrhhfzsyf26",
+         *       "correlation_id": "req_prod_06h2e2qn1va2xgzrg10ptckhbkmam",
+         *       "request_id": "req_prod_06h2e2qn1va2xgzrg10ptckhbkmam",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-29T08:53:19.653Z",
+         *       "created": "2026-11-29T11:22:39.252Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2d0hff561d1m2s03m8jqqg7zhr"
+         *       "actor_id": "key_prod_06h2e2q0jsmt1p9rnsmyh98bw1d7j"
          *     }
          */
         FeatureCreatedEvent: {
@@ -19810,36 +19818,36 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2d0hysbpf7sgw35wpfvkv4ac4p",
+         *       "id": "evt_prod_06h2e2qn61wgbbktv6e0pahsfmk5p",
          *       "type": "product_feature.attached",
          *       "aggregate_type": "product_feature",
-         *       "aggregate_id": "prodft_prod_06h2d0hyrktmx4w37ckgqkc4re4hc",
+         *       "aggregate_id": "prodft_prod_06h2e2qn5zwwsxzh4fbfc869gdaa6",
          *       "data": {
-         *         "id": "prodft_prod_06h2d0hyrktmx4w37ckgqkc4re4hc",
+         *         "id": "prodft_prod_06h2e2qn5zwwsxzh4fbfc869gdaa6",
          *         "object": "product_feature",
-         *         "created": "2026-11-29T08:53:19.685Z",
+         *         "created": "2026-11-29T11:22:39.279Z",
          *         "feature": {
-         *           "id": "feat_prod_06h2d0hym94rrckvk63wrvw3bn5nc",
+         *           "id": "feat_prod_06h2e2qn1x8ampd0mygvaa0dnwj3j",
          *           "name": "Reports",
          *           "object": "feature",
-         *           "created": "2026-11-29T08:53:19.650Z",
-         *           "updated": "2026-11-29T08:53:19.650Z",
+         *           "created": "2026-11-29T11:22:39.247Z",
+         *           "updated": "2026-11-29T11:22:39.247Z",
          *           "livemode": false,
          *           "metadata": {},
          *           "lookup_key": "reports"
          *         },
-         *         "product": "prod_prod_06h2d0hx2vrjrnnvbfet5snx8f0m6",
+         *         "product": "prod_prod_06h2e2qks8zrbapxxpmawb2tp9eve",
          *         "livemode": false
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2d0hyq6s3nj7x1hhs9915zr228",
-         *       "request_id": "req_prod_06h2d0hyq6s3nj7x1hhs9915zr228",
+         *       "correlation_id": "req_prod_06h2e2qn5ce9dxvqm430tbc1rtz1r",
+         *       "request_id": "req_prod_06h2e2qn5ce9dxvqm430tbc1rtz1r",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-29T08:53:19.690Z",
+         *       "created": "2026-11-29T11:22:39.280Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2d0hff561d1m2s03m8jqqg7zhr"
+         *       "actor_id": "key_prod_06h2e2q0jsmt1p9rnsmyh98bw1d7j"
          *     }
          */
         ProductFeatureAttachedEvent: {
@@ -19884,36 +19892,36 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2d0hz63z4j5sdaaz4ydkxt5018",
+         *       "id": "evt_prod_06h2e2qnc5g09ctd551yamrg4h62w",
          *       "type": "product_feature.detached",
          *       "aggregate_type": "product_feature",
-         *       "aggregate_id": "prodft_prod_06h2d0hz0kevw8p1mfh0tssf0rdem",
+         *       "aggregate_id": "prodft_prod_06h2e2qn92yvfmfxxg8ecjxxw2qyg",
          *       "data": {
-         *         "id": "prodft_prod_06h2d0hz0kevw8p1mfh0tssf0rdem",
+         *         "id": "prodft_prod_06h2e2qn92yvfmfxxg8ecjxxw2qyg",
          *         "object": "product_feature",
-         *         "created": "2026-11-29T08:53:19.748Z",
+         *         "created": "2026-11-29T11:22:39.304Z",
          *         "feature": {
-         *           "id": "feat_prod_06h2d0hywd0qhrx6e06e046t23r9r",
+         *           "id": "feat_prod_06h2e2qn7p3gcdn1cdtynqvxqbsqj",
          *           "name": "Beta",
          *           "object": "feature",
-         *           "created": "2026-11-29T08:53:19.715Z",
-         *           "updated": "2026-11-29T08:53:19.715Z",
+         *           "created": "2026-11-29T11:22:39.293Z",
+         *           "updated": "2026-11-29T11:22:39.293Z",
          *           "livemode": false,
          *           "metadata": {},
          *           "lookup_key": "beta"
          *         },
-         *         "product": "prod_prod_06h2d0hx2vrjrnnvbfet5snx8f0m6",
+         *         "product": "prod_prod_06h2e2qks8zrbapxxpmawb2tp9eve",
          *         "livemode": false
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2d0hz2xrs5tb3dw6ch3kj9jnwr",
-         *       "request_id": "req_prod_06h2d0hz2xrs5tb3dw6ch3kj9jnwr",
+         *       "correlation_id": "req_prod_06h2e2qnawvetbv588deavawrhrjw",
+         *       "request_id": "req_prod_06h2e2qnawvetbv588deavawrhrjw",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-29T08:53:19.792Z",
+         *       "created": "2026-11-29T11:22:39.329Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2d0hff561d1m2s03m8jqqg7zhr"
+         *       "actor_id": "key_prod_06h2e2q0jsmt1p9rnsmyh98bw1d7j"
          *     }
          */
         ProductFeatureDetachedEvent: {
@@ -19958,36 +19966,36 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2d0j8pmm3qfn5qdmcwbak5zd7m",
+         *       "id": "evt_prod_06h2e2qzcj8ts02ay0wp3ez6aqd6t",
          *       "type": "customer.entitlements.updated",
          *       "aggregate_type": "customer_entitlements",
-         *       "aggregate_id": "cus_prod_06h2d0hzwvey0es4yyvctdfs4an46",
+         *       "aggregate_id": "cus_prod_06h2e2qns0dgdp378pgwqnerx1tm8",
          *       "data": {
          *         "items": [
          *           {
-         *             "feature": "feat_prod_06h2d0hym94rrckvk63wrvw3bn5nc",
+         *             "feature": "feat_prod_06h2e2qn1x8ampd0mygvaa0dnwj3j",
          *             "lookup_key": "reports",
-         *             "source_subscription": "sub_prod_06h2d0j8khyc25ndr0zhkwxcdqp38"
+         *             "source_subscription": "sub_prod_06h2e2qz7px4nqjww011q3jy8tgzw"
          *           }
          *         ],
          *         "object": "customer_entitlements",
-         *         "customer": "cus_prod_06h2d0hzwvey0es4yyvctdfs4an46",
+         *         "customer": "cus_prod_06h2e2qns0dgdp378pgwqnerx1tm8",
          *         "livemode": false
          *       },
          *       "previous_data": {
          *         "items": [],
          *         "object": "customer_entitlements",
-         *         "customer": "cus_prod_06h2d0hzwvey0es4yyvctdfs4an46",
+         *         "customer": "cus_prod_06h2e2qns0dgdp378pgwqnerx1tm8",
          *         "livemode": false
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2d0j8jxa28h9zzrn3r0bvtm6b8",
-         *       "request_id": "req_prod_06h2d0j8jxa28h9zzrn3r0bvtm6b8",
+         *       "correlation_id": "req_prod_06h2e2qz76y1znageen5bdz7ep5v4",
+         *       "request_id": "req_prod_06h2e2qz76y1znageen5bdz7ep5v4",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-29T08:53:22.229Z",
+         *       "created": "2026-11-29T11:22:41.892Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2d0hff561d1m2s03m8jqqg7zhr"
+         *       "actor_id": "key_prod_06h2e2q0jsmt1p9rnsmyh98bw1d7j"
          *     }
          */
         CustomerEntitlementsUpdatedEvent: {
@@ -20032,13 +20040,13 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2d0hza81j7bn14neycwkkmq9n8",
+         *       "id": "evt_prod_06h2e2qneyz73jrgdxses6jfec5va",
          *       "type": "portal_configuration.updated",
          *       "aggregate_type": "portal_configuration",
-         *       "aggregate_id": "acc_prod_06h2d0hce7fffddx9j6aav1t6n5he",
+         *       "aggregate_id": "acc_prod_06h2e2py3h1r9pd0swrwb5q7427q0",
          *       "data": {
          *         "object": "portal_configuration",
-         *         "updated": "2026-11-29T08:53:19.817Z",
+         *         "updated": "2026-11-29T11:22:39.340Z",
          *         "branding": {
          *           "logo_url": null,
          *           "accent_color": null,
@@ -20143,13 +20151,13 @@ export type components = {
          *         "default_return_url": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2d0hz8q2tgr3q5dg7992yrs9y4",
-         *       "request_id": "req_prod_06h2d0hz8q2tgr3q5dg7992yrs9y4",
+         *       "correlation_id": "req_prod_06h2e2qndbh1j7aggqd4j4z6b5haa",
+         *       "request_id": "req_prod_06h2e2qndbh1j7aggqd4j4z6b5haa",
          *       "version": 1,
          *       "sequence": 4,
-         *       "created": "2026-11-29T08:53:19.826Z",
+         *       "created": "2026-11-29T11:22:39.351Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2d0hff561d1m2s03m8jqqg7zhr"
+         *       "actor_id": "key_prod_06h2e2q0jsmt1p9rnsmyh98bw1d7j"
          *     }
          */
         PortalConfigurationUpdatedEvent: {
@@ -20194,13 +20202,13 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2d0j7kc9n9h2yz0r5dr8f6ac5r",
+         *       "id": "evt_prod_06h2e2qy327b37x6kj6784m6x1q9t",
          *       "type": "credit_note.created",
          *       "aggregate_type": "credit_note",
-         *       "aggregate_id": "cn_prod_06h2d0j7hkkn51j3kw2affczjbbjy",
+         *       "aggregate_id": "cn_prod_06h2e2qy0grshc5mcckdxk8d76m88",
          *       "data": {
-         *         "id": "cn_prod_06h2d0j7hkkn51j3kw2affczjbbjy",
-         *         "pdf": "http://127.0.0.1:34341/api/credit-notes/cn_prod_06h2d0j7hkkn51j3kw2affczjbbjy/pdf",
+         *         "id": "cn_prod_06h2e2qy0grshc5mcckdxk8d76m88",
+         *         "pdf": "http://127.0.0.1:35505/api/credit-notes/cn_prod_06h2e2qy0grshc5mcckdxk8d76m88/pdf",
          *         "memo": null,
          *         "type": "pre_payment",
          *         "lines": [
@@ -20218,16 +20226,16 @@ export type components = {
          *         "object": "credit_note",
          *         "reason": "order_change",
          *         "status": "issued",
-         *         "created": "2026-11-29T08:53:21.932Z",
-         *         "invoice": "in_prod_06h2d0j79mk4wzjjggkfr026e0npr",
+         *         "created": "2026-11-29T11:22:41.540Z",
+         *         "invoice": "in_prod_06h2e2qxt8j4kc8ya40pvvtn4pfh8",
          *         "refunds": [],
-         *         "updated": "2026-11-29T08:53:21.932Z",
+         *         "updated": "2026-11-29T11:22:41.540Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2d0hzwvey0es4yyvctdfs4an46",
+         *         "customer": "cus_prod_06h2e2qns0dgdp378pgwqnerx1tm8",
          *         "livemode": false,
          *         "tax_atom": 0,
          *         "voided_at": null,
-         *         "pdf_sha256": "4be6b9605a6f79562b4838aa4bbcd6972a0cbdded5e133ccb73afd00875819b9",
+         *         "pdf_sha256": "14bb0588530be235150da8a2770512dff48c033aad63babf79b83ce09db8113d",
          *         "total_taxes": [],
          *         "discount_atom": 0,
          *         "subtotal_atom": 100,
@@ -20239,13 +20247,13 @@ export type components = {
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2d0j7gphaa66wy75agcg402fsj",
-         *       "request_id": "req_prod_06h2d0j7gphaa66wy75agcg402fsj",
+         *       "correlation_id": "req_prod_06h2e2qy01xvwpfgam35cpjn6x4qg",
+         *       "request_id": "req_prod_06h2e2qy01xvwpfgam35cpjn6x4qg",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-29T08:53:21.947Z",
+         *       "created": "2026-11-29T11:22:41.560Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2d0hff561d1m2s03m8jqqg7zhr"
+         *       "actor_id": "key_prod_06h2e2q0jsmt1p9rnsmyh98bw1d7j"
          *     }
          */
         CreditNoteCreatedEvent: {
@@ -20290,13 +20298,13 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2d0j7swztkd6ys0wmj10zhnyjg",
+         *       "id": "evt_prod_06h2e2qy88f7j10tt07hbpxkv2mtp",
          *       "type": "credit_note.voided",
          *       "aggregate_type": "credit_note",
-         *       "aggregate_id": "cn_prod_06h2d0j7hkkn51j3kw2affczjbbjy",
+         *       "aggregate_id": "cn_prod_06h2e2qy0grshc5mcckdxk8d76m88",
          *       "data": {
-         *         "id": "cn_prod_06h2d0j7hkkn51j3kw2affczjbbjy",
-         *         "pdf": "http://127.0.0.1:34341/api/credit-notes/cn_prod_06h2d0j7hkkn51j3kw2affczjbbjy/pdf",
+         *         "id": "cn_prod_06h2e2qy0grshc5mcckdxk8d76m88",
+         *         "pdf": "http://127.0.0.1:35505/api/credit-notes/cn_prod_06h2e2qy0grshc5mcckdxk8d76m88/pdf",
          *         "memo": null,
          *         "type": "pre_payment",
          *         "lines": [
@@ -20314,16 +20322,16 @@ export type components = {
          *         "object": "credit_note",
          *         "reason": "order_change",
          *         "status": "void",
-         *         "created": "2026-11-29T08:53:21.932Z",
-         *         "invoice": "in_prod_06h2d0j79mk4wzjjggkfr026e0npr",
+         *         "created": "2026-11-29T11:22:41.540Z",
+         *         "invoice": "in_prod_06h2e2qxt8j4kc8ya40pvvtn4pfh8",
          *         "refunds": [],
-         *         "updated": "2026-11-29T08:53:21.996Z",
+         *         "updated": "2026-11-29T11:22:41.592Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2d0hzwvey0es4yyvctdfs4an46",
+         *         "customer": "cus_prod_06h2e2qns0dgdp378pgwqnerx1tm8",
          *         "livemode": false,
          *         "tax_atom": 0,
-         *         "voided_at": "2026-11-29T08:53:21.996Z",
-         *         "pdf_sha256": "4be6b9605a6f79562b4838aa4bbcd6972a0cbdded5e133ccb73afd00875819b9",
+         *         "voided_at": "2026-11-29T11:22:41.592Z",
+         *         "pdf_sha256": "14bb0588530be235150da8a2770512dff48c033aad63babf79b83ce09db8113d",
          *         "total_taxes": [],
          *         "discount_atom": 0,
          *         "subtotal_atom": 100,
@@ -20334,8 +20342,8 @@ export type components = {
          *         "customer_balance_transaction": null
          *       },
          *       "previous_data": {
-         *         "id": "cn_prod_06h2d0j7hkkn51j3kw2affczjbbjy",
-         *         "pdf": "http://127.0.0.1:34341/api/credit-notes/cn_prod_06h2d0j7hkkn51j3kw2affczjbbjy/pdf",
+         *         "id": "cn_prod_06h2e2qy0grshc5mcckdxk8d76m88",
+         *         "pdf": "http://127.0.0.1:35505/api/credit-notes/cn_prod_06h2e2qy0grshc5mcckdxk8d76m88/pdf",
          *         "memo": null,
          *         "type": "pre_payment",
          *         "lines": [
@@ -20353,16 +20361,16 @@ export type components = {
          *         "object": "credit_note",
          *         "reason": "order_change",
          *         "status": "issued",
-         *         "created": "2026-11-29T08:53:21.932Z",
-         *         "invoice": "in_prod_06h2d0j79mk4wzjjggkfr026e0npr",
+         *         "created": "2026-11-29T11:22:41.540Z",
+         *         "invoice": "in_prod_06h2e2qxt8j4kc8ya40pvvtn4pfh8",
          *         "refunds": [],
-         *         "updated": "2026-11-29T08:53:21.932Z",
+         *         "updated": "2026-11-29T11:22:41.540Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2d0hzwvey0es4yyvctdfs4an46",
+         *         "customer": "cus_prod_06h2e2qns0dgdp378pgwqnerx1tm8",
          *         "livemode": false,
          *         "tax_atom": 0,
          *         "voided_at": null,
-         *         "pdf_sha256": "4be6b9605a6f79562b4838aa4bbcd6972a0cbdded5e133ccb73afd00875819b9",
+         *         "pdf_sha256": "14bb0588530be235150da8a2770512dff48c033aad63babf79b83ce09db8113d",
          *         "total_taxes": [],
          *         "discount_atom": 0,
          *         "subtotal_atom": 100,
@@ -20373,13 +20381,13 @@ export type components = {
          *         "customer_balance_transaction": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2d0j7qpp05k74sp1a1bw8pz9st",
-         *       "request_id": "req_prod_06h2d0j7qpp05k74sp1a1bw8pz9st",
+         *       "correlation_id": "req_prod_06h2e2qy5eahmbmftgkhab4fwt51y",
+         *       "request_id": "req_prod_06h2e2qy5eahmbmftgkhab4fwt51y",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-29T08:53:21.999Z",
+         *       "created": "2026-11-29T11:22:41.602Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2d0hff561d1m2s03m8jqqg7zhr"
+         *       "actor_id": "key_prod_06h2e2q0jsmt1p9rnsmyh98bw1d7j"
          *     }
          */
         CreditNoteVoidedEvent: {
@@ -20424,34 +20432,34 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2d0j7ymg776s141xtkysa9jdhp",
+         *       "id": "evt_prod_06h2e2qyc67y1kcw1nwwjvwthqc30",
          *       "type": "customer.balance_transaction.created",
          *       "aggregate_type": "customer_balance_transaction",
-         *       "aggregate_id": "cbtxn_prod_06h2d0j7yf6svhy5t5awjtcd22kd2",
+         *       "aggregate_id": "cbtxn_prod_06h2e2qybnv84pqbyq4xajdj290jt",
          *       "data": {
-         *         "id": "cbtxn_prod_06h2d0j7yf6svhy5t5awjtcd22kd2",
+         *         "id": "cbtxn_prod_06h2e2qybnv84pqbyq4xajdj290jt",
          *         "type": "credit_note",
          *         "object": "customer_balance_transaction",
-         *         "created": "2026-11-29T08:53:22.035Z",
-         *         "invoice": "in_prod_06h2d0j3hmedp2e9959y4mv9t8t16",
+         *         "created": "2026-11-29T11:22:41.629Z",
+         *         "invoice": "in_prod_06h2e2qt2pfb2bj09he9z83cz6yde",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2d0hzwvey0es4yyvctdfs4an46",
+         *         "customer": "cus_prod_06h2e2qns0dgdp378pgwqnerx1tm8",
          *         "livemode": false,
          *         "amount_atom": 100,
-         *         "credit_note": "cn_prod_06h2d0j7y6pjw25hyvgbsydmzh3hp",
+         *         "credit_note": "cn_prod_06h2e2qyb38jk8e3xzx0jy61atz40",
          *         "description": null,
          *         "ending_balance_atom": 100,
          *         "subscription_change_request": null
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2d0j7xagvk0e0xkqw4764nmtz8",
-         *       "request_id": "req_prod_06h2d0j7xagvk0e0xkqw4764nmtz8",
+         *       "correlation_id": "req_prod_06h2e2qyaf265y3d1484wwf6eq854",
+         *       "request_id": "req_prod_06h2e2qyaf265y3d1484wwf6eq854",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-29T08:53:22.037Z",
+         *       "created": "2026-11-29T11:22:41.633Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2d0hff561d1m2s03m8jqqg7zhr"
+         *       "actor_id": "key_prod_06h2e2q0jsmt1p9rnsmyh98bw1d7j"
          *     }
          */
         CustomerBalanceTransactionCreatedEvent: {
@@ -20496,15 +20504,15 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2d0hmzdgdhhb8ndf25n9kqk7cp",
+         *       "id": "evt_prod_06h2e2q9ydnxkz32dtj21j148k0n6",
          *       "type": "member.invited",
          *       "aggregate_type": "member",
-         *       "aggregate_id": "inv_prod_06h2d0hmpdezhy9tkvjs5kkhy4xfj",
+         *       "aggregate_id": "inv_prod_06h2e2q9tkhc29cmv448q7154tt4c",
          *       "data": {
-         *         "id": "inv_prod_06h2d0hmpdezhy9tkvjs5kkhy4xfj",
+         *         "id": "inv_prod_06h2e2q9tkhc29cmv448q7154tt4c",
          *         "name": null,
          *         "role": "viewer",
-         *         "email": "withdrawn-mx1lqe8p@example.com",
+         *         "email": "withdrawn-mx1r2f6z@example.com",
          *         "object": "member",
          *         "status": "invited",
          *         "invitation": null
@@ -20515,12 +20523,12 @@ export type components = {
          *         "client_address": null
          *       },
          *       "correlation_id": null,
-         *       "request_id": "req_prod_06h2d0hmc25ynakd61fhwd8x8grew",
+         *       "request_id": "req_prod_06h2e2q9md15p1j9kfas9ktate56p",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-29T08:53:17.179Z",
+         *       "created": "2026-11-29T11:22:36.403Z",
          *       "actor_type": "user",
-         *       "actor_id": "user_prod_06h2d0hcfee4ntj4vrv4ybcqcmvbg"
+         *       "actor_id": "user_prod_06h2e2py42rqs556vkdqt3bh8qbft"
          *     }
          */
         MemberInvitedEvent: {
@@ -20565,24 +20573,24 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2d0hnj15tnrz039y0rpwf193ha",
+         *       "id": "evt_prod_06h2e2qc3p92xqbhcs8cvntjcyyyt",
          *       "type": "member.invitation_revoked",
          *       "aggregate_type": "member",
-         *       "aggregate_id": "inv_prod_06h2d0hmpdezhy9tkvjs5kkhy4xfj",
+         *       "aggregate_id": "inv_prod_06h2e2q9tkhc29cmv448q7154tt4c",
          *       "data": {
-         *         "id": "inv_prod_06h2d0hmpdezhy9tkvjs5kkhy4xfj",
+         *         "id": "inv_prod_06h2e2q9tkhc29cmv448q7154tt4c",
          *         "name": null,
          *         "role": "viewer",
-         *         "email": "withdrawn-mx1lqe8p@example.com",
+         *         "email": "withdrawn-mx1r2f6z@example.com",
          *         "object": "member",
          *         "status": "invitation_revoked",
          *         "invitation": null
          *       },
          *       "previous_data": {
-         *         "id": "inv_prod_06h2d0hmpdezhy9tkvjs5kkhy4xfj",
+         *         "id": "inv_prod_06h2e2q9tkhc29cmv448q7154tt4c",
          *         "name": null,
          *         "role": "viewer",
-         *         "email": "withdrawn-mx1lqe8p@example.com",
+         *         "email": "withdrawn-mx1r2f6z@example.com",
          *         "object": "member",
          *         "status": "invited",
          *         "invitation": null
@@ -20592,12 +20600,12 @@ export type components = {
          *         "client_address": null
          *       },
          *       "correlation_id": null,
-         *       "request_id": "req_prod_06h2d0hnde2z4rwtfdv0v2fnqdg0g",
+         *       "request_id": "req_prod_06h2e2qbtb0cxkttbpyy67b7pvxww",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-29T08:53:17.328Z",
+         *       "created": "2026-11-29T11:22:36.957Z",
          *       "actor_type": "user",
-         *       "actor_id": "user_prod_06h2d0hcfee4ntj4vrv4ybcqcmvbg"
+         *       "actor_id": "user_prod_06h2e2py42rqs556vkdqt3bh8qbft"
          *     }
          */
         MemberInvitationRevokedEvent: {
@@ -20642,18 +20650,18 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2d0hq135yzg2v73qsez66r021j",
+         *       "id": "evt_prod_06h2e2qdacdkmhg6h7n4vfk56zxtt",
          *       "type": "member.joined",
          *       "aggregate_type": "member",
-         *       "aggregate_id": "user_prod_06h2d0hpzw73y9ax59rcaqyvsatqe",
+         *       "aggregate_id": "user_prod_06h2e2qd9vr98skbngf0p4ke14rtc",
          *       "data": {
-         *         "id": "user_prod_06h2d0hpzw73y9ax59rcaqyvsatqe",
+         *         "id": "user_prod_06h2e2qd9vr98skbngf0p4ke14rtc",
          *         "name": "Joined Member",
          *         "role": "developer",
-         *         "email": "joined-mx1lqe8p@example.com",
+         *         "email": "joined-mx1r2f6z@example.com",
          *         "object": "member",
          *         "status": "active",
-         *         "invitation": "inv_prod_06h2d0hnne0040ykzzsywa9pyw6qy"
+         *         "invitation": "inv_prod_06h2e2qc5srnk7dw1n86mcts2xr6m"
          *       },
          *       "previous_data": null,
          *       "metadata": {
@@ -20661,12 +20669,12 @@ export type components = {
          *         "client_address": null
          *       },
          *       "correlation_id": null,
-         *       "request_id": "req_prod_06h2d0hq0cwxfccf4h4vdk7tm1qem",
+         *       "request_id": "req_prod_06h2e2qd9z15r8cgr7bvxke2xhxd0",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-29T08:53:17.704Z",
+         *       "created": "2026-11-29T11:22:37.267Z",
          *       "actor_type": "user",
-         *       "actor_id": "user_prod_06h2d0hpzw73y9ax59rcaqyvsatqe"
+         *       "actor_id": "user_prod_06h2e2qd9vr98skbngf0p4ke14rtc"
          *     }
          */
         MemberJoinedEvent: {
@@ -20711,24 +20719,24 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2d0hq684jsw6rpq0vpxr4dq1w4",
+         *       "id": "evt_prod_06h2e2qdcrrsx3058rgpqaafbk93w",
          *       "type": "member.role_changed",
          *       "aggregate_type": "member",
-         *       "aggregate_id": "user_prod_06h2d0hpzw73y9ax59rcaqyvsatqe",
+         *       "aggregate_id": "user_prod_06h2e2qd9vr98skbngf0p4ke14rtc",
          *       "data": {
-         *         "id": "user_prod_06h2d0hpzw73y9ax59rcaqyvsatqe",
+         *         "id": "user_prod_06h2e2qd9vr98skbngf0p4ke14rtc",
          *         "name": "Joined Member",
          *         "role": "viewer",
-         *         "email": "joined-mx1lqe8p@example.com",
+         *         "email": "joined-mx1r2f6z@example.com",
          *         "object": "member",
          *         "status": "active",
          *         "invitation": null
          *       },
          *       "previous_data": {
-         *         "id": "user_prod_06h2d0hpzw73y9ax59rcaqyvsatqe",
+         *         "id": "user_prod_06h2e2qd9vr98skbngf0p4ke14rtc",
          *         "name": "Joined Member",
          *         "role": "developer",
-         *         "email": "joined-mx1lqe8p@example.com",
+         *         "email": "joined-mx1r2f6z@example.com",
          *         "object": "member",
          *         "status": "active",
          *         "invitation": null
@@ -20738,12 +20746,12 @@ export type components = {
          *         "client_address": null
          *       },
          *       "correlation_id": null,
-         *       "request_id": "req_prod_06h2d0hq44s77xqsh941atab3j7kr",
+         *       "request_id": "req_prod_06h2e2qdc3jgc7namqkymppq99tr6",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-29T08:53:17.746Z",
+         *       "created": "2026-11-29T11:22:37.286Z",
          *       "actor_type": "user",
-         *       "actor_id": "user_prod_06h2d0hcfee4ntj4vrv4ybcqcmvbg"
+         *       "actor_id": "user_prod_06h2e2py42rqs556vkdqt3bh8qbft"
          *     }
          */
         MemberRoleChangedEvent: {
@@ -20788,24 +20796,24 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2d0hqc2t7x5mj1v50w30gz97qp",
+         *       "id": "evt_prod_06h2e2qdg12ydhkkkrse9ekwbewr2",
          *       "type": "member.removed",
          *       "aggregate_type": "member",
-         *       "aggregate_id": "user_prod_06h2d0hpzw73y9ax59rcaqyvsatqe",
+         *       "aggregate_id": "user_prod_06h2e2qd9vr98skbngf0p4ke14rtc",
          *       "data": {
-         *         "id": "user_prod_06h2d0hpzw73y9ax59rcaqyvsatqe",
+         *         "id": "user_prod_06h2e2qd9vr98skbngf0p4ke14rtc",
          *         "name": "Joined Member",
          *         "role": "viewer",
-         *         "email": "joined-mx1lqe8p@example.com",
+         *         "email": "joined-mx1r2f6z@example.com",
          *         "object": "member",
          *         "status": "removed",
          *         "invitation": null
          *       },
          *       "previous_data": {
-         *         "id": "user_prod_06h2d0hpzw73y9ax59rcaqyvsatqe",
+         *         "id": "user_prod_06h2e2qd9vr98skbngf0p4ke14rtc",
          *         "name": "Joined Member",
          *         "role": "viewer",
-         *         "email": "joined-mx1lqe8p@example.com",
+         *         "email": "joined-mx1r2f6z@example.com",
          *         "object": "member",
          *         "status": "active",
          *         "invitation": null
@@ -20815,12 +20823,12 @@ export type components = {
          *         "client_address": null
          *       },
          *       "correlation_id": null,
-         *       "request_id": "req_prod_06h2d0hq8k3rtm23zgdec6ss239kj",
+         *       "request_id": "req_prod_06h2e2qddz1ndfqwh16j089cpced6",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-29T08:53:17.793Z",
+         *       "created": "2026-11-29T11:22:37.312Z",
          *       "actor_type": "user",
-         *       "actor_id": "user_prod_06h2d0hcfee4ntj4vrv4ybcqcmvbg"
+         *       "actor_id": "user_prod_06h2e2py42rqs556vkdqt3bh8qbft"
          *     }
          */
         MemberRemovedEvent: {
@@ -20865,31 +20873,31 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2d0hw9tk351gkf8wfese4bk246",
+         *       "id": "evt_prod_06h2e2qjf124bdsb85w5mmw464g22",
          *       "type": "payment_processor.connected",
          *       "aggregate_type": "payment_processor",
-         *       "aggregate_id": "acc_prod_06h2d0hce7fffddx9j6aav1t6n5he",
+         *       "aggregate_id": "acc_prod_06h2e2py3h1r9pd0swrwb5q7427q0",
          *       "data": {
          *         "object": "payment_processor",
-         *         "created": "2026-11-29T08:53:19.046Z",
-         *         "updated": "2026-11-29T08:53:19.046Z",
+         *         "created": "2026-11-29T11:22:38.573Z",
+         *         "updated": "2026-11-29T11:22:38.573Z",
          *         "livemode": false,
          *         "processor": "stripe",
-         *         "webhook_url": "http://127.0.0.1:34341/api/processors/stripe/acc_prod_06h2d0hce7fffddx9j6aav1t6n5he",
+         *         "webhook_url": "http://127.0.0.1:35505/api/processors/stripe/acc_prod_06h2e2py3h1r9pd0swrwb5q7427q0",
          *         "publishable_key": "pk_test_catalogue_flow",
          *         "secret_key_last4": "flow",
-         *         "processor_account": "acct_312f4400069b234a9d3adf6b",
-         *         "webhook_endpoint_id": "we_87a4ae945cf18c5fc8c929c8"
+         *         "processor_account": "acct_e91c8bf032704525854d8212",
+         *         "webhook_endpoint_id": "we_cbd2e7fa8436b0005f6dbcff"
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2d0hw15mfgz12gx71zxjf623cw",
-         *       "request_id": "req_prod_06h2d0hw15mfgz12gx71zxjf623cw",
+         *       "correlation_id": "req_prod_06h2e2qj8qd4j7z0dp991xs6t91h0",
+         *       "request_id": "req_prod_06h2e2qj8qd4j7z0dp991xs6t91h0",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-29T08:53:19.054Z",
+         *       "created": "2026-11-29T11:22:38.584Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2d0hff561d1m2s03m8jqqg7zhr"
+         *       "actor_id": "key_prod_06h2e2q0jsmt1p9rnsmyh98bw1d7j"
          *     }
          */
         PaymentProcessorConnectedEvent: {
@@ -20934,31 +20942,31 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2d0hwesj46pyzqy1acgzngdc7c",
+         *       "id": "evt_prod_06h2e2qjhqtk36q3h0cdwxd87pxpm",
          *       "type": "payment_processor.disconnected",
          *       "aggregate_type": "payment_processor",
-         *       "aggregate_id": "acc_prod_06h2d0hce7fffddx9j6aav1t6n5he",
+         *       "aggregate_id": "acc_prod_06h2e2py3h1r9pd0swrwb5q7427q0",
          *       "data": {
          *         "object": "payment_processor",
-         *         "created": "2026-11-29T08:53:19.046Z",
-         *         "updated": "2026-11-29T08:53:19.046Z",
+         *         "created": "2026-11-29T11:22:38.573Z",
+         *         "updated": "2026-11-29T11:22:38.573Z",
          *         "livemode": false,
          *         "processor": "stripe",
-         *         "webhook_url": "http://127.0.0.1:34341/api/processors/stripe/acc_prod_06h2d0hce7fffddx9j6aav1t6n5he",
+         *         "webhook_url": "http://127.0.0.1:35505/api/processors/stripe/acc_prod_06h2e2py3h1r9pd0swrwb5q7427q0",
          *         "publishable_key": "pk_test_catalogue_flow",
          *         "secret_key_last4": "flow",
-         *         "processor_account": "acct_312f4400069b234a9d3adf6b",
-         *         "webhook_endpoint_id": "we_87a4ae945cf18c5fc8c929c8"
+         *         "processor_account": "acct_e91c8bf032704525854d8212",
+         *         "webhook_endpoint_id": "we_cbd2e7fa8436b0005f6dbcff"
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2d0hwcs5atdsgvpseggerfz3yc",
-         *       "request_id": "req_prod_06h2d0hwcs5atdsgvpseggerfz3yc",
+         *       "correlation_id": "req_prod_06h2e2qjh0k5mrp1egamhhykm9f3r",
+         *       "request_id": "req_prod_06h2e2qjh0k5mrp1egamhhykm9f3r",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-29T08:53:19.094Z",
+         *       "created": "2026-11-29T11:22:38.605Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2d0hff561d1m2s03m8jqqg7zhr"
+         *       "actor_id": "key_prod_06h2e2q0jsmt1p9rnsmyh98bw1d7j"
          *     }
          */
         PaymentProcessorDisconnectedEvent: {
@@ -21003,36 +21011,36 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2d0jaf8vb5g5nzdkkwvqn06met",
+         *       "id": "evt_prod_06h2e2r1kqc8w94e3wyggwtnc521p",
          *       "type": "subscription_change_request.scheduled",
          *       "aggregate_type": "subscription_change_request",
-         *       "aggregate_id": "scr_prod_06h2d0ja9b9ypfwascswa7a6f0m3g",
+         *       "aggregate_id": "scr_prod_06h2e2r1g4em8qg920x0dqy03ghkc",
          *       "data": {
-         *         "id": "scr_prod_06h2d0ja9b9ypfwascswa7a6f0m3g",
+         *         "id": "scr_prod_06h2e2r1g4em8qg920x0dqy03ghkc",
          *         "steps": [
          *           {
-         *             "item": "si_prod_06h2d0j9xrfa4gtwtxt0gkkdw3at2",
+         *             "item": "si_prod_06h2e2r0gzyza49js8ng9122a3eww",
          *             "type": "switch_price",
-         *             "price": "price_prod_06h2d0j9vt7y9br3vt2p5a1atxsct",
+         *             "price": "price_prod_06h2e2r0ckqrz0fcv0fe69qhymckj",
          *             "state": "pending",
          *             "quantity": null
          *           }
          *         ],
          *         "object": "subscription_change_request",
          *         "status": "scheduled",
-         *         "created": "2026-11-29T08:53:22.610Z",
+         *         "created": "2026-11-29T11:22:42.300Z",
          *         "invoice": null,
-         *         "updated": "2026-11-29T08:53:22.673Z",
+         *         "updated": "2026-11-29T11:22:42.452Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "metadata": {},
          *         "effective": "period_end",
          *         "applied_at": null,
          *         "last_error": null,
-         *         "effective_at": "2026-12-29T08:53:22.540Z",
-         *         "subscription": "sub_prod_06h2d0j9xrfa4gtwtxt0gkkdw3at0",
+         *         "effective_at": "2026-12-29T11:22:42.168Z",
+         *         "subscription": "sub_prod_06h2e2r0gzyza49js8ng9122a3ewt",
          *         "applied_steps": 0,
-         *         "proration_date": "2026-11-29T08:53:22.610Z",
+         *         "proration_date": "2026-11-29T11:22:42.300Z",
          *         "proration_behavior": "create_prorations",
          *         "amount_due_now_atom": 0,
          *         "balance_transaction": null,
@@ -21045,21 +21053,21 @@ export type components = {
          *         "amount_due_now_total_atom": 0
          *       },
          *       "previous_data": {
-         *         "id": "scr_prod_06h2d0ja9b9ypfwascswa7a6f0m3g",
+         *         "id": "scr_prod_06h2e2r1g4em8qg920x0dqy03ghkc",
          *         "steps": [
          *           {
-         *             "item": "si_prod_06h2d0j9xrfa4gtwtxt0gkkdw3at2",
+         *             "item": "si_prod_06h2e2r0gzyza49js8ng9122a3eww",
          *             "type": "switch_price",
-         *             "price": "price_prod_06h2d0j9vt7y9br3vt2p5a1atxsct",
+         *             "price": "price_prod_06h2e2r0ckqrz0fcv0fe69qhymckj",
          *             "state": "pending",
          *             "quantity": null
          *           }
          *         ],
          *         "object": "subscription_change_request",
          *         "status": "open",
-         *         "created": "2026-11-29T08:53:22.610Z",
+         *         "created": "2026-11-29T11:22:42.300Z",
          *         "invoice": null,
-         *         "updated": "2026-11-29T08:53:22.610Z",
+         *         "updated": "2026-11-29T11:22:42.300Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "metadata": {},
@@ -21067,9 +21075,9 @@ export type components = {
          *         "applied_at": null,
          *         "last_error": null,
          *         "effective_at": null,
-         *         "subscription": "sub_prod_06h2d0j9xrfa4gtwtxt0gkkdw3at0",
+         *         "subscription": "sub_prod_06h2e2r0gzyza49js8ng9122a3ewt",
          *         "applied_steps": 0,
-         *         "proration_date": "2026-11-29T08:53:22.610Z",
+         *         "proration_date": "2026-11-29T11:22:42.300Z",
          *         "proration_behavior": "create_prorations",
          *         "amount_due_now_atom": 0,
          *         "balance_transaction": null,
@@ -21082,13 +21090,13 @@ export type components = {
          *         "amount_due_now_total_atom": 0
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2d0jabt401vz23q8w1xbct5cva",
-         *       "request_id": "req_prod_06h2d0jabt401vz23q8w1xbct5cva",
+         *       "correlation_id": "req_prod_06h2e2r1hr7fjn71nfecsz59h1b0y",
+         *       "request_id": "req_prod_06h2e2r1hr7fjn71nfecsz59h1b0y",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-29T08:53:22.682Z",
+         *       "created": "2026-11-29T11:22:42.461Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2d0hff561d1m2s03m8jqqg7zhr"
+         *       "actor_id": "key_prod_06h2e2q0jsmt1p9rnsmyh98bw1d7j"
          *     }
          */
         SubscriptionChangeRequestScheduledEvent: {
@@ -21133,36 +21141,36 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2d0jdrpk3kxapxnd7mezncz9hj",
+         *       "id": "evt_prod_06h2e2r7tfb7ahn9sbx8j0r33cck6",
          *       "type": "subscription_change_request.applied",
          *       "aggregate_type": "subscription_change_request",
-         *       "aggregate_id": "scr_prod_06h2d0ja9b9ypfwascswa7a6f0m3g",
+         *       "aggregate_id": "scr_prod_06h2e2r1g4em8qg920x0dqy03ghkc",
          *       "data": {
-         *         "id": "scr_prod_06h2d0ja9b9ypfwascswa7a6f0m3g",
+         *         "id": "scr_prod_06h2e2r1g4em8qg920x0dqy03ghkc",
          *         "steps": [
          *           {
-         *             "item": "si_prod_06h2d0j9xrfa4gtwtxt0gkkdw3at2",
+         *             "item": "si_prod_06h2e2r0gzyza49js8ng9122a3eww",
          *             "type": "switch_price",
-         *             "price": "price_prod_06h2d0j9vt7y9br3vt2p5a1atxsct",
+         *             "price": "price_prod_06h2e2r0ckqrz0fcv0fe69qhymckj",
          *             "state": "applied",
          *             "quantity": null
          *           }
          *         ],
          *         "object": "subscription_change_request",
          *         "status": "applied",
-         *         "created": "2026-11-29T08:53:22.610Z",
+         *         "created": "2026-11-29T11:22:42.300Z",
          *         "invoice": null,
-         *         "updated": "2026-12-29T08:53:22.540Z",
+         *         "updated": "2026-12-29T11:22:42.168Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "metadata": {},
          *         "effective": "period_end",
-         *         "applied_at": "2026-12-29T08:53:22.540Z",
+         *         "applied_at": "2026-12-29T11:22:42.168Z",
          *         "last_error": null,
-         *         "effective_at": "2026-12-29T08:53:22.540Z",
-         *         "subscription": "sub_prod_06h2d0j9xrfa4gtwtxt0gkkdw3at0",
+         *         "effective_at": "2026-12-29T11:22:42.168Z",
+         *         "subscription": "sub_prod_06h2e2r0gzyza49js8ng9122a3ewt",
          *         "applied_steps": 1,
-         *         "proration_date": "2026-11-29T08:53:22.610Z",
+         *         "proration_date": "2026-11-29T11:22:42.300Z",
          *         "proration_behavior": "create_prorations",
          *         "amount_due_now_atom": 0,
          *         "balance_transaction": null,
@@ -21175,31 +21183,31 @@ export type components = {
          *         "amount_due_now_total_atom": 0
          *       },
          *       "previous_data": {
-         *         "id": "scr_prod_06h2d0ja9b9ypfwascswa7a6f0m3g",
+         *         "id": "scr_prod_06h2e2r1g4em8qg920x0dqy03ghkc",
          *         "steps": [
          *           {
-         *             "item": "si_prod_06h2d0j9xrfa4gtwtxt0gkkdw3at2",
+         *             "item": "si_prod_06h2e2r0gzyza49js8ng9122a3eww",
          *             "type": "switch_price",
-         *             "price": "price_prod_06h2d0j9vt7y9br3vt2p5a1atxsct",
+         *             "price": "price_prod_06h2e2r0ckqrz0fcv0fe69qhymckj",
          *             "state": "pending",
          *             "quantity": null
          *           }
          *         ],
          *         "object": "subscription_change_request",
          *         "status": "scheduled",
-         *         "created": "2026-11-29T08:53:22.610Z",
+         *         "created": "2026-11-29T11:22:42.300Z",
          *         "invoice": null,
-         *         "updated": "2026-11-29T08:53:22.673Z",
+         *         "updated": "2026-11-29T11:22:42.452Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "metadata": {},
          *         "effective": "period_end",
          *         "applied_at": null,
          *         "last_error": null,
-         *         "effective_at": "2026-12-29T08:53:22.540Z",
-         *         "subscription": "sub_prod_06h2d0j9xrfa4gtwtxt0gkkdw3at0",
+         *         "effective_at": "2026-12-29T11:22:42.168Z",
+         *         "subscription": "sub_prod_06h2e2r0gzyza49js8ng9122a3ewt",
          *         "applied_steps": 0,
-         *         "proration_date": "2026-11-29T08:53:22.610Z",
+         *         "proration_date": "2026-11-29T11:22:42.300Z",
          *         "proration_behavior": "create_prorations",
          *         "amount_due_now_atom": 0,
          *         "balance_transaction": null,
@@ -21212,11 +21220,11 @@ export type components = {
          *         "amount_due_now_total_atom": 0
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2d0jbytp1qd45anapphpcvkeqr",
+         *       "correlation_id": "req_prod_06h2e2r30rt6w4apxhjxvkk9vnvec",
          *       "request_id": null,
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-12-29T08:53:22.540Z",
+         *       "created": "2026-12-29T11:22:42.168Z",
          *       "actor_type": "system",
          *       "actor_id": null
          *     }
@@ -21263,15 +21271,15 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2d0jax8ev0pq1wvcz4rknfzsce",
+         *       "id": "evt_prod_06h2e2r1xcbzw33v1cbhtf5k47s0g",
          *       "type": "subscription_change_request.canceled",
          *       "aggregate_type": "subscription_change_request",
-         *       "aggregate_id": "scr_prod_06h2d0janx6yxmzf6x7wx7encbp58",
+         *       "aggregate_id": "scr_prod_06h2e2r1qx65f7kkyet480smkrd92",
          *       "data": {
-         *         "id": "scr_prod_06h2d0janx6yxmzf6x7wx7encbp58",
+         *         "id": "scr_prod_06h2e2r1qx65f7kkyet480smkrd92",
          *         "steps": [
          *           {
-         *             "item": "si_prod_06h2d0j9xrfa4gtwtxt0gkkdw3at2",
+         *             "item": "si_prod_06h2e2r0gzyza49js8ng9122a3eww",
          *             "type": "set_quantity",
          *             "price": null,
          *             "state": "pending",
@@ -21280,19 +21288,19 @@ export type components = {
          *         ],
          *         "object": "subscription_change_request",
          *         "status": "canceled",
-         *         "created": "2026-11-29T08:53:22.711Z",
+         *         "created": "2026-11-29T11:22:42.482Z",
          *         "invoice": null,
-         *         "updated": "2026-11-29T08:53:22.791Z",
+         *         "updated": "2026-11-29T11:22:42.532Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "metadata": {},
          *         "effective": "period_end",
          *         "applied_at": null,
          *         "last_error": null,
-         *         "effective_at": "2026-12-29T08:53:22.540Z",
-         *         "subscription": "sub_prod_06h2d0j9xrfa4gtwtxt0gkkdw3at0",
+         *         "effective_at": "2026-12-29T11:22:42.168Z",
+         *         "subscription": "sub_prod_06h2e2r0gzyza49js8ng9122a3ewt",
          *         "applied_steps": 0,
-         *         "proration_date": "2026-11-29T08:53:22.711Z",
+         *         "proration_date": "2026-11-29T11:22:42.482Z",
          *         "proration_behavior": "create_prorations",
          *         "amount_due_now_atom": 0,
          *         "balance_transaction": null,
@@ -21305,10 +21313,10 @@ export type components = {
          *         "amount_due_now_total_atom": 0
          *       },
          *       "previous_data": {
-         *         "id": "scr_prod_06h2d0janx6yxmzf6x7wx7encbp58",
+         *         "id": "scr_prod_06h2e2r1qx65f7kkyet480smkrd92",
          *         "steps": [
          *           {
-         *             "item": "si_prod_06h2d0j9xrfa4gtwtxt0gkkdw3at2",
+         *             "item": "si_prod_06h2e2r0gzyza49js8ng9122a3eww",
          *             "type": "set_quantity",
          *             "price": null,
          *             "state": "pending",
@@ -21317,19 +21325,19 @@ export type components = {
          *         ],
          *         "object": "subscription_change_request",
          *         "status": "scheduled",
-         *         "created": "2026-11-29T08:53:22.711Z",
+         *         "created": "2026-11-29T11:22:42.482Z",
          *         "invoice": null,
-         *         "updated": "2026-11-29T08:53:22.759Z",
+         *         "updated": "2026-11-29T11:22:42.508Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "metadata": {},
          *         "effective": "period_end",
          *         "applied_at": null,
          *         "last_error": null,
-         *         "effective_at": "2026-12-29T08:53:22.540Z",
-         *         "subscription": "sub_prod_06h2d0j9xrfa4gtwtxt0gkkdw3at0",
+         *         "effective_at": "2026-12-29T11:22:42.168Z",
+         *         "subscription": "sub_prod_06h2e2r0gzyza49js8ng9122a3ewt",
          *         "applied_steps": 0,
-         *         "proration_date": "2026-11-29T08:53:22.711Z",
+         *         "proration_date": "2026-11-29T11:22:42.482Z",
          *         "proration_behavior": "create_prorations",
          *         "amount_due_now_atom": 0,
          *         "balance_transaction": null,
@@ -21342,13 +21350,13 @@ export type components = {
          *         "amount_due_now_total_atom": 0
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2d0javxnvc3xnwdzg30exp5x04",
-         *       "request_id": "req_prod_06h2d0javxnvc3xnwdzg30exp5x04",
+         *       "correlation_id": "req_prod_06h2e2r1w2088kk8w0w0njy7gqt30",
+         *       "request_id": "req_prod_06h2e2r1w2088kk8w0w0njy7gqt30",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-29T08:53:22.794Z",
+         *       "created": "2026-11-29T11:22:42.539Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2d0hff561d1m2s03m8jqqg7zhr"
+         *       "actor_id": "key_prod_06h2e2q0jsmt1p9rnsmyh98bw1d7j"
          *     }
          */
         SubscriptionChangeRequestCanceledEvent: {
@@ -21393,12 +21401,12 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2d0j0vxn862w5993sgtqnc7dwr",
+         *       "id": "evt_prod_06h2e2qp8fb4wtberpt9e7q1rpr4a",
          *       "type": "payment_method.attached",
          *       "aggregate_type": "payment_method",
-         *       "aggregate_id": "pm_prod_06h2d0j0vhm1yb6ks7e5h1pvzkyam",
+         *       "aggregate_id": "pm_prod_06h2e2qp8axgbckd0xhmqvxbwsxn6",
          *       "data": {
-         *         "id": "pm_prod_06h2d0j0vhm1yb6ks7e5h1pvzkyam",
+         *         "id": "pm_prod_06h2e2qp8axgbckd0xhmqvxbwsxn6",
          *         "card": {
          *           "brand": "visa",
          *           "last4": "4242",
@@ -21406,8 +21414,8 @@ export type components = {
          *           "exp_month": 12
          *         },
          *         "object": "payment_method",
-         *         "created": "2026-11-29T08:53:20.220Z",
-         *         "customer": "cus_prod_06h2d0hzwvey0es4yyvctdfs4an46",
+         *         "created": "2026-11-29T11:22:39.554Z",
+         *         "customer": "cus_prod_06h2e2qns0dgdp378pgwqnerx1tm8",
          *         "livemode": false,
          *         "processor": "sandbox",
          *         "detached_at": null,
@@ -21415,13 +21423,13 @@ export type components = {
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2d0j0t3gwb742z3hzbdg16xgkm",
-         *       "request_id": "req_prod_06h2d0j0t3gwb742z3hzbdg16xgkm",
+         *       "correlation_id": "req_prod_06h2e2qp60vrsef71qz57qc2nwfpc",
+         *       "request_id": "req_prod_06h2e2qp60vrsef71qz57qc2nwfpc",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-29T08:53:20.223Z",
+         *       "created": "2026-11-29T11:22:39.555Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2d0hff561d1m2s03m8jqqg7zhr"
+         *       "actor_id": "key_prod_06h2e2q0jsmt1p9rnsmyh98bw1d7j"
          *     }
          */
         PaymentMethodAttachedEvent: {
@@ -21466,12 +21474,12 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2d0j1s05gkzn495a7c526036p0",
+         *       "id": "evt_prod_06h2e2qpfmx961mm7f4456fnvj41c",
          *       "type": "payment_method.detached",
          *       "aggregate_type": "payment_method",
-         *       "aggregate_id": "pm_prod_06h2d0j14n371p11cg2gganb5a28t",
+         *       "aggregate_id": "pm_prod_06h2e2qpcn5rspn1vvkk5beq27tr2",
          *       "data": {
-         *         "id": "pm_prod_06h2d0j14n371p11cg2gganb5a28t",
+         *         "id": "pm_prod_06h2e2qpcn5rspn1vvkk5beq27tr2",
          *         "card": {
          *           "brand": "visa",
          *           "last4": "0002",
@@ -21479,15 +21487,15 @@ export type components = {
          *           "exp_month": 12
          *         },
          *         "object": "payment_method",
-         *         "created": "2026-11-29T08:53:20.294Z",
-         *         "customer": "cus_prod_06h2d0hzwvey0es4yyvctdfs4an46",
+         *         "created": "2026-11-29T11:22:39.589Z",
+         *         "customer": "cus_prod_06h2e2qns0dgdp378pgwqnerx1tm8",
          *         "livemode": false,
          *         "processor": "sandbox",
-         *         "detached_at": "2026-11-29T08:53:20.449Z",
+         *         "detached_at": "2026-11-29T11:22:39.611Z",
          *         "processor_payment_method": "pm_sandbox_declined"
          *       },
          *       "previous_data": {
-         *         "id": "pm_prod_06h2d0j14n371p11cg2gganb5a28t",
+         *         "id": "pm_prod_06h2e2qpcn5rspn1vvkk5beq27tr2",
          *         "card": {
          *           "brand": "visa",
          *           "last4": "0002",
@@ -21495,21 +21503,21 @@ export type components = {
          *           "exp_month": 12
          *         },
          *         "object": "payment_method",
-         *         "created": "2026-11-29T08:53:20.294Z",
-         *         "customer": "cus_prod_06h2d0hzwvey0es4yyvctdfs4an46",
+         *         "created": "2026-11-29T11:22:39.589Z",
+         *         "customer": "cus_prod_06h2e2qns0dgdp378pgwqnerx1tm8",
          *         "livemode": false,
          *         "processor": "sandbox",
          *         "detached_at": null,
          *         "processor_payment_method": "pm_sandbox_declined"
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2d0j1nk2ysdba7x6gdrsjyfn08",
-         *       "request_id": "req_prod_06h2d0j1nk2ysdba7x6gdrsjyfn08",
+         *       "correlation_id": "req_prod_06h2e2qpf5e9nd2a72tt822gwdxyr",
+         *       "request_id": "req_prod_06h2e2qpf5e9nd2a72tt822gwdxyr",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-29T08:53:20.457Z",
+         *       "created": "2026-11-29T11:22:39.613Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2d0hff561d1m2s03m8jqqg7zhr"
+         *       "actor_id": "key_prod_06h2e2q0jsmt1p9rnsmyh98bw1d7j"
          *     }
          */
         PaymentMethodDetachedEvent: {
@@ -21554,47 +21562,47 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2d0j4zwfzbb40sgbj403whwxvy",
+         *       "id": "evt_prod_06h2e2qvqwtcnc6jz2kj2ftt2yt4r",
          *       "type": "email.sent",
          *       "aggregate_type": "email",
-         *       "aggregate_id": "eml_prod_06h2d0j4mpnqkqcm8s383vtxdbcxg",
+         *       "aggregate_id": "eml_prod_06h2e2qvc1jsnbxthapbaexrntt8p",
          *       "data": {
-         *         "id": "eml_prod_06h2d0j4mpnqkqcm8s383vtxdbcxg",
+         *         "id": "eml_prod_06h2e2qvc1jsnbxthapbaexrntt8p",
          *         "to": [
          *           "jenny@example.com"
          *         ],
          *         "type": "receipt",
-         *         "event": "evt_prod_06h2d0j4keq7879f347w3gkvnkmx6",
+         *         "event": "evt_prod_06h2e2qva477ampcwrzqn2qkavdmj",
          *         "object": "email",
          *         "status": "sent",
-         *         "created": "2026-11-29T08:53:21.189Z",
-         *         "invoice": "in_prod_06h2d0j3hmedp2e9959y4mv9t8t16",
-         *         "sent_at": "2026-11-29T08:53:21.277Z",
+         *         "created": "2026-11-29T11:22:40.864Z",
+         *         "invoice": "in_prod_06h2e2qt2pfb2bj09he9z83cz6yde",
+         *         "sent_at": "2026-11-29T11:22:40.955Z",
          *         "subject": "Your receipt from Example GmbH (invoice EXAMPL-0001)",
          *         "attempts": 1,
-         *         "customer": "cus_prod_06h2d0hzwvey0es4yyvctdfs4an46",
+         *         "customer": "cus_prod_06h2e2qns0dgdp378pgwqnerx1tm8",
          *         "livemode": false,
-         *         "message_id": "<eml_prod_06h2d0j4mpnqkqcm8s383vtxdbcxg@localhost>",
+         *         "message_id": "<eml_prod_06h2e2qvc1jsnbxthapbaexrntt8p@localhost>",
          *         "credit_note": null,
-         *         "smtp_response": "250 Written to .data/mail/eml_prod_06h2d0j4mpnqkqcm8s383vtxdbcxg.eml (no SMTP_URL)"
+         *         "smtp_response": "250 Written to .data/mail/eml_prod_06h2e2qvc1jsnbxthapbaexrntt8p.eml (no SMTP_URL)"
          *       },
          *       "previous_data": {
-         *         "id": "eml_prod_06h2d0j4mpnqkqcm8s383vtxdbcxg",
+         *         "id": "eml_prod_06h2e2qvc1jsnbxthapbaexrntt8p",
          *         "to": [
          *           "jenny@example.com"
          *         ],
          *         "type": "receipt",
-         *         "event": "evt_prod_06h2d0j4keq7879f347w3gkvnkmx6",
+         *         "event": "evt_prod_06h2e2qva477ampcwrzqn2qkavdmj",
          *         "object": "email",
          *         "status": "queued",
-         *         "created": "2026-11-29T08:53:21.189Z",
-         *         "invoice": "in_prod_06h2d0j3hmedp2e9959y4mv9t8t16",
+         *         "created": "2026-11-29T11:22:40.864Z",
+         *         "invoice": "in_prod_06h2e2qt2pfb2bj09he9z83cz6yde",
          *         "sent_at": null,
          *         "subject": "Your receipt from Example GmbH (invoice EXAMPL-0001)",
          *         "attempts": 1,
-         *         "customer": "cus_prod_06h2d0hzwvey0es4yyvctdfs4an46",
+         *         "customer": "cus_prod_06h2e2qns0dgdp378pgwqnerx1tm8",
          *         "livemode": false,
-         *         "message_id": "<eml_prod_06h2d0j4mpnqkqcm8s383vtxdbcxg@localhost>",
+         *         "message_id": "<eml_prod_06h2e2qvc1jsnbxthapbaexrntt8p@localhost>",
          *         "credit_note": null,
          *         "smtp_response": null
          *       },
@@ -21603,7 +21611,7 @@ export type components = {
          *       "request_id": null,
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-29T08:53:21.279Z",
+         *       "created": "2026-11-29T11:22:41.023Z",
          *       "actor_type": "system",
          *       "actor_id": null
          *     }
@@ -21650,12 +21658,12 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2d0jfgsgrx90msf0p1ysvtg72y",
+         *       "id": "evt_prod_06h2e2rax3eg9ygbqaw7q95rck3j8",
          *       "type": "email.failed",
          *       "aggregate_type": "email",
-         *       "aggregate_id": "eml_prod_06h2d0jfe6msxmg0jvvgyzqrpymfr",
+         *       "aggregate_id": "eml_prod_06h2e2raqt61zrxc16xqqbb35w2ym",
          *       "data": {
-         *         "id": "eml_prod_06h2d0jfe6msxmg0jvvgyzqrpymfr",
+         *         "id": "eml_prod_06h2e2raqt61zrxc16xqqbb35w2ym",
          *         "to": [
          *           "owner@example.com"
          *         ],
@@ -21663,19 +21671,19 @@ export type components = {
          *         "event": null,
          *         "object": "email",
          *         "status": "rate_limited",
-         *         "created": "2027-01-08T08:53:23.183Z",
+         *         "created": "2027-01-08T11:22:43.045Z",
          *         "invoice": null,
          *         "sent_at": null,
          *         "subject": "Test email from Example GmbH",
          *         "attempts": 1,
          *         "customer": null,
          *         "livemode": false,
-         *         "message_id": "<eml_prod_06h2d0jfe6msxmg0jvvgyzqrpymfr@localhost>",
+         *         "message_id": "<eml_prod_06h2e2raqt61zrxc16xqqbb35w2ym@localhost>",
          *         "credit_note": null,
          *         "smtp_response": "429 The account's hourly email limit was reached; this email was not sent."
          *       },
          *       "previous_data": {
-         *         "id": "eml_prod_06h2d0jfe6msxmg0jvvgyzqrpymfr",
+         *         "id": "eml_prod_06h2e2raqt61zrxc16xqqbb35w2ym",
          *         "to": [
          *           "owner@example.com"
          *         ],
@@ -21683,14 +21691,14 @@ export type components = {
          *         "event": null,
          *         "object": "email",
          *         "status": "queued",
-         *         "created": "2027-01-08T08:53:23.183Z",
+         *         "created": "2027-01-08T11:22:43.045Z",
          *         "invoice": null,
          *         "sent_at": null,
          *         "subject": "Test email from Example GmbH",
          *         "attempts": 1,
          *         "customer": null,
          *         "livemode": false,
-         *         "message_id": "<eml_prod_06h2d0jfe6msxmg0jvvgyzqrpymfr@localhost>",
+         *         "message_id": "<eml_prod_06h2e2raqt61zrxc16xqqbb35w2ym@localhost>",
          *         "credit_note": null,
          *         "smtp_response": null
          *       },
@@ -21699,7 +21707,7 @@ export type components = {
          *       "request_id": null,
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2027-01-08T08:53:23.204Z",
+         *       "created": "2027-01-08T11:22:43.087Z",
          *       "actor_type": "system",
          *       "actor_id": null
          *     }
@@ -22374,22 +22382,22 @@ export type components = {
         /**
          * @description The webhook body of `payment.succeeded`.
          * @example {
-         *       "id": "evt_prod_06h2d0j2bgmjhe0evyetfbb9fgzer",
+         *       "id": "evt_prod_06h2e2qpkvtt28y81zc6crp9gysnp",
          *       "object": "event",
          *       "type": "payment.succeeded",
          *       "sequence": 1,
-         *       "created": 1795942400,
+         *       "created": 1795951359,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "py_prod_06h2d0j2b25jq3sk9j2p2n8edms8c",
+         *           "id": "py_prod_06h2e2qpkfr4wv71nzj9y50ebme10",
          *           "object": "payment",
          *           "status": "succeeded",
-         *           "created": "2026-11-29T08:53:20.600Z",
+         *           "created": "2026-11-29T11:22:39.643Z",
          *           "currency": "usd",
          *           "livemode": false,
          *           "amount_atom": 1000,
-         *           "payment_intent": "pi_prod_06h2d0j25ghhdac6jr2g39fm7g3mp",
+         *           "payment_intent": "pi_prod_06h2e2qphej7kn8fzq53j9237g9zg",
          *           "payment_method": "pm_sandbox_succeeds",
          *           "failure_message": null,
          *           "amount_refunded_atom": 0
@@ -22447,22 +22455,22 @@ export type components = {
         /**
          * @description The webhook body of `payment.failed`.
          * @example {
-         *       "id": "evt_prod_06h2d0j2hpvvdc75qq8j6sqyvv7my",
+         *       "id": "evt_prod_06h2e2qptz247tfw1vvgxtq0c65qp",
          *       "object": "event",
          *       "type": "payment.failed",
          *       "sequence": 1,
-         *       "created": 1795942400,
+         *       "created": 1795951359,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "py_prod_06h2d0j2hbxp7yc7vxapvkv7vrjh2",
+         *           "id": "py_prod_06h2e2qptg03t3r2amndhrxd9t1p0",
          *           "object": "payment",
          *           "status": "failed",
-         *           "created": "2026-11-29T08:53:20.650Z",
+         *           "created": "2026-11-29T11:22:39.700Z",
          *           "currency": "usd",
          *           "livemode": false,
          *           "amount_atom": 1000,
-         *           "payment_intent": "pi_prod_06h2d0j2frx6apt5pqd2tqvxgfw66",
+         *           "payment_intent": "pi_prod_06h2e2qprpr1r084fd33w1d7n02d4",
          *           "payment_method": "pm_sandbox_declined",
          *           "failure_message": "Your card was declined (sandbox payment method pm_sandbox_declined).",
          *           "amount_refunded_atom": 0
@@ -22499,22 +22507,22 @@ export type components = {
         /**
          * @description The webhook body of `payment.refunded`.
          * @example {
-         *       "id": "evt_prod_06h2d0j3ayswqqzgm6c9b9xqxfhh2",
+         *       "id": "evt_prod_06h2e2qqhj8cc9m3qaxv8f8f4xget",
          *       "object": "event",
          *       "type": "payment.refunded",
          *       "sequence": 2,
-         *       "created": 1795942400,
+         *       "created": 1795951359,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "py_prod_06h2d0j2b25jq3sk9j2p2n8edms8c",
+         *           "id": "py_prod_06h2e2qpkfr4wv71nzj9y50ebme10",
          *           "object": "payment",
          *           "status": "partially_refunded",
-         *           "created": "2026-11-29T08:53:20.600Z",
+         *           "created": "2026-11-29T11:22:39.643Z",
          *           "currency": "usd",
          *           "livemode": false,
          *           "amount_atom": 1000,
-         *           "payment_intent": "pi_prod_06h2d0j25ghhdac6jr2g39fm7g3mp",
+         *           "payment_intent": "pi_prod_06h2e2qphej7kn8fzq53j9237g9zg",
          *           "payment_method": "pm_sandbox_succeeds",
          *           "failure_message": null,
          *           "amount_refunded_atom": 400
@@ -22555,32 +22563,32 @@ export type components = {
         /**
          * @description The webhook body of `checkout.session.created`.
          * @example {
-         *       "id": "evt_prod_06h2d0jb2g3be8f6173j3vqnfak7g",
+         *       "id": "evt_prod_06h2e2r233drabp4jkwj05kner1d0",
          *       "object": "event",
          *       "type": "checkout.session.created",
          *       "sequence": 1,
-         *       "created": 1795942402,
+         *       "created": 1795951362,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "cs_prod_06h2d0jb214sshkb0vp9ebb6hvb7e",
-         *           "url": "http://127.0.0.1:34341/checkout/cs_prod_06h2d0jb214sshkb0vp9ebb6hvb7e",
+         *           "id": "cs_prod_06h2e2r22pvg2p7ccmkz248aw5z64",
+         *           "url": "http://127.0.0.1:35505/checkout/cs_prod_06h2e2r22pvg2p7ccmkz248aw5z64",
          *           "mode": "payment",
          *           "object": "checkout_session",
          *           "status": "open",
-         *           "created": "2026-11-29T08:53:22.828Z",
+         *           "created": "2026-11-29T11:22:42.572Z",
          *           "invoice": null,
-         *           "updated": "2026-11-29T08:53:22.828Z",
+         *           "updated": "2026-11-29T11:22:42.572Z",
          *           "currency": "usd",
          *           "customer": null,
          *           "livemode": false,
          *           "metadata": {},
          *           "cancel_url": null,
          *           "expired_at": null,
-         *           "expires_at": "2026-11-30T08:53:22.828Z",
+         *           "expires_at": "2026-11-30T11:22:42.572Z",
          *           "line_items": [
          *             {
-         *               "price": "price_prod_06h2d0hxh93776ax6kaz2a0pxeqsm",
+         *               "price": "price_prod_06h2e2qm5atkk8k4743k7v78wmy3m",
          *               "quantity": 2,
          *               "amount_atom": 1000,
          *               "description": "Pro",
@@ -22685,22 +22693,22 @@ export type components = {
         /**
          * @description The webhook body of `checkout.session.updated`.
          * @example {
-         *       "id": "evt_prod_06h2d0jbmaqa9dw9cymbj4zhmck5j",
+         *       "id": "evt_prod_06h2e2r2n0xrw5b6apv4wjakch5sa",
          *       "object": "event",
          *       "type": "checkout.session.updated",
          *       "sequence": 2,
-         *       "created": 1795942402,
+         *       "created": 1795951362,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "cs_prod_06h2d0jbhakj5gk791g7q2yznssfp",
-         *           "url": "http://127.0.0.1:34341/checkout/cs_prod_06h2d0jbhakj5gk791g7q2yznssfp",
+         *           "id": "cs_prod_06h2e2r2j50nf91q62q5x1ea2has0",
+         *           "url": "http://127.0.0.1:35505/checkout/cs_prod_06h2e2r2j50nf91q62q5x1ea2has0",
          *           "mode": "payment",
          *           "object": "checkout_session",
          *           "status": "open",
-         *           "created": "2026-11-29T08:53:22.950Z",
+         *           "created": "2026-11-29T11:22:42.702Z",
          *           "invoice": null,
-         *           "updated": "2026-11-29T08:53:22.975Z",
+         *           "updated": "2026-11-29T11:22:42.728Z",
          *           "currency": "usd",
          *           "customer": null,
          *           "livemode": false,
@@ -22709,10 +22717,10 @@ export type components = {
          *           },
          *           "cancel_url": null,
          *           "expired_at": null,
-         *           "expires_at": "2026-11-30T08:53:22.950Z",
+         *           "expires_at": "2026-11-30T11:22:42.702Z",
          *           "line_items": [
          *             {
-         *               "price": "price_prod_06h2d0hxh93776ax6kaz2a0pxeqsm",
+         *               "price": "price_prod_06h2e2qm5atkk8k4743k7v78wmy3m",
          *               "quantity": 2,
          *               "amount_atom": 1000,
          *               "description": "Pro",
@@ -22729,7 +22737,7 @@ export type components = {
          *           "subscription_data": null
          *         },
          *         "previous_attributes": {
-         *           "updated": "2026-11-29T08:53:22.950Z",
+         *           "updated": "2026-11-29T11:22:42.702Z",
          *           "metadata": {}
          *         }
          *       }
@@ -22764,23 +22772,23 @@ export type components = {
         /**
          * @description The webhook body of `checkout.session.deleted`.
          * @example {
-         *       "id": "evt_prod_06h2d0jbqyzgy4jpbt238xb6tny6r",
+         *       "id": "evt_prod_06h2e2r2rj4tc3gsr3djen9jkc4rj",
          *       "object": "event",
          *       "type": "checkout.session.deleted",
          *       "sequence": 3,
-         *       "created": 1795942403,
+         *       "created": 1795951362,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "cs_prod_06h2d0jbhakj5gk791g7q2yznssfp",
-         *           "url": "http://127.0.0.1:34341/checkout/cs_prod_06h2d0jbhakj5gk791g7q2yznssfp",
+         *           "id": "cs_prod_06h2e2r2j50nf91q62q5x1ea2has0",
+         *           "url": "http://127.0.0.1:35505/checkout/cs_prod_06h2e2r2j50nf91q62q5x1ea2has0",
          *           "mode": "payment",
          *           "object": "checkout_session",
          *           "status": "open",
-         *           "created": "2026-11-29T08:53:22.950Z",
+         *           "created": "2026-11-29T11:22:42.702Z",
          *           "deleted": true,
          *           "invoice": null,
-         *           "updated": "2026-11-29T08:53:23.005Z",
+         *           "updated": "2026-11-29T11:22:42.755Z",
          *           "currency": "usd",
          *           "customer": null,
          *           "livemode": false,
@@ -22789,10 +22797,10 @@ export type components = {
          *           },
          *           "cancel_url": null,
          *           "expired_at": null,
-         *           "expires_at": "2026-11-30T08:53:22.950Z",
+         *           "expires_at": "2026-11-30T11:22:42.702Z",
          *           "line_items": [
          *             {
-         *               "price": "price_prod_06h2d0hxh93776ax6kaz2a0pxeqsm",
+         *               "price": "price_prod_06h2e2qm5atkk8k4743k7v78wmy3m",
          *               "quantity": 2,
          *               "amount_atom": 1000,
          *               "description": "Pro",
@@ -22809,7 +22817,7 @@ export type components = {
          *           "subscription_data": null
          *         },
          *         "previous_attributes": {
-         *           "updated": "2026-11-29T08:53:22.975Z",
+         *           "updated": "2026-11-29T11:22:42.728Z",
          *           "deleted": null
          *         }
          *       }
@@ -22902,32 +22910,32 @@ export type components = {
         /**
          * @description The webhook body of `checkout.session.completed`.
          * @example {
-         *       "id": "evt_prod_06h2d0jbd75dg7kdqdjc5zb1pqz6c",
+         *       "id": "evt_prod_06h2e2r2efg96haae9b3feyjacq2r",
          *       "object": "event",
          *       "type": "checkout.session.completed",
          *       "sequence": 2,
-         *       "created": 1795942402,
+         *       "created": 1795951362,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "cs_prod_06h2d0jb214sshkb0vp9ebb6hvb7e",
-         *           "url": "http://127.0.0.1:34341/checkout/cs_prod_06h2d0jb214sshkb0vp9ebb6hvb7e",
+         *           "id": "cs_prod_06h2e2r22pvg2p7ccmkz248aw5z64",
+         *           "url": "http://127.0.0.1:35505/checkout/cs_prod_06h2e2r22pvg2p7ccmkz248aw5z64",
          *           "mode": "payment",
          *           "object": "checkout_session",
          *           "status": "complete",
-         *           "created": "2026-11-29T08:53:22.828Z",
+         *           "created": "2026-11-29T11:22:42.572Z",
          *           "invoice": null,
-         *           "updated": "2026-11-29T08:53:22.917Z",
+         *           "updated": "2026-11-29T11:22:42.672Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h2d0jb9hkt5smdbj5rdz1zfm036",
+         *           "customer": "cus_prod_06h2e2r29tf1je4k4z1j5dnyf1y00",
          *           "livemode": false,
          *           "metadata": {},
          *           "cancel_url": null,
          *           "expired_at": null,
-         *           "expires_at": "2026-11-30T08:53:22.828Z",
+         *           "expires_at": "2026-11-30T11:22:42.572Z",
          *           "line_items": [
          *             {
-         *               "price": "price_prod_06h2d0hxh93776ax6kaz2a0pxeqsm",
+         *               "price": "price_prod_06h2e2qm5atkk8k4743k7v78wmy3m",
          *               "quantity": 2,
          *               "amount_atom": 1000,
          *               "description": "Pro",
@@ -22935,17 +22943,17 @@ export type components = {
          *             }
          *           ],
          *           "success_url": "https://example.com/thanks",
-         *           "completed_at": "2026-11-29T08:53:22.917Z",
+         *           "completed_at": "2026-11-29T11:22:42.672Z",
          *           "subscription": null,
          *           "customer_email": "new-buyer@example.com",
-         *           "payment_intent": "pi_prod_06h2d0jbajrwy9mtjfkjqdnmf1k5r",
+         *           "payment_intent": "pi_prod_06h2e2r2b64x6g7sdd3vbt0rv9rwp",
          *           "payment_status": "paid",
          *           "amount_total_atom": 1000,
          *           "subscription_data": null
          *         },
          *         "previous_attributes": {
          *           "status": "open",
-         *           "updated": "2026-11-29T08:53:22.828Z",
+         *           "updated": "2026-11-29T11:22:42.572Z",
          *           "customer": null,
          *           "completed_at": null,
          *           "customer_email": null,
@@ -22984,32 +22992,32 @@ export type components = {
         /**
          * @description The webhook body of `checkout.session.expired`.
          * @example {
-         *       "id": "evt_prod_06h2d0jc8g3ztvh7d48e28se10ygp",
+         *       "id": "evt_prod_06h2e2r3p8j069815s76s8mws04y6",
          *       "object": "event",
          *       "type": "checkout.session.expired",
          *       "sequence": 2,
-         *       "created": 1796028803,
+         *       "created": 1796037762,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "cs_prod_06h2d0jbt72xr5g88j130hkfnz52t",
-         *           "url": "http://127.0.0.1:34341/checkout/cs_prod_06h2d0jbt72xr5g88j130hkfnz52t",
+         *           "id": "cs_prod_06h2e2r2w4631kz4vn1fd4d761qej",
+         *           "url": "http://127.0.0.1:35505/checkout/cs_prod_06h2e2r2w4631kz4vn1fd4d761qej",
          *           "mode": "payment",
          *           "object": "checkout_session",
          *           "status": "expired",
-         *           "created": "2026-11-29T08:53:23.022Z",
+         *           "created": "2026-11-29T11:22:42.783Z",
          *           "invoice": null,
-         *           "updated": "2026-11-30T08:53:23.022Z",
+         *           "updated": "2026-11-30T11:22:42.783Z",
          *           "currency": "usd",
          *           "customer": null,
          *           "livemode": false,
          *           "metadata": {},
          *           "cancel_url": null,
-         *           "expired_at": "2026-11-30T08:53:23.022Z",
-         *           "expires_at": "2026-11-30T08:53:23.022Z",
+         *           "expired_at": "2026-11-30T11:22:42.783Z",
+         *           "expires_at": "2026-11-30T11:22:42.783Z",
          *           "line_items": [
          *             {
-         *               "price": "price_prod_06h2d0hxh93776ax6kaz2a0pxeqsm",
+         *               "price": "price_prod_06h2e2qm5atkk8k4743k7v78wmy3m",
          *               "quantity": 2,
          *               "amount_atom": 1000,
          *               "description": "Pro",
@@ -23027,7 +23035,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "status": "open",
-         *           "updated": "2026-11-29T08:53:23.022Z",
+         *           "updated": "2026-11-29T11:22:42.783Z",
          *           "expired_at": null
          *         }
          *       }
@@ -23062,22 +23070,22 @@ export type components = {
         /**
          * @description The webhook body of `payment_intent.created`.
          * @example {
-         *       "id": "evt_prod_06h2d0j26rhdex7wqcpag3r4vv3xe",
+         *       "id": "evt_prod_06h2e2qphqq646qn25vveaaq6xtr2",
          *       "object": "event",
          *       "type": "payment_intent.created",
          *       "sequence": 1,
-         *       "created": 1795942400,
+         *       "created": 1795951359,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "pi_prod_06h2d0j25ghhdac6jr2g39fm7g3mp",
+         *           "id": "pi_prod_06h2e2qphej7kn8fzq53j9237g9zg",
          *           "object": "payment_intent",
          *           "status": "requires_confirmation",
-         *           "created": "2026-11-29T08:53:20.556Z",
+         *           "created": "2026-11-29T11:22:39.627Z",
          *           "invoice": null,
-         *           "updated": "2026-11-29T08:53:20.556Z",
+         *           "updated": "2026-11-29T11:22:39.627Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h2d0hzwvey0es4yyvctdfs4an46",
+         *           "customer": "cus_prod_06h2e2qns0dgdp378pgwqnerx1tm8",
          *           "livemode": false,
          *           "metadata": {},
          *           "amount_atom": 1000,
@@ -23154,22 +23162,22 @@ export type components = {
         /**
          * @description The webhook body of `payment_intent.processing`.
          * @example {
-         *       "id": "evt_prod_06h2d0j2a63b1wh64pbbd17kd0d2p",
+         *       "id": "evt_prod_06h2e2qpjp701bn8ardwhtfvvrvr4",
          *       "object": "event",
          *       "type": "payment_intent.processing",
          *       "sequence": 2,
-         *       "created": 1795942400,
+         *       "created": 1795951359,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "pi_prod_06h2d0j25ghhdac6jr2g39fm7g3mp",
+         *           "id": "pi_prod_06h2e2qphej7kn8fzq53j9237g9zg",
          *           "object": "payment_intent",
          *           "status": "processing",
-         *           "created": "2026-11-29T08:53:20.556Z",
+         *           "created": "2026-11-29T11:22:39.627Z",
          *           "invoice": null,
-         *           "updated": "2026-11-29T08:53:20.585Z",
+         *           "updated": "2026-11-29T11:22:39.633Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h2d0hzwvey0es4yyvctdfs4an46",
+         *           "customer": "cus_prod_06h2e2qns0dgdp378pgwqnerx1tm8",
          *           "livemode": false,
          *           "metadata": {},
          *           "amount_atom": 1000,
@@ -23182,7 +23190,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "status": "requires_confirmation",
-         *           "updated": "2026-11-29T08:53:20.556Z"
+         *           "updated": "2026-11-29T11:22:39.627Z"
          *         }
          *       }
          *     }
@@ -23216,22 +23224,22 @@ export type components = {
         /**
          * @description The webhook body of `payment_intent.requires_action`.
          * @example {
-         *       "id": "evt_prod_06h2d0j2n3cnrx3t2z85txta3h70r",
+         *       "id": "evt_prod_06h2e2qq15kjrjaejg1fqabr66bbt",
          *       "object": "event",
          *       "type": "payment_intent.requires_action",
          *       "sequence": 2,
-         *       "created": 1795942400,
+         *       "created": 1795951359,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "pi_prod_06h2d0j2kvxq0bv7hzmvd5ceqx16y",
+         *           "id": "pi_prod_06h2e2qq0gn3rcs5m1vvpd70sqz52",
          *           "object": "payment_intent",
          *           "status": "requires_action",
-         *           "created": "2026-11-29T08:53:20.670Z",
+         *           "created": "2026-11-29T11:22:39.748Z",
          *           "invoice": null,
-         *           "updated": "2026-11-29T08:53:20.676Z",
+         *           "updated": "2026-11-29T11:22:39.752Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h2d0hzwvey0es4yyvctdfs4an46",
+         *           "customer": "cus_prod_06h2e2qns0dgdp378pgwqnerx1tm8",
          *           "livemode": false,
          *           "metadata": {},
          *           "amount_atom": 1000,
@@ -23244,7 +23252,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "status": "requires_confirmation",
-         *           "updated": "2026-11-29T08:53:20.670Z"
+         *           "updated": "2026-11-29T11:22:39.748Z"
          *         }
          *       }
          *     }
@@ -23278,22 +23286,22 @@ export type components = {
         /**
          * @description The webhook body of `payment_intent.amount_capturable_updated`.
          * @example {
-         *       "id": "evt_prod_06h2d0j2wvyvhjs1btn99ph77yd1t",
+         *       "id": "evt_prod_06h2e2qq60pwzx0gh3yf2a0eckj76",
          *       "object": "event",
          *       "type": "payment_intent.amount_capturable_updated",
          *       "sequence": 3,
-         *       "created": 1795942400,
+         *       "created": 1795951359,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "pi_prod_06h2d0j2v84dkkr2cena082by7k62",
+         *           "id": "pi_prod_06h2e2qq53kpabk8ypb68wnfhhnq4",
          *           "object": "payment_intent",
          *           "status": "requires_capture",
-         *           "created": "2026-11-29T08:53:20.730Z",
+         *           "created": "2026-11-29T11:22:39.784Z",
          *           "invoice": null,
-         *           "updated": "2026-11-29T08:53:20.740Z",
+         *           "updated": "2026-11-29T11:22:39.789Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h2d0hzwvey0es4yyvctdfs4an46",
+         *           "customer": "cus_prod_06h2e2qns0dgdp378pgwqnerx1tm8",
          *           "livemode": false,
          *           "metadata": {},
          *           "amount_atom": 1000,
@@ -23306,7 +23314,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "status": "processing",
-         *           "updated": "2026-11-29T08:53:20.735Z",
+         *           "updated": "2026-11-29T11:22:39.787Z",
          *           "amount_capturable_atom": 0
          *         }
          *       }
@@ -23341,22 +23349,22 @@ export type components = {
         /**
          * @description The webhook body of `payment_intent.succeeded`.
          * @example {
-         *       "id": "evt_prod_06h2d0j2css5ej552jz7y182936kp",
+         *       "id": "evt_prod_06h2e2qpmbj9cx45w8gbn9w7ndebt",
          *       "object": "event",
          *       "type": "payment_intent.succeeded",
          *       "sequence": 3,
-         *       "created": 1795942400,
+         *       "created": 1795951359,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "pi_prod_06h2d0j25ghhdac6jr2g39fm7g3mp",
+         *           "id": "pi_prod_06h2e2qphej7kn8fzq53j9237g9zg",
          *           "object": "payment_intent",
          *           "status": "succeeded",
-         *           "created": "2026-11-29T08:53:20.556Z",
+         *           "created": "2026-11-29T11:22:39.627Z",
          *           "invoice": null,
-         *           "updated": "2026-11-29T08:53:20.606Z",
+         *           "updated": "2026-11-29T11:22:39.648Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h2d0hzwvey0es4yyvctdfs4an46",
+         *           "customer": "cus_prod_06h2e2qns0dgdp378pgwqnerx1tm8",
          *           "livemode": false,
          *           "metadata": {},
          *           "amount_atom": 1000,
@@ -23369,7 +23377,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "status": "processing",
-         *           "updated": "2026-11-29T08:53:20.585Z",
+         *           "updated": "2026-11-29T11:22:39.633Z",
          *           "amount_received_atom": 0
          *         }
          *       }
@@ -23404,26 +23412,26 @@ export type components = {
         /**
          * @description The webhook body of `payment_intent.canceled`.
          * @example {
-         *       "id": "evt_prod_06h2d0j2zmdk4822z0at9rn01jbt2",
+         *       "id": "evt_prod_06h2e2qq87t1zh556qxehv9mff90j",
          *       "object": "event",
          *       "type": "payment_intent.canceled",
          *       "sequence": 4,
-         *       "created": 1795942400,
+         *       "created": 1795951359,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "pi_prod_06h2d0j2v84dkkr2cena082by7k62",
+         *           "id": "pi_prod_06h2e2qq53kpabk8ypb68wnfhhnq4",
          *           "object": "payment_intent",
          *           "status": "canceled",
-         *           "created": "2026-11-29T08:53:20.730Z",
+         *           "created": "2026-11-29T11:22:39.784Z",
          *           "invoice": null,
-         *           "updated": "2026-11-29T08:53:20.764Z",
+         *           "updated": "2026-11-29T11:22:39.809Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h2d0hzwvey0es4yyvctdfs4an46",
+         *           "customer": "cus_prod_06h2e2qns0dgdp378pgwqnerx1tm8",
          *           "livemode": false,
          *           "metadata": {},
          *           "amount_atom": 1000,
-         *           "canceled_at": "2026-11-29T08:53:20.764Z",
+         *           "canceled_at": "2026-11-29T11:22:39.809Z",
          *           "capture_method": "manual",
          *           "payment_method": "pm_sandbox_succeeds",
          *           "last_payment_error": null,
@@ -23432,7 +23440,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "status": "requires_capture",
-         *           "updated": "2026-11-29T08:53:20.740Z",
+         *           "updated": "2026-11-29T11:22:39.789Z",
          *           "canceled_at": null,
          *           "amount_capturable_atom": 1000
          *         }
@@ -23468,22 +23476,22 @@ export type components = {
         /**
          * @description The webhook body of `payment_intent.payment_failed`.
          * @example {
-         *       "id": "evt_prod_06h2d0j2j6vzyb861qf84th60pdw2",
+         *       "id": "evt_prod_06h2e2qpw4dc3es53x24bdtdspn3e",
          *       "object": "event",
          *       "type": "payment_intent.payment_failed",
          *       "sequence": 3,
-         *       "created": 1795942400,
+         *       "created": 1795951359,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "pi_prod_06h2d0j2frx6apt5pqd2tqvxgfw66",
+         *           "id": "pi_prod_06h2e2qprpr1r084fd33w1d7n02d4",
          *           "object": "payment_intent",
          *           "status": "requires_payment_method",
-         *           "created": "2026-11-29T08:53:20.638Z",
+         *           "created": "2026-11-29T11:22:39.685Z",
          *           "invoice": null,
-         *           "updated": "2026-11-29T08:53:20.656Z",
+         *           "updated": "2026-11-29T11:22:39.706Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h2d0hzwvey0es4yyvctdfs4an46",
+         *           "customer": "cus_prod_06h2e2qns0dgdp378pgwqnerx1tm8",
          *           "livemode": false,
          *           "metadata": {},
          *           "amount_atom": 1000,
@@ -23496,7 +23504,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "status": "processing",
-         *           "updated": "2026-11-29T08:53:20.644Z",
+         *           "updated": "2026-11-29T11:22:39.691Z",
          *           "payment_method": "pm_sandbox_declined",
          *           "last_payment_error": null
          *         }
@@ -23532,22 +23540,22 @@ export type components = {
         /**
          * @description The webhook body of `payment_intent.partially_funded`.
          * @example {
-         *       "id": "evt_prod_06h2d0j2sgpjrvtjqgdhfzns18zam",
+         *       "id": "evt_prod_06h2e2qq3qbj11m5qkkmk91fe1wkm",
          *       "object": "event",
          *       "type": "payment_intent.partially_funded",
          *       "sequence": 3,
-         *       "created": 1795942400,
+         *       "created": 1795951359,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "pi_prod_06h2d0j2q8r8q6b71sjp1gmmb4m6e",
+         *           "id": "pi_prod_06h2e2qq2pk49wens2cj7xbp74g3a",
          *           "object": "payment_intent",
          *           "status": "partially_funded",
-         *           "created": "2026-11-29T08:53:20.697Z",
+         *           "created": "2026-11-29T11:22:39.765Z",
          *           "invoice": null,
-         *           "updated": "2026-11-29T08:53:20.714Z",
+         *           "updated": "2026-11-29T11:22:39.772Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h2d0hzwvey0es4yyvctdfs4an46",
+         *           "customer": "cus_prod_06h2e2qns0dgdp378pgwqnerx1tm8",
          *           "livemode": false,
          *           "metadata": {},
          *           "amount_atom": 1000,
@@ -23560,7 +23568,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "status": "processing",
-         *           "updated": "2026-11-29T08:53:20.704Z",
+         *           "updated": "2026-11-29T11:22:39.768Z",
          *           "amount_received_atom": 0
          *         }
          *       }
@@ -23595,40 +23603,40 @@ export type components = {
         /**
          * @description The webhook body of `customer.subscription.created`.
          * @example {
-         *       "id": "evt_prod_06h2d0j8nmwqw4dxgsced7kepak3y",
+         *       "id": "evt_prod_06h2e2qzahg3gv7bcmp9matfz97sp",
          *       "object": "event",
          *       "type": "customer.subscription.created",
          *       "sequence": 1,
-         *       "created": 1795942402,
+         *       "created": 1795951361,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "sub_prod_06h2d0j8khyc25ndr0zhkwxcdqp38",
+         *           "id": "sub_prod_06h2e2qz7px4nqjww011q3jy8tgzw",
          *           "items": [
          *             {
-         *               "id": "si_prod_06h2d0j8khyc25ndr0zhkwxcdqp3a",
-         *               "price": "price_prod_06h2d0hxcshgdh05f8e8wff0h1rny",
+         *               "id": "si_prod_06h2e2qz7px4nqjww011q3jy8tgzy",
+         *               "price": "price_prod_06h2e2qm33j2tgtxztzc3se42r4dw",
          *               "quantity": 1
          *             }
          *           ],
          *           "object": "subscription",
          *           "status": "active",
-         *           "created": "2026-11-29T08:53:22.201Z",
-         *           "updated": "2026-11-29T08:53:22.201Z",
+         *           "created": "2026-11-29T11:22:41.850Z",
+         *           "updated": "2026-11-29T11:22:41.850Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h2d0hzwvey0es4yyvctdfs4an46",
+         *           "customer": "cus_prod_06h2e2qns0dgdp378pgwqnerx1tm8",
          *           "livemode": false,
          *           "metadata": {},
          *           "paused_at": null,
          *           "trial_end": null,
          *           "cancelled_at": null,
          *           "days_until_due": null,
-         *           "latest_invoice": "in_prod_06h2d0j8kwkgq53035bqxvzm95r0g",
+         *           "latest_invoice": "in_prod_06h2e2qz7wwzke7zm14g9s3sqh3z8",
          *           "pending_changes": [],
          *           "collection_method": "charge_automatically",
-         *           "current_period_end": "2026-12-29T08:53:22.201Z",
+         *           "current_period_end": "2026-12-29T11:22:41.850Z",
          *           "cancel_at_period_end": false,
-         *           "current_period_start": "2026-11-29T08:53:22.201Z",
+         *           "current_period_start": "2026-11-29T11:22:41.850Z",
          *           "default_payment_method": null
          *         }
          *       }
@@ -23719,28 +23727,28 @@ export type components = {
         /**
          * @description The webhook body of `customer.subscription.updated`.
          * @example {
-         *       "id": "evt_prod_06h2d0j90j1t1wdgz5cskma6k70ae",
+         *       "id": "evt_prod_06h2e2qzna7dy01dabej6bzryjvgt",
          *       "object": "event",
          *       "type": "customer.subscription.updated",
          *       "sequence": 2,
-         *       "created": 1795942402,
+         *       "created": 1795951361,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "sub_prod_06h2d0j8khyc25ndr0zhkwxcdqp38",
+         *           "id": "sub_prod_06h2e2qz7px4nqjww011q3jy8tgzw",
          *           "items": [
          *             {
-         *               "id": "si_prod_06h2d0j8khyc25ndr0zhkwxcdqp3a",
-         *               "price": "price_prod_06h2d0hxcshgdh05f8e8wff0h1rny",
+         *               "id": "si_prod_06h2e2qz7px4nqjww011q3jy8tgzy",
+         *               "price": "price_prod_06h2e2qm33j2tgtxztzc3se42r4dw",
          *               "quantity": 1
          *             }
          *           ],
          *           "object": "subscription",
          *           "status": "active",
-         *           "created": "2026-11-29T08:53:22.201Z",
-         *           "updated": "2026-11-29T08:53:22.303Z",
+         *           "created": "2026-11-29T11:22:41.850Z",
+         *           "updated": "2026-11-29T11:22:41.958Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h2d0hzwvey0es4yyvctdfs4an46",
+         *           "customer": "cus_prod_06h2e2qns0dgdp378pgwqnerx1tm8",
          *           "livemode": false,
          *           "metadata": {
          *             "plan": "pro"
@@ -23749,16 +23757,16 @@ export type components = {
          *           "trial_end": null,
          *           "cancelled_at": null,
          *           "days_until_due": null,
-         *           "latest_invoice": "in_prod_06h2d0j8kwkgq53035bqxvzm95r0g",
+         *           "latest_invoice": "in_prod_06h2e2qz7wwzke7zm14g9s3sqh3z8",
          *           "pending_changes": [],
          *           "collection_method": "charge_automatically",
-         *           "current_period_end": "2026-12-29T08:53:22.201Z",
+         *           "current_period_end": "2026-12-29T11:22:41.850Z",
          *           "cancel_at_period_end": false,
-         *           "current_period_start": "2026-11-29T08:53:22.201Z",
+         *           "current_period_start": "2026-11-29T11:22:41.850Z",
          *           "default_payment_method": null
          *         },
          *         "previous_attributes": {
-         *           "updated": "2026-11-29T08:53:22.201Z",
+         *           "updated": "2026-11-29T11:22:41.850Z",
          *           "metadata": {}
          *         }
          *       }
@@ -23793,47 +23801,47 @@ export type components = {
         /**
          * @description The webhook body of `customer.subscription.paused`.
          * @example {
-         *       "id": "evt_prod_06h2d0j94tngz787haerzytb8bexj",
+         *       "id": "evt_prod_06h2e2qzshzethq0ga6974dy7eqbw",
          *       "object": "event",
          *       "type": "customer.subscription.paused",
          *       "sequence": 3,
-         *       "created": 1795942402,
+         *       "created": 1795951361,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "sub_prod_06h2d0j8khyc25ndr0zhkwxcdqp38",
+         *           "id": "sub_prod_06h2e2qz7px4nqjww011q3jy8tgzw",
          *           "items": [
          *             {
-         *               "id": "si_prod_06h2d0j8khyc25ndr0zhkwxcdqp3a",
-         *               "price": "price_prod_06h2d0hxcshgdh05f8e8wff0h1rny",
+         *               "id": "si_prod_06h2e2qz7px4nqjww011q3jy8tgzy",
+         *               "price": "price_prod_06h2e2qm33j2tgtxztzc3se42r4dw",
          *               "quantity": 1
          *             }
          *           ],
          *           "object": "subscription",
          *           "status": "paused",
-         *           "created": "2026-11-29T08:53:22.201Z",
-         *           "updated": "2026-11-29T08:53:22.337Z",
+         *           "created": "2026-11-29T11:22:41.850Z",
+         *           "updated": "2026-11-29T11:22:41.994Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h2d0hzwvey0es4yyvctdfs4an46",
+         *           "customer": "cus_prod_06h2e2qns0dgdp378pgwqnerx1tm8",
          *           "livemode": false,
          *           "metadata": {
          *             "plan": "pro"
          *           },
-         *           "paused_at": "2026-11-29T08:53:22.337Z",
+         *           "paused_at": "2026-11-29T11:22:41.994Z",
          *           "trial_end": null,
          *           "cancelled_at": null,
          *           "days_until_due": null,
-         *           "latest_invoice": "in_prod_06h2d0j8kwkgq53035bqxvzm95r0g",
+         *           "latest_invoice": "in_prod_06h2e2qz7wwzke7zm14g9s3sqh3z8",
          *           "pending_changes": [],
          *           "collection_method": "charge_automatically",
-         *           "current_period_end": "2026-12-29T08:53:22.201Z",
+         *           "current_period_end": "2026-12-29T11:22:41.850Z",
          *           "cancel_at_period_end": false,
-         *           "current_period_start": "2026-11-29T08:53:22.201Z",
+         *           "current_period_start": "2026-11-29T11:22:41.850Z",
          *           "default_payment_method": null
          *         },
          *         "previous_attributes": {
          *           "status": "active",
-         *           "updated": "2026-11-29T08:53:22.303Z",
+         *           "updated": "2026-11-29T11:22:41.958Z",
          *           "paused_at": null
          *         }
          *       }
@@ -23868,28 +23876,28 @@ export type components = {
         /**
          * @description The webhook body of `customer.subscription.resumed`.
          * @example {
-         *       "id": "evt_prod_06h2d0j996v50yh72vpafmrjmp8c6",
+         *       "id": "evt_prod_06h2e2qzx7h3d1hp59q6k445tprca",
          *       "object": "event",
          *       "type": "customer.subscription.resumed",
          *       "sequence": 4,
-         *       "created": 1795942402,
+         *       "created": 1795951362,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "sub_prod_06h2d0j8khyc25ndr0zhkwxcdqp38",
+         *           "id": "sub_prod_06h2e2qz7px4nqjww011q3jy8tgzw",
          *           "items": [
          *             {
-         *               "id": "si_prod_06h2d0j8khyc25ndr0zhkwxcdqp3a",
-         *               "price": "price_prod_06h2d0hxcshgdh05f8e8wff0h1rny",
+         *               "id": "si_prod_06h2e2qz7px4nqjww011q3jy8tgzy",
+         *               "price": "price_prod_06h2e2qm33j2tgtxztzc3se42r4dw",
          *               "quantity": 1
          *             }
          *           ],
          *           "object": "subscription",
          *           "status": "active",
-         *           "created": "2026-11-29T08:53:22.201Z",
-         *           "updated": "2026-11-29T08:53:22.372Z",
+         *           "created": "2026-11-29T11:22:41.850Z",
+         *           "updated": "2026-11-29T11:22:42.021Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h2d0hzwvey0es4yyvctdfs4an46",
+         *           "customer": "cus_prod_06h2e2qns0dgdp378pgwqnerx1tm8",
          *           "livemode": false,
          *           "metadata": {
          *             "plan": "pro"
@@ -23898,18 +23906,18 @@ export type components = {
          *           "trial_end": null,
          *           "cancelled_at": null,
          *           "days_until_due": null,
-         *           "latest_invoice": "in_prod_06h2d0j8kwkgq53035bqxvzm95r0g",
+         *           "latest_invoice": "in_prod_06h2e2qz7wwzke7zm14g9s3sqh3z8",
          *           "pending_changes": [],
          *           "collection_method": "charge_automatically",
-         *           "current_period_end": "2026-12-29T08:53:22.201Z",
+         *           "current_period_end": "2026-12-29T11:22:41.850Z",
          *           "cancel_at_period_end": false,
-         *           "current_period_start": "2026-11-29T08:53:22.201Z",
+         *           "current_period_start": "2026-11-29T11:22:41.850Z",
          *           "default_payment_method": null
          *         },
          *         "previous_attributes": {
          *           "status": "paused",
-         *           "updated": "2026-11-29T08:53:22.337Z",
-         *           "paused_at": "2026-11-29T08:53:22.337Z"
+         *           "updated": "2026-11-29T11:22:41.994Z",
+         *           "paused_at": "2026-11-29T11:22:41.994Z"
          *         }
          *       }
          *     }
@@ -23943,47 +23951,47 @@ export type components = {
         /**
          * @description The webhook body of `customer.subscription.cancelled`.
          * @example {
-         *       "id": "evt_prod_06h2d0j9g2hk3zxyq2sms8z8hkqka",
+         *       "id": "evt_prod_06h2e2r03244tdfb5x9fgf68cwfrr",
          *       "object": "event",
          *       "type": "customer.subscription.cancelled",
          *       "sequence": 5,
-         *       "created": 1795942402,
+         *       "created": 1795951362,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "sub_prod_06h2d0j8khyc25ndr0zhkwxcdqp38",
+         *           "id": "sub_prod_06h2e2qz7px4nqjww011q3jy8tgzw",
          *           "items": [
          *             {
-         *               "id": "si_prod_06h2d0j8khyc25ndr0zhkwxcdqp3a",
-         *               "price": "price_prod_06h2d0hxcshgdh05f8e8wff0h1rny",
+         *               "id": "si_prod_06h2e2qz7px4nqjww011q3jy8tgzy",
+         *               "price": "price_prod_06h2e2qm33j2tgtxztzc3se42r4dw",
          *               "quantity": 1
          *             }
          *           ],
          *           "object": "subscription",
          *           "status": "cancelled",
-         *           "created": "2026-11-29T08:53:22.201Z",
-         *           "updated": "2026-11-29T08:53:22.407Z",
+         *           "created": "2026-11-29T11:22:41.850Z",
+         *           "updated": "2026-11-29T11:22:42.048Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h2d0hzwvey0es4yyvctdfs4an46",
+         *           "customer": "cus_prod_06h2e2qns0dgdp378pgwqnerx1tm8",
          *           "livemode": false,
          *           "metadata": {
          *             "plan": "pro"
          *           },
          *           "paused_at": null,
          *           "trial_end": null,
-         *           "cancelled_at": "2026-11-29T08:53:22.407Z",
+         *           "cancelled_at": "2026-11-29T11:22:42.048Z",
          *           "days_until_due": null,
-         *           "latest_invoice": "in_prod_06h2d0j8kwkgq53035bqxvzm95r0g",
+         *           "latest_invoice": "in_prod_06h2e2qz7wwzke7zm14g9s3sqh3z8",
          *           "pending_changes": [],
          *           "collection_method": "charge_automatically",
-         *           "current_period_end": "2026-12-29T08:53:22.201Z",
+         *           "current_period_end": "2026-12-29T11:22:41.850Z",
          *           "cancel_at_period_end": false,
-         *           "current_period_start": "2026-11-29T08:53:22.201Z",
+         *           "current_period_start": "2026-11-29T11:22:41.850Z",
          *           "default_payment_method": null
          *         },
          *         "previous_attributes": {
          *           "status": "active",
-         *           "updated": "2026-11-29T08:53:22.372Z",
+         *           "updated": "2026-11-29T11:22:42.021Z",
          *           "cancelled_at": null
          *         }
          *       }
@@ -24018,40 +24026,40 @@ export type components = {
         /**
          * @description The webhook body of `customer.subscription.trial_will_end`.
          * @example {
-         *       "id": "evt_prod_06h2d0jccxw0e2pdj8dahz11dh41y",
+         *       "id": "evt_prod_06h2e2r3tw7yy8awcxd9kqqqptwaa",
          *       "object": "event",
          *       "type": "customer.subscription.trial_will_end",
          *       "sequence": 2,
-         *       "created": 1796288002,
+         *       "created": 1796296962,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "sub_prod_06h2d0j9q69kn92g6963eb7y81z0j",
+         *           "id": "sub_prod_06h2e2r067jm5yzr3ys3zjc9v65wc",
          *           "items": [
          *             {
-         *               "id": "si_prod_06h2d0j9q69kn92g6963eb7y81z0m",
-         *               "price": "price_prod_06h2d0hxcshgdh05f8e8wff0h1rny",
+         *               "id": "si_prod_06h2e2r067jm5yzr3ys3zjc9v65we",
+         *               "price": "price_prod_06h2e2qm33j2tgtxztzc3se42r4dw",
          *               "quantity": 1
          *             }
          *           ],
          *           "object": "subscription",
          *           "status": "trialing",
-         *           "created": "2026-11-29T08:53:22.480Z",
-         *           "updated": "2026-11-29T08:53:22.480Z",
+         *           "created": "2026-11-29T11:22:42.091Z",
+         *           "updated": "2026-11-29T11:22:42.091Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h2d0hzwvey0es4yyvctdfs4an46",
+         *           "customer": "cus_prod_06h2e2qns0dgdp378pgwqnerx1tm8",
          *           "livemode": false,
          *           "metadata": {},
          *           "paused_at": null,
-         *           "trial_end": "2026-12-06T08:53:22.480Z",
+         *           "trial_end": "2026-12-06T11:22:42.091Z",
          *           "cancelled_at": null,
          *           "days_until_due": null,
          *           "latest_invoice": null,
          *           "pending_changes": [],
          *           "collection_method": "charge_automatically",
-         *           "current_period_end": "2026-12-06T08:53:22.480Z",
+         *           "current_period_end": "2026-12-06T11:22:42.091Z",
          *           "cancel_at_period_end": false,
-         *           "current_period_start": "2026-11-29T08:53:22.480Z",
+         *           "current_period_start": "2026-11-29T11:22:42.091Z",
          *           "default_payment_method": "pm_sandbox_succeeds"
          *         }
          *       }
@@ -24086,19 +24094,19 @@ export type components = {
         /**
          * @description The webhook body of `invoice.created`.
          * @example {
-         *       "id": "evt_prod_06h2d0j3kym11f467mn5gc2y41hz0",
+         *       "id": "evt_prod_06h2e2qt6tf14tpjdf7abbv55dgd6",
          *       "object": "event",
          *       "type": "invoice.created",
          *       "sequence": 1,
-         *       "created": 1795942400,
+         *       "created": 1795951360,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "in_prod_06h2d0j3hmedp2e9959y4mv9t8t16",
+         *           "id": "in_prod_06h2e2qt2pfb2bj09he9z83cz6yde",
          *           "lines": [
          *             {
-         *               "id": "il_prod_06h2d0j3j1nnq58ybs8g0r5gw4344",
-         *               "price": "price_prod_06h2d0hxh93776ax6kaz2a0pxeqsm",
+         *               "id": "il_prod_06h2e2qt3cykkhf22cx3e6vsst9e6",
+         *               "price": "price_prod_06h2e2qm5atkk8k4743k7v78wmy3m",
          *               "quantity": 1,
          *               "tax_rates": [],
          *               "amount_atom": 500,
@@ -24111,11 +24119,11 @@ export type components = {
          *           "number": null,
          *           "object": "invoice",
          *           "status": "draft",
-         *           "created": "2026-11-29T08:53:20.909Z",
+         *           "created": "2026-11-29T11:22:40.533Z",
          *           "paid_at": null,
-         *           "updated": "2026-11-29T08:53:20.909Z",
+         *           "updated": "2026-11-29T11:22:40.533Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h2d0hzwvey0es4yyvctdfs4an46",
+         *           "customer": "cus_prod_06h2e2qns0dgdp378pgwqnerx1tm8",
          *           "discount": null,
          *           "due_date": null,
          *           "livemode": false,
@@ -24270,19 +24278,19 @@ export type components = {
         /**
          * @description The webhook body of `invoice.finalized`.
          * @example {
-         *       "id": "evt_prod_06h2d0j4811nj8q6nxyz8xtafwk42",
+         *       "id": "evt_prod_06h2e2qv0s518xhaab56zdzet71hm",
          *       "object": "event",
          *       "type": "invoice.finalized",
          *       "sequence": 2,
-         *       "created": 1795942401,
+         *       "created": 1795951360,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "in_prod_06h2d0j3hmedp2e9959y4mv9t8t16",
+         *           "id": "in_prod_06h2e2qt2pfb2bj09he9z83cz6yde",
          *           "lines": [
          *             {
-         *               "id": "il_prod_06h2d0j3j1nnq58ybs8g0r5gw4344",
-         *               "price": "price_prod_06h2d0hxh93776ax6kaz2a0pxeqsm",
+         *               "id": "il_prod_06h2e2qt3cykkhf22cx3e6vsst9e6",
+         *               "price": "price_prod_06h2e2qm5atkk8k4743k7v78wmy3m",
          *               "quantity": 1,
          *               "tax_rates": [],
          *               "amount_atom": 500,
@@ -24295,11 +24303,11 @@ export type components = {
          *           "number": "EXAMPL-0001",
          *           "object": "invoice",
          *           "status": "open",
-         *           "created": "2026-11-29T08:53:20.909Z",
+         *           "created": "2026-11-29T11:22:40.533Z",
          *           "paid_at": null,
-         *           "updated": "2026-11-29T08:53:20.999Z",
+         *           "updated": "2026-11-29T11:22:40.652Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h2d0hzwvey0es4yyvctdfs4an46",
+         *           "customer": "cus_prod_06h2e2qns0dgdp378pgwqnerx1tm8",
          *           "discount": null,
          *           "due_date": null,
          *           "livemode": false,
@@ -24307,11 +24315,11 @@ export type components = {
          *           "tax_atom": 0,
          *           "voided_at": null,
          *           "overdue_at": null,
-         *           "pdf_sha256": "38bc62b9d473207ef5850b8511cb0dd50e6a499e1c2d466ced4b599271726cfa",
+         *           "pdf_sha256": "c457b07aef55d60fe43fbf66adda50486ebc17a090fdfd7956304ec6aad2676a",
          *           "description": null,
-         *           "invoice_pdf": "http://127.0.0.1:34341/api/invoices/in_prod_06h2d0j3hmedp2e9959y4mv9t8t16/pdf",
+         *           "invoice_pdf": "http://127.0.0.1:35505/api/invoices/in_prod_06h2e2qt2pfb2bj09he9z83cz6yde/pdf",
          *           "total_taxes": [],
-         *           "finalized_at": "2026-11-29T08:53:20.999Z",
+         *           "finalized_at": "2026-11-29T11:22:40.652Z",
          *           "subscription": null,
          *           "attempt_count": 0,
          *           "customer_name": "Jenny Rosen",
@@ -24326,7 +24334,7 @@ export type components = {
          *           "paid_amount_atom": 0,
          *           "collection_method": "charge_automatically",
          *           "total_amount_atom": 500,
-         *           "hosted_invoice_url": "http://127.0.0.1:34341/invoice/9YbsSt0otUl9MswhFTpGa7Vy_xn1PiC7DzSty7S89LQ",
+         *           "hosted_invoice_url": "http://127.0.0.1:35505/invoice/tHdGQAB8Dzy5HvyH49DdG7s7v3lEQxbdMJSlC4TYTkA",
          *           "ending_balance_atom": 0,
          *           "next_payment_attempt": null,
          *           "starting_balance_atom": 0,
@@ -24337,7 +24345,7 @@ export type components = {
          *         "previous_attributes": {
          *           "number": null,
          *           "status": "draft",
-         *           "updated": "2026-11-29T08:53:20.909Z",
+         *           "updated": "2026-11-29T11:22:40.533Z",
          *           "pdf_sha256": null,
          *           "invoice_pdf": null,
          *           "finalized_at": null,
@@ -24379,19 +24387,19 @@ export type components = {
         /**
          * @description The webhook body of `invoice.paid`.
          * @example {
-         *       "id": "evt_prod_06h2d0j4keq7879f347w3gkvnkmx6",
+         *       "id": "evt_prod_06h2e2qva477ampcwrzqn2qkavdmj",
          *       "object": "event",
          *       "type": "invoice.paid",
          *       "sequence": 3,
-         *       "created": 1795942401,
+         *       "created": 1795951360,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "in_prod_06h2d0j3hmedp2e9959y4mv9t8t16",
+         *           "id": "in_prod_06h2e2qt2pfb2bj09he9z83cz6yde",
          *           "lines": [
          *             {
-         *               "id": "il_prod_06h2d0j3j1nnq58ybs8g0r5gw4344",
-         *               "price": "price_prod_06h2d0hxh93776ax6kaz2a0pxeqsm",
+         *               "id": "il_prod_06h2e2qt3cykkhf22cx3e6vsst9e6",
+         *               "price": "price_prod_06h2e2qm5atkk8k4743k7v78wmy3m",
          *               "quantity": 1,
          *               "tax_rates": [],
          *               "amount_atom": 500,
@@ -24404,11 +24412,11 @@ export type components = {
          *           "number": "EXAMPL-0001",
          *           "object": "invoice",
          *           "status": "paid",
-         *           "created": "2026-11-29T08:53:20.909Z",
-         *           "paid_at": "2026-11-29T08:53:21.163Z",
-         *           "updated": "2026-11-29T08:53:21.163Z",
+         *           "created": "2026-11-29T11:22:40.533Z",
+         *           "paid_at": "2026-11-29T11:22:40.834Z",
+         *           "updated": "2026-11-29T11:22:40.834Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h2d0hzwvey0es4yyvctdfs4an46",
+         *           "customer": "cus_prod_06h2e2qns0dgdp378pgwqnerx1tm8",
          *           "discount": null,
          *           "due_date": null,
          *           "livemode": false,
@@ -24416,11 +24424,11 @@ export type components = {
          *           "tax_atom": 0,
          *           "voided_at": null,
          *           "overdue_at": null,
-         *           "pdf_sha256": "38bc62b9d473207ef5850b8511cb0dd50e6a499e1c2d466ced4b599271726cfa",
+         *           "pdf_sha256": "c457b07aef55d60fe43fbf66adda50486ebc17a090fdfd7956304ec6aad2676a",
          *           "description": null,
-         *           "invoice_pdf": "http://127.0.0.1:34341/api/invoices/in_prod_06h2d0j3hmedp2e9959y4mv9t8t16/pdf",
+         *           "invoice_pdf": "http://127.0.0.1:35505/api/invoices/in_prod_06h2e2qt2pfb2bj09he9z83cz6yde/pdf",
          *           "total_taxes": [],
-         *           "finalized_at": "2026-11-29T08:53:20.999Z",
+         *           "finalized_at": "2026-11-29T11:22:40.652Z",
          *           "subscription": null,
          *           "attempt_count": 0,
          *           "customer_name": "Jenny Rosen",
@@ -24428,14 +24436,14 @@ export type components = {
          *           "subtotal_atom": 500,
          *           "customer_email": "jenny@example.com",
          *           "days_until_due": null,
-         *           "payment_intent": "pi_prod_06h2d0j4e83waks0zvjxckcdk05ej",
+         *           "payment_intent": "pi_prod_06h2e2qv6c0j12jr5xr21pkzyz5ba",
          *           "reverse_charge": false,
          *           "due_amount_atom": 0,
-         *           "paid_pdf_sha256": "e98cde292b4989f0715944d5fcd2917f776b206f967c893a36323b52503c075b",
+         *           "paid_pdf_sha256": "6c43370ef7494055ab463aec08f4c6fe0c975bdbdbe395d1887adab79935db73",
          *           "paid_amount_atom": 500,
          *           "collection_method": "charge_automatically",
          *           "total_amount_atom": 500,
-         *           "hosted_invoice_url": "http://127.0.0.1:34341/invoice/9YbsSt0otUl9MswhFTpGa7Vy_xn1PiC7DzSty7S89LQ",
+         *           "hosted_invoice_url": "http://127.0.0.1:35505/invoice/tHdGQAB8Dzy5HvyH49DdG7s7v3lEQxbdMJSlC4TYTkA",
          *           "ending_balance_atom": 0,
          *           "next_payment_attempt": null,
          *           "starting_balance_atom": 0,
@@ -24446,7 +24454,7 @@ export type components = {
          *         "previous_attributes": {
          *           "status": "open",
          *           "paid_at": null,
-         *           "updated": "2026-11-29T08:53:20.999Z",
+         *           "updated": "2026-11-29T11:22:40.652Z",
          *           "due_amount_atom": 500,
          *           "paid_pdf_sha256": null,
          *           "paid_amount_atom": 0
@@ -24483,19 +24491,19 @@ export type components = {
         /**
          * @description The webhook body of `invoice.payment_succeeded`.
          * @example {
-         *       "id": "evt_prod_06h2d0j4n11g375k9h9yc5j53152e",
+         *       "id": "evt_prod_06h2e2qvcc6cxrmh29vdy6smkg3nw",
          *       "object": "event",
          *       "type": "invoice.payment_succeeded",
          *       "sequence": 4,
-         *       "created": 1795942401,
+         *       "created": 1795951360,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "in_prod_06h2d0j3hmedp2e9959y4mv9t8t16",
+         *           "id": "in_prod_06h2e2qt2pfb2bj09he9z83cz6yde",
          *           "lines": [
          *             {
-         *               "id": "il_prod_06h2d0j3j1nnq58ybs8g0r5gw4344",
-         *               "price": "price_prod_06h2d0hxh93776ax6kaz2a0pxeqsm",
+         *               "id": "il_prod_06h2e2qt3cykkhf22cx3e6vsst9e6",
+         *               "price": "price_prod_06h2e2qm5atkk8k4743k7v78wmy3m",
          *               "quantity": 1,
          *               "tax_rates": [],
          *               "amount_atom": 500,
@@ -24508,11 +24516,11 @@ export type components = {
          *           "number": "EXAMPL-0001",
          *           "object": "invoice",
          *           "status": "paid",
-         *           "created": "2026-11-29T08:53:20.909Z",
-         *           "paid_at": "2026-11-29T08:53:21.163Z",
-         *           "updated": "2026-11-29T08:53:21.163Z",
+         *           "created": "2026-11-29T11:22:40.533Z",
+         *           "paid_at": "2026-11-29T11:22:40.834Z",
+         *           "updated": "2026-11-29T11:22:40.834Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h2d0hzwvey0es4yyvctdfs4an46",
+         *           "customer": "cus_prod_06h2e2qns0dgdp378pgwqnerx1tm8",
          *           "discount": null,
          *           "due_date": null,
          *           "livemode": false,
@@ -24520,11 +24528,11 @@ export type components = {
          *           "tax_atom": 0,
          *           "voided_at": null,
          *           "overdue_at": null,
-         *           "pdf_sha256": "38bc62b9d473207ef5850b8511cb0dd50e6a499e1c2d466ced4b599271726cfa",
+         *           "pdf_sha256": "c457b07aef55d60fe43fbf66adda50486ebc17a090fdfd7956304ec6aad2676a",
          *           "description": null,
-         *           "invoice_pdf": "http://127.0.0.1:34341/api/invoices/in_prod_06h2d0j3hmedp2e9959y4mv9t8t16/pdf",
+         *           "invoice_pdf": "http://127.0.0.1:35505/api/invoices/in_prod_06h2e2qt2pfb2bj09he9z83cz6yde/pdf",
          *           "total_taxes": [],
-         *           "finalized_at": "2026-11-29T08:53:20.999Z",
+         *           "finalized_at": "2026-11-29T11:22:40.652Z",
          *           "subscription": null,
          *           "attempt_count": 0,
          *           "customer_name": "Jenny Rosen",
@@ -24532,14 +24540,14 @@ export type components = {
          *           "subtotal_atom": 500,
          *           "customer_email": "jenny@example.com",
          *           "days_until_due": null,
-         *           "payment_intent": "pi_prod_06h2d0j4e83waks0zvjxckcdk05ej",
+         *           "payment_intent": "pi_prod_06h2e2qv6c0j12jr5xr21pkzyz5ba",
          *           "reverse_charge": false,
          *           "due_amount_atom": 0,
-         *           "paid_pdf_sha256": "e98cde292b4989f0715944d5fcd2917f776b206f967c893a36323b52503c075b",
+         *           "paid_pdf_sha256": "6c43370ef7494055ab463aec08f4c6fe0c975bdbdbe395d1887adab79935db73",
          *           "paid_amount_atom": 500,
          *           "collection_method": "charge_automatically",
          *           "total_amount_atom": 500,
-         *           "hosted_invoice_url": "http://127.0.0.1:34341/invoice/9YbsSt0otUl9MswhFTpGa7Vy_xn1PiC7DzSty7S89LQ",
+         *           "hosted_invoice_url": "http://127.0.0.1:35505/invoice/tHdGQAB8Dzy5HvyH49DdG7s7v3lEQxbdMJSlC4TYTkA",
          *           "ending_balance_atom": 0,
          *           "next_payment_attempt": null,
          *           "starting_balance_atom": 0,
@@ -24550,7 +24558,7 @@ export type components = {
          *         "previous_attributes": {
          *           "status": "open",
          *           "paid_at": null,
-         *           "updated": "2026-11-29T08:53:20.999Z",
+         *           "updated": "2026-11-29T11:22:40.652Z",
          *           "due_amount_atom": 500,
          *           "paid_pdf_sha256": null,
          *           "paid_amount_atom": 0
@@ -24587,19 +24595,19 @@ export type components = {
         /**
          * @description The webhook body of `invoice.payment_failed`.
          * @example {
-         *       "id": "evt_prod_06h2d0j5hc7n0y6z221cyww3k7yqt",
+         *       "id": "evt_prod_06h2e2qwa05cackec6c6d5g1xw516",
          *       "object": "event",
          *       "type": "invoice.payment_failed",
          *       "sequence": 3,
-         *       "created": 1795942401,
+         *       "created": 1795951361,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "in_prod_06h2d0j54q514y834yn3mnrtz6snt",
+         *           "id": "in_prod_06h2e2qw44gvb0gmrpdg23gbn283j",
          *           "lines": [
          *             {
-         *               "id": "il_prod_06h2d0j54tzyd6z9m0sry461883qc",
-         *               "price": "price_prod_06h2d0hxh93776ax6kaz2a0pxeqsm",
+         *               "id": "il_prod_06h2e2qw44gvb0gmrpdg23gbn283m",
+         *               "price": "price_prod_06h2e2qm5atkk8k4743k7v78wmy3m",
          *               "quantity": 1,
          *               "tax_rates": [],
          *               "amount_atom": 500,
@@ -24612,11 +24620,11 @@ export type components = {
          *           "number": "EXAMPL-0002",
          *           "object": "invoice",
          *           "status": "open",
-         *           "created": "2026-11-29T08:53:21.317Z",
+         *           "created": "2026-11-29T11:22:41.057Z",
          *           "paid_at": null,
-         *           "updated": "2026-11-29T08:53:21.351Z",
+         *           "updated": "2026-11-29T11:22:41.070Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h2d0hzwvey0es4yyvctdfs4an46",
+         *           "customer": "cus_prod_06h2e2qns0dgdp378pgwqnerx1tm8",
          *           "discount": null,
          *           "due_date": null,
          *           "livemode": false,
@@ -24624,11 +24632,11 @@ export type components = {
          *           "tax_atom": 0,
          *           "voided_at": null,
          *           "overdue_at": null,
-         *           "pdf_sha256": "87dabf491df34f96dee69d765dd1280783415d49675db673021b7e59810665da",
+         *           "pdf_sha256": "79c6b73c0e313a8297c2ca0c2afdcfac5ca74a0af4b727642c5eac5d27e07552",
          *           "description": null,
-         *           "invoice_pdf": "http://127.0.0.1:34341/api/invoices/in_prod_06h2d0j54q514y834yn3mnrtz6snt/pdf",
+         *           "invoice_pdf": "http://127.0.0.1:35505/api/invoices/in_prod_06h2e2qw44gvb0gmrpdg23gbn283j/pdf",
          *           "total_taxes": [],
-         *           "finalized_at": "2026-11-29T08:53:21.351Z",
+         *           "finalized_at": "2026-11-29T11:22:41.070Z",
          *           "subscription": null,
          *           "attempt_count": 0,
          *           "customer_name": "Jenny Rosen",
@@ -24636,14 +24644,14 @@ export type components = {
          *           "subtotal_atom": 500,
          *           "customer_email": "jenny@example.com",
          *           "days_until_due": null,
-         *           "payment_intent": "pi_prod_06h2d0j5eah9bycj2p0yw14xxv1fr",
+         *           "payment_intent": "pi_prod_06h2e2qw806kszkmsbcfjbc12zndp",
          *           "reverse_charge": false,
          *           "due_amount_atom": 500,
          *           "paid_pdf_sha256": null,
          *           "paid_amount_atom": 0,
          *           "collection_method": "charge_automatically",
          *           "total_amount_atom": 500,
-         *           "hosted_invoice_url": "http://127.0.0.1:34341/invoice/PrpPQRvVqceoFWD-6fNb4X5W8bRhcdsRPmb_wRjEHXc",
+         *           "hosted_invoice_url": "http://127.0.0.1:35505/invoice/_GfEQoavys-DUnhNUs7hzDH3Ci6Pg_sXWvEgcz_PkBM",
          *           "ending_balance_atom": 0,
          *           "next_payment_attempt": null,
          *           "starting_balance_atom": 0,
@@ -24683,19 +24691,19 @@ export type components = {
         /**
          * @description The webhook body of `invoice.payment_action_required`.
          * @example {
-         *       "id": "evt_prod_06h2d0j62d2am7f4dbv157wbea4fj",
+         *       "id": "evt_prod_06h2e2qwwx9yce0rxthc44k21a2kw",
          *       "object": "event",
          *       "type": "invoice.payment_action_required",
          *       "sequence": 3,
-         *       "created": 1795942401,
+         *       "created": 1795951361,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "in_prod_06h2d0j5npekrf9xjyyhebqnjf7hc",
+         *           "id": "in_prod_06h2e2qwn2532peb6tq3nnpar8fep",
          *           "lines": [
          *             {
-         *               "id": "il_prod_06h2d0j5ns8eprwpexfr0phqvcnjg",
-         *               "price": "price_prod_06h2d0hxh93776ax6kaz2a0pxeqsm",
+         *               "id": "il_prod_06h2e2qwn5cesx4ttnwq5cx9x33ac",
+         *               "price": "price_prod_06h2e2qm5atkk8k4743k7v78wmy3m",
          *               "quantity": 1,
          *               "tax_rates": [],
          *               "amount_atom": 500,
@@ -24708,11 +24716,11 @@ export type components = {
          *           "number": "EXAMPL-0003",
          *           "object": "invoice",
          *           "status": "open",
-         *           "created": "2026-11-29T08:53:21.453Z",
+         *           "created": "2026-11-29T11:22:41.192Z",
          *           "paid_at": null,
-         *           "updated": "2026-11-29T08:53:21.481Z",
+         *           "updated": "2026-11-29T11:22:41.224Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h2d0hzwvey0es4yyvctdfs4an46",
+         *           "customer": "cus_prod_06h2e2qns0dgdp378pgwqnerx1tm8",
          *           "discount": null,
          *           "due_date": null,
          *           "livemode": false,
@@ -24720,11 +24728,11 @@ export type components = {
          *           "tax_atom": 0,
          *           "voided_at": null,
          *           "overdue_at": null,
-         *           "pdf_sha256": "29835cedb53f885fb159f74043cedf62de551052780b4cf89b9206169b6121cd",
+         *           "pdf_sha256": "7c918aa8c6d6ca71fbd7c8a47e1af15b1b94d2a7600e130619000d8a71865fc6",
          *           "description": null,
-         *           "invoice_pdf": "http://127.0.0.1:34341/api/invoices/in_prod_06h2d0j5npekrf9xjyyhebqnjf7hc/pdf",
+         *           "invoice_pdf": "http://127.0.0.1:35505/api/invoices/in_prod_06h2e2qwn2532peb6tq3nnpar8fep/pdf",
          *           "total_taxes": [],
-         *           "finalized_at": "2026-11-29T08:53:21.481Z",
+         *           "finalized_at": "2026-11-29T11:22:41.224Z",
          *           "subscription": null,
          *           "attempt_count": 0,
          *           "customer_name": "Jenny Rosen",
@@ -24732,14 +24740,14 @@ export type components = {
          *           "subtotal_atom": 500,
          *           "customer_email": "jenny@example.com",
          *           "days_until_due": null,
-         *           "payment_intent": "pi_prod_06h2d0j5zzazcsaaqe8rj3f08915a",
+         *           "payment_intent": "pi_prod_06h2e2qww0ebsdg56zpwckkmyn218",
          *           "reverse_charge": false,
          *           "due_amount_atom": 500,
          *           "paid_pdf_sha256": null,
          *           "paid_amount_atom": 0,
          *           "collection_method": "charge_automatically",
          *           "total_amount_atom": 500,
-         *           "hosted_invoice_url": "http://127.0.0.1:34341/invoice/j8mZ5Svl3GSSskwjYQaHtVUaxuyuUavRQQ2-ueM1tjY",
+         *           "hosted_invoice_url": "http://127.0.0.1:35505/invoice/yG3fwiNJjCfV1VHVI-W_9pIL-zpVAvgTUPdXGS2kA3Y",
          *           "ending_balance_atom": 0,
          *           "next_payment_attempt": null,
          *           "starting_balance_atom": 0,
@@ -24779,19 +24787,19 @@ export type components = {
         /**
          * @description The webhook body of `invoice.overdue`.
          * @example {
-         *       "id": "evt_prod_06h2d0jc2b5hchbq8mqwkh86xybrg",
+         *       "id": "evt_prod_06h2e2r3fycad8wx962p8ztdxk9ty",
          *       "object": "event",
          *       "type": "invoice.overdue",
          *       "sequence": 3,
-         *       "created": 1796028802,
+         *       "created": 1796037761,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "in_prod_06h2d0j8c0ch3ff3v5cxtzxqahfm8",
+         *           "id": "in_prod_06h2e2qz1dy1fq5s8ed1vfxwb7ewy",
          *           "lines": [
          *             {
-         *               "id": "il_prod_06h2d0j8c5deeeh5hjatat5m44ne4",
-         *               "price": "price_prod_06h2d0hxh93776ax6kaz2a0pxeqsm",
+         *               "id": "il_prod_06h2e2qz1g8kwgtc7p5ma0aktwn40",
+         *               "price": "price_prod_06h2e2qm5atkk8k4743k7v78wmy3m",
          *               "quantity": 1,
          *               "tax_rates": [],
          *               "amount_atom": 500,
@@ -24804,23 +24812,23 @@ export type components = {
          *           "number": "EXAMPL-0007",
          *           "object": "invoice",
          *           "status": "open",
-         *           "created": "2026-11-29T08:53:22.144Z",
+         *           "created": "2026-11-29T11:22:41.803Z",
          *           "paid_at": null,
-         *           "updated": "2026-11-30T08:53:22.113Z",
+         *           "updated": "2026-11-30T11:22:41.784Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h2d0hzwvey0es4yyvctdfs4an46",
+         *           "customer": "cus_prod_06h2e2qns0dgdp378pgwqnerx1tm8",
          *           "discount": null,
-         *           "due_date": "2026-11-30T08:53:22.113Z",
+         *           "due_date": "2026-11-30T11:22:41.784Z",
          *           "livemode": false,
          *           "metadata": {},
          *           "tax_atom": 0,
          *           "voided_at": null,
-         *           "overdue_at": "2026-11-30T08:53:22.113Z",
-         *           "pdf_sha256": "b1ef7e2fb5c2598ba7faff0e1b5297bf1d0830680035d1cd34c2010d7c501110",
+         *           "overdue_at": "2026-11-30T11:22:41.784Z",
+         *           "pdf_sha256": "a7318f0334e9b0d3ed4af29e74a3b4c91adcc83f70de46184f10d80198f2b2cd",
          *           "description": null,
-         *           "invoice_pdf": "http://127.0.0.1:34341/api/invoices/in_prod_06h2d0j8c0ch3ff3v5cxtzxqahfm8/pdf",
+         *           "invoice_pdf": "http://127.0.0.1:35505/api/invoices/in_prod_06h2e2qz1dy1fq5s8ed1vfxwb7ewy/pdf",
          *           "total_taxes": [],
-         *           "finalized_at": "2026-11-29T08:53:22.164Z",
+         *           "finalized_at": "2026-11-29T11:22:41.819Z",
          *           "subscription": null,
          *           "attempt_count": 0,
          *           "customer_name": "Jenny Rosen",
@@ -24835,7 +24843,7 @@ export type components = {
          *           "paid_amount_atom": 0,
          *           "collection_method": "charge_automatically",
          *           "total_amount_atom": 500,
-         *           "hosted_invoice_url": "http://127.0.0.1:34341/invoice/I-kLKm1i_gb6zzcXQLanFRYEkIq57WPW6T7s_U9I69E",
+         *           "hosted_invoice_url": "http://127.0.0.1:35505/invoice/l2C8VazyB_Dd4slQjkTrKpC8wroANHxl0f22bfUFDZA",
          *           "ending_balance_atom": 0,
          *           "next_payment_attempt": null,
          *           "starting_balance_atom": 0,
@@ -24844,7 +24852,7 @@ export type components = {
          *           "post_payment_credit_notes_amount_atom": 0
          *         },
          *         "previous_attributes": {
-         *           "updated": "2026-11-29T08:53:22.164Z",
+         *           "updated": "2026-11-29T11:22:41.819Z",
          *           "overdue_at": null
          *         }
          *       }
@@ -24879,19 +24887,19 @@ export type components = {
         /**
          * @description The webhook body of `invoice.voided`.
          * @example {
-         *       "id": "evt_prod_06h2d0j6qx12ztyh3r9kgyncb302r",
+         *       "id": "evt_prod_06h2e2qxd1f4r8j613phaxdv3tsra",
          *       "object": "event",
          *       "type": "invoice.voided",
          *       "sequence": 3,
-         *       "created": 1795942401,
+         *       "created": 1795951361,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "in_prod_06h2d0j6chmbx9qtffd48v3fz1j4w",
+         *           "id": "in_prod_06h2e2qx6jbrs7jee4hjdcw8tsghy",
          *           "lines": [
          *             {
-         *               "id": "il_prod_06h2d0j6d542hk33mv5f5xbe4tyxc",
-         *               "price": "price_prod_06h2d0hxh93776ax6kaz2a0pxeqsm",
+         *               "id": "il_prod_06h2e2qx6rks1hzypywbdksmdg7s2",
+         *               "price": "price_prod_06h2e2qm5atkk8k4743k7v78wmy3m",
          *               "quantity": 1,
          *               "tax_rates": [],
          *               "amount_atom": 500,
@@ -24904,23 +24912,23 @@ export type components = {
          *           "number": "EXAMPL-0004",
          *           "object": "invoice",
          *           "status": "void",
-         *           "created": "2026-11-29T08:53:21.636Z",
+         *           "created": "2026-11-29T11:22:41.332Z",
          *           "paid_at": null,
-         *           "updated": "2026-11-29T08:53:21.724Z",
+         *           "updated": "2026-11-29T11:22:41.380Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h2d0hzwvey0es4yyvctdfs4an46",
+         *           "customer": "cus_prod_06h2e2qns0dgdp378pgwqnerx1tm8",
          *           "discount": null,
          *           "due_date": null,
          *           "livemode": false,
          *           "metadata": {},
          *           "tax_atom": 0,
-         *           "voided_at": "2026-11-29T08:53:21.724Z",
+         *           "voided_at": "2026-11-29T11:22:41.380Z",
          *           "overdue_at": null,
-         *           "pdf_sha256": "537be09b6615ba86c577a451744199878cea9dbf52d34b313ca7a7dffc5b5ae6",
+         *           "pdf_sha256": "070fd465e93959c2932c5cc5162eecaeaa6689824557f1def0aa2c890b8bdf36",
          *           "description": null,
-         *           "invoice_pdf": "http://127.0.0.1:34341/api/invoices/in_prod_06h2d0j6chmbx9qtffd48v3fz1j4w/pdf",
+         *           "invoice_pdf": "http://127.0.0.1:35505/api/invoices/in_prod_06h2e2qx6jbrs7jee4hjdcw8tsghy/pdf",
          *           "total_taxes": [],
-         *           "finalized_at": "2026-11-29T08:53:21.675Z",
+         *           "finalized_at": "2026-11-29T11:22:41.346Z",
          *           "subscription": null,
          *           "attempt_count": 0,
          *           "customer_name": "Jenny Rosen",
@@ -24935,7 +24943,7 @@ export type components = {
          *           "paid_amount_atom": 0,
          *           "collection_method": "charge_automatically",
          *           "total_amount_atom": 500,
-         *           "hosted_invoice_url": "http://127.0.0.1:34341/invoice/E3t1iTU5n8MHNVQjzS1fuVI35-hM7TTpDaSTe-IyEys",
+         *           "hosted_invoice_url": "http://127.0.0.1:35505/invoice/tVOSpherF5thMOeBagHZ5i57_29gWRdFzmg_AtbNNDw",
          *           "ending_balance_atom": 0,
          *           "next_payment_attempt": null,
          *           "starting_balance_atom": 0,
@@ -24945,7 +24953,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "status": "open",
-         *           "updated": "2026-11-29T08:53:21.675Z",
+         *           "updated": "2026-11-29T11:22:41.346Z",
          *           "voided_at": null
          *         }
          *       }
@@ -24980,19 +24988,19 @@ export type components = {
         /**
          * @description The webhook body of `invoice.marked_uncollectible`.
          * @example {
-         *       "id": "evt_prod_06h2d0j763e4sg4v5n2q3aqzqr4x6",
+         *       "id": "evt_prod_06h2e2qxpvadnx05y22z76hqvw0vw",
          *       "object": "event",
          *       "type": "invoice.marked_uncollectible",
          *       "sequence": 3,
-         *       "created": 1795942401,
+         *       "created": 1795951361,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "in_prod_06h2d0j6w8pd5ztvjbtd4ayph2kyy",
+         *           "id": "in_prod_06h2e2qxgtmr31d9k40evys66c862",
          *           "lines": [
          *             {
-         *               "id": "il_prod_06h2d0j6wesmyjymc6xeqdm1ggq2g",
-         *               "price": "price_prod_06h2d0hxh93776ax6kaz2a0pxeqsm",
+         *               "id": "il_prod_06h2e2qxgym42k6ct4prtzwyp3bhm",
+         *               "price": "price_prod_06h2e2qm5atkk8k4743k7v78wmy3m",
          *               "quantity": 1,
          *               "tax_rates": [],
          *               "amount_atom": 500,
@@ -25005,11 +25013,11 @@ export type components = {
          *           "number": "EXAMPL-0005",
          *           "object": "invoice",
          *           "status": "uncollectible",
-         *           "created": "2026-11-29T08:53:21.762Z",
+         *           "created": "2026-11-29T11:22:41.414Z",
          *           "paid_at": null,
-         *           "updated": "2026-11-29T08:53:21.837Z",
+         *           "updated": "2026-11-29T11:22:41.461Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h2d0hzwvey0es4yyvctdfs4an46",
+         *           "customer": "cus_prod_06h2e2qns0dgdp378pgwqnerx1tm8",
          *           "discount": null,
          *           "due_date": null,
          *           "livemode": false,
@@ -25017,11 +25025,11 @@ export type components = {
          *           "tax_atom": 0,
          *           "voided_at": null,
          *           "overdue_at": null,
-         *           "pdf_sha256": "d6776c1019d657b8276f8187ec747d78ac66d6007ce420afad367888559a1681",
+         *           "pdf_sha256": "b8b261e06c73f2806407db4e725b699c310611e5f83ebe8406335f2993c96711",
          *           "description": null,
-         *           "invoice_pdf": "http://127.0.0.1:34341/api/invoices/in_prod_06h2d0j6w8pd5ztvjbtd4ayph2kyy/pdf",
+         *           "invoice_pdf": "http://127.0.0.1:35505/api/invoices/in_prod_06h2e2qxgtmr31d9k40evys66c862/pdf",
          *           "total_taxes": [],
-         *           "finalized_at": "2026-11-29T08:53:21.790Z",
+         *           "finalized_at": "2026-11-29T11:22:41.434Z",
          *           "subscription": null,
          *           "attempt_count": 0,
          *           "customer_name": "Jenny Rosen",
@@ -25036,17 +25044,17 @@ export type components = {
          *           "paid_amount_atom": 0,
          *           "collection_method": "charge_automatically",
          *           "total_amount_atom": 500,
-         *           "hosted_invoice_url": "http://127.0.0.1:34341/invoice/Ja4d8fiZbsT5GqLQJ-doAKymm6xQV-DW1hKzqcOs6io",
+         *           "hosted_invoice_url": "http://127.0.0.1:35505/invoice/TSi8oYU2XqW2Yfw7C_9whXfMvUKxhNIdWz4P0ICK1DA",
          *           "ending_balance_atom": 0,
          *           "next_payment_attempt": null,
          *           "starting_balance_atom": 0,
-         *           "marked_uncollectible_at": "2026-11-29T08:53:21.837Z",
+         *           "marked_uncollectible_at": "2026-11-29T11:22:41.461Z",
          *           "pre_payment_credit_notes_amount_atom": 0,
          *           "post_payment_credit_notes_amount_atom": 0
          *         },
          *         "previous_attributes": {
          *           "status": "open",
-         *           "updated": "2026-11-29T08:53:21.790Z",
+         *           "updated": "2026-11-29T11:22:41.434Z",
          *           "marked_uncollectible_at": null
          *         }
          *       }
@@ -25081,19 +25089,19 @@ export type components = {
         /**
          * @description The webhook body of `invoice.refunded`.
          * @example {
-         *       "id": "evt_prod_06h2d0j539mx04cdmqzrt9azgkngt",
+         *       "id": "evt_prod_06h2e2qw1ggv2xekev3pwzwrd5eam",
          *       "object": "event",
          *       "type": "invoice.refunded",
          *       "sequence": 5,
-         *       "created": 1795942401,
+         *       "created": 1795951361,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "in_prod_06h2d0j3hmedp2e9959y4mv9t8t16",
+         *           "id": "in_prod_06h2e2qt2pfb2bj09he9z83cz6yde",
          *           "lines": [
          *             {
-         *               "id": "il_prod_06h2d0j3j1nnq58ybs8g0r5gw4344",
-         *               "price": "price_prod_06h2d0hxh93776ax6kaz2a0pxeqsm",
+         *               "id": "il_prod_06h2e2qt3cykkhf22cx3e6vsst9e6",
+         *               "price": "price_prod_06h2e2qm5atkk8k4743k7v78wmy3m",
          *               "quantity": 1,
          *               "tax_rates": [],
          *               "amount_atom": 500,
@@ -25106,11 +25114,11 @@ export type components = {
          *           "number": "EXAMPL-0001",
          *           "object": "invoice",
          *           "status": "paid",
-         *           "created": "2026-11-29T08:53:20.909Z",
-         *           "paid_at": "2026-11-29T08:53:21.163Z",
-         *           "updated": "2026-11-29T08:53:21.163Z",
+         *           "created": "2026-11-29T11:22:40.533Z",
+         *           "paid_at": "2026-11-29T11:22:40.834Z",
+         *           "updated": "2026-11-29T11:22:40.834Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h2d0hzwvey0es4yyvctdfs4an46",
+         *           "customer": "cus_prod_06h2e2qns0dgdp378pgwqnerx1tm8",
          *           "discount": null,
          *           "due_date": null,
          *           "livemode": false,
@@ -25118,11 +25126,11 @@ export type components = {
          *           "tax_atom": 0,
          *           "voided_at": null,
          *           "overdue_at": null,
-         *           "pdf_sha256": "38bc62b9d473207ef5850b8511cb0dd50e6a499e1c2d466ced4b599271726cfa",
+         *           "pdf_sha256": "c457b07aef55d60fe43fbf66adda50486ebc17a090fdfd7956304ec6aad2676a",
          *           "description": null,
-         *           "invoice_pdf": "http://127.0.0.1:34341/api/invoices/in_prod_06h2d0j3hmedp2e9959y4mv9t8t16/pdf",
+         *           "invoice_pdf": "http://127.0.0.1:35505/api/invoices/in_prod_06h2e2qt2pfb2bj09he9z83cz6yde/pdf",
          *           "total_taxes": [],
-         *           "finalized_at": "2026-11-29T08:53:20.999Z",
+         *           "finalized_at": "2026-11-29T11:22:40.652Z",
          *           "subscription": null,
          *           "attempt_count": 0,
          *           "customer_name": "Jenny Rosen",
@@ -25130,14 +25138,14 @@ export type components = {
          *           "subtotal_atom": 500,
          *           "customer_email": "jenny@example.com",
          *           "days_until_due": null,
-         *           "payment_intent": "pi_prod_06h2d0j4e83waks0zvjxckcdk05ej",
+         *           "payment_intent": "pi_prod_06h2e2qv6c0j12jr5xr21pkzyz5ba",
          *           "reverse_charge": false,
          *           "due_amount_atom": 0,
-         *           "paid_pdf_sha256": "e98cde292b4989f0715944d5fcd2917f776b206f967c893a36323b52503c075b",
+         *           "paid_pdf_sha256": "6c43370ef7494055ab463aec08f4c6fe0c975bdbdbe395d1887adab79935db73",
          *           "paid_amount_atom": 500,
          *           "collection_method": "charge_automatically",
          *           "total_amount_atom": 500,
-         *           "hosted_invoice_url": "http://127.0.0.1:34341/invoice/9YbsSt0otUl9MswhFTpGa7Vy_xn1PiC7DzSty7S89LQ",
+         *           "hosted_invoice_url": "http://127.0.0.1:35505/invoice/tHdGQAB8Dzy5HvyH49DdG7s7v3lEQxbdMJSlC4TYTkA",
          *           "ending_balance_atom": 0,
          *           "next_payment_attempt": null,
          *           "starting_balance_atom": 0,
@@ -25177,19 +25185,19 @@ export type components = {
         /**
          * @description The webhook body of `invoice.upcoming`.
          * @example {
-         *       "id": "evt_prod_06h2d0jch1naecp2zvp1st6bpnbc0",
+         *       "id": "evt_prod_06h2e2r57nre6cz54ey14y62yg11w",
          *       "object": "event",
          *       "type": "invoice.upcoming",
          *       "sequence": 1,
-         *       "created": 1796288002,
+         *       "created": 1796296962,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "in_prod_06h2d0jce9zwbn0ftsg1j1z6dw2ge",
+         *           "id": "in_prod_06h2e2r4380tggwe2hycs5y6n4qhy",
          *           "lines": [
          *             {
-         *               "id": "il_prod_06h2d0jcgdn06x0kabmf2xe848g0g",
-         *               "price": "price_prod_06h2d0hxcshgdh05f8e8wff0h1rny",
+         *               "id": "il_prod_06h2e2r56g4ns6qzhy4dwafjyby2y",
+         *               "price": "price_prod_06h2e2qm33j2tgtxztzc3se42r4dw",
          *               "quantity": 1,
          *               "tax_rates": [],
          *               "amount_atom": 2000,
@@ -25202,11 +25210,11 @@ export type components = {
          *           "number": null,
          *           "object": "invoice",
          *           "status": "draft",
-         *           "created": "2026-12-06T08:53:22.480Z",
+         *           "created": "2026-12-06T11:22:42.091Z",
          *           "paid_at": null,
-         *           "updated": "2026-12-06T08:53:22.480Z",
+         *           "updated": "2026-12-06T11:22:42.091Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h2d0hzwvey0es4yyvctdfs4an46",
+         *           "customer": "cus_prod_06h2e2qns0dgdp378pgwqnerx1tm8",
          *           "discount": null,
          *           "due_date": null,
          *           "livemode": false,
@@ -25215,11 +25223,11 @@ export type components = {
          *           "voided_at": null,
          *           "overdue_at": null,
          *           "pdf_sha256": null,
-         *           "description": "Subscription sub_prod_06h2d0j9q69kn92g6963eb7y81z0j",
+         *           "description": "Subscription sub_prod_06h2e2r067jm5yzr3ys3zjc9v65wc",
          *           "invoice_pdf": null,
          *           "total_taxes": [],
          *           "finalized_at": null,
-         *           "subscription": "sub_prod_06h2d0j9q69kn92g6963eb7y81z0j",
+         *           "subscription": "sub_prod_06h2e2r067jm5yzr3ys3zjc9v65wc",
          *           "attempt_count": 0,
          *           "customer_name": null,
          *           "discount_atom": 0,
@@ -25235,7 +25243,7 @@ export type components = {
          *           "total_amount_atom": 2000,
          *           "hosted_invoice_url": null,
          *           "ending_balance_atom": 0,
-         *           "next_payment_attempt": "2026-12-06T08:53:22.480Z",
+         *           "next_payment_attempt": "2026-12-06T11:22:42.091Z",
          *           "starting_balance_atom": 0,
          *           "marked_uncollectible_at": null,
          *           "pre_payment_credit_notes_amount_atom": 0,
@@ -25273,22 +25281,22 @@ export type components = {
         /**
          * @description The webhook body of `customer.created`.
          * @example {
-         *       "id": "evt_prod_06h2d0hzxddptz5c4hrck4152y4yc",
+         *       "id": "evt_prod_06h2e2qnsasggmz9p4myetzc9b9m6",
          *       "object": "event",
          *       "type": "customer.created",
          *       "sequence": 1,
-         *       "created": 1795942399,
+         *       "created": 1795951359,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "cus_prod_06h2d0hzwvey0es4yyvctdfs4an46",
+         *           "id": "cus_prod_06h2e2qns0dgdp378pgwqnerx1tm8",
          *           "name": "Jenny",
          *           "email": "jenny@example.com",
          *           "object": "customer",
          *           "address": null,
-         *           "created": "2026-11-29T08:53:19.974Z",
+         *           "created": "2026-11-29T11:22:39.432Z",
          *           "tax_ids": [],
-         *           "updated": "2026-11-29T08:53:19.974Z",
+         *           "updated": "2026-11-29T11:22:39.432Z",
          *           "balances": {},
          *           "livemode": false,
          *           "metadata": {},
@@ -25371,22 +25379,22 @@ export type components = {
         /**
          * @description The webhook body of `customer.updated`.
          * @example {
-         *       "id": "evt_prod_06h2d0j03hf4k4r5cj2gwcgxpmrht",
+         *       "id": "evt_prod_06h2e2qnvn5rhqvvsge76mbt54kzj",
          *       "object": "event",
          *       "type": "customer.updated",
          *       "sequence": 2,
-         *       "created": 1795942400,
+         *       "created": 1795951359,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "cus_prod_06h2d0hzwvey0es4yyvctdfs4an46",
+         *           "id": "cus_prod_06h2e2qns0dgdp378pgwqnerx1tm8",
          *           "name": "Jenny Rosen",
          *           "email": "jenny@example.com",
          *           "object": "customer",
          *           "address": null,
-         *           "created": "2026-11-29T08:53:19.974Z",
+         *           "created": "2026-11-29T11:22:39.432Z",
          *           "tax_ids": [],
-         *           "updated": "2026-11-29T08:53:20.023Z",
+         *           "updated": "2026-11-29T11:22:39.452Z",
          *           "balances": {},
          *           "livemode": false,
          *           "metadata": {},
@@ -25397,7 +25405,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "name": "Jenny",
-         *           "updated": "2026-11-29T08:53:19.974Z"
+         *           "updated": "2026-11-29T11:22:39.432Z"
          *         }
          *       }
          *     }
@@ -25431,23 +25439,23 @@ export type components = {
         /**
          * @description The webhook body of `customer.deleted`.
          * @example {
-         *       "id": "evt_prod_06h2d0j09qm6zmays6tkd6ne4tz9j",
+         *       "id": "evt_prod_06h2e2qnynntsecmmkq0zy4skjbg8",
          *       "object": "event",
          *       "type": "customer.deleted",
          *       "sequence": 2,
-         *       "created": 1795942400,
+         *       "created": 1795951359,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "cus_prod_06h2d0j06cj8bnb82gfxw15z3nxrr",
+         *           "id": "cus_prod_06h2e2qnx4em02ewhpyftbgeemep6",
          *           "name": null,
          *           "email": "leaving@example.com",
          *           "object": "customer",
          *           "address": null,
-         *           "created": "2026-11-29T08:53:20.051Z",
+         *           "created": "2026-11-29T11:22:39.465Z",
          *           "deleted": true,
          *           "tax_ids": [],
-         *           "updated": "2026-11-29T08:53:20.074Z",
+         *           "updated": "2026-11-29T11:22:39.476Z",
          *           "balances": {},
          *           "livemode": false,
          *           "metadata": {},
@@ -25457,7 +25465,7 @@ export type components = {
          *           "preferred_locale": null
          *         },
          *         "previous_attributes": {
-         *           "updated": "2026-11-29T08:53:20.051Z",
+         *           "updated": "2026-11-29T11:22:39.465Z",
          *           "deleted": null
          *         }
          *       }
@@ -25535,24 +25543,24 @@ export type components = {
         /**
          * @description The webhook body of `customer.discount.created`.
          * @example {
-         *       "id": "evt_prod_06h2d0j0e7cv1ttyt7xxapx1tm6g0",
+         *       "id": "evt_prod_06h2e2qp0g965mzcgecex61n7fq16",
          *       "object": "event",
          *       "type": "customer.discount.created",
          *       "sequence": 1,
-         *       "created": 1795942400,
+         *       "created": 1795951359,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "di_prod_06h2d0j0dkgx260zth2zqwpavx008",
+         *           "id": "di_prod_06h2e2qp0bjr5hhb6h2a6jtz8kma2",
          *           "end": null,
-         *           "start": "2026-11-29T08:53:20.102Z",
+         *           "start": "2026-11-29T11:22:39.487Z",
          *           "coupon": {
-         *             "id": "cpn_prod_06h2d0hy04eyrkqv09e17rczppygy",
+         *             "id": "cpn_prod_06h2e2qmfpt4x8v8hnexk6t68yc2e",
          *             "name": "Ten percent",
          *             "valid": true,
          *             "object": "coupon",
-         *             "created": "2026-11-29T08:53:19.489Z",
-         *             "updated": "2026-11-29T08:53:20.102Z",
+         *             "created": "2026-11-29T11:22:39.101Z",
+         *             "updated": "2026-11-29T11:22:39.487Z",
          *             "currency": null,
          *             "duration": "forever",
          *             "livemode": false,
@@ -25565,7 +25573,7 @@ export type components = {
          *             "duration_in_months": null
          *           },
          *           "object": "discount",
-         *           "customer": "cus_prod_06h2d0hzwvey0es4yyvctdfs4an46",
+         *           "customer": "cus_prod_06h2e2qns0dgdp378pgwqnerx1tm8",
          *           "livemode": false
          *         }
          *       }
@@ -25618,24 +25626,24 @@ export type components = {
         /**
          * @description The webhook body of `customer.discount.updated`.
          * @example {
-         *       "id": "evt_prod_06h2d0j0n249nbdfrhrvd1j1kn0za",
+         *       "id": "evt_prod_06h2e2qp421j5daswe7wxzaxzw6ey",
          *       "object": "event",
          *       "type": "customer.discount.updated",
          *       "sequence": 2,
-         *       "created": 1795942400,
+         *       "created": 1795951359,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "di_prod_06h2d0j0dkgx260zth2zqwpavx008",
+         *           "id": "di_prod_06h2e2qp0bjr5hhb6h2a6jtz8kma2",
          *           "end": null,
-         *           "start": "2026-11-29T08:53:20.157Z",
+         *           "start": "2026-11-29T11:22:39.513Z",
          *           "coupon": {
-         *             "id": "cpn_prod_06h2d0hy3bawmew7vyzfz6cv23dsr",
+         *             "id": "cpn_prod_06h2e2qmvesw6sjv5g1a5vvvkdb2w",
          *             "name": null,
          *             "valid": true,
          *             "object": "coupon",
-         *             "created": "2026-11-29T08:53:19.514Z",
-         *             "updated": "2026-11-29T08:53:20.157Z",
+         *             "created": "2026-11-29T11:22:39.195Z",
+         *             "updated": "2026-11-29T11:22:39.513Z",
          *             "currency": "usd",
          *             "duration": "once",
          *             "livemode": false,
@@ -25648,18 +25656,18 @@ export type components = {
          *             "duration_in_months": null
          *           },
          *           "object": "discount",
-         *           "customer": "cus_prod_06h2d0hzwvey0es4yyvctdfs4an46",
+         *           "customer": "cus_prod_06h2e2qns0dgdp378pgwqnerx1tm8",
          *           "livemode": false
          *         },
          *         "previous_attributes": {
-         *           "start": "2026-11-29T08:53:20.102Z",
+         *           "start": "2026-11-29T11:22:39.487Z",
          *           "coupon": {
-         *             "id": "cpn_prod_06h2d0hy04eyrkqv09e17rczppygy",
+         *             "id": "cpn_prod_06h2e2qmfpt4x8v8hnexk6t68yc2e",
          *             "name": "Ten percent",
          *             "valid": true,
          *             "object": "coupon",
-         *             "created": "2026-11-29T08:53:19.489Z",
-         *             "updated": "2026-11-29T08:53:20.102Z",
+         *             "created": "2026-11-29T11:22:39.101Z",
+         *             "updated": "2026-11-29T11:22:39.487Z",
          *             "currency": null,
          *             "duration": "forever",
          *             "livemode": false,
@@ -25704,24 +25712,24 @@ export type components = {
         /**
          * @description The webhook body of `customer.discount.deleted`.
          * @example {
-         *       "id": "evt_prod_06h2d0j0rcfk3pkqc1h7se1b8c4tm",
+         *       "id": "evt_prod_06h2e2qp54xrvkbw8nsaf804e33jt",
          *       "object": "event",
          *       "type": "customer.discount.deleted",
          *       "sequence": 3,
-         *       "created": 1795942400,
+         *       "created": 1795951359,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "di_prod_06h2d0j0dkgx260zth2zqwpavx008",
+         *           "id": "di_prod_06h2e2qp0bjr5hhb6h2a6jtz8kma2",
          *           "end": null,
-         *           "start": "2026-11-29T08:53:20.157Z",
+         *           "start": "2026-11-29T11:22:39.513Z",
          *           "coupon": {
-         *             "id": "cpn_prod_06h2d0hy3bawmew7vyzfz6cv23dsr",
+         *             "id": "cpn_prod_06h2e2qmvesw6sjv5g1a5vvvkdb2w",
          *             "name": null,
          *             "valid": true,
          *             "object": "coupon",
-         *             "created": "2026-11-29T08:53:19.514Z",
-         *             "updated": "2026-11-29T08:53:20.157Z",
+         *             "created": "2026-11-29T11:22:39.195Z",
+         *             "updated": "2026-11-29T11:22:39.513Z",
          *             "currency": "usd",
          *             "duration": "once",
          *             "livemode": false,
@@ -25735,7 +25743,7 @@ export type components = {
          *           },
          *           "object": "discount",
          *           "deleted": true,
-         *           "customer": "cus_prod_06h2d0hzwvey0es4yyvctdfs4an46",
+         *           "customer": "cus_prod_06h2e2qns0dgdp378pgwqnerx1tm8",
          *           "livemode": false
          *         },
          *         "previous_attributes": {
@@ -25792,20 +25800,20 @@ export type components = {
         /**
          * @description The webhook body of `coupon.created`.
          * @example {
-         *       "id": "evt_prod_06h2d0hy0n5px91d6b1gt9dn7js1t",
+         *       "id": "evt_prod_06h2e2qmrs688jnphd62m0ssy67ve",
          *       "object": "event",
          *       "type": "coupon.created",
          *       "sequence": 1,
-         *       "created": 1795942399,
+         *       "created": 1795951359,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "cpn_prod_06h2d0hy04eyrkqv09e17rczppygy",
+         *           "id": "cpn_prod_06h2e2qmfpt4x8v8hnexk6t68yc2e",
          *           "name": null,
          *           "valid": true,
          *           "object": "coupon",
-         *           "created": "2026-11-29T08:53:19.489Z",
-         *           "updated": "2026-11-29T08:53:19.489Z",
+         *           "created": "2026-11-29T11:22:39.101Z",
+         *           "updated": "2026-11-29T11:22:39.101Z",
          *           "currency": null,
          *           "duration": "forever",
          *           "livemode": false,
@@ -25887,20 +25895,20 @@ export type components = {
         /**
          * @description The webhook body of `coupon.updated`.
          * @example {
-         *       "id": "evt_prod_06h2d0hy7v46gvae8y2ehyw71veer",
+         *       "id": "evt_prod_06h2e2qmxb9hm1qe8nrtrdqbh9k9t",
          *       "object": "event",
          *       "type": "coupon.updated",
          *       "sequence": 2,
-         *       "created": 1795942399,
+         *       "created": 1795951359,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "cpn_prod_06h2d0hy04eyrkqv09e17rczppygy",
+         *           "id": "cpn_prod_06h2e2qmfpt4x8v8hnexk6t68yc2e",
          *           "name": "Ten percent",
          *           "valid": true,
          *           "object": "coupon",
-         *           "created": "2026-11-29T08:53:19.489Z",
-         *           "updated": "2026-11-29T08:53:19.547Z",
+         *           "created": "2026-11-29T11:22:39.101Z",
+         *           "updated": "2026-11-29T11:22:39.208Z",
          *           "currency": null,
          *           "duration": "forever",
          *           "livemode": false,
@@ -25914,7 +25922,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "name": null,
-         *           "updated": "2026-11-29T08:53:19.489Z"
+         *           "updated": "2026-11-29T11:22:39.101Z"
          *         }
          *       }
          *     }
@@ -25948,21 +25956,21 @@ export type components = {
         /**
          * @description The webhook body of `coupon.deleted`.
          * @example {
-         *       "id": "evt_prod_06h2d0hygwk11w0t89wh4qqhp7bd2",
+         *       "id": "evt_prod_06h2e2qn0gxfwck5t53qpfy7gsaea",
          *       "object": "event",
          *       "type": "coupon.deleted",
          *       "sequence": 2,
-         *       "created": 1795942399,
+         *       "created": 1795951359,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "cpn_prod_06h2d0hyc3t5srth769n7cp5wffeg",
+         *           "id": "cpn_prod_06h2e2qmypjwt5te8qv28qk6adz9a",
          *           "name": null,
          *           "valid": false,
          *           "object": "coupon",
-         *           "created": "2026-11-29T08:53:19.584Z",
+         *           "created": "2026-11-29T11:22:39.221Z",
          *           "deleted": true,
-         *           "updated": "2026-11-29T08:53:19.617Z",
+         *           "updated": "2026-11-29T11:22:39.234Z",
          *           "currency": null,
          *           "duration": "forever",
          *           "livemode": false,
@@ -25976,7 +25984,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "valid": true,
-         *           "updated": "2026-11-29T08:53:19.584Z",
+         *           "updated": "2026-11-29T11:22:39.221Z",
          *           "deleted": null
          *         }
          *       }
@@ -26050,22 +26058,22 @@ export type components = {
         /**
          * @description The webhook body of `price.created`.
          * @example {
-         *       "id": "evt_prod_06h2d0hxdaek126sc5yx30h8scwwj",
+         *       "id": "evt_prod_06h2e2qm3awgm4smpxganqfwnv7sm",
          *       "object": "event",
          *       "type": "price.created",
          *       "sequence": 1,
-         *       "created": 1795942399,
+         *       "created": 1795951359,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "price_prod_06h2d0hxcshgdh05f8e8wff0h1rny",
+         *           "id": "price_prod_06h2e2qm33j2tgtxztzc3se42r4dw",
          *           "type": "recurring",
          *           "tiers": null,
          *           "active": true,
          *           "object": "price",
-         *           "created": "2026-11-29T08:53:19.334Z",
-         *           "product": "prod_prod_06h2d0hx2vrjrnnvbfet5snx8f0m6",
-         *           "updated": "2026-11-29T08:53:19.334Z",
+         *           "created": "2026-11-29T11:22:39.000Z",
+         *           "product": "prod_prod_06h2e2qks8zrbapxxpmawb2tp9eve",
+         *           "updated": "2026-11-29T11:22:39.000Z",
          *           "currency": "usd",
          *           "livemode": false,
          *           "metadata": {},
@@ -26159,22 +26167,22 @@ export type components = {
         /**
          * @description The webhook body of `price.updated`.
          * @example {
-         *       "id": "evt_prod_06h2d0hxmf6my0n187pbpcdw8nbwy",
+         *       "id": "evt_prod_06h2e2qm800jb9xnat0g44c7yt66p",
          *       "object": "event",
          *       "type": "price.updated",
          *       "sequence": 2,
-         *       "created": 1795942399,
+         *       "created": 1795951359,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "price_prod_06h2d0hxcshgdh05f8e8wff0h1rny",
+         *           "id": "price_prod_06h2e2qm33j2tgtxztzc3se42r4dw",
          *           "type": "recurring",
          *           "tiers": null,
          *           "active": true,
          *           "object": "price",
-         *           "created": "2026-11-29T08:53:19.334Z",
-         *           "product": "prod_prod_06h2d0hx2vrjrnnvbfet5snx8f0m6",
-         *           "updated": "2026-11-29T08:53:19.392Z",
+         *           "created": "2026-11-29T11:22:39.000Z",
+         *           "product": "prod_prod_06h2e2qks8zrbapxxpmawb2tp9eve",
+         *           "updated": "2026-11-29T11:22:39.039Z",
          *           "currency": "usd",
          *           "livemode": false,
          *           "metadata": {},
@@ -26190,7 +26198,7 @@ export type components = {
          *           "unit_amount_atom": 2000
          *         },
          *         "previous_attributes": {
-         *           "updated": "2026-11-29T08:53:19.334Z",
+         *           "updated": "2026-11-29T11:22:39.000Z",
          *           "nickname": null
          *         }
          *       }
@@ -26225,23 +26233,23 @@ export type components = {
         /**
          * @description The webhook body of `price.deleted`.
          * @example {
-         *       "id": "evt_prod_06h2d0hxtq20aqzacmehb0etd2eda",
+         *       "id": "evt_prod_06h2e2qmc1w2y18489fe0xc501mjc",
          *       "object": "event",
          *       "type": "price.deleted",
          *       "sequence": 2,
-         *       "created": 1795942399,
+         *       "created": 1795951359,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "price_prod_06h2d0hxqva3vgmv8sy6dmtbwc6qy",
+         *           "id": "price_prod_06h2e2qmae7c32szs17w01nbdysb8",
          *           "type": "one_time",
          *           "tiers": null,
          *           "active": true,
          *           "object": "price",
-         *           "created": "2026-11-29T08:53:19.422Z",
+         *           "created": "2026-11-29T11:22:39.059Z",
          *           "deleted": true,
-         *           "product": "prod_prod_06h2d0hxa4ftvhrfvjxpbb5z2bzm6",
-         *           "updated": "2026-11-29T08:53:19.442Z",
+         *           "product": "prod_prod_06h2e2qm1kxsdx800kgasaseh08dw",
+         *           "updated": "2026-11-29T11:22:39.071Z",
          *           "currency": "usd",
          *           "livemode": false,
          *           "metadata": {},
@@ -26252,7 +26260,7 @@ export type components = {
          *           "unit_amount_atom": 100
          *         },
          *         "previous_attributes": {
-         *           "updated": "2026-11-29T08:53:19.422Z",
+         *           "updated": "2026-11-29T11:22:39.059Z",
          *           "deleted": null
          *         }
          *       }
@@ -26335,20 +26343,20 @@ export type components = {
         /**
          * @description The webhook body of `product.created`.
          * @example {
-         *       "id": "evt_prod_06h2d0hx3dsv78pxf2bx6j1fvxy7j",
+         *       "id": "evt_prod_06h2e2qksm6wqgfcj8nwwrsw83md4",
          *       "object": "event",
          *       "type": "product.created",
          *       "sequence": 1,
-         *       "created": 1795942399,
+         *       "created": 1795951358,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "prod_prod_06h2d0hx2vrjrnnvbfet5snx8f0m6",
+         *           "id": "prod_prod_06h2e2qks8zrbapxxpmawb2tp9eve",
          *           "name": "Pro",
          *           "active": true,
          *           "object": "product",
-         *           "created": "2026-11-29T08:53:19.254Z",
-         *           "updated": "2026-11-29T08:53:19.254Z",
+         *           "created": "2026-11-29T11:22:38.922Z",
+         *           "updated": "2026-11-29T11:22:38.922Z",
          *           "livemode": false,
          *           "metadata": {},
          *           "description": null
@@ -26409,26 +26417,26 @@ export type components = {
         /**
          * @description The webhook body of `product.updated`.
          * @example {
-         *       "id": "evt_prod_06h2d0hx7jz27hm7fbrwrnrkqrdj6",
+         *       "id": "evt_prod_06h2e2qm03jvyb417518kgmacsdx2",
          *       "object": "event",
          *       "type": "product.updated",
          *       "sequence": 2,
-         *       "created": 1795942399,
+         *       "created": 1795951358,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "prod_prod_06h2d0hx2vrjrnnvbfet5snx8f0m6",
+         *           "id": "prod_prod_06h2e2qks8zrbapxxpmawb2tp9eve",
          *           "name": "Pro",
          *           "active": true,
          *           "object": "product",
-         *           "created": "2026-11-29T08:53:19.254Z",
-         *           "updated": "2026-11-29T08:53:19.290Z",
+         *           "created": "2026-11-29T11:22:38.922Z",
+         *           "updated": "2026-11-29T11:22:38.974Z",
          *           "livemode": false,
          *           "metadata": {},
          *           "description": "The pro plan"
          *         },
          *         "previous_attributes": {
-         *           "updated": "2026-11-29T08:53:19.254Z",
+         *           "updated": "2026-11-29T11:22:38.922Z",
          *           "description": null
          *         }
          *       }
@@ -26463,27 +26471,27 @@ export type components = {
         /**
          * @description The webhook body of `product.deleted`.
          * @example {
-         *       "id": "evt_prod_06h2d0hxxp0y84gx8t3vb63ysy57e",
+         *       "id": "evt_prod_06h2e2qmdkq5jn141tcx91cn7c0cw",
          *       "object": "event",
          *       "type": "product.deleted",
          *       "sequence": 2,
-         *       "created": 1795942399,
+         *       "created": 1795951359,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "prod_prod_06h2d0hxa4ftvhrfvjxpbb5z2bzm6",
+         *           "id": "prod_prod_06h2e2qm1kxsdx800kgasaseh08dw",
          *           "name": "Spare",
          *           "active": true,
          *           "object": "product",
-         *           "created": "2026-11-29T08:53:19.313Z",
+         *           "created": "2026-11-29T11:22:38.988Z",
          *           "deleted": true,
-         *           "updated": "2026-11-29T08:53:19.466Z",
+         *           "updated": "2026-11-29T11:22:39.083Z",
          *           "livemode": false,
          *           "metadata": {},
          *           "description": null
          *         },
          *         "previous_attributes": {
-         *           "updated": "2026-11-29T08:53:19.313Z",
+         *           "updated": "2026-11-29T11:22:38.988Z",
          *           "deleted": null
          *         }
          *       }
@@ -26543,21 +26551,21 @@ export type components = {
         /**
          * @description The webhook body of `refund.created`.
          * @example {
-         *       "id": "evt_prod_06h2d0j39wfk4k5jk2mzhc8aa452m",
+         *       "id": "evt_prod_06h2e2qqgsk20sesn9v2pgat8e35t",
          *       "object": "event",
          *       "type": "refund.created",
          *       "sequence": 1,
-         *       "created": 1795942400,
+         *       "created": 1795951359,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "re_prod_06h2d0j39ggzj1gfdjchsdsvxfhqt",
+         *           "id": "re_prod_06h2e2qqgc4zckk254wsjsp4fv2v0",
          *           "object": "refund",
          *           "reason": null,
          *           "status": "pending",
-         *           "created": "2026-11-29T08:53:20.844Z",
-         *           "payment": "py_prod_06h2d0j2b25jq3sk9j2p2n8edms8c",
-         *           "updated": "2026-11-29T08:53:20.844Z",
+         *           "created": "2026-11-29T11:22:39.875Z",
+         *           "payment": "py_prod_06h2e2qpkfr4wv71nzj9y50ebme10",
+         *           "updated": "2026-11-29T11:22:39.875Z",
          *           "currency": "usd",
          *           "livemode": false,
          *           "metadata": {},
@@ -26624,21 +26632,21 @@ export type components = {
         /**
          * @description The webhook body of `refund.updated`.
          * @example {
-         *       "id": "evt_prod_06h2d0j3ak83khnykp5arvtcfk80c",
+         *       "id": "evt_prod_06h2e2qqh6yt6n9rysfba574z3110",
          *       "object": "event",
          *       "type": "refund.updated",
          *       "sequence": 2,
-         *       "created": 1795942400,
+         *       "created": 1795951359,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "re_prod_06h2d0j39ggzj1gfdjchsdsvxfhqt",
+         *           "id": "re_prod_06h2e2qqgc4zckk254wsjsp4fv2v0",
          *           "object": "refund",
          *           "reason": null,
          *           "status": "succeeded",
-         *           "created": "2026-11-29T08:53:20.844Z",
-         *           "payment": "py_prod_06h2d0j2b25jq3sk9j2p2n8edms8c",
-         *           "updated": "2026-11-29T08:53:20.850Z",
+         *           "created": "2026-11-29T11:22:39.875Z",
+         *           "payment": "py_prod_06h2e2qpkfr4wv71nzj9y50ebme10",
+         *           "updated": "2026-11-29T11:22:39.880Z",
          *           "currency": "usd",
          *           "livemode": false,
          *           "metadata": {},
@@ -26647,7 +26655,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "status": "pending",
-         *           "updated": "2026-11-29T08:53:20.844Z"
+         *           "updated": "2026-11-29T11:22:39.875Z"
          *         }
          *       }
          *     }
@@ -26681,21 +26689,21 @@ export type components = {
         /**
          * @description The webhook body of `refund.failed`.
          * @example {
-         *       "id": "evt_prod_06h2d0j3g07ha7fzn3kab4bqtfm9j",
+         *       "id": "evt_prod_06h2e2qqx0c8mpqb6mttmsdtnmvct",
          *       "object": "event",
          *       "type": "refund.failed",
          *       "sequence": 2,
-         *       "created": 1795942400,
+         *       "created": 1795951359,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "re_prod_06h2d0j3f4xa2jrmb5chmmn141mga",
+         *           "id": "re_prod_06h2e2qqr8z093r04wng6m1z9exht",
          *           "object": "refund",
          *           "reason": null,
          *           "status": "failed",
-         *           "created": "2026-11-29T08:53:20.889Z",
-         *           "payment": "py_prod_06h2d0j334qvt05vpbbf6pr76xzz2",
-         *           "updated": "2026-11-29T08:53:20.894Z",
+         *           "created": "2026-11-29T11:22:39.938Z",
+         *           "payment": "py_prod_06h2e2qqattkektgp5w8p8ahf9h6j",
+         *           "updated": "2026-11-29T11:22:39.952Z",
          *           "currency": "usd",
          *           "livemode": false,
          *           "metadata": {},
@@ -26704,7 +26712,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "status": "pending",
-         *           "updated": "2026-11-29T08:53:20.889Z",
+         *           "updated": "2026-11-29T11:22:39.938Z",
          *           "failure_reason": null
          *         }
          *       }
@@ -26739,21 +26747,21 @@ export type components = {
         /**
          * @description The webhook body of `api_token.created`.
          * @example {
-         *       "id": "evt_prod_06h2d0hfpf3acggcrsx0wx7g10tht",
+         *       "id": "evt_prod_06h2e2q0mkmyehdhbwvvstq9h9tfj",
          *       "object": "event",
          *       "type": "api_token.created",
          *       "sequence": 1,
-         *       "created": 1795942395,
+         *       "created": 1795951354,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "key_prod_06h2d0hff561d1m2s03m8jqqg7zhr",
+         *           "id": "key_prod_06h2e2q0jsmt1p9rnsmyh98bw1d7j",
          *           "kind": "secret",
          *           "name": "catalogue",
          *           "object": "api_token",
          *           "status": "active",
-         *           "created": "2026-11-29T08:53:15.765Z",
-         *           "display": "st_prod_…da4x",
+         *           "created": "2026-11-29T11:22:33.992Z",
+         *           "display": "st_prod_…2x50",
          *           "revoked_at": null,
          *           "last_used_at": null
          *         }
@@ -26810,22 +26818,22 @@ export type components = {
         /**
          * @description The webhook body of `api_token.revoked`.
          * @example {
-         *       "id": "evt_prod_06h2d0hjcxzn5d2b4gbh200t3k0gm",
+         *       "id": "evt_prod_06h2e2q7nejxhwdzjt555c3yfnveg",
          *       "object": "event",
          *       "type": "api_token.revoked",
          *       "sequence": 2,
-         *       "created": 1795942396,
+         *       "created": 1795951355,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "key_prod_06h2d0hj2fpvh4vp2ypfat8jcp99j",
+         *           "id": "key_prod_06h2e2q3k935asqa7erjgrs9p6a9c",
          *           "kind": "publishable",
          *           "name": "spare",
          *           "object": "api_token",
          *           "status": "revoked",
-         *           "created": "2026-11-29T08:53:16.427Z",
-         *           "display": "pt_prod_…tj6z",
-         *           "revoked_at": "2026-11-29T08:53:16.516Z",
+         *           "created": "2026-11-29T11:22:34.775Z",
+         *           "display": "pt_prod_…9nkx",
+         *           "revoked_at": "2026-11-29T11:22:35.814Z",
          *           "last_used_at": null
          *         },
          *         "previous_attributes": {
@@ -26864,23 +26872,23 @@ export type components = {
         /**
          * @description The webhook body of `webhook_endpoint.created`.
          * @example {
-         *       "id": "evt_prod_06h2d0hjpfzsr038y83gj2e52k006",
+         *       "id": "evt_prod_06h2e2q7trzzm88qfdwbke322net8",
          *       "object": "event",
          *       "type": "webhook_endpoint.created",
          *       "sequence": 1,
-         *       "created": 1795942396,
+         *       "created": 1795951355,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "whe_prod_06h2d0hjnpkx371z1dk2q22q8tj0t",
+         *           "id": "whe_prod_06h2e2q7tfg6pd71w1jvj7jb160wj",
          *           "url": "https://example.com/audit",
          *           "events": [
          *             "customer.created"
          *           ],
          *           "object": "webhook_endpoint",
-         *           "created": "2026-11-29T08:53:16.588Z",
+         *           "created": "2026-11-29T11:22:35.858Z",
          *           "enabled": true,
-         *           "updated": "2026-11-29T08:53:16.588Z",
+         *           "updated": "2026-11-29T11:22:35.858Z",
          *           "livemode": false,
          *           "description": null,
          *           "disabled_at": null,
@@ -26956,23 +26964,23 @@ export type components = {
         /**
          * @description The webhook body of `webhook_endpoint.updated`.
          * @example {
-         *       "id": "evt_prod_06h2d0hjtrfezv8qtgwk538mehnjm",
+         *       "id": "evt_prod_06h2e2q80w2ejfwaqejphhdf8ab44",
          *       "object": "event",
          *       "type": "webhook_endpoint.updated",
          *       "sequence": 2,
-         *       "created": 1795942396,
+         *       "created": 1795951355,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "whe_prod_06h2d0hjnpkx371z1dk2q22q8tj0t",
+         *           "id": "whe_prod_06h2e2q7tfg6pd71w1jvj7jb160wj",
          *           "url": "https://example.com/audit",
          *           "events": [
          *             "customer.created"
          *           ],
          *           "object": "webhook_endpoint",
-         *           "created": "2026-11-29T08:53:16.588Z",
+         *           "created": "2026-11-29T11:22:35.858Z",
          *           "enabled": true,
-         *           "updated": "2026-11-29T08:53:16.627Z",
+         *           "updated": "2026-11-29T11:22:35.898Z",
          *           "livemode": false,
          *           "description": "Audit",
          *           "disabled_at": null,
@@ -26982,7 +26990,7 @@ export type components = {
          *           "previous_secret_expires_at": null
          *         },
          *         "previous_attributes": {
-         *           "updated": "2026-11-29T08:53:16.588Z",
+         *           "updated": "2026-11-29T11:22:35.858Z",
          *           "description": null
          *         }
          *       }
@@ -27017,35 +27025,35 @@ export type components = {
         /**
          * @description The webhook body of `webhook_endpoint.deleted`.
          * @example {
-         *       "id": "evt_prod_06h2d0hkh1gkvspnr25hgaptqrvd0",
+         *       "id": "evt_prod_06h2e2q8cf5mvayc9nxfpy2vvye5t",
          *       "object": "event",
          *       "type": "webhook_endpoint.deleted",
          *       "sequence": 6,
-         *       "created": 1795942396,
+         *       "created": 1795951356,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "whe_prod_06h2d0hjnpkx371z1dk2q22q8tj0t",
+         *           "id": "whe_prod_06h2e2q7tfg6pd71w1jvj7jb160wj",
          *           "url": "https://example.com/audit",
          *           "events": [
          *             "customer.created"
          *           ],
          *           "object": "webhook_endpoint",
-         *           "created": "2026-11-29T08:53:16.588Z",
+         *           "created": "2026-11-29T11:22:35.858Z",
          *           "deleted": true,
          *           "enabled": false,
-         *           "updated": "2026-11-29T08:53:16.806Z",
+         *           "updated": "2026-11-29T11:22:36.002Z",
          *           "livemode": false,
          *           "description": "Audit",
          *           "disabled_at": null,
          *           "failing_since": null,
          *           "disabled_reason": null,
          *           "max_deliveries_per_second": null,
-         *           "previous_secret_expires_at": "2026-11-30T08:53:16.742Z"
+         *           "previous_secret_expires_at": "2026-11-30T11:22:35.976Z"
          *         },
          *         "previous_attributes": {
          *           "enabled": true,
-         *           "updated": "2026-11-29T08:53:16.742Z",
+         *           "updated": "2026-11-29T11:22:35.976Z",
          *           "deleted": null
          *         }
          *       }
@@ -27116,23 +27124,23 @@ export type components = {
         /**
          * @description The webhook body of `webhook_endpoint.disabled`.
          * @example {
-         *       "id": "evt_prod_06h2d0hk0n6x3g7m4t89fba675p2m",
+         *       "id": "evt_prod_06h2e2q838cw4c4my2k9gpe3sb858",
          *       "object": "event",
          *       "type": "webhook_endpoint.disabled",
          *       "sequence": 3,
-         *       "created": 1795942396,
+         *       "created": 1795951355,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "whe_prod_06h2d0hjnpkx371z1dk2q22q8tj0t",
+         *           "id": "whe_prod_06h2e2q7tfg6pd71w1jvj7jb160wj",
          *           "url": "https://example.com/audit",
          *           "events": [
          *             "customer.created"
          *           ],
          *           "object": "webhook_endpoint",
-         *           "created": "2026-11-29T08:53:16.588Z",
+         *           "created": "2026-11-29T11:22:35.858Z",
          *           "enabled": false,
-         *           "updated": "2026-11-29T08:53:16.671Z",
+         *           "updated": "2026-11-29T11:22:35.929Z",
          *           "livemode": false,
          *           "description": "Audit",
          *           "disabled_at": null,
@@ -27143,7 +27151,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "enabled": true,
-         *           "updated": "2026-11-29T08:53:16.627Z"
+         *           "updated": "2026-11-29T11:22:35.898Z"
          *         }
          *       }
          *     }
@@ -27177,23 +27185,23 @@ export type components = {
         /**
          * @description The webhook body of `webhook_endpoint.enabled`.
          * @example {
-         *       "id": "evt_prod_06h2d0hk68gs0xzzj77njq0rsd3m2",
+         *       "id": "evt_prod_06h2e2q87k5tx16qrqy90y14r8g10",
          *       "object": "event",
          *       "type": "webhook_endpoint.enabled",
          *       "sequence": 4,
-         *       "created": 1795942396,
+         *       "created": 1795951355,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "whe_prod_06h2d0hjnpkx371z1dk2q22q8tj0t",
+         *           "id": "whe_prod_06h2e2q7tfg6pd71w1jvj7jb160wj",
          *           "url": "https://example.com/audit",
          *           "events": [
          *             "customer.created"
          *           ],
          *           "object": "webhook_endpoint",
-         *           "created": "2026-11-29T08:53:16.588Z",
+         *           "created": "2026-11-29T11:22:35.858Z",
          *           "enabled": true,
-         *           "updated": "2026-11-29T08:53:16.719Z",
+         *           "updated": "2026-11-29T11:22:35.963Z",
          *           "livemode": false,
          *           "description": "Audit",
          *           "disabled_at": null,
@@ -27204,7 +27212,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "enabled": false,
-         *           "updated": "2026-11-29T08:53:16.671Z"
+         *           "updated": "2026-11-29T11:22:35.929Z"
          *         }
          *       }
          *     }
@@ -27238,33 +27246,33 @@ export type components = {
         /**
          * @description The webhook body of `webhook_endpoint.secret_rotated`.
          * @example {
-         *       "id": "evt_prod_06h2d0hkank3az5nrc2ck0aan10cw",
+         *       "id": "evt_prod_06h2e2q89pgdg6zd4sqazcb0e0q8m",
          *       "object": "event",
          *       "type": "webhook_endpoint.secret_rotated",
          *       "sequence": 5,
-         *       "created": 1795942396,
+         *       "created": 1795951355,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "whe_prod_06h2d0hjnpkx371z1dk2q22q8tj0t",
+         *           "id": "whe_prod_06h2e2q7tfg6pd71w1jvj7jb160wj",
          *           "url": "https://example.com/audit",
          *           "events": [
          *             "customer.created"
          *           ],
          *           "object": "webhook_endpoint",
-         *           "created": "2026-11-29T08:53:16.588Z",
+         *           "created": "2026-11-29T11:22:35.858Z",
          *           "enabled": true,
-         *           "updated": "2026-11-29T08:53:16.742Z",
+         *           "updated": "2026-11-29T11:22:35.976Z",
          *           "livemode": false,
          *           "description": "Audit",
          *           "disabled_at": null,
          *           "failing_since": null,
          *           "disabled_reason": null,
          *           "max_deliveries_per_second": null,
-         *           "previous_secret_expires_at": "2026-11-30T08:53:16.742Z"
+         *           "previous_secret_expires_at": "2026-11-30T11:22:35.976Z"
          *         },
          *         "previous_attributes": {
-         *           "updated": "2026-11-29T08:53:16.719Z",
+         *           "updated": "2026-11-29T11:22:35.963Z",
          *           "previous_secret_expires_at": null
          *         }
          *       }
@@ -27299,18 +27307,18 @@ export type components = {
         /**
          * @description The webhook body of `user.signed_in`.
          * @example {
-         *       "id": "evt_prod_06h2d0hf2qnq79zpg0ajbdfq2jszc",
+         *       "id": "evt_prod_06h2e2q09cpyava2gnxfc96xecdtt",
          *       "object": "event",
          *       "type": "user.signed_in",
          *       "sequence": 1,
-         *       "created": 1795942395,
+         *       "created": 1795951353,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "user_prod_06h2d0hcfee4ntj4vrv4ybcqcmvbg",
+         *           "id": "user_prod_06h2e2py42rqs556vkdqt3bh8qbft",
          *           "name": "Test User",
          *           "role": "owner",
-         *           "email": "user-5e57215d29@example.com",
+         *           "email": "user-d70e516fae@example.com",
          *           "object": "user"
          *         }
          *       }
@@ -27356,18 +27364,18 @@ export type components = {
         /**
          * @description The webhook body of `user.sign_in_failed`.
          * @example {
-         *       "id": "evt_prod_06h2d0hrbhbwervw4qwsyv9qpy208",
+         *       "id": "evt_prod_06h2e2qev6kpc6fyfeg9mtxqcfd5j",
          *       "object": "event",
          *       "type": "user.sign_in_failed",
          *       "sequence": 2,
-         *       "created": 1795942398,
+         *       "created": 1795951357,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "user_prod_06h2d0hcfee4ntj4vrv4ybcqcmvbg",
+         *           "id": "user_prod_06h2e2py42rqs556vkdqt3bh8qbft",
          *           "name": "Test User",
          *           "role": "owner",
-         *           "email": "user-5e57215d29@example.com",
+         *           "email": "user-d70e516fae@example.com",
          *           "object": "user"
          *         }
          *       }
@@ -27402,18 +27410,18 @@ export type components = {
         /**
          * @description The webhook body of `user.signed_out`.
          * @example {
-         *       "id": "evt_prod_06h2d0hvzm22bavns93ymhrv6hmdj",
+         *       "id": "evt_prod_06h2e2qj691aehrrxkzdsbrp0yjrj",
          *       "object": "event",
          *       "type": "user.signed_out",
          *       "sequence": 4,
-         *       "created": 1795942398,
+         *       "created": 1795951358,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "user_prod_06h2d0hcfee4ntj4vrv4ybcqcmvbg",
+         *           "id": "user_prod_06h2e2py42rqs556vkdqt3bh8qbft",
          *           "name": "Test User",
          *           "role": "owner",
-         *           "email": "user-5e57215d29@example.com",
+         *           "email": "user-d70e516fae@example.com",
          *           "object": "user"
          *         }
          *       }
@@ -27448,18 +27456,18 @@ export type components = {
         /**
          * @description The webhook body of `user.password_changed`.
          * @example {
-         *       "id": "evt_prod_06h2d0htpr95phrz8pghb9jaen0b2",
+         *       "id": "evt_prod_06h2e2qhdjd35devnkn3gr5xnymqa",
          *       "object": "event",
          *       "type": "user.password_changed",
          *       "sequence": 3,
-         *       "created": 1795942398,
+         *       "created": 1795951358,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "user_prod_06h2d0hcfee4ntj4vrv4ybcqcmvbg",
+         *           "id": "user_prod_06h2e2py42rqs556vkdqt3bh8qbft",
          *           "name": "Test User",
          *           "role": "owner",
-         *           "email": "user-5e57215d29@example.com",
+         *           "email": "user-d70e516fae@example.com",
          *           "object": "user"
          *         }
          *       }
@@ -27494,15 +27502,15 @@ export type components = {
         /**
          * @description The webhook body of `account.settings_updated`.
          * @example {
-         *       "id": "evt_prod_06h2d0hwk7qb030g4a3eyb9zrj4cy",
+         *       "id": "evt_prod_06h2e2qjnme8h7kq9fzzg54mmdber",
          *       "object": "event",
          *       "type": "account.settings_updated",
          *       "sequence": 3,
-         *       "created": 1795942399,
+         *       "created": 1795951358,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "acc_prod_06h2d0hce7fffddx9j6aav1t6n5he",
+         *           "id": "acc_prod_06h2e2py3h1r9pd0swrwb5q7427q0",
          *           "object": "account_settings",
          *           "tax_id": null,
          *           "address": {
@@ -27513,6 +27521,7 @@ export type components = {
          *             "postal_code": "10117"
          *           },
          *           "livemode": false,
+         *           "brand_color": null,
          *           "business_name": "Example GmbH",
          *           "support_email": null,
          *           "default_locale": "en",
@@ -27574,6 +27583,7 @@ export type components = {
             address?: components["schemas"]["PostalAddress"] | null;
             tax_id?: string | null;
             support_email?: string | null;
+            brand_color?: string | null;
             /** @description The prefix of invoice numbers: the one set, else derived from the business name. */
             invoice_prefix?: string;
             invoice_footer?: string | null;
@@ -27593,20 +27603,20 @@ export type components = {
         /**
          * @description The webhook body of `tax_rate.created`.
          * @example {
-         *       "id": "evt_prod_06h2d0hwqg546s20svdmh4r49pd36",
+         *       "id": "evt_prod_06h2e2qkfckrwcwwxjte0cbv36xjr",
          *       "object": "event",
          *       "type": "tax_rate.created",
          *       "sequence": 1,
-         *       "created": 1795942399,
+         *       "created": 1795951358,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "txr_prod_06h2d0hwq0c3b7y16j02w6zh3sqzt",
+         *           "id": "txr_prod_06h2e2qkf42ekkvjdweyk99ycgbrg",
          *           "active": true,
          *           "object": "tax_rate",
          *           "country": "DE",
-         *           "created": "2026-11-29T08:53:19.160Z",
-         *           "updated": "2026-11-29T08:53:19.160Z",
+         *           "created": "2026-11-29T11:22:38.841Z",
+         *           "updated": "2026-11-29T11:22:38.841Z",
          *           "livemode": false,
          *           "metadata": {},
          *           "inclusive": false,
@@ -27675,20 +27685,20 @@ export type components = {
         /**
          * @description The webhook body of `tax_rate.updated`.
          * @example {
-         *       "id": "evt_prod_06h2d0hww4yxr1nxr2xzvr7tknh96",
+         *       "id": "evt_prod_06h2e2qkme2036kb3epxby5p17f7j",
          *       "object": "event",
          *       "type": "tax_rate.updated",
          *       "sequence": 2,
-         *       "created": 1795942399,
+         *       "created": 1795951358,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "txr_prod_06h2d0hwq0c3b7y16j02w6zh3sqzt",
+         *           "id": "txr_prod_06h2e2qkf42ekkvjdweyk99ycgbrg",
          *           "active": false,
          *           "object": "tax_rate",
          *           "country": "DE",
-         *           "created": "2026-11-29T08:53:19.160Z",
-         *           "updated": "2026-11-29T08:53:19.197Z",
+         *           "created": "2026-11-29T11:22:38.841Z",
+         *           "updated": "2026-11-29T11:22:38.883Z",
          *           "livemode": false,
          *           "metadata": {},
          *           "inclusive": false,
@@ -27699,7 +27709,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "active": true,
-         *           "updated": "2026-11-29T08:53:19.160Z"
+         *           "updated": "2026-11-29T11:22:38.841Z"
          *         }
          *       }
          *     }
@@ -27733,19 +27743,19 @@ export type components = {
         /**
          * @description The webhook body of `meter.created`.
          * @example {
-         *       "id": "evt_prod_06h2d0hzf54rsm3w8vecxdp39j19g",
+         *       "id": "evt_prod_06h2e2qnjynt3fj5trzz6avw8scbc",
          *       "object": "event",
          *       "type": "meter.created",
          *       "sequence": 1,
-         *       "created": 1795942399,
+         *       "created": 1795951359,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "mtr_prod_06h2d0hzeya4ca4cm7k5ebpk9we3c",
+         *           "id": "mtr_prod_06h2e2qnjrs0mdz9e81tpyhxxm56t",
          *           "object": "meter",
          *           "status": "active",
-         *           "created": "2026-11-29T08:53:19.863Z",
-         *           "updated": "2026-11-29T08:53:19.863Z",
+         *           "created": "2026-11-29T11:22:39.382Z",
+         *           "updated": "2026-11-29T11:22:39.382Z",
          *           "livemode": false,
          *           "value_key": "value",
          *           "event_name": "api_request",
@@ -27815,19 +27825,19 @@ export type components = {
         /**
          * @description The webhook body of `meter.updated`.
          * @example {
-         *       "id": "evt_prod_06h2d0hzj690rjvsfstmha436dtyc",
+         *       "id": "evt_prod_06h2e2qnmcshznwy0t0y0r8xs0shm",
          *       "object": "event",
          *       "type": "meter.updated",
          *       "sequence": 2,
-         *       "created": 1795942399,
+         *       "created": 1795951359,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "mtr_prod_06h2d0hzeya4ca4cm7k5ebpk9we3c",
+         *           "id": "mtr_prod_06h2e2qnjrs0mdz9e81tpyhxxm56t",
          *           "object": "meter",
          *           "status": "active",
-         *           "created": "2026-11-29T08:53:19.863Z",
-         *           "updated": "2026-11-29T08:53:19.887Z",
+         *           "created": "2026-11-29T11:22:39.382Z",
+         *           "updated": "2026-11-29T11:22:39.395Z",
          *           "livemode": false,
          *           "value_key": "value",
          *           "event_name": "api_request",
@@ -27835,7 +27845,7 @@ export type components = {
          *           "display_name": "Requests"
          *         },
          *         "previous_attributes": {
-         *           "updated": "2026-11-29T08:53:19.863Z",
+         *           "updated": "2026-11-29T11:22:39.382Z",
          *           "display_name": "API requests"
          *         }
          *       }
@@ -27870,19 +27880,19 @@ export type components = {
         /**
          * @description The webhook body of `meter.deactivated`.
          * @example {
-         *       "id": "evt_prod_06h2d0hzn6as230j74n224z3ys5rr",
+         *       "id": "evt_prod_06h2e2qnnkdjwfe0mk37vb7z6c7jg",
          *       "object": "event",
          *       "type": "meter.deactivated",
          *       "sequence": 3,
-         *       "created": 1795942399,
+         *       "created": 1795951359,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "mtr_prod_06h2d0hzeya4ca4cm7k5ebpk9we3c",
+         *           "id": "mtr_prod_06h2e2qnjrs0mdz9e81tpyhxxm56t",
          *           "object": "meter",
          *           "status": "inactive",
-         *           "created": "2026-11-29T08:53:19.863Z",
-         *           "updated": "2026-11-29T08:53:19.910Z",
+         *           "created": "2026-11-29T11:22:39.382Z",
+         *           "updated": "2026-11-29T11:22:39.403Z",
          *           "livemode": false,
          *           "value_key": "value",
          *           "event_name": "api_request",
@@ -27891,7 +27901,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "status": "active",
-         *           "updated": "2026-11-29T08:53:19.887Z"
+         *           "updated": "2026-11-29T11:22:39.395Z"
          *         }
          *       }
          *     }
@@ -27925,19 +27935,19 @@ export type components = {
         /**
          * @description The webhook body of `meter.reactivated`.
          * @example {
-         *       "id": "evt_prod_06h2d0hzt61cqrq5xkdqyj4a3jqpg",
+         *       "id": "evt_prod_06h2e2qnpwdwt4410yk414v2srwfy",
          *       "object": "event",
          *       "type": "meter.reactivated",
          *       "sequence": 4,
-         *       "created": 1795942399,
+         *       "created": 1795951359,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "mtr_prod_06h2d0hzeya4ca4cm7k5ebpk9we3c",
+         *           "id": "mtr_prod_06h2e2qnjrs0mdz9e81tpyhxxm56t",
          *           "object": "meter",
          *           "status": "active",
-         *           "created": "2026-11-29T08:53:19.863Z",
-         *           "updated": "2026-11-29T08:53:19.951Z",
+         *           "created": "2026-11-29T11:22:39.382Z",
+         *           "updated": "2026-11-29T11:22:39.415Z",
          *           "livemode": false,
          *           "value_key": "value",
          *           "event_name": "api_request",
@@ -27946,7 +27956,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "status": "inactive",
-         *           "updated": "2026-11-29T08:53:19.910Z"
+         *           "updated": "2026-11-29T11:22:39.403Z"
          *         }
          *       }
          *     }
@@ -27980,19 +27990,19 @@ export type components = {
         /**
          * @description The webhook body of `feature.created`.
          * @example {
-         *       "id": "evt_prod_06h2d0hymmw5x4q5zy6b9wz8t0hvw",
+         *       "id": "evt_prod_06h2e2qn2h5zk2rrby12n0e4tghkm",
          *       "object": "event",
          *       "type": "feature.created",
          *       "sequence": 1,
-         *       "created": 1795942399,
+         *       "created": 1795951359,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "feat_prod_06h2d0hym94rrckvk63wrvw3bn5nc",
+         *           "id": "feat_prod_06h2e2qn1x8ampd0mygvaa0dnwj3j",
          *           "name": "Reports",
          *           "object": "feature",
-         *           "created": "2026-11-29T08:53:19.650Z",
-         *           "updated": "2026-11-29T08:53:19.650Z",
+         *           "created": "2026-11-29T11:22:39.247Z",
+         *           "updated": "2026-11-29T11:22:39.247Z",
          *           "livemode": false,
          *           "metadata": {},
          *           "lookup_key": "reports"
@@ -28052,28 +28062,28 @@ export type components = {
         /**
          * @description The webhook body of `product_feature.attached`.
          * @example {
-         *       "id": "evt_prod_06h2d0hysbpf7sgw35wpfvkv4ac4p",
+         *       "id": "evt_prod_06h2e2qn61wgbbktv6e0pahsfmk5p",
          *       "object": "event",
          *       "type": "product_feature.attached",
          *       "sequence": 1,
-         *       "created": 1795942399,
+         *       "created": 1795951359,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "prodft_prod_06h2d0hyrktmx4w37ckgqkc4re4hc",
+         *           "id": "prodft_prod_06h2e2qn5zwwsxzh4fbfc869gdaa6",
          *           "object": "product_feature",
-         *           "created": "2026-11-29T08:53:19.685Z",
+         *           "created": "2026-11-29T11:22:39.279Z",
          *           "feature": {
-         *             "id": "feat_prod_06h2d0hym94rrckvk63wrvw3bn5nc",
+         *             "id": "feat_prod_06h2e2qn1x8ampd0mygvaa0dnwj3j",
          *             "name": "Reports",
          *             "object": "feature",
-         *             "created": "2026-11-29T08:53:19.650Z",
-         *             "updated": "2026-11-29T08:53:19.650Z",
+         *             "created": "2026-11-29T11:22:39.247Z",
+         *             "updated": "2026-11-29T11:22:39.247Z",
          *             "livemode": false,
          *             "metadata": {},
          *             "lookup_key": "reports"
          *           },
-         *           "product": "prod_prod_06h2d0hx2vrjrnnvbfet5snx8f0m6",
+         *           "product": "prod_prod_06h2e2qks8zrbapxxpmawb2tp9eve",
          *           "livemode": false
          *         }
          *       }
@@ -28123,28 +28133,28 @@ export type components = {
         /**
          * @description The webhook body of `product_feature.detached`.
          * @example {
-         *       "id": "evt_prod_06h2d0hz63z4j5sdaaz4ydkxt5018",
+         *       "id": "evt_prod_06h2e2qnc5g09ctd551yamrg4h62w",
          *       "object": "event",
          *       "type": "product_feature.detached",
          *       "sequence": 2,
-         *       "created": 1795942399,
+         *       "created": 1795951359,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "prodft_prod_06h2d0hz0kevw8p1mfh0tssf0rdem",
+         *           "id": "prodft_prod_06h2e2qn92yvfmfxxg8ecjxxw2qyg",
          *           "object": "product_feature",
-         *           "created": "2026-11-29T08:53:19.748Z",
+         *           "created": "2026-11-29T11:22:39.304Z",
          *           "feature": {
-         *             "id": "feat_prod_06h2d0hywd0qhrx6e06e046t23r9r",
+         *             "id": "feat_prod_06h2e2qn7p3gcdn1cdtynqvxqbsqj",
          *             "name": "Beta",
          *             "object": "feature",
-         *             "created": "2026-11-29T08:53:19.715Z",
-         *             "updated": "2026-11-29T08:53:19.715Z",
+         *             "created": "2026-11-29T11:22:39.293Z",
+         *             "updated": "2026-11-29T11:22:39.293Z",
          *             "livemode": false,
          *             "metadata": {},
          *             "lookup_key": "beta"
          *           },
-         *           "product": "prod_prod_06h2d0hx2vrjrnnvbfet5snx8f0m6",
+         *           "product": "prod_prod_06h2e2qks8zrbapxxpmawb2tp9eve",
          *           "livemode": false
          *         }
          *       }
@@ -28179,23 +28189,23 @@ export type components = {
         /**
          * @description The webhook body of `customer.entitlements.updated`.
          * @example {
-         *       "id": "evt_prod_06h2d0j8pmm3qfn5qdmcwbak5zd7m",
+         *       "id": "evt_prod_06h2e2qzcj8ts02ay0wp3ez6aqd6t",
          *       "object": "event",
          *       "type": "customer.entitlements.updated",
          *       "sequence": 3,
-         *       "created": 1795942402,
+         *       "created": 1795951361,
          *       "livemode": false,
          *       "data": {
          *         "object": {
          *           "items": [
          *             {
-         *               "feature": "feat_prod_06h2d0hym94rrckvk63wrvw3bn5nc",
+         *               "feature": "feat_prod_06h2e2qn1x8ampd0mygvaa0dnwj3j",
          *               "lookup_key": "reports",
-         *               "source_subscription": "sub_prod_06h2d0j8khyc25ndr0zhkwxcdqp38"
+         *               "source_subscription": "sub_prod_06h2e2qz7px4nqjww011q3jy8tgzw"
          *             }
          *           ],
          *           "object": "customer_entitlements",
-         *           "customer": "cus_prod_06h2d0hzwvey0es4yyvctdfs4an46",
+         *           "customer": "cus_prod_06h2e2qns0dgdp378pgwqnerx1tm8",
          *           "livemode": false
          *         },
          *         "previous_attributes": {
@@ -28242,16 +28252,16 @@ export type components = {
         /**
          * @description The webhook body of `portal_configuration.updated`.
          * @example {
-         *       "id": "evt_prod_06h2d0hza81j7bn14neycwkkmq9n8",
+         *       "id": "evt_prod_06h2e2qneyz73jrgdxses6jfec5va",
          *       "object": "event",
          *       "type": "portal_configuration.updated",
          *       "sequence": 4,
-         *       "created": 1795942399,
+         *       "created": 1795951359,
          *       "livemode": false,
          *       "data": {
          *         "object": {
          *           "object": "portal_configuration",
-         *           "updated": "2026-11-29T08:53:19.817Z",
+         *           "updated": "2026-11-29T11:22:39.340Z",
          *           "branding": {
          *             "logo_url": null,
          *             "accent_color": null,
@@ -28442,16 +28452,16 @@ export type components = {
         /**
          * @description The webhook body of `credit_note.created`.
          * @example {
-         *       "id": "evt_prod_06h2d0j7kc9n9h2yz0r5dr8f6ac5r",
+         *       "id": "evt_prod_06h2e2qy327b37x6kj6784m6x1q9t",
          *       "object": "event",
          *       "type": "credit_note.created",
          *       "sequence": 1,
-         *       "created": 1795942401,
+         *       "created": 1795951361,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "cn_prod_06h2d0j7hkkn51j3kw2affczjbbjy",
-         *           "pdf": "http://127.0.0.1:34341/api/credit-notes/cn_prod_06h2d0j7hkkn51j3kw2affczjbbjy/pdf",
+         *           "id": "cn_prod_06h2e2qy0grshc5mcckdxk8d76m88",
+         *           "pdf": "http://127.0.0.1:35505/api/credit-notes/cn_prod_06h2e2qy0grshc5mcckdxk8d76m88/pdf",
          *           "memo": null,
          *           "type": "pre_payment",
          *           "lines": [
@@ -28469,16 +28479,16 @@ export type components = {
          *           "object": "credit_note",
          *           "reason": "order_change",
          *           "status": "issued",
-         *           "created": "2026-11-29T08:53:21.932Z",
-         *           "invoice": "in_prod_06h2d0j79mk4wzjjggkfr026e0npr",
+         *           "created": "2026-11-29T11:22:41.540Z",
+         *           "invoice": "in_prod_06h2e2qxt8j4kc8ya40pvvtn4pfh8",
          *           "refunds": [],
-         *           "updated": "2026-11-29T08:53:21.932Z",
+         *           "updated": "2026-11-29T11:22:41.540Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h2d0hzwvey0es4yyvctdfs4an46",
+         *           "customer": "cus_prod_06h2e2qns0dgdp378pgwqnerx1tm8",
          *           "livemode": false,
          *           "tax_atom": 0,
          *           "voided_at": null,
-         *           "pdf_sha256": "4be6b9605a6f79562b4838aa4bbcd6972a0cbdded5e133ccb73afd00875819b9",
+         *           "pdf_sha256": "14bb0588530be235150da8a2770512dff48c033aad63babf79b83ce09db8113d",
          *           "total_taxes": [],
          *           "discount_atom": 0,
          *           "subtotal_atom": 100,
@@ -28573,16 +28583,16 @@ export type components = {
         /**
          * @description The webhook body of `credit_note.voided`.
          * @example {
-         *       "id": "evt_prod_06h2d0j7swztkd6ys0wmj10zhnyjg",
+         *       "id": "evt_prod_06h2e2qy88f7j10tt07hbpxkv2mtp",
          *       "object": "event",
          *       "type": "credit_note.voided",
          *       "sequence": 2,
-         *       "created": 1795942401,
+         *       "created": 1795951361,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "cn_prod_06h2d0j7hkkn51j3kw2affczjbbjy",
-         *           "pdf": "http://127.0.0.1:34341/api/credit-notes/cn_prod_06h2d0j7hkkn51j3kw2affczjbbjy/pdf",
+         *           "id": "cn_prod_06h2e2qy0grshc5mcckdxk8d76m88",
+         *           "pdf": "http://127.0.0.1:35505/api/credit-notes/cn_prod_06h2e2qy0grshc5mcckdxk8d76m88/pdf",
          *           "memo": null,
          *           "type": "pre_payment",
          *           "lines": [
@@ -28600,16 +28610,16 @@ export type components = {
          *           "object": "credit_note",
          *           "reason": "order_change",
          *           "status": "void",
-         *           "created": "2026-11-29T08:53:21.932Z",
-         *           "invoice": "in_prod_06h2d0j79mk4wzjjggkfr026e0npr",
+         *           "created": "2026-11-29T11:22:41.540Z",
+         *           "invoice": "in_prod_06h2e2qxt8j4kc8ya40pvvtn4pfh8",
          *           "refunds": [],
-         *           "updated": "2026-11-29T08:53:21.996Z",
+         *           "updated": "2026-11-29T11:22:41.592Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h2d0hzwvey0es4yyvctdfs4an46",
+         *           "customer": "cus_prod_06h2e2qns0dgdp378pgwqnerx1tm8",
          *           "livemode": false,
          *           "tax_atom": 0,
-         *           "voided_at": "2026-11-29T08:53:21.996Z",
-         *           "pdf_sha256": "4be6b9605a6f79562b4838aa4bbcd6972a0cbdded5e133ccb73afd00875819b9",
+         *           "voided_at": "2026-11-29T11:22:41.592Z",
+         *           "pdf_sha256": "14bb0588530be235150da8a2770512dff48c033aad63babf79b83ce09db8113d",
          *           "total_taxes": [],
          *           "discount_atom": 0,
          *           "subtotal_atom": 100,
@@ -28621,7 +28631,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "status": "issued",
-         *           "updated": "2026-11-29T08:53:21.932Z",
+         *           "updated": "2026-11-29T11:22:41.540Z",
          *           "voided_at": null
          *         }
          *       }
@@ -28656,24 +28666,24 @@ export type components = {
         /**
          * @description The webhook body of `customer.balance_transaction.created`.
          * @example {
-         *       "id": "evt_prod_06h2d0j7ymg776s141xtkysa9jdhp",
+         *       "id": "evt_prod_06h2e2qyc67y1kcw1nwwjvwthqc30",
          *       "object": "event",
          *       "type": "customer.balance_transaction.created",
          *       "sequence": 1,
-         *       "created": 1795942402,
+         *       "created": 1795951361,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "cbtxn_prod_06h2d0j7yf6svhy5t5awjtcd22kd2",
+         *           "id": "cbtxn_prod_06h2e2qybnv84pqbyq4xajdj290jt",
          *           "type": "credit_note",
          *           "object": "customer_balance_transaction",
-         *           "created": "2026-11-29T08:53:22.035Z",
-         *           "invoice": "in_prod_06h2d0j3hmedp2e9959y4mv9t8t16",
+         *           "created": "2026-11-29T11:22:41.629Z",
+         *           "invoice": "in_prod_06h2e2qt2pfb2bj09he9z83cz6yde",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h2d0hzwvey0es4yyvctdfs4an46",
+         *           "customer": "cus_prod_06h2e2qns0dgdp378pgwqnerx1tm8",
          *           "livemode": false,
          *           "amount_atom": 100,
-         *           "credit_note": "cn_prod_06h2d0j7y6pjw25hyvgbsydmzh3hp",
+         *           "credit_note": "cn_prod_06h2e2qyb38jk8e3xzx0jy61atz40",
          *           "description": null,
          *           "ending_balance_atom": 100,
          *           "subscription_change_request": null
@@ -28739,18 +28749,18 @@ export type components = {
         /**
          * @description The webhook body of `member.invited`.
          * @example {
-         *       "id": "evt_prod_06h2d0hmzdgdhhb8ndf25n9kqk7cp",
+         *       "id": "evt_prod_06h2e2q9ydnxkz32dtj21j148k0n6",
          *       "object": "event",
          *       "type": "member.invited",
          *       "sequence": 1,
-         *       "created": 1795942397,
+         *       "created": 1795951356,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "inv_prod_06h2d0hmpdezhy9tkvjs5kkhy4xfj",
+         *           "id": "inv_prod_06h2e2q9tkhc29cmv448q7154tt4c",
          *           "name": null,
          *           "role": "viewer",
-         *           "email": "withdrawn-mx1lqe8p@example.com",
+         *           "email": "withdrawn-mx1r2f6z@example.com",
          *           "object": "member",
          *           "status": "invited",
          *           "invitation": null
@@ -28803,18 +28813,18 @@ export type components = {
         /**
          * @description The webhook body of `member.invitation_revoked`.
          * @example {
-         *       "id": "evt_prod_06h2d0hnj15tnrz039y0rpwf193ha",
+         *       "id": "evt_prod_06h2e2qc3p92xqbhcs8cvntjcyyyt",
          *       "object": "event",
          *       "type": "member.invitation_revoked",
          *       "sequence": 2,
-         *       "created": 1795942397,
+         *       "created": 1795951356,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "inv_prod_06h2d0hmpdezhy9tkvjs5kkhy4xfj",
+         *           "id": "inv_prod_06h2e2q9tkhc29cmv448q7154tt4c",
          *           "name": null,
          *           "role": "viewer",
-         *           "email": "withdrawn-mx1lqe8p@example.com",
+         *           "email": "withdrawn-mx1r2f6z@example.com",
          *           "object": "member",
          *           "status": "invitation_revoked",
          *           "invitation": null
@@ -28854,21 +28864,21 @@ export type components = {
         /**
          * @description The webhook body of `member.joined`.
          * @example {
-         *       "id": "evt_prod_06h2d0hq135yzg2v73qsez66r021j",
+         *       "id": "evt_prod_06h2e2qdacdkmhg6h7n4vfk56zxtt",
          *       "object": "event",
          *       "type": "member.joined",
          *       "sequence": 1,
-         *       "created": 1795942397,
+         *       "created": 1795951357,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "user_prod_06h2d0hpzw73y9ax59rcaqyvsatqe",
+         *           "id": "user_prod_06h2e2qd9vr98skbngf0p4ke14rtc",
          *           "name": "Joined Member",
          *           "role": "developer",
-         *           "email": "joined-mx1lqe8p@example.com",
+         *           "email": "joined-mx1r2f6z@example.com",
          *           "object": "member",
          *           "status": "active",
-         *           "invitation": "inv_prod_06h2d0hnne0040ykzzsywa9pyw6qy"
+         *           "invitation": "inv_prod_06h2e2qc5srnk7dw1n86mcts2xr6m"
          *         }
          *       }
          *     }
@@ -28902,18 +28912,18 @@ export type components = {
         /**
          * @description The webhook body of `member.role_changed`.
          * @example {
-         *       "id": "evt_prod_06h2d0hq684jsw6rpq0vpxr4dq1w4",
+         *       "id": "evt_prod_06h2e2qdcrrsx3058rgpqaafbk93w",
          *       "object": "event",
          *       "type": "member.role_changed",
          *       "sequence": 2,
-         *       "created": 1795942397,
+         *       "created": 1795951357,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "user_prod_06h2d0hpzw73y9ax59rcaqyvsatqe",
+         *           "id": "user_prod_06h2e2qd9vr98skbngf0p4ke14rtc",
          *           "name": "Joined Member",
          *           "role": "viewer",
-         *           "email": "joined-mx1lqe8p@example.com",
+         *           "email": "joined-mx1r2f6z@example.com",
          *           "object": "member",
          *           "status": "active",
          *           "invitation": null
@@ -28953,18 +28963,18 @@ export type components = {
         /**
          * @description The webhook body of `member.removed`.
          * @example {
-         *       "id": "evt_prod_06h2d0hqc2t7x5mj1v50w30gz97qp",
+         *       "id": "evt_prod_06h2e2qdg12ydhkkkrse9ekwbewr2",
          *       "object": "event",
          *       "type": "member.removed",
          *       "sequence": 3,
-         *       "created": 1795942397,
+         *       "created": 1795951357,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "user_prod_06h2d0hpzw73y9ax59rcaqyvsatqe",
+         *           "id": "user_prod_06h2e2qd9vr98skbngf0p4ke14rtc",
          *           "name": "Joined Member",
          *           "role": "viewer",
-         *           "email": "joined-mx1lqe8p@example.com",
+         *           "email": "joined-mx1r2f6z@example.com",
          *           "object": "member",
          *           "status": "removed",
          *           "invitation": null
@@ -29004,24 +29014,24 @@ export type components = {
         /**
          * @description The webhook body of `payment_processor.connected`.
          * @example {
-         *       "id": "evt_prod_06h2d0hw9tk351gkf8wfese4bk246",
+         *       "id": "evt_prod_06h2e2qjf124bdsb85w5mmw464g22",
          *       "object": "event",
          *       "type": "payment_processor.connected",
          *       "sequence": 1,
-         *       "created": 1795942399,
+         *       "created": 1795951358,
          *       "livemode": false,
          *       "data": {
          *         "object": {
          *           "object": "payment_processor",
-         *           "created": "2026-11-29T08:53:19.046Z",
-         *           "updated": "2026-11-29T08:53:19.046Z",
+         *           "created": "2026-11-29T11:22:38.573Z",
+         *           "updated": "2026-11-29T11:22:38.573Z",
          *           "livemode": false,
          *           "processor": "stripe",
-         *           "webhook_url": "http://127.0.0.1:34341/api/processors/stripe/acc_prod_06h2d0hce7fffddx9j6aav1t6n5he",
+         *           "webhook_url": "http://127.0.0.1:35505/api/processors/stripe/acc_prod_06h2e2py3h1r9pd0swrwb5q7427q0",
          *           "publishable_key": "pk_test_catalogue_flow",
          *           "secret_key_last4": "flow",
-         *           "processor_account": "acct_312f4400069b234a9d3adf6b",
-         *           "webhook_endpoint_id": "we_87a4ae945cf18c5fc8c929c8"
+         *           "processor_account": "acct_e91c8bf032704525854d8212",
+         *           "webhook_endpoint_id": "we_cbd2e7fa8436b0005f6dbcff"
          *         }
          *       }
          *     }
@@ -29098,24 +29108,24 @@ export type components = {
         /**
          * @description The webhook body of `payment_processor.disconnected`.
          * @example {
-         *       "id": "evt_prod_06h2d0hwesj46pyzqy1acgzngdc7c",
+         *       "id": "evt_prod_06h2e2qjhqtk36q3h0cdwxd87pxpm",
          *       "object": "event",
          *       "type": "payment_processor.disconnected",
          *       "sequence": 2,
-         *       "created": 1795942399,
+         *       "created": 1795951358,
          *       "livemode": false,
          *       "data": {
          *         "object": {
          *           "object": "payment_processor",
-         *           "created": "2026-11-29T08:53:19.046Z",
-         *           "updated": "2026-11-29T08:53:19.046Z",
+         *           "created": "2026-11-29T11:22:38.573Z",
+         *           "updated": "2026-11-29T11:22:38.573Z",
          *           "livemode": false,
          *           "processor": "stripe",
-         *           "webhook_url": "http://127.0.0.1:34341/api/processors/stripe/acc_prod_06h2d0hce7fffddx9j6aav1t6n5he",
+         *           "webhook_url": "http://127.0.0.1:35505/api/processors/stripe/acc_prod_06h2e2py3h1r9pd0swrwb5q7427q0",
          *           "publishable_key": "pk_test_catalogue_flow",
          *           "secret_key_last4": "flow",
-         *           "processor_account": "acct_312f4400069b234a9d3adf6b",
-         *           "webhook_endpoint_id": "we_87a4ae945cf18c5fc8c929c8"
+         *           "processor_account": "acct_e91c8bf032704525854d8212",
+         *           "webhook_endpoint_id": "we_cbd2e7fa8436b0005f6dbcff"
          *         }
          *       }
          *     }
@@ -29149,39 +29159,39 @@ export type components = {
         /**
          * @description The webhook body of `subscription_change_request.scheduled`.
          * @example {
-         *       "id": "evt_prod_06h2d0jaf8vb5g5nzdkkwvqn06met",
+         *       "id": "evt_prod_06h2e2r1kqc8w94e3wyggwtnc521p",
          *       "object": "event",
          *       "type": "subscription_change_request.scheduled",
          *       "sequence": 1,
-         *       "created": 1795942402,
+         *       "created": 1795951362,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "scr_prod_06h2d0ja9b9ypfwascswa7a6f0m3g",
+         *           "id": "scr_prod_06h2e2r1g4em8qg920x0dqy03ghkc",
          *           "steps": [
          *             {
-         *               "item": "si_prod_06h2d0j9xrfa4gtwtxt0gkkdw3at2",
+         *               "item": "si_prod_06h2e2r0gzyza49js8ng9122a3eww",
          *               "type": "switch_price",
-         *               "price": "price_prod_06h2d0j9vt7y9br3vt2p5a1atxsct",
+         *               "price": "price_prod_06h2e2r0ckqrz0fcv0fe69qhymckj",
          *               "state": "pending",
          *               "quantity": null
          *             }
          *           ],
          *           "object": "subscription_change_request",
          *           "status": "scheduled",
-         *           "created": "2026-11-29T08:53:22.610Z",
+         *           "created": "2026-11-29T11:22:42.300Z",
          *           "invoice": null,
-         *           "updated": "2026-11-29T08:53:22.673Z",
+         *           "updated": "2026-11-29T11:22:42.452Z",
          *           "currency": "usd",
          *           "livemode": false,
          *           "metadata": {},
          *           "effective": "period_end",
          *           "applied_at": null,
          *           "last_error": null,
-         *           "effective_at": "2026-12-29T08:53:22.540Z",
-         *           "subscription": "sub_prod_06h2d0j9xrfa4gtwtxt0gkkdw3at0",
+         *           "effective_at": "2026-12-29T11:22:42.168Z",
+         *           "subscription": "sub_prod_06h2e2r0gzyza49js8ng9122a3ewt",
          *           "applied_steps": 0,
-         *           "proration_date": "2026-11-29T08:53:22.610Z",
+         *           "proration_date": "2026-11-29T11:22:42.300Z",
          *           "proration_behavior": "create_prorations",
          *           "amount_due_now_atom": 0,
          *           "balance_transaction": null,
@@ -29195,7 +29205,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "status": "open",
-         *           "updated": "2026-11-29T08:53:22.610Z",
+         *           "updated": "2026-11-29T11:22:42.300Z",
          *           "effective_at": null
          *         }
          *       }
@@ -29297,39 +29307,39 @@ export type components = {
         /**
          * @description The webhook body of `subscription_change_request.applied`.
          * @example {
-         *       "id": "evt_prod_06h2d0jdrpk3kxapxnd7mezncz9hj",
+         *       "id": "evt_prod_06h2e2r7tfb7ahn9sbx8j0r33cck6",
          *       "object": "event",
          *       "type": "subscription_change_request.applied",
          *       "sequence": 2,
-         *       "created": 1798534402,
+         *       "created": 1798543362,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "scr_prod_06h2d0ja9b9ypfwascswa7a6f0m3g",
+         *           "id": "scr_prod_06h2e2r1g4em8qg920x0dqy03ghkc",
          *           "steps": [
          *             {
-         *               "item": "si_prod_06h2d0j9xrfa4gtwtxt0gkkdw3at2",
+         *               "item": "si_prod_06h2e2r0gzyza49js8ng9122a3eww",
          *               "type": "switch_price",
-         *               "price": "price_prod_06h2d0j9vt7y9br3vt2p5a1atxsct",
+         *               "price": "price_prod_06h2e2r0ckqrz0fcv0fe69qhymckj",
          *               "state": "applied",
          *               "quantity": null
          *             }
          *           ],
          *           "object": "subscription_change_request",
          *           "status": "applied",
-         *           "created": "2026-11-29T08:53:22.610Z",
+         *           "created": "2026-11-29T11:22:42.300Z",
          *           "invoice": null,
-         *           "updated": "2026-12-29T08:53:22.540Z",
+         *           "updated": "2026-12-29T11:22:42.168Z",
          *           "currency": "usd",
          *           "livemode": false,
          *           "metadata": {},
          *           "effective": "period_end",
-         *           "applied_at": "2026-12-29T08:53:22.540Z",
+         *           "applied_at": "2026-12-29T11:22:42.168Z",
          *           "last_error": null,
-         *           "effective_at": "2026-12-29T08:53:22.540Z",
-         *           "subscription": "sub_prod_06h2d0j9xrfa4gtwtxt0gkkdw3at0",
+         *           "effective_at": "2026-12-29T11:22:42.168Z",
+         *           "subscription": "sub_prod_06h2e2r0gzyza49js8ng9122a3ewt",
          *           "applied_steps": 1,
-         *           "proration_date": "2026-11-29T08:53:22.610Z",
+         *           "proration_date": "2026-11-29T11:22:42.300Z",
          *           "proration_behavior": "create_prorations",
          *           "amount_due_now_atom": 0,
          *           "balance_transaction": null,
@@ -29344,15 +29354,15 @@ export type components = {
          *         "previous_attributes": {
          *           "steps": [
          *             {
-         *               "item": "si_prod_06h2d0j9xrfa4gtwtxt0gkkdw3at2",
+         *               "item": "si_prod_06h2e2r0gzyza49js8ng9122a3eww",
          *               "type": "switch_price",
-         *               "price": "price_prod_06h2d0j9vt7y9br3vt2p5a1atxsct",
+         *               "price": "price_prod_06h2e2r0ckqrz0fcv0fe69qhymckj",
          *               "state": "pending",
          *               "quantity": null
          *             }
          *           ],
          *           "status": "scheduled",
-         *           "updated": "2026-11-29T08:53:22.673Z",
+         *           "updated": "2026-11-29T11:22:42.452Z",
          *           "applied_at": null,
          *           "applied_steps": 0
          *         }
@@ -29388,18 +29398,18 @@ export type components = {
         /**
          * @description The webhook body of `subscription_change_request.canceled`.
          * @example {
-         *       "id": "evt_prod_06h2d0jax8ev0pq1wvcz4rknfzsce",
+         *       "id": "evt_prod_06h2e2r1xcbzw33v1cbhtf5k47s0g",
          *       "object": "event",
          *       "type": "subscription_change_request.canceled",
          *       "sequence": 2,
-         *       "created": 1795942402,
+         *       "created": 1795951362,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "scr_prod_06h2d0janx6yxmzf6x7wx7encbp58",
+         *           "id": "scr_prod_06h2e2r1qx65f7kkyet480smkrd92",
          *           "steps": [
          *             {
-         *               "item": "si_prod_06h2d0j9xrfa4gtwtxt0gkkdw3at2",
+         *               "item": "si_prod_06h2e2r0gzyza49js8ng9122a3eww",
          *               "type": "set_quantity",
          *               "price": null,
          *               "state": "pending",
@@ -29408,19 +29418,19 @@ export type components = {
          *           ],
          *           "object": "subscription_change_request",
          *           "status": "canceled",
-         *           "created": "2026-11-29T08:53:22.711Z",
+         *           "created": "2026-11-29T11:22:42.482Z",
          *           "invoice": null,
-         *           "updated": "2026-11-29T08:53:22.791Z",
+         *           "updated": "2026-11-29T11:22:42.532Z",
          *           "currency": "usd",
          *           "livemode": false,
          *           "metadata": {},
          *           "effective": "period_end",
          *           "applied_at": null,
          *           "last_error": null,
-         *           "effective_at": "2026-12-29T08:53:22.540Z",
-         *           "subscription": "sub_prod_06h2d0j9xrfa4gtwtxt0gkkdw3at0",
+         *           "effective_at": "2026-12-29T11:22:42.168Z",
+         *           "subscription": "sub_prod_06h2e2r0gzyza49js8ng9122a3ewt",
          *           "applied_steps": 0,
-         *           "proration_date": "2026-11-29T08:53:22.711Z",
+         *           "proration_date": "2026-11-29T11:22:42.482Z",
          *           "proration_behavior": "create_prorations",
          *           "amount_due_now_atom": 0,
          *           "balance_transaction": null,
@@ -29434,7 +29444,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "status": "scheduled",
-         *           "updated": "2026-11-29T08:53:22.759Z",
+         *           "updated": "2026-11-29T11:22:42.508Z",
          *           "cancellation_reason": null
          *         }
          *       }
@@ -29469,15 +29479,15 @@ export type components = {
         /**
          * @description The webhook body of `payment_method.attached`.
          * @example {
-         *       "id": "evt_prod_06h2d0j0vxn862w5993sgtqnc7dwr",
+         *       "id": "evt_prod_06h2e2qp8fb4wtberpt9e7q1rpr4a",
          *       "object": "event",
          *       "type": "payment_method.attached",
          *       "sequence": 1,
-         *       "created": 1795942400,
+         *       "created": 1795951359,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "pm_prod_06h2d0j0vhm1yb6ks7e5h1pvzkyam",
+         *           "id": "pm_prod_06h2e2qp8axgbckd0xhmqvxbwsxn6",
          *           "card": {
          *             "brand": "visa",
          *             "last4": "4242",
@@ -29485,8 +29495,8 @@ export type components = {
          *             "exp_month": 12
          *           },
          *           "object": "payment_method",
-         *           "created": "2026-11-29T08:53:20.220Z",
-         *           "customer": "cus_prod_06h2d0hzwvey0es4yyvctdfs4an46",
+         *           "created": "2026-11-29T11:22:39.554Z",
+         *           "customer": "cus_prod_06h2e2qns0dgdp378pgwqnerx1tm8",
          *           "livemode": false,
          *           "processor": "sandbox",
          *           "detached_at": null,
@@ -29562,15 +29572,15 @@ export type components = {
         /**
          * @description The webhook body of `payment_method.detached`.
          * @example {
-         *       "id": "evt_prod_06h2d0j1s05gkzn495a7c526036p0",
+         *       "id": "evt_prod_06h2e2qpfmx961mm7f4456fnvj41c",
          *       "object": "event",
          *       "type": "payment_method.detached",
          *       "sequence": 2,
-         *       "created": 1795942400,
+         *       "created": 1795951359,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "pm_prod_06h2d0j14n371p11cg2gganb5a28t",
+         *           "id": "pm_prod_06h2e2qpcn5rspn1vvkk5beq27tr2",
          *           "card": {
          *             "brand": "visa",
          *             "last4": "0002",
@@ -29578,11 +29588,11 @@ export type components = {
          *             "exp_month": 12
          *           },
          *           "object": "payment_method",
-         *           "created": "2026-11-29T08:53:20.294Z",
-         *           "customer": "cus_prod_06h2d0hzwvey0es4yyvctdfs4an46",
+         *           "created": "2026-11-29T11:22:39.589Z",
+         *           "customer": "cus_prod_06h2e2qns0dgdp378pgwqnerx1tm8",
          *           "livemode": false,
          *           "processor": "sandbox",
-         *           "detached_at": "2026-11-29T08:53:20.449Z",
+         *           "detached_at": "2026-11-29T11:22:39.611Z",
          *           "processor_payment_method": "pm_sandbox_declined"
          *         },
          *         "previous_attributes": {
@@ -29620,32 +29630,32 @@ export type components = {
         /**
          * @description The webhook body of `email.sent`.
          * @example {
-         *       "id": "evt_prod_06h2d0j4zwfzbb40sgbj403whwxvy",
+         *       "id": "evt_prod_06h2e2qvqwtcnc6jz2kj2ftt2yt4r",
          *       "object": "event",
          *       "type": "email.sent",
          *       "sequence": 1,
-         *       "created": 1795942401,
+         *       "created": 1795951361,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "eml_prod_06h2d0j4mpnqkqcm8s383vtxdbcxg",
+         *           "id": "eml_prod_06h2e2qvc1jsnbxthapbaexrntt8p",
          *           "to": [
          *             "jenny@example.com"
          *           ],
          *           "type": "receipt",
-         *           "event": "evt_prod_06h2d0j4keq7879f347w3gkvnkmx6",
+         *           "event": "evt_prod_06h2e2qva477ampcwrzqn2qkavdmj",
          *           "object": "email",
          *           "status": "sent",
-         *           "created": "2026-11-29T08:53:21.189Z",
-         *           "invoice": "in_prod_06h2d0j3hmedp2e9959y4mv9t8t16",
-         *           "sent_at": "2026-11-29T08:53:21.277Z",
+         *           "created": "2026-11-29T11:22:40.864Z",
+         *           "invoice": "in_prod_06h2e2qt2pfb2bj09he9z83cz6yde",
+         *           "sent_at": "2026-11-29T11:22:40.955Z",
          *           "subject": "Your receipt from Example GmbH (invoice EXAMPL-0001)",
          *           "attempts": 1,
-         *           "customer": "cus_prod_06h2d0hzwvey0es4yyvctdfs4an46",
+         *           "customer": "cus_prod_06h2e2qns0dgdp378pgwqnerx1tm8",
          *           "livemode": false,
-         *           "message_id": "<eml_prod_06h2d0j4mpnqkqcm8s383vtxdbcxg@localhost>",
+         *           "message_id": "<eml_prod_06h2e2qvc1jsnbxthapbaexrntt8p@localhost>",
          *           "credit_note": null,
-         *           "smtp_response": "250 Written to .data/mail/eml_prod_06h2d0j4mpnqkqcm8s383vtxdbcxg.eml (no SMTP_URL)"
+         *           "smtp_response": "250 Written to .data/mail/eml_prod_06h2e2qvc1jsnbxthapbaexrntt8p.eml (no SMTP_URL)"
          *         },
          *         "previous_attributes": {
          *           "status": "queued",
@@ -29688,7 +29698,7 @@ export type components = {
             /** @example eml_prod_01kaxz4c7e5r3x3m9k2w8q4tgd5 */
             id?: string;
             /** @enum {string} */
-            type?: "invoice" | "receipt" | "payment_failed" | "payment_action_required" | "credit_note" | "trial_ending" | "upcoming_renewal" | "subscription_cancelled" | "portal_link" | "test";
+            type?: "invoice" | "receipt" | "payment_failed" | "payment_action_required" | "final_notice" | "credit_note" | "trial_ending" | "upcoming_renewal" | "subscription_cancelled" | "portal_link" | "test";
             /** @description The recipients. */
             to?: string[];
             subject?: string;
@@ -29718,15 +29728,15 @@ export type components = {
         /**
          * @description The webhook body of `email.failed`.
          * @example {
-         *       "id": "evt_prod_06h2d0jfgsgrx90msf0p1ysvtg72y",
+         *       "id": "evt_prod_06h2e2rax3eg9ygbqaw7q95rck3j8",
          *       "object": "event",
          *       "type": "email.failed",
          *       "sequence": 1,
-         *       "created": 1799398403,
+         *       "created": 1799407363,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "eml_prod_06h2d0jfe6msxmg0jvvgyzqrpymfr",
+         *           "id": "eml_prod_06h2e2raqt61zrxc16xqqbb35w2ym",
          *           "to": [
          *             "owner@example.com"
          *           ],
@@ -29734,14 +29744,14 @@ export type components = {
          *           "event": null,
          *           "object": "email",
          *           "status": "rate_limited",
-         *           "created": "2027-01-08T08:53:23.183Z",
+         *           "created": "2027-01-08T11:22:43.045Z",
          *           "invoice": null,
          *           "sent_at": null,
          *           "subject": "Test email from Example GmbH",
          *           "attempts": 1,
          *           "customer": null,
          *           "livemode": false,
-         *           "message_id": "<eml_prod_06h2d0jfe6msxmg0jvvgyzqrpymfr@localhost>",
+         *           "message_id": "<eml_prod_06h2e2raqt61zrxc16xqqbb35w2ym@localhost>",
          *           "credit_note": null,
          *           "smtp_response": "429 The account's hourly email limit was reached; this email was not sent."
          *         },
@@ -38775,7 +38785,7 @@ export interface operations {
                 customer?: string;
                 /** @description Only emails about this invoice. */
                 invoice?: string;
-                type?: "invoice" | "receipt" | "payment_failed" | "payment_action_required" | "credit_note" | "trial_ending" | "upcoming_renewal" | "subscription_cancelled" | "portal_link" | "test";
+                type?: "invoice" | "receipt" | "payment_failed" | "payment_action_required" | "final_notice" | "credit_note" | "trial_ending" | "upcoming_renewal" | "subscription_cancelled" | "portal_link" | "test";
                 status?: "queued" | "sent" | "failed" | "rate_limited";
             };
             header?: never;
@@ -38844,7 +38854,7 @@ export interface operations {
                 customer?: string;
                 /** @description Only emails about this invoice. */
                 invoice?: string;
-                type?: "invoice" | "receipt" | "payment_failed" | "payment_action_required" | "credit_note" | "trial_ending" | "upcoming_renewal" | "subscription_cancelled" | "portal_link" | "test";
+                type?: "invoice" | "receipt" | "payment_failed" | "payment_action_required" | "final_notice" | "credit_note" | "trial_ending" | "upcoming_renewal" | "subscription_cancelled" | "portal_link" | "test";
                 status?: "queued" | "sent" | "failed" | "rate_limited";
             };
             header?: never;
