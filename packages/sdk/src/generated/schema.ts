@@ -12864,32 +12864,32 @@ export type components = {
         Event: components["schemas"]["PaymentSucceededEvent"] | components["schemas"]["PaymentFailedEvent"] | components["schemas"]["PaymentRefundedEvent"] | components["schemas"]["CheckoutSessionCreatedEvent"] | components["schemas"]["CheckoutSessionUpdatedEvent"] | components["schemas"]["CheckoutSessionDeletedEvent"] | components["schemas"]["CheckoutSessionCompletedEvent"] | components["schemas"]["CheckoutSessionExpiredEvent"] | components["schemas"]["PaymentIntentCreatedEvent"] | components["schemas"]["PaymentIntentProcessingEvent"] | components["schemas"]["PaymentIntentRequiresActionEvent"] | components["schemas"]["PaymentIntentAmountCapturableUpdatedEvent"] | components["schemas"]["PaymentIntentSucceededEvent"] | components["schemas"]["PaymentIntentCanceledEvent"] | components["schemas"]["PaymentIntentPaymentFailedEvent"] | components["schemas"]["PaymentIntentPartiallyFundedEvent"] | components["schemas"]["CustomerSubscriptionCreatedEvent"] | components["schemas"]["CustomerSubscriptionUpdatedEvent"] | components["schemas"]["CustomerSubscriptionPausedEvent"] | components["schemas"]["CustomerSubscriptionResumedEvent"] | components["schemas"]["CustomerSubscriptionCancelledEvent"] | components["schemas"]["CustomerSubscriptionTrialWillEndEvent"] | components["schemas"]["InvoiceCreatedEvent"] | components["schemas"]["InvoiceFinalizedEvent"] | components["schemas"]["InvoicePaidEvent"] | components["schemas"]["InvoicePaymentSucceededEvent"] | components["schemas"]["InvoicePaymentFailedEvent"] | components["schemas"]["InvoicePaymentActionRequiredEvent"] | components["schemas"]["InvoiceOverdueEvent"] | components["schemas"]["InvoiceVoidedEvent"] | components["schemas"]["InvoiceMarkedUncollectibleEvent"] | components["schemas"]["InvoiceRefundedEvent"] | components["schemas"]["InvoiceUpcomingEvent"] | components["schemas"]["CustomerCreatedEvent"] | components["schemas"]["CustomerUpdatedEvent"] | components["schemas"]["CustomerDeletedEvent"] | components["schemas"]["CustomerDiscountCreatedEvent"] | components["schemas"]["CustomerDiscountUpdatedEvent"] | components["schemas"]["CustomerDiscountDeletedEvent"] | components["schemas"]["CouponCreatedEvent"] | components["schemas"]["CouponUpdatedEvent"] | components["schemas"]["CouponDeletedEvent"] | components["schemas"]["PriceCreatedEvent"] | components["schemas"]["PriceUpdatedEvent"] | components["schemas"]["PriceDeletedEvent"] | components["schemas"]["ProductCreatedEvent"] | components["schemas"]["ProductUpdatedEvent"] | components["schemas"]["ProductDeletedEvent"] | components["schemas"]["RefundCreatedEvent"] | components["schemas"]["RefundUpdatedEvent"] | components["schemas"]["RefundFailedEvent"] | components["schemas"]["ApiTokenCreatedEvent"] | components["schemas"]["ApiTokenRevokedEvent"] | components["schemas"]["WebhookEndpointCreatedEvent"] | components["schemas"]["WebhookEndpointUpdatedEvent"] | components["schemas"]["WebhookEndpointDeletedEvent"] | components["schemas"]["WebhookEndpointDisabledEvent"] | components["schemas"]["WebhookEndpointEnabledEvent"] | components["schemas"]["WebhookEndpointSecretRotatedEvent"] | components["schemas"]["UserSignedInEvent"] | components["schemas"]["UserSignInFailedEvent"] | components["schemas"]["UserSignedOutEvent"] | components["schemas"]["UserPasswordChangedEvent"] | components["schemas"]["AccountSettingsUpdatedEvent"] | components["schemas"]["TaxRateCreatedEvent"] | components["schemas"]["TaxRateUpdatedEvent"] | components["schemas"]["MeterCreatedEvent"] | components["schemas"]["MeterUpdatedEvent"] | components["schemas"]["MeterDeactivatedEvent"] | components["schemas"]["MeterReactivatedEvent"] | components["schemas"]["FeatureCreatedEvent"] | components["schemas"]["ProductFeatureAttachedEvent"] | components["schemas"]["ProductFeatureDetachedEvent"] | components["schemas"]["CustomerEntitlementsUpdatedEvent"] | components["schemas"]["PortalConfigurationUpdatedEvent"] | components["schemas"]["CreditNoteCreatedEvent"] | components["schemas"]["CreditNoteVoidedEvent"] | components["schemas"]["CustomerBalanceTransactionCreatedEvent"] | components["schemas"]["MemberInvitedEvent"] | components["schemas"]["MemberInvitationRevokedEvent"] | components["schemas"]["MemberJoinedEvent"] | components["schemas"]["MemberRoleChangedEvent"] | components["schemas"]["MemberRemovedEvent"] | components["schemas"]["PaymentProcessorConnectedEvent"] | components["schemas"]["PaymentProcessorDisconnectedEvent"] | components["schemas"]["SubscriptionChangeRequestScheduledEvent"] | components["schemas"]["SubscriptionChangeRequestAppliedEvent"] | components["schemas"]["SubscriptionChangeRequestCanceledEvent"] | components["schemas"]["PaymentMethodAttachedEvent"] | components["schemas"]["PaymentMethodDetachedEvent"] | components["schemas"]["EmailSentEvent"] | components["schemas"]["EmailFailedEvent"];
         /**
          * @example {
-         *       "id": "evt_prod_06h2d0j2bgmjhe0evyetfbb9fgzer",
+         *       "id": "evt_prod_06h2e7kj245awyz7qg5kaw8xhvjym",
          *       "type": "payment.succeeded",
          *       "aggregate_type": "payment",
-         *       "aggregate_id": "py_prod_06h2d0j2b25jq3sk9j2p2n8edms8c",
+         *       "aggregate_id": "py_prod_06h2e7kj1z85qr0v6htbd2emd8qk2",
          *       "data": {
-         *         "id": "py_prod_06h2d0j2b25jq3sk9j2p2n8edms8c",
+         *         "id": "py_prod_06h2e7kj1z85qr0v6htbd2emd8qk2",
          *         "object": "payment",
          *         "status": "succeeded",
-         *         "created": "2026-11-29T08:53:20.600Z",
+         *         "created": "2026-11-29T11:43:56.431Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "amount_atom": 1000,
-         *         "payment_intent": "pi_prod_06h2d0j25ghhdac6jr2g39fm7g3mp",
+         *         "payment_intent": "pi_prod_06h2e7kj164mk1abzr3kvxf5dy14w",
          *         "payment_method": "pm_sandbox_succeeds",
          *         "failure_message": null,
          *         "amount_refunded_atom": 0
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2d0j24ndas9zgbzrczt6kstbta",
-         *       "request_id": "req_prod_06h2d0j24ndas9zgbzrczt6kstbta",
+         *       "correlation_id": "req_prod_06h2e7kj0t2gnv216tr6hn8yd367r",
+         *       "request_id": "req_prod_06h2e7kj0t2gnv216tr6hn8yd367r",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-29T08:53:20.604Z",
+         *       "created": "2026-11-29T11:43:56.433Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2d0hff561d1m2s03m8jqqg7zhr"
+         *       "actor_id": "key_prod_06h2e7k5ksc04wjtdsbs0hg6cjrza"
          *     }
          */
         PaymentSucceededEvent: {
@@ -12934,32 +12934,32 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2d0j2hpvvdc75qq8j6sqyvv7my",
+         *       "id": "evt_prod_06h2e7kj737kja9j232mm1h3gtvya",
          *       "type": "payment.failed",
          *       "aggregate_type": "payment",
-         *       "aggregate_id": "py_prod_06h2d0j2hbxp7yc7vxapvkv7vrjh2",
+         *       "aggregate_id": "py_prod_06h2e7kj6vhzfcg08zb8371n37d2e",
          *       "data": {
-         *         "id": "py_prod_06h2d0j2hbxp7yc7vxapvkv7vrjh2",
+         *         "id": "py_prod_06h2e7kj6vhzfcg08zb8371n37d2e",
          *         "object": "payment",
          *         "status": "failed",
-         *         "created": "2026-11-29T08:53:20.650Z",
+         *         "created": "2026-11-29T11:43:56.470Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "amount_atom": 1000,
-         *         "payment_intent": "pi_prod_06h2d0j2frx6apt5pqd2tqvxgfw66",
+         *         "payment_intent": "pi_prod_06h2e7kj51tryrdn5zeh3qfqc4272",
          *         "payment_method": "pm_sandbox_declined",
          *         "failure_message": "Your card was declined (sandbox payment method pm_sandbox_declined).",
          *         "amount_refunded_atom": 0
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2d0j2fbj391szvaasmsnys8ya8",
-         *       "request_id": "req_prod_06h2d0j2fbj391szvaasmsnys8ya8",
+         *       "correlation_id": "req_prod_06h2e7kj4skzf9a0n8p2ypppbvbh6",
+         *       "request_id": "req_prod_06h2e7kj4skzf9a0n8p2ypppbvbh6",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-29T08:53:20.653Z",
+         *       "created": "2026-11-29T11:43:56.472Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2d0hff561d1m2s03m8jqqg7zhr"
+         *       "actor_id": "key_prod_06h2e7k5ksc04wjtdsbs0hg6cjrza"
          *     }
          */
         PaymentFailedEvent: {
@@ -13004,44 +13004,44 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2d0j3ayswqqzgm6c9b9xqxfhh2",
+         *       "id": "evt_prod_06h2e7kmqwfwpw182b390ryvnyxxc",
          *       "type": "payment.refunded",
          *       "aggregate_type": "payment",
-         *       "aggregate_id": "py_prod_06h2d0j2b25jq3sk9j2p2n8edms8c",
+         *       "aggregate_id": "py_prod_06h2e7kj1z85qr0v6htbd2emd8qk2",
          *       "data": {
-         *         "id": "py_prod_06h2d0j2b25jq3sk9j2p2n8edms8c",
+         *         "id": "py_prod_06h2e7kj1z85qr0v6htbd2emd8qk2",
          *         "object": "payment",
          *         "status": "partially_refunded",
-         *         "created": "2026-11-29T08:53:20.600Z",
+         *         "created": "2026-11-29T11:43:56.431Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "amount_atom": 1000,
-         *         "payment_intent": "pi_prod_06h2d0j25ghhdac6jr2g39fm7g3mp",
+         *         "payment_intent": "pi_prod_06h2e7kj164mk1abzr3kvxf5dy14w",
          *         "payment_method": "pm_sandbox_succeeds",
          *         "failure_message": null,
          *         "amount_refunded_atom": 400
          *       },
          *       "previous_data": {
-         *         "id": "py_prod_06h2d0j2b25jq3sk9j2p2n8edms8c",
+         *         "id": "py_prod_06h2e7kj1z85qr0v6htbd2emd8qk2",
          *         "object": "payment",
          *         "status": "succeeded",
-         *         "created": "2026-11-29T08:53:20.600Z",
+         *         "created": "2026-11-29T11:43:56.431Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "amount_atom": 1000,
-         *         "payment_intent": "pi_prod_06h2d0j25ghhdac6jr2g39fm7g3mp",
+         *         "payment_intent": "pi_prod_06h2e7kj164mk1abzr3kvxf5dy14w",
          *         "payment_method": "pm_sandbox_succeeds",
          *         "failure_message": null,
          *         "amount_refunded_atom": 0
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2d0j38k9smd8ymy58b2ry06bh4",
-         *       "request_id": "req_prod_06h2d0j38k9smd8ymy58b2ry06bh4",
+         *       "correlation_id": "req_prod_06h2e7kmm0g2rnvmkej05rd2zq25y",
+         *       "request_id": "req_prod_06h2e7kmm0g2rnvmkej05rd2zq25y",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-29T08:53:20.855Z",
+         *       "created": "2026-11-29T11:43:57.119Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2d0hff561d1m2s03m8jqqg7zhr"
+         *       "actor_id": "key_prod_06h2e7k5ksc04wjtdsbs0hg6cjrza"
          *     }
          */
         PaymentRefundedEvent: {
@@ -13086,29 +13086,29 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2d0jb2g3be8f6173j3vqnfak7g",
+         *       "id": "evt_prod_06h2e7kxqh75rewzw15va8mpbdce0",
          *       "type": "checkout.session.created",
          *       "aggregate_type": "checkout_session",
-         *       "aggregate_id": "cs_prod_06h2d0jb214sshkb0vp9ebb6hvb7e",
+         *       "aggregate_id": "cs_prod_06h2e7kxpynxkxwcwf6x9n0e7tf8g",
          *       "data": {
-         *         "id": "cs_prod_06h2d0jb214sshkb0vp9ebb6hvb7e",
-         *         "url": "http://127.0.0.1:34341/checkout/cs_prod_06h2d0jb214sshkb0vp9ebb6hvb7e",
+         *         "id": "cs_prod_06h2e7kxpynxkxwcwf6x9n0e7tf8g",
+         *         "url": "http://127.0.0.1:33431/checkout/cs_prod_06h2e7kxpynxkxwcwf6x9n0e7tf8g",
          *         "mode": "payment",
          *         "object": "checkout_session",
          *         "status": "open",
-         *         "created": "2026-11-29T08:53:22.828Z",
+         *         "created": "2026-11-29T11:43:59.408Z",
          *         "invoice": null,
-         *         "updated": "2026-11-29T08:53:22.828Z",
+         *         "updated": "2026-11-29T11:43:59.408Z",
          *         "currency": "usd",
          *         "customer": null,
          *         "livemode": false,
          *         "metadata": {},
          *         "cancel_url": null,
          *         "expired_at": null,
-         *         "expires_at": "2026-11-30T08:53:22.828Z",
+         *         "expires_at": "2026-11-30T11:43:59.408Z",
          *         "line_items": [
          *           {
-         *             "price": "price_prod_06h2d0hxh93776ax6kaz2a0pxeqsm",
+         *             "price": "price_prod_06h2e7kg1af7tmmxj49fzsfsa1w5w",
          *             "quantity": 2,
          *             "amount_atom": 1000,
          *             "description": "Pro",
@@ -13126,13 +13126,13 @@ export type components = {
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2d0jb1a5nyzrbjx3dd0f8xefrr",
-         *       "request_id": "req_prod_06h2d0jb1a5nyzrbjx3dd0f8xefrr",
+         *       "correlation_id": "req_prod_06h2e7kxnw07r3v7jz7g84c6164cc",
+         *       "request_id": "req_prod_06h2e7kxnw07r3v7jz7g84c6164cc",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-29T08:53:22.836Z",
+         *       "created": "2026-11-29T11:43:59.420Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2d0hff561d1m2s03m8jqqg7zhr"
+         *       "actor_id": "key_prod_06h2e7k5ksc04wjtdsbs0hg6cjrza"
          *     }
          */
         CheckoutSessionCreatedEvent: {
@@ -13177,19 +13177,19 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2d0jbmaqa9dw9cymbj4zhmck5j",
+         *       "id": "evt_prod_06h2e7ky921r6kpdctmpzzhx5hd7j",
          *       "type": "checkout.session.updated",
          *       "aggregate_type": "checkout_session",
-         *       "aggregate_id": "cs_prod_06h2d0jbhakj5gk791g7q2yznssfp",
+         *       "aggregate_id": "cs_prod_06h2e7ky62bes6z463g97fbrha3yp",
          *       "data": {
-         *         "id": "cs_prod_06h2d0jbhakj5gk791g7q2yznssfp",
-         *         "url": "http://127.0.0.1:34341/checkout/cs_prod_06h2d0jbhakj5gk791g7q2yznssfp",
+         *         "id": "cs_prod_06h2e7ky62bes6z463g97fbrha3yp",
+         *         "url": "http://127.0.0.1:33431/checkout/cs_prod_06h2e7ky62bes6z463g97fbrha3yp",
          *         "mode": "payment",
          *         "object": "checkout_session",
          *         "status": "open",
-         *         "created": "2026-11-29T08:53:22.950Z",
+         *         "created": "2026-11-29T11:43:59.535Z",
          *         "invoice": null,
-         *         "updated": "2026-11-29T08:53:22.975Z",
+         *         "updated": "2026-11-29T11:43:59.556Z",
          *         "currency": "usd",
          *         "customer": null,
          *         "livemode": false,
@@ -13198,10 +13198,10 @@ export type components = {
          *         },
          *         "cancel_url": null,
          *         "expired_at": null,
-         *         "expires_at": "2026-11-30T08:53:22.950Z",
+         *         "expires_at": "2026-11-30T11:43:59.535Z",
          *         "line_items": [
          *           {
-         *             "price": "price_prod_06h2d0hxh93776ax6kaz2a0pxeqsm",
+         *             "price": "price_prod_06h2e7kg1af7tmmxj49fzsfsa1w5w",
          *             "quantity": 2,
          *             "amount_atom": 1000,
          *             "description": "Pro",
@@ -13218,24 +13218,24 @@ export type components = {
          *         "subscription_data": null
          *       },
          *       "previous_data": {
-         *         "id": "cs_prod_06h2d0jbhakj5gk791g7q2yznssfp",
-         *         "url": "http://127.0.0.1:34341/checkout/cs_prod_06h2d0jbhakj5gk791g7q2yznssfp",
+         *         "id": "cs_prod_06h2e7ky62bes6z463g97fbrha3yp",
+         *         "url": "http://127.0.0.1:33431/checkout/cs_prod_06h2e7ky62bes6z463g97fbrha3yp",
          *         "mode": "payment",
          *         "object": "checkout_session",
          *         "status": "open",
-         *         "created": "2026-11-29T08:53:22.950Z",
+         *         "created": "2026-11-29T11:43:59.535Z",
          *         "invoice": null,
-         *         "updated": "2026-11-29T08:53:22.950Z",
+         *         "updated": "2026-11-29T11:43:59.535Z",
          *         "currency": "usd",
          *         "customer": null,
          *         "livemode": false,
          *         "metadata": {},
          *         "cancel_url": null,
          *         "expired_at": null,
-         *         "expires_at": "2026-11-30T08:53:22.950Z",
+         *         "expires_at": "2026-11-30T11:43:59.535Z",
          *         "line_items": [
          *           {
-         *             "price": "price_prod_06h2d0hxh93776ax6kaz2a0pxeqsm",
+         *             "price": "price_prod_06h2e7kg1af7tmmxj49fzsfsa1w5w",
          *             "quantity": 2,
          *             "amount_atom": 1000,
          *             "description": "Pro",
@@ -13252,13 +13252,13 @@ export type components = {
          *         "subscription_data": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2d0jbkew59pj3e1s9ywa4kds64",
-         *       "request_id": "req_prod_06h2d0jbkew59pj3e1s9ywa4kds64",
+         *       "correlation_id": "req_prod_06h2e7ky7j8ada9j38svykb0vsn7w",
+         *       "request_id": "req_prod_06h2e7ky7j8ada9j38svykb0vsn7w",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-29T08:53:22.978Z",
+         *       "created": "2026-11-29T11:43:59.560Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2d0hff561d1m2s03m8jqqg7zhr"
+         *       "actor_id": "key_prod_06h2e7k5ksc04wjtdsbs0hg6cjrza"
          *     }
          */
         CheckoutSessionUpdatedEvent: {
@@ -13303,20 +13303,20 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2d0jbqyzgy4jpbt238xb6tny6r",
+         *       "id": "evt_prod_06h2e7kybvnq7wc8pf54xnn25x1j0",
          *       "type": "checkout.session.deleted",
          *       "aggregate_type": "checkout_session",
-         *       "aggregate_id": "cs_prod_06h2d0jbhakj5gk791g7q2yznssfp",
+         *       "aggregate_id": "cs_prod_06h2e7ky62bes6z463g97fbrha3yp",
          *       "data": {
-         *         "id": "cs_prod_06h2d0jbhakj5gk791g7q2yznssfp",
-         *         "url": "http://127.0.0.1:34341/checkout/cs_prod_06h2d0jbhakj5gk791g7q2yznssfp",
+         *         "id": "cs_prod_06h2e7ky62bes6z463g97fbrha3yp",
+         *         "url": "http://127.0.0.1:33431/checkout/cs_prod_06h2e7ky62bes6z463g97fbrha3yp",
          *         "mode": "payment",
          *         "object": "checkout_session",
          *         "status": "open",
-         *         "created": "2026-11-29T08:53:22.950Z",
+         *         "created": "2026-11-29T11:43:59.535Z",
          *         "deleted": true,
          *         "invoice": null,
-         *         "updated": "2026-11-29T08:53:23.005Z",
+         *         "updated": "2026-11-29T11:43:59.581Z",
          *         "currency": "usd",
          *         "customer": null,
          *         "livemode": false,
@@ -13325,10 +13325,10 @@ export type components = {
          *         },
          *         "cancel_url": null,
          *         "expired_at": null,
-         *         "expires_at": "2026-11-30T08:53:22.950Z",
+         *         "expires_at": "2026-11-30T11:43:59.535Z",
          *         "line_items": [
          *           {
-         *             "price": "price_prod_06h2d0hxh93776ax6kaz2a0pxeqsm",
+         *             "price": "price_prod_06h2e7kg1af7tmmxj49fzsfsa1w5w",
          *             "quantity": 2,
          *             "amount_atom": 1000,
          *             "description": "Pro",
@@ -13345,14 +13345,14 @@ export type components = {
          *         "subscription_data": null
          *       },
          *       "previous_data": {
-         *         "id": "cs_prod_06h2d0jbhakj5gk791g7q2yznssfp",
-         *         "url": "http://127.0.0.1:34341/checkout/cs_prod_06h2d0jbhakj5gk791g7q2yznssfp",
+         *         "id": "cs_prod_06h2e7ky62bes6z463g97fbrha3yp",
+         *         "url": "http://127.0.0.1:33431/checkout/cs_prod_06h2e7ky62bes6z463g97fbrha3yp",
          *         "mode": "payment",
          *         "object": "checkout_session",
          *         "status": "open",
-         *         "created": "2026-11-29T08:53:22.950Z",
+         *         "created": "2026-11-29T11:43:59.535Z",
          *         "invoice": null,
-         *         "updated": "2026-11-29T08:53:22.975Z",
+         *         "updated": "2026-11-29T11:43:59.556Z",
          *         "currency": "usd",
          *         "customer": null,
          *         "livemode": false,
@@ -13361,10 +13361,10 @@ export type components = {
          *         },
          *         "cancel_url": null,
          *         "expired_at": null,
-         *         "expires_at": "2026-11-30T08:53:22.950Z",
+         *         "expires_at": "2026-11-30T11:43:59.535Z",
          *         "line_items": [
          *           {
-         *             "price": "price_prod_06h2d0hxh93776ax6kaz2a0pxeqsm",
+         *             "price": "price_prod_06h2e7kg1af7tmmxj49fzsfsa1w5w",
          *             "quantity": 2,
          *             "amount_atom": 1000,
          *             "description": "Pro",
@@ -13381,13 +13381,13 @@ export type components = {
          *         "subscription_data": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2d0jbq4gmnf10n2dda8avkawb6",
-         *       "request_id": "req_prod_06h2d0jbq4gmnf10n2dda8avkawb6",
+         *       "correlation_id": "req_prod_06h2e7kybcpsw5sv0xpt8hp13qkn0",
+         *       "request_id": "req_prod_06h2e7kybcpsw5sv0xpt8hp13qkn0",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-29T08:53:23.007Z",
+         *       "created": "2026-11-29T11:43:59.582Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2d0hff561d1m2s03m8jqqg7zhr"
+         *       "actor_id": "key_prod_06h2e7k5ksc04wjtdsbs0hg6cjrza"
          *     }
          */
         CheckoutSessionDeletedEvent: {
@@ -13432,29 +13432,29 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2d0jbd75dg7kdqdjc5zb1pqz6c",
+         *       "id": "evt_prod_06h2e7ky3f9p3p73ap361jy5td558",
          *       "type": "checkout.session.completed",
          *       "aggregate_type": "checkout_session",
-         *       "aggregate_id": "cs_prod_06h2d0jb214sshkb0vp9ebb6hvb7e",
+         *       "aggregate_id": "cs_prod_06h2e7kxpynxkxwcwf6x9n0e7tf8g",
          *       "data": {
-         *         "id": "cs_prod_06h2d0jb214sshkb0vp9ebb6hvb7e",
-         *         "url": "http://127.0.0.1:34341/checkout/cs_prod_06h2d0jb214sshkb0vp9ebb6hvb7e",
+         *         "id": "cs_prod_06h2e7kxpynxkxwcwf6x9n0e7tf8g",
+         *         "url": "http://127.0.0.1:33431/checkout/cs_prod_06h2e7kxpynxkxwcwf6x9n0e7tf8g",
          *         "mode": "payment",
          *         "object": "checkout_session",
          *         "status": "complete",
-         *         "created": "2026-11-29T08:53:22.828Z",
+         *         "created": "2026-11-29T11:43:59.408Z",
          *         "invoice": null,
-         *         "updated": "2026-11-29T08:53:22.917Z",
+         *         "updated": "2026-11-29T11:43:59.512Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2d0jb9hkt5smdbj5rdz1zfm036",
+         *         "customer": "cus_prod_06h2e7ky14rz92hfn65hwh1z7r7cj",
          *         "livemode": false,
          *         "metadata": {},
          *         "cancel_url": null,
          *         "expired_at": null,
-         *         "expires_at": "2026-11-30T08:53:22.828Z",
+         *         "expires_at": "2026-11-30T11:43:59.408Z",
          *         "line_items": [
          *           {
-         *             "price": "price_prod_06h2d0hxh93776ax6kaz2a0pxeqsm",
+         *             "price": "price_prod_06h2e7kg1af7tmmxj49fzsfsa1w5w",
          *             "quantity": 2,
          *             "amount_atom": 1000,
          *             "description": "Pro",
@@ -13462,33 +13462,33 @@ export type components = {
          *           }
          *         ],
          *         "success_url": "https://example.com/thanks",
-         *         "completed_at": "2026-11-29T08:53:22.917Z",
+         *         "completed_at": "2026-11-29T11:43:59.512Z",
          *         "subscription": null,
          *         "customer_email": "new-buyer@example.com",
-         *         "payment_intent": "pi_prod_06h2d0jbajrwy9mtjfkjqdnmf1k5r",
+         *         "payment_intent": "pi_prod_06h2e7ky21m2vpzmactjm169r5ywp",
          *         "payment_status": "paid",
          *         "amount_total_atom": 1000,
          *         "subscription_data": null
          *       },
          *       "previous_data": {
-         *         "id": "cs_prod_06h2d0jb214sshkb0vp9ebb6hvb7e",
-         *         "url": "http://127.0.0.1:34341/checkout/cs_prod_06h2d0jb214sshkb0vp9ebb6hvb7e",
+         *         "id": "cs_prod_06h2e7kxpynxkxwcwf6x9n0e7tf8g",
+         *         "url": "http://127.0.0.1:33431/checkout/cs_prod_06h2e7kxpynxkxwcwf6x9n0e7tf8g",
          *         "mode": "payment",
          *         "object": "checkout_session",
          *         "status": "open",
-         *         "created": "2026-11-29T08:53:22.828Z",
+         *         "created": "2026-11-29T11:43:59.408Z",
          *         "invoice": null,
-         *         "updated": "2026-11-29T08:53:22.828Z",
+         *         "updated": "2026-11-29T11:43:59.408Z",
          *         "currency": "usd",
          *         "customer": null,
          *         "livemode": false,
          *         "metadata": {},
          *         "cancel_url": null,
          *         "expired_at": null,
-         *         "expires_at": "2026-11-30T08:53:22.828Z",
+         *         "expires_at": "2026-11-30T11:43:59.408Z",
          *         "line_items": [
          *           {
-         *             "price": "price_prod_06h2d0hxh93776ax6kaz2a0pxeqsm",
+         *             "price": "price_prod_06h2e7kg1af7tmmxj49fzsfsa1w5w",
          *             "quantity": 2,
          *             "amount_atom": 1000,
          *             "description": "Pro",
@@ -13505,13 +13505,13 @@ export type components = {
          *         "subscription_data": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2d0jb7q1gcf12nmjcgkf69f9ja",
-         *       "request_id": "req_prod_06h2d0jb7q1gcf12nmjcgkf69f9ja",
+         *       "correlation_id": "req_prod_06h2e7kxw3v02mh8bsyrpswt0j92p",
+         *       "request_id": "req_prod_06h2e7kxw3v02mh8bsyrpswt0j92p",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-29T08:53:22.921Z",
+         *       "created": "2026-11-29T11:43:59.515Z",
          *       "actor_type": "customer",
-         *       "actor_id": "cus_prod_06h2d0jb9hkt5smdbj5rdz1zfm036"
+         *       "actor_id": "cus_prod_06h2e7ky14rz92hfn65hwh1z7r7cj"
          *     }
          */
         CheckoutSessionCompletedEvent: {
@@ -13556,29 +13556,29 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2d0jc8g3ztvh7d48e28se10ygp",
+         *       "id": "evt_prod_06h2e7kyr66sxzsa109fdje6v6f7y",
          *       "type": "checkout.session.expired",
          *       "aggregate_type": "checkout_session",
-         *       "aggregate_id": "cs_prod_06h2d0jbt72xr5g88j130hkfnz52t",
+         *       "aggregate_id": "cs_prod_06h2e7kydh199pm0nextshcs2tkm4",
          *       "data": {
-         *         "id": "cs_prod_06h2d0jbt72xr5g88j130hkfnz52t",
-         *         "url": "http://127.0.0.1:34341/checkout/cs_prod_06h2d0jbt72xr5g88j130hkfnz52t",
+         *         "id": "cs_prod_06h2e7kydh199pm0nextshcs2tkm4",
+         *         "url": "http://127.0.0.1:33431/checkout/cs_prod_06h2e7kydh199pm0nextshcs2tkm4",
          *         "mode": "payment",
          *         "object": "checkout_session",
          *         "status": "expired",
-         *         "created": "2026-11-29T08:53:23.022Z",
+         *         "created": "2026-11-29T11:43:59.595Z",
          *         "invoice": null,
-         *         "updated": "2026-11-30T08:53:23.022Z",
+         *         "updated": "2026-11-30T11:43:59.595Z",
          *         "currency": "usd",
          *         "customer": null,
          *         "livemode": false,
          *         "metadata": {},
          *         "cancel_url": null,
-         *         "expired_at": "2026-11-30T08:53:23.022Z",
-         *         "expires_at": "2026-11-30T08:53:23.022Z",
+         *         "expired_at": "2026-11-30T11:43:59.595Z",
+         *         "expires_at": "2026-11-30T11:43:59.595Z",
          *         "line_items": [
          *           {
-         *             "price": "price_prod_06h2d0hxh93776ax6kaz2a0pxeqsm",
+         *             "price": "price_prod_06h2e7kg1af7tmmxj49fzsfsa1w5w",
          *             "quantity": 2,
          *             "amount_atom": 1000,
          *             "description": "Pro",
@@ -13595,24 +13595,24 @@ export type components = {
          *         "subscription_data": null
          *       },
          *       "previous_data": {
-         *         "id": "cs_prod_06h2d0jbt72xr5g88j130hkfnz52t",
-         *         "url": "http://127.0.0.1:34341/checkout/cs_prod_06h2d0jbt72xr5g88j130hkfnz52t",
+         *         "id": "cs_prod_06h2e7kydh199pm0nextshcs2tkm4",
+         *         "url": "http://127.0.0.1:33431/checkout/cs_prod_06h2e7kydh199pm0nextshcs2tkm4",
          *         "mode": "payment",
          *         "object": "checkout_session",
          *         "status": "open",
-         *         "created": "2026-11-29T08:53:23.022Z",
+         *         "created": "2026-11-29T11:43:59.595Z",
          *         "invoice": null,
-         *         "updated": "2026-11-29T08:53:23.022Z",
+         *         "updated": "2026-11-29T11:43:59.595Z",
          *         "currency": "usd",
          *         "customer": null,
          *         "livemode": false,
          *         "metadata": {},
          *         "cancel_url": null,
          *         "expired_at": null,
-         *         "expires_at": "2026-11-30T08:53:23.022Z",
+         *         "expires_at": "2026-11-30T11:43:59.595Z",
          *         "line_items": [
          *           {
-         *             "price": "price_prod_06h2d0hxh93776ax6kaz2a0pxeqsm",
+         *             "price": "price_prod_06h2e7kg1af7tmmxj49fzsfsa1w5w",
          *             "quantity": 2,
          *             "amount_atom": 1000,
          *             "description": "Pro",
@@ -13629,11 +13629,11 @@ export type components = {
          *         "subscription_data": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2d0jbytp1qd45anapphpcvkeqr",
+         *       "correlation_id": "req_prod_06h2e7kykvrg338j42efz2dv6ckkg",
          *       "request_id": null,
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-30T08:53:23.022Z",
+         *       "created": "2026-11-30T11:43:59.595Z",
          *       "actor_type": "system",
          *       "actor_id": null
          *     }
@@ -13680,19 +13680,19 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2d0j26rhdex7wqcpag3r4vv3xe",
+         *       "id": "evt_prod_06h2e7kj1eyez1sb1mkjxpshp7tsm",
          *       "type": "payment_intent.created",
          *       "aggregate_type": "payment_intent",
-         *       "aggregate_id": "pi_prod_06h2d0j25ghhdac6jr2g39fm7g3mp",
+         *       "aggregate_id": "pi_prod_06h2e7kj164mk1abzr3kvxf5dy14w",
          *       "data": {
-         *         "id": "pi_prod_06h2d0j25ghhdac6jr2g39fm7g3mp",
+         *         "id": "pi_prod_06h2e7kj164mk1abzr3kvxf5dy14w",
          *         "object": "payment_intent",
          *         "status": "requires_confirmation",
-         *         "created": "2026-11-29T08:53:20.556Z",
+         *         "created": "2026-11-29T11:43:56.425Z",
          *         "invoice": null,
-         *         "updated": "2026-11-29T08:53:20.556Z",
+         *         "updated": "2026-11-29T11:43:56.425Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2d0hzwvey0es4yyvctdfs4an46",
+         *         "customer": "cus_prod_06h2e7khamt8ctss8mzxwepj39dn0",
          *         "livemode": false,
          *         "metadata": {},
          *         "amount_atom": 1000,
@@ -13705,13 +13705,13 @@ export type components = {
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2d0j24ndas9zgbzrczt6kstbta",
-         *       "request_id": "req_prod_06h2d0j24ndas9zgbzrczt6kstbta",
+         *       "correlation_id": "req_prod_06h2e7kj0t2gnv216tr6hn8yd367r",
+         *       "request_id": "req_prod_06h2e7kj0t2gnv216tr6hn8yd367r",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-29T08:53:20.566Z",
+         *       "created": "2026-11-29T11:43:56.427Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2d0hff561d1m2s03m8jqqg7zhr"
+         *       "actor_id": "key_prod_06h2e7k5ksc04wjtdsbs0hg6cjrza"
          *     }
          */
         PaymentIntentCreatedEvent: {
@@ -13756,19 +13756,19 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2d0j2a63b1wh64pbbd17kd0d2p",
+         *       "id": "evt_prod_06h2e7kj1qwae6gwpv7a5p4ynk508",
          *       "type": "payment_intent.processing",
          *       "aggregate_type": "payment_intent",
-         *       "aggregate_id": "pi_prod_06h2d0j25ghhdac6jr2g39fm7g3mp",
+         *       "aggregate_id": "pi_prod_06h2e7kj164mk1abzr3kvxf5dy14w",
          *       "data": {
-         *         "id": "pi_prod_06h2d0j25ghhdac6jr2g39fm7g3mp",
+         *         "id": "pi_prod_06h2e7kj164mk1abzr3kvxf5dy14w",
          *         "object": "payment_intent",
          *         "status": "processing",
-         *         "created": "2026-11-29T08:53:20.556Z",
+         *         "created": "2026-11-29T11:43:56.425Z",
          *         "invoice": null,
-         *         "updated": "2026-11-29T08:53:20.585Z",
+         *         "updated": "2026-11-29T11:43:56.428Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2d0hzwvey0es4yyvctdfs4an46",
+         *         "customer": "cus_prod_06h2e7khamt8ctss8mzxwepj39dn0",
          *         "livemode": false,
          *         "metadata": {},
          *         "amount_atom": 1000,
@@ -13780,14 +13780,14 @@ export type components = {
          *         "amount_capturable_atom": 0
          *       },
          *       "previous_data": {
-         *         "id": "pi_prod_06h2d0j25ghhdac6jr2g39fm7g3mp",
+         *         "id": "pi_prod_06h2e7kj164mk1abzr3kvxf5dy14w",
          *         "object": "payment_intent",
          *         "status": "requires_confirmation",
-         *         "created": "2026-11-29T08:53:20.556Z",
+         *         "created": "2026-11-29T11:43:56.425Z",
          *         "invoice": null,
-         *         "updated": "2026-11-29T08:53:20.556Z",
+         *         "updated": "2026-11-29T11:43:56.425Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2d0hzwvey0es4yyvctdfs4an46",
+         *         "customer": "cus_prod_06h2e7khamt8ctss8mzxwepj39dn0",
          *         "livemode": false,
          *         "metadata": {},
          *         "amount_atom": 1000,
@@ -13799,13 +13799,13 @@ export type components = {
          *         "amount_capturable_atom": 0
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2d0j24ndas9zgbzrczt6kstbta",
-         *       "request_id": "req_prod_06h2d0j24ndas9zgbzrczt6kstbta",
+         *       "correlation_id": "req_prod_06h2e7kj0t2gnv216tr6hn8yd367r",
+         *       "request_id": "req_prod_06h2e7kj0t2gnv216tr6hn8yd367r",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-29T08:53:20.593Z",
+         *       "created": "2026-11-29T11:43:56.429Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2d0hff561d1m2s03m8jqqg7zhr"
+         *       "actor_id": "key_prod_06h2e7k5ksc04wjtdsbs0hg6cjrza"
          *     }
          */
         PaymentIntentProcessingEvent: {
@@ -13850,19 +13850,19 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2d0j2n3cnrx3t2z85txta3h70r",
+         *       "id": "evt_prod_06h2e7kj9txrp0hyn6n23jrk7vr7e",
          *       "type": "payment_intent.requires_action",
          *       "aggregate_type": "payment_intent",
-         *       "aggregate_id": "pi_prod_06h2d0j2kvxq0bv7hzmvd5ceqx16y",
+         *       "aggregate_id": "pi_prod_06h2e7kj98mha8sq46tnjbycgk4mg",
          *       "data": {
-         *         "id": "pi_prod_06h2d0j2kvxq0bv7hzmvd5ceqx16y",
+         *         "id": "pi_prod_06h2e7kj98mha8sq46tnjbycgk4mg",
          *         "object": "payment_intent",
          *         "status": "requires_action",
-         *         "created": "2026-11-29T08:53:20.670Z",
+         *         "created": "2026-11-29T11:43:56.490Z",
          *         "invoice": null,
-         *         "updated": "2026-11-29T08:53:20.676Z",
+         *         "updated": "2026-11-29T11:43:56.492Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2d0hzwvey0es4yyvctdfs4an46",
+         *         "customer": "cus_prod_06h2e7khamt8ctss8mzxwepj39dn0",
          *         "livemode": false,
          *         "metadata": {},
          *         "amount_atom": 1000,
@@ -13874,14 +13874,14 @@ export type components = {
          *         "amount_capturable_atom": 0
          *       },
          *       "previous_data": {
-         *         "id": "pi_prod_06h2d0j2kvxq0bv7hzmvd5ceqx16y",
+         *         "id": "pi_prod_06h2e7kj98mha8sq46tnjbycgk4mg",
          *         "object": "payment_intent",
          *         "status": "requires_confirmation",
-         *         "created": "2026-11-29T08:53:20.670Z",
+         *         "created": "2026-11-29T11:43:56.490Z",
          *         "invoice": null,
-         *         "updated": "2026-11-29T08:53:20.670Z",
+         *         "updated": "2026-11-29T11:43:56.490Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2d0hzwvey0es4yyvctdfs4an46",
+         *         "customer": "cus_prod_06h2e7khamt8ctss8mzxwepj39dn0",
          *         "livemode": false,
          *         "metadata": {},
          *         "amount_atom": 1000,
@@ -13893,13 +13893,13 @@ export type components = {
          *         "amount_capturable_atom": 0
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2d0j2khrr1v8zamd4w6zk080st",
-         *       "request_id": "req_prod_06h2d0j2khrr1v8zamd4w6zk080st",
+         *       "correlation_id": "req_prod_06h2e7kj93yhdpn2web305k7tzbxt",
+         *       "request_id": "req_prod_06h2e7kj93yhdpn2web305k7tzbxt",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-29T08:53:20.680Z",
+         *       "created": "2026-11-29T11:43:56.494Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2d0hff561d1m2s03m8jqqg7zhr"
+         *       "actor_id": "key_prod_06h2e7k5ksc04wjtdsbs0hg6cjrza"
          *     }
          */
         PaymentIntentRequiresActionEvent: {
@@ -13944,19 +13944,19 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2d0j2wvyvhjs1btn99ph77yd1t",
+         *       "id": "evt_prod_06h2e7kk6jyax66rtx7z8h0ets8jp",
          *       "type": "payment_intent.amount_capturable_updated",
          *       "aggregate_type": "payment_intent",
-         *       "aggregate_id": "pi_prod_06h2d0j2v84dkkr2cena082by7k62",
+         *       "aggregate_id": "pi_prod_06h2e7kjsa1r6ee5407dzs3gm1kq8",
          *       "data": {
-         *         "id": "pi_prod_06h2d0j2v84dkkr2cena082by7k62",
+         *         "id": "pi_prod_06h2e7kjsa1r6ee5407dzs3gm1kq8",
          *         "object": "payment_intent",
          *         "status": "requires_capture",
-         *         "created": "2026-11-29T08:53:20.730Z",
+         *         "created": "2026-11-29T11:43:56.618Z",
          *         "invoice": null,
-         *         "updated": "2026-11-29T08:53:20.740Z",
+         *         "updated": "2026-11-29T11:43:56.688Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2d0hzwvey0es4yyvctdfs4an46",
+         *         "customer": "cus_prod_06h2e7khamt8ctss8mzxwepj39dn0",
          *         "livemode": false,
          *         "metadata": {},
          *         "amount_atom": 1000,
@@ -13968,14 +13968,14 @@ export type components = {
          *         "amount_capturable_atom": 1000
          *       },
          *       "previous_data": {
-         *         "id": "pi_prod_06h2d0j2v84dkkr2cena082by7k62",
+         *         "id": "pi_prod_06h2e7kjsa1r6ee5407dzs3gm1kq8",
          *         "object": "payment_intent",
          *         "status": "processing",
-         *         "created": "2026-11-29T08:53:20.730Z",
+         *         "created": "2026-11-29T11:43:56.618Z",
          *         "invoice": null,
-         *         "updated": "2026-11-29T08:53:20.735Z",
+         *         "updated": "2026-11-29T11:43:56.643Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2d0hzwvey0es4yyvctdfs4an46",
+         *         "customer": "cus_prod_06h2e7khamt8ctss8mzxwepj39dn0",
          *         "livemode": false,
          *         "metadata": {},
          *         "amount_atom": 1000,
@@ -13987,13 +13987,13 @@ export type components = {
          *         "amount_capturable_atom": 0
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2d0j2txsymmx0sbptdqzzbq4j2",
-         *       "request_id": "req_prod_06h2d0j2txsymmx0sbptdqzzbq4j2",
+         *       "correlation_id": "req_prod_06h2e7kjrja216pw453zw36fmzavw",
+         *       "request_id": "req_prod_06h2e7kjrja216pw453zw36fmzavw",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-29T08:53:20.742Z",
+         *       "created": "2026-11-29T11:43:56.724Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2d0hff561d1m2s03m8jqqg7zhr"
+         *       "actor_id": "key_prod_06h2e7k5ksc04wjtdsbs0hg6cjrza"
          *     }
          */
         PaymentIntentAmountCapturableUpdatedEvent: {
@@ -14038,19 +14038,19 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2d0j2css5ej552jz7y182936kp",
+         *       "id": "evt_prod_06h2e7kj3600xkqzh1gdzc5rv073g",
          *       "type": "payment_intent.succeeded",
          *       "aggregate_type": "payment_intent",
-         *       "aggregate_id": "pi_prod_06h2d0j25ghhdac6jr2g39fm7g3mp",
+         *       "aggregate_id": "pi_prod_06h2e7kj164mk1abzr3kvxf5dy14w",
          *       "data": {
-         *         "id": "pi_prod_06h2d0j25ghhdac6jr2g39fm7g3mp",
+         *         "id": "pi_prod_06h2e7kj164mk1abzr3kvxf5dy14w",
          *         "object": "payment_intent",
          *         "status": "succeeded",
-         *         "created": "2026-11-29T08:53:20.556Z",
+         *         "created": "2026-11-29T11:43:56.425Z",
          *         "invoice": null,
-         *         "updated": "2026-11-29T08:53:20.606Z",
+         *         "updated": "2026-11-29T11:43:56.440Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2d0hzwvey0es4yyvctdfs4an46",
+         *         "customer": "cus_prod_06h2e7khamt8ctss8mzxwepj39dn0",
          *         "livemode": false,
          *         "metadata": {},
          *         "amount_atom": 1000,
@@ -14062,14 +14062,14 @@ export type components = {
          *         "amount_capturable_atom": 0
          *       },
          *       "previous_data": {
-         *         "id": "pi_prod_06h2d0j25ghhdac6jr2g39fm7g3mp",
+         *         "id": "pi_prod_06h2e7kj164mk1abzr3kvxf5dy14w",
          *         "object": "payment_intent",
          *         "status": "processing",
-         *         "created": "2026-11-29T08:53:20.556Z",
+         *         "created": "2026-11-29T11:43:56.425Z",
          *         "invoice": null,
-         *         "updated": "2026-11-29T08:53:20.585Z",
+         *         "updated": "2026-11-29T11:43:56.428Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2d0hzwvey0es4yyvctdfs4an46",
+         *         "customer": "cus_prod_06h2e7khamt8ctss8mzxwepj39dn0",
          *         "livemode": false,
          *         "metadata": {},
          *         "amount_atom": 1000,
@@ -14081,13 +14081,13 @@ export type components = {
          *         "amount_capturable_atom": 0
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2d0j24ndas9zgbzrczt6kstbta",
-         *       "request_id": "req_prod_06h2d0j24ndas9zgbzrczt6kstbta",
+         *       "correlation_id": "req_prod_06h2e7kj0t2gnv216tr6hn8yd367r",
+         *       "request_id": "req_prod_06h2e7kj0t2gnv216tr6hn8yd367r",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-29T08:53:20.614Z",
+         *       "created": "2026-11-29T11:43:56.441Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2d0hff561d1m2s03m8jqqg7zhr"
+         *       "actor_id": "key_prod_06h2e7k5ksc04wjtdsbs0hg6cjrza"
          *     }
          */
         PaymentIntentSucceededEvent: {
@@ -14132,23 +14132,23 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2d0j2zmdk4822z0at9rn01jbt2",
+         *       "id": "evt_prod_06h2e7kkgddne0cqfnhntracz366r",
          *       "type": "payment_intent.canceled",
          *       "aggregate_type": "payment_intent",
-         *       "aggregate_id": "pi_prod_06h2d0j2v84dkkr2cena082by7k62",
+         *       "aggregate_id": "pi_prod_06h2e7kjsa1r6ee5407dzs3gm1kq8",
          *       "data": {
-         *         "id": "pi_prod_06h2d0j2v84dkkr2cena082by7k62",
+         *         "id": "pi_prod_06h2e7kjsa1r6ee5407dzs3gm1kq8",
          *         "object": "payment_intent",
          *         "status": "canceled",
-         *         "created": "2026-11-29T08:53:20.730Z",
+         *         "created": "2026-11-29T11:43:56.618Z",
          *         "invoice": null,
-         *         "updated": "2026-11-29T08:53:20.764Z",
+         *         "updated": "2026-11-29T11:43:56.796Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2d0hzwvey0es4yyvctdfs4an46",
+         *         "customer": "cus_prod_06h2e7khamt8ctss8mzxwepj39dn0",
          *         "livemode": false,
          *         "metadata": {},
          *         "amount_atom": 1000,
-         *         "canceled_at": "2026-11-29T08:53:20.764Z",
+         *         "canceled_at": "2026-11-29T11:43:56.795Z",
          *         "capture_method": "manual",
          *         "payment_method": "pm_sandbox_succeeds",
          *         "last_payment_error": null,
@@ -14156,14 +14156,14 @@ export type components = {
          *         "amount_capturable_atom": 0
          *       },
          *       "previous_data": {
-         *         "id": "pi_prod_06h2d0j2v84dkkr2cena082by7k62",
+         *         "id": "pi_prod_06h2e7kjsa1r6ee5407dzs3gm1kq8",
          *         "object": "payment_intent",
          *         "status": "requires_capture",
-         *         "created": "2026-11-29T08:53:20.730Z",
+         *         "created": "2026-11-29T11:43:56.618Z",
          *         "invoice": null,
-         *         "updated": "2026-11-29T08:53:20.740Z",
+         *         "updated": "2026-11-29T11:43:56.688Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2d0hzwvey0es4yyvctdfs4an46",
+         *         "customer": "cus_prod_06h2e7khamt8ctss8mzxwepj39dn0",
          *         "livemode": false,
          *         "metadata": {},
          *         "amount_atom": 1000,
@@ -14175,13 +14175,13 @@ export type components = {
          *         "amount_capturable_atom": 1000
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2d0j2ymqctqengybtr74ve4y2p",
-         *       "request_id": "req_prod_06h2d0j2ymqctqengybtr74ve4y2p",
+         *       "correlation_id": "req_prod_06h2e7kkbdcx7atha72wy2xjx8n8w",
+         *       "request_id": "req_prod_06h2e7kkbdcx7atha72wy2xjx8n8w",
          *       "version": 1,
          *       "sequence": 4,
-         *       "created": "2026-11-29T08:53:20.765Z",
+         *       "created": "2026-11-29T11:43:56.803Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2d0hff561d1m2s03m8jqqg7zhr"
+         *       "actor_id": "key_prod_06h2e7k5ksc04wjtdsbs0hg6cjrza"
          *     }
          */
         PaymentIntentCanceledEvent: {
@@ -14226,19 +14226,19 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2d0j2j6vzyb861qf84th60pdw2",
+         *       "id": "evt_prod_06h2e7kj80sthhfzbt2z3he9sh4fr",
          *       "type": "payment_intent.payment_failed",
          *       "aggregate_type": "payment_intent",
-         *       "aggregate_id": "pi_prod_06h2d0j2frx6apt5pqd2tqvxgfw66",
+         *       "aggregate_id": "pi_prod_06h2e7kj51tryrdn5zeh3qfqc4272",
          *       "data": {
-         *         "id": "pi_prod_06h2d0j2frx6apt5pqd2tqvxgfw66",
+         *         "id": "pi_prod_06h2e7kj51tryrdn5zeh3qfqc4272",
          *         "object": "payment_intent",
          *         "status": "requires_payment_method",
-         *         "created": "2026-11-29T08:53:20.638Z",
+         *         "created": "2026-11-29T11:43:56.456Z",
          *         "invoice": null,
-         *         "updated": "2026-11-29T08:53:20.656Z",
+         *         "updated": "2026-11-29T11:43:56.475Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2d0hzwvey0es4yyvctdfs4an46",
+         *         "customer": "cus_prod_06h2e7khamt8ctss8mzxwepj39dn0",
          *         "livemode": false,
          *         "metadata": {},
          *         "amount_atom": 1000,
@@ -14250,14 +14250,14 @@ export type components = {
          *         "amount_capturable_atom": 0
          *       },
          *       "previous_data": {
-         *         "id": "pi_prod_06h2d0j2frx6apt5pqd2tqvxgfw66",
+         *         "id": "pi_prod_06h2e7kj51tryrdn5zeh3qfqc4272",
          *         "object": "payment_intent",
          *         "status": "processing",
-         *         "created": "2026-11-29T08:53:20.638Z",
+         *         "created": "2026-11-29T11:43:56.456Z",
          *         "invoice": null,
-         *         "updated": "2026-11-29T08:53:20.644Z",
+         *         "updated": "2026-11-29T11:43:56.459Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2d0hzwvey0es4yyvctdfs4an46",
+         *         "customer": "cus_prod_06h2e7khamt8ctss8mzxwepj39dn0",
          *         "livemode": false,
          *         "metadata": {},
          *         "amount_atom": 1000,
@@ -14269,13 +14269,13 @@ export type components = {
          *         "amount_capturable_atom": 0
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2d0j2fbj391szvaasmsnys8ya8",
-         *       "request_id": "req_prod_06h2d0j2fbj391szvaasmsnys8ya8",
+         *       "correlation_id": "req_prod_06h2e7kj4skzf9a0n8p2ypppbvbh6",
+         *       "request_id": "req_prod_06h2e7kj4skzf9a0n8p2ypppbvbh6",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-29T08:53:20.657Z",
+         *       "created": "2026-11-29T11:43:56.481Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2d0hff561d1m2s03m8jqqg7zhr"
+         *       "actor_id": "key_prod_06h2e7k5ksc04wjtdsbs0hg6cjrza"
          *     }
          */
         PaymentIntentPaymentFailedEvent: {
@@ -14320,19 +14320,19 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2d0j2sgpjrvtjqgdhfzns18zam",
+         *       "id": "evt_prod_06h2e7kjmdea83znw4pkq1xcv187t",
          *       "type": "payment_intent.partially_funded",
          *       "aggregate_type": "payment_intent",
-         *       "aggregate_id": "pi_prod_06h2d0j2q8r8q6b71sjp1gmmb4m6e",
+         *       "aggregate_id": "pi_prod_06h2e7kjj4fg8k9zwter0kjxsjh34",
          *       "data": {
-         *         "id": "pi_prod_06h2d0j2q8r8q6b71sjp1gmmb4m6e",
+         *         "id": "pi_prod_06h2e7kjj4fg8k9zwter0kjxsjh34",
          *         "object": "payment_intent",
          *         "status": "partially_funded",
-         *         "created": "2026-11-29T08:53:20.697Z",
+         *         "created": "2026-11-29T11:43:56.561Z",
          *         "invoice": null,
-         *         "updated": "2026-11-29T08:53:20.714Z",
+         *         "updated": "2026-11-29T11:43:56.579Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2d0hzwvey0es4yyvctdfs4an46",
+         *         "customer": "cus_prod_06h2e7khamt8ctss8mzxwepj39dn0",
          *         "livemode": false,
          *         "metadata": {},
          *         "amount_atom": 1000,
@@ -14344,14 +14344,14 @@ export type components = {
          *         "amount_capturable_atom": 0
          *       },
          *       "previous_data": {
-         *         "id": "pi_prod_06h2d0j2q8r8q6b71sjp1gmmb4m6e",
+         *         "id": "pi_prod_06h2e7kjj4fg8k9zwter0kjxsjh34",
          *         "object": "payment_intent",
          *         "status": "processing",
-         *         "created": "2026-11-29T08:53:20.697Z",
+         *         "created": "2026-11-29T11:43:56.561Z",
          *         "invoice": null,
-         *         "updated": "2026-11-29T08:53:20.704Z",
+         *         "updated": "2026-11-29T11:43:56.564Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2d0hzwvey0es4yyvctdfs4an46",
+         *         "customer": "cus_prod_06h2e7khamt8ctss8mzxwepj39dn0",
          *         "livemode": false,
          *         "metadata": {},
          *         "amount_atom": 1000,
@@ -14363,13 +14363,13 @@ export type components = {
          *         "amount_capturable_atom": 0
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2d0j2pza1txjg6606hq1k1vjjr",
-         *       "request_id": "req_prod_06h2d0j2pza1txjg6606hq1k1vjjr",
+         *       "correlation_id": "req_prod_06h2e7kjb4cg043s3906tza3qngtt",
+         *       "request_id": "req_prod_06h2e7kjb4cg043s3906tza3qngtt",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-29T08:53:20.716Z",
+         *       "created": "2026-11-29T11:43:56.579Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2d0hff561d1m2s03m8jqqg7zhr"
+         *       "actor_id": "key_prod_06h2e7k5ksc04wjtdsbs0hg6cjrza"
          *     }
          */
         PaymentIntentPartiallyFundedEvent: {
@@ -14414,48 +14414,48 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2d0j8nmwqw4dxgsced7kepak3y",
+         *       "id": "evt_prod_06h2e7ktanxe1r5aya95phv1211bp",
          *       "type": "customer.subscription.created",
          *       "aggregate_type": "subscription",
-         *       "aggregate_id": "sub_prod_06h2d0j8khyc25ndr0zhkwxcdqp38",
+         *       "aggregate_id": "sub_prod_06h2e7kt96npy8qg6jsgc2tk9jdd4",
          *       "data": {
-         *         "id": "sub_prod_06h2d0j8khyc25ndr0zhkwxcdqp38",
+         *         "id": "sub_prod_06h2e7kt96npy8qg6jsgc2tk9jdd4",
          *         "items": [
          *           {
-         *             "id": "si_prod_06h2d0j8khyc25ndr0zhkwxcdqp3a",
-         *             "price": "price_prod_06h2d0hxcshgdh05f8e8wff0h1rny",
+         *             "id": "si_prod_06h2e7kt9b051cnkepgq9n3qmnpxg",
+         *             "price": "price_prod_06h2e7kfy73va64z4hg784mm5asry",
          *             "quantity": 1
          *           }
          *         ],
          *         "object": "subscription",
          *         "status": "active",
-         *         "created": "2026-11-29T08:53:22.201Z",
-         *         "updated": "2026-11-29T08:53:22.201Z",
+         *         "created": "2026-11-29T11:43:58.529Z",
+         *         "updated": "2026-11-29T11:43:58.529Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2d0hzwvey0es4yyvctdfs4an46",
+         *         "customer": "cus_prod_06h2e7khamt8ctss8mzxwepj39dn0",
          *         "livemode": false,
          *         "metadata": {},
          *         "paused_at": null,
          *         "trial_end": null,
          *         "cancelled_at": null,
          *         "days_until_due": null,
-         *         "latest_invoice": "in_prod_06h2d0j8kwkgq53035bqxvzm95r0g",
+         *         "latest_invoice": "in_prod_06h2e7kt9ksz4m4zjs6hf9bzj0hwm",
          *         "pending_changes": [],
          *         "collection_method": "charge_automatically",
-         *         "current_period_end": "2026-12-29T08:53:22.201Z",
+         *         "current_period_end": "2026-12-29T11:43:58.529Z",
          *         "cancel_at_period_end": false,
-         *         "current_period_start": "2026-11-29T08:53:22.201Z",
+         *         "current_period_start": "2026-11-29T11:43:58.529Z",
          *         "default_payment_method": null
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2d0j8jxa28h9zzrn3r0bvtm6b8",
-         *       "request_id": "req_prod_06h2d0j8jxa28h9zzrn3r0bvtm6b8",
+         *       "correlation_id": "req_prod_06h2e7kt83dv7mnea0yzmh998yfyj",
+         *       "request_id": "req_prod_06h2e7kt83dv7mnea0yzmh998yfyj",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-29T08:53:22.222Z",
+         *       "created": "2026-11-29T11:43:58.549Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2d0hff561d1m2s03m8jqqg7zhr"
+         *       "actor_id": "key_prod_06h2e7k5ksc04wjtdsbs0hg6cjrza"
          *     }
          */
         CustomerSubscriptionCreatedEvent: {
@@ -14500,25 +14500,25 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2d0j90j1t1wdgz5cskma6k70ae",
+         *       "id": "evt_prod_06h2e7ktk7xgy495c98vgc2rc1cay",
          *       "type": "customer.subscription.updated",
          *       "aggregate_type": "subscription",
-         *       "aggregate_id": "sub_prod_06h2d0j8khyc25ndr0zhkwxcdqp38",
+         *       "aggregate_id": "sub_prod_06h2e7kt96npy8qg6jsgc2tk9jdd4",
          *       "data": {
-         *         "id": "sub_prod_06h2d0j8khyc25ndr0zhkwxcdqp38",
+         *         "id": "sub_prod_06h2e7kt96npy8qg6jsgc2tk9jdd4",
          *         "items": [
          *           {
-         *             "id": "si_prod_06h2d0j8khyc25ndr0zhkwxcdqp3a",
-         *             "price": "price_prod_06h2d0hxcshgdh05f8e8wff0h1rny",
+         *             "id": "si_prod_06h2e7kt9b051cnkepgq9n3qmnpxg",
+         *             "price": "price_prod_06h2e7kfy73va64z4hg784mm5asry",
          *             "quantity": 1
          *           }
          *         ],
          *         "object": "subscription",
          *         "status": "active",
-         *         "created": "2026-11-29T08:53:22.201Z",
-         *         "updated": "2026-11-29T08:53:22.303Z",
+         *         "created": "2026-11-29T11:43:58.529Z",
+         *         "updated": "2026-11-29T11:43:58.615Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2d0hzwvey0es4yyvctdfs4an46",
+         *         "customer": "cus_prod_06h2e7khamt8ctss8mzxwepj39dn0",
          *         "livemode": false,
          *         "metadata": {
          *           "plan": "pro"
@@ -14527,51 +14527,51 @@ export type components = {
          *         "trial_end": null,
          *         "cancelled_at": null,
          *         "days_until_due": null,
-         *         "latest_invoice": "in_prod_06h2d0j8kwkgq53035bqxvzm95r0g",
+         *         "latest_invoice": "in_prod_06h2e7kt9ksz4m4zjs6hf9bzj0hwm",
          *         "pending_changes": [],
          *         "collection_method": "charge_automatically",
-         *         "current_period_end": "2026-12-29T08:53:22.201Z",
+         *         "current_period_end": "2026-12-29T11:43:58.529Z",
          *         "cancel_at_period_end": false,
-         *         "current_period_start": "2026-11-29T08:53:22.201Z",
+         *         "current_period_start": "2026-11-29T11:43:58.529Z",
          *         "default_payment_method": null
          *       },
          *       "previous_data": {
-         *         "id": "sub_prod_06h2d0j8khyc25ndr0zhkwxcdqp38",
+         *         "id": "sub_prod_06h2e7kt96npy8qg6jsgc2tk9jdd4",
          *         "items": [
          *           {
-         *             "id": "si_prod_06h2d0j8khyc25ndr0zhkwxcdqp3a",
-         *             "price": "price_prod_06h2d0hxcshgdh05f8e8wff0h1rny",
+         *             "id": "si_prod_06h2e7kt9b051cnkepgq9n3qmnpxg",
+         *             "price": "price_prod_06h2e7kfy73va64z4hg784mm5asry",
          *             "quantity": 1
          *           }
          *         ],
          *         "object": "subscription",
          *         "status": "active",
-         *         "created": "2026-11-29T08:53:22.201Z",
-         *         "updated": "2026-11-29T08:53:22.201Z",
+         *         "created": "2026-11-29T11:43:58.529Z",
+         *         "updated": "2026-11-29T11:43:58.529Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2d0hzwvey0es4yyvctdfs4an46",
+         *         "customer": "cus_prod_06h2e7khamt8ctss8mzxwepj39dn0",
          *         "livemode": false,
          *         "metadata": {},
          *         "paused_at": null,
          *         "trial_end": null,
          *         "cancelled_at": null,
          *         "days_until_due": null,
-         *         "latest_invoice": "in_prod_06h2d0j8kwkgq53035bqxvzm95r0g",
+         *         "latest_invoice": "in_prod_06h2e7kt9ksz4m4zjs6hf9bzj0hwm",
          *         "pending_changes": [],
          *         "collection_method": "charge_automatically",
-         *         "current_period_end": "2026-12-29T08:53:22.201Z",
+         *         "current_period_end": "2026-12-29T11:43:58.529Z",
          *         "cancel_at_period_end": false,
-         *         "current_period_start": "2026-11-29T08:53:22.201Z",
+         *         "current_period_start": "2026-11-29T11:43:58.529Z",
          *         "default_payment_method": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2d0j8yvjrckwp347zaf8s36x4m",
-         *       "request_id": "req_prod_06h2d0j8yvjrckwp347zaf8s36x4m",
+         *       "correlation_id": "req_prod_06h2e7ktjhenz5dx4hvpvhbz0j54w",
+         *       "request_id": "req_prod_06h2e7ktjhenz5dx4hvpvhbz0j54w",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-29T08:53:22.308Z",
+         *       "created": "2026-11-29T11:43:58.617Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2d0hff561d1m2s03m8jqqg7zhr"
+         *       "actor_id": "key_prod_06h2e7k5ksc04wjtdsbs0hg6cjrza"
          *     }
          */
         CustomerSubscriptionUpdatedEvent: {
@@ -14616,56 +14616,56 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2d0j94tngz787haerzytb8bexj",
+         *       "id": "evt_prod_06h2e7ktv2k2km8634gx3pd1zdkmc",
          *       "type": "customer.subscription.paused",
          *       "aggregate_type": "subscription",
-         *       "aggregate_id": "sub_prod_06h2d0j8khyc25ndr0zhkwxcdqp38",
+         *       "aggregate_id": "sub_prod_06h2e7kt96npy8qg6jsgc2tk9jdd4",
          *       "data": {
-         *         "id": "sub_prod_06h2d0j8khyc25ndr0zhkwxcdqp38",
+         *         "id": "sub_prod_06h2e7kt96npy8qg6jsgc2tk9jdd4",
          *         "items": [
          *           {
-         *             "id": "si_prod_06h2d0j8khyc25ndr0zhkwxcdqp3a",
-         *             "price": "price_prod_06h2d0hxcshgdh05f8e8wff0h1rny",
+         *             "id": "si_prod_06h2e7kt9b051cnkepgq9n3qmnpxg",
+         *             "price": "price_prod_06h2e7kfy73va64z4hg784mm5asry",
          *             "quantity": 1
          *           }
          *         ],
          *         "object": "subscription",
          *         "status": "paused",
-         *         "created": "2026-11-29T08:53:22.201Z",
-         *         "updated": "2026-11-29T08:53:22.337Z",
+         *         "created": "2026-11-29T11:43:58.529Z",
+         *         "updated": "2026-11-29T11:43:58.678Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2d0hzwvey0es4yyvctdfs4an46",
+         *         "customer": "cus_prod_06h2e7khamt8ctss8mzxwepj39dn0",
          *         "livemode": false,
          *         "metadata": {
          *           "plan": "pro"
          *         },
-         *         "paused_at": "2026-11-29T08:53:22.337Z",
+         *         "paused_at": "2026-11-29T11:43:58.678Z",
          *         "trial_end": null,
          *         "cancelled_at": null,
          *         "days_until_due": null,
-         *         "latest_invoice": "in_prod_06h2d0j8kwkgq53035bqxvzm95r0g",
+         *         "latest_invoice": "in_prod_06h2e7kt9ksz4m4zjs6hf9bzj0hwm",
          *         "pending_changes": [],
          *         "collection_method": "charge_automatically",
-         *         "current_period_end": "2026-12-29T08:53:22.201Z",
+         *         "current_period_end": "2026-12-29T11:43:58.529Z",
          *         "cancel_at_period_end": false,
-         *         "current_period_start": "2026-11-29T08:53:22.201Z",
+         *         "current_period_start": "2026-11-29T11:43:58.529Z",
          *         "default_payment_method": null
          *       },
          *       "previous_data": {
-         *         "id": "sub_prod_06h2d0j8khyc25ndr0zhkwxcdqp38",
+         *         "id": "sub_prod_06h2e7kt96npy8qg6jsgc2tk9jdd4",
          *         "items": [
          *           {
-         *             "id": "si_prod_06h2d0j8khyc25ndr0zhkwxcdqp3a",
-         *             "price": "price_prod_06h2d0hxcshgdh05f8e8wff0h1rny",
+         *             "id": "si_prod_06h2e7kt9b051cnkepgq9n3qmnpxg",
+         *             "price": "price_prod_06h2e7kfy73va64z4hg784mm5asry",
          *             "quantity": 1
          *           }
          *         ],
          *         "object": "subscription",
          *         "status": "active",
-         *         "created": "2026-11-29T08:53:22.201Z",
-         *         "updated": "2026-11-29T08:53:22.303Z",
+         *         "created": "2026-11-29T11:43:58.529Z",
+         *         "updated": "2026-11-29T11:43:58.615Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2d0hzwvey0es4yyvctdfs4an46",
+         *         "customer": "cus_prod_06h2e7khamt8ctss8mzxwepj39dn0",
          *         "livemode": false,
          *         "metadata": {
          *           "plan": "pro"
@@ -14674,22 +14674,22 @@ export type components = {
          *         "trial_end": null,
          *         "cancelled_at": null,
          *         "days_until_due": null,
-         *         "latest_invoice": "in_prod_06h2d0j8kwkgq53035bqxvzm95r0g",
+         *         "latest_invoice": "in_prod_06h2e7kt9ksz4m4zjs6hf9bzj0hwm",
          *         "pending_changes": [],
          *         "collection_method": "charge_automatically",
-         *         "current_period_end": "2026-12-29T08:53:22.201Z",
+         *         "current_period_end": "2026-12-29T11:43:58.529Z",
          *         "cancel_at_period_end": false,
-         *         "current_period_start": "2026-11-29T08:53:22.201Z",
+         *         "current_period_start": "2026-11-29T11:43:58.529Z",
          *         "default_payment_method": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2d0j93q39trjcnsgmtd4qk55n0",
-         *       "request_id": "req_prod_06h2d0j93q39trjcnsgmtd4qk55n0",
+         *       "correlation_id": "req_prod_06h2e7kttfxrb6jtydvb983aqypr4",
+         *       "request_id": "req_prod_06h2e7kttfxrb6jtydvb983aqypr4",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-29T08:53:22.342Z",
+         *       "created": "2026-11-29T11:43:58.680Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2d0hff561d1m2s03m8jqqg7zhr"
+         *       "actor_id": "key_prod_06h2e7k5ksc04wjtdsbs0hg6cjrza"
          *     }
          */
         CustomerSubscriptionPausedEvent: {
@@ -14734,25 +14734,25 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2d0j996v50yh72vpafmrjmp8c6",
+         *       "id": "evt_prod_06h2e7kv26aydxw61pf4z6wzyfttj",
          *       "type": "customer.subscription.resumed",
          *       "aggregate_type": "subscription",
-         *       "aggregate_id": "sub_prod_06h2d0j8khyc25ndr0zhkwxcdqp38",
+         *       "aggregate_id": "sub_prod_06h2e7kt96npy8qg6jsgc2tk9jdd4",
          *       "data": {
-         *         "id": "sub_prod_06h2d0j8khyc25ndr0zhkwxcdqp38",
+         *         "id": "sub_prod_06h2e7kt96npy8qg6jsgc2tk9jdd4",
          *         "items": [
          *           {
-         *             "id": "si_prod_06h2d0j8khyc25ndr0zhkwxcdqp3a",
-         *             "price": "price_prod_06h2d0hxcshgdh05f8e8wff0h1rny",
+         *             "id": "si_prod_06h2e7kt9b051cnkepgq9n3qmnpxg",
+         *             "price": "price_prod_06h2e7kfy73va64z4hg784mm5asry",
          *             "quantity": 1
          *           }
          *         ],
          *         "object": "subscription",
          *         "status": "active",
-         *         "created": "2026-11-29T08:53:22.201Z",
-         *         "updated": "2026-11-29T08:53:22.372Z",
+         *         "created": "2026-11-29T11:43:58.529Z",
+         *         "updated": "2026-11-29T11:43:58.720Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2d0hzwvey0es4yyvctdfs4an46",
+         *         "customer": "cus_prod_06h2e7khamt8ctss8mzxwepj39dn0",
          *         "livemode": false,
          *         "metadata": {
          *           "plan": "pro"
@@ -14761,53 +14761,53 @@ export type components = {
          *         "trial_end": null,
          *         "cancelled_at": null,
          *         "days_until_due": null,
-         *         "latest_invoice": "in_prod_06h2d0j8kwkgq53035bqxvzm95r0g",
+         *         "latest_invoice": "in_prod_06h2e7kt9ksz4m4zjs6hf9bzj0hwm",
          *         "pending_changes": [],
          *         "collection_method": "charge_automatically",
-         *         "current_period_end": "2026-12-29T08:53:22.201Z",
+         *         "current_period_end": "2026-12-29T11:43:58.529Z",
          *         "cancel_at_period_end": false,
-         *         "current_period_start": "2026-11-29T08:53:22.201Z",
+         *         "current_period_start": "2026-11-29T11:43:58.529Z",
          *         "default_payment_method": null
          *       },
          *       "previous_data": {
-         *         "id": "sub_prod_06h2d0j8khyc25ndr0zhkwxcdqp38",
+         *         "id": "sub_prod_06h2e7kt96npy8qg6jsgc2tk9jdd4",
          *         "items": [
          *           {
-         *             "id": "si_prod_06h2d0j8khyc25ndr0zhkwxcdqp3a",
-         *             "price": "price_prod_06h2d0hxcshgdh05f8e8wff0h1rny",
+         *             "id": "si_prod_06h2e7kt9b051cnkepgq9n3qmnpxg",
+         *             "price": "price_prod_06h2e7kfy73va64z4hg784mm5asry",
          *             "quantity": 1
          *           }
          *         ],
          *         "object": "subscription",
          *         "status": "paused",
-         *         "created": "2026-11-29T08:53:22.201Z",
-         *         "updated": "2026-11-29T08:53:22.337Z",
+         *         "created": "2026-11-29T11:43:58.529Z",
+         *         "updated": "2026-11-29T11:43:58.678Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2d0hzwvey0es4yyvctdfs4an46",
+         *         "customer": "cus_prod_06h2e7khamt8ctss8mzxwepj39dn0",
          *         "livemode": false,
          *         "metadata": {
          *           "plan": "pro"
          *         },
-         *         "paused_at": "2026-11-29T08:53:22.337Z",
+         *         "paused_at": "2026-11-29T11:43:58.678Z",
          *         "trial_end": null,
          *         "cancelled_at": null,
          *         "days_until_due": null,
-         *         "latest_invoice": "in_prod_06h2d0j8kwkgq53035bqxvzm95r0g",
+         *         "latest_invoice": "in_prod_06h2e7kt9ksz4m4zjs6hf9bzj0hwm",
          *         "pending_changes": [],
          *         "collection_method": "charge_automatically",
-         *         "current_period_end": "2026-12-29T08:53:22.201Z",
+         *         "current_period_end": "2026-12-29T11:43:58.529Z",
          *         "cancel_at_period_end": false,
-         *         "current_period_start": "2026-11-29T08:53:22.201Z",
+         *         "current_period_start": "2026-11-29T11:43:58.529Z",
          *         "default_payment_method": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2d0j9827z7g0999pn850skxpb6",
-         *       "request_id": "req_prod_06h2d0j9827z7g0999pn850skxpb6",
+         *       "correlation_id": "req_prod_06h2e7ktz2f9c2n1afgd2b2nvtjr2",
+         *       "request_id": "req_prod_06h2e7ktz2f9c2n1afgd2b2nvtjr2",
          *       "version": 1,
          *       "sequence": 4,
-         *       "created": "2026-11-29T08:53:22.378Z",
+         *       "created": "2026-11-29T11:43:58.737Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2d0hff561d1m2s03m8jqqg7zhr"
+         *       "actor_id": "key_prod_06h2e7k5ksc04wjtdsbs0hg6cjrza"
          *     }
          */
         CustomerSubscriptionResumedEvent: {
@@ -14852,56 +14852,56 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2d0j9g2hk3zxyq2sms8z8hkqka",
+         *       "id": "evt_prod_06h2e7kv885tmgznw44a9pcf2106r",
          *       "type": "customer.subscription.cancelled",
          *       "aggregate_type": "subscription",
-         *       "aggregate_id": "sub_prod_06h2d0j8khyc25ndr0zhkwxcdqp38",
+         *       "aggregate_id": "sub_prod_06h2e7kt96npy8qg6jsgc2tk9jdd4",
          *       "data": {
-         *         "id": "sub_prod_06h2d0j8khyc25ndr0zhkwxcdqp38",
+         *         "id": "sub_prod_06h2e7kt96npy8qg6jsgc2tk9jdd4",
          *         "items": [
          *           {
-         *             "id": "si_prod_06h2d0j8khyc25ndr0zhkwxcdqp3a",
-         *             "price": "price_prod_06h2d0hxcshgdh05f8e8wff0h1rny",
+         *             "id": "si_prod_06h2e7kt9b051cnkepgq9n3qmnpxg",
+         *             "price": "price_prod_06h2e7kfy73va64z4hg784mm5asry",
          *             "quantity": 1
          *           }
          *         ],
          *         "object": "subscription",
          *         "status": "cancelled",
-         *         "created": "2026-11-29T08:53:22.201Z",
-         *         "updated": "2026-11-29T08:53:22.407Z",
+         *         "created": "2026-11-29T11:43:58.529Z",
+         *         "updated": "2026-11-29T11:43:58.772Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2d0hzwvey0es4yyvctdfs4an46",
+         *         "customer": "cus_prod_06h2e7khamt8ctss8mzxwepj39dn0",
          *         "livemode": false,
          *         "metadata": {
          *           "plan": "pro"
          *         },
          *         "paused_at": null,
          *         "trial_end": null,
-         *         "cancelled_at": "2026-11-29T08:53:22.407Z",
+         *         "cancelled_at": "2026-11-29T11:43:58.772Z",
          *         "days_until_due": null,
-         *         "latest_invoice": "in_prod_06h2d0j8kwkgq53035bqxvzm95r0g",
+         *         "latest_invoice": "in_prod_06h2e7kt9ksz4m4zjs6hf9bzj0hwm",
          *         "pending_changes": [],
          *         "collection_method": "charge_automatically",
-         *         "current_period_end": "2026-12-29T08:53:22.201Z",
+         *         "current_period_end": "2026-12-29T11:43:58.529Z",
          *         "cancel_at_period_end": false,
-         *         "current_period_start": "2026-11-29T08:53:22.201Z",
+         *         "current_period_start": "2026-11-29T11:43:58.529Z",
          *         "default_payment_method": null
          *       },
          *       "previous_data": {
-         *         "id": "sub_prod_06h2d0j8khyc25ndr0zhkwxcdqp38",
+         *         "id": "sub_prod_06h2e7kt96npy8qg6jsgc2tk9jdd4",
          *         "items": [
          *           {
-         *             "id": "si_prod_06h2d0j8khyc25ndr0zhkwxcdqp3a",
-         *             "price": "price_prod_06h2d0hxcshgdh05f8e8wff0h1rny",
+         *             "id": "si_prod_06h2e7kt9b051cnkepgq9n3qmnpxg",
+         *             "price": "price_prod_06h2e7kfy73va64z4hg784mm5asry",
          *             "quantity": 1
          *           }
          *         ],
          *         "object": "subscription",
          *         "status": "active",
-         *         "created": "2026-11-29T08:53:22.201Z",
-         *         "updated": "2026-11-29T08:53:22.372Z",
+         *         "created": "2026-11-29T11:43:58.529Z",
+         *         "updated": "2026-11-29T11:43:58.720Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2d0hzwvey0es4yyvctdfs4an46",
+         *         "customer": "cus_prod_06h2e7khamt8ctss8mzxwepj39dn0",
          *         "livemode": false,
          *         "metadata": {
          *           "plan": "pro"
@@ -14910,22 +14910,22 @@ export type components = {
          *         "trial_end": null,
          *         "cancelled_at": null,
          *         "days_until_due": null,
-         *         "latest_invoice": "in_prod_06h2d0j8kwkgq53035bqxvzm95r0g",
+         *         "latest_invoice": "in_prod_06h2e7kt9ksz4m4zjs6hf9bzj0hwm",
          *         "pending_changes": [],
          *         "collection_method": "charge_automatically",
-         *         "current_period_end": "2026-12-29T08:53:22.201Z",
+         *         "current_period_end": "2026-12-29T11:43:58.529Z",
          *         "cancel_at_period_end": false,
-         *         "current_period_start": "2026-11-29T08:53:22.201Z",
+         *         "current_period_start": "2026-11-29T11:43:58.529Z",
          *         "default_payment_method": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2d0j9c8tyb6qx7qv0rwe5xabnj",
-         *       "request_id": "req_prod_06h2d0j9c8tyb6qx7qv0rwe5xabnj",
+         *       "correlation_id": "req_prod_06h2e7kv5yvzwkanpg9t80gkb81h4",
+         *       "request_id": "req_prod_06h2e7kv5yvzwkanpg9t80gkb81h4",
          *       "version": 1,
          *       "sequence": 5,
-         *       "created": "2026-11-29T08:53:22.432Z",
+         *       "created": "2026-11-29T11:43:58.786Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2d0hff561d1m2s03m8jqqg7zhr"
+         *       "actor_id": "key_prod_06h2e7k5ksc04wjtdsbs0hg6cjrza"
          *     }
          */
         CustomerSubscriptionCancelledEvent: {
@@ -14970,46 +14970,46 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2d0jccxw0e2pdj8dahz11dh41y",
+         *       "id": "evt_prod_06h2e7kyv5xvq7wqhq30nqjw5cqpa",
          *       "type": "customer.subscription.trial_will_end",
          *       "aggregate_type": "subscription",
-         *       "aggregate_id": "sub_prod_06h2d0j9q69kn92g6963eb7y81z0j",
+         *       "aggregate_id": "sub_prod_06h2e7kveeyacjx4q7wvjqe0r1gsp",
          *       "data": {
-         *         "id": "sub_prod_06h2d0j9q69kn92g6963eb7y81z0j",
+         *         "id": "sub_prod_06h2e7kveeyacjx4q7wvjqe0r1gsp",
          *         "items": [
          *           {
-         *             "id": "si_prod_06h2d0j9q69kn92g6963eb7y81z0m",
-         *             "price": "price_prod_06h2d0hxcshgdh05f8e8wff0h1rny",
+         *             "id": "si_prod_06h2e7kveeyacjx4q7wvjqe0r1gsr",
+         *             "price": "price_prod_06h2e7kfy73va64z4hg784mm5asry",
          *             "quantity": 1
          *           }
          *         ],
          *         "object": "subscription",
          *         "status": "trialing",
-         *         "created": "2026-11-29T08:53:22.480Z",
-         *         "updated": "2026-11-29T08:53:22.480Z",
+         *         "created": "2026-11-29T11:43:58.822Z",
+         *         "updated": "2026-11-29T11:43:58.822Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2d0hzwvey0es4yyvctdfs4an46",
+         *         "customer": "cus_prod_06h2e7khamt8ctss8mzxwepj39dn0",
          *         "livemode": false,
          *         "metadata": {},
          *         "paused_at": null,
-         *         "trial_end": "2026-12-06T08:53:22.480Z",
+         *         "trial_end": "2026-12-06T11:43:58.822Z",
          *         "cancelled_at": null,
          *         "days_until_due": null,
          *         "latest_invoice": null,
          *         "pending_changes": [],
          *         "collection_method": "charge_automatically",
-         *         "current_period_end": "2026-12-06T08:53:22.480Z",
+         *         "current_period_end": "2026-12-06T11:43:58.822Z",
          *         "cancel_at_period_end": false,
-         *         "current_period_start": "2026-11-29T08:53:22.480Z",
+         *         "current_period_start": "2026-11-29T11:43:58.822Z",
          *         "default_payment_method": "pm_sandbox_succeeds"
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2d0jbytp1qd45anapphpcvkeqr",
+         *       "correlation_id": "req_prod_06h2e7kykvrg338j42efz2dv6ckkg",
          *       "request_id": null,
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-12-03T08:53:22.480Z",
+         *       "created": "2026-12-03T11:43:58.822Z",
          *       "actor_type": "system",
          *       "actor_id": null
          *     }
@@ -15056,16 +15056,16 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2d0j3kym11f467mn5gc2y41hz0",
+         *       "id": "evt_prod_06h2e7kmy6dbqq29ny1ewk5gcrqnr",
          *       "type": "invoice.created",
          *       "aggregate_type": "invoice",
-         *       "aggregate_id": "in_prod_06h2d0j3hmedp2e9959y4mv9t8t16",
+         *       "aggregate_id": "in_prod_06h2e7kmxkwkykxff9qrk6t0bbkaw",
          *       "data": {
-         *         "id": "in_prod_06h2d0j3hmedp2e9959y4mv9t8t16",
+         *         "id": "in_prod_06h2e7kmxkwkykxff9qrk6t0bbkaw",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h2d0j3j1nnq58ybs8g0r5gw4344",
-         *             "price": "price_prod_06h2d0hxh93776ax6kaz2a0pxeqsm",
+         *             "id": "il_prod_06h2e7kmxmwqyh687rcspd9rgy15p",
+         *             "price": "price_prod_06h2e7kg1af7tmmxj49fzsfsa1w5w",
          *             "quantity": 1,
          *             "tax_rates": [],
          *             "amount_atom": 500,
@@ -15078,11 +15078,11 @@ export type components = {
          *         "number": null,
          *         "object": "invoice",
          *         "status": "draft",
-         *         "created": "2026-11-29T08:53:20.909Z",
+         *         "created": "2026-11-29T11:43:57.164Z",
          *         "paid_at": null,
-         *         "updated": "2026-11-29T08:53:20.909Z",
+         *         "updated": "2026-11-29T11:43:57.164Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2d0hzwvey0es4yyvctdfs4an46",
+         *         "customer": "cus_prod_06h2e7khamt8ctss8mzxwepj39dn0",
          *         "discount": null,
          *         "due_date": null,
          *         "livemode": false,
@@ -15119,13 +15119,13 @@ export type components = {
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2d0j3h58k3cf6fz8rhhxf6rvnr",
-         *       "request_id": "req_prod_06h2d0j3h58k3cf6fz8rhhxf6rvnr",
+         *       "correlation_id": "req_prod_06h2e7kmx880dqdtqhx3v4cr2pr5a",
+         *       "request_id": "req_prod_06h2e7kmx880dqdtqhx3v4cr2pr5a",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-29T08:53:20.927Z",
+         *       "created": "2026-11-29T11:43:57.169Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2d0hff561d1m2s03m8jqqg7zhr"
+         *       "actor_id": "key_prod_06h2e7k5ksc04wjtdsbs0hg6cjrza"
          *     }
          */
         InvoiceCreatedEvent: {
@@ -15170,16 +15170,16 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2d0j4811nj8q6nxyz8xtafwk42",
+         *       "id": "evt_prod_06h2e7kn8nvfk565t3j1m46yr3j5t",
          *       "type": "invoice.finalized",
          *       "aggregate_type": "invoice",
-         *       "aggregate_id": "in_prod_06h2d0j3hmedp2e9959y4mv9t8t16",
+         *       "aggregate_id": "in_prod_06h2e7kmxkwkykxff9qrk6t0bbkaw",
          *       "data": {
-         *         "id": "in_prod_06h2d0j3hmedp2e9959y4mv9t8t16",
+         *         "id": "in_prod_06h2e7kmxkwkykxff9qrk6t0bbkaw",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h2d0j3j1nnq58ybs8g0r5gw4344",
-         *             "price": "price_prod_06h2d0hxh93776ax6kaz2a0pxeqsm",
+         *             "id": "il_prod_06h2e7kmxmwqyh687rcspd9rgy15p",
+         *             "price": "price_prod_06h2e7kg1af7tmmxj49fzsfsa1w5w",
          *             "quantity": 1,
          *             "tax_rates": [],
          *             "amount_atom": 500,
@@ -15192,11 +15192,11 @@ export type components = {
          *         "number": "EXAMPL-0001",
          *         "object": "invoice",
          *         "status": "open",
-         *         "created": "2026-11-29T08:53:20.909Z",
+         *         "created": "2026-11-29T11:43:57.164Z",
          *         "paid_at": null,
-         *         "updated": "2026-11-29T08:53:20.999Z",
+         *         "updated": "2026-11-29T11:43:57.206Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2d0hzwvey0es4yyvctdfs4an46",
+         *         "customer": "cus_prod_06h2e7khamt8ctss8mzxwepj39dn0",
          *         "discount": null,
          *         "due_date": null,
          *         "livemode": false,
@@ -15204,11 +15204,11 @@ export type components = {
          *         "tax_atom": 0,
          *         "voided_at": null,
          *         "overdue_at": null,
-         *         "pdf_sha256": "38bc62b9d473207ef5850b8511cb0dd50e6a499e1c2d466ced4b599271726cfa",
+         *         "pdf_sha256": "ed78cb484ea06f9d294cdd90681f9869c4b079a38fe81a4b9f6af8c0a4915e8b",
          *         "description": null,
-         *         "invoice_pdf": "http://127.0.0.1:34341/api/invoices/in_prod_06h2d0j3hmedp2e9959y4mv9t8t16/pdf",
+         *         "invoice_pdf": "http://127.0.0.1:33431/api/invoices/in_prod_06h2e7kmxkwkykxff9qrk6t0bbkaw/pdf",
          *         "total_taxes": [],
-         *         "finalized_at": "2026-11-29T08:53:20.999Z",
+         *         "finalized_at": "2026-11-29T11:43:57.206Z",
          *         "subscription": null,
          *         "attempt_count": 0,
          *         "customer_name": "Jenny Rosen",
@@ -15223,7 +15223,7 @@ export type components = {
          *         "paid_amount_atom": 0,
          *         "collection_method": "charge_automatically",
          *         "total_amount_atom": 500,
-         *         "hosted_invoice_url": "http://127.0.0.1:34341/invoice/9YbsSt0otUl9MswhFTpGa7Vy_xn1PiC7DzSty7S89LQ",
+         *         "hosted_invoice_url": "http://127.0.0.1:33431/invoice/7OPIvAgXHaazythPFFoL7S3oQJFnkFbEOs2KVQiV0kw",
          *         "ending_balance_atom": 0,
          *         "next_payment_attempt": null,
          *         "starting_balance_atom": 0,
@@ -15232,11 +15232,11 @@ export type components = {
          *         "post_payment_credit_notes_amount_atom": 0
          *       },
          *       "previous_data": {
-         *         "id": "in_prod_06h2d0j3hmedp2e9959y4mv9t8t16",
+         *         "id": "in_prod_06h2e7kmxkwkykxff9qrk6t0bbkaw",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h2d0j3j1nnq58ybs8g0r5gw4344",
-         *             "price": "price_prod_06h2d0hxh93776ax6kaz2a0pxeqsm",
+         *             "id": "il_prod_06h2e7kmxmwqyh687rcspd9rgy15p",
+         *             "price": "price_prod_06h2e7kg1af7tmmxj49fzsfsa1w5w",
          *             "quantity": 1,
          *             "tax_rates": [],
          *             "amount_atom": 500,
@@ -15249,11 +15249,11 @@ export type components = {
          *         "number": null,
          *         "object": "invoice",
          *         "status": "draft",
-         *         "created": "2026-11-29T08:53:20.909Z",
+         *         "created": "2026-11-29T11:43:57.164Z",
          *         "paid_at": null,
-         *         "updated": "2026-11-29T08:53:20.909Z",
+         *         "updated": "2026-11-29T11:43:57.164Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2d0hzwvey0es4yyvctdfs4an46",
+         *         "customer": "cus_prod_06h2e7khamt8ctss8mzxwepj39dn0",
          *         "discount": null,
          *         "due_date": null,
          *         "livemode": false,
@@ -15289,13 +15289,13 @@ export type components = {
          *         "post_payment_credit_notes_amount_atom": 0
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2d0j3w37z3qc55zxbx5msjg3y8",
-         *       "request_id": "req_prod_06h2d0j3w37z3qc55zxbx5msjg3y8",
+         *       "correlation_id": "req_prod_06h2e7kn1ypdqwhtj9cvag96yaksj",
+         *       "request_id": "req_prod_06h2e7kn1ypdqwhtj9cvag96yaksj",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-29T08:53:21.088Z",
+         *       "created": "2026-11-29T11:43:57.253Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2d0hff561d1m2s03m8jqqg7zhr"
+         *       "actor_id": "key_prod_06h2e7k5ksc04wjtdsbs0hg6cjrza"
          *     }
          */
         InvoiceFinalizedEvent: {
@@ -15340,16 +15340,16 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2d0j4keq7879f347w3gkvnkmx6",
+         *       "id": "evt_prod_06h2e7knk339g6s01yemcvb66cmb8",
          *       "type": "invoice.paid",
          *       "aggregate_type": "invoice",
-         *       "aggregate_id": "in_prod_06h2d0j3hmedp2e9959y4mv9t8t16",
+         *       "aggregate_id": "in_prod_06h2e7kmxkwkykxff9qrk6t0bbkaw",
          *       "data": {
-         *         "id": "in_prod_06h2d0j3hmedp2e9959y4mv9t8t16",
+         *         "id": "in_prod_06h2e7kmxkwkykxff9qrk6t0bbkaw",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h2d0j3j1nnq58ybs8g0r5gw4344",
-         *             "price": "price_prod_06h2d0hxh93776ax6kaz2a0pxeqsm",
+         *             "id": "il_prod_06h2e7kmxmwqyh687rcspd9rgy15p",
+         *             "price": "price_prod_06h2e7kg1af7tmmxj49fzsfsa1w5w",
          *             "quantity": 1,
          *             "tax_rates": [],
          *             "amount_atom": 500,
@@ -15362,11 +15362,11 @@ export type components = {
          *         "number": "EXAMPL-0001",
          *         "object": "invoice",
          *         "status": "paid",
-         *         "created": "2026-11-29T08:53:20.909Z",
-         *         "paid_at": "2026-11-29T08:53:21.163Z",
-         *         "updated": "2026-11-29T08:53:21.163Z",
+         *         "created": "2026-11-29T11:43:57.164Z",
+         *         "paid_at": "2026-11-29T11:43:57.322Z",
+         *         "updated": "2026-11-29T11:43:57.322Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2d0hzwvey0es4yyvctdfs4an46",
+         *         "customer": "cus_prod_06h2e7khamt8ctss8mzxwepj39dn0",
          *         "discount": null,
          *         "due_date": null,
          *         "livemode": false,
@@ -15374,11 +15374,11 @@ export type components = {
          *         "tax_atom": 0,
          *         "voided_at": null,
          *         "overdue_at": null,
-         *         "pdf_sha256": "38bc62b9d473207ef5850b8511cb0dd50e6a499e1c2d466ced4b599271726cfa",
+         *         "pdf_sha256": "ed78cb484ea06f9d294cdd90681f9869c4b079a38fe81a4b9f6af8c0a4915e8b",
          *         "description": null,
-         *         "invoice_pdf": "http://127.0.0.1:34341/api/invoices/in_prod_06h2d0j3hmedp2e9959y4mv9t8t16/pdf",
+         *         "invoice_pdf": "http://127.0.0.1:33431/api/invoices/in_prod_06h2e7kmxkwkykxff9qrk6t0bbkaw/pdf",
          *         "total_taxes": [],
-         *         "finalized_at": "2026-11-29T08:53:20.999Z",
+         *         "finalized_at": "2026-11-29T11:43:57.206Z",
          *         "subscription": null,
          *         "attempt_count": 0,
          *         "customer_name": "Jenny Rosen",
@@ -15386,14 +15386,14 @@ export type components = {
          *         "subtotal_atom": 500,
          *         "customer_email": "jenny@example.com",
          *         "days_until_due": null,
-         *         "payment_intent": "pi_prod_06h2d0j4e83waks0zvjxckcdk05ej",
+         *         "payment_intent": "pi_prod_06h2e7kncwr3ew47j9c38d788bjfm",
          *         "reverse_charge": false,
          *         "due_amount_atom": 0,
-         *         "paid_pdf_sha256": "e98cde292b4989f0715944d5fcd2917f776b206f967c893a36323b52503c075b",
+         *         "paid_pdf_sha256": "6410c91c6469c5ceba7fe20ccb7a0a7489813772b5398bea211487decaabc481",
          *         "paid_amount_atom": 500,
          *         "collection_method": "charge_automatically",
          *         "total_amount_atom": 500,
-         *         "hosted_invoice_url": "http://127.0.0.1:34341/invoice/9YbsSt0otUl9MswhFTpGa7Vy_xn1PiC7DzSty7S89LQ",
+         *         "hosted_invoice_url": "http://127.0.0.1:33431/invoice/7OPIvAgXHaazythPFFoL7S3oQJFnkFbEOs2KVQiV0kw",
          *         "ending_balance_atom": 0,
          *         "next_payment_attempt": null,
          *         "starting_balance_atom": 0,
@@ -15402,11 +15402,11 @@ export type components = {
          *         "post_payment_credit_notes_amount_atom": 0
          *       },
          *       "previous_data": {
-         *         "id": "in_prod_06h2d0j3hmedp2e9959y4mv9t8t16",
+         *         "id": "in_prod_06h2e7kmxkwkykxff9qrk6t0bbkaw",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h2d0j3j1nnq58ybs8g0r5gw4344",
-         *             "price": "price_prod_06h2d0hxh93776ax6kaz2a0pxeqsm",
+         *             "id": "il_prod_06h2e7kmxmwqyh687rcspd9rgy15p",
+         *             "price": "price_prod_06h2e7kg1af7tmmxj49fzsfsa1w5w",
          *             "quantity": 1,
          *             "tax_rates": [],
          *             "amount_atom": 500,
@@ -15419,11 +15419,11 @@ export type components = {
          *         "number": "EXAMPL-0001",
          *         "object": "invoice",
          *         "status": "open",
-         *         "created": "2026-11-29T08:53:20.909Z",
+         *         "created": "2026-11-29T11:43:57.164Z",
          *         "paid_at": null,
-         *         "updated": "2026-11-29T08:53:20.999Z",
+         *         "updated": "2026-11-29T11:43:57.206Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2d0hzwvey0es4yyvctdfs4an46",
+         *         "customer": "cus_prod_06h2e7khamt8ctss8mzxwepj39dn0",
          *         "discount": null,
          *         "due_date": null,
          *         "livemode": false,
@@ -15431,11 +15431,11 @@ export type components = {
          *         "tax_atom": 0,
          *         "voided_at": null,
          *         "overdue_at": null,
-         *         "pdf_sha256": "38bc62b9d473207ef5850b8511cb0dd50e6a499e1c2d466ced4b599271726cfa",
+         *         "pdf_sha256": "ed78cb484ea06f9d294cdd90681f9869c4b079a38fe81a4b9f6af8c0a4915e8b",
          *         "description": null,
-         *         "invoice_pdf": "http://127.0.0.1:34341/api/invoices/in_prod_06h2d0j3hmedp2e9959y4mv9t8t16/pdf",
+         *         "invoice_pdf": "http://127.0.0.1:33431/api/invoices/in_prod_06h2e7kmxkwkykxff9qrk6t0bbkaw/pdf",
          *         "total_taxes": [],
-         *         "finalized_at": "2026-11-29T08:53:20.999Z",
+         *         "finalized_at": "2026-11-29T11:43:57.206Z",
          *         "subscription": null,
          *         "attempt_count": 0,
          *         "customer_name": "Jenny Rosen",
@@ -15443,14 +15443,14 @@ export type components = {
          *         "subtotal_atom": 500,
          *         "customer_email": "jenny@example.com",
          *         "days_until_due": null,
-         *         "payment_intent": "pi_prod_06h2d0j4e83waks0zvjxckcdk05ej",
+         *         "payment_intent": "pi_prod_06h2e7kncwr3ew47j9c38d788bjfm",
          *         "reverse_charge": false,
          *         "due_amount_atom": 500,
          *         "paid_pdf_sha256": null,
          *         "paid_amount_atom": 0,
          *         "collection_method": "charge_automatically",
          *         "total_amount_atom": 500,
-         *         "hosted_invoice_url": "http://127.0.0.1:34341/invoice/9YbsSt0otUl9MswhFTpGa7Vy_xn1PiC7DzSty7S89LQ",
+         *         "hosted_invoice_url": "http://127.0.0.1:33431/invoice/7OPIvAgXHaazythPFFoL7S3oQJFnkFbEOs2KVQiV0kw",
          *         "ending_balance_atom": 0,
          *         "next_payment_attempt": null,
          *         "starting_balance_atom": 0,
@@ -15459,13 +15459,13 @@ export type components = {
          *         "post_payment_credit_notes_amount_atom": 0
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2d0j4cfqwrht9mjsr17gd5jwwj",
-         *       "request_id": "req_prod_06h2d0j4cfqwrht9mjsr17gd5jwwj",
+         *       "correlation_id": "req_prod_06h2e7knbg3y9gmnbqef0c8x5vp4y",
+         *       "request_id": "req_prod_06h2e7knbg3y9gmnbqef0c8x5vp4y",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-29T08:53:21.179Z",
+         *       "created": "2026-11-29T11:43:57.336Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2d0hff561d1m2s03m8jqqg7zhr"
+         *       "actor_id": "key_prod_06h2e7k5ksc04wjtdsbs0hg6cjrza"
          *     }
          */
         InvoicePaidEvent: {
@@ -15510,16 +15510,16 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2d0j4n11g375k9h9yc5j53152e",
+         *       "id": "evt_prod_06h2e7knm37j90r2yqz49ktt84vec",
          *       "type": "invoice.payment_succeeded",
          *       "aggregate_type": "invoice",
-         *       "aggregate_id": "in_prod_06h2d0j3hmedp2e9959y4mv9t8t16",
+         *       "aggregate_id": "in_prod_06h2e7kmxkwkykxff9qrk6t0bbkaw",
          *       "data": {
-         *         "id": "in_prod_06h2d0j3hmedp2e9959y4mv9t8t16",
+         *         "id": "in_prod_06h2e7kmxkwkykxff9qrk6t0bbkaw",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h2d0j3j1nnq58ybs8g0r5gw4344",
-         *             "price": "price_prod_06h2d0hxh93776ax6kaz2a0pxeqsm",
+         *             "id": "il_prod_06h2e7kmxmwqyh687rcspd9rgy15p",
+         *             "price": "price_prod_06h2e7kg1af7tmmxj49fzsfsa1w5w",
          *             "quantity": 1,
          *             "tax_rates": [],
          *             "amount_atom": 500,
@@ -15532,11 +15532,11 @@ export type components = {
          *         "number": "EXAMPL-0001",
          *         "object": "invoice",
          *         "status": "paid",
-         *         "created": "2026-11-29T08:53:20.909Z",
-         *         "paid_at": "2026-11-29T08:53:21.163Z",
-         *         "updated": "2026-11-29T08:53:21.163Z",
+         *         "created": "2026-11-29T11:43:57.164Z",
+         *         "paid_at": "2026-11-29T11:43:57.322Z",
+         *         "updated": "2026-11-29T11:43:57.322Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2d0hzwvey0es4yyvctdfs4an46",
+         *         "customer": "cus_prod_06h2e7khamt8ctss8mzxwepj39dn0",
          *         "discount": null,
          *         "due_date": null,
          *         "livemode": false,
@@ -15544,11 +15544,11 @@ export type components = {
          *         "tax_atom": 0,
          *         "voided_at": null,
          *         "overdue_at": null,
-         *         "pdf_sha256": "38bc62b9d473207ef5850b8511cb0dd50e6a499e1c2d466ced4b599271726cfa",
+         *         "pdf_sha256": "ed78cb484ea06f9d294cdd90681f9869c4b079a38fe81a4b9f6af8c0a4915e8b",
          *         "description": null,
-         *         "invoice_pdf": "http://127.0.0.1:34341/api/invoices/in_prod_06h2d0j3hmedp2e9959y4mv9t8t16/pdf",
+         *         "invoice_pdf": "http://127.0.0.1:33431/api/invoices/in_prod_06h2e7kmxkwkykxff9qrk6t0bbkaw/pdf",
          *         "total_taxes": [],
-         *         "finalized_at": "2026-11-29T08:53:20.999Z",
+         *         "finalized_at": "2026-11-29T11:43:57.206Z",
          *         "subscription": null,
          *         "attempt_count": 0,
          *         "customer_name": "Jenny Rosen",
@@ -15556,14 +15556,14 @@ export type components = {
          *         "subtotal_atom": 500,
          *         "customer_email": "jenny@example.com",
          *         "days_until_due": null,
-         *         "payment_intent": "pi_prod_06h2d0j4e83waks0zvjxckcdk05ej",
+         *         "payment_intent": "pi_prod_06h2e7kncwr3ew47j9c38d788bjfm",
          *         "reverse_charge": false,
          *         "due_amount_atom": 0,
-         *         "paid_pdf_sha256": "e98cde292b4989f0715944d5fcd2917f776b206f967c893a36323b52503c075b",
+         *         "paid_pdf_sha256": "6410c91c6469c5ceba7fe20ccb7a0a7489813772b5398bea211487decaabc481",
          *         "paid_amount_atom": 500,
          *         "collection_method": "charge_automatically",
          *         "total_amount_atom": 500,
-         *         "hosted_invoice_url": "http://127.0.0.1:34341/invoice/9YbsSt0otUl9MswhFTpGa7Vy_xn1PiC7DzSty7S89LQ",
+         *         "hosted_invoice_url": "http://127.0.0.1:33431/invoice/7OPIvAgXHaazythPFFoL7S3oQJFnkFbEOs2KVQiV0kw",
          *         "ending_balance_atom": 0,
          *         "next_payment_attempt": null,
          *         "starting_balance_atom": 0,
@@ -15572,11 +15572,11 @@ export type components = {
          *         "post_payment_credit_notes_amount_atom": 0
          *       },
          *       "previous_data": {
-         *         "id": "in_prod_06h2d0j3hmedp2e9959y4mv9t8t16",
+         *         "id": "in_prod_06h2e7kmxkwkykxff9qrk6t0bbkaw",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h2d0j3j1nnq58ybs8g0r5gw4344",
-         *             "price": "price_prod_06h2d0hxh93776ax6kaz2a0pxeqsm",
+         *             "id": "il_prod_06h2e7kmxmwqyh687rcspd9rgy15p",
+         *             "price": "price_prod_06h2e7kg1af7tmmxj49fzsfsa1w5w",
          *             "quantity": 1,
          *             "tax_rates": [],
          *             "amount_atom": 500,
@@ -15589,11 +15589,11 @@ export type components = {
          *         "number": "EXAMPL-0001",
          *         "object": "invoice",
          *         "status": "open",
-         *         "created": "2026-11-29T08:53:20.909Z",
+         *         "created": "2026-11-29T11:43:57.164Z",
          *         "paid_at": null,
-         *         "updated": "2026-11-29T08:53:20.999Z",
+         *         "updated": "2026-11-29T11:43:57.206Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2d0hzwvey0es4yyvctdfs4an46",
+         *         "customer": "cus_prod_06h2e7khamt8ctss8mzxwepj39dn0",
          *         "discount": null,
          *         "due_date": null,
          *         "livemode": false,
@@ -15601,11 +15601,11 @@ export type components = {
          *         "tax_atom": 0,
          *         "voided_at": null,
          *         "overdue_at": null,
-         *         "pdf_sha256": "38bc62b9d473207ef5850b8511cb0dd50e6a499e1c2d466ced4b599271726cfa",
+         *         "pdf_sha256": "ed78cb484ea06f9d294cdd90681f9869c4b079a38fe81a4b9f6af8c0a4915e8b",
          *         "description": null,
-         *         "invoice_pdf": "http://127.0.0.1:34341/api/invoices/in_prod_06h2d0j3hmedp2e9959y4mv9t8t16/pdf",
+         *         "invoice_pdf": "http://127.0.0.1:33431/api/invoices/in_prod_06h2e7kmxkwkykxff9qrk6t0bbkaw/pdf",
          *         "total_taxes": [],
-         *         "finalized_at": "2026-11-29T08:53:20.999Z",
+         *         "finalized_at": "2026-11-29T11:43:57.206Z",
          *         "subscription": null,
          *         "attempt_count": 0,
          *         "customer_name": "Jenny Rosen",
@@ -15613,14 +15613,14 @@ export type components = {
          *         "subtotal_atom": 500,
          *         "customer_email": "jenny@example.com",
          *         "days_until_due": null,
-         *         "payment_intent": "pi_prod_06h2d0j4e83waks0zvjxckcdk05ej",
+         *         "payment_intent": "pi_prod_06h2e7kncwr3ew47j9c38d788bjfm",
          *         "reverse_charge": false,
          *         "due_amount_atom": 500,
          *         "paid_pdf_sha256": null,
          *         "paid_amount_atom": 0,
          *         "collection_method": "charge_automatically",
          *         "total_amount_atom": 500,
-         *         "hosted_invoice_url": "http://127.0.0.1:34341/invoice/9YbsSt0otUl9MswhFTpGa7Vy_xn1PiC7DzSty7S89LQ",
+         *         "hosted_invoice_url": "http://127.0.0.1:33431/invoice/7OPIvAgXHaazythPFFoL7S3oQJFnkFbEOs2KVQiV0kw",
          *         "ending_balance_atom": 0,
          *         "next_payment_attempt": null,
          *         "starting_balance_atom": 0,
@@ -15629,13 +15629,13 @@ export type components = {
          *         "post_payment_credit_notes_amount_atom": 0
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2d0j4cfqwrht9mjsr17gd5jwwj",
-         *       "request_id": "req_prod_06h2d0j4cfqwrht9mjsr17gd5jwwj",
+         *       "correlation_id": "req_prod_06h2e7knbg3y9gmnbqef0c8x5vp4y",
+         *       "request_id": "req_prod_06h2e7knbg3y9gmnbqef0c8x5vp4y",
          *       "version": 1,
          *       "sequence": 4,
-         *       "created": "2026-11-29T08:53:21.192Z",
+         *       "created": "2026-11-29T11:43:57.344Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2d0hff561d1m2s03m8jqqg7zhr"
+         *       "actor_id": "key_prod_06h2e7k5ksc04wjtdsbs0hg6cjrza"
          *     }
          */
         InvoicePaymentSucceededEvent: {
@@ -15680,16 +15680,16 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2d0j5hc7n0y6z221cyww3k7yqt",
+         *       "id": "evt_prod_06h2e7kpkwz3mr60awhdanx65y0qr",
          *       "type": "invoice.payment_failed",
          *       "aggregate_type": "invoice",
-         *       "aggregate_id": "in_prod_06h2d0j54q514y834yn3mnrtz6snt",
+         *       "aggregate_id": "in_prod_06h2e7kp8aveb69rve5bpe1gpys3e",
          *       "data": {
-         *         "id": "in_prod_06h2d0j54q514y834yn3mnrtz6snt",
+         *         "id": "in_prod_06h2e7kp8aveb69rve5bpe1gpys3e",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h2d0j54tzyd6z9m0sry461883qc",
-         *             "price": "price_prod_06h2d0hxh93776ax6kaz2a0pxeqsm",
+         *             "id": "il_prod_06h2e7kp8f11vcgjgt5yyhb0rkk9t",
+         *             "price": "price_prod_06h2e7kg1af7tmmxj49fzsfsa1w5w",
          *             "quantity": 1,
          *             "tax_rates": [],
          *             "amount_atom": 500,
@@ -15702,11 +15702,11 @@ export type components = {
          *         "number": "EXAMPL-0002",
          *         "object": "invoice",
          *         "status": "open",
-         *         "created": "2026-11-29T08:53:21.317Z",
+         *         "created": "2026-11-29T11:43:57.506Z",
          *         "paid_at": null,
-         *         "updated": "2026-11-29T08:53:21.351Z",
+         *         "updated": "2026-11-29T11:43:57.518Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2d0hzwvey0es4yyvctdfs4an46",
+         *         "customer": "cus_prod_06h2e7khamt8ctss8mzxwepj39dn0",
          *         "discount": null,
          *         "due_date": null,
          *         "livemode": false,
@@ -15714,11 +15714,11 @@ export type components = {
          *         "tax_atom": 0,
          *         "voided_at": null,
          *         "overdue_at": null,
-         *         "pdf_sha256": "87dabf491df34f96dee69d765dd1280783415d49675db673021b7e59810665da",
+         *         "pdf_sha256": "378c01e693ac0f14051f262a9309ff141375dfb79066e6a775e295c43dc84899",
          *         "description": null,
-         *         "invoice_pdf": "http://127.0.0.1:34341/api/invoices/in_prod_06h2d0j54q514y834yn3mnrtz6snt/pdf",
+         *         "invoice_pdf": "http://127.0.0.1:33431/api/invoices/in_prod_06h2e7kp8aveb69rve5bpe1gpys3e/pdf",
          *         "total_taxes": [],
-         *         "finalized_at": "2026-11-29T08:53:21.351Z",
+         *         "finalized_at": "2026-11-29T11:43:57.518Z",
          *         "subscription": null,
          *         "attempt_count": 0,
          *         "customer_name": "Jenny Rosen",
@@ -15726,14 +15726,14 @@ export type components = {
          *         "subtotal_atom": 500,
          *         "customer_email": "jenny@example.com",
          *         "days_until_due": null,
-         *         "payment_intent": "pi_prod_06h2d0j5eah9bycj2p0yw14xxv1fr",
+         *         "payment_intent": "pi_prod_06h2e7kpe1gmwbt73m69np1v64x1w",
          *         "reverse_charge": false,
          *         "due_amount_atom": 500,
          *         "paid_pdf_sha256": null,
          *         "paid_amount_atom": 0,
          *         "collection_method": "charge_automatically",
          *         "total_amount_atom": 500,
-         *         "hosted_invoice_url": "http://127.0.0.1:34341/invoice/PrpPQRvVqceoFWD-6fNb4X5W8bRhcdsRPmb_wRjEHXc",
+         *         "hosted_invoice_url": "http://127.0.0.1:33431/invoice/Uve3XAEFfyY_CKev9iKQ-b7wl1AwDY5Lbo5VRCO53s8",
          *         "ending_balance_atom": 0,
          *         "next_payment_attempt": null,
          *         "starting_balance_atom": 0,
@@ -15743,13 +15743,13 @@ export type components = {
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2d0j5djw0w9sk58c11wh2vdzy6",
-         *       "request_id": "req_prod_06h2d0j5djw0w9sk58c11wh2vdzy6",
+         *       "correlation_id": "req_prod_06h2e7kpcpq15kv7gq047j3tn9x7g",
+         *       "request_id": "req_prod_06h2e7kpcpq15kv7gq047j3tn9x7g",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-29T08:53:21.419Z",
+         *       "created": "2026-11-29T11:43:57.599Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2d0hff561d1m2s03m8jqqg7zhr"
+         *       "actor_id": "key_prod_06h2e7k5ksc04wjtdsbs0hg6cjrza"
          *     }
          */
         InvoicePaymentFailedEvent: {
@@ -15794,16 +15794,16 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2d0j62d2am7f4dbv157wbea4fj",
+         *       "id": "evt_prod_06h2e7kpy33m4g35198sne8gva24r",
          *       "type": "invoice.payment_action_required",
          *       "aggregate_type": "invoice",
-         *       "aggregate_id": "in_prod_06h2d0j5npekrf9xjyyhebqnjf7hc",
+         *       "aggregate_id": "in_prod_06h2e7kppkem0txg4bx5sjk345hfc",
          *       "data": {
-         *         "id": "in_prod_06h2d0j5npekrf9xjyyhebqnjf7hc",
+         *         "id": "in_prod_06h2e7kppkem0txg4bx5sjk345hfc",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h2d0j5ns8eprwpexfr0phqvcnjg",
-         *             "price": "price_prod_06h2d0hxh93776ax6kaz2a0pxeqsm",
+         *             "id": "il_prod_06h2e7kpprtnsrtx425y4h62c8ynm",
+         *             "price": "price_prod_06h2e7kg1af7tmmxj49fzsfsa1w5w",
          *             "quantity": 1,
          *             "tax_rates": [],
          *             "amount_atom": 500,
@@ -15816,11 +15816,11 @@ export type components = {
          *         "number": "EXAMPL-0003",
          *         "object": "invoice",
          *         "status": "open",
-         *         "created": "2026-11-29T08:53:21.453Z",
+         *         "created": "2026-11-29T11:43:57.620Z",
          *         "paid_at": null,
-         *         "updated": "2026-11-29T08:53:21.481Z",
+         *         "updated": "2026-11-29T11:43:57.639Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2d0hzwvey0es4yyvctdfs4an46",
+         *         "customer": "cus_prod_06h2e7khamt8ctss8mzxwepj39dn0",
          *         "discount": null,
          *         "due_date": null,
          *         "livemode": false,
@@ -15828,11 +15828,11 @@ export type components = {
          *         "tax_atom": 0,
          *         "voided_at": null,
          *         "overdue_at": null,
-         *         "pdf_sha256": "29835cedb53f885fb159f74043cedf62de551052780b4cf89b9206169b6121cd",
+         *         "pdf_sha256": "3b584c98437bde95af467a2e3b39e83424ceb98f11e2cc13a68dd737206da16e",
          *         "description": null,
-         *         "invoice_pdf": "http://127.0.0.1:34341/api/invoices/in_prod_06h2d0j5npekrf9xjyyhebqnjf7hc/pdf",
+         *         "invoice_pdf": "http://127.0.0.1:33431/api/invoices/in_prod_06h2e7kppkem0txg4bx5sjk345hfc/pdf",
          *         "total_taxes": [],
-         *         "finalized_at": "2026-11-29T08:53:21.481Z",
+         *         "finalized_at": "2026-11-29T11:43:57.639Z",
          *         "subscription": null,
          *         "attempt_count": 0,
          *         "customer_name": "Jenny Rosen",
@@ -15840,14 +15840,14 @@ export type components = {
          *         "subtotal_atom": 500,
          *         "customer_email": "jenny@example.com",
          *         "days_until_due": null,
-         *         "payment_intent": "pi_prod_06h2d0j5zzazcsaaqe8rj3f08915a",
+         *         "payment_intent": "pi_prod_06h2e7kpw67vaq0s3hm0fpawv4q4j",
          *         "reverse_charge": false,
          *         "due_amount_atom": 500,
          *         "paid_pdf_sha256": null,
          *         "paid_amount_atom": 0,
          *         "collection_method": "charge_automatically",
          *         "total_amount_atom": 500,
-         *         "hosted_invoice_url": "http://127.0.0.1:34341/invoice/j8mZ5Svl3GSSskwjYQaHtVUaxuyuUavRQQ2-ueM1tjY",
+         *         "hosted_invoice_url": "http://127.0.0.1:33431/invoice/jAvgxk_yh4NAhGPW3Pujfzi8JXnAX0W41oEO9tZc54s",
          *         "ending_balance_atom": 0,
          *         "next_payment_attempt": null,
          *         "starting_balance_atom": 0,
@@ -15857,13 +15857,13 @@ export type components = {
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2d0j5yyecpbbw7trj4x3yrffk4",
-         *       "request_id": "req_prod_06h2d0j5yyecpbbw7trj4x3yrffk4",
+         *       "correlation_id": "req_prod_06h2e7kpv0ed7n89ecxkavxzh8xxt",
+         *       "request_id": "req_prod_06h2e7kpv0ed7n89ecxkavxzh8xxt",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-29T08:53:21.555Z",
+         *       "created": "2026-11-29T11:43:57.680Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2d0hff561d1m2s03m8jqqg7zhr"
+         *       "actor_id": "key_prod_06h2e7k5ksc04wjtdsbs0hg6cjrza"
          *     }
          */
         InvoicePaymentActionRequiredEvent: {
@@ -15908,16 +15908,16 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2d0jc2b5hchbq8mqwkh86xybrg",
+         *       "id": "evt_prod_06h2e7kyn9jcppm87qdbtt11jjyem",
          *       "type": "invoice.overdue",
          *       "aggregate_type": "invoice",
-         *       "aggregate_id": "in_prod_06h2d0j8c0ch3ff3v5cxtzxqahfm8",
+         *       "aggregate_id": "in_prod_06h2e7kt2s2e3hz5qrn2z3n09v49r",
          *       "data": {
-         *         "id": "in_prod_06h2d0j8c0ch3ff3v5cxtzxqahfm8",
+         *         "id": "in_prod_06h2e7kt2s2e3hz5qrn2z3n09v49r",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h2d0j8c5deeeh5hjatat5m44ne4",
-         *             "price": "price_prod_06h2d0hxh93776ax6kaz2a0pxeqsm",
+         *             "id": "il_prod_06h2e7kt2s2e3hz5qrn2z3n09v49t",
+         *             "price": "price_prod_06h2e7kg1af7tmmxj49fzsfsa1w5w",
          *             "quantity": 1,
          *             "tax_rates": [],
          *             "amount_atom": 500,
@@ -15930,23 +15930,23 @@ export type components = {
          *         "number": "EXAMPL-0007",
          *         "object": "invoice",
          *         "status": "open",
-         *         "created": "2026-11-29T08:53:22.144Z",
+         *         "created": "2026-11-29T11:43:58.486Z",
          *         "paid_at": null,
-         *         "updated": "2026-11-30T08:53:22.113Z",
+         *         "updated": "2026-11-30T11:43:58.464Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2d0hzwvey0es4yyvctdfs4an46",
+         *         "customer": "cus_prod_06h2e7khamt8ctss8mzxwepj39dn0",
          *         "discount": null,
-         *         "due_date": "2026-11-30T08:53:22.113Z",
+         *         "due_date": "2026-11-30T11:43:58.464Z",
          *         "livemode": false,
          *         "metadata": {},
          *         "tax_atom": 0,
          *         "voided_at": null,
-         *         "overdue_at": "2026-11-30T08:53:22.113Z",
-         *         "pdf_sha256": "b1ef7e2fb5c2598ba7faff0e1b5297bf1d0830680035d1cd34c2010d7c501110",
+         *         "overdue_at": "2026-11-30T11:43:58.464Z",
+         *         "pdf_sha256": "606f6a30a76df5a8c06e24231a8d0c9c0921df6f39a3061019d6f63127685b9f",
          *         "description": null,
-         *         "invoice_pdf": "http://127.0.0.1:34341/api/invoices/in_prod_06h2d0j8c0ch3ff3v5cxtzxqahfm8/pdf",
+         *         "invoice_pdf": "http://127.0.0.1:33431/api/invoices/in_prod_06h2e7kt2s2e3hz5qrn2z3n09v49r/pdf",
          *         "total_taxes": [],
-         *         "finalized_at": "2026-11-29T08:53:22.164Z",
+         *         "finalized_at": "2026-11-29T11:43:58.499Z",
          *         "subscription": null,
          *         "attempt_count": 0,
          *         "customer_name": "Jenny Rosen",
@@ -15961,7 +15961,7 @@ export type components = {
          *         "paid_amount_atom": 0,
          *         "collection_method": "charge_automatically",
          *         "total_amount_atom": 500,
-         *         "hosted_invoice_url": "http://127.0.0.1:34341/invoice/I-kLKm1i_gb6zzcXQLanFRYEkIq57WPW6T7s_U9I69E",
+         *         "hosted_invoice_url": "http://127.0.0.1:33431/invoice/VHl2oFbikiMFGkiOzUWVq4YxsFqZFDKPFdFXcb-xDsQ",
          *         "ending_balance_atom": 0,
          *         "next_payment_attempt": null,
          *         "starting_balance_atom": 0,
@@ -15970,11 +15970,11 @@ export type components = {
          *         "post_payment_credit_notes_amount_atom": 0
          *       },
          *       "previous_data": {
-         *         "id": "in_prod_06h2d0j8c0ch3ff3v5cxtzxqahfm8",
+         *         "id": "in_prod_06h2e7kt2s2e3hz5qrn2z3n09v49r",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h2d0j8c5deeeh5hjatat5m44ne4",
-         *             "price": "price_prod_06h2d0hxh93776ax6kaz2a0pxeqsm",
+         *             "id": "il_prod_06h2e7kt2s2e3hz5qrn2z3n09v49t",
+         *             "price": "price_prod_06h2e7kg1af7tmmxj49fzsfsa1w5w",
          *             "quantity": 1,
          *             "tax_rates": [],
          *             "amount_atom": 500,
@@ -15987,23 +15987,23 @@ export type components = {
          *         "number": "EXAMPL-0007",
          *         "object": "invoice",
          *         "status": "open",
-         *         "created": "2026-11-29T08:53:22.144Z",
+         *         "created": "2026-11-29T11:43:58.486Z",
          *         "paid_at": null,
-         *         "updated": "2026-11-29T08:53:22.164Z",
+         *         "updated": "2026-11-29T11:43:58.499Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2d0hzwvey0es4yyvctdfs4an46",
+         *         "customer": "cus_prod_06h2e7khamt8ctss8mzxwepj39dn0",
          *         "discount": null,
-         *         "due_date": "2026-11-30T08:53:22.113Z",
+         *         "due_date": "2026-11-30T11:43:58.464Z",
          *         "livemode": false,
          *         "metadata": {},
          *         "tax_atom": 0,
          *         "voided_at": null,
          *         "overdue_at": null,
-         *         "pdf_sha256": "b1ef7e2fb5c2598ba7faff0e1b5297bf1d0830680035d1cd34c2010d7c501110",
+         *         "pdf_sha256": "606f6a30a76df5a8c06e24231a8d0c9c0921df6f39a3061019d6f63127685b9f",
          *         "description": null,
-         *         "invoice_pdf": "http://127.0.0.1:34341/api/invoices/in_prod_06h2d0j8c0ch3ff3v5cxtzxqahfm8/pdf",
+         *         "invoice_pdf": "http://127.0.0.1:33431/api/invoices/in_prod_06h2e7kt2s2e3hz5qrn2z3n09v49r/pdf",
          *         "total_taxes": [],
-         *         "finalized_at": "2026-11-29T08:53:22.164Z",
+         *         "finalized_at": "2026-11-29T11:43:58.499Z",
          *         "subscription": null,
          *         "attempt_count": 0,
          *         "customer_name": "Jenny Rosen",
@@ -16018,7 +16018,7 @@ export type components = {
          *         "paid_amount_atom": 0,
          *         "collection_method": "charge_automatically",
          *         "total_amount_atom": 500,
-         *         "hosted_invoice_url": "http://127.0.0.1:34341/invoice/I-kLKm1i_gb6zzcXQLanFRYEkIq57WPW6T7s_U9I69E",
+         *         "hosted_invoice_url": "http://127.0.0.1:33431/invoice/VHl2oFbikiMFGkiOzUWVq4YxsFqZFDKPFdFXcb-xDsQ",
          *         "ending_balance_atom": 0,
          *         "next_payment_attempt": null,
          *         "starting_balance_atom": 0,
@@ -16027,11 +16027,11 @@ export type components = {
          *         "post_payment_credit_notes_amount_atom": 0
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2d0jbytp1qd45anapphpcvkeqr",
+         *       "correlation_id": "req_prod_06h2e7kykvrg338j42efz2dv6ckkg",
          *       "request_id": null,
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-30T08:53:22.113Z",
+         *       "created": "2026-11-30T11:43:58.464Z",
          *       "actor_type": "system",
          *       "actor_id": null
          *     }
@@ -16078,16 +16078,16 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2d0j6qx12ztyh3r9kgyncb302r",
+         *       "id": "evt_prod_06h2e7kq8gxbnnst4xgazvd0yn5zp",
          *       "type": "invoice.voided",
          *       "aggregate_type": "invoice",
-         *       "aggregate_id": "in_prod_06h2d0j6chmbx9qtffd48v3fz1j4w",
+         *       "aggregate_id": "in_prod_06h2e7kq34wk4bzgep1kajws83sv4",
          *       "data": {
-         *         "id": "in_prod_06h2d0j6chmbx9qtffd48v3fz1j4w",
+         *         "id": "in_prod_06h2e7kq34wk4bzgep1kajws83sv4",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h2d0j6d542hk33mv5f5xbe4tyxc",
-         *             "price": "price_prod_06h2d0hxh93776ax6kaz2a0pxeqsm",
+         *             "id": "il_prod_06h2e7kq3btkqyzcc6qwfh6xz9gdj",
+         *             "price": "price_prod_06h2e7kg1af7tmmxj49fzsfsa1w5w",
          *             "quantity": 1,
          *             "tax_rates": [],
          *             "amount_atom": 500,
@@ -16100,23 +16100,23 @@ export type components = {
          *         "number": "EXAMPL-0004",
          *         "object": "invoice",
          *         "status": "void",
-         *         "created": "2026-11-29T08:53:21.636Z",
+         *         "created": "2026-11-29T11:43:57.721Z",
          *         "paid_at": null,
-         *         "updated": "2026-11-29T08:53:21.724Z",
+         *         "updated": "2026-11-29T11:43:57.763Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2d0hzwvey0es4yyvctdfs4an46",
+         *         "customer": "cus_prod_06h2e7khamt8ctss8mzxwepj39dn0",
          *         "discount": null,
          *         "due_date": null,
          *         "livemode": false,
          *         "metadata": {},
          *         "tax_atom": 0,
-         *         "voided_at": "2026-11-29T08:53:21.724Z",
+         *         "voided_at": "2026-11-29T11:43:57.763Z",
          *         "overdue_at": null,
-         *         "pdf_sha256": "537be09b6615ba86c577a451744199878cea9dbf52d34b313ca7a7dffc5b5ae6",
+         *         "pdf_sha256": "7ef4a56e9d5b541d3c030297eb1ea6902603997c5dda52c130d9be64ba1e49ab",
          *         "description": null,
-         *         "invoice_pdf": "http://127.0.0.1:34341/api/invoices/in_prod_06h2d0j6chmbx9qtffd48v3fz1j4w/pdf",
+         *         "invoice_pdf": "http://127.0.0.1:33431/api/invoices/in_prod_06h2e7kq34wk4bzgep1kajws83sv4/pdf",
          *         "total_taxes": [],
-         *         "finalized_at": "2026-11-29T08:53:21.675Z",
+         *         "finalized_at": "2026-11-29T11:43:57.739Z",
          *         "subscription": null,
          *         "attempt_count": 0,
          *         "customer_name": "Jenny Rosen",
@@ -16131,7 +16131,7 @@ export type components = {
          *         "paid_amount_atom": 0,
          *         "collection_method": "charge_automatically",
          *         "total_amount_atom": 500,
-         *         "hosted_invoice_url": "http://127.0.0.1:34341/invoice/E3t1iTU5n8MHNVQjzS1fuVI35-hM7TTpDaSTe-IyEys",
+         *         "hosted_invoice_url": "http://127.0.0.1:33431/invoice/5auDJ4N4oxHpHG2ej1HAB7rsrRWp3wZr9jG2WakpG_8",
          *         "ending_balance_atom": 0,
          *         "next_payment_attempt": null,
          *         "starting_balance_atom": 0,
@@ -16140,11 +16140,11 @@ export type components = {
          *         "post_payment_credit_notes_amount_atom": 0
          *       },
          *       "previous_data": {
-         *         "id": "in_prod_06h2d0j6chmbx9qtffd48v3fz1j4w",
+         *         "id": "in_prod_06h2e7kq34wk4bzgep1kajws83sv4",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h2d0j6d542hk33mv5f5xbe4tyxc",
-         *             "price": "price_prod_06h2d0hxh93776ax6kaz2a0pxeqsm",
+         *             "id": "il_prod_06h2e7kq3btkqyzcc6qwfh6xz9gdj",
+         *             "price": "price_prod_06h2e7kg1af7tmmxj49fzsfsa1w5w",
          *             "quantity": 1,
          *             "tax_rates": [],
          *             "amount_atom": 500,
@@ -16157,11 +16157,11 @@ export type components = {
          *         "number": "EXAMPL-0004",
          *         "object": "invoice",
          *         "status": "open",
-         *         "created": "2026-11-29T08:53:21.636Z",
+         *         "created": "2026-11-29T11:43:57.721Z",
          *         "paid_at": null,
-         *         "updated": "2026-11-29T08:53:21.675Z",
+         *         "updated": "2026-11-29T11:43:57.739Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2d0hzwvey0es4yyvctdfs4an46",
+         *         "customer": "cus_prod_06h2e7khamt8ctss8mzxwepj39dn0",
          *         "discount": null,
          *         "due_date": null,
          *         "livemode": false,
@@ -16169,11 +16169,11 @@ export type components = {
          *         "tax_atom": 0,
          *         "voided_at": null,
          *         "overdue_at": null,
-         *         "pdf_sha256": "537be09b6615ba86c577a451744199878cea9dbf52d34b313ca7a7dffc5b5ae6",
+         *         "pdf_sha256": "7ef4a56e9d5b541d3c030297eb1ea6902603997c5dda52c130d9be64ba1e49ab",
          *         "description": null,
-         *         "invoice_pdf": "http://127.0.0.1:34341/api/invoices/in_prod_06h2d0j6chmbx9qtffd48v3fz1j4w/pdf",
+         *         "invoice_pdf": "http://127.0.0.1:33431/api/invoices/in_prod_06h2e7kq34wk4bzgep1kajws83sv4/pdf",
          *         "total_taxes": [],
-         *         "finalized_at": "2026-11-29T08:53:21.675Z",
+         *         "finalized_at": "2026-11-29T11:43:57.739Z",
          *         "subscription": null,
          *         "attempt_count": 0,
          *         "customer_name": "Jenny Rosen",
@@ -16188,7 +16188,7 @@ export type components = {
          *         "paid_amount_atom": 0,
          *         "collection_method": "charge_automatically",
          *         "total_amount_atom": 500,
-         *         "hosted_invoice_url": "http://127.0.0.1:34341/invoice/E3t1iTU5n8MHNVQjzS1fuVI35-hM7TTpDaSTe-IyEys",
+         *         "hosted_invoice_url": "http://127.0.0.1:33431/invoice/5auDJ4N4oxHpHG2ej1HAB7rsrRWp3wZr9jG2WakpG_8",
          *         "ending_balance_atom": 0,
          *         "next_payment_attempt": null,
          *         "starting_balance_atom": 0,
@@ -16197,13 +16197,13 @@ export type components = {
          *         "post_payment_credit_notes_amount_atom": 0
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2d0j6p8v1jjb0eynxcrngswtg0",
-         *       "request_id": "req_prod_06h2d0j6p8v1jjb0eynxcrngswtg0",
+         *       "correlation_id": "req_prod_06h2e7kq82y5awg7zydvh543047j6",
+         *       "request_id": "req_prod_06h2e7kq82y5awg7zydvh543047j6",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-29T08:53:21.727Z",
+         *       "created": "2026-11-29T11:43:57.764Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2d0hff561d1m2s03m8jqqg7zhr"
+         *       "actor_id": "key_prod_06h2e7k5ksc04wjtdsbs0hg6cjrza"
          *     }
          */
         InvoiceVoidedEvent: {
@@ -16248,16 +16248,16 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2d0j763e4sg4v5n2q3aqzqr4x6",
+         *       "id": "evt_prod_06h2e7kr8cdd2h5kfq60v40182j48",
          *       "type": "invoice.marked_uncollectible",
          *       "aggregate_type": "invoice",
-         *       "aggregate_id": "in_prod_06h2d0j6w8pd5ztvjbtd4ayph2kyy",
+         *       "aggregate_id": "in_prod_06h2e7kqgzpkh0s4g2cvmc08mxbjm",
          *       "data": {
-         *         "id": "in_prod_06h2d0j6w8pd5ztvjbtd4ayph2kyy",
+         *         "id": "in_prod_06h2e7kqgzpkh0s4g2cvmc08mxbjm",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h2d0j6wesmyjymc6xeqdm1ggq2g",
-         *             "price": "price_prod_06h2d0hxh93776ax6kaz2a0pxeqsm",
+         *             "id": "il_prod_06h2e7kqgzpkh0s4g2cvmc08mxbjp",
+         *             "price": "price_prod_06h2e7kg1af7tmmxj49fzsfsa1w5w",
          *             "quantity": 1,
          *             "tax_rates": [],
          *             "amount_atom": 500,
@@ -16270,11 +16270,11 @@ export type components = {
          *         "number": "EXAMPL-0005",
          *         "object": "invoice",
          *         "status": "uncollectible",
-         *         "created": "2026-11-29T08:53:21.762Z",
+         *         "created": "2026-11-29T11:43:57.831Z",
          *         "paid_at": null,
-         *         "updated": "2026-11-29T08:53:21.837Z",
+         *         "updated": "2026-11-29T11:43:57.997Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2d0hzwvey0es4yyvctdfs4an46",
+         *         "customer": "cus_prod_06h2e7khamt8ctss8mzxwepj39dn0",
          *         "discount": null,
          *         "due_date": null,
          *         "livemode": false,
@@ -16282,11 +16282,11 @@ export type components = {
          *         "tax_atom": 0,
          *         "voided_at": null,
          *         "overdue_at": null,
-         *         "pdf_sha256": "d6776c1019d657b8276f8187ec747d78ac66d6007ce420afad367888559a1681",
+         *         "pdf_sha256": "4d83379e0a07276d58931c6f99598a73a504ac15db193cbcc6d71900623f802d",
          *         "description": null,
-         *         "invoice_pdf": "http://127.0.0.1:34341/api/invoices/in_prod_06h2d0j6w8pd5ztvjbtd4ayph2kyy/pdf",
+         *         "invoice_pdf": "http://127.0.0.1:33431/api/invoices/in_prod_06h2e7kqgzpkh0s4g2cvmc08mxbjm/pdf",
          *         "total_taxes": [],
-         *         "finalized_at": "2026-11-29T08:53:21.790Z",
+         *         "finalized_at": "2026-11-29T11:43:57.913Z",
          *         "subscription": null,
          *         "attempt_count": 0,
          *         "customer_name": "Jenny Rosen",
@@ -16301,20 +16301,20 @@ export type components = {
          *         "paid_amount_atom": 0,
          *         "collection_method": "charge_automatically",
          *         "total_amount_atom": 500,
-         *         "hosted_invoice_url": "http://127.0.0.1:34341/invoice/Ja4d8fiZbsT5GqLQJ-doAKymm6xQV-DW1hKzqcOs6io",
+         *         "hosted_invoice_url": "http://127.0.0.1:33431/invoice/KciQKXc4fTIANjWn36U5VKCUmrm9v9-M6LIsU5YKfqE",
          *         "ending_balance_atom": 0,
          *         "next_payment_attempt": null,
          *         "starting_balance_atom": 0,
-         *         "marked_uncollectible_at": "2026-11-29T08:53:21.837Z",
+         *         "marked_uncollectible_at": "2026-11-29T11:43:57.997Z",
          *         "pre_payment_credit_notes_amount_atom": 0,
          *         "post_payment_credit_notes_amount_atom": 0
          *       },
          *       "previous_data": {
-         *         "id": "in_prod_06h2d0j6w8pd5ztvjbtd4ayph2kyy",
+         *         "id": "in_prod_06h2e7kqgzpkh0s4g2cvmc08mxbjm",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h2d0j6wesmyjymc6xeqdm1ggq2g",
-         *             "price": "price_prod_06h2d0hxh93776ax6kaz2a0pxeqsm",
+         *             "id": "il_prod_06h2e7kqgzpkh0s4g2cvmc08mxbjp",
+         *             "price": "price_prod_06h2e7kg1af7tmmxj49fzsfsa1w5w",
          *             "quantity": 1,
          *             "tax_rates": [],
          *             "amount_atom": 500,
@@ -16327,11 +16327,11 @@ export type components = {
          *         "number": "EXAMPL-0005",
          *         "object": "invoice",
          *         "status": "open",
-         *         "created": "2026-11-29T08:53:21.762Z",
+         *         "created": "2026-11-29T11:43:57.831Z",
          *         "paid_at": null,
-         *         "updated": "2026-11-29T08:53:21.790Z",
+         *         "updated": "2026-11-29T11:43:57.913Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2d0hzwvey0es4yyvctdfs4an46",
+         *         "customer": "cus_prod_06h2e7khamt8ctss8mzxwepj39dn0",
          *         "discount": null,
          *         "due_date": null,
          *         "livemode": false,
@@ -16339,11 +16339,11 @@ export type components = {
          *         "tax_atom": 0,
          *         "voided_at": null,
          *         "overdue_at": null,
-         *         "pdf_sha256": "d6776c1019d657b8276f8187ec747d78ac66d6007ce420afad367888559a1681",
+         *         "pdf_sha256": "4d83379e0a07276d58931c6f99598a73a504ac15db193cbcc6d71900623f802d",
          *         "description": null,
-         *         "invoice_pdf": "http://127.0.0.1:34341/api/invoices/in_prod_06h2d0j6w8pd5ztvjbtd4ayph2kyy/pdf",
+         *         "invoice_pdf": "http://127.0.0.1:33431/api/invoices/in_prod_06h2e7kqgzpkh0s4g2cvmc08mxbjm/pdf",
          *         "total_taxes": [],
-         *         "finalized_at": "2026-11-29T08:53:21.790Z",
+         *         "finalized_at": "2026-11-29T11:43:57.913Z",
          *         "subscription": null,
          *         "attempt_count": 0,
          *         "customer_name": "Jenny Rosen",
@@ -16358,7 +16358,7 @@ export type components = {
          *         "paid_amount_atom": 0,
          *         "collection_method": "charge_automatically",
          *         "total_amount_atom": 500,
-         *         "hosted_invoice_url": "http://127.0.0.1:34341/invoice/Ja4d8fiZbsT5GqLQJ-doAKymm6xQV-DW1hKzqcOs6io",
+         *         "hosted_invoice_url": "http://127.0.0.1:33431/invoice/KciQKXc4fTIANjWn36U5VKCUmrm9v9-M6LIsU5YKfqE",
          *         "ending_balance_atom": 0,
          *         "next_payment_attempt": null,
          *         "starting_balance_atom": 0,
@@ -16367,13 +16367,13 @@ export type components = {
          *         "post_payment_credit_notes_amount_atom": 0
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2d0j74w22p6zqc2wt64s8rcw3r",
-         *       "request_id": "req_prod_06h2d0j74w22p6zqc2wt64s8rcw3r",
+         *       "correlation_id": "req_prod_06h2e7kr5dgmj1p81km6q5h23nagm",
+         *       "request_id": "req_prod_06h2e7kr5dgmj1p81km6q5h23nagm",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-29T08:53:21.840Z",
+         *       "created": "2026-11-29T11:43:58.019Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2d0hff561d1m2s03m8jqqg7zhr"
+         *       "actor_id": "key_prod_06h2e7k5ksc04wjtdsbs0hg6cjrza"
          *     }
          */
         InvoiceMarkedUncollectibleEvent: {
@@ -16418,16 +16418,16 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2d0j539mx04cdmqzrt9azgkngt",
+         *       "id": "evt_prod_06h2e7kp6ygvsvxgyzyx7emx74d98",
          *       "type": "invoice.refunded",
          *       "aggregate_type": "invoice",
-         *       "aggregate_id": "in_prod_06h2d0j3hmedp2e9959y4mv9t8t16",
+         *       "aggregate_id": "in_prod_06h2e7kmxkwkykxff9qrk6t0bbkaw",
          *       "data": {
-         *         "id": "in_prod_06h2d0j3hmedp2e9959y4mv9t8t16",
+         *         "id": "in_prod_06h2e7kmxkwkykxff9qrk6t0bbkaw",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h2d0j3j1nnq58ybs8g0r5gw4344",
-         *             "price": "price_prod_06h2d0hxh93776ax6kaz2a0pxeqsm",
+         *             "id": "il_prod_06h2e7kmxmwqyh687rcspd9rgy15p",
+         *             "price": "price_prod_06h2e7kg1af7tmmxj49fzsfsa1w5w",
          *             "quantity": 1,
          *             "tax_rates": [],
          *             "amount_atom": 500,
@@ -16440,11 +16440,11 @@ export type components = {
          *         "number": "EXAMPL-0001",
          *         "object": "invoice",
          *         "status": "paid",
-         *         "created": "2026-11-29T08:53:20.909Z",
-         *         "paid_at": "2026-11-29T08:53:21.163Z",
-         *         "updated": "2026-11-29T08:53:21.163Z",
+         *         "created": "2026-11-29T11:43:57.164Z",
+         *         "paid_at": "2026-11-29T11:43:57.322Z",
+         *         "updated": "2026-11-29T11:43:57.322Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2d0hzwvey0es4yyvctdfs4an46",
+         *         "customer": "cus_prod_06h2e7khamt8ctss8mzxwepj39dn0",
          *         "discount": null,
          *         "due_date": null,
          *         "livemode": false,
@@ -16452,11 +16452,11 @@ export type components = {
          *         "tax_atom": 0,
          *         "voided_at": null,
          *         "overdue_at": null,
-         *         "pdf_sha256": "38bc62b9d473207ef5850b8511cb0dd50e6a499e1c2d466ced4b599271726cfa",
+         *         "pdf_sha256": "ed78cb484ea06f9d294cdd90681f9869c4b079a38fe81a4b9f6af8c0a4915e8b",
          *         "description": null,
-         *         "invoice_pdf": "http://127.0.0.1:34341/api/invoices/in_prod_06h2d0j3hmedp2e9959y4mv9t8t16/pdf",
+         *         "invoice_pdf": "http://127.0.0.1:33431/api/invoices/in_prod_06h2e7kmxkwkykxff9qrk6t0bbkaw/pdf",
          *         "total_taxes": [],
-         *         "finalized_at": "2026-11-29T08:53:20.999Z",
+         *         "finalized_at": "2026-11-29T11:43:57.206Z",
          *         "subscription": null,
          *         "attempt_count": 0,
          *         "customer_name": "Jenny Rosen",
@@ -16464,14 +16464,14 @@ export type components = {
          *         "subtotal_atom": 500,
          *         "customer_email": "jenny@example.com",
          *         "days_until_due": null,
-         *         "payment_intent": "pi_prod_06h2d0j4e83waks0zvjxckcdk05ej",
+         *         "payment_intent": "pi_prod_06h2e7kncwr3ew47j9c38d788bjfm",
          *         "reverse_charge": false,
          *         "due_amount_atom": 0,
-         *         "paid_pdf_sha256": "e98cde292b4989f0715944d5fcd2917f776b206f967c893a36323b52503c075b",
+         *         "paid_pdf_sha256": "6410c91c6469c5ceba7fe20ccb7a0a7489813772b5398bea211487decaabc481",
          *         "paid_amount_atom": 500,
          *         "collection_method": "charge_automatically",
          *         "total_amount_atom": 500,
-         *         "hosted_invoice_url": "http://127.0.0.1:34341/invoice/9YbsSt0otUl9MswhFTpGa7Vy_xn1PiC7DzSty7S89LQ",
+         *         "hosted_invoice_url": "http://127.0.0.1:33431/invoice/7OPIvAgXHaazythPFFoL7S3oQJFnkFbEOs2KVQiV0kw",
          *         "ending_balance_atom": 0,
          *         "next_payment_attempt": null,
          *         "starting_balance_atom": 0,
@@ -16481,13 +16481,13 @@ export type components = {
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2d0j50fj3fcnnztcq363mj7p1j",
-         *       "request_id": "req_prod_06h2d0j50fj3fcnnztcq363mj7p1j",
+         *       "correlation_id": "req_prod_06h2e7kp4d5r6a0fhpdpgpf4gq0ap",
+         *       "request_id": "req_prod_06h2e7kp4d5r6a0fhpdpgpf4gq0ap",
          *       "version": 1,
          *       "sequence": 5,
-         *       "created": "2026-11-29T08:53:21.306Z",
+         *       "created": "2026-11-29T11:43:57.495Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2d0hff561d1m2s03m8jqqg7zhr"
+         *       "actor_id": "key_prod_06h2e7k5ksc04wjtdsbs0hg6cjrza"
          *     }
          */
         InvoiceRefundedEvent: {
@@ -16532,16 +16532,16 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2d0jch1naecp2zvp1st6bpnbc0",
+         *       "id": "evt_prod_06h2e7kyyhbca1jc4qc7w378ekxve",
          *       "type": "invoice.upcoming",
          *       "aggregate_type": "invoice",
-         *       "aggregate_id": "in_prod_06h2d0jce9zwbn0ftsg1j1z6dw2ge",
+         *       "aggregate_id": "in_prod_06h2e7kywaxg250s1akxe5dpehw3p",
          *       "data": {
-         *         "id": "in_prod_06h2d0jce9zwbn0ftsg1j1z6dw2ge",
+         *         "id": "in_prod_06h2e7kywaxg250s1akxe5dpehw3p",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h2d0jcgdn06x0kabmf2xe848g0g",
-         *             "price": "price_prod_06h2d0hxcshgdh05f8e8wff0h1rny",
+         *             "id": "il_prod_06h2e7kyy92yzq36qpb1ar8cp645r",
+         *             "price": "price_prod_06h2e7kfy73va64z4hg784mm5asry",
          *             "quantity": 1,
          *             "tax_rates": [],
          *             "amount_atom": 2000,
@@ -16554,11 +16554,11 @@ export type components = {
          *         "number": null,
          *         "object": "invoice",
          *         "status": "draft",
-         *         "created": "2026-12-06T08:53:22.480Z",
+         *         "created": "2026-12-06T11:43:58.822Z",
          *         "paid_at": null,
-         *         "updated": "2026-12-06T08:53:22.480Z",
+         *         "updated": "2026-12-06T11:43:58.822Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2d0hzwvey0es4yyvctdfs4an46",
+         *         "customer": "cus_prod_06h2e7khamt8ctss8mzxwepj39dn0",
          *         "discount": null,
          *         "due_date": null,
          *         "livemode": false,
@@ -16567,11 +16567,11 @@ export type components = {
          *         "voided_at": null,
          *         "overdue_at": null,
          *         "pdf_sha256": null,
-         *         "description": "Subscription sub_prod_06h2d0j9q69kn92g6963eb7y81z0j",
+         *         "description": "Subscription to Pro (Monthly), 6 Dec 2026 11:43:58 UTC – 6 Jan 2027 11:43:58 UTC",
          *         "invoice_pdf": null,
          *         "total_taxes": [],
          *         "finalized_at": null,
-         *         "subscription": "sub_prod_06h2d0j9q69kn92g6963eb7y81z0j",
+         *         "subscription": "sub_prod_06h2e7kveeyacjx4q7wvjqe0r1gsp",
          *         "attempt_count": 0,
          *         "customer_name": null,
          *         "discount_atom": 0,
@@ -16587,7 +16587,7 @@ export type components = {
          *         "total_amount_atom": 2000,
          *         "hosted_invoice_url": null,
          *         "ending_balance_atom": 0,
-         *         "next_payment_attempt": "2026-12-06T08:53:22.480Z",
+         *         "next_payment_attempt": "2026-12-06T11:43:58.822Z",
          *         "starting_balance_atom": 0,
          *         "marked_uncollectible_at": null,
          *         "pre_payment_credit_notes_amount_atom": 0,
@@ -16595,11 +16595,11 @@ export type components = {
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2d0jbytp1qd45anapphpcvkeqr",
+         *       "correlation_id": "req_prod_06h2e7kykvrg338j42efz2dv6ckkg",
          *       "request_id": null,
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-12-03T08:53:22.480Z",
+         *       "created": "2026-12-03T11:43:58.822Z",
          *       "actor_type": "system",
          *       "actor_id": null
          *     }
@@ -16646,19 +16646,19 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2d0hzxddptz5c4hrck4152y4yc",
+         *       "id": "evt_prod_06h2e7khb17vr8tpbzqbvc8rag9am",
          *       "type": "customer.created",
          *       "aggregate_type": "customer",
-         *       "aggregate_id": "cus_prod_06h2d0hzwvey0es4yyvctdfs4an46",
+         *       "aggregate_id": "cus_prod_06h2e7khamt8ctss8mzxwepj39dn0",
          *       "data": {
-         *         "id": "cus_prod_06h2d0hzwvey0es4yyvctdfs4an46",
+         *         "id": "cus_prod_06h2e7khamt8ctss8mzxwepj39dn0",
          *         "name": "Jenny",
          *         "email": "jenny@example.com",
          *         "object": "customer",
          *         "address": null,
-         *         "created": "2026-11-29T08:53:19.974Z",
+         *         "created": "2026-11-29T11:43:56.245Z",
          *         "tax_ids": [],
-         *         "updated": "2026-11-29T08:53:19.974Z",
+         *         "updated": "2026-11-29T11:43:56.245Z",
          *         "balances": {},
          *         "livemode": false,
          *         "metadata": {},
@@ -16669,13 +16669,13 @@ export type components = {
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2d0hzw5m0kgfqp9v6czfnht344",
-         *       "request_id": "req_prod_06h2d0hzw5m0kgfqp9v6czfnht344",
+         *       "correlation_id": "req_prod_06h2e7khae3kdzpnbzksrbdjx5cvc",
+         *       "request_id": "req_prod_06h2e7khae3kdzpnbzksrbdjx5cvc",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-29T08:53:19.979Z",
+         *       "created": "2026-11-29T11:43:56.249Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2d0hff561d1m2s03m8jqqg7zhr"
+         *       "actor_id": "key_prod_06h2e7k5ksc04wjtdsbs0hg6cjrza"
          *     }
          */
         CustomerCreatedEvent: {
@@ -16720,19 +16720,19 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2d0j03hf4k4r5cj2gwcgxpmrht",
+         *       "id": "evt_prod_06h2e7khemyhe2qn582p84jr7cany",
          *       "type": "customer.updated",
          *       "aggregate_type": "customer",
-         *       "aggregate_id": "cus_prod_06h2d0hzwvey0es4yyvctdfs4an46",
+         *       "aggregate_id": "cus_prod_06h2e7khamt8ctss8mzxwepj39dn0",
          *       "data": {
-         *         "id": "cus_prod_06h2d0hzwvey0es4yyvctdfs4an46",
+         *         "id": "cus_prod_06h2e7khamt8ctss8mzxwepj39dn0",
          *         "name": "Jenny Rosen",
          *         "email": "jenny@example.com",
          *         "object": "customer",
          *         "address": null,
-         *         "created": "2026-11-29T08:53:19.974Z",
+         *         "created": "2026-11-29T11:43:56.245Z",
          *         "tax_ids": [],
-         *         "updated": "2026-11-29T08:53:20.023Z",
+         *         "updated": "2026-11-29T11:43:56.275Z",
          *         "balances": {},
          *         "livemode": false,
          *         "metadata": {},
@@ -16742,14 +16742,14 @@ export type components = {
          *         "preferred_locale": null
          *       },
          *       "previous_data": {
-         *         "id": "cus_prod_06h2d0hzwvey0es4yyvctdfs4an46",
+         *         "id": "cus_prod_06h2e7khamt8ctss8mzxwepj39dn0",
          *         "name": "Jenny",
          *         "email": "jenny@example.com",
          *         "object": "customer",
          *         "address": null,
-         *         "created": "2026-11-29T08:53:19.974Z",
+         *         "created": "2026-11-29T11:43:56.245Z",
          *         "tax_ids": [],
-         *         "updated": "2026-11-29T08:53:19.974Z",
+         *         "updated": "2026-11-29T11:43:56.245Z",
          *         "balances": {},
          *         "livemode": false,
          *         "metadata": {},
@@ -16759,13 +16759,13 @@ export type components = {
          *         "preferred_locale": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2d0j01wcjgx9dgwhkqbzrgcsxj",
-         *       "request_id": "req_prod_06h2d0j01wcjgx9dgwhkqbzrgcsxj",
+         *       "correlation_id": "req_prod_06h2e7khe3fq48yca438tw17ag8f6",
+         *       "request_id": "req_prod_06h2e7khe3fq48yca438tw17ag8f6",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-29T08:53:20.028Z",
+         *       "created": "2026-11-29T11:43:56.277Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2d0hff561d1m2s03m8jqqg7zhr"
+         *       "actor_id": "key_prod_06h2e7k5ksc04wjtdsbs0hg6cjrza"
          *     }
          */
         CustomerUpdatedEvent: {
@@ -16810,20 +16810,20 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2d0j09qm6zmays6tkd6ne4tz9j",
+         *       "id": "evt_prod_06h2e7khjqaamby85f86y3pdpy97j",
          *       "type": "customer.deleted",
          *       "aggregate_type": "customer",
-         *       "aggregate_id": "cus_prod_06h2d0j06cj8bnb82gfxw15z3nxrr",
+         *       "aggregate_id": "cus_prod_06h2e7khgqpe9tnb12beje68f5dbr",
          *       "data": {
-         *         "id": "cus_prod_06h2d0j06cj8bnb82gfxw15z3nxrr",
+         *         "id": "cus_prod_06h2e7khgqpe9tnb12beje68f5dbr",
          *         "name": null,
          *         "email": "leaving@example.com",
          *         "object": "customer",
          *         "address": null,
-         *         "created": "2026-11-29T08:53:20.051Z",
+         *         "created": "2026-11-29T11:43:56.293Z",
          *         "deleted": true,
          *         "tax_ids": [],
-         *         "updated": "2026-11-29T08:53:20.074Z",
+         *         "updated": "2026-11-29T11:43:56.308Z",
          *         "balances": {},
          *         "livemode": false,
          *         "metadata": {},
@@ -16833,14 +16833,14 @@ export type components = {
          *         "preferred_locale": null
          *       },
          *       "previous_data": {
-         *         "id": "cus_prod_06h2d0j06cj8bnb82gfxw15z3nxrr",
+         *         "id": "cus_prod_06h2e7khgqpe9tnb12beje68f5dbr",
          *         "name": null,
          *         "email": "leaving@example.com",
          *         "object": "customer",
          *         "address": null,
-         *         "created": "2026-11-29T08:53:20.051Z",
+         *         "created": "2026-11-29T11:43:56.293Z",
          *         "tax_ids": [],
-         *         "updated": "2026-11-29T08:53:20.051Z",
+         *         "updated": "2026-11-29T11:43:56.293Z",
          *         "balances": {},
          *         "livemode": false,
          *         "metadata": {},
@@ -16850,13 +16850,13 @@ export type components = {
          *         "preferred_locale": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2d0j08xtfw2xrnn3c42pxkybpr",
-         *       "request_id": "req_prod_06h2d0j08xtfw2xrnn3c42pxkybpr",
+         *       "correlation_id": "req_prod_06h2e7khhnyfr3qwncj8f83wf5yx2",
+         *       "request_id": "req_prod_06h2e7khhnyfr3qwncj8f83wf5yx2",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-29T08:53:20.077Z",
+         *       "created": "2026-11-29T11:43:56.310Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2d0hff561d1m2s03m8jqqg7zhr"
+         *       "actor_id": "key_prod_06h2e7k5ksc04wjtdsbs0hg6cjrza"
          *     }
          */
         CustomerDeletedEvent: {
@@ -16901,21 +16901,21 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2d0j0e7cv1ttyt7xxapx1tm6g0",
+         *       "id": "evt_prod_06h2e7khmk5p2b2h7dhsdwxz9j0sa",
          *       "type": "customer.discount.created",
          *       "aggregate_type": "customer_discount",
-         *       "aggregate_id": "di_prod_06h2d0j0dkgx260zth2zqwpavx008",
+         *       "aggregate_id": "di_prod_06h2e7khmk5p2b2h7dhsdwxz9j0s8",
          *       "data": {
-         *         "id": "di_prod_06h2d0j0dkgx260zth2zqwpavx008",
+         *         "id": "di_prod_06h2e7khmk5p2b2h7dhsdwxz9j0s8",
          *         "end": null,
-         *         "start": "2026-11-29T08:53:20.102Z",
+         *         "start": "2026-11-29T11:43:56.322Z",
          *         "coupon": {
-         *           "id": "cpn_prod_06h2d0hy04eyrkqv09e17rczppygy",
+         *           "id": "cpn_prod_06h2e7kgbv0hf9twev4dww5y2287e",
          *           "name": "Ten percent",
          *           "valid": true,
          *           "object": "coupon",
-         *           "created": "2026-11-29T08:53:19.489Z",
-         *           "updated": "2026-11-29T08:53:20.102Z",
+         *           "created": "2026-11-29T11:43:55.998Z",
+         *           "updated": "2026-11-29T11:43:56.322Z",
          *           "currency": null,
          *           "duration": "forever",
          *           "livemode": false,
@@ -16928,18 +16928,18 @@ export type components = {
          *           "duration_in_months": null
          *         },
          *         "object": "discount",
-         *         "customer": "cus_prod_06h2d0hzwvey0es4yyvctdfs4an46",
+         *         "customer": "cus_prod_06h2e7khamt8ctss8mzxwepj39dn0",
          *         "livemode": false
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2d0j0c2dx0dm2zj15pg4h6pftr",
-         *       "request_id": "req_prod_06h2d0j0c2dx0dm2zj15pg4h6pftr",
+         *       "correlation_id": "req_prod_06h2e7khkvktp8xf9k0vvqrb1rmha",
+         *       "request_id": "req_prod_06h2e7khkvktp8xf9k0vvqrb1rmha",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-29T08:53:20.114Z",
+         *       "created": "2026-11-29T11:43:56.324Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2d0hff561d1m2s03m8jqqg7zhr"
+         *       "actor_id": "key_prod_06h2e7k5ksc04wjtdsbs0hg6cjrza"
          *     }
          */
         CustomerDiscountCreatedEvent: {
@@ -16984,21 +16984,21 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2d0j0n249nbdfrhrvd1j1kn0za",
+         *       "id": "evt_prod_06h2e7khpnd3c7fr2actq0jnhyjec",
          *       "type": "customer.discount.updated",
          *       "aggregate_type": "customer_discount",
-         *       "aggregate_id": "di_prod_06h2d0j0dkgx260zth2zqwpavx008",
+         *       "aggregate_id": "di_prod_06h2e7khmk5p2b2h7dhsdwxz9j0s8",
          *       "data": {
-         *         "id": "di_prod_06h2d0j0dkgx260zth2zqwpavx008",
+         *         "id": "di_prod_06h2e7khmk5p2b2h7dhsdwxz9j0s8",
          *         "end": null,
-         *         "start": "2026-11-29T08:53:20.157Z",
+         *         "start": "2026-11-29T11:43:56.339Z",
          *         "coupon": {
-         *           "id": "cpn_prod_06h2d0hy3bawmew7vyzfz6cv23dsr",
+         *           "id": "cpn_prod_06h2e7kgezr5mzk7wx6khc9w7awfr",
          *           "name": null,
          *           "valid": true,
          *           "object": "coupon",
-         *           "created": "2026-11-29T08:53:19.514Z",
-         *           "updated": "2026-11-29T08:53:20.157Z",
+         *           "created": "2026-11-29T11:43:56.023Z",
+         *           "updated": "2026-11-29T11:43:56.339Z",
          *           "currency": "usd",
          *           "duration": "once",
          *           "livemode": false,
@@ -17011,20 +17011,20 @@ export type components = {
          *           "duration_in_months": null
          *         },
          *         "object": "discount",
-         *         "customer": "cus_prod_06h2d0hzwvey0es4yyvctdfs4an46",
+         *         "customer": "cus_prod_06h2e7khamt8ctss8mzxwepj39dn0",
          *         "livemode": false
          *       },
          *       "previous_data": {
-         *         "id": "di_prod_06h2d0j0dkgx260zth2zqwpavx008",
+         *         "id": "di_prod_06h2e7khmk5p2b2h7dhsdwxz9j0s8",
          *         "end": null,
-         *         "start": "2026-11-29T08:53:20.102Z",
+         *         "start": "2026-11-29T11:43:56.322Z",
          *         "coupon": {
-         *           "id": "cpn_prod_06h2d0hy04eyrkqv09e17rczppygy",
+         *           "id": "cpn_prod_06h2e7kgbv0hf9twev4dww5y2287e",
          *           "name": "Ten percent",
          *           "valid": true,
          *           "object": "coupon",
-         *           "created": "2026-11-29T08:53:19.489Z",
-         *           "updated": "2026-11-29T08:53:20.102Z",
+         *           "created": "2026-11-29T11:43:55.998Z",
+         *           "updated": "2026-11-29T11:43:56.322Z",
          *           "currency": null,
          *           "duration": "forever",
          *           "livemode": false,
@@ -17037,17 +17037,17 @@ export type components = {
          *           "duration_in_months": null
          *         },
          *         "object": "discount",
-         *         "customer": "cus_prod_06h2d0hzwvey0es4yyvctdfs4an46",
+         *         "customer": "cus_prod_06h2e7khamt8ctss8mzxwepj39dn0",
          *         "livemode": false
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2d0j0j57vanq1yxpqn21v9nvrw",
-         *       "request_id": "req_prod_06h2d0j0j57vanq1yxpqn21v9nvrw",
+         *       "correlation_id": "req_prod_06h2e7khp51rv5mvd7ryheazn3e8j",
+         *       "request_id": "req_prod_06h2e7khp51rv5mvd7ryheazn3e8j",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-29T08:53:20.168Z",
+         *       "created": "2026-11-29T11:43:56.341Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2d0hff561d1m2s03m8jqqg7zhr"
+         *       "actor_id": "key_prod_06h2e7k5ksc04wjtdsbs0hg6cjrza"
          *     }
          */
         CustomerDiscountUpdatedEvent: {
@@ -17092,21 +17092,21 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2d0j0rcfk3pkqc1h7se1b8c4tm",
+         *       "id": "evt_prod_06h2e7khr7ehtnpcpr10vjh4skf26",
          *       "type": "customer.discount.deleted",
          *       "aggregate_type": "customer_discount",
-         *       "aggregate_id": "di_prod_06h2d0j0dkgx260zth2zqwpavx008",
+         *       "aggregate_id": "di_prod_06h2e7khmk5p2b2h7dhsdwxz9j0s8",
          *       "data": {
-         *         "id": "di_prod_06h2d0j0dkgx260zth2zqwpavx008",
+         *         "id": "di_prod_06h2e7khmk5p2b2h7dhsdwxz9j0s8",
          *         "end": null,
-         *         "start": "2026-11-29T08:53:20.157Z",
+         *         "start": "2026-11-29T11:43:56.339Z",
          *         "coupon": {
-         *           "id": "cpn_prod_06h2d0hy3bawmew7vyzfz6cv23dsr",
+         *           "id": "cpn_prod_06h2e7kgezr5mzk7wx6khc9w7awfr",
          *           "name": null,
          *           "valid": true,
          *           "object": "coupon",
-         *           "created": "2026-11-29T08:53:19.514Z",
-         *           "updated": "2026-11-29T08:53:20.157Z",
+         *           "created": "2026-11-29T11:43:56.023Z",
+         *           "updated": "2026-11-29T11:43:56.339Z",
          *           "currency": "usd",
          *           "duration": "once",
          *           "livemode": false,
@@ -17120,20 +17120,20 @@ export type components = {
          *         },
          *         "object": "discount",
          *         "deleted": true,
-         *         "customer": "cus_prod_06h2d0hzwvey0es4yyvctdfs4an46",
+         *         "customer": "cus_prod_06h2e7khamt8ctss8mzxwepj39dn0",
          *         "livemode": false
          *       },
          *       "previous_data": {
-         *         "id": "di_prod_06h2d0j0dkgx260zth2zqwpavx008",
+         *         "id": "di_prod_06h2e7khmk5p2b2h7dhsdwxz9j0s8",
          *         "end": null,
-         *         "start": "2026-11-29T08:53:20.157Z",
+         *         "start": "2026-11-29T11:43:56.339Z",
          *         "coupon": {
-         *           "id": "cpn_prod_06h2d0hy3bawmew7vyzfz6cv23dsr",
+         *           "id": "cpn_prod_06h2e7kgezr5mzk7wx6khc9w7awfr",
          *           "name": null,
          *           "valid": true,
          *           "object": "coupon",
-         *           "created": "2026-11-29T08:53:19.514Z",
-         *           "updated": "2026-11-29T08:53:20.157Z",
+         *           "created": "2026-11-29T11:43:56.023Z",
+         *           "updated": "2026-11-29T11:43:56.339Z",
          *           "currency": "usd",
          *           "duration": "once",
          *           "livemode": false,
@@ -17146,17 +17146,17 @@ export type components = {
          *           "duration_in_months": null
          *         },
          *         "object": "discount",
-         *         "customer": "cus_prod_06h2d0hzwvey0es4yyvctdfs4an46",
+         *         "customer": "cus_prod_06h2e7khamt8ctss8mzxwepj39dn0",
          *         "livemode": false
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2d0j0q5mq3mxktsf0x67b0fsg0",
-         *       "request_id": "req_prod_06h2d0j0q5mq3mxktsf0x67b0fsg0",
+         *       "correlation_id": "req_prod_06h2e7khqpcdb3db60sg8mhssf06c",
+         *       "request_id": "req_prod_06h2e7khqpcdb3db60sg8mhssf06c",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-29T08:53:20.195Z",
+         *       "created": "2026-11-29T11:43:56.353Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2d0hff561d1m2s03m8jqqg7zhr"
+         *       "actor_id": "key_prod_06h2e7k5ksc04wjtdsbs0hg6cjrza"
          *     }
          */
         CustomerDiscountDeletedEvent: {
@@ -17201,17 +17201,17 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2d0hy0n5px91d6b1gt9dn7js1t",
+         *       "id": "evt_prod_06h2e7kgc2gwjmr09bpc0x4qk4nhc",
          *       "type": "coupon.created",
          *       "aggregate_type": "coupon",
-         *       "aggregate_id": "cpn_prod_06h2d0hy04eyrkqv09e17rczppygy",
+         *       "aggregate_id": "cpn_prod_06h2e7kgbv0hf9twev4dww5y2287e",
          *       "data": {
-         *         "id": "cpn_prod_06h2d0hy04eyrkqv09e17rczppygy",
+         *         "id": "cpn_prod_06h2e7kgbv0hf9twev4dww5y2287e",
          *         "name": null,
          *         "valid": true,
          *         "object": "coupon",
-         *         "created": "2026-11-29T08:53:19.489Z",
-         *         "updated": "2026-11-29T08:53:19.489Z",
+         *         "created": "2026-11-29T11:43:55.998Z",
+         *         "updated": "2026-11-29T11:43:55.998Z",
          *         "currency": null,
          *         "duration": "forever",
          *         "livemode": false,
@@ -17225,13 +17225,13 @@ export type components = {
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2d0hxzncfvty4gge6bhkv7egp0",
-         *       "request_id": "req_prod_06h2d0hxzncfvty4gge6bhkv7egp0",
+         *       "correlation_id": "req_prod_06h2e7kgbkefwfmmm04y65c18c9pc",
+         *       "request_id": "req_prod_06h2e7kgbkefwfmmm04y65c18c9pc",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-29T08:53:19.493Z",
+         *       "created": "2026-11-29T11:43:56.000Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2d0hff561d1m2s03m8jqqg7zhr"
+         *       "actor_id": "key_prod_06h2e7k5ksc04wjtdsbs0hg6cjrza"
          *     }
          */
         CouponCreatedEvent: {
@@ -17276,17 +17276,17 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2d0hy7v46gvae8y2ehyw71veer",
+         *       "id": "evt_prod_06h2e7kggtfzhygqyssxc9gd9c63p",
          *       "type": "coupon.updated",
          *       "aggregate_type": "coupon",
-         *       "aggregate_id": "cpn_prod_06h2d0hy04eyrkqv09e17rczppygy",
+         *       "aggregate_id": "cpn_prod_06h2e7kgbv0hf9twev4dww5y2287e",
          *       "data": {
-         *         "id": "cpn_prod_06h2d0hy04eyrkqv09e17rczppygy",
+         *         "id": "cpn_prod_06h2e7kgbv0hf9twev4dww5y2287e",
          *         "name": "Ten percent",
          *         "valid": true,
          *         "object": "coupon",
-         *         "created": "2026-11-29T08:53:19.489Z",
-         *         "updated": "2026-11-29T08:53:19.547Z",
+         *         "created": "2026-11-29T11:43:55.998Z",
+         *         "updated": "2026-11-29T11:43:56.036Z",
          *         "currency": null,
          *         "duration": "forever",
          *         "livemode": false,
@@ -17299,12 +17299,12 @@ export type components = {
          *         "duration_in_months": null
          *       },
          *       "previous_data": {
-         *         "id": "cpn_prod_06h2d0hy04eyrkqv09e17rczppygy",
+         *         "id": "cpn_prod_06h2e7kgbv0hf9twev4dww5y2287e",
          *         "name": null,
          *         "valid": true,
          *         "object": "coupon",
-         *         "created": "2026-11-29T08:53:19.489Z",
-         *         "updated": "2026-11-29T08:53:19.489Z",
+         *         "created": "2026-11-29T11:43:55.998Z",
+         *         "updated": "2026-11-29T11:43:55.998Z",
          *         "currency": null,
          *         "duration": "forever",
          *         "livemode": false,
@@ -17317,13 +17317,13 @@ export type components = {
          *         "duration_in_months": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2d0hy6kp0mpt45rmacqc72kttw",
-         *       "request_id": "req_prod_06h2d0hy6kp0mpt45rmacqc72kttw",
+         *       "correlation_id": "req_prod_06h2e7kgg96h1v6am7h1x484m1wpa",
+         *       "request_id": "req_prod_06h2e7kgg96h1v6am7h1x484m1wpa",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-29T08:53:19.550Z",
+         *       "created": "2026-11-29T11:43:56.038Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2d0hff561d1m2s03m8jqqg7zhr"
+         *       "actor_id": "key_prod_06h2e7k5ksc04wjtdsbs0hg6cjrza"
          *     }
          */
         CouponUpdatedEvent: {
@@ -17368,18 +17368,18 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2d0hygwk11w0t89wh4qqhp7bd2",
+         *       "id": "evt_prod_06h2e7kgkw30zdgzgebhf5a8p1ndp",
          *       "type": "coupon.deleted",
          *       "aggregate_type": "coupon",
-         *       "aggregate_id": "cpn_prod_06h2d0hyc3t5srth769n7cp5wffeg",
+         *       "aggregate_id": "cpn_prod_06h2e7kgjhcs152dgk9h6947feg60",
          *       "data": {
-         *         "id": "cpn_prod_06h2d0hyc3t5srth769n7cp5wffeg",
+         *         "id": "cpn_prod_06h2e7kgjhcs152dgk9h6947feg60",
          *         "name": null,
          *         "valid": false,
          *         "object": "coupon",
-         *         "created": "2026-11-29T08:53:19.584Z",
+         *         "created": "2026-11-29T11:43:56.052Z",
          *         "deleted": true,
-         *         "updated": "2026-11-29T08:53:19.617Z",
+         *         "updated": "2026-11-29T11:43:56.062Z",
          *         "currency": null,
          *         "duration": "forever",
          *         "livemode": false,
@@ -17392,12 +17392,12 @@ export type components = {
          *         "duration_in_months": null
          *       },
          *       "previous_data": {
-         *         "id": "cpn_prod_06h2d0hyc3t5srth769n7cp5wffeg",
+         *         "id": "cpn_prod_06h2e7kgjhcs152dgk9h6947feg60",
          *         "name": null,
          *         "valid": true,
          *         "object": "coupon",
-         *         "created": "2026-11-29T08:53:19.584Z",
-         *         "updated": "2026-11-29T08:53:19.584Z",
+         *         "created": "2026-11-29T11:43:56.052Z",
+         *         "updated": "2026-11-29T11:43:56.052Z",
          *         "currency": null,
          *         "duration": "forever",
          *         "livemode": false,
@@ -17410,13 +17410,13 @@ export type components = {
          *         "duration_in_months": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2d0hyfneeh8sbweb3bgva0hwnc",
-         *       "request_id": "req_prod_06h2d0hyfneeh8sbweb3bgva0hwnc",
+         *       "correlation_id": "req_prod_06h2e7kgkhw4nstftcr7wk4c13m6t",
+         *       "request_id": "req_prod_06h2e7kgkhw4nstftcr7wk4c13m6t",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-29T08:53:19.624Z",
+         *       "created": "2026-11-29T11:43:56.063Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2d0hff561d1m2s03m8jqqg7zhr"
+         *       "actor_id": "key_prod_06h2e7k5ksc04wjtdsbs0hg6cjrza"
          *     }
          */
         CouponDeletedEvent: {
@@ -17461,19 +17461,19 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2d0hxdaek126sc5yx30h8scwwj",
+         *       "id": "evt_prod_06h2e7kfyc6yrbytcq1c7wtxjqhp0",
          *       "type": "price.created",
          *       "aggregate_type": "price",
-         *       "aggregate_id": "price_prod_06h2d0hxcshgdh05f8e8wff0h1rny",
+         *       "aggregate_id": "price_prod_06h2e7kfy73va64z4hg784mm5asry",
          *       "data": {
-         *         "id": "price_prod_06h2d0hxcshgdh05f8e8wff0h1rny",
+         *         "id": "price_prod_06h2e7kfy73va64z4hg784mm5asry",
          *         "type": "recurring",
          *         "tiers": null,
          *         "active": true,
          *         "object": "price",
-         *         "created": "2026-11-29T08:53:19.334Z",
-         *         "product": "prod_prod_06h2d0hx2vrjrnnvbfet5snx8f0m6",
-         *         "updated": "2026-11-29T08:53:19.334Z",
+         *         "created": "2026-11-29T11:43:55.889Z",
+         *         "product": "prod_prod_06h2e7kfr80h8mbwdp06bahm4vr44",
+         *         "updated": "2026-11-29T11:43:55.889Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "metadata": {},
@@ -17490,13 +17490,13 @@ export type components = {
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2d0hxc160seby5b6a3k22c968e",
-         *       "request_id": "req_prod_06h2d0hxc160seby5b6a3k22c968e",
+         *       "correlation_id": "req_prod_06h2e7kfxs6qrd11n5en8j11994ry",
+         *       "request_id": "req_prod_06h2e7kfxs6qrd11n5en8j11994ry",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-29T08:53:19.339Z",
+         *       "created": "2026-11-29T11:43:55.891Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2d0hff561d1m2s03m8jqqg7zhr"
+         *       "actor_id": "key_prod_06h2e7k5ksc04wjtdsbs0hg6cjrza"
          *     }
          */
         PriceCreatedEvent: {
@@ -17541,19 +17541,19 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2d0hxmf6my0n187pbpcdw8nbwy",
+         *       "id": "evt_prod_06h2e7kg3qe6bjh0gcpwf20h9jhjj",
          *       "type": "price.updated",
          *       "aggregate_type": "price",
-         *       "aggregate_id": "price_prod_06h2d0hxcshgdh05f8e8wff0h1rny",
+         *       "aggregate_id": "price_prod_06h2e7kfy73va64z4hg784mm5asry",
          *       "data": {
-         *         "id": "price_prod_06h2d0hxcshgdh05f8e8wff0h1rny",
+         *         "id": "price_prod_06h2e7kfy73va64z4hg784mm5asry",
          *         "type": "recurring",
          *         "tiers": null,
          *         "active": true,
          *         "object": "price",
-         *         "created": "2026-11-29T08:53:19.334Z",
-         *         "product": "prod_prod_06h2d0hx2vrjrnnvbfet5snx8f0m6",
-         *         "updated": "2026-11-29T08:53:19.392Z",
+         *         "created": "2026-11-29T11:43:55.889Z",
+         *         "product": "prod_prod_06h2e7kfr80h8mbwdp06bahm4vr44",
+         *         "updated": "2026-11-29T11:43:55.931Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "metadata": {},
@@ -17569,14 +17569,14 @@ export type components = {
          *         "unit_amount_atom": 2000
          *       },
          *       "previous_data": {
-         *         "id": "price_prod_06h2d0hxcshgdh05f8e8wff0h1rny",
+         *         "id": "price_prod_06h2e7kfy73va64z4hg784mm5asry",
          *         "type": "recurring",
          *         "tiers": null,
          *         "active": true,
          *         "object": "price",
-         *         "created": "2026-11-29T08:53:19.334Z",
-         *         "product": "prod_prod_06h2d0hx2vrjrnnvbfet5snx8f0m6",
-         *         "updated": "2026-11-29T08:53:19.334Z",
+         *         "created": "2026-11-29T11:43:55.889Z",
+         *         "product": "prod_prod_06h2e7kfr80h8mbwdp06bahm4vr44",
+         *         "updated": "2026-11-29T11:43:55.889Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "metadata": {},
@@ -17592,13 +17592,13 @@ export type components = {
          *         "unit_amount_atom": 2000
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2d0hxkdbkj5kjh10akvwtq5bf6",
-         *       "request_id": "req_prod_06h2d0hxkdbkj5kjh10akvwtq5bf6",
+         *       "correlation_id": "req_prod_06h2e7kg314kmfv4p523kfev5zwrw",
+         *       "request_id": "req_prod_06h2e7kg314kmfv4p523kfev5zwrw",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-29T08:53:19.395Z",
+         *       "created": "2026-11-29T11:43:55.933Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2d0hff561d1m2s03m8jqqg7zhr"
+         *       "actor_id": "key_prod_06h2e7k5ksc04wjtdsbs0hg6cjrza"
          *     }
          */
         PriceUpdatedEvent: {
@@ -17643,20 +17643,20 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2d0hxtq20aqzacmehb0etd2eda",
+         *       "id": "evt_prod_06h2e7kg78rc0wjnmwqb0jn17vhvp",
          *       "type": "price.deleted",
          *       "aggregate_type": "price",
-         *       "aggregate_id": "price_prod_06h2d0hxqva3vgmv8sy6dmtbwc6qy",
+         *       "aggregate_id": "price_prod_06h2e7kg5paacw3kbge0vvnq63brr",
          *       "data": {
-         *         "id": "price_prod_06h2d0hxqva3vgmv8sy6dmtbwc6qy",
+         *         "id": "price_prod_06h2e7kg5paacw3kbge0vvnq63brr",
          *         "type": "one_time",
          *         "tiers": null,
          *         "active": true,
          *         "object": "price",
-         *         "created": "2026-11-29T08:53:19.422Z",
+         *         "created": "2026-11-29T11:43:55.949Z",
          *         "deleted": true,
-         *         "product": "prod_prod_06h2d0hxa4ftvhrfvjxpbb5z2bzm6",
-         *         "updated": "2026-11-29T08:53:19.442Z",
+         *         "product": "prod_prod_06h2e7kfw3bj9w6cbpf4k6b08hcd2",
+         *         "updated": "2026-11-29T11:43:55.960Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "metadata": {},
@@ -17667,14 +17667,14 @@ export type components = {
          *         "unit_amount_atom": 100
          *       },
          *       "previous_data": {
-         *         "id": "price_prod_06h2d0hxqva3vgmv8sy6dmtbwc6qy",
+         *         "id": "price_prod_06h2e7kg5paacw3kbge0vvnq63brr",
          *         "type": "one_time",
          *         "tiers": null,
          *         "active": true,
          *         "object": "price",
-         *         "created": "2026-11-29T08:53:19.422Z",
-         *         "product": "prod_prod_06h2d0hxa4ftvhrfvjxpbb5z2bzm6",
-         *         "updated": "2026-11-29T08:53:19.422Z",
+         *         "created": "2026-11-29T11:43:55.949Z",
+         *         "product": "prod_prod_06h2e7kfw3bj9w6cbpf4k6b08hcd2",
+         *         "updated": "2026-11-29T11:43:55.949Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "metadata": {},
@@ -17685,13 +17685,13 @@ export type components = {
          *         "unit_amount_atom": 100
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2d0hxsrd7vtfhe9ebsxad585jw",
-         *       "request_id": "req_prod_06h2d0hxsrd7vtfhe9ebsxad585jw",
+         *       "correlation_id": "req_prod_06h2e7kg6vb24frcsb5a162ef023a",
+         *       "request_id": "req_prod_06h2e7kg6vb24frcsb5a162ef023a",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-29T08:53:19.445Z",
+         *       "created": "2026-11-29T11:43:55.962Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2d0hff561d1m2s03m8jqqg7zhr"
+         *       "actor_id": "key_prod_06h2e7k5ksc04wjtdsbs0hg6cjrza"
          *     }
          */
         PriceDeletedEvent: {
@@ -17736,30 +17736,30 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2d0hx3dsv78pxf2bx6j1fvxy7j",
+         *       "id": "evt_prod_06h2e7kfrgpxfmzb2sz7xcqzhqh8p",
          *       "type": "product.created",
          *       "aggregate_type": "product",
-         *       "aggregate_id": "prod_prod_06h2d0hx2vrjrnnvbfet5snx8f0m6",
+         *       "aggregate_id": "prod_prod_06h2e7kfr80h8mbwdp06bahm4vr44",
          *       "data": {
-         *         "id": "prod_prod_06h2d0hx2vrjrnnvbfet5snx8f0m6",
+         *         "id": "prod_prod_06h2e7kfr80h8mbwdp06bahm4vr44",
          *         "name": "Pro",
          *         "active": true,
          *         "object": "product",
-         *         "created": "2026-11-29T08:53:19.254Z",
-         *         "updated": "2026-11-29T08:53:19.254Z",
+         *         "created": "2026-11-29T11:43:55.842Z",
+         *         "updated": "2026-11-29T11:43:55.842Z",
          *         "livemode": false,
          *         "metadata": {},
          *         "description": null
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2d0hwy8zsr6t65f0ztgf1s22kr",
-         *       "request_id": "req_prod_06h2d0hwy8zsr6t65f0ztgf1s22kr",
+         *       "correlation_id": "req_prod_06h2e7kfr5pe362rq8hka9zjpqdwt",
+         *       "request_id": "req_prod_06h2e7kfr5pe362rq8hka9zjpqdwt",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-29T08:53:19.259Z",
+         *       "created": "2026-11-29T11:43:55.844Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2d0hff561d1m2s03m8jqqg7zhr"
+         *       "actor_id": "key_prod_06h2e7k5ksc04wjtdsbs0hg6cjrza"
          *     }
          */
         ProductCreatedEvent: {
@@ -17804,40 +17804,40 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2d0hx7jz27hm7fbrwrnrkqrdj6",
+         *       "id": "evt_prod_06h2e7kftnm820er7jq7nqe9xh124",
          *       "type": "product.updated",
          *       "aggregate_type": "product",
-         *       "aggregate_id": "prod_prod_06h2d0hx2vrjrnnvbfet5snx8f0m6",
+         *       "aggregate_id": "prod_prod_06h2e7kfr80h8mbwdp06bahm4vr44",
          *       "data": {
-         *         "id": "prod_prod_06h2d0hx2vrjrnnvbfet5snx8f0m6",
+         *         "id": "prod_prod_06h2e7kfr80h8mbwdp06bahm4vr44",
          *         "name": "Pro",
          *         "active": true,
          *         "object": "product",
-         *         "created": "2026-11-29T08:53:19.254Z",
-         *         "updated": "2026-11-29T08:53:19.290Z",
+         *         "created": "2026-11-29T11:43:55.842Z",
+         *         "updated": "2026-11-29T11:43:55.860Z",
          *         "livemode": false,
          *         "metadata": {},
          *         "description": "The pro plan"
          *       },
          *       "previous_data": {
-         *         "id": "prod_prod_06h2d0hx2vrjrnnvbfet5snx8f0m6",
+         *         "id": "prod_prod_06h2e7kfr80h8mbwdp06bahm4vr44",
          *         "name": "Pro",
          *         "active": true,
          *         "object": "product",
-         *         "created": "2026-11-29T08:53:19.254Z",
-         *         "updated": "2026-11-29T08:53:19.254Z",
+         *         "created": "2026-11-29T11:43:55.842Z",
+         *         "updated": "2026-11-29T11:43:55.842Z",
          *         "livemode": false,
          *         "metadata": {},
          *         "description": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2d0hx6jdpg23de1kvths7fjtep",
-         *       "request_id": "req_prod_06h2d0hx6jdpg23de1kvths7fjtep",
+         *       "correlation_id": "req_prod_06h2e7kft6n6hrg5r3rcxxnhkqk3t",
+         *       "request_id": "req_prod_06h2e7kft6n6hrg5r3rcxxnhkqk3t",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-29T08:53:19.292Z",
+         *       "created": "2026-11-29T11:43:55.861Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2d0hff561d1m2s03m8jqqg7zhr"
+         *       "actor_id": "key_prod_06h2e7k5ksc04wjtdsbs0hg6cjrza"
          *     }
          */
         ProductUpdatedEvent: {
@@ -17882,41 +17882,41 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2d0hxxp0y84gx8t3vb63ysy57e",
+         *       "id": "evt_prod_06h2e7kg96psfznmh8yc6xcw9e24m",
          *       "type": "product.deleted",
          *       "aggregate_type": "product",
-         *       "aggregate_id": "prod_prod_06h2d0hxa4ftvhrfvjxpbb5z2bzm6",
+         *       "aggregate_id": "prod_prod_06h2e7kfw3bj9w6cbpf4k6b08hcd2",
          *       "data": {
-         *         "id": "prod_prod_06h2d0hxa4ftvhrfvjxpbb5z2bzm6",
+         *         "id": "prod_prod_06h2e7kfw3bj9w6cbpf4k6b08hcd2",
          *         "name": "Spare",
          *         "active": true,
          *         "object": "product",
-         *         "created": "2026-11-29T08:53:19.313Z",
+         *         "created": "2026-11-29T11:43:55.872Z",
          *         "deleted": true,
-         *         "updated": "2026-11-29T08:53:19.466Z",
+         *         "updated": "2026-11-29T11:43:55.975Z",
          *         "livemode": false,
          *         "metadata": {},
          *         "description": null
          *       },
          *       "previous_data": {
-         *         "id": "prod_prod_06h2d0hxa4ftvhrfvjxpbb5z2bzm6",
+         *         "id": "prod_prod_06h2e7kfw3bj9w6cbpf4k6b08hcd2",
          *         "name": "Spare",
          *         "active": true,
          *         "object": "product",
-         *         "created": "2026-11-29T08:53:19.313Z",
-         *         "updated": "2026-11-29T08:53:19.313Z",
+         *         "created": "2026-11-29T11:43:55.872Z",
+         *         "updated": "2026-11-29T11:43:55.872Z",
          *         "livemode": false,
          *         "metadata": {},
          *         "description": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2d0hxwsaq3hxnzzwdn4nxcqfnc",
-         *       "request_id": "req_prod_06h2d0hxwsaq3hxnzzwdn4nxcqfnc",
+         *       "correlation_id": "req_prod_06h2e7kg8psr3k3hm2eg89f3qmxcc",
+         *       "request_id": "req_prod_06h2e7kg8psr3k3hm2eg89f3qmxcc",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-29T08:53:19.469Z",
+         *       "created": "2026-11-29T11:43:55.977Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2d0hff561d1m2s03m8jqqg7zhr"
+         *       "actor_id": "key_prod_06h2e7k5ksc04wjtdsbs0hg6cjrza"
          *     }
          */
         ProductDeletedEvent: {
@@ -17961,18 +17961,18 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2d0j39wfk4k5jk2mzhc8aa452m",
+         *       "id": "evt_prod_06h2e7kmptqcnh6f5cmwxy2vhaf2p",
          *       "type": "refund.created",
          *       "aggregate_type": "refund",
-         *       "aggregate_id": "re_prod_06h2d0j39ggzj1gfdjchsdsvxfhqt",
+         *       "aggregate_id": "re_prod_06h2e7kmp1zwjz0eg70h43h240rkm",
          *       "data": {
-         *         "id": "re_prod_06h2d0j39ggzj1gfdjchsdsvxfhqt",
+         *         "id": "re_prod_06h2e7kmp1zwjz0eg70h43h240rkm",
          *         "object": "refund",
          *         "reason": null,
          *         "status": "pending",
-         *         "created": "2026-11-29T08:53:20.844Z",
-         *         "payment": "py_prod_06h2d0j2b25jq3sk9j2p2n8edms8c",
-         *         "updated": "2026-11-29T08:53:20.844Z",
+         *         "created": "2026-11-29T11:43:57.104Z",
+         *         "payment": "py_prod_06h2e7kj1z85qr0v6htbd2emd8qk2",
+         *         "updated": "2026-11-29T11:43:57.104Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "metadata": {},
@@ -17981,13 +17981,13 @@ export type components = {
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2d0j38k9smd8ymy58b2ry06bh4",
-         *       "request_id": "req_prod_06h2d0j38k9smd8ymy58b2ry06bh4",
+         *       "correlation_id": "req_prod_06h2e7kmm0g2rnvmkej05rd2zq25y",
+         *       "request_id": "req_prod_06h2e7kmm0g2rnvmkej05rd2zq25y",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-29T08:53:20.847Z",
+         *       "created": "2026-11-29T11:43:57.110Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2d0hff561d1m2s03m8jqqg7zhr"
+         *       "actor_id": "key_prod_06h2e7k5ksc04wjtdsbs0hg6cjrza"
          *     }
          */
         RefundCreatedEvent: {
@@ -18032,18 +18032,18 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2d0j3ak83khnykp5arvtcfk80c",
+         *       "id": "evt_prod_06h2e7kmqggz4gb8m51qt68mvrqb4",
          *       "type": "refund.updated",
          *       "aggregate_type": "refund",
-         *       "aggregate_id": "re_prod_06h2d0j39ggzj1gfdjchsdsvxfhqt",
+         *       "aggregate_id": "re_prod_06h2e7kmp1zwjz0eg70h43h240rkm",
          *       "data": {
-         *         "id": "re_prod_06h2d0j39ggzj1gfdjchsdsvxfhqt",
+         *         "id": "re_prod_06h2e7kmp1zwjz0eg70h43h240rkm",
          *         "object": "refund",
          *         "reason": null,
          *         "status": "succeeded",
-         *         "created": "2026-11-29T08:53:20.844Z",
-         *         "payment": "py_prod_06h2d0j2b25jq3sk9j2p2n8edms8c",
-         *         "updated": "2026-11-29T08:53:20.850Z",
+         *         "created": "2026-11-29T11:43:57.104Z",
+         *         "payment": "py_prod_06h2e7kj1z85qr0v6htbd2emd8qk2",
+         *         "updated": "2026-11-29T11:43:57.112Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "metadata": {},
@@ -18051,13 +18051,13 @@ export type components = {
          *         "failure_reason": null
          *       },
          *       "previous_data": {
-         *         "id": "re_prod_06h2d0j39ggzj1gfdjchsdsvxfhqt",
+         *         "id": "re_prod_06h2e7kmp1zwjz0eg70h43h240rkm",
          *         "object": "refund",
          *         "reason": null,
          *         "status": "pending",
-         *         "created": "2026-11-29T08:53:20.844Z",
-         *         "payment": "py_prod_06h2d0j2b25jq3sk9j2p2n8edms8c",
-         *         "updated": "2026-11-29T08:53:20.844Z",
+         *         "created": "2026-11-29T11:43:57.104Z",
+         *         "payment": "py_prod_06h2e7kj1z85qr0v6htbd2emd8qk2",
+         *         "updated": "2026-11-29T11:43:57.104Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "metadata": {},
@@ -18065,13 +18065,13 @@ export type components = {
          *         "failure_reason": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2d0j38k9smd8ymy58b2ry06bh4",
-         *       "request_id": "req_prod_06h2d0j38k9smd8ymy58b2ry06bh4",
+         *       "correlation_id": "req_prod_06h2e7kmm0g2rnvmkej05rd2zq25y",
+         *       "request_id": "req_prod_06h2e7kmm0g2rnvmkej05rd2zq25y",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-29T08:53:20.852Z",
+         *       "created": "2026-11-29T11:43:57.116Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2d0hff561d1m2s03m8jqqg7zhr"
+         *       "actor_id": "key_prod_06h2e7k5ksc04wjtdsbs0hg6cjrza"
          *     }
          */
         RefundUpdatedEvent: {
@@ -18116,18 +18116,18 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2d0j3g07ha7fzn3kab4bqtfm9j",
+         *       "id": "evt_prod_06h2e7kmvq2djbgpk8vqd7bycr536",
          *       "type": "refund.failed",
          *       "aggregate_type": "refund",
-         *       "aggregate_id": "re_prod_06h2d0j3f4xa2jrmb5chmmn141mga",
+         *       "aggregate_id": "re_prod_06h2e7kmv8m5w4kgr723516j36fj2",
          *       "data": {
-         *         "id": "re_prod_06h2d0j3f4xa2jrmb5chmmn141mga",
+         *         "id": "re_prod_06h2e7kmv8m5w4kgr723516j36fj2",
          *         "object": "refund",
          *         "reason": null,
          *         "status": "failed",
-         *         "created": "2026-11-29T08:53:20.889Z",
-         *         "payment": "py_prod_06h2d0j334qvt05vpbbf6pr76xzz2",
-         *         "updated": "2026-11-29T08:53:20.894Z",
+         *         "created": "2026-11-29T11:43:57.146Z",
+         *         "payment": "py_prod_06h2e7kkx7je5hs7fn0vqj4mx56ar",
+         *         "updated": "2026-11-29T11:43:57.148Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "metadata": {},
@@ -18135,13 +18135,13 @@ export type components = {
          *         "failure_reason": "The refund was refused (sandbox payment method pm_sandbox_refund_fails)."
          *       },
          *       "previous_data": {
-         *         "id": "re_prod_06h2d0j3f4xa2jrmb5chmmn141mga",
+         *         "id": "re_prod_06h2e7kmv8m5w4kgr723516j36fj2",
          *         "object": "refund",
          *         "reason": null,
          *         "status": "pending",
-         *         "created": "2026-11-29T08:53:20.889Z",
-         *         "payment": "py_prod_06h2d0j334qvt05vpbbf6pr76xzz2",
-         *         "updated": "2026-11-29T08:53:20.889Z",
+         *         "created": "2026-11-29T11:43:57.146Z",
+         *         "payment": "py_prod_06h2e7kkx7je5hs7fn0vqj4mx56ar",
+         *         "updated": "2026-11-29T11:43:57.146Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "metadata": {},
@@ -18149,13 +18149,13 @@ export type components = {
          *         "failure_reason": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2d0j3e6nwtbypew6cw6cs1dkjw",
-         *       "request_id": "req_prod_06h2d0j3e6nwtbypew6cw6cs1dkjw",
+         *       "correlation_id": "req_prod_06h2e7kmtzp2vs7vh6fw2w91zhcay",
+         *       "request_id": "req_prod_06h2e7kmtzp2vs7vh6fw2w91zhcay",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-29T08:53:20.896Z",
+         *       "created": "2026-11-29T11:43:57.149Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2d0hff561d1m2s03m8jqqg7zhr"
+         *       "actor_id": "key_prod_06h2e7k5ksc04wjtdsbs0hg6cjrza"
          *     }
          */
         RefundFailedEvent: {
@@ -18200,18 +18200,18 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2d0hfpf3acggcrsx0wx7g10tht",
+         *       "id": "evt_prod_06h2e7k5m4q3fa33s3nm5j29myyar",
          *       "type": "api_token.created",
          *       "aggregate_type": "api_token",
-         *       "aggregate_id": "key_prod_06h2d0hff561d1m2s03m8jqqg7zhr",
+         *       "aggregate_id": "key_prod_06h2e7k5ksc04wjtdsbs0hg6cjrza",
          *       "data": {
-         *         "id": "key_prod_06h2d0hff561d1m2s03m8jqqg7zhr",
+         *         "id": "key_prod_06h2e7k5ksc04wjtdsbs0hg6cjrza",
          *         "kind": "secret",
          *         "name": "catalogue",
          *         "object": "api_token",
          *         "status": "active",
-         *         "created": "2026-11-29T08:53:15.765Z",
-         *         "display": "st_prod_…da4x",
+         *         "created": "2026-11-29T11:43:53.246Z",
+         *         "display": "st_prod_…jjf7",
          *         "revoked_at": null,
          *         "last_used_at": null
          *       },
@@ -18220,13 +18220,13 @@ export type components = {
          *         "user_agent": "node",
          *         "client_address": "127.0.0.1"
          *       },
-         *       "correlation_id": "req_prod_06h2d0hfa4fx8sgp88fwxgv59e82j",
-         *       "request_id": "req_prod_06h2d0hfa4fx8sgp88fwxgv59e82j",
+         *       "correlation_id": "req_prod_06h2e7k5jb3r1b7xp64pgxpprrn76",
+         *       "request_id": "req_prod_06h2e7k5jb3r1b7xp64pgxpprrn76",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-29T08:53:15.827Z",
+         *       "created": "2026-11-29T11:43:53.249Z",
          *       "actor_type": "user",
-         *       "actor_id": "user_prod_06h2d0hcfee4ntj4vrv4ybcqcmvbg"
+         *       "actor_id": "user_prod_06h2e7k29pz0agkc4tj47pp8mpgx2"
          *     }
          */
         ApiTokenCreatedEvent: {
@@ -18271,29 +18271,29 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2d0hjcxzn5d2b4gbh200t3k0gm",
+         *       "id": "evt_prod_06h2e7k9b2w1jcx9fav60ar1na7n4",
          *       "type": "api_token.revoked",
          *       "aggregate_type": "api_token",
-         *       "aggregate_id": "key_prod_06h2d0hj2fpvh4vp2ypfat8jcp99j",
+         *       "aggregate_id": "key_prod_06h2e7k8964zzm1whw2f2yawxv60t",
          *       "data": {
-         *         "id": "key_prod_06h2d0hj2fpvh4vp2ypfat8jcp99j",
+         *         "id": "key_prod_06h2e7k8964zzm1whw2f2yawxv60t",
          *         "kind": "publishable",
          *         "name": "spare",
          *         "object": "api_token",
          *         "status": "revoked",
-         *         "created": "2026-11-29T08:53:16.427Z",
-         *         "display": "pt_prod_…tj6z",
-         *         "revoked_at": "2026-11-29T08:53:16.516Z",
+         *         "created": "2026-11-29T11:43:53.929Z",
+         *         "display": "pt_prod_…eybc",
+         *         "revoked_at": "2026-11-29T11:43:54.189Z",
          *         "last_used_at": null
          *       },
          *       "previous_data": {
-         *         "id": "key_prod_06h2d0hj2fpvh4vp2ypfat8jcp99j",
+         *         "id": "key_prod_06h2e7k8964zzm1whw2f2yawxv60t",
          *         "kind": "publishable",
          *         "name": "spare",
          *         "object": "api_token",
          *         "status": "active",
-         *         "created": "2026-11-29T08:53:16.427Z",
-         *         "display": "pt_prod_…tj6z",
+         *         "created": "2026-11-29T11:43:53.929Z",
+         *         "display": "pt_prod_…eybc",
          *         "revoked_at": null,
          *         "last_used_at": null
          *       },
@@ -18301,13 +18301,13 @@ export type components = {
          *         "user_agent": "node",
          *         "client_address": "127.0.0.1"
          *       },
-         *       "correlation_id": "req_prod_06h2d0hjb7rj8r4z6rbd5773wxvrj",
-         *       "request_id": "req_prod_06h2d0hjb7rj8r4z6rbd5773wxvrj",
+         *       "correlation_id": "req_prod_06h2e7k958fr5cc4ysf3babc259rp",
+         *       "request_id": "req_prod_06h2e7k958fr5cc4ysf3babc259rp",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-29T08:53:16.519Z",
+         *       "created": "2026-11-29T11:43:54.200Z",
          *       "actor_type": "user",
-         *       "actor_id": "user_prod_06h2d0hcfee4ntj4vrv4ybcqcmvbg"
+         *       "actor_id": "user_prod_06h2e7k29pz0agkc4tj47pp8mpgx2"
          *     }
          */
         ApiTokenRevokedEvent: {
@@ -18352,20 +18352,20 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2d0hjpfzsr038y83gj2e52k006",
+         *       "id": "evt_prod_06h2e7k9ev7xa4gz110ghrn64jhkg",
          *       "type": "webhook_endpoint.created",
          *       "aggregate_type": "webhook_endpoint",
-         *       "aggregate_id": "whe_prod_06h2d0hjnpkx371z1dk2q22q8tj0t",
+         *       "aggregate_id": "whe_prod_06h2e7k9ee59j4cx23k9hjr7zzk0e",
          *       "data": {
-         *         "id": "whe_prod_06h2d0hjnpkx371z1dk2q22q8tj0t",
+         *         "id": "whe_prod_06h2e7k9ee59j4cx23k9hjr7zzk0e",
          *         "url": "https://example.com/audit",
          *         "events": [
          *           "customer.created"
          *         ],
          *         "object": "webhook_endpoint",
-         *         "created": "2026-11-29T08:53:16.588Z",
+         *         "created": "2026-11-29T11:43:54.226Z",
          *         "enabled": true,
-         *         "updated": "2026-11-29T08:53:16.588Z",
+         *         "updated": "2026-11-29T11:43:54.226Z",
          *         "livemode": false,
          *         "description": null,
          *         "disabled_at": null,
@@ -18379,13 +18379,13 @@ export type components = {
          *         "user_agent": "node",
          *         "client_address": "127.0.0.1"
          *       },
-         *       "correlation_id": "req_prod_06h2d0hjk49khfs88ydbjzee79fpa",
-         *       "request_id": "req_prod_06h2d0hjk49khfs88ydbjzee79fpa",
+         *       "correlation_id": "req_prod_06h2e7k9dbxzhx7kf95fdt0azc88y",
+         *       "request_id": "req_prod_06h2e7k9dbxzhx7kf95fdt0azc88y",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-29T08:53:16.595Z",
+         *       "created": "2026-11-29T11:43:54.230Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2d0hff561d1m2s03m8jqqg7zhr"
+         *       "actor_id": "key_prod_06h2e7k5ksc04wjtdsbs0hg6cjrza"
          *     }
          */
         WebhookEndpointCreatedEvent: {
@@ -18430,20 +18430,20 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2d0hjtrfezv8qtgwk538mehnjm",
+         *       "id": "evt_prod_06h2e7k9hfv0rgh7ycg2t8jbt7egm",
          *       "type": "webhook_endpoint.updated",
          *       "aggregate_type": "webhook_endpoint",
-         *       "aggregate_id": "whe_prod_06h2d0hjnpkx371z1dk2q22q8tj0t",
+         *       "aggregate_id": "whe_prod_06h2e7k9ee59j4cx23k9hjr7zzk0e",
          *       "data": {
-         *         "id": "whe_prod_06h2d0hjnpkx371z1dk2q22q8tj0t",
+         *         "id": "whe_prod_06h2e7k9ee59j4cx23k9hjr7zzk0e",
          *         "url": "https://example.com/audit",
          *         "events": [
          *           "customer.created"
          *         ],
          *         "object": "webhook_endpoint",
-         *         "created": "2026-11-29T08:53:16.588Z",
+         *         "created": "2026-11-29T11:43:54.226Z",
          *         "enabled": true,
-         *         "updated": "2026-11-29T08:53:16.627Z",
+         *         "updated": "2026-11-29T11:43:54.249Z",
          *         "livemode": false,
          *         "description": "Audit",
          *         "disabled_at": null,
@@ -18453,15 +18453,15 @@ export type components = {
          *         "previous_secret_expires_at": null
          *       },
          *       "previous_data": {
-         *         "id": "whe_prod_06h2d0hjnpkx371z1dk2q22q8tj0t",
+         *         "id": "whe_prod_06h2e7k9ee59j4cx23k9hjr7zzk0e",
          *         "url": "https://example.com/audit",
          *         "events": [
          *           "customer.created"
          *         ],
          *         "object": "webhook_endpoint",
-         *         "created": "2026-11-29T08:53:16.588Z",
+         *         "created": "2026-11-29T11:43:54.226Z",
          *         "enabled": true,
-         *         "updated": "2026-11-29T08:53:16.588Z",
+         *         "updated": "2026-11-29T11:43:54.226Z",
          *         "livemode": false,
          *         "description": null,
          *         "disabled_at": null,
@@ -18474,13 +18474,13 @@ export type components = {
          *         "user_agent": "node",
          *         "client_address": "127.0.0.1"
          *       },
-         *       "correlation_id": "req_prod_06h2d0hjsr2m5dnqt9h0fbxtkw9ma",
-         *       "request_id": "req_prod_06h2d0hjsr2m5dnqt9h0fbxtkw9ma",
+         *       "correlation_id": "req_prod_06h2e7k9gv5fmwjvy5awn55txtzay",
+         *       "request_id": "req_prod_06h2e7k9gv5fmwjvy5awn55txtzay",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-29T08:53:16.630Z",
+         *       "created": "2026-11-29T11:43:54.251Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2d0hff561d1m2s03m8jqqg7zhr"
+         *       "actor_id": "key_prod_06h2e7k5ksc04wjtdsbs0hg6cjrza"
          *     }
          */
         WebhookEndpointUpdatedEvent: {
@@ -18525,58 +18525,58 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2d0hkh1gkvspnr25hgaptqrvd0",
+         *       "id": "evt_prod_06h2e7k9w73xf96w91ya7a8arbja6",
          *       "type": "webhook_endpoint.deleted",
          *       "aggregate_type": "webhook_endpoint",
-         *       "aggregate_id": "whe_prod_06h2d0hjnpkx371z1dk2q22q8tj0t",
+         *       "aggregate_id": "whe_prod_06h2e7k9ee59j4cx23k9hjr7zzk0e",
          *       "data": {
-         *         "id": "whe_prod_06h2d0hjnpkx371z1dk2q22q8tj0t",
+         *         "id": "whe_prod_06h2e7k9ee59j4cx23k9hjr7zzk0e",
          *         "url": "https://example.com/audit",
          *         "events": [
          *           "customer.created"
          *         ],
          *         "object": "webhook_endpoint",
-         *         "created": "2026-11-29T08:53:16.588Z",
+         *         "created": "2026-11-29T11:43:54.226Z",
          *         "deleted": true,
          *         "enabled": false,
-         *         "updated": "2026-11-29T08:53:16.806Z",
+         *         "updated": "2026-11-29T11:43:54.335Z",
          *         "livemode": false,
          *         "description": "Audit",
          *         "disabled_at": null,
          *         "failing_since": null,
          *         "disabled_reason": null,
          *         "max_deliveries_per_second": null,
-         *         "previous_secret_expires_at": "2026-11-30T08:53:16.742Z"
+         *         "previous_secret_expires_at": "2026-11-30T11:43:54.312Z"
          *       },
          *       "previous_data": {
-         *         "id": "whe_prod_06h2d0hjnpkx371z1dk2q22q8tj0t",
+         *         "id": "whe_prod_06h2e7k9ee59j4cx23k9hjr7zzk0e",
          *         "url": "https://example.com/audit",
          *         "events": [
          *           "customer.created"
          *         ],
          *         "object": "webhook_endpoint",
-         *         "created": "2026-11-29T08:53:16.588Z",
+         *         "created": "2026-11-29T11:43:54.226Z",
          *         "enabled": true,
-         *         "updated": "2026-11-29T08:53:16.742Z",
+         *         "updated": "2026-11-29T11:43:54.312Z",
          *         "livemode": false,
          *         "description": "Audit",
          *         "disabled_at": null,
          *         "failing_since": null,
          *         "disabled_reason": null,
          *         "max_deliveries_per_second": null,
-         *         "previous_secret_expires_at": "2026-11-30T08:53:16.742Z"
+         *         "previous_secret_expires_at": "2026-11-30T11:43:54.312Z"
          *       },
          *       "metadata": {
          *         "user_agent": "node",
          *         "client_address": "127.0.0.1"
          *       },
-         *       "correlation_id": "req_prod_06h2d0hkg0bxg8yarsgcrj335e2xt",
-         *       "request_id": "req_prod_06h2d0hkg0bxg8yarsgcrj335e2xt",
+         *       "correlation_id": "req_prod_06h2e7k9vhcmfy8atm2qh8r6pdgqt",
+         *       "request_id": "req_prod_06h2e7k9vhcmfy8atm2qh8r6pdgqt",
          *       "version": 1,
          *       "sequence": 6,
-         *       "created": "2026-11-29T08:53:16.808Z",
+         *       "created": "2026-11-29T11:43:54.337Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2d0hff561d1m2s03m8jqqg7zhr"
+         *       "actor_id": "key_prod_06h2e7k5ksc04wjtdsbs0hg6cjrza"
          *     }
          */
         WebhookEndpointDeletedEvent: {
@@ -18621,20 +18621,20 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2d0hk0n6x3g7m4t89fba675p2m",
+         *       "id": "evt_prod_06h2e7k9mw42a3x3vx25r3zm8s80g",
          *       "type": "webhook_endpoint.disabled",
          *       "aggregate_type": "webhook_endpoint",
-         *       "aggregate_id": "whe_prod_06h2d0hjnpkx371z1dk2q22q8tj0t",
+         *       "aggregate_id": "whe_prod_06h2e7k9ee59j4cx23k9hjr7zzk0e",
          *       "data": {
-         *         "id": "whe_prod_06h2d0hjnpkx371z1dk2q22q8tj0t",
+         *         "id": "whe_prod_06h2e7k9ee59j4cx23k9hjr7zzk0e",
          *         "url": "https://example.com/audit",
          *         "events": [
          *           "customer.created"
          *         ],
          *         "object": "webhook_endpoint",
-         *         "created": "2026-11-29T08:53:16.588Z",
+         *         "created": "2026-11-29T11:43:54.226Z",
          *         "enabled": false,
-         *         "updated": "2026-11-29T08:53:16.671Z",
+         *         "updated": "2026-11-29T11:43:54.276Z",
          *         "livemode": false,
          *         "description": "Audit",
          *         "disabled_at": null,
@@ -18644,15 +18644,15 @@ export type components = {
          *         "previous_secret_expires_at": null
          *       },
          *       "previous_data": {
-         *         "id": "whe_prod_06h2d0hjnpkx371z1dk2q22q8tj0t",
+         *         "id": "whe_prod_06h2e7k9ee59j4cx23k9hjr7zzk0e",
          *         "url": "https://example.com/audit",
          *         "events": [
          *           "customer.created"
          *         ],
          *         "object": "webhook_endpoint",
-         *         "created": "2026-11-29T08:53:16.588Z",
+         *         "created": "2026-11-29T11:43:54.226Z",
          *         "enabled": true,
-         *         "updated": "2026-11-29T08:53:16.627Z",
+         *         "updated": "2026-11-29T11:43:54.249Z",
          *         "livemode": false,
          *         "description": "Audit",
          *         "disabled_at": null,
@@ -18665,13 +18665,13 @@ export type components = {
          *         "user_agent": "node",
          *         "client_address": "127.0.0.1"
          *       },
-         *       "correlation_id": "req_prod_06h2d0hjyngj3nz5vtc013m7vvt92",
-         *       "request_id": "req_prod_06h2d0hjyngj3nz5vtc013m7vvt92",
+         *       "correlation_id": "req_prod_06h2e7k9kqmd9yfm1tr90w665rpa2",
+         *       "request_id": "req_prod_06h2e7k9kqmd9yfm1tr90w665rpa2",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-29T08:53:16.677Z",
+         *       "created": "2026-11-29T11:43:54.279Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2d0hff561d1m2s03m8jqqg7zhr"
+         *       "actor_id": "key_prod_06h2e7k5ksc04wjtdsbs0hg6cjrza"
          *     }
          */
         WebhookEndpointDisabledEvent: {
@@ -18716,20 +18716,20 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2d0hk68gs0xzzj77njq0rsd3m2",
+         *       "id": "evt_prod_06h2e7k9qae74hyk2jk9n0bwsaakp",
          *       "type": "webhook_endpoint.enabled",
          *       "aggregate_type": "webhook_endpoint",
-         *       "aggregate_id": "whe_prod_06h2d0hjnpkx371z1dk2q22q8tj0t",
+         *       "aggregate_id": "whe_prod_06h2e7k9ee59j4cx23k9hjr7zzk0e",
          *       "data": {
-         *         "id": "whe_prod_06h2d0hjnpkx371z1dk2q22q8tj0t",
+         *         "id": "whe_prod_06h2e7k9ee59j4cx23k9hjr7zzk0e",
          *         "url": "https://example.com/audit",
          *         "events": [
          *           "customer.created"
          *         ],
          *         "object": "webhook_endpoint",
-         *         "created": "2026-11-29T08:53:16.588Z",
+         *         "created": "2026-11-29T11:43:54.226Z",
          *         "enabled": true,
-         *         "updated": "2026-11-29T08:53:16.719Z",
+         *         "updated": "2026-11-29T11:43:54.296Z",
          *         "livemode": false,
          *         "description": "Audit",
          *         "disabled_at": null,
@@ -18739,15 +18739,15 @@ export type components = {
          *         "previous_secret_expires_at": null
          *       },
          *       "previous_data": {
-         *         "id": "whe_prod_06h2d0hjnpkx371z1dk2q22q8tj0t",
+         *         "id": "whe_prod_06h2e7k9ee59j4cx23k9hjr7zzk0e",
          *         "url": "https://example.com/audit",
          *         "events": [
          *           "customer.created"
          *         ],
          *         "object": "webhook_endpoint",
-         *         "created": "2026-11-29T08:53:16.588Z",
+         *         "created": "2026-11-29T11:43:54.226Z",
          *         "enabled": false,
-         *         "updated": "2026-11-29T08:53:16.671Z",
+         *         "updated": "2026-11-29T11:43:54.276Z",
          *         "livemode": false,
          *         "description": "Audit",
          *         "disabled_at": null,
@@ -18760,13 +18760,13 @@ export type components = {
          *         "user_agent": "node",
          *         "client_address": "127.0.0.1"
          *       },
-         *       "correlation_id": "req_prod_06h2d0hk5bf35x14m4fzcawfse6v2",
-         *       "request_id": "req_prod_06h2d0hk5bf35x14m4fzcawfse6v2",
+         *       "correlation_id": "req_prod_06h2e7k9ppp8wxd1wz04h41ywqt9y",
+         *       "request_id": "req_prod_06h2e7k9ppp8wxd1wz04h41ywqt9y",
          *       "version": 1,
          *       "sequence": 4,
-         *       "created": "2026-11-29T08:53:16.722Z",
+         *       "created": "2026-11-29T11:43:54.299Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2d0hff561d1m2s03m8jqqg7zhr"
+         *       "actor_id": "key_prod_06h2e7k5ksc04wjtdsbs0hg6cjrza"
          *     }
          */
         WebhookEndpointEnabledEvent: {
@@ -18811,38 +18811,38 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2d0hkank3az5nrc2ck0aan10cw",
+         *       "id": "evt_prod_06h2e7k9sdk80rps8edk7xefzbqq6",
          *       "type": "webhook_endpoint.secret_rotated",
          *       "aggregate_type": "webhook_endpoint",
-         *       "aggregate_id": "whe_prod_06h2d0hjnpkx371z1dk2q22q8tj0t",
+         *       "aggregate_id": "whe_prod_06h2e7k9ee59j4cx23k9hjr7zzk0e",
          *       "data": {
-         *         "id": "whe_prod_06h2d0hjnpkx371z1dk2q22q8tj0t",
+         *         "id": "whe_prod_06h2e7k9ee59j4cx23k9hjr7zzk0e",
          *         "url": "https://example.com/audit",
          *         "events": [
          *           "customer.created"
          *         ],
          *         "object": "webhook_endpoint",
-         *         "created": "2026-11-29T08:53:16.588Z",
+         *         "created": "2026-11-29T11:43:54.226Z",
          *         "enabled": true,
-         *         "updated": "2026-11-29T08:53:16.742Z",
+         *         "updated": "2026-11-29T11:43:54.312Z",
          *         "livemode": false,
          *         "description": "Audit",
          *         "disabled_at": null,
          *         "failing_since": null,
          *         "disabled_reason": null,
          *         "max_deliveries_per_second": null,
-         *         "previous_secret_expires_at": "2026-11-30T08:53:16.742Z"
+         *         "previous_secret_expires_at": "2026-11-30T11:43:54.312Z"
          *       },
          *       "previous_data": {
-         *         "id": "whe_prod_06h2d0hjnpkx371z1dk2q22q8tj0t",
+         *         "id": "whe_prod_06h2e7k9ee59j4cx23k9hjr7zzk0e",
          *         "url": "https://example.com/audit",
          *         "events": [
          *           "customer.created"
          *         ],
          *         "object": "webhook_endpoint",
-         *         "created": "2026-11-29T08:53:16.588Z",
+         *         "created": "2026-11-29T11:43:54.226Z",
          *         "enabled": true,
-         *         "updated": "2026-11-29T08:53:16.719Z",
+         *         "updated": "2026-11-29T11:43:54.296Z",
          *         "livemode": false,
          *         "description": "Audit",
          *         "disabled_at": null,
@@ -18855,13 +18855,13 @@ export type components = {
          *         "user_agent": "node",
          *         "client_address": "127.0.0.1"
          *       },
-         *       "correlation_id": "req_prod_06h2d0hk8n7xnb49psm7e3dnx3car",
-         *       "request_id": "req_prod_06h2d0hk8n7xnb49psm7e3dnx3car",
+         *       "correlation_id": "req_prod_06h2e7k9rxvt0h50v4db9jj2fvc4w",
+         *       "request_id": "req_prod_06h2e7k9rxvt0h50v4db9jj2fvc4w",
          *       "version": 1,
          *       "sequence": 5,
-         *       "created": "2026-11-29T08:53:16.757Z",
+         *       "created": "2026-11-29T11:43:54.315Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2d0hff561d1m2s03m8jqqg7zhr"
+         *       "actor_id": "key_prod_06h2e7k5ksc04wjtdsbs0hg6cjrza"
          *     }
          */
         WebhookEndpointSecretRotatedEvent: {
@@ -18906,15 +18906,15 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2d0hf2qnq79zpg0ajbdfq2jszc",
+         *       "id": "evt_prod_06h2e7k59134ydqnkap5y63n6tn6p",
          *       "type": "user.signed_in",
          *       "aggregate_type": "user",
-         *       "aggregate_id": "user_prod_06h2d0hcfee4ntj4vrv4ybcqcmvbg",
+         *       "aggregate_id": "user_prod_06h2e7k29pz0agkc4tj47pp8mpgx2",
          *       "data": {
-         *         "id": "user_prod_06h2d0hcfee4ntj4vrv4ybcqcmvbg",
+         *         "id": "user_prod_06h2e7k29pz0agkc4tj47pp8mpgx2",
          *         "name": "Test User",
          *         "role": "owner",
-         *         "email": "user-5e57215d29@example.com",
+         *         "email": "user-70ee60d3b3@example.com",
          *         "object": "user"
          *       },
          *       "previous_data": null,
@@ -18926,9 +18926,9 @@ export type components = {
          *       "request_id": null,
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-29T08:53:15.669Z",
+         *       "created": "2026-11-29T11:43:53.160Z",
          *       "actor_type": "user",
-         *       "actor_id": "user_prod_06h2d0hcfee4ntj4vrv4ybcqcmvbg"
+         *       "actor_id": "user_prod_06h2e7k29pz0agkc4tj47pp8mpgx2"
          *     }
          */
         UserSignedInEvent: {
@@ -18973,15 +18973,15 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2d0hrbhbwervw4qwsyv9qpy208",
+         *       "id": "evt_prod_06h2e7kd246t2vdfx4eyc6xpna33a",
          *       "type": "user.sign_in_failed",
          *       "aggregate_type": "user",
-         *       "aggregate_id": "user_prod_06h2d0hcfee4ntj4vrv4ybcqcmvbg",
+         *       "aggregate_id": "user_prod_06h2e7k29pz0agkc4tj47pp8mpgx2",
          *       "data": {
-         *         "id": "user_prod_06h2d0hcfee4ntj4vrv4ybcqcmvbg",
+         *         "id": "user_prod_06h2e7k29pz0agkc4tj47pp8mpgx2",
          *         "name": "Test User",
          *         "role": "owner",
-         *         "email": "user-5e57215d29@example.com",
+         *         "email": "user-70ee60d3b3@example.com",
          *         "object": "user"
          *       },
          *       "previous_data": null,
@@ -18993,9 +18993,9 @@ export type components = {
          *       "request_id": null,
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-29T08:53:18.044Z",
+         *       "created": "2026-11-29T11:43:55.153Z",
          *       "actor_type": "user",
-         *       "actor_id": "user_prod_06h2d0hcfee4ntj4vrv4ybcqcmvbg"
+         *       "actor_id": "user_prod_06h2e7k29pz0agkc4tj47pp8mpgx2"
          *     }
          */
         UserSignInFailedEvent: {
@@ -19040,15 +19040,15 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2d0hvzm22bavns93ymhrv6hmdj",
+         *       "id": "evt_prod_06h2e7kf6k79zrmn4gf9s90ykkwn0",
          *       "type": "user.signed_out",
          *       "aggregate_type": "user",
-         *       "aggregate_id": "user_prod_06h2d0hcfee4ntj4vrv4ybcqcmvbg",
+         *       "aggregate_id": "user_prod_06h2e7k29pz0agkc4tj47pp8mpgx2",
          *       "data": {
-         *         "id": "user_prod_06h2d0hcfee4ntj4vrv4ybcqcmvbg",
+         *         "id": "user_prod_06h2e7k29pz0agkc4tj47pp8mpgx2",
          *         "name": "Test User",
          *         "role": "owner",
-         *         "email": "user-5e57215d29@example.com",
+         *         "email": "user-70ee60d3b3@example.com",
          *         "object": "user"
          *       },
          *       "previous_data": null,
@@ -19060,9 +19060,9 @@ export type components = {
          *       "request_id": null,
          *       "version": 1,
          *       "sequence": 4,
-         *       "created": "2026-11-29T08:53:18.973Z",
+         *       "created": "2026-11-29T11:43:55.700Z",
          *       "actor_type": "user",
-         *       "actor_id": "user_prod_06h2d0hcfee4ntj4vrv4ybcqcmvbg"
+         *       "actor_id": "user_prod_06h2e7k29pz0agkc4tj47pp8mpgx2"
          *     }
          */
         UserSignedOutEvent: {
@@ -19107,15 +19107,15 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2d0htpr95phrz8pghb9jaen0b2",
+         *       "id": "evt_prod_06h2e7kecsqyp8bgha9g38xyqscwe",
          *       "type": "user.password_changed",
          *       "aggregate_type": "user",
-         *       "aggregate_id": "user_prod_06h2d0hcfee4ntj4vrv4ybcqcmvbg",
+         *       "aggregate_id": "user_prod_06h2e7k29pz0agkc4tj47pp8mpgx2",
          *       "data": {
-         *         "id": "user_prod_06h2d0hcfee4ntj4vrv4ybcqcmvbg",
+         *         "id": "user_prod_06h2e7k29pz0agkc4tj47pp8mpgx2",
          *         "name": "Test User",
          *         "role": "owner",
-         *         "email": "user-5e57215d29@example.com",
+         *         "email": "user-70ee60d3b3@example.com",
          *         "object": "user"
          *       },
          *       "previous_data": null,
@@ -19127,9 +19127,9 @@ export type components = {
          *       "request_id": null,
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-29T08:53:18.646Z",
+         *       "created": "2026-11-29T11:43:55.494Z",
          *       "actor_type": "user",
-         *       "actor_id": "user_prod_06h2d0hcfee4ntj4vrv4ybcqcmvbg"
+         *       "actor_id": "user_prod_06h2e7k29pz0agkc4tj47pp8mpgx2"
          *     }
          */
         UserPasswordChangedEvent: {
@@ -19174,12 +19174,12 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2d0hwk7qb030g4a3eyb9zrj4cy",
+         *       "id": "evt_prod_06h2e7kfj4yjqb360f8ab67nwtzt8",
          *       "type": "account.settings_updated",
          *       "aggregate_type": "account_settings",
-         *       "aggregate_id": "acc_prod_06h2d0hce7fffddx9j6aav1t6n5he",
+         *       "aggregate_id": "acc_prod_06h2e7k284vwhvmcw6y337ryz82xy",
          *       "data": {
-         *         "id": "acc_prod_06h2d0hce7fffddx9j6aav1t6n5he",
+         *         "id": "acc_prod_06h2e7k284vwhvmcw6y337ryz82xy",
          *         "object": "account_settings",
          *         "tax_id": null,
          *         "address": {
@@ -19205,7 +19205,7 @@ export type components = {
          *         "entitlement_past_due_grace_days": 7
          *       },
          *       "previous_data": {
-         *         "id": "acc_prod_06h2d0hce7fffddx9j6aav1t6n5he",
+         *         "id": "acc_prod_06h2e7k284vwhvmcw6y337ryz82xy",
          *         "object": "account_settings",
          *         "tax_id": null,
          *         "address": null,
@@ -19225,13 +19225,13 @@ export type components = {
          *         "entitlement_past_due_grace_days": 7
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2d0hwhnbdxzds86ns7zewk4n3g",
-         *       "request_id": "req_prod_06h2d0hwhnbdxzds86ns7zewk4n3g",
+         *       "correlation_id": "req_prod_06h2e7kfhgzp0zq1wfppqc3f8jp1a",
+         *       "request_id": "req_prod_06h2e7kfhgzp0zq1wfppqc3f8jp1a",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-29T08:53:19.129Z",
+         *       "created": "2026-11-29T11:43:55.793Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2d0hff561d1m2s03m8jqqg7zhr"
+         *       "actor_id": "key_prod_06h2e7k5ksc04wjtdsbs0hg6cjrza"
          *     }
          */
         AccountSettingsUpdatedEvent: {
@@ -19276,17 +19276,17 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2d0hwqg546s20svdmh4r49pd36",
+         *       "id": "evt_prod_06h2e7kfm2t3zmbseggmg730tve5w",
          *       "type": "tax_rate.created",
          *       "aggregate_type": "tax_rate",
-         *       "aggregate_id": "txr_prod_06h2d0hwq0c3b7y16j02w6zh3sqzt",
+         *       "aggregate_id": "txr_prod_06h2e7kfkwppdadepcq718zh553j8",
          *       "data": {
-         *         "id": "txr_prod_06h2d0hwq0c3b7y16j02w6zh3sqzt",
+         *         "id": "txr_prod_06h2e7kfkwppdadepcq718zh553j8",
          *         "active": true,
          *         "object": "tax_rate",
          *         "country": "DE",
-         *         "created": "2026-11-29T08:53:19.160Z",
-         *         "updated": "2026-11-29T08:53:19.160Z",
+         *         "created": "2026-11-29T11:43:55.807Z",
+         *         "updated": "2026-11-29T11:43:55.807Z",
          *         "livemode": false,
          *         "metadata": {},
          *         "inclusive": false,
@@ -19297,13 +19297,13 @@ export type components = {
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2d0hwpf66k6z8tta9afw8k7nxe",
-         *       "request_id": "req_prod_06h2d0hwpf66k6z8tta9afw8k7nxe",
+         *       "correlation_id": "req_prod_06h2e7kfkn8cjp76dgcz1yrgb0tvp",
+         *       "request_id": "req_prod_06h2e7kfkn8cjp76dgcz1yrgb0tvp",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-29T08:53:19.164Z",
+         *       "created": "2026-11-29T11:43:55.808Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2d0hff561d1m2s03m8jqqg7zhr"
+         *       "actor_id": "key_prod_06h2e7k5ksc04wjtdsbs0hg6cjrza"
          *     }
          */
         TaxRateCreatedEvent: {
@@ -19348,17 +19348,17 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2d0hww4yxr1nxr2xzvr7tknh96",
+         *       "id": "evt_prod_06h2e7kfpn2xffq6yvbm654w1cfq8",
          *       "type": "tax_rate.updated",
          *       "aggregate_type": "tax_rate",
-         *       "aggregate_id": "txr_prod_06h2d0hwq0c3b7y16j02w6zh3sqzt",
+         *       "aggregate_id": "txr_prod_06h2e7kfkwppdadepcq718zh553j8",
          *       "data": {
-         *         "id": "txr_prod_06h2d0hwq0c3b7y16j02w6zh3sqzt",
+         *         "id": "txr_prod_06h2e7kfkwppdadepcq718zh553j8",
          *         "active": false,
          *         "object": "tax_rate",
          *         "country": "DE",
-         *         "created": "2026-11-29T08:53:19.160Z",
-         *         "updated": "2026-11-29T08:53:19.197Z",
+         *         "created": "2026-11-29T11:43:55.807Z",
+         *         "updated": "2026-11-29T11:43:55.828Z",
          *         "livemode": false,
          *         "metadata": {},
          *         "inclusive": false,
@@ -19368,12 +19368,12 @@ export type components = {
          *         "jurisdiction": null
          *       },
          *       "previous_data": {
-         *         "id": "txr_prod_06h2d0hwq0c3b7y16j02w6zh3sqzt",
+         *         "id": "txr_prod_06h2e7kfkwppdadepcq718zh553j8",
          *         "active": true,
          *         "object": "tax_rate",
          *         "country": "DE",
-         *         "created": "2026-11-29T08:53:19.160Z",
-         *         "updated": "2026-11-29T08:53:19.160Z",
+         *         "created": "2026-11-29T11:43:55.807Z",
+         *         "updated": "2026-11-29T11:43:55.807Z",
          *         "livemode": false,
          *         "metadata": {},
          *         "inclusive": false,
@@ -19383,13 +19383,13 @@ export type components = {
          *         "jurisdiction": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2d0hwtqaxknwkd9s2dybk7fqpa",
-         *       "request_id": "req_prod_06h2d0hwtqaxknwkd9s2dybk7fqpa",
+         *       "correlation_id": "req_prod_06h2e7kfp388136z8h00d3jdch21w",
+         *       "request_id": "req_prod_06h2e7kfp388136z8h00d3jdch21w",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-29T08:53:19.201Z",
+         *       "created": "2026-11-29T11:43:55.829Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2d0hff561d1m2s03m8jqqg7zhr"
+         *       "actor_id": "key_prod_06h2e7k5ksc04wjtdsbs0hg6cjrza"
          *     }
          */
         TaxRateUpdatedEvent: {
@@ -19434,16 +19434,16 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2d0hzf54rsm3w8vecxdp39j19g",
+         *       "id": "evt_prod_06h2e7kh3chhm96kqd9r8dqfbrcr8",
          *       "type": "meter.created",
          *       "aggregate_type": "meter",
-         *       "aggregate_id": "mtr_prod_06h2d0hzeya4ca4cm7k5ebpk9we3c",
+         *       "aggregate_id": "mtr_prod_06h2e7kh38k675qkbfjp9xstksz16",
          *       "data": {
-         *         "id": "mtr_prod_06h2d0hzeya4ca4cm7k5ebpk9we3c",
+         *         "id": "mtr_prod_06h2e7kh38k675qkbfjp9xstksz16",
          *         "object": "meter",
          *         "status": "active",
-         *         "created": "2026-11-29T08:53:19.863Z",
-         *         "updated": "2026-11-29T08:53:19.863Z",
+         *         "created": "2026-11-29T11:43:56.186Z",
+         *         "updated": "2026-11-29T11:43:56.186Z",
          *         "livemode": false,
          *         "value_key": "value",
          *         "event_name": "api_request",
@@ -19452,13 +19452,13 @@ export type components = {
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2d0hze44p70hy5pbz5x6a0md4m",
-         *       "request_id": "req_prod_06h2d0hze44p70hy5pbz5x6a0md4m",
+         *       "correlation_id": "req_prod_06h2e7kh2x90aaxjn5vptxkzg7afc",
+         *       "request_id": "req_prod_06h2e7kh2x90aaxjn5vptxkzg7afc",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-29T08:53:19.865Z",
+         *       "created": "2026-11-29T11:43:56.187Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2d0hff561d1m2s03m8jqqg7zhr"
+         *       "actor_id": "key_prod_06h2e7k5ksc04wjtdsbs0hg6cjrza"
          *     }
          */
         MeterCreatedEvent: {
@@ -19503,16 +19503,16 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2d0hzj690rjvsfstmha436dtyc",
+         *       "id": "evt_prod_06h2e7kh5kye0a3kz84j549z36eng",
          *       "type": "meter.updated",
          *       "aggregate_type": "meter",
-         *       "aggregate_id": "mtr_prod_06h2d0hzeya4ca4cm7k5ebpk9we3c",
+         *       "aggregate_id": "mtr_prod_06h2e7kh38k675qkbfjp9xstksz16",
          *       "data": {
-         *         "id": "mtr_prod_06h2d0hzeya4ca4cm7k5ebpk9we3c",
+         *         "id": "mtr_prod_06h2e7kh38k675qkbfjp9xstksz16",
          *         "object": "meter",
          *         "status": "active",
-         *         "created": "2026-11-29T08:53:19.863Z",
-         *         "updated": "2026-11-29T08:53:19.887Z",
+         *         "created": "2026-11-29T11:43:56.186Z",
+         *         "updated": "2026-11-29T11:43:56.203Z",
          *         "livemode": false,
          *         "value_key": "value",
          *         "event_name": "api_request",
@@ -19520,11 +19520,11 @@ export type components = {
          *         "display_name": "Requests"
          *       },
          *       "previous_data": {
-         *         "id": "mtr_prod_06h2d0hzeya4ca4cm7k5ebpk9we3c",
+         *         "id": "mtr_prod_06h2e7kh38k675qkbfjp9xstksz16",
          *         "object": "meter",
          *         "status": "active",
-         *         "created": "2026-11-29T08:53:19.863Z",
-         *         "updated": "2026-11-29T08:53:19.863Z",
+         *         "created": "2026-11-29T11:43:56.186Z",
+         *         "updated": "2026-11-29T11:43:56.186Z",
          *         "livemode": false,
          *         "value_key": "value",
          *         "event_name": "api_request",
@@ -19532,13 +19532,13 @@ export type components = {
          *         "display_name": "API requests"
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2d0hzhasqkgc38kpv04zfjem8c",
-         *       "request_id": "req_prod_06h2d0hzhasqkgc38kpv04zfjem8c",
+         *       "correlation_id": "req_prod_06h2e7kh51vc4sp1a6p4v6f1mgz6m",
+         *       "request_id": "req_prod_06h2e7kh51vc4sp1a6p4v6f1mgz6m",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-29T08:53:19.889Z",
+         *       "created": "2026-11-29T11:43:56.204Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2d0hff561d1m2s03m8jqqg7zhr"
+         *       "actor_id": "key_prod_06h2e7k5ksc04wjtdsbs0hg6cjrza"
          *     }
          */
         MeterUpdatedEvent: {
@@ -19583,16 +19583,16 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2d0hzn6as230j74n224z3ys5rr",
+         *       "id": "evt_prod_06h2e7kh75yy6mf5781e6fjqyvznj",
          *       "type": "meter.deactivated",
          *       "aggregate_type": "meter",
-         *       "aggregate_id": "mtr_prod_06h2d0hzeya4ca4cm7k5ebpk9we3c",
+         *       "aggregate_id": "mtr_prod_06h2e7kh38k675qkbfjp9xstksz16",
          *       "data": {
-         *         "id": "mtr_prod_06h2d0hzeya4ca4cm7k5ebpk9we3c",
+         *         "id": "mtr_prod_06h2e7kh38k675qkbfjp9xstksz16",
          *         "object": "meter",
          *         "status": "inactive",
-         *         "created": "2026-11-29T08:53:19.863Z",
-         *         "updated": "2026-11-29T08:53:19.910Z",
+         *         "created": "2026-11-29T11:43:56.186Z",
+         *         "updated": "2026-11-29T11:43:56.217Z",
          *         "livemode": false,
          *         "value_key": "value",
          *         "event_name": "api_request",
@@ -19600,11 +19600,11 @@ export type components = {
          *         "display_name": "Requests"
          *       },
          *       "previous_data": {
-         *         "id": "mtr_prod_06h2d0hzeya4ca4cm7k5ebpk9we3c",
+         *         "id": "mtr_prod_06h2e7kh38k675qkbfjp9xstksz16",
          *         "object": "meter",
          *         "status": "active",
-         *         "created": "2026-11-29T08:53:19.863Z",
-         *         "updated": "2026-11-29T08:53:19.887Z",
+         *         "created": "2026-11-29T11:43:56.186Z",
+         *         "updated": "2026-11-29T11:43:56.203Z",
          *         "livemode": false,
          *         "value_key": "value",
          *         "event_name": "api_request",
@@ -19612,13 +19612,13 @@ export type components = {
          *         "display_name": "Requests"
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2d0hzm9vr90vmjbx2cgpxpqg4c",
-         *       "request_id": "req_prod_06h2d0hzm9vr90vmjbx2cgpxpqg4c",
+         *       "correlation_id": "req_prod_06h2e7kh6r5n1q4wv0qdte5p4my5r",
+         *       "request_id": "req_prod_06h2e7kh6r5n1q4wv0qdte5p4my5r",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-29T08:53:19.913Z",
+         *       "created": "2026-11-29T11:43:56.217Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2d0hff561d1m2s03m8jqqg7zhr"
+         *       "actor_id": "key_prod_06h2e7k5ksc04wjtdsbs0hg6cjrza"
          *     }
          */
         MeterDeactivatedEvent: {
@@ -19663,16 +19663,16 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2d0hzt61cqrq5xkdqyj4a3jqpg",
+         *       "id": "evt_prod_06h2e7kh98353wytvy8c0s0mr2s9j",
          *       "type": "meter.reactivated",
          *       "aggregate_type": "meter",
-         *       "aggregate_id": "mtr_prod_06h2d0hzeya4ca4cm7k5ebpk9we3c",
+         *       "aggregate_id": "mtr_prod_06h2e7kh38k675qkbfjp9xstksz16",
          *       "data": {
-         *         "id": "mtr_prod_06h2d0hzeya4ca4cm7k5ebpk9we3c",
+         *         "id": "mtr_prod_06h2e7kh38k675qkbfjp9xstksz16",
          *         "object": "meter",
          *         "status": "active",
-         *         "created": "2026-11-29T08:53:19.863Z",
-         *         "updated": "2026-11-29T08:53:19.951Z",
+         *         "created": "2026-11-29T11:43:56.186Z",
+         *         "updated": "2026-11-29T11:43:56.234Z",
          *         "livemode": false,
          *         "value_key": "value",
          *         "event_name": "api_request",
@@ -19680,11 +19680,11 @@ export type components = {
          *         "display_name": "Requests"
          *       },
          *       "previous_data": {
-         *         "id": "mtr_prod_06h2d0hzeya4ca4cm7k5ebpk9we3c",
+         *         "id": "mtr_prod_06h2e7kh38k675qkbfjp9xstksz16",
          *         "object": "meter",
          *         "status": "inactive",
-         *         "created": "2026-11-29T08:53:19.863Z",
-         *         "updated": "2026-11-29T08:53:19.910Z",
+         *         "created": "2026-11-29T11:43:56.186Z",
+         *         "updated": "2026-11-29T11:43:56.217Z",
          *         "livemode": false,
          *         "value_key": "value",
          *         "event_name": "api_request",
@@ -19692,13 +19692,13 @@ export type components = {
          *         "display_name": "Requests"
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2d0hzrq78cgtrbkap85qef9930",
-         *       "request_id": "req_prod_06h2d0hzrq78cgtrbkap85qef9930",
+         *       "correlation_id": "req_prod_06h2e7kh8za9hw804rdat0x2y00jp",
+         *       "request_id": "req_prod_06h2e7kh8za9hw804rdat0x2y00jp",
          *       "version": 1,
          *       "sequence": 4,
-         *       "created": "2026-11-29T08:53:19.954Z",
+         *       "created": "2026-11-29T11:43:56.234Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2d0hff561d1m2s03m8jqqg7zhr"
+         *       "actor_id": "key_prod_06h2e7k5ksc04wjtdsbs0hg6cjrza"
          *     }
          */
         MeterReactivatedEvent: {
@@ -19743,29 +19743,29 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2d0hymmw5x4q5zy6b9wz8t0hvw",
+         *       "id": "evt_prod_06h2e7kgn6whwe578tzk4f9ppt26m",
          *       "type": "feature.created",
          *       "aggregate_type": "feature",
-         *       "aggregate_id": "feat_prod_06h2d0hym94rrckvk63wrvw3bn5nc",
+         *       "aggregate_id": "feat_prod_06h2e7kgn2ac7c2yfv8z9ze6yt7kr",
          *       "data": {
-         *         "id": "feat_prod_06h2d0hym94rrckvk63wrvw3bn5nc",
+         *         "id": "feat_prod_06h2e7kgn2ac7c2yfv8z9ze6yt7kr",
          *         "name": "Reports",
          *         "object": "feature",
-         *         "created": "2026-11-29T08:53:19.650Z",
-         *         "updated": "2026-11-29T08:53:19.650Z",
+         *         "created": "2026-11-29T11:43:56.072Z",
+         *         "updated": "2026-11-29T11:43:56.072Z",
          *         "livemode": false,
          *         "metadata": {},
          *         "lookup_key": "reports"
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2d0hykz09yztrjsxrhhfzsyf26",
-         *       "request_id": "req_prod_06h2d0hykz09yztrjsxrhhfzsyf26",
+         *       "correlation_id": "req_prod_06h2e7kgmz3tcpdpf2evfqyxw150a",
+         *       "request_id": "req_prod_06h2e7kgmz3tcpdpf2evfqyxw150a",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-29T08:53:19.653Z",
+         *       "created": "2026-11-29T11:43:56.073Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2d0hff561d1m2s03m8jqqg7zhr"
+         *       "actor_id": "key_prod_06h2e7k5ksc04wjtdsbs0hg6cjrza"
          *     }
          */
         FeatureCreatedEvent: {
@@ -19810,36 +19810,36 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2d0hysbpf7sgw35wpfvkv4ac4p",
+         *       "id": "evt_prod_06h2e7kgpr21yh3seb7k3v8qtcghg",
          *       "type": "product_feature.attached",
          *       "aggregate_type": "product_feature",
-         *       "aggregate_id": "prodft_prod_06h2d0hyrktmx4w37ckgqkc4re4hc",
+         *       "aggregate_id": "prodft_prod_06h2e7kgpmaeqa9r94qrhqbbge4f2",
          *       "data": {
-         *         "id": "prodft_prod_06h2d0hyrktmx4w37ckgqkc4re4hc",
+         *         "id": "prodft_prod_06h2e7kgpmaeqa9r94qrhqbbge4f2",
          *         "object": "product_feature",
-         *         "created": "2026-11-29T08:53:19.685Z",
+         *         "created": "2026-11-29T11:43:56.085Z",
          *         "feature": {
-         *           "id": "feat_prod_06h2d0hym94rrckvk63wrvw3bn5nc",
+         *           "id": "feat_prod_06h2e7kgn2ac7c2yfv8z9ze6yt7kr",
          *           "name": "Reports",
          *           "object": "feature",
-         *           "created": "2026-11-29T08:53:19.650Z",
-         *           "updated": "2026-11-29T08:53:19.650Z",
+         *           "created": "2026-11-29T11:43:56.072Z",
+         *           "updated": "2026-11-29T11:43:56.072Z",
          *           "livemode": false,
          *           "metadata": {},
          *           "lookup_key": "reports"
          *         },
-         *         "product": "prod_prod_06h2d0hx2vrjrnnvbfet5snx8f0m6",
+         *         "product": "prod_prod_06h2e7kfr80h8mbwdp06bahm4vr44",
          *         "livemode": false
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2d0hyq6s3nj7x1hhs9915zr228",
-         *       "request_id": "req_prod_06h2d0hyq6s3nj7x1hhs9915zr228",
+         *       "correlation_id": "req_prod_06h2e7kgp76gey66adwwm5v7bg2vj",
+         *       "request_id": "req_prod_06h2e7kgp76gey66adwwm5v7bg2vj",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-29T08:53:19.690Z",
+         *       "created": "2026-11-29T11:43:56.086Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2d0hff561d1m2s03m8jqqg7zhr"
+         *       "actor_id": "key_prod_06h2e7k5ksc04wjtdsbs0hg6cjrza"
          *     }
          */
         ProductFeatureAttachedEvent: {
@@ -19884,36 +19884,36 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2d0hz63z4j5sdaaz4ydkxt5018",
+         *       "id": "evt_prod_06h2e7kgxwazrw044rejq64dypx6y",
          *       "type": "product_feature.detached",
          *       "aggregate_type": "product_feature",
-         *       "aggregate_id": "prodft_prod_06h2d0hz0kevw8p1mfh0tssf0rdem",
+         *       "aggregate_id": "prodft_prod_06h2e7kgw82mr6pm3jcagbtdvmbhe",
          *       "data": {
-         *         "id": "prodft_prod_06h2d0hz0kevw8p1mfh0tssf0rdem",
+         *         "id": "prodft_prod_06h2e7kgw82mr6pm3jcagbtdvmbhe",
          *         "object": "product_feature",
-         *         "created": "2026-11-29T08:53:19.748Z",
+         *         "created": "2026-11-29T11:43:56.130Z",
          *         "feature": {
-         *           "id": "feat_prod_06h2d0hywd0qhrx6e06e046t23r9r",
+         *           "id": "feat_prod_06h2e7kgs3m2s7cx9bgtgq3gvz44g",
          *           "name": "Beta",
          *           "object": "feature",
-         *           "created": "2026-11-29T08:53:19.715Z",
-         *           "updated": "2026-11-29T08:53:19.715Z",
+         *           "created": "2026-11-29T11:43:56.104Z",
+         *           "updated": "2026-11-29T11:43:56.104Z",
          *           "livemode": false,
          *           "metadata": {},
          *           "lookup_key": "beta"
          *         },
-         *         "product": "prod_prod_06h2d0hx2vrjrnnvbfet5snx8f0m6",
+         *         "product": "prod_prod_06h2e7kfr80h8mbwdp06bahm4vr44",
          *         "livemode": false
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2d0hz2xrs5tb3dw6ch3kj9jnwr",
-         *       "request_id": "req_prod_06h2d0hz2xrs5tb3dw6ch3kj9jnwr",
+         *       "correlation_id": "req_prod_06h2e7kgxcg9jtbd7x9gstwndc7tw",
+         *       "request_id": "req_prod_06h2e7kgxcg9jtbd7x9gstwndc7tw",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-29T08:53:19.792Z",
+         *       "created": "2026-11-29T11:43:56.143Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2d0hff561d1m2s03m8jqqg7zhr"
+         *       "actor_id": "key_prod_06h2e7k5ksc04wjtdsbs0hg6cjrza"
          *     }
          */
         ProductFeatureDetachedEvent: {
@@ -19958,36 +19958,36 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2d0j8pmm3qfn5qdmcwbak5zd7m",
+         *       "id": "evt_prod_06h2e7ktb8d52wc0ekk2qj37qke04",
          *       "type": "customer.entitlements.updated",
          *       "aggregate_type": "customer_entitlements",
-         *       "aggregate_id": "cus_prod_06h2d0hzwvey0es4yyvctdfs4an46",
+         *       "aggregate_id": "cus_prod_06h2e7khamt8ctss8mzxwepj39dn0",
          *       "data": {
          *         "items": [
          *           {
-         *             "feature": "feat_prod_06h2d0hym94rrckvk63wrvw3bn5nc",
+         *             "feature": "feat_prod_06h2e7kgn2ac7c2yfv8z9ze6yt7kr",
          *             "lookup_key": "reports",
-         *             "source_subscription": "sub_prod_06h2d0j8khyc25ndr0zhkwxcdqp38"
+         *             "source_subscription": "sub_prod_06h2e7kt96npy8qg6jsgc2tk9jdd4"
          *           }
          *         ],
          *         "object": "customer_entitlements",
-         *         "customer": "cus_prod_06h2d0hzwvey0es4yyvctdfs4an46",
+         *         "customer": "cus_prod_06h2e7khamt8ctss8mzxwepj39dn0",
          *         "livemode": false
          *       },
          *       "previous_data": {
          *         "items": [],
          *         "object": "customer_entitlements",
-         *         "customer": "cus_prod_06h2d0hzwvey0es4yyvctdfs4an46",
+         *         "customer": "cus_prod_06h2e7khamt8ctss8mzxwepj39dn0",
          *         "livemode": false
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2d0j8jxa28h9zzrn3r0bvtm6b8",
-         *       "request_id": "req_prod_06h2d0j8jxa28h9zzrn3r0bvtm6b8",
+         *       "correlation_id": "req_prod_06h2e7kt83dv7mnea0yzmh998yfyj",
+         *       "request_id": "req_prod_06h2e7kt83dv7mnea0yzmh998yfyj",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-29T08:53:22.229Z",
+         *       "created": "2026-11-29T11:43:58.554Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2d0hff561d1m2s03m8jqqg7zhr"
+         *       "actor_id": "key_prod_06h2e7k5ksc04wjtdsbs0hg6cjrza"
          *     }
          */
         CustomerEntitlementsUpdatedEvent: {
@@ -20032,13 +20032,13 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2d0hza81j7bn14neycwkkmq9n8",
+         *       "id": "evt_prod_06h2e7kh03mf15egdks8q3mjx97w6",
          *       "type": "portal_configuration.updated",
          *       "aggregate_type": "portal_configuration",
-         *       "aggregate_id": "acc_prod_06h2d0hce7fffddx9j6aav1t6n5he",
+         *       "aggregate_id": "acc_prod_06h2e7k284vwhvmcw6y337ryz82xy",
          *       "data": {
          *         "object": "portal_configuration",
-         *         "updated": "2026-11-29T08:53:19.817Z",
+         *         "updated": "2026-11-29T11:43:56.156Z",
          *         "branding": {
          *           "logo_url": null,
          *           "accent_color": null,
@@ -20143,13 +20143,13 @@ export type components = {
          *         "default_return_url": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2d0hz8q2tgr3q5dg7992yrs9y4",
-         *       "request_id": "req_prod_06h2d0hz8q2tgr3q5dg7992yrs9y4",
+         *       "correlation_id": "req_prod_06h2e7kgz9c0xdavqwmnve43fsjft",
+         *       "request_id": "req_prod_06h2e7kgz9c0xdavqwmnve43fsjft",
          *       "version": 1,
          *       "sequence": 4,
-         *       "created": "2026-11-29T08:53:19.826Z",
+         *       "created": "2026-11-29T11:43:56.160Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2d0hff561d1m2s03m8jqqg7zhr"
+         *       "actor_id": "key_prod_06h2e7k5ksc04wjtdsbs0hg6cjrza"
          *     }
          */
         PortalConfigurationUpdatedEvent: {
@@ -20194,13 +20194,13 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2d0j7kc9n9h2yz0r5dr8f6ac5r",
+         *       "id": "evt_prod_06h2e7ksjarbzyvadzbgsh1z47k0y",
          *       "type": "credit_note.created",
          *       "aggregate_type": "credit_note",
-         *       "aggregate_id": "cn_prod_06h2d0j7hkkn51j3kw2affczjbbjy",
+         *       "aggregate_id": "cn_prod_06h2e7kse3rgqryr8vy0anvdj1zwr",
          *       "data": {
-         *         "id": "cn_prod_06h2d0j7hkkn51j3kw2affczjbbjy",
-         *         "pdf": "http://127.0.0.1:34341/api/credit-notes/cn_prod_06h2d0j7hkkn51j3kw2affczjbbjy/pdf",
+         *         "id": "cn_prod_06h2e7kse3rgqryr8vy0anvdj1zwr",
+         *         "pdf": "http://127.0.0.1:33431/api/credit-notes/cn_prod_06h2e7kse3rgqryr8vy0anvdj1zwr/pdf",
          *         "memo": null,
          *         "type": "pre_payment",
          *         "lines": [
@@ -20218,16 +20218,16 @@ export type components = {
          *         "object": "credit_note",
          *         "reason": "order_change",
          *         "status": "issued",
-         *         "created": "2026-11-29T08:53:21.932Z",
-         *         "invoice": "in_prod_06h2d0j79mk4wzjjggkfr026e0npr",
+         *         "created": "2026-11-29T11:43:58.320Z",
+         *         "invoice": "in_prod_06h2e7krqs3fxv55r8nykgmhq5fae",
          *         "refunds": [],
-         *         "updated": "2026-11-29T08:53:21.932Z",
+         *         "updated": "2026-11-29T11:43:58.320Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2d0hzwvey0es4yyvctdfs4an46",
+         *         "customer": "cus_prod_06h2e7khamt8ctss8mzxwepj39dn0",
          *         "livemode": false,
          *         "tax_atom": 0,
          *         "voided_at": null,
-         *         "pdf_sha256": "4be6b9605a6f79562b4838aa4bbcd6972a0cbdded5e133ccb73afd00875819b9",
+         *         "pdf_sha256": "dd41546c25e04ace5869bbee5d446321a9d4257017a44298e1f2c90566b18235",
          *         "total_taxes": [],
          *         "discount_atom": 0,
          *         "subtotal_atom": 100,
@@ -20239,13 +20239,13 @@ export type components = {
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2d0j7gphaa66wy75agcg402fsj",
-         *       "request_id": "req_prod_06h2d0j7gphaa66wy75agcg402fsj",
+         *       "correlation_id": "req_prod_06h2e7ksd81b8xsa2hg01s1m92fg2",
+         *       "request_id": "req_prod_06h2e7ksd81b8xsa2hg01s1m92fg2",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-29T08:53:21.947Z",
+         *       "created": "2026-11-29T11:43:58.354Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2d0hff561d1m2s03m8jqqg7zhr"
+         *       "actor_id": "key_prod_06h2e7k5ksc04wjtdsbs0hg6cjrza"
          *     }
          */
         CreditNoteCreatedEvent: {
@@ -20290,13 +20290,13 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2d0j7swztkd6ys0wmj10zhnyjg",
+         *       "id": "evt_prod_06h2e7ksnc2x2hq67cvj01pyc8pqt",
          *       "type": "credit_note.voided",
          *       "aggregate_type": "credit_note",
-         *       "aggregate_id": "cn_prod_06h2d0j7hkkn51j3kw2affczjbbjy",
+         *       "aggregate_id": "cn_prod_06h2e7kse3rgqryr8vy0anvdj1zwr",
          *       "data": {
-         *         "id": "cn_prod_06h2d0j7hkkn51j3kw2affczjbbjy",
-         *         "pdf": "http://127.0.0.1:34341/api/credit-notes/cn_prod_06h2d0j7hkkn51j3kw2affczjbbjy/pdf",
+         *         "id": "cn_prod_06h2e7kse3rgqryr8vy0anvdj1zwr",
+         *         "pdf": "http://127.0.0.1:33431/api/credit-notes/cn_prod_06h2e7kse3rgqryr8vy0anvdj1zwr/pdf",
          *         "memo": null,
          *         "type": "pre_payment",
          *         "lines": [
@@ -20314,16 +20314,16 @@ export type components = {
          *         "object": "credit_note",
          *         "reason": "order_change",
          *         "status": "void",
-         *         "created": "2026-11-29T08:53:21.932Z",
-         *         "invoice": "in_prod_06h2d0j79mk4wzjjggkfr026e0npr",
+         *         "created": "2026-11-29T11:43:58.320Z",
+         *         "invoice": "in_prod_06h2e7krqs3fxv55r8nykgmhq5fae",
          *         "refunds": [],
-         *         "updated": "2026-11-29T08:53:21.996Z",
+         *         "updated": "2026-11-29T11:43:58.377Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2d0hzwvey0es4yyvctdfs4an46",
+         *         "customer": "cus_prod_06h2e7khamt8ctss8mzxwepj39dn0",
          *         "livemode": false,
          *         "tax_atom": 0,
-         *         "voided_at": "2026-11-29T08:53:21.996Z",
-         *         "pdf_sha256": "4be6b9605a6f79562b4838aa4bbcd6972a0cbdded5e133ccb73afd00875819b9",
+         *         "voided_at": "2026-11-29T11:43:58.377Z",
+         *         "pdf_sha256": "dd41546c25e04ace5869bbee5d446321a9d4257017a44298e1f2c90566b18235",
          *         "total_taxes": [],
          *         "discount_atom": 0,
          *         "subtotal_atom": 100,
@@ -20334,8 +20334,8 @@ export type components = {
          *         "customer_balance_transaction": null
          *       },
          *       "previous_data": {
-         *         "id": "cn_prod_06h2d0j7hkkn51j3kw2affczjbbjy",
-         *         "pdf": "http://127.0.0.1:34341/api/credit-notes/cn_prod_06h2d0j7hkkn51j3kw2affczjbbjy/pdf",
+         *         "id": "cn_prod_06h2e7kse3rgqryr8vy0anvdj1zwr",
+         *         "pdf": "http://127.0.0.1:33431/api/credit-notes/cn_prod_06h2e7kse3rgqryr8vy0anvdj1zwr/pdf",
          *         "memo": null,
          *         "type": "pre_payment",
          *         "lines": [
@@ -20353,16 +20353,16 @@ export type components = {
          *         "object": "credit_note",
          *         "reason": "order_change",
          *         "status": "issued",
-         *         "created": "2026-11-29T08:53:21.932Z",
-         *         "invoice": "in_prod_06h2d0j79mk4wzjjggkfr026e0npr",
+         *         "created": "2026-11-29T11:43:58.320Z",
+         *         "invoice": "in_prod_06h2e7krqs3fxv55r8nykgmhq5fae",
          *         "refunds": [],
-         *         "updated": "2026-11-29T08:53:21.932Z",
+         *         "updated": "2026-11-29T11:43:58.320Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2d0hzwvey0es4yyvctdfs4an46",
+         *         "customer": "cus_prod_06h2e7khamt8ctss8mzxwepj39dn0",
          *         "livemode": false,
          *         "tax_atom": 0,
          *         "voided_at": null,
-         *         "pdf_sha256": "4be6b9605a6f79562b4838aa4bbcd6972a0cbdded5e133ccb73afd00875819b9",
+         *         "pdf_sha256": "dd41546c25e04ace5869bbee5d446321a9d4257017a44298e1f2c90566b18235",
          *         "total_taxes": [],
          *         "discount_atom": 0,
          *         "subtotal_atom": 100,
@@ -20373,13 +20373,13 @@ export type components = {
          *         "customer_balance_transaction": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2d0j7qpp05k74sp1a1bw8pz9st",
-         *       "request_id": "req_prod_06h2d0j7qpp05k74sp1a1bw8pz9st",
+         *       "correlation_id": "req_prod_06h2e7ksmmwnwr84sff1j657qvgbg",
+         *       "request_id": "req_prod_06h2e7ksmmwnwr84sff1j657qvgbg",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-29T08:53:21.999Z",
+         *       "created": "2026-11-29T11:43:58.379Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2d0hff561d1m2s03m8jqqg7zhr"
+         *       "actor_id": "key_prod_06h2e7k5ksc04wjtdsbs0hg6cjrza"
          *     }
          */
         CreditNoteVoidedEvent: {
@@ -20424,34 +20424,34 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2d0j7ymg776s141xtkysa9jdhp",
+         *       "id": "evt_prod_06h2e7ksvq3ncca4nmaq8js6an2ec",
          *       "type": "customer.balance_transaction.created",
          *       "aggregate_type": "customer_balance_transaction",
-         *       "aggregate_id": "cbtxn_prod_06h2d0j7yf6svhy5t5awjtcd22kd2",
+         *       "aggregate_id": "cbtxn_prod_06h2e7ksvgbjnej0aj4yjtat728fw",
          *       "data": {
-         *         "id": "cbtxn_prod_06h2d0j7yf6svhy5t5awjtcd22kd2",
+         *         "id": "cbtxn_prod_06h2e7ksvgbjnej0aj4yjtat728fw",
          *         "type": "credit_note",
          *         "object": "customer_balance_transaction",
-         *         "created": "2026-11-29T08:53:22.035Z",
-         *         "invoice": "in_prod_06h2d0j3hmedp2e9959y4mv9t8t16",
+         *         "created": "2026-11-29T11:43:58.428Z",
+         *         "invoice": "in_prod_06h2e7kmxkwkykxff9qrk6t0bbkaw",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2d0hzwvey0es4yyvctdfs4an46",
+         *         "customer": "cus_prod_06h2e7khamt8ctss8mzxwepj39dn0",
          *         "livemode": false,
          *         "amount_atom": 100,
-         *         "credit_note": "cn_prod_06h2d0j7y6pjw25hyvgbsydmzh3hp",
+         *         "credit_note": "cn_prod_06h2e7ksvdsy30vhm510r8ddfnqfm",
          *         "description": null,
          *         "ending_balance_atom": 100,
          *         "subscription_change_request": null
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2d0j7xagvk0e0xkqw4764nmtz8",
-         *       "request_id": "req_prod_06h2d0j7xagvk0e0xkqw4764nmtz8",
+         *       "correlation_id": "req_prod_06h2e7kssqtt31typex209jmnxkj8",
+         *       "request_id": "req_prod_06h2e7kssqtt31typex209jmnxkj8",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-29T08:53:22.037Z",
+         *       "created": "2026-11-29T11:43:58.429Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2d0hff561d1m2s03m8jqqg7zhr"
+         *       "actor_id": "key_prod_06h2e7k5ksc04wjtdsbs0hg6cjrza"
          *     }
          */
         CustomerBalanceTransactionCreatedEvent: {
@@ -20496,15 +20496,15 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2d0hmzdgdhhb8ndf25n9kqk7cp",
+         *       "id": "evt_prod_06h2e7kaa02q6qh3ry7rkej79b8k8",
          *       "type": "member.invited",
          *       "aggregate_type": "member",
-         *       "aggregate_id": "inv_prod_06h2d0hmpdezhy9tkvjs5kkhy4xfj",
+         *       "aggregate_id": "inv_prod_06h2e7ka9agq18qf5my0s8cvk5qq2",
          *       "data": {
-         *         "id": "inv_prod_06h2d0hmpdezhy9tkvjs5kkhy4xfj",
+         *         "id": "inv_prod_06h2e7ka9agq18qf5my0s8cvk5qq2",
          *         "name": null,
          *         "role": "viewer",
-         *         "email": "withdrawn-mx1lqe8p@example.com",
+         *         "email": "withdrawn-mx1rttki@example.com",
          *         "object": "member",
          *         "status": "invited",
          *         "invitation": null
@@ -20515,12 +20515,12 @@ export type components = {
          *         "client_address": null
          *       },
          *       "correlation_id": null,
-         *       "request_id": "req_prod_06h2d0hmc25ynakd61fhwd8x8grew",
+         *       "request_id": "req_prod_06h2e7ka7adasy33x5884ehg64jd6",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-29T08:53:17.179Z",
+         *       "created": "2026-11-29T11:43:54.448Z",
          *       "actor_type": "user",
-         *       "actor_id": "user_prod_06h2d0hcfee4ntj4vrv4ybcqcmvbg"
+         *       "actor_id": "user_prod_06h2e7k29pz0agkc4tj47pp8mpgx2"
          *     }
          */
         MemberInvitedEvent: {
@@ -20565,24 +20565,24 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2d0hnj15tnrz039y0rpwf193ha",
+         *       "id": "evt_prod_06h2e7kad3dfzhnnqeb95tw6gwwyg",
          *       "type": "member.invitation_revoked",
          *       "aggregate_type": "member",
-         *       "aggregate_id": "inv_prod_06h2d0hmpdezhy9tkvjs5kkhy4xfj",
+         *       "aggregate_id": "inv_prod_06h2e7ka9agq18qf5my0s8cvk5qq2",
          *       "data": {
-         *         "id": "inv_prod_06h2d0hmpdezhy9tkvjs5kkhy4xfj",
+         *         "id": "inv_prod_06h2e7ka9agq18qf5my0s8cvk5qq2",
          *         "name": null,
          *         "role": "viewer",
-         *         "email": "withdrawn-mx1lqe8p@example.com",
+         *         "email": "withdrawn-mx1rttki@example.com",
          *         "object": "member",
          *         "status": "invitation_revoked",
          *         "invitation": null
          *       },
          *       "previous_data": {
-         *         "id": "inv_prod_06h2d0hmpdezhy9tkvjs5kkhy4xfj",
+         *         "id": "inv_prod_06h2e7ka9agq18qf5my0s8cvk5qq2",
          *         "name": null,
          *         "role": "viewer",
-         *         "email": "withdrawn-mx1lqe8p@example.com",
+         *         "email": "withdrawn-mx1rttki@example.com",
          *         "object": "member",
          *         "status": "invited",
          *         "invitation": null
@@ -20592,12 +20592,12 @@ export type components = {
          *         "client_address": null
          *       },
          *       "correlation_id": null,
-         *       "request_id": "req_prod_06h2d0hnde2z4rwtfdv0v2fnqdg0g",
+         *       "request_id": "req_prod_06h2e7kabvkzannab3ax6y098a1ep",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-29T08:53:17.328Z",
+         *       "created": "2026-11-29T11:43:54.472Z",
          *       "actor_type": "user",
-         *       "actor_id": "user_prod_06h2d0hcfee4ntj4vrv4ybcqcmvbg"
+         *       "actor_id": "user_prod_06h2e7k29pz0agkc4tj47pp8mpgx2"
          *     }
          */
         MemberInvitationRevokedEvent: {
@@ -20642,18 +20642,18 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2d0hq135yzg2v73qsez66r021j",
+         *       "id": "evt_prod_06h2e7kba7a7mxbnkwzd7mby37mn2",
          *       "type": "member.joined",
          *       "aggregate_type": "member",
-         *       "aggregate_id": "user_prod_06h2d0hpzw73y9ax59rcaqyvsatqe",
+         *       "aggregate_id": "user_prod_06h2e7kb9bkyqatfh1gat7gszdz4a",
          *       "data": {
-         *         "id": "user_prod_06h2d0hpzw73y9ax59rcaqyvsatqe",
+         *         "id": "user_prod_06h2e7kb9bkyqatfh1gat7gszdz4a",
          *         "name": "Joined Member",
          *         "role": "developer",
-         *         "email": "joined-mx1lqe8p@example.com",
+         *         "email": "joined-mx1rttki@example.com",
          *         "object": "member",
          *         "status": "active",
-         *         "invitation": "inv_prod_06h2d0hnne0040ykzzsywa9pyw6qy"
+         *         "invitation": "inv_prod_06h2e7kaftrze8ddwvg893dzz5h68"
          *       },
          *       "previous_data": null,
          *       "metadata": {
@@ -20661,12 +20661,12 @@ export type components = {
          *         "client_address": null
          *       },
          *       "correlation_id": null,
-         *       "request_id": "req_prod_06h2d0hq0cwxfccf4h4vdk7tm1qem",
+         *       "request_id": "req_prod_06h2e7kb9fds2cr3wp6nnsxhbze8c",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-29T08:53:17.704Z",
+         *       "created": "2026-11-29T11:43:54.705Z",
          *       "actor_type": "user",
-         *       "actor_id": "user_prod_06h2d0hpzw73y9ax59rcaqyvsatqe"
+         *       "actor_id": "user_prod_06h2e7kb9bkyqatfh1gat7gszdz4a"
          *     }
          */
         MemberJoinedEvent: {
@@ -20711,24 +20711,24 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2d0hq684jsw6rpq0vpxr4dq1w4",
+         *       "id": "evt_prod_06h2e7kbha4b22d6z726rx3cg1rry",
          *       "type": "member.role_changed",
          *       "aggregate_type": "member",
-         *       "aggregate_id": "user_prod_06h2d0hpzw73y9ax59rcaqyvsatqe",
+         *       "aggregate_id": "user_prod_06h2e7kb9bkyqatfh1gat7gszdz4a",
          *       "data": {
-         *         "id": "user_prod_06h2d0hpzw73y9ax59rcaqyvsatqe",
+         *         "id": "user_prod_06h2e7kb9bkyqatfh1gat7gszdz4a",
          *         "name": "Joined Member",
          *         "role": "viewer",
-         *         "email": "joined-mx1lqe8p@example.com",
+         *         "email": "joined-mx1rttki@example.com",
          *         "object": "member",
          *         "status": "active",
          *         "invitation": null
          *       },
          *       "previous_data": {
-         *         "id": "user_prod_06h2d0hpzw73y9ax59rcaqyvsatqe",
+         *         "id": "user_prod_06h2e7kb9bkyqatfh1gat7gszdz4a",
          *         "name": "Joined Member",
          *         "role": "developer",
-         *         "email": "joined-mx1lqe8p@example.com",
+         *         "email": "joined-mx1rttki@example.com",
          *         "object": "member",
          *         "status": "active",
          *         "invitation": null
@@ -20738,12 +20738,12 @@ export type components = {
          *         "client_address": null
          *       },
          *       "correlation_id": null,
-         *       "request_id": "req_prod_06h2d0hq44s77xqsh941atab3j7kr",
+         *       "request_id": "req_prod_06h2e7kbdv9e4jzmtvat74j2qqmc6",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-29T08:53:17.746Z",
+         *       "created": "2026-11-29T11:43:54.762Z",
          *       "actor_type": "user",
-         *       "actor_id": "user_prod_06h2d0hcfee4ntj4vrv4ybcqcmvbg"
+         *       "actor_id": "user_prod_06h2e7k29pz0agkc4tj47pp8mpgx2"
          *     }
          */
         MemberRoleChangedEvent: {
@@ -20788,24 +20788,24 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2d0hqc2t7x5mj1v50w30gz97qp",
+         *       "id": "evt_prod_06h2e7kbqgjfp3qt9j72r9cbyn15g",
          *       "type": "member.removed",
          *       "aggregate_type": "member",
-         *       "aggregate_id": "user_prod_06h2d0hpzw73y9ax59rcaqyvsatqe",
+         *       "aggregate_id": "user_prod_06h2e7kb9bkyqatfh1gat7gszdz4a",
          *       "data": {
-         *         "id": "user_prod_06h2d0hpzw73y9ax59rcaqyvsatqe",
+         *         "id": "user_prod_06h2e7kb9bkyqatfh1gat7gszdz4a",
          *         "name": "Joined Member",
          *         "role": "viewer",
-         *         "email": "joined-mx1lqe8p@example.com",
+         *         "email": "joined-mx1rttki@example.com",
          *         "object": "member",
          *         "status": "removed",
          *         "invitation": null
          *       },
          *       "previous_data": {
-         *         "id": "user_prod_06h2d0hpzw73y9ax59rcaqyvsatqe",
+         *         "id": "user_prod_06h2e7kb9bkyqatfh1gat7gszdz4a",
          *         "name": "Joined Member",
          *         "role": "viewer",
-         *         "email": "joined-mx1lqe8p@example.com",
+         *         "email": "joined-mx1rttki@example.com",
          *         "object": "member",
          *         "status": "active",
          *         "invitation": null
@@ -20815,12 +20815,12 @@ export type components = {
          *         "client_address": null
          *       },
          *       "correlation_id": null,
-         *       "request_id": "req_prod_06h2d0hq8k3rtm23zgdec6ss239kj",
+         *       "request_id": "req_prod_06h2e7kbnqk6v4vgt40r7cz80wm0e",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-29T08:53:17.793Z",
+         *       "created": "2026-11-29T11:43:54.812Z",
          *       "actor_type": "user",
-         *       "actor_id": "user_prod_06h2d0hcfee4ntj4vrv4ybcqcmvbg"
+         *       "actor_id": "user_prod_06h2e7k29pz0agkc4tj47pp8mpgx2"
          *     }
          */
         MemberRemovedEvent: {
@@ -20865,31 +20865,31 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2d0hw9tk351gkf8wfese4bk246",
+         *       "id": "evt_prod_06h2e7kfcc2wk1yeme0nr370zngw0",
          *       "type": "payment_processor.connected",
          *       "aggregate_type": "payment_processor",
-         *       "aggregate_id": "acc_prod_06h2d0hce7fffddx9j6aav1t6n5he",
+         *       "aggregate_id": "acc_prod_06h2e7k284vwhvmcw6y337ryz82xy",
          *       "data": {
          *         "object": "payment_processor",
-         *         "created": "2026-11-29T08:53:19.046Z",
-         *         "updated": "2026-11-29T08:53:19.046Z",
+         *         "created": "2026-11-29T11:43:55.744Z",
+         *         "updated": "2026-11-29T11:43:55.744Z",
          *         "livemode": false,
          *         "processor": "stripe",
-         *         "webhook_url": "http://127.0.0.1:34341/api/processors/stripe/acc_prod_06h2d0hce7fffddx9j6aav1t6n5he",
+         *         "webhook_url": "http://127.0.0.1:33431/api/processors/stripe/acc_prod_06h2e7k284vwhvmcw6y337ryz82xy",
          *         "publishable_key": "pk_test_catalogue_flow",
          *         "secret_key_last4": "flow",
-         *         "processor_account": "acct_312f4400069b234a9d3adf6b",
-         *         "webhook_endpoint_id": "we_87a4ae945cf18c5fc8c929c8"
+         *         "processor_account": "acct_477b59962969f9f835d599cd",
+         *         "webhook_endpoint_id": "we_3d662fcb87012dd0e98a269a"
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2d0hw15mfgz12gx71zxjf623cw",
-         *       "request_id": "req_prod_06h2d0hw15mfgz12gx71zxjf623cw",
+         *       "correlation_id": "req_prod_06h2e7kf7gwh1apac26mxr1tp1zhc",
+         *       "request_id": "req_prod_06h2e7kf7gwh1apac26mxr1tp1zhc",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-29T08:53:19.054Z",
+         *       "created": "2026-11-29T11:43:55.747Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2d0hff561d1m2s03m8jqqg7zhr"
+         *       "actor_id": "key_prod_06h2e7k5ksc04wjtdsbs0hg6cjrza"
          *     }
          */
         PaymentProcessorConnectedEvent: {
@@ -20934,31 +20934,31 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2d0hwesj46pyzqy1acgzngdc7c",
+         *       "id": "evt_prod_06h2e7kffpnsq3taenb4dyy61qhnp",
          *       "type": "payment_processor.disconnected",
          *       "aggregate_type": "payment_processor",
-         *       "aggregate_id": "acc_prod_06h2d0hce7fffddx9j6aav1t6n5he",
+         *       "aggregate_id": "acc_prod_06h2e7k284vwhvmcw6y337ryz82xy",
          *       "data": {
          *         "object": "payment_processor",
-         *         "created": "2026-11-29T08:53:19.046Z",
-         *         "updated": "2026-11-29T08:53:19.046Z",
+         *         "created": "2026-11-29T11:43:55.744Z",
+         *         "updated": "2026-11-29T11:43:55.744Z",
          *         "livemode": false,
          *         "processor": "stripe",
-         *         "webhook_url": "http://127.0.0.1:34341/api/processors/stripe/acc_prod_06h2d0hce7fffddx9j6aav1t6n5he",
+         *         "webhook_url": "http://127.0.0.1:33431/api/processors/stripe/acc_prod_06h2e7k284vwhvmcw6y337ryz82xy",
          *         "publishable_key": "pk_test_catalogue_flow",
          *         "secret_key_last4": "flow",
-         *         "processor_account": "acct_312f4400069b234a9d3adf6b",
-         *         "webhook_endpoint_id": "we_87a4ae945cf18c5fc8c929c8"
+         *         "processor_account": "acct_477b59962969f9f835d599cd",
+         *         "webhook_endpoint_id": "we_3d662fcb87012dd0e98a269a"
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2d0hwcs5atdsgvpseggerfz3yc",
-         *       "request_id": "req_prod_06h2d0hwcs5atdsgvpseggerfz3yc",
+         *       "correlation_id": "req_prod_06h2e7kfep4xpmypmfam6bqe3zdwy",
+         *       "request_id": "req_prod_06h2e7kfep4xpmypmfam6bqe3zdwy",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-29T08:53:19.094Z",
+         *       "created": "2026-11-29T11:43:55.773Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2d0hff561d1m2s03m8jqqg7zhr"
+         *       "actor_id": "key_prod_06h2e7k5ksc04wjtdsbs0hg6cjrza"
          *     }
          */
         PaymentProcessorDisconnectedEvent: {
@@ -21003,36 +21003,36 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2d0jaf8vb5g5nzdkkwvqn06met",
+         *       "id": "evt_prod_06h2e7kx2psgsn2pgb3a65481zgqp",
          *       "type": "subscription_change_request.scheduled",
          *       "aggregate_type": "subscription_change_request",
-         *       "aggregate_id": "scr_prod_06h2d0ja9b9ypfwascswa7a6f0m3g",
+         *       "aggregate_id": "scr_prod_06h2e7kwryvjcrr6rb5411s5tgvn8",
          *       "data": {
-         *         "id": "scr_prod_06h2d0ja9b9ypfwascswa7a6f0m3g",
+         *         "id": "scr_prod_06h2e7kwryvjcrr6rb5411s5tgvn8",
          *         "steps": [
          *           {
-         *             "item": "si_prod_06h2d0j9xrfa4gtwtxt0gkkdw3at2",
+         *             "item": "si_prod_06h2e7kvwq90pa92y80jq4ey58rae",
          *             "type": "switch_price",
-         *             "price": "price_prod_06h2d0j9vt7y9br3vt2p5a1atxsct",
+         *             "price": "price_prod_06h2e7kvp7q1jq441q590rkb0xsvc",
          *             "state": "pending",
          *             "quantity": null
          *           }
          *         ],
          *         "object": "subscription_change_request",
          *         "status": "scheduled",
-         *         "created": "2026-11-29T08:53:22.610Z",
+         *         "created": "2026-11-29T11:43:59.127Z",
          *         "invoice": null,
-         *         "updated": "2026-11-29T08:53:22.673Z",
+         *         "updated": "2026-11-29T11:43:59.236Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "metadata": {},
          *         "effective": "period_end",
          *         "applied_at": null,
          *         "last_error": null,
-         *         "effective_at": "2026-12-29T08:53:22.540Z",
-         *         "subscription": "sub_prod_06h2d0j9xrfa4gtwtxt0gkkdw3at0",
+         *         "effective_at": "2026-12-29T11:43:58.929Z",
+         *         "subscription": "sub_prod_06h2e7kvwq90pa92y80jq4ey58rac",
          *         "applied_steps": 0,
-         *         "proration_date": "2026-11-29T08:53:22.610Z",
+         *         "proration_date": "2026-11-29T11:43:59.127Z",
          *         "proration_behavior": "create_prorations",
          *         "amount_due_now_atom": 0,
          *         "balance_transaction": null,
@@ -21045,21 +21045,21 @@ export type components = {
          *         "amount_due_now_total_atom": 0
          *       },
          *       "previous_data": {
-         *         "id": "scr_prod_06h2d0ja9b9ypfwascswa7a6f0m3g",
+         *         "id": "scr_prod_06h2e7kwryvjcrr6rb5411s5tgvn8",
          *         "steps": [
          *           {
-         *             "item": "si_prod_06h2d0j9xrfa4gtwtxt0gkkdw3at2",
+         *             "item": "si_prod_06h2e7kvwq90pa92y80jq4ey58rae",
          *             "type": "switch_price",
-         *             "price": "price_prod_06h2d0j9vt7y9br3vt2p5a1atxsct",
+         *             "price": "price_prod_06h2e7kvp7q1jq441q590rkb0xsvc",
          *             "state": "pending",
          *             "quantity": null
          *           }
          *         ],
          *         "object": "subscription_change_request",
          *         "status": "open",
-         *         "created": "2026-11-29T08:53:22.610Z",
+         *         "created": "2026-11-29T11:43:59.127Z",
          *         "invoice": null,
-         *         "updated": "2026-11-29T08:53:22.610Z",
+         *         "updated": "2026-11-29T11:43:59.127Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "metadata": {},
@@ -21067,9 +21067,9 @@ export type components = {
          *         "applied_at": null,
          *         "last_error": null,
          *         "effective_at": null,
-         *         "subscription": "sub_prod_06h2d0j9xrfa4gtwtxt0gkkdw3at0",
+         *         "subscription": "sub_prod_06h2e7kvwq90pa92y80jq4ey58rac",
          *         "applied_steps": 0,
-         *         "proration_date": "2026-11-29T08:53:22.610Z",
+         *         "proration_date": "2026-11-29T11:43:59.127Z",
          *         "proration_behavior": "create_prorations",
          *         "amount_due_now_atom": 0,
          *         "balance_transaction": null,
@@ -21082,13 +21082,13 @@ export type components = {
          *         "amount_due_now_total_atom": 0
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2d0jabt401vz23q8w1xbct5cva",
-         *       "request_id": "req_prod_06h2d0jabt401vz23q8w1xbct5cva",
+         *       "correlation_id": "req_prod_06h2e7kwwp4tfxcf8td8rp3wxa78w",
+         *       "request_id": "req_prod_06h2e7kwwp4tfxcf8td8rp3wxa78w",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-29T08:53:22.682Z",
+         *       "created": "2026-11-29T11:43:59.253Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2d0hff561d1m2s03m8jqqg7zhr"
+         *       "actor_id": "key_prod_06h2e7k5ksc04wjtdsbs0hg6cjrza"
          *     }
          */
         SubscriptionChangeRequestScheduledEvent: {
@@ -21133,36 +21133,36 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2d0jdrpk3kxapxnd7mezncz9hj",
+         *       "id": "evt_prod_06h2e7m0enfpey6gwvgax4zgb8e1m",
          *       "type": "subscription_change_request.applied",
          *       "aggregate_type": "subscription_change_request",
-         *       "aggregate_id": "scr_prod_06h2d0ja9b9ypfwascswa7a6f0m3g",
+         *       "aggregate_id": "scr_prod_06h2e7kwryvjcrr6rb5411s5tgvn8",
          *       "data": {
-         *         "id": "scr_prod_06h2d0ja9b9ypfwascswa7a6f0m3g",
+         *         "id": "scr_prod_06h2e7kwryvjcrr6rb5411s5tgvn8",
          *         "steps": [
          *           {
-         *             "item": "si_prod_06h2d0j9xrfa4gtwtxt0gkkdw3at2",
+         *             "item": "si_prod_06h2e7kvwq90pa92y80jq4ey58rae",
          *             "type": "switch_price",
-         *             "price": "price_prod_06h2d0j9vt7y9br3vt2p5a1atxsct",
+         *             "price": "price_prod_06h2e7kvp7q1jq441q590rkb0xsvc",
          *             "state": "applied",
          *             "quantity": null
          *           }
          *         ],
          *         "object": "subscription_change_request",
          *         "status": "applied",
-         *         "created": "2026-11-29T08:53:22.610Z",
+         *         "created": "2026-11-29T11:43:59.127Z",
          *         "invoice": null,
-         *         "updated": "2026-12-29T08:53:22.540Z",
+         *         "updated": "2026-12-29T11:43:58.929Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "metadata": {},
          *         "effective": "period_end",
-         *         "applied_at": "2026-12-29T08:53:22.540Z",
+         *         "applied_at": "2026-12-29T11:43:58.929Z",
          *         "last_error": null,
-         *         "effective_at": "2026-12-29T08:53:22.540Z",
-         *         "subscription": "sub_prod_06h2d0j9xrfa4gtwtxt0gkkdw3at0",
+         *         "effective_at": "2026-12-29T11:43:58.929Z",
+         *         "subscription": "sub_prod_06h2e7kvwq90pa92y80jq4ey58rac",
          *         "applied_steps": 1,
-         *         "proration_date": "2026-11-29T08:53:22.610Z",
+         *         "proration_date": "2026-11-29T11:43:59.127Z",
          *         "proration_behavior": "create_prorations",
          *         "amount_due_now_atom": 0,
          *         "balance_transaction": null,
@@ -21175,31 +21175,31 @@ export type components = {
          *         "amount_due_now_total_atom": 0
          *       },
          *       "previous_data": {
-         *         "id": "scr_prod_06h2d0ja9b9ypfwascswa7a6f0m3g",
+         *         "id": "scr_prod_06h2e7kwryvjcrr6rb5411s5tgvn8",
          *         "steps": [
          *           {
-         *             "item": "si_prod_06h2d0j9xrfa4gtwtxt0gkkdw3at2",
+         *             "item": "si_prod_06h2e7kvwq90pa92y80jq4ey58rae",
          *             "type": "switch_price",
-         *             "price": "price_prod_06h2d0j9vt7y9br3vt2p5a1atxsct",
+         *             "price": "price_prod_06h2e7kvp7q1jq441q590rkb0xsvc",
          *             "state": "pending",
          *             "quantity": null
          *           }
          *         ],
          *         "object": "subscription_change_request",
          *         "status": "scheduled",
-         *         "created": "2026-11-29T08:53:22.610Z",
+         *         "created": "2026-11-29T11:43:59.127Z",
          *         "invoice": null,
-         *         "updated": "2026-11-29T08:53:22.673Z",
+         *         "updated": "2026-11-29T11:43:59.236Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "metadata": {},
          *         "effective": "period_end",
          *         "applied_at": null,
          *         "last_error": null,
-         *         "effective_at": "2026-12-29T08:53:22.540Z",
-         *         "subscription": "sub_prod_06h2d0j9xrfa4gtwtxt0gkkdw3at0",
+         *         "effective_at": "2026-12-29T11:43:58.929Z",
+         *         "subscription": "sub_prod_06h2e7kvwq90pa92y80jq4ey58rac",
          *         "applied_steps": 0,
-         *         "proration_date": "2026-11-29T08:53:22.610Z",
+         *         "proration_date": "2026-11-29T11:43:59.127Z",
          *         "proration_behavior": "create_prorations",
          *         "amount_due_now_atom": 0,
          *         "balance_transaction": null,
@@ -21212,11 +21212,11 @@ export type components = {
          *         "amount_due_now_total_atom": 0
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2d0jbytp1qd45anapphpcvkeqr",
+         *       "correlation_id": "req_prod_06h2e7kykvrg338j42efz2dv6ckkg",
          *       "request_id": null,
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-12-29T08:53:22.540Z",
+         *       "created": "2026-12-29T11:43:58.929Z",
          *       "actor_type": "system",
          *       "actor_id": null
          *     }
@@ -21263,15 +21263,15 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2d0jax8ev0pq1wvcz4rknfzsce",
+         *       "id": "evt_prod_06h2e7kxjx88mmqespx1f02w3q342",
          *       "type": "subscription_change_request.canceled",
          *       "aggregate_type": "subscription_change_request",
-         *       "aggregate_id": "scr_prod_06h2d0janx6yxmzf6x7wx7encbp58",
+         *       "aggregate_id": "scr_prod_06h2e7kxc3feg5qqrwgccrwnwa9ec",
          *       "data": {
-         *         "id": "scr_prod_06h2d0janx6yxmzf6x7wx7encbp58",
+         *         "id": "scr_prod_06h2e7kxc3feg5qqrwgccrwnwa9ec",
          *         "steps": [
          *           {
-         *             "item": "si_prod_06h2d0j9xrfa4gtwtxt0gkkdw3at2",
+         *             "item": "si_prod_06h2e7kvwq90pa92y80jq4ey58rae",
          *             "type": "set_quantity",
          *             "price": null,
          *             "state": "pending",
@@ -21280,19 +21280,19 @@ export type components = {
          *         ],
          *         "object": "subscription_change_request",
          *         "status": "canceled",
-         *         "created": "2026-11-29T08:53:22.711Z",
+         *         "created": "2026-11-29T11:43:59.304Z",
          *         "invoice": null,
-         *         "updated": "2026-11-29T08:53:22.791Z",
+         *         "updated": "2026-11-29T11:43:59.382Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "metadata": {},
          *         "effective": "period_end",
          *         "applied_at": null,
          *         "last_error": null,
-         *         "effective_at": "2026-12-29T08:53:22.540Z",
-         *         "subscription": "sub_prod_06h2d0j9xrfa4gtwtxt0gkkdw3at0",
+         *         "effective_at": "2026-12-29T11:43:58.929Z",
+         *         "subscription": "sub_prod_06h2e7kvwq90pa92y80jq4ey58rac",
          *         "applied_steps": 0,
-         *         "proration_date": "2026-11-29T08:53:22.711Z",
+         *         "proration_date": "2026-11-29T11:43:59.304Z",
          *         "proration_behavior": "create_prorations",
          *         "amount_due_now_atom": 0,
          *         "balance_transaction": null,
@@ -21305,10 +21305,10 @@ export type components = {
          *         "amount_due_now_total_atom": 0
          *       },
          *       "previous_data": {
-         *         "id": "scr_prod_06h2d0janx6yxmzf6x7wx7encbp58",
+         *         "id": "scr_prod_06h2e7kxc3feg5qqrwgccrwnwa9ec",
          *         "steps": [
          *           {
-         *             "item": "si_prod_06h2d0j9xrfa4gtwtxt0gkkdw3at2",
+         *             "item": "si_prod_06h2e7kvwq90pa92y80jq4ey58rae",
          *             "type": "set_quantity",
          *             "price": null,
          *             "state": "pending",
@@ -21317,19 +21317,19 @@ export type components = {
          *         ],
          *         "object": "subscription_change_request",
          *         "status": "scheduled",
-         *         "created": "2026-11-29T08:53:22.711Z",
+         *         "created": "2026-11-29T11:43:59.304Z",
          *         "invoice": null,
-         *         "updated": "2026-11-29T08:53:22.759Z",
+         *         "updated": "2026-11-29T11:43:59.362Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "metadata": {},
          *         "effective": "period_end",
          *         "applied_at": null,
          *         "last_error": null,
-         *         "effective_at": "2026-12-29T08:53:22.540Z",
-         *         "subscription": "sub_prod_06h2d0j9xrfa4gtwtxt0gkkdw3at0",
+         *         "effective_at": "2026-12-29T11:43:58.929Z",
+         *         "subscription": "sub_prod_06h2e7kvwq90pa92y80jq4ey58rac",
          *         "applied_steps": 0,
-         *         "proration_date": "2026-11-29T08:53:22.711Z",
+         *         "proration_date": "2026-11-29T11:43:59.304Z",
          *         "proration_behavior": "create_prorations",
          *         "amount_due_now_atom": 0,
          *         "balance_transaction": null,
@@ -21342,13 +21342,13 @@ export type components = {
          *         "amount_due_now_total_atom": 0
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2d0javxnvc3xnwdzg30exp5x04",
-         *       "request_id": "req_prod_06h2d0javxnvc3xnwdzg30exp5x04",
+         *       "correlation_id": "req_prod_06h2e7kxjacr94746x9fm1j2jgvk2",
+         *       "request_id": "req_prod_06h2e7kxjacr94746x9fm1j2jgvk2",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-29T08:53:22.794Z",
+         *       "created": "2026-11-29T11:43:59.383Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2d0hff561d1m2s03m8jqqg7zhr"
+         *       "actor_id": "key_prod_06h2e7k5ksc04wjtdsbs0hg6cjrza"
          *     }
          */
         SubscriptionChangeRequestCanceledEvent: {
@@ -21393,12 +21393,12 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2d0j0vxn862w5993sgtqnc7dwr",
+         *       "id": "evt_prod_06h2e7khtfcy79zg5g6ygjgjdk0r6",
          *       "type": "payment_method.attached",
          *       "aggregate_type": "payment_method",
-         *       "aggregate_id": "pm_prod_06h2d0j0vhm1yb6ks7e5h1pvzkyam",
+         *       "aggregate_id": "pm_prod_06h2e7kht8f8pjdeyqqjz6gqzqr7r",
          *       "data": {
-         *         "id": "pm_prod_06h2d0j0vhm1yb6ks7e5h1pvzkyam",
+         *         "id": "pm_prod_06h2e7kht8f8pjdeyqqjz6gqzqr7r",
          *         "card": {
          *           "brand": "visa",
          *           "last4": "4242",
@@ -21406,8 +21406,8 @@ export type components = {
          *           "exp_month": 12
          *         },
          *         "object": "payment_method",
-         *         "created": "2026-11-29T08:53:20.220Z",
-         *         "customer": "cus_prod_06h2d0hzwvey0es4yyvctdfs4an46",
+         *         "created": "2026-11-29T11:43:56.370Z",
+         *         "customer": "cus_prod_06h2e7khamt8ctss8mzxwepj39dn0",
          *         "livemode": false,
          *         "processor": "sandbox",
          *         "detached_at": null,
@@ -21415,13 +21415,13 @@ export type components = {
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2d0j0t3gwb742z3hzbdg16xgkm",
-         *       "request_id": "req_prod_06h2d0j0t3gwb742z3hzbdg16xgkm",
+         *       "correlation_id": "req_prod_06h2e7khscygbv0qq09y4t73q0bfg",
+         *       "request_id": "req_prod_06h2e7khscygbv0qq09y4t73q0bfg",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-29T08:53:20.223Z",
+         *       "created": "2026-11-29T11:43:56.371Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2d0hff561d1m2s03m8jqqg7zhr"
+         *       "actor_id": "key_prod_06h2e7k5ksc04wjtdsbs0hg6cjrza"
          *     }
          */
         PaymentMethodAttachedEvent: {
@@ -21466,12 +21466,12 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2d0j1s05gkzn495a7c526036p0",
+         *       "id": "evt_prod_06h2e7khysjse6tj8jfs7qb0r68c4",
          *       "type": "payment_method.detached",
          *       "aggregate_type": "payment_method",
-         *       "aggregate_id": "pm_prod_06h2d0j14n371p11cg2gganb5a28t",
+         *       "aggregate_id": "pm_prod_06h2e7khwtpc3yae658jzhssp0hzc",
          *       "data": {
-         *         "id": "pm_prod_06h2d0j14n371p11cg2gganb5a28t",
+         *         "id": "pm_prod_06h2e7khwtpc3yae658jzhssp0hzc",
          *         "card": {
          *           "brand": "visa",
          *           "last4": "0002",
@@ -21479,15 +21479,15 @@ export type components = {
          *           "exp_month": 12
          *         },
          *         "object": "payment_method",
-         *         "created": "2026-11-29T08:53:20.294Z",
-         *         "customer": "cus_prod_06h2d0hzwvey0es4yyvctdfs4an46",
+         *         "created": "2026-11-29T11:43:56.390Z",
+         *         "customer": "cus_prod_06h2e7khamt8ctss8mzxwepj39dn0",
          *         "livemode": false,
          *         "processor": "sandbox",
-         *         "detached_at": "2026-11-29T08:53:20.449Z",
+         *         "detached_at": "2026-11-29T11:43:56.405Z",
          *         "processor_payment_method": "pm_sandbox_declined"
          *       },
          *       "previous_data": {
-         *         "id": "pm_prod_06h2d0j14n371p11cg2gganb5a28t",
+         *         "id": "pm_prod_06h2e7khwtpc3yae658jzhssp0hzc",
          *         "card": {
          *           "brand": "visa",
          *           "last4": "0002",
@@ -21495,21 +21495,21 @@ export type components = {
          *           "exp_month": 12
          *         },
          *         "object": "payment_method",
-         *         "created": "2026-11-29T08:53:20.294Z",
-         *         "customer": "cus_prod_06h2d0hzwvey0es4yyvctdfs4an46",
+         *         "created": "2026-11-29T11:43:56.390Z",
+         *         "customer": "cus_prod_06h2e7khamt8ctss8mzxwepj39dn0",
          *         "livemode": false,
          *         "processor": "sandbox",
          *         "detached_at": null,
          *         "processor_payment_method": "pm_sandbox_declined"
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2d0j1nk2ysdba7x6gdrsjyfn08",
-         *       "request_id": "req_prod_06h2d0j1nk2ysdba7x6gdrsjyfn08",
+         *       "correlation_id": "req_prod_06h2e7khxy0pqr99gccba5k4hn306",
+         *       "request_id": "req_prod_06h2e7khxy0pqr99gccba5k4hn306",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-29T08:53:20.457Z",
+         *       "created": "2026-11-29T11:43:56.406Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2d0hff561d1m2s03m8jqqg7zhr"
+         *       "actor_id": "key_prod_06h2e7k5ksc04wjtdsbs0hg6cjrza"
          *     }
          */
         PaymentMethodDetachedEvent: {
@@ -21554,47 +21554,47 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2d0j4zwfzbb40sgbj403whwxvy",
+         *       "id": "evt_prod_06h2e7kp50cabmk5td0tf76sqtrv6",
          *       "type": "email.sent",
          *       "aggregate_type": "email",
-         *       "aggregate_id": "eml_prod_06h2d0j4mpnqkqcm8s383vtxdbcxg",
+         *       "aggregate_id": "eml_prod_06h2e7knky8g6h4pr394s18yx81xt",
          *       "data": {
-         *         "id": "eml_prod_06h2d0j4mpnqkqcm8s383vtxdbcxg",
+         *         "id": "eml_prod_06h2e7knky8g6h4pr394s18yx81xt",
          *         "to": [
          *           "jenny@example.com"
          *         ],
          *         "type": "receipt",
-         *         "event": "evt_prod_06h2d0j4keq7879f347w3gkvnkmx6",
+         *         "event": "evt_prod_06h2e7knk339g6s01yemcvb66cmb8",
          *         "object": "email",
          *         "status": "sent",
-         *         "created": "2026-11-29T08:53:21.189Z",
-         *         "invoice": "in_prod_06h2d0j3hmedp2e9959y4mv9t8t16",
-         *         "sent_at": "2026-11-29T08:53:21.277Z",
+         *         "created": "2026-11-29T11:43:57.343Z",
+         *         "invoice": "in_prod_06h2e7kmxkwkykxff9qrk6t0bbkaw",
+         *         "sent_at": "2026-11-29T11:43:57.479Z",
          *         "subject": "Your receipt from Example GmbH (invoice EXAMPL-0001)",
          *         "attempts": 1,
-         *         "customer": "cus_prod_06h2d0hzwvey0es4yyvctdfs4an46",
+         *         "customer": "cus_prod_06h2e7khamt8ctss8mzxwepj39dn0",
          *         "livemode": false,
-         *         "message_id": "<eml_prod_06h2d0j4mpnqkqcm8s383vtxdbcxg@localhost>",
+         *         "message_id": "<eml_prod_06h2e7knky8g6h4pr394s18yx81xt@localhost>",
          *         "credit_note": null,
-         *         "smtp_response": "250 Written to .data/mail/eml_prod_06h2d0j4mpnqkqcm8s383vtxdbcxg.eml (no SMTP_URL)"
+         *         "smtp_response": "250 Written to .data/mail/eml_prod_06h2e7knky8g6h4pr394s18yx81xt.eml (no SMTP_URL)"
          *       },
          *       "previous_data": {
-         *         "id": "eml_prod_06h2d0j4mpnqkqcm8s383vtxdbcxg",
+         *         "id": "eml_prod_06h2e7knky8g6h4pr394s18yx81xt",
          *         "to": [
          *           "jenny@example.com"
          *         ],
          *         "type": "receipt",
-         *         "event": "evt_prod_06h2d0j4keq7879f347w3gkvnkmx6",
+         *         "event": "evt_prod_06h2e7knk339g6s01yemcvb66cmb8",
          *         "object": "email",
          *         "status": "queued",
-         *         "created": "2026-11-29T08:53:21.189Z",
-         *         "invoice": "in_prod_06h2d0j3hmedp2e9959y4mv9t8t16",
+         *         "created": "2026-11-29T11:43:57.343Z",
+         *         "invoice": "in_prod_06h2e7kmxkwkykxff9qrk6t0bbkaw",
          *         "sent_at": null,
          *         "subject": "Your receipt from Example GmbH (invoice EXAMPL-0001)",
          *         "attempts": 1,
-         *         "customer": "cus_prod_06h2d0hzwvey0es4yyvctdfs4an46",
+         *         "customer": "cus_prod_06h2e7khamt8ctss8mzxwepj39dn0",
          *         "livemode": false,
-         *         "message_id": "<eml_prod_06h2d0j4mpnqkqcm8s383vtxdbcxg@localhost>",
+         *         "message_id": "<eml_prod_06h2e7knky8g6h4pr394s18yx81xt@localhost>",
          *         "credit_note": null,
          *         "smtp_response": null
          *       },
@@ -21603,7 +21603,7 @@ export type components = {
          *       "request_id": null,
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-29T08:53:21.279Z",
+         *       "created": "2026-11-29T11:43:57.481Z",
          *       "actor_type": "system",
          *       "actor_id": null
          *     }
@@ -21650,12 +21650,12 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2d0jfgsgrx90msf0p1ysvtg72y",
+         *       "id": "evt_prod_06h2e7m2d3wxjh3b3cvkp1pqdghsg",
          *       "type": "email.failed",
          *       "aggregate_type": "email",
-         *       "aggregate_id": "eml_prod_06h2d0jfe6msxmg0jvvgyzqrpymfr",
+         *       "aggregate_id": "eml_prod_06h2e7m262r153gjsgv6sch81fkqr",
          *       "data": {
-         *         "id": "eml_prod_06h2d0jfe6msxmg0jvvgyzqrpymfr",
+         *         "id": "eml_prod_06h2e7m262r153gjsgv6sch81fkqr",
          *         "to": [
          *           "owner@example.com"
          *         ],
@@ -21663,19 +21663,19 @@ export type components = {
          *         "event": null,
          *         "object": "email",
          *         "status": "rate_limited",
-         *         "created": "2027-01-08T08:53:23.183Z",
+         *         "created": "2027-01-08T11:43:59.767Z",
          *         "invoice": null,
          *         "sent_at": null,
          *         "subject": "Test email from Example GmbH",
          *         "attempts": 1,
          *         "customer": null,
          *         "livemode": false,
-         *         "message_id": "<eml_prod_06h2d0jfe6msxmg0jvvgyzqrpymfr@localhost>",
+         *         "message_id": "<eml_prod_06h2e7m262r153gjsgv6sch81fkqr@localhost>",
          *         "credit_note": null,
          *         "smtp_response": "429 The account's hourly email limit was reached; this email was not sent."
          *       },
          *       "previous_data": {
-         *         "id": "eml_prod_06h2d0jfe6msxmg0jvvgyzqrpymfr",
+         *         "id": "eml_prod_06h2e7m262r153gjsgv6sch81fkqr",
          *         "to": [
          *           "owner@example.com"
          *         ],
@@ -21683,14 +21683,14 @@ export type components = {
          *         "event": null,
          *         "object": "email",
          *         "status": "queued",
-         *         "created": "2027-01-08T08:53:23.183Z",
+         *         "created": "2027-01-08T11:43:59.767Z",
          *         "invoice": null,
          *         "sent_at": null,
          *         "subject": "Test email from Example GmbH",
          *         "attempts": 1,
          *         "customer": null,
          *         "livemode": false,
-         *         "message_id": "<eml_prod_06h2d0jfe6msxmg0jvvgyzqrpymfr@localhost>",
+         *         "message_id": "<eml_prod_06h2e7m262r153gjsgv6sch81fkqr@localhost>",
          *         "credit_note": null,
          *         "smtp_response": null
          *       },
@@ -21699,7 +21699,7 @@ export type components = {
          *       "request_id": null,
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2027-01-08T08:53:23.204Z",
+         *       "created": "2027-01-08T11:43:59.823Z",
          *       "actor_type": "system",
          *       "actor_id": null
          *     }
@@ -22374,22 +22374,22 @@ export type components = {
         /**
          * @description The webhook body of `payment.succeeded`.
          * @example {
-         *       "id": "evt_prod_06h2d0j2bgmjhe0evyetfbb9fgzer",
+         *       "id": "evt_prod_06h2e7kj245awyz7qg5kaw8xhvjym",
          *       "object": "event",
          *       "type": "payment.succeeded",
          *       "sequence": 1,
-         *       "created": 1795942400,
+         *       "created": 1795952636,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "py_prod_06h2d0j2b25jq3sk9j2p2n8edms8c",
+         *           "id": "py_prod_06h2e7kj1z85qr0v6htbd2emd8qk2",
          *           "object": "payment",
          *           "status": "succeeded",
-         *           "created": "2026-11-29T08:53:20.600Z",
+         *           "created": "2026-11-29T11:43:56.431Z",
          *           "currency": "usd",
          *           "livemode": false,
          *           "amount_atom": 1000,
-         *           "payment_intent": "pi_prod_06h2d0j25ghhdac6jr2g39fm7g3mp",
+         *           "payment_intent": "pi_prod_06h2e7kj164mk1abzr3kvxf5dy14w",
          *           "payment_method": "pm_sandbox_succeeds",
          *           "failure_message": null,
          *           "amount_refunded_atom": 0
@@ -22447,22 +22447,22 @@ export type components = {
         /**
          * @description The webhook body of `payment.failed`.
          * @example {
-         *       "id": "evt_prod_06h2d0j2hpvvdc75qq8j6sqyvv7my",
+         *       "id": "evt_prod_06h2e7kj737kja9j232mm1h3gtvya",
          *       "object": "event",
          *       "type": "payment.failed",
          *       "sequence": 1,
-         *       "created": 1795942400,
+         *       "created": 1795952636,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "py_prod_06h2d0j2hbxp7yc7vxapvkv7vrjh2",
+         *           "id": "py_prod_06h2e7kj6vhzfcg08zb8371n37d2e",
          *           "object": "payment",
          *           "status": "failed",
-         *           "created": "2026-11-29T08:53:20.650Z",
+         *           "created": "2026-11-29T11:43:56.470Z",
          *           "currency": "usd",
          *           "livemode": false,
          *           "amount_atom": 1000,
-         *           "payment_intent": "pi_prod_06h2d0j2frx6apt5pqd2tqvxgfw66",
+         *           "payment_intent": "pi_prod_06h2e7kj51tryrdn5zeh3qfqc4272",
          *           "payment_method": "pm_sandbox_declined",
          *           "failure_message": "Your card was declined (sandbox payment method pm_sandbox_declined).",
          *           "amount_refunded_atom": 0
@@ -22499,22 +22499,22 @@ export type components = {
         /**
          * @description The webhook body of `payment.refunded`.
          * @example {
-         *       "id": "evt_prod_06h2d0j3ayswqqzgm6c9b9xqxfhh2",
+         *       "id": "evt_prod_06h2e7kmqwfwpw182b390ryvnyxxc",
          *       "object": "event",
          *       "type": "payment.refunded",
          *       "sequence": 2,
-         *       "created": 1795942400,
+         *       "created": 1795952637,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "py_prod_06h2d0j2b25jq3sk9j2p2n8edms8c",
+         *           "id": "py_prod_06h2e7kj1z85qr0v6htbd2emd8qk2",
          *           "object": "payment",
          *           "status": "partially_refunded",
-         *           "created": "2026-11-29T08:53:20.600Z",
+         *           "created": "2026-11-29T11:43:56.431Z",
          *           "currency": "usd",
          *           "livemode": false,
          *           "amount_atom": 1000,
-         *           "payment_intent": "pi_prod_06h2d0j25ghhdac6jr2g39fm7g3mp",
+         *           "payment_intent": "pi_prod_06h2e7kj164mk1abzr3kvxf5dy14w",
          *           "payment_method": "pm_sandbox_succeeds",
          *           "failure_message": null,
          *           "amount_refunded_atom": 400
@@ -22555,32 +22555,32 @@ export type components = {
         /**
          * @description The webhook body of `checkout.session.created`.
          * @example {
-         *       "id": "evt_prod_06h2d0jb2g3be8f6173j3vqnfak7g",
+         *       "id": "evt_prod_06h2e7kxqh75rewzw15va8mpbdce0",
          *       "object": "event",
          *       "type": "checkout.session.created",
          *       "sequence": 1,
-         *       "created": 1795942402,
+         *       "created": 1795952639,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "cs_prod_06h2d0jb214sshkb0vp9ebb6hvb7e",
-         *           "url": "http://127.0.0.1:34341/checkout/cs_prod_06h2d0jb214sshkb0vp9ebb6hvb7e",
+         *           "id": "cs_prod_06h2e7kxpynxkxwcwf6x9n0e7tf8g",
+         *           "url": "http://127.0.0.1:33431/checkout/cs_prod_06h2e7kxpynxkxwcwf6x9n0e7tf8g",
          *           "mode": "payment",
          *           "object": "checkout_session",
          *           "status": "open",
-         *           "created": "2026-11-29T08:53:22.828Z",
+         *           "created": "2026-11-29T11:43:59.408Z",
          *           "invoice": null,
-         *           "updated": "2026-11-29T08:53:22.828Z",
+         *           "updated": "2026-11-29T11:43:59.408Z",
          *           "currency": "usd",
          *           "customer": null,
          *           "livemode": false,
          *           "metadata": {},
          *           "cancel_url": null,
          *           "expired_at": null,
-         *           "expires_at": "2026-11-30T08:53:22.828Z",
+         *           "expires_at": "2026-11-30T11:43:59.408Z",
          *           "line_items": [
          *             {
-         *               "price": "price_prod_06h2d0hxh93776ax6kaz2a0pxeqsm",
+         *               "price": "price_prod_06h2e7kg1af7tmmxj49fzsfsa1w5w",
          *               "quantity": 2,
          *               "amount_atom": 1000,
          *               "description": "Pro",
@@ -22685,22 +22685,22 @@ export type components = {
         /**
          * @description The webhook body of `checkout.session.updated`.
          * @example {
-         *       "id": "evt_prod_06h2d0jbmaqa9dw9cymbj4zhmck5j",
+         *       "id": "evt_prod_06h2e7ky921r6kpdctmpzzhx5hd7j",
          *       "object": "event",
          *       "type": "checkout.session.updated",
          *       "sequence": 2,
-         *       "created": 1795942402,
+         *       "created": 1795952639,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "cs_prod_06h2d0jbhakj5gk791g7q2yznssfp",
-         *           "url": "http://127.0.0.1:34341/checkout/cs_prod_06h2d0jbhakj5gk791g7q2yznssfp",
+         *           "id": "cs_prod_06h2e7ky62bes6z463g97fbrha3yp",
+         *           "url": "http://127.0.0.1:33431/checkout/cs_prod_06h2e7ky62bes6z463g97fbrha3yp",
          *           "mode": "payment",
          *           "object": "checkout_session",
          *           "status": "open",
-         *           "created": "2026-11-29T08:53:22.950Z",
+         *           "created": "2026-11-29T11:43:59.535Z",
          *           "invoice": null,
-         *           "updated": "2026-11-29T08:53:22.975Z",
+         *           "updated": "2026-11-29T11:43:59.556Z",
          *           "currency": "usd",
          *           "customer": null,
          *           "livemode": false,
@@ -22709,10 +22709,10 @@ export type components = {
          *           },
          *           "cancel_url": null,
          *           "expired_at": null,
-         *           "expires_at": "2026-11-30T08:53:22.950Z",
+         *           "expires_at": "2026-11-30T11:43:59.535Z",
          *           "line_items": [
          *             {
-         *               "price": "price_prod_06h2d0hxh93776ax6kaz2a0pxeqsm",
+         *               "price": "price_prod_06h2e7kg1af7tmmxj49fzsfsa1w5w",
          *               "quantity": 2,
          *               "amount_atom": 1000,
          *               "description": "Pro",
@@ -22729,7 +22729,7 @@ export type components = {
          *           "subscription_data": null
          *         },
          *         "previous_attributes": {
-         *           "updated": "2026-11-29T08:53:22.950Z",
+         *           "updated": "2026-11-29T11:43:59.535Z",
          *           "metadata": {}
          *         }
          *       }
@@ -22764,23 +22764,23 @@ export type components = {
         /**
          * @description The webhook body of `checkout.session.deleted`.
          * @example {
-         *       "id": "evt_prod_06h2d0jbqyzgy4jpbt238xb6tny6r",
+         *       "id": "evt_prod_06h2e7kybvnq7wc8pf54xnn25x1j0",
          *       "object": "event",
          *       "type": "checkout.session.deleted",
          *       "sequence": 3,
-         *       "created": 1795942403,
+         *       "created": 1795952639,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "cs_prod_06h2d0jbhakj5gk791g7q2yznssfp",
-         *           "url": "http://127.0.0.1:34341/checkout/cs_prod_06h2d0jbhakj5gk791g7q2yznssfp",
+         *           "id": "cs_prod_06h2e7ky62bes6z463g97fbrha3yp",
+         *           "url": "http://127.0.0.1:33431/checkout/cs_prod_06h2e7ky62bes6z463g97fbrha3yp",
          *           "mode": "payment",
          *           "object": "checkout_session",
          *           "status": "open",
-         *           "created": "2026-11-29T08:53:22.950Z",
+         *           "created": "2026-11-29T11:43:59.535Z",
          *           "deleted": true,
          *           "invoice": null,
-         *           "updated": "2026-11-29T08:53:23.005Z",
+         *           "updated": "2026-11-29T11:43:59.581Z",
          *           "currency": "usd",
          *           "customer": null,
          *           "livemode": false,
@@ -22789,10 +22789,10 @@ export type components = {
          *           },
          *           "cancel_url": null,
          *           "expired_at": null,
-         *           "expires_at": "2026-11-30T08:53:22.950Z",
+         *           "expires_at": "2026-11-30T11:43:59.535Z",
          *           "line_items": [
          *             {
-         *               "price": "price_prod_06h2d0hxh93776ax6kaz2a0pxeqsm",
+         *               "price": "price_prod_06h2e7kg1af7tmmxj49fzsfsa1w5w",
          *               "quantity": 2,
          *               "amount_atom": 1000,
          *               "description": "Pro",
@@ -22809,7 +22809,7 @@ export type components = {
          *           "subscription_data": null
          *         },
          *         "previous_attributes": {
-         *           "updated": "2026-11-29T08:53:22.975Z",
+         *           "updated": "2026-11-29T11:43:59.556Z",
          *           "deleted": null
          *         }
          *       }
@@ -22902,32 +22902,32 @@ export type components = {
         /**
          * @description The webhook body of `checkout.session.completed`.
          * @example {
-         *       "id": "evt_prod_06h2d0jbd75dg7kdqdjc5zb1pqz6c",
+         *       "id": "evt_prod_06h2e7ky3f9p3p73ap361jy5td558",
          *       "object": "event",
          *       "type": "checkout.session.completed",
          *       "sequence": 2,
-         *       "created": 1795942402,
+         *       "created": 1795952639,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "cs_prod_06h2d0jb214sshkb0vp9ebb6hvb7e",
-         *           "url": "http://127.0.0.1:34341/checkout/cs_prod_06h2d0jb214sshkb0vp9ebb6hvb7e",
+         *           "id": "cs_prod_06h2e7kxpynxkxwcwf6x9n0e7tf8g",
+         *           "url": "http://127.0.0.1:33431/checkout/cs_prod_06h2e7kxpynxkxwcwf6x9n0e7tf8g",
          *           "mode": "payment",
          *           "object": "checkout_session",
          *           "status": "complete",
-         *           "created": "2026-11-29T08:53:22.828Z",
+         *           "created": "2026-11-29T11:43:59.408Z",
          *           "invoice": null,
-         *           "updated": "2026-11-29T08:53:22.917Z",
+         *           "updated": "2026-11-29T11:43:59.512Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h2d0jb9hkt5smdbj5rdz1zfm036",
+         *           "customer": "cus_prod_06h2e7ky14rz92hfn65hwh1z7r7cj",
          *           "livemode": false,
          *           "metadata": {},
          *           "cancel_url": null,
          *           "expired_at": null,
-         *           "expires_at": "2026-11-30T08:53:22.828Z",
+         *           "expires_at": "2026-11-30T11:43:59.408Z",
          *           "line_items": [
          *             {
-         *               "price": "price_prod_06h2d0hxh93776ax6kaz2a0pxeqsm",
+         *               "price": "price_prod_06h2e7kg1af7tmmxj49fzsfsa1w5w",
          *               "quantity": 2,
          *               "amount_atom": 1000,
          *               "description": "Pro",
@@ -22935,17 +22935,17 @@ export type components = {
          *             }
          *           ],
          *           "success_url": "https://example.com/thanks",
-         *           "completed_at": "2026-11-29T08:53:22.917Z",
+         *           "completed_at": "2026-11-29T11:43:59.512Z",
          *           "subscription": null,
          *           "customer_email": "new-buyer@example.com",
-         *           "payment_intent": "pi_prod_06h2d0jbajrwy9mtjfkjqdnmf1k5r",
+         *           "payment_intent": "pi_prod_06h2e7ky21m2vpzmactjm169r5ywp",
          *           "payment_status": "paid",
          *           "amount_total_atom": 1000,
          *           "subscription_data": null
          *         },
          *         "previous_attributes": {
          *           "status": "open",
-         *           "updated": "2026-11-29T08:53:22.828Z",
+         *           "updated": "2026-11-29T11:43:59.408Z",
          *           "customer": null,
          *           "completed_at": null,
          *           "customer_email": null,
@@ -22984,32 +22984,32 @@ export type components = {
         /**
          * @description The webhook body of `checkout.session.expired`.
          * @example {
-         *       "id": "evt_prod_06h2d0jc8g3ztvh7d48e28se10ygp",
+         *       "id": "evt_prod_06h2e7kyr66sxzsa109fdje6v6f7y",
          *       "object": "event",
          *       "type": "checkout.session.expired",
          *       "sequence": 2,
-         *       "created": 1796028803,
+         *       "created": 1796039039,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "cs_prod_06h2d0jbt72xr5g88j130hkfnz52t",
-         *           "url": "http://127.0.0.1:34341/checkout/cs_prod_06h2d0jbt72xr5g88j130hkfnz52t",
+         *           "id": "cs_prod_06h2e7kydh199pm0nextshcs2tkm4",
+         *           "url": "http://127.0.0.1:33431/checkout/cs_prod_06h2e7kydh199pm0nextshcs2tkm4",
          *           "mode": "payment",
          *           "object": "checkout_session",
          *           "status": "expired",
-         *           "created": "2026-11-29T08:53:23.022Z",
+         *           "created": "2026-11-29T11:43:59.595Z",
          *           "invoice": null,
-         *           "updated": "2026-11-30T08:53:23.022Z",
+         *           "updated": "2026-11-30T11:43:59.595Z",
          *           "currency": "usd",
          *           "customer": null,
          *           "livemode": false,
          *           "metadata": {},
          *           "cancel_url": null,
-         *           "expired_at": "2026-11-30T08:53:23.022Z",
-         *           "expires_at": "2026-11-30T08:53:23.022Z",
+         *           "expired_at": "2026-11-30T11:43:59.595Z",
+         *           "expires_at": "2026-11-30T11:43:59.595Z",
          *           "line_items": [
          *             {
-         *               "price": "price_prod_06h2d0hxh93776ax6kaz2a0pxeqsm",
+         *               "price": "price_prod_06h2e7kg1af7tmmxj49fzsfsa1w5w",
          *               "quantity": 2,
          *               "amount_atom": 1000,
          *               "description": "Pro",
@@ -23027,7 +23027,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "status": "open",
-         *           "updated": "2026-11-29T08:53:23.022Z",
+         *           "updated": "2026-11-29T11:43:59.595Z",
          *           "expired_at": null
          *         }
          *       }
@@ -23062,22 +23062,22 @@ export type components = {
         /**
          * @description The webhook body of `payment_intent.created`.
          * @example {
-         *       "id": "evt_prod_06h2d0j26rhdex7wqcpag3r4vv3xe",
+         *       "id": "evt_prod_06h2e7kj1eyez1sb1mkjxpshp7tsm",
          *       "object": "event",
          *       "type": "payment_intent.created",
          *       "sequence": 1,
-         *       "created": 1795942400,
+         *       "created": 1795952636,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "pi_prod_06h2d0j25ghhdac6jr2g39fm7g3mp",
+         *           "id": "pi_prod_06h2e7kj164mk1abzr3kvxf5dy14w",
          *           "object": "payment_intent",
          *           "status": "requires_confirmation",
-         *           "created": "2026-11-29T08:53:20.556Z",
+         *           "created": "2026-11-29T11:43:56.425Z",
          *           "invoice": null,
-         *           "updated": "2026-11-29T08:53:20.556Z",
+         *           "updated": "2026-11-29T11:43:56.425Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h2d0hzwvey0es4yyvctdfs4an46",
+         *           "customer": "cus_prod_06h2e7khamt8ctss8mzxwepj39dn0",
          *           "livemode": false,
          *           "metadata": {},
          *           "amount_atom": 1000,
@@ -23154,22 +23154,22 @@ export type components = {
         /**
          * @description The webhook body of `payment_intent.processing`.
          * @example {
-         *       "id": "evt_prod_06h2d0j2a63b1wh64pbbd17kd0d2p",
+         *       "id": "evt_prod_06h2e7kj1qwae6gwpv7a5p4ynk508",
          *       "object": "event",
          *       "type": "payment_intent.processing",
          *       "sequence": 2,
-         *       "created": 1795942400,
+         *       "created": 1795952636,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "pi_prod_06h2d0j25ghhdac6jr2g39fm7g3mp",
+         *           "id": "pi_prod_06h2e7kj164mk1abzr3kvxf5dy14w",
          *           "object": "payment_intent",
          *           "status": "processing",
-         *           "created": "2026-11-29T08:53:20.556Z",
+         *           "created": "2026-11-29T11:43:56.425Z",
          *           "invoice": null,
-         *           "updated": "2026-11-29T08:53:20.585Z",
+         *           "updated": "2026-11-29T11:43:56.428Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h2d0hzwvey0es4yyvctdfs4an46",
+         *           "customer": "cus_prod_06h2e7khamt8ctss8mzxwepj39dn0",
          *           "livemode": false,
          *           "metadata": {},
          *           "amount_atom": 1000,
@@ -23182,7 +23182,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "status": "requires_confirmation",
-         *           "updated": "2026-11-29T08:53:20.556Z"
+         *           "updated": "2026-11-29T11:43:56.425Z"
          *         }
          *       }
          *     }
@@ -23216,22 +23216,22 @@ export type components = {
         /**
          * @description The webhook body of `payment_intent.requires_action`.
          * @example {
-         *       "id": "evt_prod_06h2d0j2n3cnrx3t2z85txta3h70r",
+         *       "id": "evt_prod_06h2e7kj9txrp0hyn6n23jrk7vr7e",
          *       "object": "event",
          *       "type": "payment_intent.requires_action",
          *       "sequence": 2,
-         *       "created": 1795942400,
+         *       "created": 1795952636,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "pi_prod_06h2d0j2kvxq0bv7hzmvd5ceqx16y",
+         *           "id": "pi_prod_06h2e7kj98mha8sq46tnjbycgk4mg",
          *           "object": "payment_intent",
          *           "status": "requires_action",
-         *           "created": "2026-11-29T08:53:20.670Z",
+         *           "created": "2026-11-29T11:43:56.490Z",
          *           "invoice": null,
-         *           "updated": "2026-11-29T08:53:20.676Z",
+         *           "updated": "2026-11-29T11:43:56.492Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h2d0hzwvey0es4yyvctdfs4an46",
+         *           "customer": "cus_prod_06h2e7khamt8ctss8mzxwepj39dn0",
          *           "livemode": false,
          *           "metadata": {},
          *           "amount_atom": 1000,
@@ -23244,7 +23244,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "status": "requires_confirmation",
-         *           "updated": "2026-11-29T08:53:20.670Z"
+         *           "updated": "2026-11-29T11:43:56.490Z"
          *         }
          *       }
          *     }
@@ -23278,22 +23278,22 @@ export type components = {
         /**
          * @description The webhook body of `payment_intent.amount_capturable_updated`.
          * @example {
-         *       "id": "evt_prod_06h2d0j2wvyvhjs1btn99ph77yd1t",
+         *       "id": "evt_prod_06h2e7kk6jyax66rtx7z8h0ets8jp",
          *       "object": "event",
          *       "type": "payment_intent.amount_capturable_updated",
          *       "sequence": 3,
-         *       "created": 1795942400,
+         *       "created": 1795952636,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "pi_prod_06h2d0j2v84dkkr2cena082by7k62",
+         *           "id": "pi_prod_06h2e7kjsa1r6ee5407dzs3gm1kq8",
          *           "object": "payment_intent",
          *           "status": "requires_capture",
-         *           "created": "2026-11-29T08:53:20.730Z",
+         *           "created": "2026-11-29T11:43:56.618Z",
          *           "invoice": null,
-         *           "updated": "2026-11-29T08:53:20.740Z",
+         *           "updated": "2026-11-29T11:43:56.688Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h2d0hzwvey0es4yyvctdfs4an46",
+         *           "customer": "cus_prod_06h2e7khamt8ctss8mzxwepj39dn0",
          *           "livemode": false,
          *           "metadata": {},
          *           "amount_atom": 1000,
@@ -23306,7 +23306,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "status": "processing",
-         *           "updated": "2026-11-29T08:53:20.735Z",
+         *           "updated": "2026-11-29T11:43:56.643Z",
          *           "amount_capturable_atom": 0
          *         }
          *       }
@@ -23341,22 +23341,22 @@ export type components = {
         /**
          * @description The webhook body of `payment_intent.succeeded`.
          * @example {
-         *       "id": "evt_prod_06h2d0j2css5ej552jz7y182936kp",
+         *       "id": "evt_prod_06h2e7kj3600xkqzh1gdzc5rv073g",
          *       "object": "event",
          *       "type": "payment_intent.succeeded",
          *       "sequence": 3,
-         *       "created": 1795942400,
+         *       "created": 1795952636,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "pi_prod_06h2d0j25ghhdac6jr2g39fm7g3mp",
+         *           "id": "pi_prod_06h2e7kj164mk1abzr3kvxf5dy14w",
          *           "object": "payment_intent",
          *           "status": "succeeded",
-         *           "created": "2026-11-29T08:53:20.556Z",
+         *           "created": "2026-11-29T11:43:56.425Z",
          *           "invoice": null,
-         *           "updated": "2026-11-29T08:53:20.606Z",
+         *           "updated": "2026-11-29T11:43:56.440Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h2d0hzwvey0es4yyvctdfs4an46",
+         *           "customer": "cus_prod_06h2e7khamt8ctss8mzxwepj39dn0",
          *           "livemode": false,
          *           "metadata": {},
          *           "amount_atom": 1000,
@@ -23369,7 +23369,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "status": "processing",
-         *           "updated": "2026-11-29T08:53:20.585Z",
+         *           "updated": "2026-11-29T11:43:56.428Z",
          *           "amount_received_atom": 0
          *         }
          *       }
@@ -23404,26 +23404,26 @@ export type components = {
         /**
          * @description The webhook body of `payment_intent.canceled`.
          * @example {
-         *       "id": "evt_prod_06h2d0j2zmdk4822z0at9rn01jbt2",
+         *       "id": "evt_prod_06h2e7kkgddne0cqfnhntracz366r",
          *       "object": "event",
          *       "type": "payment_intent.canceled",
          *       "sequence": 4,
-         *       "created": 1795942400,
+         *       "created": 1795952636,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "pi_prod_06h2d0j2v84dkkr2cena082by7k62",
+         *           "id": "pi_prod_06h2e7kjsa1r6ee5407dzs3gm1kq8",
          *           "object": "payment_intent",
          *           "status": "canceled",
-         *           "created": "2026-11-29T08:53:20.730Z",
+         *           "created": "2026-11-29T11:43:56.618Z",
          *           "invoice": null,
-         *           "updated": "2026-11-29T08:53:20.764Z",
+         *           "updated": "2026-11-29T11:43:56.796Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h2d0hzwvey0es4yyvctdfs4an46",
+         *           "customer": "cus_prod_06h2e7khamt8ctss8mzxwepj39dn0",
          *           "livemode": false,
          *           "metadata": {},
          *           "amount_atom": 1000,
-         *           "canceled_at": "2026-11-29T08:53:20.764Z",
+         *           "canceled_at": "2026-11-29T11:43:56.795Z",
          *           "capture_method": "manual",
          *           "payment_method": "pm_sandbox_succeeds",
          *           "last_payment_error": null,
@@ -23432,7 +23432,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "status": "requires_capture",
-         *           "updated": "2026-11-29T08:53:20.740Z",
+         *           "updated": "2026-11-29T11:43:56.688Z",
          *           "canceled_at": null,
          *           "amount_capturable_atom": 1000
          *         }
@@ -23468,22 +23468,22 @@ export type components = {
         /**
          * @description The webhook body of `payment_intent.payment_failed`.
          * @example {
-         *       "id": "evt_prod_06h2d0j2j6vzyb861qf84th60pdw2",
+         *       "id": "evt_prod_06h2e7kj80sthhfzbt2z3he9sh4fr",
          *       "object": "event",
          *       "type": "payment_intent.payment_failed",
          *       "sequence": 3,
-         *       "created": 1795942400,
+         *       "created": 1795952636,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "pi_prod_06h2d0j2frx6apt5pqd2tqvxgfw66",
+         *           "id": "pi_prod_06h2e7kj51tryrdn5zeh3qfqc4272",
          *           "object": "payment_intent",
          *           "status": "requires_payment_method",
-         *           "created": "2026-11-29T08:53:20.638Z",
+         *           "created": "2026-11-29T11:43:56.456Z",
          *           "invoice": null,
-         *           "updated": "2026-11-29T08:53:20.656Z",
+         *           "updated": "2026-11-29T11:43:56.475Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h2d0hzwvey0es4yyvctdfs4an46",
+         *           "customer": "cus_prod_06h2e7khamt8ctss8mzxwepj39dn0",
          *           "livemode": false,
          *           "metadata": {},
          *           "amount_atom": 1000,
@@ -23496,7 +23496,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "status": "processing",
-         *           "updated": "2026-11-29T08:53:20.644Z",
+         *           "updated": "2026-11-29T11:43:56.459Z",
          *           "payment_method": "pm_sandbox_declined",
          *           "last_payment_error": null
          *         }
@@ -23532,22 +23532,22 @@ export type components = {
         /**
          * @description The webhook body of `payment_intent.partially_funded`.
          * @example {
-         *       "id": "evt_prod_06h2d0j2sgpjrvtjqgdhfzns18zam",
+         *       "id": "evt_prod_06h2e7kjmdea83znw4pkq1xcv187t",
          *       "object": "event",
          *       "type": "payment_intent.partially_funded",
          *       "sequence": 3,
-         *       "created": 1795942400,
+         *       "created": 1795952636,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "pi_prod_06h2d0j2q8r8q6b71sjp1gmmb4m6e",
+         *           "id": "pi_prod_06h2e7kjj4fg8k9zwter0kjxsjh34",
          *           "object": "payment_intent",
          *           "status": "partially_funded",
-         *           "created": "2026-11-29T08:53:20.697Z",
+         *           "created": "2026-11-29T11:43:56.561Z",
          *           "invoice": null,
-         *           "updated": "2026-11-29T08:53:20.714Z",
+         *           "updated": "2026-11-29T11:43:56.579Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h2d0hzwvey0es4yyvctdfs4an46",
+         *           "customer": "cus_prod_06h2e7khamt8ctss8mzxwepj39dn0",
          *           "livemode": false,
          *           "metadata": {},
          *           "amount_atom": 1000,
@@ -23560,7 +23560,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "status": "processing",
-         *           "updated": "2026-11-29T08:53:20.704Z",
+         *           "updated": "2026-11-29T11:43:56.564Z",
          *           "amount_received_atom": 0
          *         }
          *       }
@@ -23595,40 +23595,40 @@ export type components = {
         /**
          * @description The webhook body of `customer.subscription.created`.
          * @example {
-         *       "id": "evt_prod_06h2d0j8nmwqw4dxgsced7kepak3y",
+         *       "id": "evt_prod_06h2e7ktanxe1r5aya95phv1211bp",
          *       "object": "event",
          *       "type": "customer.subscription.created",
          *       "sequence": 1,
-         *       "created": 1795942402,
+         *       "created": 1795952638,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "sub_prod_06h2d0j8khyc25ndr0zhkwxcdqp38",
+         *           "id": "sub_prod_06h2e7kt96npy8qg6jsgc2tk9jdd4",
          *           "items": [
          *             {
-         *               "id": "si_prod_06h2d0j8khyc25ndr0zhkwxcdqp3a",
-         *               "price": "price_prod_06h2d0hxcshgdh05f8e8wff0h1rny",
+         *               "id": "si_prod_06h2e7kt9b051cnkepgq9n3qmnpxg",
+         *               "price": "price_prod_06h2e7kfy73va64z4hg784mm5asry",
          *               "quantity": 1
          *             }
          *           ],
          *           "object": "subscription",
          *           "status": "active",
-         *           "created": "2026-11-29T08:53:22.201Z",
-         *           "updated": "2026-11-29T08:53:22.201Z",
+         *           "created": "2026-11-29T11:43:58.529Z",
+         *           "updated": "2026-11-29T11:43:58.529Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h2d0hzwvey0es4yyvctdfs4an46",
+         *           "customer": "cus_prod_06h2e7khamt8ctss8mzxwepj39dn0",
          *           "livemode": false,
          *           "metadata": {},
          *           "paused_at": null,
          *           "trial_end": null,
          *           "cancelled_at": null,
          *           "days_until_due": null,
-         *           "latest_invoice": "in_prod_06h2d0j8kwkgq53035bqxvzm95r0g",
+         *           "latest_invoice": "in_prod_06h2e7kt9ksz4m4zjs6hf9bzj0hwm",
          *           "pending_changes": [],
          *           "collection_method": "charge_automatically",
-         *           "current_period_end": "2026-12-29T08:53:22.201Z",
+         *           "current_period_end": "2026-12-29T11:43:58.529Z",
          *           "cancel_at_period_end": false,
-         *           "current_period_start": "2026-11-29T08:53:22.201Z",
+         *           "current_period_start": "2026-11-29T11:43:58.529Z",
          *           "default_payment_method": null
          *         }
          *       }
@@ -23719,28 +23719,28 @@ export type components = {
         /**
          * @description The webhook body of `customer.subscription.updated`.
          * @example {
-         *       "id": "evt_prod_06h2d0j90j1t1wdgz5cskma6k70ae",
+         *       "id": "evt_prod_06h2e7ktk7xgy495c98vgc2rc1cay",
          *       "object": "event",
          *       "type": "customer.subscription.updated",
          *       "sequence": 2,
-         *       "created": 1795942402,
+         *       "created": 1795952638,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "sub_prod_06h2d0j8khyc25ndr0zhkwxcdqp38",
+         *           "id": "sub_prod_06h2e7kt96npy8qg6jsgc2tk9jdd4",
          *           "items": [
          *             {
-         *               "id": "si_prod_06h2d0j8khyc25ndr0zhkwxcdqp3a",
-         *               "price": "price_prod_06h2d0hxcshgdh05f8e8wff0h1rny",
+         *               "id": "si_prod_06h2e7kt9b051cnkepgq9n3qmnpxg",
+         *               "price": "price_prod_06h2e7kfy73va64z4hg784mm5asry",
          *               "quantity": 1
          *             }
          *           ],
          *           "object": "subscription",
          *           "status": "active",
-         *           "created": "2026-11-29T08:53:22.201Z",
-         *           "updated": "2026-11-29T08:53:22.303Z",
+         *           "created": "2026-11-29T11:43:58.529Z",
+         *           "updated": "2026-11-29T11:43:58.615Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h2d0hzwvey0es4yyvctdfs4an46",
+         *           "customer": "cus_prod_06h2e7khamt8ctss8mzxwepj39dn0",
          *           "livemode": false,
          *           "metadata": {
          *             "plan": "pro"
@@ -23749,16 +23749,16 @@ export type components = {
          *           "trial_end": null,
          *           "cancelled_at": null,
          *           "days_until_due": null,
-         *           "latest_invoice": "in_prod_06h2d0j8kwkgq53035bqxvzm95r0g",
+         *           "latest_invoice": "in_prod_06h2e7kt9ksz4m4zjs6hf9bzj0hwm",
          *           "pending_changes": [],
          *           "collection_method": "charge_automatically",
-         *           "current_period_end": "2026-12-29T08:53:22.201Z",
+         *           "current_period_end": "2026-12-29T11:43:58.529Z",
          *           "cancel_at_period_end": false,
-         *           "current_period_start": "2026-11-29T08:53:22.201Z",
+         *           "current_period_start": "2026-11-29T11:43:58.529Z",
          *           "default_payment_method": null
          *         },
          *         "previous_attributes": {
-         *           "updated": "2026-11-29T08:53:22.201Z",
+         *           "updated": "2026-11-29T11:43:58.529Z",
          *           "metadata": {}
          *         }
          *       }
@@ -23793,47 +23793,47 @@ export type components = {
         /**
          * @description The webhook body of `customer.subscription.paused`.
          * @example {
-         *       "id": "evt_prod_06h2d0j94tngz787haerzytb8bexj",
+         *       "id": "evt_prod_06h2e7ktv2k2km8634gx3pd1zdkmc",
          *       "object": "event",
          *       "type": "customer.subscription.paused",
          *       "sequence": 3,
-         *       "created": 1795942402,
+         *       "created": 1795952638,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "sub_prod_06h2d0j8khyc25ndr0zhkwxcdqp38",
+         *           "id": "sub_prod_06h2e7kt96npy8qg6jsgc2tk9jdd4",
          *           "items": [
          *             {
-         *               "id": "si_prod_06h2d0j8khyc25ndr0zhkwxcdqp3a",
-         *               "price": "price_prod_06h2d0hxcshgdh05f8e8wff0h1rny",
+         *               "id": "si_prod_06h2e7kt9b051cnkepgq9n3qmnpxg",
+         *               "price": "price_prod_06h2e7kfy73va64z4hg784mm5asry",
          *               "quantity": 1
          *             }
          *           ],
          *           "object": "subscription",
          *           "status": "paused",
-         *           "created": "2026-11-29T08:53:22.201Z",
-         *           "updated": "2026-11-29T08:53:22.337Z",
+         *           "created": "2026-11-29T11:43:58.529Z",
+         *           "updated": "2026-11-29T11:43:58.678Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h2d0hzwvey0es4yyvctdfs4an46",
+         *           "customer": "cus_prod_06h2e7khamt8ctss8mzxwepj39dn0",
          *           "livemode": false,
          *           "metadata": {
          *             "plan": "pro"
          *           },
-         *           "paused_at": "2026-11-29T08:53:22.337Z",
+         *           "paused_at": "2026-11-29T11:43:58.678Z",
          *           "trial_end": null,
          *           "cancelled_at": null,
          *           "days_until_due": null,
-         *           "latest_invoice": "in_prod_06h2d0j8kwkgq53035bqxvzm95r0g",
+         *           "latest_invoice": "in_prod_06h2e7kt9ksz4m4zjs6hf9bzj0hwm",
          *           "pending_changes": [],
          *           "collection_method": "charge_automatically",
-         *           "current_period_end": "2026-12-29T08:53:22.201Z",
+         *           "current_period_end": "2026-12-29T11:43:58.529Z",
          *           "cancel_at_period_end": false,
-         *           "current_period_start": "2026-11-29T08:53:22.201Z",
+         *           "current_period_start": "2026-11-29T11:43:58.529Z",
          *           "default_payment_method": null
          *         },
          *         "previous_attributes": {
          *           "status": "active",
-         *           "updated": "2026-11-29T08:53:22.303Z",
+         *           "updated": "2026-11-29T11:43:58.615Z",
          *           "paused_at": null
          *         }
          *       }
@@ -23868,28 +23868,28 @@ export type components = {
         /**
          * @description The webhook body of `customer.subscription.resumed`.
          * @example {
-         *       "id": "evt_prod_06h2d0j996v50yh72vpafmrjmp8c6",
+         *       "id": "evt_prod_06h2e7kv26aydxw61pf4z6wzyfttj",
          *       "object": "event",
          *       "type": "customer.subscription.resumed",
          *       "sequence": 4,
-         *       "created": 1795942402,
+         *       "created": 1795952638,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "sub_prod_06h2d0j8khyc25ndr0zhkwxcdqp38",
+         *           "id": "sub_prod_06h2e7kt96npy8qg6jsgc2tk9jdd4",
          *           "items": [
          *             {
-         *               "id": "si_prod_06h2d0j8khyc25ndr0zhkwxcdqp3a",
-         *               "price": "price_prod_06h2d0hxcshgdh05f8e8wff0h1rny",
+         *               "id": "si_prod_06h2e7kt9b051cnkepgq9n3qmnpxg",
+         *               "price": "price_prod_06h2e7kfy73va64z4hg784mm5asry",
          *               "quantity": 1
          *             }
          *           ],
          *           "object": "subscription",
          *           "status": "active",
-         *           "created": "2026-11-29T08:53:22.201Z",
-         *           "updated": "2026-11-29T08:53:22.372Z",
+         *           "created": "2026-11-29T11:43:58.529Z",
+         *           "updated": "2026-11-29T11:43:58.720Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h2d0hzwvey0es4yyvctdfs4an46",
+         *           "customer": "cus_prod_06h2e7khamt8ctss8mzxwepj39dn0",
          *           "livemode": false,
          *           "metadata": {
          *             "plan": "pro"
@@ -23898,18 +23898,18 @@ export type components = {
          *           "trial_end": null,
          *           "cancelled_at": null,
          *           "days_until_due": null,
-         *           "latest_invoice": "in_prod_06h2d0j8kwkgq53035bqxvzm95r0g",
+         *           "latest_invoice": "in_prod_06h2e7kt9ksz4m4zjs6hf9bzj0hwm",
          *           "pending_changes": [],
          *           "collection_method": "charge_automatically",
-         *           "current_period_end": "2026-12-29T08:53:22.201Z",
+         *           "current_period_end": "2026-12-29T11:43:58.529Z",
          *           "cancel_at_period_end": false,
-         *           "current_period_start": "2026-11-29T08:53:22.201Z",
+         *           "current_period_start": "2026-11-29T11:43:58.529Z",
          *           "default_payment_method": null
          *         },
          *         "previous_attributes": {
          *           "status": "paused",
-         *           "updated": "2026-11-29T08:53:22.337Z",
-         *           "paused_at": "2026-11-29T08:53:22.337Z"
+         *           "updated": "2026-11-29T11:43:58.678Z",
+         *           "paused_at": "2026-11-29T11:43:58.678Z"
          *         }
          *       }
          *     }
@@ -23943,47 +23943,47 @@ export type components = {
         /**
          * @description The webhook body of `customer.subscription.cancelled`.
          * @example {
-         *       "id": "evt_prod_06h2d0j9g2hk3zxyq2sms8z8hkqka",
+         *       "id": "evt_prod_06h2e7kv885tmgznw44a9pcf2106r",
          *       "object": "event",
          *       "type": "customer.subscription.cancelled",
          *       "sequence": 5,
-         *       "created": 1795942402,
+         *       "created": 1795952638,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "sub_prod_06h2d0j8khyc25ndr0zhkwxcdqp38",
+         *           "id": "sub_prod_06h2e7kt96npy8qg6jsgc2tk9jdd4",
          *           "items": [
          *             {
-         *               "id": "si_prod_06h2d0j8khyc25ndr0zhkwxcdqp3a",
-         *               "price": "price_prod_06h2d0hxcshgdh05f8e8wff0h1rny",
+         *               "id": "si_prod_06h2e7kt9b051cnkepgq9n3qmnpxg",
+         *               "price": "price_prod_06h2e7kfy73va64z4hg784mm5asry",
          *               "quantity": 1
          *             }
          *           ],
          *           "object": "subscription",
          *           "status": "cancelled",
-         *           "created": "2026-11-29T08:53:22.201Z",
-         *           "updated": "2026-11-29T08:53:22.407Z",
+         *           "created": "2026-11-29T11:43:58.529Z",
+         *           "updated": "2026-11-29T11:43:58.772Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h2d0hzwvey0es4yyvctdfs4an46",
+         *           "customer": "cus_prod_06h2e7khamt8ctss8mzxwepj39dn0",
          *           "livemode": false,
          *           "metadata": {
          *             "plan": "pro"
          *           },
          *           "paused_at": null,
          *           "trial_end": null,
-         *           "cancelled_at": "2026-11-29T08:53:22.407Z",
+         *           "cancelled_at": "2026-11-29T11:43:58.772Z",
          *           "days_until_due": null,
-         *           "latest_invoice": "in_prod_06h2d0j8kwkgq53035bqxvzm95r0g",
+         *           "latest_invoice": "in_prod_06h2e7kt9ksz4m4zjs6hf9bzj0hwm",
          *           "pending_changes": [],
          *           "collection_method": "charge_automatically",
-         *           "current_period_end": "2026-12-29T08:53:22.201Z",
+         *           "current_period_end": "2026-12-29T11:43:58.529Z",
          *           "cancel_at_period_end": false,
-         *           "current_period_start": "2026-11-29T08:53:22.201Z",
+         *           "current_period_start": "2026-11-29T11:43:58.529Z",
          *           "default_payment_method": null
          *         },
          *         "previous_attributes": {
          *           "status": "active",
-         *           "updated": "2026-11-29T08:53:22.372Z",
+         *           "updated": "2026-11-29T11:43:58.720Z",
          *           "cancelled_at": null
          *         }
          *       }
@@ -24018,40 +24018,40 @@ export type components = {
         /**
          * @description The webhook body of `customer.subscription.trial_will_end`.
          * @example {
-         *       "id": "evt_prod_06h2d0jccxw0e2pdj8dahz11dh41y",
+         *       "id": "evt_prod_06h2e7kyv5xvq7wqhq30nqjw5cqpa",
          *       "object": "event",
          *       "type": "customer.subscription.trial_will_end",
          *       "sequence": 2,
-         *       "created": 1796288002,
+         *       "created": 1796298238,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "sub_prod_06h2d0j9q69kn92g6963eb7y81z0j",
+         *           "id": "sub_prod_06h2e7kveeyacjx4q7wvjqe0r1gsp",
          *           "items": [
          *             {
-         *               "id": "si_prod_06h2d0j9q69kn92g6963eb7y81z0m",
-         *               "price": "price_prod_06h2d0hxcshgdh05f8e8wff0h1rny",
+         *               "id": "si_prod_06h2e7kveeyacjx4q7wvjqe0r1gsr",
+         *               "price": "price_prod_06h2e7kfy73va64z4hg784mm5asry",
          *               "quantity": 1
          *             }
          *           ],
          *           "object": "subscription",
          *           "status": "trialing",
-         *           "created": "2026-11-29T08:53:22.480Z",
-         *           "updated": "2026-11-29T08:53:22.480Z",
+         *           "created": "2026-11-29T11:43:58.822Z",
+         *           "updated": "2026-11-29T11:43:58.822Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h2d0hzwvey0es4yyvctdfs4an46",
+         *           "customer": "cus_prod_06h2e7khamt8ctss8mzxwepj39dn0",
          *           "livemode": false,
          *           "metadata": {},
          *           "paused_at": null,
-         *           "trial_end": "2026-12-06T08:53:22.480Z",
+         *           "trial_end": "2026-12-06T11:43:58.822Z",
          *           "cancelled_at": null,
          *           "days_until_due": null,
          *           "latest_invoice": null,
          *           "pending_changes": [],
          *           "collection_method": "charge_automatically",
-         *           "current_period_end": "2026-12-06T08:53:22.480Z",
+         *           "current_period_end": "2026-12-06T11:43:58.822Z",
          *           "cancel_at_period_end": false,
-         *           "current_period_start": "2026-11-29T08:53:22.480Z",
+         *           "current_period_start": "2026-11-29T11:43:58.822Z",
          *           "default_payment_method": "pm_sandbox_succeeds"
          *         }
          *       }
@@ -24086,19 +24086,19 @@ export type components = {
         /**
          * @description The webhook body of `invoice.created`.
          * @example {
-         *       "id": "evt_prod_06h2d0j3kym11f467mn5gc2y41hz0",
+         *       "id": "evt_prod_06h2e7kmy6dbqq29ny1ewk5gcrqnr",
          *       "object": "event",
          *       "type": "invoice.created",
          *       "sequence": 1,
-         *       "created": 1795942400,
+         *       "created": 1795952637,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "in_prod_06h2d0j3hmedp2e9959y4mv9t8t16",
+         *           "id": "in_prod_06h2e7kmxkwkykxff9qrk6t0bbkaw",
          *           "lines": [
          *             {
-         *               "id": "il_prod_06h2d0j3j1nnq58ybs8g0r5gw4344",
-         *               "price": "price_prod_06h2d0hxh93776ax6kaz2a0pxeqsm",
+         *               "id": "il_prod_06h2e7kmxmwqyh687rcspd9rgy15p",
+         *               "price": "price_prod_06h2e7kg1af7tmmxj49fzsfsa1w5w",
          *               "quantity": 1,
          *               "tax_rates": [],
          *               "amount_atom": 500,
@@ -24111,11 +24111,11 @@ export type components = {
          *           "number": null,
          *           "object": "invoice",
          *           "status": "draft",
-         *           "created": "2026-11-29T08:53:20.909Z",
+         *           "created": "2026-11-29T11:43:57.164Z",
          *           "paid_at": null,
-         *           "updated": "2026-11-29T08:53:20.909Z",
+         *           "updated": "2026-11-29T11:43:57.164Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h2d0hzwvey0es4yyvctdfs4an46",
+         *           "customer": "cus_prod_06h2e7khamt8ctss8mzxwepj39dn0",
          *           "discount": null,
          *           "due_date": null,
          *           "livemode": false,
@@ -24270,19 +24270,19 @@ export type components = {
         /**
          * @description The webhook body of `invoice.finalized`.
          * @example {
-         *       "id": "evt_prod_06h2d0j4811nj8q6nxyz8xtafwk42",
+         *       "id": "evt_prod_06h2e7kn8nvfk565t3j1m46yr3j5t",
          *       "object": "event",
          *       "type": "invoice.finalized",
          *       "sequence": 2,
-         *       "created": 1795942401,
+         *       "created": 1795952637,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "in_prod_06h2d0j3hmedp2e9959y4mv9t8t16",
+         *           "id": "in_prod_06h2e7kmxkwkykxff9qrk6t0bbkaw",
          *           "lines": [
          *             {
-         *               "id": "il_prod_06h2d0j3j1nnq58ybs8g0r5gw4344",
-         *               "price": "price_prod_06h2d0hxh93776ax6kaz2a0pxeqsm",
+         *               "id": "il_prod_06h2e7kmxmwqyh687rcspd9rgy15p",
+         *               "price": "price_prod_06h2e7kg1af7tmmxj49fzsfsa1w5w",
          *               "quantity": 1,
          *               "tax_rates": [],
          *               "amount_atom": 500,
@@ -24295,11 +24295,11 @@ export type components = {
          *           "number": "EXAMPL-0001",
          *           "object": "invoice",
          *           "status": "open",
-         *           "created": "2026-11-29T08:53:20.909Z",
+         *           "created": "2026-11-29T11:43:57.164Z",
          *           "paid_at": null,
-         *           "updated": "2026-11-29T08:53:20.999Z",
+         *           "updated": "2026-11-29T11:43:57.206Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h2d0hzwvey0es4yyvctdfs4an46",
+         *           "customer": "cus_prod_06h2e7khamt8ctss8mzxwepj39dn0",
          *           "discount": null,
          *           "due_date": null,
          *           "livemode": false,
@@ -24307,11 +24307,11 @@ export type components = {
          *           "tax_atom": 0,
          *           "voided_at": null,
          *           "overdue_at": null,
-         *           "pdf_sha256": "38bc62b9d473207ef5850b8511cb0dd50e6a499e1c2d466ced4b599271726cfa",
+         *           "pdf_sha256": "ed78cb484ea06f9d294cdd90681f9869c4b079a38fe81a4b9f6af8c0a4915e8b",
          *           "description": null,
-         *           "invoice_pdf": "http://127.0.0.1:34341/api/invoices/in_prod_06h2d0j3hmedp2e9959y4mv9t8t16/pdf",
+         *           "invoice_pdf": "http://127.0.0.1:33431/api/invoices/in_prod_06h2e7kmxkwkykxff9qrk6t0bbkaw/pdf",
          *           "total_taxes": [],
-         *           "finalized_at": "2026-11-29T08:53:20.999Z",
+         *           "finalized_at": "2026-11-29T11:43:57.206Z",
          *           "subscription": null,
          *           "attempt_count": 0,
          *           "customer_name": "Jenny Rosen",
@@ -24326,7 +24326,7 @@ export type components = {
          *           "paid_amount_atom": 0,
          *           "collection_method": "charge_automatically",
          *           "total_amount_atom": 500,
-         *           "hosted_invoice_url": "http://127.0.0.1:34341/invoice/9YbsSt0otUl9MswhFTpGa7Vy_xn1PiC7DzSty7S89LQ",
+         *           "hosted_invoice_url": "http://127.0.0.1:33431/invoice/7OPIvAgXHaazythPFFoL7S3oQJFnkFbEOs2KVQiV0kw",
          *           "ending_balance_atom": 0,
          *           "next_payment_attempt": null,
          *           "starting_balance_atom": 0,
@@ -24337,7 +24337,7 @@ export type components = {
          *         "previous_attributes": {
          *           "number": null,
          *           "status": "draft",
-         *           "updated": "2026-11-29T08:53:20.909Z",
+         *           "updated": "2026-11-29T11:43:57.164Z",
          *           "pdf_sha256": null,
          *           "invoice_pdf": null,
          *           "finalized_at": null,
@@ -24379,19 +24379,19 @@ export type components = {
         /**
          * @description The webhook body of `invoice.paid`.
          * @example {
-         *       "id": "evt_prod_06h2d0j4keq7879f347w3gkvnkmx6",
+         *       "id": "evt_prod_06h2e7knk339g6s01yemcvb66cmb8",
          *       "object": "event",
          *       "type": "invoice.paid",
          *       "sequence": 3,
-         *       "created": 1795942401,
+         *       "created": 1795952637,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "in_prod_06h2d0j3hmedp2e9959y4mv9t8t16",
+         *           "id": "in_prod_06h2e7kmxkwkykxff9qrk6t0bbkaw",
          *           "lines": [
          *             {
-         *               "id": "il_prod_06h2d0j3j1nnq58ybs8g0r5gw4344",
-         *               "price": "price_prod_06h2d0hxh93776ax6kaz2a0pxeqsm",
+         *               "id": "il_prod_06h2e7kmxmwqyh687rcspd9rgy15p",
+         *               "price": "price_prod_06h2e7kg1af7tmmxj49fzsfsa1w5w",
          *               "quantity": 1,
          *               "tax_rates": [],
          *               "amount_atom": 500,
@@ -24404,11 +24404,11 @@ export type components = {
          *           "number": "EXAMPL-0001",
          *           "object": "invoice",
          *           "status": "paid",
-         *           "created": "2026-11-29T08:53:20.909Z",
-         *           "paid_at": "2026-11-29T08:53:21.163Z",
-         *           "updated": "2026-11-29T08:53:21.163Z",
+         *           "created": "2026-11-29T11:43:57.164Z",
+         *           "paid_at": "2026-11-29T11:43:57.322Z",
+         *           "updated": "2026-11-29T11:43:57.322Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h2d0hzwvey0es4yyvctdfs4an46",
+         *           "customer": "cus_prod_06h2e7khamt8ctss8mzxwepj39dn0",
          *           "discount": null,
          *           "due_date": null,
          *           "livemode": false,
@@ -24416,11 +24416,11 @@ export type components = {
          *           "tax_atom": 0,
          *           "voided_at": null,
          *           "overdue_at": null,
-         *           "pdf_sha256": "38bc62b9d473207ef5850b8511cb0dd50e6a499e1c2d466ced4b599271726cfa",
+         *           "pdf_sha256": "ed78cb484ea06f9d294cdd90681f9869c4b079a38fe81a4b9f6af8c0a4915e8b",
          *           "description": null,
-         *           "invoice_pdf": "http://127.0.0.1:34341/api/invoices/in_prod_06h2d0j3hmedp2e9959y4mv9t8t16/pdf",
+         *           "invoice_pdf": "http://127.0.0.1:33431/api/invoices/in_prod_06h2e7kmxkwkykxff9qrk6t0bbkaw/pdf",
          *           "total_taxes": [],
-         *           "finalized_at": "2026-11-29T08:53:20.999Z",
+         *           "finalized_at": "2026-11-29T11:43:57.206Z",
          *           "subscription": null,
          *           "attempt_count": 0,
          *           "customer_name": "Jenny Rosen",
@@ -24428,14 +24428,14 @@ export type components = {
          *           "subtotal_atom": 500,
          *           "customer_email": "jenny@example.com",
          *           "days_until_due": null,
-         *           "payment_intent": "pi_prod_06h2d0j4e83waks0zvjxckcdk05ej",
+         *           "payment_intent": "pi_prod_06h2e7kncwr3ew47j9c38d788bjfm",
          *           "reverse_charge": false,
          *           "due_amount_atom": 0,
-         *           "paid_pdf_sha256": "e98cde292b4989f0715944d5fcd2917f776b206f967c893a36323b52503c075b",
+         *           "paid_pdf_sha256": "6410c91c6469c5ceba7fe20ccb7a0a7489813772b5398bea211487decaabc481",
          *           "paid_amount_atom": 500,
          *           "collection_method": "charge_automatically",
          *           "total_amount_atom": 500,
-         *           "hosted_invoice_url": "http://127.0.0.1:34341/invoice/9YbsSt0otUl9MswhFTpGa7Vy_xn1PiC7DzSty7S89LQ",
+         *           "hosted_invoice_url": "http://127.0.0.1:33431/invoice/7OPIvAgXHaazythPFFoL7S3oQJFnkFbEOs2KVQiV0kw",
          *           "ending_balance_atom": 0,
          *           "next_payment_attempt": null,
          *           "starting_balance_atom": 0,
@@ -24446,7 +24446,7 @@ export type components = {
          *         "previous_attributes": {
          *           "status": "open",
          *           "paid_at": null,
-         *           "updated": "2026-11-29T08:53:20.999Z",
+         *           "updated": "2026-11-29T11:43:57.206Z",
          *           "due_amount_atom": 500,
          *           "paid_pdf_sha256": null,
          *           "paid_amount_atom": 0
@@ -24483,19 +24483,19 @@ export type components = {
         /**
          * @description The webhook body of `invoice.payment_succeeded`.
          * @example {
-         *       "id": "evt_prod_06h2d0j4n11g375k9h9yc5j53152e",
+         *       "id": "evt_prod_06h2e7knm37j90r2yqz49ktt84vec",
          *       "object": "event",
          *       "type": "invoice.payment_succeeded",
          *       "sequence": 4,
-         *       "created": 1795942401,
+         *       "created": 1795952637,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "in_prod_06h2d0j3hmedp2e9959y4mv9t8t16",
+         *           "id": "in_prod_06h2e7kmxkwkykxff9qrk6t0bbkaw",
          *           "lines": [
          *             {
-         *               "id": "il_prod_06h2d0j3j1nnq58ybs8g0r5gw4344",
-         *               "price": "price_prod_06h2d0hxh93776ax6kaz2a0pxeqsm",
+         *               "id": "il_prod_06h2e7kmxmwqyh687rcspd9rgy15p",
+         *               "price": "price_prod_06h2e7kg1af7tmmxj49fzsfsa1w5w",
          *               "quantity": 1,
          *               "tax_rates": [],
          *               "amount_atom": 500,
@@ -24508,11 +24508,11 @@ export type components = {
          *           "number": "EXAMPL-0001",
          *           "object": "invoice",
          *           "status": "paid",
-         *           "created": "2026-11-29T08:53:20.909Z",
-         *           "paid_at": "2026-11-29T08:53:21.163Z",
-         *           "updated": "2026-11-29T08:53:21.163Z",
+         *           "created": "2026-11-29T11:43:57.164Z",
+         *           "paid_at": "2026-11-29T11:43:57.322Z",
+         *           "updated": "2026-11-29T11:43:57.322Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h2d0hzwvey0es4yyvctdfs4an46",
+         *           "customer": "cus_prod_06h2e7khamt8ctss8mzxwepj39dn0",
          *           "discount": null,
          *           "due_date": null,
          *           "livemode": false,
@@ -24520,11 +24520,11 @@ export type components = {
          *           "tax_atom": 0,
          *           "voided_at": null,
          *           "overdue_at": null,
-         *           "pdf_sha256": "38bc62b9d473207ef5850b8511cb0dd50e6a499e1c2d466ced4b599271726cfa",
+         *           "pdf_sha256": "ed78cb484ea06f9d294cdd90681f9869c4b079a38fe81a4b9f6af8c0a4915e8b",
          *           "description": null,
-         *           "invoice_pdf": "http://127.0.0.1:34341/api/invoices/in_prod_06h2d0j3hmedp2e9959y4mv9t8t16/pdf",
+         *           "invoice_pdf": "http://127.0.0.1:33431/api/invoices/in_prod_06h2e7kmxkwkykxff9qrk6t0bbkaw/pdf",
          *           "total_taxes": [],
-         *           "finalized_at": "2026-11-29T08:53:20.999Z",
+         *           "finalized_at": "2026-11-29T11:43:57.206Z",
          *           "subscription": null,
          *           "attempt_count": 0,
          *           "customer_name": "Jenny Rosen",
@@ -24532,14 +24532,14 @@ export type components = {
          *           "subtotal_atom": 500,
          *           "customer_email": "jenny@example.com",
          *           "days_until_due": null,
-         *           "payment_intent": "pi_prod_06h2d0j4e83waks0zvjxckcdk05ej",
+         *           "payment_intent": "pi_prod_06h2e7kncwr3ew47j9c38d788bjfm",
          *           "reverse_charge": false,
          *           "due_amount_atom": 0,
-         *           "paid_pdf_sha256": "e98cde292b4989f0715944d5fcd2917f776b206f967c893a36323b52503c075b",
+         *           "paid_pdf_sha256": "6410c91c6469c5ceba7fe20ccb7a0a7489813772b5398bea211487decaabc481",
          *           "paid_amount_atom": 500,
          *           "collection_method": "charge_automatically",
          *           "total_amount_atom": 500,
-         *           "hosted_invoice_url": "http://127.0.0.1:34341/invoice/9YbsSt0otUl9MswhFTpGa7Vy_xn1PiC7DzSty7S89LQ",
+         *           "hosted_invoice_url": "http://127.0.0.1:33431/invoice/7OPIvAgXHaazythPFFoL7S3oQJFnkFbEOs2KVQiV0kw",
          *           "ending_balance_atom": 0,
          *           "next_payment_attempt": null,
          *           "starting_balance_atom": 0,
@@ -24550,7 +24550,7 @@ export type components = {
          *         "previous_attributes": {
          *           "status": "open",
          *           "paid_at": null,
-         *           "updated": "2026-11-29T08:53:20.999Z",
+         *           "updated": "2026-11-29T11:43:57.206Z",
          *           "due_amount_atom": 500,
          *           "paid_pdf_sha256": null,
          *           "paid_amount_atom": 0
@@ -24587,19 +24587,19 @@ export type components = {
         /**
          * @description The webhook body of `invoice.payment_failed`.
          * @example {
-         *       "id": "evt_prod_06h2d0j5hc7n0y6z221cyww3k7yqt",
+         *       "id": "evt_prod_06h2e7kpkwz3mr60awhdanx65y0qr",
          *       "object": "event",
          *       "type": "invoice.payment_failed",
          *       "sequence": 3,
-         *       "created": 1795942401,
+         *       "created": 1795952637,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "in_prod_06h2d0j54q514y834yn3mnrtz6snt",
+         *           "id": "in_prod_06h2e7kp8aveb69rve5bpe1gpys3e",
          *           "lines": [
          *             {
-         *               "id": "il_prod_06h2d0j54tzyd6z9m0sry461883qc",
-         *               "price": "price_prod_06h2d0hxh93776ax6kaz2a0pxeqsm",
+         *               "id": "il_prod_06h2e7kp8f11vcgjgt5yyhb0rkk9t",
+         *               "price": "price_prod_06h2e7kg1af7tmmxj49fzsfsa1w5w",
          *               "quantity": 1,
          *               "tax_rates": [],
          *               "amount_atom": 500,
@@ -24612,11 +24612,11 @@ export type components = {
          *           "number": "EXAMPL-0002",
          *           "object": "invoice",
          *           "status": "open",
-         *           "created": "2026-11-29T08:53:21.317Z",
+         *           "created": "2026-11-29T11:43:57.506Z",
          *           "paid_at": null,
-         *           "updated": "2026-11-29T08:53:21.351Z",
+         *           "updated": "2026-11-29T11:43:57.518Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h2d0hzwvey0es4yyvctdfs4an46",
+         *           "customer": "cus_prod_06h2e7khamt8ctss8mzxwepj39dn0",
          *           "discount": null,
          *           "due_date": null,
          *           "livemode": false,
@@ -24624,11 +24624,11 @@ export type components = {
          *           "tax_atom": 0,
          *           "voided_at": null,
          *           "overdue_at": null,
-         *           "pdf_sha256": "87dabf491df34f96dee69d765dd1280783415d49675db673021b7e59810665da",
+         *           "pdf_sha256": "378c01e693ac0f14051f262a9309ff141375dfb79066e6a775e295c43dc84899",
          *           "description": null,
-         *           "invoice_pdf": "http://127.0.0.1:34341/api/invoices/in_prod_06h2d0j54q514y834yn3mnrtz6snt/pdf",
+         *           "invoice_pdf": "http://127.0.0.1:33431/api/invoices/in_prod_06h2e7kp8aveb69rve5bpe1gpys3e/pdf",
          *           "total_taxes": [],
-         *           "finalized_at": "2026-11-29T08:53:21.351Z",
+         *           "finalized_at": "2026-11-29T11:43:57.518Z",
          *           "subscription": null,
          *           "attempt_count": 0,
          *           "customer_name": "Jenny Rosen",
@@ -24636,14 +24636,14 @@ export type components = {
          *           "subtotal_atom": 500,
          *           "customer_email": "jenny@example.com",
          *           "days_until_due": null,
-         *           "payment_intent": "pi_prod_06h2d0j5eah9bycj2p0yw14xxv1fr",
+         *           "payment_intent": "pi_prod_06h2e7kpe1gmwbt73m69np1v64x1w",
          *           "reverse_charge": false,
          *           "due_amount_atom": 500,
          *           "paid_pdf_sha256": null,
          *           "paid_amount_atom": 0,
          *           "collection_method": "charge_automatically",
          *           "total_amount_atom": 500,
-         *           "hosted_invoice_url": "http://127.0.0.1:34341/invoice/PrpPQRvVqceoFWD-6fNb4X5W8bRhcdsRPmb_wRjEHXc",
+         *           "hosted_invoice_url": "http://127.0.0.1:33431/invoice/Uve3XAEFfyY_CKev9iKQ-b7wl1AwDY5Lbo5VRCO53s8",
          *           "ending_balance_atom": 0,
          *           "next_payment_attempt": null,
          *           "starting_balance_atom": 0,
@@ -24683,19 +24683,19 @@ export type components = {
         /**
          * @description The webhook body of `invoice.payment_action_required`.
          * @example {
-         *       "id": "evt_prod_06h2d0j62d2am7f4dbv157wbea4fj",
+         *       "id": "evt_prod_06h2e7kpy33m4g35198sne8gva24r",
          *       "object": "event",
          *       "type": "invoice.payment_action_required",
          *       "sequence": 3,
-         *       "created": 1795942401,
+         *       "created": 1795952637,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "in_prod_06h2d0j5npekrf9xjyyhebqnjf7hc",
+         *           "id": "in_prod_06h2e7kppkem0txg4bx5sjk345hfc",
          *           "lines": [
          *             {
-         *               "id": "il_prod_06h2d0j5ns8eprwpexfr0phqvcnjg",
-         *               "price": "price_prod_06h2d0hxh93776ax6kaz2a0pxeqsm",
+         *               "id": "il_prod_06h2e7kpprtnsrtx425y4h62c8ynm",
+         *               "price": "price_prod_06h2e7kg1af7tmmxj49fzsfsa1w5w",
          *               "quantity": 1,
          *               "tax_rates": [],
          *               "amount_atom": 500,
@@ -24708,11 +24708,11 @@ export type components = {
          *           "number": "EXAMPL-0003",
          *           "object": "invoice",
          *           "status": "open",
-         *           "created": "2026-11-29T08:53:21.453Z",
+         *           "created": "2026-11-29T11:43:57.620Z",
          *           "paid_at": null,
-         *           "updated": "2026-11-29T08:53:21.481Z",
+         *           "updated": "2026-11-29T11:43:57.639Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h2d0hzwvey0es4yyvctdfs4an46",
+         *           "customer": "cus_prod_06h2e7khamt8ctss8mzxwepj39dn0",
          *           "discount": null,
          *           "due_date": null,
          *           "livemode": false,
@@ -24720,11 +24720,11 @@ export type components = {
          *           "tax_atom": 0,
          *           "voided_at": null,
          *           "overdue_at": null,
-         *           "pdf_sha256": "29835cedb53f885fb159f74043cedf62de551052780b4cf89b9206169b6121cd",
+         *           "pdf_sha256": "3b584c98437bde95af467a2e3b39e83424ceb98f11e2cc13a68dd737206da16e",
          *           "description": null,
-         *           "invoice_pdf": "http://127.0.0.1:34341/api/invoices/in_prod_06h2d0j5npekrf9xjyyhebqnjf7hc/pdf",
+         *           "invoice_pdf": "http://127.0.0.1:33431/api/invoices/in_prod_06h2e7kppkem0txg4bx5sjk345hfc/pdf",
          *           "total_taxes": [],
-         *           "finalized_at": "2026-11-29T08:53:21.481Z",
+         *           "finalized_at": "2026-11-29T11:43:57.639Z",
          *           "subscription": null,
          *           "attempt_count": 0,
          *           "customer_name": "Jenny Rosen",
@@ -24732,14 +24732,14 @@ export type components = {
          *           "subtotal_atom": 500,
          *           "customer_email": "jenny@example.com",
          *           "days_until_due": null,
-         *           "payment_intent": "pi_prod_06h2d0j5zzazcsaaqe8rj3f08915a",
+         *           "payment_intent": "pi_prod_06h2e7kpw67vaq0s3hm0fpawv4q4j",
          *           "reverse_charge": false,
          *           "due_amount_atom": 500,
          *           "paid_pdf_sha256": null,
          *           "paid_amount_atom": 0,
          *           "collection_method": "charge_automatically",
          *           "total_amount_atom": 500,
-         *           "hosted_invoice_url": "http://127.0.0.1:34341/invoice/j8mZ5Svl3GSSskwjYQaHtVUaxuyuUavRQQ2-ueM1tjY",
+         *           "hosted_invoice_url": "http://127.0.0.1:33431/invoice/jAvgxk_yh4NAhGPW3Pujfzi8JXnAX0W41oEO9tZc54s",
          *           "ending_balance_atom": 0,
          *           "next_payment_attempt": null,
          *           "starting_balance_atom": 0,
@@ -24779,19 +24779,19 @@ export type components = {
         /**
          * @description The webhook body of `invoice.overdue`.
          * @example {
-         *       "id": "evt_prod_06h2d0jc2b5hchbq8mqwkh86xybrg",
+         *       "id": "evt_prod_06h2e7kyn9jcppm87qdbtt11jjyem",
          *       "object": "event",
          *       "type": "invoice.overdue",
          *       "sequence": 3,
-         *       "created": 1796028802,
+         *       "created": 1796039038,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "in_prod_06h2d0j8c0ch3ff3v5cxtzxqahfm8",
+         *           "id": "in_prod_06h2e7kt2s2e3hz5qrn2z3n09v49r",
          *           "lines": [
          *             {
-         *               "id": "il_prod_06h2d0j8c5deeeh5hjatat5m44ne4",
-         *               "price": "price_prod_06h2d0hxh93776ax6kaz2a0pxeqsm",
+         *               "id": "il_prod_06h2e7kt2s2e3hz5qrn2z3n09v49t",
+         *               "price": "price_prod_06h2e7kg1af7tmmxj49fzsfsa1w5w",
          *               "quantity": 1,
          *               "tax_rates": [],
          *               "amount_atom": 500,
@@ -24804,23 +24804,23 @@ export type components = {
          *           "number": "EXAMPL-0007",
          *           "object": "invoice",
          *           "status": "open",
-         *           "created": "2026-11-29T08:53:22.144Z",
+         *           "created": "2026-11-29T11:43:58.486Z",
          *           "paid_at": null,
-         *           "updated": "2026-11-30T08:53:22.113Z",
+         *           "updated": "2026-11-30T11:43:58.464Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h2d0hzwvey0es4yyvctdfs4an46",
+         *           "customer": "cus_prod_06h2e7khamt8ctss8mzxwepj39dn0",
          *           "discount": null,
-         *           "due_date": "2026-11-30T08:53:22.113Z",
+         *           "due_date": "2026-11-30T11:43:58.464Z",
          *           "livemode": false,
          *           "metadata": {},
          *           "tax_atom": 0,
          *           "voided_at": null,
-         *           "overdue_at": "2026-11-30T08:53:22.113Z",
-         *           "pdf_sha256": "b1ef7e2fb5c2598ba7faff0e1b5297bf1d0830680035d1cd34c2010d7c501110",
+         *           "overdue_at": "2026-11-30T11:43:58.464Z",
+         *           "pdf_sha256": "606f6a30a76df5a8c06e24231a8d0c9c0921df6f39a3061019d6f63127685b9f",
          *           "description": null,
-         *           "invoice_pdf": "http://127.0.0.1:34341/api/invoices/in_prod_06h2d0j8c0ch3ff3v5cxtzxqahfm8/pdf",
+         *           "invoice_pdf": "http://127.0.0.1:33431/api/invoices/in_prod_06h2e7kt2s2e3hz5qrn2z3n09v49r/pdf",
          *           "total_taxes": [],
-         *           "finalized_at": "2026-11-29T08:53:22.164Z",
+         *           "finalized_at": "2026-11-29T11:43:58.499Z",
          *           "subscription": null,
          *           "attempt_count": 0,
          *           "customer_name": "Jenny Rosen",
@@ -24835,7 +24835,7 @@ export type components = {
          *           "paid_amount_atom": 0,
          *           "collection_method": "charge_automatically",
          *           "total_amount_atom": 500,
-         *           "hosted_invoice_url": "http://127.0.0.1:34341/invoice/I-kLKm1i_gb6zzcXQLanFRYEkIq57WPW6T7s_U9I69E",
+         *           "hosted_invoice_url": "http://127.0.0.1:33431/invoice/VHl2oFbikiMFGkiOzUWVq4YxsFqZFDKPFdFXcb-xDsQ",
          *           "ending_balance_atom": 0,
          *           "next_payment_attempt": null,
          *           "starting_balance_atom": 0,
@@ -24844,7 +24844,7 @@ export type components = {
          *           "post_payment_credit_notes_amount_atom": 0
          *         },
          *         "previous_attributes": {
-         *           "updated": "2026-11-29T08:53:22.164Z",
+         *           "updated": "2026-11-29T11:43:58.499Z",
          *           "overdue_at": null
          *         }
          *       }
@@ -24879,19 +24879,19 @@ export type components = {
         /**
          * @description The webhook body of `invoice.voided`.
          * @example {
-         *       "id": "evt_prod_06h2d0j6qx12ztyh3r9kgyncb302r",
+         *       "id": "evt_prod_06h2e7kq8gxbnnst4xgazvd0yn5zp",
          *       "object": "event",
          *       "type": "invoice.voided",
          *       "sequence": 3,
-         *       "created": 1795942401,
+         *       "created": 1795952637,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "in_prod_06h2d0j6chmbx9qtffd48v3fz1j4w",
+         *           "id": "in_prod_06h2e7kq34wk4bzgep1kajws83sv4",
          *           "lines": [
          *             {
-         *               "id": "il_prod_06h2d0j6d542hk33mv5f5xbe4tyxc",
-         *               "price": "price_prod_06h2d0hxh93776ax6kaz2a0pxeqsm",
+         *               "id": "il_prod_06h2e7kq3btkqyzcc6qwfh6xz9gdj",
+         *               "price": "price_prod_06h2e7kg1af7tmmxj49fzsfsa1w5w",
          *               "quantity": 1,
          *               "tax_rates": [],
          *               "amount_atom": 500,
@@ -24904,23 +24904,23 @@ export type components = {
          *           "number": "EXAMPL-0004",
          *           "object": "invoice",
          *           "status": "void",
-         *           "created": "2026-11-29T08:53:21.636Z",
+         *           "created": "2026-11-29T11:43:57.721Z",
          *           "paid_at": null,
-         *           "updated": "2026-11-29T08:53:21.724Z",
+         *           "updated": "2026-11-29T11:43:57.763Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h2d0hzwvey0es4yyvctdfs4an46",
+         *           "customer": "cus_prod_06h2e7khamt8ctss8mzxwepj39dn0",
          *           "discount": null,
          *           "due_date": null,
          *           "livemode": false,
          *           "metadata": {},
          *           "tax_atom": 0,
-         *           "voided_at": "2026-11-29T08:53:21.724Z",
+         *           "voided_at": "2026-11-29T11:43:57.763Z",
          *           "overdue_at": null,
-         *           "pdf_sha256": "537be09b6615ba86c577a451744199878cea9dbf52d34b313ca7a7dffc5b5ae6",
+         *           "pdf_sha256": "7ef4a56e9d5b541d3c030297eb1ea6902603997c5dda52c130d9be64ba1e49ab",
          *           "description": null,
-         *           "invoice_pdf": "http://127.0.0.1:34341/api/invoices/in_prod_06h2d0j6chmbx9qtffd48v3fz1j4w/pdf",
+         *           "invoice_pdf": "http://127.0.0.1:33431/api/invoices/in_prod_06h2e7kq34wk4bzgep1kajws83sv4/pdf",
          *           "total_taxes": [],
-         *           "finalized_at": "2026-11-29T08:53:21.675Z",
+         *           "finalized_at": "2026-11-29T11:43:57.739Z",
          *           "subscription": null,
          *           "attempt_count": 0,
          *           "customer_name": "Jenny Rosen",
@@ -24935,7 +24935,7 @@ export type components = {
          *           "paid_amount_atom": 0,
          *           "collection_method": "charge_automatically",
          *           "total_amount_atom": 500,
-         *           "hosted_invoice_url": "http://127.0.0.1:34341/invoice/E3t1iTU5n8MHNVQjzS1fuVI35-hM7TTpDaSTe-IyEys",
+         *           "hosted_invoice_url": "http://127.0.0.1:33431/invoice/5auDJ4N4oxHpHG2ej1HAB7rsrRWp3wZr9jG2WakpG_8",
          *           "ending_balance_atom": 0,
          *           "next_payment_attempt": null,
          *           "starting_balance_atom": 0,
@@ -24945,7 +24945,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "status": "open",
-         *           "updated": "2026-11-29T08:53:21.675Z",
+         *           "updated": "2026-11-29T11:43:57.739Z",
          *           "voided_at": null
          *         }
          *       }
@@ -24980,19 +24980,19 @@ export type components = {
         /**
          * @description The webhook body of `invoice.marked_uncollectible`.
          * @example {
-         *       "id": "evt_prod_06h2d0j763e4sg4v5n2q3aqzqr4x6",
+         *       "id": "evt_prod_06h2e7kr8cdd2h5kfq60v40182j48",
          *       "object": "event",
          *       "type": "invoice.marked_uncollectible",
          *       "sequence": 3,
-         *       "created": 1795942401,
+         *       "created": 1795952638,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "in_prod_06h2d0j6w8pd5ztvjbtd4ayph2kyy",
+         *           "id": "in_prod_06h2e7kqgzpkh0s4g2cvmc08mxbjm",
          *           "lines": [
          *             {
-         *               "id": "il_prod_06h2d0j6wesmyjymc6xeqdm1ggq2g",
-         *               "price": "price_prod_06h2d0hxh93776ax6kaz2a0pxeqsm",
+         *               "id": "il_prod_06h2e7kqgzpkh0s4g2cvmc08mxbjp",
+         *               "price": "price_prod_06h2e7kg1af7tmmxj49fzsfsa1w5w",
          *               "quantity": 1,
          *               "tax_rates": [],
          *               "amount_atom": 500,
@@ -25005,11 +25005,11 @@ export type components = {
          *           "number": "EXAMPL-0005",
          *           "object": "invoice",
          *           "status": "uncollectible",
-         *           "created": "2026-11-29T08:53:21.762Z",
+         *           "created": "2026-11-29T11:43:57.831Z",
          *           "paid_at": null,
-         *           "updated": "2026-11-29T08:53:21.837Z",
+         *           "updated": "2026-11-29T11:43:57.997Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h2d0hzwvey0es4yyvctdfs4an46",
+         *           "customer": "cus_prod_06h2e7khamt8ctss8mzxwepj39dn0",
          *           "discount": null,
          *           "due_date": null,
          *           "livemode": false,
@@ -25017,11 +25017,11 @@ export type components = {
          *           "tax_atom": 0,
          *           "voided_at": null,
          *           "overdue_at": null,
-         *           "pdf_sha256": "d6776c1019d657b8276f8187ec747d78ac66d6007ce420afad367888559a1681",
+         *           "pdf_sha256": "4d83379e0a07276d58931c6f99598a73a504ac15db193cbcc6d71900623f802d",
          *           "description": null,
-         *           "invoice_pdf": "http://127.0.0.1:34341/api/invoices/in_prod_06h2d0j6w8pd5ztvjbtd4ayph2kyy/pdf",
+         *           "invoice_pdf": "http://127.0.0.1:33431/api/invoices/in_prod_06h2e7kqgzpkh0s4g2cvmc08mxbjm/pdf",
          *           "total_taxes": [],
-         *           "finalized_at": "2026-11-29T08:53:21.790Z",
+         *           "finalized_at": "2026-11-29T11:43:57.913Z",
          *           "subscription": null,
          *           "attempt_count": 0,
          *           "customer_name": "Jenny Rosen",
@@ -25036,17 +25036,17 @@ export type components = {
          *           "paid_amount_atom": 0,
          *           "collection_method": "charge_automatically",
          *           "total_amount_atom": 500,
-         *           "hosted_invoice_url": "http://127.0.0.1:34341/invoice/Ja4d8fiZbsT5GqLQJ-doAKymm6xQV-DW1hKzqcOs6io",
+         *           "hosted_invoice_url": "http://127.0.0.1:33431/invoice/KciQKXc4fTIANjWn36U5VKCUmrm9v9-M6LIsU5YKfqE",
          *           "ending_balance_atom": 0,
          *           "next_payment_attempt": null,
          *           "starting_balance_atom": 0,
-         *           "marked_uncollectible_at": "2026-11-29T08:53:21.837Z",
+         *           "marked_uncollectible_at": "2026-11-29T11:43:57.997Z",
          *           "pre_payment_credit_notes_amount_atom": 0,
          *           "post_payment_credit_notes_amount_atom": 0
          *         },
          *         "previous_attributes": {
          *           "status": "open",
-         *           "updated": "2026-11-29T08:53:21.790Z",
+         *           "updated": "2026-11-29T11:43:57.913Z",
          *           "marked_uncollectible_at": null
          *         }
          *       }
@@ -25081,19 +25081,19 @@ export type components = {
         /**
          * @description The webhook body of `invoice.refunded`.
          * @example {
-         *       "id": "evt_prod_06h2d0j539mx04cdmqzrt9azgkngt",
+         *       "id": "evt_prod_06h2e7kp6ygvsvxgyzyx7emx74d98",
          *       "object": "event",
          *       "type": "invoice.refunded",
          *       "sequence": 5,
-         *       "created": 1795942401,
+         *       "created": 1795952637,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "in_prod_06h2d0j3hmedp2e9959y4mv9t8t16",
+         *           "id": "in_prod_06h2e7kmxkwkykxff9qrk6t0bbkaw",
          *           "lines": [
          *             {
-         *               "id": "il_prod_06h2d0j3j1nnq58ybs8g0r5gw4344",
-         *               "price": "price_prod_06h2d0hxh93776ax6kaz2a0pxeqsm",
+         *               "id": "il_prod_06h2e7kmxmwqyh687rcspd9rgy15p",
+         *               "price": "price_prod_06h2e7kg1af7tmmxj49fzsfsa1w5w",
          *               "quantity": 1,
          *               "tax_rates": [],
          *               "amount_atom": 500,
@@ -25106,11 +25106,11 @@ export type components = {
          *           "number": "EXAMPL-0001",
          *           "object": "invoice",
          *           "status": "paid",
-         *           "created": "2026-11-29T08:53:20.909Z",
-         *           "paid_at": "2026-11-29T08:53:21.163Z",
-         *           "updated": "2026-11-29T08:53:21.163Z",
+         *           "created": "2026-11-29T11:43:57.164Z",
+         *           "paid_at": "2026-11-29T11:43:57.322Z",
+         *           "updated": "2026-11-29T11:43:57.322Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h2d0hzwvey0es4yyvctdfs4an46",
+         *           "customer": "cus_prod_06h2e7khamt8ctss8mzxwepj39dn0",
          *           "discount": null,
          *           "due_date": null,
          *           "livemode": false,
@@ -25118,11 +25118,11 @@ export type components = {
          *           "tax_atom": 0,
          *           "voided_at": null,
          *           "overdue_at": null,
-         *           "pdf_sha256": "38bc62b9d473207ef5850b8511cb0dd50e6a499e1c2d466ced4b599271726cfa",
+         *           "pdf_sha256": "ed78cb484ea06f9d294cdd90681f9869c4b079a38fe81a4b9f6af8c0a4915e8b",
          *           "description": null,
-         *           "invoice_pdf": "http://127.0.0.1:34341/api/invoices/in_prod_06h2d0j3hmedp2e9959y4mv9t8t16/pdf",
+         *           "invoice_pdf": "http://127.0.0.1:33431/api/invoices/in_prod_06h2e7kmxkwkykxff9qrk6t0bbkaw/pdf",
          *           "total_taxes": [],
-         *           "finalized_at": "2026-11-29T08:53:20.999Z",
+         *           "finalized_at": "2026-11-29T11:43:57.206Z",
          *           "subscription": null,
          *           "attempt_count": 0,
          *           "customer_name": "Jenny Rosen",
@@ -25130,14 +25130,14 @@ export type components = {
          *           "subtotal_atom": 500,
          *           "customer_email": "jenny@example.com",
          *           "days_until_due": null,
-         *           "payment_intent": "pi_prod_06h2d0j4e83waks0zvjxckcdk05ej",
+         *           "payment_intent": "pi_prod_06h2e7kncwr3ew47j9c38d788bjfm",
          *           "reverse_charge": false,
          *           "due_amount_atom": 0,
-         *           "paid_pdf_sha256": "e98cde292b4989f0715944d5fcd2917f776b206f967c893a36323b52503c075b",
+         *           "paid_pdf_sha256": "6410c91c6469c5ceba7fe20ccb7a0a7489813772b5398bea211487decaabc481",
          *           "paid_amount_atom": 500,
          *           "collection_method": "charge_automatically",
          *           "total_amount_atom": 500,
-         *           "hosted_invoice_url": "http://127.0.0.1:34341/invoice/9YbsSt0otUl9MswhFTpGa7Vy_xn1PiC7DzSty7S89LQ",
+         *           "hosted_invoice_url": "http://127.0.0.1:33431/invoice/7OPIvAgXHaazythPFFoL7S3oQJFnkFbEOs2KVQiV0kw",
          *           "ending_balance_atom": 0,
          *           "next_payment_attempt": null,
          *           "starting_balance_atom": 0,
@@ -25177,19 +25177,19 @@ export type components = {
         /**
          * @description The webhook body of `invoice.upcoming`.
          * @example {
-         *       "id": "evt_prod_06h2d0jch1naecp2zvp1st6bpnbc0",
+         *       "id": "evt_prod_06h2e7kyyhbca1jc4qc7w378ekxve",
          *       "object": "event",
          *       "type": "invoice.upcoming",
          *       "sequence": 1,
-         *       "created": 1796288002,
+         *       "created": 1796298238,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "in_prod_06h2d0jce9zwbn0ftsg1j1z6dw2ge",
+         *           "id": "in_prod_06h2e7kywaxg250s1akxe5dpehw3p",
          *           "lines": [
          *             {
-         *               "id": "il_prod_06h2d0jcgdn06x0kabmf2xe848g0g",
-         *               "price": "price_prod_06h2d0hxcshgdh05f8e8wff0h1rny",
+         *               "id": "il_prod_06h2e7kyy92yzq36qpb1ar8cp645r",
+         *               "price": "price_prod_06h2e7kfy73va64z4hg784mm5asry",
          *               "quantity": 1,
          *               "tax_rates": [],
          *               "amount_atom": 2000,
@@ -25202,11 +25202,11 @@ export type components = {
          *           "number": null,
          *           "object": "invoice",
          *           "status": "draft",
-         *           "created": "2026-12-06T08:53:22.480Z",
+         *           "created": "2026-12-06T11:43:58.822Z",
          *           "paid_at": null,
-         *           "updated": "2026-12-06T08:53:22.480Z",
+         *           "updated": "2026-12-06T11:43:58.822Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h2d0hzwvey0es4yyvctdfs4an46",
+         *           "customer": "cus_prod_06h2e7khamt8ctss8mzxwepj39dn0",
          *           "discount": null,
          *           "due_date": null,
          *           "livemode": false,
@@ -25215,11 +25215,11 @@ export type components = {
          *           "voided_at": null,
          *           "overdue_at": null,
          *           "pdf_sha256": null,
-         *           "description": "Subscription sub_prod_06h2d0j9q69kn92g6963eb7y81z0j",
+         *           "description": "Subscription to Pro (Monthly), 6 Dec 2026 11:43:58 UTC – 6 Jan 2027 11:43:58 UTC",
          *           "invoice_pdf": null,
          *           "total_taxes": [],
          *           "finalized_at": null,
-         *           "subscription": "sub_prod_06h2d0j9q69kn92g6963eb7y81z0j",
+         *           "subscription": "sub_prod_06h2e7kveeyacjx4q7wvjqe0r1gsp",
          *           "attempt_count": 0,
          *           "customer_name": null,
          *           "discount_atom": 0,
@@ -25235,7 +25235,7 @@ export type components = {
          *           "total_amount_atom": 2000,
          *           "hosted_invoice_url": null,
          *           "ending_balance_atom": 0,
-         *           "next_payment_attempt": "2026-12-06T08:53:22.480Z",
+         *           "next_payment_attempt": "2026-12-06T11:43:58.822Z",
          *           "starting_balance_atom": 0,
          *           "marked_uncollectible_at": null,
          *           "pre_payment_credit_notes_amount_atom": 0,
@@ -25273,22 +25273,22 @@ export type components = {
         /**
          * @description The webhook body of `customer.created`.
          * @example {
-         *       "id": "evt_prod_06h2d0hzxddptz5c4hrck4152y4yc",
+         *       "id": "evt_prod_06h2e7khb17vr8tpbzqbvc8rag9am",
          *       "object": "event",
          *       "type": "customer.created",
          *       "sequence": 1,
-         *       "created": 1795942399,
+         *       "created": 1795952636,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "cus_prod_06h2d0hzwvey0es4yyvctdfs4an46",
+         *           "id": "cus_prod_06h2e7khamt8ctss8mzxwepj39dn0",
          *           "name": "Jenny",
          *           "email": "jenny@example.com",
          *           "object": "customer",
          *           "address": null,
-         *           "created": "2026-11-29T08:53:19.974Z",
+         *           "created": "2026-11-29T11:43:56.245Z",
          *           "tax_ids": [],
-         *           "updated": "2026-11-29T08:53:19.974Z",
+         *           "updated": "2026-11-29T11:43:56.245Z",
          *           "balances": {},
          *           "livemode": false,
          *           "metadata": {},
@@ -25371,22 +25371,22 @@ export type components = {
         /**
          * @description The webhook body of `customer.updated`.
          * @example {
-         *       "id": "evt_prod_06h2d0j03hf4k4r5cj2gwcgxpmrht",
+         *       "id": "evt_prod_06h2e7khemyhe2qn582p84jr7cany",
          *       "object": "event",
          *       "type": "customer.updated",
          *       "sequence": 2,
-         *       "created": 1795942400,
+         *       "created": 1795952636,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "cus_prod_06h2d0hzwvey0es4yyvctdfs4an46",
+         *           "id": "cus_prod_06h2e7khamt8ctss8mzxwepj39dn0",
          *           "name": "Jenny Rosen",
          *           "email": "jenny@example.com",
          *           "object": "customer",
          *           "address": null,
-         *           "created": "2026-11-29T08:53:19.974Z",
+         *           "created": "2026-11-29T11:43:56.245Z",
          *           "tax_ids": [],
-         *           "updated": "2026-11-29T08:53:20.023Z",
+         *           "updated": "2026-11-29T11:43:56.275Z",
          *           "balances": {},
          *           "livemode": false,
          *           "metadata": {},
@@ -25397,7 +25397,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "name": "Jenny",
-         *           "updated": "2026-11-29T08:53:19.974Z"
+         *           "updated": "2026-11-29T11:43:56.245Z"
          *         }
          *       }
          *     }
@@ -25431,23 +25431,23 @@ export type components = {
         /**
          * @description The webhook body of `customer.deleted`.
          * @example {
-         *       "id": "evt_prod_06h2d0j09qm6zmays6tkd6ne4tz9j",
+         *       "id": "evt_prod_06h2e7khjqaamby85f86y3pdpy97j",
          *       "object": "event",
          *       "type": "customer.deleted",
          *       "sequence": 2,
-         *       "created": 1795942400,
+         *       "created": 1795952636,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "cus_prod_06h2d0j06cj8bnb82gfxw15z3nxrr",
+         *           "id": "cus_prod_06h2e7khgqpe9tnb12beje68f5dbr",
          *           "name": null,
          *           "email": "leaving@example.com",
          *           "object": "customer",
          *           "address": null,
-         *           "created": "2026-11-29T08:53:20.051Z",
+         *           "created": "2026-11-29T11:43:56.293Z",
          *           "deleted": true,
          *           "tax_ids": [],
-         *           "updated": "2026-11-29T08:53:20.074Z",
+         *           "updated": "2026-11-29T11:43:56.308Z",
          *           "balances": {},
          *           "livemode": false,
          *           "metadata": {},
@@ -25457,7 +25457,7 @@ export type components = {
          *           "preferred_locale": null
          *         },
          *         "previous_attributes": {
-         *           "updated": "2026-11-29T08:53:20.051Z",
+         *           "updated": "2026-11-29T11:43:56.293Z",
          *           "deleted": null
          *         }
          *       }
@@ -25535,24 +25535,24 @@ export type components = {
         /**
          * @description The webhook body of `customer.discount.created`.
          * @example {
-         *       "id": "evt_prod_06h2d0j0e7cv1ttyt7xxapx1tm6g0",
+         *       "id": "evt_prod_06h2e7khmk5p2b2h7dhsdwxz9j0sa",
          *       "object": "event",
          *       "type": "customer.discount.created",
          *       "sequence": 1,
-         *       "created": 1795942400,
+         *       "created": 1795952636,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "di_prod_06h2d0j0dkgx260zth2zqwpavx008",
+         *           "id": "di_prod_06h2e7khmk5p2b2h7dhsdwxz9j0s8",
          *           "end": null,
-         *           "start": "2026-11-29T08:53:20.102Z",
+         *           "start": "2026-11-29T11:43:56.322Z",
          *           "coupon": {
-         *             "id": "cpn_prod_06h2d0hy04eyrkqv09e17rczppygy",
+         *             "id": "cpn_prod_06h2e7kgbv0hf9twev4dww5y2287e",
          *             "name": "Ten percent",
          *             "valid": true,
          *             "object": "coupon",
-         *             "created": "2026-11-29T08:53:19.489Z",
-         *             "updated": "2026-11-29T08:53:20.102Z",
+         *             "created": "2026-11-29T11:43:55.998Z",
+         *             "updated": "2026-11-29T11:43:56.322Z",
          *             "currency": null,
          *             "duration": "forever",
          *             "livemode": false,
@@ -25565,7 +25565,7 @@ export type components = {
          *             "duration_in_months": null
          *           },
          *           "object": "discount",
-         *           "customer": "cus_prod_06h2d0hzwvey0es4yyvctdfs4an46",
+         *           "customer": "cus_prod_06h2e7khamt8ctss8mzxwepj39dn0",
          *           "livemode": false
          *         }
          *       }
@@ -25618,24 +25618,24 @@ export type components = {
         /**
          * @description The webhook body of `customer.discount.updated`.
          * @example {
-         *       "id": "evt_prod_06h2d0j0n249nbdfrhrvd1j1kn0za",
+         *       "id": "evt_prod_06h2e7khpnd3c7fr2actq0jnhyjec",
          *       "object": "event",
          *       "type": "customer.discount.updated",
          *       "sequence": 2,
-         *       "created": 1795942400,
+         *       "created": 1795952636,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "di_prod_06h2d0j0dkgx260zth2zqwpavx008",
+         *           "id": "di_prod_06h2e7khmk5p2b2h7dhsdwxz9j0s8",
          *           "end": null,
-         *           "start": "2026-11-29T08:53:20.157Z",
+         *           "start": "2026-11-29T11:43:56.339Z",
          *           "coupon": {
-         *             "id": "cpn_prod_06h2d0hy3bawmew7vyzfz6cv23dsr",
+         *             "id": "cpn_prod_06h2e7kgezr5mzk7wx6khc9w7awfr",
          *             "name": null,
          *             "valid": true,
          *             "object": "coupon",
-         *             "created": "2026-11-29T08:53:19.514Z",
-         *             "updated": "2026-11-29T08:53:20.157Z",
+         *             "created": "2026-11-29T11:43:56.023Z",
+         *             "updated": "2026-11-29T11:43:56.339Z",
          *             "currency": "usd",
          *             "duration": "once",
          *             "livemode": false,
@@ -25648,18 +25648,18 @@ export type components = {
          *             "duration_in_months": null
          *           },
          *           "object": "discount",
-         *           "customer": "cus_prod_06h2d0hzwvey0es4yyvctdfs4an46",
+         *           "customer": "cus_prod_06h2e7khamt8ctss8mzxwepj39dn0",
          *           "livemode": false
          *         },
          *         "previous_attributes": {
-         *           "start": "2026-11-29T08:53:20.102Z",
+         *           "start": "2026-11-29T11:43:56.322Z",
          *           "coupon": {
-         *             "id": "cpn_prod_06h2d0hy04eyrkqv09e17rczppygy",
+         *             "id": "cpn_prod_06h2e7kgbv0hf9twev4dww5y2287e",
          *             "name": "Ten percent",
          *             "valid": true,
          *             "object": "coupon",
-         *             "created": "2026-11-29T08:53:19.489Z",
-         *             "updated": "2026-11-29T08:53:20.102Z",
+         *             "created": "2026-11-29T11:43:55.998Z",
+         *             "updated": "2026-11-29T11:43:56.322Z",
          *             "currency": null,
          *             "duration": "forever",
          *             "livemode": false,
@@ -25704,24 +25704,24 @@ export type components = {
         /**
          * @description The webhook body of `customer.discount.deleted`.
          * @example {
-         *       "id": "evt_prod_06h2d0j0rcfk3pkqc1h7se1b8c4tm",
+         *       "id": "evt_prod_06h2e7khr7ehtnpcpr10vjh4skf26",
          *       "object": "event",
          *       "type": "customer.discount.deleted",
          *       "sequence": 3,
-         *       "created": 1795942400,
+         *       "created": 1795952636,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "di_prod_06h2d0j0dkgx260zth2zqwpavx008",
+         *           "id": "di_prod_06h2e7khmk5p2b2h7dhsdwxz9j0s8",
          *           "end": null,
-         *           "start": "2026-11-29T08:53:20.157Z",
+         *           "start": "2026-11-29T11:43:56.339Z",
          *           "coupon": {
-         *             "id": "cpn_prod_06h2d0hy3bawmew7vyzfz6cv23dsr",
+         *             "id": "cpn_prod_06h2e7kgezr5mzk7wx6khc9w7awfr",
          *             "name": null,
          *             "valid": true,
          *             "object": "coupon",
-         *             "created": "2026-11-29T08:53:19.514Z",
-         *             "updated": "2026-11-29T08:53:20.157Z",
+         *             "created": "2026-11-29T11:43:56.023Z",
+         *             "updated": "2026-11-29T11:43:56.339Z",
          *             "currency": "usd",
          *             "duration": "once",
          *             "livemode": false,
@@ -25735,7 +25735,7 @@ export type components = {
          *           },
          *           "object": "discount",
          *           "deleted": true,
-         *           "customer": "cus_prod_06h2d0hzwvey0es4yyvctdfs4an46",
+         *           "customer": "cus_prod_06h2e7khamt8ctss8mzxwepj39dn0",
          *           "livemode": false
          *         },
          *         "previous_attributes": {
@@ -25792,20 +25792,20 @@ export type components = {
         /**
          * @description The webhook body of `coupon.created`.
          * @example {
-         *       "id": "evt_prod_06h2d0hy0n5px91d6b1gt9dn7js1t",
+         *       "id": "evt_prod_06h2e7kgc2gwjmr09bpc0x4qk4nhc",
          *       "object": "event",
          *       "type": "coupon.created",
          *       "sequence": 1,
-         *       "created": 1795942399,
+         *       "created": 1795952636,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "cpn_prod_06h2d0hy04eyrkqv09e17rczppygy",
+         *           "id": "cpn_prod_06h2e7kgbv0hf9twev4dww5y2287e",
          *           "name": null,
          *           "valid": true,
          *           "object": "coupon",
-         *           "created": "2026-11-29T08:53:19.489Z",
-         *           "updated": "2026-11-29T08:53:19.489Z",
+         *           "created": "2026-11-29T11:43:55.998Z",
+         *           "updated": "2026-11-29T11:43:55.998Z",
          *           "currency": null,
          *           "duration": "forever",
          *           "livemode": false,
@@ -25887,20 +25887,20 @@ export type components = {
         /**
          * @description The webhook body of `coupon.updated`.
          * @example {
-         *       "id": "evt_prod_06h2d0hy7v46gvae8y2ehyw71veer",
+         *       "id": "evt_prod_06h2e7kggtfzhygqyssxc9gd9c63p",
          *       "object": "event",
          *       "type": "coupon.updated",
          *       "sequence": 2,
-         *       "created": 1795942399,
+         *       "created": 1795952636,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "cpn_prod_06h2d0hy04eyrkqv09e17rczppygy",
+         *           "id": "cpn_prod_06h2e7kgbv0hf9twev4dww5y2287e",
          *           "name": "Ten percent",
          *           "valid": true,
          *           "object": "coupon",
-         *           "created": "2026-11-29T08:53:19.489Z",
-         *           "updated": "2026-11-29T08:53:19.547Z",
+         *           "created": "2026-11-29T11:43:55.998Z",
+         *           "updated": "2026-11-29T11:43:56.036Z",
          *           "currency": null,
          *           "duration": "forever",
          *           "livemode": false,
@@ -25914,7 +25914,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "name": null,
-         *           "updated": "2026-11-29T08:53:19.489Z"
+         *           "updated": "2026-11-29T11:43:55.998Z"
          *         }
          *       }
          *     }
@@ -25948,21 +25948,21 @@ export type components = {
         /**
          * @description The webhook body of `coupon.deleted`.
          * @example {
-         *       "id": "evt_prod_06h2d0hygwk11w0t89wh4qqhp7bd2",
+         *       "id": "evt_prod_06h2e7kgkw30zdgzgebhf5a8p1ndp",
          *       "object": "event",
          *       "type": "coupon.deleted",
          *       "sequence": 2,
-         *       "created": 1795942399,
+         *       "created": 1795952636,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "cpn_prod_06h2d0hyc3t5srth769n7cp5wffeg",
+         *           "id": "cpn_prod_06h2e7kgjhcs152dgk9h6947feg60",
          *           "name": null,
          *           "valid": false,
          *           "object": "coupon",
-         *           "created": "2026-11-29T08:53:19.584Z",
+         *           "created": "2026-11-29T11:43:56.052Z",
          *           "deleted": true,
-         *           "updated": "2026-11-29T08:53:19.617Z",
+         *           "updated": "2026-11-29T11:43:56.062Z",
          *           "currency": null,
          *           "duration": "forever",
          *           "livemode": false,
@@ -25976,7 +25976,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "valid": true,
-         *           "updated": "2026-11-29T08:53:19.584Z",
+         *           "updated": "2026-11-29T11:43:56.052Z",
          *           "deleted": null
          *         }
          *       }
@@ -26050,22 +26050,22 @@ export type components = {
         /**
          * @description The webhook body of `price.created`.
          * @example {
-         *       "id": "evt_prod_06h2d0hxdaek126sc5yx30h8scwwj",
+         *       "id": "evt_prod_06h2e7kfyc6yrbytcq1c7wtxjqhp0",
          *       "object": "event",
          *       "type": "price.created",
          *       "sequence": 1,
-         *       "created": 1795942399,
+         *       "created": 1795952635,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "price_prod_06h2d0hxcshgdh05f8e8wff0h1rny",
+         *           "id": "price_prod_06h2e7kfy73va64z4hg784mm5asry",
          *           "type": "recurring",
          *           "tiers": null,
          *           "active": true,
          *           "object": "price",
-         *           "created": "2026-11-29T08:53:19.334Z",
-         *           "product": "prod_prod_06h2d0hx2vrjrnnvbfet5snx8f0m6",
-         *           "updated": "2026-11-29T08:53:19.334Z",
+         *           "created": "2026-11-29T11:43:55.889Z",
+         *           "product": "prod_prod_06h2e7kfr80h8mbwdp06bahm4vr44",
+         *           "updated": "2026-11-29T11:43:55.889Z",
          *           "currency": "usd",
          *           "livemode": false,
          *           "metadata": {},
@@ -26159,22 +26159,22 @@ export type components = {
         /**
          * @description The webhook body of `price.updated`.
          * @example {
-         *       "id": "evt_prod_06h2d0hxmf6my0n187pbpcdw8nbwy",
+         *       "id": "evt_prod_06h2e7kg3qe6bjh0gcpwf20h9jhjj",
          *       "object": "event",
          *       "type": "price.updated",
          *       "sequence": 2,
-         *       "created": 1795942399,
+         *       "created": 1795952635,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "price_prod_06h2d0hxcshgdh05f8e8wff0h1rny",
+         *           "id": "price_prod_06h2e7kfy73va64z4hg784mm5asry",
          *           "type": "recurring",
          *           "tiers": null,
          *           "active": true,
          *           "object": "price",
-         *           "created": "2026-11-29T08:53:19.334Z",
-         *           "product": "prod_prod_06h2d0hx2vrjrnnvbfet5snx8f0m6",
-         *           "updated": "2026-11-29T08:53:19.392Z",
+         *           "created": "2026-11-29T11:43:55.889Z",
+         *           "product": "prod_prod_06h2e7kfr80h8mbwdp06bahm4vr44",
+         *           "updated": "2026-11-29T11:43:55.931Z",
          *           "currency": "usd",
          *           "livemode": false,
          *           "metadata": {},
@@ -26190,7 +26190,7 @@ export type components = {
          *           "unit_amount_atom": 2000
          *         },
          *         "previous_attributes": {
-         *           "updated": "2026-11-29T08:53:19.334Z",
+         *           "updated": "2026-11-29T11:43:55.889Z",
          *           "nickname": null
          *         }
          *       }
@@ -26225,23 +26225,23 @@ export type components = {
         /**
          * @description The webhook body of `price.deleted`.
          * @example {
-         *       "id": "evt_prod_06h2d0hxtq20aqzacmehb0etd2eda",
+         *       "id": "evt_prod_06h2e7kg78rc0wjnmwqb0jn17vhvp",
          *       "object": "event",
          *       "type": "price.deleted",
          *       "sequence": 2,
-         *       "created": 1795942399,
+         *       "created": 1795952635,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "price_prod_06h2d0hxqva3vgmv8sy6dmtbwc6qy",
+         *           "id": "price_prod_06h2e7kg5paacw3kbge0vvnq63brr",
          *           "type": "one_time",
          *           "tiers": null,
          *           "active": true,
          *           "object": "price",
-         *           "created": "2026-11-29T08:53:19.422Z",
+         *           "created": "2026-11-29T11:43:55.949Z",
          *           "deleted": true,
-         *           "product": "prod_prod_06h2d0hxa4ftvhrfvjxpbb5z2bzm6",
-         *           "updated": "2026-11-29T08:53:19.442Z",
+         *           "product": "prod_prod_06h2e7kfw3bj9w6cbpf4k6b08hcd2",
+         *           "updated": "2026-11-29T11:43:55.960Z",
          *           "currency": "usd",
          *           "livemode": false,
          *           "metadata": {},
@@ -26252,7 +26252,7 @@ export type components = {
          *           "unit_amount_atom": 100
          *         },
          *         "previous_attributes": {
-         *           "updated": "2026-11-29T08:53:19.422Z",
+         *           "updated": "2026-11-29T11:43:55.949Z",
          *           "deleted": null
          *         }
          *       }
@@ -26335,20 +26335,20 @@ export type components = {
         /**
          * @description The webhook body of `product.created`.
          * @example {
-         *       "id": "evt_prod_06h2d0hx3dsv78pxf2bx6j1fvxy7j",
+         *       "id": "evt_prod_06h2e7kfrgpxfmzb2sz7xcqzhqh8p",
          *       "object": "event",
          *       "type": "product.created",
          *       "sequence": 1,
-         *       "created": 1795942399,
+         *       "created": 1795952635,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "prod_prod_06h2d0hx2vrjrnnvbfet5snx8f0m6",
+         *           "id": "prod_prod_06h2e7kfr80h8mbwdp06bahm4vr44",
          *           "name": "Pro",
          *           "active": true,
          *           "object": "product",
-         *           "created": "2026-11-29T08:53:19.254Z",
-         *           "updated": "2026-11-29T08:53:19.254Z",
+         *           "created": "2026-11-29T11:43:55.842Z",
+         *           "updated": "2026-11-29T11:43:55.842Z",
          *           "livemode": false,
          *           "metadata": {},
          *           "description": null
@@ -26409,26 +26409,26 @@ export type components = {
         /**
          * @description The webhook body of `product.updated`.
          * @example {
-         *       "id": "evt_prod_06h2d0hx7jz27hm7fbrwrnrkqrdj6",
+         *       "id": "evt_prod_06h2e7kftnm820er7jq7nqe9xh124",
          *       "object": "event",
          *       "type": "product.updated",
          *       "sequence": 2,
-         *       "created": 1795942399,
+         *       "created": 1795952635,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "prod_prod_06h2d0hx2vrjrnnvbfet5snx8f0m6",
+         *           "id": "prod_prod_06h2e7kfr80h8mbwdp06bahm4vr44",
          *           "name": "Pro",
          *           "active": true,
          *           "object": "product",
-         *           "created": "2026-11-29T08:53:19.254Z",
-         *           "updated": "2026-11-29T08:53:19.290Z",
+         *           "created": "2026-11-29T11:43:55.842Z",
+         *           "updated": "2026-11-29T11:43:55.860Z",
          *           "livemode": false,
          *           "metadata": {},
          *           "description": "The pro plan"
          *         },
          *         "previous_attributes": {
-         *           "updated": "2026-11-29T08:53:19.254Z",
+         *           "updated": "2026-11-29T11:43:55.842Z",
          *           "description": null
          *         }
          *       }
@@ -26463,27 +26463,27 @@ export type components = {
         /**
          * @description The webhook body of `product.deleted`.
          * @example {
-         *       "id": "evt_prod_06h2d0hxxp0y84gx8t3vb63ysy57e",
+         *       "id": "evt_prod_06h2e7kg96psfznmh8yc6xcw9e24m",
          *       "object": "event",
          *       "type": "product.deleted",
          *       "sequence": 2,
-         *       "created": 1795942399,
+         *       "created": 1795952635,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "prod_prod_06h2d0hxa4ftvhrfvjxpbb5z2bzm6",
+         *           "id": "prod_prod_06h2e7kfw3bj9w6cbpf4k6b08hcd2",
          *           "name": "Spare",
          *           "active": true,
          *           "object": "product",
-         *           "created": "2026-11-29T08:53:19.313Z",
+         *           "created": "2026-11-29T11:43:55.872Z",
          *           "deleted": true,
-         *           "updated": "2026-11-29T08:53:19.466Z",
+         *           "updated": "2026-11-29T11:43:55.975Z",
          *           "livemode": false,
          *           "metadata": {},
          *           "description": null
          *         },
          *         "previous_attributes": {
-         *           "updated": "2026-11-29T08:53:19.313Z",
+         *           "updated": "2026-11-29T11:43:55.872Z",
          *           "deleted": null
          *         }
          *       }
@@ -26543,21 +26543,21 @@ export type components = {
         /**
          * @description The webhook body of `refund.created`.
          * @example {
-         *       "id": "evt_prod_06h2d0j39wfk4k5jk2mzhc8aa452m",
+         *       "id": "evt_prod_06h2e7kmptqcnh6f5cmwxy2vhaf2p",
          *       "object": "event",
          *       "type": "refund.created",
          *       "sequence": 1,
-         *       "created": 1795942400,
+         *       "created": 1795952637,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "re_prod_06h2d0j39ggzj1gfdjchsdsvxfhqt",
+         *           "id": "re_prod_06h2e7kmp1zwjz0eg70h43h240rkm",
          *           "object": "refund",
          *           "reason": null,
          *           "status": "pending",
-         *           "created": "2026-11-29T08:53:20.844Z",
-         *           "payment": "py_prod_06h2d0j2b25jq3sk9j2p2n8edms8c",
-         *           "updated": "2026-11-29T08:53:20.844Z",
+         *           "created": "2026-11-29T11:43:57.104Z",
+         *           "payment": "py_prod_06h2e7kj1z85qr0v6htbd2emd8qk2",
+         *           "updated": "2026-11-29T11:43:57.104Z",
          *           "currency": "usd",
          *           "livemode": false,
          *           "metadata": {},
@@ -26624,21 +26624,21 @@ export type components = {
         /**
          * @description The webhook body of `refund.updated`.
          * @example {
-         *       "id": "evt_prod_06h2d0j3ak83khnykp5arvtcfk80c",
+         *       "id": "evt_prod_06h2e7kmqggz4gb8m51qt68mvrqb4",
          *       "object": "event",
          *       "type": "refund.updated",
          *       "sequence": 2,
-         *       "created": 1795942400,
+         *       "created": 1795952637,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "re_prod_06h2d0j39ggzj1gfdjchsdsvxfhqt",
+         *           "id": "re_prod_06h2e7kmp1zwjz0eg70h43h240rkm",
          *           "object": "refund",
          *           "reason": null,
          *           "status": "succeeded",
-         *           "created": "2026-11-29T08:53:20.844Z",
-         *           "payment": "py_prod_06h2d0j2b25jq3sk9j2p2n8edms8c",
-         *           "updated": "2026-11-29T08:53:20.850Z",
+         *           "created": "2026-11-29T11:43:57.104Z",
+         *           "payment": "py_prod_06h2e7kj1z85qr0v6htbd2emd8qk2",
+         *           "updated": "2026-11-29T11:43:57.112Z",
          *           "currency": "usd",
          *           "livemode": false,
          *           "metadata": {},
@@ -26647,7 +26647,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "status": "pending",
-         *           "updated": "2026-11-29T08:53:20.844Z"
+         *           "updated": "2026-11-29T11:43:57.104Z"
          *         }
          *       }
          *     }
@@ -26681,21 +26681,21 @@ export type components = {
         /**
          * @description The webhook body of `refund.failed`.
          * @example {
-         *       "id": "evt_prod_06h2d0j3g07ha7fzn3kab4bqtfm9j",
+         *       "id": "evt_prod_06h2e7kmvq2djbgpk8vqd7bycr536",
          *       "object": "event",
          *       "type": "refund.failed",
          *       "sequence": 2,
-         *       "created": 1795942400,
+         *       "created": 1795952637,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "re_prod_06h2d0j3f4xa2jrmb5chmmn141mga",
+         *           "id": "re_prod_06h2e7kmv8m5w4kgr723516j36fj2",
          *           "object": "refund",
          *           "reason": null,
          *           "status": "failed",
-         *           "created": "2026-11-29T08:53:20.889Z",
-         *           "payment": "py_prod_06h2d0j334qvt05vpbbf6pr76xzz2",
-         *           "updated": "2026-11-29T08:53:20.894Z",
+         *           "created": "2026-11-29T11:43:57.146Z",
+         *           "payment": "py_prod_06h2e7kkx7je5hs7fn0vqj4mx56ar",
+         *           "updated": "2026-11-29T11:43:57.148Z",
          *           "currency": "usd",
          *           "livemode": false,
          *           "metadata": {},
@@ -26704,7 +26704,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "status": "pending",
-         *           "updated": "2026-11-29T08:53:20.889Z",
+         *           "updated": "2026-11-29T11:43:57.146Z",
          *           "failure_reason": null
          *         }
          *       }
@@ -26739,21 +26739,21 @@ export type components = {
         /**
          * @description The webhook body of `api_token.created`.
          * @example {
-         *       "id": "evt_prod_06h2d0hfpf3acggcrsx0wx7g10tht",
+         *       "id": "evt_prod_06h2e7k5m4q3fa33s3nm5j29myyar",
          *       "object": "event",
          *       "type": "api_token.created",
          *       "sequence": 1,
-         *       "created": 1795942395,
+         *       "created": 1795952633,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "key_prod_06h2d0hff561d1m2s03m8jqqg7zhr",
+         *           "id": "key_prod_06h2e7k5ksc04wjtdsbs0hg6cjrza",
          *           "kind": "secret",
          *           "name": "catalogue",
          *           "object": "api_token",
          *           "status": "active",
-         *           "created": "2026-11-29T08:53:15.765Z",
-         *           "display": "st_prod_…da4x",
+         *           "created": "2026-11-29T11:43:53.246Z",
+         *           "display": "st_prod_…jjf7",
          *           "revoked_at": null,
          *           "last_used_at": null
          *         }
@@ -26810,22 +26810,22 @@ export type components = {
         /**
          * @description The webhook body of `api_token.revoked`.
          * @example {
-         *       "id": "evt_prod_06h2d0hjcxzn5d2b4gbh200t3k0gm",
+         *       "id": "evt_prod_06h2e7k9b2w1jcx9fav60ar1na7n4",
          *       "object": "event",
          *       "type": "api_token.revoked",
          *       "sequence": 2,
-         *       "created": 1795942396,
+         *       "created": 1795952634,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "key_prod_06h2d0hj2fpvh4vp2ypfat8jcp99j",
+         *           "id": "key_prod_06h2e7k8964zzm1whw2f2yawxv60t",
          *           "kind": "publishable",
          *           "name": "spare",
          *           "object": "api_token",
          *           "status": "revoked",
-         *           "created": "2026-11-29T08:53:16.427Z",
-         *           "display": "pt_prod_…tj6z",
-         *           "revoked_at": "2026-11-29T08:53:16.516Z",
+         *           "created": "2026-11-29T11:43:53.929Z",
+         *           "display": "pt_prod_…eybc",
+         *           "revoked_at": "2026-11-29T11:43:54.189Z",
          *           "last_used_at": null
          *         },
          *         "previous_attributes": {
@@ -26864,23 +26864,23 @@ export type components = {
         /**
          * @description The webhook body of `webhook_endpoint.created`.
          * @example {
-         *       "id": "evt_prod_06h2d0hjpfzsr038y83gj2e52k006",
+         *       "id": "evt_prod_06h2e7k9ev7xa4gz110ghrn64jhkg",
          *       "object": "event",
          *       "type": "webhook_endpoint.created",
          *       "sequence": 1,
-         *       "created": 1795942396,
+         *       "created": 1795952634,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "whe_prod_06h2d0hjnpkx371z1dk2q22q8tj0t",
+         *           "id": "whe_prod_06h2e7k9ee59j4cx23k9hjr7zzk0e",
          *           "url": "https://example.com/audit",
          *           "events": [
          *             "customer.created"
          *           ],
          *           "object": "webhook_endpoint",
-         *           "created": "2026-11-29T08:53:16.588Z",
+         *           "created": "2026-11-29T11:43:54.226Z",
          *           "enabled": true,
-         *           "updated": "2026-11-29T08:53:16.588Z",
+         *           "updated": "2026-11-29T11:43:54.226Z",
          *           "livemode": false,
          *           "description": null,
          *           "disabled_at": null,
@@ -26956,23 +26956,23 @@ export type components = {
         /**
          * @description The webhook body of `webhook_endpoint.updated`.
          * @example {
-         *       "id": "evt_prod_06h2d0hjtrfezv8qtgwk538mehnjm",
+         *       "id": "evt_prod_06h2e7k9hfv0rgh7ycg2t8jbt7egm",
          *       "object": "event",
          *       "type": "webhook_endpoint.updated",
          *       "sequence": 2,
-         *       "created": 1795942396,
+         *       "created": 1795952634,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "whe_prod_06h2d0hjnpkx371z1dk2q22q8tj0t",
+         *           "id": "whe_prod_06h2e7k9ee59j4cx23k9hjr7zzk0e",
          *           "url": "https://example.com/audit",
          *           "events": [
          *             "customer.created"
          *           ],
          *           "object": "webhook_endpoint",
-         *           "created": "2026-11-29T08:53:16.588Z",
+         *           "created": "2026-11-29T11:43:54.226Z",
          *           "enabled": true,
-         *           "updated": "2026-11-29T08:53:16.627Z",
+         *           "updated": "2026-11-29T11:43:54.249Z",
          *           "livemode": false,
          *           "description": "Audit",
          *           "disabled_at": null,
@@ -26982,7 +26982,7 @@ export type components = {
          *           "previous_secret_expires_at": null
          *         },
          *         "previous_attributes": {
-         *           "updated": "2026-11-29T08:53:16.588Z",
+         *           "updated": "2026-11-29T11:43:54.226Z",
          *           "description": null
          *         }
          *       }
@@ -27017,35 +27017,35 @@ export type components = {
         /**
          * @description The webhook body of `webhook_endpoint.deleted`.
          * @example {
-         *       "id": "evt_prod_06h2d0hkh1gkvspnr25hgaptqrvd0",
+         *       "id": "evt_prod_06h2e7k9w73xf96w91ya7a8arbja6",
          *       "object": "event",
          *       "type": "webhook_endpoint.deleted",
          *       "sequence": 6,
-         *       "created": 1795942396,
+         *       "created": 1795952634,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "whe_prod_06h2d0hjnpkx371z1dk2q22q8tj0t",
+         *           "id": "whe_prod_06h2e7k9ee59j4cx23k9hjr7zzk0e",
          *           "url": "https://example.com/audit",
          *           "events": [
          *             "customer.created"
          *           ],
          *           "object": "webhook_endpoint",
-         *           "created": "2026-11-29T08:53:16.588Z",
+         *           "created": "2026-11-29T11:43:54.226Z",
          *           "deleted": true,
          *           "enabled": false,
-         *           "updated": "2026-11-29T08:53:16.806Z",
+         *           "updated": "2026-11-29T11:43:54.335Z",
          *           "livemode": false,
          *           "description": "Audit",
          *           "disabled_at": null,
          *           "failing_since": null,
          *           "disabled_reason": null,
          *           "max_deliveries_per_second": null,
-         *           "previous_secret_expires_at": "2026-11-30T08:53:16.742Z"
+         *           "previous_secret_expires_at": "2026-11-30T11:43:54.312Z"
          *         },
          *         "previous_attributes": {
          *           "enabled": true,
-         *           "updated": "2026-11-29T08:53:16.742Z",
+         *           "updated": "2026-11-29T11:43:54.312Z",
          *           "deleted": null
          *         }
          *       }
@@ -27116,23 +27116,23 @@ export type components = {
         /**
          * @description The webhook body of `webhook_endpoint.disabled`.
          * @example {
-         *       "id": "evt_prod_06h2d0hk0n6x3g7m4t89fba675p2m",
+         *       "id": "evt_prod_06h2e7k9mw42a3x3vx25r3zm8s80g",
          *       "object": "event",
          *       "type": "webhook_endpoint.disabled",
          *       "sequence": 3,
-         *       "created": 1795942396,
+         *       "created": 1795952634,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "whe_prod_06h2d0hjnpkx371z1dk2q22q8tj0t",
+         *           "id": "whe_prod_06h2e7k9ee59j4cx23k9hjr7zzk0e",
          *           "url": "https://example.com/audit",
          *           "events": [
          *             "customer.created"
          *           ],
          *           "object": "webhook_endpoint",
-         *           "created": "2026-11-29T08:53:16.588Z",
+         *           "created": "2026-11-29T11:43:54.226Z",
          *           "enabled": false,
-         *           "updated": "2026-11-29T08:53:16.671Z",
+         *           "updated": "2026-11-29T11:43:54.276Z",
          *           "livemode": false,
          *           "description": "Audit",
          *           "disabled_at": null,
@@ -27143,7 +27143,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "enabled": true,
-         *           "updated": "2026-11-29T08:53:16.627Z"
+         *           "updated": "2026-11-29T11:43:54.249Z"
          *         }
          *       }
          *     }
@@ -27177,23 +27177,23 @@ export type components = {
         /**
          * @description The webhook body of `webhook_endpoint.enabled`.
          * @example {
-         *       "id": "evt_prod_06h2d0hk68gs0xzzj77njq0rsd3m2",
+         *       "id": "evt_prod_06h2e7k9qae74hyk2jk9n0bwsaakp",
          *       "object": "event",
          *       "type": "webhook_endpoint.enabled",
          *       "sequence": 4,
-         *       "created": 1795942396,
+         *       "created": 1795952634,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "whe_prod_06h2d0hjnpkx371z1dk2q22q8tj0t",
+         *           "id": "whe_prod_06h2e7k9ee59j4cx23k9hjr7zzk0e",
          *           "url": "https://example.com/audit",
          *           "events": [
          *             "customer.created"
          *           ],
          *           "object": "webhook_endpoint",
-         *           "created": "2026-11-29T08:53:16.588Z",
+         *           "created": "2026-11-29T11:43:54.226Z",
          *           "enabled": true,
-         *           "updated": "2026-11-29T08:53:16.719Z",
+         *           "updated": "2026-11-29T11:43:54.296Z",
          *           "livemode": false,
          *           "description": "Audit",
          *           "disabled_at": null,
@@ -27204,7 +27204,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "enabled": false,
-         *           "updated": "2026-11-29T08:53:16.671Z"
+         *           "updated": "2026-11-29T11:43:54.276Z"
          *         }
          *       }
          *     }
@@ -27238,33 +27238,33 @@ export type components = {
         /**
          * @description The webhook body of `webhook_endpoint.secret_rotated`.
          * @example {
-         *       "id": "evt_prod_06h2d0hkank3az5nrc2ck0aan10cw",
+         *       "id": "evt_prod_06h2e7k9sdk80rps8edk7xefzbqq6",
          *       "object": "event",
          *       "type": "webhook_endpoint.secret_rotated",
          *       "sequence": 5,
-         *       "created": 1795942396,
+         *       "created": 1795952634,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "whe_prod_06h2d0hjnpkx371z1dk2q22q8tj0t",
+         *           "id": "whe_prod_06h2e7k9ee59j4cx23k9hjr7zzk0e",
          *           "url": "https://example.com/audit",
          *           "events": [
          *             "customer.created"
          *           ],
          *           "object": "webhook_endpoint",
-         *           "created": "2026-11-29T08:53:16.588Z",
+         *           "created": "2026-11-29T11:43:54.226Z",
          *           "enabled": true,
-         *           "updated": "2026-11-29T08:53:16.742Z",
+         *           "updated": "2026-11-29T11:43:54.312Z",
          *           "livemode": false,
          *           "description": "Audit",
          *           "disabled_at": null,
          *           "failing_since": null,
          *           "disabled_reason": null,
          *           "max_deliveries_per_second": null,
-         *           "previous_secret_expires_at": "2026-11-30T08:53:16.742Z"
+         *           "previous_secret_expires_at": "2026-11-30T11:43:54.312Z"
          *         },
          *         "previous_attributes": {
-         *           "updated": "2026-11-29T08:53:16.719Z",
+         *           "updated": "2026-11-29T11:43:54.296Z",
          *           "previous_secret_expires_at": null
          *         }
          *       }
@@ -27299,18 +27299,18 @@ export type components = {
         /**
          * @description The webhook body of `user.signed_in`.
          * @example {
-         *       "id": "evt_prod_06h2d0hf2qnq79zpg0ajbdfq2jszc",
+         *       "id": "evt_prod_06h2e7k59134ydqnkap5y63n6tn6p",
          *       "object": "event",
          *       "type": "user.signed_in",
          *       "sequence": 1,
-         *       "created": 1795942395,
+         *       "created": 1795952633,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "user_prod_06h2d0hcfee4ntj4vrv4ybcqcmvbg",
+         *           "id": "user_prod_06h2e7k29pz0agkc4tj47pp8mpgx2",
          *           "name": "Test User",
          *           "role": "owner",
-         *           "email": "user-5e57215d29@example.com",
+         *           "email": "user-70ee60d3b3@example.com",
          *           "object": "user"
          *         }
          *       }
@@ -27356,18 +27356,18 @@ export type components = {
         /**
          * @description The webhook body of `user.sign_in_failed`.
          * @example {
-         *       "id": "evt_prod_06h2d0hrbhbwervw4qwsyv9qpy208",
+         *       "id": "evt_prod_06h2e7kd246t2vdfx4eyc6xpna33a",
          *       "object": "event",
          *       "type": "user.sign_in_failed",
          *       "sequence": 2,
-         *       "created": 1795942398,
+         *       "created": 1795952635,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "user_prod_06h2d0hcfee4ntj4vrv4ybcqcmvbg",
+         *           "id": "user_prod_06h2e7k29pz0agkc4tj47pp8mpgx2",
          *           "name": "Test User",
          *           "role": "owner",
-         *           "email": "user-5e57215d29@example.com",
+         *           "email": "user-70ee60d3b3@example.com",
          *           "object": "user"
          *         }
          *       }
@@ -27402,18 +27402,18 @@ export type components = {
         /**
          * @description The webhook body of `user.signed_out`.
          * @example {
-         *       "id": "evt_prod_06h2d0hvzm22bavns93ymhrv6hmdj",
+         *       "id": "evt_prod_06h2e7kf6k79zrmn4gf9s90ykkwn0",
          *       "object": "event",
          *       "type": "user.signed_out",
          *       "sequence": 4,
-         *       "created": 1795942398,
+         *       "created": 1795952635,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "user_prod_06h2d0hcfee4ntj4vrv4ybcqcmvbg",
+         *           "id": "user_prod_06h2e7k29pz0agkc4tj47pp8mpgx2",
          *           "name": "Test User",
          *           "role": "owner",
-         *           "email": "user-5e57215d29@example.com",
+         *           "email": "user-70ee60d3b3@example.com",
          *           "object": "user"
          *         }
          *       }
@@ -27448,18 +27448,18 @@ export type components = {
         /**
          * @description The webhook body of `user.password_changed`.
          * @example {
-         *       "id": "evt_prod_06h2d0htpr95phrz8pghb9jaen0b2",
+         *       "id": "evt_prod_06h2e7kecsqyp8bgha9g38xyqscwe",
          *       "object": "event",
          *       "type": "user.password_changed",
          *       "sequence": 3,
-         *       "created": 1795942398,
+         *       "created": 1795952635,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "user_prod_06h2d0hcfee4ntj4vrv4ybcqcmvbg",
+         *           "id": "user_prod_06h2e7k29pz0agkc4tj47pp8mpgx2",
          *           "name": "Test User",
          *           "role": "owner",
-         *           "email": "user-5e57215d29@example.com",
+         *           "email": "user-70ee60d3b3@example.com",
          *           "object": "user"
          *         }
          *       }
@@ -27494,15 +27494,15 @@ export type components = {
         /**
          * @description The webhook body of `account.settings_updated`.
          * @example {
-         *       "id": "evt_prod_06h2d0hwk7qb030g4a3eyb9zrj4cy",
+         *       "id": "evt_prod_06h2e7kfj4yjqb360f8ab67nwtzt8",
          *       "object": "event",
          *       "type": "account.settings_updated",
          *       "sequence": 3,
-         *       "created": 1795942399,
+         *       "created": 1795952635,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "acc_prod_06h2d0hce7fffddx9j6aav1t6n5he",
+         *           "id": "acc_prod_06h2e7k284vwhvmcw6y337ryz82xy",
          *           "object": "account_settings",
          *           "tax_id": null,
          *           "address": {
@@ -27593,20 +27593,20 @@ export type components = {
         /**
          * @description The webhook body of `tax_rate.created`.
          * @example {
-         *       "id": "evt_prod_06h2d0hwqg546s20svdmh4r49pd36",
+         *       "id": "evt_prod_06h2e7kfm2t3zmbseggmg730tve5w",
          *       "object": "event",
          *       "type": "tax_rate.created",
          *       "sequence": 1,
-         *       "created": 1795942399,
+         *       "created": 1795952635,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "txr_prod_06h2d0hwq0c3b7y16j02w6zh3sqzt",
+         *           "id": "txr_prod_06h2e7kfkwppdadepcq718zh553j8",
          *           "active": true,
          *           "object": "tax_rate",
          *           "country": "DE",
-         *           "created": "2026-11-29T08:53:19.160Z",
-         *           "updated": "2026-11-29T08:53:19.160Z",
+         *           "created": "2026-11-29T11:43:55.807Z",
+         *           "updated": "2026-11-29T11:43:55.807Z",
          *           "livemode": false,
          *           "metadata": {},
          *           "inclusive": false,
@@ -27675,20 +27675,20 @@ export type components = {
         /**
          * @description The webhook body of `tax_rate.updated`.
          * @example {
-         *       "id": "evt_prod_06h2d0hww4yxr1nxr2xzvr7tknh96",
+         *       "id": "evt_prod_06h2e7kfpn2xffq6yvbm654w1cfq8",
          *       "object": "event",
          *       "type": "tax_rate.updated",
          *       "sequence": 2,
-         *       "created": 1795942399,
+         *       "created": 1795952635,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "txr_prod_06h2d0hwq0c3b7y16j02w6zh3sqzt",
+         *           "id": "txr_prod_06h2e7kfkwppdadepcq718zh553j8",
          *           "active": false,
          *           "object": "tax_rate",
          *           "country": "DE",
-         *           "created": "2026-11-29T08:53:19.160Z",
-         *           "updated": "2026-11-29T08:53:19.197Z",
+         *           "created": "2026-11-29T11:43:55.807Z",
+         *           "updated": "2026-11-29T11:43:55.828Z",
          *           "livemode": false,
          *           "metadata": {},
          *           "inclusive": false,
@@ -27699,7 +27699,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "active": true,
-         *           "updated": "2026-11-29T08:53:19.160Z"
+         *           "updated": "2026-11-29T11:43:55.807Z"
          *         }
          *       }
          *     }
@@ -27733,19 +27733,19 @@ export type components = {
         /**
          * @description The webhook body of `meter.created`.
          * @example {
-         *       "id": "evt_prod_06h2d0hzf54rsm3w8vecxdp39j19g",
+         *       "id": "evt_prod_06h2e7kh3chhm96kqd9r8dqfbrcr8",
          *       "object": "event",
          *       "type": "meter.created",
          *       "sequence": 1,
-         *       "created": 1795942399,
+         *       "created": 1795952636,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "mtr_prod_06h2d0hzeya4ca4cm7k5ebpk9we3c",
+         *           "id": "mtr_prod_06h2e7kh38k675qkbfjp9xstksz16",
          *           "object": "meter",
          *           "status": "active",
-         *           "created": "2026-11-29T08:53:19.863Z",
-         *           "updated": "2026-11-29T08:53:19.863Z",
+         *           "created": "2026-11-29T11:43:56.186Z",
+         *           "updated": "2026-11-29T11:43:56.186Z",
          *           "livemode": false,
          *           "value_key": "value",
          *           "event_name": "api_request",
@@ -27815,19 +27815,19 @@ export type components = {
         /**
          * @description The webhook body of `meter.updated`.
          * @example {
-         *       "id": "evt_prod_06h2d0hzj690rjvsfstmha436dtyc",
+         *       "id": "evt_prod_06h2e7kh5kye0a3kz84j549z36eng",
          *       "object": "event",
          *       "type": "meter.updated",
          *       "sequence": 2,
-         *       "created": 1795942399,
+         *       "created": 1795952636,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "mtr_prod_06h2d0hzeya4ca4cm7k5ebpk9we3c",
+         *           "id": "mtr_prod_06h2e7kh38k675qkbfjp9xstksz16",
          *           "object": "meter",
          *           "status": "active",
-         *           "created": "2026-11-29T08:53:19.863Z",
-         *           "updated": "2026-11-29T08:53:19.887Z",
+         *           "created": "2026-11-29T11:43:56.186Z",
+         *           "updated": "2026-11-29T11:43:56.203Z",
          *           "livemode": false,
          *           "value_key": "value",
          *           "event_name": "api_request",
@@ -27835,7 +27835,7 @@ export type components = {
          *           "display_name": "Requests"
          *         },
          *         "previous_attributes": {
-         *           "updated": "2026-11-29T08:53:19.863Z",
+         *           "updated": "2026-11-29T11:43:56.186Z",
          *           "display_name": "API requests"
          *         }
          *       }
@@ -27870,19 +27870,19 @@ export type components = {
         /**
          * @description The webhook body of `meter.deactivated`.
          * @example {
-         *       "id": "evt_prod_06h2d0hzn6as230j74n224z3ys5rr",
+         *       "id": "evt_prod_06h2e7kh75yy6mf5781e6fjqyvznj",
          *       "object": "event",
          *       "type": "meter.deactivated",
          *       "sequence": 3,
-         *       "created": 1795942399,
+         *       "created": 1795952636,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "mtr_prod_06h2d0hzeya4ca4cm7k5ebpk9we3c",
+         *           "id": "mtr_prod_06h2e7kh38k675qkbfjp9xstksz16",
          *           "object": "meter",
          *           "status": "inactive",
-         *           "created": "2026-11-29T08:53:19.863Z",
-         *           "updated": "2026-11-29T08:53:19.910Z",
+         *           "created": "2026-11-29T11:43:56.186Z",
+         *           "updated": "2026-11-29T11:43:56.217Z",
          *           "livemode": false,
          *           "value_key": "value",
          *           "event_name": "api_request",
@@ -27891,7 +27891,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "status": "active",
-         *           "updated": "2026-11-29T08:53:19.887Z"
+         *           "updated": "2026-11-29T11:43:56.203Z"
          *         }
          *       }
          *     }
@@ -27925,19 +27925,19 @@ export type components = {
         /**
          * @description The webhook body of `meter.reactivated`.
          * @example {
-         *       "id": "evt_prod_06h2d0hzt61cqrq5xkdqyj4a3jqpg",
+         *       "id": "evt_prod_06h2e7kh98353wytvy8c0s0mr2s9j",
          *       "object": "event",
          *       "type": "meter.reactivated",
          *       "sequence": 4,
-         *       "created": 1795942399,
+         *       "created": 1795952636,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "mtr_prod_06h2d0hzeya4ca4cm7k5ebpk9we3c",
+         *           "id": "mtr_prod_06h2e7kh38k675qkbfjp9xstksz16",
          *           "object": "meter",
          *           "status": "active",
-         *           "created": "2026-11-29T08:53:19.863Z",
-         *           "updated": "2026-11-29T08:53:19.951Z",
+         *           "created": "2026-11-29T11:43:56.186Z",
+         *           "updated": "2026-11-29T11:43:56.234Z",
          *           "livemode": false,
          *           "value_key": "value",
          *           "event_name": "api_request",
@@ -27946,7 +27946,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "status": "inactive",
-         *           "updated": "2026-11-29T08:53:19.910Z"
+         *           "updated": "2026-11-29T11:43:56.217Z"
          *         }
          *       }
          *     }
@@ -27980,19 +27980,19 @@ export type components = {
         /**
          * @description The webhook body of `feature.created`.
          * @example {
-         *       "id": "evt_prod_06h2d0hymmw5x4q5zy6b9wz8t0hvw",
+         *       "id": "evt_prod_06h2e7kgn6whwe578tzk4f9ppt26m",
          *       "object": "event",
          *       "type": "feature.created",
          *       "sequence": 1,
-         *       "created": 1795942399,
+         *       "created": 1795952636,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "feat_prod_06h2d0hym94rrckvk63wrvw3bn5nc",
+         *           "id": "feat_prod_06h2e7kgn2ac7c2yfv8z9ze6yt7kr",
          *           "name": "Reports",
          *           "object": "feature",
-         *           "created": "2026-11-29T08:53:19.650Z",
-         *           "updated": "2026-11-29T08:53:19.650Z",
+         *           "created": "2026-11-29T11:43:56.072Z",
+         *           "updated": "2026-11-29T11:43:56.072Z",
          *           "livemode": false,
          *           "metadata": {},
          *           "lookup_key": "reports"
@@ -28052,28 +28052,28 @@ export type components = {
         /**
          * @description The webhook body of `product_feature.attached`.
          * @example {
-         *       "id": "evt_prod_06h2d0hysbpf7sgw35wpfvkv4ac4p",
+         *       "id": "evt_prod_06h2e7kgpr21yh3seb7k3v8qtcghg",
          *       "object": "event",
          *       "type": "product_feature.attached",
          *       "sequence": 1,
-         *       "created": 1795942399,
+         *       "created": 1795952636,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "prodft_prod_06h2d0hyrktmx4w37ckgqkc4re4hc",
+         *           "id": "prodft_prod_06h2e7kgpmaeqa9r94qrhqbbge4f2",
          *           "object": "product_feature",
-         *           "created": "2026-11-29T08:53:19.685Z",
+         *           "created": "2026-11-29T11:43:56.085Z",
          *           "feature": {
-         *             "id": "feat_prod_06h2d0hym94rrckvk63wrvw3bn5nc",
+         *             "id": "feat_prod_06h2e7kgn2ac7c2yfv8z9ze6yt7kr",
          *             "name": "Reports",
          *             "object": "feature",
-         *             "created": "2026-11-29T08:53:19.650Z",
-         *             "updated": "2026-11-29T08:53:19.650Z",
+         *             "created": "2026-11-29T11:43:56.072Z",
+         *             "updated": "2026-11-29T11:43:56.072Z",
          *             "livemode": false,
          *             "metadata": {},
          *             "lookup_key": "reports"
          *           },
-         *           "product": "prod_prod_06h2d0hx2vrjrnnvbfet5snx8f0m6",
+         *           "product": "prod_prod_06h2e7kfr80h8mbwdp06bahm4vr44",
          *           "livemode": false
          *         }
          *       }
@@ -28123,28 +28123,28 @@ export type components = {
         /**
          * @description The webhook body of `product_feature.detached`.
          * @example {
-         *       "id": "evt_prod_06h2d0hz63z4j5sdaaz4ydkxt5018",
+         *       "id": "evt_prod_06h2e7kgxwazrw044rejq64dypx6y",
          *       "object": "event",
          *       "type": "product_feature.detached",
          *       "sequence": 2,
-         *       "created": 1795942399,
+         *       "created": 1795952636,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "prodft_prod_06h2d0hz0kevw8p1mfh0tssf0rdem",
+         *           "id": "prodft_prod_06h2e7kgw82mr6pm3jcagbtdvmbhe",
          *           "object": "product_feature",
-         *           "created": "2026-11-29T08:53:19.748Z",
+         *           "created": "2026-11-29T11:43:56.130Z",
          *           "feature": {
-         *             "id": "feat_prod_06h2d0hywd0qhrx6e06e046t23r9r",
+         *             "id": "feat_prod_06h2e7kgs3m2s7cx9bgtgq3gvz44g",
          *             "name": "Beta",
          *             "object": "feature",
-         *             "created": "2026-11-29T08:53:19.715Z",
-         *             "updated": "2026-11-29T08:53:19.715Z",
+         *             "created": "2026-11-29T11:43:56.104Z",
+         *             "updated": "2026-11-29T11:43:56.104Z",
          *             "livemode": false,
          *             "metadata": {},
          *             "lookup_key": "beta"
          *           },
-         *           "product": "prod_prod_06h2d0hx2vrjrnnvbfet5snx8f0m6",
+         *           "product": "prod_prod_06h2e7kfr80h8mbwdp06bahm4vr44",
          *           "livemode": false
          *         }
          *       }
@@ -28179,23 +28179,23 @@ export type components = {
         /**
          * @description The webhook body of `customer.entitlements.updated`.
          * @example {
-         *       "id": "evt_prod_06h2d0j8pmm3qfn5qdmcwbak5zd7m",
+         *       "id": "evt_prod_06h2e7ktb8d52wc0ekk2qj37qke04",
          *       "object": "event",
          *       "type": "customer.entitlements.updated",
          *       "sequence": 3,
-         *       "created": 1795942402,
+         *       "created": 1795952638,
          *       "livemode": false,
          *       "data": {
          *         "object": {
          *           "items": [
          *             {
-         *               "feature": "feat_prod_06h2d0hym94rrckvk63wrvw3bn5nc",
+         *               "feature": "feat_prod_06h2e7kgn2ac7c2yfv8z9ze6yt7kr",
          *               "lookup_key": "reports",
-         *               "source_subscription": "sub_prod_06h2d0j8khyc25ndr0zhkwxcdqp38"
+         *               "source_subscription": "sub_prod_06h2e7kt96npy8qg6jsgc2tk9jdd4"
          *             }
          *           ],
          *           "object": "customer_entitlements",
-         *           "customer": "cus_prod_06h2d0hzwvey0es4yyvctdfs4an46",
+         *           "customer": "cus_prod_06h2e7khamt8ctss8mzxwepj39dn0",
          *           "livemode": false
          *         },
          *         "previous_attributes": {
@@ -28242,16 +28242,16 @@ export type components = {
         /**
          * @description The webhook body of `portal_configuration.updated`.
          * @example {
-         *       "id": "evt_prod_06h2d0hza81j7bn14neycwkkmq9n8",
+         *       "id": "evt_prod_06h2e7kh03mf15egdks8q3mjx97w6",
          *       "object": "event",
          *       "type": "portal_configuration.updated",
          *       "sequence": 4,
-         *       "created": 1795942399,
+         *       "created": 1795952636,
          *       "livemode": false,
          *       "data": {
          *         "object": {
          *           "object": "portal_configuration",
-         *           "updated": "2026-11-29T08:53:19.817Z",
+         *           "updated": "2026-11-29T11:43:56.156Z",
          *           "branding": {
          *             "logo_url": null,
          *             "accent_color": null,
@@ -28442,16 +28442,16 @@ export type components = {
         /**
          * @description The webhook body of `credit_note.created`.
          * @example {
-         *       "id": "evt_prod_06h2d0j7kc9n9h2yz0r5dr8f6ac5r",
+         *       "id": "evt_prod_06h2e7ksjarbzyvadzbgsh1z47k0y",
          *       "object": "event",
          *       "type": "credit_note.created",
          *       "sequence": 1,
-         *       "created": 1795942401,
+         *       "created": 1795952638,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "cn_prod_06h2d0j7hkkn51j3kw2affczjbbjy",
-         *           "pdf": "http://127.0.0.1:34341/api/credit-notes/cn_prod_06h2d0j7hkkn51j3kw2affczjbbjy/pdf",
+         *           "id": "cn_prod_06h2e7kse3rgqryr8vy0anvdj1zwr",
+         *           "pdf": "http://127.0.0.1:33431/api/credit-notes/cn_prod_06h2e7kse3rgqryr8vy0anvdj1zwr/pdf",
          *           "memo": null,
          *           "type": "pre_payment",
          *           "lines": [
@@ -28469,16 +28469,16 @@ export type components = {
          *           "object": "credit_note",
          *           "reason": "order_change",
          *           "status": "issued",
-         *           "created": "2026-11-29T08:53:21.932Z",
-         *           "invoice": "in_prod_06h2d0j79mk4wzjjggkfr026e0npr",
+         *           "created": "2026-11-29T11:43:58.320Z",
+         *           "invoice": "in_prod_06h2e7krqs3fxv55r8nykgmhq5fae",
          *           "refunds": [],
-         *           "updated": "2026-11-29T08:53:21.932Z",
+         *           "updated": "2026-11-29T11:43:58.320Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h2d0hzwvey0es4yyvctdfs4an46",
+         *           "customer": "cus_prod_06h2e7khamt8ctss8mzxwepj39dn0",
          *           "livemode": false,
          *           "tax_atom": 0,
          *           "voided_at": null,
-         *           "pdf_sha256": "4be6b9605a6f79562b4838aa4bbcd6972a0cbdded5e133ccb73afd00875819b9",
+         *           "pdf_sha256": "dd41546c25e04ace5869bbee5d446321a9d4257017a44298e1f2c90566b18235",
          *           "total_taxes": [],
          *           "discount_atom": 0,
          *           "subtotal_atom": 100,
@@ -28573,16 +28573,16 @@ export type components = {
         /**
          * @description The webhook body of `credit_note.voided`.
          * @example {
-         *       "id": "evt_prod_06h2d0j7swztkd6ys0wmj10zhnyjg",
+         *       "id": "evt_prod_06h2e7ksnc2x2hq67cvj01pyc8pqt",
          *       "object": "event",
          *       "type": "credit_note.voided",
          *       "sequence": 2,
-         *       "created": 1795942401,
+         *       "created": 1795952638,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "cn_prod_06h2d0j7hkkn51j3kw2affczjbbjy",
-         *           "pdf": "http://127.0.0.1:34341/api/credit-notes/cn_prod_06h2d0j7hkkn51j3kw2affczjbbjy/pdf",
+         *           "id": "cn_prod_06h2e7kse3rgqryr8vy0anvdj1zwr",
+         *           "pdf": "http://127.0.0.1:33431/api/credit-notes/cn_prod_06h2e7kse3rgqryr8vy0anvdj1zwr/pdf",
          *           "memo": null,
          *           "type": "pre_payment",
          *           "lines": [
@@ -28600,16 +28600,16 @@ export type components = {
          *           "object": "credit_note",
          *           "reason": "order_change",
          *           "status": "void",
-         *           "created": "2026-11-29T08:53:21.932Z",
-         *           "invoice": "in_prod_06h2d0j79mk4wzjjggkfr026e0npr",
+         *           "created": "2026-11-29T11:43:58.320Z",
+         *           "invoice": "in_prod_06h2e7krqs3fxv55r8nykgmhq5fae",
          *           "refunds": [],
-         *           "updated": "2026-11-29T08:53:21.996Z",
+         *           "updated": "2026-11-29T11:43:58.377Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h2d0hzwvey0es4yyvctdfs4an46",
+         *           "customer": "cus_prod_06h2e7khamt8ctss8mzxwepj39dn0",
          *           "livemode": false,
          *           "tax_atom": 0,
-         *           "voided_at": "2026-11-29T08:53:21.996Z",
-         *           "pdf_sha256": "4be6b9605a6f79562b4838aa4bbcd6972a0cbdded5e133ccb73afd00875819b9",
+         *           "voided_at": "2026-11-29T11:43:58.377Z",
+         *           "pdf_sha256": "dd41546c25e04ace5869bbee5d446321a9d4257017a44298e1f2c90566b18235",
          *           "total_taxes": [],
          *           "discount_atom": 0,
          *           "subtotal_atom": 100,
@@ -28621,7 +28621,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "status": "issued",
-         *           "updated": "2026-11-29T08:53:21.932Z",
+         *           "updated": "2026-11-29T11:43:58.320Z",
          *           "voided_at": null
          *         }
          *       }
@@ -28656,24 +28656,24 @@ export type components = {
         /**
          * @description The webhook body of `customer.balance_transaction.created`.
          * @example {
-         *       "id": "evt_prod_06h2d0j7ymg776s141xtkysa9jdhp",
+         *       "id": "evt_prod_06h2e7ksvq3ncca4nmaq8js6an2ec",
          *       "object": "event",
          *       "type": "customer.balance_transaction.created",
          *       "sequence": 1,
-         *       "created": 1795942402,
+         *       "created": 1795952638,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "cbtxn_prod_06h2d0j7yf6svhy5t5awjtcd22kd2",
+         *           "id": "cbtxn_prod_06h2e7ksvgbjnej0aj4yjtat728fw",
          *           "type": "credit_note",
          *           "object": "customer_balance_transaction",
-         *           "created": "2026-11-29T08:53:22.035Z",
-         *           "invoice": "in_prod_06h2d0j3hmedp2e9959y4mv9t8t16",
+         *           "created": "2026-11-29T11:43:58.428Z",
+         *           "invoice": "in_prod_06h2e7kmxkwkykxff9qrk6t0bbkaw",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h2d0hzwvey0es4yyvctdfs4an46",
+         *           "customer": "cus_prod_06h2e7khamt8ctss8mzxwepj39dn0",
          *           "livemode": false,
          *           "amount_atom": 100,
-         *           "credit_note": "cn_prod_06h2d0j7y6pjw25hyvgbsydmzh3hp",
+         *           "credit_note": "cn_prod_06h2e7ksvdsy30vhm510r8ddfnqfm",
          *           "description": null,
          *           "ending_balance_atom": 100,
          *           "subscription_change_request": null
@@ -28739,18 +28739,18 @@ export type components = {
         /**
          * @description The webhook body of `member.invited`.
          * @example {
-         *       "id": "evt_prod_06h2d0hmzdgdhhb8ndf25n9kqk7cp",
+         *       "id": "evt_prod_06h2e7kaa02q6qh3ry7rkej79b8k8",
          *       "object": "event",
          *       "type": "member.invited",
          *       "sequence": 1,
-         *       "created": 1795942397,
+         *       "created": 1795952634,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "inv_prod_06h2d0hmpdezhy9tkvjs5kkhy4xfj",
+         *           "id": "inv_prod_06h2e7ka9agq18qf5my0s8cvk5qq2",
          *           "name": null,
          *           "role": "viewer",
-         *           "email": "withdrawn-mx1lqe8p@example.com",
+         *           "email": "withdrawn-mx1rttki@example.com",
          *           "object": "member",
          *           "status": "invited",
          *           "invitation": null
@@ -28803,18 +28803,18 @@ export type components = {
         /**
          * @description The webhook body of `member.invitation_revoked`.
          * @example {
-         *       "id": "evt_prod_06h2d0hnj15tnrz039y0rpwf193ha",
+         *       "id": "evt_prod_06h2e7kad3dfzhnnqeb95tw6gwwyg",
          *       "object": "event",
          *       "type": "member.invitation_revoked",
          *       "sequence": 2,
-         *       "created": 1795942397,
+         *       "created": 1795952634,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "inv_prod_06h2d0hmpdezhy9tkvjs5kkhy4xfj",
+         *           "id": "inv_prod_06h2e7ka9agq18qf5my0s8cvk5qq2",
          *           "name": null,
          *           "role": "viewer",
-         *           "email": "withdrawn-mx1lqe8p@example.com",
+         *           "email": "withdrawn-mx1rttki@example.com",
          *           "object": "member",
          *           "status": "invitation_revoked",
          *           "invitation": null
@@ -28854,21 +28854,21 @@ export type components = {
         /**
          * @description The webhook body of `member.joined`.
          * @example {
-         *       "id": "evt_prod_06h2d0hq135yzg2v73qsez66r021j",
+         *       "id": "evt_prod_06h2e7kba7a7mxbnkwzd7mby37mn2",
          *       "object": "event",
          *       "type": "member.joined",
          *       "sequence": 1,
-         *       "created": 1795942397,
+         *       "created": 1795952634,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "user_prod_06h2d0hpzw73y9ax59rcaqyvsatqe",
+         *           "id": "user_prod_06h2e7kb9bkyqatfh1gat7gszdz4a",
          *           "name": "Joined Member",
          *           "role": "developer",
-         *           "email": "joined-mx1lqe8p@example.com",
+         *           "email": "joined-mx1rttki@example.com",
          *           "object": "member",
          *           "status": "active",
-         *           "invitation": "inv_prod_06h2d0hnne0040ykzzsywa9pyw6qy"
+         *           "invitation": "inv_prod_06h2e7kaftrze8ddwvg893dzz5h68"
          *         }
          *       }
          *     }
@@ -28902,18 +28902,18 @@ export type components = {
         /**
          * @description The webhook body of `member.role_changed`.
          * @example {
-         *       "id": "evt_prod_06h2d0hq684jsw6rpq0vpxr4dq1w4",
+         *       "id": "evt_prod_06h2e7kbha4b22d6z726rx3cg1rry",
          *       "object": "event",
          *       "type": "member.role_changed",
          *       "sequence": 2,
-         *       "created": 1795942397,
+         *       "created": 1795952634,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "user_prod_06h2d0hpzw73y9ax59rcaqyvsatqe",
+         *           "id": "user_prod_06h2e7kb9bkyqatfh1gat7gszdz4a",
          *           "name": "Joined Member",
          *           "role": "viewer",
-         *           "email": "joined-mx1lqe8p@example.com",
+         *           "email": "joined-mx1rttki@example.com",
          *           "object": "member",
          *           "status": "active",
          *           "invitation": null
@@ -28953,18 +28953,18 @@ export type components = {
         /**
          * @description The webhook body of `member.removed`.
          * @example {
-         *       "id": "evt_prod_06h2d0hqc2t7x5mj1v50w30gz97qp",
+         *       "id": "evt_prod_06h2e7kbqgjfp3qt9j72r9cbyn15g",
          *       "object": "event",
          *       "type": "member.removed",
          *       "sequence": 3,
-         *       "created": 1795942397,
+         *       "created": 1795952634,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "user_prod_06h2d0hpzw73y9ax59rcaqyvsatqe",
+         *           "id": "user_prod_06h2e7kb9bkyqatfh1gat7gszdz4a",
          *           "name": "Joined Member",
          *           "role": "viewer",
-         *           "email": "joined-mx1lqe8p@example.com",
+         *           "email": "joined-mx1rttki@example.com",
          *           "object": "member",
          *           "status": "removed",
          *           "invitation": null
@@ -29004,24 +29004,24 @@ export type components = {
         /**
          * @description The webhook body of `payment_processor.connected`.
          * @example {
-         *       "id": "evt_prod_06h2d0hw9tk351gkf8wfese4bk246",
+         *       "id": "evt_prod_06h2e7kfcc2wk1yeme0nr370zngw0",
          *       "object": "event",
          *       "type": "payment_processor.connected",
          *       "sequence": 1,
-         *       "created": 1795942399,
+         *       "created": 1795952635,
          *       "livemode": false,
          *       "data": {
          *         "object": {
          *           "object": "payment_processor",
-         *           "created": "2026-11-29T08:53:19.046Z",
-         *           "updated": "2026-11-29T08:53:19.046Z",
+         *           "created": "2026-11-29T11:43:55.744Z",
+         *           "updated": "2026-11-29T11:43:55.744Z",
          *           "livemode": false,
          *           "processor": "stripe",
-         *           "webhook_url": "http://127.0.0.1:34341/api/processors/stripe/acc_prod_06h2d0hce7fffddx9j6aav1t6n5he",
+         *           "webhook_url": "http://127.0.0.1:33431/api/processors/stripe/acc_prod_06h2e7k284vwhvmcw6y337ryz82xy",
          *           "publishable_key": "pk_test_catalogue_flow",
          *           "secret_key_last4": "flow",
-         *           "processor_account": "acct_312f4400069b234a9d3adf6b",
-         *           "webhook_endpoint_id": "we_87a4ae945cf18c5fc8c929c8"
+         *           "processor_account": "acct_477b59962969f9f835d599cd",
+         *           "webhook_endpoint_id": "we_3d662fcb87012dd0e98a269a"
          *         }
          *       }
          *     }
@@ -29098,24 +29098,24 @@ export type components = {
         /**
          * @description The webhook body of `payment_processor.disconnected`.
          * @example {
-         *       "id": "evt_prod_06h2d0hwesj46pyzqy1acgzngdc7c",
+         *       "id": "evt_prod_06h2e7kffpnsq3taenb4dyy61qhnp",
          *       "object": "event",
          *       "type": "payment_processor.disconnected",
          *       "sequence": 2,
-         *       "created": 1795942399,
+         *       "created": 1795952635,
          *       "livemode": false,
          *       "data": {
          *         "object": {
          *           "object": "payment_processor",
-         *           "created": "2026-11-29T08:53:19.046Z",
-         *           "updated": "2026-11-29T08:53:19.046Z",
+         *           "created": "2026-11-29T11:43:55.744Z",
+         *           "updated": "2026-11-29T11:43:55.744Z",
          *           "livemode": false,
          *           "processor": "stripe",
-         *           "webhook_url": "http://127.0.0.1:34341/api/processors/stripe/acc_prod_06h2d0hce7fffddx9j6aav1t6n5he",
+         *           "webhook_url": "http://127.0.0.1:33431/api/processors/stripe/acc_prod_06h2e7k284vwhvmcw6y337ryz82xy",
          *           "publishable_key": "pk_test_catalogue_flow",
          *           "secret_key_last4": "flow",
-         *           "processor_account": "acct_312f4400069b234a9d3adf6b",
-         *           "webhook_endpoint_id": "we_87a4ae945cf18c5fc8c929c8"
+         *           "processor_account": "acct_477b59962969f9f835d599cd",
+         *           "webhook_endpoint_id": "we_3d662fcb87012dd0e98a269a"
          *         }
          *       }
          *     }
@@ -29149,39 +29149,39 @@ export type components = {
         /**
          * @description The webhook body of `subscription_change_request.scheduled`.
          * @example {
-         *       "id": "evt_prod_06h2d0jaf8vb5g5nzdkkwvqn06met",
+         *       "id": "evt_prod_06h2e7kx2psgsn2pgb3a65481zgqp",
          *       "object": "event",
          *       "type": "subscription_change_request.scheduled",
          *       "sequence": 1,
-         *       "created": 1795942402,
+         *       "created": 1795952639,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "scr_prod_06h2d0ja9b9ypfwascswa7a6f0m3g",
+         *           "id": "scr_prod_06h2e7kwryvjcrr6rb5411s5tgvn8",
          *           "steps": [
          *             {
-         *               "item": "si_prod_06h2d0j9xrfa4gtwtxt0gkkdw3at2",
+         *               "item": "si_prod_06h2e7kvwq90pa92y80jq4ey58rae",
          *               "type": "switch_price",
-         *               "price": "price_prod_06h2d0j9vt7y9br3vt2p5a1atxsct",
+         *               "price": "price_prod_06h2e7kvp7q1jq441q590rkb0xsvc",
          *               "state": "pending",
          *               "quantity": null
          *             }
          *           ],
          *           "object": "subscription_change_request",
          *           "status": "scheduled",
-         *           "created": "2026-11-29T08:53:22.610Z",
+         *           "created": "2026-11-29T11:43:59.127Z",
          *           "invoice": null,
-         *           "updated": "2026-11-29T08:53:22.673Z",
+         *           "updated": "2026-11-29T11:43:59.236Z",
          *           "currency": "usd",
          *           "livemode": false,
          *           "metadata": {},
          *           "effective": "period_end",
          *           "applied_at": null,
          *           "last_error": null,
-         *           "effective_at": "2026-12-29T08:53:22.540Z",
-         *           "subscription": "sub_prod_06h2d0j9xrfa4gtwtxt0gkkdw3at0",
+         *           "effective_at": "2026-12-29T11:43:58.929Z",
+         *           "subscription": "sub_prod_06h2e7kvwq90pa92y80jq4ey58rac",
          *           "applied_steps": 0,
-         *           "proration_date": "2026-11-29T08:53:22.610Z",
+         *           "proration_date": "2026-11-29T11:43:59.127Z",
          *           "proration_behavior": "create_prorations",
          *           "amount_due_now_atom": 0,
          *           "balance_transaction": null,
@@ -29195,7 +29195,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "status": "open",
-         *           "updated": "2026-11-29T08:53:22.610Z",
+         *           "updated": "2026-11-29T11:43:59.127Z",
          *           "effective_at": null
          *         }
          *       }
@@ -29297,39 +29297,39 @@ export type components = {
         /**
          * @description The webhook body of `subscription_change_request.applied`.
          * @example {
-         *       "id": "evt_prod_06h2d0jdrpk3kxapxnd7mezncz9hj",
+         *       "id": "evt_prod_06h2e7m0enfpey6gwvgax4zgb8e1m",
          *       "object": "event",
          *       "type": "subscription_change_request.applied",
          *       "sequence": 2,
-         *       "created": 1798534402,
+         *       "created": 1798544638,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "scr_prod_06h2d0ja9b9ypfwascswa7a6f0m3g",
+         *           "id": "scr_prod_06h2e7kwryvjcrr6rb5411s5tgvn8",
          *           "steps": [
          *             {
-         *               "item": "si_prod_06h2d0j9xrfa4gtwtxt0gkkdw3at2",
+         *               "item": "si_prod_06h2e7kvwq90pa92y80jq4ey58rae",
          *               "type": "switch_price",
-         *               "price": "price_prod_06h2d0j9vt7y9br3vt2p5a1atxsct",
+         *               "price": "price_prod_06h2e7kvp7q1jq441q590rkb0xsvc",
          *               "state": "applied",
          *               "quantity": null
          *             }
          *           ],
          *           "object": "subscription_change_request",
          *           "status": "applied",
-         *           "created": "2026-11-29T08:53:22.610Z",
+         *           "created": "2026-11-29T11:43:59.127Z",
          *           "invoice": null,
-         *           "updated": "2026-12-29T08:53:22.540Z",
+         *           "updated": "2026-12-29T11:43:58.929Z",
          *           "currency": "usd",
          *           "livemode": false,
          *           "metadata": {},
          *           "effective": "period_end",
-         *           "applied_at": "2026-12-29T08:53:22.540Z",
+         *           "applied_at": "2026-12-29T11:43:58.929Z",
          *           "last_error": null,
-         *           "effective_at": "2026-12-29T08:53:22.540Z",
-         *           "subscription": "sub_prod_06h2d0j9xrfa4gtwtxt0gkkdw3at0",
+         *           "effective_at": "2026-12-29T11:43:58.929Z",
+         *           "subscription": "sub_prod_06h2e7kvwq90pa92y80jq4ey58rac",
          *           "applied_steps": 1,
-         *           "proration_date": "2026-11-29T08:53:22.610Z",
+         *           "proration_date": "2026-11-29T11:43:59.127Z",
          *           "proration_behavior": "create_prorations",
          *           "amount_due_now_atom": 0,
          *           "balance_transaction": null,
@@ -29344,15 +29344,15 @@ export type components = {
          *         "previous_attributes": {
          *           "steps": [
          *             {
-         *               "item": "si_prod_06h2d0j9xrfa4gtwtxt0gkkdw3at2",
+         *               "item": "si_prod_06h2e7kvwq90pa92y80jq4ey58rae",
          *               "type": "switch_price",
-         *               "price": "price_prod_06h2d0j9vt7y9br3vt2p5a1atxsct",
+         *               "price": "price_prod_06h2e7kvp7q1jq441q590rkb0xsvc",
          *               "state": "pending",
          *               "quantity": null
          *             }
          *           ],
          *           "status": "scheduled",
-         *           "updated": "2026-11-29T08:53:22.673Z",
+         *           "updated": "2026-11-29T11:43:59.236Z",
          *           "applied_at": null,
          *           "applied_steps": 0
          *         }
@@ -29388,18 +29388,18 @@ export type components = {
         /**
          * @description The webhook body of `subscription_change_request.canceled`.
          * @example {
-         *       "id": "evt_prod_06h2d0jax8ev0pq1wvcz4rknfzsce",
+         *       "id": "evt_prod_06h2e7kxjx88mmqespx1f02w3q342",
          *       "object": "event",
          *       "type": "subscription_change_request.canceled",
          *       "sequence": 2,
-         *       "created": 1795942402,
+         *       "created": 1795952639,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "scr_prod_06h2d0janx6yxmzf6x7wx7encbp58",
+         *           "id": "scr_prod_06h2e7kxc3feg5qqrwgccrwnwa9ec",
          *           "steps": [
          *             {
-         *               "item": "si_prod_06h2d0j9xrfa4gtwtxt0gkkdw3at2",
+         *               "item": "si_prod_06h2e7kvwq90pa92y80jq4ey58rae",
          *               "type": "set_quantity",
          *               "price": null,
          *               "state": "pending",
@@ -29408,19 +29408,19 @@ export type components = {
          *           ],
          *           "object": "subscription_change_request",
          *           "status": "canceled",
-         *           "created": "2026-11-29T08:53:22.711Z",
+         *           "created": "2026-11-29T11:43:59.304Z",
          *           "invoice": null,
-         *           "updated": "2026-11-29T08:53:22.791Z",
+         *           "updated": "2026-11-29T11:43:59.382Z",
          *           "currency": "usd",
          *           "livemode": false,
          *           "metadata": {},
          *           "effective": "period_end",
          *           "applied_at": null,
          *           "last_error": null,
-         *           "effective_at": "2026-12-29T08:53:22.540Z",
-         *           "subscription": "sub_prod_06h2d0j9xrfa4gtwtxt0gkkdw3at0",
+         *           "effective_at": "2026-12-29T11:43:58.929Z",
+         *           "subscription": "sub_prod_06h2e7kvwq90pa92y80jq4ey58rac",
          *           "applied_steps": 0,
-         *           "proration_date": "2026-11-29T08:53:22.711Z",
+         *           "proration_date": "2026-11-29T11:43:59.304Z",
          *           "proration_behavior": "create_prorations",
          *           "amount_due_now_atom": 0,
          *           "balance_transaction": null,
@@ -29434,7 +29434,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "status": "scheduled",
-         *           "updated": "2026-11-29T08:53:22.759Z",
+         *           "updated": "2026-11-29T11:43:59.362Z",
          *           "cancellation_reason": null
          *         }
          *       }
@@ -29469,15 +29469,15 @@ export type components = {
         /**
          * @description The webhook body of `payment_method.attached`.
          * @example {
-         *       "id": "evt_prod_06h2d0j0vxn862w5993sgtqnc7dwr",
+         *       "id": "evt_prod_06h2e7khtfcy79zg5g6ygjgjdk0r6",
          *       "object": "event",
          *       "type": "payment_method.attached",
          *       "sequence": 1,
-         *       "created": 1795942400,
+         *       "created": 1795952636,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "pm_prod_06h2d0j0vhm1yb6ks7e5h1pvzkyam",
+         *           "id": "pm_prod_06h2e7kht8f8pjdeyqqjz6gqzqr7r",
          *           "card": {
          *             "brand": "visa",
          *             "last4": "4242",
@@ -29485,8 +29485,8 @@ export type components = {
          *             "exp_month": 12
          *           },
          *           "object": "payment_method",
-         *           "created": "2026-11-29T08:53:20.220Z",
-         *           "customer": "cus_prod_06h2d0hzwvey0es4yyvctdfs4an46",
+         *           "created": "2026-11-29T11:43:56.370Z",
+         *           "customer": "cus_prod_06h2e7khamt8ctss8mzxwepj39dn0",
          *           "livemode": false,
          *           "processor": "sandbox",
          *           "detached_at": null,
@@ -29562,15 +29562,15 @@ export type components = {
         /**
          * @description The webhook body of `payment_method.detached`.
          * @example {
-         *       "id": "evt_prod_06h2d0j1s05gkzn495a7c526036p0",
+         *       "id": "evt_prod_06h2e7khysjse6tj8jfs7qb0r68c4",
          *       "object": "event",
          *       "type": "payment_method.detached",
          *       "sequence": 2,
-         *       "created": 1795942400,
+         *       "created": 1795952636,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "pm_prod_06h2d0j14n371p11cg2gganb5a28t",
+         *           "id": "pm_prod_06h2e7khwtpc3yae658jzhssp0hzc",
          *           "card": {
          *             "brand": "visa",
          *             "last4": "0002",
@@ -29578,11 +29578,11 @@ export type components = {
          *             "exp_month": 12
          *           },
          *           "object": "payment_method",
-         *           "created": "2026-11-29T08:53:20.294Z",
-         *           "customer": "cus_prod_06h2d0hzwvey0es4yyvctdfs4an46",
+         *           "created": "2026-11-29T11:43:56.390Z",
+         *           "customer": "cus_prod_06h2e7khamt8ctss8mzxwepj39dn0",
          *           "livemode": false,
          *           "processor": "sandbox",
-         *           "detached_at": "2026-11-29T08:53:20.449Z",
+         *           "detached_at": "2026-11-29T11:43:56.405Z",
          *           "processor_payment_method": "pm_sandbox_declined"
          *         },
          *         "previous_attributes": {
@@ -29620,32 +29620,32 @@ export type components = {
         /**
          * @description The webhook body of `email.sent`.
          * @example {
-         *       "id": "evt_prod_06h2d0j4zwfzbb40sgbj403whwxvy",
+         *       "id": "evt_prod_06h2e7kp50cabmk5td0tf76sqtrv6",
          *       "object": "event",
          *       "type": "email.sent",
          *       "sequence": 1,
-         *       "created": 1795942401,
+         *       "created": 1795952637,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "eml_prod_06h2d0j4mpnqkqcm8s383vtxdbcxg",
+         *           "id": "eml_prod_06h2e7knky8g6h4pr394s18yx81xt",
          *           "to": [
          *             "jenny@example.com"
          *           ],
          *           "type": "receipt",
-         *           "event": "evt_prod_06h2d0j4keq7879f347w3gkvnkmx6",
+         *           "event": "evt_prod_06h2e7knk339g6s01yemcvb66cmb8",
          *           "object": "email",
          *           "status": "sent",
-         *           "created": "2026-11-29T08:53:21.189Z",
-         *           "invoice": "in_prod_06h2d0j3hmedp2e9959y4mv9t8t16",
-         *           "sent_at": "2026-11-29T08:53:21.277Z",
+         *           "created": "2026-11-29T11:43:57.343Z",
+         *           "invoice": "in_prod_06h2e7kmxkwkykxff9qrk6t0bbkaw",
+         *           "sent_at": "2026-11-29T11:43:57.479Z",
          *           "subject": "Your receipt from Example GmbH (invoice EXAMPL-0001)",
          *           "attempts": 1,
-         *           "customer": "cus_prod_06h2d0hzwvey0es4yyvctdfs4an46",
+         *           "customer": "cus_prod_06h2e7khamt8ctss8mzxwepj39dn0",
          *           "livemode": false,
-         *           "message_id": "<eml_prod_06h2d0j4mpnqkqcm8s383vtxdbcxg@localhost>",
+         *           "message_id": "<eml_prod_06h2e7knky8g6h4pr394s18yx81xt@localhost>",
          *           "credit_note": null,
-         *           "smtp_response": "250 Written to .data/mail/eml_prod_06h2d0j4mpnqkqcm8s383vtxdbcxg.eml (no SMTP_URL)"
+         *           "smtp_response": "250 Written to .data/mail/eml_prod_06h2e7knky8g6h4pr394s18yx81xt.eml (no SMTP_URL)"
          *         },
          *         "previous_attributes": {
          *           "status": "queued",
@@ -29718,15 +29718,15 @@ export type components = {
         /**
          * @description The webhook body of `email.failed`.
          * @example {
-         *       "id": "evt_prod_06h2d0jfgsgrx90msf0p1ysvtg72y",
+         *       "id": "evt_prod_06h2e7m2d3wxjh3b3cvkp1pqdghsg",
          *       "object": "event",
          *       "type": "email.failed",
          *       "sequence": 1,
-         *       "created": 1799398403,
+         *       "created": 1799408639,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "eml_prod_06h2d0jfe6msxmg0jvvgyzqrpymfr",
+         *           "id": "eml_prod_06h2e7m262r153gjsgv6sch81fkqr",
          *           "to": [
          *             "owner@example.com"
          *           ],
@@ -29734,14 +29734,14 @@ export type components = {
          *           "event": null,
          *           "object": "email",
          *           "status": "rate_limited",
-         *           "created": "2027-01-08T08:53:23.183Z",
+         *           "created": "2027-01-08T11:43:59.767Z",
          *           "invoice": null,
          *           "sent_at": null,
          *           "subject": "Test email from Example GmbH",
          *           "attempts": 1,
          *           "customer": null,
          *           "livemode": false,
-         *           "message_id": "<eml_prod_06h2d0jfe6msxmg0jvvgyzqrpymfr@localhost>",
+         *           "message_id": "<eml_prod_06h2e7m262r153gjsgv6sch81fkqr@localhost>",
          *           "credit_note": null,
          *           "smtp_response": "429 The account's hourly email limit was reached; this email was not sent."
          *         },
@@ -29819,7 +29819,7 @@ export type components = {
             now: string;
             /** @description How far the account's time runs ahead of real time. */
             offset_ms: number;
-            /** @description Time-driven transitions this advance ran (0 on retrieve). */
+            /** @description Time-driven transitions this advance ran: each one due at or before `to` (an announcement, a renewal, a retry, an expiry counts one). One due after `to`, even by a millisecond (a period that ends just after it, a metered renewal waiting for its usage grace), is not run by the advance and not counted: it runs when the account's time reaches it, in real time from then on, and `next_due` says when. 0 on retrieve. */
             transitions_run: number;
             /** @description When the next time-driven transition falls due, if any. */
             next_due: string | null;
