@@ -75,13 +75,13 @@ function parseForwardUrl(raw: string): URL {
 const bypassSecret = process.env.VERCEL_AUTOMATION_BYPASS_SECRET;
 const bypassHeader: Record<string, string> = bypassSecret ? { "x-vercel-protection-bypass": bypassSecret } : {};
 
-async function readFeed(cursor: string | undefined, wait: number): Promise<Feed> {
+async function readFeed(cursor: string | undefined, wait: number, timeoutMs = (wait + 15) * 1000): Promise<Feed> {
   const query = new URLSearchParams({ wait: String(wait) });
   if (cursor) query.set("after", cursor);
   if (types) query.set("types", types);
   const response = await fetch(`${baseUrl}/events/feed?${query}`, {
     headers: { Authorization: `Bearer ${token}`, ...bypassHeader },
-    signal: AbortSignal.timeout((wait + 15) * 1000),
+    signal: AbortSignal.timeout(timeoutMs),
   });
   const text = await response.text();
   if (response.status === 401 || response.status === 403 || response.status === 422 || response.status === 400) refused(response.status, text);
@@ -114,6 +114,40 @@ async function createTestEvent(type: string): Promise<string> {
 }
 
 const time = () => new Date().toISOString().slice(11, 19);
+
+/** How long the first call may wait for the API: `npm run dev` compiles its route on the first request (minutes on a slow machine). */
+const FIRST_CALL_MS = 5 * 60_000;
+/** After this long without an answer, the first call says what it waits for. */
+const WAIT_NOTICE_MS = 3_000;
+
+/**
+ * The first call (it checks the token and fixes the starting point), patient with a server that
+ * is still starting (connection refused) or compiling (no answer yet), and saying so.
+ */
+async function firstFeed(): Promise<Feed> {
+  const deadline = Date.now() + FIRST_CALL_MS;
+  let noticed = false;
+  const notice = () => {
+    if (noticed) return;
+    noticed = true;
+    console.error(`Waiting for the API at ${baseUrl} (a dev server compiles it on its first request: a minute or more on a slow machine)…`);
+  };
+  const timer = setTimeout(notice, WAIT_NOTICE_MS);
+  try {
+    for (;;) {
+      try {
+        return await readFeed(undefined, 0, Math.max(1000, deadline - Date.now()));
+      } catch (error) {
+        const cause = (error as { cause?: { code?: string } }).cause?.code;
+        if (Date.now() >= deadline || (cause !== "ECONNREFUSED" && cause !== "ECONNRESET")) throw error;
+        notice();
+        await new Promise((resolve) => setTimeout(resolve, 1000));
+      }
+    }
+  } finally {
+    clearTimeout(timer);
+  }
+}
 
 /** One POST, like a delivery's first attempt; the answer is printed, never retried. True for a 2xx. */
 async function forward(payload: Payload): Promise<boolean> {
@@ -155,7 +189,7 @@ function remember(id: string): void {
 
 async function main(): Promise<void> {
   // A first call checks the token and fixes the starting point: only events from now on.
-  let cursor = args.cursor ?? (await readFeed(undefined, 0)).next_cursor;
+  let cursor = args.cursor ?? (await firstFeed()).next_cursor;
   // A fresh start forwards nothing older than itself (the feed's lookback would repeat some).
   const floor = args.cursor ? "" : cursor;
   let stopping = false;

@@ -12,6 +12,7 @@ import { emitEvent } from "@/lib/events/emit";
 import { withChangeTransaction, type ChangeTransaction } from "@/lib/events/transaction";
 import { newId } from "@/lib/ids";
 import { amountOf, safeAtoms } from "@/lib/prices/amount";
+import { priceName } from "@/lib/prices/name";
 import { one } from "@/lib/rows";
 import { patchRecord } from "@/lib/schemas";
 import { serializedWithCompletion } from "./claim";
@@ -62,7 +63,7 @@ export function assertOpen(session: CheckoutSessionRow, action: string): void {
 }
 
 /** The product's name, with the price's nickname when it has one: what the page lists. */
-const describe = (price: PriceRow, product: ProductRow) => (price.nickname ? `${product.name} (${price.nickname})` : product.name);
+const describe = (price: PriceRow, product: ProductRow) => priceName(product.name, price.nickname);
 
 /**
  * Every line's price, checked in body order: of the account, not deleted, active, of an active

@@ -6,6 +6,7 @@ import { ServiceError } from "@/lib/errors";
 import { withChangeTransaction } from "@/lib/events/transaction";
 import type { InvoiceWithLines } from "@/lib/invoices/serialize";
 import { createInvoice, finalizeInvoice, getInvoice } from "@/lib/invoices/service";
+import { prorationInvoiceDescription, subscriptionNameOf } from "@/lib/invoices/descriptions";
 import { prorationLineDescription } from "@/lib/invoices/lines";
 import { isOutstanding } from "@/lib/invoices/rules";
 import { payInvoice } from "@/lib/invoices/settle";
@@ -32,7 +33,7 @@ async function collectionFailure(invoice: InvoiceWithLines): Promise<string> {
 
 /**
  * Collects `amount_due_now_atom` before any step is applied: one proration invoice per change
- * request (a line "Proration for scr_…", linked to the subscription), finalized (the customer's
+ * request (described by prorationInvoiceDescription, one line "Proration (15 Jan 2027 – 1 Feb 2027)", linked to the subscription), finalized (the customer's
  * discount applies, as on every invoice) and paid with the method. A failed payment leaves the
  * invoice open for the next apply (with this or another method) and the request open: 409.
  */
@@ -57,7 +58,7 @@ export async function collectPayment(
       input: {
         customer: subscription.customerId,
         currency: request.currency,
-        description: `Proration for ${request.id} (subscription ${subscription.id})`,
+        description: prorationInvoiceDescription(await subscriptionNameOf(await getDb(), subscription.id), request.prorationDate, subscription.currentPeriodEnd),
         lines: [{ unit_amount_atom: request.amountDueNowAtom, description: prorationLineDescription(request.prorationDate, subscription.currentPeriodEnd), quantity: 1 }],
       },
     });

@@ -2,6 +2,7 @@ import type { ServiceContext } from "@/lib/context";
 import { changeCustomerBalance } from "@/lib/customer-balance/service";
 import type { BalanceTransactionRow } from "@/lib/customer-balance/serialize";
 import type { ChangeTransaction } from "@/lib/events/transaction";
+import { prorationCreditDescription, subscriptionNameOf } from "@/lib/invoices/descriptions";
 import type { SubscriptionRow } from "@/lib/subscriptions/serialize";
 import type { ChangeRequestRow } from "./serialize";
 
@@ -24,7 +25,7 @@ export async function creditProration(
     currency: locked.currency,
     amountAtom: -locked.prorationAmountAtom,
     type: "proration",
-    description: `Unused time credited by change request ${locked.id} (subscription ${subscription.id}, ${locked.prorationBehavior})`,
+    description: prorationCreditDescription(await subscriptionNameOf(tx, subscription.id), locked.prorationDate, subscription.currentPeriodEnd),
     changeRequestId: locked.id,
   });
 }

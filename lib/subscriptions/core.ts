@@ -6,6 +6,7 @@ import { notFound, ServiceError, validationFailed } from "@/lib/errors";
 import type { EventType } from "@/lib/events/catalogue";
 import { withChangeTransaction, type ChangeTransaction } from "@/lib/events/transaction";
 import type { LineInput, UsageLineInput } from "@/lib/invoices/lines";
+import { subscriptionInvoiceDescription, subscriptionName } from "@/lib/invoices/descriptions";
 import type { CollectionMethod } from "@/lib/invoices/schema";
 import { createInvoice } from "@/lib/invoices/service";
 import { one } from "@/lib/rows";
@@ -130,20 +131,39 @@ export async function renewalLines(executor: Executor, items: Pick<SubscriptionI
 }
 
 /**
- * A draft invoice of the items, through the invoices service: in its own transaction (creation),
- * or in the caller's `tx`, then carrying the subscription and the id `invoice.upcoming` reserved.
+ * A subscription's invoice in words (lib/invoices/descriptions.ts): its items' prices and the
+ * period it bills: `period` (the items, in advance), or `usagePeriod` when it bills usage only (in
+ * arrears: every item metered).
+ */
+export async function renewalDescription(
+  executor: Executor,
+  items: Pick<SubscriptionItemRow, "priceId">[],
+  licensedLines: number,
+  period: { start: Date; end: Date },
+  usagePeriod?: { start: Date; end: Date },
+): Promise<string> {
+  const billed = licensedLines === 0 && usagePeriod ? usagePeriod : period;
+  return subscriptionInvoiceDescription(await subscriptionName(executor, items.map((item) => item.priceId)), billed.start, billed.end);
+}
+
+/**
+ * A draft invoice of the items for `period`, through the invoices service: in its own transaction
+ * (creation), or in the caller's `tx`, then carrying the subscription, the id `invoice.upcoming`
+ * reserved and the usage of `usagePeriod`.
  */
 export async function draftInvoice(
   ctx: ServiceContext,
   subscription: Pick<SubscriptionRow, "id" | "customerId" | "currency" | "collectionMethod" | "daysUntilDue">,
   items: SubscriptionItemRow[],
-  within?: { tx: ChangeTransaction; id: string | null; usage?: UsageLineInput[] },
+  period: { start: Date; end: Date },
+  within?: { tx: ChangeTransaction; id: string | null; usage?: UsageLineInput[]; usagePeriod?: { start: Date; end: Date } },
 ) {
-  const lines = await renewalLines(within?.tx ?? (await getDb()), items);
+  const executor = within?.tx ?? (await getDb());
+  const lines = await renewalLines(executor, items);
   const input = {
     customer: subscription.customerId,
     currency: subscription.currency,
-    description: `Subscription ${subscription.id}`,
+    description: await renewalDescription(executor, items, lines.length, period, within?.usagePeriod),
     lines,
     ...collectionInput(subscription),
   };

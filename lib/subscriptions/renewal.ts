@@ -83,16 +83,18 @@ export async function renewOnePeriod(ctx: ServiceContext, id: string, now: Date,
     // Changes scheduled for this period end start with the new period: applied before its invoice is
     // drafted, effective at the period end (the period's usage above was counted before them).
     const changed = await applyPendingChanges(tx, ctx, before);
-    const draft = locked.status === "paused" ? null : await draftInvoice(ctx, locked, changed.items, { tx, id: locked.upcomingInvoiceId, usage });
-    // The usage of metered items changes closed this period is on this invoice (a paused period bills none).
-    await settleUsageSegments(tx, locked.id, draft?.invoice.id ?? null, at);
     const schedule = await scheduleOfSubscription(tx, changed.items);
     // Every end is computed from the anchor (the trial end, else the start), so month clamping never drifts.
     const anchor = locked.trialEnd ?? locked.created;
+    const next = { start: locked.currentPeriodEnd, end: nextPeriodEnd(anchor, locked.currentPeriodEnd, schedule.interval, schedule.intervalCount) };
+    const ended = { start: locked.currentPeriodStart, end: locked.currentPeriodEnd };
+    const draft = locked.status === "paused" ? null : await draftInvoice(ctx, locked, changed.items, next, { tx, id: locked.upcomingInvoiceId, usage, usagePeriod: ended });
+    // The usage of metered items changes closed this period is on this invoice (a paused period bills none).
+    await settleUsageSegments(tx, locked.id, draft?.invoice.id ?? null, at);
     await setFields(tx, locked.id, {
       status: locked.status === "trialing" ? "active" : locked.status,
-      currentPeriodStart: locked.currentPeriodEnd,
-      currentPeriodEnd: nextPeriodEnd(anchor, locked.currentPeriodEnd, schedule.interval, schedule.intervalCount),
+      currentPeriodStart: next.start,
+      currentPeriodEnd: next.end,
       ...(draft ? { latestInvoiceId: draft.invoice.id } : {}),
       // The reserved id is used now, or (paused: nothing billed) never: the next period announces anew.
       upcomingInvoiceId: null,

@@ -107,7 +107,8 @@ export async function createSubscription({
   // the subscription pointing at it (customer.subscription.created), then its finalization.
   // Only metered items: nothing is billed in advance; the first invoice is the first period's usage.
   const allMetered = checked.resolved.every((r) => r.price.usageType === "metered");
-  const draft = trialEnd || allMetered ? null : await draftInvoice(ctx, header, itemRows as SubscriptionItemRow[]);
+  const firstPeriod = { start: now, end: addIntervals(now, checked.schedule.interval, checked.schedule.intervalCount) };
+  const draft = trialEnd || allMetered ? null : await draftInvoice(ctx, header, itemRows as SubscriptionItemRow[], firstPeriod);
 
   const created = await withChangeTransaction(async (tx) => {
     const [locked] = await tx
@@ -116,7 +117,6 @@ export async function createSubscription({
       .where(and(eq(customers.accountId, ctx.accountId), eq(customers.id, customer.id), isNull(customers.deletedAt)))
       .for("share");
     if (!locked) throw validationFailed([{ field: "customer", message: `No such customer: '${input.customer}'.` }]);
-    const { schedule } = checked;
     const subscription = one(await tx
       .insert(subscriptions)
       .values({
@@ -124,7 +124,7 @@ export async function createSubscription({
         accountId: ctx.accountId,
         status: trialEnd ? "trialing" : "active",
         currentPeriodStart: now,
-        currentPeriodEnd: trialEnd ?? addIntervals(now, schedule.interval, schedule.intervalCount),
+        currentPeriodEnd: trialEnd ?? firstPeriod.end,
         trialEnd,
         latestInvoiceId: draft?.invoice.id ?? null,
         defaultPaymentMethod,

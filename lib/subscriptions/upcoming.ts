@@ -5,8 +5,9 @@ import { ServiceError } from "@/lib/errors";
 import { previewInvoice, type InvoicePreview } from "@/lib/invoices/preview";
 import { changeOutcome, type ChangeToPreview } from "@/lib/subscription-changes/outcome";
 import { renewalGraceMs, usageLines } from "@/lib/usage/billing";
+import { prorationInvoiceDescription, subscriptionNameOf } from "@/lib/invoices/descriptions";
 import { prorationLineDescription } from "@/lib/invoices/lines";
-import { renewalLines, scheduleOfSubscription } from "./core";
+import { renewalDescription, renewalLines, scheduleOfSubscription } from "./core";
 import { nextPeriodEnd } from "./period";
 import type { SubscriptionWithItems } from "./serialize";
 
@@ -56,7 +57,7 @@ async function prorationInvoice(
     customer: subscription.customerId,
     currency: subscription.currency,
     subscription: subscription.id,
-    description: `Proration (subscription ${subscription.id})`,
+    description: prorationInvoiceDescription(await subscriptionNameOf(executor, subscription.id), at, subscription.currentPeriodEnd),
     lines: [{ unit_amount_atom: amountDueNowAtom, quantity: 1, description: prorationLineDescription(at, subscription.currentPeriodEnd), proration: true }],
     at,
     startingBalanceAtom: balance,
@@ -123,13 +124,16 @@ export async function upcomingInvoices(
   }));
   const dueAt = new Date(subscription.currentPeriodEnd.getTime() + (await renewalGraceMs(executor, subscription.id)));
   const schedule = await scheduleOfSubscription(executor, current.items);
+  const end = nextPeriodEnd(subscription.trialEnd ?? subscription.created, subscription.currentPeriodEnd, schedule.interval, schedule.intervalCount);
+  const lines = await renewalLines(executor, items);
+  const ended = { start: subscription.currentPeriodStart, end: subscription.currentPeriodEnd };
   const invoice = await previewInvoice(executor, ctx, {
     id: options.id,
     customer: subscription.customerId,
     currency: subscription.currency,
     subscription: subscription.id,
-    description: `Subscription ${subscription.id}`,
-    lines: await renewalLines(executor, items),
+    description: await renewalDescription(executor, items, lines.length, { start: subscription.currentPeriodEnd, end }, ended),
+    lines,
     usage: await usageLines(executor, subscription, subscription.currentPeriodStart, subscription.currentPeriodEnd),
     at: dueAt,
     startingBalanceAtom: proration ? proration.invoice.endingBalanceAtom! : balance + prorationCreditAtom,
@@ -138,6 +142,5 @@ export async function upcomingInvoices(
     collectionMethod: subscription.collectionMethod,
     daysUntilDue: subscription.daysUntilDue,
   });
-  const end = nextPeriodEnd(subscription.trialEnd ?? subscription.created, subscription.currentPeriodEnd, schedule.interval, schedule.intervalCount);
   return { renewal: { ...invoice, period: { start: subscription.currentPeriodEnd, end } }, proration, prorationCreditAtom };
 }

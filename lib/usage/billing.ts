@@ -3,6 +3,7 @@ import type { Executor } from "@/db/client";
 import { meters, prices, subscriptionItems, subscriptions, subscriptionUsageSegments } from "@/db/schema";
 import type { ServiceContext } from "@/lib/context";
 import type { ChangeTransaction } from "@/lib/events/transaction";
+import { finalUsageDescription, subscriptionNameOf } from "@/lib/invoices/descriptions";
 import type { UsageLineInput } from "@/lib/invoices/lines";
 import { createInvoice, finalizeInvoice } from "@/lib/invoices/service";
 import { amountOf, safeAtoms } from "@/lib/prices/amount";
@@ -184,7 +185,7 @@ export async function billFinalUsage(
     input: {
       customer: subscription.customerId,
       currency: subscription.currency,
-      description: `Subscription ${subscription.id}: final usage`,
+      description: finalUsageDescription(await subscriptionNameOf(tx, subscription.id), subscription.currentPeriodStart, end),
       usage,
       subscription: subscription.id,
       // A send_invoice subscription's final invoice is emailed and waits for payment, as its renewals.

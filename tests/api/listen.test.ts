@@ -60,6 +60,50 @@ async function cuttableProxy(target: URL) {
   return { url: () => apiRoot(`http://127.0.0.1:${port}`), cut, restore: open };
 }
 
+/**
+ * A port in front of the API that first refuses connections (a server still starting), then
+ * accepts them but answers nothing until `release` (a dev server compiling its route).
+ */
+async function slowStartingApi(target: URL) {
+  const probe = createTcpServer();
+  await new Promise<void>((resolve) => probe.listen(0, "127.0.0.1", resolve));
+  const port = (probe.address() as AddressInfo).port;
+  await new Promise<void>((resolve) => probe.close(() => resolve()));
+  const held: Socket[] = [];
+  const sockets = new Set<Socket>();
+  let released = false;
+  const pipe = (client: Socket) => {
+    const upstream = connect(Number(target.port), target.hostname);
+    for (const socket of [client, upstream]) {
+      sockets.add(socket);
+      socket.on("close", () => sockets.delete(socket));
+      socket.on("error", () => socket.destroy());
+    }
+    client.pipe(upstream).pipe(client);
+  };
+  const server = createTcpServer((client) => {
+    client.pause();
+    if (released) pipe(client);
+    else held.push(client);
+  });
+  cleanups.push(async () => {
+    for (const socket of [...sockets, ...held]) socket.destroy();
+    await new Promise<void>((resolve) => server.close(() => resolve()));
+  });
+  return {
+    url: apiRoot(`http://127.0.0.1:${port}`),
+    accept: () => new Promise<void>((resolve) => server.listen(port, "127.0.0.1", resolve)),
+    held: () => held.length,
+    release: () => {
+      released = true;
+      for (const client of held.splice(0)) {
+        pipe(client);
+        client.resume();
+      }
+    },
+  };
+}
+
 function startListen(args: string[]) {
   const child: ChildProcess = spawn("npm", ["run", "--silent", "listen", "--", ...args], {
     env: { ...process.env, FORCE_COLOR: "0" },
@@ -138,6 +182,22 @@ describe("npm run listen", () => {
       ["customer.created", customer.id],
       ["customer.created", later.id],
     ]);
+  });
+
+  it("waits for an API that is still starting, then still compiling its first answer, and says so", async () => {
+    const merchant = await newMerchant();
+    const receiver = await localReceiver();
+    const api = await slowStartingApi(new URL(apiBaseUrl()));
+    const listen = startListen(["--base-url", api.url, "--token", merchant.secret.token, "--forward-to", receiver.url]);
+    // Refused: it waits, saying for what.
+    await eventually(async () => listen.errors(), (err) => err.includes(`Waiting for the API at ${api.url}`));
+    // Accepted but unanswered (as `npm run dev` compiling the route): it keeps waiting.
+    await api.accept();
+    await eventually(async () => api.held(), (held) => held >= 1);
+    api.release();
+    await listen.ready();
+    const { body: customer } = await merchant.client.post("/customers", { email: "slow-start@example.com" });
+    await eventually(async () => receiver.received, (r) => r.some((request) => request.body.data.object.id === customer.id));
   });
 
   it("loses nothing across a lost connection, nor across a restart with --cursor", async () => {

@@ -1,4 +1,5 @@
 import { beforeAll, describe, expect, it } from "vitest";
+import { lineRange } from "@/lib/time";
 import { api, type Client, type Json } from "../helpers/api";
 import { newMerchant } from "../helpers/merchant";
 import { expectProblem } from "../helpers/problem";
@@ -84,7 +85,8 @@ describe("a net decrease with create_prorations (the default)", () => {
         ending_balance_atom: credit,
         type: "proration",
         subscription_change_request: scr.id,
-        description: expect.stringContaining(scr.id),
+        // A sentence: the subscription by its prices and the unused range; the link is subscription_change_request.
+        description: `Subscription to Plan: unused time credited, ${lineRange(new Date(scr.proration_date), new Date(sub.current_period_end))}`,
         invoice: null,
       }),
     ]);

@@ -282,6 +282,8 @@ describe("applying a change request", () => {
       total_amount_atom: scr.amount_due_now_atom,
       paid_amount_atom: scr.amount_due_now_atom,
       due_amount_atom: 0,
+      // Sentences, no ids: the subscription by its prices (before the change) and the prorated range.
+      description: `Subscription to Plan: proration of a change, ${lineRange(new Date(scr.proration_date), new Date(sub.current_period_end))}`,
       lines: [expect.objectContaining({ description: `Proration (${lineRange(new Date(scr.proration_date), new Date(sub.current_period_end))})`, quantity: 1, unit_amount_atom: scr.amount_due_now_atom })],
     });
     const intents = await intentsOf(sub.customer);

@@ -2,6 +2,7 @@ import { type ApiPath } from "../helpers/api";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { ServiceContext } from "@/lib/context";
 import { renewSubscription } from "@/lib/subscriptions/renewal";
+import { lineRange } from "@/lib/time";
 import type { Json } from "../helpers/api";
 import { newMerchant, type Merchant } from "../helpers/merchant";
 import { expectProblem } from "../helpers/problem";
@@ -57,7 +58,7 @@ describe("subscriptions", () => {
     expect(discount.status, discount.text).toBeLessThan(300);
     const freshProduct = (await fresh.client.post("/products", { name: "Plan" })).body.id;
     const p1 = await price({ unit_amount_atom: 1999 }, fresh, freshProduct);
-    const p2 = await price({ unit_amount_atom: 500 }, fresh, freshProduct);
+    const p2 = await price({ unit_amount_atom: 500, nickname: "Extra seat" }, fresh, freshProduct);
     const response = await fresh.client.post(
       base(fresh),
       { customer: cus, items: [{ price: p1, quantity: 2 }, { price: p2 }], metadata: { plan: "pro" } },
@@ -99,6 +100,8 @@ describe("subscriptions", () => {
       discount_atom: 449,
       total_amount_atom: 4498 - 449,
       due_amount_atom: 4049,
+      // A sentence: the subscription by its prices (product name, nickname) and the period, no ids.
+      description: `Subscription to Plan and Plan (Extra seat), ${lineRange(start, end)}`,
     });
     expect(invoice.lines.map((line: Json) => [line.price, line.quantity, line.amount_atom])).toEqual([
       [p1, 2, 3998],
@@ -262,6 +265,8 @@ describe("subscriptions", () => {
     expect(subscription.subscription.latestInvoiceId).toBe(invoice!.invoice.id);
     expect(invoice!.invoice).toMatchObject({ status: "open", subscriptionId: sub.id, totalAmountAtom: 2 * 1000 + 250 });
     expect(invoice!.lines.map((line) => [line.priceId, line.quantity])).toEqual([[monthly, 2], [monthlyB, 1]]);
+    // The renewal bills the new period in advance: its description names it.
+    expect(invoice!.invoice.description).toBe(`Subscription to Plan, ${lineRange(subscription.subscription.currentPeriodStart, subscription.subscription.currentPeriodEnd)}`);
 
     const fetched = (await merchant.client.get(`${base()}/${sub.id}`)).body;
     expect(fetched).toMatchObject({ current_period_start: sub.current_period_end, latest_invoice: invoice!.invoice.id });

@@ -169,6 +169,57 @@ describe("test clock: a year of a subscription in one call", () => {
   });
 });
 
+describe("test clock: transitions_run counts what the advance ran", () => {
+  it("two subscriptions, one metered: exactly to the period end, then past the usage grace", async () => {
+    const fresh = await newMerchant();
+    const client = api(fresh.sandboxSecret.token);
+    const accountId = fresh.sandboxAccountId;
+    const ok = async (response: Promise<{ status: number; body: Json; text: string }>) => {
+      const settled = await response;
+      expect([200, 201], settled.text).toContain(settled.status);
+      return settled.body;
+    };
+    const productId = (await ok(client.post(`/${accountId}/products`, { name: "Plan" }))).id;
+    const meter = await ok(client.post(`/${accountId}/meters`, { event_name: "calls", display_name: "Calls", aggregation: "sum" }));
+    const seat = (await ok(client.post(`/${accountId}/prices`, { product: productId, currency: "usd", unit_amount_atom: 700, type: "recurring", recurring: { interval: "month" } }))).id;
+    const metered = (await ok(client.post(`/${accountId}/prices`, {
+      product: productId,
+      currency: "usd",
+      unit_amount_atom: 2,
+      type: "recurring",
+      recurring: { interval: "month", usage_type: "metered", meter: meter.id },
+    }))).id;
+    const grace = (await ok(client.get(`/${accountId}/account-settings`))).usage_grace_seconds * 1000;
+    const subscribe = async (items: Json[]) => {
+      const customer = (await ok(client.post(`/${accountId}/customers`, { email: `count-${Math.random()}@example.com` }))).id;
+      return ok(client.post(`/${accountId}/subscriptions`, { customer, items, default_payment_method: "pm_sandbox_succeeds" }));
+    };
+    const licensed = await subscribe([{ price: seat }]);
+    const usage = await subscribe([{ price: seat }, { price: metered }]);
+    const end = new Date(usage.current_period_end);
+    /** The transitions the system made (its events), oldest first. */
+    const systemEvents = async () =>
+      ((await ok(client.get(`/${accountId}/events?limit=100`))).items as Json[]).filter((event) => event.actor_type === "system").reverse();
+    const transitions = (events: Json[]) =>
+      events.filter((event) => ["invoice.upcoming", "customer.subscription.updated"].includes(event.type as string)).map((event) => [event.type, event.aggregate_id]);
+
+    // Exactly to the period end: both renewals are announced, the licensed one renews; the metered one waits for its usage grace.
+    const first = await ok(client.post(`/${accountId}/test-clock/advance`, { to: iso(end) }));
+    const ranFirst = transitions(await systemEvents());
+    expect(ranFirst.filter(([type]) => type === "customer.subscription.updated")).toEqual([["customer.subscription.updated", licensed.id]]);
+    expect(first.transitions_run).toBe(ranFirst.length);
+    expect(first.next_due).toBe(iso(new Date(end.getTime() + grace)));
+    expect((await ok(client.get(`/${accountId}/subscriptions/${usage.id}`))).current_period_end).toBe(usage.current_period_end);
+
+    // Past the grace: the metered subscription renews, counted by this advance.
+    const second = await ok(client.post(`/${accountId}/test-clock/advance`, { to: iso(new Date(end.getTime() + grace + 60_000)) }));
+    const ranSecond = transitions(await systemEvents()).slice(ranFirst.length);
+    expect(ranSecond).toEqual([["customer.subscription.updated", usage.id]]);
+    expect(second.transitions_run).toBe(ranSecond.length);
+    expect((await ok(client.get(`/${accountId}/subscriptions/${usage.id}`))).current_period_start).toBe(usage.current_period_end);
+  });
+});
+
 describe("test clock: overdue invoices", () => {
   it("emits invoice.overdue once when an open invoice passes its due date; paid ones never", async () => {
     const customer = await newCustomer();

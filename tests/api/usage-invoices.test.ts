@@ -123,6 +123,8 @@ describe("usage on invoices (sandbox test clock)", () => {
     // The description is a sentence: the meter's name, the units and the range, no ids or ISO timestamps.
     expect(invoice.lines[1].description).toBe(`Tokens × 12 (${lineRange(new Date(start), new Date(end))})`);
     expect(invoice.lines[1].description).not.toMatch(/mtr_|price_|\d{4}-\d{2}-\d{2}T/);
+    // The invoice's own description: the subscription by its prices and the period its items bill in advance.
+    expect(invoice.description).toBe(`Subscription to API, ${lineRange(new Date(renewed.current_period_start), new Date(renewed.current_period_end))}`);
 
     // The ended period is final: its events can no longer be cancelled; too-old events are invalid.
     const locked = await sandbox.post(`/${account}/usage-events/a/cancel`);
@@ -140,5 +142,6 @@ describe("usage on invoices (sandbox test clock)", () => {
     expect(final.id).not.toBe(invoice.id);
     expect(final.lines.map((l: Json) => l.amount_atom)).toEqual([7 * 10]);
     expect(final.lines[0]).toMatchObject({ price: metered.id, quantity: 7 });
+    expect(final.description).toBe(`Subscription to API: final usage, ${lineRange(new Date(renewed.current_period_start), new Date(cancelled.cancelled_at))}`);
   });
 });

@@ -1,6 +1,8 @@
 import { describe, expect, it } from "vitest";
 import { defaultInvoicePrefix } from "@/lib/account-settings/prefix";
+import { finalUsageDescription, prorationCreditDescription, prorationInvoiceDescription, subscriptionInvoiceDescription } from "@/lib/invoices/descriptions";
 import { prorationLineDescription } from "@/lib/invoices/lines";
+import { priceName } from "@/lib/prices/name";
 import { lineInstant, lineRange } from "@/lib/time";
 import { usageLineDescription } from "@/lib/usage/billing";
 
@@ -35,5 +37,21 @@ describe("defaultInvoicePrefix", () => {
   ])("%s → %s", (name, prefix) => {
     expect(defaultInvoicePrefix(name)).toBe(prefix);
     expect(prefix).toMatch(/^[A-Z0-9]{3,6}$/);
+  });
+});
+
+describe("subscription invoice descriptions", () => {
+  const start = new Date("2027-01-01T00:00:00Z");
+  const from = new Date("2027-01-15T12:00:00Z");
+  const end = new Date("2027-02-01T00:00:00Z");
+
+  it("name the subscription by its prices and the range in words, never an id", () => {
+    expect(priceName("Pro plan", "Monthly")).toBe("Pro plan (Monthly)");
+    expect(priceName("Pro plan", null)).toBe("Pro plan");
+    const name = "Subscription to Pro plan (Monthly) and API calls";
+    expect(subscriptionInvoiceDescription(name, start, end)).toBe("Subscription to Pro plan (Monthly) and API calls, 1 Jan 2027 – 1 Feb 2027");
+    expect(finalUsageDescription(name, start, from)).toBe(`${name}: final usage, 1 Jan 2027 – 15 Jan 2027 12:00:00 UTC`);
+    expect(prorationInvoiceDescription(name, from, end)).toBe(`${name}: proration of a change, 15 Jan 2027 12:00:00 UTC – 1 Feb 2027`);
+    expect(prorationCreditDescription(name, from, end)).toBe(`${name}: unused time credited, 15 Jan 2027 12:00:00 UTC – 1 Feb 2027`);
   });
 });

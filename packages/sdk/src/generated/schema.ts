@@ -12870,32 +12870,32 @@ export type components = {
         Event: components["schemas"]["PaymentSucceededEvent"] | components["schemas"]["PaymentFailedEvent"] | components["schemas"]["PaymentRefundedEvent"] | components["schemas"]["CheckoutSessionCreatedEvent"] | components["schemas"]["CheckoutSessionUpdatedEvent"] | components["schemas"]["CheckoutSessionDeletedEvent"] | components["schemas"]["CheckoutSessionCompletedEvent"] | components["schemas"]["CheckoutSessionExpiredEvent"] | components["schemas"]["PaymentIntentCreatedEvent"] | components["schemas"]["PaymentIntentProcessingEvent"] | components["schemas"]["PaymentIntentRequiresActionEvent"] | components["schemas"]["PaymentIntentAmountCapturableUpdatedEvent"] | components["schemas"]["PaymentIntentSucceededEvent"] | components["schemas"]["PaymentIntentCanceledEvent"] | components["schemas"]["PaymentIntentPaymentFailedEvent"] | components["schemas"]["PaymentIntentPartiallyFundedEvent"] | components["schemas"]["CustomerSubscriptionCreatedEvent"] | components["schemas"]["CustomerSubscriptionUpdatedEvent"] | components["schemas"]["CustomerSubscriptionPausedEvent"] | components["schemas"]["CustomerSubscriptionResumedEvent"] | components["schemas"]["CustomerSubscriptionCancelledEvent"] | components["schemas"]["CustomerSubscriptionTrialWillEndEvent"] | components["schemas"]["InvoiceCreatedEvent"] | components["schemas"]["InvoiceFinalizedEvent"] | components["schemas"]["InvoicePaidEvent"] | components["schemas"]["InvoicePaymentSucceededEvent"] | components["schemas"]["InvoicePaymentFailedEvent"] | components["schemas"]["InvoicePaymentActionRequiredEvent"] | components["schemas"]["InvoiceOverdueEvent"] | components["schemas"]["InvoiceVoidedEvent"] | components["schemas"]["InvoiceMarkedUncollectibleEvent"] | components["schemas"]["InvoiceRefundedEvent"] | components["schemas"]["InvoiceUpcomingEvent"] | components["schemas"]["CustomerCreatedEvent"] | components["schemas"]["CustomerUpdatedEvent"] | components["schemas"]["CustomerDeletedEvent"] | components["schemas"]["CustomerDiscountCreatedEvent"] | components["schemas"]["CustomerDiscountUpdatedEvent"] | components["schemas"]["CustomerDiscountDeletedEvent"] | components["schemas"]["CouponCreatedEvent"] | components["schemas"]["CouponUpdatedEvent"] | components["schemas"]["CouponDeletedEvent"] | components["schemas"]["PriceCreatedEvent"] | components["schemas"]["PriceUpdatedEvent"] | components["schemas"]["PriceDeletedEvent"] | components["schemas"]["ProductCreatedEvent"] | components["schemas"]["ProductUpdatedEvent"] | components["schemas"]["ProductDeletedEvent"] | components["schemas"]["RefundCreatedEvent"] | components["schemas"]["RefundUpdatedEvent"] | components["schemas"]["RefundFailedEvent"] | components["schemas"]["ApiTokenCreatedEvent"] | components["schemas"]["ApiTokenRevokedEvent"] | components["schemas"]["WebhookEndpointCreatedEvent"] | components["schemas"]["WebhookEndpointUpdatedEvent"] | components["schemas"]["WebhookEndpointDeletedEvent"] | components["schemas"]["WebhookEndpointDisabledEvent"] | components["schemas"]["WebhookEndpointEnabledEvent"] | components["schemas"]["WebhookEndpointSecretRotatedEvent"] | components["schemas"]["UserSignedInEvent"] | components["schemas"]["UserSignInFailedEvent"] | components["schemas"]["UserSignedOutEvent"] | components["schemas"]["UserPasswordChangedEvent"] | components["schemas"]["AccountSettingsUpdatedEvent"] | components["schemas"]["TaxRateCreatedEvent"] | components["schemas"]["TaxRateUpdatedEvent"] | components["schemas"]["MeterCreatedEvent"] | components["schemas"]["MeterUpdatedEvent"] | components["schemas"]["MeterDeactivatedEvent"] | components["schemas"]["MeterReactivatedEvent"] | components["schemas"]["FeatureCreatedEvent"] | components["schemas"]["ProductFeatureAttachedEvent"] | components["schemas"]["ProductFeatureDetachedEvent"] | components["schemas"]["CustomerEntitlementsUpdatedEvent"] | components["schemas"]["PortalConfigurationUpdatedEvent"] | components["schemas"]["CreditNoteCreatedEvent"] | components["schemas"]["CreditNoteVoidedEvent"] | components["schemas"]["CustomerBalanceTransactionCreatedEvent"] | components["schemas"]["MemberInvitedEvent"] | components["schemas"]["MemberInvitationRevokedEvent"] | components["schemas"]["MemberJoinedEvent"] | components["schemas"]["MemberRoleChangedEvent"] | components["schemas"]["MemberRemovedEvent"] | components["schemas"]["PaymentProcessorConnectedEvent"] | components["schemas"]["PaymentProcessorDisconnectedEvent"] | components["schemas"]["SubscriptionChangeRequestScheduledEvent"] | components["schemas"]["SubscriptionChangeRequestAppliedEvent"] | components["schemas"]["SubscriptionChangeRequestCanceledEvent"] | components["schemas"]["PaymentMethodAttachedEvent"] | components["schemas"]["PaymentMethodDetachedEvent"] | components["schemas"]["EmailSentEvent"] | components["schemas"]["EmailFailedEvent"];
         /**
          * @example {
-         *       "id": "evt_prod_06h2e2qpkvtt28y81zc6crp9gysnp",
+         *       "id": "evt_prod_06h2e7kj245awyz7qg5kaw8xhvjym",
          *       "type": "payment.succeeded",
          *       "aggregate_type": "payment",
-         *       "aggregate_id": "py_prod_06h2e2qpkfr4wv71nzj9y50ebme10",
+         *       "aggregate_id": "py_prod_06h2e7kj1z85qr0v6htbd2emd8qk2",
          *       "data": {
-         *         "id": "py_prod_06h2e2qpkfr4wv71nzj9y50ebme10",
+         *         "id": "py_prod_06h2e7kj1z85qr0v6htbd2emd8qk2",
          *         "object": "payment",
          *         "status": "succeeded",
-         *         "created": "2026-11-29T11:22:39.643Z",
+         *         "created": "2026-11-29T11:43:56.431Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "amount_atom": 1000,
-         *         "payment_intent": "pi_prod_06h2e2qphej7kn8fzq53j9237g9zg",
+         *         "payment_intent": "pi_prod_06h2e7kj164mk1abzr3kvxf5dy14w",
          *         "payment_method": "pm_sandbox_succeeds",
          *         "failure_message": null,
          *         "amount_refunded_atom": 0
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2e2qph08bjznh1b77680x3jn1r",
-         *       "request_id": "req_prod_06h2e2qph08bjznh1b77680x3jn1r",
+         *       "correlation_id": "req_prod_06h2e7kj0t2gnv216tr6hn8yd367r",
+         *       "request_id": "req_prod_06h2e7kj0t2gnv216tr6hn8yd367r",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-29T11:22:39.646Z",
+         *       "created": "2026-11-29T11:43:56.433Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2e2q0jsmt1p9rnsmyh98bw1d7j"
+         *       "actor_id": "key_prod_06h2e7k5ksc04wjtdsbs0hg6cjrza"
          *     }
          */
         PaymentSucceededEvent: {
@@ -12940,32 +12940,32 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2e2qptz247tfw1vvgxtq0c65qp",
+         *       "id": "evt_prod_06h2e7kj737kja9j232mm1h3gtvya",
          *       "type": "payment.failed",
          *       "aggregate_type": "payment",
-         *       "aggregate_id": "py_prod_06h2e2qptg03t3r2amndhrxd9t1p0",
+         *       "aggregate_id": "py_prod_06h2e7kj6vhzfcg08zb8371n37d2e",
          *       "data": {
-         *         "id": "py_prod_06h2e2qptg03t3r2amndhrxd9t1p0",
+         *         "id": "py_prod_06h2e7kj6vhzfcg08zb8371n37d2e",
          *         "object": "payment",
          *         "status": "failed",
-         *         "created": "2026-11-29T11:22:39.700Z",
+         *         "created": "2026-11-29T11:43:56.470Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "amount_atom": 1000,
-         *         "payment_intent": "pi_prod_06h2e2qprpr1r084fd33w1d7n02d4",
+         *         "payment_intent": "pi_prod_06h2e7kj51tryrdn5zeh3qfqc4272",
          *         "payment_method": "pm_sandbox_declined",
          *         "failure_message": "Your card was declined (sandbox payment method pm_sandbox_declined).",
          *         "amount_refunded_atom": 0
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2e2qpqzyrtns3zz57yp6arcqj2",
-         *       "request_id": "req_prod_06h2e2qpqzyrtns3zz57yp6arcqj2",
+         *       "correlation_id": "req_prod_06h2e7kj4skzf9a0n8p2ypppbvbh6",
+         *       "request_id": "req_prod_06h2e7kj4skzf9a0n8p2ypppbvbh6",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-29T11:22:39.703Z",
+         *       "created": "2026-11-29T11:43:56.472Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2e2q0jsmt1p9rnsmyh98bw1d7j"
+         *       "actor_id": "key_prod_06h2e7k5ksc04wjtdsbs0hg6cjrza"
          *     }
          */
         PaymentFailedEvent: {
@@ -13010,44 +13010,44 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2e2qqhj8cc9m3qaxv8f8f4xget",
+         *       "id": "evt_prod_06h2e7kmqwfwpw182b390ryvnyxxc",
          *       "type": "payment.refunded",
          *       "aggregate_type": "payment",
-         *       "aggregate_id": "py_prod_06h2e2qpkfr4wv71nzj9y50ebme10",
+         *       "aggregate_id": "py_prod_06h2e7kj1z85qr0v6htbd2emd8qk2",
          *       "data": {
-         *         "id": "py_prod_06h2e2qpkfr4wv71nzj9y50ebme10",
+         *         "id": "py_prod_06h2e7kj1z85qr0v6htbd2emd8qk2",
          *         "object": "payment",
          *         "status": "partially_refunded",
-         *         "created": "2026-11-29T11:22:39.643Z",
+         *         "created": "2026-11-29T11:43:56.431Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "amount_atom": 1000,
-         *         "payment_intent": "pi_prod_06h2e2qphej7kn8fzq53j9237g9zg",
+         *         "payment_intent": "pi_prod_06h2e7kj164mk1abzr3kvxf5dy14w",
          *         "payment_method": "pm_sandbox_succeeds",
          *         "failure_message": null,
          *         "amount_refunded_atom": 400
          *       },
          *       "previous_data": {
-         *         "id": "py_prod_06h2e2qpkfr4wv71nzj9y50ebme10",
+         *         "id": "py_prod_06h2e7kj1z85qr0v6htbd2emd8qk2",
          *         "object": "payment",
          *         "status": "succeeded",
-         *         "created": "2026-11-29T11:22:39.643Z",
+         *         "created": "2026-11-29T11:43:56.431Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "amount_atom": 1000,
-         *         "payment_intent": "pi_prod_06h2e2qphej7kn8fzq53j9237g9zg",
+         *         "payment_intent": "pi_prod_06h2e7kj164mk1abzr3kvxf5dy14w",
          *         "payment_method": "pm_sandbox_succeeds",
          *         "failure_message": null,
          *         "amount_refunded_atom": 0
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2e2qqfwd0whayqmpjknw6cb64m",
-         *       "request_id": "req_prod_06h2e2qqfwd0whayqmpjknw6cb64m",
+         *       "correlation_id": "req_prod_06h2e7kmm0g2rnvmkej05rd2zq25y",
+         *       "request_id": "req_prod_06h2e7kmm0g2rnvmkej05rd2zq25y",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-29T11:22:39.884Z",
+         *       "created": "2026-11-29T11:43:57.119Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2e2q0jsmt1p9rnsmyh98bw1d7j"
+         *       "actor_id": "key_prod_06h2e7k5ksc04wjtdsbs0hg6cjrza"
          *     }
          */
         PaymentRefundedEvent: {
@@ -13092,29 +13092,29 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2e2r233drabp4jkwj05kner1d0",
+         *       "id": "evt_prod_06h2e7kxqh75rewzw15va8mpbdce0",
          *       "type": "checkout.session.created",
          *       "aggregate_type": "checkout_session",
-         *       "aggregate_id": "cs_prod_06h2e2r22pvg2p7ccmkz248aw5z64",
+         *       "aggregate_id": "cs_prod_06h2e7kxpynxkxwcwf6x9n0e7tf8g",
          *       "data": {
-         *         "id": "cs_prod_06h2e2r22pvg2p7ccmkz248aw5z64",
-         *         "url": "http://127.0.0.1:35505/checkout/cs_prod_06h2e2r22pvg2p7ccmkz248aw5z64",
+         *         "id": "cs_prod_06h2e7kxpynxkxwcwf6x9n0e7tf8g",
+         *         "url": "http://127.0.0.1:33431/checkout/cs_prod_06h2e7kxpynxkxwcwf6x9n0e7tf8g",
          *         "mode": "payment",
          *         "object": "checkout_session",
          *         "status": "open",
-         *         "created": "2026-11-29T11:22:42.572Z",
+         *         "created": "2026-11-29T11:43:59.408Z",
          *         "invoice": null,
-         *         "updated": "2026-11-29T11:22:42.572Z",
+         *         "updated": "2026-11-29T11:43:59.408Z",
          *         "currency": "usd",
          *         "customer": null,
          *         "livemode": false,
          *         "metadata": {},
          *         "cancel_url": null,
          *         "expired_at": null,
-         *         "expires_at": "2026-11-30T11:22:42.572Z",
+         *         "expires_at": "2026-11-30T11:43:59.408Z",
          *         "line_items": [
          *           {
-         *             "price": "price_prod_06h2e2qm5atkk8k4743k7v78wmy3m",
+         *             "price": "price_prod_06h2e7kg1af7tmmxj49fzsfsa1w5w",
          *             "quantity": 2,
          *             "amount_atom": 1000,
          *             "description": "Pro",
@@ -13132,13 +13132,13 @@ export type components = {
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2e2r20s2k4m6jdttanjw5k7e9g",
-         *       "request_id": "req_prod_06h2e2r20s2k4m6jdttanjw5k7e9g",
+         *       "correlation_id": "req_prod_06h2e7kxnw07r3v7jz7g84c6164cc",
+         *       "request_id": "req_prod_06h2e7kxnw07r3v7jz7g84c6164cc",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-29T11:22:42.584Z",
+         *       "created": "2026-11-29T11:43:59.420Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2e2q0jsmt1p9rnsmyh98bw1d7j"
+         *       "actor_id": "key_prod_06h2e7k5ksc04wjtdsbs0hg6cjrza"
          *     }
          */
         CheckoutSessionCreatedEvent: {
@@ -13183,19 +13183,19 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2e2r2n0xrw5b6apv4wjakch5sa",
+         *       "id": "evt_prod_06h2e7ky921r6kpdctmpzzhx5hd7j",
          *       "type": "checkout.session.updated",
          *       "aggregate_type": "checkout_session",
-         *       "aggregate_id": "cs_prod_06h2e2r2j50nf91q62q5x1ea2has0",
+         *       "aggregate_id": "cs_prod_06h2e7ky62bes6z463g97fbrha3yp",
          *       "data": {
-         *         "id": "cs_prod_06h2e2r2j50nf91q62q5x1ea2has0",
-         *         "url": "http://127.0.0.1:35505/checkout/cs_prod_06h2e2r2j50nf91q62q5x1ea2has0",
+         *         "id": "cs_prod_06h2e7ky62bes6z463g97fbrha3yp",
+         *         "url": "http://127.0.0.1:33431/checkout/cs_prod_06h2e7ky62bes6z463g97fbrha3yp",
          *         "mode": "payment",
          *         "object": "checkout_session",
          *         "status": "open",
-         *         "created": "2026-11-29T11:22:42.702Z",
+         *         "created": "2026-11-29T11:43:59.535Z",
          *         "invoice": null,
-         *         "updated": "2026-11-29T11:22:42.728Z",
+         *         "updated": "2026-11-29T11:43:59.556Z",
          *         "currency": "usd",
          *         "customer": null,
          *         "livemode": false,
@@ -13204,10 +13204,10 @@ export type components = {
          *         },
          *         "cancel_url": null,
          *         "expired_at": null,
-         *         "expires_at": "2026-11-30T11:22:42.702Z",
+         *         "expires_at": "2026-11-30T11:43:59.535Z",
          *         "line_items": [
          *           {
-         *             "price": "price_prod_06h2e2qm5atkk8k4743k7v78wmy3m",
+         *             "price": "price_prod_06h2e7kg1af7tmmxj49fzsfsa1w5w",
          *             "quantity": 2,
          *             "amount_atom": 1000,
          *             "description": "Pro",
@@ -13224,24 +13224,24 @@ export type components = {
          *         "subscription_data": null
          *       },
          *       "previous_data": {
-         *         "id": "cs_prod_06h2e2r2j50nf91q62q5x1ea2has0",
-         *         "url": "http://127.0.0.1:35505/checkout/cs_prod_06h2e2r2j50nf91q62q5x1ea2has0",
+         *         "id": "cs_prod_06h2e7ky62bes6z463g97fbrha3yp",
+         *         "url": "http://127.0.0.1:33431/checkout/cs_prod_06h2e7ky62bes6z463g97fbrha3yp",
          *         "mode": "payment",
          *         "object": "checkout_session",
          *         "status": "open",
-         *         "created": "2026-11-29T11:22:42.702Z",
+         *         "created": "2026-11-29T11:43:59.535Z",
          *         "invoice": null,
-         *         "updated": "2026-11-29T11:22:42.702Z",
+         *         "updated": "2026-11-29T11:43:59.535Z",
          *         "currency": "usd",
          *         "customer": null,
          *         "livemode": false,
          *         "metadata": {},
          *         "cancel_url": null,
          *         "expired_at": null,
-         *         "expires_at": "2026-11-30T11:22:42.702Z",
+         *         "expires_at": "2026-11-30T11:43:59.535Z",
          *         "line_items": [
          *           {
-         *             "price": "price_prod_06h2e2qm5atkk8k4743k7v78wmy3m",
+         *             "price": "price_prod_06h2e7kg1af7tmmxj49fzsfsa1w5w",
          *             "quantity": 2,
          *             "amount_atom": 1000,
          *             "description": "Pro",
@@ -13258,13 +13258,13 @@ export type components = {
          *         "subscription_data": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2e2r2mmkztma59acp7125bce3e",
-         *       "request_id": "req_prod_06h2e2r2mmkztma59acp7125bce3e",
+         *       "correlation_id": "req_prod_06h2e7ky7j8ada9j38svykb0vsn7w",
+         *       "request_id": "req_prod_06h2e7ky7j8ada9j38svykb0vsn7w",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-29T11:22:42.728Z",
+         *       "created": "2026-11-29T11:43:59.560Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2e2q0jsmt1p9rnsmyh98bw1d7j"
+         *       "actor_id": "key_prod_06h2e7k5ksc04wjtdsbs0hg6cjrza"
          *     }
          */
         CheckoutSessionUpdatedEvent: {
@@ -13309,20 +13309,20 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2e2r2rj4tc3gsr3djen9jkc4rj",
+         *       "id": "evt_prod_06h2e7kybvnq7wc8pf54xnn25x1j0",
          *       "type": "checkout.session.deleted",
          *       "aggregate_type": "checkout_session",
-         *       "aggregate_id": "cs_prod_06h2e2r2j50nf91q62q5x1ea2has0",
+         *       "aggregate_id": "cs_prod_06h2e7ky62bes6z463g97fbrha3yp",
          *       "data": {
-         *         "id": "cs_prod_06h2e2r2j50nf91q62q5x1ea2has0",
-         *         "url": "http://127.0.0.1:35505/checkout/cs_prod_06h2e2r2j50nf91q62q5x1ea2has0",
+         *         "id": "cs_prod_06h2e7ky62bes6z463g97fbrha3yp",
+         *         "url": "http://127.0.0.1:33431/checkout/cs_prod_06h2e7ky62bes6z463g97fbrha3yp",
          *         "mode": "payment",
          *         "object": "checkout_session",
          *         "status": "open",
-         *         "created": "2026-11-29T11:22:42.702Z",
+         *         "created": "2026-11-29T11:43:59.535Z",
          *         "deleted": true,
          *         "invoice": null,
-         *         "updated": "2026-11-29T11:22:42.755Z",
+         *         "updated": "2026-11-29T11:43:59.581Z",
          *         "currency": "usd",
          *         "customer": null,
          *         "livemode": false,
@@ -13331,10 +13331,10 @@ export type components = {
          *         },
          *         "cancel_url": null,
          *         "expired_at": null,
-         *         "expires_at": "2026-11-30T11:22:42.702Z",
+         *         "expires_at": "2026-11-30T11:43:59.535Z",
          *         "line_items": [
          *           {
-         *             "price": "price_prod_06h2e2qm5atkk8k4743k7v78wmy3m",
+         *             "price": "price_prod_06h2e7kg1af7tmmxj49fzsfsa1w5w",
          *             "quantity": 2,
          *             "amount_atom": 1000,
          *             "description": "Pro",
@@ -13351,14 +13351,14 @@ export type components = {
          *         "subscription_data": null
          *       },
          *       "previous_data": {
-         *         "id": "cs_prod_06h2e2r2j50nf91q62q5x1ea2has0",
-         *         "url": "http://127.0.0.1:35505/checkout/cs_prod_06h2e2r2j50nf91q62q5x1ea2has0",
+         *         "id": "cs_prod_06h2e7ky62bes6z463g97fbrha3yp",
+         *         "url": "http://127.0.0.1:33431/checkout/cs_prod_06h2e7ky62bes6z463g97fbrha3yp",
          *         "mode": "payment",
          *         "object": "checkout_session",
          *         "status": "open",
-         *         "created": "2026-11-29T11:22:42.702Z",
+         *         "created": "2026-11-29T11:43:59.535Z",
          *         "invoice": null,
-         *         "updated": "2026-11-29T11:22:42.728Z",
+         *         "updated": "2026-11-29T11:43:59.556Z",
          *         "currency": "usd",
          *         "customer": null,
          *         "livemode": false,
@@ -13367,10 +13367,10 @@ export type components = {
          *         },
          *         "cancel_url": null,
          *         "expired_at": null,
-         *         "expires_at": "2026-11-30T11:22:42.702Z",
+         *         "expires_at": "2026-11-30T11:43:59.535Z",
          *         "line_items": [
          *           {
-         *             "price": "price_prod_06h2e2qm5atkk8k4743k7v78wmy3m",
+         *             "price": "price_prod_06h2e7kg1af7tmmxj49fzsfsa1w5w",
          *             "quantity": 2,
          *             "amount_atom": 1000,
          *             "description": "Pro",
@@ -13387,13 +13387,13 @@ export type components = {
          *         "subscription_data": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2e2r2qxnv0x3ez4jrqm4sreh62",
-         *       "request_id": "req_prod_06h2e2r2qxnv0x3ez4jrqm4sreh62",
+         *       "correlation_id": "req_prod_06h2e7kybcpsw5sv0xpt8hp13qkn0",
+         *       "request_id": "req_prod_06h2e7kybcpsw5sv0xpt8hp13qkn0",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-29T11:22:42.756Z",
+         *       "created": "2026-11-29T11:43:59.582Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2e2q0jsmt1p9rnsmyh98bw1d7j"
+         *       "actor_id": "key_prod_06h2e7k5ksc04wjtdsbs0hg6cjrza"
          *     }
          */
         CheckoutSessionDeletedEvent: {
@@ -13438,29 +13438,29 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2e2r2efg96haae9b3feyjacq2r",
+         *       "id": "evt_prod_06h2e7ky3f9p3p73ap361jy5td558",
          *       "type": "checkout.session.completed",
          *       "aggregate_type": "checkout_session",
-         *       "aggregate_id": "cs_prod_06h2e2r22pvg2p7ccmkz248aw5z64",
+         *       "aggregate_id": "cs_prod_06h2e7kxpynxkxwcwf6x9n0e7tf8g",
          *       "data": {
-         *         "id": "cs_prod_06h2e2r22pvg2p7ccmkz248aw5z64",
-         *         "url": "http://127.0.0.1:35505/checkout/cs_prod_06h2e2r22pvg2p7ccmkz248aw5z64",
+         *         "id": "cs_prod_06h2e7kxpynxkxwcwf6x9n0e7tf8g",
+         *         "url": "http://127.0.0.1:33431/checkout/cs_prod_06h2e7kxpynxkxwcwf6x9n0e7tf8g",
          *         "mode": "payment",
          *         "object": "checkout_session",
          *         "status": "complete",
-         *         "created": "2026-11-29T11:22:42.572Z",
+         *         "created": "2026-11-29T11:43:59.408Z",
          *         "invoice": null,
-         *         "updated": "2026-11-29T11:22:42.672Z",
+         *         "updated": "2026-11-29T11:43:59.512Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2e2r29tf1je4k4z1j5dnyf1y00",
+         *         "customer": "cus_prod_06h2e7ky14rz92hfn65hwh1z7r7cj",
          *         "livemode": false,
          *         "metadata": {},
          *         "cancel_url": null,
          *         "expired_at": null,
-         *         "expires_at": "2026-11-30T11:22:42.572Z",
+         *         "expires_at": "2026-11-30T11:43:59.408Z",
          *         "line_items": [
          *           {
-         *             "price": "price_prod_06h2e2qm5atkk8k4743k7v78wmy3m",
+         *             "price": "price_prod_06h2e7kg1af7tmmxj49fzsfsa1w5w",
          *             "quantity": 2,
          *             "amount_atom": 1000,
          *             "description": "Pro",
@@ -13468,33 +13468,33 @@ export type components = {
          *           }
          *         ],
          *         "success_url": "https://example.com/thanks",
-         *         "completed_at": "2026-11-29T11:22:42.672Z",
+         *         "completed_at": "2026-11-29T11:43:59.512Z",
          *         "subscription": null,
          *         "customer_email": "new-buyer@example.com",
-         *         "payment_intent": "pi_prod_06h2e2r2b64x6g7sdd3vbt0rv9rwp",
+         *         "payment_intent": "pi_prod_06h2e7ky21m2vpzmactjm169r5ywp",
          *         "payment_status": "paid",
          *         "amount_total_atom": 1000,
          *         "subscription_data": null
          *       },
          *       "previous_data": {
-         *         "id": "cs_prod_06h2e2r22pvg2p7ccmkz248aw5z64",
-         *         "url": "http://127.0.0.1:35505/checkout/cs_prod_06h2e2r22pvg2p7ccmkz248aw5z64",
+         *         "id": "cs_prod_06h2e7kxpynxkxwcwf6x9n0e7tf8g",
+         *         "url": "http://127.0.0.1:33431/checkout/cs_prod_06h2e7kxpynxkxwcwf6x9n0e7tf8g",
          *         "mode": "payment",
          *         "object": "checkout_session",
          *         "status": "open",
-         *         "created": "2026-11-29T11:22:42.572Z",
+         *         "created": "2026-11-29T11:43:59.408Z",
          *         "invoice": null,
-         *         "updated": "2026-11-29T11:22:42.572Z",
+         *         "updated": "2026-11-29T11:43:59.408Z",
          *         "currency": "usd",
          *         "customer": null,
          *         "livemode": false,
          *         "metadata": {},
          *         "cancel_url": null,
          *         "expired_at": null,
-         *         "expires_at": "2026-11-30T11:22:42.572Z",
+         *         "expires_at": "2026-11-30T11:43:59.408Z",
          *         "line_items": [
          *           {
-         *             "price": "price_prod_06h2e2qm5atkk8k4743k7v78wmy3m",
+         *             "price": "price_prod_06h2e7kg1af7tmmxj49fzsfsa1w5w",
          *             "quantity": 2,
          *             "amount_atom": 1000,
          *             "description": "Pro",
@@ -13511,13 +13511,13 @@ export type components = {
          *         "subscription_data": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2e2r287a400ktm7a5xvp63r68a",
-         *       "request_id": "req_prod_06h2e2r287a400ktm7a5xvp63r68a",
+         *       "correlation_id": "req_prod_06h2e7kxw3v02mh8bsyrpswt0j92p",
+         *       "request_id": "req_prod_06h2e7kxw3v02mh8bsyrpswt0j92p",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-29T11:22:42.675Z",
+         *       "created": "2026-11-29T11:43:59.515Z",
          *       "actor_type": "customer",
-         *       "actor_id": "cus_prod_06h2e2r29tf1je4k4z1j5dnyf1y00"
+         *       "actor_id": "cus_prod_06h2e7ky14rz92hfn65hwh1z7r7cj"
          *     }
          */
         CheckoutSessionCompletedEvent: {
@@ -13562,29 +13562,29 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2e2r3p8j069815s76s8mws04y6",
+         *       "id": "evt_prod_06h2e7kyr66sxzsa109fdje6v6f7y",
          *       "type": "checkout.session.expired",
          *       "aggregate_type": "checkout_session",
-         *       "aggregate_id": "cs_prod_06h2e2r2w4631kz4vn1fd4d761qej",
+         *       "aggregate_id": "cs_prod_06h2e7kydh199pm0nextshcs2tkm4",
          *       "data": {
-         *         "id": "cs_prod_06h2e2r2w4631kz4vn1fd4d761qej",
-         *         "url": "http://127.0.0.1:35505/checkout/cs_prod_06h2e2r2w4631kz4vn1fd4d761qej",
+         *         "id": "cs_prod_06h2e7kydh199pm0nextshcs2tkm4",
+         *         "url": "http://127.0.0.1:33431/checkout/cs_prod_06h2e7kydh199pm0nextshcs2tkm4",
          *         "mode": "payment",
          *         "object": "checkout_session",
          *         "status": "expired",
-         *         "created": "2026-11-29T11:22:42.783Z",
+         *         "created": "2026-11-29T11:43:59.595Z",
          *         "invoice": null,
-         *         "updated": "2026-11-30T11:22:42.783Z",
+         *         "updated": "2026-11-30T11:43:59.595Z",
          *         "currency": "usd",
          *         "customer": null,
          *         "livemode": false,
          *         "metadata": {},
          *         "cancel_url": null,
-         *         "expired_at": "2026-11-30T11:22:42.783Z",
-         *         "expires_at": "2026-11-30T11:22:42.783Z",
+         *         "expired_at": "2026-11-30T11:43:59.595Z",
+         *         "expires_at": "2026-11-30T11:43:59.595Z",
          *         "line_items": [
          *           {
-         *             "price": "price_prod_06h2e2qm5atkk8k4743k7v78wmy3m",
+         *             "price": "price_prod_06h2e7kg1af7tmmxj49fzsfsa1w5w",
          *             "quantity": 2,
          *             "amount_atom": 1000,
          *             "description": "Pro",
@@ -13601,24 +13601,24 @@ export type components = {
          *         "subscription_data": null
          *       },
          *       "previous_data": {
-         *         "id": "cs_prod_06h2e2r2w4631kz4vn1fd4d761qej",
-         *         "url": "http://127.0.0.1:35505/checkout/cs_prod_06h2e2r2w4631kz4vn1fd4d761qej",
+         *         "id": "cs_prod_06h2e7kydh199pm0nextshcs2tkm4",
+         *         "url": "http://127.0.0.1:33431/checkout/cs_prod_06h2e7kydh199pm0nextshcs2tkm4",
          *         "mode": "payment",
          *         "object": "checkout_session",
          *         "status": "open",
-         *         "created": "2026-11-29T11:22:42.783Z",
+         *         "created": "2026-11-29T11:43:59.595Z",
          *         "invoice": null,
-         *         "updated": "2026-11-29T11:22:42.783Z",
+         *         "updated": "2026-11-29T11:43:59.595Z",
          *         "currency": "usd",
          *         "customer": null,
          *         "livemode": false,
          *         "metadata": {},
          *         "cancel_url": null,
          *         "expired_at": null,
-         *         "expires_at": "2026-11-30T11:22:42.783Z",
+         *         "expires_at": "2026-11-30T11:43:59.595Z",
          *         "line_items": [
          *           {
-         *             "price": "price_prod_06h2e2qm5atkk8k4743k7v78wmy3m",
+         *             "price": "price_prod_06h2e7kg1af7tmmxj49fzsfsa1w5w",
          *             "quantity": 2,
          *             "amount_atom": 1000,
          *             "description": "Pro",
@@ -13635,11 +13635,11 @@ export type components = {
          *         "subscription_data": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2e2r30rt6w4apxhjxvkk9vnvec",
+         *       "correlation_id": "req_prod_06h2e7kykvrg338j42efz2dv6ckkg",
          *       "request_id": null,
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-30T11:22:42.783Z",
+         *       "created": "2026-11-30T11:43:59.595Z",
          *       "actor_type": "system",
          *       "actor_id": null
          *     }
@@ -13686,19 +13686,19 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2e2qphqq646qn25vveaaq6xtr2",
+         *       "id": "evt_prod_06h2e7kj1eyez1sb1mkjxpshp7tsm",
          *       "type": "payment_intent.created",
          *       "aggregate_type": "payment_intent",
-         *       "aggregate_id": "pi_prod_06h2e2qphej7kn8fzq53j9237g9zg",
+         *       "aggregate_id": "pi_prod_06h2e7kj164mk1abzr3kvxf5dy14w",
          *       "data": {
-         *         "id": "pi_prod_06h2e2qphej7kn8fzq53j9237g9zg",
+         *         "id": "pi_prod_06h2e7kj164mk1abzr3kvxf5dy14w",
          *         "object": "payment_intent",
          *         "status": "requires_confirmation",
-         *         "created": "2026-11-29T11:22:39.627Z",
+         *         "created": "2026-11-29T11:43:56.425Z",
          *         "invoice": null,
-         *         "updated": "2026-11-29T11:22:39.627Z",
+         *         "updated": "2026-11-29T11:43:56.425Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2e2qns0dgdp378pgwqnerx1tm8",
+         *         "customer": "cus_prod_06h2e7khamt8ctss8mzxwepj39dn0",
          *         "livemode": false,
          *         "metadata": {},
          *         "amount_atom": 1000,
@@ -13711,13 +13711,13 @@ export type components = {
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2e2qph08bjznh1b77680x3jn1r",
-         *       "request_id": "req_prod_06h2e2qph08bjznh1b77680x3jn1r",
+         *       "correlation_id": "req_prod_06h2e7kj0t2gnv216tr6hn8yd367r",
+         *       "request_id": "req_prod_06h2e7kj0t2gnv216tr6hn8yd367r",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-29T11:22:39.629Z",
+         *       "created": "2026-11-29T11:43:56.427Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2e2q0jsmt1p9rnsmyh98bw1d7j"
+         *       "actor_id": "key_prod_06h2e7k5ksc04wjtdsbs0hg6cjrza"
          *     }
          */
         PaymentIntentCreatedEvent: {
@@ -13762,19 +13762,19 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2e2qpjp701bn8ardwhtfvvrvr4",
+         *       "id": "evt_prod_06h2e7kj1qwae6gwpv7a5p4ynk508",
          *       "type": "payment_intent.processing",
          *       "aggregate_type": "payment_intent",
-         *       "aggregate_id": "pi_prod_06h2e2qphej7kn8fzq53j9237g9zg",
+         *       "aggregate_id": "pi_prod_06h2e7kj164mk1abzr3kvxf5dy14w",
          *       "data": {
-         *         "id": "pi_prod_06h2e2qphej7kn8fzq53j9237g9zg",
+         *         "id": "pi_prod_06h2e7kj164mk1abzr3kvxf5dy14w",
          *         "object": "payment_intent",
          *         "status": "processing",
-         *         "created": "2026-11-29T11:22:39.627Z",
+         *         "created": "2026-11-29T11:43:56.425Z",
          *         "invoice": null,
-         *         "updated": "2026-11-29T11:22:39.633Z",
+         *         "updated": "2026-11-29T11:43:56.428Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2e2qns0dgdp378pgwqnerx1tm8",
+         *         "customer": "cus_prod_06h2e7khamt8ctss8mzxwepj39dn0",
          *         "livemode": false,
          *         "metadata": {},
          *         "amount_atom": 1000,
@@ -13786,14 +13786,14 @@ export type components = {
          *         "amount_capturable_atom": 0
          *       },
          *       "previous_data": {
-         *         "id": "pi_prod_06h2e2qphej7kn8fzq53j9237g9zg",
+         *         "id": "pi_prod_06h2e7kj164mk1abzr3kvxf5dy14w",
          *         "object": "payment_intent",
          *         "status": "requires_confirmation",
-         *         "created": "2026-11-29T11:22:39.627Z",
+         *         "created": "2026-11-29T11:43:56.425Z",
          *         "invoice": null,
-         *         "updated": "2026-11-29T11:22:39.627Z",
+         *         "updated": "2026-11-29T11:43:56.425Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2e2qns0dgdp378pgwqnerx1tm8",
+         *         "customer": "cus_prod_06h2e7khamt8ctss8mzxwepj39dn0",
          *         "livemode": false,
          *         "metadata": {},
          *         "amount_atom": 1000,
@@ -13805,13 +13805,13 @@ export type components = {
          *         "amount_capturable_atom": 0
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2e2qph08bjznh1b77680x3jn1r",
-         *       "request_id": "req_prod_06h2e2qph08bjznh1b77680x3jn1r",
+         *       "correlation_id": "req_prod_06h2e7kj0t2gnv216tr6hn8yd367r",
+         *       "request_id": "req_prod_06h2e7kj0t2gnv216tr6hn8yd367r",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-29T11:22:39.637Z",
+         *       "created": "2026-11-29T11:43:56.429Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2e2q0jsmt1p9rnsmyh98bw1d7j"
+         *       "actor_id": "key_prod_06h2e7k5ksc04wjtdsbs0hg6cjrza"
          *     }
          */
         PaymentIntentProcessingEvent: {
@@ -13856,19 +13856,19 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2e2qq15kjrjaejg1fqabr66bbt",
+         *       "id": "evt_prod_06h2e7kj9txrp0hyn6n23jrk7vr7e",
          *       "type": "payment_intent.requires_action",
          *       "aggregate_type": "payment_intent",
-         *       "aggregate_id": "pi_prod_06h2e2qq0gn3rcs5m1vvpd70sqz52",
+         *       "aggregate_id": "pi_prod_06h2e7kj98mha8sq46tnjbycgk4mg",
          *       "data": {
-         *         "id": "pi_prod_06h2e2qq0gn3rcs5m1vvpd70sqz52",
+         *         "id": "pi_prod_06h2e7kj98mha8sq46tnjbycgk4mg",
          *         "object": "payment_intent",
          *         "status": "requires_action",
-         *         "created": "2026-11-29T11:22:39.748Z",
+         *         "created": "2026-11-29T11:43:56.490Z",
          *         "invoice": null,
-         *         "updated": "2026-11-29T11:22:39.752Z",
+         *         "updated": "2026-11-29T11:43:56.492Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2e2qns0dgdp378pgwqnerx1tm8",
+         *         "customer": "cus_prod_06h2e7khamt8ctss8mzxwepj39dn0",
          *         "livemode": false,
          *         "metadata": {},
          *         "amount_atom": 1000,
@@ -13880,14 +13880,14 @@ export type components = {
          *         "amount_capturable_atom": 0
          *       },
          *       "previous_data": {
-         *         "id": "pi_prod_06h2e2qq0gn3rcs5m1vvpd70sqz52",
+         *         "id": "pi_prod_06h2e7kj98mha8sq46tnjbycgk4mg",
          *         "object": "payment_intent",
          *         "status": "requires_confirmation",
-         *         "created": "2026-11-29T11:22:39.748Z",
+         *         "created": "2026-11-29T11:43:56.490Z",
          *         "invoice": null,
-         *         "updated": "2026-11-29T11:22:39.748Z",
+         *         "updated": "2026-11-29T11:43:56.490Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2e2qns0dgdp378pgwqnerx1tm8",
+         *         "customer": "cus_prod_06h2e7khamt8ctss8mzxwepj39dn0",
          *         "livemode": false,
          *         "metadata": {},
          *         "amount_atom": 1000,
@@ -13899,13 +13899,13 @@ export type components = {
          *         "amount_capturable_atom": 0
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2e2qq0eskps8pf4n7bgzcwasy4",
-         *       "request_id": "req_prod_06h2e2qq0eskps8pf4n7bgzcwasy4",
+         *       "correlation_id": "req_prod_06h2e7kj93yhdpn2web305k7tzbxt",
+         *       "request_id": "req_prod_06h2e7kj93yhdpn2web305k7tzbxt",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-29T11:22:39.753Z",
+         *       "created": "2026-11-29T11:43:56.494Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2e2q0jsmt1p9rnsmyh98bw1d7j"
+         *       "actor_id": "key_prod_06h2e7k5ksc04wjtdsbs0hg6cjrza"
          *     }
          */
         PaymentIntentRequiresActionEvent: {
@@ -13950,19 +13950,19 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2e2qq60pwzx0gh3yf2a0eckj76",
+         *       "id": "evt_prod_06h2e7kk6jyax66rtx7z8h0ets8jp",
          *       "type": "payment_intent.amount_capturable_updated",
          *       "aggregate_type": "payment_intent",
-         *       "aggregate_id": "pi_prod_06h2e2qq53kpabk8ypb68wnfhhnq4",
+         *       "aggregate_id": "pi_prod_06h2e7kjsa1r6ee5407dzs3gm1kq8",
          *       "data": {
-         *         "id": "pi_prod_06h2e2qq53kpabk8ypb68wnfhhnq4",
+         *         "id": "pi_prod_06h2e7kjsa1r6ee5407dzs3gm1kq8",
          *         "object": "payment_intent",
          *         "status": "requires_capture",
-         *         "created": "2026-11-29T11:22:39.784Z",
+         *         "created": "2026-11-29T11:43:56.618Z",
          *         "invoice": null,
-         *         "updated": "2026-11-29T11:22:39.789Z",
+         *         "updated": "2026-11-29T11:43:56.688Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2e2qns0dgdp378pgwqnerx1tm8",
+         *         "customer": "cus_prod_06h2e7khamt8ctss8mzxwepj39dn0",
          *         "livemode": false,
          *         "metadata": {},
          *         "amount_atom": 1000,
@@ -13974,14 +13974,14 @@ export type components = {
          *         "amount_capturable_atom": 1000
          *       },
          *       "previous_data": {
-         *         "id": "pi_prod_06h2e2qq53kpabk8ypb68wnfhhnq4",
+         *         "id": "pi_prod_06h2e7kjsa1r6ee5407dzs3gm1kq8",
          *         "object": "payment_intent",
          *         "status": "processing",
-         *         "created": "2026-11-29T11:22:39.784Z",
+         *         "created": "2026-11-29T11:43:56.618Z",
          *         "invoice": null,
-         *         "updated": "2026-11-29T11:22:39.787Z",
+         *         "updated": "2026-11-29T11:43:56.643Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2e2qns0dgdp378pgwqnerx1tm8",
+         *         "customer": "cus_prod_06h2e7khamt8ctss8mzxwepj39dn0",
          *         "livemode": false,
          *         "metadata": {},
          *         "amount_atom": 1000,
@@ -13993,13 +13993,13 @@ export type components = {
          *         "amount_capturable_atom": 0
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2e2qq4t3950xm4t016g0s8essw",
-         *       "request_id": "req_prod_06h2e2qq4t3950xm4t016g0s8essw",
+         *       "correlation_id": "req_prod_06h2e7kjrja216pw453zw36fmzavw",
+         *       "request_id": "req_prod_06h2e7kjrja216pw453zw36fmzavw",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-29T11:22:39.792Z",
+         *       "created": "2026-11-29T11:43:56.724Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2e2q0jsmt1p9rnsmyh98bw1d7j"
+         *       "actor_id": "key_prod_06h2e7k5ksc04wjtdsbs0hg6cjrza"
          *     }
          */
         PaymentIntentAmountCapturableUpdatedEvent: {
@@ -14044,19 +14044,19 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2e2qpmbj9cx45w8gbn9w7ndebt",
+         *       "id": "evt_prod_06h2e7kj3600xkqzh1gdzc5rv073g",
          *       "type": "payment_intent.succeeded",
          *       "aggregate_type": "payment_intent",
-         *       "aggregate_id": "pi_prod_06h2e2qphej7kn8fzq53j9237g9zg",
+         *       "aggregate_id": "pi_prod_06h2e7kj164mk1abzr3kvxf5dy14w",
          *       "data": {
-         *         "id": "pi_prod_06h2e2qphej7kn8fzq53j9237g9zg",
+         *         "id": "pi_prod_06h2e7kj164mk1abzr3kvxf5dy14w",
          *         "object": "payment_intent",
          *         "status": "succeeded",
-         *         "created": "2026-11-29T11:22:39.627Z",
+         *         "created": "2026-11-29T11:43:56.425Z",
          *         "invoice": null,
-         *         "updated": "2026-11-29T11:22:39.648Z",
+         *         "updated": "2026-11-29T11:43:56.440Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2e2qns0dgdp378pgwqnerx1tm8",
+         *         "customer": "cus_prod_06h2e7khamt8ctss8mzxwepj39dn0",
          *         "livemode": false,
          *         "metadata": {},
          *         "amount_atom": 1000,
@@ -14068,14 +14068,14 @@ export type components = {
          *         "amount_capturable_atom": 0
          *       },
          *       "previous_data": {
-         *         "id": "pi_prod_06h2e2qphej7kn8fzq53j9237g9zg",
+         *         "id": "pi_prod_06h2e7kj164mk1abzr3kvxf5dy14w",
          *         "object": "payment_intent",
          *         "status": "processing",
-         *         "created": "2026-11-29T11:22:39.627Z",
+         *         "created": "2026-11-29T11:43:56.425Z",
          *         "invoice": null,
-         *         "updated": "2026-11-29T11:22:39.633Z",
+         *         "updated": "2026-11-29T11:43:56.428Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2e2qns0dgdp378pgwqnerx1tm8",
+         *         "customer": "cus_prod_06h2e7khamt8ctss8mzxwepj39dn0",
          *         "livemode": false,
          *         "metadata": {},
          *         "amount_atom": 1000,
@@ -14087,13 +14087,13 @@ export type components = {
          *         "amount_capturable_atom": 0
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2e2qph08bjznh1b77680x3jn1r",
-         *       "request_id": "req_prod_06h2e2qph08bjznh1b77680x3jn1r",
+         *       "correlation_id": "req_prod_06h2e7kj0t2gnv216tr6hn8yd367r",
+         *       "request_id": "req_prod_06h2e7kj0t2gnv216tr6hn8yd367r",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-29T11:22:39.650Z",
+         *       "created": "2026-11-29T11:43:56.441Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2e2q0jsmt1p9rnsmyh98bw1d7j"
+         *       "actor_id": "key_prod_06h2e7k5ksc04wjtdsbs0hg6cjrza"
          *     }
          */
         PaymentIntentSucceededEvent: {
@@ -14138,23 +14138,23 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2e2qq87t1zh556qxehv9mff90j",
+         *       "id": "evt_prod_06h2e7kkgddne0cqfnhntracz366r",
          *       "type": "payment_intent.canceled",
          *       "aggregate_type": "payment_intent",
-         *       "aggregate_id": "pi_prod_06h2e2qq53kpabk8ypb68wnfhhnq4",
+         *       "aggregate_id": "pi_prod_06h2e7kjsa1r6ee5407dzs3gm1kq8",
          *       "data": {
-         *         "id": "pi_prod_06h2e2qq53kpabk8ypb68wnfhhnq4",
+         *         "id": "pi_prod_06h2e7kjsa1r6ee5407dzs3gm1kq8",
          *         "object": "payment_intent",
          *         "status": "canceled",
-         *         "created": "2026-11-29T11:22:39.784Z",
+         *         "created": "2026-11-29T11:43:56.618Z",
          *         "invoice": null,
-         *         "updated": "2026-11-29T11:22:39.809Z",
+         *         "updated": "2026-11-29T11:43:56.796Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2e2qns0dgdp378pgwqnerx1tm8",
+         *         "customer": "cus_prod_06h2e7khamt8ctss8mzxwepj39dn0",
          *         "livemode": false,
          *         "metadata": {},
          *         "amount_atom": 1000,
-         *         "canceled_at": "2026-11-29T11:22:39.809Z",
+         *         "canceled_at": "2026-11-29T11:43:56.795Z",
          *         "capture_method": "manual",
          *         "payment_method": "pm_sandbox_succeeds",
          *         "last_payment_error": null,
@@ -14162,14 +14162,14 @@ export type components = {
          *         "amount_capturable_atom": 0
          *       },
          *       "previous_data": {
-         *         "id": "pi_prod_06h2e2qq53kpabk8ypb68wnfhhnq4",
+         *         "id": "pi_prod_06h2e7kjsa1r6ee5407dzs3gm1kq8",
          *         "object": "payment_intent",
          *         "status": "requires_capture",
-         *         "created": "2026-11-29T11:22:39.784Z",
+         *         "created": "2026-11-29T11:43:56.618Z",
          *         "invoice": null,
-         *         "updated": "2026-11-29T11:22:39.789Z",
+         *         "updated": "2026-11-29T11:43:56.688Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2e2qns0dgdp378pgwqnerx1tm8",
+         *         "customer": "cus_prod_06h2e7khamt8ctss8mzxwepj39dn0",
          *         "livemode": false,
          *         "metadata": {},
          *         "amount_atom": 1000,
@@ -14181,13 +14181,13 @@ export type components = {
          *         "amount_capturable_atom": 1000
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2e2qq7sh9as81c7gmzcq53hg1t",
-         *       "request_id": "req_prod_06h2e2qq7sh9as81c7gmzcq53hg1t",
+         *       "correlation_id": "req_prod_06h2e7kkbdcx7atha72wy2xjx8n8w",
+         *       "request_id": "req_prod_06h2e7kkbdcx7atha72wy2xjx8n8w",
          *       "version": 1,
          *       "sequence": 4,
-         *       "created": "2026-11-29T11:22:39.810Z",
+         *       "created": "2026-11-29T11:43:56.803Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2e2q0jsmt1p9rnsmyh98bw1d7j"
+         *       "actor_id": "key_prod_06h2e7k5ksc04wjtdsbs0hg6cjrza"
          *     }
          */
         PaymentIntentCanceledEvent: {
@@ -14232,19 +14232,19 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2e2qpw4dc3es53x24bdtdspn3e",
+         *       "id": "evt_prod_06h2e7kj80sthhfzbt2z3he9sh4fr",
          *       "type": "payment_intent.payment_failed",
          *       "aggregate_type": "payment_intent",
-         *       "aggregate_id": "pi_prod_06h2e2qprpr1r084fd33w1d7n02d4",
+         *       "aggregate_id": "pi_prod_06h2e7kj51tryrdn5zeh3qfqc4272",
          *       "data": {
-         *         "id": "pi_prod_06h2e2qprpr1r084fd33w1d7n02d4",
+         *         "id": "pi_prod_06h2e7kj51tryrdn5zeh3qfqc4272",
          *         "object": "payment_intent",
          *         "status": "requires_payment_method",
-         *         "created": "2026-11-29T11:22:39.685Z",
+         *         "created": "2026-11-29T11:43:56.456Z",
          *         "invoice": null,
-         *         "updated": "2026-11-29T11:22:39.706Z",
+         *         "updated": "2026-11-29T11:43:56.475Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2e2qns0dgdp378pgwqnerx1tm8",
+         *         "customer": "cus_prod_06h2e7khamt8ctss8mzxwepj39dn0",
          *         "livemode": false,
          *         "metadata": {},
          *         "amount_atom": 1000,
@@ -14256,14 +14256,14 @@ export type components = {
          *         "amount_capturable_atom": 0
          *       },
          *       "previous_data": {
-         *         "id": "pi_prod_06h2e2qprpr1r084fd33w1d7n02d4",
+         *         "id": "pi_prod_06h2e7kj51tryrdn5zeh3qfqc4272",
          *         "object": "payment_intent",
          *         "status": "processing",
-         *         "created": "2026-11-29T11:22:39.685Z",
+         *         "created": "2026-11-29T11:43:56.456Z",
          *         "invoice": null,
-         *         "updated": "2026-11-29T11:22:39.691Z",
+         *         "updated": "2026-11-29T11:43:56.459Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2e2qns0dgdp378pgwqnerx1tm8",
+         *         "customer": "cus_prod_06h2e7khamt8ctss8mzxwepj39dn0",
          *         "livemode": false,
          *         "metadata": {},
          *         "amount_atom": 1000,
@@ -14275,13 +14275,13 @@ export type components = {
          *         "amount_capturable_atom": 0
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2e2qpqzyrtns3zz57yp6arcqj2",
-         *       "request_id": "req_prod_06h2e2qpqzyrtns3zz57yp6arcqj2",
+         *       "correlation_id": "req_prod_06h2e7kj4skzf9a0n8p2ypppbvbh6",
+         *       "request_id": "req_prod_06h2e7kj4skzf9a0n8p2ypppbvbh6",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-29T11:22:39.713Z",
+         *       "created": "2026-11-29T11:43:56.481Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2e2q0jsmt1p9rnsmyh98bw1d7j"
+         *       "actor_id": "key_prod_06h2e7k5ksc04wjtdsbs0hg6cjrza"
          *     }
          */
         PaymentIntentPaymentFailedEvent: {
@@ -14326,19 +14326,19 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2e2qq3qbj11m5qkkmk91fe1wkm",
+         *       "id": "evt_prod_06h2e7kjmdea83znw4pkq1xcv187t",
          *       "type": "payment_intent.partially_funded",
          *       "aggregate_type": "payment_intent",
-         *       "aggregate_id": "pi_prod_06h2e2qq2pk49wens2cj7xbp74g3a",
+         *       "aggregate_id": "pi_prod_06h2e7kjj4fg8k9zwter0kjxsjh34",
          *       "data": {
-         *         "id": "pi_prod_06h2e2qq2pk49wens2cj7xbp74g3a",
+         *         "id": "pi_prod_06h2e7kjj4fg8k9zwter0kjxsjh34",
          *         "object": "payment_intent",
          *         "status": "partially_funded",
-         *         "created": "2026-11-29T11:22:39.765Z",
+         *         "created": "2026-11-29T11:43:56.561Z",
          *         "invoice": null,
-         *         "updated": "2026-11-29T11:22:39.772Z",
+         *         "updated": "2026-11-29T11:43:56.579Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2e2qns0dgdp378pgwqnerx1tm8",
+         *         "customer": "cus_prod_06h2e7khamt8ctss8mzxwepj39dn0",
          *         "livemode": false,
          *         "metadata": {},
          *         "amount_atom": 1000,
@@ -14350,14 +14350,14 @@ export type components = {
          *         "amount_capturable_atom": 0
          *       },
          *       "previous_data": {
-         *         "id": "pi_prod_06h2e2qq2pk49wens2cj7xbp74g3a",
+         *         "id": "pi_prod_06h2e7kjj4fg8k9zwter0kjxsjh34",
          *         "object": "payment_intent",
          *         "status": "processing",
-         *         "created": "2026-11-29T11:22:39.765Z",
+         *         "created": "2026-11-29T11:43:56.561Z",
          *         "invoice": null,
-         *         "updated": "2026-11-29T11:22:39.768Z",
+         *         "updated": "2026-11-29T11:43:56.564Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2e2qns0dgdp378pgwqnerx1tm8",
+         *         "customer": "cus_prod_06h2e7khamt8ctss8mzxwepj39dn0",
          *         "livemode": false,
          *         "metadata": {},
          *         "amount_atom": 1000,
@@ -14369,13 +14369,13 @@ export type components = {
          *         "amount_capturable_atom": 0
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2e2qq2fq9dxa65dvhxnaqzgxbr",
-         *       "request_id": "req_prod_06h2e2qq2fq9dxa65dvhxnaqzgxbr",
+         *       "correlation_id": "req_prod_06h2e7kjb4cg043s3906tza3qngtt",
+         *       "request_id": "req_prod_06h2e7kjb4cg043s3906tza3qngtt",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-29T11:22:39.773Z",
+         *       "created": "2026-11-29T11:43:56.579Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2e2q0jsmt1p9rnsmyh98bw1d7j"
+         *       "actor_id": "key_prod_06h2e7k5ksc04wjtdsbs0hg6cjrza"
          *     }
          */
         PaymentIntentPartiallyFundedEvent: {
@@ -14420,48 +14420,48 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2e2qzahg3gv7bcmp9matfz97sp",
+         *       "id": "evt_prod_06h2e7ktanxe1r5aya95phv1211bp",
          *       "type": "customer.subscription.created",
          *       "aggregate_type": "subscription",
-         *       "aggregate_id": "sub_prod_06h2e2qz7px4nqjww011q3jy8tgzw",
+         *       "aggregate_id": "sub_prod_06h2e7kt96npy8qg6jsgc2tk9jdd4",
          *       "data": {
-         *         "id": "sub_prod_06h2e2qz7px4nqjww011q3jy8tgzw",
+         *         "id": "sub_prod_06h2e7kt96npy8qg6jsgc2tk9jdd4",
          *         "items": [
          *           {
-         *             "id": "si_prod_06h2e2qz7px4nqjww011q3jy8tgzy",
-         *             "price": "price_prod_06h2e2qm33j2tgtxztzc3se42r4dw",
+         *             "id": "si_prod_06h2e7kt9b051cnkepgq9n3qmnpxg",
+         *             "price": "price_prod_06h2e7kfy73va64z4hg784mm5asry",
          *             "quantity": 1
          *           }
          *         ],
          *         "object": "subscription",
          *         "status": "active",
-         *         "created": "2026-11-29T11:22:41.850Z",
-         *         "updated": "2026-11-29T11:22:41.850Z",
+         *         "created": "2026-11-29T11:43:58.529Z",
+         *         "updated": "2026-11-29T11:43:58.529Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2e2qns0dgdp378pgwqnerx1tm8",
+         *         "customer": "cus_prod_06h2e7khamt8ctss8mzxwepj39dn0",
          *         "livemode": false,
          *         "metadata": {},
          *         "paused_at": null,
          *         "trial_end": null,
          *         "cancelled_at": null,
          *         "days_until_due": null,
-         *         "latest_invoice": "in_prod_06h2e2qz7wwzke7zm14g9s3sqh3z8",
+         *         "latest_invoice": "in_prod_06h2e7kt9ksz4m4zjs6hf9bzj0hwm",
          *         "pending_changes": [],
          *         "collection_method": "charge_automatically",
-         *         "current_period_end": "2026-12-29T11:22:41.850Z",
+         *         "current_period_end": "2026-12-29T11:43:58.529Z",
          *         "cancel_at_period_end": false,
-         *         "current_period_start": "2026-11-29T11:22:41.850Z",
+         *         "current_period_start": "2026-11-29T11:43:58.529Z",
          *         "default_payment_method": null
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2e2qz76y1znageen5bdz7ep5v4",
-         *       "request_id": "req_prod_06h2e2qz76y1znageen5bdz7ep5v4",
+         *       "correlation_id": "req_prod_06h2e7kt83dv7mnea0yzmh998yfyj",
+         *       "request_id": "req_prod_06h2e7kt83dv7mnea0yzmh998yfyj",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-29T11:22:41.876Z",
+         *       "created": "2026-11-29T11:43:58.549Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2e2q0jsmt1p9rnsmyh98bw1d7j"
+         *       "actor_id": "key_prod_06h2e7k5ksc04wjtdsbs0hg6cjrza"
          *     }
          */
         CustomerSubscriptionCreatedEvent: {
@@ -14506,25 +14506,25 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2e2qzna7dy01dabej6bzryjvgt",
+         *       "id": "evt_prod_06h2e7ktk7xgy495c98vgc2rc1cay",
          *       "type": "customer.subscription.updated",
          *       "aggregate_type": "subscription",
-         *       "aggregate_id": "sub_prod_06h2e2qz7px4nqjww011q3jy8tgzw",
+         *       "aggregate_id": "sub_prod_06h2e7kt96npy8qg6jsgc2tk9jdd4",
          *       "data": {
-         *         "id": "sub_prod_06h2e2qz7px4nqjww011q3jy8tgzw",
+         *         "id": "sub_prod_06h2e7kt96npy8qg6jsgc2tk9jdd4",
          *         "items": [
          *           {
-         *             "id": "si_prod_06h2e2qz7px4nqjww011q3jy8tgzy",
-         *             "price": "price_prod_06h2e2qm33j2tgtxztzc3se42r4dw",
+         *             "id": "si_prod_06h2e7kt9b051cnkepgq9n3qmnpxg",
+         *             "price": "price_prod_06h2e7kfy73va64z4hg784mm5asry",
          *             "quantity": 1
          *           }
          *         ],
          *         "object": "subscription",
          *         "status": "active",
-         *         "created": "2026-11-29T11:22:41.850Z",
-         *         "updated": "2026-11-29T11:22:41.958Z",
+         *         "created": "2026-11-29T11:43:58.529Z",
+         *         "updated": "2026-11-29T11:43:58.615Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2e2qns0dgdp378pgwqnerx1tm8",
+         *         "customer": "cus_prod_06h2e7khamt8ctss8mzxwepj39dn0",
          *         "livemode": false,
          *         "metadata": {
          *           "plan": "pro"
@@ -14533,51 +14533,51 @@ export type components = {
          *         "trial_end": null,
          *         "cancelled_at": null,
          *         "days_until_due": null,
-         *         "latest_invoice": "in_prod_06h2e2qz7wwzke7zm14g9s3sqh3z8",
+         *         "latest_invoice": "in_prod_06h2e7kt9ksz4m4zjs6hf9bzj0hwm",
          *         "pending_changes": [],
          *         "collection_method": "charge_automatically",
-         *         "current_period_end": "2026-12-29T11:22:41.850Z",
+         *         "current_period_end": "2026-12-29T11:43:58.529Z",
          *         "cancel_at_period_end": false,
-         *         "current_period_start": "2026-11-29T11:22:41.850Z",
+         *         "current_period_start": "2026-11-29T11:43:58.529Z",
          *         "default_payment_method": null
          *       },
          *       "previous_data": {
-         *         "id": "sub_prod_06h2e2qz7px4nqjww011q3jy8tgzw",
+         *         "id": "sub_prod_06h2e7kt96npy8qg6jsgc2tk9jdd4",
          *         "items": [
          *           {
-         *             "id": "si_prod_06h2e2qz7px4nqjww011q3jy8tgzy",
-         *             "price": "price_prod_06h2e2qm33j2tgtxztzc3se42r4dw",
+         *             "id": "si_prod_06h2e7kt9b051cnkepgq9n3qmnpxg",
+         *             "price": "price_prod_06h2e7kfy73va64z4hg784mm5asry",
          *             "quantity": 1
          *           }
          *         ],
          *         "object": "subscription",
          *         "status": "active",
-         *         "created": "2026-11-29T11:22:41.850Z",
-         *         "updated": "2026-11-29T11:22:41.850Z",
+         *         "created": "2026-11-29T11:43:58.529Z",
+         *         "updated": "2026-11-29T11:43:58.529Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2e2qns0dgdp378pgwqnerx1tm8",
+         *         "customer": "cus_prod_06h2e7khamt8ctss8mzxwepj39dn0",
          *         "livemode": false,
          *         "metadata": {},
          *         "paused_at": null,
          *         "trial_end": null,
          *         "cancelled_at": null,
          *         "days_until_due": null,
-         *         "latest_invoice": "in_prod_06h2e2qz7wwzke7zm14g9s3sqh3z8",
+         *         "latest_invoice": "in_prod_06h2e7kt9ksz4m4zjs6hf9bzj0hwm",
          *         "pending_changes": [],
          *         "collection_method": "charge_automatically",
-         *         "current_period_end": "2026-12-29T11:22:41.850Z",
+         *         "current_period_end": "2026-12-29T11:43:58.529Z",
          *         "cancel_at_period_end": false,
-         *         "current_period_start": "2026-11-29T11:22:41.850Z",
+         *         "current_period_start": "2026-11-29T11:43:58.529Z",
          *         "default_payment_method": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2e2qzm5kfpth6jbdehchwtgnfr",
-         *       "request_id": "req_prod_06h2e2qzm5kfpth6jbdehchwtgnfr",
+         *       "correlation_id": "req_prod_06h2e7ktjhenz5dx4hvpvhbz0j54w",
+         *       "request_id": "req_prod_06h2e7ktjhenz5dx4hvpvhbz0j54w",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-29T11:22:41.963Z",
+         *       "created": "2026-11-29T11:43:58.617Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2e2q0jsmt1p9rnsmyh98bw1d7j"
+         *       "actor_id": "key_prod_06h2e7k5ksc04wjtdsbs0hg6cjrza"
          *     }
          */
         CustomerSubscriptionUpdatedEvent: {
@@ -14622,56 +14622,56 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2e2qzshzethq0ga6974dy7eqbw",
+         *       "id": "evt_prod_06h2e7ktv2k2km8634gx3pd1zdkmc",
          *       "type": "customer.subscription.paused",
          *       "aggregate_type": "subscription",
-         *       "aggregate_id": "sub_prod_06h2e2qz7px4nqjww011q3jy8tgzw",
+         *       "aggregate_id": "sub_prod_06h2e7kt96npy8qg6jsgc2tk9jdd4",
          *       "data": {
-         *         "id": "sub_prod_06h2e2qz7px4nqjww011q3jy8tgzw",
+         *         "id": "sub_prod_06h2e7kt96npy8qg6jsgc2tk9jdd4",
          *         "items": [
          *           {
-         *             "id": "si_prod_06h2e2qz7px4nqjww011q3jy8tgzy",
-         *             "price": "price_prod_06h2e2qm33j2tgtxztzc3se42r4dw",
+         *             "id": "si_prod_06h2e7kt9b051cnkepgq9n3qmnpxg",
+         *             "price": "price_prod_06h2e7kfy73va64z4hg784mm5asry",
          *             "quantity": 1
          *           }
          *         ],
          *         "object": "subscription",
          *         "status": "paused",
-         *         "created": "2026-11-29T11:22:41.850Z",
-         *         "updated": "2026-11-29T11:22:41.994Z",
+         *         "created": "2026-11-29T11:43:58.529Z",
+         *         "updated": "2026-11-29T11:43:58.678Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2e2qns0dgdp378pgwqnerx1tm8",
+         *         "customer": "cus_prod_06h2e7khamt8ctss8mzxwepj39dn0",
          *         "livemode": false,
          *         "metadata": {
          *           "plan": "pro"
          *         },
-         *         "paused_at": "2026-11-29T11:22:41.994Z",
+         *         "paused_at": "2026-11-29T11:43:58.678Z",
          *         "trial_end": null,
          *         "cancelled_at": null,
          *         "days_until_due": null,
-         *         "latest_invoice": "in_prod_06h2e2qz7wwzke7zm14g9s3sqh3z8",
+         *         "latest_invoice": "in_prod_06h2e7kt9ksz4m4zjs6hf9bzj0hwm",
          *         "pending_changes": [],
          *         "collection_method": "charge_automatically",
-         *         "current_period_end": "2026-12-29T11:22:41.850Z",
+         *         "current_period_end": "2026-12-29T11:43:58.529Z",
          *         "cancel_at_period_end": false,
-         *         "current_period_start": "2026-11-29T11:22:41.850Z",
+         *         "current_period_start": "2026-11-29T11:43:58.529Z",
          *         "default_payment_method": null
          *       },
          *       "previous_data": {
-         *         "id": "sub_prod_06h2e2qz7px4nqjww011q3jy8tgzw",
+         *         "id": "sub_prod_06h2e7kt96npy8qg6jsgc2tk9jdd4",
          *         "items": [
          *           {
-         *             "id": "si_prod_06h2e2qz7px4nqjww011q3jy8tgzy",
-         *             "price": "price_prod_06h2e2qm33j2tgtxztzc3se42r4dw",
+         *             "id": "si_prod_06h2e7kt9b051cnkepgq9n3qmnpxg",
+         *             "price": "price_prod_06h2e7kfy73va64z4hg784mm5asry",
          *             "quantity": 1
          *           }
          *         ],
          *         "object": "subscription",
          *         "status": "active",
-         *         "created": "2026-11-29T11:22:41.850Z",
-         *         "updated": "2026-11-29T11:22:41.958Z",
+         *         "created": "2026-11-29T11:43:58.529Z",
+         *         "updated": "2026-11-29T11:43:58.615Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2e2qns0dgdp378pgwqnerx1tm8",
+         *         "customer": "cus_prod_06h2e7khamt8ctss8mzxwepj39dn0",
          *         "livemode": false,
          *         "metadata": {
          *           "plan": "pro"
@@ -14680,22 +14680,22 @@ export type components = {
          *         "trial_end": null,
          *         "cancelled_at": null,
          *         "days_until_due": null,
-         *         "latest_invoice": "in_prod_06h2e2qz7wwzke7zm14g9s3sqh3z8",
+         *         "latest_invoice": "in_prod_06h2e7kt9ksz4m4zjs6hf9bzj0hwm",
          *         "pending_changes": [],
          *         "collection_method": "charge_automatically",
-         *         "current_period_end": "2026-12-29T11:22:41.850Z",
+         *         "current_period_end": "2026-12-29T11:43:58.529Z",
          *         "cancel_at_period_end": false,
-         *         "current_period_start": "2026-11-29T11:22:41.850Z",
+         *         "current_period_start": "2026-11-29T11:43:58.529Z",
          *         "default_payment_method": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2e2qzs3kjggbr1ncygepntzh9m",
-         *       "request_id": "req_prod_06h2e2qzs3kjggbr1ncygepntzh9m",
+         *       "correlation_id": "req_prod_06h2e7kttfxrb6jtydvb983aqypr4",
+         *       "request_id": "req_prod_06h2e7kttfxrb6jtydvb983aqypr4",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-29T11:22:41.997Z",
+         *       "created": "2026-11-29T11:43:58.680Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2e2q0jsmt1p9rnsmyh98bw1d7j"
+         *       "actor_id": "key_prod_06h2e7k5ksc04wjtdsbs0hg6cjrza"
          *     }
          */
         CustomerSubscriptionPausedEvent: {
@@ -14740,25 +14740,25 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2e2qzx7h3d1hp59q6k445tprca",
+         *       "id": "evt_prod_06h2e7kv26aydxw61pf4z6wzyfttj",
          *       "type": "customer.subscription.resumed",
          *       "aggregate_type": "subscription",
-         *       "aggregate_id": "sub_prod_06h2e2qz7px4nqjww011q3jy8tgzw",
+         *       "aggregate_id": "sub_prod_06h2e7kt96npy8qg6jsgc2tk9jdd4",
          *       "data": {
-         *         "id": "sub_prod_06h2e2qz7px4nqjww011q3jy8tgzw",
+         *         "id": "sub_prod_06h2e7kt96npy8qg6jsgc2tk9jdd4",
          *         "items": [
          *           {
-         *             "id": "si_prod_06h2e2qz7px4nqjww011q3jy8tgzy",
-         *             "price": "price_prod_06h2e2qm33j2tgtxztzc3se42r4dw",
+         *             "id": "si_prod_06h2e7kt9b051cnkepgq9n3qmnpxg",
+         *             "price": "price_prod_06h2e7kfy73va64z4hg784mm5asry",
          *             "quantity": 1
          *           }
          *         ],
          *         "object": "subscription",
          *         "status": "active",
-         *         "created": "2026-11-29T11:22:41.850Z",
-         *         "updated": "2026-11-29T11:22:42.021Z",
+         *         "created": "2026-11-29T11:43:58.529Z",
+         *         "updated": "2026-11-29T11:43:58.720Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2e2qns0dgdp378pgwqnerx1tm8",
+         *         "customer": "cus_prod_06h2e7khamt8ctss8mzxwepj39dn0",
          *         "livemode": false,
          *         "metadata": {
          *           "plan": "pro"
@@ -14767,53 +14767,53 @@ export type components = {
          *         "trial_end": null,
          *         "cancelled_at": null,
          *         "days_until_due": null,
-         *         "latest_invoice": "in_prod_06h2e2qz7wwzke7zm14g9s3sqh3z8",
+         *         "latest_invoice": "in_prod_06h2e7kt9ksz4m4zjs6hf9bzj0hwm",
          *         "pending_changes": [],
          *         "collection_method": "charge_automatically",
-         *         "current_period_end": "2026-12-29T11:22:41.850Z",
+         *         "current_period_end": "2026-12-29T11:43:58.529Z",
          *         "cancel_at_period_end": false,
-         *         "current_period_start": "2026-11-29T11:22:41.850Z",
+         *         "current_period_start": "2026-11-29T11:43:58.529Z",
          *         "default_payment_method": null
          *       },
          *       "previous_data": {
-         *         "id": "sub_prod_06h2e2qz7px4nqjww011q3jy8tgzw",
+         *         "id": "sub_prod_06h2e7kt96npy8qg6jsgc2tk9jdd4",
          *         "items": [
          *           {
-         *             "id": "si_prod_06h2e2qz7px4nqjww011q3jy8tgzy",
-         *             "price": "price_prod_06h2e2qm33j2tgtxztzc3se42r4dw",
+         *             "id": "si_prod_06h2e7kt9b051cnkepgq9n3qmnpxg",
+         *             "price": "price_prod_06h2e7kfy73va64z4hg784mm5asry",
          *             "quantity": 1
          *           }
          *         ],
          *         "object": "subscription",
          *         "status": "paused",
-         *         "created": "2026-11-29T11:22:41.850Z",
-         *         "updated": "2026-11-29T11:22:41.994Z",
+         *         "created": "2026-11-29T11:43:58.529Z",
+         *         "updated": "2026-11-29T11:43:58.678Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2e2qns0dgdp378pgwqnerx1tm8",
+         *         "customer": "cus_prod_06h2e7khamt8ctss8mzxwepj39dn0",
          *         "livemode": false,
          *         "metadata": {
          *           "plan": "pro"
          *         },
-         *         "paused_at": "2026-11-29T11:22:41.994Z",
+         *         "paused_at": "2026-11-29T11:43:58.678Z",
          *         "trial_end": null,
          *         "cancelled_at": null,
          *         "days_until_due": null,
-         *         "latest_invoice": "in_prod_06h2e2qz7wwzke7zm14g9s3sqh3z8",
+         *         "latest_invoice": "in_prod_06h2e7kt9ksz4m4zjs6hf9bzj0hwm",
          *         "pending_changes": [],
          *         "collection_method": "charge_automatically",
-         *         "current_period_end": "2026-12-29T11:22:41.850Z",
+         *         "current_period_end": "2026-12-29T11:43:58.529Z",
          *         "cancel_at_period_end": false,
-         *         "current_period_start": "2026-11-29T11:22:41.850Z",
+         *         "current_period_start": "2026-11-29T11:43:58.529Z",
          *         "default_payment_method": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2e2qzvyxp9vevd50j1p0ywtcz8",
-         *       "request_id": "req_prod_06h2e2qzvyxp9vevd50j1p0ywtcz8",
+         *       "correlation_id": "req_prod_06h2e7ktz2f9c2n1afgd2b2nvtjr2",
+         *       "request_id": "req_prod_06h2e7ktz2f9c2n1afgd2b2nvtjr2",
          *       "version": 1,
          *       "sequence": 4,
-         *       "created": "2026-11-29T11:22:42.025Z",
+         *       "created": "2026-11-29T11:43:58.737Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2e2q0jsmt1p9rnsmyh98bw1d7j"
+         *       "actor_id": "key_prod_06h2e7k5ksc04wjtdsbs0hg6cjrza"
          *     }
          */
         CustomerSubscriptionResumedEvent: {
@@ -14858,56 +14858,56 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2e2r03244tdfb5x9fgf68cwfrr",
+         *       "id": "evt_prod_06h2e7kv885tmgznw44a9pcf2106r",
          *       "type": "customer.subscription.cancelled",
          *       "aggregate_type": "subscription",
-         *       "aggregate_id": "sub_prod_06h2e2qz7px4nqjww011q3jy8tgzw",
+         *       "aggregate_id": "sub_prod_06h2e7kt96npy8qg6jsgc2tk9jdd4",
          *       "data": {
-         *         "id": "sub_prod_06h2e2qz7px4nqjww011q3jy8tgzw",
+         *         "id": "sub_prod_06h2e7kt96npy8qg6jsgc2tk9jdd4",
          *         "items": [
          *           {
-         *             "id": "si_prod_06h2e2qz7px4nqjww011q3jy8tgzy",
-         *             "price": "price_prod_06h2e2qm33j2tgtxztzc3se42r4dw",
+         *             "id": "si_prod_06h2e7kt9b051cnkepgq9n3qmnpxg",
+         *             "price": "price_prod_06h2e7kfy73va64z4hg784mm5asry",
          *             "quantity": 1
          *           }
          *         ],
          *         "object": "subscription",
          *         "status": "cancelled",
-         *         "created": "2026-11-29T11:22:41.850Z",
-         *         "updated": "2026-11-29T11:22:42.048Z",
+         *         "created": "2026-11-29T11:43:58.529Z",
+         *         "updated": "2026-11-29T11:43:58.772Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2e2qns0dgdp378pgwqnerx1tm8",
+         *         "customer": "cus_prod_06h2e7khamt8ctss8mzxwepj39dn0",
          *         "livemode": false,
          *         "metadata": {
          *           "plan": "pro"
          *         },
          *         "paused_at": null,
          *         "trial_end": null,
-         *         "cancelled_at": "2026-11-29T11:22:42.048Z",
+         *         "cancelled_at": "2026-11-29T11:43:58.772Z",
          *         "days_until_due": null,
-         *         "latest_invoice": "in_prod_06h2e2qz7wwzke7zm14g9s3sqh3z8",
+         *         "latest_invoice": "in_prod_06h2e7kt9ksz4m4zjs6hf9bzj0hwm",
          *         "pending_changes": [],
          *         "collection_method": "charge_automatically",
-         *         "current_period_end": "2026-12-29T11:22:41.850Z",
+         *         "current_period_end": "2026-12-29T11:43:58.529Z",
          *         "cancel_at_period_end": false,
-         *         "current_period_start": "2026-11-29T11:22:41.850Z",
+         *         "current_period_start": "2026-11-29T11:43:58.529Z",
          *         "default_payment_method": null
          *       },
          *       "previous_data": {
-         *         "id": "sub_prod_06h2e2qz7px4nqjww011q3jy8tgzw",
+         *         "id": "sub_prod_06h2e7kt96npy8qg6jsgc2tk9jdd4",
          *         "items": [
          *           {
-         *             "id": "si_prod_06h2e2qz7px4nqjww011q3jy8tgzy",
-         *             "price": "price_prod_06h2e2qm33j2tgtxztzc3se42r4dw",
+         *             "id": "si_prod_06h2e7kt9b051cnkepgq9n3qmnpxg",
+         *             "price": "price_prod_06h2e7kfy73va64z4hg784mm5asry",
          *             "quantity": 1
          *           }
          *         ],
          *         "object": "subscription",
          *         "status": "active",
-         *         "created": "2026-11-29T11:22:41.850Z",
-         *         "updated": "2026-11-29T11:22:42.021Z",
+         *         "created": "2026-11-29T11:43:58.529Z",
+         *         "updated": "2026-11-29T11:43:58.720Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2e2qns0dgdp378pgwqnerx1tm8",
+         *         "customer": "cus_prod_06h2e7khamt8ctss8mzxwepj39dn0",
          *         "livemode": false,
          *         "metadata": {
          *           "plan": "pro"
@@ -14916,22 +14916,22 @@ export type components = {
          *         "trial_end": null,
          *         "cancelled_at": null,
          *         "days_until_due": null,
-         *         "latest_invoice": "in_prod_06h2e2qz7wwzke7zm14g9s3sqh3z8",
+         *         "latest_invoice": "in_prod_06h2e7kt9ksz4m4zjs6hf9bzj0hwm",
          *         "pending_changes": [],
          *         "collection_method": "charge_automatically",
-         *         "current_period_end": "2026-12-29T11:22:41.850Z",
+         *         "current_period_end": "2026-12-29T11:43:58.529Z",
          *         "cancel_at_period_end": false,
-         *         "current_period_start": "2026-11-29T11:22:41.850Z",
+         *         "current_period_start": "2026-11-29T11:43:58.529Z",
          *         "default_payment_method": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2e2qzznd9tvy32qx91sg78pfp2",
-         *       "request_id": "req_prod_06h2e2qzznd9tvy32qx91sg78pfp2",
+         *       "correlation_id": "req_prod_06h2e7kv5yvzwkanpg9t80gkb81h4",
+         *       "request_id": "req_prod_06h2e7kv5yvzwkanpg9t80gkb81h4",
          *       "version": 1,
          *       "sequence": 5,
-         *       "created": "2026-11-29T11:22:42.072Z",
+         *       "created": "2026-11-29T11:43:58.786Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2e2q0jsmt1p9rnsmyh98bw1d7j"
+         *       "actor_id": "key_prod_06h2e7k5ksc04wjtdsbs0hg6cjrza"
          *     }
          */
         CustomerSubscriptionCancelledEvent: {
@@ -14976,46 +14976,46 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2e2r3tw7yy8awcxd9kqqqptwaa",
+         *       "id": "evt_prod_06h2e7kyv5xvq7wqhq30nqjw5cqpa",
          *       "type": "customer.subscription.trial_will_end",
          *       "aggregate_type": "subscription",
-         *       "aggregate_id": "sub_prod_06h2e2r067jm5yzr3ys3zjc9v65wc",
+         *       "aggregate_id": "sub_prod_06h2e7kveeyacjx4q7wvjqe0r1gsp",
          *       "data": {
-         *         "id": "sub_prod_06h2e2r067jm5yzr3ys3zjc9v65wc",
+         *         "id": "sub_prod_06h2e7kveeyacjx4q7wvjqe0r1gsp",
          *         "items": [
          *           {
-         *             "id": "si_prod_06h2e2r067jm5yzr3ys3zjc9v65we",
-         *             "price": "price_prod_06h2e2qm33j2tgtxztzc3se42r4dw",
+         *             "id": "si_prod_06h2e7kveeyacjx4q7wvjqe0r1gsr",
+         *             "price": "price_prod_06h2e7kfy73va64z4hg784mm5asry",
          *             "quantity": 1
          *           }
          *         ],
          *         "object": "subscription",
          *         "status": "trialing",
-         *         "created": "2026-11-29T11:22:42.091Z",
-         *         "updated": "2026-11-29T11:22:42.091Z",
+         *         "created": "2026-11-29T11:43:58.822Z",
+         *         "updated": "2026-11-29T11:43:58.822Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2e2qns0dgdp378pgwqnerx1tm8",
+         *         "customer": "cus_prod_06h2e7khamt8ctss8mzxwepj39dn0",
          *         "livemode": false,
          *         "metadata": {},
          *         "paused_at": null,
-         *         "trial_end": "2026-12-06T11:22:42.091Z",
+         *         "trial_end": "2026-12-06T11:43:58.822Z",
          *         "cancelled_at": null,
          *         "days_until_due": null,
          *         "latest_invoice": null,
          *         "pending_changes": [],
          *         "collection_method": "charge_automatically",
-         *         "current_period_end": "2026-12-06T11:22:42.091Z",
+         *         "current_period_end": "2026-12-06T11:43:58.822Z",
          *         "cancel_at_period_end": false,
-         *         "current_period_start": "2026-11-29T11:22:42.091Z",
+         *         "current_period_start": "2026-11-29T11:43:58.822Z",
          *         "default_payment_method": "pm_sandbox_succeeds"
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2e2r30rt6w4apxhjxvkk9vnvec",
+         *       "correlation_id": "req_prod_06h2e7kykvrg338j42efz2dv6ckkg",
          *       "request_id": null,
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-12-03T11:22:42.091Z",
+         *       "created": "2026-12-03T11:43:58.822Z",
          *       "actor_type": "system",
          *       "actor_id": null
          *     }
@@ -15062,16 +15062,16 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2e2qt6tf14tpjdf7abbv55dgd6",
+         *       "id": "evt_prod_06h2e7kmy6dbqq29ny1ewk5gcrqnr",
          *       "type": "invoice.created",
          *       "aggregate_type": "invoice",
-         *       "aggregate_id": "in_prod_06h2e2qt2pfb2bj09he9z83cz6yde",
+         *       "aggregate_id": "in_prod_06h2e7kmxkwkykxff9qrk6t0bbkaw",
          *       "data": {
-         *         "id": "in_prod_06h2e2qt2pfb2bj09he9z83cz6yde",
+         *         "id": "in_prod_06h2e7kmxkwkykxff9qrk6t0bbkaw",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h2e2qt3cykkhf22cx3e6vsst9e6",
-         *             "price": "price_prod_06h2e2qm5atkk8k4743k7v78wmy3m",
+         *             "id": "il_prod_06h2e7kmxmwqyh687rcspd9rgy15p",
+         *             "price": "price_prod_06h2e7kg1af7tmmxj49fzsfsa1w5w",
          *             "quantity": 1,
          *             "tax_rates": [],
          *             "amount_atom": 500,
@@ -15084,11 +15084,11 @@ export type components = {
          *         "number": null,
          *         "object": "invoice",
          *         "status": "draft",
-         *         "created": "2026-11-29T11:22:40.533Z",
+         *         "created": "2026-11-29T11:43:57.164Z",
          *         "paid_at": null,
-         *         "updated": "2026-11-29T11:22:40.533Z",
+         *         "updated": "2026-11-29T11:43:57.164Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2e2qns0dgdp378pgwqnerx1tm8",
+         *         "customer": "cus_prod_06h2e7khamt8ctss8mzxwepj39dn0",
          *         "discount": null,
          *         "due_date": null,
          *         "livemode": false,
@@ -15125,13 +15125,13 @@ export type components = {
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2e2qstc0wctej9mmhy69jee1s0",
-         *       "request_id": "req_prod_06h2e2qstc0wctej9mmhy69jee1s0",
+         *       "correlation_id": "req_prod_06h2e7kmx880dqdtqhx3v4cr2pr5a",
+         *       "request_id": "req_prod_06h2e7kmx880dqdtqhx3v4cr2pr5a",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-29T11:22:40.566Z",
+         *       "created": "2026-11-29T11:43:57.169Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2e2q0jsmt1p9rnsmyh98bw1d7j"
+         *       "actor_id": "key_prod_06h2e7k5ksc04wjtdsbs0hg6cjrza"
          *     }
          */
         InvoiceCreatedEvent: {
@@ -15176,16 +15176,16 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2e2qv0s518xhaab56zdzet71hm",
+         *       "id": "evt_prod_06h2e7kn8nvfk565t3j1m46yr3j5t",
          *       "type": "invoice.finalized",
          *       "aggregate_type": "invoice",
-         *       "aggregate_id": "in_prod_06h2e2qt2pfb2bj09he9z83cz6yde",
+         *       "aggregate_id": "in_prod_06h2e7kmxkwkykxff9qrk6t0bbkaw",
          *       "data": {
-         *         "id": "in_prod_06h2e2qt2pfb2bj09he9z83cz6yde",
+         *         "id": "in_prod_06h2e7kmxkwkykxff9qrk6t0bbkaw",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h2e2qt3cykkhf22cx3e6vsst9e6",
-         *             "price": "price_prod_06h2e2qm5atkk8k4743k7v78wmy3m",
+         *             "id": "il_prod_06h2e7kmxmwqyh687rcspd9rgy15p",
+         *             "price": "price_prod_06h2e7kg1af7tmmxj49fzsfsa1w5w",
          *             "quantity": 1,
          *             "tax_rates": [],
          *             "amount_atom": 500,
@@ -15198,11 +15198,11 @@ export type components = {
          *         "number": "EXAMPL-0001",
          *         "object": "invoice",
          *         "status": "open",
-         *         "created": "2026-11-29T11:22:40.533Z",
+         *         "created": "2026-11-29T11:43:57.164Z",
          *         "paid_at": null,
-         *         "updated": "2026-11-29T11:22:40.652Z",
+         *         "updated": "2026-11-29T11:43:57.206Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2e2qns0dgdp378pgwqnerx1tm8",
+         *         "customer": "cus_prod_06h2e7khamt8ctss8mzxwepj39dn0",
          *         "discount": null,
          *         "due_date": null,
          *         "livemode": false,
@@ -15210,11 +15210,11 @@ export type components = {
          *         "tax_atom": 0,
          *         "voided_at": null,
          *         "overdue_at": null,
-         *         "pdf_sha256": "c457b07aef55d60fe43fbf66adda50486ebc17a090fdfd7956304ec6aad2676a",
+         *         "pdf_sha256": "ed78cb484ea06f9d294cdd90681f9869c4b079a38fe81a4b9f6af8c0a4915e8b",
          *         "description": null,
-         *         "invoice_pdf": "http://127.0.0.1:35505/api/invoices/in_prod_06h2e2qt2pfb2bj09he9z83cz6yde/pdf",
+         *         "invoice_pdf": "http://127.0.0.1:33431/api/invoices/in_prod_06h2e7kmxkwkykxff9qrk6t0bbkaw/pdf",
          *         "total_taxes": [],
-         *         "finalized_at": "2026-11-29T11:22:40.652Z",
+         *         "finalized_at": "2026-11-29T11:43:57.206Z",
          *         "subscription": null,
          *         "attempt_count": 0,
          *         "customer_name": "Jenny Rosen",
@@ -15229,7 +15229,7 @@ export type components = {
          *         "paid_amount_atom": 0,
          *         "collection_method": "charge_automatically",
          *         "total_amount_atom": 500,
-         *         "hosted_invoice_url": "http://127.0.0.1:35505/invoice/tHdGQAB8Dzy5HvyH49DdG7s7v3lEQxbdMJSlC4TYTkA",
+         *         "hosted_invoice_url": "http://127.0.0.1:33431/invoice/7OPIvAgXHaazythPFFoL7S3oQJFnkFbEOs2KVQiV0kw",
          *         "ending_balance_atom": 0,
          *         "next_payment_attempt": null,
          *         "starting_balance_atom": 0,
@@ -15238,11 +15238,11 @@ export type components = {
          *         "post_payment_credit_notes_amount_atom": 0
          *       },
          *       "previous_data": {
-         *         "id": "in_prod_06h2e2qt2pfb2bj09he9z83cz6yde",
+         *         "id": "in_prod_06h2e7kmxkwkykxff9qrk6t0bbkaw",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h2e2qt3cykkhf22cx3e6vsst9e6",
-         *             "price": "price_prod_06h2e2qm5atkk8k4743k7v78wmy3m",
+         *             "id": "il_prod_06h2e7kmxmwqyh687rcspd9rgy15p",
+         *             "price": "price_prod_06h2e7kg1af7tmmxj49fzsfsa1w5w",
          *             "quantity": 1,
          *             "tax_rates": [],
          *             "amount_atom": 500,
@@ -15255,11 +15255,11 @@ export type components = {
          *         "number": null,
          *         "object": "invoice",
          *         "status": "draft",
-         *         "created": "2026-11-29T11:22:40.533Z",
+         *         "created": "2026-11-29T11:43:57.164Z",
          *         "paid_at": null,
-         *         "updated": "2026-11-29T11:22:40.533Z",
+         *         "updated": "2026-11-29T11:43:57.164Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2e2qns0dgdp378pgwqnerx1tm8",
+         *         "customer": "cus_prod_06h2e7khamt8ctss8mzxwepj39dn0",
          *         "discount": null,
          *         "due_date": null,
          *         "livemode": false,
@@ -15295,13 +15295,13 @@ export type components = {
          *         "post_payment_credit_notes_amount_atom": 0
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2e2qth2h1pvzfnq97qgnte411w",
-         *       "request_id": "req_prod_06h2e2qth2h1pvzfnq97qgnte411w",
+         *       "correlation_id": "req_prod_06h2e7kn1ypdqwhtj9cvag96yaksj",
+         *       "request_id": "req_prod_06h2e7kn1ypdqwhtj9cvag96yaksj",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-29T11:22:40.774Z",
+         *       "created": "2026-11-29T11:43:57.253Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2e2q0jsmt1p9rnsmyh98bw1d7j"
+         *       "actor_id": "key_prod_06h2e7k5ksc04wjtdsbs0hg6cjrza"
          *     }
          */
         InvoiceFinalizedEvent: {
@@ -15346,16 +15346,16 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2e2qva477ampcwrzqn2qkavdmj",
+         *       "id": "evt_prod_06h2e7knk339g6s01yemcvb66cmb8",
          *       "type": "invoice.paid",
          *       "aggregate_type": "invoice",
-         *       "aggregate_id": "in_prod_06h2e2qt2pfb2bj09he9z83cz6yde",
+         *       "aggregate_id": "in_prod_06h2e7kmxkwkykxff9qrk6t0bbkaw",
          *       "data": {
-         *         "id": "in_prod_06h2e2qt2pfb2bj09he9z83cz6yde",
+         *         "id": "in_prod_06h2e7kmxkwkykxff9qrk6t0bbkaw",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h2e2qt3cykkhf22cx3e6vsst9e6",
-         *             "price": "price_prod_06h2e2qm5atkk8k4743k7v78wmy3m",
+         *             "id": "il_prod_06h2e7kmxmwqyh687rcspd9rgy15p",
+         *             "price": "price_prod_06h2e7kg1af7tmmxj49fzsfsa1w5w",
          *             "quantity": 1,
          *             "tax_rates": [],
          *             "amount_atom": 500,
@@ -15368,11 +15368,11 @@ export type components = {
          *         "number": "EXAMPL-0001",
          *         "object": "invoice",
          *         "status": "paid",
-         *         "created": "2026-11-29T11:22:40.533Z",
-         *         "paid_at": "2026-11-29T11:22:40.834Z",
-         *         "updated": "2026-11-29T11:22:40.834Z",
+         *         "created": "2026-11-29T11:43:57.164Z",
+         *         "paid_at": "2026-11-29T11:43:57.322Z",
+         *         "updated": "2026-11-29T11:43:57.322Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2e2qns0dgdp378pgwqnerx1tm8",
+         *         "customer": "cus_prod_06h2e7khamt8ctss8mzxwepj39dn0",
          *         "discount": null,
          *         "due_date": null,
          *         "livemode": false,
@@ -15380,11 +15380,11 @@ export type components = {
          *         "tax_atom": 0,
          *         "voided_at": null,
          *         "overdue_at": null,
-         *         "pdf_sha256": "c457b07aef55d60fe43fbf66adda50486ebc17a090fdfd7956304ec6aad2676a",
+         *         "pdf_sha256": "ed78cb484ea06f9d294cdd90681f9869c4b079a38fe81a4b9f6af8c0a4915e8b",
          *         "description": null,
-         *         "invoice_pdf": "http://127.0.0.1:35505/api/invoices/in_prod_06h2e2qt2pfb2bj09he9z83cz6yde/pdf",
+         *         "invoice_pdf": "http://127.0.0.1:33431/api/invoices/in_prod_06h2e7kmxkwkykxff9qrk6t0bbkaw/pdf",
          *         "total_taxes": [],
-         *         "finalized_at": "2026-11-29T11:22:40.652Z",
+         *         "finalized_at": "2026-11-29T11:43:57.206Z",
          *         "subscription": null,
          *         "attempt_count": 0,
          *         "customer_name": "Jenny Rosen",
@@ -15392,14 +15392,14 @@ export type components = {
          *         "subtotal_atom": 500,
          *         "customer_email": "jenny@example.com",
          *         "days_until_due": null,
-         *         "payment_intent": "pi_prod_06h2e2qv6c0j12jr5xr21pkzyz5ba",
+         *         "payment_intent": "pi_prod_06h2e7kncwr3ew47j9c38d788bjfm",
          *         "reverse_charge": false,
          *         "due_amount_atom": 0,
-         *         "paid_pdf_sha256": "6c43370ef7494055ab463aec08f4c6fe0c975bdbdbe395d1887adab79935db73",
+         *         "paid_pdf_sha256": "6410c91c6469c5ceba7fe20ccb7a0a7489813772b5398bea211487decaabc481",
          *         "paid_amount_atom": 500,
          *         "collection_method": "charge_automatically",
          *         "total_amount_atom": 500,
-         *         "hosted_invoice_url": "http://127.0.0.1:35505/invoice/tHdGQAB8Dzy5HvyH49DdG7s7v3lEQxbdMJSlC4TYTkA",
+         *         "hosted_invoice_url": "http://127.0.0.1:33431/invoice/7OPIvAgXHaazythPFFoL7S3oQJFnkFbEOs2KVQiV0kw",
          *         "ending_balance_atom": 0,
          *         "next_payment_attempt": null,
          *         "starting_balance_atom": 0,
@@ -15408,11 +15408,11 @@ export type components = {
          *         "post_payment_credit_notes_amount_atom": 0
          *       },
          *       "previous_data": {
-         *         "id": "in_prod_06h2e2qt2pfb2bj09he9z83cz6yde",
+         *         "id": "in_prod_06h2e7kmxkwkykxff9qrk6t0bbkaw",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h2e2qt3cykkhf22cx3e6vsst9e6",
-         *             "price": "price_prod_06h2e2qm5atkk8k4743k7v78wmy3m",
+         *             "id": "il_prod_06h2e7kmxmwqyh687rcspd9rgy15p",
+         *             "price": "price_prod_06h2e7kg1af7tmmxj49fzsfsa1w5w",
          *             "quantity": 1,
          *             "tax_rates": [],
          *             "amount_atom": 500,
@@ -15425,11 +15425,11 @@ export type components = {
          *         "number": "EXAMPL-0001",
          *         "object": "invoice",
          *         "status": "open",
-         *         "created": "2026-11-29T11:22:40.533Z",
+         *         "created": "2026-11-29T11:43:57.164Z",
          *         "paid_at": null,
-         *         "updated": "2026-11-29T11:22:40.652Z",
+         *         "updated": "2026-11-29T11:43:57.206Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2e2qns0dgdp378pgwqnerx1tm8",
+         *         "customer": "cus_prod_06h2e7khamt8ctss8mzxwepj39dn0",
          *         "discount": null,
          *         "due_date": null,
          *         "livemode": false,
@@ -15437,11 +15437,11 @@ export type components = {
          *         "tax_atom": 0,
          *         "voided_at": null,
          *         "overdue_at": null,
-         *         "pdf_sha256": "c457b07aef55d60fe43fbf66adda50486ebc17a090fdfd7956304ec6aad2676a",
+         *         "pdf_sha256": "ed78cb484ea06f9d294cdd90681f9869c4b079a38fe81a4b9f6af8c0a4915e8b",
          *         "description": null,
-         *         "invoice_pdf": "http://127.0.0.1:35505/api/invoices/in_prod_06h2e2qt2pfb2bj09he9z83cz6yde/pdf",
+         *         "invoice_pdf": "http://127.0.0.1:33431/api/invoices/in_prod_06h2e7kmxkwkykxff9qrk6t0bbkaw/pdf",
          *         "total_taxes": [],
-         *         "finalized_at": "2026-11-29T11:22:40.652Z",
+         *         "finalized_at": "2026-11-29T11:43:57.206Z",
          *         "subscription": null,
          *         "attempt_count": 0,
          *         "customer_name": "Jenny Rosen",
@@ -15449,14 +15449,14 @@ export type components = {
          *         "subtotal_atom": 500,
          *         "customer_email": "jenny@example.com",
          *         "days_until_due": null,
-         *         "payment_intent": "pi_prod_06h2e2qv6c0j12jr5xr21pkzyz5ba",
+         *         "payment_intent": "pi_prod_06h2e7kncwr3ew47j9c38d788bjfm",
          *         "reverse_charge": false,
          *         "due_amount_atom": 500,
          *         "paid_pdf_sha256": null,
          *         "paid_amount_atom": 0,
          *         "collection_method": "charge_automatically",
          *         "total_amount_atom": 500,
-         *         "hosted_invoice_url": "http://127.0.0.1:35505/invoice/tHdGQAB8Dzy5HvyH49DdG7s7v3lEQxbdMJSlC4TYTkA",
+         *         "hosted_invoice_url": "http://127.0.0.1:33431/invoice/7OPIvAgXHaazythPFFoL7S3oQJFnkFbEOs2KVQiV0kw",
          *         "ending_balance_atom": 0,
          *         "next_payment_attempt": null,
          *         "starting_balance_atom": 0,
@@ -15465,13 +15465,13 @@ export type components = {
          *         "post_payment_credit_notes_amount_atom": 0
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2e2qv5xy9rmzb4pbp0zvtg4j1t",
-         *       "request_id": "req_prod_06h2e2qv5xy9rmzb4pbp0zvtg4j1t",
+         *       "correlation_id": "req_prod_06h2e7knbg3y9gmnbqef0c8x5vp4y",
+         *       "request_id": "req_prod_06h2e7knbg3y9gmnbqef0c8x5vp4y",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-29T11:22:40.849Z",
+         *       "created": "2026-11-29T11:43:57.336Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2e2q0jsmt1p9rnsmyh98bw1d7j"
+         *       "actor_id": "key_prod_06h2e7k5ksc04wjtdsbs0hg6cjrza"
          *     }
          */
         InvoicePaidEvent: {
@@ -15516,16 +15516,16 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2e2qvcc6cxrmh29vdy6smkg3nw",
+         *       "id": "evt_prod_06h2e7knm37j90r2yqz49ktt84vec",
          *       "type": "invoice.payment_succeeded",
          *       "aggregate_type": "invoice",
-         *       "aggregate_id": "in_prod_06h2e2qt2pfb2bj09he9z83cz6yde",
+         *       "aggregate_id": "in_prod_06h2e7kmxkwkykxff9qrk6t0bbkaw",
          *       "data": {
-         *         "id": "in_prod_06h2e2qt2pfb2bj09he9z83cz6yde",
+         *         "id": "in_prod_06h2e7kmxkwkykxff9qrk6t0bbkaw",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h2e2qt3cykkhf22cx3e6vsst9e6",
-         *             "price": "price_prod_06h2e2qm5atkk8k4743k7v78wmy3m",
+         *             "id": "il_prod_06h2e7kmxmwqyh687rcspd9rgy15p",
+         *             "price": "price_prod_06h2e7kg1af7tmmxj49fzsfsa1w5w",
          *             "quantity": 1,
          *             "tax_rates": [],
          *             "amount_atom": 500,
@@ -15538,11 +15538,11 @@ export type components = {
          *         "number": "EXAMPL-0001",
          *         "object": "invoice",
          *         "status": "paid",
-         *         "created": "2026-11-29T11:22:40.533Z",
-         *         "paid_at": "2026-11-29T11:22:40.834Z",
-         *         "updated": "2026-11-29T11:22:40.834Z",
+         *         "created": "2026-11-29T11:43:57.164Z",
+         *         "paid_at": "2026-11-29T11:43:57.322Z",
+         *         "updated": "2026-11-29T11:43:57.322Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2e2qns0dgdp378pgwqnerx1tm8",
+         *         "customer": "cus_prod_06h2e7khamt8ctss8mzxwepj39dn0",
          *         "discount": null,
          *         "due_date": null,
          *         "livemode": false,
@@ -15550,11 +15550,11 @@ export type components = {
          *         "tax_atom": 0,
          *         "voided_at": null,
          *         "overdue_at": null,
-         *         "pdf_sha256": "c457b07aef55d60fe43fbf66adda50486ebc17a090fdfd7956304ec6aad2676a",
+         *         "pdf_sha256": "ed78cb484ea06f9d294cdd90681f9869c4b079a38fe81a4b9f6af8c0a4915e8b",
          *         "description": null,
-         *         "invoice_pdf": "http://127.0.0.1:35505/api/invoices/in_prod_06h2e2qt2pfb2bj09he9z83cz6yde/pdf",
+         *         "invoice_pdf": "http://127.0.0.1:33431/api/invoices/in_prod_06h2e7kmxkwkykxff9qrk6t0bbkaw/pdf",
          *         "total_taxes": [],
-         *         "finalized_at": "2026-11-29T11:22:40.652Z",
+         *         "finalized_at": "2026-11-29T11:43:57.206Z",
          *         "subscription": null,
          *         "attempt_count": 0,
          *         "customer_name": "Jenny Rosen",
@@ -15562,14 +15562,14 @@ export type components = {
          *         "subtotal_atom": 500,
          *         "customer_email": "jenny@example.com",
          *         "days_until_due": null,
-         *         "payment_intent": "pi_prod_06h2e2qv6c0j12jr5xr21pkzyz5ba",
+         *         "payment_intent": "pi_prod_06h2e7kncwr3ew47j9c38d788bjfm",
          *         "reverse_charge": false,
          *         "due_amount_atom": 0,
-         *         "paid_pdf_sha256": "6c43370ef7494055ab463aec08f4c6fe0c975bdbdbe395d1887adab79935db73",
+         *         "paid_pdf_sha256": "6410c91c6469c5ceba7fe20ccb7a0a7489813772b5398bea211487decaabc481",
          *         "paid_amount_atom": 500,
          *         "collection_method": "charge_automatically",
          *         "total_amount_atom": 500,
-         *         "hosted_invoice_url": "http://127.0.0.1:35505/invoice/tHdGQAB8Dzy5HvyH49DdG7s7v3lEQxbdMJSlC4TYTkA",
+         *         "hosted_invoice_url": "http://127.0.0.1:33431/invoice/7OPIvAgXHaazythPFFoL7S3oQJFnkFbEOs2KVQiV0kw",
          *         "ending_balance_atom": 0,
          *         "next_payment_attempt": null,
          *         "starting_balance_atom": 0,
@@ -15578,11 +15578,11 @@ export type components = {
          *         "post_payment_credit_notes_amount_atom": 0
          *       },
          *       "previous_data": {
-         *         "id": "in_prod_06h2e2qt2pfb2bj09he9z83cz6yde",
+         *         "id": "in_prod_06h2e7kmxkwkykxff9qrk6t0bbkaw",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h2e2qt3cykkhf22cx3e6vsst9e6",
-         *             "price": "price_prod_06h2e2qm5atkk8k4743k7v78wmy3m",
+         *             "id": "il_prod_06h2e7kmxmwqyh687rcspd9rgy15p",
+         *             "price": "price_prod_06h2e7kg1af7tmmxj49fzsfsa1w5w",
          *             "quantity": 1,
          *             "tax_rates": [],
          *             "amount_atom": 500,
@@ -15595,11 +15595,11 @@ export type components = {
          *         "number": "EXAMPL-0001",
          *         "object": "invoice",
          *         "status": "open",
-         *         "created": "2026-11-29T11:22:40.533Z",
+         *         "created": "2026-11-29T11:43:57.164Z",
          *         "paid_at": null,
-         *         "updated": "2026-11-29T11:22:40.652Z",
+         *         "updated": "2026-11-29T11:43:57.206Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2e2qns0dgdp378pgwqnerx1tm8",
+         *         "customer": "cus_prod_06h2e7khamt8ctss8mzxwepj39dn0",
          *         "discount": null,
          *         "due_date": null,
          *         "livemode": false,
@@ -15607,11 +15607,11 @@ export type components = {
          *         "tax_atom": 0,
          *         "voided_at": null,
          *         "overdue_at": null,
-         *         "pdf_sha256": "c457b07aef55d60fe43fbf66adda50486ebc17a090fdfd7956304ec6aad2676a",
+         *         "pdf_sha256": "ed78cb484ea06f9d294cdd90681f9869c4b079a38fe81a4b9f6af8c0a4915e8b",
          *         "description": null,
-         *         "invoice_pdf": "http://127.0.0.1:35505/api/invoices/in_prod_06h2e2qt2pfb2bj09he9z83cz6yde/pdf",
+         *         "invoice_pdf": "http://127.0.0.1:33431/api/invoices/in_prod_06h2e7kmxkwkykxff9qrk6t0bbkaw/pdf",
          *         "total_taxes": [],
-         *         "finalized_at": "2026-11-29T11:22:40.652Z",
+         *         "finalized_at": "2026-11-29T11:43:57.206Z",
          *         "subscription": null,
          *         "attempt_count": 0,
          *         "customer_name": "Jenny Rosen",
@@ -15619,14 +15619,14 @@ export type components = {
          *         "subtotal_atom": 500,
          *         "customer_email": "jenny@example.com",
          *         "days_until_due": null,
-         *         "payment_intent": "pi_prod_06h2e2qv6c0j12jr5xr21pkzyz5ba",
+         *         "payment_intent": "pi_prod_06h2e7kncwr3ew47j9c38d788bjfm",
          *         "reverse_charge": false,
          *         "due_amount_atom": 500,
          *         "paid_pdf_sha256": null,
          *         "paid_amount_atom": 0,
          *         "collection_method": "charge_automatically",
          *         "total_amount_atom": 500,
-         *         "hosted_invoice_url": "http://127.0.0.1:35505/invoice/tHdGQAB8Dzy5HvyH49DdG7s7v3lEQxbdMJSlC4TYTkA",
+         *         "hosted_invoice_url": "http://127.0.0.1:33431/invoice/7OPIvAgXHaazythPFFoL7S3oQJFnkFbEOs2KVQiV0kw",
          *         "ending_balance_atom": 0,
          *         "next_payment_attempt": null,
          *         "starting_balance_atom": 0,
@@ -15635,13 +15635,13 @@ export type components = {
          *         "post_payment_credit_notes_amount_atom": 0
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2e2qv5xy9rmzb4pbp0zvtg4j1t",
-         *       "request_id": "req_prod_06h2e2qv5xy9rmzb4pbp0zvtg4j1t",
+         *       "correlation_id": "req_prod_06h2e7knbg3y9gmnbqef0c8x5vp4y",
+         *       "request_id": "req_prod_06h2e7knbg3y9gmnbqef0c8x5vp4y",
          *       "version": 1,
          *       "sequence": 4,
-         *       "created": "2026-11-29T11:22:40.867Z",
+         *       "created": "2026-11-29T11:43:57.344Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2e2q0jsmt1p9rnsmyh98bw1d7j"
+         *       "actor_id": "key_prod_06h2e7k5ksc04wjtdsbs0hg6cjrza"
          *     }
          */
         InvoicePaymentSucceededEvent: {
@@ -15686,16 +15686,16 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2e2qwa05cackec6c6d5g1xw516",
+         *       "id": "evt_prod_06h2e7kpkwz3mr60awhdanx65y0qr",
          *       "type": "invoice.payment_failed",
          *       "aggregate_type": "invoice",
-         *       "aggregate_id": "in_prod_06h2e2qw44gvb0gmrpdg23gbn283j",
+         *       "aggregate_id": "in_prod_06h2e7kp8aveb69rve5bpe1gpys3e",
          *       "data": {
-         *         "id": "in_prod_06h2e2qw44gvb0gmrpdg23gbn283j",
+         *         "id": "in_prod_06h2e7kp8aveb69rve5bpe1gpys3e",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h2e2qw44gvb0gmrpdg23gbn283m",
-         *             "price": "price_prod_06h2e2qm5atkk8k4743k7v78wmy3m",
+         *             "id": "il_prod_06h2e7kp8f11vcgjgt5yyhb0rkk9t",
+         *             "price": "price_prod_06h2e7kg1af7tmmxj49fzsfsa1w5w",
          *             "quantity": 1,
          *             "tax_rates": [],
          *             "amount_atom": 500,
@@ -15708,11 +15708,11 @@ export type components = {
          *         "number": "EXAMPL-0002",
          *         "object": "invoice",
          *         "status": "open",
-         *         "created": "2026-11-29T11:22:41.057Z",
+         *         "created": "2026-11-29T11:43:57.506Z",
          *         "paid_at": null,
-         *         "updated": "2026-11-29T11:22:41.070Z",
+         *         "updated": "2026-11-29T11:43:57.518Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2e2qns0dgdp378pgwqnerx1tm8",
+         *         "customer": "cus_prod_06h2e7khamt8ctss8mzxwepj39dn0",
          *         "discount": null,
          *         "due_date": null,
          *         "livemode": false,
@@ -15720,11 +15720,11 @@ export type components = {
          *         "tax_atom": 0,
          *         "voided_at": null,
          *         "overdue_at": null,
-         *         "pdf_sha256": "79c6b73c0e313a8297c2ca0c2afdcfac5ca74a0af4b727642c5eac5d27e07552",
+         *         "pdf_sha256": "378c01e693ac0f14051f262a9309ff141375dfb79066e6a775e295c43dc84899",
          *         "description": null,
-         *         "invoice_pdf": "http://127.0.0.1:35505/api/invoices/in_prod_06h2e2qw44gvb0gmrpdg23gbn283j/pdf",
+         *         "invoice_pdf": "http://127.0.0.1:33431/api/invoices/in_prod_06h2e7kp8aveb69rve5bpe1gpys3e/pdf",
          *         "total_taxes": [],
-         *         "finalized_at": "2026-11-29T11:22:41.070Z",
+         *         "finalized_at": "2026-11-29T11:43:57.518Z",
          *         "subscription": null,
          *         "attempt_count": 0,
          *         "customer_name": "Jenny Rosen",
@@ -15732,14 +15732,14 @@ export type components = {
          *         "subtotal_atom": 500,
          *         "customer_email": "jenny@example.com",
          *         "days_until_due": null,
-         *         "payment_intent": "pi_prod_06h2e2qw806kszkmsbcfjbc12zndp",
+         *         "payment_intent": "pi_prod_06h2e7kpe1gmwbt73m69np1v64x1w",
          *         "reverse_charge": false,
          *         "due_amount_atom": 500,
          *         "paid_pdf_sha256": null,
          *         "paid_amount_atom": 0,
          *         "collection_method": "charge_automatically",
          *         "total_amount_atom": 500,
-         *         "hosted_invoice_url": "http://127.0.0.1:35505/invoice/_GfEQoavys-DUnhNUs7hzDH3Ci6Pg_sXWvEgcz_PkBM",
+         *         "hosted_invoice_url": "http://127.0.0.1:33431/invoice/Uve3XAEFfyY_CKev9iKQ-b7wl1AwDY5Lbo5VRCO53s8",
          *         "ending_balance_atom": 0,
          *         "next_payment_attempt": null,
          *         "starting_balance_atom": 0,
@@ -15749,13 +15749,13 @@ export type components = {
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2e2qw7v73g8sm678m1cqkshqft",
-         *       "request_id": "req_prod_06h2e2qw7v73g8sm678m1cqkshqft",
+         *       "correlation_id": "req_prod_06h2e7kpcpq15kv7gq047j3tn9x7g",
+         *       "request_id": "req_prod_06h2e7kpcpq15kv7gq047j3tn9x7g",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-29T11:22:41.104Z",
+         *       "created": "2026-11-29T11:43:57.599Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2e2q0jsmt1p9rnsmyh98bw1d7j"
+         *       "actor_id": "key_prod_06h2e7k5ksc04wjtdsbs0hg6cjrza"
          *     }
          */
         InvoicePaymentFailedEvent: {
@@ -15800,16 +15800,16 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2e2qwwx9yce0rxthc44k21a2kw",
+         *       "id": "evt_prod_06h2e7kpy33m4g35198sne8gva24r",
          *       "type": "invoice.payment_action_required",
          *       "aggregate_type": "invoice",
-         *       "aggregate_id": "in_prod_06h2e2qwn2532peb6tq3nnpar8fep",
+         *       "aggregate_id": "in_prod_06h2e7kppkem0txg4bx5sjk345hfc",
          *       "data": {
-         *         "id": "in_prod_06h2e2qwn2532peb6tq3nnpar8fep",
+         *         "id": "in_prod_06h2e7kppkem0txg4bx5sjk345hfc",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h2e2qwn5cesx4ttnwq5cx9x33ac",
-         *             "price": "price_prod_06h2e2qm5atkk8k4743k7v78wmy3m",
+         *             "id": "il_prod_06h2e7kpprtnsrtx425y4h62c8ynm",
+         *             "price": "price_prod_06h2e7kg1af7tmmxj49fzsfsa1w5w",
          *             "quantity": 1,
          *             "tax_rates": [],
          *             "amount_atom": 500,
@@ -15822,11 +15822,11 @@ export type components = {
          *         "number": "EXAMPL-0003",
          *         "object": "invoice",
          *         "status": "open",
-         *         "created": "2026-11-29T11:22:41.192Z",
+         *         "created": "2026-11-29T11:43:57.620Z",
          *         "paid_at": null,
-         *         "updated": "2026-11-29T11:22:41.224Z",
+         *         "updated": "2026-11-29T11:43:57.639Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2e2qns0dgdp378pgwqnerx1tm8",
+         *         "customer": "cus_prod_06h2e7khamt8ctss8mzxwepj39dn0",
          *         "discount": null,
          *         "due_date": null,
          *         "livemode": false,
@@ -15834,11 +15834,11 @@ export type components = {
          *         "tax_atom": 0,
          *         "voided_at": null,
          *         "overdue_at": null,
-         *         "pdf_sha256": "7c918aa8c6d6ca71fbd7c8a47e1af15b1b94d2a7600e130619000d8a71865fc6",
+         *         "pdf_sha256": "3b584c98437bde95af467a2e3b39e83424ceb98f11e2cc13a68dd737206da16e",
          *         "description": null,
-         *         "invoice_pdf": "http://127.0.0.1:35505/api/invoices/in_prod_06h2e2qwn2532peb6tq3nnpar8fep/pdf",
+         *         "invoice_pdf": "http://127.0.0.1:33431/api/invoices/in_prod_06h2e7kppkem0txg4bx5sjk345hfc/pdf",
          *         "total_taxes": [],
-         *         "finalized_at": "2026-11-29T11:22:41.224Z",
+         *         "finalized_at": "2026-11-29T11:43:57.639Z",
          *         "subscription": null,
          *         "attempt_count": 0,
          *         "customer_name": "Jenny Rosen",
@@ -15846,14 +15846,14 @@ export type components = {
          *         "subtotal_atom": 500,
          *         "customer_email": "jenny@example.com",
          *         "days_until_due": null,
-         *         "payment_intent": "pi_prod_06h2e2qww0ebsdg56zpwckkmyn218",
+         *         "payment_intent": "pi_prod_06h2e7kpw67vaq0s3hm0fpawv4q4j",
          *         "reverse_charge": false,
          *         "due_amount_atom": 500,
          *         "paid_pdf_sha256": null,
          *         "paid_amount_atom": 0,
          *         "collection_method": "charge_automatically",
          *         "total_amount_atom": 500,
-         *         "hosted_invoice_url": "http://127.0.0.1:35505/invoice/yG3fwiNJjCfV1VHVI-W_9pIL-zpVAvgTUPdXGS2kA3Y",
+         *         "hosted_invoice_url": "http://127.0.0.1:33431/invoice/jAvgxk_yh4NAhGPW3Pujfzi8JXnAX0W41oEO9tZc54s",
          *         "ending_balance_atom": 0,
          *         "next_payment_attempt": null,
          *         "starting_balance_atom": 0,
@@ -15863,13 +15863,13 @@ export type components = {
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2e2qwvpzz2zehkfqecbkrby270",
-         *       "request_id": "req_prod_06h2e2qwvpzz2zehkfqecbkrby270",
+         *       "correlation_id": "req_prod_06h2e7kpv0ed7n89ecxkavxzh8xxt",
+         *       "request_id": "req_prod_06h2e7kpv0ed7n89ecxkavxzh8xxt",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-29T11:22:41.255Z",
+         *       "created": "2026-11-29T11:43:57.680Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2e2q0jsmt1p9rnsmyh98bw1d7j"
+         *       "actor_id": "key_prod_06h2e7k5ksc04wjtdsbs0hg6cjrza"
          *     }
          */
         InvoicePaymentActionRequiredEvent: {
@@ -15914,16 +15914,16 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2e2r3fycad8wx962p8ztdxk9ty",
+         *       "id": "evt_prod_06h2e7kyn9jcppm87qdbtt11jjyem",
          *       "type": "invoice.overdue",
          *       "aggregate_type": "invoice",
-         *       "aggregate_id": "in_prod_06h2e2qz1dy1fq5s8ed1vfxwb7ewy",
+         *       "aggregate_id": "in_prod_06h2e7kt2s2e3hz5qrn2z3n09v49r",
          *       "data": {
-         *         "id": "in_prod_06h2e2qz1dy1fq5s8ed1vfxwb7ewy",
+         *         "id": "in_prod_06h2e7kt2s2e3hz5qrn2z3n09v49r",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h2e2qz1g8kwgtc7p5ma0aktwn40",
-         *             "price": "price_prod_06h2e2qm5atkk8k4743k7v78wmy3m",
+         *             "id": "il_prod_06h2e7kt2s2e3hz5qrn2z3n09v49t",
+         *             "price": "price_prod_06h2e7kg1af7tmmxj49fzsfsa1w5w",
          *             "quantity": 1,
          *             "tax_rates": [],
          *             "amount_atom": 500,
@@ -15936,23 +15936,23 @@ export type components = {
          *         "number": "EXAMPL-0007",
          *         "object": "invoice",
          *         "status": "open",
-         *         "created": "2026-11-29T11:22:41.803Z",
+         *         "created": "2026-11-29T11:43:58.486Z",
          *         "paid_at": null,
-         *         "updated": "2026-11-30T11:22:41.784Z",
+         *         "updated": "2026-11-30T11:43:58.464Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2e2qns0dgdp378pgwqnerx1tm8",
+         *         "customer": "cus_prod_06h2e7khamt8ctss8mzxwepj39dn0",
          *         "discount": null,
-         *         "due_date": "2026-11-30T11:22:41.784Z",
+         *         "due_date": "2026-11-30T11:43:58.464Z",
          *         "livemode": false,
          *         "metadata": {},
          *         "tax_atom": 0,
          *         "voided_at": null,
-         *         "overdue_at": "2026-11-30T11:22:41.784Z",
-         *         "pdf_sha256": "a7318f0334e9b0d3ed4af29e74a3b4c91adcc83f70de46184f10d80198f2b2cd",
+         *         "overdue_at": "2026-11-30T11:43:58.464Z",
+         *         "pdf_sha256": "606f6a30a76df5a8c06e24231a8d0c9c0921df6f39a3061019d6f63127685b9f",
          *         "description": null,
-         *         "invoice_pdf": "http://127.0.0.1:35505/api/invoices/in_prod_06h2e2qz1dy1fq5s8ed1vfxwb7ewy/pdf",
+         *         "invoice_pdf": "http://127.0.0.1:33431/api/invoices/in_prod_06h2e7kt2s2e3hz5qrn2z3n09v49r/pdf",
          *         "total_taxes": [],
-         *         "finalized_at": "2026-11-29T11:22:41.819Z",
+         *         "finalized_at": "2026-11-29T11:43:58.499Z",
          *         "subscription": null,
          *         "attempt_count": 0,
          *         "customer_name": "Jenny Rosen",
@@ -15967,7 +15967,7 @@ export type components = {
          *         "paid_amount_atom": 0,
          *         "collection_method": "charge_automatically",
          *         "total_amount_atom": 500,
-         *         "hosted_invoice_url": "http://127.0.0.1:35505/invoice/l2C8VazyB_Dd4slQjkTrKpC8wroANHxl0f22bfUFDZA",
+         *         "hosted_invoice_url": "http://127.0.0.1:33431/invoice/VHl2oFbikiMFGkiOzUWVq4YxsFqZFDKPFdFXcb-xDsQ",
          *         "ending_balance_atom": 0,
          *         "next_payment_attempt": null,
          *         "starting_balance_atom": 0,
@@ -15976,11 +15976,11 @@ export type components = {
          *         "post_payment_credit_notes_amount_atom": 0
          *       },
          *       "previous_data": {
-         *         "id": "in_prod_06h2e2qz1dy1fq5s8ed1vfxwb7ewy",
+         *         "id": "in_prod_06h2e7kt2s2e3hz5qrn2z3n09v49r",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h2e2qz1g8kwgtc7p5ma0aktwn40",
-         *             "price": "price_prod_06h2e2qm5atkk8k4743k7v78wmy3m",
+         *             "id": "il_prod_06h2e7kt2s2e3hz5qrn2z3n09v49t",
+         *             "price": "price_prod_06h2e7kg1af7tmmxj49fzsfsa1w5w",
          *             "quantity": 1,
          *             "tax_rates": [],
          *             "amount_atom": 500,
@@ -15993,23 +15993,23 @@ export type components = {
          *         "number": "EXAMPL-0007",
          *         "object": "invoice",
          *         "status": "open",
-         *         "created": "2026-11-29T11:22:41.803Z",
+         *         "created": "2026-11-29T11:43:58.486Z",
          *         "paid_at": null,
-         *         "updated": "2026-11-29T11:22:41.819Z",
+         *         "updated": "2026-11-29T11:43:58.499Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2e2qns0dgdp378pgwqnerx1tm8",
+         *         "customer": "cus_prod_06h2e7khamt8ctss8mzxwepj39dn0",
          *         "discount": null,
-         *         "due_date": "2026-11-30T11:22:41.784Z",
+         *         "due_date": "2026-11-30T11:43:58.464Z",
          *         "livemode": false,
          *         "metadata": {},
          *         "tax_atom": 0,
          *         "voided_at": null,
          *         "overdue_at": null,
-         *         "pdf_sha256": "a7318f0334e9b0d3ed4af29e74a3b4c91adcc83f70de46184f10d80198f2b2cd",
+         *         "pdf_sha256": "606f6a30a76df5a8c06e24231a8d0c9c0921df6f39a3061019d6f63127685b9f",
          *         "description": null,
-         *         "invoice_pdf": "http://127.0.0.1:35505/api/invoices/in_prod_06h2e2qz1dy1fq5s8ed1vfxwb7ewy/pdf",
+         *         "invoice_pdf": "http://127.0.0.1:33431/api/invoices/in_prod_06h2e7kt2s2e3hz5qrn2z3n09v49r/pdf",
          *         "total_taxes": [],
-         *         "finalized_at": "2026-11-29T11:22:41.819Z",
+         *         "finalized_at": "2026-11-29T11:43:58.499Z",
          *         "subscription": null,
          *         "attempt_count": 0,
          *         "customer_name": "Jenny Rosen",
@@ -16024,7 +16024,7 @@ export type components = {
          *         "paid_amount_atom": 0,
          *         "collection_method": "charge_automatically",
          *         "total_amount_atom": 500,
-         *         "hosted_invoice_url": "http://127.0.0.1:35505/invoice/l2C8VazyB_Dd4slQjkTrKpC8wroANHxl0f22bfUFDZA",
+         *         "hosted_invoice_url": "http://127.0.0.1:33431/invoice/VHl2oFbikiMFGkiOzUWVq4YxsFqZFDKPFdFXcb-xDsQ",
          *         "ending_balance_atom": 0,
          *         "next_payment_attempt": null,
          *         "starting_balance_atom": 0,
@@ -16033,11 +16033,11 @@ export type components = {
          *         "post_payment_credit_notes_amount_atom": 0
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2e2r30rt6w4apxhjxvkk9vnvec",
+         *       "correlation_id": "req_prod_06h2e7kykvrg338j42efz2dv6ckkg",
          *       "request_id": null,
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-30T11:22:41.784Z",
+         *       "created": "2026-11-30T11:43:58.464Z",
          *       "actor_type": "system",
          *       "actor_id": null
          *     }
@@ -16084,16 +16084,16 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2e2qxd1f4r8j613phaxdv3tsra",
+         *       "id": "evt_prod_06h2e7kq8gxbnnst4xgazvd0yn5zp",
          *       "type": "invoice.voided",
          *       "aggregate_type": "invoice",
-         *       "aggregate_id": "in_prod_06h2e2qx6jbrs7jee4hjdcw8tsghy",
+         *       "aggregate_id": "in_prod_06h2e7kq34wk4bzgep1kajws83sv4",
          *       "data": {
-         *         "id": "in_prod_06h2e2qx6jbrs7jee4hjdcw8tsghy",
+         *         "id": "in_prod_06h2e7kq34wk4bzgep1kajws83sv4",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h2e2qx6rks1hzypywbdksmdg7s2",
-         *             "price": "price_prod_06h2e2qm5atkk8k4743k7v78wmy3m",
+         *             "id": "il_prod_06h2e7kq3btkqyzcc6qwfh6xz9gdj",
+         *             "price": "price_prod_06h2e7kg1af7tmmxj49fzsfsa1w5w",
          *             "quantity": 1,
          *             "tax_rates": [],
          *             "amount_atom": 500,
@@ -16106,23 +16106,23 @@ export type components = {
          *         "number": "EXAMPL-0004",
          *         "object": "invoice",
          *         "status": "void",
-         *         "created": "2026-11-29T11:22:41.332Z",
+         *         "created": "2026-11-29T11:43:57.721Z",
          *         "paid_at": null,
-         *         "updated": "2026-11-29T11:22:41.380Z",
+         *         "updated": "2026-11-29T11:43:57.763Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2e2qns0dgdp378pgwqnerx1tm8",
+         *         "customer": "cus_prod_06h2e7khamt8ctss8mzxwepj39dn0",
          *         "discount": null,
          *         "due_date": null,
          *         "livemode": false,
          *         "metadata": {},
          *         "tax_atom": 0,
-         *         "voided_at": "2026-11-29T11:22:41.380Z",
+         *         "voided_at": "2026-11-29T11:43:57.763Z",
          *         "overdue_at": null,
-         *         "pdf_sha256": "070fd465e93959c2932c5cc5162eecaeaa6689824557f1def0aa2c890b8bdf36",
+         *         "pdf_sha256": "7ef4a56e9d5b541d3c030297eb1ea6902603997c5dda52c130d9be64ba1e49ab",
          *         "description": null,
-         *         "invoice_pdf": "http://127.0.0.1:35505/api/invoices/in_prod_06h2e2qx6jbrs7jee4hjdcw8tsghy/pdf",
+         *         "invoice_pdf": "http://127.0.0.1:33431/api/invoices/in_prod_06h2e7kq34wk4bzgep1kajws83sv4/pdf",
          *         "total_taxes": [],
-         *         "finalized_at": "2026-11-29T11:22:41.346Z",
+         *         "finalized_at": "2026-11-29T11:43:57.739Z",
          *         "subscription": null,
          *         "attempt_count": 0,
          *         "customer_name": "Jenny Rosen",
@@ -16137,7 +16137,7 @@ export type components = {
          *         "paid_amount_atom": 0,
          *         "collection_method": "charge_automatically",
          *         "total_amount_atom": 500,
-         *         "hosted_invoice_url": "http://127.0.0.1:35505/invoice/tVOSpherF5thMOeBagHZ5i57_29gWRdFzmg_AtbNNDw",
+         *         "hosted_invoice_url": "http://127.0.0.1:33431/invoice/5auDJ4N4oxHpHG2ej1HAB7rsrRWp3wZr9jG2WakpG_8",
          *         "ending_balance_atom": 0,
          *         "next_payment_attempt": null,
          *         "starting_balance_atom": 0,
@@ -16146,11 +16146,11 @@ export type components = {
          *         "post_payment_credit_notes_amount_atom": 0
          *       },
          *       "previous_data": {
-         *         "id": "in_prod_06h2e2qx6jbrs7jee4hjdcw8tsghy",
+         *         "id": "in_prod_06h2e7kq34wk4bzgep1kajws83sv4",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h2e2qx6rks1hzypywbdksmdg7s2",
-         *             "price": "price_prod_06h2e2qm5atkk8k4743k7v78wmy3m",
+         *             "id": "il_prod_06h2e7kq3btkqyzcc6qwfh6xz9gdj",
+         *             "price": "price_prod_06h2e7kg1af7tmmxj49fzsfsa1w5w",
          *             "quantity": 1,
          *             "tax_rates": [],
          *             "amount_atom": 500,
@@ -16163,11 +16163,11 @@ export type components = {
          *         "number": "EXAMPL-0004",
          *         "object": "invoice",
          *         "status": "open",
-         *         "created": "2026-11-29T11:22:41.332Z",
+         *         "created": "2026-11-29T11:43:57.721Z",
          *         "paid_at": null,
-         *         "updated": "2026-11-29T11:22:41.346Z",
+         *         "updated": "2026-11-29T11:43:57.739Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2e2qns0dgdp378pgwqnerx1tm8",
+         *         "customer": "cus_prod_06h2e7khamt8ctss8mzxwepj39dn0",
          *         "discount": null,
          *         "due_date": null,
          *         "livemode": false,
@@ -16175,11 +16175,11 @@ export type components = {
          *         "tax_atom": 0,
          *         "voided_at": null,
          *         "overdue_at": null,
-         *         "pdf_sha256": "070fd465e93959c2932c5cc5162eecaeaa6689824557f1def0aa2c890b8bdf36",
+         *         "pdf_sha256": "7ef4a56e9d5b541d3c030297eb1ea6902603997c5dda52c130d9be64ba1e49ab",
          *         "description": null,
-         *         "invoice_pdf": "http://127.0.0.1:35505/api/invoices/in_prod_06h2e2qx6jbrs7jee4hjdcw8tsghy/pdf",
+         *         "invoice_pdf": "http://127.0.0.1:33431/api/invoices/in_prod_06h2e7kq34wk4bzgep1kajws83sv4/pdf",
          *         "total_taxes": [],
-         *         "finalized_at": "2026-11-29T11:22:41.346Z",
+         *         "finalized_at": "2026-11-29T11:43:57.739Z",
          *         "subscription": null,
          *         "attempt_count": 0,
          *         "customer_name": "Jenny Rosen",
@@ -16194,7 +16194,7 @@ export type components = {
          *         "paid_amount_atom": 0,
          *         "collection_method": "charge_automatically",
          *         "total_amount_atom": 500,
-         *         "hosted_invoice_url": "http://127.0.0.1:35505/invoice/tVOSpherF5thMOeBagHZ5i57_29gWRdFzmg_AtbNNDw",
+         *         "hosted_invoice_url": "http://127.0.0.1:33431/invoice/5auDJ4N4oxHpHG2ej1HAB7rsrRWp3wZr9jG2WakpG_8",
          *         "ending_balance_atom": 0,
          *         "next_payment_attempt": null,
          *         "starting_balance_atom": 0,
@@ -16203,13 +16203,13 @@ export type components = {
          *         "post_payment_credit_notes_amount_atom": 0
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2e2qxbt2jd69q68z4sbar72amg",
-         *       "request_id": "req_prod_06h2e2qxbt2jd69q68z4sbar72amg",
+         *       "correlation_id": "req_prod_06h2e7kq82y5awg7zydvh543047j6",
+         *       "request_id": "req_prod_06h2e7kq82y5awg7zydvh543047j6",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-29T11:22:41.384Z",
+         *       "created": "2026-11-29T11:43:57.764Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2e2q0jsmt1p9rnsmyh98bw1d7j"
+         *       "actor_id": "key_prod_06h2e7k5ksc04wjtdsbs0hg6cjrza"
          *     }
          */
         InvoiceVoidedEvent: {
@@ -16254,16 +16254,16 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2e2qxpvadnx05y22z76hqvw0vw",
+         *       "id": "evt_prod_06h2e7kr8cdd2h5kfq60v40182j48",
          *       "type": "invoice.marked_uncollectible",
          *       "aggregate_type": "invoice",
-         *       "aggregate_id": "in_prod_06h2e2qxgtmr31d9k40evys66c862",
+         *       "aggregate_id": "in_prod_06h2e7kqgzpkh0s4g2cvmc08mxbjm",
          *       "data": {
-         *         "id": "in_prod_06h2e2qxgtmr31d9k40evys66c862",
+         *         "id": "in_prod_06h2e7kqgzpkh0s4g2cvmc08mxbjm",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h2e2qxgym42k6ct4prtzwyp3bhm",
-         *             "price": "price_prod_06h2e2qm5atkk8k4743k7v78wmy3m",
+         *             "id": "il_prod_06h2e7kqgzpkh0s4g2cvmc08mxbjp",
+         *             "price": "price_prod_06h2e7kg1af7tmmxj49fzsfsa1w5w",
          *             "quantity": 1,
          *             "tax_rates": [],
          *             "amount_atom": 500,
@@ -16276,11 +16276,11 @@ export type components = {
          *         "number": "EXAMPL-0005",
          *         "object": "invoice",
          *         "status": "uncollectible",
-         *         "created": "2026-11-29T11:22:41.414Z",
+         *         "created": "2026-11-29T11:43:57.831Z",
          *         "paid_at": null,
-         *         "updated": "2026-11-29T11:22:41.461Z",
+         *         "updated": "2026-11-29T11:43:57.997Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2e2qns0dgdp378pgwqnerx1tm8",
+         *         "customer": "cus_prod_06h2e7khamt8ctss8mzxwepj39dn0",
          *         "discount": null,
          *         "due_date": null,
          *         "livemode": false,
@@ -16288,11 +16288,11 @@ export type components = {
          *         "tax_atom": 0,
          *         "voided_at": null,
          *         "overdue_at": null,
-         *         "pdf_sha256": "b8b261e06c73f2806407db4e725b699c310611e5f83ebe8406335f2993c96711",
+         *         "pdf_sha256": "4d83379e0a07276d58931c6f99598a73a504ac15db193cbcc6d71900623f802d",
          *         "description": null,
-         *         "invoice_pdf": "http://127.0.0.1:35505/api/invoices/in_prod_06h2e2qxgtmr31d9k40evys66c862/pdf",
+         *         "invoice_pdf": "http://127.0.0.1:33431/api/invoices/in_prod_06h2e7kqgzpkh0s4g2cvmc08mxbjm/pdf",
          *         "total_taxes": [],
-         *         "finalized_at": "2026-11-29T11:22:41.434Z",
+         *         "finalized_at": "2026-11-29T11:43:57.913Z",
          *         "subscription": null,
          *         "attempt_count": 0,
          *         "customer_name": "Jenny Rosen",
@@ -16307,20 +16307,20 @@ export type components = {
          *         "paid_amount_atom": 0,
          *         "collection_method": "charge_automatically",
          *         "total_amount_atom": 500,
-         *         "hosted_invoice_url": "http://127.0.0.1:35505/invoice/TSi8oYU2XqW2Yfw7C_9whXfMvUKxhNIdWz4P0ICK1DA",
+         *         "hosted_invoice_url": "http://127.0.0.1:33431/invoice/KciQKXc4fTIANjWn36U5VKCUmrm9v9-M6LIsU5YKfqE",
          *         "ending_balance_atom": 0,
          *         "next_payment_attempt": null,
          *         "starting_balance_atom": 0,
-         *         "marked_uncollectible_at": "2026-11-29T11:22:41.461Z",
+         *         "marked_uncollectible_at": "2026-11-29T11:43:57.997Z",
          *         "pre_payment_credit_notes_amount_atom": 0,
          *         "post_payment_credit_notes_amount_atom": 0
          *       },
          *       "previous_data": {
-         *         "id": "in_prod_06h2e2qxgtmr31d9k40evys66c862",
+         *         "id": "in_prod_06h2e7kqgzpkh0s4g2cvmc08mxbjm",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h2e2qxgym42k6ct4prtzwyp3bhm",
-         *             "price": "price_prod_06h2e2qm5atkk8k4743k7v78wmy3m",
+         *             "id": "il_prod_06h2e7kqgzpkh0s4g2cvmc08mxbjp",
+         *             "price": "price_prod_06h2e7kg1af7tmmxj49fzsfsa1w5w",
          *             "quantity": 1,
          *             "tax_rates": [],
          *             "amount_atom": 500,
@@ -16333,11 +16333,11 @@ export type components = {
          *         "number": "EXAMPL-0005",
          *         "object": "invoice",
          *         "status": "open",
-         *         "created": "2026-11-29T11:22:41.414Z",
+         *         "created": "2026-11-29T11:43:57.831Z",
          *         "paid_at": null,
-         *         "updated": "2026-11-29T11:22:41.434Z",
+         *         "updated": "2026-11-29T11:43:57.913Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2e2qns0dgdp378pgwqnerx1tm8",
+         *         "customer": "cus_prod_06h2e7khamt8ctss8mzxwepj39dn0",
          *         "discount": null,
          *         "due_date": null,
          *         "livemode": false,
@@ -16345,11 +16345,11 @@ export type components = {
          *         "tax_atom": 0,
          *         "voided_at": null,
          *         "overdue_at": null,
-         *         "pdf_sha256": "b8b261e06c73f2806407db4e725b699c310611e5f83ebe8406335f2993c96711",
+         *         "pdf_sha256": "4d83379e0a07276d58931c6f99598a73a504ac15db193cbcc6d71900623f802d",
          *         "description": null,
-         *         "invoice_pdf": "http://127.0.0.1:35505/api/invoices/in_prod_06h2e2qxgtmr31d9k40evys66c862/pdf",
+         *         "invoice_pdf": "http://127.0.0.1:33431/api/invoices/in_prod_06h2e7kqgzpkh0s4g2cvmc08mxbjm/pdf",
          *         "total_taxes": [],
-         *         "finalized_at": "2026-11-29T11:22:41.434Z",
+         *         "finalized_at": "2026-11-29T11:43:57.913Z",
          *         "subscription": null,
          *         "attempt_count": 0,
          *         "customer_name": "Jenny Rosen",
@@ -16364,7 +16364,7 @@ export type components = {
          *         "paid_amount_atom": 0,
          *         "collection_method": "charge_automatically",
          *         "total_amount_atom": 500,
-         *         "hosted_invoice_url": "http://127.0.0.1:35505/invoice/TSi8oYU2XqW2Yfw7C_9whXfMvUKxhNIdWz4P0ICK1DA",
+         *         "hosted_invoice_url": "http://127.0.0.1:33431/invoice/KciQKXc4fTIANjWn36U5VKCUmrm9v9-M6LIsU5YKfqE",
          *         "ending_balance_atom": 0,
          *         "next_payment_attempt": null,
          *         "starting_balance_atom": 0,
@@ -16373,13 +16373,13 @@ export type components = {
          *         "post_payment_credit_notes_amount_atom": 0
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2e2qxp7jn183y7zpxrmpdcxaam",
-         *       "request_id": "req_prod_06h2e2qxp7jn183y7zpxrmpdcxaam",
+         *       "correlation_id": "req_prod_06h2e7kr5dgmj1p81km6q5h23nagm",
+         *       "request_id": "req_prod_06h2e7kr5dgmj1p81km6q5h23nagm",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-29T11:22:41.462Z",
+         *       "created": "2026-11-29T11:43:58.019Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2e2q0jsmt1p9rnsmyh98bw1d7j"
+         *       "actor_id": "key_prod_06h2e7k5ksc04wjtdsbs0hg6cjrza"
          *     }
          */
         InvoiceMarkedUncollectibleEvent: {
@@ -16424,16 +16424,16 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2e2qw1ggv2xekev3pwzwrd5eam",
+         *       "id": "evt_prod_06h2e7kp6ygvsvxgyzyx7emx74d98",
          *       "type": "invoice.refunded",
          *       "aggregate_type": "invoice",
-         *       "aggregate_id": "in_prod_06h2e2qt2pfb2bj09he9z83cz6yde",
+         *       "aggregate_id": "in_prod_06h2e7kmxkwkykxff9qrk6t0bbkaw",
          *       "data": {
-         *         "id": "in_prod_06h2e2qt2pfb2bj09he9z83cz6yde",
+         *         "id": "in_prod_06h2e7kmxkwkykxff9qrk6t0bbkaw",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h2e2qt3cykkhf22cx3e6vsst9e6",
-         *             "price": "price_prod_06h2e2qm5atkk8k4743k7v78wmy3m",
+         *             "id": "il_prod_06h2e7kmxmwqyh687rcspd9rgy15p",
+         *             "price": "price_prod_06h2e7kg1af7tmmxj49fzsfsa1w5w",
          *             "quantity": 1,
          *             "tax_rates": [],
          *             "amount_atom": 500,
@@ -16446,11 +16446,11 @@ export type components = {
          *         "number": "EXAMPL-0001",
          *         "object": "invoice",
          *         "status": "paid",
-         *         "created": "2026-11-29T11:22:40.533Z",
-         *         "paid_at": "2026-11-29T11:22:40.834Z",
-         *         "updated": "2026-11-29T11:22:40.834Z",
+         *         "created": "2026-11-29T11:43:57.164Z",
+         *         "paid_at": "2026-11-29T11:43:57.322Z",
+         *         "updated": "2026-11-29T11:43:57.322Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2e2qns0dgdp378pgwqnerx1tm8",
+         *         "customer": "cus_prod_06h2e7khamt8ctss8mzxwepj39dn0",
          *         "discount": null,
          *         "due_date": null,
          *         "livemode": false,
@@ -16458,11 +16458,11 @@ export type components = {
          *         "tax_atom": 0,
          *         "voided_at": null,
          *         "overdue_at": null,
-         *         "pdf_sha256": "c457b07aef55d60fe43fbf66adda50486ebc17a090fdfd7956304ec6aad2676a",
+         *         "pdf_sha256": "ed78cb484ea06f9d294cdd90681f9869c4b079a38fe81a4b9f6af8c0a4915e8b",
          *         "description": null,
-         *         "invoice_pdf": "http://127.0.0.1:35505/api/invoices/in_prod_06h2e2qt2pfb2bj09he9z83cz6yde/pdf",
+         *         "invoice_pdf": "http://127.0.0.1:33431/api/invoices/in_prod_06h2e7kmxkwkykxff9qrk6t0bbkaw/pdf",
          *         "total_taxes": [],
-         *         "finalized_at": "2026-11-29T11:22:40.652Z",
+         *         "finalized_at": "2026-11-29T11:43:57.206Z",
          *         "subscription": null,
          *         "attempt_count": 0,
          *         "customer_name": "Jenny Rosen",
@@ -16470,14 +16470,14 @@ export type components = {
          *         "subtotal_atom": 500,
          *         "customer_email": "jenny@example.com",
          *         "days_until_due": null,
-         *         "payment_intent": "pi_prod_06h2e2qv6c0j12jr5xr21pkzyz5ba",
+         *         "payment_intent": "pi_prod_06h2e7kncwr3ew47j9c38d788bjfm",
          *         "reverse_charge": false,
          *         "due_amount_atom": 0,
-         *         "paid_pdf_sha256": "6c43370ef7494055ab463aec08f4c6fe0c975bdbdbe395d1887adab79935db73",
+         *         "paid_pdf_sha256": "6410c91c6469c5ceba7fe20ccb7a0a7489813772b5398bea211487decaabc481",
          *         "paid_amount_atom": 500,
          *         "collection_method": "charge_automatically",
          *         "total_amount_atom": 500,
-         *         "hosted_invoice_url": "http://127.0.0.1:35505/invoice/tHdGQAB8Dzy5HvyH49DdG7s7v3lEQxbdMJSlC4TYTkA",
+         *         "hosted_invoice_url": "http://127.0.0.1:33431/invoice/7OPIvAgXHaazythPFFoL7S3oQJFnkFbEOs2KVQiV0kw",
          *         "ending_balance_atom": 0,
          *         "next_payment_attempt": null,
          *         "starting_balance_atom": 0,
@@ -16487,13 +16487,13 @@ export type components = {
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2e2qvmv84mvw9fts5ech57s1wt",
-         *       "request_id": "req_prod_06h2e2qvmv84mvw9fts5ech57s1wt",
+         *       "correlation_id": "req_prod_06h2e7kp4d5r6a0fhpdpgpf4gq0ap",
+         *       "request_id": "req_prod_06h2e7kp4d5r6a0fhpdpgpf4gq0ap",
          *       "version": 1,
          *       "sequence": 5,
-         *       "created": "2026-11-29T11:22:41.036Z",
+         *       "created": "2026-11-29T11:43:57.495Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2e2q0jsmt1p9rnsmyh98bw1d7j"
+         *       "actor_id": "key_prod_06h2e7k5ksc04wjtdsbs0hg6cjrza"
          *     }
          */
         InvoiceRefundedEvent: {
@@ -16538,16 +16538,16 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2e2r57nre6cz54ey14y62yg11w",
+         *       "id": "evt_prod_06h2e7kyyhbca1jc4qc7w378ekxve",
          *       "type": "invoice.upcoming",
          *       "aggregate_type": "invoice",
-         *       "aggregate_id": "in_prod_06h2e2r4380tggwe2hycs5y6n4qhy",
+         *       "aggregate_id": "in_prod_06h2e7kywaxg250s1akxe5dpehw3p",
          *       "data": {
-         *         "id": "in_prod_06h2e2r4380tggwe2hycs5y6n4qhy",
+         *         "id": "in_prod_06h2e7kywaxg250s1akxe5dpehw3p",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h2e2r56g4ns6qzhy4dwafjyby2y",
-         *             "price": "price_prod_06h2e2qm33j2tgtxztzc3se42r4dw",
+         *             "id": "il_prod_06h2e7kyy92yzq36qpb1ar8cp645r",
+         *             "price": "price_prod_06h2e7kfy73va64z4hg784mm5asry",
          *             "quantity": 1,
          *             "tax_rates": [],
          *             "amount_atom": 2000,
@@ -16560,11 +16560,11 @@ export type components = {
          *         "number": null,
          *         "object": "invoice",
          *         "status": "draft",
-         *         "created": "2026-12-06T11:22:42.091Z",
+         *         "created": "2026-12-06T11:43:58.822Z",
          *         "paid_at": null,
-         *         "updated": "2026-12-06T11:22:42.091Z",
+         *         "updated": "2026-12-06T11:43:58.822Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2e2qns0dgdp378pgwqnerx1tm8",
+         *         "customer": "cus_prod_06h2e7khamt8ctss8mzxwepj39dn0",
          *         "discount": null,
          *         "due_date": null,
          *         "livemode": false,
@@ -16573,11 +16573,11 @@ export type components = {
          *         "voided_at": null,
          *         "overdue_at": null,
          *         "pdf_sha256": null,
-         *         "description": "Subscription sub_prod_06h2e2r067jm5yzr3ys3zjc9v65wc",
+         *         "description": "Subscription to Pro (Monthly), 6 Dec 2026 11:43:58 UTC – 6 Jan 2027 11:43:58 UTC",
          *         "invoice_pdf": null,
          *         "total_taxes": [],
          *         "finalized_at": null,
-         *         "subscription": "sub_prod_06h2e2r067jm5yzr3ys3zjc9v65wc",
+         *         "subscription": "sub_prod_06h2e7kveeyacjx4q7wvjqe0r1gsp",
          *         "attempt_count": 0,
          *         "customer_name": null,
          *         "discount_atom": 0,
@@ -16593,7 +16593,7 @@ export type components = {
          *         "total_amount_atom": 2000,
          *         "hosted_invoice_url": null,
          *         "ending_balance_atom": 0,
-         *         "next_payment_attempt": "2026-12-06T11:22:42.091Z",
+         *         "next_payment_attempt": "2026-12-06T11:43:58.822Z",
          *         "starting_balance_atom": 0,
          *         "marked_uncollectible_at": null,
          *         "pre_payment_credit_notes_amount_atom": 0,
@@ -16601,11 +16601,11 @@ export type components = {
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2e2r30rt6w4apxhjxvkk9vnvec",
+         *       "correlation_id": "req_prod_06h2e7kykvrg338j42efz2dv6ckkg",
          *       "request_id": null,
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-12-03T11:22:42.091Z",
+         *       "created": "2026-12-03T11:43:58.822Z",
          *       "actor_type": "system",
          *       "actor_id": null
          *     }
@@ -16652,19 +16652,19 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2e2qnsasggmz9p4myetzc9b9m6",
+         *       "id": "evt_prod_06h2e7khb17vr8tpbzqbvc8rag9am",
          *       "type": "customer.created",
          *       "aggregate_type": "customer",
-         *       "aggregate_id": "cus_prod_06h2e2qns0dgdp378pgwqnerx1tm8",
+         *       "aggregate_id": "cus_prod_06h2e7khamt8ctss8mzxwepj39dn0",
          *       "data": {
-         *         "id": "cus_prod_06h2e2qns0dgdp378pgwqnerx1tm8",
+         *         "id": "cus_prod_06h2e7khamt8ctss8mzxwepj39dn0",
          *         "name": "Jenny",
          *         "email": "jenny@example.com",
          *         "object": "customer",
          *         "address": null,
-         *         "created": "2026-11-29T11:22:39.432Z",
+         *         "created": "2026-11-29T11:43:56.245Z",
          *         "tax_ids": [],
-         *         "updated": "2026-11-29T11:22:39.432Z",
+         *         "updated": "2026-11-29T11:43:56.245Z",
          *         "balances": {},
          *         "livemode": false,
          *         "metadata": {},
@@ -16675,13 +16675,13 @@ export type components = {
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2e2qnr976sw0d7vjj5rq7d6prt",
-         *       "request_id": "req_prod_06h2e2qnr976sw0d7vjj5rq7d6prt",
+         *       "correlation_id": "req_prod_06h2e7khae3kdzpnbzksrbdjx5cvc",
+         *       "request_id": "req_prod_06h2e7khae3kdzpnbzksrbdjx5cvc",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-29T11:22:39.434Z",
+         *       "created": "2026-11-29T11:43:56.249Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2e2q0jsmt1p9rnsmyh98bw1d7j"
+         *       "actor_id": "key_prod_06h2e7k5ksc04wjtdsbs0hg6cjrza"
          *     }
          */
         CustomerCreatedEvent: {
@@ -16726,19 +16726,19 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2e2qnvn5rhqvvsge76mbt54kzj",
+         *       "id": "evt_prod_06h2e7khemyhe2qn582p84jr7cany",
          *       "type": "customer.updated",
          *       "aggregate_type": "customer",
-         *       "aggregate_id": "cus_prod_06h2e2qns0dgdp378pgwqnerx1tm8",
+         *       "aggregate_id": "cus_prod_06h2e7khamt8ctss8mzxwepj39dn0",
          *       "data": {
-         *         "id": "cus_prod_06h2e2qns0dgdp378pgwqnerx1tm8",
+         *         "id": "cus_prod_06h2e7khamt8ctss8mzxwepj39dn0",
          *         "name": "Jenny Rosen",
          *         "email": "jenny@example.com",
          *         "object": "customer",
          *         "address": null,
-         *         "created": "2026-11-29T11:22:39.432Z",
+         *         "created": "2026-11-29T11:43:56.245Z",
          *         "tax_ids": [],
-         *         "updated": "2026-11-29T11:22:39.452Z",
+         *         "updated": "2026-11-29T11:43:56.275Z",
          *         "balances": {},
          *         "livemode": false,
          *         "metadata": {},
@@ -16748,14 +16748,14 @@ export type components = {
          *         "preferred_locale": null
          *       },
          *       "previous_data": {
-         *         "id": "cus_prod_06h2e2qns0dgdp378pgwqnerx1tm8",
+         *         "id": "cus_prod_06h2e7khamt8ctss8mzxwepj39dn0",
          *         "name": "Jenny",
          *         "email": "jenny@example.com",
          *         "object": "customer",
          *         "address": null,
-         *         "created": "2026-11-29T11:22:39.432Z",
+         *         "created": "2026-11-29T11:43:56.245Z",
          *         "tax_ids": [],
-         *         "updated": "2026-11-29T11:22:39.432Z",
+         *         "updated": "2026-11-29T11:43:56.245Z",
          *         "balances": {},
          *         "livemode": false,
          *         "metadata": {},
@@ -16765,13 +16765,13 @@ export type components = {
          *         "preferred_locale": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2e2qnv6cnyq1abkcrjae8xtvca",
-         *       "request_id": "req_prod_06h2e2qnv6cnyq1abkcrjae8xtvca",
+         *       "correlation_id": "req_prod_06h2e7khe3fq48yca438tw17ag8f6",
+         *       "request_id": "req_prod_06h2e7khe3fq48yca438tw17ag8f6",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-29T11:22:39.453Z",
+         *       "created": "2026-11-29T11:43:56.277Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2e2q0jsmt1p9rnsmyh98bw1d7j"
+         *       "actor_id": "key_prod_06h2e7k5ksc04wjtdsbs0hg6cjrza"
          *     }
          */
         CustomerUpdatedEvent: {
@@ -16816,20 +16816,20 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2e2qnynntsecmmkq0zy4skjbg8",
+         *       "id": "evt_prod_06h2e7khjqaamby85f86y3pdpy97j",
          *       "type": "customer.deleted",
          *       "aggregate_type": "customer",
-         *       "aggregate_id": "cus_prod_06h2e2qnx4em02ewhpyftbgeemep6",
+         *       "aggregate_id": "cus_prod_06h2e7khgqpe9tnb12beje68f5dbr",
          *       "data": {
-         *         "id": "cus_prod_06h2e2qnx4em02ewhpyftbgeemep6",
+         *         "id": "cus_prod_06h2e7khgqpe9tnb12beje68f5dbr",
          *         "name": null,
          *         "email": "leaving@example.com",
          *         "object": "customer",
          *         "address": null,
-         *         "created": "2026-11-29T11:22:39.465Z",
+         *         "created": "2026-11-29T11:43:56.293Z",
          *         "deleted": true,
          *         "tax_ids": [],
-         *         "updated": "2026-11-29T11:22:39.476Z",
+         *         "updated": "2026-11-29T11:43:56.308Z",
          *         "balances": {},
          *         "livemode": false,
          *         "metadata": {},
@@ -16839,14 +16839,14 @@ export type components = {
          *         "preferred_locale": null
          *       },
          *       "previous_data": {
-         *         "id": "cus_prod_06h2e2qnx4em02ewhpyftbgeemep6",
+         *         "id": "cus_prod_06h2e7khgqpe9tnb12beje68f5dbr",
          *         "name": null,
          *         "email": "leaving@example.com",
          *         "object": "customer",
          *         "address": null,
-         *         "created": "2026-11-29T11:22:39.465Z",
+         *         "created": "2026-11-29T11:43:56.293Z",
          *         "tax_ids": [],
-         *         "updated": "2026-11-29T11:22:39.465Z",
+         *         "updated": "2026-11-29T11:43:56.293Z",
          *         "balances": {},
          *         "livemode": false,
          *         "metadata": {},
@@ -16856,13 +16856,13 @@ export type components = {
          *         "preferred_locale": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2e2qnyd0zg0n2hp5m41x6jz6z2",
-         *       "request_id": "req_prod_06h2e2qnyd0zg0n2hp5m41x6jz6z2",
+         *       "correlation_id": "req_prod_06h2e7khhnyfr3qwncj8f83wf5yx2",
+         *       "request_id": "req_prod_06h2e7khhnyfr3qwncj8f83wf5yx2",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-29T11:22:39.477Z",
+         *       "created": "2026-11-29T11:43:56.310Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2e2q0jsmt1p9rnsmyh98bw1d7j"
+         *       "actor_id": "key_prod_06h2e7k5ksc04wjtdsbs0hg6cjrza"
          *     }
          */
         CustomerDeletedEvent: {
@@ -16907,21 +16907,21 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2e2qp0g965mzcgecex61n7fq16",
+         *       "id": "evt_prod_06h2e7khmk5p2b2h7dhsdwxz9j0sa",
          *       "type": "customer.discount.created",
          *       "aggregate_type": "customer_discount",
-         *       "aggregate_id": "di_prod_06h2e2qp0bjr5hhb6h2a6jtz8kma2",
+         *       "aggregate_id": "di_prod_06h2e7khmk5p2b2h7dhsdwxz9j0s8",
          *       "data": {
-         *         "id": "di_prod_06h2e2qp0bjr5hhb6h2a6jtz8kma2",
+         *         "id": "di_prod_06h2e7khmk5p2b2h7dhsdwxz9j0s8",
          *         "end": null,
-         *         "start": "2026-11-29T11:22:39.487Z",
+         *         "start": "2026-11-29T11:43:56.322Z",
          *         "coupon": {
-         *           "id": "cpn_prod_06h2e2qmfpt4x8v8hnexk6t68yc2e",
+         *           "id": "cpn_prod_06h2e7kgbv0hf9twev4dww5y2287e",
          *           "name": "Ten percent",
          *           "valid": true,
          *           "object": "coupon",
-         *           "created": "2026-11-29T11:22:39.101Z",
-         *           "updated": "2026-11-29T11:22:39.487Z",
+         *           "created": "2026-11-29T11:43:55.998Z",
+         *           "updated": "2026-11-29T11:43:56.322Z",
          *           "currency": null,
          *           "duration": "forever",
          *           "livemode": false,
@@ -16934,18 +16934,18 @@ export type components = {
          *           "duration_in_months": null
          *         },
          *         "object": "discount",
-         *         "customer": "cus_prod_06h2e2qns0dgdp378pgwqnerx1tm8",
+         *         "customer": "cus_prod_06h2e7khamt8ctss8mzxwepj39dn0",
          *         "livemode": false
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2e2qnzh5f82eesqn1qf5qv3zv8",
-         *       "request_id": "req_prod_06h2e2qnzh5f82eesqn1qf5qv3zv8",
+         *       "correlation_id": "req_prod_06h2e7khkvktp8xf9k0vvqrb1rmha",
+         *       "request_id": "req_prod_06h2e7khkvktp8xf9k0vvqrb1rmha",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-29T11:22:39.492Z",
+         *       "created": "2026-11-29T11:43:56.324Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2e2q0jsmt1p9rnsmyh98bw1d7j"
+         *       "actor_id": "key_prod_06h2e7k5ksc04wjtdsbs0hg6cjrza"
          *     }
          */
         CustomerDiscountCreatedEvent: {
@@ -16990,21 +16990,21 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2e2qp421j5daswe7wxzaxzw6ey",
+         *       "id": "evt_prod_06h2e7khpnd3c7fr2actq0jnhyjec",
          *       "type": "customer.discount.updated",
          *       "aggregate_type": "customer_discount",
-         *       "aggregate_id": "di_prod_06h2e2qp0bjr5hhb6h2a6jtz8kma2",
+         *       "aggregate_id": "di_prod_06h2e7khmk5p2b2h7dhsdwxz9j0s8",
          *       "data": {
-         *         "id": "di_prod_06h2e2qp0bjr5hhb6h2a6jtz8kma2",
+         *         "id": "di_prod_06h2e7khmk5p2b2h7dhsdwxz9j0s8",
          *         "end": null,
-         *         "start": "2026-11-29T11:22:39.513Z",
+         *         "start": "2026-11-29T11:43:56.339Z",
          *         "coupon": {
-         *           "id": "cpn_prod_06h2e2qmvesw6sjv5g1a5vvvkdb2w",
+         *           "id": "cpn_prod_06h2e7kgezr5mzk7wx6khc9w7awfr",
          *           "name": null,
          *           "valid": true,
          *           "object": "coupon",
-         *           "created": "2026-11-29T11:22:39.195Z",
-         *           "updated": "2026-11-29T11:22:39.513Z",
+         *           "created": "2026-11-29T11:43:56.023Z",
+         *           "updated": "2026-11-29T11:43:56.339Z",
          *           "currency": "usd",
          *           "duration": "once",
          *           "livemode": false,
@@ -17017,20 +17017,20 @@ export type components = {
          *           "duration_in_months": null
          *         },
          *         "object": "discount",
-         *         "customer": "cus_prod_06h2e2qns0dgdp378pgwqnerx1tm8",
+         *         "customer": "cus_prod_06h2e7khamt8ctss8mzxwepj39dn0",
          *         "livemode": false
          *       },
          *       "previous_data": {
-         *         "id": "di_prod_06h2e2qp0bjr5hhb6h2a6jtz8kma2",
+         *         "id": "di_prod_06h2e7khmk5p2b2h7dhsdwxz9j0s8",
          *         "end": null,
-         *         "start": "2026-11-29T11:22:39.487Z",
+         *         "start": "2026-11-29T11:43:56.322Z",
          *         "coupon": {
-         *           "id": "cpn_prod_06h2e2qmfpt4x8v8hnexk6t68yc2e",
+         *           "id": "cpn_prod_06h2e7kgbv0hf9twev4dww5y2287e",
          *           "name": "Ten percent",
          *           "valid": true,
          *           "object": "coupon",
-         *           "created": "2026-11-29T11:22:39.101Z",
-         *           "updated": "2026-11-29T11:22:39.487Z",
+         *           "created": "2026-11-29T11:43:55.998Z",
+         *           "updated": "2026-11-29T11:43:56.322Z",
          *           "currency": null,
          *           "duration": "forever",
          *           "livemode": false,
@@ -17043,17 +17043,17 @@ export type components = {
          *           "duration_in_months": null
          *         },
          *         "object": "discount",
-         *         "customer": "cus_prod_06h2e2qns0dgdp378pgwqnerx1tm8",
+         *         "customer": "cus_prod_06h2e7khamt8ctss8mzxwepj39dn0",
          *         "livemode": false
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2e2qp2dspkagb62vqhgph6gn3m",
-         *       "request_id": "req_prod_06h2e2qp2dspkagb62vqhgph6gn3m",
+         *       "correlation_id": "req_prod_06h2e7khp51rv5mvd7ryheazn3e8j",
+         *       "request_id": "req_prod_06h2e7khp51rv5mvd7ryheazn3e8j",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-29T11:22:39.520Z",
+         *       "created": "2026-11-29T11:43:56.341Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2e2q0jsmt1p9rnsmyh98bw1d7j"
+         *       "actor_id": "key_prod_06h2e7k5ksc04wjtdsbs0hg6cjrza"
          *     }
          */
         CustomerDiscountUpdatedEvent: {
@@ -17098,21 +17098,21 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2e2qp54xrvkbw8nsaf804e33jt",
+         *       "id": "evt_prod_06h2e7khr7ehtnpcpr10vjh4skf26",
          *       "type": "customer.discount.deleted",
          *       "aggregate_type": "customer_discount",
-         *       "aggregate_id": "di_prod_06h2e2qp0bjr5hhb6h2a6jtz8kma2",
+         *       "aggregate_id": "di_prod_06h2e7khmk5p2b2h7dhsdwxz9j0s8",
          *       "data": {
-         *         "id": "di_prod_06h2e2qp0bjr5hhb6h2a6jtz8kma2",
+         *         "id": "di_prod_06h2e7khmk5p2b2h7dhsdwxz9j0s8",
          *         "end": null,
-         *         "start": "2026-11-29T11:22:39.513Z",
+         *         "start": "2026-11-29T11:43:56.339Z",
          *         "coupon": {
-         *           "id": "cpn_prod_06h2e2qmvesw6sjv5g1a5vvvkdb2w",
+         *           "id": "cpn_prod_06h2e7kgezr5mzk7wx6khc9w7awfr",
          *           "name": null,
          *           "valid": true,
          *           "object": "coupon",
-         *           "created": "2026-11-29T11:22:39.195Z",
-         *           "updated": "2026-11-29T11:22:39.513Z",
+         *           "created": "2026-11-29T11:43:56.023Z",
+         *           "updated": "2026-11-29T11:43:56.339Z",
          *           "currency": "usd",
          *           "duration": "once",
          *           "livemode": false,
@@ -17126,20 +17126,20 @@ export type components = {
          *         },
          *         "object": "discount",
          *         "deleted": true,
-         *         "customer": "cus_prod_06h2e2qns0dgdp378pgwqnerx1tm8",
+         *         "customer": "cus_prod_06h2e7khamt8ctss8mzxwepj39dn0",
          *         "livemode": false
          *       },
          *       "previous_data": {
-         *         "id": "di_prod_06h2e2qp0bjr5hhb6h2a6jtz8kma2",
+         *         "id": "di_prod_06h2e7khmk5p2b2h7dhsdwxz9j0s8",
          *         "end": null,
-         *         "start": "2026-11-29T11:22:39.513Z",
+         *         "start": "2026-11-29T11:43:56.339Z",
          *         "coupon": {
-         *           "id": "cpn_prod_06h2e2qmvesw6sjv5g1a5vvvkdb2w",
+         *           "id": "cpn_prod_06h2e7kgezr5mzk7wx6khc9w7awfr",
          *           "name": null,
          *           "valid": true,
          *           "object": "coupon",
-         *           "created": "2026-11-29T11:22:39.195Z",
-         *           "updated": "2026-11-29T11:22:39.513Z",
+         *           "created": "2026-11-29T11:43:56.023Z",
+         *           "updated": "2026-11-29T11:43:56.339Z",
          *           "currency": "usd",
          *           "duration": "once",
          *           "livemode": false,
@@ -17152,17 +17152,17 @@ export type components = {
          *           "duration_in_months": null
          *         },
          *         "object": "discount",
-         *         "customer": "cus_prod_06h2e2qns0dgdp378pgwqnerx1tm8",
+         *         "customer": "cus_prod_06h2e7khamt8ctss8mzxwepj39dn0",
          *         "livemode": false
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2e2qp4tt5swztzhvxag061ag5p",
-         *       "request_id": "req_prod_06h2e2qp4tt5swztzhvxag061ag5p",
+         *       "correlation_id": "req_prod_06h2e7khqpcdb3db60sg8mhssf06c",
+         *       "request_id": "req_prod_06h2e7khqpcdb3db60sg8mhssf06c",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-29T11:22:39.529Z",
+         *       "created": "2026-11-29T11:43:56.353Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2e2q0jsmt1p9rnsmyh98bw1d7j"
+         *       "actor_id": "key_prod_06h2e7k5ksc04wjtdsbs0hg6cjrza"
          *     }
          */
         CustomerDiscountDeletedEvent: {
@@ -17207,17 +17207,17 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2e2qmrs688jnphd62m0ssy67ve",
+         *       "id": "evt_prod_06h2e7kgc2gwjmr09bpc0x4qk4nhc",
          *       "type": "coupon.created",
          *       "aggregate_type": "coupon",
-         *       "aggregate_id": "cpn_prod_06h2e2qmfpt4x8v8hnexk6t68yc2e",
+         *       "aggregate_id": "cpn_prod_06h2e7kgbv0hf9twev4dww5y2287e",
          *       "data": {
-         *         "id": "cpn_prod_06h2e2qmfpt4x8v8hnexk6t68yc2e",
+         *         "id": "cpn_prod_06h2e7kgbv0hf9twev4dww5y2287e",
          *         "name": null,
          *         "valid": true,
          *         "object": "coupon",
-         *         "created": "2026-11-29T11:22:39.101Z",
-         *         "updated": "2026-11-29T11:22:39.101Z",
+         *         "created": "2026-11-29T11:43:55.998Z",
+         *         "updated": "2026-11-29T11:43:55.998Z",
          *         "currency": null,
          *         "duration": "forever",
          *         "livemode": false,
@@ -17231,13 +17231,13 @@ export type components = {
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2e2qmfc9vmax2rph3vtdwe0g06",
-         *       "request_id": "req_prod_06h2e2qmfc9vmax2rph3vtdwe0g06",
+         *       "correlation_id": "req_prod_06h2e7kgbkefwfmmm04y65c18c9pc",
+         *       "request_id": "req_prod_06h2e7kgbkefwfmmm04y65c18c9pc",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-29T11:22:39.174Z",
+         *       "created": "2026-11-29T11:43:56.000Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2e2q0jsmt1p9rnsmyh98bw1d7j"
+         *       "actor_id": "key_prod_06h2e7k5ksc04wjtdsbs0hg6cjrza"
          *     }
          */
         CouponCreatedEvent: {
@@ -17282,17 +17282,17 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2e2qmxb9hm1qe8nrtrdqbh9k9t",
+         *       "id": "evt_prod_06h2e7kggtfzhygqyssxc9gd9c63p",
          *       "type": "coupon.updated",
          *       "aggregate_type": "coupon",
-         *       "aggregate_id": "cpn_prod_06h2e2qmfpt4x8v8hnexk6t68yc2e",
+         *       "aggregate_id": "cpn_prod_06h2e7kgbv0hf9twev4dww5y2287e",
          *       "data": {
-         *         "id": "cpn_prod_06h2e2qmfpt4x8v8hnexk6t68yc2e",
+         *         "id": "cpn_prod_06h2e7kgbv0hf9twev4dww5y2287e",
          *         "name": "Ten percent",
          *         "valid": true,
          *         "object": "coupon",
-         *         "created": "2026-11-29T11:22:39.101Z",
-         *         "updated": "2026-11-29T11:22:39.208Z",
+         *         "created": "2026-11-29T11:43:55.998Z",
+         *         "updated": "2026-11-29T11:43:56.036Z",
          *         "currency": null,
          *         "duration": "forever",
          *         "livemode": false,
@@ -17305,12 +17305,12 @@ export type components = {
          *         "duration_in_months": null
          *       },
          *       "previous_data": {
-         *         "id": "cpn_prod_06h2e2qmfpt4x8v8hnexk6t68yc2e",
+         *         "id": "cpn_prod_06h2e7kgbv0hf9twev4dww5y2287e",
          *         "name": null,
          *         "valid": true,
          *         "object": "coupon",
-         *         "created": "2026-11-29T11:22:39.101Z",
-         *         "updated": "2026-11-29T11:22:39.101Z",
+         *         "created": "2026-11-29T11:43:55.998Z",
+         *         "updated": "2026-11-29T11:43:55.998Z",
          *         "currency": null,
          *         "duration": "forever",
          *         "livemode": false,
@@ -17323,13 +17323,13 @@ export type components = {
          *         "duration_in_months": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2e2qmwj080p1hpm272dvsh8520",
-         *       "request_id": "req_prod_06h2e2qmwj080p1hpm272dvsh8520",
+         *       "correlation_id": "req_prod_06h2e7kgg96h1v6am7h1x484m1wpa",
+         *       "request_id": "req_prod_06h2e7kgg96h1v6am7h1x484m1wpa",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-29T11:22:39.210Z",
+         *       "created": "2026-11-29T11:43:56.038Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2e2q0jsmt1p9rnsmyh98bw1d7j"
+         *       "actor_id": "key_prod_06h2e7k5ksc04wjtdsbs0hg6cjrza"
          *     }
          */
         CouponUpdatedEvent: {
@@ -17374,18 +17374,18 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2e2qn0gxfwck5t53qpfy7gsaea",
+         *       "id": "evt_prod_06h2e7kgkw30zdgzgebhf5a8p1ndp",
          *       "type": "coupon.deleted",
          *       "aggregate_type": "coupon",
-         *       "aggregate_id": "cpn_prod_06h2e2qmypjwt5te8qv28qk6adz9a",
+         *       "aggregate_id": "cpn_prod_06h2e7kgjhcs152dgk9h6947feg60",
          *       "data": {
-         *         "id": "cpn_prod_06h2e2qmypjwt5te8qv28qk6adz9a",
+         *         "id": "cpn_prod_06h2e7kgjhcs152dgk9h6947feg60",
          *         "name": null,
          *         "valid": false,
          *         "object": "coupon",
-         *         "created": "2026-11-29T11:22:39.221Z",
+         *         "created": "2026-11-29T11:43:56.052Z",
          *         "deleted": true,
-         *         "updated": "2026-11-29T11:22:39.234Z",
+         *         "updated": "2026-11-29T11:43:56.062Z",
          *         "currency": null,
          *         "duration": "forever",
          *         "livemode": false,
@@ -17398,12 +17398,12 @@ export type components = {
          *         "duration_in_months": null
          *       },
          *       "previous_data": {
-         *         "id": "cpn_prod_06h2e2qmypjwt5te8qv28qk6adz9a",
+         *         "id": "cpn_prod_06h2e7kgjhcs152dgk9h6947feg60",
          *         "name": null,
          *         "valid": true,
          *         "object": "coupon",
-         *         "created": "2026-11-29T11:22:39.221Z",
-         *         "updated": "2026-11-29T11:22:39.221Z",
+         *         "created": "2026-11-29T11:43:56.052Z",
+         *         "updated": "2026-11-29T11:43:56.052Z",
          *         "currency": null,
          *         "duration": "forever",
          *         "livemode": false,
@@ -17416,13 +17416,13 @@ export type components = {
          *         "duration_in_months": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2e2qn02frcgbshavb6zayg25n4",
-         *       "request_id": "req_prod_06h2e2qn02frcgbshavb6zayg25n4",
+         *       "correlation_id": "req_prod_06h2e7kgkhw4nstftcr7wk4c13m6t",
+         *       "request_id": "req_prod_06h2e7kgkhw4nstftcr7wk4c13m6t",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-29T11:22:39.236Z",
+         *       "created": "2026-11-29T11:43:56.063Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2e2q0jsmt1p9rnsmyh98bw1d7j"
+         *       "actor_id": "key_prod_06h2e7k5ksc04wjtdsbs0hg6cjrza"
          *     }
          */
         CouponDeletedEvent: {
@@ -17467,19 +17467,19 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2e2qm3awgm4smpxganqfwnv7sm",
+         *       "id": "evt_prod_06h2e7kfyc6yrbytcq1c7wtxjqhp0",
          *       "type": "price.created",
          *       "aggregate_type": "price",
-         *       "aggregate_id": "price_prod_06h2e2qm33j2tgtxztzc3se42r4dw",
+         *       "aggregate_id": "price_prod_06h2e7kfy73va64z4hg784mm5asry",
          *       "data": {
-         *         "id": "price_prod_06h2e2qm33j2tgtxztzc3se42r4dw",
+         *         "id": "price_prod_06h2e7kfy73va64z4hg784mm5asry",
          *         "type": "recurring",
          *         "tiers": null,
          *         "active": true,
          *         "object": "price",
-         *         "created": "2026-11-29T11:22:39.000Z",
-         *         "product": "prod_prod_06h2e2qks8zrbapxxpmawb2tp9eve",
-         *         "updated": "2026-11-29T11:22:39.000Z",
+         *         "created": "2026-11-29T11:43:55.889Z",
+         *         "product": "prod_prod_06h2e7kfr80h8mbwdp06bahm4vr44",
+         *         "updated": "2026-11-29T11:43:55.889Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "metadata": {},
@@ -17496,13 +17496,13 @@ export type components = {
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2e2qm2qavw2t8vy6jp08qg3vh2",
-         *       "request_id": "req_prod_06h2e2qm2qavw2t8vy6jp08qg3vh2",
+         *       "correlation_id": "req_prod_06h2e7kfxs6qrd11n5en8j11994ry",
+         *       "request_id": "req_prod_06h2e7kfxs6qrd11n5en8j11994ry",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-29T11:22:39.002Z",
+         *       "created": "2026-11-29T11:43:55.891Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2e2q0jsmt1p9rnsmyh98bw1d7j"
+         *       "actor_id": "key_prod_06h2e7k5ksc04wjtdsbs0hg6cjrza"
          *     }
          */
         PriceCreatedEvent: {
@@ -17547,19 +17547,19 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2e2qm800jb9xnat0g44c7yt66p",
+         *       "id": "evt_prod_06h2e7kg3qe6bjh0gcpwf20h9jhjj",
          *       "type": "price.updated",
          *       "aggregate_type": "price",
-         *       "aggregate_id": "price_prod_06h2e2qm33j2tgtxztzc3se42r4dw",
+         *       "aggregate_id": "price_prod_06h2e7kfy73va64z4hg784mm5asry",
          *       "data": {
-         *         "id": "price_prod_06h2e2qm33j2tgtxztzc3se42r4dw",
+         *         "id": "price_prod_06h2e7kfy73va64z4hg784mm5asry",
          *         "type": "recurring",
          *         "tiers": null,
          *         "active": true,
          *         "object": "price",
-         *         "created": "2026-11-29T11:22:39.000Z",
-         *         "product": "prod_prod_06h2e2qks8zrbapxxpmawb2tp9eve",
-         *         "updated": "2026-11-29T11:22:39.039Z",
+         *         "created": "2026-11-29T11:43:55.889Z",
+         *         "product": "prod_prod_06h2e7kfr80h8mbwdp06bahm4vr44",
+         *         "updated": "2026-11-29T11:43:55.931Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "metadata": {},
@@ -17575,14 +17575,14 @@ export type components = {
          *         "unit_amount_atom": 2000
          *       },
          *       "previous_data": {
-         *         "id": "price_prod_06h2e2qm33j2tgtxztzc3se42r4dw",
+         *         "id": "price_prod_06h2e7kfy73va64z4hg784mm5asry",
          *         "type": "recurring",
          *         "tiers": null,
          *         "active": true,
          *         "object": "price",
-         *         "created": "2026-11-29T11:22:39.000Z",
-         *         "product": "prod_prod_06h2e2qks8zrbapxxpmawb2tp9eve",
-         *         "updated": "2026-11-29T11:22:39.000Z",
+         *         "created": "2026-11-29T11:43:55.889Z",
+         *         "product": "prod_prod_06h2e7kfr80h8mbwdp06bahm4vr44",
+         *         "updated": "2026-11-29T11:43:55.889Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "metadata": {},
@@ -17598,13 +17598,13 @@ export type components = {
          *         "unit_amount_atom": 2000
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2e2qm7gfnwajxh05rjb21memst",
-         *       "request_id": "req_prod_06h2e2qm7gfnwajxh05rjb21memst",
+         *       "correlation_id": "req_prod_06h2e7kg314kmfv4p523kfev5zwrw",
+         *       "request_id": "req_prod_06h2e7kg314kmfv4p523kfev5zwrw",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-29T11:22:39.040Z",
+         *       "created": "2026-11-29T11:43:55.933Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2e2q0jsmt1p9rnsmyh98bw1d7j"
+         *       "actor_id": "key_prod_06h2e7k5ksc04wjtdsbs0hg6cjrza"
          *     }
          */
         PriceUpdatedEvent: {
@@ -17649,20 +17649,20 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2e2qmc1w2y18489fe0xc501mjc",
+         *       "id": "evt_prod_06h2e7kg78rc0wjnmwqb0jn17vhvp",
          *       "type": "price.deleted",
          *       "aggregate_type": "price",
-         *       "aggregate_id": "price_prod_06h2e2qmae7c32szs17w01nbdysb8",
+         *       "aggregate_id": "price_prod_06h2e7kg5paacw3kbge0vvnq63brr",
          *       "data": {
-         *         "id": "price_prod_06h2e2qmae7c32szs17w01nbdysb8",
+         *         "id": "price_prod_06h2e7kg5paacw3kbge0vvnq63brr",
          *         "type": "one_time",
          *         "tiers": null,
          *         "active": true,
          *         "object": "price",
-         *         "created": "2026-11-29T11:22:39.059Z",
+         *         "created": "2026-11-29T11:43:55.949Z",
          *         "deleted": true,
-         *         "product": "prod_prod_06h2e2qm1kxsdx800kgasaseh08dw",
-         *         "updated": "2026-11-29T11:22:39.071Z",
+         *         "product": "prod_prod_06h2e7kfw3bj9w6cbpf4k6b08hcd2",
+         *         "updated": "2026-11-29T11:43:55.960Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "metadata": {},
@@ -17673,14 +17673,14 @@ export type components = {
          *         "unit_amount_atom": 100
          *       },
          *       "previous_data": {
-         *         "id": "price_prod_06h2e2qmae7c32szs17w01nbdysb8",
+         *         "id": "price_prod_06h2e7kg5paacw3kbge0vvnq63brr",
          *         "type": "one_time",
          *         "tiers": null,
          *         "active": true,
          *         "object": "price",
-         *         "created": "2026-11-29T11:22:39.059Z",
-         *         "product": "prod_prod_06h2e2qm1kxsdx800kgasaseh08dw",
-         *         "updated": "2026-11-29T11:22:39.059Z",
+         *         "created": "2026-11-29T11:43:55.949Z",
+         *         "product": "prod_prod_06h2e7kfw3bj9w6cbpf4k6b08hcd2",
+         *         "updated": "2026-11-29T11:43:55.949Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "metadata": {},
@@ -17691,13 +17691,13 @@ export type components = {
          *         "unit_amount_atom": 100
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2e2qmbrwxarqdkw0tr67x0k9ce",
-         *       "request_id": "req_prod_06h2e2qmbrwxarqdkw0tr67x0k9ce",
+         *       "correlation_id": "req_prod_06h2e7kg6vb24frcsb5a162ef023a",
+         *       "request_id": "req_prod_06h2e7kg6vb24frcsb5a162ef023a",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-29T11:22:39.072Z",
+         *       "created": "2026-11-29T11:43:55.962Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2e2q0jsmt1p9rnsmyh98bw1d7j"
+         *       "actor_id": "key_prod_06h2e7k5ksc04wjtdsbs0hg6cjrza"
          *     }
          */
         PriceDeletedEvent: {
@@ -17742,30 +17742,30 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2e2qksm6wqgfcj8nwwrsw83md4",
+         *       "id": "evt_prod_06h2e7kfrgpxfmzb2sz7xcqzhqh8p",
          *       "type": "product.created",
          *       "aggregate_type": "product",
-         *       "aggregate_id": "prod_prod_06h2e2qks8zrbapxxpmawb2tp9eve",
+         *       "aggregate_id": "prod_prod_06h2e7kfr80h8mbwdp06bahm4vr44",
          *       "data": {
-         *         "id": "prod_prod_06h2e2qks8zrbapxxpmawb2tp9eve",
+         *         "id": "prod_prod_06h2e7kfr80h8mbwdp06bahm4vr44",
          *         "name": "Pro",
          *         "active": true,
          *         "object": "product",
-         *         "created": "2026-11-29T11:22:38.922Z",
-         *         "updated": "2026-11-29T11:22:38.922Z",
+         *         "created": "2026-11-29T11:43:55.842Z",
+         *         "updated": "2026-11-29T11:43:55.842Z",
          *         "livemode": false,
          *         "metadata": {},
          *         "description": null
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2e2qks5xerfj2f067yy1v1e59y",
-         *       "request_id": "req_prod_06h2e2qks5xerfj2f067yy1v1e59y",
+         *       "correlation_id": "req_prod_06h2e7kfr5pe362rq8hka9zjpqdwt",
+         *       "request_id": "req_prod_06h2e7kfr5pe362rq8hka9zjpqdwt",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-29T11:22:38.925Z",
+         *       "created": "2026-11-29T11:43:55.844Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2e2q0jsmt1p9rnsmyh98bw1d7j"
+         *       "actor_id": "key_prod_06h2e7k5ksc04wjtdsbs0hg6cjrza"
          *     }
          */
         ProductCreatedEvent: {
@@ -17810,40 +17810,40 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2e2qm03jvyb417518kgmacsdx2",
+         *       "id": "evt_prod_06h2e7kftnm820er7jq7nqe9xh124",
          *       "type": "product.updated",
          *       "aggregate_type": "product",
-         *       "aggregate_id": "prod_prod_06h2e2qks8zrbapxxpmawb2tp9eve",
+         *       "aggregate_id": "prod_prod_06h2e7kfr80h8mbwdp06bahm4vr44",
          *       "data": {
-         *         "id": "prod_prod_06h2e2qks8zrbapxxpmawb2tp9eve",
+         *         "id": "prod_prod_06h2e7kfr80h8mbwdp06bahm4vr44",
          *         "name": "Pro",
          *         "active": true,
          *         "object": "product",
-         *         "created": "2026-11-29T11:22:38.922Z",
-         *         "updated": "2026-11-29T11:22:38.974Z",
+         *         "created": "2026-11-29T11:43:55.842Z",
+         *         "updated": "2026-11-29T11:43:55.860Z",
          *         "livemode": false,
          *         "metadata": {},
          *         "description": "The pro plan"
          *       },
          *       "previous_data": {
-         *         "id": "prod_prod_06h2e2qks8zrbapxxpmawb2tp9eve",
+         *         "id": "prod_prod_06h2e7kfr80h8mbwdp06bahm4vr44",
          *         "name": "Pro",
          *         "active": true,
          *         "object": "product",
-         *         "created": "2026-11-29T11:22:38.922Z",
-         *         "updated": "2026-11-29T11:22:38.922Z",
+         *         "created": "2026-11-29T11:43:55.842Z",
+         *         "updated": "2026-11-29T11:43:55.842Z",
          *         "livemode": false,
          *         "metadata": {},
          *         "description": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2e2qktw20z6c4pbnt8b47pxz0g",
-         *       "request_id": "req_prod_06h2e2qktw20z6c4pbnt8b47pxz0g",
+         *       "correlation_id": "req_prod_06h2e7kft6n6hrg5r3rcxxnhkqk3t",
+         *       "request_id": "req_prod_06h2e7kft6n6hrg5r3rcxxnhkqk3t",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-29T11:22:38.976Z",
+         *       "created": "2026-11-29T11:43:55.861Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2e2q0jsmt1p9rnsmyh98bw1d7j"
+         *       "actor_id": "key_prod_06h2e7k5ksc04wjtdsbs0hg6cjrza"
          *     }
          */
         ProductUpdatedEvent: {
@@ -17888,41 +17888,41 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2e2qmdkq5jn141tcx91cn7c0cw",
+         *       "id": "evt_prod_06h2e7kg96psfznmh8yc6xcw9e24m",
          *       "type": "product.deleted",
          *       "aggregate_type": "product",
-         *       "aggregate_id": "prod_prod_06h2e2qm1kxsdx800kgasaseh08dw",
+         *       "aggregate_id": "prod_prod_06h2e7kfw3bj9w6cbpf4k6b08hcd2",
          *       "data": {
-         *         "id": "prod_prod_06h2e2qm1kxsdx800kgasaseh08dw",
+         *         "id": "prod_prod_06h2e7kfw3bj9w6cbpf4k6b08hcd2",
          *         "name": "Spare",
          *         "active": true,
          *         "object": "product",
-         *         "created": "2026-11-29T11:22:38.988Z",
+         *         "created": "2026-11-29T11:43:55.872Z",
          *         "deleted": true,
-         *         "updated": "2026-11-29T11:22:39.083Z",
+         *         "updated": "2026-11-29T11:43:55.975Z",
          *         "livemode": false,
          *         "metadata": {},
          *         "description": null
          *       },
          *       "previous_data": {
-         *         "id": "prod_prod_06h2e2qm1kxsdx800kgasaseh08dw",
+         *         "id": "prod_prod_06h2e7kfw3bj9w6cbpf4k6b08hcd2",
          *         "name": "Spare",
          *         "active": true,
          *         "object": "product",
-         *         "created": "2026-11-29T11:22:38.988Z",
-         *         "updated": "2026-11-29T11:22:38.988Z",
+         *         "created": "2026-11-29T11:43:55.872Z",
+         *         "updated": "2026-11-29T11:43:55.872Z",
          *         "livemode": false,
          *         "metadata": {},
          *         "description": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2e2qmd6peqvc67shk8sn8rcz2m",
-         *       "request_id": "req_prod_06h2e2qmd6peqvc67shk8sn8rcz2m",
+         *       "correlation_id": "req_prod_06h2e7kg8psr3k3hm2eg89f3qmxcc",
+         *       "request_id": "req_prod_06h2e7kg8psr3k3hm2eg89f3qmxcc",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-29T11:22:39.084Z",
+         *       "created": "2026-11-29T11:43:55.977Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2e2q0jsmt1p9rnsmyh98bw1d7j"
+         *       "actor_id": "key_prod_06h2e7k5ksc04wjtdsbs0hg6cjrza"
          *     }
          */
         ProductDeletedEvent: {
@@ -17967,18 +17967,18 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2e2qqgsk20sesn9v2pgat8e35t",
+         *       "id": "evt_prod_06h2e7kmptqcnh6f5cmwxy2vhaf2p",
          *       "type": "refund.created",
          *       "aggregate_type": "refund",
-         *       "aggregate_id": "re_prod_06h2e2qqgc4zckk254wsjsp4fv2v0",
+         *       "aggregate_id": "re_prod_06h2e7kmp1zwjz0eg70h43h240rkm",
          *       "data": {
-         *         "id": "re_prod_06h2e2qqgc4zckk254wsjsp4fv2v0",
+         *         "id": "re_prod_06h2e7kmp1zwjz0eg70h43h240rkm",
          *         "object": "refund",
          *         "reason": null,
          *         "status": "pending",
-         *         "created": "2026-11-29T11:22:39.875Z",
-         *         "payment": "py_prod_06h2e2qpkfr4wv71nzj9y50ebme10",
-         *         "updated": "2026-11-29T11:22:39.875Z",
+         *         "created": "2026-11-29T11:43:57.104Z",
+         *         "payment": "py_prod_06h2e7kj1z85qr0v6htbd2emd8qk2",
+         *         "updated": "2026-11-29T11:43:57.104Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "metadata": {},
@@ -17987,13 +17987,13 @@ export type components = {
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2e2qqfwd0whayqmpjknw6cb64m",
-         *       "request_id": "req_prod_06h2e2qqfwd0whayqmpjknw6cb64m",
+         *       "correlation_id": "req_prod_06h2e7kmm0g2rnvmkej05rd2zq25y",
+         *       "request_id": "req_prod_06h2e7kmm0g2rnvmkej05rd2zq25y",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-29T11:22:39.878Z",
+         *       "created": "2026-11-29T11:43:57.110Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2e2q0jsmt1p9rnsmyh98bw1d7j"
+         *       "actor_id": "key_prod_06h2e7k5ksc04wjtdsbs0hg6cjrza"
          *     }
          */
         RefundCreatedEvent: {
@@ -18038,18 +18038,18 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2e2qqh6yt6n9rysfba574z3110",
+         *       "id": "evt_prod_06h2e7kmqggz4gb8m51qt68mvrqb4",
          *       "type": "refund.updated",
          *       "aggregate_type": "refund",
-         *       "aggregate_id": "re_prod_06h2e2qqgc4zckk254wsjsp4fv2v0",
+         *       "aggregate_id": "re_prod_06h2e7kmp1zwjz0eg70h43h240rkm",
          *       "data": {
-         *         "id": "re_prod_06h2e2qqgc4zckk254wsjsp4fv2v0",
+         *         "id": "re_prod_06h2e7kmp1zwjz0eg70h43h240rkm",
          *         "object": "refund",
          *         "reason": null,
          *         "status": "succeeded",
-         *         "created": "2026-11-29T11:22:39.875Z",
-         *         "payment": "py_prod_06h2e2qpkfr4wv71nzj9y50ebme10",
-         *         "updated": "2026-11-29T11:22:39.880Z",
+         *         "created": "2026-11-29T11:43:57.104Z",
+         *         "payment": "py_prod_06h2e7kj1z85qr0v6htbd2emd8qk2",
+         *         "updated": "2026-11-29T11:43:57.112Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "metadata": {},
@@ -18057,13 +18057,13 @@ export type components = {
          *         "failure_reason": null
          *       },
          *       "previous_data": {
-         *         "id": "re_prod_06h2e2qqgc4zckk254wsjsp4fv2v0",
+         *         "id": "re_prod_06h2e7kmp1zwjz0eg70h43h240rkm",
          *         "object": "refund",
          *         "reason": null,
          *         "status": "pending",
-         *         "created": "2026-11-29T11:22:39.875Z",
-         *         "payment": "py_prod_06h2e2qpkfr4wv71nzj9y50ebme10",
-         *         "updated": "2026-11-29T11:22:39.875Z",
+         *         "created": "2026-11-29T11:43:57.104Z",
+         *         "payment": "py_prod_06h2e7kj1z85qr0v6htbd2emd8qk2",
+         *         "updated": "2026-11-29T11:43:57.104Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "metadata": {},
@@ -18071,13 +18071,13 @@ export type components = {
          *         "failure_reason": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2e2qqfwd0whayqmpjknw6cb64m",
-         *       "request_id": "req_prod_06h2e2qqfwd0whayqmpjknw6cb64m",
+         *       "correlation_id": "req_prod_06h2e7kmm0g2rnvmkej05rd2zq25y",
+         *       "request_id": "req_prod_06h2e7kmm0g2rnvmkej05rd2zq25y",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-29T11:22:39.881Z",
+         *       "created": "2026-11-29T11:43:57.116Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2e2q0jsmt1p9rnsmyh98bw1d7j"
+         *       "actor_id": "key_prod_06h2e7k5ksc04wjtdsbs0hg6cjrza"
          *     }
          */
         RefundUpdatedEvent: {
@@ -18122,18 +18122,18 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2e2qqx0c8mpqb6mttmsdtnmvct",
+         *       "id": "evt_prod_06h2e7kmvq2djbgpk8vqd7bycr536",
          *       "type": "refund.failed",
          *       "aggregate_type": "refund",
-         *       "aggregate_id": "re_prod_06h2e2qqr8z093r04wng6m1z9exht",
+         *       "aggregate_id": "re_prod_06h2e7kmv8m5w4kgr723516j36fj2",
          *       "data": {
-         *         "id": "re_prod_06h2e2qqr8z093r04wng6m1z9exht",
+         *         "id": "re_prod_06h2e7kmv8m5w4kgr723516j36fj2",
          *         "object": "refund",
          *         "reason": null,
          *         "status": "failed",
-         *         "created": "2026-11-29T11:22:39.938Z",
-         *         "payment": "py_prod_06h2e2qqattkektgp5w8p8ahf9h6j",
-         *         "updated": "2026-11-29T11:22:39.952Z",
+         *         "created": "2026-11-29T11:43:57.146Z",
+         *         "payment": "py_prod_06h2e7kkx7je5hs7fn0vqj4mx56ar",
+         *         "updated": "2026-11-29T11:43:57.148Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "metadata": {},
@@ -18141,13 +18141,13 @@ export type components = {
          *         "failure_reason": "The refund was refused (sandbox payment method pm_sandbox_refund_fails)."
          *       },
          *       "previous_data": {
-         *         "id": "re_prod_06h2e2qqr8z093r04wng6m1z9exht",
+         *         "id": "re_prod_06h2e7kmv8m5w4kgr723516j36fj2",
          *         "object": "refund",
          *         "reason": null,
          *         "status": "pending",
-         *         "created": "2026-11-29T11:22:39.938Z",
-         *         "payment": "py_prod_06h2e2qqattkektgp5w8p8ahf9h6j",
-         *         "updated": "2026-11-29T11:22:39.938Z",
+         *         "created": "2026-11-29T11:43:57.146Z",
+         *         "payment": "py_prod_06h2e7kkx7je5hs7fn0vqj4mx56ar",
+         *         "updated": "2026-11-29T11:43:57.146Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "metadata": {},
@@ -18155,13 +18155,13 @@ export type components = {
          *         "failure_reason": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2e2qqmraja7fmfr7venftc0w1t",
-         *       "request_id": "req_prod_06h2e2qqmraja7fmfr7venftc0w1t",
+         *       "correlation_id": "req_prod_06h2e7kmtzp2vs7vh6fw2w91zhcay",
+         *       "request_id": "req_prod_06h2e7kmtzp2vs7vh6fw2w91zhcay",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-29T11:22:39.977Z",
+         *       "created": "2026-11-29T11:43:57.149Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2e2q0jsmt1p9rnsmyh98bw1d7j"
+         *       "actor_id": "key_prod_06h2e7k5ksc04wjtdsbs0hg6cjrza"
          *     }
          */
         RefundFailedEvent: {
@@ -18206,18 +18206,18 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2e2q0mkmyehdhbwvvstq9h9tfj",
+         *       "id": "evt_prod_06h2e7k5m4q3fa33s3nm5j29myyar",
          *       "type": "api_token.created",
          *       "aggregate_type": "api_token",
-         *       "aggregate_id": "key_prod_06h2e2q0jsmt1p9rnsmyh98bw1d7j",
+         *       "aggregate_id": "key_prod_06h2e7k5ksc04wjtdsbs0hg6cjrza",
          *       "data": {
-         *         "id": "key_prod_06h2e2q0jsmt1p9rnsmyh98bw1d7j",
+         *         "id": "key_prod_06h2e7k5ksc04wjtdsbs0hg6cjrza",
          *         "kind": "secret",
          *         "name": "catalogue",
          *         "object": "api_token",
          *         "status": "active",
-         *         "created": "2026-11-29T11:22:33.992Z",
-         *         "display": "st_prod_…2x50",
+         *         "created": "2026-11-29T11:43:53.246Z",
+         *         "display": "st_prod_…jjf7",
          *         "revoked_at": null,
          *         "last_used_at": null
          *       },
@@ -18226,13 +18226,13 @@ export type components = {
          *         "user_agent": "node",
          *         "client_address": "127.0.0.1"
          *       },
-         *       "correlation_id": "req_prod_06h2e2q0dagmz4vvd0j7yqnc4n4ec",
-         *       "request_id": "req_prod_06h2e2q0dagmz4vvd0j7yqnc4n4ec",
+         *       "correlation_id": "req_prod_06h2e7k5jb3r1b7xp64pgxpprrn76",
+         *       "request_id": "req_prod_06h2e7k5jb3r1b7xp64pgxpprrn76",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-29T11:22:34.020Z",
+         *       "created": "2026-11-29T11:43:53.249Z",
          *       "actor_type": "user",
-         *       "actor_id": "user_prod_06h2e2py42rqs556vkdqt3bh8qbft"
+         *       "actor_id": "user_prod_06h2e7k29pz0agkc4tj47pp8mpgx2"
          *     }
          */
         ApiTokenCreatedEvent: {
@@ -18277,29 +18277,29 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2e2q7nejxhwdzjt555c3yfnveg",
+         *       "id": "evt_prod_06h2e7k9b2w1jcx9fav60ar1na7n4",
          *       "type": "api_token.revoked",
          *       "aggregate_type": "api_token",
-         *       "aggregate_id": "key_prod_06h2e2q3k935asqa7erjgrs9p6a9c",
+         *       "aggregate_id": "key_prod_06h2e7k8964zzm1whw2f2yawxv60t",
          *       "data": {
-         *         "id": "key_prod_06h2e2q3k935asqa7erjgrs9p6a9c",
+         *         "id": "key_prod_06h2e7k8964zzm1whw2f2yawxv60t",
          *         "kind": "publishable",
          *         "name": "spare",
          *         "object": "api_token",
          *         "status": "revoked",
-         *         "created": "2026-11-29T11:22:34.775Z",
-         *         "display": "pt_prod_…9nkx",
-         *         "revoked_at": "2026-11-29T11:22:35.814Z",
+         *         "created": "2026-11-29T11:43:53.929Z",
+         *         "display": "pt_prod_…eybc",
+         *         "revoked_at": "2026-11-29T11:43:54.189Z",
          *         "last_used_at": null
          *       },
          *       "previous_data": {
-         *         "id": "key_prod_06h2e2q3k935asqa7erjgrs9p6a9c",
+         *         "id": "key_prod_06h2e7k8964zzm1whw2f2yawxv60t",
          *         "kind": "publishable",
          *         "name": "spare",
          *         "object": "api_token",
          *         "status": "active",
-         *         "created": "2026-11-29T11:22:34.775Z",
-         *         "display": "pt_prod_…9nkx",
+         *         "created": "2026-11-29T11:43:53.929Z",
+         *         "display": "pt_prod_…eybc",
          *         "revoked_at": null,
          *         "last_used_at": null
          *       },
@@ -18307,13 +18307,13 @@ export type components = {
          *         "user_agent": "node",
          *         "client_address": "127.0.0.1"
          *       },
-         *       "correlation_id": "req_prod_06h2e2q5t73x8ecccyz3pvjpnc5mr",
-         *       "request_id": "req_prod_06h2e2q5t73x8ecccyz3pvjpnc5mr",
+         *       "correlation_id": "req_prod_06h2e7k958fr5cc4ysf3babc259rp",
+         *       "request_id": "req_prod_06h2e7k958fr5cc4ysf3babc259rp",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-29T11:22:35.819Z",
+         *       "created": "2026-11-29T11:43:54.200Z",
          *       "actor_type": "user",
-         *       "actor_id": "user_prod_06h2e2py42rqs556vkdqt3bh8qbft"
+         *       "actor_id": "user_prod_06h2e7k29pz0agkc4tj47pp8mpgx2"
          *     }
          */
         ApiTokenRevokedEvent: {
@@ -18358,20 +18358,20 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2e2q7trzzm88qfdwbke322net8",
+         *       "id": "evt_prod_06h2e7k9ev7xa4gz110ghrn64jhkg",
          *       "type": "webhook_endpoint.created",
          *       "aggregate_type": "webhook_endpoint",
-         *       "aggregate_id": "whe_prod_06h2e2q7tfg6pd71w1jvj7jb160wj",
+         *       "aggregate_id": "whe_prod_06h2e7k9ee59j4cx23k9hjr7zzk0e",
          *       "data": {
-         *         "id": "whe_prod_06h2e2q7tfg6pd71w1jvj7jb160wj",
+         *         "id": "whe_prod_06h2e7k9ee59j4cx23k9hjr7zzk0e",
          *         "url": "https://example.com/audit",
          *         "events": [
          *           "customer.created"
          *         ],
          *         "object": "webhook_endpoint",
-         *         "created": "2026-11-29T11:22:35.858Z",
+         *         "created": "2026-11-29T11:43:54.226Z",
          *         "enabled": true,
-         *         "updated": "2026-11-29T11:22:35.858Z",
+         *         "updated": "2026-11-29T11:43:54.226Z",
          *         "livemode": false,
          *         "description": null,
          *         "disabled_at": null,
@@ -18385,13 +18385,13 @@ export type components = {
          *         "user_agent": "node",
          *         "client_address": "127.0.0.1"
          *       },
-         *       "correlation_id": "req_prod_06h2e2q7rnsx3byd684qqk1vs1gge",
-         *       "request_id": "req_prod_06h2e2q7rnsx3byd684qqk1vs1gge",
+         *       "correlation_id": "req_prod_06h2e7k9dbxzhx7kf95fdt0azc88y",
+         *       "request_id": "req_prod_06h2e7k9dbxzhx7kf95fdt0azc88y",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-29T11:22:35.862Z",
+         *       "created": "2026-11-29T11:43:54.230Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2e2q0jsmt1p9rnsmyh98bw1d7j"
+         *       "actor_id": "key_prod_06h2e7k5ksc04wjtdsbs0hg6cjrza"
          *     }
          */
         WebhookEndpointCreatedEvent: {
@@ -18436,20 +18436,20 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2e2q80w2ejfwaqejphhdf8ab44",
+         *       "id": "evt_prod_06h2e7k9hfv0rgh7ycg2t8jbt7egm",
          *       "type": "webhook_endpoint.updated",
          *       "aggregate_type": "webhook_endpoint",
-         *       "aggregate_id": "whe_prod_06h2e2q7tfg6pd71w1jvj7jb160wj",
+         *       "aggregate_id": "whe_prod_06h2e7k9ee59j4cx23k9hjr7zzk0e",
          *       "data": {
-         *         "id": "whe_prod_06h2e2q7tfg6pd71w1jvj7jb160wj",
+         *         "id": "whe_prod_06h2e7k9ee59j4cx23k9hjr7zzk0e",
          *         "url": "https://example.com/audit",
          *         "events": [
          *           "customer.created"
          *         ],
          *         "object": "webhook_endpoint",
-         *         "created": "2026-11-29T11:22:35.858Z",
+         *         "created": "2026-11-29T11:43:54.226Z",
          *         "enabled": true,
-         *         "updated": "2026-11-29T11:22:35.898Z",
+         *         "updated": "2026-11-29T11:43:54.249Z",
          *         "livemode": false,
          *         "description": "Audit",
          *         "disabled_at": null,
@@ -18459,15 +18459,15 @@ export type components = {
          *         "previous_secret_expires_at": null
          *       },
          *       "previous_data": {
-         *         "id": "whe_prod_06h2e2q7tfg6pd71w1jvj7jb160wj",
+         *         "id": "whe_prod_06h2e7k9ee59j4cx23k9hjr7zzk0e",
          *         "url": "https://example.com/audit",
          *         "events": [
          *           "customer.created"
          *         ],
          *         "object": "webhook_endpoint",
-         *         "created": "2026-11-29T11:22:35.858Z",
+         *         "created": "2026-11-29T11:43:54.226Z",
          *         "enabled": true,
-         *         "updated": "2026-11-29T11:22:35.858Z",
+         *         "updated": "2026-11-29T11:43:54.226Z",
          *         "livemode": false,
          *         "description": null,
          *         "disabled_at": null,
@@ -18480,13 +18480,13 @@ export type components = {
          *         "user_agent": "node",
          *         "client_address": "127.0.0.1"
          *       },
-         *       "correlation_id": "req_prod_06h2e2q7ysyh0kypqpwpr3csfrr90",
-         *       "request_id": "req_prod_06h2e2q7ysyh0kypqpwpr3csfrr90",
+         *       "correlation_id": "req_prod_06h2e7k9gv5fmwjvy5awn55txtzay",
+         *       "request_id": "req_prod_06h2e7k9gv5fmwjvy5awn55txtzay",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-29T11:22:35.911Z",
+         *       "created": "2026-11-29T11:43:54.251Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2e2q0jsmt1p9rnsmyh98bw1d7j"
+         *       "actor_id": "key_prod_06h2e7k5ksc04wjtdsbs0hg6cjrza"
          *     }
          */
         WebhookEndpointUpdatedEvent: {
@@ -18531,58 +18531,58 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2e2q8cf5mvayc9nxfpy2vvye5t",
+         *       "id": "evt_prod_06h2e7k9w73xf96w91ya7a8arbja6",
          *       "type": "webhook_endpoint.deleted",
          *       "aggregate_type": "webhook_endpoint",
-         *       "aggregate_id": "whe_prod_06h2e2q7tfg6pd71w1jvj7jb160wj",
+         *       "aggregate_id": "whe_prod_06h2e7k9ee59j4cx23k9hjr7zzk0e",
          *       "data": {
-         *         "id": "whe_prod_06h2e2q7tfg6pd71w1jvj7jb160wj",
+         *         "id": "whe_prod_06h2e7k9ee59j4cx23k9hjr7zzk0e",
          *         "url": "https://example.com/audit",
          *         "events": [
          *           "customer.created"
          *         ],
          *         "object": "webhook_endpoint",
-         *         "created": "2026-11-29T11:22:35.858Z",
+         *         "created": "2026-11-29T11:43:54.226Z",
          *         "deleted": true,
          *         "enabled": false,
-         *         "updated": "2026-11-29T11:22:36.002Z",
+         *         "updated": "2026-11-29T11:43:54.335Z",
          *         "livemode": false,
          *         "description": "Audit",
          *         "disabled_at": null,
          *         "failing_since": null,
          *         "disabled_reason": null,
          *         "max_deliveries_per_second": null,
-         *         "previous_secret_expires_at": "2026-11-30T11:22:35.976Z"
+         *         "previous_secret_expires_at": "2026-11-30T11:43:54.312Z"
          *       },
          *       "previous_data": {
-         *         "id": "whe_prod_06h2e2q7tfg6pd71w1jvj7jb160wj",
+         *         "id": "whe_prod_06h2e7k9ee59j4cx23k9hjr7zzk0e",
          *         "url": "https://example.com/audit",
          *         "events": [
          *           "customer.created"
          *         ],
          *         "object": "webhook_endpoint",
-         *         "created": "2026-11-29T11:22:35.858Z",
+         *         "created": "2026-11-29T11:43:54.226Z",
          *         "enabled": true,
-         *         "updated": "2026-11-29T11:22:35.976Z",
+         *         "updated": "2026-11-29T11:43:54.312Z",
          *         "livemode": false,
          *         "description": "Audit",
          *         "disabled_at": null,
          *         "failing_since": null,
          *         "disabled_reason": null,
          *         "max_deliveries_per_second": null,
-         *         "previous_secret_expires_at": "2026-11-30T11:22:35.976Z"
+         *         "previous_secret_expires_at": "2026-11-30T11:43:54.312Z"
          *       },
          *       "metadata": {
          *         "user_agent": "node",
          *         "client_address": "127.0.0.1"
          *       },
-         *       "correlation_id": "req_prod_06h2e2q8bw4kv8tjr86vxaxnr0xs4",
-         *       "request_id": "req_prod_06h2e2q8bw4kv8tjr86vxaxnr0xs4",
+         *       "correlation_id": "req_prod_06h2e7k9vhcmfy8atm2qh8r6pdgqt",
+         *       "request_id": "req_prod_06h2e7k9vhcmfy8atm2qh8r6pdgqt",
          *       "version": 1,
          *       "sequence": 6,
-         *       "created": "2026-11-29T11:22:36.003Z",
+         *       "created": "2026-11-29T11:43:54.337Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2e2q0jsmt1p9rnsmyh98bw1d7j"
+         *       "actor_id": "key_prod_06h2e7k5ksc04wjtdsbs0hg6cjrza"
          *     }
          */
         WebhookEndpointDeletedEvent: {
@@ -18627,20 +18627,20 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2e2q838cw4c4my2k9gpe3sb858",
+         *       "id": "evt_prod_06h2e7k9mw42a3x3vx25r3zm8s80g",
          *       "type": "webhook_endpoint.disabled",
          *       "aggregate_type": "webhook_endpoint",
-         *       "aggregate_id": "whe_prod_06h2e2q7tfg6pd71w1jvj7jb160wj",
+         *       "aggregate_id": "whe_prod_06h2e7k9ee59j4cx23k9hjr7zzk0e",
          *       "data": {
-         *         "id": "whe_prod_06h2e2q7tfg6pd71w1jvj7jb160wj",
+         *         "id": "whe_prod_06h2e7k9ee59j4cx23k9hjr7zzk0e",
          *         "url": "https://example.com/audit",
          *         "events": [
          *           "customer.created"
          *         ],
          *         "object": "webhook_endpoint",
-         *         "created": "2026-11-29T11:22:35.858Z",
+         *         "created": "2026-11-29T11:43:54.226Z",
          *         "enabled": false,
-         *         "updated": "2026-11-29T11:22:35.929Z",
+         *         "updated": "2026-11-29T11:43:54.276Z",
          *         "livemode": false,
          *         "description": "Audit",
          *         "disabled_at": null,
@@ -18650,15 +18650,15 @@ export type components = {
          *         "previous_secret_expires_at": null
          *       },
          *       "previous_data": {
-         *         "id": "whe_prod_06h2e2q7tfg6pd71w1jvj7jb160wj",
+         *         "id": "whe_prod_06h2e7k9ee59j4cx23k9hjr7zzk0e",
          *         "url": "https://example.com/audit",
          *         "events": [
          *           "customer.created"
          *         ],
          *         "object": "webhook_endpoint",
-         *         "created": "2026-11-29T11:22:35.858Z",
+         *         "created": "2026-11-29T11:43:54.226Z",
          *         "enabled": true,
-         *         "updated": "2026-11-29T11:22:35.898Z",
+         *         "updated": "2026-11-29T11:43:54.249Z",
          *         "livemode": false,
          *         "description": "Audit",
          *         "disabled_at": null,
@@ -18671,13 +18671,13 @@ export type components = {
          *         "user_agent": "node",
          *         "client_address": "127.0.0.1"
          *       },
-         *       "correlation_id": "req_prod_06h2e2q82yng3awqqgrkk9bddr5sr",
-         *       "request_id": "req_prod_06h2e2q82yng3awqqgrkk9bddr5sr",
+         *       "correlation_id": "req_prod_06h2e7k9kqmd9yfm1tr90w665rpa2",
+         *       "request_id": "req_prod_06h2e7k9kqmd9yfm1tr90w665rpa2",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-29T11:22:35.930Z",
+         *       "created": "2026-11-29T11:43:54.279Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2e2q0jsmt1p9rnsmyh98bw1d7j"
+         *       "actor_id": "key_prod_06h2e7k5ksc04wjtdsbs0hg6cjrza"
          *     }
          */
         WebhookEndpointDisabledEvent: {
@@ -18722,20 +18722,20 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2e2q87k5tx16qrqy90y14r8g10",
+         *       "id": "evt_prod_06h2e7k9qae74hyk2jk9n0bwsaakp",
          *       "type": "webhook_endpoint.enabled",
          *       "aggregate_type": "webhook_endpoint",
-         *       "aggregate_id": "whe_prod_06h2e2q7tfg6pd71w1jvj7jb160wj",
+         *       "aggregate_id": "whe_prod_06h2e7k9ee59j4cx23k9hjr7zzk0e",
          *       "data": {
-         *         "id": "whe_prod_06h2e2q7tfg6pd71w1jvj7jb160wj",
+         *         "id": "whe_prod_06h2e7k9ee59j4cx23k9hjr7zzk0e",
          *         "url": "https://example.com/audit",
          *         "events": [
          *           "customer.created"
          *         ],
          *         "object": "webhook_endpoint",
-         *         "created": "2026-11-29T11:22:35.858Z",
+         *         "created": "2026-11-29T11:43:54.226Z",
          *         "enabled": true,
-         *         "updated": "2026-11-29T11:22:35.963Z",
+         *         "updated": "2026-11-29T11:43:54.296Z",
          *         "livemode": false,
          *         "description": "Audit",
          *         "disabled_at": null,
@@ -18745,15 +18745,15 @@ export type components = {
          *         "previous_secret_expires_at": null
          *       },
          *       "previous_data": {
-         *         "id": "whe_prod_06h2e2q7tfg6pd71w1jvj7jb160wj",
+         *         "id": "whe_prod_06h2e7k9ee59j4cx23k9hjr7zzk0e",
          *         "url": "https://example.com/audit",
          *         "events": [
          *           "customer.created"
          *         ],
          *         "object": "webhook_endpoint",
-         *         "created": "2026-11-29T11:22:35.858Z",
+         *         "created": "2026-11-29T11:43:54.226Z",
          *         "enabled": false,
-         *         "updated": "2026-11-29T11:22:35.929Z",
+         *         "updated": "2026-11-29T11:43:54.276Z",
          *         "livemode": false,
          *         "description": "Audit",
          *         "disabled_at": null,
@@ -18766,13 +18766,13 @@ export type components = {
          *         "user_agent": "node",
          *         "client_address": "127.0.0.1"
          *       },
-         *       "correlation_id": "req_prod_06h2e2q84s58jn06d90j25qbx4sx4",
-         *       "request_id": "req_prod_06h2e2q84s58jn06d90j25qbx4sx4",
+         *       "correlation_id": "req_prod_06h2e7k9ppp8wxd1wz04h41ywqt9y",
+         *       "request_id": "req_prod_06h2e7k9ppp8wxd1wz04h41ywqt9y",
          *       "version": 1,
          *       "sequence": 4,
-         *       "created": "2026-11-29T11:22:35.964Z",
+         *       "created": "2026-11-29T11:43:54.299Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2e2q0jsmt1p9rnsmyh98bw1d7j"
+         *       "actor_id": "key_prod_06h2e7k5ksc04wjtdsbs0hg6cjrza"
          *     }
          */
         WebhookEndpointEnabledEvent: {
@@ -18817,38 +18817,38 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2e2q89pgdg6zd4sqazcb0e0q8m",
+         *       "id": "evt_prod_06h2e7k9sdk80rps8edk7xefzbqq6",
          *       "type": "webhook_endpoint.secret_rotated",
          *       "aggregate_type": "webhook_endpoint",
-         *       "aggregate_id": "whe_prod_06h2e2q7tfg6pd71w1jvj7jb160wj",
+         *       "aggregate_id": "whe_prod_06h2e7k9ee59j4cx23k9hjr7zzk0e",
          *       "data": {
-         *         "id": "whe_prod_06h2e2q7tfg6pd71w1jvj7jb160wj",
+         *         "id": "whe_prod_06h2e7k9ee59j4cx23k9hjr7zzk0e",
          *         "url": "https://example.com/audit",
          *         "events": [
          *           "customer.created"
          *         ],
          *         "object": "webhook_endpoint",
-         *         "created": "2026-11-29T11:22:35.858Z",
+         *         "created": "2026-11-29T11:43:54.226Z",
          *         "enabled": true,
-         *         "updated": "2026-11-29T11:22:35.976Z",
+         *         "updated": "2026-11-29T11:43:54.312Z",
          *         "livemode": false,
          *         "description": "Audit",
          *         "disabled_at": null,
          *         "failing_since": null,
          *         "disabled_reason": null,
          *         "max_deliveries_per_second": null,
-         *         "previous_secret_expires_at": "2026-11-30T11:22:35.976Z"
+         *         "previous_secret_expires_at": "2026-11-30T11:43:54.312Z"
          *       },
          *       "previous_data": {
-         *         "id": "whe_prod_06h2e2q7tfg6pd71w1jvj7jb160wj",
+         *         "id": "whe_prod_06h2e7k9ee59j4cx23k9hjr7zzk0e",
          *         "url": "https://example.com/audit",
          *         "events": [
          *           "customer.created"
          *         ],
          *         "object": "webhook_endpoint",
-         *         "created": "2026-11-29T11:22:35.858Z",
+         *         "created": "2026-11-29T11:43:54.226Z",
          *         "enabled": true,
-         *         "updated": "2026-11-29T11:22:35.963Z",
+         *         "updated": "2026-11-29T11:43:54.296Z",
          *         "livemode": false,
          *         "description": "Audit",
          *         "disabled_at": null,
@@ -18861,13 +18861,13 @@ export type components = {
          *         "user_agent": "node",
          *         "client_address": "127.0.0.1"
          *       },
-         *       "correlation_id": "req_prod_06h2e2q88y9r40sy9ygs69hrepmkm",
-         *       "request_id": "req_prod_06h2e2q88y9r40sy9ygs69hrepmkm",
+         *       "correlation_id": "req_prod_06h2e7k9rxvt0h50v4db9jj2fvc4w",
+         *       "request_id": "req_prod_06h2e7k9rxvt0h50v4db9jj2fvc4w",
          *       "version": 1,
          *       "sequence": 5,
-         *       "created": "2026-11-29T11:22:35.981Z",
+         *       "created": "2026-11-29T11:43:54.315Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2e2q0jsmt1p9rnsmyh98bw1d7j"
+         *       "actor_id": "key_prod_06h2e7k5ksc04wjtdsbs0hg6cjrza"
          *     }
          */
         WebhookEndpointSecretRotatedEvent: {
@@ -18912,15 +18912,15 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2e2q09cpyava2gnxfc96xecdtt",
+         *       "id": "evt_prod_06h2e7k59134ydqnkap5y63n6tn6p",
          *       "type": "user.signed_in",
          *       "aggregate_type": "user",
-         *       "aggregate_id": "user_prod_06h2e2py42rqs556vkdqt3bh8qbft",
+         *       "aggregate_id": "user_prod_06h2e7k29pz0agkc4tj47pp8mpgx2",
          *       "data": {
-         *         "id": "user_prod_06h2e2py42rqs556vkdqt3bh8qbft",
+         *         "id": "user_prod_06h2e7k29pz0agkc4tj47pp8mpgx2",
          *         "name": "Test User",
          *         "role": "owner",
-         *         "email": "user-d70e516fae@example.com",
+         *         "email": "user-70ee60d3b3@example.com",
          *         "object": "user"
          *       },
          *       "previous_data": null,
@@ -18932,9 +18932,9 @@ export type components = {
          *       "request_id": null,
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-29T11:22:33.931Z",
+         *       "created": "2026-11-29T11:43:53.160Z",
          *       "actor_type": "user",
-         *       "actor_id": "user_prod_06h2e2py42rqs556vkdqt3bh8qbft"
+         *       "actor_id": "user_prod_06h2e7k29pz0agkc4tj47pp8mpgx2"
          *     }
          */
         UserSignedInEvent: {
@@ -18979,15 +18979,15 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2e2qev6kpc6fyfeg9mtxqcfd5j",
+         *       "id": "evt_prod_06h2e7kd246t2vdfx4eyc6xpna33a",
          *       "type": "user.sign_in_failed",
          *       "aggregate_type": "user",
-         *       "aggregate_id": "user_prod_06h2e2py42rqs556vkdqt3bh8qbft",
+         *       "aggregate_id": "user_prod_06h2e7k29pz0agkc4tj47pp8mpgx2",
          *       "data": {
-         *         "id": "user_prod_06h2e2py42rqs556vkdqt3bh8qbft",
+         *         "id": "user_prod_06h2e7k29pz0agkc4tj47pp8mpgx2",
          *         "name": "Test User",
          *         "role": "owner",
-         *         "email": "user-d70e516fae@example.com",
+         *         "email": "user-70ee60d3b3@example.com",
          *         "object": "user"
          *       },
          *       "previous_data": null,
@@ -18999,9 +18999,9 @@ export type components = {
          *       "request_id": null,
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-29T11:22:37.657Z",
+         *       "created": "2026-11-29T11:43:55.153Z",
          *       "actor_type": "user",
-         *       "actor_id": "user_prod_06h2e2py42rqs556vkdqt3bh8qbft"
+         *       "actor_id": "user_prod_06h2e7k29pz0agkc4tj47pp8mpgx2"
          *     }
          */
         UserSignInFailedEvent: {
@@ -19046,15 +19046,15 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2e2qj691aehrrxkzdsbrp0yjrj",
+         *       "id": "evt_prod_06h2e7kf6k79zrmn4gf9s90ykkwn0",
          *       "type": "user.signed_out",
          *       "aggregate_type": "user",
-         *       "aggregate_id": "user_prod_06h2e2py42rqs556vkdqt3bh8qbft",
+         *       "aggregate_id": "user_prod_06h2e7k29pz0agkc4tj47pp8mpgx2",
          *       "data": {
-         *         "id": "user_prod_06h2e2py42rqs556vkdqt3bh8qbft",
+         *         "id": "user_prod_06h2e7k29pz0agkc4tj47pp8mpgx2",
          *         "name": "Test User",
          *         "role": "owner",
-         *         "email": "user-d70e516fae@example.com",
+         *         "email": "user-70ee60d3b3@example.com",
          *         "object": "user"
          *       },
          *       "previous_data": null,
@@ -19066,9 +19066,9 @@ export type components = {
          *       "request_id": null,
          *       "version": 1,
          *       "sequence": 4,
-         *       "created": "2026-11-29T11:22:38.514Z",
+         *       "created": "2026-11-29T11:43:55.700Z",
          *       "actor_type": "user",
-         *       "actor_id": "user_prod_06h2e2py42rqs556vkdqt3bh8qbft"
+         *       "actor_id": "user_prod_06h2e7k29pz0agkc4tj47pp8mpgx2"
          *     }
          */
         UserSignedOutEvent: {
@@ -19113,15 +19113,15 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2e2qhdjd35devnkn3gr5xnymqa",
+         *       "id": "evt_prod_06h2e7kecsqyp8bgha9g38xyqscwe",
          *       "type": "user.password_changed",
          *       "aggregate_type": "user",
-         *       "aggregate_id": "user_prod_06h2e2py42rqs556vkdqt3bh8qbft",
+         *       "aggregate_id": "user_prod_06h2e7k29pz0agkc4tj47pp8mpgx2",
          *       "data": {
-         *         "id": "user_prod_06h2e2py42rqs556vkdqt3bh8qbft",
+         *         "id": "user_prod_06h2e7k29pz0agkc4tj47pp8mpgx2",
          *         "name": "Test User",
          *         "role": "owner",
-         *         "email": "user-d70e516fae@example.com",
+         *         "email": "user-70ee60d3b3@example.com",
          *         "object": "user"
          *       },
          *       "previous_data": null,
@@ -19133,9 +19133,9 @@ export type components = {
          *       "request_id": null,
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-29T11:22:38.316Z",
+         *       "created": "2026-11-29T11:43:55.494Z",
          *       "actor_type": "user",
-         *       "actor_id": "user_prod_06h2e2py42rqs556vkdqt3bh8qbft"
+         *       "actor_id": "user_prod_06h2e7k29pz0agkc4tj47pp8mpgx2"
          *     }
          */
         UserPasswordChangedEvent: {
@@ -19180,12 +19180,12 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2e2qjnme8h7kq9fzzg54mmdber",
+         *       "id": "evt_prod_06h2e7kfj4yjqb360f8ab67nwtzt8",
          *       "type": "account.settings_updated",
          *       "aggregate_type": "account_settings",
-         *       "aggregate_id": "acc_prod_06h2e2py3h1r9pd0swrwb5q7427q0",
+         *       "aggregate_id": "acc_prod_06h2e7k284vwhvmcw6y337ryz82xy",
          *       "data": {
-         *         "id": "acc_prod_06h2e2py3h1r9pd0swrwb5q7427q0",
+         *         "id": "acc_prod_06h2e7k284vwhvmcw6y337ryz82xy",
          *         "object": "account_settings",
          *         "tax_id": null,
          *         "address": {
@@ -19196,7 +19196,6 @@ export type components = {
          *           "postal_code": "10117"
          *         },
          *         "livemode": false,
-         *         "brand_color": null,
          *         "business_name": "Example GmbH",
          *         "support_email": null,
          *         "default_locale": "en",
@@ -19212,12 +19211,11 @@ export type components = {
          *         "entitlement_past_due_grace_days": 7
          *       },
          *       "previous_data": {
-         *         "id": "acc_prod_06h2e2py3h1r9pd0swrwb5q7427q0",
+         *         "id": "acc_prod_06h2e7k284vwhvmcw6y337ryz82xy",
          *         "object": "account_settings",
          *         "tax_id": null,
          *         "address": null,
          *         "livemode": false,
-         *         "brand_color": null,
          *         "business_name": null,
          *         "support_email": null,
          *         "default_locale": "en",
@@ -19233,13 +19231,13 @@ export type components = {
          *         "entitlement_past_due_grace_days": 7
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2e2qjk9ttkm2shp42n2n2scpz8",
-         *       "request_id": "req_prod_06h2e2qjk9ttkm2shp42n2n2scpz8",
+         *       "correlation_id": "req_prod_06h2e7kfhgzp0zq1wfppqc3f8jp1a",
+         *       "request_id": "req_prod_06h2e7kfhgzp0zq1wfppqc3f8jp1a",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-29T11:22:38.637Z",
+         *       "created": "2026-11-29T11:43:55.793Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2e2q0jsmt1p9rnsmyh98bw1d7j"
+         *       "actor_id": "key_prod_06h2e7k5ksc04wjtdsbs0hg6cjrza"
          *     }
          */
         AccountSettingsUpdatedEvent: {
@@ -19284,17 +19282,17 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2e2qkfckrwcwwxjte0cbv36xjr",
+         *       "id": "evt_prod_06h2e7kfm2t3zmbseggmg730tve5w",
          *       "type": "tax_rate.created",
          *       "aggregate_type": "tax_rate",
-         *       "aggregate_id": "txr_prod_06h2e2qkf42ekkvjdweyk99ycgbrg",
+         *       "aggregate_id": "txr_prod_06h2e7kfkwppdadepcq718zh553j8",
          *       "data": {
-         *         "id": "txr_prod_06h2e2qkf42ekkvjdweyk99ycgbrg",
+         *         "id": "txr_prod_06h2e7kfkwppdadepcq718zh553j8",
          *         "active": true,
          *         "object": "tax_rate",
          *         "country": "DE",
-         *         "created": "2026-11-29T11:22:38.841Z",
-         *         "updated": "2026-11-29T11:22:38.841Z",
+         *         "created": "2026-11-29T11:43:55.807Z",
+         *         "updated": "2026-11-29T11:43:55.807Z",
          *         "livemode": false,
          *         "metadata": {},
          *         "inclusive": false,
@@ -19305,13 +19303,13 @@ export type components = {
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2e2qkeq7pj3hpyq70x38kffvqy",
-         *       "request_id": "req_prod_06h2e2qkeq7pj3hpyq70x38kffvqy",
+         *       "correlation_id": "req_prod_06h2e7kfkn8cjp76dgcz1yrgb0tvp",
+         *       "request_id": "req_prod_06h2e7kfkn8cjp76dgcz1yrgb0tvp",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-29T11:22:38.843Z",
+         *       "created": "2026-11-29T11:43:55.808Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2e2q0jsmt1p9rnsmyh98bw1d7j"
+         *       "actor_id": "key_prod_06h2e7k5ksc04wjtdsbs0hg6cjrza"
          *     }
          */
         TaxRateCreatedEvent: {
@@ -19356,17 +19354,17 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2e2qkme2036kb3epxby5p17f7j",
+         *       "id": "evt_prod_06h2e7kfpn2xffq6yvbm654w1cfq8",
          *       "type": "tax_rate.updated",
          *       "aggregate_type": "tax_rate",
-         *       "aggregate_id": "txr_prod_06h2e2qkf42ekkvjdweyk99ycgbrg",
+         *       "aggregate_id": "txr_prod_06h2e7kfkwppdadepcq718zh553j8",
          *       "data": {
-         *         "id": "txr_prod_06h2e2qkf42ekkvjdweyk99ycgbrg",
+         *         "id": "txr_prod_06h2e7kfkwppdadepcq718zh553j8",
          *         "active": false,
          *         "object": "tax_rate",
          *         "country": "DE",
-         *         "created": "2026-11-29T11:22:38.841Z",
-         *         "updated": "2026-11-29T11:22:38.883Z",
+         *         "created": "2026-11-29T11:43:55.807Z",
+         *         "updated": "2026-11-29T11:43:55.828Z",
          *         "livemode": false,
          *         "metadata": {},
          *         "inclusive": false,
@@ -19376,12 +19374,12 @@ export type components = {
          *         "jurisdiction": null
          *       },
          *       "previous_data": {
-         *         "id": "txr_prod_06h2e2qkf42ekkvjdweyk99ycgbrg",
+         *         "id": "txr_prod_06h2e7kfkwppdadepcq718zh553j8",
          *         "active": true,
          *         "object": "tax_rate",
          *         "country": "DE",
-         *         "created": "2026-11-29T11:22:38.841Z",
-         *         "updated": "2026-11-29T11:22:38.841Z",
+         *         "created": "2026-11-29T11:43:55.807Z",
+         *         "updated": "2026-11-29T11:43:55.807Z",
          *         "livemode": false,
          *         "metadata": {},
          *         "inclusive": false,
@@ -19391,13 +19389,13 @@ export type components = {
          *         "jurisdiction": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2e2qkm3qx3e99ftw0syekrz0st",
-         *       "request_id": "req_prod_06h2e2qkm3qx3e99ftw0syekrz0st",
+         *       "correlation_id": "req_prod_06h2e7kfp388136z8h00d3jdch21w",
+         *       "request_id": "req_prod_06h2e7kfp388136z8h00d3jdch21w",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-29T11:22:38.884Z",
+         *       "created": "2026-11-29T11:43:55.829Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2e2q0jsmt1p9rnsmyh98bw1d7j"
+         *       "actor_id": "key_prod_06h2e7k5ksc04wjtdsbs0hg6cjrza"
          *     }
          */
         TaxRateUpdatedEvent: {
@@ -19442,16 +19440,16 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2e2qnjynt3fj5trzz6avw8scbc",
+         *       "id": "evt_prod_06h2e7kh3chhm96kqd9r8dqfbrcr8",
          *       "type": "meter.created",
          *       "aggregate_type": "meter",
-         *       "aggregate_id": "mtr_prod_06h2e2qnjrs0mdz9e81tpyhxxm56t",
+         *       "aggregate_id": "mtr_prod_06h2e7kh38k675qkbfjp9xstksz16",
          *       "data": {
-         *         "id": "mtr_prod_06h2e2qnjrs0mdz9e81tpyhxxm56t",
+         *         "id": "mtr_prod_06h2e7kh38k675qkbfjp9xstksz16",
          *         "object": "meter",
          *         "status": "active",
-         *         "created": "2026-11-29T11:22:39.382Z",
-         *         "updated": "2026-11-29T11:22:39.382Z",
+         *         "created": "2026-11-29T11:43:56.186Z",
+         *         "updated": "2026-11-29T11:43:56.186Z",
          *         "livemode": false,
          *         "value_key": "value",
          *         "event_name": "api_request",
@@ -19460,13 +19458,13 @@ export type components = {
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2e2qnjf7dctp6k950x09e40cac",
-         *       "request_id": "req_prod_06h2e2qnjf7dctp6k950x09e40cac",
+         *       "correlation_id": "req_prod_06h2e7kh2x90aaxjn5vptxkzg7afc",
+         *       "request_id": "req_prod_06h2e7kh2x90aaxjn5vptxkzg7afc",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-29T11:22:39.383Z",
+         *       "created": "2026-11-29T11:43:56.187Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2e2q0jsmt1p9rnsmyh98bw1d7j"
+         *       "actor_id": "key_prod_06h2e7k5ksc04wjtdsbs0hg6cjrza"
          *     }
          */
         MeterCreatedEvent: {
@@ -19511,16 +19509,16 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2e2qnmcshznwy0t0y0r8xs0shm",
+         *       "id": "evt_prod_06h2e7kh5kye0a3kz84j549z36eng",
          *       "type": "meter.updated",
          *       "aggregate_type": "meter",
-         *       "aggregate_id": "mtr_prod_06h2e2qnjrs0mdz9e81tpyhxxm56t",
+         *       "aggregate_id": "mtr_prod_06h2e7kh38k675qkbfjp9xstksz16",
          *       "data": {
-         *         "id": "mtr_prod_06h2e2qnjrs0mdz9e81tpyhxxm56t",
+         *         "id": "mtr_prod_06h2e7kh38k675qkbfjp9xstksz16",
          *         "object": "meter",
          *         "status": "active",
-         *         "created": "2026-11-29T11:22:39.382Z",
-         *         "updated": "2026-11-29T11:22:39.395Z",
+         *         "created": "2026-11-29T11:43:56.186Z",
+         *         "updated": "2026-11-29T11:43:56.203Z",
          *         "livemode": false,
          *         "value_key": "value",
          *         "event_name": "api_request",
@@ -19528,11 +19526,11 @@ export type components = {
          *         "display_name": "Requests"
          *       },
          *       "previous_data": {
-         *         "id": "mtr_prod_06h2e2qnjrs0mdz9e81tpyhxxm56t",
+         *         "id": "mtr_prod_06h2e7kh38k675qkbfjp9xstksz16",
          *         "object": "meter",
          *         "status": "active",
-         *         "created": "2026-11-29T11:22:39.382Z",
-         *         "updated": "2026-11-29T11:22:39.382Z",
+         *         "created": "2026-11-29T11:43:56.186Z",
+         *         "updated": "2026-11-29T11:43:56.186Z",
          *         "livemode": false,
          *         "value_key": "value",
          *         "event_name": "api_request",
@@ -19540,13 +19538,13 @@ export type components = {
          *         "display_name": "API requests"
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2e2qnm38aan9cwg7sxcdw54k2t",
-         *       "request_id": "req_prod_06h2e2qnm38aan9cwg7sxcdw54k2t",
+         *       "correlation_id": "req_prod_06h2e7kh51vc4sp1a6p4v6f1mgz6m",
+         *       "request_id": "req_prod_06h2e7kh51vc4sp1a6p4v6f1mgz6m",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-29T11:22:39.395Z",
+         *       "created": "2026-11-29T11:43:56.204Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2e2q0jsmt1p9rnsmyh98bw1d7j"
+         *       "actor_id": "key_prod_06h2e7k5ksc04wjtdsbs0hg6cjrza"
          *     }
          */
         MeterUpdatedEvent: {
@@ -19591,16 +19589,16 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2e2qnnkdjwfe0mk37vb7z6c7jg",
+         *       "id": "evt_prod_06h2e7kh75yy6mf5781e6fjqyvznj",
          *       "type": "meter.deactivated",
          *       "aggregate_type": "meter",
-         *       "aggregate_id": "mtr_prod_06h2e2qnjrs0mdz9e81tpyhxxm56t",
+         *       "aggregate_id": "mtr_prod_06h2e7kh38k675qkbfjp9xstksz16",
          *       "data": {
-         *         "id": "mtr_prod_06h2e2qnjrs0mdz9e81tpyhxxm56t",
+         *         "id": "mtr_prod_06h2e7kh38k675qkbfjp9xstksz16",
          *         "object": "meter",
          *         "status": "inactive",
-         *         "created": "2026-11-29T11:22:39.382Z",
-         *         "updated": "2026-11-29T11:22:39.403Z",
+         *         "created": "2026-11-29T11:43:56.186Z",
+         *         "updated": "2026-11-29T11:43:56.217Z",
          *         "livemode": false,
          *         "value_key": "value",
          *         "event_name": "api_request",
@@ -19608,11 +19606,11 @@ export type components = {
          *         "display_name": "Requests"
          *       },
          *       "previous_data": {
-         *         "id": "mtr_prod_06h2e2qnjrs0mdz9e81tpyhxxm56t",
+         *         "id": "mtr_prod_06h2e7kh38k675qkbfjp9xstksz16",
          *         "object": "meter",
          *         "status": "active",
-         *         "created": "2026-11-29T11:22:39.382Z",
-         *         "updated": "2026-11-29T11:22:39.395Z",
+         *         "created": "2026-11-29T11:43:56.186Z",
+         *         "updated": "2026-11-29T11:43:56.203Z",
          *         "livemode": false,
          *         "value_key": "value",
          *         "event_name": "api_request",
@@ -19620,13 +19618,13 @@ export type components = {
          *         "display_name": "Requests"
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2e2qnn87cehq52e676vnj19yfa",
-         *       "request_id": "req_prod_06h2e2qnn87cehq52e676vnj19yfa",
+         *       "correlation_id": "req_prod_06h2e7kh6r5n1q4wv0qdte5p4my5r",
+         *       "request_id": "req_prod_06h2e7kh6r5n1q4wv0qdte5p4my5r",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-29T11:22:39.404Z",
+         *       "created": "2026-11-29T11:43:56.217Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2e2q0jsmt1p9rnsmyh98bw1d7j"
+         *       "actor_id": "key_prod_06h2e7k5ksc04wjtdsbs0hg6cjrza"
          *     }
          */
         MeterDeactivatedEvent: {
@@ -19671,16 +19669,16 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2e2qnpwdwt4410yk414v2srwfy",
+         *       "id": "evt_prod_06h2e7kh98353wytvy8c0s0mr2s9j",
          *       "type": "meter.reactivated",
          *       "aggregate_type": "meter",
-         *       "aggregate_id": "mtr_prod_06h2e2qnjrs0mdz9e81tpyhxxm56t",
+         *       "aggregate_id": "mtr_prod_06h2e7kh38k675qkbfjp9xstksz16",
          *       "data": {
-         *         "id": "mtr_prod_06h2e2qnjrs0mdz9e81tpyhxxm56t",
+         *         "id": "mtr_prod_06h2e7kh38k675qkbfjp9xstksz16",
          *         "object": "meter",
          *         "status": "active",
-         *         "created": "2026-11-29T11:22:39.382Z",
-         *         "updated": "2026-11-29T11:22:39.415Z",
+         *         "created": "2026-11-29T11:43:56.186Z",
+         *         "updated": "2026-11-29T11:43:56.234Z",
          *         "livemode": false,
          *         "value_key": "value",
          *         "event_name": "api_request",
@@ -19688,11 +19686,11 @@ export type components = {
          *         "display_name": "Requests"
          *       },
          *       "previous_data": {
-         *         "id": "mtr_prod_06h2e2qnjrs0mdz9e81tpyhxxm56t",
+         *         "id": "mtr_prod_06h2e7kh38k675qkbfjp9xstksz16",
          *         "object": "meter",
          *         "status": "inactive",
-         *         "created": "2026-11-29T11:22:39.382Z",
-         *         "updated": "2026-11-29T11:22:39.403Z",
+         *         "created": "2026-11-29T11:43:56.186Z",
+         *         "updated": "2026-11-29T11:43:56.217Z",
          *         "livemode": false,
          *         "value_key": "value",
          *         "event_name": "api_request",
@@ -19700,13 +19698,13 @@ export type components = {
          *         "display_name": "Requests"
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2e2qnpgt9sd5rgjtbbhtbg5nb8",
-         *       "request_id": "req_prod_06h2e2qnpgt9sd5rgjtbbhtbg5nb8",
+         *       "correlation_id": "req_prod_06h2e7kh8za9hw804rdat0x2y00jp",
+         *       "request_id": "req_prod_06h2e7kh8za9hw804rdat0x2y00jp",
          *       "version": 1,
          *       "sequence": 4,
-         *       "created": "2026-11-29T11:22:39.415Z",
+         *       "created": "2026-11-29T11:43:56.234Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2e2q0jsmt1p9rnsmyh98bw1d7j"
+         *       "actor_id": "key_prod_06h2e7k5ksc04wjtdsbs0hg6cjrza"
          *     }
          */
         MeterReactivatedEvent: {
@@ -19751,29 +19749,29 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2e2qn2h5zk2rrby12n0e4tghkm",
+         *       "id": "evt_prod_06h2e7kgn6whwe578tzk4f9ppt26m",
          *       "type": "feature.created",
          *       "aggregate_type": "feature",
-         *       "aggregate_id": "feat_prod_06h2e2qn1x8ampd0mygvaa0dnwj3j",
+         *       "aggregate_id": "feat_prod_06h2e7kgn2ac7c2yfv8z9ze6yt7kr",
          *       "data": {
-         *         "id": "feat_prod_06h2e2qn1x8ampd0mygvaa0dnwj3j",
+         *         "id": "feat_prod_06h2e7kgn2ac7c2yfv8z9ze6yt7kr",
          *         "name": "Reports",
          *         "object": "feature",
-         *         "created": "2026-11-29T11:22:39.247Z",
-         *         "updated": "2026-11-29T11:22:39.247Z",
+         *         "created": "2026-11-29T11:43:56.072Z",
+         *         "updated": "2026-11-29T11:43:56.072Z",
          *         "livemode": false,
          *         "metadata": {},
          *         "lookup_key": "reports"
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2e2qn1va2xgzrg10ptckhbkmam",
-         *       "request_id": "req_prod_06h2e2qn1va2xgzrg10ptckhbkmam",
+         *       "correlation_id": "req_prod_06h2e7kgmz3tcpdpf2evfqyxw150a",
+         *       "request_id": "req_prod_06h2e7kgmz3tcpdpf2evfqyxw150a",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-29T11:22:39.252Z",
+         *       "created": "2026-11-29T11:43:56.073Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2e2q0jsmt1p9rnsmyh98bw1d7j"
+         *       "actor_id": "key_prod_06h2e7k5ksc04wjtdsbs0hg6cjrza"
          *     }
          */
         FeatureCreatedEvent: {
@@ -19818,36 +19816,36 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2e2qn61wgbbktv6e0pahsfmk5p",
+         *       "id": "evt_prod_06h2e7kgpr21yh3seb7k3v8qtcghg",
          *       "type": "product_feature.attached",
          *       "aggregate_type": "product_feature",
-         *       "aggregate_id": "prodft_prod_06h2e2qn5zwwsxzh4fbfc869gdaa6",
+         *       "aggregate_id": "prodft_prod_06h2e7kgpmaeqa9r94qrhqbbge4f2",
          *       "data": {
-         *         "id": "prodft_prod_06h2e2qn5zwwsxzh4fbfc869gdaa6",
+         *         "id": "prodft_prod_06h2e7kgpmaeqa9r94qrhqbbge4f2",
          *         "object": "product_feature",
-         *         "created": "2026-11-29T11:22:39.279Z",
+         *         "created": "2026-11-29T11:43:56.085Z",
          *         "feature": {
-         *           "id": "feat_prod_06h2e2qn1x8ampd0mygvaa0dnwj3j",
+         *           "id": "feat_prod_06h2e7kgn2ac7c2yfv8z9ze6yt7kr",
          *           "name": "Reports",
          *           "object": "feature",
-         *           "created": "2026-11-29T11:22:39.247Z",
-         *           "updated": "2026-11-29T11:22:39.247Z",
+         *           "created": "2026-11-29T11:43:56.072Z",
+         *           "updated": "2026-11-29T11:43:56.072Z",
          *           "livemode": false,
          *           "metadata": {},
          *           "lookup_key": "reports"
          *         },
-         *         "product": "prod_prod_06h2e2qks8zrbapxxpmawb2tp9eve",
+         *         "product": "prod_prod_06h2e7kfr80h8mbwdp06bahm4vr44",
          *         "livemode": false
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2e2qn5ce9dxvqm430tbc1rtz1r",
-         *       "request_id": "req_prod_06h2e2qn5ce9dxvqm430tbc1rtz1r",
+         *       "correlation_id": "req_prod_06h2e7kgp76gey66adwwm5v7bg2vj",
+         *       "request_id": "req_prod_06h2e7kgp76gey66adwwm5v7bg2vj",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-29T11:22:39.280Z",
+         *       "created": "2026-11-29T11:43:56.086Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2e2q0jsmt1p9rnsmyh98bw1d7j"
+         *       "actor_id": "key_prod_06h2e7k5ksc04wjtdsbs0hg6cjrza"
          *     }
          */
         ProductFeatureAttachedEvent: {
@@ -19892,36 +19890,36 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2e2qnc5g09ctd551yamrg4h62w",
+         *       "id": "evt_prod_06h2e7kgxwazrw044rejq64dypx6y",
          *       "type": "product_feature.detached",
          *       "aggregate_type": "product_feature",
-         *       "aggregate_id": "prodft_prod_06h2e2qn92yvfmfxxg8ecjxxw2qyg",
+         *       "aggregate_id": "prodft_prod_06h2e7kgw82mr6pm3jcagbtdvmbhe",
          *       "data": {
-         *         "id": "prodft_prod_06h2e2qn92yvfmfxxg8ecjxxw2qyg",
+         *         "id": "prodft_prod_06h2e7kgw82mr6pm3jcagbtdvmbhe",
          *         "object": "product_feature",
-         *         "created": "2026-11-29T11:22:39.304Z",
+         *         "created": "2026-11-29T11:43:56.130Z",
          *         "feature": {
-         *           "id": "feat_prod_06h2e2qn7p3gcdn1cdtynqvxqbsqj",
+         *           "id": "feat_prod_06h2e7kgs3m2s7cx9bgtgq3gvz44g",
          *           "name": "Beta",
          *           "object": "feature",
-         *           "created": "2026-11-29T11:22:39.293Z",
-         *           "updated": "2026-11-29T11:22:39.293Z",
+         *           "created": "2026-11-29T11:43:56.104Z",
+         *           "updated": "2026-11-29T11:43:56.104Z",
          *           "livemode": false,
          *           "metadata": {},
          *           "lookup_key": "beta"
          *         },
-         *         "product": "prod_prod_06h2e2qks8zrbapxxpmawb2tp9eve",
+         *         "product": "prod_prod_06h2e7kfr80h8mbwdp06bahm4vr44",
          *         "livemode": false
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2e2qnawvetbv588deavawrhrjw",
-         *       "request_id": "req_prod_06h2e2qnawvetbv588deavawrhrjw",
+         *       "correlation_id": "req_prod_06h2e7kgxcg9jtbd7x9gstwndc7tw",
+         *       "request_id": "req_prod_06h2e7kgxcg9jtbd7x9gstwndc7tw",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-29T11:22:39.329Z",
+         *       "created": "2026-11-29T11:43:56.143Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2e2q0jsmt1p9rnsmyh98bw1d7j"
+         *       "actor_id": "key_prod_06h2e7k5ksc04wjtdsbs0hg6cjrza"
          *     }
          */
         ProductFeatureDetachedEvent: {
@@ -19966,36 +19964,36 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2e2qzcj8ts02ay0wp3ez6aqd6t",
+         *       "id": "evt_prod_06h2e7ktb8d52wc0ekk2qj37qke04",
          *       "type": "customer.entitlements.updated",
          *       "aggregate_type": "customer_entitlements",
-         *       "aggregate_id": "cus_prod_06h2e2qns0dgdp378pgwqnerx1tm8",
+         *       "aggregate_id": "cus_prod_06h2e7khamt8ctss8mzxwepj39dn0",
          *       "data": {
          *         "items": [
          *           {
-         *             "feature": "feat_prod_06h2e2qn1x8ampd0mygvaa0dnwj3j",
+         *             "feature": "feat_prod_06h2e7kgn2ac7c2yfv8z9ze6yt7kr",
          *             "lookup_key": "reports",
-         *             "source_subscription": "sub_prod_06h2e2qz7px4nqjww011q3jy8tgzw"
+         *             "source_subscription": "sub_prod_06h2e7kt96npy8qg6jsgc2tk9jdd4"
          *           }
          *         ],
          *         "object": "customer_entitlements",
-         *         "customer": "cus_prod_06h2e2qns0dgdp378pgwqnerx1tm8",
+         *         "customer": "cus_prod_06h2e7khamt8ctss8mzxwepj39dn0",
          *         "livemode": false
          *       },
          *       "previous_data": {
          *         "items": [],
          *         "object": "customer_entitlements",
-         *         "customer": "cus_prod_06h2e2qns0dgdp378pgwqnerx1tm8",
+         *         "customer": "cus_prod_06h2e7khamt8ctss8mzxwepj39dn0",
          *         "livemode": false
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2e2qz76y1znageen5bdz7ep5v4",
-         *       "request_id": "req_prod_06h2e2qz76y1znageen5bdz7ep5v4",
+         *       "correlation_id": "req_prod_06h2e7kt83dv7mnea0yzmh998yfyj",
+         *       "request_id": "req_prod_06h2e7kt83dv7mnea0yzmh998yfyj",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-29T11:22:41.892Z",
+         *       "created": "2026-11-29T11:43:58.554Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2e2q0jsmt1p9rnsmyh98bw1d7j"
+         *       "actor_id": "key_prod_06h2e7k5ksc04wjtdsbs0hg6cjrza"
          *     }
          */
         CustomerEntitlementsUpdatedEvent: {
@@ -20040,13 +20038,13 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2e2qneyz73jrgdxses6jfec5va",
+         *       "id": "evt_prod_06h2e7kh03mf15egdks8q3mjx97w6",
          *       "type": "portal_configuration.updated",
          *       "aggregate_type": "portal_configuration",
-         *       "aggregate_id": "acc_prod_06h2e2py3h1r9pd0swrwb5q7427q0",
+         *       "aggregate_id": "acc_prod_06h2e7k284vwhvmcw6y337ryz82xy",
          *       "data": {
          *         "object": "portal_configuration",
-         *         "updated": "2026-11-29T11:22:39.340Z",
+         *         "updated": "2026-11-29T11:43:56.156Z",
          *         "branding": {
          *           "logo_url": null,
          *           "accent_color": null,
@@ -20151,13 +20149,13 @@ export type components = {
          *         "default_return_url": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2e2qndbh1j7aggqd4j4z6b5haa",
-         *       "request_id": "req_prod_06h2e2qndbh1j7aggqd4j4z6b5haa",
+         *       "correlation_id": "req_prod_06h2e7kgz9c0xdavqwmnve43fsjft",
+         *       "request_id": "req_prod_06h2e7kgz9c0xdavqwmnve43fsjft",
          *       "version": 1,
          *       "sequence": 4,
-         *       "created": "2026-11-29T11:22:39.351Z",
+         *       "created": "2026-11-29T11:43:56.160Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2e2q0jsmt1p9rnsmyh98bw1d7j"
+         *       "actor_id": "key_prod_06h2e7k5ksc04wjtdsbs0hg6cjrza"
          *     }
          */
         PortalConfigurationUpdatedEvent: {
@@ -20202,13 +20200,13 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2e2qy327b37x6kj6784m6x1q9t",
+         *       "id": "evt_prod_06h2e7ksjarbzyvadzbgsh1z47k0y",
          *       "type": "credit_note.created",
          *       "aggregate_type": "credit_note",
-         *       "aggregate_id": "cn_prod_06h2e2qy0grshc5mcckdxk8d76m88",
+         *       "aggregate_id": "cn_prod_06h2e7kse3rgqryr8vy0anvdj1zwr",
          *       "data": {
-         *         "id": "cn_prod_06h2e2qy0grshc5mcckdxk8d76m88",
-         *         "pdf": "http://127.0.0.1:35505/api/credit-notes/cn_prod_06h2e2qy0grshc5mcckdxk8d76m88/pdf",
+         *         "id": "cn_prod_06h2e7kse3rgqryr8vy0anvdj1zwr",
+         *         "pdf": "http://127.0.0.1:33431/api/credit-notes/cn_prod_06h2e7kse3rgqryr8vy0anvdj1zwr/pdf",
          *         "memo": null,
          *         "type": "pre_payment",
          *         "lines": [
@@ -20226,16 +20224,16 @@ export type components = {
          *         "object": "credit_note",
          *         "reason": "order_change",
          *         "status": "issued",
-         *         "created": "2026-11-29T11:22:41.540Z",
-         *         "invoice": "in_prod_06h2e2qxt8j4kc8ya40pvvtn4pfh8",
+         *         "created": "2026-11-29T11:43:58.320Z",
+         *         "invoice": "in_prod_06h2e7krqs3fxv55r8nykgmhq5fae",
          *         "refunds": [],
-         *         "updated": "2026-11-29T11:22:41.540Z",
+         *         "updated": "2026-11-29T11:43:58.320Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2e2qns0dgdp378pgwqnerx1tm8",
+         *         "customer": "cus_prod_06h2e7khamt8ctss8mzxwepj39dn0",
          *         "livemode": false,
          *         "tax_atom": 0,
          *         "voided_at": null,
-         *         "pdf_sha256": "14bb0588530be235150da8a2770512dff48c033aad63babf79b83ce09db8113d",
+         *         "pdf_sha256": "dd41546c25e04ace5869bbee5d446321a9d4257017a44298e1f2c90566b18235",
          *         "total_taxes": [],
          *         "discount_atom": 0,
          *         "subtotal_atom": 100,
@@ -20247,13 +20245,13 @@ export type components = {
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2e2qy01xvwpfgam35cpjn6x4qg",
-         *       "request_id": "req_prod_06h2e2qy01xvwpfgam35cpjn6x4qg",
+         *       "correlation_id": "req_prod_06h2e7ksd81b8xsa2hg01s1m92fg2",
+         *       "request_id": "req_prod_06h2e7ksd81b8xsa2hg01s1m92fg2",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-29T11:22:41.560Z",
+         *       "created": "2026-11-29T11:43:58.354Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2e2q0jsmt1p9rnsmyh98bw1d7j"
+         *       "actor_id": "key_prod_06h2e7k5ksc04wjtdsbs0hg6cjrza"
          *     }
          */
         CreditNoteCreatedEvent: {
@@ -20298,13 +20296,13 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2e2qy88f7j10tt07hbpxkv2mtp",
+         *       "id": "evt_prod_06h2e7ksnc2x2hq67cvj01pyc8pqt",
          *       "type": "credit_note.voided",
          *       "aggregate_type": "credit_note",
-         *       "aggregate_id": "cn_prod_06h2e2qy0grshc5mcckdxk8d76m88",
+         *       "aggregate_id": "cn_prod_06h2e7kse3rgqryr8vy0anvdj1zwr",
          *       "data": {
-         *         "id": "cn_prod_06h2e2qy0grshc5mcckdxk8d76m88",
-         *         "pdf": "http://127.0.0.1:35505/api/credit-notes/cn_prod_06h2e2qy0grshc5mcckdxk8d76m88/pdf",
+         *         "id": "cn_prod_06h2e7kse3rgqryr8vy0anvdj1zwr",
+         *         "pdf": "http://127.0.0.1:33431/api/credit-notes/cn_prod_06h2e7kse3rgqryr8vy0anvdj1zwr/pdf",
          *         "memo": null,
          *         "type": "pre_payment",
          *         "lines": [
@@ -20322,16 +20320,16 @@ export type components = {
          *         "object": "credit_note",
          *         "reason": "order_change",
          *         "status": "void",
-         *         "created": "2026-11-29T11:22:41.540Z",
-         *         "invoice": "in_prod_06h2e2qxt8j4kc8ya40pvvtn4pfh8",
+         *         "created": "2026-11-29T11:43:58.320Z",
+         *         "invoice": "in_prod_06h2e7krqs3fxv55r8nykgmhq5fae",
          *         "refunds": [],
-         *         "updated": "2026-11-29T11:22:41.592Z",
+         *         "updated": "2026-11-29T11:43:58.377Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2e2qns0dgdp378pgwqnerx1tm8",
+         *         "customer": "cus_prod_06h2e7khamt8ctss8mzxwepj39dn0",
          *         "livemode": false,
          *         "tax_atom": 0,
-         *         "voided_at": "2026-11-29T11:22:41.592Z",
-         *         "pdf_sha256": "14bb0588530be235150da8a2770512dff48c033aad63babf79b83ce09db8113d",
+         *         "voided_at": "2026-11-29T11:43:58.377Z",
+         *         "pdf_sha256": "dd41546c25e04ace5869bbee5d446321a9d4257017a44298e1f2c90566b18235",
          *         "total_taxes": [],
          *         "discount_atom": 0,
          *         "subtotal_atom": 100,
@@ -20342,8 +20340,8 @@ export type components = {
          *         "customer_balance_transaction": null
          *       },
          *       "previous_data": {
-         *         "id": "cn_prod_06h2e2qy0grshc5mcckdxk8d76m88",
-         *         "pdf": "http://127.0.0.1:35505/api/credit-notes/cn_prod_06h2e2qy0grshc5mcckdxk8d76m88/pdf",
+         *         "id": "cn_prod_06h2e7kse3rgqryr8vy0anvdj1zwr",
+         *         "pdf": "http://127.0.0.1:33431/api/credit-notes/cn_prod_06h2e7kse3rgqryr8vy0anvdj1zwr/pdf",
          *         "memo": null,
          *         "type": "pre_payment",
          *         "lines": [
@@ -20361,16 +20359,16 @@ export type components = {
          *         "object": "credit_note",
          *         "reason": "order_change",
          *         "status": "issued",
-         *         "created": "2026-11-29T11:22:41.540Z",
-         *         "invoice": "in_prod_06h2e2qxt8j4kc8ya40pvvtn4pfh8",
+         *         "created": "2026-11-29T11:43:58.320Z",
+         *         "invoice": "in_prod_06h2e7krqs3fxv55r8nykgmhq5fae",
          *         "refunds": [],
-         *         "updated": "2026-11-29T11:22:41.540Z",
+         *         "updated": "2026-11-29T11:43:58.320Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2e2qns0dgdp378pgwqnerx1tm8",
+         *         "customer": "cus_prod_06h2e7khamt8ctss8mzxwepj39dn0",
          *         "livemode": false,
          *         "tax_atom": 0,
          *         "voided_at": null,
-         *         "pdf_sha256": "14bb0588530be235150da8a2770512dff48c033aad63babf79b83ce09db8113d",
+         *         "pdf_sha256": "dd41546c25e04ace5869bbee5d446321a9d4257017a44298e1f2c90566b18235",
          *         "total_taxes": [],
          *         "discount_atom": 0,
          *         "subtotal_atom": 100,
@@ -20381,13 +20379,13 @@ export type components = {
          *         "customer_balance_transaction": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2e2qy5eahmbmftgkhab4fwt51y",
-         *       "request_id": "req_prod_06h2e2qy5eahmbmftgkhab4fwt51y",
+         *       "correlation_id": "req_prod_06h2e7ksmmwnwr84sff1j657qvgbg",
+         *       "request_id": "req_prod_06h2e7ksmmwnwr84sff1j657qvgbg",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-29T11:22:41.602Z",
+         *       "created": "2026-11-29T11:43:58.379Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2e2q0jsmt1p9rnsmyh98bw1d7j"
+         *       "actor_id": "key_prod_06h2e7k5ksc04wjtdsbs0hg6cjrza"
          *     }
          */
         CreditNoteVoidedEvent: {
@@ -20432,34 +20430,34 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2e2qyc67y1kcw1nwwjvwthqc30",
+         *       "id": "evt_prod_06h2e7ksvq3ncca4nmaq8js6an2ec",
          *       "type": "customer.balance_transaction.created",
          *       "aggregate_type": "customer_balance_transaction",
-         *       "aggregate_id": "cbtxn_prod_06h2e2qybnv84pqbyq4xajdj290jt",
+         *       "aggregate_id": "cbtxn_prod_06h2e7ksvgbjnej0aj4yjtat728fw",
          *       "data": {
-         *         "id": "cbtxn_prod_06h2e2qybnv84pqbyq4xajdj290jt",
+         *         "id": "cbtxn_prod_06h2e7ksvgbjnej0aj4yjtat728fw",
          *         "type": "credit_note",
          *         "object": "customer_balance_transaction",
-         *         "created": "2026-11-29T11:22:41.629Z",
-         *         "invoice": "in_prod_06h2e2qt2pfb2bj09he9z83cz6yde",
+         *         "created": "2026-11-29T11:43:58.428Z",
+         *         "invoice": "in_prod_06h2e7kmxkwkykxff9qrk6t0bbkaw",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2e2qns0dgdp378pgwqnerx1tm8",
+         *         "customer": "cus_prod_06h2e7khamt8ctss8mzxwepj39dn0",
          *         "livemode": false,
          *         "amount_atom": 100,
-         *         "credit_note": "cn_prod_06h2e2qyb38jk8e3xzx0jy61atz40",
+         *         "credit_note": "cn_prod_06h2e7ksvdsy30vhm510r8ddfnqfm",
          *         "description": null,
          *         "ending_balance_atom": 100,
          *         "subscription_change_request": null
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2e2qyaf265y3d1484wwf6eq854",
-         *       "request_id": "req_prod_06h2e2qyaf265y3d1484wwf6eq854",
+         *       "correlation_id": "req_prod_06h2e7kssqtt31typex209jmnxkj8",
+         *       "request_id": "req_prod_06h2e7kssqtt31typex209jmnxkj8",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-29T11:22:41.633Z",
+         *       "created": "2026-11-29T11:43:58.429Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2e2q0jsmt1p9rnsmyh98bw1d7j"
+         *       "actor_id": "key_prod_06h2e7k5ksc04wjtdsbs0hg6cjrza"
          *     }
          */
         CustomerBalanceTransactionCreatedEvent: {
@@ -20504,15 +20502,15 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2e2q9ydnxkz32dtj21j148k0n6",
+         *       "id": "evt_prod_06h2e7kaa02q6qh3ry7rkej79b8k8",
          *       "type": "member.invited",
          *       "aggregate_type": "member",
-         *       "aggregate_id": "inv_prod_06h2e2q9tkhc29cmv448q7154tt4c",
+         *       "aggregate_id": "inv_prod_06h2e7ka9agq18qf5my0s8cvk5qq2",
          *       "data": {
-         *         "id": "inv_prod_06h2e2q9tkhc29cmv448q7154tt4c",
+         *         "id": "inv_prod_06h2e7ka9agq18qf5my0s8cvk5qq2",
          *         "name": null,
          *         "role": "viewer",
-         *         "email": "withdrawn-mx1r2f6z@example.com",
+         *         "email": "withdrawn-mx1rttki@example.com",
          *         "object": "member",
          *         "status": "invited",
          *         "invitation": null
@@ -20523,12 +20521,12 @@ export type components = {
          *         "client_address": null
          *       },
          *       "correlation_id": null,
-         *       "request_id": "req_prod_06h2e2q9md15p1j9kfas9ktate56p",
+         *       "request_id": "req_prod_06h2e7ka7adasy33x5884ehg64jd6",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-29T11:22:36.403Z",
+         *       "created": "2026-11-29T11:43:54.448Z",
          *       "actor_type": "user",
-         *       "actor_id": "user_prod_06h2e2py42rqs556vkdqt3bh8qbft"
+         *       "actor_id": "user_prod_06h2e7k29pz0agkc4tj47pp8mpgx2"
          *     }
          */
         MemberInvitedEvent: {
@@ -20573,24 +20571,24 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2e2qc3p92xqbhcs8cvntjcyyyt",
+         *       "id": "evt_prod_06h2e7kad3dfzhnnqeb95tw6gwwyg",
          *       "type": "member.invitation_revoked",
          *       "aggregate_type": "member",
-         *       "aggregate_id": "inv_prod_06h2e2q9tkhc29cmv448q7154tt4c",
+         *       "aggregate_id": "inv_prod_06h2e7ka9agq18qf5my0s8cvk5qq2",
          *       "data": {
-         *         "id": "inv_prod_06h2e2q9tkhc29cmv448q7154tt4c",
+         *         "id": "inv_prod_06h2e7ka9agq18qf5my0s8cvk5qq2",
          *         "name": null,
          *         "role": "viewer",
-         *         "email": "withdrawn-mx1r2f6z@example.com",
+         *         "email": "withdrawn-mx1rttki@example.com",
          *         "object": "member",
          *         "status": "invitation_revoked",
          *         "invitation": null
          *       },
          *       "previous_data": {
-         *         "id": "inv_prod_06h2e2q9tkhc29cmv448q7154tt4c",
+         *         "id": "inv_prod_06h2e7ka9agq18qf5my0s8cvk5qq2",
          *         "name": null,
          *         "role": "viewer",
-         *         "email": "withdrawn-mx1r2f6z@example.com",
+         *         "email": "withdrawn-mx1rttki@example.com",
          *         "object": "member",
          *         "status": "invited",
          *         "invitation": null
@@ -20600,12 +20598,12 @@ export type components = {
          *         "client_address": null
          *       },
          *       "correlation_id": null,
-         *       "request_id": "req_prod_06h2e2qbtb0cxkttbpyy67b7pvxww",
+         *       "request_id": "req_prod_06h2e7kabvkzannab3ax6y098a1ep",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-29T11:22:36.957Z",
+         *       "created": "2026-11-29T11:43:54.472Z",
          *       "actor_type": "user",
-         *       "actor_id": "user_prod_06h2e2py42rqs556vkdqt3bh8qbft"
+         *       "actor_id": "user_prod_06h2e7k29pz0agkc4tj47pp8mpgx2"
          *     }
          */
         MemberInvitationRevokedEvent: {
@@ -20650,18 +20648,18 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2e2qdacdkmhg6h7n4vfk56zxtt",
+         *       "id": "evt_prod_06h2e7kba7a7mxbnkwzd7mby37mn2",
          *       "type": "member.joined",
          *       "aggregate_type": "member",
-         *       "aggregate_id": "user_prod_06h2e2qd9vr98skbngf0p4ke14rtc",
+         *       "aggregate_id": "user_prod_06h2e7kb9bkyqatfh1gat7gszdz4a",
          *       "data": {
-         *         "id": "user_prod_06h2e2qd9vr98skbngf0p4ke14rtc",
+         *         "id": "user_prod_06h2e7kb9bkyqatfh1gat7gszdz4a",
          *         "name": "Joined Member",
          *         "role": "developer",
-         *         "email": "joined-mx1r2f6z@example.com",
+         *         "email": "joined-mx1rttki@example.com",
          *         "object": "member",
          *         "status": "active",
-         *         "invitation": "inv_prod_06h2e2qc5srnk7dw1n86mcts2xr6m"
+         *         "invitation": "inv_prod_06h2e7kaftrze8ddwvg893dzz5h68"
          *       },
          *       "previous_data": null,
          *       "metadata": {
@@ -20669,12 +20667,12 @@ export type components = {
          *         "client_address": null
          *       },
          *       "correlation_id": null,
-         *       "request_id": "req_prod_06h2e2qd9z15r8cgr7bvxke2xhxd0",
+         *       "request_id": "req_prod_06h2e7kb9fds2cr3wp6nnsxhbze8c",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-29T11:22:37.267Z",
+         *       "created": "2026-11-29T11:43:54.705Z",
          *       "actor_type": "user",
-         *       "actor_id": "user_prod_06h2e2qd9vr98skbngf0p4ke14rtc"
+         *       "actor_id": "user_prod_06h2e7kb9bkyqatfh1gat7gszdz4a"
          *     }
          */
         MemberJoinedEvent: {
@@ -20719,24 +20717,24 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2e2qdcrrsx3058rgpqaafbk93w",
+         *       "id": "evt_prod_06h2e7kbha4b22d6z726rx3cg1rry",
          *       "type": "member.role_changed",
          *       "aggregate_type": "member",
-         *       "aggregate_id": "user_prod_06h2e2qd9vr98skbngf0p4ke14rtc",
+         *       "aggregate_id": "user_prod_06h2e7kb9bkyqatfh1gat7gszdz4a",
          *       "data": {
-         *         "id": "user_prod_06h2e2qd9vr98skbngf0p4ke14rtc",
+         *         "id": "user_prod_06h2e7kb9bkyqatfh1gat7gszdz4a",
          *         "name": "Joined Member",
          *         "role": "viewer",
-         *         "email": "joined-mx1r2f6z@example.com",
+         *         "email": "joined-mx1rttki@example.com",
          *         "object": "member",
          *         "status": "active",
          *         "invitation": null
          *       },
          *       "previous_data": {
-         *         "id": "user_prod_06h2e2qd9vr98skbngf0p4ke14rtc",
+         *         "id": "user_prod_06h2e7kb9bkyqatfh1gat7gszdz4a",
          *         "name": "Joined Member",
          *         "role": "developer",
-         *         "email": "joined-mx1r2f6z@example.com",
+         *         "email": "joined-mx1rttki@example.com",
          *         "object": "member",
          *         "status": "active",
          *         "invitation": null
@@ -20746,12 +20744,12 @@ export type components = {
          *         "client_address": null
          *       },
          *       "correlation_id": null,
-         *       "request_id": "req_prod_06h2e2qdc3jgc7namqkymppq99tr6",
+         *       "request_id": "req_prod_06h2e7kbdv9e4jzmtvat74j2qqmc6",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-29T11:22:37.286Z",
+         *       "created": "2026-11-29T11:43:54.762Z",
          *       "actor_type": "user",
-         *       "actor_id": "user_prod_06h2e2py42rqs556vkdqt3bh8qbft"
+         *       "actor_id": "user_prod_06h2e7k29pz0agkc4tj47pp8mpgx2"
          *     }
          */
         MemberRoleChangedEvent: {
@@ -20796,24 +20794,24 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2e2qdg12ydhkkkrse9ekwbewr2",
+         *       "id": "evt_prod_06h2e7kbqgjfp3qt9j72r9cbyn15g",
          *       "type": "member.removed",
          *       "aggregate_type": "member",
-         *       "aggregate_id": "user_prod_06h2e2qd9vr98skbngf0p4ke14rtc",
+         *       "aggregate_id": "user_prod_06h2e7kb9bkyqatfh1gat7gszdz4a",
          *       "data": {
-         *         "id": "user_prod_06h2e2qd9vr98skbngf0p4ke14rtc",
+         *         "id": "user_prod_06h2e7kb9bkyqatfh1gat7gszdz4a",
          *         "name": "Joined Member",
          *         "role": "viewer",
-         *         "email": "joined-mx1r2f6z@example.com",
+         *         "email": "joined-mx1rttki@example.com",
          *         "object": "member",
          *         "status": "removed",
          *         "invitation": null
          *       },
          *       "previous_data": {
-         *         "id": "user_prod_06h2e2qd9vr98skbngf0p4ke14rtc",
+         *         "id": "user_prod_06h2e7kb9bkyqatfh1gat7gszdz4a",
          *         "name": "Joined Member",
          *         "role": "viewer",
-         *         "email": "joined-mx1r2f6z@example.com",
+         *         "email": "joined-mx1rttki@example.com",
          *         "object": "member",
          *         "status": "active",
          *         "invitation": null
@@ -20823,12 +20821,12 @@ export type components = {
          *         "client_address": null
          *       },
          *       "correlation_id": null,
-         *       "request_id": "req_prod_06h2e2qddz1ndfqwh16j089cpced6",
+         *       "request_id": "req_prod_06h2e7kbnqk6v4vgt40r7cz80wm0e",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-29T11:22:37.312Z",
+         *       "created": "2026-11-29T11:43:54.812Z",
          *       "actor_type": "user",
-         *       "actor_id": "user_prod_06h2e2py42rqs556vkdqt3bh8qbft"
+         *       "actor_id": "user_prod_06h2e7k29pz0agkc4tj47pp8mpgx2"
          *     }
          */
         MemberRemovedEvent: {
@@ -20873,31 +20871,31 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2e2qjf124bdsb85w5mmw464g22",
+         *       "id": "evt_prod_06h2e7kfcc2wk1yeme0nr370zngw0",
          *       "type": "payment_processor.connected",
          *       "aggregate_type": "payment_processor",
-         *       "aggregate_id": "acc_prod_06h2e2py3h1r9pd0swrwb5q7427q0",
+         *       "aggregate_id": "acc_prod_06h2e7k284vwhvmcw6y337ryz82xy",
          *       "data": {
          *         "object": "payment_processor",
-         *         "created": "2026-11-29T11:22:38.573Z",
-         *         "updated": "2026-11-29T11:22:38.573Z",
+         *         "created": "2026-11-29T11:43:55.744Z",
+         *         "updated": "2026-11-29T11:43:55.744Z",
          *         "livemode": false,
          *         "processor": "stripe",
-         *         "webhook_url": "http://127.0.0.1:35505/api/processors/stripe/acc_prod_06h2e2py3h1r9pd0swrwb5q7427q0",
+         *         "webhook_url": "http://127.0.0.1:33431/api/processors/stripe/acc_prod_06h2e7k284vwhvmcw6y337ryz82xy",
          *         "publishable_key": "pk_test_catalogue_flow",
          *         "secret_key_last4": "flow",
-         *         "processor_account": "acct_e91c8bf032704525854d8212",
-         *         "webhook_endpoint_id": "we_cbd2e7fa8436b0005f6dbcff"
+         *         "processor_account": "acct_477b59962969f9f835d599cd",
+         *         "webhook_endpoint_id": "we_3d662fcb87012dd0e98a269a"
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2e2qj8qd4j7z0dp991xs6t91h0",
-         *       "request_id": "req_prod_06h2e2qj8qd4j7z0dp991xs6t91h0",
+         *       "correlation_id": "req_prod_06h2e7kf7gwh1apac26mxr1tp1zhc",
+         *       "request_id": "req_prod_06h2e7kf7gwh1apac26mxr1tp1zhc",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-29T11:22:38.584Z",
+         *       "created": "2026-11-29T11:43:55.747Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2e2q0jsmt1p9rnsmyh98bw1d7j"
+         *       "actor_id": "key_prod_06h2e7k5ksc04wjtdsbs0hg6cjrza"
          *     }
          */
         PaymentProcessorConnectedEvent: {
@@ -20942,31 +20940,31 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2e2qjhqtk36q3h0cdwxd87pxpm",
+         *       "id": "evt_prod_06h2e7kffpnsq3taenb4dyy61qhnp",
          *       "type": "payment_processor.disconnected",
          *       "aggregate_type": "payment_processor",
-         *       "aggregate_id": "acc_prod_06h2e2py3h1r9pd0swrwb5q7427q0",
+         *       "aggregate_id": "acc_prod_06h2e7k284vwhvmcw6y337ryz82xy",
          *       "data": {
          *         "object": "payment_processor",
-         *         "created": "2026-11-29T11:22:38.573Z",
-         *         "updated": "2026-11-29T11:22:38.573Z",
+         *         "created": "2026-11-29T11:43:55.744Z",
+         *         "updated": "2026-11-29T11:43:55.744Z",
          *         "livemode": false,
          *         "processor": "stripe",
-         *         "webhook_url": "http://127.0.0.1:35505/api/processors/stripe/acc_prod_06h2e2py3h1r9pd0swrwb5q7427q0",
+         *         "webhook_url": "http://127.0.0.1:33431/api/processors/stripe/acc_prod_06h2e7k284vwhvmcw6y337ryz82xy",
          *         "publishable_key": "pk_test_catalogue_flow",
          *         "secret_key_last4": "flow",
-         *         "processor_account": "acct_e91c8bf032704525854d8212",
-         *         "webhook_endpoint_id": "we_cbd2e7fa8436b0005f6dbcff"
+         *         "processor_account": "acct_477b59962969f9f835d599cd",
+         *         "webhook_endpoint_id": "we_3d662fcb87012dd0e98a269a"
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2e2qjh0k5mrp1egamhhykm9f3r",
-         *       "request_id": "req_prod_06h2e2qjh0k5mrp1egamhhykm9f3r",
+         *       "correlation_id": "req_prod_06h2e7kfep4xpmypmfam6bqe3zdwy",
+         *       "request_id": "req_prod_06h2e7kfep4xpmypmfam6bqe3zdwy",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-29T11:22:38.605Z",
+         *       "created": "2026-11-29T11:43:55.773Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2e2q0jsmt1p9rnsmyh98bw1d7j"
+         *       "actor_id": "key_prod_06h2e7k5ksc04wjtdsbs0hg6cjrza"
          *     }
          */
         PaymentProcessorDisconnectedEvent: {
@@ -21011,36 +21009,36 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2e2r1kqc8w94e3wyggwtnc521p",
+         *       "id": "evt_prod_06h2e7kx2psgsn2pgb3a65481zgqp",
          *       "type": "subscription_change_request.scheduled",
          *       "aggregate_type": "subscription_change_request",
-         *       "aggregate_id": "scr_prod_06h2e2r1g4em8qg920x0dqy03ghkc",
+         *       "aggregate_id": "scr_prod_06h2e7kwryvjcrr6rb5411s5tgvn8",
          *       "data": {
-         *         "id": "scr_prod_06h2e2r1g4em8qg920x0dqy03ghkc",
+         *         "id": "scr_prod_06h2e7kwryvjcrr6rb5411s5tgvn8",
          *         "steps": [
          *           {
-         *             "item": "si_prod_06h2e2r0gzyza49js8ng9122a3eww",
+         *             "item": "si_prod_06h2e7kvwq90pa92y80jq4ey58rae",
          *             "type": "switch_price",
-         *             "price": "price_prod_06h2e2r0ckqrz0fcv0fe69qhymckj",
+         *             "price": "price_prod_06h2e7kvp7q1jq441q590rkb0xsvc",
          *             "state": "pending",
          *             "quantity": null
          *           }
          *         ],
          *         "object": "subscription_change_request",
          *         "status": "scheduled",
-         *         "created": "2026-11-29T11:22:42.300Z",
+         *         "created": "2026-11-29T11:43:59.127Z",
          *         "invoice": null,
-         *         "updated": "2026-11-29T11:22:42.452Z",
+         *         "updated": "2026-11-29T11:43:59.236Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "metadata": {},
          *         "effective": "period_end",
          *         "applied_at": null,
          *         "last_error": null,
-         *         "effective_at": "2026-12-29T11:22:42.168Z",
-         *         "subscription": "sub_prod_06h2e2r0gzyza49js8ng9122a3ewt",
+         *         "effective_at": "2026-12-29T11:43:58.929Z",
+         *         "subscription": "sub_prod_06h2e7kvwq90pa92y80jq4ey58rac",
          *         "applied_steps": 0,
-         *         "proration_date": "2026-11-29T11:22:42.300Z",
+         *         "proration_date": "2026-11-29T11:43:59.127Z",
          *         "proration_behavior": "create_prorations",
          *         "amount_due_now_atom": 0,
          *         "balance_transaction": null,
@@ -21053,21 +21051,21 @@ export type components = {
          *         "amount_due_now_total_atom": 0
          *       },
          *       "previous_data": {
-         *         "id": "scr_prod_06h2e2r1g4em8qg920x0dqy03ghkc",
+         *         "id": "scr_prod_06h2e7kwryvjcrr6rb5411s5tgvn8",
          *         "steps": [
          *           {
-         *             "item": "si_prod_06h2e2r0gzyza49js8ng9122a3eww",
+         *             "item": "si_prod_06h2e7kvwq90pa92y80jq4ey58rae",
          *             "type": "switch_price",
-         *             "price": "price_prod_06h2e2r0ckqrz0fcv0fe69qhymckj",
+         *             "price": "price_prod_06h2e7kvp7q1jq441q590rkb0xsvc",
          *             "state": "pending",
          *             "quantity": null
          *           }
          *         ],
          *         "object": "subscription_change_request",
          *         "status": "open",
-         *         "created": "2026-11-29T11:22:42.300Z",
+         *         "created": "2026-11-29T11:43:59.127Z",
          *         "invoice": null,
-         *         "updated": "2026-11-29T11:22:42.300Z",
+         *         "updated": "2026-11-29T11:43:59.127Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "metadata": {},
@@ -21075,9 +21073,9 @@ export type components = {
          *         "applied_at": null,
          *         "last_error": null,
          *         "effective_at": null,
-         *         "subscription": "sub_prod_06h2e2r0gzyza49js8ng9122a3ewt",
+         *         "subscription": "sub_prod_06h2e7kvwq90pa92y80jq4ey58rac",
          *         "applied_steps": 0,
-         *         "proration_date": "2026-11-29T11:22:42.300Z",
+         *         "proration_date": "2026-11-29T11:43:59.127Z",
          *         "proration_behavior": "create_prorations",
          *         "amount_due_now_atom": 0,
          *         "balance_transaction": null,
@@ -21090,13 +21088,13 @@ export type components = {
          *         "amount_due_now_total_atom": 0
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2e2r1hr7fjn71nfecsz59h1b0y",
-         *       "request_id": "req_prod_06h2e2r1hr7fjn71nfecsz59h1b0y",
+         *       "correlation_id": "req_prod_06h2e7kwwp4tfxcf8td8rp3wxa78w",
+         *       "request_id": "req_prod_06h2e7kwwp4tfxcf8td8rp3wxa78w",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-29T11:22:42.461Z",
+         *       "created": "2026-11-29T11:43:59.253Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2e2q0jsmt1p9rnsmyh98bw1d7j"
+         *       "actor_id": "key_prod_06h2e7k5ksc04wjtdsbs0hg6cjrza"
          *     }
          */
         SubscriptionChangeRequestScheduledEvent: {
@@ -21141,36 +21139,36 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2e2r7tfb7ahn9sbx8j0r33cck6",
+         *       "id": "evt_prod_06h2e7m0enfpey6gwvgax4zgb8e1m",
          *       "type": "subscription_change_request.applied",
          *       "aggregate_type": "subscription_change_request",
-         *       "aggregate_id": "scr_prod_06h2e2r1g4em8qg920x0dqy03ghkc",
+         *       "aggregate_id": "scr_prod_06h2e7kwryvjcrr6rb5411s5tgvn8",
          *       "data": {
-         *         "id": "scr_prod_06h2e2r1g4em8qg920x0dqy03ghkc",
+         *         "id": "scr_prod_06h2e7kwryvjcrr6rb5411s5tgvn8",
          *         "steps": [
          *           {
-         *             "item": "si_prod_06h2e2r0gzyza49js8ng9122a3eww",
+         *             "item": "si_prod_06h2e7kvwq90pa92y80jq4ey58rae",
          *             "type": "switch_price",
-         *             "price": "price_prod_06h2e2r0ckqrz0fcv0fe69qhymckj",
+         *             "price": "price_prod_06h2e7kvp7q1jq441q590rkb0xsvc",
          *             "state": "applied",
          *             "quantity": null
          *           }
          *         ],
          *         "object": "subscription_change_request",
          *         "status": "applied",
-         *         "created": "2026-11-29T11:22:42.300Z",
+         *         "created": "2026-11-29T11:43:59.127Z",
          *         "invoice": null,
-         *         "updated": "2026-12-29T11:22:42.168Z",
+         *         "updated": "2026-12-29T11:43:58.929Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "metadata": {},
          *         "effective": "period_end",
-         *         "applied_at": "2026-12-29T11:22:42.168Z",
+         *         "applied_at": "2026-12-29T11:43:58.929Z",
          *         "last_error": null,
-         *         "effective_at": "2026-12-29T11:22:42.168Z",
-         *         "subscription": "sub_prod_06h2e2r0gzyza49js8ng9122a3ewt",
+         *         "effective_at": "2026-12-29T11:43:58.929Z",
+         *         "subscription": "sub_prod_06h2e7kvwq90pa92y80jq4ey58rac",
          *         "applied_steps": 1,
-         *         "proration_date": "2026-11-29T11:22:42.300Z",
+         *         "proration_date": "2026-11-29T11:43:59.127Z",
          *         "proration_behavior": "create_prorations",
          *         "amount_due_now_atom": 0,
          *         "balance_transaction": null,
@@ -21183,31 +21181,31 @@ export type components = {
          *         "amount_due_now_total_atom": 0
          *       },
          *       "previous_data": {
-         *         "id": "scr_prod_06h2e2r1g4em8qg920x0dqy03ghkc",
+         *         "id": "scr_prod_06h2e7kwryvjcrr6rb5411s5tgvn8",
          *         "steps": [
          *           {
-         *             "item": "si_prod_06h2e2r0gzyza49js8ng9122a3eww",
+         *             "item": "si_prod_06h2e7kvwq90pa92y80jq4ey58rae",
          *             "type": "switch_price",
-         *             "price": "price_prod_06h2e2r0ckqrz0fcv0fe69qhymckj",
+         *             "price": "price_prod_06h2e7kvp7q1jq441q590rkb0xsvc",
          *             "state": "pending",
          *             "quantity": null
          *           }
          *         ],
          *         "object": "subscription_change_request",
          *         "status": "scheduled",
-         *         "created": "2026-11-29T11:22:42.300Z",
+         *         "created": "2026-11-29T11:43:59.127Z",
          *         "invoice": null,
-         *         "updated": "2026-11-29T11:22:42.452Z",
+         *         "updated": "2026-11-29T11:43:59.236Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "metadata": {},
          *         "effective": "period_end",
          *         "applied_at": null,
          *         "last_error": null,
-         *         "effective_at": "2026-12-29T11:22:42.168Z",
-         *         "subscription": "sub_prod_06h2e2r0gzyza49js8ng9122a3ewt",
+         *         "effective_at": "2026-12-29T11:43:58.929Z",
+         *         "subscription": "sub_prod_06h2e7kvwq90pa92y80jq4ey58rac",
          *         "applied_steps": 0,
-         *         "proration_date": "2026-11-29T11:22:42.300Z",
+         *         "proration_date": "2026-11-29T11:43:59.127Z",
          *         "proration_behavior": "create_prorations",
          *         "amount_due_now_atom": 0,
          *         "balance_transaction": null,
@@ -21220,11 +21218,11 @@ export type components = {
          *         "amount_due_now_total_atom": 0
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2e2r30rt6w4apxhjxvkk9vnvec",
+         *       "correlation_id": "req_prod_06h2e7kykvrg338j42efz2dv6ckkg",
          *       "request_id": null,
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-12-29T11:22:42.168Z",
+         *       "created": "2026-12-29T11:43:58.929Z",
          *       "actor_type": "system",
          *       "actor_id": null
          *     }
@@ -21271,15 +21269,15 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2e2r1xcbzw33v1cbhtf5k47s0g",
+         *       "id": "evt_prod_06h2e7kxjx88mmqespx1f02w3q342",
          *       "type": "subscription_change_request.canceled",
          *       "aggregate_type": "subscription_change_request",
-         *       "aggregate_id": "scr_prod_06h2e2r1qx65f7kkyet480smkrd92",
+         *       "aggregate_id": "scr_prod_06h2e7kxc3feg5qqrwgccrwnwa9ec",
          *       "data": {
-         *         "id": "scr_prod_06h2e2r1qx65f7kkyet480smkrd92",
+         *         "id": "scr_prod_06h2e7kxc3feg5qqrwgccrwnwa9ec",
          *         "steps": [
          *           {
-         *             "item": "si_prod_06h2e2r0gzyza49js8ng9122a3eww",
+         *             "item": "si_prod_06h2e7kvwq90pa92y80jq4ey58rae",
          *             "type": "set_quantity",
          *             "price": null,
          *             "state": "pending",
@@ -21288,19 +21286,19 @@ export type components = {
          *         ],
          *         "object": "subscription_change_request",
          *         "status": "canceled",
-         *         "created": "2026-11-29T11:22:42.482Z",
+         *         "created": "2026-11-29T11:43:59.304Z",
          *         "invoice": null,
-         *         "updated": "2026-11-29T11:22:42.532Z",
+         *         "updated": "2026-11-29T11:43:59.382Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "metadata": {},
          *         "effective": "period_end",
          *         "applied_at": null,
          *         "last_error": null,
-         *         "effective_at": "2026-12-29T11:22:42.168Z",
-         *         "subscription": "sub_prod_06h2e2r0gzyza49js8ng9122a3ewt",
+         *         "effective_at": "2026-12-29T11:43:58.929Z",
+         *         "subscription": "sub_prod_06h2e7kvwq90pa92y80jq4ey58rac",
          *         "applied_steps": 0,
-         *         "proration_date": "2026-11-29T11:22:42.482Z",
+         *         "proration_date": "2026-11-29T11:43:59.304Z",
          *         "proration_behavior": "create_prorations",
          *         "amount_due_now_atom": 0,
          *         "balance_transaction": null,
@@ -21313,10 +21311,10 @@ export type components = {
          *         "amount_due_now_total_atom": 0
          *       },
          *       "previous_data": {
-         *         "id": "scr_prod_06h2e2r1qx65f7kkyet480smkrd92",
+         *         "id": "scr_prod_06h2e7kxc3feg5qqrwgccrwnwa9ec",
          *         "steps": [
          *           {
-         *             "item": "si_prod_06h2e2r0gzyza49js8ng9122a3eww",
+         *             "item": "si_prod_06h2e7kvwq90pa92y80jq4ey58rae",
          *             "type": "set_quantity",
          *             "price": null,
          *             "state": "pending",
@@ -21325,19 +21323,19 @@ export type components = {
          *         ],
          *         "object": "subscription_change_request",
          *         "status": "scheduled",
-         *         "created": "2026-11-29T11:22:42.482Z",
+         *         "created": "2026-11-29T11:43:59.304Z",
          *         "invoice": null,
-         *         "updated": "2026-11-29T11:22:42.508Z",
+         *         "updated": "2026-11-29T11:43:59.362Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "metadata": {},
          *         "effective": "period_end",
          *         "applied_at": null,
          *         "last_error": null,
-         *         "effective_at": "2026-12-29T11:22:42.168Z",
-         *         "subscription": "sub_prod_06h2e2r0gzyza49js8ng9122a3ewt",
+         *         "effective_at": "2026-12-29T11:43:58.929Z",
+         *         "subscription": "sub_prod_06h2e7kvwq90pa92y80jq4ey58rac",
          *         "applied_steps": 0,
-         *         "proration_date": "2026-11-29T11:22:42.482Z",
+         *         "proration_date": "2026-11-29T11:43:59.304Z",
          *         "proration_behavior": "create_prorations",
          *         "amount_due_now_atom": 0,
          *         "balance_transaction": null,
@@ -21350,13 +21348,13 @@ export type components = {
          *         "amount_due_now_total_atom": 0
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2e2r1w2088kk8w0w0njy7gqt30",
-         *       "request_id": "req_prod_06h2e2r1w2088kk8w0w0njy7gqt30",
+         *       "correlation_id": "req_prod_06h2e7kxjacr94746x9fm1j2jgvk2",
+         *       "request_id": "req_prod_06h2e7kxjacr94746x9fm1j2jgvk2",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-29T11:22:42.539Z",
+         *       "created": "2026-11-29T11:43:59.383Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2e2q0jsmt1p9rnsmyh98bw1d7j"
+         *       "actor_id": "key_prod_06h2e7k5ksc04wjtdsbs0hg6cjrza"
          *     }
          */
         SubscriptionChangeRequestCanceledEvent: {
@@ -21401,12 +21399,12 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2e2qp8fb4wtberpt9e7q1rpr4a",
+         *       "id": "evt_prod_06h2e7khtfcy79zg5g6ygjgjdk0r6",
          *       "type": "payment_method.attached",
          *       "aggregate_type": "payment_method",
-         *       "aggregate_id": "pm_prod_06h2e2qp8axgbckd0xhmqvxbwsxn6",
+         *       "aggregate_id": "pm_prod_06h2e7kht8f8pjdeyqqjz6gqzqr7r",
          *       "data": {
-         *         "id": "pm_prod_06h2e2qp8axgbckd0xhmqvxbwsxn6",
+         *         "id": "pm_prod_06h2e7kht8f8pjdeyqqjz6gqzqr7r",
          *         "card": {
          *           "brand": "visa",
          *           "last4": "4242",
@@ -21414,8 +21412,8 @@ export type components = {
          *           "exp_month": 12
          *         },
          *         "object": "payment_method",
-         *         "created": "2026-11-29T11:22:39.554Z",
-         *         "customer": "cus_prod_06h2e2qns0dgdp378pgwqnerx1tm8",
+         *         "created": "2026-11-29T11:43:56.370Z",
+         *         "customer": "cus_prod_06h2e7khamt8ctss8mzxwepj39dn0",
          *         "livemode": false,
          *         "processor": "sandbox",
          *         "detached_at": null,
@@ -21423,13 +21421,13 @@ export type components = {
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2e2qp60vrsef71qz57qc2nwfpc",
-         *       "request_id": "req_prod_06h2e2qp60vrsef71qz57qc2nwfpc",
+         *       "correlation_id": "req_prod_06h2e7khscygbv0qq09y4t73q0bfg",
+         *       "request_id": "req_prod_06h2e7khscygbv0qq09y4t73q0bfg",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-29T11:22:39.555Z",
+         *       "created": "2026-11-29T11:43:56.371Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2e2q0jsmt1p9rnsmyh98bw1d7j"
+         *       "actor_id": "key_prod_06h2e7k5ksc04wjtdsbs0hg6cjrza"
          *     }
          */
         PaymentMethodAttachedEvent: {
@@ -21474,12 +21472,12 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2e2qpfmx961mm7f4456fnvj41c",
+         *       "id": "evt_prod_06h2e7khysjse6tj8jfs7qb0r68c4",
          *       "type": "payment_method.detached",
          *       "aggregate_type": "payment_method",
-         *       "aggregate_id": "pm_prod_06h2e2qpcn5rspn1vvkk5beq27tr2",
+         *       "aggregate_id": "pm_prod_06h2e7khwtpc3yae658jzhssp0hzc",
          *       "data": {
-         *         "id": "pm_prod_06h2e2qpcn5rspn1vvkk5beq27tr2",
+         *         "id": "pm_prod_06h2e7khwtpc3yae658jzhssp0hzc",
          *         "card": {
          *           "brand": "visa",
          *           "last4": "0002",
@@ -21487,15 +21485,15 @@ export type components = {
          *           "exp_month": 12
          *         },
          *         "object": "payment_method",
-         *         "created": "2026-11-29T11:22:39.589Z",
-         *         "customer": "cus_prod_06h2e2qns0dgdp378pgwqnerx1tm8",
+         *         "created": "2026-11-29T11:43:56.390Z",
+         *         "customer": "cus_prod_06h2e7khamt8ctss8mzxwepj39dn0",
          *         "livemode": false,
          *         "processor": "sandbox",
-         *         "detached_at": "2026-11-29T11:22:39.611Z",
+         *         "detached_at": "2026-11-29T11:43:56.405Z",
          *         "processor_payment_method": "pm_sandbox_declined"
          *       },
          *       "previous_data": {
-         *         "id": "pm_prod_06h2e2qpcn5rspn1vvkk5beq27tr2",
+         *         "id": "pm_prod_06h2e7khwtpc3yae658jzhssp0hzc",
          *         "card": {
          *           "brand": "visa",
          *           "last4": "0002",
@@ -21503,21 +21501,21 @@ export type components = {
          *           "exp_month": 12
          *         },
          *         "object": "payment_method",
-         *         "created": "2026-11-29T11:22:39.589Z",
-         *         "customer": "cus_prod_06h2e2qns0dgdp378pgwqnerx1tm8",
+         *         "created": "2026-11-29T11:43:56.390Z",
+         *         "customer": "cus_prod_06h2e7khamt8ctss8mzxwepj39dn0",
          *         "livemode": false,
          *         "processor": "sandbox",
          *         "detached_at": null,
          *         "processor_payment_method": "pm_sandbox_declined"
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2e2qpf5e9nd2a72tt822gwdxyr",
-         *       "request_id": "req_prod_06h2e2qpf5e9nd2a72tt822gwdxyr",
+         *       "correlation_id": "req_prod_06h2e7khxy0pqr99gccba5k4hn306",
+         *       "request_id": "req_prod_06h2e7khxy0pqr99gccba5k4hn306",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-29T11:22:39.613Z",
+         *       "created": "2026-11-29T11:43:56.406Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2e2q0jsmt1p9rnsmyh98bw1d7j"
+         *       "actor_id": "key_prod_06h2e7k5ksc04wjtdsbs0hg6cjrza"
          *     }
          */
         PaymentMethodDetachedEvent: {
@@ -21562,47 +21560,47 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2e2qvqwtcnc6jz2kj2ftt2yt4r",
+         *       "id": "evt_prod_06h2e7kp50cabmk5td0tf76sqtrv6",
          *       "type": "email.sent",
          *       "aggregate_type": "email",
-         *       "aggregate_id": "eml_prod_06h2e2qvc1jsnbxthapbaexrntt8p",
+         *       "aggregate_id": "eml_prod_06h2e7knky8g6h4pr394s18yx81xt",
          *       "data": {
-         *         "id": "eml_prod_06h2e2qvc1jsnbxthapbaexrntt8p",
+         *         "id": "eml_prod_06h2e7knky8g6h4pr394s18yx81xt",
          *         "to": [
          *           "jenny@example.com"
          *         ],
          *         "type": "receipt",
-         *         "event": "evt_prod_06h2e2qva477ampcwrzqn2qkavdmj",
+         *         "event": "evt_prod_06h2e7knk339g6s01yemcvb66cmb8",
          *         "object": "email",
          *         "status": "sent",
-         *         "created": "2026-11-29T11:22:40.864Z",
-         *         "invoice": "in_prod_06h2e2qt2pfb2bj09he9z83cz6yde",
-         *         "sent_at": "2026-11-29T11:22:40.955Z",
+         *         "created": "2026-11-29T11:43:57.343Z",
+         *         "invoice": "in_prod_06h2e7kmxkwkykxff9qrk6t0bbkaw",
+         *         "sent_at": "2026-11-29T11:43:57.479Z",
          *         "subject": "Your receipt from Example GmbH (invoice EXAMPL-0001)",
          *         "attempts": 1,
-         *         "customer": "cus_prod_06h2e2qns0dgdp378pgwqnerx1tm8",
+         *         "customer": "cus_prod_06h2e7khamt8ctss8mzxwepj39dn0",
          *         "livemode": false,
-         *         "message_id": "<eml_prod_06h2e2qvc1jsnbxthapbaexrntt8p@localhost>",
+         *         "message_id": "<eml_prod_06h2e7knky8g6h4pr394s18yx81xt@localhost>",
          *         "credit_note": null,
-         *         "smtp_response": "250 Written to .data/mail/eml_prod_06h2e2qvc1jsnbxthapbaexrntt8p.eml (no SMTP_URL)"
+         *         "smtp_response": "250 Written to .data/mail/eml_prod_06h2e7knky8g6h4pr394s18yx81xt.eml (no SMTP_URL)"
          *       },
          *       "previous_data": {
-         *         "id": "eml_prod_06h2e2qvc1jsnbxthapbaexrntt8p",
+         *         "id": "eml_prod_06h2e7knky8g6h4pr394s18yx81xt",
          *         "to": [
          *           "jenny@example.com"
          *         ],
          *         "type": "receipt",
-         *         "event": "evt_prod_06h2e2qva477ampcwrzqn2qkavdmj",
+         *         "event": "evt_prod_06h2e7knk339g6s01yemcvb66cmb8",
          *         "object": "email",
          *         "status": "queued",
-         *         "created": "2026-11-29T11:22:40.864Z",
-         *         "invoice": "in_prod_06h2e2qt2pfb2bj09he9z83cz6yde",
+         *         "created": "2026-11-29T11:43:57.343Z",
+         *         "invoice": "in_prod_06h2e7kmxkwkykxff9qrk6t0bbkaw",
          *         "sent_at": null,
          *         "subject": "Your receipt from Example GmbH (invoice EXAMPL-0001)",
          *         "attempts": 1,
-         *         "customer": "cus_prod_06h2e2qns0dgdp378pgwqnerx1tm8",
+         *         "customer": "cus_prod_06h2e7khamt8ctss8mzxwepj39dn0",
          *         "livemode": false,
-         *         "message_id": "<eml_prod_06h2e2qvc1jsnbxthapbaexrntt8p@localhost>",
+         *         "message_id": "<eml_prod_06h2e7knky8g6h4pr394s18yx81xt@localhost>",
          *         "credit_note": null,
          *         "smtp_response": null
          *       },
@@ -21611,7 +21609,7 @@ export type components = {
          *       "request_id": null,
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-29T11:22:41.023Z",
+         *       "created": "2026-11-29T11:43:57.481Z",
          *       "actor_type": "system",
          *       "actor_id": null
          *     }
@@ -21658,12 +21656,12 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2e2rax3eg9ygbqaw7q95rck3j8",
+         *       "id": "evt_prod_06h2e7m2d3wxjh3b3cvkp1pqdghsg",
          *       "type": "email.failed",
          *       "aggregate_type": "email",
-         *       "aggregate_id": "eml_prod_06h2e2raqt61zrxc16xqqbb35w2ym",
+         *       "aggregate_id": "eml_prod_06h2e7m262r153gjsgv6sch81fkqr",
          *       "data": {
-         *         "id": "eml_prod_06h2e2raqt61zrxc16xqqbb35w2ym",
+         *         "id": "eml_prod_06h2e7m262r153gjsgv6sch81fkqr",
          *         "to": [
          *           "owner@example.com"
          *         ],
@@ -21671,19 +21669,19 @@ export type components = {
          *         "event": null,
          *         "object": "email",
          *         "status": "rate_limited",
-         *         "created": "2027-01-08T11:22:43.045Z",
+         *         "created": "2027-01-08T11:43:59.767Z",
          *         "invoice": null,
          *         "sent_at": null,
          *         "subject": "Test email from Example GmbH",
          *         "attempts": 1,
          *         "customer": null,
          *         "livemode": false,
-         *         "message_id": "<eml_prod_06h2e2raqt61zrxc16xqqbb35w2ym@localhost>",
+         *         "message_id": "<eml_prod_06h2e7m262r153gjsgv6sch81fkqr@localhost>",
          *         "credit_note": null,
          *         "smtp_response": "429 The account's hourly email limit was reached; this email was not sent."
          *       },
          *       "previous_data": {
-         *         "id": "eml_prod_06h2e2raqt61zrxc16xqqbb35w2ym",
+         *         "id": "eml_prod_06h2e7m262r153gjsgv6sch81fkqr",
          *         "to": [
          *           "owner@example.com"
          *         ],
@@ -21691,14 +21689,14 @@ export type components = {
          *         "event": null,
          *         "object": "email",
          *         "status": "queued",
-         *         "created": "2027-01-08T11:22:43.045Z",
+         *         "created": "2027-01-08T11:43:59.767Z",
          *         "invoice": null,
          *         "sent_at": null,
          *         "subject": "Test email from Example GmbH",
          *         "attempts": 1,
          *         "customer": null,
          *         "livemode": false,
-         *         "message_id": "<eml_prod_06h2e2raqt61zrxc16xqqbb35w2ym@localhost>",
+         *         "message_id": "<eml_prod_06h2e7m262r153gjsgv6sch81fkqr@localhost>",
          *         "credit_note": null,
          *         "smtp_response": null
          *       },
@@ -21707,7 +21705,7 @@ export type components = {
          *       "request_id": null,
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2027-01-08T11:22:43.087Z",
+         *       "created": "2027-01-08T11:43:59.823Z",
          *       "actor_type": "system",
          *       "actor_id": null
          *     }
@@ -22382,22 +22380,22 @@ export type components = {
         /**
          * @description The webhook body of `payment.succeeded`.
          * @example {
-         *       "id": "evt_prod_06h2e2qpkvtt28y81zc6crp9gysnp",
+         *       "id": "evt_prod_06h2e7kj245awyz7qg5kaw8xhvjym",
          *       "object": "event",
          *       "type": "payment.succeeded",
          *       "sequence": 1,
-         *       "created": 1795951359,
+         *       "created": 1795952636,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "py_prod_06h2e2qpkfr4wv71nzj9y50ebme10",
+         *           "id": "py_prod_06h2e7kj1z85qr0v6htbd2emd8qk2",
          *           "object": "payment",
          *           "status": "succeeded",
-         *           "created": "2026-11-29T11:22:39.643Z",
+         *           "created": "2026-11-29T11:43:56.431Z",
          *           "currency": "usd",
          *           "livemode": false,
          *           "amount_atom": 1000,
-         *           "payment_intent": "pi_prod_06h2e2qphej7kn8fzq53j9237g9zg",
+         *           "payment_intent": "pi_prod_06h2e7kj164mk1abzr3kvxf5dy14w",
          *           "payment_method": "pm_sandbox_succeeds",
          *           "failure_message": null,
          *           "amount_refunded_atom": 0
@@ -22455,22 +22453,22 @@ export type components = {
         /**
          * @description The webhook body of `payment.failed`.
          * @example {
-         *       "id": "evt_prod_06h2e2qptz247tfw1vvgxtq0c65qp",
+         *       "id": "evt_prod_06h2e7kj737kja9j232mm1h3gtvya",
          *       "object": "event",
          *       "type": "payment.failed",
          *       "sequence": 1,
-         *       "created": 1795951359,
+         *       "created": 1795952636,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "py_prod_06h2e2qptg03t3r2amndhrxd9t1p0",
+         *           "id": "py_prod_06h2e7kj6vhzfcg08zb8371n37d2e",
          *           "object": "payment",
          *           "status": "failed",
-         *           "created": "2026-11-29T11:22:39.700Z",
+         *           "created": "2026-11-29T11:43:56.470Z",
          *           "currency": "usd",
          *           "livemode": false,
          *           "amount_atom": 1000,
-         *           "payment_intent": "pi_prod_06h2e2qprpr1r084fd33w1d7n02d4",
+         *           "payment_intent": "pi_prod_06h2e7kj51tryrdn5zeh3qfqc4272",
          *           "payment_method": "pm_sandbox_declined",
          *           "failure_message": "Your card was declined (sandbox payment method pm_sandbox_declined).",
          *           "amount_refunded_atom": 0
@@ -22507,22 +22505,22 @@ export type components = {
         /**
          * @description The webhook body of `payment.refunded`.
          * @example {
-         *       "id": "evt_prod_06h2e2qqhj8cc9m3qaxv8f8f4xget",
+         *       "id": "evt_prod_06h2e7kmqwfwpw182b390ryvnyxxc",
          *       "object": "event",
          *       "type": "payment.refunded",
          *       "sequence": 2,
-         *       "created": 1795951359,
+         *       "created": 1795952637,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "py_prod_06h2e2qpkfr4wv71nzj9y50ebme10",
+         *           "id": "py_prod_06h2e7kj1z85qr0v6htbd2emd8qk2",
          *           "object": "payment",
          *           "status": "partially_refunded",
-         *           "created": "2026-11-29T11:22:39.643Z",
+         *           "created": "2026-11-29T11:43:56.431Z",
          *           "currency": "usd",
          *           "livemode": false,
          *           "amount_atom": 1000,
-         *           "payment_intent": "pi_prod_06h2e2qphej7kn8fzq53j9237g9zg",
+         *           "payment_intent": "pi_prod_06h2e7kj164mk1abzr3kvxf5dy14w",
          *           "payment_method": "pm_sandbox_succeeds",
          *           "failure_message": null,
          *           "amount_refunded_atom": 400
@@ -22563,32 +22561,32 @@ export type components = {
         /**
          * @description The webhook body of `checkout.session.created`.
          * @example {
-         *       "id": "evt_prod_06h2e2r233drabp4jkwj05kner1d0",
+         *       "id": "evt_prod_06h2e7kxqh75rewzw15va8mpbdce0",
          *       "object": "event",
          *       "type": "checkout.session.created",
          *       "sequence": 1,
-         *       "created": 1795951362,
+         *       "created": 1795952639,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "cs_prod_06h2e2r22pvg2p7ccmkz248aw5z64",
-         *           "url": "http://127.0.0.1:35505/checkout/cs_prod_06h2e2r22pvg2p7ccmkz248aw5z64",
+         *           "id": "cs_prod_06h2e7kxpynxkxwcwf6x9n0e7tf8g",
+         *           "url": "http://127.0.0.1:33431/checkout/cs_prod_06h2e7kxpynxkxwcwf6x9n0e7tf8g",
          *           "mode": "payment",
          *           "object": "checkout_session",
          *           "status": "open",
-         *           "created": "2026-11-29T11:22:42.572Z",
+         *           "created": "2026-11-29T11:43:59.408Z",
          *           "invoice": null,
-         *           "updated": "2026-11-29T11:22:42.572Z",
+         *           "updated": "2026-11-29T11:43:59.408Z",
          *           "currency": "usd",
          *           "customer": null,
          *           "livemode": false,
          *           "metadata": {},
          *           "cancel_url": null,
          *           "expired_at": null,
-         *           "expires_at": "2026-11-30T11:22:42.572Z",
+         *           "expires_at": "2026-11-30T11:43:59.408Z",
          *           "line_items": [
          *             {
-         *               "price": "price_prod_06h2e2qm5atkk8k4743k7v78wmy3m",
+         *               "price": "price_prod_06h2e7kg1af7tmmxj49fzsfsa1w5w",
          *               "quantity": 2,
          *               "amount_atom": 1000,
          *               "description": "Pro",
@@ -22693,22 +22691,22 @@ export type components = {
         /**
          * @description The webhook body of `checkout.session.updated`.
          * @example {
-         *       "id": "evt_prod_06h2e2r2n0xrw5b6apv4wjakch5sa",
+         *       "id": "evt_prod_06h2e7ky921r6kpdctmpzzhx5hd7j",
          *       "object": "event",
          *       "type": "checkout.session.updated",
          *       "sequence": 2,
-         *       "created": 1795951362,
+         *       "created": 1795952639,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "cs_prod_06h2e2r2j50nf91q62q5x1ea2has0",
-         *           "url": "http://127.0.0.1:35505/checkout/cs_prod_06h2e2r2j50nf91q62q5x1ea2has0",
+         *           "id": "cs_prod_06h2e7ky62bes6z463g97fbrha3yp",
+         *           "url": "http://127.0.0.1:33431/checkout/cs_prod_06h2e7ky62bes6z463g97fbrha3yp",
          *           "mode": "payment",
          *           "object": "checkout_session",
          *           "status": "open",
-         *           "created": "2026-11-29T11:22:42.702Z",
+         *           "created": "2026-11-29T11:43:59.535Z",
          *           "invoice": null,
-         *           "updated": "2026-11-29T11:22:42.728Z",
+         *           "updated": "2026-11-29T11:43:59.556Z",
          *           "currency": "usd",
          *           "customer": null,
          *           "livemode": false,
@@ -22717,10 +22715,10 @@ export type components = {
          *           },
          *           "cancel_url": null,
          *           "expired_at": null,
-         *           "expires_at": "2026-11-30T11:22:42.702Z",
+         *           "expires_at": "2026-11-30T11:43:59.535Z",
          *           "line_items": [
          *             {
-         *               "price": "price_prod_06h2e2qm5atkk8k4743k7v78wmy3m",
+         *               "price": "price_prod_06h2e7kg1af7tmmxj49fzsfsa1w5w",
          *               "quantity": 2,
          *               "amount_atom": 1000,
          *               "description": "Pro",
@@ -22737,7 +22735,7 @@ export type components = {
          *           "subscription_data": null
          *         },
          *         "previous_attributes": {
-         *           "updated": "2026-11-29T11:22:42.702Z",
+         *           "updated": "2026-11-29T11:43:59.535Z",
          *           "metadata": {}
          *         }
          *       }
@@ -22772,23 +22770,23 @@ export type components = {
         /**
          * @description The webhook body of `checkout.session.deleted`.
          * @example {
-         *       "id": "evt_prod_06h2e2r2rj4tc3gsr3djen9jkc4rj",
+         *       "id": "evt_prod_06h2e7kybvnq7wc8pf54xnn25x1j0",
          *       "object": "event",
          *       "type": "checkout.session.deleted",
          *       "sequence": 3,
-         *       "created": 1795951362,
+         *       "created": 1795952639,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "cs_prod_06h2e2r2j50nf91q62q5x1ea2has0",
-         *           "url": "http://127.0.0.1:35505/checkout/cs_prod_06h2e2r2j50nf91q62q5x1ea2has0",
+         *           "id": "cs_prod_06h2e7ky62bes6z463g97fbrha3yp",
+         *           "url": "http://127.0.0.1:33431/checkout/cs_prod_06h2e7ky62bes6z463g97fbrha3yp",
          *           "mode": "payment",
          *           "object": "checkout_session",
          *           "status": "open",
-         *           "created": "2026-11-29T11:22:42.702Z",
+         *           "created": "2026-11-29T11:43:59.535Z",
          *           "deleted": true,
          *           "invoice": null,
-         *           "updated": "2026-11-29T11:22:42.755Z",
+         *           "updated": "2026-11-29T11:43:59.581Z",
          *           "currency": "usd",
          *           "customer": null,
          *           "livemode": false,
@@ -22797,10 +22795,10 @@ export type components = {
          *           },
          *           "cancel_url": null,
          *           "expired_at": null,
-         *           "expires_at": "2026-11-30T11:22:42.702Z",
+         *           "expires_at": "2026-11-30T11:43:59.535Z",
          *           "line_items": [
          *             {
-         *               "price": "price_prod_06h2e2qm5atkk8k4743k7v78wmy3m",
+         *               "price": "price_prod_06h2e7kg1af7tmmxj49fzsfsa1w5w",
          *               "quantity": 2,
          *               "amount_atom": 1000,
          *               "description": "Pro",
@@ -22817,7 +22815,7 @@ export type components = {
          *           "subscription_data": null
          *         },
          *         "previous_attributes": {
-         *           "updated": "2026-11-29T11:22:42.728Z",
+         *           "updated": "2026-11-29T11:43:59.556Z",
          *           "deleted": null
          *         }
          *       }
@@ -22910,32 +22908,32 @@ export type components = {
         /**
          * @description The webhook body of `checkout.session.completed`.
          * @example {
-         *       "id": "evt_prod_06h2e2r2efg96haae9b3feyjacq2r",
+         *       "id": "evt_prod_06h2e7ky3f9p3p73ap361jy5td558",
          *       "object": "event",
          *       "type": "checkout.session.completed",
          *       "sequence": 2,
-         *       "created": 1795951362,
+         *       "created": 1795952639,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "cs_prod_06h2e2r22pvg2p7ccmkz248aw5z64",
-         *           "url": "http://127.0.0.1:35505/checkout/cs_prod_06h2e2r22pvg2p7ccmkz248aw5z64",
+         *           "id": "cs_prod_06h2e7kxpynxkxwcwf6x9n0e7tf8g",
+         *           "url": "http://127.0.0.1:33431/checkout/cs_prod_06h2e7kxpynxkxwcwf6x9n0e7tf8g",
          *           "mode": "payment",
          *           "object": "checkout_session",
          *           "status": "complete",
-         *           "created": "2026-11-29T11:22:42.572Z",
+         *           "created": "2026-11-29T11:43:59.408Z",
          *           "invoice": null,
-         *           "updated": "2026-11-29T11:22:42.672Z",
+         *           "updated": "2026-11-29T11:43:59.512Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h2e2r29tf1je4k4z1j5dnyf1y00",
+         *           "customer": "cus_prod_06h2e7ky14rz92hfn65hwh1z7r7cj",
          *           "livemode": false,
          *           "metadata": {},
          *           "cancel_url": null,
          *           "expired_at": null,
-         *           "expires_at": "2026-11-30T11:22:42.572Z",
+         *           "expires_at": "2026-11-30T11:43:59.408Z",
          *           "line_items": [
          *             {
-         *               "price": "price_prod_06h2e2qm5atkk8k4743k7v78wmy3m",
+         *               "price": "price_prod_06h2e7kg1af7tmmxj49fzsfsa1w5w",
          *               "quantity": 2,
          *               "amount_atom": 1000,
          *               "description": "Pro",
@@ -22943,17 +22941,17 @@ export type components = {
          *             }
          *           ],
          *           "success_url": "https://example.com/thanks",
-         *           "completed_at": "2026-11-29T11:22:42.672Z",
+         *           "completed_at": "2026-11-29T11:43:59.512Z",
          *           "subscription": null,
          *           "customer_email": "new-buyer@example.com",
-         *           "payment_intent": "pi_prod_06h2e2r2b64x6g7sdd3vbt0rv9rwp",
+         *           "payment_intent": "pi_prod_06h2e7ky21m2vpzmactjm169r5ywp",
          *           "payment_status": "paid",
          *           "amount_total_atom": 1000,
          *           "subscription_data": null
          *         },
          *         "previous_attributes": {
          *           "status": "open",
-         *           "updated": "2026-11-29T11:22:42.572Z",
+         *           "updated": "2026-11-29T11:43:59.408Z",
          *           "customer": null,
          *           "completed_at": null,
          *           "customer_email": null,
@@ -22992,32 +22990,32 @@ export type components = {
         /**
          * @description The webhook body of `checkout.session.expired`.
          * @example {
-         *       "id": "evt_prod_06h2e2r3p8j069815s76s8mws04y6",
+         *       "id": "evt_prod_06h2e7kyr66sxzsa109fdje6v6f7y",
          *       "object": "event",
          *       "type": "checkout.session.expired",
          *       "sequence": 2,
-         *       "created": 1796037762,
+         *       "created": 1796039039,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "cs_prod_06h2e2r2w4631kz4vn1fd4d761qej",
-         *           "url": "http://127.0.0.1:35505/checkout/cs_prod_06h2e2r2w4631kz4vn1fd4d761qej",
+         *           "id": "cs_prod_06h2e7kydh199pm0nextshcs2tkm4",
+         *           "url": "http://127.0.0.1:33431/checkout/cs_prod_06h2e7kydh199pm0nextshcs2tkm4",
          *           "mode": "payment",
          *           "object": "checkout_session",
          *           "status": "expired",
-         *           "created": "2026-11-29T11:22:42.783Z",
+         *           "created": "2026-11-29T11:43:59.595Z",
          *           "invoice": null,
-         *           "updated": "2026-11-30T11:22:42.783Z",
+         *           "updated": "2026-11-30T11:43:59.595Z",
          *           "currency": "usd",
          *           "customer": null,
          *           "livemode": false,
          *           "metadata": {},
          *           "cancel_url": null,
-         *           "expired_at": "2026-11-30T11:22:42.783Z",
-         *           "expires_at": "2026-11-30T11:22:42.783Z",
+         *           "expired_at": "2026-11-30T11:43:59.595Z",
+         *           "expires_at": "2026-11-30T11:43:59.595Z",
          *           "line_items": [
          *             {
-         *               "price": "price_prod_06h2e2qm5atkk8k4743k7v78wmy3m",
+         *               "price": "price_prod_06h2e7kg1af7tmmxj49fzsfsa1w5w",
          *               "quantity": 2,
          *               "amount_atom": 1000,
          *               "description": "Pro",
@@ -23035,7 +23033,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "status": "open",
-         *           "updated": "2026-11-29T11:22:42.783Z",
+         *           "updated": "2026-11-29T11:43:59.595Z",
          *           "expired_at": null
          *         }
          *       }
@@ -23070,22 +23068,22 @@ export type components = {
         /**
          * @description The webhook body of `payment_intent.created`.
          * @example {
-         *       "id": "evt_prod_06h2e2qphqq646qn25vveaaq6xtr2",
+         *       "id": "evt_prod_06h2e7kj1eyez1sb1mkjxpshp7tsm",
          *       "object": "event",
          *       "type": "payment_intent.created",
          *       "sequence": 1,
-         *       "created": 1795951359,
+         *       "created": 1795952636,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "pi_prod_06h2e2qphej7kn8fzq53j9237g9zg",
+         *           "id": "pi_prod_06h2e7kj164mk1abzr3kvxf5dy14w",
          *           "object": "payment_intent",
          *           "status": "requires_confirmation",
-         *           "created": "2026-11-29T11:22:39.627Z",
+         *           "created": "2026-11-29T11:43:56.425Z",
          *           "invoice": null,
-         *           "updated": "2026-11-29T11:22:39.627Z",
+         *           "updated": "2026-11-29T11:43:56.425Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h2e2qns0dgdp378pgwqnerx1tm8",
+         *           "customer": "cus_prod_06h2e7khamt8ctss8mzxwepj39dn0",
          *           "livemode": false,
          *           "metadata": {},
          *           "amount_atom": 1000,
@@ -23162,22 +23160,22 @@ export type components = {
         /**
          * @description The webhook body of `payment_intent.processing`.
          * @example {
-         *       "id": "evt_prod_06h2e2qpjp701bn8ardwhtfvvrvr4",
+         *       "id": "evt_prod_06h2e7kj1qwae6gwpv7a5p4ynk508",
          *       "object": "event",
          *       "type": "payment_intent.processing",
          *       "sequence": 2,
-         *       "created": 1795951359,
+         *       "created": 1795952636,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "pi_prod_06h2e2qphej7kn8fzq53j9237g9zg",
+         *           "id": "pi_prod_06h2e7kj164mk1abzr3kvxf5dy14w",
          *           "object": "payment_intent",
          *           "status": "processing",
-         *           "created": "2026-11-29T11:22:39.627Z",
+         *           "created": "2026-11-29T11:43:56.425Z",
          *           "invoice": null,
-         *           "updated": "2026-11-29T11:22:39.633Z",
+         *           "updated": "2026-11-29T11:43:56.428Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h2e2qns0dgdp378pgwqnerx1tm8",
+         *           "customer": "cus_prod_06h2e7khamt8ctss8mzxwepj39dn0",
          *           "livemode": false,
          *           "metadata": {},
          *           "amount_atom": 1000,
@@ -23190,7 +23188,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "status": "requires_confirmation",
-         *           "updated": "2026-11-29T11:22:39.627Z"
+         *           "updated": "2026-11-29T11:43:56.425Z"
          *         }
          *       }
          *     }
@@ -23224,22 +23222,22 @@ export type components = {
         /**
          * @description The webhook body of `payment_intent.requires_action`.
          * @example {
-         *       "id": "evt_prod_06h2e2qq15kjrjaejg1fqabr66bbt",
+         *       "id": "evt_prod_06h2e7kj9txrp0hyn6n23jrk7vr7e",
          *       "object": "event",
          *       "type": "payment_intent.requires_action",
          *       "sequence": 2,
-         *       "created": 1795951359,
+         *       "created": 1795952636,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "pi_prod_06h2e2qq0gn3rcs5m1vvpd70sqz52",
+         *           "id": "pi_prod_06h2e7kj98mha8sq46tnjbycgk4mg",
          *           "object": "payment_intent",
          *           "status": "requires_action",
-         *           "created": "2026-11-29T11:22:39.748Z",
+         *           "created": "2026-11-29T11:43:56.490Z",
          *           "invoice": null,
-         *           "updated": "2026-11-29T11:22:39.752Z",
+         *           "updated": "2026-11-29T11:43:56.492Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h2e2qns0dgdp378pgwqnerx1tm8",
+         *           "customer": "cus_prod_06h2e7khamt8ctss8mzxwepj39dn0",
          *           "livemode": false,
          *           "metadata": {},
          *           "amount_atom": 1000,
@@ -23252,7 +23250,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "status": "requires_confirmation",
-         *           "updated": "2026-11-29T11:22:39.748Z"
+         *           "updated": "2026-11-29T11:43:56.490Z"
          *         }
          *       }
          *     }
@@ -23286,22 +23284,22 @@ export type components = {
         /**
          * @description The webhook body of `payment_intent.amount_capturable_updated`.
          * @example {
-         *       "id": "evt_prod_06h2e2qq60pwzx0gh3yf2a0eckj76",
+         *       "id": "evt_prod_06h2e7kk6jyax66rtx7z8h0ets8jp",
          *       "object": "event",
          *       "type": "payment_intent.amount_capturable_updated",
          *       "sequence": 3,
-         *       "created": 1795951359,
+         *       "created": 1795952636,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "pi_prod_06h2e2qq53kpabk8ypb68wnfhhnq4",
+         *           "id": "pi_prod_06h2e7kjsa1r6ee5407dzs3gm1kq8",
          *           "object": "payment_intent",
          *           "status": "requires_capture",
-         *           "created": "2026-11-29T11:22:39.784Z",
+         *           "created": "2026-11-29T11:43:56.618Z",
          *           "invoice": null,
-         *           "updated": "2026-11-29T11:22:39.789Z",
+         *           "updated": "2026-11-29T11:43:56.688Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h2e2qns0dgdp378pgwqnerx1tm8",
+         *           "customer": "cus_prod_06h2e7khamt8ctss8mzxwepj39dn0",
          *           "livemode": false,
          *           "metadata": {},
          *           "amount_atom": 1000,
@@ -23314,7 +23312,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "status": "processing",
-         *           "updated": "2026-11-29T11:22:39.787Z",
+         *           "updated": "2026-11-29T11:43:56.643Z",
          *           "amount_capturable_atom": 0
          *         }
          *       }
@@ -23349,22 +23347,22 @@ export type components = {
         /**
          * @description The webhook body of `payment_intent.succeeded`.
          * @example {
-         *       "id": "evt_prod_06h2e2qpmbj9cx45w8gbn9w7ndebt",
+         *       "id": "evt_prod_06h2e7kj3600xkqzh1gdzc5rv073g",
          *       "object": "event",
          *       "type": "payment_intent.succeeded",
          *       "sequence": 3,
-         *       "created": 1795951359,
+         *       "created": 1795952636,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "pi_prod_06h2e2qphej7kn8fzq53j9237g9zg",
+         *           "id": "pi_prod_06h2e7kj164mk1abzr3kvxf5dy14w",
          *           "object": "payment_intent",
          *           "status": "succeeded",
-         *           "created": "2026-11-29T11:22:39.627Z",
+         *           "created": "2026-11-29T11:43:56.425Z",
          *           "invoice": null,
-         *           "updated": "2026-11-29T11:22:39.648Z",
+         *           "updated": "2026-11-29T11:43:56.440Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h2e2qns0dgdp378pgwqnerx1tm8",
+         *           "customer": "cus_prod_06h2e7khamt8ctss8mzxwepj39dn0",
          *           "livemode": false,
          *           "metadata": {},
          *           "amount_atom": 1000,
@@ -23377,7 +23375,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "status": "processing",
-         *           "updated": "2026-11-29T11:22:39.633Z",
+         *           "updated": "2026-11-29T11:43:56.428Z",
          *           "amount_received_atom": 0
          *         }
          *       }
@@ -23412,26 +23410,26 @@ export type components = {
         /**
          * @description The webhook body of `payment_intent.canceled`.
          * @example {
-         *       "id": "evt_prod_06h2e2qq87t1zh556qxehv9mff90j",
+         *       "id": "evt_prod_06h2e7kkgddne0cqfnhntracz366r",
          *       "object": "event",
          *       "type": "payment_intent.canceled",
          *       "sequence": 4,
-         *       "created": 1795951359,
+         *       "created": 1795952636,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "pi_prod_06h2e2qq53kpabk8ypb68wnfhhnq4",
+         *           "id": "pi_prod_06h2e7kjsa1r6ee5407dzs3gm1kq8",
          *           "object": "payment_intent",
          *           "status": "canceled",
-         *           "created": "2026-11-29T11:22:39.784Z",
+         *           "created": "2026-11-29T11:43:56.618Z",
          *           "invoice": null,
-         *           "updated": "2026-11-29T11:22:39.809Z",
+         *           "updated": "2026-11-29T11:43:56.796Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h2e2qns0dgdp378pgwqnerx1tm8",
+         *           "customer": "cus_prod_06h2e7khamt8ctss8mzxwepj39dn0",
          *           "livemode": false,
          *           "metadata": {},
          *           "amount_atom": 1000,
-         *           "canceled_at": "2026-11-29T11:22:39.809Z",
+         *           "canceled_at": "2026-11-29T11:43:56.795Z",
          *           "capture_method": "manual",
          *           "payment_method": "pm_sandbox_succeeds",
          *           "last_payment_error": null,
@@ -23440,7 +23438,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "status": "requires_capture",
-         *           "updated": "2026-11-29T11:22:39.789Z",
+         *           "updated": "2026-11-29T11:43:56.688Z",
          *           "canceled_at": null,
          *           "amount_capturable_atom": 1000
          *         }
@@ -23476,22 +23474,22 @@ export type components = {
         /**
          * @description The webhook body of `payment_intent.payment_failed`.
          * @example {
-         *       "id": "evt_prod_06h2e2qpw4dc3es53x24bdtdspn3e",
+         *       "id": "evt_prod_06h2e7kj80sthhfzbt2z3he9sh4fr",
          *       "object": "event",
          *       "type": "payment_intent.payment_failed",
          *       "sequence": 3,
-         *       "created": 1795951359,
+         *       "created": 1795952636,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "pi_prod_06h2e2qprpr1r084fd33w1d7n02d4",
+         *           "id": "pi_prod_06h2e7kj51tryrdn5zeh3qfqc4272",
          *           "object": "payment_intent",
          *           "status": "requires_payment_method",
-         *           "created": "2026-11-29T11:22:39.685Z",
+         *           "created": "2026-11-29T11:43:56.456Z",
          *           "invoice": null,
-         *           "updated": "2026-11-29T11:22:39.706Z",
+         *           "updated": "2026-11-29T11:43:56.475Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h2e2qns0dgdp378pgwqnerx1tm8",
+         *           "customer": "cus_prod_06h2e7khamt8ctss8mzxwepj39dn0",
          *           "livemode": false,
          *           "metadata": {},
          *           "amount_atom": 1000,
@@ -23504,7 +23502,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "status": "processing",
-         *           "updated": "2026-11-29T11:22:39.691Z",
+         *           "updated": "2026-11-29T11:43:56.459Z",
          *           "payment_method": "pm_sandbox_declined",
          *           "last_payment_error": null
          *         }
@@ -23540,22 +23538,22 @@ export type components = {
         /**
          * @description The webhook body of `payment_intent.partially_funded`.
          * @example {
-         *       "id": "evt_prod_06h2e2qq3qbj11m5qkkmk91fe1wkm",
+         *       "id": "evt_prod_06h2e7kjmdea83znw4pkq1xcv187t",
          *       "object": "event",
          *       "type": "payment_intent.partially_funded",
          *       "sequence": 3,
-         *       "created": 1795951359,
+         *       "created": 1795952636,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "pi_prod_06h2e2qq2pk49wens2cj7xbp74g3a",
+         *           "id": "pi_prod_06h2e7kjj4fg8k9zwter0kjxsjh34",
          *           "object": "payment_intent",
          *           "status": "partially_funded",
-         *           "created": "2026-11-29T11:22:39.765Z",
+         *           "created": "2026-11-29T11:43:56.561Z",
          *           "invoice": null,
-         *           "updated": "2026-11-29T11:22:39.772Z",
+         *           "updated": "2026-11-29T11:43:56.579Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h2e2qns0dgdp378pgwqnerx1tm8",
+         *           "customer": "cus_prod_06h2e7khamt8ctss8mzxwepj39dn0",
          *           "livemode": false,
          *           "metadata": {},
          *           "amount_atom": 1000,
@@ -23568,7 +23566,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "status": "processing",
-         *           "updated": "2026-11-29T11:22:39.768Z",
+         *           "updated": "2026-11-29T11:43:56.564Z",
          *           "amount_received_atom": 0
          *         }
          *       }
@@ -23603,40 +23601,40 @@ export type components = {
         /**
          * @description The webhook body of `customer.subscription.created`.
          * @example {
-         *       "id": "evt_prod_06h2e2qzahg3gv7bcmp9matfz97sp",
+         *       "id": "evt_prod_06h2e7ktanxe1r5aya95phv1211bp",
          *       "object": "event",
          *       "type": "customer.subscription.created",
          *       "sequence": 1,
-         *       "created": 1795951361,
+         *       "created": 1795952638,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "sub_prod_06h2e2qz7px4nqjww011q3jy8tgzw",
+         *           "id": "sub_prod_06h2e7kt96npy8qg6jsgc2tk9jdd4",
          *           "items": [
          *             {
-         *               "id": "si_prod_06h2e2qz7px4nqjww011q3jy8tgzy",
-         *               "price": "price_prod_06h2e2qm33j2tgtxztzc3se42r4dw",
+         *               "id": "si_prod_06h2e7kt9b051cnkepgq9n3qmnpxg",
+         *               "price": "price_prod_06h2e7kfy73va64z4hg784mm5asry",
          *               "quantity": 1
          *             }
          *           ],
          *           "object": "subscription",
          *           "status": "active",
-         *           "created": "2026-11-29T11:22:41.850Z",
-         *           "updated": "2026-11-29T11:22:41.850Z",
+         *           "created": "2026-11-29T11:43:58.529Z",
+         *           "updated": "2026-11-29T11:43:58.529Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h2e2qns0dgdp378pgwqnerx1tm8",
+         *           "customer": "cus_prod_06h2e7khamt8ctss8mzxwepj39dn0",
          *           "livemode": false,
          *           "metadata": {},
          *           "paused_at": null,
          *           "trial_end": null,
          *           "cancelled_at": null,
          *           "days_until_due": null,
-         *           "latest_invoice": "in_prod_06h2e2qz7wwzke7zm14g9s3sqh3z8",
+         *           "latest_invoice": "in_prod_06h2e7kt9ksz4m4zjs6hf9bzj0hwm",
          *           "pending_changes": [],
          *           "collection_method": "charge_automatically",
-         *           "current_period_end": "2026-12-29T11:22:41.850Z",
+         *           "current_period_end": "2026-12-29T11:43:58.529Z",
          *           "cancel_at_period_end": false,
-         *           "current_period_start": "2026-11-29T11:22:41.850Z",
+         *           "current_period_start": "2026-11-29T11:43:58.529Z",
          *           "default_payment_method": null
          *         }
          *       }
@@ -23727,28 +23725,28 @@ export type components = {
         /**
          * @description The webhook body of `customer.subscription.updated`.
          * @example {
-         *       "id": "evt_prod_06h2e2qzna7dy01dabej6bzryjvgt",
+         *       "id": "evt_prod_06h2e7ktk7xgy495c98vgc2rc1cay",
          *       "object": "event",
          *       "type": "customer.subscription.updated",
          *       "sequence": 2,
-         *       "created": 1795951361,
+         *       "created": 1795952638,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "sub_prod_06h2e2qz7px4nqjww011q3jy8tgzw",
+         *           "id": "sub_prod_06h2e7kt96npy8qg6jsgc2tk9jdd4",
          *           "items": [
          *             {
-         *               "id": "si_prod_06h2e2qz7px4nqjww011q3jy8tgzy",
-         *               "price": "price_prod_06h2e2qm33j2tgtxztzc3se42r4dw",
+         *               "id": "si_prod_06h2e7kt9b051cnkepgq9n3qmnpxg",
+         *               "price": "price_prod_06h2e7kfy73va64z4hg784mm5asry",
          *               "quantity": 1
          *             }
          *           ],
          *           "object": "subscription",
          *           "status": "active",
-         *           "created": "2026-11-29T11:22:41.850Z",
-         *           "updated": "2026-11-29T11:22:41.958Z",
+         *           "created": "2026-11-29T11:43:58.529Z",
+         *           "updated": "2026-11-29T11:43:58.615Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h2e2qns0dgdp378pgwqnerx1tm8",
+         *           "customer": "cus_prod_06h2e7khamt8ctss8mzxwepj39dn0",
          *           "livemode": false,
          *           "metadata": {
          *             "plan": "pro"
@@ -23757,16 +23755,16 @@ export type components = {
          *           "trial_end": null,
          *           "cancelled_at": null,
          *           "days_until_due": null,
-         *           "latest_invoice": "in_prod_06h2e2qz7wwzke7zm14g9s3sqh3z8",
+         *           "latest_invoice": "in_prod_06h2e7kt9ksz4m4zjs6hf9bzj0hwm",
          *           "pending_changes": [],
          *           "collection_method": "charge_automatically",
-         *           "current_period_end": "2026-12-29T11:22:41.850Z",
+         *           "current_period_end": "2026-12-29T11:43:58.529Z",
          *           "cancel_at_period_end": false,
-         *           "current_period_start": "2026-11-29T11:22:41.850Z",
+         *           "current_period_start": "2026-11-29T11:43:58.529Z",
          *           "default_payment_method": null
          *         },
          *         "previous_attributes": {
-         *           "updated": "2026-11-29T11:22:41.850Z",
+         *           "updated": "2026-11-29T11:43:58.529Z",
          *           "metadata": {}
          *         }
          *       }
@@ -23801,47 +23799,47 @@ export type components = {
         /**
          * @description The webhook body of `customer.subscription.paused`.
          * @example {
-         *       "id": "evt_prod_06h2e2qzshzethq0ga6974dy7eqbw",
+         *       "id": "evt_prod_06h2e7ktv2k2km8634gx3pd1zdkmc",
          *       "object": "event",
          *       "type": "customer.subscription.paused",
          *       "sequence": 3,
-         *       "created": 1795951361,
+         *       "created": 1795952638,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "sub_prod_06h2e2qz7px4nqjww011q3jy8tgzw",
+         *           "id": "sub_prod_06h2e7kt96npy8qg6jsgc2tk9jdd4",
          *           "items": [
          *             {
-         *               "id": "si_prod_06h2e2qz7px4nqjww011q3jy8tgzy",
-         *               "price": "price_prod_06h2e2qm33j2tgtxztzc3se42r4dw",
+         *               "id": "si_prod_06h2e7kt9b051cnkepgq9n3qmnpxg",
+         *               "price": "price_prod_06h2e7kfy73va64z4hg784mm5asry",
          *               "quantity": 1
          *             }
          *           ],
          *           "object": "subscription",
          *           "status": "paused",
-         *           "created": "2026-11-29T11:22:41.850Z",
-         *           "updated": "2026-11-29T11:22:41.994Z",
+         *           "created": "2026-11-29T11:43:58.529Z",
+         *           "updated": "2026-11-29T11:43:58.678Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h2e2qns0dgdp378pgwqnerx1tm8",
+         *           "customer": "cus_prod_06h2e7khamt8ctss8mzxwepj39dn0",
          *           "livemode": false,
          *           "metadata": {
          *             "plan": "pro"
          *           },
-         *           "paused_at": "2026-11-29T11:22:41.994Z",
+         *           "paused_at": "2026-11-29T11:43:58.678Z",
          *           "trial_end": null,
          *           "cancelled_at": null,
          *           "days_until_due": null,
-         *           "latest_invoice": "in_prod_06h2e2qz7wwzke7zm14g9s3sqh3z8",
+         *           "latest_invoice": "in_prod_06h2e7kt9ksz4m4zjs6hf9bzj0hwm",
          *           "pending_changes": [],
          *           "collection_method": "charge_automatically",
-         *           "current_period_end": "2026-12-29T11:22:41.850Z",
+         *           "current_period_end": "2026-12-29T11:43:58.529Z",
          *           "cancel_at_period_end": false,
-         *           "current_period_start": "2026-11-29T11:22:41.850Z",
+         *           "current_period_start": "2026-11-29T11:43:58.529Z",
          *           "default_payment_method": null
          *         },
          *         "previous_attributes": {
          *           "status": "active",
-         *           "updated": "2026-11-29T11:22:41.958Z",
+         *           "updated": "2026-11-29T11:43:58.615Z",
          *           "paused_at": null
          *         }
          *       }
@@ -23876,28 +23874,28 @@ export type components = {
         /**
          * @description The webhook body of `customer.subscription.resumed`.
          * @example {
-         *       "id": "evt_prod_06h2e2qzx7h3d1hp59q6k445tprca",
+         *       "id": "evt_prod_06h2e7kv26aydxw61pf4z6wzyfttj",
          *       "object": "event",
          *       "type": "customer.subscription.resumed",
          *       "sequence": 4,
-         *       "created": 1795951362,
+         *       "created": 1795952638,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "sub_prod_06h2e2qz7px4nqjww011q3jy8tgzw",
+         *           "id": "sub_prod_06h2e7kt96npy8qg6jsgc2tk9jdd4",
          *           "items": [
          *             {
-         *               "id": "si_prod_06h2e2qz7px4nqjww011q3jy8tgzy",
-         *               "price": "price_prod_06h2e2qm33j2tgtxztzc3se42r4dw",
+         *               "id": "si_prod_06h2e7kt9b051cnkepgq9n3qmnpxg",
+         *               "price": "price_prod_06h2e7kfy73va64z4hg784mm5asry",
          *               "quantity": 1
          *             }
          *           ],
          *           "object": "subscription",
          *           "status": "active",
-         *           "created": "2026-11-29T11:22:41.850Z",
-         *           "updated": "2026-11-29T11:22:42.021Z",
+         *           "created": "2026-11-29T11:43:58.529Z",
+         *           "updated": "2026-11-29T11:43:58.720Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h2e2qns0dgdp378pgwqnerx1tm8",
+         *           "customer": "cus_prod_06h2e7khamt8ctss8mzxwepj39dn0",
          *           "livemode": false,
          *           "metadata": {
          *             "plan": "pro"
@@ -23906,18 +23904,18 @@ export type components = {
          *           "trial_end": null,
          *           "cancelled_at": null,
          *           "days_until_due": null,
-         *           "latest_invoice": "in_prod_06h2e2qz7wwzke7zm14g9s3sqh3z8",
+         *           "latest_invoice": "in_prod_06h2e7kt9ksz4m4zjs6hf9bzj0hwm",
          *           "pending_changes": [],
          *           "collection_method": "charge_automatically",
-         *           "current_period_end": "2026-12-29T11:22:41.850Z",
+         *           "current_period_end": "2026-12-29T11:43:58.529Z",
          *           "cancel_at_period_end": false,
-         *           "current_period_start": "2026-11-29T11:22:41.850Z",
+         *           "current_period_start": "2026-11-29T11:43:58.529Z",
          *           "default_payment_method": null
          *         },
          *         "previous_attributes": {
          *           "status": "paused",
-         *           "updated": "2026-11-29T11:22:41.994Z",
-         *           "paused_at": "2026-11-29T11:22:41.994Z"
+         *           "updated": "2026-11-29T11:43:58.678Z",
+         *           "paused_at": "2026-11-29T11:43:58.678Z"
          *         }
          *       }
          *     }
@@ -23951,47 +23949,47 @@ export type components = {
         /**
          * @description The webhook body of `customer.subscription.cancelled`.
          * @example {
-         *       "id": "evt_prod_06h2e2r03244tdfb5x9fgf68cwfrr",
+         *       "id": "evt_prod_06h2e7kv885tmgznw44a9pcf2106r",
          *       "object": "event",
          *       "type": "customer.subscription.cancelled",
          *       "sequence": 5,
-         *       "created": 1795951362,
+         *       "created": 1795952638,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "sub_prod_06h2e2qz7px4nqjww011q3jy8tgzw",
+         *           "id": "sub_prod_06h2e7kt96npy8qg6jsgc2tk9jdd4",
          *           "items": [
          *             {
-         *               "id": "si_prod_06h2e2qz7px4nqjww011q3jy8tgzy",
-         *               "price": "price_prod_06h2e2qm33j2tgtxztzc3se42r4dw",
+         *               "id": "si_prod_06h2e7kt9b051cnkepgq9n3qmnpxg",
+         *               "price": "price_prod_06h2e7kfy73va64z4hg784mm5asry",
          *               "quantity": 1
          *             }
          *           ],
          *           "object": "subscription",
          *           "status": "cancelled",
-         *           "created": "2026-11-29T11:22:41.850Z",
-         *           "updated": "2026-11-29T11:22:42.048Z",
+         *           "created": "2026-11-29T11:43:58.529Z",
+         *           "updated": "2026-11-29T11:43:58.772Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h2e2qns0dgdp378pgwqnerx1tm8",
+         *           "customer": "cus_prod_06h2e7khamt8ctss8mzxwepj39dn0",
          *           "livemode": false,
          *           "metadata": {
          *             "plan": "pro"
          *           },
          *           "paused_at": null,
          *           "trial_end": null,
-         *           "cancelled_at": "2026-11-29T11:22:42.048Z",
+         *           "cancelled_at": "2026-11-29T11:43:58.772Z",
          *           "days_until_due": null,
-         *           "latest_invoice": "in_prod_06h2e2qz7wwzke7zm14g9s3sqh3z8",
+         *           "latest_invoice": "in_prod_06h2e7kt9ksz4m4zjs6hf9bzj0hwm",
          *           "pending_changes": [],
          *           "collection_method": "charge_automatically",
-         *           "current_period_end": "2026-12-29T11:22:41.850Z",
+         *           "current_period_end": "2026-12-29T11:43:58.529Z",
          *           "cancel_at_period_end": false,
-         *           "current_period_start": "2026-11-29T11:22:41.850Z",
+         *           "current_period_start": "2026-11-29T11:43:58.529Z",
          *           "default_payment_method": null
          *         },
          *         "previous_attributes": {
          *           "status": "active",
-         *           "updated": "2026-11-29T11:22:42.021Z",
+         *           "updated": "2026-11-29T11:43:58.720Z",
          *           "cancelled_at": null
          *         }
          *       }
@@ -24026,40 +24024,40 @@ export type components = {
         /**
          * @description The webhook body of `customer.subscription.trial_will_end`.
          * @example {
-         *       "id": "evt_prod_06h2e2r3tw7yy8awcxd9kqqqptwaa",
+         *       "id": "evt_prod_06h2e7kyv5xvq7wqhq30nqjw5cqpa",
          *       "object": "event",
          *       "type": "customer.subscription.trial_will_end",
          *       "sequence": 2,
-         *       "created": 1796296962,
+         *       "created": 1796298238,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "sub_prod_06h2e2r067jm5yzr3ys3zjc9v65wc",
+         *           "id": "sub_prod_06h2e7kveeyacjx4q7wvjqe0r1gsp",
          *           "items": [
          *             {
-         *               "id": "si_prod_06h2e2r067jm5yzr3ys3zjc9v65we",
-         *               "price": "price_prod_06h2e2qm33j2tgtxztzc3se42r4dw",
+         *               "id": "si_prod_06h2e7kveeyacjx4q7wvjqe0r1gsr",
+         *               "price": "price_prod_06h2e7kfy73va64z4hg784mm5asry",
          *               "quantity": 1
          *             }
          *           ],
          *           "object": "subscription",
          *           "status": "trialing",
-         *           "created": "2026-11-29T11:22:42.091Z",
-         *           "updated": "2026-11-29T11:22:42.091Z",
+         *           "created": "2026-11-29T11:43:58.822Z",
+         *           "updated": "2026-11-29T11:43:58.822Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h2e2qns0dgdp378pgwqnerx1tm8",
+         *           "customer": "cus_prod_06h2e7khamt8ctss8mzxwepj39dn0",
          *           "livemode": false,
          *           "metadata": {},
          *           "paused_at": null,
-         *           "trial_end": "2026-12-06T11:22:42.091Z",
+         *           "trial_end": "2026-12-06T11:43:58.822Z",
          *           "cancelled_at": null,
          *           "days_until_due": null,
          *           "latest_invoice": null,
          *           "pending_changes": [],
          *           "collection_method": "charge_automatically",
-         *           "current_period_end": "2026-12-06T11:22:42.091Z",
+         *           "current_period_end": "2026-12-06T11:43:58.822Z",
          *           "cancel_at_period_end": false,
-         *           "current_period_start": "2026-11-29T11:22:42.091Z",
+         *           "current_period_start": "2026-11-29T11:43:58.822Z",
          *           "default_payment_method": "pm_sandbox_succeeds"
          *         }
          *       }
@@ -24094,19 +24092,19 @@ export type components = {
         /**
          * @description The webhook body of `invoice.created`.
          * @example {
-         *       "id": "evt_prod_06h2e2qt6tf14tpjdf7abbv55dgd6",
+         *       "id": "evt_prod_06h2e7kmy6dbqq29ny1ewk5gcrqnr",
          *       "object": "event",
          *       "type": "invoice.created",
          *       "sequence": 1,
-         *       "created": 1795951360,
+         *       "created": 1795952637,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "in_prod_06h2e2qt2pfb2bj09he9z83cz6yde",
+         *           "id": "in_prod_06h2e7kmxkwkykxff9qrk6t0bbkaw",
          *           "lines": [
          *             {
-         *               "id": "il_prod_06h2e2qt3cykkhf22cx3e6vsst9e6",
-         *               "price": "price_prod_06h2e2qm5atkk8k4743k7v78wmy3m",
+         *               "id": "il_prod_06h2e7kmxmwqyh687rcspd9rgy15p",
+         *               "price": "price_prod_06h2e7kg1af7tmmxj49fzsfsa1w5w",
          *               "quantity": 1,
          *               "tax_rates": [],
          *               "amount_atom": 500,
@@ -24119,11 +24117,11 @@ export type components = {
          *           "number": null,
          *           "object": "invoice",
          *           "status": "draft",
-         *           "created": "2026-11-29T11:22:40.533Z",
+         *           "created": "2026-11-29T11:43:57.164Z",
          *           "paid_at": null,
-         *           "updated": "2026-11-29T11:22:40.533Z",
+         *           "updated": "2026-11-29T11:43:57.164Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h2e2qns0dgdp378pgwqnerx1tm8",
+         *           "customer": "cus_prod_06h2e7khamt8ctss8mzxwepj39dn0",
          *           "discount": null,
          *           "due_date": null,
          *           "livemode": false,
@@ -24278,19 +24276,19 @@ export type components = {
         /**
          * @description The webhook body of `invoice.finalized`.
          * @example {
-         *       "id": "evt_prod_06h2e2qv0s518xhaab56zdzet71hm",
+         *       "id": "evt_prod_06h2e7kn8nvfk565t3j1m46yr3j5t",
          *       "object": "event",
          *       "type": "invoice.finalized",
          *       "sequence": 2,
-         *       "created": 1795951360,
+         *       "created": 1795952637,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "in_prod_06h2e2qt2pfb2bj09he9z83cz6yde",
+         *           "id": "in_prod_06h2e7kmxkwkykxff9qrk6t0bbkaw",
          *           "lines": [
          *             {
-         *               "id": "il_prod_06h2e2qt3cykkhf22cx3e6vsst9e6",
-         *               "price": "price_prod_06h2e2qm5atkk8k4743k7v78wmy3m",
+         *               "id": "il_prod_06h2e7kmxmwqyh687rcspd9rgy15p",
+         *               "price": "price_prod_06h2e7kg1af7tmmxj49fzsfsa1w5w",
          *               "quantity": 1,
          *               "tax_rates": [],
          *               "amount_atom": 500,
@@ -24303,11 +24301,11 @@ export type components = {
          *           "number": "EXAMPL-0001",
          *           "object": "invoice",
          *           "status": "open",
-         *           "created": "2026-11-29T11:22:40.533Z",
+         *           "created": "2026-11-29T11:43:57.164Z",
          *           "paid_at": null,
-         *           "updated": "2026-11-29T11:22:40.652Z",
+         *           "updated": "2026-11-29T11:43:57.206Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h2e2qns0dgdp378pgwqnerx1tm8",
+         *           "customer": "cus_prod_06h2e7khamt8ctss8mzxwepj39dn0",
          *           "discount": null,
          *           "due_date": null,
          *           "livemode": false,
@@ -24315,11 +24313,11 @@ export type components = {
          *           "tax_atom": 0,
          *           "voided_at": null,
          *           "overdue_at": null,
-         *           "pdf_sha256": "c457b07aef55d60fe43fbf66adda50486ebc17a090fdfd7956304ec6aad2676a",
+         *           "pdf_sha256": "ed78cb484ea06f9d294cdd90681f9869c4b079a38fe81a4b9f6af8c0a4915e8b",
          *           "description": null,
-         *           "invoice_pdf": "http://127.0.0.1:35505/api/invoices/in_prod_06h2e2qt2pfb2bj09he9z83cz6yde/pdf",
+         *           "invoice_pdf": "http://127.0.0.1:33431/api/invoices/in_prod_06h2e7kmxkwkykxff9qrk6t0bbkaw/pdf",
          *           "total_taxes": [],
-         *           "finalized_at": "2026-11-29T11:22:40.652Z",
+         *           "finalized_at": "2026-11-29T11:43:57.206Z",
          *           "subscription": null,
          *           "attempt_count": 0,
          *           "customer_name": "Jenny Rosen",
@@ -24334,7 +24332,7 @@ export type components = {
          *           "paid_amount_atom": 0,
          *           "collection_method": "charge_automatically",
          *           "total_amount_atom": 500,
-         *           "hosted_invoice_url": "http://127.0.0.1:35505/invoice/tHdGQAB8Dzy5HvyH49DdG7s7v3lEQxbdMJSlC4TYTkA",
+         *           "hosted_invoice_url": "http://127.0.0.1:33431/invoice/7OPIvAgXHaazythPFFoL7S3oQJFnkFbEOs2KVQiV0kw",
          *           "ending_balance_atom": 0,
          *           "next_payment_attempt": null,
          *           "starting_balance_atom": 0,
@@ -24345,7 +24343,7 @@ export type components = {
          *         "previous_attributes": {
          *           "number": null,
          *           "status": "draft",
-         *           "updated": "2026-11-29T11:22:40.533Z",
+         *           "updated": "2026-11-29T11:43:57.164Z",
          *           "pdf_sha256": null,
          *           "invoice_pdf": null,
          *           "finalized_at": null,
@@ -24387,19 +24385,19 @@ export type components = {
         /**
          * @description The webhook body of `invoice.paid`.
          * @example {
-         *       "id": "evt_prod_06h2e2qva477ampcwrzqn2qkavdmj",
+         *       "id": "evt_prod_06h2e7knk339g6s01yemcvb66cmb8",
          *       "object": "event",
          *       "type": "invoice.paid",
          *       "sequence": 3,
-         *       "created": 1795951360,
+         *       "created": 1795952637,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "in_prod_06h2e2qt2pfb2bj09he9z83cz6yde",
+         *           "id": "in_prod_06h2e7kmxkwkykxff9qrk6t0bbkaw",
          *           "lines": [
          *             {
-         *               "id": "il_prod_06h2e2qt3cykkhf22cx3e6vsst9e6",
-         *               "price": "price_prod_06h2e2qm5atkk8k4743k7v78wmy3m",
+         *               "id": "il_prod_06h2e7kmxmwqyh687rcspd9rgy15p",
+         *               "price": "price_prod_06h2e7kg1af7tmmxj49fzsfsa1w5w",
          *               "quantity": 1,
          *               "tax_rates": [],
          *               "amount_atom": 500,
@@ -24412,11 +24410,11 @@ export type components = {
          *           "number": "EXAMPL-0001",
          *           "object": "invoice",
          *           "status": "paid",
-         *           "created": "2026-11-29T11:22:40.533Z",
-         *           "paid_at": "2026-11-29T11:22:40.834Z",
-         *           "updated": "2026-11-29T11:22:40.834Z",
+         *           "created": "2026-11-29T11:43:57.164Z",
+         *           "paid_at": "2026-11-29T11:43:57.322Z",
+         *           "updated": "2026-11-29T11:43:57.322Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h2e2qns0dgdp378pgwqnerx1tm8",
+         *           "customer": "cus_prod_06h2e7khamt8ctss8mzxwepj39dn0",
          *           "discount": null,
          *           "due_date": null,
          *           "livemode": false,
@@ -24424,11 +24422,11 @@ export type components = {
          *           "tax_atom": 0,
          *           "voided_at": null,
          *           "overdue_at": null,
-         *           "pdf_sha256": "c457b07aef55d60fe43fbf66adda50486ebc17a090fdfd7956304ec6aad2676a",
+         *           "pdf_sha256": "ed78cb484ea06f9d294cdd90681f9869c4b079a38fe81a4b9f6af8c0a4915e8b",
          *           "description": null,
-         *           "invoice_pdf": "http://127.0.0.1:35505/api/invoices/in_prod_06h2e2qt2pfb2bj09he9z83cz6yde/pdf",
+         *           "invoice_pdf": "http://127.0.0.1:33431/api/invoices/in_prod_06h2e7kmxkwkykxff9qrk6t0bbkaw/pdf",
          *           "total_taxes": [],
-         *           "finalized_at": "2026-11-29T11:22:40.652Z",
+         *           "finalized_at": "2026-11-29T11:43:57.206Z",
          *           "subscription": null,
          *           "attempt_count": 0,
          *           "customer_name": "Jenny Rosen",
@@ -24436,14 +24434,14 @@ export type components = {
          *           "subtotal_atom": 500,
          *           "customer_email": "jenny@example.com",
          *           "days_until_due": null,
-         *           "payment_intent": "pi_prod_06h2e2qv6c0j12jr5xr21pkzyz5ba",
+         *           "payment_intent": "pi_prod_06h2e7kncwr3ew47j9c38d788bjfm",
          *           "reverse_charge": false,
          *           "due_amount_atom": 0,
-         *           "paid_pdf_sha256": "6c43370ef7494055ab463aec08f4c6fe0c975bdbdbe395d1887adab79935db73",
+         *           "paid_pdf_sha256": "6410c91c6469c5ceba7fe20ccb7a0a7489813772b5398bea211487decaabc481",
          *           "paid_amount_atom": 500,
          *           "collection_method": "charge_automatically",
          *           "total_amount_atom": 500,
-         *           "hosted_invoice_url": "http://127.0.0.1:35505/invoice/tHdGQAB8Dzy5HvyH49DdG7s7v3lEQxbdMJSlC4TYTkA",
+         *           "hosted_invoice_url": "http://127.0.0.1:33431/invoice/7OPIvAgXHaazythPFFoL7S3oQJFnkFbEOs2KVQiV0kw",
          *           "ending_balance_atom": 0,
          *           "next_payment_attempt": null,
          *           "starting_balance_atom": 0,
@@ -24454,7 +24452,7 @@ export type components = {
          *         "previous_attributes": {
          *           "status": "open",
          *           "paid_at": null,
-         *           "updated": "2026-11-29T11:22:40.652Z",
+         *           "updated": "2026-11-29T11:43:57.206Z",
          *           "due_amount_atom": 500,
          *           "paid_pdf_sha256": null,
          *           "paid_amount_atom": 0
@@ -24491,19 +24489,19 @@ export type components = {
         /**
          * @description The webhook body of `invoice.payment_succeeded`.
          * @example {
-         *       "id": "evt_prod_06h2e2qvcc6cxrmh29vdy6smkg3nw",
+         *       "id": "evt_prod_06h2e7knm37j90r2yqz49ktt84vec",
          *       "object": "event",
          *       "type": "invoice.payment_succeeded",
          *       "sequence": 4,
-         *       "created": 1795951360,
+         *       "created": 1795952637,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "in_prod_06h2e2qt2pfb2bj09he9z83cz6yde",
+         *           "id": "in_prod_06h2e7kmxkwkykxff9qrk6t0bbkaw",
          *           "lines": [
          *             {
-         *               "id": "il_prod_06h2e2qt3cykkhf22cx3e6vsst9e6",
-         *               "price": "price_prod_06h2e2qm5atkk8k4743k7v78wmy3m",
+         *               "id": "il_prod_06h2e7kmxmwqyh687rcspd9rgy15p",
+         *               "price": "price_prod_06h2e7kg1af7tmmxj49fzsfsa1w5w",
          *               "quantity": 1,
          *               "tax_rates": [],
          *               "amount_atom": 500,
@@ -24516,11 +24514,11 @@ export type components = {
          *           "number": "EXAMPL-0001",
          *           "object": "invoice",
          *           "status": "paid",
-         *           "created": "2026-11-29T11:22:40.533Z",
-         *           "paid_at": "2026-11-29T11:22:40.834Z",
-         *           "updated": "2026-11-29T11:22:40.834Z",
+         *           "created": "2026-11-29T11:43:57.164Z",
+         *           "paid_at": "2026-11-29T11:43:57.322Z",
+         *           "updated": "2026-11-29T11:43:57.322Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h2e2qns0dgdp378pgwqnerx1tm8",
+         *           "customer": "cus_prod_06h2e7khamt8ctss8mzxwepj39dn0",
          *           "discount": null,
          *           "due_date": null,
          *           "livemode": false,
@@ -24528,11 +24526,11 @@ export type components = {
          *           "tax_atom": 0,
          *           "voided_at": null,
          *           "overdue_at": null,
-         *           "pdf_sha256": "c457b07aef55d60fe43fbf66adda50486ebc17a090fdfd7956304ec6aad2676a",
+         *           "pdf_sha256": "ed78cb484ea06f9d294cdd90681f9869c4b079a38fe81a4b9f6af8c0a4915e8b",
          *           "description": null,
-         *           "invoice_pdf": "http://127.0.0.1:35505/api/invoices/in_prod_06h2e2qt2pfb2bj09he9z83cz6yde/pdf",
+         *           "invoice_pdf": "http://127.0.0.1:33431/api/invoices/in_prod_06h2e7kmxkwkykxff9qrk6t0bbkaw/pdf",
          *           "total_taxes": [],
-         *           "finalized_at": "2026-11-29T11:22:40.652Z",
+         *           "finalized_at": "2026-11-29T11:43:57.206Z",
          *           "subscription": null,
          *           "attempt_count": 0,
          *           "customer_name": "Jenny Rosen",
@@ -24540,14 +24538,14 @@ export type components = {
          *           "subtotal_atom": 500,
          *           "customer_email": "jenny@example.com",
          *           "days_until_due": null,
-         *           "payment_intent": "pi_prod_06h2e2qv6c0j12jr5xr21pkzyz5ba",
+         *           "payment_intent": "pi_prod_06h2e7kncwr3ew47j9c38d788bjfm",
          *           "reverse_charge": false,
          *           "due_amount_atom": 0,
-         *           "paid_pdf_sha256": "6c43370ef7494055ab463aec08f4c6fe0c975bdbdbe395d1887adab79935db73",
+         *           "paid_pdf_sha256": "6410c91c6469c5ceba7fe20ccb7a0a7489813772b5398bea211487decaabc481",
          *           "paid_amount_atom": 500,
          *           "collection_method": "charge_automatically",
          *           "total_amount_atom": 500,
-         *           "hosted_invoice_url": "http://127.0.0.1:35505/invoice/tHdGQAB8Dzy5HvyH49DdG7s7v3lEQxbdMJSlC4TYTkA",
+         *           "hosted_invoice_url": "http://127.0.0.1:33431/invoice/7OPIvAgXHaazythPFFoL7S3oQJFnkFbEOs2KVQiV0kw",
          *           "ending_balance_atom": 0,
          *           "next_payment_attempt": null,
          *           "starting_balance_atom": 0,
@@ -24558,7 +24556,7 @@ export type components = {
          *         "previous_attributes": {
          *           "status": "open",
          *           "paid_at": null,
-         *           "updated": "2026-11-29T11:22:40.652Z",
+         *           "updated": "2026-11-29T11:43:57.206Z",
          *           "due_amount_atom": 500,
          *           "paid_pdf_sha256": null,
          *           "paid_amount_atom": 0
@@ -24595,19 +24593,19 @@ export type components = {
         /**
          * @description The webhook body of `invoice.payment_failed`.
          * @example {
-         *       "id": "evt_prod_06h2e2qwa05cackec6c6d5g1xw516",
+         *       "id": "evt_prod_06h2e7kpkwz3mr60awhdanx65y0qr",
          *       "object": "event",
          *       "type": "invoice.payment_failed",
          *       "sequence": 3,
-         *       "created": 1795951361,
+         *       "created": 1795952637,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "in_prod_06h2e2qw44gvb0gmrpdg23gbn283j",
+         *           "id": "in_prod_06h2e7kp8aveb69rve5bpe1gpys3e",
          *           "lines": [
          *             {
-         *               "id": "il_prod_06h2e2qw44gvb0gmrpdg23gbn283m",
-         *               "price": "price_prod_06h2e2qm5atkk8k4743k7v78wmy3m",
+         *               "id": "il_prod_06h2e7kp8f11vcgjgt5yyhb0rkk9t",
+         *               "price": "price_prod_06h2e7kg1af7tmmxj49fzsfsa1w5w",
          *               "quantity": 1,
          *               "tax_rates": [],
          *               "amount_atom": 500,
@@ -24620,11 +24618,11 @@ export type components = {
          *           "number": "EXAMPL-0002",
          *           "object": "invoice",
          *           "status": "open",
-         *           "created": "2026-11-29T11:22:41.057Z",
+         *           "created": "2026-11-29T11:43:57.506Z",
          *           "paid_at": null,
-         *           "updated": "2026-11-29T11:22:41.070Z",
+         *           "updated": "2026-11-29T11:43:57.518Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h2e2qns0dgdp378pgwqnerx1tm8",
+         *           "customer": "cus_prod_06h2e7khamt8ctss8mzxwepj39dn0",
          *           "discount": null,
          *           "due_date": null,
          *           "livemode": false,
@@ -24632,11 +24630,11 @@ export type components = {
          *           "tax_atom": 0,
          *           "voided_at": null,
          *           "overdue_at": null,
-         *           "pdf_sha256": "79c6b73c0e313a8297c2ca0c2afdcfac5ca74a0af4b727642c5eac5d27e07552",
+         *           "pdf_sha256": "378c01e693ac0f14051f262a9309ff141375dfb79066e6a775e295c43dc84899",
          *           "description": null,
-         *           "invoice_pdf": "http://127.0.0.1:35505/api/invoices/in_prod_06h2e2qw44gvb0gmrpdg23gbn283j/pdf",
+         *           "invoice_pdf": "http://127.0.0.1:33431/api/invoices/in_prod_06h2e7kp8aveb69rve5bpe1gpys3e/pdf",
          *           "total_taxes": [],
-         *           "finalized_at": "2026-11-29T11:22:41.070Z",
+         *           "finalized_at": "2026-11-29T11:43:57.518Z",
          *           "subscription": null,
          *           "attempt_count": 0,
          *           "customer_name": "Jenny Rosen",
@@ -24644,14 +24642,14 @@ export type components = {
          *           "subtotal_atom": 500,
          *           "customer_email": "jenny@example.com",
          *           "days_until_due": null,
-         *           "payment_intent": "pi_prod_06h2e2qw806kszkmsbcfjbc12zndp",
+         *           "payment_intent": "pi_prod_06h2e7kpe1gmwbt73m69np1v64x1w",
          *           "reverse_charge": false,
          *           "due_amount_atom": 500,
          *           "paid_pdf_sha256": null,
          *           "paid_amount_atom": 0,
          *           "collection_method": "charge_automatically",
          *           "total_amount_atom": 500,
-         *           "hosted_invoice_url": "http://127.0.0.1:35505/invoice/_GfEQoavys-DUnhNUs7hzDH3Ci6Pg_sXWvEgcz_PkBM",
+         *           "hosted_invoice_url": "http://127.0.0.1:33431/invoice/Uve3XAEFfyY_CKev9iKQ-b7wl1AwDY5Lbo5VRCO53s8",
          *           "ending_balance_atom": 0,
          *           "next_payment_attempt": null,
          *           "starting_balance_atom": 0,
@@ -24691,19 +24689,19 @@ export type components = {
         /**
          * @description The webhook body of `invoice.payment_action_required`.
          * @example {
-         *       "id": "evt_prod_06h2e2qwwx9yce0rxthc44k21a2kw",
+         *       "id": "evt_prod_06h2e7kpy33m4g35198sne8gva24r",
          *       "object": "event",
          *       "type": "invoice.payment_action_required",
          *       "sequence": 3,
-         *       "created": 1795951361,
+         *       "created": 1795952637,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "in_prod_06h2e2qwn2532peb6tq3nnpar8fep",
+         *           "id": "in_prod_06h2e7kppkem0txg4bx5sjk345hfc",
          *           "lines": [
          *             {
-         *               "id": "il_prod_06h2e2qwn5cesx4ttnwq5cx9x33ac",
-         *               "price": "price_prod_06h2e2qm5atkk8k4743k7v78wmy3m",
+         *               "id": "il_prod_06h2e7kpprtnsrtx425y4h62c8ynm",
+         *               "price": "price_prod_06h2e7kg1af7tmmxj49fzsfsa1w5w",
          *               "quantity": 1,
          *               "tax_rates": [],
          *               "amount_atom": 500,
@@ -24716,11 +24714,11 @@ export type components = {
          *           "number": "EXAMPL-0003",
          *           "object": "invoice",
          *           "status": "open",
-         *           "created": "2026-11-29T11:22:41.192Z",
+         *           "created": "2026-11-29T11:43:57.620Z",
          *           "paid_at": null,
-         *           "updated": "2026-11-29T11:22:41.224Z",
+         *           "updated": "2026-11-29T11:43:57.639Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h2e2qns0dgdp378pgwqnerx1tm8",
+         *           "customer": "cus_prod_06h2e7khamt8ctss8mzxwepj39dn0",
          *           "discount": null,
          *           "due_date": null,
          *           "livemode": false,
@@ -24728,11 +24726,11 @@ export type components = {
          *           "tax_atom": 0,
          *           "voided_at": null,
          *           "overdue_at": null,
-         *           "pdf_sha256": "7c918aa8c6d6ca71fbd7c8a47e1af15b1b94d2a7600e130619000d8a71865fc6",
+         *           "pdf_sha256": "3b584c98437bde95af467a2e3b39e83424ceb98f11e2cc13a68dd737206da16e",
          *           "description": null,
-         *           "invoice_pdf": "http://127.0.0.1:35505/api/invoices/in_prod_06h2e2qwn2532peb6tq3nnpar8fep/pdf",
+         *           "invoice_pdf": "http://127.0.0.1:33431/api/invoices/in_prod_06h2e7kppkem0txg4bx5sjk345hfc/pdf",
          *           "total_taxes": [],
-         *           "finalized_at": "2026-11-29T11:22:41.224Z",
+         *           "finalized_at": "2026-11-29T11:43:57.639Z",
          *           "subscription": null,
          *           "attempt_count": 0,
          *           "customer_name": "Jenny Rosen",
@@ -24740,14 +24738,14 @@ export type components = {
          *           "subtotal_atom": 500,
          *           "customer_email": "jenny@example.com",
          *           "days_until_due": null,
-         *           "payment_intent": "pi_prod_06h2e2qww0ebsdg56zpwckkmyn218",
+         *           "payment_intent": "pi_prod_06h2e7kpw67vaq0s3hm0fpawv4q4j",
          *           "reverse_charge": false,
          *           "due_amount_atom": 500,
          *           "paid_pdf_sha256": null,
          *           "paid_amount_atom": 0,
          *           "collection_method": "charge_automatically",
          *           "total_amount_atom": 500,
-         *           "hosted_invoice_url": "http://127.0.0.1:35505/invoice/yG3fwiNJjCfV1VHVI-W_9pIL-zpVAvgTUPdXGS2kA3Y",
+         *           "hosted_invoice_url": "http://127.0.0.1:33431/invoice/jAvgxk_yh4NAhGPW3Pujfzi8JXnAX0W41oEO9tZc54s",
          *           "ending_balance_atom": 0,
          *           "next_payment_attempt": null,
          *           "starting_balance_atom": 0,
@@ -24787,19 +24785,19 @@ export type components = {
         /**
          * @description The webhook body of `invoice.overdue`.
          * @example {
-         *       "id": "evt_prod_06h2e2r3fycad8wx962p8ztdxk9ty",
+         *       "id": "evt_prod_06h2e7kyn9jcppm87qdbtt11jjyem",
          *       "object": "event",
          *       "type": "invoice.overdue",
          *       "sequence": 3,
-         *       "created": 1796037761,
+         *       "created": 1796039038,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "in_prod_06h2e2qz1dy1fq5s8ed1vfxwb7ewy",
+         *           "id": "in_prod_06h2e7kt2s2e3hz5qrn2z3n09v49r",
          *           "lines": [
          *             {
-         *               "id": "il_prod_06h2e2qz1g8kwgtc7p5ma0aktwn40",
-         *               "price": "price_prod_06h2e2qm5atkk8k4743k7v78wmy3m",
+         *               "id": "il_prod_06h2e7kt2s2e3hz5qrn2z3n09v49t",
+         *               "price": "price_prod_06h2e7kg1af7tmmxj49fzsfsa1w5w",
          *               "quantity": 1,
          *               "tax_rates": [],
          *               "amount_atom": 500,
@@ -24812,23 +24810,23 @@ export type components = {
          *           "number": "EXAMPL-0007",
          *           "object": "invoice",
          *           "status": "open",
-         *           "created": "2026-11-29T11:22:41.803Z",
+         *           "created": "2026-11-29T11:43:58.486Z",
          *           "paid_at": null,
-         *           "updated": "2026-11-30T11:22:41.784Z",
+         *           "updated": "2026-11-30T11:43:58.464Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h2e2qns0dgdp378pgwqnerx1tm8",
+         *           "customer": "cus_prod_06h2e7khamt8ctss8mzxwepj39dn0",
          *           "discount": null,
-         *           "due_date": "2026-11-30T11:22:41.784Z",
+         *           "due_date": "2026-11-30T11:43:58.464Z",
          *           "livemode": false,
          *           "metadata": {},
          *           "tax_atom": 0,
          *           "voided_at": null,
-         *           "overdue_at": "2026-11-30T11:22:41.784Z",
-         *           "pdf_sha256": "a7318f0334e9b0d3ed4af29e74a3b4c91adcc83f70de46184f10d80198f2b2cd",
+         *           "overdue_at": "2026-11-30T11:43:58.464Z",
+         *           "pdf_sha256": "606f6a30a76df5a8c06e24231a8d0c9c0921df6f39a3061019d6f63127685b9f",
          *           "description": null,
-         *           "invoice_pdf": "http://127.0.0.1:35505/api/invoices/in_prod_06h2e2qz1dy1fq5s8ed1vfxwb7ewy/pdf",
+         *           "invoice_pdf": "http://127.0.0.1:33431/api/invoices/in_prod_06h2e7kt2s2e3hz5qrn2z3n09v49r/pdf",
          *           "total_taxes": [],
-         *           "finalized_at": "2026-11-29T11:22:41.819Z",
+         *           "finalized_at": "2026-11-29T11:43:58.499Z",
          *           "subscription": null,
          *           "attempt_count": 0,
          *           "customer_name": "Jenny Rosen",
@@ -24843,7 +24841,7 @@ export type components = {
          *           "paid_amount_atom": 0,
          *           "collection_method": "charge_automatically",
          *           "total_amount_atom": 500,
-         *           "hosted_invoice_url": "http://127.0.0.1:35505/invoice/l2C8VazyB_Dd4slQjkTrKpC8wroANHxl0f22bfUFDZA",
+         *           "hosted_invoice_url": "http://127.0.0.1:33431/invoice/VHl2oFbikiMFGkiOzUWVq4YxsFqZFDKPFdFXcb-xDsQ",
          *           "ending_balance_atom": 0,
          *           "next_payment_attempt": null,
          *           "starting_balance_atom": 0,
@@ -24852,7 +24850,7 @@ export type components = {
          *           "post_payment_credit_notes_amount_atom": 0
          *         },
          *         "previous_attributes": {
-         *           "updated": "2026-11-29T11:22:41.819Z",
+         *           "updated": "2026-11-29T11:43:58.499Z",
          *           "overdue_at": null
          *         }
          *       }
@@ -24887,19 +24885,19 @@ export type components = {
         /**
          * @description The webhook body of `invoice.voided`.
          * @example {
-         *       "id": "evt_prod_06h2e2qxd1f4r8j613phaxdv3tsra",
+         *       "id": "evt_prod_06h2e7kq8gxbnnst4xgazvd0yn5zp",
          *       "object": "event",
          *       "type": "invoice.voided",
          *       "sequence": 3,
-         *       "created": 1795951361,
+         *       "created": 1795952637,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "in_prod_06h2e2qx6jbrs7jee4hjdcw8tsghy",
+         *           "id": "in_prod_06h2e7kq34wk4bzgep1kajws83sv4",
          *           "lines": [
          *             {
-         *               "id": "il_prod_06h2e2qx6rks1hzypywbdksmdg7s2",
-         *               "price": "price_prod_06h2e2qm5atkk8k4743k7v78wmy3m",
+         *               "id": "il_prod_06h2e7kq3btkqyzcc6qwfh6xz9gdj",
+         *               "price": "price_prod_06h2e7kg1af7tmmxj49fzsfsa1w5w",
          *               "quantity": 1,
          *               "tax_rates": [],
          *               "amount_atom": 500,
@@ -24912,23 +24910,23 @@ export type components = {
          *           "number": "EXAMPL-0004",
          *           "object": "invoice",
          *           "status": "void",
-         *           "created": "2026-11-29T11:22:41.332Z",
+         *           "created": "2026-11-29T11:43:57.721Z",
          *           "paid_at": null,
-         *           "updated": "2026-11-29T11:22:41.380Z",
+         *           "updated": "2026-11-29T11:43:57.763Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h2e2qns0dgdp378pgwqnerx1tm8",
+         *           "customer": "cus_prod_06h2e7khamt8ctss8mzxwepj39dn0",
          *           "discount": null,
          *           "due_date": null,
          *           "livemode": false,
          *           "metadata": {},
          *           "tax_atom": 0,
-         *           "voided_at": "2026-11-29T11:22:41.380Z",
+         *           "voided_at": "2026-11-29T11:43:57.763Z",
          *           "overdue_at": null,
-         *           "pdf_sha256": "070fd465e93959c2932c5cc5162eecaeaa6689824557f1def0aa2c890b8bdf36",
+         *           "pdf_sha256": "7ef4a56e9d5b541d3c030297eb1ea6902603997c5dda52c130d9be64ba1e49ab",
          *           "description": null,
-         *           "invoice_pdf": "http://127.0.0.1:35505/api/invoices/in_prod_06h2e2qx6jbrs7jee4hjdcw8tsghy/pdf",
+         *           "invoice_pdf": "http://127.0.0.1:33431/api/invoices/in_prod_06h2e7kq34wk4bzgep1kajws83sv4/pdf",
          *           "total_taxes": [],
-         *           "finalized_at": "2026-11-29T11:22:41.346Z",
+         *           "finalized_at": "2026-11-29T11:43:57.739Z",
          *           "subscription": null,
          *           "attempt_count": 0,
          *           "customer_name": "Jenny Rosen",
@@ -24943,7 +24941,7 @@ export type components = {
          *           "paid_amount_atom": 0,
          *           "collection_method": "charge_automatically",
          *           "total_amount_atom": 500,
-         *           "hosted_invoice_url": "http://127.0.0.1:35505/invoice/tVOSpherF5thMOeBagHZ5i57_29gWRdFzmg_AtbNNDw",
+         *           "hosted_invoice_url": "http://127.0.0.1:33431/invoice/5auDJ4N4oxHpHG2ej1HAB7rsrRWp3wZr9jG2WakpG_8",
          *           "ending_balance_atom": 0,
          *           "next_payment_attempt": null,
          *           "starting_balance_atom": 0,
@@ -24953,7 +24951,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "status": "open",
-         *           "updated": "2026-11-29T11:22:41.346Z",
+         *           "updated": "2026-11-29T11:43:57.739Z",
          *           "voided_at": null
          *         }
          *       }
@@ -24988,19 +24986,19 @@ export type components = {
         /**
          * @description The webhook body of `invoice.marked_uncollectible`.
          * @example {
-         *       "id": "evt_prod_06h2e2qxpvadnx05y22z76hqvw0vw",
+         *       "id": "evt_prod_06h2e7kr8cdd2h5kfq60v40182j48",
          *       "object": "event",
          *       "type": "invoice.marked_uncollectible",
          *       "sequence": 3,
-         *       "created": 1795951361,
+         *       "created": 1795952638,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "in_prod_06h2e2qxgtmr31d9k40evys66c862",
+         *           "id": "in_prod_06h2e7kqgzpkh0s4g2cvmc08mxbjm",
          *           "lines": [
          *             {
-         *               "id": "il_prod_06h2e2qxgym42k6ct4prtzwyp3bhm",
-         *               "price": "price_prod_06h2e2qm5atkk8k4743k7v78wmy3m",
+         *               "id": "il_prod_06h2e7kqgzpkh0s4g2cvmc08mxbjp",
+         *               "price": "price_prod_06h2e7kg1af7tmmxj49fzsfsa1w5w",
          *               "quantity": 1,
          *               "tax_rates": [],
          *               "amount_atom": 500,
@@ -25013,11 +25011,11 @@ export type components = {
          *           "number": "EXAMPL-0005",
          *           "object": "invoice",
          *           "status": "uncollectible",
-         *           "created": "2026-11-29T11:22:41.414Z",
+         *           "created": "2026-11-29T11:43:57.831Z",
          *           "paid_at": null,
-         *           "updated": "2026-11-29T11:22:41.461Z",
+         *           "updated": "2026-11-29T11:43:57.997Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h2e2qns0dgdp378pgwqnerx1tm8",
+         *           "customer": "cus_prod_06h2e7khamt8ctss8mzxwepj39dn0",
          *           "discount": null,
          *           "due_date": null,
          *           "livemode": false,
@@ -25025,11 +25023,11 @@ export type components = {
          *           "tax_atom": 0,
          *           "voided_at": null,
          *           "overdue_at": null,
-         *           "pdf_sha256": "b8b261e06c73f2806407db4e725b699c310611e5f83ebe8406335f2993c96711",
+         *           "pdf_sha256": "4d83379e0a07276d58931c6f99598a73a504ac15db193cbcc6d71900623f802d",
          *           "description": null,
-         *           "invoice_pdf": "http://127.0.0.1:35505/api/invoices/in_prod_06h2e2qxgtmr31d9k40evys66c862/pdf",
+         *           "invoice_pdf": "http://127.0.0.1:33431/api/invoices/in_prod_06h2e7kqgzpkh0s4g2cvmc08mxbjm/pdf",
          *           "total_taxes": [],
-         *           "finalized_at": "2026-11-29T11:22:41.434Z",
+         *           "finalized_at": "2026-11-29T11:43:57.913Z",
          *           "subscription": null,
          *           "attempt_count": 0,
          *           "customer_name": "Jenny Rosen",
@@ -25044,17 +25042,17 @@ export type components = {
          *           "paid_amount_atom": 0,
          *           "collection_method": "charge_automatically",
          *           "total_amount_atom": 500,
-         *           "hosted_invoice_url": "http://127.0.0.1:35505/invoice/TSi8oYU2XqW2Yfw7C_9whXfMvUKxhNIdWz4P0ICK1DA",
+         *           "hosted_invoice_url": "http://127.0.0.1:33431/invoice/KciQKXc4fTIANjWn36U5VKCUmrm9v9-M6LIsU5YKfqE",
          *           "ending_balance_atom": 0,
          *           "next_payment_attempt": null,
          *           "starting_balance_atom": 0,
-         *           "marked_uncollectible_at": "2026-11-29T11:22:41.461Z",
+         *           "marked_uncollectible_at": "2026-11-29T11:43:57.997Z",
          *           "pre_payment_credit_notes_amount_atom": 0,
          *           "post_payment_credit_notes_amount_atom": 0
          *         },
          *         "previous_attributes": {
          *           "status": "open",
-         *           "updated": "2026-11-29T11:22:41.434Z",
+         *           "updated": "2026-11-29T11:43:57.913Z",
          *           "marked_uncollectible_at": null
          *         }
          *       }
@@ -25089,19 +25087,19 @@ export type components = {
         /**
          * @description The webhook body of `invoice.refunded`.
          * @example {
-         *       "id": "evt_prod_06h2e2qw1ggv2xekev3pwzwrd5eam",
+         *       "id": "evt_prod_06h2e7kp6ygvsvxgyzyx7emx74d98",
          *       "object": "event",
          *       "type": "invoice.refunded",
          *       "sequence": 5,
-         *       "created": 1795951361,
+         *       "created": 1795952637,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "in_prod_06h2e2qt2pfb2bj09he9z83cz6yde",
+         *           "id": "in_prod_06h2e7kmxkwkykxff9qrk6t0bbkaw",
          *           "lines": [
          *             {
-         *               "id": "il_prod_06h2e2qt3cykkhf22cx3e6vsst9e6",
-         *               "price": "price_prod_06h2e2qm5atkk8k4743k7v78wmy3m",
+         *               "id": "il_prod_06h2e7kmxmwqyh687rcspd9rgy15p",
+         *               "price": "price_prod_06h2e7kg1af7tmmxj49fzsfsa1w5w",
          *               "quantity": 1,
          *               "tax_rates": [],
          *               "amount_atom": 500,
@@ -25114,11 +25112,11 @@ export type components = {
          *           "number": "EXAMPL-0001",
          *           "object": "invoice",
          *           "status": "paid",
-         *           "created": "2026-11-29T11:22:40.533Z",
-         *           "paid_at": "2026-11-29T11:22:40.834Z",
-         *           "updated": "2026-11-29T11:22:40.834Z",
+         *           "created": "2026-11-29T11:43:57.164Z",
+         *           "paid_at": "2026-11-29T11:43:57.322Z",
+         *           "updated": "2026-11-29T11:43:57.322Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h2e2qns0dgdp378pgwqnerx1tm8",
+         *           "customer": "cus_prod_06h2e7khamt8ctss8mzxwepj39dn0",
          *           "discount": null,
          *           "due_date": null,
          *           "livemode": false,
@@ -25126,11 +25124,11 @@ export type components = {
          *           "tax_atom": 0,
          *           "voided_at": null,
          *           "overdue_at": null,
-         *           "pdf_sha256": "c457b07aef55d60fe43fbf66adda50486ebc17a090fdfd7956304ec6aad2676a",
+         *           "pdf_sha256": "ed78cb484ea06f9d294cdd90681f9869c4b079a38fe81a4b9f6af8c0a4915e8b",
          *           "description": null,
-         *           "invoice_pdf": "http://127.0.0.1:35505/api/invoices/in_prod_06h2e2qt2pfb2bj09he9z83cz6yde/pdf",
+         *           "invoice_pdf": "http://127.0.0.1:33431/api/invoices/in_prod_06h2e7kmxkwkykxff9qrk6t0bbkaw/pdf",
          *           "total_taxes": [],
-         *           "finalized_at": "2026-11-29T11:22:40.652Z",
+         *           "finalized_at": "2026-11-29T11:43:57.206Z",
          *           "subscription": null,
          *           "attempt_count": 0,
          *           "customer_name": "Jenny Rosen",
@@ -25138,14 +25136,14 @@ export type components = {
          *           "subtotal_atom": 500,
          *           "customer_email": "jenny@example.com",
          *           "days_until_due": null,
-         *           "payment_intent": "pi_prod_06h2e2qv6c0j12jr5xr21pkzyz5ba",
+         *           "payment_intent": "pi_prod_06h2e7kncwr3ew47j9c38d788bjfm",
          *           "reverse_charge": false,
          *           "due_amount_atom": 0,
-         *           "paid_pdf_sha256": "6c43370ef7494055ab463aec08f4c6fe0c975bdbdbe395d1887adab79935db73",
+         *           "paid_pdf_sha256": "6410c91c6469c5ceba7fe20ccb7a0a7489813772b5398bea211487decaabc481",
          *           "paid_amount_atom": 500,
          *           "collection_method": "charge_automatically",
          *           "total_amount_atom": 500,
-         *           "hosted_invoice_url": "http://127.0.0.1:35505/invoice/tHdGQAB8Dzy5HvyH49DdG7s7v3lEQxbdMJSlC4TYTkA",
+         *           "hosted_invoice_url": "http://127.0.0.1:33431/invoice/7OPIvAgXHaazythPFFoL7S3oQJFnkFbEOs2KVQiV0kw",
          *           "ending_balance_atom": 0,
          *           "next_payment_attempt": null,
          *           "starting_balance_atom": 0,
@@ -25185,19 +25183,19 @@ export type components = {
         /**
          * @description The webhook body of `invoice.upcoming`.
          * @example {
-         *       "id": "evt_prod_06h2e2r57nre6cz54ey14y62yg11w",
+         *       "id": "evt_prod_06h2e7kyyhbca1jc4qc7w378ekxve",
          *       "object": "event",
          *       "type": "invoice.upcoming",
          *       "sequence": 1,
-         *       "created": 1796296962,
+         *       "created": 1796298238,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "in_prod_06h2e2r4380tggwe2hycs5y6n4qhy",
+         *           "id": "in_prod_06h2e7kywaxg250s1akxe5dpehw3p",
          *           "lines": [
          *             {
-         *               "id": "il_prod_06h2e2r56g4ns6qzhy4dwafjyby2y",
-         *               "price": "price_prod_06h2e2qm33j2tgtxztzc3se42r4dw",
+         *               "id": "il_prod_06h2e7kyy92yzq36qpb1ar8cp645r",
+         *               "price": "price_prod_06h2e7kfy73va64z4hg784mm5asry",
          *               "quantity": 1,
          *               "tax_rates": [],
          *               "amount_atom": 2000,
@@ -25210,11 +25208,11 @@ export type components = {
          *           "number": null,
          *           "object": "invoice",
          *           "status": "draft",
-         *           "created": "2026-12-06T11:22:42.091Z",
+         *           "created": "2026-12-06T11:43:58.822Z",
          *           "paid_at": null,
-         *           "updated": "2026-12-06T11:22:42.091Z",
+         *           "updated": "2026-12-06T11:43:58.822Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h2e2qns0dgdp378pgwqnerx1tm8",
+         *           "customer": "cus_prod_06h2e7khamt8ctss8mzxwepj39dn0",
          *           "discount": null,
          *           "due_date": null,
          *           "livemode": false,
@@ -25223,11 +25221,11 @@ export type components = {
          *           "voided_at": null,
          *           "overdue_at": null,
          *           "pdf_sha256": null,
-         *           "description": "Subscription sub_prod_06h2e2r067jm5yzr3ys3zjc9v65wc",
+         *           "description": "Subscription to Pro (Monthly), 6 Dec 2026 11:43:58 UTC – 6 Jan 2027 11:43:58 UTC",
          *           "invoice_pdf": null,
          *           "total_taxes": [],
          *           "finalized_at": null,
-         *           "subscription": "sub_prod_06h2e2r067jm5yzr3ys3zjc9v65wc",
+         *           "subscription": "sub_prod_06h2e7kveeyacjx4q7wvjqe0r1gsp",
          *           "attempt_count": 0,
          *           "customer_name": null,
          *           "discount_atom": 0,
@@ -25243,7 +25241,7 @@ export type components = {
          *           "total_amount_atom": 2000,
          *           "hosted_invoice_url": null,
          *           "ending_balance_atom": 0,
-         *           "next_payment_attempt": "2026-12-06T11:22:42.091Z",
+         *           "next_payment_attempt": "2026-12-06T11:43:58.822Z",
          *           "starting_balance_atom": 0,
          *           "marked_uncollectible_at": null,
          *           "pre_payment_credit_notes_amount_atom": 0,
@@ -25281,22 +25279,22 @@ export type components = {
         /**
          * @description The webhook body of `customer.created`.
          * @example {
-         *       "id": "evt_prod_06h2e2qnsasggmz9p4myetzc9b9m6",
+         *       "id": "evt_prod_06h2e7khb17vr8tpbzqbvc8rag9am",
          *       "object": "event",
          *       "type": "customer.created",
          *       "sequence": 1,
-         *       "created": 1795951359,
+         *       "created": 1795952636,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "cus_prod_06h2e2qns0dgdp378pgwqnerx1tm8",
+         *           "id": "cus_prod_06h2e7khamt8ctss8mzxwepj39dn0",
          *           "name": "Jenny",
          *           "email": "jenny@example.com",
          *           "object": "customer",
          *           "address": null,
-         *           "created": "2026-11-29T11:22:39.432Z",
+         *           "created": "2026-11-29T11:43:56.245Z",
          *           "tax_ids": [],
-         *           "updated": "2026-11-29T11:22:39.432Z",
+         *           "updated": "2026-11-29T11:43:56.245Z",
          *           "balances": {},
          *           "livemode": false,
          *           "metadata": {},
@@ -25379,22 +25377,22 @@ export type components = {
         /**
          * @description The webhook body of `customer.updated`.
          * @example {
-         *       "id": "evt_prod_06h2e2qnvn5rhqvvsge76mbt54kzj",
+         *       "id": "evt_prod_06h2e7khemyhe2qn582p84jr7cany",
          *       "object": "event",
          *       "type": "customer.updated",
          *       "sequence": 2,
-         *       "created": 1795951359,
+         *       "created": 1795952636,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "cus_prod_06h2e2qns0dgdp378pgwqnerx1tm8",
+         *           "id": "cus_prod_06h2e7khamt8ctss8mzxwepj39dn0",
          *           "name": "Jenny Rosen",
          *           "email": "jenny@example.com",
          *           "object": "customer",
          *           "address": null,
-         *           "created": "2026-11-29T11:22:39.432Z",
+         *           "created": "2026-11-29T11:43:56.245Z",
          *           "tax_ids": [],
-         *           "updated": "2026-11-29T11:22:39.452Z",
+         *           "updated": "2026-11-29T11:43:56.275Z",
          *           "balances": {},
          *           "livemode": false,
          *           "metadata": {},
@@ -25405,7 +25403,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "name": "Jenny",
-         *           "updated": "2026-11-29T11:22:39.432Z"
+         *           "updated": "2026-11-29T11:43:56.245Z"
          *         }
          *       }
          *     }
@@ -25439,23 +25437,23 @@ export type components = {
         /**
          * @description The webhook body of `customer.deleted`.
          * @example {
-         *       "id": "evt_prod_06h2e2qnynntsecmmkq0zy4skjbg8",
+         *       "id": "evt_prod_06h2e7khjqaamby85f86y3pdpy97j",
          *       "object": "event",
          *       "type": "customer.deleted",
          *       "sequence": 2,
-         *       "created": 1795951359,
+         *       "created": 1795952636,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "cus_prod_06h2e2qnx4em02ewhpyftbgeemep6",
+         *           "id": "cus_prod_06h2e7khgqpe9tnb12beje68f5dbr",
          *           "name": null,
          *           "email": "leaving@example.com",
          *           "object": "customer",
          *           "address": null,
-         *           "created": "2026-11-29T11:22:39.465Z",
+         *           "created": "2026-11-29T11:43:56.293Z",
          *           "deleted": true,
          *           "tax_ids": [],
-         *           "updated": "2026-11-29T11:22:39.476Z",
+         *           "updated": "2026-11-29T11:43:56.308Z",
          *           "balances": {},
          *           "livemode": false,
          *           "metadata": {},
@@ -25465,7 +25463,7 @@ export type components = {
          *           "preferred_locale": null
          *         },
          *         "previous_attributes": {
-         *           "updated": "2026-11-29T11:22:39.465Z",
+         *           "updated": "2026-11-29T11:43:56.293Z",
          *           "deleted": null
          *         }
          *       }
@@ -25543,24 +25541,24 @@ export type components = {
         /**
          * @description The webhook body of `customer.discount.created`.
          * @example {
-         *       "id": "evt_prod_06h2e2qp0g965mzcgecex61n7fq16",
+         *       "id": "evt_prod_06h2e7khmk5p2b2h7dhsdwxz9j0sa",
          *       "object": "event",
          *       "type": "customer.discount.created",
          *       "sequence": 1,
-         *       "created": 1795951359,
+         *       "created": 1795952636,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "di_prod_06h2e2qp0bjr5hhb6h2a6jtz8kma2",
+         *           "id": "di_prod_06h2e7khmk5p2b2h7dhsdwxz9j0s8",
          *           "end": null,
-         *           "start": "2026-11-29T11:22:39.487Z",
+         *           "start": "2026-11-29T11:43:56.322Z",
          *           "coupon": {
-         *             "id": "cpn_prod_06h2e2qmfpt4x8v8hnexk6t68yc2e",
+         *             "id": "cpn_prod_06h2e7kgbv0hf9twev4dww5y2287e",
          *             "name": "Ten percent",
          *             "valid": true,
          *             "object": "coupon",
-         *             "created": "2026-11-29T11:22:39.101Z",
-         *             "updated": "2026-11-29T11:22:39.487Z",
+         *             "created": "2026-11-29T11:43:55.998Z",
+         *             "updated": "2026-11-29T11:43:56.322Z",
          *             "currency": null,
          *             "duration": "forever",
          *             "livemode": false,
@@ -25573,7 +25571,7 @@ export type components = {
          *             "duration_in_months": null
          *           },
          *           "object": "discount",
-         *           "customer": "cus_prod_06h2e2qns0dgdp378pgwqnerx1tm8",
+         *           "customer": "cus_prod_06h2e7khamt8ctss8mzxwepj39dn0",
          *           "livemode": false
          *         }
          *       }
@@ -25626,24 +25624,24 @@ export type components = {
         /**
          * @description The webhook body of `customer.discount.updated`.
          * @example {
-         *       "id": "evt_prod_06h2e2qp421j5daswe7wxzaxzw6ey",
+         *       "id": "evt_prod_06h2e7khpnd3c7fr2actq0jnhyjec",
          *       "object": "event",
          *       "type": "customer.discount.updated",
          *       "sequence": 2,
-         *       "created": 1795951359,
+         *       "created": 1795952636,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "di_prod_06h2e2qp0bjr5hhb6h2a6jtz8kma2",
+         *           "id": "di_prod_06h2e7khmk5p2b2h7dhsdwxz9j0s8",
          *           "end": null,
-         *           "start": "2026-11-29T11:22:39.513Z",
+         *           "start": "2026-11-29T11:43:56.339Z",
          *           "coupon": {
-         *             "id": "cpn_prod_06h2e2qmvesw6sjv5g1a5vvvkdb2w",
+         *             "id": "cpn_prod_06h2e7kgezr5mzk7wx6khc9w7awfr",
          *             "name": null,
          *             "valid": true,
          *             "object": "coupon",
-         *             "created": "2026-11-29T11:22:39.195Z",
-         *             "updated": "2026-11-29T11:22:39.513Z",
+         *             "created": "2026-11-29T11:43:56.023Z",
+         *             "updated": "2026-11-29T11:43:56.339Z",
          *             "currency": "usd",
          *             "duration": "once",
          *             "livemode": false,
@@ -25656,18 +25654,18 @@ export type components = {
          *             "duration_in_months": null
          *           },
          *           "object": "discount",
-         *           "customer": "cus_prod_06h2e2qns0dgdp378pgwqnerx1tm8",
+         *           "customer": "cus_prod_06h2e7khamt8ctss8mzxwepj39dn0",
          *           "livemode": false
          *         },
          *         "previous_attributes": {
-         *           "start": "2026-11-29T11:22:39.487Z",
+         *           "start": "2026-11-29T11:43:56.322Z",
          *           "coupon": {
-         *             "id": "cpn_prod_06h2e2qmfpt4x8v8hnexk6t68yc2e",
+         *             "id": "cpn_prod_06h2e7kgbv0hf9twev4dww5y2287e",
          *             "name": "Ten percent",
          *             "valid": true,
          *             "object": "coupon",
-         *             "created": "2026-11-29T11:22:39.101Z",
-         *             "updated": "2026-11-29T11:22:39.487Z",
+         *             "created": "2026-11-29T11:43:55.998Z",
+         *             "updated": "2026-11-29T11:43:56.322Z",
          *             "currency": null,
          *             "duration": "forever",
          *             "livemode": false,
@@ -25712,24 +25710,24 @@ export type components = {
         /**
          * @description The webhook body of `customer.discount.deleted`.
          * @example {
-         *       "id": "evt_prod_06h2e2qp54xrvkbw8nsaf804e33jt",
+         *       "id": "evt_prod_06h2e7khr7ehtnpcpr10vjh4skf26",
          *       "object": "event",
          *       "type": "customer.discount.deleted",
          *       "sequence": 3,
-         *       "created": 1795951359,
+         *       "created": 1795952636,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "di_prod_06h2e2qp0bjr5hhb6h2a6jtz8kma2",
+         *           "id": "di_prod_06h2e7khmk5p2b2h7dhsdwxz9j0s8",
          *           "end": null,
-         *           "start": "2026-11-29T11:22:39.513Z",
+         *           "start": "2026-11-29T11:43:56.339Z",
          *           "coupon": {
-         *             "id": "cpn_prod_06h2e2qmvesw6sjv5g1a5vvvkdb2w",
+         *             "id": "cpn_prod_06h2e7kgezr5mzk7wx6khc9w7awfr",
          *             "name": null,
          *             "valid": true,
          *             "object": "coupon",
-         *             "created": "2026-11-29T11:22:39.195Z",
-         *             "updated": "2026-11-29T11:22:39.513Z",
+         *             "created": "2026-11-29T11:43:56.023Z",
+         *             "updated": "2026-11-29T11:43:56.339Z",
          *             "currency": "usd",
          *             "duration": "once",
          *             "livemode": false,
@@ -25743,7 +25741,7 @@ export type components = {
          *           },
          *           "object": "discount",
          *           "deleted": true,
-         *           "customer": "cus_prod_06h2e2qns0dgdp378pgwqnerx1tm8",
+         *           "customer": "cus_prod_06h2e7khamt8ctss8mzxwepj39dn0",
          *           "livemode": false
          *         },
          *         "previous_attributes": {
@@ -25800,20 +25798,20 @@ export type components = {
         /**
          * @description The webhook body of `coupon.created`.
          * @example {
-         *       "id": "evt_prod_06h2e2qmrs688jnphd62m0ssy67ve",
+         *       "id": "evt_prod_06h2e7kgc2gwjmr09bpc0x4qk4nhc",
          *       "object": "event",
          *       "type": "coupon.created",
          *       "sequence": 1,
-         *       "created": 1795951359,
+         *       "created": 1795952636,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "cpn_prod_06h2e2qmfpt4x8v8hnexk6t68yc2e",
+         *           "id": "cpn_prod_06h2e7kgbv0hf9twev4dww5y2287e",
          *           "name": null,
          *           "valid": true,
          *           "object": "coupon",
-         *           "created": "2026-11-29T11:22:39.101Z",
-         *           "updated": "2026-11-29T11:22:39.101Z",
+         *           "created": "2026-11-29T11:43:55.998Z",
+         *           "updated": "2026-11-29T11:43:55.998Z",
          *           "currency": null,
          *           "duration": "forever",
          *           "livemode": false,
@@ -25895,20 +25893,20 @@ export type components = {
         /**
          * @description The webhook body of `coupon.updated`.
          * @example {
-         *       "id": "evt_prod_06h2e2qmxb9hm1qe8nrtrdqbh9k9t",
+         *       "id": "evt_prod_06h2e7kggtfzhygqyssxc9gd9c63p",
          *       "object": "event",
          *       "type": "coupon.updated",
          *       "sequence": 2,
-         *       "created": 1795951359,
+         *       "created": 1795952636,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "cpn_prod_06h2e2qmfpt4x8v8hnexk6t68yc2e",
+         *           "id": "cpn_prod_06h2e7kgbv0hf9twev4dww5y2287e",
          *           "name": "Ten percent",
          *           "valid": true,
          *           "object": "coupon",
-         *           "created": "2026-11-29T11:22:39.101Z",
-         *           "updated": "2026-11-29T11:22:39.208Z",
+         *           "created": "2026-11-29T11:43:55.998Z",
+         *           "updated": "2026-11-29T11:43:56.036Z",
          *           "currency": null,
          *           "duration": "forever",
          *           "livemode": false,
@@ -25922,7 +25920,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "name": null,
-         *           "updated": "2026-11-29T11:22:39.101Z"
+         *           "updated": "2026-11-29T11:43:55.998Z"
          *         }
          *       }
          *     }
@@ -25956,21 +25954,21 @@ export type components = {
         /**
          * @description The webhook body of `coupon.deleted`.
          * @example {
-         *       "id": "evt_prod_06h2e2qn0gxfwck5t53qpfy7gsaea",
+         *       "id": "evt_prod_06h2e7kgkw30zdgzgebhf5a8p1ndp",
          *       "object": "event",
          *       "type": "coupon.deleted",
          *       "sequence": 2,
-         *       "created": 1795951359,
+         *       "created": 1795952636,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "cpn_prod_06h2e2qmypjwt5te8qv28qk6adz9a",
+         *           "id": "cpn_prod_06h2e7kgjhcs152dgk9h6947feg60",
          *           "name": null,
          *           "valid": false,
          *           "object": "coupon",
-         *           "created": "2026-11-29T11:22:39.221Z",
+         *           "created": "2026-11-29T11:43:56.052Z",
          *           "deleted": true,
-         *           "updated": "2026-11-29T11:22:39.234Z",
+         *           "updated": "2026-11-29T11:43:56.062Z",
          *           "currency": null,
          *           "duration": "forever",
          *           "livemode": false,
@@ -25984,7 +25982,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "valid": true,
-         *           "updated": "2026-11-29T11:22:39.221Z",
+         *           "updated": "2026-11-29T11:43:56.052Z",
          *           "deleted": null
          *         }
          *       }
@@ -26058,22 +26056,22 @@ export type components = {
         /**
          * @description The webhook body of `price.created`.
          * @example {
-         *       "id": "evt_prod_06h2e2qm3awgm4smpxganqfwnv7sm",
+         *       "id": "evt_prod_06h2e7kfyc6yrbytcq1c7wtxjqhp0",
          *       "object": "event",
          *       "type": "price.created",
          *       "sequence": 1,
-         *       "created": 1795951359,
+         *       "created": 1795952635,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "price_prod_06h2e2qm33j2tgtxztzc3se42r4dw",
+         *           "id": "price_prod_06h2e7kfy73va64z4hg784mm5asry",
          *           "type": "recurring",
          *           "tiers": null,
          *           "active": true,
          *           "object": "price",
-         *           "created": "2026-11-29T11:22:39.000Z",
-         *           "product": "prod_prod_06h2e2qks8zrbapxxpmawb2tp9eve",
-         *           "updated": "2026-11-29T11:22:39.000Z",
+         *           "created": "2026-11-29T11:43:55.889Z",
+         *           "product": "prod_prod_06h2e7kfr80h8mbwdp06bahm4vr44",
+         *           "updated": "2026-11-29T11:43:55.889Z",
          *           "currency": "usd",
          *           "livemode": false,
          *           "metadata": {},
@@ -26167,22 +26165,22 @@ export type components = {
         /**
          * @description The webhook body of `price.updated`.
          * @example {
-         *       "id": "evt_prod_06h2e2qm800jb9xnat0g44c7yt66p",
+         *       "id": "evt_prod_06h2e7kg3qe6bjh0gcpwf20h9jhjj",
          *       "object": "event",
          *       "type": "price.updated",
          *       "sequence": 2,
-         *       "created": 1795951359,
+         *       "created": 1795952635,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "price_prod_06h2e2qm33j2tgtxztzc3se42r4dw",
+         *           "id": "price_prod_06h2e7kfy73va64z4hg784mm5asry",
          *           "type": "recurring",
          *           "tiers": null,
          *           "active": true,
          *           "object": "price",
-         *           "created": "2026-11-29T11:22:39.000Z",
-         *           "product": "prod_prod_06h2e2qks8zrbapxxpmawb2tp9eve",
-         *           "updated": "2026-11-29T11:22:39.039Z",
+         *           "created": "2026-11-29T11:43:55.889Z",
+         *           "product": "prod_prod_06h2e7kfr80h8mbwdp06bahm4vr44",
+         *           "updated": "2026-11-29T11:43:55.931Z",
          *           "currency": "usd",
          *           "livemode": false,
          *           "metadata": {},
@@ -26198,7 +26196,7 @@ export type components = {
          *           "unit_amount_atom": 2000
          *         },
          *         "previous_attributes": {
-         *           "updated": "2026-11-29T11:22:39.000Z",
+         *           "updated": "2026-11-29T11:43:55.889Z",
          *           "nickname": null
          *         }
          *       }
@@ -26233,23 +26231,23 @@ export type components = {
         /**
          * @description The webhook body of `price.deleted`.
          * @example {
-         *       "id": "evt_prod_06h2e2qmc1w2y18489fe0xc501mjc",
+         *       "id": "evt_prod_06h2e7kg78rc0wjnmwqb0jn17vhvp",
          *       "object": "event",
          *       "type": "price.deleted",
          *       "sequence": 2,
-         *       "created": 1795951359,
+         *       "created": 1795952635,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "price_prod_06h2e2qmae7c32szs17w01nbdysb8",
+         *           "id": "price_prod_06h2e7kg5paacw3kbge0vvnq63brr",
          *           "type": "one_time",
          *           "tiers": null,
          *           "active": true,
          *           "object": "price",
-         *           "created": "2026-11-29T11:22:39.059Z",
+         *           "created": "2026-11-29T11:43:55.949Z",
          *           "deleted": true,
-         *           "product": "prod_prod_06h2e2qm1kxsdx800kgasaseh08dw",
-         *           "updated": "2026-11-29T11:22:39.071Z",
+         *           "product": "prod_prod_06h2e7kfw3bj9w6cbpf4k6b08hcd2",
+         *           "updated": "2026-11-29T11:43:55.960Z",
          *           "currency": "usd",
          *           "livemode": false,
          *           "metadata": {},
@@ -26260,7 +26258,7 @@ export type components = {
          *           "unit_amount_atom": 100
          *         },
          *         "previous_attributes": {
-         *           "updated": "2026-11-29T11:22:39.059Z",
+         *           "updated": "2026-11-29T11:43:55.949Z",
          *           "deleted": null
          *         }
          *       }
@@ -26343,20 +26341,20 @@ export type components = {
         /**
          * @description The webhook body of `product.created`.
          * @example {
-         *       "id": "evt_prod_06h2e2qksm6wqgfcj8nwwrsw83md4",
+         *       "id": "evt_prod_06h2e7kfrgpxfmzb2sz7xcqzhqh8p",
          *       "object": "event",
          *       "type": "product.created",
          *       "sequence": 1,
-         *       "created": 1795951358,
+         *       "created": 1795952635,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "prod_prod_06h2e2qks8zrbapxxpmawb2tp9eve",
+         *           "id": "prod_prod_06h2e7kfr80h8mbwdp06bahm4vr44",
          *           "name": "Pro",
          *           "active": true,
          *           "object": "product",
-         *           "created": "2026-11-29T11:22:38.922Z",
-         *           "updated": "2026-11-29T11:22:38.922Z",
+         *           "created": "2026-11-29T11:43:55.842Z",
+         *           "updated": "2026-11-29T11:43:55.842Z",
          *           "livemode": false,
          *           "metadata": {},
          *           "description": null
@@ -26417,26 +26415,26 @@ export type components = {
         /**
          * @description The webhook body of `product.updated`.
          * @example {
-         *       "id": "evt_prod_06h2e2qm03jvyb417518kgmacsdx2",
+         *       "id": "evt_prod_06h2e7kftnm820er7jq7nqe9xh124",
          *       "object": "event",
          *       "type": "product.updated",
          *       "sequence": 2,
-         *       "created": 1795951358,
+         *       "created": 1795952635,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "prod_prod_06h2e2qks8zrbapxxpmawb2tp9eve",
+         *           "id": "prod_prod_06h2e7kfr80h8mbwdp06bahm4vr44",
          *           "name": "Pro",
          *           "active": true,
          *           "object": "product",
-         *           "created": "2026-11-29T11:22:38.922Z",
-         *           "updated": "2026-11-29T11:22:38.974Z",
+         *           "created": "2026-11-29T11:43:55.842Z",
+         *           "updated": "2026-11-29T11:43:55.860Z",
          *           "livemode": false,
          *           "metadata": {},
          *           "description": "The pro plan"
          *         },
          *         "previous_attributes": {
-         *           "updated": "2026-11-29T11:22:38.922Z",
+         *           "updated": "2026-11-29T11:43:55.842Z",
          *           "description": null
          *         }
          *       }
@@ -26471,27 +26469,27 @@ export type components = {
         /**
          * @description The webhook body of `product.deleted`.
          * @example {
-         *       "id": "evt_prod_06h2e2qmdkq5jn141tcx91cn7c0cw",
+         *       "id": "evt_prod_06h2e7kg96psfznmh8yc6xcw9e24m",
          *       "object": "event",
          *       "type": "product.deleted",
          *       "sequence": 2,
-         *       "created": 1795951359,
+         *       "created": 1795952635,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "prod_prod_06h2e2qm1kxsdx800kgasaseh08dw",
+         *           "id": "prod_prod_06h2e7kfw3bj9w6cbpf4k6b08hcd2",
          *           "name": "Spare",
          *           "active": true,
          *           "object": "product",
-         *           "created": "2026-11-29T11:22:38.988Z",
+         *           "created": "2026-11-29T11:43:55.872Z",
          *           "deleted": true,
-         *           "updated": "2026-11-29T11:22:39.083Z",
+         *           "updated": "2026-11-29T11:43:55.975Z",
          *           "livemode": false,
          *           "metadata": {},
          *           "description": null
          *         },
          *         "previous_attributes": {
-         *           "updated": "2026-11-29T11:22:38.988Z",
+         *           "updated": "2026-11-29T11:43:55.872Z",
          *           "deleted": null
          *         }
          *       }
@@ -26551,21 +26549,21 @@ export type components = {
         /**
          * @description The webhook body of `refund.created`.
          * @example {
-         *       "id": "evt_prod_06h2e2qqgsk20sesn9v2pgat8e35t",
+         *       "id": "evt_prod_06h2e7kmptqcnh6f5cmwxy2vhaf2p",
          *       "object": "event",
          *       "type": "refund.created",
          *       "sequence": 1,
-         *       "created": 1795951359,
+         *       "created": 1795952637,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "re_prod_06h2e2qqgc4zckk254wsjsp4fv2v0",
+         *           "id": "re_prod_06h2e7kmp1zwjz0eg70h43h240rkm",
          *           "object": "refund",
          *           "reason": null,
          *           "status": "pending",
-         *           "created": "2026-11-29T11:22:39.875Z",
-         *           "payment": "py_prod_06h2e2qpkfr4wv71nzj9y50ebme10",
-         *           "updated": "2026-11-29T11:22:39.875Z",
+         *           "created": "2026-11-29T11:43:57.104Z",
+         *           "payment": "py_prod_06h2e7kj1z85qr0v6htbd2emd8qk2",
+         *           "updated": "2026-11-29T11:43:57.104Z",
          *           "currency": "usd",
          *           "livemode": false,
          *           "metadata": {},
@@ -26632,21 +26630,21 @@ export type components = {
         /**
          * @description The webhook body of `refund.updated`.
          * @example {
-         *       "id": "evt_prod_06h2e2qqh6yt6n9rysfba574z3110",
+         *       "id": "evt_prod_06h2e7kmqggz4gb8m51qt68mvrqb4",
          *       "object": "event",
          *       "type": "refund.updated",
          *       "sequence": 2,
-         *       "created": 1795951359,
+         *       "created": 1795952637,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "re_prod_06h2e2qqgc4zckk254wsjsp4fv2v0",
+         *           "id": "re_prod_06h2e7kmp1zwjz0eg70h43h240rkm",
          *           "object": "refund",
          *           "reason": null,
          *           "status": "succeeded",
-         *           "created": "2026-11-29T11:22:39.875Z",
-         *           "payment": "py_prod_06h2e2qpkfr4wv71nzj9y50ebme10",
-         *           "updated": "2026-11-29T11:22:39.880Z",
+         *           "created": "2026-11-29T11:43:57.104Z",
+         *           "payment": "py_prod_06h2e7kj1z85qr0v6htbd2emd8qk2",
+         *           "updated": "2026-11-29T11:43:57.112Z",
          *           "currency": "usd",
          *           "livemode": false,
          *           "metadata": {},
@@ -26655,7 +26653,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "status": "pending",
-         *           "updated": "2026-11-29T11:22:39.875Z"
+         *           "updated": "2026-11-29T11:43:57.104Z"
          *         }
          *       }
          *     }
@@ -26689,21 +26687,21 @@ export type components = {
         /**
          * @description The webhook body of `refund.failed`.
          * @example {
-         *       "id": "evt_prod_06h2e2qqx0c8mpqb6mttmsdtnmvct",
+         *       "id": "evt_prod_06h2e7kmvq2djbgpk8vqd7bycr536",
          *       "object": "event",
          *       "type": "refund.failed",
          *       "sequence": 2,
-         *       "created": 1795951359,
+         *       "created": 1795952637,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "re_prod_06h2e2qqr8z093r04wng6m1z9exht",
+         *           "id": "re_prod_06h2e7kmv8m5w4kgr723516j36fj2",
          *           "object": "refund",
          *           "reason": null,
          *           "status": "failed",
-         *           "created": "2026-11-29T11:22:39.938Z",
-         *           "payment": "py_prod_06h2e2qqattkektgp5w8p8ahf9h6j",
-         *           "updated": "2026-11-29T11:22:39.952Z",
+         *           "created": "2026-11-29T11:43:57.146Z",
+         *           "payment": "py_prod_06h2e7kkx7je5hs7fn0vqj4mx56ar",
+         *           "updated": "2026-11-29T11:43:57.148Z",
          *           "currency": "usd",
          *           "livemode": false,
          *           "metadata": {},
@@ -26712,7 +26710,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "status": "pending",
-         *           "updated": "2026-11-29T11:22:39.938Z",
+         *           "updated": "2026-11-29T11:43:57.146Z",
          *           "failure_reason": null
          *         }
          *       }
@@ -26747,21 +26745,21 @@ export type components = {
         /**
          * @description The webhook body of `api_token.created`.
          * @example {
-         *       "id": "evt_prod_06h2e2q0mkmyehdhbwvvstq9h9tfj",
+         *       "id": "evt_prod_06h2e7k5m4q3fa33s3nm5j29myyar",
          *       "object": "event",
          *       "type": "api_token.created",
          *       "sequence": 1,
-         *       "created": 1795951354,
+         *       "created": 1795952633,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "key_prod_06h2e2q0jsmt1p9rnsmyh98bw1d7j",
+         *           "id": "key_prod_06h2e7k5ksc04wjtdsbs0hg6cjrza",
          *           "kind": "secret",
          *           "name": "catalogue",
          *           "object": "api_token",
          *           "status": "active",
-         *           "created": "2026-11-29T11:22:33.992Z",
-         *           "display": "st_prod_…2x50",
+         *           "created": "2026-11-29T11:43:53.246Z",
+         *           "display": "st_prod_…jjf7",
          *           "revoked_at": null,
          *           "last_used_at": null
          *         }
@@ -26818,22 +26816,22 @@ export type components = {
         /**
          * @description The webhook body of `api_token.revoked`.
          * @example {
-         *       "id": "evt_prod_06h2e2q7nejxhwdzjt555c3yfnveg",
+         *       "id": "evt_prod_06h2e7k9b2w1jcx9fav60ar1na7n4",
          *       "object": "event",
          *       "type": "api_token.revoked",
          *       "sequence": 2,
-         *       "created": 1795951355,
+         *       "created": 1795952634,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "key_prod_06h2e2q3k935asqa7erjgrs9p6a9c",
+         *           "id": "key_prod_06h2e7k8964zzm1whw2f2yawxv60t",
          *           "kind": "publishable",
          *           "name": "spare",
          *           "object": "api_token",
          *           "status": "revoked",
-         *           "created": "2026-11-29T11:22:34.775Z",
-         *           "display": "pt_prod_…9nkx",
-         *           "revoked_at": "2026-11-29T11:22:35.814Z",
+         *           "created": "2026-11-29T11:43:53.929Z",
+         *           "display": "pt_prod_…eybc",
+         *           "revoked_at": "2026-11-29T11:43:54.189Z",
          *           "last_used_at": null
          *         },
          *         "previous_attributes": {
@@ -26872,23 +26870,23 @@ export type components = {
         /**
          * @description The webhook body of `webhook_endpoint.created`.
          * @example {
-         *       "id": "evt_prod_06h2e2q7trzzm88qfdwbke322net8",
+         *       "id": "evt_prod_06h2e7k9ev7xa4gz110ghrn64jhkg",
          *       "object": "event",
          *       "type": "webhook_endpoint.created",
          *       "sequence": 1,
-         *       "created": 1795951355,
+         *       "created": 1795952634,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "whe_prod_06h2e2q7tfg6pd71w1jvj7jb160wj",
+         *           "id": "whe_prod_06h2e7k9ee59j4cx23k9hjr7zzk0e",
          *           "url": "https://example.com/audit",
          *           "events": [
          *             "customer.created"
          *           ],
          *           "object": "webhook_endpoint",
-         *           "created": "2026-11-29T11:22:35.858Z",
+         *           "created": "2026-11-29T11:43:54.226Z",
          *           "enabled": true,
-         *           "updated": "2026-11-29T11:22:35.858Z",
+         *           "updated": "2026-11-29T11:43:54.226Z",
          *           "livemode": false,
          *           "description": null,
          *           "disabled_at": null,
@@ -26964,23 +26962,23 @@ export type components = {
         /**
          * @description The webhook body of `webhook_endpoint.updated`.
          * @example {
-         *       "id": "evt_prod_06h2e2q80w2ejfwaqejphhdf8ab44",
+         *       "id": "evt_prod_06h2e7k9hfv0rgh7ycg2t8jbt7egm",
          *       "object": "event",
          *       "type": "webhook_endpoint.updated",
          *       "sequence": 2,
-         *       "created": 1795951355,
+         *       "created": 1795952634,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "whe_prod_06h2e2q7tfg6pd71w1jvj7jb160wj",
+         *           "id": "whe_prod_06h2e7k9ee59j4cx23k9hjr7zzk0e",
          *           "url": "https://example.com/audit",
          *           "events": [
          *             "customer.created"
          *           ],
          *           "object": "webhook_endpoint",
-         *           "created": "2026-11-29T11:22:35.858Z",
+         *           "created": "2026-11-29T11:43:54.226Z",
          *           "enabled": true,
-         *           "updated": "2026-11-29T11:22:35.898Z",
+         *           "updated": "2026-11-29T11:43:54.249Z",
          *           "livemode": false,
          *           "description": "Audit",
          *           "disabled_at": null,
@@ -26990,7 +26988,7 @@ export type components = {
          *           "previous_secret_expires_at": null
          *         },
          *         "previous_attributes": {
-         *           "updated": "2026-11-29T11:22:35.858Z",
+         *           "updated": "2026-11-29T11:43:54.226Z",
          *           "description": null
          *         }
          *       }
@@ -27025,35 +27023,35 @@ export type components = {
         /**
          * @description The webhook body of `webhook_endpoint.deleted`.
          * @example {
-         *       "id": "evt_prod_06h2e2q8cf5mvayc9nxfpy2vvye5t",
+         *       "id": "evt_prod_06h2e7k9w73xf96w91ya7a8arbja6",
          *       "object": "event",
          *       "type": "webhook_endpoint.deleted",
          *       "sequence": 6,
-         *       "created": 1795951356,
+         *       "created": 1795952634,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "whe_prod_06h2e2q7tfg6pd71w1jvj7jb160wj",
+         *           "id": "whe_prod_06h2e7k9ee59j4cx23k9hjr7zzk0e",
          *           "url": "https://example.com/audit",
          *           "events": [
          *             "customer.created"
          *           ],
          *           "object": "webhook_endpoint",
-         *           "created": "2026-11-29T11:22:35.858Z",
+         *           "created": "2026-11-29T11:43:54.226Z",
          *           "deleted": true,
          *           "enabled": false,
-         *           "updated": "2026-11-29T11:22:36.002Z",
+         *           "updated": "2026-11-29T11:43:54.335Z",
          *           "livemode": false,
          *           "description": "Audit",
          *           "disabled_at": null,
          *           "failing_since": null,
          *           "disabled_reason": null,
          *           "max_deliveries_per_second": null,
-         *           "previous_secret_expires_at": "2026-11-30T11:22:35.976Z"
+         *           "previous_secret_expires_at": "2026-11-30T11:43:54.312Z"
          *         },
          *         "previous_attributes": {
          *           "enabled": true,
-         *           "updated": "2026-11-29T11:22:35.976Z",
+         *           "updated": "2026-11-29T11:43:54.312Z",
          *           "deleted": null
          *         }
          *       }
@@ -27124,23 +27122,23 @@ export type components = {
         /**
          * @description The webhook body of `webhook_endpoint.disabled`.
          * @example {
-         *       "id": "evt_prod_06h2e2q838cw4c4my2k9gpe3sb858",
+         *       "id": "evt_prod_06h2e7k9mw42a3x3vx25r3zm8s80g",
          *       "object": "event",
          *       "type": "webhook_endpoint.disabled",
          *       "sequence": 3,
-         *       "created": 1795951355,
+         *       "created": 1795952634,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "whe_prod_06h2e2q7tfg6pd71w1jvj7jb160wj",
+         *           "id": "whe_prod_06h2e7k9ee59j4cx23k9hjr7zzk0e",
          *           "url": "https://example.com/audit",
          *           "events": [
          *             "customer.created"
          *           ],
          *           "object": "webhook_endpoint",
-         *           "created": "2026-11-29T11:22:35.858Z",
+         *           "created": "2026-11-29T11:43:54.226Z",
          *           "enabled": false,
-         *           "updated": "2026-11-29T11:22:35.929Z",
+         *           "updated": "2026-11-29T11:43:54.276Z",
          *           "livemode": false,
          *           "description": "Audit",
          *           "disabled_at": null,
@@ -27151,7 +27149,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "enabled": true,
-         *           "updated": "2026-11-29T11:22:35.898Z"
+         *           "updated": "2026-11-29T11:43:54.249Z"
          *         }
          *       }
          *     }
@@ -27185,23 +27183,23 @@ export type components = {
         /**
          * @description The webhook body of `webhook_endpoint.enabled`.
          * @example {
-         *       "id": "evt_prod_06h2e2q87k5tx16qrqy90y14r8g10",
+         *       "id": "evt_prod_06h2e7k9qae74hyk2jk9n0bwsaakp",
          *       "object": "event",
          *       "type": "webhook_endpoint.enabled",
          *       "sequence": 4,
-         *       "created": 1795951355,
+         *       "created": 1795952634,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "whe_prod_06h2e2q7tfg6pd71w1jvj7jb160wj",
+         *           "id": "whe_prod_06h2e7k9ee59j4cx23k9hjr7zzk0e",
          *           "url": "https://example.com/audit",
          *           "events": [
          *             "customer.created"
          *           ],
          *           "object": "webhook_endpoint",
-         *           "created": "2026-11-29T11:22:35.858Z",
+         *           "created": "2026-11-29T11:43:54.226Z",
          *           "enabled": true,
-         *           "updated": "2026-11-29T11:22:35.963Z",
+         *           "updated": "2026-11-29T11:43:54.296Z",
          *           "livemode": false,
          *           "description": "Audit",
          *           "disabled_at": null,
@@ -27212,7 +27210,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "enabled": false,
-         *           "updated": "2026-11-29T11:22:35.929Z"
+         *           "updated": "2026-11-29T11:43:54.276Z"
          *         }
          *       }
          *     }
@@ -27246,33 +27244,33 @@ export type components = {
         /**
          * @description The webhook body of `webhook_endpoint.secret_rotated`.
          * @example {
-         *       "id": "evt_prod_06h2e2q89pgdg6zd4sqazcb0e0q8m",
+         *       "id": "evt_prod_06h2e7k9sdk80rps8edk7xefzbqq6",
          *       "object": "event",
          *       "type": "webhook_endpoint.secret_rotated",
          *       "sequence": 5,
-         *       "created": 1795951355,
+         *       "created": 1795952634,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "whe_prod_06h2e2q7tfg6pd71w1jvj7jb160wj",
+         *           "id": "whe_prod_06h2e7k9ee59j4cx23k9hjr7zzk0e",
          *           "url": "https://example.com/audit",
          *           "events": [
          *             "customer.created"
          *           ],
          *           "object": "webhook_endpoint",
-         *           "created": "2026-11-29T11:22:35.858Z",
+         *           "created": "2026-11-29T11:43:54.226Z",
          *           "enabled": true,
-         *           "updated": "2026-11-29T11:22:35.976Z",
+         *           "updated": "2026-11-29T11:43:54.312Z",
          *           "livemode": false,
          *           "description": "Audit",
          *           "disabled_at": null,
          *           "failing_since": null,
          *           "disabled_reason": null,
          *           "max_deliveries_per_second": null,
-         *           "previous_secret_expires_at": "2026-11-30T11:22:35.976Z"
+         *           "previous_secret_expires_at": "2026-11-30T11:43:54.312Z"
          *         },
          *         "previous_attributes": {
-         *           "updated": "2026-11-29T11:22:35.963Z",
+         *           "updated": "2026-11-29T11:43:54.296Z",
          *           "previous_secret_expires_at": null
          *         }
          *       }
@@ -27307,18 +27305,18 @@ export type components = {
         /**
          * @description The webhook body of `user.signed_in`.
          * @example {
-         *       "id": "evt_prod_06h2e2q09cpyava2gnxfc96xecdtt",
+         *       "id": "evt_prod_06h2e7k59134ydqnkap5y63n6tn6p",
          *       "object": "event",
          *       "type": "user.signed_in",
          *       "sequence": 1,
-         *       "created": 1795951353,
+         *       "created": 1795952633,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "user_prod_06h2e2py42rqs556vkdqt3bh8qbft",
+         *           "id": "user_prod_06h2e7k29pz0agkc4tj47pp8mpgx2",
          *           "name": "Test User",
          *           "role": "owner",
-         *           "email": "user-d70e516fae@example.com",
+         *           "email": "user-70ee60d3b3@example.com",
          *           "object": "user"
          *         }
          *       }
@@ -27364,18 +27362,18 @@ export type components = {
         /**
          * @description The webhook body of `user.sign_in_failed`.
          * @example {
-         *       "id": "evt_prod_06h2e2qev6kpc6fyfeg9mtxqcfd5j",
+         *       "id": "evt_prod_06h2e7kd246t2vdfx4eyc6xpna33a",
          *       "object": "event",
          *       "type": "user.sign_in_failed",
          *       "sequence": 2,
-         *       "created": 1795951357,
+         *       "created": 1795952635,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "user_prod_06h2e2py42rqs556vkdqt3bh8qbft",
+         *           "id": "user_prod_06h2e7k29pz0agkc4tj47pp8mpgx2",
          *           "name": "Test User",
          *           "role": "owner",
-         *           "email": "user-d70e516fae@example.com",
+         *           "email": "user-70ee60d3b3@example.com",
          *           "object": "user"
          *         }
          *       }
@@ -27410,18 +27408,18 @@ export type components = {
         /**
          * @description The webhook body of `user.signed_out`.
          * @example {
-         *       "id": "evt_prod_06h2e2qj691aehrrxkzdsbrp0yjrj",
+         *       "id": "evt_prod_06h2e7kf6k79zrmn4gf9s90ykkwn0",
          *       "object": "event",
          *       "type": "user.signed_out",
          *       "sequence": 4,
-         *       "created": 1795951358,
+         *       "created": 1795952635,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "user_prod_06h2e2py42rqs556vkdqt3bh8qbft",
+         *           "id": "user_prod_06h2e7k29pz0agkc4tj47pp8mpgx2",
          *           "name": "Test User",
          *           "role": "owner",
-         *           "email": "user-d70e516fae@example.com",
+         *           "email": "user-70ee60d3b3@example.com",
          *           "object": "user"
          *         }
          *       }
@@ -27456,18 +27454,18 @@ export type components = {
         /**
          * @description The webhook body of `user.password_changed`.
          * @example {
-         *       "id": "evt_prod_06h2e2qhdjd35devnkn3gr5xnymqa",
+         *       "id": "evt_prod_06h2e7kecsqyp8bgha9g38xyqscwe",
          *       "object": "event",
          *       "type": "user.password_changed",
          *       "sequence": 3,
-         *       "created": 1795951358,
+         *       "created": 1795952635,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "user_prod_06h2e2py42rqs556vkdqt3bh8qbft",
+         *           "id": "user_prod_06h2e7k29pz0agkc4tj47pp8mpgx2",
          *           "name": "Test User",
          *           "role": "owner",
-         *           "email": "user-d70e516fae@example.com",
+         *           "email": "user-70ee60d3b3@example.com",
          *           "object": "user"
          *         }
          *       }
@@ -27502,15 +27500,15 @@ export type components = {
         /**
          * @description The webhook body of `account.settings_updated`.
          * @example {
-         *       "id": "evt_prod_06h2e2qjnme8h7kq9fzzg54mmdber",
+         *       "id": "evt_prod_06h2e7kfj4yjqb360f8ab67nwtzt8",
          *       "object": "event",
          *       "type": "account.settings_updated",
          *       "sequence": 3,
-         *       "created": 1795951358,
+         *       "created": 1795952635,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "acc_prod_06h2e2py3h1r9pd0swrwb5q7427q0",
+         *           "id": "acc_prod_06h2e7k284vwhvmcw6y337ryz82xy",
          *           "object": "account_settings",
          *           "tax_id": null,
          *           "address": {
@@ -27521,7 +27519,6 @@ export type components = {
          *             "postal_code": "10117"
          *           },
          *           "livemode": false,
-         *           "brand_color": null,
          *           "business_name": "Example GmbH",
          *           "support_email": null,
          *           "default_locale": "en",
@@ -27603,20 +27600,20 @@ export type components = {
         /**
          * @description The webhook body of `tax_rate.created`.
          * @example {
-         *       "id": "evt_prod_06h2e2qkfckrwcwwxjte0cbv36xjr",
+         *       "id": "evt_prod_06h2e7kfm2t3zmbseggmg730tve5w",
          *       "object": "event",
          *       "type": "tax_rate.created",
          *       "sequence": 1,
-         *       "created": 1795951358,
+         *       "created": 1795952635,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "txr_prod_06h2e2qkf42ekkvjdweyk99ycgbrg",
+         *           "id": "txr_prod_06h2e7kfkwppdadepcq718zh553j8",
          *           "active": true,
          *           "object": "tax_rate",
          *           "country": "DE",
-         *           "created": "2026-11-29T11:22:38.841Z",
-         *           "updated": "2026-11-29T11:22:38.841Z",
+         *           "created": "2026-11-29T11:43:55.807Z",
+         *           "updated": "2026-11-29T11:43:55.807Z",
          *           "livemode": false,
          *           "metadata": {},
          *           "inclusive": false,
@@ -27685,20 +27682,20 @@ export type components = {
         /**
          * @description The webhook body of `tax_rate.updated`.
          * @example {
-         *       "id": "evt_prod_06h2e2qkme2036kb3epxby5p17f7j",
+         *       "id": "evt_prod_06h2e7kfpn2xffq6yvbm654w1cfq8",
          *       "object": "event",
          *       "type": "tax_rate.updated",
          *       "sequence": 2,
-         *       "created": 1795951358,
+         *       "created": 1795952635,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "txr_prod_06h2e2qkf42ekkvjdweyk99ycgbrg",
+         *           "id": "txr_prod_06h2e7kfkwppdadepcq718zh553j8",
          *           "active": false,
          *           "object": "tax_rate",
          *           "country": "DE",
-         *           "created": "2026-11-29T11:22:38.841Z",
-         *           "updated": "2026-11-29T11:22:38.883Z",
+         *           "created": "2026-11-29T11:43:55.807Z",
+         *           "updated": "2026-11-29T11:43:55.828Z",
          *           "livemode": false,
          *           "metadata": {},
          *           "inclusive": false,
@@ -27709,7 +27706,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "active": true,
-         *           "updated": "2026-11-29T11:22:38.841Z"
+         *           "updated": "2026-11-29T11:43:55.807Z"
          *         }
          *       }
          *     }
@@ -27743,19 +27740,19 @@ export type components = {
         /**
          * @description The webhook body of `meter.created`.
          * @example {
-         *       "id": "evt_prod_06h2e2qnjynt3fj5trzz6avw8scbc",
+         *       "id": "evt_prod_06h2e7kh3chhm96kqd9r8dqfbrcr8",
          *       "object": "event",
          *       "type": "meter.created",
          *       "sequence": 1,
-         *       "created": 1795951359,
+         *       "created": 1795952636,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "mtr_prod_06h2e2qnjrs0mdz9e81tpyhxxm56t",
+         *           "id": "mtr_prod_06h2e7kh38k675qkbfjp9xstksz16",
          *           "object": "meter",
          *           "status": "active",
-         *           "created": "2026-11-29T11:22:39.382Z",
-         *           "updated": "2026-11-29T11:22:39.382Z",
+         *           "created": "2026-11-29T11:43:56.186Z",
+         *           "updated": "2026-11-29T11:43:56.186Z",
          *           "livemode": false,
          *           "value_key": "value",
          *           "event_name": "api_request",
@@ -27825,19 +27822,19 @@ export type components = {
         /**
          * @description The webhook body of `meter.updated`.
          * @example {
-         *       "id": "evt_prod_06h2e2qnmcshznwy0t0y0r8xs0shm",
+         *       "id": "evt_prod_06h2e7kh5kye0a3kz84j549z36eng",
          *       "object": "event",
          *       "type": "meter.updated",
          *       "sequence": 2,
-         *       "created": 1795951359,
+         *       "created": 1795952636,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "mtr_prod_06h2e2qnjrs0mdz9e81tpyhxxm56t",
+         *           "id": "mtr_prod_06h2e7kh38k675qkbfjp9xstksz16",
          *           "object": "meter",
          *           "status": "active",
-         *           "created": "2026-11-29T11:22:39.382Z",
-         *           "updated": "2026-11-29T11:22:39.395Z",
+         *           "created": "2026-11-29T11:43:56.186Z",
+         *           "updated": "2026-11-29T11:43:56.203Z",
          *           "livemode": false,
          *           "value_key": "value",
          *           "event_name": "api_request",
@@ -27845,7 +27842,7 @@ export type components = {
          *           "display_name": "Requests"
          *         },
          *         "previous_attributes": {
-         *           "updated": "2026-11-29T11:22:39.382Z",
+         *           "updated": "2026-11-29T11:43:56.186Z",
          *           "display_name": "API requests"
          *         }
          *       }
@@ -27880,19 +27877,19 @@ export type components = {
         /**
          * @description The webhook body of `meter.deactivated`.
          * @example {
-         *       "id": "evt_prod_06h2e2qnnkdjwfe0mk37vb7z6c7jg",
+         *       "id": "evt_prod_06h2e7kh75yy6mf5781e6fjqyvznj",
          *       "object": "event",
          *       "type": "meter.deactivated",
          *       "sequence": 3,
-         *       "created": 1795951359,
+         *       "created": 1795952636,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "mtr_prod_06h2e2qnjrs0mdz9e81tpyhxxm56t",
+         *           "id": "mtr_prod_06h2e7kh38k675qkbfjp9xstksz16",
          *           "object": "meter",
          *           "status": "inactive",
-         *           "created": "2026-11-29T11:22:39.382Z",
-         *           "updated": "2026-11-29T11:22:39.403Z",
+         *           "created": "2026-11-29T11:43:56.186Z",
+         *           "updated": "2026-11-29T11:43:56.217Z",
          *           "livemode": false,
          *           "value_key": "value",
          *           "event_name": "api_request",
@@ -27901,7 +27898,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "status": "active",
-         *           "updated": "2026-11-29T11:22:39.395Z"
+         *           "updated": "2026-11-29T11:43:56.203Z"
          *         }
          *       }
          *     }
@@ -27935,19 +27932,19 @@ export type components = {
         /**
          * @description The webhook body of `meter.reactivated`.
          * @example {
-         *       "id": "evt_prod_06h2e2qnpwdwt4410yk414v2srwfy",
+         *       "id": "evt_prod_06h2e7kh98353wytvy8c0s0mr2s9j",
          *       "object": "event",
          *       "type": "meter.reactivated",
          *       "sequence": 4,
-         *       "created": 1795951359,
+         *       "created": 1795952636,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "mtr_prod_06h2e2qnjrs0mdz9e81tpyhxxm56t",
+         *           "id": "mtr_prod_06h2e7kh38k675qkbfjp9xstksz16",
          *           "object": "meter",
          *           "status": "active",
-         *           "created": "2026-11-29T11:22:39.382Z",
-         *           "updated": "2026-11-29T11:22:39.415Z",
+         *           "created": "2026-11-29T11:43:56.186Z",
+         *           "updated": "2026-11-29T11:43:56.234Z",
          *           "livemode": false,
          *           "value_key": "value",
          *           "event_name": "api_request",
@@ -27956,7 +27953,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "status": "inactive",
-         *           "updated": "2026-11-29T11:22:39.403Z"
+         *           "updated": "2026-11-29T11:43:56.217Z"
          *         }
          *       }
          *     }
@@ -27990,19 +27987,19 @@ export type components = {
         /**
          * @description The webhook body of `feature.created`.
          * @example {
-         *       "id": "evt_prod_06h2e2qn2h5zk2rrby12n0e4tghkm",
+         *       "id": "evt_prod_06h2e7kgn6whwe578tzk4f9ppt26m",
          *       "object": "event",
          *       "type": "feature.created",
          *       "sequence": 1,
-         *       "created": 1795951359,
+         *       "created": 1795952636,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "feat_prod_06h2e2qn1x8ampd0mygvaa0dnwj3j",
+         *           "id": "feat_prod_06h2e7kgn2ac7c2yfv8z9ze6yt7kr",
          *           "name": "Reports",
          *           "object": "feature",
-         *           "created": "2026-11-29T11:22:39.247Z",
-         *           "updated": "2026-11-29T11:22:39.247Z",
+         *           "created": "2026-11-29T11:43:56.072Z",
+         *           "updated": "2026-11-29T11:43:56.072Z",
          *           "livemode": false,
          *           "metadata": {},
          *           "lookup_key": "reports"
@@ -28062,28 +28059,28 @@ export type components = {
         /**
          * @description The webhook body of `product_feature.attached`.
          * @example {
-         *       "id": "evt_prod_06h2e2qn61wgbbktv6e0pahsfmk5p",
+         *       "id": "evt_prod_06h2e7kgpr21yh3seb7k3v8qtcghg",
          *       "object": "event",
          *       "type": "product_feature.attached",
          *       "sequence": 1,
-         *       "created": 1795951359,
+         *       "created": 1795952636,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "prodft_prod_06h2e2qn5zwwsxzh4fbfc869gdaa6",
+         *           "id": "prodft_prod_06h2e7kgpmaeqa9r94qrhqbbge4f2",
          *           "object": "product_feature",
-         *           "created": "2026-11-29T11:22:39.279Z",
+         *           "created": "2026-11-29T11:43:56.085Z",
          *           "feature": {
-         *             "id": "feat_prod_06h2e2qn1x8ampd0mygvaa0dnwj3j",
+         *             "id": "feat_prod_06h2e7kgn2ac7c2yfv8z9ze6yt7kr",
          *             "name": "Reports",
          *             "object": "feature",
-         *             "created": "2026-11-29T11:22:39.247Z",
-         *             "updated": "2026-11-29T11:22:39.247Z",
+         *             "created": "2026-11-29T11:43:56.072Z",
+         *             "updated": "2026-11-29T11:43:56.072Z",
          *             "livemode": false,
          *             "metadata": {},
          *             "lookup_key": "reports"
          *           },
-         *           "product": "prod_prod_06h2e2qks8zrbapxxpmawb2tp9eve",
+         *           "product": "prod_prod_06h2e7kfr80h8mbwdp06bahm4vr44",
          *           "livemode": false
          *         }
          *       }
@@ -28133,28 +28130,28 @@ export type components = {
         /**
          * @description The webhook body of `product_feature.detached`.
          * @example {
-         *       "id": "evt_prod_06h2e2qnc5g09ctd551yamrg4h62w",
+         *       "id": "evt_prod_06h2e7kgxwazrw044rejq64dypx6y",
          *       "object": "event",
          *       "type": "product_feature.detached",
          *       "sequence": 2,
-         *       "created": 1795951359,
+         *       "created": 1795952636,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "prodft_prod_06h2e2qn92yvfmfxxg8ecjxxw2qyg",
+         *           "id": "prodft_prod_06h2e7kgw82mr6pm3jcagbtdvmbhe",
          *           "object": "product_feature",
-         *           "created": "2026-11-29T11:22:39.304Z",
+         *           "created": "2026-11-29T11:43:56.130Z",
          *           "feature": {
-         *             "id": "feat_prod_06h2e2qn7p3gcdn1cdtynqvxqbsqj",
+         *             "id": "feat_prod_06h2e7kgs3m2s7cx9bgtgq3gvz44g",
          *             "name": "Beta",
          *             "object": "feature",
-         *             "created": "2026-11-29T11:22:39.293Z",
-         *             "updated": "2026-11-29T11:22:39.293Z",
+         *             "created": "2026-11-29T11:43:56.104Z",
+         *             "updated": "2026-11-29T11:43:56.104Z",
          *             "livemode": false,
          *             "metadata": {},
          *             "lookup_key": "beta"
          *           },
-         *           "product": "prod_prod_06h2e2qks8zrbapxxpmawb2tp9eve",
+         *           "product": "prod_prod_06h2e7kfr80h8mbwdp06bahm4vr44",
          *           "livemode": false
          *         }
          *       }
@@ -28189,23 +28186,23 @@ export type components = {
         /**
          * @description The webhook body of `customer.entitlements.updated`.
          * @example {
-         *       "id": "evt_prod_06h2e2qzcj8ts02ay0wp3ez6aqd6t",
+         *       "id": "evt_prod_06h2e7ktb8d52wc0ekk2qj37qke04",
          *       "object": "event",
          *       "type": "customer.entitlements.updated",
          *       "sequence": 3,
-         *       "created": 1795951361,
+         *       "created": 1795952638,
          *       "livemode": false,
          *       "data": {
          *         "object": {
          *           "items": [
          *             {
-         *               "feature": "feat_prod_06h2e2qn1x8ampd0mygvaa0dnwj3j",
+         *               "feature": "feat_prod_06h2e7kgn2ac7c2yfv8z9ze6yt7kr",
          *               "lookup_key": "reports",
-         *               "source_subscription": "sub_prod_06h2e2qz7px4nqjww011q3jy8tgzw"
+         *               "source_subscription": "sub_prod_06h2e7kt96npy8qg6jsgc2tk9jdd4"
          *             }
          *           ],
          *           "object": "customer_entitlements",
-         *           "customer": "cus_prod_06h2e2qns0dgdp378pgwqnerx1tm8",
+         *           "customer": "cus_prod_06h2e7khamt8ctss8mzxwepj39dn0",
          *           "livemode": false
          *         },
          *         "previous_attributes": {
@@ -28252,16 +28249,16 @@ export type components = {
         /**
          * @description The webhook body of `portal_configuration.updated`.
          * @example {
-         *       "id": "evt_prod_06h2e2qneyz73jrgdxses6jfec5va",
+         *       "id": "evt_prod_06h2e7kh03mf15egdks8q3mjx97w6",
          *       "object": "event",
          *       "type": "portal_configuration.updated",
          *       "sequence": 4,
-         *       "created": 1795951359,
+         *       "created": 1795952636,
          *       "livemode": false,
          *       "data": {
          *         "object": {
          *           "object": "portal_configuration",
-         *           "updated": "2026-11-29T11:22:39.340Z",
+         *           "updated": "2026-11-29T11:43:56.156Z",
          *           "branding": {
          *             "logo_url": null,
          *             "accent_color": null,
@@ -28452,16 +28449,16 @@ export type components = {
         /**
          * @description The webhook body of `credit_note.created`.
          * @example {
-         *       "id": "evt_prod_06h2e2qy327b37x6kj6784m6x1q9t",
+         *       "id": "evt_prod_06h2e7ksjarbzyvadzbgsh1z47k0y",
          *       "object": "event",
          *       "type": "credit_note.created",
          *       "sequence": 1,
-         *       "created": 1795951361,
+         *       "created": 1795952638,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "cn_prod_06h2e2qy0grshc5mcckdxk8d76m88",
-         *           "pdf": "http://127.0.0.1:35505/api/credit-notes/cn_prod_06h2e2qy0grshc5mcckdxk8d76m88/pdf",
+         *           "id": "cn_prod_06h2e7kse3rgqryr8vy0anvdj1zwr",
+         *           "pdf": "http://127.0.0.1:33431/api/credit-notes/cn_prod_06h2e7kse3rgqryr8vy0anvdj1zwr/pdf",
          *           "memo": null,
          *           "type": "pre_payment",
          *           "lines": [
@@ -28479,16 +28476,16 @@ export type components = {
          *           "object": "credit_note",
          *           "reason": "order_change",
          *           "status": "issued",
-         *           "created": "2026-11-29T11:22:41.540Z",
-         *           "invoice": "in_prod_06h2e2qxt8j4kc8ya40pvvtn4pfh8",
+         *           "created": "2026-11-29T11:43:58.320Z",
+         *           "invoice": "in_prod_06h2e7krqs3fxv55r8nykgmhq5fae",
          *           "refunds": [],
-         *           "updated": "2026-11-29T11:22:41.540Z",
+         *           "updated": "2026-11-29T11:43:58.320Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h2e2qns0dgdp378pgwqnerx1tm8",
+         *           "customer": "cus_prod_06h2e7khamt8ctss8mzxwepj39dn0",
          *           "livemode": false,
          *           "tax_atom": 0,
          *           "voided_at": null,
-         *           "pdf_sha256": "14bb0588530be235150da8a2770512dff48c033aad63babf79b83ce09db8113d",
+         *           "pdf_sha256": "dd41546c25e04ace5869bbee5d446321a9d4257017a44298e1f2c90566b18235",
          *           "total_taxes": [],
          *           "discount_atom": 0,
          *           "subtotal_atom": 100,
@@ -28583,16 +28580,16 @@ export type components = {
         /**
          * @description The webhook body of `credit_note.voided`.
          * @example {
-         *       "id": "evt_prod_06h2e2qy88f7j10tt07hbpxkv2mtp",
+         *       "id": "evt_prod_06h2e7ksnc2x2hq67cvj01pyc8pqt",
          *       "object": "event",
          *       "type": "credit_note.voided",
          *       "sequence": 2,
-         *       "created": 1795951361,
+         *       "created": 1795952638,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "cn_prod_06h2e2qy0grshc5mcckdxk8d76m88",
-         *           "pdf": "http://127.0.0.1:35505/api/credit-notes/cn_prod_06h2e2qy0grshc5mcckdxk8d76m88/pdf",
+         *           "id": "cn_prod_06h2e7kse3rgqryr8vy0anvdj1zwr",
+         *           "pdf": "http://127.0.0.1:33431/api/credit-notes/cn_prod_06h2e7kse3rgqryr8vy0anvdj1zwr/pdf",
          *           "memo": null,
          *           "type": "pre_payment",
          *           "lines": [
@@ -28610,16 +28607,16 @@ export type components = {
          *           "object": "credit_note",
          *           "reason": "order_change",
          *           "status": "void",
-         *           "created": "2026-11-29T11:22:41.540Z",
-         *           "invoice": "in_prod_06h2e2qxt8j4kc8ya40pvvtn4pfh8",
+         *           "created": "2026-11-29T11:43:58.320Z",
+         *           "invoice": "in_prod_06h2e7krqs3fxv55r8nykgmhq5fae",
          *           "refunds": [],
-         *           "updated": "2026-11-29T11:22:41.592Z",
+         *           "updated": "2026-11-29T11:43:58.377Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h2e2qns0dgdp378pgwqnerx1tm8",
+         *           "customer": "cus_prod_06h2e7khamt8ctss8mzxwepj39dn0",
          *           "livemode": false,
          *           "tax_atom": 0,
-         *           "voided_at": "2026-11-29T11:22:41.592Z",
-         *           "pdf_sha256": "14bb0588530be235150da8a2770512dff48c033aad63babf79b83ce09db8113d",
+         *           "voided_at": "2026-11-29T11:43:58.377Z",
+         *           "pdf_sha256": "dd41546c25e04ace5869bbee5d446321a9d4257017a44298e1f2c90566b18235",
          *           "total_taxes": [],
          *           "discount_atom": 0,
          *           "subtotal_atom": 100,
@@ -28631,7 +28628,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "status": "issued",
-         *           "updated": "2026-11-29T11:22:41.540Z",
+         *           "updated": "2026-11-29T11:43:58.320Z",
          *           "voided_at": null
          *         }
          *       }
@@ -28666,24 +28663,24 @@ export type components = {
         /**
          * @description The webhook body of `customer.balance_transaction.created`.
          * @example {
-         *       "id": "evt_prod_06h2e2qyc67y1kcw1nwwjvwthqc30",
+         *       "id": "evt_prod_06h2e7ksvq3ncca4nmaq8js6an2ec",
          *       "object": "event",
          *       "type": "customer.balance_transaction.created",
          *       "sequence": 1,
-         *       "created": 1795951361,
+         *       "created": 1795952638,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "cbtxn_prod_06h2e2qybnv84pqbyq4xajdj290jt",
+         *           "id": "cbtxn_prod_06h2e7ksvgbjnej0aj4yjtat728fw",
          *           "type": "credit_note",
          *           "object": "customer_balance_transaction",
-         *           "created": "2026-11-29T11:22:41.629Z",
-         *           "invoice": "in_prod_06h2e2qt2pfb2bj09he9z83cz6yde",
+         *           "created": "2026-11-29T11:43:58.428Z",
+         *           "invoice": "in_prod_06h2e7kmxkwkykxff9qrk6t0bbkaw",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h2e2qns0dgdp378pgwqnerx1tm8",
+         *           "customer": "cus_prod_06h2e7khamt8ctss8mzxwepj39dn0",
          *           "livemode": false,
          *           "amount_atom": 100,
-         *           "credit_note": "cn_prod_06h2e2qyb38jk8e3xzx0jy61atz40",
+         *           "credit_note": "cn_prod_06h2e7ksvdsy30vhm510r8ddfnqfm",
          *           "description": null,
          *           "ending_balance_atom": 100,
          *           "subscription_change_request": null
@@ -28749,18 +28746,18 @@ export type components = {
         /**
          * @description The webhook body of `member.invited`.
          * @example {
-         *       "id": "evt_prod_06h2e2q9ydnxkz32dtj21j148k0n6",
+         *       "id": "evt_prod_06h2e7kaa02q6qh3ry7rkej79b8k8",
          *       "object": "event",
          *       "type": "member.invited",
          *       "sequence": 1,
-         *       "created": 1795951356,
+         *       "created": 1795952634,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "inv_prod_06h2e2q9tkhc29cmv448q7154tt4c",
+         *           "id": "inv_prod_06h2e7ka9agq18qf5my0s8cvk5qq2",
          *           "name": null,
          *           "role": "viewer",
-         *           "email": "withdrawn-mx1r2f6z@example.com",
+         *           "email": "withdrawn-mx1rttki@example.com",
          *           "object": "member",
          *           "status": "invited",
          *           "invitation": null
@@ -28813,18 +28810,18 @@ export type components = {
         /**
          * @description The webhook body of `member.invitation_revoked`.
          * @example {
-         *       "id": "evt_prod_06h2e2qc3p92xqbhcs8cvntjcyyyt",
+         *       "id": "evt_prod_06h2e7kad3dfzhnnqeb95tw6gwwyg",
          *       "object": "event",
          *       "type": "member.invitation_revoked",
          *       "sequence": 2,
-         *       "created": 1795951356,
+         *       "created": 1795952634,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "inv_prod_06h2e2q9tkhc29cmv448q7154tt4c",
+         *           "id": "inv_prod_06h2e7ka9agq18qf5my0s8cvk5qq2",
          *           "name": null,
          *           "role": "viewer",
-         *           "email": "withdrawn-mx1r2f6z@example.com",
+         *           "email": "withdrawn-mx1rttki@example.com",
          *           "object": "member",
          *           "status": "invitation_revoked",
          *           "invitation": null
@@ -28864,21 +28861,21 @@ export type components = {
         /**
          * @description The webhook body of `member.joined`.
          * @example {
-         *       "id": "evt_prod_06h2e2qdacdkmhg6h7n4vfk56zxtt",
+         *       "id": "evt_prod_06h2e7kba7a7mxbnkwzd7mby37mn2",
          *       "object": "event",
          *       "type": "member.joined",
          *       "sequence": 1,
-         *       "created": 1795951357,
+         *       "created": 1795952634,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "user_prod_06h2e2qd9vr98skbngf0p4ke14rtc",
+         *           "id": "user_prod_06h2e7kb9bkyqatfh1gat7gszdz4a",
          *           "name": "Joined Member",
          *           "role": "developer",
-         *           "email": "joined-mx1r2f6z@example.com",
+         *           "email": "joined-mx1rttki@example.com",
          *           "object": "member",
          *           "status": "active",
-         *           "invitation": "inv_prod_06h2e2qc5srnk7dw1n86mcts2xr6m"
+         *           "invitation": "inv_prod_06h2e7kaftrze8ddwvg893dzz5h68"
          *         }
          *       }
          *     }
@@ -28912,18 +28909,18 @@ export type components = {
         /**
          * @description The webhook body of `member.role_changed`.
          * @example {
-         *       "id": "evt_prod_06h2e2qdcrrsx3058rgpqaafbk93w",
+         *       "id": "evt_prod_06h2e7kbha4b22d6z726rx3cg1rry",
          *       "object": "event",
          *       "type": "member.role_changed",
          *       "sequence": 2,
-         *       "created": 1795951357,
+         *       "created": 1795952634,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "user_prod_06h2e2qd9vr98skbngf0p4ke14rtc",
+         *           "id": "user_prod_06h2e7kb9bkyqatfh1gat7gszdz4a",
          *           "name": "Joined Member",
          *           "role": "viewer",
-         *           "email": "joined-mx1r2f6z@example.com",
+         *           "email": "joined-mx1rttki@example.com",
          *           "object": "member",
          *           "status": "active",
          *           "invitation": null
@@ -28963,18 +28960,18 @@ export type components = {
         /**
          * @description The webhook body of `member.removed`.
          * @example {
-         *       "id": "evt_prod_06h2e2qdg12ydhkkkrse9ekwbewr2",
+         *       "id": "evt_prod_06h2e7kbqgjfp3qt9j72r9cbyn15g",
          *       "object": "event",
          *       "type": "member.removed",
          *       "sequence": 3,
-         *       "created": 1795951357,
+         *       "created": 1795952634,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "user_prod_06h2e2qd9vr98skbngf0p4ke14rtc",
+         *           "id": "user_prod_06h2e7kb9bkyqatfh1gat7gszdz4a",
          *           "name": "Joined Member",
          *           "role": "viewer",
-         *           "email": "joined-mx1r2f6z@example.com",
+         *           "email": "joined-mx1rttki@example.com",
          *           "object": "member",
          *           "status": "removed",
          *           "invitation": null
@@ -29014,24 +29011,24 @@ export type components = {
         /**
          * @description The webhook body of `payment_processor.connected`.
          * @example {
-         *       "id": "evt_prod_06h2e2qjf124bdsb85w5mmw464g22",
+         *       "id": "evt_prod_06h2e7kfcc2wk1yeme0nr370zngw0",
          *       "object": "event",
          *       "type": "payment_processor.connected",
          *       "sequence": 1,
-         *       "created": 1795951358,
+         *       "created": 1795952635,
          *       "livemode": false,
          *       "data": {
          *         "object": {
          *           "object": "payment_processor",
-         *           "created": "2026-11-29T11:22:38.573Z",
-         *           "updated": "2026-11-29T11:22:38.573Z",
+         *           "created": "2026-11-29T11:43:55.744Z",
+         *           "updated": "2026-11-29T11:43:55.744Z",
          *           "livemode": false,
          *           "processor": "stripe",
-         *           "webhook_url": "http://127.0.0.1:35505/api/processors/stripe/acc_prod_06h2e2py3h1r9pd0swrwb5q7427q0",
+         *           "webhook_url": "http://127.0.0.1:33431/api/processors/stripe/acc_prod_06h2e7k284vwhvmcw6y337ryz82xy",
          *           "publishable_key": "pk_test_catalogue_flow",
          *           "secret_key_last4": "flow",
-         *           "processor_account": "acct_e91c8bf032704525854d8212",
-         *           "webhook_endpoint_id": "we_cbd2e7fa8436b0005f6dbcff"
+         *           "processor_account": "acct_477b59962969f9f835d599cd",
+         *           "webhook_endpoint_id": "we_3d662fcb87012dd0e98a269a"
          *         }
          *       }
          *     }
@@ -29108,24 +29105,24 @@ export type components = {
         /**
          * @description The webhook body of `payment_processor.disconnected`.
          * @example {
-         *       "id": "evt_prod_06h2e2qjhqtk36q3h0cdwxd87pxpm",
+         *       "id": "evt_prod_06h2e7kffpnsq3taenb4dyy61qhnp",
          *       "object": "event",
          *       "type": "payment_processor.disconnected",
          *       "sequence": 2,
-         *       "created": 1795951358,
+         *       "created": 1795952635,
          *       "livemode": false,
          *       "data": {
          *         "object": {
          *           "object": "payment_processor",
-         *           "created": "2026-11-29T11:22:38.573Z",
-         *           "updated": "2026-11-29T11:22:38.573Z",
+         *           "created": "2026-11-29T11:43:55.744Z",
+         *           "updated": "2026-11-29T11:43:55.744Z",
          *           "livemode": false,
          *           "processor": "stripe",
-         *           "webhook_url": "http://127.0.0.1:35505/api/processors/stripe/acc_prod_06h2e2py3h1r9pd0swrwb5q7427q0",
+         *           "webhook_url": "http://127.0.0.1:33431/api/processors/stripe/acc_prod_06h2e7k284vwhvmcw6y337ryz82xy",
          *           "publishable_key": "pk_test_catalogue_flow",
          *           "secret_key_last4": "flow",
-         *           "processor_account": "acct_e91c8bf032704525854d8212",
-         *           "webhook_endpoint_id": "we_cbd2e7fa8436b0005f6dbcff"
+         *           "processor_account": "acct_477b59962969f9f835d599cd",
+         *           "webhook_endpoint_id": "we_3d662fcb87012dd0e98a269a"
          *         }
          *       }
          *     }
@@ -29159,39 +29156,39 @@ export type components = {
         /**
          * @description The webhook body of `subscription_change_request.scheduled`.
          * @example {
-         *       "id": "evt_prod_06h2e2r1kqc8w94e3wyggwtnc521p",
+         *       "id": "evt_prod_06h2e7kx2psgsn2pgb3a65481zgqp",
          *       "object": "event",
          *       "type": "subscription_change_request.scheduled",
          *       "sequence": 1,
-         *       "created": 1795951362,
+         *       "created": 1795952639,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "scr_prod_06h2e2r1g4em8qg920x0dqy03ghkc",
+         *           "id": "scr_prod_06h2e7kwryvjcrr6rb5411s5tgvn8",
          *           "steps": [
          *             {
-         *               "item": "si_prod_06h2e2r0gzyza49js8ng9122a3eww",
+         *               "item": "si_prod_06h2e7kvwq90pa92y80jq4ey58rae",
          *               "type": "switch_price",
-         *               "price": "price_prod_06h2e2r0ckqrz0fcv0fe69qhymckj",
+         *               "price": "price_prod_06h2e7kvp7q1jq441q590rkb0xsvc",
          *               "state": "pending",
          *               "quantity": null
          *             }
          *           ],
          *           "object": "subscription_change_request",
          *           "status": "scheduled",
-         *           "created": "2026-11-29T11:22:42.300Z",
+         *           "created": "2026-11-29T11:43:59.127Z",
          *           "invoice": null,
-         *           "updated": "2026-11-29T11:22:42.452Z",
+         *           "updated": "2026-11-29T11:43:59.236Z",
          *           "currency": "usd",
          *           "livemode": false,
          *           "metadata": {},
          *           "effective": "period_end",
          *           "applied_at": null,
          *           "last_error": null,
-         *           "effective_at": "2026-12-29T11:22:42.168Z",
-         *           "subscription": "sub_prod_06h2e2r0gzyza49js8ng9122a3ewt",
+         *           "effective_at": "2026-12-29T11:43:58.929Z",
+         *           "subscription": "sub_prod_06h2e7kvwq90pa92y80jq4ey58rac",
          *           "applied_steps": 0,
-         *           "proration_date": "2026-11-29T11:22:42.300Z",
+         *           "proration_date": "2026-11-29T11:43:59.127Z",
          *           "proration_behavior": "create_prorations",
          *           "amount_due_now_atom": 0,
          *           "balance_transaction": null,
@@ -29205,7 +29202,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "status": "open",
-         *           "updated": "2026-11-29T11:22:42.300Z",
+         *           "updated": "2026-11-29T11:43:59.127Z",
          *           "effective_at": null
          *         }
          *       }
@@ -29307,39 +29304,39 @@ export type components = {
         /**
          * @description The webhook body of `subscription_change_request.applied`.
          * @example {
-         *       "id": "evt_prod_06h2e2r7tfb7ahn9sbx8j0r33cck6",
+         *       "id": "evt_prod_06h2e7m0enfpey6gwvgax4zgb8e1m",
          *       "object": "event",
          *       "type": "subscription_change_request.applied",
          *       "sequence": 2,
-         *       "created": 1798543362,
+         *       "created": 1798544638,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "scr_prod_06h2e2r1g4em8qg920x0dqy03ghkc",
+         *           "id": "scr_prod_06h2e7kwryvjcrr6rb5411s5tgvn8",
          *           "steps": [
          *             {
-         *               "item": "si_prod_06h2e2r0gzyza49js8ng9122a3eww",
+         *               "item": "si_prod_06h2e7kvwq90pa92y80jq4ey58rae",
          *               "type": "switch_price",
-         *               "price": "price_prod_06h2e2r0ckqrz0fcv0fe69qhymckj",
+         *               "price": "price_prod_06h2e7kvp7q1jq441q590rkb0xsvc",
          *               "state": "applied",
          *               "quantity": null
          *             }
          *           ],
          *           "object": "subscription_change_request",
          *           "status": "applied",
-         *           "created": "2026-11-29T11:22:42.300Z",
+         *           "created": "2026-11-29T11:43:59.127Z",
          *           "invoice": null,
-         *           "updated": "2026-12-29T11:22:42.168Z",
+         *           "updated": "2026-12-29T11:43:58.929Z",
          *           "currency": "usd",
          *           "livemode": false,
          *           "metadata": {},
          *           "effective": "period_end",
-         *           "applied_at": "2026-12-29T11:22:42.168Z",
+         *           "applied_at": "2026-12-29T11:43:58.929Z",
          *           "last_error": null,
-         *           "effective_at": "2026-12-29T11:22:42.168Z",
-         *           "subscription": "sub_prod_06h2e2r0gzyza49js8ng9122a3ewt",
+         *           "effective_at": "2026-12-29T11:43:58.929Z",
+         *           "subscription": "sub_prod_06h2e7kvwq90pa92y80jq4ey58rac",
          *           "applied_steps": 1,
-         *           "proration_date": "2026-11-29T11:22:42.300Z",
+         *           "proration_date": "2026-11-29T11:43:59.127Z",
          *           "proration_behavior": "create_prorations",
          *           "amount_due_now_atom": 0,
          *           "balance_transaction": null,
@@ -29354,15 +29351,15 @@ export type components = {
          *         "previous_attributes": {
          *           "steps": [
          *             {
-         *               "item": "si_prod_06h2e2r0gzyza49js8ng9122a3eww",
+         *               "item": "si_prod_06h2e7kvwq90pa92y80jq4ey58rae",
          *               "type": "switch_price",
-         *               "price": "price_prod_06h2e2r0ckqrz0fcv0fe69qhymckj",
+         *               "price": "price_prod_06h2e7kvp7q1jq441q590rkb0xsvc",
          *               "state": "pending",
          *               "quantity": null
          *             }
          *           ],
          *           "status": "scheduled",
-         *           "updated": "2026-11-29T11:22:42.452Z",
+         *           "updated": "2026-11-29T11:43:59.236Z",
          *           "applied_at": null,
          *           "applied_steps": 0
          *         }
@@ -29398,18 +29395,18 @@ export type components = {
         /**
          * @description The webhook body of `subscription_change_request.canceled`.
          * @example {
-         *       "id": "evt_prod_06h2e2r1xcbzw33v1cbhtf5k47s0g",
+         *       "id": "evt_prod_06h2e7kxjx88mmqespx1f02w3q342",
          *       "object": "event",
          *       "type": "subscription_change_request.canceled",
          *       "sequence": 2,
-         *       "created": 1795951362,
+         *       "created": 1795952639,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "scr_prod_06h2e2r1qx65f7kkyet480smkrd92",
+         *           "id": "scr_prod_06h2e7kxc3feg5qqrwgccrwnwa9ec",
          *           "steps": [
          *             {
-         *               "item": "si_prod_06h2e2r0gzyza49js8ng9122a3eww",
+         *               "item": "si_prod_06h2e7kvwq90pa92y80jq4ey58rae",
          *               "type": "set_quantity",
          *               "price": null,
          *               "state": "pending",
@@ -29418,19 +29415,19 @@ export type components = {
          *           ],
          *           "object": "subscription_change_request",
          *           "status": "canceled",
-         *           "created": "2026-11-29T11:22:42.482Z",
+         *           "created": "2026-11-29T11:43:59.304Z",
          *           "invoice": null,
-         *           "updated": "2026-11-29T11:22:42.532Z",
+         *           "updated": "2026-11-29T11:43:59.382Z",
          *           "currency": "usd",
          *           "livemode": false,
          *           "metadata": {},
          *           "effective": "period_end",
          *           "applied_at": null,
          *           "last_error": null,
-         *           "effective_at": "2026-12-29T11:22:42.168Z",
-         *           "subscription": "sub_prod_06h2e2r0gzyza49js8ng9122a3ewt",
+         *           "effective_at": "2026-12-29T11:43:58.929Z",
+         *           "subscription": "sub_prod_06h2e7kvwq90pa92y80jq4ey58rac",
          *           "applied_steps": 0,
-         *           "proration_date": "2026-11-29T11:22:42.482Z",
+         *           "proration_date": "2026-11-29T11:43:59.304Z",
          *           "proration_behavior": "create_prorations",
          *           "amount_due_now_atom": 0,
          *           "balance_transaction": null,
@@ -29444,7 +29441,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "status": "scheduled",
-         *           "updated": "2026-11-29T11:22:42.508Z",
+         *           "updated": "2026-11-29T11:43:59.362Z",
          *           "cancellation_reason": null
          *         }
          *       }
@@ -29479,15 +29476,15 @@ export type components = {
         /**
          * @description The webhook body of `payment_method.attached`.
          * @example {
-         *       "id": "evt_prod_06h2e2qp8fb4wtberpt9e7q1rpr4a",
+         *       "id": "evt_prod_06h2e7khtfcy79zg5g6ygjgjdk0r6",
          *       "object": "event",
          *       "type": "payment_method.attached",
          *       "sequence": 1,
-         *       "created": 1795951359,
+         *       "created": 1795952636,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "pm_prod_06h2e2qp8axgbckd0xhmqvxbwsxn6",
+         *           "id": "pm_prod_06h2e7kht8f8pjdeyqqjz6gqzqr7r",
          *           "card": {
          *             "brand": "visa",
          *             "last4": "4242",
@@ -29495,8 +29492,8 @@ export type components = {
          *             "exp_month": 12
          *           },
          *           "object": "payment_method",
-         *           "created": "2026-11-29T11:22:39.554Z",
-         *           "customer": "cus_prod_06h2e2qns0dgdp378pgwqnerx1tm8",
+         *           "created": "2026-11-29T11:43:56.370Z",
+         *           "customer": "cus_prod_06h2e7khamt8ctss8mzxwepj39dn0",
          *           "livemode": false,
          *           "processor": "sandbox",
          *           "detached_at": null,
@@ -29572,15 +29569,15 @@ export type components = {
         /**
          * @description The webhook body of `payment_method.detached`.
          * @example {
-         *       "id": "evt_prod_06h2e2qpfmx961mm7f4456fnvj41c",
+         *       "id": "evt_prod_06h2e7khysjse6tj8jfs7qb0r68c4",
          *       "object": "event",
          *       "type": "payment_method.detached",
          *       "sequence": 2,
-         *       "created": 1795951359,
+         *       "created": 1795952636,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "pm_prod_06h2e2qpcn5rspn1vvkk5beq27tr2",
+         *           "id": "pm_prod_06h2e7khwtpc3yae658jzhssp0hzc",
          *           "card": {
          *             "brand": "visa",
          *             "last4": "0002",
@@ -29588,11 +29585,11 @@ export type components = {
          *             "exp_month": 12
          *           },
          *           "object": "payment_method",
-         *           "created": "2026-11-29T11:22:39.589Z",
-         *           "customer": "cus_prod_06h2e2qns0dgdp378pgwqnerx1tm8",
+         *           "created": "2026-11-29T11:43:56.390Z",
+         *           "customer": "cus_prod_06h2e7khamt8ctss8mzxwepj39dn0",
          *           "livemode": false,
          *           "processor": "sandbox",
-         *           "detached_at": "2026-11-29T11:22:39.611Z",
+         *           "detached_at": "2026-11-29T11:43:56.405Z",
          *           "processor_payment_method": "pm_sandbox_declined"
          *         },
          *         "previous_attributes": {
@@ -29630,32 +29627,32 @@ export type components = {
         /**
          * @description The webhook body of `email.sent`.
          * @example {
-         *       "id": "evt_prod_06h2e2qvqwtcnc6jz2kj2ftt2yt4r",
+         *       "id": "evt_prod_06h2e7kp50cabmk5td0tf76sqtrv6",
          *       "object": "event",
          *       "type": "email.sent",
          *       "sequence": 1,
-         *       "created": 1795951361,
+         *       "created": 1795952637,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "eml_prod_06h2e2qvc1jsnbxthapbaexrntt8p",
+         *           "id": "eml_prod_06h2e7knky8g6h4pr394s18yx81xt",
          *           "to": [
          *             "jenny@example.com"
          *           ],
          *           "type": "receipt",
-         *           "event": "evt_prod_06h2e2qva477ampcwrzqn2qkavdmj",
+         *           "event": "evt_prod_06h2e7knk339g6s01yemcvb66cmb8",
          *           "object": "email",
          *           "status": "sent",
-         *           "created": "2026-11-29T11:22:40.864Z",
-         *           "invoice": "in_prod_06h2e2qt2pfb2bj09he9z83cz6yde",
-         *           "sent_at": "2026-11-29T11:22:40.955Z",
+         *           "created": "2026-11-29T11:43:57.343Z",
+         *           "invoice": "in_prod_06h2e7kmxkwkykxff9qrk6t0bbkaw",
+         *           "sent_at": "2026-11-29T11:43:57.479Z",
          *           "subject": "Your receipt from Example GmbH (invoice EXAMPL-0001)",
          *           "attempts": 1,
-         *           "customer": "cus_prod_06h2e2qns0dgdp378pgwqnerx1tm8",
+         *           "customer": "cus_prod_06h2e7khamt8ctss8mzxwepj39dn0",
          *           "livemode": false,
-         *           "message_id": "<eml_prod_06h2e2qvc1jsnbxthapbaexrntt8p@localhost>",
+         *           "message_id": "<eml_prod_06h2e7knky8g6h4pr394s18yx81xt@localhost>",
          *           "credit_note": null,
-         *           "smtp_response": "250 Written to .data/mail/eml_prod_06h2e2qvc1jsnbxthapbaexrntt8p.eml (no SMTP_URL)"
+         *           "smtp_response": "250 Written to .data/mail/eml_prod_06h2e7knky8g6h4pr394s18yx81xt.eml (no SMTP_URL)"
          *         },
          *         "previous_attributes": {
          *           "status": "queued",
@@ -29728,15 +29725,15 @@ export type components = {
         /**
          * @description The webhook body of `email.failed`.
          * @example {
-         *       "id": "evt_prod_06h2e2rax3eg9ygbqaw7q95rck3j8",
+         *       "id": "evt_prod_06h2e7m2d3wxjh3b3cvkp1pqdghsg",
          *       "object": "event",
          *       "type": "email.failed",
          *       "sequence": 1,
-         *       "created": 1799407363,
+         *       "created": 1799408639,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "eml_prod_06h2e2raqt61zrxc16xqqbb35w2ym",
+         *           "id": "eml_prod_06h2e7m262r153gjsgv6sch81fkqr",
          *           "to": [
          *             "owner@example.com"
          *           ],
@@ -29744,14 +29741,14 @@ export type components = {
          *           "event": null,
          *           "object": "email",
          *           "status": "rate_limited",
-         *           "created": "2027-01-08T11:22:43.045Z",
+         *           "created": "2027-01-08T11:43:59.767Z",
          *           "invoice": null,
          *           "sent_at": null,
          *           "subject": "Test email from Example GmbH",
          *           "attempts": 1,
          *           "customer": null,
          *           "livemode": false,
-         *           "message_id": "<eml_prod_06h2e2raqt61zrxc16xqqbb35w2ym@localhost>",
+         *           "message_id": "<eml_prod_06h2e7m262r153gjsgv6sch81fkqr@localhost>",
          *           "credit_note": null,
          *           "smtp_response": "429 The account's hourly email limit was reached; this email was not sent."
          *         },
@@ -29829,7 +29826,7 @@ export type components = {
             now: string;
             /** @description How far the account's time runs ahead of real time. */
             offset_ms: number;
-            /** @description Time-driven transitions this advance ran (0 on retrieve). */
+            /** @description Time-driven transitions this advance ran: each one due at or before `to` (an announcement, a renewal, a retry, an expiry counts one). One due after `to`, even by a millisecond (a period that ends just after it, a metered renewal waiting for its usage grace), is not run by the advance and not counted: it runs when the account's time reaches it, in real time from then on, and `next_due` says when. 0 on retrieve. */
             transitions_run: number;
             /** @description When the next time-driven transition falls due, if any. */
             next_due: string | null;
