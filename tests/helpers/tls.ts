@@ -1,5 +1,5 @@
 import { execFileSync } from "node:child_process";
-import { mkdtempSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 
@@ -27,15 +27,25 @@ export function makeTestCertificate(): { certPath: string; keyPath: string } {
 
 /** The run's certificate, published through the environment by the global setups. */
 export function testTls(): { certPath: string; keyPath: string } {
-  const certPath = process.env.NODE_EXTRA_CA_CERTS;
+  const certPath = process.env.TEST_TLS_CERT;
   const keyPath = process.env.TEST_TLS_KEY;
-  if (!certPath || !keyPath) throw new Error("No test certificate: run through the test setup (NODE_EXTRA_CA_CERTS, TEST_TLS_KEY).");
+  if (!certPath || !keyPath) throw new Error("No test certificate: run through the test setup (TEST_TLS_CERT, TEST_TLS_KEY).");
   return { certPath, keyPath };
 }
 
-/** Makes the certificate and publishes it to this process and every process it starts. */
+/**
+ * Makes the certificate and publishes it to this process and every process it starts: servers
+ * read TEST_TLS_CERT and TEST_TLS_KEY, clients trust it through NODE_EXTRA_CA_CERTS. What the
+ * machine already trusted that way is kept beside it (a registry behind an inspecting proxy: the
+ * SDK package test runs `npm install`).
+ */
 export function installTestCertificate(): void {
   const { certPath, keyPath } = makeTestCertificate();
-  process.env.NODE_EXTRA_CA_CERTS = certPath;
+  const trusted = process.env.NODE_EXTRA_CA_CERTS;
+  const bundlePath = path.join(path.dirname(certPath), "trusted.pem");
+  const before = trusted && existsSync(trusted) ? `${readFileSync(trusted, "utf8").trimEnd()}\n` : "";
+  writeFileSync(bundlePath, before + readFileSync(certPath, "utf8"));
+  process.env.NODE_EXTRA_CA_CERTS = bundlePath;
+  process.env.TEST_TLS_CERT = certPath;
   process.env.TEST_TLS_KEY = keyPath;
 }

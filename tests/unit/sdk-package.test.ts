@@ -39,7 +39,8 @@ beforeAll(() => {
   project = path.join(work, "app");
   mkdirSync(project);
   writeFileSync(path.join(project, "package.json"), JSON.stringify({ name: "merchant-app", private: true, type: "module" }));
-  run("npm", ["install", tarball, "--prefer-offline", "--no-audit", "--no-fund"], project);
+  // From the npm cache the repository's own install filled: the test needs no registry (nor the network).
+  run("npm", ["install", tarball, "--offline", "--no-audit", "--no-fund"], project);
 }, 300_000);
 
 describe("the packed SDK", { timeout: 120_000 }, () => {
