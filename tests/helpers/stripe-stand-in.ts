@@ -6,8 +6,9 @@ import Stripe from "stripe";
 /*
  * A stateful Stripe stand-in for tests (node:http on loopback): the endpoints the adapter in
  * lib/payments/processors/stripe uses, Stripe's test payment methods, Idempotency-Key semantics,
- * and signed webhook delivery (generateTestHeaderString) with switches to duplicate, hold and
- * reorder deliveries, and to answer 500. Not a Stripe mock: it keeps objects and derives statuses
+ * disputes (opened, evidence submitted, closed won or lost through its control endpoints), and
+ * signed webhook delivery (generateTestHeaderString) with switches to duplicate, hold and reorder
+ * deliveries (for every endpoint, or for one endpoint only: one merchant's), and to answer 500. Not a Stripe mock: it keeps objects and derives statuses
  * from the card, as Stripe's test mode does (localstripe is the model). Request bodies are read
  * as the SDK's own parameter types.
  */
@@ -32,6 +33,8 @@ type Json = Record<string, unknown>;
 
 /** `status` 0: not answered yet; `hanging`: held by a `hang` fault until `release()`. */
 export type RecordedRequest = { method: string; path: string; idempotencyKey: string | null; status: number; replayed: boolean; hanging?: boolean };
+/** Delivery switches of one webhook endpoint (hold until its flush, duplicate, reorder its flush, drop). */
+export type EndpointDelivery = { hold: boolean; duplicate: boolean; reorder: boolean; drop: boolean };
 export type Delivery = { eventId: string; type: string; status: number | null };
 
 /** A fault the next matching requests meet. `hang`: held unanswered until `release()`, then carried out as usual (`status` unused). `afterProcessing`: the request is carried out, then its answer is lost (a 500 on the wire): only the idempotency key keeps a retry from doing it twice. */
@@ -129,26 +132,38 @@ export async function startStripeStandIn(): Promise<StripeStandIn> {
   const disputes = new Map<string, Stripe.Dispute>();
   const inFlight = new Set<Promise<void>>();
   const delivery = { hold: false, duplicate: false, reorder: false, drop: false };
+  const endpointDelivery = new Map<string, EndpointDelivery>();
+  const endpointHeld: { endpointId: string; event: Stripe.Event }[] = [];
   let livemode = false;
 
   function deliverNow(event: Stripe.Event): void {
-    const payload = JSON.stringify(event);
     for (const endpoint of webhookEndpoints.values()) {
       if (!endpoint.enabled_events.includes(event.type) && !endpoint.enabled_events.includes("*")) continue;
-      const header = signer.webhooks.generateTestHeaderString({ payload, secret: endpoint.secret! });
-      const record: Delivery = { eventId: event.id, type: event.type, status: null };
-      deliveries.push(record);
-      const sent = fetch(endpoint.url, { method: "POST", headers: { "content-type": "application/json", "stripe-signature": header }, body: payload })
-        .then(async (response) => {
-          record.status = response.status;
-          await response.arrayBuffer();
-        })
-        .catch(() => {
-          record.status = 0;
-        })
-        .finally(() => inFlight.delete(sent));
-      inFlight.add(sent);
+      // One endpoint's own switches (one merchant's), which leave every other endpoint's deliveries alone.
+      const own = endpointDelivery.get(endpoint.id);
+      if (own?.drop) continue;
+      for (let copy = own?.duplicate ? 2 : 1; copy > 0; copy -= 1) {
+        if (own?.hold) endpointHeld.push({ endpointId: endpoint.id, event });
+        else deliverTo(endpoint, event);
+      }
     }
+  }
+
+  function deliverTo(endpoint: Stripe.WebhookEndpoint, event: Stripe.Event): void {
+    const payload = JSON.stringify(event);
+    const header = signer.webhooks.generateTestHeaderString({ payload, secret: endpoint.secret! });
+    const record: Delivery = { eventId: event.id, type: event.type, status: null };
+    deliveries.push(record);
+    const sent = fetch(endpoint.url, { method: "POST", headers: { "content-type": "application/json", "stripe-signature": header }, body: payload })
+      .then(async (response) => {
+        record.status = response.status;
+        await response.arrayBuffer();
+      })
+      .catch(() => {
+        record.status = 0;
+      })
+      .finally(() => inFlight.delete(sent));
+    inFlight.add(sent);
   }
 
   function emit(type: string, object: Json): void {
@@ -506,6 +521,15 @@ export async function startStripeStandIn(): Promise<StripeStandIn> {
       Object.assign(delivery, body);
       return answer(200, { ...delivery });
     }
+    if (method === "POST" && (match = /^\/_stand-in\/webhook_endpoints\/([^/]+)\/delivery$/.exec(path))) {
+      const switches = { hold: false, duplicate: false, reorder: false, drop: false, ...endpointDelivery.get(match[1]!), ...body } as EndpointDelivery;
+      endpointDelivery.set(match[1]!, switches);
+      return answer(200, { ...switches });
+    }
+    if (method === "POST" && (match = /^\/_stand-in\/webhook_endpoints\/([^/]+)\/flush$/.exec(path))) {
+      await flushEndpoint(match[1]!);
+      return answer(200, {});
+    }
     if (method === "POST" && path === "/_stand-in/flush") {
       await flush();
       return answer(200, {});
@@ -619,11 +643,32 @@ export async function startStripeStandIn(): Promise<StripeStandIn> {
   const server: Server = createServer((request, response) => {
     void handle(request, response);
   });
+  // Idle connections are kept longer than any client keeps them (undici: 4 s), so a client never
+  // reuses a socket the stand-in is closing ("other side closed" on a busy machine); close() ends them.
+  server.keepAliveTimeout = 120_000;
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   const { port } = server.address() as AddressInfo;
 
   function release(): void {
     for (const go of hanging.splice(0)) go();
+  }
+
+  /**
+   * Delivers one endpoint's held events one after another, each once the last was answered (newest
+   * first under its `reorder`, so the receiver sees exactly that order); resolves when every
+   * delivery so far has been answered.
+   */
+  async function flushEndpoint(endpointId: string): Promise<void> {
+    const queued = endpointHeld.filter((held) => held.endpointId === endpointId);
+    for (const held of queued) endpointHeld.splice(endpointHeld.indexOf(held), 1);
+    if (endpointDelivery.get(endpointId)?.reorder) queued.reverse();
+    const endpoint = webhookEndpoints.get(endpointId);
+    for (const held of queued) {
+      if (!endpoint) break;
+      deliverTo(endpoint, held.event);
+      while (inFlight.size > 0) await Promise.all([...inFlight]);
+    }
+    while (inFlight.size > 0) await Promise.all([...inFlight]);
   }
 
   async function flush(): Promise<void> {
@@ -699,5 +744,8 @@ export function stripeStandInClient(url: string) {
       (await (await post(`payment_intents/${paymentIntentId}/dispute`, input)).json()) as Stripe.Dispute,
     submitDisputeEvidence: (disputeId: string) => post(`disputes/${disputeId}/evidence`, {}),
     closeDispute: (disputeId: string, outcome: "won" | "lost") => post(`disputes/${disputeId}/close`, { outcome }),
+    /** One webhook endpoint's delivery switches (other endpoints, other merchants, are not touched). */
+    endpointDelivery: (endpointId: string, switches: Partial<EndpointDelivery>) => post(`webhook_endpoints/${endpointId}/delivery`, switches),
+    flushEndpoint: (endpointId: string) => post(`webhook_endpoints/${endpointId}/flush`, {}),
   };
 }
