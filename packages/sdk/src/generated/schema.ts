@@ -13178,32 +13178,32 @@ export type components = {
         Event: components["schemas"]["PaymentSucceededEvent"] | components["schemas"]["PaymentFailedEvent"] | components["schemas"]["PaymentRefundedEvent"] | components["schemas"]["CheckoutSessionCreatedEvent"] | components["schemas"]["CheckoutSessionUpdatedEvent"] | components["schemas"]["CheckoutSessionDeletedEvent"] | components["schemas"]["CheckoutSessionCompletedEvent"] | components["schemas"]["CheckoutSessionExpiredEvent"] | components["schemas"]["PaymentIntentCreatedEvent"] | components["schemas"]["PaymentIntentProcessingEvent"] | components["schemas"]["PaymentIntentRequiresActionEvent"] | components["schemas"]["PaymentIntentAmountCapturableUpdatedEvent"] | components["schemas"]["PaymentIntentSucceededEvent"] | components["schemas"]["PaymentIntentCanceledEvent"] | components["schemas"]["PaymentIntentPaymentFailedEvent"] | components["schemas"]["PaymentIntentPartiallyFundedEvent"] | components["schemas"]["CustomerSubscriptionCreatedEvent"] | components["schemas"]["CustomerSubscriptionUpdatedEvent"] | components["schemas"]["CustomerSubscriptionPausedEvent"] | components["schemas"]["CustomerSubscriptionResumedEvent"] | components["schemas"]["CustomerSubscriptionCancelledEvent"] | components["schemas"]["CustomerSubscriptionTrialWillEndEvent"] | components["schemas"]["InvoiceCreatedEvent"] | components["schemas"]["InvoiceFinalizedEvent"] | components["schemas"]["InvoicePaidEvent"] | components["schemas"]["InvoicePaymentSucceededEvent"] | components["schemas"]["InvoicePaymentFailedEvent"] | components["schemas"]["InvoicePaymentActionRequiredEvent"] | components["schemas"]["InvoiceOverdueEvent"] | components["schemas"]["InvoiceVoidedEvent"] | components["schemas"]["InvoiceMarkedUncollectibleEvent"] | components["schemas"]["InvoiceRefundedEvent"] | components["schemas"]["InvoiceUpcomingEvent"] | components["schemas"]["CustomerCreatedEvent"] | components["schemas"]["CustomerUpdatedEvent"] | components["schemas"]["CustomerDeletedEvent"] | components["schemas"]["CustomerDiscountCreatedEvent"] | components["schemas"]["CustomerDiscountUpdatedEvent"] | components["schemas"]["CustomerDiscountDeletedEvent"] | components["schemas"]["CouponCreatedEvent"] | components["schemas"]["CouponUpdatedEvent"] | components["schemas"]["CouponDeletedEvent"] | components["schemas"]["PriceCreatedEvent"] | components["schemas"]["PriceUpdatedEvent"] | components["schemas"]["PriceDeletedEvent"] | components["schemas"]["ProductCreatedEvent"] | components["schemas"]["ProductUpdatedEvent"] | components["schemas"]["ProductDeletedEvent"] | components["schemas"]["RefundCreatedEvent"] | components["schemas"]["RefundUpdatedEvent"] | components["schemas"]["RefundFailedEvent"] | components["schemas"]["ApiTokenCreatedEvent"] | components["schemas"]["ApiTokenRevokedEvent"] | components["schemas"]["WebhookEndpointCreatedEvent"] | components["schemas"]["WebhookEndpointUpdatedEvent"] | components["schemas"]["WebhookEndpointDeletedEvent"] | components["schemas"]["WebhookEndpointDisabledEvent"] | components["schemas"]["WebhookEndpointEnabledEvent"] | components["schemas"]["WebhookEndpointSecretRotatedEvent"] | components["schemas"]["UserSignedInEvent"] | components["schemas"]["UserSignInFailedEvent"] | components["schemas"]["UserSignedOutEvent"] | components["schemas"]["UserPasswordChangedEvent"] | components["schemas"]["AccountSettingsUpdatedEvent"] | components["schemas"]["TaxRateCreatedEvent"] | components["schemas"]["TaxRateUpdatedEvent"] | components["schemas"]["MeterCreatedEvent"] | components["schemas"]["MeterUpdatedEvent"] | components["schemas"]["MeterDeactivatedEvent"] | components["schemas"]["MeterReactivatedEvent"] | components["schemas"]["FeatureCreatedEvent"] | components["schemas"]["ProductFeatureAttachedEvent"] | components["schemas"]["ProductFeatureDetachedEvent"] | components["schemas"]["CustomerEntitlementsUpdatedEvent"] | components["schemas"]["PortalConfigurationUpdatedEvent"] | components["schemas"]["CreditNoteCreatedEvent"] | components["schemas"]["CreditNoteVoidedEvent"] | components["schemas"]["CustomerBalanceTransactionCreatedEvent"] | components["schemas"]["MemberInvitedEvent"] | components["schemas"]["MemberInvitationRevokedEvent"] | components["schemas"]["MemberJoinedEvent"] | components["schemas"]["MemberRoleChangedEvent"] | components["schemas"]["MemberRemovedEvent"] | components["schemas"]["PaymentProcessorConnectedEvent"] | components["schemas"]["PaymentProcessorDisconnectedEvent"] | components["schemas"]["SubscriptionChangeRequestScheduledEvent"] | components["schemas"]["SubscriptionChangeRequestAppliedEvent"] | components["schemas"]["SubscriptionChangeRequestCanceledEvent"] | components["schemas"]["PaymentMethodAttachedEvent"] | components["schemas"]["PaymentMethodDetachedEvent"] | components["schemas"]["DisputeCreatedEvent"] | components["schemas"]["DisputeUpdatedEvent"] | components["schemas"]["DisputeClosedEvent"] | components["schemas"]["EmailSentEvent"] | components["schemas"]["EmailFailedEvent"];
         /**
          * @example {
-         *       "id": "evt_prod_06h2d0j2bgmjhe0evyetfbb9fgzer",
+         *       "id": "evt_prod_06h2e98eemymx36v5wsbdx05b6eq8",
          *       "type": "payment.succeeded",
          *       "aggregate_type": "payment",
-         *       "aggregate_id": "py_prod_06h2d0j2b25jq3sk9j2p2n8edms8c",
+         *       "aggregate_id": "py_prod_06h2e98eekkmdat7ptwxcx1zrezzy",
          *       "data": {
-         *         "id": "py_prod_06h2d0j2b25jq3sk9j2p2n8edms8c",
+         *         "id": "py_prod_06h2e98eekkmdat7ptwxcx1zrezzy",
          *         "object": "payment",
          *         "status": "succeeded",
-         *         "created": "2026-11-29T08:53:20.600Z",
+         *         "created": "2026-11-29T11:51:09.684Z",
          *         "currency": "usd",
          *         "livemode": false,
-         *         "amount_atom": 1000,
-         *         "payment_intent": "pi_prod_06h2d0j25ghhdac6jr2g39fm7g3mp",
-         *         "payment_method": "pm_sandbox_succeeds",
+         *         "amount_atom": 2500,
+         *         "payment_intent": "pi_prod_06h2e98e9fpjc2159snp3hkrqp83r",
+         *         "payment_method": "pm_card_visa",
          *         "failure_message": null,
          *         "amount_refunded_atom": 0
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2d0j24ndas9zgbzrczt6kstbta",
-         *       "request_id": "req_prod_06h2d0j24ndas9zgbzrczt6kstbta",
+         *       "correlation_id": "req_prod_06h2e98e8qc5ytrf5c45c2b26h568",
+         *       "request_id": "req_prod_06h2e98e8qc5ytrf5c45c2b26h568",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-29T08:53:20.604Z",
+         *       "created": "2026-11-29T11:51:09.685Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2d0hff561d1m2s03m8jqqg7zhr"
+         *       "actor_id": "key_prod_06h2e9872qb7mpa385cf3bfh65tgg"
          *     }
          */
         PaymentSucceededEvent: {
@@ -13248,32 +13248,32 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2d0j2hpvvdc75qq8j6sqyvv7my",
+         *       "id": "evt_prod_06h2e98mkf824e73r7f19xw6qe4pm",
          *       "type": "payment.failed",
          *       "aggregate_type": "payment",
-         *       "aggregate_id": "py_prod_06h2d0j2hbxp7yc7vxapvkv7vrjh2",
+         *       "aggregate_id": "py_prod_06h2e98mkb9q5bffkwnhfxsfa2htr",
          *       "data": {
-         *         "id": "py_prod_06h2d0j2hbxp7yc7vxapvkv7vrjh2",
+         *         "id": "py_prod_06h2e98mkb9q5bffkwnhfxsfa2htr",
          *         "object": "payment",
          *         "status": "failed",
-         *         "created": "2026-11-29T08:53:20.650Z",
+         *         "created": "2026-11-29T11:51:11.258Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "amount_atom": 1000,
-         *         "payment_intent": "pi_prod_06h2d0j2frx6apt5pqd2tqvxgfw66",
+         *         "payment_intent": "pi_prod_06h2e98mjpxnvhy9hcnf8fffqe0jc",
          *         "payment_method": "pm_sandbox_declined",
          *         "failure_message": "Your card was declined (sandbox payment method pm_sandbox_declined).",
          *         "amount_refunded_atom": 0
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2d0j2fbj391szvaasmsnys8ya8",
-         *       "request_id": "req_prod_06h2d0j2fbj391szvaasmsnys8ya8",
+         *       "correlation_id": "req_prod_06h2e98mhp3entzkmre9bpd69sf5m",
+         *       "request_id": "req_prod_06h2e98mhp3entzkmre9bpd69sf5m",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-29T08:53:20.653Z",
+         *       "created": "2026-11-29T11:51:11.259Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2d0hff561d1m2s03m8jqqg7zhr"
+         *       "actor_id": "key_prod_06h2e9872qb7mpa385cf3bfh65tgg"
          *     }
          */
         PaymentFailedEvent: {
@@ -13318,44 +13318,44 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2d0j3ayswqqzgm6c9b9xqxfhh2",
+         *       "id": "evt_prod_06h2e98nnzrdr2r4vttvyv8n3m366",
          *       "type": "payment.refunded",
          *       "aggregate_type": "payment",
-         *       "aggregate_id": "py_prod_06h2d0j2b25jq3sk9j2p2n8edms8c",
+         *       "aggregate_id": "py_prod_06h2e98mg80qae51htjks0kq40fx8",
          *       "data": {
-         *         "id": "py_prod_06h2d0j2b25jq3sk9j2p2n8edms8c",
+         *         "id": "py_prod_06h2e98mg80qae51htjks0kq40fx8",
          *         "object": "payment",
          *         "status": "partially_refunded",
-         *         "created": "2026-11-29T08:53:20.600Z",
+         *         "created": "2026-11-29T11:51:11.234Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "amount_atom": 1000,
-         *         "payment_intent": "pi_prod_06h2d0j25ghhdac6jr2g39fm7g3mp",
+         *         "payment_intent": "pi_prod_06h2e98mfnq0tfp03wdgbjb23st4a",
          *         "payment_method": "pm_sandbox_succeeds",
          *         "failure_message": null,
          *         "amount_refunded_atom": 400
          *       },
          *       "previous_data": {
-         *         "id": "py_prod_06h2d0j2b25jq3sk9j2p2n8edms8c",
+         *         "id": "py_prod_06h2e98mg80qae51htjks0kq40fx8",
          *         "object": "payment",
          *         "status": "succeeded",
-         *         "created": "2026-11-29T08:53:20.600Z",
+         *         "created": "2026-11-29T11:51:11.234Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "amount_atom": 1000,
-         *         "payment_intent": "pi_prod_06h2d0j25ghhdac6jr2g39fm7g3mp",
+         *         "payment_intent": "pi_prod_06h2e98mfnq0tfp03wdgbjb23st4a",
          *         "payment_method": "pm_sandbox_succeeds",
          *         "failure_message": null,
          *         "amount_refunded_atom": 0
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2d0j38k9smd8ymy58b2ry06bh4",
-         *       "request_id": "req_prod_06h2d0j38k9smd8ymy58b2ry06bh4",
+         *       "correlation_id": "req_prod_06h2e98nm8z1k8wwvg3y7eyf7zb6t",
+         *       "request_id": "req_prod_06h2e98nm8z1k8wwvg3y7eyf7zb6t",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-29T08:53:20.855Z",
+         *       "created": "2026-11-29T11:51:11.535Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2d0hff561d1m2s03m8jqqg7zhr"
+         *       "actor_id": "key_prod_06h2e9872qb7mpa385cf3bfh65tgg"
          *     }
          */
         PaymentRefundedEvent: {
@@ -13400,29 +13400,29 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2d0jb2g3be8f6173j3vqnfak7g",
+         *       "id": "evt_prod_06h2e98xxmebrts8bnvdd4zzk8gt8",
          *       "type": "checkout.session.created",
          *       "aggregate_type": "checkout_session",
-         *       "aggregate_id": "cs_prod_06h2d0jb214sshkb0vp9ebb6hvb7e",
+         *       "aggregate_id": "cs_prod_06h2e98xwxpkgbc1pcsa38ebcdk7y",
          *       "data": {
-         *         "id": "cs_prod_06h2d0jb214sshkb0vp9ebb6hvb7e",
-         *         "url": "http://127.0.0.1:34341/checkout/cs_prod_06h2d0jb214sshkb0vp9ebb6hvb7e",
+         *         "id": "cs_prod_06h2e98xwxpkgbc1pcsa38ebcdk7y",
+         *         "url": "http://127.0.0.1:45387/checkout/cs_prod_06h2e98xwxpkgbc1pcsa38ebcdk7y",
          *         "mode": "payment",
          *         "object": "checkout_session",
          *         "status": "open",
-         *         "created": "2026-11-29T08:53:22.828Z",
+         *         "created": "2026-11-29T11:51:13.638Z",
          *         "invoice": null,
-         *         "updated": "2026-11-29T08:53:22.828Z",
+         *         "updated": "2026-11-29T11:51:13.638Z",
          *         "currency": "usd",
          *         "customer": null,
          *         "livemode": false,
          *         "metadata": {},
          *         "cancel_url": null,
          *         "expired_at": null,
-         *         "expires_at": "2026-11-30T08:53:22.828Z",
+         *         "expires_at": "2026-11-30T11:51:13.638Z",
          *         "line_items": [
          *           {
-         *             "price": "price_prod_06h2d0hxh93776ax6kaz2a0pxeqsm",
+         *             "price": "price_prod_06h2e98h8rf4z3eehc1htz1frr90g",
          *             "quantity": 2,
          *             "amount_atom": 1000,
          *             "description": "Pro",
@@ -13440,13 +13440,13 @@ export type components = {
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2d0jb1a5nyzrbjx3dd0f8xefrr",
-         *       "request_id": "req_prod_06h2d0jb1a5nyzrbjx3dd0f8xefrr",
+         *       "correlation_id": "req_prod_06h2e98xvjpfn9ybfdafh2mr54c8p",
+         *       "request_id": "req_prod_06h2e98xvjpfn9ybfdafh2mr54c8p",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-29T08:53:22.836Z",
+         *       "created": "2026-11-29T11:51:13.645Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2d0hff561d1m2s03m8jqqg7zhr"
+         *       "actor_id": "key_prod_06h2e9872qb7mpa385cf3bfh65tgg"
          *     }
          */
         CheckoutSessionCreatedEvent: {
@@ -13491,19 +13491,19 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2d0jbmaqa9dw9cymbj4zhmck5j",
+         *       "id": "evt_prod_06h2e98y928ajerrn74n9hww4thr4",
          *       "type": "checkout.session.updated",
          *       "aggregate_type": "checkout_session",
-         *       "aggregate_id": "cs_prod_06h2d0jbhakj5gk791g7q2yznssfp",
+         *       "aggregate_id": "cs_prod_06h2e98y62txf5g28b9nf00y2fy7r",
          *       "data": {
-         *         "id": "cs_prod_06h2d0jbhakj5gk791g7q2yznssfp",
-         *         "url": "http://127.0.0.1:34341/checkout/cs_prod_06h2d0jbhakj5gk791g7q2yznssfp",
+         *         "id": "cs_prod_06h2e98y62txf5g28b9nf00y2fy7r",
+         *         "url": "http://127.0.0.1:45387/checkout/cs_prod_06h2e98y62txf5g28b9nf00y2fy7r",
          *         "mode": "payment",
          *         "object": "checkout_session",
          *         "status": "open",
-         *         "created": "2026-11-29T08:53:22.950Z",
+         *         "created": "2026-11-29T11:51:13.710Z",
          *         "invoice": null,
-         *         "updated": "2026-11-29T08:53:22.975Z",
+         *         "updated": "2026-11-29T11:51:13.735Z",
          *         "currency": "usd",
          *         "customer": null,
          *         "livemode": false,
@@ -13512,10 +13512,10 @@ export type components = {
          *         },
          *         "cancel_url": null,
          *         "expired_at": null,
-         *         "expires_at": "2026-11-30T08:53:22.950Z",
+         *         "expires_at": "2026-11-30T11:51:13.710Z",
          *         "line_items": [
          *           {
-         *             "price": "price_prod_06h2d0hxh93776ax6kaz2a0pxeqsm",
+         *             "price": "price_prod_06h2e98h8rf4z3eehc1htz1frr90g",
          *             "quantity": 2,
          *             "amount_atom": 1000,
          *             "description": "Pro",
@@ -13532,24 +13532,24 @@ export type components = {
          *         "subscription_data": null
          *       },
          *       "previous_data": {
-         *         "id": "cs_prod_06h2d0jbhakj5gk791g7q2yznssfp",
-         *         "url": "http://127.0.0.1:34341/checkout/cs_prod_06h2d0jbhakj5gk791g7q2yznssfp",
+         *         "id": "cs_prod_06h2e98y62txf5g28b9nf00y2fy7r",
+         *         "url": "http://127.0.0.1:45387/checkout/cs_prod_06h2e98y62txf5g28b9nf00y2fy7r",
          *         "mode": "payment",
          *         "object": "checkout_session",
          *         "status": "open",
-         *         "created": "2026-11-29T08:53:22.950Z",
+         *         "created": "2026-11-29T11:51:13.710Z",
          *         "invoice": null,
-         *         "updated": "2026-11-29T08:53:22.950Z",
+         *         "updated": "2026-11-29T11:51:13.710Z",
          *         "currency": "usd",
          *         "customer": null,
          *         "livemode": false,
          *         "metadata": {},
          *         "cancel_url": null,
          *         "expired_at": null,
-         *         "expires_at": "2026-11-30T08:53:22.950Z",
+         *         "expires_at": "2026-11-30T11:51:13.710Z",
          *         "line_items": [
          *           {
-         *             "price": "price_prod_06h2d0hxh93776ax6kaz2a0pxeqsm",
+         *             "price": "price_prod_06h2e98h8rf4z3eehc1htz1frr90g",
          *             "quantity": 2,
          *             "amount_atom": 1000,
          *             "description": "Pro",
@@ -13566,13 +13566,13 @@ export type components = {
          *         "subscription_data": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2d0jbkew59pj3e1s9ywa4kds64",
-         *       "request_id": "req_prod_06h2d0jbkew59pj3e1s9ywa4kds64",
+         *       "correlation_id": "req_prod_06h2e98y8bhbvsa2e027az4eef3za",
+         *       "request_id": "req_prod_06h2e98y8bhbvsa2e027az4eef3za",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-29T08:53:22.978Z",
+         *       "created": "2026-11-29T11:51:13.736Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2d0hff561d1m2s03m8jqqg7zhr"
+         *       "actor_id": "key_prod_06h2e9872qb7mpa385cf3bfh65tgg"
          *     }
          */
         CheckoutSessionUpdatedEvent: {
@@ -13617,20 +13617,20 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2d0jbqyzgy4jpbt238xb6tny6r",
+         *       "id": "evt_prod_06h2e98ybrme30njcnvt2kjyx1sky",
          *       "type": "checkout.session.deleted",
          *       "aggregate_type": "checkout_session",
-         *       "aggregate_id": "cs_prod_06h2d0jbhakj5gk791g7q2yznssfp",
+         *       "aggregate_id": "cs_prod_06h2e98y62txf5g28b9nf00y2fy7r",
          *       "data": {
-         *         "id": "cs_prod_06h2d0jbhakj5gk791g7q2yznssfp",
-         *         "url": "http://127.0.0.1:34341/checkout/cs_prod_06h2d0jbhakj5gk791g7q2yznssfp",
+         *         "id": "cs_prod_06h2e98y62txf5g28b9nf00y2fy7r",
+         *         "url": "http://127.0.0.1:45387/checkout/cs_prod_06h2e98y62txf5g28b9nf00y2fy7r",
          *         "mode": "payment",
          *         "object": "checkout_session",
          *         "status": "open",
-         *         "created": "2026-11-29T08:53:22.950Z",
+         *         "created": "2026-11-29T11:51:13.710Z",
          *         "deleted": true,
          *         "invoice": null,
-         *         "updated": "2026-11-29T08:53:23.005Z",
+         *         "updated": "2026-11-29T11:51:13.757Z",
          *         "currency": "usd",
          *         "customer": null,
          *         "livemode": false,
@@ -13639,10 +13639,10 @@ export type components = {
          *         },
          *         "cancel_url": null,
          *         "expired_at": null,
-         *         "expires_at": "2026-11-30T08:53:22.950Z",
+         *         "expires_at": "2026-11-30T11:51:13.710Z",
          *         "line_items": [
          *           {
-         *             "price": "price_prod_06h2d0hxh93776ax6kaz2a0pxeqsm",
+         *             "price": "price_prod_06h2e98h8rf4z3eehc1htz1frr90g",
          *             "quantity": 2,
          *             "amount_atom": 1000,
          *             "description": "Pro",
@@ -13659,14 +13659,14 @@ export type components = {
          *         "subscription_data": null
          *       },
          *       "previous_data": {
-         *         "id": "cs_prod_06h2d0jbhakj5gk791g7q2yznssfp",
-         *         "url": "http://127.0.0.1:34341/checkout/cs_prod_06h2d0jbhakj5gk791g7q2yznssfp",
+         *         "id": "cs_prod_06h2e98y62txf5g28b9nf00y2fy7r",
+         *         "url": "http://127.0.0.1:45387/checkout/cs_prod_06h2e98y62txf5g28b9nf00y2fy7r",
          *         "mode": "payment",
          *         "object": "checkout_session",
          *         "status": "open",
-         *         "created": "2026-11-29T08:53:22.950Z",
+         *         "created": "2026-11-29T11:51:13.710Z",
          *         "invoice": null,
-         *         "updated": "2026-11-29T08:53:22.975Z",
+         *         "updated": "2026-11-29T11:51:13.735Z",
          *         "currency": "usd",
          *         "customer": null,
          *         "livemode": false,
@@ -13675,10 +13675,10 @@ export type components = {
          *         },
          *         "cancel_url": null,
          *         "expired_at": null,
-         *         "expires_at": "2026-11-30T08:53:22.950Z",
+         *         "expires_at": "2026-11-30T11:51:13.710Z",
          *         "line_items": [
          *           {
-         *             "price": "price_prod_06h2d0hxh93776ax6kaz2a0pxeqsm",
+         *             "price": "price_prod_06h2e98h8rf4z3eehc1htz1frr90g",
          *             "quantity": 2,
          *             "amount_atom": 1000,
          *             "description": "Pro",
@@ -13695,13 +13695,13 @@ export type components = {
          *         "subscription_data": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2d0jbq4gmnf10n2dda8avkawb6",
-         *       "request_id": "req_prod_06h2d0jbq4gmnf10n2dda8avkawb6",
+         *       "correlation_id": "req_prod_06h2e98yb6fdjbt3f5xf4qqzw7eyw",
+         *       "request_id": "req_prod_06h2e98yb6fdjbt3f5xf4qqzw7eyw",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-29T08:53:23.007Z",
+         *       "created": "2026-11-29T11:51:13.758Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2d0hff561d1m2s03m8jqqg7zhr"
+         *       "actor_id": "key_prod_06h2e9872qb7mpa385cf3bfh65tgg"
          *     }
          */
         CheckoutSessionDeletedEvent: {
@@ -13746,29 +13746,29 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2d0jbd75dg7kdqdjc5zb1pqz6c",
+         *       "id": "evt_prod_06h2e98y4ce5q226baz8evaj8qez2",
          *       "type": "checkout.session.completed",
          *       "aggregate_type": "checkout_session",
-         *       "aggregate_id": "cs_prod_06h2d0jb214sshkb0vp9ebb6hvb7e",
+         *       "aggregate_id": "cs_prod_06h2e98xwxpkgbc1pcsa38ebcdk7y",
          *       "data": {
-         *         "id": "cs_prod_06h2d0jb214sshkb0vp9ebb6hvb7e",
-         *         "url": "http://127.0.0.1:34341/checkout/cs_prod_06h2d0jb214sshkb0vp9ebb6hvb7e",
+         *         "id": "cs_prod_06h2e98xwxpkgbc1pcsa38ebcdk7y",
+         *         "url": "http://127.0.0.1:45387/checkout/cs_prod_06h2e98xwxpkgbc1pcsa38ebcdk7y",
          *         "mode": "payment",
          *         "object": "checkout_session",
          *         "status": "complete",
-         *         "created": "2026-11-29T08:53:22.828Z",
+         *         "created": "2026-11-29T11:51:13.638Z",
          *         "invoice": null,
-         *         "updated": "2026-11-29T08:53:22.917Z",
+         *         "updated": "2026-11-29T11:51:13.698Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2d0jb9hkt5smdbj5rdz1zfm036",
+         *         "customer": "cus_prod_06h2e98y12qsg3jbt8k0sb8x0kppp",
          *         "livemode": false,
          *         "metadata": {},
          *         "cancel_url": null,
          *         "expired_at": null,
-         *         "expires_at": "2026-11-30T08:53:22.828Z",
+         *         "expires_at": "2026-11-30T11:51:13.638Z",
          *         "line_items": [
          *           {
-         *             "price": "price_prod_06h2d0hxh93776ax6kaz2a0pxeqsm",
+         *             "price": "price_prod_06h2e98h8rf4z3eehc1htz1frr90g",
          *             "quantity": 2,
          *             "amount_atom": 1000,
          *             "description": "Pro",
@@ -13776,33 +13776,33 @@ export type components = {
          *           }
          *         ],
          *         "success_url": "https://example.com/thanks",
-         *         "completed_at": "2026-11-29T08:53:22.917Z",
+         *         "completed_at": "2026-11-29T11:51:13.698Z",
          *         "subscription": null,
          *         "customer_email": "new-buyer@example.com",
-         *         "payment_intent": "pi_prod_06h2d0jbajrwy9mtjfkjqdnmf1k5r",
+         *         "payment_intent": "pi_prod_06h2e98y27xm7sexec3eefsx1jj72",
          *         "payment_status": "paid",
          *         "amount_total_atom": 1000,
          *         "subscription_data": null
          *       },
          *       "previous_data": {
-         *         "id": "cs_prod_06h2d0jb214sshkb0vp9ebb6hvb7e",
-         *         "url": "http://127.0.0.1:34341/checkout/cs_prod_06h2d0jb214sshkb0vp9ebb6hvb7e",
+         *         "id": "cs_prod_06h2e98xwxpkgbc1pcsa38ebcdk7y",
+         *         "url": "http://127.0.0.1:45387/checkout/cs_prod_06h2e98xwxpkgbc1pcsa38ebcdk7y",
          *         "mode": "payment",
          *         "object": "checkout_session",
          *         "status": "open",
-         *         "created": "2026-11-29T08:53:22.828Z",
+         *         "created": "2026-11-29T11:51:13.638Z",
          *         "invoice": null,
-         *         "updated": "2026-11-29T08:53:22.828Z",
+         *         "updated": "2026-11-29T11:51:13.638Z",
          *         "currency": "usd",
          *         "customer": null,
          *         "livemode": false,
          *         "metadata": {},
          *         "cancel_url": null,
          *         "expired_at": null,
-         *         "expires_at": "2026-11-30T08:53:22.828Z",
+         *         "expires_at": "2026-11-30T11:51:13.638Z",
          *         "line_items": [
          *           {
-         *             "price": "price_prod_06h2d0hxh93776ax6kaz2a0pxeqsm",
+         *             "price": "price_prod_06h2e98h8rf4z3eehc1htz1frr90g",
          *             "quantity": 2,
          *             "amount_atom": 1000,
          *             "description": "Pro",
@@ -13819,13 +13819,13 @@ export type components = {
          *         "subscription_data": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2d0jb7q1gcf12nmjcgkf69f9ja",
-         *       "request_id": "req_prod_06h2d0jb7q1gcf12nmjcgkf69f9ja",
+         *       "correlation_id": "req_prod_06h2e98xza6pgaj3ym7xdja9qtpdw",
+         *       "request_id": "req_prod_06h2e98xza6pgaj3ym7xdja9qtpdw",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-29T08:53:22.921Z",
+         *       "created": "2026-11-29T11:51:13.699Z",
          *       "actor_type": "customer",
-         *       "actor_id": "cus_prod_06h2d0jb9hkt5smdbj5rdz1zfm036"
+         *       "actor_id": "cus_prod_06h2e98y12qsg3jbt8k0sb8x0kppp"
          *     }
          */
         CheckoutSessionCompletedEvent: {
@@ -13870,29 +13870,29 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2d0jc8g3ztvh7d48e28se10ygp",
+         *       "id": "evt_prod_06h2e98z6wj0mmycedaege1wcxscm",
          *       "type": "checkout.session.expired",
          *       "aggregate_type": "checkout_session",
-         *       "aggregate_id": "cs_prod_06h2d0jbt72xr5g88j130hkfnz52t",
+         *       "aggregate_id": "cs_prod_06h2e98ye74sm6edmw3qp4fbxckfy",
          *       "data": {
-         *         "id": "cs_prod_06h2d0jbt72xr5g88j130hkfnz52t",
-         *         "url": "http://127.0.0.1:34341/checkout/cs_prod_06h2d0jbt72xr5g88j130hkfnz52t",
+         *         "id": "cs_prod_06h2e98ye74sm6edmw3qp4fbxckfy",
+         *         "url": "http://127.0.0.1:45387/checkout/cs_prod_06h2e98ye74sm6edmw3qp4fbxckfy",
          *         "mode": "payment",
          *         "object": "checkout_session",
          *         "status": "expired",
-         *         "created": "2026-11-29T08:53:23.022Z",
+         *         "created": "2026-11-29T11:51:13.773Z",
          *         "invoice": null,
-         *         "updated": "2026-11-30T08:53:23.022Z",
+         *         "updated": "2026-11-30T11:51:13.773Z",
          *         "currency": "usd",
          *         "customer": null,
          *         "livemode": false,
          *         "metadata": {},
          *         "cancel_url": null,
-         *         "expired_at": "2026-11-30T08:53:23.022Z",
-         *         "expires_at": "2026-11-30T08:53:23.022Z",
+         *         "expired_at": "2026-11-30T11:51:13.773Z",
+         *         "expires_at": "2026-11-30T11:51:13.773Z",
          *         "line_items": [
          *           {
-         *             "price": "price_prod_06h2d0hxh93776ax6kaz2a0pxeqsm",
+         *             "price": "price_prod_06h2e98h8rf4z3eehc1htz1frr90g",
          *             "quantity": 2,
          *             "amount_atom": 1000,
          *             "description": "Pro",
@@ -13909,24 +13909,24 @@ export type components = {
          *         "subscription_data": null
          *       },
          *       "previous_data": {
-         *         "id": "cs_prod_06h2d0jbt72xr5g88j130hkfnz52t",
-         *         "url": "http://127.0.0.1:34341/checkout/cs_prod_06h2d0jbt72xr5g88j130hkfnz52t",
+         *         "id": "cs_prod_06h2e98ye74sm6edmw3qp4fbxckfy",
+         *         "url": "http://127.0.0.1:45387/checkout/cs_prod_06h2e98ye74sm6edmw3qp4fbxckfy",
          *         "mode": "payment",
          *         "object": "checkout_session",
          *         "status": "open",
-         *         "created": "2026-11-29T08:53:23.022Z",
+         *         "created": "2026-11-29T11:51:13.773Z",
          *         "invoice": null,
-         *         "updated": "2026-11-29T08:53:23.022Z",
+         *         "updated": "2026-11-29T11:51:13.773Z",
          *         "currency": "usd",
          *         "customer": null,
          *         "livemode": false,
          *         "metadata": {},
          *         "cancel_url": null,
          *         "expired_at": null,
-         *         "expires_at": "2026-11-30T08:53:23.022Z",
+         *         "expires_at": "2026-11-30T11:51:13.773Z",
          *         "line_items": [
          *           {
-         *             "price": "price_prod_06h2d0hxh93776ax6kaz2a0pxeqsm",
+         *             "price": "price_prod_06h2e98h8rf4z3eehc1htz1frr90g",
          *             "quantity": 2,
          *             "amount_atom": 1000,
          *             "description": "Pro",
@@ -13943,11 +13943,11 @@ export type components = {
          *         "subscription_data": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2d0jbytp1qd45anapphpcvkeqr",
+         *       "correlation_id": "req_prod_06h2e98ys9yc9z7rqzr63j1e2w7xe",
          *       "request_id": null,
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-30T08:53:23.022Z",
+         *       "created": "2026-11-30T11:51:13.773Z",
          *       "actor_type": "system",
          *       "actor_id": null
          *     }
@@ -13994,38 +13994,38 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2d0j26rhdex7wqcpag3r4vv3xe",
+         *       "id": "evt_prod_06h2e98e9q0m9zpqjt9t33s8mq95j",
          *       "type": "payment_intent.created",
          *       "aggregate_type": "payment_intent",
-         *       "aggregate_id": "pi_prod_06h2d0j25ghhdac6jr2g39fm7g3mp",
+         *       "aggregate_id": "pi_prod_06h2e98e9fpjc2159snp3hkrqp83r",
          *       "data": {
-         *         "id": "pi_prod_06h2d0j25ghhdac6jr2g39fm7g3mp",
+         *         "id": "pi_prod_06h2e98e9fpjc2159snp3hkrqp83r",
          *         "object": "payment_intent",
          *         "status": "requires_confirmation",
-         *         "created": "2026-11-29T08:53:20.556Z",
+         *         "created": "2026-11-29T11:51:09.643Z",
          *         "invoice": null,
-         *         "updated": "2026-11-29T08:53:20.556Z",
+         *         "updated": "2026-11-29T11:51:09.643Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2d0hzwvey0es4yyvctdfs4an46",
+         *         "customer": null,
          *         "livemode": false,
          *         "metadata": {},
-         *         "amount_atom": 1000,
+         *         "amount_atom": 2500,
          *         "canceled_at": null,
          *         "capture_method": "automatic",
-         *         "payment_method": "pm_sandbox_succeeds",
+         *         "payment_method": "pm_card_visa",
          *         "last_payment_error": null,
          *         "amount_received_atom": 0,
          *         "amount_capturable_atom": 0
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2d0j24ndas9zgbzrczt6kstbta",
-         *       "request_id": "req_prod_06h2d0j24ndas9zgbzrczt6kstbta",
+         *       "correlation_id": "req_prod_06h2e98e8qc5ytrf5c45c2b26h568",
+         *       "request_id": "req_prod_06h2e98e8qc5ytrf5c45c2b26h568",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-29T08:53:20.566Z",
+         *       "created": "2026-11-29T11:51:09.645Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2d0hff561d1m2s03m8jqqg7zhr"
+         *       "actor_id": "key_prod_06h2e9872qb7mpa385cf3bfh65tgg"
          *     }
          */
         PaymentIntentCreatedEvent: {
@@ -14070,56 +14070,56 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2d0j2a63b1wh64pbbd17kd0d2p",
+         *       "id": "evt_prod_06h2e98ee51s4a04d4bxxkfehzdeg",
          *       "type": "payment_intent.processing",
          *       "aggregate_type": "payment_intent",
-         *       "aggregate_id": "pi_prod_06h2d0j25ghhdac6jr2g39fm7g3mp",
+         *       "aggregate_id": "pi_prod_06h2e98e9fpjc2159snp3hkrqp83r",
          *       "data": {
-         *         "id": "pi_prod_06h2d0j25ghhdac6jr2g39fm7g3mp",
+         *         "id": "pi_prod_06h2e98e9fpjc2159snp3hkrqp83r",
          *         "object": "payment_intent",
          *         "status": "processing",
-         *         "created": "2026-11-29T08:53:20.556Z",
+         *         "created": "2026-11-29T11:51:09.643Z",
          *         "invoice": null,
-         *         "updated": "2026-11-29T08:53:20.585Z",
+         *         "updated": "2026-11-29T11:51:09.679Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2d0hzwvey0es4yyvctdfs4an46",
+         *         "customer": null,
          *         "livemode": false,
          *         "metadata": {},
-         *         "amount_atom": 1000,
+         *         "amount_atom": 2500,
          *         "canceled_at": null,
          *         "capture_method": "automatic",
-         *         "payment_method": "pm_sandbox_succeeds",
+         *         "payment_method": "pm_card_visa",
          *         "last_payment_error": null,
          *         "amount_received_atom": 0,
          *         "amount_capturable_atom": 0
          *       },
          *       "previous_data": {
-         *         "id": "pi_prod_06h2d0j25ghhdac6jr2g39fm7g3mp",
+         *         "id": "pi_prod_06h2e98e9fpjc2159snp3hkrqp83r",
          *         "object": "payment_intent",
          *         "status": "requires_confirmation",
-         *         "created": "2026-11-29T08:53:20.556Z",
+         *         "created": "2026-11-29T11:51:09.643Z",
          *         "invoice": null,
-         *         "updated": "2026-11-29T08:53:20.556Z",
+         *         "updated": "2026-11-29T11:51:09.647Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2d0hzwvey0es4yyvctdfs4an46",
+         *         "customer": null,
          *         "livemode": false,
          *         "metadata": {},
-         *         "amount_atom": 1000,
+         *         "amount_atom": 2500,
          *         "canceled_at": null,
          *         "capture_method": "automatic",
-         *         "payment_method": "pm_sandbox_succeeds",
+         *         "payment_method": "pm_card_visa",
          *         "last_payment_error": null,
          *         "amount_received_atom": 0,
          *         "amount_capturable_atom": 0
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2d0j24ndas9zgbzrczt6kstbta",
-         *       "request_id": "req_prod_06h2d0j24ndas9zgbzrczt6kstbta",
+         *       "correlation_id": "req_prod_06h2e98e8qc5ytrf5c45c2b26h568",
+         *       "request_id": "req_prod_06h2e98e8qc5ytrf5c45c2b26h568",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-29T08:53:20.593Z",
+         *       "created": "2026-11-29T11:51:09.681Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2d0hff561d1m2s03m8jqqg7zhr"
+         *       "actor_id": "key_prod_06h2e9872qb7mpa385cf3bfh65tgg"
          *     }
          */
         PaymentIntentProcessingEvent: {
@@ -14164,19 +14164,19 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2d0j2n3cnrx3t2z85txta3h70r",
+         *       "id": "evt_prod_06h2e98mnws89zjhnj7mtkd0axk98",
          *       "type": "payment_intent.requires_action",
          *       "aggregate_type": "payment_intent",
-         *       "aggregate_id": "pi_prod_06h2d0j2kvxq0bv7hzmvd5ceqx16y",
+         *       "aggregate_id": "pi_prod_06h2e98mnhq6tvmh35g6cwgvxk5wc",
          *       "data": {
-         *         "id": "pi_prod_06h2d0j2kvxq0bv7hzmvd5ceqx16y",
+         *         "id": "pi_prod_06h2e98mnhq6tvmh35g6cwgvxk5wc",
          *         "object": "payment_intent",
          *         "status": "requires_action",
-         *         "created": "2026-11-29T08:53:20.670Z",
+         *         "created": "2026-11-29T11:51:11.276Z",
          *         "invoice": null,
-         *         "updated": "2026-11-29T08:53:20.676Z",
+         *         "updated": "2026-11-29T11:51:11.278Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2d0hzwvey0es4yyvctdfs4an46",
+         *         "customer": "cus_prod_06h2e98kkcdmq64fh175g1c68wxv0",
          *         "livemode": false,
          *         "metadata": {},
          *         "amount_atom": 1000,
@@ -14188,14 +14188,14 @@ export type components = {
          *         "amount_capturable_atom": 0
          *       },
          *       "previous_data": {
-         *         "id": "pi_prod_06h2d0j2kvxq0bv7hzmvd5ceqx16y",
+         *         "id": "pi_prod_06h2e98mnhq6tvmh35g6cwgvxk5wc",
          *         "object": "payment_intent",
          *         "status": "requires_confirmation",
-         *         "created": "2026-11-29T08:53:20.670Z",
+         *         "created": "2026-11-29T11:51:11.276Z",
          *         "invoice": null,
-         *         "updated": "2026-11-29T08:53:20.670Z",
+         *         "updated": "2026-11-29T11:51:11.276Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2d0hzwvey0es4yyvctdfs4an46",
+         *         "customer": "cus_prod_06h2e98kkcdmq64fh175g1c68wxv0",
          *         "livemode": false,
          *         "metadata": {},
          *         "amount_atom": 1000,
@@ -14207,13 +14207,13 @@ export type components = {
          *         "amount_capturable_atom": 0
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2d0j2khrr1v8zamd4w6zk080st",
-         *       "request_id": "req_prod_06h2d0j2khrr1v8zamd4w6zk080st",
+         *       "correlation_id": "req_prod_06h2e98mnegzq02fp5g4wbsrthzb0",
+         *       "request_id": "req_prod_06h2e98mnegzq02fp5g4wbsrthzb0",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-29T08:53:20.680Z",
+         *       "created": "2026-11-29T11:51:11.279Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2d0hff561d1m2s03m8jqqg7zhr"
+         *       "actor_id": "key_prod_06h2e9872qb7mpa385cf3bfh65tgg"
          *     }
          */
         PaymentIntentRequiresActionEvent: {
@@ -14258,19 +14258,19 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2d0j2wvyvhjs1btn99ph77yd1t",
+         *       "id": "evt_prod_06h2e98myxxdnj62prf9f8a747apm",
          *       "type": "payment_intent.amount_capturable_updated",
          *       "aggregate_type": "payment_intent",
-         *       "aggregate_id": "pi_prod_06h2d0j2v84dkkr2cena082by7k62",
+         *       "aggregate_id": "pi_prod_06h2e98my20rxwc0nda0eebfsa77j",
          *       "data": {
-         *         "id": "pi_prod_06h2d0j2v84dkkr2cena082by7k62",
+         *         "id": "pi_prod_06h2e98my20rxwc0nda0eebfsa77j",
          *         "object": "payment_intent",
          *         "status": "requires_capture",
-         *         "created": "2026-11-29T08:53:20.730Z",
+         *         "created": "2026-11-29T11:51:11.344Z",
          *         "invoice": null,
-         *         "updated": "2026-11-29T08:53:20.740Z",
+         *         "updated": "2026-11-29T11:51:11.350Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2d0hzwvey0es4yyvctdfs4an46",
+         *         "customer": "cus_prod_06h2e98kkcdmq64fh175g1c68wxv0",
          *         "livemode": false,
          *         "metadata": {},
          *         "amount_atom": 1000,
@@ -14282,14 +14282,14 @@ export type components = {
          *         "amount_capturable_atom": 1000
          *       },
          *       "previous_data": {
-         *         "id": "pi_prod_06h2d0j2v84dkkr2cena082by7k62",
+         *         "id": "pi_prod_06h2e98my20rxwc0nda0eebfsa77j",
          *         "object": "payment_intent",
          *         "status": "processing",
-         *         "created": "2026-11-29T08:53:20.730Z",
+         *         "created": "2026-11-29T11:51:11.344Z",
          *         "invoice": null,
-         *         "updated": "2026-11-29T08:53:20.735Z",
+         *         "updated": "2026-11-29T11:51:11.347Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2d0hzwvey0es4yyvctdfs4an46",
+         *         "customer": "cus_prod_06h2e98kkcdmq64fh175g1c68wxv0",
          *         "livemode": false,
          *         "metadata": {},
          *         "amount_atom": 1000,
@@ -14301,13 +14301,13 @@ export type components = {
          *         "amount_capturable_atom": 0
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2d0j2txsymmx0sbptdqzzbq4j2",
-         *       "request_id": "req_prod_06h2d0j2txsymmx0sbptdqzzbq4j2",
+         *       "correlation_id": "req_prod_06h2e98mx09tr2dt3j7d4e3m9hpb2",
+         *       "request_id": "req_prod_06h2e98mx09tr2dt3j7d4e3m9hpb2",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-29T08:53:20.742Z",
+         *       "created": "2026-11-29T11:51:11.351Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2d0hff561d1m2s03m8jqqg7zhr"
+         *       "actor_id": "key_prod_06h2e9872qb7mpa385cf3bfh65tgg"
          *     }
          */
         PaymentIntentAmountCapturableUpdatedEvent: {
@@ -14352,56 +14352,56 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2d0j2css5ej552jz7y182936kp",
+         *       "id": "evt_prod_06h2e98ef3g8zf2mzmgvgkn5ywn06",
          *       "type": "payment_intent.succeeded",
          *       "aggregate_type": "payment_intent",
-         *       "aggregate_id": "pi_prod_06h2d0j25ghhdac6jr2g39fm7g3mp",
+         *       "aggregate_id": "pi_prod_06h2e98e9fpjc2159snp3hkrqp83r",
          *       "data": {
-         *         "id": "pi_prod_06h2d0j25ghhdac6jr2g39fm7g3mp",
+         *         "id": "pi_prod_06h2e98e9fpjc2159snp3hkrqp83r",
          *         "object": "payment_intent",
          *         "status": "succeeded",
-         *         "created": "2026-11-29T08:53:20.556Z",
+         *         "created": "2026-11-29T11:51:09.643Z",
          *         "invoice": null,
-         *         "updated": "2026-11-29T08:53:20.606Z",
+         *         "updated": "2026-11-29T11:51:09.687Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2d0hzwvey0es4yyvctdfs4an46",
+         *         "customer": null,
          *         "livemode": false,
          *         "metadata": {},
-         *         "amount_atom": 1000,
+         *         "amount_atom": 2500,
          *         "canceled_at": null,
          *         "capture_method": "automatic",
-         *         "payment_method": "pm_sandbox_succeeds",
+         *         "payment_method": "pm_card_visa",
          *         "last_payment_error": null,
-         *         "amount_received_atom": 1000,
+         *         "amount_received_atom": 2500,
          *         "amount_capturable_atom": 0
          *       },
          *       "previous_data": {
-         *         "id": "pi_prod_06h2d0j25ghhdac6jr2g39fm7g3mp",
+         *         "id": "pi_prod_06h2e98e9fpjc2159snp3hkrqp83r",
          *         "object": "payment_intent",
          *         "status": "processing",
-         *         "created": "2026-11-29T08:53:20.556Z",
+         *         "created": "2026-11-29T11:51:09.643Z",
          *         "invoice": null,
-         *         "updated": "2026-11-29T08:53:20.585Z",
+         *         "updated": "2026-11-29T11:51:09.679Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2d0hzwvey0es4yyvctdfs4an46",
+         *         "customer": null,
          *         "livemode": false,
          *         "metadata": {},
-         *         "amount_atom": 1000,
+         *         "amount_atom": 2500,
          *         "canceled_at": null,
          *         "capture_method": "automatic",
-         *         "payment_method": "pm_sandbox_succeeds",
+         *         "payment_method": "pm_card_visa",
          *         "last_payment_error": null,
          *         "amount_received_atom": 0,
          *         "amount_capturable_atom": 0
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2d0j24ndas9zgbzrczt6kstbta",
-         *       "request_id": "req_prod_06h2d0j24ndas9zgbzrczt6kstbta",
+         *       "correlation_id": "req_prod_06h2e98e8qc5ytrf5c45c2b26h568",
+         *       "request_id": "req_prod_06h2e98e8qc5ytrf5c45c2b26h568",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-29T08:53:20.614Z",
+         *       "created": "2026-11-29T11:51:09.688Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2d0hff561d1m2s03m8jqqg7zhr"
+         *       "actor_id": "key_prod_06h2e9872qb7mpa385cf3bfh65tgg"
          *     }
          */
         PaymentIntentSucceededEvent: {
@@ -14446,23 +14446,23 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2d0j2zmdk4822z0at9rn01jbt2",
+         *       "id": "evt_prod_06h2e98n1trryj21hp26khdk9e346",
          *       "type": "payment_intent.canceled",
          *       "aggregate_type": "payment_intent",
-         *       "aggregate_id": "pi_prod_06h2d0j2v84dkkr2cena082by7k62",
+         *       "aggregate_id": "pi_prod_06h2e98my20rxwc0nda0eebfsa77j",
          *       "data": {
-         *         "id": "pi_prod_06h2d0j2v84dkkr2cena082by7k62",
+         *         "id": "pi_prod_06h2e98my20rxwc0nda0eebfsa77j",
          *         "object": "payment_intent",
          *         "status": "canceled",
-         *         "created": "2026-11-29T08:53:20.730Z",
+         *         "created": "2026-11-29T11:51:11.344Z",
          *         "invoice": null,
-         *         "updated": "2026-11-29T08:53:20.764Z",
+         *         "updated": "2026-11-29T11:51:11.373Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2d0hzwvey0es4yyvctdfs4an46",
+         *         "customer": "cus_prod_06h2e98kkcdmq64fh175g1c68wxv0",
          *         "livemode": false,
          *         "metadata": {},
          *         "amount_atom": 1000,
-         *         "canceled_at": "2026-11-29T08:53:20.764Z",
+         *         "canceled_at": "2026-11-29T11:51:11.373Z",
          *         "capture_method": "manual",
          *         "payment_method": "pm_sandbox_succeeds",
          *         "last_payment_error": null,
@@ -14470,14 +14470,14 @@ export type components = {
          *         "amount_capturable_atom": 0
          *       },
          *       "previous_data": {
-         *         "id": "pi_prod_06h2d0j2v84dkkr2cena082by7k62",
+         *         "id": "pi_prod_06h2e98my20rxwc0nda0eebfsa77j",
          *         "object": "payment_intent",
          *         "status": "requires_capture",
-         *         "created": "2026-11-29T08:53:20.730Z",
+         *         "created": "2026-11-29T11:51:11.344Z",
          *         "invoice": null,
-         *         "updated": "2026-11-29T08:53:20.740Z",
+         *         "updated": "2026-11-29T11:51:11.350Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2d0hzwvey0es4yyvctdfs4an46",
+         *         "customer": "cus_prod_06h2e98kkcdmq64fh175g1c68wxv0",
          *         "livemode": false,
          *         "metadata": {},
          *         "amount_atom": 1000,
@@ -14489,13 +14489,13 @@ export type components = {
          *         "amount_capturable_atom": 1000
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2d0j2ymqctqengybtr74ve4y2p",
-         *       "request_id": "req_prod_06h2d0j2ymqctqengybtr74ve4y2p",
+         *       "correlation_id": "req_prod_06h2e98n158wfv6anktd28y0qfd7m",
+         *       "request_id": "req_prod_06h2e98n158wfv6anktd28y0qfd7m",
          *       "version": 1,
          *       "sequence": 4,
-         *       "created": "2026-11-29T08:53:20.765Z",
+         *       "created": "2026-11-29T11:51:11.374Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2d0hff561d1m2s03m8jqqg7zhr"
+         *       "actor_id": "key_prod_06h2e9872qb7mpa385cf3bfh65tgg"
          *     }
          */
         PaymentIntentCanceledEvent: {
@@ -14540,19 +14540,19 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2d0j2j6vzyb861qf84th60pdw2",
+         *       "id": "evt_prod_06h2e98mm4wt4d5rxzy0c6tvtncyp",
          *       "type": "payment_intent.payment_failed",
          *       "aggregate_type": "payment_intent",
-         *       "aggregate_id": "pi_prod_06h2d0j2frx6apt5pqd2tqvxgfw66",
+         *       "aggregate_id": "pi_prod_06h2e98mjpxnvhy9hcnf8fffqe0jc",
          *       "data": {
-         *         "id": "pi_prod_06h2d0j2frx6apt5pqd2tqvxgfw66",
+         *         "id": "pi_prod_06h2e98mjpxnvhy9hcnf8fffqe0jc",
          *         "object": "payment_intent",
          *         "status": "requires_payment_method",
-         *         "created": "2026-11-29T08:53:20.638Z",
+         *         "created": "2026-11-29T11:51:11.253Z",
          *         "invoice": null,
-         *         "updated": "2026-11-29T08:53:20.656Z",
+         *         "updated": "2026-11-29T11:51:11.260Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2d0hzwvey0es4yyvctdfs4an46",
+         *         "customer": "cus_prod_06h2e98kkcdmq64fh175g1c68wxv0",
          *         "livemode": false,
          *         "metadata": {},
          *         "amount_atom": 1000,
@@ -14564,14 +14564,14 @@ export type components = {
          *         "amount_capturable_atom": 0
          *       },
          *       "previous_data": {
-         *         "id": "pi_prod_06h2d0j2frx6apt5pqd2tqvxgfw66",
+         *         "id": "pi_prod_06h2e98mjpxnvhy9hcnf8fffqe0jc",
          *         "object": "payment_intent",
          *         "status": "processing",
-         *         "created": "2026-11-29T08:53:20.638Z",
+         *         "created": "2026-11-29T11:51:11.253Z",
          *         "invoice": null,
-         *         "updated": "2026-11-29T08:53:20.644Z",
+         *         "updated": "2026-11-29T11:51:11.256Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2d0hzwvey0es4yyvctdfs4an46",
+         *         "customer": "cus_prod_06h2e98kkcdmq64fh175g1c68wxv0",
          *         "livemode": false,
          *         "metadata": {},
          *         "amount_atom": 1000,
@@ -14583,13 +14583,13 @@ export type components = {
          *         "amount_capturable_atom": 0
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2d0j2fbj391szvaasmsnys8ya8",
-         *       "request_id": "req_prod_06h2d0j2fbj391szvaasmsnys8ya8",
+         *       "correlation_id": "req_prod_06h2e98mhp3entzkmre9bpd69sf5m",
+         *       "request_id": "req_prod_06h2e98mhp3entzkmre9bpd69sf5m",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-29T08:53:20.657Z",
+         *       "created": "2026-11-29T11:51:11.265Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2d0hff561d1m2s03m8jqqg7zhr"
+         *       "actor_id": "key_prod_06h2e9872qb7mpa385cf3bfh65tgg"
          *     }
          */
         PaymentIntentPaymentFailedEvent: {
@@ -14634,19 +14634,19 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2d0j2sgpjrvtjqgdhfzns18zam",
+         *       "id": "evt_prod_06h2e98msgmmpfjt5pqtvvrrj39qc",
          *       "type": "payment_intent.partially_funded",
          *       "aggregate_type": "payment_intent",
-         *       "aggregate_id": "pi_prod_06h2d0j2q8r8q6b71sjp1gmmb4m6e",
+         *       "aggregate_id": "pi_prod_06h2e98mq3s3kqpx2cbmghbwhpx6e",
          *       "data": {
-         *         "id": "pi_prod_06h2d0j2q8r8q6b71sjp1gmmb4m6e",
+         *         "id": "pi_prod_06h2e98mq3s3kqpx2cbmghbwhpx6e",
          *         "object": "payment_intent",
          *         "status": "partially_funded",
-         *         "created": "2026-11-29T08:53:20.697Z",
+         *         "created": "2026-11-29T11:51:11.288Z",
          *         "invoice": null,
-         *         "updated": "2026-11-29T08:53:20.714Z",
+         *         "updated": "2026-11-29T11:51:11.304Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2d0hzwvey0es4yyvctdfs4an46",
+         *         "customer": "cus_prod_06h2e98kkcdmq64fh175g1c68wxv0",
          *         "livemode": false,
          *         "metadata": {},
          *         "amount_atom": 1000,
@@ -14658,14 +14658,14 @@ export type components = {
          *         "amount_capturable_atom": 0
          *       },
          *       "previous_data": {
-         *         "id": "pi_prod_06h2d0j2q8r8q6b71sjp1gmmb4m6e",
+         *         "id": "pi_prod_06h2e98mq3s3kqpx2cbmghbwhpx6e",
          *         "object": "payment_intent",
          *         "status": "processing",
-         *         "created": "2026-11-29T08:53:20.697Z",
+         *         "created": "2026-11-29T11:51:11.288Z",
          *         "invoice": null,
-         *         "updated": "2026-11-29T08:53:20.704Z",
+         *         "updated": "2026-11-29T11:51:11.296Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2d0hzwvey0es4yyvctdfs4an46",
+         *         "customer": "cus_prod_06h2e98kkcdmq64fh175g1c68wxv0",
          *         "livemode": false,
          *         "metadata": {},
          *         "amount_atom": 1000,
@@ -14677,13 +14677,13 @@ export type components = {
          *         "amount_capturable_atom": 0
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2d0j2pza1txjg6606hq1k1vjjr",
-         *       "request_id": "req_prod_06h2d0j2pza1txjg6606hq1k1vjjr",
+         *       "correlation_id": "req_prod_06h2e98mprfmgxbd60r1n5bf60rgw",
+         *       "request_id": "req_prod_06h2e98mprfmgxbd60r1n5bf60rgw",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-29T08:53:20.716Z",
+         *       "created": "2026-11-29T11:51:11.308Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2d0hff561d1m2s03m8jqqg7zhr"
+         *       "actor_id": "key_prod_06h2e9872qb7mpa385cf3bfh65tgg"
          *     }
          */
         PaymentIntentPartiallyFundedEvent: {
@@ -14728,48 +14728,48 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2d0j8nmwqw4dxgsced7kepak3y",
+         *       "id": "evt_prod_06h2e98vc8dcw7ns2fgjbenc69vfr",
          *       "type": "customer.subscription.created",
          *       "aggregate_type": "subscription",
-         *       "aggregate_id": "sub_prod_06h2d0j8khyc25ndr0zhkwxcdqp38",
+         *       "aggregate_id": "sub_prod_06h2e98v3bd097xec2prrxnt3s280",
          *       "data": {
-         *         "id": "sub_prod_06h2d0j8khyc25ndr0zhkwxcdqp38",
+         *         "id": "sub_prod_06h2e98v3bd097xec2prrxnt3s280",
          *         "items": [
          *           {
-         *             "id": "si_prod_06h2d0j8khyc25ndr0zhkwxcdqp3a",
-         *             "price": "price_prod_06h2d0hxcshgdh05f8e8wff0h1rny",
+         *             "id": "si_prod_06h2e98v3bd097xec2prrxnt3s282",
+         *             "price": "price_prod_06h2e98h506a9yqp5cgdfdqvte0w0",
          *             "quantity": 1
          *           }
          *         ],
          *         "object": "subscription",
          *         "status": "active",
-         *         "created": "2026-11-29T08:53:22.201Z",
-         *         "updated": "2026-11-29T08:53:22.201Z",
+         *         "created": "2026-11-29T11:51:12.916Z",
+         *         "updated": "2026-11-29T11:51:12.916Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2d0hzwvey0es4yyvctdfs4an46",
+         *         "customer": "cus_prod_06h2e98kkcdmq64fh175g1c68wxv0",
          *         "livemode": false,
          *         "metadata": {},
          *         "paused_at": null,
          *         "trial_end": null,
          *         "cancelled_at": null,
          *         "days_until_due": null,
-         *         "latest_invoice": "in_prod_06h2d0j8kwkgq53035bqxvzm95r0g",
+         *         "latest_invoice": "in_prod_06h2e98v3ja9smg9r3gzwpgrt7cpg",
          *         "pending_changes": [],
          *         "collection_method": "charge_automatically",
-         *         "current_period_end": "2026-12-29T08:53:22.201Z",
+         *         "current_period_end": "2026-12-29T11:51:12.916Z",
          *         "cancel_at_period_end": false,
-         *         "current_period_start": "2026-11-29T08:53:22.201Z",
+         *         "current_period_start": "2026-11-29T11:51:12.916Z",
          *         "default_payment_method": null
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2d0j8jxa28h9zzrn3r0bvtm6b8",
-         *       "request_id": "req_prod_06h2d0j8jxa28h9zzrn3r0bvtm6b8",
+         *       "correlation_id": "req_prod_06h2e98v2dj4hsw5tetqzhy9r8fmy",
+         *       "request_id": "req_prod_06h2e98v2dj4hsw5tetqzhy9r8fmy",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-29T08:53:22.222Z",
+         *       "created": "2026-11-29T11:51:12.994Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2d0hff561d1m2s03m8jqqg7zhr"
+         *       "actor_id": "key_prod_06h2e9872qb7mpa385cf3bfh65tgg"
          *     }
          */
         CustomerSubscriptionCreatedEvent: {
@@ -14814,25 +14814,25 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2d0j90j1t1wdgz5cskma6k70ae",
+         *       "id": "evt_prod_06h2e98vmt409sz0f1fe8cmw6at3p",
          *       "type": "customer.subscription.updated",
          *       "aggregate_type": "subscription",
-         *       "aggregate_id": "sub_prod_06h2d0j8khyc25ndr0zhkwxcdqp38",
+         *       "aggregate_id": "sub_prod_06h2e98v3bd097xec2prrxnt3s280",
          *       "data": {
-         *         "id": "sub_prod_06h2d0j8khyc25ndr0zhkwxcdqp38",
+         *         "id": "sub_prod_06h2e98v3bd097xec2prrxnt3s280",
          *         "items": [
          *           {
-         *             "id": "si_prod_06h2d0j8khyc25ndr0zhkwxcdqp3a",
-         *             "price": "price_prod_06h2d0hxcshgdh05f8e8wff0h1rny",
+         *             "id": "si_prod_06h2e98v3bd097xec2prrxnt3s282",
+         *             "price": "price_prod_06h2e98h506a9yqp5cgdfdqvte0w0",
          *             "quantity": 1
          *           }
          *         ],
          *         "object": "subscription",
          *         "status": "active",
-         *         "created": "2026-11-29T08:53:22.201Z",
-         *         "updated": "2026-11-29T08:53:22.303Z",
+         *         "created": "2026-11-29T11:51:12.916Z",
+         *         "updated": "2026-11-29T11:51:13.059Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2d0hzwvey0es4yyvctdfs4an46",
+         *         "customer": "cus_prod_06h2e98kkcdmq64fh175g1c68wxv0",
          *         "livemode": false,
          *         "metadata": {
          *           "plan": "pro"
@@ -14841,51 +14841,51 @@ export type components = {
          *         "trial_end": null,
          *         "cancelled_at": null,
          *         "days_until_due": null,
-         *         "latest_invoice": "in_prod_06h2d0j8kwkgq53035bqxvzm95r0g",
+         *         "latest_invoice": "in_prod_06h2e98v3ja9smg9r3gzwpgrt7cpg",
          *         "pending_changes": [],
          *         "collection_method": "charge_automatically",
-         *         "current_period_end": "2026-12-29T08:53:22.201Z",
+         *         "current_period_end": "2026-12-29T11:51:12.916Z",
          *         "cancel_at_period_end": false,
-         *         "current_period_start": "2026-11-29T08:53:22.201Z",
+         *         "current_period_start": "2026-11-29T11:51:12.916Z",
          *         "default_payment_method": null
          *       },
          *       "previous_data": {
-         *         "id": "sub_prod_06h2d0j8khyc25ndr0zhkwxcdqp38",
+         *         "id": "sub_prod_06h2e98v3bd097xec2prrxnt3s280",
          *         "items": [
          *           {
-         *             "id": "si_prod_06h2d0j8khyc25ndr0zhkwxcdqp3a",
-         *             "price": "price_prod_06h2d0hxcshgdh05f8e8wff0h1rny",
+         *             "id": "si_prod_06h2e98v3bd097xec2prrxnt3s282",
+         *             "price": "price_prod_06h2e98h506a9yqp5cgdfdqvte0w0",
          *             "quantity": 1
          *           }
          *         ],
          *         "object": "subscription",
          *         "status": "active",
-         *         "created": "2026-11-29T08:53:22.201Z",
-         *         "updated": "2026-11-29T08:53:22.201Z",
+         *         "created": "2026-11-29T11:51:12.916Z",
+         *         "updated": "2026-11-29T11:51:12.916Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2d0hzwvey0es4yyvctdfs4an46",
+         *         "customer": "cus_prod_06h2e98kkcdmq64fh175g1c68wxv0",
          *         "livemode": false,
          *         "metadata": {},
          *         "paused_at": null,
          *         "trial_end": null,
          *         "cancelled_at": null,
          *         "days_until_due": null,
-         *         "latest_invoice": "in_prod_06h2d0j8kwkgq53035bqxvzm95r0g",
+         *         "latest_invoice": "in_prod_06h2e98v3ja9smg9r3gzwpgrt7cpg",
          *         "pending_changes": [],
          *         "collection_method": "charge_automatically",
-         *         "current_period_end": "2026-12-29T08:53:22.201Z",
+         *         "current_period_end": "2026-12-29T11:51:12.916Z",
          *         "cancel_at_period_end": false,
-         *         "current_period_start": "2026-11-29T08:53:22.201Z",
+         *         "current_period_start": "2026-11-29T11:51:12.916Z",
          *         "default_payment_method": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2d0j8yvjrckwp347zaf8s36x4m",
-         *       "request_id": "req_prod_06h2d0j8yvjrckwp347zaf8s36x4m",
+         *       "correlation_id": "req_prod_06h2e98vm2f69s3gsjtngsxwxt530",
+         *       "request_id": "req_prod_06h2e98vm2f69s3gsjtngsxwxt530",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-29T08:53:22.308Z",
+         *       "created": "2026-11-29T11:51:13.062Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2d0hff561d1m2s03m8jqqg7zhr"
+         *       "actor_id": "key_prod_06h2e9872qb7mpa385cf3bfh65tgg"
          *     }
          */
         CustomerSubscriptionUpdatedEvent: {
@@ -14930,56 +14930,56 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2d0j94tngz787haerzytb8bexj",
+         *       "id": "evt_prod_06h2e98vq6meez0a0neafy5p3rzhm",
          *       "type": "customer.subscription.paused",
          *       "aggregate_type": "subscription",
-         *       "aggregate_id": "sub_prod_06h2d0j8khyc25ndr0zhkwxcdqp38",
+         *       "aggregate_id": "sub_prod_06h2e98v3bd097xec2prrxnt3s280",
          *       "data": {
-         *         "id": "sub_prod_06h2d0j8khyc25ndr0zhkwxcdqp38",
+         *         "id": "sub_prod_06h2e98v3bd097xec2prrxnt3s280",
          *         "items": [
          *           {
-         *             "id": "si_prod_06h2d0j8khyc25ndr0zhkwxcdqp3a",
-         *             "price": "price_prod_06h2d0hxcshgdh05f8e8wff0h1rny",
+         *             "id": "si_prod_06h2e98v3bd097xec2prrxnt3s282",
+         *             "price": "price_prod_06h2e98h506a9yqp5cgdfdqvte0w0",
          *             "quantity": 1
          *           }
          *         ],
          *         "object": "subscription",
          *         "status": "paused",
-         *         "created": "2026-11-29T08:53:22.201Z",
-         *         "updated": "2026-11-29T08:53:22.337Z",
+         *         "created": "2026-11-29T11:51:12.916Z",
+         *         "updated": "2026-11-29T11:51:13.078Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2d0hzwvey0es4yyvctdfs4an46",
+         *         "customer": "cus_prod_06h2e98kkcdmq64fh175g1c68wxv0",
          *         "livemode": false,
          *         "metadata": {
          *           "plan": "pro"
          *         },
-         *         "paused_at": "2026-11-29T08:53:22.337Z",
+         *         "paused_at": "2026-11-29T11:51:13.078Z",
          *         "trial_end": null,
          *         "cancelled_at": null,
          *         "days_until_due": null,
-         *         "latest_invoice": "in_prod_06h2d0j8kwkgq53035bqxvzm95r0g",
+         *         "latest_invoice": "in_prod_06h2e98v3ja9smg9r3gzwpgrt7cpg",
          *         "pending_changes": [],
          *         "collection_method": "charge_automatically",
-         *         "current_period_end": "2026-12-29T08:53:22.201Z",
+         *         "current_period_end": "2026-12-29T11:51:12.916Z",
          *         "cancel_at_period_end": false,
-         *         "current_period_start": "2026-11-29T08:53:22.201Z",
+         *         "current_period_start": "2026-11-29T11:51:12.916Z",
          *         "default_payment_method": null
          *       },
          *       "previous_data": {
-         *         "id": "sub_prod_06h2d0j8khyc25ndr0zhkwxcdqp38",
+         *         "id": "sub_prod_06h2e98v3bd097xec2prrxnt3s280",
          *         "items": [
          *           {
-         *             "id": "si_prod_06h2d0j8khyc25ndr0zhkwxcdqp3a",
-         *             "price": "price_prod_06h2d0hxcshgdh05f8e8wff0h1rny",
+         *             "id": "si_prod_06h2e98v3bd097xec2prrxnt3s282",
+         *             "price": "price_prod_06h2e98h506a9yqp5cgdfdqvte0w0",
          *             "quantity": 1
          *           }
          *         ],
          *         "object": "subscription",
          *         "status": "active",
-         *         "created": "2026-11-29T08:53:22.201Z",
-         *         "updated": "2026-11-29T08:53:22.303Z",
+         *         "created": "2026-11-29T11:51:12.916Z",
+         *         "updated": "2026-11-29T11:51:13.059Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2d0hzwvey0es4yyvctdfs4an46",
+         *         "customer": "cus_prod_06h2e98kkcdmq64fh175g1c68wxv0",
          *         "livemode": false,
          *         "metadata": {
          *           "plan": "pro"
@@ -14988,22 +14988,22 @@ export type components = {
          *         "trial_end": null,
          *         "cancelled_at": null,
          *         "days_until_due": null,
-         *         "latest_invoice": "in_prod_06h2d0j8kwkgq53035bqxvzm95r0g",
+         *         "latest_invoice": "in_prod_06h2e98v3ja9smg9r3gzwpgrt7cpg",
          *         "pending_changes": [],
          *         "collection_method": "charge_automatically",
-         *         "current_period_end": "2026-12-29T08:53:22.201Z",
+         *         "current_period_end": "2026-12-29T11:51:12.916Z",
          *         "cancel_at_period_end": false,
-         *         "current_period_start": "2026-11-29T08:53:22.201Z",
+         *         "current_period_start": "2026-11-29T11:51:12.916Z",
          *         "default_payment_method": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2d0j93q39trjcnsgmtd4qk55n0",
-         *       "request_id": "req_prod_06h2d0j93q39trjcnsgmtd4qk55n0",
+         *       "correlation_id": "req_prod_06h2e98vpkw1kf91zf1p82f5t3g5t",
+         *       "request_id": "req_prod_06h2e98vpkw1kf91zf1p82f5t3g5t",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-29T08:53:22.342Z",
+         *       "created": "2026-11-29T11:51:13.081Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2d0hff561d1m2s03m8jqqg7zhr"
+         *       "actor_id": "key_prod_06h2e9872qb7mpa385cf3bfh65tgg"
          *     }
          */
         CustomerSubscriptionPausedEvent: {
@@ -15048,25 +15048,25 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2d0j996v50yh72vpafmrjmp8c6",
+         *       "id": "evt_prod_06h2e98vsgwxhapy8hsvcdw0mng9j",
          *       "type": "customer.subscription.resumed",
          *       "aggregate_type": "subscription",
-         *       "aggregate_id": "sub_prod_06h2d0j8khyc25ndr0zhkwxcdqp38",
+         *       "aggregate_id": "sub_prod_06h2e98v3bd097xec2prrxnt3s280",
          *       "data": {
-         *         "id": "sub_prod_06h2d0j8khyc25ndr0zhkwxcdqp38",
+         *         "id": "sub_prod_06h2e98v3bd097xec2prrxnt3s280",
          *         "items": [
          *           {
-         *             "id": "si_prod_06h2d0j8khyc25ndr0zhkwxcdqp3a",
-         *             "price": "price_prod_06h2d0hxcshgdh05f8e8wff0h1rny",
+         *             "id": "si_prod_06h2e98v3bd097xec2prrxnt3s282",
+         *             "price": "price_prod_06h2e98h506a9yqp5cgdfdqvte0w0",
          *             "quantity": 1
          *           }
          *         ],
          *         "object": "subscription",
          *         "status": "active",
-         *         "created": "2026-11-29T08:53:22.201Z",
-         *         "updated": "2026-11-29T08:53:22.372Z",
+         *         "created": "2026-11-29T11:51:12.916Z",
+         *         "updated": "2026-11-29T11:51:13.098Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2d0hzwvey0es4yyvctdfs4an46",
+         *         "customer": "cus_prod_06h2e98kkcdmq64fh175g1c68wxv0",
          *         "livemode": false,
          *         "metadata": {
          *           "plan": "pro"
@@ -15075,53 +15075,53 @@ export type components = {
          *         "trial_end": null,
          *         "cancelled_at": null,
          *         "days_until_due": null,
-         *         "latest_invoice": "in_prod_06h2d0j8kwkgq53035bqxvzm95r0g",
+         *         "latest_invoice": "in_prod_06h2e98v3ja9smg9r3gzwpgrt7cpg",
          *         "pending_changes": [],
          *         "collection_method": "charge_automatically",
-         *         "current_period_end": "2026-12-29T08:53:22.201Z",
+         *         "current_period_end": "2026-12-29T11:51:12.916Z",
          *         "cancel_at_period_end": false,
-         *         "current_period_start": "2026-11-29T08:53:22.201Z",
+         *         "current_period_start": "2026-11-29T11:51:12.916Z",
          *         "default_payment_method": null
          *       },
          *       "previous_data": {
-         *         "id": "sub_prod_06h2d0j8khyc25ndr0zhkwxcdqp38",
+         *         "id": "sub_prod_06h2e98v3bd097xec2prrxnt3s280",
          *         "items": [
          *           {
-         *             "id": "si_prod_06h2d0j8khyc25ndr0zhkwxcdqp3a",
-         *             "price": "price_prod_06h2d0hxcshgdh05f8e8wff0h1rny",
+         *             "id": "si_prod_06h2e98v3bd097xec2prrxnt3s282",
+         *             "price": "price_prod_06h2e98h506a9yqp5cgdfdqvte0w0",
          *             "quantity": 1
          *           }
          *         ],
          *         "object": "subscription",
          *         "status": "paused",
-         *         "created": "2026-11-29T08:53:22.201Z",
-         *         "updated": "2026-11-29T08:53:22.337Z",
+         *         "created": "2026-11-29T11:51:12.916Z",
+         *         "updated": "2026-11-29T11:51:13.078Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2d0hzwvey0es4yyvctdfs4an46",
+         *         "customer": "cus_prod_06h2e98kkcdmq64fh175g1c68wxv0",
          *         "livemode": false,
          *         "metadata": {
          *           "plan": "pro"
          *         },
-         *         "paused_at": "2026-11-29T08:53:22.337Z",
+         *         "paused_at": "2026-11-29T11:51:13.078Z",
          *         "trial_end": null,
          *         "cancelled_at": null,
          *         "days_until_due": null,
-         *         "latest_invoice": "in_prod_06h2d0j8kwkgq53035bqxvzm95r0g",
+         *         "latest_invoice": "in_prod_06h2e98v3ja9smg9r3gzwpgrt7cpg",
          *         "pending_changes": [],
          *         "collection_method": "charge_automatically",
-         *         "current_period_end": "2026-12-29T08:53:22.201Z",
+         *         "current_period_end": "2026-12-29T11:51:12.916Z",
          *         "cancel_at_period_end": false,
-         *         "current_period_start": "2026-11-29T08:53:22.201Z",
+         *         "current_period_start": "2026-11-29T11:51:12.916Z",
          *         "default_payment_method": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2d0j9827z7g0999pn850skxpb6",
-         *       "request_id": "req_prod_06h2d0j9827z7g0999pn850skxpb6",
+         *       "correlation_id": "req_prod_06h2e98vs2qb3fkmg8yag82y7mfbw",
+         *       "request_id": "req_prod_06h2e98vs2qb3fkmg8yag82y7mfbw",
          *       "version": 1,
          *       "sequence": 4,
-         *       "created": "2026-11-29T08:53:22.378Z",
+         *       "created": "2026-11-29T11:51:13.100Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2d0hff561d1m2s03m8jqqg7zhr"
+         *       "actor_id": "key_prod_06h2e9872qb7mpa385cf3bfh65tgg"
          *     }
          */
         CustomerSubscriptionResumedEvent: {
@@ -15166,56 +15166,56 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2d0j9g2hk3zxyq2sms8z8hkqka",
+         *       "id": "evt_prod_06h2e98w2990saymf950z4h9kh3nr",
          *       "type": "customer.subscription.cancelled",
          *       "aggregate_type": "subscription",
-         *       "aggregate_id": "sub_prod_06h2d0j8khyc25ndr0zhkwxcdqp38",
+         *       "aggregate_id": "sub_prod_06h2e98v3bd097xec2prrxnt3s280",
          *       "data": {
-         *         "id": "sub_prod_06h2d0j8khyc25ndr0zhkwxcdqp38",
+         *         "id": "sub_prod_06h2e98v3bd097xec2prrxnt3s280",
          *         "items": [
          *           {
-         *             "id": "si_prod_06h2d0j8khyc25ndr0zhkwxcdqp3a",
-         *             "price": "price_prod_06h2d0hxcshgdh05f8e8wff0h1rny",
+         *             "id": "si_prod_06h2e98v3bd097xec2prrxnt3s282",
+         *             "price": "price_prod_06h2e98h506a9yqp5cgdfdqvte0w0",
          *             "quantity": 1
          *           }
          *         ],
          *         "object": "subscription",
          *         "status": "cancelled",
-         *         "created": "2026-11-29T08:53:22.201Z",
-         *         "updated": "2026-11-29T08:53:22.407Z",
+         *         "created": "2026-11-29T11:51:12.916Z",
+         *         "updated": "2026-11-29T11:51:13.149Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2d0hzwvey0es4yyvctdfs4an46",
+         *         "customer": "cus_prod_06h2e98kkcdmq64fh175g1c68wxv0",
          *         "livemode": false,
          *         "metadata": {
          *           "plan": "pro"
          *         },
          *         "paused_at": null,
          *         "trial_end": null,
-         *         "cancelled_at": "2026-11-29T08:53:22.407Z",
+         *         "cancelled_at": "2026-11-29T11:51:13.149Z",
          *         "days_until_due": null,
-         *         "latest_invoice": "in_prod_06h2d0j8kwkgq53035bqxvzm95r0g",
+         *         "latest_invoice": "in_prod_06h2e98v3ja9smg9r3gzwpgrt7cpg",
          *         "pending_changes": [],
          *         "collection_method": "charge_automatically",
-         *         "current_period_end": "2026-12-29T08:53:22.201Z",
+         *         "current_period_end": "2026-12-29T11:51:12.916Z",
          *         "cancel_at_period_end": false,
-         *         "current_period_start": "2026-11-29T08:53:22.201Z",
+         *         "current_period_start": "2026-11-29T11:51:12.916Z",
          *         "default_payment_method": null
          *       },
          *       "previous_data": {
-         *         "id": "sub_prod_06h2d0j8khyc25ndr0zhkwxcdqp38",
+         *         "id": "sub_prod_06h2e98v3bd097xec2prrxnt3s280",
          *         "items": [
          *           {
-         *             "id": "si_prod_06h2d0j8khyc25ndr0zhkwxcdqp3a",
-         *             "price": "price_prod_06h2d0hxcshgdh05f8e8wff0h1rny",
+         *             "id": "si_prod_06h2e98v3bd097xec2prrxnt3s282",
+         *             "price": "price_prod_06h2e98h506a9yqp5cgdfdqvte0w0",
          *             "quantity": 1
          *           }
          *         ],
          *         "object": "subscription",
          *         "status": "active",
-         *         "created": "2026-11-29T08:53:22.201Z",
-         *         "updated": "2026-11-29T08:53:22.372Z",
+         *         "created": "2026-11-29T11:51:12.916Z",
+         *         "updated": "2026-11-29T11:51:13.098Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2d0hzwvey0es4yyvctdfs4an46",
+         *         "customer": "cus_prod_06h2e98kkcdmq64fh175g1c68wxv0",
          *         "livemode": false,
          *         "metadata": {
          *           "plan": "pro"
@@ -15224,22 +15224,22 @@ export type components = {
          *         "trial_end": null,
          *         "cancelled_at": null,
          *         "days_until_due": null,
-         *         "latest_invoice": "in_prod_06h2d0j8kwkgq53035bqxvzm95r0g",
+         *         "latest_invoice": "in_prod_06h2e98v3ja9smg9r3gzwpgrt7cpg",
          *         "pending_changes": [],
          *         "collection_method": "charge_automatically",
-         *         "current_period_end": "2026-12-29T08:53:22.201Z",
+         *         "current_period_end": "2026-12-29T11:51:12.916Z",
          *         "cancel_at_period_end": false,
-         *         "current_period_start": "2026-11-29T08:53:22.201Z",
+         *         "current_period_start": "2026-11-29T11:51:12.916Z",
          *         "default_payment_method": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2d0j9c8tyb6qx7qv0rwe5xabnj",
-         *       "request_id": "req_prod_06h2d0j9c8tyb6qx7qv0rwe5xabnj",
+         *       "correlation_id": "req_prod_06h2e98vysgdc3c4m233j3s8dh9m0",
+         *       "request_id": "req_prod_06h2e98vysgdc3c4m233j3s8dh9m0",
          *       "version": 1,
          *       "sequence": 5,
-         *       "created": "2026-11-29T08:53:22.432Z",
+         *       "created": "2026-11-29T11:51:13.171Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2d0hff561d1m2s03m8jqqg7zhr"
+         *       "actor_id": "key_prod_06h2e9872qb7mpa385cf3bfh65tgg"
          *     }
          */
         CustomerSubscriptionCancelledEvent: {
@@ -15284,46 +15284,46 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2d0jccxw0e2pdj8dahz11dh41y",
+         *       "id": "evt_prod_06h2e98ze0px425fs8s27y16j3rar",
          *       "type": "customer.subscription.trial_will_end",
          *       "aggregate_type": "subscription",
-         *       "aggregate_id": "sub_prod_06h2d0j9q69kn92g6963eb7y81z0j",
+         *       "aggregate_id": "sub_prod_06h2e98w684nfmwqhdn155gsrbnpm",
          *       "data": {
-         *         "id": "sub_prod_06h2d0j9q69kn92g6963eb7y81z0j",
+         *         "id": "sub_prod_06h2e98w684nfmwqhdn155gsrbnpm",
          *         "items": [
          *           {
-         *             "id": "si_prod_06h2d0j9q69kn92g6963eb7y81z0m",
-         *             "price": "price_prod_06h2d0hxcshgdh05f8e8wff0h1rny",
+         *             "id": "si_prod_06h2e98w684nfmwqhdn155gsrbnpp",
+         *             "price": "price_prod_06h2e98h506a9yqp5cgdfdqvte0w0",
          *             "quantity": 1
          *           }
          *         ],
          *         "object": "subscription",
          *         "status": "trialing",
-         *         "created": "2026-11-29T08:53:22.480Z",
-         *         "updated": "2026-11-29T08:53:22.480Z",
+         *         "created": "2026-11-29T11:51:13.198Z",
+         *         "updated": "2026-11-29T11:51:13.198Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2d0hzwvey0es4yyvctdfs4an46",
+         *         "customer": "cus_prod_06h2e98kkcdmq64fh175g1c68wxv0",
          *         "livemode": false,
          *         "metadata": {},
          *         "paused_at": null,
-         *         "trial_end": "2026-12-06T08:53:22.480Z",
+         *         "trial_end": "2026-12-06T11:51:13.198Z",
          *         "cancelled_at": null,
          *         "days_until_due": null,
          *         "latest_invoice": null,
          *         "pending_changes": [],
          *         "collection_method": "charge_automatically",
-         *         "current_period_end": "2026-12-06T08:53:22.480Z",
+         *         "current_period_end": "2026-12-06T11:51:13.198Z",
          *         "cancel_at_period_end": false,
-         *         "current_period_start": "2026-11-29T08:53:22.480Z",
+         *         "current_period_start": "2026-11-29T11:51:13.198Z",
          *         "default_payment_method": "pm_sandbox_succeeds"
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2d0jbytp1qd45anapphpcvkeqr",
+         *       "correlation_id": "req_prod_06h2e98ys9yc9z7rqzr63j1e2w7xe",
          *       "request_id": null,
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-12-03T08:53:22.480Z",
+         *       "created": "2026-12-03T11:51:13.198Z",
          *       "actor_type": "system",
          *       "actor_id": null
          *     }
@@ -15370,16 +15370,16 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2d0j3kym11f467mn5gc2y41hz0",
+         *       "id": "evt_prod_06h2e98p1452wkpq4b2njbvm8yw9e",
          *       "type": "invoice.created",
          *       "aggregate_type": "invoice",
-         *       "aggregate_id": "in_prod_06h2d0j3hmedp2e9959y4mv9t8t16",
+         *       "aggregate_id": "in_prod_06h2e98p07cr2zxgwes1jhdtna2pw",
          *       "data": {
-         *         "id": "in_prod_06h2d0j3hmedp2e9959y4mv9t8t16",
+         *         "id": "in_prod_06h2e98p07cr2zxgwes1jhdtna2pw",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h2d0j3j1nnq58ybs8g0r5gw4344",
-         *             "price": "price_prod_06h2d0hxh93776ax6kaz2a0pxeqsm",
+         *             "id": "il_prod_06h2e98p07cr2zxgwes1jhdtna2py",
+         *             "price": "price_prod_06h2e98h8rf4z3eehc1htz1frr90g",
          *             "quantity": 1,
          *             "tax_rates": [],
          *             "amount_atom": 500,
@@ -15392,11 +15392,11 @@ export type components = {
          *         "number": null,
          *         "object": "invoice",
          *         "status": "draft",
-         *         "created": "2026-11-29T08:53:20.909Z",
+         *         "created": "2026-11-29T11:51:11.617Z",
          *         "paid_at": null,
-         *         "updated": "2026-11-29T08:53:20.909Z",
+         *         "updated": "2026-11-29T11:51:11.617Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2d0hzwvey0es4yyvctdfs4an46",
+         *         "customer": "cus_prod_06h2e98kkcdmq64fh175g1c68wxv0",
          *         "discount": null,
          *         "due_date": null,
          *         "livemode": false,
@@ -15433,13 +15433,13 @@ export type components = {
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2d0j3h58k3cf6fz8rhhxf6rvnr",
-         *       "request_id": "req_prod_06h2d0j3h58k3cf6fz8rhhxf6rvnr",
+         *       "correlation_id": "req_prod_06h2e98nzven6kp68j0erk3ap87xw",
+         *       "request_id": "req_prod_06h2e98nzven6kp68j0erk3ap87xw",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-29T08:53:20.927Z",
+         *       "created": "2026-11-29T11:51:11.625Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2d0hff561d1m2s03m8jqqg7zhr"
+         *       "actor_id": "key_prod_06h2e9872qb7mpa385cf3bfh65tgg"
          *     }
          */
         InvoiceCreatedEvent: {
@@ -15484,16 +15484,16 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2d0j4811nj8q6nxyz8xtafwk42",
+         *       "id": "evt_prod_06h2e98pn6veemnyth87asjbzzahr",
          *       "type": "invoice.finalized",
          *       "aggregate_type": "invoice",
-         *       "aggregate_id": "in_prod_06h2d0j3hmedp2e9959y4mv9t8t16",
+         *       "aggregate_id": "in_prod_06h2e98p07cr2zxgwes1jhdtna2pw",
          *       "data": {
-         *         "id": "in_prod_06h2d0j3hmedp2e9959y4mv9t8t16",
+         *         "id": "in_prod_06h2e98p07cr2zxgwes1jhdtna2pw",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h2d0j3j1nnq58ybs8g0r5gw4344",
-         *             "price": "price_prod_06h2d0hxh93776ax6kaz2a0pxeqsm",
+         *             "id": "il_prod_06h2e98p07cr2zxgwes1jhdtna2py",
+         *             "price": "price_prod_06h2e98h8rf4z3eehc1htz1frr90g",
          *             "quantity": 1,
          *             "tax_rates": [],
          *             "amount_atom": 500,
@@ -15506,11 +15506,11 @@ export type components = {
          *         "number": "EXAMPL-0001",
          *         "object": "invoice",
          *         "status": "open",
-         *         "created": "2026-11-29T08:53:20.909Z",
+         *         "created": "2026-11-29T11:51:11.617Z",
          *         "paid_at": null,
-         *         "updated": "2026-11-29T08:53:20.999Z",
+         *         "updated": "2026-11-29T11:51:11.664Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2d0hzwvey0es4yyvctdfs4an46",
+         *         "customer": "cus_prod_06h2e98kkcdmq64fh175g1c68wxv0",
          *         "discount": null,
          *         "due_date": null,
          *         "livemode": false,
@@ -15518,11 +15518,11 @@ export type components = {
          *         "tax_atom": 0,
          *         "voided_at": null,
          *         "overdue_at": null,
-         *         "pdf_sha256": "38bc62b9d473207ef5850b8511cb0dd50e6a499e1c2d466ced4b599271726cfa",
+         *         "pdf_sha256": "3744a97cbacad036db38f3509c8012ee182502bacc9816c524a4839a67ea86fa",
          *         "description": null,
-         *         "invoice_pdf": "http://127.0.0.1:34341/api/invoices/in_prod_06h2d0j3hmedp2e9959y4mv9t8t16/pdf",
+         *         "invoice_pdf": "http://127.0.0.1:45387/api/invoices/in_prod_06h2e98p07cr2zxgwes1jhdtna2pw/pdf",
          *         "total_taxes": [],
-         *         "finalized_at": "2026-11-29T08:53:20.999Z",
+         *         "finalized_at": "2026-11-29T11:51:11.664Z",
          *         "subscription": null,
          *         "attempt_count": 0,
          *         "customer_name": "Jenny Rosen",
@@ -15537,7 +15537,7 @@ export type components = {
          *         "paid_amount_atom": 0,
          *         "collection_method": "charge_automatically",
          *         "total_amount_atom": 500,
-         *         "hosted_invoice_url": "http://127.0.0.1:34341/invoice/9YbsSt0otUl9MswhFTpGa7Vy_xn1PiC7DzSty7S89LQ",
+         *         "hosted_invoice_url": "http://127.0.0.1:45387/invoice/cVGaM-kD0v6-S5uLwg_xong-DtZVPibkz_-K5pCl6iM",
          *         "ending_balance_atom": 0,
          *         "next_payment_attempt": null,
          *         "starting_balance_atom": 0,
@@ -15546,11 +15546,11 @@ export type components = {
          *         "post_payment_credit_notes_amount_atom": 0
          *       },
          *       "previous_data": {
-         *         "id": "in_prod_06h2d0j3hmedp2e9959y4mv9t8t16",
+         *         "id": "in_prod_06h2e98p07cr2zxgwes1jhdtna2pw",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h2d0j3j1nnq58ybs8g0r5gw4344",
-         *             "price": "price_prod_06h2d0hxh93776ax6kaz2a0pxeqsm",
+         *             "id": "il_prod_06h2e98p07cr2zxgwes1jhdtna2py",
+         *             "price": "price_prod_06h2e98h8rf4z3eehc1htz1frr90g",
          *             "quantity": 1,
          *             "tax_rates": [],
          *             "amount_atom": 500,
@@ -15563,11 +15563,11 @@ export type components = {
          *         "number": null,
          *         "object": "invoice",
          *         "status": "draft",
-         *         "created": "2026-11-29T08:53:20.909Z",
+         *         "created": "2026-11-29T11:51:11.617Z",
          *         "paid_at": null,
-         *         "updated": "2026-11-29T08:53:20.909Z",
+         *         "updated": "2026-11-29T11:51:11.617Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2d0hzwvey0es4yyvctdfs4an46",
+         *         "customer": "cus_prod_06h2e98kkcdmq64fh175g1c68wxv0",
          *         "discount": null,
          *         "due_date": null,
          *         "livemode": false,
@@ -15603,13 +15603,13 @@ export type components = {
          *         "post_payment_credit_notes_amount_atom": 0
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2d0j3w37z3qc55zxbx5msjg3y8",
-         *       "request_id": "req_prod_06h2d0j3w37z3qc55zxbx5msjg3y8",
+         *       "correlation_id": "req_prod_06h2e98p56qe80547vvcxxq6r7h6y",
+         *       "request_id": "req_prod_06h2e98p56qe80547vvcxxq6r7h6y",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-29T08:53:21.088Z",
+         *       "created": "2026-11-29T11:51:11.785Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2d0hff561d1m2s03m8jqqg7zhr"
+         *       "actor_id": "key_prod_06h2e9872qb7mpa385cf3bfh65tgg"
          *     }
          */
         InvoiceFinalizedEvent: {
@@ -15654,16 +15654,16 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2d0j4keq7879f347w3gkvnkmx6",
+         *       "id": "evt_prod_06h2e98q170enmd99t837895a88ny",
          *       "type": "invoice.paid",
          *       "aggregate_type": "invoice",
-         *       "aggregate_id": "in_prod_06h2d0j3hmedp2e9959y4mv9t8t16",
+         *       "aggregate_id": "in_prod_06h2e98p07cr2zxgwes1jhdtna2pw",
          *       "data": {
-         *         "id": "in_prod_06h2d0j3hmedp2e9959y4mv9t8t16",
+         *         "id": "in_prod_06h2e98p07cr2zxgwes1jhdtna2pw",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h2d0j3j1nnq58ybs8g0r5gw4344",
-         *             "price": "price_prod_06h2d0hxh93776ax6kaz2a0pxeqsm",
+         *             "id": "il_prod_06h2e98p07cr2zxgwes1jhdtna2py",
+         *             "price": "price_prod_06h2e98h8rf4z3eehc1htz1frr90g",
          *             "quantity": 1,
          *             "tax_rates": [],
          *             "amount_atom": 500,
@@ -15676,11 +15676,11 @@ export type components = {
          *         "number": "EXAMPL-0001",
          *         "object": "invoice",
          *         "status": "paid",
-         *         "created": "2026-11-29T08:53:20.909Z",
-         *         "paid_at": "2026-11-29T08:53:21.163Z",
-         *         "updated": "2026-11-29T08:53:21.163Z",
+         *         "created": "2026-11-29T11:51:11.617Z",
+         *         "paid_at": "2026-11-29T11:51:11.842Z",
+         *         "updated": "2026-11-29T11:51:11.842Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2d0hzwvey0es4yyvctdfs4an46",
+         *         "customer": "cus_prod_06h2e98kkcdmq64fh175g1c68wxv0",
          *         "discount": null,
          *         "due_date": null,
          *         "livemode": false,
@@ -15688,11 +15688,11 @@ export type components = {
          *         "tax_atom": 0,
          *         "voided_at": null,
          *         "overdue_at": null,
-         *         "pdf_sha256": "38bc62b9d473207ef5850b8511cb0dd50e6a499e1c2d466ced4b599271726cfa",
+         *         "pdf_sha256": "3744a97cbacad036db38f3509c8012ee182502bacc9816c524a4839a67ea86fa",
          *         "description": null,
-         *         "invoice_pdf": "http://127.0.0.1:34341/api/invoices/in_prod_06h2d0j3hmedp2e9959y4mv9t8t16/pdf",
+         *         "invoice_pdf": "http://127.0.0.1:45387/api/invoices/in_prod_06h2e98p07cr2zxgwes1jhdtna2pw/pdf",
          *         "total_taxes": [],
-         *         "finalized_at": "2026-11-29T08:53:20.999Z",
+         *         "finalized_at": "2026-11-29T11:51:11.664Z",
          *         "subscription": null,
          *         "attempt_count": 0,
          *         "customer_name": "Jenny Rosen",
@@ -15700,14 +15700,14 @@ export type components = {
          *         "subtotal_atom": 500,
          *         "customer_email": "jenny@example.com",
          *         "days_until_due": null,
-         *         "payment_intent": "pi_prod_06h2d0j4e83waks0zvjxckcdk05ej",
+         *         "payment_intent": "pi_prod_06h2e98psssjmebvyqxa2snvw6arg",
          *         "reverse_charge": false,
          *         "due_amount_atom": 0,
-         *         "paid_pdf_sha256": "e98cde292b4989f0715944d5fcd2917f776b206f967c893a36323b52503c075b",
+         *         "paid_pdf_sha256": "47a174bbb031f4beefd3f445c242219ece27a8dbafe5fe2806935320816795ad",
          *         "paid_amount_atom": 500,
          *         "collection_method": "charge_automatically",
          *         "total_amount_atom": 500,
-         *         "hosted_invoice_url": "http://127.0.0.1:34341/invoice/9YbsSt0otUl9MswhFTpGa7Vy_xn1PiC7DzSty7S89LQ",
+         *         "hosted_invoice_url": "http://127.0.0.1:45387/invoice/cVGaM-kD0v6-S5uLwg_xong-DtZVPibkz_-K5pCl6iM",
          *         "ending_balance_atom": 0,
          *         "next_payment_attempt": null,
          *         "starting_balance_atom": 0,
@@ -15716,11 +15716,11 @@ export type components = {
          *         "post_payment_credit_notes_amount_atom": 0
          *       },
          *       "previous_data": {
-         *         "id": "in_prod_06h2d0j3hmedp2e9959y4mv9t8t16",
+         *         "id": "in_prod_06h2e98p07cr2zxgwes1jhdtna2pw",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h2d0j3j1nnq58ybs8g0r5gw4344",
-         *             "price": "price_prod_06h2d0hxh93776ax6kaz2a0pxeqsm",
+         *             "id": "il_prod_06h2e98p07cr2zxgwes1jhdtna2py",
+         *             "price": "price_prod_06h2e98h8rf4z3eehc1htz1frr90g",
          *             "quantity": 1,
          *             "tax_rates": [],
          *             "amount_atom": 500,
@@ -15733,11 +15733,11 @@ export type components = {
          *         "number": "EXAMPL-0001",
          *         "object": "invoice",
          *         "status": "open",
-         *         "created": "2026-11-29T08:53:20.909Z",
+         *         "created": "2026-11-29T11:51:11.617Z",
          *         "paid_at": null,
-         *         "updated": "2026-11-29T08:53:20.999Z",
+         *         "updated": "2026-11-29T11:51:11.664Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2d0hzwvey0es4yyvctdfs4an46",
+         *         "customer": "cus_prod_06h2e98kkcdmq64fh175g1c68wxv0",
          *         "discount": null,
          *         "due_date": null,
          *         "livemode": false,
@@ -15745,11 +15745,11 @@ export type components = {
          *         "tax_atom": 0,
          *         "voided_at": null,
          *         "overdue_at": null,
-         *         "pdf_sha256": "38bc62b9d473207ef5850b8511cb0dd50e6a499e1c2d466ced4b599271726cfa",
+         *         "pdf_sha256": "3744a97cbacad036db38f3509c8012ee182502bacc9816c524a4839a67ea86fa",
          *         "description": null,
-         *         "invoice_pdf": "http://127.0.0.1:34341/api/invoices/in_prod_06h2d0j3hmedp2e9959y4mv9t8t16/pdf",
+         *         "invoice_pdf": "http://127.0.0.1:45387/api/invoices/in_prod_06h2e98p07cr2zxgwes1jhdtna2pw/pdf",
          *         "total_taxes": [],
-         *         "finalized_at": "2026-11-29T08:53:20.999Z",
+         *         "finalized_at": "2026-11-29T11:51:11.664Z",
          *         "subscription": null,
          *         "attempt_count": 0,
          *         "customer_name": "Jenny Rosen",
@@ -15757,14 +15757,14 @@ export type components = {
          *         "subtotal_atom": 500,
          *         "customer_email": "jenny@example.com",
          *         "days_until_due": null,
-         *         "payment_intent": "pi_prod_06h2d0j4e83waks0zvjxckcdk05ej",
+         *         "payment_intent": "pi_prod_06h2e98psssjmebvyqxa2snvw6arg",
          *         "reverse_charge": false,
          *         "due_amount_atom": 500,
          *         "paid_pdf_sha256": null,
          *         "paid_amount_atom": 0,
          *         "collection_method": "charge_automatically",
          *         "total_amount_atom": 500,
-         *         "hosted_invoice_url": "http://127.0.0.1:34341/invoice/9YbsSt0otUl9MswhFTpGa7Vy_xn1PiC7DzSty7S89LQ",
+         *         "hosted_invoice_url": "http://127.0.0.1:45387/invoice/cVGaM-kD0v6-S5uLwg_xong-DtZVPibkz_-K5pCl6iM",
          *         "ending_balance_atom": 0,
          *         "next_payment_attempt": null,
          *         "starting_balance_atom": 0,
@@ -15773,13 +15773,13 @@ export type components = {
          *         "post_payment_credit_notes_amount_atom": 0
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2d0j4cfqwrht9mjsr17gd5jwwj",
-         *       "request_id": "req_prod_06h2d0j4cfqwrht9mjsr17gd5jwwj",
+         *       "correlation_id": "req_prod_06h2e98prgb8cggqp27w10v26py1r",
+         *       "request_id": "req_prod_06h2e98prgb8cggqp27w10v26py1r",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-29T08:53:21.179Z",
+         *       "created": "2026-11-29T11:51:11.881Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2d0hff561d1m2s03m8jqqg7zhr"
+         *       "actor_id": "key_prod_06h2e9872qb7mpa385cf3bfh65tgg"
          *     }
          */
         InvoicePaidEvent: {
@@ -15824,16 +15824,16 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2d0j4n11g375k9h9yc5j53152e",
+         *       "id": "evt_prod_06h2e98q2ajnyq3de2e9tdfczbrkp",
          *       "type": "invoice.payment_succeeded",
          *       "aggregate_type": "invoice",
-         *       "aggregate_id": "in_prod_06h2d0j3hmedp2e9959y4mv9t8t16",
+         *       "aggregate_id": "in_prod_06h2e98p07cr2zxgwes1jhdtna2pw",
          *       "data": {
-         *         "id": "in_prod_06h2d0j3hmedp2e9959y4mv9t8t16",
+         *         "id": "in_prod_06h2e98p07cr2zxgwes1jhdtna2pw",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h2d0j3j1nnq58ybs8g0r5gw4344",
-         *             "price": "price_prod_06h2d0hxh93776ax6kaz2a0pxeqsm",
+         *             "id": "il_prod_06h2e98p07cr2zxgwes1jhdtna2py",
+         *             "price": "price_prod_06h2e98h8rf4z3eehc1htz1frr90g",
          *             "quantity": 1,
          *             "tax_rates": [],
          *             "amount_atom": 500,
@@ -15846,11 +15846,11 @@ export type components = {
          *         "number": "EXAMPL-0001",
          *         "object": "invoice",
          *         "status": "paid",
-         *         "created": "2026-11-29T08:53:20.909Z",
-         *         "paid_at": "2026-11-29T08:53:21.163Z",
-         *         "updated": "2026-11-29T08:53:21.163Z",
+         *         "created": "2026-11-29T11:51:11.617Z",
+         *         "paid_at": "2026-11-29T11:51:11.842Z",
+         *         "updated": "2026-11-29T11:51:11.842Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2d0hzwvey0es4yyvctdfs4an46",
+         *         "customer": "cus_prod_06h2e98kkcdmq64fh175g1c68wxv0",
          *         "discount": null,
          *         "due_date": null,
          *         "livemode": false,
@@ -15858,11 +15858,11 @@ export type components = {
          *         "tax_atom": 0,
          *         "voided_at": null,
          *         "overdue_at": null,
-         *         "pdf_sha256": "38bc62b9d473207ef5850b8511cb0dd50e6a499e1c2d466ced4b599271726cfa",
+         *         "pdf_sha256": "3744a97cbacad036db38f3509c8012ee182502bacc9816c524a4839a67ea86fa",
          *         "description": null,
-         *         "invoice_pdf": "http://127.0.0.1:34341/api/invoices/in_prod_06h2d0j3hmedp2e9959y4mv9t8t16/pdf",
+         *         "invoice_pdf": "http://127.0.0.1:45387/api/invoices/in_prod_06h2e98p07cr2zxgwes1jhdtna2pw/pdf",
          *         "total_taxes": [],
-         *         "finalized_at": "2026-11-29T08:53:20.999Z",
+         *         "finalized_at": "2026-11-29T11:51:11.664Z",
          *         "subscription": null,
          *         "attempt_count": 0,
          *         "customer_name": "Jenny Rosen",
@@ -15870,14 +15870,14 @@ export type components = {
          *         "subtotal_atom": 500,
          *         "customer_email": "jenny@example.com",
          *         "days_until_due": null,
-         *         "payment_intent": "pi_prod_06h2d0j4e83waks0zvjxckcdk05ej",
+         *         "payment_intent": "pi_prod_06h2e98psssjmebvyqxa2snvw6arg",
          *         "reverse_charge": false,
          *         "due_amount_atom": 0,
-         *         "paid_pdf_sha256": "e98cde292b4989f0715944d5fcd2917f776b206f967c893a36323b52503c075b",
+         *         "paid_pdf_sha256": "47a174bbb031f4beefd3f445c242219ece27a8dbafe5fe2806935320816795ad",
          *         "paid_amount_atom": 500,
          *         "collection_method": "charge_automatically",
          *         "total_amount_atom": 500,
-         *         "hosted_invoice_url": "http://127.0.0.1:34341/invoice/9YbsSt0otUl9MswhFTpGa7Vy_xn1PiC7DzSty7S89LQ",
+         *         "hosted_invoice_url": "http://127.0.0.1:45387/invoice/cVGaM-kD0v6-S5uLwg_xong-DtZVPibkz_-K5pCl6iM",
          *         "ending_balance_atom": 0,
          *         "next_payment_attempt": null,
          *         "starting_balance_atom": 0,
@@ -15886,11 +15886,11 @@ export type components = {
          *         "post_payment_credit_notes_amount_atom": 0
          *       },
          *       "previous_data": {
-         *         "id": "in_prod_06h2d0j3hmedp2e9959y4mv9t8t16",
+         *         "id": "in_prod_06h2e98p07cr2zxgwes1jhdtna2pw",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h2d0j3j1nnq58ybs8g0r5gw4344",
-         *             "price": "price_prod_06h2d0hxh93776ax6kaz2a0pxeqsm",
+         *             "id": "il_prod_06h2e98p07cr2zxgwes1jhdtna2py",
+         *             "price": "price_prod_06h2e98h8rf4z3eehc1htz1frr90g",
          *             "quantity": 1,
          *             "tax_rates": [],
          *             "amount_atom": 500,
@@ -15903,11 +15903,11 @@ export type components = {
          *         "number": "EXAMPL-0001",
          *         "object": "invoice",
          *         "status": "open",
-         *         "created": "2026-11-29T08:53:20.909Z",
+         *         "created": "2026-11-29T11:51:11.617Z",
          *         "paid_at": null,
-         *         "updated": "2026-11-29T08:53:20.999Z",
+         *         "updated": "2026-11-29T11:51:11.664Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2d0hzwvey0es4yyvctdfs4an46",
+         *         "customer": "cus_prod_06h2e98kkcdmq64fh175g1c68wxv0",
          *         "discount": null,
          *         "due_date": null,
          *         "livemode": false,
@@ -15915,11 +15915,11 @@ export type components = {
          *         "tax_atom": 0,
          *         "voided_at": null,
          *         "overdue_at": null,
-         *         "pdf_sha256": "38bc62b9d473207ef5850b8511cb0dd50e6a499e1c2d466ced4b599271726cfa",
+         *         "pdf_sha256": "3744a97cbacad036db38f3509c8012ee182502bacc9816c524a4839a67ea86fa",
          *         "description": null,
-         *         "invoice_pdf": "http://127.0.0.1:34341/api/invoices/in_prod_06h2d0j3hmedp2e9959y4mv9t8t16/pdf",
+         *         "invoice_pdf": "http://127.0.0.1:45387/api/invoices/in_prod_06h2e98p07cr2zxgwes1jhdtna2pw/pdf",
          *         "total_taxes": [],
-         *         "finalized_at": "2026-11-29T08:53:20.999Z",
+         *         "finalized_at": "2026-11-29T11:51:11.664Z",
          *         "subscription": null,
          *         "attempt_count": 0,
          *         "customer_name": "Jenny Rosen",
@@ -15927,14 +15927,14 @@ export type components = {
          *         "subtotal_atom": 500,
          *         "customer_email": "jenny@example.com",
          *         "days_until_due": null,
-         *         "payment_intent": "pi_prod_06h2d0j4e83waks0zvjxckcdk05ej",
+         *         "payment_intent": "pi_prod_06h2e98psssjmebvyqxa2snvw6arg",
          *         "reverse_charge": false,
          *         "due_amount_atom": 500,
          *         "paid_pdf_sha256": null,
          *         "paid_amount_atom": 0,
          *         "collection_method": "charge_automatically",
          *         "total_amount_atom": 500,
-         *         "hosted_invoice_url": "http://127.0.0.1:34341/invoice/9YbsSt0otUl9MswhFTpGa7Vy_xn1PiC7DzSty7S89LQ",
+         *         "hosted_invoice_url": "http://127.0.0.1:45387/invoice/cVGaM-kD0v6-S5uLwg_xong-DtZVPibkz_-K5pCl6iM",
          *         "ending_balance_atom": 0,
          *         "next_payment_attempt": null,
          *         "starting_balance_atom": 0,
@@ -15943,13 +15943,13 @@ export type components = {
          *         "post_payment_credit_notes_amount_atom": 0
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2d0j4cfqwrht9mjsr17gd5jwwj",
-         *       "request_id": "req_prod_06h2d0j4cfqwrht9mjsr17gd5jwwj",
+         *       "correlation_id": "req_prod_06h2e98prgb8cggqp27w10v26py1r",
+         *       "request_id": "req_prod_06h2e98prgb8cggqp27w10v26py1r",
          *       "version": 1,
          *       "sequence": 4,
-         *       "created": "2026-11-29T08:53:21.192Z",
+         *       "created": "2026-11-29T11:51:11.890Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2d0hff561d1m2s03m8jqqg7zhr"
+         *       "actor_id": "key_prod_06h2e9872qb7mpa385cf3bfh65tgg"
          *     }
          */
         InvoicePaymentSucceededEvent: {
@@ -15994,16 +15994,16 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2d0j5hc7n0y6z221cyww3k7yqt",
+         *       "id": "evt_prod_06h2e98r4gyv1pape3tja5dj57vgy",
          *       "type": "invoice.payment_failed",
          *       "aggregate_type": "invoice",
-         *       "aggregate_id": "in_prod_06h2d0j54q514y834yn3mnrtz6snt",
+         *       "aggregate_id": "in_prod_06h2e98qz3znyxtehgw9swgq0ekm8",
          *       "data": {
-         *         "id": "in_prod_06h2d0j54q514y834yn3mnrtz6snt",
+         *         "id": "in_prod_06h2e98qz3znyxtehgw9swgq0ekm8",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h2d0j54tzyd6z9m0sry461883qc",
-         *             "price": "price_prod_06h2d0hxh93776ax6kaz2a0pxeqsm",
+         *             "id": "il_prod_06h2e98qz3znyxtehgw9swgq0ekma",
+         *             "price": "price_prod_06h2e98h8rf4z3eehc1htz1frr90g",
          *             "quantity": 1,
          *             "tax_rates": [],
          *             "amount_atom": 500,
@@ -16016,11 +16016,11 @@ export type components = {
          *         "number": "EXAMPL-0002",
          *         "object": "invoice",
          *         "status": "open",
-         *         "created": "2026-11-29T08:53:21.317Z",
+         *         "created": "2026-11-29T11:51:12.120Z",
          *         "paid_at": null,
-         *         "updated": "2026-11-29T08:53:21.351Z",
+         *         "updated": "2026-11-29T11:51:12.134Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2d0hzwvey0es4yyvctdfs4an46",
+         *         "customer": "cus_prod_06h2e98kkcdmq64fh175g1c68wxv0",
          *         "discount": null,
          *         "due_date": null,
          *         "livemode": false,
@@ -16028,11 +16028,11 @@ export type components = {
          *         "tax_atom": 0,
          *         "voided_at": null,
          *         "overdue_at": null,
-         *         "pdf_sha256": "87dabf491df34f96dee69d765dd1280783415d49675db673021b7e59810665da",
+         *         "pdf_sha256": "6972f631ecf42e09ed83431065f6839e33312adc71abe974813da9d94be6e330",
          *         "description": null,
-         *         "invoice_pdf": "http://127.0.0.1:34341/api/invoices/in_prod_06h2d0j54q514y834yn3mnrtz6snt/pdf",
+         *         "invoice_pdf": "http://127.0.0.1:45387/api/invoices/in_prod_06h2e98qz3znyxtehgw9swgq0ekm8/pdf",
          *         "total_taxes": [],
-         *         "finalized_at": "2026-11-29T08:53:21.351Z",
+         *         "finalized_at": "2026-11-29T11:51:12.134Z",
          *         "subscription": null,
          *         "attempt_count": 0,
          *         "customer_name": "Jenny Rosen",
@@ -16040,14 +16040,14 @@ export type components = {
          *         "subtotal_atom": 500,
          *         "customer_email": "jenny@example.com",
          *         "days_until_due": null,
-         *         "payment_intent": "pi_prod_06h2d0j5eah9bycj2p0yw14xxv1fr",
+         *         "payment_intent": "pi_prod_06h2e98r3cp54aqcdv94q8g7ghspt",
          *         "reverse_charge": false,
          *         "due_amount_atom": 500,
          *         "paid_pdf_sha256": null,
          *         "paid_amount_atom": 0,
          *         "collection_method": "charge_automatically",
          *         "total_amount_atom": 500,
-         *         "hosted_invoice_url": "http://127.0.0.1:34341/invoice/PrpPQRvVqceoFWD-6fNb4X5W8bRhcdsRPmb_wRjEHXc",
+         *         "hosted_invoice_url": "http://127.0.0.1:45387/invoice/NWLv85FNUzmIr4dZ3d8lusIWaao47eWUp2p-iYtpYLU",
          *         "ending_balance_atom": 0,
          *         "next_payment_attempt": null,
          *         "starting_balance_atom": 0,
@@ -16057,13 +16057,13 @@ export type components = {
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2d0j5djw0w9sk58c11wh2vdzy6",
-         *       "request_id": "req_prod_06h2d0j5djw0w9sk58c11wh2vdzy6",
+         *       "correlation_id": "req_prod_06h2e98r36jm561q63n23p2wdnan6",
+         *       "request_id": "req_prod_06h2e98r36jm561q63n23p2wdnan6",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-29T08:53:21.419Z",
+         *       "created": "2026-11-29T11:51:12.164Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2d0hff561d1m2s03m8jqqg7zhr"
+         *       "actor_id": "key_prod_06h2e9872qb7mpa385cf3bfh65tgg"
          *     }
          */
         InvoicePaymentFailedEvent: {
@@ -16108,16 +16108,16 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2d0j62d2am7f4dbv157wbea4fj",
+         *       "id": "evt_prod_06h2e98rvx4xrd8mm9hwh47k92q40",
          *       "type": "invoice.payment_action_required",
          *       "aggregate_type": "invoice",
-         *       "aggregate_id": "in_prod_06h2d0j5npekrf9xjyyhebqnjf7hc",
+         *       "aggregate_id": "in_prod_06h2e98rj6y1p28tfpxnnaqp5bpka",
          *       "data": {
-         *         "id": "in_prod_06h2d0j5npekrf9xjyyhebqnjf7hc",
+         *         "id": "in_prod_06h2e98rj6y1p28tfpxnnaqp5bpka",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h2d0j5ns8eprwpexfr0phqvcnjg",
-         *             "price": "price_prod_06h2d0hxh93776ax6kaz2a0pxeqsm",
+         *             "id": "il_prod_06h2e98rj8qj2wm9j01417xwbhynw",
+         *             "price": "price_prod_06h2e98h8rf4z3eehc1htz1frr90g",
          *             "quantity": 1,
          *             "tax_rates": [],
          *             "amount_atom": 500,
@@ -16130,11 +16130,11 @@ export type components = {
          *         "number": "EXAMPL-0003",
          *         "object": "invoice",
          *         "status": "open",
-         *         "created": "2026-11-29T08:53:21.453Z",
+         *         "created": "2026-11-29T11:51:12.273Z",
          *         "paid_at": null,
-         *         "updated": "2026-11-29T08:53:21.481Z",
+         *         "updated": "2026-11-29T11:51:12.299Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2d0hzwvey0es4yyvctdfs4an46",
+         *         "customer": "cus_prod_06h2e98kkcdmq64fh175g1c68wxv0",
          *         "discount": null,
          *         "due_date": null,
          *         "livemode": false,
@@ -16142,11 +16142,11 @@ export type components = {
          *         "tax_atom": 0,
          *         "voided_at": null,
          *         "overdue_at": null,
-         *         "pdf_sha256": "29835cedb53f885fb159f74043cedf62de551052780b4cf89b9206169b6121cd",
+         *         "pdf_sha256": "77daed40d4e387fba558035ab5f23f9426fdd42f524e2b6a7d9a836da17d0b44",
          *         "description": null,
-         *         "invoice_pdf": "http://127.0.0.1:34341/api/invoices/in_prod_06h2d0j5npekrf9xjyyhebqnjf7hc/pdf",
+         *         "invoice_pdf": "http://127.0.0.1:45387/api/invoices/in_prod_06h2e98rj6y1p28tfpxnnaqp5bpka/pdf",
          *         "total_taxes": [],
-         *         "finalized_at": "2026-11-29T08:53:21.481Z",
+         *         "finalized_at": "2026-11-29T11:51:12.299Z",
          *         "subscription": null,
          *         "attempt_count": 0,
          *         "customer_name": "Jenny Rosen",
@@ -16154,14 +16154,14 @@ export type components = {
          *         "subtotal_atom": 500,
          *         "customer_email": "jenny@example.com",
          *         "days_until_due": null,
-         *         "payment_intent": "pi_prod_06h2d0j5zzazcsaaqe8rj3f08915a",
+         *         "payment_intent": "pi_prod_06h2e98rv42gveybedad8hjzx94f2",
          *         "reverse_charge": false,
          *         "due_amount_atom": 500,
          *         "paid_pdf_sha256": null,
          *         "paid_amount_atom": 0,
          *         "collection_method": "charge_automatically",
          *         "total_amount_atom": 500,
-         *         "hosted_invoice_url": "http://127.0.0.1:34341/invoice/j8mZ5Svl3GSSskwjYQaHtVUaxuyuUavRQQ2-ueM1tjY",
+         *         "hosted_invoice_url": "http://127.0.0.1:45387/invoice/lxr9p4dAIiU2mGDjymA3iKr1eDgqfoaoe9tVJI08BhM",
          *         "ending_balance_atom": 0,
          *         "next_payment_attempt": null,
          *         "starting_balance_atom": 0,
@@ -16171,13 +16171,13 @@ export type components = {
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2d0j5yyecpbbw7trj4x3yrffk4",
-         *       "request_id": "req_prod_06h2d0j5yyecpbbw7trj4x3yrffk4",
+         *       "correlation_id": "req_prod_06h2e98rrg334a0xw829jmwqhva5y",
+         *       "request_id": "req_prod_06h2e98rrg334a0xw829jmwqhva5y",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-29T08:53:21.555Z",
+         *       "created": "2026-11-29T11:51:12.351Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2d0hff561d1m2s03m8jqqg7zhr"
+         *       "actor_id": "key_prod_06h2e9872qb7mpa385cf3bfh65tgg"
          *     }
          */
         InvoicePaymentActionRequiredEvent: {
@@ -16222,16 +16222,16 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2d0jc2b5hchbq8mqwkh86xybrg",
+         *       "id": "evt_prod_06h2e98yypqj3ef3gh669yeg6ebct",
          *       "type": "invoice.overdue",
          *       "aggregate_type": "invoice",
-         *       "aggregate_id": "in_prod_06h2d0j8c0ch3ff3v5cxtzxqahfm8",
+         *       "aggregate_id": "in_prod_06h2e98twqq5v6q1b82ab66f6sdz8",
          *       "data": {
-         *         "id": "in_prod_06h2d0j8c0ch3ff3v5cxtzxqahfm8",
+         *         "id": "in_prod_06h2e98twqq5v6q1b82ab66f6sdz8",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h2d0j8c5deeeh5hjatat5m44ne4",
-         *             "price": "price_prod_06h2d0hxh93776ax6kaz2a0pxeqsm",
+         *             "id": "il_prod_06h2e98twt3pxnck5z3rvc67ryak8",
+         *             "price": "price_prod_06h2e98h8rf4z3eehc1htz1frr90g",
          *             "quantity": 1,
          *             "tax_rates": [],
          *             "amount_atom": 500,
@@ -16244,23 +16244,23 @@ export type components = {
          *         "number": "EXAMPL-0007",
          *         "object": "invoice",
          *         "status": "open",
-         *         "created": "2026-11-29T08:53:22.144Z",
+         *         "created": "2026-11-29T11:51:12.869Z",
          *         "paid_at": null,
-         *         "updated": "2026-11-30T08:53:22.113Z",
+         *         "updated": "2026-11-30T11:51:12.849Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2d0hzwvey0es4yyvctdfs4an46",
+         *         "customer": "cus_prod_06h2e98kkcdmq64fh175g1c68wxv0",
          *         "discount": null,
-         *         "due_date": "2026-11-30T08:53:22.113Z",
+         *         "due_date": "2026-11-30T11:51:12.849Z",
          *         "livemode": false,
          *         "metadata": {},
          *         "tax_atom": 0,
          *         "voided_at": null,
-         *         "overdue_at": "2026-11-30T08:53:22.113Z",
-         *         "pdf_sha256": "b1ef7e2fb5c2598ba7faff0e1b5297bf1d0830680035d1cd34c2010d7c501110",
+         *         "overdue_at": "2026-11-30T11:51:12.849Z",
+         *         "pdf_sha256": "6010d68e92687ac295e13d6f88ca4ca14f613692c00f8c95787a4832c8651426",
          *         "description": null,
-         *         "invoice_pdf": "http://127.0.0.1:34341/api/invoices/in_prod_06h2d0j8c0ch3ff3v5cxtzxqahfm8/pdf",
+         *         "invoice_pdf": "http://127.0.0.1:45387/api/invoices/in_prod_06h2e98twqq5v6q1b82ab66f6sdz8/pdf",
          *         "total_taxes": [],
-         *         "finalized_at": "2026-11-29T08:53:22.164Z",
+         *         "finalized_at": "2026-11-29T11:51:12.883Z",
          *         "subscription": null,
          *         "attempt_count": 0,
          *         "customer_name": "Jenny Rosen",
@@ -16275,7 +16275,7 @@ export type components = {
          *         "paid_amount_atom": 0,
          *         "collection_method": "charge_automatically",
          *         "total_amount_atom": 500,
-         *         "hosted_invoice_url": "http://127.0.0.1:34341/invoice/I-kLKm1i_gb6zzcXQLanFRYEkIq57WPW6T7s_U9I69E",
+         *         "hosted_invoice_url": "http://127.0.0.1:45387/invoice/t04KscvVGWT6knK7F6tV2mJUDnCteUv3aJlxBaWiVQc",
          *         "ending_balance_atom": 0,
          *         "next_payment_attempt": null,
          *         "starting_balance_atom": 0,
@@ -16284,11 +16284,11 @@ export type components = {
          *         "post_payment_credit_notes_amount_atom": 0
          *       },
          *       "previous_data": {
-         *         "id": "in_prod_06h2d0j8c0ch3ff3v5cxtzxqahfm8",
+         *         "id": "in_prod_06h2e98twqq5v6q1b82ab66f6sdz8",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h2d0j8c5deeeh5hjatat5m44ne4",
-         *             "price": "price_prod_06h2d0hxh93776ax6kaz2a0pxeqsm",
+         *             "id": "il_prod_06h2e98twt3pxnck5z3rvc67ryak8",
+         *             "price": "price_prod_06h2e98h8rf4z3eehc1htz1frr90g",
          *             "quantity": 1,
          *             "tax_rates": [],
          *             "amount_atom": 500,
@@ -16301,23 +16301,23 @@ export type components = {
          *         "number": "EXAMPL-0007",
          *         "object": "invoice",
          *         "status": "open",
-         *         "created": "2026-11-29T08:53:22.144Z",
+         *         "created": "2026-11-29T11:51:12.869Z",
          *         "paid_at": null,
-         *         "updated": "2026-11-29T08:53:22.164Z",
+         *         "updated": "2026-11-29T11:51:12.883Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2d0hzwvey0es4yyvctdfs4an46",
+         *         "customer": "cus_prod_06h2e98kkcdmq64fh175g1c68wxv0",
          *         "discount": null,
-         *         "due_date": "2026-11-30T08:53:22.113Z",
+         *         "due_date": "2026-11-30T11:51:12.849Z",
          *         "livemode": false,
          *         "metadata": {},
          *         "tax_atom": 0,
          *         "voided_at": null,
          *         "overdue_at": null,
-         *         "pdf_sha256": "b1ef7e2fb5c2598ba7faff0e1b5297bf1d0830680035d1cd34c2010d7c501110",
+         *         "pdf_sha256": "6010d68e92687ac295e13d6f88ca4ca14f613692c00f8c95787a4832c8651426",
          *         "description": null,
-         *         "invoice_pdf": "http://127.0.0.1:34341/api/invoices/in_prod_06h2d0j8c0ch3ff3v5cxtzxqahfm8/pdf",
+         *         "invoice_pdf": "http://127.0.0.1:45387/api/invoices/in_prod_06h2e98twqq5v6q1b82ab66f6sdz8/pdf",
          *         "total_taxes": [],
-         *         "finalized_at": "2026-11-29T08:53:22.164Z",
+         *         "finalized_at": "2026-11-29T11:51:12.883Z",
          *         "subscription": null,
          *         "attempt_count": 0,
          *         "customer_name": "Jenny Rosen",
@@ -16332,7 +16332,7 @@ export type components = {
          *         "paid_amount_atom": 0,
          *         "collection_method": "charge_automatically",
          *         "total_amount_atom": 500,
-         *         "hosted_invoice_url": "http://127.0.0.1:34341/invoice/I-kLKm1i_gb6zzcXQLanFRYEkIq57WPW6T7s_U9I69E",
+         *         "hosted_invoice_url": "http://127.0.0.1:45387/invoice/t04KscvVGWT6knK7F6tV2mJUDnCteUv3aJlxBaWiVQc",
          *         "ending_balance_atom": 0,
          *         "next_payment_attempt": null,
          *         "starting_balance_atom": 0,
@@ -16341,11 +16341,11 @@ export type components = {
          *         "post_payment_credit_notes_amount_atom": 0
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2d0jbytp1qd45anapphpcvkeqr",
+         *       "correlation_id": "req_prod_06h2e98ys9yc9z7rqzr63j1e2w7xe",
          *       "request_id": null,
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-30T08:53:22.113Z",
+         *       "created": "2026-11-30T11:51:12.849Z",
          *       "actor_type": "system",
          *       "actor_id": null
          *     }
@@ -16392,16 +16392,16 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2d0j6qx12ztyh3r9kgyncb302r",
+         *       "id": "evt_prod_06h2e98scnsdpp6fxe116taykgexj",
          *       "type": "invoice.voided",
          *       "aggregate_type": "invoice",
-         *       "aggregate_id": "in_prod_06h2d0j6chmbx9qtffd48v3fz1j4w",
+         *       "aggregate_id": "in_prod_06h2e98rxg0v9j33p54h48cgjg1f0",
          *       "data": {
-         *         "id": "in_prod_06h2d0j6chmbx9qtffd48v3fz1j4w",
+         *         "id": "in_prod_06h2e98rxg0v9j33p54h48cgjg1f0",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h2d0j6d542hk33mv5f5xbe4tyxc",
-         *             "price": "price_prod_06h2d0hxh93776ax6kaz2a0pxeqsm",
+         *             "id": "il_prod_06h2e98rxmyjgd91bkcez7a1rzkbr",
+         *             "price": "price_prod_06h2e98h8rf4z3eehc1htz1frr90g",
          *             "quantity": 1,
          *             "tax_rates": [],
          *             "amount_atom": 500,
@@ -16414,23 +16414,23 @@ export type components = {
          *         "number": "EXAMPL-0004",
          *         "object": "invoice",
          *         "status": "void",
-         *         "created": "2026-11-29T08:53:21.636Z",
+         *         "created": "2026-11-29T11:51:12.364Z",
          *         "paid_at": null,
-         *         "updated": "2026-11-29T08:53:21.724Z",
+         *         "updated": "2026-11-29T11:51:12.483Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2d0hzwvey0es4yyvctdfs4an46",
+         *         "customer": "cus_prod_06h2e98kkcdmq64fh175g1c68wxv0",
          *         "discount": null,
          *         "due_date": null,
          *         "livemode": false,
          *         "metadata": {},
          *         "tax_atom": 0,
-         *         "voided_at": "2026-11-29T08:53:21.724Z",
+         *         "voided_at": "2026-11-29T11:51:12.483Z",
          *         "overdue_at": null,
-         *         "pdf_sha256": "537be09b6615ba86c577a451744199878cea9dbf52d34b313ca7a7dffc5b5ae6",
+         *         "pdf_sha256": "7f716df1590b20724f69480a5fd6b24eed35a35537e889d670eb46096b13b367",
          *         "description": null,
-         *         "invoice_pdf": "http://127.0.0.1:34341/api/invoices/in_prod_06h2d0j6chmbx9qtffd48v3fz1j4w/pdf",
+         *         "invoice_pdf": "http://127.0.0.1:45387/api/invoices/in_prod_06h2e98rxg0v9j33p54h48cgjg1f0/pdf",
          *         "total_taxes": [],
-         *         "finalized_at": "2026-11-29T08:53:21.675Z",
+         *         "finalized_at": "2026-11-29T11:51:12.448Z",
          *         "subscription": null,
          *         "attempt_count": 0,
          *         "customer_name": "Jenny Rosen",
@@ -16445,7 +16445,7 @@ export type components = {
          *         "paid_amount_atom": 0,
          *         "collection_method": "charge_automatically",
          *         "total_amount_atom": 500,
-         *         "hosted_invoice_url": "http://127.0.0.1:34341/invoice/E3t1iTU5n8MHNVQjzS1fuVI35-hM7TTpDaSTe-IyEys",
+         *         "hosted_invoice_url": "http://127.0.0.1:45387/invoice/5l2Ef6edbgE1-IbNifF0R8qYn1leaV0Of8q9O8G4BY4",
          *         "ending_balance_atom": 0,
          *         "next_payment_attempt": null,
          *         "starting_balance_atom": 0,
@@ -16454,11 +16454,11 @@ export type components = {
          *         "post_payment_credit_notes_amount_atom": 0
          *       },
          *       "previous_data": {
-         *         "id": "in_prod_06h2d0j6chmbx9qtffd48v3fz1j4w",
+         *         "id": "in_prod_06h2e98rxg0v9j33p54h48cgjg1f0",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h2d0j6d542hk33mv5f5xbe4tyxc",
-         *             "price": "price_prod_06h2d0hxh93776ax6kaz2a0pxeqsm",
+         *             "id": "il_prod_06h2e98rxmyjgd91bkcez7a1rzkbr",
+         *             "price": "price_prod_06h2e98h8rf4z3eehc1htz1frr90g",
          *             "quantity": 1,
          *             "tax_rates": [],
          *             "amount_atom": 500,
@@ -16471,11 +16471,11 @@ export type components = {
          *         "number": "EXAMPL-0004",
          *         "object": "invoice",
          *         "status": "open",
-         *         "created": "2026-11-29T08:53:21.636Z",
+         *         "created": "2026-11-29T11:51:12.364Z",
          *         "paid_at": null,
-         *         "updated": "2026-11-29T08:53:21.675Z",
+         *         "updated": "2026-11-29T11:51:12.448Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2d0hzwvey0es4yyvctdfs4an46",
+         *         "customer": "cus_prod_06h2e98kkcdmq64fh175g1c68wxv0",
          *         "discount": null,
          *         "due_date": null,
          *         "livemode": false,
@@ -16483,11 +16483,11 @@ export type components = {
          *         "tax_atom": 0,
          *         "voided_at": null,
          *         "overdue_at": null,
-         *         "pdf_sha256": "537be09b6615ba86c577a451744199878cea9dbf52d34b313ca7a7dffc5b5ae6",
+         *         "pdf_sha256": "7f716df1590b20724f69480a5fd6b24eed35a35537e889d670eb46096b13b367",
          *         "description": null,
-         *         "invoice_pdf": "http://127.0.0.1:34341/api/invoices/in_prod_06h2d0j6chmbx9qtffd48v3fz1j4w/pdf",
+         *         "invoice_pdf": "http://127.0.0.1:45387/api/invoices/in_prod_06h2e98rxg0v9j33p54h48cgjg1f0/pdf",
          *         "total_taxes": [],
-         *         "finalized_at": "2026-11-29T08:53:21.675Z",
+         *         "finalized_at": "2026-11-29T11:51:12.448Z",
          *         "subscription": null,
          *         "attempt_count": 0,
          *         "customer_name": "Jenny Rosen",
@@ -16502,7 +16502,7 @@ export type components = {
          *         "paid_amount_atom": 0,
          *         "collection_method": "charge_automatically",
          *         "total_amount_atom": 500,
-         *         "hosted_invoice_url": "http://127.0.0.1:34341/invoice/E3t1iTU5n8MHNVQjzS1fuVI35-hM7TTpDaSTe-IyEys",
+         *         "hosted_invoice_url": "http://127.0.0.1:45387/invoice/5l2Ef6edbgE1-IbNifF0R8qYn1leaV0Of8q9O8G4BY4",
          *         "ending_balance_atom": 0,
          *         "next_payment_attempt": null,
          *         "starting_balance_atom": 0,
@@ -16511,13 +16511,13 @@ export type components = {
          *         "post_payment_credit_notes_amount_atom": 0
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2d0j6p8v1jjb0eynxcrngswtg0",
-         *       "request_id": "req_prod_06h2d0j6p8v1jjb0eynxcrngswtg0",
+         *       "correlation_id": "req_prod_06h2e98sb8jgd2ech2335pmf04hmj",
+         *       "request_id": "req_prod_06h2e98sb8jgd2ech2335pmf04hmj",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-29T08:53:21.727Z",
+         *       "created": "2026-11-29T11:51:12.485Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2d0hff561d1m2s03m8jqqg7zhr"
+         *       "actor_id": "key_prod_06h2e9872qb7mpa385cf3bfh65tgg"
          *     }
          */
         InvoiceVoidedEvent: {
@@ -16562,16 +16562,16 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2d0j763e4sg4v5n2q3aqzqr4x6",
+         *       "id": "evt_prod_06h2e98ssx5bz4fgdzhmz2m8q69a6",
          *       "type": "invoice.marked_uncollectible",
          *       "aggregate_type": "invoice",
-         *       "aggregate_id": "in_prod_06h2d0j6w8pd5ztvjbtd4ayph2kyy",
+         *       "aggregate_id": "in_prod_06h2e98sjem8nxgmtjj3djxv2dsxg",
          *       "data": {
-         *         "id": "in_prod_06h2d0j6w8pd5ztvjbtd4ayph2kyy",
+         *         "id": "in_prod_06h2e98sjem8nxgmtjj3djxv2dsxg",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h2d0j6wesmyjymc6xeqdm1ggq2g",
-         *             "price": "price_prod_06h2d0hxh93776ax6kaz2a0pxeqsm",
+         *             "id": "il_prod_06h2e98sjgzev9y1pdrvegbfgd7y8",
+         *             "price": "price_prod_06h2e98h8rf4z3eehc1htz1frr90g",
          *             "quantity": 1,
          *             "tax_rates": [],
          *             "amount_atom": 500,
@@ -16584,11 +16584,11 @@ export type components = {
          *         "number": "EXAMPL-0005",
          *         "object": "invoice",
          *         "status": "uncollectible",
-         *         "created": "2026-11-29T08:53:21.762Z",
+         *         "created": "2026-11-29T11:51:12.531Z",
          *         "paid_at": null,
-         *         "updated": "2026-11-29T08:53:21.837Z",
+         *         "updated": "2026-11-29T11:51:12.590Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2d0hzwvey0es4yyvctdfs4an46",
+         *         "customer": "cus_prod_06h2e98kkcdmq64fh175g1c68wxv0",
          *         "discount": null,
          *         "due_date": null,
          *         "livemode": false,
@@ -16596,11 +16596,11 @@ export type components = {
          *         "tax_atom": 0,
          *         "voided_at": null,
          *         "overdue_at": null,
-         *         "pdf_sha256": "d6776c1019d657b8276f8187ec747d78ac66d6007ce420afad367888559a1681",
+         *         "pdf_sha256": "ac0ed49cd4438d566e9dc4ce4aee1d23180feebe9df67f2f6e9504425ad1d145",
          *         "description": null,
-         *         "invoice_pdf": "http://127.0.0.1:34341/api/invoices/in_prod_06h2d0j6w8pd5ztvjbtd4ayph2kyy/pdf",
+         *         "invoice_pdf": "http://127.0.0.1:45387/api/invoices/in_prod_06h2e98sjem8nxgmtjj3djxv2dsxg/pdf",
          *         "total_taxes": [],
-         *         "finalized_at": "2026-11-29T08:53:21.790Z",
+         *         "finalized_at": "2026-11-29T11:51:12.565Z",
          *         "subscription": null,
          *         "attempt_count": 0,
          *         "customer_name": "Jenny Rosen",
@@ -16615,20 +16615,20 @@ export type components = {
          *         "paid_amount_atom": 0,
          *         "collection_method": "charge_automatically",
          *         "total_amount_atom": 500,
-         *         "hosted_invoice_url": "http://127.0.0.1:34341/invoice/Ja4d8fiZbsT5GqLQJ-doAKymm6xQV-DW1hKzqcOs6io",
+         *         "hosted_invoice_url": "http://127.0.0.1:45387/invoice/yFjl8Adm7kmKS7yWXrMXzxG-QeCjSYFM3YjvuFgepfQ",
          *         "ending_balance_atom": 0,
          *         "next_payment_attempt": null,
          *         "starting_balance_atom": 0,
-         *         "marked_uncollectible_at": "2026-11-29T08:53:21.837Z",
+         *         "marked_uncollectible_at": "2026-11-29T11:51:12.590Z",
          *         "pre_payment_credit_notes_amount_atom": 0,
          *         "post_payment_credit_notes_amount_atom": 0
          *       },
          *       "previous_data": {
-         *         "id": "in_prod_06h2d0j6w8pd5ztvjbtd4ayph2kyy",
+         *         "id": "in_prod_06h2e98sjem8nxgmtjj3djxv2dsxg",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h2d0j6wesmyjymc6xeqdm1ggq2g",
-         *             "price": "price_prod_06h2d0hxh93776ax6kaz2a0pxeqsm",
+         *             "id": "il_prod_06h2e98sjgzev9y1pdrvegbfgd7y8",
+         *             "price": "price_prod_06h2e98h8rf4z3eehc1htz1frr90g",
          *             "quantity": 1,
          *             "tax_rates": [],
          *             "amount_atom": 500,
@@ -16641,11 +16641,11 @@ export type components = {
          *         "number": "EXAMPL-0005",
          *         "object": "invoice",
          *         "status": "open",
-         *         "created": "2026-11-29T08:53:21.762Z",
+         *         "created": "2026-11-29T11:51:12.531Z",
          *         "paid_at": null,
-         *         "updated": "2026-11-29T08:53:21.790Z",
+         *         "updated": "2026-11-29T11:51:12.565Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2d0hzwvey0es4yyvctdfs4an46",
+         *         "customer": "cus_prod_06h2e98kkcdmq64fh175g1c68wxv0",
          *         "discount": null,
          *         "due_date": null,
          *         "livemode": false,
@@ -16653,11 +16653,11 @@ export type components = {
          *         "tax_atom": 0,
          *         "voided_at": null,
          *         "overdue_at": null,
-         *         "pdf_sha256": "d6776c1019d657b8276f8187ec747d78ac66d6007ce420afad367888559a1681",
+         *         "pdf_sha256": "ac0ed49cd4438d566e9dc4ce4aee1d23180feebe9df67f2f6e9504425ad1d145",
          *         "description": null,
-         *         "invoice_pdf": "http://127.0.0.1:34341/api/invoices/in_prod_06h2d0j6w8pd5ztvjbtd4ayph2kyy/pdf",
+         *         "invoice_pdf": "http://127.0.0.1:45387/api/invoices/in_prod_06h2e98sjem8nxgmtjj3djxv2dsxg/pdf",
          *         "total_taxes": [],
-         *         "finalized_at": "2026-11-29T08:53:21.790Z",
+         *         "finalized_at": "2026-11-29T11:51:12.565Z",
          *         "subscription": null,
          *         "attempt_count": 0,
          *         "customer_name": "Jenny Rosen",
@@ -16672,7 +16672,7 @@ export type components = {
          *         "paid_amount_atom": 0,
          *         "collection_method": "charge_automatically",
          *         "total_amount_atom": 500,
-         *         "hosted_invoice_url": "http://127.0.0.1:34341/invoice/Ja4d8fiZbsT5GqLQJ-doAKymm6xQV-DW1hKzqcOs6io",
+         *         "hosted_invoice_url": "http://127.0.0.1:45387/invoice/yFjl8Adm7kmKS7yWXrMXzxG-QeCjSYFM3YjvuFgepfQ",
          *         "ending_balance_atom": 0,
          *         "next_payment_attempt": null,
          *         "starting_balance_atom": 0,
@@ -16681,13 +16681,13 @@ export type components = {
          *         "post_payment_credit_notes_amount_atom": 0
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2d0j74w22p6zqc2wt64s8rcw3r",
-         *       "request_id": "req_prod_06h2d0j74w22p6zqc2wt64s8rcw3r",
+         *       "correlation_id": "req_prod_06h2e98ss4k82nxmgf380wm2qrtap",
+         *       "request_id": "req_prod_06h2e98ss4k82nxmgf380wm2qrtap",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-29T08:53:21.840Z",
+         *       "created": "2026-11-29T11:51:12.592Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2d0hff561d1m2s03m8jqqg7zhr"
+         *       "actor_id": "key_prod_06h2e9872qb7mpa385cf3bfh65tgg"
          *     }
          */
         InvoiceMarkedUncollectibleEvent: {
@@ -16732,16 +16732,16 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2d0j539mx04cdmqzrt9azgkngt",
+         *       "id": "evt_prod_06h2e98qx1bh2gb9c52das5j74fd4",
          *       "type": "invoice.refunded",
          *       "aggregate_type": "invoice",
-         *       "aggregate_id": "in_prod_06h2d0j3hmedp2e9959y4mv9t8t16",
+         *       "aggregate_id": "in_prod_06h2e98p07cr2zxgwes1jhdtna2pw",
          *       "data": {
-         *         "id": "in_prod_06h2d0j3hmedp2e9959y4mv9t8t16",
+         *         "id": "in_prod_06h2e98p07cr2zxgwes1jhdtna2pw",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h2d0j3j1nnq58ybs8g0r5gw4344",
-         *             "price": "price_prod_06h2d0hxh93776ax6kaz2a0pxeqsm",
+         *             "id": "il_prod_06h2e98p07cr2zxgwes1jhdtna2py",
+         *             "price": "price_prod_06h2e98h8rf4z3eehc1htz1frr90g",
          *             "quantity": 1,
          *             "tax_rates": [],
          *             "amount_atom": 500,
@@ -16754,11 +16754,11 @@ export type components = {
          *         "number": "EXAMPL-0001",
          *         "object": "invoice",
          *         "status": "paid",
-         *         "created": "2026-11-29T08:53:20.909Z",
-         *         "paid_at": "2026-11-29T08:53:21.163Z",
-         *         "updated": "2026-11-29T08:53:21.163Z",
+         *         "created": "2026-11-29T11:51:11.617Z",
+         *         "paid_at": "2026-11-29T11:51:11.842Z",
+         *         "updated": "2026-11-29T11:51:11.842Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2d0hzwvey0es4yyvctdfs4an46",
+         *         "customer": "cus_prod_06h2e98kkcdmq64fh175g1c68wxv0",
          *         "discount": null,
          *         "due_date": null,
          *         "livemode": false,
@@ -16766,11 +16766,11 @@ export type components = {
          *         "tax_atom": 0,
          *         "voided_at": null,
          *         "overdue_at": null,
-         *         "pdf_sha256": "38bc62b9d473207ef5850b8511cb0dd50e6a499e1c2d466ced4b599271726cfa",
+         *         "pdf_sha256": "3744a97cbacad036db38f3509c8012ee182502bacc9816c524a4839a67ea86fa",
          *         "description": null,
-         *         "invoice_pdf": "http://127.0.0.1:34341/api/invoices/in_prod_06h2d0j3hmedp2e9959y4mv9t8t16/pdf",
+         *         "invoice_pdf": "http://127.0.0.1:45387/api/invoices/in_prod_06h2e98p07cr2zxgwes1jhdtna2pw/pdf",
          *         "total_taxes": [],
-         *         "finalized_at": "2026-11-29T08:53:20.999Z",
+         *         "finalized_at": "2026-11-29T11:51:11.664Z",
          *         "subscription": null,
          *         "attempt_count": 0,
          *         "customer_name": "Jenny Rosen",
@@ -16778,14 +16778,14 @@ export type components = {
          *         "subtotal_atom": 500,
          *         "customer_email": "jenny@example.com",
          *         "days_until_due": null,
-         *         "payment_intent": "pi_prod_06h2d0j4e83waks0zvjxckcdk05ej",
+         *         "payment_intent": "pi_prod_06h2e98psssjmebvyqxa2snvw6arg",
          *         "reverse_charge": false,
          *         "due_amount_atom": 0,
-         *         "paid_pdf_sha256": "e98cde292b4989f0715944d5fcd2917f776b206f967c893a36323b52503c075b",
+         *         "paid_pdf_sha256": "47a174bbb031f4beefd3f445c242219ece27a8dbafe5fe2806935320816795ad",
          *         "paid_amount_atom": 500,
          *         "collection_method": "charge_automatically",
          *         "total_amount_atom": 500,
-         *         "hosted_invoice_url": "http://127.0.0.1:34341/invoice/9YbsSt0otUl9MswhFTpGa7Vy_xn1PiC7DzSty7S89LQ",
+         *         "hosted_invoice_url": "http://127.0.0.1:45387/invoice/cVGaM-kD0v6-S5uLwg_xong-DtZVPibkz_-K5pCl6iM",
          *         "ending_balance_atom": 0,
          *         "next_payment_attempt": null,
          *         "starting_balance_atom": 0,
@@ -16795,13 +16795,13 @@ export type components = {
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2d0j50fj3fcnnztcq363mj7p1j",
-         *       "request_id": "req_prod_06h2d0j50fj3fcnnztcq363mj7p1j",
+         *       "correlation_id": "req_prod_06h2e98qmxwec0pt278wwv3e54qhj",
+         *       "request_id": "req_prod_06h2e98qmxwec0pt278wwv3e54qhj",
          *       "version": 1,
          *       "sequence": 5,
-         *       "created": "2026-11-29T08:53:21.306Z",
+         *       "created": "2026-11-29T11:51:12.104Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2d0hff561d1m2s03m8jqqg7zhr"
+         *       "actor_id": "key_prod_06h2e9872qb7mpa385cf3bfh65tgg"
          *     }
          */
         InvoiceRefundedEvent: {
@@ -16846,16 +16846,16 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2d0jch1naecp2zvp1st6bpnbc0",
+         *       "id": "evt_prod_06h2e98zj9hycbzzv3ft17sk0avrr",
          *       "type": "invoice.upcoming",
          *       "aggregate_type": "invoice",
-         *       "aggregate_id": "in_prod_06h2d0jce9zwbn0ftsg1j1z6dw2ge",
+         *       "aggregate_id": "in_prod_06h2e98zfhph331fvpmyw3aa5w1nw",
          *       "data": {
-         *         "id": "in_prod_06h2d0jce9zwbn0ftsg1j1z6dw2ge",
+         *         "id": "in_prod_06h2e98zfhph331fvpmyw3aa5w1nw",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h2d0jcgdn06x0kabmf2xe848g0g",
-         *             "price": "price_prod_06h2d0hxcshgdh05f8e8wff0h1rny",
+         *             "id": "il_prod_06h2e98zj24crx2j7hqj8sx41sdpm",
+         *             "price": "price_prod_06h2e98h506a9yqp5cgdfdqvte0w0",
          *             "quantity": 1,
          *             "tax_rates": [],
          *             "amount_atom": 2000,
@@ -16868,11 +16868,11 @@ export type components = {
          *         "number": null,
          *         "object": "invoice",
          *         "status": "draft",
-         *         "created": "2026-12-06T08:53:22.480Z",
+         *         "created": "2026-12-06T11:51:13.198Z",
          *         "paid_at": null,
-         *         "updated": "2026-12-06T08:53:22.480Z",
+         *         "updated": "2026-12-06T11:51:13.198Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2d0hzwvey0es4yyvctdfs4an46",
+         *         "customer": "cus_prod_06h2e98kkcdmq64fh175g1c68wxv0",
          *         "discount": null,
          *         "due_date": null,
          *         "livemode": false,
@@ -16881,11 +16881,11 @@ export type components = {
          *         "voided_at": null,
          *         "overdue_at": null,
          *         "pdf_sha256": null,
-         *         "description": "Subscription sub_prod_06h2d0j9q69kn92g6963eb7y81z0j",
+         *         "description": "Subscription sub_prod_06h2e98w684nfmwqhdn155gsrbnpm",
          *         "invoice_pdf": null,
          *         "total_taxes": [],
          *         "finalized_at": null,
-         *         "subscription": "sub_prod_06h2d0j9q69kn92g6963eb7y81z0j",
+         *         "subscription": "sub_prod_06h2e98w684nfmwqhdn155gsrbnpm",
          *         "attempt_count": 0,
          *         "customer_name": null,
          *         "discount_atom": 0,
@@ -16901,7 +16901,7 @@ export type components = {
          *         "total_amount_atom": 2000,
          *         "hosted_invoice_url": null,
          *         "ending_balance_atom": 0,
-         *         "next_payment_attempt": "2026-12-06T08:53:22.480Z",
+         *         "next_payment_attempt": "2026-12-06T11:51:13.198Z",
          *         "starting_balance_atom": 0,
          *         "marked_uncollectible_at": null,
          *         "pre_payment_credit_notes_amount_atom": 0,
@@ -16909,11 +16909,11 @@ export type components = {
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2d0jbytp1qd45anapphpcvkeqr",
+         *       "correlation_id": "req_prod_06h2e98ys9yc9z7rqzr63j1e2w7xe",
          *       "request_id": null,
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-12-03T08:53:22.480Z",
+         *       "created": "2026-12-03T11:51:13.198Z",
          *       "actor_type": "system",
          *       "actor_id": null
          *     }
@@ -16960,19 +16960,19 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2d0hzxddptz5c4hrck4152y4yc",
+         *       "id": "evt_prod_06h2e98kkm7v8hfj02g1rxg3af8pp",
          *       "type": "customer.created",
          *       "aggregate_type": "customer",
-         *       "aggregate_id": "cus_prod_06h2d0hzwvey0es4yyvctdfs4an46",
+         *       "aggregate_id": "cus_prod_06h2e98kkcdmq64fh175g1c68wxv0",
          *       "data": {
-         *         "id": "cus_prod_06h2d0hzwvey0es4yyvctdfs4an46",
+         *         "id": "cus_prod_06h2e98kkcdmq64fh175g1c68wxv0",
          *         "name": "Jenny",
          *         "email": "jenny@example.com",
          *         "object": "customer",
          *         "address": null,
-         *         "created": "2026-11-29T08:53:19.974Z",
+         *         "created": "2026-11-29T11:51:11.003Z",
          *         "tax_ids": [],
-         *         "updated": "2026-11-29T08:53:19.974Z",
+         *         "updated": "2026-11-29T11:51:11.003Z",
          *         "balances": {},
          *         "livemode": false,
          *         "metadata": {},
@@ -16983,13 +16983,13 @@ export type components = {
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2d0hzw5m0kgfqp9v6czfnht344",
-         *       "request_id": "req_prod_06h2d0hzw5m0kgfqp9v6czfnht344",
+         *       "correlation_id": "req_prod_06h2e98kjrn36nj2qsxggeynfmbbc",
+         *       "request_id": "req_prod_06h2e98kjrn36nj2qsxggeynfmbbc",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-29T08:53:19.979Z",
+         *       "created": "2026-11-29T11:51:11.005Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2d0hff561d1m2s03m8jqqg7zhr"
+         *       "actor_id": "key_prod_06h2e9872qb7mpa385cf3bfh65tgg"
          *     }
          */
         CustomerCreatedEvent: {
@@ -17034,19 +17034,19 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2d0j03hf4k4r5cj2gwcgxpmrht",
+         *       "id": "evt_prod_06h2e98kt8xh1f5v899gkw8bgcfpt",
          *       "type": "customer.updated",
          *       "aggregate_type": "customer",
-         *       "aggregate_id": "cus_prod_06h2d0hzwvey0es4yyvctdfs4an46",
+         *       "aggregate_id": "cus_prod_06h2e98kkcdmq64fh175g1c68wxv0",
          *       "data": {
-         *         "id": "cus_prod_06h2d0hzwvey0es4yyvctdfs4an46",
+         *         "id": "cus_prod_06h2e98kkcdmq64fh175g1c68wxv0",
          *         "name": "Jenny Rosen",
          *         "email": "jenny@example.com",
          *         "object": "customer",
          *         "address": null,
-         *         "created": "2026-11-29T08:53:19.974Z",
+         *         "created": "2026-11-29T11:51:11.003Z",
          *         "tax_ids": [],
-         *         "updated": "2026-11-29T08:53:20.023Z",
+         *         "updated": "2026-11-29T11:51:11.056Z",
          *         "balances": {},
          *         "livemode": false,
          *         "metadata": {},
@@ -17056,14 +17056,14 @@ export type components = {
          *         "preferred_locale": null
          *       },
          *       "previous_data": {
-         *         "id": "cus_prod_06h2d0hzwvey0es4yyvctdfs4an46",
+         *         "id": "cus_prod_06h2e98kkcdmq64fh175g1c68wxv0",
          *         "name": "Jenny",
          *         "email": "jenny@example.com",
          *         "object": "customer",
          *         "address": null,
-         *         "created": "2026-11-29T08:53:19.974Z",
+         *         "created": "2026-11-29T11:51:11.003Z",
          *         "tax_ids": [],
-         *         "updated": "2026-11-29T08:53:19.974Z",
+         *         "updated": "2026-11-29T11:51:11.003Z",
          *         "balances": {},
          *         "livemode": false,
          *         "metadata": {},
@@ -17073,13 +17073,13 @@ export type components = {
          *         "preferred_locale": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2d0j01wcjgx9dgwhkqbzrgcsxj",
-         *       "request_id": "req_prod_06h2d0j01wcjgx9dgwhkqbzrgcsxj",
+         *       "correlation_id": "req_prod_06h2e98ksjcrjnxfxdbnrz60ah1sm",
+         *       "request_id": "req_prod_06h2e98ksjcrjnxfxdbnrz60ah1sm",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-29T08:53:20.028Z",
+         *       "created": "2026-11-29T11:51:11.058Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2d0hff561d1m2s03m8jqqg7zhr"
+         *       "actor_id": "key_prod_06h2e9872qb7mpa385cf3bfh65tgg"
          *     }
          */
         CustomerUpdatedEvent: {
@@ -17124,20 +17124,20 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2d0j09qm6zmays6tkd6ne4tz9j",
+         *       "id": "evt_prod_06h2e98kz9s3a5x4v9c3ms3acvhqw",
          *       "type": "customer.deleted",
          *       "aggregate_type": "customer",
-         *       "aggregate_id": "cus_prod_06h2d0j06cj8bnb82gfxw15z3nxrr",
+         *       "aggregate_id": "cus_prod_06h2e98kwmf4d8w4ywahqy825dhj4",
          *       "data": {
-         *         "id": "cus_prod_06h2d0j06cj8bnb82gfxw15z3nxrr",
+         *         "id": "cus_prod_06h2e98kwmf4d8w4ywahqy825dhj4",
          *         "name": null,
          *         "email": "leaving@example.com",
          *         "object": "customer",
          *         "address": null,
-         *         "created": "2026-11-29T08:53:20.051Z",
+         *         "created": "2026-11-29T11:51:11.077Z",
          *         "deleted": true,
          *         "tax_ids": [],
-         *         "updated": "2026-11-29T08:53:20.074Z",
+         *         "updated": "2026-11-29T11:51:11.088Z",
          *         "balances": {},
          *         "livemode": false,
          *         "metadata": {},
@@ -17147,14 +17147,14 @@ export type components = {
          *         "preferred_locale": null
          *       },
          *       "previous_data": {
-         *         "id": "cus_prod_06h2d0j06cj8bnb82gfxw15z3nxrr",
+         *         "id": "cus_prod_06h2e98kwmf4d8w4ywahqy825dhj4",
          *         "name": null,
          *         "email": "leaving@example.com",
          *         "object": "customer",
          *         "address": null,
-         *         "created": "2026-11-29T08:53:20.051Z",
+         *         "created": "2026-11-29T11:51:11.077Z",
          *         "tax_ids": [],
-         *         "updated": "2026-11-29T08:53:20.051Z",
+         *         "updated": "2026-11-29T11:51:11.077Z",
          *         "balances": {},
          *         "livemode": false,
          *         "metadata": {},
@@ -17164,13 +17164,13 @@ export type components = {
          *         "preferred_locale": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2d0j08xtfw2xrnn3c42pxkybpr",
-         *       "request_id": "req_prod_06h2d0j08xtfw2xrnn3c42pxkybpr",
+         *       "correlation_id": "req_prod_06h2e98kxrar4adb7dhq9cygnpfxr",
+         *       "request_id": "req_prod_06h2e98kxrar4adb7dhq9cygnpfxr",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-29T08:53:20.077Z",
+         *       "created": "2026-11-29T11:51:11.098Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2d0hff561d1m2s03m8jqqg7zhr"
+         *       "actor_id": "key_prod_06h2e9872qb7mpa385cf3bfh65tgg"
          *     }
          */
         CustomerDeletedEvent: {
@@ -17215,21 +17215,21 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2d0j0e7cv1ttyt7xxapx1tm6g0",
+         *       "id": "evt_prod_06h2e98m3j97285f5yt7bwet4hg6j",
          *       "type": "customer.discount.created",
          *       "aggregate_type": "customer_discount",
-         *       "aggregate_id": "di_prod_06h2d0j0dkgx260zth2zqwpavx008",
+         *       "aggregate_id": "di_prod_06h2e98m3d43rc7bw3bfhrbd6d70w",
          *       "data": {
-         *         "id": "di_prod_06h2d0j0dkgx260zth2zqwpavx008",
+         *         "id": "di_prod_06h2e98m3d43rc7bw3bfhrbd6d70w",
          *         "end": null,
-         *         "start": "2026-11-29T08:53:20.102Z",
+         *         "start": "2026-11-29T11:51:11.129Z",
          *         "coupon": {
-         *           "id": "cpn_prod_06h2d0hy04eyrkqv09e17rczppygy",
+         *           "id": "cpn_prod_06h2e98hkdpp8pqwr4nss7g63nhxw",
          *           "name": "Ten percent",
          *           "valid": true,
          *           "object": "coupon",
-         *           "created": "2026-11-29T08:53:19.489Z",
-         *           "updated": "2026-11-29T08:53:20.102Z",
+         *           "created": "2026-11-29T11:51:10.491Z",
+         *           "updated": "2026-11-29T11:51:11.129Z",
          *           "currency": null,
          *           "duration": "forever",
          *           "livemode": false,
@@ -17242,18 +17242,18 @@ export type components = {
          *           "duration_in_months": null
          *         },
          *         "object": "discount",
-         *         "customer": "cus_prod_06h2d0hzwvey0es4yyvctdfs4an46",
+         *         "customer": "cus_prod_06h2e98kkcdmq64fh175g1c68wxv0",
          *         "livemode": false
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2d0j0c2dx0dm2zj15pg4h6pftr",
-         *       "request_id": "req_prod_06h2d0j0c2dx0dm2zj15pg4h6pftr",
+         *       "correlation_id": "req_prod_06h2e98m1vkyvercfs3d3sh60czkr",
+         *       "request_id": "req_prod_06h2e98m1vkyvercfs3d3sh60czkr",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-29T08:53:20.114Z",
+         *       "created": "2026-11-29T11:51:11.132Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2d0hff561d1m2s03m8jqqg7zhr"
+         *       "actor_id": "key_prod_06h2e9872qb7mpa385cf3bfh65tgg"
          *     }
          */
         CustomerDiscountCreatedEvent: {
@@ -17298,21 +17298,21 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2d0j0n249nbdfrhrvd1j1kn0za",
+         *       "id": "evt_prod_06h2e98m5m8xbsbqd8097kgqm7ck0",
          *       "type": "customer.discount.updated",
          *       "aggregate_type": "customer_discount",
-         *       "aggregate_id": "di_prod_06h2d0j0dkgx260zth2zqwpavx008",
+         *       "aggregate_id": "di_prod_06h2e98m3d43rc7bw3bfhrbd6d70w",
          *       "data": {
-         *         "id": "di_prod_06h2d0j0dkgx260zth2zqwpavx008",
+         *         "id": "di_prod_06h2e98m3d43rc7bw3bfhrbd6d70w",
          *         "end": null,
-         *         "start": "2026-11-29T08:53:20.157Z",
+         *         "start": "2026-11-29T11:51:11.147Z",
          *         "coupon": {
-         *           "id": "cpn_prod_06h2d0hy3bawmew7vyzfz6cv23dsr",
+         *           "id": "cpn_prod_06h2e98hnt4crncngg8r2rmbzec50",
          *           "name": null,
          *           "valid": true,
          *           "object": "coupon",
-         *           "created": "2026-11-29T08:53:19.514Z",
-         *           "updated": "2026-11-29T08:53:20.157Z",
+         *           "created": "2026-11-29T11:51:10.510Z",
+         *           "updated": "2026-11-29T11:51:11.147Z",
          *           "currency": "usd",
          *           "duration": "once",
          *           "livemode": false,
@@ -17325,20 +17325,20 @@ export type components = {
          *           "duration_in_months": null
          *         },
          *         "object": "discount",
-         *         "customer": "cus_prod_06h2d0hzwvey0es4yyvctdfs4an46",
+         *         "customer": "cus_prod_06h2e98kkcdmq64fh175g1c68wxv0",
          *         "livemode": false
          *       },
          *       "previous_data": {
-         *         "id": "di_prod_06h2d0j0dkgx260zth2zqwpavx008",
+         *         "id": "di_prod_06h2e98m3d43rc7bw3bfhrbd6d70w",
          *         "end": null,
-         *         "start": "2026-11-29T08:53:20.102Z",
+         *         "start": "2026-11-29T11:51:11.129Z",
          *         "coupon": {
-         *           "id": "cpn_prod_06h2d0hy04eyrkqv09e17rczppygy",
+         *           "id": "cpn_prod_06h2e98hkdpp8pqwr4nss7g63nhxw",
          *           "name": "Ten percent",
          *           "valid": true,
          *           "object": "coupon",
-         *           "created": "2026-11-29T08:53:19.489Z",
-         *           "updated": "2026-11-29T08:53:20.102Z",
+         *           "created": "2026-11-29T11:51:10.491Z",
+         *           "updated": "2026-11-29T11:51:11.129Z",
          *           "currency": null,
          *           "duration": "forever",
          *           "livemode": false,
@@ -17351,17 +17351,17 @@ export type components = {
          *           "duration_in_months": null
          *         },
          *         "object": "discount",
-         *         "customer": "cus_prod_06h2d0hzwvey0es4yyvctdfs4an46",
+         *         "customer": "cus_prod_06h2e98kkcdmq64fh175g1c68wxv0",
          *         "livemode": false
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2d0j0j57vanq1yxpqn21v9nvrw",
-         *       "request_id": "req_prod_06h2d0j0j57vanq1yxpqn21v9nvrw",
+         *       "correlation_id": "req_prod_06h2e98m52q7w906cf1dx8qahda5r",
+         *       "request_id": "req_prod_06h2e98m52q7w906cf1dx8qahda5r",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-29T08:53:20.168Z",
+         *       "created": "2026-11-29T11:51:11.149Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2d0hff561d1m2s03m8jqqg7zhr"
+         *       "actor_id": "key_prod_06h2e9872qb7mpa385cf3bfh65tgg"
          *     }
          */
         CustomerDiscountUpdatedEvent: {
@@ -17406,21 +17406,21 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2d0j0rcfk3pkqc1h7se1b8c4tm",
+         *       "id": "evt_prod_06h2e98m7d5ykz7xg9eq26gj4nmv2",
          *       "type": "customer.discount.deleted",
          *       "aggregate_type": "customer_discount",
-         *       "aggregate_id": "di_prod_06h2d0j0dkgx260zth2zqwpavx008",
+         *       "aggregate_id": "di_prod_06h2e98m3d43rc7bw3bfhrbd6d70w",
          *       "data": {
-         *         "id": "di_prod_06h2d0j0dkgx260zth2zqwpavx008",
+         *         "id": "di_prod_06h2e98m3d43rc7bw3bfhrbd6d70w",
          *         "end": null,
-         *         "start": "2026-11-29T08:53:20.157Z",
+         *         "start": "2026-11-29T11:51:11.147Z",
          *         "coupon": {
-         *           "id": "cpn_prod_06h2d0hy3bawmew7vyzfz6cv23dsr",
+         *           "id": "cpn_prod_06h2e98hnt4crncngg8r2rmbzec50",
          *           "name": null,
          *           "valid": true,
          *           "object": "coupon",
-         *           "created": "2026-11-29T08:53:19.514Z",
-         *           "updated": "2026-11-29T08:53:20.157Z",
+         *           "created": "2026-11-29T11:51:10.510Z",
+         *           "updated": "2026-11-29T11:51:11.147Z",
          *           "currency": "usd",
          *           "duration": "once",
          *           "livemode": false,
@@ -17434,20 +17434,20 @@ export type components = {
          *         },
          *         "object": "discount",
          *         "deleted": true,
-         *         "customer": "cus_prod_06h2d0hzwvey0es4yyvctdfs4an46",
+         *         "customer": "cus_prod_06h2e98kkcdmq64fh175g1c68wxv0",
          *         "livemode": false
          *       },
          *       "previous_data": {
-         *         "id": "di_prod_06h2d0j0dkgx260zth2zqwpavx008",
+         *         "id": "di_prod_06h2e98m3d43rc7bw3bfhrbd6d70w",
          *         "end": null,
-         *         "start": "2026-11-29T08:53:20.157Z",
+         *         "start": "2026-11-29T11:51:11.147Z",
          *         "coupon": {
-         *           "id": "cpn_prod_06h2d0hy3bawmew7vyzfz6cv23dsr",
+         *           "id": "cpn_prod_06h2e98hnt4crncngg8r2rmbzec50",
          *           "name": null,
          *           "valid": true,
          *           "object": "coupon",
-         *           "created": "2026-11-29T08:53:19.514Z",
-         *           "updated": "2026-11-29T08:53:20.157Z",
+         *           "created": "2026-11-29T11:51:10.510Z",
+         *           "updated": "2026-11-29T11:51:11.147Z",
          *           "currency": "usd",
          *           "duration": "once",
          *           "livemode": false,
@@ -17460,17 +17460,17 @@ export type components = {
          *           "duration_in_months": null
          *         },
          *         "object": "discount",
-         *         "customer": "cus_prod_06h2d0hzwvey0es4yyvctdfs4an46",
+         *         "customer": "cus_prod_06h2e98kkcdmq64fh175g1c68wxv0",
          *         "livemode": false
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2d0j0q5mq3mxktsf0x67b0fsg0",
-         *       "request_id": "req_prod_06h2d0j0q5mq3mxktsf0x67b0fsg0",
+         *       "correlation_id": "req_prod_06h2e98m736fbqcze5zf3h5tgfmzc",
+         *       "request_id": "req_prod_06h2e98m736fbqcze5zf3h5tgfmzc",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-29T08:53:20.195Z",
+         *       "created": "2026-11-29T11:51:11.163Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2d0hff561d1m2s03m8jqqg7zhr"
+         *       "actor_id": "key_prod_06h2e9872qb7mpa385cf3bfh65tgg"
          *     }
          */
         CustomerDiscountDeletedEvent: {
@@ -17515,17 +17515,17 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2d0hy0n5px91d6b1gt9dn7js1t",
+         *       "id": "evt_prod_06h2e98hm45abhm7a1jmbfshrczvt",
          *       "type": "coupon.created",
          *       "aggregate_type": "coupon",
-         *       "aggregate_id": "cpn_prod_06h2d0hy04eyrkqv09e17rczppygy",
+         *       "aggregate_id": "cpn_prod_06h2e98hkdpp8pqwr4nss7g63nhxw",
          *       "data": {
-         *         "id": "cpn_prod_06h2d0hy04eyrkqv09e17rczppygy",
+         *         "id": "cpn_prod_06h2e98hkdpp8pqwr4nss7g63nhxw",
          *         "name": null,
          *         "valid": true,
          *         "object": "coupon",
-         *         "created": "2026-11-29T08:53:19.489Z",
-         *         "updated": "2026-11-29T08:53:19.489Z",
+         *         "created": "2026-11-29T11:51:10.491Z",
+         *         "updated": "2026-11-29T11:51:10.491Z",
          *         "currency": null,
          *         "duration": "forever",
          *         "livemode": false,
@@ -17539,13 +17539,13 @@ export type components = {
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2d0hxzncfvty4gge6bhkv7egp0",
-         *       "request_id": "req_prod_06h2d0hxzncfvty4gge6bhkv7egp0",
+         *       "correlation_id": "req_prod_06h2e98hjma9kvhpn1yp98fqrm2t0",
+         *       "request_id": "req_prod_06h2e98hjma9kvhpn1yp98fqrm2t0",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-29T08:53:19.493Z",
+         *       "created": "2026-11-29T11:51:10.497Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2d0hff561d1m2s03m8jqqg7zhr"
+         *       "actor_id": "key_prod_06h2e9872qb7mpa385cf3bfh65tgg"
          *     }
          */
         CouponCreatedEvent: {
@@ -17590,17 +17590,17 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2d0hy7v46gvae8y2ehyw71veer",
+         *       "id": "evt_prod_06h2e98hqvrqp1dwq5zwawkzstqwg",
          *       "type": "coupon.updated",
          *       "aggregate_type": "coupon",
-         *       "aggregate_id": "cpn_prod_06h2d0hy04eyrkqv09e17rczppygy",
+         *       "aggregate_id": "cpn_prod_06h2e98hkdpp8pqwr4nss7g63nhxw",
          *       "data": {
-         *         "id": "cpn_prod_06h2d0hy04eyrkqv09e17rczppygy",
+         *         "id": "cpn_prod_06h2e98hkdpp8pqwr4nss7g63nhxw",
          *         "name": "Ten percent",
          *         "valid": true,
          *         "object": "coupon",
-         *         "created": "2026-11-29T08:53:19.489Z",
-         *         "updated": "2026-11-29T08:53:19.547Z",
+         *         "created": "2026-11-29T11:51:10.491Z",
+         *         "updated": "2026-11-29T11:51:10.525Z",
          *         "currency": null,
          *         "duration": "forever",
          *         "livemode": false,
@@ -17613,12 +17613,12 @@ export type components = {
          *         "duration_in_months": null
          *       },
          *       "previous_data": {
-         *         "id": "cpn_prod_06h2d0hy04eyrkqv09e17rczppygy",
+         *         "id": "cpn_prod_06h2e98hkdpp8pqwr4nss7g63nhxw",
          *         "name": null,
          *         "valid": true,
          *         "object": "coupon",
-         *         "created": "2026-11-29T08:53:19.489Z",
-         *         "updated": "2026-11-29T08:53:19.489Z",
+         *         "created": "2026-11-29T11:51:10.491Z",
+         *         "updated": "2026-11-29T11:51:10.491Z",
          *         "currency": null,
          *         "duration": "forever",
          *         "livemode": false,
@@ -17631,13 +17631,13 @@ export type components = {
          *         "duration_in_months": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2d0hy6kp0mpt45rmacqc72kttw",
-         *       "request_id": "req_prod_06h2d0hy6kp0mpt45rmacqc72kttw",
+         *       "correlation_id": "req_prod_06h2e98hqdf1cghn8q926r6n4ehv6",
+         *       "request_id": "req_prod_06h2e98hqdf1cghn8q926r6n4ehv6",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-29T08:53:19.550Z",
+         *       "created": "2026-11-29T11:51:10.527Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2d0hff561d1m2s03m8jqqg7zhr"
+         *       "actor_id": "key_prod_06h2e9872qb7mpa385cf3bfh65tgg"
          *     }
          */
         CouponUpdatedEvent: {
@@ -17682,18 +17682,18 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2d0hygwk11w0t89wh4qqhp7bd2",
+         *       "id": "evt_prod_06h2e98hxsbj2vz3bwj42yjmzdmba",
          *       "type": "coupon.deleted",
          *       "aggregate_type": "coupon",
-         *       "aggregate_id": "cpn_prod_06h2d0hyc3t5srth769n7cp5wffeg",
+         *       "aggregate_id": "cpn_prod_06h2e98htwg4572nzsf3r0ecj96v6",
          *       "data": {
-         *         "id": "cpn_prod_06h2d0hyc3t5srth769n7cp5wffeg",
+         *         "id": "cpn_prod_06h2e98htwg4572nzsf3r0ecj96v6",
          *         "name": null,
          *         "valid": false,
          *         "object": "coupon",
-         *         "created": "2026-11-29T08:53:19.584Z",
+         *         "created": "2026-11-29T11:51:10.551Z",
          *         "deleted": true,
-         *         "updated": "2026-11-29T08:53:19.617Z",
+         *         "updated": "2026-11-29T11:51:10.573Z",
          *         "currency": null,
          *         "duration": "forever",
          *         "livemode": false,
@@ -17706,12 +17706,12 @@ export type components = {
          *         "duration_in_months": null
          *       },
          *       "previous_data": {
-         *         "id": "cpn_prod_06h2d0hyc3t5srth769n7cp5wffeg",
+         *         "id": "cpn_prod_06h2e98htwg4572nzsf3r0ecj96v6",
          *         "name": null,
          *         "valid": true,
          *         "object": "coupon",
-         *         "created": "2026-11-29T08:53:19.584Z",
-         *         "updated": "2026-11-29T08:53:19.584Z",
+         *         "created": "2026-11-29T11:51:10.551Z",
+         *         "updated": "2026-11-29T11:51:10.551Z",
          *         "currency": null,
          *         "duration": "forever",
          *         "livemode": false,
@@ -17724,13 +17724,13 @@ export type components = {
          *         "duration_in_months": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2d0hyfneeh8sbweb3bgva0hwnc",
-         *       "request_id": "req_prod_06h2d0hyfneeh8sbweb3bgva0hwnc",
+         *       "correlation_id": "req_prod_06h2e98hx72y61enh1d20mgyppdme",
+         *       "request_id": "req_prod_06h2e98hx72y61enh1d20mgyppdme",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-29T08:53:19.624Z",
+         *       "created": "2026-11-29T11:51:10.574Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2d0hff561d1m2s03m8jqqg7zhr"
+         *       "actor_id": "key_prod_06h2e9872qb7mpa385cf3bfh65tgg"
          *     }
          */
         CouponDeletedEvent: {
@@ -17775,19 +17775,19 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2d0hxdaek126sc5yx30h8scwwj",
+         *       "id": "evt_prod_06h2e98h5bw46h064kxcd65g725nw",
          *       "type": "price.created",
          *       "aggregate_type": "price",
-         *       "aggregate_id": "price_prod_06h2d0hxcshgdh05f8e8wff0h1rny",
+         *       "aggregate_id": "price_prod_06h2e98h506a9yqp5cgdfdqvte0w0",
          *       "data": {
-         *         "id": "price_prod_06h2d0hxcshgdh05f8e8wff0h1rny",
+         *         "id": "price_prod_06h2e98h506a9yqp5cgdfdqvte0w0",
          *         "type": "recurring",
          *         "tiers": null,
          *         "active": true,
          *         "object": "price",
-         *         "created": "2026-11-29T08:53:19.334Z",
-         *         "product": "prod_prod_06h2d0hx2vrjrnnvbfet5snx8f0m6",
-         *         "updated": "2026-11-29T08:53:19.334Z",
+         *         "created": "2026-11-29T11:51:10.376Z",
+         *         "product": "prod_prod_06h2e98gvxyccxye68e7857v2d1zc",
+         *         "updated": "2026-11-29T11:51:10.376Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "metadata": {},
@@ -17804,13 +17804,13 @@ export type components = {
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2d0hxc160seby5b6a3k22c968e",
-         *       "request_id": "req_prod_06h2d0hxc160seby5b6a3k22c968e",
+         *       "correlation_id": "req_prod_06h2e98h4p3jkpwa64zwqmtr9q2qc",
+         *       "request_id": "req_prod_06h2e98h4p3jkpwa64zwqmtr9q2qc",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-29T08:53:19.339Z",
+         *       "created": "2026-11-29T11:51:10.379Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2d0hff561d1m2s03m8jqqg7zhr"
+         *       "actor_id": "key_prod_06h2e9872qb7mpa385cf3bfh65tgg"
          *     }
          */
         PriceCreatedEvent: {
@@ -17855,19 +17855,19 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2d0hxmf6my0n187pbpcdw8nbwy",
+         *       "id": "evt_prod_06h2e98hat6ecnvw1nyyhagzbtah4",
          *       "type": "price.updated",
          *       "aggregate_type": "price",
-         *       "aggregate_id": "price_prod_06h2d0hxcshgdh05f8e8wff0h1rny",
+         *       "aggregate_id": "price_prod_06h2e98h506a9yqp5cgdfdqvte0w0",
          *       "data": {
-         *         "id": "price_prod_06h2d0hxcshgdh05f8e8wff0h1rny",
+         *         "id": "price_prod_06h2e98h506a9yqp5cgdfdqvte0w0",
          *         "type": "recurring",
          *         "tiers": null,
          *         "active": true,
          *         "object": "price",
-         *         "created": "2026-11-29T08:53:19.334Z",
-         *         "product": "prod_prod_06h2d0hx2vrjrnnvbfet5snx8f0m6",
-         *         "updated": "2026-11-29T08:53:19.392Z",
+         *         "created": "2026-11-29T11:51:10.376Z",
+         *         "product": "prod_prod_06h2e98gvxyccxye68e7857v2d1zc",
+         *         "updated": "2026-11-29T11:51:10.420Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "metadata": {},
@@ -17883,14 +17883,14 @@ export type components = {
          *         "unit_amount_atom": 2000
          *       },
          *       "previous_data": {
-         *         "id": "price_prod_06h2d0hxcshgdh05f8e8wff0h1rny",
+         *         "id": "price_prod_06h2e98h506a9yqp5cgdfdqvte0w0",
          *         "type": "recurring",
          *         "tiers": null,
          *         "active": true,
          *         "object": "price",
-         *         "created": "2026-11-29T08:53:19.334Z",
-         *         "product": "prod_prod_06h2d0hx2vrjrnnvbfet5snx8f0m6",
-         *         "updated": "2026-11-29T08:53:19.334Z",
+         *         "created": "2026-11-29T11:51:10.376Z",
+         *         "product": "prod_prod_06h2e98gvxyccxye68e7857v2d1zc",
+         *         "updated": "2026-11-29T11:51:10.376Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "metadata": {},
@@ -17906,13 +17906,13 @@ export type components = {
          *         "unit_amount_atom": 2000
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2d0hxkdbkj5kjh10akvwtq5bf6",
-         *       "request_id": "req_prod_06h2d0hxkdbkj5kjh10akvwtq5bf6",
+         *       "correlation_id": "req_prod_06h2e98ha6w3aws9gcjx3vfees11a",
+         *       "request_id": "req_prod_06h2e98ha6w3aws9gcjx3vfees11a",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-29T08:53:19.395Z",
+         *       "created": "2026-11-29T11:51:10.422Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2d0hff561d1m2s03m8jqqg7zhr"
+         *       "actor_id": "key_prod_06h2e9872qb7mpa385cf3bfh65tgg"
          *     }
          */
         PriceUpdatedEvent: {
@@ -17957,20 +17957,20 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2d0hxtq20aqzacmehb0etd2eda",
+         *       "id": "evt_prod_06h2e98hfcerqf03k7zben3tpmx12",
          *       "type": "price.deleted",
          *       "aggregate_type": "price",
-         *       "aggregate_id": "price_prod_06h2d0hxqva3vgmv8sy6dmtbwc6qy",
+         *       "aggregate_id": "price_prod_06h2e98hdh3n4w4vhwn04305cgye0",
          *       "data": {
-         *         "id": "price_prod_06h2d0hxqva3vgmv8sy6dmtbwc6qy",
+         *         "id": "price_prod_06h2e98hdh3n4w4vhwn04305cgye0",
          *         "type": "one_time",
          *         "tiers": null,
          *         "active": true,
          *         "object": "price",
-         *         "created": "2026-11-29T08:53:19.422Z",
+         *         "created": "2026-11-29T11:51:10.444Z",
          *         "deleted": true,
-         *         "product": "prod_prod_06h2d0hxa4ftvhrfvjxpbb5z2bzm6",
-         *         "updated": "2026-11-29T08:53:19.442Z",
+         *         "product": "prod_prod_06h2e98h1zhhqn947yxd2q6emtcv0",
+         *         "updated": "2026-11-29T11:51:10.458Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "metadata": {},
@@ -17981,14 +17981,14 @@ export type components = {
          *         "unit_amount_atom": 100
          *       },
          *       "previous_data": {
-         *         "id": "price_prod_06h2d0hxqva3vgmv8sy6dmtbwc6qy",
+         *         "id": "price_prod_06h2e98hdh3n4w4vhwn04305cgye0",
          *         "type": "one_time",
          *         "tiers": null,
          *         "active": true,
          *         "object": "price",
-         *         "created": "2026-11-29T08:53:19.422Z",
-         *         "product": "prod_prod_06h2d0hxa4ftvhrfvjxpbb5z2bzm6",
-         *         "updated": "2026-11-29T08:53:19.422Z",
+         *         "created": "2026-11-29T11:51:10.444Z",
+         *         "product": "prod_prod_06h2e98h1zhhqn947yxd2q6emtcv0",
+         *         "updated": "2026-11-29T11:51:10.444Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "metadata": {},
@@ -17999,13 +17999,13 @@ export type components = {
          *         "unit_amount_atom": 100
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2d0hxsrd7vtfhe9ebsxad585jw",
-         *       "request_id": "req_prod_06h2d0hxsrd7vtfhe9ebsxad585jw",
+         *       "correlation_id": "req_prod_06h2e98hf3x1sx4rw3xatmyzhypxa",
+         *       "request_id": "req_prod_06h2e98hf3x1sx4rw3xatmyzhypxa",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-29T08:53:19.445Z",
+         *       "created": "2026-11-29T11:51:10.459Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2d0hff561d1m2s03m8jqqg7zhr"
+         *       "actor_id": "key_prod_06h2e9872qb7mpa385cf3bfh65tgg"
          *     }
          */
         PriceDeletedEvent: {
@@ -18050,30 +18050,30 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2d0hx3dsv78pxf2bx6j1fvxy7j",
+         *       "id": "evt_prod_06h2e98gw4282sg0m10bngyekr5mm",
          *       "type": "product.created",
          *       "aggregate_type": "product",
-         *       "aggregate_id": "prod_prod_06h2d0hx2vrjrnnvbfet5snx8f0m6",
+         *       "aggregate_id": "prod_prod_06h2e98gvxyccxye68e7857v2d1zc",
          *       "data": {
-         *         "id": "prod_prod_06h2d0hx2vrjrnnvbfet5snx8f0m6",
+         *         "id": "prod_prod_06h2e98gvxyccxye68e7857v2d1zc",
          *         "name": "Pro",
          *         "active": true,
          *         "object": "product",
-         *         "created": "2026-11-29T08:53:19.254Z",
-         *         "updated": "2026-11-29T08:53:19.254Z",
+         *         "created": "2026-11-29T11:51:10.303Z",
+         *         "updated": "2026-11-29T11:51:10.303Z",
          *         "livemode": false,
          *         "metadata": {},
          *         "description": null
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2d0hwy8zsr6t65f0ztgf1s22kr",
-         *       "request_id": "req_prod_06h2d0hwy8zsr6t65f0ztgf1s22kr",
+         *       "correlation_id": "req_prod_06h2e98gvq3v2nxh6nemtydmwhdjg",
+         *       "request_id": "req_prod_06h2e98gvq3v2nxh6nemtydmwhdjg",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-29T08:53:19.259Z",
+         *       "created": "2026-11-29T11:51:10.305Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2d0hff561d1m2s03m8jqqg7zhr"
+         *       "actor_id": "key_prod_06h2e9872qb7mpa385cf3bfh65tgg"
          *     }
          */
         ProductCreatedEvent: {
@@ -18118,40 +18118,40 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2d0hx7jz27hm7fbrwrnrkqrdj6",
+         *       "id": "evt_prod_06h2e98gydhf5gg9n5zdbmcep1256",
          *       "type": "product.updated",
          *       "aggregate_type": "product",
-         *       "aggregate_id": "prod_prod_06h2d0hx2vrjrnnvbfet5snx8f0m6",
+         *       "aggregate_id": "prod_prod_06h2e98gvxyccxye68e7857v2d1zc",
          *       "data": {
-         *         "id": "prod_prod_06h2d0hx2vrjrnnvbfet5snx8f0m6",
+         *         "id": "prod_prod_06h2e98gvxyccxye68e7857v2d1zc",
          *         "name": "Pro",
          *         "active": true,
          *         "object": "product",
-         *         "created": "2026-11-29T08:53:19.254Z",
-         *         "updated": "2026-11-29T08:53:19.290Z",
+         *         "created": "2026-11-29T11:51:10.303Z",
+         *         "updated": "2026-11-29T11:51:10.321Z",
          *         "livemode": false,
          *         "metadata": {},
          *         "description": "The pro plan"
          *       },
          *       "previous_data": {
-         *         "id": "prod_prod_06h2d0hx2vrjrnnvbfet5snx8f0m6",
+         *         "id": "prod_prod_06h2e98gvxyccxye68e7857v2d1zc",
          *         "name": "Pro",
          *         "active": true,
          *         "object": "product",
-         *         "created": "2026-11-29T08:53:19.254Z",
-         *         "updated": "2026-11-29T08:53:19.254Z",
+         *         "created": "2026-11-29T11:51:10.303Z",
+         *         "updated": "2026-11-29T11:51:10.303Z",
          *         "livemode": false,
          *         "metadata": {},
          *         "description": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2d0hx6jdpg23de1kvths7fjtep",
-         *       "request_id": "req_prod_06h2d0hx6jdpg23de1kvths7fjtep",
+         *       "correlation_id": "req_prod_06h2e98gxafqegc1462wrre2h9cpm",
+         *       "request_id": "req_prod_06h2e98gxafqegc1462wrre2h9cpm",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-29T08:53:19.292Z",
+         *       "created": "2026-11-29T11:51:10.323Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2d0hff561d1m2s03m8jqqg7zhr"
+         *       "actor_id": "key_prod_06h2e9872qb7mpa385cf3bfh65tgg"
          *     }
          */
         ProductUpdatedEvent: {
@@ -18196,41 +18196,41 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2d0hxxp0y84gx8t3vb63ysy57e",
+         *       "id": "evt_prod_06h2e98hgtgz0vdsdhn29ryacnws0",
          *       "type": "product.deleted",
          *       "aggregate_type": "product",
-         *       "aggregate_id": "prod_prod_06h2d0hxa4ftvhrfvjxpbb5z2bzm6",
+         *       "aggregate_id": "prod_prod_06h2e98h1zhhqn947yxd2q6emtcv0",
          *       "data": {
-         *         "id": "prod_prod_06h2d0hxa4ftvhrfvjxpbb5z2bzm6",
+         *         "id": "prod_prod_06h2e98h1zhhqn947yxd2q6emtcv0",
          *         "name": "Spare",
          *         "active": true,
          *         "object": "product",
-         *         "created": "2026-11-29T08:53:19.313Z",
+         *         "created": "2026-11-29T11:51:10.351Z",
          *         "deleted": true,
-         *         "updated": "2026-11-29T08:53:19.466Z",
+         *         "updated": "2026-11-29T11:51:10.469Z",
          *         "livemode": false,
          *         "metadata": {},
          *         "description": null
          *       },
          *       "previous_data": {
-         *         "id": "prod_prod_06h2d0hxa4ftvhrfvjxpbb5z2bzm6",
+         *         "id": "prod_prod_06h2e98h1zhhqn947yxd2q6emtcv0",
          *         "name": "Spare",
          *         "active": true,
          *         "object": "product",
-         *         "created": "2026-11-29T08:53:19.313Z",
-         *         "updated": "2026-11-29T08:53:19.313Z",
+         *         "created": "2026-11-29T11:51:10.351Z",
+         *         "updated": "2026-11-29T11:51:10.351Z",
          *         "livemode": false,
          *         "metadata": {},
          *         "description": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2d0hxwsaq3hxnzzwdn4nxcqfnc",
-         *       "request_id": "req_prod_06h2d0hxwsaq3hxnzzwdn4nxcqfnc",
+         *       "correlation_id": "req_prod_06h2e98hge8td1mnx6bg05ypky5za",
+         *       "request_id": "req_prod_06h2e98hge8td1mnx6bg05ypky5za",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-29T08:53:19.469Z",
+         *       "created": "2026-11-29T11:51:10.470Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2d0hff561d1m2s03m8jqqg7zhr"
+         *       "actor_id": "key_prod_06h2e9872qb7mpa385cf3bfh65tgg"
          *     }
          */
         ProductDeletedEvent: {
@@ -18275,18 +18275,18 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2d0j39wfk4k5jk2mzhc8aa452m",
+         *       "id": "evt_prod_06h2e98nnhp25548w8n9h92j104hj",
          *       "type": "refund.created",
          *       "aggregate_type": "refund",
-         *       "aggregate_id": "re_prod_06h2d0j39ggzj1gfdjchsdsvxfhqt",
+         *       "aggregate_id": "re_prod_06h2e98nnarnzxehe79yz5ye35x98",
          *       "data": {
-         *         "id": "re_prod_06h2d0j39ggzj1gfdjchsdsvxfhqt",
+         *         "id": "re_prod_06h2e98nnarnzxehe79yz5ye35x98",
          *         "object": "refund",
          *         "reason": null,
          *         "status": "pending",
-         *         "created": "2026-11-29T08:53:20.844Z",
-         *         "payment": "py_prod_06h2d0j2b25jq3sk9j2p2n8edms8c",
-         *         "updated": "2026-11-29T08:53:20.844Z",
+         *         "created": "2026-11-29T11:51:11.530Z",
+         *         "payment": "py_prod_06h2e98mg80qae51htjks0kq40fx8",
+         *         "updated": "2026-11-29T11:51:11.530Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "metadata": {},
@@ -18295,13 +18295,13 @@ export type components = {
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2d0j38k9smd8ymy58b2ry06bh4",
-         *       "request_id": "req_prod_06h2d0j38k9smd8ymy58b2ry06bh4",
+         *       "correlation_id": "req_prod_06h2e98nm8z1k8wwvg3y7eyf7zb6t",
+         *       "request_id": "req_prod_06h2e98nm8z1k8wwvg3y7eyf7zb6t",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-29T08:53:20.847Z",
+         *       "created": "2026-11-29T11:51:11.532Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2d0hff561d1m2s03m8jqqg7zhr"
+         *       "actor_id": "key_prod_06h2e9872qb7mpa385cf3bfh65tgg"
          *     }
          */
         RefundCreatedEvent: {
@@ -18346,18 +18346,18 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2d0j3ak83khnykp5arvtcfk80c",
+         *       "id": "evt_prod_06h2e98nnv5ndfwg8fchyzfz3p5za",
          *       "type": "refund.updated",
          *       "aggregate_type": "refund",
-         *       "aggregate_id": "re_prod_06h2d0j39ggzj1gfdjchsdsvxfhqt",
+         *       "aggregate_id": "re_prod_06h2e98nnarnzxehe79yz5ye35x98",
          *       "data": {
-         *         "id": "re_prod_06h2d0j39ggzj1gfdjchsdsvxfhqt",
+         *         "id": "re_prod_06h2e98nnarnzxehe79yz5ye35x98",
          *         "object": "refund",
          *         "reason": null,
          *         "status": "succeeded",
-         *         "created": "2026-11-29T08:53:20.844Z",
-         *         "payment": "py_prod_06h2d0j2b25jq3sk9j2p2n8edms8c",
-         *         "updated": "2026-11-29T08:53:20.850Z",
+         *         "created": "2026-11-29T11:51:11.530Z",
+         *         "payment": "py_prod_06h2e98mg80qae51htjks0kq40fx8",
+         *         "updated": "2026-11-29T11:51:11.533Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "metadata": {},
@@ -18365,13 +18365,13 @@ export type components = {
          *         "failure_reason": null
          *       },
          *       "previous_data": {
-         *         "id": "re_prod_06h2d0j39ggzj1gfdjchsdsvxfhqt",
+         *         "id": "re_prod_06h2e98nnarnzxehe79yz5ye35x98",
          *         "object": "refund",
          *         "reason": null,
          *         "status": "pending",
-         *         "created": "2026-11-29T08:53:20.844Z",
-         *         "payment": "py_prod_06h2d0j2b25jq3sk9j2p2n8edms8c",
-         *         "updated": "2026-11-29T08:53:20.844Z",
+         *         "created": "2026-11-29T11:51:11.530Z",
+         *         "payment": "py_prod_06h2e98mg80qae51htjks0kq40fx8",
+         *         "updated": "2026-11-29T11:51:11.530Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "metadata": {},
@@ -18379,13 +18379,13 @@ export type components = {
          *         "failure_reason": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2d0j38k9smd8ymy58b2ry06bh4",
-         *       "request_id": "req_prod_06h2d0j38k9smd8ymy58b2ry06bh4",
+         *       "correlation_id": "req_prod_06h2e98nm8z1k8wwvg3y7eyf7zb6t",
+         *       "request_id": "req_prod_06h2e98nm8z1k8wwvg3y7eyf7zb6t",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-29T08:53:20.852Z",
+         *       "created": "2026-11-29T11:51:11.534Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2d0hff561d1m2s03m8jqqg7zhr"
+         *       "actor_id": "key_prod_06h2e9872qb7mpa385cf3bfh65tgg"
          *     }
          */
         RefundUpdatedEvent: {
@@ -18430,18 +18430,18 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2d0j3g07ha7fzn3kab4bqtfm9j",
+         *       "id": "evt_prod_06h2e98nyhkwhd8m3yme98t5g8vp4",
          *       "type": "refund.failed",
          *       "aggregate_type": "refund",
-         *       "aggregate_id": "re_prod_06h2d0j3f4xa2jrmb5chmmn141mga",
+         *       "aggregate_id": "re_prod_06h2e98nxy45xphb9m9e2e5zqnmvc",
          *       "data": {
-         *         "id": "re_prod_06h2d0j3f4xa2jrmb5chmmn141mga",
+         *         "id": "re_prod_06h2e98nxy45xphb9m9e2e5zqnmvc",
          *         "object": "refund",
          *         "reason": null,
          *         "status": "failed",
-         *         "created": "2026-11-29T08:53:20.889Z",
-         *         "payment": "py_prod_06h2d0j334qvt05vpbbf6pr76xzz2",
-         *         "updated": "2026-11-29T08:53:20.894Z",
+         *         "created": "2026-11-29T11:51:11.599Z",
+         *         "payment": "py_prod_06h2e98n93gkg6vzbpphnyjx55n78",
+         *         "updated": "2026-11-29T11:51:11.602Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "metadata": {},
@@ -18449,13 +18449,13 @@ export type components = {
          *         "failure_reason": "The refund was refused (sandbox payment method pm_sandbox_refund_fails)."
          *       },
          *       "previous_data": {
-         *         "id": "re_prod_06h2d0j3f4xa2jrmb5chmmn141mga",
+         *         "id": "re_prod_06h2e98nxy45xphb9m9e2e5zqnmvc",
          *         "object": "refund",
          *         "reason": null,
          *         "status": "pending",
-         *         "created": "2026-11-29T08:53:20.889Z",
-         *         "payment": "py_prod_06h2d0j334qvt05vpbbf6pr76xzz2",
-         *         "updated": "2026-11-29T08:53:20.889Z",
+         *         "created": "2026-11-29T11:51:11.599Z",
+         *         "payment": "py_prod_06h2e98n93gkg6vzbpphnyjx55n78",
+         *         "updated": "2026-11-29T11:51:11.599Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "metadata": {},
@@ -18463,13 +18463,13 @@ export type components = {
          *         "failure_reason": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2d0j3e6nwtbypew6cw6cs1dkjw",
-         *       "request_id": "req_prod_06h2d0j3e6nwtbypew6cw6cs1dkjw",
+         *       "correlation_id": "req_prod_06h2e98nx8jrw5g704mc4p0r4wha8",
+         *       "request_id": "req_prod_06h2e98nx8jrw5g704mc4p0r4wha8",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-29T08:53:20.896Z",
+         *       "created": "2026-11-29T11:51:11.604Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2d0hff561d1m2s03m8jqqg7zhr"
+         *       "actor_id": "key_prod_06h2e9872qb7mpa385cf3bfh65tgg"
          *     }
          */
         RefundFailedEvent: {
@@ -18514,18 +18514,18 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2d0hfpf3acggcrsx0wx7g10tht",
+         *       "id": "evt_prod_06h2e987368khgbe5zd5pwvpcmaya",
          *       "type": "api_token.created",
          *       "aggregate_type": "api_token",
-         *       "aggregate_id": "key_prod_06h2d0hff561d1m2s03m8jqqg7zhr",
+         *       "aggregate_id": "key_prod_06h2e9872qb7mpa385cf3bfh65tgg",
          *       "data": {
-         *         "id": "key_prod_06h2d0hff561d1m2s03m8jqqg7zhr",
+         *         "id": "key_prod_06h2e9872qb7mpa385cf3bfh65tgg",
          *         "kind": "secret",
          *         "name": "catalogue",
          *         "object": "api_token",
          *         "status": "active",
-         *         "created": "2026-11-29T08:53:15.765Z",
-         *         "display": "st_prod_…da4x",
+         *         "created": "2026-11-29T11:51:07.798Z",
+         *         "display": "st_prod_…kpf5",
          *         "revoked_at": null,
          *         "last_used_at": null
          *       },
@@ -18534,13 +18534,13 @@ export type components = {
          *         "user_agent": "node",
          *         "client_address": "127.0.0.1"
          *       },
-         *       "correlation_id": "req_prod_06h2d0hfa4fx8sgp88fwxgv59e82j",
-         *       "request_id": "req_prod_06h2d0hfa4fx8sgp88fwxgv59e82j",
+         *       "correlation_id": "req_prod_06h2e986yjev33380st7thfavz256",
+         *       "request_id": "req_prod_06h2e986yjev33380st7thfavz256",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-29T08:53:15.827Z",
+         *       "created": "2026-11-29T11:51:07.801Z",
          *       "actor_type": "user",
-         *       "actor_id": "user_prod_06h2d0hcfee4ntj4vrv4ybcqcmvbg"
+         *       "actor_id": "user_prod_06h2e985ta8m95w778765db487d28"
          *     }
          */
         ApiTokenCreatedEvent: {
@@ -18585,29 +18585,29 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2d0hjcxzn5d2b4gbh200t3k0gm",
+         *       "id": "evt_prod_06h2e988sd359gp2vvs55fpnm9pdp",
          *       "type": "api_token.revoked",
          *       "aggregate_type": "api_token",
-         *       "aggregate_id": "key_prod_06h2d0hj2fpvh4vp2ypfat8jcp99j",
+         *       "aggregate_id": "key_prod_06h2e987zjd01vxbdjd1mxp6z4w74",
          *       "data": {
-         *         "id": "key_prod_06h2d0hj2fpvh4vp2ypfat8jcp99j",
+         *         "id": "key_prod_06h2e987zjd01vxbdjd1mxp6z4w74",
          *         "kind": "publishable",
          *         "name": "spare",
          *         "object": "api_token",
          *         "status": "revoked",
-         *         "created": "2026-11-29T08:53:16.427Z",
-         *         "display": "pt_prod_…tj6z",
-         *         "revoked_at": "2026-11-29T08:53:16.516Z",
+         *         "created": "2026-11-29T11:51:08.027Z",
+         *         "display": "pt_prod_…qnej",
+         *         "revoked_at": "2026-11-29T11:51:08.234Z",
          *         "last_used_at": null
          *       },
          *       "previous_data": {
-         *         "id": "key_prod_06h2d0hj2fpvh4vp2ypfat8jcp99j",
+         *         "id": "key_prod_06h2e987zjd01vxbdjd1mxp6z4w74",
          *         "kind": "publishable",
          *         "name": "spare",
          *         "object": "api_token",
          *         "status": "active",
-         *         "created": "2026-11-29T08:53:16.427Z",
-         *         "display": "pt_prod_…tj6z",
+         *         "created": "2026-11-29T11:51:08.027Z",
+         *         "display": "pt_prod_…qnej",
          *         "revoked_at": null,
          *         "last_used_at": null
          *       },
@@ -18615,13 +18615,13 @@ export type components = {
          *         "user_agent": "node",
          *         "client_address": "127.0.0.1"
          *       },
-         *       "correlation_id": "req_prod_06h2d0hjb7rj8r4z6rbd5773wxvrj",
-         *       "request_id": "req_prod_06h2d0hjb7rj8r4z6rbd5773wxvrj",
+         *       "correlation_id": "req_prod_06h2e988rnxbv9g39t71tehckhqat",
+         *       "request_id": "req_prod_06h2e988rnxbv9g39t71tehckhqat",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-29T08:53:16.519Z",
+         *       "created": "2026-11-29T11:51:08.235Z",
          *       "actor_type": "user",
-         *       "actor_id": "user_prod_06h2d0hcfee4ntj4vrv4ybcqcmvbg"
+         *       "actor_id": "user_prod_06h2e985ta8m95w778765db487d28"
          *     }
          */
         ApiTokenRevokedEvent: {
@@ -18666,20 +18666,20 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2d0hjpfzsr038y83gj2e52k006",
+         *       "id": "evt_prod_06h2e988yy42deenn7ba2tk9j0kha",
          *       "type": "webhook_endpoint.created",
          *       "aggregate_type": "webhook_endpoint",
-         *       "aggregate_id": "whe_prod_06h2d0hjnpkx371z1dk2q22q8tj0t",
+         *       "aggregate_id": "whe_prod_06h2e988yh9q57e84n2zdjb2h2e14",
          *       "data": {
-         *         "id": "whe_prod_06h2d0hjnpkx371z1dk2q22q8tj0t",
+         *         "id": "whe_prod_06h2e988yh9q57e84n2zdjb2h2e14",
          *         "url": "https://example.com/audit",
          *         "events": [
          *           "customer.created"
          *         ],
          *         "object": "webhook_endpoint",
-         *         "created": "2026-11-29T08:53:16.588Z",
+         *         "created": "2026-11-29T11:51:08.276Z",
          *         "enabled": true,
-         *         "updated": "2026-11-29T08:53:16.588Z",
+         *         "updated": "2026-11-29T11:51:08.276Z",
          *         "livemode": false,
          *         "description": null,
          *         "disabled_at": null,
@@ -18693,13 +18693,13 @@ export type components = {
          *         "user_agent": "node",
          *         "client_address": "127.0.0.1"
          *       },
-         *       "correlation_id": "req_prod_06h2d0hjk49khfs88ydbjzee79fpa",
-         *       "request_id": "req_prod_06h2d0hjk49khfs88ydbjzee79fpa",
+         *       "correlation_id": "req_prod_06h2e988x7xvbqjdw9an2ewmebwje",
+         *       "request_id": "req_prod_06h2e988x7xvbqjdw9an2ewmebwje",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-29T08:53:16.595Z",
+         *       "created": "2026-11-29T11:51:08.279Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2d0hff561d1m2s03m8jqqg7zhr"
+         *       "actor_id": "key_prod_06h2e9872qb7mpa385cf3bfh65tgg"
          *     }
          */
         WebhookEndpointCreatedEvent: {
@@ -18744,20 +18744,20 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2d0hjtrfezv8qtgwk538mehnjm",
+         *       "id": "evt_prod_06h2e98920q5syqw6y45jfzxr1rye",
          *       "type": "webhook_endpoint.updated",
          *       "aggregate_type": "webhook_endpoint",
-         *       "aggregate_id": "whe_prod_06h2d0hjnpkx371z1dk2q22q8tj0t",
+         *       "aggregate_id": "whe_prod_06h2e988yh9q57e84n2zdjb2h2e14",
          *       "data": {
-         *         "id": "whe_prod_06h2d0hjnpkx371z1dk2q22q8tj0t",
+         *         "id": "whe_prod_06h2e988yh9q57e84n2zdjb2h2e14",
          *         "url": "https://example.com/audit",
          *         "events": [
          *           "customer.created"
          *         ],
          *         "object": "webhook_endpoint",
-         *         "created": "2026-11-29T08:53:16.588Z",
+         *         "created": "2026-11-29T11:51:08.276Z",
          *         "enabled": true,
-         *         "updated": "2026-11-29T08:53:16.627Z",
+         *         "updated": "2026-11-29T11:51:08.303Z",
          *         "livemode": false,
          *         "description": "Audit",
          *         "disabled_at": null,
@@ -18767,15 +18767,15 @@ export type components = {
          *         "previous_secret_expires_at": null
          *       },
          *       "previous_data": {
-         *         "id": "whe_prod_06h2d0hjnpkx371z1dk2q22q8tj0t",
+         *         "id": "whe_prod_06h2e988yh9q57e84n2zdjb2h2e14",
          *         "url": "https://example.com/audit",
          *         "events": [
          *           "customer.created"
          *         ],
          *         "object": "webhook_endpoint",
-         *         "created": "2026-11-29T08:53:16.588Z",
+         *         "created": "2026-11-29T11:51:08.276Z",
          *         "enabled": true,
-         *         "updated": "2026-11-29T08:53:16.588Z",
+         *         "updated": "2026-11-29T11:51:08.276Z",
          *         "livemode": false,
          *         "description": null,
          *         "disabled_at": null,
@@ -18788,13 +18788,13 @@ export type components = {
          *         "user_agent": "node",
          *         "client_address": "127.0.0.1"
          *       },
-         *       "correlation_id": "req_prod_06h2d0hjsr2m5dnqt9h0fbxtkw9ma",
-         *       "request_id": "req_prod_06h2d0hjsr2m5dnqt9h0fbxtkw9ma",
+         *       "correlation_id": "req_prod_06h2e9891gq0t55qk4xv433wn5p1g",
+         *       "request_id": "req_prod_06h2e9891gq0t55qk4xv433wn5p1g",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-29T08:53:16.630Z",
+         *       "created": "2026-11-29T11:51:08.304Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2d0hff561d1m2s03m8jqqg7zhr"
+         *       "actor_id": "key_prod_06h2e9872qb7mpa385cf3bfh65tgg"
          *     }
          */
         WebhookEndpointUpdatedEvent: {
@@ -18839,58 +18839,58 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2d0hkh1gkvspnr25hgaptqrvd0",
+         *       "id": "evt_prod_06h2e989dkgfp82y4v1ap9f5dcp12",
          *       "type": "webhook_endpoint.deleted",
          *       "aggregate_type": "webhook_endpoint",
-         *       "aggregate_id": "whe_prod_06h2d0hjnpkx371z1dk2q22q8tj0t",
+         *       "aggregate_id": "whe_prod_06h2e988yh9q57e84n2zdjb2h2e14",
          *       "data": {
-         *         "id": "whe_prod_06h2d0hjnpkx371z1dk2q22q8tj0t",
+         *         "id": "whe_prod_06h2e988yh9q57e84n2zdjb2h2e14",
          *         "url": "https://example.com/audit",
          *         "events": [
          *           "customer.created"
          *         ],
          *         "object": "webhook_endpoint",
-         *         "created": "2026-11-29T08:53:16.588Z",
+         *         "created": "2026-11-29T11:51:08.276Z",
          *         "deleted": true,
          *         "enabled": false,
-         *         "updated": "2026-11-29T08:53:16.806Z",
+         *         "updated": "2026-11-29T11:51:08.395Z",
          *         "livemode": false,
          *         "description": "Audit",
          *         "disabled_at": null,
          *         "failing_since": null,
          *         "disabled_reason": null,
          *         "max_deliveries_per_second": null,
-         *         "previous_secret_expires_at": "2026-11-30T08:53:16.742Z"
+         *         "previous_secret_expires_at": "2026-11-30T11:51:08.376Z"
          *       },
          *       "previous_data": {
-         *         "id": "whe_prod_06h2d0hjnpkx371z1dk2q22q8tj0t",
+         *         "id": "whe_prod_06h2e988yh9q57e84n2zdjb2h2e14",
          *         "url": "https://example.com/audit",
          *         "events": [
          *           "customer.created"
          *         ],
          *         "object": "webhook_endpoint",
-         *         "created": "2026-11-29T08:53:16.588Z",
+         *         "created": "2026-11-29T11:51:08.276Z",
          *         "enabled": true,
-         *         "updated": "2026-11-29T08:53:16.742Z",
+         *         "updated": "2026-11-29T11:51:08.376Z",
          *         "livemode": false,
          *         "description": "Audit",
          *         "disabled_at": null,
          *         "failing_since": null,
          *         "disabled_reason": null,
          *         "max_deliveries_per_second": null,
-         *         "previous_secret_expires_at": "2026-11-30T08:53:16.742Z"
+         *         "previous_secret_expires_at": "2026-11-30T11:51:08.376Z"
          *       },
          *       "metadata": {
          *         "user_agent": "node",
          *         "client_address": "127.0.0.1"
          *       },
-         *       "correlation_id": "req_prod_06h2d0hkg0bxg8yarsgcrj335e2xt",
-         *       "request_id": "req_prod_06h2d0hkg0bxg8yarsgcrj335e2xt",
+         *       "correlation_id": "req_prod_06h2e989d67wwbf2bqdfmnd178bg2",
+         *       "request_id": "req_prod_06h2e989d67wwbf2bqdfmnd178bg2",
          *       "version": 1,
          *       "sequence": 6,
-         *       "created": "2026-11-29T08:53:16.808Z",
+         *       "created": "2026-11-29T11:51:08.396Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2d0hff561d1m2s03m8jqqg7zhr"
+         *       "actor_id": "key_prod_06h2e9872qb7mpa385cf3bfh65tgg"
          *     }
          */
         WebhookEndpointDeletedEvent: {
@@ -18935,20 +18935,20 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2d0hk0n6x3g7m4t89fba675p2m",
+         *       "id": "evt_prod_06h2e98950aaa0hh7hgy6njkm18na",
          *       "type": "webhook_endpoint.disabled",
          *       "aggregate_type": "webhook_endpoint",
-         *       "aggregate_id": "whe_prod_06h2d0hjnpkx371z1dk2q22q8tj0t",
+         *       "aggregate_id": "whe_prod_06h2e988yh9q57e84n2zdjb2h2e14",
          *       "data": {
-         *         "id": "whe_prod_06h2d0hjnpkx371z1dk2q22q8tj0t",
+         *         "id": "whe_prod_06h2e988yh9q57e84n2zdjb2h2e14",
          *         "url": "https://example.com/audit",
          *         "events": [
          *           "customer.created"
          *         ],
          *         "object": "webhook_endpoint",
-         *         "created": "2026-11-29T08:53:16.588Z",
+         *         "created": "2026-11-29T11:51:08.276Z",
          *         "enabled": false,
-         *         "updated": "2026-11-29T08:53:16.671Z",
+         *         "updated": "2026-11-29T11:51:08.325Z",
          *         "livemode": false,
          *         "description": "Audit",
          *         "disabled_at": null,
@@ -18958,15 +18958,15 @@ export type components = {
          *         "previous_secret_expires_at": null
          *       },
          *       "previous_data": {
-         *         "id": "whe_prod_06h2d0hjnpkx371z1dk2q22q8tj0t",
+         *         "id": "whe_prod_06h2e988yh9q57e84n2zdjb2h2e14",
          *         "url": "https://example.com/audit",
          *         "events": [
          *           "customer.created"
          *         ],
          *         "object": "webhook_endpoint",
-         *         "created": "2026-11-29T08:53:16.588Z",
+         *         "created": "2026-11-29T11:51:08.276Z",
          *         "enabled": true,
-         *         "updated": "2026-11-29T08:53:16.627Z",
+         *         "updated": "2026-11-29T11:51:08.303Z",
          *         "livemode": false,
          *         "description": "Audit",
          *         "disabled_at": null,
@@ -18979,13 +18979,13 @@ export type components = {
          *         "user_agent": "node",
          *         "client_address": "127.0.0.1"
          *       },
-         *       "correlation_id": "req_prod_06h2d0hjyngj3nz5vtc013m7vvt92",
-         *       "request_id": "req_prod_06h2d0hjyngj3nz5vtc013m7vvt92",
+         *       "correlation_id": "req_prod_06h2e9893wecshnk7nhwr4tv6j81w",
+         *       "request_id": "req_prod_06h2e9893wecshnk7nhwr4tv6j81w",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-29T08:53:16.677Z",
+         *       "created": "2026-11-29T11:51:08.328Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2d0hff561d1m2s03m8jqqg7zhr"
+         *       "actor_id": "key_prod_06h2e9872qb7mpa385cf3bfh65tgg"
          *     }
          */
         WebhookEndpointDisabledEvent: {
@@ -19030,20 +19030,20 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2d0hk68gs0xzzj77njq0rsd3m2",
+         *       "id": "evt_prod_06h2e9898qdtxd8vq10av8tzrkq7e",
          *       "type": "webhook_endpoint.enabled",
          *       "aggregate_type": "webhook_endpoint",
-         *       "aggregate_id": "whe_prod_06h2d0hjnpkx371z1dk2q22q8tj0t",
+         *       "aggregate_id": "whe_prod_06h2e988yh9q57e84n2zdjb2h2e14",
          *       "data": {
-         *         "id": "whe_prod_06h2d0hjnpkx371z1dk2q22q8tj0t",
+         *         "id": "whe_prod_06h2e988yh9q57e84n2zdjb2h2e14",
          *         "url": "https://example.com/audit",
          *         "events": [
          *           "customer.created"
          *         ],
          *         "object": "webhook_endpoint",
-         *         "created": "2026-11-29T08:53:16.588Z",
+         *         "created": "2026-11-29T11:51:08.276Z",
          *         "enabled": true,
-         *         "updated": "2026-11-29T08:53:16.719Z",
+         *         "updated": "2026-11-29T11:51:08.355Z",
          *         "livemode": false,
          *         "description": "Audit",
          *         "disabled_at": null,
@@ -19053,15 +19053,15 @@ export type components = {
          *         "previous_secret_expires_at": null
          *       },
          *       "previous_data": {
-         *         "id": "whe_prod_06h2d0hjnpkx371z1dk2q22q8tj0t",
+         *         "id": "whe_prod_06h2e988yh9q57e84n2zdjb2h2e14",
          *         "url": "https://example.com/audit",
          *         "events": [
          *           "customer.created"
          *         ],
          *         "object": "webhook_endpoint",
-         *         "created": "2026-11-29T08:53:16.588Z",
+         *         "created": "2026-11-29T11:51:08.276Z",
          *         "enabled": false,
-         *         "updated": "2026-11-29T08:53:16.671Z",
+         *         "updated": "2026-11-29T11:51:08.325Z",
          *         "livemode": false,
          *         "description": "Audit",
          *         "disabled_at": null,
@@ -19074,13 +19074,13 @@ export type components = {
          *         "user_agent": "node",
          *         "client_address": "127.0.0.1"
          *       },
-         *       "correlation_id": "req_prod_06h2d0hk5bf35x14m4fzcawfse6v2",
-         *       "request_id": "req_prod_06h2d0hk5bf35x14m4fzcawfse6v2",
+         *       "correlation_id": "req_prod_06h2e98984d8ja0v7wggrek2q32rr",
+         *       "request_id": "req_prod_06h2e98984d8ja0v7wggrek2q32rr",
          *       "version": 1,
          *       "sequence": 4,
-         *       "created": "2026-11-29T08:53:16.722Z",
+         *       "created": "2026-11-29T11:51:08.357Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2d0hff561d1m2s03m8jqqg7zhr"
+         *       "actor_id": "key_prod_06h2e9872qb7mpa385cf3bfh65tgg"
          *     }
          */
         WebhookEndpointEnabledEvent: {
@@ -19125,38 +19125,38 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2d0hkank3az5nrc2ck0aan10cw",
+         *       "id": "evt_prod_06h2e989bczqgr6vcpeeyz2t83hdy",
          *       "type": "webhook_endpoint.secret_rotated",
          *       "aggregate_type": "webhook_endpoint",
-         *       "aggregate_id": "whe_prod_06h2d0hjnpkx371z1dk2q22q8tj0t",
+         *       "aggregate_id": "whe_prod_06h2e988yh9q57e84n2zdjb2h2e14",
          *       "data": {
-         *         "id": "whe_prod_06h2d0hjnpkx371z1dk2q22q8tj0t",
+         *         "id": "whe_prod_06h2e988yh9q57e84n2zdjb2h2e14",
          *         "url": "https://example.com/audit",
          *         "events": [
          *           "customer.created"
          *         ],
          *         "object": "webhook_endpoint",
-         *         "created": "2026-11-29T08:53:16.588Z",
+         *         "created": "2026-11-29T11:51:08.276Z",
          *         "enabled": true,
-         *         "updated": "2026-11-29T08:53:16.742Z",
+         *         "updated": "2026-11-29T11:51:08.376Z",
          *         "livemode": false,
          *         "description": "Audit",
          *         "disabled_at": null,
          *         "failing_since": null,
          *         "disabled_reason": null,
          *         "max_deliveries_per_second": null,
-         *         "previous_secret_expires_at": "2026-11-30T08:53:16.742Z"
+         *         "previous_secret_expires_at": "2026-11-30T11:51:08.376Z"
          *       },
          *       "previous_data": {
-         *         "id": "whe_prod_06h2d0hjnpkx371z1dk2q22q8tj0t",
+         *         "id": "whe_prod_06h2e988yh9q57e84n2zdjb2h2e14",
          *         "url": "https://example.com/audit",
          *         "events": [
          *           "customer.created"
          *         ],
          *         "object": "webhook_endpoint",
-         *         "created": "2026-11-29T08:53:16.588Z",
+         *         "created": "2026-11-29T11:51:08.276Z",
          *         "enabled": true,
-         *         "updated": "2026-11-29T08:53:16.719Z",
+         *         "updated": "2026-11-29T11:51:08.355Z",
          *         "livemode": false,
          *         "description": "Audit",
          *         "disabled_at": null,
@@ -19169,13 +19169,13 @@ export type components = {
          *         "user_agent": "node",
          *         "client_address": "127.0.0.1"
          *       },
-         *       "correlation_id": "req_prod_06h2d0hk8n7xnb49psm7e3dnx3car",
-         *       "request_id": "req_prod_06h2d0hk8n7xnb49psm7e3dnx3car",
+         *       "correlation_id": "req_prod_06h2e989ax1gfmb6gxav4snmmcrw4",
+         *       "request_id": "req_prod_06h2e989ax1gfmb6gxav4snmmcrw4",
          *       "version": 1,
          *       "sequence": 5,
-         *       "created": "2026-11-29T08:53:16.757Z",
+         *       "created": "2026-11-29T11:51:08.379Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2d0hff561d1m2s03m8jqqg7zhr"
+         *       "actor_id": "key_prod_06h2e9872qb7mpa385cf3bfh65tgg"
          *     }
          */
         WebhookEndpointSecretRotatedEvent: {
@@ -19220,15 +19220,15 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2d0hf2qnq79zpg0ajbdfq2jszc",
+         *       "id": "evt_prod_06h2e986vey59fghacs2rdhxqca38",
          *       "type": "user.signed_in",
          *       "aggregate_type": "user",
-         *       "aggregate_id": "user_prod_06h2d0hcfee4ntj4vrv4ybcqcmvbg",
+         *       "aggregate_id": "user_prod_06h2e985ta8m95w778765db487d28",
          *       "data": {
-         *         "id": "user_prod_06h2d0hcfee4ntj4vrv4ybcqcmvbg",
+         *         "id": "user_prod_06h2e985ta8m95w778765db487d28",
          *         "name": "Test User",
          *         "role": "owner",
-         *         "email": "user-5e57215d29@example.com",
+         *         "email": "user-e7c57bc06e@example.com",
          *         "object": "user"
          *       },
          *       "previous_data": null,
@@ -19240,9 +19240,9 @@ export type components = {
          *       "request_id": null,
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-29T08:53:15.669Z",
+         *       "created": "2026-11-29T11:51:07.739Z",
          *       "actor_type": "user",
-         *       "actor_id": "user_prod_06h2d0hcfee4ntj4vrv4ybcqcmvbg"
+         *       "actor_id": "user_prod_06h2e985ta8m95w778765db487d28"
          *     }
          */
         UserSignedInEvent: {
@@ -19287,15 +19287,15 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2d0hrbhbwervw4qwsyv9qpy208",
+         *       "id": "evt_prod_06h2e98bt4zc2bhc21aecvfmhdsfa",
          *       "type": "user.sign_in_failed",
          *       "aggregate_type": "user",
-         *       "aggregate_id": "user_prod_06h2d0hcfee4ntj4vrv4ybcqcmvbg",
+         *       "aggregate_id": "user_prod_06h2e985ta8m95w778765db487d28",
          *       "data": {
-         *         "id": "user_prod_06h2d0hcfee4ntj4vrv4ybcqcmvbg",
+         *         "id": "user_prod_06h2e985ta8m95w778765db487d28",
          *         "name": "Test User",
          *         "role": "owner",
-         *         "email": "user-5e57215d29@example.com",
+         *         "email": "user-e7c57bc06e@example.com",
          *         "object": "user"
          *       },
          *       "previous_data": null,
@@ -19307,9 +19307,9 @@ export type components = {
          *       "request_id": null,
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-29T08:53:18.044Z",
+         *       "created": "2026-11-29T11:51:09.009Z",
          *       "actor_type": "user",
-         *       "actor_id": "user_prod_06h2d0hcfee4ntj4vrv4ybcqcmvbg"
+         *       "actor_id": "user_prod_06h2e985ta8m95w778765db487d28"
          *     }
          */
         UserSignInFailedEvent: {
@@ -19354,15 +19354,15 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2d0hvzm22bavns93ymhrv6hmdj",
+         *       "id": "evt_prod_06h2e98dz24femg7harrg8r43g6jr",
          *       "type": "user.signed_out",
          *       "aggregate_type": "user",
-         *       "aggregate_id": "user_prod_06h2d0hcfee4ntj4vrv4ybcqcmvbg",
+         *       "aggregate_id": "user_prod_06h2e985ta8m95w778765db487d28",
          *       "data": {
-         *         "id": "user_prod_06h2d0hcfee4ntj4vrv4ybcqcmvbg",
+         *         "id": "user_prod_06h2e985ta8m95w778765db487d28",
          *         "name": "Test User",
          *         "role": "owner",
-         *         "email": "user-5e57215d29@example.com",
+         *         "email": "user-e7c57bc06e@example.com",
          *         "object": "user"
          *       },
          *       "previous_data": null,
@@ -19374,9 +19374,9 @@ export type components = {
          *       "request_id": null,
          *       "version": 1,
          *       "sequence": 4,
-         *       "created": "2026-11-29T08:53:18.973Z",
+         *       "created": "2026-11-29T11:51:09.560Z",
          *       "actor_type": "user",
-         *       "actor_id": "user_prod_06h2d0hcfee4ntj4vrv4ybcqcmvbg"
+         *       "actor_id": "user_prod_06h2e985ta8m95w778765db487d28"
          *     }
          */
         UserSignedOutEvent: {
@@ -19421,15 +19421,15 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2d0htpr95phrz8pghb9jaen0b2",
+         *       "id": "evt_prod_06h2e98czzjzy3rn21xm0ek1ndfst",
          *       "type": "user.password_changed",
          *       "aggregate_type": "user",
-         *       "aggregate_id": "user_prod_06h2d0hcfee4ntj4vrv4ybcqcmvbg",
+         *       "aggregate_id": "user_prod_06h2e985ta8m95w778765db487d28",
          *       "data": {
-         *         "id": "user_prod_06h2d0hcfee4ntj4vrv4ybcqcmvbg",
+         *         "id": "user_prod_06h2e985ta8m95w778765db487d28",
          *         "name": "Test User",
          *         "role": "owner",
-         *         "email": "user-5e57215d29@example.com",
+         *         "email": "user-e7c57bc06e@example.com",
          *         "object": "user"
          *       },
          *       "previous_data": null,
@@ -19441,9 +19441,9 @@ export type components = {
          *       "request_id": null,
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-29T08:53:18.646Z",
+         *       "created": "2026-11-29T11:51:09.311Z",
          *       "actor_type": "user",
-         *       "actor_id": "user_prod_06h2d0hcfee4ntj4vrv4ybcqcmvbg"
+         *       "actor_id": "user_prod_06h2e985ta8m95w778765db487d28"
          *     }
          */
         UserPasswordChangedEvent: {
@@ -19488,12 +19488,12 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2d0hwk7qb030g4a3eyb9zrj4cy",
+         *       "id": "evt_prod_06h2e98gfnjzmhd0fpy00mys6v2k4",
          *       "type": "account.settings_updated",
          *       "aggregate_type": "account_settings",
-         *       "aggregate_id": "acc_prod_06h2d0hce7fffddx9j6aav1t6n5he",
+         *       "aggregate_id": "acc_prod_06h2e985svzz03t54pnz8pahy5kxa",
          *       "data": {
-         *         "id": "acc_prod_06h2d0hce7fffddx9j6aav1t6n5he",
+         *         "id": "acc_prod_06h2e985svzz03t54pnz8pahy5kxa",
          *         "object": "account_settings",
          *         "tax_id": null,
          *         "address": {
@@ -19519,7 +19519,7 @@ export type components = {
          *         "entitlement_past_due_grace_days": 7
          *       },
          *       "previous_data": {
-         *         "id": "acc_prod_06h2d0hce7fffddx9j6aav1t6n5he",
+         *         "id": "acc_prod_06h2e985svzz03t54pnz8pahy5kxa",
          *         "object": "account_settings",
          *         "tax_id": null,
          *         "address": null,
@@ -19539,13 +19539,13 @@ export type components = {
          *         "entitlement_past_due_grace_days": 7
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2d0hwhnbdxzds86ns7zewk4n3g",
-         *       "request_id": "req_prod_06h2d0hwhnbdxzds86ns7zewk4n3g",
+         *       "correlation_id": "req_prod_06h2e98gf10rcdh912xqhtt4tdqm4",
+         *       "request_id": "req_prod_06h2e98gf10rcdh912xqhtt4tdqm4",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-29T08:53:19.129Z",
+         *       "created": "2026-11-29T11:51:10.205Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2d0hff561d1m2s03m8jqqg7zhr"
+         *       "actor_id": "key_prod_06h2e9872qb7mpa385cf3bfh65tgg"
          *     }
          */
         AccountSettingsUpdatedEvent: {
@@ -19590,17 +19590,17 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2d0hwqg546s20svdmh4r49pd36",
+         *       "id": "evt_prod_06h2e98gm6sm3g6344q7rw8t8z5gj",
          *       "type": "tax_rate.created",
          *       "aggregate_type": "tax_rate",
-         *       "aggregate_id": "txr_prod_06h2d0hwq0c3b7y16j02w6zh3sqzt",
+         *       "aggregate_id": "txr_prod_06h2e98gkwq72jd2sh0j7c0bhz3hc",
          *       "data": {
-         *         "id": "txr_prod_06h2d0hwq0c3b7y16j02w6zh3sqzt",
+         *         "id": "txr_prod_06h2e98gkwq72jd2sh0j7c0bhz3hc",
          *         "active": true,
          *         "object": "tax_rate",
          *         "country": "DE",
-         *         "created": "2026-11-29T08:53:19.160Z",
-         *         "updated": "2026-11-29T08:53:19.160Z",
+         *         "created": "2026-11-29T11:51:10.239Z",
+         *         "updated": "2026-11-29T11:51:10.239Z",
          *         "livemode": false,
          *         "metadata": {},
          *         "inclusive": false,
@@ -19611,13 +19611,13 @@ export type components = {
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2d0hwpf66k6z8tta9afw8k7nxe",
-         *       "request_id": "req_prod_06h2d0hwpf66k6z8tta9afw8k7nxe",
+         *       "correlation_id": "req_prod_06h2e98gknrsp64jj7eyyebh6qbkw",
+         *       "request_id": "req_prod_06h2e98gknrsp64jj7eyyebh6qbkw",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-29T08:53:19.164Z",
+         *       "created": "2026-11-29T11:51:10.241Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2d0hff561d1m2s03m8jqqg7zhr"
+         *       "actor_id": "key_prod_06h2e9872qb7mpa385cf3bfh65tgg"
          *     }
          */
         TaxRateCreatedEvent: {
@@ -19662,17 +19662,17 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2d0hww4yxr1nxr2xzvr7tknh96",
+         *       "id": "evt_prod_06h2e98gqjdw416m3g8by1s0sj1ra",
          *       "type": "tax_rate.updated",
          *       "aggregate_type": "tax_rate",
-         *       "aggregate_id": "txr_prod_06h2d0hwq0c3b7y16j02w6zh3sqzt",
+         *       "aggregate_id": "txr_prod_06h2e98gkwq72jd2sh0j7c0bhz3hc",
          *       "data": {
-         *         "id": "txr_prod_06h2d0hwq0c3b7y16j02w6zh3sqzt",
+         *         "id": "txr_prod_06h2e98gkwq72jd2sh0j7c0bhz3hc",
          *         "active": false,
          *         "object": "tax_rate",
          *         "country": "DE",
-         *         "created": "2026-11-29T08:53:19.160Z",
-         *         "updated": "2026-11-29T08:53:19.197Z",
+         *         "created": "2026-11-29T11:51:10.239Z",
+         *         "updated": "2026-11-29T11:51:10.267Z",
          *         "livemode": false,
          *         "metadata": {},
          *         "inclusive": false,
@@ -19682,12 +19682,12 @@ export type components = {
          *         "jurisdiction": null
          *       },
          *       "previous_data": {
-         *         "id": "txr_prod_06h2d0hwq0c3b7y16j02w6zh3sqzt",
+         *         "id": "txr_prod_06h2e98gkwq72jd2sh0j7c0bhz3hc",
          *         "active": true,
          *         "object": "tax_rate",
          *         "country": "DE",
-         *         "created": "2026-11-29T08:53:19.160Z",
-         *         "updated": "2026-11-29T08:53:19.160Z",
+         *         "created": "2026-11-29T11:51:10.239Z",
+         *         "updated": "2026-11-29T11:51:10.239Z",
          *         "livemode": false,
          *         "metadata": {},
          *         "inclusive": false,
@@ -19697,13 +19697,13 @@ export type components = {
          *         "jurisdiction": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2d0hwtqaxknwkd9s2dybk7fqpa",
-         *       "request_id": "req_prod_06h2d0hwtqaxknwkd9s2dybk7fqpa",
+         *       "correlation_id": "req_prod_06h2e98gq12ynms7k070b50xgga5g",
+         *       "request_id": "req_prod_06h2e98gq12ynms7k070b50xgga5g",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-29T08:53:19.201Z",
+         *       "created": "2026-11-29T11:51:10.268Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2d0hff561d1m2s03m8jqqg7zhr"
+         *       "actor_id": "key_prod_06h2e9872qb7mpa385cf3bfh65tgg"
          *     }
          */
         TaxRateUpdatedEvent: {
@@ -19748,16 +19748,16 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2d0hzf54rsm3w8vecxdp39j19g",
+         *       "id": "evt_prod_06h2e98jwbvnmqe50ds6f3yywph6r",
          *       "type": "meter.created",
          *       "aggregate_type": "meter",
-         *       "aggregate_id": "mtr_prod_06h2d0hzeya4ca4cm7k5ebpk9we3c",
+         *       "aggregate_id": "mtr_prod_06h2e98jw4qsn2gznx629mq3cwa0y",
          *       "data": {
-         *         "id": "mtr_prod_06h2d0hzeya4ca4cm7k5ebpk9we3c",
+         *         "id": "mtr_prod_06h2e98jw4qsn2gznx629mq3cwa0y",
          *         "object": "meter",
          *         "status": "active",
-         *         "created": "2026-11-29T08:53:19.863Z",
-         *         "updated": "2026-11-29T08:53:19.863Z",
+         *         "created": "2026-11-29T11:51:10.817Z",
+         *         "updated": "2026-11-29T11:51:10.817Z",
          *         "livemode": false,
          *         "value_key": "value",
          *         "event_name": "api_request",
@@ -19766,13 +19766,13 @@ export type components = {
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2d0hze44p70hy5pbz5x6a0md4m",
-         *       "request_id": "req_prod_06h2d0hze44p70hy5pbz5x6a0md4m",
+         *       "correlation_id": "req_prod_06h2e98jv863ryzpffca818cwdnhr",
+         *       "request_id": "req_prod_06h2e98jv863ryzpffca818cwdnhr",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-29T08:53:19.865Z",
+         *       "created": "2026-11-29T11:51:10.818Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2d0hff561d1m2s03m8jqqg7zhr"
+         *       "actor_id": "key_prod_06h2e9872qb7mpa385cf3bfh65tgg"
          *     }
          */
         MeterCreatedEvent: {
@@ -19817,16 +19817,16 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2d0hzj690rjvsfstmha436dtyc",
+         *       "id": "evt_prod_06h2e98k0wzejfyhqzk69g9t4cx80",
          *       "type": "meter.updated",
          *       "aggregate_type": "meter",
-         *       "aggregate_id": "mtr_prod_06h2d0hzeya4ca4cm7k5ebpk9we3c",
+         *       "aggregate_id": "mtr_prod_06h2e98jw4qsn2gznx629mq3cwa0y",
          *       "data": {
-         *         "id": "mtr_prod_06h2d0hzeya4ca4cm7k5ebpk9we3c",
+         *         "id": "mtr_prod_06h2e98jw4qsn2gznx629mq3cwa0y",
          *         "object": "meter",
          *         "status": "active",
-         *         "created": "2026-11-29T08:53:19.863Z",
-         *         "updated": "2026-11-29T08:53:19.887Z",
+         *         "created": "2026-11-29T11:51:10.817Z",
+         *         "updated": "2026-11-29T11:51:10.852Z",
          *         "livemode": false,
          *         "value_key": "value",
          *         "event_name": "api_request",
@@ -19834,11 +19834,11 @@ export type components = {
          *         "display_name": "Requests"
          *       },
          *       "previous_data": {
-         *         "id": "mtr_prod_06h2d0hzeya4ca4cm7k5ebpk9we3c",
+         *         "id": "mtr_prod_06h2e98jw4qsn2gznx629mq3cwa0y",
          *         "object": "meter",
          *         "status": "active",
-         *         "created": "2026-11-29T08:53:19.863Z",
-         *         "updated": "2026-11-29T08:53:19.863Z",
+         *         "created": "2026-11-29T11:51:10.817Z",
+         *         "updated": "2026-11-29T11:51:10.817Z",
          *         "livemode": false,
          *         "value_key": "value",
          *         "event_name": "api_request",
@@ -19846,13 +19846,13 @@ export type components = {
          *         "display_name": "API requests"
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2d0hzhasqkgc38kpv04zfjem8c",
-         *       "request_id": "req_prod_06h2d0hzhasqkgc38kpv04zfjem8c",
+         *       "correlation_id": "req_prod_06h2e98jzrpnbn7dqgn8extw6jne6",
+         *       "request_id": "req_prod_06h2e98jzrpnbn7dqgn8extw6jne6",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-29T08:53:19.889Z",
+         *       "created": "2026-11-29T11:51:10.855Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2d0hff561d1m2s03m8jqqg7zhr"
+         *       "actor_id": "key_prod_06h2e9872qb7mpa385cf3bfh65tgg"
          *     }
          */
         MeterUpdatedEvent: {
@@ -19897,16 +19897,16 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2d0hzn6as230j74n224z3ys5rr",
+         *       "id": "evt_prod_06h2e98kbntzrj58xtxd8nkg69a1t",
          *       "type": "meter.deactivated",
          *       "aggregate_type": "meter",
-         *       "aggregate_id": "mtr_prod_06h2d0hzeya4ca4cm7k5ebpk9we3c",
+         *       "aggregate_id": "mtr_prod_06h2e98jw4qsn2gznx629mq3cwa0y",
          *       "data": {
-         *         "id": "mtr_prod_06h2d0hzeya4ca4cm7k5ebpk9we3c",
+         *         "id": "mtr_prod_06h2e98jw4qsn2gznx629mq3cwa0y",
          *         "object": "meter",
          *         "status": "inactive",
-         *         "created": "2026-11-29T08:53:19.863Z",
-         *         "updated": "2026-11-29T08:53:19.910Z",
+         *         "created": "2026-11-29T11:51:10.817Z",
+         *         "updated": "2026-11-29T11:51:10.940Z",
          *         "livemode": false,
          *         "value_key": "value",
          *         "event_name": "api_request",
@@ -19914,11 +19914,11 @@ export type components = {
          *         "display_name": "Requests"
          *       },
          *       "previous_data": {
-         *         "id": "mtr_prod_06h2d0hzeya4ca4cm7k5ebpk9we3c",
+         *         "id": "mtr_prod_06h2e98jw4qsn2gznx629mq3cwa0y",
          *         "object": "meter",
          *         "status": "active",
-         *         "created": "2026-11-29T08:53:19.863Z",
-         *         "updated": "2026-11-29T08:53:19.887Z",
+         *         "created": "2026-11-29T11:51:10.817Z",
+         *         "updated": "2026-11-29T11:51:10.852Z",
          *         "livemode": false,
          *         "value_key": "value",
          *         "event_name": "api_request",
@@ -19926,13 +19926,13 @@ export type components = {
          *         "display_name": "Requests"
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2d0hzm9vr90vmjbx2cgpxpqg4c",
-         *       "request_id": "req_prod_06h2d0hzm9vr90vmjbx2cgpxpqg4c",
+         *       "correlation_id": "req_prod_06h2e98k3nc3prf74yhegefje6ef8",
+         *       "request_id": "req_prod_06h2e98k3nc3prf74yhegefje6ef8",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-29T08:53:19.913Z",
+         *       "created": "2026-11-29T11:51:10.941Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2d0hff561d1m2s03m8jqqg7zhr"
+         *       "actor_id": "key_prod_06h2e9872qb7mpa385cf3bfh65tgg"
          *     }
          */
         MeterDeactivatedEvent: {
@@ -19977,16 +19977,16 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2d0hzt61cqrq5xkdqyj4a3jqpg",
+         *       "id": "evt_prod_06h2e98kg1p8cv6sydxcrp8war3eg",
          *       "type": "meter.reactivated",
          *       "aggregate_type": "meter",
-         *       "aggregate_id": "mtr_prod_06h2d0hzeya4ca4cm7k5ebpk9we3c",
+         *       "aggregate_id": "mtr_prod_06h2e98jw4qsn2gznx629mq3cwa0y",
          *       "data": {
-         *         "id": "mtr_prod_06h2d0hzeya4ca4cm7k5ebpk9we3c",
+         *         "id": "mtr_prod_06h2e98jw4qsn2gznx629mq3cwa0y",
          *         "object": "meter",
          *         "status": "active",
-         *         "created": "2026-11-29T08:53:19.863Z",
-         *         "updated": "2026-11-29T08:53:19.951Z",
+         *         "created": "2026-11-29T11:51:10.817Z",
+         *         "updated": "2026-11-29T11:51:10.973Z",
          *         "livemode": false,
          *         "value_key": "value",
          *         "event_name": "api_request",
@@ -19994,11 +19994,11 @@ export type components = {
          *         "display_name": "Requests"
          *       },
          *       "previous_data": {
-         *         "id": "mtr_prod_06h2d0hzeya4ca4cm7k5ebpk9we3c",
+         *         "id": "mtr_prod_06h2e98jw4qsn2gznx629mq3cwa0y",
          *         "object": "meter",
          *         "status": "inactive",
-         *         "created": "2026-11-29T08:53:19.863Z",
-         *         "updated": "2026-11-29T08:53:19.910Z",
+         *         "created": "2026-11-29T11:51:10.817Z",
+         *         "updated": "2026-11-29T11:51:10.940Z",
          *         "livemode": false,
          *         "value_key": "value",
          *         "event_name": "api_request",
@@ -20006,13 +20006,13 @@ export type components = {
          *         "display_name": "Requests"
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2d0hzrq78cgtrbkap85qef9930",
-         *       "request_id": "req_prod_06h2d0hzrq78cgtrbkap85qef9930",
+         *       "correlation_id": "req_prod_06h2e98kf05as11d1ece9tktqpmep",
+         *       "request_id": "req_prod_06h2e98kf05as11d1ece9tktqpmep",
          *       "version": 1,
          *       "sequence": 4,
-         *       "created": "2026-11-29T08:53:19.954Z",
+         *       "created": "2026-11-29T11:51:10.976Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2d0hff561d1m2s03m8jqqg7zhr"
+         *       "actor_id": "key_prod_06h2e9872qb7mpa385cf3bfh65tgg"
          *     }
          */
         MeterReactivatedEvent: {
@@ -20057,29 +20057,29 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2d0hymmw5x4q5zy6b9wz8t0hvw",
+         *       "id": "evt_prod_06h2e98j0e2f3mqs5fqmyzjss59jt",
          *       "type": "feature.created",
          *       "aggregate_type": "feature",
-         *       "aggregate_id": "feat_prod_06h2d0hym94rrckvk63wrvw3bn5nc",
+         *       "aggregate_id": "feat_prod_06h2e98j053bjjx3vq8nw98gn4gb8",
          *       "data": {
-         *         "id": "feat_prod_06h2d0hym94rrckvk63wrvw3bn5nc",
+         *         "id": "feat_prod_06h2e98j053bjjx3vq8nw98gn4gb8",
          *         "name": "Reports",
          *         "object": "feature",
-         *         "created": "2026-11-29T08:53:19.650Z",
-         *         "updated": "2026-11-29T08:53:19.650Z",
+         *         "created": "2026-11-29T11:51:10.593Z",
+         *         "updated": "2026-11-29T11:51:10.593Z",
          *         "livemode": false,
          *         "metadata": {},
          *         "lookup_key": "reports"
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2d0hykz09yztrjsxrhhfzsyf26",
-         *       "request_id": "req_prod_06h2d0hykz09yztrjsxrhhfzsyf26",
+         *       "correlation_id": "req_prod_06h2e98hzp4jsn3455m7fxb3fby0c",
+         *       "request_id": "req_prod_06h2e98hzp4jsn3455m7fxb3fby0c",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-29T08:53:19.653Z",
+         *       "created": "2026-11-29T11:51:10.595Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2d0hff561d1m2s03m8jqqg7zhr"
+         *       "actor_id": "key_prod_06h2e9872qb7mpa385cf3bfh65tgg"
          *     }
          */
         FeatureCreatedEvent: {
@@ -20124,36 +20124,36 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2d0hysbpf7sgw35wpfvkv4ac4p",
+         *       "id": "evt_prod_06h2e98j2kx2hb8aved2xvx6zc4sw",
          *       "type": "product_feature.attached",
          *       "aggregate_type": "product_feature",
-         *       "aggregate_id": "prodft_prod_06h2d0hyrktmx4w37ckgqkc4re4hc",
+         *       "aggregate_id": "prodft_prod_06h2e98j2ep6wy0sg87fr4ewmdzh4",
          *       "data": {
-         *         "id": "prodft_prod_06h2d0hyrktmx4w37ckgqkc4re4hc",
+         *         "id": "prodft_prod_06h2e98j2ep6wy0sg87fr4ewmdzh4",
          *         "object": "product_feature",
-         *         "created": "2026-11-29T08:53:19.685Z",
+         *         "created": "2026-11-29T11:51:10.611Z",
          *         "feature": {
-         *           "id": "feat_prod_06h2d0hym94rrckvk63wrvw3bn5nc",
+         *           "id": "feat_prod_06h2e98j053bjjx3vq8nw98gn4gb8",
          *           "name": "Reports",
          *           "object": "feature",
-         *           "created": "2026-11-29T08:53:19.650Z",
-         *           "updated": "2026-11-29T08:53:19.650Z",
+         *           "created": "2026-11-29T11:51:10.593Z",
+         *           "updated": "2026-11-29T11:51:10.593Z",
          *           "livemode": false,
          *           "metadata": {},
          *           "lookup_key": "reports"
          *         },
-         *         "product": "prod_prod_06h2d0hx2vrjrnnvbfet5snx8f0m6",
+         *         "product": "prod_prod_06h2e98gvxyccxye68e7857v2d1zc",
          *         "livemode": false
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2d0hyq6s3nj7x1hhs9915zr228",
-         *       "request_id": "req_prod_06h2d0hyq6s3nj7x1hhs9915zr228",
+         *       "correlation_id": "req_prod_06h2e98j23qkht0qz2e23nrrmchh2",
+         *       "request_id": "req_prod_06h2e98j23qkht0qz2e23nrrmchh2",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-29T08:53:19.690Z",
+         *       "created": "2026-11-29T11:51:10.612Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2d0hff561d1m2s03m8jqqg7zhr"
+         *       "actor_id": "key_prod_06h2e9872qb7mpa385cf3bfh65tgg"
          *     }
          */
         ProductFeatureAttachedEvent: {
@@ -20198,36 +20198,36 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2d0hz63z4j5sdaaz4ydkxt5018",
+         *       "id": "evt_prod_06h2e98jfkh05tgy79qzfec19474g",
          *       "type": "product_feature.detached",
          *       "aggregate_type": "product_feature",
-         *       "aggregate_id": "prodft_prod_06h2d0hz0kevw8p1mfh0tssf0rdem",
+         *       "aggregate_id": "prodft_prod_06h2e98jc16d3fd3h4jdmd3r07450",
          *       "data": {
-         *         "id": "prodft_prod_06h2d0hz0kevw8p1mfh0tssf0rdem",
+         *         "id": "prodft_prod_06h2e98jc16d3fd3h4jdmd3r07450",
          *         "object": "product_feature",
-         *         "created": "2026-11-29T08:53:19.748Z",
+         *         "created": "2026-11-29T11:51:10.688Z",
          *         "feature": {
-         *           "id": "feat_prod_06h2d0hywd0qhrx6e06e046t23r9r",
+         *           "id": "feat_prod_06h2e98j9r6qmvxp4256gwt8n580g",
          *           "name": "Beta",
          *           "object": "feature",
-         *           "created": "2026-11-29T08:53:19.715Z",
-         *           "updated": "2026-11-29T08:53:19.715Z",
+         *           "created": "2026-11-29T11:51:10.670Z",
+         *           "updated": "2026-11-29T11:51:10.670Z",
          *           "livemode": false,
          *           "metadata": {},
          *           "lookup_key": "beta"
          *         },
-         *         "product": "prod_prod_06h2d0hx2vrjrnnvbfet5snx8f0m6",
+         *         "product": "prod_prod_06h2e98gvxyccxye68e7857v2d1zc",
          *         "livemode": false
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2d0hz2xrs5tb3dw6ch3kj9jnwr",
-         *       "request_id": "req_prod_06h2d0hz2xrs5tb3dw6ch3kj9jnwr",
+         *       "correlation_id": "req_prod_06h2e98jehxv70qg8m16y6vm1e0ke",
+         *       "request_id": "req_prod_06h2e98jehxv70qg8m16y6vm1e0ke",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-29T08:53:19.792Z",
+         *       "created": "2026-11-29T11:51:10.716Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2d0hff561d1m2s03m8jqqg7zhr"
+         *       "actor_id": "key_prod_06h2e9872qb7mpa385cf3bfh65tgg"
          *     }
          */
         ProductFeatureDetachedEvent: {
@@ -20272,36 +20272,36 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2d0j8pmm3qfn5qdmcwbak5zd7m",
+         *       "id": "evt_prod_06h2e98vd2snqbmfdzzcs9g38152t",
          *       "type": "customer.entitlements.updated",
          *       "aggregate_type": "customer_entitlements",
-         *       "aggregate_id": "cus_prod_06h2d0hzwvey0es4yyvctdfs4an46",
+         *       "aggregate_id": "cus_prod_06h2e98kkcdmq64fh175g1c68wxv0",
          *       "data": {
          *         "items": [
          *           {
-         *             "feature": "feat_prod_06h2d0hym94rrckvk63wrvw3bn5nc",
+         *             "feature": "feat_prod_06h2e98j053bjjx3vq8nw98gn4gb8",
          *             "lookup_key": "reports",
-         *             "source_subscription": "sub_prod_06h2d0j8khyc25ndr0zhkwxcdqp38"
+         *             "source_subscription": "sub_prod_06h2e98v3bd097xec2prrxnt3s280"
          *           }
          *         ],
          *         "object": "customer_entitlements",
-         *         "customer": "cus_prod_06h2d0hzwvey0es4yyvctdfs4an46",
+         *         "customer": "cus_prod_06h2e98kkcdmq64fh175g1c68wxv0",
          *         "livemode": false
          *       },
          *       "previous_data": {
          *         "items": [],
          *         "object": "customer_entitlements",
-         *         "customer": "cus_prod_06h2d0hzwvey0es4yyvctdfs4an46",
+         *         "customer": "cus_prod_06h2e98kkcdmq64fh175g1c68wxv0",
          *         "livemode": false
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2d0j8jxa28h9zzrn3r0bvtm6b8",
-         *       "request_id": "req_prod_06h2d0j8jxa28h9zzrn3r0bvtm6b8",
+         *       "correlation_id": "req_prod_06h2e98v2dj4hsw5tetqzhy9r8fmy",
+         *       "request_id": "req_prod_06h2e98v2dj4hsw5tetqzhy9r8fmy",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-29T08:53:22.229Z",
+         *       "created": "2026-11-29T11:51:13.001Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2d0hff561d1m2s03m8jqqg7zhr"
+         *       "actor_id": "key_prod_06h2e9872qb7mpa385cf3bfh65tgg"
          *     }
          */
         CustomerEntitlementsUpdatedEvent: {
@@ -20346,13 +20346,13 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2d0hza81j7bn14neycwkkmq9n8",
+         *       "id": "evt_prod_06h2e98jn6dttw5awvnj2zxnpdsta",
          *       "type": "portal_configuration.updated",
          *       "aggregate_type": "portal_configuration",
-         *       "aggregate_id": "acc_prod_06h2d0hce7fffddx9j6aav1t6n5he",
+         *       "aggregate_id": "acc_prod_06h2e985svzz03t54pnz8pahy5kxa",
          *       "data": {
          *         "object": "portal_configuration",
-         *         "updated": "2026-11-29T08:53:19.817Z",
+         *         "updated": "2026-11-29T11:51:10.752Z",
          *         "branding": {
          *           "logo_url": null,
          *           "accent_color": null,
@@ -20457,13 +20457,13 @@ export type components = {
          *         "default_return_url": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2d0hz8q2tgr3q5dg7992yrs9y4",
-         *       "request_id": "req_prod_06h2d0hz8q2tgr3q5dg7992yrs9y4",
+         *       "correlation_id": "req_prod_06h2e98jkchz62abjbzf5wtyafnfj",
+         *       "request_id": "req_prod_06h2e98jkchz62abjbzf5wtyafnfj",
          *       "version": 1,
          *       "sequence": 4,
-         *       "created": "2026-11-29T08:53:19.826Z",
+         *       "created": "2026-11-29T11:51:10.761Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2d0hff561d1m2s03m8jqqg7zhr"
+         *       "actor_id": "key_prod_06h2e9872qb7mpa385cf3bfh65tgg"
          *     }
          */
         PortalConfigurationUpdatedEvent: {
@@ -20508,13 +20508,13 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2d0j7kc9n9h2yz0r5dr8f6ac5r",
+         *       "id": "evt_prod_06h2e98t74f0kcgfdr1earwvb0vfp",
          *       "type": "credit_note.created",
          *       "aggregate_type": "credit_note",
-         *       "aggregate_id": "cn_prod_06h2d0j7hkkn51j3kw2affczjbbjy",
+         *       "aggregate_id": "cn_prod_06h2e98t57j15nmtcvgrh5wgfthfa",
          *       "data": {
-         *         "id": "cn_prod_06h2d0j7hkkn51j3kw2affczjbbjy",
-         *         "pdf": "http://127.0.0.1:34341/api/credit-notes/cn_prod_06h2d0j7hkkn51j3kw2affczjbbjy/pdf",
+         *         "id": "cn_prod_06h2e98t57j15nmtcvgrh5wgfthfa",
+         *         "pdf": "http://127.0.0.1:45387/api/credit-notes/cn_prod_06h2e98t57j15nmtcvgrh5wgfthfa/pdf",
          *         "memo": null,
          *         "type": "pre_payment",
          *         "lines": [
@@ -20532,16 +20532,16 @@ export type components = {
          *         "object": "credit_note",
          *         "reason": "order_change",
          *         "status": "issued",
-         *         "created": "2026-11-29T08:53:21.932Z",
-         *         "invoice": "in_prod_06h2d0j79mk4wzjjggkfr026e0npr",
+         *         "created": "2026-11-29T11:51:12.681Z",
+         *         "invoice": "in_prod_06h2e98sxa54x85jnrg84gteya30e",
          *         "refunds": [],
-         *         "updated": "2026-11-29T08:53:21.932Z",
+         *         "updated": "2026-11-29T11:51:12.681Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2d0hzwvey0es4yyvctdfs4an46",
+         *         "customer": "cus_prod_06h2e98kkcdmq64fh175g1c68wxv0",
          *         "livemode": false,
          *         "tax_atom": 0,
          *         "voided_at": null,
-         *         "pdf_sha256": "4be6b9605a6f79562b4838aa4bbcd6972a0cbdded5e133ccb73afd00875819b9",
+         *         "pdf_sha256": "e8eb179e8353ae5694c73ddea466b6f57d8ea11d85019603f8e13c410ac754a6",
          *         "total_taxes": [],
          *         "discount_atom": 0,
          *         "subtotal_atom": 100,
@@ -20553,13 +20553,13 @@ export type components = {
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2d0j7gphaa66wy75agcg402fsj",
-         *       "request_id": "req_prod_06h2d0j7gphaa66wy75agcg402fsj",
+         *       "correlation_id": "req_prod_06h2e98t4p7q1vw6s788rwwbbdm2j",
+         *       "request_id": "req_prod_06h2e98t4p7q1vw6s788rwwbbdm2j",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-29T08:53:21.947Z",
+         *       "created": "2026-11-29T11:51:12.697Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2d0hff561d1m2s03m8jqqg7zhr"
+         *       "actor_id": "key_prod_06h2e9872qb7mpa385cf3bfh65tgg"
          *     }
          */
         CreditNoteCreatedEvent: {
@@ -20604,13 +20604,13 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2d0j7swztkd6ys0wmj10zhnyjg",
+         *       "id": "evt_prod_06h2e98tdqejjg70jaw8xbbacz8ae",
          *       "type": "credit_note.voided",
          *       "aggregate_type": "credit_note",
-         *       "aggregate_id": "cn_prod_06h2d0j7hkkn51j3kw2affczjbbjy",
+         *       "aggregate_id": "cn_prod_06h2e98t57j15nmtcvgrh5wgfthfa",
          *       "data": {
-         *         "id": "cn_prod_06h2d0j7hkkn51j3kw2affczjbbjy",
-         *         "pdf": "http://127.0.0.1:34341/api/credit-notes/cn_prod_06h2d0j7hkkn51j3kw2affczjbbjy/pdf",
+         *         "id": "cn_prod_06h2e98t57j15nmtcvgrh5wgfthfa",
+         *         "pdf": "http://127.0.0.1:45387/api/credit-notes/cn_prod_06h2e98t57j15nmtcvgrh5wgfthfa/pdf",
          *         "memo": null,
          *         "type": "pre_payment",
          *         "lines": [
@@ -20628,16 +20628,16 @@ export type components = {
          *         "object": "credit_note",
          *         "reason": "order_change",
          *         "status": "void",
-         *         "created": "2026-11-29T08:53:21.932Z",
-         *         "invoice": "in_prod_06h2d0j79mk4wzjjggkfr026e0npr",
+         *         "created": "2026-11-29T11:51:12.681Z",
+         *         "invoice": "in_prod_06h2e98sxa54x85jnrg84gteya30e",
          *         "refunds": [],
-         *         "updated": "2026-11-29T08:53:21.996Z",
+         *         "updated": "2026-11-29T11:51:12.739Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2d0hzwvey0es4yyvctdfs4an46",
+         *         "customer": "cus_prod_06h2e98kkcdmq64fh175g1c68wxv0",
          *         "livemode": false,
          *         "tax_atom": 0,
-         *         "voided_at": "2026-11-29T08:53:21.996Z",
-         *         "pdf_sha256": "4be6b9605a6f79562b4838aa4bbcd6972a0cbdded5e133ccb73afd00875819b9",
+         *         "voided_at": "2026-11-29T11:51:12.739Z",
+         *         "pdf_sha256": "e8eb179e8353ae5694c73ddea466b6f57d8ea11d85019603f8e13c410ac754a6",
          *         "total_taxes": [],
          *         "discount_atom": 0,
          *         "subtotal_atom": 100,
@@ -20648,8 +20648,8 @@ export type components = {
          *         "customer_balance_transaction": null
          *       },
          *       "previous_data": {
-         *         "id": "cn_prod_06h2d0j7hkkn51j3kw2affczjbbjy",
-         *         "pdf": "http://127.0.0.1:34341/api/credit-notes/cn_prod_06h2d0j7hkkn51j3kw2affczjbbjy/pdf",
+         *         "id": "cn_prod_06h2e98t57j15nmtcvgrh5wgfthfa",
+         *         "pdf": "http://127.0.0.1:45387/api/credit-notes/cn_prod_06h2e98t57j15nmtcvgrh5wgfthfa/pdf",
          *         "memo": null,
          *         "type": "pre_payment",
          *         "lines": [
@@ -20667,16 +20667,16 @@ export type components = {
          *         "object": "credit_note",
          *         "reason": "order_change",
          *         "status": "issued",
-         *         "created": "2026-11-29T08:53:21.932Z",
-         *         "invoice": "in_prod_06h2d0j79mk4wzjjggkfr026e0npr",
+         *         "created": "2026-11-29T11:51:12.681Z",
+         *         "invoice": "in_prod_06h2e98sxa54x85jnrg84gteya30e",
          *         "refunds": [],
-         *         "updated": "2026-11-29T08:53:21.932Z",
+         *         "updated": "2026-11-29T11:51:12.681Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2d0hzwvey0es4yyvctdfs4an46",
+         *         "customer": "cus_prod_06h2e98kkcdmq64fh175g1c68wxv0",
          *         "livemode": false,
          *         "tax_atom": 0,
          *         "voided_at": null,
-         *         "pdf_sha256": "4be6b9605a6f79562b4838aa4bbcd6972a0cbdded5e133ccb73afd00875819b9",
+         *         "pdf_sha256": "e8eb179e8353ae5694c73ddea466b6f57d8ea11d85019603f8e13c410ac754a6",
          *         "total_taxes": [],
          *         "discount_atom": 0,
          *         "subtotal_atom": 100,
@@ -20687,13 +20687,13 @@ export type components = {
          *         "customer_balance_transaction": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2d0j7qpp05k74sp1a1bw8pz9st",
-         *       "request_id": "req_prod_06h2d0j7qpp05k74sp1a1bw8pz9st",
+         *       "correlation_id": "req_prod_06h2e98tbjj6s7n5h5jt2nt8cq46w",
+         *       "request_id": "req_prod_06h2e98tbjj6s7n5h5jt2nt8cq46w",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-29T08:53:21.999Z",
+         *       "created": "2026-11-29T11:51:12.749Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2d0hff561d1m2s03m8jqqg7zhr"
+         *       "actor_id": "key_prod_06h2e9872qb7mpa385cf3bfh65tgg"
          *     }
          */
         CreditNoteVoidedEvent: {
@@ -20738,34 +20738,34 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2d0j7ymg776s141xtkysa9jdhp",
+         *       "id": "evt_prod_06h2e98tmrfp337zx5x3tbys1tff6",
          *       "type": "customer.balance_transaction.created",
          *       "aggregate_type": "customer_balance_transaction",
-         *       "aggregate_id": "cbtxn_prod_06h2d0j7yf6svhy5t5awjtcd22kd2",
+         *       "aggregate_id": "cbtxn_prod_06h2e98tmmm2cmjc03n9ya0p5x2ea",
          *       "data": {
-         *         "id": "cbtxn_prod_06h2d0j7yf6svhy5t5awjtcd22kd2",
+         *         "id": "cbtxn_prod_06h2e98tmmm2cmjc03n9ya0p5x2ea",
          *         "type": "credit_note",
          *         "object": "customer_balance_transaction",
-         *         "created": "2026-11-29T08:53:22.035Z",
-         *         "invoice": "in_prod_06h2d0j3hmedp2e9959y4mv9t8t16",
+         *         "created": "2026-11-29T11:51:12.806Z",
+         *         "invoice": "in_prod_06h2e98p07cr2zxgwes1jhdtna2pw",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2d0hzwvey0es4yyvctdfs4an46",
+         *         "customer": "cus_prod_06h2e98kkcdmq64fh175g1c68wxv0",
          *         "livemode": false,
          *         "amount_atom": 100,
-         *         "credit_note": "cn_prod_06h2d0j7y6pjw25hyvgbsydmzh3hp",
+         *         "credit_note": "cn_prod_06h2e98tmdcpz30g2nzsc2ddwank6",
          *         "description": null,
          *         "ending_balance_atom": 100,
          *         "subscription_change_request": null
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2d0j7xagvk0e0xkqw4764nmtz8",
-         *       "request_id": "req_prod_06h2d0j7xagvk0e0xkqw4764nmtz8",
+         *       "correlation_id": "req_prod_06h2e98tkn3qmk1g0vsan3cedkfdt",
+         *       "request_id": "req_prod_06h2e98tkn3qmk1g0vsan3cedkfdt",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-29T08:53:22.037Z",
+         *       "created": "2026-11-29T11:51:12.806Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2d0hff561d1m2s03m8jqqg7zhr"
+         *       "actor_id": "key_prod_06h2e9872qb7mpa385cf3bfh65tgg"
          *     }
          */
         CustomerBalanceTransactionCreatedEvent: {
@@ -20810,15 +20810,15 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2d0hmzdgdhhb8ndf25n9kqk7cp",
+         *       "id": "evt_prod_06h2e98a2hhbcfaneb34qqg2bahxy",
          *       "type": "member.invited",
          *       "aggregate_type": "member",
-         *       "aggregate_id": "inv_prod_06h2d0hmpdezhy9tkvjs5kkhy4xfj",
+         *       "aggregate_id": "inv_prod_06h2e98a1xa00gkb7e04263sn270r",
          *       "data": {
-         *         "id": "inv_prod_06h2d0hmpdezhy9tkvjs5kkhy4xfj",
+         *         "id": "inv_prod_06h2e98a1xa00gkb7e04263sn270r",
          *         "name": null,
          *         "role": "viewer",
-         *         "email": "withdrawn-mx1lqe8p@example.com",
+         *         "email": "withdrawn-mx1s34hh@example.com",
          *         "object": "member",
          *         "status": "invited",
          *         "invitation": null
@@ -20829,12 +20829,12 @@ export type components = {
          *         "client_address": null
          *       },
          *       "correlation_id": null,
-         *       "request_id": "req_prod_06h2d0hmc25ynakd61fhwd8x8grew",
+         *       "request_id": "req_prod_06h2e989zzbxe6rndfe035w3h3sew",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-29T08:53:17.179Z",
+         *       "created": "2026-11-29T11:51:08.564Z",
          *       "actor_type": "user",
-         *       "actor_id": "user_prod_06h2d0hcfee4ntj4vrv4ybcqcmvbg"
+         *       "actor_id": "user_prod_06h2e985ta8m95w778765db487d28"
          *     }
          */
         MemberInvitedEvent: {
@@ -20879,24 +20879,24 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2d0hnj15tnrz039y0rpwf193ha",
+         *       "id": "evt_prod_06h2e98a62gmbns9esxmqydbkw61p",
          *       "type": "member.invitation_revoked",
          *       "aggregate_type": "member",
-         *       "aggregate_id": "inv_prod_06h2d0hmpdezhy9tkvjs5kkhy4xfj",
+         *       "aggregate_id": "inv_prod_06h2e98a1xa00gkb7e04263sn270r",
          *       "data": {
-         *         "id": "inv_prod_06h2d0hmpdezhy9tkvjs5kkhy4xfj",
+         *         "id": "inv_prod_06h2e98a1xa00gkb7e04263sn270r",
          *         "name": null,
          *         "role": "viewer",
-         *         "email": "withdrawn-mx1lqe8p@example.com",
+         *         "email": "withdrawn-mx1s34hh@example.com",
          *         "object": "member",
          *         "status": "invitation_revoked",
          *         "invitation": null
          *       },
          *       "previous_data": {
-         *         "id": "inv_prod_06h2d0hmpdezhy9tkvjs5kkhy4xfj",
+         *         "id": "inv_prod_06h2e98a1xa00gkb7e04263sn270r",
          *         "name": null,
          *         "role": "viewer",
-         *         "email": "withdrawn-mx1lqe8p@example.com",
+         *         "email": "withdrawn-mx1s34hh@example.com",
          *         "object": "member",
          *         "status": "invited",
          *         "invitation": null
@@ -20906,12 +20906,12 @@ export type components = {
          *         "client_address": null
          *       },
          *       "correlation_id": null,
-         *       "request_id": "req_prod_06h2d0hnde2z4rwtfdv0v2fnqdg0g",
+         *       "request_id": "req_prod_06h2e98a58syhm0hw3wzxe6s2efbj",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-29T08:53:17.328Z",
+         *       "created": "2026-11-29T11:51:08.592Z",
          *       "actor_type": "user",
-         *       "actor_id": "user_prod_06h2d0hcfee4ntj4vrv4ybcqcmvbg"
+         *       "actor_id": "user_prod_06h2e985ta8m95w778765db487d28"
          *     }
          */
         MemberInvitationRevokedEvent: {
@@ -20956,18 +20956,18 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2d0hq135yzg2v73qsez66r021j",
+         *       "id": "evt_prod_06h2e98az1yjr44n163yrykf2qkyj",
          *       "type": "member.joined",
          *       "aggregate_type": "member",
-         *       "aggregate_id": "user_prod_06h2d0hpzw73y9ax59rcaqyvsatqe",
+         *       "aggregate_id": "user_prod_06h2e98aycpg2ck2w9hh6vtgwdkmr",
          *       "data": {
-         *         "id": "user_prod_06h2d0hpzw73y9ax59rcaqyvsatqe",
+         *         "id": "user_prod_06h2e98aycpg2ck2w9hh6vtgwdkmr",
          *         "name": "Joined Member",
          *         "role": "developer",
-         *         "email": "joined-mx1lqe8p@example.com",
+         *         "email": "joined-mx1s34hh@example.com",
          *         "object": "member",
          *         "status": "active",
-         *         "invitation": "inv_prod_06h2d0hnne0040ykzzsywa9pyw6qy"
+         *         "invitation": "inv_prod_06h2e98a8v2xsjqtesbt0pjnh2c86"
          *       },
          *       "previous_data": null,
          *       "metadata": {
@@ -20975,12 +20975,12 @@ export type components = {
          *         "client_address": null
          *       },
          *       "correlation_id": null,
-         *       "request_id": "req_prod_06h2d0hq0cwxfccf4h4vdk7tm1qem",
+         *       "request_id": "req_prod_06h2e98aymxyrge8pjphjp4jab6xr",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-29T08:53:17.704Z",
+         *       "created": "2026-11-29T11:51:08.792Z",
          *       "actor_type": "user",
-         *       "actor_id": "user_prod_06h2d0hpzw73y9ax59rcaqyvsatqe"
+         *       "actor_id": "user_prod_06h2e98aycpg2ck2w9hh6vtgwdkmr"
          *     }
          */
         MemberJoinedEvent: {
@@ -21025,24 +21025,24 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2d0hq684jsw6rpq0vpxr4dq1w4",
+         *       "id": "evt_prod_06h2e98b3zvd4fxh1gjmcnvwnd042",
          *       "type": "member.role_changed",
          *       "aggregate_type": "member",
-         *       "aggregate_id": "user_prod_06h2d0hpzw73y9ax59rcaqyvsatqe",
+         *       "aggregate_id": "user_prod_06h2e98aycpg2ck2w9hh6vtgwdkmr",
          *       "data": {
-         *         "id": "user_prod_06h2d0hpzw73y9ax59rcaqyvsatqe",
+         *         "id": "user_prod_06h2e98aycpg2ck2w9hh6vtgwdkmr",
          *         "name": "Joined Member",
          *         "role": "viewer",
-         *         "email": "joined-mx1lqe8p@example.com",
+         *         "email": "joined-mx1s34hh@example.com",
          *         "object": "member",
          *         "status": "active",
          *         "invitation": null
          *       },
          *       "previous_data": {
-         *         "id": "user_prod_06h2d0hpzw73y9ax59rcaqyvsatqe",
+         *         "id": "user_prod_06h2e98aycpg2ck2w9hh6vtgwdkmr",
          *         "name": "Joined Member",
          *         "role": "developer",
-         *         "email": "joined-mx1lqe8p@example.com",
+         *         "email": "joined-mx1s34hh@example.com",
          *         "object": "member",
          *         "status": "active",
          *         "invitation": null
@@ -21052,12 +21052,12 @@ export type components = {
          *         "client_address": null
          *       },
          *       "correlation_id": null,
-         *       "request_id": "req_prod_06h2d0hq44s77xqsh941atab3j7kr",
+         *       "request_id": "req_prod_06h2e98b33s8e93kjshcm9gp77g14",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-29T08:53:17.746Z",
+         *       "created": "2026-11-29T11:51:08.831Z",
          *       "actor_type": "user",
-         *       "actor_id": "user_prod_06h2d0hcfee4ntj4vrv4ybcqcmvbg"
+         *       "actor_id": "user_prod_06h2e985ta8m95w778765db487d28"
          *     }
          */
         MemberRoleChangedEvent: {
@@ -21102,24 +21102,24 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2d0hqc2t7x5mj1v50w30gz97qp",
+         *       "id": "evt_prod_06h2e98b7hffjnk1s6bswmtfv5aqy",
          *       "type": "member.removed",
          *       "aggregate_type": "member",
-         *       "aggregate_id": "user_prod_06h2d0hpzw73y9ax59rcaqyvsatqe",
+         *       "aggregate_id": "user_prod_06h2e98aycpg2ck2w9hh6vtgwdkmr",
          *       "data": {
-         *         "id": "user_prod_06h2d0hpzw73y9ax59rcaqyvsatqe",
+         *         "id": "user_prod_06h2e98aycpg2ck2w9hh6vtgwdkmr",
          *         "name": "Joined Member",
          *         "role": "viewer",
-         *         "email": "joined-mx1lqe8p@example.com",
+         *         "email": "joined-mx1s34hh@example.com",
          *         "object": "member",
          *         "status": "removed",
          *         "invitation": null
          *       },
          *       "previous_data": {
-         *         "id": "user_prod_06h2d0hpzw73y9ax59rcaqyvsatqe",
+         *         "id": "user_prod_06h2e98aycpg2ck2w9hh6vtgwdkmr",
          *         "name": "Joined Member",
          *         "role": "viewer",
-         *         "email": "joined-mx1lqe8p@example.com",
+         *         "email": "joined-mx1s34hh@example.com",
          *         "object": "member",
          *         "status": "active",
          *         "invitation": null
@@ -21129,12 +21129,12 @@ export type components = {
          *         "client_address": null
          *       },
          *       "correlation_id": null,
-         *       "request_id": "req_prod_06h2d0hq8k3rtm23zgdec6ss239kj",
+         *       "request_id": "req_prod_06h2e98b5f283z9pj1zez2sm4znst",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-29T08:53:17.793Z",
+         *       "created": "2026-11-29T11:51:08.860Z",
          *       "actor_type": "user",
-         *       "actor_id": "user_prod_06h2d0hcfee4ntj4vrv4ybcqcmvbg"
+         *       "actor_id": "user_prod_06h2e985ta8m95w778765db487d28"
          *     }
          */
         MemberRemovedEvent: {
@@ -21179,31 +21179,31 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2d0hw9tk351gkf8wfese4bk246",
+         *       "id": "evt_prod_06h2e98e5n1etvjmyhfngxy6s5jxy",
          *       "type": "payment_processor.connected",
          *       "aggregate_type": "payment_processor",
-         *       "aggregate_id": "acc_prod_06h2d0hce7fffddx9j6aav1t6n5he",
+         *       "aggregate_id": "acc_prod_06h2e985svzz03t54pnz8pahy5kxa",
          *       "data": {
          *         "object": "payment_processor",
-         *         "created": "2026-11-29T08:53:19.046Z",
-         *         "updated": "2026-11-29T08:53:19.046Z",
+         *         "created": "2026-11-29T11:51:09.602Z",
+         *         "updated": "2026-11-29T11:51:09.602Z",
          *         "livemode": false,
          *         "processor": "stripe",
-         *         "webhook_url": "http://127.0.0.1:34341/api/processors/stripe/acc_prod_06h2d0hce7fffddx9j6aav1t6n5he",
+         *         "webhook_url": "http://127.0.0.1:45387/api/processors/stripe/acc_prod_06h2e985svzz03t54pnz8pahy5kxa",
          *         "publishable_key": "pk_test_catalogue_flow",
          *         "secret_key_last4": "flow",
-         *         "processor_account": "acct_312f4400069b234a9d3adf6b",
-         *         "webhook_endpoint_id": "we_87a4ae945cf18c5fc8c929c8"
+         *         "processor_account": "acct_4c14ec817ccdb3ab4ae61f92",
+         *         "webhook_endpoint_id": "we_374e024dd4eee79465994b15"
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2d0hw15mfgz12gx71zxjf623cw",
-         *       "request_id": "req_prod_06h2d0hw15mfgz12gx71zxjf623cw",
+         *       "correlation_id": "req_prod_06h2e98dztq6ty6njfww5jdkvf8ce",
+         *       "request_id": "req_prod_06h2e98dztq6ty6njfww5jdkvf8ce",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-29T08:53:19.054Z",
+         *       "created": "2026-11-29T11:51:09.613Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2d0hff561d1m2s03m8jqqg7zhr"
+         *       "actor_id": "key_prod_06h2e9872qb7mpa385cf3bfh65tgg"
          *     }
          */
         PaymentProcessorConnectedEvent: {
@@ -21248,31 +21248,31 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2d0hwesj46pyzqy1acgzngdc7c",
+         *       "id": "evt_prod_06h2e98gd1t89jpbjfbbjsaw6xe9r",
          *       "type": "payment_processor.disconnected",
          *       "aggregate_type": "payment_processor",
-         *       "aggregate_id": "acc_prod_06h2d0hce7fffddx9j6aav1t6n5he",
+         *       "aggregate_id": "acc_prod_06h2e985svzz03t54pnz8pahy5kxa",
          *       "data": {
          *         "object": "payment_processor",
-         *         "created": "2026-11-29T08:53:19.046Z",
-         *         "updated": "2026-11-29T08:53:19.046Z",
+         *         "created": "2026-11-29T11:51:09.602Z",
+         *         "updated": "2026-11-29T11:51:09.602Z",
          *         "livemode": false,
          *         "processor": "stripe",
-         *         "webhook_url": "http://127.0.0.1:34341/api/processors/stripe/acc_prod_06h2d0hce7fffddx9j6aav1t6n5he",
+         *         "webhook_url": "http://127.0.0.1:45387/api/processors/stripe/acc_prod_06h2e985svzz03t54pnz8pahy5kxa",
          *         "publishable_key": "pk_test_catalogue_flow",
          *         "secret_key_last4": "flow",
-         *         "processor_account": "acct_312f4400069b234a9d3adf6b",
-         *         "webhook_endpoint_id": "we_87a4ae945cf18c5fc8c929c8"
+         *         "processor_account": "acct_4c14ec817ccdb3ab4ae61f92",
+         *         "webhook_endpoint_id": "we_374e024dd4eee79465994b15"
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2d0hwcs5atdsgvpseggerfz3yc",
-         *       "request_id": "req_prod_06h2d0hwcs5atdsgvpseggerfz3yc",
+         *       "correlation_id": "req_prod_06h2e98ga48fva8bkhzjp05bt51dc",
+         *       "request_id": "req_prod_06h2e98ga48fva8bkhzjp05bt51dc",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-29T08:53:19.094Z",
+         *       "created": "2026-11-29T11:51:10.184Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2d0hff561d1m2s03m8jqqg7zhr"
+         *       "actor_id": "key_prod_06h2e9872qb7mpa385cf3bfh65tgg"
          *     }
          */
         PaymentProcessorDisconnectedEvent: {
@@ -21317,36 +21317,36 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2d0jaf8vb5g5nzdkkwvqn06met",
+         *       "id": "evt_prod_06h2e98x6mkxdc77psnm002kmvnem",
          *       "type": "subscription_change_request.scheduled",
          *       "aggregate_type": "subscription_change_request",
-         *       "aggregate_id": "scr_prod_06h2d0ja9b9ypfwascswa7a6f0m3g",
+         *       "aggregate_id": "scr_prod_06h2e98x12ken5vfzt4hce6trjjwy",
          *       "data": {
-         *         "id": "scr_prod_06h2d0ja9b9ypfwascswa7a6f0m3g",
+         *         "id": "scr_prod_06h2e98x12ken5vfzt4hce6trjjwy",
          *         "steps": [
          *           {
-         *             "item": "si_prod_06h2d0j9xrfa4gtwtxt0gkkdw3at2",
+         *             "item": "si_prod_06h2e98wk91tvc2etz0x3hw79egmp",
          *             "type": "switch_price",
-         *             "price": "price_prod_06h2d0j9vt7y9br3vt2p5a1atxsct",
+         *             "price": "price_prod_06h2e98wfqnaew2wvswdqfr1d4btc",
          *             "state": "pending",
          *             "quantity": null
          *           }
          *         ],
          *         "object": "subscription_change_request",
          *         "status": "scheduled",
-         *         "created": "2026-11-29T08:53:22.610Z",
+         *         "created": "2026-11-29T11:51:13.388Z",
          *         "invoice": null,
-         *         "updated": "2026-11-29T08:53:22.673Z",
+         *         "updated": "2026-11-29T11:51:13.456Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "metadata": {},
          *         "effective": "period_end",
          *         "applied_at": null,
          *         "last_error": null,
-         *         "effective_at": "2026-12-29T08:53:22.540Z",
-         *         "subscription": "sub_prod_06h2d0j9xrfa4gtwtxt0gkkdw3at0",
+         *         "effective_at": "2026-12-29T11:51:13.302Z",
+         *         "subscription": "sub_prod_06h2e98wk91tvc2etz0x3hw79egmm",
          *         "applied_steps": 0,
-         *         "proration_date": "2026-11-29T08:53:22.610Z",
+         *         "proration_date": "2026-11-29T11:51:13.388Z",
          *         "proration_behavior": "create_prorations",
          *         "amount_due_now_atom": 0,
          *         "balance_transaction": null,
@@ -21359,21 +21359,21 @@ export type components = {
          *         "amount_due_now_total_atom": 0
          *       },
          *       "previous_data": {
-         *         "id": "scr_prod_06h2d0ja9b9ypfwascswa7a6f0m3g",
+         *         "id": "scr_prod_06h2e98x12ken5vfzt4hce6trjjwy",
          *         "steps": [
          *           {
-         *             "item": "si_prod_06h2d0j9xrfa4gtwtxt0gkkdw3at2",
+         *             "item": "si_prod_06h2e98wk91tvc2etz0x3hw79egmp",
          *             "type": "switch_price",
-         *             "price": "price_prod_06h2d0j9vt7y9br3vt2p5a1atxsct",
+         *             "price": "price_prod_06h2e98wfqnaew2wvswdqfr1d4btc",
          *             "state": "pending",
          *             "quantity": null
          *           }
          *         ],
          *         "object": "subscription_change_request",
          *         "status": "open",
-         *         "created": "2026-11-29T08:53:22.610Z",
+         *         "created": "2026-11-29T11:51:13.388Z",
          *         "invoice": null,
-         *         "updated": "2026-11-29T08:53:22.610Z",
+         *         "updated": "2026-11-29T11:51:13.388Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "metadata": {},
@@ -21381,9 +21381,9 @@ export type components = {
          *         "applied_at": null,
          *         "last_error": null,
          *         "effective_at": null,
-         *         "subscription": "sub_prod_06h2d0j9xrfa4gtwtxt0gkkdw3at0",
+         *         "subscription": "sub_prod_06h2e98wk91tvc2etz0x3hw79egmm",
          *         "applied_steps": 0,
-         *         "proration_date": "2026-11-29T08:53:22.610Z",
+         *         "proration_date": "2026-11-29T11:51:13.388Z",
          *         "proration_behavior": "create_prorations",
          *         "amount_due_now_atom": 0,
          *         "balance_transaction": null,
@@ -21396,13 +21396,13 @@ export type components = {
          *         "amount_due_now_total_atom": 0
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2d0jabt401vz23q8w1xbct5cva",
-         *       "request_id": "req_prod_06h2d0jabt401vz23q8w1xbct5cva",
+         *       "correlation_id": "req_prod_06h2e98x3y5djh414ef17g363ncpj",
+         *       "request_id": "req_prod_06h2e98x3y5djh414ef17g363ncpj",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-29T08:53:22.682Z",
+         *       "created": "2026-11-29T11:51:13.461Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2d0hff561d1m2s03m8jqqg7zhr"
+         *       "actor_id": "key_prod_06h2e9872qb7mpa385cf3bfh65tgg"
          *     }
          */
         SubscriptionChangeRequestScheduledEvent: {
@@ -21447,36 +21447,36 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2d0jdrpk3kxapxnd7mezncz9hj",
+         *       "id": "evt_prod_06h2e990wfzybnmys7k1m3sbgkqny",
          *       "type": "subscription_change_request.applied",
          *       "aggregate_type": "subscription_change_request",
-         *       "aggregate_id": "scr_prod_06h2d0ja9b9ypfwascswa7a6f0m3g",
+         *       "aggregate_id": "scr_prod_06h2e98x12ken5vfzt4hce6trjjwy",
          *       "data": {
-         *         "id": "scr_prod_06h2d0ja9b9ypfwascswa7a6f0m3g",
+         *         "id": "scr_prod_06h2e98x12ken5vfzt4hce6trjjwy",
          *         "steps": [
          *           {
-         *             "item": "si_prod_06h2d0j9xrfa4gtwtxt0gkkdw3at2",
+         *             "item": "si_prod_06h2e98wk91tvc2etz0x3hw79egmp",
          *             "type": "switch_price",
-         *             "price": "price_prod_06h2d0j9vt7y9br3vt2p5a1atxsct",
+         *             "price": "price_prod_06h2e98wfqnaew2wvswdqfr1d4btc",
          *             "state": "applied",
          *             "quantity": null
          *           }
          *         ],
          *         "object": "subscription_change_request",
          *         "status": "applied",
-         *         "created": "2026-11-29T08:53:22.610Z",
+         *         "created": "2026-11-29T11:51:13.388Z",
          *         "invoice": null,
-         *         "updated": "2026-12-29T08:53:22.540Z",
+         *         "updated": "2026-12-29T11:51:13.302Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "metadata": {},
          *         "effective": "period_end",
-         *         "applied_at": "2026-12-29T08:53:22.540Z",
+         *         "applied_at": "2026-12-29T11:51:13.302Z",
          *         "last_error": null,
-         *         "effective_at": "2026-12-29T08:53:22.540Z",
-         *         "subscription": "sub_prod_06h2d0j9xrfa4gtwtxt0gkkdw3at0",
+         *         "effective_at": "2026-12-29T11:51:13.302Z",
+         *         "subscription": "sub_prod_06h2e98wk91tvc2etz0x3hw79egmm",
          *         "applied_steps": 1,
-         *         "proration_date": "2026-11-29T08:53:22.610Z",
+         *         "proration_date": "2026-11-29T11:51:13.388Z",
          *         "proration_behavior": "create_prorations",
          *         "amount_due_now_atom": 0,
          *         "balance_transaction": null,
@@ -21489,31 +21489,31 @@ export type components = {
          *         "amount_due_now_total_atom": 0
          *       },
          *       "previous_data": {
-         *         "id": "scr_prod_06h2d0ja9b9ypfwascswa7a6f0m3g",
+         *         "id": "scr_prod_06h2e98x12ken5vfzt4hce6trjjwy",
          *         "steps": [
          *           {
-         *             "item": "si_prod_06h2d0j9xrfa4gtwtxt0gkkdw3at2",
+         *             "item": "si_prod_06h2e98wk91tvc2etz0x3hw79egmp",
          *             "type": "switch_price",
-         *             "price": "price_prod_06h2d0j9vt7y9br3vt2p5a1atxsct",
+         *             "price": "price_prod_06h2e98wfqnaew2wvswdqfr1d4btc",
          *             "state": "pending",
          *             "quantity": null
          *           }
          *         ],
          *         "object": "subscription_change_request",
          *         "status": "scheduled",
-         *         "created": "2026-11-29T08:53:22.610Z",
+         *         "created": "2026-11-29T11:51:13.388Z",
          *         "invoice": null,
-         *         "updated": "2026-11-29T08:53:22.673Z",
+         *         "updated": "2026-11-29T11:51:13.456Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "metadata": {},
          *         "effective": "period_end",
          *         "applied_at": null,
          *         "last_error": null,
-         *         "effective_at": "2026-12-29T08:53:22.540Z",
-         *         "subscription": "sub_prod_06h2d0j9xrfa4gtwtxt0gkkdw3at0",
+         *         "effective_at": "2026-12-29T11:51:13.302Z",
+         *         "subscription": "sub_prod_06h2e98wk91tvc2etz0x3hw79egmm",
          *         "applied_steps": 0,
-         *         "proration_date": "2026-11-29T08:53:22.610Z",
+         *         "proration_date": "2026-11-29T11:51:13.388Z",
          *         "proration_behavior": "create_prorations",
          *         "amount_due_now_atom": 0,
          *         "balance_transaction": null,
@@ -21526,11 +21526,11 @@ export type components = {
          *         "amount_due_now_total_atom": 0
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2d0jbytp1qd45anapphpcvkeqr",
+         *       "correlation_id": "req_prod_06h2e98ys9yc9z7rqzr63j1e2w7xe",
          *       "request_id": null,
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-12-29T08:53:22.540Z",
+         *       "created": "2026-12-29T11:51:13.302Z",
          *       "actor_type": "system",
          *       "actor_id": null
          *     }
@@ -21577,15 +21577,15 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2d0jax8ev0pq1wvcz4rknfzsce",
+         *       "id": "evt_prod_06h2e98xsg2xc7feshzht5y9ct790",
          *       "type": "subscription_change_request.canceled",
          *       "aggregate_type": "subscription_change_request",
-         *       "aggregate_id": "scr_prod_06h2d0janx6yxmzf6x7wx7encbp58",
+         *       "aggregate_id": "scr_prod_06h2e98xd81jmbesc9t5nw8qattdp",
          *       "data": {
-         *         "id": "scr_prod_06h2d0janx6yxmzf6x7wx7encbp58",
+         *         "id": "scr_prod_06h2e98xd81jmbesc9t5nw8qattdp",
          *         "steps": [
          *           {
-         *             "item": "si_prod_06h2d0j9xrfa4gtwtxt0gkkdw3at2",
+         *             "item": "si_prod_06h2e98wk91tvc2etz0x3hw79egmp",
          *             "type": "set_quantity",
          *             "price": null,
          *             "state": "pending",
@@ -21594,19 +21594,19 @@ export type components = {
          *         ],
          *         "object": "subscription_change_request",
          *         "status": "canceled",
-         *         "created": "2026-11-29T08:53:22.711Z",
+         *         "created": "2026-11-29T11:51:13.496Z",
          *         "invoice": null,
-         *         "updated": "2026-11-29T08:53:22.791Z",
+         *         "updated": "2026-11-29T11:51:13.568Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "metadata": {},
          *         "effective": "period_end",
          *         "applied_at": null,
          *         "last_error": null,
-         *         "effective_at": "2026-12-29T08:53:22.540Z",
-         *         "subscription": "sub_prod_06h2d0j9xrfa4gtwtxt0gkkdw3at0",
+         *         "effective_at": "2026-12-29T11:51:13.302Z",
+         *         "subscription": "sub_prod_06h2e98wk91tvc2etz0x3hw79egmm",
          *         "applied_steps": 0,
-         *         "proration_date": "2026-11-29T08:53:22.711Z",
+         *         "proration_date": "2026-11-29T11:51:13.496Z",
          *         "proration_behavior": "create_prorations",
          *         "amount_due_now_atom": 0,
          *         "balance_transaction": null,
@@ -21619,10 +21619,10 @@ export type components = {
          *         "amount_due_now_total_atom": 0
          *       },
          *       "previous_data": {
-         *         "id": "scr_prod_06h2d0janx6yxmzf6x7wx7encbp58",
+         *         "id": "scr_prod_06h2e98xd81jmbesc9t5nw8qattdp",
          *         "steps": [
          *           {
-         *             "item": "si_prod_06h2d0j9xrfa4gtwtxt0gkkdw3at2",
+         *             "item": "si_prod_06h2e98wk91tvc2etz0x3hw79egmp",
          *             "type": "set_quantity",
          *             "price": null,
          *             "state": "pending",
@@ -21631,19 +21631,19 @@ export type components = {
          *         ],
          *         "object": "subscription_change_request",
          *         "status": "scheduled",
-         *         "created": "2026-11-29T08:53:22.711Z",
+         *         "created": "2026-11-29T11:51:13.496Z",
          *         "invoice": null,
-         *         "updated": "2026-11-29T08:53:22.759Z",
+         *         "updated": "2026-11-29T11:51:13.528Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "metadata": {},
          *         "effective": "period_end",
          *         "applied_at": null,
          *         "last_error": null,
-         *         "effective_at": "2026-12-29T08:53:22.540Z",
-         *         "subscription": "sub_prod_06h2d0j9xrfa4gtwtxt0gkkdw3at0",
+         *         "effective_at": "2026-12-29T11:51:13.302Z",
+         *         "subscription": "sub_prod_06h2e98wk91tvc2etz0x3hw79egmm",
          *         "applied_steps": 0,
-         *         "proration_date": "2026-11-29T08:53:22.711Z",
+         *         "proration_date": "2026-11-29T11:51:13.496Z",
          *         "proration_behavior": "create_prorations",
          *         "amount_due_now_atom": 0,
          *         "balance_transaction": null,
@@ -21656,13 +21656,13 @@ export type components = {
          *         "amount_due_now_total_atom": 0
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2d0javxnvc3xnwdzg30exp5x04",
-         *       "request_id": "req_prod_06h2d0javxnvc3xnwdzg30exp5x04",
+         *       "correlation_id": "req_prod_06h2e98xggg97edc4fpr4mcev5258",
+         *       "request_id": "req_prod_06h2e98xggg97edc4fpr4mcev5258",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-29T08:53:22.794Z",
+         *       "created": "2026-11-29T11:51:13.612Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2d0hff561d1m2s03m8jqqg7zhr"
+         *       "actor_id": "key_prod_06h2e9872qb7mpa385cf3bfh65tgg"
          *     }
          */
         SubscriptionChangeRequestCanceledEvent: {
@@ -21707,12 +21707,12 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2d0j0vxn862w5993sgtqnc7dwr",
+         *       "id": "evt_prod_06h2e98mab9j8cnby381qkvk97qrm",
          *       "type": "payment_method.attached",
          *       "aggregate_type": "payment_method",
-         *       "aggregate_id": "pm_prod_06h2d0j0vhm1yb6ks7e5h1pvzkyam",
+         *       "aggregate_id": "pm_prod_06h2e98ma7kyb9ch7xp1adhxt414e",
          *       "data": {
-         *         "id": "pm_prod_06h2d0j0vhm1yb6ks7e5h1pvzkyam",
+         *         "id": "pm_prod_06h2e98ma7kyb9ch7xp1adhxt414e",
          *         "card": {
          *           "brand": "visa",
          *           "last4": "4242",
@@ -21720,8 +21720,8 @@ export type components = {
          *           "exp_month": 12
          *         },
          *         "object": "payment_method",
-         *         "created": "2026-11-29T08:53:20.220Z",
-         *         "customer": "cus_prod_06h2d0hzwvey0es4yyvctdfs4an46",
+         *         "created": "2026-11-29T11:51:11.185Z",
+         *         "customer": "cus_prod_06h2e98kkcdmq64fh175g1c68wxv0",
          *         "livemode": false,
          *         "processor": "sandbox",
          *         "detached_at": null,
@@ -21729,13 +21729,13 @@ export type components = {
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2d0j0t3gwb742z3hzbdg16xgkm",
-         *       "request_id": "req_prod_06h2d0j0t3gwb742z3hzbdg16xgkm",
+         *       "correlation_id": "req_prod_06h2e98m8pjehnr9rwwc93d7x4w76",
+         *       "request_id": "req_prod_06h2e98m8pjehnr9rwwc93d7x4w76",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-29T08:53:20.223Z",
+         *       "created": "2026-11-29T11:51:11.186Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2d0hff561d1m2s03m8jqqg7zhr"
+         *       "actor_id": "key_prod_06h2e9872qb7mpa385cf3bfh65tgg"
          *     }
          */
         PaymentMethodAttachedEvent: {
@@ -21780,12 +21780,12 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2d0j1s05gkzn495a7c526036p0",
+         *       "id": "evt_prod_06h2e98mdyyq25k77sk5yvep8eaya",
          *       "type": "payment_method.detached",
          *       "aggregate_type": "payment_method",
-         *       "aggregate_id": "pm_prod_06h2d0j14n371p11cg2gganb5a28t",
+         *       "aggregate_id": "pm_prod_06h2e98mc2x9mkt42qbmd5zt72qcg",
          *       "data": {
-         *         "id": "pm_prod_06h2d0j14n371p11cg2gganb5a28t",
+         *         "id": "pm_prod_06h2e98mc2x9mkt42qbmd5zt72qcg",
          *         "card": {
          *           "brand": "visa",
          *           "last4": "0002",
@@ -21793,15 +21793,15 @@ export type components = {
          *           "exp_month": 12
          *         },
          *         "object": "payment_method",
-         *         "created": "2026-11-29T08:53:20.294Z",
-         *         "customer": "cus_prod_06h2d0hzwvey0es4yyvctdfs4an46",
+         *         "created": "2026-11-29T11:51:11.200Z",
+         *         "customer": "cus_prod_06h2e98kkcdmq64fh175g1c68wxv0",
          *         "livemode": false,
          *         "processor": "sandbox",
-         *         "detached_at": "2026-11-29T08:53:20.449Z",
+         *         "detached_at": "2026-11-29T11:51:11.214Z",
          *         "processor_payment_method": "pm_sandbox_declined"
          *       },
          *       "previous_data": {
-         *         "id": "pm_prod_06h2d0j14n371p11cg2gganb5a28t",
+         *         "id": "pm_prod_06h2e98mc2x9mkt42qbmd5zt72qcg",
          *         "card": {
          *           "brand": "visa",
          *           "last4": "0002",
@@ -21809,21 +21809,21 @@ export type components = {
          *           "exp_month": 12
          *         },
          *         "object": "payment_method",
-         *         "created": "2026-11-29T08:53:20.294Z",
-         *         "customer": "cus_prod_06h2d0hzwvey0es4yyvctdfs4an46",
+         *         "created": "2026-11-29T11:51:11.200Z",
+         *         "customer": "cus_prod_06h2e98kkcdmq64fh175g1c68wxv0",
          *         "livemode": false,
          *         "processor": "sandbox",
          *         "detached_at": null,
          *         "processor_payment_method": "pm_sandbox_declined"
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2d0j1nk2ysdba7x6gdrsjyfn08",
-         *       "request_id": "req_prod_06h2d0j1nk2ysdba7x6gdrsjyfn08",
+         *       "correlation_id": "req_prod_06h2e98md5y2s16xzvs7dv3t3vrz2",
+         *       "request_id": "req_prod_06h2e98md5y2s16xzvs7dv3t3vrz2",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-29T08:53:20.457Z",
+         *       "created": "2026-11-29T11:51:11.215Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2d0hff561d1m2s03m8jqqg7zhr"
+         *       "actor_id": "key_prod_06h2e9872qb7mpa385cf3bfh65tgg"
          *     }
          */
         PaymentMethodDetachedEvent: {
@@ -21866,6 +21866,39 @@ export type components = {
             /** @description API token id, user id, … of the actor. */
             actor_id: string | null;
         };
+        /**
+         * @example {
+         *       "id": "evt_prod_06h2e98etfgz94mwvs0g43eyxwwr8",
+         *       "type": "dispute.created",
+         *       "aggregate_type": "dispute",
+         *       "aggregate_id": "dp_prod_06h2e98et9qh1dcf1f9nhnbgxfj8c",
+         *       "data": {
+         *         "id": "dp_prod_06h2e98et9qh1dcf1f9nhnbgxfj8c",
+         *         "object": "dispute",
+         *         "reason": "product_not_received",
+         *         "status": "needs_response",
+         *         "created": "2026-11-29T11:51:09.777Z",
+         *         "payment": "py_prod_06h2e98eekkmdat7ptwxcx1zrezzy",
+         *         "updated": "2026-11-29T11:51:09.777Z",
+         *         "currency": "usd",
+         *         "livemode": false,
+         *         "processor": "stripe",
+         *         "amount_atom": 2500,
+         *         "payment_intent": "pi_prod_06h2e98e9fpjc2159snp3hkrqp83r",
+         *         "evidence_due_by": "2026-12-06T11:51:09.000Z",
+         *         "processor_dispute": "du_1538910c966794d3c421b305"
+         *       },
+         *       "previous_data": null,
+         *       "metadata": {},
+         *       "correlation_id": null,
+         *       "request_id": null,
+         *       "version": 1,
+         *       "sequence": 1,
+         *       "created": "2026-11-29T11:51:09.779Z",
+         *       "actor_type": "system",
+         *       "actor_id": null
+         *     }
+         */
         DisputeCreatedEvent: {
             /** @description Event identifier, prefix `evt_`. */
             id: string;
@@ -21906,6 +21939,54 @@ export type components = {
             /** @description API token id, user id, … of the actor. */
             actor_id: string | null;
         };
+        /**
+         * @example {
+         *       "id": "evt_prod_06h2e98fhgrncev71a28djbvt3m3c",
+         *       "type": "dispute.updated",
+         *       "aggregate_type": "dispute",
+         *       "aggregate_id": "dp_prod_06h2e98et9qh1dcf1f9nhnbgxfj8c",
+         *       "data": {
+         *         "id": "dp_prod_06h2e98et9qh1dcf1f9nhnbgxfj8c",
+         *         "object": "dispute",
+         *         "reason": "product_not_received",
+         *         "status": "under_review",
+         *         "created": "2026-11-29T11:51:09.777Z",
+         *         "payment": "py_prod_06h2e98eekkmdat7ptwxcx1zrezzy",
+         *         "updated": "2026-11-29T11:51:09.952Z",
+         *         "currency": "usd",
+         *         "livemode": false,
+         *         "processor": "stripe",
+         *         "amount_atom": 2500,
+         *         "payment_intent": "pi_prod_06h2e98e9fpjc2159snp3hkrqp83r",
+         *         "evidence_due_by": null,
+         *         "processor_dispute": "du_1538910c966794d3c421b305"
+         *       },
+         *       "previous_data": {
+         *         "id": "dp_prod_06h2e98et9qh1dcf1f9nhnbgxfj8c",
+         *         "object": "dispute",
+         *         "reason": "product_not_received",
+         *         "status": "needs_response",
+         *         "created": "2026-11-29T11:51:09.777Z",
+         *         "payment": "py_prod_06h2e98eekkmdat7ptwxcx1zrezzy",
+         *         "updated": "2026-11-29T11:51:09.777Z",
+         *         "currency": "usd",
+         *         "livemode": false,
+         *         "processor": "stripe",
+         *         "amount_atom": 2500,
+         *         "payment_intent": "pi_prod_06h2e98e9fpjc2159snp3hkrqp83r",
+         *         "evidence_due_by": "2026-12-06T11:51:09.000Z",
+         *         "processor_dispute": "du_1538910c966794d3c421b305"
+         *       },
+         *       "metadata": {},
+         *       "correlation_id": null,
+         *       "request_id": null,
+         *       "version": 1,
+         *       "sequence": 2,
+         *       "created": "2026-11-29T11:51:09.964Z",
+         *       "actor_type": "system",
+         *       "actor_id": null
+         *     }
+         */
         DisputeUpdatedEvent: {
             /** @description Event identifier, prefix `evt_`. */
             id: string;
@@ -21946,6 +22027,54 @@ export type components = {
             /** @description API token id, user id, … of the actor. */
             actor_id: string | null;
         };
+        /**
+         * @example {
+         *       "id": "evt_prod_06h2e98fxasf950g4hbz2j91e3m3p",
+         *       "type": "dispute.closed",
+         *       "aggregate_type": "dispute",
+         *       "aggregate_id": "dp_prod_06h2e98et9qh1dcf1f9nhnbgxfj8c",
+         *       "data": {
+         *         "id": "dp_prod_06h2e98et9qh1dcf1f9nhnbgxfj8c",
+         *         "object": "dispute",
+         *         "reason": "product_not_received",
+         *         "status": "lost",
+         *         "created": "2026-11-29T11:51:09.777Z",
+         *         "payment": "py_prod_06h2e98eekkmdat7ptwxcx1zrezzy",
+         *         "updated": "2026-11-29T11:51:10.055Z",
+         *         "currency": "usd",
+         *         "livemode": false,
+         *         "processor": "stripe",
+         *         "amount_atom": 2500,
+         *         "payment_intent": "pi_prod_06h2e98e9fpjc2159snp3hkrqp83r",
+         *         "evidence_due_by": null,
+         *         "processor_dispute": "du_1538910c966794d3c421b305"
+         *       },
+         *       "previous_data": {
+         *         "id": "dp_prod_06h2e98et9qh1dcf1f9nhnbgxfj8c",
+         *         "object": "dispute",
+         *         "reason": "product_not_received",
+         *         "status": "under_review",
+         *         "created": "2026-11-29T11:51:09.777Z",
+         *         "payment": "py_prod_06h2e98eekkmdat7ptwxcx1zrezzy",
+         *         "updated": "2026-11-29T11:51:09.952Z",
+         *         "currency": "usd",
+         *         "livemode": false,
+         *         "processor": "stripe",
+         *         "amount_atom": 2500,
+         *         "payment_intent": "pi_prod_06h2e98e9fpjc2159snp3hkrqp83r",
+         *         "evidence_due_by": null,
+         *         "processor_dispute": "du_1538910c966794d3c421b305"
+         *       },
+         *       "metadata": {},
+         *       "correlation_id": null,
+         *       "request_id": null,
+         *       "version": 1,
+         *       "sequence": 3,
+         *       "created": "2026-11-29T11:51:10.058Z",
+         *       "actor_type": "system",
+         *       "actor_id": null
+         *     }
+         */
         DisputeClosedEvent: {
             /** @description Event identifier, prefix `evt_`. */
             id: string;
@@ -21988,47 +22117,47 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2d0j4zwfzbb40sgbj403whwxvy",
+         *       "id": "evt_prod_06h2e98qrbysnkqz8ge62rm4ydtaj",
          *       "type": "email.sent",
          *       "aggregate_type": "email",
-         *       "aggregate_id": "eml_prod_06h2d0j4mpnqkqcm8s383vtxdbcxg",
+         *       "aggregate_id": "eml_prod_06h2e98q258kshcfparn2fkeq101j",
          *       "data": {
-         *         "id": "eml_prod_06h2d0j4mpnqkqcm8s383vtxdbcxg",
+         *         "id": "eml_prod_06h2e98q258kshcfparn2fkeq101j",
          *         "to": [
          *           "jenny@example.com"
          *         ],
          *         "type": "receipt",
-         *         "event": "evt_prod_06h2d0j4keq7879f347w3gkvnkmx6",
+         *         "event": "evt_prod_06h2e98q170enmd99t837895a88ny",
          *         "object": "email",
          *         "status": "sent",
-         *         "created": "2026-11-29T08:53:21.189Z",
-         *         "invoice": "in_prod_06h2d0j3hmedp2e9959y4mv9t8t16",
-         *         "sent_at": "2026-11-29T08:53:21.277Z",
+         *         "created": "2026-11-29T11:51:11.889Z",
+         *         "invoice": "in_prod_06h2e98p07cr2zxgwes1jhdtna2pw",
+         *         "sent_at": "2026-11-29T11:51:12.063Z",
          *         "subject": "Your receipt from Example GmbH (invoice EXAMPL-0001)",
          *         "attempts": 1,
-         *         "customer": "cus_prod_06h2d0hzwvey0es4yyvctdfs4an46",
+         *         "customer": "cus_prod_06h2e98kkcdmq64fh175g1c68wxv0",
          *         "livemode": false,
-         *         "message_id": "<eml_prod_06h2d0j4mpnqkqcm8s383vtxdbcxg@localhost>",
+         *         "message_id": "<eml_prod_06h2e98q258kshcfparn2fkeq101j@localhost>",
          *         "credit_note": null,
-         *         "smtp_response": "250 Written to .data/mail/eml_prod_06h2d0j4mpnqkqcm8s383vtxdbcxg.eml (no SMTP_URL)"
+         *         "smtp_response": "250 Written to .data/mail/eml_prod_06h2e98q258kshcfparn2fkeq101j.eml (no SMTP_URL)"
          *       },
          *       "previous_data": {
-         *         "id": "eml_prod_06h2d0j4mpnqkqcm8s383vtxdbcxg",
+         *         "id": "eml_prod_06h2e98q258kshcfparn2fkeq101j",
          *         "to": [
          *           "jenny@example.com"
          *         ],
          *         "type": "receipt",
-         *         "event": "evt_prod_06h2d0j4keq7879f347w3gkvnkmx6",
+         *         "event": "evt_prod_06h2e98q170enmd99t837895a88ny",
          *         "object": "email",
          *         "status": "queued",
-         *         "created": "2026-11-29T08:53:21.189Z",
-         *         "invoice": "in_prod_06h2d0j3hmedp2e9959y4mv9t8t16",
+         *         "created": "2026-11-29T11:51:11.889Z",
+         *         "invoice": "in_prod_06h2e98p07cr2zxgwes1jhdtna2pw",
          *         "sent_at": null,
          *         "subject": "Your receipt from Example GmbH (invoice EXAMPL-0001)",
          *         "attempts": 1,
-         *         "customer": "cus_prod_06h2d0hzwvey0es4yyvctdfs4an46",
+         *         "customer": "cus_prod_06h2e98kkcdmq64fh175g1c68wxv0",
          *         "livemode": false,
-         *         "message_id": "<eml_prod_06h2d0j4mpnqkqcm8s383vtxdbcxg@localhost>",
+         *         "message_id": "<eml_prod_06h2e98q258kshcfparn2fkeq101j@localhost>",
          *         "credit_note": null,
          *         "smtp_response": null
          *       },
@@ -22037,7 +22166,7 @@ export type components = {
          *       "request_id": null,
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-29T08:53:21.279Z",
+         *       "created": "2026-11-29T11:51:12.066Z",
          *       "actor_type": "system",
          *       "actor_id": null
          *     }
@@ -22084,12 +22213,12 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2d0jfgsgrx90msf0p1ysvtg72y",
+         *       "id": "evt_prod_06h2e993nrhxdd2tcpm4ew32nz2fp",
          *       "type": "email.failed",
          *       "aggregate_type": "email",
-         *       "aggregate_id": "eml_prod_06h2d0jfe6msxmg0jvvgyzqrpymfr",
+         *       "aggregate_id": "eml_prod_06h2e993met1fkk5fjtgv9k42rz9w",
          *       "data": {
-         *         "id": "eml_prod_06h2d0jfe6msxmg0jvvgyzqrpymfr",
+         *         "id": "eml_prod_06h2e993met1fkk5fjtgv9k42rz9w",
          *         "to": [
          *           "owner@example.com"
          *         ],
@@ -22097,19 +22226,19 @@ export type components = {
          *         "event": null,
          *         "object": "email",
          *         "status": "rate_limited",
-         *         "created": "2027-01-08T08:53:23.183Z",
+         *         "created": "2027-01-08T11:51:13.998Z",
          *         "invoice": null,
          *         "sent_at": null,
          *         "subject": "Test email from Example GmbH",
          *         "attempts": 1,
          *         "customer": null,
          *         "livemode": false,
-         *         "message_id": "<eml_prod_06h2d0jfe6msxmg0jvvgyzqrpymfr@localhost>",
+         *         "message_id": "<eml_prod_06h2e993met1fkk5fjtgv9k42rz9w@localhost>",
          *         "credit_note": null,
          *         "smtp_response": "429 The account's hourly email limit was reached; this email was not sent."
          *       },
          *       "previous_data": {
-         *         "id": "eml_prod_06h2d0jfe6msxmg0jvvgyzqrpymfr",
+         *         "id": "eml_prod_06h2e993met1fkk5fjtgv9k42rz9w",
          *         "to": [
          *           "owner@example.com"
          *         ],
@@ -22117,14 +22246,14 @@ export type components = {
          *         "event": null,
          *         "object": "email",
          *         "status": "queued",
-         *         "created": "2027-01-08T08:53:23.183Z",
+         *         "created": "2027-01-08T11:51:13.998Z",
          *         "invoice": null,
          *         "sent_at": null,
          *         "subject": "Test email from Example GmbH",
          *         "attempts": 1,
          *         "customer": null,
          *         "livemode": false,
-         *         "message_id": "<eml_prod_06h2d0jfe6msxmg0jvvgyzqrpymfr@localhost>",
+         *         "message_id": "<eml_prod_06h2e993met1fkk5fjtgv9k42rz9w@localhost>",
          *         "credit_note": null,
          *         "smtp_response": null
          *       },
@@ -22133,7 +22262,7 @@ export type components = {
          *       "request_id": null,
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2027-01-08T08:53:23.204Z",
+         *       "created": "2027-01-08T11:51:14.009Z",
          *       "actor_type": "system",
          *       "actor_id": null
          *     }
@@ -22815,23 +22944,23 @@ export type components = {
         /**
          * @description The webhook body of `payment.succeeded`.
          * @example {
-         *       "id": "evt_prod_06h2d0j2bgmjhe0evyetfbb9fgzer",
+         *       "id": "evt_prod_06h2e98eemymx36v5wsbdx05b6eq8",
          *       "object": "event",
          *       "type": "payment.succeeded",
          *       "sequence": 1,
-         *       "created": 1795942400,
+         *       "created": 1795953069,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "py_prod_06h2d0j2b25jq3sk9j2p2n8edms8c",
+         *           "id": "py_prod_06h2e98eekkmdat7ptwxcx1zrezzy",
          *           "object": "payment",
          *           "status": "succeeded",
-         *           "created": "2026-11-29T08:53:20.600Z",
+         *           "created": "2026-11-29T11:51:09.684Z",
          *           "currency": "usd",
          *           "livemode": false,
-         *           "amount_atom": 1000,
-         *           "payment_intent": "pi_prod_06h2d0j25ghhdac6jr2g39fm7g3mp",
-         *           "payment_method": "pm_sandbox_succeeds",
+         *           "amount_atom": 2500,
+         *           "payment_intent": "pi_prod_06h2e98e9fpjc2159snp3hkrqp83r",
+         *           "payment_method": "pm_card_visa",
          *           "failure_message": null,
          *           "amount_refunded_atom": 0
          *         }
@@ -22888,22 +23017,22 @@ export type components = {
         /**
          * @description The webhook body of `payment.failed`.
          * @example {
-         *       "id": "evt_prod_06h2d0j2hpvvdc75qq8j6sqyvv7my",
+         *       "id": "evt_prod_06h2e98mkf824e73r7f19xw6qe4pm",
          *       "object": "event",
          *       "type": "payment.failed",
          *       "sequence": 1,
-         *       "created": 1795942400,
+         *       "created": 1795953071,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "py_prod_06h2d0j2hbxp7yc7vxapvkv7vrjh2",
+         *           "id": "py_prod_06h2e98mkb9q5bffkwnhfxsfa2htr",
          *           "object": "payment",
          *           "status": "failed",
-         *           "created": "2026-11-29T08:53:20.650Z",
+         *           "created": "2026-11-29T11:51:11.258Z",
          *           "currency": "usd",
          *           "livemode": false,
          *           "amount_atom": 1000,
-         *           "payment_intent": "pi_prod_06h2d0j2frx6apt5pqd2tqvxgfw66",
+         *           "payment_intent": "pi_prod_06h2e98mjpxnvhy9hcnf8fffqe0jc",
          *           "payment_method": "pm_sandbox_declined",
          *           "failure_message": "Your card was declined (sandbox payment method pm_sandbox_declined).",
          *           "amount_refunded_atom": 0
@@ -22940,22 +23069,22 @@ export type components = {
         /**
          * @description The webhook body of `payment.refunded`.
          * @example {
-         *       "id": "evt_prod_06h2d0j3ayswqqzgm6c9b9xqxfhh2",
+         *       "id": "evt_prod_06h2e98nnzrdr2r4vttvyv8n3m366",
          *       "object": "event",
          *       "type": "payment.refunded",
          *       "sequence": 2,
-         *       "created": 1795942400,
+         *       "created": 1795953071,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "py_prod_06h2d0j2b25jq3sk9j2p2n8edms8c",
+         *           "id": "py_prod_06h2e98mg80qae51htjks0kq40fx8",
          *           "object": "payment",
          *           "status": "partially_refunded",
-         *           "created": "2026-11-29T08:53:20.600Z",
+         *           "created": "2026-11-29T11:51:11.234Z",
          *           "currency": "usd",
          *           "livemode": false,
          *           "amount_atom": 1000,
-         *           "payment_intent": "pi_prod_06h2d0j25ghhdac6jr2g39fm7g3mp",
+         *           "payment_intent": "pi_prod_06h2e98mfnq0tfp03wdgbjb23st4a",
          *           "payment_method": "pm_sandbox_succeeds",
          *           "failure_message": null,
          *           "amount_refunded_atom": 400
@@ -22996,32 +23125,32 @@ export type components = {
         /**
          * @description The webhook body of `checkout.session.created`.
          * @example {
-         *       "id": "evt_prod_06h2d0jb2g3be8f6173j3vqnfak7g",
+         *       "id": "evt_prod_06h2e98xxmebrts8bnvdd4zzk8gt8",
          *       "object": "event",
          *       "type": "checkout.session.created",
          *       "sequence": 1,
-         *       "created": 1795942402,
+         *       "created": 1795953073,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "cs_prod_06h2d0jb214sshkb0vp9ebb6hvb7e",
-         *           "url": "http://127.0.0.1:34341/checkout/cs_prod_06h2d0jb214sshkb0vp9ebb6hvb7e",
+         *           "id": "cs_prod_06h2e98xwxpkgbc1pcsa38ebcdk7y",
+         *           "url": "http://127.0.0.1:45387/checkout/cs_prod_06h2e98xwxpkgbc1pcsa38ebcdk7y",
          *           "mode": "payment",
          *           "object": "checkout_session",
          *           "status": "open",
-         *           "created": "2026-11-29T08:53:22.828Z",
+         *           "created": "2026-11-29T11:51:13.638Z",
          *           "invoice": null,
-         *           "updated": "2026-11-29T08:53:22.828Z",
+         *           "updated": "2026-11-29T11:51:13.638Z",
          *           "currency": "usd",
          *           "customer": null,
          *           "livemode": false,
          *           "metadata": {},
          *           "cancel_url": null,
          *           "expired_at": null,
-         *           "expires_at": "2026-11-30T08:53:22.828Z",
+         *           "expires_at": "2026-11-30T11:51:13.638Z",
          *           "line_items": [
          *             {
-         *               "price": "price_prod_06h2d0hxh93776ax6kaz2a0pxeqsm",
+         *               "price": "price_prod_06h2e98h8rf4z3eehc1htz1frr90g",
          *               "quantity": 2,
          *               "amount_atom": 1000,
          *               "description": "Pro",
@@ -23126,22 +23255,22 @@ export type components = {
         /**
          * @description The webhook body of `checkout.session.updated`.
          * @example {
-         *       "id": "evt_prod_06h2d0jbmaqa9dw9cymbj4zhmck5j",
+         *       "id": "evt_prod_06h2e98y928ajerrn74n9hww4thr4",
          *       "object": "event",
          *       "type": "checkout.session.updated",
          *       "sequence": 2,
-         *       "created": 1795942402,
+         *       "created": 1795953073,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "cs_prod_06h2d0jbhakj5gk791g7q2yznssfp",
-         *           "url": "http://127.0.0.1:34341/checkout/cs_prod_06h2d0jbhakj5gk791g7q2yznssfp",
+         *           "id": "cs_prod_06h2e98y62txf5g28b9nf00y2fy7r",
+         *           "url": "http://127.0.0.1:45387/checkout/cs_prod_06h2e98y62txf5g28b9nf00y2fy7r",
          *           "mode": "payment",
          *           "object": "checkout_session",
          *           "status": "open",
-         *           "created": "2026-11-29T08:53:22.950Z",
+         *           "created": "2026-11-29T11:51:13.710Z",
          *           "invoice": null,
-         *           "updated": "2026-11-29T08:53:22.975Z",
+         *           "updated": "2026-11-29T11:51:13.735Z",
          *           "currency": "usd",
          *           "customer": null,
          *           "livemode": false,
@@ -23150,10 +23279,10 @@ export type components = {
          *           },
          *           "cancel_url": null,
          *           "expired_at": null,
-         *           "expires_at": "2026-11-30T08:53:22.950Z",
+         *           "expires_at": "2026-11-30T11:51:13.710Z",
          *           "line_items": [
          *             {
-         *               "price": "price_prod_06h2d0hxh93776ax6kaz2a0pxeqsm",
+         *               "price": "price_prod_06h2e98h8rf4z3eehc1htz1frr90g",
          *               "quantity": 2,
          *               "amount_atom": 1000,
          *               "description": "Pro",
@@ -23170,7 +23299,7 @@ export type components = {
          *           "subscription_data": null
          *         },
          *         "previous_attributes": {
-         *           "updated": "2026-11-29T08:53:22.950Z",
+         *           "updated": "2026-11-29T11:51:13.710Z",
          *           "metadata": {}
          *         }
          *       }
@@ -23205,23 +23334,23 @@ export type components = {
         /**
          * @description The webhook body of `checkout.session.deleted`.
          * @example {
-         *       "id": "evt_prod_06h2d0jbqyzgy4jpbt238xb6tny6r",
+         *       "id": "evt_prod_06h2e98ybrme30njcnvt2kjyx1sky",
          *       "object": "event",
          *       "type": "checkout.session.deleted",
          *       "sequence": 3,
-         *       "created": 1795942403,
+         *       "created": 1795953073,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "cs_prod_06h2d0jbhakj5gk791g7q2yznssfp",
-         *           "url": "http://127.0.0.1:34341/checkout/cs_prod_06h2d0jbhakj5gk791g7q2yznssfp",
+         *           "id": "cs_prod_06h2e98y62txf5g28b9nf00y2fy7r",
+         *           "url": "http://127.0.0.1:45387/checkout/cs_prod_06h2e98y62txf5g28b9nf00y2fy7r",
          *           "mode": "payment",
          *           "object": "checkout_session",
          *           "status": "open",
-         *           "created": "2026-11-29T08:53:22.950Z",
+         *           "created": "2026-11-29T11:51:13.710Z",
          *           "deleted": true,
          *           "invoice": null,
-         *           "updated": "2026-11-29T08:53:23.005Z",
+         *           "updated": "2026-11-29T11:51:13.757Z",
          *           "currency": "usd",
          *           "customer": null,
          *           "livemode": false,
@@ -23230,10 +23359,10 @@ export type components = {
          *           },
          *           "cancel_url": null,
          *           "expired_at": null,
-         *           "expires_at": "2026-11-30T08:53:22.950Z",
+         *           "expires_at": "2026-11-30T11:51:13.710Z",
          *           "line_items": [
          *             {
-         *               "price": "price_prod_06h2d0hxh93776ax6kaz2a0pxeqsm",
+         *               "price": "price_prod_06h2e98h8rf4z3eehc1htz1frr90g",
          *               "quantity": 2,
          *               "amount_atom": 1000,
          *               "description": "Pro",
@@ -23250,7 +23379,7 @@ export type components = {
          *           "subscription_data": null
          *         },
          *         "previous_attributes": {
-         *           "updated": "2026-11-29T08:53:22.975Z",
+         *           "updated": "2026-11-29T11:51:13.735Z",
          *           "deleted": null
          *         }
          *       }
@@ -23343,32 +23472,32 @@ export type components = {
         /**
          * @description The webhook body of `checkout.session.completed`.
          * @example {
-         *       "id": "evt_prod_06h2d0jbd75dg7kdqdjc5zb1pqz6c",
+         *       "id": "evt_prod_06h2e98y4ce5q226baz8evaj8qez2",
          *       "object": "event",
          *       "type": "checkout.session.completed",
          *       "sequence": 2,
-         *       "created": 1795942402,
+         *       "created": 1795953073,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "cs_prod_06h2d0jb214sshkb0vp9ebb6hvb7e",
-         *           "url": "http://127.0.0.1:34341/checkout/cs_prod_06h2d0jb214sshkb0vp9ebb6hvb7e",
+         *           "id": "cs_prod_06h2e98xwxpkgbc1pcsa38ebcdk7y",
+         *           "url": "http://127.0.0.1:45387/checkout/cs_prod_06h2e98xwxpkgbc1pcsa38ebcdk7y",
          *           "mode": "payment",
          *           "object": "checkout_session",
          *           "status": "complete",
-         *           "created": "2026-11-29T08:53:22.828Z",
+         *           "created": "2026-11-29T11:51:13.638Z",
          *           "invoice": null,
-         *           "updated": "2026-11-29T08:53:22.917Z",
+         *           "updated": "2026-11-29T11:51:13.698Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h2d0jb9hkt5smdbj5rdz1zfm036",
+         *           "customer": "cus_prod_06h2e98y12qsg3jbt8k0sb8x0kppp",
          *           "livemode": false,
          *           "metadata": {},
          *           "cancel_url": null,
          *           "expired_at": null,
-         *           "expires_at": "2026-11-30T08:53:22.828Z",
+         *           "expires_at": "2026-11-30T11:51:13.638Z",
          *           "line_items": [
          *             {
-         *               "price": "price_prod_06h2d0hxh93776ax6kaz2a0pxeqsm",
+         *               "price": "price_prod_06h2e98h8rf4z3eehc1htz1frr90g",
          *               "quantity": 2,
          *               "amount_atom": 1000,
          *               "description": "Pro",
@@ -23376,17 +23505,17 @@ export type components = {
          *             }
          *           ],
          *           "success_url": "https://example.com/thanks",
-         *           "completed_at": "2026-11-29T08:53:22.917Z",
+         *           "completed_at": "2026-11-29T11:51:13.698Z",
          *           "subscription": null,
          *           "customer_email": "new-buyer@example.com",
-         *           "payment_intent": "pi_prod_06h2d0jbajrwy9mtjfkjqdnmf1k5r",
+         *           "payment_intent": "pi_prod_06h2e98y27xm7sexec3eefsx1jj72",
          *           "payment_status": "paid",
          *           "amount_total_atom": 1000,
          *           "subscription_data": null
          *         },
          *         "previous_attributes": {
          *           "status": "open",
-         *           "updated": "2026-11-29T08:53:22.828Z",
+         *           "updated": "2026-11-29T11:51:13.638Z",
          *           "customer": null,
          *           "completed_at": null,
          *           "customer_email": null,
@@ -23425,32 +23554,32 @@ export type components = {
         /**
          * @description The webhook body of `checkout.session.expired`.
          * @example {
-         *       "id": "evt_prod_06h2d0jc8g3ztvh7d48e28se10ygp",
+         *       "id": "evt_prod_06h2e98z6wj0mmycedaege1wcxscm",
          *       "object": "event",
          *       "type": "checkout.session.expired",
          *       "sequence": 2,
-         *       "created": 1796028803,
+         *       "created": 1796039473,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "cs_prod_06h2d0jbt72xr5g88j130hkfnz52t",
-         *           "url": "http://127.0.0.1:34341/checkout/cs_prod_06h2d0jbt72xr5g88j130hkfnz52t",
+         *           "id": "cs_prod_06h2e98ye74sm6edmw3qp4fbxckfy",
+         *           "url": "http://127.0.0.1:45387/checkout/cs_prod_06h2e98ye74sm6edmw3qp4fbxckfy",
          *           "mode": "payment",
          *           "object": "checkout_session",
          *           "status": "expired",
-         *           "created": "2026-11-29T08:53:23.022Z",
+         *           "created": "2026-11-29T11:51:13.773Z",
          *           "invoice": null,
-         *           "updated": "2026-11-30T08:53:23.022Z",
+         *           "updated": "2026-11-30T11:51:13.773Z",
          *           "currency": "usd",
          *           "customer": null,
          *           "livemode": false,
          *           "metadata": {},
          *           "cancel_url": null,
-         *           "expired_at": "2026-11-30T08:53:23.022Z",
-         *           "expires_at": "2026-11-30T08:53:23.022Z",
+         *           "expired_at": "2026-11-30T11:51:13.773Z",
+         *           "expires_at": "2026-11-30T11:51:13.773Z",
          *           "line_items": [
          *             {
-         *               "price": "price_prod_06h2d0hxh93776ax6kaz2a0pxeqsm",
+         *               "price": "price_prod_06h2e98h8rf4z3eehc1htz1frr90g",
          *               "quantity": 2,
          *               "amount_atom": 1000,
          *               "description": "Pro",
@@ -23468,7 +23597,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "status": "open",
-         *           "updated": "2026-11-29T08:53:23.022Z",
+         *           "updated": "2026-11-29T11:51:13.773Z",
          *           "expired_at": null
          *         }
          *       }
@@ -23503,28 +23632,28 @@ export type components = {
         /**
          * @description The webhook body of `payment_intent.created`.
          * @example {
-         *       "id": "evt_prod_06h2d0j26rhdex7wqcpag3r4vv3xe",
+         *       "id": "evt_prod_06h2e98e9q0m9zpqjt9t33s8mq95j",
          *       "object": "event",
          *       "type": "payment_intent.created",
          *       "sequence": 1,
-         *       "created": 1795942400,
+         *       "created": 1795953069,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "pi_prod_06h2d0j25ghhdac6jr2g39fm7g3mp",
+         *           "id": "pi_prod_06h2e98e9fpjc2159snp3hkrqp83r",
          *           "object": "payment_intent",
          *           "status": "requires_confirmation",
-         *           "created": "2026-11-29T08:53:20.556Z",
+         *           "created": "2026-11-29T11:51:09.643Z",
          *           "invoice": null,
-         *           "updated": "2026-11-29T08:53:20.556Z",
+         *           "updated": "2026-11-29T11:51:09.643Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h2d0hzwvey0es4yyvctdfs4an46",
+         *           "customer": null,
          *           "livemode": false,
          *           "metadata": {},
-         *           "amount_atom": 1000,
+         *           "amount_atom": 2500,
          *           "canceled_at": null,
          *           "capture_method": "automatic",
-         *           "payment_method": "pm_sandbox_succeeds",
+         *           "payment_method": "pm_card_visa",
          *           "last_payment_error": null,
          *           "amount_received_atom": 0,
          *           "amount_capturable_atom": 0
@@ -23595,35 +23724,35 @@ export type components = {
         /**
          * @description The webhook body of `payment_intent.processing`.
          * @example {
-         *       "id": "evt_prod_06h2d0j2a63b1wh64pbbd17kd0d2p",
+         *       "id": "evt_prod_06h2e98ee51s4a04d4bxxkfehzdeg",
          *       "object": "event",
          *       "type": "payment_intent.processing",
          *       "sequence": 2,
-         *       "created": 1795942400,
+         *       "created": 1795953069,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "pi_prod_06h2d0j25ghhdac6jr2g39fm7g3mp",
+         *           "id": "pi_prod_06h2e98e9fpjc2159snp3hkrqp83r",
          *           "object": "payment_intent",
          *           "status": "processing",
-         *           "created": "2026-11-29T08:53:20.556Z",
+         *           "created": "2026-11-29T11:51:09.643Z",
          *           "invoice": null,
-         *           "updated": "2026-11-29T08:53:20.585Z",
+         *           "updated": "2026-11-29T11:51:09.679Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h2d0hzwvey0es4yyvctdfs4an46",
+         *           "customer": null,
          *           "livemode": false,
          *           "metadata": {},
-         *           "amount_atom": 1000,
+         *           "amount_atom": 2500,
          *           "canceled_at": null,
          *           "capture_method": "automatic",
-         *           "payment_method": "pm_sandbox_succeeds",
+         *           "payment_method": "pm_card_visa",
          *           "last_payment_error": null,
          *           "amount_received_atom": 0,
          *           "amount_capturable_atom": 0
          *         },
          *         "previous_attributes": {
          *           "status": "requires_confirmation",
-         *           "updated": "2026-11-29T08:53:20.556Z"
+         *           "updated": "2026-11-29T11:51:09.647Z"
          *         }
          *       }
          *     }
@@ -23657,22 +23786,22 @@ export type components = {
         /**
          * @description The webhook body of `payment_intent.requires_action`.
          * @example {
-         *       "id": "evt_prod_06h2d0j2n3cnrx3t2z85txta3h70r",
+         *       "id": "evt_prod_06h2e98mnws89zjhnj7mtkd0axk98",
          *       "object": "event",
          *       "type": "payment_intent.requires_action",
          *       "sequence": 2,
-         *       "created": 1795942400,
+         *       "created": 1795953071,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "pi_prod_06h2d0j2kvxq0bv7hzmvd5ceqx16y",
+         *           "id": "pi_prod_06h2e98mnhq6tvmh35g6cwgvxk5wc",
          *           "object": "payment_intent",
          *           "status": "requires_action",
-         *           "created": "2026-11-29T08:53:20.670Z",
+         *           "created": "2026-11-29T11:51:11.276Z",
          *           "invoice": null,
-         *           "updated": "2026-11-29T08:53:20.676Z",
+         *           "updated": "2026-11-29T11:51:11.278Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h2d0hzwvey0es4yyvctdfs4an46",
+         *           "customer": "cus_prod_06h2e98kkcdmq64fh175g1c68wxv0",
          *           "livemode": false,
          *           "metadata": {},
          *           "amount_atom": 1000,
@@ -23685,7 +23814,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "status": "requires_confirmation",
-         *           "updated": "2026-11-29T08:53:20.670Z"
+         *           "updated": "2026-11-29T11:51:11.276Z"
          *         }
          *       }
          *     }
@@ -23719,22 +23848,22 @@ export type components = {
         /**
          * @description The webhook body of `payment_intent.amount_capturable_updated`.
          * @example {
-         *       "id": "evt_prod_06h2d0j2wvyvhjs1btn99ph77yd1t",
+         *       "id": "evt_prod_06h2e98myxxdnj62prf9f8a747apm",
          *       "object": "event",
          *       "type": "payment_intent.amount_capturable_updated",
          *       "sequence": 3,
-         *       "created": 1795942400,
+         *       "created": 1795953071,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "pi_prod_06h2d0j2v84dkkr2cena082by7k62",
+         *           "id": "pi_prod_06h2e98my20rxwc0nda0eebfsa77j",
          *           "object": "payment_intent",
          *           "status": "requires_capture",
-         *           "created": "2026-11-29T08:53:20.730Z",
+         *           "created": "2026-11-29T11:51:11.344Z",
          *           "invoice": null,
-         *           "updated": "2026-11-29T08:53:20.740Z",
+         *           "updated": "2026-11-29T11:51:11.350Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h2d0hzwvey0es4yyvctdfs4an46",
+         *           "customer": "cus_prod_06h2e98kkcdmq64fh175g1c68wxv0",
          *           "livemode": false,
          *           "metadata": {},
          *           "amount_atom": 1000,
@@ -23747,7 +23876,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "status": "processing",
-         *           "updated": "2026-11-29T08:53:20.735Z",
+         *           "updated": "2026-11-29T11:51:11.347Z",
          *           "amount_capturable_atom": 0
          *         }
          *       }
@@ -23782,35 +23911,35 @@ export type components = {
         /**
          * @description The webhook body of `payment_intent.succeeded`.
          * @example {
-         *       "id": "evt_prod_06h2d0j2css5ej552jz7y182936kp",
+         *       "id": "evt_prod_06h2e98ef3g8zf2mzmgvgkn5ywn06",
          *       "object": "event",
          *       "type": "payment_intent.succeeded",
          *       "sequence": 3,
-         *       "created": 1795942400,
+         *       "created": 1795953069,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "pi_prod_06h2d0j25ghhdac6jr2g39fm7g3mp",
+         *           "id": "pi_prod_06h2e98e9fpjc2159snp3hkrqp83r",
          *           "object": "payment_intent",
          *           "status": "succeeded",
-         *           "created": "2026-11-29T08:53:20.556Z",
+         *           "created": "2026-11-29T11:51:09.643Z",
          *           "invoice": null,
-         *           "updated": "2026-11-29T08:53:20.606Z",
+         *           "updated": "2026-11-29T11:51:09.687Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h2d0hzwvey0es4yyvctdfs4an46",
+         *           "customer": null,
          *           "livemode": false,
          *           "metadata": {},
-         *           "amount_atom": 1000,
+         *           "amount_atom": 2500,
          *           "canceled_at": null,
          *           "capture_method": "automatic",
-         *           "payment_method": "pm_sandbox_succeeds",
+         *           "payment_method": "pm_card_visa",
          *           "last_payment_error": null,
-         *           "amount_received_atom": 1000,
+         *           "amount_received_atom": 2500,
          *           "amount_capturable_atom": 0
          *         },
          *         "previous_attributes": {
          *           "status": "processing",
-         *           "updated": "2026-11-29T08:53:20.585Z",
+         *           "updated": "2026-11-29T11:51:09.679Z",
          *           "amount_received_atom": 0
          *         }
          *       }
@@ -23845,26 +23974,26 @@ export type components = {
         /**
          * @description The webhook body of `payment_intent.canceled`.
          * @example {
-         *       "id": "evt_prod_06h2d0j2zmdk4822z0at9rn01jbt2",
+         *       "id": "evt_prod_06h2e98n1trryj21hp26khdk9e346",
          *       "object": "event",
          *       "type": "payment_intent.canceled",
          *       "sequence": 4,
-         *       "created": 1795942400,
+         *       "created": 1795953071,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "pi_prod_06h2d0j2v84dkkr2cena082by7k62",
+         *           "id": "pi_prod_06h2e98my20rxwc0nda0eebfsa77j",
          *           "object": "payment_intent",
          *           "status": "canceled",
-         *           "created": "2026-11-29T08:53:20.730Z",
+         *           "created": "2026-11-29T11:51:11.344Z",
          *           "invoice": null,
-         *           "updated": "2026-11-29T08:53:20.764Z",
+         *           "updated": "2026-11-29T11:51:11.373Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h2d0hzwvey0es4yyvctdfs4an46",
+         *           "customer": "cus_prod_06h2e98kkcdmq64fh175g1c68wxv0",
          *           "livemode": false,
          *           "metadata": {},
          *           "amount_atom": 1000,
-         *           "canceled_at": "2026-11-29T08:53:20.764Z",
+         *           "canceled_at": "2026-11-29T11:51:11.373Z",
          *           "capture_method": "manual",
          *           "payment_method": "pm_sandbox_succeeds",
          *           "last_payment_error": null,
@@ -23873,7 +24002,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "status": "requires_capture",
-         *           "updated": "2026-11-29T08:53:20.740Z",
+         *           "updated": "2026-11-29T11:51:11.350Z",
          *           "canceled_at": null,
          *           "amount_capturable_atom": 1000
          *         }
@@ -23909,22 +24038,22 @@ export type components = {
         /**
          * @description The webhook body of `payment_intent.payment_failed`.
          * @example {
-         *       "id": "evt_prod_06h2d0j2j6vzyb861qf84th60pdw2",
+         *       "id": "evt_prod_06h2e98mm4wt4d5rxzy0c6tvtncyp",
          *       "object": "event",
          *       "type": "payment_intent.payment_failed",
          *       "sequence": 3,
-         *       "created": 1795942400,
+         *       "created": 1795953071,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "pi_prod_06h2d0j2frx6apt5pqd2tqvxgfw66",
+         *           "id": "pi_prod_06h2e98mjpxnvhy9hcnf8fffqe0jc",
          *           "object": "payment_intent",
          *           "status": "requires_payment_method",
-         *           "created": "2026-11-29T08:53:20.638Z",
+         *           "created": "2026-11-29T11:51:11.253Z",
          *           "invoice": null,
-         *           "updated": "2026-11-29T08:53:20.656Z",
+         *           "updated": "2026-11-29T11:51:11.260Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h2d0hzwvey0es4yyvctdfs4an46",
+         *           "customer": "cus_prod_06h2e98kkcdmq64fh175g1c68wxv0",
          *           "livemode": false,
          *           "metadata": {},
          *           "amount_atom": 1000,
@@ -23937,7 +24066,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "status": "processing",
-         *           "updated": "2026-11-29T08:53:20.644Z",
+         *           "updated": "2026-11-29T11:51:11.256Z",
          *           "payment_method": "pm_sandbox_declined",
          *           "last_payment_error": null
          *         }
@@ -23973,22 +24102,22 @@ export type components = {
         /**
          * @description The webhook body of `payment_intent.partially_funded`.
          * @example {
-         *       "id": "evt_prod_06h2d0j2sgpjrvtjqgdhfzns18zam",
+         *       "id": "evt_prod_06h2e98msgmmpfjt5pqtvvrrj39qc",
          *       "object": "event",
          *       "type": "payment_intent.partially_funded",
          *       "sequence": 3,
-         *       "created": 1795942400,
+         *       "created": 1795953071,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "pi_prod_06h2d0j2q8r8q6b71sjp1gmmb4m6e",
+         *           "id": "pi_prod_06h2e98mq3s3kqpx2cbmghbwhpx6e",
          *           "object": "payment_intent",
          *           "status": "partially_funded",
-         *           "created": "2026-11-29T08:53:20.697Z",
+         *           "created": "2026-11-29T11:51:11.288Z",
          *           "invoice": null,
-         *           "updated": "2026-11-29T08:53:20.714Z",
+         *           "updated": "2026-11-29T11:51:11.304Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h2d0hzwvey0es4yyvctdfs4an46",
+         *           "customer": "cus_prod_06h2e98kkcdmq64fh175g1c68wxv0",
          *           "livemode": false,
          *           "metadata": {},
          *           "amount_atom": 1000,
@@ -24001,7 +24130,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "status": "processing",
-         *           "updated": "2026-11-29T08:53:20.704Z",
+         *           "updated": "2026-11-29T11:51:11.296Z",
          *           "amount_received_atom": 0
          *         }
          *       }
@@ -24036,40 +24165,40 @@ export type components = {
         /**
          * @description The webhook body of `customer.subscription.created`.
          * @example {
-         *       "id": "evt_prod_06h2d0j8nmwqw4dxgsced7kepak3y",
+         *       "id": "evt_prod_06h2e98vc8dcw7ns2fgjbenc69vfr",
          *       "object": "event",
          *       "type": "customer.subscription.created",
          *       "sequence": 1,
-         *       "created": 1795942402,
+         *       "created": 1795953072,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "sub_prod_06h2d0j8khyc25ndr0zhkwxcdqp38",
+         *           "id": "sub_prod_06h2e98v3bd097xec2prrxnt3s280",
          *           "items": [
          *             {
-         *               "id": "si_prod_06h2d0j8khyc25ndr0zhkwxcdqp3a",
-         *               "price": "price_prod_06h2d0hxcshgdh05f8e8wff0h1rny",
+         *               "id": "si_prod_06h2e98v3bd097xec2prrxnt3s282",
+         *               "price": "price_prod_06h2e98h506a9yqp5cgdfdqvte0w0",
          *               "quantity": 1
          *             }
          *           ],
          *           "object": "subscription",
          *           "status": "active",
-         *           "created": "2026-11-29T08:53:22.201Z",
-         *           "updated": "2026-11-29T08:53:22.201Z",
+         *           "created": "2026-11-29T11:51:12.916Z",
+         *           "updated": "2026-11-29T11:51:12.916Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h2d0hzwvey0es4yyvctdfs4an46",
+         *           "customer": "cus_prod_06h2e98kkcdmq64fh175g1c68wxv0",
          *           "livemode": false,
          *           "metadata": {},
          *           "paused_at": null,
          *           "trial_end": null,
          *           "cancelled_at": null,
          *           "days_until_due": null,
-         *           "latest_invoice": "in_prod_06h2d0j8kwkgq53035bqxvzm95r0g",
+         *           "latest_invoice": "in_prod_06h2e98v3ja9smg9r3gzwpgrt7cpg",
          *           "pending_changes": [],
          *           "collection_method": "charge_automatically",
-         *           "current_period_end": "2026-12-29T08:53:22.201Z",
+         *           "current_period_end": "2026-12-29T11:51:12.916Z",
          *           "cancel_at_period_end": false,
-         *           "current_period_start": "2026-11-29T08:53:22.201Z",
+         *           "current_period_start": "2026-11-29T11:51:12.916Z",
          *           "default_payment_method": null
          *         }
          *       }
@@ -24160,28 +24289,28 @@ export type components = {
         /**
          * @description The webhook body of `customer.subscription.updated`.
          * @example {
-         *       "id": "evt_prod_06h2d0j90j1t1wdgz5cskma6k70ae",
+         *       "id": "evt_prod_06h2e98vmt409sz0f1fe8cmw6at3p",
          *       "object": "event",
          *       "type": "customer.subscription.updated",
          *       "sequence": 2,
-         *       "created": 1795942402,
+         *       "created": 1795953073,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "sub_prod_06h2d0j8khyc25ndr0zhkwxcdqp38",
+         *           "id": "sub_prod_06h2e98v3bd097xec2prrxnt3s280",
          *           "items": [
          *             {
-         *               "id": "si_prod_06h2d0j8khyc25ndr0zhkwxcdqp3a",
-         *               "price": "price_prod_06h2d0hxcshgdh05f8e8wff0h1rny",
+         *               "id": "si_prod_06h2e98v3bd097xec2prrxnt3s282",
+         *               "price": "price_prod_06h2e98h506a9yqp5cgdfdqvte0w0",
          *               "quantity": 1
          *             }
          *           ],
          *           "object": "subscription",
          *           "status": "active",
-         *           "created": "2026-11-29T08:53:22.201Z",
-         *           "updated": "2026-11-29T08:53:22.303Z",
+         *           "created": "2026-11-29T11:51:12.916Z",
+         *           "updated": "2026-11-29T11:51:13.059Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h2d0hzwvey0es4yyvctdfs4an46",
+         *           "customer": "cus_prod_06h2e98kkcdmq64fh175g1c68wxv0",
          *           "livemode": false,
          *           "metadata": {
          *             "plan": "pro"
@@ -24190,16 +24319,16 @@ export type components = {
          *           "trial_end": null,
          *           "cancelled_at": null,
          *           "days_until_due": null,
-         *           "latest_invoice": "in_prod_06h2d0j8kwkgq53035bqxvzm95r0g",
+         *           "latest_invoice": "in_prod_06h2e98v3ja9smg9r3gzwpgrt7cpg",
          *           "pending_changes": [],
          *           "collection_method": "charge_automatically",
-         *           "current_period_end": "2026-12-29T08:53:22.201Z",
+         *           "current_period_end": "2026-12-29T11:51:12.916Z",
          *           "cancel_at_period_end": false,
-         *           "current_period_start": "2026-11-29T08:53:22.201Z",
+         *           "current_period_start": "2026-11-29T11:51:12.916Z",
          *           "default_payment_method": null
          *         },
          *         "previous_attributes": {
-         *           "updated": "2026-11-29T08:53:22.201Z",
+         *           "updated": "2026-11-29T11:51:12.916Z",
          *           "metadata": {}
          *         }
          *       }
@@ -24234,47 +24363,47 @@ export type components = {
         /**
          * @description The webhook body of `customer.subscription.paused`.
          * @example {
-         *       "id": "evt_prod_06h2d0j94tngz787haerzytb8bexj",
+         *       "id": "evt_prod_06h2e98vq6meez0a0neafy5p3rzhm",
          *       "object": "event",
          *       "type": "customer.subscription.paused",
          *       "sequence": 3,
-         *       "created": 1795942402,
+         *       "created": 1795953073,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "sub_prod_06h2d0j8khyc25ndr0zhkwxcdqp38",
+         *           "id": "sub_prod_06h2e98v3bd097xec2prrxnt3s280",
          *           "items": [
          *             {
-         *               "id": "si_prod_06h2d0j8khyc25ndr0zhkwxcdqp3a",
-         *               "price": "price_prod_06h2d0hxcshgdh05f8e8wff0h1rny",
+         *               "id": "si_prod_06h2e98v3bd097xec2prrxnt3s282",
+         *               "price": "price_prod_06h2e98h506a9yqp5cgdfdqvte0w0",
          *               "quantity": 1
          *             }
          *           ],
          *           "object": "subscription",
          *           "status": "paused",
-         *           "created": "2026-11-29T08:53:22.201Z",
-         *           "updated": "2026-11-29T08:53:22.337Z",
+         *           "created": "2026-11-29T11:51:12.916Z",
+         *           "updated": "2026-11-29T11:51:13.078Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h2d0hzwvey0es4yyvctdfs4an46",
+         *           "customer": "cus_prod_06h2e98kkcdmq64fh175g1c68wxv0",
          *           "livemode": false,
          *           "metadata": {
          *             "plan": "pro"
          *           },
-         *           "paused_at": "2026-11-29T08:53:22.337Z",
+         *           "paused_at": "2026-11-29T11:51:13.078Z",
          *           "trial_end": null,
          *           "cancelled_at": null,
          *           "days_until_due": null,
-         *           "latest_invoice": "in_prod_06h2d0j8kwkgq53035bqxvzm95r0g",
+         *           "latest_invoice": "in_prod_06h2e98v3ja9smg9r3gzwpgrt7cpg",
          *           "pending_changes": [],
          *           "collection_method": "charge_automatically",
-         *           "current_period_end": "2026-12-29T08:53:22.201Z",
+         *           "current_period_end": "2026-12-29T11:51:12.916Z",
          *           "cancel_at_period_end": false,
-         *           "current_period_start": "2026-11-29T08:53:22.201Z",
+         *           "current_period_start": "2026-11-29T11:51:12.916Z",
          *           "default_payment_method": null
          *         },
          *         "previous_attributes": {
          *           "status": "active",
-         *           "updated": "2026-11-29T08:53:22.303Z",
+         *           "updated": "2026-11-29T11:51:13.059Z",
          *           "paused_at": null
          *         }
          *       }
@@ -24309,28 +24438,28 @@ export type components = {
         /**
          * @description The webhook body of `customer.subscription.resumed`.
          * @example {
-         *       "id": "evt_prod_06h2d0j996v50yh72vpafmrjmp8c6",
+         *       "id": "evt_prod_06h2e98vsgwxhapy8hsvcdw0mng9j",
          *       "object": "event",
          *       "type": "customer.subscription.resumed",
          *       "sequence": 4,
-         *       "created": 1795942402,
+         *       "created": 1795953073,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "sub_prod_06h2d0j8khyc25ndr0zhkwxcdqp38",
+         *           "id": "sub_prod_06h2e98v3bd097xec2prrxnt3s280",
          *           "items": [
          *             {
-         *               "id": "si_prod_06h2d0j8khyc25ndr0zhkwxcdqp3a",
-         *               "price": "price_prod_06h2d0hxcshgdh05f8e8wff0h1rny",
+         *               "id": "si_prod_06h2e98v3bd097xec2prrxnt3s282",
+         *               "price": "price_prod_06h2e98h506a9yqp5cgdfdqvte0w0",
          *               "quantity": 1
          *             }
          *           ],
          *           "object": "subscription",
          *           "status": "active",
-         *           "created": "2026-11-29T08:53:22.201Z",
-         *           "updated": "2026-11-29T08:53:22.372Z",
+         *           "created": "2026-11-29T11:51:12.916Z",
+         *           "updated": "2026-11-29T11:51:13.098Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h2d0hzwvey0es4yyvctdfs4an46",
+         *           "customer": "cus_prod_06h2e98kkcdmq64fh175g1c68wxv0",
          *           "livemode": false,
          *           "metadata": {
          *             "plan": "pro"
@@ -24339,18 +24468,18 @@ export type components = {
          *           "trial_end": null,
          *           "cancelled_at": null,
          *           "days_until_due": null,
-         *           "latest_invoice": "in_prod_06h2d0j8kwkgq53035bqxvzm95r0g",
+         *           "latest_invoice": "in_prod_06h2e98v3ja9smg9r3gzwpgrt7cpg",
          *           "pending_changes": [],
          *           "collection_method": "charge_automatically",
-         *           "current_period_end": "2026-12-29T08:53:22.201Z",
+         *           "current_period_end": "2026-12-29T11:51:12.916Z",
          *           "cancel_at_period_end": false,
-         *           "current_period_start": "2026-11-29T08:53:22.201Z",
+         *           "current_period_start": "2026-11-29T11:51:12.916Z",
          *           "default_payment_method": null
          *         },
          *         "previous_attributes": {
          *           "status": "paused",
-         *           "updated": "2026-11-29T08:53:22.337Z",
-         *           "paused_at": "2026-11-29T08:53:22.337Z"
+         *           "updated": "2026-11-29T11:51:13.078Z",
+         *           "paused_at": "2026-11-29T11:51:13.078Z"
          *         }
          *       }
          *     }
@@ -24384,47 +24513,47 @@ export type components = {
         /**
          * @description The webhook body of `customer.subscription.cancelled`.
          * @example {
-         *       "id": "evt_prod_06h2d0j9g2hk3zxyq2sms8z8hkqka",
+         *       "id": "evt_prod_06h2e98w2990saymf950z4h9kh3nr",
          *       "object": "event",
          *       "type": "customer.subscription.cancelled",
          *       "sequence": 5,
-         *       "created": 1795942402,
+         *       "created": 1795953073,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "sub_prod_06h2d0j8khyc25ndr0zhkwxcdqp38",
+         *           "id": "sub_prod_06h2e98v3bd097xec2prrxnt3s280",
          *           "items": [
          *             {
-         *               "id": "si_prod_06h2d0j8khyc25ndr0zhkwxcdqp3a",
-         *               "price": "price_prod_06h2d0hxcshgdh05f8e8wff0h1rny",
+         *               "id": "si_prod_06h2e98v3bd097xec2prrxnt3s282",
+         *               "price": "price_prod_06h2e98h506a9yqp5cgdfdqvte0w0",
          *               "quantity": 1
          *             }
          *           ],
          *           "object": "subscription",
          *           "status": "cancelled",
-         *           "created": "2026-11-29T08:53:22.201Z",
-         *           "updated": "2026-11-29T08:53:22.407Z",
+         *           "created": "2026-11-29T11:51:12.916Z",
+         *           "updated": "2026-11-29T11:51:13.149Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h2d0hzwvey0es4yyvctdfs4an46",
+         *           "customer": "cus_prod_06h2e98kkcdmq64fh175g1c68wxv0",
          *           "livemode": false,
          *           "metadata": {
          *             "plan": "pro"
          *           },
          *           "paused_at": null,
          *           "trial_end": null,
-         *           "cancelled_at": "2026-11-29T08:53:22.407Z",
+         *           "cancelled_at": "2026-11-29T11:51:13.149Z",
          *           "days_until_due": null,
-         *           "latest_invoice": "in_prod_06h2d0j8kwkgq53035bqxvzm95r0g",
+         *           "latest_invoice": "in_prod_06h2e98v3ja9smg9r3gzwpgrt7cpg",
          *           "pending_changes": [],
          *           "collection_method": "charge_automatically",
-         *           "current_period_end": "2026-12-29T08:53:22.201Z",
+         *           "current_period_end": "2026-12-29T11:51:12.916Z",
          *           "cancel_at_period_end": false,
-         *           "current_period_start": "2026-11-29T08:53:22.201Z",
+         *           "current_period_start": "2026-11-29T11:51:12.916Z",
          *           "default_payment_method": null
          *         },
          *         "previous_attributes": {
          *           "status": "active",
-         *           "updated": "2026-11-29T08:53:22.372Z",
+         *           "updated": "2026-11-29T11:51:13.098Z",
          *           "cancelled_at": null
          *         }
          *       }
@@ -24459,40 +24588,40 @@ export type components = {
         /**
          * @description The webhook body of `customer.subscription.trial_will_end`.
          * @example {
-         *       "id": "evt_prod_06h2d0jccxw0e2pdj8dahz11dh41y",
+         *       "id": "evt_prod_06h2e98ze0px425fs8s27y16j3rar",
          *       "object": "event",
          *       "type": "customer.subscription.trial_will_end",
          *       "sequence": 2,
-         *       "created": 1796288002,
+         *       "created": 1796298673,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "sub_prod_06h2d0j9q69kn92g6963eb7y81z0j",
+         *           "id": "sub_prod_06h2e98w684nfmwqhdn155gsrbnpm",
          *           "items": [
          *             {
-         *               "id": "si_prod_06h2d0j9q69kn92g6963eb7y81z0m",
-         *               "price": "price_prod_06h2d0hxcshgdh05f8e8wff0h1rny",
+         *               "id": "si_prod_06h2e98w684nfmwqhdn155gsrbnpp",
+         *               "price": "price_prod_06h2e98h506a9yqp5cgdfdqvte0w0",
          *               "quantity": 1
          *             }
          *           ],
          *           "object": "subscription",
          *           "status": "trialing",
-         *           "created": "2026-11-29T08:53:22.480Z",
-         *           "updated": "2026-11-29T08:53:22.480Z",
+         *           "created": "2026-11-29T11:51:13.198Z",
+         *           "updated": "2026-11-29T11:51:13.198Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h2d0hzwvey0es4yyvctdfs4an46",
+         *           "customer": "cus_prod_06h2e98kkcdmq64fh175g1c68wxv0",
          *           "livemode": false,
          *           "metadata": {},
          *           "paused_at": null,
-         *           "trial_end": "2026-12-06T08:53:22.480Z",
+         *           "trial_end": "2026-12-06T11:51:13.198Z",
          *           "cancelled_at": null,
          *           "days_until_due": null,
          *           "latest_invoice": null,
          *           "pending_changes": [],
          *           "collection_method": "charge_automatically",
-         *           "current_period_end": "2026-12-06T08:53:22.480Z",
+         *           "current_period_end": "2026-12-06T11:51:13.198Z",
          *           "cancel_at_period_end": false,
-         *           "current_period_start": "2026-11-29T08:53:22.480Z",
+         *           "current_period_start": "2026-11-29T11:51:13.198Z",
          *           "default_payment_method": "pm_sandbox_succeeds"
          *         }
          *       }
@@ -24527,19 +24656,19 @@ export type components = {
         /**
          * @description The webhook body of `invoice.created`.
          * @example {
-         *       "id": "evt_prod_06h2d0j3kym11f467mn5gc2y41hz0",
+         *       "id": "evt_prod_06h2e98p1452wkpq4b2njbvm8yw9e",
          *       "object": "event",
          *       "type": "invoice.created",
          *       "sequence": 1,
-         *       "created": 1795942400,
+         *       "created": 1795953071,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "in_prod_06h2d0j3hmedp2e9959y4mv9t8t16",
+         *           "id": "in_prod_06h2e98p07cr2zxgwes1jhdtna2pw",
          *           "lines": [
          *             {
-         *               "id": "il_prod_06h2d0j3j1nnq58ybs8g0r5gw4344",
-         *               "price": "price_prod_06h2d0hxh93776ax6kaz2a0pxeqsm",
+         *               "id": "il_prod_06h2e98p07cr2zxgwes1jhdtna2py",
+         *               "price": "price_prod_06h2e98h8rf4z3eehc1htz1frr90g",
          *               "quantity": 1,
          *               "tax_rates": [],
          *               "amount_atom": 500,
@@ -24552,11 +24681,11 @@ export type components = {
          *           "number": null,
          *           "object": "invoice",
          *           "status": "draft",
-         *           "created": "2026-11-29T08:53:20.909Z",
+         *           "created": "2026-11-29T11:51:11.617Z",
          *           "paid_at": null,
-         *           "updated": "2026-11-29T08:53:20.909Z",
+         *           "updated": "2026-11-29T11:51:11.617Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h2d0hzwvey0es4yyvctdfs4an46",
+         *           "customer": "cus_prod_06h2e98kkcdmq64fh175g1c68wxv0",
          *           "discount": null,
          *           "due_date": null,
          *           "livemode": false,
@@ -24711,19 +24840,19 @@ export type components = {
         /**
          * @description The webhook body of `invoice.finalized`.
          * @example {
-         *       "id": "evt_prod_06h2d0j4811nj8q6nxyz8xtafwk42",
+         *       "id": "evt_prod_06h2e98pn6veemnyth87asjbzzahr",
          *       "object": "event",
          *       "type": "invoice.finalized",
          *       "sequence": 2,
-         *       "created": 1795942401,
+         *       "created": 1795953071,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "in_prod_06h2d0j3hmedp2e9959y4mv9t8t16",
+         *           "id": "in_prod_06h2e98p07cr2zxgwes1jhdtna2pw",
          *           "lines": [
          *             {
-         *               "id": "il_prod_06h2d0j3j1nnq58ybs8g0r5gw4344",
-         *               "price": "price_prod_06h2d0hxh93776ax6kaz2a0pxeqsm",
+         *               "id": "il_prod_06h2e98p07cr2zxgwes1jhdtna2py",
+         *               "price": "price_prod_06h2e98h8rf4z3eehc1htz1frr90g",
          *               "quantity": 1,
          *               "tax_rates": [],
          *               "amount_atom": 500,
@@ -24736,11 +24865,11 @@ export type components = {
          *           "number": "EXAMPL-0001",
          *           "object": "invoice",
          *           "status": "open",
-         *           "created": "2026-11-29T08:53:20.909Z",
+         *           "created": "2026-11-29T11:51:11.617Z",
          *           "paid_at": null,
-         *           "updated": "2026-11-29T08:53:20.999Z",
+         *           "updated": "2026-11-29T11:51:11.664Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h2d0hzwvey0es4yyvctdfs4an46",
+         *           "customer": "cus_prod_06h2e98kkcdmq64fh175g1c68wxv0",
          *           "discount": null,
          *           "due_date": null,
          *           "livemode": false,
@@ -24748,11 +24877,11 @@ export type components = {
          *           "tax_atom": 0,
          *           "voided_at": null,
          *           "overdue_at": null,
-         *           "pdf_sha256": "38bc62b9d473207ef5850b8511cb0dd50e6a499e1c2d466ced4b599271726cfa",
+         *           "pdf_sha256": "3744a97cbacad036db38f3509c8012ee182502bacc9816c524a4839a67ea86fa",
          *           "description": null,
-         *           "invoice_pdf": "http://127.0.0.1:34341/api/invoices/in_prod_06h2d0j3hmedp2e9959y4mv9t8t16/pdf",
+         *           "invoice_pdf": "http://127.0.0.1:45387/api/invoices/in_prod_06h2e98p07cr2zxgwes1jhdtna2pw/pdf",
          *           "total_taxes": [],
-         *           "finalized_at": "2026-11-29T08:53:20.999Z",
+         *           "finalized_at": "2026-11-29T11:51:11.664Z",
          *           "subscription": null,
          *           "attempt_count": 0,
          *           "customer_name": "Jenny Rosen",
@@ -24767,7 +24896,7 @@ export type components = {
          *           "paid_amount_atom": 0,
          *           "collection_method": "charge_automatically",
          *           "total_amount_atom": 500,
-         *           "hosted_invoice_url": "http://127.0.0.1:34341/invoice/9YbsSt0otUl9MswhFTpGa7Vy_xn1PiC7DzSty7S89LQ",
+         *           "hosted_invoice_url": "http://127.0.0.1:45387/invoice/cVGaM-kD0v6-S5uLwg_xong-DtZVPibkz_-K5pCl6iM",
          *           "ending_balance_atom": 0,
          *           "next_payment_attempt": null,
          *           "starting_balance_atom": 0,
@@ -24778,7 +24907,7 @@ export type components = {
          *         "previous_attributes": {
          *           "number": null,
          *           "status": "draft",
-         *           "updated": "2026-11-29T08:53:20.909Z",
+         *           "updated": "2026-11-29T11:51:11.617Z",
          *           "pdf_sha256": null,
          *           "invoice_pdf": null,
          *           "finalized_at": null,
@@ -24820,19 +24949,19 @@ export type components = {
         /**
          * @description The webhook body of `invoice.paid`.
          * @example {
-         *       "id": "evt_prod_06h2d0j4keq7879f347w3gkvnkmx6",
+         *       "id": "evt_prod_06h2e98q170enmd99t837895a88ny",
          *       "object": "event",
          *       "type": "invoice.paid",
          *       "sequence": 3,
-         *       "created": 1795942401,
+         *       "created": 1795953071,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "in_prod_06h2d0j3hmedp2e9959y4mv9t8t16",
+         *           "id": "in_prod_06h2e98p07cr2zxgwes1jhdtna2pw",
          *           "lines": [
          *             {
-         *               "id": "il_prod_06h2d0j3j1nnq58ybs8g0r5gw4344",
-         *               "price": "price_prod_06h2d0hxh93776ax6kaz2a0pxeqsm",
+         *               "id": "il_prod_06h2e98p07cr2zxgwes1jhdtna2py",
+         *               "price": "price_prod_06h2e98h8rf4z3eehc1htz1frr90g",
          *               "quantity": 1,
          *               "tax_rates": [],
          *               "amount_atom": 500,
@@ -24845,11 +24974,11 @@ export type components = {
          *           "number": "EXAMPL-0001",
          *           "object": "invoice",
          *           "status": "paid",
-         *           "created": "2026-11-29T08:53:20.909Z",
-         *           "paid_at": "2026-11-29T08:53:21.163Z",
-         *           "updated": "2026-11-29T08:53:21.163Z",
+         *           "created": "2026-11-29T11:51:11.617Z",
+         *           "paid_at": "2026-11-29T11:51:11.842Z",
+         *           "updated": "2026-11-29T11:51:11.842Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h2d0hzwvey0es4yyvctdfs4an46",
+         *           "customer": "cus_prod_06h2e98kkcdmq64fh175g1c68wxv0",
          *           "discount": null,
          *           "due_date": null,
          *           "livemode": false,
@@ -24857,11 +24986,11 @@ export type components = {
          *           "tax_atom": 0,
          *           "voided_at": null,
          *           "overdue_at": null,
-         *           "pdf_sha256": "38bc62b9d473207ef5850b8511cb0dd50e6a499e1c2d466ced4b599271726cfa",
+         *           "pdf_sha256": "3744a97cbacad036db38f3509c8012ee182502bacc9816c524a4839a67ea86fa",
          *           "description": null,
-         *           "invoice_pdf": "http://127.0.0.1:34341/api/invoices/in_prod_06h2d0j3hmedp2e9959y4mv9t8t16/pdf",
+         *           "invoice_pdf": "http://127.0.0.1:45387/api/invoices/in_prod_06h2e98p07cr2zxgwes1jhdtna2pw/pdf",
          *           "total_taxes": [],
-         *           "finalized_at": "2026-11-29T08:53:20.999Z",
+         *           "finalized_at": "2026-11-29T11:51:11.664Z",
          *           "subscription": null,
          *           "attempt_count": 0,
          *           "customer_name": "Jenny Rosen",
@@ -24869,14 +24998,14 @@ export type components = {
          *           "subtotal_atom": 500,
          *           "customer_email": "jenny@example.com",
          *           "days_until_due": null,
-         *           "payment_intent": "pi_prod_06h2d0j4e83waks0zvjxckcdk05ej",
+         *           "payment_intent": "pi_prod_06h2e98psssjmebvyqxa2snvw6arg",
          *           "reverse_charge": false,
          *           "due_amount_atom": 0,
-         *           "paid_pdf_sha256": "e98cde292b4989f0715944d5fcd2917f776b206f967c893a36323b52503c075b",
+         *           "paid_pdf_sha256": "47a174bbb031f4beefd3f445c242219ece27a8dbafe5fe2806935320816795ad",
          *           "paid_amount_atom": 500,
          *           "collection_method": "charge_automatically",
          *           "total_amount_atom": 500,
-         *           "hosted_invoice_url": "http://127.0.0.1:34341/invoice/9YbsSt0otUl9MswhFTpGa7Vy_xn1PiC7DzSty7S89LQ",
+         *           "hosted_invoice_url": "http://127.0.0.1:45387/invoice/cVGaM-kD0v6-S5uLwg_xong-DtZVPibkz_-K5pCl6iM",
          *           "ending_balance_atom": 0,
          *           "next_payment_attempt": null,
          *           "starting_balance_atom": 0,
@@ -24887,7 +25016,7 @@ export type components = {
          *         "previous_attributes": {
          *           "status": "open",
          *           "paid_at": null,
-         *           "updated": "2026-11-29T08:53:20.999Z",
+         *           "updated": "2026-11-29T11:51:11.664Z",
          *           "due_amount_atom": 500,
          *           "paid_pdf_sha256": null,
          *           "paid_amount_atom": 0
@@ -24924,19 +25053,19 @@ export type components = {
         /**
          * @description The webhook body of `invoice.payment_succeeded`.
          * @example {
-         *       "id": "evt_prod_06h2d0j4n11g375k9h9yc5j53152e",
+         *       "id": "evt_prod_06h2e98q2ajnyq3de2e9tdfczbrkp",
          *       "object": "event",
          *       "type": "invoice.payment_succeeded",
          *       "sequence": 4,
-         *       "created": 1795942401,
+         *       "created": 1795953071,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "in_prod_06h2d0j3hmedp2e9959y4mv9t8t16",
+         *           "id": "in_prod_06h2e98p07cr2zxgwes1jhdtna2pw",
          *           "lines": [
          *             {
-         *               "id": "il_prod_06h2d0j3j1nnq58ybs8g0r5gw4344",
-         *               "price": "price_prod_06h2d0hxh93776ax6kaz2a0pxeqsm",
+         *               "id": "il_prod_06h2e98p07cr2zxgwes1jhdtna2py",
+         *               "price": "price_prod_06h2e98h8rf4z3eehc1htz1frr90g",
          *               "quantity": 1,
          *               "tax_rates": [],
          *               "amount_atom": 500,
@@ -24949,11 +25078,11 @@ export type components = {
          *           "number": "EXAMPL-0001",
          *           "object": "invoice",
          *           "status": "paid",
-         *           "created": "2026-11-29T08:53:20.909Z",
-         *           "paid_at": "2026-11-29T08:53:21.163Z",
-         *           "updated": "2026-11-29T08:53:21.163Z",
+         *           "created": "2026-11-29T11:51:11.617Z",
+         *           "paid_at": "2026-11-29T11:51:11.842Z",
+         *           "updated": "2026-11-29T11:51:11.842Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h2d0hzwvey0es4yyvctdfs4an46",
+         *           "customer": "cus_prod_06h2e98kkcdmq64fh175g1c68wxv0",
          *           "discount": null,
          *           "due_date": null,
          *           "livemode": false,
@@ -24961,11 +25090,11 @@ export type components = {
          *           "tax_atom": 0,
          *           "voided_at": null,
          *           "overdue_at": null,
-         *           "pdf_sha256": "38bc62b9d473207ef5850b8511cb0dd50e6a499e1c2d466ced4b599271726cfa",
+         *           "pdf_sha256": "3744a97cbacad036db38f3509c8012ee182502bacc9816c524a4839a67ea86fa",
          *           "description": null,
-         *           "invoice_pdf": "http://127.0.0.1:34341/api/invoices/in_prod_06h2d0j3hmedp2e9959y4mv9t8t16/pdf",
+         *           "invoice_pdf": "http://127.0.0.1:45387/api/invoices/in_prod_06h2e98p07cr2zxgwes1jhdtna2pw/pdf",
          *           "total_taxes": [],
-         *           "finalized_at": "2026-11-29T08:53:20.999Z",
+         *           "finalized_at": "2026-11-29T11:51:11.664Z",
          *           "subscription": null,
          *           "attempt_count": 0,
          *           "customer_name": "Jenny Rosen",
@@ -24973,14 +25102,14 @@ export type components = {
          *           "subtotal_atom": 500,
          *           "customer_email": "jenny@example.com",
          *           "days_until_due": null,
-         *           "payment_intent": "pi_prod_06h2d0j4e83waks0zvjxckcdk05ej",
+         *           "payment_intent": "pi_prod_06h2e98psssjmebvyqxa2snvw6arg",
          *           "reverse_charge": false,
          *           "due_amount_atom": 0,
-         *           "paid_pdf_sha256": "e98cde292b4989f0715944d5fcd2917f776b206f967c893a36323b52503c075b",
+         *           "paid_pdf_sha256": "47a174bbb031f4beefd3f445c242219ece27a8dbafe5fe2806935320816795ad",
          *           "paid_amount_atom": 500,
          *           "collection_method": "charge_automatically",
          *           "total_amount_atom": 500,
-         *           "hosted_invoice_url": "http://127.0.0.1:34341/invoice/9YbsSt0otUl9MswhFTpGa7Vy_xn1PiC7DzSty7S89LQ",
+         *           "hosted_invoice_url": "http://127.0.0.1:45387/invoice/cVGaM-kD0v6-S5uLwg_xong-DtZVPibkz_-K5pCl6iM",
          *           "ending_balance_atom": 0,
          *           "next_payment_attempt": null,
          *           "starting_balance_atom": 0,
@@ -24991,7 +25120,7 @@ export type components = {
          *         "previous_attributes": {
          *           "status": "open",
          *           "paid_at": null,
-         *           "updated": "2026-11-29T08:53:20.999Z",
+         *           "updated": "2026-11-29T11:51:11.664Z",
          *           "due_amount_atom": 500,
          *           "paid_pdf_sha256": null,
          *           "paid_amount_atom": 0
@@ -25028,19 +25157,19 @@ export type components = {
         /**
          * @description The webhook body of `invoice.payment_failed`.
          * @example {
-         *       "id": "evt_prod_06h2d0j5hc7n0y6z221cyww3k7yqt",
+         *       "id": "evt_prod_06h2e98r4gyv1pape3tja5dj57vgy",
          *       "object": "event",
          *       "type": "invoice.payment_failed",
          *       "sequence": 3,
-         *       "created": 1795942401,
+         *       "created": 1795953072,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "in_prod_06h2d0j54q514y834yn3mnrtz6snt",
+         *           "id": "in_prod_06h2e98qz3znyxtehgw9swgq0ekm8",
          *           "lines": [
          *             {
-         *               "id": "il_prod_06h2d0j54tzyd6z9m0sry461883qc",
-         *               "price": "price_prod_06h2d0hxh93776ax6kaz2a0pxeqsm",
+         *               "id": "il_prod_06h2e98qz3znyxtehgw9swgq0ekma",
+         *               "price": "price_prod_06h2e98h8rf4z3eehc1htz1frr90g",
          *               "quantity": 1,
          *               "tax_rates": [],
          *               "amount_atom": 500,
@@ -25053,11 +25182,11 @@ export type components = {
          *           "number": "EXAMPL-0002",
          *           "object": "invoice",
          *           "status": "open",
-         *           "created": "2026-11-29T08:53:21.317Z",
+         *           "created": "2026-11-29T11:51:12.120Z",
          *           "paid_at": null,
-         *           "updated": "2026-11-29T08:53:21.351Z",
+         *           "updated": "2026-11-29T11:51:12.134Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h2d0hzwvey0es4yyvctdfs4an46",
+         *           "customer": "cus_prod_06h2e98kkcdmq64fh175g1c68wxv0",
          *           "discount": null,
          *           "due_date": null,
          *           "livemode": false,
@@ -25065,11 +25194,11 @@ export type components = {
          *           "tax_atom": 0,
          *           "voided_at": null,
          *           "overdue_at": null,
-         *           "pdf_sha256": "87dabf491df34f96dee69d765dd1280783415d49675db673021b7e59810665da",
+         *           "pdf_sha256": "6972f631ecf42e09ed83431065f6839e33312adc71abe974813da9d94be6e330",
          *           "description": null,
-         *           "invoice_pdf": "http://127.0.0.1:34341/api/invoices/in_prod_06h2d0j54q514y834yn3mnrtz6snt/pdf",
+         *           "invoice_pdf": "http://127.0.0.1:45387/api/invoices/in_prod_06h2e98qz3znyxtehgw9swgq0ekm8/pdf",
          *           "total_taxes": [],
-         *           "finalized_at": "2026-11-29T08:53:21.351Z",
+         *           "finalized_at": "2026-11-29T11:51:12.134Z",
          *           "subscription": null,
          *           "attempt_count": 0,
          *           "customer_name": "Jenny Rosen",
@@ -25077,14 +25206,14 @@ export type components = {
          *           "subtotal_atom": 500,
          *           "customer_email": "jenny@example.com",
          *           "days_until_due": null,
-         *           "payment_intent": "pi_prod_06h2d0j5eah9bycj2p0yw14xxv1fr",
+         *           "payment_intent": "pi_prod_06h2e98r3cp54aqcdv94q8g7ghspt",
          *           "reverse_charge": false,
          *           "due_amount_atom": 500,
          *           "paid_pdf_sha256": null,
          *           "paid_amount_atom": 0,
          *           "collection_method": "charge_automatically",
          *           "total_amount_atom": 500,
-         *           "hosted_invoice_url": "http://127.0.0.1:34341/invoice/PrpPQRvVqceoFWD-6fNb4X5W8bRhcdsRPmb_wRjEHXc",
+         *           "hosted_invoice_url": "http://127.0.0.1:45387/invoice/NWLv85FNUzmIr4dZ3d8lusIWaao47eWUp2p-iYtpYLU",
          *           "ending_balance_atom": 0,
          *           "next_payment_attempt": null,
          *           "starting_balance_atom": 0,
@@ -25124,19 +25253,19 @@ export type components = {
         /**
          * @description The webhook body of `invoice.payment_action_required`.
          * @example {
-         *       "id": "evt_prod_06h2d0j62d2am7f4dbv157wbea4fj",
+         *       "id": "evt_prod_06h2e98rvx4xrd8mm9hwh47k92q40",
          *       "object": "event",
          *       "type": "invoice.payment_action_required",
          *       "sequence": 3,
-         *       "created": 1795942401,
+         *       "created": 1795953072,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "in_prod_06h2d0j5npekrf9xjyyhebqnjf7hc",
+         *           "id": "in_prod_06h2e98rj6y1p28tfpxnnaqp5bpka",
          *           "lines": [
          *             {
-         *               "id": "il_prod_06h2d0j5ns8eprwpexfr0phqvcnjg",
-         *               "price": "price_prod_06h2d0hxh93776ax6kaz2a0pxeqsm",
+         *               "id": "il_prod_06h2e98rj8qj2wm9j01417xwbhynw",
+         *               "price": "price_prod_06h2e98h8rf4z3eehc1htz1frr90g",
          *               "quantity": 1,
          *               "tax_rates": [],
          *               "amount_atom": 500,
@@ -25149,11 +25278,11 @@ export type components = {
          *           "number": "EXAMPL-0003",
          *           "object": "invoice",
          *           "status": "open",
-         *           "created": "2026-11-29T08:53:21.453Z",
+         *           "created": "2026-11-29T11:51:12.273Z",
          *           "paid_at": null,
-         *           "updated": "2026-11-29T08:53:21.481Z",
+         *           "updated": "2026-11-29T11:51:12.299Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h2d0hzwvey0es4yyvctdfs4an46",
+         *           "customer": "cus_prod_06h2e98kkcdmq64fh175g1c68wxv0",
          *           "discount": null,
          *           "due_date": null,
          *           "livemode": false,
@@ -25161,11 +25290,11 @@ export type components = {
          *           "tax_atom": 0,
          *           "voided_at": null,
          *           "overdue_at": null,
-         *           "pdf_sha256": "29835cedb53f885fb159f74043cedf62de551052780b4cf89b9206169b6121cd",
+         *           "pdf_sha256": "77daed40d4e387fba558035ab5f23f9426fdd42f524e2b6a7d9a836da17d0b44",
          *           "description": null,
-         *           "invoice_pdf": "http://127.0.0.1:34341/api/invoices/in_prod_06h2d0j5npekrf9xjyyhebqnjf7hc/pdf",
+         *           "invoice_pdf": "http://127.0.0.1:45387/api/invoices/in_prod_06h2e98rj6y1p28tfpxnnaqp5bpka/pdf",
          *           "total_taxes": [],
-         *           "finalized_at": "2026-11-29T08:53:21.481Z",
+         *           "finalized_at": "2026-11-29T11:51:12.299Z",
          *           "subscription": null,
          *           "attempt_count": 0,
          *           "customer_name": "Jenny Rosen",
@@ -25173,14 +25302,14 @@ export type components = {
          *           "subtotal_atom": 500,
          *           "customer_email": "jenny@example.com",
          *           "days_until_due": null,
-         *           "payment_intent": "pi_prod_06h2d0j5zzazcsaaqe8rj3f08915a",
+         *           "payment_intent": "pi_prod_06h2e98rv42gveybedad8hjzx94f2",
          *           "reverse_charge": false,
          *           "due_amount_atom": 500,
          *           "paid_pdf_sha256": null,
          *           "paid_amount_atom": 0,
          *           "collection_method": "charge_automatically",
          *           "total_amount_atom": 500,
-         *           "hosted_invoice_url": "http://127.0.0.1:34341/invoice/j8mZ5Svl3GSSskwjYQaHtVUaxuyuUavRQQ2-ueM1tjY",
+         *           "hosted_invoice_url": "http://127.0.0.1:45387/invoice/lxr9p4dAIiU2mGDjymA3iKr1eDgqfoaoe9tVJI08BhM",
          *           "ending_balance_atom": 0,
          *           "next_payment_attempt": null,
          *           "starting_balance_atom": 0,
@@ -25220,19 +25349,19 @@ export type components = {
         /**
          * @description The webhook body of `invoice.overdue`.
          * @example {
-         *       "id": "evt_prod_06h2d0jc2b5hchbq8mqwkh86xybrg",
+         *       "id": "evt_prod_06h2e98yypqj3ef3gh669yeg6ebct",
          *       "object": "event",
          *       "type": "invoice.overdue",
          *       "sequence": 3,
-         *       "created": 1796028802,
+         *       "created": 1796039472,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "in_prod_06h2d0j8c0ch3ff3v5cxtzxqahfm8",
+         *           "id": "in_prod_06h2e98twqq5v6q1b82ab66f6sdz8",
          *           "lines": [
          *             {
-         *               "id": "il_prod_06h2d0j8c5deeeh5hjatat5m44ne4",
-         *               "price": "price_prod_06h2d0hxh93776ax6kaz2a0pxeqsm",
+         *               "id": "il_prod_06h2e98twt3pxnck5z3rvc67ryak8",
+         *               "price": "price_prod_06h2e98h8rf4z3eehc1htz1frr90g",
          *               "quantity": 1,
          *               "tax_rates": [],
          *               "amount_atom": 500,
@@ -25245,23 +25374,23 @@ export type components = {
          *           "number": "EXAMPL-0007",
          *           "object": "invoice",
          *           "status": "open",
-         *           "created": "2026-11-29T08:53:22.144Z",
+         *           "created": "2026-11-29T11:51:12.869Z",
          *           "paid_at": null,
-         *           "updated": "2026-11-30T08:53:22.113Z",
+         *           "updated": "2026-11-30T11:51:12.849Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h2d0hzwvey0es4yyvctdfs4an46",
+         *           "customer": "cus_prod_06h2e98kkcdmq64fh175g1c68wxv0",
          *           "discount": null,
-         *           "due_date": "2026-11-30T08:53:22.113Z",
+         *           "due_date": "2026-11-30T11:51:12.849Z",
          *           "livemode": false,
          *           "metadata": {},
          *           "tax_atom": 0,
          *           "voided_at": null,
-         *           "overdue_at": "2026-11-30T08:53:22.113Z",
-         *           "pdf_sha256": "b1ef7e2fb5c2598ba7faff0e1b5297bf1d0830680035d1cd34c2010d7c501110",
+         *           "overdue_at": "2026-11-30T11:51:12.849Z",
+         *           "pdf_sha256": "6010d68e92687ac295e13d6f88ca4ca14f613692c00f8c95787a4832c8651426",
          *           "description": null,
-         *           "invoice_pdf": "http://127.0.0.1:34341/api/invoices/in_prod_06h2d0j8c0ch3ff3v5cxtzxqahfm8/pdf",
+         *           "invoice_pdf": "http://127.0.0.1:45387/api/invoices/in_prod_06h2e98twqq5v6q1b82ab66f6sdz8/pdf",
          *           "total_taxes": [],
-         *           "finalized_at": "2026-11-29T08:53:22.164Z",
+         *           "finalized_at": "2026-11-29T11:51:12.883Z",
          *           "subscription": null,
          *           "attempt_count": 0,
          *           "customer_name": "Jenny Rosen",
@@ -25276,7 +25405,7 @@ export type components = {
          *           "paid_amount_atom": 0,
          *           "collection_method": "charge_automatically",
          *           "total_amount_atom": 500,
-         *           "hosted_invoice_url": "http://127.0.0.1:34341/invoice/I-kLKm1i_gb6zzcXQLanFRYEkIq57WPW6T7s_U9I69E",
+         *           "hosted_invoice_url": "http://127.0.0.1:45387/invoice/t04KscvVGWT6knK7F6tV2mJUDnCteUv3aJlxBaWiVQc",
          *           "ending_balance_atom": 0,
          *           "next_payment_attempt": null,
          *           "starting_balance_atom": 0,
@@ -25285,7 +25414,7 @@ export type components = {
          *           "post_payment_credit_notes_amount_atom": 0
          *         },
          *         "previous_attributes": {
-         *           "updated": "2026-11-29T08:53:22.164Z",
+         *           "updated": "2026-11-29T11:51:12.883Z",
          *           "overdue_at": null
          *         }
          *       }
@@ -25320,19 +25449,19 @@ export type components = {
         /**
          * @description The webhook body of `invoice.voided`.
          * @example {
-         *       "id": "evt_prod_06h2d0j6qx12ztyh3r9kgyncb302r",
+         *       "id": "evt_prod_06h2e98scnsdpp6fxe116taykgexj",
          *       "object": "event",
          *       "type": "invoice.voided",
          *       "sequence": 3,
-         *       "created": 1795942401,
+         *       "created": 1795953072,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "in_prod_06h2d0j6chmbx9qtffd48v3fz1j4w",
+         *           "id": "in_prod_06h2e98rxg0v9j33p54h48cgjg1f0",
          *           "lines": [
          *             {
-         *               "id": "il_prod_06h2d0j6d542hk33mv5f5xbe4tyxc",
-         *               "price": "price_prod_06h2d0hxh93776ax6kaz2a0pxeqsm",
+         *               "id": "il_prod_06h2e98rxmyjgd91bkcez7a1rzkbr",
+         *               "price": "price_prod_06h2e98h8rf4z3eehc1htz1frr90g",
          *               "quantity": 1,
          *               "tax_rates": [],
          *               "amount_atom": 500,
@@ -25345,23 +25474,23 @@ export type components = {
          *           "number": "EXAMPL-0004",
          *           "object": "invoice",
          *           "status": "void",
-         *           "created": "2026-11-29T08:53:21.636Z",
+         *           "created": "2026-11-29T11:51:12.364Z",
          *           "paid_at": null,
-         *           "updated": "2026-11-29T08:53:21.724Z",
+         *           "updated": "2026-11-29T11:51:12.483Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h2d0hzwvey0es4yyvctdfs4an46",
+         *           "customer": "cus_prod_06h2e98kkcdmq64fh175g1c68wxv0",
          *           "discount": null,
          *           "due_date": null,
          *           "livemode": false,
          *           "metadata": {},
          *           "tax_atom": 0,
-         *           "voided_at": "2026-11-29T08:53:21.724Z",
+         *           "voided_at": "2026-11-29T11:51:12.483Z",
          *           "overdue_at": null,
-         *           "pdf_sha256": "537be09b6615ba86c577a451744199878cea9dbf52d34b313ca7a7dffc5b5ae6",
+         *           "pdf_sha256": "7f716df1590b20724f69480a5fd6b24eed35a35537e889d670eb46096b13b367",
          *           "description": null,
-         *           "invoice_pdf": "http://127.0.0.1:34341/api/invoices/in_prod_06h2d0j6chmbx9qtffd48v3fz1j4w/pdf",
+         *           "invoice_pdf": "http://127.0.0.1:45387/api/invoices/in_prod_06h2e98rxg0v9j33p54h48cgjg1f0/pdf",
          *           "total_taxes": [],
-         *           "finalized_at": "2026-11-29T08:53:21.675Z",
+         *           "finalized_at": "2026-11-29T11:51:12.448Z",
          *           "subscription": null,
          *           "attempt_count": 0,
          *           "customer_name": "Jenny Rosen",
@@ -25376,7 +25505,7 @@ export type components = {
          *           "paid_amount_atom": 0,
          *           "collection_method": "charge_automatically",
          *           "total_amount_atom": 500,
-         *           "hosted_invoice_url": "http://127.0.0.1:34341/invoice/E3t1iTU5n8MHNVQjzS1fuVI35-hM7TTpDaSTe-IyEys",
+         *           "hosted_invoice_url": "http://127.0.0.1:45387/invoice/5l2Ef6edbgE1-IbNifF0R8qYn1leaV0Of8q9O8G4BY4",
          *           "ending_balance_atom": 0,
          *           "next_payment_attempt": null,
          *           "starting_balance_atom": 0,
@@ -25386,7 +25515,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "status": "open",
-         *           "updated": "2026-11-29T08:53:21.675Z",
+         *           "updated": "2026-11-29T11:51:12.448Z",
          *           "voided_at": null
          *         }
          *       }
@@ -25421,19 +25550,19 @@ export type components = {
         /**
          * @description The webhook body of `invoice.marked_uncollectible`.
          * @example {
-         *       "id": "evt_prod_06h2d0j763e4sg4v5n2q3aqzqr4x6",
+         *       "id": "evt_prod_06h2e98ssx5bz4fgdzhmz2m8q69a6",
          *       "object": "event",
          *       "type": "invoice.marked_uncollectible",
          *       "sequence": 3,
-         *       "created": 1795942401,
+         *       "created": 1795953072,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "in_prod_06h2d0j6w8pd5ztvjbtd4ayph2kyy",
+         *           "id": "in_prod_06h2e98sjem8nxgmtjj3djxv2dsxg",
          *           "lines": [
          *             {
-         *               "id": "il_prod_06h2d0j6wesmyjymc6xeqdm1ggq2g",
-         *               "price": "price_prod_06h2d0hxh93776ax6kaz2a0pxeqsm",
+         *               "id": "il_prod_06h2e98sjgzev9y1pdrvegbfgd7y8",
+         *               "price": "price_prod_06h2e98h8rf4z3eehc1htz1frr90g",
          *               "quantity": 1,
          *               "tax_rates": [],
          *               "amount_atom": 500,
@@ -25446,11 +25575,11 @@ export type components = {
          *           "number": "EXAMPL-0005",
          *           "object": "invoice",
          *           "status": "uncollectible",
-         *           "created": "2026-11-29T08:53:21.762Z",
+         *           "created": "2026-11-29T11:51:12.531Z",
          *           "paid_at": null,
-         *           "updated": "2026-11-29T08:53:21.837Z",
+         *           "updated": "2026-11-29T11:51:12.590Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h2d0hzwvey0es4yyvctdfs4an46",
+         *           "customer": "cus_prod_06h2e98kkcdmq64fh175g1c68wxv0",
          *           "discount": null,
          *           "due_date": null,
          *           "livemode": false,
@@ -25458,11 +25587,11 @@ export type components = {
          *           "tax_atom": 0,
          *           "voided_at": null,
          *           "overdue_at": null,
-         *           "pdf_sha256": "d6776c1019d657b8276f8187ec747d78ac66d6007ce420afad367888559a1681",
+         *           "pdf_sha256": "ac0ed49cd4438d566e9dc4ce4aee1d23180feebe9df67f2f6e9504425ad1d145",
          *           "description": null,
-         *           "invoice_pdf": "http://127.0.0.1:34341/api/invoices/in_prod_06h2d0j6w8pd5ztvjbtd4ayph2kyy/pdf",
+         *           "invoice_pdf": "http://127.0.0.1:45387/api/invoices/in_prod_06h2e98sjem8nxgmtjj3djxv2dsxg/pdf",
          *           "total_taxes": [],
-         *           "finalized_at": "2026-11-29T08:53:21.790Z",
+         *           "finalized_at": "2026-11-29T11:51:12.565Z",
          *           "subscription": null,
          *           "attempt_count": 0,
          *           "customer_name": "Jenny Rosen",
@@ -25477,17 +25606,17 @@ export type components = {
          *           "paid_amount_atom": 0,
          *           "collection_method": "charge_automatically",
          *           "total_amount_atom": 500,
-         *           "hosted_invoice_url": "http://127.0.0.1:34341/invoice/Ja4d8fiZbsT5GqLQJ-doAKymm6xQV-DW1hKzqcOs6io",
+         *           "hosted_invoice_url": "http://127.0.0.1:45387/invoice/yFjl8Adm7kmKS7yWXrMXzxG-QeCjSYFM3YjvuFgepfQ",
          *           "ending_balance_atom": 0,
          *           "next_payment_attempt": null,
          *           "starting_balance_atom": 0,
-         *           "marked_uncollectible_at": "2026-11-29T08:53:21.837Z",
+         *           "marked_uncollectible_at": "2026-11-29T11:51:12.590Z",
          *           "pre_payment_credit_notes_amount_atom": 0,
          *           "post_payment_credit_notes_amount_atom": 0
          *         },
          *         "previous_attributes": {
          *           "status": "open",
-         *           "updated": "2026-11-29T08:53:21.790Z",
+         *           "updated": "2026-11-29T11:51:12.565Z",
          *           "marked_uncollectible_at": null
          *         }
          *       }
@@ -25522,19 +25651,19 @@ export type components = {
         /**
          * @description The webhook body of `invoice.refunded`.
          * @example {
-         *       "id": "evt_prod_06h2d0j539mx04cdmqzrt9azgkngt",
+         *       "id": "evt_prod_06h2e98qx1bh2gb9c52das5j74fd4",
          *       "object": "event",
          *       "type": "invoice.refunded",
          *       "sequence": 5,
-         *       "created": 1795942401,
+         *       "created": 1795953072,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "in_prod_06h2d0j3hmedp2e9959y4mv9t8t16",
+         *           "id": "in_prod_06h2e98p07cr2zxgwes1jhdtna2pw",
          *           "lines": [
          *             {
-         *               "id": "il_prod_06h2d0j3j1nnq58ybs8g0r5gw4344",
-         *               "price": "price_prod_06h2d0hxh93776ax6kaz2a0pxeqsm",
+         *               "id": "il_prod_06h2e98p07cr2zxgwes1jhdtna2py",
+         *               "price": "price_prod_06h2e98h8rf4z3eehc1htz1frr90g",
          *               "quantity": 1,
          *               "tax_rates": [],
          *               "amount_atom": 500,
@@ -25547,11 +25676,11 @@ export type components = {
          *           "number": "EXAMPL-0001",
          *           "object": "invoice",
          *           "status": "paid",
-         *           "created": "2026-11-29T08:53:20.909Z",
-         *           "paid_at": "2026-11-29T08:53:21.163Z",
-         *           "updated": "2026-11-29T08:53:21.163Z",
+         *           "created": "2026-11-29T11:51:11.617Z",
+         *           "paid_at": "2026-11-29T11:51:11.842Z",
+         *           "updated": "2026-11-29T11:51:11.842Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h2d0hzwvey0es4yyvctdfs4an46",
+         *           "customer": "cus_prod_06h2e98kkcdmq64fh175g1c68wxv0",
          *           "discount": null,
          *           "due_date": null,
          *           "livemode": false,
@@ -25559,11 +25688,11 @@ export type components = {
          *           "tax_atom": 0,
          *           "voided_at": null,
          *           "overdue_at": null,
-         *           "pdf_sha256": "38bc62b9d473207ef5850b8511cb0dd50e6a499e1c2d466ced4b599271726cfa",
+         *           "pdf_sha256": "3744a97cbacad036db38f3509c8012ee182502bacc9816c524a4839a67ea86fa",
          *           "description": null,
-         *           "invoice_pdf": "http://127.0.0.1:34341/api/invoices/in_prod_06h2d0j3hmedp2e9959y4mv9t8t16/pdf",
+         *           "invoice_pdf": "http://127.0.0.1:45387/api/invoices/in_prod_06h2e98p07cr2zxgwes1jhdtna2pw/pdf",
          *           "total_taxes": [],
-         *           "finalized_at": "2026-11-29T08:53:20.999Z",
+         *           "finalized_at": "2026-11-29T11:51:11.664Z",
          *           "subscription": null,
          *           "attempt_count": 0,
          *           "customer_name": "Jenny Rosen",
@@ -25571,14 +25700,14 @@ export type components = {
          *           "subtotal_atom": 500,
          *           "customer_email": "jenny@example.com",
          *           "days_until_due": null,
-         *           "payment_intent": "pi_prod_06h2d0j4e83waks0zvjxckcdk05ej",
+         *           "payment_intent": "pi_prod_06h2e98psssjmebvyqxa2snvw6arg",
          *           "reverse_charge": false,
          *           "due_amount_atom": 0,
-         *           "paid_pdf_sha256": "e98cde292b4989f0715944d5fcd2917f776b206f967c893a36323b52503c075b",
+         *           "paid_pdf_sha256": "47a174bbb031f4beefd3f445c242219ece27a8dbafe5fe2806935320816795ad",
          *           "paid_amount_atom": 500,
          *           "collection_method": "charge_automatically",
          *           "total_amount_atom": 500,
-         *           "hosted_invoice_url": "http://127.0.0.1:34341/invoice/9YbsSt0otUl9MswhFTpGa7Vy_xn1PiC7DzSty7S89LQ",
+         *           "hosted_invoice_url": "http://127.0.0.1:45387/invoice/cVGaM-kD0v6-S5uLwg_xong-DtZVPibkz_-K5pCl6iM",
          *           "ending_balance_atom": 0,
          *           "next_payment_attempt": null,
          *           "starting_balance_atom": 0,
@@ -25618,19 +25747,19 @@ export type components = {
         /**
          * @description The webhook body of `invoice.upcoming`.
          * @example {
-         *       "id": "evt_prod_06h2d0jch1naecp2zvp1st6bpnbc0",
+         *       "id": "evt_prod_06h2e98zj9hycbzzv3ft17sk0avrr",
          *       "object": "event",
          *       "type": "invoice.upcoming",
          *       "sequence": 1,
-         *       "created": 1796288002,
+         *       "created": 1796298673,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "in_prod_06h2d0jce9zwbn0ftsg1j1z6dw2ge",
+         *           "id": "in_prod_06h2e98zfhph331fvpmyw3aa5w1nw",
          *           "lines": [
          *             {
-         *               "id": "il_prod_06h2d0jcgdn06x0kabmf2xe848g0g",
-         *               "price": "price_prod_06h2d0hxcshgdh05f8e8wff0h1rny",
+         *               "id": "il_prod_06h2e98zj24crx2j7hqj8sx41sdpm",
+         *               "price": "price_prod_06h2e98h506a9yqp5cgdfdqvte0w0",
          *               "quantity": 1,
          *               "tax_rates": [],
          *               "amount_atom": 2000,
@@ -25643,11 +25772,11 @@ export type components = {
          *           "number": null,
          *           "object": "invoice",
          *           "status": "draft",
-         *           "created": "2026-12-06T08:53:22.480Z",
+         *           "created": "2026-12-06T11:51:13.198Z",
          *           "paid_at": null,
-         *           "updated": "2026-12-06T08:53:22.480Z",
+         *           "updated": "2026-12-06T11:51:13.198Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h2d0hzwvey0es4yyvctdfs4an46",
+         *           "customer": "cus_prod_06h2e98kkcdmq64fh175g1c68wxv0",
          *           "discount": null,
          *           "due_date": null,
          *           "livemode": false,
@@ -25656,11 +25785,11 @@ export type components = {
          *           "voided_at": null,
          *           "overdue_at": null,
          *           "pdf_sha256": null,
-         *           "description": "Subscription sub_prod_06h2d0j9q69kn92g6963eb7y81z0j",
+         *           "description": "Subscription sub_prod_06h2e98w684nfmwqhdn155gsrbnpm",
          *           "invoice_pdf": null,
          *           "total_taxes": [],
          *           "finalized_at": null,
-         *           "subscription": "sub_prod_06h2d0j9q69kn92g6963eb7y81z0j",
+         *           "subscription": "sub_prod_06h2e98w684nfmwqhdn155gsrbnpm",
          *           "attempt_count": 0,
          *           "customer_name": null,
          *           "discount_atom": 0,
@@ -25676,7 +25805,7 @@ export type components = {
          *           "total_amount_atom": 2000,
          *           "hosted_invoice_url": null,
          *           "ending_balance_atom": 0,
-         *           "next_payment_attempt": "2026-12-06T08:53:22.480Z",
+         *           "next_payment_attempt": "2026-12-06T11:51:13.198Z",
          *           "starting_balance_atom": 0,
          *           "marked_uncollectible_at": null,
          *           "pre_payment_credit_notes_amount_atom": 0,
@@ -25714,22 +25843,22 @@ export type components = {
         /**
          * @description The webhook body of `customer.created`.
          * @example {
-         *       "id": "evt_prod_06h2d0hzxddptz5c4hrck4152y4yc",
+         *       "id": "evt_prod_06h2e98kkm7v8hfj02g1rxg3af8pp",
          *       "object": "event",
          *       "type": "customer.created",
          *       "sequence": 1,
-         *       "created": 1795942399,
+         *       "created": 1795953071,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "cus_prod_06h2d0hzwvey0es4yyvctdfs4an46",
+         *           "id": "cus_prod_06h2e98kkcdmq64fh175g1c68wxv0",
          *           "name": "Jenny",
          *           "email": "jenny@example.com",
          *           "object": "customer",
          *           "address": null,
-         *           "created": "2026-11-29T08:53:19.974Z",
+         *           "created": "2026-11-29T11:51:11.003Z",
          *           "tax_ids": [],
-         *           "updated": "2026-11-29T08:53:19.974Z",
+         *           "updated": "2026-11-29T11:51:11.003Z",
          *           "balances": {},
          *           "livemode": false,
          *           "metadata": {},
@@ -25812,22 +25941,22 @@ export type components = {
         /**
          * @description The webhook body of `customer.updated`.
          * @example {
-         *       "id": "evt_prod_06h2d0j03hf4k4r5cj2gwcgxpmrht",
+         *       "id": "evt_prod_06h2e98kt8xh1f5v899gkw8bgcfpt",
          *       "object": "event",
          *       "type": "customer.updated",
          *       "sequence": 2,
-         *       "created": 1795942400,
+         *       "created": 1795953071,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "cus_prod_06h2d0hzwvey0es4yyvctdfs4an46",
+         *           "id": "cus_prod_06h2e98kkcdmq64fh175g1c68wxv0",
          *           "name": "Jenny Rosen",
          *           "email": "jenny@example.com",
          *           "object": "customer",
          *           "address": null,
-         *           "created": "2026-11-29T08:53:19.974Z",
+         *           "created": "2026-11-29T11:51:11.003Z",
          *           "tax_ids": [],
-         *           "updated": "2026-11-29T08:53:20.023Z",
+         *           "updated": "2026-11-29T11:51:11.056Z",
          *           "balances": {},
          *           "livemode": false,
          *           "metadata": {},
@@ -25838,7 +25967,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "name": "Jenny",
-         *           "updated": "2026-11-29T08:53:19.974Z"
+         *           "updated": "2026-11-29T11:51:11.003Z"
          *         }
          *       }
          *     }
@@ -25872,23 +26001,23 @@ export type components = {
         /**
          * @description The webhook body of `customer.deleted`.
          * @example {
-         *       "id": "evt_prod_06h2d0j09qm6zmays6tkd6ne4tz9j",
+         *       "id": "evt_prod_06h2e98kz9s3a5x4v9c3ms3acvhqw",
          *       "object": "event",
          *       "type": "customer.deleted",
          *       "sequence": 2,
-         *       "created": 1795942400,
+         *       "created": 1795953071,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "cus_prod_06h2d0j06cj8bnb82gfxw15z3nxrr",
+         *           "id": "cus_prod_06h2e98kwmf4d8w4ywahqy825dhj4",
          *           "name": null,
          *           "email": "leaving@example.com",
          *           "object": "customer",
          *           "address": null,
-         *           "created": "2026-11-29T08:53:20.051Z",
+         *           "created": "2026-11-29T11:51:11.077Z",
          *           "deleted": true,
          *           "tax_ids": [],
-         *           "updated": "2026-11-29T08:53:20.074Z",
+         *           "updated": "2026-11-29T11:51:11.088Z",
          *           "balances": {},
          *           "livemode": false,
          *           "metadata": {},
@@ -25898,7 +26027,7 @@ export type components = {
          *           "preferred_locale": null
          *         },
          *         "previous_attributes": {
-         *           "updated": "2026-11-29T08:53:20.051Z",
+         *           "updated": "2026-11-29T11:51:11.077Z",
          *           "deleted": null
          *         }
          *       }
@@ -25976,24 +26105,24 @@ export type components = {
         /**
          * @description The webhook body of `customer.discount.created`.
          * @example {
-         *       "id": "evt_prod_06h2d0j0e7cv1ttyt7xxapx1tm6g0",
+         *       "id": "evt_prod_06h2e98m3j97285f5yt7bwet4hg6j",
          *       "object": "event",
          *       "type": "customer.discount.created",
          *       "sequence": 1,
-         *       "created": 1795942400,
+         *       "created": 1795953071,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "di_prod_06h2d0j0dkgx260zth2zqwpavx008",
+         *           "id": "di_prod_06h2e98m3d43rc7bw3bfhrbd6d70w",
          *           "end": null,
-         *           "start": "2026-11-29T08:53:20.102Z",
+         *           "start": "2026-11-29T11:51:11.129Z",
          *           "coupon": {
-         *             "id": "cpn_prod_06h2d0hy04eyrkqv09e17rczppygy",
+         *             "id": "cpn_prod_06h2e98hkdpp8pqwr4nss7g63nhxw",
          *             "name": "Ten percent",
          *             "valid": true,
          *             "object": "coupon",
-         *             "created": "2026-11-29T08:53:19.489Z",
-         *             "updated": "2026-11-29T08:53:20.102Z",
+         *             "created": "2026-11-29T11:51:10.491Z",
+         *             "updated": "2026-11-29T11:51:11.129Z",
          *             "currency": null,
          *             "duration": "forever",
          *             "livemode": false,
@@ -26006,7 +26135,7 @@ export type components = {
          *             "duration_in_months": null
          *           },
          *           "object": "discount",
-         *           "customer": "cus_prod_06h2d0hzwvey0es4yyvctdfs4an46",
+         *           "customer": "cus_prod_06h2e98kkcdmq64fh175g1c68wxv0",
          *           "livemode": false
          *         }
          *       }
@@ -26059,24 +26188,24 @@ export type components = {
         /**
          * @description The webhook body of `customer.discount.updated`.
          * @example {
-         *       "id": "evt_prod_06h2d0j0n249nbdfrhrvd1j1kn0za",
+         *       "id": "evt_prod_06h2e98m5m8xbsbqd8097kgqm7ck0",
          *       "object": "event",
          *       "type": "customer.discount.updated",
          *       "sequence": 2,
-         *       "created": 1795942400,
+         *       "created": 1795953071,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "di_prod_06h2d0j0dkgx260zth2zqwpavx008",
+         *           "id": "di_prod_06h2e98m3d43rc7bw3bfhrbd6d70w",
          *           "end": null,
-         *           "start": "2026-11-29T08:53:20.157Z",
+         *           "start": "2026-11-29T11:51:11.147Z",
          *           "coupon": {
-         *             "id": "cpn_prod_06h2d0hy3bawmew7vyzfz6cv23dsr",
+         *             "id": "cpn_prod_06h2e98hnt4crncngg8r2rmbzec50",
          *             "name": null,
          *             "valid": true,
          *             "object": "coupon",
-         *             "created": "2026-11-29T08:53:19.514Z",
-         *             "updated": "2026-11-29T08:53:20.157Z",
+         *             "created": "2026-11-29T11:51:10.510Z",
+         *             "updated": "2026-11-29T11:51:11.147Z",
          *             "currency": "usd",
          *             "duration": "once",
          *             "livemode": false,
@@ -26089,18 +26218,18 @@ export type components = {
          *             "duration_in_months": null
          *           },
          *           "object": "discount",
-         *           "customer": "cus_prod_06h2d0hzwvey0es4yyvctdfs4an46",
+         *           "customer": "cus_prod_06h2e98kkcdmq64fh175g1c68wxv0",
          *           "livemode": false
          *         },
          *         "previous_attributes": {
-         *           "start": "2026-11-29T08:53:20.102Z",
+         *           "start": "2026-11-29T11:51:11.129Z",
          *           "coupon": {
-         *             "id": "cpn_prod_06h2d0hy04eyrkqv09e17rczppygy",
+         *             "id": "cpn_prod_06h2e98hkdpp8pqwr4nss7g63nhxw",
          *             "name": "Ten percent",
          *             "valid": true,
          *             "object": "coupon",
-         *             "created": "2026-11-29T08:53:19.489Z",
-         *             "updated": "2026-11-29T08:53:20.102Z",
+         *             "created": "2026-11-29T11:51:10.491Z",
+         *             "updated": "2026-11-29T11:51:11.129Z",
          *             "currency": null,
          *             "duration": "forever",
          *             "livemode": false,
@@ -26145,24 +26274,24 @@ export type components = {
         /**
          * @description The webhook body of `customer.discount.deleted`.
          * @example {
-         *       "id": "evt_prod_06h2d0j0rcfk3pkqc1h7se1b8c4tm",
+         *       "id": "evt_prod_06h2e98m7d5ykz7xg9eq26gj4nmv2",
          *       "object": "event",
          *       "type": "customer.discount.deleted",
          *       "sequence": 3,
-         *       "created": 1795942400,
+         *       "created": 1795953071,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "di_prod_06h2d0j0dkgx260zth2zqwpavx008",
+         *           "id": "di_prod_06h2e98m3d43rc7bw3bfhrbd6d70w",
          *           "end": null,
-         *           "start": "2026-11-29T08:53:20.157Z",
+         *           "start": "2026-11-29T11:51:11.147Z",
          *           "coupon": {
-         *             "id": "cpn_prod_06h2d0hy3bawmew7vyzfz6cv23dsr",
+         *             "id": "cpn_prod_06h2e98hnt4crncngg8r2rmbzec50",
          *             "name": null,
          *             "valid": true,
          *             "object": "coupon",
-         *             "created": "2026-11-29T08:53:19.514Z",
-         *             "updated": "2026-11-29T08:53:20.157Z",
+         *             "created": "2026-11-29T11:51:10.510Z",
+         *             "updated": "2026-11-29T11:51:11.147Z",
          *             "currency": "usd",
          *             "duration": "once",
          *             "livemode": false,
@@ -26176,7 +26305,7 @@ export type components = {
          *           },
          *           "object": "discount",
          *           "deleted": true,
-         *           "customer": "cus_prod_06h2d0hzwvey0es4yyvctdfs4an46",
+         *           "customer": "cus_prod_06h2e98kkcdmq64fh175g1c68wxv0",
          *           "livemode": false
          *         },
          *         "previous_attributes": {
@@ -26233,20 +26362,20 @@ export type components = {
         /**
          * @description The webhook body of `coupon.created`.
          * @example {
-         *       "id": "evt_prod_06h2d0hy0n5px91d6b1gt9dn7js1t",
+         *       "id": "evt_prod_06h2e98hm45abhm7a1jmbfshrczvt",
          *       "object": "event",
          *       "type": "coupon.created",
          *       "sequence": 1,
-         *       "created": 1795942399,
+         *       "created": 1795953070,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "cpn_prod_06h2d0hy04eyrkqv09e17rczppygy",
+         *           "id": "cpn_prod_06h2e98hkdpp8pqwr4nss7g63nhxw",
          *           "name": null,
          *           "valid": true,
          *           "object": "coupon",
-         *           "created": "2026-11-29T08:53:19.489Z",
-         *           "updated": "2026-11-29T08:53:19.489Z",
+         *           "created": "2026-11-29T11:51:10.491Z",
+         *           "updated": "2026-11-29T11:51:10.491Z",
          *           "currency": null,
          *           "duration": "forever",
          *           "livemode": false,
@@ -26328,20 +26457,20 @@ export type components = {
         /**
          * @description The webhook body of `coupon.updated`.
          * @example {
-         *       "id": "evt_prod_06h2d0hy7v46gvae8y2ehyw71veer",
+         *       "id": "evt_prod_06h2e98hqvrqp1dwq5zwawkzstqwg",
          *       "object": "event",
          *       "type": "coupon.updated",
          *       "sequence": 2,
-         *       "created": 1795942399,
+         *       "created": 1795953070,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "cpn_prod_06h2d0hy04eyrkqv09e17rczppygy",
+         *           "id": "cpn_prod_06h2e98hkdpp8pqwr4nss7g63nhxw",
          *           "name": "Ten percent",
          *           "valid": true,
          *           "object": "coupon",
-         *           "created": "2026-11-29T08:53:19.489Z",
-         *           "updated": "2026-11-29T08:53:19.547Z",
+         *           "created": "2026-11-29T11:51:10.491Z",
+         *           "updated": "2026-11-29T11:51:10.525Z",
          *           "currency": null,
          *           "duration": "forever",
          *           "livemode": false,
@@ -26355,7 +26484,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "name": null,
-         *           "updated": "2026-11-29T08:53:19.489Z"
+         *           "updated": "2026-11-29T11:51:10.491Z"
          *         }
          *       }
          *     }
@@ -26389,21 +26518,21 @@ export type components = {
         /**
          * @description The webhook body of `coupon.deleted`.
          * @example {
-         *       "id": "evt_prod_06h2d0hygwk11w0t89wh4qqhp7bd2",
+         *       "id": "evt_prod_06h2e98hxsbj2vz3bwj42yjmzdmba",
          *       "object": "event",
          *       "type": "coupon.deleted",
          *       "sequence": 2,
-         *       "created": 1795942399,
+         *       "created": 1795953070,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "cpn_prod_06h2d0hyc3t5srth769n7cp5wffeg",
+         *           "id": "cpn_prod_06h2e98htwg4572nzsf3r0ecj96v6",
          *           "name": null,
          *           "valid": false,
          *           "object": "coupon",
-         *           "created": "2026-11-29T08:53:19.584Z",
+         *           "created": "2026-11-29T11:51:10.551Z",
          *           "deleted": true,
-         *           "updated": "2026-11-29T08:53:19.617Z",
+         *           "updated": "2026-11-29T11:51:10.573Z",
          *           "currency": null,
          *           "duration": "forever",
          *           "livemode": false,
@@ -26417,7 +26546,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "valid": true,
-         *           "updated": "2026-11-29T08:53:19.584Z",
+         *           "updated": "2026-11-29T11:51:10.551Z",
          *           "deleted": null
          *         }
          *       }
@@ -26491,22 +26620,22 @@ export type components = {
         /**
          * @description The webhook body of `price.created`.
          * @example {
-         *       "id": "evt_prod_06h2d0hxdaek126sc5yx30h8scwwj",
+         *       "id": "evt_prod_06h2e98h5bw46h064kxcd65g725nw",
          *       "object": "event",
          *       "type": "price.created",
          *       "sequence": 1,
-         *       "created": 1795942399,
+         *       "created": 1795953070,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "price_prod_06h2d0hxcshgdh05f8e8wff0h1rny",
+         *           "id": "price_prod_06h2e98h506a9yqp5cgdfdqvte0w0",
          *           "type": "recurring",
          *           "tiers": null,
          *           "active": true,
          *           "object": "price",
-         *           "created": "2026-11-29T08:53:19.334Z",
-         *           "product": "prod_prod_06h2d0hx2vrjrnnvbfet5snx8f0m6",
-         *           "updated": "2026-11-29T08:53:19.334Z",
+         *           "created": "2026-11-29T11:51:10.376Z",
+         *           "product": "prod_prod_06h2e98gvxyccxye68e7857v2d1zc",
+         *           "updated": "2026-11-29T11:51:10.376Z",
          *           "currency": "usd",
          *           "livemode": false,
          *           "metadata": {},
@@ -26600,22 +26729,22 @@ export type components = {
         /**
          * @description The webhook body of `price.updated`.
          * @example {
-         *       "id": "evt_prod_06h2d0hxmf6my0n187pbpcdw8nbwy",
+         *       "id": "evt_prod_06h2e98hat6ecnvw1nyyhagzbtah4",
          *       "object": "event",
          *       "type": "price.updated",
          *       "sequence": 2,
-         *       "created": 1795942399,
+         *       "created": 1795953070,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "price_prod_06h2d0hxcshgdh05f8e8wff0h1rny",
+         *           "id": "price_prod_06h2e98h506a9yqp5cgdfdqvte0w0",
          *           "type": "recurring",
          *           "tiers": null,
          *           "active": true,
          *           "object": "price",
-         *           "created": "2026-11-29T08:53:19.334Z",
-         *           "product": "prod_prod_06h2d0hx2vrjrnnvbfet5snx8f0m6",
-         *           "updated": "2026-11-29T08:53:19.392Z",
+         *           "created": "2026-11-29T11:51:10.376Z",
+         *           "product": "prod_prod_06h2e98gvxyccxye68e7857v2d1zc",
+         *           "updated": "2026-11-29T11:51:10.420Z",
          *           "currency": "usd",
          *           "livemode": false,
          *           "metadata": {},
@@ -26631,7 +26760,7 @@ export type components = {
          *           "unit_amount_atom": 2000
          *         },
          *         "previous_attributes": {
-         *           "updated": "2026-11-29T08:53:19.334Z",
+         *           "updated": "2026-11-29T11:51:10.376Z",
          *           "nickname": null
          *         }
          *       }
@@ -26666,23 +26795,23 @@ export type components = {
         /**
          * @description The webhook body of `price.deleted`.
          * @example {
-         *       "id": "evt_prod_06h2d0hxtq20aqzacmehb0etd2eda",
+         *       "id": "evt_prod_06h2e98hfcerqf03k7zben3tpmx12",
          *       "object": "event",
          *       "type": "price.deleted",
          *       "sequence": 2,
-         *       "created": 1795942399,
+         *       "created": 1795953070,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "price_prod_06h2d0hxqva3vgmv8sy6dmtbwc6qy",
+         *           "id": "price_prod_06h2e98hdh3n4w4vhwn04305cgye0",
          *           "type": "one_time",
          *           "tiers": null,
          *           "active": true,
          *           "object": "price",
-         *           "created": "2026-11-29T08:53:19.422Z",
+         *           "created": "2026-11-29T11:51:10.444Z",
          *           "deleted": true,
-         *           "product": "prod_prod_06h2d0hxa4ftvhrfvjxpbb5z2bzm6",
-         *           "updated": "2026-11-29T08:53:19.442Z",
+         *           "product": "prod_prod_06h2e98h1zhhqn947yxd2q6emtcv0",
+         *           "updated": "2026-11-29T11:51:10.458Z",
          *           "currency": "usd",
          *           "livemode": false,
          *           "metadata": {},
@@ -26693,7 +26822,7 @@ export type components = {
          *           "unit_amount_atom": 100
          *         },
          *         "previous_attributes": {
-         *           "updated": "2026-11-29T08:53:19.422Z",
+         *           "updated": "2026-11-29T11:51:10.444Z",
          *           "deleted": null
          *         }
          *       }
@@ -26776,20 +26905,20 @@ export type components = {
         /**
          * @description The webhook body of `product.created`.
          * @example {
-         *       "id": "evt_prod_06h2d0hx3dsv78pxf2bx6j1fvxy7j",
+         *       "id": "evt_prod_06h2e98gw4282sg0m10bngyekr5mm",
          *       "object": "event",
          *       "type": "product.created",
          *       "sequence": 1,
-         *       "created": 1795942399,
+         *       "created": 1795953070,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "prod_prod_06h2d0hx2vrjrnnvbfet5snx8f0m6",
+         *           "id": "prod_prod_06h2e98gvxyccxye68e7857v2d1zc",
          *           "name": "Pro",
          *           "active": true,
          *           "object": "product",
-         *           "created": "2026-11-29T08:53:19.254Z",
-         *           "updated": "2026-11-29T08:53:19.254Z",
+         *           "created": "2026-11-29T11:51:10.303Z",
+         *           "updated": "2026-11-29T11:51:10.303Z",
          *           "livemode": false,
          *           "metadata": {},
          *           "description": null
@@ -26850,26 +26979,26 @@ export type components = {
         /**
          * @description The webhook body of `product.updated`.
          * @example {
-         *       "id": "evt_prod_06h2d0hx7jz27hm7fbrwrnrkqrdj6",
+         *       "id": "evt_prod_06h2e98gydhf5gg9n5zdbmcep1256",
          *       "object": "event",
          *       "type": "product.updated",
          *       "sequence": 2,
-         *       "created": 1795942399,
+         *       "created": 1795953070,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "prod_prod_06h2d0hx2vrjrnnvbfet5snx8f0m6",
+         *           "id": "prod_prod_06h2e98gvxyccxye68e7857v2d1zc",
          *           "name": "Pro",
          *           "active": true,
          *           "object": "product",
-         *           "created": "2026-11-29T08:53:19.254Z",
-         *           "updated": "2026-11-29T08:53:19.290Z",
+         *           "created": "2026-11-29T11:51:10.303Z",
+         *           "updated": "2026-11-29T11:51:10.321Z",
          *           "livemode": false,
          *           "metadata": {},
          *           "description": "The pro plan"
          *         },
          *         "previous_attributes": {
-         *           "updated": "2026-11-29T08:53:19.254Z",
+         *           "updated": "2026-11-29T11:51:10.303Z",
          *           "description": null
          *         }
          *       }
@@ -26904,27 +27033,27 @@ export type components = {
         /**
          * @description The webhook body of `product.deleted`.
          * @example {
-         *       "id": "evt_prod_06h2d0hxxp0y84gx8t3vb63ysy57e",
+         *       "id": "evt_prod_06h2e98hgtgz0vdsdhn29ryacnws0",
          *       "object": "event",
          *       "type": "product.deleted",
          *       "sequence": 2,
-         *       "created": 1795942399,
+         *       "created": 1795953070,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "prod_prod_06h2d0hxa4ftvhrfvjxpbb5z2bzm6",
+         *           "id": "prod_prod_06h2e98h1zhhqn947yxd2q6emtcv0",
          *           "name": "Spare",
          *           "active": true,
          *           "object": "product",
-         *           "created": "2026-11-29T08:53:19.313Z",
+         *           "created": "2026-11-29T11:51:10.351Z",
          *           "deleted": true,
-         *           "updated": "2026-11-29T08:53:19.466Z",
+         *           "updated": "2026-11-29T11:51:10.469Z",
          *           "livemode": false,
          *           "metadata": {},
          *           "description": null
          *         },
          *         "previous_attributes": {
-         *           "updated": "2026-11-29T08:53:19.313Z",
+         *           "updated": "2026-11-29T11:51:10.351Z",
          *           "deleted": null
          *         }
          *       }
@@ -26984,21 +27113,21 @@ export type components = {
         /**
          * @description The webhook body of `refund.created`.
          * @example {
-         *       "id": "evt_prod_06h2d0j39wfk4k5jk2mzhc8aa452m",
+         *       "id": "evt_prod_06h2e98nnhp25548w8n9h92j104hj",
          *       "object": "event",
          *       "type": "refund.created",
          *       "sequence": 1,
-         *       "created": 1795942400,
+         *       "created": 1795953071,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "re_prod_06h2d0j39ggzj1gfdjchsdsvxfhqt",
+         *           "id": "re_prod_06h2e98nnarnzxehe79yz5ye35x98",
          *           "object": "refund",
          *           "reason": null,
          *           "status": "pending",
-         *           "created": "2026-11-29T08:53:20.844Z",
-         *           "payment": "py_prod_06h2d0j2b25jq3sk9j2p2n8edms8c",
-         *           "updated": "2026-11-29T08:53:20.844Z",
+         *           "created": "2026-11-29T11:51:11.530Z",
+         *           "payment": "py_prod_06h2e98mg80qae51htjks0kq40fx8",
+         *           "updated": "2026-11-29T11:51:11.530Z",
          *           "currency": "usd",
          *           "livemode": false,
          *           "metadata": {},
@@ -27065,21 +27194,21 @@ export type components = {
         /**
          * @description The webhook body of `refund.updated`.
          * @example {
-         *       "id": "evt_prod_06h2d0j3ak83khnykp5arvtcfk80c",
+         *       "id": "evt_prod_06h2e98nnv5ndfwg8fchyzfz3p5za",
          *       "object": "event",
          *       "type": "refund.updated",
          *       "sequence": 2,
-         *       "created": 1795942400,
+         *       "created": 1795953071,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "re_prod_06h2d0j39ggzj1gfdjchsdsvxfhqt",
+         *           "id": "re_prod_06h2e98nnarnzxehe79yz5ye35x98",
          *           "object": "refund",
          *           "reason": null,
          *           "status": "succeeded",
-         *           "created": "2026-11-29T08:53:20.844Z",
-         *           "payment": "py_prod_06h2d0j2b25jq3sk9j2p2n8edms8c",
-         *           "updated": "2026-11-29T08:53:20.850Z",
+         *           "created": "2026-11-29T11:51:11.530Z",
+         *           "payment": "py_prod_06h2e98mg80qae51htjks0kq40fx8",
+         *           "updated": "2026-11-29T11:51:11.533Z",
          *           "currency": "usd",
          *           "livemode": false,
          *           "metadata": {},
@@ -27088,7 +27217,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "status": "pending",
-         *           "updated": "2026-11-29T08:53:20.844Z"
+         *           "updated": "2026-11-29T11:51:11.530Z"
          *         }
          *       }
          *     }
@@ -27122,21 +27251,21 @@ export type components = {
         /**
          * @description The webhook body of `refund.failed`.
          * @example {
-         *       "id": "evt_prod_06h2d0j3g07ha7fzn3kab4bqtfm9j",
+         *       "id": "evt_prod_06h2e98nyhkwhd8m3yme98t5g8vp4",
          *       "object": "event",
          *       "type": "refund.failed",
          *       "sequence": 2,
-         *       "created": 1795942400,
+         *       "created": 1795953071,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "re_prod_06h2d0j3f4xa2jrmb5chmmn141mga",
+         *           "id": "re_prod_06h2e98nxy45xphb9m9e2e5zqnmvc",
          *           "object": "refund",
          *           "reason": null,
          *           "status": "failed",
-         *           "created": "2026-11-29T08:53:20.889Z",
-         *           "payment": "py_prod_06h2d0j334qvt05vpbbf6pr76xzz2",
-         *           "updated": "2026-11-29T08:53:20.894Z",
+         *           "created": "2026-11-29T11:51:11.599Z",
+         *           "payment": "py_prod_06h2e98n93gkg6vzbpphnyjx55n78",
+         *           "updated": "2026-11-29T11:51:11.602Z",
          *           "currency": "usd",
          *           "livemode": false,
          *           "metadata": {},
@@ -27145,7 +27274,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "status": "pending",
-         *           "updated": "2026-11-29T08:53:20.889Z",
+         *           "updated": "2026-11-29T11:51:11.599Z",
          *           "failure_reason": null
          *         }
          *       }
@@ -27180,21 +27309,21 @@ export type components = {
         /**
          * @description The webhook body of `api_token.created`.
          * @example {
-         *       "id": "evt_prod_06h2d0hfpf3acggcrsx0wx7g10tht",
+         *       "id": "evt_prod_06h2e987368khgbe5zd5pwvpcmaya",
          *       "object": "event",
          *       "type": "api_token.created",
          *       "sequence": 1,
-         *       "created": 1795942395,
+         *       "created": 1795953067,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "key_prod_06h2d0hff561d1m2s03m8jqqg7zhr",
+         *           "id": "key_prod_06h2e9872qb7mpa385cf3bfh65tgg",
          *           "kind": "secret",
          *           "name": "catalogue",
          *           "object": "api_token",
          *           "status": "active",
-         *           "created": "2026-11-29T08:53:15.765Z",
-         *           "display": "st_prod_…da4x",
+         *           "created": "2026-11-29T11:51:07.798Z",
+         *           "display": "st_prod_…kpf5",
          *           "revoked_at": null,
          *           "last_used_at": null
          *         }
@@ -27251,22 +27380,22 @@ export type components = {
         /**
          * @description The webhook body of `api_token.revoked`.
          * @example {
-         *       "id": "evt_prod_06h2d0hjcxzn5d2b4gbh200t3k0gm",
+         *       "id": "evt_prod_06h2e988sd359gp2vvs55fpnm9pdp",
          *       "object": "event",
          *       "type": "api_token.revoked",
          *       "sequence": 2,
-         *       "created": 1795942396,
+         *       "created": 1795953068,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "key_prod_06h2d0hj2fpvh4vp2ypfat8jcp99j",
+         *           "id": "key_prod_06h2e987zjd01vxbdjd1mxp6z4w74",
          *           "kind": "publishable",
          *           "name": "spare",
          *           "object": "api_token",
          *           "status": "revoked",
-         *           "created": "2026-11-29T08:53:16.427Z",
-         *           "display": "pt_prod_…tj6z",
-         *           "revoked_at": "2026-11-29T08:53:16.516Z",
+         *           "created": "2026-11-29T11:51:08.027Z",
+         *           "display": "pt_prod_…qnej",
+         *           "revoked_at": "2026-11-29T11:51:08.234Z",
          *           "last_used_at": null
          *         },
          *         "previous_attributes": {
@@ -27305,23 +27434,23 @@ export type components = {
         /**
          * @description The webhook body of `webhook_endpoint.created`.
          * @example {
-         *       "id": "evt_prod_06h2d0hjpfzsr038y83gj2e52k006",
+         *       "id": "evt_prod_06h2e988yy42deenn7ba2tk9j0kha",
          *       "object": "event",
          *       "type": "webhook_endpoint.created",
          *       "sequence": 1,
-         *       "created": 1795942396,
+         *       "created": 1795953068,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "whe_prod_06h2d0hjnpkx371z1dk2q22q8tj0t",
+         *           "id": "whe_prod_06h2e988yh9q57e84n2zdjb2h2e14",
          *           "url": "https://example.com/audit",
          *           "events": [
          *             "customer.created"
          *           ],
          *           "object": "webhook_endpoint",
-         *           "created": "2026-11-29T08:53:16.588Z",
+         *           "created": "2026-11-29T11:51:08.276Z",
          *           "enabled": true,
-         *           "updated": "2026-11-29T08:53:16.588Z",
+         *           "updated": "2026-11-29T11:51:08.276Z",
          *           "livemode": false,
          *           "description": null,
          *           "disabled_at": null,
@@ -27397,23 +27526,23 @@ export type components = {
         /**
          * @description The webhook body of `webhook_endpoint.updated`.
          * @example {
-         *       "id": "evt_prod_06h2d0hjtrfezv8qtgwk538mehnjm",
+         *       "id": "evt_prod_06h2e98920q5syqw6y45jfzxr1rye",
          *       "object": "event",
          *       "type": "webhook_endpoint.updated",
          *       "sequence": 2,
-         *       "created": 1795942396,
+         *       "created": 1795953068,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "whe_prod_06h2d0hjnpkx371z1dk2q22q8tj0t",
+         *           "id": "whe_prod_06h2e988yh9q57e84n2zdjb2h2e14",
          *           "url": "https://example.com/audit",
          *           "events": [
          *             "customer.created"
          *           ],
          *           "object": "webhook_endpoint",
-         *           "created": "2026-11-29T08:53:16.588Z",
+         *           "created": "2026-11-29T11:51:08.276Z",
          *           "enabled": true,
-         *           "updated": "2026-11-29T08:53:16.627Z",
+         *           "updated": "2026-11-29T11:51:08.303Z",
          *           "livemode": false,
          *           "description": "Audit",
          *           "disabled_at": null,
@@ -27423,7 +27552,7 @@ export type components = {
          *           "previous_secret_expires_at": null
          *         },
          *         "previous_attributes": {
-         *           "updated": "2026-11-29T08:53:16.588Z",
+         *           "updated": "2026-11-29T11:51:08.276Z",
          *           "description": null
          *         }
          *       }
@@ -27458,35 +27587,35 @@ export type components = {
         /**
          * @description The webhook body of `webhook_endpoint.deleted`.
          * @example {
-         *       "id": "evt_prod_06h2d0hkh1gkvspnr25hgaptqrvd0",
+         *       "id": "evt_prod_06h2e989dkgfp82y4v1ap9f5dcp12",
          *       "object": "event",
          *       "type": "webhook_endpoint.deleted",
          *       "sequence": 6,
-         *       "created": 1795942396,
+         *       "created": 1795953068,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "whe_prod_06h2d0hjnpkx371z1dk2q22q8tj0t",
+         *           "id": "whe_prod_06h2e988yh9q57e84n2zdjb2h2e14",
          *           "url": "https://example.com/audit",
          *           "events": [
          *             "customer.created"
          *           ],
          *           "object": "webhook_endpoint",
-         *           "created": "2026-11-29T08:53:16.588Z",
+         *           "created": "2026-11-29T11:51:08.276Z",
          *           "deleted": true,
          *           "enabled": false,
-         *           "updated": "2026-11-29T08:53:16.806Z",
+         *           "updated": "2026-11-29T11:51:08.395Z",
          *           "livemode": false,
          *           "description": "Audit",
          *           "disabled_at": null,
          *           "failing_since": null,
          *           "disabled_reason": null,
          *           "max_deliveries_per_second": null,
-         *           "previous_secret_expires_at": "2026-11-30T08:53:16.742Z"
+         *           "previous_secret_expires_at": "2026-11-30T11:51:08.376Z"
          *         },
          *         "previous_attributes": {
          *           "enabled": true,
-         *           "updated": "2026-11-29T08:53:16.742Z",
+         *           "updated": "2026-11-29T11:51:08.376Z",
          *           "deleted": null
          *         }
          *       }
@@ -27557,23 +27686,23 @@ export type components = {
         /**
          * @description The webhook body of `webhook_endpoint.disabled`.
          * @example {
-         *       "id": "evt_prod_06h2d0hk0n6x3g7m4t89fba675p2m",
+         *       "id": "evt_prod_06h2e98950aaa0hh7hgy6njkm18na",
          *       "object": "event",
          *       "type": "webhook_endpoint.disabled",
          *       "sequence": 3,
-         *       "created": 1795942396,
+         *       "created": 1795953068,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "whe_prod_06h2d0hjnpkx371z1dk2q22q8tj0t",
+         *           "id": "whe_prod_06h2e988yh9q57e84n2zdjb2h2e14",
          *           "url": "https://example.com/audit",
          *           "events": [
          *             "customer.created"
          *           ],
          *           "object": "webhook_endpoint",
-         *           "created": "2026-11-29T08:53:16.588Z",
+         *           "created": "2026-11-29T11:51:08.276Z",
          *           "enabled": false,
-         *           "updated": "2026-11-29T08:53:16.671Z",
+         *           "updated": "2026-11-29T11:51:08.325Z",
          *           "livemode": false,
          *           "description": "Audit",
          *           "disabled_at": null,
@@ -27584,7 +27713,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "enabled": true,
-         *           "updated": "2026-11-29T08:53:16.627Z"
+         *           "updated": "2026-11-29T11:51:08.303Z"
          *         }
          *       }
          *     }
@@ -27618,23 +27747,23 @@ export type components = {
         /**
          * @description The webhook body of `webhook_endpoint.enabled`.
          * @example {
-         *       "id": "evt_prod_06h2d0hk68gs0xzzj77njq0rsd3m2",
+         *       "id": "evt_prod_06h2e9898qdtxd8vq10av8tzrkq7e",
          *       "object": "event",
          *       "type": "webhook_endpoint.enabled",
          *       "sequence": 4,
-         *       "created": 1795942396,
+         *       "created": 1795953068,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "whe_prod_06h2d0hjnpkx371z1dk2q22q8tj0t",
+         *           "id": "whe_prod_06h2e988yh9q57e84n2zdjb2h2e14",
          *           "url": "https://example.com/audit",
          *           "events": [
          *             "customer.created"
          *           ],
          *           "object": "webhook_endpoint",
-         *           "created": "2026-11-29T08:53:16.588Z",
+         *           "created": "2026-11-29T11:51:08.276Z",
          *           "enabled": true,
-         *           "updated": "2026-11-29T08:53:16.719Z",
+         *           "updated": "2026-11-29T11:51:08.355Z",
          *           "livemode": false,
          *           "description": "Audit",
          *           "disabled_at": null,
@@ -27645,7 +27774,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "enabled": false,
-         *           "updated": "2026-11-29T08:53:16.671Z"
+         *           "updated": "2026-11-29T11:51:08.325Z"
          *         }
          *       }
          *     }
@@ -27679,33 +27808,33 @@ export type components = {
         /**
          * @description The webhook body of `webhook_endpoint.secret_rotated`.
          * @example {
-         *       "id": "evt_prod_06h2d0hkank3az5nrc2ck0aan10cw",
+         *       "id": "evt_prod_06h2e989bczqgr6vcpeeyz2t83hdy",
          *       "object": "event",
          *       "type": "webhook_endpoint.secret_rotated",
          *       "sequence": 5,
-         *       "created": 1795942396,
+         *       "created": 1795953068,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "whe_prod_06h2d0hjnpkx371z1dk2q22q8tj0t",
+         *           "id": "whe_prod_06h2e988yh9q57e84n2zdjb2h2e14",
          *           "url": "https://example.com/audit",
          *           "events": [
          *             "customer.created"
          *           ],
          *           "object": "webhook_endpoint",
-         *           "created": "2026-11-29T08:53:16.588Z",
+         *           "created": "2026-11-29T11:51:08.276Z",
          *           "enabled": true,
-         *           "updated": "2026-11-29T08:53:16.742Z",
+         *           "updated": "2026-11-29T11:51:08.376Z",
          *           "livemode": false,
          *           "description": "Audit",
          *           "disabled_at": null,
          *           "failing_since": null,
          *           "disabled_reason": null,
          *           "max_deliveries_per_second": null,
-         *           "previous_secret_expires_at": "2026-11-30T08:53:16.742Z"
+         *           "previous_secret_expires_at": "2026-11-30T11:51:08.376Z"
          *         },
          *         "previous_attributes": {
-         *           "updated": "2026-11-29T08:53:16.719Z",
+         *           "updated": "2026-11-29T11:51:08.355Z",
          *           "previous_secret_expires_at": null
          *         }
          *       }
@@ -27740,18 +27869,18 @@ export type components = {
         /**
          * @description The webhook body of `user.signed_in`.
          * @example {
-         *       "id": "evt_prod_06h2d0hf2qnq79zpg0ajbdfq2jszc",
+         *       "id": "evt_prod_06h2e986vey59fghacs2rdhxqca38",
          *       "object": "event",
          *       "type": "user.signed_in",
          *       "sequence": 1,
-         *       "created": 1795942395,
+         *       "created": 1795953067,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "user_prod_06h2d0hcfee4ntj4vrv4ybcqcmvbg",
+         *           "id": "user_prod_06h2e985ta8m95w778765db487d28",
          *           "name": "Test User",
          *           "role": "owner",
-         *           "email": "user-5e57215d29@example.com",
+         *           "email": "user-e7c57bc06e@example.com",
          *           "object": "user"
          *         }
          *       }
@@ -27797,18 +27926,18 @@ export type components = {
         /**
          * @description The webhook body of `user.sign_in_failed`.
          * @example {
-         *       "id": "evt_prod_06h2d0hrbhbwervw4qwsyv9qpy208",
+         *       "id": "evt_prod_06h2e98bt4zc2bhc21aecvfmhdsfa",
          *       "object": "event",
          *       "type": "user.sign_in_failed",
          *       "sequence": 2,
-         *       "created": 1795942398,
+         *       "created": 1795953069,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "user_prod_06h2d0hcfee4ntj4vrv4ybcqcmvbg",
+         *           "id": "user_prod_06h2e985ta8m95w778765db487d28",
          *           "name": "Test User",
          *           "role": "owner",
-         *           "email": "user-5e57215d29@example.com",
+         *           "email": "user-e7c57bc06e@example.com",
          *           "object": "user"
          *         }
          *       }
@@ -27843,18 +27972,18 @@ export type components = {
         /**
          * @description The webhook body of `user.signed_out`.
          * @example {
-         *       "id": "evt_prod_06h2d0hvzm22bavns93ymhrv6hmdj",
+         *       "id": "evt_prod_06h2e98dz24femg7harrg8r43g6jr",
          *       "object": "event",
          *       "type": "user.signed_out",
          *       "sequence": 4,
-         *       "created": 1795942398,
+         *       "created": 1795953069,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "user_prod_06h2d0hcfee4ntj4vrv4ybcqcmvbg",
+         *           "id": "user_prod_06h2e985ta8m95w778765db487d28",
          *           "name": "Test User",
          *           "role": "owner",
-         *           "email": "user-5e57215d29@example.com",
+         *           "email": "user-e7c57bc06e@example.com",
          *           "object": "user"
          *         }
          *       }
@@ -27889,18 +28018,18 @@ export type components = {
         /**
          * @description The webhook body of `user.password_changed`.
          * @example {
-         *       "id": "evt_prod_06h2d0htpr95phrz8pghb9jaen0b2",
+         *       "id": "evt_prod_06h2e98czzjzy3rn21xm0ek1ndfst",
          *       "object": "event",
          *       "type": "user.password_changed",
          *       "sequence": 3,
-         *       "created": 1795942398,
+         *       "created": 1795953069,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "user_prod_06h2d0hcfee4ntj4vrv4ybcqcmvbg",
+         *           "id": "user_prod_06h2e985ta8m95w778765db487d28",
          *           "name": "Test User",
          *           "role": "owner",
-         *           "email": "user-5e57215d29@example.com",
+         *           "email": "user-e7c57bc06e@example.com",
          *           "object": "user"
          *         }
          *       }
@@ -27935,15 +28064,15 @@ export type components = {
         /**
          * @description The webhook body of `account.settings_updated`.
          * @example {
-         *       "id": "evt_prod_06h2d0hwk7qb030g4a3eyb9zrj4cy",
+         *       "id": "evt_prod_06h2e98gfnjzmhd0fpy00mys6v2k4",
          *       "object": "event",
          *       "type": "account.settings_updated",
          *       "sequence": 3,
-         *       "created": 1795942399,
+         *       "created": 1795953070,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "acc_prod_06h2d0hce7fffddx9j6aav1t6n5he",
+         *           "id": "acc_prod_06h2e985svzz03t54pnz8pahy5kxa",
          *           "object": "account_settings",
          *           "tax_id": null,
          *           "address": {
@@ -28034,20 +28163,20 @@ export type components = {
         /**
          * @description The webhook body of `tax_rate.created`.
          * @example {
-         *       "id": "evt_prod_06h2d0hwqg546s20svdmh4r49pd36",
+         *       "id": "evt_prod_06h2e98gm6sm3g6344q7rw8t8z5gj",
          *       "object": "event",
          *       "type": "tax_rate.created",
          *       "sequence": 1,
-         *       "created": 1795942399,
+         *       "created": 1795953070,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "txr_prod_06h2d0hwq0c3b7y16j02w6zh3sqzt",
+         *           "id": "txr_prod_06h2e98gkwq72jd2sh0j7c0bhz3hc",
          *           "active": true,
          *           "object": "tax_rate",
          *           "country": "DE",
-         *           "created": "2026-11-29T08:53:19.160Z",
-         *           "updated": "2026-11-29T08:53:19.160Z",
+         *           "created": "2026-11-29T11:51:10.239Z",
+         *           "updated": "2026-11-29T11:51:10.239Z",
          *           "livemode": false,
          *           "metadata": {},
          *           "inclusive": false,
@@ -28116,20 +28245,20 @@ export type components = {
         /**
          * @description The webhook body of `tax_rate.updated`.
          * @example {
-         *       "id": "evt_prod_06h2d0hww4yxr1nxr2xzvr7tknh96",
+         *       "id": "evt_prod_06h2e98gqjdw416m3g8by1s0sj1ra",
          *       "object": "event",
          *       "type": "tax_rate.updated",
          *       "sequence": 2,
-         *       "created": 1795942399,
+         *       "created": 1795953070,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "txr_prod_06h2d0hwq0c3b7y16j02w6zh3sqzt",
+         *           "id": "txr_prod_06h2e98gkwq72jd2sh0j7c0bhz3hc",
          *           "active": false,
          *           "object": "tax_rate",
          *           "country": "DE",
-         *           "created": "2026-11-29T08:53:19.160Z",
-         *           "updated": "2026-11-29T08:53:19.197Z",
+         *           "created": "2026-11-29T11:51:10.239Z",
+         *           "updated": "2026-11-29T11:51:10.267Z",
          *           "livemode": false,
          *           "metadata": {},
          *           "inclusive": false,
@@ -28140,7 +28269,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "active": true,
-         *           "updated": "2026-11-29T08:53:19.160Z"
+         *           "updated": "2026-11-29T11:51:10.239Z"
          *         }
          *       }
          *     }
@@ -28174,19 +28303,19 @@ export type components = {
         /**
          * @description The webhook body of `meter.created`.
          * @example {
-         *       "id": "evt_prod_06h2d0hzf54rsm3w8vecxdp39j19g",
+         *       "id": "evt_prod_06h2e98jwbvnmqe50ds6f3yywph6r",
          *       "object": "event",
          *       "type": "meter.created",
          *       "sequence": 1,
-         *       "created": 1795942399,
+         *       "created": 1795953070,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "mtr_prod_06h2d0hzeya4ca4cm7k5ebpk9we3c",
+         *           "id": "mtr_prod_06h2e98jw4qsn2gznx629mq3cwa0y",
          *           "object": "meter",
          *           "status": "active",
-         *           "created": "2026-11-29T08:53:19.863Z",
-         *           "updated": "2026-11-29T08:53:19.863Z",
+         *           "created": "2026-11-29T11:51:10.817Z",
+         *           "updated": "2026-11-29T11:51:10.817Z",
          *           "livemode": false,
          *           "value_key": "value",
          *           "event_name": "api_request",
@@ -28256,19 +28385,19 @@ export type components = {
         /**
          * @description The webhook body of `meter.updated`.
          * @example {
-         *       "id": "evt_prod_06h2d0hzj690rjvsfstmha436dtyc",
+         *       "id": "evt_prod_06h2e98k0wzejfyhqzk69g9t4cx80",
          *       "object": "event",
          *       "type": "meter.updated",
          *       "sequence": 2,
-         *       "created": 1795942399,
+         *       "created": 1795953070,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "mtr_prod_06h2d0hzeya4ca4cm7k5ebpk9we3c",
+         *           "id": "mtr_prod_06h2e98jw4qsn2gznx629mq3cwa0y",
          *           "object": "meter",
          *           "status": "active",
-         *           "created": "2026-11-29T08:53:19.863Z",
-         *           "updated": "2026-11-29T08:53:19.887Z",
+         *           "created": "2026-11-29T11:51:10.817Z",
+         *           "updated": "2026-11-29T11:51:10.852Z",
          *           "livemode": false,
          *           "value_key": "value",
          *           "event_name": "api_request",
@@ -28276,7 +28405,7 @@ export type components = {
          *           "display_name": "Requests"
          *         },
          *         "previous_attributes": {
-         *           "updated": "2026-11-29T08:53:19.863Z",
+         *           "updated": "2026-11-29T11:51:10.817Z",
          *           "display_name": "API requests"
          *         }
          *       }
@@ -28311,19 +28440,19 @@ export type components = {
         /**
          * @description The webhook body of `meter.deactivated`.
          * @example {
-         *       "id": "evt_prod_06h2d0hzn6as230j74n224z3ys5rr",
+         *       "id": "evt_prod_06h2e98kbntzrj58xtxd8nkg69a1t",
          *       "object": "event",
          *       "type": "meter.deactivated",
          *       "sequence": 3,
-         *       "created": 1795942399,
+         *       "created": 1795953070,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "mtr_prod_06h2d0hzeya4ca4cm7k5ebpk9we3c",
+         *           "id": "mtr_prod_06h2e98jw4qsn2gznx629mq3cwa0y",
          *           "object": "meter",
          *           "status": "inactive",
-         *           "created": "2026-11-29T08:53:19.863Z",
-         *           "updated": "2026-11-29T08:53:19.910Z",
+         *           "created": "2026-11-29T11:51:10.817Z",
+         *           "updated": "2026-11-29T11:51:10.940Z",
          *           "livemode": false,
          *           "value_key": "value",
          *           "event_name": "api_request",
@@ -28332,7 +28461,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "status": "active",
-         *           "updated": "2026-11-29T08:53:19.887Z"
+         *           "updated": "2026-11-29T11:51:10.852Z"
          *         }
          *       }
          *     }
@@ -28366,19 +28495,19 @@ export type components = {
         /**
          * @description The webhook body of `meter.reactivated`.
          * @example {
-         *       "id": "evt_prod_06h2d0hzt61cqrq5xkdqyj4a3jqpg",
+         *       "id": "evt_prod_06h2e98kg1p8cv6sydxcrp8war3eg",
          *       "object": "event",
          *       "type": "meter.reactivated",
          *       "sequence": 4,
-         *       "created": 1795942399,
+         *       "created": 1795953070,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "mtr_prod_06h2d0hzeya4ca4cm7k5ebpk9we3c",
+         *           "id": "mtr_prod_06h2e98jw4qsn2gznx629mq3cwa0y",
          *           "object": "meter",
          *           "status": "active",
-         *           "created": "2026-11-29T08:53:19.863Z",
-         *           "updated": "2026-11-29T08:53:19.951Z",
+         *           "created": "2026-11-29T11:51:10.817Z",
+         *           "updated": "2026-11-29T11:51:10.973Z",
          *           "livemode": false,
          *           "value_key": "value",
          *           "event_name": "api_request",
@@ -28387,7 +28516,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "status": "inactive",
-         *           "updated": "2026-11-29T08:53:19.910Z"
+         *           "updated": "2026-11-29T11:51:10.940Z"
          *         }
          *       }
          *     }
@@ -28421,19 +28550,19 @@ export type components = {
         /**
          * @description The webhook body of `feature.created`.
          * @example {
-         *       "id": "evt_prod_06h2d0hymmw5x4q5zy6b9wz8t0hvw",
+         *       "id": "evt_prod_06h2e98j0e2f3mqs5fqmyzjss59jt",
          *       "object": "event",
          *       "type": "feature.created",
          *       "sequence": 1,
-         *       "created": 1795942399,
+         *       "created": 1795953070,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "feat_prod_06h2d0hym94rrckvk63wrvw3bn5nc",
+         *           "id": "feat_prod_06h2e98j053bjjx3vq8nw98gn4gb8",
          *           "name": "Reports",
          *           "object": "feature",
-         *           "created": "2026-11-29T08:53:19.650Z",
-         *           "updated": "2026-11-29T08:53:19.650Z",
+         *           "created": "2026-11-29T11:51:10.593Z",
+         *           "updated": "2026-11-29T11:51:10.593Z",
          *           "livemode": false,
          *           "metadata": {},
          *           "lookup_key": "reports"
@@ -28493,28 +28622,28 @@ export type components = {
         /**
          * @description The webhook body of `product_feature.attached`.
          * @example {
-         *       "id": "evt_prod_06h2d0hysbpf7sgw35wpfvkv4ac4p",
+         *       "id": "evt_prod_06h2e98j2kx2hb8aved2xvx6zc4sw",
          *       "object": "event",
          *       "type": "product_feature.attached",
          *       "sequence": 1,
-         *       "created": 1795942399,
+         *       "created": 1795953070,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "prodft_prod_06h2d0hyrktmx4w37ckgqkc4re4hc",
+         *           "id": "prodft_prod_06h2e98j2ep6wy0sg87fr4ewmdzh4",
          *           "object": "product_feature",
-         *           "created": "2026-11-29T08:53:19.685Z",
+         *           "created": "2026-11-29T11:51:10.611Z",
          *           "feature": {
-         *             "id": "feat_prod_06h2d0hym94rrckvk63wrvw3bn5nc",
+         *             "id": "feat_prod_06h2e98j053bjjx3vq8nw98gn4gb8",
          *             "name": "Reports",
          *             "object": "feature",
-         *             "created": "2026-11-29T08:53:19.650Z",
-         *             "updated": "2026-11-29T08:53:19.650Z",
+         *             "created": "2026-11-29T11:51:10.593Z",
+         *             "updated": "2026-11-29T11:51:10.593Z",
          *             "livemode": false,
          *             "metadata": {},
          *             "lookup_key": "reports"
          *           },
-         *           "product": "prod_prod_06h2d0hx2vrjrnnvbfet5snx8f0m6",
+         *           "product": "prod_prod_06h2e98gvxyccxye68e7857v2d1zc",
          *           "livemode": false
          *         }
          *       }
@@ -28564,28 +28693,28 @@ export type components = {
         /**
          * @description The webhook body of `product_feature.detached`.
          * @example {
-         *       "id": "evt_prod_06h2d0hz63z4j5sdaaz4ydkxt5018",
+         *       "id": "evt_prod_06h2e98jfkh05tgy79qzfec19474g",
          *       "object": "event",
          *       "type": "product_feature.detached",
          *       "sequence": 2,
-         *       "created": 1795942399,
+         *       "created": 1795953070,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "prodft_prod_06h2d0hz0kevw8p1mfh0tssf0rdem",
+         *           "id": "prodft_prod_06h2e98jc16d3fd3h4jdmd3r07450",
          *           "object": "product_feature",
-         *           "created": "2026-11-29T08:53:19.748Z",
+         *           "created": "2026-11-29T11:51:10.688Z",
          *           "feature": {
-         *             "id": "feat_prod_06h2d0hywd0qhrx6e06e046t23r9r",
+         *             "id": "feat_prod_06h2e98j9r6qmvxp4256gwt8n580g",
          *             "name": "Beta",
          *             "object": "feature",
-         *             "created": "2026-11-29T08:53:19.715Z",
-         *             "updated": "2026-11-29T08:53:19.715Z",
+         *             "created": "2026-11-29T11:51:10.670Z",
+         *             "updated": "2026-11-29T11:51:10.670Z",
          *             "livemode": false,
          *             "metadata": {},
          *             "lookup_key": "beta"
          *           },
-         *           "product": "prod_prod_06h2d0hx2vrjrnnvbfet5snx8f0m6",
+         *           "product": "prod_prod_06h2e98gvxyccxye68e7857v2d1zc",
          *           "livemode": false
          *         }
          *       }
@@ -28620,23 +28749,23 @@ export type components = {
         /**
          * @description The webhook body of `customer.entitlements.updated`.
          * @example {
-         *       "id": "evt_prod_06h2d0j8pmm3qfn5qdmcwbak5zd7m",
+         *       "id": "evt_prod_06h2e98vd2snqbmfdzzcs9g38152t",
          *       "object": "event",
          *       "type": "customer.entitlements.updated",
          *       "sequence": 3,
-         *       "created": 1795942402,
+         *       "created": 1795953073,
          *       "livemode": false,
          *       "data": {
          *         "object": {
          *           "items": [
          *             {
-         *               "feature": "feat_prod_06h2d0hym94rrckvk63wrvw3bn5nc",
+         *               "feature": "feat_prod_06h2e98j053bjjx3vq8nw98gn4gb8",
          *               "lookup_key": "reports",
-         *               "source_subscription": "sub_prod_06h2d0j8khyc25ndr0zhkwxcdqp38"
+         *               "source_subscription": "sub_prod_06h2e98v3bd097xec2prrxnt3s280"
          *             }
          *           ],
          *           "object": "customer_entitlements",
-         *           "customer": "cus_prod_06h2d0hzwvey0es4yyvctdfs4an46",
+         *           "customer": "cus_prod_06h2e98kkcdmq64fh175g1c68wxv0",
          *           "livemode": false
          *         },
          *         "previous_attributes": {
@@ -28683,16 +28812,16 @@ export type components = {
         /**
          * @description The webhook body of `portal_configuration.updated`.
          * @example {
-         *       "id": "evt_prod_06h2d0hza81j7bn14neycwkkmq9n8",
+         *       "id": "evt_prod_06h2e98jn6dttw5awvnj2zxnpdsta",
          *       "object": "event",
          *       "type": "portal_configuration.updated",
          *       "sequence": 4,
-         *       "created": 1795942399,
+         *       "created": 1795953070,
          *       "livemode": false,
          *       "data": {
          *         "object": {
          *           "object": "portal_configuration",
-         *           "updated": "2026-11-29T08:53:19.817Z",
+         *           "updated": "2026-11-29T11:51:10.752Z",
          *           "branding": {
          *             "logo_url": null,
          *             "accent_color": null,
@@ -28883,16 +29012,16 @@ export type components = {
         /**
          * @description The webhook body of `credit_note.created`.
          * @example {
-         *       "id": "evt_prod_06h2d0j7kc9n9h2yz0r5dr8f6ac5r",
+         *       "id": "evt_prod_06h2e98t74f0kcgfdr1earwvb0vfp",
          *       "object": "event",
          *       "type": "credit_note.created",
          *       "sequence": 1,
-         *       "created": 1795942401,
+         *       "created": 1795953072,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "cn_prod_06h2d0j7hkkn51j3kw2affczjbbjy",
-         *           "pdf": "http://127.0.0.1:34341/api/credit-notes/cn_prod_06h2d0j7hkkn51j3kw2affczjbbjy/pdf",
+         *           "id": "cn_prod_06h2e98t57j15nmtcvgrh5wgfthfa",
+         *           "pdf": "http://127.0.0.1:45387/api/credit-notes/cn_prod_06h2e98t57j15nmtcvgrh5wgfthfa/pdf",
          *           "memo": null,
          *           "type": "pre_payment",
          *           "lines": [
@@ -28910,16 +29039,16 @@ export type components = {
          *           "object": "credit_note",
          *           "reason": "order_change",
          *           "status": "issued",
-         *           "created": "2026-11-29T08:53:21.932Z",
-         *           "invoice": "in_prod_06h2d0j79mk4wzjjggkfr026e0npr",
+         *           "created": "2026-11-29T11:51:12.681Z",
+         *           "invoice": "in_prod_06h2e98sxa54x85jnrg84gteya30e",
          *           "refunds": [],
-         *           "updated": "2026-11-29T08:53:21.932Z",
+         *           "updated": "2026-11-29T11:51:12.681Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h2d0hzwvey0es4yyvctdfs4an46",
+         *           "customer": "cus_prod_06h2e98kkcdmq64fh175g1c68wxv0",
          *           "livemode": false,
          *           "tax_atom": 0,
          *           "voided_at": null,
-         *           "pdf_sha256": "4be6b9605a6f79562b4838aa4bbcd6972a0cbdded5e133ccb73afd00875819b9",
+         *           "pdf_sha256": "e8eb179e8353ae5694c73ddea466b6f57d8ea11d85019603f8e13c410ac754a6",
          *           "total_taxes": [],
          *           "discount_atom": 0,
          *           "subtotal_atom": 100,
@@ -29014,16 +29143,16 @@ export type components = {
         /**
          * @description The webhook body of `credit_note.voided`.
          * @example {
-         *       "id": "evt_prod_06h2d0j7swztkd6ys0wmj10zhnyjg",
+         *       "id": "evt_prod_06h2e98tdqejjg70jaw8xbbacz8ae",
          *       "object": "event",
          *       "type": "credit_note.voided",
          *       "sequence": 2,
-         *       "created": 1795942401,
+         *       "created": 1795953072,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "cn_prod_06h2d0j7hkkn51j3kw2affczjbbjy",
-         *           "pdf": "http://127.0.0.1:34341/api/credit-notes/cn_prod_06h2d0j7hkkn51j3kw2affczjbbjy/pdf",
+         *           "id": "cn_prod_06h2e98t57j15nmtcvgrh5wgfthfa",
+         *           "pdf": "http://127.0.0.1:45387/api/credit-notes/cn_prod_06h2e98t57j15nmtcvgrh5wgfthfa/pdf",
          *           "memo": null,
          *           "type": "pre_payment",
          *           "lines": [
@@ -29041,16 +29170,16 @@ export type components = {
          *           "object": "credit_note",
          *           "reason": "order_change",
          *           "status": "void",
-         *           "created": "2026-11-29T08:53:21.932Z",
-         *           "invoice": "in_prod_06h2d0j79mk4wzjjggkfr026e0npr",
+         *           "created": "2026-11-29T11:51:12.681Z",
+         *           "invoice": "in_prod_06h2e98sxa54x85jnrg84gteya30e",
          *           "refunds": [],
-         *           "updated": "2026-11-29T08:53:21.996Z",
+         *           "updated": "2026-11-29T11:51:12.739Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h2d0hzwvey0es4yyvctdfs4an46",
+         *           "customer": "cus_prod_06h2e98kkcdmq64fh175g1c68wxv0",
          *           "livemode": false,
          *           "tax_atom": 0,
-         *           "voided_at": "2026-11-29T08:53:21.996Z",
-         *           "pdf_sha256": "4be6b9605a6f79562b4838aa4bbcd6972a0cbdded5e133ccb73afd00875819b9",
+         *           "voided_at": "2026-11-29T11:51:12.739Z",
+         *           "pdf_sha256": "e8eb179e8353ae5694c73ddea466b6f57d8ea11d85019603f8e13c410ac754a6",
          *           "total_taxes": [],
          *           "discount_atom": 0,
          *           "subtotal_atom": 100,
@@ -29062,7 +29191,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "status": "issued",
-         *           "updated": "2026-11-29T08:53:21.932Z",
+         *           "updated": "2026-11-29T11:51:12.681Z",
          *           "voided_at": null
          *         }
          *       }
@@ -29097,24 +29226,24 @@ export type components = {
         /**
          * @description The webhook body of `customer.balance_transaction.created`.
          * @example {
-         *       "id": "evt_prod_06h2d0j7ymg776s141xtkysa9jdhp",
+         *       "id": "evt_prod_06h2e98tmrfp337zx5x3tbys1tff6",
          *       "object": "event",
          *       "type": "customer.balance_transaction.created",
          *       "sequence": 1,
-         *       "created": 1795942402,
+         *       "created": 1795953072,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "cbtxn_prod_06h2d0j7yf6svhy5t5awjtcd22kd2",
+         *           "id": "cbtxn_prod_06h2e98tmmm2cmjc03n9ya0p5x2ea",
          *           "type": "credit_note",
          *           "object": "customer_balance_transaction",
-         *           "created": "2026-11-29T08:53:22.035Z",
-         *           "invoice": "in_prod_06h2d0j3hmedp2e9959y4mv9t8t16",
+         *           "created": "2026-11-29T11:51:12.806Z",
+         *           "invoice": "in_prod_06h2e98p07cr2zxgwes1jhdtna2pw",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h2d0hzwvey0es4yyvctdfs4an46",
+         *           "customer": "cus_prod_06h2e98kkcdmq64fh175g1c68wxv0",
          *           "livemode": false,
          *           "amount_atom": 100,
-         *           "credit_note": "cn_prod_06h2d0j7y6pjw25hyvgbsydmzh3hp",
+         *           "credit_note": "cn_prod_06h2e98tmdcpz30g2nzsc2ddwank6",
          *           "description": null,
          *           "ending_balance_atom": 100,
          *           "subscription_change_request": null
@@ -29180,18 +29309,18 @@ export type components = {
         /**
          * @description The webhook body of `member.invited`.
          * @example {
-         *       "id": "evt_prod_06h2d0hmzdgdhhb8ndf25n9kqk7cp",
+         *       "id": "evt_prod_06h2e98a2hhbcfaneb34qqg2bahxy",
          *       "object": "event",
          *       "type": "member.invited",
          *       "sequence": 1,
-         *       "created": 1795942397,
+         *       "created": 1795953068,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "inv_prod_06h2d0hmpdezhy9tkvjs5kkhy4xfj",
+         *           "id": "inv_prod_06h2e98a1xa00gkb7e04263sn270r",
          *           "name": null,
          *           "role": "viewer",
-         *           "email": "withdrawn-mx1lqe8p@example.com",
+         *           "email": "withdrawn-mx1s34hh@example.com",
          *           "object": "member",
          *           "status": "invited",
          *           "invitation": null
@@ -29244,18 +29373,18 @@ export type components = {
         /**
          * @description The webhook body of `member.invitation_revoked`.
          * @example {
-         *       "id": "evt_prod_06h2d0hnj15tnrz039y0rpwf193ha",
+         *       "id": "evt_prod_06h2e98a62gmbns9esxmqydbkw61p",
          *       "object": "event",
          *       "type": "member.invitation_revoked",
          *       "sequence": 2,
-         *       "created": 1795942397,
+         *       "created": 1795953068,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "inv_prod_06h2d0hmpdezhy9tkvjs5kkhy4xfj",
+         *           "id": "inv_prod_06h2e98a1xa00gkb7e04263sn270r",
          *           "name": null,
          *           "role": "viewer",
-         *           "email": "withdrawn-mx1lqe8p@example.com",
+         *           "email": "withdrawn-mx1s34hh@example.com",
          *           "object": "member",
          *           "status": "invitation_revoked",
          *           "invitation": null
@@ -29295,21 +29424,21 @@ export type components = {
         /**
          * @description The webhook body of `member.joined`.
          * @example {
-         *       "id": "evt_prod_06h2d0hq135yzg2v73qsez66r021j",
+         *       "id": "evt_prod_06h2e98az1yjr44n163yrykf2qkyj",
          *       "object": "event",
          *       "type": "member.joined",
          *       "sequence": 1,
-         *       "created": 1795942397,
+         *       "created": 1795953068,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "user_prod_06h2d0hpzw73y9ax59rcaqyvsatqe",
+         *           "id": "user_prod_06h2e98aycpg2ck2w9hh6vtgwdkmr",
          *           "name": "Joined Member",
          *           "role": "developer",
-         *           "email": "joined-mx1lqe8p@example.com",
+         *           "email": "joined-mx1s34hh@example.com",
          *           "object": "member",
          *           "status": "active",
-         *           "invitation": "inv_prod_06h2d0hnne0040ykzzsywa9pyw6qy"
+         *           "invitation": "inv_prod_06h2e98a8v2xsjqtesbt0pjnh2c86"
          *         }
          *       }
          *     }
@@ -29343,18 +29472,18 @@ export type components = {
         /**
          * @description The webhook body of `member.role_changed`.
          * @example {
-         *       "id": "evt_prod_06h2d0hq684jsw6rpq0vpxr4dq1w4",
+         *       "id": "evt_prod_06h2e98b3zvd4fxh1gjmcnvwnd042",
          *       "object": "event",
          *       "type": "member.role_changed",
          *       "sequence": 2,
-         *       "created": 1795942397,
+         *       "created": 1795953068,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "user_prod_06h2d0hpzw73y9ax59rcaqyvsatqe",
+         *           "id": "user_prod_06h2e98aycpg2ck2w9hh6vtgwdkmr",
          *           "name": "Joined Member",
          *           "role": "viewer",
-         *           "email": "joined-mx1lqe8p@example.com",
+         *           "email": "joined-mx1s34hh@example.com",
          *           "object": "member",
          *           "status": "active",
          *           "invitation": null
@@ -29394,18 +29523,18 @@ export type components = {
         /**
          * @description The webhook body of `member.removed`.
          * @example {
-         *       "id": "evt_prod_06h2d0hqc2t7x5mj1v50w30gz97qp",
+         *       "id": "evt_prod_06h2e98b7hffjnk1s6bswmtfv5aqy",
          *       "object": "event",
          *       "type": "member.removed",
          *       "sequence": 3,
-         *       "created": 1795942397,
+         *       "created": 1795953068,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "user_prod_06h2d0hpzw73y9ax59rcaqyvsatqe",
+         *           "id": "user_prod_06h2e98aycpg2ck2w9hh6vtgwdkmr",
          *           "name": "Joined Member",
          *           "role": "viewer",
-         *           "email": "joined-mx1lqe8p@example.com",
+         *           "email": "joined-mx1s34hh@example.com",
          *           "object": "member",
          *           "status": "removed",
          *           "invitation": null
@@ -29445,24 +29574,24 @@ export type components = {
         /**
          * @description The webhook body of `payment_processor.connected`.
          * @example {
-         *       "id": "evt_prod_06h2d0hw9tk351gkf8wfese4bk246",
+         *       "id": "evt_prod_06h2e98e5n1etvjmyhfngxy6s5jxy",
          *       "object": "event",
          *       "type": "payment_processor.connected",
          *       "sequence": 1,
-         *       "created": 1795942399,
+         *       "created": 1795953069,
          *       "livemode": false,
          *       "data": {
          *         "object": {
          *           "object": "payment_processor",
-         *           "created": "2026-11-29T08:53:19.046Z",
-         *           "updated": "2026-11-29T08:53:19.046Z",
+         *           "created": "2026-11-29T11:51:09.602Z",
+         *           "updated": "2026-11-29T11:51:09.602Z",
          *           "livemode": false,
          *           "processor": "stripe",
-         *           "webhook_url": "http://127.0.0.1:34341/api/processors/stripe/acc_prod_06h2d0hce7fffddx9j6aav1t6n5he",
+         *           "webhook_url": "http://127.0.0.1:45387/api/processors/stripe/acc_prod_06h2e985svzz03t54pnz8pahy5kxa",
          *           "publishable_key": "pk_test_catalogue_flow",
          *           "secret_key_last4": "flow",
-         *           "processor_account": "acct_312f4400069b234a9d3adf6b",
-         *           "webhook_endpoint_id": "we_87a4ae945cf18c5fc8c929c8"
+         *           "processor_account": "acct_4c14ec817ccdb3ab4ae61f92",
+         *           "webhook_endpoint_id": "we_374e024dd4eee79465994b15"
          *         }
          *       }
          *     }
@@ -29539,24 +29668,24 @@ export type components = {
         /**
          * @description The webhook body of `payment_processor.disconnected`.
          * @example {
-         *       "id": "evt_prod_06h2d0hwesj46pyzqy1acgzngdc7c",
+         *       "id": "evt_prod_06h2e98gd1t89jpbjfbbjsaw6xe9r",
          *       "object": "event",
          *       "type": "payment_processor.disconnected",
          *       "sequence": 2,
-         *       "created": 1795942399,
+         *       "created": 1795953070,
          *       "livemode": false,
          *       "data": {
          *         "object": {
          *           "object": "payment_processor",
-         *           "created": "2026-11-29T08:53:19.046Z",
-         *           "updated": "2026-11-29T08:53:19.046Z",
+         *           "created": "2026-11-29T11:51:09.602Z",
+         *           "updated": "2026-11-29T11:51:09.602Z",
          *           "livemode": false,
          *           "processor": "stripe",
-         *           "webhook_url": "http://127.0.0.1:34341/api/processors/stripe/acc_prod_06h2d0hce7fffddx9j6aav1t6n5he",
+         *           "webhook_url": "http://127.0.0.1:45387/api/processors/stripe/acc_prod_06h2e985svzz03t54pnz8pahy5kxa",
          *           "publishable_key": "pk_test_catalogue_flow",
          *           "secret_key_last4": "flow",
-         *           "processor_account": "acct_312f4400069b234a9d3adf6b",
-         *           "webhook_endpoint_id": "we_87a4ae945cf18c5fc8c929c8"
+         *           "processor_account": "acct_4c14ec817ccdb3ab4ae61f92",
+         *           "webhook_endpoint_id": "we_374e024dd4eee79465994b15"
          *         }
          *       }
          *     }
@@ -29590,39 +29719,39 @@ export type components = {
         /**
          * @description The webhook body of `subscription_change_request.scheduled`.
          * @example {
-         *       "id": "evt_prod_06h2d0jaf8vb5g5nzdkkwvqn06met",
+         *       "id": "evt_prod_06h2e98x6mkxdc77psnm002kmvnem",
          *       "object": "event",
          *       "type": "subscription_change_request.scheduled",
          *       "sequence": 1,
-         *       "created": 1795942402,
+         *       "created": 1795953073,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "scr_prod_06h2d0ja9b9ypfwascswa7a6f0m3g",
+         *           "id": "scr_prod_06h2e98x12ken5vfzt4hce6trjjwy",
          *           "steps": [
          *             {
-         *               "item": "si_prod_06h2d0j9xrfa4gtwtxt0gkkdw3at2",
+         *               "item": "si_prod_06h2e98wk91tvc2etz0x3hw79egmp",
          *               "type": "switch_price",
-         *               "price": "price_prod_06h2d0j9vt7y9br3vt2p5a1atxsct",
+         *               "price": "price_prod_06h2e98wfqnaew2wvswdqfr1d4btc",
          *               "state": "pending",
          *               "quantity": null
          *             }
          *           ],
          *           "object": "subscription_change_request",
          *           "status": "scheduled",
-         *           "created": "2026-11-29T08:53:22.610Z",
+         *           "created": "2026-11-29T11:51:13.388Z",
          *           "invoice": null,
-         *           "updated": "2026-11-29T08:53:22.673Z",
+         *           "updated": "2026-11-29T11:51:13.456Z",
          *           "currency": "usd",
          *           "livemode": false,
          *           "metadata": {},
          *           "effective": "period_end",
          *           "applied_at": null,
          *           "last_error": null,
-         *           "effective_at": "2026-12-29T08:53:22.540Z",
-         *           "subscription": "sub_prod_06h2d0j9xrfa4gtwtxt0gkkdw3at0",
+         *           "effective_at": "2026-12-29T11:51:13.302Z",
+         *           "subscription": "sub_prod_06h2e98wk91tvc2etz0x3hw79egmm",
          *           "applied_steps": 0,
-         *           "proration_date": "2026-11-29T08:53:22.610Z",
+         *           "proration_date": "2026-11-29T11:51:13.388Z",
          *           "proration_behavior": "create_prorations",
          *           "amount_due_now_atom": 0,
          *           "balance_transaction": null,
@@ -29636,7 +29765,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "status": "open",
-         *           "updated": "2026-11-29T08:53:22.610Z",
+         *           "updated": "2026-11-29T11:51:13.388Z",
          *           "effective_at": null
          *         }
          *       }
@@ -29738,39 +29867,39 @@ export type components = {
         /**
          * @description The webhook body of `subscription_change_request.applied`.
          * @example {
-         *       "id": "evt_prod_06h2d0jdrpk3kxapxnd7mezncz9hj",
+         *       "id": "evt_prod_06h2e990wfzybnmys7k1m3sbgkqny",
          *       "object": "event",
          *       "type": "subscription_change_request.applied",
          *       "sequence": 2,
-         *       "created": 1798534402,
+         *       "created": 1798545073,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "scr_prod_06h2d0ja9b9ypfwascswa7a6f0m3g",
+         *           "id": "scr_prod_06h2e98x12ken5vfzt4hce6trjjwy",
          *           "steps": [
          *             {
-         *               "item": "si_prod_06h2d0j9xrfa4gtwtxt0gkkdw3at2",
+         *               "item": "si_prod_06h2e98wk91tvc2etz0x3hw79egmp",
          *               "type": "switch_price",
-         *               "price": "price_prod_06h2d0j9vt7y9br3vt2p5a1atxsct",
+         *               "price": "price_prod_06h2e98wfqnaew2wvswdqfr1d4btc",
          *               "state": "applied",
          *               "quantity": null
          *             }
          *           ],
          *           "object": "subscription_change_request",
          *           "status": "applied",
-         *           "created": "2026-11-29T08:53:22.610Z",
+         *           "created": "2026-11-29T11:51:13.388Z",
          *           "invoice": null,
-         *           "updated": "2026-12-29T08:53:22.540Z",
+         *           "updated": "2026-12-29T11:51:13.302Z",
          *           "currency": "usd",
          *           "livemode": false,
          *           "metadata": {},
          *           "effective": "period_end",
-         *           "applied_at": "2026-12-29T08:53:22.540Z",
+         *           "applied_at": "2026-12-29T11:51:13.302Z",
          *           "last_error": null,
-         *           "effective_at": "2026-12-29T08:53:22.540Z",
-         *           "subscription": "sub_prod_06h2d0j9xrfa4gtwtxt0gkkdw3at0",
+         *           "effective_at": "2026-12-29T11:51:13.302Z",
+         *           "subscription": "sub_prod_06h2e98wk91tvc2etz0x3hw79egmm",
          *           "applied_steps": 1,
-         *           "proration_date": "2026-11-29T08:53:22.610Z",
+         *           "proration_date": "2026-11-29T11:51:13.388Z",
          *           "proration_behavior": "create_prorations",
          *           "amount_due_now_atom": 0,
          *           "balance_transaction": null,
@@ -29785,15 +29914,15 @@ export type components = {
          *         "previous_attributes": {
          *           "steps": [
          *             {
-         *               "item": "si_prod_06h2d0j9xrfa4gtwtxt0gkkdw3at2",
+         *               "item": "si_prod_06h2e98wk91tvc2etz0x3hw79egmp",
          *               "type": "switch_price",
-         *               "price": "price_prod_06h2d0j9vt7y9br3vt2p5a1atxsct",
+         *               "price": "price_prod_06h2e98wfqnaew2wvswdqfr1d4btc",
          *               "state": "pending",
          *               "quantity": null
          *             }
          *           ],
          *           "status": "scheduled",
-         *           "updated": "2026-11-29T08:53:22.673Z",
+         *           "updated": "2026-11-29T11:51:13.456Z",
          *           "applied_at": null,
          *           "applied_steps": 0
          *         }
@@ -29829,18 +29958,18 @@ export type components = {
         /**
          * @description The webhook body of `subscription_change_request.canceled`.
          * @example {
-         *       "id": "evt_prod_06h2d0jax8ev0pq1wvcz4rknfzsce",
+         *       "id": "evt_prod_06h2e98xsg2xc7feshzht5y9ct790",
          *       "object": "event",
          *       "type": "subscription_change_request.canceled",
          *       "sequence": 2,
-         *       "created": 1795942402,
+         *       "created": 1795953073,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "scr_prod_06h2d0janx6yxmzf6x7wx7encbp58",
+         *           "id": "scr_prod_06h2e98xd81jmbesc9t5nw8qattdp",
          *           "steps": [
          *             {
-         *               "item": "si_prod_06h2d0j9xrfa4gtwtxt0gkkdw3at2",
+         *               "item": "si_prod_06h2e98wk91tvc2etz0x3hw79egmp",
          *               "type": "set_quantity",
          *               "price": null,
          *               "state": "pending",
@@ -29849,19 +29978,19 @@ export type components = {
          *           ],
          *           "object": "subscription_change_request",
          *           "status": "canceled",
-         *           "created": "2026-11-29T08:53:22.711Z",
+         *           "created": "2026-11-29T11:51:13.496Z",
          *           "invoice": null,
-         *           "updated": "2026-11-29T08:53:22.791Z",
+         *           "updated": "2026-11-29T11:51:13.568Z",
          *           "currency": "usd",
          *           "livemode": false,
          *           "metadata": {},
          *           "effective": "period_end",
          *           "applied_at": null,
          *           "last_error": null,
-         *           "effective_at": "2026-12-29T08:53:22.540Z",
-         *           "subscription": "sub_prod_06h2d0j9xrfa4gtwtxt0gkkdw3at0",
+         *           "effective_at": "2026-12-29T11:51:13.302Z",
+         *           "subscription": "sub_prod_06h2e98wk91tvc2etz0x3hw79egmm",
          *           "applied_steps": 0,
-         *           "proration_date": "2026-11-29T08:53:22.711Z",
+         *           "proration_date": "2026-11-29T11:51:13.496Z",
          *           "proration_behavior": "create_prorations",
          *           "amount_due_now_atom": 0,
          *           "balance_transaction": null,
@@ -29875,7 +30004,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "status": "scheduled",
-         *           "updated": "2026-11-29T08:53:22.759Z",
+         *           "updated": "2026-11-29T11:51:13.528Z",
          *           "cancellation_reason": null
          *         }
          *       }
@@ -29910,15 +30039,15 @@ export type components = {
         /**
          * @description The webhook body of `payment_method.attached`.
          * @example {
-         *       "id": "evt_prod_06h2d0j0vxn862w5993sgtqnc7dwr",
+         *       "id": "evt_prod_06h2e98mab9j8cnby381qkvk97qrm",
          *       "object": "event",
          *       "type": "payment_method.attached",
          *       "sequence": 1,
-         *       "created": 1795942400,
+         *       "created": 1795953071,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "pm_prod_06h2d0j0vhm1yb6ks7e5h1pvzkyam",
+         *           "id": "pm_prod_06h2e98ma7kyb9ch7xp1adhxt414e",
          *           "card": {
          *             "brand": "visa",
          *             "last4": "4242",
@@ -29926,8 +30055,8 @@ export type components = {
          *             "exp_month": 12
          *           },
          *           "object": "payment_method",
-         *           "created": "2026-11-29T08:53:20.220Z",
-         *           "customer": "cus_prod_06h2d0hzwvey0es4yyvctdfs4an46",
+         *           "created": "2026-11-29T11:51:11.185Z",
+         *           "customer": "cus_prod_06h2e98kkcdmq64fh175g1c68wxv0",
          *           "livemode": false,
          *           "processor": "sandbox",
          *           "detached_at": null,
@@ -30003,15 +30132,15 @@ export type components = {
         /**
          * @description The webhook body of `payment_method.detached`.
          * @example {
-         *       "id": "evt_prod_06h2d0j1s05gkzn495a7c526036p0",
+         *       "id": "evt_prod_06h2e98mdyyq25k77sk5yvep8eaya",
          *       "object": "event",
          *       "type": "payment_method.detached",
          *       "sequence": 2,
-         *       "created": 1795942400,
+         *       "created": 1795953071,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "pm_prod_06h2d0j14n371p11cg2gganb5a28t",
+         *           "id": "pm_prod_06h2e98mc2x9mkt42qbmd5zt72qcg",
          *           "card": {
          *             "brand": "visa",
          *             "last4": "0002",
@@ -30019,11 +30148,11 @@ export type components = {
          *             "exp_month": 12
          *           },
          *           "object": "payment_method",
-         *           "created": "2026-11-29T08:53:20.294Z",
-         *           "customer": "cus_prod_06h2d0hzwvey0es4yyvctdfs4an46",
+         *           "created": "2026-11-29T11:51:11.200Z",
+         *           "customer": "cus_prod_06h2e98kkcdmq64fh175g1c68wxv0",
          *           "livemode": false,
          *           "processor": "sandbox",
-         *           "detached_at": "2026-11-29T08:53:20.449Z",
+         *           "detached_at": "2026-11-29T11:51:11.214Z",
          *           "processor_payment_method": "pm_sandbox_declined"
          *         },
          *         "previous_attributes": {
@@ -30058,7 +30187,35 @@ export type components = {
                 previous_attributes?: components["schemas"]["PaymentMethodPreviousAttributes"];
             };
         };
-        /** @description The webhook body of `dispute.created`. */
+        /**
+         * @description The webhook body of `dispute.created`.
+         * @example {
+         *       "id": "evt_prod_06h2e98etfgz94mwvs0g43eyxwwr8",
+         *       "object": "event",
+         *       "type": "dispute.created",
+         *       "sequence": 1,
+         *       "created": 1795953069,
+         *       "livemode": false,
+         *       "data": {
+         *         "object": {
+         *           "id": "dp_prod_06h2e98et9qh1dcf1f9nhnbgxfj8c",
+         *           "object": "dispute",
+         *           "reason": "product_not_received",
+         *           "status": "needs_response",
+         *           "created": "2026-11-29T11:51:09.777Z",
+         *           "payment": "py_prod_06h2e98eekkmdat7ptwxcx1zrezzy",
+         *           "updated": "2026-11-29T11:51:09.777Z",
+         *           "currency": "usd",
+         *           "livemode": false,
+         *           "processor": "stripe",
+         *           "amount_atom": 2500,
+         *           "payment_intent": "pi_prod_06h2e98e9fpjc2159snp3hkrqp83r",
+         *           "evidence_due_by": "2026-12-06T11:51:09.000Z",
+         *           "processor_dispute": "du_1538910c966794d3c421b305"
+         *         }
+         *       }
+         *     }
+         */
         DisputeCreatedWebhookEvent: {
             /** @description Event ID (prefix `evt_`). */
             id: string;
@@ -30133,7 +30290,40 @@ export type components = {
              */
             updated?: string;
         };
-        /** @description The webhook body of `dispute.updated`. */
+        /**
+         * @description The webhook body of `dispute.updated`.
+         * @example {
+         *       "id": "evt_prod_06h2e98fhgrncev71a28djbvt3m3c",
+         *       "object": "event",
+         *       "type": "dispute.updated",
+         *       "sequence": 2,
+         *       "created": 1795953069,
+         *       "livemode": false,
+         *       "data": {
+         *         "object": {
+         *           "id": "dp_prod_06h2e98et9qh1dcf1f9nhnbgxfj8c",
+         *           "object": "dispute",
+         *           "reason": "product_not_received",
+         *           "status": "under_review",
+         *           "created": "2026-11-29T11:51:09.777Z",
+         *           "payment": "py_prod_06h2e98eekkmdat7ptwxcx1zrezzy",
+         *           "updated": "2026-11-29T11:51:09.952Z",
+         *           "currency": "usd",
+         *           "livemode": false,
+         *           "processor": "stripe",
+         *           "amount_atom": 2500,
+         *           "payment_intent": "pi_prod_06h2e98e9fpjc2159snp3hkrqp83r",
+         *           "evidence_due_by": null,
+         *           "processor_dispute": "du_1538910c966794d3c421b305"
+         *         },
+         *         "previous_attributes": {
+         *           "status": "needs_response",
+         *           "updated": "2026-11-29T11:51:09.777Z",
+         *           "evidence_due_by": "2026-12-06T11:51:09.000Z"
+         *         }
+         *       }
+         *     }
+         */
         DisputeUpdatedWebhookEvent: {
             /** @description Event ID (prefix `evt_`). */
             id: string;
@@ -30160,7 +30350,39 @@ export type components = {
                 previous_attributes?: components["schemas"]["DisputePreviousAttributes"];
             };
         };
-        /** @description The webhook body of `dispute.closed`. */
+        /**
+         * @description The webhook body of `dispute.closed`.
+         * @example {
+         *       "id": "evt_prod_06h2e98fxasf950g4hbz2j91e3m3p",
+         *       "object": "event",
+         *       "type": "dispute.closed",
+         *       "sequence": 3,
+         *       "created": 1795953070,
+         *       "livemode": false,
+         *       "data": {
+         *         "object": {
+         *           "id": "dp_prod_06h2e98et9qh1dcf1f9nhnbgxfj8c",
+         *           "object": "dispute",
+         *           "reason": "product_not_received",
+         *           "status": "lost",
+         *           "created": "2026-11-29T11:51:09.777Z",
+         *           "payment": "py_prod_06h2e98eekkmdat7ptwxcx1zrezzy",
+         *           "updated": "2026-11-29T11:51:10.055Z",
+         *           "currency": "usd",
+         *           "livemode": false,
+         *           "processor": "stripe",
+         *           "amount_atom": 2500,
+         *           "payment_intent": "pi_prod_06h2e98e9fpjc2159snp3hkrqp83r",
+         *           "evidence_due_by": null,
+         *           "processor_dispute": "du_1538910c966794d3c421b305"
+         *         },
+         *         "previous_attributes": {
+         *           "status": "under_review",
+         *           "updated": "2026-11-29T11:51:09.952Z"
+         *         }
+         *       }
+         *     }
+         */
         DisputeClosedWebhookEvent: {
             /** @description Event ID (prefix `evt_`). */
             id: string;
@@ -30190,32 +30412,32 @@ export type components = {
         /**
          * @description The webhook body of `email.sent`.
          * @example {
-         *       "id": "evt_prod_06h2d0j4zwfzbb40sgbj403whwxvy",
+         *       "id": "evt_prod_06h2e98qrbysnkqz8ge62rm4ydtaj",
          *       "object": "event",
          *       "type": "email.sent",
          *       "sequence": 1,
-         *       "created": 1795942401,
+         *       "created": 1795953072,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "eml_prod_06h2d0j4mpnqkqcm8s383vtxdbcxg",
+         *           "id": "eml_prod_06h2e98q258kshcfparn2fkeq101j",
          *           "to": [
          *             "jenny@example.com"
          *           ],
          *           "type": "receipt",
-         *           "event": "evt_prod_06h2d0j4keq7879f347w3gkvnkmx6",
+         *           "event": "evt_prod_06h2e98q170enmd99t837895a88ny",
          *           "object": "email",
          *           "status": "sent",
-         *           "created": "2026-11-29T08:53:21.189Z",
-         *           "invoice": "in_prod_06h2d0j3hmedp2e9959y4mv9t8t16",
-         *           "sent_at": "2026-11-29T08:53:21.277Z",
+         *           "created": "2026-11-29T11:51:11.889Z",
+         *           "invoice": "in_prod_06h2e98p07cr2zxgwes1jhdtna2pw",
+         *           "sent_at": "2026-11-29T11:51:12.063Z",
          *           "subject": "Your receipt from Example GmbH (invoice EXAMPL-0001)",
          *           "attempts": 1,
-         *           "customer": "cus_prod_06h2d0hzwvey0es4yyvctdfs4an46",
+         *           "customer": "cus_prod_06h2e98kkcdmq64fh175g1c68wxv0",
          *           "livemode": false,
-         *           "message_id": "<eml_prod_06h2d0j4mpnqkqcm8s383vtxdbcxg@localhost>",
+         *           "message_id": "<eml_prod_06h2e98q258kshcfparn2fkeq101j@localhost>",
          *           "credit_note": null,
-         *           "smtp_response": "250 Written to .data/mail/eml_prod_06h2d0j4mpnqkqcm8s383vtxdbcxg.eml (no SMTP_URL)"
+         *           "smtp_response": "250 Written to .data/mail/eml_prod_06h2e98q258kshcfparn2fkeq101j.eml (no SMTP_URL)"
          *         },
          *         "previous_attributes": {
          *           "status": "queued",
@@ -30288,15 +30510,15 @@ export type components = {
         /**
          * @description The webhook body of `email.failed`.
          * @example {
-         *       "id": "evt_prod_06h2d0jfgsgrx90msf0p1ysvtg72y",
+         *       "id": "evt_prod_06h2e993nrhxdd2tcpm4ew32nz2fp",
          *       "object": "event",
          *       "type": "email.failed",
          *       "sequence": 1,
-         *       "created": 1799398403,
+         *       "created": 1799409074,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "eml_prod_06h2d0jfe6msxmg0jvvgyzqrpymfr",
+         *           "id": "eml_prod_06h2e993met1fkk5fjtgv9k42rz9w",
          *           "to": [
          *             "owner@example.com"
          *           ],
@@ -30304,14 +30526,14 @@ export type components = {
          *           "event": null,
          *           "object": "email",
          *           "status": "rate_limited",
-         *           "created": "2027-01-08T08:53:23.183Z",
+         *           "created": "2027-01-08T11:51:13.998Z",
          *           "invoice": null,
          *           "sent_at": null,
          *           "subject": "Test email from Example GmbH",
          *           "attempts": 1,
          *           "customer": null,
          *           "livemode": false,
-         *           "message_id": "<eml_prod_06h2d0jfe6msxmg0jvvgyzqrpymfr@localhost>",
+         *           "message_id": "<eml_prod_06h2e993met1fkk5fjtgv9k42rz9w@localhost>",
          *           "credit_note": null,
          *           "smtp_response": "429 The account's hourly email limit was reached; this email was not sent."
          *         },
