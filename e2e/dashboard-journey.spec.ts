@@ -123,6 +123,7 @@ test("dashboard journey: billing set up in the dashboard, names not ids, no 4xx 
     "/payments",
     "/payment-intents",
     "/refunds",
+    "/disputes",
     "/checkout-sessions",
     "/tokens",
     "/webhooks",

@@ -4,6 +4,7 @@
 /** Id prefixes of the manifests' objects (after lib/id-prefixes.ts's own). */
 export const MANIFEST_ID_PREFIXES = {
   "paymentMethod": "pm_",
+  "dispute": "dp_",
   "email": "eml_",
 } as const;
 
@@ -11,6 +12,8 @@ export const MANIFEST_ID_PREFIXES = {
 export const MANIFEST_EVENT_GROUPS = [
   // lib/payment-methods/manifest.ts
   { group: "Payment method", aggregateType: "payment_method", types: ["payment_method.attached", "payment_method.detached"] },
+  // lib/disputes/manifest.ts
+  { group: "Dispute", aggregateType: "dispute", types: ["dispute.created", "dispute.updated", "dispute.closed"] },
   // lib/emails/manifest.ts
   { group: "Email", aggregateType: "email", types: ["email.sent", "email.failed"] },
 ] as const;
@@ -19,6 +22,9 @@ export const MANIFEST_EVENT_GROUPS = [
 export const MANIFEST_EVENT_DESCRIPTIONS = {
   "payment_method.attached": "A payment method was saved for a customer (`POST /customers/{id}/payment-methods`): its card brand, last 4 digits and expiry.",
   "payment_method.detached": "A payment method was detached from its customer (`detached_at`); it is no longer listed or charged.",
+  "dispute.created": "The card holder disputed a payment at the processor (Stripe's `charge.dispute.created`): the disputed amount, the reason and the date evidence is due by.",
+  "dispute.updated": "A dispute that is still open changed at the processor: its status (evidence submitted: `under_review`), amount, reason or evidence due date.",
+  "dispute.closed": "A dispute was closed at the processor: `won`, `lost` or `warning_closed`. A closed dispute never changes again.",
   "email.sent": "An email to a customer (a receipt, an invoice, …) was accepted by the SMTP server (or, without SMTP_URL, written as a file); `smtp_response` is its answer.",
   "email.failed": "An email could not be sent: the SMTP server refused it permanently (5xx), temporary refusals outlasted the retries, it could not be rendered, or the account's hourly limit refused it (`status: rate_limited`). `smtp_response` says why.",
 } as const;
@@ -26,11 +32,13 @@ export const MANIFEST_EVENT_DESCRIPTIONS = {
 /** The id kind of each manifest aggregate's ids (sample events, the synthetic load). */
 export const MANIFEST_AGGREGATE_ID_KINDS = {
   "payment_method": "paymentMethod",
+  "dispute": "dispute",
   "email": "email",
 } as const;
 
 /** How busy each manifest aggregate is in the synthetic event load. */
 export const MANIFEST_AGGREGATE_WEIGHTS = {
   "payment_method": 0.1,
+  "dispute": 0.05,
   "email": 0.5,
 } as const;

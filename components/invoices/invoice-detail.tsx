@@ -14,6 +14,7 @@ import { formatMoney, invoiceQueryKeys, invoicesHref } from "./format";
 import { InvoiceActions } from "./invoice-actions";
 import { EmailList } from "@/components/emails/email-list";
 import { InvoiceCreditNotes } from "./invoice-credit-notes";
+import { InvoiceDisputes } from "./invoice-disputes";
 import { operationPath } from "@/lib/operation-paths";
 
 const linkClass = "text-sm text-indigo-700 underline hover:text-indigo-900";
@@ -179,6 +180,7 @@ export function InvoiceDetail({ accountId, invoiceId }: { accountId: string; inv
           )}
         </Card>
         <InvoiceCreditNotes accountId={accountId} invoice={invoice} />
+        <InvoiceDisputes accountId={accountId} invoice={invoice} />
         {invoice.status !== "draft" && <EmailList accountId={accountId} invoice={invoice.id} />}
       </div>
     </>

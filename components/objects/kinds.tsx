@@ -10,6 +10,7 @@ import { OBJECT_READS, type ObjectReads } from "./reads";
 import { KIND_TITLE } from "./titles";
 import { CHECKOUT_STATUSES } from "@/lib/checkout/statuses";
 import { PAYMENT_INTENT_STATUSES } from "@/lib/payments/statuses";
+import { disputeStatusWords } from "@/lib/disputes/statuses";
 
 export { money, priceLabel, type ApiObject };
 
@@ -153,6 +154,7 @@ export const OBJECT_KINDS: ObjectKind[] = [
     ],
     name: (o) => `${money(o, "amount_atom")} payment`,
     empty: "No payments yet.",
+    related: [{ slug: "disputes", key: "payment", title: "Disputes" }],
   },
   {
     slug: "refunds",
@@ -169,6 +171,27 @@ export const OBJECT_KINDS: ObjectKind[] = [
     ],
     name: (o) => `${money(o, "amount_atom")} refund`,
     empty: "No refunds yet.",
+  },
+  {
+    slug: "disputes",
+    title: KIND_TITLE.disputes,
+    noun: "dispute",
+    reads: OBJECT_READS.disputes,
+    filters: [
+      { key: "payment", label: "Payment", placeholder: "py_…" },
+      { key: "payment_intent", label: "Payment intent", placeholder: "pi_…" },
+    ],
+    columns: [
+      { label: "Amount", cell: (o, a) => <ObjectLink accountId={a} id={o.id}>{money(o, "amount_atom")}</ObjectLink> },
+      // Stripe's status in words ("Needs a response", "Lost"…), the status itself on hover.
+      { label: "Status", cell: (o) => <span title={str(o, "status")}><StatusBadge status={str(o, "status") ?? ""} label={disputeStatusWords(str(o, "status") ?? "")} /></span> },
+      { label: "Reason", cell: (o) => (str(o, "reason") ?? "—").replaceAll("_", " ") },
+      { label: "Evidence due", cell: (o) => <Time iso={str(o, "evidence_due_by")} /> },
+      linkColumn("payment", "Payment"),
+      createdColumn,
+    ],
+    name: (o) => `${money(o, "amount_atom")} dispute (${disputeStatusWords(str(o, "status") ?? "")})`,
+    empty: "No disputes. They appear when a card holder disputes a payment at the connected processor (Stripe).",
   },
   {
     slug: "checkout-sessions",

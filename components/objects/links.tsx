@@ -17,6 +17,7 @@ const ROUTES: [prefix: string, segment: string][] = [
   [ID_PREFIXES.paymentIntent, "payment-intents"],
   [ID_PREFIXES.payment, "payments"],
   [ID_PREFIXES.refund, "refunds"],
+  [ID_PREFIXES.dispute, "disputes"],
   [ID_PREFIXES.checkoutSession, "checkout-sessions"],
   [ID_PREFIXES.event, "events"],
   [ID_PREFIXES.webhookEndpoint, "webhooks"],

@@ -45,6 +45,10 @@ export const OBJECT_READS = {
     list: (account_id, query) => dashboardCall("listRefunds", { path: { account_id }, query: asQuery<"listRefunds">(query) }),
     get: (account_id, refund_id) => dashboardCall("getRefund", { path: { account_id, refund_id } }),
   },
+  disputes: {
+    list: (account_id, query) => dashboardCall("listDisputes", { path: { account_id }, query: asQuery<"listDisputes">(query) }),
+    get: (account_id, dispute_id) => dashboardCall("getDispute", { path: { account_id, dispute_id } }),
+  },
   "checkout-sessions": {
     list: (account_id, query) => dashboardCall("listCheckoutSessions", { path: { account_id }, query: asQuery<"listCheckoutSessions">(query) }),
     get: (account_id, session_id) => dashboardCall("getCheckoutSession", { path: { account_id, session_id } }),

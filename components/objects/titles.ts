@@ -7,6 +7,7 @@ export const KIND_TITLE = {
   "payment-intents": "Payment intents",
   payments: "Payments",
   refunds: "Refunds",
+  disputes: "Disputes",
   "checkout-sessions": "Checkout sessions",
 } as const;
 
@@ -16,5 +17,5 @@ export const OBJECT_KIND_TITLES: Readonly<Record<string, string>> = KIND_TITLE;
 /** The generic kinds in two groups, shown as tabs above each list. */
 export const OBJECT_KIND_GROUPS: string[][] = [
   ["products", "prices", "coupons", "tax-rates"],
-  ["payments", "payment-intents", "refunds", "checkout-sessions"],
+  ["payments", "payment-intents", "refunds", "disputes", "checkout-sessions"],
 ];

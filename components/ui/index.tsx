@@ -120,6 +120,14 @@ const STATUS_STYLES: Record<string, string> = {
   past_due: "bg-red-100 text-red-800",
   paused: "bg-amber-100 text-amber-900",
   cancelled: "bg-slate-200 text-slate-700",
+  // Disputes
+  needs_response: "bg-amber-100 text-amber-900",
+  warning_needs_response: "bg-amber-100 text-amber-900",
+  under_review: "bg-sky-100 text-sky-800",
+  warning_under_review: "bg-sky-100 text-sky-800",
+  won: "bg-emerald-100 text-emerald-800",
+  lost: "bg-red-100 text-red-800",
+  warning_closed: "bg-slate-200 text-slate-700",
 };
 
 export function StatusBadge({ status, label }: { status: string; label?: string }) {

@@ -5,6 +5,7 @@ export * from "./checkout";
 export * from "./coupons";
 export * from "./credit-notes";
 export * from "./customers";
+export * from "./disputes";
 export * from "./emails";
 export * from "./entitlements";
 export * from "./events";

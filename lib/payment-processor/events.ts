@@ -8,6 +8,7 @@ import { jobs } from "@/lib/jobs";
 import { log, safeError } from "@/lib/log";
 import { applyProcessorState } from "@/lib/payments/charge-attempts";
 import { applyRefundState } from "@/lib/refunds/service";
+import { applyDisputeState } from "@/lib/disputes/service";
 import { connectedProcessor, loadConnection, processorDefinition, processorNamed } from "@/lib/payments/processors/registry";
 
 /*
@@ -66,6 +67,8 @@ async function applyOne(ctx: ServiceContext, row: typeof processorEvents.$inferS
       if (intent && processor) outcome = (await applyProcessorState(ctx, intent.id, await processor.retrieve(row.objectReference))).applied ? "applied" : "ignored";
     } else if ((row.type.startsWith("refund.") || row.type === "charge.refund.updated") && row.objectReference) {
       outcome = await applyRefundEvent(ctx, row);
+    } else if (row.type.startsWith("charge.dispute.") && row.objectReference) {
+      outcome = await applyDisputeEvent(ctx, row);
     }
     await (await getDb()).update(processorEvents).set({ status: outcome, attempts: sql`${processorEvents.attempts} + 1`, error: null, appliedAt: realNow() }).where(where);
   } catch (error) {
@@ -91,6 +94,17 @@ async function applyRefundEvent(ctx: ServiceContext, row: typeof processorEvents
   if (!refund || refund.status !== "pending") return "ignored";
   const after = await applyRefundState(ctx, refund.id, await processor.retrieveRefund(row.objectReference!));
   return after.status === "pending" ? "ignored" : "applied";
+}
+
+/**
+ * A dispute's event (`charge.dispute.created/updated/closed`): the dispute is re-read at the
+ * processor, and ours made or moved by that state, once (lib/disputes/service.ts): a duplicate or
+ * an older event re-reads the same state and changes nothing.
+ */
+async function applyDisputeEvent(ctx: ServiceContext, row: typeof processorEvents.$inferSelect): Promise<"applied" | "ignored"> {
+  const processor = await connectedProcessor(await getDb(), row.accountId);
+  if (!processor || processor.name !== row.processor) return "ignored";
+  return applyDisputeState(ctx, processor.name, await processor.retrieveDispute(row.objectReference!));
 }
 
 /** The job: every pending event of the account, oldest first, each applied once (one pass at a time per process). */

@@ -26,6 +26,7 @@ import { priceOperations } from "@/lib/prices/operations";
 import { productOperations } from "@/lib/products/operations";
 import { requestLogOperations } from "@/lib/request-logs/operations";
 import { refundOperations } from "@/lib/refunds/operations";
+import { disputeOperations } from "@/lib/disputes/operations";
 import { subscriptionChangeOperations } from "@/lib/subscription-changes/operations";
 import { subscriptionOperations } from "@/lib/subscriptions/operations";
 import { webhookOperations } from "@/lib/webhooks/operations";
@@ -57,6 +58,7 @@ export const API_OPERATIONS: Operation[] = [
   ...paymentOperations,
   ...paymentMethodOperations,
   ...refundOperations,
+  ...disputeOperations,
   ...withAfter(invoiceOperations, createInvoiceOperation, flowOperations),
   ...creditNoteOperations,
   ...emailOperations,

@@ -9,6 +9,7 @@ import { priceHandlers } from "@/lib/prices/handlers";
 import { paymentHandlers } from "@/lib/payments/handlers";
 import { paymentMethodHandlers } from "@/lib/payment-methods/handlers";
 import { refundHandlers } from "@/lib/refunds/handlers";
+import { disputeHandlers } from "@/lib/disputes/handlers";
 import { invoiceHandlers } from "@/lib/invoices/handlers";
 import { flowHandlers } from "@/lib/flows/handlers";
 import { creditNoteHandlers } from "@/lib/credit-notes/handlers";
@@ -44,6 +45,7 @@ export const API_HANDLERS = [
   ...paymentHandlers,
   ...paymentMethodHandlers,
   ...refundHandlers,
+  ...disputeHandlers,
   ...invoiceHandlers,
   ...flowHandlers,
   ...creditNoteHandlers,

@@ -11,6 +11,7 @@ import { authUrl, signInWithPassword } from "../helpers/sign-in";
 import { PASSWORD } from "../helpers/team";
 import { eventually } from "../helpers/receiver";
 import { PROJECT_ROOT } from "../helpers/server";
+import { stripeStandInClient } from "../helpers/stripe-stand-in";
 
 const DAY = 24 * 60 * 60 * 1000;
 
@@ -91,6 +92,21 @@ beforeAll(async () => {
 
   // The payment processor: Stripe (the api project's stand-in) connected with test keys, then disconnected.
   await ok(client.request("PUT", `/${account}/payment-processor`, { body: { processor: "stripe", secret_key: "sk_test_catalogue_flow", publishable_key: "pk_test_catalogue_flow" } }));
+  // A Stripe charge disputed by the card holder: opened, evidence submitted, lost (each webhook re-read and applied).
+  const standIn = stripeStandInClient(inject("stripeStandInUrl"));
+  const disputedIntent = await post("/payment-intents", { amount_atom: 2500, currency: "usd", payment_method: "pm_card_visa", confirm: true });
+  const stripeIntent = (await standIn.state()).paymentIntents.find((candidate) => candidate.metadata.payment_intent === disputedIntent.id)!;
+  const stripeDispute = await standIn.openDispute(stripeIntent.id, { amount: 2500, reason: "product_not_received" });
+  const disputeStatus = async (status: string) =>
+    eventually(
+      async () => (await ok(client.get(`/${account}/disputes?payment_intent=${disputedIntent.id}`))).items,
+      (items: Json[]) => items[0]?.status === status,
+    );
+  await disputeStatus("needs_response");
+  await standIn.submitDisputeEvidence(stripeDispute.id);
+  await disputeStatus("under_review");
+  await standIn.closeDispute(stripeDispute.id, "lost");
+  await disputeStatus("lost");
   await ok(client.delete(`/${account}/payment-processor`));
 
   // Catalogue: product, price, coupon — created, updated, deleted.
@@ -440,6 +456,16 @@ const IMPLIES: Record<(typeof EVENT_TYPES)[number], Check> = {
   "payment_method.attached": (data) =>
     expect(data).toMatchObject({ object: "payment_method", processor: "sandbox", card: { brand: "visa", last4: expect.stringMatching(/^\d{4}$/) }, detached_at: null }),
   "payment_method.detached": (data) => expect(data).toMatchObject({ object: "payment_method", detached_at: expect.any(String) }),
+  "dispute.created": (data, event) => {
+    expect(data).toMatchObject({ object: "dispute", processor: "stripe", processor_dispute: expect.stringMatching(/^du_/), amount_atom: 2500, payment: expect.stringMatching(/^py_/) });
+    expect(event.previous_data).toBeNull();
+    expect(event.actor_type).toBe("system");
+  },
+  "dispute.updated": (data, event) => {
+    expect(data.status).toBe("under_review");
+    expect(event.previous_data.status).toBe("needs_response");
+  },
+  "dispute.closed": (data) => expect(["won", "lost", "warning_closed"]).toContain(data.status),
   "email.sent": (data) => expect(data).toMatchObject({ object: "email", status: "sent", sent_at: expect.any(String), smtp_response: expect.stringMatching(/^250/) }),
   "email.failed": (data) => expect(data).toMatchObject({ object: "email", status: expect.stringMatching(/^(failed|rate_limited)$/), smtp_response: expect.any(String) }),
 };

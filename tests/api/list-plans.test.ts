@@ -19,6 +19,7 @@ import { listPaymentIntents } from "@/lib/payments/service";
 import { listPrices } from "@/lib/prices/service";
 import { listProducts } from "@/lib/products/service";
 import { listRefunds } from "@/lib/refunds/service";
+import { listDisputes } from "@/lib/disputes/service";
 import { listChangeRequests } from "@/lib/subscription-changes/service";
 import { listSubscriptions } from "@/lib/subscriptions/service";
 import { listEndpointDeliveries } from "@/lib/webhooks/deliveries";
@@ -154,6 +155,9 @@ const cases: Case[] = [
   { name: "payments by payment intent", run: () => listPayments({ ctx, input: { ...page(), payment_intent: "pi_test_none" } }) },
   { name: "refunds", run: () => listRefunds({ ctx, input: page() }) },
   { name: "refunds by payment", run: () => listRefunds({ ctx, input: { ...page(), payment: "py_test_none" } }) },
+  { name: "disputes", run: () => listDisputes({ ctx, input: page() }) },
+  { name: "disputes by payment", run: () => listDisputes({ ctx, input: { ...page(), payment: "py_test_none" } }) },
+  { name: "disputes by payment intent", run: () => listDisputes({ ctx, input: { ...page(), payment_intent: "pi_test_none" } }) },
   { name: "checkout sessions", run: () => listCheckoutSessions({ ctx, input: page() }) },
   { name: "checkout sessions by status", run: () => listCheckoutSessions({ ctx, input: { ...page(), status: "open" } }) },
   { name: "checkout sessions by customer", run: () => listCheckoutSessions({ ctx, input: { ...page(), customer: ids.customer } }) },

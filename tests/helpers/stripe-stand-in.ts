@@ -6,8 +6,9 @@ import Stripe from "stripe";
 /*
  * A stateful Stripe stand-in for tests (node:http on loopback): the endpoints the adapter in
  * lib/payments/processors/stripe uses, Stripe's test payment methods, Idempotency-Key semantics,
- * and signed webhook delivery (generateTestHeaderString) with switches to duplicate, hold and
- * reorder deliveries, and to answer 500. Not a Stripe mock: it keeps objects and derives statuses
+ * disputes (opened, evidence submitted, closed won or lost through its control endpoints), and
+ * signed webhook delivery (generateTestHeaderString) with switches to duplicate, hold and reorder
+ * deliveries (for every endpoint, or for one endpoint only: one merchant's), and to answer 500. Not a Stripe mock: it keeps objects and derives statuses
  * from the card, as Stripe's test mode does (localstripe is the model). Request bodies are read
  * as the SDK's own parameter types.
  */
@@ -24,11 +25,16 @@ const TEST_CARDS: Record<string, { behaviour: CardBehaviour; brand: string; last
   pm_card_threeDSecure2Required: { behaviour: "three_d_secure_required", brand: "visa", last4: "3220" },
 };
 
+/** What the card holder disputes: all of the charge by default, as `fraudulent`. */
+export type DisputeInput = { amount?: number; reason?: string };
+
 type StoredMethod = { object: Stripe.PaymentMethod; behaviour: CardBehaviour };
 type Json = Record<string, unknown>;
 
 /** `status` 0: not answered yet; `hanging`: held by a `hang` fault until `release()`. */
 export type RecordedRequest = { method: string; path: string; idempotencyKey: string | null; status: number; replayed: boolean; hanging?: boolean };
+/** Delivery switches of one webhook endpoint (hold until its flush, duplicate, reorder its flush, drop). */
+export type EndpointDelivery = { hold: boolean; duplicate: boolean; reorder: boolean; drop: boolean };
 export type Delivery = { eventId: string; type: string; status: number | null };
 
 /** A fault the next matching requests meet. `hang`: held unanswered until `release()`, then carried out as usual (`status` unused). `afterProcessing`: the request is carried out, then its answer is lost (a 500 on the wire): only the idempotency key keeps a retry from doing it twice. */
@@ -57,6 +63,13 @@ export type StripeStandIn = {
   settleRefund(refundId: string, succeed: boolean): Promise<void>;
   /** The customer completes (or fails) the 3-D Secure challenge of a PaymentIntent in requires_action. */
   completeAction(paymentIntentId: string, succeed: boolean): Promise<void>;
+  disputes: Map<string, Stripe.Dispute>;
+  /** The card holder disputes a succeeded PaymentIntent's charge (charge.dispute.created, needs_response); answers the dispute. */
+  openDispute(paymentIntentId: string, input?: DisputeInput): Promise<Stripe.Dispute>;
+  /** The merchant submits evidence at Stripe: needs_response → under_review (charge.dispute.updated). */
+  submitDisputeEvidence(disputeId: string): Promise<void>;
+  /** The bank decides: won or lost (charge.dispute.closed; evidence submitted first if it was not, as charge.dispute.updated). */
+  closeDispute(disputeId: string, outcome: "won" | "lost"): Promise<void>;
   /** Signs `payload` as the endpoint's Stripe-Signature header would (optionally at another time). */
   sign(payload: string, endpointId: string, timestamp?: number): string;
   close(): Promise<void>;
@@ -116,28 +129,41 @@ export async function startStripeStandIn(): Promise<StripeStandIn> {
   const held: Stripe.Event[] = [];
   const hanging: Array<() => void> = [];
   const refunds = new Map<string, Stripe.Refund>();
+  const disputes = new Map<string, Stripe.Dispute>();
   const inFlight = new Set<Promise<void>>();
   const delivery = { hold: false, duplicate: false, reorder: false, drop: false };
+  const endpointDelivery = new Map<string, EndpointDelivery>();
+  const endpointHeld: { endpointId: string; event: Stripe.Event }[] = [];
   let livemode = false;
 
   function deliverNow(event: Stripe.Event): void {
-    const payload = JSON.stringify(event);
     for (const endpoint of webhookEndpoints.values()) {
       if (!endpoint.enabled_events.includes(event.type) && !endpoint.enabled_events.includes("*")) continue;
-      const header = signer.webhooks.generateTestHeaderString({ payload, secret: endpoint.secret! });
-      const record: Delivery = { eventId: event.id, type: event.type, status: null };
-      deliveries.push(record);
-      const sent = fetch(endpoint.url, { method: "POST", headers: { "content-type": "application/json", "stripe-signature": header }, body: payload })
-        .then(async (response) => {
-          record.status = response.status;
-          await response.arrayBuffer();
-        })
-        .catch(() => {
-          record.status = 0;
-        })
-        .finally(() => inFlight.delete(sent));
-      inFlight.add(sent);
+      // One endpoint's own switches (one merchant's), which leave every other endpoint's deliveries alone.
+      const own = endpointDelivery.get(endpoint.id);
+      if (own?.drop) continue;
+      for (let copy = own?.duplicate ? 2 : 1; copy > 0; copy -= 1) {
+        if (own?.hold) endpointHeld.push({ endpointId: endpoint.id, event });
+        else deliverTo(endpoint, event);
+      }
     }
+  }
+
+  function deliverTo(endpoint: Stripe.WebhookEndpoint, event: Stripe.Event): void {
+    const payload = JSON.stringify(event);
+    const header = signer.webhooks.generateTestHeaderString({ payload, secret: endpoint.secret! });
+    const record: Delivery = { eventId: event.id, type: event.type, status: null };
+    deliveries.push(record);
+    const sent = fetch(endpoint.url, { method: "POST", headers: { "content-type": "application/json", "stripe-signature": header }, body: payload })
+      .then(async (response) => {
+        record.status = response.status;
+        await response.arrayBuffer();
+      })
+      .catch(() => {
+        record.status = 0;
+      })
+      .finally(() => inFlight.delete(sent));
+    inFlight.add(sent);
   }
 
   function emit(type: string, object: Json): void {
@@ -365,6 +391,11 @@ export async function startStripeStandIn(): Promise<StripeStandIn> {
       if (!refund) throw missing("refund", match[1]!);
       return refund as unknown as Json;
     }
+    if (method === "GET" && (match = /^\/v1\/disputes\/([^/]+)$/.exec(path))) {
+      const dispute = disputes.get(match[1]!);
+      if (!dispute) throw missing("dispute", match[1]!);
+      return dispute as unknown as Json;
+    }
     if (method === "POST" && path === "/v1/webhook_endpoints") {
       const params = body as unknown as Stripe.WebhookEndpointCreateParams;
       const endpoint = {
@@ -467,7 +498,16 @@ export async function startStripeStandIn(): Promise<StripeStandIn> {
     const body = raw ? (JSON.parse(raw) as Json) : {};
     let match: RegExpExecArray | null;
     if (method === "GET" && path === "/_stand-in/state") {
-      return answer(200, { accountId, charges, requests, deliveries, paymentIntents: [...paymentIntents.values()], refunds: [...refunds.values()], webhookEndpoints: [...webhookEndpoints.values()] });
+      return answer(200, {
+        accountId,
+        charges,
+        requests,
+        deliveries,
+        paymentIntents: [...paymentIntents.values()],
+        refunds: [...refunds.values()],
+        disputes: [...disputes.values()],
+        webhookEndpoints: [...webhookEndpoints.values()],
+      });
     }
     if (method === "POST" && path === "/_stand-in/fault") {
       faults.push({ path: new RegExp(String(body.path)), status: Number(body.status), count: Number(body.count), afterProcessing: body.afterProcessing === true, hang: body.hang === true });
@@ -481,6 +521,15 @@ export async function startStripeStandIn(): Promise<StripeStandIn> {
       Object.assign(delivery, body);
       return answer(200, { ...delivery });
     }
+    if (method === "POST" && (match = /^\/_stand-in\/webhook_endpoints\/([^/]+)\/delivery$/.exec(path))) {
+      const switches = { hold: false, duplicate: false, reorder: false, drop: false, ...endpointDelivery.get(match[1]!), ...body } as EndpointDelivery;
+      endpointDelivery.set(match[1]!, switches);
+      return answer(200, { ...switches });
+    }
+    if (method === "POST" && (match = /^\/_stand-in\/webhook_endpoints\/([^/]+)\/flush$/.exec(path))) {
+      await flushEndpoint(match[1]!);
+      return answer(200, {});
+    }
     if (method === "POST" && path === "/_stand-in/flush") {
       await flush();
       return answer(200, {});
@@ -493,6 +542,22 @@ export async function startStripeStandIn(): Promise<StripeStandIn> {
       await completeAction(match[1]!, body.succeed === true);
       return answer(200, {});
     }
+    try {
+      if (method === "POST" && (match = /^\/_stand-in\/payment_intents\/([^/]+)\/dispute$/.exec(path))) {
+        return answer(200, (await openDispute(match[1]!, { amount: body.amount === undefined ? undefined : Number(body.amount), reason: body.reason === undefined ? undefined : String(body.reason) })) as unknown as Json);
+      }
+      if (method === "POST" && (match = /^\/_stand-in\/disputes\/([^/]+)\/evidence$/.exec(path))) {
+        await submitDisputeEvidence(match[1]!);
+        return answer(200, {});
+      }
+      if (method === "POST" && (match = /^\/_stand-in\/disputes\/([^/]+)\/close$/.exec(path))) {
+        if (body.outcome !== "won" && body.outcome !== "lost") return answer(400, { error: { message: "outcome: won or lost." } });
+        await closeDispute(match[1]!, body.outcome);
+        return answer(200, {});
+      }
+    } catch (error) {
+      return answer(409, { error: { message: String(error) } });
+    }
     return answer(404, { error: { message: `No stand-in control ${method} ${path}.` } });
   }
 
@@ -504,6 +569,60 @@ export async function startStripeStandIn(): Promise<StripeStandIn> {
     if (!succeeded) refund.failure_reason = "expired_or_canceled_card";
     emit(succeeded ? "refund.updated" : "refund.failed", refund as unknown as Json);
     emit("charge.refund.updated", refund as unknown as Json);
+    await flush();
+  }
+
+  /** As Stripe's: a dispute of a succeeded charge, needs_response with evidence due in 7 days; charge.dispute.created. */
+  async function openDispute(paymentIntentId: string, input: DisputeInput = {}): Promise<Stripe.Dispute> {
+    const intent = intentOf(paymentIntentId);
+    if (intent.status !== "succeeded") throw new Error(`${paymentIntentId} is ${intent.status}: only a succeeded charge can be disputed.`);
+    const amount = input.amount ?? intent.amount_received;
+    if (amount < 1 || amount > intent.amount_received) throw new Error(`A dispute of ${amount} exceeds the charge (${intent.amount_received}).`);
+    const dispute = {
+      id: id("du"),
+      object: "dispute",
+      amount,
+      currency: intent.currency,
+      charge: `ch_${intent.id.slice(3)}`,
+      payment_intent: intent.id,
+      reason: input.reason ?? "fraudulent",
+      status: "needs_response",
+      is_charge_refundable: false,
+      evidence_details: { due_by: now() + 7 * 24 * 3600, has_evidence: false, past_due: false, submission_count: 0 },
+      metadata: {},
+      created: now(),
+      livemode,
+    } as unknown as Stripe.Dispute;
+    disputes.set(dispute.id, dispute);
+    emit("charge.dispute.created", dispute as unknown as Json);
+    await flush();
+    return structuredClone(dispute);
+  }
+
+  function disputeOf(disputeId: string): Stripe.Dispute {
+    const dispute = disputes.get(disputeId);
+    if (!dispute) throw new Error(`No dispute ${disputeId}.`);
+    return dispute;
+  }
+
+  function submitEvidence(dispute: Stripe.Dispute): void {
+    if (dispute.status !== "needs_response" && dispute.status !== "warning_needs_response") throw new Error(`${dispute.id} is ${dispute.status}: no evidence is asked for.`);
+    dispute.status = dispute.status === "needs_response" ? "under_review" : "warning_under_review";
+    dispute.evidence_details = { ...dispute.evidence_details, due_by: null, has_evidence: true, submission_count: dispute.evidence_details.submission_count + 1 };
+    emit("charge.dispute.updated", dispute as unknown as Json);
+  }
+
+  async function submitDisputeEvidence(disputeId: string): Promise<void> {
+    submitEvidence(disputeOf(disputeId));
+    await flush();
+  }
+
+  async function closeDispute(disputeId: string, outcome: "won" | "lost"): Promise<void> {
+    const dispute = disputeOf(disputeId);
+    if (["won", "lost", "warning_closed"].includes(dispute.status)) throw new Error(`${disputeId} is closed (${dispute.status}).`);
+    if (dispute.status === "needs_response") submitEvidence(dispute);
+    dispute.status = outcome;
+    emit("charge.dispute.closed", dispute as unknown as Json);
     await flush();
   }
 
@@ -524,11 +643,32 @@ export async function startStripeStandIn(): Promise<StripeStandIn> {
   const server: Server = createServer((request, response) => {
     void handle(request, response);
   });
+  // Idle connections are kept longer than any client keeps them (undici: 4 s), so a client never
+  // reuses a socket the stand-in is closing ("other side closed" on a busy machine); close() ends them.
+  server.keepAliveTimeout = 120_000;
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   const { port } = server.address() as AddressInfo;
 
   function release(): void {
     for (const go of hanging.splice(0)) go();
+  }
+
+  /**
+   * Delivers one endpoint's held events one after another, each once the last was answered (newest
+   * first under its `reorder`, so the receiver sees exactly that order); resolves when every
+   * delivery so far has been answered.
+   */
+  async function flushEndpoint(endpointId: string): Promise<void> {
+    const queued = endpointHeld.filter((held) => held.endpointId === endpointId);
+    for (const held of queued) endpointHeld.splice(endpointHeld.indexOf(held), 1);
+    if (endpointDelivery.get(endpointId)?.reorder) queued.reverse();
+    const endpoint = webhookEndpoints.get(endpointId);
+    for (const held of queued) {
+      if (!endpoint) break;
+      deliverTo(endpoint, held.event);
+      while (inFlight.size > 0) await Promise.all([...inFlight]);
+    }
+    while (inFlight.size > 0) await Promise.all([...inFlight]);
   }
 
   async function flush(): Promise<void> {
@@ -553,6 +693,10 @@ export async function startStripeStandIn(): Promise<StripeStandIn> {
     refunds,
     settleRefund,
     completeAction,
+    disputes,
+    openDispute,
+    submitDisputeEvidence,
+    closeDispute,
     sign(payload, endpointId, timestamp) {
       const endpoint = webhookEndpoints.get(endpointId);
       if (!endpoint) throw new Error(`No webhook endpoint ${endpointId}.`);
@@ -575,6 +719,7 @@ export type StandInState = {
   deliveries: Delivery[];
   paymentIntents: Stripe.PaymentIntent[];
   refunds: Stripe.Refund[];
+  disputes: Stripe.Dispute[];
   webhookEndpoints: Stripe.WebhookEndpoint[];
 };
 
@@ -583,6 +728,7 @@ export function stripeStandInClient(url: string) {
   const post = async (path: string, body: unknown) => {
     const response = await fetch(`${url}/_stand-in/${path}`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) });
     if (!response.ok) throw new Error(`stand-in ${path}: ${response.status} ${await response.text()}`);
+    return response;
   };
   return {
     url,
@@ -593,5 +739,13 @@ export function stripeStandInClient(url: string) {
     release: () => post("release", {}),
     completeAction: (paymentIntentId: string, succeed: boolean) => post(`payment_intents/${paymentIntentId}/complete_action`, { succeed }),
     settleRefund: (refundId: string, succeed: boolean) => post(`refunds/${refundId}/settle`, { succeed }),
+    /** Opens a dispute of a succeeded PaymentIntent (charge.dispute.created) and answers it. */
+    openDispute: async (paymentIntentId: string, input: DisputeInput = {}): Promise<Stripe.Dispute> =>
+      (await (await post(`payment_intents/${paymentIntentId}/dispute`, input)).json()) as Stripe.Dispute,
+    submitDisputeEvidence: (disputeId: string) => post(`disputes/${disputeId}/evidence`, {}),
+    closeDispute: (disputeId: string, outcome: "won" | "lost") => post(`disputes/${disputeId}/close`, { outcome }),
+    /** One webhook endpoint's delivery switches (other endpoints, other merchants, are not touched). */
+    endpointDelivery: (endpointId: string, switches: Partial<EndpointDelivery>) => post(`webhook_endpoints/${endpointId}/delivery`, switches),
+    flushEndpoint: (endpointId: string) => post(`webhook_endpoints/${endpointId}/flush`, {}),
   };
 }

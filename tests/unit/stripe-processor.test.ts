@@ -135,6 +135,40 @@ describe("charging", () => {
   });
 });
 
+describe("disputes", () => {
+  it("a dispute reads in the interface's terms (its PaymentIntent, amount, reason, Stripe's status, evidence due), re-read as it moves", async () => {
+    const paid = await stripe.charge(charge({ amountAtom: 4000 }));
+    const opened = await standIn.openDispute(paid.reference!, { amount: 3000, reason: "duplicate" });
+    expect(opened.id).toMatch(/^du_/);
+    expect(await stripe.retrieveDispute(opened.id)).toEqual({
+      reference: opened.id,
+      paymentReference: paid.reference,
+      amountAtom: 3000,
+      currency: "usd",
+      reason: "duplicate",
+      status: "needs_response",
+      evidenceDueBy: new Date(opened.evidence_details.due_by! * 1000),
+    });
+    await standIn.submitDisputeEvidence(opened.id);
+    expect(await stripe.retrieveDispute(opened.id)).toMatchObject({ status: "under_review", evidenceDueBy: null });
+    await standIn.closeDispute(opened.id, "won");
+    expect(await stripe.retrieveDispute(opened.id)).toMatchObject({ status: "won" });
+    // Only a succeeded charge can be disputed; an unknown dispute is Stripe's 404, refused.
+    const held = await stripe.charge(charge({ captureMethod: "manual" }));
+    await expect(standIn.openDispute(held.reference!)).rejects.toThrow(/requires_capture/);
+    await expect(stripe.retrieveDispute("du_missing")).rejects.toBeInstanceOf(ProcessorRefusedError);
+  });
+
+  it("Stripe's appeal statuses read as the ones they repeat; a status the interface does not know reads null", async () => {
+    const paid = await stripe.charge(charge({}));
+    const opened = await standIn.openDispute(paid.reference!);
+    standIn.disputes.get(opened.id)!.status = "appeal_under_review";
+    expect(await stripe.retrieveDispute(opened.id)).toMatchObject({ status: "under_review" });
+    standIn.disputes.get(opened.id)!.status = "prevented";
+    expect(await stripe.retrieveDispute(opened.id)).toMatchObject({ status: null });
+  });
+});
+
 describe("idempotency and faults", () => {
   it("the same attempt sent twice is one PaymentIntent and one charge", async () => {
     const request = charge({});

@@ -1,4 +1,5 @@
 import type { z } from "zod";
+import type { DisputeStatus } from "@/lib/disputes/statuses";
 
 /*
  * The one interface the payment code talks to a processor through (docs/payments.md). Today's
@@ -45,6 +46,21 @@ export type ChargeRequest = {
 export type { ChargeAttempt } from "../statuses";
 
 export type RefundState = { status: "succeeded" | "pending"; reference: string | null } | { status: "failed"; reference: string | null; message: string };
+
+/**
+ * A dispute as the processor has it now (its webhook's object, re-read). `status` is null for a
+ * status the interface does not know (newer than it): such a state is not applied.
+ */
+export type DisputeState = {
+  reference: string;
+  /** The processor's id of the disputed charge's intent (Stripe's `pi_…`): our intent's `processor_reference`. */
+  paymentReference: string | null;
+  amountAtom: number;
+  currency: string;
+  reason: string;
+  status: DisputeStatus | null;
+  evidenceDueBy: Date | null;
+};
 
 /** A payment method saved at the processor for a customer. */
 export type SavedPaymentMethod = {
@@ -103,6 +119,8 @@ export interface PaymentProcessor {
   refund(input: { reference: string | null; paymentMethod: string; amountAtom: number; refundId: string }): Promise<RefundState>;
   /** The refund as the processor has it now (its webhook's object, re-read). */
   retrieveRefund(reference: string): Promise<RefundState>;
+  /** The dispute as the processor has it now (the sandbox has no disputes: it throws). */
+  retrieveDispute(reference: string): Promise<DisputeState>;
   /** The charge as the processor has it now. */
   retrieve(reference: string): Promise<ChargeState>;
   /** Verifies a webhook's signature (throws when it does not verify) and parses it. */

@@ -70,6 +70,9 @@ export const sandboxProcessor: PaymentProcessor = {
   parseWebhook() {
     throw new Error("The sandbox processor sends no webhooks.");
   },
+  async retrieveDispute() {
+    throw new Error("The sandbox processor has no disputes: its payments are never disputed.");
+  },
   async retrieveRefund() {
     throw new Error("The sandbox settles refunds at once: there is nothing to re-read.");
   },

@@ -6,6 +6,7 @@ import {
   ProcessorUnavailableError,
   type ChargeRequest,
   type ChargeState,
+  type DisputeState,
   type PaymentProcessor,
   type ProcessorConnection,
   type ProcessorDefinition,
@@ -34,6 +35,7 @@ export const STRIPE_WEBHOOK_EVENTS: Stripe.WebhookEndpointCreateParams.EnabledEv
   "refund.updated",
   "refund.failed",
   "charge.dispute.created",
+  "charge.dispute.updated",
   "charge.dispute.closed",
 ];
 
@@ -125,6 +127,36 @@ export function refundStateOf(refund: Stripe.Refund): RefundState {
     return { status: "failed", reference: refund.id, message: `Stripe could not refund the payment (${refund.failure_reason ?? refund.status}).` };
   }
   return { status: "pending", reference: refund.id };
+}
+
+/**
+ * How a Stripe Dispute reads (docs/payments.md, "Disputes"): Stripe's statuses are ours; an appeal
+ * reads as the status it repeats, and a status the interface does not know (`prevented`, newer
+ * ones) as null, not applied.
+ */
+export function disputeStateOf(dispute: Stripe.Dispute): DisputeState {
+  const known: Record<string, DisputeState["status"]> = {
+    warning_needs_response: "warning_needs_response",
+    warning_under_review: "warning_under_review",
+    warning_closed: "warning_closed",
+    needs_response: "needs_response",
+    appeal_needs_response: "needs_response",
+    under_review: "under_review",
+    appeal_under_review: "under_review",
+    won: "won",
+    lost: "lost",
+  };
+  const intent = dispute.payment_intent;
+  const dueBy = dispute.evidence_details?.due_by ?? null;
+  return {
+    reference: dispute.id,
+    paymentReference: typeof intent === "string" ? intent : (intent?.id ?? null),
+    amountAtom: dispute.amount,
+    currency: dispute.currency,
+    reason: dispute.reason,
+    status: known[dispute.status] ?? null,
+    evidenceDueBy: dueBy === null ? null : new Date(dueBy * 1000),
+  };
 }
 
 /** A card error carries the PaymentIntent it left behind: that intent's state is the outcome. */
@@ -233,6 +265,13 @@ function open(connection: ProcessorConnection): PaymentProcessor {
         return refundStateOf(await stripe.refunds.retrieve(reference));
       } catch (error) {
         translate(error, "refund");
+      }
+    },
+    async retrieveDispute(reference) {
+      try {
+        return disputeStateOf(await stripe.disputes.retrieve(reference));
+      } catch (error) {
+        translate(error, "dispute");
       }
     },
     async retrieve(reference) {

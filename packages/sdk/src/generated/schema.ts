@@ -1131,6 +1131,80 @@ export type paths = {
         patch?: never;
         trace?: never;
     };
+    "/{account_id}/disputes": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List disputes
+         * @description Newest first; filter `payment` or `payment_intent`. Disputes are made by the connected processor's webhooks (`charge.dispute.*`), never through the API.
+         */
+        get: operations["listDisputes"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/disputes": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List disputes
+         * @description Newest first; filter `payment` or `payment_intent`. Disputes are made by the connected processor's webhooks (`charge.dispute.*`), never through the API.
+         */
+        get: operations["listDisputesForTokenAccount"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/{account_id}/disputes/{dispute_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Retrieve a dispute */
+        get: operations["getDispute"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/disputes/{dispute_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Retrieve a dispute */
+        get: operations["getDisputeForTokenAccount"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/{account_id}/invoices": {
         parameters: {
             query?: never;
@@ -6272,6 +6346,66 @@ export type webhooks = {
         patch?: never;
         trace?: never;
     };
+    "dispute.created": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * dispute.created
+         * @description The card holder disputed a payment at the processor (Stripe's `charge.dispute.created`): the disputed amount, the reason and the date evidence is due by. `data.object` is the dispute. Signed with the endpoint's secret: `X-Webhook-Signature` and the Standard Webhooks headers `webhook-id`, `webhook-timestamp`, `webhook-signature` (docs/webhooks.md).
+         */
+        post: operations["disputeCreatedWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "dispute.updated": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * dispute.updated
+         * @description A dispute that is still open changed at the processor: its status (evidence submitted: `under_review`), amount, reason or evidence due date. `data.object` is the dispute. Signed with the endpoint's secret: `X-Webhook-Signature` and the Standard Webhooks headers `webhook-id`, `webhook-timestamp`, `webhook-signature` (docs/webhooks.md).
+         */
+        post: operations["disputeUpdatedWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "dispute.closed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * dispute.closed
+         * @description A dispute was closed at the processor: `won`, `lost` or `warning_closed`. A closed dispute never changes again. `data.object` is the dispute. Signed with the endpoint's secret: `X-Webhook-Signature` and the Standard Webhooks headers `webhook-id`, `webhook-timestamp`, `webhook-signature` (docs/webhooks.md).
+         */
+        post: operations["disputeClosedWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "email.sent": {
         parameters: {
             query?: never;
@@ -6322,9 +6456,9 @@ export type components = {
             billing_exempt?: boolean;
         };
         /** @enum {string} */
-        AggregateType: "payment" | "checkout_session" | "payment_intent" | "subscription" | "invoice" | "customer" | "customer_discount" | "coupon" | "price" | "product" | "refund" | "api_token" | "webhook_endpoint" | "user" | "account_settings" | "tax_rate" | "meter" | "feature" | "product_feature" | "customer_entitlements" | "portal_configuration" | "credit_note" | "customer_balance_transaction" | "member" | "payment_processor" | "subscription_change_request" | "payment_method" | "email";
+        AggregateType: "payment" | "checkout_session" | "payment_intent" | "subscription" | "invoice" | "customer" | "customer_discount" | "coupon" | "price" | "product" | "refund" | "api_token" | "webhook_endpoint" | "user" | "account_settings" | "tax_rate" | "meter" | "feature" | "product_feature" | "customer_entitlements" | "portal_configuration" | "credit_note" | "customer_balance_transaction" | "member" | "payment_processor" | "subscription_change_request" | "payment_method" | "dispute" | "email";
         /** @enum {string} */
-        EventType: "payment.succeeded" | "payment.failed" | "payment.refunded" | "checkout.session.created" | "checkout.session.updated" | "checkout.session.deleted" | "checkout.session.completed" | "checkout.session.expired" | "payment_intent.created" | "payment_intent.processing" | "payment_intent.requires_action" | "payment_intent.amount_capturable_updated" | "payment_intent.succeeded" | "payment_intent.canceled" | "payment_intent.payment_failed" | "payment_intent.partially_funded" | "customer.subscription.created" | "customer.subscription.updated" | "customer.subscription.paused" | "customer.subscription.resumed" | "customer.subscription.cancelled" | "customer.subscription.trial_will_end" | "invoice.created" | "invoice.finalized" | "invoice.paid" | "invoice.payment_succeeded" | "invoice.payment_failed" | "invoice.payment_action_required" | "invoice.overdue" | "invoice.voided" | "invoice.marked_uncollectible" | "invoice.refunded" | "invoice.upcoming" | "customer.created" | "customer.updated" | "customer.deleted" | "customer.discount.created" | "customer.discount.updated" | "customer.discount.deleted" | "coupon.created" | "coupon.updated" | "coupon.deleted" | "price.created" | "price.updated" | "price.deleted" | "product.created" | "product.updated" | "product.deleted" | "refund.created" | "refund.updated" | "refund.failed" | "api_token.created" | "api_token.revoked" | "webhook_endpoint.created" | "webhook_endpoint.updated" | "webhook_endpoint.deleted" | "webhook_endpoint.disabled" | "webhook_endpoint.enabled" | "webhook_endpoint.secret_rotated" | "user.signed_in" | "user.sign_in_failed" | "user.signed_out" | "user.password_changed" | "account.settings_updated" | "tax_rate.created" | "tax_rate.updated" | "meter.created" | "meter.updated" | "meter.deactivated" | "meter.reactivated" | "feature.created" | "product_feature.attached" | "product_feature.detached" | "customer.entitlements.updated" | "portal_configuration.updated" | "credit_note.created" | "credit_note.voided" | "customer.balance_transaction.created" | "member.invited" | "member.invitation_revoked" | "member.joined" | "member.role_changed" | "member.removed" | "payment_processor.connected" | "payment_processor.disconnected" | "subscription_change_request.scheduled" | "subscription_change_request.applied" | "subscription_change_request.canceled" | "payment_method.attached" | "payment_method.detached" | "email.sent" | "email.failed";
+        EventType: "payment.succeeded" | "payment.failed" | "payment.refunded" | "checkout.session.created" | "checkout.session.updated" | "checkout.session.deleted" | "checkout.session.completed" | "checkout.session.expired" | "payment_intent.created" | "payment_intent.processing" | "payment_intent.requires_action" | "payment_intent.amount_capturable_updated" | "payment_intent.succeeded" | "payment_intent.canceled" | "payment_intent.payment_failed" | "payment_intent.partially_funded" | "customer.subscription.created" | "customer.subscription.updated" | "customer.subscription.paused" | "customer.subscription.resumed" | "customer.subscription.cancelled" | "customer.subscription.trial_will_end" | "invoice.created" | "invoice.finalized" | "invoice.paid" | "invoice.payment_succeeded" | "invoice.payment_failed" | "invoice.payment_action_required" | "invoice.overdue" | "invoice.voided" | "invoice.marked_uncollectible" | "invoice.refunded" | "invoice.upcoming" | "customer.created" | "customer.updated" | "customer.deleted" | "customer.discount.created" | "customer.discount.updated" | "customer.discount.deleted" | "coupon.created" | "coupon.updated" | "coupon.deleted" | "price.created" | "price.updated" | "price.deleted" | "product.created" | "product.updated" | "product.deleted" | "refund.created" | "refund.updated" | "refund.failed" | "api_token.created" | "api_token.revoked" | "webhook_endpoint.created" | "webhook_endpoint.updated" | "webhook_endpoint.deleted" | "webhook_endpoint.disabled" | "webhook_endpoint.enabled" | "webhook_endpoint.secret_rotated" | "user.signed_in" | "user.sign_in_failed" | "user.signed_out" | "user.password_changed" | "account.settings_updated" | "tax_rate.created" | "tax_rate.updated" | "meter.created" | "meter.updated" | "meter.deactivated" | "meter.reactivated" | "feature.created" | "product_feature.attached" | "product_feature.detached" | "customer.entitlements.updated" | "portal_configuration.updated" | "credit_note.created" | "credit_note.voided" | "customer.balance_transaction.created" | "member.invited" | "member.invitation_revoked" | "member.joined" | "member.role_changed" | "member.removed" | "payment_processor.connected" | "payment_processor.disconnected" | "subscription_change_request.scheduled" | "subscription_change_request.applied" | "subscription_change_request.canceled" | "payment_method.attached" | "payment_method.detached" | "dispute.created" | "dispute.updated" | "dispute.closed" | "email.sent" | "email.failed";
         CustomerCreateInput: {
             /**
              * Format: email
@@ -6991,7 +7125,7 @@ export type components = {
              *       "invoice.paid"
              *     ]
              */
-            events: ("*" | "payment.succeeded" | "payment.failed" | "payment.refunded" | "checkout.session.created" | "checkout.session.updated" | "checkout.session.deleted" | "checkout.session.completed" | "checkout.session.expired" | "payment_intent.created" | "payment_intent.processing" | "payment_intent.requires_action" | "payment_intent.amount_capturable_updated" | "payment_intent.succeeded" | "payment_intent.canceled" | "payment_intent.payment_failed" | "payment_intent.partially_funded" | "customer.subscription.created" | "customer.subscription.updated" | "customer.subscription.paused" | "customer.subscription.resumed" | "customer.subscription.cancelled" | "customer.subscription.trial_will_end" | "invoice.created" | "invoice.finalized" | "invoice.paid" | "invoice.payment_succeeded" | "invoice.payment_failed" | "invoice.payment_action_required" | "invoice.overdue" | "invoice.voided" | "invoice.marked_uncollectible" | "invoice.refunded" | "invoice.upcoming" | "customer.created" | "customer.updated" | "customer.deleted" | "customer.discount.created" | "customer.discount.updated" | "customer.discount.deleted" | "coupon.created" | "coupon.updated" | "coupon.deleted" | "price.created" | "price.updated" | "price.deleted" | "product.created" | "product.updated" | "product.deleted" | "refund.created" | "refund.updated" | "refund.failed" | "api_token.created" | "api_token.revoked" | "webhook_endpoint.created" | "webhook_endpoint.updated" | "webhook_endpoint.deleted" | "webhook_endpoint.disabled" | "webhook_endpoint.enabled" | "webhook_endpoint.secret_rotated" | "user.signed_in" | "user.sign_in_failed" | "user.signed_out" | "user.password_changed" | "account.settings_updated" | "tax_rate.created" | "tax_rate.updated" | "meter.created" | "meter.updated" | "meter.deactivated" | "meter.reactivated" | "feature.created" | "product_feature.attached" | "product_feature.detached" | "customer.entitlements.updated" | "portal_configuration.updated" | "credit_note.created" | "credit_note.voided" | "customer.balance_transaction.created" | "member.invited" | "member.invitation_revoked" | "member.joined" | "member.role_changed" | "member.removed" | "payment_processor.connected" | "payment_processor.disconnected" | "subscription_change_request.scheduled" | "subscription_change_request.applied" | "subscription_change_request.canceled" | "payment_method.attached" | "payment_method.detached" | "email.sent" | "email.failed")[];
+            events: ("*" | "payment.succeeded" | "payment.failed" | "payment.refunded" | "checkout.session.created" | "checkout.session.updated" | "checkout.session.deleted" | "checkout.session.completed" | "checkout.session.expired" | "payment_intent.created" | "payment_intent.processing" | "payment_intent.requires_action" | "payment_intent.amount_capturable_updated" | "payment_intent.succeeded" | "payment_intent.canceled" | "payment_intent.payment_failed" | "payment_intent.partially_funded" | "customer.subscription.created" | "customer.subscription.updated" | "customer.subscription.paused" | "customer.subscription.resumed" | "customer.subscription.cancelled" | "customer.subscription.trial_will_end" | "invoice.created" | "invoice.finalized" | "invoice.paid" | "invoice.payment_succeeded" | "invoice.payment_failed" | "invoice.payment_action_required" | "invoice.overdue" | "invoice.voided" | "invoice.marked_uncollectible" | "invoice.refunded" | "invoice.upcoming" | "customer.created" | "customer.updated" | "customer.deleted" | "customer.discount.created" | "customer.discount.updated" | "customer.discount.deleted" | "coupon.created" | "coupon.updated" | "coupon.deleted" | "price.created" | "price.updated" | "price.deleted" | "product.created" | "product.updated" | "product.deleted" | "refund.created" | "refund.updated" | "refund.failed" | "api_token.created" | "api_token.revoked" | "webhook_endpoint.created" | "webhook_endpoint.updated" | "webhook_endpoint.deleted" | "webhook_endpoint.disabled" | "webhook_endpoint.enabled" | "webhook_endpoint.secret_rotated" | "user.signed_in" | "user.sign_in_failed" | "user.signed_out" | "user.password_changed" | "account.settings_updated" | "tax_rate.created" | "tax_rate.updated" | "meter.created" | "meter.updated" | "meter.deactivated" | "meter.reactivated" | "feature.created" | "product_feature.attached" | "product_feature.detached" | "customer.entitlements.updated" | "portal_configuration.updated" | "credit_note.created" | "credit_note.voided" | "customer.balance_transaction.created" | "member.invited" | "member.invitation_revoked" | "member.joined" | "member.role_changed" | "member.removed" | "payment_processor.connected" | "payment_processor.disconnected" | "subscription_change_request.scheduled" | "subscription_change_request.applied" | "subscription_change_request.canceled" | "payment_method.attached" | "payment_method.detached" | "dispute.created" | "dispute.updated" | "dispute.closed" | "email.sent" | "email.failed")[];
             description?: string | null;
             enabled?: boolean;
             /**
@@ -7013,7 +7147,7 @@ export type components = {
              *       "invoice.paid"
              *     ]
              */
-            events?: ("*" | "payment.succeeded" | "payment.failed" | "payment.refunded" | "checkout.session.created" | "checkout.session.updated" | "checkout.session.deleted" | "checkout.session.completed" | "checkout.session.expired" | "payment_intent.created" | "payment_intent.processing" | "payment_intent.requires_action" | "payment_intent.amount_capturable_updated" | "payment_intent.succeeded" | "payment_intent.canceled" | "payment_intent.payment_failed" | "payment_intent.partially_funded" | "customer.subscription.created" | "customer.subscription.updated" | "customer.subscription.paused" | "customer.subscription.resumed" | "customer.subscription.cancelled" | "customer.subscription.trial_will_end" | "invoice.created" | "invoice.finalized" | "invoice.paid" | "invoice.payment_succeeded" | "invoice.payment_failed" | "invoice.payment_action_required" | "invoice.overdue" | "invoice.voided" | "invoice.marked_uncollectible" | "invoice.refunded" | "invoice.upcoming" | "customer.created" | "customer.updated" | "customer.deleted" | "customer.discount.created" | "customer.discount.updated" | "customer.discount.deleted" | "coupon.created" | "coupon.updated" | "coupon.deleted" | "price.created" | "price.updated" | "price.deleted" | "product.created" | "product.updated" | "product.deleted" | "refund.created" | "refund.updated" | "refund.failed" | "api_token.created" | "api_token.revoked" | "webhook_endpoint.created" | "webhook_endpoint.updated" | "webhook_endpoint.deleted" | "webhook_endpoint.disabled" | "webhook_endpoint.enabled" | "webhook_endpoint.secret_rotated" | "user.signed_in" | "user.sign_in_failed" | "user.signed_out" | "user.password_changed" | "account.settings_updated" | "tax_rate.created" | "tax_rate.updated" | "meter.created" | "meter.updated" | "meter.deactivated" | "meter.reactivated" | "feature.created" | "product_feature.attached" | "product_feature.detached" | "customer.entitlements.updated" | "portal_configuration.updated" | "credit_note.created" | "credit_note.voided" | "customer.balance_transaction.created" | "member.invited" | "member.invitation_revoked" | "member.joined" | "member.role_changed" | "member.removed" | "payment_processor.connected" | "payment_processor.disconnected" | "subscription_change_request.scheduled" | "subscription_change_request.applied" | "subscription_change_request.canceled" | "payment_method.attached" | "payment_method.detached" | "email.sent" | "email.failed")[];
+            events?: ("*" | "payment.succeeded" | "payment.failed" | "payment.refunded" | "checkout.session.created" | "checkout.session.updated" | "checkout.session.deleted" | "checkout.session.completed" | "checkout.session.expired" | "payment_intent.created" | "payment_intent.processing" | "payment_intent.requires_action" | "payment_intent.amount_capturable_updated" | "payment_intent.succeeded" | "payment_intent.canceled" | "payment_intent.payment_failed" | "payment_intent.partially_funded" | "customer.subscription.created" | "customer.subscription.updated" | "customer.subscription.paused" | "customer.subscription.resumed" | "customer.subscription.cancelled" | "customer.subscription.trial_will_end" | "invoice.created" | "invoice.finalized" | "invoice.paid" | "invoice.payment_succeeded" | "invoice.payment_failed" | "invoice.payment_action_required" | "invoice.overdue" | "invoice.voided" | "invoice.marked_uncollectible" | "invoice.refunded" | "invoice.upcoming" | "customer.created" | "customer.updated" | "customer.deleted" | "customer.discount.created" | "customer.discount.updated" | "customer.discount.deleted" | "coupon.created" | "coupon.updated" | "coupon.deleted" | "price.created" | "price.updated" | "price.deleted" | "product.created" | "product.updated" | "product.deleted" | "refund.created" | "refund.updated" | "refund.failed" | "api_token.created" | "api_token.revoked" | "webhook_endpoint.created" | "webhook_endpoint.updated" | "webhook_endpoint.deleted" | "webhook_endpoint.disabled" | "webhook_endpoint.enabled" | "webhook_endpoint.secret_rotated" | "user.signed_in" | "user.sign_in_failed" | "user.signed_out" | "user.password_changed" | "account.settings_updated" | "tax_rate.created" | "tax_rate.updated" | "meter.created" | "meter.updated" | "meter.deactivated" | "meter.reactivated" | "feature.created" | "product_feature.attached" | "product_feature.detached" | "customer.entitlements.updated" | "portal_configuration.updated" | "credit_note.created" | "credit_note.voided" | "customer.balance_transaction.created" | "member.invited" | "member.invitation_revoked" | "member.joined" | "member.role_changed" | "member.removed" | "payment_processor.connected" | "payment_processor.disconnected" | "subscription_change_request.scheduled" | "subscription_change_request.applied" | "subscription_change_request.canceled" | "payment_method.attached" | "payment_method.detached" | "dispute.created" | "dispute.updated" | "dispute.closed" | "email.sent" | "email.failed")[];
             description?: string | null;
             enabled?: boolean;
             /**
@@ -11427,6 +11561,138 @@ export type components = {
             /** @description Event identifier, prefix `evt_`. */
             id: string;
             /** @constant */
+            type: "dispute.created";
+            /**
+             * @description Entity type the event belongs to.
+             * @constant
+             */
+            aggregate_type: "dispute";
+            /** @description External ID of that entity. */
+            aggregate_id: string;
+            /** @description Full entity state after the change. */
+            data: components["schemas"]["Dispute"];
+            /** @description Full entity state before the change. `null` for create events. */
+            previous_data: components["schemas"]["Dispute"] | null;
+            /** @description Event-specific metadata. */
+            metadata: {
+                [key: string]: unknown;
+            };
+            /** @description The request's `X-Correlation-Id`, else its request id. */
+            correlation_id: string | null;
+            /** @description The `req_…` id of the API request that caused the event (its request log: `getRequestLog`); null for background work (renewals, the test clock, deliveries). */
+            request_id: string | null;
+            /** @description Schema version of the event format. */
+            version: number;
+            /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
+            sequence: number;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T08:00:00.000Z
+             */
+            created: string;
+            actor_type: ("user" | "api_key" | "system" | "customer") | null;
+            /** @description API token id, user id, … of the actor. */
+            actor_id: string | null;
+            /** @description With expand=delivery_summary: delivered, pending, retrying (failed, retry scheduled) and failed (permanently). */
+            delivery_summary?: {
+                total: number;
+                delivered: number;
+                pending: number;
+                retrying: number;
+                failed: number;
+            };
+        } | {
+            /** @description Event identifier, prefix `evt_`. */
+            id: string;
+            /** @constant */
+            type: "dispute.updated";
+            /**
+             * @description Entity type the event belongs to.
+             * @constant
+             */
+            aggregate_type: "dispute";
+            /** @description External ID of that entity. */
+            aggregate_id: string;
+            /** @description Full entity state after the change. */
+            data: components["schemas"]["Dispute"];
+            /** @description Full entity state before the change. `null` for create events. */
+            previous_data: components["schemas"]["Dispute"] | null;
+            /** @description Event-specific metadata. */
+            metadata: {
+                [key: string]: unknown;
+            };
+            /** @description The request's `X-Correlation-Id`, else its request id. */
+            correlation_id: string | null;
+            /** @description The `req_…` id of the API request that caused the event (its request log: `getRequestLog`); null for background work (renewals, the test clock, deliveries). */
+            request_id: string | null;
+            /** @description Schema version of the event format. */
+            version: number;
+            /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
+            sequence: number;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T08:00:00.000Z
+             */
+            created: string;
+            actor_type: ("user" | "api_key" | "system" | "customer") | null;
+            /** @description API token id, user id, … of the actor. */
+            actor_id: string | null;
+            /** @description With expand=delivery_summary: delivered, pending, retrying (failed, retry scheduled) and failed (permanently). */
+            delivery_summary?: {
+                total: number;
+                delivered: number;
+                pending: number;
+                retrying: number;
+                failed: number;
+            };
+        } | {
+            /** @description Event identifier, prefix `evt_`. */
+            id: string;
+            /** @constant */
+            type: "dispute.closed";
+            /**
+             * @description Entity type the event belongs to.
+             * @constant
+             */
+            aggregate_type: "dispute";
+            /** @description External ID of that entity. */
+            aggregate_id: string;
+            /** @description Full entity state after the change. */
+            data: components["schemas"]["Dispute"];
+            /** @description Full entity state before the change. `null` for create events. */
+            previous_data: components["schemas"]["Dispute"] | null;
+            /** @description Event-specific metadata. */
+            metadata: {
+                [key: string]: unknown;
+            };
+            /** @description The request's `X-Correlation-Id`, else its request id. */
+            correlation_id: string | null;
+            /** @description The `req_…` id of the API request that caused the event (its request log: `getRequestLog`); null for background work (renewals, the test clock, deliveries). */
+            request_id: string | null;
+            /** @description Schema version of the event format. */
+            version: number;
+            /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
+            sequence: number;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T08:00:00.000Z
+             */
+            created: string;
+            actor_type: ("user" | "api_key" | "system" | "customer") | null;
+            /** @description API token id, user id, … of the actor. */
+            actor_id: string | null;
+            /** @description With expand=delivery_summary: delivered, pending, retrying (failed, retry scheduled) and failed (permanently). */
+            delivery_summary?: {
+                total: number;
+                delivered: number;
+                pending: number;
+                retrying: number;
+                failed: number;
+            };
+        } | {
+            /** @description Event identifier, prefix `evt_`. */
+            id: string;
+            /** @constant */
             type: "email.sent";
             /**
              * @description Entity type the event belongs to.
@@ -12834,6 +13100,54 @@ export type components = {
             detached_at: string | null;
             livemode: boolean;
         };
+        /** @description A payment disputed by the card holder at the processor. */
+        Dispute: {
+            /** @constant */
+            object: "dispute";
+            /** @example dp_prod_01kaxz4c7e5r3x3m9k2w8q4tgd5 */
+            id: string;
+            /** @description The disputed payment (`py_…`). */
+            payment: string;
+            /** @description The payment intent (`pi_…`) of that payment. */
+            payment_intent: string;
+            /**
+             * @description The processor that reported the dispute.
+             * @enum {string}
+             */
+            processor: "stripe";
+            /**
+             * @description The processor's id of the dispute (Stripe's `du_…`).
+             * @example du_1Q2w3E4r5T6y7U8i
+             */
+            processor_dispute: string;
+            /** @description The disputed amount, in atoms of `currency`. */
+            amount_atom: number;
+            /** @example usd */
+            currency: string;
+            /**
+             * @description The card holder's reason, as the processor gives it (Stripe's: `fraudulent`, `duplicate`, `product_not_received`, `product_unacceptable`, `subscription_canceled`, `credit_not_processed`, `unrecognized`, `general`, …).
+             * @example fraudulent
+             */
+            reason: string;
+            /**
+             * @description Stripe's statuses: `warning_*` for an inquiry (no money withdrawn yet), `needs_response` until evidence is submitted, `under_review` after, and the closed ones `won`, `lost`, `warning_closed`.
+             * @enum {string}
+             */
+            status: "warning_needs_response" | "warning_under_review" | "warning_closed" | "needs_response" | "under_review" | "won" | "lost";
+            /** @description When evidence must be submitted at the processor; null when none is asked for. */
+            evidence_due_by: string | null;
+            livemode: boolean;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T08:00:00.000Z
+             */
+            created: string;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T08:00:00.000Z
+             */
+            updated: string;
+        };
         Email: {
             /** @constant */
             object: "email";
@@ -12867,35 +13181,35 @@ export type components = {
             sent_at: string | null;
             livemode: boolean;
         };
-        Event: components["schemas"]["PaymentSucceededEvent"] | components["schemas"]["PaymentFailedEvent"] | components["schemas"]["PaymentRefundedEvent"] | components["schemas"]["CheckoutSessionCreatedEvent"] | components["schemas"]["CheckoutSessionUpdatedEvent"] | components["schemas"]["CheckoutSessionDeletedEvent"] | components["schemas"]["CheckoutSessionCompletedEvent"] | components["schemas"]["CheckoutSessionExpiredEvent"] | components["schemas"]["PaymentIntentCreatedEvent"] | components["schemas"]["PaymentIntentProcessingEvent"] | components["schemas"]["PaymentIntentRequiresActionEvent"] | components["schemas"]["PaymentIntentAmountCapturableUpdatedEvent"] | components["schemas"]["PaymentIntentSucceededEvent"] | components["schemas"]["PaymentIntentCanceledEvent"] | components["schemas"]["PaymentIntentPaymentFailedEvent"] | components["schemas"]["PaymentIntentPartiallyFundedEvent"] | components["schemas"]["CustomerSubscriptionCreatedEvent"] | components["schemas"]["CustomerSubscriptionUpdatedEvent"] | components["schemas"]["CustomerSubscriptionPausedEvent"] | components["schemas"]["CustomerSubscriptionResumedEvent"] | components["schemas"]["CustomerSubscriptionCancelledEvent"] | components["schemas"]["CustomerSubscriptionTrialWillEndEvent"] | components["schemas"]["InvoiceCreatedEvent"] | components["schemas"]["InvoiceFinalizedEvent"] | components["schemas"]["InvoicePaidEvent"] | components["schemas"]["InvoicePaymentSucceededEvent"] | components["schemas"]["InvoicePaymentFailedEvent"] | components["schemas"]["InvoicePaymentActionRequiredEvent"] | components["schemas"]["InvoiceOverdueEvent"] | components["schemas"]["InvoiceVoidedEvent"] | components["schemas"]["InvoiceMarkedUncollectibleEvent"] | components["schemas"]["InvoiceRefundedEvent"] | components["schemas"]["InvoiceUpcomingEvent"] | components["schemas"]["CustomerCreatedEvent"] | components["schemas"]["CustomerUpdatedEvent"] | components["schemas"]["CustomerDeletedEvent"] | components["schemas"]["CustomerDiscountCreatedEvent"] | components["schemas"]["CustomerDiscountUpdatedEvent"] | components["schemas"]["CustomerDiscountDeletedEvent"] | components["schemas"]["CouponCreatedEvent"] | components["schemas"]["CouponUpdatedEvent"] | components["schemas"]["CouponDeletedEvent"] | components["schemas"]["PriceCreatedEvent"] | components["schemas"]["PriceUpdatedEvent"] | components["schemas"]["PriceDeletedEvent"] | components["schemas"]["ProductCreatedEvent"] | components["schemas"]["ProductUpdatedEvent"] | components["schemas"]["ProductDeletedEvent"] | components["schemas"]["RefundCreatedEvent"] | components["schemas"]["RefundUpdatedEvent"] | components["schemas"]["RefundFailedEvent"] | components["schemas"]["ApiTokenCreatedEvent"] | components["schemas"]["ApiTokenRevokedEvent"] | components["schemas"]["WebhookEndpointCreatedEvent"] | components["schemas"]["WebhookEndpointUpdatedEvent"] | components["schemas"]["WebhookEndpointDeletedEvent"] | components["schemas"]["WebhookEndpointDisabledEvent"] | components["schemas"]["WebhookEndpointEnabledEvent"] | components["schemas"]["WebhookEndpointSecretRotatedEvent"] | components["schemas"]["UserSignedInEvent"] | components["schemas"]["UserSignInFailedEvent"] | components["schemas"]["UserSignedOutEvent"] | components["schemas"]["UserPasswordChangedEvent"] | components["schemas"]["AccountSettingsUpdatedEvent"] | components["schemas"]["TaxRateCreatedEvent"] | components["schemas"]["TaxRateUpdatedEvent"] | components["schemas"]["MeterCreatedEvent"] | components["schemas"]["MeterUpdatedEvent"] | components["schemas"]["MeterDeactivatedEvent"] | components["schemas"]["MeterReactivatedEvent"] | components["schemas"]["FeatureCreatedEvent"] | components["schemas"]["ProductFeatureAttachedEvent"] | components["schemas"]["ProductFeatureDetachedEvent"] | components["schemas"]["CustomerEntitlementsUpdatedEvent"] | components["schemas"]["PortalConfigurationUpdatedEvent"] | components["schemas"]["CreditNoteCreatedEvent"] | components["schemas"]["CreditNoteVoidedEvent"] | components["schemas"]["CustomerBalanceTransactionCreatedEvent"] | components["schemas"]["MemberInvitedEvent"] | components["schemas"]["MemberInvitationRevokedEvent"] | components["schemas"]["MemberJoinedEvent"] | components["schemas"]["MemberRoleChangedEvent"] | components["schemas"]["MemberRemovedEvent"] | components["schemas"]["PaymentProcessorConnectedEvent"] | components["schemas"]["PaymentProcessorDisconnectedEvent"] | components["schemas"]["SubscriptionChangeRequestScheduledEvent"] | components["schemas"]["SubscriptionChangeRequestAppliedEvent"] | components["schemas"]["SubscriptionChangeRequestCanceledEvent"] | components["schemas"]["PaymentMethodAttachedEvent"] | components["schemas"]["PaymentMethodDetachedEvent"] | components["schemas"]["EmailSentEvent"] | components["schemas"]["EmailFailedEvent"];
+        Event: components["schemas"]["PaymentSucceededEvent"] | components["schemas"]["PaymentFailedEvent"] | components["schemas"]["PaymentRefundedEvent"] | components["schemas"]["CheckoutSessionCreatedEvent"] | components["schemas"]["CheckoutSessionUpdatedEvent"] | components["schemas"]["CheckoutSessionDeletedEvent"] | components["schemas"]["CheckoutSessionCompletedEvent"] | components["schemas"]["CheckoutSessionExpiredEvent"] | components["schemas"]["PaymentIntentCreatedEvent"] | components["schemas"]["PaymentIntentProcessingEvent"] | components["schemas"]["PaymentIntentRequiresActionEvent"] | components["schemas"]["PaymentIntentAmountCapturableUpdatedEvent"] | components["schemas"]["PaymentIntentSucceededEvent"] | components["schemas"]["PaymentIntentCanceledEvent"] | components["schemas"]["PaymentIntentPaymentFailedEvent"] | components["schemas"]["PaymentIntentPartiallyFundedEvent"] | components["schemas"]["CustomerSubscriptionCreatedEvent"] | components["schemas"]["CustomerSubscriptionUpdatedEvent"] | components["schemas"]["CustomerSubscriptionPausedEvent"] | components["schemas"]["CustomerSubscriptionResumedEvent"] | components["schemas"]["CustomerSubscriptionCancelledEvent"] | components["schemas"]["CustomerSubscriptionTrialWillEndEvent"] | components["schemas"]["InvoiceCreatedEvent"] | components["schemas"]["InvoiceFinalizedEvent"] | components["schemas"]["InvoicePaidEvent"] | components["schemas"]["InvoicePaymentSucceededEvent"] | components["schemas"]["InvoicePaymentFailedEvent"] | components["schemas"]["InvoicePaymentActionRequiredEvent"] | components["schemas"]["InvoiceOverdueEvent"] | components["schemas"]["InvoiceVoidedEvent"] | components["schemas"]["InvoiceMarkedUncollectibleEvent"] | components["schemas"]["InvoiceRefundedEvent"] | components["schemas"]["InvoiceUpcomingEvent"] | components["schemas"]["CustomerCreatedEvent"] | components["schemas"]["CustomerUpdatedEvent"] | components["schemas"]["CustomerDeletedEvent"] | components["schemas"]["CustomerDiscountCreatedEvent"] | components["schemas"]["CustomerDiscountUpdatedEvent"] | components["schemas"]["CustomerDiscountDeletedEvent"] | components["schemas"]["CouponCreatedEvent"] | components["schemas"]["CouponUpdatedEvent"] | components["schemas"]["CouponDeletedEvent"] | components["schemas"]["PriceCreatedEvent"] | components["schemas"]["PriceUpdatedEvent"] | components["schemas"]["PriceDeletedEvent"] | components["schemas"]["ProductCreatedEvent"] | components["schemas"]["ProductUpdatedEvent"] | components["schemas"]["ProductDeletedEvent"] | components["schemas"]["RefundCreatedEvent"] | components["schemas"]["RefundUpdatedEvent"] | components["schemas"]["RefundFailedEvent"] | components["schemas"]["ApiTokenCreatedEvent"] | components["schemas"]["ApiTokenRevokedEvent"] | components["schemas"]["WebhookEndpointCreatedEvent"] | components["schemas"]["WebhookEndpointUpdatedEvent"] | components["schemas"]["WebhookEndpointDeletedEvent"] | components["schemas"]["WebhookEndpointDisabledEvent"] | components["schemas"]["WebhookEndpointEnabledEvent"] | components["schemas"]["WebhookEndpointSecretRotatedEvent"] | components["schemas"]["UserSignedInEvent"] | components["schemas"]["UserSignInFailedEvent"] | components["schemas"]["UserSignedOutEvent"] | components["schemas"]["UserPasswordChangedEvent"] | components["schemas"]["AccountSettingsUpdatedEvent"] | components["schemas"]["TaxRateCreatedEvent"] | components["schemas"]["TaxRateUpdatedEvent"] | components["schemas"]["MeterCreatedEvent"] | components["schemas"]["MeterUpdatedEvent"] | components["schemas"]["MeterDeactivatedEvent"] | components["schemas"]["MeterReactivatedEvent"] | components["schemas"]["FeatureCreatedEvent"] | components["schemas"]["ProductFeatureAttachedEvent"] | components["schemas"]["ProductFeatureDetachedEvent"] | components["schemas"]["CustomerEntitlementsUpdatedEvent"] | components["schemas"]["PortalConfigurationUpdatedEvent"] | components["schemas"]["CreditNoteCreatedEvent"] | components["schemas"]["CreditNoteVoidedEvent"] | components["schemas"]["CustomerBalanceTransactionCreatedEvent"] | components["schemas"]["MemberInvitedEvent"] | components["schemas"]["MemberInvitationRevokedEvent"] | components["schemas"]["MemberJoinedEvent"] | components["schemas"]["MemberRoleChangedEvent"] | components["schemas"]["MemberRemovedEvent"] | components["schemas"]["PaymentProcessorConnectedEvent"] | components["schemas"]["PaymentProcessorDisconnectedEvent"] | components["schemas"]["SubscriptionChangeRequestScheduledEvent"] | components["schemas"]["SubscriptionChangeRequestAppliedEvent"] | components["schemas"]["SubscriptionChangeRequestCanceledEvent"] | components["schemas"]["PaymentMethodAttachedEvent"] | components["schemas"]["PaymentMethodDetachedEvent"] | components["schemas"]["DisputeCreatedEvent"] | components["schemas"]["DisputeUpdatedEvent"] | components["schemas"]["DisputeClosedEvent"] | components["schemas"]["EmailSentEvent"] | components["schemas"]["EmailFailedEvent"];
         /**
          * @example {
-         *       "id": "evt_prod_06h2e7kj245awyz7qg5kaw8xhvjym",
+         *       "id": "evt_prod_06h2e98eemymx36v5wsbdx05b6eq8",
          *       "type": "payment.succeeded",
          *       "aggregate_type": "payment",
-         *       "aggregate_id": "py_prod_06h2e7kj1z85qr0v6htbd2emd8qk2",
+         *       "aggregate_id": "py_prod_06h2e98eekkmdat7ptwxcx1zrezzy",
          *       "data": {
-         *         "id": "py_prod_06h2e7kj1z85qr0v6htbd2emd8qk2",
+         *         "id": "py_prod_06h2e98eekkmdat7ptwxcx1zrezzy",
          *         "object": "payment",
          *         "status": "succeeded",
-         *         "created": "2026-11-29T11:43:56.431Z",
+         *         "created": "2026-11-29T11:51:09.684Z",
          *         "currency": "usd",
          *         "livemode": false,
-         *         "amount_atom": 1000,
-         *         "payment_intent": "pi_prod_06h2e7kj164mk1abzr3kvxf5dy14w",
-         *         "payment_method": "pm_sandbox_succeeds",
+         *         "amount_atom": 2500,
+         *         "payment_intent": "pi_prod_06h2e98e9fpjc2159snp3hkrqp83r",
+         *         "payment_method": "pm_card_visa",
          *         "failure_message": null,
          *         "amount_refunded_atom": 0
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2e7kj0t2gnv216tr6hn8yd367r",
-         *       "request_id": "req_prod_06h2e7kj0t2gnv216tr6hn8yd367r",
+         *       "correlation_id": "req_prod_06h2e98e8qc5ytrf5c45c2b26h568",
+         *       "request_id": "req_prod_06h2e98e8qc5ytrf5c45c2b26h568",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-29T11:43:56.433Z",
+         *       "created": "2026-11-29T11:51:09.685Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2e7k5ksc04wjtdsbs0hg6cjrza"
+         *       "actor_id": "key_prod_06h2e9872qb7mpa385cf3bfh65tgg"
          *     }
          */
         PaymentSucceededEvent: {
@@ -12940,32 +13254,32 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2e7kj737kja9j232mm1h3gtvya",
+         *       "id": "evt_prod_06h2e98mkf824e73r7f19xw6qe4pm",
          *       "type": "payment.failed",
          *       "aggregate_type": "payment",
-         *       "aggregate_id": "py_prod_06h2e7kj6vhzfcg08zb8371n37d2e",
+         *       "aggregate_id": "py_prod_06h2e98mkb9q5bffkwnhfxsfa2htr",
          *       "data": {
-         *         "id": "py_prod_06h2e7kj6vhzfcg08zb8371n37d2e",
+         *         "id": "py_prod_06h2e98mkb9q5bffkwnhfxsfa2htr",
          *         "object": "payment",
          *         "status": "failed",
-         *         "created": "2026-11-29T11:43:56.470Z",
+         *         "created": "2026-11-29T11:51:11.258Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "amount_atom": 1000,
-         *         "payment_intent": "pi_prod_06h2e7kj51tryrdn5zeh3qfqc4272",
+         *         "payment_intent": "pi_prod_06h2e98mjpxnvhy9hcnf8fffqe0jc",
          *         "payment_method": "pm_sandbox_declined",
          *         "failure_message": "Your card was declined (sandbox payment method pm_sandbox_declined).",
          *         "amount_refunded_atom": 0
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2e7kj4skzf9a0n8p2ypppbvbh6",
-         *       "request_id": "req_prod_06h2e7kj4skzf9a0n8p2ypppbvbh6",
+         *       "correlation_id": "req_prod_06h2e98mhp3entzkmre9bpd69sf5m",
+         *       "request_id": "req_prod_06h2e98mhp3entzkmre9bpd69sf5m",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-29T11:43:56.472Z",
+         *       "created": "2026-11-29T11:51:11.259Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2e7k5ksc04wjtdsbs0hg6cjrza"
+         *       "actor_id": "key_prod_06h2e9872qb7mpa385cf3bfh65tgg"
          *     }
          */
         PaymentFailedEvent: {
@@ -13010,44 +13324,44 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2e7kmqwfwpw182b390ryvnyxxc",
+         *       "id": "evt_prod_06h2e98nnzrdr2r4vttvyv8n3m366",
          *       "type": "payment.refunded",
          *       "aggregate_type": "payment",
-         *       "aggregate_id": "py_prod_06h2e7kj1z85qr0v6htbd2emd8qk2",
+         *       "aggregate_id": "py_prod_06h2e98mg80qae51htjks0kq40fx8",
          *       "data": {
-         *         "id": "py_prod_06h2e7kj1z85qr0v6htbd2emd8qk2",
+         *         "id": "py_prod_06h2e98mg80qae51htjks0kq40fx8",
          *         "object": "payment",
          *         "status": "partially_refunded",
-         *         "created": "2026-11-29T11:43:56.431Z",
+         *         "created": "2026-11-29T11:51:11.234Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "amount_atom": 1000,
-         *         "payment_intent": "pi_prod_06h2e7kj164mk1abzr3kvxf5dy14w",
+         *         "payment_intent": "pi_prod_06h2e98mfnq0tfp03wdgbjb23st4a",
          *         "payment_method": "pm_sandbox_succeeds",
          *         "failure_message": null,
          *         "amount_refunded_atom": 400
          *       },
          *       "previous_data": {
-         *         "id": "py_prod_06h2e7kj1z85qr0v6htbd2emd8qk2",
+         *         "id": "py_prod_06h2e98mg80qae51htjks0kq40fx8",
          *         "object": "payment",
          *         "status": "succeeded",
-         *         "created": "2026-11-29T11:43:56.431Z",
+         *         "created": "2026-11-29T11:51:11.234Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "amount_atom": 1000,
-         *         "payment_intent": "pi_prod_06h2e7kj164mk1abzr3kvxf5dy14w",
+         *         "payment_intent": "pi_prod_06h2e98mfnq0tfp03wdgbjb23st4a",
          *         "payment_method": "pm_sandbox_succeeds",
          *         "failure_message": null,
          *         "amount_refunded_atom": 0
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2e7kmm0g2rnvmkej05rd2zq25y",
-         *       "request_id": "req_prod_06h2e7kmm0g2rnvmkej05rd2zq25y",
+         *       "correlation_id": "req_prod_06h2e98nm8z1k8wwvg3y7eyf7zb6t",
+         *       "request_id": "req_prod_06h2e98nm8z1k8wwvg3y7eyf7zb6t",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-29T11:43:57.119Z",
+         *       "created": "2026-11-29T11:51:11.535Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2e7k5ksc04wjtdsbs0hg6cjrza"
+         *       "actor_id": "key_prod_06h2e9872qb7mpa385cf3bfh65tgg"
          *     }
          */
         PaymentRefundedEvent: {
@@ -13092,29 +13406,29 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2e7kxqh75rewzw15va8mpbdce0",
+         *       "id": "evt_prod_06h2e98xxmebrts8bnvdd4zzk8gt8",
          *       "type": "checkout.session.created",
          *       "aggregate_type": "checkout_session",
-         *       "aggregate_id": "cs_prod_06h2e7kxpynxkxwcwf6x9n0e7tf8g",
+         *       "aggregate_id": "cs_prod_06h2e98xwxpkgbc1pcsa38ebcdk7y",
          *       "data": {
-         *         "id": "cs_prod_06h2e7kxpynxkxwcwf6x9n0e7tf8g",
-         *         "url": "http://127.0.0.1:33431/checkout/cs_prod_06h2e7kxpynxkxwcwf6x9n0e7tf8g",
+         *         "id": "cs_prod_06h2e98xwxpkgbc1pcsa38ebcdk7y",
+         *         "url": "http://127.0.0.1:45387/checkout/cs_prod_06h2e98xwxpkgbc1pcsa38ebcdk7y",
          *         "mode": "payment",
          *         "object": "checkout_session",
          *         "status": "open",
-         *         "created": "2026-11-29T11:43:59.408Z",
+         *         "created": "2026-11-29T11:51:13.638Z",
          *         "invoice": null,
-         *         "updated": "2026-11-29T11:43:59.408Z",
+         *         "updated": "2026-11-29T11:51:13.638Z",
          *         "currency": "usd",
          *         "customer": null,
          *         "livemode": false,
          *         "metadata": {},
          *         "cancel_url": null,
          *         "expired_at": null,
-         *         "expires_at": "2026-11-30T11:43:59.408Z",
+         *         "expires_at": "2026-11-30T11:51:13.638Z",
          *         "line_items": [
          *           {
-         *             "price": "price_prod_06h2e7kg1af7tmmxj49fzsfsa1w5w",
+         *             "price": "price_prod_06h2e98h8rf4z3eehc1htz1frr90g",
          *             "quantity": 2,
          *             "amount_atom": 1000,
          *             "description": "Pro",
@@ -13132,13 +13446,13 @@ export type components = {
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2e7kxnw07r3v7jz7g84c6164cc",
-         *       "request_id": "req_prod_06h2e7kxnw07r3v7jz7g84c6164cc",
+         *       "correlation_id": "req_prod_06h2e98xvjpfn9ybfdafh2mr54c8p",
+         *       "request_id": "req_prod_06h2e98xvjpfn9ybfdafh2mr54c8p",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-29T11:43:59.420Z",
+         *       "created": "2026-11-29T11:51:13.645Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2e7k5ksc04wjtdsbs0hg6cjrza"
+         *       "actor_id": "key_prod_06h2e9872qb7mpa385cf3bfh65tgg"
          *     }
          */
         CheckoutSessionCreatedEvent: {
@@ -13183,19 +13497,19 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2e7ky921r6kpdctmpzzhx5hd7j",
+         *       "id": "evt_prod_06h2e98y928ajerrn74n9hww4thr4",
          *       "type": "checkout.session.updated",
          *       "aggregate_type": "checkout_session",
-         *       "aggregate_id": "cs_prod_06h2e7ky62bes6z463g97fbrha3yp",
+         *       "aggregate_id": "cs_prod_06h2e98y62txf5g28b9nf00y2fy7r",
          *       "data": {
-         *         "id": "cs_prod_06h2e7ky62bes6z463g97fbrha3yp",
-         *         "url": "http://127.0.0.1:33431/checkout/cs_prod_06h2e7ky62bes6z463g97fbrha3yp",
+         *         "id": "cs_prod_06h2e98y62txf5g28b9nf00y2fy7r",
+         *         "url": "http://127.0.0.1:45387/checkout/cs_prod_06h2e98y62txf5g28b9nf00y2fy7r",
          *         "mode": "payment",
          *         "object": "checkout_session",
          *         "status": "open",
-         *         "created": "2026-11-29T11:43:59.535Z",
+         *         "created": "2026-11-29T11:51:13.710Z",
          *         "invoice": null,
-         *         "updated": "2026-11-29T11:43:59.556Z",
+         *         "updated": "2026-11-29T11:51:13.735Z",
          *         "currency": "usd",
          *         "customer": null,
          *         "livemode": false,
@@ -13204,10 +13518,10 @@ export type components = {
          *         },
          *         "cancel_url": null,
          *         "expired_at": null,
-         *         "expires_at": "2026-11-30T11:43:59.535Z",
+         *         "expires_at": "2026-11-30T11:51:13.710Z",
          *         "line_items": [
          *           {
-         *             "price": "price_prod_06h2e7kg1af7tmmxj49fzsfsa1w5w",
+         *             "price": "price_prod_06h2e98h8rf4z3eehc1htz1frr90g",
          *             "quantity": 2,
          *             "amount_atom": 1000,
          *             "description": "Pro",
@@ -13224,24 +13538,24 @@ export type components = {
          *         "subscription_data": null
          *       },
          *       "previous_data": {
-         *         "id": "cs_prod_06h2e7ky62bes6z463g97fbrha3yp",
-         *         "url": "http://127.0.0.1:33431/checkout/cs_prod_06h2e7ky62bes6z463g97fbrha3yp",
+         *         "id": "cs_prod_06h2e98y62txf5g28b9nf00y2fy7r",
+         *         "url": "http://127.0.0.1:45387/checkout/cs_prod_06h2e98y62txf5g28b9nf00y2fy7r",
          *         "mode": "payment",
          *         "object": "checkout_session",
          *         "status": "open",
-         *         "created": "2026-11-29T11:43:59.535Z",
+         *         "created": "2026-11-29T11:51:13.710Z",
          *         "invoice": null,
-         *         "updated": "2026-11-29T11:43:59.535Z",
+         *         "updated": "2026-11-29T11:51:13.710Z",
          *         "currency": "usd",
          *         "customer": null,
          *         "livemode": false,
          *         "metadata": {},
          *         "cancel_url": null,
          *         "expired_at": null,
-         *         "expires_at": "2026-11-30T11:43:59.535Z",
+         *         "expires_at": "2026-11-30T11:51:13.710Z",
          *         "line_items": [
          *           {
-         *             "price": "price_prod_06h2e7kg1af7tmmxj49fzsfsa1w5w",
+         *             "price": "price_prod_06h2e98h8rf4z3eehc1htz1frr90g",
          *             "quantity": 2,
          *             "amount_atom": 1000,
          *             "description": "Pro",
@@ -13258,13 +13572,13 @@ export type components = {
          *         "subscription_data": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2e7ky7j8ada9j38svykb0vsn7w",
-         *       "request_id": "req_prod_06h2e7ky7j8ada9j38svykb0vsn7w",
+         *       "correlation_id": "req_prod_06h2e98y8bhbvsa2e027az4eef3za",
+         *       "request_id": "req_prod_06h2e98y8bhbvsa2e027az4eef3za",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-29T11:43:59.560Z",
+         *       "created": "2026-11-29T11:51:13.736Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2e7k5ksc04wjtdsbs0hg6cjrza"
+         *       "actor_id": "key_prod_06h2e9872qb7mpa385cf3bfh65tgg"
          *     }
          */
         CheckoutSessionUpdatedEvent: {
@@ -13309,20 +13623,20 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2e7kybvnq7wc8pf54xnn25x1j0",
+         *       "id": "evt_prod_06h2e98ybrme30njcnvt2kjyx1sky",
          *       "type": "checkout.session.deleted",
          *       "aggregate_type": "checkout_session",
-         *       "aggregate_id": "cs_prod_06h2e7ky62bes6z463g97fbrha3yp",
+         *       "aggregate_id": "cs_prod_06h2e98y62txf5g28b9nf00y2fy7r",
          *       "data": {
-         *         "id": "cs_prod_06h2e7ky62bes6z463g97fbrha3yp",
-         *         "url": "http://127.0.0.1:33431/checkout/cs_prod_06h2e7ky62bes6z463g97fbrha3yp",
+         *         "id": "cs_prod_06h2e98y62txf5g28b9nf00y2fy7r",
+         *         "url": "http://127.0.0.1:45387/checkout/cs_prod_06h2e98y62txf5g28b9nf00y2fy7r",
          *         "mode": "payment",
          *         "object": "checkout_session",
          *         "status": "open",
-         *         "created": "2026-11-29T11:43:59.535Z",
+         *         "created": "2026-11-29T11:51:13.710Z",
          *         "deleted": true,
          *         "invoice": null,
-         *         "updated": "2026-11-29T11:43:59.581Z",
+         *         "updated": "2026-11-29T11:51:13.757Z",
          *         "currency": "usd",
          *         "customer": null,
          *         "livemode": false,
@@ -13331,10 +13645,10 @@ export type components = {
          *         },
          *         "cancel_url": null,
          *         "expired_at": null,
-         *         "expires_at": "2026-11-30T11:43:59.535Z",
+         *         "expires_at": "2026-11-30T11:51:13.710Z",
          *         "line_items": [
          *           {
-         *             "price": "price_prod_06h2e7kg1af7tmmxj49fzsfsa1w5w",
+         *             "price": "price_prod_06h2e98h8rf4z3eehc1htz1frr90g",
          *             "quantity": 2,
          *             "amount_atom": 1000,
          *             "description": "Pro",
@@ -13351,14 +13665,14 @@ export type components = {
          *         "subscription_data": null
          *       },
          *       "previous_data": {
-         *         "id": "cs_prod_06h2e7ky62bes6z463g97fbrha3yp",
-         *         "url": "http://127.0.0.1:33431/checkout/cs_prod_06h2e7ky62bes6z463g97fbrha3yp",
+         *         "id": "cs_prod_06h2e98y62txf5g28b9nf00y2fy7r",
+         *         "url": "http://127.0.0.1:45387/checkout/cs_prod_06h2e98y62txf5g28b9nf00y2fy7r",
          *         "mode": "payment",
          *         "object": "checkout_session",
          *         "status": "open",
-         *         "created": "2026-11-29T11:43:59.535Z",
+         *         "created": "2026-11-29T11:51:13.710Z",
          *         "invoice": null,
-         *         "updated": "2026-11-29T11:43:59.556Z",
+         *         "updated": "2026-11-29T11:51:13.735Z",
          *         "currency": "usd",
          *         "customer": null,
          *         "livemode": false,
@@ -13367,10 +13681,10 @@ export type components = {
          *         },
          *         "cancel_url": null,
          *         "expired_at": null,
-         *         "expires_at": "2026-11-30T11:43:59.535Z",
+         *         "expires_at": "2026-11-30T11:51:13.710Z",
          *         "line_items": [
          *           {
-         *             "price": "price_prod_06h2e7kg1af7tmmxj49fzsfsa1w5w",
+         *             "price": "price_prod_06h2e98h8rf4z3eehc1htz1frr90g",
          *             "quantity": 2,
          *             "amount_atom": 1000,
          *             "description": "Pro",
@@ -13387,13 +13701,13 @@ export type components = {
          *         "subscription_data": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2e7kybcpsw5sv0xpt8hp13qkn0",
-         *       "request_id": "req_prod_06h2e7kybcpsw5sv0xpt8hp13qkn0",
+         *       "correlation_id": "req_prod_06h2e98yb6fdjbt3f5xf4qqzw7eyw",
+         *       "request_id": "req_prod_06h2e98yb6fdjbt3f5xf4qqzw7eyw",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-29T11:43:59.582Z",
+         *       "created": "2026-11-29T11:51:13.758Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2e7k5ksc04wjtdsbs0hg6cjrza"
+         *       "actor_id": "key_prod_06h2e9872qb7mpa385cf3bfh65tgg"
          *     }
          */
         CheckoutSessionDeletedEvent: {
@@ -13438,29 +13752,29 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2e7ky3f9p3p73ap361jy5td558",
+         *       "id": "evt_prod_06h2e98y4ce5q226baz8evaj8qez2",
          *       "type": "checkout.session.completed",
          *       "aggregate_type": "checkout_session",
-         *       "aggregate_id": "cs_prod_06h2e7kxpynxkxwcwf6x9n0e7tf8g",
+         *       "aggregate_id": "cs_prod_06h2e98xwxpkgbc1pcsa38ebcdk7y",
          *       "data": {
-         *         "id": "cs_prod_06h2e7kxpynxkxwcwf6x9n0e7tf8g",
-         *         "url": "http://127.0.0.1:33431/checkout/cs_prod_06h2e7kxpynxkxwcwf6x9n0e7tf8g",
+         *         "id": "cs_prod_06h2e98xwxpkgbc1pcsa38ebcdk7y",
+         *         "url": "http://127.0.0.1:45387/checkout/cs_prod_06h2e98xwxpkgbc1pcsa38ebcdk7y",
          *         "mode": "payment",
          *         "object": "checkout_session",
          *         "status": "complete",
-         *         "created": "2026-11-29T11:43:59.408Z",
+         *         "created": "2026-11-29T11:51:13.638Z",
          *         "invoice": null,
-         *         "updated": "2026-11-29T11:43:59.512Z",
+         *         "updated": "2026-11-29T11:51:13.698Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2e7ky14rz92hfn65hwh1z7r7cj",
+         *         "customer": "cus_prod_06h2e98y12qsg3jbt8k0sb8x0kppp",
          *         "livemode": false,
          *         "metadata": {},
          *         "cancel_url": null,
          *         "expired_at": null,
-         *         "expires_at": "2026-11-30T11:43:59.408Z",
+         *         "expires_at": "2026-11-30T11:51:13.638Z",
          *         "line_items": [
          *           {
-         *             "price": "price_prod_06h2e7kg1af7tmmxj49fzsfsa1w5w",
+         *             "price": "price_prod_06h2e98h8rf4z3eehc1htz1frr90g",
          *             "quantity": 2,
          *             "amount_atom": 1000,
          *             "description": "Pro",
@@ -13468,33 +13782,33 @@ export type components = {
          *           }
          *         ],
          *         "success_url": "https://example.com/thanks",
-         *         "completed_at": "2026-11-29T11:43:59.512Z",
+         *         "completed_at": "2026-11-29T11:51:13.698Z",
          *         "subscription": null,
          *         "customer_email": "new-buyer@example.com",
-         *         "payment_intent": "pi_prod_06h2e7ky21m2vpzmactjm169r5ywp",
+         *         "payment_intent": "pi_prod_06h2e98y27xm7sexec3eefsx1jj72",
          *         "payment_status": "paid",
          *         "amount_total_atom": 1000,
          *         "subscription_data": null
          *       },
          *       "previous_data": {
-         *         "id": "cs_prod_06h2e7kxpynxkxwcwf6x9n0e7tf8g",
-         *         "url": "http://127.0.0.1:33431/checkout/cs_prod_06h2e7kxpynxkxwcwf6x9n0e7tf8g",
+         *         "id": "cs_prod_06h2e98xwxpkgbc1pcsa38ebcdk7y",
+         *         "url": "http://127.0.0.1:45387/checkout/cs_prod_06h2e98xwxpkgbc1pcsa38ebcdk7y",
          *         "mode": "payment",
          *         "object": "checkout_session",
          *         "status": "open",
-         *         "created": "2026-11-29T11:43:59.408Z",
+         *         "created": "2026-11-29T11:51:13.638Z",
          *         "invoice": null,
-         *         "updated": "2026-11-29T11:43:59.408Z",
+         *         "updated": "2026-11-29T11:51:13.638Z",
          *         "currency": "usd",
          *         "customer": null,
          *         "livemode": false,
          *         "metadata": {},
          *         "cancel_url": null,
          *         "expired_at": null,
-         *         "expires_at": "2026-11-30T11:43:59.408Z",
+         *         "expires_at": "2026-11-30T11:51:13.638Z",
          *         "line_items": [
          *           {
-         *             "price": "price_prod_06h2e7kg1af7tmmxj49fzsfsa1w5w",
+         *             "price": "price_prod_06h2e98h8rf4z3eehc1htz1frr90g",
          *             "quantity": 2,
          *             "amount_atom": 1000,
          *             "description": "Pro",
@@ -13511,13 +13825,13 @@ export type components = {
          *         "subscription_data": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2e7kxw3v02mh8bsyrpswt0j92p",
-         *       "request_id": "req_prod_06h2e7kxw3v02mh8bsyrpswt0j92p",
+         *       "correlation_id": "req_prod_06h2e98xza6pgaj3ym7xdja9qtpdw",
+         *       "request_id": "req_prod_06h2e98xza6pgaj3ym7xdja9qtpdw",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-29T11:43:59.515Z",
+         *       "created": "2026-11-29T11:51:13.699Z",
          *       "actor_type": "customer",
-         *       "actor_id": "cus_prod_06h2e7ky14rz92hfn65hwh1z7r7cj"
+         *       "actor_id": "cus_prod_06h2e98y12qsg3jbt8k0sb8x0kppp"
          *     }
          */
         CheckoutSessionCompletedEvent: {
@@ -13562,29 +13876,29 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2e7kyr66sxzsa109fdje6v6f7y",
+         *       "id": "evt_prod_06h2e98z6wj0mmycedaege1wcxscm",
          *       "type": "checkout.session.expired",
          *       "aggregate_type": "checkout_session",
-         *       "aggregate_id": "cs_prod_06h2e7kydh199pm0nextshcs2tkm4",
+         *       "aggregate_id": "cs_prod_06h2e98ye74sm6edmw3qp4fbxckfy",
          *       "data": {
-         *         "id": "cs_prod_06h2e7kydh199pm0nextshcs2tkm4",
-         *         "url": "http://127.0.0.1:33431/checkout/cs_prod_06h2e7kydh199pm0nextshcs2tkm4",
+         *         "id": "cs_prod_06h2e98ye74sm6edmw3qp4fbxckfy",
+         *         "url": "http://127.0.0.1:45387/checkout/cs_prod_06h2e98ye74sm6edmw3qp4fbxckfy",
          *         "mode": "payment",
          *         "object": "checkout_session",
          *         "status": "expired",
-         *         "created": "2026-11-29T11:43:59.595Z",
+         *         "created": "2026-11-29T11:51:13.773Z",
          *         "invoice": null,
-         *         "updated": "2026-11-30T11:43:59.595Z",
+         *         "updated": "2026-11-30T11:51:13.773Z",
          *         "currency": "usd",
          *         "customer": null,
          *         "livemode": false,
          *         "metadata": {},
          *         "cancel_url": null,
-         *         "expired_at": "2026-11-30T11:43:59.595Z",
-         *         "expires_at": "2026-11-30T11:43:59.595Z",
+         *         "expired_at": "2026-11-30T11:51:13.773Z",
+         *         "expires_at": "2026-11-30T11:51:13.773Z",
          *         "line_items": [
          *           {
-         *             "price": "price_prod_06h2e7kg1af7tmmxj49fzsfsa1w5w",
+         *             "price": "price_prod_06h2e98h8rf4z3eehc1htz1frr90g",
          *             "quantity": 2,
          *             "amount_atom": 1000,
          *             "description": "Pro",
@@ -13601,24 +13915,24 @@ export type components = {
          *         "subscription_data": null
          *       },
          *       "previous_data": {
-         *         "id": "cs_prod_06h2e7kydh199pm0nextshcs2tkm4",
-         *         "url": "http://127.0.0.1:33431/checkout/cs_prod_06h2e7kydh199pm0nextshcs2tkm4",
+         *         "id": "cs_prod_06h2e98ye74sm6edmw3qp4fbxckfy",
+         *         "url": "http://127.0.0.1:45387/checkout/cs_prod_06h2e98ye74sm6edmw3qp4fbxckfy",
          *         "mode": "payment",
          *         "object": "checkout_session",
          *         "status": "open",
-         *         "created": "2026-11-29T11:43:59.595Z",
+         *         "created": "2026-11-29T11:51:13.773Z",
          *         "invoice": null,
-         *         "updated": "2026-11-29T11:43:59.595Z",
+         *         "updated": "2026-11-29T11:51:13.773Z",
          *         "currency": "usd",
          *         "customer": null,
          *         "livemode": false,
          *         "metadata": {},
          *         "cancel_url": null,
          *         "expired_at": null,
-         *         "expires_at": "2026-11-30T11:43:59.595Z",
+         *         "expires_at": "2026-11-30T11:51:13.773Z",
          *         "line_items": [
          *           {
-         *             "price": "price_prod_06h2e7kg1af7tmmxj49fzsfsa1w5w",
+         *             "price": "price_prod_06h2e98h8rf4z3eehc1htz1frr90g",
          *             "quantity": 2,
          *             "amount_atom": 1000,
          *             "description": "Pro",
@@ -13635,11 +13949,11 @@ export type components = {
          *         "subscription_data": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2e7kykvrg338j42efz2dv6ckkg",
+         *       "correlation_id": "req_prod_06h2e98ys9yc9z7rqzr63j1e2w7xe",
          *       "request_id": null,
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-30T11:43:59.595Z",
+         *       "created": "2026-11-30T11:51:13.773Z",
          *       "actor_type": "system",
          *       "actor_id": null
          *     }
@@ -13686,38 +14000,38 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2e7kj1eyez1sb1mkjxpshp7tsm",
+         *       "id": "evt_prod_06h2e98e9q0m9zpqjt9t33s8mq95j",
          *       "type": "payment_intent.created",
          *       "aggregate_type": "payment_intent",
-         *       "aggregate_id": "pi_prod_06h2e7kj164mk1abzr3kvxf5dy14w",
+         *       "aggregate_id": "pi_prod_06h2e98e9fpjc2159snp3hkrqp83r",
          *       "data": {
-         *         "id": "pi_prod_06h2e7kj164mk1abzr3kvxf5dy14w",
+         *         "id": "pi_prod_06h2e98e9fpjc2159snp3hkrqp83r",
          *         "object": "payment_intent",
          *         "status": "requires_confirmation",
-         *         "created": "2026-11-29T11:43:56.425Z",
+         *         "created": "2026-11-29T11:51:09.643Z",
          *         "invoice": null,
-         *         "updated": "2026-11-29T11:43:56.425Z",
+         *         "updated": "2026-11-29T11:51:09.643Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2e7khamt8ctss8mzxwepj39dn0",
+         *         "customer": null,
          *         "livemode": false,
          *         "metadata": {},
-         *         "amount_atom": 1000,
+         *         "amount_atom": 2500,
          *         "canceled_at": null,
          *         "capture_method": "automatic",
-         *         "payment_method": "pm_sandbox_succeeds",
+         *         "payment_method": "pm_card_visa",
          *         "last_payment_error": null,
          *         "amount_received_atom": 0,
          *         "amount_capturable_atom": 0
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2e7kj0t2gnv216tr6hn8yd367r",
-         *       "request_id": "req_prod_06h2e7kj0t2gnv216tr6hn8yd367r",
+         *       "correlation_id": "req_prod_06h2e98e8qc5ytrf5c45c2b26h568",
+         *       "request_id": "req_prod_06h2e98e8qc5ytrf5c45c2b26h568",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-29T11:43:56.427Z",
+         *       "created": "2026-11-29T11:51:09.645Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2e7k5ksc04wjtdsbs0hg6cjrza"
+         *       "actor_id": "key_prod_06h2e9872qb7mpa385cf3bfh65tgg"
          *     }
          */
         PaymentIntentCreatedEvent: {
@@ -13762,56 +14076,56 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2e7kj1qwae6gwpv7a5p4ynk508",
+         *       "id": "evt_prod_06h2e98ee51s4a04d4bxxkfehzdeg",
          *       "type": "payment_intent.processing",
          *       "aggregate_type": "payment_intent",
-         *       "aggregate_id": "pi_prod_06h2e7kj164mk1abzr3kvxf5dy14w",
+         *       "aggregate_id": "pi_prod_06h2e98e9fpjc2159snp3hkrqp83r",
          *       "data": {
-         *         "id": "pi_prod_06h2e7kj164mk1abzr3kvxf5dy14w",
+         *         "id": "pi_prod_06h2e98e9fpjc2159snp3hkrqp83r",
          *         "object": "payment_intent",
          *         "status": "processing",
-         *         "created": "2026-11-29T11:43:56.425Z",
+         *         "created": "2026-11-29T11:51:09.643Z",
          *         "invoice": null,
-         *         "updated": "2026-11-29T11:43:56.428Z",
+         *         "updated": "2026-11-29T11:51:09.679Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2e7khamt8ctss8mzxwepj39dn0",
+         *         "customer": null,
          *         "livemode": false,
          *         "metadata": {},
-         *         "amount_atom": 1000,
+         *         "amount_atom": 2500,
          *         "canceled_at": null,
          *         "capture_method": "automatic",
-         *         "payment_method": "pm_sandbox_succeeds",
+         *         "payment_method": "pm_card_visa",
          *         "last_payment_error": null,
          *         "amount_received_atom": 0,
          *         "amount_capturable_atom": 0
          *       },
          *       "previous_data": {
-         *         "id": "pi_prod_06h2e7kj164mk1abzr3kvxf5dy14w",
+         *         "id": "pi_prod_06h2e98e9fpjc2159snp3hkrqp83r",
          *         "object": "payment_intent",
          *         "status": "requires_confirmation",
-         *         "created": "2026-11-29T11:43:56.425Z",
+         *         "created": "2026-11-29T11:51:09.643Z",
          *         "invoice": null,
-         *         "updated": "2026-11-29T11:43:56.425Z",
+         *         "updated": "2026-11-29T11:51:09.647Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2e7khamt8ctss8mzxwepj39dn0",
+         *         "customer": null,
          *         "livemode": false,
          *         "metadata": {},
-         *         "amount_atom": 1000,
+         *         "amount_atom": 2500,
          *         "canceled_at": null,
          *         "capture_method": "automatic",
-         *         "payment_method": "pm_sandbox_succeeds",
+         *         "payment_method": "pm_card_visa",
          *         "last_payment_error": null,
          *         "amount_received_atom": 0,
          *         "amount_capturable_atom": 0
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2e7kj0t2gnv216tr6hn8yd367r",
-         *       "request_id": "req_prod_06h2e7kj0t2gnv216tr6hn8yd367r",
+         *       "correlation_id": "req_prod_06h2e98e8qc5ytrf5c45c2b26h568",
+         *       "request_id": "req_prod_06h2e98e8qc5ytrf5c45c2b26h568",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-29T11:43:56.429Z",
+         *       "created": "2026-11-29T11:51:09.681Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2e7k5ksc04wjtdsbs0hg6cjrza"
+         *       "actor_id": "key_prod_06h2e9872qb7mpa385cf3bfh65tgg"
          *     }
          */
         PaymentIntentProcessingEvent: {
@@ -13856,19 +14170,19 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2e7kj9txrp0hyn6n23jrk7vr7e",
+         *       "id": "evt_prod_06h2e98mnws89zjhnj7mtkd0axk98",
          *       "type": "payment_intent.requires_action",
          *       "aggregate_type": "payment_intent",
-         *       "aggregate_id": "pi_prod_06h2e7kj98mha8sq46tnjbycgk4mg",
+         *       "aggregate_id": "pi_prod_06h2e98mnhq6tvmh35g6cwgvxk5wc",
          *       "data": {
-         *         "id": "pi_prod_06h2e7kj98mha8sq46tnjbycgk4mg",
+         *         "id": "pi_prod_06h2e98mnhq6tvmh35g6cwgvxk5wc",
          *         "object": "payment_intent",
          *         "status": "requires_action",
-         *         "created": "2026-11-29T11:43:56.490Z",
+         *         "created": "2026-11-29T11:51:11.276Z",
          *         "invoice": null,
-         *         "updated": "2026-11-29T11:43:56.492Z",
+         *         "updated": "2026-11-29T11:51:11.278Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2e7khamt8ctss8mzxwepj39dn0",
+         *         "customer": "cus_prod_06h2e98kkcdmq64fh175g1c68wxv0",
          *         "livemode": false,
          *         "metadata": {},
          *         "amount_atom": 1000,
@@ -13880,14 +14194,14 @@ export type components = {
          *         "amount_capturable_atom": 0
          *       },
          *       "previous_data": {
-         *         "id": "pi_prod_06h2e7kj98mha8sq46tnjbycgk4mg",
+         *         "id": "pi_prod_06h2e98mnhq6tvmh35g6cwgvxk5wc",
          *         "object": "payment_intent",
          *         "status": "requires_confirmation",
-         *         "created": "2026-11-29T11:43:56.490Z",
+         *         "created": "2026-11-29T11:51:11.276Z",
          *         "invoice": null,
-         *         "updated": "2026-11-29T11:43:56.490Z",
+         *         "updated": "2026-11-29T11:51:11.276Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2e7khamt8ctss8mzxwepj39dn0",
+         *         "customer": "cus_prod_06h2e98kkcdmq64fh175g1c68wxv0",
          *         "livemode": false,
          *         "metadata": {},
          *         "amount_atom": 1000,
@@ -13899,13 +14213,13 @@ export type components = {
          *         "amount_capturable_atom": 0
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2e7kj93yhdpn2web305k7tzbxt",
-         *       "request_id": "req_prod_06h2e7kj93yhdpn2web305k7tzbxt",
+         *       "correlation_id": "req_prod_06h2e98mnegzq02fp5g4wbsrthzb0",
+         *       "request_id": "req_prod_06h2e98mnegzq02fp5g4wbsrthzb0",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-29T11:43:56.494Z",
+         *       "created": "2026-11-29T11:51:11.279Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2e7k5ksc04wjtdsbs0hg6cjrza"
+         *       "actor_id": "key_prod_06h2e9872qb7mpa385cf3bfh65tgg"
          *     }
          */
         PaymentIntentRequiresActionEvent: {
@@ -13950,19 +14264,19 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2e7kk6jyax66rtx7z8h0ets8jp",
+         *       "id": "evt_prod_06h2e98myxxdnj62prf9f8a747apm",
          *       "type": "payment_intent.amount_capturable_updated",
          *       "aggregate_type": "payment_intent",
-         *       "aggregate_id": "pi_prod_06h2e7kjsa1r6ee5407dzs3gm1kq8",
+         *       "aggregate_id": "pi_prod_06h2e98my20rxwc0nda0eebfsa77j",
          *       "data": {
-         *         "id": "pi_prod_06h2e7kjsa1r6ee5407dzs3gm1kq8",
+         *         "id": "pi_prod_06h2e98my20rxwc0nda0eebfsa77j",
          *         "object": "payment_intent",
          *         "status": "requires_capture",
-         *         "created": "2026-11-29T11:43:56.618Z",
+         *         "created": "2026-11-29T11:51:11.344Z",
          *         "invoice": null,
-         *         "updated": "2026-11-29T11:43:56.688Z",
+         *         "updated": "2026-11-29T11:51:11.350Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2e7khamt8ctss8mzxwepj39dn0",
+         *         "customer": "cus_prod_06h2e98kkcdmq64fh175g1c68wxv0",
          *         "livemode": false,
          *         "metadata": {},
          *         "amount_atom": 1000,
@@ -13974,14 +14288,14 @@ export type components = {
          *         "amount_capturable_atom": 1000
          *       },
          *       "previous_data": {
-         *         "id": "pi_prod_06h2e7kjsa1r6ee5407dzs3gm1kq8",
+         *         "id": "pi_prod_06h2e98my20rxwc0nda0eebfsa77j",
          *         "object": "payment_intent",
          *         "status": "processing",
-         *         "created": "2026-11-29T11:43:56.618Z",
+         *         "created": "2026-11-29T11:51:11.344Z",
          *         "invoice": null,
-         *         "updated": "2026-11-29T11:43:56.643Z",
+         *         "updated": "2026-11-29T11:51:11.347Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2e7khamt8ctss8mzxwepj39dn0",
+         *         "customer": "cus_prod_06h2e98kkcdmq64fh175g1c68wxv0",
          *         "livemode": false,
          *         "metadata": {},
          *         "amount_atom": 1000,
@@ -13993,13 +14307,13 @@ export type components = {
          *         "amount_capturable_atom": 0
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2e7kjrja216pw453zw36fmzavw",
-         *       "request_id": "req_prod_06h2e7kjrja216pw453zw36fmzavw",
+         *       "correlation_id": "req_prod_06h2e98mx09tr2dt3j7d4e3m9hpb2",
+         *       "request_id": "req_prod_06h2e98mx09tr2dt3j7d4e3m9hpb2",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-29T11:43:56.724Z",
+         *       "created": "2026-11-29T11:51:11.351Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2e7k5ksc04wjtdsbs0hg6cjrza"
+         *       "actor_id": "key_prod_06h2e9872qb7mpa385cf3bfh65tgg"
          *     }
          */
         PaymentIntentAmountCapturableUpdatedEvent: {
@@ -14044,56 +14358,56 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2e7kj3600xkqzh1gdzc5rv073g",
+         *       "id": "evt_prod_06h2e98ef3g8zf2mzmgvgkn5ywn06",
          *       "type": "payment_intent.succeeded",
          *       "aggregate_type": "payment_intent",
-         *       "aggregate_id": "pi_prod_06h2e7kj164mk1abzr3kvxf5dy14w",
+         *       "aggregate_id": "pi_prod_06h2e98e9fpjc2159snp3hkrqp83r",
          *       "data": {
-         *         "id": "pi_prod_06h2e7kj164mk1abzr3kvxf5dy14w",
+         *         "id": "pi_prod_06h2e98e9fpjc2159snp3hkrqp83r",
          *         "object": "payment_intent",
          *         "status": "succeeded",
-         *         "created": "2026-11-29T11:43:56.425Z",
+         *         "created": "2026-11-29T11:51:09.643Z",
          *         "invoice": null,
-         *         "updated": "2026-11-29T11:43:56.440Z",
+         *         "updated": "2026-11-29T11:51:09.687Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2e7khamt8ctss8mzxwepj39dn0",
+         *         "customer": null,
          *         "livemode": false,
          *         "metadata": {},
-         *         "amount_atom": 1000,
+         *         "amount_atom": 2500,
          *         "canceled_at": null,
          *         "capture_method": "automatic",
-         *         "payment_method": "pm_sandbox_succeeds",
+         *         "payment_method": "pm_card_visa",
          *         "last_payment_error": null,
-         *         "amount_received_atom": 1000,
+         *         "amount_received_atom": 2500,
          *         "amount_capturable_atom": 0
          *       },
          *       "previous_data": {
-         *         "id": "pi_prod_06h2e7kj164mk1abzr3kvxf5dy14w",
+         *         "id": "pi_prod_06h2e98e9fpjc2159snp3hkrqp83r",
          *         "object": "payment_intent",
          *         "status": "processing",
-         *         "created": "2026-11-29T11:43:56.425Z",
+         *         "created": "2026-11-29T11:51:09.643Z",
          *         "invoice": null,
-         *         "updated": "2026-11-29T11:43:56.428Z",
+         *         "updated": "2026-11-29T11:51:09.679Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2e7khamt8ctss8mzxwepj39dn0",
+         *         "customer": null,
          *         "livemode": false,
          *         "metadata": {},
-         *         "amount_atom": 1000,
+         *         "amount_atom": 2500,
          *         "canceled_at": null,
          *         "capture_method": "automatic",
-         *         "payment_method": "pm_sandbox_succeeds",
+         *         "payment_method": "pm_card_visa",
          *         "last_payment_error": null,
          *         "amount_received_atom": 0,
          *         "amount_capturable_atom": 0
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2e7kj0t2gnv216tr6hn8yd367r",
-         *       "request_id": "req_prod_06h2e7kj0t2gnv216tr6hn8yd367r",
+         *       "correlation_id": "req_prod_06h2e98e8qc5ytrf5c45c2b26h568",
+         *       "request_id": "req_prod_06h2e98e8qc5ytrf5c45c2b26h568",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-29T11:43:56.441Z",
+         *       "created": "2026-11-29T11:51:09.688Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2e7k5ksc04wjtdsbs0hg6cjrza"
+         *       "actor_id": "key_prod_06h2e9872qb7mpa385cf3bfh65tgg"
          *     }
          */
         PaymentIntentSucceededEvent: {
@@ -14138,23 +14452,23 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2e7kkgddne0cqfnhntracz366r",
+         *       "id": "evt_prod_06h2e98n1trryj21hp26khdk9e346",
          *       "type": "payment_intent.canceled",
          *       "aggregate_type": "payment_intent",
-         *       "aggregate_id": "pi_prod_06h2e7kjsa1r6ee5407dzs3gm1kq8",
+         *       "aggregate_id": "pi_prod_06h2e98my20rxwc0nda0eebfsa77j",
          *       "data": {
-         *         "id": "pi_prod_06h2e7kjsa1r6ee5407dzs3gm1kq8",
+         *         "id": "pi_prod_06h2e98my20rxwc0nda0eebfsa77j",
          *         "object": "payment_intent",
          *         "status": "canceled",
-         *         "created": "2026-11-29T11:43:56.618Z",
+         *         "created": "2026-11-29T11:51:11.344Z",
          *         "invoice": null,
-         *         "updated": "2026-11-29T11:43:56.796Z",
+         *         "updated": "2026-11-29T11:51:11.373Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2e7khamt8ctss8mzxwepj39dn0",
+         *         "customer": "cus_prod_06h2e98kkcdmq64fh175g1c68wxv0",
          *         "livemode": false,
          *         "metadata": {},
          *         "amount_atom": 1000,
-         *         "canceled_at": "2026-11-29T11:43:56.795Z",
+         *         "canceled_at": "2026-11-29T11:51:11.373Z",
          *         "capture_method": "manual",
          *         "payment_method": "pm_sandbox_succeeds",
          *         "last_payment_error": null,
@@ -14162,14 +14476,14 @@ export type components = {
          *         "amount_capturable_atom": 0
          *       },
          *       "previous_data": {
-         *         "id": "pi_prod_06h2e7kjsa1r6ee5407dzs3gm1kq8",
+         *         "id": "pi_prod_06h2e98my20rxwc0nda0eebfsa77j",
          *         "object": "payment_intent",
          *         "status": "requires_capture",
-         *         "created": "2026-11-29T11:43:56.618Z",
+         *         "created": "2026-11-29T11:51:11.344Z",
          *         "invoice": null,
-         *         "updated": "2026-11-29T11:43:56.688Z",
+         *         "updated": "2026-11-29T11:51:11.350Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2e7khamt8ctss8mzxwepj39dn0",
+         *         "customer": "cus_prod_06h2e98kkcdmq64fh175g1c68wxv0",
          *         "livemode": false,
          *         "metadata": {},
          *         "amount_atom": 1000,
@@ -14181,13 +14495,13 @@ export type components = {
          *         "amount_capturable_atom": 1000
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2e7kkbdcx7atha72wy2xjx8n8w",
-         *       "request_id": "req_prod_06h2e7kkbdcx7atha72wy2xjx8n8w",
+         *       "correlation_id": "req_prod_06h2e98n158wfv6anktd28y0qfd7m",
+         *       "request_id": "req_prod_06h2e98n158wfv6anktd28y0qfd7m",
          *       "version": 1,
          *       "sequence": 4,
-         *       "created": "2026-11-29T11:43:56.803Z",
+         *       "created": "2026-11-29T11:51:11.374Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2e7k5ksc04wjtdsbs0hg6cjrza"
+         *       "actor_id": "key_prod_06h2e9872qb7mpa385cf3bfh65tgg"
          *     }
          */
         PaymentIntentCanceledEvent: {
@@ -14232,19 +14546,19 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2e7kj80sthhfzbt2z3he9sh4fr",
+         *       "id": "evt_prod_06h2e98mm4wt4d5rxzy0c6tvtncyp",
          *       "type": "payment_intent.payment_failed",
          *       "aggregate_type": "payment_intent",
-         *       "aggregate_id": "pi_prod_06h2e7kj51tryrdn5zeh3qfqc4272",
+         *       "aggregate_id": "pi_prod_06h2e98mjpxnvhy9hcnf8fffqe0jc",
          *       "data": {
-         *         "id": "pi_prod_06h2e7kj51tryrdn5zeh3qfqc4272",
+         *         "id": "pi_prod_06h2e98mjpxnvhy9hcnf8fffqe0jc",
          *         "object": "payment_intent",
          *         "status": "requires_payment_method",
-         *         "created": "2026-11-29T11:43:56.456Z",
+         *         "created": "2026-11-29T11:51:11.253Z",
          *         "invoice": null,
-         *         "updated": "2026-11-29T11:43:56.475Z",
+         *         "updated": "2026-11-29T11:51:11.260Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2e7khamt8ctss8mzxwepj39dn0",
+         *         "customer": "cus_prod_06h2e98kkcdmq64fh175g1c68wxv0",
          *         "livemode": false,
          *         "metadata": {},
          *         "amount_atom": 1000,
@@ -14256,14 +14570,14 @@ export type components = {
          *         "amount_capturable_atom": 0
          *       },
          *       "previous_data": {
-         *         "id": "pi_prod_06h2e7kj51tryrdn5zeh3qfqc4272",
+         *         "id": "pi_prod_06h2e98mjpxnvhy9hcnf8fffqe0jc",
          *         "object": "payment_intent",
          *         "status": "processing",
-         *         "created": "2026-11-29T11:43:56.456Z",
+         *         "created": "2026-11-29T11:51:11.253Z",
          *         "invoice": null,
-         *         "updated": "2026-11-29T11:43:56.459Z",
+         *         "updated": "2026-11-29T11:51:11.256Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2e7khamt8ctss8mzxwepj39dn0",
+         *         "customer": "cus_prod_06h2e98kkcdmq64fh175g1c68wxv0",
          *         "livemode": false,
          *         "metadata": {},
          *         "amount_atom": 1000,
@@ -14275,13 +14589,13 @@ export type components = {
          *         "amount_capturable_atom": 0
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2e7kj4skzf9a0n8p2ypppbvbh6",
-         *       "request_id": "req_prod_06h2e7kj4skzf9a0n8p2ypppbvbh6",
+         *       "correlation_id": "req_prod_06h2e98mhp3entzkmre9bpd69sf5m",
+         *       "request_id": "req_prod_06h2e98mhp3entzkmre9bpd69sf5m",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-29T11:43:56.481Z",
+         *       "created": "2026-11-29T11:51:11.265Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2e7k5ksc04wjtdsbs0hg6cjrza"
+         *       "actor_id": "key_prod_06h2e9872qb7mpa385cf3bfh65tgg"
          *     }
          */
         PaymentIntentPaymentFailedEvent: {
@@ -14326,19 +14640,19 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2e7kjmdea83znw4pkq1xcv187t",
+         *       "id": "evt_prod_06h2e98msgmmpfjt5pqtvvrrj39qc",
          *       "type": "payment_intent.partially_funded",
          *       "aggregate_type": "payment_intent",
-         *       "aggregate_id": "pi_prod_06h2e7kjj4fg8k9zwter0kjxsjh34",
+         *       "aggregate_id": "pi_prod_06h2e98mq3s3kqpx2cbmghbwhpx6e",
          *       "data": {
-         *         "id": "pi_prod_06h2e7kjj4fg8k9zwter0kjxsjh34",
+         *         "id": "pi_prod_06h2e98mq3s3kqpx2cbmghbwhpx6e",
          *         "object": "payment_intent",
          *         "status": "partially_funded",
-         *         "created": "2026-11-29T11:43:56.561Z",
+         *         "created": "2026-11-29T11:51:11.288Z",
          *         "invoice": null,
-         *         "updated": "2026-11-29T11:43:56.579Z",
+         *         "updated": "2026-11-29T11:51:11.304Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2e7khamt8ctss8mzxwepj39dn0",
+         *         "customer": "cus_prod_06h2e98kkcdmq64fh175g1c68wxv0",
          *         "livemode": false,
          *         "metadata": {},
          *         "amount_atom": 1000,
@@ -14350,14 +14664,14 @@ export type components = {
          *         "amount_capturable_atom": 0
          *       },
          *       "previous_data": {
-         *         "id": "pi_prod_06h2e7kjj4fg8k9zwter0kjxsjh34",
+         *         "id": "pi_prod_06h2e98mq3s3kqpx2cbmghbwhpx6e",
          *         "object": "payment_intent",
          *         "status": "processing",
-         *         "created": "2026-11-29T11:43:56.561Z",
+         *         "created": "2026-11-29T11:51:11.288Z",
          *         "invoice": null,
-         *         "updated": "2026-11-29T11:43:56.564Z",
+         *         "updated": "2026-11-29T11:51:11.296Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2e7khamt8ctss8mzxwepj39dn0",
+         *         "customer": "cus_prod_06h2e98kkcdmq64fh175g1c68wxv0",
          *         "livemode": false,
          *         "metadata": {},
          *         "amount_atom": 1000,
@@ -14369,13 +14683,13 @@ export type components = {
          *         "amount_capturable_atom": 0
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2e7kjb4cg043s3906tza3qngtt",
-         *       "request_id": "req_prod_06h2e7kjb4cg043s3906tza3qngtt",
+         *       "correlation_id": "req_prod_06h2e98mprfmgxbd60r1n5bf60rgw",
+         *       "request_id": "req_prod_06h2e98mprfmgxbd60r1n5bf60rgw",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-29T11:43:56.579Z",
+         *       "created": "2026-11-29T11:51:11.308Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2e7k5ksc04wjtdsbs0hg6cjrza"
+         *       "actor_id": "key_prod_06h2e9872qb7mpa385cf3bfh65tgg"
          *     }
          */
         PaymentIntentPartiallyFundedEvent: {
@@ -14420,48 +14734,48 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2e7ktanxe1r5aya95phv1211bp",
+         *       "id": "evt_prod_06h2e98vc8dcw7ns2fgjbenc69vfr",
          *       "type": "customer.subscription.created",
          *       "aggregate_type": "subscription",
-         *       "aggregate_id": "sub_prod_06h2e7kt96npy8qg6jsgc2tk9jdd4",
+         *       "aggregate_id": "sub_prod_06h2e98v3bd097xec2prrxnt3s280",
          *       "data": {
-         *         "id": "sub_prod_06h2e7kt96npy8qg6jsgc2tk9jdd4",
+         *         "id": "sub_prod_06h2e98v3bd097xec2prrxnt3s280",
          *         "items": [
          *           {
-         *             "id": "si_prod_06h2e7kt9b051cnkepgq9n3qmnpxg",
-         *             "price": "price_prod_06h2e7kfy73va64z4hg784mm5asry",
+         *             "id": "si_prod_06h2e98v3bd097xec2prrxnt3s282",
+         *             "price": "price_prod_06h2e98h506a9yqp5cgdfdqvte0w0",
          *             "quantity": 1
          *           }
          *         ],
          *         "object": "subscription",
          *         "status": "active",
-         *         "created": "2026-11-29T11:43:58.529Z",
-         *         "updated": "2026-11-29T11:43:58.529Z",
+         *         "created": "2026-11-29T11:51:12.916Z",
+         *         "updated": "2026-11-29T11:51:12.916Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2e7khamt8ctss8mzxwepj39dn0",
+         *         "customer": "cus_prod_06h2e98kkcdmq64fh175g1c68wxv0",
          *         "livemode": false,
          *         "metadata": {},
          *         "paused_at": null,
          *         "trial_end": null,
          *         "cancelled_at": null,
          *         "days_until_due": null,
-         *         "latest_invoice": "in_prod_06h2e7kt9ksz4m4zjs6hf9bzj0hwm",
+         *         "latest_invoice": "in_prod_06h2e98v3ja9smg9r3gzwpgrt7cpg",
          *         "pending_changes": [],
          *         "collection_method": "charge_automatically",
-         *         "current_period_end": "2026-12-29T11:43:58.529Z",
+         *         "current_period_end": "2026-12-29T11:51:12.916Z",
          *         "cancel_at_period_end": false,
-         *         "current_period_start": "2026-11-29T11:43:58.529Z",
+         *         "current_period_start": "2026-11-29T11:51:12.916Z",
          *         "default_payment_method": null
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2e7kt83dv7mnea0yzmh998yfyj",
-         *       "request_id": "req_prod_06h2e7kt83dv7mnea0yzmh998yfyj",
+         *       "correlation_id": "req_prod_06h2e98v2dj4hsw5tetqzhy9r8fmy",
+         *       "request_id": "req_prod_06h2e98v2dj4hsw5tetqzhy9r8fmy",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-29T11:43:58.549Z",
+         *       "created": "2026-11-29T11:51:12.994Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2e7k5ksc04wjtdsbs0hg6cjrza"
+         *       "actor_id": "key_prod_06h2e9872qb7mpa385cf3bfh65tgg"
          *     }
          */
         CustomerSubscriptionCreatedEvent: {
@@ -14506,25 +14820,25 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2e7ktk7xgy495c98vgc2rc1cay",
+         *       "id": "evt_prod_06h2e98vmt409sz0f1fe8cmw6at3p",
          *       "type": "customer.subscription.updated",
          *       "aggregate_type": "subscription",
-         *       "aggregate_id": "sub_prod_06h2e7kt96npy8qg6jsgc2tk9jdd4",
+         *       "aggregate_id": "sub_prod_06h2e98v3bd097xec2prrxnt3s280",
          *       "data": {
-         *         "id": "sub_prod_06h2e7kt96npy8qg6jsgc2tk9jdd4",
+         *         "id": "sub_prod_06h2e98v3bd097xec2prrxnt3s280",
          *         "items": [
          *           {
-         *             "id": "si_prod_06h2e7kt9b051cnkepgq9n3qmnpxg",
-         *             "price": "price_prod_06h2e7kfy73va64z4hg784mm5asry",
+         *             "id": "si_prod_06h2e98v3bd097xec2prrxnt3s282",
+         *             "price": "price_prod_06h2e98h506a9yqp5cgdfdqvte0w0",
          *             "quantity": 1
          *           }
          *         ],
          *         "object": "subscription",
          *         "status": "active",
-         *         "created": "2026-11-29T11:43:58.529Z",
-         *         "updated": "2026-11-29T11:43:58.615Z",
+         *         "created": "2026-11-29T11:51:12.916Z",
+         *         "updated": "2026-11-29T11:51:13.059Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2e7khamt8ctss8mzxwepj39dn0",
+         *         "customer": "cus_prod_06h2e98kkcdmq64fh175g1c68wxv0",
          *         "livemode": false,
          *         "metadata": {
          *           "plan": "pro"
@@ -14533,51 +14847,51 @@ export type components = {
          *         "trial_end": null,
          *         "cancelled_at": null,
          *         "days_until_due": null,
-         *         "latest_invoice": "in_prod_06h2e7kt9ksz4m4zjs6hf9bzj0hwm",
+         *         "latest_invoice": "in_prod_06h2e98v3ja9smg9r3gzwpgrt7cpg",
          *         "pending_changes": [],
          *         "collection_method": "charge_automatically",
-         *         "current_period_end": "2026-12-29T11:43:58.529Z",
+         *         "current_period_end": "2026-12-29T11:51:12.916Z",
          *         "cancel_at_period_end": false,
-         *         "current_period_start": "2026-11-29T11:43:58.529Z",
+         *         "current_period_start": "2026-11-29T11:51:12.916Z",
          *         "default_payment_method": null
          *       },
          *       "previous_data": {
-         *         "id": "sub_prod_06h2e7kt96npy8qg6jsgc2tk9jdd4",
+         *         "id": "sub_prod_06h2e98v3bd097xec2prrxnt3s280",
          *         "items": [
          *           {
-         *             "id": "si_prod_06h2e7kt9b051cnkepgq9n3qmnpxg",
-         *             "price": "price_prod_06h2e7kfy73va64z4hg784mm5asry",
+         *             "id": "si_prod_06h2e98v3bd097xec2prrxnt3s282",
+         *             "price": "price_prod_06h2e98h506a9yqp5cgdfdqvte0w0",
          *             "quantity": 1
          *           }
          *         ],
          *         "object": "subscription",
          *         "status": "active",
-         *         "created": "2026-11-29T11:43:58.529Z",
-         *         "updated": "2026-11-29T11:43:58.529Z",
+         *         "created": "2026-11-29T11:51:12.916Z",
+         *         "updated": "2026-11-29T11:51:12.916Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2e7khamt8ctss8mzxwepj39dn0",
+         *         "customer": "cus_prod_06h2e98kkcdmq64fh175g1c68wxv0",
          *         "livemode": false,
          *         "metadata": {},
          *         "paused_at": null,
          *         "trial_end": null,
          *         "cancelled_at": null,
          *         "days_until_due": null,
-         *         "latest_invoice": "in_prod_06h2e7kt9ksz4m4zjs6hf9bzj0hwm",
+         *         "latest_invoice": "in_prod_06h2e98v3ja9smg9r3gzwpgrt7cpg",
          *         "pending_changes": [],
          *         "collection_method": "charge_automatically",
-         *         "current_period_end": "2026-12-29T11:43:58.529Z",
+         *         "current_period_end": "2026-12-29T11:51:12.916Z",
          *         "cancel_at_period_end": false,
-         *         "current_period_start": "2026-11-29T11:43:58.529Z",
+         *         "current_period_start": "2026-11-29T11:51:12.916Z",
          *         "default_payment_method": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2e7ktjhenz5dx4hvpvhbz0j54w",
-         *       "request_id": "req_prod_06h2e7ktjhenz5dx4hvpvhbz0j54w",
+         *       "correlation_id": "req_prod_06h2e98vm2f69s3gsjtngsxwxt530",
+         *       "request_id": "req_prod_06h2e98vm2f69s3gsjtngsxwxt530",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-29T11:43:58.617Z",
+         *       "created": "2026-11-29T11:51:13.062Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2e7k5ksc04wjtdsbs0hg6cjrza"
+         *       "actor_id": "key_prod_06h2e9872qb7mpa385cf3bfh65tgg"
          *     }
          */
         CustomerSubscriptionUpdatedEvent: {
@@ -14622,56 +14936,56 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2e7ktv2k2km8634gx3pd1zdkmc",
+         *       "id": "evt_prod_06h2e98vq6meez0a0neafy5p3rzhm",
          *       "type": "customer.subscription.paused",
          *       "aggregate_type": "subscription",
-         *       "aggregate_id": "sub_prod_06h2e7kt96npy8qg6jsgc2tk9jdd4",
+         *       "aggregate_id": "sub_prod_06h2e98v3bd097xec2prrxnt3s280",
          *       "data": {
-         *         "id": "sub_prod_06h2e7kt96npy8qg6jsgc2tk9jdd4",
+         *         "id": "sub_prod_06h2e98v3bd097xec2prrxnt3s280",
          *         "items": [
          *           {
-         *             "id": "si_prod_06h2e7kt9b051cnkepgq9n3qmnpxg",
-         *             "price": "price_prod_06h2e7kfy73va64z4hg784mm5asry",
+         *             "id": "si_prod_06h2e98v3bd097xec2prrxnt3s282",
+         *             "price": "price_prod_06h2e98h506a9yqp5cgdfdqvte0w0",
          *             "quantity": 1
          *           }
          *         ],
          *         "object": "subscription",
          *         "status": "paused",
-         *         "created": "2026-11-29T11:43:58.529Z",
-         *         "updated": "2026-11-29T11:43:58.678Z",
+         *         "created": "2026-11-29T11:51:12.916Z",
+         *         "updated": "2026-11-29T11:51:13.078Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2e7khamt8ctss8mzxwepj39dn0",
+         *         "customer": "cus_prod_06h2e98kkcdmq64fh175g1c68wxv0",
          *         "livemode": false,
          *         "metadata": {
          *           "plan": "pro"
          *         },
-         *         "paused_at": "2026-11-29T11:43:58.678Z",
+         *         "paused_at": "2026-11-29T11:51:13.078Z",
          *         "trial_end": null,
          *         "cancelled_at": null,
          *         "days_until_due": null,
-         *         "latest_invoice": "in_prod_06h2e7kt9ksz4m4zjs6hf9bzj0hwm",
+         *         "latest_invoice": "in_prod_06h2e98v3ja9smg9r3gzwpgrt7cpg",
          *         "pending_changes": [],
          *         "collection_method": "charge_automatically",
-         *         "current_period_end": "2026-12-29T11:43:58.529Z",
+         *         "current_period_end": "2026-12-29T11:51:12.916Z",
          *         "cancel_at_period_end": false,
-         *         "current_period_start": "2026-11-29T11:43:58.529Z",
+         *         "current_period_start": "2026-11-29T11:51:12.916Z",
          *         "default_payment_method": null
          *       },
          *       "previous_data": {
-         *         "id": "sub_prod_06h2e7kt96npy8qg6jsgc2tk9jdd4",
+         *         "id": "sub_prod_06h2e98v3bd097xec2prrxnt3s280",
          *         "items": [
          *           {
-         *             "id": "si_prod_06h2e7kt9b051cnkepgq9n3qmnpxg",
-         *             "price": "price_prod_06h2e7kfy73va64z4hg784mm5asry",
+         *             "id": "si_prod_06h2e98v3bd097xec2prrxnt3s282",
+         *             "price": "price_prod_06h2e98h506a9yqp5cgdfdqvte0w0",
          *             "quantity": 1
          *           }
          *         ],
          *         "object": "subscription",
          *         "status": "active",
-         *         "created": "2026-11-29T11:43:58.529Z",
-         *         "updated": "2026-11-29T11:43:58.615Z",
+         *         "created": "2026-11-29T11:51:12.916Z",
+         *         "updated": "2026-11-29T11:51:13.059Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2e7khamt8ctss8mzxwepj39dn0",
+         *         "customer": "cus_prod_06h2e98kkcdmq64fh175g1c68wxv0",
          *         "livemode": false,
          *         "metadata": {
          *           "plan": "pro"
@@ -14680,22 +14994,22 @@ export type components = {
          *         "trial_end": null,
          *         "cancelled_at": null,
          *         "days_until_due": null,
-         *         "latest_invoice": "in_prod_06h2e7kt9ksz4m4zjs6hf9bzj0hwm",
+         *         "latest_invoice": "in_prod_06h2e98v3ja9smg9r3gzwpgrt7cpg",
          *         "pending_changes": [],
          *         "collection_method": "charge_automatically",
-         *         "current_period_end": "2026-12-29T11:43:58.529Z",
+         *         "current_period_end": "2026-12-29T11:51:12.916Z",
          *         "cancel_at_period_end": false,
-         *         "current_period_start": "2026-11-29T11:43:58.529Z",
+         *         "current_period_start": "2026-11-29T11:51:12.916Z",
          *         "default_payment_method": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2e7kttfxrb6jtydvb983aqypr4",
-         *       "request_id": "req_prod_06h2e7kttfxrb6jtydvb983aqypr4",
+         *       "correlation_id": "req_prod_06h2e98vpkw1kf91zf1p82f5t3g5t",
+         *       "request_id": "req_prod_06h2e98vpkw1kf91zf1p82f5t3g5t",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-29T11:43:58.680Z",
+         *       "created": "2026-11-29T11:51:13.081Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2e7k5ksc04wjtdsbs0hg6cjrza"
+         *       "actor_id": "key_prod_06h2e9872qb7mpa385cf3bfh65tgg"
          *     }
          */
         CustomerSubscriptionPausedEvent: {
@@ -14740,25 +15054,25 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2e7kv26aydxw61pf4z6wzyfttj",
+         *       "id": "evt_prod_06h2e98vsgwxhapy8hsvcdw0mng9j",
          *       "type": "customer.subscription.resumed",
          *       "aggregate_type": "subscription",
-         *       "aggregate_id": "sub_prod_06h2e7kt96npy8qg6jsgc2tk9jdd4",
+         *       "aggregate_id": "sub_prod_06h2e98v3bd097xec2prrxnt3s280",
          *       "data": {
-         *         "id": "sub_prod_06h2e7kt96npy8qg6jsgc2tk9jdd4",
+         *         "id": "sub_prod_06h2e98v3bd097xec2prrxnt3s280",
          *         "items": [
          *           {
-         *             "id": "si_prod_06h2e7kt9b051cnkepgq9n3qmnpxg",
-         *             "price": "price_prod_06h2e7kfy73va64z4hg784mm5asry",
+         *             "id": "si_prod_06h2e98v3bd097xec2prrxnt3s282",
+         *             "price": "price_prod_06h2e98h506a9yqp5cgdfdqvte0w0",
          *             "quantity": 1
          *           }
          *         ],
          *         "object": "subscription",
          *         "status": "active",
-         *         "created": "2026-11-29T11:43:58.529Z",
-         *         "updated": "2026-11-29T11:43:58.720Z",
+         *         "created": "2026-11-29T11:51:12.916Z",
+         *         "updated": "2026-11-29T11:51:13.098Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2e7khamt8ctss8mzxwepj39dn0",
+         *         "customer": "cus_prod_06h2e98kkcdmq64fh175g1c68wxv0",
          *         "livemode": false,
          *         "metadata": {
          *           "plan": "pro"
@@ -14767,53 +15081,53 @@ export type components = {
          *         "trial_end": null,
          *         "cancelled_at": null,
          *         "days_until_due": null,
-         *         "latest_invoice": "in_prod_06h2e7kt9ksz4m4zjs6hf9bzj0hwm",
+         *         "latest_invoice": "in_prod_06h2e98v3ja9smg9r3gzwpgrt7cpg",
          *         "pending_changes": [],
          *         "collection_method": "charge_automatically",
-         *         "current_period_end": "2026-12-29T11:43:58.529Z",
+         *         "current_period_end": "2026-12-29T11:51:12.916Z",
          *         "cancel_at_period_end": false,
-         *         "current_period_start": "2026-11-29T11:43:58.529Z",
+         *         "current_period_start": "2026-11-29T11:51:12.916Z",
          *         "default_payment_method": null
          *       },
          *       "previous_data": {
-         *         "id": "sub_prod_06h2e7kt96npy8qg6jsgc2tk9jdd4",
+         *         "id": "sub_prod_06h2e98v3bd097xec2prrxnt3s280",
          *         "items": [
          *           {
-         *             "id": "si_prod_06h2e7kt9b051cnkepgq9n3qmnpxg",
-         *             "price": "price_prod_06h2e7kfy73va64z4hg784mm5asry",
+         *             "id": "si_prod_06h2e98v3bd097xec2prrxnt3s282",
+         *             "price": "price_prod_06h2e98h506a9yqp5cgdfdqvte0w0",
          *             "quantity": 1
          *           }
          *         ],
          *         "object": "subscription",
          *         "status": "paused",
-         *         "created": "2026-11-29T11:43:58.529Z",
-         *         "updated": "2026-11-29T11:43:58.678Z",
+         *         "created": "2026-11-29T11:51:12.916Z",
+         *         "updated": "2026-11-29T11:51:13.078Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2e7khamt8ctss8mzxwepj39dn0",
+         *         "customer": "cus_prod_06h2e98kkcdmq64fh175g1c68wxv0",
          *         "livemode": false,
          *         "metadata": {
          *           "plan": "pro"
          *         },
-         *         "paused_at": "2026-11-29T11:43:58.678Z",
+         *         "paused_at": "2026-11-29T11:51:13.078Z",
          *         "trial_end": null,
          *         "cancelled_at": null,
          *         "days_until_due": null,
-         *         "latest_invoice": "in_prod_06h2e7kt9ksz4m4zjs6hf9bzj0hwm",
+         *         "latest_invoice": "in_prod_06h2e98v3ja9smg9r3gzwpgrt7cpg",
          *         "pending_changes": [],
          *         "collection_method": "charge_automatically",
-         *         "current_period_end": "2026-12-29T11:43:58.529Z",
+         *         "current_period_end": "2026-12-29T11:51:12.916Z",
          *         "cancel_at_period_end": false,
-         *         "current_period_start": "2026-11-29T11:43:58.529Z",
+         *         "current_period_start": "2026-11-29T11:51:12.916Z",
          *         "default_payment_method": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2e7ktz2f9c2n1afgd2b2nvtjr2",
-         *       "request_id": "req_prod_06h2e7ktz2f9c2n1afgd2b2nvtjr2",
+         *       "correlation_id": "req_prod_06h2e98vs2qb3fkmg8yag82y7mfbw",
+         *       "request_id": "req_prod_06h2e98vs2qb3fkmg8yag82y7mfbw",
          *       "version": 1,
          *       "sequence": 4,
-         *       "created": "2026-11-29T11:43:58.737Z",
+         *       "created": "2026-11-29T11:51:13.100Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2e7k5ksc04wjtdsbs0hg6cjrza"
+         *       "actor_id": "key_prod_06h2e9872qb7mpa385cf3bfh65tgg"
          *     }
          */
         CustomerSubscriptionResumedEvent: {
@@ -14858,56 +15172,56 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2e7kv885tmgznw44a9pcf2106r",
+         *       "id": "evt_prod_06h2e98w2990saymf950z4h9kh3nr",
          *       "type": "customer.subscription.cancelled",
          *       "aggregate_type": "subscription",
-         *       "aggregate_id": "sub_prod_06h2e7kt96npy8qg6jsgc2tk9jdd4",
+         *       "aggregate_id": "sub_prod_06h2e98v3bd097xec2prrxnt3s280",
          *       "data": {
-         *         "id": "sub_prod_06h2e7kt96npy8qg6jsgc2tk9jdd4",
+         *         "id": "sub_prod_06h2e98v3bd097xec2prrxnt3s280",
          *         "items": [
          *           {
-         *             "id": "si_prod_06h2e7kt9b051cnkepgq9n3qmnpxg",
-         *             "price": "price_prod_06h2e7kfy73va64z4hg784mm5asry",
+         *             "id": "si_prod_06h2e98v3bd097xec2prrxnt3s282",
+         *             "price": "price_prod_06h2e98h506a9yqp5cgdfdqvte0w0",
          *             "quantity": 1
          *           }
          *         ],
          *         "object": "subscription",
          *         "status": "cancelled",
-         *         "created": "2026-11-29T11:43:58.529Z",
-         *         "updated": "2026-11-29T11:43:58.772Z",
+         *         "created": "2026-11-29T11:51:12.916Z",
+         *         "updated": "2026-11-29T11:51:13.149Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2e7khamt8ctss8mzxwepj39dn0",
+         *         "customer": "cus_prod_06h2e98kkcdmq64fh175g1c68wxv0",
          *         "livemode": false,
          *         "metadata": {
          *           "plan": "pro"
          *         },
          *         "paused_at": null,
          *         "trial_end": null,
-         *         "cancelled_at": "2026-11-29T11:43:58.772Z",
+         *         "cancelled_at": "2026-11-29T11:51:13.149Z",
          *         "days_until_due": null,
-         *         "latest_invoice": "in_prod_06h2e7kt9ksz4m4zjs6hf9bzj0hwm",
+         *         "latest_invoice": "in_prod_06h2e98v3ja9smg9r3gzwpgrt7cpg",
          *         "pending_changes": [],
          *         "collection_method": "charge_automatically",
-         *         "current_period_end": "2026-12-29T11:43:58.529Z",
+         *         "current_period_end": "2026-12-29T11:51:12.916Z",
          *         "cancel_at_period_end": false,
-         *         "current_period_start": "2026-11-29T11:43:58.529Z",
+         *         "current_period_start": "2026-11-29T11:51:12.916Z",
          *         "default_payment_method": null
          *       },
          *       "previous_data": {
-         *         "id": "sub_prod_06h2e7kt96npy8qg6jsgc2tk9jdd4",
+         *         "id": "sub_prod_06h2e98v3bd097xec2prrxnt3s280",
          *         "items": [
          *           {
-         *             "id": "si_prod_06h2e7kt9b051cnkepgq9n3qmnpxg",
-         *             "price": "price_prod_06h2e7kfy73va64z4hg784mm5asry",
+         *             "id": "si_prod_06h2e98v3bd097xec2prrxnt3s282",
+         *             "price": "price_prod_06h2e98h506a9yqp5cgdfdqvte0w0",
          *             "quantity": 1
          *           }
          *         ],
          *         "object": "subscription",
          *         "status": "active",
-         *         "created": "2026-11-29T11:43:58.529Z",
-         *         "updated": "2026-11-29T11:43:58.720Z",
+         *         "created": "2026-11-29T11:51:12.916Z",
+         *         "updated": "2026-11-29T11:51:13.098Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2e7khamt8ctss8mzxwepj39dn0",
+         *         "customer": "cus_prod_06h2e98kkcdmq64fh175g1c68wxv0",
          *         "livemode": false,
          *         "metadata": {
          *           "plan": "pro"
@@ -14916,22 +15230,22 @@ export type components = {
          *         "trial_end": null,
          *         "cancelled_at": null,
          *         "days_until_due": null,
-         *         "latest_invoice": "in_prod_06h2e7kt9ksz4m4zjs6hf9bzj0hwm",
+         *         "latest_invoice": "in_prod_06h2e98v3ja9smg9r3gzwpgrt7cpg",
          *         "pending_changes": [],
          *         "collection_method": "charge_automatically",
-         *         "current_period_end": "2026-12-29T11:43:58.529Z",
+         *         "current_period_end": "2026-12-29T11:51:12.916Z",
          *         "cancel_at_period_end": false,
-         *         "current_period_start": "2026-11-29T11:43:58.529Z",
+         *         "current_period_start": "2026-11-29T11:51:12.916Z",
          *         "default_payment_method": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2e7kv5yvzwkanpg9t80gkb81h4",
-         *       "request_id": "req_prod_06h2e7kv5yvzwkanpg9t80gkb81h4",
+         *       "correlation_id": "req_prod_06h2e98vysgdc3c4m233j3s8dh9m0",
+         *       "request_id": "req_prod_06h2e98vysgdc3c4m233j3s8dh9m0",
          *       "version": 1,
          *       "sequence": 5,
-         *       "created": "2026-11-29T11:43:58.786Z",
+         *       "created": "2026-11-29T11:51:13.171Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2e7k5ksc04wjtdsbs0hg6cjrza"
+         *       "actor_id": "key_prod_06h2e9872qb7mpa385cf3bfh65tgg"
          *     }
          */
         CustomerSubscriptionCancelledEvent: {
@@ -14976,46 +15290,46 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2e7kyv5xvq7wqhq30nqjw5cqpa",
+         *       "id": "evt_prod_06h2e98ze0px425fs8s27y16j3rar",
          *       "type": "customer.subscription.trial_will_end",
          *       "aggregate_type": "subscription",
-         *       "aggregate_id": "sub_prod_06h2e7kveeyacjx4q7wvjqe0r1gsp",
+         *       "aggregate_id": "sub_prod_06h2e98w684nfmwqhdn155gsrbnpm",
          *       "data": {
-         *         "id": "sub_prod_06h2e7kveeyacjx4q7wvjqe0r1gsp",
+         *         "id": "sub_prod_06h2e98w684nfmwqhdn155gsrbnpm",
          *         "items": [
          *           {
-         *             "id": "si_prod_06h2e7kveeyacjx4q7wvjqe0r1gsr",
-         *             "price": "price_prod_06h2e7kfy73va64z4hg784mm5asry",
+         *             "id": "si_prod_06h2e98w684nfmwqhdn155gsrbnpp",
+         *             "price": "price_prod_06h2e98h506a9yqp5cgdfdqvte0w0",
          *             "quantity": 1
          *           }
          *         ],
          *         "object": "subscription",
          *         "status": "trialing",
-         *         "created": "2026-11-29T11:43:58.822Z",
-         *         "updated": "2026-11-29T11:43:58.822Z",
+         *         "created": "2026-11-29T11:51:13.198Z",
+         *         "updated": "2026-11-29T11:51:13.198Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2e7khamt8ctss8mzxwepj39dn0",
+         *         "customer": "cus_prod_06h2e98kkcdmq64fh175g1c68wxv0",
          *         "livemode": false,
          *         "metadata": {},
          *         "paused_at": null,
-         *         "trial_end": "2026-12-06T11:43:58.822Z",
+         *         "trial_end": "2026-12-06T11:51:13.198Z",
          *         "cancelled_at": null,
          *         "days_until_due": null,
          *         "latest_invoice": null,
          *         "pending_changes": [],
          *         "collection_method": "charge_automatically",
-         *         "current_period_end": "2026-12-06T11:43:58.822Z",
+         *         "current_period_end": "2026-12-06T11:51:13.198Z",
          *         "cancel_at_period_end": false,
-         *         "current_period_start": "2026-11-29T11:43:58.822Z",
+         *         "current_period_start": "2026-11-29T11:51:13.198Z",
          *         "default_payment_method": "pm_sandbox_succeeds"
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2e7kykvrg338j42efz2dv6ckkg",
+         *       "correlation_id": "req_prod_06h2e98ys9yc9z7rqzr63j1e2w7xe",
          *       "request_id": null,
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-12-03T11:43:58.822Z",
+         *       "created": "2026-12-03T11:51:13.198Z",
          *       "actor_type": "system",
          *       "actor_id": null
          *     }
@@ -15062,16 +15376,16 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2e7kmy6dbqq29ny1ewk5gcrqnr",
+         *       "id": "evt_prod_06h2e98p1452wkpq4b2njbvm8yw9e",
          *       "type": "invoice.created",
          *       "aggregate_type": "invoice",
-         *       "aggregate_id": "in_prod_06h2e7kmxkwkykxff9qrk6t0bbkaw",
+         *       "aggregate_id": "in_prod_06h2e98p07cr2zxgwes1jhdtna2pw",
          *       "data": {
-         *         "id": "in_prod_06h2e7kmxkwkykxff9qrk6t0bbkaw",
+         *         "id": "in_prod_06h2e98p07cr2zxgwes1jhdtna2pw",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h2e7kmxmwqyh687rcspd9rgy15p",
-         *             "price": "price_prod_06h2e7kg1af7tmmxj49fzsfsa1w5w",
+         *             "id": "il_prod_06h2e98p07cr2zxgwes1jhdtna2py",
+         *             "price": "price_prod_06h2e98h8rf4z3eehc1htz1frr90g",
          *             "quantity": 1,
          *             "tax_rates": [],
          *             "amount_atom": 500,
@@ -15084,11 +15398,11 @@ export type components = {
          *         "number": null,
          *         "object": "invoice",
          *         "status": "draft",
-         *         "created": "2026-11-29T11:43:57.164Z",
+         *         "created": "2026-11-29T11:51:11.617Z",
          *         "paid_at": null,
-         *         "updated": "2026-11-29T11:43:57.164Z",
+         *         "updated": "2026-11-29T11:51:11.617Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2e7khamt8ctss8mzxwepj39dn0",
+         *         "customer": "cus_prod_06h2e98kkcdmq64fh175g1c68wxv0",
          *         "discount": null,
          *         "due_date": null,
          *         "livemode": false,
@@ -15125,13 +15439,13 @@ export type components = {
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2e7kmx880dqdtqhx3v4cr2pr5a",
-         *       "request_id": "req_prod_06h2e7kmx880dqdtqhx3v4cr2pr5a",
+         *       "correlation_id": "req_prod_06h2e98nzven6kp68j0erk3ap87xw",
+         *       "request_id": "req_prod_06h2e98nzven6kp68j0erk3ap87xw",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-29T11:43:57.169Z",
+         *       "created": "2026-11-29T11:51:11.625Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2e7k5ksc04wjtdsbs0hg6cjrza"
+         *       "actor_id": "key_prod_06h2e9872qb7mpa385cf3bfh65tgg"
          *     }
          */
         InvoiceCreatedEvent: {
@@ -15176,16 +15490,16 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2e7kn8nvfk565t3j1m46yr3j5t",
+         *       "id": "evt_prod_06h2e98pn6veemnyth87asjbzzahr",
          *       "type": "invoice.finalized",
          *       "aggregate_type": "invoice",
-         *       "aggregate_id": "in_prod_06h2e7kmxkwkykxff9qrk6t0bbkaw",
+         *       "aggregate_id": "in_prod_06h2e98p07cr2zxgwes1jhdtna2pw",
          *       "data": {
-         *         "id": "in_prod_06h2e7kmxkwkykxff9qrk6t0bbkaw",
+         *         "id": "in_prod_06h2e98p07cr2zxgwes1jhdtna2pw",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h2e7kmxmwqyh687rcspd9rgy15p",
-         *             "price": "price_prod_06h2e7kg1af7tmmxj49fzsfsa1w5w",
+         *             "id": "il_prod_06h2e98p07cr2zxgwes1jhdtna2py",
+         *             "price": "price_prod_06h2e98h8rf4z3eehc1htz1frr90g",
          *             "quantity": 1,
          *             "tax_rates": [],
          *             "amount_atom": 500,
@@ -15198,11 +15512,11 @@ export type components = {
          *         "number": "EXAMPL-0001",
          *         "object": "invoice",
          *         "status": "open",
-         *         "created": "2026-11-29T11:43:57.164Z",
+         *         "created": "2026-11-29T11:51:11.617Z",
          *         "paid_at": null,
-         *         "updated": "2026-11-29T11:43:57.206Z",
+         *         "updated": "2026-11-29T11:51:11.664Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2e7khamt8ctss8mzxwepj39dn0",
+         *         "customer": "cus_prod_06h2e98kkcdmq64fh175g1c68wxv0",
          *         "discount": null,
          *         "due_date": null,
          *         "livemode": false,
@@ -15210,11 +15524,11 @@ export type components = {
          *         "tax_atom": 0,
          *         "voided_at": null,
          *         "overdue_at": null,
-         *         "pdf_sha256": "ed78cb484ea06f9d294cdd90681f9869c4b079a38fe81a4b9f6af8c0a4915e8b",
+         *         "pdf_sha256": "3744a97cbacad036db38f3509c8012ee182502bacc9816c524a4839a67ea86fa",
          *         "description": null,
-         *         "invoice_pdf": "http://127.0.0.1:33431/api/invoices/in_prod_06h2e7kmxkwkykxff9qrk6t0bbkaw/pdf",
+         *         "invoice_pdf": "http://127.0.0.1:45387/api/invoices/in_prod_06h2e98p07cr2zxgwes1jhdtna2pw/pdf",
          *         "total_taxes": [],
-         *         "finalized_at": "2026-11-29T11:43:57.206Z",
+         *         "finalized_at": "2026-11-29T11:51:11.664Z",
          *         "subscription": null,
          *         "attempt_count": 0,
          *         "customer_name": "Jenny Rosen",
@@ -15229,7 +15543,7 @@ export type components = {
          *         "paid_amount_atom": 0,
          *         "collection_method": "charge_automatically",
          *         "total_amount_atom": 500,
-         *         "hosted_invoice_url": "http://127.0.0.1:33431/invoice/7OPIvAgXHaazythPFFoL7S3oQJFnkFbEOs2KVQiV0kw",
+         *         "hosted_invoice_url": "http://127.0.0.1:45387/invoice/cVGaM-kD0v6-S5uLwg_xong-DtZVPibkz_-K5pCl6iM",
          *         "ending_balance_atom": 0,
          *         "next_payment_attempt": null,
          *         "starting_balance_atom": 0,
@@ -15238,11 +15552,11 @@ export type components = {
          *         "post_payment_credit_notes_amount_atom": 0
          *       },
          *       "previous_data": {
-         *         "id": "in_prod_06h2e7kmxkwkykxff9qrk6t0bbkaw",
+         *         "id": "in_prod_06h2e98p07cr2zxgwes1jhdtna2pw",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h2e7kmxmwqyh687rcspd9rgy15p",
-         *             "price": "price_prod_06h2e7kg1af7tmmxj49fzsfsa1w5w",
+         *             "id": "il_prod_06h2e98p07cr2zxgwes1jhdtna2py",
+         *             "price": "price_prod_06h2e98h8rf4z3eehc1htz1frr90g",
          *             "quantity": 1,
          *             "tax_rates": [],
          *             "amount_atom": 500,
@@ -15255,11 +15569,11 @@ export type components = {
          *         "number": null,
          *         "object": "invoice",
          *         "status": "draft",
-         *         "created": "2026-11-29T11:43:57.164Z",
+         *         "created": "2026-11-29T11:51:11.617Z",
          *         "paid_at": null,
-         *         "updated": "2026-11-29T11:43:57.164Z",
+         *         "updated": "2026-11-29T11:51:11.617Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2e7khamt8ctss8mzxwepj39dn0",
+         *         "customer": "cus_prod_06h2e98kkcdmq64fh175g1c68wxv0",
          *         "discount": null,
          *         "due_date": null,
          *         "livemode": false,
@@ -15295,13 +15609,13 @@ export type components = {
          *         "post_payment_credit_notes_amount_atom": 0
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2e7kn1ypdqwhtj9cvag96yaksj",
-         *       "request_id": "req_prod_06h2e7kn1ypdqwhtj9cvag96yaksj",
+         *       "correlation_id": "req_prod_06h2e98p56qe80547vvcxxq6r7h6y",
+         *       "request_id": "req_prod_06h2e98p56qe80547vvcxxq6r7h6y",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-29T11:43:57.253Z",
+         *       "created": "2026-11-29T11:51:11.785Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2e7k5ksc04wjtdsbs0hg6cjrza"
+         *       "actor_id": "key_prod_06h2e9872qb7mpa385cf3bfh65tgg"
          *     }
          */
         InvoiceFinalizedEvent: {
@@ -15346,16 +15660,16 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2e7knk339g6s01yemcvb66cmb8",
+         *       "id": "evt_prod_06h2e98q170enmd99t837895a88ny",
          *       "type": "invoice.paid",
          *       "aggregate_type": "invoice",
-         *       "aggregate_id": "in_prod_06h2e7kmxkwkykxff9qrk6t0bbkaw",
+         *       "aggregate_id": "in_prod_06h2e98p07cr2zxgwes1jhdtna2pw",
          *       "data": {
-         *         "id": "in_prod_06h2e7kmxkwkykxff9qrk6t0bbkaw",
+         *         "id": "in_prod_06h2e98p07cr2zxgwes1jhdtna2pw",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h2e7kmxmwqyh687rcspd9rgy15p",
-         *             "price": "price_prod_06h2e7kg1af7tmmxj49fzsfsa1w5w",
+         *             "id": "il_prod_06h2e98p07cr2zxgwes1jhdtna2py",
+         *             "price": "price_prod_06h2e98h8rf4z3eehc1htz1frr90g",
          *             "quantity": 1,
          *             "tax_rates": [],
          *             "amount_atom": 500,
@@ -15368,11 +15682,11 @@ export type components = {
          *         "number": "EXAMPL-0001",
          *         "object": "invoice",
          *         "status": "paid",
-         *         "created": "2026-11-29T11:43:57.164Z",
-         *         "paid_at": "2026-11-29T11:43:57.322Z",
-         *         "updated": "2026-11-29T11:43:57.322Z",
+         *         "created": "2026-11-29T11:51:11.617Z",
+         *         "paid_at": "2026-11-29T11:51:11.842Z",
+         *         "updated": "2026-11-29T11:51:11.842Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2e7khamt8ctss8mzxwepj39dn0",
+         *         "customer": "cus_prod_06h2e98kkcdmq64fh175g1c68wxv0",
          *         "discount": null,
          *         "due_date": null,
          *         "livemode": false,
@@ -15380,11 +15694,11 @@ export type components = {
          *         "tax_atom": 0,
          *         "voided_at": null,
          *         "overdue_at": null,
-         *         "pdf_sha256": "ed78cb484ea06f9d294cdd90681f9869c4b079a38fe81a4b9f6af8c0a4915e8b",
+         *         "pdf_sha256": "3744a97cbacad036db38f3509c8012ee182502bacc9816c524a4839a67ea86fa",
          *         "description": null,
-         *         "invoice_pdf": "http://127.0.0.1:33431/api/invoices/in_prod_06h2e7kmxkwkykxff9qrk6t0bbkaw/pdf",
+         *         "invoice_pdf": "http://127.0.0.1:45387/api/invoices/in_prod_06h2e98p07cr2zxgwes1jhdtna2pw/pdf",
          *         "total_taxes": [],
-         *         "finalized_at": "2026-11-29T11:43:57.206Z",
+         *         "finalized_at": "2026-11-29T11:51:11.664Z",
          *         "subscription": null,
          *         "attempt_count": 0,
          *         "customer_name": "Jenny Rosen",
@@ -15392,14 +15706,14 @@ export type components = {
          *         "subtotal_atom": 500,
          *         "customer_email": "jenny@example.com",
          *         "days_until_due": null,
-         *         "payment_intent": "pi_prod_06h2e7kncwr3ew47j9c38d788bjfm",
+         *         "payment_intent": "pi_prod_06h2e98psssjmebvyqxa2snvw6arg",
          *         "reverse_charge": false,
          *         "due_amount_atom": 0,
-         *         "paid_pdf_sha256": "6410c91c6469c5ceba7fe20ccb7a0a7489813772b5398bea211487decaabc481",
+         *         "paid_pdf_sha256": "47a174bbb031f4beefd3f445c242219ece27a8dbafe5fe2806935320816795ad",
          *         "paid_amount_atom": 500,
          *         "collection_method": "charge_automatically",
          *         "total_amount_atom": 500,
-         *         "hosted_invoice_url": "http://127.0.0.1:33431/invoice/7OPIvAgXHaazythPFFoL7S3oQJFnkFbEOs2KVQiV0kw",
+         *         "hosted_invoice_url": "http://127.0.0.1:45387/invoice/cVGaM-kD0v6-S5uLwg_xong-DtZVPibkz_-K5pCl6iM",
          *         "ending_balance_atom": 0,
          *         "next_payment_attempt": null,
          *         "starting_balance_atom": 0,
@@ -15408,11 +15722,11 @@ export type components = {
          *         "post_payment_credit_notes_amount_atom": 0
          *       },
          *       "previous_data": {
-         *         "id": "in_prod_06h2e7kmxkwkykxff9qrk6t0bbkaw",
+         *         "id": "in_prod_06h2e98p07cr2zxgwes1jhdtna2pw",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h2e7kmxmwqyh687rcspd9rgy15p",
-         *             "price": "price_prod_06h2e7kg1af7tmmxj49fzsfsa1w5w",
+         *             "id": "il_prod_06h2e98p07cr2zxgwes1jhdtna2py",
+         *             "price": "price_prod_06h2e98h8rf4z3eehc1htz1frr90g",
          *             "quantity": 1,
          *             "tax_rates": [],
          *             "amount_atom": 500,
@@ -15425,11 +15739,11 @@ export type components = {
          *         "number": "EXAMPL-0001",
          *         "object": "invoice",
          *         "status": "open",
-         *         "created": "2026-11-29T11:43:57.164Z",
+         *         "created": "2026-11-29T11:51:11.617Z",
          *         "paid_at": null,
-         *         "updated": "2026-11-29T11:43:57.206Z",
+         *         "updated": "2026-11-29T11:51:11.664Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2e7khamt8ctss8mzxwepj39dn0",
+         *         "customer": "cus_prod_06h2e98kkcdmq64fh175g1c68wxv0",
          *         "discount": null,
          *         "due_date": null,
          *         "livemode": false,
@@ -15437,11 +15751,11 @@ export type components = {
          *         "tax_atom": 0,
          *         "voided_at": null,
          *         "overdue_at": null,
-         *         "pdf_sha256": "ed78cb484ea06f9d294cdd90681f9869c4b079a38fe81a4b9f6af8c0a4915e8b",
+         *         "pdf_sha256": "3744a97cbacad036db38f3509c8012ee182502bacc9816c524a4839a67ea86fa",
          *         "description": null,
-         *         "invoice_pdf": "http://127.0.0.1:33431/api/invoices/in_prod_06h2e7kmxkwkykxff9qrk6t0bbkaw/pdf",
+         *         "invoice_pdf": "http://127.0.0.1:45387/api/invoices/in_prod_06h2e98p07cr2zxgwes1jhdtna2pw/pdf",
          *         "total_taxes": [],
-         *         "finalized_at": "2026-11-29T11:43:57.206Z",
+         *         "finalized_at": "2026-11-29T11:51:11.664Z",
          *         "subscription": null,
          *         "attempt_count": 0,
          *         "customer_name": "Jenny Rosen",
@@ -15449,14 +15763,14 @@ export type components = {
          *         "subtotal_atom": 500,
          *         "customer_email": "jenny@example.com",
          *         "days_until_due": null,
-         *         "payment_intent": "pi_prod_06h2e7kncwr3ew47j9c38d788bjfm",
+         *         "payment_intent": "pi_prod_06h2e98psssjmebvyqxa2snvw6arg",
          *         "reverse_charge": false,
          *         "due_amount_atom": 500,
          *         "paid_pdf_sha256": null,
          *         "paid_amount_atom": 0,
          *         "collection_method": "charge_automatically",
          *         "total_amount_atom": 500,
-         *         "hosted_invoice_url": "http://127.0.0.1:33431/invoice/7OPIvAgXHaazythPFFoL7S3oQJFnkFbEOs2KVQiV0kw",
+         *         "hosted_invoice_url": "http://127.0.0.1:45387/invoice/cVGaM-kD0v6-S5uLwg_xong-DtZVPibkz_-K5pCl6iM",
          *         "ending_balance_atom": 0,
          *         "next_payment_attempt": null,
          *         "starting_balance_atom": 0,
@@ -15465,13 +15779,13 @@ export type components = {
          *         "post_payment_credit_notes_amount_atom": 0
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2e7knbg3y9gmnbqef0c8x5vp4y",
-         *       "request_id": "req_prod_06h2e7knbg3y9gmnbqef0c8x5vp4y",
+         *       "correlation_id": "req_prod_06h2e98prgb8cggqp27w10v26py1r",
+         *       "request_id": "req_prod_06h2e98prgb8cggqp27w10v26py1r",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-29T11:43:57.336Z",
+         *       "created": "2026-11-29T11:51:11.881Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2e7k5ksc04wjtdsbs0hg6cjrza"
+         *       "actor_id": "key_prod_06h2e9872qb7mpa385cf3bfh65tgg"
          *     }
          */
         InvoicePaidEvent: {
@@ -15516,16 +15830,16 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2e7knm37j90r2yqz49ktt84vec",
+         *       "id": "evt_prod_06h2e98q2ajnyq3de2e9tdfczbrkp",
          *       "type": "invoice.payment_succeeded",
          *       "aggregate_type": "invoice",
-         *       "aggregate_id": "in_prod_06h2e7kmxkwkykxff9qrk6t0bbkaw",
+         *       "aggregate_id": "in_prod_06h2e98p07cr2zxgwes1jhdtna2pw",
          *       "data": {
-         *         "id": "in_prod_06h2e7kmxkwkykxff9qrk6t0bbkaw",
+         *         "id": "in_prod_06h2e98p07cr2zxgwes1jhdtna2pw",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h2e7kmxmwqyh687rcspd9rgy15p",
-         *             "price": "price_prod_06h2e7kg1af7tmmxj49fzsfsa1w5w",
+         *             "id": "il_prod_06h2e98p07cr2zxgwes1jhdtna2py",
+         *             "price": "price_prod_06h2e98h8rf4z3eehc1htz1frr90g",
          *             "quantity": 1,
          *             "tax_rates": [],
          *             "amount_atom": 500,
@@ -15538,11 +15852,11 @@ export type components = {
          *         "number": "EXAMPL-0001",
          *         "object": "invoice",
          *         "status": "paid",
-         *         "created": "2026-11-29T11:43:57.164Z",
-         *         "paid_at": "2026-11-29T11:43:57.322Z",
-         *         "updated": "2026-11-29T11:43:57.322Z",
+         *         "created": "2026-11-29T11:51:11.617Z",
+         *         "paid_at": "2026-11-29T11:51:11.842Z",
+         *         "updated": "2026-11-29T11:51:11.842Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2e7khamt8ctss8mzxwepj39dn0",
+         *         "customer": "cus_prod_06h2e98kkcdmq64fh175g1c68wxv0",
          *         "discount": null,
          *         "due_date": null,
          *         "livemode": false,
@@ -15550,11 +15864,11 @@ export type components = {
          *         "tax_atom": 0,
          *         "voided_at": null,
          *         "overdue_at": null,
-         *         "pdf_sha256": "ed78cb484ea06f9d294cdd90681f9869c4b079a38fe81a4b9f6af8c0a4915e8b",
+         *         "pdf_sha256": "3744a97cbacad036db38f3509c8012ee182502bacc9816c524a4839a67ea86fa",
          *         "description": null,
-         *         "invoice_pdf": "http://127.0.0.1:33431/api/invoices/in_prod_06h2e7kmxkwkykxff9qrk6t0bbkaw/pdf",
+         *         "invoice_pdf": "http://127.0.0.1:45387/api/invoices/in_prod_06h2e98p07cr2zxgwes1jhdtna2pw/pdf",
          *         "total_taxes": [],
-         *         "finalized_at": "2026-11-29T11:43:57.206Z",
+         *         "finalized_at": "2026-11-29T11:51:11.664Z",
          *         "subscription": null,
          *         "attempt_count": 0,
          *         "customer_name": "Jenny Rosen",
@@ -15562,14 +15876,14 @@ export type components = {
          *         "subtotal_atom": 500,
          *         "customer_email": "jenny@example.com",
          *         "days_until_due": null,
-         *         "payment_intent": "pi_prod_06h2e7kncwr3ew47j9c38d788bjfm",
+         *         "payment_intent": "pi_prod_06h2e98psssjmebvyqxa2snvw6arg",
          *         "reverse_charge": false,
          *         "due_amount_atom": 0,
-         *         "paid_pdf_sha256": "6410c91c6469c5ceba7fe20ccb7a0a7489813772b5398bea211487decaabc481",
+         *         "paid_pdf_sha256": "47a174bbb031f4beefd3f445c242219ece27a8dbafe5fe2806935320816795ad",
          *         "paid_amount_atom": 500,
          *         "collection_method": "charge_automatically",
          *         "total_amount_atom": 500,
-         *         "hosted_invoice_url": "http://127.0.0.1:33431/invoice/7OPIvAgXHaazythPFFoL7S3oQJFnkFbEOs2KVQiV0kw",
+         *         "hosted_invoice_url": "http://127.0.0.1:45387/invoice/cVGaM-kD0v6-S5uLwg_xong-DtZVPibkz_-K5pCl6iM",
          *         "ending_balance_atom": 0,
          *         "next_payment_attempt": null,
          *         "starting_balance_atom": 0,
@@ -15578,11 +15892,11 @@ export type components = {
          *         "post_payment_credit_notes_amount_atom": 0
          *       },
          *       "previous_data": {
-         *         "id": "in_prod_06h2e7kmxkwkykxff9qrk6t0bbkaw",
+         *         "id": "in_prod_06h2e98p07cr2zxgwes1jhdtna2pw",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h2e7kmxmwqyh687rcspd9rgy15p",
-         *             "price": "price_prod_06h2e7kg1af7tmmxj49fzsfsa1w5w",
+         *             "id": "il_prod_06h2e98p07cr2zxgwes1jhdtna2py",
+         *             "price": "price_prod_06h2e98h8rf4z3eehc1htz1frr90g",
          *             "quantity": 1,
          *             "tax_rates": [],
          *             "amount_atom": 500,
@@ -15595,11 +15909,11 @@ export type components = {
          *         "number": "EXAMPL-0001",
          *         "object": "invoice",
          *         "status": "open",
-         *         "created": "2026-11-29T11:43:57.164Z",
+         *         "created": "2026-11-29T11:51:11.617Z",
          *         "paid_at": null,
-         *         "updated": "2026-11-29T11:43:57.206Z",
+         *         "updated": "2026-11-29T11:51:11.664Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2e7khamt8ctss8mzxwepj39dn0",
+         *         "customer": "cus_prod_06h2e98kkcdmq64fh175g1c68wxv0",
          *         "discount": null,
          *         "due_date": null,
          *         "livemode": false,
@@ -15607,11 +15921,11 @@ export type components = {
          *         "tax_atom": 0,
          *         "voided_at": null,
          *         "overdue_at": null,
-         *         "pdf_sha256": "ed78cb484ea06f9d294cdd90681f9869c4b079a38fe81a4b9f6af8c0a4915e8b",
+         *         "pdf_sha256": "3744a97cbacad036db38f3509c8012ee182502bacc9816c524a4839a67ea86fa",
          *         "description": null,
-         *         "invoice_pdf": "http://127.0.0.1:33431/api/invoices/in_prod_06h2e7kmxkwkykxff9qrk6t0bbkaw/pdf",
+         *         "invoice_pdf": "http://127.0.0.1:45387/api/invoices/in_prod_06h2e98p07cr2zxgwes1jhdtna2pw/pdf",
          *         "total_taxes": [],
-         *         "finalized_at": "2026-11-29T11:43:57.206Z",
+         *         "finalized_at": "2026-11-29T11:51:11.664Z",
          *         "subscription": null,
          *         "attempt_count": 0,
          *         "customer_name": "Jenny Rosen",
@@ -15619,14 +15933,14 @@ export type components = {
          *         "subtotal_atom": 500,
          *         "customer_email": "jenny@example.com",
          *         "days_until_due": null,
-         *         "payment_intent": "pi_prod_06h2e7kncwr3ew47j9c38d788bjfm",
+         *         "payment_intent": "pi_prod_06h2e98psssjmebvyqxa2snvw6arg",
          *         "reverse_charge": false,
          *         "due_amount_atom": 500,
          *         "paid_pdf_sha256": null,
          *         "paid_amount_atom": 0,
          *         "collection_method": "charge_automatically",
          *         "total_amount_atom": 500,
-         *         "hosted_invoice_url": "http://127.0.0.1:33431/invoice/7OPIvAgXHaazythPFFoL7S3oQJFnkFbEOs2KVQiV0kw",
+         *         "hosted_invoice_url": "http://127.0.0.1:45387/invoice/cVGaM-kD0v6-S5uLwg_xong-DtZVPibkz_-K5pCl6iM",
          *         "ending_balance_atom": 0,
          *         "next_payment_attempt": null,
          *         "starting_balance_atom": 0,
@@ -15635,13 +15949,13 @@ export type components = {
          *         "post_payment_credit_notes_amount_atom": 0
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2e7knbg3y9gmnbqef0c8x5vp4y",
-         *       "request_id": "req_prod_06h2e7knbg3y9gmnbqef0c8x5vp4y",
+         *       "correlation_id": "req_prod_06h2e98prgb8cggqp27w10v26py1r",
+         *       "request_id": "req_prod_06h2e98prgb8cggqp27w10v26py1r",
          *       "version": 1,
          *       "sequence": 4,
-         *       "created": "2026-11-29T11:43:57.344Z",
+         *       "created": "2026-11-29T11:51:11.890Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2e7k5ksc04wjtdsbs0hg6cjrza"
+         *       "actor_id": "key_prod_06h2e9872qb7mpa385cf3bfh65tgg"
          *     }
          */
         InvoicePaymentSucceededEvent: {
@@ -15686,16 +16000,16 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2e7kpkwz3mr60awhdanx65y0qr",
+         *       "id": "evt_prod_06h2e98r4gyv1pape3tja5dj57vgy",
          *       "type": "invoice.payment_failed",
          *       "aggregate_type": "invoice",
-         *       "aggregate_id": "in_prod_06h2e7kp8aveb69rve5bpe1gpys3e",
+         *       "aggregate_id": "in_prod_06h2e98qz3znyxtehgw9swgq0ekm8",
          *       "data": {
-         *         "id": "in_prod_06h2e7kp8aveb69rve5bpe1gpys3e",
+         *         "id": "in_prod_06h2e98qz3znyxtehgw9swgq0ekm8",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h2e7kp8f11vcgjgt5yyhb0rkk9t",
-         *             "price": "price_prod_06h2e7kg1af7tmmxj49fzsfsa1w5w",
+         *             "id": "il_prod_06h2e98qz3znyxtehgw9swgq0ekma",
+         *             "price": "price_prod_06h2e98h8rf4z3eehc1htz1frr90g",
          *             "quantity": 1,
          *             "tax_rates": [],
          *             "amount_atom": 500,
@@ -15708,11 +16022,11 @@ export type components = {
          *         "number": "EXAMPL-0002",
          *         "object": "invoice",
          *         "status": "open",
-         *         "created": "2026-11-29T11:43:57.506Z",
+         *         "created": "2026-11-29T11:51:12.120Z",
          *         "paid_at": null,
-         *         "updated": "2026-11-29T11:43:57.518Z",
+         *         "updated": "2026-11-29T11:51:12.134Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2e7khamt8ctss8mzxwepj39dn0",
+         *         "customer": "cus_prod_06h2e98kkcdmq64fh175g1c68wxv0",
          *         "discount": null,
          *         "due_date": null,
          *         "livemode": false,
@@ -15720,11 +16034,11 @@ export type components = {
          *         "tax_atom": 0,
          *         "voided_at": null,
          *         "overdue_at": null,
-         *         "pdf_sha256": "378c01e693ac0f14051f262a9309ff141375dfb79066e6a775e295c43dc84899",
+         *         "pdf_sha256": "6972f631ecf42e09ed83431065f6839e33312adc71abe974813da9d94be6e330",
          *         "description": null,
-         *         "invoice_pdf": "http://127.0.0.1:33431/api/invoices/in_prod_06h2e7kp8aveb69rve5bpe1gpys3e/pdf",
+         *         "invoice_pdf": "http://127.0.0.1:45387/api/invoices/in_prod_06h2e98qz3znyxtehgw9swgq0ekm8/pdf",
          *         "total_taxes": [],
-         *         "finalized_at": "2026-11-29T11:43:57.518Z",
+         *         "finalized_at": "2026-11-29T11:51:12.134Z",
          *         "subscription": null,
          *         "attempt_count": 0,
          *         "customer_name": "Jenny Rosen",
@@ -15732,14 +16046,14 @@ export type components = {
          *         "subtotal_atom": 500,
          *         "customer_email": "jenny@example.com",
          *         "days_until_due": null,
-         *         "payment_intent": "pi_prod_06h2e7kpe1gmwbt73m69np1v64x1w",
+         *         "payment_intent": "pi_prod_06h2e98r3cp54aqcdv94q8g7ghspt",
          *         "reverse_charge": false,
          *         "due_amount_atom": 500,
          *         "paid_pdf_sha256": null,
          *         "paid_amount_atom": 0,
          *         "collection_method": "charge_automatically",
          *         "total_amount_atom": 500,
-         *         "hosted_invoice_url": "http://127.0.0.1:33431/invoice/Uve3XAEFfyY_CKev9iKQ-b7wl1AwDY5Lbo5VRCO53s8",
+         *         "hosted_invoice_url": "http://127.0.0.1:45387/invoice/NWLv85FNUzmIr4dZ3d8lusIWaao47eWUp2p-iYtpYLU",
          *         "ending_balance_atom": 0,
          *         "next_payment_attempt": null,
          *         "starting_balance_atom": 0,
@@ -15749,13 +16063,13 @@ export type components = {
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2e7kpcpq15kv7gq047j3tn9x7g",
-         *       "request_id": "req_prod_06h2e7kpcpq15kv7gq047j3tn9x7g",
+         *       "correlation_id": "req_prod_06h2e98r36jm561q63n23p2wdnan6",
+         *       "request_id": "req_prod_06h2e98r36jm561q63n23p2wdnan6",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-29T11:43:57.599Z",
+         *       "created": "2026-11-29T11:51:12.164Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2e7k5ksc04wjtdsbs0hg6cjrza"
+         *       "actor_id": "key_prod_06h2e9872qb7mpa385cf3bfh65tgg"
          *     }
          */
         InvoicePaymentFailedEvent: {
@@ -15800,16 +16114,16 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2e7kpy33m4g35198sne8gva24r",
+         *       "id": "evt_prod_06h2e98rvx4xrd8mm9hwh47k92q40",
          *       "type": "invoice.payment_action_required",
          *       "aggregate_type": "invoice",
-         *       "aggregate_id": "in_prod_06h2e7kppkem0txg4bx5sjk345hfc",
+         *       "aggregate_id": "in_prod_06h2e98rj6y1p28tfpxnnaqp5bpka",
          *       "data": {
-         *         "id": "in_prod_06h2e7kppkem0txg4bx5sjk345hfc",
+         *         "id": "in_prod_06h2e98rj6y1p28tfpxnnaqp5bpka",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h2e7kpprtnsrtx425y4h62c8ynm",
-         *             "price": "price_prod_06h2e7kg1af7tmmxj49fzsfsa1w5w",
+         *             "id": "il_prod_06h2e98rj8qj2wm9j01417xwbhynw",
+         *             "price": "price_prod_06h2e98h8rf4z3eehc1htz1frr90g",
          *             "quantity": 1,
          *             "tax_rates": [],
          *             "amount_atom": 500,
@@ -15822,11 +16136,11 @@ export type components = {
          *         "number": "EXAMPL-0003",
          *         "object": "invoice",
          *         "status": "open",
-         *         "created": "2026-11-29T11:43:57.620Z",
+         *         "created": "2026-11-29T11:51:12.273Z",
          *         "paid_at": null,
-         *         "updated": "2026-11-29T11:43:57.639Z",
+         *         "updated": "2026-11-29T11:51:12.299Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2e7khamt8ctss8mzxwepj39dn0",
+         *         "customer": "cus_prod_06h2e98kkcdmq64fh175g1c68wxv0",
          *         "discount": null,
          *         "due_date": null,
          *         "livemode": false,
@@ -15834,11 +16148,11 @@ export type components = {
          *         "tax_atom": 0,
          *         "voided_at": null,
          *         "overdue_at": null,
-         *         "pdf_sha256": "3b584c98437bde95af467a2e3b39e83424ceb98f11e2cc13a68dd737206da16e",
+         *         "pdf_sha256": "77daed40d4e387fba558035ab5f23f9426fdd42f524e2b6a7d9a836da17d0b44",
          *         "description": null,
-         *         "invoice_pdf": "http://127.0.0.1:33431/api/invoices/in_prod_06h2e7kppkem0txg4bx5sjk345hfc/pdf",
+         *         "invoice_pdf": "http://127.0.0.1:45387/api/invoices/in_prod_06h2e98rj6y1p28tfpxnnaqp5bpka/pdf",
          *         "total_taxes": [],
-         *         "finalized_at": "2026-11-29T11:43:57.639Z",
+         *         "finalized_at": "2026-11-29T11:51:12.299Z",
          *         "subscription": null,
          *         "attempt_count": 0,
          *         "customer_name": "Jenny Rosen",
@@ -15846,14 +16160,14 @@ export type components = {
          *         "subtotal_atom": 500,
          *         "customer_email": "jenny@example.com",
          *         "days_until_due": null,
-         *         "payment_intent": "pi_prod_06h2e7kpw67vaq0s3hm0fpawv4q4j",
+         *         "payment_intent": "pi_prod_06h2e98rv42gveybedad8hjzx94f2",
          *         "reverse_charge": false,
          *         "due_amount_atom": 500,
          *         "paid_pdf_sha256": null,
          *         "paid_amount_atom": 0,
          *         "collection_method": "charge_automatically",
          *         "total_amount_atom": 500,
-         *         "hosted_invoice_url": "http://127.0.0.1:33431/invoice/jAvgxk_yh4NAhGPW3Pujfzi8JXnAX0W41oEO9tZc54s",
+         *         "hosted_invoice_url": "http://127.0.0.1:45387/invoice/lxr9p4dAIiU2mGDjymA3iKr1eDgqfoaoe9tVJI08BhM",
          *         "ending_balance_atom": 0,
          *         "next_payment_attempt": null,
          *         "starting_balance_atom": 0,
@@ -15863,13 +16177,13 @@ export type components = {
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2e7kpv0ed7n89ecxkavxzh8xxt",
-         *       "request_id": "req_prod_06h2e7kpv0ed7n89ecxkavxzh8xxt",
+         *       "correlation_id": "req_prod_06h2e98rrg334a0xw829jmwqhva5y",
+         *       "request_id": "req_prod_06h2e98rrg334a0xw829jmwqhva5y",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-29T11:43:57.680Z",
+         *       "created": "2026-11-29T11:51:12.351Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2e7k5ksc04wjtdsbs0hg6cjrza"
+         *       "actor_id": "key_prod_06h2e9872qb7mpa385cf3bfh65tgg"
          *     }
          */
         InvoicePaymentActionRequiredEvent: {
@@ -15914,16 +16228,16 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2e7kyn9jcppm87qdbtt11jjyem",
+         *       "id": "evt_prod_06h2e98yypqj3ef3gh669yeg6ebct",
          *       "type": "invoice.overdue",
          *       "aggregate_type": "invoice",
-         *       "aggregate_id": "in_prod_06h2e7kt2s2e3hz5qrn2z3n09v49r",
+         *       "aggregate_id": "in_prod_06h2e98twqq5v6q1b82ab66f6sdz8",
          *       "data": {
-         *         "id": "in_prod_06h2e7kt2s2e3hz5qrn2z3n09v49r",
+         *         "id": "in_prod_06h2e98twqq5v6q1b82ab66f6sdz8",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h2e7kt2s2e3hz5qrn2z3n09v49t",
-         *             "price": "price_prod_06h2e7kg1af7tmmxj49fzsfsa1w5w",
+         *             "id": "il_prod_06h2e98twt3pxnck5z3rvc67ryak8",
+         *             "price": "price_prod_06h2e98h8rf4z3eehc1htz1frr90g",
          *             "quantity": 1,
          *             "tax_rates": [],
          *             "amount_atom": 500,
@@ -15936,23 +16250,23 @@ export type components = {
          *         "number": "EXAMPL-0007",
          *         "object": "invoice",
          *         "status": "open",
-         *         "created": "2026-11-29T11:43:58.486Z",
+         *         "created": "2026-11-29T11:51:12.869Z",
          *         "paid_at": null,
-         *         "updated": "2026-11-30T11:43:58.464Z",
+         *         "updated": "2026-11-30T11:51:12.849Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2e7khamt8ctss8mzxwepj39dn0",
+         *         "customer": "cus_prod_06h2e98kkcdmq64fh175g1c68wxv0",
          *         "discount": null,
-         *         "due_date": "2026-11-30T11:43:58.464Z",
+         *         "due_date": "2026-11-30T11:51:12.849Z",
          *         "livemode": false,
          *         "metadata": {},
          *         "tax_atom": 0,
          *         "voided_at": null,
-         *         "overdue_at": "2026-11-30T11:43:58.464Z",
-         *         "pdf_sha256": "606f6a30a76df5a8c06e24231a8d0c9c0921df6f39a3061019d6f63127685b9f",
+         *         "overdue_at": "2026-11-30T11:51:12.849Z",
+         *         "pdf_sha256": "6010d68e92687ac295e13d6f88ca4ca14f613692c00f8c95787a4832c8651426",
          *         "description": null,
-         *         "invoice_pdf": "http://127.0.0.1:33431/api/invoices/in_prod_06h2e7kt2s2e3hz5qrn2z3n09v49r/pdf",
+         *         "invoice_pdf": "http://127.0.0.1:45387/api/invoices/in_prod_06h2e98twqq5v6q1b82ab66f6sdz8/pdf",
          *         "total_taxes": [],
-         *         "finalized_at": "2026-11-29T11:43:58.499Z",
+         *         "finalized_at": "2026-11-29T11:51:12.883Z",
          *         "subscription": null,
          *         "attempt_count": 0,
          *         "customer_name": "Jenny Rosen",
@@ -15967,7 +16281,7 @@ export type components = {
          *         "paid_amount_atom": 0,
          *         "collection_method": "charge_automatically",
          *         "total_amount_atom": 500,
-         *         "hosted_invoice_url": "http://127.0.0.1:33431/invoice/VHl2oFbikiMFGkiOzUWVq4YxsFqZFDKPFdFXcb-xDsQ",
+         *         "hosted_invoice_url": "http://127.0.0.1:45387/invoice/t04KscvVGWT6knK7F6tV2mJUDnCteUv3aJlxBaWiVQc",
          *         "ending_balance_atom": 0,
          *         "next_payment_attempt": null,
          *         "starting_balance_atom": 0,
@@ -15976,11 +16290,11 @@ export type components = {
          *         "post_payment_credit_notes_amount_atom": 0
          *       },
          *       "previous_data": {
-         *         "id": "in_prod_06h2e7kt2s2e3hz5qrn2z3n09v49r",
+         *         "id": "in_prod_06h2e98twqq5v6q1b82ab66f6sdz8",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h2e7kt2s2e3hz5qrn2z3n09v49t",
-         *             "price": "price_prod_06h2e7kg1af7tmmxj49fzsfsa1w5w",
+         *             "id": "il_prod_06h2e98twt3pxnck5z3rvc67ryak8",
+         *             "price": "price_prod_06h2e98h8rf4z3eehc1htz1frr90g",
          *             "quantity": 1,
          *             "tax_rates": [],
          *             "amount_atom": 500,
@@ -15993,23 +16307,23 @@ export type components = {
          *         "number": "EXAMPL-0007",
          *         "object": "invoice",
          *         "status": "open",
-         *         "created": "2026-11-29T11:43:58.486Z",
+         *         "created": "2026-11-29T11:51:12.869Z",
          *         "paid_at": null,
-         *         "updated": "2026-11-29T11:43:58.499Z",
+         *         "updated": "2026-11-29T11:51:12.883Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2e7khamt8ctss8mzxwepj39dn0",
+         *         "customer": "cus_prod_06h2e98kkcdmq64fh175g1c68wxv0",
          *         "discount": null,
-         *         "due_date": "2026-11-30T11:43:58.464Z",
+         *         "due_date": "2026-11-30T11:51:12.849Z",
          *         "livemode": false,
          *         "metadata": {},
          *         "tax_atom": 0,
          *         "voided_at": null,
          *         "overdue_at": null,
-         *         "pdf_sha256": "606f6a30a76df5a8c06e24231a8d0c9c0921df6f39a3061019d6f63127685b9f",
+         *         "pdf_sha256": "6010d68e92687ac295e13d6f88ca4ca14f613692c00f8c95787a4832c8651426",
          *         "description": null,
-         *         "invoice_pdf": "http://127.0.0.1:33431/api/invoices/in_prod_06h2e7kt2s2e3hz5qrn2z3n09v49r/pdf",
+         *         "invoice_pdf": "http://127.0.0.1:45387/api/invoices/in_prod_06h2e98twqq5v6q1b82ab66f6sdz8/pdf",
          *         "total_taxes": [],
-         *         "finalized_at": "2026-11-29T11:43:58.499Z",
+         *         "finalized_at": "2026-11-29T11:51:12.883Z",
          *         "subscription": null,
          *         "attempt_count": 0,
          *         "customer_name": "Jenny Rosen",
@@ -16024,7 +16338,7 @@ export type components = {
          *         "paid_amount_atom": 0,
          *         "collection_method": "charge_automatically",
          *         "total_amount_atom": 500,
-         *         "hosted_invoice_url": "http://127.0.0.1:33431/invoice/VHl2oFbikiMFGkiOzUWVq4YxsFqZFDKPFdFXcb-xDsQ",
+         *         "hosted_invoice_url": "http://127.0.0.1:45387/invoice/t04KscvVGWT6knK7F6tV2mJUDnCteUv3aJlxBaWiVQc",
          *         "ending_balance_atom": 0,
          *         "next_payment_attempt": null,
          *         "starting_balance_atom": 0,
@@ -16033,11 +16347,11 @@ export type components = {
          *         "post_payment_credit_notes_amount_atom": 0
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2e7kykvrg338j42efz2dv6ckkg",
+         *       "correlation_id": "req_prod_06h2e98ys9yc9z7rqzr63j1e2w7xe",
          *       "request_id": null,
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-30T11:43:58.464Z",
+         *       "created": "2026-11-30T11:51:12.849Z",
          *       "actor_type": "system",
          *       "actor_id": null
          *     }
@@ -16084,16 +16398,16 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2e7kq8gxbnnst4xgazvd0yn5zp",
+         *       "id": "evt_prod_06h2e98scnsdpp6fxe116taykgexj",
          *       "type": "invoice.voided",
          *       "aggregate_type": "invoice",
-         *       "aggregate_id": "in_prod_06h2e7kq34wk4bzgep1kajws83sv4",
+         *       "aggregate_id": "in_prod_06h2e98rxg0v9j33p54h48cgjg1f0",
          *       "data": {
-         *         "id": "in_prod_06h2e7kq34wk4bzgep1kajws83sv4",
+         *         "id": "in_prod_06h2e98rxg0v9j33p54h48cgjg1f0",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h2e7kq3btkqyzcc6qwfh6xz9gdj",
-         *             "price": "price_prod_06h2e7kg1af7tmmxj49fzsfsa1w5w",
+         *             "id": "il_prod_06h2e98rxmyjgd91bkcez7a1rzkbr",
+         *             "price": "price_prod_06h2e98h8rf4z3eehc1htz1frr90g",
          *             "quantity": 1,
          *             "tax_rates": [],
          *             "amount_atom": 500,
@@ -16106,23 +16420,23 @@ export type components = {
          *         "number": "EXAMPL-0004",
          *         "object": "invoice",
          *         "status": "void",
-         *         "created": "2026-11-29T11:43:57.721Z",
+         *         "created": "2026-11-29T11:51:12.364Z",
          *         "paid_at": null,
-         *         "updated": "2026-11-29T11:43:57.763Z",
+         *         "updated": "2026-11-29T11:51:12.483Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2e7khamt8ctss8mzxwepj39dn0",
+         *         "customer": "cus_prod_06h2e98kkcdmq64fh175g1c68wxv0",
          *         "discount": null,
          *         "due_date": null,
          *         "livemode": false,
          *         "metadata": {},
          *         "tax_atom": 0,
-         *         "voided_at": "2026-11-29T11:43:57.763Z",
+         *         "voided_at": "2026-11-29T11:51:12.483Z",
          *         "overdue_at": null,
-         *         "pdf_sha256": "7ef4a56e9d5b541d3c030297eb1ea6902603997c5dda52c130d9be64ba1e49ab",
+         *         "pdf_sha256": "7f716df1590b20724f69480a5fd6b24eed35a35537e889d670eb46096b13b367",
          *         "description": null,
-         *         "invoice_pdf": "http://127.0.0.1:33431/api/invoices/in_prod_06h2e7kq34wk4bzgep1kajws83sv4/pdf",
+         *         "invoice_pdf": "http://127.0.0.1:45387/api/invoices/in_prod_06h2e98rxg0v9j33p54h48cgjg1f0/pdf",
          *         "total_taxes": [],
-         *         "finalized_at": "2026-11-29T11:43:57.739Z",
+         *         "finalized_at": "2026-11-29T11:51:12.448Z",
          *         "subscription": null,
          *         "attempt_count": 0,
          *         "customer_name": "Jenny Rosen",
@@ -16137,7 +16451,7 @@ export type components = {
          *         "paid_amount_atom": 0,
          *         "collection_method": "charge_automatically",
          *         "total_amount_atom": 500,
-         *         "hosted_invoice_url": "http://127.0.0.1:33431/invoice/5auDJ4N4oxHpHG2ej1HAB7rsrRWp3wZr9jG2WakpG_8",
+         *         "hosted_invoice_url": "http://127.0.0.1:45387/invoice/5l2Ef6edbgE1-IbNifF0R8qYn1leaV0Of8q9O8G4BY4",
          *         "ending_balance_atom": 0,
          *         "next_payment_attempt": null,
          *         "starting_balance_atom": 0,
@@ -16146,11 +16460,11 @@ export type components = {
          *         "post_payment_credit_notes_amount_atom": 0
          *       },
          *       "previous_data": {
-         *         "id": "in_prod_06h2e7kq34wk4bzgep1kajws83sv4",
+         *         "id": "in_prod_06h2e98rxg0v9j33p54h48cgjg1f0",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h2e7kq3btkqyzcc6qwfh6xz9gdj",
-         *             "price": "price_prod_06h2e7kg1af7tmmxj49fzsfsa1w5w",
+         *             "id": "il_prod_06h2e98rxmyjgd91bkcez7a1rzkbr",
+         *             "price": "price_prod_06h2e98h8rf4z3eehc1htz1frr90g",
          *             "quantity": 1,
          *             "tax_rates": [],
          *             "amount_atom": 500,
@@ -16163,11 +16477,11 @@ export type components = {
          *         "number": "EXAMPL-0004",
          *         "object": "invoice",
          *         "status": "open",
-         *         "created": "2026-11-29T11:43:57.721Z",
+         *         "created": "2026-11-29T11:51:12.364Z",
          *         "paid_at": null,
-         *         "updated": "2026-11-29T11:43:57.739Z",
+         *         "updated": "2026-11-29T11:51:12.448Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2e7khamt8ctss8mzxwepj39dn0",
+         *         "customer": "cus_prod_06h2e98kkcdmq64fh175g1c68wxv0",
          *         "discount": null,
          *         "due_date": null,
          *         "livemode": false,
@@ -16175,11 +16489,11 @@ export type components = {
          *         "tax_atom": 0,
          *         "voided_at": null,
          *         "overdue_at": null,
-         *         "pdf_sha256": "7ef4a56e9d5b541d3c030297eb1ea6902603997c5dda52c130d9be64ba1e49ab",
+         *         "pdf_sha256": "7f716df1590b20724f69480a5fd6b24eed35a35537e889d670eb46096b13b367",
          *         "description": null,
-         *         "invoice_pdf": "http://127.0.0.1:33431/api/invoices/in_prod_06h2e7kq34wk4bzgep1kajws83sv4/pdf",
+         *         "invoice_pdf": "http://127.0.0.1:45387/api/invoices/in_prod_06h2e98rxg0v9j33p54h48cgjg1f0/pdf",
          *         "total_taxes": [],
-         *         "finalized_at": "2026-11-29T11:43:57.739Z",
+         *         "finalized_at": "2026-11-29T11:51:12.448Z",
          *         "subscription": null,
          *         "attempt_count": 0,
          *         "customer_name": "Jenny Rosen",
@@ -16194,7 +16508,7 @@ export type components = {
          *         "paid_amount_atom": 0,
          *         "collection_method": "charge_automatically",
          *         "total_amount_atom": 500,
-         *         "hosted_invoice_url": "http://127.0.0.1:33431/invoice/5auDJ4N4oxHpHG2ej1HAB7rsrRWp3wZr9jG2WakpG_8",
+         *         "hosted_invoice_url": "http://127.0.0.1:45387/invoice/5l2Ef6edbgE1-IbNifF0R8qYn1leaV0Of8q9O8G4BY4",
          *         "ending_balance_atom": 0,
          *         "next_payment_attempt": null,
          *         "starting_balance_atom": 0,
@@ -16203,13 +16517,13 @@ export type components = {
          *         "post_payment_credit_notes_amount_atom": 0
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2e7kq82y5awg7zydvh543047j6",
-         *       "request_id": "req_prod_06h2e7kq82y5awg7zydvh543047j6",
+         *       "correlation_id": "req_prod_06h2e98sb8jgd2ech2335pmf04hmj",
+         *       "request_id": "req_prod_06h2e98sb8jgd2ech2335pmf04hmj",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-29T11:43:57.764Z",
+         *       "created": "2026-11-29T11:51:12.485Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2e7k5ksc04wjtdsbs0hg6cjrza"
+         *       "actor_id": "key_prod_06h2e9872qb7mpa385cf3bfh65tgg"
          *     }
          */
         InvoiceVoidedEvent: {
@@ -16254,16 +16568,16 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2e7kr8cdd2h5kfq60v40182j48",
+         *       "id": "evt_prod_06h2e98ssx5bz4fgdzhmz2m8q69a6",
          *       "type": "invoice.marked_uncollectible",
          *       "aggregate_type": "invoice",
-         *       "aggregate_id": "in_prod_06h2e7kqgzpkh0s4g2cvmc08mxbjm",
+         *       "aggregate_id": "in_prod_06h2e98sjem8nxgmtjj3djxv2dsxg",
          *       "data": {
-         *         "id": "in_prod_06h2e7kqgzpkh0s4g2cvmc08mxbjm",
+         *         "id": "in_prod_06h2e98sjem8nxgmtjj3djxv2dsxg",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h2e7kqgzpkh0s4g2cvmc08mxbjp",
-         *             "price": "price_prod_06h2e7kg1af7tmmxj49fzsfsa1w5w",
+         *             "id": "il_prod_06h2e98sjgzev9y1pdrvegbfgd7y8",
+         *             "price": "price_prod_06h2e98h8rf4z3eehc1htz1frr90g",
          *             "quantity": 1,
          *             "tax_rates": [],
          *             "amount_atom": 500,
@@ -16276,11 +16590,11 @@ export type components = {
          *         "number": "EXAMPL-0005",
          *         "object": "invoice",
          *         "status": "uncollectible",
-         *         "created": "2026-11-29T11:43:57.831Z",
+         *         "created": "2026-11-29T11:51:12.531Z",
          *         "paid_at": null,
-         *         "updated": "2026-11-29T11:43:57.997Z",
+         *         "updated": "2026-11-29T11:51:12.590Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2e7khamt8ctss8mzxwepj39dn0",
+         *         "customer": "cus_prod_06h2e98kkcdmq64fh175g1c68wxv0",
          *         "discount": null,
          *         "due_date": null,
          *         "livemode": false,
@@ -16288,11 +16602,11 @@ export type components = {
          *         "tax_atom": 0,
          *         "voided_at": null,
          *         "overdue_at": null,
-         *         "pdf_sha256": "4d83379e0a07276d58931c6f99598a73a504ac15db193cbcc6d71900623f802d",
+         *         "pdf_sha256": "ac0ed49cd4438d566e9dc4ce4aee1d23180feebe9df67f2f6e9504425ad1d145",
          *         "description": null,
-         *         "invoice_pdf": "http://127.0.0.1:33431/api/invoices/in_prod_06h2e7kqgzpkh0s4g2cvmc08mxbjm/pdf",
+         *         "invoice_pdf": "http://127.0.0.1:45387/api/invoices/in_prod_06h2e98sjem8nxgmtjj3djxv2dsxg/pdf",
          *         "total_taxes": [],
-         *         "finalized_at": "2026-11-29T11:43:57.913Z",
+         *         "finalized_at": "2026-11-29T11:51:12.565Z",
          *         "subscription": null,
          *         "attempt_count": 0,
          *         "customer_name": "Jenny Rosen",
@@ -16307,20 +16621,20 @@ export type components = {
          *         "paid_amount_atom": 0,
          *         "collection_method": "charge_automatically",
          *         "total_amount_atom": 500,
-         *         "hosted_invoice_url": "http://127.0.0.1:33431/invoice/KciQKXc4fTIANjWn36U5VKCUmrm9v9-M6LIsU5YKfqE",
+         *         "hosted_invoice_url": "http://127.0.0.1:45387/invoice/yFjl8Adm7kmKS7yWXrMXzxG-QeCjSYFM3YjvuFgepfQ",
          *         "ending_balance_atom": 0,
          *         "next_payment_attempt": null,
          *         "starting_balance_atom": 0,
-         *         "marked_uncollectible_at": "2026-11-29T11:43:57.997Z",
+         *         "marked_uncollectible_at": "2026-11-29T11:51:12.590Z",
          *         "pre_payment_credit_notes_amount_atom": 0,
          *         "post_payment_credit_notes_amount_atom": 0
          *       },
          *       "previous_data": {
-         *         "id": "in_prod_06h2e7kqgzpkh0s4g2cvmc08mxbjm",
+         *         "id": "in_prod_06h2e98sjem8nxgmtjj3djxv2dsxg",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h2e7kqgzpkh0s4g2cvmc08mxbjp",
-         *             "price": "price_prod_06h2e7kg1af7tmmxj49fzsfsa1w5w",
+         *             "id": "il_prod_06h2e98sjgzev9y1pdrvegbfgd7y8",
+         *             "price": "price_prod_06h2e98h8rf4z3eehc1htz1frr90g",
          *             "quantity": 1,
          *             "tax_rates": [],
          *             "amount_atom": 500,
@@ -16333,11 +16647,11 @@ export type components = {
          *         "number": "EXAMPL-0005",
          *         "object": "invoice",
          *         "status": "open",
-         *         "created": "2026-11-29T11:43:57.831Z",
+         *         "created": "2026-11-29T11:51:12.531Z",
          *         "paid_at": null,
-         *         "updated": "2026-11-29T11:43:57.913Z",
+         *         "updated": "2026-11-29T11:51:12.565Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2e7khamt8ctss8mzxwepj39dn0",
+         *         "customer": "cus_prod_06h2e98kkcdmq64fh175g1c68wxv0",
          *         "discount": null,
          *         "due_date": null,
          *         "livemode": false,
@@ -16345,11 +16659,11 @@ export type components = {
          *         "tax_atom": 0,
          *         "voided_at": null,
          *         "overdue_at": null,
-         *         "pdf_sha256": "4d83379e0a07276d58931c6f99598a73a504ac15db193cbcc6d71900623f802d",
+         *         "pdf_sha256": "ac0ed49cd4438d566e9dc4ce4aee1d23180feebe9df67f2f6e9504425ad1d145",
          *         "description": null,
-         *         "invoice_pdf": "http://127.0.0.1:33431/api/invoices/in_prod_06h2e7kqgzpkh0s4g2cvmc08mxbjm/pdf",
+         *         "invoice_pdf": "http://127.0.0.1:45387/api/invoices/in_prod_06h2e98sjem8nxgmtjj3djxv2dsxg/pdf",
          *         "total_taxes": [],
-         *         "finalized_at": "2026-11-29T11:43:57.913Z",
+         *         "finalized_at": "2026-11-29T11:51:12.565Z",
          *         "subscription": null,
          *         "attempt_count": 0,
          *         "customer_name": "Jenny Rosen",
@@ -16364,7 +16678,7 @@ export type components = {
          *         "paid_amount_atom": 0,
          *         "collection_method": "charge_automatically",
          *         "total_amount_atom": 500,
-         *         "hosted_invoice_url": "http://127.0.0.1:33431/invoice/KciQKXc4fTIANjWn36U5VKCUmrm9v9-M6LIsU5YKfqE",
+         *         "hosted_invoice_url": "http://127.0.0.1:45387/invoice/yFjl8Adm7kmKS7yWXrMXzxG-QeCjSYFM3YjvuFgepfQ",
          *         "ending_balance_atom": 0,
          *         "next_payment_attempt": null,
          *         "starting_balance_atom": 0,
@@ -16373,13 +16687,13 @@ export type components = {
          *         "post_payment_credit_notes_amount_atom": 0
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2e7kr5dgmj1p81km6q5h23nagm",
-         *       "request_id": "req_prod_06h2e7kr5dgmj1p81km6q5h23nagm",
+         *       "correlation_id": "req_prod_06h2e98ss4k82nxmgf380wm2qrtap",
+         *       "request_id": "req_prod_06h2e98ss4k82nxmgf380wm2qrtap",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-29T11:43:58.019Z",
+         *       "created": "2026-11-29T11:51:12.592Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2e7k5ksc04wjtdsbs0hg6cjrza"
+         *       "actor_id": "key_prod_06h2e9872qb7mpa385cf3bfh65tgg"
          *     }
          */
         InvoiceMarkedUncollectibleEvent: {
@@ -16424,16 +16738,16 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2e7kp6ygvsvxgyzyx7emx74d98",
+         *       "id": "evt_prod_06h2e98qx1bh2gb9c52das5j74fd4",
          *       "type": "invoice.refunded",
          *       "aggregate_type": "invoice",
-         *       "aggregate_id": "in_prod_06h2e7kmxkwkykxff9qrk6t0bbkaw",
+         *       "aggregate_id": "in_prod_06h2e98p07cr2zxgwes1jhdtna2pw",
          *       "data": {
-         *         "id": "in_prod_06h2e7kmxkwkykxff9qrk6t0bbkaw",
+         *         "id": "in_prod_06h2e98p07cr2zxgwes1jhdtna2pw",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h2e7kmxmwqyh687rcspd9rgy15p",
-         *             "price": "price_prod_06h2e7kg1af7tmmxj49fzsfsa1w5w",
+         *             "id": "il_prod_06h2e98p07cr2zxgwes1jhdtna2py",
+         *             "price": "price_prod_06h2e98h8rf4z3eehc1htz1frr90g",
          *             "quantity": 1,
          *             "tax_rates": [],
          *             "amount_atom": 500,
@@ -16446,11 +16760,11 @@ export type components = {
          *         "number": "EXAMPL-0001",
          *         "object": "invoice",
          *         "status": "paid",
-         *         "created": "2026-11-29T11:43:57.164Z",
-         *         "paid_at": "2026-11-29T11:43:57.322Z",
-         *         "updated": "2026-11-29T11:43:57.322Z",
+         *         "created": "2026-11-29T11:51:11.617Z",
+         *         "paid_at": "2026-11-29T11:51:11.842Z",
+         *         "updated": "2026-11-29T11:51:11.842Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2e7khamt8ctss8mzxwepj39dn0",
+         *         "customer": "cus_prod_06h2e98kkcdmq64fh175g1c68wxv0",
          *         "discount": null,
          *         "due_date": null,
          *         "livemode": false,
@@ -16458,11 +16772,11 @@ export type components = {
          *         "tax_atom": 0,
          *         "voided_at": null,
          *         "overdue_at": null,
-         *         "pdf_sha256": "ed78cb484ea06f9d294cdd90681f9869c4b079a38fe81a4b9f6af8c0a4915e8b",
+         *         "pdf_sha256": "3744a97cbacad036db38f3509c8012ee182502bacc9816c524a4839a67ea86fa",
          *         "description": null,
-         *         "invoice_pdf": "http://127.0.0.1:33431/api/invoices/in_prod_06h2e7kmxkwkykxff9qrk6t0bbkaw/pdf",
+         *         "invoice_pdf": "http://127.0.0.1:45387/api/invoices/in_prod_06h2e98p07cr2zxgwes1jhdtna2pw/pdf",
          *         "total_taxes": [],
-         *         "finalized_at": "2026-11-29T11:43:57.206Z",
+         *         "finalized_at": "2026-11-29T11:51:11.664Z",
          *         "subscription": null,
          *         "attempt_count": 0,
          *         "customer_name": "Jenny Rosen",
@@ -16470,14 +16784,14 @@ export type components = {
          *         "subtotal_atom": 500,
          *         "customer_email": "jenny@example.com",
          *         "days_until_due": null,
-         *         "payment_intent": "pi_prod_06h2e7kncwr3ew47j9c38d788bjfm",
+         *         "payment_intent": "pi_prod_06h2e98psssjmebvyqxa2snvw6arg",
          *         "reverse_charge": false,
          *         "due_amount_atom": 0,
-         *         "paid_pdf_sha256": "6410c91c6469c5ceba7fe20ccb7a0a7489813772b5398bea211487decaabc481",
+         *         "paid_pdf_sha256": "47a174bbb031f4beefd3f445c242219ece27a8dbafe5fe2806935320816795ad",
          *         "paid_amount_atom": 500,
          *         "collection_method": "charge_automatically",
          *         "total_amount_atom": 500,
-         *         "hosted_invoice_url": "http://127.0.0.1:33431/invoice/7OPIvAgXHaazythPFFoL7S3oQJFnkFbEOs2KVQiV0kw",
+         *         "hosted_invoice_url": "http://127.0.0.1:45387/invoice/cVGaM-kD0v6-S5uLwg_xong-DtZVPibkz_-K5pCl6iM",
          *         "ending_balance_atom": 0,
          *         "next_payment_attempt": null,
          *         "starting_balance_atom": 0,
@@ -16487,13 +16801,13 @@ export type components = {
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2e7kp4d5r6a0fhpdpgpf4gq0ap",
-         *       "request_id": "req_prod_06h2e7kp4d5r6a0fhpdpgpf4gq0ap",
+         *       "correlation_id": "req_prod_06h2e98qmxwec0pt278wwv3e54qhj",
+         *       "request_id": "req_prod_06h2e98qmxwec0pt278wwv3e54qhj",
          *       "version": 1,
          *       "sequence": 5,
-         *       "created": "2026-11-29T11:43:57.495Z",
+         *       "created": "2026-11-29T11:51:12.104Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2e7k5ksc04wjtdsbs0hg6cjrza"
+         *       "actor_id": "key_prod_06h2e9872qb7mpa385cf3bfh65tgg"
          *     }
          */
         InvoiceRefundedEvent: {
@@ -16538,16 +16852,16 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2e7kyyhbca1jc4qc7w378ekxve",
+         *       "id": "evt_prod_06h2e98zj9hycbzzv3ft17sk0avrr",
          *       "type": "invoice.upcoming",
          *       "aggregate_type": "invoice",
-         *       "aggregate_id": "in_prod_06h2e7kywaxg250s1akxe5dpehw3p",
+         *       "aggregate_id": "in_prod_06h2e98zfhph331fvpmyw3aa5w1nw",
          *       "data": {
-         *         "id": "in_prod_06h2e7kywaxg250s1akxe5dpehw3p",
+         *         "id": "in_prod_06h2e98zfhph331fvpmyw3aa5w1nw",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h2e7kyy92yzq36qpb1ar8cp645r",
-         *             "price": "price_prod_06h2e7kfy73va64z4hg784mm5asry",
+         *             "id": "il_prod_06h2e98zj24crx2j7hqj8sx41sdpm",
+         *             "price": "price_prod_06h2e98h506a9yqp5cgdfdqvte0w0",
          *             "quantity": 1,
          *             "tax_rates": [],
          *             "amount_atom": 2000,
@@ -16560,11 +16874,11 @@ export type components = {
          *         "number": null,
          *         "object": "invoice",
          *         "status": "draft",
-         *         "created": "2026-12-06T11:43:58.822Z",
+         *         "created": "2026-12-06T11:51:13.198Z",
          *         "paid_at": null,
-         *         "updated": "2026-12-06T11:43:58.822Z",
+         *         "updated": "2026-12-06T11:51:13.198Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2e7khamt8ctss8mzxwepj39dn0",
+         *         "customer": "cus_prod_06h2e98kkcdmq64fh175g1c68wxv0",
          *         "discount": null,
          *         "due_date": null,
          *         "livemode": false,
@@ -16573,11 +16887,11 @@ export type components = {
          *         "voided_at": null,
          *         "overdue_at": null,
          *         "pdf_sha256": null,
-         *         "description": "Subscription to Pro (Monthly), 6 Dec 2026 11:43:58 UTC – 6 Jan 2027 11:43:58 UTC",
+         *         "description": "Subscription sub_prod_06h2e98w684nfmwqhdn155gsrbnpm",
          *         "invoice_pdf": null,
          *         "total_taxes": [],
          *         "finalized_at": null,
-         *         "subscription": "sub_prod_06h2e7kveeyacjx4q7wvjqe0r1gsp",
+         *         "subscription": "sub_prod_06h2e98w684nfmwqhdn155gsrbnpm",
          *         "attempt_count": 0,
          *         "customer_name": null,
          *         "discount_atom": 0,
@@ -16593,7 +16907,7 @@ export type components = {
          *         "total_amount_atom": 2000,
          *         "hosted_invoice_url": null,
          *         "ending_balance_atom": 0,
-         *         "next_payment_attempt": "2026-12-06T11:43:58.822Z",
+         *         "next_payment_attempt": "2026-12-06T11:51:13.198Z",
          *         "starting_balance_atom": 0,
          *         "marked_uncollectible_at": null,
          *         "pre_payment_credit_notes_amount_atom": 0,
@@ -16601,11 +16915,11 @@ export type components = {
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2e7kykvrg338j42efz2dv6ckkg",
+         *       "correlation_id": "req_prod_06h2e98ys9yc9z7rqzr63j1e2w7xe",
          *       "request_id": null,
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-12-03T11:43:58.822Z",
+         *       "created": "2026-12-03T11:51:13.198Z",
          *       "actor_type": "system",
          *       "actor_id": null
          *     }
@@ -16652,19 +16966,19 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2e7khb17vr8tpbzqbvc8rag9am",
+         *       "id": "evt_prod_06h2e98kkm7v8hfj02g1rxg3af8pp",
          *       "type": "customer.created",
          *       "aggregate_type": "customer",
-         *       "aggregate_id": "cus_prod_06h2e7khamt8ctss8mzxwepj39dn0",
+         *       "aggregate_id": "cus_prod_06h2e98kkcdmq64fh175g1c68wxv0",
          *       "data": {
-         *         "id": "cus_prod_06h2e7khamt8ctss8mzxwepj39dn0",
+         *         "id": "cus_prod_06h2e98kkcdmq64fh175g1c68wxv0",
          *         "name": "Jenny",
          *         "email": "jenny@example.com",
          *         "object": "customer",
          *         "address": null,
-         *         "created": "2026-11-29T11:43:56.245Z",
+         *         "created": "2026-11-29T11:51:11.003Z",
          *         "tax_ids": [],
-         *         "updated": "2026-11-29T11:43:56.245Z",
+         *         "updated": "2026-11-29T11:51:11.003Z",
          *         "balances": {},
          *         "livemode": false,
          *         "metadata": {},
@@ -16675,13 +16989,13 @@ export type components = {
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2e7khae3kdzpnbzksrbdjx5cvc",
-         *       "request_id": "req_prod_06h2e7khae3kdzpnbzksrbdjx5cvc",
+         *       "correlation_id": "req_prod_06h2e98kjrn36nj2qsxggeynfmbbc",
+         *       "request_id": "req_prod_06h2e98kjrn36nj2qsxggeynfmbbc",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-29T11:43:56.249Z",
+         *       "created": "2026-11-29T11:51:11.005Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2e7k5ksc04wjtdsbs0hg6cjrza"
+         *       "actor_id": "key_prod_06h2e9872qb7mpa385cf3bfh65tgg"
          *     }
          */
         CustomerCreatedEvent: {
@@ -16726,19 +17040,19 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2e7khemyhe2qn582p84jr7cany",
+         *       "id": "evt_prod_06h2e98kt8xh1f5v899gkw8bgcfpt",
          *       "type": "customer.updated",
          *       "aggregate_type": "customer",
-         *       "aggregate_id": "cus_prod_06h2e7khamt8ctss8mzxwepj39dn0",
+         *       "aggregate_id": "cus_prod_06h2e98kkcdmq64fh175g1c68wxv0",
          *       "data": {
-         *         "id": "cus_prod_06h2e7khamt8ctss8mzxwepj39dn0",
+         *         "id": "cus_prod_06h2e98kkcdmq64fh175g1c68wxv0",
          *         "name": "Jenny Rosen",
          *         "email": "jenny@example.com",
          *         "object": "customer",
          *         "address": null,
-         *         "created": "2026-11-29T11:43:56.245Z",
+         *         "created": "2026-11-29T11:51:11.003Z",
          *         "tax_ids": [],
-         *         "updated": "2026-11-29T11:43:56.275Z",
+         *         "updated": "2026-11-29T11:51:11.056Z",
          *         "balances": {},
          *         "livemode": false,
          *         "metadata": {},
@@ -16748,14 +17062,14 @@ export type components = {
          *         "preferred_locale": null
          *       },
          *       "previous_data": {
-         *         "id": "cus_prod_06h2e7khamt8ctss8mzxwepj39dn0",
+         *         "id": "cus_prod_06h2e98kkcdmq64fh175g1c68wxv0",
          *         "name": "Jenny",
          *         "email": "jenny@example.com",
          *         "object": "customer",
          *         "address": null,
-         *         "created": "2026-11-29T11:43:56.245Z",
+         *         "created": "2026-11-29T11:51:11.003Z",
          *         "tax_ids": [],
-         *         "updated": "2026-11-29T11:43:56.245Z",
+         *         "updated": "2026-11-29T11:51:11.003Z",
          *         "balances": {},
          *         "livemode": false,
          *         "metadata": {},
@@ -16765,13 +17079,13 @@ export type components = {
          *         "preferred_locale": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2e7khe3fq48yca438tw17ag8f6",
-         *       "request_id": "req_prod_06h2e7khe3fq48yca438tw17ag8f6",
+         *       "correlation_id": "req_prod_06h2e98ksjcrjnxfxdbnrz60ah1sm",
+         *       "request_id": "req_prod_06h2e98ksjcrjnxfxdbnrz60ah1sm",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-29T11:43:56.277Z",
+         *       "created": "2026-11-29T11:51:11.058Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2e7k5ksc04wjtdsbs0hg6cjrza"
+         *       "actor_id": "key_prod_06h2e9872qb7mpa385cf3bfh65tgg"
          *     }
          */
         CustomerUpdatedEvent: {
@@ -16816,20 +17130,20 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2e7khjqaamby85f86y3pdpy97j",
+         *       "id": "evt_prod_06h2e98kz9s3a5x4v9c3ms3acvhqw",
          *       "type": "customer.deleted",
          *       "aggregate_type": "customer",
-         *       "aggregate_id": "cus_prod_06h2e7khgqpe9tnb12beje68f5dbr",
+         *       "aggregate_id": "cus_prod_06h2e98kwmf4d8w4ywahqy825dhj4",
          *       "data": {
-         *         "id": "cus_prod_06h2e7khgqpe9tnb12beje68f5dbr",
+         *         "id": "cus_prod_06h2e98kwmf4d8w4ywahqy825dhj4",
          *         "name": null,
          *         "email": "leaving@example.com",
          *         "object": "customer",
          *         "address": null,
-         *         "created": "2026-11-29T11:43:56.293Z",
+         *         "created": "2026-11-29T11:51:11.077Z",
          *         "deleted": true,
          *         "tax_ids": [],
-         *         "updated": "2026-11-29T11:43:56.308Z",
+         *         "updated": "2026-11-29T11:51:11.088Z",
          *         "balances": {},
          *         "livemode": false,
          *         "metadata": {},
@@ -16839,14 +17153,14 @@ export type components = {
          *         "preferred_locale": null
          *       },
          *       "previous_data": {
-         *         "id": "cus_prod_06h2e7khgqpe9tnb12beje68f5dbr",
+         *         "id": "cus_prod_06h2e98kwmf4d8w4ywahqy825dhj4",
          *         "name": null,
          *         "email": "leaving@example.com",
          *         "object": "customer",
          *         "address": null,
-         *         "created": "2026-11-29T11:43:56.293Z",
+         *         "created": "2026-11-29T11:51:11.077Z",
          *         "tax_ids": [],
-         *         "updated": "2026-11-29T11:43:56.293Z",
+         *         "updated": "2026-11-29T11:51:11.077Z",
          *         "balances": {},
          *         "livemode": false,
          *         "metadata": {},
@@ -16856,13 +17170,13 @@ export type components = {
          *         "preferred_locale": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2e7khhnyfr3qwncj8f83wf5yx2",
-         *       "request_id": "req_prod_06h2e7khhnyfr3qwncj8f83wf5yx2",
+         *       "correlation_id": "req_prod_06h2e98kxrar4adb7dhq9cygnpfxr",
+         *       "request_id": "req_prod_06h2e98kxrar4adb7dhq9cygnpfxr",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-29T11:43:56.310Z",
+         *       "created": "2026-11-29T11:51:11.098Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2e7k5ksc04wjtdsbs0hg6cjrza"
+         *       "actor_id": "key_prod_06h2e9872qb7mpa385cf3bfh65tgg"
          *     }
          */
         CustomerDeletedEvent: {
@@ -16907,21 +17221,21 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2e7khmk5p2b2h7dhsdwxz9j0sa",
+         *       "id": "evt_prod_06h2e98m3j97285f5yt7bwet4hg6j",
          *       "type": "customer.discount.created",
          *       "aggregate_type": "customer_discount",
-         *       "aggregate_id": "di_prod_06h2e7khmk5p2b2h7dhsdwxz9j0s8",
+         *       "aggregate_id": "di_prod_06h2e98m3d43rc7bw3bfhrbd6d70w",
          *       "data": {
-         *         "id": "di_prod_06h2e7khmk5p2b2h7dhsdwxz9j0s8",
+         *         "id": "di_prod_06h2e98m3d43rc7bw3bfhrbd6d70w",
          *         "end": null,
-         *         "start": "2026-11-29T11:43:56.322Z",
+         *         "start": "2026-11-29T11:51:11.129Z",
          *         "coupon": {
-         *           "id": "cpn_prod_06h2e7kgbv0hf9twev4dww5y2287e",
+         *           "id": "cpn_prod_06h2e98hkdpp8pqwr4nss7g63nhxw",
          *           "name": "Ten percent",
          *           "valid": true,
          *           "object": "coupon",
-         *           "created": "2026-11-29T11:43:55.998Z",
-         *           "updated": "2026-11-29T11:43:56.322Z",
+         *           "created": "2026-11-29T11:51:10.491Z",
+         *           "updated": "2026-11-29T11:51:11.129Z",
          *           "currency": null,
          *           "duration": "forever",
          *           "livemode": false,
@@ -16934,18 +17248,18 @@ export type components = {
          *           "duration_in_months": null
          *         },
          *         "object": "discount",
-         *         "customer": "cus_prod_06h2e7khamt8ctss8mzxwepj39dn0",
+         *         "customer": "cus_prod_06h2e98kkcdmq64fh175g1c68wxv0",
          *         "livemode": false
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2e7khkvktp8xf9k0vvqrb1rmha",
-         *       "request_id": "req_prod_06h2e7khkvktp8xf9k0vvqrb1rmha",
+         *       "correlation_id": "req_prod_06h2e98m1vkyvercfs3d3sh60czkr",
+         *       "request_id": "req_prod_06h2e98m1vkyvercfs3d3sh60czkr",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-29T11:43:56.324Z",
+         *       "created": "2026-11-29T11:51:11.132Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2e7k5ksc04wjtdsbs0hg6cjrza"
+         *       "actor_id": "key_prod_06h2e9872qb7mpa385cf3bfh65tgg"
          *     }
          */
         CustomerDiscountCreatedEvent: {
@@ -16990,21 +17304,21 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2e7khpnd3c7fr2actq0jnhyjec",
+         *       "id": "evt_prod_06h2e98m5m8xbsbqd8097kgqm7ck0",
          *       "type": "customer.discount.updated",
          *       "aggregate_type": "customer_discount",
-         *       "aggregate_id": "di_prod_06h2e7khmk5p2b2h7dhsdwxz9j0s8",
+         *       "aggregate_id": "di_prod_06h2e98m3d43rc7bw3bfhrbd6d70w",
          *       "data": {
-         *         "id": "di_prod_06h2e7khmk5p2b2h7dhsdwxz9j0s8",
+         *         "id": "di_prod_06h2e98m3d43rc7bw3bfhrbd6d70w",
          *         "end": null,
-         *         "start": "2026-11-29T11:43:56.339Z",
+         *         "start": "2026-11-29T11:51:11.147Z",
          *         "coupon": {
-         *           "id": "cpn_prod_06h2e7kgezr5mzk7wx6khc9w7awfr",
+         *           "id": "cpn_prod_06h2e98hnt4crncngg8r2rmbzec50",
          *           "name": null,
          *           "valid": true,
          *           "object": "coupon",
-         *           "created": "2026-11-29T11:43:56.023Z",
-         *           "updated": "2026-11-29T11:43:56.339Z",
+         *           "created": "2026-11-29T11:51:10.510Z",
+         *           "updated": "2026-11-29T11:51:11.147Z",
          *           "currency": "usd",
          *           "duration": "once",
          *           "livemode": false,
@@ -17017,20 +17331,20 @@ export type components = {
          *           "duration_in_months": null
          *         },
          *         "object": "discount",
-         *         "customer": "cus_prod_06h2e7khamt8ctss8mzxwepj39dn0",
+         *         "customer": "cus_prod_06h2e98kkcdmq64fh175g1c68wxv0",
          *         "livemode": false
          *       },
          *       "previous_data": {
-         *         "id": "di_prod_06h2e7khmk5p2b2h7dhsdwxz9j0s8",
+         *         "id": "di_prod_06h2e98m3d43rc7bw3bfhrbd6d70w",
          *         "end": null,
-         *         "start": "2026-11-29T11:43:56.322Z",
+         *         "start": "2026-11-29T11:51:11.129Z",
          *         "coupon": {
-         *           "id": "cpn_prod_06h2e7kgbv0hf9twev4dww5y2287e",
+         *           "id": "cpn_prod_06h2e98hkdpp8pqwr4nss7g63nhxw",
          *           "name": "Ten percent",
          *           "valid": true,
          *           "object": "coupon",
-         *           "created": "2026-11-29T11:43:55.998Z",
-         *           "updated": "2026-11-29T11:43:56.322Z",
+         *           "created": "2026-11-29T11:51:10.491Z",
+         *           "updated": "2026-11-29T11:51:11.129Z",
          *           "currency": null,
          *           "duration": "forever",
          *           "livemode": false,
@@ -17043,17 +17357,17 @@ export type components = {
          *           "duration_in_months": null
          *         },
          *         "object": "discount",
-         *         "customer": "cus_prod_06h2e7khamt8ctss8mzxwepj39dn0",
+         *         "customer": "cus_prod_06h2e98kkcdmq64fh175g1c68wxv0",
          *         "livemode": false
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2e7khp51rv5mvd7ryheazn3e8j",
-         *       "request_id": "req_prod_06h2e7khp51rv5mvd7ryheazn3e8j",
+         *       "correlation_id": "req_prod_06h2e98m52q7w906cf1dx8qahda5r",
+         *       "request_id": "req_prod_06h2e98m52q7w906cf1dx8qahda5r",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-29T11:43:56.341Z",
+         *       "created": "2026-11-29T11:51:11.149Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2e7k5ksc04wjtdsbs0hg6cjrza"
+         *       "actor_id": "key_prod_06h2e9872qb7mpa385cf3bfh65tgg"
          *     }
          */
         CustomerDiscountUpdatedEvent: {
@@ -17098,21 +17412,21 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2e7khr7ehtnpcpr10vjh4skf26",
+         *       "id": "evt_prod_06h2e98m7d5ykz7xg9eq26gj4nmv2",
          *       "type": "customer.discount.deleted",
          *       "aggregate_type": "customer_discount",
-         *       "aggregate_id": "di_prod_06h2e7khmk5p2b2h7dhsdwxz9j0s8",
+         *       "aggregate_id": "di_prod_06h2e98m3d43rc7bw3bfhrbd6d70w",
          *       "data": {
-         *         "id": "di_prod_06h2e7khmk5p2b2h7dhsdwxz9j0s8",
+         *         "id": "di_prod_06h2e98m3d43rc7bw3bfhrbd6d70w",
          *         "end": null,
-         *         "start": "2026-11-29T11:43:56.339Z",
+         *         "start": "2026-11-29T11:51:11.147Z",
          *         "coupon": {
-         *           "id": "cpn_prod_06h2e7kgezr5mzk7wx6khc9w7awfr",
+         *           "id": "cpn_prod_06h2e98hnt4crncngg8r2rmbzec50",
          *           "name": null,
          *           "valid": true,
          *           "object": "coupon",
-         *           "created": "2026-11-29T11:43:56.023Z",
-         *           "updated": "2026-11-29T11:43:56.339Z",
+         *           "created": "2026-11-29T11:51:10.510Z",
+         *           "updated": "2026-11-29T11:51:11.147Z",
          *           "currency": "usd",
          *           "duration": "once",
          *           "livemode": false,
@@ -17126,20 +17440,20 @@ export type components = {
          *         },
          *         "object": "discount",
          *         "deleted": true,
-         *         "customer": "cus_prod_06h2e7khamt8ctss8mzxwepj39dn0",
+         *         "customer": "cus_prod_06h2e98kkcdmq64fh175g1c68wxv0",
          *         "livemode": false
          *       },
          *       "previous_data": {
-         *         "id": "di_prod_06h2e7khmk5p2b2h7dhsdwxz9j0s8",
+         *         "id": "di_prod_06h2e98m3d43rc7bw3bfhrbd6d70w",
          *         "end": null,
-         *         "start": "2026-11-29T11:43:56.339Z",
+         *         "start": "2026-11-29T11:51:11.147Z",
          *         "coupon": {
-         *           "id": "cpn_prod_06h2e7kgezr5mzk7wx6khc9w7awfr",
+         *           "id": "cpn_prod_06h2e98hnt4crncngg8r2rmbzec50",
          *           "name": null,
          *           "valid": true,
          *           "object": "coupon",
-         *           "created": "2026-11-29T11:43:56.023Z",
-         *           "updated": "2026-11-29T11:43:56.339Z",
+         *           "created": "2026-11-29T11:51:10.510Z",
+         *           "updated": "2026-11-29T11:51:11.147Z",
          *           "currency": "usd",
          *           "duration": "once",
          *           "livemode": false,
@@ -17152,17 +17466,17 @@ export type components = {
          *           "duration_in_months": null
          *         },
          *         "object": "discount",
-         *         "customer": "cus_prod_06h2e7khamt8ctss8mzxwepj39dn0",
+         *         "customer": "cus_prod_06h2e98kkcdmq64fh175g1c68wxv0",
          *         "livemode": false
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2e7khqpcdb3db60sg8mhssf06c",
-         *       "request_id": "req_prod_06h2e7khqpcdb3db60sg8mhssf06c",
+         *       "correlation_id": "req_prod_06h2e98m736fbqcze5zf3h5tgfmzc",
+         *       "request_id": "req_prod_06h2e98m736fbqcze5zf3h5tgfmzc",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-29T11:43:56.353Z",
+         *       "created": "2026-11-29T11:51:11.163Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2e7k5ksc04wjtdsbs0hg6cjrza"
+         *       "actor_id": "key_prod_06h2e9872qb7mpa385cf3bfh65tgg"
          *     }
          */
         CustomerDiscountDeletedEvent: {
@@ -17207,17 +17521,17 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2e7kgc2gwjmr09bpc0x4qk4nhc",
+         *       "id": "evt_prod_06h2e98hm45abhm7a1jmbfshrczvt",
          *       "type": "coupon.created",
          *       "aggregate_type": "coupon",
-         *       "aggregate_id": "cpn_prod_06h2e7kgbv0hf9twev4dww5y2287e",
+         *       "aggregate_id": "cpn_prod_06h2e98hkdpp8pqwr4nss7g63nhxw",
          *       "data": {
-         *         "id": "cpn_prod_06h2e7kgbv0hf9twev4dww5y2287e",
+         *         "id": "cpn_prod_06h2e98hkdpp8pqwr4nss7g63nhxw",
          *         "name": null,
          *         "valid": true,
          *         "object": "coupon",
-         *         "created": "2026-11-29T11:43:55.998Z",
-         *         "updated": "2026-11-29T11:43:55.998Z",
+         *         "created": "2026-11-29T11:51:10.491Z",
+         *         "updated": "2026-11-29T11:51:10.491Z",
          *         "currency": null,
          *         "duration": "forever",
          *         "livemode": false,
@@ -17231,13 +17545,13 @@ export type components = {
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2e7kgbkefwfmmm04y65c18c9pc",
-         *       "request_id": "req_prod_06h2e7kgbkefwfmmm04y65c18c9pc",
+         *       "correlation_id": "req_prod_06h2e98hjma9kvhpn1yp98fqrm2t0",
+         *       "request_id": "req_prod_06h2e98hjma9kvhpn1yp98fqrm2t0",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-29T11:43:56.000Z",
+         *       "created": "2026-11-29T11:51:10.497Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2e7k5ksc04wjtdsbs0hg6cjrza"
+         *       "actor_id": "key_prod_06h2e9872qb7mpa385cf3bfh65tgg"
          *     }
          */
         CouponCreatedEvent: {
@@ -17282,17 +17596,17 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2e7kggtfzhygqyssxc9gd9c63p",
+         *       "id": "evt_prod_06h2e98hqvrqp1dwq5zwawkzstqwg",
          *       "type": "coupon.updated",
          *       "aggregate_type": "coupon",
-         *       "aggregate_id": "cpn_prod_06h2e7kgbv0hf9twev4dww5y2287e",
+         *       "aggregate_id": "cpn_prod_06h2e98hkdpp8pqwr4nss7g63nhxw",
          *       "data": {
-         *         "id": "cpn_prod_06h2e7kgbv0hf9twev4dww5y2287e",
+         *         "id": "cpn_prod_06h2e98hkdpp8pqwr4nss7g63nhxw",
          *         "name": "Ten percent",
          *         "valid": true,
          *         "object": "coupon",
-         *         "created": "2026-11-29T11:43:55.998Z",
-         *         "updated": "2026-11-29T11:43:56.036Z",
+         *         "created": "2026-11-29T11:51:10.491Z",
+         *         "updated": "2026-11-29T11:51:10.525Z",
          *         "currency": null,
          *         "duration": "forever",
          *         "livemode": false,
@@ -17305,12 +17619,12 @@ export type components = {
          *         "duration_in_months": null
          *       },
          *       "previous_data": {
-         *         "id": "cpn_prod_06h2e7kgbv0hf9twev4dww5y2287e",
+         *         "id": "cpn_prod_06h2e98hkdpp8pqwr4nss7g63nhxw",
          *         "name": null,
          *         "valid": true,
          *         "object": "coupon",
-         *         "created": "2026-11-29T11:43:55.998Z",
-         *         "updated": "2026-11-29T11:43:55.998Z",
+         *         "created": "2026-11-29T11:51:10.491Z",
+         *         "updated": "2026-11-29T11:51:10.491Z",
          *         "currency": null,
          *         "duration": "forever",
          *         "livemode": false,
@@ -17323,13 +17637,13 @@ export type components = {
          *         "duration_in_months": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2e7kgg96h1v6am7h1x484m1wpa",
-         *       "request_id": "req_prod_06h2e7kgg96h1v6am7h1x484m1wpa",
+         *       "correlation_id": "req_prod_06h2e98hqdf1cghn8q926r6n4ehv6",
+         *       "request_id": "req_prod_06h2e98hqdf1cghn8q926r6n4ehv6",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-29T11:43:56.038Z",
+         *       "created": "2026-11-29T11:51:10.527Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2e7k5ksc04wjtdsbs0hg6cjrza"
+         *       "actor_id": "key_prod_06h2e9872qb7mpa385cf3bfh65tgg"
          *     }
          */
         CouponUpdatedEvent: {
@@ -17374,18 +17688,18 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2e7kgkw30zdgzgebhf5a8p1ndp",
+         *       "id": "evt_prod_06h2e98hxsbj2vz3bwj42yjmzdmba",
          *       "type": "coupon.deleted",
          *       "aggregate_type": "coupon",
-         *       "aggregate_id": "cpn_prod_06h2e7kgjhcs152dgk9h6947feg60",
+         *       "aggregate_id": "cpn_prod_06h2e98htwg4572nzsf3r0ecj96v6",
          *       "data": {
-         *         "id": "cpn_prod_06h2e7kgjhcs152dgk9h6947feg60",
+         *         "id": "cpn_prod_06h2e98htwg4572nzsf3r0ecj96v6",
          *         "name": null,
          *         "valid": false,
          *         "object": "coupon",
-         *         "created": "2026-11-29T11:43:56.052Z",
+         *         "created": "2026-11-29T11:51:10.551Z",
          *         "deleted": true,
-         *         "updated": "2026-11-29T11:43:56.062Z",
+         *         "updated": "2026-11-29T11:51:10.573Z",
          *         "currency": null,
          *         "duration": "forever",
          *         "livemode": false,
@@ -17398,12 +17712,12 @@ export type components = {
          *         "duration_in_months": null
          *       },
          *       "previous_data": {
-         *         "id": "cpn_prod_06h2e7kgjhcs152dgk9h6947feg60",
+         *         "id": "cpn_prod_06h2e98htwg4572nzsf3r0ecj96v6",
          *         "name": null,
          *         "valid": true,
          *         "object": "coupon",
-         *         "created": "2026-11-29T11:43:56.052Z",
-         *         "updated": "2026-11-29T11:43:56.052Z",
+         *         "created": "2026-11-29T11:51:10.551Z",
+         *         "updated": "2026-11-29T11:51:10.551Z",
          *         "currency": null,
          *         "duration": "forever",
          *         "livemode": false,
@@ -17416,13 +17730,13 @@ export type components = {
          *         "duration_in_months": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2e7kgkhw4nstftcr7wk4c13m6t",
-         *       "request_id": "req_prod_06h2e7kgkhw4nstftcr7wk4c13m6t",
+         *       "correlation_id": "req_prod_06h2e98hx72y61enh1d20mgyppdme",
+         *       "request_id": "req_prod_06h2e98hx72y61enh1d20mgyppdme",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-29T11:43:56.063Z",
+         *       "created": "2026-11-29T11:51:10.574Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2e7k5ksc04wjtdsbs0hg6cjrza"
+         *       "actor_id": "key_prod_06h2e9872qb7mpa385cf3bfh65tgg"
          *     }
          */
         CouponDeletedEvent: {
@@ -17467,19 +17781,19 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2e7kfyc6yrbytcq1c7wtxjqhp0",
+         *       "id": "evt_prod_06h2e98h5bw46h064kxcd65g725nw",
          *       "type": "price.created",
          *       "aggregate_type": "price",
-         *       "aggregate_id": "price_prod_06h2e7kfy73va64z4hg784mm5asry",
+         *       "aggregate_id": "price_prod_06h2e98h506a9yqp5cgdfdqvte0w0",
          *       "data": {
-         *         "id": "price_prod_06h2e7kfy73va64z4hg784mm5asry",
+         *         "id": "price_prod_06h2e98h506a9yqp5cgdfdqvte0w0",
          *         "type": "recurring",
          *         "tiers": null,
          *         "active": true,
          *         "object": "price",
-         *         "created": "2026-11-29T11:43:55.889Z",
-         *         "product": "prod_prod_06h2e7kfr80h8mbwdp06bahm4vr44",
-         *         "updated": "2026-11-29T11:43:55.889Z",
+         *         "created": "2026-11-29T11:51:10.376Z",
+         *         "product": "prod_prod_06h2e98gvxyccxye68e7857v2d1zc",
+         *         "updated": "2026-11-29T11:51:10.376Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "metadata": {},
@@ -17496,13 +17810,13 @@ export type components = {
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2e7kfxs6qrd11n5en8j11994ry",
-         *       "request_id": "req_prod_06h2e7kfxs6qrd11n5en8j11994ry",
+         *       "correlation_id": "req_prod_06h2e98h4p3jkpwa64zwqmtr9q2qc",
+         *       "request_id": "req_prod_06h2e98h4p3jkpwa64zwqmtr9q2qc",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-29T11:43:55.891Z",
+         *       "created": "2026-11-29T11:51:10.379Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2e7k5ksc04wjtdsbs0hg6cjrza"
+         *       "actor_id": "key_prod_06h2e9872qb7mpa385cf3bfh65tgg"
          *     }
          */
         PriceCreatedEvent: {
@@ -17547,19 +17861,19 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2e7kg3qe6bjh0gcpwf20h9jhjj",
+         *       "id": "evt_prod_06h2e98hat6ecnvw1nyyhagzbtah4",
          *       "type": "price.updated",
          *       "aggregate_type": "price",
-         *       "aggregate_id": "price_prod_06h2e7kfy73va64z4hg784mm5asry",
+         *       "aggregate_id": "price_prod_06h2e98h506a9yqp5cgdfdqvte0w0",
          *       "data": {
-         *         "id": "price_prod_06h2e7kfy73va64z4hg784mm5asry",
+         *         "id": "price_prod_06h2e98h506a9yqp5cgdfdqvte0w0",
          *         "type": "recurring",
          *         "tiers": null,
          *         "active": true,
          *         "object": "price",
-         *         "created": "2026-11-29T11:43:55.889Z",
-         *         "product": "prod_prod_06h2e7kfr80h8mbwdp06bahm4vr44",
-         *         "updated": "2026-11-29T11:43:55.931Z",
+         *         "created": "2026-11-29T11:51:10.376Z",
+         *         "product": "prod_prod_06h2e98gvxyccxye68e7857v2d1zc",
+         *         "updated": "2026-11-29T11:51:10.420Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "metadata": {},
@@ -17575,14 +17889,14 @@ export type components = {
          *         "unit_amount_atom": 2000
          *       },
          *       "previous_data": {
-         *         "id": "price_prod_06h2e7kfy73va64z4hg784mm5asry",
+         *         "id": "price_prod_06h2e98h506a9yqp5cgdfdqvte0w0",
          *         "type": "recurring",
          *         "tiers": null,
          *         "active": true,
          *         "object": "price",
-         *         "created": "2026-11-29T11:43:55.889Z",
-         *         "product": "prod_prod_06h2e7kfr80h8mbwdp06bahm4vr44",
-         *         "updated": "2026-11-29T11:43:55.889Z",
+         *         "created": "2026-11-29T11:51:10.376Z",
+         *         "product": "prod_prod_06h2e98gvxyccxye68e7857v2d1zc",
+         *         "updated": "2026-11-29T11:51:10.376Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "metadata": {},
@@ -17598,13 +17912,13 @@ export type components = {
          *         "unit_amount_atom": 2000
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2e7kg314kmfv4p523kfev5zwrw",
-         *       "request_id": "req_prod_06h2e7kg314kmfv4p523kfev5zwrw",
+         *       "correlation_id": "req_prod_06h2e98ha6w3aws9gcjx3vfees11a",
+         *       "request_id": "req_prod_06h2e98ha6w3aws9gcjx3vfees11a",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-29T11:43:55.933Z",
+         *       "created": "2026-11-29T11:51:10.422Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2e7k5ksc04wjtdsbs0hg6cjrza"
+         *       "actor_id": "key_prod_06h2e9872qb7mpa385cf3bfh65tgg"
          *     }
          */
         PriceUpdatedEvent: {
@@ -17649,20 +17963,20 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2e7kg78rc0wjnmwqb0jn17vhvp",
+         *       "id": "evt_prod_06h2e98hfcerqf03k7zben3tpmx12",
          *       "type": "price.deleted",
          *       "aggregate_type": "price",
-         *       "aggregate_id": "price_prod_06h2e7kg5paacw3kbge0vvnq63brr",
+         *       "aggregate_id": "price_prod_06h2e98hdh3n4w4vhwn04305cgye0",
          *       "data": {
-         *         "id": "price_prod_06h2e7kg5paacw3kbge0vvnq63brr",
+         *         "id": "price_prod_06h2e98hdh3n4w4vhwn04305cgye0",
          *         "type": "one_time",
          *         "tiers": null,
          *         "active": true,
          *         "object": "price",
-         *         "created": "2026-11-29T11:43:55.949Z",
+         *         "created": "2026-11-29T11:51:10.444Z",
          *         "deleted": true,
-         *         "product": "prod_prod_06h2e7kfw3bj9w6cbpf4k6b08hcd2",
-         *         "updated": "2026-11-29T11:43:55.960Z",
+         *         "product": "prod_prod_06h2e98h1zhhqn947yxd2q6emtcv0",
+         *         "updated": "2026-11-29T11:51:10.458Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "metadata": {},
@@ -17673,14 +17987,14 @@ export type components = {
          *         "unit_amount_atom": 100
          *       },
          *       "previous_data": {
-         *         "id": "price_prod_06h2e7kg5paacw3kbge0vvnq63brr",
+         *         "id": "price_prod_06h2e98hdh3n4w4vhwn04305cgye0",
          *         "type": "one_time",
          *         "tiers": null,
          *         "active": true,
          *         "object": "price",
-         *         "created": "2026-11-29T11:43:55.949Z",
-         *         "product": "prod_prod_06h2e7kfw3bj9w6cbpf4k6b08hcd2",
-         *         "updated": "2026-11-29T11:43:55.949Z",
+         *         "created": "2026-11-29T11:51:10.444Z",
+         *         "product": "prod_prod_06h2e98h1zhhqn947yxd2q6emtcv0",
+         *         "updated": "2026-11-29T11:51:10.444Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "metadata": {},
@@ -17691,13 +18005,13 @@ export type components = {
          *         "unit_amount_atom": 100
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2e7kg6vb24frcsb5a162ef023a",
-         *       "request_id": "req_prod_06h2e7kg6vb24frcsb5a162ef023a",
+         *       "correlation_id": "req_prod_06h2e98hf3x1sx4rw3xatmyzhypxa",
+         *       "request_id": "req_prod_06h2e98hf3x1sx4rw3xatmyzhypxa",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-29T11:43:55.962Z",
+         *       "created": "2026-11-29T11:51:10.459Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2e7k5ksc04wjtdsbs0hg6cjrza"
+         *       "actor_id": "key_prod_06h2e9872qb7mpa385cf3bfh65tgg"
          *     }
          */
         PriceDeletedEvent: {
@@ -17742,30 +18056,30 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2e7kfrgpxfmzb2sz7xcqzhqh8p",
+         *       "id": "evt_prod_06h2e98gw4282sg0m10bngyekr5mm",
          *       "type": "product.created",
          *       "aggregate_type": "product",
-         *       "aggregate_id": "prod_prod_06h2e7kfr80h8mbwdp06bahm4vr44",
+         *       "aggregate_id": "prod_prod_06h2e98gvxyccxye68e7857v2d1zc",
          *       "data": {
-         *         "id": "prod_prod_06h2e7kfr80h8mbwdp06bahm4vr44",
+         *         "id": "prod_prod_06h2e98gvxyccxye68e7857v2d1zc",
          *         "name": "Pro",
          *         "active": true,
          *         "object": "product",
-         *         "created": "2026-11-29T11:43:55.842Z",
-         *         "updated": "2026-11-29T11:43:55.842Z",
+         *         "created": "2026-11-29T11:51:10.303Z",
+         *         "updated": "2026-11-29T11:51:10.303Z",
          *         "livemode": false,
          *         "metadata": {},
          *         "description": null
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2e7kfr5pe362rq8hka9zjpqdwt",
-         *       "request_id": "req_prod_06h2e7kfr5pe362rq8hka9zjpqdwt",
+         *       "correlation_id": "req_prod_06h2e98gvq3v2nxh6nemtydmwhdjg",
+         *       "request_id": "req_prod_06h2e98gvq3v2nxh6nemtydmwhdjg",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-29T11:43:55.844Z",
+         *       "created": "2026-11-29T11:51:10.305Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2e7k5ksc04wjtdsbs0hg6cjrza"
+         *       "actor_id": "key_prod_06h2e9872qb7mpa385cf3bfh65tgg"
          *     }
          */
         ProductCreatedEvent: {
@@ -17810,40 +18124,40 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2e7kftnm820er7jq7nqe9xh124",
+         *       "id": "evt_prod_06h2e98gydhf5gg9n5zdbmcep1256",
          *       "type": "product.updated",
          *       "aggregate_type": "product",
-         *       "aggregate_id": "prod_prod_06h2e7kfr80h8mbwdp06bahm4vr44",
+         *       "aggregate_id": "prod_prod_06h2e98gvxyccxye68e7857v2d1zc",
          *       "data": {
-         *         "id": "prod_prod_06h2e7kfr80h8mbwdp06bahm4vr44",
+         *         "id": "prod_prod_06h2e98gvxyccxye68e7857v2d1zc",
          *         "name": "Pro",
          *         "active": true,
          *         "object": "product",
-         *         "created": "2026-11-29T11:43:55.842Z",
-         *         "updated": "2026-11-29T11:43:55.860Z",
+         *         "created": "2026-11-29T11:51:10.303Z",
+         *         "updated": "2026-11-29T11:51:10.321Z",
          *         "livemode": false,
          *         "metadata": {},
          *         "description": "The pro plan"
          *       },
          *       "previous_data": {
-         *         "id": "prod_prod_06h2e7kfr80h8mbwdp06bahm4vr44",
+         *         "id": "prod_prod_06h2e98gvxyccxye68e7857v2d1zc",
          *         "name": "Pro",
          *         "active": true,
          *         "object": "product",
-         *         "created": "2026-11-29T11:43:55.842Z",
-         *         "updated": "2026-11-29T11:43:55.842Z",
+         *         "created": "2026-11-29T11:51:10.303Z",
+         *         "updated": "2026-11-29T11:51:10.303Z",
          *         "livemode": false,
          *         "metadata": {},
          *         "description": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2e7kft6n6hrg5r3rcxxnhkqk3t",
-         *       "request_id": "req_prod_06h2e7kft6n6hrg5r3rcxxnhkqk3t",
+         *       "correlation_id": "req_prod_06h2e98gxafqegc1462wrre2h9cpm",
+         *       "request_id": "req_prod_06h2e98gxafqegc1462wrre2h9cpm",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-29T11:43:55.861Z",
+         *       "created": "2026-11-29T11:51:10.323Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2e7k5ksc04wjtdsbs0hg6cjrza"
+         *       "actor_id": "key_prod_06h2e9872qb7mpa385cf3bfh65tgg"
          *     }
          */
         ProductUpdatedEvent: {
@@ -17888,41 +18202,41 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2e7kg96psfznmh8yc6xcw9e24m",
+         *       "id": "evt_prod_06h2e98hgtgz0vdsdhn29ryacnws0",
          *       "type": "product.deleted",
          *       "aggregate_type": "product",
-         *       "aggregate_id": "prod_prod_06h2e7kfw3bj9w6cbpf4k6b08hcd2",
+         *       "aggregate_id": "prod_prod_06h2e98h1zhhqn947yxd2q6emtcv0",
          *       "data": {
-         *         "id": "prod_prod_06h2e7kfw3bj9w6cbpf4k6b08hcd2",
+         *         "id": "prod_prod_06h2e98h1zhhqn947yxd2q6emtcv0",
          *         "name": "Spare",
          *         "active": true,
          *         "object": "product",
-         *         "created": "2026-11-29T11:43:55.872Z",
+         *         "created": "2026-11-29T11:51:10.351Z",
          *         "deleted": true,
-         *         "updated": "2026-11-29T11:43:55.975Z",
+         *         "updated": "2026-11-29T11:51:10.469Z",
          *         "livemode": false,
          *         "metadata": {},
          *         "description": null
          *       },
          *       "previous_data": {
-         *         "id": "prod_prod_06h2e7kfw3bj9w6cbpf4k6b08hcd2",
+         *         "id": "prod_prod_06h2e98h1zhhqn947yxd2q6emtcv0",
          *         "name": "Spare",
          *         "active": true,
          *         "object": "product",
-         *         "created": "2026-11-29T11:43:55.872Z",
-         *         "updated": "2026-11-29T11:43:55.872Z",
+         *         "created": "2026-11-29T11:51:10.351Z",
+         *         "updated": "2026-11-29T11:51:10.351Z",
          *         "livemode": false,
          *         "metadata": {},
          *         "description": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2e7kg8psr3k3hm2eg89f3qmxcc",
-         *       "request_id": "req_prod_06h2e7kg8psr3k3hm2eg89f3qmxcc",
+         *       "correlation_id": "req_prod_06h2e98hge8td1mnx6bg05ypky5za",
+         *       "request_id": "req_prod_06h2e98hge8td1mnx6bg05ypky5za",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-29T11:43:55.977Z",
+         *       "created": "2026-11-29T11:51:10.470Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2e7k5ksc04wjtdsbs0hg6cjrza"
+         *       "actor_id": "key_prod_06h2e9872qb7mpa385cf3bfh65tgg"
          *     }
          */
         ProductDeletedEvent: {
@@ -17967,18 +18281,18 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2e7kmptqcnh6f5cmwxy2vhaf2p",
+         *       "id": "evt_prod_06h2e98nnhp25548w8n9h92j104hj",
          *       "type": "refund.created",
          *       "aggregate_type": "refund",
-         *       "aggregate_id": "re_prod_06h2e7kmp1zwjz0eg70h43h240rkm",
+         *       "aggregate_id": "re_prod_06h2e98nnarnzxehe79yz5ye35x98",
          *       "data": {
-         *         "id": "re_prod_06h2e7kmp1zwjz0eg70h43h240rkm",
+         *         "id": "re_prod_06h2e98nnarnzxehe79yz5ye35x98",
          *         "object": "refund",
          *         "reason": null,
          *         "status": "pending",
-         *         "created": "2026-11-29T11:43:57.104Z",
-         *         "payment": "py_prod_06h2e7kj1z85qr0v6htbd2emd8qk2",
-         *         "updated": "2026-11-29T11:43:57.104Z",
+         *         "created": "2026-11-29T11:51:11.530Z",
+         *         "payment": "py_prod_06h2e98mg80qae51htjks0kq40fx8",
+         *         "updated": "2026-11-29T11:51:11.530Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "metadata": {},
@@ -17987,13 +18301,13 @@ export type components = {
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2e7kmm0g2rnvmkej05rd2zq25y",
-         *       "request_id": "req_prod_06h2e7kmm0g2rnvmkej05rd2zq25y",
+         *       "correlation_id": "req_prod_06h2e98nm8z1k8wwvg3y7eyf7zb6t",
+         *       "request_id": "req_prod_06h2e98nm8z1k8wwvg3y7eyf7zb6t",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-29T11:43:57.110Z",
+         *       "created": "2026-11-29T11:51:11.532Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2e7k5ksc04wjtdsbs0hg6cjrza"
+         *       "actor_id": "key_prod_06h2e9872qb7mpa385cf3bfh65tgg"
          *     }
          */
         RefundCreatedEvent: {
@@ -18038,18 +18352,18 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2e7kmqggz4gb8m51qt68mvrqb4",
+         *       "id": "evt_prod_06h2e98nnv5ndfwg8fchyzfz3p5za",
          *       "type": "refund.updated",
          *       "aggregate_type": "refund",
-         *       "aggregate_id": "re_prod_06h2e7kmp1zwjz0eg70h43h240rkm",
+         *       "aggregate_id": "re_prod_06h2e98nnarnzxehe79yz5ye35x98",
          *       "data": {
-         *         "id": "re_prod_06h2e7kmp1zwjz0eg70h43h240rkm",
+         *         "id": "re_prod_06h2e98nnarnzxehe79yz5ye35x98",
          *         "object": "refund",
          *         "reason": null,
          *         "status": "succeeded",
-         *         "created": "2026-11-29T11:43:57.104Z",
-         *         "payment": "py_prod_06h2e7kj1z85qr0v6htbd2emd8qk2",
-         *         "updated": "2026-11-29T11:43:57.112Z",
+         *         "created": "2026-11-29T11:51:11.530Z",
+         *         "payment": "py_prod_06h2e98mg80qae51htjks0kq40fx8",
+         *         "updated": "2026-11-29T11:51:11.533Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "metadata": {},
@@ -18057,13 +18371,13 @@ export type components = {
          *         "failure_reason": null
          *       },
          *       "previous_data": {
-         *         "id": "re_prod_06h2e7kmp1zwjz0eg70h43h240rkm",
+         *         "id": "re_prod_06h2e98nnarnzxehe79yz5ye35x98",
          *         "object": "refund",
          *         "reason": null,
          *         "status": "pending",
-         *         "created": "2026-11-29T11:43:57.104Z",
-         *         "payment": "py_prod_06h2e7kj1z85qr0v6htbd2emd8qk2",
-         *         "updated": "2026-11-29T11:43:57.104Z",
+         *         "created": "2026-11-29T11:51:11.530Z",
+         *         "payment": "py_prod_06h2e98mg80qae51htjks0kq40fx8",
+         *         "updated": "2026-11-29T11:51:11.530Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "metadata": {},
@@ -18071,13 +18385,13 @@ export type components = {
          *         "failure_reason": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2e7kmm0g2rnvmkej05rd2zq25y",
-         *       "request_id": "req_prod_06h2e7kmm0g2rnvmkej05rd2zq25y",
+         *       "correlation_id": "req_prod_06h2e98nm8z1k8wwvg3y7eyf7zb6t",
+         *       "request_id": "req_prod_06h2e98nm8z1k8wwvg3y7eyf7zb6t",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-29T11:43:57.116Z",
+         *       "created": "2026-11-29T11:51:11.534Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2e7k5ksc04wjtdsbs0hg6cjrza"
+         *       "actor_id": "key_prod_06h2e9872qb7mpa385cf3bfh65tgg"
          *     }
          */
         RefundUpdatedEvent: {
@@ -18122,18 +18436,18 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2e7kmvq2djbgpk8vqd7bycr536",
+         *       "id": "evt_prod_06h2e98nyhkwhd8m3yme98t5g8vp4",
          *       "type": "refund.failed",
          *       "aggregate_type": "refund",
-         *       "aggregate_id": "re_prod_06h2e7kmv8m5w4kgr723516j36fj2",
+         *       "aggregate_id": "re_prod_06h2e98nxy45xphb9m9e2e5zqnmvc",
          *       "data": {
-         *         "id": "re_prod_06h2e7kmv8m5w4kgr723516j36fj2",
+         *         "id": "re_prod_06h2e98nxy45xphb9m9e2e5zqnmvc",
          *         "object": "refund",
          *         "reason": null,
          *         "status": "failed",
-         *         "created": "2026-11-29T11:43:57.146Z",
-         *         "payment": "py_prod_06h2e7kkx7je5hs7fn0vqj4mx56ar",
-         *         "updated": "2026-11-29T11:43:57.148Z",
+         *         "created": "2026-11-29T11:51:11.599Z",
+         *         "payment": "py_prod_06h2e98n93gkg6vzbpphnyjx55n78",
+         *         "updated": "2026-11-29T11:51:11.602Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "metadata": {},
@@ -18141,13 +18455,13 @@ export type components = {
          *         "failure_reason": "The refund was refused (sandbox payment method pm_sandbox_refund_fails)."
          *       },
          *       "previous_data": {
-         *         "id": "re_prod_06h2e7kmv8m5w4kgr723516j36fj2",
+         *         "id": "re_prod_06h2e98nxy45xphb9m9e2e5zqnmvc",
          *         "object": "refund",
          *         "reason": null,
          *         "status": "pending",
-         *         "created": "2026-11-29T11:43:57.146Z",
-         *         "payment": "py_prod_06h2e7kkx7je5hs7fn0vqj4mx56ar",
-         *         "updated": "2026-11-29T11:43:57.146Z",
+         *         "created": "2026-11-29T11:51:11.599Z",
+         *         "payment": "py_prod_06h2e98n93gkg6vzbpphnyjx55n78",
+         *         "updated": "2026-11-29T11:51:11.599Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "metadata": {},
@@ -18155,13 +18469,13 @@ export type components = {
          *         "failure_reason": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2e7kmtzp2vs7vh6fw2w91zhcay",
-         *       "request_id": "req_prod_06h2e7kmtzp2vs7vh6fw2w91zhcay",
+         *       "correlation_id": "req_prod_06h2e98nx8jrw5g704mc4p0r4wha8",
+         *       "request_id": "req_prod_06h2e98nx8jrw5g704mc4p0r4wha8",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-29T11:43:57.149Z",
+         *       "created": "2026-11-29T11:51:11.604Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2e7k5ksc04wjtdsbs0hg6cjrza"
+         *       "actor_id": "key_prod_06h2e9872qb7mpa385cf3bfh65tgg"
          *     }
          */
         RefundFailedEvent: {
@@ -18206,18 +18520,18 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2e7k5m4q3fa33s3nm5j29myyar",
+         *       "id": "evt_prod_06h2e987368khgbe5zd5pwvpcmaya",
          *       "type": "api_token.created",
          *       "aggregate_type": "api_token",
-         *       "aggregate_id": "key_prod_06h2e7k5ksc04wjtdsbs0hg6cjrza",
+         *       "aggregate_id": "key_prod_06h2e9872qb7mpa385cf3bfh65tgg",
          *       "data": {
-         *         "id": "key_prod_06h2e7k5ksc04wjtdsbs0hg6cjrza",
+         *         "id": "key_prod_06h2e9872qb7mpa385cf3bfh65tgg",
          *         "kind": "secret",
          *         "name": "catalogue",
          *         "object": "api_token",
          *         "status": "active",
-         *         "created": "2026-11-29T11:43:53.246Z",
-         *         "display": "st_prod_…jjf7",
+         *         "created": "2026-11-29T11:51:07.798Z",
+         *         "display": "st_prod_…kpf5",
          *         "revoked_at": null,
          *         "last_used_at": null
          *       },
@@ -18226,13 +18540,13 @@ export type components = {
          *         "user_agent": "node",
          *         "client_address": "127.0.0.1"
          *       },
-         *       "correlation_id": "req_prod_06h2e7k5jb3r1b7xp64pgxpprrn76",
-         *       "request_id": "req_prod_06h2e7k5jb3r1b7xp64pgxpprrn76",
+         *       "correlation_id": "req_prod_06h2e986yjev33380st7thfavz256",
+         *       "request_id": "req_prod_06h2e986yjev33380st7thfavz256",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-29T11:43:53.249Z",
+         *       "created": "2026-11-29T11:51:07.801Z",
          *       "actor_type": "user",
-         *       "actor_id": "user_prod_06h2e7k29pz0agkc4tj47pp8mpgx2"
+         *       "actor_id": "user_prod_06h2e985ta8m95w778765db487d28"
          *     }
          */
         ApiTokenCreatedEvent: {
@@ -18277,29 +18591,29 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2e7k9b2w1jcx9fav60ar1na7n4",
+         *       "id": "evt_prod_06h2e988sd359gp2vvs55fpnm9pdp",
          *       "type": "api_token.revoked",
          *       "aggregate_type": "api_token",
-         *       "aggregate_id": "key_prod_06h2e7k8964zzm1whw2f2yawxv60t",
+         *       "aggregate_id": "key_prod_06h2e987zjd01vxbdjd1mxp6z4w74",
          *       "data": {
-         *         "id": "key_prod_06h2e7k8964zzm1whw2f2yawxv60t",
+         *         "id": "key_prod_06h2e987zjd01vxbdjd1mxp6z4w74",
          *         "kind": "publishable",
          *         "name": "spare",
          *         "object": "api_token",
          *         "status": "revoked",
-         *         "created": "2026-11-29T11:43:53.929Z",
-         *         "display": "pt_prod_…eybc",
-         *         "revoked_at": "2026-11-29T11:43:54.189Z",
+         *         "created": "2026-11-29T11:51:08.027Z",
+         *         "display": "pt_prod_…qnej",
+         *         "revoked_at": "2026-11-29T11:51:08.234Z",
          *         "last_used_at": null
          *       },
          *       "previous_data": {
-         *         "id": "key_prod_06h2e7k8964zzm1whw2f2yawxv60t",
+         *         "id": "key_prod_06h2e987zjd01vxbdjd1mxp6z4w74",
          *         "kind": "publishable",
          *         "name": "spare",
          *         "object": "api_token",
          *         "status": "active",
-         *         "created": "2026-11-29T11:43:53.929Z",
-         *         "display": "pt_prod_…eybc",
+         *         "created": "2026-11-29T11:51:08.027Z",
+         *         "display": "pt_prod_…qnej",
          *         "revoked_at": null,
          *         "last_used_at": null
          *       },
@@ -18307,13 +18621,13 @@ export type components = {
          *         "user_agent": "node",
          *         "client_address": "127.0.0.1"
          *       },
-         *       "correlation_id": "req_prod_06h2e7k958fr5cc4ysf3babc259rp",
-         *       "request_id": "req_prod_06h2e7k958fr5cc4ysf3babc259rp",
+         *       "correlation_id": "req_prod_06h2e988rnxbv9g39t71tehckhqat",
+         *       "request_id": "req_prod_06h2e988rnxbv9g39t71tehckhqat",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-29T11:43:54.200Z",
+         *       "created": "2026-11-29T11:51:08.235Z",
          *       "actor_type": "user",
-         *       "actor_id": "user_prod_06h2e7k29pz0agkc4tj47pp8mpgx2"
+         *       "actor_id": "user_prod_06h2e985ta8m95w778765db487d28"
          *     }
          */
         ApiTokenRevokedEvent: {
@@ -18358,20 +18672,20 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2e7k9ev7xa4gz110ghrn64jhkg",
+         *       "id": "evt_prod_06h2e988yy42deenn7ba2tk9j0kha",
          *       "type": "webhook_endpoint.created",
          *       "aggregate_type": "webhook_endpoint",
-         *       "aggregate_id": "whe_prod_06h2e7k9ee59j4cx23k9hjr7zzk0e",
+         *       "aggregate_id": "whe_prod_06h2e988yh9q57e84n2zdjb2h2e14",
          *       "data": {
-         *         "id": "whe_prod_06h2e7k9ee59j4cx23k9hjr7zzk0e",
+         *         "id": "whe_prod_06h2e988yh9q57e84n2zdjb2h2e14",
          *         "url": "https://example.com/audit",
          *         "events": [
          *           "customer.created"
          *         ],
          *         "object": "webhook_endpoint",
-         *         "created": "2026-11-29T11:43:54.226Z",
+         *         "created": "2026-11-29T11:51:08.276Z",
          *         "enabled": true,
-         *         "updated": "2026-11-29T11:43:54.226Z",
+         *         "updated": "2026-11-29T11:51:08.276Z",
          *         "livemode": false,
          *         "description": null,
          *         "disabled_at": null,
@@ -18385,13 +18699,13 @@ export type components = {
          *         "user_agent": "node",
          *         "client_address": "127.0.0.1"
          *       },
-         *       "correlation_id": "req_prod_06h2e7k9dbxzhx7kf95fdt0azc88y",
-         *       "request_id": "req_prod_06h2e7k9dbxzhx7kf95fdt0azc88y",
+         *       "correlation_id": "req_prod_06h2e988x7xvbqjdw9an2ewmebwje",
+         *       "request_id": "req_prod_06h2e988x7xvbqjdw9an2ewmebwje",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-29T11:43:54.230Z",
+         *       "created": "2026-11-29T11:51:08.279Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2e7k5ksc04wjtdsbs0hg6cjrza"
+         *       "actor_id": "key_prod_06h2e9872qb7mpa385cf3bfh65tgg"
          *     }
          */
         WebhookEndpointCreatedEvent: {
@@ -18436,20 +18750,20 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2e7k9hfv0rgh7ycg2t8jbt7egm",
+         *       "id": "evt_prod_06h2e98920q5syqw6y45jfzxr1rye",
          *       "type": "webhook_endpoint.updated",
          *       "aggregate_type": "webhook_endpoint",
-         *       "aggregate_id": "whe_prod_06h2e7k9ee59j4cx23k9hjr7zzk0e",
+         *       "aggregate_id": "whe_prod_06h2e988yh9q57e84n2zdjb2h2e14",
          *       "data": {
-         *         "id": "whe_prod_06h2e7k9ee59j4cx23k9hjr7zzk0e",
+         *         "id": "whe_prod_06h2e988yh9q57e84n2zdjb2h2e14",
          *         "url": "https://example.com/audit",
          *         "events": [
          *           "customer.created"
          *         ],
          *         "object": "webhook_endpoint",
-         *         "created": "2026-11-29T11:43:54.226Z",
+         *         "created": "2026-11-29T11:51:08.276Z",
          *         "enabled": true,
-         *         "updated": "2026-11-29T11:43:54.249Z",
+         *         "updated": "2026-11-29T11:51:08.303Z",
          *         "livemode": false,
          *         "description": "Audit",
          *         "disabled_at": null,
@@ -18459,15 +18773,15 @@ export type components = {
          *         "previous_secret_expires_at": null
          *       },
          *       "previous_data": {
-         *         "id": "whe_prod_06h2e7k9ee59j4cx23k9hjr7zzk0e",
+         *         "id": "whe_prod_06h2e988yh9q57e84n2zdjb2h2e14",
          *         "url": "https://example.com/audit",
          *         "events": [
          *           "customer.created"
          *         ],
          *         "object": "webhook_endpoint",
-         *         "created": "2026-11-29T11:43:54.226Z",
+         *         "created": "2026-11-29T11:51:08.276Z",
          *         "enabled": true,
-         *         "updated": "2026-11-29T11:43:54.226Z",
+         *         "updated": "2026-11-29T11:51:08.276Z",
          *         "livemode": false,
          *         "description": null,
          *         "disabled_at": null,
@@ -18480,13 +18794,13 @@ export type components = {
          *         "user_agent": "node",
          *         "client_address": "127.0.0.1"
          *       },
-         *       "correlation_id": "req_prod_06h2e7k9gv5fmwjvy5awn55txtzay",
-         *       "request_id": "req_prod_06h2e7k9gv5fmwjvy5awn55txtzay",
+         *       "correlation_id": "req_prod_06h2e9891gq0t55qk4xv433wn5p1g",
+         *       "request_id": "req_prod_06h2e9891gq0t55qk4xv433wn5p1g",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-29T11:43:54.251Z",
+         *       "created": "2026-11-29T11:51:08.304Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2e7k5ksc04wjtdsbs0hg6cjrza"
+         *       "actor_id": "key_prod_06h2e9872qb7mpa385cf3bfh65tgg"
          *     }
          */
         WebhookEndpointUpdatedEvent: {
@@ -18531,58 +18845,58 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2e7k9w73xf96w91ya7a8arbja6",
+         *       "id": "evt_prod_06h2e989dkgfp82y4v1ap9f5dcp12",
          *       "type": "webhook_endpoint.deleted",
          *       "aggregate_type": "webhook_endpoint",
-         *       "aggregate_id": "whe_prod_06h2e7k9ee59j4cx23k9hjr7zzk0e",
+         *       "aggregate_id": "whe_prod_06h2e988yh9q57e84n2zdjb2h2e14",
          *       "data": {
-         *         "id": "whe_prod_06h2e7k9ee59j4cx23k9hjr7zzk0e",
+         *         "id": "whe_prod_06h2e988yh9q57e84n2zdjb2h2e14",
          *         "url": "https://example.com/audit",
          *         "events": [
          *           "customer.created"
          *         ],
          *         "object": "webhook_endpoint",
-         *         "created": "2026-11-29T11:43:54.226Z",
+         *         "created": "2026-11-29T11:51:08.276Z",
          *         "deleted": true,
          *         "enabled": false,
-         *         "updated": "2026-11-29T11:43:54.335Z",
+         *         "updated": "2026-11-29T11:51:08.395Z",
          *         "livemode": false,
          *         "description": "Audit",
          *         "disabled_at": null,
          *         "failing_since": null,
          *         "disabled_reason": null,
          *         "max_deliveries_per_second": null,
-         *         "previous_secret_expires_at": "2026-11-30T11:43:54.312Z"
+         *         "previous_secret_expires_at": "2026-11-30T11:51:08.376Z"
          *       },
          *       "previous_data": {
-         *         "id": "whe_prod_06h2e7k9ee59j4cx23k9hjr7zzk0e",
+         *         "id": "whe_prod_06h2e988yh9q57e84n2zdjb2h2e14",
          *         "url": "https://example.com/audit",
          *         "events": [
          *           "customer.created"
          *         ],
          *         "object": "webhook_endpoint",
-         *         "created": "2026-11-29T11:43:54.226Z",
+         *         "created": "2026-11-29T11:51:08.276Z",
          *         "enabled": true,
-         *         "updated": "2026-11-29T11:43:54.312Z",
+         *         "updated": "2026-11-29T11:51:08.376Z",
          *         "livemode": false,
          *         "description": "Audit",
          *         "disabled_at": null,
          *         "failing_since": null,
          *         "disabled_reason": null,
          *         "max_deliveries_per_second": null,
-         *         "previous_secret_expires_at": "2026-11-30T11:43:54.312Z"
+         *         "previous_secret_expires_at": "2026-11-30T11:51:08.376Z"
          *       },
          *       "metadata": {
          *         "user_agent": "node",
          *         "client_address": "127.0.0.1"
          *       },
-         *       "correlation_id": "req_prod_06h2e7k9vhcmfy8atm2qh8r6pdgqt",
-         *       "request_id": "req_prod_06h2e7k9vhcmfy8atm2qh8r6pdgqt",
+         *       "correlation_id": "req_prod_06h2e989d67wwbf2bqdfmnd178bg2",
+         *       "request_id": "req_prod_06h2e989d67wwbf2bqdfmnd178bg2",
          *       "version": 1,
          *       "sequence": 6,
-         *       "created": "2026-11-29T11:43:54.337Z",
+         *       "created": "2026-11-29T11:51:08.396Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2e7k5ksc04wjtdsbs0hg6cjrza"
+         *       "actor_id": "key_prod_06h2e9872qb7mpa385cf3bfh65tgg"
          *     }
          */
         WebhookEndpointDeletedEvent: {
@@ -18627,20 +18941,20 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2e7k9mw42a3x3vx25r3zm8s80g",
+         *       "id": "evt_prod_06h2e98950aaa0hh7hgy6njkm18na",
          *       "type": "webhook_endpoint.disabled",
          *       "aggregate_type": "webhook_endpoint",
-         *       "aggregate_id": "whe_prod_06h2e7k9ee59j4cx23k9hjr7zzk0e",
+         *       "aggregate_id": "whe_prod_06h2e988yh9q57e84n2zdjb2h2e14",
          *       "data": {
-         *         "id": "whe_prod_06h2e7k9ee59j4cx23k9hjr7zzk0e",
+         *         "id": "whe_prod_06h2e988yh9q57e84n2zdjb2h2e14",
          *         "url": "https://example.com/audit",
          *         "events": [
          *           "customer.created"
          *         ],
          *         "object": "webhook_endpoint",
-         *         "created": "2026-11-29T11:43:54.226Z",
+         *         "created": "2026-11-29T11:51:08.276Z",
          *         "enabled": false,
-         *         "updated": "2026-11-29T11:43:54.276Z",
+         *         "updated": "2026-11-29T11:51:08.325Z",
          *         "livemode": false,
          *         "description": "Audit",
          *         "disabled_at": null,
@@ -18650,15 +18964,15 @@ export type components = {
          *         "previous_secret_expires_at": null
          *       },
          *       "previous_data": {
-         *         "id": "whe_prod_06h2e7k9ee59j4cx23k9hjr7zzk0e",
+         *         "id": "whe_prod_06h2e988yh9q57e84n2zdjb2h2e14",
          *         "url": "https://example.com/audit",
          *         "events": [
          *           "customer.created"
          *         ],
          *         "object": "webhook_endpoint",
-         *         "created": "2026-11-29T11:43:54.226Z",
+         *         "created": "2026-11-29T11:51:08.276Z",
          *         "enabled": true,
-         *         "updated": "2026-11-29T11:43:54.249Z",
+         *         "updated": "2026-11-29T11:51:08.303Z",
          *         "livemode": false,
          *         "description": "Audit",
          *         "disabled_at": null,
@@ -18671,13 +18985,13 @@ export type components = {
          *         "user_agent": "node",
          *         "client_address": "127.0.0.1"
          *       },
-         *       "correlation_id": "req_prod_06h2e7k9kqmd9yfm1tr90w665rpa2",
-         *       "request_id": "req_prod_06h2e7k9kqmd9yfm1tr90w665rpa2",
+         *       "correlation_id": "req_prod_06h2e9893wecshnk7nhwr4tv6j81w",
+         *       "request_id": "req_prod_06h2e9893wecshnk7nhwr4tv6j81w",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-29T11:43:54.279Z",
+         *       "created": "2026-11-29T11:51:08.328Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2e7k5ksc04wjtdsbs0hg6cjrza"
+         *       "actor_id": "key_prod_06h2e9872qb7mpa385cf3bfh65tgg"
          *     }
          */
         WebhookEndpointDisabledEvent: {
@@ -18722,20 +19036,20 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2e7k9qae74hyk2jk9n0bwsaakp",
+         *       "id": "evt_prod_06h2e9898qdtxd8vq10av8tzrkq7e",
          *       "type": "webhook_endpoint.enabled",
          *       "aggregate_type": "webhook_endpoint",
-         *       "aggregate_id": "whe_prod_06h2e7k9ee59j4cx23k9hjr7zzk0e",
+         *       "aggregate_id": "whe_prod_06h2e988yh9q57e84n2zdjb2h2e14",
          *       "data": {
-         *         "id": "whe_prod_06h2e7k9ee59j4cx23k9hjr7zzk0e",
+         *         "id": "whe_prod_06h2e988yh9q57e84n2zdjb2h2e14",
          *         "url": "https://example.com/audit",
          *         "events": [
          *           "customer.created"
          *         ],
          *         "object": "webhook_endpoint",
-         *         "created": "2026-11-29T11:43:54.226Z",
+         *         "created": "2026-11-29T11:51:08.276Z",
          *         "enabled": true,
-         *         "updated": "2026-11-29T11:43:54.296Z",
+         *         "updated": "2026-11-29T11:51:08.355Z",
          *         "livemode": false,
          *         "description": "Audit",
          *         "disabled_at": null,
@@ -18745,15 +19059,15 @@ export type components = {
          *         "previous_secret_expires_at": null
          *       },
          *       "previous_data": {
-         *         "id": "whe_prod_06h2e7k9ee59j4cx23k9hjr7zzk0e",
+         *         "id": "whe_prod_06h2e988yh9q57e84n2zdjb2h2e14",
          *         "url": "https://example.com/audit",
          *         "events": [
          *           "customer.created"
          *         ],
          *         "object": "webhook_endpoint",
-         *         "created": "2026-11-29T11:43:54.226Z",
+         *         "created": "2026-11-29T11:51:08.276Z",
          *         "enabled": false,
-         *         "updated": "2026-11-29T11:43:54.276Z",
+         *         "updated": "2026-11-29T11:51:08.325Z",
          *         "livemode": false,
          *         "description": "Audit",
          *         "disabled_at": null,
@@ -18766,13 +19080,13 @@ export type components = {
          *         "user_agent": "node",
          *         "client_address": "127.0.0.1"
          *       },
-         *       "correlation_id": "req_prod_06h2e7k9ppp8wxd1wz04h41ywqt9y",
-         *       "request_id": "req_prod_06h2e7k9ppp8wxd1wz04h41ywqt9y",
+         *       "correlation_id": "req_prod_06h2e98984d8ja0v7wggrek2q32rr",
+         *       "request_id": "req_prod_06h2e98984d8ja0v7wggrek2q32rr",
          *       "version": 1,
          *       "sequence": 4,
-         *       "created": "2026-11-29T11:43:54.299Z",
+         *       "created": "2026-11-29T11:51:08.357Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2e7k5ksc04wjtdsbs0hg6cjrza"
+         *       "actor_id": "key_prod_06h2e9872qb7mpa385cf3bfh65tgg"
          *     }
          */
         WebhookEndpointEnabledEvent: {
@@ -18817,38 +19131,38 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2e7k9sdk80rps8edk7xefzbqq6",
+         *       "id": "evt_prod_06h2e989bczqgr6vcpeeyz2t83hdy",
          *       "type": "webhook_endpoint.secret_rotated",
          *       "aggregate_type": "webhook_endpoint",
-         *       "aggregate_id": "whe_prod_06h2e7k9ee59j4cx23k9hjr7zzk0e",
+         *       "aggregate_id": "whe_prod_06h2e988yh9q57e84n2zdjb2h2e14",
          *       "data": {
-         *         "id": "whe_prod_06h2e7k9ee59j4cx23k9hjr7zzk0e",
+         *         "id": "whe_prod_06h2e988yh9q57e84n2zdjb2h2e14",
          *         "url": "https://example.com/audit",
          *         "events": [
          *           "customer.created"
          *         ],
          *         "object": "webhook_endpoint",
-         *         "created": "2026-11-29T11:43:54.226Z",
+         *         "created": "2026-11-29T11:51:08.276Z",
          *         "enabled": true,
-         *         "updated": "2026-11-29T11:43:54.312Z",
+         *         "updated": "2026-11-29T11:51:08.376Z",
          *         "livemode": false,
          *         "description": "Audit",
          *         "disabled_at": null,
          *         "failing_since": null,
          *         "disabled_reason": null,
          *         "max_deliveries_per_second": null,
-         *         "previous_secret_expires_at": "2026-11-30T11:43:54.312Z"
+         *         "previous_secret_expires_at": "2026-11-30T11:51:08.376Z"
          *       },
          *       "previous_data": {
-         *         "id": "whe_prod_06h2e7k9ee59j4cx23k9hjr7zzk0e",
+         *         "id": "whe_prod_06h2e988yh9q57e84n2zdjb2h2e14",
          *         "url": "https://example.com/audit",
          *         "events": [
          *           "customer.created"
          *         ],
          *         "object": "webhook_endpoint",
-         *         "created": "2026-11-29T11:43:54.226Z",
+         *         "created": "2026-11-29T11:51:08.276Z",
          *         "enabled": true,
-         *         "updated": "2026-11-29T11:43:54.296Z",
+         *         "updated": "2026-11-29T11:51:08.355Z",
          *         "livemode": false,
          *         "description": "Audit",
          *         "disabled_at": null,
@@ -18861,13 +19175,13 @@ export type components = {
          *         "user_agent": "node",
          *         "client_address": "127.0.0.1"
          *       },
-         *       "correlation_id": "req_prod_06h2e7k9rxvt0h50v4db9jj2fvc4w",
-         *       "request_id": "req_prod_06h2e7k9rxvt0h50v4db9jj2fvc4w",
+         *       "correlation_id": "req_prod_06h2e989ax1gfmb6gxav4snmmcrw4",
+         *       "request_id": "req_prod_06h2e989ax1gfmb6gxav4snmmcrw4",
          *       "version": 1,
          *       "sequence": 5,
-         *       "created": "2026-11-29T11:43:54.315Z",
+         *       "created": "2026-11-29T11:51:08.379Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2e7k5ksc04wjtdsbs0hg6cjrza"
+         *       "actor_id": "key_prod_06h2e9872qb7mpa385cf3bfh65tgg"
          *     }
          */
         WebhookEndpointSecretRotatedEvent: {
@@ -18912,15 +19226,15 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2e7k59134ydqnkap5y63n6tn6p",
+         *       "id": "evt_prod_06h2e986vey59fghacs2rdhxqca38",
          *       "type": "user.signed_in",
          *       "aggregate_type": "user",
-         *       "aggregate_id": "user_prod_06h2e7k29pz0agkc4tj47pp8mpgx2",
+         *       "aggregate_id": "user_prod_06h2e985ta8m95w778765db487d28",
          *       "data": {
-         *         "id": "user_prod_06h2e7k29pz0agkc4tj47pp8mpgx2",
+         *         "id": "user_prod_06h2e985ta8m95w778765db487d28",
          *         "name": "Test User",
          *         "role": "owner",
-         *         "email": "user-70ee60d3b3@example.com",
+         *         "email": "user-e7c57bc06e@example.com",
          *         "object": "user"
          *       },
          *       "previous_data": null,
@@ -18932,9 +19246,9 @@ export type components = {
          *       "request_id": null,
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-29T11:43:53.160Z",
+         *       "created": "2026-11-29T11:51:07.739Z",
          *       "actor_type": "user",
-         *       "actor_id": "user_prod_06h2e7k29pz0agkc4tj47pp8mpgx2"
+         *       "actor_id": "user_prod_06h2e985ta8m95w778765db487d28"
          *     }
          */
         UserSignedInEvent: {
@@ -18979,15 +19293,15 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2e7kd246t2vdfx4eyc6xpna33a",
+         *       "id": "evt_prod_06h2e98bt4zc2bhc21aecvfmhdsfa",
          *       "type": "user.sign_in_failed",
          *       "aggregate_type": "user",
-         *       "aggregate_id": "user_prod_06h2e7k29pz0agkc4tj47pp8mpgx2",
+         *       "aggregate_id": "user_prod_06h2e985ta8m95w778765db487d28",
          *       "data": {
-         *         "id": "user_prod_06h2e7k29pz0agkc4tj47pp8mpgx2",
+         *         "id": "user_prod_06h2e985ta8m95w778765db487d28",
          *         "name": "Test User",
          *         "role": "owner",
-         *         "email": "user-70ee60d3b3@example.com",
+         *         "email": "user-e7c57bc06e@example.com",
          *         "object": "user"
          *       },
          *       "previous_data": null,
@@ -18999,9 +19313,9 @@ export type components = {
          *       "request_id": null,
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-29T11:43:55.153Z",
+         *       "created": "2026-11-29T11:51:09.009Z",
          *       "actor_type": "user",
-         *       "actor_id": "user_prod_06h2e7k29pz0agkc4tj47pp8mpgx2"
+         *       "actor_id": "user_prod_06h2e985ta8m95w778765db487d28"
          *     }
          */
         UserSignInFailedEvent: {
@@ -19046,15 +19360,15 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2e7kf6k79zrmn4gf9s90ykkwn0",
+         *       "id": "evt_prod_06h2e98dz24femg7harrg8r43g6jr",
          *       "type": "user.signed_out",
          *       "aggregate_type": "user",
-         *       "aggregate_id": "user_prod_06h2e7k29pz0agkc4tj47pp8mpgx2",
+         *       "aggregate_id": "user_prod_06h2e985ta8m95w778765db487d28",
          *       "data": {
-         *         "id": "user_prod_06h2e7k29pz0agkc4tj47pp8mpgx2",
+         *         "id": "user_prod_06h2e985ta8m95w778765db487d28",
          *         "name": "Test User",
          *         "role": "owner",
-         *         "email": "user-70ee60d3b3@example.com",
+         *         "email": "user-e7c57bc06e@example.com",
          *         "object": "user"
          *       },
          *       "previous_data": null,
@@ -19066,9 +19380,9 @@ export type components = {
          *       "request_id": null,
          *       "version": 1,
          *       "sequence": 4,
-         *       "created": "2026-11-29T11:43:55.700Z",
+         *       "created": "2026-11-29T11:51:09.560Z",
          *       "actor_type": "user",
-         *       "actor_id": "user_prod_06h2e7k29pz0agkc4tj47pp8mpgx2"
+         *       "actor_id": "user_prod_06h2e985ta8m95w778765db487d28"
          *     }
          */
         UserSignedOutEvent: {
@@ -19113,15 +19427,15 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2e7kecsqyp8bgha9g38xyqscwe",
+         *       "id": "evt_prod_06h2e98czzjzy3rn21xm0ek1ndfst",
          *       "type": "user.password_changed",
          *       "aggregate_type": "user",
-         *       "aggregate_id": "user_prod_06h2e7k29pz0agkc4tj47pp8mpgx2",
+         *       "aggregate_id": "user_prod_06h2e985ta8m95w778765db487d28",
          *       "data": {
-         *         "id": "user_prod_06h2e7k29pz0agkc4tj47pp8mpgx2",
+         *         "id": "user_prod_06h2e985ta8m95w778765db487d28",
          *         "name": "Test User",
          *         "role": "owner",
-         *         "email": "user-70ee60d3b3@example.com",
+         *         "email": "user-e7c57bc06e@example.com",
          *         "object": "user"
          *       },
          *       "previous_data": null,
@@ -19133,9 +19447,9 @@ export type components = {
          *       "request_id": null,
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-29T11:43:55.494Z",
+         *       "created": "2026-11-29T11:51:09.311Z",
          *       "actor_type": "user",
-         *       "actor_id": "user_prod_06h2e7k29pz0agkc4tj47pp8mpgx2"
+         *       "actor_id": "user_prod_06h2e985ta8m95w778765db487d28"
          *     }
          */
         UserPasswordChangedEvent: {
@@ -19180,12 +19494,12 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2e7kfj4yjqb360f8ab67nwtzt8",
+         *       "id": "evt_prod_06h2e98gfnjzmhd0fpy00mys6v2k4",
          *       "type": "account.settings_updated",
          *       "aggregate_type": "account_settings",
-         *       "aggregate_id": "acc_prod_06h2e7k284vwhvmcw6y337ryz82xy",
+         *       "aggregate_id": "acc_prod_06h2e985svzz03t54pnz8pahy5kxa",
          *       "data": {
-         *         "id": "acc_prod_06h2e7k284vwhvmcw6y337ryz82xy",
+         *         "id": "acc_prod_06h2e985svzz03t54pnz8pahy5kxa",
          *         "object": "account_settings",
          *         "tax_id": null,
          *         "address": {
@@ -19211,7 +19525,7 @@ export type components = {
          *         "entitlement_past_due_grace_days": 7
          *       },
          *       "previous_data": {
-         *         "id": "acc_prod_06h2e7k284vwhvmcw6y337ryz82xy",
+         *         "id": "acc_prod_06h2e985svzz03t54pnz8pahy5kxa",
          *         "object": "account_settings",
          *         "tax_id": null,
          *         "address": null,
@@ -19231,13 +19545,13 @@ export type components = {
          *         "entitlement_past_due_grace_days": 7
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2e7kfhgzp0zq1wfppqc3f8jp1a",
-         *       "request_id": "req_prod_06h2e7kfhgzp0zq1wfppqc3f8jp1a",
+         *       "correlation_id": "req_prod_06h2e98gf10rcdh912xqhtt4tdqm4",
+         *       "request_id": "req_prod_06h2e98gf10rcdh912xqhtt4tdqm4",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-29T11:43:55.793Z",
+         *       "created": "2026-11-29T11:51:10.205Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2e7k5ksc04wjtdsbs0hg6cjrza"
+         *       "actor_id": "key_prod_06h2e9872qb7mpa385cf3bfh65tgg"
          *     }
          */
         AccountSettingsUpdatedEvent: {
@@ -19282,17 +19596,17 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2e7kfm2t3zmbseggmg730tve5w",
+         *       "id": "evt_prod_06h2e98gm6sm3g6344q7rw8t8z5gj",
          *       "type": "tax_rate.created",
          *       "aggregate_type": "tax_rate",
-         *       "aggregate_id": "txr_prod_06h2e7kfkwppdadepcq718zh553j8",
+         *       "aggregate_id": "txr_prod_06h2e98gkwq72jd2sh0j7c0bhz3hc",
          *       "data": {
-         *         "id": "txr_prod_06h2e7kfkwppdadepcq718zh553j8",
+         *         "id": "txr_prod_06h2e98gkwq72jd2sh0j7c0bhz3hc",
          *         "active": true,
          *         "object": "tax_rate",
          *         "country": "DE",
-         *         "created": "2026-11-29T11:43:55.807Z",
-         *         "updated": "2026-11-29T11:43:55.807Z",
+         *         "created": "2026-11-29T11:51:10.239Z",
+         *         "updated": "2026-11-29T11:51:10.239Z",
          *         "livemode": false,
          *         "metadata": {},
          *         "inclusive": false,
@@ -19303,13 +19617,13 @@ export type components = {
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2e7kfkn8cjp76dgcz1yrgb0tvp",
-         *       "request_id": "req_prod_06h2e7kfkn8cjp76dgcz1yrgb0tvp",
+         *       "correlation_id": "req_prod_06h2e98gknrsp64jj7eyyebh6qbkw",
+         *       "request_id": "req_prod_06h2e98gknrsp64jj7eyyebh6qbkw",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-29T11:43:55.808Z",
+         *       "created": "2026-11-29T11:51:10.241Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2e7k5ksc04wjtdsbs0hg6cjrza"
+         *       "actor_id": "key_prod_06h2e9872qb7mpa385cf3bfh65tgg"
          *     }
          */
         TaxRateCreatedEvent: {
@@ -19354,17 +19668,17 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2e7kfpn2xffq6yvbm654w1cfq8",
+         *       "id": "evt_prod_06h2e98gqjdw416m3g8by1s0sj1ra",
          *       "type": "tax_rate.updated",
          *       "aggregate_type": "tax_rate",
-         *       "aggregate_id": "txr_prod_06h2e7kfkwppdadepcq718zh553j8",
+         *       "aggregate_id": "txr_prod_06h2e98gkwq72jd2sh0j7c0bhz3hc",
          *       "data": {
-         *         "id": "txr_prod_06h2e7kfkwppdadepcq718zh553j8",
+         *         "id": "txr_prod_06h2e98gkwq72jd2sh0j7c0bhz3hc",
          *         "active": false,
          *         "object": "tax_rate",
          *         "country": "DE",
-         *         "created": "2026-11-29T11:43:55.807Z",
-         *         "updated": "2026-11-29T11:43:55.828Z",
+         *         "created": "2026-11-29T11:51:10.239Z",
+         *         "updated": "2026-11-29T11:51:10.267Z",
          *         "livemode": false,
          *         "metadata": {},
          *         "inclusive": false,
@@ -19374,12 +19688,12 @@ export type components = {
          *         "jurisdiction": null
          *       },
          *       "previous_data": {
-         *         "id": "txr_prod_06h2e7kfkwppdadepcq718zh553j8",
+         *         "id": "txr_prod_06h2e98gkwq72jd2sh0j7c0bhz3hc",
          *         "active": true,
          *         "object": "tax_rate",
          *         "country": "DE",
-         *         "created": "2026-11-29T11:43:55.807Z",
-         *         "updated": "2026-11-29T11:43:55.807Z",
+         *         "created": "2026-11-29T11:51:10.239Z",
+         *         "updated": "2026-11-29T11:51:10.239Z",
          *         "livemode": false,
          *         "metadata": {},
          *         "inclusive": false,
@@ -19389,13 +19703,13 @@ export type components = {
          *         "jurisdiction": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2e7kfp388136z8h00d3jdch21w",
-         *       "request_id": "req_prod_06h2e7kfp388136z8h00d3jdch21w",
+         *       "correlation_id": "req_prod_06h2e98gq12ynms7k070b50xgga5g",
+         *       "request_id": "req_prod_06h2e98gq12ynms7k070b50xgga5g",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-29T11:43:55.829Z",
+         *       "created": "2026-11-29T11:51:10.268Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2e7k5ksc04wjtdsbs0hg6cjrza"
+         *       "actor_id": "key_prod_06h2e9872qb7mpa385cf3bfh65tgg"
          *     }
          */
         TaxRateUpdatedEvent: {
@@ -19440,16 +19754,16 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2e7kh3chhm96kqd9r8dqfbrcr8",
+         *       "id": "evt_prod_06h2e98jwbvnmqe50ds6f3yywph6r",
          *       "type": "meter.created",
          *       "aggregate_type": "meter",
-         *       "aggregate_id": "mtr_prod_06h2e7kh38k675qkbfjp9xstksz16",
+         *       "aggregate_id": "mtr_prod_06h2e98jw4qsn2gznx629mq3cwa0y",
          *       "data": {
-         *         "id": "mtr_prod_06h2e7kh38k675qkbfjp9xstksz16",
+         *         "id": "mtr_prod_06h2e98jw4qsn2gznx629mq3cwa0y",
          *         "object": "meter",
          *         "status": "active",
-         *         "created": "2026-11-29T11:43:56.186Z",
-         *         "updated": "2026-11-29T11:43:56.186Z",
+         *         "created": "2026-11-29T11:51:10.817Z",
+         *         "updated": "2026-11-29T11:51:10.817Z",
          *         "livemode": false,
          *         "value_key": "value",
          *         "event_name": "api_request",
@@ -19458,13 +19772,13 @@ export type components = {
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2e7kh2x90aaxjn5vptxkzg7afc",
-         *       "request_id": "req_prod_06h2e7kh2x90aaxjn5vptxkzg7afc",
+         *       "correlation_id": "req_prod_06h2e98jv863ryzpffca818cwdnhr",
+         *       "request_id": "req_prod_06h2e98jv863ryzpffca818cwdnhr",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-29T11:43:56.187Z",
+         *       "created": "2026-11-29T11:51:10.818Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2e7k5ksc04wjtdsbs0hg6cjrza"
+         *       "actor_id": "key_prod_06h2e9872qb7mpa385cf3bfh65tgg"
          *     }
          */
         MeterCreatedEvent: {
@@ -19509,16 +19823,16 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2e7kh5kye0a3kz84j549z36eng",
+         *       "id": "evt_prod_06h2e98k0wzejfyhqzk69g9t4cx80",
          *       "type": "meter.updated",
          *       "aggregate_type": "meter",
-         *       "aggregate_id": "mtr_prod_06h2e7kh38k675qkbfjp9xstksz16",
+         *       "aggregate_id": "mtr_prod_06h2e98jw4qsn2gznx629mq3cwa0y",
          *       "data": {
-         *         "id": "mtr_prod_06h2e7kh38k675qkbfjp9xstksz16",
+         *         "id": "mtr_prod_06h2e98jw4qsn2gznx629mq3cwa0y",
          *         "object": "meter",
          *         "status": "active",
-         *         "created": "2026-11-29T11:43:56.186Z",
-         *         "updated": "2026-11-29T11:43:56.203Z",
+         *         "created": "2026-11-29T11:51:10.817Z",
+         *         "updated": "2026-11-29T11:51:10.852Z",
          *         "livemode": false,
          *         "value_key": "value",
          *         "event_name": "api_request",
@@ -19526,11 +19840,11 @@ export type components = {
          *         "display_name": "Requests"
          *       },
          *       "previous_data": {
-         *         "id": "mtr_prod_06h2e7kh38k675qkbfjp9xstksz16",
+         *         "id": "mtr_prod_06h2e98jw4qsn2gznx629mq3cwa0y",
          *         "object": "meter",
          *         "status": "active",
-         *         "created": "2026-11-29T11:43:56.186Z",
-         *         "updated": "2026-11-29T11:43:56.186Z",
+         *         "created": "2026-11-29T11:51:10.817Z",
+         *         "updated": "2026-11-29T11:51:10.817Z",
          *         "livemode": false,
          *         "value_key": "value",
          *         "event_name": "api_request",
@@ -19538,13 +19852,13 @@ export type components = {
          *         "display_name": "API requests"
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2e7kh51vc4sp1a6p4v6f1mgz6m",
-         *       "request_id": "req_prod_06h2e7kh51vc4sp1a6p4v6f1mgz6m",
+         *       "correlation_id": "req_prod_06h2e98jzrpnbn7dqgn8extw6jne6",
+         *       "request_id": "req_prod_06h2e98jzrpnbn7dqgn8extw6jne6",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-29T11:43:56.204Z",
+         *       "created": "2026-11-29T11:51:10.855Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2e7k5ksc04wjtdsbs0hg6cjrza"
+         *       "actor_id": "key_prod_06h2e9872qb7mpa385cf3bfh65tgg"
          *     }
          */
         MeterUpdatedEvent: {
@@ -19589,16 +19903,16 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2e7kh75yy6mf5781e6fjqyvznj",
+         *       "id": "evt_prod_06h2e98kbntzrj58xtxd8nkg69a1t",
          *       "type": "meter.deactivated",
          *       "aggregate_type": "meter",
-         *       "aggregate_id": "mtr_prod_06h2e7kh38k675qkbfjp9xstksz16",
+         *       "aggregate_id": "mtr_prod_06h2e98jw4qsn2gznx629mq3cwa0y",
          *       "data": {
-         *         "id": "mtr_prod_06h2e7kh38k675qkbfjp9xstksz16",
+         *         "id": "mtr_prod_06h2e98jw4qsn2gznx629mq3cwa0y",
          *         "object": "meter",
          *         "status": "inactive",
-         *         "created": "2026-11-29T11:43:56.186Z",
-         *         "updated": "2026-11-29T11:43:56.217Z",
+         *         "created": "2026-11-29T11:51:10.817Z",
+         *         "updated": "2026-11-29T11:51:10.940Z",
          *         "livemode": false,
          *         "value_key": "value",
          *         "event_name": "api_request",
@@ -19606,11 +19920,11 @@ export type components = {
          *         "display_name": "Requests"
          *       },
          *       "previous_data": {
-         *         "id": "mtr_prod_06h2e7kh38k675qkbfjp9xstksz16",
+         *         "id": "mtr_prod_06h2e98jw4qsn2gznx629mq3cwa0y",
          *         "object": "meter",
          *         "status": "active",
-         *         "created": "2026-11-29T11:43:56.186Z",
-         *         "updated": "2026-11-29T11:43:56.203Z",
+         *         "created": "2026-11-29T11:51:10.817Z",
+         *         "updated": "2026-11-29T11:51:10.852Z",
          *         "livemode": false,
          *         "value_key": "value",
          *         "event_name": "api_request",
@@ -19618,13 +19932,13 @@ export type components = {
          *         "display_name": "Requests"
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2e7kh6r5n1q4wv0qdte5p4my5r",
-         *       "request_id": "req_prod_06h2e7kh6r5n1q4wv0qdte5p4my5r",
+         *       "correlation_id": "req_prod_06h2e98k3nc3prf74yhegefje6ef8",
+         *       "request_id": "req_prod_06h2e98k3nc3prf74yhegefje6ef8",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-29T11:43:56.217Z",
+         *       "created": "2026-11-29T11:51:10.941Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2e7k5ksc04wjtdsbs0hg6cjrza"
+         *       "actor_id": "key_prod_06h2e9872qb7mpa385cf3bfh65tgg"
          *     }
          */
         MeterDeactivatedEvent: {
@@ -19669,16 +19983,16 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2e7kh98353wytvy8c0s0mr2s9j",
+         *       "id": "evt_prod_06h2e98kg1p8cv6sydxcrp8war3eg",
          *       "type": "meter.reactivated",
          *       "aggregate_type": "meter",
-         *       "aggregate_id": "mtr_prod_06h2e7kh38k675qkbfjp9xstksz16",
+         *       "aggregate_id": "mtr_prod_06h2e98jw4qsn2gznx629mq3cwa0y",
          *       "data": {
-         *         "id": "mtr_prod_06h2e7kh38k675qkbfjp9xstksz16",
+         *         "id": "mtr_prod_06h2e98jw4qsn2gznx629mq3cwa0y",
          *         "object": "meter",
          *         "status": "active",
-         *         "created": "2026-11-29T11:43:56.186Z",
-         *         "updated": "2026-11-29T11:43:56.234Z",
+         *         "created": "2026-11-29T11:51:10.817Z",
+         *         "updated": "2026-11-29T11:51:10.973Z",
          *         "livemode": false,
          *         "value_key": "value",
          *         "event_name": "api_request",
@@ -19686,11 +20000,11 @@ export type components = {
          *         "display_name": "Requests"
          *       },
          *       "previous_data": {
-         *         "id": "mtr_prod_06h2e7kh38k675qkbfjp9xstksz16",
+         *         "id": "mtr_prod_06h2e98jw4qsn2gznx629mq3cwa0y",
          *         "object": "meter",
          *         "status": "inactive",
-         *         "created": "2026-11-29T11:43:56.186Z",
-         *         "updated": "2026-11-29T11:43:56.217Z",
+         *         "created": "2026-11-29T11:51:10.817Z",
+         *         "updated": "2026-11-29T11:51:10.940Z",
          *         "livemode": false,
          *         "value_key": "value",
          *         "event_name": "api_request",
@@ -19698,13 +20012,13 @@ export type components = {
          *         "display_name": "Requests"
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2e7kh8za9hw804rdat0x2y00jp",
-         *       "request_id": "req_prod_06h2e7kh8za9hw804rdat0x2y00jp",
+         *       "correlation_id": "req_prod_06h2e98kf05as11d1ece9tktqpmep",
+         *       "request_id": "req_prod_06h2e98kf05as11d1ece9tktqpmep",
          *       "version": 1,
          *       "sequence": 4,
-         *       "created": "2026-11-29T11:43:56.234Z",
+         *       "created": "2026-11-29T11:51:10.976Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2e7k5ksc04wjtdsbs0hg6cjrza"
+         *       "actor_id": "key_prod_06h2e9872qb7mpa385cf3bfh65tgg"
          *     }
          */
         MeterReactivatedEvent: {
@@ -19749,29 +20063,29 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2e7kgn6whwe578tzk4f9ppt26m",
+         *       "id": "evt_prod_06h2e98j0e2f3mqs5fqmyzjss59jt",
          *       "type": "feature.created",
          *       "aggregate_type": "feature",
-         *       "aggregate_id": "feat_prod_06h2e7kgn2ac7c2yfv8z9ze6yt7kr",
+         *       "aggregate_id": "feat_prod_06h2e98j053bjjx3vq8nw98gn4gb8",
          *       "data": {
-         *         "id": "feat_prod_06h2e7kgn2ac7c2yfv8z9ze6yt7kr",
+         *         "id": "feat_prod_06h2e98j053bjjx3vq8nw98gn4gb8",
          *         "name": "Reports",
          *         "object": "feature",
-         *         "created": "2026-11-29T11:43:56.072Z",
-         *         "updated": "2026-11-29T11:43:56.072Z",
+         *         "created": "2026-11-29T11:51:10.593Z",
+         *         "updated": "2026-11-29T11:51:10.593Z",
          *         "livemode": false,
          *         "metadata": {},
          *         "lookup_key": "reports"
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2e7kgmz3tcpdpf2evfqyxw150a",
-         *       "request_id": "req_prod_06h2e7kgmz3tcpdpf2evfqyxw150a",
+         *       "correlation_id": "req_prod_06h2e98hzp4jsn3455m7fxb3fby0c",
+         *       "request_id": "req_prod_06h2e98hzp4jsn3455m7fxb3fby0c",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-29T11:43:56.073Z",
+         *       "created": "2026-11-29T11:51:10.595Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2e7k5ksc04wjtdsbs0hg6cjrza"
+         *       "actor_id": "key_prod_06h2e9872qb7mpa385cf3bfh65tgg"
          *     }
          */
         FeatureCreatedEvent: {
@@ -19816,36 +20130,36 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2e7kgpr21yh3seb7k3v8qtcghg",
+         *       "id": "evt_prod_06h2e98j2kx2hb8aved2xvx6zc4sw",
          *       "type": "product_feature.attached",
          *       "aggregate_type": "product_feature",
-         *       "aggregate_id": "prodft_prod_06h2e7kgpmaeqa9r94qrhqbbge4f2",
+         *       "aggregate_id": "prodft_prod_06h2e98j2ep6wy0sg87fr4ewmdzh4",
          *       "data": {
-         *         "id": "prodft_prod_06h2e7kgpmaeqa9r94qrhqbbge4f2",
+         *         "id": "prodft_prod_06h2e98j2ep6wy0sg87fr4ewmdzh4",
          *         "object": "product_feature",
-         *         "created": "2026-11-29T11:43:56.085Z",
+         *         "created": "2026-11-29T11:51:10.611Z",
          *         "feature": {
-         *           "id": "feat_prod_06h2e7kgn2ac7c2yfv8z9ze6yt7kr",
+         *           "id": "feat_prod_06h2e98j053bjjx3vq8nw98gn4gb8",
          *           "name": "Reports",
          *           "object": "feature",
-         *           "created": "2026-11-29T11:43:56.072Z",
-         *           "updated": "2026-11-29T11:43:56.072Z",
+         *           "created": "2026-11-29T11:51:10.593Z",
+         *           "updated": "2026-11-29T11:51:10.593Z",
          *           "livemode": false,
          *           "metadata": {},
          *           "lookup_key": "reports"
          *         },
-         *         "product": "prod_prod_06h2e7kfr80h8mbwdp06bahm4vr44",
+         *         "product": "prod_prod_06h2e98gvxyccxye68e7857v2d1zc",
          *         "livemode": false
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2e7kgp76gey66adwwm5v7bg2vj",
-         *       "request_id": "req_prod_06h2e7kgp76gey66adwwm5v7bg2vj",
+         *       "correlation_id": "req_prod_06h2e98j23qkht0qz2e23nrrmchh2",
+         *       "request_id": "req_prod_06h2e98j23qkht0qz2e23nrrmchh2",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-29T11:43:56.086Z",
+         *       "created": "2026-11-29T11:51:10.612Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2e7k5ksc04wjtdsbs0hg6cjrza"
+         *       "actor_id": "key_prod_06h2e9872qb7mpa385cf3bfh65tgg"
          *     }
          */
         ProductFeatureAttachedEvent: {
@@ -19890,36 +20204,36 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2e7kgxwazrw044rejq64dypx6y",
+         *       "id": "evt_prod_06h2e98jfkh05tgy79qzfec19474g",
          *       "type": "product_feature.detached",
          *       "aggregate_type": "product_feature",
-         *       "aggregate_id": "prodft_prod_06h2e7kgw82mr6pm3jcagbtdvmbhe",
+         *       "aggregate_id": "prodft_prod_06h2e98jc16d3fd3h4jdmd3r07450",
          *       "data": {
-         *         "id": "prodft_prod_06h2e7kgw82mr6pm3jcagbtdvmbhe",
+         *         "id": "prodft_prod_06h2e98jc16d3fd3h4jdmd3r07450",
          *         "object": "product_feature",
-         *         "created": "2026-11-29T11:43:56.130Z",
+         *         "created": "2026-11-29T11:51:10.688Z",
          *         "feature": {
-         *           "id": "feat_prod_06h2e7kgs3m2s7cx9bgtgq3gvz44g",
+         *           "id": "feat_prod_06h2e98j9r6qmvxp4256gwt8n580g",
          *           "name": "Beta",
          *           "object": "feature",
-         *           "created": "2026-11-29T11:43:56.104Z",
-         *           "updated": "2026-11-29T11:43:56.104Z",
+         *           "created": "2026-11-29T11:51:10.670Z",
+         *           "updated": "2026-11-29T11:51:10.670Z",
          *           "livemode": false,
          *           "metadata": {},
          *           "lookup_key": "beta"
          *         },
-         *         "product": "prod_prod_06h2e7kfr80h8mbwdp06bahm4vr44",
+         *         "product": "prod_prod_06h2e98gvxyccxye68e7857v2d1zc",
          *         "livemode": false
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2e7kgxcg9jtbd7x9gstwndc7tw",
-         *       "request_id": "req_prod_06h2e7kgxcg9jtbd7x9gstwndc7tw",
+         *       "correlation_id": "req_prod_06h2e98jehxv70qg8m16y6vm1e0ke",
+         *       "request_id": "req_prod_06h2e98jehxv70qg8m16y6vm1e0ke",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-29T11:43:56.143Z",
+         *       "created": "2026-11-29T11:51:10.716Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2e7k5ksc04wjtdsbs0hg6cjrza"
+         *       "actor_id": "key_prod_06h2e9872qb7mpa385cf3bfh65tgg"
          *     }
          */
         ProductFeatureDetachedEvent: {
@@ -19964,36 +20278,36 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2e7ktb8d52wc0ekk2qj37qke04",
+         *       "id": "evt_prod_06h2e98vd2snqbmfdzzcs9g38152t",
          *       "type": "customer.entitlements.updated",
          *       "aggregate_type": "customer_entitlements",
-         *       "aggregate_id": "cus_prod_06h2e7khamt8ctss8mzxwepj39dn0",
+         *       "aggregate_id": "cus_prod_06h2e98kkcdmq64fh175g1c68wxv0",
          *       "data": {
          *         "items": [
          *           {
-         *             "feature": "feat_prod_06h2e7kgn2ac7c2yfv8z9ze6yt7kr",
+         *             "feature": "feat_prod_06h2e98j053bjjx3vq8nw98gn4gb8",
          *             "lookup_key": "reports",
-         *             "source_subscription": "sub_prod_06h2e7kt96npy8qg6jsgc2tk9jdd4"
+         *             "source_subscription": "sub_prod_06h2e98v3bd097xec2prrxnt3s280"
          *           }
          *         ],
          *         "object": "customer_entitlements",
-         *         "customer": "cus_prod_06h2e7khamt8ctss8mzxwepj39dn0",
+         *         "customer": "cus_prod_06h2e98kkcdmq64fh175g1c68wxv0",
          *         "livemode": false
          *       },
          *       "previous_data": {
          *         "items": [],
          *         "object": "customer_entitlements",
-         *         "customer": "cus_prod_06h2e7khamt8ctss8mzxwepj39dn0",
+         *         "customer": "cus_prod_06h2e98kkcdmq64fh175g1c68wxv0",
          *         "livemode": false
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2e7kt83dv7mnea0yzmh998yfyj",
-         *       "request_id": "req_prod_06h2e7kt83dv7mnea0yzmh998yfyj",
+         *       "correlation_id": "req_prod_06h2e98v2dj4hsw5tetqzhy9r8fmy",
+         *       "request_id": "req_prod_06h2e98v2dj4hsw5tetqzhy9r8fmy",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-29T11:43:58.554Z",
+         *       "created": "2026-11-29T11:51:13.001Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2e7k5ksc04wjtdsbs0hg6cjrza"
+         *       "actor_id": "key_prod_06h2e9872qb7mpa385cf3bfh65tgg"
          *     }
          */
         CustomerEntitlementsUpdatedEvent: {
@@ -20038,13 +20352,13 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2e7kh03mf15egdks8q3mjx97w6",
+         *       "id": "evt_prod_06h2e98jn6dttw5awvnj2zxnpdsta",
          *       "type": "portal_configuration.updated",
          *       "aggregate_type": "portal_configuration",
-         *       "aggregate_id": "acc_prod_06h2e7k284vwhvmcw6y337ryz82xy",
+         *       "aggregate_id": "acc_prod_06h2e985svzz03t54pnz8pahy5kxa",
          *       "data": {
          *         "object": "portal_configuration",
-         *         "updated": "2026-11-29T11:43:56.156Z",
+         *         "updated": "2026-11-29T11:51:10.752Z",
          *         "branding": {
          *           "logo_url": null,
          *           "accent_color": null,
@@ -20149,13 +20463,13 @@ export type components = {
          *         "default_return_url": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2e7kgz9c0xdavqwmnve43fsjft",
-         *       "request_id": "req_prod_06h2e7kgz9c0xdavqwmnve43fsjft",
+         *       "correlation_id": "req_prod_06h2e98jkchz62abjbzf5wtyafnfj",
+         *       "request_id": "req_prod_06h2e98jkchz62abjbzf5wtyafnfj",
          *       "version": 1,
          *       "sequence": 4,
-         *       "created": "2026-11-29T11:43:56.160Z",
+         *       "created": "2026-11-29T11:51:10.761Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2e7k5ksc04wjtdsbs0hg6cjrza"
+         *       "actor_id": "key_prod_06h2e9872qb7mpa385cf3bfh65tgg"
          *     }
          */
         PortalConfigurationUpdatedEvent: {
@@ -20200,13 +20514,13 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2e7ksjarbzyvadzbgsh1z47k0y",
+         *       "id": "evt_prod_06h2e98t74f0kcgfdr1earwvb0vfp",
          *       "type": "credit_note.created",
          *       "aggregate_type": "credit_note",
-         *       "aggregate_id": "cn_prod_06h2e7kse3rgqryr8vy0anvdj1zwr",
+         *       "aggregate_id": "cn_prod_06h2e98t57j15nmtcvgrh5wgfthfa",
          *       "data": {
-         *         "id": "cn_prod_06h2e7kse3rgqryr8vy0anvdj1zwr",
-         *         "pdf": "http://127.0.0.1:33431/api/credit-notes/cn_prod_06h2e7kse3rgqryr8vy0anvdj1zwr/pdf",
+         *         "id": "cn_prod_06h2e98t57j15nmtcvgrh5wgfthfa",
+         *         "pdf": "http://127.0.0.1:45387/api/credit-notes/cn_prod_06h2e98t57j15nmtcvgrh5wgfthfa/pdf",
          *         "memo": null,
          *         "type": "pre_payment",
          *         "lines": [
@@ -20224,16 +20538,16 @@ export type components = {
          *         "object": "credit_note",
          *         "reason": "order_change",
          *         "status": "issued",
-         *         "created": "2026-11-29T11:43:58.320Z",
-         *         "invoice": "in_prod_06h2e7krqs3fxv55r8nykgmhq5fae",
+         *         "created": "2026-11-29T11:51:12.681Z",
+         *         "invoice": "in_prod_06h2e98sxa54x85jnrg84gteya30e",
          *         "refunds": [],
-         *         "updated": "2026-11-29T11:43:58.320Z",
+         *         "updated": "2026-11-29T11:51:12.681Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2e7khamt8ctss8mzxwepj39dn0",
+         *         "customer": "cus_prod_06h2e98kkcdmq64fh175g1c68wxv0",
          *         "livemode": false,
          *         "tax_atom": 0,
          *         "voided_at": null,
-         *         "pdf_sha256": "dd41546c25e04ace5869bbee5d446321a9d4257017a44298e1f2c90566b18235",
+         *         "pdf_sha256": "e8eb179e8353ae5694c73ddea466b6f57d8ea11d85019603f8e13c410ac754a6",
          *         "total_taxes": [],
          *         "discount_atom": 0,
          *         "subtotal_atom": 100,
@@ -20245,13 +20559,13 @@ export type components = {
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2e7ksd81b8xsa2hg01s1m92fg2",
-         *       "request_id": "req_prod_06h2e7ksd81b8xsa2hg01s1m92fg2",
+         *       "correlation_id": "req_prod_06h2e98t4p7q1vw6s788rwwbbdm2j",
+         *       "request_id": "req_prod_06h2e98t4p7q1vw6s788rwwbbdm2j",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-29T11:43:58.354Z",
+         *       "created": "2026-11-29T11:51:12.697Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2e7k5ksc04wjtdsbs0hg6cjrza"
+         *       "actor_id": "key_prod_06h2e9872qb7mpa385cf3bfh65tgg"
          *     }
          */
         CreditNoteCreatedEvent: {
@@ -20296,13 +20610,13 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2e7ksnc2x2hq67cvj01pyc8pqt",
+         *       "id": "evt_prod_06h2e98tdqejjg70jaw8xbbacz8ae",
          *       "type": "credit_note.voided",
          *       "aggregate_type": "credit_note",
-         *       "aggregate_id": "cn_prod_06h2e7kse3rgqryr8vy0anvdj1zwr",
+         *       "aggregate_id": "cn_prod_06h2e98t57j15nmtcvgrh5wgfthfa",
          *       "data": {
-         *         "id": "cn_prod_06h2e7kse3rgqryr8vy0anvdj1zwr",
-         *         "pdf": "http://127.0.0.1:33431/api/credit-notes/cn_prod_06h2e7kse3rgqryr8vy0anvdj1zwr/pdf",
+         *         "id": "cn_prod_06h2e98t57j15nmtcvgrh5wgfthfa",
+         *         "pdf": "http://127.0.0.1:45387/api/credit-notes/cn_prod_06h2e98t57j15nmtcvgrh5wgfthfa/pdf",
          *         "memo": null,
          *         "type": "pre_payment",
          *         "lines": [
@@ -20320,16 +20634,16 @@ export type components = {
          *         "object": "credit_note",
          *         "reason": "order_change",
          *         "status": "void",
-         *         "created": "2026-11-29T11:43:58.320Z",
-         *         "invoice": "in_prod_06h2e7krqs3fxv55r8nykgmhq5fae",
+         *         "created": "2026-11-29T11:51:12.681Z",
+         *         "invoice": "in_prod_06h2e98sxa54x85jnrg84gteya30e",
          *         "refunds": [],
-         *         "updated": "2026-11-29T11:43:58.377Z",
+         *         "updated": "2026-11-29T11:51:12.739Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2e7khamt8ctss8mzxwepj39dn0",
+         *         "customer": "cus_prod_06h2e98kkcdmq64fh175g1c68wxv0",
          *         "livemode": false,
          *         "tax_atom": 0,
-         *         "voided_at": "2026-11-29T11:43:58.377Z",
-         *         "pdf_sha256": "dd41546c25e04ace5869bbee5d446321a9d4257017a44298e1f2c90566b18235",
+         *         "voided_at": "2026-11-29T11:51:12.739Z",
+         *         "pdf_sha256": "e8eb179e8353ae5694c73ddea466b6f57d8ea11d85019603f8e13c410ac754a6",
          *         "total_taxes": [],
          *         "discount_atom": 0,
          *         "subtotal_atom": 100,
@@ -20340,8 +20654,8 @@ export type components = {
          *         "customer_balance_transaction": null
          *       },
          *       "previous_data": {
-         *         "id": "cn_prod_06h2e7kse3rgqryr8vy0anvdj1zwr",
-         *         "pdf": "http://127.0.0.1:33431/api/credit-notes/cn_prod_06h2e7kse3rgqryr8vy0anvdj1zwr/pdf",
+         *         "id": "cn_prod_06h2e98t57j15nmtcvgrh5wgfthfa",
+         *         "pdf": "http://127.0.0.1:45387/api/credit-notes/cn_prod_06h2e98t57j15nmtcvgrh5wgfthfa/pdf",
          *         "memo": null,
          *         "type": "pre_payment",
          *         "lines": [
@@ -20359,16 +20673,16 @@ export type components = {
          *         "object": "credit_note",
          *         "reason": "order_change",
          *         "status": "issued",
-         *         "created": "2026-11-29T11:43:58.320Z",
-         *         "invoice": "in_prod_06h2e7krqs3fxv55r8nykgmhq5fae",
+         *         "created": "2026-11-29T11:51:12.681Z",
+         *         "invoice": "in_prod_06h2e98sxa54x85jnrg84gteya30e",
          *         "refunds": [],
-         *         "updated": "2026-11-29T11:43:58.320Z",
+         *         "updated": "2026-11-29T11:51:12.681Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2e7khamt8ctss8mzxwepj39dn0",
+         *         "customer": "cus_prod_06h2e98kkcdmq64fh175g1c68wxv0",
          *         "livemode": false,
          *         "tax_atom": 0,
          *         "voided_at": null,
-         *         "pdf_sha256": "dd41546c25e04ace5869bbee5d446321a9d4257017a44298e1f2c90566b18235",
+         *         "pdf_sha256": "e8eb179e8353ae5694c73ddea466b6f57d8ea11d85019603f8e13c410ac754a6",
          *         "total_taxes": [],
          *         "discount_atom": 0,
          *         "subtotal_atom": 100,
@@ -20379,13 +20693,13 @@ export type components = {
          *         "customer_balance_transaction": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2e7ksmmwnwr84sff1j657qvgbg",
-         *       "request_id": "req_prod_06h2e7ksmmwnwr84sff1j657qvgbg",
+         *       "correlation_id": "req_prod_06h2e98tbjj6s7n5h5jt2nt8cq46w",
+         *       "request_id": "req_prod_06h2e98tbjj6s7n5h5jt2nt8cq46w",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-29T11:43:58.379Z",
+         *       "created": "2026-11-29T11:51:12.749Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2e7k5ksc04wjtdsbs0hg6cjrza"
+         *       "actor_id": "key_prod_06h2e9872qb7mpa385cf3bfh65tgg"
          *     }
          */
         CreditNoteVoidedEvent: {
@@ -20430,34 +20744,34 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2e7ksvq3ncca4nmaq8js6an2ec",
+         *       "id": "evt_prod_06h2e98tmrfp337zx5x3tbys1tff6",
          *       "type": "customer.balance_transaction.created",
          *       "aggregate_type": "customer_balance_transaction",
-         *       "aggregate_id": "cbtxn_prod_06h2e7ksvgbjnej0aj4yjtat728fw",
+         *       "aggregate_id": "cbtxn_prod_06h2e98tmmm2cmjc03n9ya0p5x2ea",
          *       "data": {
-         *         "id": "cbtxn_prod_06h2e7ksvgbjnej0aj4yjtat728fw",
+         *         "id": "cbtxn_prod_06h2e98tmmm2cmjc03n9ya0p5x2ea",
          *         "type": "credit_note",
          *         "object": "customer_balance_transaction",
-         *         "created": "2026-11-29T11:43:58.428Z",
-         *         "invoice": "in_prod_06h2e7kmxkwkykxff9qrk6t0bbkaw",
+         *         "created": "2026-11-29T11:51:12.806Z",
+         *         "invoice": "in_prod_06h2e98p07cr2zxgwes1jhdtna2pw",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2e7khamt8ctss8mzxwepj39dn0",
+         *         "customer": "cus_prod_06h2e98kkcdmq64fh175g1c68wxv0",
          *         "livemode": false,
          *         "amount_atom": 100,
-         *         "credit_note": "cn_prod_06h2e7ksvdsy30vhm510r8ddfnqfm",
+         *         "credit_note": "cn_prod_06h2e98tmdcpz30g2nzsc2ddwank6",
          *         "description": null,
          *         "ending_balance_atom": 100,
          *         "subscription_change_request": null
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2e7kssqtt31typex209jmnxkj8",
-         *       "request_id": "req_prod_06h2e7kssqtt31typex209jmnxkj8",
+         *       "correlation_id": "req_prod_06h2e98tkn3qmk1g0vsan3cedkfdt",
+         *       "request_id": "req_prod_06h2e98tkn3qmk1g0vsan3cedkfdt",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-29T11:43:58.429Z",
+         *       "created": "2026-11-29T11:51:12.806Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2e7k5ksc04wjtdsbs0hg6cjrza"
+         *       "actor_id": "key_prod_06h2e9872qb7mpa385cf3bfh65tgg"
          *     }
          */
         CustomerBalanceTransactionCreatedEvent: {
@@ -20502,15 +20816,15 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2e7kaa02q6qh3ry7rkej79b8k8",
+         *       "id": "evt_prod_06h2e98a2hhbcfaneb34qqg2bahxy",
          *       "type": "member.invited",
          *       "aggregate_type": "member",
-         *       "aggregate_id": "inv_prod_06h2e7ka9agq18qf5my0s8cvk5qq2",
+         *       "aggregate_id": "inv_prod_06h2e98a1xa00gkb7e04263sn270r",
          *       "data": {
-         *         "id": "inv_prod_06h2e7ka9agq18qf5my0s8cvk5qq2",
+         *         "id": "inv_prod_06h2e98a1xa00gkb7e04263sn270r",
          *         "name": null,
          *         "role": "viewer",
-         *         "email": "withdrawn-mx1rttki@example.com",
+         *         "email": "withdrawn-mx1s34hh@example.com",
          *         "object": "member",
          *         "status": "invited",
          *         "invitation": null
@@ -20521,12 +20835,12 @@ export type components = {
          *         "client_address": null
          *       },
          *       "correlation_id": null,
-         *       "request_id": "req_prod_06h2e7ka7adasy33x5884ehg64jd6",
+         *       "request_id": "req_prod_06h2e989zzbxe6rndfe035w3h3sew",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-29T11:43:54.448Z",
+         *       "created": "2026-11-29T11:51:08.564Z",
          *       "actor_type": "user",
-         *       "actor_id": "user_prod_06h2e7k29pz0agkc4tj47pp8mpgx2"
+         *       "actor_id": "user_prod_06h2e985ta8m95w778765db487d28"
          *     }
          */
         MemberInvitedEvent: {
@@ -20571,24 +20885,24 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2e7kad3dfzhnnqeb95tw6gwwyg",
+         *       "id": "evt_prod_06h2e98a62gmbns9esxmqydbkw61p",
          *       "type": "member.invitation_revoked",
          *       "aggregate_type": "member",
-         *       "aggregate_id": "inv_prod_06h2e7ka9agq18qf5my0s8cvk5qq2",
+         *       "aggregate_id": "inv_prod_06h2e98a1xa00gkb7e04263sn270r",
          *       "data": {
-         *         "id": "inv_prod_06h2e7ka9agq18qf5my0s8cvk5qq2",
+         *         "id": "inv_prod_06h2e98a1xa00gkb7e04263sn270r",
          *         "name": null,
          *         "role": "viewer",
-         *         "email": "withdrawn-mx1rttki@example.com",
+         *         "email": "withdrawn-mx1s34hh@example.com",
          *         "object": "member",
          *         "status": "invitation_revoked",
          *         "invitation": null
          *       },
          *       "previous_data": {
-         *         "id": "inv_prod_06h2e7ka9agq18qf5my0s8cvk5qq2",
+         *         "id": "inv_prod_06h2e98a1xa00gkb7e04263sn270r",
          *         "name": null,
          *         "role": "viewer",
-         *         "email": "withdrawn-mx1rttki@example.com",
+         *         "email": "withdrawn-mx1s34hh@example.com",
          *         "object": "member",
          *         "status": "invited",
          *         "invitation": null
@@ -20598,12 +20912,12 @@ export type components = {
          *         "client_address": null
          *       },
          *       "correlation_id": null,
-         *       "request_id": "req_prod_06h2e7kabvkzannab3ax6y098a1ep",
+         *       "request_id": "req_prod_06h2e98a58syhm0hw3wzxe6s2efbj",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-29T11:43:54.472Z",
+         *       "created": "2026-11-29T11:51:08.592Z",
          *       "actor_type": "user",
-         *       "actor_id": "user_prod_06h2e7k29pz0agkc4tj47pp8mpgx2"
+         *       "actor_id": "user_prod_06h2e985ta8m95w778765db487d28"
          *     }
          */
         MemberInvitationRevokedEvent: {
@@ -20648,18 +20962,18 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2e7kba7a7mxbnkwzd7mby37mn2",
+         *       "id": "evt_prod_06h2e98az1yjr44n163yrykf2qkyj",
          *       "type": "member.joined",
          *       "aggregate_type": "member",
-         *       "aggregate_id": "user_prod_06h2e7kb9bkyqatfh1gat7gszdz4a",
+         *       "aggregate_id": "user_prod_06h2e98aycpg2ck2w9hh6vtgwdkmr",
          *       "data": {
-         *         "id": "user_prod_06h2e7kb9bkyqatfh1gat7gszdz4a",
+         *         "id": "user_prod_06h2e98aycpg2ck2w9hh6vtgwdkmr",
          *         "name": "Joined Member",
          *         "role": "developer",
-         *         "email": "joined-mx1rttki@example.com",
+         *         "email": "joined-mx1s34hh@example.com",
          *         "object": "member",
          *         "status": "active",
-         *         "invitation": "inv_prod_06h2e7kaftrze8ddwvg893dzz5h68"
+         *         "invitation": "inv_prod_06h2e98a8v2xsjqtesbt0pjnh2c86"
          *       },
          *       "previous_data": null,
          *       "metadata": {
@@ -20667,12 +20981,12 @@ export type components = {
          *         "client_address": null
          *       },
          *       "correlation_id": null,
-         *       "request_id": "req_prod_06h2e7kb9fds2cr3wp6nnsxhbze8c",
+         *       "request_id": "req_prod_06h2e98aymxyrge8pjphjp4jab6xr",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-29T11:43:54.705Z",
+         *       "created": "2026-11-29T11:51:08.792Z",
          *       "actor_type": "user",
-         *       "actor_id": "user_prod_06h2e7kb9bkyqatfh1gat7gszdz4a"
+         *       "actor_id": "user_prod_06h2e98aycpg2ck2w9hh6vtgwdkmr"
          *     }
          */
         MemberJoinedEvent: {
@@ -20717,24 +21031,24 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2e7kbha4b22d6z726rx3cg1rry",
+         *       "id": "evt_prod_06h2e98b3zvd4fxh1gjmcnvwnd042",
          *       "type": "member.role_changed",
          *       "aggregate_type": "member",
-         *       "aggregate_id": "user_prod_06h2e7kb9bkyqatfh1gat7gszdz4a",
+         *       "aggregate_id": "user_prod_06h2e98aycpg2ck2w9hh6vtgwdkmr",
          *       "data": {
-         *         "id": "user_prod_06h2e7kb9bkyqatfh1gat7gszdz4a",
+         *         "id": "user_prod_06h2e98aycpg2ck2w9hh6vtgwdkmr",
          *         "name": "Joined Member",
          *         "role": "viewer",
-         *         "email": "joined-mx1rttki@example.com",
+         *         "email": "joined-mx1s34hh@example.com",
          *         "object": "member",
          *         "status": "active",
          *         "invitation": null
          *       },
          *       "previous_data": {
-         *         "id": "user_prod_06h2e7kb9bkyqatfh1gat7gszdz4a",
+         *         "id": "user_prod_06h2e98aycpg2ck2w9hh6vtgwdkmr",
          *         "name": "Joined Member",
          *         "role": "developer",
-         *         "email": "joined-mx1rttki@example.com",
+         *         "email": "joined-mx1s34hh@example.com",
          *         "object": "member",
          *         "status": "active",
          *         "invitation": null
@@ -20744,12 +21058,12 @@ export type components = {
          *         "client_address": null
          *       },
          *       "correlation_id": null,
-         *       "request_id": "req_prod_06h2e7kbdv9e4jzmtvat74j2qqmc6",
+         *       "request_id": "req_prod_06h2e98b33s8e93kjshcm9gp77g14",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-29T11:43:54.762Z",
+         *       "created": "2026-11-29T11:51:08.831Z",
          *       "actor_type": "user",
-         *       "actor_id": "user_prod_06h2e7k29pz0agkc4tj47pp8mpgx2"
+         *       "actor_id": "user_prod_06h2e985ta8m95w778765db487d28"
          *     }
          */
         MemberRoleChangedEvent: {
@@ -20794,24 +21108,24 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2e7kbqgjfp3qt9j72r9cbyn15g",
+         *       "id": "evt_prod_06h2e98b7hffjnk1s6bswmtfv5aqy",
          *       "type": "member.removed",
          *       "aggregate_type": "member",
-         *       "aggregate_id": "user_prod_06h2e7kb9bkyqatfh1gat7gszdz4a",
+         *       "aggregate_id": "user_prod_06h2e98aycpg2ck2w9hh6vtgwdkmr",
          *       "data": {
-         *         "id": "user_prod_06h2e7kb9bkyqatfh1gat7gszdz4a",
+         *         "id": "user_prod_06h2e98aycpg2ck2w9hh6vtgwdkmr",
          *         "name": "Joined Member",
          *         "role": "viewer",
-         *         "email": "joined-mx1rttki@example.com",
+         *         "email": "joined-mx1s34hh@example.com",
          *         "object": "member",
          *         "status": "removed",
          *         "invitation": null
          *       },
          *       "previous_data": {
-         *         "id": "user_prod_06h2e7kb9bkyqatfh1gat7gszdz4a",
+         *         "id": "user_prod_06h2e98aycpg2ck2w9hh6vtgwdkmr",
          *         "name": "Joined Member",
          *         "role": "viewer",
-         *         "email": "joined-mx1rttki@example.com",
+         *         "email": "joined-mx1s34hh@example.com",
          *         "object": "member",
          *         "status": "active",
          *         "invitation": null
@@ -20821,12 +21135,12 @@ export type components = {
          *         "client_address": null
          *       },
          *       "correlation_id": null,
-         *       "request_id": "req_prod_06h2e7kbnqk6v4vgt40r7cz80wm0e",
+         *       "request_id": "req_prod_06h2e98b5f283z9pj1zez2sm4znst",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-29T11:43:54.812Z",
+         *       "created": "2026-11-29T11:51:08.860Z",
          *       "actor_type": "user",
-         *       "actor_id": "user_prod_06h2e7k29pz0agkc4tj47pp8mpgx2"
+         *       "actor_id": "user_prod_06h2e985ta8m95w778765db487d28"
          *     }
          */
         MemberRemovedEvent: {
@@ -20871,31 +21185,31 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2e7kfcc2wk1yeme0nr370zngw0",
+         *       "id": "evt_prod_06h2e98e5n1etvjmyhfngxy6s5jxy",
          *       "type": "payment_processor.connected",
          *       "aggregate_type": "payment_processor",
-         *       "aggregate_id": "acc_prod_06h2e7k284vwhvmcw6y337ryz82xy",
+         *       "aggregate_id": "acc_prod_06h2e985svzz03t54pnz8pahy5kxa",
          *       "data": {
          *         "object": "payment_processor",
-         *         "created": "2026-11-29T11:43:55.744Z",
-         *         "updated": "2026-11-29T11:43:55.744Z",
+         *         "created": "2026-11-29T11:51:09.602Z",
+         *         "updated": "2026-11-29T11:51:09.602Z",
          *         "livemode": false,
          *         "processor": "stripe",
-         *         "webhook_url": "http://127.0.0.1:33431/api/processors/stripe/acc_prod_06h2e7k284vwhvmcw6y337ryz82xy",
+         *         "webhook_url": "http://127.0.0.1:45387/api/processors/stripe/acc_prod_06h2e985svzz03t54pnz8pahy5kxa",
          *         "publishable_key": "pk_test_catalogue_flow",
          *         "secret_key_last4": "flow",
-         *         "processor_account": "acct_477b59962969f9f835d599cd",
-         *         "webhook_endpoint_id": "we_3d662fcb87012dd0e98a269a"
+         *         "processor_account": "acct_4c14ec817ccdb3ab4ae61f92",
+         *         "webhook_endpoint_id": "we_374e024dd4eee79465994b15"
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2e7kf7gwh1apac26mxr1tp1zhc",
-         *       "request_id": "req_prod_06h2e7kf7gwh1apac26mxr1tp1zhc",
+         *       "correlation_id": "req_prod_06h2e98dztq6ty6njfww5jdkvf8ce",
+         *       "request_id": "req_prod_06h2e98dztq6ty6njfww5jdkvf8ce",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-29T11:43:55.747Z",
+         *       "created": "2026-11-29T11:51:09.613Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2e7k5ksc04wjtdsbs0hg6cjrza"
+         *       "actor_id": "key_prod_06h2e9872qb7mpa385cf3bfh65tgg"
          *     }
          */
         PaymentProcessorConnectedEvent: {
@@ -20940,31 +21254,31 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2e7kffpnsq3taenb4dyy61qhnp",
+         *       "id": "evt_prod_06h2e98gd1t89jpbjfbbjsaw6xe9r",
          *       "type": "payment_processor.disconnected",
          *       "aggregate_type": "payment_processor",
-         *       "aggregate_id": "acc_prod_06h2e7k284vwhvmcw6y337ryz82xy",
+         *       "aggregate_id": "acc_prod_06h2e985svzz03t54pnz8pahy5kxa",
          *       "data": {
          *         "object": "payment_processor",
-         *         "created": "2026-11-29T11:43:55.744Z",
-         *         "updated": "2026-11-29T11:43:55.744Z",
+         *         "created": "2026-11-29T11:51:09.602Z",
+         *         "updated": "2026-11-29T11:51:09.602Z",
          *         "livemode": false,
          *         "processor": "stripe",
-         *         "webhook_url": "http://127.0.0.1:33431/api/processors/stripe/acc_prod_06h2e7k284vwhvmcw6y337ryz82xy",
+         *         "webhook_url": "http://127.0.0.1:45387/api/processors/stripe/acc_prod_06h2e985svzz03t54pnz8pahy5kxa",
          *         "publishable_key": "pk_test_catalogue_flow",
          *         "secret_key_last4": "flow",
-         *         "processor_account": "acct_477b59962969f9f835d599cd",
-         *         "webhook_endpoint_id": "we_3d662fcb87012dd0e98a269a"
+         *         "processor_account": "acct_4c14ec817ccdb3ab4ae61f92",
+         *         "webhook_endpoint_id": "we_374e024dd4eee79465994b15"
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2e7kfep4xpmypmfam6bqe3zdwy",
-         *       "request_id": "req_prod_06h2e7kfep4xpmypmfam6bqe3zdwy",
+         *       "correlation_id": "req_prod_06h2e98ga48fva8bkhzjp05bt51dc",
+         *       "request_id": "req_prod_06h2e98ga48fva8bkhzjp05bt51dc",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-29T11:43:55.773Z",
+         *       "created": "2026-11-29T11:51:10.184Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2e7k5ksc04wjtdsbs0hg6cjrza"
+         *       "actor_id": "key_prod_06h2e9872qb7mpa385cf3bfh65tgg"
          *     }
          */
         PaymentProcessorDisconnectedEvent: {
@@ -21009,36 +21323,36 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2e7kx2psgsn2pgb3a65481zgqp",
+         *       "id": "evt_prod_06h2e98x6mkxdc77psnm002kmvnem",
          *       "type": "subscription_change_request.scheduled",
          *       "aggregate_type": "subscription_change_request",
-         *       "aggregate_id": "scr_prod_06h2e7kwryvjcrr6rb5411s5tgvn8",
+         *       "aggregate_id": "scr_prod_06h2e98x12ken5vfzt4hce6trjjwy",
          *       "data": {
-         *         "id": "scr_prod_06h2e7kwryvjcrr6rb5411s5tgvn8",
+         *         "id": "scr_prod_06h2e98x12ken5vfzt4hce6trjjwy",
          *         "steps": [
          *           {
-         *             "item": "si_prod_06h2e7kvwq90pa92y80jq4ey58rae",
+         *             "item": "si_prod_06h2e98wk91tvc2etz0x3hw79egmp",
          *             "type": "switch_price",
-         *             "price": "price_prod_06h2e7kvp7q1jq441q590rkb0xsvc",
+         *             "price": "price_prod_06h2e98wfqnaew2wvswdqfr1d4btc",
          *             "state": "pending",
          *             "quantity": null
          *           }
          *         ],
          *         "object": "subscription_change_request",
          *         "status": "scheduled",
-         *         "created": "2026-11-29T11:43:59.127Z",
+         *         "created": "2026-11-29T11:51:13.388Z",
          *         "invoice": null,
-         *         "updated": "2026-11-29T11:43:59.236Z",
+         *         "updated": "2026-11-29T11:51:13.456Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "metadata": {},
          *         "effective": "period_end",
          *         "applied_at": null,
          *         "last_error": null,
-         *         "effective_at": "2026-12-29T11:43:58.929Z",
-         *         "subscription": "sub_prod_06h2e7kvwq90pa92y80jq4ey58rac",
+         *         "effective_at": "2026-12-29T11:51:13.302Z",
+         *         "subscription": "sub_prod_06h2e98wk91tvc2etz0x3hw79egmm",
          *         "applied_steps": 0,
-         *         "proration_date": "2026-11-29T11:43:59.127Z",
+         *         "proration_date": "2026-11-29T11:51:13.388Z",
          *         "proration_behavior": "create_prorations",
          *         "amount_due_now_atom": 0,
          *         "balance_transaction": null,
@@ -21051,21 +21365,21 @@ export type components = {
          *         "amount_due_now_total_atom": 0
          *       },
          *       "previous_data": {
-         *         "id": "scr_prod_06h2e7kwryvjcrr6rb5411s5tgvn8",
+         *         "id": "scr_prod_06h2e98x12ken5vfzt4hce6trjjwy",
          *         "steps": [
          *           {
-         *             "item": "si_prod_06h2e7kvwq90pa92y80jq4ey58rae",
+         *             "item": "si_prod_06h2e98wk91tvc2etz0x3hw79egmp",
          *             "type": "switch_price",
-         *             "price": "price_prod_06h2e7kvp7q1jq441q590rkb0xsvc",
+         *             "price": "price_prod_06h2e98wfqnaew2wvswdqfr1d4btc",
          *             "state": "pending",
          *             "quantity": null
          *           }
          *         ],
          *         "object": "subscription_change_request",
          *         "status": "open",
-         *         "created": "2026-11-29T11:43:59.127Z",
+         *         "created": "2026-11-29T11:51:13.388Z",
          *         "invoice": null,
-         *         "updated": "2026-11-29T11:43:59.127Z",
+         *         "updated": "2026-11-29T11:51:13.388Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "metadata": {},
@@ -21073,9 +21387,9 @@ export type components = {
          *         "applied_at": null,
          *         "last_error": null,
          *         "effective_at": null,
-         *         "subscription": "sub_prod_06h2e7kvwq90pa92y80jq4ey58rac",
+         *         "subscription": "sub_prod_06h2e98wk91tvc2etz0x3hw79egmm",
          *         "applied_steps": 0,
-         *         "proration_date": "2026-11-29T11:43:59.127Z",
+         *         "proration_date": "2026-11-29T11:51:13.388Z",
          *         "proration_behavior": "create_prorations",
          *         "amount_due_now_atom": 0,
          *         "balance_transaction": null,
@@ -21088,13 +21402,13 @@ export type components = {
          *         "amount_due_now_total_atom": 0
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2e7kwwp4tfxcf8td8rp3wxa78w",
-         *       "request_id": "req_prod_06h2e7kwwp4tfxcf8td8rp3wxa78w",
+         *       "correlation_id": "req_prod_06h2e98x3y5djh414ef17g363ncpj",
+         *       "request_id": "req_prod_06h2e98x3y5djh414ef17g363ncpj",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-29T11:43:59.253Z",
+         *       "created": "2026-11-29T11:51:13.461Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2e7k5ksc04wjtdsbs0hg6cjrza"
+         *       "actor_id": "key_prod_06h2e9872qb7mpa385cf3bfh65tgg"
          *     }
          */
         SubscriptionChangeRequestScheduledEvent: {
@@ -21139,36 +21453,36 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2e7m0enfpey6gwvgax4zgb8e1m",
+         *       "id": "evt_prod_06h2e990wfzybnmys7k1m3sbgkqny",
          *       "type": "subscription_change_request.applied",
          *       "aggregate_type": "subscription_change_request",
-         *       "aggregate_id": "scr_prod_06h2e7kwryvjcrr6rb5411s5tgvn8",
+         *       "aggregate_id": "scr_prod_06h2e98x12ken5vfzt4hce6trjjwy",
          *       "data": {
-         *         "id": "scr_prod_06h2e7kwryvjcrr6rb5411s5tgvn8",
+         *         "id": "scr_prod_06h2e98x12ken5vfzt4hce6trjjwy",
          *         "steps": [
          *           {
-         *             "item": "si_prod_06h2e7kvwq90pa92y80jq4ey58rae",
+         *             "item": "si_prod_06h2e98wk91tvc2etz0x3hw79egmp",
          *             "type": "switch_price",
-         *             "price": "price_prod_06h2e7kvp7q1jq441q590rkb0xsvc",
+         *             "price": "price_prod_06h2e98wfqnaew2wvswdqfr1d4btc",
          *             "state": "applied",
          *             "quantity": null
          *           }
          *         ],
          *         "object": "subscription_change_request",
          *         "status": "applied",
-         *         "created": "2026-11-29T11:43:59.127Z",
+         *         "created": "2026-11-29T11:51:13.388Z",
          *         "invoice": null,
-         *         "updated": "2026-12-29T11:43:58.929Z",
+         *         "updated": "2026-12-29T11:51:13.302Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "metadata": {},
          *         "effective": "period_end",
-         *         "applied_at": "2026-12-29T11:43:58.929Z",
+         *         "applied_at": "2026-12-29T11:51:13.302Z",
          *         "last_error": null,
-         *         "effective_at": "2026-12-29T11:43:58.929Z",
-         *         "subscription": "sub_prod_06h2e7kvwq90pa92y80jq4ey58rac",
+         *         "effective_at": "2026-12-29T11:51:13.302Z",
+         *         "subscription": "sub_prod_06h2e98wk91tvc2etz0x3hw79egmm",
          *         "applied_steps": 1,
-         *         "proration_date": "2026-11-29T11:43:59.127Z",
+         *         "proration_date": "2026-11-29T11:51:13.388Z",
          *         "proration_behavior": "create_prorations",
          *         "amount_due_now_atom": 0,
          *         "balance_transaction": null,
@@ -21181,31 +21495,31 @@ export type components = {
          *         "amount_due_now_total_atom": 0
          *       },
          *       "previous_data": {
-         *         "id": "scr_prod_06h2e7kwryvjcrr6rb5411s5tgvn8",
+         *         "id": "scr_prod_06h2e98x12ken5vfzt4hce6trjjwy",
          *         "steps": [
          *           {
-         *             "item": "si_prod_06h2e7kvwq90pa92y80jq4ey58rae",
+         *             "item": "si_prod_06h2e98wk91tvc2etz0x3hw79egmp",
          *             "type": "switch_price",
-         *             "price": "price_prod_06h2e7kvp7q1jq441q590rkb0xsvc",
+         *             "price": "price_prod_06h2e98wfqnaew2wvswdqfr1d4btc",
          *             "state": "pending",
          *             "quantity": null
          *           }
          *         ],
          *         "object": "subscription_change_request",
          *         "status": "scheduled",
-         *         "created": "2026-11-29T11:43:59.127Z",
+         *         "created": "2026-11-29T11:51:13.388Z",
          *         "invoice": null,
-         *         "updated": "2026-11-29T11:43:59.236Z",
+         *         "updated": "2026-11-29T11:51:13.456Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "metadata": {},
          *         "effective": "period_end",
          *         "applied_at": null,
          *         "last_error": null,
-         *         "effective_at": "2026-12-29T11:43:58.929Z",
-         *         "subscription": "sub_prod_06h2e7kvwq90pa92y80jq4ey58rac",
+         *         "effective_at": "2026-12-29T11:51:13.302Z",
+         *         "subscription": "sub_prod_06h2e98wk91tvc2etz0x3hw79egmm",
          *         "applied_steps": 0,
-         *         "proration_date": "2026-11-29T11:43:59.127Z",
+         *         "proration_date": "2026-11-29T11:51:13.388Z",
          *         "proration_behavior": "create_prorations",
          *         "amount_due_now_atom": 0,
          *         "balance_transaction": null,
@@ -21218,11 +21532,11 @@ export type components = {
          *         "amount_due_now_total_atom": 0
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2e7kykvrg338j42efz2dv6ckkg",
+         *       "correlation_id": "req_prod_06h2e98ys9yc9z7rqzr63j1e2w7xe",
          *       "request_id": null,
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-12-29T11:43:58.929Z",
+         *       "created": "2026-12-29T11:51:13.302Z",
          *       "actor_type": "system",
          *       "actor_id": null
          *     }
@@ -21269,15 +21583,15 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2e7kxjx88mmqespx1f02w3q342",
+         *       "id": "evt_prod_06h2e98xsg2xc7feshzht5y9ct790",
          *       "type": "subscription_change_request.canceled",
          *       "aggregate_type": "subscription_change_request",
-         *       "aggregate_id": "scr_prod_06h2e7kxc3feg5qqrwgccrwnwa9ec",
+         *       "aggregate_id": "scr_prod_06h2e98xd81jmbesc9t5nw8qattdp",
          *       "data": {
-         *         "id": "scr_prod_06h2e7kxc3feg5qqrwgccrwnwa9ec",
+         *         "id": "scr_prod_06h2e98xd81jmbesc9t5nw8qattdp",
          *         "steps": [
          *           {
-         *             "item": "si_prod_06h2e7kvwq90pa92y80jq4ey58rae",
+         *             "item": "si_prod_06h2e98wk91tvc2etz0x3hw79egmp",
          *             "type": "set_quantity",
          *             "price": null,
          *             "state": "pending",
@@ -21286,19 +21600,19 @@ export type components = {
          *         ],
          *         "object": "subscription_change_request",
          *         "status": "canceled",
-         *         "created": "2026-11-29T11:43:59.304Z",
+         *         "created": "2026-11-29T11:51:13.496Z",
          *         "invoice": null,
-         *         "updated": "2026-11-29T11:43:59.382Z",
+         *         "updated": "2026-11-29T11:51:13.568Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "metadata": {},
          *         "effective": "period_end",
          *         "applied_at": null,
          *         "last_error": null,
-         *         "effective_at": "2026-12-29T11:43:58.929Z",
-         *         "subscription": "sub_prod_06h2e7kvwq90pa92y80jq4ey58rac",
+         *         "effective_at": "2026-12-29T11:51:13.302Z",
+         *         "subscription": "sub_prod_06h2e98wk91tvc2etz0x3hw79egmm",
          *         "applied_steps": 0,
-         *         "proration_date": "2026-11-29T11:43:59.304Z",
+         *         "proration_date": "2026-11-29T11:51:13.496Z",
          *         "proration_behavior": "create_prorations",
          *         "amount_due_now_atom": 0,
          *         "balance_transaction": null,
@@ -21311,10 +21625,10 @@ export type components = {
          *         "amount_due_now_total_atom": 0
          *       },
          *       "previous_data": {
-         *         "id": "scr_prod_06h2e7kxc3feg5qqrwgccrwnwa9ec",
+         *         "id": "scr_prod_06h2e98xd81jmbesc9t5nw8qattdp",
          *         "steps": [
          *           {
-         *             "item": "si_prod_06h2e7kvwq90pa92y80jq4ey58rae",
+         *             "item": "si_prod_06h2e98wk91tvc2etz0x3hw79egmp",
          *             "type": "set_quantity",
          *             "price": null,
          *             "state": "pending",
@@ -21323,19 +21637,19 @@ export type components = {
          *         ],
          *         "object": "subscription_change_request",
          *         "status": "scheduled",
-         *         "created": "2026-11-29T11:43:59.304Z",
+         *         "created": "2026-11-29T11:51:13.496Z",
          *         "invoice": null,
-         *         "updated": "2026-11-29T11:43:59.362Z",
+         *         "updated": "2026-11-29T11:51:13.528Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "metadata": {},
          *         "effective": "period_end",
          *         "applied_at": null,
          *         "last_error": null,
-         *         "effective_at": "2026-12-29T11:43:58.929Z",
-         *         "subscription": "sub_prod_06h2e7kvwq90pa92y80jq4ey58rac",
+         *         "effective_at": "2026-12-29T11:51:13.302Z",
+         *         "subscription": "sub_prod_06h2e98wk91tvc2etz0x3hw79egmm",
          *         "applied_steps": 0,
-         *         "proration_date": "2026-11-29T11:43:59.304Z",
+         *         "proration_date": "2026-11-29T11:51:13.496Z",
          *         "proration_behavior": "create_prorations",
          *         "amount_due_now_atom": 0,
          *         "balance_transaction": null,
@@ -21348,13 +21662,13 @@ export type components = {
          *         "amount_due_now_total_atom": 0
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2e7kxjacr94746x9fm1j2jgvk2",
-         *       "request_id": "req_prod_06h2e7kxjacr94746x9fm1j2jgvk2",
+         *       "correlation_id": "req_prod_06h2e98xggg97edc4fpr4mcev5258",
+         *       "request_id": "req_prod_06h2e98xggg97edc4fpr4mcev5258",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-29T11:43:59.383Z",
+         *       "created": "2026-11-29T11:51:13.612Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2e7k5ksc04wjtdsbs0hg6cjrza"
+         *       "actor_id": "key_prod_06h2e9872qb7mpa385cf3bfh65tgg"
          *     }
          */
         SubscriptionChangeRequestCanceledEvent: {
@@ -21399,12 +21713,12 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2e7khtfcy79zg5g6ygjgjdk0r6",
+         *       "id": "evt_prod_06h2e98mab9j8cnby381qkvk97qrm",
          *       "type": "payment_method.attached",
          *       "aggregate_type": "payment_method",
-         *       "aggregate_id": "pm_prod_06h2e7kht8f8pjdeyqqjz6gqzqr7r",
+         *       "aggregate_id": "pm_prod_06h2e98ma7kyb9ch7xp1adhxt414e",
          *       "data": {
-         *         "id": "pm_prod_06h2e7kht8f8pjdeyqqjz6gqzqr7r",
+         *         "id": "pm_prod_06h2e98ma7kyb9ch7xp1adhxt414e",
          *         "card": {
          *           "brand": "visa",
          *           "last4": "4242",
@@ -21412,8 +21726,8 @@ export type components = {
          *           "exp_month": 12
          *         },
          *         "object": "payment_method",
-         *         "created": "2026-11-29T11:43:56.370Z",
-         *         "customer": "cus_prod_06h2e7khamt8ctss8mzxwepj39dn0",
+         *         "created": "2026-11-29T11:51:11.185Z",
+         *         "customer": "cus_prod_06h2e98kkcdmq64fh175g1c68wxv0",
          *         "livemode": false,
          *         "processor": "sandbox",
          *         "detached_at": null,
@@ -21421,13 +21735,13 @@ export type components = {
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2e7khscygbv0qq09y4t73q0bfg",
-         *       "request_id": "req_prod_06h2e7khscygbv0qq09y4t73q0bfg",
+         *       "correlation_id": "req_prod_06h2e98m8pjehnr9rwwc93d7x4w76",
+         *       "request_id": "req_prod_06h2e98m8pjehnr9rwwc93d7x4w76",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-29T11:43:56.371Z",
+         *       "created": "2026-11-29T11:51:11.186Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2e7k5ksc04wjtdsbs0hg6cjrza"
+         *       "actor_id": "key_prod_06h2e9872qb7mpa385cf3bfh65tgg"
          *     }
          */
         PaymentMethodAttachedEvent: {
@@ -21472,12 +21786,12 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2e7khysjse6tj8jfs7qb0r68c4",
+         *       "id": "evt_prod_06h2e98mdyyq25k77sk5yvep8eaya",
          *       "type": "payment_method.detached",
          *       "aggregate_type": "payment_method",
-         *       "aggregate_id": "pm_prod_06h2e7khwtpc3yae658jzhssp0hzc",
+         *       "aggregate_id": "pm_prod_06h2e98mc2x9mkt42qbmd5zt72qcg",
          *       "data": {
-         *         "id": "pm_prod_06h2e7khwtpc3yae658jzhssp0hzc",
+         *         "id": "pm_prod_06h2e98mc2x9mkt42qbmd5zt72qcg",
          *         "card": {
          *           "brand": "visa",
          *           "last4": "0002",
@@ -21485,15 +21799,15 @@ export type components = {
          *           "exp_month": 12
          *         },
          *         "object": "payment_method",
-         *         "created": "2026-11-29T11:43:56.390Z",
-         *         "customer": "cus_prod_06h2e7khamt8ctss8mzxwepj39dn0",
+         *         "created": "2026-11-29T11:51:11.200Z",
+         *         "customer": "cus_prod_06h2e98kkcdmq64fh175g1c68wxv0",
          *         "livemode": false,
          *         "processor": "sandbox",
-         *         "detached_at": "2026-11-29T11:43:56.405Z",
+         *         "detached_at": "2026-11-29T11:51:11.214Z",
          *         "processor_payment_method": "pm_sandbox_declined"
          *       },
          *       "previous_data": {
-         *         "id": "pm_prod_06h2e7khwtpc3yae658jzhssp0hzc",
+         *         "id": "pm_prod_06h2e98mc2x9mkt42qbmd5zt72qcg",
          *         "card": {
          *           "brand": "visa",
          *           "last4": "0002",
@@ -21501,21 +21815,21 @@ export type components = {
          *           "exp_month": 12
          *         },
          *         "object": "payment_method",
-         *         "created": "2026-11-29T11:43:56.390Z",
-         *         "customer": "cus_prod_06h2e7khamt8ctss8mzxwepj39dn0",
+         *         "created": "2026-11-29T11:51:11.200Z",
+         *         "customer": "cus_prod_06h2e98kkcdmq64fh175g1c68wxv0",
          *         "livemode": false,
          *         "processor": "sandbox",
          *         "detached_at": null,
          *         "processor_payment_method": "pm_sandbox_declined"
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2e7khxy0pqr99gccba5k4hn306",
-         *       "request_id": "req_prod_06h2e7khxy0pqr99gccba5k4hn306",
+         *       "correlation_id": "req_prod_06h2e98md5y2s16xzvs7dv3t3vrz2",
+         *       "request_id": "req_prod_06h2e98md5y2s16xzvs7dv3t3vrz2",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-29T11:43:56.406Z",
+         *       "created": "2026-11-29T11:51:11.215Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2e7k5ksc04wjtdsbs0hg6cjrza"
+         *       "actor_id": "key_prod_06h2e9872qb7mpa385cf3bfh65tgg"
          *     }
          */
         PaymentMethodDetachedEvent: {
@@ -21560,47 +21874,296 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2e7kp50cabmk5td0tf76sqtrv6",
-         *       "type": "email.sent",
-         *       "aggregate_type": "email",
-         *       "aggregate_id": "eml_prod_06h2e7knky8g6h4pr394s18yx81xt",
+         *       "id": "evt_prod_06h2e98etfgz94mwvs0g43eyxwwr8",
+         *       "type": "dispute.created",
+         *       "aggregate_type": "dispute",
+         *       "aggregate_id": "dp_prod_06h2e98et9qh1dcf1f9nhnbgxfj8c",
          *       "data": {
-         *         "id": "eml_prod_06h2e7knky8g6h4pr394s18yx81xt",
-         *         "to": [
-         *           "jenny@example.com"
-         *         ],
-         *         "type": "receipt",
-         *         "event": "evt_prod_06h2e7knk339g6s01yemcvb66cmb8",
-         *         "object": "email",
-         *         "status": "sent",
-         *         "created": "2026-11-29T11:43:57.343Z",
-         *         "invoice": "in_prod_06h2e7kmxkwkykxff9qrk6t0bbkaw",
-         *         "sent_at": "2026-11-29T11:43:57.479Z",
-         *         "subject": "Your receipt from Example GmbH (invoice EXAMPL-0001)",
-         *         "attempts": 1,
-         *         "customer": "cus_prod_06h2e7khamt8ctss8mzxwepj39dn0",
+         *         "id": "dp_prod_06h2e98et9qh1dcf1f9nhnbgxfj8c",
+         *         "object": "dispute",
+         *         "reason": "product_not_received",
+         *         "status": "needs_response",
+         *         "created": "2026-11-29T11:51:09.777Z",
+         *         "payment": "py_prod_06h2e98eekkmdat7ptwxcx1zrezzy",
+         *         "updated": "2026-11-29T11:51:09.777Z",
+         *         "currency": "usd",
          *         "livemode": false,
-         *         "message_id": "<eml_prod_06h2e7knky8g6h4pr394s18yx81xt@localhost>",
-         *         "credit_note": null,
-         *         "smtp_response": "250 Written to .data/mail/eml_prod_06h2e7knky8g6h4pr394s18yx81xt.eml (no SMTP_URL)"
+         *         "processor": "stripe",
+         *         "amount_atom": 2500,
+         *         "payment_intent": "pi_prod_06h2e98e9fpjc2159snp3hkrqp83r",
+         *         "evidence_due_by": "2026-12-06T11:51:09.000Z",
+         *         "processor_dispute": "du_1538910c966794d3c421b305"
+         *       },
+         *       "previous_data": null,
+         *       "metadata": {},
+         *       "correlation_id": null,
+         *       "request_id": null,
+         *       "version": 1,
+         *       "sequence": 1,
+         *       "created": "2026-11-29T11:51:09.779Z",
+         *       "actor_type": "system",
+         *       "actor_id": null
+         *     }
+         */
+        DisputeCreatedEvent: {
+            /** @description Event identifier, prefix `evt_`. */
+            id: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "dispute.created";
+            /**
+             * @description Entity type the event belongs to.
+             * @constant
+             */
+            aggregate_type: "dispute";
+            /** @description External ID of that entity. */
+            aggregate_id: string;
+            /** @description Full entity state after the change. */
+            data: components["schemas"]["Dispute"];
+            /** @description Full entity state before the change. `null` for create events. */
+            previous_data: components["schemas"]["Dispute"] | null;
+            /** @description Event-specific metadata. */
+            metadata: {
+                [key: string]: unknown;
+            };
+            /** @description The request's `X-Correlation-Id`, else its request id. */
+            correlation_id: string | null;
+            /** @description The `req_…` id of the API request that caused the event (its request log: `getRequestLog`); null for background work (renewals, the test clock, deliveries). */
+            request_id: string | null;
+            /** @description Schema version of the event format. */
+            version: number;
+            /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
+            sequence: number;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T08:00:00.000Z
+             */
+            created: string;
+            actor_type: ("user" | "api_key" | "system" | "customer") | null;
+            /** @description API token id, user id, … of the actor. */
+            actor_id: string | null;
+        };
+        /**
+         * @example {
+         *       "id": "evt_prod_06h2e98fhgrncev71a28djbvt3m3c",
+         *       "type": "dispute.updated",
+         *       "aggregate_type": "dispute",
+         *       "aggregate_id": "dp_prod_06h2e98et9qh1dcf1f9nhnbgxfj8c",
+         *       "data": {
+         *         "id": "dp_prod_06h2e98et9qh1dcf1f9nhnbgxfj8c",
+         *         "object": "dispute",
+         *         "reason": "product_not_received",
+         *         "status": "under_review",
+         *         "created": "2026-11-29T11:51:09.777Z",
+         *         "payment": "py_prod_06h2e98eekkmdat7ptwxcx1zrezzy",
+         *         "updated": "2026-11-29T11:51:09.952Z",
+         *         "currency": "usd",
+         *         "livemode": false,
+         *         "processor": "stripe",
+         *         "amount_atom": 2500,
+         *         "payment_intent": "pi_prod_06h2e98e9fpjc2159snp3hkrqp83r",
+         *         "evidence_due_by": null,
+         *         "processor_dispute": "du_1538910c966794d3c421b305"
          *       },
          *       "previous_data": {
-         *         "id": "eml_prod_06h2e7knky8g6h4pr394s18yx81xt",
+         *         "id": "dp_prod_06h2e98et9qh1dcf1f9nhnbgxfj8c",
+         *         "object": "dispute",
+         *         "reason": "product_not_received",
+         *         "status": "needs_response",
+         *         "created": "2026-11-29T11:51:09.777Z",
+         *         "payment": "py_prod_06h2e98eekkmdat7ptwxcx1zrezzy",
+         *         "updated": "2026-11-29T11:51:09.777Z",
+         *         "currency": "usd",
+         *         "livemode": false,
+         *         "processor": "stripe",
+         *         "amount_atom": 2500,
+         *         "payment_intent": "pi_prod_06h2e98e9fpjc2159snp3hkrqp83r",
+         *         "evidence_due_by": "2026-12-06T11:51:09.000Z",
+         *         "processor_dispute": "du_1538910c966794d3c421b305"
+         *       },
+         *       "metadata": {},
+         *       "correlation_id": null,
+         *       "request_id": null,
+         *       "version": 1,
+         *       "sequence": 2,
+         *       "created": "2026-11-29T11:51:09.964Z",
+         *       "actor_type": "system",
+         *       "actor_id": null
+         *     }
+         */
+        DisputeUpdatedEvent: {
+            /** @description Event identifier, prefix `evt_`. */
+            id: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "dispute.updated";
+            /**
+             * @description Entity type the event belongs to.
+             * @constant
+             */
+            aggregate_type: "dispute";
+            /** @description External ID of that entity. */
+            aggregate_id: string;
+            /** @description Full entity state after the change. */
+            data: components["schemas"]["Dispute"];
+            /** @description Full entity state before the change. `null` for create events. */
+            previous_data: components["schemas"]["Dispute"] | null;
+            /** @description Event-specific metadata. */
+            metadata: {
+                [key: string]: unknown;
+            };
+            /** @description The request's `X-Correlation-Id`, else its request id. */
+            correlation_id: string | null;
+            /** @description The `req_…` id of the API request that caused the event (its request log: `getRequestLog`); null for background work (renewals, the test clock, deliveries). */
+            request_id: string | null;
+            /** @description Schema version of the event format. */
+            version: number;
+            /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
+            sequence: number;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T08:00:00.000Z
+             */
+            created: string;
+            actor_type: ("user" | "api_key" | "system" | "customer") | null;
+            /** @description API token id, user id, … of the actor. */
+            actor_id: string | null;
+        };
+        /**
+         * @example {
+         *       "id": "evt_prod_06h2e98fxasf950g4hbz2j91e3m3p",
+         *       "type": "dispute.closed",
+         *       "aggregate_type": "dispute",
+         *       "aggregate_id": "dp_prod_06h2e98et9qh1dcf1f9nhnbgxfj8c",
+         *       "data": {
+         *         "id": "dp_prod_06h2e98et9qh1dcf1f9nhnbgxfj8c",
+         *         "object": "dispute",
+         *         "reason": "product_not_received",
+         *         "status": "lost",
+         *         "created": "2026-11-29T11:51:09.777Z",
+         *         "payment": "py_prod_06h2e98eekkmdat7ptwxcx1zrezzy",
+         *         "updated": "2026-11-29T11:51:10.055Z",
+         *         "currency": "usd",
+         *         "livemode": false,
+         *         "processor": "stripe",
+         *         "amount_atom": 2500,
+         *         "payment_intent": "pi_prod_06h2e98e9fpjc2159snp3hkrqp83r",
+         *         "evidence_due_by": null,
+         *         "processor_dispute": "du_1538910c966794d3c421b305"
+         *       },
+         *       "previous_data": {
+         *         "id": "dp_prod_06h2e98et9qh1dcf1f9nhnbgxfj8c",
+         *         "object": "dispute",
+         *         "reason": "product_not_received",
+         *         "status": "under_review",
+         *         "created": "2026-11-29T11:51:09.777Z",
+         *         "payment": "py_prod_06h2e98eekkmdat7ptwxcx1zrezzy",
+         *         "updated": "2026-11-29T11:51:09.952Z",
+         *         "currency": "usd",
+         *         "livemode": false,
+         *         "processor": "stripe",
+         *         "amount_atom": 2500,
+         *         "payment_intent": "pi_prod_06h2e98e9fpjc2159snp3hkrqp83r",
+         *         "evidence_due_by": null,
+         *         "processor_dispute": "du_1538910c966794d3c421b305"
+         *       },
+         *       "metadata": {},
+         *       "correlation_id": null,
+         *       "request_id": null,
+         *       "version": 1,
+         *       "sequence": 3,
+         *       "created": "2026-11-29T11:51:10.058Z",
+         *       "actor_type": "system",
+         *       "actor_id": null
+         *     }
+         */
+        DisputeClosedEvent: {
+            /** @description Event identifier, prefix `evt_`. */
+            id: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "dispute.closed";
+            /**
+             * @description Entity type the event belongs to.
+             * @constant
+             */
+            aggregate_type: "dispute";
+            /** @description External ID of that entity. */
+            aggregate_id: string;
+            /** @description Full entity state after the change. */
+            data: components["schemas"]["Dispute"];
+            /** @description Full entity state before the change. `null` for create events. */
+            previous_data: components["schemas"]["Dispute"] | null;
+            /** @description Event-specific metadata. */
+            metadata: {
+                [key: string]: unknown;
+            };
+            /** @description The request's `X-Correlation-Id`, else its request id. */
+            correlation_id: string | null;
+            /** @description The `req_…` id of the API request that caused the event (its request log: `getRequestLog`); null for background work (renewals, the test clock, deliveries). */
+            request_id: string | null;
+            /** @description Schema version of the event format. */
+            version: number;
+            /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
+            sequence: number;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T08:00:00.000Z
+             */
+            created: string;
+            actor_type: ("user" | "api_key" | "system" | "customer") | null;
+            /** @description API token id, user id, … of the actor. */
+            actor_id: string | null;
+        };
+        /**
+         * @example {
+         *       "id": "evt_prod_06h2e98qrbysnkqz8ge62rm4ydtaj",
+         *       "type": "email.sent",
+         *       "aggregate_type": "email",
+         *       "aggregate_id": "eml_prod_06h2e98q258kshcfparn2fkeq101j",
+         *       "data": {
+         *         "id": "eml_prod_06h2e98q258kshcfparn2fkeq101j",
          *         "to": [
          *           "jenny@example.com"
          *         ],
          *         "type": "receipt",
-         *         "event": "evt_prod_06h2e7knk339g6s01yemcvb66cmb8",
+         *         "event": "evt_prod_06h2e98q170enmd99t837895a88ny",
+         *         "object": "email",
+         *         "status": "sent",
+         *         "created": "2026-11-29T11:51:11.889Z",
+         *         "invoice": "in_prod_06h2e98p07cr2zxgwes1jhdtna2pw",
+         *         "sent_at": "2026-11-29T11:51:12.063Z",
+         *         "subject": "Your receipt from Example GmbH (invoice EXAMPL-0001)",
+         *         "attempts": 1,
+         *         "customer": "cus_prod_06h2e98kkcdmq64fh175g1c68wxv0",
+         *         "livemode": false,
+         *         "message_id": "<eml_prod_06h2e98q258kshcfparn2fkeq101j@localhost>",
+         *         "credit_note": null,
+         *         "smtp_response": "250 Written to .data/mail/eml_prod_06h2e98q258kshcfparn2fkeq101j.eml (no SMTP_URL)"
+         *       },
+         *       "previous_data": {
+         *         "id": "eml_prod_06h2e98q258kshcfparn2fkeq101j",
+         *         "to": [
+         *           "jenny@example.com"
+         *         ],
+         *         "type": "receipt",
+         *         "event": "evt_prod_06h2e98q170enmd99t837895a88ny",
          *         "object": "email",
          *         "status": "queued",
-         *         "created": "2026-11-29T11:43:57.343Z",
-         *         "invoice": "in_prod_06h2e7kmxkwkykxff9qrk6t0bbkaw",
+         *         "created": "2026-11-29T11:51:11.889Z",
+         *         "invoice": "in_prod_06h2e98p07cr2zxgwes1jhdtna2pw",
          *         "sent_at": null,
          *         "subject": "Your receipt from Example GmbH (invoice EXAMPL-0001)",
          *         "attempts": 1,
-         *         "customer": "cus_prod_06h2e7khamt8ctss8mzxwepj39dn0",
+         *         "customer": "cus_prod_06h2e98kkcdmq64fh175g1c68wxv0",
          *         "livemode": false,
-         *         "message_id": "<eml_prod_06h2e7knky8g6h4pr394s18yx81xt@localhost>",
+         *         "message_id": "<eml_prod_06h2e98q258kshcfparn2fkeq101j@localhost>",
          *         "credit_note": null,
          *         "smtp_response": null
          *       },
@@ -21609,7 +22172,7 @@ export type components = {
          *       "request_id": null,
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-29T11:43:57.481Z",
+         *       "created": "2026-11-29T11:51:12.066Z",
          *       "actor_type": "system",
          *       "actor_id": null
          *     }
@@ -21656,12 +22219,12 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2e7m2d3wxjh3b3cvkp1pqdghsg",
+         *       "id": "evt_prod_06h2e993nrhxdd2tcpm4ew32nz2fp",
          *       "type": "email.failed",
          *       "aggregate_type": "email",
-         *       "aggregate_id": "eml_prod_06h2e7m262r153gjsgv6sch81fkqr",
+         *       "aggregate_id": "eml_prod_06h2e993met1fkk5fjtgv9k42rz9w",
          *       "data": {
-         *         "id": "eml_prod_06h2e7m262r153gjsgv6sch81fkqr",
+         *         "id": "eml_prod_06h2e993met1fkk5fjtgv9k42rz9w",
          *         "to": [
          *           "owner@example.com"
          *         ],
@@ -21669,19 +22232,19 @@ export type components = {
          *         "event": null,
          *         "object": "email",
          *         "status": "rate_limited",
-         *         "created": "2027-01-08T11:43:59.767Z",
+         *         "created": "2027-01-08T11:51:13.998Z",
          *         "invoice": null,
          *         "sent_at": null,
          *         "subject": "Test email from Example GmbH",
          *         "attempts": 1,
          *         "customer": null,
          *         "livemode": false,
-         *         "message_id": "<eml_prod_06h2e7m262r153gjsgv6sch81fkqr@localhost>",
+         *         "message_id": "<eml_prod_06h2e993met1fkk5fjtgv9k42rz9w@localhost>",
          *         "credit_note": null,
          *         "smtp_response": "429 The account's hourly email limit was reached; this email was not sent."
          *       },
          *       "previous_data": {
-         *         "id": "eml_prod_06h2e7m262r153gjsgv6sch81fkqr",
+         *         "id": "eml_prod_06h2e993met1fkk5fjtgv9k42rz9w",
          *         "to": [
          *           "owner@example.com"
          *         ],
@@ -21689,14 +22252,14 @@ export type components = {
          *         "event": null,
          *         "object": "email",
          *         "status": "queued",
-         *         "created": "2027-01-08T11:43:59.767Z",
+         *         "created": "2027-01-08T11:51:13.998Z",
          *         "invoice": null,
          *         "sent_at": null,
          *         "subject": "Test email from Example GmbH",
          *         "attempts": 1,
          *         "customer": null,
          *         "livemode": false,
-         *         "message_id": "<eml_prod_06h2e7m262r153gjsgv6sch81fkqr@localhost>",
+         *         "message_id": "<eml_prod_06h2e993met1fkk5fjtgv9k42rz9w@localhost>",
          *         "credit_note": null,
          *         "smtp_response": null
          *       },
@@ -21705,7 +22268,7 @@ export type components = {
          *       "request_id": null,
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2027-01-08T11:43:59.823Z",
+         *       "created": "2027-01-08T11:51:14.009Z",
          *       "actor_type": "system",
          *       "actor_id": null
          *     }
@@ -21877,6 +22440,13 @@ export type components = {
         };
         RefundList: {
             items: components["schemas"]["Refund"][];
+            /** @description Total items matching the filters (including `created[…]`), regardless of cursor or offset. Exact. */
+            total: number;
+            /** @description Whether more items follow in the paging direction (after this page; with `ending_before`, before it). */
+            has_more: boolean;
+        };
+        DisputeList: {
+            items: components["schemas"]["Dispute"][];
             /** @description Total items matching the filters (including `created[…]`), regardless of cursor or offset. Exact. */
             total: number;
             /** @description Whether more items follow in the paging direction (after this page; with `ending_before`, before it). */
@@ -22376,27 +22946,27 @@ export type components = {
             next_cursor: string;
         };
         /** @description Exactly the JSON body a webhook delivery of an event carries, by event type. */
-        WebhookEvent: components["schemas"]["PaymentSucceededWebhookEvent"] | components["schemas"]["PaymentFailedWebhookEvent"] | components["schemas"]["PaymentRefundedWebhookEvent"] | components["schemas"]["CheckoutSessionCreatedWebhookEvent"] | components["schemas"]["CheckoutSessionUpdatedWebhookEvent"] | components["schemas"]["CheckoutSessionDeletedWebhookEvent"] | components["schemas"]["CheckoutSessionCompletedWebhookEvent"] | components["schemas"]["CheckoutSessionExpiredWebhookEvent"] | components["schemas"]["PaymentIntentCreatedWebhookEvent"] | components["schemas"]["PaymentIntentProcessingWebhookEvent"] | components["schemas"]["PaymentIntentRequiresActionWebhookEvent"] | components["schemas"]["PaymentIntentAmountCapturableUpdatedWebhookEvent"] | components["schemas"]["PaymentIntentSucceededWebhookEvent"] | components["schemas"]["PaymentIntentCanceledWebhookEvent"] | components["schemas"]["PaymentIntentPaymentFailedWebhookEvent"] | components["schemas"]["PaymentIntentPartiallyFundedWebhookEvent"] | components["schemas"]["CustomerSubscriptionCreatedWebhookEvent"] | components["schemas"]["CustomerSubscriptionUpdatedWebhookEvent"] | components["schemas"]["CustomerSubscriptionPausedWebhookEvent"] | components["schemas"]["CustomerSubscriptionResumedWebhookEvent"] | components["schemas"]["CustomerSubscriptionCancelledWebhookEvent"] | components["schemas"]["CustomerSubscriptionTrialWillEndWebhookEvent"] | components["schemas"]["InvoiceCreatedWebhookEvent"] | components["schemas"]["InvoiceFinalizedWebhookEvent"] | components["schemas"]["InvoicePaidWebhookEvent"] | components["schemas"]["InvoicePaymentSucceededWebhookEvent"] | components["schemas"]["InvoicePaymentFailedWebhookEvent"] | components["schemas"]["InvoicePaymentActionRequiredWebhookEvent"] | components["schemas"]["InvoiceOverdueWebhookEvent"] | components["schemas"]["InvoiceVoidedWebhookEvent"] | components["schemas"]["InvoiceMarkedUncollectibleWebhookEvent"] | components["schemas"]["InvoiceRefundedWebhookEvent"] | components["schemas"]["InvoiceUpcomingWebhookEvent"] | components["schemas"]["CustomerCreatedWebhookEvent"] | components["schemas"]["CustomerUpdatedWebhookEvent"] | components["schemas"]["CustomerDeletedWebhookEvent"] | components["schemas"]["CustomerDiscountCreatedWebhookEvent"] | components["schemas"]["CustomerDiscountUpdatedWebhookEvent"] | components["schemas"]["CustomerDiscountDeletedWebhookEvent"] | components["schemas"]["CouponCreatedWebhookEvent"] | components["schemas"]["CouponUpdatedWebhookEvent"] | components["schemas"]["CouponDeletedWebhookEvent"] | components["schemas"]["PriceCreatedWebhookEvent"] | components["schemas"]["PriceUpdatedWebhookEvent"] | components["schemas"]["PriceDeletedWebhookEvent"] | components["schemas"]["ProductCreatedWebhookEvent"] | components["schemas"]["ProductUpdatedWebhookEvent"] | components["schemas"]["ProductDeletedWebhookEvent"] | components["schemas"]["RefundCreatedWebhookEvent"] | components["schemas"]["RefundUpdatedWebhookEvent"] | components["schemas"]["RefundFailedWebhookEvent"] | components["schemas"]["ApiTokenCreatedWebhookEvent"] | components["schemas"]["ApiTokenRevokedWebhookEvent"] | components["schemas"]["WebhookEndpointCreatedWebhookEvent"] | components["schemas"]["WebhookEndpointUpdatedWebhookEvent"] | components["schemas"]["WebhookEndpointDeletedWebhookEvent"] | components["schemas"]["WebhookEndpointDisabledWebhookEvent"] | components["schemas"]["WebhookEndpointEnabledWebhookEvent"] | components["schemas"]["WebhookEndpointSecretRotatedWebhookEvent"] | components["schemas"]["UserSignedInWebhookEvent"] | components["schemas"]["UserSignInFailedWebhookEvent"] | components["schemas"]["UserSignedOutWebhookEvent"] | components["schemas"]["UserPasswordChangedWebhookEvent"] | components["schemas"]["AccountSettingsUpdatedWebhookEvent"] | components["schemas"]["TaxRateCreatedWebhookEvent"] | components["schemas"]["TaxRateUpdatedWebhookEvent"] | components["schemas"]["MeterCreatedWebhookEvent"] | components["schemas"]["MeterUpdatedWebhookEvent"] | components["schemas"]["MeterDeactivatedWebhookEvent"] | components["schemas"]["MeterReactivatedWebhookEvent"] | components["schemas"]["FeatureCreatedWebhookEvent"] | components["schemas"]["ProductFeatureAttachedWebhookEvent"] | components["schemas"]["ProductFeatureDetachedWebhookEvent"] | components["schemas"]["CustomerEntitlementsUpdatedWebhookEvent"] | components["schemas"]["PortalConfigurationUpdatedWebhookEvent"] | components["schemas"]["CreditNoteCreatedWebhookEvent"] | components["schemas"]["CreditNoteVoidedWebhookEvent"] | components["schemas"]["CustomerBalanceTransactionCreatedWebhookEvent"] | components["schemas"]["MemberInvitedWebhookEvent"] | components["schemas"]["MemberInvitationRevokedWebhookEvent"] | components["schemas"]["MemberJoinedWebhookEvent"] | components["schemas"]["MemberRoleChangedWebhookEvent"] | components["schemas"]["MemberRemovedWebhookEvent"] | components["schemas"]["PaymentProcessorConnectedWebhookEvent"] | components["schemas"]["PaymentProcessorDisconnectedWebhookEvent"] | components["schemas"]["SubscriptionChangeRequestScheduledWebhookEvent"] | components["schemas"]["SubscriptionChangeRequestAppliedWebhookEvent"] | components["schemas"]["SubscriptionChangeRequestCanceledWebhookEvent"] | components["schemas"]["PaymentMethodAttachedWebhookEvent"] | components["schemas"]["PaymentMethodDetachedWebhookEvent"] | components["schemas"]["EmailSentWebhookEvent"] | components["schemas"]["EmailFailedWebhookEvent"];
+        WebhookEvent: components["schemas"]["PaymentSucceededWebhookEvent"] | components["schemas"]["PaymentFailedWebhookEvent"] | components["schemas"]["PaymentRefundedWebhookEvent"] | components["schemas"]["CheckoutSessionCreatedWebhookEvent"] | components["schemas"]["CheckoutSessionUpdatedWebhookEvent"] | components["schemas"]["CheckoutSessionDeletedWebhookEvent"] | components["schemas"]["CheckoutSessionCompletedWebhookEvent"] | components["schemas"]["CheckoutSessionExpiredWebhookEvent"] | components["schemas"]["PaymentIntentCreatedWebhookEvent"] | components["schemas"]["PaymentIntentProcessingWebhookEvent"] | components["schemas"]["PaymentIntentRequiresActionWebhookEvent"] | components["schemas"]["PaymentIntentAmountCapturableUpdatedWebhookEvent"] | components["schemas"]["PaymentIntentSucceededWebhookEvent"] | components["schemas"]["PaymentIntentCanceledWebhookEvent"] | components["schemas"]["PaymentIntentPaymentFailedWebhookEvent"] | components["schemas"]["PaymentIntentPartiallyFundedWebhookEvent"] | components["schemas"]["CustomerSubscriptionCreatedWebhookEvent"] | components["schemas"]["CustomerSubscriptionUpdatedWebhookEvent"] | components["schemas"]["CustomerSubscriptionPausedWebhookEvent"] | components["schemas"]["CustomerSubscriptionResumedWebhookEvent"] | components["schemas"]["CustomerSubscriptionCancelledWebhookEvent"] | components["schemas"]["CustomerSubscriptionTrialWillEndWebhookEvent"] | components["schemas"]["InvoiceCreatedWebhookEvent"] | components["schemas"]["InvoiceFinalizedWebhookEvent"] | components["schemas"]["InvoicePaidWebhookEvent"] | components["schemas"]["InvoicePaymentSucceededWebhookEvent"] | components["schemas"]["InvoicePaymentFailedWebhookEvent"] | components["schemas"]["InvoicePaymentActionRequiredWebhookEvent"] | components["schemas"]["InvoiceOverdueWebhookEvent"] | components["schemas"]["InvoiceVoidedWebhookEvent"] | components["schemas"]["InvoiceMarkedUncollectibleWebhookEvent"] | components["schemas"]["InvoiceRefundedWebhookEvent"] | components["schemas"]["InvoiceUpcomingWebhookEvent"] | components["schemas"]["CustomerCreatedWebhookEvent"] | components["schemas"]["CustomerUpdatedWebhookEvent"] | components["schemas"]["CustomerDeletedWebhookEvent"] | components["schemas"]["CustomerDiscountCreatedWebhookEvent"] | components["schemas"]["CustomerDiscountUpdatedWebhookEvent"] | components["schemas"]["CustomerDiscountDeletedWebhookEvent"] | components["schemas"]["CouponCreatedWebhookEvent"] | components["schemas"]["CouponUpdatedWebhookEvent"] | components["schemas"]["CouponDeletedWebhookEvent"] | components["schemas"]["PriceCreatedWebhookEvent"] | components["schemas"]["PriceUpdatedWebhookEvent"] | components["schemas"]["PriceDeletedWebhookEvent"] | components["schemas"]["ProductCreatedWebhookEvent"] | components["schemas"]["ProductUpdatedWebhookEvent"] | components["schemas"]["ProductDeletedWebhookEvent"] | components["schemas"]["RefundCreatedWebhookEvent"] | components["schemas"]["RefundUpdatedWebhookEvent"] | components["schemas"]["RefundFailedWebhookEvent"] | components["schemas"]["ApiTokenCreatedWebhookEvent"] | components["schemas"]["ApiTokenRevokedWebhookEvent"] | components["schemas"]["WebhookEndpointCreatedWebhookEvent"] | components["schemas"]["WebhookEndpointUpdatedWebhookEvent"] | components["schemas"]["WebhookEndpointDeletedWebhookEvent"] | components["schemas"]["WebhookEndpointDisabledWebhookEvent"] | components["schemas"]["WebhookEndpointEnabledWebhookEvent"] | components["schemas"]["WebhookEndpointSecretRotatedWebhookEvent"] | components["schemas"]["UserSignedInWebhookEvent"] | components["schemas"]["UserSignInFailedWebhookEvent"] | components["schemas"]["UserSignedOutWebhookEvent"] | components["schemas"]["UserPasswordChangedWebhookEvent"] | components["schemas"]["AccountSettingsUpdatedWebhookEvent"] | components["schemas"]["TaxRateCreatedWebhookEvent"] | components["schemas"]["TaxRateUpdatedWebhookEvent"] | components["schemas"]["MeterCreatedWebhookEvent"] | components["schemas"]["MeterUpdatedWebhookEvent"] | components["schemas"]["MeterDeactivatedWebhookEvent"] | components["schemas"]["MeterReactivatedWebhookEvent"] | components["schemas"]["FeatureCreatedWebhookEvent"] | components["schemas"]["ProductFeatureAttachedWebhookEvent"] | components["schemas"]["ProductFeatureDetachedWebhookEvent"] | components["schemas"]["CustomerEntitlementsUpdatedWebhookEvent"] | components["schemas"]["PortalConfigurationUpdatedWebhookEvent"] | components["schemas"]["CreditNoteCreatedWebhookEvent"] | components["schemas"]["CreditNoteVoidedWebhookEvent"] | components["schemas"]["CustomerBalanceTransactionCreatedWebhookEvent"] | components["schemas"]["MemberInvitedWebhookEvent"] | components["schemas"]["MemberInvitationRevokedWebhookEvent"] | components["schemas"]["MemberJoinedWebhookEvent"] | components["schemas"]["MemberRoleChangedWebhookEvent"] | components["schemas"]["MemberRemovedWebhookEvent"] | components["schemas"]["PaymentProcessorConnectedWebhookEvent"] | components["schemas"]["PaymentProcessorDisconnectedWebhookEvent"] | components["schemas"]["SubscriptionChangeRequestScheduledWebhookEvent"] | components["schemas"]["SubscriptionChangeRequestAppliedWebhookEvent"] | components["schemas"]["SubscriptionChangeRequestCanceledWebhookEvent"] | components["schemas"]["PaymentMethodAttachedWebhookEvent"] | components["schemas"]["PaymentMethodDetachedWebhookEvent"] | components["schemas"]["DisputeCreatedWebhookEvent"] | components["schemas"]["DisputeUpdatedWebhookEvent"] | components["schemas"]["DisputeClosedWebhookEvent"] | components["schemas"]["EmailSentWebhookEvent"] | components["schemas"]["EmailFailedWebhookEvent"];
         /**
          * @description The webhook body of `payment.succeeded`.
          * @example {
-         *       "id": "evt_prod_06h2e7kj245awyz7qg5kaw8xhvjym",
+         *       "id": "evt_prod_06h2e98eemymx36v5wsbdx05b6eq8",
          *       "object": "event",
          *       "type": "payment.succeeded",
          *       "sequence": 1,
-         *       "created": 1795952636,
+         *       "created": 1795953069,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "py_prod_06h2e7kj1z85qr0v6htbd2emd8qk2",
+         *           "id": "py_prod_06h2e98eekkmdat7ptwxcx1zrezzy",
          *           "object": "payment",
          *           "status": "succeeded",
-         *           "created": "2026-11-29T11:43:56.431Z",
+         *           "created": "2026-11-29T11:51:09.684Z",
          *           "currency": "usd",
          *           "livemode": false,
-         *           "amount_atom": 1000,
-         *           "payment_intent": "pi_prod_06h2e7kj164mk1abzr3kvxf5dy14w",
-         *           "payment_method": "pm_sandbox_succeeds",
+         *           "amount_atom": 2500,
+         *           "payment_intent": "pi_prod_06h2e98e9fpjc2159snp3hkrqp83r",
+         *           "payment_method": "pm_card_visa",
          *           "failure_message": null,
          *           "amount_refunded_atom": 0
          *         }
@@ -22453,22 +23023,22 @@ export type components = {
         /**
          * @description The webhook body of `payment.failed`.
          * @example {
-         *       "id": "evt_prod_06h2e7kj737kja9j232mm1h3gtvya",
+         *       "id": "evt_prod_06h2e98mkf824e73r7f19xw6qe4pm",
          *       "object": "event",
          *       "type": "payment.failed",
          *       "sequence": 1,
-         *       "created": 1795952636,
+         *       "created": 1795953071,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "py_prod_06h2e7kj6vhzfcg08zb8371n37d2e",
+         *           "id": "py_prod_06h2e98mkb9q5bffkwnhfxsfa2htr",
          *           "object": "payment",
          *           "status": "failed",
-         *           "created": "2026-11-29T11:43:56.470Z",
+         *           "created": "2026-11-29T11:51:11.258Z",
          *           "currency": "usd",
          *           "livemode": false,
          *           "amount_atom": 1000,
-         *           "payment_intent": "pi_prod_06h2e7kj51tryrdn5zeh3qfqc4272",
+         *           "payment_intent": "pi_prod_06h2e98mjpxnvhy9hcnf8fffqe0jc",
          *           "payment_method": "pm_sandbox_declined",
          *           "failure_message": "Your card was declined (sandbox payment method pm_sandbox_declined).",
          *           "amount_refunded_atom": 0
@@ -22505,22 +23075,22 @@ export type components = {
         /**
          * @description The webhook body of `payment.refunded`.
          * @example {
-         *       "id": "evt_prod_06h2e7kmqwfwpw182b390ryvnyxxc",
+         *       "id": "evt_prod_06h2e98nnzrdr2r4vttvyv8n3m366",
          *       "object": "event",
          *       "type": "payment.refunded",
          *       "sequence": 2,
-         *       "created": 1795952637,
+         *       "created": 1795953071,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "py_prod_06h2e7kj1z85qr0v6htbd2emd8qk2",
+         *           "id": "py_prod_06h2e98mg80qae51htjks0kq40fx8",
          *           "object": "payment",
          *           "status": "partially_refunded",
-         *           "created": "2026-11-29T11:43:56.431Z",
+         *           "created": "2026-11-29T11:51:11.234Z",
          *           "currency": "usd",
          *           "livemode": false,
          *           "amount_atom": 1000,
-         *           "payment_intent": "pi_prod_06h2e7kj164mk1abzr3kvxf5dy14w",
+         *           "payment_intent": "pi_prod_06h2e98mfnq0tfp03wdgbjb23st4a",
          *           "payment_method": "pm_sandbox_succeeds",
          *           "failure_message": null,
          *           "amount_refunded_atom": 400
@@ -22561,32 +23131,32 @@ export type components = {
         /**
          * @description The webhook body of `checkout.session.created`.
          * @example {
-         *       "id": "evt_prod_06h2e7kxqh75rewzw15va8mpbdce0",
+         *       "id": "evt_prod_06h2e98xxmebrts8bnvdd4zzk8gt8",
          *       "object": "event",
          *       "type": "checkout.session.created",
          *       "sequence": 1,
-         *       "created": 1795952639,
+         *       "created": 1795953073,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "cs_prod_06h2e7kxpynxkxwcwf6x9n0e7tf8g",
-         *           "url": "http://127.0.0.1:33431/checkout/cs_prod_06h2e7kxpynxkxwcwf6x9n0e7tf8g",
+         *           "id": "cs_prod_06h2e98xwxpkgbc1pcsa38ebcdk7y",
+         *           "url": "http://127.0.0.1:45387/checkout/cs_prod_06h2e98xwxpkgbc1pcsa38ebcdk7y",
          *           "mode": "payment",
          *           "object": "checkout_session",
          *           "status": "open",
-         *           "created": "2026-11-29T11:43:59.408Z",
+         *           "created": "2026-11-29T11:51:13.638Z",
          *           "invoice": null,
-         *           "updated": "2026-11-29T11:43:59.408Z",
+         *           "updated": "2026-11-29T11:51:13.638Z",
          *           "currency": "usd",
          *           "customer": null,
          *           "livemode": false,
          *           "metadata": {},
          *           "cancel_url": null,
          *           "expired_at": null,
-         *           "expires_at": "2026-11-30T11:43:59.408Z",
+         *           "expires_at": "2026-11-30T11:51:13.638Z",
          *           "line_items": [
          *             {
-         *               "price": "price_prod_06h2e7kg1af7tmmxj49fzsfsa1w5w",
+         *               "price": "price_prod_06h2e98h8rf4z3eehc1htz1frr90g",
          *               "quantity": 2,
          *               "amount_atom": 1000,
          *               "description": "Pro",
@@ -22691,22 +23261,22 @@ export type components = {
         /**
          * @description The webhook body of `checkout.session.updated`.
          * @example {
-         *       "id": "evt_prod_06h2e7ky921r6kpdctmpzzhx5hd7j",
+         *       "id": "evt_prod_06h2e98y928ajerrn74n9hww4thr4",
          *       "object": "event",
          *       "type": "checkout.session.updated",
          *       "sequence": 2,
-         *       "created": 1795952639,
+         *       "created": 1795953073,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "cs_prod_06h2e7ky62bes6z463g97fbrha3yp",
-         *           "url": "http://127.0.0.1:33431/checkout/cs_prod_06h2e7ky62bes6z463g97fbrha3yp",
+         *           "id": "cs_prod_06h2e98y62txf5g28b9nf00y2fy7r",
+         *           "url": "http://127.0.0.1:45387/checkout/cs_prod_06h2e98y62txf5g28b9nf00y2fy7r",
          *           "mode": "payment",
          *           "object": "checkout_session",
          *           "status": "open",
-         *           "created": "2026-11-29T11:43:59.535Z",
+         *           "created": "2026-11-29T11:51:13.710Z",
          *           "invoice": null,
-         *           "updated": "2026-11-29T11:43:59.556Z",
+         *           "updated": "2026-11-29T11:51:13.735Z",
          *           "currency": "usd",
          *           "customer": null,
          *           "livemode": false,
@@ -22715,10 +23285,10 @@ export type components = {
          *           },
          *           "cancel_url": null,
          *           "expired_at": null,
-         *           "expires_at": "2026-11-30T11:43:59.535Z",
+         *           "expires_at": "2026-11-30T11:51:13.710Z",
          *           "line_items": [
          *             {
-         *               "price": "price_prod_06h2e7kg1af7tmmxj49fzsfsa1w5w",
+         *               "price": "price_prod_06h2e98h8rf4z3eehc1htz1frr90g",
          *               "quantity": 2,
          *               "amount_atom": 1000,
          *               "description": "Pro",
@@ -22735,7 +23305,7 @@ export type components = {
          *           "subscription_data": null
          *         },
          *         "previous_attributes": {
-         *           "updated": "2026-11-29T11:43:59.535Z",
+         *           "updated": "2026-11-29T11:51:13.710Z",
          *           "metadata": {}
          *         }
          *       }
@@ -22770,23 +23340,23 @@ export type components = {
         /**
          * @description The webhook body of `checkout.session.deleted`.
          * @example {
-         *       "id": "evt_prod_06h2e7kybvnq7wc8pf54xnn25x1j0",
+         *       "id": "evt_prod_06h2e98ybrme30njcnvt2kjyx1sky",
          *       "object": "event",
          *       "type": "checkout.session.deleted",
          *       "sequence": 3,
-         *       "created": 1795952639,
+         *       "created": 1795953073,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "cs_prod_06h2e7ky62bes6z463g97fbrha3yp",
-         *           "url": "http://127.0.0.1:33431/checkout/cs_prod_06h2e7ky62bes6z463g97fbrha3yp",
+         *           "id": "cs_prod_06h2e98y62txf5g28b9nf00y2fy7r",
+         *           "url": "http://127.0.0.1:45387/checkout/cs_prod_06h2e98y62txf5g28b9nf00y2fy7r",
          *           "mode": "payment",
          *           "object": "checkout_session",
          *           "status": "open",
-         *           "created": "2026-11-29T11:43:59.535Z",
+         *           "created": "2026-11-29T11:51:13.710Z",
          *           "deleted": true,
          *           "invoice": null,
-         *           "updated": "2026-11-29T11:43:59.581Z",
+         *           "updated": "2026-11-29T11:51:13.757Z",
          *           "currency": "usd",
          *           "customer": null,
          *           "livemode": false,
@@ -22795,10 +23365,10 @@ export type components = {
          *           },
          *           "cancel_url": null,
          *           "expired_at": null,
-         *           "expires_at": "2026-11-30T11:43:59.535Z",
+         *           "expires_at": "2026-11-30T11:51:13.710Z",
          *           "line_items": [
          *             {
-         *               "price": "price_prod_06h2e7kg1af7tmmxj49fzsfsa1w5w",
+         *               "price": "price_prod_06h2e98h8rf4z3eehc1htz1frr90g",
          *               "quantity": 2,
          *               "amount_atom": 1000,
          *               "description": "Pro",
@@ -22815,7 +23385,7 @@ export type components = {
          *           "subscription_data": null
          *         },
          *         "previous_attributes": {
-         *           "updated": "2026-11-29T11:43:59.556Z",
+         *           "updated": "2026-11-29T11:51:13.735Z",
          *           "deleted": null
          *         }
          *       }
@@ -22908,32 +23478,32 @@ export type components = {
         /**
          * @description The webhook body of `checkout.session.completed`.
          * @example {
-         *       "id": "evt_prod_06h2e7ky3f9p3p73ap361jy5td558",
+         *       "id": "evt_prod_06h2e98y4ce5q226baz8evaj8qez2",
          *       "object": "event",
          *       "type": "checkout.session.completed",
          *       "sequence": 2,
-         *       "created": 1795952639,
+         *       "created": 1795953073,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "cs_prod_06h2e7kxpynxkxwcwf6x9n0e7tf8g",
-         *           "url": "http://127.0.0.1:33431/checkout/cs_prod_06h2e7kxpynxkxwcwf6x9n0e7tf8g",
+         *           "id": "cs_prod_06h2e98xwxpkgbc1pcsa38ebcdk7y",
+         *           "url": "http://127.0.0.1:45387/checkout/cs_prod_06h2e98xwxpkgbc1pcsa38ebcdk7y",
          *           "mode": "payment",
          *           "object": "checkout_session",
          *           "status": "complete",
-         *           "created": "2026-11-29T11:43:59.408Z",
+         *           "created": "2026-11-29T11:51:13.638Z",
          *           "invoice": null,
-         *           "updated": "2026-11-29T11:43:59.512Z",
+         *           "updated": "2026-11-29T11:51:13.698Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h2e7ky14rz92hfn65hwh1z7r7cj",
+         *           "customer": "cus_prod_06h2e98y12qsg3jbt8k0sb8x0kppp",
          *           "livemode": false,
          *           "metadata": {},
          *           "cancel_url": null,
          *           "expired_at": null,
-         *           "expires_at": "2026-11-30T11:43:59.408Z",
+         *           "expires_at": "2026-11-30T11:51:13.638Z",
          *           "line_items": [
          *             {
-         *               "price": "price_prod_06h2e7kg1af7tmmxj49fzsfsa1w5w",
+         *               "price": "price_prod_06h2e98h8rf4z3eehc1htz1frr90g",
          *               "quantity": 2,
          *               "amount_atom": 1000,
          *               "description": "Pro",
@@ -22941,17 +23511,17 @@ export type components = {
          *             }
          *           ],
          *           "success_url": "https://example.com/thanks",
-         *           "completed_at": "2026-11-29T11:43:59.512Z",
+         *           "completed_at": "2026-11-29T11:51:13.698Z",
          *           "subscription": null,
          *           "customer_email": "new-buyer@example.com",
-         *           "payment_intent": "pi_prod_06h2e7ky21m2vpzmactjm169r5ywp",
+         *           "payment_intent": "pi_prod_06h2e98y27xm7sexec3eefsx1jj72",
          *           "payment_status": "paid",
          *           "amount_total_atom": 1000,
          *           "subscription_data": null
          *         },
          *         "previous_attributes": {
          *           "status": "open",
-         *           "updated": "2026-11-29T11:43:59.408Z",
+         *           "updated": "2026-11-29T11:51:13.638Z",
          *           "customer": null,
          *           "completed_at": null,
          *           "customer_email": null,
@@ -22990,32 +23560,32 @@ export type components = {
         /**
          * @description The webhook body of `checkout.session.expired`.
          * @example {
-         *       "id": "evt_prod_06h2e7kyr66sxzsa109fdje6v6f7y",
+         *       "id": "evt_prod_06h2e98z6wj0mmycedaege1wcxscm",
          *       "object": "event",
          *       "type": "checkout.session.expired",
          *       "sequence": 2,
-         *       "created": 1796039039,
+         *       "created": 1796039473,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "cs_prod_06h2e7kydh199pm0nextshcs2tkm4",
-         *           "url": "http://127.0.0.1:33431/checkout/cs_prod_06h2e7kydh199pm0nextshcs2tkm4",
+         *           "id": "cs_prod_06h2e98ye74sm6edmw3qp4fbxckfy",
+         *           "url": "http://127.0.0.1:45387/checkout/cs_prod_06h2e98ye74sm6edmw3qp4fbxckfy",
          *           "mode": "payment",
          *           "object": "checkout_session",
          *           "status": "expired",
-         *           "created": "2026-11-29T11:43:59.595Z",
+         *           "created": "2026-11-29T11:51:13.773Z",
          *           "invoice": null,
-         *           "updated": "2026-11-30T11:43:59.595Z",
+         *           "updated": "2026-11-30T11:51:13.773Z",
          *           "currency": "usd",
          *           "customer": null,
          *           "livemode": false,
          *           "metadata": {},
          *           "cancel_url": null,
-         *           "expired_at": "2026-11-30T11:43:59.595Z",
-         *           "expires_at": "2026-11-30T11:43:59.595Z",
+         *           "expired_at": "2026-11-30T11:51:13.773Z",
+         *           "expires_at": "2026-11-30T11:51:13.773Z",
          *           "line_items": [
          *             {
-         *               "price": "price_prod_06h2e7kg1af7tmmxj49fzsfsa1w5w",
+         *               "price": "price_prod_06h2e98h8rf4z3eehc1htz1frr90g",
          *               "quantity": 2,
          *               "amount_atom": 1000,
          *               "description": "Pro",
@@ -23033,7 +23603,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "status": "open",
-         *           "updated": "2026-11-29T11:43:59.595Z",
+         *           "updated": "2026-11-29T11:51:13.773Z",
          *           "expired_at": null
          *         }
          *       }
@@ -23068,28 +23638,28 @@ export type components = {
         /**
          * @description The webhook body of `payment_intent.created`.
          * @example {
-         *       "id": "evt_prod_06h2e7kj1eyez1sb1mkjxpshp7tsm",
+         *       "id": "evt_prod_06h2e98e9q0m9zpqjt9t33s8mq95j",
          *       "object": "event",
          *       "type": "payment_intent.created",
          *       "sequence": 1,
-         *       "created": 1795952636,
+         *       "created": 1795953069,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "pi_prod_06h2e7kj164mk1abzr3kvxf5dy14w",
+         *           "id": "pi_prod_06h2e98e9fpjc2159snp3hkrqp83r",
          *           "object": "payment_intent",
          *           "status": "requires_confirmation",
-         *           "created": "2026-11-29T11:43:56.425Z",
+         *           "created": "2026-11-29T11:51:09.643Z",
          *           "invoice": null,
-         *           "updated": "2026-11-29T11:43:56.425Z",
+         *           "updated": "2026-11-29T11:51:09.643Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h2e7khamt8ctss8mzxwepj39dn0",
+         *           "customer": null,
          *           "livemode": false,
          *           "metadata": {},
-         *           "amount_atom": 1000,
+         *           "amount_atom": 2500,
          *           "canceled_at": null,
          *           "capture_method": "automatic",
-         *           "payment_method": "pm_sandbox_succeeds",
+         *           "payment_method": "pm_card_visa",
          *           "last_payment_error": null,
          *           "amount_received_atom": 0,
          *           "amount_capturable_atom": 0
@@ -23160,35 +23730,35 @@ export type components = {
         /**
          * @description The webhook body of `payment_intent.processing`.
          * @example {
-         *       "id": "evt_prod_06h2e7kj1qwae6gwpv7a5p4ynk508",
+         *       "id": "evt_prod_06h2e98ee51s4a04d4bxxkfehzdeg",
          *       "object": "event",
          *       "type": "payment_intent.processing",
          *       "sequence": 2,
-         *       "created": 1795952636,
+         *       "created": 1795953069,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "pi_prod_06h2e7kj164mk1abzr3kvxf5dy14w",
+         *           "id": "pi_prod_06h2e98e9fpjc2159snp3hkrqp83r",
          *           "object": "payment_intent",
          *           "status": "processing",
-         *           "created": "2026-11-29T11:43:56.425Z",
+         *           "created": "2026-11-29T11:51:09.643Z",
          *           "invoice": null,
-         *           "updated": "2026-11-29T11:43:56.428Z",
+         *           "updated": "2026-11-29T11:51:09.679Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h2e7khamt8ctss8mzxwepj39dn0",
+         *           "customer": null,
          *           "livemode": false,
          *           "metadata": {},
-         *           "amount_atom": 1000,
+         *           "amount_atom": 2500,
          *           "canceled_at": null,
          *           "capture_method": "automatic",
-         *           "payment_method": "pm_sandbox_succeeds",
+         *           "payment_method": "pm_card_visa",
          *           "last_payment_error": null,
          *           "amount_received_atom": 0,
          *           "amount_capturable_atom": 0
          *         },
          *         "previous_attributes": {
          *           "status": "requires_confirmation",
-         *           "updated": "2026-11-29T11:43:56.425Z"
+         *           "updated": "2026-11-29T11:51:09.647Z"
          *         }
          *       }
          *     }
@@ -23222,22 +23792,22 @@ export type components = {
         /**
          * @description The webhook body of `payment_intent.requires_action`.
          * @example {
-         *       "id": "evt_prod_06h2e7kj9txrp0hyn6n23jrk7vr7e",
+         *       "id": "evt_prod_06h2e98mnws89zjhnj7mtkd0axk98",
          *       "object": "event",
          *       "type": "payment_intent.requires_action",
          *       "sequence": 2,
-         *       "created": 1795952636,
+         *       "created": 1795953071,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "pi_prod_06h2e7kj98mha8sq46tnjbycgk4mg",
+         *           "id": "pi_prod_06h2e98mnhq6tvmh35g6cwgvxk5wc",
          *           "object": "payment_intent",
          *           "status": "requires_action",
-         *           "created": "2026-11-29T11:43:56.490Z",
+         *           "created": "2026-11-29T11:51:11.276Z",
          *           "invoice": null,
-         *           "updated": "2026-11-29T11:43:56.492Z",
+         *           "updated": "2026-11-29T11:51:11.278Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h2e7khamt8ctss8mzxwepj39dn0",
+         *           "customer": "cus_prod_06h2e98kkcdmq64fh175g1c68wxv0",
          *           "livemode": false,
          *           "metadata": {},
          *           "amount_atom": 1000,
@@ -23250,7 +23820,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "status": "requires_confirmation",
-         *           "updated": "2026-11-29T11:43:56.490Z"
+         *           "updated": "2026-11-29T11:51:11.276Z"
          *         }
          *       }
          *     }
@@ -23284,22 +23854,22 @@ export type components = {
         /**
          * @description The webhook body of `payment_intent.amount_capturable_updated`.
          * @example {
-         *       "id": "evt_prod_06h2e7kk6jyax66rtx7z8h0ets8jp",
+         *       "id": "evt_prod_06h2e98myxxdnj62prf9f8a747apm",
          *       "object": "event",
          *       "type": "payment_intent.amount_capturable_updated",
          *       "sequence": 3,
-         *       "created": 1795952636,
+         *       "created": 1795953071,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "pi_prod_06h2e7kjsa1r6ee5407dzs3gm1kq8",
+         *           "id": "pi_prod_06h2e98my20rxwc0nda0eebfsa77j",
          *           "object": "payment_intent",
          *           "status": "requires_capture",
-         *           "created": "2026-11-29T11:43:56.618Z",
+         *           "created": "2026-11-29T11:51:11.344Z",
          *           "invoice": null,
-         *           "updated": "2026-11-29T11:43:56.688Z",
+         *           "updated": "2026-11-29T11:51:11.350Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h2e7khamt8ctss8mzxwepj39dn0",
+         *           "customer": "cus_prod_06h2e98kkcdmq64fh175g1c68wxv0",
          *           "livemode": false,
          *           "metadata": {},
          *           "amount_atom": 1000,
@@ -23312,7 +23882,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "status": "processing",
-         *           "updated": "2026-11-29T11:43:56.643Z",
+         *           "updated": "2026-11-29T11:51:11.347Z",
          *           "amount_capturable_atom": 0
          *         }
          *       }
@@ -23347,35 +23917,35 @@ export type components = {
         /**
          * @description The webhook body of `payment_intent.succeeded`.
          * @example {
-         *       "id": "evt_prod_06h2e7kj3600xkqzh1gdzc5rv073g",
+         *       "id": "evt_prod_06h2e98ef3g8zf2mzmgvgkn5ywn06",
          *       "object": "event",
          *       "type": "payment_intent.succeeded",
          *       "sequence": 3,
-         *       "created": 1795952636,
+         *       "created": 1795953069,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "pi_prod_06h2e7kj164mk1abzr3kvxf5dy14w",
+         *           "id": "pi_prod_06h2e98e9fpjc2159snp3hkrqp83r",
          *           "object": "payment_intent",
          *           "status": "succeeded",
-         *           "created": "2026-11-29T11:43:56.425Z",
+         *           "created": "2026-11-29T11:51:09.643Z",
          *           "invoice": null,
-         *           "updated": "2026-11-29T11:43:56.440Z",
+         *           "updated": "2026-11-29T11:51:09.687Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h2e7khamt8ctss8mzxwepj39dn0",
+         *           "customer": null,
          *           "livemode": false,
          *           "metadata": {},
-         *           "amount_atom": 1000,
+         *           "amount_atom": 2500,
          *           "canceled_at": null,
          *           "capture_method": "automatic",
-         *           "payment_method": "pm_sandbox_succeeds",
+         *           "payment_method": "pm_card_visa",
          *           "last_payment_error": null,
-         *           "amount_received_atom": 1000,
+         *           "amount_received_atom": 2500,
          *           "amount_capturable_atom": 0
          *         },
          *         "previous_attributes": {
          *           "status": "processing",
-         *           "updated": "2026-11-29T11:43:56.428Z",
+         *           "updated": "2026-11-29T11:51:09.679Z",
          *           "amount_received_atom": 0
          *         }
          *       }
@@ -23410,26 +23980,26 @@ export type components = {
         /**
          * @description The webhook body of `payment_intent.canceled`.
          * @example {
-         *       "id": "evt_prod_06h2e7kkgddne0cqfnhntracz366r",
+         *       "id": "evt_prod_06h2e98n1trryj21hp26khdk9e346",
          *       "object": "event",
          *       "type": "payment_intent.canceled",
          *       "sequence": 4,
-         *       "created": 1795952636,
+         *       "created": 1795953071,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "pi_prod_06h2e7kjsa1r6ee5407dzs3gm1kq8",
+         *           "id": "pi_prod_06h2e98my20rxwc0nda0eebfsa77j",
          *           "object": "payment_intent",
          *           "status": "canceled",
-         *           "created": "2026-11-29T11:43:56.618Z",
+         *           "created": "2026-11-29T11:51:11.344Z",
          *           "invoice": null,
-         *           "updated": "2026-11-29T11:43:56.796Z",
+         *           "updated": "2026-11-29T11:51:11.373Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h2e7khamt8ctss8mzxwepj39dn0",
+         *           "customer": "cus_prod_06h2e98kkcdmq64fh175g1c68wxv0",
          *           "livemode": false,
          *           "metadata": {},
          *           "amount_atom": 1000,
-         *           "canceled_at": "2026-11-29T11:43:56.795Z",
+         *           "canceled_at": "2026-11-29T11:51:11.373Z",
          *           "capture_method": "manual",
          *           "payment_method": "pm_sandbox_succeeds",
          *           "last_payment_error": null,
@@ -23438,7 +24008,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "status": "requires_capture",
-         *           "updated": "2026-11-29T11:43:56.688Z",
+         *           "updated": "2026-11-29T11:51:11.350Z",
          *           "canceled_at": null,
          *           "amount_capturable_atom": 1000
          *         }
@@ -23474,22 +24044,22 @@ export type components = {
         /**
          * @description The webhook body of `payment_intent.payment_failed`.
          * @example {
-         *       "id": "evt_prod_06h2e7kj80sthhfzbt2z3he9sh4fr",
+         *       "id": "evt_prod_06h2e98mm4wt4d5rxzy0c6tvtncyp",
          *       "object": "event",
          *       "type": "payment_intent.payment_failed",
          *       "sequence": 3,
-         *       "created": 1795952636,
+         *       "created": 1795953071,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "pi_prod_06h2e7kj51tryrdn5zeh3qfqc4272",
+         *           "id": "pi_prod_06h2e98mjpxnvhy9hcnf8fffqe0jc",
          *           "object": "payment_intent",
          *           "status": "requires_payment_method",
-         *           "created": "2026-11-29T11:43:56.456Z",
+         *           "created": "2026-11-29T11:51:11.253Z",
          *           "invoice": null,
-         *           "updated": "2026-11-29T11:43:56.475Z",
+         *           "updated": "2026-11-29T11:51:11.260Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h2e7khamt8ctss8mzxwepj39dn0",
+         *           "customer": "cus_prod_06h2e98kkcdmq64fh175g1c68wxv0",
          *           "livemode": false,
          *           "metadata": {},
          *           "amount_atom": 1000,
@@ -23502,7 +24072,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "status": "processing",
-         *           "updated": "2026-11-29T11:43:56.459Z",
+         *           "updated": "2026-11-29T11:51:11.256Z",
          *           "payment_method": "pm_sandbox_declined",
          *           "last_payment_error": null
          *         }
@@ -23538,22 +24108,22 @@ export type components = {
         /**
          * @description The webhook body of `payment_intent.partially_funded`.
          * @example {
-         *       "id": "evt_prod_06h2e7kjmdea83znw4pkq1xcv187t",
+         *       "id": "evt_prod_06h2e98msgmmpfjt5pqtvvrrj39qc",
          *       "object": "event",
          *       "type": "payment_intent.partially_funded",
          *       "sequence": 3,
-         *       "created": 1795952636,
+         *       "created": 1795953071,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "pi_prod_06h2e7kjj4fg8k9zwter0kjxsjh34",
+         *           "id": "pi_prod_06h2e98mq3s3kqpx2cbmghbwhpx6e",
          *           "object": "payment_intent",
          *           "status": "partially_funded",
-         *           "created": "2026-11-29T11:43:56.561Z",
+         *           "created": "2026-11-29T11:51:11.288Z",
          *           "invoice": null,
-         *           "updated": "2026-11-29T11:43:56.579Z",
+         *           "updated": "2026-11-29T11:51:11.304Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h2e7khamt8ctss8mzxwepj39dn0",
+         *           "customer": "cus_prod_06h2e98kkcdmq64fh175g1c68wxv0",
          *           "livemode": false,
          *           "metadata": {},
          *           "amount_atom": 1000,
@@ -23566,7 +24136,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "status": "processing",
-         *           "updated": "2026-11-29T11:43:56.564Z",
+         *           "updated": "2026-11-29T11:51:11.296Z",
          *           "amount_received_atom": 0
          *         }
          *       }
@@ -23601,40 +24171,40 @@ export type components = {
         /**
          * @description The webhook body of `customer.subscription.created`.
          * @example {
-         *       "id": "evt_prod_06h2e7ktanxe1r5aya95phv1211bp",
+         *       "id": "evt_prod_06h2e98vc8dcw7ns2fgjbenc69vfr",
          *       "object": "event",
          *       "type": "customer.subscription.created",
          *       "sequence": 1,
-         *       "created": 1795952638,
+         *       "created": 1795953072,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "sub_prod_06h2e7kt96npy8qg6jsgc2tk9jdd4",
+         *           "id": "sub_prod_06h2e98v3bd097xec2prrxnt3s280",
          *           "items": [
          *             {
-         *               "id": "si_prod_06h2e7kt9b051cnkepgq9n3qmnpxg",
-         *               "price": "price_prod_06h2e7kfy73va64z4hg784mm5asry",
+         *               "id": "si_prod_06h2e98v3bd097xec2prrxnt3s282",
+         *               "price": "price_prod_06h2e98h506a9yqp5cgdfdqvte0w0",
          *               "quantity": 1
          *             }
          *           ],
          *           "object": "subscription",
          *           "status": "active",
-         *           "created": "2026-11-29T11:43:58.529Z",
-         *           "updated": "2026-11-29T11:43:58.529Z",
+         *           "created": "2026-11-29T11:51:12.916Z",
+         *           "updated": "2026-11-29T11:51:12.916Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h2e7khamt8ctss8mzxwepj39dn0",
+         *           "customer": "cus_prod_06h2e98kkcdmq64fh175g1c68wxv0",
          *           "livemode": false,
          *           "metadata": {},
          *           "paused_at": null,
          *           "trial_end": null,
          *           "cancelled_at": null,
          *           "days_until_due": null,
-         *           "latest_invoice": "in_prod_06h2e7kt9ksz4m4zjs6hf9bzj0hwm",
+         *           "latest_invoice": "in_prod_06h2e98v3ja9smg9r3gzwpgrt7cpg",
          *           "pending_changes": [],
          *           "collection_method": "charge_automatically",
-         *           "current_period_end": "2026-12-29T11:43:58.529Z",
+         *           "current_period_end": "2026-12-29T11:51:12.916Z",
          *           "cancel_at_period_end": false,
-         *           "current_period_start": "2026-11-29T11:43:58.529Z",
+         *           "current_period_start": "2026-11-29T11:51:12.916Z",
          *           "default_payment_method": null
          *         }
          *       }
@@ -23725,28 +24295,28 @@ export type components = {
         /**
          * @description The webhook body of `customer.subscription.updated`.
          * @example {
-         *       "id": "evt_prod_06h2e7ktk7xgy495c98vgc2rc1cay",
+         *       "id": "evt_prod_06h2e98vmt409sz0f1fe8cmw6at3p",
          *       "object": "event",
          *       "type": "customer.subscription.updated",
          *       "sequence": 2,
-         *       "created": 1795952638,
+         *       "created": 1795953073,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "sub_prod_06h2e7kt96npy8qg6jsgc2tk9jdd4",
+         *           "id": "sub_prod_06h2e98v3bd097xec2prrxnt3s280",
          *           "items": [
          *             {
-         *               "id": "si_prod_06h2e7kt9b051cnkepgq9n3qmnpxg",
-         *               "price": "price_prod_06h2e7kfy73va64z4hg784mm5asry",
+         *               "id": "si_prod_06h2e98v3bd097xec2prrxnt3s282",
+         *               "price": "price_prod_06h2e98h506a9yqp5cgdfdqvte0w0",
          *               "quantity": 1
          *             }
          *           ],
          *           "object": "subscription",
          *           "status": "active",
-         *           "created": "2026-11-29T11:43:58.529Z",
-         *           "updated": "2026-11-29T11:43:58.615Z",
+         *           "created": "2026-11-29T11:51:12.916Z",
+         *           "updated": "2026-11-29T11:51:13.059Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h2e7khamt8ctss8mzxwepj39dn0",
+         *           "customer": "cus_prod_06h2e98kkcdmq64fh175g1c68wxv0",
          *           "livemode": false,
          *           "metadata": {
          *             "plan": "pro"
@@ -23755,16 +24325,16 @@ export type components = {
          *           "trial_end": null,
          *           "cancelled_at": null,
          *           "days_until_due": null,
-         *           "latest_invoice": "in_prod_06h2e7kt9ksz4m4zjs6hf9bzj0hwm",
+         *           "latest_invoice": "in_prod_06h2e98v3ja9smg9r3gzwpgrt7cpg",
          *           "pending_changes": [],
          *           "collection_method": "charge_automatically",
-         *           "current_period_end": "2026-12-29T11:43:58.529Z",
+         *           "current_period_end": "2026-12-29T11:51:12.916Z",
          *           "cancel_at_period_end": false,
-         *           "current_period_start": "2026-11-29T11:43:58.529Z",
+         *           "current_period_start": "2026-11-29T11:51:12.916Z",
          *           "default_payment_method": null
          *         },
          *         "previous_attributes": {
-         *           "updated": "2026-11-29T11:43:58.529Z",
+         *           "updated": "2026-11-29T11:51:12.916Z",
          *           "metadata": {}
          *         }
          *       }
@@ -23799,47 +24369,47 @@ export type components = {
         /**
          * @description The webhook body of `customer.subscription.paused`.
          * @example {
-         *       "id": "evt_prod_06h2e7ktv2k2km8634gx3pd1zdkmc",
+         *       "id": "evt_prod_06h2e98vq6meez0a0neafy5p3rzhm",
          *       "object": "event",
          *       "type": "customer.subscription.paused",
          *       "sequence": 3,
-         *       "created": 1795952638,
+         *       "created": 1795953073,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "sub_prod_06h2e7kt96npy8qg6jsgc2tk9jdd4",
+         *           "id": "sub_prod_06h2e98v3bd097xec2prrxnt3s280",
          *           "items": [
          *             {
-         *               "id": "si_prod_06h2e7kt9b051cnkepgq9n3qmnpxg",
-         *               "price": "price_prod_06h2e7kfy73va64z4hg784mm5asry",
+         *               "id": "si_prod_06h2e98v3bd097xec2prrxnt3s282",
+         *               "price": "price_prod_06h2e98h506a9yqp5cgdfdqvte0w0",
          *               "quantity": 1
          *             }
          *           ],
          *           "object": "subscription",
          *           "status": "paused",
-         *           "created": "2026-11-29T11:43:58.529Z",
-         *           "updated": "2026-11-29T11:43:58.678Z",
+         *           "created": "2026-11-29T11:51:12.916Z",
+         *           "updated": "2026-11-29T11:51:13.078Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h2e7khamt8ctss8mzxwepj39dn0",
+         *           "customer": "cus_prod_06h2e98kkcdmq64fh175g1c68wxv0",
          *           "livemode": false,
          *           "metadata": {
          *             "plan": "pro"
          *           },
-         *           "paused_at": "2026-11-29T11:43:58.678Z",
+         *           "paused_at": "2026-11-29T11:51:13.078Z",
          *           "trial_end": null,
          *           "cancelled_at": null,
          *           "days_until_due": null,
-         *           "latest_invoice": "in_prod_06h2e7kt9ksz4m4zjs6hf9bzj0hwm",
+         *           "latest_invoice": "in_prod_06h2e98v3ja9smg9r3gzwpgrt7cpg",
          *           "pending_changes": [],
          *           "collection_method": "charge_automatically",
-         *           "current_period_end": "2026-12-29T11:43:58.529Z",
+         *           "current_period_end": "2026-12-29T11:51:12.916Z",
          *           "cancel_at_period_end": false,
-         *           "current_period_start": "2026-11-29T11:43:58.529Z",
+         *           "current_period_start": "2026-11-29T11:51:12.916Z",
          *           "default_payment_method": null
          *         },
          *         "previous_attributes": {
          *           "status": "active",
-         *           "updated": "2026-11-29T11:43:58.615Z",
+         *           "updated": "2026-11-29T11:51:13.059Z",
          *           "paused_at": null
          *         }
          *       }
@@ -23874,28 +24444,28 @@ export type components = {
         /**
          * @description The webhook body of `customer.subscription.resumed`.
          * @example {
-         *       "id": "evt_prod_06h2e7kv26aydxw61pf4z6wzyfttj",
+         *       "id": "evt_prod_06h2e98vsgwxhapy8hsvcdw0mng9j",
          *       "object": "event",
          *       "type": "customer.subscription.resumed",
          *       "sequence": 4,
-         *       "created": 1795952638,
+         *       "created": 1795953073,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "sub_prod_06h2e7kt96npy8qg6jsgc2tk9jdd4",
+         *           "id": "sub_prod_06h2e98v3bd097xec2prrxnt3s280",
          *           "items": [
          *             {
-         *               "id": "si_prod_06h2e7kt9b051cnkepgq9n3qmnpxg",
-         *               "price": "price_prod_06h2e7kfy73va64z4hg784mm5asry",
+         *               "id": "si_prod_06h2e98v3bd097xec2prrxnt3s282",
+         *               "price": "price_prod_06h2e98h506a9yqp5cgdfdqvte0w0",
          *               "quantity": 1
          *             }
          *           ],
          *           "object": "subscription",
          *           "status": "active",
-         *           "created": "2026-11-29T11:43:58.529Z",
-         *           "updated": "2026-11-29T11:43:58.720Z",
+         *           "created": "2026-11-29T11:51:12.916Z",
+         *           "updated": "2026-11-29T11:51:13.098Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h2e7khamt8ctss8mzxwepj39dn0",
+         *           "customer": "cus_prod_06h2e98kkcdmq64fh175g1c68wxv0",
          *           "livemode": false,
          *           "metadata": {
          *             "plan": "pro"
@@ -23904,18 +24474,18 @@ export type components = {
          *           "trial_end": null,
          *           "cancelled_at": null,
          *           "days_until_due": null,
-         *           "latest_invoice": "in_prod_06h2e7kt9ksz4m4zjs6hf9bzj0hwm",
+         *           "latest_invoice": "in_prod_06h2e98v3ja9smg9r3gzwpgrt7cpg",
          *           "pending_changes": [],
          *           "collection_method": "charge_automatically",
-         *           "current_period_end": "2026-12-29T11:43:58.529Z",
+         *           "current_period_end": "2026-12-29T11:51:12.916Z",
          *           "cancel_at_period_end": false,
-         *           "current_period_start": "2026-11-29T11:43:58.529Z",
+         *           "current_period_start": "2026-11-29T11:51:12.916Z",
          *           "default_payment_method": null
          *         },
          *         "previous_attributes": {
          *           "status": "paused",
-         *           "updated": "2026-11-29T11:43:58.678Z",
-         *           "paused_at": "2026-11-29T11:43:58.678Z"
+         *           "updated": "2026-11-29T11:51:13.078Z",
+         *           "paused_at": "2026-11-29T11:51:13.078Z"
          *         }
          *       }
          *     }
@@ -23949,47 +24519,47 @@ export type components = {
         /**
          * @description The webhook body of `customer.subscription.cancelled`.
          * @example {
-         *       "id": "evt_prod_06h2e7kv885tmgznw44a9pcf2106r",
+         *       "id": "evt_prod_06h2e98w2990saymf950z4h9kh3nr",
          *       "object": "event",
          *       "type": "customer.subscription.cancelled",
          *       "sequence": 5,
-         *       "created": 1795952638,
+         *       "created": 1795953073,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "sub_prod_06h2e7kt96npy8qg6jsgc2tk9jdd4",
+         *           "id": "sub_prod_06h2e98v3bd097xec2prrxnt3s280",
          *           "items": [
          *             {
-         *               "id": "si_prod_06h2e7kt9b051cnkepgq9n3qmnpxg",
-         *               "price": "price_prod_06h2e7kfy73va64z4hg784mm5asry",
+         *               "id": "si_prod_06h2e98v3bd097xec2prrxnt3s282",
+         *               "price": "price_prod_06h2e98h506a9yqp5cgdfdqvte0w0",
          *               "quantity": 1
          *             }
          *           ],
          *           "object": "subscription",
          *           "status": "cancelled",
-         *           "created": "2026-11-29T11:43:58.529Z",
-         *           "updated": "2026-11-29T11:43:58.772Z",
+         *           "created": "2026-11-29T11:51:12.916Z",
+         *           "updated": "2026-11-29T11:51:13.149Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h2e7khamt8ctss8mzxwepj39dn0",
+         *           "customer": "cus_prod_06h2e98kkcdmq64fh175g1c68wxv0",
          *           "livemode": false,
          *           "metadata": {
          *             "plan": "pro"
          *           },
          *           "paused_at": null,
          *           "trial_end": null,
-         *           "cancelled_at": "2026-11-29T11:43:58.772Z",
+         *           "cancelled_at": "2026-11-29T11:51:13.149Z",
          *           "days_until_due": null,
-         *           "latest_invoice": "in_prod_06h2e7kt9ksz4m4zjs6hf9bzj0hwm",
+         *           "latest_invoice": "in_prod_06h2e98v3ja9smg9r3gzwpgrt7cpg",
          *           "pending_changes": [],
          *           "collection_method": "charge_automatically",
-         *           "current_period_end": "2026-12-29T11:43:58.529Z",
+         *           "current_period_end": "2026-12-29T11:51:12.916Z",
          *           "cancel_at_period_end": false,
-         *           "current_period_start": "2026-11-29T11:43:58.529Z",
+         *           "current_period_start": "2026-11-29T11:51:12.916Z",
          *           "default_payment_method": null
          *         },
          *         "previous_attributes": {
          *           "status": "active",
-         *           "updated": "2026-11-29T11:43:58.720Z",
+         *           "updated": "2026-11-29T11:51:13.098Z",
          *           "cancelled_at": null
          *         }
          *       }
@@ -24024,40 +24594,40 @@ export type components = {
         /**
          * @description The webhook body of `customer.subscription.trial_will_end`.
          * @example {
-         *       "id": "evt_prod_06h2e7kyv5xvq7wqhq30nqjw5cqpa",
+         *       "id": "evt_prod_06h2e98ze0px425fs8s27y16j3rar",
          *       "object": "event",
          *       "type": "customer.subscription.trial_will_end",
          *       "sequence": 2,
-         *       "created": 1796298238,
+         *       "created": 1796298673,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "sub_prod_06h2e7kveeyacjx4q7wvjqe0r1gsp",
+         *           "id": "sub_prod_06h2e98w684nfmwqhdn155gsrbnpm",
          *           "items": [
          *             {
-         *               "id": "si_prod_06h2e7kveeyacjx4q7wvjqe0r1gsr",
-         *               "price": "price_prod_06h2e7kfy73va64z4hg784mm5asry",
+         *               "id": "si_prod_06h2e98w684nfmwqhdn155gsrbnpp",
+         *               "price": "price_prod_06h2e98h506a9yqp5cgdfdqvte0w0",
          *               "quantity": 1
          *             }
          *           ],
          *           "object": "subscription",
          *           "status": "trialing",
-         *           "created": "2026-11-29T11:43:58.822Z",
-         *           "updated": "2026-11-29T11:43:58.822Z",
+         *           "created": "2026-11-29T11:51:13.198Z",
+         *           "updated": "2026-11-29T11:51:13.198Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h2e7khamt8ctss8mzxwepj39dn0",
+         *           "customer": "cus_prod_06h2e98kkcdmq64fh175g1c68wxv0",
          *           "livemode": false,
          *           "metadata": {},
          *           "paused_at": null,
-         *           "trial_end": "2026-12-06T11:43:58.822Z",
+         *           "trial_end": "2026-12-06T11:51:13.198Z",
          *           "cancelled_at": null,
          *           "days_until_due": null,
          *           "latest_invoice": null,
          *           "pending_changes": [],
          *           "collection_method": "charge_automatically",
-         *           "current_period_end": "2026-12-06T11:43:58.822Z",
+         *           "current_period_end": "2026-12-06T11:51:13.198Z",
          *           "cancel_at_period_end": false,
-         *           "current_period_start": "2026-11-29T11:43:58.822Z",
+         *           "current_period_start": "2026-11-29T11:51:13.198Z",
          *           "default_payment_method": "pm_sandbox_succeeds"
          *         }
          *       }
@@ -24092,19 +24662,19 @@ export type components = {
         /**
          * @description The webhook body of `invoice.created`.
          * @example {
-         *       "id": "evt_prod_06h2e7kmy6dbqq29ny1ewk5gcrqnr",
+         *       "id": "evt_prod_06h2e98p1452wkpq4b2njbvm8yw9e",
          *       "object": "event",
          *       "type": "invoice.created",
          *       "sequence": 1,
-         *       "created": 1795952637,
+         *       "created": 1795953071,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "in_prod_06h2e7kmxkwkykxff9qrk6t0bbkaw",
+         *           "id": "in_prod_06h2e98p07cr2zxgwes1jhdtna2pw",
          *           "lines": [
          *             {
-         *               "id": "il_prod_06h2e7kmxmwqyh687rcspd9rgy15p",
-         *               "price": "price_prod_06h2e7kg1af7tmmxj49fzsfsa1w5w",
+         *               "id": "il_prod_06h2e98p07cr2zxgwes1jhdtna2py",
+         *               "price": "price_prod_06h2e98h8rf4z3eehc1htz1frr90g",
          *               "quantity": 1,
          *               "tax_rates": [],
          *               "amount_atom": 500,
@@ -24117,11 +24687,11 @@ export type components = {
          *           "number": null,
          *           "object": "invoice",
          *           "status": "draft",
-         *           "created": "2026-11-29T11:43:57.164Z",
+         *           "created": "2026-11-29T11:51:11.617Z",
          *           "paid_at": null,
-         *           "updated": "2026-11-29T11:43:57.164Z",
+         *           "updated": "2026-11-29T11:51:11.617Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h2e7khamt8ctss8mzxwepj39dn0",
+         *           "customer": "cus_prod_06h2e98kkcdmq64fh175g1c68wxv0",
          *           "discount": null,
          *           "due_date": null,
          *           "livemode": false,
@@ -24276,19 +24846,19 @@ export type components = {
         /**
          * @description The webhook body of `invoice.finalized`.
          * @example {
-         *       "id": "evt_prod_06h2e7kn8nvfk565t3j1m46yr3j5t",
+         *       "id": "evt_prod_06h2e98pn6veemnyth87asjbzzahr",
          *       "object": "event",
          *       "type": "invoice.finalized",
          *       "sequence": 2,
-         *       "created": 1795952637,
+         *       "created": 1795953071,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "in_prod_06h2e7kmxkwkykxff9qrk6t0bbkaw",
+         *           "id": "in_prod_06h2e98p07cr2zxgwes1jhdtna2pw",
          *           "lines": [
          *             {
-         *               "id": "il_prod_06h2e7kmxmwqyh687rcspd9rgy15p",
-         *               "price": "price_prod_06h2e7kg1af7tmmxj49fzsfsa1w5w",
+         *               "id": "il_prod_06h2e98p07cr2zxgwes1jhdtna2py",
+         *               "price": "price_prod_06h2e98h8rf4z3eehc1htz1frr90g",
          *               "quantity": 1,
          *               "tax_rates": [],
          *               "amount_atom": 500,
@@ -24301,11 +24871,11 @@ export type components = {
          *           "number": "EXAMPL-0001",
          *           "object": "invoice",
          *           "status": "open",
-         *           "created": "2026-11-29T11:43:57.164Z",
+         *           "created": "2026-11-29T11:51:11.617Z",
          *           "paid_at": null,
-         *           "updated": "2026-11-29T11:43:57.206Z",
+         *           "updated": "2026-11-29T11:51:11.664Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h2e7khamt8ctss8mzxwepj39dn0",
+         *           "customer": "cus_prod_06h2e98kkcdmq64fh175g1c68wxv0",
          *           "discount": null,
          *           "due_date": null,
          *           "livemode": false,
@@ -24313,11 +24883,11 @@ export type components = {
          *           "tax_atom": 0,
          *           "voided_at": null,
          *           "overdue_at": null,
-         *           "pdf_sha256": "ed78cb484ea06f9d294cdd90681f9869c4b079a38fe81a4b9f6af8c0a4915e8b",
+         *           "pdf_sha256": "3744a97cbacad036db38f3509c8012ee182502bacc9816c524a4839a67ea86fa",
          *           "description": null,
-         *           "invoice_pdf": "http://127.0.0.1:33431/api/invoices/in_prod_06h2e7kmxkwkykxff9qrk6t0bbkaw/pdf",
+         *           "invoice_pdf": "http://127.0.0.1:45387/api/invoices/in_prod_06h2e98p07cr2zxgwes1jhdtna2pw/pdf",
          *           "total_taxes": [],
-         *           "finalized_at": "2026-11-29T11:43:57.206Z",
+         *           "finalized_at": "2026-11-29T11:51:11.664Z",
          *           "subscription": null,
          *           "attempt_count": 0,
          *           "customer_name": "Jenny Rosen",
@@ -24332,7 +24902,7 @@ export type components = {
          *           "paid_amount_atom": 0,
          *           "collection_method": "charge_automatically",
          *           "total_amount_atom": 500,
-         *           "hosted_invoice_url": "http://127.0.0.1:33431/invoice/7OPIvAgXHaazythPFFoL7S3oQJFnkFbEOs2KVQiV0kw",
+         *           "hosted_invoice_url": "http://127.0.0.1:45387/invoice/cVGaM-kD0v6-S5uLwg_xong-DtZVPibkz_-K5pCl6iM",
          *           "ending_balance_atom": 0,
          *           "next_payment_attempt": null,
          *           "starting_balance_atom": 0,
@@ -24343,7 +24913,7 @@ export type components = {
          *         "previous_attributes": {
          *           "number": null,
          *           "status": "draft",
-         *           "updated": "2026-11-29T11:43:57.164Z",
+         *           "updated": "2026-11-29T11:51:11.617Z",
          *           "pdf_sha256": null,
          *           "invoice_pdf": null,
          *           "finalized_at": null,
@@ -24385,19 +24955,19 @@ export type components = {
         /**
          * @description The webhook body of `invoice.paid`.
          * @example {
-         *       "id": "evt_prod_06h2e7knk339g6s01yemcvb66cmb8",
+         *       "id": "evt_prod_06h2e98q170enmd99t837895a88ny",
          *       "object": "event",
          *       "type": "invoice.paid",
          *       "sequence": 3,
-         *       "created": 1795952637,
+         *       "created": 1795953071,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "in_prod_06h2e7kmxkwkykxff9qrk6t0bbkaw",
+         *           "id": "in_prod_06h2e98p07cr2zxgwes1jhdtna2pw",
          *           "lines": [
          *             {
-         *               "id": "il_prod_06h2e7kmxmwqyh687rcspd9rgy15p",
-         *               "price": "price_prod_06h2e7kg1af7tmmxj49fzsfsa1w5w",
+         *               "id": "il_prod_06h2e98p07cr2zxgwes1jhdtna2py",
+         *               "price": "price_prod_06h2e98h8rf4z3eehc1htz1frr90g",
          *               "quantity": 1,
          *               "tax_rates": [],
          *               "amount_atom": 500,
@@ -24410,11 +24980,11 @@ export type components = {
          *           "number": "EXAMPL-0001",
          *           "object": "invoice",
          *           "status": "paid",
-         *           "created": "2026-11-29T11:43:57.164Z",
-         *           "paid_at": "2026-11-29T11:43:57.322Z",
-         *           "updated": "2026-11-29T11:43:57.322Z",
+         *           "created": "2026-11-29T11:51:11.617Z",
+         *           "paid_at": "2026-11-29T11:51:11.842Z",
+         *           "updated": "2026-11-29T11:51:11.842Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h2e7khamt8ctss8mzxwepj39dn0",
+         *           "customer": "cus_prod_06h2e98kkcdmq64fh175g1c68wxv0",
          *           "discount": null,
          *           "due_date": null,
          *           "livemode": false,
@@ -24422,11 +24992,11 @@ export type components = {
          *           "tax_atom": 0,
          *           "voided_at": null,
          *           "overdue_at": null,
-         *           "pdf_sha256": "ed78cb484ea06f9d294cdd90681f9869c4b079a38fe81a4b9f6af8c0a4915e8b",
+         *           "pdf_sha256": "3744a97cbacad036db38f3509c8012ee182502bacc9816c524a4839a67ea86fa",
          *           "description": null,
-         *           "invoice_pdf": "http://127.0.0.1:33431/api/invoices/in_prod_06h2e7kmxkwkykxff9qrk6t0bbkaw/pdf",
+         *           "invoice_pdf": "http://127.0.0.1:45387/api/invoices/in_prod_06h2e98p07cr2zxgwes1jhdtna2pw/pdf",
          *           "total_taxes": [],
-         *           "finalized_at": "2026-11-29T11:43:57.206Z",
+         *           "finalized_at": "2026-11-29T11:51:11.664Z",
          *           "subscription": null,
          *           "attempt_count": 0,
          *           "customer_name": "Jenny Rosen",
@@ -24434,14 +25004,14 @@ export type components = {
          *           "subtotal_atom": 500,
          *           "customer_email": "jenny@example.com",
          *           "days_until_due": null,
-         *           "payment_intent": "pi_prod_06h2e7kncwr3ew47j9c38d788bjfm",
+         *           "payment_intent": "pi_prod_06h2e98psssjmebvyqxa2snvw6arg",
          *           "reverse_charge": false,
          *           "due_amount_atom": 0,
-         *           "paid_pdf_sha256": "6410c91c6469c5ceba7fe20ccb7a0a7489813772b5398bea211487decaabc481",
+         *           "paid_pdf_sha256": "47a174bbb031f4beefd3f445c242219ece27a8dbafe5fe2806935320816795ad",
          *           "paid_amount_atom": 500,
          *           "collection_method": "charge_automatically",
          *           "total_amount_atom": 500,
-         *           "hosted_invoice_url": "http://127.0.0.1:33431/invoice/7OPIvAgXHaazythPFFoL7S3oQJFnkFbEOs2KVQiV0kw",
+         *           "hosted_invoice_url": "http://127.0.0.1:45387/invoice/cVGaM-kD0v6-S5uLwg_xong-DtZVPibkz_-K5pCl6iM",
          *           "ending_balance_atom": 0,
          *           "next_payment_attempt": null,
          *           "starting_balance_atom": 0,
@@ -24452,7 +25022,7 @@ export type components = {
          *         "previous_attributes": {
          *           "status": "open",
          *           "paid_at": null,
-         *           "updated": "2026-11-29T11:43:57.206Z",
+         *           "updated": "2026-11-29T11:51:11.664Z",
          *           "due_amount_atom": 500,
          *           "paid_pdf_sha256": null,
          *           "paid_amount_atom": 0
@@ -24489,19 +25059,19 @@ export type components = {
         /**
          * @description The webhook body of `invoice.payment_succeeded`.
          * @example {
-         *       "id": "evt_prod_06h2e7knm37j90r2yqz49ktt84vec",
+         *       "id": "evt_prod_06h2e98q2ajnyq3de2e9tdfczbrkp",
          *       "object": "event",
          *       "type": "invoice.payment_succeeded",
          *       "sequence": 4,
-         *       "created": 1795952637,
+         *       "created": 1795953071,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "in_prod_06h2e7kmxkwkykxff9qrk6t0bbkaw",
+         *           "id": "in_prod_06h2e98p07cr2zxgwes1jhdtna2pw",
          *           "lines": [
          *             {
-         *               "id": "il_prod_06h2e7kmxmwqyh687rcspd9rgy15p",
-         *               "price": "price_prod_06h2e7kg1af7tmmxj49fzsfsa1w5w",
+         *               "id": "il_prod_06h2e98p07cr2zxgwes1jhdtna2py",
+         *               "price": "price_prod_06h2e98h8rf4z3eehc1htz1frr90g",
          *               "quantity": 1,
          *               "tax_rates": [],
          *               "amount_atom": 500,
@@ -24514,11 +25084,11 @@ export type components = {
          *           "number": "EXAMPL-0001",
          *           "object": "invoice",
          *           "status": "paid",
-         *           "created": "2026-11-29T11:43:57.164Z",
-         *           "paid_at": "2026-11-29T11:43:57.322Z",
-         *           "updated": "2026-11-29T11:43:57.322Z",
+         *           "created": "2026-11-29T11:51:11.617Z",
+         *           "paid_at": "2026-11-29T11:51:11.842Z",
+         *           "updated": "2026-11-29T11:51:11.842Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h2e7khamt8ctss8mzxwepj39dn0",
+         *           "customer": "cus_prod_06h2e98kkcdmq64fh175g1c68wxv0",
          *           "discount": null,
          *           "due_date": null,
          *           "livemode": false,
@@ -24526,11 +25096,11 @@ export type components = {
          *           "tax_atom": 0,
          *           "voided_at": null,
          *           "overdue_at": null,
-         *           "pdf_sha256": "ed78cb484ea06f9d294cdd90681f9869c4b079a38fe81a4b9f6af8c0a4915e8b",
+         *           "pdf_sha256": "3744a97cbacad036db38f3509c8012ee182502bacc9816c524a4839a67ea86fa",
          *           "description": null,
-         *           "invoice_pdf": "http://127.0.0.1:33431/api/invoices/in_prod_06h2e7kmxkwkykxff9qrk6t0bbkaw/pdf",
+         *           "invoice_pdf": "http://127.0.0.1:45387/api/invoices/in_prod_06h2e98p07cr2zxgwes1jhdtna2pw/pdf",
          *           "total_taxes": [],
-         *           "finalized_at": "2026-11-29T11:43:57.206Z",
+         *           "finalized_at": "2026-11-29T11:51:11.664Z",
          *           "subscription": null,
          *           "attempt_count": 0,
          *           "customer_name": "Jenny Rosen",
@@ -24538,14 +25108,14 @@ export type components = {
          *           "subtotal_atom": 500,
          *           "customer_email": "jenny@example.com",
          *           "days_until_due": null,
-         *           "payment_intent": "pi_prod_06h2e7kncwr3ew47j9c38d788bjfm",
+         *           "payment_intent": "pi_prod_06h2e98psssjmebvyqxa2snvw6arg",
          *           "reverse_charge": false,
          *           "due_amount_atom": 0,
-         *           "paid_pdf_sha256": "6410c91c6469c5ceba7fe20ccb7a0a7489813772b5398bea211487decaabc481",
+         *           "paid_pdf_sha256": "47a174bbb031f4beefd3f445c242219ece27a8dbafe5fe2806935320816795ad",
          *           "paid_amount_atom": 500,
          *           "collection_method": "charge_automatically",
          *           "total_amount_atom": 500,
-         *           "hosted_invoice_url": "http://127.0.0.1:33431/invoice/7OPIvAgXHaazythPFFoL7S3oQJFnkFbEOs2KVQiV0kw",
+         *           "hosted_invoice_url": "http://127.0.0.1:45387/invoice/cVGaM-kD0v6-S5uLwg_xong-DtZVPibkz_-K5pCl6iM",
          *           "ending_balance_atom": 0,
          *           "next_payment_attempt": null,
          *           "starting_balance_atom": 0,
@@ -24556,7 +25126,7 @@ export type components = {
          *         "previous_attributes": {
          *           "status": "open",
          *           "paid_at": null,
-         *           "updated": "2026-11-29T11:43:57.206Z",
+         *           "updated": "2026-11-29T11:51:11.664Z",
          *           "due_amount_atom": 500,
          *           "paid_pdf_sha256": null,
          *           "paid_amount_atom": 0
@@ -24593,19 +25163,19 @@ export type components = {
         /**
          * @description The webhook body of `invoice.payment_failed`.
          * @example {
-         *       "id": "evt_prod_06h2e7kpkwz3mr60awhdanx65y0qr",
+         *       "id": "evt_prod_06h2e98r4gyv1pape3tja5dj57vgy",
          *       "object": "event",
          *       "type": "invoice.payment_failed",
          *       "sequence": 3,
-         *       "created": 1795952637,
+         *       "created": 1795953072,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "in_prod_06h2e7kp8aveb69rve5bpe1gpys3e",
+         *           "id": "in_prod_06h2e98qz3znyxtehgw9swgq0ekm8",
          *           "lines": [
          *             {
-         *               "id": "il_prod_06h2e7kp8f11vcgjgt5yyhb0rkk9t",
-         *               "price": "price_prod_06h2e7kg1af7tmmxj49fzsfsa1w5w",
+         *               "id": "il_prod_06h2e98qz3znyxtehgw9swgq0ekma",
+         *               "price": "price_prod_06h2e98h8rf4z3eehc1htz1frr90g",
          *               "quantity": 1,
          *               "tax_rates": [],
          *               "amount_atom": 500,
@@ -24618,11 +25188,11 @@ export type components = {
          *           "number": "EXAMPL-0002",
          *           "object": "invoice",
          *           "status": "open",
-         *           "created": "2026-11-29T11:43:57.506Z",
+         *           "created": "2026-11-29T11:51:12.120Z",
          *           "paid_at": null,
-         *           "updated": "2026-11-29T11:43:57.518Z",
+         *           "updated": "2026-11-29T11:51:12.134Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h2e7khamt8ctss8mzxwepj39dn0",
+         *           "customer": "cus_prod_06h2e98kkcdmq64fh175g1c68wxv0",
          *           "discount": null,
          *           "due_date": null,
          *           "livemode": false,
@@ -24630,11 +25200,11 @@ export type components = {
          *           "tax_atom": 0,
          *           "voided_at": null,
          *           "overdue_at": null,
-         *           "pdf_sha256": "378c01e693ac0f14051f262a9309ff141375dfb79066e6a775e295c43dc84899",
+         *           "pdf_sha256": "6972f631ecf42e09ed83431065f6839e33312adc71abe974813da9d94be6e330",
          *           "description": null,
-         *           "invoice_pdf": "http://127.0.0.1:33431/api/invoices/in_prod_06h2e7kp8aveb69rve5bpe1gpys3e/pdf",
+         *           "invoice_pdf": "http://127.0.0.1:45387/api/invoices/in_prod_06h2e98qz3znyxtehgw9swgq0ekm8/pdf",
          *           "total_taxes": [],
-         *           "finalized_at": "2026-11-29T11:43:57.518Z",
+         *           "finalized_at": "2026-11-29T11:51:12.134Z",
          *           "subscription": null,
          *           "attempt_count": 0,
          *           "customer_name": "Jenny Rosen",
@@ -24642,14 +25212,14 @@ export type components = {
          *           "subtotal_atom": 500,
          *           "customer_email": "jenny@example.com",
          *           "days_until_due": null,
-         *           "payment_intent": "pi_prod_06h2e7kpe1gmwbt73m69np1v64x1w",
+         *           "payment_intent": "pi_prod_06h2e98r3cp54aqcdv94q8g7ghspt",
          *           "reverse_charge": false,
          *           "due_amount_atom": 500,
          *           "paid_pdf_sha256": null,
          *           "paid_amount_atom": 0,
          *           "collection_method": "charge_automatically",
          *           "total_amount_atom": 500,
-         *           "hosted_invoice_url": "http://127.0.0.1:33431/invoice/Uve3XAEFfyY_CKev9iKQ-b7wl1AwDY5Lbo5VRCO53s8",
+         *           "hosted_invoice_url": "http://127.0.0.1:45387/invoice/NWLv85FNUzmIr4dZ3d8lusIWaao47eWUp2p-iYtpYLU",
          *           "ending_balance_atom": 0,
          *           "next_payment_attempt": null,
          *           "starting_balance_atom": 0,
@@ -24689,19 +25259,19 @@ export type components = {
         /**
          * @description The webhook body of `invoice.payment_action_required`.
          * @example {
-         *       "id": "evt_prod_06h2e7kpy33m4g35198sne8gva24r",
+         *       "id": "evt_prod_06h2e98rvx4xrd8mm9hwh47k92q40",
          *       "object": "event",
          *       "type": "invoice.payment_action_required",
          *       "sequence": 3,
-         *       "created": 1795952637,
+         *       "created": 1795953072,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "in_prod_06h2e7kppkem0txg4bx5sjk345hfc",
+         *           "id": "in_prod_06h2e98rj6y1p28tfpxnnaqp5bpka",
          *           "lines": [
          *             {
-         *               "id": "il_prod_06h2e7kpprtnsrtx425y4h62c8ynm",
-         *               "price": "price_prod_06h2e7kg1af7tmmxj49fzsfsa1w5w",
+         *               "id": "il_prod_06h2e98rj8qj2wm9j01417xwbhynw",
+         *               "price": "price_prod_06h2e98h8rf4z3eehc1htz1frr90g",
          *               "quantity": 1,
          *               "tax_rates": [],
          *               "amount_atom": 500,
@@ -24714,11 +25284,11 @@ export type components = {
          *           "number": "EXAMPL-0003",
          *           "object": "invoice",
          *           "status": "open",
-         *           "created": "2026-11-29T11:43:57.620Z",
+         *           "created": "2026-11-29T11:51:12.273Z",
          *           "paid_at": null,
-         *           "updated": "2026-11-29T11:43:57.639Z",
+         *           "updated": "2026-11-29T11:51:12.299Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h2e7khamt8ctss8mzxwepj39dn0",
+         *           "customer": "cus_prod_06h2e98kkcdmq64fh175g1c68wxv0",
          *           "discount": null,
          *           "due_date": null,
          *           "livemode": false,
@@ -24726,11 +25296,11 @@ export type components = {
          *           "tax_atom": 0,
          *           "voided_at": null,
          *           "overdue_at": null,
-         *           "pdf_sha256": "3b584c98437bde95af467a2e3b39e83424ceb98f11e2cc13a68dd737206da16e",
+         *           "pdf_sha256": "77daed40d4e387fba558035ab5f23f9426fdd42f524e2b6a7d9a836da17d0b44",
          *           "description": null,
-         *           "invoice_pdf": "http://127.0.0.1:33431/api/invoices/in_prod_06h2e7kppkem0txg4bx5sjk345hfc/pdf",
+         *           "invoice_pdf": "http://127.0.0.1:45387/api/invoices/in_prod_06h2e98rj6y1p28tfpxnnaqp5bpka/pdf",
          *           "total_taxes": [],
-         *           "finalized_at": "2026-11-29T11:43:57.639Z",
+         *           "finalized_at": "2026-11-29T11:51:12.299Z",
          *           "subscription": null,
          *           "attempt_count": 0,
          *           "customer_name": "Jenny Rosen",
@@ -24738,14 +25308,14 @@ export type components = {
          *           "subtotal_atom": 500,
          *           "customer_email": "jenny@example.com",
          *           "days_until_due": null,
-         *           "payment_intent": "pi_prod_06h2e7kpw67vaq0s3hm0fpawv4q4j",
+         *           "payment_intent": "pi_prod_06h2e98rv42gveybedad8hjzx94f2",
          *           "reverse_charge": false,
          *           "due_amount_atom": 500,
          *           "paid_pdf_sha256": null,
          *           "paid_amount_atom": 0,
          *           "collection_method": "charge_automatically",
          *           "total_amount_atom": 500,
-         *           "hosted_invoice_url": "http://127.0.0.1:33431/invoice/jAvgxk_yh4NAhGPW3Pujfzi8JXnAX0W41oEO9tZc54s",
+         *           "hosted_invoice_url": "http://127.0.0.1:45387/invoice/lxr9p4dAIiU2mGDjymA3iKr1eDgqfoaoe9tVJI08BhM",
          *           "ending_balance_atom": 0,
          *           "next_payment_attempt": null,
          *           "starting_balance_atom": 0,
@@ -24785,19 +25355,19 @@ export type components = {
         /**
          * @description The webhook body of `invoice.overdue`.
          * @example {
-         *       "id": "evt_prod_06h2e7kyn9jcppm87qdbtt11jjyem",
+         *       "id": "evt_prod_06h2e98yypqj3ef3gh669yeg6ebct",
          *       "object": "event",
          *       "type": "invoice.overdue",
          *       "sequence": 3,
-         *       "created": 1796039038,
+         *       "created": 1796039472,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "in_prod_06h2e7kt2s2e3hz5qrn2z3n09v49r",
+         *           "id": "in_prod_06h2e98twqq5v6q1b82ab66f6sdz8",
          *           "lines": [
          *             {
-         *               "id": "il_prod_06h2e7kt2s2e3hz5qrn2z3n09v49t",
-         *               "price": "price_prod_06h2e7kg1af7tmmxj49fzsfsa1w5w",
+         *               "id": "il_prod_06h2e98twt3pxnck5z3rvc67ryak8",
+         *               "price": "price_prod_06h2e98h8rf4z3eehc1htz1frr90g",
          *               "quantity": 1,
          *               "tax_rates": [],
          *               "amount_atom": 500,
@@ -24810,23 +25380,23 @@ export type components = {
          *           "number": "EXAMPL-0007",
          *           "object": "invoice",
          *           "status": "open",
-         *           "created": "2026-11-29T11:43:58.486Z",
+         *           "created": "2026-11-29T11:51:12.869Z",
          *           "paid_at": null,
-         *           "updated": "2026-11-30T11:43:58.464Z",
+         *           "updated": "2026-11-30T11:51:12.849Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h2e7khamt8ctss8mzxwepj39dn0",
+         *           "customer": "cus_prod_06h2e98kkcdmq64fh175g1c68wxv0",
          *           "discount": null,
-         *           "due_date": "2026-11-30T11:43:58.464Z",
+         *           "due_date": "2026-11-30T11:51:12.849Z",
          *           "livemode": false,
          *           "metadata": {},
          *           "tax_atom": 0,
          *           "voided_at": null,
-         *           "overdue_at": "2026-11-30T11:43:58.464Z",
-         *           "pdf_sha256": "606f6a30a76df5a8c06e24231a8d0c9c0921df6f39a3061019d6f63127685b9f",
+         *           "overdue_at": "2026-11-30T11:51:12.849Z",
+         *           "pdf_sha256": "6010d68e92687ac295e13d6f88ca4ca14f613692c00f8c95787a4832c8651426",
          *           "description": null,
-         *           "invoice_pdf": "http://127.0.0.1:33431/api/invoices/in_prod_06h2e7kt2s2e3hz5qrn2z3n09v49r/pdf",
+         *           "invoice_pdf": "http://127.0.0.1:45387/api/invoices/in_prod_06h2e98twqq5v6q1b82ab66f6sdz8/pdf",
          *           "total_taxes": [],
-         *           "finalized_at": "2026-11-29T11:43:58.499Z",
+         *           "finalized_at": "2026-11-29T11:51:12.883Z",
          *           "subscription": null,
          *           "attempt_count": 0,
          *           "customer_name": "Jenny Rosen",
@@ -24841,7 +25411,7 @@ export type components = {
          *           "paid_amount_atom": 0,
          *           "collection_method": "charge_automatically",
          *           "total_amount_atom": 500,
-         *           "hosted_invoice_url": "http://127.0.0.1:33431/invoice/VHl2oFbikiMFGkiOzUWVq4YxsFqZFDKPFdFXcb-xDsQ",
+         *           "hosted_invoice_url": "http://127.0.0.1:45387/invoice/t04KscvVGWT6knK7F6tV2mJUDnCteUv3aJlxBaWiVQc",
          *           "ending_balance_atom": 0,
          *           "next_payment_attempt": null,
          *           "starting_balance_atom": 0,
@@ -24850,7 +25420,7 @@ export type components = {
          *           "post_payment_credit_notes_amount_atom": 0
          *         },
          *         "previous_attributes": {
-         *           "updated": "2026-11-29T11:43:58.499Z",
+         *           "updated": "2026-11-29T11:51:12.883Z",
          *           "overdue_at": null
          *         }
          *       }
@@ -24885,19 +25455,19 @@ export type components = {
         /**
          * @description The webhook body of `invoice.voided`.
          * @example {
-         *       "id": "evt_prod_06h2e7kq8gxbnnst4xgazvd0yn5zp",
+         *       "id": "evt_prod_06h2e98scnsdpp6fxe116taykgexj",
          *       "object": "event",
          *       "type": "invoice.voided",
          *       "sequence": 3,
-         *       "created": 1795952637,
+         *       "created": 1795953072,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "in_prod_06h2e7kq34wk4bzgep1kajws83sv4",
+         *           "id": "in_prod_06h2e98rxg0v9j33p54h48cgjg1f0",
          *           "lines": [
          *             {
-         *               "id": "il_prod_06h2e7kq3btkqyzcc6qwfh6xz9gdj",
-         *               "price": "price_prod_06h2e7kg1af7tmmxj49fzsfsa1w5w",
+         *               "id": "il_prod_06h2e98rxmyjgd91bkcez7a1rzkbr",
+         *               "price": "price_prod_06h2e98h8rf4z3eehc1htz1frr90g",
          *               "quantity": 1,
          *               "tax_rates": [],
          *               "amount_atom": 500,
@@ -24910,23 +25480,23 @@ export type components = {
          *           "number": "EXAMPL-0004",
          *           "object": "invoice",
          *           "status": "void",
-         *           "created": "2026-11-29T11:43:57.721Z",
+         *           "created": "2026-11-29T11:51:12.364Z",
          *           "paid_at": null,
-         *           "updated": "2026-11-29T11:43:57.763Z",
+         *           "updated": "2026-11-29T11:51:12.483Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h2e7khamt8ctss8mzxwepj39dn0",
+         *           "customer": "cus_prod_06h2e98kkcdmq64fh175g1c68wxv0",
          *           "discount": null,
          *           "due_date": null,
          *           "livemode": false,
          *           "metadata": {},
          *           "tax_atom": 0,
-         *           "voided_at": "2026-11-29T11:43:57.763Z",
+         *           "voided_at": "2026-11-29T11:51:12.483Z",
          *           "overdue_at": null,
-         *           "pdf_sha256": "7ef4a56e9d5b541d3c030297eb1ea6902603997c5dda52c130d9be64ba1e49ab",
+         *           "pdf_sha256": "7f716df1590b20724f69480a5fd6b24eed35a35537e889d670eb46096b13b367",
          *           "description": null,
-         *           "invoice_pdf": "http://127.0.0.1:33431/api/invoices/in_prod_06h2e7kq34wk4bzgep1kajws83sv4/pdf",
+         *           "invoice_pdf": "http://127.0.0.1:45387/api/invoices/in_prod_06h2e98rxg0v9j33p54h48cgjg1f0/pdf",
          *           "total_taxes": [],
-         *           "finalized_at": "2026-11-29T11:43:57.739Z",
+         *           "finalized_at": "2026-11-29T11:51:12.448Z",
          *           "subscription": null,
          *           "attempt_count": 0,
          *           "customer_name": "Jenny Rosen",
@@ -24941,7 +25511,7 @@ export type components = {
          *           "paid_amount_atom": 0,
          *           "collection_method": "charge_automatically",
          *           "total_amount_atom": 500,
-         *           "hosted_invoice_url": "http://127.0.0.1:33431/invoice/5auDJ4N4oxHpHG2ej1HAB7rsrRWp3wZr9jG2WakpG_8",
+         *           "hosted_invoice_url": "http://127.0.0.1:45387/invoice/5l2Ef6edbgE1-IbNifF0R8qYn1leaV0Of8q9O8G4BY4",
          *           "ending_balance_atom": 0,
          *           "next_payment_attempt": null,
          *           "starting_balance_atom": 0,
@@ -24951,7 +25521,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "status": "open",
-         *           "updated": "2026-11-29T11:43:57.739Z",
+         *           "updated": "2026-11-29T11:51:12.448Z",
          *           "voided_at": null
          *         }
          *       }
@@ -24986,19 +25556,19 @@ export type components = {
         /**
          * @description The webhook body of `invoice.marked_uncollectible`.
          * @example {
-         *       "id": "evt_prod_06h2e7kr8cdd2h5kfq60v40182j48",
+         *       "id": "evt_prod_06h2e98ssx5bz4fgdzhmz2m8q69a6",
          *       "object": "event",
          *       "type": "invoice.marked_uncollectible",
          *       "sequence": 3,
-         *       "created": 1795952638,
+         *       "created": 1795953072,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "in_prod_06h2e7kqgzpkh0s4g2cvmc08mxbjm",
+         *           "id": "in_prod_06h2e98sjem8nxgmtjj3djxv2dsxg",
          *           "lines": [
          *             {
-         *               "id": "il_prod_06h2e7kqgzpkh0s4g2cvmc08mxbjp",
-         *               "price": "price_prod_06h2e7kg1af7tmmxj49fzsfsa1w5w",
+         *               "id": "il_prod_06h2e98sjgzev9y1pdrvegbfgd7y8",
+         *               "price": "price_prod_06h2e98h8rf4z3eehc1htz1frr90g",
          *               "quantity": 1,
          *               "tax_rates": [],
          *               "amount_atom": 500,
@@ -25011,11 +25581,11 @@ export type components = {
          *           "number": "EXAMPL-0005",
          *           "object": "invoice",
          *           "status": "uncollectible",
-         *           "created": "2026-11-29T11:43:57.831Z",
+         *           "created": "2026-11-29T11:51:12.531Z",
          *           "paid_at": null,
-         *           "updated": "2026-11-29T11:43:57.997Z",
+         *           "updated": "2026-11-29T11:51:12.590Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h2e7khamt8ctss8mzxwepj39dn0",
+         *           "customer": "cus_prod_06h2e98kkcdmq64fh175g1c68wxv0",
          *           "discount": null,
          *           "due_date": null,
          *           "livemode": false,
@@ -25023,11 +25593,11 @@ export type components = {
          *           "tax_atom": 0,
          *           "voided_at": null,
          *           "overdue_at": null,
-         *           "pdf_sha256": "4d83379e0a07276d58931c6f99598a73a504ac15db193cbcc6d71900623f802d",
+         *           "pdf_sha256": "ac0ed49cd4438d566e9dc4ce4aee1d23180feebe9df67f2f6e9504425ad1d145",
          *           "description": null,
-         *           "invoice_pdf": "http://127.0.0.1:33431/api/invoices/in_prod_06h2e7kqgzpkh0s4g2cvmc08mxbjm/pdf",
+         *           "invoice_pdf": "http://127.0.0.1:45387/api/invoices/in_prod_06h2e98sjem8nxgmtjj3djxv2dsxg/pdf",
          *           "total_taxes": [],
-         *           "finalized_at": "2026-11-29T11:43:57.913Z",
+         *           "finalized_at": "2026-11-29T11:51:12.565Z",
          *           "subscription": null,
          *           "attempt_count": 0,
          *           "customer_name": "Jenny Rosen",
@@ -25042,17 +25612,17 @@ export type components = {
          *           "paid_amount_atom": 0,
          *           "collection_method": "charge_automatically",
          *           "total_amount_atom": 500,
-         *           "hosted_invoice_url": "http://127.0.0.1:33431/invoice/KciQKXc4fTIANjWn36U5VKCUmrm9v9-M6LIsU5YKfqE",
+         *           "hosted_invoice_url": "http://127.0.0.1:45387/invoice/yFjl8Adm7kmKS7yWXrMXzxG-QeCjSYFM3YjvuFgepfQ",
          *           "ending_balance_atom": 0,
          *           "next_payment_attempt": null,
          *           "starting_balance_atom": 0,
-         *           "marked_uncollectible_at": "2026-11-29T11:43:57.997Z",
+         *           "marked_uncollectible_at": "2026-11-29T11:51:12.590Z",
          *           "pre_payment_credit_notes_amount_atom": 0,
          *           "post_payment_credit_notes_amount_atom": 0
          *         },
          *         "previous_attributes": {
          *           "status": "open",
-         *           "updated": "2026-11-29T11:43:57.913Z",
+         *           "updated": "2026-11-29T11:51:12.565Z",
          *           "marked_uncollectible_at": null
          *         }
          *       }
@@ -25087,19 +25657,19 @@ export type components = {
         /**
          * @description The webhook body of `invoice.refunded`.
          * @example {
-         *       "id": "evt_prod_06h2e7kp6ygvsvxgyzyx7emx74d98",
+         *       "id": "evt_prod_06h2e98qx1bh2gb9c52das5j74fd4",
          *       "object": "event",
          *       "type": "invoice.refunded",
          *       "sequence": 5,
-         *       "created": 1795952637,
+         *       "created": 1795953072,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "in_prod_06h2e7kmxkwkykxff9qrk6t0bbkaw",
+         *           "id": "in_prod_06h2e98p07cr2zxgwes1jhdtna2pw",
          *           "lines": [
          *             {
-         *               "id": "il_prod_06h2e7kmxmwqyh687rcspd9rgy15p",
-         *               "price": "price_prod_06h2e7kg1af7tmmxj49fzsfsa1w5w",
+         *               "id": "il_prod_06h2e98p07cr2zxgwes1jhdtna2py",
+         *               "price": "price_prod_06h2e98h8rf4z3eehc1htz1frr90g",
          *               "quantity": 1,
          *               "tax_rates": [],
          *               "amount_atom": 500,
@@ -25112,11 +25682,11 @@ export type components = {
          *           "number": "EXAMPL-0001",
          *           "object": "invoice",
          *           "status": "paid",
-         *           "created": "2026-11-29T11:43:57.164Z",
-         *           "paid_at": "2026-11-29T11:43:57.322Z",
-         *           "updated": "2026-11-29T11:43:57.322Z",
+         *           "created": "2026-11-29T11:51:11.617Z",
+         *           "paid_at": "2026-11-29T11:51:11.842Z",
+         *           "updated": "2026-11-29T11:51:11.842Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h2e7khamt8ctss8mzxwepj39dn0",
+         *           "customer": "cus_prod_06h2e98kkcdmq64fh175g1c68wxv0",
          *           "discount": null,
          *           "due_date": null,
          *           "livemode": false,
@@ -25124,11 +25694,11 @@ export type components = {
          *           "tax_atom": 0,
          *           "voided_at": null,
          *           "overdue_at": null,
-         *           "pdf_sha256": "ed78cb484ea06f9d294cdd90681f9869c4b079a38fe81a4b9f6af8c0a4915e8b",
+         *           "pdf_sha256": "3744a97cbacad036db38f3509c8012ee182502bacc9816c524a4839a67ea86fa",
          *           "description": null,
-         *           "invoice_pdf": "http://127.0.0.1:33431/api/invoices/in_prod_06h2e7kmxkwkykxff9qrk6t0bbkaw/pdf",
+         *           "invoice_pdf": "http://127.0.0.1:45387/api/invoices/in_prod_06h2e98p07cr2zxgwes1jhdtna2pw/pdf",
          *           "total_taxes": [],
-         *           "finalized_at": "2026-11-29T11:43:57.206Z",
+         *           "finalized_at": "2026-11-29T11:51:11.664Z",
          *           "subscription": null,
          *           "attempt_count": 0,
          *           "customer_name": "Jenny Rosen",
@@ -25136,14 +25706,14 @@ export type components = {
          *           "subtotal_atom": 500,
          *           "customer_email": "jenny@example.com",
          *           "days_until_due": null,
-         *           "payment_intent": "pi_prod_06h2e7kncwr3ew47j9c38d788bjfm",
+         *           "payment_intent": "pi_prod_06h2e98psssjmebvyqxa2snvw6arg",
          *           "reverse_charge": false,
          *           "due_amount_atom": 0,
-         *           "paid_pdf_sha256": "6410c91c6469c5ceba7fe20ccb7a0a7489813772b5398bea211487decaabc481",
+         *           "paid_pdf_sha256": "47a174bbb031f4beefd3f445c242219ece27a8dbafe5fe2806935320816795ad",
          *           "paid_amount_atom": 500,
          *           "collection_method": "charge_automatically",
          *           "total_amount_atom": 500,
-         *           "hosted_invoice_url": "http://127.0.0.1:33431/invoice/7OPIvAgXHaazythPFFoL7S3oQJFnkFbEOs2KVQiV0kw",
+         *           "hosted_invoice_url": "http://127.0.0.1:45387/invoice/cVGaM-kD0v6-S5uLwg_xong-DtZVPibkz_-K5pCl6iM",
          *           "ending_balance_atom": 0,
          *           "next_payment_attempt": null,
          *           "starting_balance_atom": 0,
@@ -25183,19 +25753,19 @@ export type components = {
         /**
          * @description The webhook body of `invoice.upcoming`.
          * @example {
-         *       "id": "evt_prod_06h2e7kyyhbca1jc4qc7w378ekxve",
+         *       "id": "evt_prod_06h2e98zj9hycbzzv3ft17sk0avrr",
          *       "object": "event",
          *       "type": "invoice.upcoming",
          *       "sequence": 1,
-         *       "created": 1796298238,
+         *       "created": 1796298673,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "in_prod_06h2e7kywaxg250s1akxe5dpehw3p",
+         *           "id": "in_prod_06h2e98zfhph331fvpmyw3aa5w1nw",
          *           "lines": [
          *             {
-         *               "id": "il_prod_06h2e7kyy92yzq36qpb1ar8cp645r",
-         *               "price": "price_prod_06h2e7kfy73va64z4hg784mm5asry",
+         *               "id": "il_prod_06h2e98zj24crx2j7hqj8sx41sdpm",
+         *               "price": "price_prod_06h2e98h506a9yqp5cgdfdqvte0w0",
          *               "quantity": 1,
          *               "tax_rates": [],
          *               "amount_atom": 2000,
@@ -25208,11 +25778,11 @@ export type components = {
          *           "number": null,
          *           "object": "invoice",
          *           "status": "draft",
-         *           "created": "2026-12-06T11:43:58.822Z",
+         *           "created": "2026-12-06T11:51:13.198Z",
          *           "paid_at": null,
-         *           "updated": "2026-12-06T11:43:58.822Z",
+         *           "updated": "2026-12-06T11:51:13.198Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h2e7khamt8ctss8mzxwepj39dn0",
+         *           "customer": "cus_prod_06h2e98kkcdmq64fh175g1c68wxv0",
          *           "discount": null,
          *           "due_date": null,
          *           "livemode": false,
@@ -25221,11 +25791,11 @@ export type components = {
          *           "voided_at": null,
          *           "overdue_at": null,
          *           "pdf_sha256": null,
-         *           "description": "Subscription to Pro (Monthly), 6 Dec 2026 11:43:58 UTC – 6 Jan 2027 11:43:58 UTC",
+         *           "description": "Subscription sub_prod_06h2e98w684nfmwqhdn155gsrbnpm",
          *           "invoice_pdf": null,
          *           "total_taxes": [],
          *           "finalized_at": null,
-         *           "subscription": "sub_prod_06h2e7kveeyacjx4q7wvjqe0r1gsp",
+         *           "subscription": "sub_prod_06h2e98w684nfmwqhdn155gsrbnpm",
          *           "attempt_count": 0,
          *           "customer_name": null,
          *           "discount_atom": 0,
@@ -25241,7 +25811,7 @@ export type components = {
          *           "total_amount_atom": 2000,
          *           "hosted_invoice_url": null,
          *           "ending_balance_atom": 0,
-         *           "next_payment_attempt": "2026-12-06T11:43:58.822Z",
+         *           "next_payment_attempt": "2026-12-06T11:51:13.198Z",
          *           "starting_balance_atom": 0,
          *           "marked_uncollectible_at": null,
          *           "pre_payment_credit_notes_amount_atom": 0,
@@ -25279,22 +25849,22 @@ export type components = {
         /**
          * @description The webhook body of `customer.created`.
          * @example {
-         *       "id": "evt_prod_06h2e7khb17vr8tpbzqbvc8rag9am",
+         *       "id": "evt_prod_06h2e98kkm7v8hfj02g1rxg3af8pp",
          *       "object": "event",
          *       "type": "customer.created",
          *       "sequence": 1,
-         *       "created": 1795952636,
+         *       "created": 1795953071,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "cus_prod_06h2e7khamt8ctss8mzxwepj39dn0",
+         *           "id": "cus_prod_06h2e98kkcdmq64fh175g1c68wxv0",
          *           "name": "Jenny",
          *           "email": "jenny@example.com",
          *           "object": "customer",
          *           "address": null,
-         *           "created": "2026-11-29T11:43:56.245Z",
+         *           "created": "2026-11-29T11:51:11.003Z",
          *           "tax_ids": [],
-         *           "updated": "2026-11-29T11:43:56.245Z",
+         *           "updated": "2026-11-29T11:51:11.003Z",
          *           "balances": {},
          *           "livemode": false,
          *           "metadata": {},
@@ -25377,22 +25947,22 @@ export type components = {
         /**
          * @description The webhook body of `customer.updated`.
          * @example {
-         *       "id": "evt_prod_06h2e7khemyhe2qn582p84jr7cany",
+         *       "id": "evt_prod_06h2e98kt8xh1f5v899gkw8bgcfpt",
          *       "object": "event",
          *       "type": "customer.updated",
          *       "sequence": 2,
-         *       "created": 1795952636,
+         *       "created": 1795953071,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "cus_prod_06h2e7khamt8ctss8mzxwepj39dn0",
+         *           "id": "cus_prod_06h2e98kkcdmq64fh175g1c68wxv0",
          *           "name": "Jenny Rosen",
          *           "email": "jenny@example.com",
          *           "object": "customer",
          *           "address": null,
-         *           "created": "2026-11-29T11:43:56.245Z",
+         *           "created": "2026-11-29T11:51:11.003Z",
          *           "tax_ids": [],
-         *           "updated": "2026-11-29T11:43:56.275Z",
+         *           "updated": "2026-11-29T11:51:11.056Z",
          *           "balances": {},
          *           "livemode": false,
          *           "metadata": {},
@@ -25403,7 +25973,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "name": "Jenny",
-         *           "updated": "2026-11-29T11:43:56.245Z"
+         *           "updated": "2026-11-29T11:51:11.003Z"
          *         }
          *       }
          *     }
@@ -25437,23 +26007,23 @@ export type components = {
         /**
          * @description The webhook body of `customer.deleted`.
          * @example {
-         *       "id": "evt_prod_06h2e7khjqaamby85f86y3pdpy97j",
+         *       "id": "evt_prod_06h2e98kz9s3a5x4v9c3ms3acvhqw",
          *       "object": "event",
          *       "type": "customer.deleted",
          *       "sequence": 2,
-         *       "created": 1795952636,
+         *       "created": 1795953071,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "cus_prod_06h2e7khgqpe9tnb12beje68f5dbr",
+         *           "id": "cus_prod_06h2e98kwmf4d8w4ywahqy825dhj4",
          *           "name": null,
          *           "email": "leaving@example.com",
          *           "object": "customer",
          *           "address": null,
-         *           "created": "2026-11-29T11:43:56.293Z",
+         *           "created": "2026-11-29T11:51:11.077Z",
          *           "deleted": true,
          *           "tax_ids": [],
-         *           "updated": "2026-11-29T11:43:56.308Z",
+         *           "updated": "2026-11-29T11:51:11.088Z",
          *           "balances": {},
          *           "livemode": false,
          *           "metadata": {},
@@ -25463,7 +26033,7 @@ export type components = {
          *           "preferred_locale": null
          *         },
          *         "previous_attributes": {
-         *           "updated": "2026-11-29T11:43:56.293Z",
+         *           "updated": "2026-11-29T11:51:11.077Z",
          *           "deleted": null
          *         }
          *       }
@@ -25541,24 +26111,24 @@ export type components = {
         /**
          * @description The webhook body of `customer.discount.created`.
          * @example {
-         *       "id": "evt_prod_06h2e7khmk5p2b2h7dhsdwxz9j0sa",
+         *       "id": "evt_prod_06h2e98m3j97285f5yt7bwet4hg6j",
          *       "object": "event",
          *       "type": "customer.discount.created",
          *       "sequence": 1,
-         *       "created": 1795952636,
+         *       "created": 1795953071,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "di_prod_06h2e7khmk5p2b2h7dhsdwxz9j0s8",
+         *           "id": "di_prod_06h2e98m3d43rc7bw3bfhrbd6d70w",
          *           "end": null,
-         *           "start": "2026-11-29T11:43:56.322Z",
+         *           "start": "2026-11-29T11:51:11.129Z",
          *           "coupon": {
-         *             "id": "cpn_prod_06h2e7kgbv0hf9twev4dww5y2287e",
+         *             "id": "cpn_prod_06h2e98hkdpp8pqwr4nss7g63nhxw",
          *             "name": "Ten percent",
          *             "valid": true,
          *             "object": "coupon",
-         *             "created": "2026-11-29T11:43:55.998Z",
-         *             "updated": "2026-11-29T11:43:56.322Z",
+         *             "created": "2026-11-29T11:51:10.491Z",
+         *             "updated": "2026-11-29T11:51:11.129Z",
          *             "currency": null,
          *             "duration": "forever",
          *             "livemode": false,
@@ -25571,7 +26141,7 @@ export type components = {
          *             "duration_in_months": null
          *           },
          *           "object": "discount",
-         *           "customer": "cus_prod_06h2e7khamt8ctss8mzxwepj39dn0",
+         *           "customer": "cus_prod_06h2e98kkcdmq64fh175g1c68wxv0",
          *           "livemode": false
          *         }
          *       }
@@ -25624,24 +26194,24 @@ export type components = {
         /**
          * @description The webhook body of `customer.discount.updated`.
          * @example {
-         *       "id": "evt_prod_06h2e7khpnd3c7fr2actq0jnhyjec",
+         *       "id": "evt_prod_06h2e98m5m8xbsbqd8097kgqm7ck0",
          *       "object": "event",
          *       "type": "customer.discount.updated",
          *       "sequence": 2,
-         *       "created": 1795952636,
+         *       "created": 1795953071,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "di_prod_06h2e7khmk5p2b2h7dhsdwxz9j0s8",
+         *           "id": "di_prod_06h2e98m3d43rc7bw3bfhrbd6d70w",
          *           "end": null,
-         *           "start": "2026-11-29T11:43:56.339Z",
+         *           "start": "2026-11-29T11:51:11.147Z",
          *           "coupon": {
-         *             "id": "cpn_prod_06h2e7kgezr5mzk7wx6khc9w7awfr",
+         *             "id": "cpn_prod_06h2e98hnt4crncngg8r2rmbzec50",
          *             "name": null,
          *             "valid": true,
          *             "object": "coupon",
-         *             "created": "2026-11-29T11:43:56.023Z",
-         *             "updated": "2026-11-29T11:43:56.339Z",
+         *             "created": "2026-11-29T11:51:10.510Z",
+         *             "updated": "2026-11-29T11:51:11.147Z",
          *             "currency": "usd",
          *             "duration": "once",
          *             "livemode": false,
@@ -25654,18 +26224,18 @@ export type components = {
          *             "duration_in_months": null
          *           },
          *           "object": "discount",
-         *           "customer": "cus_prod_06h2e7khamt8ctss8mzxwepj39dn0",
+         *           "customer": "cus_prod_06h2e98kkcdmq64fh175g1c68wxv0",
          *           "livemode": false
          *         },
          *         "previous_attributes": {
-         *           "start": "2026-11-29T11:43:56.322Z",
+         *           "start": "2026-11-29T11:51:11.129Z",
          *           "coupon": {
-         *             "id": "cpn_prod_06h2e7kgbv0hf9twev4dww5y2287e",
+         *             "id": "cpn_prod_06h2e98hkdpp8pqwr4nss7g63nhxw",
          *             "name": "Ten percent",
          *             "valid": true,
          *             "object": "coupon",
-         *             "created": "2026-11-29T11:43:55.998Z",
-         *             "updated": "2026-11-29T11:43:56.322Z",
+         *             "created": "2026-11-29T11:51:10.491Z",
+         *             "updated": "2026-11-29T11:51:11.129Z",
          *             "currency": null,
          *             "duration": "forever",
          *             "livemode": false,
@@ -25710,24 +26280,24 @@ export type components = {
         /**
          * @description The webhook body of `customer.discount.deleted`.
          * @example {
-         *       "id": "evt_prod_06h2e7khr7ehtnpcpr10vjh4skf26",
+         *       "id": "evt_prod_06h2e98m7d5ykz7xg9eq26gj4nmv2",
          *       "object": "event",
          *       "type": "customer.discount.deleted",
          *       "sequence": 3,
-         *       "created": 1795952636,
+         *       "created": 1795953071,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "di_prod_06h2e7khmk5p2b2h7dhsdwxz9j0s8",
+         *           "id": "di_prod_06h2e98m3d43rc7bw3bfhrbd6d70w",
          *           "end": null,
-         *           "start": "2026-11-29T11:43:56.339Z",
+         *           "start": "2026-11-29T11:51:11.147Z",
          *           "coupon": {
-         *             "id": "cpn_prod_06h2e7kgezr5mzk7wx6khc9w7awfr",
+         *             "id": "cpn_prod_06h2e98hnt4crncngg8r2rmbzec50",
          *             "name": null,
          *             "valid": true,
          *             "object": "coupon",
-         *             "created": "2026-11-29T11:43:56.023Z",
-         *             "updated": "2026-11-29T11:43:56.339Z",
+         *             "created": "2026-11-29T11:51:10.510Z",
+         *             "updated": "2026-11-29T11:51:11.147Z",
          *             "currency": "usd",
          *             "duration": "once",
          *             "livemode": false,
@@ -25741,7 +26311,7 @@ export type components = {
          *           },
          *           "object": "discount",
          *           "deleted": true,
-         *           "customer": "cus_prod_06h2e7khamt8ctss8mzxwepj39dn0",
+         *           "customer": "cus_prod_06h2e98kkcdmq64fh175g1c68wxv0",
          *           "livemode": false
          *         },
          *         "previous_attributes": {
@@ -25798,20 +26368,20 @@ export type components = {
         /**
          * @description The webhook body of `coupon.created`.
          * @example {
-         *       "id": "evt_prod_06h2e7kgc2gwjmr09bpc0x4qk4nhc",
+         *       "id": "evt_prod_06h2e98hm45abhm7a1jmbfshrczvt",
          *       "object": "event",
          *       "type": "coupon.created",
          *       "sequence": 1,
-         *       "created": 1795952636,
+         *       "created": 1795953070,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "cpn_prod_06h2e7kgbv0hf9twev4dww5y2287e",
+         *           "id": "cpn_prod_06h2e98hkdpp8pqwr4nss7g63nhxw",
          *           "name": null,
          *           "valid": true,
          *           "object": "coupon",
-         *           "created": "2026-11-29T11:43:55.998Z",
-         *           "updated": "2026-11-29T11:43:55.998Z",
+         *           "created": "2026-11-29T11:51:10.491Z",
+         *           "updated": "2026-11-29T11:51:10.491Z",
          *           "currency": null,
          *           "duration": "forever",
          *           "livemode": false,
@@ -25893,20 +26463,20 @@ export type components = {
         /**
          * @description The webhook body of `coupon.updated`.
          * @example {
-         *       "id": "evt_prod_06h2e7kggtfzhygqyssxc9gd9c63p",
+         *       "id": "evt_prod_06h2e98hqvrqp1dwq5zwawkzstqwg",
          *       "object": "event",
          *       "type": "coupon.updated",
          *       "sequence": 2,
-         *       "created": 1795952636,
+         *       "created": 1795953070,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "cpn_prod_06h2e7kgbv0hf9twev4dww5y2287e",
+         *           "id": "cpn_prod_06h2e98hkdpp8pqwr4nss7g63nhxw",
          *           "name": "Ten percent",
          *           "valid": true,
          *           "object": "coupon",
-         *           "created": "2026-11-29T11:43:55.998Z",
-         *           "updated": "2026-11-29T11:43:56.036Z",
+         *           "created": "2026-11-29T11:51:10.491Z",
+         *           "updated": "2026-11-29T11:51:10.525Z",
          *           "currency": null,
          *           "duration": "forever",
          *           "livemode": false,
@@ -25920,7 +26490,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "name": null,
-         *           "updated": "2026-11-29T11:43:55.998Z"
+         *           "updated": "2026-11-29T11:51:10.491Z"
          *         }
          *       }
          *     }
@@ -25954,21 +26524,21 @@ export type components = {
         /**
          * @description The webhook body of `coupon.deleted`.
          * @example {
-         *       "id": "evt_prod_06h2e7kgkw30zdgzgebhf5a8p1ndp",
+         *       "id": "evt_prod_06h2e98hxsbj2vz3bwj42yjmzdmba",
          *       "object": "event",
          *       "type": "coupon.deleted",
          *       "sequence": 2,
-         *       "created": 1795952636,
+         *       "created": 1795953070,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "cpn_prod_06h2e7kgjhcs152dgk9h6947feg60",
+         *           "id": "cpn_prod_06h2e98htwg4572nzsf3r0ecj96v6",
          *           "name": null,
          *           "valid": false,
          *           "object": "coupon",
-         *           "created": "2026-11-29T11:43:56.052Z",
+         *           "created": "2026-11-29T11:51:10.551Z",
          *           "deleted": true,
-         *           "updated": "2026-11-29T11:43:56.062Z",
+         *           "updated": "2026-11-29T11:51:10.573Z",
          *           "currency": null,
          *           "duration": "forever",
          *           "livemode": false,
@@ -25982,7 +26552,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "valid": true,
-         *           "updated": "2026-11-29T11:43:56.052Z",
+         *           "updated": "2026-11-29T11:51:10.551Z",
          *           "deleted": null
          *         }
          *       }
@@ -26056,22 +26626,22 @@ export type components = {
         /**
          * @description The webhook body of `price.created`.
          * @example {
-         *       "id": "evt_prod_06h2e7kfyc6yrbytcq1c7wtxjqhp0",
+         *       "id": "evt_prod_06h2e98h5bw46h064kxcd65g725nw",
          *       "object": "event",
          *       "type": "price.created",
          *       "sequence": 1,
-         *       "created": 1795952635,
+         *       "created": 1795953070,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "price_prod_06h2e7kfy73va64z4hg784mm5asry",
+         *           "id": "price_prod_06h2e98h506a9yqp5cgdfdqvte0w0",
          *           "type": "recurring",
          *           "tiers": null,
          *           "active": true,
          *           "object": "price",
-         *           "created": "2026-11-29T11:43:55.889Z",
-         *           "product": "prod_prod_06h2e7kfr80h8mbwdp06bahm4vr44",
-         *           "updated": "2026-11-29T11:43:55.889Z",
+         *           "created": "2026-11-29T11:51:10.376Z",
+         *           "product": "prod_prod_06h2e98gvxyccxye68e7857v2d1zc",
+         *           "updated": "2026-11-29T11:51:10.376Z",
          *           "currency": "usd",
          *           "livemode": false,
          *           "metadata": {},
@@ -26165,22 +26735,22 @@ export type components = {
         /**
          * @description The webhook body of `price.updated`.
          * @example {
-         *       "id": "evt_prod_06h2e7kg3qe6bjh0gcpwf20h9jhjj",
+         *       "id": "evt_prod_06h2e98hat6ecnvw1nyyhagzbtah4",
          *       "object": "event",
          *       "type": "price.updated",
          *       "sequence": 2,
-         *       "created": 1795952635,
+         *       "created": 1795953070,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "price_prod_06h2e7kfy73va64z4hg784mm5asry",
+         *           "id": "price_prod_06h2e98h506a9yqp5cgdfdqvte0w0",
          *           "type": "recurring",
          *           "tiers": null,
          *           "active": true,
          *           "object": "price",
-         *           "created": "2026-11-29T11:43:55.889Z",
-         *           "product": "prod_prod_06h2e7kfr80h8mbwdp06bahm4vr44",
-         *           "updated": "2026-11-29T11:43:55.931Z",
+         *           "created": "2026-11-29T11:51:10.376Z",
+         *           "product": "prod_prod_06h2e98gvxyccxye68e7857v2d1zc",
+         *           "updated": "2026-11-29T11:51:10.420Z",
          *           "currency": "usd",
          *           "livemode": false,
          *           "metadata": {},
@@ -26196,7 +26766,7 @@ export type components = {
          *           "unit_amount_atom": 2000
          *         },
          *         "previous_attributes": {
-         *           "updated": "2026-11-29T11:43:55.889Z",
+         *           "updated": "2026-11-29T11:51:10.376Z",
          *           "nickname": null
          *         }
          *       }
@@ -26231,23 +26801,23 @@ export type components = {
         /**
          * @description The webhook body of `price.deleted`.
          * @example {
-         *       "id": "evt_prod_06h2e7kg78rc0wjnmwqb0jn17vhvp",
+         *       "id": "evt_prod_06h2e98hfcerqf03k7zben3tpmx12",
          *       "object": "event",
          *       "type": "price.deleted",
          *       "sequence": 2,
-         *       "created": 1795952635,
+         *       "created": 1795953070,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "price_prod_06h2e7kg5paacw3kbge0vvnq63brr",
+         *           "id": "price_prod_06h2e98hdh3n4w4vhwn04305cgye0",
          *           "type": "one_time",
          *           "tiers": null,
          *           "active": true,
          *           "object": "price",
-         *           "created": "2026-11-29T11:43:55.949Z",
+         *           "created": "2026-11-29T11:51:10.444Z",
          *           "deleted": true,
-         *           "product": "prod_prod_06h2e7kfw3bj9w6cbpf4k6b08hcd2",
-         *           "updated": "2026-11-29T11:43:55.960Z",
+         *           "product": "prod_prod_06h2e98h1zhhqn947yxd2q6emtcv0",
+         *           "updated": "2026-11-29T11:51:10.458Z",
          *           "currency": "usd",
          *           "livemode": false,
          *           "metadata": {},
@@ -26258,7 +26828,7 @@ export type components = {
          *           "unit_amount_atom": 100
          *         },
          *         "previous_attributes": {
-         *           "updated": "2026-11-29T11:43:55.949Z",
+         *           "updated": "2026-11-29T11:51:10.444Z",
          *           "deleted": null
          *         }
          *       }
@@ -26341,20 +26911,20 @@ export type components = {
         /**
          * @description The webhook body of `product.created`.
          * @example {
-         *       "id": "evt_prod_06h2e7kfrgpxfmzb2sz7xcqzhqh8p",
+         *       "id": "evt_prod_06h2e98gw4282sg0m10bngyekr5mm",
          *       "object": "event",
          *       "type": "product.created",
          *       "sequence": 1,
-         *       "created": 1795952635,
+         *       "created": 1795953070,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "prod_prod_06h2e7kfr80h8mbwdp06bahm4vr44",
+         *           "id": "prod_prod_06h2e98gvxyccxye68e7857v2d1zc",
          *           "name": "Pro",
          *           "active": true,
          *           "object": "product",
-         *           "created": "2026-11-29T11:43:55.842Z",
-         *           "updated": "2026-11-29T11:43:55.842Z",
+         *           "created": "2026-11-29T11:51:10.303Z",
+         *           "updated": "2026-11-29T11:51:10.303Z",
          *           "livemode": false,
          *           "metadata": {},
          *           "description": null
@@ -26415,26 +26985,26 @@ export type components = {
         /**
          * @description The webhook body of `product.updated`.
          * @example {
-         *       "id": "evt_prod_06h2e7kftnm820er7jq7nqe9xh124",
+         *       "id": "evt_prod_06h2e98gydhf5gg9n5zdbmcep1256",
          *       "object": "event",
          *       "type": "product.updated",
          *       "sequence": 2,
-         *       "created": 1795952635,
+         *       "created": 1795953070,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "prod_prod_06h2e7kfr80h8mbwdp06bahm4vr44",
+         *           "id": "prod_prod_06h2e98gvxyccxye68e7857v2d1zc",
          *           "name": "Pro",
          *           "active": true,
          *           "object": "product",
-         *           "created": "2026-11-29T11:43:55.842Z",
-         *           "updated": "2026-11-29T11:43:55.860Z",
+         *           "created": "2026-11-29T11:51:10.303Z",
+         *           "updated": "2026-11-29T11:51:10.321Z",
          *           "livemode": false,
          *           "metadata": {},
          *           "description": "The pro plan"
          *         },
          *         "previous_attributes": {
-         *           "updated": "2026-11-29T11:43:55.842Z",
+         *           "updated": "2026-11-29T11:51:10.303Z",
          *           "description": null
          *         }
          *       }
@@ -26469,27 +27039,27 @@ export type components = {
         /**
          * @description The webhook body of `product.deleted`.
          * @example {
-         *       "id": "evt_prod_06h2e7kg96psfznmh8yc6xcw9e24m",
+         *       "id": "evt_prod_06h2e98hgtgz0vdsdhn29ryacnws0",
          *       "object": "event",
          *       "type": "product.deleted",
          *       "sequence": 2,
-         *       "created": 1795952635,
+         *       "created": 1795953070,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "prod_prod_06h2e7kfw3bj9w6cbpf4k6b08hcd2",
+         *           "id": "prod_prod_06h2e98h1zhhqn947yxd2q6emtcv0",
          *           "name": "Spare",
          *           "active": true,
          *           "object": "product",
-         *           "created": "2026-11-29T11:43:55.872Z",
+         *           "created": "2026-11-29T11:51:10.351Z",
          *           "deleted": true,
-         *           "updated": "2026-11-29T11:43:55.975Z",
+         *           "updated": "2026-11-29T11:51:10.469Z",
          *           "livemode": false,
          *           "metadata": {},
          *           "description": null
          *         },
          *         "previous_attributes": {
-         *           "updated": "2026-11-29T11:43:55.872Z",
+         *           "updated": "2026-11-29T11:51:10.351Z",
          *           "deleted": null
          *         }
          *       }
@@ -26549,21 +27119,21 @@ export type components = {
         /**
          * @description The webhook body of `refund.created`.
          * @example {
-         *       "id": "evt_prod_06h2e7kmptqcnh6f5cmwxy2vhaf2p",
+         *       "id": "evt_prod_06h2e98nnhp25548w8n9h92j104hj",
          *       "object": "event",
          *       "type": "refund.created",
          *       "sequence": 1,
-         *       "created": 1795952637,
+         *       "created": 1795953071,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "re_prod_06h2e7kmp1zwjz0eg70h43h240rkm",
+         *           "id": "re_prod_06h2e98nnarnzxehe79yz5ye35x98",
          *           "object": "refund",
          *           "reason": null,
          *           "status": "pending",
-         *           "created": "2026-11-29T11:43:57.104Z",
-         *           "payment": "py_prod_06h2e7kj1z85qr0v6htbd2emd8qk2",
-         *           "updated": "2026-11-29T11:43:57.104Z",
+         *           "created": "2026-11-29T11:51:11.530Z",
+         *           "payment": "py_prod_06h2e98mg80qae51htjks0kq40fx8",
+         *           "updated": "2026-11-29T11:51:11.530Z",
          *           "currency": "usd",
          *           "livemode": false,
          *           "metadata": {},
@@ -26630,21 +27200,21 @@ export type components = {
         /**
          * @description The webhook body of `refund.updated`.
          * @example {
-         *       "id": "evt_prod_06h2e7kmqggz4gb8m51qt68mvrqb4",
+         *       "id": "evt_prod_06h2e98nnv5ndfwg8fchyzfz3p5za",
          *       "object": "event",
          *       "type": "refund.updated",
          *       "sequence": 2,
-         *       "created": 1795952637,
+         *       "created": 1795953071,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "re_prod_06h2e7kmp1zwjz0eg70h43h240rkm",
+         *           "id": "re_prod_06h2e98nnarnzxehe79yz5ye35x98",
          *           "object": "refund",
          *           "reason": null,
          *           "status": "succeeded",
-         *           "created": "2026-11-29T11:43:57.104Z",
-         *           "payment": "py_prod_06h2e7kj1z85qr0v6htbd2emd8qk2",
-         *           "updated": "2026-11-29T11:43:57.112Z",
+         *           "created": "2026-11-29T11:51:11.530Z",
+         *           "payment": "py_prod_06h2e98mg80qae51htjks0kq40fx8",
+         *           "updated": "2026-11-29T11:51:11.533Z",
          *           "currency": "usd",
          *           "livemode": false,
          *           "metadata": {},
@@ -26653,7 +27223,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "status": "pending",
-         *           "updated": "2026-11-29T11:43:57.104Z"
+         *           "updated": "2026-11-29T11:51:11.530Z"
          *         }
          *       }
          *     }
@@ -26687,21 +27257,21 @@ export type components = {
         /**
          * @description The webhook body of `refund.failed`.
          * @example {
-         *       "id": "evt_prod_06h2e7kmvq2djbgpk8vqd7bycr536",
+         *       "id": "evt_prod_06h2e98nyhkwhd8m3yme98t5g8vp4",
          *       "object": "event",
          *       "type": "refund.failed",
          *       "sequence": 2,
-         *       "created": 1795952637,
+         *       "created": 1795953071,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "re_prod_06h2e7kmv8m5w4kgr723516j36fj2",
+         *           "id": "re_prod_06h2e98nxy45xphb9m9e2e5zqnmvc",
          *           "object": "refund",
          *           "reason": null,
          *           "status": "failed",
-         *           "created": "2026-11-29T11:43:57.146Z",
-         *           "payment": "py_prod_06h2e7kkx7je5hs7fn0vqj4mx56ar",
-         *           "updated": "2026-11-29T11:43:57.148Z",
+         *           "created": "2026-11-29T11:51:11.599Z",
+         *           "payment": "py_prod_06h2e98n93gkg6vzbpphnyjx55n78",
+         *           "updated": "2026-11-29T11:51:11.602Z",
          *           "currency": "usd",
          *           "livemode": false,
          *           "metadata": {},
@@ -26710,7 +27280,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "status": "pending",
-         *           "updated": "2026-11-29T11:43:57.146Z",
+         *           "updated": "2026-11-29T11:51:11.599Z",
          *           "failure_reason": null
          *         }
          *       }
@@ -26745,21 +27315,21 @@ export type components = {
         /**
          * @description The webhook body of `api_token.created`.
          * @example {
-         *       "id": "evt_prod_06h2e7k5m4q3fa33s3nm5j29myyar",
+         *       "id": "evt_prod_06h2e987368khgbe5zd5pwvpcmaya",
          *       "object": "event",
          *       "type": "api_token.created",
          *       "sequence": 1,
-         *       "created": 1795952633,
+         *       "created": 1795953067,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "key_prod_06h2e7k5ksc04wjtdsbs0hg6cjrza",
+         *           "id": "key_prod_06h2e9872qb7mpa385cf3bfh65tgg",
          *           "kind": "secret",
          *           "name": "catalogue",
          *           "object": "api_token",
          *           "status": "active",
-         *           "created": "2026-11-29T11:43:53.246Z",
-         *           "display": "st_prod_…jjf7",
+         *           "created": "2026-11-29T11:51:07.798Z",
+         *           "display": "st_prod_…kpf5",
          *           "revoked_at": null,
          *           "last_used_at": null
          *         }
@@ -26816,22 +27386,22 @@ export type components = {
         /**
          * @description The webhook body of `api_token.revoked`.
          * @example {
-         *       "id": "evt_prod_06h2e7k9b2w1jcx9fav60ar1na7n4",
+         *       "id": "evt_prod_06h2e988sd359gp2vvs55fpnm9pdp",
          *       "object": "event",
          *       "type": "api_token.revoked",
          *       "sequence": 2,
-         *       "created": 1795952634,
+         *       "created": 1795953068,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "key_prod_06h2e7k8964zzm1whw2f2yawxv60t",
+         *           "id": "key_prod_06h2e987zjd01vxbdjd1mxp6z4w74",
          *           "kind": "publishable",
          *           "name": "spare",
          *           "object": "api_token",
          *           "status": "revoked",
-         *           "created": "2026-11-29T11:43:53.929Z",
-         *           "display": "pt_prod_…eybc",
-         *           "revoked_at": "2026-11-29T11:43:54.189Z",
+         *           "created": "2026-11-29T11:51:08.027Z",
+         *           "display": "pt_prod_…qnej",
+         *           "revoked_at": "2026-11-29T11:51:08.234Z",
          *           "last_used_at": null
          *         },
          *         "previous_attributes": {
@@ -26870,23 +27440,23 @@ export type components = {
         /**
          * @description The webhook body of `webhook_endpoint.created`.
          * @example {
-         *       "id": "evt_prod_06h2e7k9ev7xa4gz110ghrn64jhkg",
+         *       "id": "evt_prod_06h2e988yy42deenn7ba2tk9j0kha",
          *       "object": "event",
          *       "type": "webhook_endpoint.created",
          *       "sequence": 1,
-         *       "created": 1795952634,
+         *       "created": 1795953068,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "whe_prod_06h2e7k9ee59j4cx23k9hjr7zzk0e",
+         *           "id": "whe_prod_06h2e988yh9q57e84n2zdjb2h2e14",
          *           "url": "https://example.com/audit",
          *           "events": [
          *             "customer.created"
          *           ],
          *           "object": "webhook_endpoint",
-         *           "created": "2026-11-29T11:43:54.226Z",
+         *           "created": "2026-11-29T11:51:08.276Z",
          *           "enabled": true,
-         *           "updated": "2026-11-29T11:43:54.226Z",
+         *           "updated": "2026-11-29T11:51:08.276Z",
          *           "livemode": false,
          *           "description": null,
          *           "disabled_at": null,
@@ -26962,23 +27532,23 @@ export type components = {
         /**
          * @description The webhook body of `webhook_endpoint.updated`.
          * @example {
-         *       "id": "evt_prod_06h2e7k9hfv0rgh7ycg2t8jbt7egm",
+         *       "id": "evt_prod_06h2e98920q5syqw6y45jfzxr1rye",
          *       "object": "event",
          *       "type": "webhook_endpoint.updated",
          *       "sequence": 2,
-         *       "created": 1795952634,
+         *       "created": 1795953068,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "whe_prod_06h2e7k9ee59j4cx23k9hjr7zzk0e",
+         *           "id": "whe_prod_06h2e988yh9q57e84n2zdjb2h2e14",
          *           "url": "https://example.com/audit",
          *           "events": [
          *             "customer.created"
          *           ],
          *           "object": "webhook_endpoint",
-         *           "created": "2026-11-29T11:43:54.226Z",
+         *           "created": "2026-11-29T11:51:08.276Z",
          *           "enabled": true,
-         *           "updated": "2026-11-29T11:43:54.249Z",
+         *           "updated": "2026-11-29T11:51:08.303Z",
          *           "livemode": false,
          *           "description": "Audit",
          *           "disabled_at": null,
@@ -26988,7 +27558,7 @@ export type components = {
          *           "previous_secret_expires_at": null
          *         },
          *         "previous_attributes": {
-         *           "updated": "2026-11-29T11:43:54.226Z",
+         *           "updated": "2026-11-29T11:51:08.276Z",
          *           "description": null
          *         }
          *       }
@@ -27023,35 +27593,35 @@ export type components = {
         /**
          * @description The webhook body of `webhook_endpoint.deleted`.
          * @example {
-         *       "id": "evt_prod_06h2e7k9w73xf96w91ya7a8arbja6",
+         *       "id": "evt_prod_06h2e989dkgfp82y4v1ap9f5dcp12",
          *       "object": "event",
          *       "type": "webhook_endpoint.deleted",
          *       "sequence": 6,
-         *       "created": 1795952634,
+         *       "created": 1795953068,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "whe_prod_06h2e7k9ee59j4cx23k9hjr7zzk0e",
+         *           "id": "whe_prod_06h2e988yh9q57e84n2zdjb2h2e14",
          *           "url": "https://example.com/audit",
          *           "events": [
          *             "customer.created"
          *           ],
          *           "object": "webhook_endpoint",
-         *           "created": "2026-11-29T11:43:54.226Z",
+         *           "created": "2026-11-29T11:51:08.276Z",
          *           "deleted": true,
          *           "enabled": false,
-         *           "updated": "2026-11-29T11:43:54.335Z",
+         *           "updated": "2026-11-29T11:51:08.395Z",
          *           "livemode": false,
          *           "description": "Audit",
          *           "disabled_at": null,
          *           "failing_since": null,
          *           "disabled_reason": null,
          *           "max_deliveries_per_second": null,
-         *           "previous_secret_expires_at": "2026-11-30T11:43:54.312Z"
+         *           "previous_secret_expires_at": "2026-11-30T11:51:08.376Z"
          *         },
          *         "previous_attributes": {
          *           "enabled": true,
-         *           "updated": "2026-11-29T11:43:54.312Z",
+         *           "updated": "2026-11-29T11:51:08.376Z",
          *           "deleted": null
          *         }
          *       }
@@ -27122,23 +27692,23 @@ export type components = {
         /**
          * @description The webhook body of `webhook_endpoint.disabled`.
          * @example {
-         *       "id": "evt_prod_06h2e7k9mw42a3x3vx25r3zm8s80g",
+         *       "id": "evt_prod_06h2e98950aaa0hh7hgy6njkm18na",
          *       "object": "event",
          *       "type": "webhook_endpoint.disabled",
          *       "sequence": 3,
-         *       "created": 1795952634,
+         *       "created": 1795953068,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "whe_prod_06h2e7k9ee59j4cx23k9hjr7zzk0e",
+         *           "id": "whe_prod_06h2e988yh9q57e84n2zdjb2h2e14",
          *           "url": "https://example.com/audit",
          *           "events": [
          *             "customer.created"
          *           ],
          *           "object": "webhook_endpoint",
-         *           "created": "2026-11-29T11:43:54.226Z",
+         *           "created": "2026-11-29T11:51:08.276Z",
          *           "enabled": false,
-         *           "updated": "2026-11-29T11:43:54.276Z",
+         *           "updated": "2026-11-29T11:51:08.325Z",
          *           "livemode": false,
          *           "description": "Audit",
          *           "disabled_at": null,
@@ -27149,7 +27719,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "enabled": true,
-         *           "updated": "2026-11-29T11:43:54.249Z"
+         *           "updated": "2026-11-29T11:51:08.303Z"
          *         }
          *       }
          *     }
@@ -27183,23 +27753,23 @@ export type components = {
         /**
          * @description The webhook body of `webhook_endpoint.enabled`.
          * @example {
-         *       "id": "evt_prod_06h2e7k9qae74hyk2jk9n0bwsaakp",
+         *       "id": "evt_prod_06h2e9898qdtxd8vq10av8tzrkq7e",
          *       "object": "event",
          *       "type": "webhook_endpoint.enabled",
          *       "sequence": 4,
-         *       "created": 1795952634,
+         *       "created": 1795953068,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "whe_prod_06h2e7k9ee59j4cx23k9hjr7zzk0e",
+         *           "id": "whe_prod_06h2e988yh9q57e84n2zdjb2h2e14",
          *           "url": "https://example.com/audit",
          *           "events": [
          *             "customer.created"
          *           ],
          *           "object": "webhook_endpoint",
-         *           "created": "2026-11-29T11:43:54.226Z",
+         *           "created": "2026-11-29T11:51:08.276Z",
          *           "enabled": true,
-         *           "updated": "2026-11-29T11:43:54.296Z",
+         *           "updated": "2026-11-29T11:51:08.355Z",
          *           "livemode": false,
          *           "description": "Audit",
          *           "disabled_at": null,
@@ -27210,7 +27780,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "enabled": false,
-         *           "updated": "2026-11-29T11:43:54.276Z"
+         *           "updated": "2026-11-29T11:51:08.325Z"
          *         }
          *       }
          *     }
@@ -27244,33 +27814,33 @@ export type components = {
         /**
          * @description The webhook body of `webhook_endpoint.secret_rotated`.
          * @example {
-         *       "id": "evt_prod_06h2e7k9sdk80rps8edk7xefzbqq6",
+         *       "id": "evt_prod_06h2e989bczqgr6vcpeeyz2t83hdy",
          *       "object": "event",
          *       "type": "webhook_endpoint.secret_rotated",
          *       "sequence": 5,
-         *       "created": 1795952634,
+         *       "created": 1795953068,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "whe_prod_06h2e7k9ee59j4cx23k9hjr7zzk0e",
+         *           "id": "whe_prod_06h2e988yh9q57e84n2zdjb2h2e14",
          *           "url": "https://example.com/audit",
          *           "events": [
          *             "customer.created"
          *           ],
          *           "object": "webhook_endpoint",
-         *           "created": "2026-11-29T11:43:54.226Z",
+         *           "created": "2026-11-29T11:51:08.276Z",
          *           "enabled": true,
-         *           "updated": "2026-11-29T11:43:54.312Z",
+         *           "updated": "2026-11-29T11:51:08.376Z",
          *           "livemode": false,
          *           "description": "Audit",
          *           "disabled_at": null,
          *           "failing_since": null,
          *           "disabled_reason": null,
          *           "max_deliveries_per_second": null,
-         *           "previous_secret_expires_at": "2026-11-30T11:43:54.312Z"
+         *           "previous_secret_expires_at": "2026-11-30T11:51:08.376Z"
          *         },
          *         "previous_attributes": {
-         *           "updated": "2026-11-29T11:43:54.296Z",
+         *           "updated": "2026-11-29T11:51:08.355Z",
          *           "previous_secret_expires_at": null
          *         }
          *       }
@@ -27305,18 +27875,18 @@ export type components = {
         /**
          * @description The webhook body of `user.signed_in`.
          * @example {
-         *       "id": "evt_prod_06h2e7k59134ydqnkap5y63n6tn6p",
+         *       "id": "evt_prod_06h2e986vey59fghacs2rdhxqca38",
          *       "object": "event",
          *       "type": "user.signed_in",
          *       "sequence": 1,
-         *       "created": 1795952633,
+         *       "created": 1795953067,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "user_prod_06h2e7k29pz0agkc4tj47pp8mpgx2",
+         *           "id": "user_prod_06h2e985ta8m95w778765db487d28",
          *           "name": "Test User",
          *           "role": "owner",
-         *           "email": "user-70ee60d3b3@example.com",
+         *           "email": "user-e7c57bc06e@example.com",
          *           "object": "user"
          *         }
          *       }
@@ -27362,18 +27932,18 @@ export type components = {
         /**
          * @description The webhook body of `user.sign_in_failed`.
          * @example {
-         *       "id": "evt_prod_06h2e7kd246t2vdfx4eyc6xpna33a",
+         *       "id": "evt_prod_06h2e98bt4zc2bhc21aecvfmhdsfa",
          *       "object": "event",
          *       "type": "user.sign_in_failed",
          *       "sequence": 2,
-         *       "created": 1795952635,
+         *       "created": 1795953069,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "user_prod_06h2e7k29pz0agkc4tj47pp8mpgx2",
+         *           "id": "user_prod_06h2e985ta8m95w778765db487d28",
          *           "name": "Test User",
          *           "role": "owner",
-         *           "email": "user-70ee60d3b3@example.com",
+         *           "email": "user-e7c57bc06e@example.com",
          *           "object": "user"
          *         }
          *       }
@@ -27408,18 +27978,18 @@ export type components = {
         /**
          * @description The webhook body of `user.signed_out`.
          * @example {
-         *       "id": "evt_prod_06h2e7kf6k79zrmn4gf9s90ykkwn0",
+         *       "id": "evt_prod_06h2e98dz24femg7harrg8r43g6jr",
          *       "object": "event",
          *       "type": "user.signed_out",
          *       "sequence": 4,
-         *       "created": 1795952635,
+         *       "created": 1795953069,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "user_prod_06h2e7k29pz0agkc4tj47pp8mpgx2",
+         *           "id": "user_prod_06h2e985ta8m95w778765db487d28",
          *           "name": "Test User",
          *           "role": "owner",
-         *           "email": "user-70ee60d3b3@example.com",
+         *           "email": "user-e7c57bc06e@example.com",
          *           "object": "user"
          *         }
          *       }
@@ -27454,18 +28024,18 @@ export type components = {
         /**
          * @description The webhook body of `user.password_changed`.
          * @example {
-         *       "id": "evt_prod_06h2e7kecsqyp8bgha9g38xyqscwe",
+         *       "id": "evt_prod_06h2e98czzjzy3rn21xm0ek1ndfst",
          *       "object": "event",
          *       "type": "user.password_changed",
          *       "sequence": 3,
-         *       "created": 1795952635,
+         *       "created": 1795953069,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "user_prod_06h2e7k29pz0agkc4tj47pp8mpgx2",
+         *           "id": "user_prod_06h2e985ta8m95w778765db487d28",
          *           "name": "Test User",
          *           "role": "owner",
-         *           "email": "user-70ee60d3b3@example.com",
+         *           "email": "user-e7c57bc06e@example.com",
          *           "object": "user"
          *         }
          *       }
@@ -27500,15 +28070,15 @@ export type components = {
         /**
          * @description The webhook body of `account.settings_updated`.
          * @example {
-         *       "id": "evt_prod_06h2e7kfj4yjqb360f8ab67nwtzt8",
+         *       "id": "evt_prod_06h2e98gfnjzmhd0fpy00mys6v2k4",
          *       "object": "event",
          *       "type": "account.settings_updated",
          *       "sequence": 3,
-         *       "created": 1795952635,
+         *       "created": 1795953070,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "acc_prod_06h2e7k284vwhvmcw6y337ryz82xy",
+         *           "id": "acc_prod_06h2e985svzz03t54pnz8pahy5kxa",
          *           "object": "account_settings",
          *           "tax_id": null,
          *           "address": {
@@ -27600,20 +28170,20 @@ export type components = {
         /**
          * @description The webhook body of `tax_rate.created`.
          * @example {
-         *       "id": "evt_prod_06h2e7kfm2t3zmbseggmg730tve5w",
+         *       "id": "evt_prod_06h2e98gm6sm3g6344q7rw8t8z5gj",
          *       "object": "event",
          *       "type": "tax_rate.created",
          *       "sequence": 1,
-         *       "created": 1795952635,
+         *       "created": 1795953070,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "txr_prod_06h2e7kfkwppdadepcq718zh553j8",
+         *           "id": "txr_prod_06h2e98gkwq72jd2sh0j7c0bhz3hc",
          *           "active": true,
          *           "object": "tax_rate",
          *           "country": "DE",
-         *           "created": "2026-11-29T11:43:55.807Z",
-         *           "updated": "2026-11-29T11:43:55.807Z",
+         *           "created": "2026-11-29T11:51:10.239Z",
+         *           "updated": "2026-11-29T11:51:10.239Z",
          *           "livemode": false,
          *           "metadata": {},
          *           "inclusive": false,
@@ -27682,20 +28252,20 @@ export type components = {
         /**
          * @description The webhook body of `tax_rate.updated`.
          * @example {
-         *       "id": "evt_prod_06h2e7kfpn2xffq6yvbm654w1cfq8",
+         *       "id": "evt_prod_06h2e98gqjdw416m3g8by1s0sj1ra",
          *       "object": "event",
          *       "type": "tax_rate.updated",
          *       "sequence": 2,
-         *       "created": 1795952635,
+         *       "created": 1795953070,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "txr_prod_06h2e7kfkwppdadepcq718zh553j8",
+         *           "id": "txr_prod_06h2e98gkwq72jd2sh0j7c0bhz3hc",
          *           "active": false,
          *           "object": "tax_rate",
          *           "country": "DE",
-         *           "created": "2026-11-29T11:43:55.807Z",
-         *           "updated": "2026-11-29T11:43:55.828Z",
+         *           "created": "2026-11-29T11:51:10.239Z",
+         *           "updated": "2026-11-29T11:51:10.267Z",
          *           "livemode": false,
          *           "metadata": {},
          *           "inclusive": false,
@@ -27706,7 +28276,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "active": true,
-         *           "updated": "2026-11-29T11:43:55.807Z"
+         *           "updated": "2026-11-29T11:51:10.239Z"
          *         }
          *       }
          *     }
@@ -27740,19 +28310,19 @@ export type components = {
         /**
          * @description The webhook body of `meter.created`.
          * @example {
-         *       "id": "evt_prod_06h2e7kh3chhm96kqd9r8dqfbrcr8",
+         *       "id": "evt_prod_06h2e98jwbvnmqe50ds6f3yywph6r",
          *       "object": "event",
          *       "type": "meter.created",
          *       "sequence": 1,
-         *       "created": 1795952636,
+         *       "created": 1795953070,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "mtr_prod_06h2e7kh38k675qkbfjp9xstksz16",
+         *           "id": "mtr_prod_06h2e98jw4qsn2gznx629mq3cwa0y",
          *           "object": "meter",
          *           "status": "active",
-         *           "created": "2026-11-29T11:43:56.186Z",
-         *           "updated": "2026-11-29T11:43:56.186Z",
+         *           "created": "2026-11-29T11:51:10.817Z",
+         *           "updated": "2026-11-29T11:51:10.817Z",
          *           "livemode": false,
          *           "value_key": "value",
          *           "event_name": "api_request",
@@ -27822,19 +28392,19 @@ export type components = {
         /**
          * @description The webhook body of `meter.updated`.
          * @example {
-         *       "id": "evt_prod_06h2e7kh5kye0a3kz84j549z36eng",
+         *       "id": "evt_prod_06h2e98k0wzejfyhqzk69g9t4cx80",
          *       "object": "event",
          *       "type": "meter.updated",
          *       "sequence": 2,
-         *       "created": 1795952636,
+         *       "created": 1795953070,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "mtr_prod_06h2e7kh38k675qkbfjp9xstksz16",
+         *           "id": "mtr_prod_06h2e98jw4qsn2gznx629mq3cwa0y",
          *           "object": "meter",
          *           "status": "active",
-         *           "created": "2026-11-29T11:43:56.186Z",
-         *           "updated": "2026-11-29T11:43:56.203Z",
+         *           "created": "2026-11-29T11:51:10.817Z",
+         *           "updated": "2026-11-29T11:51:10.852Z",
          *           "livemode": false,
          *           "value_key": "value",
          *           "event_name": "api_request",
@@ -27842,7 +28412,7 @@ export type components = {
          *           "display_name": "Requests"
          *         },
          *         "previous_attributes": {
-         *           "updated": "2026-11-29T11:43:56.186Z",
+         *           "updated": "2026-11-29T11:51:10.817Z",
          *           "display_name": "API requests"
          *         }
          *       }
@@ -27877,19 +28447,19 @@ export type components = {
         /**
          * @description The webhook body of `meter.deactivated`.
          * @example {
-         *       "id": "evt_prod_06h2e7kh75yy6mf5781e6fjqyvznj",
+         *       "id": "evt_prod_06h2e98kbntzrj58xtxd8nkg69a1t",
          *       "object": "event",
          *       "type": "meter.deactivated",
          *       "sequence": 3,
-         *       "created": 1795952636,
+         *       "created": 1795953070,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "mtr_prod_06h2e7kh38k675qkbfjp9xstksz16",
+         *           "id": "mtr_prod_06h2e98jw4qsn2gznx629mq3cwa0y",
          *           "object": "meter",
          *           "status": "inactive",
-         *           "created": "2026-11-29T11:43:56.186Z",
-         *           "updated": "2026-11-29T11:43:56.217Z",
+         *           "created": "2026-11-29T11:51:10.817Z",
+         *           "updated": "2026-11-29T11:51:10.940Z",
          *           "livemode": false,
          *           "value_key": "value",
          *           "event_name": "api_request",
@@ -27898,7 +28468,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "status": "active",
-         *           "updated": "2026-11-29T11:43:56.203Z"
+         *           "updated": "2026-11-29T11:51:10.852Z"
          *         }
          *       }
          *     }
@@ -27932,19 +28502,19 @@ export type components = {
         /**
          * @description The webhook body of `meter.reactivated`.
          * @example {
-         *       "id": "evt_prod_06h2e7kh98353wytvy8c0s0mr2s9j",
+         *       "id": "evt_prod_06h2e98kg1p8cv6sydxcrp8war3eg",
          *       "object": "event",
          *       "type": "meter.reactivated",
          *       "sequence": 4,
-         *       "created": 1795952636,
+         *       "created": 1795953070,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "mtr_prod_06h2e7kh38k675qkbfjp9xstksz16",
+         *           "id": "mtr_prod_06h2e98jw4qsn2gznx629mq3cwa0y",
          *           "object": "meter",
          *           "status": "active",
-         *           "created": "2026-11-29T11:43:56.186Z",
-         *           "updated": "2026-11-29T11:43:56.234Z",
+         *           "created": "2026-11-29T11:51:10.817Z",
+         *           "updated": "2026-11-29T11:51:10.973Z",
          *           "livemode": false,
          *           "value_key": "value",
          *           "event_name": "api_request",
@@ -27953,7 +28523,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "status": "inactive",
-         *           "updated": "2026-11-29T11:43:56.217Z"
+         *           "updated": "2026-11-29T11:51:10.940Z"
          *         }
          *       }
          *     }
@@ -27987,19 +28557,19 @@ export type components = {
         /**
          * @description The webhook body of `feature.created`.
          * @example {
-         *       "id": "evt_prod_06h2e7kgn6whwe578tzk4f9ppt26m",
+         *       "id": "evt_prod_06h2e98j0e2f3mqs5fqmyzjss59jt",
          *       "object": "event",
          *       "type": "feature.created",
          *       "sequence": 1,
-         *       "created": 1795952636,
+         *       "created": 1795953070,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "feat_prod_06h2e7kgn2ac7c2yfv8z9ze6yt7kr",
+         *           "id": "feat_prod_06h2e98j053bjjx3vq8nw98gn4gb8",
          *           "name": "Reports",
          *           "object": "feature",
-         *           "created": "2026-11-29T11:43:56.072Z",
-         *           "updated": "2026-11-29T11:43:56.072Z",
+         *           "created": "2026-11-29T11:51:10.593Z",
+         *           "updated": "2026-11-29T11:51:10.593Z",
          *           "livemode": false,
          *           "metadata": {},
          *           "lookup_key": "reports"
@@ -28059,28 +28629,28 @@ export type components = {
         /**
          * @description The webhook body of `product_feature.attached`.
          * @example {
-         *       "id": "evt_prod_06h2e7kgpr21yh3seb7k3v8qtcghg",
+         *       "id": "evt_prod_06h2e98j2kx2hb8aved2xvx6zc4sw",
          *       "object": "event",
          *       "type": "product_feature.attached",
          *       "sequence": 1,
-         *       "created": 1795952636,
+         *       "created": 1795953070,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "prodft_prod_06h2e7kgpmaeqa9r94qrhqbbge4f2",
+         *           "id": "prodft_prod_06h2e98j2ep6wy0sg87fr4ewmdzh4",
          *           "object": "product_feature",
-         *           "created": "2026-11-29T11:43:56.085Z",
+         *           "created": "2026-11-29T11:51:10.611Z",
          *           "feature": {
-         *             "id": "feat_prod_06h2e7kgn2ac7c2yfv8z9ze6yt7kr",
+         *             "id": "feat_prod_06h2e98j053bjjx3vq8nw98gn4gb8",
          *             "name": "Reports",
          *             "object": "feature",
-         *             "created": "2026-11-29T11:43:56.072Z",
-         *             "updated": "2026-11-29T11:43:56.072Z",
+         *             "created": "2026-11-29T11:51:10.593Z",
+         *             "updated": "2026-11-29T11:51:10.593Z",
          *             "livemode": false,
          *             "metadata": {},
          *             "lookup_key": "reports"
          *           },
-         *           "product": "prod_prod_06h2e7kfr80h8mbwdp06bahm4vr44",
+         *           "product": "prod_prod_06h2e98gvxyccxye68e7857v2d1zc",
          *           "livemode": false
          *         }
          *       }
@@ -28130,28 +28700,28 @@ export type components = {
         /**
          * @description The webhook body of `product_feature.detached`.
          * @example {
-         *       "id": "evt_prod_06h2e7kgxwazrw044rejq64dypx6y",
+         *       "id": "evt_prod_06h2e98jfkh05tgy79qzfec19474g",
          *       "object": "event",
          *       "type": "product_feature.detached",
          *       "sequence": 2,
-         *       "created": 1795952636,
+         *       "created": 1795953070,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "prodft_prod_06h2e7kgw82mr6pm3jcagbtdvmbhe",
+         *           "id": "prodft_prod_06h2e98jc16d3fd3h4jdmd3r07450",
          *           "object": "product_feature",
-         *           "created": "2026-11-29T11:43:56.130Z",
+         *           "created": "2026-11-29T11:51:10.688Z",
          *           "feature": {
-         *             "id": "feat_prod_06h2e7kgs3m2s7cx9bgtgq3gvz44g",
+         *             "id": "feat_prod_06h2e98j9r6qmvxp4256gwt8n580g",
          *             "name": "Beta",
          *             "object": "feature",
-         *             "created": "2026-11-29T11:43:56.104Z",
-         *             "updated": "2026-11-29T11:43:56.104Z",
+         *             "created": "2026-11-29T11:51:10.670Z",
+         *             "updated": "2026-11-29T11:51:10.670Z",
          *             "livemode": false,
          *             "metadata": {},
          *             "lookup_key": "beta"
          *           },
-         *           "product": "prod_prod_06h2e7kfr80h8mbwdp06bahm4vr44",
+         *           "product": "prod_prod_06h2e98gvxyccxye68e7857v2d1zc",
          *           "livemode": false
          *         }
          *       }
@@ -28186,23 +28756,23 @@ export type components = {
         /**
          * @description The webhook body of `customer.entitlements.updated`.
          * @example {
-         *       "id": "evt_prod_06h2e7ktb8d52wc0ekk2qj37qke04",
+         *       "id": "evt_prod_06h2e98vd2snqbmfdzzcs9g38152t",
          *       "object": "event",
          *       "type": "customer.entitlements.updated",
          *       "sequence": 3,
-         *       "created": 1795952638,
+         *       "created": 1795953073,
          *       "livemode": false,
          *       "data": {
          *         "object": {
          *           "items": [
          *             {
-         *               "feature": "feat_prod_06h2e7kgn2ac7c2yfv8z9ze6yt7kr",
+         *               "feature": "feat_prod_06h2e98j053bjjx3vq8nw98gn4gb8",
          *               "lookup_key": "reports",
-         *               "source_subscription": "sub_prod_06h2e7kt96npy8qg6jsgc2tk9jdd4"
+         *               "source_subscription": "sub_prod_06h2e98v3bd097xec2prrxnt3s280"
          *             }
          *           ],
          *           "object": "customer_entitlements",
-         *           "customer": "cus_prod_06h2e7khamt8ctss8mzxwepj39dn0",
+         *           "customer": "cus_prod_06h2e98kkcdmq64fh175g1c68wxv0",
          *           "livemode": false
          *         },
          *         "previous_attributes": {
@@ -28249,16 +28819,16 @@ export type components = {
         /**
          * @description The webhook body of `portal_configuration.updated`.
          * @example {
-         *       "id": "evt_prod_06h2e7kh03mf15egdks8q3mjx97w6",
+         *       "id": "evt_prod_06h2e98jn6dttw5awvnj2zxnpdsta",
          *       "object": "event",
          *       "type": "portal_configuration.updated",
          *       "sequence": 4,
-         *       "created": 1795952636,
+         *       "created": 1795953070,
          *       "livemode": false,
          *       "data": {
          *         "object": {
          *           "object": "portal_configuration",
-         *           "updated": "2026-11-29T11:43:56.156Z",
+         *           "updated": "2026-11-29T11:51:10.752Z",
          *           "branding": {
          *             "logo_url": null,
          *             "accent_color": null,
@@ -28449,16 +29019,16 @@ export type components = {
         /**
          * @description The webhook body of `credit_note.created`.
          * @example {
-         *       "id": "evt_prod_06h2e7ksjarbzyvadzbgsh1z47k0y",
+         *       "id": "evt_prod_06h2e98t74f0kcgfdr1earwvb0vfp",
          *       "object": "event",
          *       "type": "credit_note.created",
          *       "sequence": 1,
-         *       "created": 1795952638,
+         *       "created": 1795953072,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "cn_prod_06h2e7kse3rgqryr8vy0anvdj1zwr",
-         *           "pdf": "http://127.0.0.1:33431/api/credit-notes/cn_prod_06h2e7kse3rgqryr8vy0anvdj1zwr/pdf",
+         *           "id": "cn_prod_06h2e98t57j15nmtcvgrh5wgfthfa",
+         *           "pdf": "http://127.0.0.1:45387/api/credit-notes/cn_prod_06h2e98t57j15nmtcvgrh5wgfthfa/pdf",
          *           "memo": null,
          *           "type": "pre_payment",
          *           "lines": [
@@ -28476,16 +29046,16 @@ export type components = {
          *           "object": "credit_note",
          *           "reason": "order_change",
          *           "status": "issued",
-         *           "created": "2026-11-29T11:43:58.320Z",
-         *           "invoice": "in_prod_06h2e7krqs3fxv55r8nykgmhq5fae",
+         *           "created": "2026-11-29T11:51:12.681Z",
+         *           "invoice": "in_prod_06h2e98sxa54x85jnrg84gteya30e",
          *           "refunds": [],
-         *           "updated": "2026-11-29T11:43:58.320Z",
+         *           "updated": "2026-11-29T11:51:12.681Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h2e7khamt8ctss8mzxwepj39dn0",
+         *           "customer": "cus_prod_06h2e98kkcdmq64fh175g1c68wxv0",
          *           "livemode": false,
          *           "tax_atom": 0,
          *           "voided_at": null,
-         *           "pdf_sha256": "dd41546c25e04ace5869bbee5d446321a9d4257017a44298e1f2c90566b18235",
+         *           "pdf_sha256": "e8eb179e8353ae5694c73ddea466b6f57d8ea11d85019603f8e13c410ac754a6",
          *           "total_taxes": [],
          *           "discount_atom": 0,
          *           "subtotal_atom": 100,
@@ -28580,16 +29150,16 @@ export type components = {
         /**
          * @description The webhook body of `credit_note.voided`.
          * @example {
-         *       "id": "evt_prod_06h2e7ksnc2x2hq67cvj01pyc8pqt",
+         *       "id": "evt_prod_06h2e98tdqejjg70jaw8xbbacz8ae",
          *       "object": "event",
          *       "type": "credit_note.voided",
          *       "sequence": 2,
-         *       "created": 1795952638,
+         *       "created": 1795953072,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "cn_prod_06h2e7kse3rgqryr8vy0anvdj1zwr",
-         *           "pdf": "http://127.0.0.1:33431/api/credit-notes/cn_prod_06h2e7kse3rgqryr8vy0anvdj1zwr/pdf",
+         *           "id": "cn_prod_06h2e98t57j15nmtcvgrh5wgfthfa",
+         *           "pdf": "http://127.0.0.1:45387/api/credit-notes/cn_prod_06h2e98t57j15nmtcvgrh5wgfthfa/pdf",
          *           "memo": null,
          *           "type": "pre_payment",
          *           "lines": [
@@ -28607,16 +29177,16 @@ export type components = {
          *           "object": "credit_note",
          *           "reason": "order_change",
          *           "status": "void",
-         *           "created": "2026-11-29T11:43:58.320Z",
-         *           "invoice": "in_prod_06h2e7krqs3fxv55r8nykgmhq5fae",
+         *           "created": "2026-11-29T11:51:12.681Z",
+         *           "invoice": "in_prod_06h2e98sxa54x85jnrg84gteya30e",
          *           "refunds": [],
-         *           "updated": "2026-11-29T11:43:58.377Z",
+         *           "updated": "2026-11-29T11:51:12.739Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h2e7khamt8ctss8mzxwepj39dn0",
+         *           "customer": "cus_prod_06h2e98kkcdmq64fh175g1c68wxv0",
          *           "livemode": false,
          *           "tax_atom": 0,
-         *           "voided_at": "2026-11-29T11:43:58.377Z",
-         *           "pdf_sha256": "dd41546c25e04ace5869bbee5d446321a9d4257017a44298e1f2c90566b18235",
+         *           "voided_at": "2026-11-29T11:51:12.739Z",
+         *           "pdf_sha256": "e8eb179e8353ae5694c73ddea466b6f57d8ea11d85019603f8e13c410ac754a6",
          *           "total_taxes": [],
          *           "discount_atom": 0,
          *           "subtotal_atom": 100,
@@ -28628,7 +29198,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "status": "issued",
-         *           "updated": "2026-11-29T11:43:58.320Z",
+         *           "updated": "2026-11-29T11:51:12.681Z",
          *           "voided_at": null
          *         }
          *       }
@@ -28663,24 +29233,24 @@ export type components = {
         /**
          * @description The webhook body of `customer.balance_transaction.created`.
          * @example {
-         *       "id": "evt_prod_06h2e7ksvq3ncca4nmaq8js6an2ec",
+         *       "id": "evt_prod_06h2e98tmrfp337zx5x3tbys1tff6",
          *       "object": "event",
          *       "type": "customer.balance_transaction.created",
          *       "sequence": 1,
-         *       "created": 1795952638,
+         *       "created": 1795953072,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "cbtxn_prod_06h2e7ksvgbjnej0aj4yjtat728fw",
+         *           "id": "cbtxn_prod_06h2e98tmmm2cmjc03n9ya0p5x2ea",
          *           "type": "credit_note",
          *           "object": "customer_balance_transaction",
-         *           "created": "2026-11-29T11:43:58.428Z",
-         *           "invoice": "in_prod_06h2e7kmxkwkykxff9qrk6t0bbkaw",
+         *           "created": "2026-11-29T11:51:12.806Z",
+         *           "invoice": "in_prod_06h2e98p07cr2zxgwes1jhdtna2pw",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h2e7khamt8ctss8mzxwepj39dn0",
+         *           "customer": "cus_prod_06h2e98kkcdmq64fh175g1c68wxv0",
          *           "livemode": false,
          *           "amount_atom": 100,
-         *           "credit_note": "cn_prod_06h2e7ksvdsy30vhm510r8ddfnqfm",
+         *           "credit_note": "cn_prod_06h2e98tmdcpz30g2nzsc2ddwank6",
          *           "description": null,
          *           "ending_balance_atom": 100,
          *           "subscription_change_request": null
@@ -28746,18 +29316,18 @@ export type components = {
         /**
          * @description The webhook body of `member.invited`.
          * @example {
-         *       "id": "evt_prod_06h2e7kaa02q6qh3ry7rkej79b8k8",
+         *       "id": "evt_prod_06h2e98a2hhbcfaneb34qqg2bahxy",
          *       "object": "event",
          *       "type": "member.invited",
          *       "sequence": 1,
-         *       "created": 1795952634,
+         *       "created": 1795953068,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "inv_prod_06h2e7ka9agq18qf5my0s8cvk5qq2",
+         *           "id": "inv_prod_06h2e98a1xa00gkb7e04263sn270r",
          *           "name": null,
          *           "role": "viewer",
-         *           "email": "withdrawn-mx1rttki@example.com",
+         *           "email": "withdrawn-mx1s34hh@example.com",
          *           "object": "member",
          *           "status": "invited",
          *           "invitation": null
@@ -28810,18 +29380,18 @@ export type components = {
         /**
          * @description The webhook body of `member.invitation_revoked`.
          * @example {
-         *       "id": "evt_prod_06h2e7kad3dfzhnnqeb95tw6gwwyg",
+         *       "id": "evt_prod_06h2e98a62gmbns9esxmqydbkw61p",
          *       "object": "event",
          *       "type": "member.invitation_revoked",
          *       "sequence": 2,
-         *       "created": 1795952634,
+         *       "created": 1795953068,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "inv_prod_06h2e7ka9agq18qf5my0s8cvk5qq2",
+         *           "id": "inv_prod_06h2e98a1xa00gkb7e04263sn270r",
          *           "name": null,
          *           "role": "viewer",
-         *           "email": "withdrawn-mx1rttki@example.com",
+         *           "email": "withdrawn-mx1s34hh@example.com",
          *           "object": "member",
          *           "status": "invitation_revoked",
          *           "invitation": null
@@ -28861,21 +29431,21 @@ export type components = {
         /**
          * @description The webhook body of `member.joined`.
          * @example {
-         *       "id": "evt_prod_06h2e7kba7a7mxbnkwzd7mby37mn2",
+         *       "id": "evt_prod_06h2e98az1yjr44n163yrykf2qkyj",
          *       "object": "event",
          *       "type": "member.joined",
          *       "sequence": 1,
-         *       "created": 1795952634,
+         *       "created": 1795953068,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "user_prod_06h2e7kb9bkyqatfh1gat7gszdz4a",
+         *           "id": "user_prod_06h2e98aycpg2ck2w9hh6vtgwdkmr",
          *           "name": "Joined Member",
          *           "role": "developer",
-         *           "email": "joined-mx1rttki@example.com",
+         *           "email": "joined-mx1s34hh@example.com",
          *           "object": "member",
          *           "status": "active",
-         *           "invitation": "inv_prod_06h2e7kaftrze8ddwvg893dzz5h68"
+         *           "invitation": "inv_prod_06h2e98a8v2xsjqtesbt0pjnh2c86"
          *         }
          *       }
          *     }
@@ -28909,18 +29479,18 @@ export type components = {
         /**
          * @description The webhook body of `member.role_changed`.
          * @example {
-         *       "id": "evt_prod_06h2e7kbha4b22d6z726rx3cg1rry",
+         *       "id": "evt_prod_06h2e98b3zvd4fxh1gjmcnvwnd042",
          *       "object": "event",
          *       "type": "member.role_changed",
          *       "sequence": 2,
-         *       "created": 1795952634,
+         *       "created": 1795953068,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "user_prod_06h2e7kb9bkyqatfh1gat7gszdz4a",
+         *           "id": "user_prod_06h2e98aycpg2ck2w9hh6vtgwdkmr",
          *           "name": "Joined Member",
          *           "role": "viewer",
-         *           "email": "joined-mx1rttki@example.com",
+         *           "email": "joined-mx1s34hh@example.com",
          *           "object": "member",
          *           "status": "active",
          *           "invitation": null
@@ -28960,18 +29530,18 @@ export type components = {
         /**
          * @description The webhook body of `member.removed`.
          * @example {
-         *       "id": "evt_prod_06h2e7kbqgjfp3qt9j72r9cbyn15g",
+         *       "id": "evt_prod_06h2e98b7hffjnk1s6bswmtfv5aqy",
          *       "object": "event",
          *       "type": "member.removed",
          *       "sequence": 3,
-         *       "created": 1795952634,
+         *       "created": 1795953068,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "user_prod_06h2e7kb9bkyqatfh1gat7gszdz4a",
+         *           "id": "user_prod_06h2e98aycpg2ck2w9hh6vtgwdkmr",
          *           "name": "Joined Member",
          *           "role": "viewer",
-         *           "email": "joined-mx1rttki@example.com",
+         *           "email": "joined-mx1s34hh@example.com",
          *           "object": "member",
          *           "status": "removed",
          *           "invitation": null
@@ -29011,24 +29581,24 @@ export type components = {
         /**
          * @description The webhook body of `payment_processor.connected`.
          * @example {
-         *       "id": "evt_prod_06h2e7kfcc2wk1yeme0nr370zngw0",
+         *       "id": "evt_prod_06h2e98e5n1etvjmyhfngxy6s5jxy",
          *       "object": "event",
          *       "type": "payment_processor.connected",
          *       "sequence": 1,
-         *       "created": 1795952635,
+         *       "created": 1795953069,
          *       "livemode": false,
          *       "data": {
          *         "object": {
          *           "object": "payment_processor",
-         *           "created": "2026-11-29T11:43:55.744Z",
-         *           "updated": "2026-11-29T11:43:55.744Z",
+         *           "created": "2026-11-29T11:51:09.602Z",
+         *           "updated": "2026-11-29T11:51:09.602Z",
          *           "livemode": false,
          *           "processor": "stripe",
-         *           "webhook_url": "http://127.0.0.1:33431/api/processors/stripe/acc_prod_06h2e7k284vwhvmcw6y337ryz82xy",
+         *           "webhook_url": "http://127.0.0.1:45387/api/processors/stripe/acc_prod_06h2e985svzz03t54pnz8pahy5kxa",
          *           "publishable_key": "pk_test_catalogue_flow",
          *           "secret_key_last4": "flow",
-         *           "processor_account": "acct_477b59962969f9f835d599cd",
-         *           "webhook_endpoint_id": "we_3d662fcb87012dd0e98a269a"
+         *           "processor_account": "acct_4c14ec817ccdb3ab4ae61f92",
+         *           "webhook_endpoint_id": "we_374e024dd4eee79465994b15"
          *         }
          *       }
          *     }
@@ -29105,24 +29675,24 @@ export type components = {
         /**
          * @description The webhook body of `payment_processor.disconnected`.
          * @example {
-         *       "id": "evt_prod_06h2e7kffpnsq3taenb4dyy61qhnp",
+         *       "id": "evt_prod_06h2e98gd1t89jpbjfbbjsaw6xe9r",
          *       "object": "event",
          *       "type": "payment_processor.disconnected",
          *       "sequence": 2,
-         *       "created": 1795952635,
+         *       "created": 1795953070,
          *       "livemode": false,
          *       "data": {
          *         "object": {
          *           "object": "payment_processor",
-         *           "created": "2026-11-29T11:43:55.744Z",
-         *           "updated": "2026-11-29T11:43:55.744Z",
+         *           "created": "2026-11-29T11:51:09.602Z",
+         *           "updated": "2026-11-29T11:51:09.602Z",
          *           "livemode": false,
          *           "processor": "stripe",
-         *           "webhook_url": "http://127.0.0.1:33431/api/processors/stripe/acc_prod_06h2e7k284vwhvmcw6y337ryz82xy",
+         *           "webhook_url": "http://127.0.0.1:45387/api/processors/stripe/acc_prod_06h2e985svzz03t54pnz8pahy5kxa",
          *           "publishable_key": "pk_test_catalogue_flow",
          *           "secret_key_last4": "flow",
-         *           "processor_account": "acct_477b59962969f9f835d599cd",
-         *           "webhook_endpoint_id": "we_3d662fcb87012dd0e98a269a"
+         *           "processor_account": "acct_4c14ec817ccdb3ab4ae61f92",
+         *           "webhook_endpoint_id": "we_374e024dd4eee79465994b15"
          *         }
          *       }
          *     }
@@ -29156,39 +29726,39 @@ export type components = {
         /**
          * @description The webhook body of `subscription_change_request.scheduled`.
          * @example {
-         *       "id": "evt_prod_06h2e7kx2psgsn2pgb3a65481zgqp",
+         *       "id": "evt_prod_06h2e98x6mkxdc77psnm002kmvnem",
          *       "object": "event",
          *       "type": "subscription_change_request.scheduled",
          *       "sequence": 1,
-         *       "created": 1795952639,
+         *       "created": 1795953073,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "scr_prod_06h2e7kwryvjcrr6rb5411s5tgvn8",
+         *           "id": "scr_prod_06h2e98x12ken5vfzt4hce6trjjwy",
          *           "steps": [
          *             {
-         *               "item": "si_prod_06h2e7kvwq90pa92y80jq4ey58rae",
+         *               "item": "si_prod_06h2e98wk91tvc2etz0x3hw79egmp",
          *               "type": "switch_price",
-         *               "price": "price_prod_06h2e7kvp7q1jq441q590rkb0xsvc",
+         *               "price": "price_prod_06h2e98wfqnaew2wvswdqfr1d4btc",
          *               "state": "pending",
          *               "quantity": null
          *             }
          *           ],
          *           "object": "subscription_change_request",
          *           "status": "scheduled",
-         *           "created": "2026-11-29T11:43:59.127Z",
+         *           "created": "2026-11-29T11:51:13.388Z",
          *           "invoice": null,
-         *           "updated": "2026-11-29T11:43:59.236Z",
+         *           "updated": "2026-11-29T11:51:13.456Z",
          *           "currency": "usd",
          *           "livemode": false,
          *           "metadata": {},
          *           "effective": "period_end",
          *           "applied_at": null,
          *           "last_error": null,
-         *           "effective_at": "2026-12-29T11:43:58.929Z",
-         *           "subscription": "sub_prod_06h2e7kvwq90pa92y80jq4ey58rac",
+         *           "effective_at": "2026-12-29T11:51:13.302Z",
+         *           "subscription": "sub_prod_06h2e98wk91tvc2etz0x3hw79egmm",
          *           "applied_steps": 0,
-         *           "proration_date": "2026-11-29T11:43:59.127Z",
+         *           "proration_date": "2026-11-29T11:51:13.388Z",
          *           "proration_behavior": "create_prorations",
          *           "amount_due_now_atom": 0,
          *           "balance_transaction": null,
@@ -29202,7 +29772,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "status": "open",
-         *           "updated": "2026-11-29T11:43:59.127Z",
+         *           "updated": "2026-11-29T11:51:13.388Z",
          *           "effective_at": null
          *         }
          *       }
@@ -29304,39 +29874,39 @@ export type components = {
         /**
          * @description The webhook body of `subscription_change_request.applied`.
          * @example {
-         *       "id": "evt_prod_06h2e7m0enfpey6gwvgax4zgb8e1m",
+         *       "id": "evt_prod_06h2e990wfzybnmys7k1m3sbgkqny",
          *       "object": "event",
          *       "type": "subscription_change_request.applied",
          *       "sequence": 2,
-         *       "created": 1798544638,
+         *       "created": 1798545073,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "scr_prod_06h2e7kwryvjcrr6rb5411s5tgvn8",
+         *           "id": "scr_prod_06h2e98x12ken5vfzt4hce6trjjwy",
          *           "steps": [
          *             {
-         *               "item": "si_prod_06h2e7kvwq90pa92y80jq4ey58rae",
+         *               "item": "si_prod_06h2e98wk91tvc2etz0x3hw79egmp",
          *               "type": "switch_price",
-         *               "price": "price_prod_06h2e7kvp7q1jq441q590rkb0xsvc",
+         *               "price": "price_prod_06h2e98wfqnaew2wvswdqfr1d4btc",
          *               "state": "applied",
          *               "quantity": null
          *             }
          *           ],
          *           "object": "subscription_change_request",
          *           "status": "applied",
-         *           "created": "2026-11-29T11:43:59.127Z",
+         *           "created": "2026-11-29T11:51:13.388Z",
          *           "invoice": null,
-         *           "updated": "2026-12-29T11:43:58.929Z",
+         *           "updated": "2026-12-29T11:51:13.302Z",
          *           "currency": "usd",
          *           "livemode": false,
          *           "metadata": {},
          *           "effective": "period_end",
-         *           "applied_at": "2026-12-29T11:43:58.929Z",
+         *           "applied_at": "2026-12-29T11:51:13.302Z",
          *           "last_error": null,
-         *           "effective_at": "2026-12-29T11:43:58.929Z",
-         *           "subscription": "sub_prod_06h2e7kvwq90pa92y80jq4ey58rac",
+         *           "effective_at": "2026-12-29T11:51:13.302Z",
+         *           "subscription": "sub_prod_06h2e98wk91tvc2etz0x3hw79egmm",
          *           "applied_steps": 1,
-         *           "proration_date": "2026-11-29T11:43:59.127Z",
+         *           "proration_date": "2026-11-29T11:51:13.388Z",
          *           "proration_behavior": "create_prorations",
          *           "amount_due_now_atom": 0,
          *           "balance_transaction": null,
@@ -29351,15 +29921,15 @@ export type components = {
          *         "previous_attributes": {
          *           "steps": [
          *             {
-         *               "item": "si_prod_06h2e7kvwq90pa92y80jq4ey58rae",
+         *               "item": "si_prod_06h2e98wk91tvc2etz0x3hw79egmp",
          *               "type": "switch_price",
-         *               "price": "price_prod_06h2e7kvp7q1jq441q590rkb0xsvc",
+         *               "price": "price_prod_06h2e98wfqnaew2wvswdqfr1d4btc",
          *               "state": "pending",
          *               "quantity": null
          *             }
          *           ],
          *           "status": "scheduled",
-         *           "updated": "2026-11-29T11:43:59.236Z",
+         *           "updated": "2026-11-29T11:51:13.456Z",
          *           "applied_at": null,
          *           "applied_steps": 0
          *         }
@@ -29395,18 +29965,18 @@ export type components = {
         /**
          * @description The webhook body of `subscription_change_request.canceled`.
          * @example {
-         *       "id": "evt_prod_06h2e7kxjx88mmqespx1f02w3q342",
+         *       "id": "evt_prod_06h2e98xsg2xc7feshzht5y9ct790",
          *       "object": "event",
          *       "type": "subscription_change_request.canceled",
          *       "sequence": 2,
-         *       "created": 1795952639,
+         *       "created": 1795953073,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "scr_prod_06h2e7kxc3feg5qqrwgccrwnwa9ec",
+         *           "id": "scr_prod_06h2e98xd81jmbesc9t5nw8qattdp",
          *           "steps": [
          *             {
-         *               "item": "si_prod_06h2e7kvwq90pa92y80jq4ey58rae",
+         *               "item": "si_prod_06h2e98wk91tvc2etz0x3hw79egmp",
          *               "type": "set_quantity",
          *               "price": null,
          *               "state": "pending",
@@ -29415,19 +29985,19 @@ export type components = {
          *           ],
          *           "object": "subscription_change_request",
          *           "status": "canceled",
-         *           "created": "2026-11-29T11:43:59.304Z",
+         *           "created": "2026-11-29T11:51:13.496Z",
          *           "invoice": null,
-         *           "updated": "2026-11-29T11:43:59.382Z",
+         *           "updated": "2026-11-29T11:51:13.568Z",
          *           "currency": "usd",
          *           "livemode": false,
          *           "metadata": {},
          *           "effective": "period_end",
          *           "applied_at": null,
          *           "last_error": null,
-         *           "effective_at": "2026-12-29T11:43:58.929Z",
-         *           "subscription": "sub_prod_06h2e7kvwq90pa92y80jq4ey58rac",
+         *           "effective_at": "2026-12-29T11:51:13.302Z",
+         *           "subscription": "sub_prod_06h2e98wk91tvc2etz0x3hw79egmm",
          *           "applied_steps": 0,
-         *           "proration_date": "2026-11-29T11:43:59.304Z",
+         *           "proration_date": "2026-11-29T11:51:13.496Z",
          *           "proration_behavior": "create_prorations",
          *           "amount_due_now_atom": 0,
          *           "balance_transaction": null,
@@ -29441,7 +30011,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "status": "scheduled",
-         *           "updated": "2026-11-29T11:43:59.362Z",
+         *           "updated": "2026-11-29T11:51:13.528Z",
          *           "cancellation_reason": null
          *         }
          *       }
@@ -29476,15 +30046,15 @@ export type components = {
         /**
          * @description The webhook body of `payment_method.attached`.
          * @example {
-         *       "id": "evt_prod_06h2e7khtfcy79zg5g6ygjgjdk0r6",
+         *       "id": "evt_prod_06h2e98mab9j8cnby381qkvk97qrm",
          *       "object": "event",
          *       "type": "payment_method.attached",
          *       "sequence": 1,
-         *       "created": 1795952636,
+         *       "created": 1795953071,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "pm_prod_06h2e7kht8f8pjdeyqqjz6gqzqr7r",
+         *           "id": "pm_prod_06h2e98ma7kyb9ch7xp1adhxt414e",
          *           "card": {
          *             "brand": "visa",
          *             "last4": "4242",
@@ -29492,8 +30062,8 @@ export type components = {
          *             "exp_month": 12
          *           },
          *           "object": "payment_method",
-         *           "created": "2026-11-29T11:43:56.370Z",
-         *           "customer": "cus_prod_06h2e7khamt8ctss8mzxwepj39dn0",
+         *           "created": "2026-11-29T11:51:11.185Z",
+         *           "customer": "cus_prod_06h2e98kkcdmq64fh175g1c68wxv0",
          *           "livemode": false,
          *           "processor": "sandbox",
          *           "detached_at": null,
@@ -29569,15 +30139,15 @@ export type components = {
         /**
          * @description The webhook body of `payment_method.detached`.
          * @example {
-         *       "id": "evt_prod_06h2e7khysjse6tj8jfs7qb0r68c4",
+         *       "id": "evt_prod_06h2e98mdyyq25k77sk5yvep8eaya",
          *       "object": "event",
          *       "type": "payment_method.detached",
          *       "sequence": 2,
-         *       "created": 1795952636,
+         *       "created": 1795953071,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "pm_prod_06h2e7khwtpc3yae658jzhssp0hzc",
+         *           "id": "pm_prod_06h2e98mc2x9mkt42qbmd5zt72qcg",
          *           "card": {
          *             "brand": "visa",
          *             "last4": "0002",
@@ -29585,11 +30155,11 @@ export type components = {
          *             "exp_month": 12
          *           },
          *           "object": "payment_method",
-         *           "created": "2026-11-29T11:43:56.390Z",
-         *           "customer": "cus_prod_06h2e7khamt8ctss8mzxwepj39dn0",
+         *           "created": "2026-11-29T11:51:11.200Z",
+         *           "customer": "cus_prod_06h2e98kkcdmq64fh175g1c68wxv0",
          *           "livemode": false,
          *           "processor": "sandbox",
-         *           "detached_at": "2026-11-29T11:43:56.405Z",
+         *           "detached_at": "2026-11-29T11:51:11.214Z",
          *           "processor_payment_method": "pm_sandbox_declined"
          *         },
          *         "previous_attributes": {
@@ -29625,34 +30195,256 @@ export type components = {
             };
         };
         /**
-         * @description The webhook body of `email.sent`.
+         * @description The webhook body of `dispute.created`.
          * @example {
-         *       "id": "evt_prod_06h2e7kp50cabmk5td0tf76sqtrv6",
+         *       "id": "evt_prod_06h2e98etfgz94mwvs0g43eyxwwr8",
          *       "object": "event",
-         *       "type": "email.sent",
+         *       "type": "dispute.created",
          *       "sequence": 1,
-         *       "created": 1795952637,
+         *       "created": 1795953069,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "eml_prod_06h2e7knky8g6h4pr394s18yx81xt",
+         *           "id": "dp_prod_06h2e98et9qh1dcf1f9nhnbgxfj8c",
+         *           "object": "dispute",
+         *           "reason": "product_not_received",
+         *           "status": "needs_response",
+         *           "created": "2026-11-29T11:51:09.777Z",
+         *           "payment": "py_prod_06h2e98eekkmdat7ptwxcx1zrezzy",
+         *           "updated": "2026-11-29T11:51:09.777Z",
+         *           "currency": "usd",
+         *           "livemode": false,
+         *           "processor": "stripe",
+         *           "amount_atom": 2500,
+         *           "payment_intent": "pi_prod_06h2e98e9fpjc2159snp3hkrqp83r",
+         *           "evidence_due_by": "2026-12-06T11:51:09.000Z",
+         *           "processor_dispute": "du_1538910c966794d3c421b305"
+         *         }
+         *       }
+         *     }
+         */
+        DisputeCreatedWebhookEvent: {
+            /** @description Event ID (prefix `evt_`). */
+            id: string;
+            /** @constant */
+            object: "event";
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "dispute.created";
+            /** @description Position on the entity's timeline: 1 for its first event, then +1 exactly. */
+            sequence: number;
+            /** @description Unix seconds. */
+            created: number;
+            livemode: boolean;
+            /**
+             * @description Present on sample events sent with "send test event" by type.
+             * @constant
+             */
+            test?: true;
+            data: {
+                object: components["schemas"]["Dispute"];
+                /** @description The fields that changed, with their previous values; on events that change an existing entity. */
+                previous_attributes?: components["schemas"]["DisputePreviousAttributes"];
+            };
+        };
+        /** @description The fields that changed, with their previous values. */
+        DisputePreviousAttributes: {
+            /** @constant */
+            object?: "dispute";
+            /** @example dp_prod_01kaxz4c7e5r3x3m9k2w8q4tgd5 */
+            id?: string;
+            /** @description The disputed payment (`py_…`). */
+            payment?: string;
+            /** @description The payment intent (`pi_…`) of that payment. */
+            payment_intent?: string;
+            /**
+             * @description The processor that reported the dispute.
+             * @enum {string}
+             */
+            processor?: "stripe";
+            /**
+             * @description The processor's id of the dispute (Stripe's `du_…`).
+             * @example du_1Q2w3E4r5T6y7U8i
+             */
+            processor_dispute?: string;
+            /** @description The disputed amount, in atoms of `currency`. */
+            amount_atom?: number;
+            /** @example usd */
+            currency?: string;
+            /**
+             * @description The card holder's reason, as the processor gives it (Stripe's: `fraudulent`, `duplicate`, `product_not_received`, `product_unacceptable`, `subscription_canceled`, `credit_not_processed`, `unrecognized`, `general`, …).
+             * @example fraudulent
+             */
+            reason?: string;
+            /**
+             * @description Stripe's statuses: `warning_*` for an inquiry (no money withdrawn yet), `needs_response` until evidence is submitted, `under_review` after, and the closed ones `won`, `lost`, `warning_closed`.
+             * @enum {string}
+             */
+            status?: "warning_needs_response" | "warning_under_review" | "warning_closed" | "needs_response" | "under_review" | "won" | "lost";
+            /** @description When evidence must be submitted at the processor; null when none is asked for. */
+            evidence_due_by?: string | null;
+            livemode?: boolean;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T08:00:00.000Z
+             */
+            created?: string;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T08:00:00.000Z
+             */
+            updated?: string;
+        };
+        /**
+         * @description The webhook body of `dispute.updated`.
+         * @example {
+         *       "id": "evt_prod_06h2e98fhgrncev71a28djbvt3m3c",
+         *       "object": "event",
+         *       "type": "dispute.updated",
+         *       "sequence": 2,
+         *       "created": 1795953069,
+         *       "livemode": false,
+         *       "data": {
+         *         "object": {
+         *           "id": "dp_prod_06h2e98et9qh1dcf1f9nhnbgxfj8c",
+         *           "object": "dispute",
+         *           "reason": "product_not_received",
+         *           "status": "under_review",
+         *           "created": "2026-11-29T11:51:09.777Z",
+         *           "payment": "py_prod_06h2e98eekkmdat7ptwxcx1zrezzy",
+         *           "updated": "2026-11-29T11:51:09.952Z",
+         *           "currency": "usd",
+         *           "livemode": false,
+         *           "processor": "stripe",
+         *           "amount_atom": 2500,
+         *           "payment_intent": "pi_prod_06h2e98e9fpjc2159snp3hkrqp83r",
+         *           "evidence_due_by": null,
+         *           "processor_dispute": "du_1538910c966794d3c421b305"
+         *         },
+         *         "previous_attributes": {
+         *           "status": "needs_response",
+         *           "updated": "2026-11-29T11:51:09.777Z",
+         *           "evidence_due_by": "2026-12-06T11:51:09.000Z"
+         *         }
+         *       }
+         *     }
+         */
+        DisputeUpdatedWebhookEvent: {
+            /** @description Event ID (prefix `evt_`). */
+            id: string;
+            /** @constant */
+            object: "event";
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "dispute.updated";
+            /** @description Position on the entity's timeline: 1 for its first event, then +1 exactly. */
+            sequence: number;
+            /** @description Unix seconds. */
+            created: number;
+            livemode: boolean;
+            /**
+             * @description Present on sample events sent with "send test event" by type.
+             * @constant
+             */
+            test?: true;
+            data: {
+                object: components["schemas"]["Dispute"];
+                /** @description The fields that changed, with their previous values; on events that change an existing entity. */
+                previous_attributes?: components["schemas"]["DisputePreviousAttributes"];
+            };
+        };
+        /**
+         * @description The webhook body of `dispute.closed`.
+         * @example {
+         *       "id": "evt_prod_06h2e98fxasf950g4hbz2j91e3m3p",
+         *       "object": "event",
+         *       "type": "dispute.closed",
+         *       "sequence": 3,
+         *       "created": 1795953070,
+         *       "livemode": false,
+         *       "data": {
+         *         "object": {
+         *           "id": "dp_prod_06h2e98et9qh1dcf1f9nhnbgxfj8c",
+         *           "object": "dispute",
+         *           "reason": "product_not_received",
+         *           "status": "lost",
+         *           "created": "2026-11-29T11:51:09.777Z",
+         *           "payment": "py_prod_06h2e98eekkmdat7ptwxcx1zrezzy",
+         *           "updated": "2026-11-29T11:51:10.055Z",
+         *           "currency": "usd",
+         *           "livemode": false,
+         *           "processor": "stripe",
+         *           "amount_atom": 2500,
+         *           "payment_intent": "pi_prod_06h2e98e9fpjc2159snp3hkrqp83r",
+         *           "evidence_due_by": null,
+         *           "processor_dispute": "du_1538910c966794d3c421b305"
+         *         },
+         *         "previous_attributes": {
+         *           "status": "under_review",
+         *           "updated": "2026-11-29T11:51:09.952Z"
+         *         }
+         *       }
+         *     }
+         */
+        DisputeClosedWebhookEvent: {
+            /** @description Event ID (prefix `evt_`). */
+            id: string;
+            /** @constant */
+            object: "event";
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "dispute.closed";
+            /** @description Position on the entity's timeline: 1 for its first event, then +1 exactly. */
+            sequence: number;
+            /** @description Unix seconds. */
+            created: number;
+            livemode: boolean;
+            /**
+             * @description Present on sample events sent with "send test event" by type.
+             * @constant
+             */
+            test?: true;
+            data: {
+                object: components["schemas"]["Dispute"];
+                /** @description The fields that changed, with their previous values; on events that change an existing entity. */
+                previous_attributes?: components["schemas"]["DisputePreviousAttributes"];
+            };
+        };
+        /**
+         * @description The webhook body of `email.sent`.
+         * @example {
+         *       "id": "evt_prod_06h2e98qrbysnkqz8ge62rm4ydtaj",
+         *       "object": "event",
+         *       "type": "email.sent",
+         *       "sequence": 1,
+         *       "created": 1795953072,
+         *       "livemode": false,
+         *       "data": {
+         *         "object": {
+         *           "id": "eml_prod_06h2e98q258kshcfparn2fkeq101j",
          *           "to": [
          *             "jenny@example.com"
          *           ],
          *           "type": "receipt",
-         *           "event": "evt_prod_06h2e7knk339g6s01yemcvb66cmb8",
+         *           "event": "evt_prod_06h2e98q170enmd99t837895a88ny",
          *           "object": "email",
          *           "status": "sent",
-         *           "created": "2026-11-29T11:43:57.343Z",
-         *           "invoice": "in_prod_06h2e7kmxkwkykxff9qrk6t0bbkaw",
-         *           "sent_at": "2026-11-29T11:43:57.479Z",
+         *           "created": "2026-11-29T11:51:11.889Z",
+         *           "invoice": "in_prod_06h2e98p07cr2zxgwes1jhdtna2pw",
+         *           "sent_at": "2026-11-29T11:51:12.063Z",
          *           "subject": "Your receipt from Example GmbH (invoice EXAMPL-0001)",
          *           "attempts": 1,
-         *           "customer": "cus_prod_06h2e7khamt8ctss8mzxwepj39dn0",
+         *           "customer": "cus_prod_06h2e98kkcdmq64fh175g1c68wxv0",
          *           "livemode": false,
-         *           "message_id": "<eml_prod_06h2e7knky8g6h4pr394s18yx81xt@localhost>",
+         *           "message_id": "<eml_prod_06h2e98q258kshcfparn2fkeq101j@localhost>",
          *           "credit_note": null,
-         *           "smtp_response": "250 Written to .data/mail/eml_prod_06h2e7knky8g6h4pr394s18yx81xt.eml (no SMTP_URL)"
+         *           "smtp_response": "250 Written to .data/mail/eml_prod_06h2e98q258kshcfparn2fkeq101j.eml (no SMTP_URL)"
          *         },
          *         "previous_attributes": {
          *           "status": "queued",
@@ -29725,15 +30517,15 @@ export type components = {
         /**
          * @description The webhook body of `email.failed`.
          * @example {
-         *       "id": "evt_prod_06h2e7m2d3wxjh3b3cvkp1pqdghsg",
+         *       "id": "evt_prod_06h2e993nrhxdd2tcpm4ew32nz2fp",
          *       "object": "event",
          *       "type": "email.failed",
          *       "sequence": 1,
-         *       "created": 1799408639,
+         *       "created": 1799409074,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "eml_prod_06h2e7m262r153gjsgv6sch81fkqr",
+         *           "id": "eml_prod_06h2e993met1fkk5fjtgv9k42rz9w",
          *           "to": [
          *             "owner@example.com"
          *           ],
@@ -29741,14 +30533,14 @@ export type components = {
          *           "event": null,
          *           "object": "email",
          *           "status": "rate_limited",
-         *           "created": "2027-01-08T11:43:59.767Z",
+         *           "created": "2027-01-08T11:51:13.998Z",
          *           "invoice": null,
          *           "sent_at": null,
          *           "subject": "Test email from Example GmbH",
          *           "attempts": 1,
          *           "customer": null,
          *           "livemode": false,
-         *           "message_id": "<eml_prod_06h2e7m262r153gjsgv6sch81fkqr@localhost>",
+         *           "message_id": "<eml_prod_06h2e993met1fkk5fjtgv9k42rz9w@localhost>",
          *           "credit_note": null,
          *           "smtp_response": "429 The account's hourly email limit was reached; this email was not sent."
          *         },
@@ -36034,6 +36826,255 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Refund"];
+                };
+            };
+            /** @description Bad request: malformed JSON, invalid parameters, or a missing required field. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, invalid or revoked API token. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The token may not call this operation or act on this account. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such object in this account. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    listDisputes: {
+        parameters: {
+            query?: {
+                /** @description Page size, 1 to 100. Default 50. */
+                limit?: number;
+                /** @description Number of items skipped, 0 to 10,000. Default 0. Beyond that, page with `starting_after`, which costs the same at any depth. */
+                offset?: number;
+                /** @description Cursor: an item id from a previous page. Returns the items that follow it in the list's order (older ones). Costs the same at any depth. */
+                starting_after?: string;
+                /** @description Cursor: an item id from a previous page. Returns the items just before it in the list's order (newer ones), still newest first; `has_more` then tells whether even newer items exist. */
+                ending_before?: string;
+                /** @description Only items created at or after this time (ISO 8601). */
+                "created[gte]"?: string;
+                /** @description Only items created before this time (ISO 8601). */
+                "created[lt]"?: string;
+                /** @description Only disputes of this payment. */
+                payment?: string;
+                /** @description Only disputes of this payment intent's payments. */
+                payment_intent?: string;
+            };
+            header?: never;
+            path: {
+                /** @description The account (`acc_…`); it must be the token's account. */
+                account_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of disputes. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DisputeList"];
+                };
+            };
+            /** @description Bad request: malformed JSON, invalid parameters, or a missing required field. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, invalid or revoked API token. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The token may not call this operation or act on this account. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    listDisputesForTokenAccount: {
+        parameters: {
+            query?: {
+                /** @description Page size, 1 to 100. Default 50. */
+                limit?: number;
+                /** @description Number of items skipped, 0 to 10,000. Default 0. Beyond that, page with `starting_after`, which costs the same at any depth. */
+                offset?: number;
+                /** @description Cursor: an item id from a previous page. Returns the items that follow it in the list's order (older ones). Costs the same at any depth. */
+                starting_after?: string;
+                /** @description Cursor: an item id from a previous page. Returns the items just before it in the list's order (newer ones), still newest first; `has_more` then tells whether even newer items exist. */
+                ending_before?: string;
+                /** @description Only items created at or after this time (ISO 8601). */
+                "created[gte]"?: string;
+                /** @description Only items created before this time (ISO 8601). */
+                "created[lt]"?: string;
+                /** @description Only disputes of this payment. */
+                payment?: string;
+                /** @description Only disputes of this payment intent's payments. */
+                payment_intent?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of disputes. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DisputeList"];
+                };
+            };
+            /** @description Bad request: malformed JSON, invalid parameters, or a missing required field. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, invalid or revoked API token. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The token may not call this operation or act on this account. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getDispute: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The account (`acc_…`); it must be the token's account. */
+                account_id: string;
+                dispute_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The dispute. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Dispute"];
+                };
+            };
+            /** @description Bad request: malformed JSON, invalid parameters, or a missing required field. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, invalid or revoked API token. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The token may not call this operation or act on this account. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such object in this account. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getDisputeForTokenAccount: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                dispute_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The dispute. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Dispute"];
                 };
             };
             /** @description Bad request: malformed JSON, invalid parameters, or a missing required field. */
@@ -55062,6 +56103,135 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": components["schemas"]["PaymentMethodDetachedWebhookEvent"];
+            };
+        };
+        responses: {
+            /** @description The signature did not verify: a permanent failure, not retried. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Received: the delivery is `delivered`. Answer at once and process asynchronously. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other 4xx is a permanent failure too; the delivery is not retried. */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description A 5xx, a timeout or an unreachable endpoint is retried on the schedule of the webhook docs. */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    disputeCreatedWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["DisputeCreatedWebhookEvent"];
+            };
+        };
+        responses: {
+            /** @description The signature did not verify: a permanent failure, not retried. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Received: the delivery is `delivered`. Answer at once and process asynchronously. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other 4xx is a permanent failure too; the delivery is not retried. */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description A 5xx, a timeout or an unreachable endpoint is retried on the schedule of the webhook docs. */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    disputeUpdatedWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["DisputeUpdatedWebhookEvent"];
+            };
+        };
+        responses: {
+            /** @description The signature did not verify: a permanent failure, not retried. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Received: the delivery is `delivered`. Answer at once and process asynchronously. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other 4xx is a permanent failure too; the delivery is not retried. */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description A 5xx, a timeout or an unreachable endpoint is retried on the schedule of the webhook docs. */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    disputeClosedWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["DisputeClosedWebhookEvent"];
             };
         };
         responses: {

@@ -1,0 +1,31 @@
+import { defineOperation } from "@/lib/api/operation";
+import { Dispute, DisputeList, DisputeListQuery } from "./schema";
+
+const tag = "Disputes";
+
+export const listDisputesOperation = defineOperation({
+  operationId: "listDisputes",
+  method: "GET",
+  path: "/{account_id}/disputes",
+  unscopedPath: "/disputes",
+  summary: "List disputes",
+  description: "Newest first; filter `payment` or `payment_intent`. Disputes are made by the connected processor's webhooks (`charge.dispute.*`), never through the API.",
+  tag,
+  access: "secret",
+  query: DisputeListQuery,
+  response: { status: 200, description: "A page of disputes.", schema: DisputeList },
+});
+
+export const getDisputeOperation = defineOperation({
+  operationId: "getDispute",
+  method: "GET",
+  path: "/{account_id}/disputes/{dispute_id}",
+  unscopedPath: "/disputes/{dispute_id}",
+  summary: "Retrieve a dispute",
+  tag,
+  access: "secret",
+  response: { status: 200, description: "The dispute.", schema: Dispute },
+  errors: [404],
+});
+
+export const disputeOperations = [listDisputesOperation, getDisputeOperation];
