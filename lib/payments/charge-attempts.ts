@@ -27,6 +27,17 @@ export const RECONCILE_AFTER_MS = 15 * MINUTE_MS;
 const reconcileAfter = (ctx: ServiceContext) => new Date(ctx.now().getTime() + RECONCILE_AFTER_MS);
 
 /**
+ * After the reconciliation job looked at a row (an intent here, a refund in lib/refunds): its next
+ * `reconcile_at`, RECONCILE_AFTER_MS on while still unsettled, null once settled; undefined when
+ * nothing is to be written (not due any more, or a later time set meanwhile by another change).
+ */
+export function nextReconcileAt(ctx: ServiceContext, current: Date | null, unsettled: boolean): Date | null | undefined {
+  if (current === null) return undefined;
+  const next = unsettled ? reconcileAfter(ctx) : null;
+  return next === null || current.getTime() <= ctx.now().getTime() ? next : undefined;
+}
+
+/**
  * Records a charge of `before` on `processor` (a remote one) with the intent locked in `tx`, and
  * queues its sending for after the commit. Answers the intent as recorded: its status is unchanged
  * until the outcome is applied.

@@ -4,7 +4,7 @@ import { paymentIntents } from "@/db/schema";
 import { columnTransition } from "@/lib/clock/due";
 import type { ServiceContext } from "@/lib/context";
 import { log, safeError } from "@/lib/log";
-import { applyProcessorState, RECONCILE_AFTER_MS, sendAttempt } from "./charge-attempts";
+import { applyProcessorState, nextReconcileAt, sendAttempt } from "./charge-attempts";
 import { processorNamed } from "./processors/registry";
 
 /*
@@ -38,11 +38,8 @@ export async function reconcileIntent(ctx: ServiceContext, id: string): Promise<
     log().warn({ err: safeError(error), paymentIntent: id }, "payment intent not reconciled; looked at again later");
   }
   const [now] = await db.select().from(paymentIntents).where(eq(paymentIntents.id, id));
-  const unsettled = now!.chargeInFlight !== null || now!.status === "processing";
-  const next = unsettled ? new Date(ctx.now().getTime() + RECONCILE_AFTER_MS) : null;
-  if (now!.reconcileAt !== null && (next === null || now!.reconcileAt.getTime() <= ctx.now().getTime())) {
-    await db.update(paymentIntents).set({ reconcileAt: next }).where(eq(paymentIntents.id, id));
-  }
+  const next = nextReconcileAt(ctx, now!.reconcileAt, now!.chargeInFlight !== null || now!.status === "processing");
+  if (next !== undefined) await db.update(paymentIntents).set({ reconcileAt: next }).where(eq(paymentIntents.id, id));
   return changed;
 }
 

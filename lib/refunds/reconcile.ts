@@ -4,7 +4,7 @@ import { refunds } from "@/db/schema";
 import { columnTransition } from "@/lib/clock/due";
 import type { ServiceContext } from "@/lib/context";
 import { log, safeError } from "@/lib/log";
-import { RECONCILE_AFTER_MS } from "@/lib/payments/charge-attempts";
+import { nextReconcileAt } from "@/lib/payments/charge-attempts";
 import { processorNamed } from "@/lib/payments/processors/registry";
 import { applyRefundState, sendRefund } from "./service";
 
@@ -36,10 +36,8 @@ export async function reconcileRefund(ctx: ServiceContext, id: string): Promise<
     log().warn({ err: safeError(error), refund: id }, "refund not reconciled; looked at again later");
   }
   const [now] = await db.select().from(refunds).where(eq(refunds.id, id));
-  const next = now!.status === "pending" ? new Date(ctx.now().getTime() + RECONCILE_AFTER_MS) : null;
-  if (now!.reconcileAt !== null && (next === null || now!.reconcileAt.getTime() <= ctx.now().getTime())) {
-    await db.update(refunds).set({ reconcileAt: next }).where(eq(refunds.id, id));
-  }
+  const next = nextReconcileAt(ctx, now!.reconcileAt, now!.status === "pending");
+  if (next !== undefined) await db.update(refunds).set({ reconcileAt: next }).where(eq(refunds.id, id));
   return changed;
 }
 
