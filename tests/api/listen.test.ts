@@ -39,15 +39,7 @@ async function cuttableProxy(target: URL) {
   let server: TcpServer | null = null;
   let port = 0;
   const open = async () => {
-    server = createTcpServer((client) => {
-      const upstream = connect(Number(target.port), target.hostname);
-      for (const socket of [client, upstream]) {
-        sockets.add(socket);
-        socket.on("close", () => sockets.delete(socket));
-        socket.on("error", () => socket.destroy());
-      }
-      client.pipe(upstream).pipe(client);
-    });
+    server = createTcpServer((client) => pipeTo(target, client, sockets));
     await new Promise<void>((resolve) => server!.listen(port, "127.0.0.1", resolve));
     port = (server!.address() as AddressInfo).port;
   };
@@ -58,6 +50,17 @@ async function cuttableProxy(target: URL) {
   await open();
   cleanups.push(() => cut().catch(() => undefined));
   return { url: () => apiRoot(`http://127.0.0.1:${port}`), cut, restore: open };
+}
+
+/** Pipes a client's connection to `target`, keeping both sockets in `sockets` while they are open. */
+function pipeTo(target: URL, client: Socket, sockets: Set<Socket>): void {
+  const upstream = connect(Number(target.port), target.hostname);
+  for (const socket of [client, upstream]) {
+    sockets.add(socket);
+    socket.on("close", () => sockets.delete(socket));
+    socket.on("error", () => socket.destroy());
+  }
+  client.pipe(upstream).pipe(client);
 }
 
 /**
@@ -72,15 +75,7 @@ async function slowStartingApi(target: URL) {
   const held: Socket[] = [];
   const sockets = new Set<Socket>();
   let released = false;
-  const pipe = (client: Socket) => {
-    const upstream = connect(Number(target.port), target.hostname);
-    for (const socket of [client, upstream]) {
-      sockets.add(socket);
-      socket.on("close", () => sockets.delete(socket));
-      socket.on("error", () => socket.destroy());
-    }
-    client.pipe(upstream).pipe(client);
-  };
+  const pipe = (client: Socket) => pipeTo(target, client, sockets);
   const server = createTcpServer((client) => {
     client.pause();
     if (released) pipe(client);
