@@ -13184,32 +13184,32 @@ export type components = {
         Event: components["schemas"]["PaymentSucceededEvent"] | components["schemas"]["PaymentFailedEvent"] | components["schemas"]["PaymentRefundedEvent"] | components["schemas"]["CheckoutSessionCreatedEvent"] | components["schemas"]["CheckoutSessionUpdatedEvent"] | components["schemas"]["CheckoutSessionDeletedEvent"] | components["schemas"]["CheckoutSessionCompletedEvent"] | components["schemas"]["CheckoutSessionExpiredEvent"] | components["schemas"]["PaymentIntentCreatedEvent"] | components["schemas"]["PaymentIntentProcessingEvent"] | components["schemas"]["PaymentIntentRequiresActionEvent"] | components["schemas"]["PaymentIntentAmountCapturableUpdatedEvent"] | components["schemas"]["PaymentIntentSucceededEvent"] | components["schemas"]["PaymentIntentCanceledEvent"] | components["schemas"]["PaymentIntentPaymentFailedEvent"] | components["schemas"]["PaymentIntentPartiallyFundedEvent"] | components["schemas"]["CustomerSubscriptionCreatedEvent"] | components["schemas"]["CustomerSubscriptionUpdatedEvent"] | components["schemas"]["CustomerSubscriptionPausedEvent"] | components["schemas"]["CustomerSubscriptionResumedEvent"] | components["schemas"]["CustomerSubscriptionCancelledEvent"] | components["schemas"]["CustomerSubscriptionTrialWillEndEvent"] | components["schemas"]["InvoiceCreatedEvent"] | components["schemas"]["InvoiceFinalizedEvent"] | components["schemas"]["InvoicePaidEvent"] | components["schemas"]["InvoicePaymentSucceededEvent"] | components["schemas"]["InvoicePaymentFailedEvent"] | components["schemas"]["InvoicePaymentActionRequiredEvent"] | components["schemas"]["InvoiceOverdueEvent"] | components["schemas"]["InvoiceVoidedEvent"] | components["schemas"]["InvoiceMarkedUncollectibleEvent"] | components["schemas"]["InvoiceRefundedEvent"] | components["schemas"]["InvoiceUpcomingEvent"] | components["schemas"]["CustomerCreatedEvent"] | components["schemas"]["CustomerUpdatedEvent"] | components["schemas"]["CustomerDeletedEvent"] | components["schemas"]["CustomerDiscountCreatedEvent"] | components["schemas"]["CustomerDiscountUpdatedEvent"] | components["schemas"]["CustomerDiscountDeletedEvent"] | components["schemas"]["CouponCreatedEvent"] | components["schemas"]["CouponUpdatedEvent"] | components["schemas"]["CouponDeletedEvent"] | components["schemas"]["PriceCreatedEvent"] | components["schemas"]["PriceUpdatedEvent"] | components["schemas"]["PriceDeletedEvent"] | components["schemas"]["ProductCreatedEvent"] | components["schemas"]["ProductUpdatedEvent"] | components["schemas"]["ProductDeletedEvent"] | components["schemas"]["RefundCreatedEvent"] | components["schemas"]["RefundUpdatedEvent"] | components["schemas"]["RefundFailedEvent"] | components["schemas"]["ApiTokenCreatedEvent"] | components["schemas"]["ApiTokenRevokedEvent"] | components["schemas"]["WebhookEndpointCreatedEvent"] | components["schemas"]["WebhookEndpointUpdatedEvent"] | components["schemas"]["WebhookEndpointDeletedEvent"] | components["schemas"]["WebhookEndpointDisabledEvent"] | components["schemas"]["WebhookEndpointEnabledEvent"] | components["schemas"]["WebhookEndpointSecretRotatedEvent"] | components["schemas"]["UserSignedInEvent"] | components["schemas"]["UserSignInFailedEvent"] | components["schemas"]["UserSignedOutEvent"] | components["schemas"]["UserPasswordChangedEvent"] | components["schemas"]["AccountSettingsUpdatedEvent"] | components["schemas"]["TaxRateCreatedEvent"] | components["schemas"]["TaxRateUpdatedEvent"] | components["schemas"]["MeterCreatedEvent"] | components["schemas"]["MeterUpdatedEvent"] | components["schemas"]["MeterDeactivatedEvent"] | components["schemas"]["MeterReactivatedEvent"] | components["schemas"]["FeatureCreatedEvent"] | components["schemas"]["ProductFeatureAttachedEvent"] | components["schemas"]["ProductFeatureDetachedEvent"] | components["schemas"]["CustomerEntitlementsUpdatedEvent"] | components["schemas"]["PortalConfigurationUpdatedEvent"] | components["schemas"]["CreditNoteCreatedEvent"] | components["schemas"]["CreditNoteVoidedEvent"] | components["schemas"]["CustomerBalanceTransactionCreatedEvent"] | components["schemas"]["MemberInvitedEvent"] | components["schemas"]["MemberInvitationRevokedEvent"] | components["schemas"]["MemberJoinedEvent"] | components["schemas"]["MemberRoleChangedEvent"] | components["schemas"]["MemberRemovedEvent"] | components["schemas"]["PaymentProcessorConnectedEvent"] | components["schemas"]["PaymentProcessorDisconnectedEvent"] | components["schemas"]["SubscriptionChangeRequestScheduledEvent"] | components["schemas"]["SubscriptionChangeRequestAppliedEvent"] | components["schemas"]["SubscriptionChangeRequestCanceledEvent"] | components["schemas"]["PaymentMethodAttachedEvent"] | components["schemas"]["PaymentMethodDetachedEvent"] | components["schemas"]["DisputeCreatedEvent"] | components["schemas"]["DisputeUpdatedEvent"] | components["schemas"]["DisputeClosedEvent"] | components["schemas"]["EmailSentEvent"] | components["schemas"]["EmailFailedEvent"];
         /**
          * @example {
-         *       "id": "evt_prod_06h2e98eemymx36v5wsbdx05b6eq8",
+         *       "id": "evt_prod_06h2eezs6a7s4zj7cqvbstppxqpee",
          *       "type": "payment.succeeded",
          *       "aggregate_type": "payment",
-         *       "aggregate_id": "py_prod_06h2e98eekkmdat7ptwxcx1zrezzy",
+         *       "aggregate_id": "py_prod_06h2eezs65kr1m4rks87v9jkaddtt",
          *       "data": {
-         *         "id": "py_prod_06h2e98eekkmdat7ptwxcx1zrezzy",
+         *         "id": "py_prod_06h2eezs65kr1m4rks87v9jkaddtt",
          *         "object": "payment",
          *         "status": "succeeded",
-         *         "created": "2026-11-29T11:51:09.684Z",
+         *         "created": "2026-11-29T12:16:11.569Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "amount_atom": 2500,
-         *         "payment_intent": "pi_prod_06h2e98e9fpjc2159snp3hkrqp83r",
+         *         "payment_intent": "pi_prod_06h2eezs3pr7xw0aycw2e3ycnj78p",
          *         "payment_method": "pm_card_visa",
          *         "failure_message": null,
          *         "amount_refunded_atom": 0
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2e98e8qc5ytrf5c45c2b26h568",
-         *       "request_id": "req_prod_06h2e98e8qc5ytrf5c45c2b26h568",
+         *       "correlation_id": "req_prod_06h2eezs35p7x35ga0b4es4fhc1gp",
+         *       "request_id": "req_prod_06h2eezs35p7x35ga0b4es4fhc1gp",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-29T11:51:09.685Z",
+         *       "created": "2026-11-29T12:16:11.570Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2e9872qb7mpa385cf3bfh65tgg"
+         *       "actor_id": "key_prod_06h2eeznqzss6w2jbgkfca7r3sg58"
          *     }
          */
         PaymentSucceededEvent: {
@@ -13254,32 +13254,32 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2e98mkf824e73r7f19xw6qe4pm",
+         *       "id": "evt_prod_06h2eezwvb2v0w9fj697nrq8dqmtr",
          *       "type": "payment.failed",
          *       "aggregate_type": "payment",
-         *       "aggregate_id": "py_prod_06h2e98mkb9q5bffkwnhfxsfa2htr",
+         *       "aggregate_id": "py_prod_06h2eezwv67sntsv444e5jaypxapa",
          *       "data": {
-         *         "id": "py_prod_06h2e98mkb9q5bffkwnhfxsfa2htr",
+         *         "id": "py_prod_06h2eezwv67sntsv444e5jaypxapa",
          *         "object": "payment",
          *         "status": "failed",
-         *         "created": "2026-11-29T11:51:11.258Z",
+         *         "created": "2026-11-29T12:16:12.505Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "amount_atom": 1000,
-         *         "payment_intent": "pi_prod_06h2e98mjpxnvhy9hcnf8fffqe0jc",
+         *         "payment_intent": "pi_prod_06h2eezwtnfqcefgwah2pfmkdmvrj",
          *         "payment_method": "pm_sandbox_declined",
          *         "failure_message": "Your card was declined (sandbox payment method pm_sandbox_declined).",
          *         "amount_refunded_atom": 0
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2e98mhp3entzkmre9bpd69sf5m",
-         *       "request_id": "req_prod_06h2e98mhp3entzkmre9bpd69sf5m",
+         *       "correlation_id": "req_prod_06h2eezwtgjdkp5df850ddqd3nxem",
+         *       "request_id": "req_prod_06h2eezwtgjdkp5df850ddqd3nxem",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-29T11:51:11.259Z",
+         *       "created": "2026-11-29T12:16:12.506Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2e9872qb7mpa385cf3bfh65tgg"
+         *       "actor_id": "key_prod_06h2eeznqzss6w2jbgkfca7r3sg58"
          *     }
          */
         PaymentFailedEvent: {
@@ -13324,44 +13324,44 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2e98nnzrdr2r4vttvyv8n3m366",
+         *       "id": "evt_prod_06h2eezx7y0svc7ye9508zjty5pxa",
          *       "type": "payment.refunded",
          *       "aggregate_type": "payment",
-         *       "aggregate_id": "py_prod_06h2e98mg80qae51htjks0kq40fx8",
+         *       "aggregate_id": "py_prod_06h2eezwsbvc1gtdczwba396y6za4",
          *       "data": {
-         *         "id": "py_prod_06h2e98mg80qae51htjks0kq40fx8",
+         *         "id": "py_prod_06h2eezwsbvc1gtdczwba396y6za4",
          *         "object": "payment",
          *         "status": "partially_refunded",
-         *         "created": "2026-11-29T11:51:11.234Z",
+         *         "created": "2026-11-29T12:16:12.490Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "amount_atom": 1000,
-         *         "payment_intent": "pi_prod_06h2e98mfnq0tfp03wdgbjb23st4a",
+         *         "payment_intent": "pi_prod_06h2eezwrna5q93cxrw3jcg45gnbe",
          *         "payment_method": "pm_sandbox_succeeds",
          *         "failure_message": null,
          *         "amount_refunded_atom": 400
          *       },
          *       "previous_data": {
-         *         "id": "py_prod_06h2e98mg80qae51htjks0kq40fx8",
+         *         "id": "py_prod_06h2eezwsbvc1gtdczwba396y6za4",
          *         "object": "payment",
          *         "status": "succeeded",
-         *         "created": "2026-11-29T11:51:11.234Z",
+         *         "created": "2026-11-29T12:16:12.490Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "amount_atom": 1000,
-         *         "payment_intent": "pi_prod_06h2e98mfnq0tfp03wdgbjb23st4a",
+         *         "payment_intent": "pi_prod_06h2eezwrna5q93cxrw3jcg45gnbe",
          *         "payment_method": "pm_sandbox_succeeds",
          *         "failure_message": null,
          *         "amount_refunded_atom": 0
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2e98nm8z1k8wwvg3y7eyf7zb6t",
-         *       "request_id": "req_prod_06h2e98nm8z1k8wwvg3y7eyf7zb6t",
+         *       "correlation_id": "req_prod_06h2eezx6xd0ye77frhqmtry047c6",
+         *       "request_id": "req_prod_06h2eezx6xd0ye77frhqmtry047c6",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-29T11:51:11.535Z",
+         *       "created": "2026-11-29T12:16:12.607Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2e9872qb7mpa385cf3bfh65tgg"
+         *       "actor_id": "key_prod_06h2eeznqzss6w2jbgkfca7r3sg58"
          *     }
          */
         PaymentRefundedEvent: {
@@ -13406,29 +13406,29 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2e98xxmebrts8bnvdd4zzk8gt8",
+         *       "id": "evt_prod_06h2ef010w512qyj2an9q6g6dqfgj",
          *       "type": "checkout.session.created",
          *       "aggregate_type": "checkout_session",
-         *       "aggregate_id": "cs_prod_06h2e98xwxpkgbc1pcsa38ebcdk7y",
+         *       "aggregate_id": "cs_prod_06h2ef010mjrjsaedtn795fehb1a0",
          *       "data": {
-         *         "id": "cs_prod_06h2e98xwxpkgbc1pcsa38ebcdk7y",
-         *         "url": "http://127.0.0.1:45387/checkout/cs_prod_06h2e98xwxpkgbc1pcsa38ebcdk7y",
+         *         "id": "cs_prod_06h2ef010mjrjsaedtn795fehb1a0",
+         *         "url": "http://127.0.0.1:35215/checkout/cs_prod_06h2ef010mjrjsaedtn795fehb1a0",
          *         "mode": "payment",
          *         "object": "checkout_session",
          *         "status": "open",
-         *         "created": "2026-11-29T11:51:13.638Z",
+         *         "created": "2026-11-29T12:16:13.572Z",
          *         "invoice": null,
-         *         "updated": "2026-11-29T11:51:13.638Z",
+         *         "updated": "2026-11-29T12:16:13.572Z",
          *         "currency": "usd",
          *         "customer": null,
          *         "livemode": false,
          *         "metadata": {},
          *         "cancel_url": null,
          *         "expired_at": null,
-         *         "expires_at": "2026-11-30T11:51:13.638Z",
+         *         "expires_at": "2026-11-30T12:16:13.572Z",
          *         "line_items": [
          *           {
-         *             "price": "price_prod_06h2e98h8rf4z3eehc1htz1frr90g",
+         *             "price": "price_prod_06h2eezv7rtav2dxa0stegs4yywv2",
          *             "quantity": 2,
          *             "amount_atom": 1000,
          *             "description": "Pro",
@@ -13446,13 +13446,13 @@ export type components = {
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2e98xvjpfn9ybfdafh2mr54c8p",
-         *       "request_id": "req_prod_06h2e98xvjpfn9ybfdafh2mr54c8p",
+         *       "correlation_id": "req_prod_06h2ef010bv2adnee3cs33zm62pz2",
+         *       "request_id": "req_prod_06h2ef010bv2adnee3cs33zm62pz2",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-29T11:51:13.645Z",
+         *       "created": "2026-11-29T12:16:13.575Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2e9872qb7mpa385cf3bfh65tgg"
+         *       "actor_id": "key_prod_06h2eeznqzss6w2jbgkfca7r3sg58"
          *     }
          */
         CheckoutSessionCreatedEvent: {
@@ -13497,19 +13497,19 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2e98y928ajerrn74n9hww4thr4",
+         *       "id": "evt_prod_06h2ef017nqat6gh9nf3v4t6k870y",
          *       "type": "checkout.session.updated",
          *       "aggregate_type": "checkout_session",
-         *       "aggregate_id": "cs_prod_06h2e98y62txf5g28b9nf00y2fy7r",
+         *       "aggregate_id": "cs_prod_06h2ef016f8w7g2wx2kcjbhbrc7xg",
          *       "data": {
-         *         "id": "cs_prod_06h2e98y62txf5g28b9nf00y2fy7r",
-         *         "url": "http://127.0.0.1:45387/checkout/cs_prod_06h2e98y62txf5g28b9nf00y2fy7r",
+         *         "id": "cs_prod_06h2ef016f8w7g2wx2kcjbhbrc7xg",
+         *         "url": "http://127.0.0.1:35215/checkout/cs_prod_06h2ef016f8w7g2wx2kcjbhbrc7xg",
          *         "mode": "payment",
          *         "object": "checkout_session",
          *         "status": "open",
-         *         "created": "2026-11-29T11:51:13.710Z",
+         *         "created": "2026-11-29T12:16:13.618Z",
          *         "invoice": null,
-         *         "updated": "2026-11-29T11:51:13.735Z",
+         *         "updated": "2026-11-29T12:16:13.628Z",
          *         "currency": "usd",
          *         "customer": null,
          *         "livemode": false,
@@ -13518,10 +13518,10 @@ export type components = {
          *         },
          *         "cancel_url": null,
          *         "expired_at": null,
-         *         "expires_at": "2026-11-30T11:51:13.710Z",
+         *         "expires_at": "2026-11-30T12:16:13.618Z",
          *         "line_items": [
          *           {
-         *             "price": "price_prod_06h2e98h8rf4z3eehc1htz1frr90g",
+         *             "price": "price_prod_06h2eezv7rtav2dxa0stegs4yywv2",
          *             "quantity": 2,
          *             "amount_atom": 1000,
          *             "description": "Pro",
@@ -13538,24 +13538,24 @@ export type components = {
          *         "subscription_data": null
          *       },
          *       "previous_data": {
-         *         "id": "cs_prod_06h2e98y62txf5g28b9nf00y2fy7r",
-         *         "url": "http://127.0.0.1:45387/checkout/cs_prod_06h2e98y62txf5g28b9nf00y2fy7r",
+         *         "id": "cs_prod_06h2ef016f8w7g2wx2kcjbhbrc7xg",
+         *         "url": "http://127.0.0.1:35215/checkout/cs_prod_06h2ef016f8w7g2wx2kcjbhbrc7xg",
          *         "mode": "payment",
          *         "object": "checkout_session",
          *         "status": "open",
-         *         "created": "2026-11-29T11:51:13.710Z",
+         *         "created": "2026-11-29T12:16:13.618Z",
          *         "invoice": null,
-         *         "updated": "2026-11-29T11:51:13.710Z",
+         *         "updated": "2026-11-29T12:16:13.618Z",
          *         "currency": "usd",
          *         "customer": null,
          *         "livemode": false,
          *         "metadata": {},
          *         "cancel_url": null,
          *         "expired_at": null,
-         *         "expires_at": "2026-11-30T11:51:13.710Z",
+         *         "expires_at": "2026-11-30T12:16:13.618Z",
          *         "line_items": [
          *           {
-         *             "price": "price_prod_06h2e98h8rf4z3eehc1htz1frr90g",
+         *             "price": "price_prod_06h2eezv7rtav2dxa0stegs4yywv2",
          *             "quantity": 2,
          *             "amount_atom": 1000,
          *             "description": "Pro",
@@ -13572,13 +13572,13 @@ export type components = {
          *         "subscription_data": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2e98y8bhbvsa2e027az4eef3za",
-         *       "request_id": "req_prod_06h2e98y8bhbvsa2e027az4eef3za",
+         *       "correlation_id": "req_prod_06h2ef0175sc2a3ad4dzybmhe713g",
+         *       "request_id": "req_prod_06h2ef0175sc2a3ad4dzybmhe713g",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-29T11:51:13.736Z",
+         *       "created": "2026-11-29T12:16:13.629Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2e9872qb7mpa385cf3bfh65tgg"
+         *       "actor_id": "key_prod_06h2eeznqzss6w2jbgkfca7r3sg58"
          *     }
          */
         CheckoutSessionUpdatedEvent: {
@@ -13623,20 +13623,20 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2e98ybrme30njcnvt2kjyx1sky",
+         *       "id": "evt_prod_06h2ef019dr88sp0nvv6yt6sbr3et",
          *       "type": "checkout.session.deleted",
          *       "aggregate_type": "checkout_session",
-         *       "aggregate_id": "cs_prod_06h2e98y62txf5g28b9nf00y2fy7r",
+         *       "aggregate_id": "cs_prod_06h2ef016f8w7g2wx2kcjbhbrc7xg",
          *       "data": {
-         *         "id": "cs_prod_06h2e98y62txf5g28b9nf00y2fy7r",
-         *         "url": "http://127.0.0.1:45387/checkout/cs_prod_06h2e98y62txf5g28b9nf00y2fy7r",
+         *         "id": "cs_prod_06h2ef016f8w7g2wx2kcjbhbrc7xg",
+         *         "url": "http://127.0.0.1:35215/checkout/cs_prod_06h2ef016f8w7g2wx2kcjbhbrc7xg",
          *         "mode": "payment",
          *         "object": "checkout_session",
          *         "status": "open",
-         *         "created": "2026-11-29T11:51:13.710Z",
+         *         "created": "2026-11-29T12:16:13.618Z",
          *         "deleted": true,
          *         "invoice": null,
-         *         "updated": "2026-11-29T11:51:13.757Z",
+         *         "updated": "2026-11-29T12:16:13.642Z",
          *         "currency": "usd",
          *         "customer": null,
          *         "livemode": false,
@@ -13645,10 +13645,10 @@ export type components = {
          *         },
          *         "cancel_url": null,
          *         "expired_at": null,
-         *         "expires_at": "2026-11-30T11:51:13.710Z",
+         *         "expires_at": "2026-11-30T12:16:13.618Z",
          *         "line_items": [
          *           {
-         *             "price": "price_prod_06h2e98h8rf4z3eehc1htz1frr90g",
+         *             "price": "price_prod_06h2eezv7rtav2dxa0stegs4yywv2",
          *             "quantity": 2,
          *             "amount_atom": 1000,
          *             "description": "Pro",
@@ -13665,14 +13665,14 @@ export type components = {
          *         "subscription_data": null
          *       },
          *       "previous_data": {
-         *         "id": "cs_prod_06h2e98y62txf5g28b9nf00y2fy7r",
-         *         "url": "http://127.0.0.1:45387/checkout/cs_prod_06h2e98y62txf5g28b9nf00y2fy7r",
+         *         "id": "cs_prod_06h2ef016f8w7g2wx2kcjbhbrc7xg",
+         *         "url": "http://127.0.0.1:35215/checkout/cs_prod_06h2ef016f8w7g2wx2kcjbhbrc7xg",
          *         "mode": "payment",
          *         "object": "checkout_session",
          *         "status": "open",
-         *         "created": "2026-11-29T11:51:13.710Z",
+         *         "created": "2026-11-29T12:16:13.618Z",
          *         "invoice": null,
-         *         "updated": "2026-11-29T11:51:13.735Z",
+         *         "updated": "2026-11-29T12:16:13.628Z",
          *         "currency": "usd",
          *         "customer": null,
          *         "livemode": false,
@@ -13681,10 +13681,10 @@ export type components = {
          *         },
          *         "cancel_url": null,
          *         "expired_at": null,
-         *         "expires_at": "2026-11-30T11:51:13.710Z",
+         *         "expires_at": "2026-11-30T12:16:13.618Z",
          *         "line_items": [
          *           {
-         *             "price": "price_prod_06h2e98h8rf4z3eehc1htz1frr90g",
+         *             "price": "price_prod_06h2eezv7rtav2dxa0stegs4yywv2",
          *             "quantity": 2,
          *             "amount_atom": 1000,
          *             "description": "Pro",
@@ -13701,13 +13701,13 @@ export type components = {
          *         "subscription_data": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2e98yb6fdjbt3f5xf4qqzw7eyw",
-         *       "request_id": "req_prod_06h2e98yb6fdjbt3f5xf4qqzw7eyw",
+         *       "correlation_id": "req_prod_06h2ef018yejj1rypa1vkh42t4tq8",
+         *       "request_id": "req_prod_06h2ef018yejj1rypa1vkh42t4tq8",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-29T11:51:13.758Z",
+         *       "created": "2026-11-29T12:16:13.643Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2e9872qb7mpa385cf3bfh65tgg"
+         *       "actor_id": "key_prod_06h2eeznqzss6w2jbgkfca7r3sg58"
          *     }
          */
         CheckoutSessionDeletedEvent: {
@@ -13752,29 +13752,29 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2e98y4ce5q226baz8evaj8qez2",
+         *       "id": "evt_prod_06h2ef0150fmyjsch1bp1vknbbtwt",
          *       "type": "checkout.session.completed",
          *       "aggregate_type": "checkout_session",
-         *       "aggregate_id": "cs_prod_06h2e98xwxpkgbc1pcsa38ebcdk7y",
+         *       "aggregate_id": "cs_prod_06h2ef010mjrjsaedtn795fehb1a0",
          *       "data": {
-         *         "id": "cs_prod_06h2e98xwxpkgbc1pcsa38ebcdk7y",
-         *         "url": "http://127.0.0.1:45387/checkout/cs_prod_06h2e98xwxpkgbc1pcsa38ebcdk7y",
+         *         "id": "cs_prod_06h2ef010mjrjsaedtn795fehb1a0",
+         *         "url": "http://127.0.0.1:35215/checkout/cs_prod_06h2ef010mjrjsaedtn795fehb1a0",
          *         "mode": "payment",
          *         "object": "checkout_session",
          *         "status": "complete",
-         *         "created": "2026-11-29T11:51:13.638Z",
+         *         "created": "2026-11-29T12:16:13.572Z",
          *         "invoice": null,
-         *         "updated": "2026-11-29T11:51:13.698Z",
+         *         "updated": "2026-11-29T12:16:13.607Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2e98y12qsg3jbt8k0sb8x0kppp",
+         *         "customer": "cus_prod_06h2ef013nqmkpkvqdhax5b87x8sy",
          *         "livemode": false,
          *         "metadata": {},
          *         "cancel_url": null,
          *         "expired_at": null,
-         *         "expires_at": "2026-11-30T11:51:13.638Z",
+         *         "expires_at": "2026-11-30T12:16:13.572Z",
          *         "line_items": [
          *           {
-         *             "price": "price_prod_06h2e98h8rf4z3eehc1htz1frr90g",
+         *             "price": "price_prod_06h2eezv7rtav2dxa0stegs4yywv2",
          *             "quantity": 2,
          *             "amount_atom": 1000,
          *             "description": "Pro",
@@ -13782,33 +13782,33 @@ export type components = {
          *           }
          *         ],
          *         "success_url": "https://example.com/thanks",
-         *         "completed_at": "2026-11-29T11:51:13.698Z",
+         *         "completed_at": "2026-11-29T12:16:13.607Z",
          *         "subscription": null,
          *         "customer_email": "new-buyer@example.com",
-         *         "payment_intent": "pi_prod_06h2e98y27xm7sexec3eefsx1jj72",
+         *         "payment_intent": "pi_prod_06h2ef0147qaed48dx28qh1d7x6rw",
          *         "payment_status": "paid",
          *         "amount_total_atom": 1000,
          *         "subscription_data": null
          *       },
          *       "previous_data": {
-         *         "id": "cs_prod_06h2e98xwxpkgbc1pcsa38ebcdk7y",
-         *         "url": "http://127.0.0.1:45387/checkout/cs_prod_06h2e98xwxpkgbc1pcsa38ebcdk7y",
+         *         "id": "cs_prod_06h2ef010mjrjsaedtn795fehb1a0",
+         *         "url": "http://127.0.0.1:35215/checkout/cs_prod_06h2ef010mjrjsaedtn795fehb1a0",
          *         "mode": "payment",
          *         "object": "checkout_session",
          *         "status": "open",
-         *         "created": "2026-11-29T11:51:13.638Z",
+         *         "created": "2026-11-29T12:16:13.572Z",
          *         "invoice": null,
-         *         "updated": "2026-11-29T11:51:13.638Z",
+         *         "updated": "2026-11-29T12:16:13.572Z",
          *         "currency": "usd",
          *         "customer": null,
          *         "livemode": false,
          *         "metadata": {},
          *         "cancel_url": null,
          *         "expired_at": null,
-         *         "expires_at": "2026-11-30T11:51:13.638Z",
+         *         "expires_at": "2026-11-30T12:16:13.572Z",
          *         "line_items": [
          *           {
-         *             "price": "price_prod_06h2e98h8rf4z3eehc1htz1frr90g",
+         *             "price": "price_prod_06h2eezv7rtav2dxa0stegs4yywv2",
          *             "quantity": 2,
          *             "amount_atom": 1000,
          *             "description": "Pro",
@@ -13825,13 +13825,13 @@ export type components = {
          *         "subscription_data": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2e98xza6pgaj3ym7xdja9qtpdw",
-         *       "request_id": "req_prod_06h2e98xza6pgaj3ym7xdja9qtpdw",
+         *       "correlation_id": "req_prod_06h2ef012s6dzjegyxkj3hbtjh8ry",
+         *       "request_id": "req_prod_06h2ef012s6dzjegyxkj3hbtjh8ry",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-29T11:51:13.699Z",
+         *       "created": "2026-11-29T12:16:13.608Z",
          *       "actor_type": "customer",
-         *       "actor_id": "cus_prod_06h2e98y12qsg3jbt8k0sb8x0kppp"
+         *       "actor_id": "cus_prod_06h2ef013nqmkpkvqdhax5b87x8sy"
          *     }
          */
         CheckoutSessionCompletedEvent: {
@@ -13876,29 +13876,29 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2e98z6wj0mmycedaege1wcxscm",
+         *       "id": "evt_prod_06h2ef01hg5nyq1npd1vswjevybqj",
          *       "type": "checkout.session.expired",
          *       "aggregate_type": "checkout_session",
-         *       "aggregate_id": "cs_prod_06h2e98ye74sm6edmw3qp4fbxckfy",
+         *       "aggregate_id": "cs_prod_06h2ef01azrzfyhxysx4amj41grxt",
          *       "data": {
-         *         "id": "cs_prod_06h2e98ye74sm6edmw3qp4fbxckfy",
-         *         "url": "http://127.0.0.1:45387/checkout/cs_prod_06h2e98ye74sm6edmw3qp4fbxckfy",
+         *         "id": "cs_prod_06h2ef01azrzfyhxysx4amj41grxt",
+         *         "url": "http://127.0.0.1:35215/checkout/cs_prod_06h2ef01azrzfyhxysx4amj41grxt",
          *         "mode": "payment",
          *         "object": "checkout_session",
          *         "status": "expired",
-         *         "created": "2026-11-29T11:51:13.773Z",
+         *         "created": "2026-11-29T12:16:13.653Z",
          *         "invoice": null,
-         *         "updated": "2026-11-30T11:51:13.773Z",
+         *         "updated": "2026-11-30T12:16:13.653Z",
          *         "currency": "usd",
          *         "customer": null,
          *         "livemode": false,
          *         "metadata": {},
          *         "cancel_url": null,
-         *         "expired_at": "2026-11-30T11:51:13.773Z",
-         *         "expires_at": "2026-11-30T11:51:13.773Z",
+         *         "expired_at": "2026-11-30T12:16:13.653Z",
+         *         "expires_at": "2026-11-30T12:16:13.653Z",
          *         "line_items": [
          *           {
-         *             "price": "price_prod_06h2e98h8rf4z3eehc1htz1frr90g",
+         *             "price": "price_prod_06h2eezv7rtav2dxa0stegs4yywv2",
          *             "quantity": 2,
          *             "amount_atom": 1000,
          *             "description": "Pro",
@@ -13915,24 +13915,24 @@ export type components = {
          *         "subscription_data": null
          *       },
          *       "previous_data": {
-         *         "id": "cs_prod_06h2e98ye74sm6edmw3qp4fbxckfy",
-         *         "url": "http://127.0.0.1:45387/checkout/cs_prod_06h2e98ye74sm6edmw3qp4fbxckfy",
+         *         "id": "cs_prod_06h2ef01azrzfyhxysx4amj41grxt",
+         *         "url": "http://127.0.0.1:35215/checkout/cs_prod_06h2ef01azrzfyhxysx4amj41grxt",
          *         "mode": "payment",
          *         "object": "checkout_session",
          *         "status": "open",
-         *         "created": "2026-11-29T11:51:13.773Z",
+         *         "created": "2026-11-29T12:16:13.653Z",
          *         "invoice": null,
-         *         "updated": "2026-11-29T11:51:13.773Z",
+         *         "updated": "2026-11-29T12:16:13.653Z",
          *         "currency": "usd",
          *         "customer": null,
          *         "livemode": false,
          *         "metadata": {},
          *         "cancel_url": null,
          *         "expired_at": null,
-         *         "expires_at": "2026-11-30T11:51:13.773Z",
+         *         "expires_at": "2026-11-30T12:16:13.653Z",
          *         "line_items": [
          *           {
-         *             "price": "price_prod_06h2e98h8rf4z3eehc1htz1frr90g",
+         *             "price": "price_prod_06h2eezv7rtav2dxa0stegs4yywv2",
          *             "quantity": 2,
          *             "amount_atom": 1000,
          *             "description": "Pro",
@@ -13949,11 +13949,11 @@ export type components = {
          *         "subscription_data": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2e98ys9yc9z7rqzr63j1e2w7xe",
+         *       "correlation_id": "req_prod_06h2ef01d4g0an9p7tpa7b2zq78ge",
          *       "request_id": null,
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-30T11:51:13.773Z",
+         *       "created": "2026-11-30T12:16:13.653Z",
          *       "actor_type": "system",
          *       "actor_id": null
          *     }
@@ -14000,17 +14000,17 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2e98e9q0m9zpqjt9t33s8mq95j",
+         *       "id": "evt_prod_06h2eezs3ww14vkpg9df14pjekdby",
          *       "type": "payment_intent.created",
          *       "aggregate_type": "payment_intent",
-         *       "aggregate_id": "pi_prod_06h2e98e9fpjc2159snp3hkrqp83r",
+         *       "aggregate_id": "pi_prod_06h2eezs3pr7xw0aycw2e3ycnj78p",
          *       "data": {
-         *         "id": "pi_prod_06h2e98e9fpjc2159snp3hkrqp83r",
+         *         "id": "pi_prod_06h2eezs3pr7xw0aycw2e3ycnj78p",
          *         "object": "payment_intent",
          *         "status": "requires_confirmation",
-         *         "created": "2026-11-29T11:51:09.643Z",
+         *         "created": "2026-11-29T12:16:11.549Z",
          *         "invoice": null,
-         *         "updated": "2026-11-29T11:51:09.643Z",
+         *         "updated": "2026-11-29T12:16:11.549Z",
          *         "currency": "usd",
          *         "customer": null,
          *         "livemode": false,
@@ -14025,13 +14025,13 @@ export type components = {
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2e98e8qc5ytrf5c45c2b26h568",
-         *       "request_id": "req_prod_06h2e98e8qc5ytrf5c45c2b26h568",
+         *       "correlation_id": "req_prod_06h2eezs35p7x35ga0b4es4fhc1gp",
+         *       "request_id": "req_prod_06h2eezs35p7x35ga0b4es4fhc1gp",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-29T11:51:09.645Z",
+         *       "created": "2026-11-29T12:16:11.551Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2e9872qb7mpa385cf3bfh65tgg"
+         *       "actor_id": "key_prod_06h2eeznqzss6w2jbgkfca7r3sg58"
          *     }
          */
         PaymentIntentCreatedEvent: {
@@ -14076,17 +14076,17 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2e98ee51s4a04d4bxxkfehzdeg",
+         *       "id": "evt_prod_06h2eezs5mx8hahg1ds9yw78pmqt0",
          *       "type": "payment_intent.processing",
          *       "aggregate_type": "payment_intent",
-         *       "aggregate_id": "pi_prod_06h2e98e9fpjc2159snp3hkrqp83r",
+         *       "aggregate_id": "pi_prod_06h2eezs3pr7xw0aycw2e3ycnj78p",
          *       "data": {
-         *         "id": "pi_prod_06h2e98e9fpjc2159snp3hkrqp83r",
+         *         "id": "pi_prod_06h2eezs3pr7xw0aycw2e3ycnj78p",
          *         "object": "payment_intent",
          *         "status": "processing",
-         *         "created": "2026-11-29T11:51:09.643Z",
+         *         "created": "2026-11-29T12:16:11.549Z",
          *         "invoice": null,
-         *         "updated": "2026-11-29T11:51:09.679Z",
+         *         "updated": "2026-11-29T12:16:11.564Z",
          *         "currency": "usd",
          *         "customer": null,
          *         "livemode": false,
@@ -14100,12 +14100,12 @@ export type components = {
          *         "amount_capturable_atom": 0
          *       },
          *       "previous_data": {
-         *         "id": "pi_prod_06h2e98e9fpjc2159snp3hkrqp83r",
+         *         "id": "pi_prod_06h2eezs3pr7xw0aycw2e3ycnj78p",
          *         "object": "payment_intent",
          *         "status": "requires_confirmation",
-         *         "created": "2026-11-29T11:51:09.643Z",
+         *         "created": "2026-11-29T12:16:11.549Z",
          *         "invoice": null,
-         *         "updated": "2026-11-29T11:51:09.647Z",
+         *         "updated": "2026-11-29T12:16:11.554Z",
          *         "currency": "usd",
          *         "customer": null,
          *         "livemode": false,
@@ -14119,13 +14119,13 @@ export type components = {
          *         "amount_capturable_atom": 0
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2e98e8qc5ytrf5c45c2b26h568",
-         *       "request_id": "req_prod_06h2e98e8qc5ytrf5c45c2b26h568",
+         *       "correlation_id": "req_prod_06h2eezs35p7x35ga0b4es4fhc1gp",
+         *       "request_id": "req_prod_06h2eezs35p7x35ga0b4es4fhc1gp",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-29T11:51:09.681Z",
+         *       "created": "2026-11-29T12:16:11.566Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2e9872qb7mpa385cf3bfh65tgg"
+         *       "actor_id": "key_prod_06h2eeznqzss6w2jbgkfca7r3sg58"
          *     }
          */
         PaymentIntentProcessingEvent: {
@@ -14170,19 +14170,19 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2e98mnws89zjhnj7mtkd0axk98",
+         *       "id": "evt_prod_06h2eezwwwq4gt6sa0108212c6s3m",
          *       "type": "payment_intent.requires_action",
          *       "aggregate_type": "payment_intent",
-         *       "aggregate_id": "pi_prod_06h2e98mnhq6tvmh35g6cwgvxk5wc",
+         *       "aggregate_id": "pi_prod_06h2eezwwdkw01erasey077mysgp4",
          *       "data": {
-         *         "id": "pi_prod_06h2e98mnhq6tvmh35g6cwgvxk5wc",
+         *         "id": "pi_prod_06h2eezwwdkw01erasey077mysgp4",
          *         "object": "payment_intent",
          *         "status": "requires_action",
-         *         "created": "2026-11-29T11:51:11.276Z",
+         *         "created": "2026-11-29T12:16:12.515Z",
          *         "invoice": null,
-         *         "updated": "2026-11-29T11:51:11.278Z",
+         *         "updated": "2026-11-29T12:16:12.518Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2e98kkcdmq64fh175g1c68wxv0",
+         *         "customer": "cus_prod_06h2eezw7zvvnq1dqa5tk66dk672g",
          *         "livemode": false,
          *         "metadata": {},
          *         "amount_atom": 1000,
@@ -14194,14 +14194,14 @@ export type components = {
          *         "amount_capturable_atom": 0
          *       },
          *       "previous_data": {
-         *         "id": "pi_prod_06h2e98mnhq6tvmh35g6cwgvxk5wc",
+         *         "id": "pi_prod_06h2eezwwdkw01erasey077mysgp4",
          *         "object": "payment_intent",
          *         "status": "requires_confirmation",
-         *         "created": "2026-11-29T11:51:11.276Z",
+         *         "created": "2026-11-29T12:16:12.515Z",
          *         "invoice": null,
-         *         "updated": "2026-11-29T11:51:11.276Z",
+         *         "updated": "2026-11-29T12:16:12.515Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2e98kkcdmq64fh175g1c68wxv0",
+         *         "customer": "cus_prod_06h2eezw7zvvnq1dqa5tk66dk672g",
          *         "livemode": false,
          *         "metadata": {},
          *         "amount_atom": 1000,
@@ -14213,13 +14213,13 @@ export type components = {
          *         "amount_capturable_atom": 0
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2e98mnegzq02fp5g4wbsrthzb0",
-         *       "request_id": "req_prod_06h2e98mnegzq02fp5g4wbsrthzb0",
+         *       "correlation_id": "req_prod_06h2eezww8df3awyrk2zret672cym",
+         *       "request_id": "req_prod_06h2eezww8df3awyrk2zret672cym",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-29T11:51:11.279Z",
+         *       "created": "2026-11-29T12:16:12.519Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2e9872qb7mpa385cf3bfh65tgg"
+         *       "actor_id": "key_prod_06h2eeznqzss6w2jbgkfca7r3sg58"
          *     }
          */
         PaymentIntentRequiresActionEvent: {
@@ -14264,19 +14264,19 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2e98myxxdnj62prf9f8a747apm",
+         *       "id": "evt_prod_06h2eezx0tdsrrhjq9vjjkr17bnrt",
          *       "type": "payment_intent.amount_capturable_updated",
          *       "aggregate_type": "payment_intent",
-         *       "aggregate_id": "pi_prod_06h2e98my20rxwc0nda0eebfsa77j",
+         *       "aggregate_id": "pi_prod_06h2eezx067k3exsba9jhmefytk1p",
          *       "data": {
-         *         "id": "pi_prod_06h2e98my20rxwc0nda0eebfsa77j",
+         *         "id": "pi_prod_06h2eezx067k3exsba9jhmefytk1p",
          *         "object": "payment_intent",
          *         "status": "requires_capture",
-         *         "created": "2026-11-29T11:51:11.344Z",
+         *         "created": "2026-11-29T12:16:12.545Z",
          *         "invoice": null,
-         *         "updated": "2026-11-29T11:51:11.350Z",
+         *         "updated": "2026-11-29T12:16:12.549Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2e98kkcdmq64fh175g1c68wxv0",
+         *         "customer": "cus_prod_06h2eezw7zvvnq1dqa5tk66dk672g",
          *         "livemode": false,
          *         "metadata": {},
          *         "amount_atom": 1000,
@@ -14288,14 +14288,14 @@ export type components = {
          *         "amount_capturable_atom": 1000
          *       },
          *       "previous_data": {
-         *         "id": "pi_prod_06h2e98my20rxwc0nda0eebfsa77j",
+         *         "id": "pi_prod_06h2eezx067k3exsba9jhmefytk1p",
          *         "object": "payment_intent",
          *         "status": "processing",
-         *         "created": "2026-11-29T11:51:11.344Z",
+         *         "created": "2026-11-29T12:16:12.545Z",
          *         "invoice": null,
-         *         "updated": "2026-11-29T11:51:11.347Z",
+         *         "updated": "2026-11-29T12:16:12.547Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2e98kkcdmq64fh175g1c68wxv0",
+         *         "customer": "cus_prod_06h2eezw7zvvnq1dqa5tk66dk672g",
          *         "livemode": false,
          *         "metadata": {},
          *         "amount_atom": 1000,
@@ -14307,13 +14307,13 @@ export type components = {
          *         "amount_capturable_atom": 0
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2e98mx09tr2dt3j7d4e3m9hpb2",
-         *       "request_id": "req_prod_06h2e98mx09tr2dt3j7d4e3m9hpb2",
+         *       "correlation_id": "req_prod_06h2eezwzzs6xkvqemhbtq5ez5qwa",
+         *       "request_id": "req_prod_06h2eezwzzs6xkvqemhbtq5ez5qwa",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-29T11:51:11.351Z",
+         *       "created": "2026-11-29T12:16:12.551Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2e9872qb7mpa385cf3bfh65tgg"
+         *       "actor_id": "key_prod_06h2eeznqzss6w2jbgkfca7r3sg58"
          *     }
          */
         PaymentIntentAmountCapturableUpdatedEvent: {
@@ -14358,17 +14358,17 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2e98ef3g8zf2mzmgvgkn5ywn06",
+         *       "id": "evt_prod_06h2eezs7kvs7kkapqh5xzdqgnx9j",
          *       "type": "payment_intent.succeeded",
          *       "aggregate_type": "payment_intent",
-         *       "aggregate_id": "pi_prod_06h2e98e9fpjc2159snp3hkrqp83r",
+         *       "aggregate_id": "pi_prod_06h2eezs3pr7xw0aycw2e3ycnj78p",
          *       "data": {
-         *         "id": "pi_prod_06h2e98e9fpjc2159snp3hkrqp83r",
+         *         "id": "pi_prod_06h2eezs3pr7xw0aycw2e3ycnj78p",
          *         "object": "payment_intent",
          *         "status": "succeeded",
-         *         "created": "2026-11-29T11:51:09.643Z",
+         *         "created": "2026-11-29T12:16:11.549Z",
          *         "invoice": null,
-         *         "updated": "2026-11-29T11:51:09.687Z",
+         *         "updated": "2026-11-29T12:16:11.573Z",
          *         "currency": "usd",
          *         "customer": null,
          *         "livemode": false,
@@ -14382,12 +14382,12 @@ export type components = {
          *         "amount_capturable_atom": 0
          *       },
          *       "previous_data": {
-         *         "id": "pi_prod_06h2e98e9fpjc2159snp3hkrqp83r",
+         *         "id": "pi_prod_06h2eezs3pr7xw0aycw2e3ycnj78p",
          *         "object": "payment_intent",
          *         "status": "processing",
-         *         "created": "2026-11-29T11:51:09.643Z",
+         *         "created": "2026-11-29T12:16:11.549Z",
          *         "invoice": null,
-         *         "updated": "2026-11-29T11:51:09.679Z",
+         *         "updated": "2026-11-29T12:16:11.564Z",
          *         "currency": "usd",
          *         "customer": null,
          *         "livemode": false,
@@ -14401,13 +14401,13 @@ export type components = {
          *         "amount_capturable_atom": 0
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2e98e8qc5ytrf5c45c2b26h568",
-         *       "request_id": "req_prod_06h2e98e8qc5ytrf5c45c2b26h568",
+         *       "correlation_id": "req_prod_06h2eezs35p7x35ga0b4es4fhc1gp",
+         *       "request_id": "req_prod_06h2eezs35p7x35ga0b4es4fhc1gp",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-29T11:51:09.688Z",
+         *       "created": "2026-11-29T12:16:11.580Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2e9872qb7mpa385cf3bfh65tgg"
+         *       "actor_id": "key_prod_06h2eeznqzss6w2jbgkfca7r3sg58"
          *     }
          */
         PaymentIntentSucceededEvent: {
@@ -14452,23 +14452,23 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2e98n1trryj21hp26khdk9e346",
+         *       "id": "evt_prod_06h2eezx2axb3pa1sy673y56mez9p",
          *       "type": "payment_intent.canceled",
          *       "aggregate_type": "payment_intent",
-         *       "aggregate_id": "pi_prod_06h2e98my20rxwc0nda0eebfsa77j",
+         *       "aggregate_id": "pi_prod_06h2eezx067k3exsba9jhmefytk1p",
          *       "data": {
-         *         "id": "pi_prod_06h2e98my20rxwc0nda0eebfsa77j",
+         *         "id": "pi_prod_06h2eezx067k3exsba9jhmefytk1p",
          *         "object": "payment_intent",
          *         "status": "canceled",
-         *         "created": "2026-11-29T11:51:11.344Z",
+         *         "created": "2026-11-29T12:16:12.545Z",
          *         "invoice": null,
-         *         "updated": "2026-11-29T11:51:11.373Z",
+         *         "updated": "2026-11-29T12:16:12.561Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2e98kkcdmq64fh175g1c68wxv0",
+         *         "customer": "cus_prod_06h2eezw7zvvnq1dqa5tk66dk672g",
          *         "livemode": false,
          *         "metadata": {},
          *         "amount_atom": 1000,
-         *         "canceled_at": "2026-11-29T11:51:11.373Z",
+         *         "canceled_at": "2026-11-29T12:16:12.561Z",
          *         "capture_method": "manual",
          *         "payment_method": "pm_sandbox_succeeds",
          *         "last_payment_error": null,
@@ -14476,14 +14476,14 @@ export type components = {
          *         "amount_capturable_atom": 0
          *       },
          *       "previous_data": {
-         *         "id": "pi_prod_06h2e98my20rxwc0nda0eebfsa77j",
+         *         "id": "pi_prod_06h2eezx067k3exsba9jhmefytk1p",
          *         "object": "payment_intent",
          *         "status": "requires_capture",
-         *         "created": "2026-11-29T11:51:11.344Z",
+         *         "created": "2026-11-29T12:16:12.545Z",
          *         "invoice": null,
-         *         "updated": "2026-11-29T11:51:11.350Z",
+         *         "updated": "2026-11-29T12:16:12.549Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2e98kkcdmq64fh175g1c68wxv0",
+         *         "customer": "cus_prod_06h2eezw7zvvnq1dqa5tk66dk672g",
          *         "livemode": false,
          *         "metadata": {},
          *         "amount_atom": 1000,
@@ -14495,13 +14495,13 @@ export type components = {
          *         "amount_capturable_atom": 1000
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2e98n158wfv6anktd28y0qfd7m",
-         *       "request_id": "req_prod_06h2e98n158wfv6anktd28y0qfd7m",
+         *       "correlation_id": "req_prod_06h2eezx1vxpsmnn56jjeyajnwbey",
+         *       "request_id": "req_prod_06h2eezx1vxpsmnn56jjeyajnwbey",
          *       "version": 1,
          *       "sequence": 4,
-         *       "created": "2026-11-29T11:51:11.374Z",
+         *       "created": "2026-11-29T12:16:12.562Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2e9872qb7mpa385cf3bfh65tgg"
+         *       "actor_id": "key_prod_06h2eeznqzss6w2jbgkfca7r3sg58"
          *     }
          */
         PaymentIntentCanceledEvent: {
@@ -14546,19 +14546,19 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2e98mm4wt4d5rxzy0c6tvtncyp",
+         *       "id": "evt_prod_06h2eezwvjfqr9t2q4gx1jm0zckkm",
          *       "type": "payment_intent.payment_failed",
          *       "aggregate_type": "payment_intent",
-         *       "aggregate_id": "pi_prod_06h2e98mjpxnvhy9hcnf8fffqe0jc",
+         *       "aggregate_id": "pi_prod_06h2eezwtnfqcefgwah2pfmkdmvrj",
          *       "data": {
-         *         "id": "pi_prod_06h2e98mjpxnvhy9hcnf8fffqe0jc",
+         *         "id": "pi_prod_06h2eezwtnfqcefgwah2pfmkdmvrj",
          *         "object": "payment_intent",
          *         "status": "requires_payment_method",
-         *         "created": "2026-11-29T11:51:11.253Z",
+         *         "created": "2026-11-29T12:16:12.501Z",
          *         "invoice": null,
-         *         "updated": "2026-11-29T11:51:11.260Z",
+         *         "updated": "2026-11-29T12:16:12.507Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2e98kkcdmq64fh175g1c68wxv0",
+         *         "customer": "cus_prod_06h2eezw7zvvnq1dqa5tk66dk672g",
          *         "livemode": false,
          *         "metadata": {},
          *         "amount_atom": 1000,
@@ -14570,14 +14570,14 @@ export type components = {
          *         "amount_capturable_atom": 0
          *       },
          *       "previous_data": {
-         *         "id": "pi_prod_06h2e98mjpxnvhy9hcnf8fffqe0jc",
+         *         "id": "pi_prod_06h2eezwtnfqcefgwah2pfmkdmvrj",
          *         "object": "payment_intent",
          *         "status": "processing",
-         *         "created": "2026-11-29T11:51:11.253Z",
+         *         "created": "2026-11-29T12:16:12.501Z",
          *         "invoice": null,
-         *         "updated": "2026-11-29T11:51:11.256Z",
+         *         "updated": "2026-11-29T12:16:12.503Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2e98kkcdmq64fh175g1c68wxv0",
+         *         "customer": "cus_prod_06h2eezw7zvvnq1dqa5tk66dk672g",
          *         "livemode": false,
          *         "metadata": {},
          *         "amount_atom": 1000,
@@ -14589,13 +14589,13 @@ export type components = {
          *         "amount_capturable_atom": 0
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2e98mhp3entzkmre9bpd69sf5m",
-         *       "request_id": "req_prod_06h2e98mhp3entzkmre9bpd69sf5m",
+         *       "correlation_id": "req_prod_06h2eezwtgjdkp5df850ddqd3nxem",
+         *       "request_id": "req_prod_06h2eezwtgjdkp5df850ddqd3nxem",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-29T11:51:11.265Z",
+         *       "created": "2026-11-29T12:16:12.508Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2e9872qb7mpa385cf3bfh65tgg"
+         *       "actor_id": "key_prod_06h2eeznqzss6w2jbgkfca7r3sg58"
          *     }
          */
         PaymentIntentPaymentFailedEvent: {
@@ -14640,19 +14640,19 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2e98msgmmpfjt5pqtvvrrj39qc",
+         *       "id": "evt_prod_06h2eezwysb7ecq4xfvzp6ma963sm",
          *       "type": "payment_intent.partially_funded",
          *       "aggregate_type": "payment_intent",
-         *       "aggregate_id": "pi_prod_06h2e98mq3s3kqpx2cbmghbwhpx6e",
+         *       "aggregate_id": "pi_prod_06h2eezwxw7v62d9c166zv07md04a",
          *       "data": {
-         *         "id": "pi_prod_06h2e98mq3s3kqpx2cbmghbwhpx6e",
+         *         "id": "pi_prod_06h2eezwxw7v62d9c166zv07md04a",
          *         "object": "payment_intent",
          *         "status": "partially_funded",
-         *         "created": "2026-11-29T11:51:11.288Z",
+         *         "created": "2026-11-29T12:16:12.527Z",
          *         "invoice": null,
-         *         "updated": "2026-11-29T11:51:11.304Z",
+         *         "updated": "2026-11-29T12:16:12.533Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2e98kkcdmq64fh175g1c68wxv0",
+         *         "customer": "cus_prod_06h2eezw7zvvnq1dqa5tk66dk672g",
          *         "livemode": false,
          *         "metadata": {},
          *         "amount_atom": 1000,
@@ -14664,14 +14664,14 @@ export type components = {
          *         "amount_capturable_atom": 0
          *       },
          *       "previous_data": {
-         *         "id": "pi_prod_06h2e98mq3s3kqpx2cbmghbwhpx6e",
+         *         "id": "pi_prod_06h2eezwxw7v62d9c166zv07md04a",
          *         "object": "payment_intent",
          *         "status": "processing",
-         *         "created": "2026-11-29T11:51:11.288Z",
+         *         "created": "2026-11-29T12:16:12.527Z",
          *         "invoice": null,
-         *         "updated": "2026-11-29T11:51:11.296Z",
+         *         "updated": "2026-11-29T12:16:12.529Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2e98kkcdmq64fh175g1c68wxv0",
+         *         "customer": "cus_prod_06h2eezw7zvvnq1dqa5tk66dk672g",
          *         "livemode": false,
          *         "metadata": {},
          *         "amount_atom": 1000,
@@ -14683,13 +14683,13 @@ export type components = {
          *         "amount_capturable_atom": 0
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2e98mprfmgxbd60r1n5bf60rgw",
-         *       "request_id": "req_prod_06h2e98mprfmgxbd60r1n5bf60rgw",
+         *       "correlation_id": "req_prod_06h2eezwxmsy47w3kekqy0v1m6mfe",
+         *       "request_id": "req_prod_06h2eezwxmsy47w3kekqy0v1m6mfe",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-29T11:51:11.308Z",
+         *       "created": "2026-11-29T12:16:12.534Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2e9872qb7mpa385cf3bfh65tgg"
+         *       "actor_id": "key_prod_06h2eeznqzss6w2jbgkfca7r3sg58"
          *     }
          */
         PaymentIntentPartiallyFundedEvent: {
@@ -14734,48 +14734,48 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2e98vc8dcw7ns2fgjbenc69vfr",
+         *       "id": "evt_prod_06h2eezzj67htpe1c54z2g7j52dk2",
          *       "type": "customer.subscription.created",
          *       "aggregate_type": "subscription",
-         *       "aggregate_id": "sub_prod_06h2e98v3bd097xec2prrxnt3s280",
+         *       "aggregate_id": "sub_prod_06h2eezzg8dc65gszrzr0rzq208g4",
          *       "data": {
-         *         "id": "sub_prod_06h2e98v3bd097xec2prrxnt3s280",
+         *         "id": "sub_prod_06h2eezzg8dc65gszrzr0rzq208g4",
          *         "items": [
          *           {
-         *             "id": "si_prod_06h2e98v3bd097xec2prrxnt3s282",
-         *             "price": "price_prod_06h2e98h506a9yqp5cgdfdqvte0w0",
+         *             "id": "si_prod_06h2eezzg8dc65gszrzr0rzq208g6",
+         *             "price": "price_prod_06h2eezv63pg213ca31042tj77f4t",
          *             "quantity": 1
          *           }
          *         ],
          *         "object": "subscription",
          *         "status": "active",
-         *         "created": "2026-11-29T11:51:12.916Z",
-         *         "updated": "2026-11-29T11:51:12.916Z",
+         *         "created": "2026-11-29T12:16:13.184Z",
+         *         "updated": "2026-11-29T12:16:13.184Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2e98kkcdmq64fh175g1c68wxv0",
+         *         "customer": "cus_prod_06h2eezw7zvvnq1dqa5tk66dk672g",
          *         "livemode": false,
          *         "metadata": {},
          *         "paused_at": null,
          *         "trial_end": null,
          *         "cancelled_at": null,
          *         "days_until_due": null,
-         *         "latest_invoice": "in_prod_06h2e98v3ja9smg9r3gzwpgrt7cpg",
+         *         "latest_invoice": "in_prod_06h2eezzgm603swe4nj19x7myfr6e",
          *         "pending_changes": [],
          *         "collection_method": "charge_automatically",
-         *         "current_period_end": "2026-12-29T11:51:12.916Z",
+         *         "current_period_end": "2026-12-29T12:16:13.184Z",
          *         "cancel_at_period_end": false,
-         *         "current_period_start": "2026-11-29T11:51:12.916Z",
+         *         "current_period_start": "2026-11-29T12:16:13.184Z",
          *         "default_payment_method": null
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2e98v2dj4hsw5tetqzhy9r8fmy",
-         *       "request_id": "req_prod_06h2e98v2dj4hsw5tetqzhy9r8fmy",
+         *       "correlation_id": "req_prod_06h2eezzfxeza19ks1ds48k7das6e",
+         *       "request_id": "req_prod_06h2eezzfxeza19ks1ds48k7das6e",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-29T11:51:12.994Z",
+         *       "created": "2026-11-29T12:16:13.201Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2e9872qb7mpa385cf3bfh65tgg"
+         *       "actor_id": "key_prod_06h2eeznqzss6w2jbgkfca7r3sg58"
          *     }
          */
         CustomerSubscriptionCreatedEvent: {
@@ -14820,25 +14820,25 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2e98vmt409sz0f1fe8cmw6at3p",
+         *       "id": "evt_prod_06h2eezzqhdwy08q3kjmn4bnechtc",
          *       "type": "customer.subscription.updated",
          *       "aggregate_type": "subscription",
-         *       "aggregate_id": "sub_prod_06h2e98v3bd097xec2prrxnt3s280",
+         *       "aggregate_id": "sub_prod_06h2eezzg8dc65gszrzr0rzq208g4",
          *       "data": {
-         *         "id": "sub_prod_06h2e98v3bd097xec2prrxnt3s280",
+         *         "id": "sub_prod_06h2eezzg8dc65gszrzr0rzq208g4",
          *         "items": [
          *           {
-         *             "id": "si_prod_06h2e98v3bd097xec2prrxnt3s282",
-         *             "price": "price_prod_06h2e98h506a9yqp5cgdfdqvte0w0",
+         *             "id": "si_prod_06h2eezzg8dc65gszrzr0rzq208g6",
+         *             "price": "price_prod_06h2eezv63pg213ca31042tj77f4t",
          *             "quantity": 1
          *           }
          *         ],
          *         "object": "subscription",
          *         "status": "active",
-         *         "created": "2026-11-29T11:51:12.916Z",
-         *         "updated": "2026-11-29T11:51:13.059Z",
+         *         "created": "2026-11-29T12:16:13.184Z",
+         *         "updated": "2026-11-29T12:16:13.241Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2e98kkcdmq64fh175g1c68wxv0",
+         *         "customer": "cus_prod_06h2eezw7zvvnq1dqa5tk66dk672g",
          *         "livemode": false,
          *         "metadata": {
          *           "plan": "pro"
@@ -14847,51 +14847,51 @@ export type components = {
          *         "trial_end": null,
          *         "cancelled_at": null,
          *         "days_until_due": null,
-         *         "latest_invoice": "in_prod_06h2e98v3ja9smg9r3gzwpgrt7cpg",
+         *         "latest_invoice": "in_prod_06h2eezzgm603swe4nj19x7myfr6e",
          *         "pending_changes": [],
          *         "collection_method": "charge_automatically",
-         *         "current_period_end": "2026-12-29T11:51:12.916Z",
+         *         "current_period_end": "2026-12-29T12:16:13.184Z",
          *         "cancel_at_period_end": false,
-         *         "current_period_start": "2026-11-29T11:51:12.916Z",
+         *         "current_period_start": "2026-11-29T12:16:13.184Z",
          *         "default_payment_method": null
          *       },
          *       "previous_data": {
-         *         "id": "sub_prod_06h2e98v3bd097xec2prrxnt3s280",
+         *         "id": "sub_prod_06h2eezzg8dc65gszrzr0rzq208g4",
          *         "items": [
          *           {
-         *             "id": "si_prod_06h2e98v3bd097xec2prrxnt3s282",
-         *             "price": "price_prod_06h2e98h506a9yqp5cgdfdqvte0w0",
+         *             "id": "si_prod_06h2eezzg8dc65gszrzr0rzq208g6",
+         *             "price": "price_prod_06h2eezv63pg213ca31042tj77f4t",
          *             "quantity": 1
          *           }
          *         ],
          *         "object": "subscription",
          *         "status": "active",
-         *         "created": "2026-11-29T11:51:12.916Z",
-         *         "updated": "2026-11-29T11:51:12.916Z",
+         *         "created": "2026-11-29T12:16:13.184Z",
+         *         "updated": "2026-11-29T12:16:13.184Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2e98kkcdmq64fh175g1c68wxv0",
+         *         "customer": "cus_prod_06h2eezw7zvvnq1dqa5tk66dk672g",
          *         "livemode": false,
          *         "metadata": {},
          *         "paused_at": null,
          *         "trial_end": null,
          *         "cancelled_at": null,
          *         "days_until_due": null,
-         *         "latest_invoice": "in_prod_06h2e98v3ja9smg9r3gzwpgrt7cpg",
+         *         "latest_invoice": "in_prod_06h2eezzgm603swe4nj19x7myfr6e",
          *         "pending_changes": [],
          *         "collection_method": "charge_automatically",
-         *         "current_period_end": "2026-12-29T11:51:12.916Z",
+         *         "current_period_end": "2026-12-29T12:16:13.184Z",
          *         "cancel_at_period_end": false,
-         *         "current_period_start": "2026-11-29T11:51:12.916Z",
+         *         "current_period_start": "2026-11-29T12:16:13.184Z",
          *         "default_payment_method": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2e98vm2f69s3gsjtngsxwxt530",
-         *       "request_id": "req_prod_06h2e98vm2f69s3gsjtngsxwxt530",
+         *       "correlation_id": "req_prod_06h2eezzprs0j5f1t7pg7xt0928zr",
+         *       "request_id": "req_prod_06h2eezzprs0j5f1t7pg7xt0928zr",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-29T11:51:13.062Z",
+         *       "created": "2026-11-29T12:16:13.244Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2e9872qb7mpa385cf3bfh65tgg"
+         *       "actor_id": "key_prod_06h2eeznqzss6w2jbgkfca7r3sg58"
          *     }
          */
         CustomerSubscriptionUpdatedEvent: {
@@ -14936,56 +14936,56 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2e98vq6meez0a0neafy5p3rzhm",
+         *       "id": "evt_prod_06h2eezzszmcg82nb5f1v46wkhxk2",
          *       "type": "customer.subscription.paused",
          *       "aggregate_type": "subscription",
-         *       "aggregate_id": "sub_prod_06h2e98v3bd097xec2prrxnt3s280",
+         *       "aggregate_id": "sub_prod_06h2eezzg8dc65gszrzr0rzq208g4",
          *       "data": {
-         *         "id": "sub_prod_06h2e98v3bd097xec2prrxnt3s280",
+         *         "id": "sub_prod_06h2eezzg8dc65gszrzr0rzq208g4",
          *         "items": [
          *           {
-         *             "id": "si_prod_06h2e98v3bd097xec2prrxnt3s282",
-         *             "price": "price_prod_06h2e98h506a9yqp5cgdfdqvte0w0",
+         *             "id": "si_prod_06h2eezzg8dc65gszrzr0rzq208g6",
+         *             "price": "price_prod_06h2eezv63pg213ca31042tj77f4t",
          *             "quantity": 1
          *           }
          *         ],
          *         "object": "subscription",
          *         "status": "paused",
-         *         "created": "2026-11-29T11:51:12.916Z",
-         *         "updated": "2026-11-29T11:51:13.078Z",
+         *         "created": "2026-11-29T12:16:13.184Z",
+         *         "updated": "2026-11-29T12:16:13.261Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2e98kkcdmq64fh175g1c68wxv0",
+         *         "customer": "cus_prod_06h2eezw7zvvnq1dqa5tk66dk672g",
          *         "livemode": false,
          *         "metadata": {
          *           "plan": "pro"
          *         },
-         *         "paused_at": "2026-11-29T11:51:13.078Z",
+         *         "paused_at": "2026-11-29T12:16:13.261Z",
          *         "trial_end": null,
          *         "cancelled_at": null,
          *         "days_until_due": null,
-         *         "latest_invoice": "in_prod_06h2e98v3ja9smg9r3gzwpgrt7cpg",
+         *         "latest_invoice": "in_prod_06h2eezzgm603swe4nj19x7myfr6e",
          *         "pending_changes": [],
          *         "collection_method": "charge_automatically",
-         *         "current_period_end": "2026-12-29T11:51:12.916Z",
+         *         "current_period_end": "2026-12-29T12:16:13.184Z",
          *         "cancel_at_period_end": false,
-         *         "current_period_start": "2026-11-29T11:51:12.916Z",
+         *         "current_period_start": "2026-11-29T12:16:13.184Z",
          *         "default_payment_method": null
          *       },
          *       "previous_data": {
-         *         "id": "sub_prod_06h2e98v3bd097xec2prrxnt3s280",
+         *         "id": "sub_prod_06h2eezzg8dc65gszrzr0rzq208g4",
          *         "items": [
          *           {
-         *             "id": "si_prod_06h2e98v3bd097xec2prrxnt3s282",
-         *             "price": "price_prod_06h2e98h506a9yqp5cgdfdqvte0w0",
+         *             "id": "si_prod_06h2eezzg8dc65gszrzr0rzq208g6",
+         *             "price": "price_prod_06h2eezv63pg213ca31042tj77f4t",
          *             "quantity": 1
          *           }
          *         ],
          *         "object": "subscription",
          *         "status": "active",
-         *         "created": "2026-11-29T11:51:12.916Z",
-         *         "updated": "2026-11-29T11:51:13.059Z",
+         *         "created": "2026-11-29T12:16:13.184Z",
+         *         "updated": "2026-11-29T12:16:13.241Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2e98kkcdmq64fh175g1c68wxv0",
+         *         "customer": "cus_prod_06h2eezw7zvvnq1dqa5tk66dk672g",
          *         "livemode": false,
          *         "metadata": {
          *           "plan": "pro"
@@ -14994,22 +14994,22 @@ export type components = {
          *         "trial_end": null,
          *         "cancelled_at": null,
          *         "days_until_due": null,
-         *         "latest_invoice": "in_prod_06h2e98v3ja9smg9r3gzwpgrt7cpg",
+         *         "latest_invoice": "in_prod_06h2eezzgm603swe4nj19x7myfr6e",
          *         "pending_changes": [],
          *         "collection_method": "charge_automatically",
-         *         "current_period_end": "2026-12-29T11:51:12.916Z",
+         *         "current_period_end": "2026-12-29T12:16:13.184Z",
          *         "cancel_at_period_end": false,
-         *         "current_period_start": "2026-11-29T11:51:12.916Z",
+         *         "current_period_start": "2026-11-29T12:16:13.184Z",
          *         "default_payment_method": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2e98vpkw1kf91zf1p82f5t3g5t",
-         *       "request_id": "req_prod_06h2e98vpkw1kf91zf1p82f5t3g5t",
+         *       "correlation_id": "req_prod_06h2eezzs869gd6h5wbthnjrf5t5g",
+         *       "request_id": "req_prod_06h2eezzs869gd6h5wbthnjrf5t5g",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-29T11:51:13.081Z",
+         *       "created": "2026-11-29T12:16:13.263Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2e9872qb7mpa385cf3bfh65tgg"
+         *       "actor_id": "key_prod_06h2eeznqzss6w2jbgkfca7r3sg58"
          *     }
          */
         CustomerSubscriptionPausedEvent: {
@@ -15054,25 +15054,25 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2e98vsgwxhapy8hsvcdw0mng9j",
+         *       "id": "evt_prod_06h2eezzwz6w5h9a8dkecg9k49t16",
          *       "type": "customer.subscription.resumed",
          *       "aggregate_type": "subscription",
-         *       "aggregate_id": "sub_prod_06h2e98v3bd097xec2prrxnt3s280",
+         *       "aggregate_id": "sub_prod_06h2eezzg8dc65gszrzr0rzq208g4",
          *       "data": {
-         *         "id": "sub_prod_06h2e98v3bd097xec2prrxnt3s280",
+         *         "id": "sub_prod_06h2eezzg8dc65gszrzr0rzq208g4",
          *         "items": [
          *           {
-         *             "id": "si_prod_06h2e98v3bd097xec2prrxnt3s282",
-         *             "price": "price_prod_06h2e98h506a9yqp5cgdfdqvte0w0",
+         *             "id": "si_prod_06h2eezzg8dc65gszrzr0rzq208g6",
+         *             "price": "price_prod_06h2eezv63pg213ca31042tj77f4t",
          *             "quantity": 1
          *           }
          *         ],
          *         "object": "subscription",
          *         "status": "active",
-         *         "created": "2026-11-29T11:51:12.916Z",
-         *         "updated": "2026-11-29T11:51:13.098Z",
+         *         "created": "2026-11-29T12:16:13.184Z",
+         *         "updated": "2026-11-29T12:16:13.284Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2e98kkcdmq64fh175g1c68wxv0",
+         *         "customer": "cus_prod_06h2eezw7zvvnq1dqa5tk66dk672g",
          *         "livemode": false,
          *         "metadata": {
          *           "plan": "pro"
@@ -15081,53 +15081,53 @@ export type components = {
          *         "trial_end": null,
          *         "cancelled_at": null,
          *         "days_until_due": null,
-         *         "latest_invoice": "in_prod_06h2e98v3ja9smg9r3gzwpgrt7cpg",
+         *         "latest_invoice": "in_prod_06h2eezzgm603swe4nj19x7myfr6e",
          *         "pending_changes": [],
          *         "collection_method": "charge_automatically",
-         *         "current_period_end": "2026-12-29T11:51:12.916Z",
+         *         "current_period_end": "2026-12-29T12:16:13.184Z",
          *         "cancel_at_period_end": false,
-         *         "current_period_start": "2026-11-29T11:51:12.916Z",
+         *         "current_period_start": "2026-11-29T12:16:13.184Z",
          *         "default_payment_method": null
          *       },
          *       "previous_data": {
-         *         "id": "sub_prod_06h2e98v3bd097xec2prrxnt3s280",
+         *         "id": "sub_prod_06h2eezzg8dc65gszrzr0rzq208g4",
          *         "items": [
          *           {
-         *             "id": "si_prod_06h2e98v3bd097xec2prrxnt3s282",
-         *             "price": "price_prod_06h2e98h506a9yqp5cgdfdqvte0w0",
+         *             "id": "si_prod_06h2eezzg8dc65gszrzr0rzq208g6",
+         *             "price": "price_prod_06h2eezv63pg213ca31042tj77f4t",
          *             "quantity": 1
          *           }
          *         ],
          *         "object": "subscription",
          *         "status": "paused",
-         *         "created": "2026-11-29T11:51:12.916Z",
-         *         "updated": "2026-11-29T11:51:13.078Z",
+         *         "created": "2026-11-29T12:16:13.184Z",
+         *         "updated": "2026-11-29T12:16:13.261Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2e98kkcdmq64fh175g1c68wxv0",
+         *         "customer": "cus_prod_06h2eezw7zvvnq1dqa5tk66dk672g",
          *         "livemode": false,
          *         "metadata": {
          *           "plan": "pro"
          *         },
-         *         "paused_at": "2026-11-29T11:51:13.078Z",
+         *         "paused_at": "2026-11-29T12:16:13.261Z",
          *         "trial_end": null,
          *         "cancelled_at": null,
          *         "days_until_due": null,
-         *         "latest_invoice": "in_prod_06h2e98v3ja9smg9r3gzwpgrt7cpg",
+         *         "latest_invoice": "in_prod_06h2eezzgm603swe4nj19x7myfr6e",
          *         "pending_changes": [],
          *         "collection_method": "charge_automatically",
-         *         "current_period_end": "2026-12-29T11:51:12.916Z",
+         *         "current_period_end": "2026-12-29T12:16:13.184Z",
          *         "cancel_at_period_end": false,
-         *         "current_period_start": "2026-11-29T11:51:12.916Z",
+         *         "current_period_start": "2026-11-29T12:16:13.184Z",
          *         "default_payment_method": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2e98vs2qb3fkmg8yag82y7mfbw",
-         *       "request_id": "req_prod_06h2e98vs2qb3fkmg8yag82y7mfbw",
+         *       "correlation_id": "req_prod_06h2eezzw8vysx30mmnw0rypj3n7j",
+         *       "request_id": "req_prod_06h2eezzw8vysx30mmnw0rypj3n7j",
          *       "version": 1,
          *       "sequence": 4,
-         *       "created": "2026-11-29T11:51:13.100Z",
+         *       "created": "2026-11-29T12:16:13.287Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2e9872qb7mpa385cf3bfh65tgg"
+         *       "actor_id": "key_prod_06h2eeznqzss6w2jbgkfca7r3sg58"
          *     }
          */
         CustomerSubscriptionResumedEvent: {
@@ -15172,56 +15172,56 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2e98w2990saymf950z4h9kh3nr",
+         *       "id": "evt_prod_06h2ef0012dksac2tx62mgj869cjj",
          *       "type": "customer.subscription.cancelled",
          *       "aggregate_type": "subscription",
-         *       "aggregate_id": "sub_prod_06h2e98v3bd097xec2prrxnt3s280",
+         *       "aggregate_id": "sub_prod_06h2eezzg8dc65gszrzr0rzq208g4",
          *       "data": {
-         *         "id": "sub_prod_06h2e98v3bd097xec2prrxnt3s280",
+         *         "id": "sub_prod_06h2eezzg8dc65gszrzr0rzq208g4",
          *         "items": [
          *           {
-         *             "id": "si_prod_06h2e98v3bd097xec2prrxnt3s282",
-         *             "price": "price_prod_06h2e98h506a9yqp5cgdfdqvte0w0",
+         *             "id": "si_prod_06h2eezzg8dc65gszrzr0rzq208g6",
+         *             "price": "price_prod_06h2eezv63pg213ca31042tj77f4t",
          *             "quantity": 1
          *           }
          *         ],
          *         "object": "subscription",
          *         "status": "cancelled",
-         *         "created": "2026-11-29T11:51:12.916Z",
-         *         "updated": "2026-11-29T11:51:13.149Z",
+         *         "created": "2026-11-29T12:16:13.184Z",
+         *         "updated": "2026-11-29T12:16:13.309Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2e98kkcdmq64fh175g1c68wxv0",
+         *         "customer": "cus_prod_06h2eezw7zvvnq1dqa5tk66dk672g",
          *         "livemode": false,
          *         "metadata": {
          *           "plan": "pro"
          *         },
          *         "paused_at": null,
          *         "trial_end": null,
-         *         "cancelled_at": "2026-11-29T11:51:13.149Z",
+         *         "cancelled_at": "2026-11-29T12:16:13.309Z",
          *         "days_until_due": null,
-         *         "latest_invoice": "in_prod_06h2e98v3ja9smg9r3gzwpgrt7cpg",
+         *         "latest_invoice": "in_prod_06h2eezzgm603swe4nj19x7myfr6e",
          *         "pending_changes": [],
          *         "collection_method": "charge_automatically",
-         *         "current_period_end": "2026-12-29T11:51:12.916Z",
+         *         "current_period_end": "2026-12-29T12:16:13.184Z",
          *         "cancel_at_period_end": false,
-         *         "current_period_start": "2026-11-29T11:51:12.916Z",
+         *         "current_period_start": "2026-11-29T12:16:13.184Z",
          *         "default_payment_method": null
          *       },
          *       "previous_data": {
-         *         "id": "sub_prod_06h2e98v3bd097xec2prrxnt3s280",
+         *         "id": "sub_prod_06h2eezzg8dc65gszrzr0rzq208g4",
          *         "items": [
          *           {
-         *             "id": "si_prod_06h2e98v3bd097xec2prrxnt3s282",
-         *             "price": "price_prod_06h2e98h506a9yqp5cgdfdqvte0w0",
+         *             "id": "si_prod_06h2eezzg8dc65gszrzr0rzq208g6",
+         *             "price": "price_prod_06h2eezv63pg213ca31042tj77f4t",
          *             "quantity": 1
          *           }
          *         ],
          *         "object": "subscription",
          *         "status": "active",
-         *         "created": "2026-11-29T11:51:12.916Z",
-         *         "updated": "2026-11-29T11:51:13.098Z",
+         *         "created": "2026-11-29T12:16:13.184Z",
+         *         "updated": "2026-11-29T12:16:13.284Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2e98kkcdmq64fh175g1c68wxv0",
+         *         "customer": "cus_prod_06h2eezw7zvvnq1dqa5tk66dk672g",
          *         "livemode": false,
          *         "metadata": {
          *           "plan": "pro"
@@ -15230,22 +15230,22 @@ export type components = {
          *         "trial_end": null,
          *         "cancelled_at": null,
          *         "days_until_due": null,
-         *         "latest_invoice": "in_prod_06h2e98v3ja9smg9r3gzwpgrt7cpg",
+         *         "latest_invoice": "in_prod_06h2eezzgm603swe4nj19x7myfr6e",
          *         "pending_changes": [],
          *         "collection_method": "charge_automatically",
-         *         "current_period_end": "2026-12-29T11:51:12.916Z",
+         *         "current_period_end": "2026-12-29T12:16:13.184Z",
          *         "cancel_at_period_end": false,
-         *         "current_period_start": "2026-11-29T11:51:12.916Z",
+         *         "current_period_start": "2026-11-29T12:16:13.184Z",
          *         "default_payment_method": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2e98vysgdc3c4m233j3s8dh9m0",
-         *       "request_id": "req_prod_06h2e98vysgdc3c4m233j3s8dh9m0",
+         *       "correlation_id": "req_prod_06h2eezzz4z5zr8wcjzam478xykyw",
+         *       "request_id": "req_prod_06h2eezzz4z5zr8wcjzam478xykyw",
          *       "version": 1,
          *       "sequence": 5,
-         *       "created": "2026-11-29T11:51:13.171Z",
+         *       "created": "2026-11-29T12:16:13.320Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2e9872qb7mpa385cf3bfh65tgg"
+         *       "actor_id": "key_prod_06h2eeznqzss6w2jbgkfca7r3sg58"
          *     }
          */
         CustomerSubscriptionCancelledEvent: {
@@ -15290,46 +15290,46 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2e98ze0px425fs8s27y16j3rar",
+         *       "id": "evt_prod_06h2ef01m0er560n3jnn6x80ss4cg",
          *       "type": "customer.subscription.trial_will_end",
          *       "aggregate_type": "subscription",
-         *       "aggregate_id": "sub_prod_06h2e98w684nfmwqhdn155gsrbnpm",
+         *       "aggregate_id": "sub_prod_06h2ef009f664jn4bnmxwwwr7xdea",
          *       "data": {
-         *         "id": "sub_prod_06h2e98w684nfmwqhdn155gsrbnpm",
+         *         "id": "sub_prod_06h2ef009f664jn4bnmxwwwr7xdea",
          *         "items": [
          *           {
-         *             "id": "si_prod_06h2e98w684nfmwqhdn155gsrbnpp",
-         *             "price": "price_prod_06h2e98h506a9yqp5cgdfdqvte0w0",
+         *             "id": "si_prod_06h2ef009f664jn4bnmxwwwr7xdec",
+         *             "price": "price_prod_06h2eezv63pg213ca31042tj77f4t",
          *             "quantity": 1
          *           }
          *         ],
          *         "object": "subscription",
          *         "status": "trialing",
-         *         "created": "2026-11-29T11:51:13.198Z",
-         *         "updated": "2026-11-29T11:51:13.198Z",
+         *         "created": "2026-11-29T12:16:13.378Z",
+         *         "updated": "2026-11-29T12:16:13.378Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2e98kkcdmq64fh175g1c68wxv0",
+         *         "customer": "cus_prod_06h2eezw7zvvnq1dqa5tk66dk672g",
          *         "livemode": false,
          *         "metadata": {},
          *         "paused_at": null,
-         *         "trial_end": "2026-12-06T11:51:13.198Z",
+         *         "trial_end": "2026-12-06T12:16:13.378Z",
          *         "cancelled_at": null,
          *         "days_until_due": null,
          *         "latest_invoice": null,
          *         "pending_changes": [],
          *         "collection_method": "charge_automatically",
-         *         "current_period_end": "2026-12-06T11:51:13.198Z",
+         *         "current_period_end": "2026-12-06T12:16:13.378Z",
          *         "cancel_at_period_end": false,
-         *         "current_period_start": "2026-11-29T11:51:13.198Z",
+         *         "current_period_start": "2026-11-29T12:16:13.378Z",
          *         "default_payment_method": "pm_sandbox_succeeds"
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2e98ys9yc9z7rqzr63j1e2w7xe",
+         *       "correlation_id": "req_prod_06h2ef01d4g0an9p7tpa7b2zq78ge",
          *       "request_id": null,
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-12-03T11:51:13.198Z",
+         *       "created": "2026-12-03T12:16:13.378Z",
          *       "actor_type": "system",
          *       "actor_id": null
          *     }
@@ -15376,16 +15376,16 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2e98p1452wkpq4b2njbvm8yw9e",
+         *       "id": "evt_prod_06h2eezxc6dt1txvpxf7g1gtr682e",
          *       "type": "invoice.created",
          *       "aggregate_type": "invoice",
-         *       "aggregate_id": "in_prod_06h2e98p07cr2zxgwes1jhdtna2pw",
+         *       "aggregate_id": "in_prod_06h2eezxbqe0btqpkwnrwrc6h5szj",
          *       "data": {
-         *         "id": "in_prod_06h2e98p07cr2zxgwes1jhdtna2pw",
+         *         "id": "in_prod_06h2eezxbqe0btqpkwnrwrc6h5szj",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h2e98p07cr2zxgwes1jhdtna2py",
-         *             "price": "price_prod_06h2e98h8rf4z3eehc1htz1frr90g",
+         *             "id": "il_prod_06h2eezxbt4sc3hf0m52wz9hepkm6",
+         *             "price": "price_prod_06h2eezv7rtav2dxa0stegs4yywv2",
          *             "quantity": 1,
          *             "tax_rates": [],
          *             "amount_atom": 500,
@@ -15398,11 +15398,11 @@ export type components = {
          *         "number": null,
          *         "object": "invoice",
          *         "status": "draft",
-         *         "created": "2026-11-29T11:51:11.617Z",
+         *         "created": "2026-11-29T12:16:12.637Z",
          *         "paid_at": null,
-         *         "updated": "2026-11-29T11:51:11.617Z",
+         *         "updated": "2026-11-29T12:16:12.637Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2e98kkcdmq64fh175g1c68wxv0",
+         *         "customer": "cus_prod_06h2eezw7zvvnq1dqa5tk66dk672g",
          *         "discount": null,
          *         "due_date": null,
          *         "livemode": false,
@@ -15439,13 +15439,13 @@ export type components = {
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2e98nzven6kp68j0erk3ap87xw",
-         *       "request_id": "req_prod_06h2e98nzven6kp68j0erk3ap87xw",
+         *       "correlation_id": "req_prod_06h2eezxbc0sdjh3vwf4n6yxh31pg",
+         *       "request_id": "req_prod_06h2eezxbc0sdjh3vwf4n6yxh31pg",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-29T11:51:11.625Z",
+         *       "created": "2026-11-29T12:16:12.641Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2e9872qb7mpa385cf3bfh65tgg"
+         *       "actor_id": "key_prod_06h2eeznqzss6w2jbgkfca7r3sg58"
          *     }
          */
         InvoiceCreatedEvent: {
@@ -15490,16 +15490,16 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2e98pn6veemnyth87asjbzzahr",
+         *       "id": "evt_prod_06h2eezxjmbeew2x7m7swhegwqax4",
          *       "type": "invoice.finalized",
          *       "aggregate_type": "invoice",
-         *       "aggregate_id": "in_prod_06h2e98p07cr2zxgwes1jhdtna2pw",
+         *       "aggregate_id": "in_prod_06h2eezxbqe0btqpkwnrwrc6h5szj",
          *       "data": {
-         *         "id": "in_prod_06h2e98p07cr2zxgwes1jhdtna2pw",
+         *         "id": "in_prod_06h2eezxbqe0btqpkwnrwrc6h5szj",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h2e98p07cr2zxgwes1jhdtna2py",
-         *             "price": "price_prod_06h2e98h8rf4z3eehc1htz1frr90g",
+         *             "id": "il_prod_06h2eezxbt4sc3hf0m52wz9hepkm6",
+         *             "price": "price_prod_06h2eezv7rtav2dxa0stegs4yywv2",
          *             "quantity": 1,
          *             "tax_rates": [],
          *             "amount_atom": 500,
@@ -15512,11 +15512,11 @@ export type components = {
          *         "number": "EXAMPL-0001",
          *         "object": "invoice",
          *         "status": "open",
-         *         "created": "2026-11-29T11:51:11.617Z",
+         *         "created": "2026-11-29T12:16:12.637Z",
          *         "paid_at": null,
-         *         "updated": "2026-11-29T11:51:11.664Z",
+         *         "updated": "2026-11-29T12:16:12.663Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2e98kkcdmq64fh175g1c68wxv0",
+         *         "customer": "cus_prod_06h2eezw7zvvnq1dqa5tk66dk672g",
          *         "discount": null,
          *         "due_date": null,
          *         "livemode": false,
@@ -15524,11 +15524,11 @@ export type components = {
          *         "tax_atom": 0,
          *         "voided_at": null,
          *         "overdue_at": null,
-         *         "pdf_sha256": "3744a97cbacad036db38f3509c8012ee182502bacc9816c524a4839a67ea86fa",
+         *         "pdf_sha256": "83c70836850812b1d1c5aa8eaa84acd0c1046db3ce6a66b7391aeb3e301e4f87",
          *         "description": null,
-         *         "invoice_pdf": "http://127.0.0.1:45387/api/invoices/in_prod_06h2e98p07cr2zxgwes1jhdtna2pw/pdf",
+         *         "invoice_pdf": "http://127.0.0.1:35215/api/invoices/in_prod_06h2eezxbqe0btqpkwnrwrc6h5szj/pdf",
          *         "total_taxes": [],
-         *         "finalized_at": "2026-11-29T11:51:11.664Z",
+         *         "finalized_at": "2026-11-29T12:16:12.663Z",
          *         "subscription": null,
          *         "attempt_count": 0,
          *         "customer_name": "Jenny Rosen",
@@ -15543,7 +15543,7 @@ export type components = {
          *         "paid_amount_atom": 0,
          *         "collection_method": "charge_automatically",
          *         "total_amount_atom": 500,
-         *         "hosted_invoice_url": "http://127.0.0.1:45387/invoice/cVGaM-kD0v6-S5uLwg_xong-DtZVPibkz_-K5pCl6iM",
+         *         "hosted_invoice_url": "http://127.0.0.1:35215/invoice/sP57lL1BUgGf9kDxOJK1SGbdQ7pPkE8RCwj08_bqjQc",
          *         "ending_balance_atom": 0,
          *         "next_payment_attempt": null,
          *         "starting_balance_atom": 0,
@@ -15552,11 +15552,11 @@ export type components = {
          *         "post_payment_credit_notes_amount_atom": 0
          *       },
          *       "previous_data": {
-         *         "id": "in_prod_06h2e98p07cr2zxgwes1jhdtna2pw",
+         *         "id": "in_prod_06h2eezxbqe0btqpkwnrwrc6h5szj",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h2e98p07cr2zxgwes1jhdtna2py",
-         *             "price": "price_prod_06h2e98h8rf4z3eehc1htz1frr90g",
+         *             "id": "il_prod_06h2eezxbt4sc3hf0m52wz9hepkm6",
+         *             "price": "price_prod_06h2eezv7rtav2dxa0stegs4yywv2",
          *             "quantity": 1,
          *             "tax_rates": [],
          *             "amount_atom": 500,
@@ -15569,11 +15569,11 @@ export type components = {
          *         "number": null,
          *         "object": "invoice",
          *         "status": "draft",
-         *         "created": "2026-11-29T11:51:11.617Z",
+         *         "created": "2026-11-29T12:16:12.637Z",
          *         "paid_at": null,
-         *         "updated": "2026-11-29T11:51:11.617Z",
+         *         "updated": "2026-11-29T12:16:12.637Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2e98kkcdmq64fh175g1c68wxv0",
+         *         "customer": "cus_prod_06h2eezw7zvvnq1dqa5tk66dk672g",
          *         "discount": null,
          *         "due_date": null,
          *         "livemode": false,
@@ -15609,13 +15609,13 @@ export type components = {
          *         "post_payment_credit_notes_amount_atom": 0
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2e98p56qe80547vvcxxq6r7h6y",
-         *       "request_id": "req_prod_06h2e98p56qe80547vvcxxq6r7h6y",
+         *       "correlation_id": "req_prod_06h2eezxed7k3ky4886wje5rmw98e",
+         *       "request_id": "req_prod_06h2eezxed7k3ky4886wje5rmw98e",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-29T11:51:11.785Z",
+         *       "created": "2026-11-29T12:16:12.693Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2e9872qb7mpa385cf3bfh65tgg"
+         *       "actor_id": "key_prod_06h2eeznqzss6w2jbgkfca7r3sg58"
          *     }
          */
         InvoiceFinalizedEvent: {
@@ -15660,16 +15660,16 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2e98q170enmd99t837895a88ny",
+         *       "id": "evt_prod_06h2eezxpvye70ngw44e0kkwxs9m0",
          *       "type": "invoice.paid",
          *       "aggregate_type": "invoice",
-         *       "aggregate_id": "in_prod_06h2e98p07cr2zxgwes1jhdtna2pw",
+         *       "aggregate_id": "in_prod_06h2eezxbqe0btqpkwnrwrc6h5szj",
          *       "data": {
-         *         "id": "in_prod_06h2e98p07cr2zxgwes1jhdtna2pw",
+         *         "id": "in_prod_06h2eezxbqe0btqpkwnrwrc6h5szj",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h2e98p07cr2zxgwes1jhdtna2py",
-         *             "price": "price_prod_06h2e98h8rf4z3eehc1htz1frr90g",
+         *             "id": "il_prod_06h2eezxbt4sc3hf0m52wz9hepkm6",
+         *             "price": "price_prod_06h2eezv7rtav2dxa0stegs4yywv2",
          *             "quantity": 1,
          *             "tax_rates": [],
          *             "amount_atom": 500,
@@ -15682,11 +15682,11 @@ export type components = {
          *         "number": "EXAMPL-0001",
          *         "object": "invoice",
          *         "status": "paid",
-         *         "created": "2026-11-29T11:51:11.617Z",
-         *         "paid_at": "2026-11-29T11:51:11.842Z",
-         *         "updated": "2026-11-29T11:51:11.842Z",
+         *         "created": "2026-11-29T12:16:12.637Z",
+         *         "paid_at": "2026-11-29T12:16:12.721Z",
+         *         "updated": "2026-11-29T12:16:12.721Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2e98kkcdmq64fh175g1c68wxv0",
+         *         "customer": "cus_prod_06h2eezw7zvvnq1dqa5tk66dk672g",
          *         "discount": null,
          *         "due_date": null,
          *         "livemode": false,
@@ -15694,11 +15694,11 @@ export type components = {
          *         "tax_atom": 0,
          *         "voided_at": null,
          *         "overdue_at": null,
-         *         "pdf_sha256": "3744a97cbacad036db38f3509c8012ee182502bacc9816c524a4839a67ea86fa",
+         *         "pdf_sha256": "83c70836850812b1d1c5aa8eaa84acd0c1046db3ce6a66b7391aeb3e301e4f87",
          *         "description": null,
-         *         "invoice_pdf": "http://127.0.0.1:45387/api/invoices/in_prod_06h2e98p07cr2zxgwes1jhdtna2pw/pdf",
+         *         "invoice_pdf": "http://127.0.0.1:35215/api/invoices/in_prod_06h2eezxbqe0btqpkwnrwrc6h5szj/pdf",
          *         "total_taxes": [],
-         *         "finalized_at": "2026-11-29T11:51:11.664Z",
+         *         "finalized_at": "2026-11-29T12:16:12.663Z",
          *         "subscription": null,
          *         "attempt_count": 0,
          *         "customer_name": "Jenny Rosen",
@@ -15706,14 +15706,14 @@ export type components = {
          *         "subtotal_atom": 500,
          *         "customer_email": "jenny@example.com",
          *         "days_until_due": null,
-         *         "payment_intent": "pi_prod_06h2e98psssjmebvyqxa2snvw6arg",
+         *         "payment_intent": "pi_prod_06h2eezxn1fp1ajbb29vy48d6c9fp",
          *         "reverse_charge": false,
          *         "due_amount_atom": 0,
-         *         "paid_pdf_sha256": "47a174bbb031f4beefd3f445c242219ece27a8dbafe5fe2806935320816795ad",
+         *         "paid_pdf_sha256": "48ff50987054be8f03036d459f036bbb34279d13616437183b0035a4c01fe513",
          *         "paid_amount_atom": 500,
          *         "collection_method": "charge_automatically",
          *         "total_amount_atom": 500,
-         *         "hosted_invoice_url": "http://127.0.0.1:45387/invoice/cVGaM-kD0v6-S5uLwg_xong-DtZVPibkz_-K5pCl6iM",
+         *         "hosted_invoice_url": "http://127.0.0.1:35215/invoice/sP57lL1BUgGf9kDxOJK1SGbdQ7pPkE8RCwj08_bqjQc",
          *         "ending_balance_atom": 0,
          *         "next_payment_attempt": null,
          *         "starting_balance_atom": 0,
@@ -15722,11 +15722,11 @@ export type components = {
          *         "post_payment_credit_notes_amount_atom": 0
          *       },
          *       "previous_data": {
-         *         "id": "in_prod_06h2e98p07cr2zxgwes1jhdtna2pw",
+         *         "id": "in_prod_06h2eezxbqe0btqpkwnrwrc6h5szj",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h2e98p07cr2zxgwes1jhdtna2py",
-         *             "price": "price_prod_06h2e98h8rf4z3eehc1htz1frr90g",
+         *             "id": "il_prod_06h2eezxbt4sc3hf0m52wz9hepkm6",
+         *             "price": "price_prod_06h2eezv7rtav2dxa0stegs4yywv2",
          *             "quantity": 1,
          *             "tax_rates": [],
          *             "amount_atom": 500,
@@ -15739,11 +15739,11 @@ export type components = {
          *         "number": "EXAMPL-0001",
          *         "object": "invoice",
          *         "status": "open",
-         *         "created": "2026-11-29T11:51:11.617Z",
+         *         "created": "2026-11-29T12:16:12.637Z",
          *         "paid_at": null,
-         *         "updated": "2026-11-29T11:51:11.664Z",
+         *         "updated": "2026-11-29T12:16:12.663Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2e98kkcdmq64fh175g1c68wxv0",
+         *         "customer": "cus_prod_06h2eezw7zvvnq1dqa5tk66dk672g",
          *         "discount": null,
          *         "due_date": null,
          *         "livemode": false,
@@ -15751,11 +15751,11 @@ export type components = {
          *         "tax_atom": 0,
          *         "voided_at": null,
          *         "overdue_at": null,
-         *         "pdf_sha256": "3744a97cbacad036db38f3509c8012ee182502bacc9816c524a4839a67ea86fa",
+         *         "pdf_sha256": "83c70836850812b1d1c5aa8eaa84acd0c1046db3ce6a66b7391aeb3e301e4f87",
          *         "description": null,
-         *         "invoice_pdf": "http://127.0.0.1:45387/api/invoices/in_prod_06h2e98p07cr2zxgwes1jhdtna2pw/pdf",
+         *         "invoice_pdf": "http://127.0.0.1:35215/api/invoices/in_prod_06h2eezxbqe0btqpkwnrwrc6h5szj/pdf",
          *         "total_taxes": [],
-         *         "finalized_at": "2026-11-29T11:51:11.664Z",
+         *         "finalized_at": "2026-11-29T12:16:12.663Z",
          *         "subscription": null,
          *         "attempt_count": 0,
          *         "customer_name": "Jenny Rosen",
@@ -15763,14 +15763,14 @@ export type components = {
          *         "subtotal_atom": 500,
          *         "customer_email": "jenny@example.com",
          *         "days_until_due": null,
-         *         "payment_intent": "pi_prod_06h2e98psssjmebvyqxa2snvw6arg",
+         *         "payment_intent": "pi_prod_06h2eezxn1fp1ajbb29vy48d6c9fp",
          *         "reverse_charge": false,
          *         "due_amount_atom": 500,
          *         "paid_pdf_sha256": null,
          *         "paid_amount_atom": 0,
          *         "collection_method": "charge_automatically",
          *         "total_amount_atom": 500,
-         *         "hosted_invoice_url": "http://127.0.0.1:45387/invoice/cVGaM-kD0v6-S5uLwg_xong-DtZVPibkz_-K5pCl6iM",
+         *         "hosted_invoice_url": "http://127.0.0.1:35215/invoice/sP57lL1BUgGf9kDxOJK1SGbdQ7pPkE8RCwj08_bqjQc",
          *         "ending_balance_atom": 0,
          *         "next_payment_attempt": null,
          *         "starting_balance_atom": 0,
@@ -15779,13 +15779,13 @@ export type components = {
          *         "post_payment_credit_notes_amount_atom": 0
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2e98prgb8cggqp27w10v26py1r",
-         *       "request_id": "req_prod_06h2e98prgb8cggqp27w10v26py1r",
+         *       "correlation_id": "req_prod_06h2eezxmj01e3pwfd52att8pa7sc",
+         *       "request_id": "req_prod_06h2eezxmj01e3pwfd52att8pa7sc",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-29T11:51:11.881Z",
+         *       "created": "2026-11-29T12:16:12.726Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2e9872qb7mpa385cf3bfh65tgg"
+         *       "actor_id": "key_prod_06h2eeznqzss6w2jbgkfca7r3sg58"
          *     }
          */
         InvoicePaidEvent: {
@@ -15830,16 +15830,16 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2e98q2ajnyq3de2e9tdfczbrkp",
+         *       "id": "evt_prod_06h2eezxqeds935a061xggge93h2a",
          *       "type": "invoice.payment_succeeded",
          *       "aggregate_type": "invoice",
-         *       "aggregate_id": "in_prod_06h2e98p07cr2zxgwes1jhdtna2pw",
+         *       "aggregate_id": "in_prod_06h2eezxbqe0btqpkwnrwrc6h5szj",
          *       "data": {
-         *         "id": "in_prod_06h2e98p07cr2zxgwes1jhdtna2pw",
+         *         "id": "in_prod_06h2eezxbqe0btqpkwnrwrc6h5szj",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h2e98p07cr2zxgwes1jhdtna2py",
-         *             "price": "price_prod_06h2e98h8rf4z3eehc1htz1frr90g",
+         *             "id": "il_prod_06h2eezxbt4sc3hf0m52wz9hepkm6",
+         *             "price": "price_prod_06h2eezv7rtav2dxa0stegs4yywv2",
          *             "quantity": 1,
          *             "tax_rates": [],
          *             "amount_atom": 500,
@@ -15852,11 +15852,11 @@ export type components = {
          *         "number": "EXAMPL-0001",
          *         "object": "invoice",
          *         "status": "paid",
-         *         "created": "2026-11-29T11:51:11.617Z",
-         *         "paid_at": "2026-11-29T11:51:11.842Z",
-         *         "updated": "2026-11-29T11:51:11.842Z",
+         *         "created": "2026-11-29T12:16:12.637Z",
+         *         "paid_at": "2026-11-29T12:16:12.721Z",
+         *         "updated": "2026-11-29T12:16:12.721Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2e98kkcdmq64fh175g1c68wxv0",
+         *         "customer": "cus_prod_06h2eezw7zvvnq1dqa5tk66dk672g",
          *         "discount": null,
          *         "due_date": null,
          *         "livemode": false,
@@ -15864,11 +15864,11 @@ export type components = {
          *         "tax_atom": 0,
          *         "voided_at": null,
          *         "overdue_at": null,
-         *         "pdf_sha256": "3744a97cbacad036db38f3509c8012ee182502bacc9816c524a4839a67ea86fa",
+         *         "pdf_sha256": "83c70836850812b1d1c5aa8eaa84acd0c1046db3ce6a66b7391aeb3e301e4f87",
          *         "description": null,
-         *         "invoice_pdf": "http://127.0.0.1:45387/api/invoices/in_prod_06h2e98p07cr2zxgwes1jhdtna2pw/pdf",
+         *         "invoice_pdf": "http://127.0.0.1:35215/api/invoices/in_prod_06h2eezxbqe0btqpkwnrwrc6h5szj/pdf",
          *         "total_taxes": [],
-         *         "finalized_at": "2026-11-29T11:51:11.664Z",
+         *         "finalized_at": "2026-11-29T12:16:12.663Z",
          *         "subscription": null,
          *         "attempt_count": 0,
          *         "customer_name": "Jenny Rosen",
@@ -15876,14 +15876,14 @@ export type components = {
          *         "subtotal_atom": 500,
          *         "customer_email": "jenny@example.com",
          *         "days_until_due": null,
-         *         "payment_intent": "pi_prod_06h2e98psssjmebvyqxa2snvw6arg",
+         *         "payment_intent": "pi_prod_06h2eezxn1fp1ajbb29vy48d6c9fp",
          *         "reverse_charge": false,
          *         "due_amount_atom": 0,
-         *         "paid_pdf_sha256": "47a174bbb031f4beefd3f445c242219ece27a8dbafe5fe2806935320816795ad",
+         *         "paid_pdf_sha256": "48ff50987054be8f03036d459f036bbb34279d13616437183b0035a4c01fe513",
          *         "paid_amount_atom": 500,
          *         "collection_method": "charge_automatically",
          *         "total_amount_atom": 500,
-         *         "hosted_invoice_url": "http://127.0.0.1:45387/invoice/cVGaM-kD0v6-S5uLwg_xong-DtZVPibkz_-K5pCl6iM",
+         *         "hosted_invoice_url": "http://127.0.0.1:35215/invoice/sP57lL1BUgGf9kDxOJK1SGbdQ7pPkE8RCwj08_bqjQc",
          *         "ending_balance_atom": 0,
          *         "next_payment_attempt": null,
          *         "starting_balance_atom": 0,
@@ -15892,11 +15892,11 @@ export type components = {
          *         "post_payment_credit_notes_amount_atom": 0
          *       },
          *       "previous_data": {
-         *         "id": "in_prod_06h2e98p07cr2zxgwes1jhdtna2pw",
+         *         "id": "in_prod_06h2eezxbqe0btqpkwnrwrc6h5szj",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h2e98p07cr2zxgwes1jhdtna2py",
-         *             "price": "price_prod_06h2e98h8rf4z3eehc1htz1frr90g",
+         *             "id": "il_prod_06h2eezxbt4sc3hf0m52wz9hepkm6",
+         *             "price": "price_prod_06h2eezv7rtav2dxa0stegs4yywv2",
          *             "quantity": 1,
          *             "tax_rates": [],
          *             "amount_atom": 500,
@@ -15909,11 +15909,11 @@ export type components = {
          *         "number": "EXAMPL-0001",
          *         "object": "invoice",
          *         "status": "open",
-         *         "created": "2026-11-29T11:51:11.617Z",
+         *         "created": "2026-11-29T12:16:12.637Z",
          *         "paid_at": null,
-         *         "updated": "2026-11-29T11:51:11.664Z",
+         *         "updated": "2026-11-29T12:16:12.663Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2e98kkcdmq64fh175g1c68wxv0",
+         *         "customer": "cus_prod_06h2eezw7zvvnq1dqa5tk66dk672g",
          *         "discount": null,
          *         "due_date": null,
          *         "livemode": false,
@@ -15921,11 +15921,11 @@ export type components = {
          *         "tax_atom": 0,
          *         "voided_at": null,
          *         "overdue_at": null,
-         *         "pdf_sha256": "3744a97cbacad036db38f3509c8012ee182502bacc9816c524a4839a67ea86fa",
+         *         "pdf_sha256": "83c70836850812b1d1c5aa8eaa84acd0c1046db3ce6a66b7391aeb3e301e4f87",
          *         "description": null,
-         *         "invoice_pdf": "http://127.0.0.1:45387/api/invoices/in_prod_06h2e98p07cr2zxgwes1jhdtna2pw/pdf",
+         *         "invoice_pdf": "http://127.0.0.1:35215/api/invoices/in_prod_06h2eezxbqe0btqpkwnrwrc6h5szj/pdf",
          *         "total_taxes": [],
-         *         "finalized_at": "2026-11-29T11:51:11.664Z",
+         *         "finalized_at": "2026-11-29T12:16:12.663Z",
          *         "subscription": null,
          *         "attempt_count": 0,
          *         "customer_name": "Jenny Rosen",
@@ -15933,14 +15933,14 @@ export type components = {
          *         "subtotal_atom": 500,
          *         "customer_email": "jenny@example.com",
          *         "days_until_due": null,
-         *         "payment_intent": "pi_prod_06h2e98psssjmebvyqxa2snvw6arg",
+         *         "payment_intent": "pi_prod_06h2eezxn1fp1ajbb29vy48d6c9fp",
          *         "reverse_charge": false,
          *         "due_amount_atom": 500,
          *         "paid_pdf_sha256": null,
          *         "paid_amount_atom": 0,
          *         "collection_method": "charge_automatically",
          *         "total_amount_atom": 500,
-         *         "hosted_invoice_url": "http://127.0.0.1:45387/invoice/cVGaM-kD0v6-S5uLwg_xong-DtZVPibkz_-K5pCl6iM",
+         *         "hosted_invoice_url": "http://127.0.0.1:35215/invoice/sP57lL1BUgGf9kDxOJK1SGbdQ7pPkE8RCwj08_bqjQc",
          *         "ending_balance_atom": 0,
          *         "next_payment_attempt": null,
          *         "starting_balance_atom": 0,
@@ -15949,13 +15949,13 @@ export type components = {
          *         "post_payment_credit_notes_amount_atom": 0
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2e98prgb8cggqp27w10v26py1r",
-         *       "request_id": "req_prod_06h2e98prgb8cggqp27w10v26py1r",
+         *       "correlation_id": "req_prod_06h2eezxmj01e3pwfd52att8pa7sc",
+         *       "request_id": "req_prod_06h2eezxmj01e3pwfd52att8pa7sc",
          *       "version": 1,
          *       "sequence": 4,
-         *       "created": "2026-11-29T11:51:11.890Z",
+         *       "created": "2026-11-29T12:16:12.731Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2e9872qb7mpa385cf3bfh65tgg"
+         *       "actor_id": "key_prod_06h2eeznqzss6w2jbgkfca7r3sg58"
          *     }
          */
         InvoicePaymentSucceededEvent: {
@@ -16000,16 +16000,16 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2e98r4gyv1pape3tja5dj57vgy",
+         *       "id": "evt_prod_06h2eezy34cd0qam9zs8kp99679ce",
          *       "type": "invoice.payment_failed",
          *       "aggregate_type": "invoice",
-         *       "aggregate_id": "in_prod_06h2e98qz3znyxtehgw9swgq0ekm8",
+         *       "aggregate_id": "in_prod_06h2eezxyhvm4jsqs2s863377fcqe",
          *       "data": {
-         *         "id": "in_prod_06h2e98qz3znyxtehgw9swgq0ekm8",
+         *         "id": "in_prod_06h2eezxyhvm4jsqs2s863377fcqe",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h2e98qz3znyxtehgw9swgq0ekma",
-         *             "price": "price_prod_06h2e98h8rf4z3eehc1htz1frr90g",
+         *             "id": "il_prod_06h2eezxyhvm4jsqs2s863377fcqg",
+         *             "price": "price_prod_06h2eezv7rtav2dxa0stegs4yywv2",
          *             "quantity": 1,
          *             "tax_rates": [],
          *             "amount_atom": 500,
@@ -16022,11 +16022,11 @@ export type components = {
          *         "number": "EXAMPL-0002",
          *         "object": "invoice",
          *         "status": "open",
-         *         "created": "2026-11-29T11:51:12.120Z",
+         *         "created": "2026-11-29T12:16:12.788Z",
          *         "paid_at": null,
-         *         "updated": "2026-11-29T11:51:12.134Z",
+         *         "updated": "2026-11-29T12:16:12.798Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2e98kkcdmq64fh175g1c68wxv0",
+         *         "customer": "cus_prod_06h2eezw7zvvnq1dqa5tk66dk672g",
          *         "discount": null,
          *         "due_date": null,
          *         "livemode": false,
@@ -16034,11 +16034,11 @@ export type components = {
          *         "tax_atom": 0,
          *         "voided_at": null,
          *         "overdue_at": null,
-         *         "pdf_sha256": "6972f631ecf42e09ed83431065f6839e33312adc71abe974813da9d94be6e330",
+         *         "pdf_sha256": "ea87045f376ea38b66856f990864cfa608a7715f6e71072078f9390c04a997d3",
          *         "description": null,
-         *         "invoice_pdf": "http://127.0.0.1:45387/api/invoices/in_prod_06h2e98qz3znyxtehgw9swgq0ekm8/pdf",
+         *         "invoice_pdf": "http://127.0.0.1:35215/api/invoices/in_prod_06h2eezxyhvm4jsqs2s863377fcqe/pdf",
          *         "total_taxes": [],
-         *         "finalized_at": "2026-11-29T11:51:12.134Z",
+         *         "finalized_at": "2026-11-29T12:16:12.798Z",
          *         "subscription": null,
          *         "attempt_count": 0,
          *         "customer_name": "Jenny Rosen",
@@ -16046,14 +16046,14 @@ export type components = {
          *         "subtotal_atom": 500,
          *         "customer_email": "jenny@example.com",
          *         "days_until_due": null,
-         *         "payment_intent": "pi_prod_06h2e98r3cp54aqcdv94q8g7ghspt",
+         *         "payment_intent": "pi_prod_06h2eezy25qqsmm549919t53nc7t6",
          *         "reverse_charge": false,
          *         "due_amount_atom": 500,
          *         "paid_pdf_sha256": null,
          *         "paid_amount_atom": 0,
          *         "collection_method": "charge_automatically",
          *         "total_amount_atom": 500,
-         *         "hosted_invoice_url": "http://127.0.0.1:45387/invoice/NWLv85FNUzmIr4dZ3d8lusIWaao47eWUp2p-iYtpYLU",
+         *         "hosted_invoice_url": "http://127.0.0.1:35215/invoice/Ljn9VrXHuOkdpGUGSOIIsvruShE0bJygbQP0H5VV9v8",
          *         "ending_balance_atom": 0,
          *         "next_payment_attempt": null,
          *         "starting_balance_atom": 0,
@@ -16063,13 +16063,13 @@ export type components = {
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2e98r36jm561q63n23p2wdnan6",
-         *       "request_id": "req_prod_06h2e98r36jm561q63n23p2wdnan6",
+         *       "correlation_id": "req_prod_06h2eezy1ws7pah4kxgydyq8778fa",
+         *       "request_id": "req_prod_06h2eezy1ws7pah4kxgydyq8778fa",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-29T11:51:12.164Z",
+         *       "created": "2026-11-29T12:16:12.825Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2e9872qb7mpa385cf3bfh65tgg"
+         *       "actor_id": "key_prod_06h2eeznqzss6w2jbgkfca7r3sg58"
          *     }
          */
         InvoicePaymentFailedEvent: {
@@ -16114,16 +16114,16 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2e98rvx4xrd8mm9hwh47k92q40",
+         *       "id": "evt_prod_06h2eezyaj4n1jqggqhgj0m5hhc3g",
          *       "type": "invoice.payment_action_required",
          *       "aggregate_type": "invoice",
-         *       "aggregate_id": "in_prod_06h2e98rj6y1p28tfpxnnaqp5bpka",
+         *       "aggregate_id": "in_prod_06h2eezy4xk2ts9xjgmp9xbmahmhp",
          *       "data": {
-         *         "id": "in_prod_06h2e98rj6y1p28tfpxnnaqp5bpka",
+         *         "id": "in_prod_06h2eezy4xk2ts9xjgmp9xbmahmhp",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h2e98rj8qj2wm9j01417xwbhynw",
-         *             "price": "price_prod_06h2e98h8rf4z3eehc1htz1frr90g",
+         *             "id": "il_prod_06h2eezy5282wtnsxsn47yzamass6",
+         *             "price": "price_prod_06h2eezv7rtav2dxa0stegs4yywv2",
          *             "quantity": 1,
          *             "tax_rates": [],
          *             "amount_atom": 500,
@@ -16136,11 +16136,11 @@ export type components = {
          *         "number": "EXAMPL-0003",
          *         "object": "invoice",
          *         "status": "open",
-         *         "created": "2026-11-29T11:51:12.273Z",
+         *         "created": "2026-11-29T12:16:12.839Z",
          *         "paid_at": null,
-         *         "updated": "2026-11-29T11:51:12.299Z",
+         *         "updated": "2026-11-29T12:16:12.851Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2e98kkcdmq64fh175g1c68wxv0",
+         *         "customer": "cus_prod_06h2eezw7zvvnq1dqa5tk66dk672g",
          *         "discount": null,
          *         "due_date": null,
          *         "livemode": false,
@@ -16148,11 +16148,11 @@ export type components = {
          *         "tax_atom": 0,
          *         "voided_at": null,
          *         "overdue_at": null,
-         *         "pdf_sha256": "77daed40d4e387fba558035ab5f23f9426fdd42f524e2b6a7d9a836da17d0b44",
+         *         "pdf_sha256": "d95f990d3501dfe9f98b9a5bc2402bf5c41c96aebf20da238ee8f58f920760ec",
          *         "description": null,
-         *         "invoice_pdf": "http://127.0.0.1:45387/api/invoices/in_prod_06h2e98rj6y1p28tfpxnnaqp5bpka/pdf",
+         *         "invoice_pdf": "http://127.0.0.1:35215/api/invoices/in_prod_06h2eezy4xk2ts9xjgmp9xbmahmhp/pdf",
          *         "total_taxes": [],
-         *         "finalized_at": "2026-11-29T11:51:12.299Z",
+         *         "finalized_at": "2026-11-29T12:16:12.851Z",
          *         "subscription": null,
          *         "attempt_count": 0,
          *         "customer_name": "Jenny Rosen",
@@ -16160,14 +16160,14 @@ export type components = {
          *         "subtotal_atom": 500,
          *         "customer_email": "jenny@example.com",
          *         "days_until_due": null,
-         *         "payment_intent": "pi_prod_06h2e98rv42gveybedad8hjzx94f2",
+         *         "payment_intent": "pi_prod_06h2eezy9c7svveczw51btp4q9h72",
          *         "reverse_charge": false,
          *         "due_amount_atom": 500,
          *         "paid_pdf_sha256": null,
          *         "paid_amount_atom": 0,
          *         "collection_method": "charge_automatically",
          *         "total_amount_atom": 500,
-         *         "hosted_invoice_url": "http://127.0.0.1:45387/invoice/lxr9p4dAIiU2mGDjymA3iKr1eDgqfoaoe9tVJI08BhM",
+         *         "hosted_invoice_url": "http://127.0.0.1:35215/invoice/8KkVxqMPWy83qMnpSoeQStmsg5HacNmKGXZakqTX-Q8",
          *         "ending_balance_atom": 0,
          *         "next_payment_attempt": null,
          *         "starting_balance_atom": 0,
@@ -16177,13 +16177,13 @@ export type components = {
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2e98rrg334a0xw829jmwqhva5y",
-         *       "request_id": "req_prod_06h2e98rrg334a0xw829jmwqhva5y",
+         *       "correlation_id": "req_prod_06h2eezy8sf0vxkf2zgat65a2dv96",
+         *       "request_id": "req_prod_06h2eezy8sf0vxkf2zgat65a2dv96",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-29T11:51:12.351Z",
+         *       "created": "2026-11-29T12:16:12.884Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2e9872qb7mpa385cf3bfh65tgg"
+         *       "actor_id": "key_prod_06h2eeznqzss6w2jbgkfca7r3sg58"
          *     }
          */
         InvoicePaymentActionRequiredEvent: {
@@ -16228,16 +16228,16 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2e98yypqj3ef3gh669yeg6ebct",
+         *       "id": "evt_prod_06h2ef01eprgs3cf6amad24da77aw",
          *       "type": "invoice.overdue",
          *       "aggregate_type": "invoice",
-         *       "aggregate_id": "in_prod_06h2e98twqq5v6q1b82ab66f6sdz8",
+         *       "aggregate_id": "in_prod_06h2eezzcra0bhxy1kkf5sfqe6xqj",
          *       "data": {
-         *         "id": "in_prod_06h2e98twqq5v6q1b82ab66f6sdz8",
+         *         "id": "in_prod_06h2eezzcra0bhxy1kkf5sfqe6xqj",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h2e98twt3pxnck5z3rvc67ryak8",
-         *             "price": "price_prod_06h2e98h8rf4z3eehc1htz1frr90g",
+         *             "id": "il_prod_06h2eezzcra0bhxy1kkf5sfqe6xqm",
+         *             "price": "price_prod_06h2eezv7rtav2dxa0stegs4yywv2",
          *             "quantity": 1,
          *             "tax_rates": [],
          *             "amount_atom": 500,
@@ -16250,23 +16250,23 @@ export type components = {
          *         "number": "EXAMPL-0007",
          *         "object": "invoice",
          *         "status": "open",
-         *         "created": "2026-11-29T11:51:12.869Z",
+         *         "created": "2026-11-29T12:16:13.158Z",
          *         "paid_at": null,
-         *         "updated": "2026-11-30T11:51:12.849Z",
+         *         "updated": "2026-11-30T12:16:13.144Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2e98kkcdmq64fh175g1c68wxv0",
+         *         "customer": "cus_prod_06h2eezw7zvvnq1dqa5tk66dk672g",
          *         "discount": null,
-         *         "due_date": "2026-11-30T11:51:12.849Z",
+         *         "due_date": "2026-11-30T12:16:13.144Z",
          *         "livemode": false,
          *         "metadata": {},
          *         "tax_atom": 0,
          *         "voided_at": null,
-         *         "overdue_at": "2026-11-30T11:51:12.849Z",
-         *         "pdf_sha256": "6010d68e92687ac295e13d6f88ca4ca14f613692c00f8c95787a4832c8651426",
+         *         "overdue_at": "2026-11-30T12:16:13.144Z",
+         *         "pdf_sha256": "36d34ce922a50537cf3e5c313e6eeaa123daa2cb49d91a81e4c59d1ae4a5f687",
          *         "description": null,
-         *         "invoice_pdf": "http://127.0.0.1:45387/api/invoices/in_prod_06h2e98twqq5v6q1b82ab66f6sdz8/pdf",
+         *         "invoice_pdf": "http://127.0.0.1:35215/api/invoices/in_prod_06h2eezzcra0bhxy1kkf5sfqe6xqj/pdf",
          *         "total_taxes": [],
-         *         "finalized_at": "2026-11-29T11:51:12.883Z",
+         *         "finalized_at": "2026-11-29T12:16:13.168Z",
          *         "subscription": null,
          *         "attempt_count": 0,
          *         "customer_name": "Jenny Rosen",
@@ -16281,7 +16281,7 @@ export type components = {
          *         "paid_amount_atom": 0,
          *         "collection_method": "charge_automatically",
          *         "total_amount_atom": 500,
-         *         "hosted_invoice_url": "http://127.0.0.1:45387/invoice/t04KscvVGWT6knK7F6tV2mJUDnCteUv3aJlxBaWiVQc",
+         *         "hosted_invoice_url": "http://127.0.0.1:35215/invoice/wMMo04fFTKfacNF66kt3HuxcwchocUs7tumUP5sJhls",
          *         "ending_balance_atom": 0,
          *         "next_payment_attempt": null,
          *         "starting_balance_atom": 0,
@@ -16290,11 +16290,11 @@ export type components = {
          *         "post_payment_credit_notes_amount_atom": 0
          *       },
          *       "previous_data": {
-         *         "id": "in_prod_06h2e98twqq5v6q1b82ab66f6sdz8",
+         *         "id": "in_prod_06h2eezzcra0bhxy1kkf5sfqe6xqj",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h2e98twt3pxnck5z3rvc67ryak8",
-         *             "price": "price_prod_06h2e98h8rf4z3eehc1htz1frr90g",
+         *             "id": "il_prod_06h2eezzcra0bhxy1kkf5sfqe6xqm",
+         *             "price": "price_prod_06h2eezv7rtav2dxa0stegs4yywv2",
          *             "quantity": 1,
          *             "tax_rates": [],
          *             "amount_atom": 500,
@@ -16307,23 +16307,23 @@ export type components = {
          *         "number": "EXAMPL-0007",
          *         "object": "invoice",
          *         "status": "open",
-         *         "created": "2026-11-29T11:51:12.869Z",
+         *         "created": "2026-11-29T12:16:13.158Z",
          *         "paid_at": null,
-         *         "updated": "2026-11-29T11:51:12.883Z",
+         *         "updated": "2026-11-29T12:16:13.168Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2e98kkcdmq64fh175g1c68wxv0",
+         *         "customer": "cus_prod_06h2eezw7zvvnq1dqa5tk66dk672g",
          *         "discount": null,
-         *         "due_date": "2026-11-30T11:51:12.849Z",
+         *         "due_date": "2026-11-30T12:16:13.144Z",
          *         "livemode": false,
          *         "metadata": {},
          *         "tax_atom": 0,
          *         "voided_at": null,
          *         "overdue_at": null,
-         *         "pdf_sha256": "6010d68e92687ac295e13d6f88ca4ca14f613692c00f8c95787a4832c8651426",
+         *         "pdf_sha256": "36d34ce922a50537cf3e5c313e6eeaa123daa2cb49d91a81e4c59d1ae4a5f687",
          *         "description": null,
-         *         "invoice_pdf": "http://127.0.0.1:45387/api/invoices/in_prod_06h2e98twqq5v6q1b82ab66f6sdz8/pdf",
+         *         "invoice_pdf": "http://127.0.0.1:35215/api/invoices/in_prod_06h2eezzcra0bhxy1kkf5sfqe6xqj/pdf",
          *         "total_taxes": [],
-         *         "finalized_at": "2026-11-29T11:51:12.883Z",
+         *         "finalized_at": "2026-11-29T12:16:13.168Z",
          *         "subscription": null,
          *         "attempt_count": 0,
          *         "customer_name": "Jenny Rosen",
@@ -16338,7 +16338,7 @@ export type components = {
          *         "paid_amount_atom": 0,
          *         "collection_method": "charge_automatically",
          *         "total_amount_atom": 500,
-         *         "hosted_invoice_url": "http://127.0.0.1:45387/invoice/t04KscvVGWT6knK7F6tV2mJUDnCteUv3aJlxBaWiVQc",
+         *         "hosted_invoice_url": "http://127.0.0.1:35215/invoice/wMMo04fFTKfacNF66kt3HuxcwchocUs7tumUP5sJhls",
          *         "ending_balance_atom": 0,
          *         "next_payment_attempt": null,
          *         "starting_balance_atom": 0,
@@ -16347,11 +16347,11 @@ export type components = {
          *         "post_payment_credit_notes_amount_atom": 0
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2e98ys9yc9z7rqzr63j1e2w7xe",
+         *       "correlation_id": "req_prod_06h2ef01d4g0an9p7tpa7b2zq78ge",
          *       "request_id": null,
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-30T11:51:12.849Z",
+         *       "created": "2026-11-30T12:16:13.144Z",
          *       "actor_type": "system",
          *       "actor_id": null
          *     }
@@ -16398,16 +16398,16 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2e98scnsdpp6fxe116taykgexj",
+         *       "id": "evt_prod_06h2eezyhnces8wg4nw1a689kmgg2",
          *       "type": "invoice.voided",
          *       "aggregate_type": "invoice",
-         *       "aggregate_id": "in_prod_06h2e98rxg0v9j33p54h48cgjg1f0",
+         *       "aggregate_id": "in_prod_06h2eezyd99m5s5mpbs7499g26pn4",
          *       "data": {
-         *         "id": "in_prod_06h2e98rxg0v9j33p54h48cgjg1f0",
+         *         "id": "in_prod_06h2eezyd99m5s5mpbs7499g26pn4",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h2e98rxmyjgd91bkcez7a1rzkbr",
-         *             "price": "price_prod_06h2e98h8rf4z3eehc1htz1frr90g",
+         *             "id": "il_prod_06h2eezydfrtnhxrf2r5jntfev9w2",
+         *             "price": "price_prod_06h2eezv7rtav2dxa0stegs4yywv2",
          *             "quantity": 1,
          *             "tax_rates": [],
          *             "amount_atom": 500,
@@ -16420,23 +16420,23 @@ export type components = {
          *         "number": "EXAMPL-0004",
          *         "object": "invoice",
          *         "status": "void",
-         *         "created": "2026-11-29T11:51:12.364Z",
+         *         "created": "2026-11-29T12:16:12.906Z",
          *         "paid_at": null,
-         *         "updated": "2026-11-29T11:51:12.483Z",
+         *         "updated": "2026-11-29T12:16:12.940Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2e98kkcdmq64fh175g1c68wxv0",
+         *         "customer": "cus_prod_06h2eezw7zvvnq1dqa5tk66dk672g",
          *         "discount": null,
          *         "due_date": null,
          *         "livemode": false,
          *         "metadata": {},
          *         "tax_atom": 0,
-         *         "voided_at": "2026-11-29T11:51:12.483Z",
+         *         "voided_at": "2026-11-29T12:16:12.940Z",
          *         "overdue_at": null,
-         *         "pdf_sha256": "7f716df1590b20724f69480a5fd6b24eed35a35537e889d670eb46096b13b367",
+         *         "pdf_sha256": "f9fa3e44f1d161cd716b49c54da8e703f32b315793f3eff060dc240340778bcf",
          *         "description": null,
-         *         "invoice_pdf": "http://127.0.0.1:45387/api/invoices/in_prod_06h2e98rxg0v9j33p54h48cgjg1f0/pdf",
+         *         "invoice_pdf": "http://127.0.0.1:35215/api/invoices/in_prod_06h2eezyd99m5s5mpbs7499g26pn4/pdf",
          *         "total_taxes": [],
-         *         "finalized_at": "2026-11-29T11:51:12.448Z",
+         *         "finalized_at": "2026-11-29T12:16:12.922Z",
          *         "subscription": null,
          *         "attempt_count": 0,
          *         "customer_name": "Jenny Rosen",
@@ -16451,7 +16451,7 @@ export type components = {
          *         "paid_amount_atom": 0,
          *         "collection_method": "charge_automatically",
          *         "total_amount_atom": 500,
-         *         "hosted_invoice_url": "http://127.0.0.1:45387/invoice/5l2Ef6edbgE1-IbNifF0R8qYn1leaV0Of8q9O8G4BY4",
+         *         "hosted_invoice_url": "http://127.0.0.1:35215/invoice/lC2YyYfVojoAvOL2EzW5P91N14fGogjN130GQRkaPlY",
          *         "ending_balance_atom": 0,
          *         "next_payment_attempt": null,
          *         "starting_balance_atom": 0,
@@ -16460,11 +16460,11 @@ export type components = {
          *         "post_payment_credit_notes_amount_atom": 0
          *       },
          *       "previous_data": {
-         *         "id": "in_prod_06h2e98rxg0v9j33p54h48cgjg1f0",
+         *         "id": "in_prod_06h2eezyd99m5s5mpbs7499g26pn4",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h2e98rxmyjgd91bkcez7a1rzkbr",
-         *             "price": "price_prod_06h2e98h8rf4z3eehc1htz1frr90g",
+         *             "id": "il_prod_06h2eezydfrtnhxrf2r5jntfev9w2",
+         *             "price": "price_prod_06h2eezv7rtav2dxa0stegs4yywv2",
          *             "quantity": 1,
          *             "tax_rates": [],
          *             "amount_atom": 500,
@@ -16477,11 +16477,11 @@ export type components = {
          *         "number": "EXAMPL-0004",
          *         "object": "invoice",
          *         "status": "open",
-         *         "created": "2026-11-29T11:51:12.364Z",
+         *         "created": "2026-11-29T12:16:12.906Z",
          *         "paid_at": null,
-         *         "updated": "2026-11-29T11:51:12.448Z",
+         *         "updated": "2026-11-29T12:16:12.922Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2e98kkcdmq64fh175g1c68wxv0",
+         *         "customer": "cus_prod_06h2eezw7zvvnq1dqa5tk66dk672g",
          *         "discount": null,
          *         "due_date": null,
          *         "livemode": false,
@@ -16489,11 +16489,11 @@ export type components = {
          *         "tax_atom": 0,
          *         "voided_at": null,
          *         "overdue_at": null,
-         *         "pdf_sha256": "7f716df1590b20724f69480a5fd6b24eed35a35537e889d670eb46096b13b367",
+         *         "pdf_sha256": "f9fa3e44f1d161cd716b49c54da8e703f32b315793f3eff060dc240340778bcf",
          *         "description": null,
-         *         "invoice_pdf": "http://127.0.0.1:45387/api/invoices/in_prod_06h2e98rxg0v9j33p54h48cgjg1f0/pdf",
+         *         "invoice_pdf": "http://127.0.0.1:35215/api/invoices/in_prod_06h2eezyd99m5s5mpbs7499g26pn4/pdf",
          *         "total_taxes": [],
-         *         "finalized_at": "2026-11-29T11:51:12.448Z",
+         *         "finalized_at": "2026-11-29T12:16:12.922Z",
          *         "subscription": null,
          *         "attempt_count": 0,
          *         "customer_name": "Jenny Rosen",
@@ -16508,7 +16508,7 @@ export type components = {
          *         "paid_amount_atom": 0,
          *         "collection_method": "charge_automatically",
          *         "total_amount_atom": 500,
-         *         "hosted_invoice_url": "http://127.0.0.1:45387/invoice/5l2Ef6edbgE1-IbNifF0R8qYn1leaV0Of8q9O8G4BY4",
+         *         "hosted_invoice_url": "http://127.0.0.1:35215/invoice/lC2YyYfVojoAvOL2EzW5P91N14fGogjN130GQRkaPlY",
          *         "ending_balance_atom": 0,
          *         "next_payment_attempt": null,
          *         "starting_balance_atom": 0,
@@ -16517,13 +16517,13 @@ export type components = {
          *         "post_payment_credit_notes_amount_atom": 0
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2e98sb8jgd2ech2335pmf04hmj",
-         *       "request_id": "req_prod_06h2e98sb8jgd2ech2335pmf04hmj",
+         *       "correlation_id": "req_prod_06h2eezyh42g7afhn641yj3xbx2yc",
+         *       "request_id": "req_prod_06h2eezyh42g7afhn641yj3xbx2yc",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-29T11:51:12.485Z",
+         *       "created": "2026-11-29T12:16:12.941Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2e9872qb7mpa385cf3bfh65tgg"
+         *       "actor_id": "key_prod_06h2eeznqzss6w2jbgkfca7r3sg58"
          *     }
          */
         InvoiceVoidedEvent: {
@@ -16568,16 +16568,16 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2e98ssx5bz4fgdzhmz2m8q69a6",
+         *       "id": "evt_prod_06h2eezyr36bvwgvqak65ymmwa5et",
          *       "type": "invoice.marked_uncollectible",
          *       "aggregate_type": "invoice",
-         *       "aggregate_id": "in_prod_06h2e98sjem8nxgmtjj3djxv2dsxg",
+         *       "aggregate_id": "in_prod_06h2eezymcrrzz4dbps7n91san5qe",
          *       "data": {
-         *         "id": "in_prod_06h2e98sjem8nxgmtjj3djxv2dsxg",
+         *         "id": "in_prod_06h2eezymcrrzz4dbps7n91san5qe",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h2e98sjgzev9y1pdrvegbfgd7y8",
-         *             "price": "price_prod_06h2e98h8rf4z3eehc1htz1frr90g",
+         *             "id": "il_prod_06h2eezymcrrzz4dbps7n91san5qg",
+         *             "price": "price_prod_06h2eezv7rtav2dxa0stegs4yywv2",
          *             "quantity": 1,
          *             "tax_rates": [],
          *             "amount_atom": 500,
@@ -16590,11 +16590,11 @@ export type components = {
          *         "number": "EXAMPL-0005",
          *         "object": "invoice",
          *         "status": "uncollectible",
-         *         "created": "2026-11-29T11:51:12.531Z",
+         *         "created": "2026-11-29T12:16:12.963Z",
          *         "paid_at": null,
-         *         "updated": "2026-11-29T11:51:12.590Z",
+         *         "updated": "2026-11-29T12:16:12.992Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2e98kkcdmq64fh175g1c68wxv0",
+         *         "customer": "cus_prod_06h2eezw7zvvnq1dqa5tk66dk672g",
          *         "discount": null,
          *         "due_date": null,
          *         "livemode": false,
@@ -16602,11 +16602,11 @@ export type components = {
          *         "tax_atom": 0,
          *         "voided_at": null,
          *         "overdue_at": null,
-         *         "pdf_sha256": "ac0ed49cd4438d566e9dc4ce4aee1d23180feebe9df67f2f6e9504425ad1d145",
+         *         "pdf_sha256": "15c9812b331374129b7e5986d646a0ee272ea2c5d35a4d654f3a15cb4e7281b1",
          *         "description": null,
-         *         "invoice_pdf": "http://127.0.0.1:45387/api/invoices/in_prod_06h2e98sjem8nxgmtjj3djxv2dsxg/pdf",
+         *         "invoice_pdf": "http://127.0.0.1:35215/api/invoices/in_prod_06h2eezymcrrzz4dbps7n91san5qe/pdf",
          *         "total_taxes": [],
-         *         "finalized_at": "2026-11-29T11:51:12.565Z",
+         *         "finalized_at": "2026-11-29T12:16:12.973Z",
          *         "subscription": null,
          *         "attempt_count": 0,
          *         "customer_name": "Jenny Rosen",
@@ -16621,20 +16621,20 @@ export type components = {
          *         "paid_amount_atom": 0,
          *         "collection_method": "charge_automatically",
          *         "total_amount_atom": 500,
-         *         "hosted_invoice_url": "http://127.0.0.1:45387/invoice/yFjl8Adm7kmKS7yWXrMXzxG-QeCjSYFM3YjvuFgepfQ",
+         *         "hosted_invoice_url": "http://127.0.0.1:35215/invoice/r5yPJQ_h5f-TGrExlxO9U3krJXgPlarrDpBcJ4ies3k",
          *         "ending_balance_atom": 0,
          *         "next_payment_attempt": null,
          *         "starting_balance_atom": 0,
-         *         "marked_uncollectible_at": "2026-11-29T11:51:12.590Z",
+         *         "marked_uncollectible_at": "2026-11-29T12:16:12.992Z",
          *         "pre_payment_credit_notes_amount_atom": 0,
          *         "post_payment_credit_notes_amount_atom": 0
          *       },
          *       "previous_data": {
-         *         "id": "in_prod_06h2e98sjem8nxgmtjj3djxv2dsxg",
+         *         "id": "in_prod_06h2eezymcrrzz4dbps7n91san5qe",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h2e98sjgzev9y1pdrvegbfgd7y8",
-         *             "price": "price_prod_06h2e98h8rf4z3eehc1htz1frr90g",
+         *             "id": "il_prod_06h2eezymcrrzz4dbps7n91san5qg",
+         *             "price": "price_prod_06h2eezv7rtav2dxa0stegs4yywv2",
          *             "quantity": 1,
          *             "tax_rates": [],
          *             "amount_atom": 500,
@@ -16647,11 +16647,11 @@ export type components = {
          *         "number": "EXAMPL-0005",
          *         "object": "invoice",
          *         "status": "open",
-         *         "created": "2026-11-29T11:51:12.531Z",
+         *         "created": "2026-11-29T12:16:12.963Z",
          *         "paid_at": null,
-         *         "updated": "2026-11-29T11:51:12.565Z",
+         *         "updated": "2026-11-29T12:16:12.973Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2e98kkcdmq64fh175g1c68wxv0",
+         *         "customer": "cus_prod_06h2eezw7zvvnq1dqa5tk66dk672g",
          *         "discount": null,
          *         "due_date": null,
          *         "livemode": false,
@@ -16659,11 +16659,11 @@ export type components = {
          *         "tax_atom": 0,
          *         "voided_at": null,
          *         "overdue_at": null,
-         *         "pdf_sha256": "ac0ed49cd4438d566e9dc4ce4aee1d23180feebe9df67f2f6e9504425ad1d145",
+         *         "pdf_sha256": "15c9812b331374129b7e5986d646a0ee272ea2c5d35a4d654f3a15cb4e7281b1",
          *         "description": null,
-         *         "invoice_pdf": "http://127.0.0.1:45387/api/invoices/in_prod_06h2e98sjem8nxgmtjj3djxv2dsxg/pdf",
+         *         "invoice_pdf": "http://127.0.0.1:35215/api/invoices/in_prod_06h2eezymcrrzz4dbps7n91san5qe/pdf",
          *         "total_taxes": [],
-         *         "finalized_at": "2026-11-29T11:51:12.565Z",
+         *         "finalized_at": "2026-11-29T12:16:12.973Z",
          *         "subscription": null,
          *         "attempt_count": 0,
          *         "customer_name": "Jenny Rosen",
@@ -16678,7 +16678,7 @@ export type components = {
          *         "paid_amount_atom": 0,
          *         "collection_method": "charge_automatically",
          *         "total_amount_atom": 500,
-         *         "hosted_invoice_url": "http://127.0.0.1:45387/invoice/yFjl8Adm7kmKS7yWXrMXzxG-QeCjSYFM3YjvuFgepfQ",
+         *         "hosted_invoice_url": "http://127.0.0.1:35215/invoice/r5yPJQ_h5f-TGrExlxO9U3krJXgPlarrDpBcJ4ies3k",
          *         "ending_balance_atom": 0,
          *         "next_payment_attempt": null,
          *         "starting_balance_atom": 0,
@@ -16687,13 +16687,13 @@ export type components = {
          *         "post_payment_credit_notes_amount_atom": 0
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2e98ss4k82nxmgf380wm2qrtap",
-         *       "request_id": "req_prod_06h2e98ss4k82nxmgf380wm2qrtap",
+         *       "correlation_id": "req_prod_06h2eezyqqjgp6451khffd1x8028e",
+         *       "request_id": "req_prod_06h2eezyqqjgp6451khffd1x8028e",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-29T11:51:12.592Z",
+         *       "created": "2026-11-29T12:16:12.992Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2e9872qb7mpa385cf3bfh65tgg"
+         *       "actor_id": "key_prod_06h2eeznqzss6w2jbgkfca7r3sg58"
          *     }
          */
         InvoiceMarkedUncollectibleEvent: {
@@ -16738,16 +16738,16 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2e98qx1bh2gb9c52das5j74fd4",
+         *       "id": "evt_prod_06h2eezxxnd8bjhms0k599dzq14g6",
          *       "type": "invoice.refunded",
          *       "aggregate_type": "invoice",
-         *       "aggregate_id": "in_prod_06h2e98p07cr2zxgwes1jhdtna2pw",
+         *       "aggregate_id": "in_prod_06h2eezxbqe0btqpkwnrwrc6h5szj",
          *       "data": {
-         *         "id": "in_prod_06h2e98p07cr2zxgwes1jhdtna2pw",
+         *         "id": "in_prod_06h2eezxbqe0btqpkwnrwrc6h5szj",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h2e98p07cr2zxgwes1jhdtna2py",
-         *             "price": "price_prod_06h2e98h8rf4z3eehc1htz1frr90g",
+         *             "id": "il_prod_06h2eezxbt4sc3hf0m52wz9hepkm6",
+         *             "price": "price_prod_06h2eezv7rtav2dxa0stegs4yywv2",
          *             "quantity": 1,
          *             "tax_rates": [],
          *             "amount_atom": 500,
@@ -16760,11 +16760,11 @@ export type components = {
          *         "number": "EXAMPL-0001",
          *         "object": "invoice",
          *         "status": "paid",
-         *         "created": "2026-11-29T11:51:11.617Z",
-         *         "paid_at": "2026-11-29T11:51:11.842Z",
-         *         "updated": "2026-11-29T11:51:11.842Z",
+         *         "created": "2026-11-29T12:16:12.637Z",
+         *         "paid_at": "2026-11-29T12:16:12.721Z",
+         *         "updated": "2026-11-29T12:16:12.721Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2e98kkcdmq64fh175g1c68wxv0",
+         *         "customer": "cus_prod_06h2eezw7zvvnq1dqa5tk66dk672g",
          *         "discount": null,
          *         "due_date": null,
          *         "livemode": false,
@@ -16772,11 +16772,11 @@ export type components = {
          *         "tax_atom": 0,
          *         "voided_at": null,
          *         "overdue_at": null,
-         *         "pdf_sha256": "3744a97cbacad036db38f3509c8012ee182502bacc9816c524a4839a67ea86fa",
+         *         "pdf_sha256": "83c70836850812b1d1c5aa8eaa84acd0c1046db3ce6a66b7391aeb3e301e4f87",
          *         "description": null,
-         *         "invoice_pdf": "http://127.0.0.1:45387/api/invoices/in_prod_06h2e98p07cr2zxgwes1jhdtna2pw/pdf",
+         *         "invoice_pdf": "http://127.0.0.1:35215/api/invoices/in_prod_06h2eezxbqe0btqpkwnrwrc6h5szj/pdf",
          *         "total_taxes": [],
-         *         "finalized_at": "2026-11-29T11:51:11.664Z",
+         *         "finalized_at": "2026-11-29T12:16:12.663Z",
          *         "subscription": null,
          *         "attempt_count": 0,
          *         "customer_name": "Jenny Rosen",
@@ -16784,14 +16784,14 @@ export type components = {
          *         "subtotal_atom": 500,
          *         "customer_email": "jenny@example.com",
          *         "days_until_due": null,
-         *         "payment_intent": "pi_prod_06h2e98psssjmebvyqxa2snvw6arg",
+         *         "payment_intent": "pi_prod_06h2eezxn1fp1ajbb29vy48d6c9fp",
          *         "reverse_charge": false,
          *         "due_amount_atom": 0,
-         *         "paid_pdf_sha256": "47a174bbb031f4beefd3f445c242219ece27a8dbafe5fe2806935320816795ad",
+         *         "paid_pdf_sha256": "48ff50987054be8f03036d459f036bbb34279d13616437183b0035a4c01fe513",
          *         "paid_amount_atom": 500,
          *         "collection_method": "charge_automatically",
          *         "total_amount_atom": 500,
-         *         "hosted_invoice_url": "http://127.0.0.1:45387/invoice/cVGaM-kD0v6-S5uLwg_xong-DtZVPibkz_-K5pCl6iM",
+         *         "hosted_invoice_url": "http://127.0.0.1:35215/invoice/sP57lL1BUgGf9kDxOJK1SGbdQ7pPkE8RCwj08_bqjQc",
          *         "ending_balance_atom": 0,
          *         "next_payment_attempt": null,
          *         "starting_balance_atom": 0,
@@ -16801,13 +16801,13 @@ export type components = {
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2e98qmxwec0pt278wwv3e54qhj",
-         *       "request_id": "req_prod_06h2e98qmxwec0pt278wwv3e54qhj",
+         *       "correlation_id": "req_prod_06h2eezxw26ettwprgp37yp1ytq72",
+         *       "request_id": "req_prod_06h2eezxw26ettwprgp37yp1ytq72",
          *       "version": 1,
          *       "sequence": 5,
-         *       "created": "2026-11-29T11:51:12.104Z",
+         *       "created": "2026-11-29T12:16:12.781Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2e9872qb7mpa385cf3bfh65tgg"
+         *       "actor_id": "key_prod_06h2eeznqzss6w2jbgkfca7r3sg58"
          *     }
          */
         InvoiceRefundedEvent: {
@@ -16852,16 +16852,16 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2e98zj9hycbzzv3ft17sk0avrr",
+         *       "id": "evt_prod_06h2ef01parjnykbs3t8bmmc57yw0",
          *       "type": "invoice.upcoming",
          *       "aggregate_type": "invoice",
-         *       "aggregate_id": "in_prod_06h2e98zfhph331fvpmyw3aa5w1nw",
+         *       "aggregate_id": "in_prod_06h2ef01n2bqb9q5wg44r2z0txp9j",
          *       "data": {
-         *         "id": "in_prod_06h2e98zfhph331fvpmyw3aa5w1nw",
+         *         "id": "in_prod_06h2ef01n2bqb9q5wg44r2z0txp9j",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h2e98zj24crx2j7hqj8sx41sdpm",
-         *             "price": "price_prod_06h2e98h506a9yqp5cgdfdqvte0w0",
+         *             "id": "il_prod_06h2ef01p5b9vgeb2r3xzjh25dedw",
+         *             "price": "price_prod_06h2eezv63pg213ca31042tj77f4t",
          *             "quantity": 1,
          *             "tax_rates": [],
          *             "amount_atom": 2000,
@@ -16874,11 +16874,11 @@ export type components = {
          *         "number": null,
          *         "object": "invoice",
          *         "status": "draft",
-         *         "created": "2026-12-06T11:51:13.198Z",
+         *         "created": "2026-12-06T12:16:13.378Z",
          *         "paid_at": null,
-         *         "updated": "2026-12-06T11:51:13.198Z",
+         *         "updated": "2026-12-06T12:16:13.378Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2e98kkcdmq64fh175g1c68wxv0",
+         *         "customer": "cus_prod_06h2eezw7zvvnq1dqa5tk66dk672g",
          *         "discount": null,
          *         "due_date": null,
          *         "livemode": false,
@@ -16887,11 +16887,11 @@ export type components = {
          *         "voided_at": null,
          *         "overdue_at": null,
          *         "pdf_sha256": null,
-         *         "description": "Subscription sub_prod_06h2e98w684nfmwqhdn155gsrbnpm",
+         *         "description": "Subscription to Pro (Monthly), 6 Dec 2026 12:16:13 UTC – 6 Jan 2027 12:16:13 UTC",
          *         "invoice_pdf": null,
          *         "total_taxes": [],
          *         "finalized_at": null,
-         *         "subscription": "sub_prod_06h2e98w684nfmwqhdn155gsrbnpm",
+         *         "subscription": "sub_prod_06h2ef009f664jn4bnmxwwwr7xdea",
          *         "attempt_count": 0,
          *         "customer_name": null,
          *         "discount_atom": 0,
@@ -16907,7 +16907,7 @@ export type components = {
          *         "total_amount_atom": 2000,
          *         "hosted_invoice_url": null,
          *         "ending_balance_atom": 0,
-         *         "next_payment_attempt": "2026-12-06T11:51:13.198Z",
+         *         "next_payment_attempt": "2026-12-06T12:16:13.378Z",
          *         "starting_balance_atom": 0,
          *         "marked_uncollectible_at": null,
          *         "pre_payment_credit_notes_amount_atom": 0,
@@ -16915,11 +16915,11 @@ export type components = {
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2e98ys9yc9z7rqzr63j1e2w7xe",
+         *       "correlation_id": "req_prod_06h2ef01d4g0an9p7tpa7b2zq78ge",
          *       "request_id": null,
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-12-03T11:51:13.198Z",
+         *       "created": "2026-12-03T12:16:13.378Z",
          *       "actor_type": "system",
          *       "actor_id": null
          *     }
@@ -16966,19 +16966,19 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2e98kkm7v8hfj02g1rxg3af8pp",
+         *       "id": "evt_prod_06h2eezw8p72aszmx5575bzs2a7a0",
          *       "type": "customer.created",
          *       "aggregate_type": "customer",
-         *       "aggregate_id": "cus_prod_06h2e98kkcdmq64fh175g1c68wxv0",
+         *       "aggregate_id": "cus_prod_06h2eezw7zvvnq1dqa5tk66dk672g",
          *       "data": {
-         *         "id": "cus_prod_06h2e98kkcdmq64fh175g1c68wxv0",
+         *         "id": "cus_prod_06h2eezw7zvvnq1dqa5tk66dk672g",
          *         "name": "Jenny",
          *         "email": "jenny@example.com",
          *         "object": "customer",
          *         "address": null,
-         *         "created": "2026-11-29T11:51:11.003Z",
+         *         "created": "2026-11-29T12:16:12.350Z",
          *         "tax_ids": [],
-         *         "updated": "2026-11-29T11:51:11.003Z",
+         *         "updated": "2026-11-29T12:16:12.350Z",
          *         "balances": {},
          *         "livemode": false,
          *         "metadata": {},
@@ -16989,13 +16989,13 @@ export type components = {
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2e98kjrn36nj2qsxggeynfmbbc",
-         *       "request_id": "req_prod_06h2e98kjrn36nj2qsxggeynfmbbc",
+         *       "correlation_id": "req_prod_06h2eezw7nw6t61jyacn2jbfqec24",
+         *       "request_id": "req_prod_06h2eezw7nw6t61jyacn2jbfqec24",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-29T11:51:11.005Z",
+         *       "created": "2026-11-29T12:16:12.357Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2e9872qb7mpa385cf3bfh65tgg"
+         *       "actor_id": "key_prod_06h2eeznqzss6w2jbgkfca7r3sg58"
          *     }
          */
         CustomerCreatedEvent: {
@@ -17040,19 +17040,19 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2e98kt8xh1f5v899gkw8bgcfpt",
+         *       "id": "evt_prod_06h2eezwbqdwg5q10g86b845kv9d6",
          *       "type": "customer.updated",
          *       "aggregate_type": "customer",
-         *       "aggregate_id": "cus_prod_06h2e98kkcdmq64fh175g1c68wxv0",
+         *       "aggregate_id": "cus_prod_06h2eezw7zvvnq1dqa5tk66dk672g",
          *       "data": {
-         *         "id": "cus_prod_06h2e98kkcdmq64fh175g1c68wxv0",
+         *         "id": "cus_prod_06h2eezw7zvvnq1dqa5tk66dk672g",
          *         "name": "Jenny Rosen",
          *         "email": "jenny@example.com",
          *         "object": "customer",
          *         "address": null,
-         *         "created": "2026-11-29T11:51:11.003Z",
+         *         "created": "2026-11-29T12:16:12.350Z",
          *         "tax_ids": [],
-         *         "updated": "2026-11-29T11:51:11.056Z",
+         *         "updated": "2026-11-29T12:16:12.379Z",
          *         "balances": {},
          *         "livemode": false,
          *         "metadata": {},
@@ -17062,14 +17062,14 @@ export type components = {
          *         "preferred_locale": null
          *       },
          *       "previous_data": {
-         *         "id": "cus_prod_06h2e98kkcdmq64fh175g1c68wxv0",
+         *         "id": "cus_prod_06h2eezw7zvvnq1dqa5tk66dk672g",
          *         "name": "Jenny",
          *         "email": "jenny@example.com",
          *         "object": "customer",
          *         "address": null,
-         *         "created": "2026-11-29T11:51:11.003Z",
+         *         "created": "2026-11-29T12:16:12.350Z",
          *         "tax_ids": [],
-         *         "updated": "2026-11-29T11:51:11.003Z",
+         *         "updated": "2026-11-29T12:16:12.350Z",
          *         "balances": {},
          *         "livemode": false,
          *         "metadata": {},
@@ -17079,13 +17079,13 @@ export type components = {
          *         "preferred_locale": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2e98ksjcrjnxfxdbnrz60ah1sm",
-         *       "request_id": "req_prod_06h2e98ksjcrjnxfxdbnrz60ah1sm",
+         *       "correlation_id": "req_prod_06h2eezwax7qrbg78t4qfxq6frfwr",
+         *       "request_id": "req_prod_06h2eezwax7qrbg78t4qfxq6frfwr",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-29T11:51:11.058Z",
+         *       "created": "2026-11-29T12:16:12.381Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2e9872qb7mpa385cf3bfh65tgg"
+         *       "actor_id": "key_prod_06h2eeznqzss6w2jbgkfca7r3sg58"
          *     }
          */
         CustomerUpdatedEvent: {
@@ -17130,20 +17130,20 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2e98kz9s3a5x4v9c3ms3acvhqw",
+         *       "id": "evt_prod_06h2eezwedyj5815te8h17deg9r4w",
          *       "type": "customer.deleted",
          *       "aggregate_type": "customer",
-         *       "aggregate_id": "cus_prod_06h2e98kwmf4d8w4ywahqy825dhj4",
+         *       "aggregate_id": "cus_prod_06h2eezwd7q4096y19wmwm9bskrn0",
          *       "data": {
-         *         "id": "cus_prod_06h2e98kwmf4d8w4ywahqy825dhj4",
+         *         "id": "cus_prod_06h2eezwd7q4096y19wmwm9bskrn0",
          *         "name": null,
          *         "email": "leaving@example.com",
          *         "object": "customer",
          *         "address": null,
-         *         "created": "2026-11-29T11:51:11.077Z",
+         *         "created": "2026-11-29T12:16:12.393Z",
          *         "deleted": true,
          *         "tax_ids": [],
-         *         "updated": "2026-11-29T11:51:11.088Z",
+         *         "updated": "2026-11-29T12:16:12.402Z",
          *         "balances": {},
          *         "livemode": false,
          *         "metadata": {},
@@ -17153,14 +17153,14 @@ export type components = {
          *         "preferred_locale": null
          *       },
          *       "previous_data": {
-         *         "id": "cus_prod_06h2e98kwmf4d8w4ywahqy825dhj4",
+         *         "id": "cus_prod_06h2eezwd7q4096y19wmwm9bskrn0",
          *         "name": null,
          *         "email": "leaving@example.com",
          *         "object": "customer",
          *         "address": null,
-         *         "created": "2026-11-29T11:51:11.077Z",
+         *         "created": "2026-11-29T12:16:12.393Z",
          *         "tax_ids": [],
-         *         "updated": "2026-11-29T11:51:11.077Z",
+         *         "updated": "2026-11-29T12:16:12.393Z",
          *         "balances": {},
          *         "livemode": false,
          *         "metadata": {},
@@ -17170,13 +17170,13 @@ export type components = {
          *         "preferred_locale": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2e98kxrar4adb7dhq9cygnpfxr",
-         *       "request_id": "req_prod_06h2e98kxrar4adb7dhq9cygnpfxr",
+         *       "correlation_id": "req_prod_06h2eezwe2wyebjvn95btq2vq96bw",
+         *       "request_id": "req_prod_06h2eezwe2wyebjvn95btq2vq96bw",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-29T11:51:11.098Z",
+         *       "created": "2026-11-29T12:16:12.403Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2e9872qb7mpa385cf3bfh65tgg"
+         *       "actor_id": "key_prod_06h2eeznqzss6w2jbgkfca7r3sg58"
          *     }
          */
         CustomerDeletedEvent: {
@@ -17221,21 +17221,21 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2e98m3j97285f5yt7bwet4hg6j",
+         *       "id": "evt_prod_06h2eezwg3qk7p52x2pr20fhqkm0a",
          *       "type": "customer.discount.created",
          *       "aggregate_type": "customer_discount",
-         *       "aggregate_id": "di_prod_06h2e98m3d43rc7bw3bfhrbd6d70w",
+         *       "aggregate_id": "di_prod_06h2eezwfwgdsq1a4d7asq2cqw8ry",
          *       "data": {
-         *         "id": "di_prod_06h2e98m3d43rc7bw3bfhrbd6d70w",
+         *         "id": "di_prod_06h2eezwfwgdsq1a4d7asq2cqw8ry",
          *         "end": null,
-         *         "start": "2026-11-29T11:51:11.129Z",
+         *         "start": "2026-11-29T12:16:12.413Z",
          *         "coupon": {
-         *           "id": "cpn_prod_06h2e98hkdpp8pqwr4nss7g63nhxw",
+         *           "id": "cpn_prod_06h2eezvemp6q8x458zmfnhrrfady",
          *           "name": "Ten percent",
          *           "valid": true,
          *           "object": "coupon",
-         *           "created": "2026-11-29T11:51:10.491Z",
-         *           "updated": "2026-11-29T11:51:11.129Z",
+         *           "created": "2026-11-29T12:16:12.149Z",
+         *           "updated": "2026-11-29T12:16:12.413Z",
          *           "currency": null,
          *           "duration": "forever",
          *           "livemode": false,
@@ -17248,18 +17248,18 @@ export type components = {
          *           "duration_in_months": null
          *         },
          *         "object": "discount",
-         *         "customer": "cus_prod_06h2e98kkcdmq64fh175g1c68wxv0",
+         *         "customer": "cus_prod_06h2eezw7zvvnq1dqa5tk66dk672g",
          *         "livemode": false
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2e98m1vkyvercfs3d3sh60czkr",
-         *       "request_id": "req_prod_06h2e98m1vkyvercfs3d3sh60czkr",
+         *       "correlation_id": "req_prod_06h2eezwfdg71x1c088kbe7r5hjry",
+         *       "request_id": "req_prod_06h2eezwfdg71x1c088kbe7r5hjry",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-29T11:51:11.132Z",
+         *       "created": "2026-11-29T12:16:12.416Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2e9872qb7mpa385cf3bfh65tgg"
+         *       "actor_id": "key_prod_06h2eeznqzss6w2jbgkfca7r3sg58"
          *     }
          */
         CustomerDiscountCreatedEvent: {
@@ -17304,21 +17304,21 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2e98m5m8xbsbqd8097kgqm7ck0",
+         *       "id": "evt_prod_06h2eezwhyfsdtkyn351vqgr9ft4y",
          *       "type": "customer.discount.updated",
          *       "aggregate_type": "customer_discount",
-         *       "aggregate_id": "di_prod_06h2e98m3d43rc7bw3bfhrbd6d70w",
+         *       "aggregate_id": "di_prod_06h2eezwfwgdsq1a4d7asq2cqw8ry",
          *       "data": {
-         *         "id": "di_prod_06h2e98m3d43rc7bw3bfhrbd6d70w",
+         *         "id": "di_prod_06h2eezwfwgdsq1a4d7asq2cqw8ry",
          *         "end": null,
-         *         "start": "2026-11-29T11:51:11.147Z",
+         *         "start": "2026-11-29T12:16:12.429Z",
          *         "coupon": {
-         *           "id": "cpn_prod_06h2e98hnt4crncngg8r2rmbzec50",
+         *           "id": "cpn_prod_06h2eezvgab8xk4vc06czpq9awyxc",
          *           "name": null,
          *           "valid": true,
          *           "object": "coupon",
-         *           "created": "2026-11-29T11:51:10.510Z",
-         *           "updated": "2026-11-29T11:51:11.147Z",
+         *           "created": "2026-11-29T12:16:12.162Z",
+         *           "updated": "2026-11-29T12:16:12.429Z",
          *           "currency": "usd",
          *           "duration": "once",
          *           "livemode": false,
@@ -17331,20 +17331,20 @@ export type components = {
          *           "duration_in_months": null
          *         },
          *         "object": "discount",
-         *         "customer": "cus_prod_06h2e98kkcdmq64fh175g1c68wxv0",
+         *         "customer": "cus_prod_06h2eezw7zvvnq1dqa5tk66dk672g",
          *         "livemode": false
          *       },
          *       "previous_data": {
-         *         "id": "di_prod_06h2e98m3d43rc7bw3bfhrbd6d70w",
+         *         "id": "di_prod_06h2eezwfwgdsq1a4d7asq2cqw8ry",
          *         "end": null,
-         *         "start": "2026-11-29T11:51:11.129Z",
+         *         "start": "2026-11-29T12:16:12.413Z",
          *         "coupon": {
-         *           "id": "cpn_prod_06h2e98hkdpp8pqwr4nss7g63nhxw",
+         *           "id": "cpn_prod_06h2eezvemp6q8x458zmfnhrrfady",
          *           "name": "Ten percent",
          *           "valid": true,
          *           "object": "coupon",
-         *           "created": "2026-11-29T11:51:10.491Z",
-         *           "updated": "2026-11-29T11:51:11.129Z",
+         *           "created": "2026-11-29T12:16:12.149Z",
+         *           "updated": "2026-11-29T12:16:12.413Z",
          *           "currency": null,
          *           "duration": "forever",
          *           "livemode": false,
@@ -17357,17 +17357,17 @@ export type components = {
          *           "duration_in_months": null
          *         },
          *         "object": "discount",
-         *         "customer": "cus_prod_06h2e98kkcdmq64fh175g1c68wxv0",
+         *         "customer": "cus_prod_06h2eezw7zvvnq1dqa5tk66dk672g",
          *         "livemode": false
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2e98m52q7w906cf1dx8qahda5r",
-         *       "request_id": "req_prod_06h2e98m52q7w906cf1dx8qahda5r",
+         *       "correlation_id": "req_prod_06h2eezwhdvnzh0e477jarct99s0m",
+         *       "request_id": "req_prod_06h2eezwhdvnzh0e477jarct99s0m",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-29T11:51:11.149Z",
+         *       "created": "2026-11-29T12:16:12.431Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2e9872qb7mpa385cf3bfh65tgg"
+         *       "actor_id": "key_prod_06h2eeznqzss6w2jbgkfca7r3sg58"
          *     }
          */
         CustomerDiscountUpdatedEvent: {
@@ -17412,21 +17412,21 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2e98m7d5ykz7xg9eq26gj4nmv2",
+         *       "id": "evt_prod_06h2eezwk1dvz89vtxkwzdd8cdhxt",
          *       "type": "customer.discount.deleted",
          *       "aggregate_type": "customer_discount",
-         *       "aggregate_id": "di_prod_06h2e98m3d43rc7bw3bfhrbd6d70w",
+         *       "aggregate_id": "di_prod_06h2eezwfwgdsq1a4d7asq2cqw8ry",
          *       "data": {
-         *         "id": "di_prod_06h2e98m3d43rc7bw3bfhrbd6d70w",
+         *         "id": "di_prod_06h2eezwfwgdsq1a4d7asq2cqw8ry",
          *         "end": null,
-         *         "start": "2026-11-29T11:51:11.147Z",
+         *         "start": "2026-11-29T12:16:12.429Z",
          *         "coupon": {
-         *           "id": "cpn_prod_06h2e98hnt4crncngg8r2rmbzec50",
+         *           "id": "cpn_prod_06h2eezvgab8xk4vc06czpq9awyxc",
          *           "name": null,
          *           "valid": true,
          *           "object": "coupon",
-         *           "created": "2026-11-29T11:51:10.510Z",
-         *           "updated": "2026-11-29T11:51:11.147Z",
+         *           "created": "2026-11-29T12:16:12.162Z",
+         *           "updated": "2026-11-29T12:16:12.429Z",
          *           "currency": "usd",
          *           "duration": "once",
          *           "livemode": false,
@@ -17440,20 +17440,20 @@ export type components = {
          *         },
          *         "object": "discount",
          *         "deleted": true,
-         *         "customer": "cus_prod_06h2e98kkcdmq64fh175g1c68wxv0",
+         *         "customer": "cus_prod_06h2eezw7zvvnq1dqa5tk66dk672g",
          *         "livemode": false
          *       },
          *       "previous_data": {
-         *         "id": "di_prod_06h2e98m3d43rc7bw3bfhrbd6d70w",
+         *         "id": "di_prod_06h2eezwfwgdsq1a4d7asq2cqw8ry",
          *         "end": null,
-         *         "start": "2026-11-29T11:51:11.147Z",
+         *         "start": "2026-11-29T12:16:12.429Z",
          *         "coupon": {
-         *           "id": "cpn_prod_06h2e98hnt4crncngg8r2rmbzec50",
+         *           "id": "cpn_prod_06h2eezvgab8xk4vc06czpq9awyxc",
          *           "name": null,
          *           "valid": true,
          *           "object": "coupon",
-         *           "created": "2026-11-29T11:51:10.510Z",
-         *           "updated": "2026-11-29T11:51:11.147Z",
+         *           "created": "2026-11-29T12:16:12.162Z",
+         *           "updated": "2026-11-29T12:16:12.429Z",
          *           "currency": "usd",
          *           "duration": "once",
          *           "livemode": false,
@@ -17466,17 +17466,17 @@ export type components = {
          *           "duration_in_months": null
          *         },
          *         "object": "discount",
-         *         "customer": "cus_prod_06h2e98kkcdmq64fh175g1c68wxv0",
+         *         "customer": "cus_prod_06h2eezw7zvvnq1dqa5tk66dk672g",
          *         "livemode": false
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2e98m736fbqcze5zf3h5tgfmzc",
-         *       "request_id": "req_prod_06h2e98m736fbqcze5zf3h5tgfmzc",
+         *       "correlation_id": "req_prod_06h2eezwjqn16hfza2a1cdgyes7ee",
+         *       "request_id": "req_prod_06h2eezwjqn16hfza2a1cdgyes7ee",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-29T11:51:11.163Z",
+         *       "created": "2026-11-29T12:16:12.440Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2e9872qb7mpa385cf3bfh65tgg"
+         *       "actor_id": "key_prod_06h2eeznqzss6w2jbgkfca7r3sg58"
          *     }
          */
         CustomerDiscountDeletedEvent: {
@@ -17521,17 +17521,17 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2e98hm45abhm7a1jmbfshrczvt",
+         *       "id": "evt_prod_06h2eezvey614s16qrk41strjwevj",
          *       "type": "coupon.created",
          *       "aggregate_type": "coupon",
-         *       "aggregate_id": "cpn_prod_06h2e98hkdpp8pqwr4nss7g63nhxw",
+         *       "aggregate_id": "cpn_prod_06h2eezvemp6q8x458zmfnhrrfady",
          *       "data": {
-         *         "id": "cpn_prod_06h2e98hkdpp8pqwr4nss7g63nhxw",
+         *         "id": "cpn_prod_06h2eezvemp6q8x458zmfnhrrfady",
          *         "name": null,
          *         "valid": true,
          *         "object": "coupon",
-         *         "created": "2026-11-29T11:51:10.491Z",
-         *         "updated": "2026-11-29T11:51:10.491Z",
+         *         "created": "2026-11-29T12:16:12.149Z",
+         *         "updated": "2026-11-29T12:16:12.149Z",
          *         "currency": null,
          *         "duration": "forever",
          *         "livemode": false,
@@ -17545,13 +17545,13 @@ export type components = {
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2e98hjma9kvhpn1yp98fqrm2t0",
-         *       "request_id": "req_prod_06h2e98hjma9kvhpn1yp98fqrm2t0",
+         *       "correlation_id": "req_prod_06h2eezvehzsng4ywra8a1csy2fw6",
+         *       "request_id": "req_prod_06h2eezvehzsng4ywra8a1csy2fw6",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-29T11:51:10.497Z",
+         *       "created": "2026-11-29T12:16:12.151Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2e9872qb7mpa385cf3bfh65tgg"
+         *       "actor_id": "key_prod_06h2eeznqzss6w2jbgkfca7r3sg58"
          *     }
          */
         CouponCreatedEvent: {
@@ -17596,17 +17596,17 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2e98hqvrqp1dwq5zwawkzstqwg",
+         *       "id": "evt_prod_06h2eezvj3enzpsn2gwee3arwkbsr",
          *       "type": "coupon.updated",
          *       "aggregate_type": "coupon",
-         *       "aggregate_id": "cpn_prod_06h2e98hkdpp8pqwr4nss7g63nhxw",
+         *       "aggregate_id": "cpn_prod_06h2eezvemp6q8x458zmfnhrrfady",
          *       "data": {
-         *         "id": "cpn_prod_06h2e98hkdpp8pqwr4nss7g63nhxw",
+         *         "id": "cpn_prod_06h2eezvemp6q8x458zmfnhrrfady",
          *         "name": "Ten percent",
          *         "valid": true,
          *         "object": "coupon",
-         *         "created": "2026-11-29T11:51:10.491Z",
-         *         "updated": "2026-11-29T11:51:10.525Z",
+         *         "created": "2026-11-29T12:16:12.149Z",
+         *         "updated": "2026-11-29T12:16:12.175Z",
          *         "currency": null,
          *         "duration": "forever",
          *         "livemode": false,
@@ -17619,12 +17619,12 @@ export type components = {
          *         "duration_in_months": null
          *       },
          *       "previous_data": {
-         *         "id": "cpn_prod_06h2e98hkdpp8pqwr4nss7g63nhxw",
+         *         "id": "cpn_prod_06h2eezvemp6q8x458zmfnhrrfady",
          *         "name": null,
          *         "valid": true,
          *         "object": "coupon",
-         *         "created": "2026-11-29T11:51:10.491Z",
-         *         "updated": "2026-11-29T11:51:10.491Z",
+         *         "created": "2026-11-29T12:16:12.149Z",
+         *         "updated": "2026-11-29T12:16:12.149Z",
          *         "currency": null,
          *         "duration": "forever",
          *         "livemode": false,
@@ -17637,13 +17637,13 @@ export type components = {
          *         "duration_in_months": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2e98hqdf1cghn8q926r6n4ehv6",
-         *       "request_id": "req_prod_06h2e98hqdf1cghn8q926r6n4ehv6",
+         *       "correlation_id": "req_prod_06h2eezvh8w7rd2c3pnrrqkhdf3tr",
+         *       "request_id": "req_prod_06h2eezvh8w7rd2c3pnrrqkhdf3tr",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-29T11:51:10.527Z",
+         *       "created": "2026-11-29T12:16:12.176Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2e9872qb7mpa385cf3bfh65tgg"
+         *       "actor_id": "key_prod_06h2eeznqzss6w2jbgkfca7r3sg58"
          *     }
          */
         CouponUpdatedEvent: {
@@ -17688,18 +17688,18 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2e98hxsbj2vz3bwj42yjmzdmba",
+         *       "id": "evt_prod_06h2eezvmfh9t47jwnkmvgx7xwfx4",
          *       "type": "coupon.deleted",
          *       "aggregate_type": "coupon",
-         *       "aggregate_id": "cpn_prod_06h2e98htwg4572nzsf3r0ecj96v6",
+         *       "aggregate_id": "cpn_prod_06h2eezvka1ar286nsfdbc9wse6nt",
          *       "data": {
-         *         "id": "cpn_prod_06h2e98htwg4572nzsf3r0ecj96v6",
+         *         "id": "cpn_prod_06h2eezvka1ar286nsfdbc9wse6nt",
          *         "name": null,
          *         "valid": false,
          *         "object": "coupon",
-         *         "created": "2026-11-29T11:51:10.551Z",
+         *         "created": "2026-11-29T12:16:12.186Z",
          *         "deleted": true,
-         *         "updated": "2026-11-29T11:51:10.573Z",
+         *         "updated": "2026-11-29T12:16:12.194Z",
          *         "currency": null,
          *         "duration": "forever",
          *         "livemode": false,
@@ -17712,12 +17712,12 @@ export type components = {
          *         "duration_in_months": null
          *       },
          *       "previous_data": {
-         *         "id": "cpn_prod_06h2e98htwg4572nzsf3r0ecj96v6",
+         *         "id": "cpn_prod_06h2eezvka1ar286nsfdbc9wse6nt",
          *         "name": null,
          *         "valid": true,
          *         "object": "coupon",
-         *         "created": "2026-11-29T11:51:10.551Z",
-         *         "updated": "2026-11-29T11:51:10.551Z",
+         *         "created": "2026-11-29T12:16:12.186Z",
+         *         "updated": "2026-11-29T12:16:12.186Z",
          *         "currency": null,
          *         "duration": "forever",
          *         "livemode": false,
@@ -17730,13 +17730,13 @@ export type components = {
          *         "duration_in_months": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2e98hx72y61enh1d20mgyppdme",
-         *       "request_id": "req_prod_06h2e98hx72y61enh1d20mgyppdme",
+         *       "correlation_id": "req_prod_06h2eezvm71cwcyqqq3s7pwgp2zfr",
+         *       "request_id": "req_prod_06h2eezvm71cwcyqqq3s7pwgp2zfr",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-29T11:51:10.574Z",
+         *       "created": "2026-11-29T12:16:12.195Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2e9872qb7mpa385cf3bfh65tgg"
+         *       "actor_id": "key_prod_06h2eeznqzss6w2jbgkfca7r3sg58"
          *     }
          */
         CouponDeletedEvent: {
@@ -17781,19 +17781,19 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2e98h5bw46h064kxcd65g725nw",
+         *       "id": "evt_prod_06h2eezv65vsdnbtrb2bjxgv289ne",
          *       "type": "price.created",
          *       "aggregate_type": "price",
-         *       "aggregate_id": "price_prod_06h2e98h506a9yqp5cgdfdqvte0w0",
+         *       "aggregate_id": "price_prod_06h2eezv63pg213ca31042tj77f4t",
          *       "data": {
-         *         "id": "price_prod_06h2e98h506a9yqp5cgdfdqvte0w0",
+         *         "id": "price_prod_06h2eezv63pg213ca31042tj77f4t",
          *         "type": "recurring",
          *         "tiers": null,
          *         "active": true,
          *         "object": "price",
-         *         "created": "2026-11-29T11:51:10.376Z",
-         *         "product": "prod_prod_06h2e98gvxyccxye68e7857v2d1zc",
-         *         "updated": "2026-11-29T11:51:10.376Z",
+         *         "created": "2026-11-29T12:16:12.079Z",
+         *         "product": "prod_prod_06h2eezv1pvdm6v9tzenkvfz1yrsc",
+         *         "updated": "2026-11-29T12:16:12.079Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "metadata": {},
@@ -17810,13 +17810,13 @@ export type components = {
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2e98h4p3jkpwa64zwqmtr9q2qc",
-         *       "request_id": "req_prod_06h2e98h4p3jkpwa64zwqmtr9q2qc",
+         *       "correlation_id": "req_prod_06h2eezv5h9edjrpfbftsqaa82pkj",
+         *       "request_id": "req_prod_06h2eezv5h9edjrpfbftsqaa82pkj",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-29T11:51:10.379Z",
+         *       "created": "2026-11-29T12:16:12.081Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2e9872qb7mpa385cf3bfh65tgg"
+         *       "actor_id": "key_prod_06h2eeznqzss6w2jbgkfca7r3sg58"
          *     }
          */
         PriceCreatedEvent: {
@@ -17861,19 +17861,19 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2e98hat6ecnvw1nyyhagzbtah4",
+         *       "id": "evt_prod_06h2eezv9fcyxzfw80dd0cv3e5278",
          *       "type": "price.updated",
          *       "aggregate_type": "price",
-         *       "aggregate_id": "price_prod_06h2e98h506a9yqp5cgdfdqvte0w0",
+         *       "aggregate_id": "price_prod_06h2eezv63pg213ca31042tj77f4t",
          *       "data": {
-         *         "id": "price_prod_06h2e98h506a9yqp5cgdfdqvte0w0",
+         *         "id": "price_prod_06h2eezv63pg213ca31042tj77f4t",
          *         "type": "recurring",
          *         "tiers": null,
          *         "active": true,
          *         "object": "price",
-         *         "created": "2026-11-29T11:51:10.376Z",
-         *         "product": "prod_prod_06h2e98gvxyccxye68e7857v2d1zc",
-         *         "updated": "2026-11-29T11:51:10.420Z",
+         *         "created": "2026-11-29T12:16:12.079Z",
+         *         "product": "prod_prod_06h2eezv1pvdm6v9tzenkvfz1yrsc",
+         *         "updated": "2026-11-29T12:16:12.106Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "metadata": {},
@@ -17889,14 +17889,14 @@ export type components = {
          *         "unit_amount_atom": 2000
          *       },
          *       "previous_data": {
-         *         "id": "price_prod_06h2e98h506a9yqp5cgdfdqvte0w0",
+         *         "id": "price_prod_06h2eezv63pg213ca31042tj77f4t",
          *         "type": "recurring",
          *         "tiers": null,
          *         "active": true,
          *         "object": "price",
-         *         "created": "2026-11-29T11:51:10.376Z",
-         *         "product": "prod_prod_06h2e98gvxyccxye68e7857v2d1zc",
-         *         "updated": "2026-11-29T11:51:10.376Z",
+         *         "created": "2026-11-29T12:16:12.079Z",
+         *         "product": "prod_prod_06h2eezv1pvdm6v9tzenkvfz1yrsc",
+         *         "updated": "2026-11-29T12:16:12.079Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "metadata": {},
@@ -17912,13 +17912,13 @@ export type components = {
          *         "unit_amount_atom": 2000
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2e98ha6w3aws9gcjx3vfees11a",
-         *       "request_id": "req_prod_06h2e98ha6w3aws9gcjx3vfees11a",
+         *       "correlation_id": "req_prod_06h2eezv8v0bmg99qssef54h40t1p",
+         *       "request_id": "req_prod_06h2eezv8v0bmg99qssef54h40t1p",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-29T11:51:10.422Z",
+         *       "created": "2026-11-29T12:16:12.107Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2e9872qb7mpa385cf3bfh65tgg"
+         *       "actor_id": "key_prod_06h2eeznqzss6w2jbgkfca7r3sg58"
          *     }
          */
         PriceUpdatedEvent: {
@@ -17963,20 +17963,20 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2e98hfcerqf03k7zben3tpmx12",
+         *       "id": "evt_prod_06h2eezvcf0cczdx469614m8tna8r",
          *       "type": "price.deleted",
          *       "aggregate_type": "price",
-         *       "aggregate_id": "price_prod_06h2e98hdh3n4w4vhwn04305cgye0",
+         *       "aggregate_id": "price_prod_06h2eezvb5m42y2jncsypbapgqzer",
          *       "data": {
-         *         "id": "price_prod_06h2e98hdh3n4w4vhwn04305cgye0",
+         *         "id": "price_prod_06h2eezvb5m42y2jncsypbapgqzer",
          *         "type": "one_time",
          *         "tiers": null,
          *         "active": true,
          *         "object": "price",
-         *         "created": "2026-11-29T11:51:10.444Z",
+         *         "created": "2026-11-29T12:16:12.121Z",
          *         "deleted": true,
-         *         "product": "prod_prod_06h2e98h1zhhqn947yxd2q6emtcv0",
-         *         "updated": "2026-11-29T11:51:10.458Z",
+         *         "product": "prod_prod_06h2eezv4ndbvpchpap7t6ec6jz26",
+         *         "updated": "2026-11-29T12:16:12.130Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "metadata": {},
@@ -17987,14 +17987,14 @@ export type components = {
          *         "unit_amount_atom": 100
          *       },
          *       "previous_data": {
-         *         "id": "price_prod_06h2e98hdh3n4w4vhwn04305cgye0",
+         *         "id": "price_prod_06h2eezvb5m42y2jncsypbapgqzer",
          *         "type": "one_time",
          *         "tiers": null,
          *         "active": true,
          *         "object": "price",
-         *         "created": "2026-11-29T11:51:10.444Z",
-         *         "product": "prod_prod_06h2e98h1zhhqn947yxd2q6emtcv0",
-         *         "updated": "2026-11-29T11:51:10.444Z",
+         *         "created": "2026-11-29T12:16:12.121Z",
+         *         "product": "prod_prod_06h2eezv4ndbvpchpap7t6ec6jz26",
+         *         "updated": "2026-11-29T12:16:12.121Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "metadata": {},
@@ -18005,13 +18005,13 @@ export type components = {
          *         "unit_amount_atom": 100
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2e98hf3x1sx4rw3xatmyzhypxa",
-         *       "request_id": "req_prod_06h2e98hf3x1sx4rw3xatmyzhypxa",
+         *       "correlation_id": "req_prod_06h2eezvc78yp22p7s6bygxhc5t0r",
+         *       "request_id": "req_prod_06h2eezvc78yp22p7s6bygxhc5t0r",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-29T11:51:10.459Z",
+         *       "created": "2026-11-29T12:16:12.131Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2e9872qb7mpa385cf3bfh65tgg"
+         *       "actor_id": "key_prod_06h2eeznqzss6w2jbgkfca7r3sg58"
          *     }
          */
         PriceDeletedEvent: {
@@ -18056,30 +18056,30 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2e98gw4282sg0m10bngyekr5mm",
+         *       "id": "evt_prod_06h2eezv1wt385nt04vfegspsw294",
          *       "type": "product.created",
          *       "aggregate_type": "product",
-         *       "aggregate_id": "prod_prod_06h2e98gvxyccxye68e7857v2d1zc",
+         *       "aggregate_id": "prod_prod_06h2eezv1pvdm6v9tzenkvfz1yrsc",
          *       "data": {
-         *         "id": "prod_prod_06h2e98gvxyccxye68e7857v2d1zc",
+         *         "id": "prod_prod_06h2eezv1pvdm6v9tzenkvfz1yrsc",
          *         "name": "Pro",
          *         "active": true,
          *         "object": "product",
-         *         "created": "2026-11-29T11:51:10.303Z",
-         *         "updated": "2026-11-29T11:51:10.303Z",
+         *         "created": "2026-11-29T12:16:12.045Z",
+         *         "updated": "2026-11-29T12:16:12.045Z",
          *         "livemode": false,
          *         "metadata": {},
          *         "description": null
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2e98gvq3v2nxh6nemtydmwhdjg",
-         *       "request_id": "req_prod_06h2e98gvq3v2nxh6nemtydmwhdjg",
+         *       "correlation_id": "req_prod_06h2eezv1enzkqrh1mvvg7wkc568a",
+         *       "request_id": "req_prod_06h2eezv1enzkqrh1mvvg7wkc568a",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-29T11:51:10.305Z",
+         *       "created": "2026-11-29T12:16:12.047Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2e9872qb7mpa385cf3bfh65tgg"
+         *       "actor_id": "key_prod_06h2eeznqzss6w2jbgkfca7r3sg58"
          *     }
          */
         ProductCreatedEvent: {
@@ -18124,40 +18124,40 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2e98gydhf5gg9n5zdbmcep1256",
+         *       "id": "evt_prod_06h2eezv3h4cmr0nq4j0jtrz5xpej",
          *       "type": "product.updated",
          *       "aggregate_type": "product",
-         *       "aggregate_id": "prod_prod_06h2e98gvxyccxye68e7857v2d1zc",
+         *       "aggregate_id": "prod_prod_06h2eezv1pvdm6v9tzenkvfz1yrsc",
          *       "data": {
-         *         "id": "prod_prod_06h2e98gvxyccxye68e7857v2d1zc",
+         *         "id": "prod_prod_06h2eezv1pvdm6v9tzenkvfz1yrsc",
          *         "name": "Pro",
          *         "active": true,
          *         "object": "product",
-         *         "created": "2026-11-29T11:51:10.303Z",
-         *         "updated": "2026-11-29T11:51:10.321Z",
+         *         "created": "2026-11-29T12:16:12.045Z",
+         *         "updated": "2026-11-29T12:16:12.059Z",
          *         "livemode": false,
          *         "metadata": {},
          *         "description": "The pro plan"
          *       },
          *       "previous_data": {
-         *         "id": "prod_prod_06h2e98gvxyccxye68e7857v2d1zc",
+         *         "id": "prod_prod_06h2eezv1pvdm6v9tzenkvfz1yrsc",
          *         "name": "Pro",
          *         "active": true,
          *         "object": "product",
-         *         "created": "2026-11-29T11:51:10.303Z",
-         *         "updated": "2026-11-29T11:51:10.303Z",
+         *         "created": "2026-11-29T12:16:12.045Z",
+         *         "updated": "2026-11-29T12:16:12.045Z",
          *         "livemode": false,
          *         "metadata": {},
          *         "description": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2e98gxafqegc1462wrre2h9cpm",
-         *       "request_id": "req_prod_06h2e98gxafqegc1462wrre2h9cpm",
+         *       "correlation_id": "req_prod_06h2eezv33m059wsw7y8nxcz9v5f0",
+         *       "request_id": "req_prod_06h2eezv33m059wsw7y8nxcz9v5f0",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-29T11:51:10.323Z",
+         *       "created": "2026-11-29T12:16:12.060Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2e9872qb7mpa385cf3bfh65tgg"
+         *       "actor_id": "key_prod_06h2eeznqzss6w2jbgkfca7r3sg58"
          *     }
          */
         ProductUpdatedEvent: {
@@ -18202,41 +18202,41 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2e98hgtgz0vdsdhn29ryacnws0",
+         *       "id": "evt_prod_06h2eezvdn4jnzt7tx1as22y5pkbr",
          *       "type": "product.deleted",
          *       "aggregate_type": "product",
-         *       "aggregate_id": "prod_prod_06h2e98h1zhhqn947yxd2q6emtcv0",
+         *       "aggregate_id": "prod_prod_06h2eezv4ndbvpchpap7t6ec6jz26",
          *       "data": {
-         *         "id": "prod_prod_06h2e98h1zhhqn947yxd2q6emtcv0",
+         *         "id": "prod_prod_06h2eezv4ndbvpchpap7t6ec6jz26",
          *         "name": "Spare",
          *         "active": true,
          *         "object": "product",
-         *         "created": "2026-11-29T11:51:10.351Z",
+         *         "created": "2026-11-29T12:16:12.069Z",
          *         "deleted": true,
-         *         "updated": "2026-11-29T11:51:10.469Z",
+         *         "updated": "2026-11-29T12:16:12.140Z",
          *         "livemode": false,
          *         "metadata": {},
          *         "description": null
          *       },
          *       "previous_data": {
-         *         "id": "prod_prod_06h2e98h1zhhqn947yxd2q6emtcv0",
+         *         "id": "prod_prod_06h2eezv4ndbvpchpap7t6ec6jz26",
          *         "name": "Spare",
          *         "active": true,
          *         "object": "product",
-         *         "created": "2026-11-29T11:51:10.351Z",
-         *         "updated": "2026-11-29T11:51:10.351Z",
+         *         "created": "2026-11-29T12:16:12.069Z",
+         *         "updated": "2026-11-29T12:16:12.069Z",
          *         "livemode": false,
          *         "metadata": {},
          *         "description": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2e98hge8td1mnx6bg05ypky5za",
-         *       "request_id": "req_prod_06h2e98hge8td1mnx6bg05ypky5za",
+         *       "correlation_id": "req_prod_06h2eezvd87qv7srtyzzbyx3ch1dc",
+         *       "request_id": "req_prod_06h2eezvd87qv7srtyzzbyx3ch1dc",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-29T11:51:10.470Z",
+         *       "created": "2026-11-29T12:16:12.141Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2e9872qb7mpa385cf3bfh65tgg"
+         *       "actor_id": "key_prod_06h2eeznqzss6w2jbgkfca7r3sg58"
          *     }
          */
         ProductDeletedEvent: {
@@ -18281,18 +18281,18 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2e98nnhp25548w8n9h92j104hj",
+         *       "id": "evt_prod_06h2eezx7kajx2xjevrzaezrfprvt",
          *       "type": "refund.created",
          *       "aggregate_type": "refund",
-         *       "aggregate_id": "re_prod_06h2e98nnarnzxehe79yz5ye35x98",
+         *       "aggregate_id": "re_prod_06h2eezx7c4g8np4ja7fc0yg5vsp4",
          *       "data": {
-         *         "id": "re_prod_06h2e98nnarnzxehe79yz5ye35x98",
+         *         "id": "re_prod_06h2eezx7c4g8np4ja7fc0yg5vsp4",
          *         "object": "refund",
          *         "reason": null,
          *         "status": "pending",
-         *         "created": "2026-11-29T11:51:11.530Z",
-         *         "payment": "py_prod_06h2e98mg80qae51htjks0kq40fx8",
-         *         "updated": "2026-11-29T11:51:11.530Z",
+         *         "created": "2026-11-29T12:16:12.602Z",
+         *         "payment": "py_prod_06h2eezwsbvc1gtdczwba396y6za4",
+         *         "updated": "2026-11-29T12:16:12.602Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "metadata": {},
@@ -18301,13 +18301,13 @@ export type components = {
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2e98nm8z1k8wwvg3y7eyf7zb6t",
-         *       "request_id": "req_prod_06h2e98nm8z1k8wwvg3y7eyf7zb6t",
+         *       "correlation_id": "req_prod_06h2eezx6xd0ye77frhqmtry047c6",
+         *       "request_id": "req_prod_06h2eezx6xd0ye77frhqmtry047c6",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-29T11:51:11.532Z",
+         *       "created": "2026-11-29T12:16:12.604Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2e9872qb7mpa385cf3bfh65tgg"
+         *       "actor_id": "key_prod_06h2eeznqzss6w2jbgkfca7r3sg58"
          *     }
          */
         RefundCreatedEvent: {
@@ -18352,18 +18352,18 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2e98nnv5ndfwg8fchyzfz3p5za",
+         *       "id": "evt_prod_06h2eezx7rtg0yh69m94mavzmcy0g",
          *       "type": "refund.updated",
          *       "aggregate_type": "refund",
-         *       "aggregate_id": "re_prod_06h2e98nnarnzxehe79yz5ye35x98",
+         *       "aggregate_id": "re_prod_06h2eezx7c4g8np4ja7fc0yg5vsp4",
          *       "data": {
-         *         "id": "re_prod_06h2e98nnarnzxehe79yz5ye35x98",
+         *         "id": "re_prod_06h2eezx7c4g8np4ja7fc0yg5vsp4",
          *         "object": "refund",
          *         "reason": null,
          *         "status": "succeeded",
-         *         "created": "2026-11-29T11:51:11.530Z",
-         *         "payment": "py_prod_06h2e98mg80qae51htjks0kq40fx8",
-         *         "updated": "2026-11-29T11:51:11.533Z",
+         *         "created": "2026-11-29T12:16:12.602Z",
+         *         "payment": "py_prod_06h2eezwsbvc1gtdczwba396y6za4",
+         *         "updated": "2026-11-29T12:16:12.605Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "metadata": {},
@@ -18371,13 +18371,13 @@ export type components = {
          *         "failure_reason": null
          *       },
          *       "previous_data": {
-         *         "id": "re_prod_06h2e98nnarnzxehe79yz5ye35x98",
+         *         "id": "re_prod_06h2eezx7c4g8np4ja7fc0yg5vsp4",
          *         "object": "refund",
          *         "reason": null,
          *         "status": "pending",
-         *         "created": "2026-11-29T11:51:11.530Z",
-         *         "payment": "py_prod_06h2e98mg80qae51htjks0kq40fx8",
-         *         "updated": "2026-11-29T11:51:11.530Z",
+         *         "created": "2026-11-29T12:16:12.602Z",
+         *         "payment": "py_prod_06h2eezwsbvc1gtdczwba396y6za4",
+         *         "updated": "2026-11-29T12:16:12.602Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "metadata": {},
@@ -18385,13 +18385,13 @@ export type components = {
          *         "failure_reason": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2e98nm8z1k8wwvg3y7eyf7zb6t",
-         *       "request_id": "req_prod_06h2e98nm8z1k8wwvg3y7eyf7zb6t",
+         *       "correlation_id": "req_prod_06h2eezx6xd0ye77frhqmtry047c6",
+         *       "request_id": "req_prod_06h2eezx6xd0ye77frhqmtry047c6",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-29T11:51:11.534Z",
+         *       "created": "2026-11-29T12:16:12.606Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2e9872qb7mpa385cf3bfh65tgg"
+         *       "actor_id": "key_prod_06h2eeznqzss6w2jbgkfca7r3sg58"
          *     }
          */
         RefundUpdatedEvent: {
@@ -18436,18 +18436,18 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2e98nyhkwhd8m3yme98t5g8vp4",
+         *       "id": "evt_prod_06h2eezxafdjt8rbh0nfw0k0f63j8",
          *       "type": "refund.failed",
          *       "aggregate_type": "refund",
-         *       "aggregate_id": "re_prod_06h2e98nxy45xphb9m9e2e5zqnmvc",
+         *       "aggregate_id": "re_prod_06h2eezxa7eawq6b7s8ja5vgdqbmj",
          *       "data": {
-         *         "id": "re_prod_06h2e98nxy45xphb9m9e2e5zqnmvc",
+         *         "id": "re_prod_06h2eezxa7eawq6b7s8ja5vgdqbmj",
          *         "object": "refund",
          *         "reason": null,
          *         "status": "failed",
-         *         "created": "2026-11-29T11:51:11.599Z",
-         *         "payment": "py_prod_06h2e98n93gkg6vzbpphnyjx55n78",
-         *         "updated": "2026-11-29T11:51:11.602Z",
+         *         "created": "2026-11-29T12:16:12.625Z",
+         *         "payment": "py_prod_06h2eezx4cv95ha139em8patd5pdm",
+         *         "updated": "2026-11-29T12:16:12.627Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "metadata": {},
@@ -18455,13 +18455,13 @@ export type components = {
          *         "failure_reason": "The refund was refused (sandbox payment method pm_sandbox_refund_fails)."
          *       },
          *       "previous_data": {
-         *         "id": "re_prod_06h2e98nxy45xphb9m9e2e5zqnmvc",
+         *         "id": "re_prod_06h2eezxa7eawq6b7s8ja5vgdqbmj",
          *         "object": "refund",
          *         "reason": null,
          *         "status": "pending",
-         *         "created": "2026-11-29T11:51:11.599Z",
-         *         "payment": "py_prod_06h2e98n93gkg6vzbpphnyjx55n78",
-         *         "updated": "2026-11-29T11:51:11.599Z",
+         *         "created": "2026-11-29T12:16:12.625Z",
+         *         "payment": "py_prod_06h2eezx4cv95ha139em8patd5pdm",
+         *         "updated": "2026-11-29T12:16:12.625Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "metadata": {},
@@ -18469,13 +18469,13 @@ export type components = {
          *         "failure_reason": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2e98nx8jrw5g704mc4p0r4wha8",
-         *       "request_id": "req_prod_06h2e98nx8jrw5g704mc4p0r4wha8",
+         *       "correlation_id": "req_prod_06h2eezx9vqbnhrdpcx2g27d3hqsc",
+         *       "request_id": "req_prod_06h2eezx9vqbnhrdpcx2g27d3hqsc",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-29T11:51:11.604Z",
+         *       "created": "2026-11-29T12:16:12.627Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2e9872qb7mpa385cf3bfh65tgg"
+         *       "actor_id": "key_prod_06h2eeznqzss6w2jbgkfca7r3sg58"
          *     }
          */
         RefundFailedEvent: {
@@ -18520,18 +18520,18 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2e987368khgbe5zd5pwvpcmaya",
+         *       "id": "evt_prod_06h2eeznrc942qhz5jrvk2dbrdfc2",
          *       "type": "api_token.created",
          *       "aggregate_type": "api_token",
-         *       "aggregate_id": "key_prod_06h2e9872qb7mpa385cf3bfh65tgg",
+         *       "aggregate_id": "key_prod_06h2eeznqzss6w2jbgkfca7r3sg58",
          *       "data": {
-         *         "id": "key_prod_06h2e9872qb7mpa385cf3bfh65tgg",
+         *         "id": "key_prod_06h2eeznqzss6w2jbgkfca7r3sg58",
          *         "kind": "secret",
          *         "name": "catalogue",
          *         "object": "api_token",
          *         "status": "active",
-         *         "created": "2026-11-29T11:51:07.798Z",
-         *         "display": "st_prod_…kpf5",
+         *         "created": "2026-11-29T12:16:10.687Z",
+         *         "display": "st_prod_…bm6w",
          *         "revoked_at": null,
          *         "last_used_at": null
          *       },
@@ -18540,13 +18540,13 @@ export type components = {
          *         "user_agent": "node",
          *         "client_address": "127.0.0.1"
          *       },
-         *       "correlation_id": "req_prod_06h2e986yjev33380st7thfavz256",
-         *       "request_id": "req_prod_06h2e986yjev33380st7thfavz256",
+         *       "correlation_id": "req_prod_06h2eeznpwrphy85qajtt4xa5dz18",
+         *       "request_id": "req_prod_06h2eeznpwrphy85qajtt4xa5dz18",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-29T11:51:07.801Z",
+         *       "created": "2026-11-29T12:16:10.691Z",
          *       "actor_type": "user",
-         *       "actor_id": "user_prod_06h2e985ta8m95w778765db487d28"
+         *       "actor_id": "user_prod_06h2eezmyx04dh8drbp80smkenzc4"
          *     }
          */
         ApiTokenCreatedEvent: {
@@ -18591,29 +18591,29 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2e988sd359gp2vvs55fpnm9pdp",
+         *       "id": "evt_prod_06h2eezpa50e3t4ttzxvqpqfjrra6",
          *       "type": "api_token.revoked",
          *       "aggregate_type": "api_token",
-         *       "aggregate_id": "key_prod_06h2e987zjd01vxbdjd1mxp6z4w74",
+         *       "aggregate_id": "key_prod_06h2eezp62c6mam32ckwkkhs06w3j",
          *       "data": {
-         *         "id": "key_prod_06h2e987zjd01vxbdjd1mxp6z4w74",
+         *         "id": "key_prod_06h2eezp62c6mam32ckwkkhs06w3j",
          *         "kind": "publishable",
          *         "name": "spare",
          *         "object": "api_token",
          *         "status": "revoked",
-         *         "created": "2026-11-29T11:51:08.027Z",
-         *         "display": "pt_prod_…qnej",
-         *         "revoked_at": "2026-11-29T11:51:08.234Z",
+         *         "created": "2026-11-29T12:16:10.795Z",
+         *         "display": "pt_prod_…0kdn",
+         *         "revoked_at": "2026-11-29T12:16:10.832Z",
          *         "last_used_at": null
          *       },
          *       "previous_data": {
-         *         "id": "key_prod_06h2e987zjd01vxbdjd1mxp6z4w74",
+         *         "id": "key_prod_06h2eezp62c6mam32ckwkkhs06w3j",
          *         "kind": "publishable",
          *         "name": "spare",
          *         "object": "api_token",
          *         "status": "active",
-         *         "created": "2026-11-29T11:51:08.027Z",
-         *         "display": "pt_prod_…qnej",
+         *         "created": "2026-11-29T12:16:10.795Z",
+         *         "display": "pt_prod_…0kdn",
          *         "revoked_at": null,
          *         "last_used_at": null
          *       },
@@ -18621,13 +18621,13 @@ export type components = {
          *         "user_agent": "node",
          *         "client_address": "127.0.0.1"
          *       },
-         *       "correlation_id": "req_prod_06h2e988rnxbv9g39t71tehckhqat",
-         *       "request_id": "req_prod_06h2e988rnxbv9g39t71tehckhqat",
+         *       "correlation_id": "req_prod_06h2eezp917bmqzkmvv184xvy08jw",
+         *       "request_id": "req_prod_06h2eezp917bmqzkmvv184xvy08jw",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-29T11:51:08.235Z",
+         *       "created": "2026-11-29T12:16:10.833Z",
          *       "actor_type": "user",
-         *       "actor_id": "user_prod_06h2e985ta8m95w778765db487d28"
+         *       "actor_id": "user_prod_06h2eezmyx04dh8drbp80smkenzc4"
          *     }
          */
         ApiTokenRevokedEvent: {
@@ -18672,20 +18672,20 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2e988yy42deenn7ba2tk9j0kha",
+         *       "id": "evt_prod_06h2eezpe99j2m3afxq11jen81z90",
          *       "type": "webhook_endpoint.created",
          *       "aggregate_type": "webhook_endpoint",
-         *       "aggregate_id": "whe_prod_06h2e988yh9q57e84n2zdjb2h2e14",
+         *       "aggregate_id": "whe_prod_06h2eezpe2s38065vzzdtj2zjfh1p",
          *       "data": {
-         *         "id": "whe_prod_06h2e988yh9q57e84n2zdjb2h2e14",
+         *         "id": "whe_prod_06h2eezpe2s38065vzzdtj2zjfh1p",
          *         "url": "https://example.com/audit",
          *         "events": [
          *           "customer.created"
          *         ],
          *         "object": "webhook_endpoint",
-         *         "created": "2026-11-29T11:51:08.276Z",
+         *         "created": "2026-11-29T12:16:10.864Z",
          *         "enabled": true,
-         *         "updated": "2026-11-29T11:51:08.276Z",
+         *         "updated": "2026-11-29T12:16:10.864Z",
          *         "livemode": false,
          *         "description": null,
          *         "disabled_at": null,
@@ -18699,13 +18699,13 @@ export type components = {
          *         "user_agent": "node",
          *         "client_address": "127.0.0.1"
          *       },
-         *       "correlation_id": "req_prod_06h2e988x7xvbqjdw9an2ewmebwje",
-         *       "request_id": "req_prod_06h2e988x7xvbqjdw9an2ewmebwje",
+         *       "correlation_id": "req_prod_06h2eezpd77rn1xjkjhged4njf266",
+         *       "request_id": "req_prod_06h2eezpd77rn1xjkjhged4njf266",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-29T11:51:08.279Z",
+         *       "created": "2026-11-29T12:16:10.866Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2e9872qb7mpa385cf3bfh65tgg"
+         *       "actor_id": "key_prod_06h2eeznqzss6w2jbgkfca7r3sg58"
          *     }
          */
         WebhookEndpointCreatedEvent: {
@@ -18750,20 +18750,20 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2e98920q5syqw6y45jfzxr1rye",
+         *       "id": "evt_prod_06h2eezpgv0e465m7mg79e0kvb3v4",
          *       "type": "webhook_endpoint.updated",
          *       "aggregate_type": "webhook_endpoint",
-         *       "aggregate_id": "whe_prod_06h2e988yh9q57e84n2zdjb2h2e14",
+         *       "aggregate_id": "whe_prod_06h2eezpe2s38065vzzdtj2zjfh1p",
          *       "data": {
-         *         "id": "whe_prod_06h2e988yh9q57e84n2zdjb2h2e14",
+         *         "id": "whe_prod_06h2eezpe2s38065vzzdtj2zjfh1p",
          *         "url": "https://example.com/audit",
          *         "events": [
          *           "customer.created"
          *         ],
          *         "object": "webhook_endpoint",
-         *         "created": "2026-11-29T11:51:08.276Z",
+         *         "created": "2026-11-29T12:16:10.864Z",
          *         "enabled": true,
-         *         "updated": "2026-11-29T11:51:08.303Z",
+         *         "updated": "2026-11-29T12:16:10.884Z",
          *         "livemode": false,
          *         "description": "Audit",
          *         "disabled_at": null,
@@ -18773,15 +18773,15 @@ export type components = {
          *         "previous_secret_expires_at": null
          *       },
          *       "previous_data": {
-         *         "id": "whe_prod_06h2e988yh9q57e84n2zdjb2h2e14",
+         *         "id": "whe_prod_06h2eezpe2s38065vzzdtj2zjfh1p",
          *         "url": "https://example.com/audit",
          *         "events": [
          *           "customer.created"
          *         ],
          *         "object": "webhook_endpoint",
-         *         "created": "2026-11-29T11:51:08.276Z",
+         *         "created": "2026-11-29T12:16:10.864Z",
          *         "enabled": true,
-         *         "updated": "2026-11-29T11:51:08.276Z",
+         *         "updated": "2026-11-29T12:16:10.864Z",
          *         "livemode": false,
          *         "description": null,
          *         "disabled_at": null,
@@ -18794,13 +18794,13 @@ export type components = {
          *         "user_agent": "node",
          *         "client_address": "127.0.0.1"
          *       },
-         *       "correlation_id": "req_prod_06h2e9891gq0t55qk4xv433wn5p1g",
-         *       "request_id": "req_prod_06h2e9891gq0t55qk4xv433wn5p1g",
+         *       "correlation_id": "req_prod_06h2eezpg699c3a8t3jvkf315e5hg",
+         *       "request_id": "req_prod_06h2eezpg699c3a8t3jvkf315e5hg",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-29T11:51:08.304Z",
+         *       "created": "2026-11-29T12:16:10.886Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2e9872qb7mpa385cf3bfh65tgg"
+         *       "actor_id": "key_prod_06h2eeznqzss6w2jbgkfca7r3sg58"
          *     }
          */
         WebhookEndpointUpdatedEvent: {
@@ -18845,58 +18845,58 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2e989dkgfp82y4v1ap9f5dcp12",
+         *       "id": "evt_prod_06h2eezpr76y5mgcz0g3ycytnffh8",
          *       "type": "webhook_endpoint.deleted",
          *       "aggregate_type": "webhook_endpoint",
-         *       "aggregate_id": "whe_prod_06h2e988yh9q57e84n2zdjb2h2e14",
+         *       "aggregate_id": "whe_prod_06h2eezpe2s38065vzzdtj2zjfh1p",
          *       "data": {
-         *         "id": "whe_prod_06h2e988yh9q57e84n2zdjb2h2e14",
+         *         "id": "whe_prod_06h2eezpe2s38065vzzdtj2zjfh1p",
          *         "url": "https://example.com/audit",
          *         "events": [
          *           "customer.created"
          *         ],
          *         "object": "webhook_endpoint",
-         *         "created": "2026-11-29T11:51:08.276Z",
+         *         "created": "2026-11-29T12:16:10.864Z",
          *         "deleted": true,
          *         "enabled": false,
-         *         "updated": "2026-11-29T11:51:08.395Z",
+         *         "updated": "2026-11-29T12:16:10.944Z",
          *         "livemode": false,
          *         "description": "Audit",
          *         "disabled_at": null,
          *         "failing_since": null,
          *         "disabled_reason": null,
          *         "max_deliveries_per_second": null,
-         *         "previous_secret_expires_at": "2026-11-30T11:51:08.376Z"
+         *         "previous_secret_expires_at": "2026-11-30T12:16:10.928Z"
          *       },
          *       "previous_data": {
-         *         "id": "whe_prod_06h2e988yh9q57e84n2zdjb2h2e14",
+         *         "id": "whe_prod_06h2eezpe2s38065vzzdtj2zjfh1p",
          *         "url": "https://example.com/audit",
          *         "events": [
          *           "customer.created"
          *         ],
          *         "object": "webhook_endpoint",
-         *         "created": "2026-11-29T11:51:08.276Z",
+         *         "created": "2026-11-29T12:16:10.864Z",
          *         "enabled": true,
-         *         "updated": "2026-11-29T11:51:08.376Z",
+         *         "updated": "2026-11-29T12:16:10.928Z",
          *         "livemode": false,
          *         "description": "Audit",
          *         "disabled_at": null,
          *         "failing_since": null,
          *         "disabled_reason": null,
          *         "max_deliveries_per_second": null,
-         *         "previous_secret_expires_at": "2026-11-30T11:51:08.376Z"
+         *         "previous_secret_expires_at": "2026-11-30T12:16:10.928Z"
          *       },
          *       "metadata": {
          *         "user_agent": "node",
          *         "client_address": "127.0.0.1"
          *       },
-         *       "correlation_id": "req_prod_06h2e989d67wwbf2bqdfmnd178bg2",
-         *       "request_id": "req_prod_06h2e989d67wwbf2bqdfmnd178bg2",
+         *       "correlation_id": "req_prod_06h2eezpqvfmy44fjwqgs975sks3y",
+         *       "request_id": "req_prod_06h2eezpqvfmy44fjwqgs975sks3y",
          *       "version": 1,
          *       "sequence": 6,
-         *       "created": "2026-11-29T11:51:08.396Z",
+         *       "created": "2026-11-29T12:16:10.945Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2e9872qb7mpa385cf3bfh65tgg"
+         *       "actor_id": "key_prod_06h2eeznqzss6w2jbgkfca7r3sg58"
          *     }
          */
         WebhookEndpointDeletedEvent: {
@@ -18941,20 +18941,20 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2e98950aaa0hh7hgy6njkm18na",
+         *       "id": "evt_prod_06h2eezpk371xpk646am1c41ftep0",
          *       "type": "webhook_endpoint.disabled",
          *       "aggregate_type": "webhook_endpoint",
-         *       "aggregate_id": "whe_prod_06h2e988yh9q57e84n2zdjb2h2e14",
+         *       "aggregate_id": "whe_prod_06h2eezpe2s38065vzzdtj2zjfh1p",
          *       "data": {
-         *         "id": "whe_prod_06h2e988yh9q57e84n2zdjb2h2e14",
+         *         "id": "whe_prod_06h2eezpe2s38065vzzdtj2zjfh1p",
          *         "url": "https://example.com/audit",
          *         "events": [
          *           "customer.created"
          *         ],
          *         "object": "webhook_endpoint",
-         *         "created": "2026-11-29T11:51:08.276Z",
+         *         "created": "2026-11-29T12:16:10.864Z",
          *         "enabled": false,
-         *         "updated": "2026-11-29T11:51:08.325Z",
+         *         "updated": "2026-11-29T12:16:10.902Z",
          *         "livemode": false,
          *         "description": "Audit",
          *         "disabled_at": null,
@@ -18964,15 +18964,15 @@ export type components = {
          *         "previous_secret_expires_at": null
          *       },
          *       "previous_data": {
-         *         "id": "whe_prod_06h2e988yh9q57e84n2zdjb2h2e14",
+         *         "id": "whe_prod_06h2eezpe2s38065vzzdtj2zjfh1p",
          *         "url": "https://example.com/audit",
          *         "events": [
          *           "customer.created"
          *         ],
          *         "object": "webhook_endpoint",
-         *         "created": "2026-11-29T11:51:08.276Z",
+         *         "created": "2026-11-29T12:16:10.864Z",
          *         "enabled": true,
-         *         "updated": "2026-11-29T11:51:08.303Z",
+         *         "updated": "2026-11-29T12:16:10.884Z",
          *         "livemode": false,
          *         "description": "Audit",
          *         "disabled_at": null,
@@ -18985,13 +18985,13 @@ export type components = {
          *         "user_agent": "node",
          *         "client_address": "127.0.0.1"
          *       },
-         *       "correlation_id": "req_prod_06h2e9893wecshnk7nhwr4tv6j81w",
-         *       "request_id": "req_prod_06h2e9893wecshnk7nhwr4tv6j81w",
+         *       "correlation_id": "req_prod_06h2eezpj86daznqgxg56t595te26",
+         *       "request_id": "req_prod_06h2eezpj86daznqgxg56t595te26",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-29T11:51:08.328Z",
+         *       "created": "2026-11-29T12:16:10.904Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2e9872qb7mpa385cf3bfh65tgg"
+         *       "actor_id": "key_prod_06h2eeznqzss6w2jbgkfca7r3sg58"
          *     }
          */
         WebhookEndpointDisabledEvent: {
@@ -19036,20 +19036,20 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2e9898qdtxd8vq10av8tzrkq7e",
+         *       "id": "evt_prod_06h2eezpmw6h7n6x2k8zscht0dwzr",
          *       "type": "webhook_endpoint.enabled",
          *       "aggregate_type": "webhook_endpoint",
-         *       "aggregate_id": "whe_prod_06h2e988yh9q57e84n2zdjb2h2e14",
+         *       "aggregate_id": "whe_prod_06h2eezpe2s38065vzzdtj2zjfh1p",
          *       "data": {
-         *         "id": "whe_prod_06h2e988yh9q57e84n2zdjb2h2e14",
+         *         "id": "whe_prod_06h2eezpe2s38065vzzdtj2zjfh1p",
          *         "url": "https://example.com/audit",
          *         "events": [
          *           "customer.created"
          *         ],
          *         "object": "webhook_endpoint",
-         *         "created": "2026-11-29T11:51:08.276Z",
+         *         "created": "2026-11-29T12:16:10.864Z",
          *         "enabled": true,
-         *         "updated": "2026-11-29T11:51:08.355Z",
+         *         "updated": "2026-11-29T12:16:10.917Z",
          *         "livemode": false,
          *         "description": "Audit",
          *         "disabled_at": null,
@@ -19059,15 +19059,15 @@ export type components = {
          *         "previous_secret_expires_at": null
          *       },
          *       "previous_data": {
-         *         "id": "whe_prod_06h2e988yh9q57e84n2zdjb2h2e14",
+         *         "id": "whe_prod_06h2eezpe2s38065vzzdtj2zjfh1p",
          *         "url": "https://example.com/audit",
          *         "events": [
          *           "customer.created"
          *         ],
          *         "object": "webhook_endpoint",
-         *         "created": "2026-11-29T11:51:08.276Z",
+         *         "created": "2026-11-29T12:16:10.864Z",
          *         "enabled": false,
-         *         "updated": "2026-11-29T11:51:08.325Z",
+         *         "updated": "2026-11-29T12:16:10.902Z",
          *         "livemode": false,
          *         "description": "Audit",
          *         "disabled_at": null,
@@ -19080,13 +19080,13 @@ export type components = {
          *         "user_agent": "node",
          *         "client_address": "127.0.0.1"
          *       },
-         *       "correlation_id": "req_prod_06h2e98984d8ja0v7wggrek2q32rr",
-         *       "request_id": "req_prod_06h2e98984d8ja0v7wggrek2q32rr",
+         *       "correlation_id": "req_prod_06h2eezpmejfwes3wr8xhz519vf4p",
+         *       "request_id": "req_prod_06h2eezpmejfwes3wr8xhz519vf4p",
          *       "version": 1,
          *       "sequence": 4,
-         *       "created": "2026-11-29T11:51:08.357Z",
+         *       "created": "2026-11-29T12:16:10.919Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2e9872qb7mpa385cf3bfh65tgg"
+         *       "actor_id": "key_prod_06h2eeznqzss6w2jbgkfca7r3sg58"
          *     }
          */
         WebhookEndpointEnabledEvent: {
@@ -19131,38 +19131,38 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2e989bczqgr6vcpeeyz2t83hdy",
+         *       "id": "evt_prod_06h2eezppdvv9f6cp9y90s7hkn0fa",
          *       "type": "webhook_endpoint.secret_rotated",
          *       "aggregate_type": "webhook_endpoint",
-         *       "aggregate_id": "whe_prod_06h2e988yh9q57e84n2zdjb2h2e14",
+         *       "aggregate_id": "whe_prod_06h2eezpe2s38065vzzdtj2zjfh1p",
          *       "data": {
-         *         "id": "whe_prod_06h2e988yh9q57e84n2zdjb2h2e14",
+         *         "id": "whe_prod_06h2eezpe2s38065vzzdtj2zjfh1p",
          *         "url": "https://example.com/audit",
          *         "events": [
          *           "customer.created"
          *         ],
          *         "object": "webhook_endpoint",
-         *         "created": "2026-11-29T11:51:08.276Z",
+         *         "created": "2026-11-29T12:16:10.864Z",
          *         "enabled": true,
-         *         "updated": "2026-11-29T11:51:08.376Z",
+         *         "updated": "2026-11-29T12:16:10.928Z",
          *         "livemode": false,
          *         "description": "Audit",
          *         "disabled_at": null,
          *         "failing_since": null,
          *         "disabled_reason": null,
          *         "max_deliveries_per_second": null,
-         *         "previous_secret_expires_at": "2026-11-30T11:51:08.376Z"
+         *         "previous_secret_expires_at": "2026-11-30T12:16:10.928Z"
          *       },
          *       "previous_data": {
-         *         "id": "whe_prod_06h2e988yh9q57e84n2zdjb2h2e14",
+         *         "id": "whe_prod_06h2eezpe2s38065vzzdtj2zjfh1p",
          *         "url": "https://example.com/audit",
          *         "events": [
          *           "customer.created"
          *         ],
          *         "object": "webhook_endpoint",
-         *         "created": "2026-11-29T11:51:08.276Z",
+         *         "created": "2026-11-29T12:16:10.864Z",
          *         "enabled": true,
-         *         "updated": "2026-11-29T11:51:08.355Z",
+         *         "updated": "2026-11-29T12:16:10.917Z",
          *         "livemode": false,
          *         "description": "Audit",
          *         "disabled_at": null,
@@ -19175,13 +19175,13 @@ export type components = {
          *         "user_agent": "node",
          *         "client_address": "127.0.0.1"
          *       },
-         *       "correlation_id": "req_prod_06h2e989ax1gfmb6gxav4snmmcrw4",
-         *       "request_id": "req_prod_06h2e989ax1gfmb6gxav4snmmcrw4",
+         *       "correlation_id": "req_prod_06h2eezpnx1r1m1447ynbz3zc00vt",
+         *       "request_id": "req_prod_06h2eezpnx1r1m1447ynbz3zc00vt",
          *       "version": 1,
          *       "sequence": 5,
-         *       "created": "2026-11-29T11:51:08.379Z",
+         *       "created": "2026-11-29T12:16:10.931Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2e9872qb7mpa385cf3bfh65tgg"
+         *       "actor_id": "key_prod_06h2eeznqzss6w2jbgkfca7r3sg58"
          *     }
          */
         WebhookEndpointSecretRotatedEvent: {
@@ -19226,15 +19226,15 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2e986vey59fghacs2rdhxqca38",
+         *       "id": "evt_prod_06h2eeznmxbe1057kwgfq8n1w78vp",
          *       "type": "user.signed_in",
          *       "aggregate_type": "user",
-         *       "aggregate_id": "user_prod_06h2e985ta8m95w778765db487d28",
+         *       "aggregate_id": "user_prod_06h2eezmyx04dh8drbp80smkenzc4",
          *       "data": {
-         *         "id": "user_prod_06h2e985ta8m95w778765db487d28",
+         *         "id": "user_prod_06h2eezmyx04dh8drbp80smkenzc4",
          *         "name": "Test User",
          *         "role": "owner",
-         *         "email": "user-e7c57bc06e@example.com",
+         *         "email": "user-e9ddcae51b@example.com",
          *         "object": "user"
          *       },
          *       "previous_data": null,
@@ -19246,9 +19246,9 @@ export type components = {
          *       "request_id": null,
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-29T11:51:07.739Z",
+         *       "created": "2026-11-29T12:16:10.663Z",
          *       "actor_type": "user",
-         *       "actor_id": "user_prod_06h2e985ta8m95w778765db487d28"
+         *       "actor_id": "user_prod_06h2eezmyx04dh8drbp80smkenzc4"
          *     }
          */
         UserSignedInEvent: {
@@ -19293,15 +19293,15 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2e98bt4zc2bhc21aecvfmhdsfa",
+         *       "id": "evt_prod_06h2eezqy5m86wmrxevzfnzz6hvvc",
          *       "type": "user.sign_in_failed",
          *       "aggregate_type": "user",
-         *       "aggregate_id": "user_prod_06h2e985ta8m95w778765db487d28",
+         *       "aggregate_id": "user_prod_06h2eezmyx04dh8drbp80smkenzc4",
          *       "data": {
-         *         "id": "user_prod_06h2e985ta8m95w778765db487d28",
+         *         "id": "user_prod_06h2eezmyx04dh8drbp80smkenzc4",
          *         "name": "Test User",
          *         "role": "owner",
-         *         "email": "user-e7c57bc06e@example.com",
+         *         "email": "user-e9ddcae51b@example.com",
          *         "object": "user"
          *       },
          *       "previous_data": null,
@@ -19313,9 +19313,9 @@ export type components = {
          *       "request_id": null,
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-29T11:51:09.009Z",
+         *       "created": "2026-11-29T12:16:11.249Z",
          *       "actor_type": "user",
-         *       "actor_id": "user_prod_06h2e985ta8m95w778765db487d28"
+         *       "actor_id": "user_prod_06h2eezmyx04dh8drbp80smkenzc4"
          *     }
          */
         UserSignInFailedEvent: {
@@ -19360,15 +19360,15 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2e98dz24femg7harrg8r43g6jr",
+         *       "id": "evt_prod_06h2eezryqxbwy0qk7bavbnjypegy",
          *       "type": "user.signed_out",
          *       "aggregate_type": "user",
-         *       "aggregate_id": "user_prod_06h2e985ta8m95w778765db487d28",
+         *       "aggregate_id": "user_prod_06h2eezmyx04dh8drbp80smkenzc4",
          *       "data": {
-         *         "id": "user_prod_06h2e985ta8m95w778765db487d28",
+         *         "id": "user_prod_06h2eezmyx04dh8drbp80smkenzc4",
          *         "name": "Test User",
          *         "role": "owner",
-         *         "email": "user-e7c57bc06e@example.com",
+         *         "email": "user-e9ddcae51b@example.com",
          *         "object": "user"
          *       },
          *       "previous_data": null,
@@ -19380,9 +19380,9 @@ export type components = {
          *       "request_id": null,
          *       "version": 1,
          *       "sequence": 4,
-         *       "created": "2026-11-29T11:51:09.560Z",
+         *       "created": "2026-11-29T12:16:11.509Z",
          *       "actor_type": "user",
-         *       "actor_id": "user_prod_06h2e985ta8m95w778765db487d28"
+         *       "actor_id": "user_prod_06h2eezmyx04dh8drbp80smkenzc4"
          *     }
          */
         UserSignedOutEvent: {
@@ -19427,15 +19427,15 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2e98czzjzy3rn21xm0ek1ndfst",
+         *       "id": "evt_prod_06h2eezrffr33af3rqyhgpr1sfdp8",
          *       "type": "user.password_changed",
          *       "aggregate_type": "user",
-         *       "aggregate_id": "user_prod_06h2e985ta8m95w778765db487d28",
+         *       "aggregate_id": "user_prod_06h2eezmyx04dh8drbp80smkenzc4",
          *       "data": {
-         *         "id": "user_prod_06h2e985ta8m95w778765db487d28",
+         *         "id": "user_prod_06h2eezmyx04dh8drbp80smkenzc4",
          *         "name": "Test User",
          *         "role": "owner",
-         *         "email": "user-e7c57bc06e@example.com",
+         *         "email": "user-e9ddcae51b@example.com",
          *         "object": "user"
          *       },
          *       "previous_data": null,
@@ -19447,9 +19447,9 @@ export type components = {
          *       "request_id": null,
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-29T11:51:09.311Z",
+         *       "created": "2026-11-29T12:16:11.387Z",
          *       "actor_type": "user",
-         *       "actor_id": "user_prod_06h2e985ta8m95w778765db487d28"
+         *       "actor_id": "user_prod_06h2eezmyx04dh8drbp80smkenzc4"
          *     }
          */
         UserPasswordChangedEvent: {
@@ -19494,12 +19494,12 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2e98gfnjzmhd0fpy00mys6v2k4",
+         *       "id": "evt_prod_06h2eeztx4f0v5p8z5ks2a8yzvgp8",
          *       "type": "account.settings_updated",
          *       "aggregate_type": "account_settings",
-         *       "aggregate_id": "acc_prod_06h2e985svzz03t54pnz8pahy5kxa",
+         *       "aggregate_id": "acc_prod_06h2eezmyj6vx9y9qn837t78xg1pc",
          *       "data": {
-         *         "id": "acc_prod_06h2e985svzz03t54pnz8pahy5kxa",
+         *         "id": "acc_prod_06h2eezmyj6vx9y9qn837t78xg1pc",
          *         "object": "account_settings",
          *         "tax_id": null,
          *         "address": {
@@ -19510,6 +19510,7 @@ export type components = {
          *           "postal_code": "10117"
          *         },
          *         "livemode": false,
+         *         "brand_color": null,
          *         "business_name": "Example GmbH",
          *         "support_email": null,
          *         "default_locale": "en",
@@ -19525,11 +19526,12 @@ export type components = {
          *         "entitlement_past_due_grace_days": 7
          *       },
          *       "previous_data": {
-         *         "id": "acc_prod_06h2e985svzz03t54pnz8pahy5kxa",
+         *         "id": "acc_prod_06h2eezmyj6vx9y9qn837t78xg1pc",
          *         "object": "account_settings",
          *         "tax_id": null,
          *         "address": null,
          *         "livemode": false,
+         *         "brand_color": null,
          *         "business_name": null,
          *         "support_email": null,
          *         "default_locale": "en",
@@ -19545,13 +19547,13 @@ export type components = {
          *         "entitlement_past_due_grace_days": 7
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2e98gf10rcdh912xqhtt4tdqm4",
-         *       "request_id": "req_prod_06h2e98gf10rcdh912xqhtt4tdqm4",
+         *       "correlation_id": "req_prod_06h2eeztwqt5s204tmeckca10fssg",
+         *       "request_id": "req_prod_06h2eeztwqt5s204tmeckca10fssg",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-29T11:51:10.205Z",
+         *       "created": "2026-11-29T12:16:12.009Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2e9872qb7mpa385cf3bfh65tgg"
+         *       "actor_id": "key_prod_06h2eeznqzss6w2jbgkfca7r3sg58"
          *     }
          */
         AccountSettingsUpdatedEvent: {
@@ -19596,17 +19598,17 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2e98gm6sm3g6344q7rw8t8z5gj",
+         *       "id": "evt_prod_06h2eeztyrg4wfvvpf68nh7pfhkyg",
          *       "type": "tax_rate.created",
          *       "aggregate_type": "tax_rate",
-         *       "aggregate_id": "txr_prod_06h2e98gkwq72jd2sh0j7c0bhz3hc",
+         *       "aggregate_id": "txr_prod_06h2eeztyjjzd1kq7062z8jp1qxm2",
          *       "data": {
-         *         "id": "txr_prod_06h2e98gkwq72jd2sh0j7c0bhz3hc",
+         *         "id": "txr_prod_06h2eeztyjjzd1kq7062z8jp1qxm2",
          *         "active": true,
          *         "object": "tax_rate",
          *         "country": "DE",
-         *         "created": "2026-11-29T11:51:10.239Z",
-         *         "updated": "2026-11-29T11:51:10.239Z",
+         *         "created": "2026-11-29T12:16:12.020Z",
+         *         "updated": "2026-11-29T12:16:12.020Z",
          *         "livemode": false,
          *         "metadata": {},
          *         "inclusive": false,
@@ -19617,13 +19619,13 @@ export type components = {
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2e98gknrsp64jj7eyyebh6qbkw",
-         *       "request_id": "req_prod_06h2e98gknrsp64jj7eyyebh6qbkw",
+         *       "correlation_id": "req_prod_06h2eeztyetd34x39d0593v51207w",
+         *       "request_id": "req_prod_06h2eeztyetd34x39d0593v51207w",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-29T11:51:10.241Z",
+         *       "created": "2026-11-29T12:16:12.022Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2e9872qb7mpa385cf3bfh65tgg"
+         *       "actor_id": "key_prod_06h2eeznqzss6w2jbgkfca7r3sg58"
          *     }
          */
         TaxRateCreatedEvent: {
@@ -19668,17 +19670,17 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2e98gqjdw416m3g8by1s0sj1ra",
+         *       "id": "evt_prod_06h2eezv0a1adrs8b339fqx6h1pd2",
          *       "type": "tax_rate.updated",
          *       "aggregate_type": "tax_rate",
-         *       "aggregate_id": "txr_prod_06h2e98gkwq72jd2sh0j7c0bhz3hc",
+         *       "aggregate_id": "txr_prod_06h2eeztyjjzd1kq7062z8jp1qxm2",
          *       "data": {
-         *         "id": "txr_prod_06h2e98gkwq72jd2sh0j7c0bhz3hc",
+         *         "id": "txr_prod_06h2eeztyjjzd1kq7062z8jp1qxm2",
          *         "active": false,
          *         "object": "tax_rate",
          *         "country": "DE",
-         *         "created": "2026-11-29T11:51:10.239Z",
-         *         "updated": "2026-11-29T11:51:10.267Z",
+         *         "created": "2026-11-29T12:16:12.020Z",
+         *         "updated": "2026-11-29T12:16:12.034Z",
          *         "livemode": false,
          *         "metadata": {},
          *         "inclusive": false,
@@ -19688,12 +19690,12 @@ export type components = {
          *         "jurisdiction": null
          *       },
          *       "previous_data": {
-         *         "id": "txr_prod_06h2e98gkwq72jd2sh0j7c0bhz3hc",
+         *         "id": "txr_prod_06h2eeztyjjzd1kq7062z8jp1qxm2",
          *         "active": true,
          *         "object": "tax_rate",
          *         "country": "DE",
-         *         "created": "2026-11-29T11:51:10.239Z",
-         *         "updated": "2026-11-29T11:51:10.239Z",
+         *         "created": "2026-11-29T12:16:12.020Z",
+         *         "updated": "2026-11-29T12:16:12.020Z",
          *         "livemode": false,
          *         "metadata": {},
          *         "inclusive": false,
@@ -19703,13 +19705,13 @@ export type components = {
          *         "jurisdiction": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2e98gq12ynms7k070b50xgga5g",
-         *       "request_id": "req_prod_06h2e98gq12ynms7k070b50xgga5g",
+         *       "correlation_id": "req_prod_06h2eeztzrhrmvzms890vwz8t9m3g",
+         *       "request_id": "req_prod_06h2eeztzrhrmvzms890vwz8t9m3g",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-29T11:51:10.268Z",
+         *       "created": "2026-11-29T12:16:12.034Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2e9872qb7mpa385cf3bfh65tgg"
+         *       "actor_id": "key_prod_06h2eeznqzss6w2jbgkfca7r3sg58"
          *     }
          */
         TaxRateUpdatedEvent: {
@@ -19754,16 +19756,16 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2e98jwbvnmqe50ds6f3yywph6r",
+         *       "id": "evt_prod_06h2eezvzx1xew9cj6nfen8maew7p",
          *       "type": "meter.created",
          *       "aggregate_type": "meter",
-         *       "aggregate_id": "mtr_prod_06h2e98jw4qsn2gznx629mq3cwa0y",
+         *       "aggregate_id": "mtr_prod_06h2eezvzx1xew9cj6nfen8maew7m",
          *       "data": {
-         *         "id": "mtr_prod_06h2e98jw4qsn2gznx629mq3cwa0y",
+         *         "id": "mtr_prod_06h2eezvzx1xew9cj6nfen8maew7m",
          *         "object": "meter",
          *         "status": "active",
-         *         "created": "2026-11-29T11:51:10.817Z",
-         *         "updated": "2026-11-29T11:51:10.817Z",
+         *         "created": "2026-11-29T12:16:12.286Z",
+         *         "updated": "2026-11-29T12:16:12.286Z",
          *         "livemode": false,
          *         "value_key": "value",
          *         "event_name": "api_request",
@@ -19772,13 +19774,13 @@ export type components = {
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2e98jv863ryzpffca818cwdnhr",
-         *       "request_id": "req_prod_06h2e98jv863ryzpffca818cwdnhr",
+         *       "correlation_id": "req_prod_06h2eezvzg558hhgt203rt2phn8ye",
+         *       "request_id": "req_prod_06h2eezvzg558hhgt203rt2phn8ye",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-29T11:51:10.818Z",
+         *       "created": "2026-11-29T12:16:12.287Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2e9872qb7mpa385cf3bfh65tgg"
+         *       "actor_id": "key_prod_06h2eeznqzss6w2jbgkfca7r3sg58"
          *     }
          */
         MeterCreatedEvent: {
@@ -19823,16 +19825,16 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2e98k0wzejfyhqzk69g9t4cx80",
+         *       "id": "evt_prod_06h2eezw1et0pc1s5xt5c32e06kyr",
          *       "type": "meter.updated",
          *       "aggregate_type": "meter",
-         *       "aggregate_id": "mtr_prod_06h2e98jw4qsn2gznx629mq3cwa0y",
+         *       "aggregate_id": "mtr_prod_06h2eezvzx1xew9cj6nfen8maew7m",
          *       "data": {
-         *         "id": "mtr_prod_06h2e98jw4qsn2gznx629mq3cwa0y",
+         *         "id": "mtr_prod_06h2eezvzx1xew9cj6nfen8maew7m",
          *         "object": "meter",
          *         "status": "active",
-         *         "created": "2026-11-29T11:51:10.817Z",
-         *         "updated": "2026-11-29T11:51:10.852Z",
+         *         "created": "2026-11-29T12:16:12.286Z",
+         *         "updated": "2026-11-29T12:16:12.299Z",
          *         "livemode": false,
          *         "value_key": "value",
          *         "event_name": "api_request",
@@ -19840,11 +19842,11 @@ export type components = {
          *         "display_name": "Requests"
          *       },
          *       "previous_data": {
-         *         "id": "mtr_prod_06h2e98jw4qsn2gznx629mq3cwa0y",
+         *         "id": "mtr_prod_06h2eezvzx1xew9cj6nfen8maew7m",
          *         "object": "meter",
          *         "status": "active",
-         *         "created": "2026-11-29T11:51:10.817Z",
-         *         "updated": "2026-11-29T11:51:10.817Z",
+         *         "created": "2026-11-29T12:16:12.286Z",
+         *         "updated": "2026-11-29T12:16:12.286Z",
          *         "livemode": false,
          *         "value_key": "value",
          *         "event_name": "api_request",
@@ -19852,13 +19854,13 @@ export type components = {
          *         "display_name": "API requests"
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2e98jzrpnbn7dqgn8extw6jne6",
-         *       "request_id": "req_prod_06h2e98jzrpnbn7dqgn8extw6jne6",
+         *       "correlation_id": "req_prod_06h2eezw17nn8mw28b259tma5haqj",
+         *       "request_id": "req_prod_06h2eezw17nn8mw28b259tma5haqj",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-29T11:51:10.855Z",
+         *       "created": "2026-11-29T12:16:12.299Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2e9872qb7mpa385cf3bfh65tgg"
+         *       "actor_id": "key_prod_06h2eeznqzss6w2jbgkfca7r3sg58"
          *     }
          */
         MeterUpdatedEvent: {
@@ -19903,16 +19905,16 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2e98kbntzrj58xtxd8nkg69a1t",
+         *       "id": "evt_prod_06h2eezw2p8ramjba9gwexv8qg0zj",
          *       "type": "meter.deactivated",
          *       "aggregate_type": "meter",
-         *       "aggregate_id": "mtr_prod_06h2e98jw4qsn2gznx629mq3cwa0y",
+         *       "aggregate_id": "mtr_prod_06h2eezvzx1xew9cj6nfen8maew7m",
          *       "data": {
-         *         "id": "mtr_prod_06h2e98jw4qsn2gznx629mq3cwa0y",
+         *         "id": "mtr_prod_06h2eezvzx1xew9cj6nfen8maew7m",
          *         "object": "meter",
          *         "status": "inactive",
-         *         "created": "2026-11-29T11:51:10.817Z",
-         *         "updated": "2026-11-29T11:51:10.940Z",
+         *         "created": "2026-11-29T12:16:12.286Z",
+         *         "updated": "2026-11-29T12:16:12.308Z",
          *         "livemode": false,
          *         "value_key": "value",
          *         "event_name": "api_request",
@@ -19920,11 +19922,11 @@ export type components = {
          *         "display_name": "Requests"
          *       },
          *       "previous_data": {
-         *         "id": "mtr_prod_06h2e98jw4qsn2gznx629mq3cwa0y",
+         *         "id": "mtr_prod_06h2eezvzx1xew9cj6nfen8maew7m",
          *         "object": "meter",
          *         "status": "active",
-         *         "created": "2026-11-29T11:51:10.817Z",
-         *         "updated": "2026-11-29T11:51:10.852Z",
+         *         "created": "2026-11-29T12:16:12.286Z",
+         *         "updated": "2026-11-29T12:16:12.299Z",
          *         "livemode": false,
          *         "value_key": "value",
          *         "event_name": "api_request",
@@ -19932,13 +19934,13 @@ export type components = {
          *         "display_name": "Requests"
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2e98k3nc3prf74yhegefje6ef8",
-         *       "request_id": "req_prod_06h2e98k3nc3prf74yhegefje6ef8",
+         *       "correlation_id": "req_prod_06h2eezw2baab4c78f5vcy2tnxkgy",
+         *       "request_id": "req_prod_06h2eezw2baab4c78f5vcy2tnxkgy",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-29T11:51:10.941Z",
+         *       "created": "2026-11-29T12:16:12.309Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2e9872qb7mpa385cf3bfh65tgg"
+         *       "actor_id": "key_prod_06h2eeznqzss6w2jbgkfca7r3sg58"
          *     }
          */
         MeterDeactivatedEvent: {
@@ -19983,16 +19985,16 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2e98kg1p8cv6sydxcrp8war3eg",
+         *       "id": "evt_prod_06h2eezw6dg60v7qbahm99y7j1510",
          *       "type": "meter.reactivated",
          *       "aggregate_type": "meter",
-         *       "aggregate_id": "mtr_prod_06h2e98jw4qsn2gznx629mq3cwa0y",
+         *       "aggregate_id": "mtr_prod_06h2eezvzx1xew9cj6nfen8maew7m",
          *       "data": {
-         *         "id": "mtr_prod_06h2e98jw4qsn2gznx629mq3cwa0y",
+         *         "id": "mtr_prod_06h2eezvzx1xew9cj6nfen8maew7m",
          *         "object": "meter",
          *         "status": "active",
-         *         "created": "2026-11-29T11:51:10.817Z",
-         *         "updated": "2026-11-29T11:51:10.973Z",
+         *         "created": "2026-11-29T12:16:12.286Z",
+         *         "updated": "2026-11-29T12:16:12.338Z",
          *         "livemode": false,
          *         "value_key": "value",
          *         "event_name": "api_request",
@@ -20000,11 +20002,11 @@ export type components = {
          *         "display_name": "Requests"
          *       },
          *       "previous_data": {
-         *         "id": "mtr_prod_06h2e98jw4qsn2gznx629mq3cwa0y",
+         *         "id": "mtr_prod_06h2eezvzx1xew9cj6nfen8maew7m",
          *         "object": "meter",
          *         "status": "inactive",
-         *         "created": "2026-11-29T11:51:10.817Z",
-         *         "updated": "2026-11-29T11:51:10.940Z",
+         *         "created": "2026-11-29T12:16:12.286Z",
+         *         "updated": "2026-11-29T12:16:12.308Z",
          *         "livemode": false,
          *         "value_key": "value",
          *         "event_name": "api_request",
@@ -20012,13 +20014,13 @@ export type components = {
          *         "display_name": "Requests"
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2e98kf05as11d1ece9tktqpmep",
-         *       "request_id": "req_prod_06h2e98kf05as11d1ece9tktqpmep",
+         *       "correlation_id": "req_prod_06h2eezw3m8pzzkb547ds0vnr3kyp",
+         *       "request_id": "req_prod_06h2eezw3m8pzzkb547ds0vnr3kyp",
          *       "version": 1,
          *       "sequence": 4,
-         *       "created": "2026-11-29T11:51:10.976Z",
+         *       "created": "2026-11-29T12:16:12.339Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2e9872qb7mpa385cf3bfh65tgg"
+         *       "actor_id": "key_prod_06h2eeznqzss6w2jbgkfca7r3sg58"
          *     }
          */
         MeterReactivatedEvent: {
@@ -20063,29 +20065,29 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2e98j0e2f3mqs5fqmyzjss59jt",
+         *       "id": "evt_prod_06h2eezvnt4hs4tdmbpaysej3d8n4",
          *       "type": "feature.created",
          *       "aggregate_type": "feature",
-         *       "aggregate_id": "feat_prod_06h2e98j053bjjx3vq8nw98gn4gb8",
+         *       "aggregate_id": "feat_prod_06h2eezvnm6rm6hk6vnmvgb3dcqs4",
          *       "data": {
-         *         "id": "feat_prod_06h2e98j053bjjx3vq8nw98gn4gb8",
+         *         "id": "feat_prod_06h2eezvnm6rm6hk6vnmvgb3dcqs4",
          *         "name": "Reports",
          *         "object": "feature",
-         *         "created": "2026-11-29T11:51:10.593Z",
-         *         "updated": "2026-11-29T11:51:10.593Z",
+         *         "created": "2026-11-29T12:16:12.205Z",
+         *         "updated": "2026-11-29T12:16:12.205Z",
          *         "livemode": false,
          *         "metadata": {},
          *         "lookup_key": "reports"
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2e98hzp4jsn3455m7fxb3fby0c",
-         *       "request_id": "req_prod_06h2e98hzp4jsn3455m7fxb3fby0c",
+         *       "correlation_id": "req_prod_06h2eezvnk1wzcrs14khvwrm5gv54",
+         *       "request_id": "req_prod_06h2eezvnk1wzcrs14khvwrm5gv54",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-29T11:51:10.595Z",
+         *       "created": "2026-11-29T12:16:12.206Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2e9872qb7mpa385cf3bfh65tgg"
+         *       "actor_id": "key_prod_06h2eeznqzss6w2jbgkfca7r3sg58"
          *     }
          */
         FeatureCreatedEvent: {
@@ -20130,36 +20132,36 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2e98j2kx2hb8aved2xvx6zc4sw",
+         *       "id": "evt_prod_06h2eezvqq4k4b3fc3xmacgs56fgt",
          *       "type": "product_feature.attached",
          *       "aggregate_type": "product_feature",
-         *       "aggregate_id": "prodft_prod_06h2e98j2ep6wy0sg87fr4ewmdzh4",
+         *       "aggregate_id": "prodft_prod_06h2eezvqkv2b93kfk6yp5jpraj5p",
          *       "data": {
-         *         "id": "prodft_prod_06h2e98j2ep6wy0sg87fr4ewmdzh4",
+         *         "id": "prodft_prod_06h2eezvqkv2b93kfk6yp5jpraj5p",
          *         "object": "product_feature",
-         *         "created": "2026-11-29T11:51:10.611Z",
+         *         "created": "2026-11-29T12:16:12.220Z",
          *         "feature": {
-         *           "id": "feat_prod_06h2e98j053bjjx3vq8nw98gn4gb8",
+         *           "id": "feat_prod_06h2eezvnm6rm6hk6vnmvgb3dcqs4",
          *           "name": "Reports",
          *           "object": "feature",
-         *           "created": "2026-11-29T11:51:10.593Z",
-         *           "updated": "2026-11-29T11:51:10.593Z",
+         *           "created": "2026-11-29T12:16:12.205Z",
+         *           "updated": "2026-11-29T12:16:12.205Z",
          *           "livemode": false,
          *           "metadata": {},
          *           "lookup_key": "reports"
          *         },
-         *         "product": "prod_prod_06h2e98gvxyccxye68e7857v2d1zc",
+         *         "product": "prod_prod_06h2eezv1pvdm6v9tzenkvfz1yrsc",
          *         "livemode": false
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2e98j23qkht0qz2e23nrrmchh2",
-         *       "request_id": "req_prod_06h2e98j23qkht0qz2e23nrrmchh2",
+         *       "correlation_id": "req_prod_06h2eezvq10jqy3sppcbf0731yr3a",
+         *       "request_id": "req_prod_06h2eezvq10jqy3sppcbf0731yr3a",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-29T11:51:10.612Z",
+         *       "created": "2026-11-29T12:16:12.221Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2e9872qb7mpa385cf3bfh65tgg"
+         *       "actor_id": "key_prod_06h2eeznqzss6w2jbgkfca7r3sg58"
          *     }
          */
         ProductFeatureAttachedEvent: {
@@ -20204,36 +20206,36 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2e98jfkh05tgy79qzfec19474g",
+         *       "id": "evt_prod_06h2eezvvt4jm7de51hb2629e5dbr",
          *       "type": "product_feature.detached",
          *       "aggregate_type": "product_feature",
-         *       "aggregate_id": "prodft_prod_06h2e98jc16d3fd3h4jdmd3r07450",
+         *       "aggregate_id": "prodft_prod_06h2eezvtgv6zn6q5tzm57s5y7p4e",
          *       "data": {
-         *         "id": "prodft_prod_06h2e98jc16d3fd3h4jdmd3r07450",
+         *         "id": "prodft_prod_06h2eezvtgv6zn6q5tzm57s5y7p4e",
          *         "object": "product_feature",
-         *         "created": "2026-11-29T11:51:10.688Z",
+         *         "created": "2026-11-29T12:16:12.244Z",
          *         "feature": {
-         *           "id": "feat_prod_06h2e98j9r6qmvxp4256gwt8n580g",
+         *           "id": "feat_prod_06h2eezvs4q3c4jmayrwkcnz9pw10",
          *           "name": "Beta",
          *           "object": "feature",
-         *           "created": "2026-11-29T11:51:10.670Z",
-         *           "updated": "2026-11-29T11:51:10.670Z",
+         *           "created": "2026-11-29T12:16:12.233Z",
+         *           "updated": "2026-11-29T12:16:12.233Z",
          *           "livemode": false,
          *           "metadata": {},
          *           "lookup_key": "beta"
          *         },
-         *         "product": "prod_prod_06h2e98gvxyccxye68e7857v2d1zc",
+         *         "product": "prod_prod_06h2eezv1pvdm6v9tzenkvfz1yrsc",
          *         "livemode": false
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2e98jehxv70qg8m16y6vm1e0ke",
-         *       "request_id": "req_prod_06h2e98jehxv70qg8m16y6vm1e0ke",
+         *       "correlation_id": "req_prod_06h2eezvvc7s72psztz123dnny4ay",
+         *       "request_id": "req_prod_06h2eezvvc7s72psztz123dnny4ay",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-29T11:51:10.716Z",
+         *       "created": "2026-11-29T12:16:12.254Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2e9872qb7mpa385cf3bfh65tgg"
+         *       "actor_id": "key_prod_06h2eeznqzss6w2jbgkfca7r3sg58"
          *     }
          */
         ProductFeatureDetachedEvent: {
@@ -20278,36 +20280,36 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2e98vd2snqbmfdzzcs9g38152t",
+         *       "id": "evt_prod_06h2eezzjm60c9x5p74bwnpa1twr6",
          *       "type": "customer.entitlements.updated",
          *       "aggregate_type": "customer_entitlements",
-         *       "aggregate_id": "cus_prod_06h2e98kkcdmq64fh175g1c68wxv0",
+         *       "aggregate_id": "cus_prod_06h2eezw7zvvnq1dqa5tk66dk672g",
          *       "data": {
          *         "items": [
          *           {
-         *             "feature": "feat_prod_06h2e98j053bjjx3vq8nw98gn4gb8",
+         *             "feature": "feat_prod_06h2eezvnm6rm6hk6vnmvgb3dcqs4",
          *             "lookup_key": "reports",
-         *             "source_subscription": "sub_prod_06h2e98v3bd097xec2prrxnt3s280"
+         *             "source_subscription": "sub_prod_06h2eezzg8dc65gszrzr0rzq208g4"
          *           }
          *         ],
          *         "object": "customer_entitlements",
-         *         "customer": "cus_prod_06h2e98kkcdmq64fh175g1c68wxv0",
+         *         "customer": "cus_prod_06h2eezw7zvvnq1dqa5tk66dk672g",
          *         "livemode": false
          *       },
          *       "previous_data": {
          *         "items": [],
          *         "object": "customer_entitlements",
-         *         "customer": "cus_prod_06h2e98kkcdmq64fh175g1c68wxv0",
+         *         "customer": "cus_prod_06h2eezw7zvvnq1dqa5tk66dk672g",
          *         "livemode": false
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2e98v2dj4hsw5tetqzhy9r8fmy",
-         *       "request_id": "req_prod_06h2e98v2dj4hsw5tetqzhy9r8fmy",
+         *       "correlation_id": "req_prod_06h2eezzfxeza19ks1ds48k7das6e",
+         *       "request_id": "req_prod_06h2eezzfxeza19ks1ds48k7das6e",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-29T11:51:13.001Z",
+         *       "created": "2026-11-29T12:16:13.205Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2e9872qb7mpa385cf3bfh65tgg"
+         *       "actor_id": "key_prod_06h2eeznqzss6w2jbgkfca7r3sg58"
          *     }
          */
         CustomerEntitlementsUpdatedEvent: {
@@ -20352,13 +20354,13 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2e98jn6dttw5awvnj2zxnpdsta",
+         *       "id": "evt_prod_06h2eezvxpx61q4624tahcjs71hqm",
          *       "type": "portal_configuration.updated",
          *       "aggregate_type": "portal_configuration",
-         *       "aggregate_id": "acc_prod_06h2e985svzz03t54pnz8pahy5kxa",
+         *       "aggregate_id": "acc_prod_06h2eezmyj6vx9y9qn837t78xg1pc",
          *       "data": {
          *         "object": "portal_configuration",
-         *         "updated": "2026-11-29T11:51:10.752Z",
+         *         "updated": "2026-11-29T12:16:12.265Z",
          *         "branding": {
          *           "logo_url": null,
          *           "accent_color": null,
@@ -20463,13 +20465,13 @@ export type components = {
          *         "default_return_url": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2e98jkchz62abjbzf5wtyafnfj",
-         *       "request_id": "req_prod_06h2e98jkchz62abjbzf5wtyafnfj",
+         *       "correlation_id": "req_prod_06h2eezvx3v44sc4aagy9ya6ehdda",
+         *       "request_id": "req_prod_06h2eezvx3v44sc4aagy9ya6ehdda",
          *       "version": 1,
          *       "sequence": 4,
-         *       "created": "2026-11-29T11:51:10.761Z",
+         *       "created": "2026-11-29T12:16:12.269Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2e9872qb7mpa385cf3bfh65tgg"
+         *       "actor_id": "key_prod_06h2eeznqzss6w2jbgkfca7r3sg58"
          *     }
          */
         PortalConfigurationUpdatedEvent: {
@@ -20514,13 +20516,13 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2e98t74f0kcgfdr1earwvb0vfp",
+         *       "id": "evt_prod_06h2eezz0s3tnt3ys3fwpn97rnxv2",
          *       "type": "credit_note.created",
          *       "aggregate_type": "credit_note",
-         *       "aggregate_id": "cn_prod_06h2e98t57j15nmtcvgrh5wgfthfa",
+         *       "aggregate_id": "cn_prod_06h2eezyzvtwd0c6v4sc5ftdhta6t",
          *       "data": {
-         *         "id": "cn_prod_06h2e98t57j15nmtcvgrh5wgfthfa",
-         *         "pdf": "http://127.0.0.1:45387/api/credit-notes/cn_prod_06h2e98t57j15nmtcvgrh5wgfthfa/pdf",
+         *         "id": "cn_prod_06h2eezyzvtwd0c6v4sc5ftdhta6t",
+         *         "pdf": "http://127.0.0.1:35215/api/credit-notes/cn_prod_06h2eezyzvtwd0c6v4sc5ftdhta6t/pdf",
          *         "memo": null,
          *         "type": "pre_payment",
          *         "lines": [
@@ -20538,16 +20540,16 @@ export type components = {
          *         "object": "credit_note",
          *         "reason": "order_change",
          *         "status": "issued",
-         *         "created": "2026-11-29T11:51:12.681Z",
-         *         "invoice": "in_prod_06h2e98sxa54x85jnrg84gteya30e",
+         *         "created": "2026-11-29T12:16:13.054Z",
+         *         "invoice": "in_prod_06h2eezyttsbgcae16j3v6j5hdze2",
          *         "refunds": [],
-         *         "updated": "2026-11-29T11:51:12.681Z",
+         *         "updated": "2026-11-29T12:16:13.054Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2e98kkcdmq64fh175g1c68wxv0",
+         *         "customer": "cus_prod_06h2eezw7zvvnq1dqa5tk66dk672g",
          *         "livemode": false,
          *         "tax_atom": 0,
          *         "voided_at": null,
-         *         "pdf_sha256": "e8eb179e8353ae5694c73ddea466b6f57d8ea11d85019603f8e13c410ac754a6",
+         *         "pdf_sha256": "4512a26d75245908de928466d4cce3cf81bba06eaa845c8949e24372d2bc9468",
          *         "total_taxes": [],
          *         "discount_atom": 0,
          *         "subtotal_atom": 100,
@@ -20559,13 +20561,13 @@ export type components = {
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2e98t4p7q1vw6s788rwwbbdm2j",
-         *       "request_id": "req_prod_06h2e98t4p7q1vw6s788rwwbbdm2j",
+         *       "correlation_id": "req_prod_06h2eezyzdr6drnbg9htp6a407ksg",
+         *       "request_id": "req_prod_06h2eezyzdr6drnbg9htp6a407ksg",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-29T11:51:12.697Z",
+         *       "created": "2026-11-29T12:16:13.062Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2e9872qb7mpa385cf3bfh65tgg"
+         *       "actor_id": "key_prod_06h2eeznqzss6w2jbgkfca7r3sg58"
          *     }
          */
         CreditNoteCreatedEvent: {
@@ -20610,13 +20612,13 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2e98tdqejjg70jaw8xbbacz8ae",
+         *       "id": "evt_prod_06h2eezz43p631jb5br8zwfe0fwbg",
          *       "type": "credit_note.voided",
          *       "aggregate_type": "credit_note",
-         *       "aggregate_id": "cn_prod_06h2e98t57j15nmtcvgrh5wgfthfa",
+         *       "aggregate_id": "cn_prod_06h2eezyzvtwd0c6v4sc5ftdhta6t",
          *       "data": {
-         *         "id": "cn_prod_06h2e98t57j15nmtcvgrh5wgfthfa",
-         *         "pdf": "http://127.0.0.1:45387/api/credit-notes/cn_prod_06h2e98t57j15nmtcvgrh5wgfthfa/pdf",
+         *         "id": "cn_prod_06h2eezyzvtwd0c6v4sc5ftdhta6t",
+         *         "pdf": "http://127.0.0.1:35215/api/credit-notes/cn_prod_06h2eezyzvtwd0c6v4sc5ftdhta6t/pdf",
          *         "memo": null,
          *         "type": "pre_payment",
          *         "lines": [
@@ -20634,16 +20636,16 @@ export type components = {
          *         "object": "credit_note",
          *         "reason": "order_change",
          *         "status": "void",
-         *         "created": "2026-11-29T11:51:12.681Z",
-         *         "invoice": "in_prod_06h2e98sxa54x85jnrg84gteya30e",
+         *         "created": "2026-11-29T12:16:13.054Z",
+         *         "invoice": "in_prod_06h2eezyttsbgcae16j3v6j5hdze2",
          *         "refunds": [],
-         *         "updated": "2026-11-29T11:51:12.739Z",
+         *         "updated": "2026-11-29T12:16:13.083Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2e98kkcdmq64fh175g1c68wxv0",
+         *         "customer": "cus_prod_06h2eezw7zvvnq1dqa5tk66dk672g",
          *         "livemode": false,
          *         "tax_atom": 0,
-         *         "voided_at": "2026-11-29T11:51:12.739Z",
-         *         "pdf_sha256": "e8eb179e8353ae5694c73ddea466b6f57d8ea11d85019603f8e13c410ac754a6",
+         *         "voided_at": "2026-11-29T12:16:13.083Z",
+         *         "pdf_sha256": "4512a26d75245908de928466d4cce3cf81bba06eaa845c8949e24372d2bc9468",
          *         "total_taxes": [],
          *         "discount_atom": 0,
          *         "subtotal_atom": 100,
@@ -20654,8 +20656,8 @@ export type components = {
          *         "customer_balance_transaction": null
          *       },
          *       "previous_data": {
-         *         "id": "cn_prod_06h2e98t57j15nmtcvgrh5wgfthfa",
-         *         "pdf": "http://127.0.0.1:45387/api/credit-notes/cn_prod_06h2e98t57j15nmtcvgrh5wgfthfa/pdf",
+         *         "id": "cn_prod_06h2eezyzvtwd0c6v4sc5ftdhta6t",
+         *         "pdf": "http://127.0.0.1:35215/api/credit-notes/cn_prod_06h2eezyzvtwd0c6v4sc5ftdhta6t/pdf",
          *         "memo": null,
          *         "type": "pre_payment",
          *         "lines": [
@@ -20673,16 +20675,16 @@ export type components = {
          *         "object": "credit_note",
          *         "reason": "order_change",
          *         "status": "issued",
-         *         "created": "2026-11-29T11:51:12.681Z",
-         *         "invoice": "in_prod_06h2e98sxa54x85jnrg84gteya30e",
+         *         "created": "2026-11-29T12:16:13.054Z",
+         *         "invoice": "in_prod_06h2eezyttsbgcae16j3v6j5hdze2",
          *         "refunds": [],
-         *         "updated": "2026-11-29T11:51:12.681Z",
+         *         "updated": "2026-11-29T12:16:13.054Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2e98kkcdmq64fh175g1c68wxv0",
+         *         "customer": "cus_prod_06h2eezw7zvvnq1dqa5tk66dk672g",
          *         "livemode": false,
          *         "tax_atom": 0,
          *         "voided_at": null,
-         *         "pdf_sha256": "e8eb179e8353ae5694c73ddea466b6f57d8ea11d85019603f8e13c410ac754a6",
+         *         "pdf_sha256": "4512a26d75245908de928466d4cce3cf81bba06eaa845c8949e24372d2bc9468",
          *         "total_taxes": [],
          *         "discount_atom": 0,
          *         "subtotal_atom": 100,
@@ -20693,13 +20695,13 @@ export type components = {
          *         "customer_balance_transaction": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2e98tbjj6s7n5h5jt2nt8cq46w",
-         *       "request_id": "req_prod_06h2e98tbjj6s7n5h5jt2nt8cq46w",
+         *       "correlation_id": "req_prod_06h2eezz2x2d7xr4bp0rjjd5s64n2",
+         *       "request_id": "req_prod_06h2eezz2x2d7xr4bp0rjjd5s64n2",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-29T11:51:12.749Z",
+         *       "created": "2026-11-29T12:16:13.088Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2e9872qb7mpa385cf3bfh65tgg"
+         *       "actor_id": "key_prod_06h2eeznqzss6w2jbgkfca7r3sg58"
          *     }
          */
         CreditNoteVoidedEvent: {
@@ -20744,34 +20746,34 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2e98tmrfp337zx5x3tbys1tff6",
+         *       "id": "evt_prod_06h2eezz6p5a9snv531ntkf0s90rg",
          *       "type": "customer.balance_transaction.created",
          *       "aggregate_type": "customer_balance_transaction",
-         *       "aggregate_id": "cbtxn_prod_06h2e98tmmm2cmjc03n9ya0p5x2ea",
+         *       "aggregate_id": "cbtxn_prod_06h2eezz6jng7e5fxx35mzqcgxm5m",
          *       "data": {
-         *         "id": "cbtxn_prod_06h2e98tmmm2cmjc03n9ya0p5x2ea",
+         *         "id": "cbtxn_prod_06h2eezz6jng7e5fxx35mzqcgxm5m",
          *         "type": "credit_note",
          *         "object": "customer_balance_transaction",
-         *         "created": "2026-11-29T11:51:12.806Z",
-         *         "invoice": "in_prod_06h2e98p07cr2zxgwes1jhdtna2pw",
+         *         "created": "2026-11-29T12:16:13.108Z",
+         *         "invoice": "in_prod_06h2eezxbqe0btqpkwnrwrc6h5szj",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2e98kkcdmq64fh175g1c68wxv0",
+         *         "customer": "cus_prod_06h2eezw7zvvnq1dqa5tk66dk672g",
          *         "livemode": false,
          *         "amount_atom": 100,
-         *         "credit_note": "cn_prod_06h2e98tmdcpz30g2nzsc2ddwank6",
+         *         "credit_note": "cn_prod_06h2eezz6enh1hcppv8xdsmz7aw6c",
          *         "description": null,
          *         "ending_balance_atom": 100,
          *         "subscription_change_request": null
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2e98tkn3qmk1g0vsan3cedkfdt",
-         *       "request_id": "req_prod_06h2e98tkn3qmk1g0vsan3cedkfdt",
+         *       "correlation_id": "req_prod_06h2eezz5zr9r70f093cv1pwx5md4",
+         *       "request_id": "req_prod_06h2eezz5zr9r70f093cv1pwx5md4",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-29T11:51:12.806Z",
+         *       "created": "2026-11-29T12:16:13.109Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2e9872qb7mpa385cf3bfh65tgg"
+         *       "actor_id": "key_prod_06h2eeznqzss6w2jbgkfca7r3sg58"
          *     }
          */
         CustomerBalanceTransactionCreatedEvent: {
@@ -20816,15 +20818,15 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2e98a2hhbcfaneb34qqg2bahxy",
+         *       "id": "evt_prod_06h2eezq2de8txab22z5yzkymzbcp",
          *       "type": "member.invited",
          *       "aggregate_type": "member",
-         *       "aggregate_id": "inv_prod_06h2e98a1xa00gkb7e04263sn270r",
+         *       "aggregate_id": "inv_prod_06h2eezq1ztz3pgnkq5z6wm0tv1qt",
          *       "data": {
-         *         "id": "inv_prod_06h2e98a1xa00gkb7e04263sn270r",
+         *         "id": "inv_prod_06h2eezq1ztz3pgnkq5z6wm0tv1qt",
          *         "name": null,
          *         "role": "viewer",
-         *         "email": "withdrawn-mx1s34hh@example.com",
+         *         "email": "withdrawn-mx1szbuw@example.com",
          *         "object": "member",
          *         "status": "invited",
          *         "invitation": null
@@ -20835,12 +20837,12 @@ export type components = {
          *         "client_address": null
          *       },
          *       "correlation_id": null,
-         *       "request_id": "req_prod_06h2e989zzbxe6rndfe035w3h3sew",
+         *       "request_id": "req_prod_06h2eezq0z7j5bzyrhkpanwz7c2n4",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-29T11:51:08.564Z",
+         *       "created": "2026-11-29T12:16:11.027Z",
          *       "actor_type": "user",
-         *       "actor_id": "user_prod_06h2e985ta8m95w778765db487d28"
+         *       "actor_id": "user_prod_06h2eezmyx04dh8drbp80smkenzc4"
          *     }
          */
         MemberInvitedEvent: {
@@ -20885,24 +20887,24 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2e98a62gmbns9esxmqydbkw61p",
+         *       "id": "evt_prod_06h2eezq4k9qqxt29ga8zf9qfsdj4",
          *       "type": "member.invitation_revoked",
          *       "aggregate_type": "member",
-         *       "aggregate_id": "inv_prod_06h2e98a1xa00gkb7e04263sn270r",
+         *       "aggregate_id": "inv_prod_06h2eezq1ztz3pgnkq5z6wm0tv1qt",
          *       "data": {
-         *         "id": "inv_prod_06h2e98a1xa00gkb7e04263sn270r",
+         *         "id": "inv_prod_06h2eezq1ztz3pgnkq5z6wm0tv1qt",
          *         "name": null,
          *         "role": "viewer",
-         *         "email": "withdrawn-mx1s34hh@example.com",
+         *         "email": "withdrawn-mx1szbuw@example.com",
          *         "object": "member",
          *         "status": "invitation_revoked",
          *         "invitation": null
          *       },
          *       "previous_data": {
-         *         "id": "inv_prod_06h2e98a1xa00gkb7e04263sn270r",
+         *         "id": "inv_prod_06h2eezq1ztz3pgnkq5z6wm0tv1qt",
          *         "name": null,
          *         "role": "viewer",
-         *         "email": "withdrawn-mx1s34hh@example.com",
+         *         "email": "withdrawn-mx1szbuw@example.com",
          *         "object": "member",
          *         "status": "invited",
          *         "invitation": null
@@ -20912,12 +20914,12 @@ export type components = {
          *         "client_address": null
          *       },
          *       "correlation_id": null,
-         *       "request_id": "req_prod_06h2e98a58syhm0hw3wzxe6s2efbj",
+         *       "request_id": "req_prod_06h2eezq3r1kyc5hzxw01zrcbtrhg",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-29T11:51:08.592Z",
+         *       "created": "2026-11-29T12:16:11.044Z",
          *       "actor_type": "user",
-         *       "actor_id": "user_prod_06h2e985ta8m95w778765db487d28"
+         *       "actor_id": "user_prod_06h2eezmyx04dh8drbp80smkenzc4"
          *     }
          */
         MemberInvitationRevokedEvent: {
@@ -20962,18 +20964,18 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2e98az1yjr44n163yrykf2qkyj",
+         *       "id": "evt_prod_06h2eezqgcvc5ag5w1k2rb9em7ts0",
          *       "type": "member.joined",
          *       "aggregate_type": "member",
-         *       "aggregate_id": "user_prod_06h2e98aycpg2ck2w9hh6vtgwdkmr",
+         *       "aggregate_id": "user_prod_06h2eezqfymzcfbyrxr9h0ake74vc",
          *       "data": {
-         *         "id": "user_prod_06h2e98aycpg2ck2w9hh6vtgwdkmr",
+         *         "id": "user_prod_06h2eezqfymzcfbyrxr9h0ake74vc",
          *         "name": "Joined Member",
          *         "role": "developer",
-         *         "email": "joined-mx1s34hh@example.com",
+         *         "email": "joined-mx1szbuw@example.com",
          *         "object": "member",
          *         "status": "active",
-         *         "invitation": "inv_prod_06h2e98a8v2xsjqtesbt0pjnh2c86"
+         *         "invitation": "inv_prod_06h2eezq5xr9yc5rxy8mnn9f9pmx2"
          *       },
          *       "previous_data": null,
          *       "metadata": {
@@ -20981,12 +20983,12 @@ export type components = {
          *         "client_address": null
          *       },
          *       "correlation_id": null,
-         *       "request_id": "req_prod_06h2e98aymxyrge8pjphjp4jab6xr",
+         *       "request_id": "req_prod_06h2eezqg1df098hfqwrsy2nq9krt",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-29T11:51:08.792Z",
+         *       "created": "2026-11-29T12:16:11.139Z",
          *       "actor_type": "user",
-         *       "actor_id": "user_prod_06h2e98aycpg2ck2w9hh6vtgwdkmr"
+         *       "actor_id": "user_prod_06h2eezqfymzcfbyrxr9h0ake74vc"
          *     }
          */
         MemberJoinedEvent: {
@@ -21031,24 +21033,24 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2e98b3zvd4fxh1gjmcnvwnd042",
+         *       "id": "evt_prod_06h2eezqj8v3msx8pgq9z0cybx7cm",
          *       "type": "member.role_changed",
          *       "aggregate_type": "member",
-         *       "aggregate_id": "user_prod_06h2e98aycpg2ck2w9hh6vtgwdkmr",
+         *       "aggregate_id": "user_prod_06h2eezqfymzcfbyrxr9h0ake74vc",
          *       "data": {
-         *         "id": "user_prod_06h2e98aycpg2ck2w9hh6vtgwdkmr",
+         *         "id": "user_prod_06h2eezqfymzcfbyrxr9h0ake74vc",
          *         "name": "Joined Member",
          *         "role": "viewer",
-         *         "email": "joined-mx1s34hh@example.com",
+         *         "email": "joined-mx1szbuw@example.com",
          *         "object": "member",
          *         "status": "active",
          *         "invitation": null
          *       },
          *       "previous_data": {
-         *         "id": "user_prod_06h2e98aycpg2ck2w9hh6vtgwdkmr",
+         *         "id": "user_prod_06h2eezqfymzcfbyrxr9h0ake74vc",
          *         "name": "Joined Member",
          *         "role": "developer",
-         *         "email": "joined-mx1s34hh@example.com",
+         *         "email": "joined-mx1szbuw@example.com",
          *         "object": "member",
          *         "status": "active",
          *         "invitation": null
@@ -21058,12 +21060,12 @@ export type components = {
          *         "client_address": null
          *       },
          *       "correlation_id": null,
-         *       "request_id": "req_prod_06h2e98b33s8e93kjshcm9gp77g14",
+         *       "request_id": "req_prod_06h2eezqhhx621kzkc1j5g6jzm4da",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-29T11:51:08.831Z",
+         *       "created": "2026-11-29T12:16:11.154Z",
          *       "actor_type": "user",
-         *       "actor_id": "user_prod_06h2e985ta8m95w778765db487d28"
+         *       "actor_id": "user_prod_06h2eezmyx04dh8drbp80smkenzc4"
          *     }
          */
         MemberRoleChangedEvent: {
@@ -21108,24 +21110,24 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2e98b7hffjnk1s6bswmtfv5aqy",
+         *       "id": "evt_prod_06h2eezqm0m6xq4zdq9z6wq9rt7ny",
          *       "type": "member.removed",
          *       "aggregate_type": "member",
-         *       "aggregate_id": "user_prod_06h2e98aycpg2ck2w9hh6vtgwdkmr",
+         *       "aggregate_id": "user_prod_06h2eezqfymzcfbyrxr9h0ake74vc",
          *       "data": {
-         *         "id": "user_prod_06h2e98aycpg2ck2w9hh6vtgwdkmr",
+         *         "id": "user_prod_06h2eezqfymzcfbyrxr9h0ake74vc",
          *         "name": "Joined Member",
          *         "role": "viewer",
-         *         "email": "joined-mx1s34hh@example.com",
+         *         "email": "joined-mx1szbuw@example.com",
          *         "object": "member",
          *         "status": "removed",
          *         "invitation": null
          *       },
          *       "previous_data": {
-         *         "id": "user_prod_06h2e98aycpg2ck2w9hh6vtgwdkmr",
+         *         "id": "user_prod_06h2eezqfymzcfbyrxr9h0ake74vc",
          *         "name": "Joined Member",
          *         "role": "viewer",
-         *         "email": "joined-mx1s34hh@example.com",
+         *         "email": "joined-mx1szbuw@example.com",
          *         "object": "member",
          *         "status": "active",
          *         "invitation": null
@@ -21135,12 +21137,12 @@ export type components = {
          *         "client_address": null
          *       },
          *       "correlation_id": null,
-         *       "request_id": "req_prod_06h2e98b5f283z9pj1zez2sm4znst",
+         *       "request_id": "req_prod_06h2eezqk6rfn5wh5gx90s1khyctj",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-29T11:51:08.860Z",
+         *       "created": "2026-11-29T12:16:11.168Z",
          *       "actor_type": "user",
-         *       "actor_id": "user_prod_06h2e985ta8m95w778765db487d28"
+         *       "actor_id": "user_prod_06h2eezmyx04dh8drbp80smkenzc4"
          *     }
          */
         MemberRemovedEvent: {
@@ -21185,31 +21187,31 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2e98e5n1etvjmyhfngxy6s5jxy",
+         *       "id": "evt_prod_06h2eezs1kj15yrbmd5c3h0kvqtfm",
          *       "type": "payment_processor.connected",
          *       "aggregate_type": "payment_processor",
-         *       "aggregate_id": "acc_prod_06h2e985svzz03t54pnz8pahy5kxa",
+         *       "aggregate_id": "acc_prod_06h2eezmyj6vx9y9qn837t78xg1pc",
          *       "data": {
          *         "object": "payment_processor",
-         *         "created": "2026-11-29T11:51:09.602Z",
-         *         "updated": "2026-11-29T11:51:09.602Z",
+         *         "created": "2026-11-29T12:16:11.530Z",
+         *         "updated": "2026-11-29T12:16:11.530Z",
          *         "livemode": false,
          *         "processor": "stripe",
-         *         "webhook_url": "http://127.0.0.1:45387/api/processors/stripe/acc_prod_06h2e985svzz03t54pnz8pahy5kxa",
+         *         "webhook_url": "http://127.0.0.1:35215/api/processors/stripe/acc_prod_06h2eezmyj6vx9y9qn837t78xg1pc",
          *         "publishable_key": "pk_test_catalogue_flow",
          *         "secret_key_last4": "flow",
-         *         "processor_account": "acct_4c14ec817ccdb3ab4ae61f92",
-         *         "webhook_endpoint_id": "we_374e024dd4eee79465994b15"
+         *         "processor_account": "acct_99895da38996e597fb371066",
+         *         "webhook_endpoint_id": "we_c0afde2f41a16997c7c5151f"
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2e98dztq6ty6njfww5jdkvf8ce",
-         *       "request_id": "req_prod_06h2e98dztq6ty6njfww5jdkvf8ce",
+         *       "correlation_id": "req_prod_06h2eezrz8v0m10qawstgbbk3t5pw",
+         *       "request_id": "req_prod_06h2eezrz8v0m10qawstgbbk3t5pw",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-29T11:51:09.613Z",
+         *       "created": "2026-11-29T12:16:11.532Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2e9872qb7mpa385cf3bfh65tgg"
+         *       "actor_id": "key_prod_06h2eeznqzss6w2jbgkfca7r3sg58"
          *     }
          */
         PaymentProcessorConnectedEvent: {
@@ -21254,31 +21256,31 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2e98gd1t89jpbjfbbjsaw6xe9r",
+         *       "id": "evt_prod_06h2eeztvq3n75zgs9xr35fhmmrec",
          *       "type": "payment_processor.disconnected",
          *       "aggregate_type": "payment_processor",
-         *       "aggregate_id": "acc_prod_06h2e985svzz03t54pnz8pahy5kxa",
+         *       "aggregate_id": "acc_prod_06h2eezmyj6vx9y9qn837t78xg1pc",
          *       "data": {
          *         "object": "payment_processor",
-         *         "created": "2026-11-29T11:51:09.602Z",
-         *         "updated": "2026-11-29T11:51:09.602Z",
+         *         "created": "2026-11-29T12:16:11.530Z",
+         *         "updated": "2026-11-29T12:16:11.530Z",
          *         "livemode": false,
          *         "processor": "stripe",
-         *         "webhook_url": "http://127.0.0.1:45387/api/processors/stripe/acc_prod_06h2e985svzz03t54pnz8pahy5kxa",
+         *         "webhook_url": "http://127.0.0.1:35215/api/processors/stripe/acc_prod_06h2eezmyj6vx9y9qn837t78xg1pc",
          *         "publishable_key": "pk_test_catalogue_flow",
          *         "secret_key_last4": "flow",
-         *         "processor_account": "acct_4c14ec817ccdb3ab4ae61f92",
-         *         "webhook_endpoint_id": "we_374e024dd4eee79465994b15"
+         *         "processor_account": "acct_99895da38996e597fb371066",
+         *         "webhook_endpoint_id": "we_c0afde2f41a16997c7c5151f"
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2e98ga48fva8bkhzjp05bt51dc",
-         *       "request_id": "req_prod_06h2e98ga48fva8bkhzjp05bt51dc",
+         *       "correlation_id": "req_prod_06h2eeztv5qk0z84x246h5qa50ykc",
+         *       "request_id": "req_prod_06h2eeztv5qk0z84x246h5qa50ykc",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-29T11:51:10.184Z",
+         *       "created": "2026-11-29T12:16:11.998Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2e9872qb7mpa385cf3bfh65tgg"
+         *       "actor_id": "key_prod_06h2eeznqzss6w2jbgkfca7r3sg58"
          *     }
          */
         PaymentProcessorDisconnectedEvent: {
@@ -21323,36 +21325,36 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2e98x6mkxdc77psnm002kmvnem",
+         *       "id": "evt_prod_06h2ef00qabz3y9d1d3ck6gvrr2dc",
          *       "type": "subscription_change_request.scheduled",
          *       "aggregate_type": "subscription_change_request",
-         *       "aggregate_id": "scr_prod_06h2e98x12ken5vfzt4hce6trjjwy",
+         *       "aggregate_id": "scr_prod_06h2ef00kxjy1vg49bk0mk93pte1a",
          *       "data": {
-         *         "id": "scr_prod_06h2e98x12ken5vfzt4hce6trjjwy",
+         *         "id": "scr_prod_06h2ef00kxjy1vg49bk0mk93pte1a",
          *         "steps": [
          *           {
-         *             "item": "si_prod_06h2e98wk91tvc2etz0x3hw79egmp",
+         *             "item": "si_prod_06h2ef00cm6q9qs82brjz2ynb8tcj",
          *             "type": "switch_price",
-         *             "price": "price_prod_06h2e98wfqnaew2wvswdqfr1d4btc",
+         *             "price": "price_prod_06h2ef00bg2at1849z6h7tv56ghz2",
          *             "state": "pending",
          *             "quantity": null
          *           }
          *         ],
          *         "object": "subscription_change_request",
          *         "status": "scheduled",
-         *         "created": "2026-11-29T11:51:13.388Z",
+         *         "created": "2026-11-29T12:16:13.443Z",
          *         "invoice": null,
-         *         "updated": "2026-11-29T11:51:13.456Z",
+         *         "updated": "2026-11-29T12:16:13.493Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "metadata": {},
          *         "effective": "period_end",
          *         "applied_at": null,
          *         "last_error": null,
-         *         "effective_at": "2026-12-29T11:51:13.302Z",
-         *         "subscription": "sub_prod_06h2e98wk91tvc2etz0x3hw79egmm",
+         *         "effective_at": "2026-12-29T12:16:13.412Z",
+         *         "subscription": "sub_prod_06h2ef00cm6q9qs82brjz2ynb8tcg",
          *         "applied_steps": 0,
-         *         "proration_date": "2026-11-29T11:51:13.388Z",
+         *         "proration_date": "2026-11-29T12:16:13.443Z",
          *         "proration_behavior": "create_prorations",
          *         "amount_due_now_atom": 0,
          *         "balance_transaction": null,
@@ -21365,21 +21367,21 @@ export type components = {
          *         "amount_due_now_total_atom": 0
          *       },
          *       "previous_data": {
-         *         "id": "scr_prod_06h2e98x12ken5vfzt4hce6trjjwy",
+         *         "id": "scr_prod_06h2ef00kxjy1vg49bk0mk93pte1a",
          *         "steps": [
          *           {
-         *             "item": "si_prod_06h2e98wk91tvc2etz0x3hw79egmp",
+         *             "item": "si_prod_06h2ef00cm6q9qs82brjz2ynb8tcj",
          *             "type": "switch_price",
-         *             "price": "price_prod_06h2e98wfqnaew2wvswdqfr1d4btc",
+         *             "price": "price_prod_06h2ef00bg2at1849z6h7tv56ghz2",
          *             "state": "pending",
          *             "quantity": null
          *           }
          *         ],
          *         "object": "subscription_change_request",
          *         "status": "open",
-         *         "created": "2026-11-29T11:51:13.388Z",
+         *         "created": "2026-11-29T12:16:13.443Z",
          *         "invoice": null,
-         *         "updated": "2026-11-29T11:51:13.388Z",
+         *         "updated": "2026-11-29T12:16:13.443Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "metadata": {},
@@ -21387,9 +21389,9 @@ export type components = {
          *         "applied_at": null,
          *         "last_error": null,
          *         "effective_at": null,
-         *         "subscription": "sub_prod_06h2e98wk91tvc2etz0x3hw79egmm",
+         *         "subscription": "sub_prod_06h2ef00cm6q9qs82brjz2ynb8tcg",
          *         "applied_steps": 0,
-         *         "proration_date": "2026-11-29T11:51:13.388Z",
+         *         "proration_date": "2026-11-29T12:16:13.443Z",
          *         "proration_behavior": "create_prorations",
          *         "amount_due_now_atom": 0,
          *         "balance_transaction": null,
@@ -21402,13 +21404,13 @@ export type components = {
          *         "amount_due_now_total_atom": 0
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2e98x3y5djh414ef17g363ncpj",
-         *       "request_id": "req_prod_06h2e98x3y5djh414ef17g363ncpj",
+         *       "correlation_id": "req_prod_06h2ef00p05kcfhq3f2c8f63hmn2m",
+         *       "request_id": "req_prod_06h2ef00p05kcfhq3f2c8f63hmn2m",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-29T11:51:13.461Z",
+         *       "created": "2026-11-29T12:16:13.498Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2e9872qb7mpa385cf3bfh65tgg"
+         *       "actor_id": "key_prod_06h2eeznqzss6w2jbgkfca7r3sg58"
          *     }
          */
         SubscriptionChangeRequestScheduledEvent: {
@@ -21453,36 +21455,36 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2e990wfzybnmys7k1m3sbgkqny",
+         *       "id": "evt_prod_06h2ef027nfdyay8m1peh56z8a3s2",
          *       "type": "subscription_change_request.applied",
          *       "aggregate_type": "subscription_change_request",
-         *       "aggregate_id": "scr_prod_06h2e98x12ken5vfzt4hce6trjjwy",
+         *       "aggregate_id": "scr_prod_06h2ef00kxjy1vg49bk0mk93pte1a",
          *       "data": {
-         *         "id": "scr_prod_06h2e98x12ken5vfzt4hce6trjjwy",
+         *         "id": "scr_prod_06h2ef00kxjy1vg49bk0mk93pte1a",
          *         "steps": [
          *           {
-         *             "item": "si_prod_06h2e98wk91tvc2etz0x3hw79egmp",
+         *             "item": "si_prod_06h2ef00cm6q9qs82brjz2ynb8tcj",
          *             "type": "switch_price",
-         *             "price": "price_prod_06h2e98wfqnaew2wvswdqfr1d4btc",
+         *             "price": "price_prod_06h2ef00bg2at1849z6h7tv56ghz2",
          *             "state": "applied",
          *             "quantity": null
          *           }
          *         ],
          *         "object": "subscription_change_request",
          *         "status": "applied",
-         *         "created": "2026-11-29T11:51:13.388Z",
+         *         "created": "2026-11-29T12:16:13.443Z",
          *         "invoice": null,
-         *         "updated": "2026-12-29T11:51:13.302Z",
+         *         "updated": "2026-12-29T12:16:13.412Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "metadata": {},
          *         "effective": "period_end",
-         *         "applied_at": "2026-12-29T11:51:13.302Z",
+         *         "applied_at": "2026-12-29T12:16:13.412Z",
          *         "last_error": null,
-         *         "effective_at": "2026-12-29T11:51:13.302Z",
-         *         "subscription": "sub_prod_06h2e98wk91tvc2etz0x3hw79egmm",
+         *         "effective_at": "2026-12-29T12:16:13.412Z",
+         *         "subscription": "sub_prod_06h2ef00cm6q9qs82brjz2ynb8tcg",
          *         "applied_steps": 1,
-         *         "proration_date": "2026-11-29T11:51:13.388Z",
+         *         "proration_date": "2026-11-29T12:16:13.443Z",
          *         "proration_behavior": "create_prorations",
          *         "amount_due_now_atom": 0,
          *         "balance_transaction": null,
@@ -21495,31 +21497,31 @@ export type components = {
          *         "amount_due_now_total_atom": 0
          *       },
          *       "previous_data": {
-         *         "id": "scr_prod_06h2e98x12ken5vfzt4hce6trjjwy",
+         *         "id": "scr_prod_06h2ef00kxjy1vg49bk0mk93pte1a",
          *         "steps": [
          *           {
-         *             "item": "si_prod_06h2e98wk91tvc2etz0x3hw79egmp",
+         *             "item": "si_prod_06h2ef00cm6q9qs82brjz2ynb8tcj",
          *             "type": "switch_price",
-         *             "price": "price_prod_06h2e98wfqnaew2wvswdqfr1d4btc",
+         *             "price": "price_prod_06h2ef00bg2at1849z6h7tv56ghz2",
          *             "state": "pending",
          *             "quantity": null
          *           }
          *         ],
          *         "object": "subscription_change_request",
          *         "status": "scheduled",
-         *         "created": "2026-11-29T11:51:13.388Z",
+         *         "created": "2026-11-29T12:16:13.443Z",
          *         "invoice": null,
-         *         "updated": "2026-11-29T11:51:13.456Z",
+         *         "updated": "2026-11-29T12:16:13.493Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "metadata": {},
          *         "effective": "period_end",
          *         "applied_at": null,
          *         "last_error": null,
-         *         "effective_at": "2026-12-29T11:51:13.302Z",
-         *         "subscription": "sub_prod_06h2e98wk91tvc2etz0x3hw79egmm",
+         *         "effective_at": "2026-12-29T12:16:13.412Z",
+         *         "subscription": "sub_prod_06h2ef00cm6q9qs82brjz2ynb8tcg",
          *         "applied_steps": 0,
-         *         "proration_date": "2026-11-29T11:51:13.388Z",
+         *         "proration_date": "2026-11-29T12:16:13.443Z",
          *         "proration_behavior": "create_prorations",
          *         "amount_due_now_atom": 0,
          *         "balance_transaction": null,
@@ -21532,11 +21534,11 @@ export type components = {
          *         "amount_due_now_total_atom": 0
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2e98ys9yc9z7rqzr63j1e2w7xe",
+         *       "correlation_id": "req_prod_06h2ef01d4g0an9p7tpa7b2zq78ge",
          *       "request_id": null,
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-12-29T11:51:13.302Z",
+         *       "created": "2026-12-29T12:16:13.412Z",
          *       "actor_type": "system",
          *       "actor_id": null
          *     }
@@ -21583,15 +21585,15 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2e98xsg2xc7feshzht5y9ct790",
+         *       "id": "evt_prod_06h2ef00yd7htt6d2f93ddps44660",
          *       "type": "subscription_change_request.canceled",
          *       "aggregate_type": "subscription_change_request",
-         *       "aggregate_id": "scr_prod_06h2e98xd81jmbesc9t5nw8qattdp",
+         *       "aggregate_id": "scr_prod_06h2ef00vem0996r9v0hrmjga9c1y",
          *       "data": {
-         *         "id": "scr_prod_06h2e98xd81jmbesc9t5nw8qattdp",
+         *         "id": "scr_prod_06h2ef00vem0996r9v0hrmjga9c1y",
          *         "steps": [
          *           {
-         *             "item": "si_prod_06h2e98wk91tvc2etz0x3hw79egmp",
+         *             "item": "si_prod_06h2ef00cm6q9qs82brjz2ynb8tcj",
          *             "type": "set_quantity",
          *             "price": null,
          *             "state": "pending",
@@ -21600,19 +21602,19 @@ export type components = {
          *         ],
          *         "object": "subscription_change_request",
          *         "status": "canceled",
-         *         "created": "2026-11-29T11:51:13.496Z",
+         *         "created": "2026-11-29T12:16:13.520Z",
          *         "invoice": null,
-         *         "updated": "2026-11-29T11:51:13.568Z",
+         *         "updated": "2026-11-29T12:16:13.554Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "metadata": {},
          *         "effective": "period_end",
          *         "applied_at": null,
          *         "last_error": null,
-         *         "effective_at": "2026-12-29T11:51:13.302Z",
-         *         "subscription": "sub_prod_06h2e98wk91tvc2etz0x3hw79egmm",
+         *         "effective_at": "2026-12-29T12:16:13.412Z",
+         *         "subscription": "sub_prod_06h2ef00cm6q9qs82brjz2ynb8tcg",
          *         "applied_steps": 0,
-         *         "proration_date": "2026-11-29T11:51:13.496Z",
+         *         "proration_date": "2026-11-29T12:16:13.520Z",
          *         "proration_behavior": "create_prorations",
          *         "amount_due_now_atom": 0,
          *         "balance_transaction": null,
@@ -21625,10 +21627,10 @@ export type components = {
          *         "amount_due_now_total_atom": 0
          *       },
          *       "previous_data": {
-         *         "id": "scr_prod_06h2e98xd81jmbesc9t5nw8qattdp",
+         *         "id": "scr_prod_06h2ef00vem0996r9v0hrmjga9c1y",
          *         "steps": [
          *           {
-         *             "item": "si_prod_06h2e98wk91tvc2etz0x3hw79egmp",
+         *             "item": "si_prod_06h2ef00cm6q9qs82brjz2ynb8tcj",
          *             "type": "set_quantity",
          *             "price": null,
          *             "state": "pending",
@@ -21637,19 +21639,19 @@ export type components = {
          *         ],
          *         "object": "subscription_change_request",
          *         "status": "scheduled",
-         *         "created": "2026-11-29T11:51:13.496Z",
+         *         "created": "2026-11-29T12:16:13.520Z",
          *         "invoice": null,
-         *         "updated": "2026-11-29T11:51:13.528Z",
+         *         "updated": "2026-11-29T12:16:13.541Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "metadata": {},
          *         "effective": "period_end",
          *         "applied_at": null,
          *         "last_error": null,
-         *         "effective_at": "2026-12-29T11:51:13.302Z",
-         *         "subscription": "sub_prod_06h2e98wk91tvc2etz0x3hw79egmm",
+         *         "effective_at": "2026-12-29T12:16:13.412Z",
+         *         "subscription": "sub_prod_06h2ef00cm6q9qs82brjz2ynb8tcg",
          *         "applied_steps": 0,
-         *         "proration_date": "2026-11-29T11:51:13.496Z",
+         *         "proration_date": "2026-11-29T12:16:13.520Z",
          *         "proration_behavior": "create_prorations",
          *         "amount_due_now_atom": 0,
          *         "balance_transaction": null,
@@ -21662,13 +21664,13 @@ export type components = {
          *         "amount_due_now_total_atom": 0
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2e98xggg97edc4fpr4mcev5258",
-         *       "request_id": "req_prod_06h2e98xggg97edc4fpr4mcev5258",
+         *       "correlation_id": "req_prod_06h2ef00xvzdy5q8er5mekxr6a1vj",
+         *       "request_id": "req_prod_06h2ef00xvzdy5q8er5mekxr6a1vj",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-29T11:51:13.612Z",
+         *       "created": "2026-11-29T12:16:13.555Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2e9872qb7mpa385cf3bfh65tgg"
+         *       "actor_id": "key_prod_06h2eeznqzss6w2jbgkfca7r3sg58"
          *     }
          */
         SubscriptionChangeRequestCanceledEvent: {
@@ -21713,12 +21715,12 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2e98mab9j8cnby381qkvk97qrm",
+         *       "id": "evt_prod_06h2eezwmntzbqby7adb5fdyzmdzp",
          *       "type": "payment_method.attached",
          *       "aggregate_type": "payment_method",
-         *       "aggregate_id": "pm_prod_06h2e98ma7kyb9ch7xp1adhxt414e",
+         *       "aggregate_id": "pm_prod_06h2eezwmjh5mxjqq64as3y94qrd8",
          *       "data": {
-         *         "id": "pm_prod_06h2e98ma7kyb9ch7xp1adhxt414e",
+         *         "id": "pm_prod_06h2eezwmjh5mxjqq64as3y94qrd8",
          *         "card": {
          *           "brand": "visa",
          *           "last4": "4242",
@@ -21726,8 +21728,8 @@ export type components = {
          *           "exp_month": 12
          *         },
          *         "object": "payment_method",
-         *         "created": "2026-11-29T11:51:11.185Z",
-         *         "customer": "cus_prod_06h2e98kkcdmq64fh175g1c68wxv0",
+         *         "created": "2026-11-29T12:16:12.452Z",
+         *         "customer": "cus_prod_06h2eezw7zvvnq1dqa5tk66dk672g",
          *         "livemode": false,
          *         "processor": "sandbox",
          *         "detached_at": null,
@@ -21735,13 +21737,13 @@ export type components = {
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2e98m8pjehnr9rwwc93d7x4w76",
-         *       "request_id": "req_prod_06h2e98m8pjehnr9rwwc93d7x4w76",
+         *       "correlation_id": "req_prod_06h2eezwkw0ztqvwe9hyy0495vzaa",
+         *       "request_id": "req_prod_06h2eezwkw0ztqvwe9hyy0495vzaa",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-29T11:51:11.186Z",
+         *       "created": "2026-11-29T12:16:12.453Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2e9872qb7mpa385cf3bfh65tgg"
+         *       "actor_id": "key_prod_06h2eeznqzss6w2jbgkfca7r3sg58"
          *     }
          */
         PaymentMethodAttachedEvent: {
@@ -21786,12 +21788,12 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2e98mdyyq25k77sk5yvep8eaya",
+         *       "id": "evt_prod_06h2eezwqep58m249p2k47v85nrc0",
          *       "type": "payment_method.detached",
          *       "aggregate_type": "payment_method",
-         *       "aggregate_id": "pm_prod_06h2e98mc2x9mkt42qbmd5zt72qcg",
+         *       "aggregate_id": "pm_prod_06h2eezwp917t6g706xt66q3c461m",
          *       "data": {
-         *         "id": "pm_prod_06h2e98mc2x9mkt42qbmd5zt72qcg",
+         *         "id": "pm_prod_06h2eezwp917t6g706xt66q3c461m",
          *         "card": {
          *           "brand": "visa",
          *           "last4": "0002",
@@ -21799,15 +21801,15 @@ export type components = {
          *           "exp_month": 12
          *         },
          *         "object": "payment_method",
-         *         "created": "2026-11-29T11:51:11.200Z",
-         *         "customer": "cus_prod_06h2e98kkcdmq64fh175g1c68wxv0",
+         *         "created": "2026-11-29T12:16:12.466Z",
+         *         "customer": "cus_prod_06h2eezw7zvvnq1dqa5tk66dk672g",
          *         "livemode": false,
          *         "processor": "sandbox",
-         *         "detached_at": "2026-11-29T11:51:11.214Z",
+         *         "detached_at": "2026-11-29T12:16:12.474Z",
          *         "processor_payment_method": "pm_sandbox_declined"
          *       },
          *       "previous_data": {
-         *         "id": "pm_prod_06h2e98mc2x9mkt42qbmd5zt72qcg",
+         *         "id": "pm_prod_06h2eezwp917t6g706xt66q3c461m",
          *         "card": {
          *           "brand": "visa",
          *           "last4": "0002",
@@ -21815,21 +21817,21 @@ export type components = {
          *           "exp_month": 12
          *         },
          *         "object": "payment_method",
-         *         "created": "2026-11-29T11:51:11.200Z",
-         *         "customer": "cus_prod_06h2e98kkcdmq64fh175g1c68wxv0",
+         *         "created": "2026-11-29T12:16:12.466Z",
+         *         "customer": "cus_prod_06h2eezw7zvvnq1dqa5tk66dk672g",
          *         "livemode": false,
          *         "processor": "sandbox",
          *         "detached_at": null,
          *         "processor_payment_method": "pm_sandbox_declined"
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2e98md5y2s16xzvs7dv3t3vrz2",
-         *       "request_id": "req_prod_06h2e98md5y2s16xzvs7dv3t3vrz2",
+         *       "correlation_id": "req_prod_06h2eezwq0c16wmn3kn8h14wt3jh4",
+         *       "request_id": "req_prod_06h2eezwq0c16wmn3kn8h14wt3jh4",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-29T11:51:11.215Z",
+         *       "created": "2026-11-29T12:16:12.475Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2e9872qb7mpa385cf3bfh65tgg"
+         *       "actor_id": "key_prod_06h2eeznqzss6w2jbgkfca7r3sg58"
          *     }
          */
         PaymentMethodDetachedEvent: {
@@ -21874,25 +21876,25 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2e98etfgz94mwvs0g43eyxwwr8",
+         *       "id": "evt_prod_06h2eezsdx733cq5c30qq7yb66x24",
          *       "type": "dispute.created",
          *       "aggregate_type": "dispute",
-         *       "aggregate_id": "dp_prod_06h2e98et9qh1dcf1f9nhnbgxfj8c",
+         *       "aggregate_id": "dp_prod_06h2eezsdptm7v5acjdt6kvna26er",
          *       "data": {
-         *         "id": "dp_prod_06h2e98et9qh1dcf1f9nhnbgxfj8c",
+         *         "id": "dp_prod_06h2eezsdptm7v5acjdt6kvna26er",
          *         "object": "dispute",
          *         "reason": "product_not_received",
          *         "status": "needs_response",
-         *         "created": "2026-11-29T11:51:09.777Z",
-         *         "payment": "py_prod_06h2e98eekkmdat7ptwxcx1zrezzy",
-         *         "updated": "2026-11-29T11:51:09.777Z",
+         *         "created": "2026-11-29T12:16:11.629Z",
+         *         "payment": "py_prod_06h2eezs65kr1m4rks87v9jkaddtt",
+         *         "updated": "2026-11-29T12:16:11.629Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "processor": "stripe",
          *         "amount_atom": 2500,
-         *         "payment_intent": "pi_prod_06h2e98e9fpjc2159snp3hkrqp83r",
-         *         "evidence_due_by": "2026-12-06T11:51:09.000Z",
-         *         "processor_dispute": "du_1538910c966794d3c421b305"
+         *         "payment_intent": "pi_prod_06h2eezs3pr7xw0aycw2e3ycnj78p",
+         *         "evidence_due_by": "2026-12-06T12:16:11.000Z",
+         *         "processor_dispute": "du_6d37adb880ac5a970ae88855"
          *       },
          *       "previous_data": null,
          *       "metadata": {},
@@ -21900,7 +21902,7 @@ export type components = {
          *       "request_id": null,
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-29T11:51:09.779Z",
+         *       "created": "2026-11-29T12:16:11.631Z",
          *       "actor_type": "system",
          *       "actor_id": null
          *     }
@@ -21947,48 +21949,48 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2e98fhgrncev71a28djbvt3m3c",
+         *       "id": "evt_prod_06h2eezsyk5bdf592qqh16xeh4wvr",
          *       "type": "dispute.updated",
          *       "aggregate_type": "dispute",
-         *       "aggregate_id": "dp_prod_06h2e98et9qh1dcf1f9nhnbgxfj8c",
+         *       "aggregate_id": "dp_prod_06h2eezsdptm7v5acjdt6kvna26er",
          *       "data": {
-         *         "id": "dp_prod_06h2e98et9qh1dcf1f9nhnbgxfj8c",
+         *         "id": "dp_prod_06h2eezsdptm7v5acjdt6kvna26er",
          *         "object": "dispute",
          *         "reason": "product_not_received",
          *         "status": "under_review",
-         *         "created": "2026-11-29T11:51:09.777Z",
-         *         "payment": "py_prod_06h2e98eekkmdat7ptwxcx1zrezzy",
-         *         "updated": "2026-11-29T11:51:09.952Z",
+         *         "created": "2026-11-29T12:16:11.629Z",
+         *         "payment": "py_prod_06h2eezs65kr1m4rks87v9jkaddtt",
+         *         "updated": "2026-11-29T12:16:11.762Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "processor": "stripe",
          *         "amount_atom": 2500,
-         *         "payment_intent": "pi_prod_06h2e98e9fpjc2159snp3hkrqp83r",
+         *         "payment_intent": "pi_prod_06h2eezs3pr7xw0aycw2e3ycnj78p",
          *         "evidence_due_by": null,
-         *         "processor_dispute": "du_1538910c966794d3c421b305"
+         *         "processor_dispute": "du_6d37adb880ac5a970ae88855"
          *       },
          *       "previous_data": {
-         *         "id": "dp_prod_06h2e98et9qh1dcf1f9nhnbgxfj8c",
+         *         "id": "dp_prod_06h2eezsdptm7v5acjdt6kvna26er",
          *         "object": "dispute",
          *         "reason": "product_not_received",
          *         "status": "needs_response",
-         *         "created": "2026-11-29T11:51:09.777Z",
-         *         "payment": "py_prod_06h2e98eekkmdat7ptwxcx1zrezzy",
-         *         "updated": "2026-11-29T11:51:09.777Z",
+         *         "created": "2026-11-29T12:16:11.629Z",
+         *         "payment": "py_prod_06h2eezs65kr1m4rks87v9jkaddtt",
+         *         "updated": "2026-11-29T12:16:11.629Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "processor": "stripe",
          *         "amount_atom": 2500,
-         *         "payment_intent": "pi_prod_06h2e98e9fpjc2159snp3hkrqp83r",
-         *         "evidence_due_by": "2026-12-06T11:51:09.000Z",
-         *         "processor_dispute": "du_1538910c966794d3c421b305"
+         *         "payment_intent": "pi_prod_06h2eezs3pr7xw0aycw2e3ycnj78p",
+         *         "evidence_due_by": "2026-12-06T12:16:11.000Z",
+         *         "processor_dispute": "du_6d37adb880ac5a970ae88855"
          *       },
          *       "metadata": {},
          *       "correlation_id": null,
          *       "request_id": null,
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-29T11:51:09.964Z",
+         *       "created": "2026-11-29T12:16:11.764Z",
          *       "actor_type": "system",
          *       "actor_id": null
          *     }
@@ -22035,48 +22037,48 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2e98fxasf950g4hbz2j91e3m3p",
+         *       "id": "evt_prod_06h2eeztdrq5hmk3bnjqsdqj40gkp",
          *       "type": "dispute.closed",
          *       "aggregate_type": "dispute",
-         *       "aggregate_id": "dp_prod_06h2e98et9qh1dcf1f9nhnbgxfj8c",
+         *       "aggregate_id": "dp_prod_06h2eezsdptm7v5acjdt6kvna26er",
          *       "data": {
-         *         "id": "dp_prod_06h2e98et9qh1dcf1f9nhnbgxfj8c",
+         *         "id": "dp_prod_06h2eezsdptm7v5acjdt6kvna26er",
          *         "object": "dispute",
          *         "reason": "product_not_received",
          *         "status": "lost",
-         *         "created": "2026-11-29T11:51:09.777Z",
-         *         "payment": "py_prod_06h2e98eekkmdat7ptwxcx1zrezzy",
-         *         "updated": "2026-11-29T11:51:10.055Z",
+         *         "created": "2026-11-29T12:16:11.629Z",
+         *         "payment": "py_prod_06h2eezs65kr1m4rks87v9jkaddtt",
+         *         "updated": "2026-11-29T12:16:11.885Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "processor": "stripe",
          *         "amount_atom": 2500,
-         *         "payment_intent": "pi_prod_06h2e98e9fpjc2159snp3hkrqp83r",
+         *         "payment_intent": "pi_prod_06h2eezs3pr7xw0aycw2e3ycnj78p",
          *         "evidence_due_by": null,
-         *         "processor_dispute": "du_1538910c966794d3c421b305"
+         *         "processor_dispute": "du_6d37adb880ac5a970ae88855"
          *       },
          *       "previous_data": {
-         *         "id": "dp_prod_06h2e98et9qh1dcf1f9nhnbgxfj8c",
+         *         "id": "dp_prod_06h2eezsdptm7v5acjdt6kvna26er",
          *         "object": "dispute",
          *         "reason": "product_not_received",
          *         "status": "under_review",
-         *         "created": "2026-11-29T11:51:09.777Z",
-         *         "payment": "py_prod_06h2e98eekkmdat7ptwxcx1zrezzy",
-         *         "updated": "2026-11-29T11:51:09.952Z",
+         *         "created": "2026-11-29T12:16:11.629Z",
+         *         "payment": "py_prod_06h2eezs65kr1m4rks87v9jkaddtt",
+         *         "updated": "2026-11-29T12:16:11.762Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "processor": "stripe",
          *         "amount_atom": 2500,
-         *         "payment_intent": "pi_prod_06h2e98e9fpjc2159snp3hkrqp83r",
+         *         "payment_intent": "pi_prod_06h2eezs3pr7xw0aycw2e3ycnj78p",
          *         "evidence_due_by": null,
-         *         "processor_dispute": "du_1538910c966794d3c421b305"
+         *         "processor_dispute": "du_6d37adb880ac5a970ae88855"
          *       },
          *       "metadata": {},
          *       "correlation_id": null,
          *       "request_id": null,
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-29T11:51:10.058Z",
+         *       "created": "2026-11-29T12:16:11.886Z",
          *       "actor_type": "system",
          *       "actor_id": null
          *     }
@@ -22123,47 +22125,47 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2e98qrbysnkqz8ge62rm4ydtaj",
+         *       "id": "evt_prod_06h2eezxx1g5xfp0g20vne71pcawe",
          *       "type": "email.sent",
          *       "aggregate_type": "email",
-         *       "aggregate_id": "eml_prod_06h2e98q258kshcfparn2fkeq101j",
+         *       "aggregate_id": "eml_prod_06h2eezxqbrpd33jz1p10hdvxhbn4",
          *       "data": {
-         *         "id": "eml_prod_06h2e98q258kshcfparn2fkeq101j",
+         *         "id": "eml_prod_06h2eezxqbrpd33jz1p10hdvxhbn4",
          *         "to": [
          *           "jenny@example.com"
          *         ],
          *         "type": "receipt",
-         *         "event": "evt_prod_06h2e98q170enmd99t837895a88ny",
+         *         "event": "evt_prod_06h2eezxpvye70ngw44e0kkwxs9m0",
          *         "object": "email",
          *         "status": "sent",
-         *         "created": "2026-11-29T11:51:11.889Z",
-         *         "invoice": "in_prod_06h2e98p07cr2zxgwes1jhdtna2pw",
-         *         "sent_at": "2026-11-29T11:51:12.063Z",
+         *         "created": "2026-11-29T12:16:12.730Z",
+         *         "invoice": "in_prod_06h2eezxbqe0btqpkwnrwrc6h5szj",
+         *         "sent_at": "2026-11-29T12:16:12.774Z",
          *         "subject": "Your receipt from Example GmbH (invoice EXAMPL-0001)",
          *         "attempts": 1,
-         *         "customer": "cus_prod_06h2e98kkcdmq64fh175g1c68wxv0",
+         *         "customer": "cus_prod_06h2eezw7zvvnq1dqa5tk66dk672g",
          *         "livemode": false,
-         *         "message_id": "<eml_prod_06h2e98q258kshcfparn2fkeq101j@localhost>",
+         *         "message_id": "<eml_prod_06h2eezxqbrpd33jz1p10hdvxhbn4@localhost>",
          *         "credit_note": null,
-         *         "smtp_response": "250 Written to .data/mail/eml_prod_06h2e98q258kshcfparn2fkeq101j.eml (no SMTP_URL)"
+         *         "smtp_response": "250 Written to .data/mail/eml_prod_06h2eezxqbrpd33jz1p10hdvxhbn4.eml (no SMTP_URL)"
          *       },
          *       "previous_data": {
-         *         "id": "eml_prod_06h2e98q258kshcfparn2fkeq101j",
+         *         "id": "eml_prod_06h2eezxqbrpd33jz1p10hdvxhbn4",
          *         "to": [
          *           "jenny@example.com"
          *         ],
          *         "type": "receipt",
-         *         "event": "evt_prod_06h2e98q170enmd99t837895a88ny",
+         *         "event": "evt_prod_06h2eezxpvye70ngw44e0kkwxs9m0",
          *         "object": "email",
          *         "status": "queued",
-         *         "created": "2026-11-29T11:51:11.889Z",
-         *         "invoice": "in_prod_06h2e98p07cr2zxgwes1jhdtna2pw",
+         *         "created": "2026-11-29T12:16:12.730Z",
+         *         "invoice": "in_prod_06h2eezxbqe0btqpkwnrwrc6h5szj",
          *         "sent_at": null,
          *         "subject": "Your receipt from Example GmbH (invoice EXAMPL-0001)",
          *         "attempts": 1,
-         *         "customer": "cus_prod_06h2e98kkcdmq64fh175g1c68wxv0",
+         *         "customer": "cus_prod_06h2eezw7zvvnq1dqa5tk66dk672g",
          *         "livemode": false,
-         *         "message_id": "<eml_prod_06h2e98q258kshcfparn2fkeq101j@localhost>",
+         *         "message_id": "<eml_prod_06h2eezxqbrpd33jz1p10hdvxhbn4@localhost>",
          *         "credit_note": null,
          *         "smtp_response": null
          *       },
@@ -22172,7 +22174,7 @@ export type components = {
          *       "request_id": null,
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-29T11:51:12.066Z",
+         *       "created": "2026-11-29T12:16:12.776Z",
          *       "actor_type": "system",
          *       "actor_id": null
          *     }
@@ -22219,12 +22221,12 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2e993nrhxdd2tcpm4ew32nz2fp",
+         *       "id": "evt_prod_06h2ef035veaeh8raf9ghhveq168t",
          *       "type": "email.failed",
          *       "aggregate_type": "email",
-         *       "aggregate_id": "eml_prod_06h2e993met1fkk5fjtgv9k42rz9w",
+         *       "aggregate_id": "eml_prod_06h2ef0346c060np1rew7t26nf9na",
          *       "data": {
-         *         "id": "eml_prod_06h2e993met1fkk5fjtgv9k42rz9w",
+         *         "id": "eml_prod_06h2ef0346c060np1rew7t26nf9na",
          *         "to": [
          *           "owner@example.com"
          *         ],
@@ -22232,19 +22234,19 @@ export type components = {
          *         "event": null,
          *         "object": "email",
          *         "status": "rate_limited",
-         *         "created": "2027-01-08T11:51:13.998Z",
+         *         "created": "2027-01-08T12:16:13.727Z",
          *         "invoice": null,
          *         "sent_at": null,
          *         "subject": "Test email from Example GmbH",
          *         "attempts": 1,
          *         "customer": null,
          *         "livemode": false,
-         *         "message_id": "<eml_prod_06h2e993met1fkk5fjtgv9k42rz9w@localhost>",
+         *         "message_id": "<eml_prod_06h2ef0346c060np1rew7t26nf9na@localhost>",
          *         "credit_note": null,
          *         "smtp_response": "429 The account's hourly email limit was reached; this email was not sent."
          *       },
          *       "previous_data": {
-         *         "id": "eml_prod_06h2e993met1fkk5fjtgv9k42rz9w",
+         *         "id": "eml_prod_06h2ef0346c060np1rew7t26nf9na",
          *         "to": [
          *           "owner@example.com"
          *         ],
@@ -22252,14 +22254,14 @@ export type components = {
          *         "event": null,
          *         "object": "email",
          *         "status": "queued",
-         *         "created": "2027-01-08T11:51:13.998Z",
+         *         "created": "2027-01-08T12:16:13.727Z",
          *         "invoice": null,
          *         "sent_at": null,
          *         "subject": "Test email from Example GmbH",
          *         "attempts": 1,
          *         "customer": null,
          *         "livemode": false,
-         *         "message_id": "<eml_prod_06h2e993met1fkk5fjtgv9k42rz9w@localhost>",
+         *         "message_id": "<eml_prod_06h2ef0346c060np1rew7t26nf9na@localhost>",
          *         "credit_note": null,
          *         "smtp_response": null
          *       },
@@ -22268,7 +22270,7 @@ export type components = {
          *       "request_id": null,
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2027-01-08T11:51:14.009Z",
+         *       "created": "2027-01-08T12:16:13.740Z",
          *       "actor_type": "system",
          *       "actor_id": null
          *     }
@@ -22950,22 +22952,22 @@ export type components = {
         /**
          * @description The webhook body of `payment.succeeded`.
          * @example {
-         *       "id": "evt_prod_06h2e98eemymx36v5wsbdx05b6eq8",
+         *       "id": "evt_prod_06h2eezs6a7s4zj7cqvbstppxqpee",
          *       "object": "event",
          *       "type": "payment.succeeded",
          *       "sequence": 1,
-         *       "created": 1795953069,
+         *       "created": 1795954571,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "py_prod_06h2e98eekkmdat7ptwxcx1zrezzy",
+         *           "id": "py_prod_06h2eezs65kr1m4rks87v9jkaddtt",
          *           "object": "payment",
          *           "status": "succeeded",
-         *           "created": "2026-11-29T11:51:09.684Z",
+         *           "created": "2026-11-29T12:16:11.569Z",
          *           "currency": "usd",
          *           "livemode": false,
          *           "amount_atom": 2500,
-         *           "payment_intent": "pi_prod_06h2e98e9fpjc2159snp3hkrqp83r",
+         *           "payment_intent": "pi_prod_06h2eezs3pr7xw0aycw2e3ycnj78p",
          *           "payment_method": "pm_card_visa",
          *           "failure_message": null,
          *           "amount_refunded_atom": 0
@@ -23023,22 +23025,22 @@ export type components = {
         /**
          * @description The webhook body of `payment.failed`.
          * @example {
-         *       "id": "evt_prod_06h2e98mkf824e73r7f19xw6qe4pm",
+         *       "id": "evt_prod_06h2eezwvb2v0w9fj697nrq8dqmtr",
          *       "object": "event",
          *       "type": "payment.failed",
          *       "sequence": 1,
-         *       "created": 1795953071,
+         *       "created": 1795954572,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "py_prod_06h2e98mkb9q5bffkwnhfxsfa2htr",
+         *           "id": "py_prod_06h2eezwv67sntsv444e5jaypxapa",
          *           "object": "payment",
          *           "status": "failed",
-         *           "created": "2026-11-29T11:51:11.258Z",
+         *           "created": "2026-11-29T12:16:12.505Z",
          *           "currency": "usd",
          *           "livemode": false,
          *           "amount_atom": 1000,
-         *           "payment_intent": "pi_prod_06h2e98mjpxnvhy9hcnf8fffqe0jc",
+         *           "payment_intent": "pi_prod_06h2eezwtnfqcefgwah2pfmkdmvrj",
          *           "payment_method": "pm_sandbox_declined",
          *           "failure_message": "Your card was declined (sandbox payment method pm_sandbox_declined).",
          *           "amount_refunded_atom": 0
@@ -23075,22 +23077,22 @@ export type components = {
         /**
          * @description The webhook body of `payment.refunded`.
          * @example {
-         *       "id": "evt_prod_06h2e98nnzrdr2r4vttvyv8n3m366",
+         *       "id": "evt_prod_06h2eezx7y0svc7ye9508zjty5pxa",
          *       "object": "event",
          *       "type": "payment.refunded",
          *       "sequence": 2,
-         *       "created": 1795953071,
+         *       "created": 1795954572,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "py_prod_06h2e98mg80qae51htjks0kq40fx8",
+         *           "id": "py_prod_06h2eezwsbvc1gtdczwba396y6za4",
          *           "object": "payment",
          *           "status": "partially_refunded",
-         *           "created": "2026-11-29T11:51:11.234Z",
+         *           "created": "2026-11-29T12:16:12.490Z",
          *           "currency": "usd",
          *           "livemode": false,
          *           "amount_atom": 1000,
-         *           "payment_intent": "pi_prod_06h2e98mfnq0tfp03wdgbjb23st4a",
+         *           "payment_intent": "pi_prod_06h2eezwrna5q93cxrw3jcg45gnbe",
          *           "payment_method": "pm_sandbox_succeeds",
          *           "failure_message": null,
          *           "amount_refunded_atom": 400
@@ -23131,32 +23133,32 @@ export type components = {
         /**
          * @description The webhook body of `checkout.session.created`.
          * @example {
-         *       "id": "evt_prod_06h2e98xxmebrts8bnvdd4zzk8gt8",
+         *       "id": "evt_prod_06h2ef010w512qyj2an9q6g6dqfgj",
          *       "object": "event",
          *       "type": "checkout.session.created",
          *       "sequence": 1,
-         *       "created": 1795953073,
+         *       "created": 1795954573,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "cs_prod_06h2e98xwxpkgbc1pcsa38ebcdk7y",
-         *           "url": "http://127.0.0.1:45387/checkout/cs_prod_06h2e98xwxpkgbc1pcsa38ebcdk7y",
+         *           "id": "cs_prod_06h2ef010mjrjsaedtn795fehb1a0",
+         *           "url": "http://127.0.0.1:35215/checkout/cs_prod_06h2ef010mjrjsaedtn795fehb1a0",
          *           "mode": "payment",
          *           "object": "checkout_session",
          *           "status": "open",
-         *           "created": "2026-11-29T11:51:13.638Z",
+         *           "created": "2026-11-29T12:16:13.572Z",
          *           "invoice": null,
-         *           "updated": "2026-11-29T11:51:13.638Z",
+         *           "updated": "2026-11-29T12:16:13.572Z",
          *           "currency": "usd",
          *           "customer": null,
          *           "livemode": false,
          *           "metadata": {},
          *           "cancel_url": null,
          *           "expired_at": null,
-         *           "expires_at": "2026-11-30T11:51:13.638Z",
+         *           "expires_at": "2026-11-30T12:16:13.572Z",
          *           "line_items": [
          *             {
-         *               "price": "price_prod_06h2e98h8rf4z3eehc1htz1frr90g",
+         *               "price": "price_prod_06h2eezv7rtav2dxa0stegs4yywv2",
          *               "quantity": 2,
          *               "amount_atom": 1000,
          *               "description": "Pro",
@@ -23261,22 +23263,22 @@ export type components = {
         /**
          * @description The webhook body of `checkout.session.updated`.
          * @example {
-         *       "id": "evt_prod_06h2e98y928ajerrn74n9hww4thr4",
+         *       "id": "evt_prod_06h2ef017nqat6gh9nf3v4t6k870y",
          *       "object": "event",
          *       "type": "checkout.session.updated",
          *       "sequence": 2,
-         *       "created": 1795953073,
+         *       "created": 1795954573,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "cs_prod_06h2e98y62txf5g28b9nf00y2fy7r",
-         *           "url": "http://127.0.0.1:45387/checkout/cs_prod_06h2e98y62txf5g28b9nf00y2fy7r",
+         *           "id": "cs_prod_06h2ef016f8w7g2wx2kcjbhbrc7xg",
+         *           "url": "http://127.0.0.1:35215/checkout/cs_prod_06h2ef016f8w7g2wx2kcjbhbrc7xg",
          *           "mode": "payment",
          *           "object": "checkout_session",
          *           "status": "open",
-         *           "created": "2026-11-29T11:51:13.710Z",
+         *           "created": "2026-11-29T12:16:13.618Z",
          *           "invoice": null,
-         *           "updated": "2026-11-29T11:51:13.735Z",
+         *           "updated": "2026-11-29T12:16:13.628Z",
          *           "currency": "usd",
          *           "customer": null,
          *           "livemode": false,
@@ -23285,10 +23287,10 @@ export type components = {
          *           },
          *           "cancel_url": null,
          *           "expired_at": null,
-         *           "expires_at": "2026-11-30T11:51:13.710Z",
+         *           "expires_at": "2026-11-30T12:16:13.618Z",
          *           "line_items": [
          *             {
-         *               "price": "price_prod_06h2e98h8rf4z3eehc1htz1frr90g",
+         *               "price": "price_prod_06h2eezv7rtav2dxa0stegs4yywv2",
          *               "quantity": 2,
          *               "amount_atom": 1000,
          *               "description": "Pro",
@@ -23305,7 +23307,7 @@ export type components = {
          *           "subscription_data": null
          *         },
          *         "previous_attributes": {
-         *           "updated": "2026-11-29T11:51:13.710Z",
+         *           "updated": "2026-11-29T12:16:13.618Z",
          *           "metadata": {}
          *         }
          *       }
@@ -23340,23 +23342,23 @@ export type components = {
         /**
          * @description The webhook body of `checkout.session.deleted`.
          * @example {
-         *       "id": "evt_prod_06h2e98ybrme30njcnvt2kjyx1sky",
+         *       "id": "evt_prod_06h2ef019dr88sp0nvv6yt6sbr3et",
          *       "object": "event",
          *       "type": "checkout.session.deleted",
          *       "sequence": 3,
-         *       "created": 1795953073,
+         *       "created": 1795954573,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "cs_prod_06h2e98y62txf5g28b9nf00y2fy7r",
-         *           "url": "http://127.0.0.1:45387/checkout/cs_prod_06h2e98y62txf5g28b9nf00y2fy7r",
+         *           "id": "cs_prod_06h2ef016f8w7g2wx2kcjbhbrc7xg",
+         *           "url": "http://127.0.0.1:35215/checkout/cs_prod_06h2ef016f8w7g2wx2kcjbhbrc7xg",
          *           "mode": "payment",
          *           "object": "checkout_session",
          *           "status": "open",
-         *           "created": "2026-11-29T11:51:13.710Z",
+         *           "created": "2026-11-29T12:16:13.618Z",
          *           "deleted": true,
          *           "invoice": null,
-         *           "updated": "2026-11-29T11:51:13.757Z",
+         *           "updated": "2026-11-29T12:16:13.642Z",
          *           "currency": "usd",
          *           "customer": null,
          *           "livemode": false,
@@ -23365,10 +23367,10 @@ export type components = {
          *           },
          *           "cancel_url": null,
          *           "expired_at": null,
-         *           "expires_at": "2026-11-30T11:51:13.710Z",
+         *           "expires_at": "2026-11-30T12:16:13.618Z",
          *           "line_items": [
          *             {
-         *               "price": "price_prod_06h2e98h8rf4z3eehc1htz1frr90g",
+         *               "price": "price_prod_06h2eezv7rtav2dxa0stegs4yywv2",
          *               "quantity": 2,
          *               "amount_atom": 1000,
          *               "description": "Pro",
@@ -23385,7 +23387,7 @@ export type components = {
          *           "subscription_data": null
          *         },
          *         "previous_attributes": {
-         *           "updated": "2026-11-29T11:51:13.735Z",
+         *           "updated": "2026-11-29T12:16:13.628Z",
          *           "deleted": null
          *         }
          *       }
@@ -23478,32 +23480,32 @@ export type components = {
         /**
          * @description The webhook body of `checkout.session.completed`.
          * @example {
-         *       "id": "evt_prod_06h2e98y4ce5q226baz8evaj8qez2",
+         *       "id": "evt_prod_06h2ef0150fmyjsch1bp1vknbbtwt",
          *       "object": "event",
          *       "type": "checkout.session.completed",
          *       "sequence": 2,
-         *       "created": 1795953073,
+         *       "created": 1795954573,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "cs_prod_06h2e98xwxpkgbc1pcsa38ebcdk7y",
-         *           "url": "http://127.0.0.1:45387/checkout/cs_prod_06h2e98xwxpkgbc1pcsa38ebcdk7y",
+         *           "id": "cs_prod_06h2ef010mjrjsaedtn795fehb1a0",
+         *           "url": "http://127.0.0.1:35215/checkout/cs_prod_06h2ef010mjrjsaedtn795fehb1a0",
          *           "mode": "payment",
          *           "object": "checkout_session",
          *           "status": "complete",
-         *           "created": "2026-11-29T11:51:13.638Z",
+         *           "created": "2026-11-29T12:16:13.572Z",
          *           "invoice": null,
-         *           "updated": "2026-11-29T11:51:13.698Z",
+         *           "updated": "2026-11-29T12:16:13.607Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h2e98y12qsg3jbt8k0sb8x0kppp",
+         *           "customer": "cus_prod_06h2ef013nqmkpkvqdhax5b87x8sy",
          *           "livemode": false,
          *           "metadata": {},
          *           "cancel_url": null,
          *           "expired_at": null,
-         *           "expires_at": "2026-11-30T11:51:13.638Z",
+         *           "expires_at": "2026-11-30T12:16:13.572Z",
          *           "line_items": [
          *             {
-         *               "price": "price_prod_06h2e98h8rf4z3eehc1htz1frr90g",
+         *               "price": "price_prod_06h2eezv7rtav2dxa0stegs4yywv2",
          *               "quantity": 2,
          *               "amount_atom": 1000,
          *               "description": "Pro",
@@ -23511,17 +23513,17 @@ export type components = {
          *             }
          *           ],
          *           "success_url": "https://example.com/thanks",
-         *           "completed_at": "2026-11-29T11:51:13.698Z",
+         *           "completed_at": "2026-11-29T12:16:13.607Z",
          *           "subscription": null,
          *           "customer_email": "new-buyer@example.com",
-         *           "payment_intent": "pi_prod_06h2e98y27xm7sexec3eefsx1jj72",
+         *           "payment_intent": "pi_prod_06h2ef0147qaed48dx28qh1d7x6rw",
          *           "payment_status": "paid",
          *           "amount_total_atom": 1000,
          *           "subscription_data": null
          *         },
          *         "previous_attributes": {
          *           "status": "open",
-         *           "updated": "2026-11-29T11:51:13.638Z",
+         *           "updated": "2026-11-29T12:16:13.572Z",
          *           "customer": null,
          *           "completed_at": null,
          *           "customer_email": null,
@@ -23560,32 +23562,32 @@ export type components = {
         /**
          * @description The webhook body of `checkout.session.expired`.
          * @example {
-         *       "id": "evt_prod_06h2e98z6wj0mmycedaege1wcxscm",
+         *       "id": "evt_prod_06h2ef01hg5nyq1npd1vswjevybqj",
          *       "object": "event",
          *       "type": "checkout.session.expired",
          *       "sequence": 2,
-         *       "created": 1796039473,
+         *       "created": 1796040973,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "cs_prod_06h2e98ye74sm6edmw3qp4fbxckfy",
-         *           "url": "http://127.0.0.1:45387/checkout/cs_prod_06h2e98ye74sm6edmw3qp4fbxckfy",
+         *           "id": "cs_prod_06h2ef01azrzfyhxysx4amj41grxt",
+         *           "url": "http://127.0.0.1:35215/checkout/cs_prod_06h2ef01azrzfyhxysx4amj41grxt",
          *           "mode": "payment",
          *           "object": "checkout_session",
          *           "status": "expired",
-         *           "created": "2026-11-29T11:51:13.773Z",
+         *           "created": "2026-11-29T12:16:13.653Z",
          *           "invoice": null,
-         *           "updated": "2026-11-30T11:51:13.773Z",
+         *           "updated": "2026-11-30T12:16:13.653Z",
          *           "currency": "usd",
          *           "customer": null,
          *           "livemode": false,
          *           "metadata": {},
          *           "cancel_url": null,
-         *           "expired_at": "2026-11-30T11:51:13.773Z",
-         *           "expires_at": "2026-11-30T11:51:13.773Z",
+         *           "expired_at": "2026-11-30T12:16:13.653Z",
+         *           "expires_at": "2026-11-30T12:16:13.653Z",
          *           "line_items": [
          *             {
-         *               "price": "price_prod_06h2e98h8rf4z3eehc1htz1frr90g",
+         *               "price": "price_prod_06h2eezv7rtav2dxa0stegs4yywv2",
          *               "quantity": 2,
          *               "amount_atom": 1000,
          *               "description": "Pro",
@@ -23603,7 +23605,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "status": "open",
-         *           "updated": "2026-11-29T11:51:13.773Z",
+         *           "updated": "2026-11-29T12:16:13.653Z",
          *           "expired_at": null
          *         }
          *       }
@@ -23638,20 +23640,20 @@ export type components = {
         /**
          * @description The webhook body of `payment_intent.created`.
          * @example {
-         *       "id": "evt_prod_06h2e98e9q0m9zpqjt9t33s8mq95j",
+         *       "id": "evt_prod_06h2eezs3ww14vkpg9df14pjekdby",
          *       "object": "event",
          *       "type": "payment_intent.created",
          *       "sequence": 1,
-         *       "created": 1795953069,
+         *       "created": 1795954571,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "pi_prod_06h2e98e9fpjc2159snp3hkrqp83r",
+         *           "id": "pi_prod_06h2eezs3pr7xw0aycw2e3ycnj78p",
          *           "object": "payment_intent",
          *           "status": "requires_confirmation",
-         *           "created": "2026-11-29T11:51:09.643Z",
+         *           "created": "2026-11-29T12:16:11.549Z",
          *           "invoice": null,
-         *           "updated": "2026-11-29T11:51:09.643Z",
+         *           "updated": "2026-11-29T12:16:11.549Z",
          *           "currency": "usd",
          *           "customer": null,
          *           "livemode": false,
@@ -23730,20 +23732,20 @@ export type components = {
         /**
          * @description The webhook body of `payment_intent.processing`.
          * @example {
-         *       "id": "evt_prod_06h2e98ee51s4a04d4bxxkfehzdeg",
+         *       "id": "evt_prod_06h2eezs5mx8hahg1ds9yw78pmqt0",
          *       "object": "event",
          *       "type": "payment_intent.processing",
          *       "sequence": 2,
-         *       "created": 1795953069,
+         *       "created": 1795954571,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "pi_prod_06h2e98e9fpjc2159snp3hkrqp83r",
+         *           "id": "pi_prod_06h2eezs3pr7xw0aycw2e3ycnj78p",
          *           "object": "payment_intent",
          *           "status": "processing",
-         *           "created": "2026-11-29T11:51:09.643Z",
+         *           "created": "2026-11-29T12:16:11.549Z",
          *           "invoice": null,
-         *           "updated": "2026-11-29T11:51:09.679Z",
+         *           "updated": "2026-11-29T12:16:11.564Z",
          *           "currency": "usd",
          *           "customer": null,
          *           "livemode": false,
@@ -23758,7 +23760,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "status": "requires_confirmation",
-         *           "updated": "2026-11-29T11:51:09.647Z"
+         *           "updated": "2026-11-29T12:16:11.554Z"
          *         }
          *       }
          *     }
@@ -23792,22 +23794,22 @@ export type components = {
         /**
          * @description The webhook body of `payment_intent.requires_action`.
          * @example {
-         *       "id": "evt_prod_06h2e98mnws89zjhnj7mtkd0axk98",
+         *       "id": "evt_prod_06h2eezwwwq4gt6sa0108212c6s3m",
          *       "object": "event",
          *       "type": "payment_intent.requires_action",
          *       "sequence": 2,
-         *       "created": 1795953071,
+         *       "created": 1795954572,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "pi_prod_06h2e98mnhq6tvmh35g6cwgvxk5wc",
+         *           "id": "pi_prod_06h2eezwwdkw01erasey077mysgp4",
          *           "object": "payment_intent",
          *           "status": "requires_action",
-         *           "created": "2026-11-29T11:51:11.276Z",
+         *           "created": "2026-11-29T12:16:12.515Z",
          *           "invoice": null,
-         *           "updated": "2026-11-29T11:51:11.278Z",
+         *           "updated": "2026-11-29T12:16:12.518Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h2e98kkcdmq64fh175g1c68wxv0",
+         *           "customer": "cus_prod_06h2eezw7zvvnq1dqa5tk66dk672g",
          *           "livemode": false,
          *           "metadata": {},
          *           "amount_atom": 1000,
@@ -23820,7 +23822,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "status": "requires_confirmation",
-         *           "updated": "2026-11-29T11:51:11.276Z"
+         *           "updated": "2026-11-29T12:16:12.515Z"
          *         }
          *       }
          *     }
@@ -23854,22 +23856,22 @@ export type components = {
         /**
          * @description The webhook body of `payment_intent.amount_capturable_updated`.
          * @example {
-         *       "id": "evt_prod_06h2e98myxxdnj62prf9f8a747apm",
+         *       "id": "evt_prod_06h2eezx0tdsrrhjq9vjjkr17bnrt",
          *       "object": "event",
          *       "type": "payment_intent.amount_capturable_updated",
          *       "sequence": 3,
-         *       "created": 1795953071,
+         *       "created": 1795954572,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "pi_prod_06h2e98my20rxwc0nda0eebfsa77j",
+         *           "id": "pi_prod_06h2eezx067k3exsba9jhmefytk1p",
          *           "object": "payment_intent",
          *           "status": "requires_capture",
-         *           "created": "2026-11-29T11:51:11.344Z",
+         *           "created": "2026-11-29T12:16:12.545Z",
          *           "invoice": null,
-         *           "updated": "2026-11-29T11:51:11.350Z",
+         *           "updated": "2026-11-29T12:16:12.549Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h2e98kkcdmq64fh175g1c68wxv0",
+         *           "customer": "cus_prod_06h2eezw7zvvnq1dqa5tk66dk672g",
          *           "livemode": false,
          *           "metadata": {},
          *           "amount_atom": 1000,
@@ -23882,7 +23884,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "status": "processing",
-         *           "updated": "2026-11-29T11:51:11.347Z",
+         *           "updated": "2026-11-29T12:16:12.547Z",
          *           "amount_capturable_atom": 0
          *         }
          *       }
@@ -23917,20 +23919,20 @@ export type components = {
         /**
          * @description The webhook body of `payment_intent.succeeded`.
          * @example {
-         *       "id": "evt_prod_06h2e98ef3g8zf2mzmgvgkn5ywn06",
+         *       "id": "evt_prod_06h2eezs7kvs7kkapqh5xzdqgnx9j",
          *       "object": "event",
          *       "type": "payment_intent.succeeded",
          *       "sequence": 3,
-         *       "created": 1795953069,
+         *       "created": 1795954571,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "pi_prod_06h2e98e9fpjc2159snp3hkrqp83r",
+         *           "id": "pi_prod_06h2eezs3pr7xw0aycw2e3ycnj78p",
          *           "object": "payment_intent",
          *           "status": "succeeded",
-         *           "created": "2026-11-29T11:51:09.643Z",
+         *           "created": "2026-11-29T12:16:11.549Z",
          *           "invoice": null,
-         *           "updated": "2026-11-29T11:51:09.687Z",
+         *           "updated": "2026-11-29T12:16:11.573Z",
          *           "currency": "usd",
          *           "customer": null,
          *           "livemode": false,
@@ -23945,7 +23947,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "status": "processing",
-         *           "updated": "2026-11-29T11:51:09.679Z",
+         *           "updated": "2026-11-29T12:16:11.564Z",
          *           "amount_received_atom": 0
          *         }
          *       }
@@ -23980,26 +23982,26 @@ export type components = {
         /**
          * @description The webhook body of `payment_intent.canceled`.
          * @example {
-         *       "id": "evt_prod_06h2e98n1trryj21hp26khdk9e346",
+         *       "id": "evt_prod_06h2eezx2axb3pa1sy673y56mez9p",
          *       "object": "event",
          *       "type": "payment_intent.canceled",
          *       "sequence": 4,
-         *       "created": 1795953071,
+         *       "created": 1795954572,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "pi_prod_06h2e98my20rxwc0nda0eebfsa77j",
+         *           "id": "pi_prod_06h2eezx067k3exsba9jhmefytk1p",
          *           "object": "payment_intent",
          *           "status": "canceled",
-         *           "created": "2026-11-29T11:51:11.344Z",
+         *           "created": "2026-11-29T12:16:12.545Z",
          *           "invoice": null,
-         *           "updated": "2026-11-29T11:51:11.373Z",
+         *           "updated": "2026-11-29T12:16:12.561Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h2e98kkcdmq64fh175g1c68wxv0",
+         *           "customer": "cus_prod_06h2eezw7zvvnq1dqa5tk66dk672g",
          *           "livemode": false,
          *           "metadata": {},
          *           "amount_atom": 1000,
-         *           "canceled_at": "2026-11-29T11:51:11.373Z",
+         *           "canceled_at": "2026-11-29T12:16:12.561Z",
          *           "capture_method": "manual",
          *           "payment_method": "pm_sandbox_succeeds",
          *           "last_payment_error": null,
@@ -24008,7 +24010,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "status": "requires_capture",
-         *           "updated": "2026-11-29T11:51:11.350Z",
+         *           "updated": "2026-11-29T12:16:12.549Z",
          *           "canceled_at": null,
          *           "amount_capturable_atom": 1000
          *         }
@@ -24044,22 +24046,22 @@ export type components = {
         /**
          * @description The webhook body of `payment_intent.payment_failed`.
          * @example {
-         *       "id": "evt_prod_06h2e98mm4wt4d5rxzy0c6tvtncyp",
+         *       "id": "evt_prod_06h2eezwvjfqr9t2q4gx1jm0zckkm",
          *       "object": "event",
          *       "type": "payment_intent.payment_failed",
          *       "sequence": 3,
-         *       "created": 1795953071,
+         *       "created": 1795954572,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "pi_prod_06h2e98mjpxnvhy9hcnf8fffqe0jc",
+         *           "id": "pi_prod_06h2eezwtnfqcefgwah2pfmkdmvrj",
          *           "object": "payment_intent",
          *           "status": "requires_payment_method",
-         *           "created": "2026-11-29T11:51:11.253Z",
+         *           "created": "2026-11-29T12:16:12.501Z",
          *           "invoice": null,
-         *           "updated": "2026-11-29T11:51:11.260Z",
+         *           "updated": "2026-11-29T12:16:12.507Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h2e98kkcdmq64fh175g1c68wxv0",
+         *           "customer": "cus_prod_06h2eezw7zvvnq1dqa5tk66dk672g",
          *           "livemode": false,
          *           "metadata": {},
          *           "amount_atom": 1000,
@@ -24072,7 +24074,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "status": "processing",
-         *           "updated": "2026-11-29T11:51:11.256Z",
+         *           "updated": "2026-11-29T12:16:12.503Z",
          *           "payment_method": "pm_sandbox_declined",
          *           "last_payment_error": null
          *         }
@@ -24108,22 +24110,22 @@ export type components = {
         /**
          * @description The webhook body of `payment_intent.partially_funded`.
          * @example {
-         *       "id": "evt_prod_06h2e98msgmmpfjt5pqtvvrrj39qc",
+         *       "id": "evt_prod_06h2eezwysb7ecq4xfvzp6ma963sm",
          *       "object": "event",
          *       "type": "payment_intent.partially_funded",
          *       "sequence": 3,
-         *       "created": 1795953071,
+         *       "created": 1795954572,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "pi_prod_06h2e98mq3s3kqpx2cbmghbwhpx6e",
+         *           "id": "pi_prod_06h2eezwxw7v62d9c166zv07md04a",
          *           "object": "payment_intent",
          *           "status": "partially_funded",
-         *           "created": "2026-11-29T11:51:11.288Z",
+         *           "created": "2026-11-29T12:16:12.527Z",
          *           "invoice": null,
-         *           "updated": "2026-11-29T11:51:11.304Z",
+         *           "updated": "2026-11-29T12:16:12.533Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h2e98kkcdmq64fh175g1c68wxv0",
+         *           "customer": "cus_prod_06h2eezw7zvvnq1dqa5tk66dk672g",
          *           "livemode": false,
          *           "metadata": {},
          *           "amount_atom": 1000,
@@ -24136,7 +24138,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "status": "processing",
-         *           "updated": "2026-11-29T11:51:11.296Z",
+         *           "updated": "2026-11-29T12:16:12.529Z",
          *           "amount_received_atom": 0
          *         }
          *       }
@@ -24171,40 +24173,40 @@ export type components = {
         /**
          * @description The webhook body of `customer.subscription.created`.
          * @example {
-         *       "id": "evt_prod_06h2e98vc8dcw7ns2fgjbenc69vfr",
+         *       "id": "evt_prod_06h2eezzj67htpe1c54z2g7j52dk2",
          *       "object": "event",
          *       "type": "customer.subscription.created",
          *       "sequence": 1,
-         *       "created": 1795953072,
+         *       "created": 1795954573,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "sub_prod_06h2e98v3bd097xec2prrxnt3s280",
+         *           "id": "sub_prod_06h2eezzg8dc65gszrzr0rzq208g4",
          *           "items": [
          *             {
-         *               "id": "si_prod_06h2e98v3bd097xec2prrxnt3s282",
-         *               "price": "price_prod_06h2e98h506a9yqp5cgdfdqvte0w0",
+         *               "id": "si_prod_06h2eezzg8dc65gszrzr0rzq208g6",
+         *               "price": "price_prod_06h2eezv63pg213ca31042tj77f4t",
          *               "quantity": 1
          *             }
          *           ],
          *           "object": "subscription",
          *           "status": "active",
-         *           "created": "2026-11-29T11:51:12.916Z",
-         *           "updated": "2026-11-29T11:51:12.916Z",
+         *           "created": "2026-11-29T12:16:13.184Z",
+         *           "updated": "2026-11-29T12:16:13.184Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h2e98kkcdmq64fh175g1c68wxv0",
+         *           "customer": "cus_prod_06h2eezw7zvvnq1dqa5tk66dk672g",
          *           "livemode": false,
          *           "metadata": {},
          *           "paused_at": null,
          *           "trial_end": null,
          *           "cancelled_at": null,
          *           "days_until_due": null,
-         *           "latest_invoice": "in_prod_06h2e98v3ja9smg9r3gzwpgrt7cpg",
+         *           "latest_invoice": "in_prod_06h2eezzgm603swe4nj19x7myfr6e",
          *           "pending_changes": [],
          *           "collection_method": "charge_automatically",
-         *           "current_period_end": "2026-12-29T11:51:12.916Z",
+         *           "current_period_end": "2026-12-29T12:16:13.184Z",
          *           "cancel_at_period_end": false,
-         *           "current_period_start": "2026-11-29T11:51:12.916Z",
+         *           "current_period_start": "2026-11-29T12:16:13.184Z",
          *           "default_payment_method": null
          *         }
          *       }
@@ -24295,28 +24297,28 @@ export type components = {
         /**
          * @description The webhook body of `customer.subscription.updated`.
          * @example {
-         *       "id": "evt_prod_06h2e98vmt409sz0f1fe8cmw6at3p",
+         *       "id": "evt_prod_06h2eezzqhdwy08q3kjmn4bnechtc",
          *       "object": "event",
          *       "type": "customer.subscription.updated",
          *       "sequence": 2,
-         *       "created": 1795953073,
+         *       "created": 1795954573,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "sub_prod_06h2e98v3bd097xec2prrxnt3s280",
+         *           "id": "sub_prod_06h2eezzg8dc65gszrzr0rzq208g4",
          *           "items": [
          *             {
-         *               "id": "si_prod_06h2e98v3bd097xec2prrxnt3s282",
-         *               "price": "price_prod_06h2e98h506a9yqp5cgdfdqvte0w0",
+         *               "id": "si_prod_06h2eezzg8dc65gszrzr0rzq208g6",
+         *               "price": "price_prod_06h2eezv63pg213ca31042tj77f4t",
          *               "quantity": 1
          *             }
          *           ],
          *           "object": "subscription",
          *           "status": "active",
-         *           "created": "2026-11-29T11:51:12.916Z",
-         *           "updated": "2026-11-29T11:51:13.059Z",
+         *           "created": "2026-11-29T12:16:13.184Z",
+         *           "updated": "2026-11-29T12:16:13.241Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h2e98kkcdmq64fh175g1c68wxv0",
+         *           "customer": "cus_prod_06h2eezw7zvvnq1dqa5tk66dk672g",
          *           "livemode": false,
          *           "metadata": {
          *             "plan": "pro"
@@ -24325,16 +24327,16 @@ export type components = {
          *           "trial_end": null,
          *           "cancelled_at": null,
          *           "days_until_due": null,
-         *           "latest_invoice": "in_prod_06h2e98v3ja9smg9r3gzwpgrt7cpg",
+         *           "latest_invoice": "in_prod_06h2eezzgm603swe4nj19x7myfr6e",
          *           "pending_changes": [],
          *           "collection_method": "charge_automatically",
-         *           "current_period_end": "2026-12-29T11:51:12.916Z",
+         *           "current_period_end": "2026-12-29T12:16:13.184Z",
          *           "cancel_at_period_end": false,
-         *           "current_period_start": "2026-11-29T11:51:12.916Z",
+         *           "current_period_start": "2026-11-29T12:16:13.184Z",
          *           "default_payment_method": null
          *         },
          *         "previous_attributes": {
-         *           "updated": "2026-11-29T11:51:12.916Z",
+         *           "updated": "2026-11-29T12:16:13.184Z",
          *           "metadata": {}
          *         }
          *       }
@@ -24369,47 +24371,47 @@ export type components = {
         /**
          * @description The webhook body of `customer.subscription.paused`.
          * @example {
-         *       "id": "evt_prod_06h2e98vq6meez0a0neafy5p3rzhm",
+         *       "id": "evt_prod_06h2eezzszmcg82nb5f1v46wkhxk2",
          *       "object": "event",
          *       "type": "customer.subscription.paused",
          *       "sequence": 3,
-         *       "created": 1795953073,
+         *       "created": 1795954573,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "sub_prod_06h2e98v3bd097xec2prrxnt3s280",
+         *           "id": "sub_prod_06h2eezzg8dc65gszrzr0rzq208g4",
          *           "items": [
          *             {
-         *               "id": "si_prod_06h2e98v3bd097xec2prrxnt3s282",
-         *               "price": "price_prod_06h2e98h506a9yqp5cgdfdqvte0w0",
+         *               "id": "si_prod_06h2eezzg8dc65gszrzr0rzq208g6",
+         *               "price": "price_prod_06h2eezv63pg213ca31042tj77f4t",
          *               "quantity": 1
          *             }
          *           ],
          *           "object": "subscription",
          *           "status": "paused",
-         *           "created": "2026-11-29T11:51:12.916Z",
-         *           "updated": "2026-11-29T11:51:13.078Z",
+         *           "created": "2026-11-29T12:16:13.184Z",
+         *           "updated": "2026-11-29T12:16:13.261Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h2e98kkcdmq64fh175g1c68wxv0",
+         *           "customer": "cus_prod_06h2eezw7zvvnq1dqa5tk66dk672g",
          *           "livemode": false,
          *           "metadata": {
          *             "plan": "pro"
          *           },
-         *           "paused_at": "2026-11-29T11:51:13.078Z",
+         *           "paused_at": "2026-11-29T12:16:13.261Z",
          *           "trial_end": null,
          *           "cancelled_at": null,
          *           "days_until_due": null,
-         *           "latest_invoice": "in_prod_06h2e98v3ja9smg9r3gzwpgrt7cpg",
+         *           "latest_invoice": "in_prod_06h2eezzgm603swe4nj19x7myfr6e",
          *           "pending_changes": [],
          *           "collection_method": "charge_automatically",
-         *           "current_period_end": "2026-12-29T11:51:12.916Z",
+         *           "current_period_end": "2026-12-29T12:16:13.184Z",
          *           "cancel_at_period_end": false,
-         *           "current_period_start": "2026-11-29T11:51:12.916Z",
+         *           "current_period_start": "2026-11-29T12:16:13.184Z",
          *           "default_payment_method": null
          *         },
          *         "previous_attributes": {
          *           "status": "active",
-         *           "updated": "2026-11-29T11:51:13.059Z",
+         *           "updated": "2026-11-29T12:16:13.241Z",
          *           "paused_at": null
          *         }
          *       }
@@ -24444,28 +24446,28 @@ export type components = {
         /**
          * @description The webhook body of `customer.subscription.resumed`.
          * @example {
-         *       "id": "evt_prod_06h2e98vsgwxhapy8hsvcdw0mng9j",
+         *       "id": "evt_prod_06h2eezzwz6w5h9a8dkecg9k49t16",
          *       "object": "event",
          *       "type": "customer.subscription.resumed",
          *       "sequence": 4,
-         *       "created": 1795953073,
+         *       "created": 1795954573,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "sub_prod_06h2e98v3bd097xec2prrxnt3s280",
+         *           "id": "sub_prod_06h2eezzg8dc65gszrzr0rzq208g4",
          *           "items": [
          *             {
-         *               "id": "si_prod_06h2e98v3bd097xec2prrxnt3s282",
-         *               "price": "price_prod_06h2e98h506a9yqp5cgdfdqvte0w0",
+         *               "id": "si_prod_06h2eezzg8dc65gszrzr0rzq208g6",
+         *               "price": "price_prod_06h2eezv63pg213ca31042tj77f4t",
          *               "quantity": 1
          *             }
          *           ],
          *           "object": "subscription",
          *           "status": "active",
-         *           "created": "2026-11-29T11:51:12.916Z",
-         *           "updated": "2026-11-29T11:51:13.098Z",
+         *           "created": "2026-11-29T12:16:13.184Z",
+         *           "updated": "2026-11-29T12:16:13.284Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h2e98kkcdmq64fh175g1c68wxv0",
+         *           "customer": "cus_prod_06h2eezw7zvvnq1dqa5tk66dk672g",
          *           "livemode": false,
          *           "metadata": {
          *             "plan": "pro"
@@ -24474,18 +24476,18 @@ export type components = {
          *           "trial_end": null,
          *           "cancelled_at": null,
          *           "days_until_due": null,
-         *           "latest_invoice": "in_prod_06h2e98v3ja9smg9r3gzwpgrt7cpg",
+         *           "latest_invoice": "in_prod_06h2eezzgm603swe4nj19x7myfr6e",
          *           "pending_changes": [],
          *           "collection_method": "charge_automatically",
-         *           "current_period_end": "2026-12-29T11:51:12.916Z",
+         *           "current_period_end": "2026-12-29T12:16:13.184Z",
          *           "cancel_at_period_end": false,
-         *           "current_period_start": "2026-11-29T11:51:12.916Z",
+         *           "current_period_start": "2026-11-29T12:16:13.184Z",
          *           "default_payment_method": null
          *         },
          *         "previous_attributes": {
          *           "status": "paused",
-         *           "updated": "2026-11-29T11:51:13.078Z",
-         *           "paused_at": "2026-11-29T11:51:13.078Z"
+         *           "updated": "2026-11-29T12:16:13.261Z",
+         *           "paused_at": "2026-11-29T12:16:13.261Z"
          *         }
          *       }
          *     }
@@ -24519,47 +24521,47 @@ export type components = {
         /**
          * @description The webhook body of `customer.subscription.cancelled`.
          * @example {
-         *       "id": "evt_prod_06h2e98w2990saymf950z4h9kh3nr",
+         *       "id": "evt_prod_06h2ef0012dksac2tx62mgj869cjj",
          *       "object": "event",
          *       "type": "customer.subscription.cancelled",
          *       "sequence": 5,
-         *       "created": 1795953073,
+         *       "created": 1795954573,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "sub_prod_06h2e98v3bd097xec2prrxnt3s280",
+         *           "id": "sub_prod_06h2eezzg8dc65gszrzr0rzq208g4",
          *           "items": [
          *             {
-         *               "id": "si_prod_06h2e98v3bd097xec2prrxnt3s282",
-         *               "price": "price_prod_06h2e98h506a9yqp5cgdfdqvte0w0",
+         *               "id": "si_prod_06h2eezzg8dc65gszrzr0rzq208g6",
+         *               "price": "price_prod_06h2eezv63pg213ca31042tj77f4t",
          *               "quantity": 1
          *             }
          *           ],
          *           "object": "subscription",
          *           "status": "cancelled",
-         *           "created": "2026-11-29T11:51:12.916Z",
-         *           "updated": "2026-11-29T11:51:13.149Z",
+         *           "created": "2026-11-29T12:16:13.184Z",
+         *           "updated": "2026-11-29T12:16:13.309Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h2e98kkcdmq64fh175g1c68wxv0",
+         *           "customer": "cus_prod_06h2eezw7zvvnq1dqa5tk66dk672g",
          *           "livemode": false,
          *           "metadata": {
          *             "plan": "pro"
          *           },
          *           "paused_at": null,
          *           "trial_end": null,
-         *           "cancelled_at": "2026-11-29T11:51:13.149Z",
+         *           "cancelled_at": "2026-11-29T12:16:13.309Z",
          *           "days_until_due": null,
-         *           "latest_invoice": "in_prod_06h2e98v3ja9smg9r3gzwpgrt7cpg",
+         *           "latest_invoice": "in_prod_06h2eezzgm603swe4nj19x7myfr6e",
          *           "pending_changes": [],
          *           "collection_method": "charge_automatically",
-         *           "current_period_end": "2026-12-29T11:51:12.916Z",
+         *           "current_period_end": "2026-12-29T12:16:13.184Z",
          *           "cancel_at_period_end": false,
-         *           "current_period_start": "2026-11-29T11:51:12.916Z",
+         *           "current_period_start": "2026-11-29T12:16:13.184Z",
          *           "default_payment_method": null
          *         },
          *         "previous_attributes": {
          *           "status": "active",
-         *           "updated": "2026-11-29T11:51:13.098Z",
+         *           "updated": "2026-11-29T12:16:13.284Z",
          *           "cancelled_at": null
          *         }
          *       }
@@ -24594,40 +24596,40 @@ export type components = {
         /**
          * @description The webhook body of `customer.subscription.trial_will_end`.
          * @example {
-         *       "id": "evt_prod_06h2e98ze0px425fs8s27y16j3rar",
+         *       "id": "evt_prod_06h2ef01m0er560n3jnn6x80ss4cg",
          *       "object": "event",
          *       "type": "customer.subscription.trial_will_end",
          *       "sequence": 2,
-         *       "created": 1796298673,
+         *       "created": 1796300173,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "sub_prod_06h2e98w684nfmwqhdn155gsrbnpm",
+         *           "id": "sub_prod_06h2ef009f664jn4bnmxwwwr7xdea",
          *           "items": [
          *             {
-         *               "id": "si_prod_06h2e98w684nfmwqhdn155gsrbnpp",
-         *               "price": "price_prod_06h2e98h506a9yqp5cgdfdqvte0w0",
+         *               "id": "si_prod_06h2ef009f664jn4bnmxwwwr7xdec",
+         *               "price": "price_prod_06h2eezv63pg213ca31042tj77f4t",
          *               "quantity": 1
          *             }
          *           ],
          *           "object": "subscription",
          *           "status": "trialing",
-         *           "created": "2026-11-29T11:51:13.198Z",
-         *           "updated": "2026-11-29T11:51:13.198Z",
+         *           "created": "2026-11-29T12:16:13.378Z",
+         *           "updated": "2026-11-29T12:16:13.378Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h2e98kkcdmq64fh175g1c68wxv0",
+         *           "customer": "cus_prod_06h2eezw7zvvnq1dqa5tk66dk672g",
          *           "livemode": false,
          *           "metadata": {},
          *           "paused_at": null,
-         *           "trial_end": "2026-12-06T11:51:13.198Z",
+         *           "trial_end": "2026-12-06T12:16:13.378Z",
          *           "cancelled_at": null,
          *           "days_until_due": null,
          *           "latest_invoice": null,
          *           "pending_changes": [],
          *           "collection_method": "charge_automatically",
-         *           "current_period_end": "2026-12-06T11:51:13.198Z",
+         *           "current_period_end": "2026-12-06T12:16:13.378Z",
          *           "cancel_at_period_end": false,
-         *           "current_period_start": "2026-11-29T11:51:13.198Z",
+         *           "current_period_start": "2026-11-29T12:16:13.378Z",
          *           "default_payment_method": "pm_sandbox_succeeds"
          *         }
          *       }
@@ -24662,19 +24664,19 @@ export type components = {
         /**
          * @description The webhook body of `invoice.created`.
          * @example {
-         *       "id": "evt_prod_06h2e98p1452wkpq4b2njbvm8yw9e",
+         *       "id": "evt_prod_06h2eezxc6dt1txvpxf7g1gtr682e",
          *       "object": "event",
          *       "type": "invoice.created",
          *       "sequence": 1,
-         *       "created": 1795953071,
+         *       "created": 1795954572,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "in_prod_06h2e98p07cr2zxgwes1jhdtna2pw",
+         *           "id": "in_prod_06h2eezxbqe0btqpkwnrwrc6h5szj",
          *           "lines": [
          *             {
-         *               "id": "il_prod_06h2e98p07cr2zxgwes1jhdtna2py",
-         *               "price": "price_prod_06h2e98h8rf4z3eehc1htz1frr90g",
+         *               "id": "il_prod_06h2eezxbt4sc3hf0m52wz9hepkm6",
+         *               "price": "price_prod_06h2eezv7rtav2dxa0stegs4yywv2",
          *               "quantity": 1,
          *               "tax_rates": [],
          *               "amount_atom": 500,
@@ -24687,11 +24689,11 @@ export type components = {
          *           "number": null,
          *           "object": "invoice",
          *           "status": "draft",
-         *           "created": "2026-11-29T11:51:11.617Z",
+         *           "created": "2026-11-29T12:16:12.637Z",
          *           "paid_at": null,
-         *           "updated": "2026-11-29T11:51:11.617Z",
+         *           "updated": "2026-11-29T12:16:12.637Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h2e98kkcdmq64fh175g1c68wxv0",
+         *           "customer": "cus_prod_06h2eezw7zvvnq1dqa5tk66dk672g",
          *           "discount": null,
          *           "due_date": null,
          *           "livemode": false,
@@ -24846,19 +24848,19 @@ export type components = {
         /**
          * @description The webhook body of `invoice.finalized`.
          * @example {
-         *       "id": "evt_prod_06h2e98pn6veemnyth87asjbzzahr",
+         *       "id": "evt_prod_06h2eezxjmbeew2x7m7swhegwqax4",
          *       "object": "event",
          *       "type": "invoice.finalized",
          *       "sequence": 2,
-         *       "created": 1795953071,
+         *       "created": 1795954572,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "in_prod_06h2e98p07cr2zxgwes1jhdtna2pw",
+         *           "id": "in_prod_06h2eezxbqe0btqpkwnrwrc6h5szj",
          *           "lines": [
          *             {
-         *               "id": "il_prod_06h2e98p07cr2zxgwes1jhdtna2py",
-         *               "price": "price_prod_06h2e98h8rf4z3eehc1htz1frr90g",
+         *               "id": "il_prod_06h2eezxbt4sc3hf0m52wz9hepkm6",
+         *               "price": "price_prod_06h2eezv7rtav2dxa0stegs4yywv2",
          *               "quantity": 1,
          *               "tax_rates": [],
          *               "amount_atom": 500,
@@ -24871,11 +24873,11 @@ export type components = {
          *           "number": "EXAMPL-0001",
          *           "object": "invoice",
          *           "status": "open",
-         *           "created": "2026-11-29T11:51:11.617Z",
+         *           "created": "2026-11-29T12:16:12.637Z",
          *           "paid_at": null,
-         *           "updated": "2026-11-29T11:51:11.664Z",
+         *           "updated": "2026-11-29T12:16:12.663Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h2e98kkcdmq64fh175g1c68wxv0",
+         *           "customer": "cus_prod_06h2eezw7zvvnq1dqa5tk66dk672g",
          *           "discount": null,
          *           "due_date": null,
          *           "livemode": false,
@@ -24883,11 +24885,11 @@ export type components = {
          *           "tax_atom": 0,
          *           "voided_at": null,
          *           "overdue_at": null,
-         *           "pdf_sha256": "3744a97cbacad036db38f3509c8012ee182502bacc9816c524a4839a67ea86fa",
+         *           "pdf_sha256": "83c70836850812b1d1c5aa8eaa84acd0c1046db3ce6a66b7391aeb3e301e4f87",
          *           "description": null,
-         *           "invoice_pdf": "http://127.0.0.1:45387/api/invoices/in_prod_06h2e98p07cr2zxgwes1jhdtna2pw/pdf",
+         *           "invoice_pdf": "http://127.0.0.1:35215/api/invoices/in_prod_06h2eezxbqe0btqpkwnrwrc6h5szj/pdf",
          *           "total_taxes": [],
-         *           "finalized_at": "2026-11-29T11:51:11.664Z",
+         *           "finalized_at": "2026-11-29T12:16:12.663Z",
          *           "subscription": null,
          *           "attempt_count": 0,
          *           "customer_name": "Jenny Rosen",
@@ -24902,7 +24904,7 @@ export type components = {
          *           "paid_amount_atom": 0,
          *           "collection_method": "charge_automatically",
          *           "total_amount_atom": 500,
-         *           "hosted_invoice_url": "http://127.0.0.1:45387/invoice/cVGaM-kD0v6-S5uLwg_xong-DtZVPibkz_-K5pCl6iM",
+         *           "hosted_invoice_url": "http://127.0.0.1:35215/invoice/sP57lL1BUgGf9kDxOJK1SGbdQ7pPkE8RCwj08_bqjQc",
          *           "ending_balance_atom": 0,
          *           "next_payment_attempt": null,
          *           "starting_balance_atom": 0,
@@ -24913,7 +24915,7 @@ export type components = {
          *         "previous_attributes": {
          *           "number": null,
          *           "status": "draft",
-         *           "updated": "2026-11-29T11:51:11.617Z",
+         *           "updated": "2026-11-29T12:16:12.637Z",
          *           "pdf_sha256": null,
          *           "invoice_pdf": null,
          *           "finalized_at": null,
@@ -24955,19 +24957,19 @@ export type components = {
         /**
          * @description The webhook body of `invoice.paid`.
          * @example {
-         *       "id": "evt_prod_06h2e98q170enmd99t837895a88ny",
+         *       "id": "evt_prod_06h2eezxpvye70ngw44e0kkwxs9m0",
          *       "object": "event",
          *       "type": "invoice.paid",
          *       "sequence": 3,
-         *       "created": 1795953071,
+         *       "created": 1795954572,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "in_prod_06h2e98p07cr2zxgwes1jhdtna2pw",
+         *           "id": "in_prod_06h2eezxbqe0btqpkwnrwrc6h5szj",
          *           "lines": [
          *             {
-         *               "id": "il_prod_06h2e98p07cr2zxgwes1jhdtna2py",
-         *               "price": "price_prod_06h2e98h8rf4z3eehc1htz1frr90g",
+         *               "id": "il_prod_06h2eezxbt4sc3hf0m52wz9hepkm6",
+         *               "price": "price_prod_06h2eezv7rtav2dxa0stegs4yywv2",
          *               "quantity": 1,
          *               "tax_rates": [],
          *               "amount_atom": 500,
@@ -24980,11 +24982,11 @@ export type components = {
          *           "number": "EXAMPL-0001",
          *           "object": "invoice",
          *           "status": "paid",
-         *           "created": "2026-11-29T11:51:11.617Z",
-         *           "paid_at": "2026-11-29T11:51:11.842Z",
-         *           "updated": "2026-11-29T11:51:11.842Z",
+         *           "created": "2026-11-29T12:16:12.637Z",
+         *           "paid_at": "2026-11-29T12:16:12.721Z",
+         *           "updated": "2026-11-29T12:16:12.721Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h2e98kkcdmq64fh175g1c68wxv0",
+         *           "customer": "cus_prod_06h2eezw7zvvnq1dqa5tk66dk672g",
          *           "discount": null,
          *           "due_date": null,
          *           "livemode": false,
@@ -24992,11 +24994,11 @@ export type components = {
          *           "tax_atom": 0,
          *           "voided_at": null,
          *           "overdue_at": null,
-         *           "pdf_sha256": "3744a97cbacad036db38f3509c8012ee182502bacc9816c524a4839a67ea86fa",
+         *           "pdf_sha256": "83c70836850812b1d1c5aa8eaa84acd0c1046db3ce6a66b7391aeb3e301e4f87",
          *           "description": null,
-         *           "invoice_pdf": "http://127.0.0.1:45387/api/invoices/in_prod_06h2e98p07cr2zxgwes1jhdtna2pw/pdf",
+         *           "invoice_pdf": "http://127.0.0.1:35215/api/invoices/in_prod_06h2eezxbqe0btqpkwnrwrc6h5szj/pdf",
          *           "total_taxes": [],
-         *           "finalized_at": "2026-11-29T11:51:11.664Z",
+         *           "finalized_at": "2026-11-29T12:16:12.663Z",
          *           "subscription": null,
          *           "attempt_count": 0,
          *           "customer_name": "Jenny Rosen",
@@ -25004,14 +25006,14 @@ export type components = {
          *           "subtotal_atom": 500,
          *           "customer_email": "jenny@example.com",
          *           "days_until_due": null,
-         *           "payment_intent": "pi_prod_06h2e98psssjmebvyqxa2snvw6arg",
+         *           "payment_intent": "pi_prod_06h2eezxn1fp1ajbb29vy48d6c9fp",
          *           "reverse_charge": false,
          *           "due_amount_atom": 0,
-         *           "paid_pdf_sha256": "47a174bbb031f4beefd3f445c242219ece27a8dbafe5fe2806935320816795ad",
+         *           "paid_pdf_sha256": "48ff50987054be8f03036d459f036bbb34279d13616437183b0035a4c01fe513",
          *           "paid_amount_atom": 500,
          *           "collection_method": "charge_automatically",
          *           "total_amount_atom": 500,
-         *           "hosted_invoice_url": "http://127.0.0.1:45387/invoice/cVGaM-kD0v6-S5uLwg_xong-DtZVPibkz_-K5pCl6iM",
+         *           "hosted_invoice_url": "http://127.0.0.1:35215/invoice/sP57lL1BUgGf9kDxOJK1SGbdQ7pPkE8RCwj08_bqjQc",
          *           "ending_balance_atom": 0,
          *           "next_payment_attempt": null,
          *           "starting_balance_atom": 0,
@@ -25022,7 +25024,7 @@ export type components = {
          *         "previous_attributes": {
          *           "status": "open",
          *           "paid_at": null,
-         *           "updated": "2026-11-29T11:51:11.664Z",
+         *           "updated": "2026-11-29T12:16:12.663Z",
          *           "due_amount_atom": 500,
          *           "paid_pdf_sha256": null,
          *           "paid_amount_atom": 0
@@ -25059,19 +25061,19 @@ export type components = {
         /**
          * @description The webhook body of `invoice.payment_succeeded`.
          * @example {
-         *       "id": "evt_prod_06h2e98q2ajnyq3de2e9tdfczbrkp",
+         *       "id": "evt_prod_06h2eezxqeds935a061xggge93h2a",
          *       "object": "event",
          *       "type": "invoice.payment_succeeded",
          *       "sequence": 4,
-         *       "created": 1795953071,
+         *       "created": 1795954572,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "in_prod_06h2e98p07cr2zxgwes1jhdtna2pw",
+         *           "id": "in_prod_06h2eezxbqe0btqpkwnrwrc6h5szj",
          *           "lines": [
          *             {
-         *               "id": "il_prod_06h2e98p07cr2zxgwes1jhdtna2py",
-         *               "price": "price_prod_06h2e98h8rf4z3eehc1htz1frr90g",
+         *               "id": "il_prod_06h2eezxbt4sc3hf0m52wz9hepkm6",
+         *               "price": "price_prod_06h2eezv7rtav2dxa0stegs4yywv2",
          *               "quantity": 1,
          *               "tax_rates": [],
          *               "amount_atom": 500,
@@ -25084,11 +25086,11 @@ export type components = {
          *           "number": "EXAMPL-0001",
          *           "object": "invoice",
          *           "status": "paid",
-         *           "created": "2026-11-29T11:51:11.617Z",
-         *           "paid_at": "2026-11-29T11:51:11.842Z",
-         *           "updated": "2026-11-29T11:51:11.842Z",
+         *           "created": "2026-11-29T12:16:12.637Z",
+         *           "paid_at": "2026-11-29T12:16:12.721Z",
+         *           "updated": "2026-11-29T12:16:12.721Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h2e98kkcdmq64fh175g1c68wxv0",
+         *           "customer": "cus_prod_06h2eezw7zvvnq1dqa5tk66dk672g",
          *           "discount": null,
          *           "due_date": null,
          *           "livemode": false,
@@ -25096,11 +25098,11 @@ export type components = {
          *           "tax_atom": 0,
          *           "voided_at": null,
          *           "overdue_at": null,
-         *           "pdf_sha256": "3744a97cbacad036db38f3509c8012ee182502bacc9816c524a4839a67ea86fa",
+         *           "pdf_sha256": "83c70836850812b1d1c5aa8eaa84acd0c1046db3ce6a66b7391aeb3e301e4f87",
          *           "description": null,
-         *           "invoice_pdf": "http://127.0.0.1:45387/api/invoices/in_prod_06h2e98p07cr2zxgwes1jhdtna2pw/pdf",
+         *           "invoice_pdf": "http://127.0.0.1:35215/api/invoices/in_prod_06h2eezxbqe0btqpkwnrwrc6h5szj/pdf",
          *           "total_taxes": [],
-         *           "finalized_at": "2026-11-29T11:51:11.664Z",
+         *           "finalized_at": "2026-11-29T12:16:12.663Z",
          *           "subscription": null,
          *           "attempt_count": 0,
          *           "customer_name": "Jenny Rosen",
@@ -25108,14 +25110,14 @@ export type components = {
          *           "subtotal_atom": 500,
          *           "customer_email": "jenny@example.com",
          *           "days_until_due": null,
-         *           "payment_intent": "pi_prod_06h2e98psssjmebvyqxa2snvw6arg",
+         *           "payment_intent": "pi_prod_06h2eezxn1fp1ajbb29vy48d6c9fp",
          *           "reverse_charge": false,
          *           "due_amount_atom": 0,
-         *           "paid_pdf_sha256": "47a174bbb031f4beefd3f445c242219ece27a8dbafe5fe2806935320816795ad",
+         *           "paid_pdf_sha256": "48ff50987054be8f03036d459f036bbb34279d13616437183b0035a4c01fe513",
          *           "paid_amount_atom": 500,
          *           "collection_method": "charge_automatically",
          *           "total_amount_atom": 500,
-         *           "hosted_invoice_url": "http://127.0.0.1:45387/invoice/cVGaM-kD0v6-S5uLwg_xong-DtZVPibkz_-K5pCl6iM",
+         *           "hosted_invoice_url": "http://127.0.0.1:35215/invoice/sP57lL1BUgGf9kDxOJK1SGbdQ7pPkE8RCwj08_bqjQc",
          *           "ending_balance_atom": 0,
          *           "next_payment_attempt": null,
          *           "starting_balance_atom": 0,
@@ -25126,7 +25128,7 @@ export type components = {
          *         "previous_attributes": {
          *           "status": "open",
          *           "paid_at": null,
-         *           "updated": "2026-11-29T11:51:11.664Z",
+         *           "updated": "2026-11-29T12:16:12.663Z",
          *           "due_amount_atom": 500,
          *           "paid_pdf_sha256": null,
          *           "paid_amount_atom": 0
@@ -25163,19 +25165,19 @@ export type components = {
         /**
          * @description The webhook body of `invoice.payment_failed`.
          * @example {
-         *       "id": "evt_prod_06h2e98r4gyv1pape3tja5dj57vgy",
+         *       "id": "evt_prod_06h2eezy34cd0qam9zs8kp99679ce",
          *       "object": "event",
          *       "type": "invoice.payment_failed",
          *       "sequence": 3,
-         *       "created": 1795953072,
+         *       "created": 1795954572,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "in_prod_06h2e98qz3znyxtehgw9swgq0ekm8",
+         *           "id": "in_prod_06h2eezxyhvm4jsqs2s863377fcqe",
          *           "lines": [
          *             {
-         *               "id": "il_prod_06h2e98qz3znyxtehgw9swgq0ekma",
-         *               "price": "price_prod_06h2e98h8rf4z3eehc1htz1frr90g",
+         *               "id": "il_prod_06h2eezxyhvm4jsqs2s863377fcqg",
+         *               "price": "price_prod_06h2eezv7rtav2dxa0stegs4yywv2",
          *               "quantity": 1,
          *               "tax_rates": [],
          *               "amount_atom": 500,
@@ -25188,11 +25190,11 @@ export type components = {
          *           "number": "EXAMPL-0002",
          *           "object": "invoice",
          *           "status": "open",
-         *           "created": "2026-11-29T11:51:12.120Z",
+         *           "created": "2026-11-29T12:16:12.788Z",
          *           "paid_at": null,
-         *           "updated": "2026-11-29T11:51:12.134Z",
+         *           "updated": "2026-11-29T12:16:12.798Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h2e98kkcdmq64fh175g1c68wxv0",
+         *           "customer": "cus_prod_06h2eezw7zvvnq1dqa5tk66dk672g",
          *           "discount": null,
          *           "due_date": null,
          *           "livemode": false,
@@ -25200,11 +25202,11 @@ export type components = {
          *           "tax_atom": 0,
          *           "voided_at": null,
          *           "overdue_at": null,
-         *           "pdf_sha256": "6972f631ecf42e09ed83431065f6839e33312adc71abe974813da9d94be6e330",
+         *           "pdf_sha256": "ea87045f376ea38b66856f990864cfa608a7715f6e71072078f9390c04a997d3",
          *           "description": null,
-         *           "invoice_pdf": "http://127.0.0.1:45387/api/invoices/in_prod_06h2e98qz3znyxtehgw9swgq0ekm8/pdf",
+         *           "invoice_pdf": "http://127.0.0.1:35215/api/invoices/in_prod_06h2eezxyhvm4jsqs2s863377fcqe/pdf",
          *           "total_taxes": [],
-         *           "finalized_at": "2026-11-29T11:51:12.134Z",
+         *           "finalized_at": "2026-11-29T12:16:12.798Z",
          *           "subscription": null,
          *           "attempt_count": 0,
          *           "customer_name": "Jenny Rosen",
@@ -25212,14 +25214,14 @@ export type components = {
          *           "subtotal_atom": 500,
          *           "customer_email": "jenny@example.com",
          *           "days_until_due": null,
-         *           "payment_intent": "pi_prod_06h2e98r3cp54aqcdv94q8g7ghspt",
+         *           "payment_intent": "pi_prod_06h2eezy25qqsmm549919t53nc7t6",
          *           "reverse_charge": false,
          *           "due_amount_atom": 500,
          *           "paid_pdf_sha256": null,
          *           "paid_amount_atom": 0,
          *           "collection_method": "charge_automatically",
          *           "total_amount_atom": 500,
-         *           "hosted_invoice_url": "http://127.0.0.1:45387/invoice/NWLv85FNUzmIr4dZ3d8lusIWaao47eWUp2p-iYtpYLU",
+         *           "hosted_invoice_url": "http://127.0.0.1:35215/invoice/Ljn9VrXHuOkdpGUGSOIIsvruShE0bJygbQP0H5VV9v8",
          *           "ending_balance_atom": 0,
          *           "next_payment_attempt": null,
          *           "starting_balance_atom": 0,
@@ -25259,19 +25261,19 @@ export type components = {
         /**
          * @description The webhook body of `invoice.payment_action_required`.
          * @example {
-         *       "id": "evt_prod_06h2e98rvx4xrd8mm9hwh47k92q40",
+         *       "id": "evt_prod_06h2eezyaj4n1jqggqhgj0m5hhc3g",
          *       "object": "event",
          *       "type": "invoice.payment_action_required",
          *       "sequence": 3,
-         *       "created": 1795953072,
+         *       "created": 1795954572,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "in_prod_06h2e98rj6y1p28tfpxnnaqp5bpka",
+         *           "id": "in_prod_06h2eezy4xk2ts9xjgmp9xbmahmhp",
          *           "lines": [
          *             {
-         *               "id": "il_prod_06h2e98rj8qj2wm9j01417xwbhynw",
-         *               "price": "price_prod_06h2e98h8rf4z3eehc1htz1frr90g",
+         *               "id": "il_prod_06h2eezy5282wtnsxsn47yzamass6",
+         *               "price": "price_prod_06h2eezv7rtav2dxa0stegs4yywv2",
          *               "quantity": 1,
          *               "tax_rates": [],
          *               "amount_atom": 500,
@@ -25284,11 +25286,11 @@ export type components = {
          *           "number": "EXAMPL-0003",
          *           "object": "invoice",
          *           "status": "open",
-         *           "created": "2026-11-29T11:51:12.273Z",
+         *           "created": "2026-11-29T12:16:12.839Z",
          *           "paid_at": null,
-         *           "updated": "2026-11-29T11:51:12.299Z",
+         *           "updated": "2026-11-29T12:16:12.851Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h2e98kkcdmq64fh175g1c68wxv0",
+         *           "customer": "cus_prod_06h2eezw7zvvnq1dqa5tk66dk672g",
          *           "discount": null,
          *           "due_date": null,
          *           "livemode": false,
@@ -25296,11 +25298,11 @@ export type components = {
          *           "tax_atom": 0,
          *           "voided_at": null,
          *           "overdue_at": null,
-         *           "pdf_sha256": "77daed40d4e387fba558035ab5f23f9426fdd42f524e2b6a7d9a836da17d0b44",
+         *           "pdf_sha256": "d95f990d3501dfe9f98b9a5bc2402bf5c41c96aebf20da238ee8f58f920760ec",
          *           "description": null,
-         *           "invoice_pdf": "http://127.0.0.1:45387/api/invoices/in_prod_06h2e98rj6y1p28tfpxnnaqp5bpka/pdf",
+         *           "invoice_pdf": "http://127.0.0.1:35215/api/invoices/in_prod_06h2eezy4xk2ts9xjgmp9xbmahmhp/pdf",
          *           "total_taxes": [],
-         *           "finalized_at": "2026-11-29T11:51:12.299Z",
+         *           "finalized_at": "2026-11-29T12:16:12.851Z",
          *           "subscription": null,
          *           "attempt_count": 0,
          *           "customer_name": "Jenny Rosen",
@@ -25308,14 +25310,14 @@ export type components = {
          *           "subtotal_atom": 500,
          *           "customer_email": "jenny@example.com",
          *           "days_until_due": null,
-         *           "payment_intent": "pi_prod_06h2e98rv42gveybedad8hjzx94f2",
+         *           "payment_intent": "pi_prod_06h2eezy9c7svveczw51btp4q9h72",
          *           "reverse_charge": false,
          *           "due_amount_atom": 500,
          *           "paid_pdf_sha256": null,
          *           "paid_amount_atom": 0,
          *           "collection_method": "charge_automatically",
          *           "total_amount_atom": 500,
-         *           "hosted_invoice_url": "http://127.0.0.1:45387/invoice/lxr9p4dAIiU2mGDjymA3iKr1eDgqfoaoe9tVJI08BhM",
+         *           "hosted_invoice_url": "http://127.0.0.1:35215/invoice/8KkVxqMPWy83qMnpSoeQStmsg5HacNmKGXZakqTX-Q8",
          *           "ending_balance_atom": 0,
          *           "next_payment_attempt": null,
          *           "starting_balance_atom": 0,
@@ -25355,19 +25357,19 @@ export type components = {
         /**
          * @description The webhook body of `invoice.overdue`.
          * @example {
-         *       "id": "evt_prod_06h2e98yypqj3ef3gh669yeg6ebct",
+         *       "id": "evt_prod_06h2ef01eprgs3cf6amad24da77aw",
          *       "object": "event",
          *       "type": "invoice.overdue",
          *       "sequence": 3,
-         *       "created": 1796039472,
+         *       "created": 1796040973,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "in_prod_06h2e98twqq5v6q1b82ab66f6sdz8",
+         *           "id": "in_prod_06h2eezzcra0bhxy1kkf5sfqe6xqj",
          *           "lines": [
          *             {
-         *               "id": "il_prod_06h2e98twt3pxnck5z3rvc67ryak8",
-         *               "price": "price_prod_06h2e98h8rf4z3eehc1htz1frr90g",
+         *               "id": "il_prod_06h2eezzcra0bhxy1kkf5sfqe6xqm",
+         *               "price": "price_prod_06h2eezv7rtav2dxa0stegs4yywv2",
          *               "quantity": 1,
          *               "tax_rates": [],
          *               "amount_atom": 500,
@@ -25380,23 +25382,23 @@ export type components = {
          *           "number": "EXAMPL-0007",
          *           "object": "invoice",
          *           "status": "open",
-         *           "created": "2026-11-29T11:51:12.869Z",
+         *           "created": "2026-11-29T12:16:13.158Z",
          *           "paid_at": null,
-         *           "updated": "2026-11-30T11:51:12.849Z",
+         *           "updated": "2026-11-30T12:16:13.144Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h2e98kkcdmq64fh175g1c68wxv0",
+         *           "customer": "cus_prod_06h2eezw7zvvnq1dqa5tk66dk672g",
          *           "discount": null,
-         *           "due_date": "2026-11-30T11:51:12.849Z",
+         *           "due_date": "2026-11-30T12:16:13.144Z",
          *           "livemode": false,
          *           "metadata": {},
          *           "tax_atom": 0,
          *           "voided_at": null,
-         *           "overdue_at": "2026-11-30T11:51:12.849Z",
-         *           "pdf_sha256": "6010d68e92687ac295e13d6f88ca4ca14f613692c00f8c95787a4832c8651426",
+         *           "overdue_at": "2026-11-30T12:16:13.144Z",
+         *           "pdf_sha256": "36d34ce922a50537cf3e5c313e6eeaa123daa2cb49d91a81e4c59d1ae4a5f687",
          *           "description": null,
-         *           "invoice_pdf": "http://127.0.0.1:45387/api/invoices/in_prod_06h2e98twqq5v6q1b82ab66f6sdz8/pdf",
+         *           "invoice_pdf": "http://127.0.0.1:35215/api/invoices/in_prod_06h2eezzcra0bhxy1kkf5sfqe6xqj/pdf",
          *           "total_taxes": [],
-         *           "finalized_at": "2026-11-29T11:51:12.883Z",
+         *           "finalized_at": "2026-11-29T12:16:13.168Z",
          *           "subscription": null,
          *           "attempt_count": 0,
          *           "customer_name": "Jenny Rosen",
@@ -25411,7 +25413,7 @@ export type components = {
          *           "paid_amount_atom": 0,
          *           "collection_method": "charge_automatically",
          *           "total_amount_atom": 500,
-         *           "hosted_invoice_url": "http://127.0.0.1:45387/invoice/t04KscvVGWT6knK7F6tV2mJUDnCteUv3aJlxBaWiVQc",
+         *           "hosted_invoice_url": "http://127.0.0.1:35215/invoice/wMMo04fFTKfacNF66kt3HuxcwchocUs7tumUP5sJhls",
          *           "ending_balance_atom": 0,
          *           "next_payment_attempt": null,
          *           "starting_balance_atom": 0,
@@ -25420,7 +25422,7 @@ export type components = {
          *           "post_payment_credit_notes_amount_atom": 0
          *         },
          *         "previous_attributes": {
-         *           "updated": "2026-11-29T11:51:12.883Z",
+         *           "updated": "2026-11-29T12:16:13.168Z",
          *           "overdue_at": null
          *         }
          *       }
@@ -25455,19 +25457,19 @@ export type components = {
         /**
          * @description The webhook body of `invoice.voided`.
          * @example {
-         *       "id": "evt_prod_06h2e98scnsdpp6fxe116taykgexj",
+         *       "id": "evt_prod_06h2eezyhnces8wg4nw1a689kmgg2",
          *       "object": "event",
          *       "type": "invoice.voided",
          *       "sequence": 3,
-         *       "created": 1795953072,
+         *       "created": 1795954572,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "in_prod_06h2e98rxg0v9j33p54h48cgjg1f0",
+         *           "id": "in_prod_06h2eezyd99m5s5mpbs7499g26pn4",
          *           "lines": [
          *             {
-         *               "id": "il_prod_06h2e98rxmyjgd91bkcez7a1rzkbr",
-         *               "price": "price_prod_06h2e98h8rf4z3eehc1htz1frr90g",
+         *               "id": "il_prod_06h2eezydfrtnhxrf2r5jntfev9w2",
+         *               "price": "price_prod_06h2eezv7rtav2dxa0stegs4yywv2",
          *               "quantity": 1,
          *               "tax_rates": [],
          *               "amount_atom": 500,
@@ -25480,23 +25482,23 @@ export type components = {
          *           "number": "EXAMPL-0004",
          *           "object": "invoice",
          *           "status": "void",
-         *           "created": "2026-11-29T11:51:12.364Z",
+         *           "created": "2026-11-29T12:16:12.906Z",
          *           "paid_at": null,
-         *           "updated": "2026-11-29T11:51:12.483Z",
+         *           "updated": "2026-11-29T12:16:12.940Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h2e98kkcdmq64fh175g1c68wxv0",
+         *           "customer": "cus_prod_06h2eezw7zvvnq1dqa5tk66dk672g",
          *           "discount": null,
          *           "due_date": null,
          *           "livemode": false,
          *           "metadata": {},
          *           "tax_atom": 0,
-         *           "voided_at": "2026-11-29T11:51:12.483Z",
+         *           "voided_at": "2026-11-29T12:16:12.940Z",
          *           "overdue_at": null,
-         *           "pdf_sha256": "7f716df1590b20724f69480a5fd6b24eed35a35537e889d670eb46096b13b367",
+         *           "pdf_sha256": "f9fa3e44f1d161cd716b49c54da8e703f32b315793f3eff060dc240340778bcf",
          *           "description": null,
-         *           "invoice_pdf": "http://127.0.0.1:45387/api/invoices/in_prod_06h2e98rxg0v9j33p54h48cgjg1f0/pdf",
+         *           "invoice_pdf": "http://127.0.0.1:35215/api/invoices/in_prod_06h2eezyd99m5s5mpbs7499g26pn4/pdf",
          *           "total_taxes": [],
-         *           "finalized_at": "2026-11-29T11:51:12.448Z",
+         *           "finalized_at": "2026-11-29T12:16:12.922Z",
          *           "subscription": null,
          *           "attempt_count": 0,
          *           "customer_name": "Jenny Rosen",
@@ -25511,7 +25513,7 @@ export type components = {
          *           "paid_amount_atom": 0,
          *           "collection_method": "charge_automatically",
          *           "total_amount_atom": 500,
-         *           "hosted_invoice_url": "http://127.0.0.1:45387/invoice/5l2Ef6edbgE1-IbNifF0R8qYn1leaV0Of8q9O8G4BY4",
+         *           "hosted_invoice_url": "http://127.0.0.1:35215/invoice/lC2YyYfVojoAvOL2EzW5P91N14fGogjN130GQRkaPlY",
          *           "ending_balance_atom": 0,
          *           "next_payment_attempt": null,
          *           "starting_balance_atom": 0,
@@ -25521,7 +25523,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "status": "open",
-         *           "updated": "2026-11-29T11:51:12.448Z",
+         *           "updated": "2026-11-29T12:16:12.922Z",
          *           "voided_at": null
          *         }
          *       }
@@ -25556,19 +25558,19 @@ export type components = {
         /**
          * @description The webhook body of `invoice.marked_uncollectible`.
          * @example {
-         *       "id": "evt_prod_06h2e98ssx5bz4fgdzhmz2m8q69a6",
+         *       "id": "evt_prod_06h2eezyr36bvwgvqak65ymmwa5et",
          *       "object": "event",
          *       "type": "invoice.marked_uncollectible",
          *       "sequence": 3,
-         *       "created": 1795953072,
+         *       "created": 1795954572,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "in_prod_06h2e98sjem8nxgmtjj3djxv2dsxg",
+         *           "id": "in_prod_06h2eezymcrrzz4dbps7n91san5qe",
          *           "lines": [
          *             {
-         *               "id": "il_prod_06h2e98sjgzev9y1pdrvegbfgd7y8",
-         *               "price": "price_prod_06h2e98h8rf4z3eehc1htz1frr90g",
+         *               "id": "il_prod_06h2eezymcrrzz4dbps7n91san5qg",
+         *               "price": "price_prod_06h2eezv7rtav2dxa0stegs4yywv2",
          *               "quantity": 1,
          *               "tax_rates": [],
          *               "amount_atom": 500,
@@ -25581,11 +25583,11 @@ export type components = {
          *           "number": "EXAMPL-0005",
          *           "object": "invoice",
          *           "status": "uncollectible",
-         *           "created": "2026-11-29T11:51:12.531Z",
+         *           "created": "2026-11-29T12:16:12.963Z",
          *           "paid_at": null,
-         *           "updated": "2026-11-29T11:51:12.590Z",
+         *           "updated": "2026-11-29T12:16:12.992Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h2e98kkcdmq64fh175g1c68wxv0",
+         *           "customer": "cus_prod_06h2eezw7zvvnq1dqa5tk66dk672g",
          *           "discount": null,
          *           "due_date": null,
          *           "livemode": false,
@@ -25593,11 +25595,11 @@ export type components = {
          *           "tax_atom": 0,
          *           "voided_at": null,
          *           "overdue_at": null,
-         *           "pdf_sha256": "ac0ed49cd4438d566e9dc4ce4aee1d23180feebe9df67f2f6e9504425ad1d145",
+         *           "pdf_sha256": "15c9812b331374129b7e5986d646a0ee272ea2c5d35a4d654f3a15cb4e7281b1",
          *           "description": null,
-         *           "invoice_pdf": "http://127.0.0.1:45387/api/invoices/in_prod_06h2e98sjem8nxgmtjj3djxv2dsxg/pdf",
+         *           "invoice_pdf": "http://127.0.0.1:35215/api/invoices/in_prod_06h2eezymcrrzz4dbps7n91san5qe/pdf",
          *           "total_taxes": [],
-         *           "finalized_at": "2026-11-29T11:51:12.565Z",
+         *           "finalized_at": "2026-11-29T12:16:12.973Z",
          *           "subscription": null,
          *           "attempt_count": 0,
          *           "customer_name": "Jenny Rosen",
@@ -25612,17 +25614,17 @@ export type components = {
          *           "paid_amount_atom": 0,
          *           "collection_method": "charge_automatically",
          *           "total_amount_atom": 500,
-         *           "hosted_invoice_url": "http://127.0.0.1:45387/invoice/yFjl8Adm7kmKS7yWXrMXzxG-QeCjSYFM3YjvuFgepfQ",
+         *           "hosted_invoice_url": "http://127.0.0.1:35215/invoice/r5yPJQ_h5f-TGrExlxO9U3krJXgPlarrDpBcJ4ies3k",
          *           "ending_balance_atom": 0,
          *           "next_payment_attempt": null,
          *           "starting_balance_atom": 0,
-         *           "marked_uncollectible_at": "2026-11-29T11:51:12.590Z",
+         *           "marked_uncollectible_at": "2026-11-29T12:16:12.992Z",
          *           "pre_payment_credit_notes_amount_atom": 0,
          *           "post_payment_credit_notes_amount_atom": 0
          *         },
          *         "previous_attributes": {
          *           "status": "open",
-         *           "updated": "2026-11-29T11:51:12.565Z",
+         *           "updated": "2026-11-29T12:16:12.973Z",
          *           "marked_uncollectible_at": null
          *         }
          *       }
@@ -25657,19 +25659,19 @@ export type components = {
         /**
          * @description The webhook body of `invoice.refunded`.
          * @example {
-         *       "id": "evt_prod_06h2e98qx1bh2gb9c52das5j74fd4",
+         *       "id": "evt_prod_06h2eezxxnd8bjhms0k599dzq14g6",
          *       "object": "event",
          *       "type": "invoice.refunded",
          *       "sequence": 5,
-         *       "created": 1795953072,
+         *       "created": 1795954572,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "in_prod_06h2e98p07cr2zxgwes1jhdtna2pw",
+         *           "id": "in_prod_06h2eezxbqe0btqpkwnrwrc6h5szj",
          *           "lines": [
          *             {
-         *               "id": "il_prod_06h2e98p07cr2zxgwes1jhdtna2py",
-         *               "price": "price_prod_06h2e98h8rf4z3eehc1htz1frr90g",
+         *               "id": "il_prod_06h2eezxbt4sc3hf0m52wz9hepkm6",
+         *               "price": "price_prod_06h2eezv7rtav2dxa0stegs4yywv2",
          *               "quantity": 1,
          *               "tax_rates": [],
          *               "amount_atom": 500,
@@ -25682,11 +25684,11 @@ export type components = {
          *           "number": "EXAMPL-0001",
          *           "object": "invoice",
          *           "status": "paid",
-         *           "created": "2026-11-29T11:51:11.617Z",
-         *           "paid_at": "2026-11-29T11:51:11.842Z",
-         *           "updated": "2026-11-29T11:51:11.842Z",
+         *           "created": "2026-11-29T12:16:12.637Z",
+         *           "paid_at": "2026-11-29T12:16:12.721Z",
+         *           "updated": "2026-11-29T12:16:12.721Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h2e98kkcdmq64fh175g1c68wxv0",
+         *           "customer": "cus_prod_06h2eezw7zvvnq1dqa5tk66dk672g",
          *           "discount": null,
          *           "due_date": null,
          *           "livemode": false,
@@ -25694,11 +25696,11 @@ export type components = {
          *           "tax_atom": 0,
          *           "voided_at": null,
          *           "overdue_at": null,
-         *           "pdf_sha256": "3744a97cbacad036db38f3509c8012ee182502bacc9816c524a4839a67ea86fa",
+         *           "pdf_sha256": "83c70836850812b1d1c5aa8eaa84acd0c1046db3ce6a66b7391aeb3e301e4f87",
          *           "description": null,
-         *           "invoice_pdf": "http://127.0.0.1:45387/api/invoices/in_prod_06h2e98p07cr2zxgwes1jhdtna2pw/pdf",
+         *           "invoice_pdf": "http://127.0.0.1:35215/api/invoices/in_prod_06h2eezxbqe0btqpkwnrwrc6h5szj/pdf",
          *           "total_taxes": [],
-         *           "finalized_at": "2026-11-29T11:51:11.664Z",
+         *           "finalized_at": "2026-11-29T12:16:12.663Z",
          *           "subscription": null,
          *           "attempt_count": 0,
          *           "customer_name": "Jenny Rosen",
@@ -25706,14 +25708,14 @@ export type components = {
          *           "subtotal_atom": 500,
          *           "customer_email": "jenny@example.com",
          *           "days_until_due": null,
-         *           "payment_intent": "pi_prod_06h2e98psssjmebvyqxa2snvw6arg",
+         *           "payment_intent": "pi_prod_06h2eezxn1fp1ajbb29vy48d6c9fp",
          *           "reverse_charge": false,
          *           "due_amount_atom": 0,
-         *           "paid_pdf_sha256": "47a174bbb031f4beefd3f445c242219ece27a8dbafe5fe2806935320816795ad",
+         *           "paid_pdf_sha256": "48ff50987054be8f03036d459f036bbb34279d13616437183b0035a4c01fe513",
          *           "paid_amount_atom": 500,
          *           "collection_method": "charge_automatically",
          *           "total_amount_atom": 500,
-         *           "hosted_invoice_url": "http://127.0.0.1:45387/invoice/cVGaM-kD0v6-S5uLwg_xong-DtZVPibkz_-K5pCl6iM",
+         *           "hosted_invoice_url": "http://127.0.0.1:35215/invoice/sP57lL1BUgGf9kDxOJK1SGbdQ7pPkE8RCwj08_bqjQc",
          *           "ending_balance_atom": 0,
          *           "next_payment_attempt": null,
          *           "starting_balance_atom": 0,
@@ -25753,19 +25755,19 @@ export type components = {
         /**
          * @description The webhook body of `invoice.upcoming`.
          * @example {
-         *       "id": "evt_prod_06h2e98zj9hycbzzv3ft17sk0avrr",
+         *       "id": "evt_prod_06h2ef01parjnykbs3t8bmmc57yw0",
          *       "object": "event",
          *       "type": "invoice.upcoming",
          *       "sequence": 1,
-         *       "created": 1796298673,
+         *       "created": 1796300173,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "in_prod_06h2e98zfhph331fvpmyw3aa5w1nw",
+         *           "id": "in_prod_06h2ef01n2bqb9q5wg44r2z0txp9j",
          *           "lines": [
          *             {
-         *               "id": "il_prod_06h2e98zj24crx2j7hqj8sx41sdpm",
-         *               "price": "price_prod_06h2e98h506a9yqp5cgdfdqvte0w0",
+         *               "id": "il_prod_06h2ef01p5b9vgeb2r3xzjh25dedw",
+         *               "price": "price_prod_06h2eezv63pg213ca31042tj77f4t",
          *               "quantity": 1,
          *               "tax_rates": [],
          *               "amount_atom": 2000,
@@ -25778,11 +25780,11 @@ export type components = {
          *           "number": null,
          *           "object": "invoice",
          *           "status": "draft",
-         *           "created": "2026-12-06T11:51:13.198Z",
+         *           "created": "2026-12-06T12:16:13.378Z",
          *           "paid_at": null,
-         *           "updated": "2026-12-06T11:51:13.198Z",
+         *           "updated": "2026-12-06T12:16:13.378Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h2e98kkcdmq64fh175g1c68wxv0",
+         *           "customer": "cus_prod_06h2eezw7zvvnq1dqa5tk66dk672g",
          *           "discount": null,
          *           "due_date": null,
          *           "livemode": false,
@@ -25791,11 +25793,11 @@ export type components = {
          *           "voided_at": null,
          *           "overdue_at": null,
          *           "pdf_sha256": null,
-         *           "description": "Subscription sub_prod_06h2e98w684nfmwqhdn155gsrbnpm",
+         *           "description": "Subscription to Pro (Monthly), 6 Dec 2026 12:16:13 UTC – 6 Jan 2027 12:16:13 UTC",
          *           "invoice_pdf": null,
          *           "total_taxes": [],
          *           "finalized_at": null,
-         *           "subscription": "sub_prod_06h2e98w684nfmwqhdn155gsrbnpm",
+         *           "subscription": "sub_prod_06h2ef009f664jn4bnmxwwwr7xdea",
          *           "attempt_count": 0,
          *           "customer_name": null,
          *           "discount_atom": 0,
@@ -25811,7 +25813,7 @@ export type components = {
          *           "total_amount_atom": 2000,
          *           "hosted_invoice_url": null,
          *           "ending_balance_atom": 0,
-         *           "next_payment_attempt": "2026-12-06T11:51:13.198Z",
+         *           "next_payment_attempt": "2026-12-06T12:16:13.378Z",
          *           "starting_balance_atom": 0,
          *           "marked_uncollectible_at": null,
          *           "pre_payment_credit_notes_amount_atom": 0,
@@ -25849,22 +25851,22 @@ export type components = {
         /**
          * @description The webhook body of `customer.created`.
          * @example {
-         *       "id": "evt_prod_06h2e98kkm7v8hfj02g1rxg3af8pp",
+         *       "id": "evt_prod_06h2eezw8p72aszmx5575bzs2a7a0",
          *       "object": "event",
          *       "type": "customer.created",
          *       "sequence": 1,
-         *       "created": 1795953071,
+         *       "created": 1795954572,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "cus_prod_06h2e98kkcdmq64fh175g1c68wxv0",
+         *           "id": "cus_prod_06h2eezw7zvvnq1dqa5tk66dk672g",
          *           "name": "Jenny",
          *           "email": "jenny@example.com",
          *           "object": "customer",
          *           "address": null,
-         *           "created": "2026-11-29T11:51:11.003Z",
+         *           "created": "2026-11-29T12:16:12.350Z",
          *           "tax_ids": [],
-         *           "updated": "2026-11-29T11:51:11.003Z",
+         *           "updated": "2026-11-29T12:16:12.350Z",
          *           "balances": {},
          *           "livemode": false,
          *           "metadata": {},
@@ -25947,22 +25949,22 @@ export type components = {
         /**
          * @description The webhook body of `customer.updated`.
          * @example {
-         *       "id": "evt_prod_06h2e98kt8xh1f5v899gkw8bgcfpt",
+         *       "id": "evt_prod_06h2eezwbqdwg5q10g86b845kv9d6",
          *       "object": "event",
          *       "type": "customer.updated",
          *       "sequence": 2,
-         *       "created": 1795953071,
+         *       "created": 1795954572,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "cus_prod_06h2e98kkcdmq64fh175g1c68wxv0",
+         *           "id": "cus_prod_06h2eezw7zvvnq1dqa5tk66dk672g",
          *           "name": "Jenny Rosen",
          *           "email": "jenny@example.com",
          *           "object": "customer",
          *           "address": null,
-         *           "created": "2026-11-29T11:51:11.003Z",
+         *           "created": "2026-11-29T12:16:12.350Z",
          *           "tax_ids": [],
-         *           "updated": "2026-11-29T11:51:11.056Z",
+         *           "updated": "2026-11-29T12:16:12.379Z",
          *           "balances": {},
          *           "livemode": false,
          *           "metadata": {},
@@ -25973,7 +25975,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "name": "Jenny",
-         *           "updated": "2026-11-29T11:51:11.003Z"
+         *           "updated": "2026-11-29T12:16:12.350Z"
          *         }
          *       }
          *     }
@@ -26007,23 +26009,23 @@ export type components = {
         /**
          * @description The webhook body of `customer.deleted`.
          * @example {
-         *       "id": "evt_prod_06h2e98kz9s3a5x4v9c3ms3acvhqw",
+         *       "id": "evt_prod_06h2eezwedyj5815te8h17deg9r4w",
          *       "object": "event",
          *       "type": "customer.deleted",
          *       "sequence": 2,
-         *       "created": 1795953071,
+         *       "created": 1795954572,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "cus_prod_06h2e98kwmf4d8w4ywahqy825dhj4",
+         *           "id": "cus_prod_06h2eezwd7q4096y19wmwm9bskrn0",
          *           "name": null,
          *           "email": "leaving@example.com",
          *           "object": "customer",
          *           "address": null,
-         *           "created": "2026-11-29T11:51:11.077Z",
+         *           "created": "2026-11-29T12:16:12.393Z",
          *           "deleted": true,
          *           "tax_ids": [],
-         *           "updated": "2026-11-29T11:51:11.088Z",
+         *           "updated": "2026-11-29T12:16:12.402Z",
          *           "balances": {},
          *           "livemode": false,
          *           "metadata": {},
@@ -26033,7 +26035,7 @@ export type components = {
          *           "preferred_locale": null
          *         },
          *         "previous_attributes": {
-         *           "updated": "2026-11-29T11:51:11.077Z",
+         *           "updated": "2026-11-29T12:16:12.393Z",
          *           "deleted": null
          *         }
          *       }
@@ -26111,24 +26113,24 @@ export type components = {
         /**
          * @description The webhook body of `customer.discount.created`.
          * @example {
-         *       "id": "evt_prod_06h2e98m3j97285f5yt7bwet4hg6j",
+         *       "id": "evt_prod_06h2eezwg3qk7p52x2pr20fhqkm0a",
          *       "object": "event",
          *       "type": "customer.discount.created",
          *       "sequence": 1,
-         *       "created": 1795953071,
+         *       "created": 1795954572,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "di_prod_06h2e98m3d43rc7bw3bfhrbd6d70w",
+         *           "id": "di_prod_06h2eezwfwgdsq1a4d7asq2cqw8ry",
          *           "end": null,
-         *           "start": "2026-11-29T11:51:11.129Z",
+         *           "start": "2026-11-29T12:16:12.413Z",
          *           "coupon": {
-         *             "id": "cpn_prod_06h2e98hkdpp8pqwr4nss7g63nhxw",
+         *             "id": "cpn_prod_06h2eezvemp6q8x458zmfnhrrfady",
          *             "name": "Ten percent",
          *             "valid": true,
          *             "object": "coupon",
-         *             "created": "2026-11-29T11:51:10.491Z",
-         *             "updated": "2026-11-29T11:51:11.129Z",
+         *             "created": "2026-11-29T12:16:12.149Z",
+         *             "updated": "2026-11-29T12:16:12.413Z",
          *             "currency": null,
          *             "duration": "forever",
          *             "livemode": false,
@@ -26141,7 +26143,7 @@ export type components = {
          *             "duration_in_months": null
          *           },
          *           "object": "discount",
-         *           "customer": "cus_prod_06h2e98kkcdmq64fh175g1c68wxv0",
+         *           "customer": "cus_prod_06h2eezw7zvvnq1dqa5tk66dk672g",
          *           "livemode": false
          *         }
          *       }
@@ -26194,24 +26196,24 @@ export type components = {
         /**
          * @description The webhook body of `customer.discount.updated`.
          * @example {
-         *       "id": "evt_prod_06h2e98m5m8xbsbqd8097kgqm7ck0",
+         *       "id": "evt_prod_06h2eezwhyfsdtkyn351vqgr9ft4y",
          *       "object": "event",
          *       "type": "customer.discount.updated",
          *       "sequence": 2,
-         *       "created": 1795953071,
+         *       "created": 1795954572,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "di_prod_06h2e98m3d43rc7bw3bfhrbd6d70w",
+         *           "id": "di_prod_06h2eezwfwgdsq1a4d7asq2cqw8ry",
          *           "end": null,
-         *           "start": "2026-11-29T11:51:11.147Z",
+         *           "start": "2026-11-29T12:16:12.429Z",
          *           "coupon": {
-         *             "id": "cpn_prod_06h2e98hnt4crncngg8r2rmbzec50",
+         *             "id": "cpn_prod_06h2eezvgab8xk4vc06czpq9awyxc",
          *             "name": null,
          *             "valid": true,
          *             "object": "coupon",
-         *             "created": "2026-11-29T11:51:10.510Z",
-         *             "updated": "2026-11-29T11:51:11.147Z",
+         *             "created": "2026-11-29T12:16:12.162Z",
+         *             "updated": "2026-11-29T12:16:12.429Z",
          *             "currency": "usd",
          *             "duration": "once",
          *             "livemode": false,
@@ -26224,18 +26226,18 @@ export type components = {
          *             "duration_in_months": null
          *           },
          *           "object": "discount",
-         *           "customer": "cus_prod_06h2e98kkcdmq64fh175g1c68wxv0",
+         *           "customer": "cus_prod_06h2eezw7zvvnq1dqa5tk66dk672g",
          *           "livemode": false
          *         },
          *         "previous_attributes": {
-         *           "start": "2026-11-29T11:51:11.129Z",
+         *           "start": "2026-11-29T12:16:12.413Z",
          *           "coupon": {
-         *             "id": "cpn_prod_06h2e98hkdpp8pqwr4nss7g63nhxw",
+         *             "id": "cpn_prod_06h2eezvemp6q8x458zmfnhrrfady",
          *             "name": "Ten percent",
          *             "valid": true,
          *             "object": "coupon",
-         *             "created": "2026-11-29T11:51:10.491Z",
-         *             "updated": "2026-11-29T11:51:11.129Z",
+         *             "created": "2026-11-29T12:16:12.149Z",
+         *             "updated": "2026-11-29T12:16:12.413Z",
          *             "currency": null,
          *             "duration": "forever",
          *             "livemode": false,
@@ -26280,24 +26282,24 @@ export type components = {
         /**
          * @description The webhook body of `customer.discount.deleted`.
          * @example {
-         *       "id": "evt_prod_06h2e98m7d5ykz7xg9eq26gj4nmv2",
+         *       "id": "evt_prod_06h2eezwk1dvz89vtxkwzdd8cdhxt",
          *       "object": "event",
          *       "type": "customer.discount.deleted",
          *       "sequence": 3,
-         *       "created": 1795953071,
+         *       "created": 1795954572,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "di_prod_06h2e98m3d43rc7bw3bfhrbd6d70w",
+         *           "id": "di_prod_06h2eezwfwgdsq1a4d7asq2cqw8ry",
          *           "end": null,
-         *           "start": "2026-11-29T11:51:11.147Z",
+         *           "start": "2026-11-29T12:16:12.429Z",
          *           "coupon": {
-         *             "id": "cpn_prod_06h2e98hnt4crncngg8r2rmbzec50",
+         *             "id": "cpn_prod_06h2eezvgab8xk4vc06czpq9awyxc",
          *             "name": null,
          *             "valid": true,
          *             "object": "coupon",
-         *             "created": "2026-11-29T11:51:10.510Z",
-         *             "updated": "2026-11-29T11:51:11.147Z",
+         *             "created": "2026-11-29T12:16:12.162Z",
+         *             "updated": "2026-11-29T12:16:12.429Z",
          *             "currency": "usd",
          *             "duration": "once",
          *             "livemode": false,
@@ -26311,7 +26313,7 @@ export type components = {
          *           },
          *           "object": "discount",
          *           "deleted": true,
-         *           "customer": "cus_prod_06h2e98kkcdmq64fh175g1c68wxv0",
+         *           "customer": "cus_prod_06h2eezw7zvvnq1dqa5tk66dk672g",
          *           "livemode": false
          *         },
          *         "previous_attributes": {
@@ -26368,20 +26370,20 @@ export type components = {
         /**
          * @description The webhook body of `coupon.created`.
          * @example {
-         *       "id": "evt_prod_06h2e98hm45abhm7a1jmbfshrczvt",
+         *       "id": "evt_prod_06h2eezvey614s16qrk41strjwevj",
          *       "object": "event",
          *       "type": "coupon.created",
          *       "sequence": 1,
-         *       "created": 1795953070,
+         *       "created": 1795954572,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "cpn_prod_06h2e98hkdpp8pqwr4nss7g63nhxw",
+         *           "id": "cpn_prod_06h2eezvemp6q8x458zmfnhrrfady",
          *           "name": null,
          *           "valid": true,
          *           "object": "coupon",
-         *           "created": "2026-11-29T11:51:10.491Z",
-         *           "updated": "2026-11-29T11:51:10.491Z",
+         *           "created": "2026-11-29T12:16:12.149Z",
+         *           "updated": "2026-11-29T12:16:12.149Z",
          *           "currency": null,
          *           "duration": "forever",
          *           "livemode": false,
@@ -26463,20 +26465,20 @@ export type components = {
         /**
          * @description The webhook body of `coupon.updated`.
          * @example {
-         *       "id": "evt_prod_06h2e98hqvrqp1dwq5zwawkzstqwg",
+         *       "id": "evt_prod_06h2eezvj3enzpsn2gwee3arwkbsr",
          *       "object": "event",
          *       "type": "coupon.updated",
          *       "sequence": 2,
-         *       "created": 1795953070,
+         *       "created": 1795954572,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "cpn_prod_06h2e98hkdpp8pqwr4nss7g63nhxw",
+         *           "id": "cpn_prod_06h2eezvemp6q8x458zmfnhrrfady",
          *           "name": "Ten percent",
          *           "valid": true,
          *           "object": "coupon",
-         *           "created": "2026-11-29T11:51:10.491Z",
-         *           "updated": "2026-11-29T11:51:10.525Z",
+         *           "created": "2026-11-29T12:16:12.149Z",
+         *           "updated": "2026-11-29T12:16:12.175Z",
          *           "currency": null,
          *           "duration": "forever",
          *           "livemode": false,
@@ -26490,7 +26492,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "name": null,
-         *           "updated": "2026-11-29T11:51:10.491Z"
+         *           "updated": "2026-11-29T12:16:12.149Z"
          *         }
          *       }
          *     }
@@ -26524,21 +26526,21 @@ export type components = {
         /**
          * @description The webhook body of `coupon.deleted`.
          * @example {
-         *       "id": "evt_prod_06h2e98hxsbj2vz3bwj42yjmzdmba",
+         *       "id": "evt_prod_06h2eezvmfh9t47jwnkmvgx7xwfx4",
          *       "object": "event",
          *       "type": "coupon.deleted",
          *       "sequence": 2,
-         *       "created": 1795953070,
+         *       "created": 1795954572,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "cpn_prod_06h2e98htwg4572nzsf3r0ecj96v6",
+         *           "id": "cpn_prod_06h2eezvka1ar286nsfdbc9wse6nt",
          *           "name": null,
          *           "valid": false,
          *           "object": "coupon",
-         *           "created": "2026-11-29T11:51:10.551Z",
+         *           "created": "2026-11-29T12:16:12.186Z",
          *           "deleted": true,
-         *           "updated": "2026-11-29T11:51:10.573Z",
+         *           "updated": "2026-11-29T12:16:12.194Z",
          *           "currency": null,
          *           "duration": "forever",
          *           "livemode": false,
@@ -26552,7 +26554,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "valid": true,
-         *           "updated": "2026-11-29T11:51:10.551Z",
+         *           "updated": "2026-11-29T12:16:12.186Z",
          *           "deleted": null
          *         }
          *       }
@@ -26626,22 +26628,22 @@ export type components = {
         /**
          * @description The webhook body of `price.created`.
          * @example {
-         *       "id": "evt_prod_06h2e98h5bw46h064kxcd65g725nw",
+         *       "id": "evt_prod_06h2eezv65vsdnbtrb2bjxgv289ne",
          *       "object": "event",
          *       "type": "price.created",
          *       "sequence": 1,
-         *       "created": 1795953070,
+         *       "created": 1795954572,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "price_prod_06h2e98h506a9yqp5cgdfdqvte0w0",
+         *           "id": "price_prod_06h2eezv63pg213ca31042tj77f4t",
          *           "type": "recurring",
          *           "tiers": null,
          *           "active": true,
          *           "object": "price",
-         *           "created": "2026-11-29T11:51:10.376Z",
-         *           "product": "prod_prod_06h2e98gvxyccxye68e7857v2d1zc",
-         *           "updated": "2026-11-29T11:51:10.376Z",
+         *           "created": "2026-11-29T12:16:12.079Z",
+         *           "product": "prod_prod_06h2eezv1pvdm6v9tzenkvfz1yrsc",
+         *           "updated": "2026-11-29T12:16:12.079Z",
          *           "currency": "usd",
          *           "livemode": false,
          *           "metadata": {},
@@ -26735,22 +26737,22 @@ export type components = {
         /**
          * @description The webhook body of `price.updated`.
          * @example {
-         *       "id": "evt_prod_06h2e98hat6ecnvw1nyyhagzbtah4",
+         *       "id": "evt_prod_06h2eezv9fcyxzfw80dd0cv3e5278",
          *       "object": "event",
          *       "type": "price.updated",
          *       "sequence": 2,
-         *       "created": 1795953070,
+         *       "created": 1795954572,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "price_prod_06h2e98h506a9yqp5cgdfdqvte0w0",
+         *           "id": "price_prod_06h2eezv63pg213ca31042tj77f4t",
          *           "type": "recurring",
          *           "tiers": null,
          *           "active": true,
          *           "object": "price",
-         *           "created": "2026-11-29T11:51:10.376Z",
-         *           "product": "prod_prod_06h2e98gvxyccxye68e7857v2d1zc",
-         *           "updated": "2026-11-29T11:51:10.420Z",
+         *           "created": "2026-11-29T12:16:12.079Z",
+         *           "product": "prod_prod_06h2eezv1pvdm6v9tzenkvfz1yrsc",
+         *           "updated": "2026-11-29T12:16:12.106Z",
          *           "currency": "usd",
          *           "livemode": false,
          *           "metadata": {},
@@ -26766,7 +26768,7 @@ export type components = {
          *           "unit_amount_atom": 2000
          *         },
          *         "previous_attributes": {
-         *           "updated": "2026-11-29T11:51:10.376Z",
+         *           "updated": "2026-11-29T12:16:12.079Z",
          *           "nickname": null
          *         }
          *       }
@@ -26801,23 +26803,23 @@ export type components = {
         /**
          * @description The webhook body of `price.deleted`.
          * @example {
-         *       "id": "evt_prod_06h2e98hfcerqf03k7zben3tpmx12",
+         *       "id": "evt_prod_06h2eezvcf0cczdx469614m8tna8r",
          *       "object": "event",
          *       "type": "price.deleted",
          *       "sequence": 2,
-         *       "created": 1795953070,
+         *       "created": 1795954572,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "price_prod_06h2e98hdh3n4w4vhwn04305cgye0",
+         *           "id": "price_prod_06h2eezvb5m42y2jncsypbapgqzer",
          *           "type": "one_time",
          *           "tiers": null,
          *           "active": true,
          *           "object": "price",
-         *           "created": "2026-11-29T11:51:10.444Z",
+         *           "created": "2026-11-29T12:16:12.121Z",
          *           "deleted": true,
-         *           "product": "prod_prod_06h2e98h1zhhqn947yxd2q6emtcv0",
-         *           "updated": "2026-11-29T11:51:10.458Z",
+         *           "product": "prod_prod_06h2eezv4ndbvpchpap7t6ec6jz26",
+         *           "updated": "2026-11-29T12:16:12.130Z",
          *           "currency": "usd",
          *           "livemode": false,
          *           "metadata": {},
@@ -26828,7 +26830,7 @@ export type components = {
          *           "unit_amount_atom": 100
          *         },
          *         "previous_attributes": {
-         *           "updated": "2026-11-29T11:51:10.444Z",
+         *           "updated": "2026-11-29T12:16:12.121Z",
          *           "deleted": null
          *         }
          *       }
@@ -26911,20 +26913,20 @@ export type components = {
         /**
          * @description The webhook body of `product.created`.
          * @example {
-         *       "id": "evt_prod_06h2e98gw4282sg0m10bngyekr5mm",
+         *       "id": "evt_prod_06h2eezv1wt385nt04vfegspsw294",
          *       "object": "event",
          *       "type": "product.created",
          *       "sequence": 1,
-         *       "created": 1795953070,
+         *       "created": 1795954572,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "prod_prod_06h2e98gvxyccxye68e7857v2d1zc",
+         *           "id": "prod_prod_06h2eezv1pvdm6v9tzenkvfz1yrsc",
          *           "name": "Pro",
          *           "active": true,
          *           "object": "product",
-         *           "created": "2026-11-29T11:51:10.303Z",
-         *           "updated": "2026-11-29T11:51:10.303Z",
+         *           "created": "2026-11-29T12:16:12.045Z",
+         *           "updated": "2026-11-29T12:16:12.045Z",
          *           "livemode": false,
          *           "metadata": {},
          *           "description": null
@@ -26985,26 +26987,26 @@ export type components = {
         /**
          * @description The webhook body of `product.updated`.
          * @example {
-         *       "id": "evt_prod_06h2e98gydhf5gg9n5zdbmcep1256",
+         *       "id": "evt_prod_06h2eezv3h4cmr0nq4j0jtrz5xpej",
          *       "object": "event",
          *       "type": "product.updated",
          *       "sequence": 2,
-         *       "created": 1795953070,
+         *       "created": 1795954572,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "prod_prod_06h2e98gvxyccxye68e7857v2d1zc",
+         *           "id": "prod_prod_06h2eezv1pvdm6v9tzenkvfz1yrsc",
          *           "name": "Pro",
          *           "active": true,
          *           "object": "product",
-         *           "created": "2026-11-29T11:51:10.303Z",
-         *           "updated": "2026-11-29T11:51:10.321Z",
+         *           "created": "2026-11-29T12:16:12.045Z",
+         *           "updated": "2026-11-29T12:16:12.059Z",
          *           "livemode": false,
          *           "metadata": {},
          *           "description": "The pro plan"
          *         },
          *         "previous_attributes": {
-         *           "updated": "2026-11-29T11:51:10.303Z",
+         *           "updated": "2026-11-29T12:16:12.045Z",
          *           "description": null
          *         }
          *       }
@@ -27039,27 +27041,27 @@ export type components = {
         /**
          * @description The webhook body of `product.deleted`.
          * @example {
-         *       "id": "evt_prod_06h2e98hgtgz0vdsdhn29ryacnws0",
+         *       "id": "evt_prod_06h2eezvdn4jnzt7tx1as22y5pkbr",
          *       "object": "event",
          *       "type": "product.deleted",
          *       "sequence": 2,
-         *       "created": 1795953070,
+         *       "created": 1795954572,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "prod_prod_06h2e98h1zhhqn947yxd2q6emtcv0",
+         *           "id": "prod_prod_06h2eezv4ndbvpchpap7t6ec6jz26",
          *           "name": "Spare",
          *           "active": true,
          *           "object": "product",
-         *           "created": "2026-11-29T11:51:10.351Z",
+         *           "created": "2026-11-29T12:16:12.069Z",
          *           "deleted": true,
-         *           "updated": "2026-11-29T11:51:10.469Z",
+         *           "updated": "2026-11-29T12:16:12.140Z",
          *           "livemode": false,
          *           "metadata": {},
          *           "description": null
          *         },
          *         "previous_attributes": {
-         *           "updated": "2026-11-29T11:51:10.351Z",
+         *           "updated": "2026-11-29T12:16:12.069Z",
          *           "deleted": null
          *         }
          *       }
@@ -27119,21 +27121,21 @@ export type components = {
         /**
          * @description The webhook body of `refund.created`.
          * @example {
-         *       "id": "evt_prod_06h2e98nnhp25548w8n9h92j104hj",
+         *       "id": "evt_prod_06h2eezx7kajx2xjevrzaezrfprvt",
          *       "object": "event",
          *       "type": "refund.created",
          *       "sequence": 1,
-         *       "created": 1795953071,
+         *       "created": 1795954572,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "re_prod_06h2e98nnarnzxehe79yz5ye35x98",
+         *           "id": "re_prod_06h2eezx7c4g8np4ja7fc0yg5vsp4",
          *           "object": "refund",
          *           "reason": null,
          *           "status": "pending",
-         *           "created": "2026-11-29T11:51:11.530Z",
-         *           "payment": "py_prod_06h2e98mg80qae51htjks0kq40fx8",
-         *           "updated": "2026-11-29T11:51:11.530Z",
+         *           "created": "2026-11-29T12:16:12.602Z",
+         *           "payment": "py_prod_06h2eezwsbvc1gtdczwba396y6za4",
+         *           "updated": "2026-11-29T12:16:12.602Z",
          *           "currency": "usd",
          *           "livemode": false,
          *           "metadata": {},
@@ -27200,21 +27202,21 @@ export type components = {
         /**
          * @description The webhook body of `refund.updated`.
          * @example {
-         *       "id": "evt_prod_06h2e98nnv5ndfwg8fchyzfz3p5za",
+         *       "id": "evt_prod_06h2eezx7rtg0yh69m94mavzmcy0g",
          *       "object": "event",
          *       "type": "refund.updated",
          *       "sequence": 2,
-         *       "created": 1795953071,
+         *       "created": 1795954572,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "re_prod_06h2e98nnarnzxehe79yz5ye35x98",
+         *           "id": "re_prod_06h2eezx7c4g8np4ja7fc0yg5vsp4",
          *           "object": "refund",
          *           "reason": null,
          *           "status": "succeeded",
-         *           "created": "2026-11-29T11:51:11.530Z",
-         *           "payment": "py_prod_06h2e98mg80qae51htjks0kq40fx8",
-         *           "updated": "2026-11-29T11:51:11.533Z",
+         *           "created": "2026-11-29T12:16:12.602Z",
+         *           "payment": "py_prod_06h2eezwsbvc1gtdczwba396y6za4",
+         *           "updated": "2026-11-29T12:16:12.605Z",
          *           "currency": "usd",
          *           "livemode": false,
          *           "metadata": {},
@@ -27223,7 +27225,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "status": "pending",
-         *           "updated": "2026-11-29T11:51:11.530Z"
+         *           "updated": "2026-11-29T12:16:12.602Z"
          *         }
          *       }
          *     }
@@ -27257,21 +27259,21 @@ export type components = {
         /**
          * @description The webhook body of `refund.failed`.
          * @example {
-         *       "id": "evt_prod_06h2e98nyhkwhd8m3yme98t5g8vp4",
+         *       "id": "evt_prod_06h2eezxafdjt8rbh0nfw0k0f63j8",
          *       "object": "event",
          *       "type": "refund.failed",
          *       "sequence": 2,
-         *       "created": 1795953071,
+         *       "created": 1795954572,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "re_prod_06h2e98nxy45xphb9m9e2e5zqnmvc",
+         *           "id": "re_prod_06h2eezxa7eawq6b7s8ja5vgdqbmj",
          *           "object": "refund",
          *           "reason": null,
          *           "status": "failed",
-         *           "created": "2026-11-29T11:51:11.599Z",
-         *           "payment": "py_prod_06h2e98n93gkg6vzbpphnyjx55n78",
-         *           "updated": "2026-11-29T11:51:11.602Z",
+         *           "created": "2026-11-29T12:16:12.625Z",
+         *           "payment": "py_prod_06h2eezx4cv95ha139em8patd5pdm",
+         *           "updated": "2026-11-29T12:16:12.627Z",
          *           "currency": "usd",
          *           "livemode": false,
          *           "metadata": {},
@@ -27280,7 +27282,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "status": "pending",
-         *           "updated": "2026-11-29T11:51:11.599Z",
+         *           "updated": "2026-11-29T12:16:12.625Z",
          *           "failure_reason": null
          *         }
          *       }
@@ -27315,21 +27317,21 @@ export type components = {
         /**
          * @description The webhook body of `api_token.created`.
          * @example {
-         *       "id": "evt_prod_06h2e987368khgbe5zd5pwvpcmaya",
+         *       "id": "evt_prod_06h2eeznrc942qhz5jrvk2dbrdfc2",
          *       "object": "event",
          *       "type": "api_token.created",
          *       "sequence": 1,
-         *       "created": 1795953067,
+         *       "created": 1795954570,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "key_prod_06h2e9872qb7mpa385cf3bfh65tgg",
+         *           "id": "key_prod_06h2eeznqzss6w2jbgkfca7r3sg58",
          *           "kind": "secret",
          *           "name": "catalogue",
          *           "object": "api_token",
          *           "status": "active",
-         *           "created": "2026-11-29T11:51:07.798Z",
-         *           "display": "st_prod_…kpf5",
+         *           "created": "2026-11-29T12:16:10.687Z",
+         *           "display": "st_prod_…bm6w",
          *           "revoked_at": null,
          *           "last_used_at": null
          *         }
@@ -27386,22 +27388,22 @@ export type components = {
         /**
          * @description The webhook body of `api_token.revoked`.
          * @example {
-         *       "id": "evt_prod_06h2e988sd359gp2vvs55fpnm9pdp",
+         *       "id": "evt_prod_06h2eezpa50e3t4ttzxvqpqfjrra6",
          *       "object": "event",
          *       "type": "api_token.revoked",
          *       "sequence": 2,
-         *       "created": 1795953068,
+         *       "created": 1795954570,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "key_prod_06h2e987zjd01vxbdjd1mxp6z4w74",
+         *           "id": "key_prod_06h2eezp62c6mam32ckwkkhs06w3j",
          *           "kind": "publishable",
          *           "name": "spare",
          *           "object": "api_token",
          *           "status": "revoked",
-         *           "created": "2026-11-29T11:51:08.027Z",
-         *           "display": "pt_prod_…qnej",
-         *           "revoked_at": "2026-11-29T11:51:08.234Z",
+         *           "created": "2026-11-29T12:16:10.795Z",
+         *           "display": "pt_prod_…0kdn",
+         *           "revoked_at": "2026-11-29T12:16:10.832Z",
          *           "last_used_at": null
          *         },
          *         "previous_attributes": {
@@ -27440,23 +27442,23 @@ export type components = {
         /**
          * @description The webhook body of `webhook_endpoint.created`.
          * @example {
-         *       "id": "evt_prod_06h2e988yy42deenn7ba2tk9j0kha",
+         *       "id": "evt_prod_06h2eezpe99j2m3afxq11jen81z90",
          *       "object": "event",
          *       "type": "webhook_endpoint.created",
          *       "sequence": 1,
-         *       "created": 1795953068,
+         *       "created": 1795954570,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "whe_prod_06h2e988yh9q57e84n2zdjb2h2e14",
+         *           "id": "whe_prod_06h2eezpe2s38065vzzdtj2zjfh1p",
          *           "url": "https://example.com/audit",
          *           "events": [
          *             "customer.created"
          *           ],
          *           "object": "webhook_endpoint",
-         *           "created": "2026-11-29T11:51:08.276Z",
+         *           "created": "2026-11-29T12:16:10.864Z",
          *           "enabled": true,
-         *           "updated": "2026-11-29T11:51:08.276Z",
+         *           "updated": "2026-11-29T12:16:10.864Z",
          *           "livemode": false,
          *           "description": null,
          *           "disabled_at": null,
@@ -27532,23 +27534,23 @@ export type components = {
         /**
          * @description The webhook body of `webhook_endpoint.updated`.
          * @example {
-         *       "id": "evt_prod_06h2e98920q5syqw6y45jfzxr1rye",
+         *       "id": "evt_prod_06h2eezpgv0e465m7mg79e0kvb3v4",
          *       "object": "event",
          *       "type": "webhook_endpoint.updated",
          *       "sequence": 2,
-         *       "created": 1795953068,
+         *       "created": 1795954570,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "whe_prod_06h2e988yh9q57e84n2zdjb2h2e14",
+         *           "id": "whe_prod_06h2eezpe2s38065vzzdtj2zjfh1p",
          *           "url": "https://example.com/audit",
          *           "events": [
          *             "customer.created"
          *           ],
          *           "object": "webhook_endpoint",
-         *           "created": "2026-11-29T11:51:08.276Z",
+         *           "created": "2026-11-29T12:16:10.864Z",
          *           "enabled": true,
-         *           "updated": "2026-11-29T11:51:08.303Z",
+         *           "updated": "2026-11-29T12:16:10.884Z",
          *           "livemode": false,
          *           "description": "Audit",
          *           "disabled_at": null,
@@ -27558,7 +27560,7 @@ export type components = {
          *           "previous_secret_expires_at": null
          *         },
          *         "previous_attributes": {
-         *           "updated": "2026-11-29T11:51:08.276Z",
+         *           "updated": "2026-11-29T12:16:10.864Z",
          *           "description": null
          *         }
          *       }
@@ -27593,35 +27595,35 @@ export type components = {
         /**
          * @description The webhook body of `webhook_endpoint.deleted`.
          * @example {
-         *       "id": "evt_prod_06h2e989dkgfp82y4v1ap9f5dcp12",
+         *       "id": "evt_prod_06h2eezpr76y5mgcz0g3ycytnffh8",
          *       "object": "event",
          *       "type": "webhook_endpoint.deleted",
          *       "sequence": 6,
-         *       "created": 1795953068,
+         *       "created": 1795954570,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "whe_prod_06h2e988yh9q57e84n2zdjb2h2e14",
+         *           "id": "whe_prod_06h2eezpe2s38065vzzdtj2zjfh1p",
          *           "url": "https://example.com/audit",
          *           "events": [
          *             "customer.created"
          *           ],
          *           "object": "webhook_endpoint",
-         *           "created": "2026-11-29T11:51:08.276Z",
+         *           "created": "2026-11-29T12:16:10.864Z",
          *           "deleted": true,
          *           "enabled": false,
-         *           "updated": "2026-11-29T11:51:08.395Z",
+         *           "updated": "2026-11-29T12:16:10.944Z",
          *           "livemode": false,
          *           "description": "Audit",
          *           "disabled_at": null,
          *           "failing_since": null,
          *           "disabled_reason": null,
          *           "max_deliveries_per_second": null,
-         *           "previous_secret_expires_at": "2026-11-30T11:51:08.376Z"
+         *           "previous_secret_expires_at": "2026-11-30T12:16:10.928Z"
          *         },
          *         "previous_attributes": {
          *           "enabled": true,
-         *           "updated": "2026-11-29T11:51:08.376Z",
+         *           "updated": "2026-11-29T12:16:10.928Z",
          *           "deleted": null
          *         }
          *       }
@@ -27692,23 +27694,23 @@ export type components = {
         /**
          * @description The webhook body of `webhook_endpoint.disabled`.
          * @example {
-         *       "id": "evt_prod_06h2e98950aaa0hh7hgy6njkm18na",
+         *       "id": "evt_prod_06h2eezpk371xpk646am1c41ftep0",
          *       "object": "event",
          *       "type": "webhook_endpoint.disabled",
          *       "sequence": 3,
-         *       "created": 1795953068,
+         *       "created": 1795954570,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "whe_prod_06h2e988yh9q57e84n2zdjb2h2e14",
+         *           "id": "whe_prod_06h2eezpe2s38065vzzdtj2zjfh1p",
          *           "url": "https://example.com/audit",
          *           "events": [
          *             "customer.created"
          *           ],
          *           "object": "webhook_endpoint",
-         *           "created": "2026-11-29T11:51:08.276Z",
+         *           "created": "2026-11-29T12:16:10.864Z",
          *           "enabled": false,
-         *           "updated": "2026-11-29T11:51:08.325Z",
+         *           "updated": "2026-11-29T12:16:10.902Z",
          *           "livemode": false,
          *           "description": "Audit",
          *           "disabled_at": null,
@@ -27719,7 +27721,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "enabled": true,
-         *           "updated": "2026-11-29T11:51:08.303Z"
+         *           "updated": "2026-11-29T12:16:10.884Z"
          *         }
          *       }
          *     }
@@ -27753,23 +27755,23 @@ export type components = {
         /**
          * @description The webhook body of `webhook_endpoint.enabled`.
          * @example {
-         *       "id": "evt_prod_06h2e9898qdtxd8vq10av8tzrkq7e",
+         *       "id": "evt_prod_06h2eezpmw6h7n6x2k8zscht0dwzr",
          *       "object": "event",
          *       "type": "webhook_endpoint.enabled",
          *       "sequence": 4,
-         *       "created": 1795953068,
+         *       "created": 1795954570,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "whe_prod_06h2e988yh9q57e84n2zdjb2h2e14",
+         *           "id": "whe_prod_06h2eezpe2s38065vzzdtj2zjfh1p",
          *           "url": "https://example.com/audit",
          *           "events": [
          *             "customer.created"
          *           ],
          *           "object": "webhook_endpoint",
-         *           "created": "2026-11-29T11:51:08.276Z",
+         *           "created": "2026-11-29T12:16:10.864Z",
          *           "enabled": true,
-         *           "updated": "2026-11-29T11:51:08.355Z",
+         *           "updated": "2026-11-29T12:16:10.917Z",
          *           "livemode": false,
          *           "description": "Audit",
          *           "disabled_at": null,
@@ -27780,7 +27782,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "enabled": false,
-         *           "updated": "2026-11-29T11:51:08.325Z"
+         *           "updated": "2026-11-29T12:16:10.902Z"
          *         }
          *       }
          *     }
@@ -27814,33 +27816,33 @@ export type components = {
         /**
          * @description The webhook body of `webhook_endpoint.secret_rotated`.
          * @example {
-         *       "id": "evt_prod_06h2e989bczqgr6vcpeeyz2t83hdy",
+         *       "id": "evt_prod_06h2eezppdvv9f6cp9y90s7hkn0fa",
          *       "object": "event",
          *       "type": "webhook_endpoint.secret_rotated",
          *       "sequence": 5,
-         *       "created": 1795953068,
+         *       "created": 1795954570,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "whe_prod_06h2e988yh9q57e84n2zdjb2h2e14",
+         *           "id": "whe_prod_06h2eezpe2s38065vzzdtj2zjfh1p",
          *           "url": "https://example.com/audit",
          *           "events": [
          *             "customer.created"
          *           ],
          *           "object": "webhook_endpoint",
-         *           "created": "2026-11-29T11:51:08.276Z",
+         *           "created": "2026-11-29T12:16:10.864Z",
          *           "enabled": true,
-         *           "updated": "2026-11-29T11:51:08.376Z",
+         *           "updated": "2026-11-29T12:16:10.928Z",
          *           "livemode": false,
          *           "description": "Audit",
          *           "disabled_at": null,
          *           "failing_since": null,
          *           "disabled_reason": null,
          *           "max_deliveries_per_second": null,
-         *           "previous_secret_expires_at": "2026-11-30T11:51:08.376Z"
+         *           "previous_secret_expires_at": "2026-11-30T12:16:10.928Z"
          *         },
          *         "previous_attributes": {
-         *           "updated": "2026-11-29T11:51:08.355Z",
+         *           "updated": "2026-11-29T12:16:10.917Z",
          *           "previous_secret_expires_at": null
          *         }
          *       }
@@ -27875,18 +27877,18 @@ export type components = {
         /**
          * @description The webhook body of `user.signed_in`.
          * @example {
-         *       "id": "evt_prod_06h2e986vey59fghacs2rdhxqca38",
+         *       "id": "evt_prod_06h2eeznmxbe1057kwgfq8n1w78vp",
          *       "object": "event",
          *       "type": "user.signed_in",
          *       "sequence": 1,
-         *       "created": 1795953067,
+         *       "created": 1795954570,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "user_prod_06h2e985ta8m95w778765db487d28",
+         *           "id": "user_prod_06h2eezmyx04dh8drbp80smkenzc4",
          *           "name": "Test User",
          *           "role": "owner",
-         *           "email": "user-e7c57bc06e@example.com",
+         *           "email": "user-e9ddcae51b@example.com",
          *           "object": "user"
          *         }
          *       }
@@ -27932,18 +27934,18 @@ export type components = {
         /**
          * @description The webhook body of `user.sign_in_failed`.
          * @example {
-         *       "id": "evt_prod_06h2e98bt4zc2bhc21aecvfmhdsfa",
+         *       "id": "evt_prod_06h2eezqy5m86wmrxevzfnzz6hvvc",
          *       "object": "event",
          *       "type": "user.sign_in_failed",
          *       "sequence": 2,
-         *       "created": 1795953069,
+         *       "created": 1795954571,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "user_prod_06h2e985ta8m95w778765db487d28",
+         *           "id": "user_prod_06h2eezmyx04dh8drbp80smkenzc4",
          *           "name": "Test User",
          *           "role": "owner",
-         *           "email": "user-e7c57bc06e@example.com",
+         *           "email": "user-e9ddcae51b@example.com",
          *           "object": "user"
          *         }
          *       }
@@ -27978,18 +27980,18 @@ export type components = {
         /**
          * @description The webhook body of `user.signed_out`.
          * @example {
-         *       "id": "evt_prod_06h2e98dz24femg7harrg8r43g6jr",
+         *       "id": "evt_prod_06h2eezryqxbwy0qk7bavbnjypegy",
          *       "object": "event",
          *       "type": "user.signed_out",
          *       "sequence": 4,
-         *       "created": 1795953069,
+         *       "created": 1795954571,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "user_prod_06h2e985ta8m95w778765db487d28",
+         *           "id": "user_prod_06h2eezmyx04dh8drbp80smkenzc4",
          *           "name": "Test User",
          *           "role": "owner",
-         *           "email": "user-e7c57bc06e@example.com",
+         *           "email": "user-e9ddcae51b@example.com",
          *           "object": "user"
          *         }
          *       }
@@ -28024,18 +28026,18 @@ export type components = {
         /**
          * @description The webhook body of `user.password_changed`.
          * @example {
-         *       "id": "evt_prod_06h2e98czzjzy3rn21xm0ek1ndfst",
+         *       "id": "evt_prod_06h2eezrffr33af3rqyhgpr1sfdp8",
          *       "object": "event",
          *       "type": "user.password_changed",
          *       "sequence": 3,
-         *       "created": 1795953069,
+         *       "created": 1795954571,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "user_prod_06h2e985ta8m95w778765db487d28",
+         *           "id": "user_prod_06h2eezmyx04dh8drbp80smkenzc4",
          *           "name": "Test User",
          *           "role": "owner",
-         *           "email": "user-e7c57bc06e@example.com",
+         *           "email": "user-e9ddcae51b@example.com",
          *           "object": "user"
          *         }
          *       }
@@ -28070,15 +28072,15 @@ export type components = {
         /**
          * @description The webhook body of `account.settings_updated`.
          * @example {
-         *       "id": "evt_prod_06h2e98gfnjzmhd0fpy00mys6v2k4",
+         *       "id": "evt_prod_06h2eeztx4f0v5p8z5ks2a8yzvgp8",
          *       "object": "event",
          *       "type": "account.settings_updated",
          *       "sequence": 3,
-         *       "created": 1795953070,
+         *       "created": 1795954572,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "acc_prod_06h2e985svzz03t54pnz8pahy5kxa",
+         *           "id": "acc_prod_06h2eezmyj6vx9y9qn837t78xg1pc",
          *           "object": "account_settings",
          *           "tax_id": null,
          *           "address": {
@@ -28089,6 +28091,7 @@ export type components = {
          *             "postal_code": "10117"
          *           },
          *           "livemode": false,
+         *           "brand_color": null,
          *           "business_name": "Example GmbH",
          *           "support_email": null,
          *           "default_locale": "en",
@@ -28170,20 +28173,20 @@ export type components = {
         /**
          * @description The webhook body of `tax_rate.created`.
          * @example {
-         *       "id": "evt_prod_06h2e98gm6sm3g6344q7rw8t8z5gj",
+         *       "id": "evt_prod_06h2eeztyrg4wfvvpf68nh7pfhkyg",
          *       "object": "event",
          *       "type": "tax_rate.created",
          *       "sequence": 1,
-         *       "created": 1795953070,
+         *       "created": 1795954572,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "txr_prod_06h2e98gkwq72jd2sh0j7c0bhz3hc",
+         *           "id": "txr_prod_06h2eeztyjjzd1kq7062z8jp1qxm2",
          *           "active": true,
          *           "object": "tax_rate",
          *           "country": "DE",
-         *           "created": "2026-11-29T11:51:10.239Z",
-         *           "updated": "2026-11-29T11:51:10.239Z",
+         *           "created": "2026-11-29T12:16:12.020Z",
+         *           "updated": "2026-11-29T12:16:12.020Z",
          *           "livemode": false,
          *           "metadata": {},
          *           "inclusive": false,
@@ -28252,20 +28255,20 @@ export type components = {
         /**
          * @description The webhook body of `tax_rate.updated`.
          * @example {
-         *       "id": "evt_prod_06h2e98gqjdw416m3g8by1s0sj1ra",
+         *       "id": "evt_prod_06h2eezv0a1adrs8b339fqx6h1pd2",
          *       "object": "event",
          *       "type": "tax_rate.updated",
          *       "sequence": 2,
-         *       "created": 1795953070,
+         *       "created": 1795954572,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "txr_prod_06h2e98gkwq72jd2sh0j7c0bhz3hc",
+         *           "id": "txr_prod_06h2eeztyjjzd1kq7062z8jp1qxm2",
          *           "active": false,
          *           "object": "tax_rate",
          *           "country": "DE",
-         *           "created": "2026-11-29T11:51:10.239Z",
-         *           "updated": "2026-11-29T11:51:10.267Z",
+         *           "created": "2026-11-29T12:16:12.020Z",
+         *           "updated": "2026-11-29T12:16:12.034Z",
          *           "livemode": false,
          *           "metadata": {},
          *           "inclusive": false,
@@ -28276,7 +28279,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "active": true,
-         *           "updated": "2026-11-29T11:51:10.239Z"
+         *           "updated": "2026-11-29T12:16:12.020Z"
          *         }
          *       }
          *     }
@@ -28310,19 +28313,19 @@ export type components = {
         /**
          * @description The webhook body of `meter.created`.
          * @example {
-         *       "id": "evt_prod_06h2e98jwbvnmqe50ds6f3yywph6r",
+         *       "id": "evt_prod_06h2eezvzx1xew9cj6nfen8maew7p",
          *       "object": "event",
          *       "type": "meter.created",
          *       "sequence": 1,
-         *       "created": 1795953070,
+         *       "created": 1795954572,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "mtr_prod_06h2e98jw4qsn2gznx629mq3cwa0y",
+         *           "id": "mtr_prod_06h2eezvzx1xew9cj6nfen8maew7m",
          *           "object": "meter",
          *           "status": "active",
-         *           "created": "2026-11-29T11:51:10.817Z",
-         *           "updated": "2026-11-29T11:51:10.817Z",
+         *           "created": "2026-11-29T12:16:12.286Z",
+         *           "updated": "2026-11-29T12:16:12.286Z",
          *           "livemode": false,
          *           "value_key": "value",
          *           "event_name": "api_request",
@@ -28392,19 +28395,19 @@ export type components = {
         /**
          * @description The webhook body of `meter.updated`.
          * @example {
-         *       "id": "evt_prod_06h2e98k0wzejfyhqzk69g9t4cx80",
+         *       "id": "evt_prod_06h2eezw1et0pc1s5xt5c32e06kyr",
          *       "object": "event",
          *       "type": "meter.updated",
          *       "sequence": 2,
-         *       "created": 1795953070,
+         *       "created": 1795954572,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "mtr_prod_06h2e98jw4qsn2gznx629mq3cwa0y",
+         *           "id": "mtr_prod_06h2eezvzx1xew9cj6nfen8maew7m",
          *           "object": "meter",
          *           "status": "active",
-         *           "created": "2026-11-29T11:51:10.817Z",
-         *           "updated": "2026-11-29T11:51:10.852Z",
+         *           "created": "2026-11-29T12:16:12.286Z",
+         *           "updated": "2026-11-29T12:16:12.299Z",
          *           "livemode": false,
          *           "value_key": "value",
          *           "event_name": "api_request",
@@ -28412,7 +28415,7 @@ export type components = {
          *           "display_name": "Requests"
          *         },
          *         "previous_attributes": {
-         *           "updated": "2026-11-29T11:51:10.817Z",
+         *           "updated": "2026-11-29T12:16:12.286Z",
          *           "display_name": "API requests"
          *         }
          *       }
@@ -28447,19 +28450,19 @@ export type components = {
         /**
          * @description The webhook body of `meter.deactivated`.
          * @example {
-         *       "id": "evt_prod_06h2e98kbntzrj58xtxd8nkg69a1t",
+         *       "id": "evt_prod_06h2eezw2p8ramjba9gwexv8qg0zj",
          *       "object": "event",
          *       "type": "meter.deactivated",
          *       "sequence": 3,
-         *       "created": 1795953070,
+         *       "created": 1795954572,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "mtr_prod_06h2e98jw4qsn2gznx629mq3cwa0y",
+         *           "id": "mtr_prod_06h2eezvzx1xew9cj6nfen8maew7m",
          *           "object": "meter",
          *           "status": "inactive",
-         *           "created": "2026-11-29T11:51:10.817Z",
-         *           "updated": "2026-11-29T11:51:10.940Z",
+         *           "created": "2026-11-29T12:16:12.286Z",
+         *           "updated": "2026-11-29T12:16:12.308Z",
          *           "livemode": false,
          *           "value_key": "value",
          *           "event_name": "api_request",
@@ -28468,7 +28471,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "status": "active",
-         *           "updated": "2026-11-29T11:51:10.852Z"
+         *           "updated": "2026-11-29T12:16:12.299Z"
          *         }
          *       }
          *     }
@@ -28502,19 +28505,19 @@ export type components = {
         /**
          * @description The webhook body of `meter.reactivated`.
          * @example {
-         *       "id": "evt_prod_06h2e98kg1p8cv6sydxcrp8war3eg",
+         *       "id": "evt_prod_06h2eezw6dg60v7qbahm99y7j1510",
          *       "object": "event",
          *       "type": "meter.reactivated",
          *       "sequence": 4,
-         *       "created": 1795953070,
+         *       "created": 1795954572,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "mtr_prod_06h2e98jw4qsn2gznx629mq3cwa0y",
+         *           "id": "mtr_prod_06h2eezvzx1xew9cj6nfen8maew7m",
          *           "object": "meter",
          *           "status": "active",
-         *           "created": "2026-11-29T11:51:10.817Z",
-         *           "updated": "2026-11-29T11:51:10.973Z",
+         *           "created": "2026-11-29T12:16:12.286Z",
+         *           "updated": "2026-11-29T12:16:12.338Z",
          *           "livemode": false,
          *           "value_key": "value",
          *           "event_name": "api_request",
@@ -28523,7 +28526,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "status": "inactive",
-         *           "updated": "2026-11-29T11:51:10.940Z"
+         *           "updated": "2026-11-29T12:16:12.308Z"
          *         }
          *       }
          *     }
@@ -28557,19 +28560,19 @@ export type components = {
         /**
          * @description The webhook body of `feature.created`.
          * @example {
-         *       "id": "evt_prod_06h2e98j0e2f3mqs5fqmyzjss59jt",
+         *       "id": "evt_prod_06h2eezvnt4hs4tdmbpaysej3d8n4",
          *       "object": "event",
          *       "type": "feature.created",
          *       "sequence": 1,
-         *       "created": 1795953070,
+         *       "created": 1795954572,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "feat_prod_06h2e98j053bjjx3vq8nw98gn4gb8",
+         *           "id": "feat_prod_06h2eezvnm6rm6hk6vnmvgb3dcqs4",
          *           "name": "Reports",
          *           "object": "feature",
-         *           "created": "2026-11-29T11:51:10.593Z",
-         *           "updated": "2026-11-29T11:51:10.593Z",
+         *           "created": "2026-11-29T12:16:12.205Z",
+         *           "updated": "2026-11-29T12:16:12.205Z",
          *           "livemode": false,
          *           "metadata": {},
          *           "lookup_key": "reports"
@@ -28629,28 +28632,28 @@ export type components = {
         /**
          * @description The webhook body of `product_feature.attached`.
          * @example {
-         *       "id": "evt_prod_06h2e98j2kx2hb8aved2xvx6zc4sw",
+         *       "id": "evt_prod_06h2eezvqq4k4b3fc3xmacgs56fgt",
          *       "object": "event",
          *       "type": "product_feature.attached",
          *       "sequence": 1,
-         *       "created": 1795953070,
+         *       "created": 1795954572,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "prodft_prod_06h2e98j2ep6wy0sg87fr4ewmdzh4",
+         *           "id": "prodft_prod_06h2eezvqkv2b93kfk6yp5jpraj5p",
          *           "object": "product_feature",
-         *           "created": "2026-11-29T11:51:10.611Z",
+         *           "created": "2026-11-29T12:16:12.220Z",
          *           "feature": {
-         *             "id": "feat_prod_06h2e98j053bjjx3vq8nw98gn4gb8",
+         *             "id": "feat_prod_06h2eezvnm6rm6hk6vnmvgb3dcqs4",
          *             "name": "Reports",
          *             "object": "feature",
-         *             "created": "2026-11-29T11:51:10.593Z",
-         *             "updated": "2026-11-29T11:51:10.593Z",
+         *             "created": "2026-11-29T12:16:12.205Z",
+         *             "updated": "2026-11-29T12:16:12.205Z",
          *             "livemode": false,
          *             "metadata": {},
          *             "lookup_key": "reports"
          *           },
-         *           "product": "prod_prod_06h2e98gvxyccxye68e7857v2d1zc",
+         *           "product": "prod_prod_06h2eezv1pvdm6v9tzenkvfz1yrsc",
          *           "livemode": false
          *         }
          *       }
@@ -28700,28 +28703,28 @@ export type components = {
         /**
          * @description The webhook body of `product_feature.detached`.
          * @example {
-         *       "id": "evt_prod_06h2e98jfkh05tgy79qzfec19474g",
+         *       "id": "evt_prod_06h2eezvvt4jm7de51hb2629e5dbr",
          *       "object": "event",
          *       "type": "product_feature.detached",
          *       "sequence": 2,
-         *       "created": 1795953070,
+         *       "created": 1795954572,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "prodft_prod_06h2e98jc16d3fd3h4jdmd3r07450",
+         *           "id": "prodft_prod_06h2eezvtgv6zn6q5tzm57s5y7p4e",
          *           "object": "product_feature",
-         *           "created": "2026-11-29T11:51:10.688Z",
+         *           "created": "2026-11-29T12:16:12.244Z",
          *           "feature": {
-         *             "id": "feat_prod_06h2e98j9r6qmvxp4256gwt8n580g",
+         *             "id": "feat_prod_06h2eezvs4q3c4jmayrwkcnz9pw10",
          *             "name": "Beta",
          *             "object": "feature",
-         *             "created": "2026-11-29T11:51:10.670Z",
-         *             "updated": "2026-11-29T11:51:10.670Z",
+         *             "created": "2026-11-29T12:16:12.233Z",
+         *             "updated": "2026-11-29T12:16:12.233Z",
          *             "livemode": false,
          *             "metadata": {},
          *             "lookup_key": "beta"
          *           },
-         *           "product": "prod_prod_06h2e98gvxyccxye68e7857v2d1zc",
+         *           "product": "prod_prod_06h2eezv1pvdm6v9tzenkvfz1yrsc",
          *           "livemode": false
          *         }
          *       }
@@ -28756,23 +28759,23 @@ export type components = {
         /**
          * @description The webhook body of `customer.entitlements.updated`.
          * @example {
-         *       "id": "evt_prod_06h2e98vd2snqbmfdzzcs9g38152t",
+         *       "id": "evt_prod_06h2eezzjm60c9x5p74bwnpa1twr6",
          *       "object": "event",
          *       "type": "customer.entitlements.updated",
          *       "sequence": 3,
-         *       "created": 1795953073,
+         *       "created": 1795954573,
          *       "livemode": false,
          *       "data": {
          *         "object": {
          *           "items": [
          *             {
-         *               "feature": "feat_prod_06h2e98j053bjjx3vq8nw98gn4gb8",
+         *               "feature": "feat_prod_06h2eezvnm6rm6hk6vnmvgb3dcqs4",
          *               "lookup_key": "reports",
-         *               "source_subscription": "sub_prod_06h2e98v3bd097xec2prrxnt3s280"
+         *               "source_subscription": "sub_prod_06h2eezzg8dc65gszrzr0rzq208g4"
          *             }
          *           ],
          *           "object": "customer_entitlements",
-         *           "customer": "cus_prod_06h2e98kkcdmq64fh175g1c68wxv0",
+         *           "customer": "cus_prod_06h2eezw7zvvnq1dqa5tk66dk672g",
          *           "livemode": false
          *         },
          *         "previous_attributes": {
@@ -28819,16 +28822,16 @@ export type components = {
         /**
          * @description The webhook body of `portal_configuration.updated`.
          * @example {
-         *       "id": "evt_prod_06h2e98jn6dttw5awvnj2zxnpdsta",
+         *       "id": "evt_prod_06h2eezvxpx61q4624tahcjs71hqm",
          *       "object": "event",
          *       "type": "portal_configuration.updated",
          *       "sequence": 4,
-         *       "created": 1795953070,
+         *       "created": 1795954572,
          *       "livemode": false,
          *       "data": {
          *         "object": {
          *           "object": "portal_configuration",
-         *           "updated": "2026-11-29T11:51:10.752Z",
+         *           "updated": "2026-11-29T12:16:12.265Z",
          *           "branding": {
          *             "logo_url": null,
          *             "accent_color": null,
@@ -29019,16 +29022,16 @@ export type components = {
         /**
          * @description The webhook body of `credit_note.created`.
          * @example {
-         *       "id": "evt_prod_06h2e98t74f0kcgfdr1earwvb0vfp",
+         *       "id": "evt_prod_06h2eezz0s3tnt3ys3fwpn97rnxv2",
          *       "object": "event",
          *       "type": "credit_note.created",
          *       "sequence": 1,
-         *       "created": 1795953072,
+         *       "created": 1795954573,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "cn_prod_06h2e98t57j15nmtcvgrh5wgfthfa",
-         *           "pdf": "http://127.0.0.1:45387/api/credit-notes/cn_prod_06h2e98t57j15nmtcvgrh5wgfthfa/pdf",
+         *           "id": "cn_prod_06h2eezyzvtwd0c6v4sc5ftdhta6t",
+         *           "pdf": "http://127.0.0.1:35215/api/credit-notes/cn_prod_06h2eezyzvtwd0c6v4sc5ftdhta6t/pdf",
          *           "memo": null,
          *           "type": "pre_payment",
          *           "lines": [
@@ -29046,16 +29049,16 @@ export type components = {
          *           "object": "credit_note",
          *           "reason": "order_change",
          *           "status": "issued",
-         *           "created": "2026-11-29T11:51:12.681Z",
-         *           "invoice": "in_prod_06h2e98sxa54x85jnrg84gteya30e",
+         *           "created": "2026-11-29T12:16:13.054Z",
+         *           "invoice": "in_prod_06h2eezyttsbgcae16j3v6j5hdze2",
          *           "refunds": [],
-         *           "updated": "2026-11-29T11:51:12.681Z",
+         *           "updated": "2026-11-29T12:16:13.054Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h2e98kkcdmq64fh175g1c68wxv0",
+         *           "customer": "cus_prod_06h2eezw7zvvnq1dqa5tk66dk672g",
          *           "livemode": false,
          *           "tax_atom": 0,
          *           "voided_at": null,
-         *           "pdf_sha256": "e8eb179e8353ae5694c73ddea466b6f57d8ea11d85019603f8e13c410ac754a6",
+         *           "pdf_sha256": "4512a26d75245908de928466d4cce3cf81bba06eaa845c8949e24372d2bc9468",
          *           "total_taxes": [],
          *           "discount_atom": 0,
          *           "subtotal_atom": 100,
@@ -29150,16 +29153,16 @@ export type components = {
         /**
          * @description The webhook body of `credit_note.voided`.
          * @example {
-         *       "id": "evt_prod_06h2e98tdqejjg70jaw8xbbacz8ae",
+         *       "id": "evt_prod_06h2eezz43p631jb5br8zwfe0fwbg",
          *       "object": "event",
          *       "type": "credit_note.voided",
          *       "sequence": 2,
-         *       "created": 1795953072,
+         *       "created": 1795954573,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "cn_prod_06h2e98t57j15nmtcvgrh5wgfthfa",
-         *           "pdf": "http://127.0.0.1:45387/api/credit-notes/cn_prod_06h2e98t57j15nmtcvgrh5wgfthfa/pdf",
+         *           "id": "cn_prod_06h2eezyzvtwd0c6v4sc5ftdhta6t",
+         *           "pdf": "http://127.0.0.1:35215/api/credit-notes/cn_prod_06h2eezyzvtwd0c6v4sc5ftdhta6t/pdf",
          *           "memo": null,
          *           "type": "pre_payment",
          *           "lines": [
@@ -29177,16 +29180,16 @@ export type components = {
          *           "object": "credit_note",
          *           "reason": "order_change",
          *           "status": "void",
-         *           "created": "2026-11-29T11:51:12.681Z",
-         *           "invoice": "in_prod_06h2e98sxa54x85jnrg84gteya30e",
+         *           "created": "2026-11-29T12:16:13.054Z",
+         *           "invoice": "in_prod_06h2eezyttsbgcae16j3v6j5hdze2",
          *           "refunds": [],
-         *           "updated": "2026-11-29T11:51:12.739Z",
+         *           "updated": "2026-11-29T12:16:13.083Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h2e98kkcdmq64fh175g1c68wxv0",
+         *           "customer": "cus_prod_06h2eezw7zvvnq1dqa5tk66dk672g",
          *           "livemode": false,
          *           "tax_atom": 0,
-         *           "voided_at": "2026-11-29T11:51:12.739Z",
-         *           "pdf_sha256": "e8eb179e8353ae5694c73ddea466b6f57d8ea11d85019603f8e13c410ac754a6",
+         *           "voided_at": "2026-11-29T12:16:13.083Z",
+         *           "pdf_sha256": "4512a26d75245908de928466d4cce3cf81bba06eaa845c8949e24372d2bc9468",
          *           "total_taxes": [],
          *           "discount_atom": 0,
          *           "subtotal_atom": 100,
@@ -29198,7 +29201,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "status": "issued",
-         *           "updated": "2026-11-29T11:51:12.681Z",
+         *           "updated": "2026-11-29T12:16:13.054Z",
          *           "voided_at": null
          *         }
          *       }
@@ -29233,24 +29236,24 @@ export type components = {
         /**
          * @description The webhook body of `customer.balance_transaction.created`.
          * @example {
-         *       "id": "evt_prod_06h2e98tmrfp337zx5x3tbys1tff6",
+         *       "id": "evt_prod_06h2eezz6p5a9snv531ntkf0s90rg",
          *       "object": "event",
          *       "type": "customer.balance_transaction.created",
          *       "sequence": 1,
-         *       "created": 1795953072,
+         *       "created": 1795954573,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "cbtxn_prod_06h2e98tmmm2cmjc03n9ya0p5x2ea",
+         *           "id": "cbtxn_prod_06h2eezz6jng7e5fxx35mzqcgxm5m",
          *           "type": "credit_note",
          *           "object": "customer_balance_transaction",
-         *           "created": "2026-11-29T11:51:12.806Z",
-         *           "invoice": "in_prod_06h2e98p07cr2zxgwes1jhdtna2pw",
+         *           "created": "2026-11-29T12:16:13.108Z",
+         *           "invoice": "in_prod_06h2eezxbqe0btqpkwnrwrc6h5szj",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h2e98kkcdmq64fh175g1c68wxv0",
+         *           "customer": "cus_prod_06h2eezw7zvvnq1dqa5tk66dk672g",
          *           "livemode": false,
          *           "amount_atom": 100,
-         *           "credit_note": "cn_prod_06h2e98tmdcpz30g2nzsc2ddwank6",
+         *           "credit_note": "cn_prod_06h2eezz6enh1hcppv8xdsmz7aw6c",
          *           "description": null,
          *           "ending_balance_atom": 100,
          *           "subscription_change_request": null
@@ -29316,18 +29319,18 @@ export type components = {
         /**
          * @description The webhook body of `member.invited`.
          * @example {
-         *       "id": "evt_prod_06h2e98a2hhbcfaneb34qqg2bahxy",
+         *       "id": "evt_prod_06h2eezq2de8txab22z5yzkymzbcp",
          *       "object": "event",
          *       "type": "member.invited",
          *       "sequence": 1,
-         *       "created": 1795953068,
+         *       "created": 1795954571,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "inv_prod_06h2e98a1xa00gkb7e04263sn270r",
+         *           "id": "inv_prod_06h2eezq1ztz3pgnkq5z6wm0tv1qt",
          *           "name": null,
          *           "role": "viewer",
-         *           "email": "withdrawn-mx1s34hh@example.com",
+         *           "email": "withdrawn-mx1szbuw@example.com",
          *           "object": "member",
          *           "status": "invited",
          *           "invitation": null
@@ -29380,18 +29383,18 @@ export type components = {
         /**
          * @description The webhook body of `member.invitation_revoked`.
          * @example {
-         *       "id": "evt_prod_06h2e98a62gmbns9esxmqydbkw61p",
+         *       "id": "evt_prod_06h2eezq4k9qqxt29ga8zf9qfsdj4",
          *       "object": "event",
          *       "type": "member.invitation_revoked",
          *       "sequence": 2,
-         *       "created": 1795953068,
+         *       "created": 1795954571,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "inv_prod_06h2e98a1xa00gkb7e04263sn270r",
+         *           "id": "inv_prod_06h2eezq1ztz3pgnkq5z6wm0tv1qt",
          *           "name": null,
          *           "role": "viewer",
-         *           "email": "withdrawn-mx1s34hh@example.com",
+         *           "email": "withdrawn-mx1szbuw@example.com",
          *           "object": "member",
          *           "status": "invitation_revoked",
          *           "invitation": null
@@ -29431,21 +29434,21 @@ export type components = {
         /**
          * @description The webhook body of `member.joined`.
          * @example {
-         *       "id": "evt_prod_06h2e98az1yjr44n163yrykf2qkyj",
+         *       "id": "evt_prod_06h2eezqgcvc5ag5w1k2rb9em7ts0",
          *       "object": "event",
          *       "type": "member.joined",
          *       "sequence": 1,
-         *       "created": 1795953068,
+         *       "created": 1795954571,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "user_prod_06h2e98aycpg2ck2w9hh6vtgwdkmr",
+         *           "id": "user_prod_06h2eezqfymzcfbyrxr9h0ake74vc",
          *           "name": "Joined Member",
          *           "role": "developer",
-         *           "email": "joined-mx1s34hh@example.com",
+         *           "email": "joined-mx1szbuw@example.com",
          *           "object": "member",
          *           "status": "active",
-         *           "invitation": "inv_prod_06h2e98a8v2xsjqtesbt0pjnh2c86"
+         *           "invitation": "inv_prod_06h2eezq5xr9yc5rxy8mnn9f9pmx2"
          *         }
          *       }
          *     }
@@ -29479,18 +29482,18 @@ export type components = {
         /**
          * @description The webhook body of `member.role_changed`.
          * @example {
-         *       "id": "evt_prod_06h2e98b3zvd4fxh1gjmcnvwnd042",
+         *       "id": "evt_prod_06h2eezqj8v3msx8pgq9z0cybx7cm",
          *       "object": "event",
          *       "type": "member.role_changed",
          *       "sequence": 2,
-         *       "created": 1795953068,
+         *       "created": 1795954571,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "user_prod_06h2e98aycpg2ck2w9hh6vtgwdkmr",
+         *           "id": "user_prod_06h2eezqfymzcfbyrxr9h0ake74vc",
          *           "name": "Joined Member",
          *           "role": "viewer",
-         *           "email": "joined-mx1s34hh@example.com",
+         *           "email": "joined-mx1szbuw@example.com",
          *           "object": "member",
          *           "status": "active",
          *           "invitation": null
@@ -29530,18 +29533,18 @@ export type components = {
         /**
          * @description The webhook body of `member.removed`.
          * @example {
-         *       "id": "evt_prod_06h2e98b7hffjnk1s6bswmtfv5aqy",
+         *       "id": "evt_prod_06h2eezqm0m6xq4zdq9z6wq9rt7ny",
          *       "object": "event",
          *       "type": "member.removed",
          *       "sequence": 3,
-         *       "created": 1795953068,
+         *       "created": 1795954571,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "user_prod_06h2e98aycpg2ck2w9hh6vtgwdkmr",
+         *           "id": "user_prod_06h2eezqfymzcfbyrxr9h0ake74vc",
          *           "name": "Joined Member",
          *           "role": "viewer",
-         *           "email": "joined-mx1s34hh@example.com",
+         *           "email": "joined-mx1szbuw@example.com",
          *           "object": "member",
          *           "status": "removed",
          *           "invitation": null
@@ -29581,24 +29584,24 @@ export type components = {
         /**
          * @description The webhook body of `payment_processor.connected`.
          * @example {
-         *       "id": "evt_prod_06h2e98e5n1etvjmyhfngxy6s5jxy",
+         *       "id": "evt_prod_06h2eezs1kj15yrbmd5c3h0kvqtfm",
          *       "object": "event",
          *       "type": "payment_processor.connected",
          *       "sequence": 1,
-         *       "created": 1795953069,
+         *       "created": 1795954571,
          *       "livemode": false,
          *       "data": {
          *         "object": {
          *           "object": "payment_processor",
-         *           "created": "2026-11-29T11:51:09.602Z",
-         *           "updated": "2026-11-29T11:51:09.602Z",
+         *           "created": "2026-11-29T12:16:11.530Z",
+         *           "updated": "2026-11-29T12:16:11.530Z",
          *           "livemode": false,
          *           "processor": "stripe",
-         *           "webhook_url": "http://127.0.0.1:45387/api/processors/stripe/acc_prod_06h2e985svzz03t54pnz8pahy5kxa",
+         *           "webhook_url": "http://127.0.0.1:35215/api/processors/stripe/acc_prod_06h2eezmyj6vx9y9qn837t78xg1pc",
          *           "publishable_key": "pk_test_catalogue_flow",
          *           "secret_key_last4": "flow",
-         *           "processor_account": "acct_4c14ec817ccdb3ab4ae61f92",
-         *           "webhook_endpoint_id": "we_374e024dd4eee79465994b15"
+         *           "processor_account": "acct_99895da38996e597fb371066",
+         *           "webhook_endpoint_id": "we_c0afde2f41a16997c7c5151f"
          *         }
          *       }
          *     }
@@ -29675,24 +29678,24 @@ export type components = {
         /**
          * @description The webhook body of `payment_processor.disconnected`.
          * @example {
-         *       "id": "evt_prod_06h2e98gd1t89jpbjfbbjsaw6xe9r",
+         *       "id": "evt_prod_06h2eeztvq3n75zgs9xr35fhmmrec",
          *       "object": "event",
          *       "type": "payment_processor.disconnected",
          *       "sequence": 2,
-         *       "created": 1795953070,
+         *       "created": 1795954571,
          *       "livemode": false,
          *       "data": {
          *         "object": {
          *           "object": "payment_processor",
-         *           "created": "2026-11-29T11:51:09.602Z",
-         *           "updated": "2026-11-29T11:51:09.602Z",
+         *           "created": "2026-11-29T12:16:11.530Z",
+         *           "updated": "2026-11-29T12:16:11.530Z",
          *           "livemode": false,
          *           "processor": "stripe",
-         *           "webhook_url": "http://127.0.0.1:45387/api/processors/stripe/acc_prod_06h2e985svzz03t54pnz8pahy5kxa",
+         *           "webhook_url": "http://127.0.0.1:35215/api/processors/stripe/acc_prod_06h2eezmyj6vx9y9qn837t78xg1pc",
          *           "publishable_key": "pk_test_catalogue_flow",
          *           "secret_key_last4": "flow",
-         *           "processor_account": "acct_4c14ec817ccdb3ab4ae61f92",
-         *           "webhook_endpoint_id": "we_374e024dd4eee79465994b15"
+         *           "processor_account": "acct_99895da38996e597fb371066",
+         *           "webhook_endpoint_id": "we_c0afde2f41a16997c7c5151f"
          *         }
          *       }
          *     }
@@ -29726,39 +29729,39 @@ export type components = {
         /**
          * @description The webhook body of `subscription_change_request.scheduled`.
          * @example {
-         *       "id": "evt_prod_06h2e98x6mkxdc77psnm002kmvnem",
+         *       "id": "evt_prod_06h2ef00qabz3y9d1d3ck6gvrr2dc",
          *       "object": "event",
          *       "type": "subscription_change_request.scheduled",
          *       "sequence": 1,
-         *       "created": 1795953073,
+         *       "created": 1795954573,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "scr_prod_06h2e98x12ken5vfzt4hce6trjjwy",
+         *           "id": "scr_prod_06h2ef00kxjy1vg49bk0mk93pte1a",
          *           "steps": [
          *             {
-         *               "item": "si_prod_06h2e98wk91tvc2etz0x3hw79egmp",
+         *               "item": "si_prod_06h2ef00cm6q9qs82brjz2ynb8tcj",
          *               "type": "switch_price",
-         *               "price": "price_prod_06h2e98wfqnaew2wvswdqfr1d4btc",
+         *               "price": "price_prod_06h2ef00bg2at1849z6h7tv56ghz2",
          *               "state": "pending",
          *               "quantity": null
          *             }
          *           ],
          *           "object": "subscription_change_request",
          *           "status": "scheduled",
-         *           "created": "2026-11-29T11:51:13.388Z",
+         *           "created": "2026-11-29T12:16:13.443Z",
          *           "invoice": null,
-         *           "updated": "2026-11-29T11:51:13.456Z",
+         *           "updated": "2026-11-29T12:16:13.493Z",
          *           "currency": "usd",
          *           "livemode": false,
          *           "metadata": {},
          *           "effective": "period_end",
          *           "applied_at": null,
          *           "last_error": null,
-         *           "effective_at": "2026-12-29T11:51:13.302Z",
-         *           "subscription": "sub_prod_06h2e98wk91tvc2etz0x3hw79egmm",
+         *           "effective_at": "2026-12-29T12:16:13.412Z",
+         *           "subscription": "sub_prod_06h2ef00cm6q9qs82brjz2ynb8tcg",
          *           "applied_steps": 0,
-         *           "proration_date": "2026-11-29T11:51:13.388Z",
+         *           "proration_date": "2026-11-29T12:16:13.443Z",
          *           "proration_behavior": "create_prorations",
          *           "amount_due_now_atom": 0,
          *           "balance_transaction": null,
@@ -29772,7 +29775,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "status": "open",
-         *           "updated": "2026-11-29T11:51:13.388Z",
+         *           "updated": "2026-11-29T12:16:13.443Z",
          *           "effective_at": null
          *         }
          *       }
@@ -29874,39 +29877,39 @@ export type components = {
         /**
          * @description The webhook body of `subscription_change_request.applied`.
          * @example {
-         *       "id": "evt_prod_06h2e990wfzybnmys7k1m3sbgkqny",
+         *       "id": "evt_prod_06h2ef027nfdyay8m1peh56z8a3s2",
          *       "object": "event",
          *       "type": "subscription_change_request.applied",
          *       "sequence": 2,
-         *       "created": 1798545073,
+         *       "created": 1798546573,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "scr_prod_06h2e98x12ken5vfzt4hce6trjjwy",
+         *           "id": "scr_prod_06h2ef00kxjy1vg49bk0mk93pte1a",
          *           "steps": [
          *             {
-         *               "item": "si_prod_06h2e98wk91tvc2etz0x3hw79egmp",
+         *               "item": "si_prod_06h2ef00cm6q9qs82brjz2ynb8tcj",
          *               "type": "switch_price",
-         *               "price": "price_prod_06h2e98wfqnaew2wvswdqfr1d4btc",
+         *               "price": "price_prod_06h2ef00bg2at1849z6h7tv56ghz2",
          *               "state": "applied",
          *               "quantity": null
          *             }
          *           ],
          *           "object": "subscription_change_request",
          *           "status": "applied",
-         *           "created": "2026-11-29T11:51:13.388Z",
+         *           "created": "2026-11-29T12:16:13.443Z",
          *           "invoice": null,
-         *           "updated": "2026-12-29T11:51:13.302Z",
+         *           "updated": "2026-12-29T12:16:13.412Z",
          *           "currency": "usd",
          *           "livemode": false,
          *           "metadata": {},
          *           "effective": "period_end",
-         *           "applied_at": "2026-12-29T11:51:13.302Z",
+         *           "applied_at": "2026-12-29T12:16:13.412Z",
          *           "last_error": null,
-         *           "effective_at": "2026-12-29T11:51:13.302Z",
-         *           "subscription": "sub_prod_06h2e98wk91tvc2etz0x3hw79egmm",
+         *           "effective_at": "2026-12-29T12:16:13.412Z",
+         *           "subscription": "sub_prod_06h2ef00cm6q9qs82brjz2ynb8tcg",
          *           "applied_steps": 1,
-         *           "proration_date": "2026-11-29T11:51:13.388Z",
+         *           "proration_date": "2026-11-29T12:16:13.443Z",
          *           "proration_behavior": "create_prorations",
          *           "amount_due_now_atom": 0,
          *           "balance_transaction": null,
@@ -29921,15 +29924,15 @@ export type components = {
          *         "previous_attributes": {
          *           "steps": [
          *             {
-         *               "item": "si_prod_06h2e98wk91tvc2etz0x3hw79egmp",
+         *               "item": "si_prod_06h2ef00cm6q9qs82brjz2ynb8tcj",
          *               "type": "switch_price",
-         *               "price": "price_prod_06h2e98wfqnaew2wvswdqfr1d4btc",
+         *               "price": "price_prod_06h2ef00bg2at1849z6h7tv56ghz2",
          *               "state": "pending",
          *               "quantity": null
          *             }
          *           ],
          *           "status": "scheduled",
-         *           "updated": "2026-11-29T11:51:13.456Z",
+         *           "updated": "2026-11-29T12:16:13.493Z",
          *           "applied_at": null,
          *           "applied_steps": 0
          *         }
@@ -29965,18 +29968,18 @@ export type components = {
         /**
          * @description The webhook body of `subscription_change_request.canceled`.
          * @example {
-         *       "id": "evt_prod_06h2e98xsg2xc7feshzht5y9ct790",
+         *       "id": "evt_prod_06h2ef00yd7htt6d2f93ddps44660",
          *       "object": "event",
          *       "type": "subscription_change_request.canceled",
          *       "sequence": 2,
-         *       "created": 1795953073,
+         *       "created": 1795954573,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "scr_prod_06h2e98xd81jmbesc9t5nw8qattdp",
+         *           "id": "scr_prod_06h2ef00vem0996r9v0hrmjga9c1y",
          *           "steps": [
          *             {
-         *               "item": "si_prod_06h2e98wk91tvc2etz0x3hw79egmp",
+         *               "item": "si_prod_06h2ef00cm6q9qs82brjz2ynb8tcj",
          *               "type": "set_quantity",
          *               "price": null,
          *               "state": "pending",
@@ -29985,19 +29988,19 @@ export type components = {
          *           ],
          *           "object": "subscription_change_request",
          *           "status": "canceled",
-         *           "created": "2026-11-29T11:51:13.496Z",
+         *           "created": "2026-11-29T12:16:13.520Z",
          *           "invoice": null,
-         *           "updated": "2026-11-29T11:51:13.568Z",
+         *           "updated": "2026-11-29T12:16:13.554Z",
          *           "currency": "usd",
          *           "livemode": false,
          *           "metadata": {},
          *           "effective": "period_end",
          *           "applied_at": null,
          *           "last_error": null,
-         *           "effective_at": "2026-12-29T11:51:13.302Z",
-         *           "subscription": "sub_prod_06h2e98wk91tvc2etz0x3hw79egmm",
+         *           "effective_at": "2026-12-29T12:16:13.412Z",
+         *           "subscription": "sub_prod_06h2ef00cm6q9qs82brjz2ynb8tcg",
          *           "applied_steps": 0,
-         *           "proration_date": "2026-11-29T11:51:13.496Z",
+         *           "proration_date": "2026-11-29T12:16:13.520Z",
          *           "proration_behavior": "create_prorations",
          *           "amount_due_now_atom": 0,
          *           "balance_transaction": null,
@@ -30011,7 +30014,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "status": "scheduled",
-         *           "updated": "2026-11-29T11:51:13.528Z",
+         *           "updated": "2026-11-29T12:16:13.541Z",
          *           "cancellation_reason": null
          *         }
          *       }
@@ -30046,15 +30049,15 @@ export type components = {
         /**
          * @description The webhook body of `payment_method.attached`.
          * @example {
-         *       "id": "evt_prod_06h2e98mab9j8cnby381qkvk97qrm",
+         *       "id": "evt_prod_06h2eezwmntzbqby7adb5fdyzmdzp",
          *       "object": "event",
          *       "type": "payment_method.attached",
          *       "sequence": 1,
-         *       "created": 1795953071,
+         *       "created": 1795954572,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "pm_prod_06h2e98ma7kyb9ch7xp1adhxt414e",
+         *           "id": "pm_prod_06h2eezwmjh5mxjqq64as3y94qrd8",
          *           "card": {
          *             "brand": "visa",
          *             "last4": "4242",
@@ -30062,8 +30065,8 @@ export type components = {
          *             "exp_month": 12
          *           },
          *           "object": "payment_method",
-         *           "created": "2026-11-29T11:51:11.185Z",
-         *           "customer": "cus_prod_06h2e98kkcdmq64fh175g1c68wxv0",
+         *           "created": "2026-11-29T12:16:12.452Z",
+         *           "customer": "cus_prod_06h2eezw7zvvnq1dqa5tk66dk672g",
          *           "livemode": false,
          *           "processor": "sandbox",
          *           "detached_at": null,
@@ -30139,15 +30142,15 @@ export type components = {
         /**
          * @description The webhook body of `payment_method.detached`.
          * @example {
-         *       "id": "evt_prod_06h2e98mdyyq25k77sk5yvep8eaya",
+         *       "id": "evt_prod_06h2eezwqep58m249p2k47v85nrc0",
          *       "object": "event",
          *       "type": "payment_method.detached",
          *       "sequence": 2,
-         *       "created": 1795953071,
+         *       "created": 1795954572,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "pm_prod_06h2e98mc2x9mkt42qbmd5zt72qcg",
+         *           "id": "pm_prod_06h2eezwp917t6g706xt66q3c461m",
          *           "card": {
          *             "brand": "visa",
          *             "last4": "0002",
@@ -30155,11 +30158,11 @@ export type components = {
          *             "exp_month": 12
          *           },
          *           "object": "payment_method",
-         *           "created": "2026-11-29T11:51:11.200Z",
-         *           "customer": "cus_prod_06h2e98kkcdmq64fh175g1c68wxv0",
+         *           "created": "2026-11-29T12:16:12.466Z",
+         *           "customer": "cus_prod_06h2eezw7zvvnq1dqa5tk66dk672g",
          *           "livemode": false,
          *           "processor": "sandbox",
-         *           "detached_at": "2026-11-29T11:51:11.214Z",
+         *           "detached_at": "2026-11-29T12:16:12.474Z",
          *           "processor_payment_method": "pm_sandbox_declined"
          *         },
          *         "previous_attributes": {
@@ -30197,28 +30200,28 @@ export type components = {
         /**
          * @description The webhook body of `dispute.created`.
          * @example {
-         *       "id": "evt_prod_06h2e98etfgz94mwvs0g43eyxwwr8",
+         *       "id": "evt_prod_06h2eezsdx733cq5c30qq7yb66x24",
          *       "object": "event",
          *       "type": "dispute.created",
          *       "sequence": 1,
-         *       "created": 1795953069,
+         *       "created": 1795954571,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "dp_prod_06h2e98et9qh1dcf1f9nhnbgxfj8c",
+         *           "id": "dp_prod_06h2eezsdptm7v5acjdt6kvna26er",
          *           "object": "dispute",
          *           "reason": "product_not_received",
          *           "status": "needs_response",
-         *           "created": "2026-11-29T11:51:09.777Z",
-         *           "payment": "py_prod_06h2e98eekkmdat7ptwxcx1zrezzy",
-         *           "updated": "2026-11-29T11:51:09.777Z",
+         *           "created": "2026-11-29T12:16:11.629Z",
+         *           "payment": "py_prod_06h2eezs65kr1m4rks87v9jkaddtt",
+         *           "updated": "2026-11-29T12:16:11.629Z",
          *           "currency": "usd",
          *           "livemode": false,
          *           "processor": "stripe",
          *           "amount_atom": 2500,
-         *           "payment_intent": "pi_prod_06h2e98e9fpjc2159snp3hkrqp83r",
-         *           "evidence_due_by": "2026-12-06T11:51:09.000Z",
-         *           "processor_dispute": "du_1538910c966794d3c421b305"
+         *           "payment_intent": "pi_prod_06h2eezs3pr7xw0aycw2e3ycnj78p",
+         *           "evidence_due_by": "2026-12-06T12:16:11.000Z",
+         *           "processor_dispute": "du_6d37adb880ac5a970ae88855"
          *         }
          *       }
          *     }
@@ -30300,33 +30303,33 @@ export type components = {
         /**
          * @description The webhook body of `dispute.updated`.
          * @example {
-         *       "id": "evt_prod_06h2e98fhgrncev71a28djbvt3m3c",
+         *       "id": "evt_prod_06h2eezsyk5bdf592qqh16xeh4wvr",
          *       "object": "event",
          *       "type": "dispute.updated",
          *       "sequence": 2,
-         *       "created": 1795953069,
+         *       "created": 1795954571,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "dp_prod_06h2e98et9qh1dcf1f9nhnbgxfj8c",
+         *           "id": "dp_prod_06h2eezsdptm7v5acjdt6kvna26er",
          *           "object": "dispute",
          *           "reason": "product_not_received",
          *           "status": "under_review",
-         *           "created": "2026-11-29T11:51:09.777Z",
-         *           "payment": "py_prod_06h2e98eekkmdat7ptwxcx1zrezzy",
-         *           "updated": "2026-11-29T11:51:09.952Z",
+         *           "created": "2026-11-29T12:16:11.629Z",
+         *           "payment": "py_prod_06h2eezs65kr1m4rks87v9jkaddtt",
+         *           "updated": "2026-11-29T12:16:11.762Z",
          *           "currency": "usd",
          *           "livemode": false,
          *           "processor": "stripe",
          *           "amount_atom": 2500,
-         *           "payment_intent": "pi_prod_06h2e98e9fpjc2159snp3hkrqp83r",
+         *           "payment_intent": "pi_prod_06h2eezs3pr7xw0aycw2e3ycnj78p",
          *           "evidence_due_by": null,
-         *           "processor_dispute": "du_1538910c966794d3c421b305"
+         *           "processor_dispute": "du_6d37adb880ac5a970ae88855"
          *         },
          *         "previous_attributes": {
          *           "status": "needs_response",
-         *           "updated": "2026-11-29T11:51:09.777Z",
-         *           "evidence_due_by": "2026-12-06T11:51:09.000Z"
+         *           "updated": "2026-11-29T12:16:11.629Z",
+         *           "evidence_due_by": "2026-12-06T12:16:11.000Z"
          *         }
          *       }
          *     }
@@ -30360,32 +30363,32 @@ export type components = {
         /**
          * @description The webhook body of `dispute.closed`.
          * @example {
-         *       "id": "evt_prod_06h2e98fxasf950g4hbz2j91e3m3p",
+         *       "id": "evt_prod_06h2eeztdrq5hmk3bnjqsdqj40gkp",
          *       "object": "event",
          *       "type": "dispute.closed",
          *       "sequence": 3,
-         *       "created": 1795953070,
+         *       "created": 1795954571,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "dp_prod_06h2e98et9qh1dcf1f9nhnbgxfj8c",
+         *           "id": "dp_prod_06h2eezsdptm7v5acjdt6kvna26er",
          *           "object": "dispute",
          *           "reason": "product_not_received",
          *           "status": "lost",
-         *           "created": "2026-11-29T11:51:09.777Z",
-         *           "payment": "py_prod_06h2e98eekkmdat7ptwxcx1zrezzy",
-         *           "updated": "2026-11-29T11:51:10.055Z",
+         *           "created": "2026-11-29T12:16:11.629Z",
+         *           "payment": "py_prod_06h2eezs65kr1m4rks87v9jkaddtt",
+         *           "updated": "2026-11-29T12:16:11.885Z",
          *           "currency": "usd",
          *           "livemode": false,
          *           "processor": "stripe",
          *           "amount_atom": 2500,
-         *           "payment_intent": "pi_prod_06h2e98e9fpjc2159snp3hkrqp83r",
+         *           "payment_intent": "pi_prod_06h2eezs3pr7xw0aycw2e3ycnj78p",
          *           "evidence_due_by": null,
-         *           "processor_dispute": "du_1538910c966794d3c421b305"
+         *           "processor_dispute": "du_6d37adb880ac5a970ae88855"
          *         },
          *         "previous_attributes": {
          *           "status": "under_review",
-         *           "updated": "2026-11-29T11:51:09.952Z"
+         *           "updated": "2026-11-29T12:16:11.762Z"
          *         }
          *       }
          *     }
@@ -30419,32 +30422,32 @@ export type components = {
         /**
          * @description The webhook body of `email.sent`.
          * @example {
-         *       "id": "evt_prod_06h2e98qrbysnkqz8ge62rm4ydtaj",
+         *       "id": "evt_prod_06h2eezxx1g5xfp0g20vne71pcawe",
          *       "object": "event",
          *       "type": "email.sent",
          *       "sequence": 1,
-         *       "created": 1795953072,
+         *       "created": 1795954572,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "eml_prod_06h2e98q258kshcfparn2fkeq101j",
+         *           "id": "eml_prod_06h2eezxqbrpd33jz1p10hdvxhbn4",
          *           "to": [
          *             "jenny@example.com"
          *           ],
          *           "type": "receipt",
-         *           "event": "evt_prod_06h2e98q170enmd99t837895a88ny",
+         *           "event": "evt_prod_06h2eezxpvye70ngw44e0kkwxs9m0",
          *           "object": "email",
          *           "status": "sent",
-         *           "created": "2026-11-29T11:51:11.889Z",
-         *           "invoice": "in_prod_06h2e98p07cr2zxgwes1jhdtna2pw",
-         *           "sent_at": "2026-11-29T11:51:12.063Z",
+         *           "created": "2026-11-29T12:16:12.730Z",
+         *           "invoice": "in_prod_06h2eezxbqe0btqpkwnrwrc6h5szj",
+         *           "sent_at": "2026-11-29T12:16:12.774Z",
          *           "subject": "Your receipt from Example GmbH (invoice EXAMPL-0001)",
          *           "attempts": 1,
-         *           "customer": "cus_prod_06h2e98kkcdmq64fh175g1c68wxv0",
+         *           "customer": "cus_prod_06h2eezw7zvvnq1dqa5tk66dk672g",
          *           "livemode": false,
-         *           "message_id": "<eml_prod_06h2e98q258kshcfparn2fkeq101j@localhost>",
+         *           "message_id": "<eml_prod_06h2eezxqbrpd33jz1p10hdvxhbn4@localhost>",
          *           "credit_note": null,
-         *           "smtp_response": "250 Written to .data/mail/eml_prod_06h2e98q258kshcfparn2fkeq101j.eml (no SMTP_URL)"
+         *           "smtp_response": "250 Written to .data/mail/eml_prod_06h2eezxqbrpd33jz1p10hdvxhbn4.eml (no SMTP_URL)"
          *         },
          *         "previous_attributes": {
          *           "status": "queued",
@@ -30517,15 +30520,15 @@ export type components = {
         /**
          * @description The webhook body of `email.failed`.
          * @example {
-         *       "id": "evt_prod_06h2e993nrhxdd2tcpm4ew32nz2fp",
+         *       "id": "evt_prod_06h2ef035veaeh8raf9ghhveq168t",
          *       "object": "event",
          *       "type": "email.failed",
          *       "sequence": 1,
-         *       "created": 1799409074,
+         *       "created": 1799410573,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "eml_prod_06h2e993met1fkk5fjtgv9k42rz9w",
+         *           "id": "eml_prod_06h2ef0346c060np1rew7t26nf9na",
          *           "to": [
          *             "owner@example.com"
          *           ],
@@ -30533,14 +30536,14 @@ export type components = {
          *           "event": null,
          *           "object": "email",
          *           "status": "rate_limited",
-         *           "created": "2027-01-08T11:51:13.998Z",
+         *           "created": "2027-01-08T12:16:13.727Z",
          *           "invoice": null,
          *           "sent_at": null,
          *           "subject": "Test email from Example GmbH",
          *           "attempts": 1,
          *           "customer": null,
          *           "livemode": false,
-         *           "message_id": "<eml_prod_06h2e993met1fkk5fjtgv9k42rz9w@localhost>",
+         *           "message_id": "<eml_prod_06h2ef0346c060np1rew7t26nf9na@localhost>",
          *           "credit_note": null,
          *           "smtp_response": "429 The account's hourly email limit was reached; this email was not sent."
          *         },
