@@ -13,15 +13,18 @@
  * A run starts `npm run dev -- -p <port>` without DATABASE_URL, asks for `GET /signin` (one request
  * at a time, again 250 ms after a refused connection) and reports, from the start of the command:
  * when the port accepted a connection, when `/signin` first answered 200, and when the seeded
- * login ("sign in as …") was printed; and the CPU time the process tree had used by then (user +
- * system of every process in the run's process group, from /proc: the figure that survives a
- * loaded machine). The load average is printed beside each run.
+ * login ("sign in as …") was printed; then the first sign-in with that login as the sign-in form
+ * makes it (next-auth's CSRF token and credentials callback) through to the dashboard's first page
+ * answering 200 (both compiled on first use), timed from the moment it starts; and the CPU time the
+ * process tree had used by each point (user + system of every process in the run's process group,
+ * from /proc: the figure that survives a loaded machine). The load average is printed beside each run.
  */
 import { spawn, type ChildProcess } from "node:child_process";
 import { readdirSync, readFileSync, rmSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { performance } from "node:perf_hooks";
+import { signInWithPassword } from "@/tests/helpers/sign-in";
 
 function option(name: string): string | undefined {
   const index = process.argv.indexOf(`--${name}`);
@@ -62,7 +65,30 @@ function devEnv(): Record<string, string | undefined> {
   return { ...env, DATABASE_URL: "", PORT: String(PORT) };
 }
 
-type Run = { dir: string; listenS?: number; pageS?: number; pageCpuS?: number; loginS?: number; loginCpuS?: number; load: string };
+type Run = {
+  dir: string;
+  listenS?: number;
+  pageS?: number;
+  pageCpuS?: number;
+  loginS?: number;
+  loginCpuS?: number;
+  /** The first sign-in through to the dashboard's first page, from its start (s), and its CPU (s). */
+  signInS?: number;
+  signInCpuS?: number;
+  load: string;
+};
+
+/** Signs in with the printed login and follows the redirects to the dashboard's first page (200). */
+async function firstSignIn(base: string, output: string): Promise<void> {
+  const [, email, password] = /sign in as (\S+) \/ ([^)\s]+)\)/.exec(output) ?? [];
+  if (!email || !password) throw new Error(`no login printed:\n${output}`);
+  const cookie = await signInWithPassword(base, email, password);
+  const response = await fetch(`${base}/`, { headers: { Cookie: cookie }, signal: AbortSignal.timeout(TIMEOUT_MS) });
+  await response.arrayBuffer();
+  if (response.status !== 200 || new URL(response.url).pathname.startsWith("/signin")) {
+    throw new Error(`the dashboard answered ${response.status} at ${response.url} after signing in`);
+  }
+}
 
 async function runOnce(dir: string): Promise<Run> {
   rmSync(path.join(dir, ".next"), { recursive: true, force: true });
@@ -106,6 +132,13 @@ async function runOnce(dir: string): Promise<Run> {
         run.loginCpuS = groupCpuMs(pgid) / 1000;
       } else await sleep(50);
     }
+    if (run.loginS !== undefined) {
+      const from = seconds();
+      const cpuFrom = groupCpuMs(pgid);
+      await firstSignIn(`http://127.0.0.1:${PORT}`, output);
+      run.signInS = Number((seconds() - from).toFixed(1));
+      run.signInCpuS = (groupCpuMs(pgid) - cpuFrom) / 1000;
+    }
   } finally {
     // The whole process group this run started: npm, next dev and its server process.
     try {
@@ -131,7 +164,8 @@ for (let round = 1; round <= ROUNDS; round++) {
     runs.push(run);
     console.log(
       `round ${round} ${dir}: port ${run.listenS ?? "-"} s, /signin 200 at ${run.pageS ?? "never"} s (CPU ${run.pageCpuS?.toFixed(1) ?? "-"} s), ` +
-        `login printed at ${run.loginS ?? "never"} s (CPU ${run.loginCpuS?.toFixed(1) ?? "-"} s), load ${run.load}`,
+        `login printed at ${run.loginS ?? "never"} s (CPU ${run.loginCpuS?.toFixed(1) ?? "-"} s), ` +
+        `first sign-in to the dashboard ${run.signInS ?? "-"} s (CPU ${run.signInCpuS?.toFixed(1) ?? "-"} s), load ${run.load}`,
     );
   }
 }
@@ -140,4 +174,5 @@ for (const dir of DIRS) {
   const list = (pick: (run: Run) => number | undefined) => mine.map((run) => pick(run)?.toFixed(1) ?? "-").join(", ");
   console.log(`\n${dir}\n  /signin 200 (s): ${list((r) => r.pageS)}\n  CPU by then (s): ${list((r) => r.pageCpuS)}`);
   console.log(`  login printed (s): ${list((r) => r.loginS)}\n  CPU by then (s): ${list((r) => r.loginCpuS)}`);
+  console.log(`  first sign-in to the dashboard (s): ${list((r) => r.signInS)}\n  its CPU (s): ${list((r) => r.signInCpuS)}`);
 }
