@@ -70,7 +70,11 @@ async function applyOne(ctx: ServiceContext, row: typeof processorEvents.$inferS
     } else if (row.type.startsWith("charge.dispute.") && row.objectReference) {
       outcome = await applyDisputeEvent(ctx, row);
     }
-    await (await getDb()).update(processorEvents).set({ status: outcome, attempts: sql`${processorEvents.attempts} + 1`, error: null, appliedAt: realNow() }).where(where);
+    // Labelled once: another instance's pass over the same account may have labelled it first.
+    await (await getDb())
+      .update(processorEvents)
+      .set({ status: outcome, attempts: sql`${processorEvents.attempts} + 1`, error: null, appliedAt: realNow() })
+      .where(and(where, eq(processorEvents.status, "pending")));
   } catch (error) {
     log().warn({ err: safeError(error), event: row.eventId }, "processor event not applied; retried on the next pass");
     await (await getDb())
@@ -107,8 +111,44 @@ async function applyDisputeEvent(ctx: ServiceContext, row: typeof processorEvent
   return applyDisputeState(ctx, processor.name, await processor.retrieveDispute(row.objectReference!));
 }
 
-/** The job: every pending event of the account, oldest first, each applied once (one pass at a time per process). */
+/** A pass over one account's pending events running in this process, and whether another was asked for meanwhile. */
+type Pass = { running: Promise<void>; again: boolean };
+// One map per process even when Next.js bundles this module more than once (the webhook route and the jobs).
+const PASSES = Symbol.for("billing-service.processor-event-passes");
+
+function passes(): Map<string, Pass> {
+  const store = globalThis as typeof globalThis & { [PASSES]?: Map<string, Pass> };
+  return (store[PASSES] ??= new Map());
+}
+
+/**
+ * The job: every pending event of the account, oldest first, each applied once. One pass at a
+ * time per account in this process: a delivery that arrives during a pass asks for one more pass
+ * after it (coalesced) instead of running beside it, where both would apply the same stored event
+ * and the later would overwrite the earlier's outcome.
+ */
 export async function applyPendingProcessorEvents(accountId: string): Promise<void> {
+  const running = passes().get(accountId);
+  if (running) {
+    running.again = true;
+    return running.running;
+  }
+  const pass: Pass = { running: Promise.resolve(), again: false };
+  pass.running = (async () => {
+    try {
+      do {
+        pass.again = false;
+        await applyPendingOnce(accountId);
+      } while (pass.again);
+    } finally {
+      passes().delete(accountId);
+    }
+  })();
+  passes().set(accountId, pass);
+  return pass.running;
+}
+
+async function applyPendingOnce(accountId: string): Promise<void> {
   const db = await getDb();
   const ctx = await systemContext(accountId);
   const pending = await db

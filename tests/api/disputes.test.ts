@@ -60,7 +60,7 @@ async function eventsOf(type: string, disputeId: string): Promise<Json[]> {
 /** The stored processor events of a Stripe dispute, once the job has applied (or ignored) each. */
 const storedEvents = (disputeReference: string, count: number) =>
   eventually(
-    async () => sql`SELECT event_id, type, status FROM processor_events WHERE account_id = ${merchant.accountId} AND object_reference = ${disputeReference} ORDER BY received`,
+    async () => sql`SELECT event_id, type, status, attempts FROM processor_events WHERE account_id = ${merchant.accountId} AND object_reference = ${disputeReference} ORDER BY received`,
     (rows) => rows.length === count && rows.every((row) => row.status !== "pending"),
   );
 
@@ -132,6 +132,8 @@ describe("disputes through Stripe", () => {
     const stored = await storedEvents(disputeReference, 3);
     // closed, updated, created: each delivered twice, stored once; each re-reads the same (lost) state, so one makes the dispute.
     expect(stored.map((row) => row.type)).toEqual(["charge.dispute.closed", "charge.dispute.updated", "charge.dispute.created"]);
+    // Applied by one pass at a time, oldest first: the first made the dispute, the others found nothing to change.
+    expect(stored.map((row) => [row.status, row.attempts])).toEqual([["applied", 1], ["ignored", 1], ["ignored", 1]]);
     for (const row of stored) expect(deliveries.filter((delivery) => delivery.eventId === row.event_id && delivery.status === 200).length).toBeGreaterThanOrEqual(2);
     const [dispute] = await disputesOf(payment.id, (items) => items.length > 0);
     expect(dispute).toMatchObject({ status: "lost", processor_dispute: disputeReference, evidence_due_by: null });
