@@ -45,7 +45,10 @@ test("subscriptions: the list, one subscription's page, its invoice and its time
   await expect(list.getByRole("row").filter({ hasText: subscriptionId })).toBeVisible();
 
   // One subscription's page: its id as the heading and its items.
-  await list.getByRole("link", { name: subscriptionId }).click();
+  // Linked by its product ("Pro plan"), not by its id, which stands beside the link.
+  const link = list.locator(`a[href="/accounts/${merchant.accountId}/subscriptions/${subscriptionId}"]`);
+  await expect(link).toHaveText("Pro plan");
+  await link.click();
   await expect(page).toHaveURL(new RegExp(`/subscriptions/${subscriptionId}$`));
   await expect(page.getByRole("heading", { name: subscriptionId })).toBeVisible();
   const item = page.getByRole("table", { name: "Items" }).getByRole("row").filter({ hasText: price.body.id });

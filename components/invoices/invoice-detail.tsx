@@ -4,8 +4,7 @@ import Link from "next/link";
 import type { ReactNode } from "react";
 import { DetailItem, Time } from "@/components/events/bits";
 import { eventsHref } from "@/components/events/format";
-import { CustomerName, LineUnitPrice, PlanSummary, TaxRateName } from "@/components/objects/names";
-import { ObjectLink } from "@/components/objects/links";
+import { CustomerName, LineUnitPrice, PlanSummary, SubscriptionLink, TaxRateName } from "@/components/objects/names";
 import { collectionLabel } from "@/components/objects/collection-method";
 import { dashboardCall } from "@/components/api-client";
 import { BackLink, detailFallback, useApiObject } from "@/components/ui/detail";
@@ -102,7 +101,7 @@ export function InvoiceDetail({ accountId, invoiceId }: { accountId: string; inv
               <DetailItem label="Balance applied">{money(invoice.starting_balance_atom - (invoice.ending_balance_atom ?? 0))}</DetailItem>
             )}
             <DetailItem label="Subscription">
-              {invoice.subscription ? <ObjectLink accountId={accountId} id={invoice.subscription} /> : <Dash />}
+              {invoice.subscription ? <SubscriptionLink accountId={accountId} id={invoice.subscription} /> : <Dash />}
             </DetailItem>
             <DetailItem label="Description" wide>
               {invoice.description ? <span className="whitespace-pre-wrap break-words">{invoice.description}</span> : <Dash />}

@@ -22,6 +22,8 @@ const NAME_READS = {
   products: OBJECT_READS.products.get,
   prices: OBJECT_READS.prices.get,
   tax_rates: (accountId: string, id: string): Promise<ApiObject> => dashboardCall("getTaxRate", { path: { account_id: accountId, tax_rate_id: id } }),
+  subscriptions: (accountId: string, id: string): Promise<ApiObject> =>
+    dashboardCall("getSubscription", { path: { account_id: accountId, subscription_id: id } }),
 };
 type NamedCollection = keyof typeof NAME_READS;
 
@@ -91,16 +93,40 @@ export function NamedLink({ accountId, id }: { accountId: string; id: unknown })
  */
 export function SubscriptionTitle({ accountId, subscription }: { accountId: string; subscription: { id: string; customer: string; items: { price: string }[] } }) {
   const customer = useObject(accountId, "customers", subscription.customer).data;
-  const price = useObject(accountId, "prices", subscription.items[0]?.price ?? "").data;
-  const product = useObject(accountId, "products", price ? (str(price, "product") ?? "") : "").data;
+  const what = useSubscriptionPlan(accountId, subscription.items);
   const who = customer ? (str(customer, "name") || str(customer, "email")) : undefined;
-  const what = product ? str(product, "name") : undefined;
   if (!who || !what) return <span>Subscription</span>;
-  const more = subscription.items.length > 1 ? ` + ${subscription.items.length - 1} more` : "";
   return (
     <span title={subscription.id}>
       {who} · {what}
-      {more}
+    </span>
+  );
+}
+
+/** What a subscription is for: its first item's product, "+ 2 more" when it has more; undefined until the names load. */
+function useSubscriptionPlan(accountId: string, items: readonly { price: string }[]): string | undefined {
+  const price = useObject(accountId, "prices", items[0]?.price ?? "").data;
+  const product = useObject(accountId, "products", price ? (str(price, "product") ?? "") : "").data;
+  const what = product ? str(product, "name") : undefined;
+  if (!what) return undefined;
+  return items.length > 1 ? `${what} + ${items.length - 1} more` : what;
+}
+
+/** A subscription named by what it is for ("Pro plan"), for a link's label; "Subscription" until the names load. */
+export function SubscriptionPlanName({ accountId, items }: { accountId: string; items: readonly { price: string }[] }) {
+  return <Truncated text={useSubscriptionPlan(accountId, items) ?? "Subscription"} />;
+}
+
+/** A subscription by id, read and linked by what it is for; its id beside, to copy, never the label. */
+export function SubscriptionLink({ accountId, id }: { accountId: string; id: string }) {
+  const subscription = useObject(accountId, "subscriptions", id).data;
+  const items = Array.isArray(subscription?.items) ? (subscription.items as { price: string }[]) : [];
+  return (
+    <span className="inline-flex min-w-0 flex-col">
+      <ObjectLink accountId={accountId} id={id}>
+        <SubscriptionPlanName accountId={accountId} items={items} />
+      </ObjectLink>
+      <span className="break-all font-mono text-xs text-slate-500">{id}</span>
     </span>
   );
 }

@@ -1,7 +1,7 @@
 "use client";
 
 import Link from "next/link";
-import { CustomerName, PlanSummary } from "@/components/objects/names";
+import { CustomerName, PlanSummary, SubscriptionPlanName } from "@/components/objects/names";
 import { Time } from "@/components/events/bits";
 import { eventsHref } from "@/components/events/format";
 import { StatusBadge } from "@/components/ui";
@@ -29,12 +29,10 @@ export function SubscriptionList({ accountId, customer }: { accountId: string; c
       row={(subscription) => (
 <tr key={subscription.id} className="align-top">
         <td className="px-2 py-2">
-          <Link
-            href={subscriptionHref(accountId, subscription.id)}
-            className={`break-all font-mono text-xs font-medium ${linkClass}`}
-          >
-            {subscription.id}
+          <Link href={subscriptionHref(accountId, subscription.id)} className={`font-medium ${linkClass}`} title={subscription.id}>
+            <SubscriptionPlanName accountId={accountId} items={subscription.items} />
           </Link>
+          <div className="break-all font-mono text-xs text-slate-500">{subscription.id}</div>
         </td>
         <td className="px-2 py-2">
           <CustomerName accountId={accountId} id={subscription.customer} />
