@@ -62,7 +62,10 @@ describe("a storm of duplicated and reordered Stripe webhooks", () => {
     }
 
     const stripeIds = new Set(ours.map((intent) => intent.atStripe));
-    const delivered = (await standIn.state()).deliveries.filter((delivery) => delivery.type.startsWith("payment_intent.") && delivery.status === 200);
+    // This merchant's endpoint's deliveries (every connected endpoint on the shared stand-in hears every event).
+    const delivered = (await standIn.state()).deliveries.filter(
+      (delivery) => delivery.endpointId === endpointId && delivery.type.startsWith("payment_intent.") && delivery.status === 200,
+    );
     const stormEvents = new Set<string>();
     const stored = await eventually(
       async () => sql`SELECT event_id, type, object_reference, status, attempts FROM processor_events WHERE account_id = ${merchant.accountId} ORDER BY received`,

@@ -35,10 +35,17 @@ type Json = Record<string, unknown>;
 export type RecordedRequest = { method: string; path: string; idempotencyKey: string | null; status: number; replayed: boolean; hanging?: boolean };
 /** Delivery switches of one webhook endpoint (hold until its flush, duplicate, reorder its flush, drop). */
 export type EndpointDelivery = { hold: boolean; duplicate: boolean; reorder: boolean; drop: boolean };
-export type Delivery = { eventId: string; type: string; status: number | null };
+/** One delivery of an event to one webhook endpoint (every connected account's endpoint hears the stand-in's events). */
+export type Delivery = { eventId: string; endpointId: string; type: string; status: number | null };
 
-/** A fault the next matching requests meet. `hang`: held unanswered until `release()`, then carried out as usual (`status` unused). `afterProcessing`: the request is carried out, then its answer is lost (a 500 on the wire): only the idempotency key keeps a retry from doing it twice. */
-export type Fault = { path: RegExp; status: number; count: number; afterProcessing?: boolean; hang?: boolean };
+/**
+ * A fault the next `count` matching requests meet: their path, and with `body` their form-encoded
+ * body (one test's requests only, by a parameter of its own). `hang`: held unanswered until
+ * `release()`, then carried out as usual (`status` unused). `afterProcessing`: the request is
+ * carried out, then its answer is lost (a 500 on the wire): only the idempotency key keeps a retry
+ * from doing it twice.
+ */
+export type Fault = { path: RegExp; body?: RegExp; status: number; count: number; afterProcessing?: boolean; hang?: boolean };
 
 export type StripeStandIn = {
   url: string;
@@ -152,7 +159,7 @@ export async function startStripeStandIn(): Promise<StripeStandIn> {
   function deliverTo(endpoint: Stripe.WebhookEndpoint, event: Stripe.Event): void {
     const payload = JSON.stringify(event);
     const header = signer.webhooks.generateTestHeaderString({ payload, secret: endpoint.secret! });
-    const record: Delivery = { eventId: event.id, type: event.type, status: null };
+    const record: Delivery = { eventId: event.id, endpointId: endpoint.id, type: event.type, status: null };
     deliveries.push(record);
     const sent = fetch(endpoint.url, { method: "POST", headers: { "content-type": "application/json", "stripe-signature": header }, body: payload })
       .then(async (response) => {
@@ -444,7 +451,7 @@ export async function startStripeStandIn(): Promise<StripeStandIn> {
       response.end(JSON.stringify(body));
     };
     if (path.startsWith("/_stand-in/")) return control(method, path, raw, answer);
-    let fault = faults.find((candidate) => candidate.count > 0 && candidate.path.test(path));
+    let fault = faults.find((candidate) => candidate.count > 0 && candidate.path.test(path) && (candidate.body?.test(raw) ?? true));
     if (fault?.hang) {
       fault.count -= 1;
       fault = undefined;
@@ -510,7 +517,14 @@ export async function startStripeStandIn(): Promise<StripeStandIn> {
       });
     }
     if (method === "POST" && path === "/_stand-in/fault") {
-      faults.push({ path: new RegExp(String(body.path)), status: Number(body.status), count: Number(body.count), afterProcessing: body.afterProcessing === true, hang: body.hang === true });
+      faults.push({
+        path: new RegExp(String(body.path)),
+        body: typeof body.body === "string" ? new RegExp(body.body) : undefined,
+        status: Number(body.status),
+        count: Number(body.count),
+        afterProcessing: body.afterProcessing === true,
+        hang: body.hang === true,
+      });
       return answer(200, {});
     }
     if (method === "POST" && path === "/_stand-in/release") {
@@ -733,7 +747,7 @@ export function stripeStandInClient(url: string) {
   return {
     url,
     state: async (): Promise<StandInState> => (await (await fetch(`${url}/_stand-in/state`)).json()) as StandInState,
-    fault: (fault: Fault) => post("fault", { ...fault, path: fault.path.source }),
+    fault: (fault: Fault) => post("fault", { ...fault, path: fault.path.source, body: fault.body?.source }),
     delivery: (switches: Partial<StripeStandIn["delivery"]>) => post("delivery", switches),
     flush: () => post("flush", {}),
     release: () => post("release", {}),
