@@ -4,7 +4,7 @@ import { api, type Json } from "../helpers/api";
 import { newMerchant, type Merchant } from "../helpers/merchant";
 import { expectProblem } from "../helpers/problem";
 import { eventually } from "../helpers/receiver";
-import { stripeStandInClient } from "../helpers/stripe-stand-in";
+import { connectStripe, stripeStandInClient } from "../helpers/stripe-stand-in";
 
 /*
  * Disputes (docs/payments.md, "Disputes"): Stripe's charge.dispute.* webhooks, re-read at Stripe
@@ -23,9 +23,7 @@ let endpointId: string;
 beforeAll(async () => {
   sql = postgres(inject("databaseUrl"), { max: 1 });
   merchant = await newMerchant();
-  const connected = await merchant.client.request("PUT", `/${merchant.accountId}/payment-processor`, { body: LIVE_KEYS });
-  expect(connected.status, connected.text).toBe(200);
-  endpointId = connected.body.webhook_endpoint_id;
+  endpointId = await connectStripe(merchant.client, merchant.accountId, LIVE_KEYS);
 });
 
 afterAll(async () => {

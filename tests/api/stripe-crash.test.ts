@@ -4,7 +4,7 @@ import { api, apiRoot, type Client } from "../helpers/api";
 import { newMerchant } from "../helpers/merchant";
 import { eventually } from "../helpers/receiver";
 import { startApp, type RunningApp } from "../helpers/server";
-import { stripeStandInClient } from "../helpers/stripe-stand-in";
+import { connectStripe, stripeStandInClient } from "../helpers/stripe-stand-in";
 import { CLOCK_TEST_ENV } from "../setup/api-server";
 
 /*
@@ -37,9 +37,7 @@ beforeAll(async () => {
   token = merchant.sandboxSecret.token;
   sandbox = api(token);
   account = merchant.sandboxAccountId;
-  const connected = await sandbox.request("PUT", `/${account}/payment-processor`, { body: TEST_KEYS });
-  expect(connected.status, connected.text).toBe(200);
-  endpointId = connected.body.webhook_endpoint_id;
+  endpointId = await connectStripe(sandbox, account, TEST_KEYS);
 });
 
 afterAll(async () => {

@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import type { Json } from "../helpers/api";
 import { newMerchant, type Merchant } from "../helpers/merchant";
 import { eventually } from "../helpers/receiver";
-import { stripeStandInClient } from "../helpers/stripe-stand-in";
+import { connectStripe, stripeStandInClient } from "../helpers/stripe-stand-in";
 
 /*
  * Issue #36, "100 duplicated and shuffled webhooks → each applied once, final states right": many
@@ -25,9 +25,7 @@ let endpointId: string;
 beforeAll(async () => {
   sql = postgres(inject("databaseUrl"), { max: 1 });
   merchant = await newMerchant();
-  const connected = await merchant.client.request("PUT", `/${merchant.accountId}/payment-processor`, { body: LIVE_KEYS });
-  expect(connected.status, connected.text).toBe(200);
-  endpointId = connected.body.webhook_endpoint_id;
+  endpointId = await connectStripe(merchant.client, merchant.accountId, LIVE_KEYS);
 });
 
 afterAll(async () => {

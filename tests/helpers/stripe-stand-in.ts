@@ -2,6 +2,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from "node:net";
 import { createHash, randomBytes } from "node:crypto";
 import Stripe from "stripe";
+import type { Client } from "./api";
 
 /*
  * A stateful Stripe stand-in for tests (node:http on loopback): the endpoints the adapter in
@@ -738,6 +739,16 @@ export type StandInState = {
 };
 
 /** The api project's stand-in (started by tests/setup/api-server.ts), driven over its control endpoints. */
+/**
+ * Connects an account to Stripe (the stand-in, the app's `STRIPE_API_BASE`) through the API, and
+ * answers the webhook endpoint the connection made there, whose deliveries a test may steer.
+ */
+export async function connectStripe(client: Client, accountId: string, keys: { processor: string; secret_key: string; publishable_key: string }): Promise<string> {
+  const connected = await client.request("PUT", `/${accountId}/payment-processor`, { body: keys });
+  if (connected.status !== 200) throw new Error(`connecting Stripe answered ${connected.status}: ${connected.text}`);
+  return connected.body.webhook_endpoint_id as string;
+}
+
 export function stripeStandInClient(url: string) {
   const post = async (path: string, body: unknown) => {
     const response = await fetch(`${url}/_stand-in/${path}`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) });
