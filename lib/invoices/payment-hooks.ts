@@ -5,6 +5,7 @@ import type { ServiceContext } from "@/lib/context";
 import { ServiceError } from "@/lib/errors";
 import { INVOICE_ACTION_FROM } from "./rules";
 import { assertStatus, emit, loadInvoice, lockInvoice, markPaid, ofAccount } from "./core";
+import { invoiceCollectionFailed } from "./settled";
 
 /*
  * What payments and refunds tell invoices, inside their own transaction; this module never
@@ -33,6 +34,10 @@ export type PaymentIntentOutcome =
  *
  * An invoice that is no longer open or uncollectible (paid another way, voided) refuses (409), as
  * does a payment that would exceed what is due: nothing is collected twice.
+ *
+ * An outcome short of paid, of an invoice whose automatic collection has begun (`attempt_count`
+ * > 0), is a failed attempt for its subscription (`invoiceCollectionFailed`): whenever it arrives,
+ * in the attempt's transaction (the sandbox) or after it (a network processor's answer).
  */
 export async function applyPaymentIntentOutcome(
   tx: ChangeTransaction,
@@ -43,13 +48,14 @@ export async function applyPaymentIntentOutcome(
   const invoice = await lockInvoice(tx, ctx.accountId, invoiceId);
   assertStatus(invoice, "paid", INVOICE_ACTION_FROM.pay);
   const before = await loadInvoice(tx, invoice);
+  const attemptFailed = () => (invoice.attemptCount > 0 ? invoiceCollectionFailed(tx, ctx, invoice.id, invoice.subscriptionId) : undefined);
   switch (outcome.kind) {
     case "payment_failed":
       await emit(tx, ctx, "invoice.payment_failed", before, null);
-      return;
+      return attemptFailed();
     case "requires_action":
       await emit(tx, ctx, "invoice.payment_action_required", before, null);
-      return;
+      return attemptFailed();
     case "succeeded":
     case "partially_funded": {
       if (outcome.receivedAtom > invoice.dueAmountAtom) {
@@ -71,7 +77,7 @@ export async function applyPaymentIntentOutcome(
           updated: now,
         })
         .where(eq(invoices.id, invoice.id));
-      return;
+      return attemptFailed();
     }
   }
 }

@@ -47,7 +47,7 @@ export async function recordAttempt(
   ctx: ServiceContext,
   before: PaymentIntentRow,
   processor: PaymentProcessor,
-  method: string,
+  method: { method: string; processorMethod: string },
   offSession: boolean,
 ): Promise<PaymentIntentRow> {
   const attempt = before.processorAttempts + 1;
@@ -59,10 +59,11 @@ export async function recordAttempt(
     idempotencyKey: `${before.id}-confirm-${attempt}`,
     amountAtom: before.amountAtom - before.amountReceivedAtom,
     currency: before.currency,
-    paymentMethod: method,
+    paymentMethod: method.method,
+    processorPaymentMethod: method.processorMethod,
     captureMethod: before.captureMethod,
     offSession,
-    actionPending: before.status === "requires_action" && before.paymentMethod === method,
+    actionPending: before.status === "requires_action" && before.paymentMethod === method.method,
     // The processor's charge of an earlier confirmation is kept only when the same processor charges again.
     reference: before.processor === processor.name ? before.processorReference : null,
     customerId: before.customerId,
@@ -110,7 +111,8 @@ export async function sendAttempt(ctx: ServiceContext, intentId: string): Promis
   let state: ChargeState;
   try {
     const customer = await customerAtProcessor(db, ctx, processor, charge.customerId);
-    state = await processor.charge({ ...charge, intentId, processorCustomer: customer });
+    // `paymentMethod` is ours (a saved pm_ or the processor's own id); the processor is sent its own.
+    state = await processor.charge({ ...charge, paymentMethod: charge.processorPaymentMethod ?? charge.paymentMethod, intentId, processorCustomer: customer });
   } catch (error) {
     if (error instanceof ProcessorRefusedError) {
       await dropAttempt(ctx, intentId, charge.idempotencyKey);

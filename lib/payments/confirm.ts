@@ -30,8 +30,8 @@ export async function confirmLocked(
   }
   const method = requestedMethod ?? before.paymentMethod;
   if (!method) throw missingPaymentMethod();
-  const processor = await checkPaymentMethod(tx, ctx, method, before.captureMethod);
-  if (processor.remote) return recordAttempt(tx, ctx, before, processor, method, offSession);
+  const { processor, processorMethod } = await checkPaymentMethod(tx, ctx, method, before.captureMethod, before.customerId);
+  if (processor.remote) return recordAttempt(tx, ctx, before, processor, { method, processorMethod }, offSession);
   const remainingAtom = before.amountAtom - before.amountReceivedAtom;
   const attempt = before.processorAttempts + 1;
   const state = await processor.charge({
@@ -39,7 +39,7 @@ export async function confirmLocked(
     intentId: before.id,
     amountAtom: remainingAtom,
     currency: before.currency,
-    paymentMethod: method,
+    paymentMethod: processorMethod,
     processorCustomer: null,
     captureMethod: before.captureMethod,
     offSession,

@@ -8,8 +8,7 @@ import type { ChangeTransaction } from "@/lib/events/transaction";
 import { newId } from "@/lib/ids";
 import { one } from "@/lib/rows";
 import { getDb, type Executor } from "@/db/client";
-import { processorForMethod } from "./processors/registry";
-import type { PaymentProcessor } from "./processors/types";
+import { resolvePaymentMethod, type ChargeMethod } from "./processors/registry";
 import { serializePayment, serializePaymentIntent, type PaymentIntentRow, type PaymentRow } from "./serialize";
 
 /* What the payment-intent verbs share (service.ts, confirm.ts): statuses, the method check, the locked read, one transition with its event, one charge. */
@@ -20,9 +19,18 @@ export const missingPaymentMethod = () =>
     errors: [{ field: "payment_method", message: "Required." }],
   });
 
-/** The processor that charges `method` on this account (lib/payments/processors/registry.ts), or a 422 on `payment_method`. */
-export async function checkPaymentMethod(db: Executor, ctx: ServiceContext, method: string, captureMethod: "automatic" | "manual"): Promise<PaymentProcessor> {
-  return processorForMethod(db, ctx, method, captureMethod);
+/**
+ * The processor that charges `method` for `customerId` on this account, and the method as it knows
+ * it (lib/payments/processors/registry.ts), or a 422 on `payment_method`.
+ */
+export async function checkPaymentMethod(
+  db: Executor,
+  ctx: ServiceContext,
+  method: string,
+  captureMethod: "automatic" | "manual",
+  customerId: string | null,
+): Promise<ChargeMethod> {
+  return resolvePaymentMethod(db, ctx, method, captureMethod, { customerId });
 }
 
 /** The intent as committed (after a change whose charge ran after its commit). */

@@ -37,7 +37,7 @@ export async function createPaymentIntent({
   const captureMethod = input.capture_method ?? "automatic";
   if (input.confirm && !input.payment_method) throw missingPaymentMethod();
   // Refused (422) before anything is written; confirmLocked asks the registry again in the transaction.
-  if (input.payment_method) await checkPaymentMethod(tx ?? (await getDb()), ctx, input.payment_method, captureMethod);
+  if (input.payment_method) await checkPaymentMethod(tx ?? (await getDb()), ctx, input.payment_method, captureMethod, input.customer ?? null);
   let recorded: string | null = null;
   const change = withChangeTransaction(async (tx) => {
     if (input.customer !== undefined) {

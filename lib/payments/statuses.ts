@@ -56,7 +56,10 @@ export type ChargeAttempt = {
   idempotencyKey: string;
   amountAtom: number;
   currency: string;
+  /** The method the intent was confirmed with: a saved method's `pm_…`, or a processor's own id. */
   paymentMethod: string;
+  /** The processor's id of that method (a saved method's reference); absent on attempts recorded before saved methods were charged, whose `paymentMethod` is the processor's. */
+  processorPaymentMethod?: string;
   captureMethod: "automatic" | "manual";
   offSession: boolean;
   actionPending: boolean;

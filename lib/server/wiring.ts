@@ -8,14 +8,14 @@ import { sendDueEmails } from "@/lib/emails/send";
 import { entitlementGraceExpiry } from "@/lib/entitlements/grace";
 import { invoiceOverdue } from "@/lib/invoices/overdue";
 import { applyPaymentIntentOutcome } from "@/lib/invoices/payment-hooks";
-import { registerSubscriptionSettlement } from "@/lib/invoices/settled";
+import { registerCollectionFailure, registerSubscriptionSettlement } from "@/lib/invoices/settled";
 import { registerJobWork } from "@/lib/jobs/work";
 import { applyPendingProcessorEvents } from "@/lib/payment-processor/events";
 import { registerInvoiceOutcome } from "@/lib/payments/invoice-outcome";
 import { paymentReconciliation } from "@/lib/payments/reconcile";
 import { refundReconciliation } from "@/lib/refunds/reconcile";
 import { settleSubscriptionOf } from "@/lib/subscriptions/collection-status";
-import { dunningRetries } from "@/lib/subscriptions/dunning";
+import { automaticCollectionFailed, dunningRetries } from "@/lib/subscriptions/dunning";
 import { invoiceUpcoming, renewals, trialWillEnd } from "@/lib/subscriptions/transitions";
 import { attemptDue } from "@/lib/webhooks/deliver-due";
 import { deliveryDriver } from "@/lib/webhooks/driver";
@@ -57,4 +57,5 @@ export function wire(): void {
   registerMintCheck(assertMayMint);
   registerInvoiceOutcome(applyPaymentIntentOutcome);
   registerSubscriptionSettlement(settleSubscriptionOf);
+  registerCollectionFailure(automaticCollectionFailed);
 }

@@ -3,7 +3,7 @@ import { getDb } from "@/db/client";
 import type { ServiceContext, Verb } from "@/lib/context";
 import { retryableConflict, ServiceError, validationFailed } from "@/lib/errors";
 import { withChangeTransaction } from "@/lib/events/transaction";
-import { checkSandboxPaymentMethod } from "@/lib/payments/processors/sandbox/methods";
+import { checkSubscriptionPaymentMethod } from "@/lib/payments/processors/registry";
 import { one } from "@/lib/rows";
 import { lockSubscription, scheduleOfSubscription } from "@/lib/subscriptions/core";
 import { applyItemChange } from "@/lib/subscriptions/items";
@@ -109,7 +109,10 @@ export async function applyChangeRequest({ ctx, input }: Verb<ApplyInput>): Prom
     }
   }
   assertNotFinished(request);
-  if (input.paymentMethod !== undefined) checkSandboxPaymentMethod(ctx.livemode, input.paymentMethod, "payment_method");
+  if (input.paymentMethod !== undefined) {
+    const { subscription } = await getSubscription({ ctx, input: { id: request.subscriptionId } });
+    await checkSubscriptionPaymentMethod(db, ctx, input.paymentMethod, subscription.customerId, "payment_method");
+  }
   if (request.effective === "period_end") {
     if (input.sandboxFailStep !== undefined) {
       throw validationFailed([{ field: "sandbox_fail_step", message: `Change request '${request.id}' takes effect at the period end: nothing is applied now.` }]);

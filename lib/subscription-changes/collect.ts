@@ -10,7 +10,7 @@ import { prorationInvoiceDescription, subscriptionNameOf } from "@/lib/invoices/
 import { prorationLineDescription } from "@/lib/invoices/lines";
 import { isOutstanding } from "@/lib/invoices/rules";
 import { payInvoice } from "@/lib/invoices/settle";
-import { checkSandboxPaymentMethod } from "@/lib/payments/processors/sandbox/methods";
+import { checkSubscriptionPaymentMethod } from "@/lib/payments/processors/registry";
 import { one } from "@/lib/rows";
 import type { SubscriptionRow } from "@/lib/subscriptions/serialize";
 import { lockRequest, recordError, table } from "./core";
@@ -49,7 +49,7 @@ export async function collectPayment(
     throw new ServiceError("bad_request", `Missing required field: payment_method. ${message}`, { errors: [{ field: "payment_method", message }] });
   }
   // Before anything is written: live accounts and unknown methods are a 422 on payment_method.
-  checkSandboxPaymentMethod(ctx.livemode, method, "payment_method");
+  await checkSubscriptionPaymentMethod(await getDb(), ctx, method, subscription.customerId, "payment_method");
 
   let invoiceId = request.invoiceId;
   if (invoiceId === null) {

@@ -10,7 +10,7 @@ import { newId } from "@/lib/ids";
 import { getInvoice } from "@/lib/invoices/service";
 import { isOutstanding } from "@/lib/invoices/rules";
 import { voidInvoice } from "@/lib/invoices/settle";
-import { checkSandboxPaymentMethod } from "@/lib/payments/processors/sandbox/methods";
+import { checkSubscriptionPaymentMethod } from "@/lib/payments/processors/registry";
 import { one } from "@/lib/rows";
 import type { SubscriptionWithItems } from "@/lib/subscriptions/serialize";
 import { getSubscription } from "@/lib/subscriptions/service";
@@ -169,7 +169,9 @@ export async function changePlan({
   if (!metered && keep.quantity !== quantity) steps.push({ type: "set_quantity", item: keep.id, quantity });
   for (const item of current.items) if (item.id !== keep.id) steps.push({ type: "remove_item", item: item.id });
   if (steps.length === 0) {
-    if (input.paymentMethod !== undefined) checkSandboxPaymentMethod(ctx.livemode, input.paymentMethod, "payment_method");
+    if (input.paymentMethod !== undefined) {
+      await checkSubscriptionPaymentMethod(await getDb(), ctx, input.paymentMethod, current.subscription.customerId, "payment_method");
+    }
     return current;
   }
   let request: ChangeRequestRow;

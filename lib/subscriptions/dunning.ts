@@ -5,6 +5,7 @@ import type { ServiceContext } from "@/lib/context";
 import { emit, loadInvoice, lockInvoice } from "@/lib/invoices/core";
 import type { InvoiceRow } from "@/lib/invoices/serialize";
 import { markUncollectibleForNonPayment, payInvoice } from "@/lib/invoices/settle";
+import { chargeInFlightOfInvoice } from "@/lib/payments/service";
 import { withChangeTransaction, type ChangeTransaction } from "@/lib/events/transaction";
 import { one } from "@/lib/rows";
 import { cancelForNonPayment, markPastDue } from "./collection-status";
@@ -32,13 +33,20 @@ export function nextAttemptAfter(attempt: number, scheduledAt: Date): Date | nul
 }
 
 /**
+ * How an attempt ended as far as its transaction knows: paid, failed (declined, action required,
+ * partly funded, no method), or in flight at a network processor, whose answer is applied after
+ * the commit (its failure then reaches `automaticCollectionFailed` through the invoice).
+ */
+type AttemptOutcome = "paid" | "failed" | "in_flight";
+
+/**
  * One automatic collection attempt of an open invoice, in the caller's transaction. The attempt is
  * counted and the next retry set before paying, so the outcome's events (`invoice.payment_failed`
  * with Stripe's `attempt_count` and `next_payment_attempt`) show them; a payment clears the retry
  * (markPaid). Without a payment method the attempt fails as in Stripe: `invoice.payment_failed`
- * and no payment intent. Answers whether the invoice is paid now.
+ * and no payment intent.
  */
-async function attemptCollection(tx: ChangeTransaction, ctx: ServiceContext, invoice: InvoiceRow, paymentMethod: string | null): Promise<boolean> {
+async function attemptCollection(tx: ChangeTransaction, ctx: ServiceContext, invoice: InvoiceRow, paymentMethod: string | null): Promise<AttemptOutcome> {
   const now = ctx.now();
   const attempt = invoice.attemptCount + 1;
   const nextPaymentAttempt = nextAttemptAfter(attempt, attempt === 1 ? now : (invoice.nextPaymentAttempt ?? now));
@@ -49,10 +57,36 @@ async function attemptCollection(tx: ChangeTransaction, ctx: ServiceContext, inv
     .returning());
   if (paymentMethod === null) {
     await emit(tx, ctx, "invoice.payment_failed", await loadInvoice(tx, counted), null);
-    return false;
+    return "failed";
   }
   const after = await payInvoice({ ctx, tx, input: { id: invoice.id, payment: { payment_method: paymentMethod } } });
-  return after.invoice.status === "paid";
+  if (after.invoice.status === "paid") return "paid";
+  return (await chargeInFlightOfInvoice(tx, ctx.accountId, invoice.id)) === null ? "failed" : "in_flight";
+}
+
+/** The last retry failed: the invoice is marked uncollectible and the subscription cancelled (its other invoices in dunning locked first). */
+async function giveUp(tx: ChangeTransaction, ctx: ServiceContext, invoiceId: string, subscriptionId: string): Promise<void> {
+  await lockDunningInvoices(tx, ctx, subscriptionId);
+  await markUncollectibleForNonPayment({ ctx, tx, input: { id: invoiceId } });
+  await cancelForNonPayment(tx, ctx, subscriptionId);
+}
+
+/**
+ * An automatic collection attempt of one of the subscription's invoices failed (the invoice's
+ * payment outcome, in its transaction: lib/invoices/settled.ts). An active subscription becomes
+ * past_due; after the last retry (none scheduled, every retry made) the invoice is marked
+ * uncollectible and the subscription cancelled. Idempotent: the renewal and the retry that made a
+ * failed sandbox attempt call the same steps after it, and find them done.
+ */
+export async function automaticCollectionFailed(tx: ChangeTransaction, ctx: ServiceContext, invoiceId: string, subscriptionId: string): Promise<void> {
+  const [invoice] = await tx.select().from(invoices).where(eq(invoices.id, invoiceId));
+  if (invoice?.status !== "open") return;
+  if (invoice.nextPaymentAttempt !== null || invoice.attemptCount <= DUNNING_RETRY_DAYS.length) {
+    await markPastDue(tx, ctx, subscriptionId);
+    return;
+  }
+  const [subscription] = await tx.select({ status: subscriptions.status }).from(subscriptions).where(eq(subscriptions.id, subscriptionId)).for("update");
+  if (subscription?.status === "past_due") await giveUp(tx, ctx, invoiceId, subscriptionId);
 }
 
 /**
@@ -64,8 +98,8 @@ async function attemptCollection(tx: ChangeTransaction, ctx: ServiceContext, inv
  */
 export async function collectRenewalInvoice(tx: ChangeTransaction, ctx: ServiceContext, invoice: InvoiceRow, subscription: SubscriptionRow): Promise<void> {
   if (subscription.defaultPaymentMethod === null) return;
-  const paid = await attemptCollection(tx, ctx, invoice, subscription.defaultPaymentMethod);
-  if (!paid) await markPastDue(tx, ctx, subscription.id);
+  // In flight: its outcome decides, when it arrives (automaticCollectionFailed); never past_due before.
+  if ((await attemptCollection(tx, ctx, invoice, subscription.defaultPaymentMethod)) === "failed") await markPastDue(tx, ctx, subscription.id);
 }
 
 /**
@@ -107,13 +141,10 @@ async function retryPayment(ctx: ServiceContext, invoiceId: string): Promise<boo
       await tx.update(invoices).set({ nextPaymentAttempt: null, updated: now }).where(eq(invoices.id, invoice.id));
       return true;
     }
-    if (await attemptCollection(tx, ctx, invoice, subscription.defaultPaymentMethod)) return true;
-    const [after] = await tx.select({ next: invoices.nextPaymentAttempt }).from(invoices).where(eq(invoices.id, invoice.id));
-    if (after!.next === null) {
-      await lockDunningInvoices(tx, ctx, subscription.id);
-      await markUncollectibleForNonPayment({ ctx, tx, input: { id: invoice.id } });
-      await cancelForNonPayment(tx, ctx, subscription.id);
-    }
+    // Paid, or in flight at a network processor: a failure arriving later gives up then (automaticCollectionFailed).
+    if ((await attemptCollection(tx, ctx, invoice, subscription.defaultPaymentMethod)) !== "failed") return true;
+    const [after] = await tx.select({ status: invoices.status, next: invoices.nextPaymentAttempt }).from(invoices).where(eq(invoices.id, invoice.id));
+    if (after!.status === "open" && after!.next === null) await giveUp(tx, ctx, invoice.id, subscription.id);
     return true;
   });
 }

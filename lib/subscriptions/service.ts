@@ -12,7 +12,7 @@ import { withChangeTransaction } from "@/lib/events/transaction";
 import { newId } from "@/lib/ids";
 import { transitionScheduled } from "@/lib/clock/schedule";
 import { finalizeInvoice } from "@/lib/invoices/service";
-import { checkSandboxPaymentMethod } from "@/lib/payments/processors/sandbox/methods";
+import { checkSubscriptionPaymentMethod } from "@/lib/payments/processors/registry";
 import { one } from "@/lib/rows";
 import { patchRecord } from "@/lib/schemas";
 import { stopDunning } from "./collection-status";
@@ -86,7 +86,9 @@ export async function createSubscription({
   if (!customer) throw validationFailed([{ field: "customer", message: `No such customer: '${input.customer}'.` }]);
   const checked = await resolveItems(db, ctx.accountId, input.items);
   const defaultPaymentMethod =
-    input.default_payment_method === undefined ? null : checkSandboxPaymentMethod(ctx.livemode, input.default_payment_method, "default_payment_method");
+    input.default_payment_method === undefined
+      ? null
+      : await checkSubscriptionPaymentMethod(db, ctx, input.default_payment_method, customer.id, "default_payment_method");
 
   const id = newId("subscription");
   const collection = {
@@ -206,7 +208,11 @@ export async function updateSubscription({
       metadata: patchRecord(before.metadata, input.changes.metadata),
       cancelAtPeriodEnd: input.changes.cancel_at_period_end ?? before.cancelAtPeriodEnd,
       defaultPaymentMethod:
-        method === undefined ? before.defaultPaymentMethod : method === null ? null : checkSandboxPaymentMethod(ctx.livemode, method, "default_payment_method"),
+        method === undefined
+          ? before.defaultPaymentMethod
+          : method === null
+            ? null
+            : await checkSubscriptionPaymentMethod(tx, ctx, method, before.customerId, "default_payment_method"),
       ...collectionAfter(before, input.changes),
     };
     if (

@@ -6965,7 +6965,7 @@ export type components = {
              */
             trial_end?: string;
             /**
-             * @description A sandbox payment method (sandbox accounts only) that collects renewal invoices automatically; failed collection starts dunning. Null or absent: invoices are paid by the merchant (pay endpoint, out of band).
+             * @description The payment method that collects renewal invoices automatically, off-session: one saved for the subscription's customer (`pm_…` of POST /customers/{id}/payment-methods, charged by the processor that holds it), or a sandbox payment method (sandbox accounts only). Failed collection starts dunning. Null or absent: invoices are paid by the merchant (pay endpoint, out of band).
              * @example pm_sandbox_succeeds
              */
             default_payment_method?: string;
