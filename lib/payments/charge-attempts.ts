@@ -1,9 +1,11 @@
 import { and, eq } from "drizzle-orm";
+import pLimit, { type LimitFunction } from "p-limit";
 import { getDb, type Executor } from "@/db/client";
 import { customers, paymentIntents } from "@/db/schema";
 import type { ServiceContext } from "@/lib/context";
 import { ServiceError, validationFailed } from "@/lib/errors";
 import { withChangeTransaction, type ChangeTransaction } from "@/lib/events/transaction";
+import { log, safeError } from "@/lib/log";
 import { one } from "@/lib/rows";
 import { MINUTE_MS } from "@/lib/time";
 import { applyChargeState, notifyInvoice, type ChargeColumns } from "./charge-state";
@@ -74,8 +76,42 @@ export async function recordAttempt(
     .set({ chargeInFlight: charge, processorAttempts: attempt, reconcileAt: reconcileAfter(ctx), updated: ctx.now() })
     .where(eq(paymentIntents.id, before.id))
     .returning());
-  tx.afterCommit(() => sendAttempt(ctx, before.id).then(() => undefined));
+  tx.afterCommit(() => (isBackground(ctx) ? sendInBackground(ctx, before.id) : sendAttempt(ctx, before.id).then(() => undefined)));
   return row;
+}
+
+/**
+ * How many charges of background work (renewals, dunning retries) one process sends at once.
+ * A request waits for its own charge to answer with the outcome; a renewal does not: it hands its
+ * charge to this pool and the clock goes on to the next renewal, so 1,000 renewals due together
+ * take about 1,000 × the processor's latency ÷ this, not 1,000 × it (docs/performance.md).
+ */
+export const BACKGROUND_CHARGE_CONCURRENCY = 16;
+
+const POOL = Symbol.for("billing.payments.background-charges");
+type GlobalWithPool = typeof globalThis & { [POOL]?: LimitFunction };
+
+/** One pool per process (Next.js may bundle this module more than once). */
+function backgroundCharges(): LimitFunction {
+  const global = globalThis as GlobalWithPool;
+  return (global[POOL] ??= pLimit(BACKGROUND_CHARGE_CONCURRENCY));
+}
+
+/** Work of the clock and the jobs, not of a request (lib/clock/service.ts `systemContext`). */
+const isBackground = (ctx: ServiceContext) => ctx.requestId === undefined && ctx.actor.type === "system";
+
+/**
+ * Queues the charge and returns at once. The attempt is committed in flight with its
+ * `reconcile_at`: should the process stop before it is sent, or Stripe fail it for now, the
+ * reconciliation job sends it again with the same key.
+ */
+async function sendInBackground(ctx: ServiceContext, intentId: string): Promise<void> {
+  void backgroundCharges()(() =>
+    sendAttempt(ctx, intentId).then(
+      () => undefined,
+      (error: unknown) => log().warn({ err: safeError(error), payment_intent: intentId }, "background charge not sent; the reconciliation job sends it again"),
+    ),
+  );
 }
 
 /**

@@ -143,6 +143,8 @@ export async function startStripeStandIn(): Promise<StripeStandIn> {
   const endpointDelivery = new Map<string, EndpointDelivery>();
   const endpointHeld: { endpointId: string; event: Stripe.Event }[] = [];
   let livemode = false;
+  /** How long every API request waits before it is answered (Stripe's own latency, for benchmarks). */
+  let latencyMs = 0;
 
   function deliverNow(event: Stripe.Event): void {
     for (const endpoint of webhookEndpoints.values()) {
@@ -452,6 +454,7 @@ export async function startStripeStandIn(): Promise<StripeStandIn> {
       response.end(JSON.stringify(body));
     };
     if (path.startsWith("/_stand-in/")) return control(method, path, raw, answer);
+    if (latencyMs > 0) await new Promise((resolve) => setTimeout(resolve, latencyMs));
     let fault = faults.find((candidate) => candidate.count > 0 && candidate.path.test(path) && (candidate.body?.test(raw) ?? true));
     if (fault?.hang) {
       fault.count -= 1;
@@ -527,6 +530,10 @@ export async function startStripeStandIn(): Promise<StripeStandIn> {
         hang: body.hang === true,
       });
       return answer(200, {});
+    }
+    if (method === "POST" && path === "/_stand-in/latency") {
+      latencyMs = Number((JSON.parse(raw || "{}") as { ms?: number }).ms ?? 0);
+      return answer(200, { latency_ms: latencyMs });
     }
     if (method === "POST" && path === "/_stand-in/release") {
       release();
@@ -772,5 +779,7 @@ export function stripeStandInClient(url: string) {
     /** One webhook endpoint's delivery switches (other endpoints, other merchants, are not touched). */
     endpointDelivery: (endpointId: string, switches: Partial<EndpointDelivery>) => post(`webhook_endpoints/${endpointId}/delivery`, switches),
     flushEndpoint: (endpointId: string) => post(`webhook_endpoints/${endpointId}/flush`, {}),
+    /** Every API request waits `ms` before its answer (Stripe's latency, for benchmarks). */
+    latency: (ms: number) => post("latency", { ms }),
   };
 }
