@@ -67,9 +67,13 @@ export async function evaluateCustomerAlerts(ctx: ServiceContext, customerId: st
     ).map((row) => row.alertId),
   );
   let triggered = 0;
+  // Alerts of one meter (or one currency) share their value: each is read once per evaluation.
+  const values = new Map<string, Promise<number>>();
   for (const alert of active) {
     if (done.has(alert.id)) continue;
-    const value = await valueOf(ctx, alert, customerId, period);
+    const key = `${alert.type}:${alert.meterId ?? alert.currency}`;
+    if (!values.has(key)) values.set(key, valueOf(ctx, alert, customerId, period));
+    const value = await values.get(key)!;
     if (!crossed(alert, value)) continue;
     const fired = await withChangeTransaction(async (tx) => {
       const [row] = await tx
