@@ -54,7 +54,9 @@ export async function evaluateCustomerAlerts(ctx: ServiceContext, customerId: st
   const active = await db
     .select()
     .from(alerts)
-    .where(and(eq(alerts.accountId, ctx.accountId), eq(alerts.status, "active"), or(eq(alerts.customerId, customerId), isNull(alerts.customerId))));
+    .where(and(eq(alerts.accountId, ctx.accountId), eq(alerts.status, "active"), or(eq(alerts.customerId, customerId), isNull(alerts.customerId))))
+    // Oldest first: an alert made after a change is evaluated after the alerts that change concerns.
+    .orderBy(asc(alerts.created), asc(alerts.id));
   if (active.length === 0) return 0;
   const now = ctx.now();
   const period = await openPeriod(ctx.accountId, customerId, now);
