@@ -50,7 +50,7 @@ describe("alerts: the objects", () => {
     const usage = await post("/alerts", { type: "usage_threshold", title: "Tokens", meter: meter.id, customer: customer.id, threshold: 1000 });
     expect(usage).toEqual({
       object: "alert",
-      id: expect.stringMatching(/^alrt_test_/),
+      id: expect.stringMatching(/^alrt_/),
       type: "usage_threshold",
       title: "Tokens",
       status: "active",
@@ -131,10 +131,10 @@ describe("alerts: usage thresholds", () => {
     expect(real(await triggers(`customer=${carol.id}`))).toEqual([]);
 
     // The events: one alert.triggered per trigger, naming alert, customer, meter, value and threshold.
-    const events = (await get("/events?event_type=alert.triggered&limit=100")).items.filter((e: Json) => e.data.object.alert_type === "usage_threshold");
+    const events = (await get("/events?event_type=alert.triggered&limit=100")).items.filter((e: Json) => e.data.alert_type === "usage_threshold");
     expect(events).toHaveLength(3);
-    const byAlice = events.find((e: Json) => e.data.object.customer === alice.id && e.data.object.alert === alicesOwn.id);
-    expect(byAlice.data.object).toMatchObject({ alert: alicesOwn.id, customer: alice.id, meter: meter.id, threshold: 100 });
+    const byAlice = events.find((e: Json) => e.data.customer === alice.id && e.data.alert === alicesOwn.id);
+    expect(byAlice.data).toMatchObject({ alert: alicesOwn.id, customer: alice.id, meter: meter.id, threshold: 100 });
   });
 });
 
