@@ -6,6 +6,8 @@ export const MANIFEST_ID_PREFIXES = {
   "paymentMethod": "pm_",
   "dispute": "dp_",
   "email": "eml_",
+  "alert": "alrt_",
+  "alertTrigger": "atrg_",
 } as const;
 
 /** The manifests' event groups, after the catalogue's hand-written groups (lib/events/catalogue.ts). */
@@ -16,6 +18,8 @@ export const MANIFEST_EVENT_GROUPS = [
   { group: "Dispute", aggregateType: "dispute", types: ["dispute.created", "dispute.updated", "dispute.closed"] },
   // lib/emails/manifest.ts
   { group: "Email", aggregateType: "email", types: ["email.sent", "email.failed"] },
+  // lib/alerts/manifest.ts
+  { group: "Alert", aggregateType: "alert_trigger", types: ["alert.triggered", "alert.resolved"] },
 ] as const;
 
 /** What each of their event types means, for receivers. */
@@ -27,6 +31,8 @@ export const MANIFEST_EVENT_DESCRIPTIONS = {
   "dispute.closed": "A dispute was closed at the processor: `won`, `lost` or `warning_closed`. A closed dispute never changes again.",
   "email.sent": "An email to a customer (a receipt, an invoice, …) was accepted by the SMTP server (or, without SMTP_URL, written as a file); `smtp_response` is its answer.",
   "email.failed": "An email could not be sent: the SMTP server refused it permanently (5xx), temporary refusals outlasted the retries, it could not be rendered, or the account's hourly limit refused it (`status: rate_limited`). `smtp_response` says why.",
+  "alert.triggered": "An alert's threshold was crossed for a customer in its current period: the alert, its type, the customer, the meter (usage alerts), the value reached and the threshold. Once per alert, customer and period.",
+  "alert.resolved": "The period in which an alert triggered for a customer ended: the alert may trigger again in the new period.",
 } as const;
 
 /** The id kind of each manifest aggregate's ids (sample events, the synthetic load). */
@@ -34,6 +40,7 @@ export const MANIFEST_AGGREGATE_ID_KINDS = {
   "payment_method": "paymentMethod",
   "dispute": "dispute",
   "email": "email",
+  "alert_trigger": "alertTrigger",
 } as const;
 
 /** How busy each manifest aggregate is in the synthetic event load. */
@@ -41,4 +48,5 @@ export const MANIFEST_AGGREGATE_WEIGHTS = {
   "payment_method": 0.1,
   "dispute": 0.05,
   "email": 0.5,
+  "alert_trigger": 0.05,
 } as const;

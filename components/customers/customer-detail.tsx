@@ -8,6 +8,7 @@ import { dashboardCall } from "@/components/api-client";
 import { BackLink, detailFallback, useApiObject } from "@/components/ui/detail";
 import { Card, CopyButton, Loading } from "@/components/ui";
 import { CustomerPortalLink } from "./customer-portal-link";
+import { CustomerAlerts } from "@/components/alerts/customer-alerts";
 import { CustomerUsage } from "@/components/meters/customer-usage";
 import { CustomerEntitlements } from "./customer-entitlements";
 import { CustomerBalance } from "./customer-balance";
@@ -94,6 +95,7 @@ export function CustomerDetail({ accountId, customerId }: { accountId: string; c
         <CustomerEntitlements accountId={accountId} customerId={customer.id} />
         <CustomerPortalLink accountId={accountId} customerId={customer.id} />
         <CustomerUsage accountId={accountId} customerId={customer.id} />
+        <CustomerAlerts accountId={accountId} customerId={customer.id} />
         {/* The related lists keep their page and filter in the URL (useSearchParams). */}
         <Suspense fallback={<Loading what="Loading related lists" />}>
           <CustomerRelations accountId={accountId} customerId={customer.id} />

@@ -10,6 +10,7 @@ const LINKS = [
   { href: "/subscriptions", label: "Subscriptions" },
   { href: "/invoices", label: "Invoices" },
   { href: "/meters", label: "Meters" },
+  { href: "/alerts", label: "Alerts" },
   { href: "/products", label: "Products" },
   { href: "/payments", label: "Payments" },
   { href: "/tokens", label: "API tokens" },

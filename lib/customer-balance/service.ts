@@ -1,4 +1,5 @@
 import { and, eq, isNull, sql } from "drizzle-orm";
+import { markCustomerForAlerts } from "@/lib/alert-marks/mark";
 import type { z } from "zod";
 import { getDb, type Executor } from "@/db/client";
 import { pageOf } from "@/db/page";
@@ -48,6 +49,8 @@ async function writeChange(tx: ChangeTransaction, ctx: ServiceContext, balances:
     .update(customers)
     .set({ balances: { ...balances, [change.currency]: ending } })
     .where(eq(customers.id, change.customerId));
+  // The credit_balance alerts of the customer are evaluated again (lib/alert-marks).
+  await markCustomerForAlerts(tx, ctx.accountId, change.customerId, ctx.now());
   const row = one(
     await tx
       .insert(customerBalanceTransactions)

@@ -19,6 +19,7 @@ import { flowOperations } from "@/lib/flows/operations";
 import { createInvoiceOperation, invoiceOperations } from "@/lib/invoices/operations";
 import { meterOperations } from "@/lib/meters/operations";
 import { usageOperations } from "@/lib/usage/operations";
+import { alertOperations } from "@/lib/alerts/operations";
 import { paymentOperations } from "@/lib/payments/operations";
 import { paymentMethodOperations } from "@/lib/payment-methods/operations";
 import { portalOperations } from "@/lib/portal/operations";
@@ -76,6 +77,7 @@ export const API_OPERATIONS: Operation[] = [
   ...taxRateOperations,
   ...meterOperations,
   ...usageOperations,
+  ...alertOperations,
   ...entitlementOperations,
   ...portalOperations,
 ];

@@ -28,6 +28,7 @@ import { paymentProcessorHandlers } from "@/lib/payment-processor/handlers";
 import { taxRateHandlers } from "@/lib/tax-rates/handlers";
 import { meterHandlers } from "@/lib/meters/handlers";
 import { usageHandlers } from "@/lib/usage/handlers";
+import { alertHandlers } from "@/lib/alerts/handlers";
 import { entitlementHandlers } from "@/lib/entitlements/handlers";
 import { portalHandlers } from "@/lib/portal/handlers";
 import { compileRouter } from "@/lib/api/router";
@@ -64,6 +65,7 @@ export const API_HANDLERS = [
   ...taxRateHandlers,
   ...meterHandlers,
   ...usageHandlers,
+  ...alertHandlers,
   ...entitlementHandlers,
   ...portalHandlers,
 ];

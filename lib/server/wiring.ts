@@ -1,3 +1,4 @@
+import { alertEvaluation } from "@/lib/alerts/evaluate";
 import { registerMintCheck } from "@/lib/api-tokens/mint-check";
 import { checkoutSessionExpiry } from "@/lib/checkout/expiry";
 import { registerTimeTransitions } from "@/lib/clock/registry";
@@ -44,6 +45,7 @@ export function wire(): void {
     entitlementGraceExpiry,
     paymentReconciliation,
     refundReconciliation,
+    alertEvaluation,
   ]);
   registerJobWork({
     announceDeliveries: () => deliveryDriver().announce(),

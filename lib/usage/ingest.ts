@@ -3,6 +3,7 @@ import { and, eq, inArray, sql } from "drizzle-orm";
 import { getDb } from "@/db/client";
 import { usageEventKeys } from "@/db/schema";
 import type { ServiceContext } from "@/lib/context";
+import { markCustomersSql } from "@/lib/alert-marks/mark";
 import { rowsOf } from "@/lib/rows";
 import { ensureUsagePartitions, maintainUsagePartitions } from "./partitions";
 import { UsageEventInput, type UsageEventBody, type UsageEventErrorCode, type UsageEventResultObject } from "./schema";
@@ -146,7 +147,8 @@ function check(
  * One statement: the identifiers go into the dedup table (ON CONFLICT DO NOTHING: a concurrent
  * insert of the same identifier waits for the first to commit, then finds it); the events whose
  * identifier was new go into the partitioned table; their hourly aggregates are upserted in key
- * order (no deadlock between batches). Returns the identifiers it inserted. It commits before the
+ * order (no deadlock between batches); the customers are marked for their alerts' evaluator
+ * (lib/alert-marks). Returns the identifiers it inserted. It commits before the
  * caller answers: `accepted` is durable.
  */
 async function insertEvents(accountId: string, received: Date, rows: Valid[]): Promise<Set<string>> {
@@ -200,6 +202,8 @@ async function insertEvents(accountId: string, received: Date, rows: Valid[]): P
       group by meter_id, customer_id, date_trunc('hour', ts, 'UTC'), unique_value
       order by meter_id, customer_id, date_trunc('hour', ts, 'UTC'), unique_value
       on conflict (account_id, meter_id, customer_id, hour, value) do update set events = usage_hourly_unique.events + excluded.events
+    ), marks as (
+      ${markCustomersSql(accountId, received, sql`select customer_id from ev`)}
     )
     select identifier from keys`);
   return new Set(rowsOf<{ identifier: string }>(result).map((r) => r.identifier));

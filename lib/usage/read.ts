@@ -84,8 +84,11 @@ export async function aggregateUsage(
   }
 }
 
-/** The period a customer's usage is shown for: its live subscription's, else the UTC calendar month. */
-async function openPeriod(accountId: string, customerId: string, now: Date): Promise<{ start: Date; end: Date }> {
+/**
+ * The period a customer's usage is shown for (and its alerts evaluated in: lib/alerts): its live
+ * subscription's current period (the earliest started), else the UTC calendar month of `now`.
+ */
+export async function openPeriod(accountId: string, customerId: string, now: Date): Promise<{ start: Date; end: Date }> {
   const db = await getDb();
   const [subscription] = await db
     .select({ start: subscriptions.currentPeriodStart, end: subscriptions.currentPeriodEnd })

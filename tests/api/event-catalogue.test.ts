@@ -150,6 +150,11 @@ beforeAll(async () => {
   await post(`/customers/${customer.id}/discount`, { coupon: fiveOff.id });
   await del(`/customers/${customer.id}/discount`);
 
+  // Alerts (docs/usage-billing.md, "Alerts"): the customer's usage alert crosses at its first
+  // event (alert.triggered); its calendar month ends in the 40-day advance below (alert.resolved).
+  await post("/alerts", { type: "usage_threshold", meter: meter.id, customer: customer.id, threshold: 1 });
+  await post("/usage-events", { identifier: "catalogue-alert-1", event_name: "api_request", customer: customer.id, payload: {} });
+
   // Payment methods (docs/payments.md): a sandbox method attached to the customer, another attached then detached.
   await post(`/customers/${customer.id}/payment-methods`, { processor_payment_method: "pm_sandbox_succeeds" });
   const detached = await post(`/customers/${customer.id}/payment-methods`, { processor_payment_method: "pm_sandbox_declined" });
@@ -466,6 +471,9 @@ const IMPLIES: Record<(typeof EVENT_TYPES)[number], Check> = {
     expect(event.previous_data.status).toBe("needs_response");
   },
   "dispute.closed": (data) => expect(["won", "lost", "warning_closed"]).toContain(data.status),
+  "alert.triggered": (data) =>
+    expect(data).toMatchObject({ object: "alert_trigger", alert: expect.stringMatching(/^alrt_/), alert_type: "usage_threshold", customer: expect.stringMatching(/^cus_/), value: 1, threshold: 1, resolved_at: null }),
+  "alert.resolved": (data) => expect(data).toMatchObject({ object: "alert_trigger", resolved_at: expect.any(String) }),
   "email.sent": (data) => expect(data).toMatchObject({ object: "email", status: "sent", sent_at: expect.any(String), smtp_response: expect.stringMatching(/^250/) }),
   "email.failed": (data) => expect(data).toMatchObject({ object: "email", status: expect.stringMatching(/^(failed|rate_limited)$/), smtp_response: expect.any(String) }),
 };

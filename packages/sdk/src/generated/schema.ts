@@ -4226,6 +4226,168 @@ export type paths = {
         patch?: never;
         trace?: never;
     };
+    "/{account_id}/alerts": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List alerts
+         * @description Newest first; filter `customer` (its own alerts, not those of every customer) or `status`.
+         */
+        get: operations["listAlerts"];
+        put?: never;
+        /**
+         * Create an alert
+         * @description A `usage_threshold` (a meter's usage in the customer's period ≥ `threshold`), `spend_threshold` (the customer's upcoming invoice total ≥ `threshold_atom`) or `credit_balance` (the customer's credit < `below_atom`) alert, for one `customer` or every customer. It emits `alert.triggered` once per customer and billing period, within 60 s of the change that crossed it, and `alert.resolved` when that period ends. An unknown meter or customer is a 422.
+         */
+        post: operations["createAlert"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/alerts": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List alerts
+         * @description Newest first; filter `customer` (its own alerts, not those of every customer) or `status`.
+         */
+        get: operations["listAlertsForTokenAccount"];
+        put?: never;
+        /**
+         * Create an alert
+         * @description A `usage_threshold` (a meter's usage in the customer's period ≥ `threshold`), `spend_threshold` (the customer's upcoming invoice total ≥ `threshold_atom`) or `credit_balance` (the customer's credit < `below_atom`) alert, for one `customer` or every customer. It emits `alert.triggered` once per customer and billing period, within 60 s of the change that crossed it, and `alert.resolved` when that period ends. An unknown meter or customer is a 422.
+         */
+        post: operations["createAlertForTokenAccount"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/{account_id}/alerts/{alert_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Retrieve an alert */
+        get: operations["getAlert"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/alerts/{alert_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Retrieve an alert */
+        get: operations["getAlertForTokenAccount"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/{account_id}/alerts/{alert_id}/archive": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Archive an alert
+         * @description It is never evaluated again (as Stripe's Billing Alerts, archiving is final); its triggers still resolve when their period ends. Archiving an archived alert changes nothing.
+         */
+        post: operations["archiveAlert"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/alerts/{alert_id}/archive": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Archive an alert
+         * @description It is never evaluated again (as Stripe's Billing Alerts, archiving is final); its triggers still resolve when their period ends. Archiving an archived alert changes nothing.
+         */
+        post: operations["archiveAlertForTokenAccount"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/{account_id}/alert-triggers": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List alert triggers
+         * @description Each alert that triggered for a customer in a period (the object of `alert.triggered` and `alert.resolved`), newest first; filter `customer` or `alert`.
+         */
+        get: operations["listAlertTriggers"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/alert-triggers": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List alert triggers
+         * @description Each alert that triggered for a customer in a period (the object of `alert.triggered` and `alert.resolved`), newest first; filter `customer` or `alert`.
+         */
+        get: operations["listAlertTriggersForTokenAccount"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/{account_id}/features": {
         parameters: {
             query?: never;
@@ -6446,6 +6608,46 @@ export type webhooks = {
         patch?: never;
         trace?: never;
     };
+    "alert.triggered": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * alert.triggered
+         * @description An alert's threshold was crossed for a customer in its current period: the alert, its type, the customer, the meter (usage alerts), the value reached and the threshold. Once per alert, customer and period. `data.object` is the alert_trigger. Signed with the endpoint's secret: `X-Webhook-Signature` and the Standard Webhooks headers `webhook-id`, `webhook-timestamp`, `webhook-signature` (docs/webhooks.md).
+         */
+        post: operations["alertTriggeredWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "alert.resolved": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * alert.resolved
+         * @description The period in which an alert triggered for a customer ended: the alert may trigger again in the new period. `data.object` is the alert_trigger. Signed with the endpoint's secret: `X-Webhook-Signature` and the Standard Webhooks headers `webhook-id`, `webhook-timestamp`, `webhook-signature` (docs/webhooks.md).
+         */
+        post: operations["alertResolvedWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 };
 export type components = {
     schemas: {
@@ -6456,9 +6658,9 @@ export type components = {
             billing_exempt?: boolean;
         };
         /** @enum {string} */
-        AggregateType: "payment" | "checkout_session" | "payment_intent" | "subscription" | "invoice" | "customer" | "customer_discount" | "coupon" | "price" | "product" | "refund" | "api_token" | "webhook_endpoint" | "user" | "account_settings" | "tax_rate" | "meter" | "feature" | "product_feature" | "customer_entitlements" | "portal_configuration" | "credit_note" | "customer_balance_transaction" | "member" | "payment_processor" | "subscription_change_request" | "payment_method" | "dispute" | "email";
+        AggregateType: "payment" | "checkout_session" | "payment_intent" | "subscription" | "invoice" | "customer" | "customer_discount" | "coupon" | "price" | "product" | "refund" | "api_token" | "webhook_endpoint" | "user" | "account_settings" | "tax_rate" | "meter" | "feature" | "product_feature" | "customer_entitlements" | "portal_configuration" | "credit_note" | "customer_balance_transaction" | "member" | "payment_processor" | "subscription_change_request" | "payment_method" | "dispute" | "email" | "alert_trigger";
         /** @enum {string} */
-        EventType: "payment.succeeded" | "payment.failed" | "payment.refunded" | "checkout.session.created" | "checkout.session.updated" | "checkout.session.deleted" | "checkout.session.completed" | "checkout.session.expired" | "payment_intent.created" | "payment_intent.processing" | "payment_intent.requires_action" | "payment_intent.amount_capturable_updated" | "payment_intent.succeeded" | "payment_intent.canceled" | "payment_intent.payment_failed" | "payment_intent.partially_funded" | "customer.subscription.created" | "customer.subscription.updated" | "customer.subscription.paused" | "customer.subscription.resumed" | "customer.subscription.cancelled" | "customer.subscription.trial_will_end" | "invoice.created" | "invoice.finalized" | "invoice.paid" | "invoice.payment_succeeded" | "invoice.payment_failed" | "invoice.payment_action_required" | "invoice.overdue" | "invoice.voided" | "invoice.marked_uncollectible" | "invoice.refunded" | "invoice.upcoming" | "customer.created" | "customer.updated" | "customer.deleted" | "customer.discount.created" | "customer.discount.updated" | "customer.discount.deleted" | "coupon.created" | "coupon.updated" | "coupon.deleted" | "price.created" | "price.updated" | "price.deleted" | "product.created" | "product.updated" | "product.deleted" | "refund.created" | "refund.updated" | "refund.failed" | "api_token.created" | "api_token.revoked" | "webhook_endpoint.created" | "webhook_endpoint.updated" | "webhook_endpoint.deleted" | "webhook_endpoint.disabled" | "webhook_endpoint.enabled" | "webhook_endpoint.secret_rotated" | "user.signed_in" | "user.sign_in_failed" | "user.signed_out" | "user.password_changed" | "account.settings_updated" | "tax_rate.created" | "tax_rate.updated" | "meter.created" | "meter.updated" | "meter.deactivated" | "meter.reactivated" | "feature.created" | "product_feature.attached" | "product_feature.detached" | "customer.entitlements.updated" | "portal_configuration.updated" | "credit_note.created" | "credit_note.voided" | "customer.balance_transaction.created" | "member.invited" | "member.invitation_revoked" | "member.joined" | "member.role_changed" | "member.removed" | "payment_processor.connected" | "payment_processor.disconnected" | "subscription_change_request.scheduled" | "subscription_change_request.applied" | "subscription_change_request.canceled" | "payment_method.attached" | "payment_method.detached" | "dispute.created" | "dispute.updated" | "dispute.closed" | "email.sent" | "email.failed";
+        EventType: "payment.succeeded" | "payment.failed" | "payment.refunded" | "checkout.session.created" | "checkout.session.updated" | "checkout.session.deleted" | "checkout.session.completed" | "checkout.session.expired" | "payment_intent.created" | "payment_intent.processing" | "payment_intent.requires_action" | "payment_intent.amount_capturable_updated" | "payment_intent.succeeded" | "payment_intent.canceled" | "payment_intent.payment_failed" | "payment_intent.partially_funded" | "customer.subscription.created" | "customer.subscription.updated" | "customer.subscription.paused" | "customer.subscription.resumed" | "customer.subscription.cancelled" | "customer.subscription.trial_will_end" | "invoice.created" | "invoice.finalized" | "invoice.paid" | "invoice.payment_succeeded" | "invoice.payment_failed" | "invoice.payment_action_required" | "invoice.overdue" | "invoice.voided" | "invoice.marked_uncollectible" | "invoice.refunded" | "invoice.upcoming" | "customer.created" | "customer.updated" | "customer.deleted" | "customer.discount.created" | "customer.discount.updated" | "customer.discount.deleted" | "coupon.created" | "coupon.updated" | "coupon.deleted" | "price.created" | "price.updated" | "price.deleted" | "product.created" | "product.updated" | "product.deleted" | "refund.created" | "refund.updated" | "refund.failed" | "api_token.created" | "api_token.revoked" | "webhook_endpoint.created" | "webhook_endpoint.updated" | "webhook_endpoint.deleted" | "webhook_endpoint.disabled" | "webhook_endpoint.enabled" | "webhook_endpoint.secret_rotated" | "user.signed_in" | "user.sign_in_failed" | "user.signed_out" | "user.password_changed" | "account.settings_updated" | "tax_rate.created" | "tax_rate.updated" | "meter.created" | "meter.updated" | "meter.deactivated" | "meter.reactivated" | "feature.created" | "product_feature.attached" | "product_feature.detached" | "customer.entitlements.updated" | "portal_configuration.updated" | "credit_note.created" | "credit_note.voided" | "customer.balance_transaction.created" | "member.invited" | "member.invitation_revoked" | "member.joined" | "member.role_changed" | "member.removed" | "payment_processor.connected" | "payment_processor.disconnected" | "subscription_change_request.scheduled" | "subscription_change_request.applied" | "subscription_change_request.canceled" | "payment_method.attached" | "payment_method.detached" | "dispute.created" | "dispute.updated" | "dispute.closed" | "email.sent" | "email.failed" | "alert.triggered" | "alert.resolved";
         CustomerCreateInput: {
             /**
              * Format: email
@@ -7125,7 +7327,7 @@ export type components = {
              *       "invoice.paid"
              *     ]
              */
-            events: ("*" | "payment.succeeded" | "payment.failed" | "payment.refunded" | "checkout.session.created" | "checkout.session.updated" | "checkout.session.deleted" | "checkout.session.completed" | "checkout.session.expired" | "payment_intent.created" | "payment_intent.processing" | "payment_intent.requires_action" | "payment_intent.amount_capturable_updated" | "payment_intent.succeeded" | "payment_intent.canceled" | "payment_intent.payment_failed" | "payment_intent.partially_funded" | "customer.subscription.created" | "customer.subscription.updated" | "customer.subscription.paused" | "customer.subscription.resumed" | "customer.subscription.cancelled" | "customer.subscription.trial_will_end" | "invoice.created" | "invoice.finalized" | "invoice.paid" | "invoice.payment_succeeded" | "invoice.payment_failed" | "invoice.payment_action_required" | "invoice.overdue" | "invoice.voided" | "invoice.marked_uncollectible" | "invoice.refunded" | "invoice.upcoming" | "customer.created" | "customer.updated" | "customer.deleted" | "customer.discount.created" | "customer.discount.updated" | "customer.discount.deleted" | "coupon.created" | "coupon.updated" | "coupon.deleted" | "price.created" | "price.updated" | "price.deleted" | "product.created" | "product.updated" | "product.deleted" | "refund.created" | "refund.updated" | "refund.failed" | "api_token.created" | "api_token.revoked" | "webhook_endpoint.created" | "webhook_endpoint.updated" | "webhook_endpoint.deleted" | "webhook_endpoint.disabled" | "webhook_endpoint.enabled" | "webhook_endpoint.secret_rotated" | "user.signed_in" | "user.sign_in_failed" | "user.signed_out" | "user.password_changed" | "account.settings_updated" | "tax_rate.created" | "tax_rate.updated" | "meter.created" | "meter.updated" | "meter.deactivated" | "meter.reactivated" | "feature.created" | "product_feature.attached" | "product_feature.detached" | "customer.entitlements.updated" | "portal_configuration.updated" | "credit_note.created" | "credit_note.voided" | "customer.balance_transaction.created" | "member.invited" | "member.invitation_revoked" | "member.joined" | "member.role_changed" | "member.removed" | "payment_processor.connected" | "payment_processor.disconnected" | "subscription_change_request.scheduled" | "subscription_change_request.applied" | "subscription_change_request.canceled" | "payment_method.attached" | "payment_method.detached" | "dispute.created" | "dispute.updated" | "dispute.closed" | "email.sent" | "email.failed")[];
+            events: ("*" | "payment.succeeded" | "payment.failed" | "payment.refunded" | "checkout.session.created" | "checkout.session.updated" | "checkout.session.deleted" | "checkout.session.completed" | "checkout.session.expired" | "payment_intent.created" | "payment_intent.processing" | "payment_intent.requires_action" | "payment_intent.amount_capturable_updated" | "payment_intent.succeeded" | "payment_intent.canceled" | "payment_intent.payment_failed" | "payment_intent.partially_funded" | "customer.subscription.created" | "customer.subscription.updated" | "customer.subscription.paused" | "customer.subscription.resumed" | "customer.subscription.cancelled" | "customer.subscription.trial_will_end" | "invoice.created" | "invoice.finalized" | "invoice.paid" | "invoice.payment_succeeded" | "invoice.payment_failed" | "invoice.payment_action_required" | "invoice.overdue" | "invoice.voided" | "invoice.marked_uncollectible" | "invoice.refunded" | "invoice.upcoming" | "customer.created" | "customer.updated" | "customer.deleted" | "customer.discount.created" | "customer.discount.updated" | "customer.discount.deleted" | "coupon.created" | "coupon.updated" | "coupon.deleted" | "price.created" | "price.updated" | "price.deleted" | "product.created" | "product.updated" | "product.deleted" | "refund.created" | "refund.updated" | "refund.failed" | "api_token.created" | "api_token.revoked" | "webhook_endpoint.created" | "webhook_endpoint.updated" | "webhook_endpoint.deleted" | "webhook_endpoint.disabled" | "webhook_endpoint.enabled" | "webhook_endpoint.secret_rotated" | "user.signed_in" | "user.sign_in_failed" | "user.signed_out" | "user.password_changed" | "account.settings_updated" | "tax_rate.created" | "tax_rate.updated" | "meter.created" | "meter.updated" | "meter.deactivated" | "meter.reactivated" | "feature.created" | "product_feature.attached" | "product_feature.detached" | "customer.entitlements.updated" | "portal_configuration.updated" | "credit_note.created" | "credit_note.voided" | "customer.balance_transaction.created" | "member.invited" | "member.invitation_revoked" | "member.joined" | "member.role_changed" | "member.removed" | "payment_processor.connected" | "payment_processor.disconnected" | "subscription_change_request.scheduled" | "subscription_change_request.applied" | "subscription_change_request.canceled" | "payment_method.attached" | "payment_method.detached" | "dispute.created" | "dispute.updated" | "dispute.closed" | "email.sent" | "email.failed" | "alert.triggered" | "alert.resolved")[];
             description?: string | null;
             enabled?: boolean;
             /**
@@ -7147,7 +7349,7 @@ export type components = {
              *       "invoice.paid"
              *     ]
              */
-            events?: ("*" | "payment.succeeded" | "payment.failed" | "payment.refunded" | "checkout.session.created" | "checkout.session.updated" | "checkout.session.deleted" | "checkout.session.completed" | "checkout.session.expired" | "payment_intent.created" | "payment_intent.processing" | "payment_intent.requires_action" | "payment_intent.amount_capturable_updated" | "payment_intent.succeeded" | "payment_intent.canceled" | "payment_intent.payment_failed" | "payment_intent.partially_funded" | "customer.subscription.created" | "customer.subscription.updated" | "customer.subscription.paused" | "customer.subscription.resumed" | "customer.subscription.cancelled" | "customer.subscription.trial_will_end" | "invoice.created" | "invoice.finalized" | "invoice.paid" | "invoice.payment_succeeded" | "invoice.payment_failed" | "invoice.payment_action_required" | "invoice.overdue" | "invoice.voided" | "invoice.marked_uncollectible" | "invoice.refunded" | "invoice.upcoming" | "customer.created" | "customer.updated" | "customer.deleted" | "customer.discount.created" | "customer.discount.updated" | "customer.discount.deleted" | "coupon.created" | "coupon.updated" | "coupon.deleted" | "price.created" | "price.updated" | "price.deleted" | "product.created" | "product.updated" | "product.deleted" | "refund.created" | "refund.updated" | "refund.failed" | "api_token.created" | "api_token.revoked" | "webhook_endpoint.created" | "webhook_endpoint.updated" | "webhook_endpoint.deleted" | "webhook_endpoint.disabled" | "webhook_endpoint.enabled" | "webhook_endpoint.secret_rotated" | "user.signed_in" | "user.sign_in_failed" | "user.signed_out" | "user.password_changed" | "account.settings_updated" | "tax_rate.created" | "tax_rate.updated" | "meter.created" | "meter.updated" | "meter.deactivated" | "meter.reactivated" | "feature.created" | "product_feature.attached" | "product_feature.detached" | "customer.entitlements.updated" | "portal_configuration.updated" | "credit_note.created" | "credit_note.voided" | "customer.balance_transaction.created" | "member.invited" | "member.invitation_revoked" | "member.joined" | "member.role_changed" | "member.removed" | "payment_processor.connected" | "payment_processor.disconnected" | "subscription_change_request.scheduled" | "subscription_change_request.applied" | "subscription_change_request.canceled" | "payment_method.attached" | "payment_method.detached" | "dispute.created" | "dispute.updated" | "dispute.closed" | "email.sent" | "email.failed")[];
+            events?: ("*" | "payment.succeeded" | "payment.failed" | "payment.refunded" | "checkout.session.created" | "checkout.session.updated" | "checkout.session.deleted" | "checkout.session.completed" | "checkout.session.expired" | "payment_intent.created" | "payment_intent.processing" | "payment_intent.requires_action" | "payment_intent.amount_capturable_updated" | "payment_intent.succeeded" | "payment_intent.canceled" | "payment_intent.payment_failed" | "payment_intent.partially_funded" | "customer.subscription.created" | "customer.subscription.updated" | "customer.subscription.paused" | "customer.subscription.resumed" | "customer.subscription.cancelled" | "customer.subscription.trial_will_end" | "invoice.created" | "invoice.finalized" | "invoice.paid" | "invoice.payment_succeeded" | "invoice.payment_failed" | "invoice.payment_action_required" | "invoice.overdue" | "invoice.voided" | "invoice.marked_uncollectible" | "invoice.refunded" | "invoice.upcoming" | "customer.created" | "customer.updated" | "customer.deleted" | "customer.discount.created" | "customer.discount.updated" | "customer.discount.deleted" | "coupon.created" | "coupon.updated" | "coupon.deleted" | "price.created" | "price.updated" | "price.deleted" | "product.created" | "product.updated" | "product.deleted" | "refund.created" | "refund.updated" | "refund.failed" | "api_token.created" | "api_token.revoked" | "webhook_endpoint.created" | "webhook_endpoint.updated" | "webhook_endpoint.deleted" | "webhook_endpoint.disabled" | "webhook_endpoint.enabled" | "webhook_endpoint.secret_rotated" | "user.signed_in" | "user.sign_in_failed" | "user.signed_out" | "user.password_changed" | "account.settings_updated" | "tax_rate.created" | "tax_rate.updated" | "meter.created" | "meter.updated" | "meter.deactivated" | "meter.reactivated" | "feature.created" | "product_feature.attached" | "product_feature.detached" | "customer.entitlements.updated" | "portal_configuration.updated" | "credit_note.created" | "credit_note.voided" | "customer.balance_transaction.created" | "member.invited" | "member.invitation_revoked" | "member.joined" | "member.role_changed" | "member.removed" | "payment_processor.connected" | "payment_processor.disconnected" | "subscription_change_request.scheduled" | "subscription_change_request.applied" | "subscription_change_request.canceled" | "payment_method.attached" | "payment_method.detached" | "dispute.created" | "dispute.updated" | "dispute.closed" | "email.sent" | "email.failed" | "alert.triggered" | "alert.resolved")[];
             description?: string | null;
             enabled?: boolean;
             /**
@@ -7367,6 +7569,56 @@ export type components = {
             events: {
                 [key: string]: unknown;
             }[];
+        };
+        /** @description One of the three alert types; `customer` narrows it to one customer. */
+        AlertCreateInput: {
+            /** @constant */
+            type: "usage_threshold";
+            /** @description A name for the merchant's own use, shown in the dashboard. */
+            title?: string;
+            /** @description The meter (`mtr_…`) whose usage in the customer's period is compared. */
+            meter: string;
+            /** @description Only this customer (`cus_…`); omitted: every customer, each evaluated and triggered on its own. */
+            customer?: string;
+            /**
+             * @description Triggers when the meter's value in the period reaches this (≥).
+             * @example 1000
+             */
+            threshold: number;
+        } | {
+            /** @constant */
+            type: "spend_threshold";
+            /** @description A name for the merchant's own use, shown in the dashboard. */
+            title?: string;
+            /** @description Only this customer (`cus_…`); omitted: every customer, each evaluated and triggered on its own. */
+            customer?: string;
+            /**
+             * @description Triggers when the customer's upcoming invoice total in `currency` reaches this (≥), in atoms.
+             * @example 50000
+             */
+            threshold_atom: number;
+            /**
+             * @description Three-letter ISO 4217 code; stored and returned lowercase.
+             * @example usd
+             */
+            currency: string;
+        } | {
+            /** @constant */
+            type: "credit_balance";
+            /** @description A name for the merchant's own use, shown in the dashboard. */
+            title?: string;
+            /** @description Only this customer (`cus_…`); omitted: every customer, each evaluated and triggered on its own. */
+            customer?: string;
+            /**
+             * @description Triggers when the customer's credit in `currency` is below this, in atoms.
+             * @example 1000
+             */
+            below_atom: number;
+            /**
+             * @description Three-letter ISO 4217 code; stored and returned lowercase.
+             * @example usd
+             */
+            currency: string;
         };
         FeatureCreateInput: {
             /**
@@ -11777,6 +12029,94 @@ export type components = {
                 retrying: number;
                 failed: number;
             };
+        } | {
+            /** @description Event identifier, prefix `evt_`. */
+            id: string;
+            /** @constant */
+            type: "alert.triggered";
+            /**
+             * @description Entity type the event belongs to.
+             * @constant
+             */
+            aggregate_type: "alert_trigger";
+            /** @description External ID of that entity. */
+            aggregate_id: string;
+            /** @description Full entity state after the change. */
+            data: components["schemas"]["AlertTrigger"];
+            /** @description Full entity state before the change. `null` for create events. */
+            previous_data: components["schemas"]["AlertTrigger"] | null;
+            /** @description Event-specific metadata. */
+            metadata: {
+                [key: string]: unknown;
+            };
+            /** @description The request's `X-Correlation-Id`, else its request id. */
+            correlation_id: string | null;
+            /** @description The `req_…` id of the API request that caused the event (its request log: `getRequestLog`); null for background work (renewals, the test clock, deliveries). */
+            request_id: string | null;
+            /** @description Schema version of the event format. */
+            version: number;
+            /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
+            sequence: number;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T08:00:00.000Z
+             */
+            created: string;
+            actor_type: ("user" | "api_key" | "system" | "customer") | null;
+            /** @description API token id, user id, … of the actor. */
+            actor_id: string | null;
+            /** @description With expand=delivery_summary: delivered, pending, retrying (failed, retry scheduled) and failed (permanently). */
+            delivery_summary?: {
+                total: number;
+                delivered: number;
+                pending: number;
+                retrying: number;
+                failed: number;
+            };
+        } | {
+            /** @description Event identifier, prefix `evt_`. */
+            id: string;
+            /** @constant */
+            type: "alert.resolved";
+            /**
+             * @description Entity type the event belongs to.
+             * @constant
+             */
+            aggregate_type: "alert_trigger";
+            /** @description External ID of that entity. */
+            aggregate_id: string;
+            /** @description Full entity state after the change. */
+            data: components["schemas"]["AlertTrigger"];
+            /** @description Full entity state before the change. `null` for create events. */
+            previous_data: components["schemas"]["AlertTrigger"] | null;
+            /** @description Event-specific metadata. */
+            metadata: {
+                [key: string]: unknown;
+            };
+            /** @description The request's `X-Correlation-Id`, else its request id. */
+            correlation_id: string | null;
+            /** @description The `req_…` id of the API request that caused the event (its request log: `getRequestLog`); null for background work (renewals, the test clock, deliveries). */
+            request_id: string | null;
+            /** @description Schema version of the event format. */
+            version: number;
+            /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
+            sequence: number;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T08:00:00.000Z
+             */
+            created: string;
+            actor_type: ("user" | "api_key" | "system" | "customer") | null;
+            /** @description API token id, user id, … of the actor. */
+            actor_id: string | null;
+            /** @description With expand=delivery_summary: delivered, pending, retrying (failed, retry scheduled) and failed (permanently). */
+            delivery_summary?: {
+                total: number;
+                delivered: number;
+                pending: number;
+                retrying: number;
+                failed: number;
+            };
         };
         Payment: {
             /** @example py_test_01kaxz4c7e5r3x3m9k2w8q4tgd5 */
@@ -13181,35 +13521,74 @@ export type components = {
             sent_at: string | null;
             livemode: boolean;
         };
-        Event: components["schemas"]["PaymentSucceededEvent"] | components["schemas"]["PaymentFailedEvent"] | components["schemas"]["PaymentRefundedEvent"] | components["schemas"]["CheckoutSessionCreatedEvent"] | components["schemas"]["CheckoutSessionUpdatedEvent"] | components["schemas"]["CheckoutSessionDeletedEvent"] | components["schemas"]["CheckoutSessionCompletedEvent"] | components["schemas"]["CheckoutSessionExpiredEvent"] | components["schemas"]["PaymentIntentCreatedEvent"] | components["schemas"]["PaymentIntentProcessingEvent"] | components["schemas"]["PaymentIntentRequiresActionEvent"] | components["schemas"]["PaymentIntentAmountCapturableUpdatedEvent"] | components["schemas"]["PaymentIntentSucceededEvent"] | components["schemas"]["PaymentIntentCanceledEvent"] | components["schemas"]["PaymentIntentPaymentFailedEvent"] | components["schemas"]["PaymentIntentPartiallyFundedEvent"] | components["schemas"]["CustomerSubscriptionCreatedEvent"] | components["schemas"]["CustomerSubscriptionUpdatedEvent"] | components["schemas"]["CustomerSubscriptionPausedEvent"] | components["schemas"]["CustomerSubscriptionResumedEvent"] | components["schemas"]["CustomerSubscriptionCancelledEvent"] | components["schemas"]["CustomerSubscriptionTrialWillEndEvent"] | components["schemas"]["InvoiceCreatedEvent"] | components["schemas"]["InvoiceFinalizedEvent"] | components["schemas"]["InvoicePaidEvent"] | components["schemas"]["InvoicePaymentSucceededEvent"] | components["schemas"]["InvoicePaymentFailedEvent"] | components["schemas"]["InvoicePaymentActionRequiredEvent"] | components["schemas"]["InvoiceOverdueEvent"] | components["schemas"]["InvoiceVoidedEvent"] | components["schemas"]["InvoiceMarkedUncollectibleEvent"] | components["schemas"]["InvoiceRefundedEvent"] | components["schemas"]["InvoiceUpcomingEvent"] | components["schemas"]["CustomerCreatedEvent"] | components["schemas"]["CustomerUpdatedEvent"] | components["schemas"]["CustomerDeletedEvent"] | components["schemas"]["CustomerDiscountCreatedEvent"] | components["schemas"]["CustomerDiscountUpdatedEvent"] | components["schemas"]["CustomerDiscountDeletedEvent"] | components["schemas"]["CouponCreatedEvent"] | components["schemas"]["CouponUpdatedEvent"] | components["schemas"]["CouponDeletedEvent"] | components["schemas"]["PriceCreatedEvent"] | components["schemas"]["PriceUpdatedEvent"] | components["schemas"]["PriceDeletedEvent"] | components["schemas"]["ProductCreatedEvent"] | components["schemas"]["ProductUpdatedEvent"] | components["schemas"]["ProductDeletedEvent"] | components["schemas"]["RefundCreatedEvent"] | components["schemas"]["RefundUpdatedEvent"] | components["schemas"]["RefundFailedEvent"] | components["schemas"]["ApiTokenCreatedEvent"] | components["schemas"]["ApiTokenRevokedEvent"] | components["schemas"]["WebhookEndpointCreatedEvent"] | components["schemas"]["WebhookEndpointUpdatedEvent"] | components["schemas"]["WebhookEndpointDeletedEvent"] | components["schemas"]["WebhookEndpointDisabledEvent"] | components["schemas"]["WebhookEndpointEnabledEvent"] | components["schemas"]["WebhookEndpointSecretRotatedEvent"] | components["schemas"]["UserSignedInEvent"] | components["schemas"]["UserSignInFailedEvent"] | components["schemas"]["UserSignedOutEvent"] | components["schemas"]["UserPasswordChangedEvent"] | components["schemas"]["AccountSettingsUpdatedEvent"] | components["schemas"]["TaxRateCreatedEvent"] | components["schemas"]["TaxRateUpdatedEvent"] | components["schemas"]["MeterCreatedEvent"] | components["schemas"]["MeterUpdatedEvent"] | components["schemas"]["MeterDeactivatedEvent"] | components["schemas"]["MeterReactivatedEvent"] | components["schemas"]["FeatureCreatedEvent"] | components["schemas"]["ProductFeatureAttachedEvent"] | components["schemas"]["ProductFeatureDetachedEvent"] | components["schemas"]["CustomerEntitlementsUpdatedEvent"] | components["schemas"]["PortalConfigurationUpdatedEvent"] | components["schemas"]["CreditNoteCreatedEvent"] | components["schemas"]["CreditNoteVoidedEvent"] | components["schemas"]["CustomerBalanceTransactionCreatedEvent"] | components["schemas"]["MemberInvitedEvent"] | components["schemas"]["MemberInvitationRevokedEvent"] | components["schemas"]["MemberJoinedEvent"] | components["schemas"]["MemberRoleChangedEvent"] | components["schemas"]["MemberRemovedEvent"] | components["schemas"]["PaymentProcessorConnectedEvent"] | components["schemas"]["PaymentProcessorDisconnectedEvent"] | components["schemas"]["SubscriptionChangeRequestScheduledEvent"] | components["schemas"]["SubscriptionChangeRequestAppliedEvent"] | components["schemas"]["SubscriptionChangeRequestCanceledEvent"] | components["schemas"]["PaymentMethodAttachedEvent"] | components["schemas"]["PaymentMethodDetachedEvent"] | components["schemas"]["DisputeCreatedEvent"] | components["schemas"]["DisputeUpdatedEvent"] | components["schemas"]["DisputeClosedEvent"] | components["schemas"]["EmailSentEvent"] | components["schemas"]["EmailFailedEvent"];
+        /** @description An alert that triggered for a customer in one billing period: the object of `alert.triggered` and `alert.resolved`. */
+        AlertTrigger: {
+            /** @constant */
+            object: "alert_trigger";
+            /** @example atrg_prod_01kaxz4c7e5r3x3m9k2w8q4tgd5 */
+            id: string;
+            /** @description The alert (`alrt_…`). */
+            alert: string;
+            /** @enum {string} */
+            alert_type: "usage_threshold" | "spend_threshold" | "credit_balance";
+            customer: string;
+            /** @description usage_threshold: the meter. */
+            meter: string | null;
+            /** @description spend_threshold and credit_balance: the currency of `value` and `threshold`. */
+            currency: string | null;
+            /** @description The value that crossed: the meter's usage in the period, the upcoming invoice total (atoms) or the credit balance (atoms). */
+            value: number;
+            /** @description The alert's threshold: `threshold`, `threshold_atom` or `below_atom`. */
+            threshold: number;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T08:00:00.000Z
+             */
+            period_start: string;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T08:00:00.000Z
+             */
+            period_end: string;
+            /** @description When the period ended (`alert.resolved`); null while it lasts. */
+            resolved_at: string | null;
+            livemode: boolean;
+            /**
+             * Format: date-time
+             * @description When it triggered (`alert.triggered`).
+             * @example 2026-11-22T08:00:00.000Z
+             */
+            created: string;
+        };
+        Event: components["schemas"]["PaymentSucceededEvent"] | components["schemas"]["PaymentFailedEvent"] | components["schemas"]["PaymentRefundedEvent"] | components["schemas"]["CheckoutSessionCreatedEvent"] | components["schemas"]["CheckoutSessionUpdatedEvent"] | components["schemas"]["CheckoutSessionDeletedEvent"] | components["schemas"]["CheckoutSessionCompletedEvent"] | components["schemas"]["CheckoutSessionExpiredEvent"] | components["schemas"]["PaymentIntentCreatedEvent"] | components["schemas"]["PaymentIntentProcessingEvent"] | components["schemas"]["PaymentIntentRequiresActionEvent"] | components["schemas"]["PaymentIntentAmountCapturableUpdatedEvent"] | components["schemas"]["PaymentIntentSucceededEvent"] | components["schemas"]["PaymentIntentCanceledEvent"] | components["schemas"]["PaymentIntentPaymentFailedEvent"] | components["schemas"]["PaymentIntentPartiallyFundedEvent"] | components["schemas"]["CustomerSubscriptionCreatedEvent"] | components["schemas"]["CustomerSubscriptionUpdatedEvent"] | components["schemas"]["CustomerSubscriptionPausedEvent"] | components["schemas"]["CustomerSubscriptionResumedEvent"] | components["schemas"]["CustomerSubscriptionCancelledEvent"] | components["schemas"]["CustomerSubscriptionTrialWillEndEvent"] | components["schemas"]["InvoiceCreatedEvent"] | components["schemas"]["InvoiceFinalizedEvent"] | components["schemas"]["InvoicePaidEvent"] | components["schemas"]["InvoicePaymentSucceededEvent"] | components["schemas"]["InvoicePaymentFailedEvent"] | components["schemas"]["InvoicePaymentActionRequiredEvent"] | components["schemas"]["InvoiceOverdueEvent"] | components["schemas"]["InvoiceVoidedEvent"] | components["schemas"]["InvoiceMarkedUncollectibleEvent"] | components["schemas"]["InvoiceRefundedEvent"] | components["schemas"]["InvoiceUpcomingEvent"] | components["schemas"]["CustomerCreatedEvent"] | components["schemas"]["CustomerUpdatedEvent"] | components["schemas"]["CustomerDeletedEvent"] | components["schemas"]["CustomerDiscountCreatedEvent"] | components["schemas"]["CustomerDiscountUpdatedEvent"] | components["schemas"]["CustomerDiscountDeletedEvent"] | components["schemas"]["CouponCreatedEvent"] | components["schemas"]["CouponUpdatedEvent"] | components["schemas"]["CouponDeletedEvent"] | components["schemas"]["PriceCreatedEvent"] | components["schemas"]["PriceUpdatedEvent"] | components["schemas"]["PriceDeletedEvent"] | components["schemas"]["ProductCreatedEvent"] | components["schemas"]["ProductUpdatedEvent"] | components["schemas"]["ProductDeletedEvent"] | components["schemas"]["RefundCreatedEvent"] | components["schemas"]["RefundUpdatedEvent"] | components["schemas"]["RefundFailedEvent"] | components["schemas"]["ApiTokenCreatedEvent"] | components["schemas"]["ApiTokenRevokedEvent"] | components["schemas"]["WebhookEndpointCreatedEvent"] | components["schemas"]["WebhookEndpointUpdatedEvent"] | components["schemas"]["WebhookEndpointDeletedEvent"] | components["schemas"]["WebhookEndpointDisabledEvent"] | components["schemas"]["WebhookEndpointEnabledEvent"] | components["schemas"]["WebhookEndpointSecretRotatedEvent"] | components["schemas"]["UserSignedInEvent"] | components["schemas"]["UserSignInFailedEvent"] | components["schemas"]["UserSignedOutEvent"] | components["schemas"]["UserPasswordChangedEvent"] | components["schemas"]["AccountSettingsUpdatedEvent"] | components["schemas"]["TaxRateCreatedEvent"] | components["schemas"]["TaxRateUpdatedEvent"] | components["schemas"]["MeterCreatedEvent"] | components["schemas"]["MeterUpdatedEvent"] | components["schemas"]["MeterDeactivatedEvent"] | components["schemas"]["MeterReactivatedEvent"] | components["schemas"]["FeatureCreatedEvent"] | components["schemas"]["ProductFeatureAttachedEvent"] | components["schemas"]["ProductFeatureDetachedEvent"] | components["schemas"]["CustomerEntitlementsUpdatedEvent"] | components["schemas"]["PortalConfigurationUpdatedEvent"] | components["schemas"]["CreditNoteCreatedEvent"] | components["schemas"]["CreditNoteVoidedEvent"] | components["schemas"]["CustomerBalanceTransactionCreatedEvent"] | components["schemas"]["MemberInvitedEvent"] | components["schemas"]["MemberInvitationRevokedEvent"] | components["schemas"]["MemberJoinedEvent"] | components["schemas"]["MemberRoleChangedEvent"] | components["schemas"]["MemberRemovedEvent"] | components["schemas"]["PaymentProcessorConnectedEvent"] | components["schemas"]["PaymentProcessorDisconnectedEvent"] | components["schemas"]["SubscriptionChangeRequestScheduledEvent"] | components["schemas"]["SubscriptionChangeRequestAppliedEvent"] | components["schemas"]["SubscriptionChangeRequestCanceledEvent"] | components["schemas"]["PaymentMethodAttachedEvent"] | components["schemas"]["PaymentMethodDetachedEvent"] | components["schemas"]["DisputeCreatedEvent"] | components["schemas"]["DisputeUpdatedEvent"] | components["schemas"]["DisputeClosedEvent"] | components["schemas"]["EmailSentEvent"] | components["schemas"]["EmailFailedEvent"] | components["schemas"]["AlertTriggeredEvent"] | components["schemas"]["AlertResolvedEvent"];
         /**
          * @example {
-         *       "id": "evt_prod_06h2eezs6a7s4zj7cqvbstppxqpee",
+         *       "id": "evt_prod_06h2fh8xy3zaqpmpe2j5wx33k9a42",
          *       "type": "payment.succeeded",
          *       "aggregate_type": "payment",
-         *       "aggregate_id": "py_prod_06h2eezs65kr1m4rks87v9jkaddtt",
+         *       "aggregate_id": "py_prod_06h2fh8xvrwrznkeh3rbk1f1dbwme",
          *       "data": {
-         *         "id": "py_prod_06h2eezs65kr1m4rks87v9jkaddtt",
+         *         "id": "py_prod_06h2fh8xvrwrznkeh3rbk1f1dbwme",
          *         "object": "payment",
          *         "status": "succeeded",
-         *         "created": "2026-11-29T12:16:11.569Z",
+         *         "created": "2026-11-29T14:45:59.390Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "amount_atom": 2500,
-         *         "payment_intent": "pi_prod_06h2eezs3pr7xw0aycw2e3ycnj78p",
+         *         "payment_intent": "pi_prod_06h2fh8xny4fc1x5pzr62asw4kvb6",
          *         "payment_method": "pm_card_visa",
          *         "failure_message": null,
          *         "amount_refunded_atom": 0
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2eezs35p7x35ga0b4es4fhc1gp",
-         *       "request_id": "req_prod_06h2eezs35p7x35ga0b4es4fhc1gp",
+         *       "correlation_id": "req_prod_06h2fh8xn7fsrsm102a99kyt4bpc6",
+         *       "request_id": "req_prod_06h2fh8xn7fsrsm102a99kyt4bpc6",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-29T12:16:11.570Z",
+         *       "created": "2026-11-29T14:45:59.408Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2eeznqzss6w2jbgkfca7r3sg58"
+         *       "actor_id": "key_prod_06h2fh8cpcfp74mhbjzdmqnxpcygr"
          *     }
          */
         PaymentSucceededEvent: {
@@ -13254,32 +13633,32 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2eezwvb2v0w9fj697nrq8dqmtr",
+         *       "id": "evt_prod_06h2fh9ekpj35qqrx1gjb30bp05hg",
          *       "type": "payment.failed",
          *       "aggregate_type": "payment",
-         *       "aggregate_id": "py_prod_06h2eezwv67sntsv444e5jaypxapa",
+         *       "aggregate_id": "py_prod_06h2fh9ekby5jq9qy8dksjqmgknjg",
          *       "data": {
-         *         "id": "py_prod_06h2eezwv67sntsv444e5jaypxapa",
+         *         "id": "py_prod_06h2fh9ekby5jq9qy8dksjqmgknjg",
          *         "object": "payment",
          *         "status": "failed",
-         *         "created": "2026-11-29T12:16:12.505Z",
+         *         "created": "2026-11-29T14:46:03.674Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "amount_atom": 1000,
-         *         "payment_intent": "pi_prod_06h2eezwtnfqcefgwah2pfmkdmvrj",
+         *         "payment_intent": "pi_prod_06h2fh9egmzhtqhv56wz34pt3mtbm",
          *         "payment_method": "pm_sandbox_declined",
          *         "failure_message": "Your card was declined (sandbox payment method pm_sandbox_declined).",
          *         "amount_refunded_atom": 0
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2eezwtgjdkp5df850ddqd3nxem",
-         *       "request_id": "req_prod_06h2eezwtgjdkp5df850ddqd3nxem",
+         *       "correlation_id": "req_prod_06h2fh9egc208h1601eqfd9s7thjt",
+         *       "request_id": "req_prod_06h2fh9egc208h1601eqfd9s7thjt",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-29T12:16:12.506Z",
+         *       "created": "2026-11-29T14:46:03.677Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2eeznqzss6w2jbgkfca7r3sg58"
+         *       "actor_id": "key_prod_06h2fh8cpcfp74mhbjzdmqnxpcygr"
          *     }
          */
         PaymentFailedEvent: {
@@ -13324,44 +13703,44 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2eezx7y0svc7ye9508zjty5pxa",
+         *       "id": "evt_prod_06h2fh9gbts72qs50zt7jwtqcwvmt",
          *       "type": "payment.refunded",
          *       "aggregate_type": "payment",
-         *       "aggregate_id": "py_prod_06h2eezwsbvc1gtdczwba396y6za4",
+         *       "aggregate_id": "py_prod_06h2fh9dyt6tgfj02ea2caphqtxxa",
          *       "data": {
-         *         "id": "py_prod_06h2eezwsbvc1gtdczwba396y6za4",
+         *         "id": "py_prod_06h2fh9dyt6tgfj02ea2caphqtxxa",
          *         "object": "payment",
          *         "status": "partially_refunded",
-         *         "created": "2026-11-29T12:16:12.490Z",
+         *         "created": "2026-11-29T14:46:03.510Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "amount_atom": 1000,
-         *         "payment_intent": "pi_prod_06h2eezwrna5q93cxrw3jcg45gnbe",
+         *         "payment_intent": "pi_prod_06h2fh9dw2g8h7kgbhhg9kd21x5c0",
          *         "payment_method": "pm_sandbox_succeeds",
          *         "failure_message": null,
          *         "amount_refunded_atom": 400
          *       },
          *       "previous_data": {
-         *         "id": "py_prod_06h2eezwsbvc1gtdczwba396y6za4",
+         *         "id": "py_prod_06h2fh9dyt6tgfj02ea2caphqtxxa",
          *         "object": "payment",
          *         "status": "succeeded",
-         *         "created": "2026-11-29T12:16:12.490Z",
+         *         "created": "2026-11-29T14:46:03.510Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "amount_atom": 1000,
-         *         "payment_intent": "pi_prod_06h2eezwrna5q93cxrw3jcg45gnbe",
+         *         "payment_intent": "pi_prod_06h2fh9dw2g8h7kgbhhg9kd21x5c0",
          *         "payment_method": "pm_sandbox_succeeds",
          *         "failure_message": null,
          *         "amount_refunded_atom": 0
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2eezx6xd0ye77frhqmtry047c6",
-         *       "request_id": "req_prod_06h2eezx6xd0ye77frhqmtry047c6",
+         *       "correlation_id": "req_prod_06h2fh9g37mp0zhbfcae4hp7069hp",
+         *       "request_id": "req_prod_06h2fh9g37mp0zhbfcae4hp7069hp",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-29T12:16:12.607Z",
+         *       "created": "2026-11-29T14:46:04.126Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2eeznqzss6w2jbgkfca7r3sg58"
+         *       "actor_id": "key_prod_06h2fh8cpcfp74mhbjzdmqnxpcygr"
          *     }
          */
         PaymentRefundedEvent: {
@@ -13406,29 +13785,29 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2ef010w512qyj2an9q6g6dqfgj",
+         *       "id": "evt_prod_06h2fha58m5ravgkbx4m97mjt25bm",
          *       "type": "checkout.session.created",
          *       "aggregate_type": "checkout_session",
-         *       "aggregate_id": "cs_prod_06h2ef010mjrjsaedtn795fehb1a0",
+         *       "aggregate_id": "cs_prod_06h2fha58b4gkccwxxpkmnt8fyfde",
          *       "data": {
-         *         "id": "cs_prod_06h2ef010mjrjsaedtn795fehb1a0",
-         *         "url": "http://127.0.0.1:35215/checkout/cs_prod_06h2ef010mjrjsaedtn795fehb1a0",
+         *         "id": "cs_prod_06h2fha58b4gkccwxxpkmnt8fyfde",
+         *         "url": "http://127.0.0.1:34955/checkout/cs_prod_06h2fha58b4gkccwxxpkmnt8fyfde",
          *         "mode": "payment",
          *         "object": "checkout_session",
          *         "status": "open",
-         *         "created": "2026-11-29T12:16:13.572Z",
+         *         "created": "2026-11-29T14:46:09.469Z",
          *         "invoice": null,
-         *         "updated": "2026-11-29T12:16:13.572Z",
+         *         "updated": "2026-11-29T14:46:09.469Z",
          *         "currency": "usd",
          *         "customer": null,
          *         "livemode": false,
          *         "metadata": {},
          *         "cancel_url": null,
          *         "expired_at": null,
-         *         "expires_at": "2026-11-30T12:16:13.572Z",
+         *         "expires_at": "2026-11-30T14:46:09.469Z",
          *         "line_items": [
          *           {
-         *             "price": "price_prod_06h2eezv7rtav2dxa0stegs4yywv2",
+         *             "price": "price_prod_06h2fh92tz3zamwxsy45rg2hms0y6",
          *             "quantity": 2,
          *             "amount_atom": 1000,
          *             "description": "Pro",
@@ -13446,13 +13825,13 @@ export type components = {
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2ef010bv2adnee3cs33zm62pz2",
-         *       "request_id": "req_prod_06h2ef010bv2adnee3cs33zm62pz2",
+         *       "correlation_id": "req_prod_06h2fha57c7w1shtv0ejbdsq7zg7g",
+         *       "request_id": "req_prod_06h2fha57c7w1shtv0ejbdsq7zg7g",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-29T12:16:13.575Z",
+         *       "created": "2026-11-29T14:46:09.477Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2eeznqzss6w2jbgkfca7r3sg58"
+         *       "actor_id": "key_prod_06h2fh8cpcfp74mhbjzdmqnxpcygr"
          *     }
          */
         CheckoutSessionCreatedEvent: {
@@ -13497,19 +13876,19 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2ef017nqat6gh9nf3v4t6k870y",
+         *       "id": "evt_prod_06h2fha68db71rax9zh5rtxybg7ma",
          *       "type": "checkout.session.updated",
          *       "aggregate_type": "checkout_session",
-         *       "aggregate_id": "cs_prod_06h2ef016f8w7g2wx2kcjbhbrc7xg",
+         *       "aggregate_id": "cs_prod_06h2fha65jy79j3s5cz8gzsfwfrh4",
          *       "data": {
-         *         "id": "cs_prod_06h2ef016f8w7g2wx2kcjbhbrc7xg",
-         *         "url": "http://127.0.0.1:35215/checkout/cs_prod_06h2ef016f8w7g2wx2kcjbhbrc7xg",
+         *         "id": "cs_prod_06h2fha65jy79j3s5cz8gzsfwfrh4",
+         *         "url": "http://127.0.0.1:34955/checkout/cs_prod_06h2fha65jy79j3s5cz8gzsfwfrh4",
          *         "mode": "payment",
          *         "object": "checkout_session",
          *         "status": "open",
-         *         "created": "2026-11-29T12:16:13.618Z",
+         *         "created": "2026-11-29T14:46:09.707Z",
          *         "invoice": null,
-         *         "updated": "2026-11-29T12:16:13.628Z",
+         *         "updated": "2026-11-29T14:46:09.729Z",
          *         "currency": "usd",
          *         "customer": null,
          *         "livemode": false,
@@ -13518,10 +13897,10 @@ export type components = {
          *         },
          *         "cancel_url": null,
          *         "expired_at": null,
-         *         "expires_at": "2026-11-30T12:16:13.618Z",
+         *         "expires_at": "2026-11-30T14:46:09.707Z",
          *         "line_items": [
          *           {
-         *             "price": "price_prod_06h2eezv7rtav2dxa0stegs4yywv2",
+         *             "price": "price_prod_06h2fh92tz3zamwxsy45rg2hms0y6",
          *             "quantity": 2,
          *             "amount_atom": 1000,
          *             "description": "Pro",
@@ -13538,24 +13917,24 @@ export type components = {
          *         "subscription_data": null
          *       },
          *       "previous_data": {
-         *         "id": "cs_prod_06h2ef016f8w7g2wx2kcjbhbrc7xg",
-         *         "url": "http://127.0.0.1:35215/checkout/cs_prod_06h2ef016f8w7g2wx2kcjbhbrc7xg",
+         *         "id": "cs_prod_06h2fha65jy79j3s5cz8gzsfwfrh4",
+         *         "url": "http://127.0.0.1:34955/checkout/cs_prod_06h2fha65jy79j3s5cz8gzsfwfrh4",
          *         "mode": "payment",
          *         "object": "checkout_session",
          *         "status": "open",
-         *         "created": "2026-11-29T12:16:13.618Z",
+         *         "created": "2026-11-29T14:46:09.707Z",
          *         "invoice": null,
-         *         "updated": "2026-11-29T12:16:13.618Z",
+         *         "updated": "2026-11-29T14:46:09.707Z",
          *         "currency": "usd",
          *         "customer": null,
          *         "livemode": false,
          *         "metadata": {},
          *         "cancel_url": null,
          *         "expired_at": null,
-         *         "expires_at": "2026-11-30T12:16:13.618Z",
+         *         "expires_at": "2026-11-30T14:46:09.707Z",
          *         "line_items": [
          *           {
-         *             "price": "price_prod_06h2eezv7rtav2dxa0stegs4yywv2",
+         *             "price": "price_prod_06h2fh92tz3zamwxsy45rg2hms0y6",
          *             "quantity": 2,
          *             "amount_atom": 1000,
          *             "description": "Pro",
@@ -13572,13 +13951,13 @@ export type components = {
          *         "subscription_data": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2ef0175sc2a3ad4dzybmhe713g",
-         *       "request_id": "req_prod_06h2ef0175sc2a3ad4dzybmhe713g",
+         *       "correlation_id": "req_prod_06h2fha67s3fdysgpgj2w1jnp006w",
+         *       "request_id": "req_prod_06h2fha67s3fdysgpgj2w1jnp006w",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-29T12:16:13.629Z",
+         *       "created": "2026-11-29T14:46:09.731Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2eeznqzss6w2jbgkfca7r3sg58"
+         *       "actor_id": "key_prod_06h2fh8cpcfp74mhbjzdmqnxpcygr"
          *     }
          */
         CheckoutSessionUpdatedEvent: {
@@ -13623,20 +14002,20 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2ef019dr88sp0nvv6yt6sbr3et",
+         *       "id": "evt_prod_06h2fha6fx2rh2mpq9ygc9yrkggzm",
          *       "type": "checkout.session.deleted",
          *       "aggregate_type": "checkout_session",
-         *       "aggregate_id": "cs_prod_06h2ef016f8w7g2wx2kcjbhbrc7xg",
+         *       "aggregate_id": "cs_prod_06h2fha65jy79j3s5cz8gzsfwfrh4",
          *       "data": {
-         *         "id": "cs_prod_06h2ef016f8w7g2wx2kcjbhbrc7xg",
-         *         "url": "http://127.0.0.1:35215/checkout/cs_prod_06h2ef016f8w7g2wx2kcjbhbrc7xg",
+         *         "id": "cs_prod_06h2fha65jy79j3s5cz8gzsfwfrh4",
+         *         "url": "http://127.0.0.1:34955/checkout/cs_prod_06h2fha65jy79j3s5cz8gzsfwfrh4",
          *         "mode": "payment",
          *         "object": "checkout_session",
          *         "status": "open",
-         *         "created": "2026-11-29T12:16:13.618Z",
+         *         "created": "2026-11-29T14:46:09.707Z",
          *         "deleted": true,
          *         "invoice": null,
-         *         "updated": "2026-11-29T12:16:13.642Z",
+         *         "updated": "2026-11-29T14:46:09.786Z",
          *         "currency": "usd",
          *         "customer": null,
          *         "livemode": false,
@@ -13645,10 +14024,10 @@ export type components = {
          *         },
          *         "cancel_url": null,
          *         "expired_at": null,
-         *         "expires_at": "2026-11-30T12:16:13.618Z",
+         *         "expires_at": "2026-11-30T14:46:09.707Z",
          *         "line_items": [
          *           {
-         *             "price": "price_prod_06h2eezv7rtav2dxa0stegs4yywv2",
+         *             "price": "price_prod_06h2fh92tz3zamwxsy45rg2hms0y6",
          *             "quantity": 2,
          *             "amount_atom": 1000,
          *             "description": "Pro",
@@ -13665,14 +14044,14 @@ export type components = {
          *         "subscription_data": null
          *       },
          *       "previous_data": {
-         *         "id": "cs_prod_06h2ef016f8w7g2wx2kcjbhbrc7xg",
-         *         "url": "http://127.0.0.1:35215/checkout/cs_prod_06h2ef016f8w7g2wx2kcjbhbrc7xg",
+         *         "id": "cs_prod_06h2fha65jy79j3s5cz8gzsfwfrh4",
+         *         "url": "http://127.0.0.1:34955/checkout/cs_prod_06h2fha65jy79j3s5cz8gzsfwfrh4",
          *         "mode": "payment",
          *         "object": "checkout_session",
          *         "status": "open",
-         *         "created": "2026-11-29T12:16:13.618Z",
+         *         "created": "2026-11-29T14:46:09.707Z",
          *         "invoice": null,
-         *         "updated": "2026-11-29T12:16:13.628Z",
+         *         "updated": "2026-11-29T14:46:09.729Z",
          *         "currency": "usd",
          *         "customer": null,
          *         "livemode": false,
@@ -13681,10 +14060,10 @@ export type components = {
          *         },
          *         "cancel_url": null,
          *         "expired_at": null,
-         *         "expires_at": "2026-11-30T12:16:13.618Z",
+         *         "expires_at": "2026-11-30T14:46:09.707Z",
          *         "line_items": [
          *           {
-         *             "price": "price_prod_06h2eezv7rtav2dxa0stegs4yywv2",
+         *             "price": "price_prod_06h2fh92tz3zamwxsy45rg2hms0y6",
          *             "quantity": 2,
          *             "amount_atom": 1000,
          *             "description": "Pro",
@@ -13701,13 +14080,13 @@ export type components = {
          *         "subscription_data": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2ef018yejj1rypa1vkh42t4tq8",
-         *       "request_id": "req_prod_06h2ef018yejj1rypa1vkh42t4tq8",
+         *       "correlation_id": "req_prod_06h2fha6bvrs455vngaawhn0arpaw",
+         *       "request_id": "req_prod_06h2fha6bvrs455vngaawhn0arpaw",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-29T12:16:13.643Z",
+         *       "created": "2026-11-29T14:46:09.791Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2eeznqzss6w2jbgkfca7r3sg58"
+         *       "actor_id": "key_prod_06h2fh8cpcfp74mhbjzdmqnxpcygr"
          *     }
          */
         CheckoutSessionDeletedEvent: {
@@ -13752,29 +14131,29 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2ef0150fmyjsch1bp1vknbbtwt",
+         *       "id": "evt_prod_06h2fha5z9ez3218bqk9sbrp9ejq4",
          *       "type": "checkout.session.completed",
          *       "aggregate_type": "checkout_session",
-         *       "aggregate_id": "cs_prod_06h2ef010mjrjsaedtn795fehb1a0",
+         *       "aggregate_id": "cs_prod_06h2fha58b4gkccwxxpkmnt8fyfde",
          *       "data": {
-         *         "id": "cs_prod_06h2ef010mjrjsaedtn795fehb1a0",
-         *         "url": "http://127.0.0.1:35215/checkout/cs_prod_06h2ef010mjrjsaedtn795fehb1a0",
+         *         "id": "cs_prod_06h2fha58b4gkccwxxpkmnt8fyfde",
+         *         "url": "http://127.0.0.1:34955/checkout/cs_prod_06h2fha58b4gkccwxxpkmnt8fyfde",
          *         "mode": "payment",
          *         "object": "checkout_session",
          *         "status": "complete",
-         *         "created": "2026-11-29T12:16:13.572Z",
+         *         "created": "2026-11-29T14:46:09.469Z",
          *         "invoice": null,
-         *         "updated": "2026-11-29T12:16:13.607Z",
+         *         "updated": "2026-11-29T14:46:09.644Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2ef013nqmkpkvqdhax5b87x8sy",
+         *         "customer": "cus_prod_06h2fha5ggcs418r54794fwcqzqbt",
          *         "livemode": false,
          *         "metadata": {},
          *         "cancel_url": null,
          *         "expired_at": null,
-         *         "expires_at": "2026-11-30T12:16:13.572Z",
+         *         "expires_at": "2026-11-30T14:46:09.469Z",
          *         "line_items": [
          *           {
-         *             "price": "price_prod_06h2eezv7rtav2dxa0stegs4yywv2",
+         *             "price": "price_prod_06h2fh92tz3zamwxsy45rg2hms0y6",
          *             "quantity": 2,
          *             "amount_atom": 1000,
          *             "description": "Pro",
@@ -13782,33 +14161,33 @@ export type components = {
          *           }
          *         ],
          *         "success_url": "https://example.com/thanks",
-         *         "completed_at": "2026-11-29T12:16:13.607Z",
+         *         "completed_at": "2026-11-29T14:46:09.644Z",
          *         "subscription": null,
          *         "customer_email": "new-buyer@example.com",
-         *         "payment_intent": "pi_prod_06h2ef0147qaed48dx28qh1d7x6rw",
+         *         "payment_intent": "pi_prod_06h2fha5hfd8db07ewvs3v9dsgk2a",
          *         "payment_status": "paid",
          *         "amount_total_atom": 1000,
          *         "subscription_data": null
          *       },
          *       "previous_data": {
-         *         "id": "cs_prod_06h2ef010mjrjsaedtn795fehb1a0",
-         *         "url": "http://127.0.0.1:35215/checkout/cs_prod_06h2ef010mjrjsaedtn795fehb1a0",
+         *         "id": "cs_prod_06h2fha58b4gkccwxxpkmnt8fyfde",
+         *         "url": "http://127.0.0.1:34955/checkout/cs_prod_06h2fha58b4gkccwxxpkmnt8fyfde",
          *         "mode": "payment",
          *         "object": "checkout_session",
          *         "status": "open",
-         *         "created": "2026-11-29T12:16:13.572Z",
+         *         "created": "2026-11-29T14:46:09.469Z",
          *         "invoice": null,
-         *         "updated": "2026-11-29T12:16:13.572Z",
+         *         "updated": "2026-11-29T14:46:09.469Z",
          *         "currency": "usd",
          *         "customer": null,
          *         "livemode": false,
          *         "metadata": {},
          *         "cancel_url": null,
          *         "expired_at": null,
-         *         "expires_at": "2026-11-30T12:16:13.572Z",
+         *         "expires_at": "2026-11-30T14:46:09.469Z",
          *         "line_items": [
          *           {
-         *             "price": "price_prod_06h2eezv7rtav2dxa0stegs4yywv2",
+         *             "price": "price_prod_06h2fh92tz3zamwxsy45rg2hms0y6",
          *             "quantity": 2,
          *             "amount_atom": 1000,
          *             "description": "Pro",
@@ -13825,13 +14204,13 @@ export type components = {
          *         "subscription_data": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2ef012s6dzjegyxkj3hbtjh8ry",
-         *       "request_id": "req_prod_06h2ef012s6dzjegyxkj3hbtjh8ry",
+         *       "correlation_id": "req_prod_06h2fha5fc8709w1nxtvk8943b67j",
+         *       "request_id": "req_prod_06h2fha5fc8709w1nxtvk8943b67j",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-29T12:16:13.608Z",
+         *       "created": "2026-11-29T14:46:09.658Z",
          *       "actor_type": "customer",
-         *       "actor_id": "cus_prod_06h2ef013nqmkpkvqdhax5b87x8sy"
+         *       "actor_id": "cus_prod_06h2fha5ggcs418r54794fwcqzqbt"
          *     }
          */
         CheckoutSessionCompletedEvent: {
@@ -13876,29 +14255,29 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2ef01hg5nyq1npd1vswjevybqj",
+         *       "id": "evt_prod_06h2fha8mgvza3dd15z8hfa0xa7ng",
          *       "type": "checkout.session.expired",
          *       "aggregate_type": "checkout_session",
-         *       "aggregate_id": "cs_prod_06h2ef01azrzfyhxysx4amj41grxt",
+         *       "aggregate_id": "cs_prod_06h2fha6msgknpwr7ckk3r43vqqcw",
          *       "data": {
-         *         "id": "cs_prod_06h2ef01azrzfyhxysx4amj41grxt",
-         *         "url": "http://127.0.0.1:35215/checkout/cs_prod_06h2ef01azrzfyhxysx4amj41grxt",
+         *         "id": "cs_prod_06h2fha6msgknpwr7ckk3r43vqqcw",
+         *         "url": "http://127.0.0.1:34955/checkout/cs_prod_06h2fha6msgknpwr7ckk3r43vqqcw",
          *         "mode": "payment",
          *         "object": "checkout_session",
          *         "status": "expired",
-         *         "created": "2026-11-29T12:16:13.653Z",
+         *         "created": "2026-11-29T14:46:09.828Z",
          *         "invoice": null,
-         *         "updated": "2026-11-30T12:16:13.653Z",
+         *         "updated": "2026-11-30T14:46:09.828Z",
          *         "currency": "usd",
          *         "customer": null,
          *         "livemode": false,
          *         "metadata": {},
          *         "cancel_url": null,
-         *         "expired_at": "2026-11-30T12:16:13.653Z",
-         *         "expires_at": "2026-11-30T12:16:13.653Z",
+         *         "expired_at": "2026-11-30T14:46:09.828Z",
+         *         "expires_at": "2026-11-30T14:46:09.828Z",
          *         "line_items": [
          *           {
-         *             "price": "price_prod_06h2eezv7rtav2dxa0stegs4yywv2",
+         *             "price": "price_prod_06h2fh92tz3zamwxsy45rg2hms0y6",
          *             "quantity": 2,
          *             "amount_atom": 1000,
          *             "description": "Pro",
@@ -13915,24 +14294,24 @@ export type components = {
          *         "subscription_data": null
          *       },
          *       "previous_data": {
-         *         "id": "cs_prod_06h2ef01azrzfyhxysx4amj41grxt",
-         *         "url": "http://127.0.0.1:35215/checkout/cs_prod_06h2ef01azrzfyhxysx4amj41grxt",
+         *         "id": "cs_prod_06h2fha6msgknpwr7ckk3r43vqqcw",
+         *         "url": "http://127.0.0.1:34955/checkout/cs_prod_06h2fha6msgknpwr7ckk3r43vqqcw",
          *         "mode": "payment",
          *         "object": "checkout_session",
          *         "status": "open",
-         *         "created": "2026-11-29T12:16:13.653Z",
+         *         "created": "2026-11-29T14:46:09.828Z",
          *         "invoice": null,
-         *         "updated": "2026-11-29T12:16:13.653Z",
+         *         "updated": "2026-11-29T14:46:09.828Z",
          *         "currency": "usd",
          *         "customer": null,
          *         "livemode": false,
          *         "metadata": {},
          *         "cancel_url": null,
          *         "expired_at": null,
-         *         "expires_at": "2026-11-30T12:16:13.653Z",
+         *         "expires_at": "2026-11-30T14:46:09.828Z",
          *         "line_items": [
          *           {
-         *             "price": "price_prod_06h2eezv7rtav2dxa0stegs4yywv2",
+         *             "price": "price_prod_06h2fh92tz3zamwxsy45rg2hms0y6",
          *             "quantity": 2,
          *             "amount_atom": 1000,
          *             "description": "Pro",
@@ -13949,11 +14328,11 @@ export type components = {
          *         "subscription_data": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2ef01d4g0an9p7tpa7b2zq78ge",
+         *       "correlation_id": "req_prod_06h2fha70yjrgwhmtmh1205bqc420",
          *       "request_id": null,
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-30T12:16:13.653Z",
+         *       "created": "2026-11-30T14:46:09.828Z",
          *       "actor_type": "system",
          *       "actor_id": null
          *     }
@@ -14000,17 +14379,17 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2eezs3ww14vkpg9df14pjekdby",
+         *       "id": "evt_prod_06h2fh8xp9t3f2ta34e170xkp34x2",
          *       "type": "payment_intent.created",
          *       "aggregate_type": "payment_intent",
-         *       "aggregate_id": "pi_prod_06h2eezs3pr7xw0aycw2e3ycnj78p",
+         *       "aggregate_id": "pi_prod_06h2fh8xny4fc1x5pzr62asw4kvb6",
          *       "data": {
-         *         "id": "pi_prod_06h2eezs3pr7xw0aycw2e3ycnj78p",
+         *         "id": "pi_prod_06h2fh8xny4fc1x5pzr62asw4kvb6",
          *         "object": "payment_intent",
          *         "status": "requires_confirmation",
-         *         "created": "2026-11-29T12:16:11.549Z",
+         *         "created": "2026-11-29T14:45:59.343Z",
          *         "invoice": null,
-         *         "updated": "2026-11-29T12:16:11.549Z",
+         *         "updated": "2026-11-29T14:45:59.343Z",
          *         "currency": "usd",
          *         "customer": null,
          *         "livemode": false,
@@ -14025,13 +14404,13 @@ export type components = {
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2eezs35p7x35ga0b4es4fhc1gp",
-         *       "request_id": "req_prod_06h2eezs35p7x35ga0b4es4fhc1gp",
+         *       "correlation_id": "req_prod_06h2fh8xn7fsrsm102a99kyt4bpc6",
+         *       "request_id": "req_prod_06h2fh8xn7fsrsm102a99kyt4bpc6",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-29T12:16:11.551Z",
+         *       "created": "2026-11-29T14:45:59.346Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2eeznqzss6w2jbgkfca7r3sg58"
+         *       "actor_id": "key_prod_06h2fh8cpcfp74mhbjzdmqnxpcygr"
          *     }
          */
         PaymentIntentCreatedEvent: {
@@ -14076,17 +14455,17 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2eezs5mx8hahg1ds9yw78pmqt0",
+         *       "id": "evt_prod_06h2fh8xv90a7g6pk1pvev5fqbt9a",
          *       "type": "payment_intent.processing",
          *       "aggregate_type": "payment_intent",
-         *       "aggregate_id": "pi_prod_06h2eezs3pr7xw0aycw2e3ycnj78p",
+         *       "aggregate_id": "pi_prod_06h2fh8xny4fc1x5pzr62asw4kvb6",
          *       "data": {
-         *         "id": "pi_prod_06h2eezs3pr7xw0aycw2e3ycnj78p",
+         *         "id": "pi_prod_06h2fh8xny4fc1x5pzr62asw4kvb6",
          *         "object": "payment_intent",
          *         "status": "processing",
-         *         "created": "2026-11-29T12:16:11.549Z",
+         *         "created": "2026-11-29T14:45:59.343Z",
          *         "invoice": null,
-         *         "updated": "2026-11-29T12:16:11.564Z",
+         *         "updated": "2026-11-29T14:45:59.383Z",
          *         "currency": "usd",
          *         "customer": null,
          *         "livemode": false,
@@ -14100,12 +14479,12 @@ export type components = {
          *         "amount_capturable_atom": 0
          *       },
          *       "previous_data": {
-         *         "id": "pi_prod_06h2eezs3pr7xw0aycw2e3ycnj78p",
+         *         "id": "pi_prod_06h2fh8xny4fc1x5pzr62asw4kvb6",
          *         "object": "payment_intent",
          *         "status": "requires_confirmation",
-         *         "created": "2026-11-29T12:16:11.549Z",
+         *         "created": "2026-11-29T14:45:59.343Z",
          *         "invoice": null,
-         *         "updated": "2026-11-29T12:16:11.554Z",
+         *         "updated": "2026-11-29T14:45:59.351Z",
          *         "currency": "usd",
          *         "customer": null,
          *         "livemode": false,
@@ -14119,13 +14498,13 @@ export type components = {
          *         "amount_capturable_atom": 0
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2eezs35p7x35ga0b4es4fhc1gp",
-         *       "request_id": "req_prod_06h2eezs35p7x35ga0b4es4fhc1gp",
+         *       "correlation_id": "req_prod_06h2fh8xn7fsrsm102a99kyt4bpc6",
+         *       "request_id": "req_prod_06h2fh8xn7fsrsm102a99kyt4bpc6",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-29T12:16:11.566Z",
+         *       "created": "2026-11-29T14:45:59.386Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2eeznqzss6w2jbgkfca7r3sg58"
+         *       "actor_id": "key_prod_06h2fh8cpcfp74mhbjzdmqnxpcygr"
          *     }
          */
         PaymentIntentProcessingEvent: {
@@ -14170,19 +14549,19 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2eezwwwq4gt6sa0108212c6s3m",
+         *       "id": "evt_prod_06h2fh9ev09gj6kn93kc9gxzb87d4",
          *       "type": "payment_intent.requires_action",
          *       "aggregate_type": "payment_intent",
-         *       "aggregate_id": "pi_prod_06h2eezwwdkw01erasey077mysgp4",
+         *       "aggregate_id": "pi_prod_06h2fh9erx17seyx5y7kg61064ybc",
          *       "data": {
-         *         "id": "pi_prod_06h2eezwwdkw01erasey077mysgp4",
+         *         "id": "pi_prod_06h2fh9erx17seyx5y7kg61064ybc",
          *         "object": "payment_intent",
          *         "status": "requires_action",
-         *         "created": "2026-11-29T12:16:12.515Z",
+         *         "created": "2026-11-29T14:46:03.719Z",
          *         "invoice": null,
-         *         "updated": "2026-11-29T12:16:12.518Z",
+         *         "updated": "2026-11-29T14:46:03.732Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2eezw7zvvnq1dqa5tk66dk672g",
+         *         "customer": "cus_prod_06h2fh9a305gnvn0y9ecv5hbacw76",
          *         "livemode": false,
          *         "metadata": {},
          *         "amount_atom": 1000,
@@ -14194,14 +14573,14 @@ export type components = {
          *         "amount_capturable_atom": 0
          *       },
          *       "previous_data": {
-         *         "id": "pi_prod_06h2eezwwdkw01erasey077mysgp4",
+         *         "id": "pi_prod_06h2fh9erx17seyx5y7kg61064ybc",
          *         "object": "payment_intent",
          *         "status": "requires_confirmation",
-         *         "created": "2026-11-29T12:16:12.515Z",
+         *         "created": "2026-11-29T14:46:03.719Z",
          *         "invoice": null,
-         *         "updated": "2026-11-29T12:16:12.515Z",
+         *         "updated": "2026-11-29T14:46:03.719Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2eezw7zvvnq1dqa5tk66dk672g",
+         *         "customer": "cus_prod_06h2fh9a305gnvn0y9ecv5hbacw76",
          *         "livemode": false,
          *         "metadata": {},
          *         "amount_atom": 1000,
@@ -14213,13 +14592,13 @@ export type components = {
          *         "amount_capturable_atom": 0
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2eezww8df3awyrk2zret672cym",
-         *       "request_id": "req_prod_06h2eezww8df3awyrk2zret672cym",
+         *       "correlation_id": "req_prod_06h2fh9erhea4t6vd6j5akevbt87e",
+         *       "request_id": "req_prod_06h2fh9erhea4t6vd6j5akevbt87e",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-29T12:16:12.519Z",
+         *       "created": "2026-11-29T14:46:03.736Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2eeznqzss6w2jbgkfca7r3sg58"
+         *       "actor_id": "key_prod_06h2fh8cpcfp74mhbjzdmqnxpcygr"
          *     }
          */
         PaymentIntentRequiresActionEvent: {
@@ -14264,19 +14643,19 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2eezx0tdsrrhjq9vjjkr17bnrt",
+         *       "id": "evt_prod_06h2fh9fe9jmt4tchjar6af50hwf8",
          *       "type": "payment_intent.amount_capturable_updated",
          *       "aggregate_type": "payment_intent",
-         *       "aggregate_id": "pi_prod_06h2eezx067k3exsba9jhmefytk1p",
+         *       "aggregate_id": "pi_prod_06h2fh9fbf5dme1jcdcrmph122b5p",
          *       "data": {
-         *         "id": "pi_prod_06h2eezx067k3exsba9jhmefytk1p",
+         *         "id": "pi_prod_06h2fh9fbf5dme1jcdcrmph122b5p",
          *         "object": "payment_intent",
          *         "status": "requires_capture",
-         *         "created": "2026-11-29T12:16:12.545Z",
+         *         "created": "2026-11-29T14:46:03.867Z",
          *         "invoice": null,
-         *         "updated": "2026-11-29T12:16:12.549Z",
+         *         "updated": "2026-11-29T14:46:03.881Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2eezw7zvvnq1dqa5tk66dk672g",
+         *         "customer": "cus_prod_06h2fh9a305gnvn0y9ecv5hbacw76",
          *         "livemode": false,
          *         "metadata": {},
          *         "amount_atom": 1000,
@@ -14288,14 +14667,14 @@ export type components = {
          *         "amount_capturable_atom": 1000
          *       },
          *       "previous_data": {
-         *         "id": "pi_prod_06h2eezx067k3exsba9jhmefytk1p",
+         *         "id": "pi_prod_06h2fh9fbf5dme1jcdcrmph122b5p",
          *         "object": "payment_intent",
          *         "status": "processing",
-         *         "created": "2026-11-29T12:16:12.545Z",
+         *         "created": "2026-11-29T14:46:03.867Z",
          *         "invoice": null,
-         *         "updated": "2026-11-29T12:16:12.547Z",
+         *         "updated": "2026-11-29T14:46:03.871Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2eezw7zvvnq1dqa5tk66dk672g",
+         *         "customer": "cus_prod_06h2fh9a305gnvn0y9ecv5hbacw76",
          *         "livemode": false,
          *         "metadata": {},
          *         "amount_atom": 1000,
@@ -14307,13 +14686,13 @@ export type components = {
          *         "amount_capturable_atom": 0
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2eezwzzs6xkvqemhbtq5ez5qwa",
-         *       "request_id": "req_prod_06h2eezwzzs6xkvqemhbtq5ez5qwa",
+         *       "correlation_id": "req_prod_06h2fh9faret5w9b41vym5dk93gwg",
+         *       "request_id": "req_prod_06h2fh9faret5w9b41vym5dk93gwg",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-29T12:16:12.551Z",
+         *       "created": "2026-11-29T14:46:03.890Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2eeznqzss6w2jbgkfca7r3sg58"
+         *       "actor_id": "key_prod_06h2fh8cpcfp74mhbjzdmqnxpcygr"
          *     }
          */
         PaymentIntentAmountCapturableUpdatedEvent: {
@@ -14358,17 +14737,17 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2eezs7kvs7kkapqh5xzdqgnx9j",
+         *       "id": "evt_prod_06h2fh8xzvfpf2bzkbkhp075kxjxw",
          *       "type": "payment_intent.succeeded",
          *       "aggregate_type": "payment_intent",
-         *       "aggregate_id": "pi_prod_06h2eezs3pr7xw0aycw2e3ycnj78p",
+         *       "aggregate_id": "pi_prod_06h2fh8xny4fc1x5pzr62asw4kvb6",
          *       "data": {
-         *         "id": "pi_prod_06h2eezs3pr7xw0aycw2e3ycnj78p",
+         *         "id": "pi_prod_06h2fh8xny4fc1x5pzr62asw4kvb6",
          *         "object": "payment_intent",
          *         "status": "succeeded",
-         *         "created": "2026-11-29T12:16:11.549Z",
+         *         "created": "2026-11-29T14:45:59.343Z",
          *         "invoice": null,
-         *         "updated": "2026-11-29T12:16:11.573Z",
+         *         "updated": "2026-11-29T14:45:59.418Z",
          *         "currency": "usd",
          *         "customer": null,
          *         "livemode": false,
@@ -14382,12 +14761,12 @@ export type components = {
          *         "amount_capturable_atom": 0
          *       },
          *       "previous_data": {
-         *         "id": "pi_prod_06h2eezs3pr7xw0aycw2e3ycnj78p",
+         *         "id": "pi_prod_06h2fh8xny4fc1x5pzr62asw4kvb6",
          *         "object": "payment_intent",
          *         "status": "processing",
-         *         "created": "2026-11-29T12:16:11.549Z",
+         *         "created": "2026-11-29T14:45:59.343Z",
          *         "invoice": null,
-         *         "updated": "2026-11-29T12:16:11.564Z",
+         *         "updated": "2026-11-29T14:45:59.383Z",
          *         "currency": "usd",
          *         "customer": null,
          *         "livemode": false,
@@ -14401,13 +14780,13 @@ export type components = {
          *         "amount_capturable_atom": 0
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2eezs35p7x35ga0b4es4fhc1gp",
-         *       "request_id": "req_prod_06h2eezs35p7x35ga0b4es4fhc1gp",
+         *       "correlation_id": "req_prod_06h2fh8xn7fsrsm102a99kyt4bpc6",
+         *       "request_id": "req_prod_06h2fh8xn7fsrsm102a99kyt4bpc6",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-29T12:16:11.580Z",
+         *       "created": "2026-11-29T14:45:59.422Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2eeznqzss6w2jbgkfca7r3sg58"
+         *       "actor_id": "key_prod_06h2fh8cpcfp74mhbjzdmqnxpcygr"
          *     }
          */
         PaymentIntentSucceededEvent: {
@@ -14452,23 +14831,23 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2eezx2axb3pa1sy673y56mez9p",
+         *       "id": "evt_prod_06h2fh9fpgj8ysbgwn009jpmx6kx6",
          *       "type": "payment_intent.canceled",
          *       "aggregate_type": "payment_intent",
-         *       "aggregate_id": "pi_prod_06h2eezx067k3exsba9jhmefytk1p",
+         *       "aggregate_id": "pi_prod_06h2fh9fbf5dme1jcdcrmph122b5p",
          *       "data": {
-         *         "id": "pi_prod_06h2eezx067k3exsba9jhmefytk1p",
+         *         "id": "pi_prod_06h2fh9fbf5dme1jcdcrmph122b5p",
          *         "object": "payment_intent",
          *         "status": "canceled",
-         *         "created": "2026-11-29T12:16:12.545Z",
+         *         "created": "2026-11-29T14:46:03.867Z",
          *         "invoice": null,
-         *         "updated": "2026-11-29T12:16:12.561Z",
+         *         "updated": "2026-11-29T14:46:03.955Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2eezw7zvvnq1dqa5tk66dk672g",
+         *         "customer": "cus_prod_06h2fh9a305gnvn0y9ecv5hbacw76",
          *         "livemode": false,
          *         "metadata": {},
          *         "amount_atom": 1000,
-         *         "canceled_at": "2026-11-29T12:16:12.561Z",
+         *         "canceled_at": "2026-11-29T14:46:03.955Z",
          *         "capture_method": "manual",
          *         "payment_method": "pm_sandbox_succeeds",
          *         "last_payment_error": null,
@@ -14476,14 +14855,14 @@ export type components = {
          *         "amount_capturable_atom": 0
          *       },
          *       "previous_data": {
-         *         "id": "pi_prod_06h2eezx067k3exsba9jhmefytk1p",
+         *         "id": "pi_prod_06h2fh9fbf5dme1jcdcrmph122b5p",
          *         "object": "payment_intent",
          *         "status": "requires_capture",
-         *         "created": "2026-11-29T12:16:12.545Z",
+         *         "created": "2026-11-29T14:46:03.867Z",
          *         "invoice": null,
-         *         "updated": "2026-11-29T12:16:12.549Z",
+         *         "updated": "2026-11-29T14:46:03.881Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2eezw7zvvnq1dqa5tk66dk672g",
+         *         "customer": "cus_prod_06h2fh9a305gnvn0y9ecv5hbacw76",
          *         "livemode": false,
          *         "metadata": {},
          *         "amount_atom": 1000,
@@ -14495,13 +14874,13 @@ export type components = {
          *         "amount_capturable_atom": 1000
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2eezx1vxpsmnn56jjeyajnwbey",
-         *       "request_id": "req_prod_06h2eezx1vxpsmnn56jjeyajnwbey",
+         *       "correlation_id": "req_prod_06h2fh9fns878p39h1b2zpzv4e28p",
+         *       "request_id": "req_prod_06h2fh9fns878p39h1b2zpzv4e28p",
          *       "version": 1,
          *       "sequence": 4,
-         *       "created": "2026-11-29T12:16:12.562Z",
+         *       "created": "2026-11-29T14:46:03.956Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2eeznqzss6w2jbgkfca7r3sg58"
+         *       "actor_id": "key_prod_06h2fh8cpcfp74mhbjzdmqnxpcygr"
          *     }
          */
         PaymentIntentCanceledEvent: {
@@ -14546,19 +14925,19 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2eezwvjfqr9t2q4gx1jm0zckkm",
+         *       "id": "evt_prod_06h2fh9en4pmh2vsvw1hm4jqxv1qj",
          *       "type": "payment_intent.payment_failed",
          *       "aggregate_type": "payment_intent",
-         *       "aggregate_id": "pi_prod_06h2eezwtnfqcefgwah2pfmkdmvrj",
+         *       "aggregate_id": "pi_prod_06h2fh9egmzhtqhv56wz34pt3mtbm",
          *       "data": {
-         *         "id": "pi_prod_06h2eezwtnfqcefgwah2pfmkdmvrj",
+         *         "id": "pi_prod_06h2fh9egmzhtqhv56wz34pt3mtbm",
          *         "object": "payment_intent",
          *         "status": "requires_payment_method",
-         *         "created": "2026-11-29T12:16:12.501Z",
+         *         "created": "2026-11-29T14:46:03.653Z",
          *         "invoice": null,
-         *         "updated": "2026-11-29T12:16:12.507Z",
+         *         "updated": "2026-11-29T14:46:03.682Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2eezw7zvvnq1dqa5tk66dk672g",
+         *         "customer": "cus_prod_06h2fh9a305gnvn0y9ecv5hbacw76",
          *         "livemode": false,
          *         "metadata": {},
          *         "amount_atom": 1000,
@@ -14570,14 +14949,14 @@ export type components = {
          *         "amount_capturable_atom": 0
          *       },
          *       "previous_data": {
-         *         "id": "pi_prod_06h2eezwtnfqcefgwah2pfmkdmvrj",
+         *         "id": "pi_prod_06h2fh9egmzhtqhv56wz34pt3mtbm",
          *         "object": "payment_intent",
          *         "status": "processing",
-         *         "created": "2026-11-29T12:16:12.501Z",
+         *         "created": "2026-11-29T14:46:03.653Z",
          *         "invoice": null,
-         *         "updated": "2026-11-29T12:16:12.503Z",
+         *         "updated": "2026-11-29T14:46:03.663Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2eezw7zvvnq1dqa5tk66dk672g",
+         *         "customer": "cus_prod_06h2fh9a305gnvn0y9ecv5hbacw76",
          *         "livemode": false,
          *         "metadata": {},
          *         "amount_atom": 1000,
@@ -14589,13 +14968,13 @@ export type components = {
          *         "amount_capturable_atom": 0
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2eezwtgjdkp5df850ddqd3nxem",
-         *       "request_id": "req_prod_06h2eezwtgjdkp5df850ddqd3nxem",
+         *       "correlation_id": "req_prod_06h2fh9egc208h1601eqfd9s7thjt",
+         *       "request_id": "req_prod_06h2fh9egc208h1601eqfd9s7thjt",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-29T12:16:12.508Z",
+         *       "created": "2026-11-29T14:46:03.689Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2eeznqzss6w2jbgkfca7r3sg58"
+         *       "actor_id": "key_prod_06h2fh8cpcfp74mhbjzdmqnxpcygr"
          *     }
          */
         PaymentIntentPaymentFailedEvent: {
@@ -14640,19 +15019,19 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2eezwysb7ecq4xfvzp6ma963sm",
+         *       "id": "evt_prod_06h2fh9f6q6ezspwkhmhe9k453ver",
          *       "type": "payment_intent.partially_funded",
          *       "aggregate_type": "payment_intent",
-         *       "aggregate_id": "pi_prod_06h2eezwxw7v62d9c166zv07md04a",
+         *       "aggregate_id": "pi_prod_06h2fh9f37sntxryaqe7wq5shbvr8",
          *       "data": {
-         *         "id": "pi_prod_06h2eezwxw7v62d9c166zv07md04a",
+         *         "id": "pi_prod_06h2fh9f37sntxryaqe7wq5shbvr8",
          *         "object": "payment_intent",
          *         "status": "partially_funded",
-         *         "created": "2026-11-29T12:16:12.527Z",
+         *         "created": "2026-11-29T14:46:03.801Z",
          *         "invoice": null,
-         *         "updated": "2026-11-29T12:16:12.533Z",
+         *         "updated": "2026-11-29T14:46:03.827Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2eezw7zvvnq1dqa5tk66dk672g",
+         *         "customer": "cus_prod_06h2fh9a305gnvn0y9ecv5hbacw76",
          *         "livemode": false,
          *         "metadata": {},
          *         "amount_atom": 1000,
@@ -14664,14 +15043,14 @@ export type components = {
          *         "amount_capturable_atom": 0
          *       },
          *       "previous_data": {
-         *         "id": "pi_prod_06h2eezwxw7v62d9c166zv07md04a",
+         *         "id": "pi_prod_06h2fh9f37sntxryaqe7wq5shbvr8",
          *         "object": "payment_intent",
          *         "status": "processing",
-         *         "created": "2026-11-29T12:16:12.527Z",
+         *         "created": "2026-11-29T14:46:03.801Z",
          *         "invoice": null,
-         *         "updated": "2026-11-29T12:16:12.529Z",
+         *         "updated": "2026-11-29T14:46:03.805Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2eezw7zvvnq1dqa5tk66dk672g",
+         *         "customer": "cus_prod_06h2fh9a305gnvn0y9ecv5hbacw76",
          *         "livemode": false,
          *         "metadata": {},
          *         "amount_atom": 1000,
@@ -14683,13 +15062,13 @@ export type components = {
          *         "amount_capturable_atom": 0
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2eezwxmsy47w3kekqy0v1m6mfe",
-         *       "request_id": "req_prod_06h2eezwxmsy47w3kekqy0v1m6mfe",
+         *       "correlation_id": "req_prod_06h2fh9f2sgvjc83xq995a8m2k01m",
+         *       "request_id": "req_prod_06h2fh9f2sgvjc83xq995a8m2k01m",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-29T12:16:12.534Z",
+         *       "created": "2026-11-29T14:46:03.829Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2eeznqzss6w2jbgkfca7r3sg58"
+         *       "actor_id": "key_prod_06h2fh8cpcfp74mhbjzdmqnxpcygr"
          *     }
          */
         PaymentIntentPartiallyFundedEvent: {
@@ -14734,48 +15113,48 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2eezzj67htpe1c54z2g7j52dk2",
+         *       "id": "evt_prod_06h2fh9ynxtwqya6fhhk8gdz8t2f6",
          *       "type": "customer.subscription.created",
          *       "aggregate_type": "subscription",
-         *       "aggregate_id": "sub_prod_06h2eezzg8dc65gszrzr0rzq208g4",
+         *       "aggregate_id": "sub_prod_06h2fh9yg53enxbt4qcjaxpq9jssg",
          *       "data": {
-         *         "id": "sub_prod_06h2eezzg8dc65gszrzr0rzq208g4",
+         *         "id": "sub_prod_06h2fh9yg53enxbt4qcjaxpq9jssg",
          *         "items": [
          *           {
-         *             "id": "si_prod_06h2eezzg8dc65gszrzr0rzq208g6",
-         *             "price": "price_prod_06h2eezv63pg213ca31042tj77f4t",
+         *             "id": "si_prod_06h2fh9yg53enxbt4qcjaxpq9jssj",
+         *             "price": "price_prod_06h2fh928k9xh46nak7pgx5pysz2t",
          *             "quantity": 1
          *           }
          *         ],
          *         "object": "subscription",
          *         "status": "active",
-         *         "created": "2026-11-29T12:16:13.184Z",
-         *         "updated": "2026-11-29T12:16:13.184Z",
+         *         "created": "2026-11-29T14:46:07.733Z",
+         *         "updated": "2026-11-29T14:46:07.733Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2eezw7zvvnq1dqa5tk66dk672g",
+         *         "customer": "cus_prod_06h2fh9a305gnvn0y9ecv5hbacw76",
          *         "livemode": false,
          *         "metadata": {},
          *         "paused_at": null,
          *         "trial_end": null,
          *         "cancelled_at": null,
          *         "days_until_due": null,
-         *         "latest_invoice": "in_prod_06h2eezzgm603swe4nj19x7myfr6e",
+         *         "latest_invoice": "in_prod_06h2fh9ygxppr5s16v18zws4vzhgj",
          *         "pending_changes": [],
          *         "collection_method": "charge_automatically",
-         *         "current_period_end": "2026-12-29T12:16:13.184Z",
+         *         "current_period_end": "2026-12-29T14:46:07.733Z",
          *         "cancel_at_period_end": false,
-         *         "current_period_start": "2026-11-29T12:16:13.184Z",
+         *         "current_period_start": "2026-11-29T14:46:07.733Z",
          *         "default_payment_method": null
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2eezzfxeza19ks1ds48k7das6e",
-         *       "request_id": "req_prod_06h2eezzfxeza19ks1ds48k7das6e",
+         *       "correlation_id": "req_prod_06h2fh9yeepn4dcf5kytreww76wxe",
+         *       "request_id": "req_prod_06h2fh9yeepn4dcf5kytreww76wxe",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-29T12:16:13.201Z",
+         *       "created": "2026-11-29T14:46:07.791Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2eeznqzss6w2jbgkfca7r3sg58"
+         *       "actor_id": "key_prod_06h2fh8cpcfp74mhbjzdmqnxpcygr"
          *     }
          */
         CustomerSubscriptionCreatedEvent: {
@@ -14820,25 +15199,25 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2eezzqhdwy08q3kjmn4bnechtc",
+         *       "id": "evt_prod_06h2fha017kyzgwwmx08wzjvq0fyj",
          *       "type": "customer.subscription.updated",
          *       "aggregate_type": "subscription",
-         *       "aggregate_id": "sub_prod_06h2eezzg8dc65gszrzr0rzq208g4",
+         *       "aggregate_id": "sub_prod_06h2fh9yg53enxbt4qcjaxpq9jssg",
          *       "data": {
-         *         "id": "sub_prod_06h2eezzg8dc65gszrzr0rzq208g4",
+         *         "id": "sub_prod_06h2fh9yg53enxbt4qcjaxpq9jssg",
          *         "items": [
          *           {
-         *             "id": "si_prod_06h2eezzg8dc65gszrzr0rzq208g6",
-         *             "price": "price_prod_06h2eezv63pg213ca31042tj77f4t",
+         *             "id": "si_prod_06h2fh9yg53enxbt4qcjaxpq9jssj",
+         *             "price": "price_prod_06h2fh928k9xh46nak7pgx5pysz2t",
          *             "quantity": 1
          *           }
          *         ],
          *         "object": "subscription",
          *         "status": "active",
-         *         "created": "2026-11-29T12:16:13.184Z",
-         *         "updated": "2026-11-29T12:16:13.241Z",
+         *         "created": "2026-11-29T14:46:07.733Z",
+         *         "updated": "2026-11-29T14:46:08.117Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2eezw7zvvnq1dqa5tk66dk672g",
+         *         "customer": "cus_prod_06h2fh9a305gnvn0y9ecv5hbacw76",
          *         "livemode": false,
          *         "metadata": {
          *           "plan": "pro"
@@ -14847,51 +15226,51 @@ export type components = {
          *         "trial_end": null,
          *         "cancelled_at": null,
          *         "days_until_due": null,
-         *         "latest_invoice": "in_prod_06h2eezzgm603swe4nj19x7myfr6e",
+         *         "latest_invoice": "in_prod_06h2fh9ygxppr5s16v18zws4vzhgj",
          *         "pending_changes": [],
          *         "collection_method": "charge_automatically",
-         *         "current_period_end": "2026-12-29T12:16:13.184Z",
+         *         "current_period_end": "2026-12-29T14:46:07.733Z",
          *         "cancel_at_period_end": false,
-         *         "current_period_start": "2026-11-29T12:16:13.184Z",
+         *         "current_period_start": "2026-11-29T14:46:07.733Z",
          *         "default_payment_method": null
          *       },
          *       "previous_data": {
-         *         "id": "sub_prod_06h2eezzg8dc65gszrzr0rzq208g4",
+         *         "id": "sub_prod_06h2fh9yg53enxbt4qcjaxpq9jssg",
          *         "items": [
          *           {
-         *             "id": "si_prod_06h2eezzg8dc65gszrzr0rzq208g6",
-         *             "price": "price_prod_06h2eezv63pg213ca31042tj77f4t",
+         *             "id": "si_prod_06h2fh9yg53enxbt4qcjaxpq9jssj",
+         *             "price": "price_prod_06h2fh928k9xh46nak7pgx5pysz2t",
          *             "quantity": 1
          *           }
          *         ],
          *         "object": "subscription",
          *         "status": "active",
-         *         "created": "2026-11-29T12:16:13.184Z",
-         *         "updated": "2026-11-29T12:16:13.184Z",
+         *         "created": "2026-11-29T14:46:07.733Z",
+         *         "updated": "2026-11-29T14:46:07.733Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2eezw7zvvnq1dqa5tk66dk672g",
+         *         "customer": "cus_prod_06h2fh9a305gnvn0y9ecv5hbacw76",
          *         "livemode": false,
          *         "metadata": {},
          *         "paused_at": null,
          *         "trial_end": null,
          *         "cancelled_at": null,
          *         "days_until_due": null,
-         *         "latest_invoice": "in_prod_06h2eezzgm603swe4nj19x7myfr6e",
+         *         "latest_invoice": "in_prod_06h2fh9ygxppr5s16v18zws4vzhgj",
          *         "pending_changes": [],
          *         "collection_method": "charge_automatically",
-         *         "current_period_end": "2026-12-29T12:16:13.184Z",
+         *         "current_period_end": "2026-12-29T14:46:07.733Z",
          *         "cancel_at_period_end": false,
-         *         "current_period_start": "2026-11-29T12:16:13.184Z",
+         *         "current_period_start": "2026-11-29T14:46:07.733Z",
          *         "default_payment_method": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2eezzprs0j5f1t7pg7xt0928zr",
-         *       "request_id": "req_prod_06h2eezzprs0j5f1t7pg7xt0928zr",
+         *       "correlation_id": "req_prod_06h2fh9ztpwcdhsk02w89e0gzzah6",
+         *       "request_id": "req_prod_06h2fh9ztpwcdhsk02w89e0gzzah6",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-29T12:16:13.244Z",
+         *       "created": "2026-11-29T14:46:08.137Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2eeznqzss6w2jbgkfca7r3sg58"
+         *       "actor_id": "key_prod_06h2fh8cpcfp74mhbjzdmqnxpcygr"
          *     }
          */
         CustomerSubscriptionUpdatedEvent: {
@@ -14936,56 +15315,56 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2eezzszmcg82nb5f1v46wkhxk2",
+         *       "id": "evt_prod_06h2fha0rgv8h9tjxg2sacqf87dnw",
          *       "type": "customer.subscription.paused",
          *       "aggregate_type": "subscription",
-         *       "aggregate_id": "sub_prod_06h2eezzg8dc65gszrzr0rzq208g4",
+         *       "aggregate_id": "sub_prod_06h2fh9yg53enxbt4qcjaxpq9jssg",
          *       "data": {
-         *         "id": "sub_prod_06h2eezzg8dc65gszrzr0rzq208g4",
+         *         "id": "sub_prod_06h2fh9yg53enxbt4qcjaxpq9jssg",
          *         "items": [
          *           {
-         *             "id": "si_prod_06h2eezzg8dc65gszrzr0rzq208g6",
-         *             "price": "price_prod_06h2eezv63pg213ca31042tj77f4t",
+         *             "id": "si_prod_06h2fh9yg53enxbt4qcjaxpq9jssj",
+         *             "price": "price_prod_06h2fh928k9xh46nak7pgx5pysz2t",
          *             "quantity": 1
          *           }
          *         ],
          *         "object": "subscription",
          *         "status": "paused",
-         *         "created": "2026-11-29T12:16:13.184Z",
-         *         "updated": "2026-11-29T12:16:13.261Z",
+         *         "created": "2026-11-29T14:46:07.733Z",
+         *         "updated": "2026-11-29T14:46:08.295Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2eezw7zvvnq1dqa5tk66dk672g",
+         *         "customer": "cus_prod_06h2fh9a305gnvn0y9ecv5hbacw76",
          *         "livemode": false,
          *         "metadata": {
          *           "plan": "pro"
          *         },
-         *         "paused_at": "2026-11-29T12:16:13.261Z",
+         *         "paused_at": "2026-11-29T14:46:08.295Z",
          *         "trial_end": null,
          *         "cancelled_at": null,
          *         "days_until_due": null,
-         *         "latest_invoice": "in_prod_06h2eezzgm603swe4nj19x7myfr6e",
+         *         "latest_invoice": "in_prod_06h2fh9ygxppr5s16v18zws4vzhgj",
          *         "pending_changes": [],
          *         "collection_method": "charge_automatically",
-         *         "current_period_end": "2026-12-29T12:16:13.184Z",
+         *         "current_period_end": "2026-12-29T14:46:07.733Z",
          *         "cancel_at_period_end": false,
-         *         "current_period_start": "2026-11-29T12:16:13.184Z",
+         *         "current_period_start": "2026-11-29T14:46:07.733Z",
          *         "default_payment_method": null
          *       },
          *       "previous_data": {
-         *         "id": "sub_prod_06h2eezzg8dc65gszrzr0rzq208g4",
+         *         "id": "sub_prod_06h2fh9yg53enxbt4qcjaxpq9jssg",
          *         "items": [
          *           {
-         *             "id": "si_prod_06h2eezzg8dc65gszrzr0rzq208g6",
-         *             "price": "price_prod_06h2eezv63pg213ca31042tj77f4t",
+         *             "id": "si_prod_06h2fh9yg53enxbt4qcjaxpq9jssj",
+         *             "price": "price_prod_06h2fh928k9xh46nak7pgx5pysz2t",
          *             "quantity": 1
          *           }
          *         ],
          *         "object": "subscription",
          *         "status": "active",
-         *         "created": "2026-11-29T12:16:13.184Z",
-         *         "updated": "2026-11-29T12:16:13.241Z",
+         *         "created": "2026-11-29T14:46:07.733Z",
+         *         "updated": "2026-11-29T14:46:08.117Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2eezw7zvvnq1dqa5tk66dk672g",
+         *         "customer": "cus_prod_06h2fh9a305gnvn0y9ecv5hbacw76",
          *         "livemode": false,
          *         "metadata": {
          *           "plan": "pro"
@@ -14994,22 +15373,22 @@ export type components = {
          *         "trial_end": null,
          *         "cancelled_at": null,
          *         "days_until_due": null,
-         *         "latest_invoice": "in_prod_06h2eezzgm603swe4nj19x7myfr6e",
+         *         "latest_invoice": "in_prod_06h2fh9ygxppr5s16v18zws4vzhgj",
          *         "pending_changes": [],
          *         "collection_method": "charge_automatically",
-         *         "current_period_end": "2026-12-29T12:16:13.184Z",
+         *         "current_period_end": "2026-12-29T14:46:07.733Z",
          *         "cancel_at_period_end": false,
-         *         "current_period_start": "2026-11-29T12:16:13.184Z",
+         *         "current_period_start": "2026-11-29T14:46:07.733Z",
          *         "default_payment_method": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2eezzs869gd6h5wbthnjrf5t5g",
-         *       "request_id": "req_prod_06h2eezzs869gd6h5wbthnjrf5t5g",
+         *       "correlation_id": "req_prod_06h2fha0hyxvxtahcem5927rmxqkt",
+         *       "request_id": "req_prod_06h2fha0hyxvxtahcem5927rmxqkt",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-29T12:16:13.263Z",
+         *       "created": "2026-11-29T14:46:08.324Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2eeznqzss6w2jbgkfca7r3sg58"
+         *       "actor_id": "key_prod_06h2fh8cpcfp74mhbjzdmqnxpcygr"
          *     }
          */
         CustomerSubscriptionPausedEvent: {
@@ -15054,25 +15433,25 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2eezzwz6w5h9a8dkecg9k49t16",
+         *       "id": "evt_prod_06h2fha1avbz4p8p837s12pgtpa2c",
          *       "type": "customer.subscription.resumed",
          *       "aggregate_type": "subscription",
-         *       "aggregate_id": "sub_prod_06h2eezzg8dc65gszrzr0rzq208g4",
+         *       "aggregate_id": "sub_prod_06h2fh9yg53enxbt4qcjaxpq9jssg",
          *       "data": {
-         *         "id": "sub_prod_06h2eezzg8dc65gszrzr0rzq208g4",
+         *         "id": "sub_prod_06h2fh9yg53enxbt4qcjaxpq9jssg",
          *         "items": [
          *           {
-         *             "id": "si_prod_06h2eezzg8dc65gszrzr0rzq208g6",
-         *             "price": "price_prod_06h2eezv63pg213ca31042tj77f4t",
+         *             "id": "si_prod_06h2fh9yg53enxbt4qcjaxpq9jssj",
+         *             "price": "price_prod_06h2fh928k9xh46nak7pgx5pysz2t",
          *             "quantity": 1
          *           }
          *         ],
          *         "object": "subscription",
          *         "status": "active",
-         *         "created": "2026-11-29T12:16:13.184Z",
-         *         "updated": "2026-11-29T12:16:13.284Z",
+         *         "created": "2026-11-29T14:46:07.733Z",
+         *         "updated": "2026-11-29T14:46:08.464Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2eezw7zvvnq1dqa5tk66dk672g",
+         *         "customer": "cus_prod_06h2fh9a305gnvn0y9ecv5hbacw76",
          *         "livemode": false,
          *         "metadata": {
          *           "plan": "pro"
@@ -15081,53 +15460,53 @@ export type components = {
          *         "trial_end": null,
          *         "cancelled_at": null,
          *         "days_until_due": null,
-         *         "latest_invoice": "in_prod_06h2eezzgm603swe4nj19x7myfr6e",
+         *         "latest_invoice": "in_prod_06h2fh9ygxppr5s16v18zws4vzhgj",
          *         "pending_changes": [],
          *         "collection_method": "charge_automatically",
-         *         "current_period_end": "2026-12-29T12:16:13.184Z",
+         *         "current_period_end": "2026-12-29T14:46:07.733Z",
          *         "cancel_at_period_end": false,
-         *         "current_period_start": "2026-11-29T12:16:13.184Z",
+         *         "current_period_start": "2026-11-29T14:46:07.733Z",
          *         "default_payment_method": null
          *       },
          *       "previous_data": {
-         *         "id": "sub_prod_06h2eezzg8dc65gszrzr0rzq208g4",
+         *         "id": "sub_prod_06h2fh9yg53enxbt4qcjaxpq9jssg",
          *         "items": [
          *           {
-         *             "id": "si_prod_06h2eezzg8dc65gszrzr0rzq208g6",
-         *             "price": "price_prod_06h2eezv63pg213ca31042tj77f4t",
+         *             "id": "si_prod_06h2fh9yg53enxbt4qcjaxpq9jssj",
+         *             "price": "price_prod_06h2fh928k9xh46nak7pgx5pysz2t",
          *             "quantity": 1
          *           }
          *         ],
          *         "object": "subscription",
          *         "status": "paused",
-         *         "created": "2026-11-29T12:16:13.184Z",
-         *         "updated": "2026-11-29T12:16:13.261Z",
+         *         "created": "2026-11-29T14:46:07.733Z",
+         *         "updated": "2026-11-29T14:46:08.295Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2eezw7zvvnq1dqa5tk66dk672g",
+         *         "customer": "cus_prod_06h2fh9a305gnvn0y9ecv5hbacw76",
          *         "livemode": false,
          *         "metadata": {
          *           "plan": "pro"
          *         },
-         *         "paused_at": "2026-11-29T12:16:13.261Z",
+         *         "paused_at": "2026-11-29T14:46:08.295Z",
          *         "trial_end": null,
          *         "cancelled_at": null,
          *         "days_until_due": null,
-         *         "latest_invoice": "in_prod_06h2eezzgm603swe4nj19x7myfr6e",
+         *         "latest_invoice": "in_prod_06h2fh9ygxppr5s16v18zws4vzhgj",
          *         "pending_changes": [],
          *         "collection_method": "charge_automatically",
-         *         "current_period_end": "2026-12-29T12:16:13.184Z",
+         *         "current_period_end": "2026-12-29T14:46:07.733Z",
          *         "cancel_at_period_end": false,
-         *         "current_period_start": "2026-11-29T12:16:13.184Z",
+         *         "current_period_start": "2026-11-29T14:46:07.733Z",
          *         "default_payment_method": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2eezzw8vysx30mmnw0rypj3n7j",
-         *       "request_id": "req_prod_06h2eezzw8vysx30mmnw0rypj3n7j",
+         *       "correlation_id": "req_prod_06h2fha18xe7vv38jtxet1wh16ssw",
+         *       "request_id": "req_prod_06h2fha18xe7vv38jtxet1wh16ssw",
          *       "version": 1,
          *       "sequence": 4,
-         *       "created": "2026-11-29T12:16:13.287Z",
+         *       "created": "2026-11-29T14:46:08.470Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2eeznqzss6w2jbgkfca7r3sg58"
+         *       "actor_id": "key_prod_06h2fh8cpcfp74mhbjzdmqnxpcygr"
          *     }
          */
         CustomerSubscriptionResumedEvent: {
@@ -15172,56 +15551,56 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2ef0012dksac2tx62mgj869cjj",
+         *       "id": "evt_prod_06h2fha1ycjqxq6805r6qbfer7a2j",
          *       "type": "customer.subscription.cancelled",
          *       "aggregate_type": "subscription",
-         *       "aggregate_id": "sub_prod_06h2eezzg8dc65gszrzr0rzq208g4",
+         *       "aggregate_id": "sub_prod_06h2fh9yg53enxbt4qcjaxpq9jssg",
          *       "data": {
-         *         "id": "sub_prod_06h2eezzg8dc65gszrzr0rzq208g4",
+         *         "id": "sub_prod_06h2fh9yg53enxbt4qcjaxpq9jssg",
          *         "items": [
          *           {
-         *             "id": "si_prod_06h2eezzg8dc65gszrzr0rzq208g6",
-         *             "price": "price_prod_06h2eezv63pg213ca31042tj77f4t",
+         *             "id": "si_prod_06h2fh9yg53enxbt4qcjaxpq9jssj",
+         *             "price": "price_prod_06h2fh928k9xh46nak7pgx5pysz2t",
          *             "quantity": 1
          *           }
          *         ],
          *         "object": "subscription",
          *         "status": "cancelled",
-         *         "created": "2026-11-29T12:16:13.184Z",
-         *         "updated": "2026-11-29T12:16:13.309Z",
+         *         "created": "2026-11-29T14:46:07.733Z",
+         *         "updated": "2026-11-29T14:46:08.576Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2eezw7zvvnq1dqa5tk66dk672g",
+         *         "customer": "cus_prod_06h2fh9a305gnvn0y9ecv5hbacw76",
          *         "livemode": false,
          *         "metadata": {
          *           "plan": "pro"
          *         },
          *         "paused_at": null,
          *         "trial_end": null,
-         *         "cancelled_at": "2026-11-29T12:16:13.309Z",
+         *         "cancelled_at": "2026-11-29T14:46:08.576Z",
          *         "days_until_due": null,
-         *         "latest_invoice": "in_prod_06h2eezzgm603swe4nj19x7myfr6e",
+         *         "latest_invoice": "in_prod_06h2fh9ygxppr5s16v18zws4vzhgj",
          *         "pending_changes": [],
          *         "collection_method": "charge_automatically",
-         *         "current_period_end": "2026-12-29T12:16:13.184Z",
+         *         "current_period_end": "2026-12-29T14:46:07.733Z",
          *         "cancel_at_period_end": false,
-         *         "current_period_start": "2026-11-29T12:16:13.184Z",
+         *         "current_period_start": "2026-11-29T14:46:07.733Z",
          *         "default_payment_method": null
          *       },
          *       "previous_data": {
-         *         "id": "sub_prod_06h2eezzg8dc65gszrzr0rzq208g4",
+         *         "id": "sub_prod_06h2fh9yg53enxbt4qcjaxpq9jssg",
          *         "items": [
          *           {
-         *             "id": "si_prod_06h2eezzg8dc65gszrzr0rzq208g6",
-         *             "price": "price_prod_06h2eezv63pg213ca31042tj77f4t",
+         *             "id": "si_prod_06h2fh9yg53enxbt4qcjaxpq9jssj",
+         *             "price": "price_prod_06h2fh928k9xh46nak7pgx5pysz2t",
          *             "quantity": 1
          *           }
          *         ],
          *         "object": "subscription",
          *         "status": "active",
-         *         "created": "2026-11-29T12:16:13.184Z",
-         *         "updated": "2026-11-29T12:16:13.284Z",
+         *         "created": "2026-11-29T14:46:07.733Z",
+         *         "updated": "2026-11-29T14:46:08.464Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2eezw7zvvnq1dqa5tk66dk672g",
+         *         "customer": "cus_prod_06h2fh9a305gnvn0y9ecv5hbacw76",
          *         "livemode": false,
          *         "metadata": {
          *           "plan": "pro"
@@ -15230,22 +15609,22 @@ export type components = {
          *         "trial_end": null,
          *         "cancelled_at": null,
          *         "days_until_due": null,
-         *         "latest_invoice": "in_prod_06h2eezzgm603swe4nj19x7myfr6e",
+         *         "latest_invoice": "in_prod_06h2fh9ygxppr5s16v18zws4vzhgj",
          *         "pending_changes": [],
          *         "collection_method": "charge_automatically",
-         *         "current_period_end": "2026-12-29T12:16:13.184Z",
+         *         "current_period_end": "2026-12-29T14:46:07.733Z",
          *         "cancel_at_period_end": false,
-         *         "current_period_start": "2026-11-29T12:16:13.184Z",
+         *         "current_period_start": "2026-11-29T14:46:07.733Z",
          *         "default_payment_method": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2eezzz4z5zr8wcjzam478xykyw",
-         *       "request_id": "req_prod_06h2eezzz4z5zr8wcjzam478xykyw",
+         *       "correlation_id": "req_prod_06h2fha1pspzx5mvsp7hwtwv95aq6",
+         *       "request_id": "req_prod_06h2fha1pspzx5mvsp7hwtwv95aq6",
          *       "version": 1,
          *       "sequence": 5,
-         *       "created": "2026-11-29T12:16:13.320Z",
+         *       "created": "2026-11-29T14:46:08.627Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2eeznqzss6w2jbgkfca7r3sg58"
+         *       "actor_id": "key_prod_06h2fh8cpcfp74mhbjzdmqnxpcygr"
          *     }
          */
         CustomerSubscriptionCancelledEvent: {
@@ -15290,46 +15669,46 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2ef01m0er560n3jnn6x80ss4cg",
+         *       "id": "evt_prod_06h2fhaajyzj607vww2xfndz1z33j",
          *       "type": "customer.subscription.trial_will_end",
          *       "aggregate_type": "subscription",
-         *       "aggregate_id": "sub_prod_06h2ef009f664jn4bnmxwwwr7xdea",
+         *       "aggregate_id": "sub_prod_06h2fha2b58ws65a67gq7334qg71r",
          *       "data": {
-         *         "id": "sub_prod_06h2ef009f664jn4bnmxwwwr7xdea",
+         *         "id": "sub_prod_06h2fha2b58ws65a67gq7334qg71r",
          *         "items": [
          *           {
-         *             "id": "si_prod_06h2ef009f664jn4bnmxwwwr7xdec",
-         *             "price": "price_prod_06h2eezv63pg213ca31042tj77f4t",
+         *             "id": "si_prod_06h2fha2b58ws65a67gq7334qg71t",
+         *             "price": "price_prod_06h2fh928k9xh46nak7pgx5pysz2t",
          *             "quantity": 1
          *           }
          *         ],
          *         "object": "subscription",
          *         "status": "trialing",
-         *         "created": "2026-11-29T12:16:13.378Z",
-         *         "updated": "2026-11-29T12:16:13.378Z",
+         *         "created": "2026-11-29T14:46:08.724Z",
+         *         "updated": "2026-11-29T14:46:08.724Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2eezw7zvvnq1dqa5tk66dk672g",
+         *         "customer": "cus_prod_06h2fh9a305gnvn0y9ecv5hbacw76",
          *         "livemode": false,
          *         "metadata": {},
          *         "paused_at": null,
-         *         "trial_end": "2026-12-06T12:16:13.378Z",
+         *         "trial_end": "2026-12-06T14:46:08.724Z",
          *         "cancelled_at": null,
          *         "days_until_due": null,
          *         "latest_invoice": null,
          *         "pending_changes": [],
          *         "collection_method": "charge_automatically",
-         *         "current_period_end": "2026-12-06T12:16:13.378Z",
+         *         "current_period_end": "2026-12-06T14:46:08.724Z",
          *         "cancel_at_period_end": false,
-         *         "current_period_start": "2026-11-29T12:16:13.378Z",
+         *         "current_period_start": "2026-11-29T14:46:08.724Z",
          *         "default_payment_method": "pm_sandbox_succeeds"
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2ef01d4g0an9p7tpa7b2zq78ge",
+         *       "correlation_id": "req_prod_06h2fha70yjrgwhmtmh1205bqc420",
          *       "request_id": null,
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-12-03T12:16:13.378Z",
+         *       "created": "2026-12-03T14:46:08.724Z",
          *       "actor_type": "system",
          *       "actor_id": null
          *     }
@@ -15376,16 +15755,16 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2eezxc6dt1txvpxf7g1gtr682e",
+         *       "id": "evt_prod_06h2fh9h3xgamhdftjjwve7cc1z4a",
          *       "type": "invoice.created",
          *       "aggregate_type": "invoice",
-         *       "aggregate_id": "in_prod_06h2eezxbqe0btqpkwnrwrc6h5szj",
+         *       "aggregate_id": "in_prod_06h2fh9h0t0nnns7vfgp9vac0rm7r",
          *       "data": {
-         *         "id": "in_prod_06h2eezxbqe0btqpkwnrwrc6h5szj",
+         *         "id": "in_prod_06h2fh9h0t0nnns7vfgp9vac0rm7r",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h2eezxbt4sc3hf0m52wz9hepkm6",
-         *             "price": "price_prod_06h2eezv7rtav2dxa0stegs4yywv2",
+         *             "id": "il_prod_06h2fh9h12c4fdmn8kg18m070c5ft",
+         *             "price": "price_prod_06h2fh92tz3zamwxsy45rg2hms0y6",
          *             "quantity": 1,
          *             "tax_rates": [],
          *             "amount_atom": 500,
@@ -15398,11 +15777,11 @@ export type components = {
          *         "number": null,
          *         "object": "invoice",
          *         "status": "draft",
-         *         "created": "2026-11-29T12:16:12.637Z",
+         *         "created": "2026-11-29T14:46:04.294Z",
          *         "paid_at": null,
-         *         "updated": "2026-11-29T12:16:12.637Z",
+         *         "updated": "2026-11-29T14:46:04.294Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2eezw7zvvnq1dqa5tk66dk672g",
+         *         "customer": "cus_prod_06h2fh9a305gnvn0y9ecv5hbacw76",
          *         "discount": null,
          *         "due_date": null,
          *         "livemode": false,
@@ -15439,13 +15818,13 @@ export type components = {
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2eezxbc0sdjh3vwf4n6yxh31pg",
-         *       "request_id": "req_prod_06h2eezxbc0sdjh3vwf4n6yxh31pg",
+         *       "correlation_id": "req_prod_06h2fh9gweqs2zk4bp447z2397sby",
+         *       "request_id": "req_prod_06h2fh9gweqs2zk4bp447z2397sby",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-29T12:16:12.641Z",
+         *       "created": "2026-11-29T14:46:04.319Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2eeznqzss6w2jbgkfca7r3sg58"
+         *       "actor_id": "key_prod_06h2fh8cpcfp74mhbjzdmqnxpcygr"
          *     }
          */
         InvoiceCreatedEvent: {
@@ -15490,16 +15869,16 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2eezxjmbeew2x7m7swhegwqax4",
+         *       "id": "evt_prod_06h2fh9j6rh3aq9n7d9ww7v0dwzy6",
          *       "type": "invoice.finalized",
          *       "aggregate_type": "invoice",
-         *       "aggregate_id": "in_prod_06h2eezxbqe0btqpkwnrwrc6h5szj",
+         *       "aggregate_id": "in_prod_06h2fh9h0t0nnns7vfgp9vac0rm7r",
          *       "data": {
-         *         "id": "in_prod_06h2eezxbqe0btqpkwnrwrc6h5szj",
+         *         "id": "in_prod_06h2fh9h0t0nnns7vfgp9vac0rm7r",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h2eezxbt4sc3hf0m52wz9hepkm6",
-         *             "price": "price_prod_06h2eezv7rtav2dxa0stegs4yywv2",
+         *             "id": "il_prod_06h2fh9h12c4fdmn8kg18m070c5ft",
+         *             "price": "price_prod_06h2fh92tz3zamwxsy45rg2hms0y6",
          *             "quantity": 1,
          *             "tax_rates": [],
          *             "amount_atom": 500,
@@ -15512,11 +15891,11 @@ export type components = {
          *         "number": "EXAMPL-0001",
          *         "object": "invoice",
          *         "status": "open",
-         *         "created": "2026-11-29T12:16:12.637Z",
+         *         "created": "2026-11-29T14:46:04.294Z",
          *         "paid_at": null,
-         *         "updated": "2026-11-29T12:16:12.663Z",
+         *         "updated": "2026-11-29T14:46:04.369Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2eezw7zvvnq1dqa5tk66dk672g",
+         *         "customer": "cus_prod_06h2fh9a305gnvn0y9ecv5hbacw76",
          *         "discount": null,
          *         "due_date": null,
          *         "livemode": false,
@@ -15524,11 +15903,11 @@ export type components = {
          *         "tax_atom": 0,
          *         "voided_at": null,
          *         "overdue_at": null,
-         *         "pdf_sha256": "83c70836850812b1d1c5aa8eaa84acd0c1046db3ce6a66b7391aeb3e301e4f87",
+         *         "pdf_sha256": "933e6ecf2f09dd1b54f76c0d1ecbfdebf6bd4290c49f9ddb35f20491245957b9",
          *         "description": null,
-         *         "invoice_pdf": "http://127.0.0.1:35215/api/invoices/in_prod_06h2eezxbqe0btqpkwnrwrc6h5szj/pdf",
+         *         "invoice_pdf": "http://127.0.0.1:34955/api/invoices/in_prod_06h2fh9h0t0nnns7vfgp9vac0rm7r/pdf",
          *         "total_taxes": [],
-         *         "finalized_at": "2026-11-29T12:16:12.663Z",
+         *         "finalized_at": "2026-11-29T14:46:04.369Z",
          *         "subscription": null,
          *         "attempt_count": 0,
          *         "customer_name": "Jenny Rosen",
@@ -15543,7 +15922,7 @@ export type components = {
          *         "paid_amount_atom": 0,
          *         "collection_method": "charge_automatically",
          *         "total_amount_atom": 500,
-         *         "hosted_invoice_url": "http://127.0.0.1:35215/invoice/sP57lL1BUgGf9kDxOJK1SGbdQ7pPkE8RCwj08_bqjQc",
+         *         "hosted_invoice_url": "http://127.0.0.1:34955/invoice/oLA0RLWlKdpnWVGfJCA3oUwJW6RNnV2wqo5CG5KtnZk",
          *         "ending_balance_atom": 0,
          *         "next_payment_attempt": null,
          *         "starting_balance_atom": 0,
@@ -15552,11 +15931,11 @@ export type components = {
          *         "post_payment_credit_notes_amount_atom": 0
          *       },
          *       "previous_data": {
-         *         "id": "in_prod_06h2eezxbqe0btqpkwnrwrc6h5szj",
+         *         "id": "in_prod_06h2fh9h0t0nnns7vfgp9vac0rm7r",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h2eezxbt4sc3hf0m52wz9hepkm6",
-         *             "price": "price_prod_06h2eezv7rtav2dxa0stegs4yywv2",
+         *             "id": "il_prod_06h2fh9h12c4fdmn8kg18m070c5ft",
+         *             "price": "price_prod_06h2fh92tz3zamwxsy45rg2hms0y6",
          *             "quantity": 1,
          *             "tax_rates": [],
          *             "amount_atom": 500,
@@ -15569,11 +15948,11 @@ export type components = {
          *         "number": null,
          *         "object": "invoice",
          *         "status": "draft",
-         *         "created": "2026-11-29T12:16:12.637Z",
+         *         "created": "2026-11-29T14:46:04.294Z",
          *         "paid_at": null,
-         *         "updated": "2026-11-29T12:16:12.637Z",
+         *         "updated": "2026-11-29T14:46:04.294Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2eezw7zvvnq1dqa5tk66dk672g",
+         *         "customer": "cus_prod_06h2fh9a305gnvn0y9ecv5hbacw76",
          *         "discount": null,
          *         "due_date": null,
          *         "livemode": false,
@@ -15609,13 +15988,13 @@ export type components = {
          *         "post_payment_credit_notes_amount_atom": 0
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2eezxed7k3ky4886wje5rmw98e",
-         *       "request_id": "req_prod_06h2eezxed7k3ky4886wje5rmw98e",
+         *       "correlation_id": "req_prod_06h2fh9h95djmdk238y8ycw7qbeg4",
+         *       "request_id": "req_prod_06h2fh9h95djmdk238y8ycw7qbeg4",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-29T12:16:12.693Z",
+         *       "created": "2026-11-29T14:46:04.598Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2eeznqzss6w2jbgkfca7r3sg58"
+         *       "actor_id": "key_prod_06h2fh8cpcfp74mhbjzdmqnxpcygr"
          *     }
          */
         InvoiceFinalizedEvent: {
@@ -15660,16 +16039,16 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2eezxpvye70ngw44e0kkwxs9m0",
+         *       "id": "evt_prod_06h2fh9jtt19tsy355vk88pkkh4vr",
          *       "type": "invoice.paid",
          *       "aggregate_type": "invoice",
-         *       "aggregate_id": "in_prod_06h2eezxbqe0btqpkwnrwrc6h5szj",
+         *       "aggregate_id": "in_prod_06h2fh9h0t0nnns7vfgp9vac0rm7r",
          *       "data": {
-         *         "id": "in_prod_06h2eezxbqe0btqpkwnrwrc6h5szj",
+         *         "id": "in_prod_06h2fh9h0t0nnns7vfgp9vac0rm7r",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h2eezxbt4sc3hf0m52wz9hepkm6",
-         *             "price": "price_prod_06h2eezv7rtav2dxa0stegs4yywv2",
+         *             "id": "il_prod_06h2fh9h12c4fdmn8kg18m070c5ft",
+         *             "price": "price_prod_06h2fh92tz3zamwxsy45rg2hms0y6",
          *             "quantity": 1,
          *             "tax_rates": [],
          *             "amount_atom": 500,
@@ -15682,11 +16061,11 @@ export type components = {
          *         "number": "EXAMPL-0001",
          *         "object": "invoice",
          *         "status": "paid",
-         *         "created": "2026-11-29T12:16:12.637Z",
-         *         "paid_at": "2026-11-29T12:16:12.721Z",
-         *         "updated": "2026-11-29T12:16:12.721Z",
+         *         "created": "2026-11-29T14:46:04.294Z",
+         *         "paid_at": "2026-11-29T14:46:04.751Z",
+         *         "updated": "2026-11-29T14:46:04.751Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2eezw7zvvnq1dqa5tk66dk672g",
+         *         "customer": "cus_prod_06h2fh9a305gnvn0y9ecv5hbacw76",
          *         "discount": null,
          *         "due_date": null,
          *         "livemode": false,
@@ -15694,11 +16073,11 @@ export type components = {
          *         "tax_atom": 0,
          *         "voided_at": null,
          *         "overdue_at": null,
-         *         "pdf_sha256": "83c70836850812b1d1c5aa8eaa84acd0c1046db3ce6a66b7391aeb3e301e4f87",
+         *         "pdf_sha256": "933e6ecf2f09dd1b54f76c0d1ecbfdebf6bd4290c49f9ddb35f20491245957b9",
          *         "description": null,
-         *         "invoice_pdf": "http://127.0.0.1:35215/api/invoices/in_prod_06h2eezxbqe0btqpkwnrwrc6h5szj/pdf",
+         *         "invoice_pdf": "http://127.0.0.1:34955/api/invoices/in_prod_06h2fh9h0t0nnns7vfgp9vac0rm7r/pdf",
          *         "total_taxes": [],
-         *         "finalized_at": "2026-11-29T12:16:12.663Z",
+         *         "finalized_at": "2026-11-29T14:46:04.369Z",
          *         "subscription": null,
          *         "attempt_count": 0,
          *         "customer_name": "Jenny Rosen",
@@ -15706,14 +16085,14 @@ export type components = {
          *         "subtotal_atom": 500,
          *         "customer_email": "jenny@example.com",
          *         "days_until_due": null,
-         *         "payment_intent": "pi_prod_06h2eezxn1fp1ajbb29vy48d6c9fp",
+         *         "payment_intent": "pi_prod_06h2fh9jnt0zvksd01qxszrejwjqj",
          *         "reverse_charge": false,
          *         "due_amount_atom": 0,
-         *         "paid_pdf_sha256": "48ff50987054be8f03036d459f036bbb34279d13616437183b0035a4c01fe513",
+         *         "paid_pdf_sha256": "9ab50e98479c57e5126a48fb3e16e0cdcdb3579d9554311dd2d75adfb0336b54",
          *         "paid_amount_atom": 500,
          *         "collection_method": "charge_automatically",
          *         "total_amount_atom": 500,
-         *         "hosted_invoice_url": "http://127.0.0.1:35215/invoice/sP57lL1BUgGf9kDxOJK1SGbdQ7pPkE8RCwj08_bqjQc",
+         *         "hosted_invoice_url": "http://127.0.0.1:34955/invoice/oLA0RLWlKdpnWVGfJCA3oUwJW6RNnV2wqo5CG5KtnZk",
          *         "ending_balance_atom": 0,
          *         "next_payment_attempt": null,
          *         "starting_balance_atom": 0,
@@ -15722,11 +16101,11 @@ export type components = {
          *         "post_payment_credit_notes_amount_atom": 0
          *       },
          *       "previous_data": {
-         *         "id": "in_prod_06h2eezxbqe0btqpkwnrwrc6h5szj",
+         *         "id": "in_prod_06h2fh9h0t0nnns7vfgp9vac0rm7r",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h2eezxbt4sc3hf0m52wz9hepkm6",
-         *             "price": "price_prod_06h2eezv7rtav2dxa0stegs4yywv2",
+         *             "id": "il_prod_06h2fh9h12c4fdmn8kg18m070c5ft",
+         *             "price": "price_prod_06h2fh92tz3zamwxsy45rg2hms0y6",
          *             "quantity": 1,
          *             "tax_rates": [],
          *             "amount_atom": 500,
@@ -15739,11 +16118,11 @@ export type components = {
          *         "number": "EXAMPL-0001",
          *         "object": "invoice",
          *         "status": "open",
-         *         "created": "2026-11-29T12:16:12.637Z",
+         *         "created": "2026-11-29T14:46:04.294Z",
          *         "paid_at": null,
-         *         "updated": "2026-11-29T12:16:12.663Z",
+         *         "updated": "2026-11-29T14:46:04.369Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2eezw7zvvnq1dqa5tk66dk672g",
+         *         "customer": "cus_prod_06h2fh9a305gnvn0y9ecv5hbacw76",
          *         "discount": null,
          *         "due_date": null,
          *         "livemode": false,
@@ -15751,11 +16130,11 @@ export type components = {
          *         "tax_atom": 0,
          *         "voided_at": null,
          *         "overdue_at": null,
-         *         "pdf_sha256": "83c70836850812b1d1c5aa8eaa84acd0c1046db3ce6a66b7391aeb3e301e4f87",
+         *         "pdf_sha256": "933e6ecf2f09dd1b54f76c0d1ecbfdebf6bd4290c49f9ddb35f20491245957b9",
          *         "description": null,
-         *         "invoice_pdf": "http://127.0.0.1:35215/api/invoices/in_prod_06h2eezxbqe0btqpkwnrwrc6h5szj/pdf",
+         *         "invoice_pdf": "http://127.0.0.1:34955/api/invoices/in_prod_06h2fh9h0t0nnns7vfgp9vac0rm7r/pdf",
          *         "total_taxes": [],
-         *         "finalized_at": "2026-11-29T12:16:12.663Z",
+         *         "finalized_at": "2026-11-29T14:46:04.369Z",
          *         "subscription": null,
          *         "attempt_count": 0,
          *         "customer_name": "Jenny Rosen",
@@ -15763,14 +16142,14 @@ export type components = {
          *         "subtotal_atom": 500,
          *         "customer_email": "jenny@example.com",
          *         "days_until_due": null,
-         *         "payment_intent": "pi_prod_06h2eezxn1fp1ajbb29vy48d6c9fp",
+         *         "payment_intent": "pi_prod_06h2fh9jnt0zvksd01qxszrejwjqj",
          *         "reverse_charge": false,
          *         "due_amount_atom": 500,
          *         "paid_pdf_sha256": null,
          *         "paid_amount_atom": 0,
          *         "collection_method": "charge_automatically",
          *         "total_amount_atom": 500,
-         *         "hosted_invoice_url": "http://127.0.0.1:35215/invoice/sP57lL1BUgGf9kDxOJK1SGbdQ7pPkE8RCwj08_bqjQc",
+         *         "hosted_invoice_url": "http://127.0.0.1:34955/invoice/oLA0RLWlKdpnWVGfJCA3oUwJW6RNnV2wqo5CG5KtnZk",
          *         "ending_balance_atom": 0,
          *         "next_payment_attempt": null,
          *         "starting_balance_atom": 0,
@@ -15779,13 +16158,13 @@ export type components = {
          *         "post_payment_credit_notes_amount_atom": 0
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2eezxmj01e3pwfd52att8pa7sc",
-         *       "request_id": "req_prod_06h2eezxmj01e3pwfd52att8pa7sc",
+         *       "correlation_id": "req_prod_06h2fh9jh441epyecz4darvxqmdtt",
+         *       "request_id": "req_prod_06h2fh9jh441epyecz4darvxqmdtt",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-29T12:16:12.726Z",
+         *       "created": "2026-11-29T14:46:04.758Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2eeznqzss6w2jbgkfca7r3sg58"
+         *       "actor_id": "key_prod_06h2fh8cpcfp74mhbjzdmqnxpcygr"
          *     }
          */
         InvoicePaidEvent: {
@@ -15830,16 +16209,16 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2eezxqeds935a061xggge93h2a",
+         *       "id": "evt_prod_06h2fh9jwezy4daq76kwvcg4jf3te",
          *       "type": "invoice.payment_succeeded",
          *       "aggregate_type": "invoice",
-         *       "aggregate_id": "in_prod_06h2eezxbqe0btqpkwnrwrc6h5szj",
+         *       "aggregate_id": "in_prod_06h2fh9h0t0nnns7vfgp9vac0rm7r",
          *       "data": {
-         *         "id": "in_prod_06h2eezxbqe0btqpkwnrwrc6h5szj",
+         *         "id": "in_prod_06h2fh9h0t0nnns7vfgp9vac0rm7r",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h2eezxbt4sc3hf0m52wz9hepkm6",
-         *             "price": "price_prod_06h2eezv7rtav2dxa0stegs4yywv2",
+         *             "id": "il_prod_06h2fh9h12c4fdmn8kg18m070c5ft",
+         *             "price": "price_prod_06h2fh92tz3zamwxsy45rg2hms0y6",
          *             "quantity": 1,
          *             "tax_rates": [],
          *             "amount_atom": 500,
@@ -15852,11 +16231,11 @@ export type components = {
          *         "number": "EXAMPL-0001",
          *         "object": "invoice",
          *         "status": "paid",
-         *         "created": "2026-11-29T12:16:12.637Z",
-         *         "paid_at": "2026-11-29T12:16:12.721Z",
-         *         "updated": "2026-11-29T12:16:12.721Z",
+         *         "created": "2026-11-29T14:46:04.294Z",
+         *         "paid_at": "2026-11-29T14:46:04.751Z",
+         *         "updated": "2026-11-29T14:46:04.751Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2eezw7zvvnq1dqa5tk66dk672g",
+         *         "customer": "cus_prod_06h2fh9a305gnvn0y9ecv5hbacw76",
          *         "discount": null,
          *         "due_date": null,
          *         "livemode": false,
@@ -15864,11 +16243,11 @@ export type components = {
          *         "tax_atom": 0,
          *         "voided_at": null,
          *         "overdue_at": null,
-         *         "pdf_sha256": "83c70836850812b1d1c5aa8eaa84acd0c1046db3ce6a66b7391aeb3e301e4f87",
+         *         "pdf_sha256": "933e6ecf2f09dd1b54f76c0d1ecbfdebf6bd4290c49f9ddb35f20491245957b9",
          *         "description": null,
-         *         "invoice_pdf": "http://127.0.0.1:35215/api/invoices/in_prod_06h2eezxbqe0btqpkwnrwrc6h5szj/pdf",
+         *         "invoice_pdf": "http://127.0.0.1:34955/api/invoices/in_prod_06h2fh9h0t0nnns7vfgp9vac0rm7r/pdf",
          *         "total_taxes": [],
-         *         "finalized_at": "2026-11-29T12:16:12.663Z",
+         *         "finalized_at": "2026-11-29T14:46:04.369Z",
          *         "subscription": null,
          *         "attempt_count": 0,
          *         "customer_name": "Jenny Rosen",
@@ -15876,14 +16255,14 @@ export type components = {
          *         "subtotal_atom": 500,
          *         "customer_email": "jenny@example.com",
          *         "days_until_due": null,
-         *         "payment_intent": "pi_prod_06h2eezxn1fp1ajbb29vy48d6c9fp",
+         *         "payment_intent": "pi_prod_06h2fh9jnt0zvksd01qxszrejwjqj",
          *         "reverse_charge": false,
          *         "due_amount_atom": 0,
-         *         "paid_pdf_sha256": "48ff50987054be8f03036d459f036bbb34279d13616437183b0035a4c01fe513",
+         *         "paid_pdf_sha256": "9ab50e98479c57e5126a48fb3e16e0cdcdb3579d9554311dd2d75adfb0336b54",
          *         "paid_amount_atom": 500,
          *         "collection_method": "charge_automatically",
          *         "total_amount_atom": 500,
-         *         "hosted_invoice_url": "http://127.0.0.1:35215/invoice/sP57lL1BUgGf9kDxOJK1SGbdQ7pPkE8RCwj08_bqjQc",
+         *         "hosted_invoice_url": "http://127.0.0.1:34955/invoice/oLA0RLWlKdpnWVGfJCA3oUwJW6RNnV2wqo5CG5KtnZk",
          *         "ending_balance_atom": 0,
          *         "next_payment_attempt": null,
          *         "starting_balance_atom": 0,
@@ -15892,11 +16271,11 @@ export type components = {
          *         "post_payment_credit_notes_amount_atom": 0
          *       },
          *       "previous_data": {
-         *         "id": "in_prod_06h2eezxbqe0btqpkwnrwrc6h5szj",
+         *         "id": "in_prod_06h2fh9h0t0nnns7vfgp9vac0rm7r",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h2eezxbt4sc3hf0m52wz9hepkm6",
-         *             "price": "price_prod_06h2eezv7rtav2dxa0stegs4yywv2",
+         *             "id": "il_prod_06h2fh9h12c4fdmn8kg18m070c5ft",
+         *             "price": "price_prod_06h2fh92tz3zamwxsy45rg2hms0y6",
          *             "quantity": 1,
          *             "tax_rates": [],
          *             "amount_atom": 500,
@@ -15909,11 +16288,11 @@ export type components = {
          *         "number": "EXAMPL-0001",
          *         "object": "invoice",
          *         "status": "open",
-         *         "created": "2026-11-29T12:16:12.637Z",
+         *         "created": "2026-11-29T14:46:04.294Z",
          *         "paid_at": null,
-         *         "updated": "2026-11-29T12:16:12.663Z",
+         *         "updated": "2026-11-29T14:46:04.369Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2eezw7zvvnq1dqa5tk66dk672g",
+         *         "customer": "cus_prod_06h2fh9a305gnvn0y9ecv5hbacw76",
          *         "discount": null,
          *         "due_date": null,
          *         "livemode": false,
@@ -15921,11 +16300,11 @@ export type components = {
          *         "tax_atom": 0,
          *         "voided_at": null,
          *         "overdue_at": null,
-         *         "pdf_sha256": "83c70836850812b1d1c5aa8eaa84acd0c1046db3ce6a66b7391aeb3e301e4f87",
+         *         "pdf_sha256": "933e6ecf2f09dd1b54f76c0d1ecbfdebf6bd4290c49f9ddb35f20491245957b9",
          *         "description": null,
-         *         "invoice_pdf": "http://127.0.0.1:35215/api/invoices/in_prod_06h2eezxbqe0btqpkwnrwrc6h5szj/pdf",
+         *         "invoice_pdf": "http://127.0.0.1:34955/api/invoices/in_prod_06h2fh9h0t0nnns7vfgp9vac0rm7r/pdf",
          *         "total_taxes": [],
-         *         "finalized_at": "2026-11-29T12:16:12.663Z",
+         *         "finalized_at": "2026-11-29T14:46:04.369Z",
          *         "subscription": null,
          *         "attempt_count": 0,
          *         "customer_name": "Jenny Rosen",
@@ -15933,14 +16312,14 @@ export type components = {
          *         "subtotal_atom": 500,
          *         "customer_email": "jenny@example.com",
          *         "days_until_due": null,
-         *         "payment_intent": "pi_prod_06h2eezxn1fp1ajbb29vy48d6c9fp",
+         *         "payment_intent": "pi_prod_06h2fh9jnt0zvksd01qxszrejwjqj",
          *         "reverse_charge": false,
          *         "due_amount_atom": 500,
          *         "paid_pdf_sha256": null,
          *         "paid_amount_atom": 0,
          *         "collection_method": "charge_automatically",
          *         "total_amount_atom": 500,
-         *         "hosted_invoice_url": "http://127.0.0.1:35215/invoice/sP57lL1BUgGf9kDxOJK1SGbdQ7pPkE8RCwj08_bqjQc",
+         *         "hosted_invoice_url": "http://127.0.0.1:34955/invoice/oLA0RLWlKdpnWVGfJCA3oUwJW6RNnV2wqo5CG5KtnZk",
          *         "ending_balance_atom": 0,
          *         "next_payment_attempt": null,
          *         "starting_balance_atom": 0,
@@ -15949,13 +16328,13 @@ export type components = {
          *         "post_payment_credit_notes_amount_atom": 0
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2eezxmj01e3pwfd52att8pa7sc",
-         *       "request_id": "req_prod_06h2eezxmj01e3pwfd52att8pa7sc",
+         *       "correlation_id": "req_prod_06h2fh9jh441epyecz4darvxqmdtt",
+         *       "request_id": "req_prod_06h2fh9jh441epyecz4darvxqmdtt",
          *       "version": 1,
          *       "sequence": 4,
-         *       "created": "2026-11-29T12:16:12.731Z",
+         *       "created": "2026-11-29T14:46:04.771Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2eeznqzss6w2jbgkfca7r3sg58"
+         *       "actor_id": "key_prod_06h2fh8cpcfp74mhbjzdmqnxpcygr"
          *     }
          */
         InvoicePaymentSucceededEvent: {
@@ -16000,16 +16379,16 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2eezy34cd0qam9zs8kp99679ce",
+         *       "id": "evt_prod_06h2fh9nbhkqeyzkqaa52ncay36qt",
          *       "type": "invoice.payment_failed",
          *       "aggregate_type": "invoice",
-         *       "aggregate_id": "in_prod_06h2eezxyhvm4jsqs2s863377fcqe",
+         *       "aggregate_id": "in_prod_06h2fh9mgg68s0bgtv7gxkrfk2xwj",
          *       "data": {
-         *         "id": "in_prod_06h2eezxyhvm4jsqs2s863377fcqe",
+         *         "id": "in_prod_06h2fh9mgg68s0bgtv7gxkrfk2xwj",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h2eezxyhvm4jsqs2s863377fcqg",
-         *             "price": "price_prod_06h2eezv7rtav2dxa0stegs4yywv2",
+         *             "id": "il_prod_06h2fh9mgqhh159txcz313fahd992",
+         *             "price": "price_prod_06h2fh92tz3zamwxsy45rg2hms0y6",
          *             "quantity": 1,
          *             "tax_rates": [],
          *             "amount_atom": 500,
@@ -16022,11 +16401,11 @@ export type components = {
          *         "number": "EXAMPL-0002",
          *         "object": "invoice",
          *         "status": "open",
-         *         "created": "2026-11-29T12:16:12.788Z",
+         *         "created": "2026-11-29T14:46:05.188Z",
          *         "paid_at": null,
-         *         "updated": "2026-11-29T12:16:12.798Z",
+         *         "updated": "2026-11-29T14:46:05.215Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2eezw7zvvnq1dqa5tk66dk672g",
+         *         "customer": "cus_prod_06h2fh9a305gnvn0y9ecv5hbacw76",
          *         "discount": null,
          *         "due_date": null,
          *         "livemode": false,
@@ -16034,11 +16413,11 @@ export type components = {
          *         "tax_atom": 0,
          *         "voided_at": null,
          *         "overdue_at": null,
-         *         "pdf_sha256": "ea87045f376ea38b66856f990864cfa608a7715f6e71072078f9390c04a997d3",
+         *         "pdf_sha256": "66633477264a6b50eb989d64e2458aba6d3f909c6afd55478c1d985c8347de34",
          *         "description": null,
-         *         "invoice_pdf": "http://127.0.0.1:35215/api/invoices/in_prod_06h2eezxyhvm4jsqs2s863377fcqe/pdf",
+         *         "invoice_pdf": "http://127.0.0.1:34955/api/invoices/in_prod_06h2fh9mgg68s0bgtv7gxkrfk2xwj/pdf",
          *         "total_taxes": [],
-         *         "finalized_at": "2026-11-29T12:16:12.798Z",
+         *         "finalized_at": "2026-11-29T14:46:05.215Z",
          *         "subscription": null,
          *         "attempt_count": 0,
          *         "customer_name": "Jenny Rosen",
@@ -16046,14 +16425,14 @@ export type components = {
          *         "subtotal_atom": 500,
          *         "customer_email": "jenny@example.com",
          *         "days_until_due": null,
-         *         "payment_intent": "pi_prod_06h2eezy25qqsmm549919t53nc7t6",
+         *         "payment_intent": "pi_prod_06h2fh9n8ad9m5na7s66cws796bny",
          *         "reverse_charge": false,
          *         "due_amount_atom": 500,
          *         "paid_pdf_sha256": null,
          *         "paid_amount_atom": 0,
          *         "collection_method": "charge_automatically",
          *         "total_amount_atom": 500,
-         *         "hosted_invoice_url": "http://127.0.0.1:35215/invoice/Ljn9VrXHuOkdpGUGSOIIsvruShE0bJygbQP0H5VV9v8",
+         *         "hosted_invoice_url": "http://127.0.0.1:34955/invoice/sQmEqDoTMyJ8NODLamqZYptLdsaceHkx44_2x-Gn9N8",
          *         "ending_balance_atom": 0,
          *         "next_payment_attempt": null,
          *         "starting_balance_atom": 0,
@@ -16063,13 +16442,13 @@ export type components = {
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2eezy1ws7pah4kxgydyq8778fa",
-         *       "request_id": "req_prod_06h2eezy1ws7pah4kxgydyq8778fa",
+         *       "correlation_id": "req_prod_06h2fh9n6wn7ny4526ntzkapre53r",
+         *       "request_id": "req_prod_06h2fh9n6wn7ny4526ntzkapre53r",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-29T12:16:12.825Z",
+         *       "created": "2026-11-29T14:46:05.404Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2eeznqzss6w2jbgkfca7r3sg58"
+         *       "actor_id": "key_prod_06h2fh8cpcfp74mhbjzdmqnxpcygr"
          *     }
          */
         InvoicePaymentFailedEvent: {
@@ -16114,16 +16493,16 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2eezyaj4n1jqggqhgj0m5hhc3g",
+         *       "id": "evt_prod_06h2fh9qc6ycsjbk8zansbr66rt3g",
          *       "type": "invoice.payment_action_required",
          *       "aggregate_type": "invoice",
-         *       "aggregate_id": "in_prod_06h2eezy4xk2ts9xjgmp9xbmahmhp",
+         *       "aggregate_id": "in_prod_06h2fh9nkb7mgcrdf2tstcjnc955t",
          *       "data": {
-         *         "id": "in_prod_06h2eezy4xk2ts9xjgmp9xbmahmhp",
+         *         "id": "in_prod_06h2fh9nkb7mgcrdf2tstcjnc955t",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h2eezy5282wtnsxsn47yzamass6",
-         *             "price": "price_prod_06h2eezv7rtav2dxa0stegs4yywv2",
+         *             "id": "il_prod_06h2fh9nkgmqxg557ca2mq8swxpcy",
+         *             "price": "price_prod_06h2fh92tz3zamwxsy45rg2hms0y6",
          *             "quantity": 1,
          *             "tax_rates": [],
          *             "amount_atom": 500,
@@ -16136,11 +16515,11 @@ export type components = {
          *         "number": "EXAMPL-0003",
          *         "object": "invoice",
          *         "status": "open",
-         *         "created": "2026-11-29T12:16:12.839Z",
+         *         "created": "2026-11-29T14:46:05.466Z",
          *         "paid_at": null,
-         *         "updated": "2026-11-29T12:16:12.851Z",
+         *         "updated": "2026-11-29T14:46:05.521Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2eezw7zvvnq1dqa5tk66dk672g",
+         *         "customer": "cus_prod_06h2fh9a305gnvn0y9ecv5hbacw76",
          *         "discount": null,
          *         "due_date": null,
          *         "livemode": false,
@@ -16148,11 +16527,11 @@ export type components = {
          *         "tax_atom": 0,
          *         "voided_at": null,
          *         "overdue_at": null,
-         *         "pdf_sha256": "d95f990d3501dfe9f98b9a5bc2402bf5c41c96aebf20da238ee8f58f920760ec",
+         *         "pdf_sha256": "5d1e4f67e2eab899ad59a39f10e14a6c2381e57b0ed5959263f1437f68646aa1",
          *         "description": null,
-         *         "invoice_pdf": "http://127.0.0.1:35215/api/invoices/in_prod_06h2eezy4xk2ts9xjgmp9xbmahmhp/pdf",
+         *         "invoice_pdf": "http://127.0.0.1:34955/api/invoices/in_prod_06h2fh9nkb7mgcrdf2tstcjnc955t/pdf",
          *         "total_taxes": [],
-         *         "finalized_at": "2026-11-29T12:16:12.851Z",
+         *         "finalized_at": "2026-11-29T14:46:05.521Z",
          *         "subscription": null,
          *         "attempt_count": 0,
          *         "customer_name": "Jenny Rosen",
@@ -16160,14 +16539,14 @@ export type components = {
          *         "subtotal_atom": 500,
          *         "customer_email": "jenny@example.com",
          *         "days_until_due": null,
-         *         "payment_intent": "pi_prod_06h2eezy9c7svveczw51btp4q9h72",
+         *         "payment_intent": "pi_prod_06h2fh9pyxdcxpxr27qm2wxa1nx60",
          *         "reverse_charge": false,
          *         "due_amount_atom": 500,
          *         "paid_pdf_sha256": null,
          *         "paid_amount_atom": 0,
          *         "collection_method": "charge_automatically",
          *         "total_amount_atom": 500,
-         *         "hosted_invoice_url": "http://127.0.0.1:35215/invoice/8KkVxqMPWy83qMnpSoeQStmsg5HacNmKGXZakqTX-Q8",
+         *         "hosted_invoice_url": "http://127.0.0.1:34955/invoice/LSyKyh4RRhwLHcTe_rb7sRZdyAGxKlRfnmbL9nouxjo",
          *         "ending_balance_atom": 0,
          *         "next_payment_attempt": null,
          *         "starting_balance_atom": 0,
@@ -16177,13 +16556,13 @@ export type components = {
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2eezy8sf0vxkf2zgat65a2dv96",
-         *       "request_id": "req_prod_06h2eezy8sf0vxkf2zgat65a2dv96",
+         *       "correlation_id": "req_prod_06h2fh9pyf9wg64gbnntejdbj8cyr",
+         *       "request_id": "req_prod_06h2fh9pyf9wg64gbnntejdbj8cyr",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-29T12:16:12.884Z",
+         *       "created": "2026-11-29T14:46:05.921Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2eeznqzss6w2jbgkfca7r3sg58"
+         *       "actor_id": "key_prod_06h2fh8cpcfp74mhbjzdmqnxpcygr"
          *     }
          */
         InvoicePaymentActionRequiredEvent: {
@@ -16228,16 +16607,16 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2ef01eprgs3cf6amad24da77aw",
+         *       "id": "evt_prod_06h2fha7e7rr0e8872abfxhsm5e0g",
          *       "type": "invoice.overdue",
          *       "aggregate_type": "invoice",
-         *       "aggregate_id": "in_prod_06h2eezzcra0bhxy1kkf5sfqe6xqj",
+         *       "aggregate_id": "in_prod_06h2fh9y0s0rnsebz0ayea9rmrvwr",
          *       "data": {
-         *         "id": "in_prod_06h2eezzcra0bhxy1kkf5sfqe6xqj",
+         *         "id": "in_prod_06h2fh9y0s0rnsebz0ayea9rmrvwr",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h2eezzcra0bhxy1kkf5sfqe6xqm",
-         *             "price": "price_prod_06h2eezv7rtav2dxa0stegs4yywv2",
+         *             "id": "il_prod_06h2fh9y0ygddtn60aaxfmvwhkvd4",
+         *             "price": "price_prod_06h2fh92tz3zamwxsy45rg2hms0y6",
          *             "quantity": 1,
          *             "tax_rates": [],
          *             "amount_atom": 500,
@@ -16250,23 +16629,23 @@ export type components = {
          *         "number": "EXAMPL-0007",
          *         "object": "invoice",
          *         "status": "open",
-         *         "created": "2026-11-29T12:16:13.158Z",
+         *         "created": "2026-11-29T14:46:07.622Z",
          *         "paid_at": null,
-         *         "updated": "2026-11-30T12:16:13.144Z",
+         *         "updated": "2026-11-30T14:46:07.528Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2eezw7zvvnq1dqa5tk66dk672g",
+         *         "customer": "cus_prod_06h2fh9a305gnvn0y9ecv5hbacw76",
          *         "discount": null,
-         *         "due_date": "2026-11-30T12:16:13.144Z",
+         *         "due_date": "2026-11-30T14:46:07.528Z",
          *         "livemode": false,
          *         "metadata": {},
          *         "tax_atom": 0,
          *         "voided_at": null,
-         *         "overdue_at": "2026-11-30T12:16:13.144Z",
-         *         "pdf_sha256": "36d34ce922a50537cf3e5c313e6eeaa123daa2cb49d91a81e4c59d1ae4a5f687",
+         *         "overdue_at": "2026-11-30T14:46:07.528Z",
+         *         "pdf_sha256": "bd08f0478dd6adc3514fce2a1f3f4ca5637159c1d97aba49cfc61cdb9936a35a",
          *         "description": null,
-         *         "invoice_pdf": "http://127.0.0.1:35215/api/invoices/in_prod_06h2eezzcra0bhxy1kkf5sfqe6xqj/pdf",
+         *         "invoice_pdf": "http://127.0.0.1:34955/api/invoices/in_prod_06h2fh9y0s0rnsebz0ayea9rmrvwr/pdf",
          *         "total_taxes": [],
-         *         "finalized_at": "2026-11-29T12:16:13.168Z",
+         *         "finalized_at": "2026-11-29T14:46:07.646Z",
          *         "subscription": null,
          *         "attempt_count": 0,
          *         "customer_name": "Jenny Rosen",
@@ -16281,7 +16660,7 @@ export type components = {
          *         "paid_amount_atom": 0,
          *         "collection_method": "charge_automatically",
          *         "total_amount_atom": 500,
-         *         "hosted_invoice_url": "http://127.0.0.1:35215/invoice/wMMo04fFTKfacNF66kt3HuxcwchocUs7tumUP5sJhls",
+         *         "hosted_invoice_url": "http://127.0.0.1:34955/invoice/fPqbCBxH3RVmcsKmLteaBoBXvWR12ovoL_ae5x-ISxs",
          *         "ending_balance_atom": 0,
          *         "next_payment_attempt": null,
          *         "starting_balance_atom": 0,
@@ -16290,11 +16669,11 @@ export type components = {
          *         "post_payment_credit_notes_amount_atom": 0
          *       },
          *       "previous_data": {
-         *         "id": "in_prod_06h2eezzcra0bhxy1kkf5sfqe6xqj",
+         *         "id": "in_prod_06h2fh9y0s0rnsebz0ayea9rmrvwr",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h2eezzcra0bhxy1kkf5sfqe6xqm",
-         *             "price": "price_prod_06h2eezv7rtav2dxa0stegs4yywv2",
+         *             "id": "il_prod_06h2fh9y0ygddtn60aaxfmvwhkvd4",
+         *             "price": "price_prod_06h2fh92tz3zamwxsy45rg2hms0y6",
          *             "quantity": 1,
          *             "tax_rates": [],
          *             "amount_atom": 500,
@@ -16307,23 +16686,23 @@ export type components = {
          *         "number": "EXAMPL-0007",
          *         "object": "invoice",
          *         "status": "open",
-         *         "created": "2026-11-29T12:16:13.158Z",
+         *         "created": "2026-11-29T14:46:07.622Z",
          *         "paid_at": null,
-         *         "updated": "2026-11-29T12:16:13.168Z",
+         *         "updated": "2026-11-29T14:46:07.646Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2eezw7zvvnq1dqa5tk66dk672g",
+         *         "customer": "cus_prod_06h2fh9a305gnvn0y9ecv5hbacw76",
          *         "discount": null,
-         *         "due_date": "2026-11-30T12:16:13.144Z",
+         *         "due_date": "2026-11-30T14:46:07.528Z",
          *         "livemode": false,
          *         "metadata": {},
          *         "tax_atom": 0,
          *         "voided_at": null,
          *         "overdue_at": null,
-         *         "pdf_sha256": "36d34ce922a50537cf3e5c313e6eeaa123daa2cb49d91a81e4c59d1ae4a5f687",
+         *         "pdf_sha256": "bd08f0478dd6adc3514fce2a1f3f4ca5637159c1d97aba49cfc61cdb9936a35a",
          *         "description": null,
-         *         "invoice_pdf": "http://127.0.0.1:35215/api/invoices/in_prod_06h2eezzcra0bhxy1kkf5sfqe6xqj/pdf",
+         *         "invoice_pdf": "http://127.0.0.1:34955/api/invoices/in_prod_06h2fh9y0s0rnsebz0ayea9rmrvwr/pdf",
          *         "total_taxes": [],
-         *         "finalized_at": "2026-11-29T12:16:13.168Z",
+         *         "finalized_at": "2026-11-29T14:46:07.646Z",
          *         "subscription": null,
          *         "attempt_count": 0,
          *         "customer_name": "Jenny Rosen",
@@ -16338,7 +16717,7 @@ export type components = {
          *         "paid_amount_atom": 0,
          *         "collection_method": "charge_automatically",
          *         "total_amount_atom": 500,
-         *         "hosted_invoice_url": "http://127.0.0.1:35215/invoice/wMMo04fFTKfacNF66kt3HuxcwchocUs7tumUP5sJhls",
+         *         "hosted_invoice_url": "http://127.0.0.1:34955/invoice/fPqbCBxH3RVmcsKmLteaBoBXvWR12ovoL_ae5x-ISxs",
          *         "ending_balance_atom": 0,
          *         "next_payment_attempt": null,
          *         "starting_balance_atom": 0,
@@ -16347,11 +16726,11 @@ export type components = {
          *         "post_payment_credit_notes_amount_atom": 0
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2ef01d4g0an9p7tpa7b2zq78ge",
+         *       "correlation_id": "req_prod_06h2fha70yjrgwhmtmh1205bqc420",
          *       "request_id": null,
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-30T12:16:13.144Z",
+         *       "created": "2026-11-30T14:46:07.528Z",
          *       "actor_type": "system",
          *       "actor_id": null
          *     }
@@ -16398,16 +16777,16 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2eezyhnces8wg4nw1a689kmgg2",
+         *       "id": "evt_prod_06h2fh9sgsk31yqcqb1xs6fd9ffqw",
          *       "type": "invoice.voided",
          *       "aggregate_type": "invoice",
-         *       "aggregate_id": "in_prod_06h2eezyd99m5s5mpbs7499g26pn4",
+         *       "aggregate_id": "in_prod_06h2fh9rempy0yywnhvgdzb2grddm",
          *       "data": {
-         *         "id": "in_prod_06h2eezyd99m5s5mpbs7499g26pn4",
+         *         "id": "in_prod_06h2fh9rempy0yywnhvgdzb2grddm",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h2eezydfrtnhxrf2r5jntfev9w2",
-         *             "price": "price_prod_06h2eezv7rtav2dxa0stegs4yywv2",
+         *             "id": "il_prod_06h2fh9rexx12adkjsbydvg81njp8",
+         *             "price": "price_prod_06h2fh92tz3zamwxsy45rg2hms0y6",
          *             "quantity": 1,
          *             "tax_rates": [],
          *             "amount_atom": 500,
@@ -16420,23 +16799,23 @@ export type components = {
          *         "number": "EXAMPL-0004",
          *         "object": "invoice",
          *         "status": "void",
-         *         "created": "2026-11-29T12:16:12.906Z",
+         *         "created": "2026-11-29T14:46:06.197Z",
          *         "paid_at": null,
-         *         "updated": "2026-11-29T12:16:12.940Z",
+         *         "updated": "2026-11-29T14:46:06.468Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2eezw7zvvnq1dqa5tk66dk672g",
+         *         "customer": "cus_prod_06h2fh9a305gnvn0y9ecv5hbacw76",
          *         "discount": null,
          *         "due_date": null,
          *         "livemode": false,
          *         "metadata": {},
          *         "tax_atom": 0,
-         *         "voided_at": "2026-11-29T12:16:12.940Z",
+         *         "voided_at": "2026-11-29T14:46:06.468Z",
          *         "overdue_at": null,
-         *         "pdf_sha256": "f9fa3e44f1d161cd716b49c54da8e703f32b315793f3eff060dc240340778bcf",
+         *         "pdf_sha256": "6318732ce2c932aac258b6e309bf6a8a428b501a9f8f866695a256337dd62213",
          *         "description": null,
-         *         "invoice_pdf": "http://127.0.0.1:35215/api/invoices/in_prod_06h2eezyd99m5s5mpbs7499g26pn4/pdf",
+         *         "invoice_pdf": "http://127.0.0.1:34955/api/invoices/in_prod_06h2fh9rempy0yywnhvgdzb2grddm/pdf",
          *         "total_taxes": [],
-         *         "finalized_at": "2026-11-29T12:16:12.922Z",
+         *         "finalized_at": "2026-11-29T14:46:06.263Z",
          *         "subscription": null,
          *         "attempt_count": 0,
          *         "customer_name": "Jenny Rosen",
@@ -16451,7 +16830,7 @@ export type components = {
          *         "paid_amount_atom": 0,
          *         "collection_method": "charge_automatically",
          *         "total_amount_atom": 500,
-         *         "hosted_invoice_url": "http://127.0.0.1:35215/invoice/lC2YyYfVojoAvOL2EzW5P91N14fGogjN130GQRkaPlY",
+         *         "hosted_invoice_url": "http://127.0.0.1:34955/invoice/BDDml69nF3T4yDpLVNkUbo1V-UDblupZN0WrqKZdwI0",
          *         "ending_balance_atom": 0,
          *         "next_payment_attempt": null,
          *         "starting_balance_atom": 0,
@@ -16460,11 +16839,11 @@ export type components = {
          *         "post_payment_credit_notes_amount_atom": 0
          *       },
          *       "previous_data": {
-         *         "id": "in_prod_06h2eezyd99m5s5mpbs7499g26pn4",
+         *         "id": "in_prod_06h2fh9rempy0yywnhvgdzb2grddm",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h2eezydfrtnhxrf2r5jntfev9w2",
-         *             "price": "price_prod_06h2eezv7rtav2dxa0stegs4yywv2",
+         *             "id": "il_prod_06h2fh9rexx12adkjsbydvg81njp8",
+         *             "price": "price_prod_06h2fh92tz3zamwxsy45rg2hms0y6",
          *             "quantity": 1,
          *             "tax_rates": [],
          *             "amount_atom": 500,
@@ -16477,11 +16856,11 @@ export type components = {
          *         "number": "EXAMPL-0004",
          *         "object": "invoice",
          *         "status": "open",
-         *         "created": "2026-11-29T12:16:12.906Z",
+         *         "created": "2026-11-29T14:46:06.197Z",
          *         "paid_at": null,
-         *         "updated": "2026-11-29T12:16:12.922Z",
+         *         "updated": "2026-11-29T14:46:06.263Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2eezw7zvvnq1dqa5tk66dk672g",
+         *         "customer": "cus_prod_06h2fh9a305gnvn0y9ecv5hbacw76",
          *         "discount": null,
          *         "due_date": null,
          *         "livemode": false,
@@ -16489,11 +16868,11 @@ export type components = {
          *         "tax_atom": 0,
          *         "voided_at": null,
          *         "overdue_at": null,
-         *         "pdf_sha256": "f9fa3e44f1d161cd716b49c54da8e703f32b315793f3eff060dc240340778bcf",
+         *         "pdf_sha256": "6318732ce2c932aac258b6e309bf6a8a428b501a9f8f866695a256337dd62213",
          *         "description": null,
-         *         "invoice_pdf": "http://127.0.0.1:35215/api/invoices/in_prod_06h2eezyd99m5s5mpbs7499g26pn4/pdf",
+         *         "invoice_pdf": "http://127.0.0.1:34955/api/invoices/in_prod_06h2fh9rempy0yywnhvgdzb2grddm/pdf",
          *         "total_taxes": [],
-         *         "finalized_at": "2026-11-29T12:16:12.922Z",
+         *         "finalized_at": "2026-11-29T14:46:06.263Z",
          *         "subscription": null,
          *         "attempt_count": 0,
          *         "customer_name": "Jenny Rosen",
@@ -16508,7 +16887,7 @@ export type components = {
          *         "paid_amount_atom": 0,
          *         "collection_method": "charge_automatically",
          *         "total_amount_atom": 500,
-         *         "hosted_invoice_url": "http://127.0.0.1:35215/invoice/lC2YyYfVojoAvOL2EzW5P91N14fGogjN130GQRkaPlY",
+         *         "hosted_invoice_url": "http://127.0.0.1:34955/invoice/BDDml69nF3T4yDpLVNkUbo1V-UDblupZN0WrqKZdwI0",
          *         "ending_balance_atom": 0,
          *         "next_payment_attempt": null,
          *         "starting_balance_atom": 0,
@@ -16517,13 +16896,13 @@ export type components = {
          *         "post_payment_credit_notes_amount_atom": 0
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2eezyh42g7afhn641yj3xbx2yc",
-         *       "request_id": "req_prod_06h2eezyh42g7afhn641yj3xbx2yc",
+         *       "correlation_id": "req_prod_06h2fh9s9d94j7c8rrj5653a86xqc",
+         *       "request_id": "req_prod_06h2fh9s9d94j7c8rrj5653a86xqc",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-29T12:16:12.941Z",
+         *       "created": "2026-11-29T14:46:06.470Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2eeznqzss6w2jbgkfca7r3sg58"
+         *       "actor_id": "key_prod_06h2fh8cpcfp74mhbjzdmqnxpcygr"
          *     }
          */
         InvoiceVoidedEvent: {
@@ -16568,16 +16947,16 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2eezyr36bvwgvqak65ymmwa5et",
+         *       "id": "evt_prod_06h2fh9ta8w2qqkeebzw664v12zbg",
          *       "type": "invoice.marked_uncollectible",
          *       "aggregate_type": "invoice",
-         *       "aggregate_id": "in_prod_06h2eezymcrrzz4dbps7n91san5qe",
+         *       "aggregate_id": "in_prod_06h2fh9sq7nqrvnxjdv3e0wbw8zep",
          *       "data": {
-         *         "id": "in_prod_06h2eezymcrrzz4dbps7n91san5qe",
+         *         "id": "in_prod_06h2fh9sq7nqrvnxjdv3e0wbw8zep",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h2eezymcrrzz4dbps7n91san5qg",
-         *             "price": "price_prod_06h2eezv7rtav2dxa0stegs4yywv2",
+         *             "id": "il_prod_06h2fh9srpbar4g0swrzrkqnw6jhg",
+         *             "price": "price_prod_06h2fh92tz3zamwxsy45rg2hms0y6",
          *             "quantity": 1,
          *             "tax_rates": [],
          *             "amount_atom": 500,
@@ -16590,11 +16969,11 @@ export type components = {
          *         "number": "EXAMPL-0005",
          *         "object": "invoice",
          *         "status": "uncollectible",
-         *         "created": "2026-11-29T12:16:12.963Z",
+         *         "created": "2026-11-29T14:46:06.521Z",
          *         "paid_at": null,
-         *         "updated": "2026-11-29T12:16:12.992Z",
+         *         "updated": "2026-11-29T14:46:06.667Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2eezw7zvvnq1dqa5tk66dk672g",
+         *         "customer": "cus_prod_06h2fh9a305gnvn0y9ecv5hbacw76",
          *         "discount": null,
          *         "due_date": null,
          *         "livemode": false,
@@ -16602,11 +16981,11 @@ export type components = {
          *         "tax_atom": 0,
          *         "voided_at": null,
          *         "overdue_at": null,
-         *         "pdf_sha256": "15c9812b331374129b7e5986d646a0ee272ea2c5d35a4d654f3a15cb4e7281b1",
+         *         "pdf_sha256": "a3637c10bdd372910f56f1e1fe7df0dc20930c57de3746b99ddfff8b73c42a4b",
          *         "description": null,
-         *         "invoice_pdf": "http://127.0.0.1:35215/api/invoices/in_prod_06h2eezymcrrzz4dbps7n91san5qe/pdf",
+         *         "invoice_pdf": "http://127.0.0.1:34955/api/invoices/in_prod_06h2fh9sq7nqrvnxjdv3e0wbw8zep/pdf",
          *         "total_taxes": [],
-         *         "finalized_at": "2026-11-29T12:16:12.973Z",
+         *         "finalized_at": "2026-11-29T14:46:06.582Z",
          *         "subscription": null,
          *         "attempt_count": 0,
          *         "customer_name": "Jenny Rosen",
@@ -16621,20 +17000,20 @@ export type components = {
          *         "paid_amount_atom": 0,
          *         "collection_method": "charge_automatically",
          *         "total_amount_atom": 500,
-         *         "hosted_invoice_url": "http://127.0.0.1:35215/invoice/r5yPJQ_h5f-TGrExlxO9U3krJXgPlarrDpBcJ4ies3k",
+         *         "hosted_invoice_url": "http://127.0.0.1:34955/invoice/rTHkPac1kio4Nxd1vrK1LHrVZ5gDltECE6UcpS_wN3k",
          *         "ending_balance_atom": 0,
          *         "next_payment_attempt": null,
          *         "starting_balance_atom": 0,
-         *         "marked_uncollectible_at": "2026-11-29T12:16:12.992Z",
+         *         "marked_uncollectible_at": "2026-11-29T14:46:06.667Z",
          *         "pre_payment_credit_notes_amount_atom": 0,
          *         "post_payment_credit_notes_amount_atom": 0
          *       },
          *       "previous_data": {
-         *         "id": "in_prod_06h2eezymcrrzz4dbps7n91san5qe",
+         *         "id": "in_prod_06h2fh9sq7nqrvnxjdv3e0wbw8zep",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h2eezymcrrzz4dbps7n91san5qg",
-         *             "price": "price_prod_06h2eezv7rtav2dxa0stegs4yywv2",
+         *             "id": "il_prod_06h2fh9srpbar4g0swrzrkqnw6jhg",
+         *             "price": "price_prod_06h2fh92tz3zamwxsy45rg2hms0y6",
          *             "quantity": 1,
          *             "tax_rates": [],
          *             "amount_atom": 500,
@@ -16647,11 +17026,11 @@ export type components = {
          *         "number": "EXAMPL-0005",
          *         "object": "invoice",
          *         "status": "open",
-         *         "created": "2026-11-29T12:16:12.963Z",
+         *         "created": "2026-11-29T14:46:06.521Z",
          *         "paid_at": null,
-         *         "updated": "2026-11-29T12:16:12.973Z",
+         *         "updated": "2026-11-29T14:46:06.582Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2eezw7zvvnq1dqa5tk66dk672g",
+         *         "customer": "cus_prod_06h2fh9a305gnvn0y9ecv5hbacw76",
          *         "discount": null,
          *         "due_date": null,
          *         "livemode": false,
@@ -16659,11 +17038,11 @@ export type components = {
          *         "tax_atom": 0,
          *         "voided_at": null,
          *         "overdue_at": null,
-         *         "pdf_sha256": "15c9812b331374129b7e5986d646a0ee272ea2c5d35a4d654f3a15cb4e7281b1",
+         *         "pdf_sha256": "a3637c10bdd372910f56f1e1fe7df0dc20930c57de3746b99ddfff8b73c42a4b",
          *         "description": null,
-         *         "invoice_pdf": "http://127.0.0.1:35215/api/invoices/in_prod_06h2eezymcrrzz4dbps7n91san5qe/pdf",
+         *         "invoice_pdf": "http://127.0.0.1:34955/api/invoices/in_prod_06h2fh9sq7nqrvnxjdv3e0wbw8zep/pdf",
          *         "total_taxes": [],
-         *         "finalized_at": "2026-11-29T12:16:12.973Z",
+         *         "finalized_at": "2026-11-29T14:46:06.582Z",
          *         "subscription": null,
          *         "attempt_count": 0,
          *         "customer_name": "Jenny Rosen",
@@ -16678,7 +17057,7 @@ export type components = {
          *         "paid_amount_atom": 0,
          *         "collection_method": "charge_automatically",
          *         "total_amount_atom": 500,
-         *         "hosted_invoice_url": "http://127.0.0.1:35215/invoice/r5yPJQ_h5f-TGrExlxO9U3krJXgPlarrDpBcJ4ies3k",
+         *         "hosted_invoice_url": "http://127.0.0.1:34955/invoice/rTHkPac1kio4Nxd1vrK1LHrVZ5gDltECE6UcpS_wN3k",
          *         "ending_balance_atom": 0,
          *         "next_payment_attempt": null,
          *         "starting_balance_atom": 0,
@@ -16687,13 +17066,13 @@ export type components = {
          *         "post_payment_credit_notes_amount_atom": 0
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2eezyqqjgp6451khffd1x8028e",
-         *       "request_id": "req_prod_06h2eezyqqjgp6451khffd1x8028e",
+         *       "correlation_id": "req_prod_06h2fh9t841b2jq1cjzxq55hpy14c",
+         *       "request_id": "req_prod_06h2fh9t841b2jq1cjzxq55hpy14c",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-29T12:16:12.992Z",
+         *       "created": "2026-11-29T14:46:06.675Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2eeznqzss6w2jbgkfca7r3sg58"
+         *       "actor_id": "key_prod_06h2fh8cpcfp74mhbjzdmqnxpcygr"
          *     }
          */
         InvoiceMarkedUncollectibleEvent: {
@@ -16738,16 +17117,16 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2eezxxnd8bjhms0k599dzq14g6",
+         *       "id": "evt_prod_06h2fh9mc0h3r91wenj12baq2thdg",
          *       "type": "invoice.refunded",
          *       "aggregate_type": "invoice",
-         *       "aggregate_id": "in_prod_06h2eezxbqe0btqpkwnrwrc6h5szj",
+         *       "aggregate_id": "in_prod_06h2fh9h0t0nnns7vfgp9vac0rm7r",
          *       "data": {
-         *         "id": "in_prod_06h2eezxbqe0btqpkwnrwrc6h5szj",
+         *         "id": "in_prod_06h2fh9h0t0nnns7vfgp9vac0rm7r",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h2eezxbt4sc3hf0m52wz9hepkm6",
-         *             "price": "price_prod_06h2eezv7rtav2dxa0stegs4yywv2",
+         *             "id": "il_prod_06h2fh9h12c4fdmn8kg18m070c5ft",
+         *             "price": "price_prod_06h2fh92tz3zamwxsy45rg2hms0y6",
          *             "quantity": 1,
          *             "tax_rates": [],
          *             "amount_atom": 500,
@@ -16760,11 +17139,11 @@ export type components = {
          *         "number": "EXAMPL-0001",
          *         "object": "invoice",
          *         "status": "paid",
-         *         "created": "2026-11-29T12:16:12.637Z",
-         *         "paid_at": "2026-11-29T12:16:12.721Z",
-         *         "updated": "2026-11-29T12:16:12.721Z",
+         *         "created": "2026-11-29T14:46:04.294Z",
+         *         "paid_at": "2026-11-29T14:46:04.751Z",
+         *         "updated": "2026-11-29T14:46:04.751Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2eezw7zvvnq1dqa5tk66dk672g",
+         *         "customer": "cus_prod_06h2fh9a305gnvn0y9ecv5hbacw76",
          *         "discount": null,
          *         "due_date": null,
          *         "livemode": false,
@@ -16772,11 +17151,11 @@ export type components = {
          *         "tax_atom": 0,
          *         "voided_at": null,
          *         "overdue_at": null,
-         *         "pdf_sha256": "83c70836850812b1d1c5aa8eaa84acd0c1046db3ce6a66b7391aeb3e301e4f87",
+         *         "pdf_sha256": "933e6ecf2f09dd1b54f76c0d1ecbfdebf6bd4290c49f9ddb35f20491245957b9",
          *         "description": null,
-         *         "invoice_pdf": "http://127.0.0.1:35215/api/invoices/in_prod_06h2eezxbqe0btqpkwnrwrc6h5szj/pdf",
+         *         "invoice_pdf": "http://127.0.0.1:34955/api/invoices/in_prod_06h2fh9h0t0nnns7vfgp9vac0rm7r/pdf",
          *         "total_taxes": [],
-         *         "finalized_at": "2026-11-29T12:16:12.663Z",
+         *         "finalized_at": "2026-11-29T14:46:04.369Z",
          *         "subscription": null,
          *         "attempt_count": 0,
          *         "customer_name": "Jenny Rosen",
@@ -16784,14 +17163,14 @@ export type components = {
          *         "subtotal_atom": 500,
          *         "customer_email": "jenny@example.com",
          *         "days_until_due": null,
-         *         "payment_intent": "pi_prod_06h2eezxn1fp1ajbb29vy48d6c9fp",
+         *         "payment_intent": "pi_prod_06h2fh9jnt0zvksd01qxszrejwjqj",
          *         "reverse_charge": false,
          *         "due_amount_atom": 0,
-         *         "paid_pdf_sha256": "48ff50987054be8f03036d459f036bbb34279d13616437183b0035a4c01fe513",
+         *         "paid_pdf_sha256": "9ab50e98479c57e5126a48fb3e16e0cdcdb3579d9554311dd2d75adfb0336b54",
          *         "paid_amount_atom": 500,
          *         "collection_method": "charge_automatically",
          *         "total_amount_atom": 500,
-         *         "hosted_invoice_url": "http://127.0.0.1:35215/invoice/sP57lL1BUgGf9kDxOJK1SGbdQ7pPkE8RCwj08_bqjQc",
+         *         "hosted_invoice_url": "http://127.0.0.1:34955/invoice/oLA0RLWlKdpnWVGfJCA3oUwJW6RNnV2wqo5CG5KtnZk",
          *         "ending_balance_atom": 0,
          *         "next_payment_attempt": null,
          *         "starting_balance_atom": 0,
@@ -16801,13 +17180,13 @@ export type components = {
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2eezxw26ettwprgp37yp1ytq72",
-         *       "request_id": "req_prod_06h2eezxw26ettwprgp37yp1ytq72",
+         *       "correlation_id": "req_prod_06h2fh9kvwtgypk3927vv218k81w4",
+         *       "request_id": "req_prod_06h2fh9kvwtgypk3927vv218k81w4",
          *       "version": 1,
          *       "sequence": 5,
-         *       "created": "2026-11-29T12:16:12.781Z",
+         *       "created": "2026-11-29T14:46:05.152Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2eeznqzss6w2jbgkfca7r3sg58"
+         *       "actor_id": "key_prod_06h2fh8cpcfp74mhbjzdmqnxpcygr"
          *     }
          */
         InvoiceRefundedEvent: {
@@ -16852,16 +17231,16 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2ef01parjnykbs3t8bmmc57yw0",
+         *       "id": "evt_prod_06h2fhabbjg8xkax298req8j3jrsj",
          *       "type": "invoice.upcoming",
          *       "aggregate_type": "invoice",
-         *       "aggregate_id": "in_prod_06h2ef01n2bqb9q5wg44r2z0txp9j",
+         *       "aggregate_id": "in_prod_06h2fhaatyyha11wjd03s60a6waza",
          *       "data": {
-         *         "id": "in_prod_06h2ef01n2bqb9q5wg44r2z0txp9j",
+         *         "id": "in_prod_06h2fhaatyyha11wjd03s60a6waza",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h2ef01p5b9vgeb2r3xzjh25dedw",
-         *             "price": "price_prod_06h2eezv63pg213ca31042tj77f4t",
+         *             "id": "il_prod_06h2fhab8vc950j2yzxffem5mc4x8",
+         *             "price": "price_prod_06h2fh928k9xh46nak7pgx5pysz2t",
          *             "quantity": 1,
          *             "tax_rates": [],
          *             "amount_atom": 2000,
@@ -16874,11 +17253,11 @@ export type components = {
          *         "number": null,
          *         "object": "invoice",
          *         "status": "draft",
-         *         "created": "2026-12-06T12:16:13.378Z",
+         *         "created": "2026-12-06T14:46:08.724Z",
          *         "paid_at": null,
-         *         "updated": "2026-12-06T12:16:13.378Z",
+         *         "updated": "2026-12-06T14:46:08.724Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2eezw7zvvnq1dqa5tk66dk672g",
+         *         "customer": "cus_prod_06h2fh9a305gnvn0y9ecv5hbacw76",
          *         "discount": null,
          *         "due_date": null,
          *         "livemode": false,
@@ -16887,11 +17266,11 @@ export type components = {
          *         "voided_at": null,
          *         "overdue_at": null,
          *         "pdf_sha256": null,
-         *         "description": "Subscription to Pro (Monthly), 6 Dec 2026 12:16:13 UTC – 6 Jan 2027 12:16:13 UTC",
+         *         "description": "Subscription to Pro (Monthly), 6 Dec 2026 14:46:08 UTC – 6 Jan 2027 14:46:08 UTC",
          *         "invoice_pdf": null,
          *         "total_taxes": [],
          *         "finalized_at": null,
-         *         "subscription": "sub_prod_06h2ef009f664jn4bnmxwwwr7xdea",
+         *         "subscription": "sub_prod_06h2fha2b58ws65a67gq7334qg71r",
          *         "attempt_count": 0,
          *         "customer_name": null,
          *         "discount_atom": 0,
@@ -16907,7 +17286,7 @@ export type components = {
          *         "total_amount_atom": 2000,
          *         "hosted_invoice_url": null,
          *         "ending_balance_atom": 0,
-         *         "next_payment_attempt": "2026-12-06T12:16:13.378Z",
+         *         "next_payment_attempt": "2026-12-06T14:46:08.724Z",
          *         "starting_balance_atom": 0,
          *         "marked_uncollectible_at": null,
          *         "pre_payment_credit_notes_amount_atom": 0,
@@ -16915,11 +17294,11 @@ export type components = {
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2ef01d4g0an9p7tpa7b2zq78ge",
+         *       "correlation_id": "req_prod_06h2fha70yjrgwhmtmh1205bqc420",
          *       "request_id": null,
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-12-03T12:16:13.378Z",
+         *       "created": "2026-12-03T14:46:08.724Z",
          *       "actor_type": "system",
          *       "actor_id": null
          *     }
@@ -16966,19 +17345,19 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2eezw8p72aszmx5575bzs2a7a0",
+         *       "id": "evt_prod_06h2fh9a3kwqenj878f20mhv3y3q2",
          *       "type": "customer.created",
          *       "aggregate_type": "customer",
-         *       "aggregate_id": "cus_prod_06h2eezw7zvvnq1dqa5tk66dk672g",
+         *       "aggregate_id": "cus_prod_06h2fh9a305gnvn0y9ecv5hbacw76",
          *       "data": {
-         *         "id": "cus_prod_06h2eezw7zvvnq1dqa5tk66dk672g",
+         *         "id": "cus_prod_06h2fh9a305gnvn0y9ecv5hbacw76",
          *         "name": "Jenny",
          *         "email": "jenny@example.com",
          *         "object": "customer",
          *         "address": null,
-         *         "created": "2026-11-29T12:16:12.350Z",
+         *         "created": "2026-11-29T14:46:02.520Z",
          *         "tax_ids": [],
-         *         "updated": "2026-11-29T12:16:12.350Z",
+         *         "updated": "2026-11-29T14:46:02.520Z",
          *         "balances": {},
          *         "livemode": false,
          *         "metadata": {},
@@ -16989,13 +17368,13 @@ export type components = {
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2eezw7nw6t61jyacn2jbfqec24",
-         *       "request_id": "req_prod_06h2eezw7nw6t61jyacn2jbfqec24",
+         *       "correlation_id": "req_prod_06h2fh9a2jr8dv78jh7z602rd6nat",
+         *       "request_id": "req_prod_06h2fh9a2jr8dv78jh7z602rd6nat",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-29T12:16:12.357Z",
+         *       "created": "2026-11-29T14:46:02.524Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2eeznqzss6w2jbgkfca7r3sg58"
+         *       "actor_id": "key_prod_06h2fh8cpcfp74mhbjzdmqnxpcygr"
          *     }
          */
         CustomerCreatedEvent: {
@@ -17040,19 +17419,19 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2eezwbqdwg5q10g86b845kv9d6",
+         *       "id": "evt_prod_06h2fh9aewvs3ped4rraezpks8qmm",
          *       "type": "customer.updated",
          *       "aggregate_type": "customer",
-         *       "aggregate_id": "cus_prod_06h2eezw7zvvnq1dqa5tk66dk672g",
+         *       "aggregate_id": "cus_prod_06h2fh9a305gnvn0y9ecv5hbacw76",
          *       "data": {
-         *         "id": "cus_prod_06h2eezw7zvvnq1dqa5tk66dk672g",
+         *         "id": "cus_prod_06h2fh9a305gnvn0y9ecv5hbacw76",
          *         "name": "Jenny Rosen",
          *         "email": "jenny@example.com",
          *         "object": "customer",
          *         "address": null,
-         *         "created": "2026-11-29T12:16:12.350Z",
+         *         "created": "2026-11-29T14:46:02.520Z",
          *         "tax_ids": [],
-         *         "updated": "2026-11-29T12:16:12.379Z",
+         *         "updated": "2026-11-29T14:46:02.600Z",
          *         "balances": {},
          *         "livemode": false,
          *         "metadata": {},
@@ -17062,14 +17441,14 @@ export type components = {
          *         "preferred_locale": null
          *       },
          *       "previous_data": {
-         *         "id": "cus_prod_06h2eezw7zvvnq1dqa5tk66dk672g",
+         *         "id": "cus_prod_06h2fh9a305gnvn0y9ecv5hbacw76",
          *         "name": "Jenny",
          *         "email": "jenny@example.com",
          *         "object": "customer",
          *         "address": null,
-         *         "created": "2026-11-29T12:16:12.350Z",
+         *         "created": "2026-11-29T14:46:02.520Z",
          *         "tax_ids": [],
-         *         "updated": "2026-11-29T12:16:12.350Z",
+         *         "updated": "2026-11-29T14:46:02.520Z",
          *         "balances": {},
          *         "livemode": false,
          *         "metadata": {},
@@ -17079,13 +17458,13 @@ export type components = {
          *         "preferred_locale": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2eezwax7qrbg78t4qfxq6frfwr",
-         *       "request_id": "req_prod_06h2eezwax7qrbg78t4qfxq6frfwr",
+         *       "correlation_id": "req_prod_06h2fh9aacjcw8acphvn8y4k81jwy",
+         *       "request_id": "req_prod_06h2fh9aacjcw8acphvn8y4k81jwy",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-29T12:16:12.381Z",
+         *       "created": "2026-11-29T14:46:02.616Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2eeznqzss6w2jbgkfca7r3sg58"
+         *       "actor_id": "key_prod_06h2fh8cpcfp74mhbjzdmqnxpcygr"
          *     }
          */
         CustomerUpdatedEvent: {
@@ -17130,20 +17509,20 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2eezwedyj5815te8h17deg9r4w",
+         *       "id": "evt_prod_06h2fh9b15hcj5n3vdvg7g3bm3gwa",
          *       "type": "customer.deleted",
          *       "aggregate_type": "customer",
-         *       "aggregate_id": "cus_prod_06h2eezwd7q4096y19wmwm9bskrn0",
+         *       "aggregate_id": "cus_prod_06h2fh9awz8qehxav5n4798ebmg2w",
          *       "data": {
-         *         "id": "cus_prod_06h2eezwd7q4096y19wmwm9bskrn0",
+         *         "id": "cus_prod_06h2fh9awz8qehxav5n4798ebmg2w",
          *         "name": null,
          *         "email": "leaving@example.com",
          *         "object": "customer",
          *         "address": null,
-         *         "created": "2026-11-29T12:16:12.393Z",
+         *         "created": "2026-11-29T14:46:02.727Z",
          *         "deleted": true,
          *         "tax_ids": [],
-         *         "updated": "2026-11-29T12:16:12.402Z",
+         *         "updated": "2026-11-29T14:46:02.760Z",
          *         "balances": {},
          *         "livemode": false,
          *         "metadata": {},
@@ -17153,14 +17532,14 @@ export type components = {
          *         "preferred_locale": null
          *       },
          *       "previous_data": {
-         *         "id": "cus_prod_06h2eezwd7q4096y19wmwm9bskrn0",
+         *         "id": "cus_prod_06h2fh9awz8qehxav5n4798ebmg2w",
          *         "name": null,
          *         "email": "leaving@example.com",
          *         "object": "customer",
          *         "address": null,
-         *         "created": "2026-11-29T12:16:12.393Z",
+         *         "created": "2026-11-29T14:46:02.727Z",
          *         "tax_ids": [],
-         *         "updated": "2026-11-29T12:16:12.393Z",
+         *         "updated": "2026-11-29T14:46:02.727Z",
          *         "balances": {},
          *         "livemode": false,
          *         "metadata": {},
@@ -17170,13 +17549,13 @@ export type components = {
          *         "preferred_locale": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2eezwe2wyebjvn95btq2vq96bw",
-         *       "request_id": "req_prod_06h2eezwe2wyebjvn95btq2vq96bw",
+         *       "correlation_id": "req_prod_06h2fh9b0s944h8axvxv1c89jwefm",
+         *       "request_id": "req_prod_06h2fh9b0s944h8axvxv1c89jwefm",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-29T12:16:12.403Z",
+         *       "created": "2026-11-29T14:46:02.762Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2eeznqzss6w2jbgkfca7r3sg58"
+         *       "actor_id": "key_prod_06h2fh8cpcfp74mhbjzdmqnxpcygr"
          *     }
          */
         CustomerDeletedEvent: {
@@ -17221,21 +17600,21 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2eezwg3qk7p52x2pr20fhqkm0a",
+         *       "id": "evt_prod_06h2fh9bd0frktmwgz531pr7g1r4m",
          *       "type": "customer.discount.created",
          *       "aggregate_type": "customer_discount",
-         *       "aggregate_id": "di_prod_06h2eezwfwgdsq1a4d7asq2cqw8ry",
+         *       "aggregate_id": "di_prod_06h2fh9bb8r4yc4jcwh6sybfmey42",
          *       "data": {
-         *         "id": "di_prod_06h2eezwfwgdsq1a4d7asq2cqw8ry",
+         *         "id": "di_prod_06h2fh9bb8r4yc4jcwh6sybfmey42",
          *         "end": null,
-         *         "start": "2026-11-29T12:16:12.413Z",
+         *         "start": "2026-11-29T14:46:02.799Z",
          *         "coupon": {
-         *           "id": "cpn_prod_06h2eezvemp6q8x458zmfnhrrfady",
+         *           "id": "cpn_prod_06h2fh95m5brm703q6jhd6hmdy34y",
          *           "name": "Ten percent",
          *           "valid": true,
          *           "object": "coupon",
-         *           "created": "2026-11-29T12:16:12.149Z",
-         *           "updated": "2026-11-29T12:16:12.413Z",
+         *           "created": "2026-11-29T14:46:01.377Z",
+         *           "updated": "2026-11-29T14:46:02.799Z",
          *           "currency": null,
          *           "duration": "forever",
          *           "livemode": false,
@@ -17248,18 +17627,18 @@ export type components = {
          *           "duration_in_months": null
          *         },
          *         "object": "discount",
-         *         "customer": "cus_prod_06h2eezw7zvvnq1dqa5tk66dk672g",
+         *         "customer": "cus_prod_06h2fh9a305gnvn0y9ecv5hbacw76",
          *         "livemode": false
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2eezwfdg71x1c088kbe7r5hjry",
-         *       "request_id": "req_prod_06h2eezwfdg71x1c088kbe7r5hjry",
+         *       "correlation_id": "req_prod_06h2fh9b5a3hagns3dj2e4p7b2c4m",
+         *       "request_id": "req_prod_06h2fh9b5a3hagns3dj2e4p7b2c4m",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-29T12:16:12.416Z",
+         *       "created": "2026-11-29T14:46:02.856Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2eeznqzss6w2jbgkfca7r3sg58"
+         *       "actor_id": "key_prod_06h2fh8cpcfp74mhbjzdmqnxpcygr"
          *     }
          */
         CustomerDiscountCreatedEvent: {
@@ -17304,21 +17683,21 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2eezwhyfsdtkyn351vqgr9ft4y",
+         *       "id": "evt_prod_06h2fh9bqdh09kkt2qctk1tg5hg3g",
          *       "type": "customer.discount.updated",
          *       "aggregate_type": "customer_discount",
-         *       "aggregate_id": "di_prod_06h2eezwfwgdsq1a4d7asq2cqw8ry",
+         *       "aggregate_id": "di_prod_06h2fh9bb8r4yc4jcwh6sybfmey42",
          *       "data": {
-         *         "id": "di_prod_06h2eezwfwgdsq1a4d7asq2cqw8ry",
+         *         "id": "di_prod_06h2fh9bb8r4yc4jcwh6sybfmey42",
          *         "end": null,
-         *         "start": "2026-11-29T12:16:12.429Z",
+         *         "start": "2026-11-29T14:46:02.930Z",
          *         "coupon": {
-         *           "id": "cpn_prod_06h2eezvgab8xk4vc06czpq9awyxc",
+         *           "id": "cpn_prod_06h2fh95rycseb7srgkf0tadv70p4",
          *           "name": null,
          *           "valid": true,
          *           "object": "coupon",
-         *           "created": "2026-11-29T12:16:12.162Z",
-         *           "updated": "2026-11-29T12:16:12.429Z",
+         *           "created": "2026-11-29T14:46:01.415Z",
+         *           "updated": "2026-11-29T14:46:02.930Z",
          *           "currency": "usd",
          *           "duration": "once",
          *           "livemode": false,
@@ -17331,20 +17710,20 @@ export type components = {
          *           "duration_in_months": null
          *         },
          *         "object": "discount",
-         *         "customer": "cus_prod_06h2eezw7zvvnq1dqa5tk66dk672g",
+         *         "customer": "cus_prod_06h2fh9a305gnvn0y9ecv5hbacw76",
          *         "livemode": false
          *       },
          *       "previous_data": {
-         *         "id": "di_prod_06h2eezwfwgdsq1a4d7asq2cqw8ry",
+         *         "id": "di_prod_06h2fh9bb8r4yc4jcwh6sybfmey42",
          *         "end": null,
-         *         "start": "2026-11-29T12:16:12.413Z",
+         *         "start": "2026-11-29T14:46:02.799Z",
          *         "coupon": {
-         *           "id": "cpn_prod_06h2eezvemp6q8x458zmfnhrrfady",
+         *           "id": "cpn_prod_06h2fh95m5brm703q6jhd6hmdy34y",
          *           "name": "Ten percent",
          *           "valid": true,
          *           "object": "coupon",
-         *           "created": "2026-11-29T12:16:12.149Z",
-         *           "updated": "2026-11-29T12:16:12.413Z",
+         *           "created": "2026-11-29T14:46:01.377Z",
+         *           "updated": "2026-11-29T14:46:02.799Z",
          *           "currency": null,
          *           "duration": "forever",
          *           "livemode": false,
@@ -17357,17 +17736,17 @@ export type components = {
          *           "duration_in_months": null
          *         },
          *         "object": "discount",
-         *         "customer": "cus_prod_06h2eezw7zvvnq1dqa5tk66dk672g",
+         *         "customer": "cus_prod_06h2fh9a305gnvn0y9ecv5hbacw76",
          *         "livemode": false
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2eezwhdvnzh0e477jarct99s0m",
-         *       "request_id": "req_prod_06h2eezwhdvnzh0e477jarct99s0m",
+         *       "correlation_id": "req_prod_06h2fh9bm35js7frt48f5kpqv35x0",
+         *       "request_id": "req_prod_06h2fh9bm35js7frt48f5kpqv35x0",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-29T12:16:12.431Z",
+         *       "created": "2026-11-29T14:46:02.939Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2eeznqzss6w2jbgkfca7r3sg58"
+         *       "actor_id": "key_prod_06h2fh8cpcfp74mhbjzdmqnxpcygr"
          *     }
          */
         CustomerDiscountUpdatedEvent: {
@@ -17412,21 +17791,21 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2eezwk1dvz89vtxkwzdd8cdhxt",
+         *       "id": "evt_prod_06h2fh9bv864j21s0v9bg1j8ds0n2",
          *       "type": "customer.discount.deleted",
          *       "aggregate_type": "customer_discount",
-         *       "aggregate_id": "di_prod_06h2eezwfwgdsq1a4d7asq2cqw8ry",
+         *       "aggregate_id": "di_prod_06h2fh9bb8r4yc4jcwh6sybfmey42",
          *       "data": {
-         *         "id": "di_prod_06h2eezwfwgdsq1a4d7asq2cqw8ry",
+         *         "id": "di_prod_06h2fh9bb8r4yc4jcwh6sybfmey42",
          *         "end": null,
-         *         "start": "2026-11-29T12:16:12.429Z",
+         *         "start": "2026-11-29T14:46:02.930Z",
          *         "coupon": {
-         *           "id": "cpn_prod_06h2eezvgab8xk4vc06czpq9awyxc",
+         *           "id": "cpn_prod_06h2fh95rycseb7srgkf0tadv70p4",
          *           "name": null,
          *           "valid": true,
          *           "object": "coupon",
-         *           "created": "2026-11-29T12:16:12.162Z",
-         *           "updated": "2026-11-29T12:16:12.429Z",
+         *           "created": "2026-11-29T14:46:01.415Z",
+         *           "updated": "2026-11-29T14:46:02.930Z",
          *           "currency": "usd",
          *           "duration": "once",
          *           "livemode": false,
@@ -17440,20 +17819,20 @@ export type components = {
          *         },
          *         "object": "discount",
          *         "deleted": true,
-         *         "customer": "cus_prod_06h2eezw7zvvnq1dqa5tk66dk672g",
+         *         "customer": "cus_prod_06h2fh9a305gnvn0y9ecv5hbacw76",
          *         "livemode": false
          *       },
          *       "previous_data": {
-         *         "id": "di_prod_06h2eezwfwgdsq1a4d7asq2cqw8ry",
+         *         "id": "di_prod_06h2fh9bb8r4yc4jcwh6sybfmey42",
          *         "end": null,
-         *         "start": "2026-11-29T12:16:12.429Z",
+         *         "start": "2026-11-29T14:46:02.930Z",
          *         "coupon": {
-         *           "id": "cpn_prod_06h2eezvgab8xk4vc06czpq9awyxc",
+         *           "id": "cpn_prod_06h2fh95rycseb7srgkf0tadv70p4",
          *           "name": null,
          *           "valid": true,
          *           "object": "coupon",
-         *           "created": "2026-11-29T12:16:12.162Z",
-         *           "updated": "2026-11-29T12:16:12.429Z",
+         *           "created": "2026-11-29T14:46:01.415Z",
+         *           "updated": "2026-11-29T14:46:02.930Z",
          *           "currency": "usd",
          *           "duration": "once",
          *           "livemode": false,
@@ -17466,17 +17845,17 @@ export type components = {
          *           "duration_in_months": null
          *         },
          *         "object": "discount",
-         *         "customer": "cus_prod_06h2eezw7zvvnq1dqa5tk66dk672g",
+         *         "customer": "cus_prod_06h2fh9a305gnvn0y9ecv5hbacw76",
          *         "livemode": false
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2eezwjqn16hfza2a1cdgyes7ee",
-         *       "request_id": "req_prod_06h2eezwjqn16hfza2a1cdgyes7ee",
+         *       "correlation_id": "req_prod_06h2fh9brjb8ar8xpqbzjjn8935xt",
+         *       "request_id": "req_prod_06h2fh9brjb8ar8xpqbzjjn8935xt",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-29T12:16:12.440Z",
+         *       "created": "2026-11-29T14:46:02.970Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2eeznqzss6w2jbgkfca7r3sg58"
+         *       "actor_id": "key_prod_06h2fh8cpcfp74mhbjzdmqnxpcygr"
          *     }
          */
         CustomerDiscountDeletedEvent: {
@@ -17521,17 +17900,17 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2eezvey614s16qrk41strjwevj",
+         *       "id": "evt_prod_06h2fh95mcw1awjtf94seb5dtnr5y",
          *       "type": "coupon.created",
          *       "aggregate_type": "coupon",
-         *       "aggregate_id": "cpn_prod_06h2eezvemp6q8x458zmfnhrrfady",
+         *       "aggregate_id": "cpn_prod_06h2fh95m5brm703q6jhd6hmdy34y",
          *       "data": {
-         *         "id": "cpn_prod_06h2eezvemp6q8x458zmfnhrrfady",
+         *         "id": "cpn_prod_06h2fh95m5brm703q6jhd6hmdy34y",
          *         "name": null,
          *         "valid": true,
          *         "object": "coupon",
-         *         "created": "2026-11-29T12:16:12.149Z",
-         *         "updated": "2026-11-29T12:16:12.149Z",
+         *         "created": "2026-11-29T14:46:01.377Z",
+         *         "updated": "2026-11-29T14:46:01.377Z",
          *         "currency": null,
          *         "duration": "forever",
          *         "livemode": false,
@@ -17545,13 +17924,13 @@ export type components = {
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2eezvehzsng4ywra8a1csy2fw6",
-         *       "request_id": "req_prod_06h2eezvehzsng4ywra8a1csy2fw6",
+         *       "correlation_id": "req_prod_06h2fh95kyzdnntvntxe76t59ps88",
+         *       "request_id": "req_prod_06h2fh95kyzdnntvntxe76t59ps88",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-29T12:16:12.151Z",
+         *       "created": "2026-11-29T14:46:01.380Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2eeznqzss6w2jbgkfca7r3sg58"
+         *       "actor_id": "key_prod_06h2fh8cpcfp74mhbjzdmqnxpcygr"
          *     }
          */
         CouponCreatedEvent: {
@@ -17596,17 +17975,17 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2eezvj3enzpsn2gwee3arwkbsr",
+         *       "id": "evt_prod_06h2fh95xa1bv7rypt0zrr5yrbk7e",
          *       "type": "coupon.updated",
          *       "aggregate_type": "coupon",
-         *       "aggregate_id": "cpn_prod_06h2eezvemp6q8x458zmfnhrrfady",
+         *       "aggregate_id": "cpn_prod_06h2fh95m5brm703q6jhd6hmdy34y",
          *       "data": {
-         *         "id": "cpn_prod_06h2eezvemp6q8x458zmfnhrrfady",
+         *         "id": "cpn_prod_06h2fh95m5brm703q6jhd6hmdy34y",
          *         "name": "Ten percent",
          *         "valid": true,
          *         "object": "coupon",
-         *         "created": "2026-11-29T12:16:12.149Z",
-         *         "updated": "2026-11-29T12:16:12.175Z",
+         *         "created": "2026-11-29T14:46:01.377Z",
+         *         "updated": "2026-11-29T14:46:01.448Z",
          *         "currency": null,
          *         "duration": "forever",
          *         "livemode": false,
@@ -17619,12 +17998,12 @@ export type components = {
          *         "duration_in_months": null
          *       },
          *       "previous_data": {
-         *         "id": "cpn_prod_06h2eezvemp6q8x458zmfnhrrfady",
+         *         "id": "cpn_prod_06h2fh95m5brm703q6jhd6hmdy34y",
          *         "name": null,
          *         "valid": true,
          *         "object": "coupon",
-         *         "created": "2026-11-29T12:16:12.149Z",
-         *         "updated": "2026-11-29T12:16:12.149Z",
+         *         "created": "2026-11-29T14:46:01.377Z",
+         *         "updated": "2026-11-29T14:46:01.377Z",
          *         "currency": null,
          *         "duration": "forever",
          *         "livemode": false,
@@ -17637,13 +18016,13 @@ export type components = {
          *         "duration_in_months": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2eezvh8w7rd2c3pnrrqkhdf3tr",
-         *       "request_id": "req_prod_06h2eezvh8w7rd2c3pnrrqkhdf3tr",
+         *       "correlation_id": "req_prod_06h2fh95wj2gn22fqdsgvscc145er",
+         *       "request_id": "req_prod_06h2fh95wj2gn22fqdsgvscc145er",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-29T12:16:12.176Z",
+         *       "created": "2026-11-29T14:46:01.450Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2eeznqzss6w2jbgkfca7r3sg58"
+         *       "actor_id": "key_prod_06h2fh8cpcfp74mhbjzdmqnxpcygr"
          *     }
          */
         CouponUpdatedEvent: {
@@ -17688,18 +18067,18 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2eezvmfh9t47jwnkmvgx7xwfx4",
+         *       "id": "evt_prod_06h2fh964r0na4rw8b1wjnwtnyegc",
          *       "type": "coupon.deleted",
          *       "aggregate_type": "coupon",
-         *       "aggregate_id": "cpn_prod_06h2eezvka1ar286nsfdbc9wse6nt",
+         *       "aggregate_id": "cpn_prod_06h2fh95zsc8pgprdkx52n7d7g1jc",
          *       "data": {
-         *         "id": "cpn_prod_06h2eezvka1ar286nsfdbc9wse6nt",
+         *         "id": "cpn_prod_06h2fh95zsc8pgprdkx52n7d7g1jc",
          *         "name": null,
          *         "valid": false,
          *         "object": "coupon",
-         *         "created": "2026-11-29T12:16:12.186Z",
+         *         "created": "2026-11-29T14:46:01.470Z",
          *         "deleted": true,
-         *         "updated": "2026-11-29T12:16:12.194Z",
+         *         "updated": "2026-11-29T14:46:01.506Z",
          *         "currency": null,
          *         "duration": "forever",
          *         "livemode": false,
@@ -17712,12 +18091,12 @@ export type components = {
          *         "duration_in_months": null
          *       },
          *       "previous_data": {
-         *         "id": "cpn_prod_06h2eezvka1ar286nsfdbc9wse6nt",
+         *         "id": "cpn_prod_06h2fh95zsc8pgprdkx52n7d7g1jc",
          *         "name": null,
          *         "valid": true,
          *         "object": "coupon",
-         *         "created": "2026-11-29T12:16:12.186Z",
-         *         "updated": "2026-11-29T12:16:12.186Z",
+         *         "created": "2026-11-29T14:46:01.470Z",
+         *         "updated": "2026-11-29T14:46:01.470Z",
          *         "currency": null,
          *         "duration": "forever",
          *         "livemode": false,
@@ -17730,13 +18109,13 @@ export type components = {
          *         "duration_in_months": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2eezvm71cwcyqqq3s7pwgp2zfr",
-         *       "request_id": "req_prod_06h2eezvm71cwcyqqq3s7pwgp2zfr",
+         *       "correlation_id": "req_prod_06h2fh9632n4dm173qdytpxf7dasm",
+         *       "request_id": "req_prod_06h2fh9632n4dm173qdytpxf7dasm",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-29T12:16:12.195Z",
+         *       "created": "2026-11-29T14:46:01.510Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2eeznqzss6w2jbgkfca7r3sg58"
+         *       "actor_id": "key_prod_06h2fh8cpcfp74mhbjzdmqnxpcygr"
          *     }
          */
         CouponDeletedEvent: {
@@ -17781,19 +18160,19 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2eezv65vsdnbtrb2bjxgv289ne",
+         *       "id": "evt_prod_06h2fh92997yc6xj6x5rwsvevpk50",
          *       "type": "price.created",
          *       "aggregate_type": "price",
-         *       "aggregate_id": "price_prod_06h2eezv63pg213ca31042tj77f4t",
+         *       "aggregate_id": "price_prod_06h2fh928k9xh46nak7pgx5pysz2t",
          *       "data": {
-         *         "id": "price_prod_06h2eezv63pg213ca31042tj77f4t",
+         *         "id": "price_prod_06h2fh928k9xh46nak7pgx5pysz2t",
          *         "type": "recurring",
          *         "tiers": null,
          *         "active": true,
          *         "object": "price",
-         *         "created": "2026-11-29T12:16:12.079Z",
-         *         "product": "prod_prod_06h2eezv1pvdm6v9tzenkvfz1yrsc",
-         *         "updated": "2026-11-29T12:16:12.079Z",
+         *         "created": "2026-11-29T14:46:00.516Z",
+         *         "product": "prod_prod_06h2fh91wmzjtdmk7jry14t21aryc",
+         *         "updated": "2026-11-29T14:46:00.516Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "metadata": {},
@@ -17810,13 +18189,13 @@ export type components = {
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2eezv5h9edjrpfbftsqaa82pkj",
-         *       "request_id": "req_prod_06h2eezv5h9edjrpfbftsqaa82pkj",
+         *       "correlation_id": "req_prod_06h2fh927eg62kbvye40t4c70ngd8",
+         *       "request_id": "req_prod_06h2fh927eg62kbvye40t4c70ngd8",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-29T12:16:12.081Z",
+         *       "created": "2026-11-29T14:46:00.522Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2eeznqzss6w2jbgkfca7r3sg58"
+         *       "actor_id": "key_prod_06h2fh8cpcfp74mhbjzdmqnxpcygr"
          *     }
          */
         PriceCreatedEvent: {
@@ -17861,19 +18240,19 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2eezv9fcyxzfw80dd0cv3e5278",
+         *       "id": "evt_prod_06h2fh93n72ge9kyt5e9gcza1atnc",
          *       "type": "price.updated",
          *       "aggregate_type": "price",
-         *       "aggregate_id": "price_prod_06h2eezv63pg213ca31042tj77f4t",
+         *       "aggregate_id": "price_prod_06h2fh928k9xh46nak7pgx5pysz2t",
          *       "data": {
-         *         "id": "price_prod_06h2eezv63pg213ca31042tj77f4t",
+         *         "id": "price_prod_06h2fh928k9xh46nak7pgx5pysz2t",
          *         "type": "recurring",
          *         "tiers": null,
          *         "active": true,
          *         "object": "price",
-         *         "created": "2026-11-29T12:16:12.079Z",
-         *         "product": "prod_prod_06h2eezv1pvdm6v9tzenkvfz1yrsc",
-         *         "updated": "2026-11-29T12:16:12.106Z",
+         *         "created": "2026-11-29T14:46:00.516Z",
+         *         "product": "prod_prod_06h2fh91wmzjtdmk7jry14t21aryc",
+         *         "updated": "2026-11-29T14:46:00.871Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "metadata": {},
@@ -17889,14 +18268,14 @@ export type components = {
          *         "unit_amount_atom": 2000
          *       },
          *       "previous_data": {
-         *         "id": "price_prod_06h2eezv63pg213ca31042tj77f4t",
+         *         "id": "price_prod_06h2fh928k9xh46nak7pgx5pysz2t",
          *         "type": "recurring",
          *         "tiers": null,
          *         "active": true,
          *         "object": "price",
-         *         "created": "2026-11-29T12:16:12.079Z",
-         *         "product": "prod_prod_06h2eezv1pvdm6v9tzenkvfz1yrsc",
-         *         "updated": "2026-11-29T12:16:12.079Z",
+         *         "created": "2026-11-29T14:46:00.516Z",
+         *         "product": "prod_prod_06h2fh91wmzjtdmk7jry14t21aryc",
+         *         "updated": "2026-11-29T14:46:00.516Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "metadata": {},
@@ -17912,13 +18291,13 @@ export type components = {
          *         "unit_amount_atom": 2000
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2eezv8v0bmg99qssef54h40t1p",
-         *       "request_id": "req_prod_06h2eezv8v0bmg99qssef54h40t1p",
+         *       "correlation_id": "req_prod_06h2fh93bxtbaas8zcc0gjvy20g3w",
+         *       "request_id": "req_prod_06h2fh93bxtbaas8zcc0gjvy20g3w",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-29T12:16:12.107Z",
+         *       "created": "2026-11-29T14:46:00.873Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2eeznqzss6w2jbgkfca7r3sg58"
+         *       "actor_id": "key_prod_06h2fh8cpcfp74mhbjzdmqnxpcygr"
          *     }
          */
         PriceUpdatedEvent: {
@@ -17963,20 +18342,20 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2eezvcf0cczdx469614m8tna8r",
+         *       "id": "evt_prod_06h2fh94y9r5cg69esx11qz7nygya",
          *       "type": "price.deleted",
          *       "aggregate_type": "price",
-         *       "aggregate_id": "price_prod_06h2eezvb5m42y2jncsypbapgqzer",
+         *       "aggregate_id": "price_prod_06h2fh94f6zzqfwjvzaprmw30xne0",
          *       "data": {
-         *         "id": "price_prod_06h2eezvb5m42y2jncsypbapgqzer",
+         *         "id": "price_prod_06h2fh94f6zzqfwjvzaprmw30xne0",
          *         "type": "one_time",
          *         "tiers": null,
          *         "active": true,
          *         "object": "price",
-         *         "created": "2026-11-29T12:16:12.121Z",
+         *         "created": "2026-11-29T14:46:01.081Z",
          *         "deleted": true,
-         *         "product": "prod_prod_06h2eezv4ndbvpchpap7t6ec6jz26",
-         *         "updated": "2026-11-29T12:16:12.130Z",
+         *         "product": "prod_prod_06h2fh923vyxrvf12n2t7fv74cg4e",
+         *         "updated": "2026-11-29T14:46:01.189Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "metadata": {},
@@ -17987,14 +18366,14 @@ export type components = {
          *         "unit_amount_atom": 100
          *       },
          *       "previous_data": {
-         *         "id": "price_prod_06h2eezvb5m42y2jncsypbapgqzer",
+         *         "id": "price_prod_06h2fh94f6zzqfwjvzaprmw30xne0",
          *         "type": "one_time",
          *         "tiers": null,
          *         "active": true,
          *         "object": "price",
-         *         "created": "2026-11-29T12:16:12.121Z",
-         *         "product": "prod_prod_06h2eezv4ndbvpchpap7t6ec6jz26",
-         *         "updated": "2026-11-29T12:16:12.121Z",
+         *         "created": "2026-11-29T14:46:01.081Z",
+         *         "product": "prod_prod_06h2fh923vyxrvf12n2t7fv74cg4e",
+         *         "updated": "2026-11-29T14:46:01.081Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "metadata": {},
@@ -18005,13 +18384,13 @@ export type components = {
          *         "unit_amount_atom": 100
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2eezvc78yp22p7s6bygxhc5t0r",
-         *       "request_id": "req_prod_06h2eezvc78yp22p7s6bygxhc5t0r",
+         *       "correlation_id": "req_prod_06h2fh94vmy6gxvsf9qej5rvd5mr4",
+         *       "request_id": "req_prod_06h2fh94vmy6gxvsf9qej5rvd5mr4",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-29T12:16:12.131Z",
+         *       "created": "2026-11-29T14:46:01.202Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2eeznqzss6w2jbgkfca7r3sg58"
+         *       "actor_id": "key_prod_06h2fh8cpcfp74mhbjzdmqnxpcygr"
          *     }
          */
         PriceDeletedEvent: {
@@ -18056,30 +18435,30 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2eezv1wt385nt04vfegspsw294",
+         *       "id": "evt_prod_06h2fh91x399j3mvb97maaadzhkpm",
          *       "type": "product.created",
          *       "aggregate_type": "product",
-         *       "aggregate_id": "prod_prod_06h2eezv1pvdm6v9tzenkvfz1yrsc",
+         *       "aggregate_id": "prod_prod_06h2fh91wmzjtdmk7jry14t21aryc",
          *       "data": {
-         *         "id": "prod_prod_06h2eezv1pvdm6v9tzenkvfz1yrsc",
+         *         "id": "prod_prod_06h2fh91wmzjtdmk7jry14t21aryc",
          *         "name": "Pro",
          *         "active": true,
          *         "object": "product",
-         *         "created": "2026-11-29T12:16:12.045Z",
-         *         "updated": "2026-11-29T12:16:12.045Z",
+         *         "created": "2026-11-29T14:46:00.421Z",
+         *         "updated": "2026-11-29T14:46:00.421Z",
          *         "livemode": false,
          *         "metadata": {},
          *         "description": null
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2eezv1enzkqrh1mvvg7wkc568a",
-         *       "request_id": "req_prod_06h2eezv1enzkqrh1mvvg7wkc568a",
+         *       "correlation_id": "req_prod_06h2fh91w3v42wykwfr3rzs7h5fy4",
+         *       "request_id": "req_prod_06h2fh91w3v42wykwfr3rzs7h5fy4",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-29T12:16:12.047Z",
+         *       "created": "2026-11-29T14:46:00.424Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2eeznqzss6w2jbgkfca7r3sg58"
+         *       "actor_id": "key_prod_06h2fh8cpcfp74mhbjzdmqnxpcygr"
          *     }
          */
         ProductCreatedEvent: {
@@ -18124,40 +18503,40 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2eezv3h4cmr0nq4j0jtrz5xpej",
+         *       "id": "evt_prod_06h2fh921pff7wfcqbqwvaq7vdfft",
          *       "type": "product.updated",
          *       "aggregate_type": "product",
-         *       "aggregate_id": "prod_prod_06h2eezv1pvdm6v9tzenkvfz1yrsc",
+         *       "aggregate_id": "prod_prod_06h2fh91wmzjtdmk7jry14t21aryc",
          *       "data": {
-         *         "id": "prod_prod_06h2eezv1pvdm6v9tzenkvfz1yrsc",
+         *         "id": "prod_prod_06h2fh91wmzjtdmk7jry14t21aryc",
          *         "name": "Pro",
          *         "active": true,
          *         "object": "product",
-         *         "created": "2026-11-29T12:16:12.045Z",
-         *         "updated": "2026-11-29T12:16:12.059Z",
+         *         "created": "2026-11-29T14:46:00.421Z",
+         *         "updated": "2026-11-29T14:46:00.459Z",
          *         "livemode": false,
          *         "metadata": {},
          *         "description": "The pro plan"
          *       },
          *       "previous_data": {
-         *         "id": "prod_prod_06h2eezv1pvdm6v9tzenkvfz1yrsc",
+         *         "id": "prod_prod_06h2fh91wmzjtdmk7jry14t21aryc",
          *         "name": "Pro",
          *         "active": true,
          *         "object": "product",
-         *         "created": "2026-11-29T12:16:12.045Z",
-         *         "updated": "2026-11-29T12:16:12.045Z",
+         *         "created": "2026-11-29T14:46:00.421Z",
+         *         "updated": "2026-11-29T14:46:00.421Z",
          *         "livemode": false,
          *         "metadata": {},
          *         "description": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2eezv33m059wsw7y8nxcz9v5f0",
-         *       "request_id": "req_prod_06h2eezv33m059wsw7y8nxcz9v5f0",
+         *       "correlation_id": "req_prod_06h2fh920fm4ghqgajqth6n3ssh6c",
+         *       "request_id": "req_prod_06h2fh920fm4ghqgajqth6n3ssh6c",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-29T12:16:12.060Z",
+         *       "created": "2026-11-29T14:46:00.461Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2eeznqzss6w2jbgkfca7r3sg58"
+         *       "actor_id": "key_prod_06h2fh8cpcfp74mhbjzdmqnxpcygr"
          *     }
          */
         ProductUpdatedEvent: {
@@ -18202,41 +18581,41 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2eezvdn4jnzt7tx1as22y5pkbr",
+         *       "id": "evt_prod_06h2fh95gdqapq32m3mdyvd0ssxnt",
          *       "type": "product.deleted",
          *       "aggregate_type": "product",
-         *       "aggregate_id": "prod_prod_06h2eezv4ndbvpchpap7t6ec6jz26",
+         *       "aggregate_id": "prod_prod_06h2fh923vyxrvf12n2t7fv74cg4e",
          *       "data": {
-         *         "id": "prod_prod_06h2eezv4ndbvpchpap7t6ec6jz26",
+         *         "id": "prod_prod_06h2fh923vyxrvf12n2t7fv74cg4e",
          *         "name": "Spare",
          *         "active": true,
          *         "object": "product",
-         *         "created": "2026-11-29T12:16:12.069Z",
+         *         "created": "2026-11-29T14:46:00.478Z",
          *         "deleted": true,
-         *         "updated": "2026-11-29T12:16:12.140Z",
+         *         "updated": "2026-11-29T14:46:01.335Z",
          *         "livemode": false,
          *         "metadata": {},
          *         "description": null
          *       },
          *       "previous_data": {
-         *         "id": "prod_prod_06h2eezv4ndbvpchpap7t6ec6jz26",
+         *         "id": "prod_prod_06h2fh923vyxrvf12n2t7fv74cg4e",
          *         "name": "Spare",
          *         "active": true,
          *         "object": "product",
-         *         "created": "2026-11-29T12:16:12.069Z",
-         *         "updated": "2026-11-29T12:16:12.069Z",
+         *         "created": "2026-11-29T14:46:00.478Z",
+         *         "updated": "2026-11-29T14:46:00.478Z",
          *         "livemode": false,
          *         "metadata": {},
          *         "description": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2eezvd87qv7srtyzzbyx3ch1dc",
-         *       "request_id": "req_prod_06h2eezvd87qv7srtyzzbyx3ch1dc",
+         *       "correlation_id": "req_prod_06h2fh959ea6490b8mdztf6g7deep",
+         *       "request_id": "req_prod_06h2fh959ea6490b8mdztf6g7deep",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-29T12:16:12.141Z",
+         *       "created": "2026-11-29T14:46:01.347Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2eeznqzss6w2jbgkfca7r3sg58"
+         *       "actor_id": "key_prod_06h2fh8cpcfp74mhbjzdmqnxpcygr"
          *     }
          */
         ProductDeletedEvent: {
@@ -18281,18 +18660,18 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2eezx7kajx2xjevrzaezrfprvt",
+         *       "id": "evt_prod_06h2fh9g70h940rddswqqrr8s7r5g",
          *       "type": "refund.created",
          *       "aggregate_type": "refund",
-         *       "aggregate_id": "re_prod_06h2eezx7c4g8np4ja7fc0yg5vsp4",
+         *       "aggregate_id": "re_prod_06h2fh9g5gx247jsz6e4qs20knj3t",
          *       "data": {
-         *         "id": "re_prod_06h2eezx7c4g8np4ja7fc0yg5vsp4",
+         *         "id": "re_prod_06h2fh9g5gx247jsz6e4qs20knj3t",
          *         "object": "refund",
          *         "reason": null,
          *         "status": "pending",
-         *         "created": "2026-11-29T12:16:12.602Z",
-         *         "payment": "py_prod_06h2eezwsbvc1gtdczwba396y6za4",
-         *         "updated": "2026-11-29T12:16:12.602Z",
+         *         "created": "2026-11-29T14:46:04.076Z",
+         *         "payment": "py_prod_06h2fh9dyt6tgfj02ea2caphqtxxa",
+         *         "updated": "2026-11-29T14:46:04.076Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "metadata": {},
@@ -18301,13 +18680,13 @@ export type components = {
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2eezx6xd0ye77frhqmtry047c6",
-         *       "request_id": "req_prod_06h2eezx6xd0ye77frhqmtry047c6",
+         *       "correlation_id": "req_prod_06h2fh9g37mp0zhbfcae4hp7069hp",
+         *       "request_id": "req_prod_06h2fh9g37mp0zhbfcae4hp7069hp",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-29T12:16:12.604Z",
+         *       "created": "2026-11-29T14:46:04.088Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2eeznqzss6w2jbgkfca7r3sg58"
+         *       "actor_id": "key_prod_06h2fh8cpcfp74mhbjzdmqnxpcygr"
          *     }
          */
         RefundCreatedEvent: {
@@ -18352,18 +18731,18 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2eezx7rtg0yh69m94mavzmcy0g",
+         *       "id": "evt_prod_06h2fh9g9d0fakyxv5jfd9dh5ahxj",
          *       "type": "refund.updated",
          *       "aggregate_type": "refund",
-         *       "aggregate_id": "re_prod_06h2eezx7c4g8np4ja7fc0yg5vsp4",
+         *       "aggregate_id": "re_prod_06h2fh9g5gx247jsz6e4qs20knj3t",
          *       "data": {
-         *         "id": "re_prod_06h2eezx7c4g8np4ja7fc0yg5vsp4",
+         *         "id": "re_prod_06h2fh9g5gx247jsz6e4qs20knj3t",
          *         "object": "refund",
          *         "reason": null,
          *         "status": "succeeded",
-         *         "created": "2026-11-29T12:16:12.602Z",
-         *         "payment": "py_prod_06h2eezwsbvc1gtdczwba396y6za4",
-         *         "updated": "2026-11-29T12:16:12.605Z",
+         *         "created": "2026-11-29T14:46:04.076Z",
+         *         "payment": "py_prod_06h2fh9dyt6tgfj02ea2caphqtxxa",
+         *         "updated": "2026-11-29T14:46:04.095Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "metadata": {},
@@ -18371,13 +18750,13 @@ export type components = {
          *         "failure_reason": null
          *       },
          *       "previous_data": {
-         *         "id": "re_prod_06h2eezx7c4g8np4ja7fc0yg5vsp4",
+         *         "id": "re_prod_06h2fh9g5gx247jsz6e4qs20knj3t",
          *         "object": "refund",
          *         "reason": null,
          *         "status": "pending",
-         *         "created": "2026-11-29T12:16:12.602Z",
-         *         "payment": "py_prod_06h2eezwsbvc1gtdczwba396y6za4",
-         *         "updated": "2026-11-29T12:16:12.602Z",
+         *         "created": "2026-11-29T14:46:04.076Z",
+         *         "payment": "py_prod_06h2fh9dyt6tgfj02ea2caphqtxxa",
+         *         "updated": "2026-11-29T14:46:04.076Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "metadata": {},
@@ -18385,13 +18764,13 @@ export type components = {
          *         "failure_reason": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2eezx6xd0ye77frhqmtry047c6",
-         *       "request_id": "req_prod_06h2eezx6xd0ye77frhqmtry047c6",
+         *       "correlation_id": "req_prod_06h2fh9g37mp0zhbfcae4hp7069hp",
+         *       "request_id": "req_prod_06h2fh9g37mp0zhbfcae4hp7069hp",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-29T12:16:12.606Z",
+         *       "created": "2026-11-29T14:46:04.107Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2eeznqzss6w2jbgkfca7r3sg58"
+         *       "actor_id": "key_prod_06h2fh8cpcfp74mhbjzdmqnxpcygr"
          *     }
          */
         RefundUpdatedEvent: {
@@ -18436,18 +18815,18 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2eezxafdjt8rbh0nfw0k0f63j8",
+         *       "id": "evt_prod_06h2fh9gqxk94ph8v5cfyz0yrz0dy",
          *       "type": "refund.failed",
          *       "aggregate_type": "refund",
-         *       "aggregate_id": "re_prod_06h2eezxa7eawq6b7s8ja5vgdqbmj",
+         *       "aggregate_id": "re_prod_06h2fh9gp4nammy6wgyv3vm6vsc62",
          *       "data": {
-         *         "id": "re_prod_06h2eezxa7eawq6b7s8ja5vgdqbmj",
+         *         "id": "re_prod_06h2fh9gp4nammy6wgyv3vm6vsc62",
          *         "object": "refund",
          *         "reason": null,
          *         "status": "failed",
-         *         "created": "2026-11-29T12:16:12.625Z",
-         *         "payment": "py_prod_06h2eezx4cv95ha139em8patd5pdm",
-         *         "updated": "2026-11-29T12:16:12.627Z",
+         *         "created": "2026-11-29T14:46:04.209Z",
+         *         "payment": "py_prod_06h2fh9fvq7e0ewrqb1pvdngk5gjp",
+         *         "updated": "2026-11-29T14:46:04.213Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "metadata": {},
@@ -18455,13 +18834,13 @@ export type components = {
          *         "failure_reason": "The refund was refused (sandbox payment method pm_sandbox_refund_fails)."
          *       },
          *       "previous_data": {
-         *         "id": "re_prod_06h2eezxa7eawq6b7s8ja5vgdqbmj",
+         *         "id": "re_prod_06h2fh9gp4nammy6wgyv3vm6vsc62",
          *         "object": "refund",
          *         "reason": null,
          *         "status": "pending",
-         *         "created": "2026-11-29T12:16:12.625Z",
-         *         "payment": "py_prod_06h2eezx4cv95ha139em8patd5pdm",
-         *         "updated": "2026-11-29T12:16:12.625Z",
+         *         "created": "2026-11-29T14:46:04.209Z",
+         *         "payment": "py_prod_06h2fh9fvq7e0ewrqb1pvdngk5gjp",
+         *         "updated": "2026-11-29T14:46:04.209Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "metadata": {},
@@ -18469,13 +18848,13 @@ export type components = {
          *         "failure_reason": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2eezx9vqbnhrdpcx2g27d3hqsc",
-         *       "request_id": "req_prod_06h2eezx9vqbnhrdpcx2g27d3hqsc",
+         *       "correlation_id": "req_prod_06h2fh9gn0rcget6q2515vbgn27xp",
+         *       "request_id": "req_prod_06h2fh9gn0rcget6q2515vbgn27xp",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-29T12:16:12.627Z",
+         *       "created": "2026-11-29T14:46:04.223Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2eeznqzss6w2jbgkfca7r3sg58"
+         *       "actor_id": "key_prod_06h2fh8cpcfp74mhbjzdmqnxpcygr"
          *     }
          */
         RefundFailedEvent: {
@@ -18520,18 +18899,18 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2eeznrc942qhz5jrvk2dbrdfc2",
+         *       "id": "evt_prod_06h2fh8cqt7n07fnsh0vnsxkyhfsg",
          *       "type": "api_token.created",
          *       "aggregate_type": "api_token",
-         *       "aggregate_id": "key_prod_06h2eeznqzss6w2jbgkfca7r3sg58",
+         *       "aggregate_id": "key_prod_06h2fh8cpcfp74mhbjzdmqnxpcygr",
          *       "data": {
-         *         "id": "key_prod_06h2eeznqzss6w2jbgkfca7r3sg58",
+         *         "id": "key_prod_06h2fh8cpcfp74mhbjzdmqnxpcygr",
          *         "kind": "secret",
          *         "name": "catalogue",
          *         "object": "api_token",
          *         "status": "active",
-         *         "created": "2026-11-29T12:16:10.687Z",
-         *         "display": "st_prod_…bm6w",
+         *         "created": "2026-11-29T14:45:54.974Z",
+         *         "display": "st_prod_…8k5e",
          *         "revoked_at": null,
          *         "last_used_at": null
          *       },
@@ -18540,13 +18919,13 @@ export type components = {
          *         "user_agent": "node",
          *         "client_address": "127.0.0.1"
          *       },
-         *       "correlation_id": "req_prod_06h2eeznpwrphy85qajtt4xa5dz18",
-         *       "request_id": "req_prod_06h2eeznpwrphy85qajtt4xa5dz18",
+         *       "correlation_id": "req_prod_06h2fh8cb8w0a588qf8fr9bnw1rda",
+         *       "request_id": "req_prod_06h2fh8cb8w0a588qf8fr9bnw1rda",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-29T12:16:10.691Z",
+         *       "created": "2026-11-29T14:45:55.007Z",
          *       "actor_type": "user",
-         *       "actor_id": "user_prod_06h2eezmyx04dh8drbp80smkenzc4"
+         *       "actor_id": "user_prod_06h2fh89kjqxnrz9fj6jhm7w7kg4e"
          *     }
          */
         ApiTokenCreatedEvent: {
@@ -18591,29 +18970,29 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2eezpa50e3t4ttzxvqpqfjrra6",
+         *       "id": "evt_prod_06h2fh8h53gm3bahtcnr5wk13r4y8",
          *       "type": "api_token.revoked",
          *       "aggregate_type": "api_token",
-         *       "aggregate_id": "key_prod_06h2eezp62c6mam32ckwkkhs06w3j",
+         *       "aggregate_id": "key_prod_06h2fh8fp1n41sdyvfv4srjrkde02",
          *       "data": {
-         *         "id": "key_prod_06h2eezp62c6mam32ckwkkhs06w3j",
+         *         "id": "key_prod_06h2fh8fp1n41sdyvfv4srjrkde02",
          *         "kind": "publishable",
          *         "name": "spare",
          *         "object": "api_token",
          *         "status": "revoked",
-         *         "created": "2026-11-29T12:16:10.795Z",
-         *         "display": "pt_prod_…0kdn",
-         *         "revoked_at": "2026-11-29T12:16:10.832Z",
+         *         "created": "2026-11-29T14:45:55.742Z",
+         *         "display": "pt_prod_…10s7",
+         *         "revoked_at": "2026-11-29T14:45:56.130Z",
          *         "last_used_at": null
          *       },
          *       "previous_data": {
-         *         "id": "key_prod_06h2eezp62c6mam32ckwkkhs06w3j",
+         *         "id": "key_prod_06h2fh8fp1n41sdyvfv4srjrkde02",
          *         "kind": "publishable",
          *         "name": "spare",
          *         "object": "api_token",
          *         "status": "active",
-         *         "created": "2026-11-29T12:16:10.795Z",
-         *         "display": "pt_prod_…0kdn",
+         *         "created": "2026-11-29T14:45:55.742Z",
+         *         "display": "pt_prod_…10s7",
          *         "revoked_at": null,
          *         "last_used_at": null
          *       },
@@ -18621,13 +19000,13 @@ export type components = {
          *         "user_agent": "node",
          *         "client_address": "127.0.0.1"
          *       },
-         *       "correlation_id": "req_prod_06h2eezp917bmqzkmvv184xvy08jw",
-         *       "request_id": "req_prod_06h2eezp917bmqzkmvv184xvy08jw",
+         *       "correlation_id": "req_prod_06h2fh8gysweq35ery34q1h34m8sr",
+         *       "request_id": "req_prod_06h2fh8gysweq35ery34q1h34m8sr",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-29T12:16:10.833Z",
+         *       "created": "2026-11-29T14:45:56.137Z",
          *       "actor_type": "user",
-         *       "actor_id": "user_prod_06h2eezmyx04dh8drbp80smkenzc4"
+         *       "actor_id": "user_prod_06h2fh89kjqxnrz9fj6jhm7w7kg4e"
          *     }
          */
         ApiTokenRevokedEvent: {
@@ -18672,20 +19051,20 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2eezpe99j2m3afxq11jen81z90",
+         *       "id": "evt_prod_06h2fh8hhhcw2e99ncxkfb2m7k3zw",
          *       "type": "webhook_endpoint.created",
          *       "aggregate_type": "webhook_endpoint",
-         *       "aggregate_id": "whe_prod_06h2eezpe2s38065vzzdtj2zjfh1p",
+         *       "aggregate_id": "whe_prod_06h2fh8hgwsmckyjxs2xrr970p0b0",
          *       "data": {
-         *         "id": "whe_prod_06h2eezpe2s38065vzzdtj2zjfh1p",
+         *         "id": "whe_prod_06h2fh8hgwsmckyjxs2xrr970p0b0",
          *         "url": "https://example.com/audit",
          *         "events": [
          *           "customer.created"
          *         ],
          *         "object": "webhook_endpoint",
-         *         "created": "2026-11-29T12:16:10.864Z",
+         *         "created": "2026-11-29T14:45:56.230Z",
          *         "enabled": true,
-         *         "updated": "2026-11-29T12:16:10.864Z",
+         *         "updated": "2026-11-29T14:45:56.230Z",
          *         "livemode": false,
          *         "description": null,
          *         "disabled_at": null,
@@ -18699,13 +19078,13 @@ export type components = {
          *         "user_agent": "node",
          *         "client_address": "127.0.0.1"
          *       },
-         *       "correlation_id": "req_prod_06h2eezpd77rn1xjkjhged4njf266",
-         *       "request_id": "req_prod_06h2eezpd77rn1xjkjhged4njf266",
+         *       "correlation_id": "req_prod_06h2fh8hfacnd5a7t6q8ksf6z63r0",
+         *       "request_id": "req_prod_06h2fh8hfacnd5a7t6q8ksf6z63r0",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-29T12:16:10.866Z",
+         *       "created": "2026-11-29T14:45:56.236Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2eeznqzss6w2jbgkfca7r3sg58"
+         *       "actor_id": "key_prod_06h2fh8cpcfp74mhbjzdmqnxpcygr"
          *     }
          */
         WebhookEndpointCreatedEvent: {
@@ -18750,20 +19129,20 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2eezpgv0e465m7mg79e0kvb3v4",
+         *       "id": "evt_prod_06h2fh8hqdzskt0wbn3fkxm698wn6",
          *       "type": "webhook_endpoint.updated",
          *       "aggregate_type": "webhook_endpoint",
-         *       "aggregate_id": "whe_prod_06h2eezpe2s38065vzzdtj2zjfh1p",
+         *       "aggregate_id": "whe_prod_06h2fh8hgwsmckyjxs2xrr970p0b0",
          *       "data": {
-         *         "id": "whe_prod_06h2eezpe2s38065vzzdtj2zjfh1p",
+         *         "id": "whe_prod_06h2fh8hgwsmckyjxs2xrr970p0b0",
          *         "url": "https://example.com/audit",
          *         "events": [
          *           "customer.created"
          *         ],
          *         "object": "webhook_endpoint",
-         *         "created": "2026-11-29T12:16:10.864Z",
+         *         "created": "2026-11-29T14:45:56.230Z",
          *         "enabled": true,
-         *         "updated": "2026-11-29T12:16:10.884Z",
+         *         "updated": "2026-11-29T14:45:56.279Z",
          *         "livemode": false,
          *         "description": "Audit",
          *         "disabled_at": null,
@@ -18773,15 +19152,15 @@ export type components = {
          *         "previous_secret_expires_at": null
          *       },
          *       "previous_data": {
-         *         "id": "whe_prod_06h2eezpe2s38065vzzdtj2zjfh1p",
+         *         "id": "whe_prod_06h2fh8hgwsmckyjxs2xrr970p0b0",
          *         "url": "https://example.com/audit",
          *         "events": [
          *           "customer.created"
          *         ],
          *         "object": "webhook_endpoint",
-         *         "created": "2026-11-29T12:16:10.864Z",
+         *         "created": "2026-11-29T14:45:56.230Z",
          *         "enabled": true,
-         *         "updated": "2026-11-29T12:16:10.864Z",
+         *         "updated": "2026-11-29T14:45:56.230Z",
          *         "livemode": false,
          *         "description": null,
          *         "disabled_at": null,
@@ -18794,13 +19173,13 @@ export type components = {
          *         "user_agent": "node",
          *         "client_address": "127.0.0.1"
          *       },
-         *       "correlation_id": "req_prod_06h2eezpg699c3a8t3jvkf315e5hg",
-         *       "request_id": "req_prod_06h2eezpg699c3a8t3jvkf315e5hg",
+         *       "correlation_id": "req_prod_06h2fh8hp05yvtfd686h812tw3f58",
+         *       "request_id": "req_prod_06h2fh8hp05yvtfd686h812tw3f58",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-29T12:16:10.886Z",
+         *       "created": "2026-11-29T14:45:56.283Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2eeznqzss6w2jbgkfca7r3sg58"
+         *       "actor_id": "key_prod_06h2fh8cpcfp74mhbjzdmqnxpcygr"
          *     }
          */
         WebhookEndpointUpdatedEvent: {
@@ -18845,58 +19224,58 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2eezpr76y5mgcz0g3ycytnffh8",
+         *       "id": "evt_prod_06h2fh8ja3v4wyx6vy3rks4n1yh1p",
          *       "type": "webhook_endpoint.deleted",
          *       "aggregate_type": "webhook_endpoint",
-         *       "aggregate_id": "whe_prod_06h2eezpe2s38065vzzdtj2zjfh1p",
+         *       "aggregate_id": "whe_prod_06h2fh8hgwsmckyjxs2xrr970p0b0",
          *       "data": {
-         *         "id": "whe_prod_06h2eezpe2s38065vzzdtj2zjfh1p",
+         *         "id": "whe_prod_06h2fh8hgwsmckyjxs2xrr970p0b0",
          *         "url": "https://example.com/audit",
          *         "events": [
          *           "customer.created"
          *         ],
          *         "object": "webhook_endpoint",
-         *         "created": "2026-11-29T12:16:10.864Z",
+         *         "created": "2026-11-29T14:45:56.230Z",
          *         "deleted": true,
          *         "enabled": false,
-         *         "updated": "2026-11-29T12:16:10.944Z",
+         *         "updated": "2026-11-29T14:45:56.430Z",
          *         "livemode": false,
          *         "description": "Audit",
          *         "disabled_at": null,
          *         "failing_since": null,
          *         "disabled_reason": null,
          *         "max_deliveries_per_second": null,
-         *         "previous_secret_expires_at": "2026-11-30T12:16:10.928Z"
+         *         "previous_secret_expires_at": "2026-11-30T14:45:56.381Z"
          *       },
          *       "previous_data": {
-         *         "id": "whe_prod_06h2eezpe2s38065vzzdtj2zjfh1p",
+         *         "id": "whe_prod_06h2fh8hgwsmckyjxs2xrr970p0b0",
          *         "url": "https://example.com/audit",
          *         "events": [
          *           "customer.created"
          *         ],
          *         "object": "webhook_endpoint",
-         *         "created": "2026-11-29T12:16:10.864Z",
+         *         "created": "2026-11-29T14:45:56.230Z",
          *         "enabled": true,
-         *         "updated": "2026-11-29T12:16:10.928Z",
+         *         "updated": "2026-11-29T14:45:56.381Z",
          *         "livemode": false,
          *         "description": "Audit",
          *         "disabled_at": null,
          *         "failing_since": null,
          *         "disabled_reason": null,
          *         "max_deliveries_per_second": null,
-         *         "previous_secret_expires_at": "2026-11-30T12:16:10.928Z"
+         *         "previous_secret_expires_at": "2026-11-30T14:45:56.381Z"
          *       },
          *       "metadata": {
          *         "user_agent": "node",
          *         "client_address": "127.0.0.1"
          *       },
-         *       "correlation_id": "req_prod_06h2eezpqvfmy44fjwqgs975sks3y",
-         *       "request_id": "req_prod_06h2eezpqvfmy44fjwqgs975sks3y",
+         *       "correlation_id": "req_prod_06h2fh8j8b2xe336m8cdtkzc1h3pm",
+         *       "request_id": "req_prod_06h2fh8j8b2xe336m8cdtkzc1h3pm",
          *       "version": 1,
          *       "sequence": 6,
-         *       "created": "2026-11-29T12:16:10.945Z",
+         *       "created": "2026-11-29T14:45:56.432Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2eeznqzss6w2jbgkfca7r3sg58"
+         *       "actor_id": "key_prod_06h2fh8cpcfp74mhbjzdmqnxpcygr"
          *     }
          */
         WebhookEndpointDeletedEvent: {
@@ -18941,20 +19320,20 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2eezpk371xpk646am1c41ftep0",
+         *       "id": "evt_prod_06h2fh8hv38t1v8qjxn2w7yda2gdg",
          *       "type": "webhook_endpoint.disabled",
          *       "aggregate_type": "webhook_endpoint",
-         *       "aggregate_id": "whe_prod_06h2eezpe2s38065vzzdtj2zjfh1p",
+         *       "aggregate_id": "whe_prod_06h2fh8hgwsmckyjxs2xrr970p0b0",
          *       "data": {
-         *         "id": "whe_prod_06h2eezpe2s38065vzzdtj2zjfh1p",
+         *         "id": "whe_prod_06h2fh8hgwsmckyjxs2xrr970p0b0",
          *         "url": "https://example.com/audit",
          *         "events": [
          *           "customer.created"
          *         ],
          *         "object": "webhook_endpoint",
-         *         "created": "2026-11-29T12:16:10.864Z",
+         *         "created": "2026-11-29T14:45:56.230Z",
          *         "enabled": false,
-         *         "updated": "2026-11-29T12:16:10.902Z",
+         *         "updated": "2026-11-29T14:45:56.310Z",
          *         "livemode": false,
          *         "description": "Audit",
          *         "disabled_at": null,
@@ -18964,15 +19343,15 @@ export type components = {
          *         "previous_secret_expires_at": null
          *       },
          *       "previous_data": {
-         *         "id": "whe_prod_06h2eezpe2s38065vzzdtj2zjfh1p",
+         *         "id": "whe_prod_06h2fh8hgwsmckyjxs2xrr970p0b0",
          *         "url": "https://example.com/audit",
          *         "events": [
          *           "customer.created"
          *         ],
          *         "object": "webhook_endpoint",
-         *         "created": "2026-11-29T12:16:10.864Z",
+         *         "created": "2026-11-29T14:45:56.230Z",
          *         "enabled": true,
-         *         "updated": "2026-11-29T12:16:10.884Z",
+         *         "updated": "2026-11-29T14:45:56.279Z",
          *         "livemode": false,
          *         "description": "Audit",
          *         "disabled_at": null,
@@ -18985,13 +19364,13 @@ export type components = {
          *         "user_agent": "node",
          *         "client_address": "127.0.0.1"
          *       },
-         *       "correlation_id": "req_prod_06h2eezpj86daznqgxg56t595te26",
-         *       "request_id": "req_prod_06h2eezpj86daznqgxg56t595te26",
+         *       "correlation_id": "req_prod_06h2fh8ht432wgg6ptpmed5ht3ddw",
+         *       "request_id": "req_prod_06h2fh8ht432wgg6ptpmed5ht3ddw",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-29T12:16:10.904Z",
+         *       "created": "2026-11-29T14:45:56.312Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2eeznqzss6w2jbgkfca7r3sg58"
+         *       "actor_id": "key_prod_06h2fh8cpcfp74mhbjzdmqnxpcygr"
          *     }
          */
         WebhookEndpointDisabledEvent: {
@@ -19036,20 +19415,20 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2eezpmw6h7n6x2k8zscht0dwzr",
+         *       "id": "evt_prod_06h2fh8hzmg915mhsqgk7p5pdevdm",
          *       "type": "webhook_endpoint.enabled",
          *       "aggregate_type": "webhook_endpoint",
-         *       "aggregate_id": "whe_prod_06h2eezpe2s38065vzzdtj2zjfh1p",
+         *       "aggregate_id": "whe_prod_06h2fh8hgwsmckyjxs2xrr970p0b0",
          *       "data": {
-         *         "id": "whe_prod_06h2eezpe2s38065vzzdtj2zjfh1p",
+         *         "id": "whe_prod_06h2fh8hgwsmckyjxs2xrr970p0b0",
          *         "url": "https://example.com/audit",
          *         "events": [
          *           "customer.created"
          *         ],
          *         "object": "webhook_endpoint",
-         *         "created": "2026-11-29T12:16:10.864Z",
+         *         "created": "2026-11-29T14:45:56.230Z",
          *         "enabled": true,
-         *         "updated": "2026-11-29T12:16:10.917Z",
+         *         "updated": "2026-11-29T14:45:56.343Z",
          *         "livemode": false,
          *         "description": "Audit",
          *         "disabled_at": null,
@@ -19059,15 +19438,15 @@ export type components = {
          *         "previous_secret_expires_at": null
          *       },
          *       "previous_data": {
-         *         "id": "whe_prod_06h2eezpe2s38065vzzdtj2zjfh1p",
+         *         "id": "whe_prod_06h2fh8hgwsmckyjxs2xrr970p0b0",
          *         "url": "https://example.com/audit",
          *         "events": [
          *           "customer.created"
          *         ],
          *         "object": "webhook_endpoint",
-         *         "created": "2026-11-29T12:16:10.864Z",
+         *         "created": "2026-11-29T14:45:56.230Z",
          *         "enabled": false,
-         *         "updated": "2026-11-29T12:16:10.902Z",
+         *         "updated": "2026-11-29T14:45:56.310Z",
          *         "livemode": false,
          *         "description": "Audit",
          *         "disabled_at": null,
@@ -19080,13 +19459,13 @@ export type components = {
          *         "user_agent": "node",
          *         "client_address": "127.0.0.1"
          *       },
-         *       "correlation_id": "req_prod_06h2eezpmejfwes3wr8xhz519vf4p",
-         *       "request_id": "req_prod_06h2eezpmejfwes3wr8xhz519vf4p",
+         *       "correlation_id": "req_prod_06h2fh8hy190wnrx0jqe91wmwfk8p",
+         *       "request_id": "req_prod_06h2fh8hy190wnrx0jqe91wmwfk8p",
          *       "version": 1,
          *       "sequence": 4,
-         *       "created": "2026-11-29T12:16:10.919Z",
+         *       "created": "2026-11-29T14:45:56.349Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2eeznqzss6w2jbgkfca7r3sg58"
+         *       "actor_id": "key_prod_06h2fh8cpcfp74mhbjzdmqnxpcygr"
          *     }
          */
         WebhookEndpointEnabledEvent: {
@@ -19131,38 +19510,38 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2eezppdvv9f6cp9y90s7hkn0fa",
+         *       "id": "evt_prod_06h2fh8j4deg3mfbkgqmn2apdtwt6",
          *       "type": "webhook_endpoint.secret_rotated",
          *       "aggregate_type": "webhook_endpoint",
-         *       "aggregate_id": "whe_prod_06h2eezpe2s38065vzzdtj2zjfh1p",
+         *       "aggregate_id": "whe_prod_06h2fh8hgwsmckyjxs2xrr970p0b0",
          *       "data": {
-         *         "id": "whe_prod_06h2eezpe2s38065vzzdtj2zjfh1p",
+         *         "id": "whe_prod_06h2fh8hgwsmckyjxs2xrr970p0b0",
          *         "url": "https://example.com/audit",
          *         "events": [
          *           "customer.created"
          *         ],
          *         "object": "webhook_endpoint",
-         *         "created": "2026-11-29T12:16:10.864Z",
+         *         "created": "2026-11-29T14:45:56.230Z",
          *         "enabled": true,
-         *         "updated": "2026-11-29T12:16:10.928Z",
+         *         "updated": "2026-11-29T14:45:56.381Z",
          *         "livemode": false,
          *         "description": "Audit",
          *         "disabled_at": null,
          *         "failing_since": null,
          *         "disabled_reason": null,
          *         "max_deliveries_per_second": null,
-         *         "previous_secret_expires_at": "2026-11-30T12:16:10.928Z"
+         *         "previous_secret_expires_at": "2026-11-30T14:45:56.381Z"
          *       },
          *       "previous_data": {
-         *         "id": "whe_prod_06h2eezpe2s38065vzzdtj2zjfh1p",
+         *         "id": "whe_prod_06h2fh8hgwsmckyjxs2xrr970p0b0",
          *         "url": "https://example.com/audit",
          *         "events": [
          *           "customer.created"
          *         ],
          *         "object": "webhook_endpoint",
-         *         "created": "2026-11-29T12:16:10.864Z",
+         *         "created": "2026-11-29T14:45:56.230Z",
          *         "enabled": true,
-         *         "updated": "2026-11-29T12:16:10.917Z",
+         *         "updated": "2026-11-29T14:45:56.343Z",
          *         "livemode": false,
          *         "description": "Audit",
          *         "disabled_at": null,
@@ -19175,13 +19554,13 @@ export type components = {
          *         "user_agent": "node",
          *         "client_address": "127.0.0.1"
          *       },
-         *       "correlation_id": "req_prod_06h2eezpnx1r1m1447ynbz3zc00vt",
-         *       "request_id": "req_prod_06h2eezpnx1r1m1447ynbz3zc00vt",
+         *       "correlation_id": "req_prod_06h2fh8j3chpjxsyf5vbchxqqwfxg",
+         *       "request_id": "req_prod_06h2fh8j3chpjxsyf5vbchxqqwfxg",
          *       "version": 1,
          *       "sequence": 5,
-         *       "created": "2026-11-29T12:16:10.931Z",
+         *       "created": "2026-11-29T14:45:56.387Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2eeznqzss6w2jbgkfca7r3sg58"
+         *       "actor_id": "key_prod_06h2fh8cpcfp74mhbjzdmqnxpcygr"
          *     }
          */
         WebhookEndpointSecretRotatedEvent: {
@@ -19226,15 +19605,15 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2eeznmxbe1057kwgfq8n1w78vp",
+         *       "id": "evt_prod_06h2fh8byqftyqcfngj5t700623pc",
          *       "type": "user.signed_in",
          *       "aggregate_type": "user",
-         *       "aggregate_id": "user_prod_06h2eezmyx04dh8drbp80smkenzc4",
+         *       "aggregate_id": "user_prod_06h2fh89kjqxnrz9fj6jhm7w7kg4e",
          *       "data": {
-         *         "id": "user_prod_06h2eezmyx04dh8drbp80smkenzc4",
+         *         "id": "user_prod_06h2fh89kjqxnrz9fj6jhm7w7kg4e",
          *         "name": "Test User",
          *         "role": "owner",
-         *         "email": "user-e9ddcae51b@example.com",
+         *         "email": "user-6cc64fb544@example.com",
          *         "object": "user"
          *       },
          *       "previous_data": null,
@@ -19246,9 +19625,9 @@ export type components = {
          *       "request_id": null,
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-29T12:16:10.663Z",
+         *       "created": "2026-11-29T14:45:54.805Z",
          *       "actor_type": "user",
-         *       "actor_id": "user_prod_06h2eezmyx04dh8drbp80smkenzc4"
+         *       "actor_id": "user_prod_06h2fh89kjqxnrz9fj6jhm7w7kg4e"
          *     }
          */
         UserSignedInEvent: {
@@ -19293,15 +19672,15 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2eezqy5m86wmrxevzfnzz6hvvc",
+         *       "id": "evt_prod_06h2fh8r6c7a0k20ke7tav2p84z7a",
          *       "type": "user.sign_in_failed",
          *       "aggregate_type": "user",
-         *       "aggregate_id": "user_prod_06h2eezmyx04dh8drbp80smkenzc4",
+         *       "aggregate_id": "user_prod_06h2fh89kjqxnrz9fj6jhm7w7kg4e",
          *       "data": {
-         *         "id": "user_prod_06h2eezmyx04dh8drbp80smkenzc4",
+         *         "id": "user_prod_06h2fh89kjqxnrz9fj6jhm7w7kg4e",
          *         "name": "Test User",
          *         "role": "owner",
-         *         "email": "user-e9ddcae51b@example.com",
+         *         "email": "user-6cc64fb544@example.com",
          *         "object": "user"
          *       },
          *       "previous_data": null,
@@ -19313,9 +19692,9 @@ export type components = {
          *       "request_id": null,
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-29T12:16:11.249Z",
+         *       "created": "2026-11-29T14:45:57.939Z",
          *       "actor_type": "user",
-         *       "actor_id": "user_prod_06h2eezmyx04dh8drbp80smkenzc4"
+         *       "actor_id": "user_prod_06h2fh89kjqxnrz9fj6jhm7w7kg4e"
          *     }
          */
         UserSignInFailedEvent: {
@@ -19360,15 +19739,15 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2eezryqxbwy0qk7bavbnjypegy",
+         *       "id": "evt_prod_06h2fh8wqyyxjdxbyha7s6y47w0ep",
          *       "type": "user.signed_out",
          *       "aggregate_type": "user",
-         *       "aggregate_id": "user_prod_06h2eezmyx04dh8drbp80smkenzc4",
+         *       "aggregate_id": "user_prod_06h2fh89kjqxnrz9fj6jhm7w7kg4e",
          *       "data": {
-         *         "id": "user_prod_06h2eezmyx04dh8drbp80smkenzc4",
+         *         "id": "user_prod_06h2fh89kjqxnrz9fj6jhm7w7kg4e",
          *         "name": "Test User",
          *         "role": "owner",
-         *         "email": "user-e9ddcae51b@example.com",
+         *         "email": "user-6cc64fb544@example.com",
          *         "object": "user"
          *       },
          *       "previous_data": null,
@@ -19380,9 +19759,9 @@ export type components = {
          *       "request_id": null,
          *       "version": 1,
          *       "sequence": 4,
-         *       "created": "2026-11-29T12:16:11.509Z",
+         *       "created": "2026-11-29T14:45:59.104Z",
          *       "actor_type": "user",
-         *       "actor_id": "user_prod_06h2eezmyx04dh8drbp80smkenzc4"
+         *       "actor_id": "user_prod_06h2fh89kjqxnrz9fj6jhm7w7kg4e"
          *     }
          */
         UserSignedOutEvent: {
@@ -19427,15 +19806,15 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2eezrffr33af3rqyhgpr1sfdp8",
+         *       "id": "evt_prod_06h2fh8tpbnsb3e1mz1v4jckyx7ay",
          *       "type": "user.password_changed",
          *       "aggregate_type": "user",
-         *       "aggregate_id": "user_prod_06h2eezmyx04dh8drbp80smkenzc4",
+         *       "aggregate_id": "user_prod_06h2fh89kjqxnrz9fj6jhm7w7kg4e",
          *       "data": {
-         *         "id": "user_prod_06h2eezmyx04dh8drbp80smkenzc4",
+         *         "id": "user_prod_06h2fh89kjqxnrz9fj6jhm7w7kg4e",
          *         "name": "Test User",
          *         "role": "owner",
-         *         "email": "user-e9ddcae51b@example.com",
+         *         "email": "user-6cc64fb544@example.com",
          *         "object": "user"
          *       },
          *       "previous_data": null,
@@ -19447,9 +19826,9 @@ export type components = {
          *       "request_id": null,
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-29T12:16:11.387Z",
+         *       "created": "2026-11-29T14:45:58.578Z",
          *       "actor_type": "user",
-         *       "actor_id": "user_prod_06h2eezmyx04dh8drbp80smkenzc4"
+         *       "actor_id": "user_prod_06h2fh89kjqxnrz9fj6jhm7w7kg4e"
          *     }
          */
         UserPasswordChangedEvent: {
@@ -19494,12 +19873,12 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2eeztx4f0v5p8z5ks2a8yzvgp8",
+         *       "id": "evt_prod_06h2fh918z5c19jh9m9jzsjnpdgdg",
          *       "type": "account.settings_updated",
          *       "aggregate_type": "account_settings",
-         *       "aggregate_id": "acc_prod_06h2eezmyj6vx9y9qn837t78xg1pc",
+         *       "aggregate_id": "acc_prod_06h2fh89jak2bx4ea9sw9y8mvc3rw",
          *       "data": {
-         *         "id": "acc_prod_06h2eezmyj6vx9y9qn837t78xg1pc",
+         *         "id": "acc_prod_06h2fh89jak2bx4ea9sw9y8mvc3rw",
          *         "object": "account_settings",
          *         "tax_id": null,
          *         "address": {
@@ -19526,7 +19905,7 @@ export type components = {
          *         "entitlement_past_due_grace_days": 7
          *       },
          *       "previous_data": {
-         *         "id": "acc_prod_06h2eezmyj6vx9y9qn837t78xg1pc",
+         *         "id": "acc_prod_06h2fh89jak2bx4ea9sw9y8mvc3rw",
          *         "object": "account_settings",
          *         "tax_id": null,
          *         "address": null,
@@ -19547,13 +19926,13 @@ export type components = {
          *         "entitlement_past_due_grace_days": 7
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2eeztwqt5s204tmeckca10fssg",
-         *       "request_id": "req_prod_06h2eeztwqt5s204tmeckca10fssg",
+         *       "correlation_id": "req_prod_06h2fh9186gsn42q59hv979ybcwtp",
+         *       "request_id": "req_prod_06h2fh9186gsn42q59hv979ybcwtp",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-29T12:16:12.009Z",
+         *       "created": "2026-11-29T14:46:00.263Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2eeznqzss6w2jbgkfca7r3sg58"
+         *       "actor_id": "key_prod_06h2fh8cpcfp74mhbjzdmqnxpcygr"
          *     }
          */
         AccountSettingsUpdatedEvent: {
@@ -19598,17 +19977,17 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2eeztyrg4wfvvpf68nh7pfhkyg",
+         *       "id": "evt_prod_06h2fh91h2xcyp9f8e4vbep54kk3g",
          *       "type": "tax_rate.created",
          *       "aggregate_type": "tax_rate",
-         *       "aggregate_id": "txr_prod_06h2eeztyjjzd1kq7062z8jp1qxm2",
+         *       "aggregate_id": "txr_prod_06h2fh91fc55mkb1ef1fvj88tx1ke",
          *       "data": {
-         *         "id": "txr_prod_06h2eeztyjjzd1kq7062z8jp1qxm2",
+         *         "id": "txr_prod_06h2fh91fc55mkb1ef1fvj88tx1ke",
          *         "active": true,
          *         "object": "tax_rate",
          *         "country": "DE",
-         *         "created": "2026-11-29T12:16:12.020Z",
-         *         "updated": "2026-11-29T12:16:12.020Z",
+         *         "created": "2026-11-29T14:46:00.315Z",
+         *         "updated": "2026-11-29T14:46:00.315Z",
          *         "livemode": false,
          *         "metadata": {},
          *         "inclusive": false,
@@ -19619,13 +19998,13 @@ export type components = {
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2eeztyetd34x39d0593v51207w",
-         *       "request_id": "req_prod_06h2eeztyetd34x39d0593v51207w",
+         *       "correlation_id": "req_prod_06h2fh91d4szsj608epctywrv7wb4",
+         *       "request_id": "req_prod_06h2fh91d4szsj608epctywrv7wb4",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-29T12:16:12.022Z",
+         *       "created": "2026-11-29T14:46:00.328Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2eeznqzss6w2jbgkfca7r3sg58"
+         *       "actor_id": "key_prod_06h2fh8cpcfp74mhbjzdmqnxpcygr"
          *     }
          */
         TaxRateCreatedEvent: {
@@ -19670,17 +20049,17 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2eezv0a1adrs8b339fqx6h1pd2",
+         *       "id": "evt_prod_06h2fh91svqsrrges05twyvkkeq2t",
          *       "type": "tax_rate.updated",
          *       "aggregate_type": "tax_rate",
-         *       "aggregate_id": "txr_prod_06h2eeztyjjzd1kq7062z8jp1qxm2",
+         *       "aggregate_id": "txr_prod_06h2fh91fc55mkb1ef1fvj88tx1ke",
          *       "data": {
-         *         "id": "txr_prod_06h2eeztyjjzd1kq7062z8jp1qxm2",
+         *         "id": "txr_prod_06h2fh91fc55mkb1ef1fvj88tx1ke",
          *         "active": false,
          *         "object": "tax_rate",
          *         "country": "DE",
-         *         "created": "2026-11-29T12:16:12.020Z",
-         *         "updated": "2026-11-29T12:16:12.034Z",
+         *         "created": "2026-11-29T14:46:00.315Z",
+         *         "updated": "2026-11-29T14:46:00.397Z",
          *         "livemode": false,
          *         "metadata": {},
          *         "inclusive": false,
@@ -19690,12 +20069,12 @@ export type components = {
          *         "jurisdiction": null
          *       },
          *       "previous_data": {
-         *         "id": "txr_prod_06h2eeztyjjzd1kq7062z8jp1qxm2",
+         *         "id": "txr_prod_06h2fh91fc55mkb1ef1fvj88tx1ke",
          *         "active": true,
          *         "object": "tax_rate",
          *         "country": "DE",
-         *         "created": "2026-11-29T12:16:12.020Z",
-         *         "updated": "2026-11-29T12:16:12.020Z",
+         *         "created": "2026-11-29T14:46:00.315Z",
+         *         "updated": "2026-11-29T14:46:00.315Z",
          *         "livemode": false,
          *         "metadata": {},
          *         "inclusive": false,
@@ -19705,13 +20084,13 @@ export type components = {
          *         "jurisdiction": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2eeztzrhrmvzms890vwz8t9m3g",
-         *       "request_id": "req_prod_06h2eeztzrhrmvzms890vwz8t9m3g",
+         *       "correlation_id": "req_prod_06h2fh91s3vgkkpt5wcyedmd0b8hp",
+         *       "request_id": "req_prod_06h2fh91s3vgkkpt5wcyedmd0b8hp",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-29T12:16:12.034Z",
+         *       "created": "2026-11-29T14:46:00.398Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2eeznqzss6w2jbgkfca7r3sg58"
+         *       "actor_id": "key_prod_06h2fh8cpcfp74mhbjzdmqnxpcygr"
          *     }
          */
         TaxRateUpdatedEvent: {
@@ -19756,16 +20135,16 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2eezvzx1xew9cj6nfen8maew7p",
+         *       "id": "evt_prod_06h2fh98xsavr1j3y462ghx7vmnaa",
          *       "type": "meter.created",
          *       "aggregate_type": "meter",
-         *       "aggregate_id": "mtr_prod_06h2eezvzx1xew9cj6nfen8maew7m",
+         *       "aggregate_id": "mtr_prod_06h2fh98wx2gn950x9w6kr2w6rk6j",
          *       "data": {
-         *         "id": "mtr_prod_06h2eezvzx1xew9cj6nfen8maew7m",
+         *         "id": "mtr_prod_06h2fh98wx2gn950x9w6kr2w6rk6j",
          *         "object": "meter",
          *         "status": "active",
-         *         "created": "2026-11-29T12:16:12.286Z",
-         *         "updated": "2026-11-29T12:16:12.286Z",
+         *         "created": "2026-11-29T14:46:02.215Z",
+         *         "updated": "2026-11-29T14:46:02.215Z",
          *         "livemode": false,
          *         "value_key": "value",
          *         "event_name": "api_request",
@@ -19774,13 +20153,13 @@ export type components = {
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2eezvzg558hhgt203rt2phn8ye",
-         *       "request_id": "req_prod_06h2eezvzg558hhgt203rt2phn8ye",
+         *       "correlation_id": "req_prod_06h2fh98tj4rk5za6nr6hqg80vdby",
+         *       "request_id": "req_prod_06h2fh98tj4rk5za6nr6hqg80vdby",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-29T12:16:12.287Z",
+         *       "created": "2026-11-29T14:46:02.222Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2eeznqzss6w2jbgkfca7r3sg58"
+         *       "actor_id": "key_prod_06h2fh8cpcfp74mhbjzdmqnxpcygr"
          *     }
          */
         MeterCreatedEvent: {
@@ -19825,16 +20204,16 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2eezw1et0pc1s5xt5c32e06kyr",
+         *       "id": "evt_prod_06h2fh996d1xttf02qp3nsn6qghcy",
          *       "type": "meter.updated",
          *       "aggregate_type": "meter",
-         *       "aggregate_id": "mtr_prod_06h2eezvzx1xew9cj6nfen8maew7m",
+         *       "aggregate_id": "mtr_prod_06h2fh98wx2gn950x9w6kr2w6rk6j",
          *       "data": {
-         *         "id": "mtr_prod_06h2eezvzx1xew9cj6nfen8maew7m",
+         *         "id": "mtr_prod_06h2fh98wx2gn950x9w6kr2w6rk6j",
          *         "object": "meter",
          *         "status": "active",
-         *         "created": "2026-11-29T12:16:12.286Z",
-         *         "updated": "2026-11-29T12:16:12.299Z",
+         *         "created": "2026-11-29T14:46:02.215Z",
+         *         "updated": "2026-11-29T14:46:02.276Z",
          *         "livemode": false,
          *         "value_key": "value",
          *         "event_name": "api_request",
@@ -19842,11 +20221,11 @@ export type components = {
          *         "display_name": "Requests"
          *       },
          *       "previous_data": {
-         *         "id": "mtr_prod_06h2eezvzx1xew9cj6nfen8maew7m",
+         *         "id": "mtr_prod_06h2fh98wx2gn950x9w6kr2w6rk6j",
          *         "object": "meter",
          *         "status": "active",
-         *         "created": "2026-11-29T12:16:12.286Z",
-         *         "updated": "2026-11-29T12:16:12.286Z",
+         *         "created": "2026-11-29T14:46:02.215Z",
+         *         "updated": "2026-11-29T14:46:02.215Z",
          *         "livemode": false,
          *         "value_key": "value",
          *         "event_name": "api_request",
@@ -19854,13 +20233,13 @@ export type components = {
          *         "display_name": "API requests"
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2eezw17nn8mw28b259tma5haqj",
-         *       "request_id": "req_prod_06h2eezw17nn8mw28b259tma5haqj",
+         *       "correlation_id": "req_prod_06h2fh992qkwya22vqqan6b69p7c2",
+         *       "request_id": "req_prod_06h2fh992qkwya22vqqan6b69p7c2",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-29T12:16:12.299Z",
+         *       "created": "2026-11-29T14:46:02.291Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2eeznqzss6w2jbgkfca7r3sg58"
+         *       "actor_id": "key_prod_06h2fh8cpcfp74mhbjzdmqnxpcygr"
          *     }
          */
         MeterUpdatedEvent: {
@@ -19905,16 +20284,16 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2eezw2p8ramjba9gwexv8qg0zj",
+         *       "id": "evt_prod_06h2fh99mt9tbf6aj6vz5ydhtncda",
          *       "type": "meter.deactivated",
          *       "aggregate_type": "meter",
-         *       "aggregate_id": "mtr_prod_06h2eezvzx1xew9cj6nfen8maew7m",
+         *       "aggregate_id": "mtr_prod_06h2fh98wx2gn950x9w6kr2w6rk6j",
          *       "data": {
-         *         "id": "mtr_prod_06h2eezvzx1xew9cj6nfen8maew7m",
+         *         "id": "mtr_prod_06h2fh98wx2gn950x9w6kr2w6rk6j",
          *         "object": "meter",
          *         "status": "inactive",
-         *         "created": "2026-11-29T12:16:12.286Z",
-         *         "updated": "2026-11-29T12:16:12.308Z",
+         *         "created": "2026-11-29T14:46:02.215Z",
+         *         "updated": "2026-11-29T14:46:02.359Z",
          *         "livemode": false,
          *         "value_key": "value",
          *         "event_name": "api_request",
@@ -19922,11 +20301,11 @@ export type components = {
          *         "display_name": "Requests"
          *       },
          *       "previous_data": {
-         *         "id": "mtr_prod_06h2eezvzx1xew9cj6nfen8maew7m",
+         *         "id": "mtr_prod_06h2fh98wx2gn950x9w6kr2w6rk6j",
          *         "object": "meter",
          *         "status": "active",
-         *         "created": "2026-11-29T12:16:12.286Z",
-         *         "updated": "2026-11-29T12:16:12.299Z",
+         *         "created": "2026-11-29T14:46:02.215Z",
+         *         "updated": "2026-11-29T14:46:02.276Z",
          *         "livemode": false,
          *         "value_key": "value",
          *         "event_name": "api_request",
@@ -19934,13 +20313,13 @@ export type components = {
          *         "display_name": "Requests"
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2eezw2baab4c78f5vcy2tnxkgy",
-         *       "request_id": "req_prod_06h2eezw2baab4c78f5vcy2tnxkgy",
+         *       "correlation_id": "req_prod_06h2fh99d5snqchhphk5p0see0e4j",
+         *       "request_id": "req_prod_06h2fh99d5snqchhphk5p0see0e4j",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-29T12:16:12.309Z",
+         *       "created": "2026-11-29T14:46:02.407Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2eeznqzss6w2jbgkfca7r3sg58"
+         *       "actor_id": "key_prod_06h2fh8cpcfp74mhbjzdmqnxpcygr"
          *     }
          */
         MeterDeactivatedEvent: {
@@ -19985,16 +20364,16 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2eezw6dg60v7qbahm99y7j1510",
+         *       "id": "evt_prod_06h2fh99tpx9ws9hm0wa2tjq8jjta",
          *       "type": "meter.reactivated",
          *       "aggregate_type": "meter",
-         *       "aggregate_id": "mtr_prod_06h2eezvzx1xew9cj6nfen8maew7m",
+         *       "aggregate_id": "mtr_prod_06h2fh98wx2gn950x9w6kr2w6rk6j",
          *       "data": {
-         *         "id": "mtr_prod_06h2eezvzx1xew9cj6nfen8maew7m",
+         *         "id": "mtr_prod_06h2fh98wx2gn950x9w6kr2w6rk6j",
          *         "object": "meter",
          *         "status": "active",
-         *         "created": "2026-11-29T12:16:12.286Z",
-         *         "updated": "2026-11-29T12:16:12.338Z",
+         *         "created": "2026-11-29T14:46:02.215Z",
+         *         "updated": "2026-11-29T14:46:02.452Z",
          *         "livemode": false,
          *         "value_key": "value",
          *         "event_name": "api_request",
@@ -20002,11 +20381,11 @@ export type components = {
          *         "display_name": "Requests"
          *       },
          *       "previous_data": {
-         *         "id": "mtr_prod_06h2eezvzx1xew9cj6nfen8maew7m",
+         *         "id": "mtr_prod_06h2fh98wx2gn950x9w6kr2w6rk6j",
          *         "object": "meter",
          *         "status": "inactive",
-         *         "created": "2026-11-29T12:16:12.286Z",
-         *         "updated": "2026-11-29T12:16:12.308Z",
+         *         "created": "2026-11-29T14:46:02.215Z",
+         *         "updated": "2026-11-29T14:46:02.359Z",
          *         "livemode": false,
          *         "value_key": "value",
          *         "event_name": "api_request",
@@ -20014,13 +20393,13 @@ export type components = {
          *         "display_name": "Requests"
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2eezw3m8pzzkb547ds0vnr3kyp",
-         *       "request_id": "req_prod_06h2eezw3m8pzzkb547ds0vnr3kyp",
+         *       "correlation_id": "req_prod_06h2fh99s9wm0ys8eprzkkh9hzexg",
+         *       "request_id": "req_prod_06h2fh99s9wm0ys8eprzkkh9hzexg",
          *       "version": 1,
          *       "sequence": 4,
-         *       "created": "2026-11-29T12:16:12.339Z",
+         *       "created": "2026-11-29T14:46:02.453Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2eeznqzss6w2jbgkfca7r3sg58"
+         *       "actor_id": "key_prod_06h2fh8cpcfp74mhbjzdmqnxpcygr"
          *     }
          */
         MeterReactivatedEvent: {
@@ -20065,29 +20444,29 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2eezvnt4hs4tdmbpaysej3d8n4",
+         *       "id": "evt_prod_06h2fh96cgbqwdn1487nf9g2e40ta",
          *       "type": "feature.created",
          *       "aggregate_type": "feature",
-         *       "aggregate_id": "feat_prod_06h2eezvnm6rm6hk6vnmvgb3dcqs4",
+         *       "aggregate_id": "feat_prod_06h2fh96bmn0ctvdxpqzg0t4ykxa0",
          *       "data": {
-         *         "id": "feat_prod_06h2eezvnm6rm6hk6vnmvgb3dcqs4",
+         *         "id": "feat_prod_06h2fh96bmn0ctvdxpqzg0t4ykxa0",
          *         "name": "Reports",
          *         "object": "feature",
-         *         "created": "2026-11-29T12:16:12.205Z",
-         *         "updated": "2026-11-29T12:16:12.205Z",
+         *         "created": "2026-11-29T14:46:01.565Z",
+         *         "updated": "2026-11-29T14:46:01.565Z",
          *         "livemode": false,
          *         "metadata": {},
          *         "lookup_key": "reports"
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2eezvnk1wzcrs14khvwrm5gv54",
-         *       "request_id": "req_prod_06h2eezvnk1wzcrs14khvwrm5gv54",
+         *       "correlation_id": "req_prod_06h2fh96antegdeb90vxxhk6mmmme",
+         *       "request_id": "req_prod_06h2fh96antegdeb90vxxhk6mmmme",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-29T12:16:12.206Z",
+         *       "created": "2026-11-29T14:46:01.572Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2eeznqzss6w2jbgkfca7r3sg58"
+         *       "actor_id": "key_prod_06h2fh8cpcfp74mhbjzdmqnxpcygr"
          *     }
          */
         FeatureCreatedEvent: {
@@ -20132,36 +20511,36 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2eezvqq4k4b3fc3xmacgs56fgt",
+         *       "id": "evt_prod_06h2fh97m8tmmn38tm55vhmg7w9zm",
          *       "type": "product_feature.attached",
          *       "aggregate_type": "product_feature",
-         *       "aggregate_id": "prodft_prod_06h2eezvqkv2b93kfk6yp5jpraj5p",
+         *       "aggregate_id": "prodft_prod_06h2fh97kva46hv2y704hy16jfk88",
          *       "data": {
-         *         "id": "prodft_prod_06h2eezvqkv2b93kfk6yp5jpraj5p",
+         *         "id": "prodft_prod_06h2fh97kva46hv2y704hy16jfk88",
          *         "object": "product_feature",
-         *         "created": "2026-11-29T12:16:12.220Z",
+         *         "created": "2026-11-29T14:46:01.886Z",
          *         "feature": {
-         *           "id": "feat_prod_06h2eezvnm6rm6hk6vnmvgb3dcqs4",
+         *           "id": "feat_prod_06h2fh96bmn0ctvdxpqzg0t4ykxa0",
          *           "name": "Reports",
          *           "object": "feature",
-         *           "created": "2026-11-29T12:16:12.205Z",
-         *           "updated": "2026-11-29T12:16:12.205Z",
+         *           "created": "2026-11-29T14:46:01.565Z",
+         *           "updated": "2026-11-29T14:46:01.565Z",
          *           "livemode": false,
          *           "metadata": {},
          *           "lookup_key": "reports"
          *         },
-         *         "product": "prod_prod_06h2eezv1pvdm6v9tzenkvfz1yrsc",
+         *         "product": "prod_prod_06h2fh91wmzjtdmk7jry14t21aryc",
          *         "livemode": false
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2eezvq10jqy3sppcbf0731yr3a",
-         *       "request_id": "req_prod_06h2eezvq10jqy3sppcbf0731yr3a",
+         *       "correlation_id": "req_prod_06h2fh96mzv70zaw1f55z9z849hj0",
+         *       "request_id": "req_prod_06h2fh96mzv70zaw1f55z9z849hj0",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-29T12:16:12.221Z",
+         *       "created": "2026-11-29T14:46:01.890Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2eeznqzss6w2jbgkfca7r3sg58"
+         *       "actor_id": "key_prod_06h2fh8cpcfp74mhbjzdmqnxpcygr"
          *     }
          */
         ProductFeatureAttachedEvent: {
@@ -20206,36 +20585,36 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2eezvvt4jm7de51hb2629e5dbr",
+         *       "id": "evt_prod_06h2fh98bna616j820e22hv6q7brr",
          *       "type": "product_feature.detached",
          *       "aggregate_type": "product_feature",
-         *       "aggregate_id": "prodft_prod_06h2eezvtgv6zn6q5tzm57s5y7p4e",
+         *       "aggregate_id": "prodft_prod_06h2fh981nsgrzc1ehnj1k3n18ezj",
          *       "data": {
-         *         "id": "prodft_prod_06h2eezvtgv6zn6q5tzm57s5y7p4e",
+         *         "id": "prodft_prod_06h2fh981nsgrzc1ehnj1k3n18ezj",
          *         "object": "product_feature",
-         *         "created": "2026-11-29T12:16:12.244Z",
+         *         "created": "2026-11-29T14:46:01.998Z",
          *         "feature": {
-         *           "id": "feat_prod_06h2eezvs4q3c4jmayrwkcnz9pw10",
+         *           "id": "feat_prod_06h2fh97s86xm98hjr07exsz7ehx4",
          *           "name": "Beta",
          *           "object": "feature",
-         *           "created": "2026-11-29T12:16:12.233Z",
-         *           "updated": "2026-11-29T12:16:12.233Z",
+         *           "created": "2026-11-29T14:46:01.929Z",
+         *           "updated": "2026-11-29T14:46:01.929Z",
          *           "livemode": false,
          *           "metadata": {},
          *           "lookup_key": "beta"
          *         },
-         *         "product": "prod_prod_06h2eezv1pvdm6v9tzenkvfz1yrsc",
+         *         "product": "prod_prod_06h2fh91wmzjtdmk7jry14t21aryc",
          *         "livemode": false
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2eezvvc7s72psztz123dnny4ay",
-         *       "request_id": "req_prod_06h2eezvvc7s72psztz123dnny4ay",
+         *       "correlation_id": "req_prod_06h2fh9895hz2f7mx6np9yfyvy3pp",
+         *       "request_id": "req_prod_06h2fh9895hz2f7mx6np9yfyvy3pp",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-29T12:16:12.254Z",
+         *       "created": "2026-11-29T14:46:02.077Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2eeznqzss6w2jbgkfca7r3sg58"
+         *       "actor_id": "key_prod_06h2fh8cpcfp74mhbjzdmqnxpcygr"
          *     }
          */
         ProductFeatureDetachedEvent: {
@@ -20280,36 +20659,36 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2eezzjm60c9x5p74bwnpa1twr6",
+         *       "id": "evt_prod_06h2fh9yrz0xcxd62jsaca2wy4ebw",
          *       "type": "customer.entitlements.updated",
          *       "aggregate_type": "customer_entitlements",
-         *       "aggregate_id": "cus_prod_06h2eezw7zvvnq1dqa5tk66dk672g",
+         *       "aggregate_id": "cus_prod_06h2fh9a305gnvn0y9ecv5hbacw76",
          *       "data": {
          *         "items": [
          *           {
-         *             "feature": "feat_prod_06h2eezvnm6rm6hk6vnmvgb3dcqs4",
+         *             "feature": "feat_prod_06h2fh96bmn0ctvdxpqzg0t4ykxa0",
          *             "lookup_key": "reports",
-         *             "source_subscription": "sub_prod_06h2eezzg8dc65gszrzr0rzq208g4"
+         *             "source_subscription": "sub_prod_06h2fh9yg53enxbt4qcjaxpq9jssg"
          *           }
          *         ],
          *         "object": "customer_entitlements",
-         *         "customer": "cus_prod_06h2eezw7zvvnq1dqa5tk66dk672g",
+         *         "customer": "cus_prod_06h2fh9a305gnvn0y9ecv5hbacw76",
          *         "livemode": false
          *       },
          *       "previous_data": {
          *         "items": [],
          *         "object": "customer_entitlements",
-         *         "customer": "cus_prod_06h2eezw7zvvnq1dqa5tk66dk672g",
+         *         "customer": "cus_prod_06h2fh9a305gnvn0y9ecv5hbacw76",
          *         "livemode": false
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2eezzfxeza19ks1ds48k7das6e",
-         *       "request_id": "req_prod_06h2eezzfxeza19ks1ds48k7das6e",
+         *       "correlation_id": "req_prod_06h2fh9yeepn4dcf5kytreww76wxe",
+         *       "request_id": "req_prod_06h2fh9yeepn4dcf5kytreww76wxe",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-29T12:16:13.205Z",
+         *       "created": "2026-11-29T14:46:07.815Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2eeznqzss6w2jbgkfca7r3sg58"
+         *       "actor_id": "key_prod_06h2fh8cpcfp74mhbjzdmqnxpcygr"
          *     }
          */
         CustomerEntitlementsUpdatedEvent: {
@@ -20354,13 +20733,13 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2eezvxpx61q4624tahcjs71hqm",
+         *       "id": "evt_prod_06h2fh98fqbdq2wx3kgq6crjavbpw",
          *       "type": "portal_configuration.updated",
          *       "aggregate_type": "portal_configuration",
-         *       "aggregate_id": "acc_prod_06h2eezmyj6vx9y9qn837t78xg1pc",
+         *       "aggregate_id": "acc_prod_06h2fh89jak2bx4ea9sw9y8mvc3rw",
          *       "data": {
          *         "object": "portal_configuration",
-         *         "updated": "2026-11-29T12:16:12.265Z",
+         *         "updated": "2026-11-29T14:46:02.099Z",
          *         "branding": {
          *           "logo_url": null,
          *           "accent_color": null,
@@ -20465,13 +20844,13 @@ export type components = {
          *         "default_return_url": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2eezvx3v44sc4aagy9ya6ehdda",
-         *       "request_id": "req_prod_06h2eezvx3v44sc4aagy9ya6ehdda",
+         *       "correlation_id": "req_prod_06h2fh98dwrzq02q62kn7qjt0spd0",
+         *       "request_id": "req_prod_06h2fh98dwrzq02q62kn7qjt0spd0",
          *       "version": 1,
          *       "sequence": 4,
-         *       "created": "2026-11-29T12:16:12.269Z",
+         *       "created": "2026-11-29T14:46:02.109Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2eeznqzss6w2jbgkfca7r3sg58"
+         *       "actor_id": "key_prod_06h2fh8cpcfp74mhbjzdmqnxpcygr"
          *     }
          */
         PortalConfigurationUpdatedEvent: {
@@ -20516,13 +20895,13 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2eezz0s3tnt3ys3fwpn97rnxv2",
+         *       "id": "evt_prod_06h2fh9w5pvymde6w3p6es5n099y8",
          *       "type": "credit_note.created",
          *       "aggregate_type": "credit_note",
-         *       "aggregate_id": "cn_prod_06h2eezyzvtwd0c6v4sc5ftdhta6t",
+         *       "aggregate_id": "cn_prod_06h2fh9vqckzcykntma1jvkj6jt6p",
          *       "data": {
-         *         "id": "cn_prod_06h2eezyzvtwd0c6v4sc5ftdhta6t",
-         *         "pdf": "http://127.0.0.1:35215/api/credit-notes/cn_prod_06h2eezyzvtwd0c6v4sc5ftdhta6t/pdf",
+         *         "id": "cn_prod_06h2fh9vqckzcykntma1jvkj6jt6p",
+         *         "pdf": "http://127.0.0.1:34955/api/credit-notes/cn_prod_06h2fh9vqckzcykntma1jvkj6jt6p/pdf",
          *         "memo": null,
          *         "type": "pre_payment",
          *         "lines": [
@@ -20540,16 +20919,16 @@ export type components = {
          *         "object": "credit_note",
          *         "reason": "order_change",
          *         "status": "issued",
-         *         "created": "2026-11-29T12:16:13.054Z",
-         *         "invoice": "in_prod_06h2eezyttsbgcae16j3v6j5hdze2",
+         *         "created": "2026-11-29T14:46:07.035Z",
+         *         "invoice": "in_prod_06h2fh9tr9mbdpc4cx3s3v8dv4npa",
          *         "refunds": [],
-         *         "updated": "2026-11-29T12:16:13.054Z",
+         *         "updated": "2026-11-29T14:46:07.035Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2eezw7zvvnq1dqa5tk66dk672g",
+         *         "customer": "cus_prod_06h2fh9a305gnvn0y9ecv5hbacw76",
          *         "livemode": false,
          *         "tax_atom": 0,
          *         "voided_at": null,
-         *         "pdf_sha256": "4512a26d75245908de928466d4cce3cf81bba06eaa845c8949e24372d2bc9468",
+         *         "pdf_sha256": "1d1e388ee43568253db886c5e5e9a3e17f4c4f5e1f6897407f1cc8a38ec79fa1",
          *         "total_taxes": [],
          *         "discount_atom": 0,
          *         "subtotal_atom": 100,
@@ -20561,13 +20940,13 @@ export type components = {
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2eezyzdr6drnbg9htp6a407ksg",
-         *       "request_id": "req_prod_06h2eezyzdr6drnbg9htp6a407ksg",
+         *       "correlation_id": "req_prod_06h2fh9vn1wqgzke532xazqcjv80j",
+         *       "request_id": "req_prod_06h2fh9vn1wqgzke532xazqcjv80j",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-29T12:16:13.062Z",
+         *       "created": "2026-11-29T14:46:07.149Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2eeznqzss6w2jbgkfca7r3sg58"
+         *       "actor_id": "key_prod_06h2fh8cpcfp74mhbjzdmqnxpcygr"
          *     }
          */
         CreditNoteCreatedEvent: {
@@ -20612,13 +20991,13 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2eezz43p631jb5br8zwfe0fwbg",
+         *       "id": "evt_prod_06h2fh9wjg0jcndmn3yv9kj06rhxc",
          *       "type": "credit_note.voided",
          *       "aggregate_type": "credit_note",
-         *       "aggregate_id": "cn_prod_06h2eezyzvtwd0c6v4sc5ftdhta6t",
+         *       "aggregate_id": "cn_prod_06h2fh9vqckzcykntma1jvkj6jt6p",
          *       "data": {
-         *         "id": "cn_prod_06h2eezyzvtwd0c6v4sc5ftdhta6t",
-         *         "pdf": "http://127.0.0.1:35215/api/credit-notes/cn_prod_06h2eezyzvtwd0c6v4sc5ftdhta6t/pdf",
+         *         "id": "cn_prod_06h2fh9vqckzcykntma1jvkj6jt6p",
+         *         "pdf": "http://127.0.0.1:34955/api/credit-notes/cn_prod_06h2fh9vqckzcykntma1jvkj6jt6p/pdf",
          *         "memo": null,
          *         "type": "pre_payment",
          *         "lines": [
@@ -20636,16 +21015,16 @@ export type components = {
          *         "object": "credit_note",
          *         "reason": "order_change",
          *         "status": "void",
-         *         "created": "2026-11-29T12:16:13.054Z",
-         *         "invoice": "in_prod_06h2eezyttsbgcae16j3v6j5hdze2",
+         *         "created": "2026-11-29T14:46:07.035Z",
+         *         "invoice": "in_prod_06h2fh9tr9mbdpc4cx3s3v8dv4npa",
          *         "refunds": [],
-         *         "updated": "2026-11-29T12:16:13.083Z",
+         *         "updated": "2026-11-29T14:46:07.249Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2eezw7zvvnq1dqa5tk66dk672g",
+         *         "customer": "cus_prod_06h2fh9a305gnvn0y9ecv5hbacw76",
          *         "livemode": false,
          *         "tax_atom": 0,
-         *         "voided_at": "2026-11-29T12:16:13.083Z",
-         *         "pdf_sha256": "4512a26d75245908de928466d4cce3cf81bba06eaa845c8949e24372d2bc9468",
+         *         "voided_at": "2026-11-29T14:46:07.249Z",
+         *         "pdf_sha256": "1d1e388ee43568253db886c5e5e9a3e17f4c4f5e1f6897407f1cc8a38ec79fa1",
          *         "total_taxes": [],
          *         "discount_atom": 0,
          *         "subtotal_atom": 100,
@@ -20656,8 +21035,8 @@ export type components = {
          *         "customer_balance_transaction": null
          *       },
          *       "previous_data": {
-         *         "id": "cn_prod_06h2eezyzvtwd0c6v4sc5ftdhta6t",
-         *         "pdf": "http://127.0.0.1:35215/api/credit-notes/cn_prod_06h2eezyzvtwd0c6v4sc5ftdhta6t/pdf",
+         *         "id": "cn_prod_06h2fh9vqckzcykntma1jvkj6jt6p",
+         *         "pdf": "http://127.0.0.1:34955/api/credit-notes/cn_prod_06h2fh9vqckzcykntma1jvkj6jt6p/pdf",
          *         "memo": null,
          *         "type": "pre_payment",
          *         "lines": [
@@ -20675,16 +21054,16 @@ export type components = {
          *         "object": "credit_note",
          *         "reason": "order_change",
          *         "status": "issued",
-         *         "created": "2026-11-29T12:16:13.054Z",
-         *         "invoice": "in_prod_06h2eezyttsbgcae16j3v6j5hdze2",
+         *         "created": "2026-11-29T14:46:07.035Z",
+         *         "invoice": "in_prod_06h2fh9tr9mbdpc4cx3s3v8dv4npa",
          *         "refunds": [],
-         *         "updated": "2026-11-29T12:16:13.054Z",
+         *         "updated": "2026-11-29T14:46:07.035Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2eezw7zvvnq1dqa5tk66dk672g",
+         *         "customer": "cus_prod_06h2fh9a305gnvn0y9ecv5hbacw76",
          *         "livemode": false,
          *         "tax_atom": 0,
          *         "voided_at": null,
-         *         "pdf_sha256": "4512a26d75245908de928466d4cce3cf81bba06eaa845c8949e24372d2bc9468",
+         *         "pdf_sha256": "1d1e388ee43568253db886c5e5e9a3e17f4c4f5e1f6897407f1cc8a38ec79fa1",
          *         "total_taxes": [],
          *         "discount_atom": 0,
          *         "subtotal_atom": 100,
@@ -20695,13 +21074,13 @@ export type components = {
          *         "customer_balance_transaction": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2eezz2x2d7xr4bp0rjjd5s64n2",
-         *       "request_id": "req_prod_06h2eezz2x2d7xr4bp0rjjd5s64n2",
+         *       "correlation_id": "req_prod_06h2fh9wgg6v0e82fqvcvf9gmd65m",
+         *       "request_id": "req_prod_06h2fh9wgg6v0e82fqvcvf9gmd65m",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-29T12:16:13.088Z",
+         *       "created": "2026-11-29T14:46:07.252Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2eeznqzss6w2jbgkfca7r3sg58"
+         *       "actor_id": "key_prod_06h2fh8cpcfp74mhbjzdmqnxpcygr"
          *     }
          */
         CreditNoteVoidedEvent: {
@@ -20746,34 +21125,34 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2eezz6p5a9snv531ntkf0s90rg",
+         *       "id": "evt_prod_06h2fh9wstqffkmaaqz1nb5vd6gkp",
          *       "type": "customer.balance_transaction.created",
          *       "aggregate_type": "customer_balance_transaction",
-         *       "aggregate_id": "cbtxn_prod_06h2eezz6jng7e5fxx35mzqcgxm5m",
+         *       "aggregate_id": "cbtxn_prod_06h2fh9wrwrk8f761541qgw8crzjw",
          *       "data": {
-         *         "id": "cbtxn_prod_06h2eezz6jng7e5fxx35mzqcgxm5m",
+         *         "id": "cbtxn_prod_06h2fh9wrwrk8f761541qgw8crzjw",
          *         "type": "credit_note",
          *         "object": "customer_balance_transaction",
-         *         "created": "2026-11-29T12:16:13.108Z",
-         *         "invoice": "in_prod_06h2eezxbqe0btqpkwnrwrc6h5szj",
+         *         "created": "2026-11-29T14:46:07.303Z",
+         *         "invoice": "in_prod_06h2fh9h0t0nnns7vfgp9vac0rm7r",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2eezw7zvvnq1dqa5tk66dk672g",
+         *         "customer": "cus_prod_06h2fh9a305gnvn0y9ecv5hbacw76",
          *         "livemode": false,
          *         "amount_atom": 100,
-         *         "credit_note": "cn_prod_06h2eezz6enh1hcppv8xdsmz7aw6c",
+         *         "credit_note": "cn_prod_06h2fh9wq62nsc1s07hc95zvt0s5t",
          *         "description": null,
          *         "ending_balance_atom": 100,
          *         "subscription_change_request": null
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2eezz5zr9r70f093cv1pwx5md4",
-         *       "request_id": "req_prod_06h2eezz5zr9r70f093cv1pwx5md4",
+         *       "correlation_id": "req_prod_06h2fh9wpj52c2w3xc5g06309b2rr",
+         *       "request_id": "req_prod_06h2fh9wpj52c2w3xc5g06309b2rr",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-29T12:16:13.109Z",
+         *       "created": "2026-11-29T14:46:07.310Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2eeznqzss6w2jbgkfca7r3sg58"
+         *       "actor_id": "key_prod_06h2fh8cpcfp74mhbjzdmqnxpcygr"
          *     }
          */
         CustomerBalanceTransactionCreatedEvent: {
@@ -20818,15 +21197,15 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2eezq2de8txab22z5yzkymzbcp",
+         *       "id": "evt_prod_06h2fh8kxma3ea4ksp03n01x8936a",
          *       "type": "member.invited",
          *       "aggregate_type": "member",
-         *       "aggregate_id": "inv_prod_06h2eezq1ztz3pgnkq5z6wm0tv1qt",
+         *       "aggregate_id": "inv_prod_06h2fh8krz6sms4n2t4sa6ja0txy6",
          *       "data": {
-         *         "id": "inv_prod_06h2eezq1ztz3pgnkq5z6wm0tv1qt",
+         *         "id": "inv_prod_06h2fh8krz6sms4n2t4sa6ja0txy6",
          *         "name": null,
          *         "role": "viewer",
-         *         "email": "withdrawn-mx1szbuw@example.com",
+         *         "email": "withdrawn-mx1ybx47@example.com",
          *         "object": "member",
          *         "status": "invited",
          *         "invitation": null
@@ -20837,12 +21216,12 @@ export type components = {
          *         "client_address": null
          *       },
          *       "correlation_id": null,
-         *       "request_id": "req_prod_06h2eezq0z7j5bzyrhkpanwz7c2n4",
+         *       "request_id": "req_prod_06h2fh8kjynyadw788eqvrhp4akq4",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-29T12:16:11.027Z",
+         *       "created": "2026-11-29T14:45:56.845Z",
          *       "actor_type": "user",
-         *       "actor_id": "user_prod_06h2eezmyx04dh8drbp80smkenzc4"
+         *       "actor_id": "user_prod_06h2fh89kjqxnrz9fj6jhm7w7kg4e"
          *     }
          */
         MemberInvitedEvent: {
@@ -20887,24 +21266,24 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2eezq4k9qqxt29ga8zf9qfsdj4",
+         *       "id": "evt_prod_06h2fh8m4xmchsnc4a3e36rad5ytp",
          *       "type": "member.invitation_revoked",
          *       "aggregate_type": "member",
-         *       "aggregate_id": "inv_prod_06h2eezq1ztz3pgnkq5z6wm0tv1qt",
+         *       "aggregate_id": "inv_prod_06h2fh8krz6sms4n2t4sa6ja0txy6",
          *       "data": {
-         *         "id": "inv_prod_06h2eezq1ztz3pgnkq5z6wm0tv1qt",
+         *         "id": "inv_prod_06h2fh8krz6sms4n2t4sa6ja0txy6",
          *         "name": null,
          *         "role": "viewer",
-         *         "email": "withdrawn-mx1szbuw@example.com",
+         *         "email": "withdrawn-mx1ybx47@example.com",
          *         "object": "member",
          *         "status": "invitation_revoked",
          *         "invitation": null
          *       },
          *       "previous_data": {
-         *         "id": "inv_prod_06h2eezq1ztz3pgnkq5z6wm0tv1qt",
+         *         "id": "inv_prod_06h2fh8krz6sms4n2t4sa6ja0txy6",
          *         "name": null,
          *         "role": "viewer",
-         *         "email": "withdrawn-mx1szbuw@example.com",
+         *         "email": "withdrawn-mx1ybx47@example.com",
          *         "object": "member",
          *         "status": "invited",
          *         "invitation": null
@@ -20914,12 +21293,12 @@ export type components = {
          *         "client_address": null
          *       },
          *       "correlation_id": null,
-         *       "request_id": "req_prod_06h2eezq3r1kyc5hzxw01zrcbtrhg",
+         *       "request_id": "req_prod_06h2fh8m3zmcvs3y8jtafjvjg8z96",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-29T12:16:11.044Z",
+         *       "created": "2026-11-29T14:45:56.903Z",
          *       "actor_type": "user",
-         *       "actor_id": "user_prod_06h2eezmyx04dh8drbp80smkenzc4"
+         *       "actor_id": "user_prod_06h2fh89kjqxnrz9fj6jhm7w7kg4e"
          *     }
          */
         MemberInvitationRevokedEvent: {
@@ -20964,18 +21343,18 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2eezqgcvc5ag5w1k2rb9em7ts0",
+         *       "id": "evt_prod_06h2fh8nytnhjjajpa5q75qa55g9w",
          *       "type": "member.joined",
          *       "aggregate_type": "member",
-         *       "aggregate_id": "user_prod_06h2eezqfymzcfbyrxr9h0ake74vc",
+         *       "aggregate_id": "user_prod_06h2fh8nxtvmdjr6esvk9vsw0k0pa",
          *       "data": {
-         *         "id": "user_prod_06h2eezqfymzcfbyrxr9h0ake74vc",
+         *         "id": "user_prod_06h2fh8nxtvmdjr6esvk9vsw0k0pa",
          *         "name": "Joined Member",
          *         "role": "developer",
-         *         "email": "joined-mx1szbuw@example.com",
+         *         "email": "joined-mx1ybx47@example.com",
          *         "object": "member",
          *         "status": "active",
-         *         "invitation": "inv_prod_06h2eezq5xr9yc5rxy8mnn9f9pmx2"
+         *         "invitation": "inv_prod_06h2fh8m89paxztjwx4eyk5w08pa8"
          *       },
          *       "previous_data": null,
          *       "metadata": {
@@ -20983,12 +21362,12 @@ export type components = {
          *         "client_address": null
          *       },
          *       "correlation_id": null,
-         *       "request_id": "req_prod_06h2eezqg1df098hfqwrsy2nq9krt",
+         *       "request_id": "req_prod_06h2fh8ny8j2w5kg60xn2w8xrg01g",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-29T12:16:11.139Z",
+         *       "created": "2026-11-29T14:45:57.366Z",
          *       "actor_type": "user",
-         *       "actor_id": "user_prod_06h2eezqfymzcfbyrxr9h0ake74vc"
+         *       "actor_id": "user_prod_06h2fh8nxtvmdjr6esvk9vsw0k0pa"
          *     }
          */
         MemberJoinedEvent: {
@@ -21033,24 +21412,24 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2eezqj8v3msx8pgq9z0cybx7cm",
+         *       "id": "evt_prod_06h2fh8p5e1dyv7amv9c5fz7v7yc6",
          *       "type": "member.role_changed",
          *       "aggregate_type": "member",
-         *       "aggregate_id": "user_prod_06h2eezqfymzcfbyrxr9h0ake74vc",
+         *       "aggregate_id": "user_prod_06h2fh8nxtvmdjr6esvk9vsw0k0pa",
          *       "data": {
-         *         "id": "user_prod_06h2eezqfymzcfbyrxr9h0ake74vc",
+         *         "id": "user_prod_06h2fh8nxtvmdjr6esvk9vsw0k0pa",
          *         "name": "Joined Member",
          *         "role": "viewer",
-         *         "email": "joined-mx1szbuw@example.com",
+         *         "email": "joined-mx1ybx47@example.com",
          *         "object": "member",
          *         "status": "active",
          *         "invitation": null
          *       },
          *       "previous_data": {
-         *         "id": "user_prod_06h2eezqfymzcfbyrxr9h0ake74vc",
+         *         "id": "user_prod_06h2fh8nxtvmdjr6esvk9vsw0k0pa",
          *         "name": "Joined Member",
          *         "role": "developer",
-         *         "email": "joined-mx1szbuw@example.com",
+         *         "email": "joined-mx1ybx47@example.com",
          *         "object": "member",
          *         "status": "active",
          *         "invitation": null
@@ -21060,12 +21439,12 @@ export type components = {
          *         "client_address": null
          *       },
          *       "correlation_id": null,
-         *       "request_id": "req_prod_06h2eezqhhx621kzkc1j5g6jzm4da",
+         *       "request_id": "req_prod_06h2fh8p3p3rmjx1v5ytat131cdb6",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-29T12:16:11.154Z",
+         *       "created": "2026-11-29T14:45:57.419Z",
          *       "actor_type": "user",
-         *       "actor_id": "user_prod_06h2eezmyx04dh8drbp80smkenzc4"
+         *       "actor_id": "user_prod_06h2fh89kjqxnrz9fj6jhm7w7kg4e"
          *     }
          */
         MemberRoleChangedEvent: {
@@ -21110,24 +21489,24 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2eezqm0m6xq4zdq9z6wq9rt7ny",
+         *       "id": "evt_prod_06h2fh8pce52ddg41bw8x70wmq6hw",
          *       "type": "member.removed",
          *       "aggregate_type": "member",
-         *       "aggregate_id": "user_prod_06h2eezqfymzcfbyrxr9h0ake74vc",
+         *       "aggregate_id": "user_prod_06h2fh8nxtvmdjr6esvk9vsw0k0pa",
          *       "data": {
-         *         "id": "user_prod_06h2eezqfymzcfbyrxr9h0ake74vc",
+         *         "id": "user_prod_06h2fh8nxtvmdjr6esvk9vsw0k0pa",
          *         "name": "Joined Member",
          *         "role": "viewer",
-         *         "email": "joined-mx1szbuw@example.com",
+         *         "email": "joined-mx1ybx47@example.com",
          *         "object": "member",
          *         "status": "removed",
          *         "invitation": null
          *       },
          *       "previous_data": {
-         *         "id": "user_prod_06h2eezqfymzcfbyrxr9h0ake74vc",
+         *         "id": "user_prod_06h2fh8nxtvmdjr6esvk9vsw0k0pa",
          *         "name": "Joined Member",
          *         "role": "viewer",
-         *         "email": "joined-mx1szbuw@example.com",
+         *         "email": "joined-mx1ybx47@example.com",
          *         "object": "member",
          *         "status": "active",
          *         "invitation": null
@@ -21137,12 +21516,12 @@ export type components = {
          *         "client_address": null
          *       },
          *       "correlation_id": null,
-         *       "request_id": "req_prod_06h2eezqk6rfn5wh5gx90s1khyctj",
+         *       "request_id": "req_prod_06h2fh8p84pbdyagfkj67dfz7ghjc",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-29T12:16:11.168Z",
+         *       "created": "2026-11-29T14:45:57.475Z",
          *       "actor_type": "user",
-         *       "actor_id": "user_prod_06h2eezmyx04dh8drbp80smkenzc4"
+         *       "actor_id": "user_prod_06h2fh89kjqxnrz9fj6jhm7w7kg4e"
          *     }
          */
         MemberRemovedEvent: {
@@ -21187,31 +21566,31 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2eezs1kj15yrbmd5c3h0kvqtfm",
+         *       "id": "evt_prod_06h2fh8xggj18552d8n18tp739fnw",
          *       "type": "payment_processor.connected",
          *       "aggregate_type": "payment_processor",
-         *       "aggregate_id": "acc_prod_06h2eezmyj6vx9y9qn837t78xg1pc",
+         *       "aggregate_id": "acc_prod_06h2fh89jak2bx4ea9sw9y8mvc3rw",
          *       "data": {
          *         "object": "payment_processor",
-         *         "created": "2026-11-29T12:16:11.530Z",
-         *         "updated": "2026-11-29T12:16:11.530Z",
+         *         "created": "2026-11-29T14:45:59.287Z",
+         *         "updated": "2026-11-29T14:45:59.287Z",
          *         "livemode": false,
          *         "processor": "stripe",
-         *         "webhook_url": "http://127.0.0.1:35215/api/processors/stripe/acc_prod_06h2eezmyj6vx9y9qn837t78xg1pc",
+         *         "webhook_url": "http://127.0.0.1:34955/api/processors/stripe/acc_prod_06h2fh89jak2bx4ea9sw9y8mvc3rw",
          *         "publishable_key": "pk_test_catalogue_flow",
          *         "secret_key_last4": "flow",
-         *         "processor_account": "acct_99895da38996e597fb371066",
-         *         "webhook_endpoint_id": "we_c0afde2f41a16997c7c5151f"
+         *         "processor_account": "acct_87252f2bb54287d2373dd265",
+         *         "webhook_endpoint_id": "we_aa4e1d5a6ae985338ad7cbed"
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2eezrz8v0m10qawstgbbk3t5pw",
-         *       "request_id": "req_prod_06h2eezrz8v0m10qawstgbbk3t5pw",
+         *       "correlation_id": "req_prod_06h2fh8wt3j2e29pe07h3hk4e08xc",
+         *       "request_id": "req_prod_06h2fh8wt3j2e29pe07h3hk4e08xc",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-29T12:16:11.532Z",
+         *       "created": "2026-11-29T14:45:59.300Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2eeznqzss6w2jbgkfca7r3sg58"
+         *       "actor_id": "key_prod_06h2fh8cpcfp74mhbjzdmqnxpcygr"
          *     }
          */
         PaymentProcessorConnectedEvent: {
@@ -21256,31 +21635,31 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2eeztvq3n75zgs9xr35fhmmrec",
+         *       "id": "evt_prod_06h2fh911e7m74ycx7vhmh42sv20w",
          *       "type": "payment_processor.disconnected",
          *       "aggregate_type": "payment_processor",
-         *       "aggregate_id": "acc_prod_06h2eezmyj6vx9y9qn837t78xg1pc",
+         *       "aggregate_id": "acc_prod_06h2fh89jak2bx4ea9sw9y8mvc3rw",
          *       "data": {
          *         "object": "payment_processor",
-         *         "created": "2026-11-29T12:16:11.530Z",
-         *         "updated": "2026-11-29T12:16:11.530Z",
+         *         "created": "2026-11-29T14:45:59.287Z",
+         *         "updated": "2026-11-29T14:45:59.287Z",
          *         "livemode": false,
          *         "processor": "stripe",
-         *         "webhook_url": "http://127.0.0.1:35215/api/processors/stripe/acc_prod_06h2eezmyj6vx9y9qn837t78xg1pc",
+         *         "webhook_url": "http://127.0.0.1:34955/api/processors/stripe/acc_prod_06h2fh89jak2bx4ea9sw9y8mvc3rw",
          *         "publishable_key": "pk_test_catalogue_flow",
          *         "secret_key_last4": "flow",
-         *         "processor_account": "acct_99895da38996e597fb371066",
-         *         "webhook_endpoint_id": "we_c0afde2f41a16997c7c5151f"
+         *         "processor_account": "acct_87252f2bb54287d2373dd265",
+         *         "webhook_endpoint_id": "we_aa4e1d5a6ae985338ad7cbed"
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2eeztv5qk0z84x246h5qa50ykc",
-         *       "request_id": "req_prod_06h2eeztv5qk0z84x246h5qa50ykc",
+         *       "correlation_id": "req_prod_06h2fh90z5rnb5g1nrqt33mq3qak8",
+         *       "request_id": "req_prod_06h2fh90z5rnb5g1nrqt33mq3qak8",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-29T12:16:11.998Z",
+         *       "created": "2026-11-29T14:46:00.203Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2eeznqzss6w2jbgkfca7r3sg58"
+         *       "actor_id": "key_prod_06h2fh8cpcfp74mhbjzdmqnxpcygr"
          *     }
          */
         PaymentProcessorDisconnectedEvent: {
@@ -21325,36 +21704,36 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2ef00qabz3y9d1d3ck6gvrr2dc",
+         *       "id": "evt_prod_06h2fha4dkp0y6ysnh4wy4npw62dg",
          *       "type": "subscription_change_request.scheduled",
          *       "aggregate_type": "subscription_change_request",
-         *       "aggregate_id": "scr_prod_06h2ef00kxjy1vg49bk0mk93pte1a",
+         *       "aggregate_id": "scr_prod_06h2fha3d2g9f1j8h29kvjhdm16jj",
          *       "data": {
-         *         "id": "scr_prod_06h2ef00kxjy1vg49bk0mk93pte1a",
+         *         "id": "scr_prod_06h2fha3d2g9f1j8h29kvjhdm16jj",
          *         "steps": [
          *           {
-         *             "item": "si_prod_06h2ef00cm6q9qs82brjz2ynb8tcj",
+         *             "item": "si_prod_06h2fha2pbtxekpg5nsb9xptwh3q8",
          *             "type": "switch_price",
-         *             "price": "price_prod_06h2ef00bg2at1849z6h7tv56ghz2",
+         *             "price": "price_prod_06h2fha2kvvhxr592yxxfhqd4n1jp",
          *             "state": "pending",
          *             "quantity": null
          *           }
          *         ],
          *         "object": "subscription_change_request",
          *         "status": "scheduled",
-         *         "created": "2026-11-29T12:16:13.443Z",
+         *         "created": "2026-11-29T14:46:08.982Z",
          *         "invoice": null,
-         *         "updated": "2026-11-29T12:16:13.493Z",
+         *         "updated": "2026-11-29T14:46:09.222Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "metadata": {},
          *         "effective": "period_end",
          *         "applied_at": null,
          *         "last_error": null,
-         *         "effective_at": "2026-12-29T12:16:13.412Z",
-         *         "subscription": "sub_prod_06h2ef00cm6q9qs82brjz2ynb8tcg",
+         *         "effective_at": "2026-12-29T14:46:08.813Z",
+         *         "subscription": "sub_prod_06h2fha2pbtxekpg5nsb9xptwh3q6",
          *         "applied_steps": 0,
-         *         "proration_date": "2026-11-29T12:16:13.443Z",
+         *         "proration_date": "2026-11-29T14:46:08.982Z",
          *         "proration_behavior": "create_prorations",
          *         "amount_due_now_atom": 0,
          *         "balance_transaction": null,
@@ -21367,21 +21746,21 @@ export type components = {
          *         "amount_due_now_total_atom": 0
          *       },
          *       "previous_data": {
-         *         "id": "scr_prod_06h2ef00kxjy1vg49bk0mk93pte1a",
+         *         "id": "scr_prod_06h2fha3d2g9f1j8h29kvjhdm16jj",
          *         "steps": [
          *           {
-         *             "item": "si_prod_06h2ef00cm6q9qs82brjz2ynb8tcj",
+         *             "item": "si_prod_06h2fha2pbtxekpg5nsb9xptwh3q8",
          *             "type": "switch_price",
-         *             "price": "price_prod_06h2ef00bg2at1849z6h7tv56ghz2",
+         *             "price": "price_prod_06h2fha2kvvhxr592yxxfhqd4n1jp",
          *             "state": "pending",
          *             "quantity": null
          *           }
          *         ],
          *         "object": "subscription_change_request",
          *         "status": "open",
-         *         "created": "2026-11-29T12:16:13.443Z",
+         *         "created": "2026-11-29T14:46:08.982Z",
          *         "invoice": null,
-         *         "updated": "2026-11-29T12:16:13.443Z",
+         *         "updated": "2026-11-29T14:46:08.982Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "metadata": {},
@@ -21389,9 +21768,9 @@ export type components = {
          *         "applied_at": null,
          *         "last_error": null,
          *         "effective_at": null,
-         *         "subscription": "sub_prod_06h2ef00cm6q9qs82brjz2ynb8tcg",
+         *         "subscription": "sub_prod_06h2fha2pbtxekpg5nsb9xptwh3q6",
          *         "applied_steps": 0,
-         *         "proration_date": "2026-11-29T12:16:13.443Z",
+         *         "proration_date": "2026-11-29T14:46:08.982Z",
          *         "proration_behavior": "create_prorations",
          *         "amount_due_now_atom": 0,
          *         "balance_transaction": null,
@@ -21404,13 +21783,13 @@ export type components = {
          *         "amount_due_now_total_atom": 0
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2ef00p05kcfhq3f2c8f63hmn2m",
-         *       "request_id": "req_prod_06h2ef00p05kcfhq3f2c8f63hmn2m",
+         *       "correlation_id": "req_prod_06h2fha3w2828mktc2fer61srv026",
+         *       "request_id": "req_prod_06h2fha3w2828mktc2fer61srv026",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-29T12:16:13.498Z",
+         *       "created": "2026-11-29T14:46:09.261Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2eeznqzss6w2jbgkfca7r3sg58"
+         *       "actor_id": "key_prod_06h2fh8cpcfp74mhbjzdmqnxpcygr"
          *     }
          */
         SubscriptionChangeRequestScheduledEvent: {
@@ -21455,36 +21834,36 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2ef027nfdyay8m1peh56z8a3s2",
+         *       "id": "evt_prod_06h2fhafj40c80ywkg4yxmv8ce2wy",
          *       "type": "subscription_change_request.applied",
          *       "aggregate_type": "subscription_change_request",
-         *       "aggregate_id": "scr_prod_06h2ef00kxjy1vg49bk0mk93pte1a",
+         *       "aggregate_id": "scr_prod_06h2fha3d2g9f1j8h29kvjhdm16jj",
          *       "data": {
-         *         "id": "scr_prod_06h2ef00kxjy1vg49bk0mk93pte1a",
+         *         "id": "scr_prod_06h2fha3d2g9f1j8h29kvjhdm16jj",
          *         "steps": [
          *           {
-         *             "item": "si_prod_06h2ef00cm6q9qs82brjz2ynb8tcj",
+         *             "item": "si_prod_06h2fha2pbtxekpg5nsb9xptwh3q8",
          *             "type": "switch_price",
-         *             "price": "price_prod_06h2ef00bg2at1849z6h7tv56ghz2",
+         *             "price": "price_prod_06h2fha2kvvhxr592yxxfhqd4n1jp",
          *             "state": "applied",
          *             "quantity": null
          *           }
          *         ],
          *         "object": "subscription_change_request",
          *         "status": "applied",
-         *         "created": "2026-11-29T12:16:13.443Z",
+         *         "created": "2026-11-29T14:46:08.982Z",
          *         "invoice": null,
-         *         "updated": "2026-12-29T12:16:13.412Z",
+         *         "updated": "2026-12-29T14:46:08.813Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "metadata": {},
          *         "effective": "period_end",
-         *         "applied_at": "2026-12-29T12:16:13.412Z",
+         *         "applied_at": "2026-12-29T14:46:08.813Z",
          *         "last_error": null,
-         *         "effective_at": "2026-12-29T12:16:13.412Z",
-         *         "subscription": "sub_prod_06h2ef00cm6q9qs82brjz2ynb8tcg",
+         *         "effective_at": "2026-12-29T14:46:08.813Z",
+         *         "subscription": "sub_prod_06h2fha2pbtxekpg5nsb9xptwh3q6",
          *         "applied_steps": 1,
-         *         "proration_date": "2026-11-29T12:16:13.443Z",
+         *         "proration_date": "2026-11-29T14:46:08.982Z",
          *         "proration_behavior": "create_prorations",
          *         "amount_due_now_atom": 0,
          *         "balance_transaction": null,
@@ -21497,31 +21876,31 @@ export type components = {
          *         "amount_due_now_total_atom": 0
          *       },
          *       "previous_data": {
-         *         "id": "scr_prod_06h2ef00kxjy1vg49bk0mk93pte1a",
+         *         "id": "scr_prod_06h2fha3d2g9f1j8h29kvjhdm16jj",
          *         "steps": [
          *           {
-         *             "item": "si_prod_06h2ef00cm6q9qs82brjz2ynb8tcj",
+         *             "item": "si_prod_06h2fha2pbtxekpg5nsb9xptwh3q8",
          *             "type": "switch_price",
-         *             "price": "price_prod_06h2ef00bg2at1849z6h7tv56ghz2",
+         *             "price": "price_prod_06h2fha2kvvhxr592yxxfhqd4n1jp",
          *             "state": "pending",
          *             "quantity": null
          *           }
          *         ],
          *         "object": "subscription_change_request",
          *         "status": "scheduled",
-         *         "created": "2026-11-29T12:16:13.443Z",
+         *         "created": "2026-11-29T14:46:08.982Z",
          *         "invoice": null,
-         *         "updated": "2026-11-29T12:16:13.493Z",
+         *         "updated": "2026-11-29T14:46:09.222Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "metadata": {},
          *         "effective": "period_end",
          *         "applied_at": null,
          *         "last_error": null,
-         *         "effective_at": "2026-12-29T12:16:13.412Z",
-         *         "subscription": "sub_prod_06h2ef00cm6q9qs82brjz2ynb8tcg",
+         *         "effective_at": "2026-12-29T14:46:08.813Z",
+         *         "subscription": "sub_prod_06h2fha2pbtxekpg5nsb9xptwh3q6",
          *         "applied_steps": 0,
-         *         "proration_date": "2026-11-29T12:16:13.443Z",
+         *         "proration_date": "2026-11-29T14:46:08.982Z",
          *         "proration_behavior": "create_prorations",
          *         "amount_due_now_atom": 0,
          *         "balance_transaction": null,
@@ -21534,11 +21913,11 @@ export type components = {
          *         "amount_due_now_total_atom": 0
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2ef01d4g0an9p7tpa7b2zq78ge",
+         *       "correlation_id": "req_prod_06h2fha70yjrgwhmtmh1205bqc420",
          *       "request_id": null,
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-12-29T12:16:13.412Z",
+         *       "created": "2026-12-29T14:46:08.813Z",
          *       "actor_type": "system",
          *       "actor_id": null
          *     }
@@ -21585,15 +21964,15 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2ef00yd7htt6d2f93ddps44660",
+         *       "id": "evt_prod_06h2fha51bt12wt0nch3jc856y6cj",
          *       "type": "subscription_change_request.canceled",
          *       "aggregate_type": "subscription_change_request",
-         *       "aggregate_id": "scr_prod_06h2ef00vem0996r9v0hrmjga9c1y",
+         *       "aggregate_id": "scr_prod_06h2fha4smr3bxzwpap1m3ggjhb3e",
          *       "data": {
-         *         "id": "scr_prod_06h2ef00vem0996r9v0hrmjga9c1y",
+         *         "id": "scr_prod_06h2fha4smr3bxzwpap1m3ggjhb3e",
          *         "steps": [
          *           {
-         *             "item": "si_prod_06h2ef00cm6q9qs82brjz2ynb8tcj",
+         *             "item": "si_prod_06h2fha2pbtxekpg5nsb9xptwh3q8",
          *             "type": "set_quantity",
          *             "price": null,
          *             "state": "pending",
@@ -21602,19 +21981,19 @@ export type components = {
          *         ],
          *         "object": "subscription_change_request",
          *         "status": "canceled",
-         *         "created": "2026-11-29T12:16:13.520Z",
+         *         "created": "2026-11-29T14:46:09.301Z",
          *         "invoice": null,
-         *         "updated": "2026-11-29T12:16:13.554Z",
+         *         "updated": "2026-11-29T14:46:09.415Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "metadata": {},
          *         "effective": "period_end",
          *         "applied_at": null,
          *         "last_error": null,
-         *         "effective_at": "2026-12-29T12:16:13.412Z",
-         *         "subscription": "sub_prod_06h2ef00cm6q9qs82brjz2ynb8tcg",
+         *         "effective_at": "2026-12-29T14:46:08.813Z",
+         *         "subscription": "sub_prod_06h2fha2pbtxekpg5nsb9xptwh3q6",
          *         "applied_steps": 0,
-         *         "proration_date": "2026-11-29T12:16:13.520Z",
+         *         "proration_date": "2026-11-29T14:46:09.301Z",
          *         "proration_behavior": "create_prorations",
          *         "amount_due_now_atom": 0,
          *         "balance_transaction": null,
@@ -21627,10 +22006,10 @@ export type components = {
          *         "amount_due_now_total_atom": 0
          *       },
          *       "previous_data": {
-         *         "id": "scr_prod_06h2ef00vem0996r9v0hrmjga9c1y",
+         *         "id": "scr_prod_06h2fha4smr3bxzwpap1m3ggjhb3e",
          *         "steps": [
          *           {
-         *             "item": "si_prod_06h2ef00cm6q9qs82brjz2ynb8tcj",
+         *             "item": "si_prod_06h2fha2pbtxekpg5nsb9xptwh3q8",
          *             "type": "set_quantity",
          *             "price": null,
          *             "state": "pending",
@@ -21639,19 +22018,19 @@ export type components = {
          *         ],
          *         "object": "subscription_change_request",
          *         "status": "scheduled",
-         *         "created": "2026-11-29T12:16:13.520Z",
+         *         "created": "2026-11-29T14:46:09.301Z",
          *         "invoice": null,
-         *         "updated": "2026-11-29T12:16:13.541Z",
+         *         "updated": "2026-11-29T14:46:09.389Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "metadata": {},
          *         "effective": "period_end",
          *         "applied_at": null,
          *         "last_error": null,
-         *         "effective_at": "2026-12-29T12:16:13.412Z",
-         *         "subscription": "sub_prod_06h2ef00cm6q9qs82brjz2ynb8tcg",
+         *         "effective_at": "2026-12-29T14:46:08.813Z",
+         *         "subscription": "sub_prod_06h2fha2pbtxekpg5nsb9xptwh3q6",
          *         "applied_steps": 0,
-         *         "proration_date": "2026-11-29T12:16:13.520Z",
+         *         "proration_date": "2026-11-29T14:46:09.301Z",
          *         "proration_behavior": "create_prorations",
          *         "amount_due_now_atom": 0,
          *         "balance_transaction": null,
@@ -21664,13 +22043,13 @@ export type components = {
          *         "amount_due_now_total_atom": 0
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2ef00xvzdy5q8er5mekxr6a1vj",
-         *       "request_id": "req_prod_06h2ef00xvzdy5q8er5mekxr6a1vj",
+         *       "correlation_id": "req_prod_06h2fha502wd3j5495j34jtv36vmc",
+         *       "request_id": "req_prod_06h2fha502wd3j5495j34jtv36vmc",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-29T12:16:13.555Z",
+         *       "created": "2026-11-29T14:46:09.418Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2eeznqzss6w2jbgkfca7r3sg58"
+         *       "actor_id": "key_prod_06h2fh8cpcfp74mhbjzdmqnxpcygr"
          *     }
          */
         SubscriptionChangeRequestCanceledEvent: {
@@ -21715,12 +22094,12 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2eezwmntzbqby7adb5fdyzmdzp",
+         *       "id": "evt_prod_06h2fh9d00bpqcm0c8y2hspvap07t",
          *       "type": "payment_method.attached",
          *       "aggregate_type": "payment_method",
-         *       "aggregate_id": "pm_prod_06h2eezwmjh5mxjqq64as3y94qrd8",
+         *       "aggregate_id": "pm_prod_06h2fh9czstkv6atecnxa1f86t8da",
          *       "data": {
-         *         "id": "pm_prod_06h2eezwmjh5mxjqq64as3y94qrd8",
+         *         "id": "pm_prod_06h2fh9czstkv6atecnxa1f86t8da",
          *         "card": {
          *           "brand": "visa",
          *           "last4": "4242",
@@ -21728,8 +22107,8 @@ export type components = {
          *           "exp_month": 12
          *         },
          *         "object": "payment_method",
-         *         "created": "2026-11-29T12:16:12.452Z",
-         *         "customer": "cus_prod_06h2eezw7zvvnq1dqa5tk66dk672g",
+         *         "created": "2026-11-29T14:46:03.262Z",
+         *         "customer": "cus_prod_06h2fh9a305gnvn0y9ecv5hbacw76",
          *         "livemode": false,
          *         "processor": "sandbox",
          *         "detached_at": null,
@@ -21737,13 +22116,13 @@ export type components = {
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2eezwkw0ztqvwe9hyy0495vzaa",
-         *       "request_id": "req_prod_06h2eezwkw0ztqvwe9hyy0495vzaa",
+         *       "correlation_id": "req_prod_06h2fh9ctyxg9jwbbaytver2cfh5p",
+         *       "request_id": "req_prod_06h2fh9ctyxg9jwbbaytver2cfh5p",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-29T12:16:12.453Z",
+         *       "created": "2026-11-29T14:46:03.264Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2eeznqzss6w2jbgkfca7r3sg58"
+         *       "actor_id": "key_prod_06h2fh8cpcfp74mhbjzdmqnxpcygr"
          *     }
          */
         PaymentMethodAttachedEvent: {
@@ -21788,12 +22167,12 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2eezwqep58m249p2k47v85nrc0",
+         *       "id": "evt_prod_06h2fh9dr1vc2jdv7jnmb5hk6k5fe",
          *       "type": "payment_method.detached",
          *       "aggregate_type": "payment_method",
-         *       "aggregate_id": "pm_prod_06h2eezwp917t6g706xt66q3c461m",
+         *       "aggregate_id": "pm_prod_06h2fh9d9gk4catw0tez15qp1wsep",
          *       "data": {
-         *         "id": "pm_prod_06h2eezwp917t6g706xt66q3c461m",
+         *         "id": "pm_prod_06h2fh9d9gk4catw0tez15qp1wsep",
          *         "card": {
          *           "brand": "visa",
          *           "last4": "0002",
@@ -21801,15 +22180,15 @@ export type components = {
          *           "exp_month": 12
          *         },
          *         "object": "payment_method",
-         *         "created": "2026-11-29T12:16:12.466Z",
-         *         "customer": "cus_prod_06h2eezw7zvvnq1dqa5tk66dk672g",
+         *         "created": "2026-11-29T14:46:03.340Z",
+         *         "customer": "cus_prod_06h2fh9a305gnvn0y9ecv5hbacw76",
          *         "livemode": false,
          *         "processor": "sandbox",
-         *         "detached_at": "2026-11-29T12:16:12.474Z",
+         *         "detached_at": "2026-11-29T14:46:03.455Z",
          *         "processor_payment_method": "pm_sandbox_declined"
          *       },
          *       "previous_data": {
-         *         "id": "pm_prod_06h2eezwp917t6g706xt66q3c461m",
+         *         "id": "pm_prod_06h2fh9d9gk4catw0tez15qp1wsep",
          *         "card": {
          *           "brand": "visa",
          *           "last4": "0002",
@@ -21817,21 +22196,21 @@ export type components = {
          *           "exp_month": 12
          *         },
          *         "object": "payment_method",
-         *         "created": "2026-11-29T12:16:12.466Z",
-         *         "customer": "cus_prod_06h2eezw7zvvnq1dqa5tk66dk672g",
+         *         "created": "2026-11-29T14:46:03.340Z",
+         *         "customer": "cus_prod_06h2fh9a305gnvn0y9ecv5hbacw76",
          *         "livemode": false,
          *         "processor": "sandbox",
          *         "detached_at": null,
          *         "processor_payment_method": "pm_sandbox_declined"
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2eezwq0c16wmn3kn8h14wt3jh4",
-         *       "request_id": "req_prod_06h2eezwq0c16wmn3kn8h14wt3jh4",
+         *       "correlation_id": "req_prod_06h2fh9dpyacpfcvrv50ycbre4dyr",
+         *       "request_id": "req_prod_06h2fh9dpyacpfcvrv50ycbre4dyr",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-29T12:16:12.475Z",
+         *       "created": "2026-11-29T14:46:03.457Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2eeznqzss6w2jbgkfca7r3sg58"
+         *       "actor_id": "key_prod_06h2fh8cpcfp74mhbjzdmqnxpcygr"
          *     }
          */
         PaymentMethodDetachedEvent: {
@@ -21876,25 +22255,25 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2eezsdx733cq5c30qq7yb66x24",
+         *       "id": "evt_prod_06h2fh8yp75gynkvc43fx1e3n130c",
          *       "type": "dispute.created",
          *       "aggregate_type": "dispute",
-         *       "aggregate_id": "dp_prod_06h2eezsdptm7v5acjdt6kvna26er",
+         *       "aggregate_id": "dp_prod_06h2fh8ymcp19m2njhd74cvr5q6d2",
          *       "data": {
-         *         "id": "dp_prod_06h2eezsdptm7v5acjdt6kvna26er",
+         *         "id": "dp_prod_06h2fh8ymcp19m2njhd74cvr5q6d2",
          *         "object": "dispute",
          *         "reason": "product_not_received",
          *         "status": "needs_response",
-         *         "created": "2026-11-29T12:16:11.629Z",
-         *         "payment": "py_prod_06h2eezs65kr1m4rks87v9jkaddtt",
-         *         "updated": "2026-11-29T12:16:11.629Z",
+         *         "created": "2026-11-29T14:45:59.586Z",
+         *         "payment": "py_prod_06h2fh8xvrwrznkeh3rbk1f1dbwme",
+         *         "updated": "2026-11-29T14:45:59.586Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "processor": "stripe",
          *         "amount_atom": 2500,
-         *         "payment_intent": "pi_prod_06h2eezs3pr7xw0aycw2e3ycnj78p",
-         *         "evidence_due_by": "2026-12-06T12:16:11.000Z",
-         *         "processor_dispute": "du_6d37adb880ac5a970ae88855"
+         *         "payment_intent": "pi_prod_06h2fh8xny4fc1x5pzr62asw4kvb6",
+         *         "evidence_due_by": "2026-12-06T14:45:59.000Z",
+         *         "processor_dispute": "du_1bbaff28f447d6736acb1588"
          *       },
          *       "previous_data": null,
          *       "metadata": {},
@@ -21902,7 +22281,7 @@ export type components = {
          *       "request_id": null,
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-29T12:16:11.631Z",
+         *       "created": "2026-11-29T14:45:59.601Z",
          *       "actor_type": "system",
          *       "actor_id": null
          *     }
@@ -21949,48 +22328,48 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2eezsyk5bdf592qqh16xeh4wvr",
+         *       "id": "evt_prod_06h2fh902xa01s5zzr8dbcavjbemj",
          *       "type": "dispute.updated",
          *       "aggregate_type": "dispute",
-         *       "aggregate_id": "dp_prod_06h2eezsdptm7v5acjdt6kvna26er",
+         *       "aggregate_id": "dp_prod_06h2fh8ymcp19m2njhd74cvr5q6d2",
          *       "data": {
-         *         "id": "dp_prod_06h2eezsdptm7v5acjdt6kvna26er",
+         *         "id": "dp_prod_06h2fh8ymcp19m2njhd74cvr5q6d2",
          *         "object": "dispute",
          *         "reason": "product_not_received",
          *         "status": "under_review",
-         *         "created": "2026-11-29T12:16:11.629Z",
-         *         "payment": "py_prod_06h2eezs65kr1m4rks87v9jkaddtt",
-         *         "updated": "2026-11-29T12:16:11.762Z",
+         *         "created": "2026-11-29T14:45:59.586Z",
+         *         "payment": "py_prod_06h2fh8xvrwrznkeh3rbk1f1dbwme",
+         *         "updated": "2026-11-29T14:45:59.951Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "processor": "stripe",
          *         "amount_atom": 2500,
-         *         "payment_intent": "pi_prod_06h2eezs3pr7xw0aycw2e3ycnj78p",
+         *         "payment_intent": "pi_prod_06h2fh8xny4fc1x5pzr62asw4kvb6",
          *         "evidence_due_by": null,
-         *         "processor_dispute": "du_6d37adb880ac5a970ae88855"
+         *         "processor_dispute": "du_1bbaff28f447d6736acb1588"
          *       },
          *       "previous_data": {
-         *         "id": "dp_prod_06h2eezsdptm7v5acjdt6kvna26er",
+         *         "id": "dp_prod_06h2fh8ymcp19m2njhd74cvr5q6d2",
          *         "object": "dispute",
          *         "reason": "product_not_received",
          *         "status": "needs_response",
-         *         "created": "2026-11-29T12:16:11.629Z",
-         *         "payment": "py_prod_06h2eezs65kr1m4rks87v9jkaddtt",
-         *         "updated": "2026-11-29T12:16:11.629Z",
+         *         "created": "2026-11-29T14:45:59.586Z",
+         *         "payment": "py_prod_06h2fh8xvrwrznkeh3rbk1f1dbwme",
+         *         "updated": "2026-11-29T14:45:59.586Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "processor": "stripe",
          *         "amount_atom": 2500,
-         *         "payment_intent": "pi_prod_06h2eezs3pr7xw0aycw2e3ycnj78p",
-         *         "evidence_due_by": "2026-12-06T12:16:11.000Z",
-         *         "processor_dispute": "du_6d37adb880ac5a970ae88855"
+         *         "payment_intent": "pi_prod_06h2fh8xny4fc1x5pzr62asw4kvb6",
+         *         "evidence_due_by": "2026-12-06T14:45:59.000Z",
+         *         "processor_dispute": "du_1bbaff28f447d6736acb1588"
          *       },
          *       "metadata": {},
          *       "correlation_id": null,
          *       "request_id": null,
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-29T12:16:11.764Z",
+         *       "created": "2026-11-29T14:45:59.959Z",
          *       "actor_type": "system",
          *       "actor_id": null
          *     }
@@ -22037,48 +22416,48 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2eeztdrq5hmk3bnjqsdqj40gkp",
+         *       "id": "evt_prod_06h2fh90fnbzzvb86vazveywce0p2",
          *       "type": "dispute.closed",
          *       "aggregate_type": "dispute",
-         *       "aggregate_id": "dp_prod_06h2eezsdptm7v5acjdt6kvna26er",
+         *       "aggregate_id": "dp_prod_06h2fh8ymcp19m2njhd74cvr5q6d2",
          *       "data": {
-         *         "id": "dp_prod_06h2eezsdptm7v5acjdt6kvna26er",
+         *         "id": "dp_prod_06h2fh8ymcp19m2njhd74cvr5q6d2",
          *         "object": "dispute",
          *         "reason": "product_not_received",
          *         "status": "lost",
-         *         "created": "2026-11-29T12:16:11.629Z",
-         *         "payment": "py_prod_06h2eezs65kr1m4rks87v9jkaddtt",
-         *         "updated": "2026-11-29T12:16:11.885Z",
+         *         "created": "2026-11-29T14:45:59.586Z",
+         *         "payment": "py_prod_06h2fh8xvrwrznkeh3rbk1f1dbwme",
+         *         "updated": "2026-11-29T14:46:00.057Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "processor": "stripe",
          *         "amount_atom": 2500,
-         *         "payment_intent": "pi_prod_06h2eezs3pr7xw0aycw2e3ycnj78p",
+         *         "payment_intent": "pi_prod_06h2fh8xny4fc1x5pzr62asw4kvb6",
          *         "evidence_due_by": null,
-         *         "processor_dispute": "du_6d37adb880ac5a970ae88855"
+         *         "processor_dispute": "du_1bbaff28f447d6736acb1588"
          *       },
          *       "previous_data": {
-         *         "id": "dp_prod_06h2eezsdptm7v5acjdt6kvna26er",
+         *         "id": "dp_prod_06h2fh8ymcp19m2njhd74cvr5q6d2",
          *         "object": "dispute",
          *         "reason": "product_not_received",
          *         "status": "under_review",
-         *         "created": "2026-11-29T12:16:11.629Z",
-         *         "payment": "py_prod_06h2eezs65kr1m4rks87v9jkaddtt",
-         *         "updated": "2026-11-29T12:16:11.762Z",
+         *         "created": "2026-11-29T14:45:59.586Z",
+         *         "payment": "py_prod_06h2fh8xvrwrznkeh3rbk1f1dbwme",
+         *         "updated": "2026-11-29T14:45:59.951Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "processor": "stripe",
          *         "amount_atom": 2500,
-         *         "payment_intent": "pi_prod_06h2eezs3pr7xw0aycw2e3ycnj78p",
+         *         "payment_intent": "pi_prod_06h2fh8xny4fc1x5pzr62asw4kvb6",
          *         "evidence_due_by": null,
-         *         "processor_dispute": "du_6d37adb880ac5a970ae88855"
+         *         "processor_dispute": "du_1bbaff28f447d6736acb1588"
          *       },
          *       "metadata": {},
          *       "correlation_id": null,
          *       "request_id": null,
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-29T12:16:11.886Z",
+         *       "created": "2026-11-29T14:46:00.061Z",
          *       "actor_type": "system",
          *       "actor_id": null
          *     }
@@ -22125,47 +22504,47 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2eezxx1g5xfp0g20vne71pcawe",
+         *       "id": "evt_prod_06h2fh9m5x5m84mr4pczr04khpzng",
          *       "type": "email.sent",
          *       "aggregate_type": "email",
-         *       "aggregate_id": "eml_prod_06h2eezxqbrpd33jz1p10hdvxhbn4",
+         *       "aggregate_id": "eml_prod_06h2fh9jvrffh2qrh56v92x6a1ne8",
          *       "data": {
-         *         "id": "eml_prod_06h2eezxqbrpd33jz1p10hdvxhbn4",
+         *         "id": "eml_prod_06h2fh9jvrffh2qrh56v92x6a1ne8",
          *         "to": [
          *           "jenny@example.com"
          *         ],
          *         "type": "receipt",
-         *         "event": "evt_prod_06h2eezxpvye70ngw44e0kkwxs9m0",
+         *         "event": "evt_prod_06h2fh9jtt19tsy355vk88pkkh4vr",
          *         "object": "email",
          *         "status": "sent",
-         *         "created": "2026-11-29T12:16:12.730Z",
-         *         "invoice": "in_prod_06h2eezxbqe0btqpkwnrwrc6h5szj",
-         *         "sent_at": "2026-11-29T12:16:12.774Z",
+         *         "created": "2026-11-29T14:46:04.767Z",
+         *         "invoice": "in_prod_06h2fh9h0t0nnns7vfgp9vac0rm7r",
+         *         "sent_at": "2026-11-29T14:46:05.092Z",
          *         "subject": "Your receipt from Example GmbH (invoice EXAMPL-0001)",
          *         "attempts": 1,
-         *         "customer": "cus_prod_06h2eezw7zvvnq1dqa5tk66dk672g",
+         *         "customer": "cus_prod_06h2fh9a305gnvn0y9ecv5hbacw76",
          *         "livemode": false,
-         *         "message_id": "<eml_prod_06h2eezxqbrpd33jz1p10hdvxhbn4@localhost>",
+         *         "message_id": "<eml_prod_06h2fh9jvrffh2qrh56v92x6a1ne8@localhost>",
          *         "credit_note": null,
-         *         "smtp_response": "250 Written to .data/mail/eml_prod_06h2eezxqbrpd33jz1p10hdvxhbn4.eml (no SMTP_URL)"
+         *         "smtp_response": "250 Written to .data/mail/eml_prod_06h2fh9jvrffh2qrh56v92x6a1ne8.eml (no SMTP_URL)"
          *       },
          *       "previous_data": {
-         *         "id": "eml_prod_06h2eezxqbrpd33jz1p10hdvxhbn4",
+         *         "id": "eml_prod_06h2fh9jvrffh2qrh56v92x6a1ne8",
          *         "to": [
          *           "jenny@example.com"
          *         ],
          *         "type": "receipt",
-         *         "event": "evt_prod_06h2eezxpvye70ngw44e0kkwxs9m0",
+         *         "event": "evt_prod_06h2fh9jtt19tsy355vk88pkkh4vr",
          *         "object": "email",
          *         "status": "queued",
-         *         "created": "2026-11-29T12:16:12.730Z",
-         *         "invoice": "in_prod_06h2eezxbqe0btqpkwnrwrc6h5szj",
+         *         "created": "2026-11-29T14:46:04.767Z",
+         *         "invoice": "in_prod_06h2fh9h0t0nnns7vfgp9vac0rm7r",
          *         "sent_at": null,
          *         "subject": "Your receipt from Example GmbH (invoice EXAMPL-0001)",
          *         "attempts": 1,
-         *         "customer": "cus_prod_06h2eezw7zvvnq1dqa5tk66dk672g",
+         *         "customer": "cus_prod_06h2fh9a305gnvn0y9ecv5hbacw76",
          *         "livemode": false,
-         *         "message_id": "<eml_prod_06h2eezxqbrpd33jz1p10hdvxhbn4@localhost>",
+         *         "message_id": "<eml_prod_06h2fh9jvrffh2qrh56v92x6a1ne8@localhost>",
          *         "credit_note": null,
          *         "smtp_response": null
          *       },
@@ -22174,7 +22553,7 @@ export type components = {
          *       "request_id": null,
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-29T12:16:12.776Z",
+         *       "created": "2026-11-29T14:46:05.104Z",
          *       "actor_type": "system",
          *       "actor_id": null
          *     }
@@ -22221,12 +22600,12 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2ef035veaeh8raf9ghhveq168t",
+         *       "id": "evt_prod_06h2fhamsk87m55a1favk0kcxc1fc",
          *       "type": "email.failed",
          *       "aggregate_type": "email",
-         *       "aggregate_id": "eml_prod_06h2ef0346c060np1rew7t26nf9na",
+         *       "aggregate_id": "eml_prod_06h2fhamn5tgb9whnh01pjx8xzvfe",
          *       "data": {
-         *         "id": "eml_prod_06h2ef0346c060np1rew7t26nf9na",
+         *         "id": "eml_prod_06h2fhamn5tgb9whnh01pjx8xzvfe",
          *         "to": [
          *           "owner@example.com"
          *         ],
@@ -22234,19 +22613,19 @@ export type components = {
          *         "event": null,
          *         "object": "email",
          *         "status": "rate_limited",
-         *         "created": "2027-01-08T12:16:13.727Z",
+         *         "created": "2027-01-08T14:46:10.285Z",
          *         "invoice": null,
          *         "sent_at": null,
          *         "subject": "Test email from Example GmbH",
          *         "attempts": 1,
          *         "customer": null,
          *         "livemode": false,
-         *         "message_id": "<eml_prod_06h2ef0346c060np1rew7t26nf9na@localhost>",
+         *         "message_id": "<eml_prod_06h2fhamn5tgb9whnh01pjx8xzvfe@localhost>",
          *         "credit_note": null,
          *         "smtp_response": "429 The account's hourly email limit was reached; this email was not sent."
          *       },
          *       "previous_data": {
-         *         "id": "eml_prod_06h2ef0346c060np1rew7t26nf9na",
+         *         "id": "eml_prod_06h2fhamn5tgb9whnh01pjx8xzvfe",
          *         "to": [
          *           "owner@example.com"
          *         ],
@@ -22254,14 +22633,14 @@ export type components = {
          *         "event": null,
          *         "object": "email",
          *         "status": "queued",
-         *         "created": "2027-01-08T12:16:13.727Z",
+         *         "created": "2027-01-08T14:46:10.285Z",
          *         "invoice": null,
          *         "sent_at": null,
          *         "subject": "Test email from Example GmbH",
          *         "attempts": 1,
          *         "customer": null,
          *         "livemode": false,
-         *         "message_id": "<eml_prod_06h2ef0346c060np1rew7t26nf9na@localhost>",
+         *         "message_id": "<eml_prod_06h2fhamn5tgb9whnh01pjx8xzvfe@localhost>",
          *         "credit_note": null,
          *         "smtp_response": null
          *       },
@@ -22270,7 +22649,7 @@ export type components = {
          *       "request_id": null,
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2027-01-08T12:16:13.740Z",
+         *       "created": "2027-01-08T14:46:10.320Z",
          *       "actor_type": "system",
          *       "actor_id": null
          *     }
@@ -22294,6 +22673,167 @@ export type components = {
             data: components["schemas"]["Email"];
             /** @description Full entity state before the change. `null` for create events. */
             previous_data: components["schemas"]["Email"] | null;
+            /** @description Event-specific metadata. */
+            metadata: {
+                [key: string]: unknown;
+            };
+            /** @description The request's `X-Correlation-Id`, else its request id. */
+            correlation_id: string | null;
+            /** @description The `req_…` id of the API request that caused the event (its request log: `getRequestLog`); null for background work (renewals, the test clock, deliveries). */
+            request_id: string | null;
+            /** @description Schema version of the event format. */
+            version: number;
+            /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
+            sequence: number;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T08:00:00.000Z
+             */
+            created: string;
+            actor_type: ("user" | "api_key" | "system" | "customer") | null;
+            /** @description API token id, user id, … of the actor. */
+            actor_id: string | null;
+        };
+        /**
+         * @example {
+         *       "id": "evt_prod_06h2fh9gfvpxscfr7jw9d51c61sq8",
+         *       "type": "alert.triggered",
+         *       "aggregate_type": "alert_trigger",
+         *       "aggregate_id": "atrg_prod_06h2fh9gfb95vdyjy8hm9c40074ay",
+         *       "data": {
+         *         "id": "atrg_prod_06h2fh9gfb95vdyjy8hm9c40074ay",
+         *         "alert": "alrt_prod_06h2fh9c20bdhgz82tdftj4dcbmh6",
+         *         "meter": "mtr_prod_06h2fh98wx2gn950x9w6kr2w6rk6j",
+         *         "value": 1,
+         *         "object": "alert_trigger",
+         *         "created": "2026-11-29T14:46:04.138Z",
+         *         "currency": null,
+         *         "customer": "cus_prod_06h2fh9a305gnvn0y9ecv5hbacw76",
+         *         "livemode": false,
+         *         "threshold": 1,
+         *         "alert_type": "usage_threshold",
+         *         "period_end": "2026-12-01T00:00:00.000Z",
+         *         "resolved_at": null,
+         *         "period_start": "2026-11-01T00:00:00.000Z"
+         *       },
+         *       "previous_data": null,
+         *       "metadata": {},
+         *       "correlation_id": null,
+         *       "request_id": null,
+         *       "version": 1,
+         *       "sequence": 1,
+         *       "created": "2026-11-29T14:46:04.158Z",
+         *       "actor_type": "system",
+         *       "actor_id": null
+         *     }
+         */
+        AlertTriggeredEvent: {
+            /** @description Event identifier, prefix `evt_`. */
+            id: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "alert.triggered";
+            /**
+             * @description Entity type the event belongs to.
+             * @constant
+             */
+            aggregate_type: "alert_trigger";
+            /** @description External ID of that entity. */
+            aggregate_id: string;
+            /** @description Full entity state after the change. */
+            data: components["schemas"]["AlertTrigger"];
+            /** @description Full entity state before the change. `null` for create events. */
+            previous_data: components["schemas"]["AlertTrigger"] | null;
+            /** @description Event-specific metadata. */
+            metadata: {
+                [key: string]: unknown;
+            };
+            /** @description The request's `X-Correlation-Id`, else its request id. */
+            correlation_id: string | null;
+            /** @description The `req_…` id of the API request that caused the event (its request log: `getRequestLog`); null for background work (renewals, the test clock, deliveries). */
+            request_id: string | null;
+            /** @description Schema version of the event format. */
+            version: number;
+            /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
+            sequence: number;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T08:00:00.000Z
+             */
+            created: string;
+            actor_type: ("user" | "api_key" | "system" | "customer") | null;
+            /** @description API token id, user id, … of the actor. */
+            actor_id: string | null;
+        };
+        /**
+         * @example {
+         *       "id": "evt_prod_06h2fhaa184f8wc6jjqt7qs3h428a",
+         *       "type": "alert.resolved",
+         *       "aggregate_type": "alert_trigger",
+         *       "aggregate_id": "atrg_prod_06h2fh9gfb95vdyjy8hm9c40074ay",
+         *       "data": {
+         *         "id": "atrg_prod_06h2fh9gfb95vdyjy8hm9c40074ay",
+         *         "alert": "alrt_prod_06h2fh9c20bdhgz82tdftj4dcbmh6",
+         *         "meter": "mtr_prod_06h2fh98wx2gn950x9w6kr2w6rk6j",
+         *         "value": 1,
+         *         "object": "alert_trigger",
+         *         "created": "2026-11-29T14:46:04.138Z",
+         *         "currency": null,
+         *         "customer": "cus_prod_06h2fh9a305gnvn0y9ecv5hbacw76",
+         *         "livemode": false,
+         *         "threshold": 1,
+         *         "alert_type": "usage_threshold",
+         *         "period_end": "2026-12-01T00:00:00.000Z",
+         *         "resolved_at": "2026-12-01T00:00:00.000Z",
+         *         "period_start": "2026-11-01T00:00:00.000Z"
+         *       },
+         *       "previous_data": {
+         *         "id": "atrg_prod_06h2fh9gfb95vdyjy8hm9c40074ay",
+         *         "alert": "alrt_prod_06h2fh9c20bdhgz82tdftj4dcbmh6",
+         *         "meter": "mtr_prod_06h2fh98wx2gn950x9w6kr2w6rk6j",
+         *         "value": 1,
+         *         "object": "alert_trigger",
+         *         "created": "2026-11-29T14:46:04.138Z",
+         *         "currency": null,
+         *         "customer": "cus_prod_06h2fh9a305gnvn0y9ecv5hbacw76",
+         *         "livemode": false,
+         *         "threshold": 1,
+         *         "alert_type": "usage_threshold",
+         *         "period_end": "2026-12-01T00:00:00.000Z",
+         *         "resolved_at": null,
+         *         "period_start": "2026-11-01T00:00:00.000Z"
+         *       },
+         *       "metadata": {},
+         *       "correlation_id": "req_prod_06h2fha70yjrgwhmtmh1205bqc420",
+         *       "request_id": null,
+         *       "version": 1,
+         *       "sequence": 2,
+         *       "created": "2026-12-01T00:00:00.000Z",
+         *       "actor_type": "system",
+         *       "actor_id": null
+         *     }
+         */
+        AlertResolvedEvent: {
+            /** @description Event identifier, prefix `evt_`. */
+            id: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "alert.resolved";
+            /**
+             * @description Entity type the event belongs to.
+             * @constant
+             */
+            aggregate_type: "alert_trigger";
+            /** @description External ID of that entity. */
+            aggregate_id: string;
+            /** @description Full entity state after the change. */
+            data: components["schemas"]["AlertTrigger"];
+            /** @description Full entity state before the change. `null` for create events. */
+            previous_data: components["schemas"]["AlertTrigger"] | null;
             /** @description Event-specific metadata. */
             metadata: {
                 [key: string]: unknown;
@@ -22948,26 +23488,26 @@ export type components = {
             next_cursor: string;
         };
         /** @description Exactly the JSON body a webhook delivery of an event carries, by event type. */
-        WebhookEvent: components["schemas"]["PaymentSucceededWebhookEvent"] | components["schemas"]["PaymentFailedWebhookEvent"] | components["schemas"]["PaymentRefundedWebhookEvent"] | components["schemas"]["CheckoutSessionCreatedWebhookEvent"] | components["schemas"]["CheckoutSessionUpdatedWebhookEvent"] | components["schemas"]["CheckoutSessionDeletedWebhookEvent"] | components["schemas"]["CheckoutSessionCompletedWebhookEvent"] | components["schemas"]["CheckoutSessionExpiredWebhookEvent"] | components["schemas"]["PaymentIntentCreatedWebhookEvent"] | components["schemas"]["PaymentIntentProcessingWebhookEvent"] | components["schemas"]["PaymentIntentRequiresActionWebhookEvent"] | components["schemas"]["PaymentIntentAmountCapturableUpdatedWebhookEvent"] | components["schemas"]["PaymentIntentSucceededWebhookEvent"] | components["schemas"]["PaymentIntentCanceledWebhookEvent"] | components["schemas"]["PaymentIntentPaymentFailedWebhookEvent"] | components["schemas"]["PaymentIntentPartiallyFundedWebhookEvent"] | components["schemas"]["CustomerSubscriptionCreatedWebhookEvent"] | components["schemas"]["CustomerSubscriptionUpdatedWebhookEvent"] | components["schemas"]["CustomerSubscriptionPausedWebhookEvent"] | components["schemas"]["CustomerSubscriptionResumedWebhookEvent"] | components["schemas"]["CustomerSubscriptionCancelledWebhookEvent"] | components["schemas"]["CustomerSubscriptionTrialWillEndWebhookEvent"] | components["schemas"]["InvoiceCreatedWebhookEvent"] | components["schemas"]["InvoiceFinalizedWebhookEvent"] | components["schemas"]["InvoicePaidWebhookEvent"] | components["schemas"]["InvoicePaymentSucceededWebhookEvent"] | components["schemas"]["InvoicePaymentFailedWebhookEvent"] | components["schemas"]["InvoicePaymentActionRequiredWebhookEvent"] | components["schemas"]["InvoiceOverdueWebhookEvent"] | components["schemas"]["InvoiceVoidedWebhookEvent"] | components["schemas"]["InvoiceMarkedUncollectibleWebhookEvent"] | components["schemas"]["InvoiceRefundedWebhookEvent"] | components["schemas"]["InvoiceUpcomingWebhookEvent"] | components["schemas"]["CustomerCreatedWebhookEvent"] | components["schemas"]["CustomerUpdatedWebhookEvent"] | components["schemas"]["CustomerDeletedWebhookEvent"] | components["schemas"]["CustomerDiscountCreatedWebhookEvent"] | components["schemas"]["CustomerDiscountUpdatedWebhookEvent"] | components["schemas"]["CustomerDiscountDeletedWebhookEvent"] | components["schemas"]["CouponCreatedWebhookEvent"] | components["schemas"]["CouponUpdatedWebhookEvent"] | components["schemas"]["CouponDeletedWebhookEvent"] | components["schemas"]["PriceCreatedWebhookEvent"] | components["schemas"]["PriceUpdatedWebhookEvent"] | components["schemas"]["PriceDeletedWebhookEvent"] | components["schemas"]["ProductCreatedWebhookEvent"] | components["schemas"]["ProductUpdatedWebhookEvent"] | components["schemas"]["ProductDeletedWebhookEvent"] | components["schemas"]["RefundCreatedWebhookEvent"] | components["schemas"]["RefundUpdatedWebhookEvent"] | components["schemas"]["RefundFailedWebhookEvent"] | components["schemas"]["ApiTokenCreatedWebhookEvent"] | components["schemas"]["ApiTokenRevokedWebhookEvent"] | components["schemas"]["WebhookEndpointCreatedWebhookEvent"] | components["schemas"]["WebhookEndpointUpdatedWebhookEvent"] | components["schemas"]["WebhookEndpointDeletedWebhookEvent"] | components["schemas"]["WebhookEndpointDisabledWebhookEvent"] | components["schemas"]["WebhookEndpointEnabledWebhookEvent"] | components["schemas"]["WebhookEndpointSecretRotatedWebhookEvent"] | components["schemas"]["UserSignedInWebhookEvent"] | components["schemas"]["UserSignInFailedWebhookEvent"] | components["schemas"]["UserSignedOutWebhookEvent"] | components["schemas"]["UserPasswordChangedWebhookEvent"] | components["schemas"]["AccountSettingsUpdatedWebhookEvent"] | components["schemas"]["TaxRateCreatedWebhookEvent"] | components["schemas"]["TaxRateUpdatedWebhookEvent"] | components["schemas"]["MeterCreatedWebhookEvent"] | components["schemas"]["MeterUpdatedWebhookEvent"] | components["schemas"]["MeterDeactivatedWebhookEvent"] | components["schemas"]["MeterReactivatedWebhookEvent"] | components["schemas"]["FeatureCreatedWebhookEvent"] | components["schemas"]["ProductFeatureAttachedWebhookEvent"] | components["schemas"]["ProductFeatureDetachedWebhookEvent"] | components["schemas"]["CustomerEntitlementsUpdatedWebhookEvent"] | components["schemas"]["PortalConfigurationUpdatedWebhookEvent"] | components["schemas"]["CreditNoteCreatedWebhookEvent"] | components["schemas"]["CreditNoteVoidedWebhookEvent"] | components["schemas"]["CustomerBalanceTransactionCreatedWebhookEvent"] | components["schemas"]["MemberInvitedWebhookEvent"] | components["schemas"]["MemberInvitationRevokedWebhookEvent"] | components["schemas"]["MemberJoinedWebhookEvent"] | components["schemas"]["MemberRoleChangedWebhookEvent"] | components["schemas"]["MemberRemovedWebhookEvent"] | components["schemas"]["PaymentProcessorConnectedWebhookEvent"] | components["schemas"]["PaymentProcessorDisconnectedWebhookEvent"] | components["schemas"]["SubscriptionChangeRequestScheduledWebhookEvent"] | components["schemas"]["SubscriptionChangeRequestAppliedWebhookEvent"] | components["schemas"]["SubscriptionChangeRequestCanceledWebhookEvent"] | components["schemas"]["PaymentMethodAttachedWebhookEvent"] | components["schemas"]["PaymentMethodDetachedWebhookEvent"] | components["schemas"]["DisputeCreatedWebhookEvent"] | components["schemas"]["DisputeUpdatedWebhookEvent"] | components["schemas"]["DisputeClosedWebhookEvent"] | components["schemas"]["EmailSentWebhookEvent"] | components["schemas"]["EmailFailedWebhookEvent"];
+        WebhookEvent: components["schemas"]["PaymentSucceededWebhookEvent"] | components["schemas"]["PaymentFailedWebhookEvent"] | components["schemas"]["PaymentRefundedWebhookEvent"] | components["schemas"]["CheckoutSessionCreatedWebhookEvent"] | components["schemas"]["CheckoutSessionUpdatedWebhookEvent"] | components["schemas"]["CheckoutSessionDeletedWebhookEvent"] | components["schemas"]["CheckoutSessionCompletedWebhookEvent"] | components["schemas"]["CheckoutSessionExpiredWebhookEvent"] | components["schemas"]["PaymentIntentCreatedWebhookEvent"] | components["schemas"]["PaymentIntentProcessingWebhookEvent"] | components["schemas"]["PaymentIntentRequiresActionWebhookEvent"] | components["schemas"]["PaymentIntentAmountCapturableUpdatedWebhookEvent"] | components["schemas"]["PaymentIntentSucceededWebhookEvent"] | components["schemas"]["PaymentIntentCanceledWebhookEvent"] | components["schemas"]["PaymentIntentPaymentFailedWebhookEvent"] | components["schemas"]["PaymentIntentPartiallyFundedWebhookEvent"] | components["schemas"]["CustomerSubscriptionCreatedWebhookEvent"] | components["schemas"]["CustomerSubscriptionUpdatedWebhookEvent"] | components["schemas"]["CustomerSubscriptionPausedWebhookEvent"] | components["schemas"]["CustomerSubscriptionResumedWebhookEvent"] | components["schemas"]["CustomerSubscriptionCancelledWebhookEvent"] | components["schemas"]["CustomerSubscriptionTrialWillEndWebhookEvent"] | components["schemas"]["InvoiceCreatedWebhookEvent"] | components["schemas"]["InvoiceFinalizedWebhookEvent"] | components["schemas"]["InvoicePaidWebhookEvent"] | components["schemas"]["InvoicePaymentSucceededWebhookEvent"] | components["schemas"]["InvoicePaymentFailedWebhookEvent"] | components["schemas"]["InvoicePaymentActionRequiredWebhookEvent"] | components["schemas"]["InvoiceOverdueWebhookEvent"] | components["schemas"]["InvoiceVoidedWebhookEvent"] | components["schemas"]["InvoiceMarkedUncollectibleWebhookEvent"] | components["schemas"]["InvoiceRefundedWebhookEvent"] | components["schemas"]["InvoiceUpcomingWebhookEvent"] | components["schemas"]["CustomerCreatedWebhookEvent"] | components["schemas"]["CustomerUpdatedWebhookEvent"] | components["schemas"]["CustomerDeletedWebhookEvent"] | components["schemas"]["CustomerDiscountCreatedWebhookEvent"] | components["schemas"]["CustomerDiscountUpdatedWebhookEvent"] | components["schemas"]["CustomerDiscountDeletedWebhookEvent"] | components["schemas"]["CouponCreatedWebhookEvent"] | components["schemas"]["CouponUpdatedWebhookEvent"] | components["schemas"]["CouponDeletedWebhookEvent"] | components["schemas"]["PriceCreatedWebhookEvent"] | components["schemas"]["PriceUpdatedWebhookEvent"] | components["schemas"]["PriceDeletedWebhookEvent"] | components["schemas"]["ProductCreatedWebhookEvent"] | components["schemas"]["ProductUpdatedWebhookEvent"] | components["schemas"]["ProductDeletedWebhookEvent"] | components["schemas"]["RefundCreatedWebhookEvent"] | components["schemas"]["RefundUpdatedWebhookEvent"] | components["schemas"]["RefundFailedWebhookEvent"] | components["schemas"]["ApiTokenCreatedWebhookEvent"] | components["schemas"]["ApiTokenRevokedWebhookEvent"] | components["schemas"]["WebhookEndpointCreatedWebhookEvent"] | components["schemas"]["WebhookEndpointUpdatedWebhookEvent"] | components["schemas"]["WebhookEndpointDeletedWebhookEvent"] | components["schemas"]["WebhookEndpointDisabledWebhookEvent"] | components["schemas"]["WebhookEndpointEnabledWebhookEvent"] | components["schemas"]["WebhookEndpointSecretRotatedWebhookEvent"] | components["schemas"]["UserSignedInWebhookEvent"] | components["schemas"]["UserSignInFailedWebhookEvent"] | components["schemas"]["UserSignedOutWebhookEvent"] | components["schemas"]["UserPasswordChangedWebhookEvent"] | components["schemas"]["AccountSettingsUpdatedWebhookEvent"] | components["schemas"]["TaxRateCreatedWebhookEvent"] | components["schemas"]["TaxRateUpdatedWebhookEvent"] | components["schemas"]["MeterCreatedWebhookEvent"] | components["schemas"]["MeterUpdatedWebhookEvent"] | components["schemas"]["MeterDeactivatedWebhookEvent"] | components["schemas"]["MeterReactivatedWebhookEvent"] | components["schemas"]["FeatureCreatedWebhookEvent"] | components["schemas"]["ProductFeatureAttachedWebhookEvent"] | components["schemas"]["ProductFeatureDetachedWebhookEvent"] | components["schemas"]["CustomerEntitlementsUpdatedWebhookEvent"] | components["schemas"]["PortalConfigurationUpdatedWebhookEvent"] | components["schemas"]["CreditNoteCreatedWebhookEvent"] | components["schemas"]["CreditNoteVoidedWebhookEvent"] | components["schemas"]["CustomerBalanceTransactionCreatedWebhookEvent"] | components["schemas"]["MemberInvitedWebhookEvent"] | components["schemas"]["MemberInvitationRevokedWebhookEvent"] | components["schemas"]["MemberJoinedWebhookEvent"] | components["schemas"]["MemberRoleChangedWebhookEvent"] | components["schemas"]["MemberRemovedWebhookEvent"] | components["schemas"]["PaymentProcessorConnectedWebhookEvent"] | components["schemas"]["PaymentProcessorDisconnectedWebhookEvent"] | components["schemas"]["SubscriptionChangeRequestScheduledWebhookEvent"] | components["schemas"]["SubscriptionChangeRequestAppliedWebhookEvent"] | components["schemas"]["SubscriptionChangeRequestCanceledWebhookEvent"] | components["schemas"]["PaymentMethodAttachedWebhookEvent"] | components["schemas"]["PaymentMethodDetachedWebhookEvent"] | components["schemas"]["DisputeCreatedWebhookEvent"] | components["schemas"]["DisputeUpdatedWebhookEvent"] | components["schemas"]["DisputeClosedWebhookEvent"] | components["schemas"]["EmailSentWebhookEvent"] | components["schemas"]["EmailFailedWebhookEvent"] | components["schemas"]["AlertTriggeredWebhookEvent"] | components["schemas"]["AlertResolvedWebhookEvent"];
         /**
          * @description The webhook body of `payment.succeeded`.
          * @example {
-         *       "id": "evt_prod_06h2eezs6a7s4zj7cqvbstppxqpee",
+         *       "id": "evt_prod_06h2fh8xy3zaqpmpe2j5wx33k9a42",
          *       "object": "event",
          *       "type": "payment.succeeded",
          *       "sequence": 1,
-         *       "created": 1795954571,
+         *       "created": 1795963559,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "py_prod_06h2eezs65kr1m4rks87v9jkaddtt",
+         *           "id": "py_prod_06h2fh8xvrwrznkeh3rbk1f1dbwme",
          *           "object": "payment",
          *           "status": "succeeded",
-         *           "created": "2026-11-29T12:16:11.569Z",
+         *           "created": "2026-11-29T14:45:59.390Z",
          *           "currency": "usd",
          *           "livemode": false,
          *           "amount_atom": 2500,
-         *           "payment_intent": "pi_prod_06h2eezs3pr7xw0aycw2e3ycnj78p",
+         *           "payment_intent": "pi_prod_06h2fh8xny4fc1x5pzr62asw4kvb6",
          *           "payment_method": "pm_card_visa",
          *           "failure_message": null,
          *           "amount_refunded_atom": 0
@@ -23025,22 +23565,22 @@ export type components = {
         /**
          * @description The webhook body of `payment.failed`.
          * @example {
-         *       "id": "evt_prod_06h2eezwvb2v0w9fj697nrq8dqmtr",
+         *       "id": "evt_prod_06h2fh9ekpj35qqrx1gjb30bp05hg",
          *       "object": "event",
          *       "type": "payment.failed",
          *       "sequence": 1,
-         *       "created": 1795954572,
+         *       "created": 1795963563,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "py_prod_06h2eezwv67sntsv444e5jaypxapa",
+         *           "id": "py_prod_06h2fh9ekby5jq9qy8dksjqmgknjg",
          *           "object": "payment",
          *           "status": "failed",
-         *           "created": "2026-11-29T12:16:12.505Z",
+         *           "created": "2026-11-29T14:46:03.674Z",
          *           "currency": "usd",
          *           "livemode": false,
          *           "amount_atom": 1000,
-         *           "payment_intent": "pi_prod_06h2eezwtnfqcefgwah2pfmkdmvrj",
+         *           "payment_intent": "pi_prod_06h2fh9egmzhtqhv56wz34pt3mtbm",
          *           "payment_method": "pm_sandbox_declined",
          *           "failure_message": "Your card was declined (sandbox payment method pm_sandbox_declined).",
          *           "amount_refunded_atom": 0
@@ -23077,22 +23617,22 @@ export type components = {
         /**
          * @description The webhook body of `payment.refunded`.
          * @example {
-         *       "id": "evt_prod_06h2eezx7y0svc7ye9508zjty5pxa",
+         *       "id": "evt_prod_06h2fh9gbts72qs50zt7jwtqcwvmt",
          *       "object": "event",
          *       "type": "payment.refunded",
          *       "sequence": 2,
-         *       "created": 1795954572,
+         *       "created": 1795963564,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "py_prod_06h2eezwsbvc1gtdczwba396y6za4",
+         *           "id": "py_prod_06h2fh9dyt6tgfj02ea2caphqtxxa",
          *           "object": "payment",
          *           "status": "partially_refunded",
-         *           "created": "2026-11-29T12:16:12.490Z",
+         *           "created": "2026-11-29T14:46:03.510Z",
          *           "currency": "usd",
          *           "livemode": false,
          *           "amount_atom": 1000,
-         *           "payment_intent": "pi_prod_06h2eezwrna5q93cxrw3jcg45gnbe",
+         *           "payment_intent": "pi_prod_06h2fh9dw2g8h7kgbhhg9kd21x5c0",
          *           "payment_method": "pm_sandbox_succeeds",
          *           "failure_message": null,
          *           "amount_refunded_atom": 400
@@ -23133,32 +23673,32 @@ export type components = {
         /**
          * @description The webhook body of `checkout.session.created`.
          * @example {
-         *       "id": "evt_prod_06h2ef010w512qyj2an9q6g6dqfgj",
+         *       "id": "evt_prod_06h2fha58m5ravgkbx4m97mjt25bm",
          *       "object": "event",
          *       "type": "checkout.session.created",
          *       "sequence": 1,
-         *       "created": 1795954573,
+         *       "created": 1795963569,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "cs_prod_06h2ef010mjrjsaedtn795fehb1a0",
-         *           "url": "http://127.0.0.1:35215/checkout/cs_prod_06h2ef010mjrjsaedtn795fehb1a0",
+         *           "id": "cs_prod_06h2fha58b4gkccwxxpkmnt8fyfde",
+         *           "url": "http://127.0.0.1:34955/checkout/cs_prod_06h2fha58b4gkccwxxpkmnt8fyfde",
          *           "mode": "payment",
          *           "object": "checkout_session",
          *           "status": "open",
-         *           "created": "2026-11-29T12:16:13.572Z",
+         *           "created": "2026-11-29T14:46:09.469Z",
          *           "invoice": null,
-         *           "updated": "2026-11-29T12:16:13.572Z",
+         *           "updated": "2026-11-29T14:46:09.469Z",
          *           "currency": "usd",
          *           "customer": null,
          *           "livemode": false,
          *           "metadata": {},
          *           "cancel_url": null,
          *           "expired_at": null,
-         *           "expires_at": "2026-11-30T12:16:13.572Z",
+         *           "expires_at": "2026-11-30T14:46:09.469Z",
          *           "line_items": [
          *             {
-         *               "price": "price_prod_06h2eezv7rtav2dxa0stegs4yywv2",
+         *               "price": "price_prod_06h2fh92tz3zamwxsy45rg2hms0y6",
          *               "quantity": 2,
          *               "amount_atom": 1000,
          *               "description": "Pro",
@@ -23263,22 +23803,22 @@ export type components = {
         /**
          * @description The webhook body of `checkout.session.updated`.
          * @example {
-         *       "id": "evt_prod_06h2ef017nqat6gh9nf3v4t6k870y",
+         *       "id": "evt_prod_06h2fha68db71rax9zh5rtxybg7ma",
          *       "object": "event",
          *       "type": "checkout.session.updated",
          *       "sequence": 2,
-         *       "created": 1795954573,
+         *       "created": 1795963569,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "cs_prod_06h2ef016f8w7g2wx2kcjbhbrc7xg",
-         *           "url": "http://127.0.0.1:35215/checkout/cs_prod_06h2ef016f8w7g2wx2kcjbhbrc7xg",
+         *           "id": "cs_prod_06h2fha65jy79j3s5cz8gzsfwfrh4",
+         *           "url": "http://127.0.0.1:34955/checkout/cs_prod_06h2fha65jy79j3s5cz8gzsfwfrh4",
          *           "mode": "payment",
          *           "object": "checkout_session",
          *           "status": "open",
-         *           "created": "2026-11-29T12:16:13.618Z",
+         *           "created": "2026-11-29T14:46:09.707Z",
          *           "invoice": null,
-         *           "updated": "2026-11-29T12:16:13.628Z",
+         *           "updated": "2026-11-29T14:46:09.729Z",
          *           "currency": "usd",
          *           "customer": null,
          *           "livemode": false,
@@ -23287,10 +23827,10 @@ export type components = {
          *           },
          *           "cancel_url": null,
          *           "expired_at": null,
-         *           "expires_at": "2026-11-30T12:16:13.618Z",
+         *           "expires_at": "2026-11-30T14:46:09.707Z",
          *           "line_items": [
          *             {
-         *               "price": "price_prod_06h2eezv7rtav2dxa0stegs4yywv2",
+         *               "price": "price_prod_06h2fh92tz3zamwxsy45rg2hms0y6",
          *               "quantity": 2,
          *               "amount_atom": 1000,
          *               "description": "Pro",
@@ -23307,7 +23847,7 @@ export type components = {
          *           "subscription_data": null
          *         },
          *         "previous_attributes": {
-         *           "updated": "2026-11-29T12:16:13.618Z",
+         *           "updated": "2026-11-29T14:46:09.707Z",
          *           "metadata": {}
          *         }
          *       }
@@ -23342,23 +23882,23 @@ export type components = {
         /**
          * @description The webhook body of `checkout.session.deleted`.
          * @example {
-         *       "id": "evt_prod_06h2ef019dr88sp0nvv6yt6sbr3et",
+         *       "id": "evt_prod_06h2fha6fx2rh2mpq9ygc9yrkggzm",
          *       "object": "event",
          *       "type": "checkout.session.deleted",
          *       "sequence": 3,
-         *       "created": 1795954573,
+         *       "created": 1795963569,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "cs_prod_06h2ef016f8w7g2wx2kcjbhbrc7xg",
-         *           "url": "http://127.0.0.1:35215/checkout/cs_prod_06h2ef016f8w7g2wx2kcjbhbrc7xg",
+         *           "id": "cs_prod_06h2fha65jy79j3s5cz8gzsfwfrh4",
+         *           "url": "http://127.0.0.1:34955/checkout/cs_prod_06h2fha65jy79j3s5cz8gzsfwfrh4",
          *           "mode": "payment",
          *           "object": "checkout_session",
          *           "status": "open",
-         *           "created": "2026-11-29T12:16:13.618Z",
+         *           "created": "2026-11-29T14:46:09.707Z",
          *           "deleted": true,
          *           "invoice": null,
-         *           "updated": "2026-11-29T12:16:13.642Z",
+         *           "updated": "2026-11-29T14:46:09.786Z",
          *           "currency": "usd",
          *           "customer": null,
          *           "livemode": false,
@@ -23367,10 +23907,10 @@ export type components = {
          *           },
          *           "cancel_url": null,
          *           "expired_at": null,
-         *           "expires_at": "2026-11-30T12:16:13.618Z",
+         *           "expires_at": "2026-11-30T14:46:09.707Z",
          *           "line_items": [
          *             {
-         *               "price": "price_prod_06h2eezv7rtav2dxa0stegs4yywv2",
+         *               "price": "price_prod_06h2fh92tz3zamwxsy45rg2hms0y6",
          *               "quantity": 2,
          *               "amount_atom": 1000,
          *               "description": "Pro",
@@ -23387,7 +23927,7 @@ export type components = {
          *           "subscription_data": null
          *         },
          *         "previous_attributes": {
-         *           "updated": "2026-11-29T12:16:13.628Z",
+         *           "updated": "2026-11-29T14:46:09.729Z",
          *           "deleted": null
          *         }
          *       }
@@ -23480,32 +24020,32 @@ export type components = {
         /**
          * @description The webhook body of `checkout.session.completed`.
          * @example {
-         *       "id": "evt_prod_06h2ef0150fmyjsch1bp1vknbbtwt",
+         *       "id": "evt_prod_06h2fha5z9ez3218bqk9sbrp9ejq4",
          *       "object": "event",
          *       "type": "checkout.session.completed",
          *       "sequence": 2,
-         *       "created": 1795954573,
+         *       "created": 1795963569,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "cs_prod_06h2ef010mjrjsaedtn795fehb1a0",
-         *           "url": "http://127.0.0.1:35215/checkout/cs_prod_06h2ef010mjrjsaedtn795fehb1a0",
+         *           "id": "cs_prod_06h2fha58b4gkccwxxpkmnt8fyfde",
+         *           "url": "http://127.0.0.1:34955/checkout/cs_prod_06h2fha58b4gkccwxxpkmnt8fyfde",
          *           "mode": "payment",
          *           "object": "checkout_session",
          *           "status": "complete",
-         *           "created": "2026-11-29T12:16:13.572Z",
+         *           "created": "2026-11-29T14:46:09.469Z",
          *           "invoice": null,
-         *           "updated": "2026-11-29T12:16:13.607Z",
+         *           "updated": "2026-11-29T14:46:09.644Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h2ef013nqmkpkvqdhax5b87x8sy",
+         *           "customer": "cus_prod_06h2fha5ggcs418r54794fwcqzqbt",
          *           "livemode": false,
          *           "metadata": {},
          *           "cancel_url": null,
          *           "expired_at": null,
-         *           "expires_at": "2026-11-30T12:16:13.572Z",
+         *           "expires_at": "2026-11-30T14:46:09.469Z",
          *           "line_items": [
          *             {
-         *               "price": "price_prod_06h2eezv7rtav2dxa0stegs4yywv2",
+         *               "price": "price_prod_06h2fh92tz3zamwxsy45rg2hms0y6",
          *               "quantity": 2,
          *               "amount_atom": 1000,
          *               "description": "Pro",
@@ -23513,17 +24053,17 @@ export type components = {
          *             }
          *           ],
          *           "success_url": "https://example.com/thanks",
-         *           "completed_at": "2026-11-29T12:16:13.607Z",
+         *           "completed_at": "2026-11-29T14:46:09.644Z",
          *           "subscription": null,
          *           "customer_email": "new-buyer@example.com",
-         *           "payment_intent": "pi_prod_06h2ef0147qaed48dx28qh1d7x6rw",
+         *           "payment_intent": "pi_prod_06h2fha5hfd8db07ewvs3v9dsgk2a",
          *           "payment_status": "paid",
          *           "amount_total_atom": 1000,
          *           "subscription_data": null
          *         },
          *         "previous_attributes": {
          *           "status": "open",
-         *           "updated": "2026-11-29T12:16:13.572Z",
+         *           "updated": "2026-11-29T14:46:09.469Z",
          *           "customer": null,
          *           "completed_at": null,
          *           "customer_email": null,
@@ -23562,32 +24102,32 @@ export type components = {
         /**
          * @description The webhook body of `checkout.session.expired`.
          * @example {
-         *       "id": "evt_prod_06h2ef01hg5nyq1npd1vswjevybqj",
+         *       "id": "evt_prod_06h2fha8mgvza3dd15z8hfa0xa7ng",
          *       "object": "event",
          *       "type": "checkout.session.expired",
          *       "sequence": 2,
-         *       "created": 1796040973,
+         *       "created": 1796049969,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "cs_prod_06h2ef01azrzfyhxysx4amj41grxt",
-         *           "url": "http://127.0.0.1:35215/checkout/cs_prod_06h2ef01azrzfyhxysx4amj41grxt",
+         *           "id": "cs_prod_06h2fha6msgknpwr7ckk3r43vqqcw",
+         *           "url": "http://127.0.0.1:34955/checkout/cs_prod_06h2fha6msgknpwr7ckk3r43vqqcw",
          *           "mode": "payment",
          *           "object": "checkout_session",
          *           "status": "expired",
-         *           "created": "2026-11-29T12:16:13.653Z",
+         *           "created": "2026-11-29T14:46:09.828Z",
          *           "invoice": null,
-         *           "updated": "2026-11-30T12:16:13.653Z",
+         *           "updated": "2026-11-30T14:46:09.828Z",
          *           "currency": "usd",
          *           "customer": null,
          *           "livemode": false,
          *           "metadata": {},
          *           "cancel_url": null,
-         *           "expired_at": "2026-11-30T12:16:13.653Z",
-         *           "expires_at": "2026-11-30T12:16:13.653Z",
+         *           "expired_at": "2026-11-30T14:46:09.828Z",
+         *           "expires_at": "2026-11-30T14:46:09.828Z",
          *           "line_items": [
          *             {
-         *               "price": "price_prod_06h2eezv7rtav2dxa0stegs4yywv2",
+         *               "price": "price_prod_06h2fh92tz3zamwxsy45rg2hms0y6",
          *               "quantity": 2,
          *               "amount_atom": 1000,
          *               "description": "Pro",
@@ -23605,7 +24145,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "status": "open",
-         *           "updated": "2026-11-29T12:16:13.653Z",
+         *           "updated": "2026-11-29T14:46:09.828Z",
          *           "expired_at": null
          *         }
          *       }
@@ -23640,20 +24180,20 @@ export type components = {
         /**
          * @description The webhook body of `payment_intent.created`.
          * @example {
-         *       "id": "evt_prod_06h2eezs3ww14vkpg9df14pjekdby",
+         *       "id": "evt_prod_06h2fh8xp9t3f2ta34e170xkp34x2",
          *       "object": "event",
          *       "type": "payment_intent.created",
          *       "sequence": 1,
-         *       "created": 1795954571,
+         *       "created": 1795963559,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "pi_prod_06h2eezs3pr7xw0aycw2e3ycnj78p",
+         *           "id": "pi_prod_06h2fh8xny4fc1x5pzr62asw4kvb6",
          *           "object": "payment_intent",
          *           "status": "requires_confirmation",
-         *           "created": "2026-11-29T12:16:11.549Z",
+         *           "created": "2026-11-29T14:45:59.343Z",
          *           "invoice": null,
-         *           "updated": "2026-11-29T12:16:11.549Z",
+         *           "updated": "2026-11-29T14:45:59.343Z",
          *           "currency": "usd",
          *           "customer": null,
          *           "livemode": false,
@@ -23732,20 +24272,20 @@ export type components = {
         /**
          * @description The webhook body of `payment_intent.processing`.
          * @example {
-         *       "id": "evt_prod_06h2eezs5mx8hahg1ds9yw78pmqt0",
+         *       "id": "evt_prod_06h2fh8xv90a7g6pk1pvev5fqbt9a",
          *       "object": "event",
          *       "type": "payment_intent.processing",
          *       "sequence": 2,
-         *       "created": 1795954571,
+         *       "created": 1795963559,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "pi_prod_06h2eezs3pr7xw0aycw2e3ycnj78p",
+         *           "id": "pi_prod_06h2fh8xny4fc1x5pzr62asw4kvb6",
          *           "object": "payment_intent",
          *           "status": "processing",
-         *           "created": "2026-11-29T12:16:11.549Z",
+         *           "created": "2026-11-29T14:45:59.343Z",
          *           "invoice": null,
-         *           "updated": "2026-11-29T12:16:11.564Z",
+         *           "updated": "2026-11-29T14:45:59.383Z",
          *           "currency": "usd",
          *           "customer": null,
          *           "livemode": false,
@@ -23760,7 +24300,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "status": "requires_confirmation",
-         *           "updated": "2026-11-29T12:16:11.554Z"
+         *           "updated": "2026-11-29T14:45:59.351Z"
          *         }
          *       }
          *     }
@@ -23794,22 +24334,22 @@ export type components = {
         /**
          * @description The webhook body of `payment_intent.requires_action`.
          * @example {
-         *       "id": "evt_prod_06h2eezwwwq4gt6sa0108212c6s3m",
+         *       "id": "evt_prod_06h2fh9ev09gj6kn93kc9gxzb87d4",
          *       "object": "event",
          *       "type": "payment_intent.requires_action",
          *       "sequence": 2,
-         *       "created": 1795954572,
+         *       "created": 1795963563,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "pi_prod_06h2eezwwdkw01erasey077mysgp4",
+         *           "id": "pi_prod_06h2fh9erx17seyx5y7kg61064ybc",
          *           "object": "payment_intent",
          *           "status": "requires_action",
-         *           "created": "2026-11-29T12:16:12.515Z",
+         *           "created": "2026-11-29T14:46:03.719Z",
          *           "invoice": null,
-         *           "updated": "2026-11-29T12:16:12.518Z",
+         *           "updated": "2026-11-29T14:46:03.732Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h2eezw7zvvnq1dqa5tk66dk672g",
+         *           "customer": "cus_prod_06h2fh9a305gnvn0y9ecv5hbacw76",
          *           "livemode": false,
          *           "metadata": {},
          *           "amount_atom": 1000,
@@ -23822,7 +24362,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "status": "requires_confirmation",
-         *           "updated": "2026-11-29T12:16:12.515Z"
+         *           "updated": "2026-11-29T14:46:03.719Z"
          *         }
          *       }
          *     }
@@ -23856,22 +24396,22 @@ export type components = {
         /**
          * @description The webhook body of `payment_intent.amount_capturable_updated`.
          * @example {
-         *       "id": "evt_prod_06h2eezx0tdsrrhjq9vjjkr17bnrt",
+         *       "id": "evt_prod_06h2fh9fe9jmt4tchjar6af50hwf8",
          *       "object": "event",
          *       "type": "payment_intent.amount_capturable_updated",
          *       "sequence": 3,
-         *       "created": 1795954572,
+         *       "created": 1795963563,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "pi_prod_06h2eezx067k3exsba9jhmefytk1p",
+         *           "id": "pi_prod_06h2fh9fbf5dme1jcdcrmph122b5p",
          *           "object": "payment_intent",
          *           "status": "requires_capture",
-         *           "created": "2026-11-29T12:16:12.545Z",
+         *           "created": "2026-11-29T14:46:03.867Z",
          *           "invoice": null,
-         *           "updated": "2026-11-29T12:16:12.549Z",
+         *           "updated": "2026-11-29T14:46:03.881Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h2eezw7zvvnq1dqa5tk66dk672g",
+         *           "customer": "cus_prod_06h2fh9a305gnvn0y9ecv5hbacw76",
          *           "livemode": false,
          *           "metadata": {},
          *           "amount_atom": 1000,
@@ -23884,7 +24424,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "status": "processing",
-         *           "updated": "2026-11-29T12:16:12.547Z",
+         *           "updated": "2026-11-29T14:46:03.871Z",
          *           "amount_capturable_atom": 0
          *         }
          *       }
@@ -23919,20 +24459,20 @@ export type components = {
         /**
          * @description The webhook body of `payment_intent.succeeded`.
          * @example {
-         *       "id": "evt_prod_06h2eezs7kvs7kkapqh5xzdqgnx9j",
+         *       "id": "evt_prod_06h2fh8xzvfpf2bzkbkhp075kxjxw",
          *       "object": "event",
          *       "type": "payment_intent.succeeded",
          *       "sequence": 3,
-         *       "created": 1795954571,
+         *       "created": 1795963559,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "pi_prod_06h2eezs3pr7xw0aycw2e3ycnj78p",
+         *           "id": "pi_prod_06h2fh8xny4fc1x5pzr62asw4kvb6",
          *           "object": "payment_intent",
          *           "status": "succeeded",
-         *           "created": "2026-11-29T12:16:11.549Z",
+         *           "created": "2026-11-29T14:45:59.343Z",
          *           "invoice": null,
-         *           "updated": "2026-11-29T12:16:11.573Z",
+         *           "updated": "2026-11-29T14:45:59.418Z",
          *           "currency": "usd",
          *           "customer": null,
          *           "livemode": false,
@@ -23947,7 +24487,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "status": "processing",
-         *           "updated": "2026-11-29T12:16:11.564Z",
+         *           "updated": "2026-11-29T14:45:59.383Z",
          *           "amount_received_atom": 0
          *         }
          *       }
@@ -23982,26 +24522,26 @@ export type components = {
         /**
          * @description The webhook body of `payment_intent.canceled`.
          * @example {
-         *       "id": "evt_prod_06h2eezx2axb3pa1sy673y56mez9p",
+         *       "id": "evt_prod_06h2fh9fpgj8ysbgwn009jpmx6kx6",
          *       "object": "event",
          *       "type": "payment_intent.canceled",
          *       "sequence": 4,
-         *       "created": 1795954572,
+         *       "created": 1795963563,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "pi_prod_06h2eezx067k3exsba9jhmefytk1p",
+         *           "id": "pi_prod_06h2fh9fbf5dme1jcdcrmph122b5p",
          *           "object": "payment_intent",
          *           "status": "canceled",
-         *           "created": "2026-11-29T12:16:12.545Z",
+         *           "created": "2026-11-29T14:46:03.867Z",
          *           "invoice": null,
-         *           "updated": "2026-11-29T12:16:12.561Z",
+         *           "updated": "2026-11-29T14:46:03.955Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h2eezw7zvvnq1dqa5tk66dk672g",
+         *           "customer": "cus_prod_06h2fh9a305gnvn0y9ecv5hbacw76",
          *           "livemode": false,
          *           "metadata": {},
          *           "amount_atom": 1000,
-         *           "canceled_at": "2026-11-29T12:16:12.561Z",
+         *           "canceled_at": "2026-11-29T14:46:03.955Z",
          *           "capture_method": "manual",
          *           "payment_method": "pm_sandbox_succeeds",
          *           "last_payment_error": null,
@@ -24010,7 +24550,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "status": "requires_capture",
-         *           "updated": "2026-11-29T12:16:12.549Z",
+         *           "updated": "2026-11-29T14:46:03.881Z",
          *           "canceled_at": null,
          *           "amount_capturable_atom": 1000
          *         }
@@ -24046,22 +24586,22 @@ export type components = {
         /**
          * @description The webhook body of `payment_intent.payment_failed`.
          * @example {
-         *       "id": "evt_prod_06h2eezwvjfqr9t2q4gx1jm0zckkm",
+         *       "id": "evt_prod_06h2fh9en4pmh2vsvw1hm4jqxv1qj",
          *       "object": "event",
          *       "type": "payment_intent.payment_failed",
          *       "sequence": 3,
-         *       "created": 1795954572,
+         *       "created": 1795963563,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "pi_prod_06h2eezwtnfqcefgwah2pfmkdmvrj",
+         *           "id": "pi_prod_06h2fh9egmzhtqhv56wz34pt3mtbm",
          *           "object": "payment_intent",
          *           "status": "requires_payment_method",
-         *           "created": "2026-11-29T12:16:12.501Z",
+         *           "created": "2026-11-29T14:46:03.653Z",
          *           "invoice": null,
-         *           "updated": "2026-11-29T12:16:12.507Z",
+         *           "updated": "2026-11-29T14:46:03.682Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h2eezw7zvvnq1dqa5tk66dk672g",
+         *           "customer": "cus_prod_06h2fh9a305gnvn0y9ecv5hbacw76",
          *           "livemode": false,
          *           "metadata": {},
          *           "amount_atom": 1000,
@@ -24074,7 +24614,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "status": "processing",
-         *           "updated": "2026-11-29T12:16:12.503Z",
+         *           "updated": "2026-11-29T14:46:03.663Z",
          *           "payment_method": "pm_sandbox_declined",
          *           "last_payment_error": null
          *         }
@@ -24110,22 +24650,22 @@ export type components = {
         /**
          * @description The webhook body of `payment_intent.partially_funded`.
          * @example {
-         *       "id": "evt_prod_06h2eezwysb7ecq4xfvzp6ma963sm",
+         *       "id": "evt_prod_06h2fh9f6q6ezspwkhmhe9k453ver",
          *       "object": "event",
          *       "type": "payment_intent.partially_funded",
          *       "sequence": 3,
-         *       "created": 1795954572,
+         *       "created": 1795963563,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "pi_prod_06h2eezwxw7v62d9c166zv07md04a",
+         *           "id": "pi_prod_06h2fh9f37sntxryaqe7wq5shbvr8",
          *           "object": "payment_intent",
          *           "status": "partially_funded",
-         *           "created": "2026-11-29T12:16:12.527Z",
+         *           "created": "2026-11-29T14:46:03.801Z",
          *           "invoice": null,
-         *           "updated": "2026-11-29T12:16:12.533Z",
+         *           "updated": "2026-11-29T14:46:03.827Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h2eezw7zvvnq1dqa5tk66dk672g",
+         *           "customer": "cus_prod_06h2fh9a305gnvn0y9ecv5hbacw76",
          *           "livemode": false,
          *           "metadata": {},
          *           "amount_atom": 1000,
@@ -24138,7 +24678,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "status": "processing",
-         *           "updated": "2026-11-29T12:16:12.529Z",
+         *           "updated": "2026-11-29T14:46:03.805Z",
          *           "amount_received_atom": 0
          *         }
          *       }
@@ -24173,40 +24713,40 @@ export type components = {
         /**
          * @description The webhook body of `customer.subscription.created`.
          * @example {
-         *       "id": "evt_prod_06h2eezzj67htpe1c54z2g7j52dk2",
+         *       "id": "evt_prod_06h2fh9ynxtwqya6fhhk8gdz8t2f6",
          *       "object": "event",
          *       "type": "customer.subscription.created",
          *       "sequence": 1,
-         *       "created": 1795954573,
+         *       "created": 1795963567,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "sub_prod_06h2eezzg8dc65gszrzr0rzq208g4",
+         *           "id": "sub_prod_06h2fh9yg53enxbt4qcjaxpq9jssg",
          *           "items": [
          *             {
-         *               "id": "si_prod_06h2eezzg8dc65gszrzr0rzq208g6",
-         *               "price": "price_prod_06h2eezv63pg213ca31042tj77f4t",
+         *               "id": "si_prod_06h2fh9yg53enxbt4qcjaxpq9jssj",
+         *               "price": "price_prod_06h2fh928k9xh46nak7pgx5pysz2t",
          *               "quantity": 1
          *             }
          *           ],
          *           "object": "subscription",
          *           "status": "active",
-         *           "created": "2026-11-29T12:16:13.184Z",
-         *           "updated": "2026-11-29T12:16:13.184Z",
+         *           "created": "2026-11-29T14:46:07.733Z",
+         *           "updated": "2026-11-29T14:46:07.733Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h2eezw7zvvnq1dqa5tk66dk672g",
+         *           "customer": "cus_prod_06h2fh9a305gnvn0y9ecv5hbacw76",
          *           "livemode": false,
          *           "metadata": {},
          *           "paused_at": null,
          *           "trial_end": null,
          *           "cancelled_at": null,
          *           "days_until_due": null,
-         *           "latest_invoice": "in_prod_06h2eezzgm603swe4nj19x7myfr6e",
+         *           "latest_invoice": "in_prod_06h2fh9ygxppr5s16v18zws4vzhgj",
          *           "pending_changes": [],
          *           "collection_method": "charge_automatically",
-         *           "current_period_end": "2026-12-29T12:16:13.184Z",
+         *           "current_period_end": "2026-12-29T14:46:07.733Z",
          *           "cancel_at_period_end": false,
-         *           "current_period_start": "2026-11-29T12:16:13.184Z",
+         *           "current_period_start": "2026-11-29T14:46:07.733Z",
          *           "default_payment_method": null
          *         }
          *       }
@@ -24297,28 +24837,28 @@ export type components = {
         /**
          * @description The webhook body of `customer.subscription.updated`.
          * @example {
-         *       "id": "evt_prod_06h2eezzqhdwy08q3kjmn4bnechtc",
+         *       "id": "evt_prod_06h2fha017kyzgwwmx08wzjvq0fyj",
          *       "object": "event",
          *       "type": "customer.subscription.updated",
          *       "sequence": 2,
-         *       "created": 1795954573,
+         *       "created": 1795963568,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "sub_prod_06h2eezzg8dc65gszrzr0rzq208g4",
+         *           "id": "sub_prod_06h2fh9yg53enxbt4qcjaxpq9jssg",
          *           "items": [
          *             {
-         *               "id": "si_prod_06h2eezzg8dc65gszrzr0rzq208g6",
-         *               "price": "price_prod_06h2eezv63pg213ca31042tj77f4t",
+         *               "id": "si_prod_06h2fh9yg53enxbt4qcjaxpq9jssj",
+         *               "price": "price_prod_06h2fh928k9xh46nak7pgx5pysz2t",
          *               "quantity": 1
          *             }
          *           ],
          *           "object": "subscription",
          *           "status": "active",
-         *           "created": "2026-11-29T12:16:13.184Z",
-         *           "updated": "2026-11-29T12:16:13.241Z",
+         *           "created": "2026-11-29T14:46:07.733Z",
+         *           "updated": "2026-11-29T14:46:08.117Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h2eezw7zvvnq1dqa5tk66dk672g",
+         *           "customer": "cus_prod_06h2fh9a305gnvn0y9ecv5hbacw76",
          *           "livemode": false,
          *           "metadata": {
          *             "plan": "pro"
@@ -24327,16 +24867,16 @@ export type components = {
          *           "trial_end": null,
          *           "cancelled_at": null,
          *           "days_until_due": null,
-         *           "latest_invoice": "in_prod_06h2eezzgm603swe4nj19x7myfr6e",
+         *           "latest_invoice": "in_prod_06h2fh9ygxppr5s16v18zws4vzhgj",
          *           "pending_changes": [],
          *           "collection_method": "charge_automatically",
-         *           "current_period_end": "2026-12-29T12:16:13.184Z",
+         *           "current_period_end": "2026-12-29T14:46:07.733Z",
          *           "cancel_at_period_end": false,
-         *           "current_period_start": "2026-11-29T12:16:13.184Z",
+         *           "current_period_start": "2026-11-29T14:46:07.733Z",
          *           "default_payment_method": null
          *         },
          *         "previous_attributes": {
-         *           "updated": "2026-11-29T12:16:13.184Z",
+         *           "updated": "2026-11-29T14:46:07.733Z",
          *           "metadata": {}
          *         }
          *       }
@@ -24371,47 +24911,47 @@ export type components = {
         /**
          * @description The webhook body of `customer.subscription.paused`.
          * @example {
-         *       "id": "evt_prod_06h2eezzszmcg82nb5f1v46wkhxk2",
+         *       "id": "evt_prod_06h2fha0rgv8h9tjxg2sacqf87dnw",
          *       "object": "event",
          *       "type": "customer.subscription.paused",
          *       "sequence": 3,
-         *       "created": 1795954573,
+         *       "created": 1795963568,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "sub_prod_06h2eezzg8dc65gszrzr0rzq208g4",
+         *           "id": "sub_prod_06h2fh9yg53enxbt4qcjaxpq9jssg",
          *           "items": [
          *             {
-         *               "id": "si_prod_06h2eezzg8dc65gszrzr0rzq208g6",
-         *               "price": "price_prod_06h2eezv63pg213ca31042tj77f4t",
+         *               "id": "si_prod_06h2fh9yg53enxbt4qcjaxpq9jssj",
+         *               "price": "price_prod_06h2fh928k9xh46nak7pgx5pysz2t",
          *               "quantity": 1
          *             }
          *           ],
          *           "object": "subscription",
          *           "status": "paused",
-         *           "created": "2026-11-29T12:16:13.184Z",
-         *           "updated": "2026-11-29T12:16:13.261Z",
+         *           "created": "2026-11-29T14:46:07.733Z",
+         *           "updated": "2026-11-29T14:46:08.295Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h2eezw7zvvnq1dqa5tk66dk672g",
+         *           "customer": "cus_prod_06h2fh9a305gnvn0y9ecv5hbacw76",
          *           "livemode": false,
          *           "metadata": {
          *             "plan": "pro"
          *           },
-         *           "paused_at": "2026-11-29T12:16:13.261Z",
+         *           "paused_at": "2026-11-29T14:46:08.295Z",
          *           "trial_end": null,
          *           "cancelled_at": null,
          *           "days_until_due": null,
-         *           "latest_invoice": "in_prod_06h2eezzgm603swe4nj19x7myfr6e",
+         *           "latest_invoice": "in_prod_06h2fh9ygxppr5s16v18zws4vzhgj",
          *           "pending_changes": [],
          *           "collection_method": "charge_automatically",
-         *           "current_period_end": "2026-12-29T12:16:13.184Z",
+         *           "current_period_end": "2026-12-29T14:46:07.733Z",
          *           "cancel_at_period_end": false,
-         *           "current_period_start": "2026-11-29T12:16:13.184Z",
+         *           "current_period_start": "2026-11-29T14:46:07.733Z",
          *           "default_payment_method": null
          *         },
          *         "previous_attributes": {
          *           "status": "active",
-         *           "updated": "2026-11-29T12:16:13.241Z",
+         *           "updated": "2026-11-29T14:46:08.117Z",
          *           "paused_at": null
          *         }
          *       }
@@ -24446,28 +24986,28 @@ export type components = {
         /**
          * @description The webhook body of `customer.subscription.resumed`.
          * @example {
-         *       "id": "evt_prod_06h2eezzwz6w5h9a8dkecg9k49t16",
+         *       "id": "evt_prod_06h2fha1avbz4p8p837s12pgtpa2c",
          *       "object": "event",
          *       "type": "customer.subscription.resumed",
          *       "sequence": 4,
-         *       "created": 1795954573,
+         *       "created": 1795963568,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "sub_prod_06h2eezzg8dc65gszrzr0rzq208g4",
+         *           "id": "sub_prod_06h2fh9yg53enxbt4qcjaxpq9jssg",
          *           "items": [
          *             {
-         *               "id": "si_prod_06h2eezzg8dc65gszrzr0rzq208g6",
-         *               "price": "price_prod_06h2eezv63pg213ca31042tj77f4t",
+         *               "id": "si_prod_06h2fh9yg53enxbt4qcjaxpq9jssj",
+         *               "price": "price_prod_06h2fh928k9xh46nak7pgx5pysz2t",
          *               "quantity": 1
          *             }
          *           ],
          *           "object": "subscription",
          *           "status": "active",
-         *           "created": "2026-11-29T12:16:13.184Z",
-         *           "updated": "2026-11-29T12:16:13.284Z",
+         *           "created": "2026-11-29T14:46:07.733Z",
+         *           "updated": "2026-11-29T14:46:08.464Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h2eezw7zvvnq1dqa5tk66dk672g",
+         *           "customer": "cus_prod_06h2fh9a305gnvn0y9ecv5hbacw76",
          *           "livemode": false,
          *           "metadata": {
          *             "plan": "pro"
@@ -24476,18 +25016,18 @@ export type components = {
          *           "trial_end": null,
          *           "cancelled_at": null,
          *           "days_until_due": null,
-         *           "latest_invoice": "in_prod_06h2eezzgm603swe4nj19x7myfr6e",
+         *           "latest_invoice": "in_prod_06h2fh9ygxppr5s16v18zws4vzhgj",
          *           "pending_changes": [],
          *           "collection_method": "charge_automatically",
-         *           "current_period_end": "2026-12-29T12:16:13.184Z",
+         *           "current_period_end": "2026-12-29T14:46:07.733Z",
          *           "cancel_at_period_end": false,
-         *           "current_period_start": "2026-11-29T12:16:13.184Z",
+         *           "current_period_start": "2026-11-29T14:46:07.733Z",
          *           "default_payment_method": null
          *         },
          *         "previous_attributes": {
          *           "status": "paused",
-         *           "updated": "2026-11-29T12:16:13.261Z",
-         *           "paused_at": "2026-11-29T12:16:13.261Z"
+         *           "updated": "2026-11-29T14:46:08.295Z",
+         *           "paused_at": "2026-11-29T14:46:08.295Z"
          *         }
          *       }
          *     }
@@ -24521,47 +25061,47 @@ export type components = {
         /**
          * @description The webhook body of `customer.subscription.cancelled`.
          * @example {
-         *       "id": "evt_prod_06h2ef0012dksac2tx62mgj869cjj",
+         *       "id": "evt_prod_06h2fha1ycjqxq6805r6qbfer7a2j",
          *       "object": "event",
          *       "type": "customer.subscription.cancelled",
          *       "sequence": 5,
-         *       "created": 1795954573,
+         *       "created": 1795963568,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "sub_prod_06h2eezzg8dc65gszrzr0rzq208g4",
+         *           "id": "sub_prod_06h2fh9yg53enxbt4qcjaxpq9jssg",
          *           "items": [
          *             {
-         *               "id": "si_prod_06h2eezzg8dc65gszrzr0rzq208g6",
-         *               "price": "price_prod_06h2eezv63pg213ca31042tj77f4t",
+         *               "id": "si_prod_06h2fh9yg53enxbt4qcjaxpq9jssj",
+         *               "price": "price_prod_06h2fh928k9xh46nak7pgx5pysz2t",
          *               "quantity": 1
          *             }
          *           ],
          *           "object": "subscription",
          *           "status": "cancelled",
-         *           "created": "2026-11-29T12:16:13.184Z",
-         *           "updated": "2026-11-29T12:16:13.309Z",
+         *           "created": "2026-11-29T14:46:07.733Z",
+         *           "updated": "2026-11-29T14:46:08.576Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h2eezw7zvvnq1dqa5tk66dk672g",
+         *           "customer": "cus_prod_06h2fh9a305gnvn0y9ecv5hbacw76",
          *           "livemode": false,
          *           "metadata": {
          *             "plan": "pro"
          *           },
          *           "paused_at": null,
          *           "trial_end": null,
-         *           "cancelled_at": "2026-11-29T12:16:13.309Z",
+         *           "cancelled_at": "2026-11-29T14:46:08.576Z",
          *           "days_until_due": null,
-         *           "latest_invoice": "in_prod_06h2eezzgm603swe4nj19x7myfr6e",
+         *           "latest_invoice": "in_prod_06h2fh9ygxppr5s16v18zws4vzhgj",
          *           "pending_changes": [],
          *           "collection_method": "charge_automatically",
-         *           "current_period_end": "2026-12-29T12:16:13.184Z",
+         *           "current_period_end": "2026-12-29T14:46:07.733Z",
          *           "cancel_at_period_end": false,
-         *           "current_period_start": "2026-11-29T12:16:13.184Z",
+         *           "current_period_start": "2026-11-29T14:46:07.733Z",
          *           "default_payment_method": null
          *         },
          *         "previous_attributes": {
          *           "status": "active",
-         *           "updated": "2026-11-29T12:16:13.284Z",
+         *           "updated": "2026-11-29T14:46:08.464Z",
          *           "cancelled_at": null
          *         }
          *       }
@@ -24596,40 +25136,40 @@ export type components = {
         /**
          * @description The webhook body of `customer.subscription.trial_will_end`.
          * @example {
-         *       "id": "evt_prod_06h2ef01m0er560n3jnn6x80ss4cg",
+         *       "id": "evt_prod_06h2fhaajyzj607vww2xfndz1z33j",
          *       "object": "event",
          *       "type": "customer.subscription.trial_will_end",
          *       "sequence": 2,
-         *       "created": 1796300173,
+         *       "created": 1796309168,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "sub_prod_06h2ef009f664jn4bnmxwwwr7xdea",
+         *           "id": "sub_prod_06h2fha2b58ws65a67gq7334qg71r",
          *           "items": [
          *             {
-         *               "id": "si_prod_06h2ef009f664jn4bnmxwwwr7xdec",
-         *               "price": "price_prod_06h2eezv63pg213ca31042tj77f4t",
+         *               "id": "si_prod_06h2fha2b58ws65a67gq7334qg71t",
+         *               "price": "price_prod_06h2fh928k9xh46nak7pgx5pysz2t",
          *               "quantity": 1
          *             }
          *           ],
          *           "object": "subscription",
          *           "status": "trialing",
-         *           "created": "2026-11-29T12:16:13.378Z",
-         *           "updated": "2026-11-29T12:16:13.378Z",
+         *           "created": "2026-11-29T14:46:08.724Z",
+         *           "updated": "2026-11-29T14:46:08.724Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h2eezw7zvvnq1dqa5tk66dk672g",
+         *           "customer": "cus_prod_06h2fh9a305gnvn0y9ecv5hbacw76",
          *           "livemode": false,
          *           "metadata": {},
          *           "paused_at": null,
-         *           "trial_end": "2026-12-06T12:16:13.378Z",
+         *           "trial_end": "2026-12-06T14:46:08.724Z",
          *           "cancelled_at": null,
          *           "days_until_due": null,
          *           "latest_invoice": null,
          *           "pending_changes": [],
          *           "collection_method": "charge_automatically",
-         *           "current_period_end": "2026-12-06T12:16:13.378Z",
+         *           "current_period_end": "2026-12-06T14:46:08.724Z",
          *           "cancel_at_period_end": false,
-         *           "current_period_start": "2026-11-29T12:16:13.378Z",
+         *           "current_period_start": "2026-11-29T14:46:08.724Z",
          *           "default_payment_method": "pm_sandbox_succeeds"
          *         }
          *       }
@@ -24664,19 +25204,19 @@ export type components = {
         /**
          * @description The webhook body of `invoice.created`.
          * @example {
-         *       "id": "evt_prod_06h2eezxc6dt1txvpxf7g1gtr682e",
+         *       "id": "evt_prod_06h2fh9h3xgamhdftjjwve7cc1z4a",
          *       "object": "event",
          *       "type": "invoice.created",
          *       "sequence": 1,
-         *       "created": 1795954572,
+         *       "created": 1795963564,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "in_prod_06h2eezxbqe0btqpkwnrwrc6h5szj",
+         *           "id": "in_prod_06h2fh9h0t0nnns7vfgp9vac0rm7r",
          *           "lines": [
          *             {
-         *               "id": "il_prod_06h2eezxbt4sc3hf0m52wz9hepkm6",
-         *               "price": "price_prod_06h2eezv7rtav2dxa0stegs4yywv2",
+         *               "id": "il_prod_06h2fh9h12c4fdmn8kg18m070c5ft",
+         *               "price": "price_prod_06h2fh92tz3zamwxsy45rg2hms0y6",
          *               "quantity": 1,
          *               "tax_rates": [],
          *               "amount_atom": 500,
@@ -24689,11 +25229,11 @@ export type components = {
          *           "number": null,
          *           "object": "invoice",
          *           "status": "draft",
-         *           "created": "2026-11-29T12:16:12.637Z",
+         *           "created": "2026-11-29T14:46:04.294Z",
          *           "paid_at": null,
-         *           "updated": "2026-11-29T12:16:12.637Z",
+         *           "updated": "2026-11-29T14:46:04.294Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h2eezw7zvvnq1dqa5tk66dk672g",
+         *           "customer": "cus_prod_06h2fh9a305gnvn0y9ecv5hbacw76",
          *           "discount": null,
          *           "due_date": null,
          *           "livemode": false,
@@ -24848,19 +25388,19 @@ export type components = {
         /**
          * @description The webhook body of `invoice.finalized`.
          * @example {
-         *       "id": "evt_prod_06h2eezxjmbeew2x7m7swhegwqax4",
+         *       "id": "evt_prod_06h2fh9j6rh3aq9n7d9ww7v0dwzy6",
          *       "object": "event",
          *       "type": "invoice.finalized",
          *       "sequence": 2,
-         *       "created": 1795954572,
+         *       "created": 1795963564,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "in_prod_06h2eezxbqe0btqpkwnrwrc6h5szj",
+         *           "id": "in_prod_06h2fh9h0t0nnns7vfgp9vac0rm7r",
          *           "lines": [
          *             {
-         *               "id": "il_prod_06h2eezxbt4sc3hf0m52wz9hepkm6",
-         *               "price": "price_prod_06h2eezv7rtav2dxa0stegs4yywv2",
+         *               "id": "il_prod_06h2fh9h12c4fdmn8kg18m070c5ft",
+         *               "price": "price_prod_06h2fh92tz3zamwxsy45rg2hms0y6",
          *               "quantity": 1,
          *               "tax_rates": [],
          *               "amount_atom": 500,
@@ -24873,11 +25413,11 @@ export type components = {
          *           "number": "EXAMPL-0001",
          *           "object": "invoice",
          *           "status": "open",
-         *           "created": "2026-11-29T12:16:12.637Z",
+         *           "created": "2026-11-29T14:46:04.294Z",
          *           "paid_at": null,
-         *           "updated": "2026-11-29T12:16:12.663Z",
+         *           "updated": "2026-11-29T14:46:04.369Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h2eezw7zvvnq1dqa5tk66dk672g",
+         *           "customer": "cus_prod_06h2fh9a305gnvn0y9ecv5hbacw76",
          *           "discount": null,
          *           "due_date": null,
          *           "livemode": false,
@@ -24885,11 +25425,11 @@ export type components = {
          *           "tax_atom": 0,
          *           "voided_at": null,
          *           "overdue_at": null,
-         *           "pdf_sha256": "83c70836850812b1d1c5aa8eaa84acd0c1046db3ce6a66b7391aeb3e301e4f87",
+         *           "pdf_sha256": "933e6ecf2f09dd1b54f76c0d1ecbfdebf6bd4290c49f9ddb35f20491245957b9",
          *           "description": null,
-         *           "invoice_pdf": "http://127.0.0.1:35215/api/invoices/in_prod_06h2eezxbqe0btqpkwnrwrc6h5szj/pdf",
+         *           "invoice_pdf": "http://127.0.0.1:34955/api/invoices/in_prod_06h2fh9h0t0nnns7vfgp9vac0rm7r/pdf",
          *           "total_taxes": [],
-         *           "finalized_at": "2026-11-29T12:16:12.663Z",
+         *           "finalized_at": "2026-11-29T14:46:04.369Z",
          *           "subscription": null,
          *           "attempt_count": 0,
          *           "customer_name": "Jenny Rosen",
@@ -24904,7 +25444,7 @@ export type components = {
          *           "paid_amount_atom": 0,
          *           "collection_method": "charge_automatically",
          *           "total_amount_atom": 500,
-         *           "hosted_invoice_url": "http://127.0.0.1:35215/invoice/sP57lL1BUgGf9kDxOJK1SGbdQ7pPkE8RCwj08_bqjQc",
+         *           "hosted_invoice_url": "http://127.0.0.1:34955/invoice/oLA0RLWlKdpnWVGfJCA3oUwJW6RNnV2wqo5CG5KtnZk",
          *           "ending_balance_atom": 0,
          *           "next_payment_attempt": null,
          *           "starting_balance_atom": 0,
@@ -24915,7 +25455,7 @@ export type components = {
          *         "previous_attributes": {
          *           "number": null,
          *           "status": "draft",
-         *           "updated": "2026-11-29T12:16:12.637Z",
+         *           "updated": "2026-11-29T14:46:04.294Z",
          *           "pdf_sha256": null,
          *           "invoice_pdf": null,
          *           "finalized_at": null,
@@ -24957,19 +25497,19 @@ export type components = {
         /**
          * @description The webhook body of `invoice.paid`.
          * @example {
-         *       "id": "evt_prod_06h2eezxpvye70ngw44e0kkwxs9m0",
+         *       "id": "evt_prod_06h2fh9jtt19tsy355vk88pkkh4vr",
          *       "object": "event",
          *       "type": "invoice.paid",
          *       "sequence": 3,
-         *       "created": 1795954572,
+         *       "created": 1795963564,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "in_prod_06h2eezxbqe0btqpkwnrwrc6h5szj",
+         *           "id": "in_prod_06h2fh9h0t0nnns7vfgp9vac0rm7r",
          *           "lines": [
          *             {
-         *               "id": "il_prod_06h2eezxbt4sc3hf0m52wz9hepkm6",
-         *               "price": "price_prod_06h2eezv7rtav2dxa0stegs4yywv2",
+         *               "id": "il_prod_06h2fh9h12c4fdmn8kg18m070c5ft",
+         *               "price": "price_prod_06h2fh92tz3zamwxsy45rg2hms0y6",
          *               "quantity": 1,
          *               "tax_rates": [],
          *               "amount_atom": 500,
@@ -24982,11 +25522,11 @@ export type components = {
          *           "number": "EXAMPL-0001",
          *           "object": "invoice",
          *           "status": "paid",
-         *           "created": "2026-11-29T12:16:12.637Z",
-         *           "paid_at": "2026-11-29T12:16:12.721Z",
-         *           "updated": "2026-11-29T12:16:12.721Z",
+         *           "created": "2026-11-29T14:46:04.294Z",
+         *           "paid_at": "2026-11-29T14:46:04.751Z",
+         *           "updated": "2026-11-29T14:46:04.751Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h2eezw7zvvnq1dqa5tk66dk672g",
+         *           "customer": "cus_prod_06h2fh9a305gnvn0y9ecv5hbacw76",
          *           "discount": null,
          *           "due_date": null,
          *           "livemode": false,
@@ -24994,11 +25534,11 @@ export type components = {
          *           "tax_atom": 0,
          *           "voided_at": null,
          *           "overdue_at": null,
-         *           "pdf_sha256": "83c70836850812b1d1c5aa8eaa84acd0c1046db3ce6a66b7391aeb3e301e4f87",
+         *           "pdf_sha256": "933e6ecf2f09dd1b54f76c0d1ecbfdebf6bd4290c49f9ddb35f20491245957b9",
          *           "description": null,
-         *           "invoice_pdf": "http://127.0.0.1:35215/api/invoices/in_prod_06h2eezxbqe0btqpkwnrwrc6h5szj/pdf",
+         *           "invoice_pdf": "http://127.0.0.1:34955/api/invoices/in_prod_06h2fh9h0t0nnns7vfgp9vac0rm7r/pdf",
          *           "total_taxes": [],
-         *           "finalized_at": "2026-11-29T12:16:12.663Z",
+         *           "finalized_at": "2026-11-29T14:46:04.369Z",
          *           "subscription": null,
          *           "attempt_count": 0,
          *           "customer_name": "Jenny Rosen",
@@ -25006,14 +25546,14 @@ export type components = {
          *           "subtotal_atom": 500,
          *           "customer_email": "jenny@example.com",
          *           "days_until_due": null,
-         *           "payment_intent": "pi_prod_06h2eezxn1fp1ajbb29vy48d6c9fp",
+         *           "payment_intent": "pi_prod_06h2fh9jnt0zvksd01qxszrejwjqj",
          *           "reverse_charge": false,
          *           "due_amount_atom": 0,
-         *           "paid_pdf_sha256": "48ff50987054be8f03036d459f036bbb34279d13616437183b0035a4c01fe513",
+         *           "paid_pdf_sha256": "9ab50e98479c57e5126a48fb3e16e0cdcdb3579d9554311dd2d75adfb0336b54",
          *           "paid_amount_atom": 500,
          *           "collection_method": "charge_automatically",
          *           "total_amount_atom": 500,
-         *           "hosted_invoice_url": "http://127.0.0.1:35215/invoice/sP57lL1BUgGf9kDxOJK1SGbdQ7pPkE8RCwj08_bqjQc",
+         *           "hosted_invoice_url": "http://127.0.0.1:34955/invoice/oLA0RLWlKdpnWVGfJCA3oUwJW6RNnV2wqo5CG5KtnZk",
          *           "ending_balance_atom": 0,
          *           "next_payment_attempt": null,
          *           "starting_balance_atom": 0,
@@ -25024,7 +25564,7 @@ export type components = {
          *         "previous_attributes": {
          *           "status": "open",
          *           "paid_at": null,
-         *           "updated": "2026-11-29T12:16:12.663Z",
+         *           "updated": "2026-11-29T14:46:04.369Z",
          *           "due_amount_atom": 500,
          *           "paid_pdf_sha256": null,
          *           "paid_amount_atom": 0
@@ -25061,19 +25601,19 @@ export type components = {
         /**
          * @description The webhook body of `invoice.payment_succeeded`.
          * @example {
-         *       "id": "evt_prod_06h2eezxqeds935a061xggge93h2a",
+         *       "id": "evt_prod_06h2fh9jwezy4daq76kwvcg4jf3te",
          *       "object": "event",
          *       "type": "invoice.payment_succeeded",
          *       "sequence": 4,
-         *       "created": 1795954572,
+         *       "created": 1795963564,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "in_prod_06h2eezxbqe0btqpkwnrwrc6h5szj",
+         *           "id": "in_prod_06h2fh9h0t0nnns7vfgp9vac0rm7r",
          *           "lines": [
          *             {
-         *               "id": "il_prod_06h2eezxbt4sc3hf0m52wz9hepkm6",
-         *               "price": "price_prod_06h2eezv7rtav2dxa0stegs4yywv2",
+         *               "id": "il_prod_06h2fh9h12c4fdmn8kg18m070c5ft",
+         *               "price": "price_prod_06h2fh92tz3zamwxsy45rg2hms0y6",
          *               "quantity": 1,
          *               "tax_rates": [],
          *               "amount_atom": 500,
@@ -25086,11 +25626,11 @@ export type components = {
          *           "number": "EXAMPL-0001",
          *           "object": "invoice",
          *           "status": "paid",
-         *           "created": "2026-11-29T12:16:12.637Z",
-         *           "paid_at": "2026-11-29T12:16:12.721Z",
-         *           "updated": "2026-11-29T12:16:12.721Z",
+         *           "created": "2026-11-29T14:46:04.294Z",
+         *           "paid_at": "2026-11-29T14:46:04.751Z",
+         *           "updated": "2026-11-29T14:46:04.751Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h2eezw7zvvnq1dqa5tk66dk672g",
+         *           "customer": "cus_prod_06h2fh9a305gnvn0y9ecv5hbacw76",
          *           "discount": null,
          *           "due_date": null,
          *           "livemode": false,
@@ -25098,11 +25638,11 @@ export type components = {
          *           "tax_atom": 0,
          *           "voided_at": null,
          *           "overdue_at": null,
-         *           "pdf_sha256": "83c70836850812b1d1c5aa8eaa84acd0c1046db3ce6a66b7391aeb3e301e4f87",
+         *           "pdf_sha256": "933e6ecf2f09dd1b54f76c0d1ecbfdebf6bd4290c49f9ddb35f20491245957b9",
          *           "description": null,
-         *           "invoice_pdf": "http://127.0.0.1:35215/api/invoices/in_prod_06h2eezxbqe0btqpkwnrwrc6h5szj/pdf",
+         *           "invoice_pdf": "http://127.0.0.1:34955/api/invoices/in_prod_06h2fh9h0t0nnns7vfgp9vac0rm7r/pdf",
          *           "total_taxes": [],
-         *           "finalized_at": "2026-11-29T12:16:12.663Z",
+         *           "finalized_at": "2026-11-29T14:46:04.369Z",
          *           "subscription": null,
          *           "attempt_count": 0,
          *           "customer_name": "Jenny Rosen",
@@ -25110,14 +25650,14 @@ export type components = {
          *           "subtotal_atom": 500,
          *           "customer_email": "jenny@example.com",
          *           "days_until_due": null,
-         *           "payment_intent": "pi_prod_06h2eezxn1fp1ajbb29vy48d6c9fp",
+         *           "payment_intent": "pi_prod_06h2fh9jnt0zvksd01qxszrejwjqj",
          *           "reverse_charge": false,
          *           "due_amount_atom": 0,
-         *           "paid_pdf_sha256": "48ff50987054be8f03036d459f036bbb34279d13616437183b0035a4c01fe513",
+         *           "paid_pdf_sha256": "9ab50e98479c57e5126a48fb3e16e0cdcdb3579d9554311dd2d75adfb0336b54",
          *           "paid_amount_atom": 500,
          *           "collection_method": "charge_automatically",
          *           "total_amount_atom": 500,
-         *           "hosted_invoice_url": "http://127.0.0.1:35215/invoice/sP57lL1BUgGf9kDxOJK1SGbdQ7pPkE8RCwj08_bqjQc",
+         *           "hosted_invoice_url": "http://127.0.0.1:34955/invoice/oLA0RLWlKdpnWVGfJCA3oUwJW6RNnV2wqo5CG5KtnZk",
          *           "ending_balance_atom": 0,
          *           "next_payment_attempt": null,
          *           "starting_balance_atom": 0,
@@ -25128,7 +25668,7 @@ export type components = {
          *         "previous_attributes": {
          *           "status": "open",
          *           "paid_at": null,
-         *           "updated": "2026-11-29T12:16:12.663Z",
+         *           "updated": "2026-11-29T14:46:04.369Z",
          *           "due_amount_atom": 500,
          *           "paid_pdf_sha256": null,
          *           "paid_amount_atom": 0
@@ -25165,19 +25705,19 @@ export type components = {
         /**
          * @description The webhook body of `invoice.payment_failed`.
          * @example {
-         *       "id": "evt_prod_06h2eezy34cd0qam9zs8kp99679ce",
+         *       "id": "evt_prod_06h2fh9nbhkqeyzkqaa52ncay36qt",
          *       "object": "event",
          *       "type": "invoice.payment_failed",
          *       "sequence": 3,
-         *       "created": 1795954572,
+         *       "created": 1795963565,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "in_prod_06h2eezxyhvm4jsqs2s863377fcqe",
+         *           "id": "in_prod_06h2fh9mgg68s0bgtv7gxkrfk2xwj",
          *           "lines": [
          *             {
-         *               "id": "il_prod_06h2eezxyhvm4jsqs2s863377fcqg",
-         *               "price": "price_prod_06h2eezv7rtav2dxa0stegs4yywv2",
+         *               "id": "il_prod_06h2fh9mgqhh159txcz313fahd992",
+         *               "price": "price_prod_06h2fh92tz3zamwxsy45rg2hms0y6",
          *               "quantity": 1,
          *               "tax_rates": [],
          *               "amount_atom": 500,
@@ -25190,11 +25730,11 @@ export type components = {
          *           "number": "EXAMPL-0002",
          *           "object": "invoice",
          *           "status": "open",
-         *           "created": "2026-11-29T12:16:12.788Z",
+         *           "created": "2026-11-29T14:46:05.188Z",
          *           "paid_at": null,
-         *           "updated": "2026-11-29T12:16:12.798Z",
+         *           "updated": "2026-11-29T14:46:05.215Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h2eezw7zvvnq1dqa5tk66dk672g",
+         *           "customer": "cus_prod_06h2fh9a305gnvn0y9ecv5hbacw76",
          *           "discount": null,
          *           "due_date": null,
          *           "livemode": false,
@@ -25202,11 +25742,11 @@ export type components = {
          *           "tax_atom": 0,
          *           "voided_at": null,
          *           "overdue_at": null,
-         *           "pdf_sha256": "ea87045f376ea38b66856f990864cfa608a7715f6e71072078f9390c04a997d3",
+         *           "pdf_sha256": "66633477264a6b50eb989d64e2458aba6d3f909c6afd55478c1d985c8347de34",
          *           "description": null,
-         *           "invoice_pdf": "http://127.0.0.1:35215/api/invoices/in_prod_06h2eezxyhvm4jsqs2s863377fcqe/pdf",
+         *           "invoice_pdf": "http://127.0.0.1:34955/api/invoices/in_prod_06h2fh9mgg68s0bgtv7gxkrfk2xwj/pdf",
          *           "total_taxes": [],
-         *           "finalized_at": "2026-11-29T12:16:12.798Z",
+         *           "finalized_at": "2026-11-29T14:46:05.215Z",
          *           "subscription": null,
          *           "attempt_count": 0,
          *           "customer_name": "Jenny Rosen",
@@ -25214,14 +25754,14 @@ export type components = {
          *           "subtotal_atom": 500,
          *           "customer_email": "jenny@example.com",
          *           "days_until_due": null,
-         *           "payment_intent": "pi_prod_06h2eezy25qqsmm549919t53nc7t6",
+         *           "payment_intent": "pi_prod_06h2fh9n8ad9m5na7s66cws796bny",
          *           "reverse_charge": false,
          *           "due_amount_atom": 500,
          *           "paid_pdf_sha256": null,
          *           "paid_amount_atom": 0,
          *           "collection_method": "charge_automatically",
          *           "total_amount_atom": 500,
-         *           "hosted_invoice_url": "http://127.0.0.1:35215/invoice/Ljn9VrXHuOkdpGUGSOIIsvruShE0bJygbQP0H5VV9v8",
+         *           "hosted_invoice_url": "http://127.0.0.1:34955/invoice/sQmEqDoTMyJ8NODLamqZYptLdsaceHkx44_2x-Gn9N8",
          *           "ending_balance_atom": 0,
          *           "next_payment_attempt": null,
          *           "starting_balance_atom": 0,
@@ -25261,19 +25801,19 @@ export type components = {
         /**
          * @description The webhook body of `invoice.payment_action_required`.
          * @example {
-         *       "id": "evt_prod_06h2eezyaj4n1jqggqhgj0m5hhc3g",
+         *       "id": "evt_prod_06h2fh9qc6ycsjbk8zansbr66rt3g",
          *       "object": "event",
          *       "type": "invoice.payment_action_required",
          *       "sequence": 3,
-         *       "created": 1795954572,
+         *       "created": 1795963565,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "in_prod_06h2eezy4xk2ts9xjgmp9xbmahmhp",
+         *           "id": "in_prod_06h2fh9nkb7mgcrdf2tstcjnc955t",
          *           "lines": [
          *             {
-         *               "id": "il_prod_06h2eezy5282wtnsxsn47yzamass6",
-         *               "price": "price_prod_06h2eezv7rtav2dxa0stegs4yywv2",
+         *               "id": "il_prod_06h2fh9nkgmqxg557ca2mq8swxpcy",
+         *               "price": "price_prod_06h2fh92tz3zamwxsy45rg2hms0y6",
          *               "quantity": 1,
          *               "tax_rates": [],
          *               "amount_atom": 500,
@@ -25286,11 +25826,11 @@ export type components = {
          *           "number": "EXAMPL-0003",
          *           "object": "invoice",
          *           "status": "open",
-         *           "created": "2026-11-29T12:16:12.839Z",
+         *           "created": "2026-11-29T14:46:05.466Z",
          *           "paid_at": null,
-         *           "updated": "2026-11-29T12:16:12.851Z",
+         *           "updated": "2026-11-29T14:46:05.521Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h2eezw7zvvnq1dqa5tk66dk672g",
+         *           "customer": "cus_prod_06h2fh9a305gnvn0y9ecv5hbacw76",
          *           "discount": null,
          *           "due_date": null,
          *           "livemode": false,
@@ -25298,11 +25838,11 @@ export type components = {
          *           "tax_atom": 0,
          *           "voided_at": null,
          *           "overdue_at": null,
-         *           "pdf_sha256": "d95f990d3501dfe9f98b9a5bc2402bf5c41c96aebf20da238ee8f58f920760ec",
+         *           "pdf_sha256": "5d1e4f67e2eab899ad59a39f10e14a6c2381e57b0ed5959263f1437f68646aa1",
          *           "description": null,
-         *           "invoice_pdf": "http://127.0.0.1:35215/api/invoices/in_prod_06h2eezy4xk2ts9xjgmp9xbmahmhp/pdf",
+         *           "invoice_pdf": "http://127.0.0.1:34955/api/invoices/in_prod_06h2fh9nkb7mgcrdf2tstcjnc955t/pdf",
          *           "total_taxes": [],
-         *           "finalized_at": "2026-11-29T12:16:12.851Z",
+         *           "finalized_at": "2026-11-29T14:46:05.521Z",
          *           "subscription": null,
          *           "attempt_count": 0,
          *           "customer_name": "Jenny Rosen",
@@ -25310,14 +25850,14 @@ export type components = {
          *           "subtotal_atom": 500,
          *           "customer_email": "jenny@example.com",
          *           "days_until_due": null,
-         *           "payment_intent": "pi_prod_06h2eezy9c7svveczw51btp4q9h72",
+         *           "payment_intent": "pi_prod_06h2fh9pyxdcxpxr27qm2wxa1nx60",
          *           "reverse_charge": false,
          *           "due_amount_atom": 500,
          *           "paid_pdf_sha256": null,
          *           "paid_amount_atom": 0,
          *           "collection_method": "charge_automatically",
          *           "total_amount_atom": 500,
-         *           "hosted_invoice_url": "http://127.0.0.1:35215/invoice/8KkVxqMPWy83qMnpSoeQStmsg5HacNmKGXZakqTX-Q8",
+         *           "hosted_invoice_url": "http://127.0.0.1:34955/invoice/LSyKyh4RRhwLHcTe_rb7sRZdyAGxKlRfnmbL9nouxjo",
          *           "ending_balance_atom": 0,
          *           "next_payment_attempt": null,
          *           "starting_balance_atom": 0,
@@ -25357,19 +25897,19 @@ export type components = {
         /**
          * @description The webhook body of `invoice.overdue`.
          * @example {
-         *       "id": "evt_prod_06h2ef01eprgs3cf6amad24da77aw",
+         *       "id": "evt_prod_06h2fha7e7rr0e8872abfxhsm5e0g",
          *       "object": "event",
          *       "type": "invoice.overdue",
          *       "sequence": 3,
-         *       "created": 1796040973,
+         *       "created": 1796049967,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "in_prod_06h2eezzcra0bhxy1kkf5sfqe6xqj",
+         *           "id": "in_prod_06h2fh9y0s0rnsebz0ayea9rmrvwr",
          *           "lines": [
          *             {
-         *               "id": "il_prod_06h2eezzcra0bhxy1kkf5sfqe6xqm",
-         *               "price": "price_prod_06h2eezv7rtav2dxa0stegs4yywv2",
+         *               "id": "il_prod_06h2fh9y0ygddtn60aaxfmvwhkvd4",
+         *               "price": "price_prod_06h2fh92tz3zamwxsy45rg2hms0y6",
          *               "quantity": 1,
          *               "tax_rates": [],
          *               "amount_atom": 500,
@@ -25382,23 +25922,23 @@ export type components = {
          *           "number": "EXAMPL-0007",
          *           "object": "invoice",
          *           "status": "open",
-         *           "created": "2026-11-29T12:16:13.158Z",
+         *           "created": "2026-11-29T14:46:07.622Z",
          *           "paid_at": null,
-         *           "updated": "2026-11-30T12:16:13.144Z",
+         *           "updated": "2026-11-30T14:46:07.528Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h2eezw7zvvnq1dqa5tk66dk672g",
+         *           "customer": "cus_prod_06h2fh9a305gnvn0y9ecv5hbacw76",
          *           "discount": null,
-         *           "due_date": "2026-11-30T12:16:13.144Z",
+         *           "due_date": "2026-11-30T14:46:07.528Z",
          *           "livemode": false,
          *           "metadata": {},
          *           "tax_atom": 0,
          *           "voided_at": null,
-         *           "overdue_at": "2026-11-30T12:16:13.144Z",
-         *           "pdf_sha256": "36d34ce922a50537cf3e5c313e6eeaa123daa2cb49d91a81e4c59d1ae4a5f687",
+         *           "overdue_at": "2026-11-30T14:46:07.528Z",
+         *           "pdf_sha256": "bd08f0478dd6adc3514fce2a1f3f4ca5637159c1d97aba49cfc61cdb9936a35a",
          *           "description": null,
-         *           "invoice_pdf": "http://127.0.0.1:35215/api/invoices/in_prod_06h2eezzcra0bhxy1kkf5sfqe6xqj/pdf",
+         *           "invoice_pdf": "http://127.0.0.1:34955/api/invoices/in_prod_06h2fh9y0s0rnsebz0ayea9rmrvwr/pdf",
          *           "total_taxes": [],
-         *           "finalized_at": "2026-11-29T12:16:13.168Z",
+         *           "finalized_at": "2026-11-29T14:46:07.646Z",
          *           "subscription": null,
          *           "attempt_count": 0,
          *           "customer_name": "Jenny Rosen",
@@ -25413,7 +25953,7 @@ export type components = {
          *           "paid_amount_atom": 0,
          *           "collection_method": "charge_automatically",
          *           "total_amount_atom": 500,
-         *           "hosted_invoice_url": "http://127.0.0.1:35215/invoice/wMMo04fFTKfacNF66kt3HuxcwchocUs7tumUP5sJhls",
+         *           "hosted_invoice_url": "http://127.0.0.1:34955/invoice/fPqbCBxH3RVmcsKmLteaBoBXvWR12ovoL_ae5x-ISxs",
          *           "ending_balance_atom": 0,
          *           "next_payment_attempt": null,
          *           "starting_balance_atom": 0,
@@ -25422,7 +25962,7 @@ export type components = {
          *           "post_payment_credit_notes_amount_atom": 0
          *         },
          *         "previous_attributes": {
-         *           "updated": "2026-11-29T12:16:13.168Z",
+         *           "updated": "2026-11-29T14:46:07.646Z",
          *           "overdue_at": null
          *         }
          *       }
@@ -25457,19 +25997,19 @@ export type components = {
         /**
          * @description The webhook body of `invoice.voided`.
          * @example {
-         *       "id": "evt_prod_06h2eezyhnces8wg4nw1a689kmgg2",
+         *       "id": "evt_prod_06h2fh9sgsk31yqcqb1xs6fd9ffqw",
          *       "object": "event",
          *       "type": "invoice.voided",
          *       "sequence": 3,
-         *       "created": 1795954572,
+         *       "created": 1795963566,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "in_prod_06h2eezyd99m5s5mpbs7499g26pn4",
+         *           "id": "in_prod_06h2fh9rempy0yywnhvgdzb2grddm",
          *           "lines": [
          *             {
-         *               "id": "il_prod_06h2eezydfrtnhxrf2r5jntfev9w2",
-         *               "price": "price_prod_06h2eezv7rtav2dxa0stegs4yywv2",
+         *               "id": "il_prod_06h2fh9rexx12adkjsbydvg81njp8",
+         *               "price": "price_prod_06h2fh92tz3zamwxsy45rg2hms0y6",
          *               "quantity": 1,
          *               "tax_rates": [],
          *               "amount_atom": 500,
@@ -25482,23 +26022,23 @@ export type components = {
          *           "number": "EXAMPL-0004",
          *           "object": "invoice",
          *           "status": "void",
-         *           "created": "2026-11-29T12:16:12.906Z",
+         *           "created": "2026-11-29T14:46:06.197Z",
          *           "paid_at": null,
-         *           "updated": "2026-11-29T12:16:12.940Z",
+         *           "updated": "2026-11-29T14:46:06.468Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h2eezw7zvvnq1dqa5tk66dk672g",
+         *           "customer": "cus_prod_06h2fh9a305gnvn0y9ecv5hbacw76",
          *           "discount": null,
          *           "due_date": null,
          *           "livemode": false,
          *           "metadata": {},
          *           "tax_atom": 0,
-         *           "voided_at": "2026-11-29T12:16:12.940Z",
+         *           "voided_at": "2026-11-29T14:46:06.468Z",
          *           "overdue_at": null,
-         *           "pdf_sha256": "f9fa3e44f1d161cd716b49c54da8e703f32b315793f3eff060dc240340778bcf",
+         *           "pdf_sha256": "6318732ce2c932aac258b6e309bf6a8a428b501a9f8f866695a256337dd62213",
          *           "description": null,
-         *           "invoice_pdf": "http://127.0.0.1:35215/api/invoices/in_prod_06h2eezyd99m5s5mpbs7499g26pn4/pdf",
+         *           "invoice_pdf": "http://127.0.0.1:34955/api/invoices/in_prod_06h2fh9rempy0yywnhvgdzb2grddm/pdf",
          *           "total_taxes": [],
-         *           "finalized_at": "2026-11-29T12:16:12.922Z",
+         *           "finalized_at": "2026-11-29T14:46:06.263Z",
          *           "subscription": null,
          *           "attempt_count": 0,
          *           "customer_name": "Jenny Rosen",
@@ -25513,7 +26053,7 @@ export type components = {
          *           "paid_amount_atom": 0,
          *           "collection_method": "charge_automatically",
          *           "total_amount_atom": 500,
-         *           "hosted_invoice_url": "http://127.0.0.1:35215/invoice/lC2YyYfVojoAvOL2EzW5P91N14fGogjN130GQRkaPlY",
+         *           "hosted_invoice_url": "http://127.0.0.1:34955/invoice/BDDml69nF3T4yDpLVNkUbo1V-UDblupZN0WrqKZdwI0",
          *           "ending_balance_atom": 0,
          *           "next_payment_attempt": null,
          *           "starting_balance_atom": 0,
@@ -25523,7 +26063,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "status": "open",
-         *           "updated": "2026-11-29T12:16:12.922Z",
+         *           "updated": "2026-11-29T14:46:06.263Z",
          *           "voided_at": null
          *         }
          *       }
@@ -25558,19 +26098,19 @@ export type components = {
         /**
          * @description The webhook body of `invoice.marked_uncollectible`.
          * @example {
-         *       "id": "evt_prod_06h2eezyr36bvwgvqak65ymmwa5et",
+         *       "id": "evt_prod_06h2fh9ta8w2qqkeebzw664v12zbg",
          *       "object": "event",
          *       "type": "invoice.marked_uncollectible",
          *       "sequence": 3,
-         *       "created": 1795954572,
+         *       "created": 1795963566,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "in_prod_06h2eezymcrrzz4dbps7n91san5qe",
+         *           "id": "in_prod_06h2fh9sq7nqrvnxjdv3e0wbw8zep",
          *           "lines": [
          *             {
-         *               "id": "il_prod_06h2eezymcrrzz4dbps7n91san5qg",
-         *               "price": "price_prod_06h2eezv7rtav2dxa0stegs4yywv2",
+         *               "id": "il_prod_06h2fh9srpbar4g0swrzrkqnw6jhg",
+         *               "price": "price_prod_06h2fh92tz3zamwxsy45rg2hms0y6",
          *               "quantity": 1,
          *               "tax_rates": [],
          *               "amount_atom": 500,
@@ -25583,11 +26123,11 @@ export type components = {
          *           "number": "EXAMPL-0005",
          *           "object": "invoice",
          *           "status": "uncollectible",
-         *           "created": "2026-11-29T12:16:12.963Z",
+         *           "created": "2026-11-29T14:46:06.521Z",
          *           "paid_at": null,
-         *           "updated": "2026-11-29T12:16:12.992Z",
+         *           "updated": "2026-11-29T14:46:06.667Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h2eezw7zvvnq1dqa5tk66dk672g",
+         *           "customer": "cus_prod_06h2fh9a305gnvn0y9ecv5hbacw76",
          *           "discount": null,
          *           "due_date": null,
          *           "livemode": false,
@@ -25595,11 +26135,11 @@ export type components = {
          *           "tax_atom": 0,
          *           "voided_at": null,
          *           "overdue_at": null,
-         *           "pdf_sha256": "15c9812b331374129b7e5986d646a0ee272ea2c5d35a4d654f3a15cb4e7281b1",
+         *           "pdf_sha256": "a3637c10bdd372910f56f1e1fe7df0dc20930c57de3746b99ddfff8b73c42a4b",
          *           "description": null,
-         *           "invoice_pdf": "http://127.0.0.1:35215/api/invoices/in_prod_06h2eezymcrrzz4dbps7n91san5qe/pdf",
+         *           "invoice_pdf": "http://127.0.0.1:34955/api/invoices/in_prod_06h2fh9sq7nqrvnxjdv3e0wbw8zep/pdf",
          *           "total_taxes": [],
-         *           "finalized_at": "2026-11-29T12:16:12.973Z",
+         *           "finalized_at": "2026-11-29T14:46:06.582Z",
          *           "subscription": null,
          *           "attempt_count": 0,
          *           "customer_name": "Jenny Rosen",
@@ -25614,17 +26154,17 @@ export type components = {
          *           "paid_amount_atom": 0,
          *           "collection_method": "charge_automatically",
          *           "total_amount_atom": 500,
-         *           "hosted_invoice_url": "http://127.0.0.1:35215/invoice/r5yPJQ_h5f-TGrExlxO9U3krJXgPlarrDpBcJ4ies3k",
+         *           "hosted_invoice_url": "http://127.0.0.1:34955/invoice/rTHkPac1kio4Nxd1vrK1LHrVZ5gDltECE6UcpS_wN3k",
          *           "ending_balance_atom": 0,
          *           "next_payment_attempt": null,
          *           "starting_balance_atom": 0,
-         *           "marked_uncollectible_at": "2026-11-29T12:16:12.992Z",
+         *           "marked_uncollectible_at": "2026-11-29T14:46:06.667Z",
          *           "pre_payment_credit_notes_amount_atom": 0,
          *           "post_payment_credit_notes_amount_atom": 0
          *         },
          *         "previous_attributes": {
          *           "status": "open",
-         *           "updated": "2026-11-29T12:16:12.973Z",
+         *           "updated": "2026-11-29T14:46:06.582Z",
          *           "marked_uncollectible_at": null
          *         }
          *       }
@@ -25659,19 +26199,19 @@ export type components = {
         /**
          * @description The webhook body of `invoice.refunded`.
          * @example {
-         *       "id": "evt_prod_06h2eezxxnd8bjhms0k599dzq14g6",
+         *       "id": "evt_prod_06h2fh9mc0h3r91wenj12baq2thdg",
          *       "object": "event",
          *       "type": "invoice.refunded",
          *       "sequence": 5,
-         *       "created": 1795954572,
+         *       "created": 1795963565,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "in_prod_06h2eezxbqe0btqpkwnrwrc6h5szj",
+         *           "id": "in_prod_06h2fh9h0t0nnns7vfgp9vac0rm7r",
          *           "lines": [
          *             {
-         *               "id": "il_prod_06h2eezxbt4sc3hf0m52wz9hepkm6",
-         *               "price": "price_prod_06h2eezv7rtav2dxa0stegs4yywv2",
+         *               "id": "il_prod_06h2fh9h12c4fdmn8kg18m070c5ft",
+         *               "price": "price_prod_06h2fh92tz3zamwxsy45rg2hms0y6",
          *               "quantity": 1,
          *               "tax_rates": [],
          *               "amount_atom": 500,
@@ -25684,11 +26224,11 @@ export type components = {
          *           "number": "EXAMPL-0001",
          *           "object": "invoice",
          *           "status": "paid",
-         *           "created": "2026-11-29T12:16:12.637Z",
-         *           "paid_at": "2026-11-29T12:16:12.721Z",
-         *           "updated": "2026-11-29T12:16:12.721Z",
+         *           "created": "2026-11-29T14:46:04.294Z",
+         *           "paid_at": "2026-11-29T14:46:04.751Z",
+         *           "updated": "2026-11-29T14:46:04.751Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h2eezw7zvvnq1dqa5tk66dk672g",
+         *           "customer": "cus_prod_06h2fh9a305gnvn0y9ecv5hbacw76",
          *           "discount": null,
          *           "due_date": null,
          *           "livemode": false,
@@ -25696,11 +26236,11 @@ export type components = {
          *           "tax_atom": 0,
          *           "voided_at": null,
          *           "overdue_at": null,
-         *           "pdf_sha256": "83c70836850812b1d1c5aa8eaa84acd0c1046db3ce6a66b7391aeb3e301e4f87",
+         *           "pdf_sha256": "933e6ecf2f09dd1b54f76c0d1ecbfdebf6bd4290c49f9ddb35f20491245957b9",
          *           "description": null,
-         *           "invoice_pdf": "http://127.0.0.1:35215/api/invoices/in_prod_06h2eezxbqe0btqpkwnrwrc6h5szj/pdf",
+         *           "invoice_pdf": "http://127.0.0.1:34955/api/invoices/in_prod_06h2fh9h0t0nnns7vfgp9vac0rm7r/pdf",
          *           "total_taxes": [],
-         *           "finalized_at": "2026-11-29T12:16:12.663Z",
+         *           "finalized_at": "2026-11-29T14:46:04.369Z",
          *           "subscription": null,
          *           "attempt_count": 0,
          *           "customer_name": "Jenny Rosen",
@@ -25708,14 +26248,14 @@ export type components = {
          *           "subtotal_atom": 500,
          *           "customer_email": "jenny@example.com",
          *           "days_until_due": null,
-         *           "payment_intent": "pi_prod_06h2eezxn1fp1ajbb29vy48d6c9fp",
+         *           "payment_intent": "pi_prod_06h2fh9jnt0zvksd01qxszrejwjqj",
          *           "reverse_charge": false,
          *           "due_amount_atom": 0,
-         *           "paid_pdf_sha256": "48ff50987054be8f03036d459f036bbb34279d13616437183b0035a4c01fe513",
+         *           "paid_pdf_sha256": "9ab50e98479c57e5126a48fb3e16e0cdcdb3579d9554311dd2d75adfb0336b54",
          *           "paid_amount_atom": 500,
          *           "collection_method": "charge_automatically",
          *           "total_amount_atom": 500,
-         *           "hosted_invoice_url": "http://127.0.0.1:35215/invoice/sP57lL1BUgGf9kDxOJK1SGbdQ7pPkE8RCwj08_bqjQc",
+         *           "hosted_invoice_url": "http://127.0.0.1:34955/invoice/oLA0RLWlKdpnWVGfJCA3oUwJW6RNnV2wqo5CG5KtnZk",
          *           "ending_balance_atom": 0,
          *           "next_payment_attempt": null,
          *           "starting_balance_atom": 0,
@@ -25755,19 +26295,19 @@ export type components = {
         /**
          * @description The webhook body of `invoice.upcoming`.
          * @example {
-         *       "id": "evt_prod_06h2ef01parjnykbs3t8bmmc57yw0",
+         *       "id": "evt_prod_06h2fhabbjg8xkax298req8j3jrsj",
          *       "object": "event",
          *       "type": "invoice.upcoming",
          *       "sequence": 1,
-         *       "created": 1796300173,
+         *       "created": 1796309168,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "in_prod_06h2ef01n2bqb9q5wg44r2z0txp9j",
+         *           "id": "in_prod_06h2fhaatyyha11wjd03s60a6waza",
          *           "lines": [
          *             {
-         *               "id": "il_prod_06h2ef01p5b9vgeb2r3xzjh25dedw",
-         *               "price": "price_prod_06h2eezv63pg213ca31042tj77f4t",
+         *               "id": "il_prod_06h2fhab8vc950j2yzxffem5mc4x8",
+         *               "price": "price_prod_06h2fh928k9xh46nak7pgx5pysz2t",
          *               "quantity": 1,
          *               "tax_rates": [],
          *               "amount_atom": 2000,
@@ -25780,11 +26320,11 @@ export type components = {
          *           "number": null,
          *           "object": "invoice",
          *           "status": "draft",
-         *           "created": "2026-12-06T12:16:13.378Z",
+         *           "created": "2026-12-06T14:46:08.724Z",
          *           "paid_at": null,
-         *           "updated": "2026-12-06T12:16:13.378Z",
+         *           "updated": "2026-12-06T14:46:08.724Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h2eezw7zvvnq1dqa5tk66dk672g",
+         *           "customer": "cus_prod_06h2fh9a305gnvn0y9ecv5hbacw76",
          *           "discount": null,
          *           "due_date": null,
          *           "livemode": false,
@@ -25793,11 +26333,11 @@ export type components = {
          *           "voided_at": null,
          *           "overdue_at": null,
          *           "pdf_sha256": null,
-         *           "description": "Subscription to Pro (Monthly), 6 Dec 2026 12:16:13 UTC – 6 Jan 2027 12:16:13 UTC",
+         *           "description": "Subscription to Pro (Monthly), 6 Dec 2026 14:46:08 UTC – 6 Jan 2027 14:46:08 UTC",
          *           "invoice_pdf": null,
          *           "total_taxes": [],
          *           "finalized_at": null,
-         *           "subscription": "sub_prod_06h2ef009f664jn4bnmxwwwr7xdea",
+         *           "subscription": "sub_prod_06h2fha2b58ws65a67gq7334qg71r",
          *           "attempt_count": 0,
          *           "customer_name": null,
          *           "discount_atom": 0,
@@ -25813,7 +26353,7 @@ export type components = {
          *           "total_amount_atom": 2000,
          *           "hosted_invoice_url": null,
          *           "ending_balance_atom": 0,
-         *           "next_payment_attempt": "2026-12-06T12:16:13.378Z",
+         *           "next_payment_attempt": "2026-12-06T14:46:08.724Z",
          *           "starting_balance_atom": 0,
          *           "marked_uncollectible_at": null,
          *           "pre_payment_credit_notes_amount_atom": 0,
@@ -25851,22 +26391,22 @@ export type components = {
         /**
          * @description The webhook body of `customer.created`.
          * @example {
-         *       "id": "evt_prod_06h2eezw8p72aszmx5575bzs2a7a0",
+         *       "id": "evt_prod_06h2fh9a3kwqenj878f20mhv3y3q2",
          *       "object": "event",
          *       "type": "customer.created",
          *       "sequence": 1,
-         *       "created": 1795954572,
+         *       "created": 1795963562,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "cus_prod_06h2eezw7zvvnq1dqa5tk66dk672g",
+         *           "id": "cus_prod_06h2fh9a305gnvn0y9ecv5hbacw76",
          *           "name": "Jenny",
          *           "email": "jenny@example.com",
          *           "object": "customer",
          *           "address": null,
-         *           "created": "2026-11-29T12:16:12.350Z",
+         *           "created": "2026-11-29T14:46:02.520Z",
          *           "tax_ids": [],
-         *           "updated": "2026-11-29T12:16:12.350Z",
+         *           "updated": "2026-11-29T14:46:02.520Z",
          *           "balances": {},
          *           "livemode": false,
          *           "metadata": {},
@@ -25949,22 +26489,22 @@ export type components = {
         /**
          * @description The webhook body of `customer.updated`.
          * @example {
-         *       "id": "evt_prod_06h2eezwbqdwg5q10g86b845kv9d6",
+         *       "id": "evt_prod_06h2fh9aewvs3ped4rraezpks8qmm",
          *       "object": "event",
          *       "type": "customer.updated",
          *       "sequence": 2,
-         *       "created": 1795954572,
+         *       "created": 1795963562,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "cus_prod_06h2eezw7zvvnq1dqa5tk66dk672g",
+         *           "id": "cus_prod_06h2fh9a305gnvn0y9ecv5hbacw76",
          *           "name": "Jenny Rosen",
          *           "email": "jenny@example.com",
          *           "object": "customer",
          *           "address": null,
-         *           "created": "2026-11-29T12:16:12.350Z",
+         *           "created": "2026-11-29T14:46:02.520Z",
          *           "tax_ids": [],
-         *           "updated": "2026-11-29T12:16:12.379Z",
+         *           "updated": "2026-11-29T14:46:02.600Z",
          *           "balances": {},
          *           "livemode": false,
          *           "metadata": {},
@@ -25975,7 +26515,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "name": "Jenny",
-         *           "updated": "2026-11-29T12:16:12.350Z"
+         *           "updated": "2026-11-29T14:46:02.520Z"
          *         }
          *       }
          *     }
@@ -26009,23 +26549,23 @@ export type components = {
         /**
          * @description The webhook body of `customer.deleted`.
          * @example {
-         *       "id": "evt_prod_06h2eezwedyj5815te8h17deg9r4w",
+         *       "id": "evt_prod_06h2fh9b15hcj5n3vdvg7g3bm3gwa",
          *       "object": "event",
          *       "type": "customer.deleted",
          *       "sequence": 2,
-         *       "created": 1795954572,
+         *       "created": 1795963562,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "cus_prod_06h2eezwd7q4096y19wmwm9bskrn0",
+         *           "id": "cus_prod_06h2fh9awz8qehxav5n4798ebmg2w",
          *           "name": null,
          *           "email": "leaving@example.com",
          *           "object": "customer",
          *           "address": null,
-         *           "created": "2026-11-29T12:16:12.393Z",
+         *           "created": "2026-11-29T14:46:02.727Z",
          *           "deleted": true,
          *           "tax_ids": [],
-         *           "updated": "2026-11-29T12:16:12.402Z",
+         *           "updated": "2026-11-29T14:46:02.760Z",
          *           "balances": {},
          *           "livemode": false,
          *           "metadata": {},
@@ -26035,7 +26575,7 @@ export type components = {
          *           "preferred_locale": null
          *         },
          *         "previous_attributes": {
-         *           "updated": "2026-11-29T12:16:12.393Z",
+         *           "updated": "2026-11-29T14:46:02.727Z",
          *           "deleted": null
          *         }
          *       }
@@ -26113,24 +26653,24 @@ export type components = {
         /**
          * @description The webhook body of `customer.discount.created`.
          * @example {
-         *       "id": "evt_prod_06h2eezwg3qk7p52x2pr20fhqkm0a",
+         *       "id": "evt_prod_06h2fh9bd0frktmwgz531pr7g1r4m",
          *       "object": "event",
          *       "type": "customer.discount.created",
          *       "sequence": 1,
-         *       "created": 1795954572,
+         *       "created": 1795963562,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "di_prod_06h2eezwfwgdsq1a4d7asq2cqw8ry",
+         *           "id": "di_prod_06h2fh9bb8r4yc4jcwh6sybfmey42",
          *           "end": null,
-         *           "start": "2026-11-29T12:16:12.413Z",
+         *           "start": "2026-11-29T14:46:02.799Z",
          *           "coupon": {
-         *             "id": "cpn_prod_06h2eezvemp6q8x458zmfnhrrfady",
+         *             "id": "cpn_prod_06h2fh95m5brm703q6jhd6hmdy34y",
          *             "name": "Ten percent",
          *             "valid": true,
          *             "object": "coupon",
-         *             "created": "2026-11-29T12:16:12.149Z",
-         *             "updated": "2026-11-29T12:16:12.413Z",
+         *             "created": "2026-11-29T14:46:01.377Z",
+         *             "updated": "2026-11-29T14:46:02.799Z",
          *             "currency": null,
          *             "duration": "forever",
          *             "livemode": false,
@@ -26143,7 +26683,7 @@ export type components = {
          *             "duration_in_months": null
          *           },
          *           "object": "discount",
-         *           "customer": "cus_prod_06h2eezw7zvvnq1dqa5tk66dk672g",
+         *           "customer": "cus_prod_06h2fh9a305gnvn0y9ecv5hbacw76",
          *           "livemode": false
          *         }
          *       }
@@ -26196,24 +26736,24 @@ export type components = {
         /**
          * @description The webhook body of `customer.discount.updated`.
          * @example {
-         *       "id": "evt_prod_06h2eezwhyfsdtkyn351vqgr9ft4y",
+         *       "id": "evt_prod_06h2fh9bqdh09kkt2qctk1tg5hg3g",
          *       "object": "event",
          *       "type": "customer.discount.updated",
          *       "sequence": 2,
-         *       "created": 1795954572,
+         *       "created": 1795963562,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "di_prod_06h2eezwfwgdsq1a4d7asq2cqw8ry",
+         *           "id": "di_prod_06h2fh9bb8r4yc4jcwh6sybfmey42",
          *           "end": null,
-         *           "start": "2026-11-29T12:16:12.429Z",
+         *           "start": "2026-11-29T14:46:02.930Z",
          *           "coupon": {
-         *             "id": "cpn_prod_06h2eezvgab8xk4vc06czpq9awyxc",
+         *             "id": "cpn_prod_06h2fh95rycseb7srgkf0tadv70p4",
          *             "name": null,
          *             "valid": true,
          *             "object": "coupon",
-         *             "created": "2026-11-29T12:16:12.162Z",
-         *             "updated": "2026-11-29T12:16:12.429Z",
+         *             "created": "2026-11-29T14:46:01.415Z",
+         *             "updated": "2026-11-29T14:46:02.930Z",
          *             "currency": "usd",
          *             "duration": "once",
          *             "livemode": false,
@@ -26226,18 +26766,18 @@ export type components = {
          *             "duration_in_months": null
          *           },
          *           "object": "discount",
-         *           "customer": "cus_prod_06h2eezw7zvvnq1dqa5tk66dk672g",
+         *           "customer": "cus_prod_06h2fh9a305gnvn0y9ecv5hbacw76",
          *           "livemode": false
          *         },
          *         "previous_attributes": {
-         *           "start": "2026-11-29T12:16:12.413Z",
+         *           "start": "2026-11-29T14:46:02.799Z",
          *           "coupon": {
-         *             "id": "cpn_prod_06h2eezvemp6q8x458zmfnhrrfady",
+         *             "id": "cpn_prod_06h2fh95m5brm703q6jhd6hmdy34y",
          *             "name": "Ten percent",
          *             "valid": true,
          *             "object": "coupon",
-         *             "created": "2026-11-29T12:16:12.149Z",
-         *             "updated": "2026-11-29T12:16:12.413Z",
+         *             "created": "2026-11-29T14:46:01.377Z",
+         *             "updated": "2026-11-29T14:46:02.799Z",
          *             "currency": null,
          *             "duration": "forever",
          *             "livemode": false,
@@ -26282,24 +26822,24 @@ export type components = {
         /**
          * @description The webhook body of `customer.discount.deleted`.
          * @example {
-         *       "id": "evt_prod_06h2eezwk1dvz89vtxkwzdd8cdhxt",
+         *       "id": "evt_prod_06h2fh9bv864j21s0v9bg1j8ds0n2",
          *       "object": "event",
          *       "type": "customer.discount.deleted",
          *       "sequence": 3,
-         *       "created": 1795954572,
+         *       "created": 1795963562,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "di_prod_06h2eezwfwgdsq1a4d7asq2cqw8ry",
+         *           "id": "di_prod_06h2fh9bb8r4yc4jcwh6sybfmey42",
          *           "end": null,
-         *           "start": "2026-11-29T12:16:12.429Z",
+         *           "start": "2026-11-29T14:46:02.930Z",
          *           "coupon": {
-         *             "id": "cpn_prod_06h2eezvgab8xk4vc06czpq9awyxc",
+         *             "id": "cpn_prod_06h2fh95rycseb7srgkf0tadv70p4",
          *             "name": null,
          *             "valid": true,
          *             "object": "coupon",
-         *             "created": "2026-11-29T12:16:12.162Z",
-         *             "updated": "2026-11-29T12:16:12.429Z",
+         *             "created": "2026-11-29T14:46:01.415Z",
+         *             "updated": "2026-11-29T14:46:02.930Z",
          *             "currency": "usd",
          *             "duration": "once",
          *             "livemode": false,
@@ -26313,7 +26853,7 @@ export type components = {
          *           },
          *           "object": "discount",
          *           "deleted": true,
-         *           "customer": "cus_prod_06h2eezw7zvvnq1dqa5tk66dk672g",
+         *           "customer": "cus_prod_06h2fh9a305gnvn0y9ecv5hbacw76",
          *           "livemode": false
          *         },
          *         "previous_attributes": {
@@ -26370,20 +26910,20 @@ export type components = {
         /**
          * @description The webhook body of `coupon.created`.
          * @example {
-         *       "id": "evt_prod_06h2eezvey614s16qrk41strjwevj",
+         *       "id": "evt_prod_06h2fh95mcw1awjtf94seb5dtnr5y",
          *       "object": "event",
          *       "type": "coupon.created",
          *       "sequence": 1,
-         *       "created": 1795954572,
+         *       "created": 1795963561,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "cpn_prod_06h2eezvemp6q8x458zmfnhrrfady",
+         *           "id": "cpn_prod_06h2fh95m5brm703q6jhd6hmdy34y",
          *           "name": null,
          *           "valid": true,
          *           "object": "coupon",
-         *           "created": "2026-11-29T12:16:12.149Z",
-         *           "updated": "2026-11-29T12:16:12.149Z",
+         *           "created": "2026-11-29T14:46:01.377Z",
+         *           "updated": "2026-11-29T14:46:01.377Z",
          *           "currency": null,
          *           "duration": "forever",
          *           "livemode": false,
@@ -26465,20 +27005,20 @@ export type components = {
         /**
          * @description The webhook body of `coupon.updated`.
          * @example {
-         *       "id": "evt_prod_06h2eezvj3enzpsn2gwee3arwkbsr",
+         *       "id": "evt_prod_06h2fh95xa1bv7rypt0zrr5yrbk7e",
          *       "object": "event",
          *       "type": "coupon.updated",
          *       "sequence": 2,
-         *       "created": 1795954572,
+         *       "created": 1795963561,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "cpn_prod_06h2eezvemp6q8x458zmfnhrrfady",
+         *           "id": "cpn_prod_06h2fh95m5brm703q6jhd6hmdy34y",
          *           "name": "Ten percent",
          *           "valid": true,
          *           "object": "coupon",
-         *           "created": "2026-11-29T12:16:12.149Z",
-         *           "updated": "2026-11-29T12:16:12.175Z",
+         *           "created": "2026-11-29T14:46:01.377Z",
+         *           "updated": "2026-11-29T14:46:01.448Z",
          *           "currency": null,
          *           "duration": "forever",
          *           "livemode": false,
@@ -26492,7 +27032,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "name": null,
-         *           "updated": "2026-11-29T12:16:12.149Z"
+         *           "updated": "2026-11-29T14:46:01.377Z"
          *         }
          *       }
          *     }
@@ -26526,21 +27066,21 @@ export type components = {
         /**
          * @description The webhook body of `coupon.deleted`.
          * @example {
-         *       "id": "evt_prod_06h2eezvmfh9t47jwnkmvgx7xwfx4",
+         *       "id": "evt_prod_06h2fh964r0na4rw8b1wjnwtnyegc",
          *       "object": "event",
          *       "type": "coupon.deleted",
          *       "sequence": 2,
-         *       "created": 1795954572,
+         *       "created": 1795963561,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "cpn_prod_06h2eezvka1ar286nsfdbc9wse6nt",
+         *           "id": "cpn_prod_06h2fh95zsc8pgprdkx52n7d7g1jc",
          *           "name": null,
          *           "valid": false,
          *           "object": "coupon",
-         *           "created": "2026-11-29T12:16:12.186Z",
+         *           "created": "2026-11-29T14:46:01.470Z",
          *           "deleted": true,
-         *           "updated": "2026-11-29T12:16:12.194Z",
+         *           "updated": "2026-11-29T14:46:01.506Z",
          *           "currency": null,
          *           "duration": "forever",
          *           "livemode": false,
@@ -26554,7 +27094,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "valid": true,
-         *           "updated": "2026-11-29T12:16:12.186Z",
+         *           "updated": "2026-11-29T14:46:01.470Z",
          *           "deleted": null
          *         }
          *       }
@@ -26628,22 +27168,22 @@ export type components = {
         /**
          * @description The webhook body of `price.created`.
          * @example {
-         *       "id": "evt_prod_06h2eezv65vsdnbtrb2bjxgv289ne",
+         *       "id": "evt_prod_06h2fh92997yc6xj6x5rwsvevpk50",
          *       "object": "event",
          *       "type": "price.created",
          *       "sequence": 1,
-         *       "created": 1795954572,
+         *       "created": 1795963560,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "price_prod_06h2eezv63pg213ca31042tj77f4t",
+         *           "id": "price_prod_06h2fh928k9xh46nak7pgx5pysz2t",
          *           "type": "recurring",
          *           "tiers": null,
          *           "active": true,
          *           "object": "price",
-         *           "created": "2026-11-29T12:16:12.079Z",
-         *           "product": "prod_prod_06h2eezv1pvdm6v9tzenkvfz1yrsc",
-         *           "updated": "2026-11-29T12:16:12.079Z",
+         *           "created": "2026-11-29T14:46:00.516Z",
+         *           "product": "prod_prod_06h2fh91wmzjtdmk7jry14t21aryc",
+         *           "updated": "2026-11-29T14:46:00.516Z",
          *           "currency": "usd",
          *           "livemode": false,
          *           "metadata": {},
@@ -26737,22 +27277,22 @@ export type components = {
         /**
          * @description The webhook body of `price.updated`.
          * @example {
-         *       "id": "evt_prod_06h2eezv9fcyxzfw80dd0cv3e5278",
+         *       "id": "evt_prod_06h2fh93n72ge9kyt5e9gcza1atnc",
          *       "object": "event",
          *       "type": "price.updated",
          *       "sequence": 2,
-         *       "created": 1795954572,
+         *       "created": 1795963560,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "price_prod_06h2eezv63pg213ca31042tj77f4t",
+         *           "id": "price_prod_06h2fh928k9xh46nak7pgx5pysz2t",
          *           "type": "recurring",
          *           "tiers": null,
          *           "active": true,
          *           "object": "price",
-         *           "created": "2026-11-29T12:16:12.079Z",
-         *           "product": "prod_prod_06h2eezv1pvdm6v9tzenkvfz1yrsc",
-         *           "updated": "2026-11-29T12:16:12.106Z",
+         *           "created": "2026-11-29T14:46:00.516Z",
+         *           "product": "prod_prod_06h2fh91wmzjtdmk7jry14t21aryc",
+         *           "updated": "2026-11-29T14:46:00.871Z",
          *           "currency": "usd",
          *           "livemode": false,
          *           "metadata": {},
@@ -26768,7 +27308,7 @@ export type components = {
          *           "unit_amount_atom": 2000
          *         },
          *         "previous_attributes": {
-         *           "updated": "2026-11-29T12:16:12.079Z",
+         *           "updated": "2026-11-29T14:46:00.516Z",
          *           "nickname": null
          *         }
          *       }
@@ -26803,23 +27343,23 @@ export type components = {
         /**
          * @description The webhook body of `price.deleted`.
          * @example {
-         *       "id": "evt_prod_06h2eezvcf0cczdx469614m8tna8r",
+         *       "id": "evt_prod_06h2fh94y9r5cg69esx11qz7nygya",
          *       "object": "event",
          *       "type": "price.deleted",
          *       "sequence": 2,
-         *       "created": 1795954572,
+         *       "created": 1795963561,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "price_prod_06h2eezvb5m42y2jncsypbapgqzer",
+         *           "id": "price_prod_06h2fh94f6zzqfwjvzaprmw30xne0",
          *           "type": "one_time",
          *           "tiers": null,
          *           "active": true,
          *           "object": "price",
-         *           "created": "2026-11-29T12:16:12.121Z",
+         *           "created": "2026-11-29T14:46:01.081Z",
          *           "deleted": true,
-         *           "product": "prod_prod_06h2eezv4ndbvpchpap7t6ec6jz26",
-         *           "updated": "2026-11-29T12:16:12.130Z",
+         *           "product": "prod_prod_06h2fh923vyxrvf12n2t7fv74cg4e",
+         *           "updated": "2026-11-29T14:46:01.189Z",
          *           "currency": "usd",
          *           "livemode": false,
          *           "metadata": {},
@@ -26830,7 +27370,7 @@ export type components = {
          *           "unit_amount_atom": 100
          *         },
          *         "previous_attributes": {
-         *           "updated": "2026-11-29T12:16:12.121Z",
+         *           "updated": "2026-11-29T14:46:01.081Z",
          *           "deleted": null
          *         }
          *       }
@@ -26913,20 +27453,20 @@ export type components = {
         /**
          * @description The webhook body of `product.created`.
          * @example {
-         *       "id": "evt_prod_06h2eezv1wt385nt04vfegspsw294",
+         *       "id": "evt_prod_06h2fh91x399j3mvb97maaadzhkpm",
          *       "object": "event",
          *       "type": "product.created",
          *       "sequence": 1,
-         *       "created": 1795954572,
+         *       "created": 1795963560,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "prod_prod_06h2eezv1pvdm6v9tzenkvfz1yrsc",
+         *           "id": "prod_prod_06h2fh91wmzjtdmk7jry14t21aryc",
          *           "name": "Pro",
          *           "active": true,
          *           "object": "product",
-         *           "created": "2026-11-29T12:16:12.045Z",
-         *           "updated": "2026-11-29T12:16:12.045Z",
+         *           "created": "2026-11-29T14:46:00.421Z",
+         *           "updated": "2026-11-29T14:46:00.421Z",
          *           "livemode": false,
          *           "metadata": {},
          *           "description": null
@@ -26987,26 +27527,26 @@ export type components = {
         /**
          * @description The webhook body of `product.updated`.
          * @example {
-         *       "id": "evt_prod_06h2eezv3h4cmr0nq4j0jtrz5xpej",
+         *       "id": "evt_prod_06h2fh921pff7wfcqbqwvaq7vdfft",
          *       "object": "event",
          *       "type": "product.updated",
          *       "sequence": 2,
-         *       "created": 1795954572,
+         *       "created": 1795963560,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "prod_prod_06h2eezv1pvdm6v9tzenkvfz1yrsc",
+         *           "id": "prod_prod_06h2fh91wmzjtdmk7jry14t21aryc",
          *           "name": "Pro",
          *           "active": true,
          *           "object": "product",
-         *           "created": "2026-11-29T12:16:12.045Z",
-         *           "updated": "2026-11-29T12:16:12.059Z",
+         *           "created": "2026-11-29T14:46:00.421Z",
+         *           "updated": "2026-11-29T14:46:00.459Z",
          *           "livemode": false,
          *           "metadata": {},
          *           "description": "The pro plan"
          *         },
          *         "previous_attributes": {
-         *           "updated": "2026-11-29T12:16:12.045Z",
+         *           "updated": "2026-11-29T14:46:00.421Z",
          *           "description": null
          *         }
          *       }
@@ -27041,27 +27581,27 @@ export type components = {
         /**
          * @description The webhook body of `product.deleted`.
          * @example {
-         *       "id": "evt_prod_06h2eezvdn4jnzt7tx1as22y5pkbr",
+         *       "id": "evt_prod_06h2fh95gdqapq32m3mdyvd0ssxnt",
          *       "object": "event",
          *       "type": "product.deleted",
          *       "sequence": 2,
-         *       "created": 1795954572,
+         *       "created": 1795963561,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "prod_prod_06h2eezv4ndbvpchpap7t6ec6jz26",
+         *           "id": "prod_prod_06h2fh923vyxrvf12n2t7fv74cg4e",
          *           "name": "Spare",
          *           "active": true,
          *           "object": "product",
-         *           "created": "2026-11-29T12:16:12.069Z",
+         *           "created": "2026-11-29T14:46:00.478Z",
          *           "deleted": true,
-         *           "updated": "2026-11-29T12:16:12.140Z",
+         *           "updated": "2026-11-29T14:46:01.335Z",
          *           "livemode": false,
          *           "metadata": {},
          *           "description": null
          *         },
          *         "previous_attributes": {
-         *           "updated": "2026-11-29T12:16:12.069Z",
+         *           "updated": "2026-11-29T14:46:00.478Z",
          *           "deleted": null
          *         }
          *       }
@@ -27121,21 +27661,21 @@ export type components = {
         /**
          * @description The webhook body of `refund.created`.
          * @example {
-         *       "id": "evt_prod_06h2eezx7kajx2xjevrzaezrfprvt",
+         *       "id": "evt_prod_06h2fh9g70h940rddswqqrr8s7r5g",
          *       "object": "event",
          *       "type": "refund.created",
          *       "sequence": 1,
-         *       "created": 1795954572,
+         *       "created": 1795963564,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "re_prod_06h2eezx7c4g8np4ja7fc0yg5vsp4",
+         *           "id": "re_prod_06h2fh9g5gx247jsz6e4qs20knj3t",
          *           "object": "refund",
          *           "reason": null,
          *           "status": "pending",
-         *           "created": "2026-11-29T12:16:12.602Z",
-         *           "payment": "py_prod_06h2eezwsbvc1gtdczwba396y6za4",
-         *           "updated": "2026-11-29T12:16:12.602Z",
+         *           "created": "2026-11-29T14:46:04.076Z",
+         *           "payment": "py_prod_06h2fh9dyt6tgfj02ea2caphqtxxa",
+         *           "updated": "2026-11-29T14:46:04.076Z",
          *           "currency": "usd",
          *           "livemode": false,
          *           "metadata": {},
@@ -27202,21 +27742,21 @@ export type components = {
         /**
          * @description The webhook body of `refund.updated`.
          * @example {
-         *       "id": "evt_prod_06h2eezx7rtg0yh69m94mavzmcy0g",
+         *       "id": "evt_prod_06h2fh9g9d0fakyxv5jfd9dh5ahxj",
          *       "object": "event",
          *       "type": "refund.updated",
          *       "sequence": 2,
-         *       "created": 1795954572,
+         *       "created": 1795963564,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "re_prod_06h2eezx7c4g8np4ja7fc0yg5vsp4",
+         *           "id": "re_prod_06h2fh9g5gx247jsz6e4qs20knj3t",
          *           "object": "refund",
          *           "reason": null,
          *           "status": "succeeded",
-         *           "created": "2026-11-29T12:16:12.602Z",
-         *           "payment": "py_prod_06h2eezwsbvc1gtdczwba396y6za4",
-         *           "updated": "2026-11-29T12:16:12.605Z",
+         *           "created": "2026-11-29T14:46:04.076Z",
+         *           "payment": "py_prod_06h2fh9dyt6tgfj02ea2caphqtxxa",
+         *           "updated": "2026-11-29T14:46:04.095Z",
          *           "currency": "usd",
          *           "livemode": false,
          *           "metadata": {},
@@ -27225,7 +27765,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "status": "pending",
-         *           "updated": "2026-11-29T12:16:12.602Z"
+         *           "updated": "2026-11-29T14:46:04.076Z"
          *         }
          *       }
          *     }
@@ -27259,21 +27799,21 @@ export type components = {
         /**
          * @description The webhook body of `refund.failed`.
          * @example {
-         *       "id": "evt_prod_06h2eezxafdjt8rbh0nfw0k0f63j8",
+         *       "id": "evt_prod_06h2fh9gqxk94ph8v5cfyz0yrz0dy",
          *       "object": "event",
          *       "type": "refund.failed",
          *       "sequence": 2,
-         *       "created": 1795954572,
+         *       "created": 1795963564,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "re_prod_06h2eezxa7eawq6b7s8ja5vgdqbmj",
+         *           "id": "re_prod_06h2fh9gp4nammy6wgyv3vm6vsc62",
          *           "object": "refund",
          *           "reason": null,
          *           "status": "failed",
-         *           "created": "2026-11-29T12:16:12.625Z",
-         *           "payment": "py_prod_06h2eezx4cv95ha139em8patd5pdm",
-         *           "updated": "2026-11-29T12:16:12.627Z",
+         *           "created": "2026-11-29T14:46:04.209Z",
+         *           "payment": "py_prod_06h2fh9fvq7e0ewrqb1pvdngk5gjp",
+         *           "updated": "2026-11-29T14:46:04.213Z",
          *           "currency": "usd",
          *           "livemode": false,
          *           "metadata": {},
@@ -27282,7 +27822,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "status": "pending",
-         *           "updated": "2026-11-29T12:16:12.625Z",
+         *           "updated": "2026-11-29T14:46:04.209Z",
          *           "failure_reason": null
          *         }
          *       }
@@ -27317,21 +27857,21 @@ export type components = {
         /**
          * @description The webhook body of `api_token.created`.
          * @example {
-         *       "id": "evt_prod_06h2eeznrc942qhz5jrvk2dbrdfc2",
+         *       "id": "evt_prod_06h2fh8cqt7n07fnsh0vnsxkyhfsg",
          *       "object": "event",
          *       "type": "api_token.created",
          *       "sequence": 1,
-         *       "created": 1795954570,
+         *       "created": 1795963555,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "key_prod_06h2eeznqzss6w2jbgkfca7r3sg58",
+         *           "id": "key_prod_06h2fh8cpcfp74mhbjzdmqnxpcygr",
          *           "kind": "secret",
          *           "name": "catalogue",
          *           "object": "api_token",
          *           "status": "active",
-         *           "created": "2026-11-29T12:16:10.687Z",
-         *           "display": "st_prod_…bm6w",
+         *           "created": "2026-11-29T14:45:54.974Z",
+         *           "display": "st_prod_…8k5e",
          *           "revoked_at": null,
          *           "last_used_at": null
          *         }
@@ -27388,22 +27928,22 @@ export type components = {
         /**
          * @description The webhook body of `api_token.revoked`.
          * @example {
-         *       "id": "evt_prod_06h2eezpa50e3t4ttzxvqpqfjrra6",
+         *       "id": "evt_prod_06h2fh8h53gm3bahtcnr5wk13r4y8",
          *       "object": "event",
          *       "type": "api_token.revoked",
          *       "sequence": 2,
-         *       "created": 1795954570,
+         *       "created": 1795963556,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "key_prod_06h2eezp62c6mam32ckwkkhs06w3j",
+         *           "id": "key_prod_06h2fh8fp1n41sdyvfv4srjrkde02",
          *           "kind": "publishable",
          *           "name": "spare",
          *           "object": "api_token",
          *           "status": "revoked",
-         *           "created": "2026-11-29T12:16:10.795Z",
-         *           "display": "pt_prod_…0kdn",
-         *           "revoked_at": "2026-11-29T12:16:10.832Z",
+         *           "created": "2026-11-29T14:45:55.742Z",
+         *           "display": "pt_prod_…10s7",
+         *           "revoked_at": "2026-11-29T14:45:56.130Z",
          *           "last_used_at": null
          *         },
          *         "previous_attributes": {
@@ -27442,23 +27982,23 @@ export type components = {
         /**
          * @description The webhook body of `webhook_endpoint.created`.
          * @example {
-         *       "id": "evt_prod_06h2eezpe99j2m3afxq11jen81z90",
+         *       "id": "evt_prod_06h2fh8hhhcw2e99ncxkfb2m7k3zw",
          *       "object": "event",
          *       "type": "webhook_endpoint.created",
          *       "sequence": 1,
-         *       "created": 1795954570,
+         *       "created": 1795963556,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "whe_prod_06h2eezpe2s38065vzzdtj2zjfh1p",
+         *           "id": "whe_prod_06h2fh8hgwsmckyjxs2xrr970p0b0",
          *           "url": "https://example.com/audit",
          *           "events": [
          *             "customer.created"
          *           ],
          *           "object": "webhook_endpoint",
-         *           "created": "2026-11-29T12:16:10.864Z",
+         *           "created": "2026-11-29T14:45:56.230Z",
          *           "enabled": true,
-         *           "updated": "2026-11-29T12:16:10.864Z",
+         *           "updated": "2026-11-29T14:45:56.230Z",
          *           "livemode": false,
          *           "description": null,
          *           "disabled_at": null,
@@ -27534,23 +28074,23 @@ export type components = {
         /**
          * @description The webhook body of `webhook_endpoint.updated`.
          * @example {
-         *       "id": "evt_prod_06h2eezpgv0e465m7mg79e0kvb3v4",
+         *       "id": "evt_prod_06h2fh8hqdzskt0wbn3fkxm698wn6",
          *       "object": "event",
          *       "type": "webhook_endpoint.updated",
          *       "sequence": 2,
-         *       "created": 1795954570,
+         *       "created": 1795963556,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "whe_prod_06h2eezpe2s38065vzzdtj2zjfh1p",
+         *           "id": "whe_prod_06h2fh8hgwsmckyjxs2xrr970p0b0",
          *           "url": "https://example.com/audit",
          *           "events": [
          *             "customer.created"
          *           ],
          *           "object": "webhook_endpoint",
-         *           "created": "2026-11-29T12:16:10.864Z",
+         *           "created": "2026-11-29T14:45:56.230Z",
          *           "enabled": true,
-         *           "updated": "2026-11-29T12:16:10.884Z",
+         *           "updated": "2026-11-29T14:45:56.279Z",
          *           "livemode": false,
          *           "description": "Audit",
          *           "disabled_at": null,
@@ -27560,7 +28100,7 @@ export type components = {
          *           "previous_secret_expires_at": null
          *         },
          *         "previous_attributes": {
-         *           "updated": "2026-11-29T12:16:10.864Z",
+         *           "updated": "2026-11-29T14:45:56.230Z",
          *           "description": null
          *         }
          *       }
@@ -27595,35 +28135,35 @@ export type components = {
         /**
          * @description The webhook body of `webhook_endpoint.deleted`.
          * @example {
-         *       "id": "evt_prod_06h2eezpr76y5mgcz0g3ycytnffh8",
+         *       "id": "evt_prod_06h2fh8ja3v4wyx6vy3rks4n1yh1p",
          *       "object": "event",
          *       "type": "webhook_endpoint.deleted",
          *       "sequence": 6,
-         *       "created": 1795954570,
+         *       "created": 1795963556,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "whe_prod_06h2eezpe2s38065vzzdtj2zjfh1p",
+         *           "id": "whe_prod_06h2fh8hgwsmckyjxs2xrr970p0b0",
          *           "url": "https://example.com/audit",
          *           "events": [
          *             "customer.created"
          *           ],
          *           "object": "webhook_endpoint",
-         *           "created": "2026-11-29T12:16:10.864Z",
+         *           "created": "2026-11-29T14:45:56.230Z",
          *           "deleted": true,
          *           "enabled": false,
-         *           "updated": "2026-11-29T12:16:10.944Z",
+         *           "updated": "2026-11-29T14:45:56.430Z",
          *           "livemode": false,
          *           "description": "Audit",
          *           "disabled_at": null,
          *           "failing_since": null,
          *           "disabled_reason": null,
          *           "max_deliveries_per_second": null,
-         *           "previous_secret_expires_at": "2026-11-30T12:16:10.928Z"
+         *           "previous_secret_expires_at": "2026-11-30T14:45:56.381Z"
          *         },
          *         "previous_attributes": {
          *           "enabled": true,
-         *           "updated": "2026-11-29T12:16:10.928Z",
+         *           "updated": "2026-11-29T14:45:56.381Z",
          *           "deleted": null
          *         }
          *       }
@@ -27694,23 +28234,23 @@ export type components = {
         /**
          * @description The webhook body of `webhook_endpoint.disabled`.
          * @example {
-         *       "id": "evt_prod_06h2eezpk371xpk646am1c41ftep0",
+         *       "id": "evt_prod_06h2fh8hv38t1v8qjxn2w7yda2gdg",
          *       "object": "event",
          *       "type": "webhook_endpoint.disabled",
          *       "sequence": 3,
-         *       "created": 1795954570,
+         *       "created": 1795963556,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "whe_prod_06h2eezpe2s38065vzzdtj2zjfh1p",
+         *           "id": "whe_prod_06h2fh8hgwsmckyjxs2xrr970p0b0",
          *           "url": "https://example.com/audit",
          *           "events": [
          *             "customer.created"
          *           ],
          *           "object": "webhook_endpoint",
-         *           "created": "2026-11-29T12:16:10.864Z",
+         *           "created": "2026-11-29T14:45:56.230Z",
          *           "enabled": false,
-         *           "updated": "2026-11-29T12:16:10.902Z",
+         *           "updated": "2026-11-29T14:45:56.310Z",
          *           "livemode": false,
          *           "description": "Audit",
          *           "disabled_at": null,
@@ -27721,7 +28261,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "enabled": true,
-         *           "updated": "2026-11-29T12:16:10.884Z"
+         *           "updated": "2026-11-29T14:45:56.279Z"
          *         }
          *       }
          *     }
@@ -27755,23 +28295,23 @@ export type components = {
         /**
          * @description The webhook body of `webhook_endpoint.enabled`.
          * @example {
-         *       "id": "evt_prod_06h2eezpmw6h7n6x2k8zscht0dwzr",
+         *       "id": "evt_prod_06h2fh8hzmg915mhsqgk7p5pdevdm",
          *       "object": "event",
          *       "type": "webhook_endpoint.enabled",
          *       "sequence": 4,
-         *       "created": 1795954570,
+         *       "created": 1795963556,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "whe_prod_06h2eezpe2s38065vzzdtj2zjfh1p",
+         *           "id": "whe_prod_06h2fh8hgwsmckyjxs2xrr970p0b0",
          *           "url": "https://example.com/audit",
          *           "events": [
          *             "customer.created"
          *           ],
          *           "object": "webhook_endpoint",
-         *           "created": "2026-11-29T12:16:10.864Z",
+         *           "created": "2026-11-29T14:45:56.230Z",
          *           "enabled": true,
-         *           "updated": "2026-11-29T12:16:10.917Z",
+         *           "updated": "2026-11-29T14:45:56.343Z",
          *           "livemode": false,
          *           "description": "Audit",
          *           "disabled_at": null,
@@ -27782,7 +28322,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "enabled": false,
-         *           "updated": "2026-11-29T12:16:10.902Z"
+         *           "updated": "2026-11-29T14:45:56.310Z"
          *         }
          *       }
          *     }
@@ -27816,33 +28356,33 @@ export type components = {
         /**
          * @description The webhook body of `webhook_endpoint.secret_rotated`.
          * @example {
-         *       "id": "evt_prod_06h2eezppdvv9f6cp9y90s7hkn0fa",
+         *       "id": "evt_prod_06h2fh8j4deg3mfbkgqmn2apdtwt6",
          *       "object": "event",
          *       "type": "webhook_endpoint.secret_rotated",
          *       "sequence": 5,
-         *       "created": 1795954570,
+         *       "created": 1795963556,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "whe_prod_06h2eezpe2s38065vzzdtj2zjfh1p",
+         *           "id": "whe_prod_06h2fh8hgwsmckyjxs2xrr970p0b0",
          *           "url": "https://example.com/audit",
          *           "events": [
          *             "customer.created"
          *           ],
          *           "object": "webhook_endpoint",
-         *           "created": "2026-11-29T12:16:10.864Z",
+         *           "created": "2026-11-29T14:45:56.230Z",
          *           "enabled": true,
-         *           "updated": "2026-11-29T12:16:10.928Z",
+         *           "updated": "2026-11-29T14:45:56.381Z",
          *           "livemode": false,
          *           "description": "Audit",
          *           "disabled_at": null,
          *           "failing_since": null,
          *           "disabled_reason": null,
          *           "max_deliveries_per_second": null,
-         *           "previous_secret_expires_at": "2026-11-30T12:16:10.928Z"
+         *           "previous_secret_expires_at": "2026-11-30T14:45:56.381Z"
          *         },
          *         "previous_attributes": {
-         *           "updated": "2026-11-29T12:16:10.917Z",
+         *           "updated": "2026-11-29T14:45:56.343Z",
          *           "previous_secret_expires_at": null
          *         }
          *       }
@@ -27877,18 +28417,18 @@ export type components = {
         /**
          * @description The webhook body of `user.signed_in`.
          * @example {
-         *       "id": "evt_prod_06h2eeznmxbe1057kwgfq8n1w78vp",
+         *       "id": "evt_prod_06h2fh8byqftyqcfngj5t700623pc",
          *       "object": "event",
          *       "type": "user.signed_in",
          *       "sequence": 1,
-         *       "created": 1795954570,
+         *       "created": 1795963554,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "user_prod_06h2eezmyx04dh8drbp80smkenzc4",
+         *           "id": "user_prod_06h2fh89kjqxnrz9fj6jhm7w7kg4e",
          *           "name": "Test User",
          *           "role": "owner",
-         *           "email": "user-e9ddcae51b@example.com",
+         *           "email": "user-6cc64fb544@example.com",
          *           "object": "user"
          *         }
          *       }
@@ -27934,18 +28474,18 @@ export type components = {
         /**
          * @description The webhook body of `user.sign_in_failed`.
          * @example {
-         *       "id": "evt_prod_06h2eezqy5m86wmrxevzfnzz6hvvc",
+         *       "id": "evt_prod_06h2fh8r6c7a0k20ke7tav2p84z7a",
          *       "object": "event",
          *       "type": "user.sign_in_failed",
          *       "sequence": 2,
-         *       "created": 1795954571,
+         *       "created": 1795963557,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "user_prod_06h2eezmyx04dh8drbp80smkenzc4",
+         *           "id": "user_prod_06h2fh89kjqxnrz9fj6jhm7w7kg4e",
          *           "name": "Test User",
          *           "role": "owner",
-         *           "email": "user-e9ddcae51b@example.com",
+         *           "email": "user-6cc64fb544@example.com",
          *           "object": "user"
          *         }
          *       }
@@ -27980,18 +28520,18 @@ export type components = {
         /**
          * @description The webhook body of `user.signed_out`.
          * @example {
-         *       "id": "evt_prod_06h2eezryqxbwy0qk7bavbnjypegy",
+         *       "id": "evt_prod_06h2fh8wqyyxjdxbyha7s6y47w0ep",
          *       "object": "event",
          *       "type": "user.signed_out",
          *       "sequence": 4,
-         *       "created": 1795954571,
+         *       "created": 1795963559,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "user_prod_06h2eezmyx04dh8drbp80smkenzc4",
+         *           "id": "user_prod_06h2fh89kjqxnrz9fj6jhm7w7kg4e",
          *           "name": "Test User",
          *           "role": "owner",
-         *           "email": "user-e9ddcae51b@example.com",
+         *           "email": "user-6cc64fb544@example.com",
          *           "object": "user"
          *         }
          *       }
@@ -28026,18 +28566,18 @@ export type components = {
         /**
          * @description The webhook body of `user.password_changed`.
          * @example {
-         *       "id": "evt_prod_06h2eezrffr33af3rqyhgpr1sfdp8",
+         *       "id": "evt_prod_06h2fh8tpbnsb3e1mz1v4jckyx7ay",
          *       "object": "event",
          *       "type": "user.password_changed",
          *       "sequence": 3,
-         *       "created": 1795954571,
+         *       "created": 1795963558,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "user_prod_06h2eezmyx04dh8drbp80smkenzc4",
+         *           "id": "user_prod_06h2fh89kjqxnrz9fj6jhm7w7kg4e",
          *           "name": "Test User",
          *           "role": "owner",
-         *           "email": "user-e9ddcae51b@example.com",
+         *           "email": "user-6cc64fb544@example.com",
          *           "object": "user"
          *         }
          *       }
@@ -28072,15 +28612,15 @@ export type components = {
         /**
          * @description The webhook body of `account.settings_updated`.
          * @example {
-         *       "id": "evt_prod_06h2eeztx4f0v5p8z5ks2a8yzvgp8",
+         *       "id": "evt_prod_06h2fh918z5c19jh9m9jzsjnpdgdg",
          *       "object": "event",
          *       "type": "account.settings_updated",
          *       "sequence": 3,
-         *       "created": 1795954572,
+         *       "created": 1795963560,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "acc_prod_06h2eezmyj6vx9y9qn837t78xg1pc",
+         *           "id": "acc_prod_06h2fh89jak2bx4ea9sw9y8mvc3rw",
          *           "object": "account_settings",
          *           "tax_id": null,
          *           "address": {
@@ -28173,20 +28713,20 @@ export type components = {
         /**
          * @description The webhook body of `tax_rate.created`.
          * @example {
-         *       "id": "evt_prod_06h2eeztyrg4wfvvpf68nh7pfhkyg",
+         *       "id": "evt_prod_06h2fh91h2xcyp9f8e4vbep54kk3g",
          *       "object": "event",
          *       "type": "tax_rate.created",
          *       "sequence": 1,
-         *       "created": 1795954572,
+         *       "created": 1795963560,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "txr_prod_06h2eeztyjjzd1kq7062z8jp1qxm2",
+         *           "id": "txr_prod_06h2fh91fc55mkb1ef1fvj88tx1ke",
          *           "active": true,
          *           "object": "tax_rate",
          *           "country": "DE",
-         *           "created": "2026-11-29T12:16:12.020Z",
-         *           "updated": "2026-11-29T12:16:12.020Z",
+         *           "created": "2026-11-29T14:46:00.315Z",
+         *           "updated": "2026-11-29T14:46:00.315Z",
          *           "livemode": false,
          *           "metadata": {},
          *           "inclusive": false,
@@ -28255,20 +28795,20 @@ export type components = {
         /**
          * @description The webhook body of `tax_rate.updated`.
          * @example {
-         *       "id": "evt_prod_06h2eezv0a1adrs8b339fqx6h1pd2",
+         *       "id": "evt_prod_06h2fh91svqsrrges05twyvkkeq2t",
          *       "object": "event",
          *       "type": "tax_rate.updated",
          *       "sequence": 2,
-         *       "created": 1795954572,
+         *       "created": 1795963560,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "txr_prod_06h2eeztyjjzd1kq7062z8jp1qxm2",
+         *           "id": "txr_prod_06h2fh91fc55mkb1ef1fvj88tx1ke",
          *           "active": false,
          *           "object": "tax_rate",
          *           "country": "DE",
-         *           "created": "2026-11-29T12:16:12.020Z",
-         *           "updated": "2026-11-29T12:16:12.034Z",
+         *           "created": "2026-11-29T14:46:00.315Z",
+         *           "updated": "2026-11-29T14:46:00.397Z",
          *           "livemode": false,
          *           "metadata": {},
          *           "inclusive": false,
@@ -28279,7 +28819,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "active": true,
-         *           "updated": "2026-11-29T12:16:12.020Z"
+         *           "updated": "2026-11-29T14:46:00.315Z"
          *         }
          *       }
          *     }
@@ -28313,19 +28853,19 @@ export type components = {
         /**
          * @description The webhook body of `meter.created`.
          * @example {
-         *       "id": "evt_prod_06h2eezvzx1xew9cj6nfen8maew7p",
+         *       "id": "evt_prod_06h2fh98xsavr1j3y462ghx7vmnaa",
          *       "object": "event",
          *       "type": "meter.created",
          *       "sequence": 1,
-         *       "created": 1795954572,
+         *       "created": 1795963562,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "mtr_prod_06h2eezvzx1xew9cj6nfen8maew7m",
+         *           "id": "mtr_prod_06h2fh98wx2gn950x9w6kr2w6rk6j",
          *           "object": "meter",
          *           "status": "active",
-         *           "created": "2026-11-29T12:16:12.286Z",
-         *           "updated": "2026-11-29T12:16:12.286Z",
+         *           "created": "2026-11-29T14:46:02.215Z",
+         *           "updated": "2026-11-29T14:46:02.215Z",
          *           "livemode": false,
          *           "value_key": "value",
          *           "event_name": "api_request",
@@ -28395,19 +28935,19 @@ export type components = {
         /**
          * @description The webhook body of `meter.updated`.
          * @example {
-         *       "id": "evt_prod_06h2eezw1et0pc1s5xt5c32e06kyr",
+         *       "id": "evt_prod_06h2fh996d1xttf02qp3nsn6qghcy",
          *       "object": "event",
          *       "type": "meter.updated",
          *       "sequence": 2,
-         *       "created": 1795954572,
+         *       "created": 1795963562,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "mtr_prod_06h2eezvzx1xew9cj6nfen8maew7m",
+         *           "id": "mtr_prod_06h2fh98wx2gn950x9w6kr2w6rk6j",
          *           "object": "meter",
          *           "status": "active",
-         *           "created": "2026-11-29T12:16:12.286Z",
-         *           "updated": "2026-11-29T12:16:12.299Z",
+         *           "created": "2026-11-29T14:46:02.215Z",
+         *           "updated": "2026-11-29T14:46:02.276Z",
          *           "livemode": false,
          *           "value_key": "value",
          *           "event_name": "api_request",
@@ -28415,7 +28955,7 @@ export type components = {
          *           "display_name": "Requests"
          *         },
          *         "previous_attributes": {
-         *           "updated": "2026-11-29T12:16:12.286Z",
+         *           "updated": "2026-11-29T14:46:02.215Z",
          *           "display_name": "API requests"
          *         }
          *       }
@@ -28450,19 +28990,19 @@ export type components = {
         /**
          * @description The webhook body of `meter.deactivated`.
          * @example {
-         *       "id": "evt_prod_06h2eezw2p8ramjba9gwexv8qg0zj",
+         *       "id": "evt_prod_06h2fh99mt9tbf6aj6vz5ydhtncda",
          *       "object": "event",
          *       "type": "meter.deactivated",
          *       "sequence": 3,
-         *       "created": 1795954572,
+         *       "created": 1795963562,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "mtr_prod_06h2eezvzx1xew9cj6nfen8maew7m",
+         *           "id": "mtr_prod_06h2fh98wx2gn950x9w6kr2w6rk6j",
          *           "object": "meter",
          *           "status": "inactive",
-         *           "created": "2026-11-29T12:16:12.286Z",
-         *           "updated": "2026-11-29T12:16:12.308Z",
+         *           "created": "2026-11-29T14:46:02.215Z",
+         *           "updated": "2026-11-29T14:46:02.359Z",
          *           "livemode": false,
          *           "value_key": "value",
          *           "event_name": "api_request",
@@ -28471,7 +29011,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "status": "active",
-         *           "updated": "2026-11-29T12:16:12.299Z"
+         *           "updated": "2026-11-29T14:46:02.276Z"
          *         }
          *       }
          *     }
@@ -28505,19 +29045,19 @@ export type components = {
         /**
          * @description The webhook body of `meter.reactivated`.
          * @example {
-         *       "id": "evt_prod_06h2eezw6dg60v7qbahm99y7j1510",
+         *       "id": "evt_prod_06h2fh99tpx9ws9hm0wa2tjq8jjta",
          *       "object": "event",
          *       "type": "meter.reactivated",
          *       "sequence": 4,
-         *       "created": 1795954572,
+         *       "created": 1795963562,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "mtr_prod_06h2eezvzx1xew9cj6nfen8maew7m",
+         *           "id": "mtr_prod_06h2fh98wx2gn950x9w6kr2w6rk6j",
          *           "object": "meter",
          *           "status": "active",
-         *           "created": "2026-11-29T12:16:12.286Z",
-         *           "updated": "2026-11-29T12:16:12.338Z",
+         *           "created": "2026-11-29T14:46:02.215Z",
+         *           "updated": "2026-11-29T14:46:02.452Z",
          *           "livemode": false,
          *           "value_key": "value",
          *           "event_name": "api_request",
@@ -28526,7 +29066,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "status": "inactive",
-         *           "updated": "2026-11-29T12:16:12.308Z"
+         *           "updated": "2026-11-29T14:46:02.359Z"
          *         }
          *       }
          *     }
@@ -28560,19 +29100,19 @@ export type components = {
         /**
          * @description The webhook body of `feature.created`.
          * @example {
-         *       "id": "evt_prod_06h2eezvnt4hs4tdmbpaysej3d8n4",
+         *       "id": "evt_prod_06h2fh96cgbqwdn1487nf9g2e40ta",
          *       "object": "event",
          *       "type": "feature.created",
          *       "sequence": 1,
-         *       "created": 1795954572,
+         *       "created": 1795963561,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "feat_prod_06h2eezvnm6rm6hk6vnmvgb3dcqs4",
+         *           "id": "feat_prod_06h2fh96bmn0ctvdxpqzg0t4ykxa0",
          *           "name": "Reports",
          *           "object": "feature",
-         *           "created": "2026-11-29T12:16:12.205Z",
-         *           "updated": "2026-11-29T12:16:12.205Z",
+         *           "created": "2026-11-29T14:46:01.565Z",
+         *           "updated": "2026-11-29T14:46:01.565Z",
          *           "livemode": false,
          *           "metadata": {},
          *           "lookup_key": "reports"
@@ -28632,28 +29172,28 @@ export type components = {
         /**
          * @description The webhook body of `product_feature.attached`.
          * @example {
-         *       "id": "evt_prod_06h2eezvqq4k4b3fc3xmacgs56fgt",
+         *       "id": "evt_prod_06h2fh97m8tmmn38tm55vhmg7w9zm",
          *       "object": "event",
          *       "type": "product_feature.attached",
          *       "sequence": 1,
-         *       "created": 1795954572,
+         *       "created": 1795963561,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "prodft_prod_06h2eezvqkv2b93kfk6yp5jpraj5p",
+         *           "id": "prodft_prod_06h2fh97kva46hv2y704hy16jfk88",
          *           "object": "product_feature",
-         *           "created": "2026-11-29T12:16:12.220Z",
+         *           "created": "2026-11-29T14:46:01.886Z",
          *           "feature": {
-         *             "id": "feat_prod_06h2eezvnm6rm6hk6vnmvgb3dcqs4",
+         *             "id": "feat_prod_06h2fh96bmn0ctvdxpqzg0t4ykxa0",
          *             "name": "Reports",
          *             "object": "feature",
-         *             "created": "2026-11-29T12:16:12.205Z",
-         *             "updated": "2026-11-29T12:16:12.205Z",
+         *             "created": "2026-11-29T14:46:01.565Z",
+         *             "updated": "2026-11-29T14:46:01.565Z",
          *             "livemode": false,
          *             "metadata": {},
          *             "lookup_key": "reports"
          *           },
-         *           "product": "prod_prod_06h2eezv1pvdm6v9tzenkvfz1yrsc",
+         *           "product": "prod_prod_06h2fh91wmzjtdmk7jry14t21aryc",
          *           "livemode": false
          *         }
          *       }
@@ -28703,28 +29243,28 @@ export type components = {
         /**
          * @description The webhook body of `product_feature.detached`.
          * @example {
-         *       "id": "evt_prod_06h2eezvvt4jm7de51hb2629e5dbr",
+         *       "id": "evt_prod_06h2fh98bna616j820e22hv6q7brr",
          *       "object": "event",
          *       "type": "product_feature.detached",
          *       "sequence": 2,
-         *       "created": 1795954572,
+         *       "created": 1795963562,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "prodft_prod_06h2eezvtgv6zn6q5tzm57s5y7p4e",
+         *           "id": "prodft_prod_06h2fh981nsgrzc1ehnj1k3n18ezj",
          *           "object": "product_feature",
-         *           "created": "2026-11-29T12:16:12.244Z",
+         *           "created": "2026-11-29T14:46:01.998Z",
          *           "feature": {
-         *             "id": "feat_prod_06h2eezvs4q3c4jmayrwkcnz9pw10",
+         *             "id": "feat_prod_06h2fh97s86xm98hjr07exsz7ehx4",
          *             "name": "Beta",
          *             "object": "feature",
-         *             "created": "2026-11-29T12:16:12.233Z",
-         *             "updated": "2026-11-29T12:16:12.233Z",
+         *             "created": "2026-11-29T14:46:01.929Z",
+         *             "updated": "2026-11-29T14:46:01.929Z",
          *             "livemode": false,
          *             "metadata": {},
          *             "lookup_key": "beta"
          *           },
-         *           "product": "prod_prod_06h2eezv1pvdm6v9tzenkvfz1yrsc",
+         *           "product": "prod_prod_06h2fh91wmzjtdmk7jry14t21aryc",
          *           "livemode": false
          *         }
          *       }
@@ -28759,23 +29299,23 @@ export type components = {
         /**
          * @description The webhook body of `customer.entitlements.updated`.
          * @example {
-         *       "id": "evt_prod_06h2eezzjm60c9x5p74bwnpa1twr6",
+         *       "id": "evt_prod_06h2fh9yrz0xcxd62jsaca2wy4ebw",
          *       "object": "event",
          *       "type": "customer.entitlements.updated",
          *       "sequence": 3,
-         *       "created": 1795954573,
+         *       "created": 1795963567,
          *       "livemode": false,
          *       "data": {
          *         "object": {
          *           "items": [
          *             {
-         *               "feature": "feat_prod_06h2eezvnm6rm6hk6vnmvgb3dcqs4",
+         *               "feature": "feat_prod_06h2fh96bmn0ctvdxpqzg0t4ykxa0",
          *               "lookup_key": "reports",
-         *               "source_subscription": "sub_prod_06h2eezzg8dc65gszrzr0rzq208g4"
+         *               "source_subscription": "sub_prod_06h2fh9yg53enxbt4qcjaxpq9jssg"
          *             }
          *           ],
          *           "object": "customer_entitlements",
-         *           "customer": "cus_prod_06h2eezw7zvvnq1dqa5tk66dk672g",
+         *           "customer": "cus_prod_06h2fh9a305gnvn0y9ecv5hbacw76",
          *           "livemode": false
          *         },
          *         "previous_attributes": {
@@ -28822,16 +29362,16 @@ export type components = {
         /**
          * @description The webhook body of `portal_configuration.updated`.
          * @example {
-         *       "id": "evt_prod_06h2eezvxpx61q4624tahcjs71hqm",
+         *       "id": "evt_prod_06h2fh98fqbdq2wx3kgq6crjavbpw",
          *       "object": "event",
          *       "type": "portal_configuration.updated",
          *       "sequence": 4,
-         *       "created": 1795954572,
+         *       "created": 1795963562,
          *       "livemode": false,
          *       "data": {
          *         "object": {
          *           "object": "portal_configuration",
-         *           "updated": "2026-11-29T12:16:12.265Z",
+         *           "updated": "2026-11-29T14:46:02.099Z",
          *           "branding": {
          *             "logo_url": null,
          *             "accent_color": null,
@@ -29022,16 +29562,16 @@ export type components = {
         /**
          * @description The webhook body of `credit_note.created`.
          * @example {
-         *       "id": "evt_prod_06h2eezz0s3tnt3ys3fwpn97rnxv2",
+         *       "id": "evt_prod_06h2fh9w5pvymde6w3p6es5n099y8",
          *       "object": "event",
          *       "type": "credit_note.created",
          *       "sequence": 1,
-         *       "created": 1795954573,
+         *       "created": 1795963567,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "cn_prod_06h2eezyzvtwd0c6v4sc5ftdhta6t",
-         *           "pdf": "http://127.0.0.1:35215/api/credit-notes/cn_prod_06h2eezyzvtwd0c6v4sc5ftdhta6t/pdf",
+         *           "id": "cn_prod_06h2fh9vqckzcykntma1jvkj6jt6p",
+         *           "pdf": "http://127.0.0.1:34955/api/credit-notes/cn_prod_06h2fh9vqckzcykntma1jvkj6jt6p/pdf",
          *           "memo": null,
          *           "type": "pre_payment",
          *           "lines": [
@@ -29049,16 +29589,16 @@ export type components = {
          *           "object": "credit_note",
          *           "reason": "order_change",
          *           "status": "issued",
-         *           "created": "2026-11-29T12:16:13.054Z",
-         *           "invoice": "in_prod_06h2eezyttsbgcae16j3v6j5hdze2",
+         *           "created": "2026-11-29T14:46:07.035Z",
+         *           "invoice": "in_prod_06h2fh9tr9mbdpc4cx3s3v8dv4npa",
          *           "refunds": [],
-         *           "updated": "2026-11-29T12:16:13.054Z",
+         *           "updated": "2026-11-29T14:46:07.035Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h2eezw7zvvnq1dqa5tk66dk672g",
+         *           "customer": "cus_prod_06h2fh9a305gnvn0y9ecv5hbacw76",
          *           "livemode": false,
          *           "tax_atom": 0,
          *           "voided_at": null,
-         *           "pdf_sha256": "4512a26d75245908de928466d4cce3cf81bba06eaa845c8949e24372d2bc9468",
+         *           "pdf_sha256": "1d1e388ee43568253db886c5e5e9a3e17f4c4f5e1f6897407f1cc8a38ec79fa1",
          *           "total_taxes": [],
          *           "discount_atom": 0,
          *           "subtotal_atom": 100,
@@ -29153,16 +29693,16 @@ export type components = {
         /**
          * @description The webhook body of `credit_note.voided`.
          * @example {
-         *       "id": "evt_prod_06h2eezz43p631jb5br8zwfe0fwbg",
+         *       "id": "evt_prod_06h2fh9wjg0jcndmn3yv9kj06rhxc",
          *       "object": "event",
          *       "type": "credit_note.voided",
          *       "sequence": 2,
-         *       "created": 1795954573,
+         *       "created": 1795963567,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "cn_prod_06h2eezyzvtwd0c6v4sc5ftdhta6t",
-         *           "pdf": "http://127.0.0.1:35215/api/credit-notes/cn_prod_06h2eezyzvtwd0c6v4sc5ftdhta6t/pdf",
+         *           "id": "cn_prod_06h2fh9vqckzcykntma1jvkj6jt6p",
+         *           "pdf": "http://127.0.0.1:34955/api/credit-notes/cn_prod_06h2fh9vqckzcykntma1jvkj6jt6p/pdf",
          *           "memo": null,
          *           "type": "pre_payment",
          *           "lines": [
@@ -29180,16 +29720,16 @@ export type components = {
          *           "object": "credit_note",
          *           "reason": "order_change",
          *           "status": "void",
-         *           "created": "2026-11-29T12:16:13.054Z",
-         *           "invoice": "in_prod_06h2eezyttsbgcae16j3v6j5hdze2",
+         *           "created": "2026-11-29T14:46:07.035Z",
+         *           "invoice": "in_prod_06h2fh9tr9mbdpc4cx3s3v8dv4npa",
          *           "refunds": [],
-         *           "updated": "2026-11-29T12:16:13.083Z",
+         *           "updated": "2026-11-29T14:46:07.249Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h2eezw7zvvnq1dqa5tk66dk672g",
+         *           "customer": "cus_prod_06h2fh9a305gnvn0y9ecv5hbacw76",
          *           "livemode": false,
          *           "tax_atom": 0,
-         *           "voided_at": "2026-11-29T12:16:13.083Z",
-         *           "pdf_sha256": "4512a26d75245908de928466d4cce3cf81bba06eaa845c8949e24372d2bc9468",
+         *           "voided_at": "2026-11-29T14:46:07.249Z",
+         *           "pdf_sha256": "1d1e388ee43568253db886c5e5e9a3e17f4c4f5e1f6897407f1cc8a38ec79fa1",
          *           "total_taxes": [],
          *           "discount_atom": 0,
          *           "subtotal_atom": 100,
@@ -29201,7 +29741,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "status": "issued",
-         *           "updated": "2026-11-29T12:16:13.054Z",
+         *           "updated": "2026-11-29T14:46:07.035Z",
          *           "voided_at": null
          *         }
          *       }
@@ -29236,24 +29776,24 @@ export type components = {
         /**
          * @description The webhook body of `customer.balance_transaction.created`.
          * @example {
-         *       "id": "evt_prod_06h2eezz6p5a9snv531ntkf0s90rg",
+         *       "id": "evt_prod_06h2fh9wstqffkmaaqz1nb5vd6gkp",
          *       "object": "event",
          *       "type": "customer.balance_transaction.created",
          *       "sequence": 1,
-         *       "created": 1795954573,
+         *       "created": 1795963567,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "cbtxn_prod_06h2eezz6jng7e5fxx35mzqcgxm5m",
+         *           "id": "cbtxn_prod_06h2fh9wrwrk8f761541qgw8crzjw",
          *           "type": "credit_note",
          *           "object": "customer_balance_transaction",
-         *           "created": "2026-11-29T12:16:13.108Z",
-         *           "invoice": "in_prod_06h2eezxbqe0btqpkwnrwrc6h5szj",
+         *           "created": "2026-11-29T14:46:07.303Z",
+         *           "invoice": "in_prod_06h2fh9h0t0nnns7vfgp9vac0rm7r",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h2eezw7zvvnq1dqa5tk66dk672g",
+         *           "customer": "cus_prod_06h2fh9a305gnvn0y9ecv5hbacw76",
          *           "livemode": false,
          *           "amount_atom": 100,
-         *           "credit_note": "cn_prod_06h2eezz6enh1hcppv8xdsmz7aw6c",
+         *           "credit_note": "cn_prod_06h2fh9wq62nsc1s07hc95zvt0s5t",
          *           "description": null,
          *           "ending_balance_atom": 100,
          *           "subscription_change_request": null
@@ -29319,18 +29859,18 @@ export type components = {
         /**
          * @description The webhook body of `member.invited`.
          * @example {
-         *       "id": "evt_prod_06h2eezq2de8txab22z5yzkymzbcp",
+         *       "id": "evt_prod_06h2fh8kxma3ea4ksp03n01x8936a",
          *       "object": "event",
          *       "type": "member.invited",
          *       "sequence": 1,
-         *       "created": 1795954571,
+         *       "created": 1795963556,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "inv_prod_06h2eezq1ztz3pgnkq5z6wm0tv1qt",
+         *           "id": "inv_prod_06h2fh8krz6sms4n2t4sa6ja0txy6",
          *           "name": null,
          *           "role": "viewer",
-         *           "email": "withdrawn-mx1szbuw@example.com",
+         *           "email": "withdrawn-mx1ybx47@example.com",
          *           "object": "member",
          *           "status": "invited",
          *           "invitation": null
@@ -29383,18 +29923,18 @@ export type components = {
         /**
          * @description The webhook body of `member.invitation_revoked`.
          * @example {
-         *       "id": "evt_prod_06h2eezq4k9qqxt29ga8zf9qfsdj4",
+         *       "id": "evt_prod_06h2fh8m4xmchsnc4a3e36rad5ytp",
          *       "object": "event",
          *       "type": "member.invitation_revoked",
          *       "sequence": 2,
-         *       "created": 1795954571,
+         *       "created": 1795963556,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "inv_prod_06h2eezq1ztz3pgnkq5z6wm0tv1qt",
+         *           "id": "inv_prod_06h2fh8krz6sms4n2t4sa6ja0txy6",
          *           "name": null,
          *           "role": "viewer",
-         *           "email": "withdrawn-mx1szbuw@example.com",
+         *           "email": "withdrawn-mx1ybx47@example.com",
          *           "object": "member",
          *           "status": "invitation_revoked",
          *           "invitation": null
@@ -29434,21 +29974,21 @@ export type components = {
         /**
          * @description The webhook body of `member.joined`.
          * @example {
-         *       "id": "evt_prod_06h2eezqgcvc5ag5w1k2rb9em7ts0",
+         *       "id": "evt_prod_06h2fh8nytnhjjajpa5q75qa55g9w",
          *       "object": "event",
          *       "type": "member.joined",
          *       "sequence": 1,
-         *       "created": 1795954571,
+         *       "created": 1795963557,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "user_prod_06h2eezqfymzcfbyrxr9h0ake74vc",
+         *           "id": "user_prod_06h2fh8nxtvmdjr6esvk9vsw0k0pa",
          *           "name": "Joined Member",
          *           "role": "developer",
-         *           "email": "joined-mx1szbuw@example.com",
+         *           "email": "joined-mx1ybx47@example.com",
          *           "object": "member",
          *           "status": "active",
-         *           "invitation": "inv_prod_06h2eezq5xr9yc5rxy8mnn9f9pmx2"
+         *           "invitation": "inv_prod_06h2fh8m89paxztjwx4eyk5w08pa8"
          *         }
          *       }
          *     }
@@ -29482,18 +30022,18 @@ export type components = {
         /**
          * @description The webhook body of `member.role_changed`.
          * @example {
-         *       "id": "evt_prod_06h2eezqj8v3msx8pgq9z0cybx7cm",
+         *       "id": "evt_prod_06h2fh8p5e1dyv7amv9c5fz7v7yc6",
          *       "object": "event",
          *       "type": "member.role_changed",
          *       "sequence": 2,
-         *       "created": 1795954571,
+         *       "created": 1795963557,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "user_prod_06h2eezqfymzcfbyrxr9h0ake74vc",
+         *           "id": "user_prod_06h2fh8nxtvmdjr6esvk9vsw0k0pa",
          *           "name": "Joined Member",
          *           "role": "viewer",
-         *           "email": "joined-mx1szbuw@example.com",
+         *           "email": "joined-mx1ybx47@example.com",
          *           "object": "member",
          *           "status": "active",
          *           "invitation": null
@@ -29533,18 +30073,18 @@ export type components = {
         /**
          * @description The webhook body of `member.removed`.
          * @example {
-         *       "id": "evt_prod_06h2eezqm0m6xq4zdq9z6wq9rt7ny",
+         *       "id": "evt_prod_06h2fh8pce52ddg41bw8x70wmq6hw",
          *       "object": "event",
          *       "type": "member.removed",
          *       "sequence": 3,
-         *       "created": 1795954571,
+         *       "created": 1795963557,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "user_prod_06h2eezqfymzcfbyrxr9h0ake74vc",
+         *           "id": "user_prod_06h2fh8nxtvmdjr6esvk9vsw0k0pa",
          *           "name": "Joined Member",
          *           "role": "viewer",
-         *           "email": "joined-mx1szbuw@example.com",
+         *           "email": "joined-mx1ybx47@example.com",
          *           "object": "member",
          *           "status": "removed",
          *           "invitation": null
@@ -29584,24 +30124,24 @@ export type components = {
         /**
          * @description The webhook body of `payment_processor.connected`.
          * @example {
-         *       "id": "evt_prod_06h2eezs1kj15yrbmd5c3h0kvqtfm",
+         *       "id": "evt_prod_06h2fh8xggj18552d8n18tp739fnw",
          *       "object": "event",
          *       "type": "payment_processor.connected",
          *       "sequence": 1,
-         *       "created": 1795954571,
+         *       "created": 1795963559,
          *       "livemode": false,
          *       "data": {
          *         "object": {
          *           "object": "payment_processor",
-         *           "created": "2026-11-29T12:16:11.530Z",
-         *           "updated": "2026-11-29T12:16:11.530Z",
+         *           "created": "2026-11-29T14:45:59.287Z",
+         *           "updated": "2026-11-29T14:45:59.287Z",
          *           "livemode": false,
          *           "processor": "stripe",
-         *           "webhook_url": "http://127.0.0.1:35215/api/processors/stripe/acc_prod_06h2eezmyj6vx9y9qn837t78xg1pc",
+         *           "webhook_url": "http://127.0.0.1:34955/api/processors/stripe/acc_prod_06h2fh89jak2bx4ea9sw9y8mvc3rw",
          *           "publishable_key": "pk_test_catalogue_flow",
          *           "secret_key_last4": "flow",
-         *           "processor_account": "acct_99895da38996e597fb371066",
-         *           "webhook_endpoint_id": "we_c0afde2f41a16997c7c5151f"
+         *           "processor_account": "acct_87252f2bb54287d2373dd265",
+         *           "webhook_endpoint_id": "we_aa4e1d5a6ae985338ad7cbed"
          *         }
          *       }
          *     }
@@ -29678,24 +30218,24 @@ export type components = {
         /**
          * @description The webhook body of `payment_processor.disconnected`.
          * @example {
-         *       "id": "evt_prod_06h2eeztvq3n75zgs9xr35fhmmrec",
+         *       "id": "evt_prod_06h2fh911e7m74ycx7vhmh42sv20w",
          *       "object": "event",
          *       "type": "payment_processor.disconnected",
          *       "sequence": 2,
-         *       "created": 1795954571,
+         *       "created": 1795963560,
          *       "livemode": false,
          *       "data": {
          *         "object": {
          *           "object": "payment_processor",
-         *           "created": "2026-11-29T12:16:11.530Z",
-         *           "updated": "2026-11-29T12:16:11.530Z",
+         *           "created": "2026-11-29T14:45:59.287Z",
+         *           "updated": "2026-11-29T14:45:59.287Z",
          *           "livemode": false,
          *           "processor": "stripe",
-         *           "webhook_url": "http://127.0.0.1:35215/api/processors/stripe/acc_prod_06h2eezmyj6vx9y9qn837t78xg1pc",
+         *           "webhook_url": "http://127.0.0.1:34955/api/processors/stripe/acc_prod_06h2fh89jak2bx4ea9sw9y8mvc3rw",
          *           "publishable_key": "pk_test_catalogue_flow",
          *           "secret_key_last4": "flow",
-         *           "processor_account": "acct_99895da38996e597fb371066",
-         *           "webhook_endpoint_id": "we_c0afde2f41a16997c7c5151f"
+         *           "processor_account": "acct_87252f2bb54287d2373dd265",
+         *           "webhook_endpoint_id": "we_aa4e1d5a6ae985338ad7cbed"
          *         }
          *       }
          *     }
@@ -29729,39 +30269,39 @@ export type components = {
         /**
          * @description The webhook body of `subscription_change_request.scheduled`.
          * @example {
-         *       "id": "evt_prod_06h2ef00qabz3y9d1d3ck6gvrr2dc",
+         *       "id": "evt_prod_06h2fha4dkp0y6ysnh4wy4npw62dg",
          *       "object": "event",
          *       "type": "subscription_change_request.scheduled",
          *       "sequence": 1,
-         *       "created": 1795954573,
+         *       "created": 1795963569,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "scr_prod_06h2ef00kxjy1vg49bk0mk93pte1a",
+         *           "id": "scr_prod_06h2fha3d2g9f1j8h29kvjhdm16jj",
          *           "steps": [
          *             {
-         *               "item": "si_prod_06h2ef00cm6q9qs82brjz2ynb8tcj",
+         *               "item": "si_prod_06h2fha2pbtxekpg5nsb9xptwh3q8",
          *               "type": "switch_price",
-         *               "price": "price_prod_06h2ef00bg2at1849z6h7tv56ghz2",
+         *               "price": "price_prod_06h2fha2kvvhxr592yxxfhqd4n1jp",
          *               "state": "pending",
          *               "quantity": null
          *             }
          *           ],
          *           "object": "subscription_change_request",
          *           "status": "scheduled",
-         *           "created": "2026-11-29T12:16:13.443Z",
+         *           "created": "2026-11-29T14:46:08.982Z",
          *           "invoice": null,
-         *           "updated": "2026-11-29T12:16:13.493Z",
+         *           "updated": "2026-11-29T14:46:09.222Z",
          *           "currency": "usd",
          *           "livemode": false,
          *           "metadata": {},
          *           "effective": "period_end",
          *           "applied_at": null,
          *           "last_error": null,
-         *           "effective_at": "2026-12-29T12:16:13.412Z",
-         *           "subscription": "sub_prod_06h2ef00cm6q9qs82brjz2ynb8tcg",
+         *           "effective_at": "2026-12-29T14:46:08.813Z",
+         *           "subscription": "sub_prod_06h2fha2pbtxekpg5nsb9xptwh3q6",
          *           "applied_steps": 0,
-         *           "proration_date": "2026-11-29T12:16:13.443Z",
+         *           "proration_date": "2026-11-29T14:46:08.982Z",
          *           "proration_behavior": "create_prorations",
          *           "amount_due_now_atom": 0,
          *           "balance_transaction": null,
@@ -29775,7 +30315,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "status": "open",
-         *           "updated": "2026-11-29T12:16:13.443Z",
+         *           "updated": "2026-11-29T14:46:08.982Z",
          *           "effective_at": null
          *         }
          *       }
@@ -29877,39 +30417,39 @@ export type components = {
         /**
          * @description The webhook body of `subscription_change_request.applied`.
          * @example {
-         *       "id": "evt_prod_06h2ef027nfdyay8m1peh56z8a3s2",
+         *       "id": "evt_prod_06h2fhafj40c80ywkg4yxmv8ce2wy",
          *       "object": "event",
          *       "type": "subscription_change_request.applied",
          *       "sequence": 2,
-         *       "created": 1798546573,
+         *       "created": 1798555568,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "scr_prod_06h2ef00kxjy1vg49bk0mk93pte1a",
+         *           "id": "scr_prod_06h2fha3d2g9f1j8h29kvjhdm16jj",
          *           "steps": [
          *             {
-         *               "item": "si_prod_06h2ef00cm6q9qs82brjz2ynb8tcj",
+         *               "item": "si_prod_06h2fha2pbtxekpg5nsb9xptwh3q8",
          *               "type": "switch_price",
-         *               "price": "price_prod_06h2ef00bg2at1849z6h7tv56ghz2",
+         *               "price": "price_prod_06h2fha2kvvhxr592yxxfhqd4n1jp",
          *               "state": "applied",
          *               "quantity": null
          *             }
          *           ],
          *           "object": "subscription_change_request",
          *           "status": "applied",
-         *           "created": "2026-11-29T12:16:13.443Z",
+         *           "created": "2026-11-29T14:46:08.982Z",
          *           "invoice": null,
-         *           "updated": "2026-12-29T12:16:13.412Z",
+         *           "updated": "2026-12-29T14:46:08.813Z",
          *           "currency": "usd",
          *           "livemode": false,
          *           "metadata": {},
          *           "effective": "period_end",
-         *           "applied_at": "2026-12-29T12:16:13.412Z",
+         *           "applied_at": "2026-12-29T14:46:08.813Z",
          *           "last_error": null,
-         *           "effective_at": "2026-12-29T12:16:13.412Z",
-         *           "subscription": "sub_prod_06h2ef00cm6q9qs82brjz2ynb8tcg",
+         *           "effective_at": "2026-12-29T14:46:08.813Z",
+         *           "subscription": "sub_prod_06h2fha2pbtxekpg5nsb9xptwh3q6",
          *           "applied_steps": 1,
-         *           "proration_date": "2026-11-29T12:16:13.443Z",
+         *           "proration_date": "2026-11-29T14:46:08.982Z",
          *           "proration_behavior": "create_prorations",
          *           "amount_due_now_atom": 0,
          *           "balance_transaction": null,
@@ -29924,15 +30464,15 @@ export type components = {
          *         "previous_attributes": {
          *           "steps": [
          *             {
-         *               "item": "si_prod_06h2ef00cm6q9qs82brjz2ynb8tcj",
+         *               "item": "si_prod_06h2fha2pbtxekpg5nsb9xptwh3q8",
          *               "type": "switch_price",
-         *               "price": "price_prod_06h2ef00bg2at1849z6h7tv56ghz2",
+         *               "price": "price_prod_06h2fha2kvvhxr592yxxfhqd4n1jp",
          *               "state": "pending",
          *               "quantity": null
          *             }
          *           ],
          *           "status": "scheduled",
-         *           "updated": "2026-11-29T12:16:13.493Z",
+         *           "updated": "2026-11-29T14:46:09.222Z",
          *           "applied_at": null,
          *           "applied_steps": 0
          *         }
@@ -29968,18 +30508,18 @@ export type components = {
         /**
          * @description The webhook body of `subscription_change_request.canceled`.
          * @example {
-         *       "id": "evt_prod_06h2ef00yd7htt6d2f93ddps44660",
+         *       "id": "evt_prod_06h2fha51bt12wt0nch3jc856y6cj",
          *       "object": "event",
          *       "type": "subscription_change_request.canceled",
          *       "sequence": 2,
-         *       "created": 1795954573,
+         *       "created": 1795963569,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "scr_prod_06h2ef00vem0996r9v0hrmjga9c1y",
+         *           "id": "scr_prod_06h2fha4smr3bxzwpap1m3ggjhb3e",
          *           "steps": [
          *             {
-         *               "item": "si_prod_06h2ef00cm6q9qs82brjz2ynb8tcj",
+         *               "item": "si_prod_06h2fha2pbtxekpg5nsb9xptwh3q8",
          *               "type": "set_quantity",
          *               "price": null,
          *               "state": "pending",
@@ -29988,19 +30528,19 @@ export type components = {
          *           ],
          *           "object": "subscription_change_request",
          *           "status": "canceled",
-         *           "created": "2026-11-29T12:16:13.520Z",
+         *           "created": "2026-11-29T14:46:09.301Z",
          *           "invoice": null,
-         *           "updated": "2026-11-29T12:16:13.554Z",
+         *           "updated": "2026-11-29T14:46:09.415Z",
          *           "currency": "usd",
          *           "livemode": false,
          *           "metadata": {},
          *           "effective": "period_end",
          *           "applied_at": null,
          *           "last_error": null,
-         *           "effective_at": "2026-12-29T12:16:13.412Z",
-         *           "subscription": "sub_prod_06h2ef00cm6q9qs82brjz2ynb8tcg",
+         *           "effective_at": "2026-12-29T14:46:08.813Z",
+         *           "subscription": "sub_prod_06h2fha2pbtxekpg5nsb9xptwh3q6",
          *           "applied_steps": 0,
-         *           "proration_date": "2026-11-29T12:16:13.520Z",
+         *           "proration_date": "2026-11-29T14:46:09.301Z",
          *           "proration_behavior": "create_prorations",
          *           "amount_due_now_atom": 0,
          *           "balance_transaction": null,
@@ -30014,7 +30554,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "status": "scheduled",
-         *           "updated": "2026-11-29T12:16:13.541Z",
+         *           "updated": "2026-11-29T14:46:09.389Z",
          *           "cancellation_reason": null
          *         }
          *       }
@@ -30049,15 +30589,15 @@ export type components = {
         /**
          * @description The webhook body of `payment_method.attached`.
          * @example {
-         *       "id": "evt_prod_06h2eezwmntzbqby7adb5fdyzmdzp",
+         *       "id": "evt_prod_06h2fh9d00bpqcm0c8y2hspvap07t",
          *       "object": "event",
          *       "type": "payment_method.attached",
          *       "sequence": 1,
-         *       "created": 1795954572,
+         *       "created": 1795963563,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "pm_prod_06h2eezwmjh5mxjqq64as3y94qrd8",
+         *           "id": "pm_prod_06h2fh9czstkv6atecnxa1f86t8da",
          *           "card": {
          *             "brand": "visa",
          *             "last4": "4242",
@@ -30065,8 +30605,8 @@ export type components = {
          *             "exp_month": 12
          *           },
          *           "object": "payment_method",
-         *           "created": "2026-11-29T12:16:12.452Z",
-         *           "customer": "cus_prod_06h2eezw7zvvnq1dqa5tk66dk672g",
+         *           "created": "2026-11-29T14:46:03.262Z",
+         *           "customer": "cus_prod_06h2fh9a305gnvn0y9ecv5hbacw76",
          *           "livemode": false,
          *           "processor": "sandbox",
          *           "detached_at": null,
@@ -30142,15 +30682,15 @@ export type components = {
         /**
          * @description The webhook body of `payment_method.detached`.
          * @example {
-         *       "id": "evt_prod_06h2eezwqep58m249p2k47v85nrc0",
+         *       "id": "evt_prod_06h2fh9dr1vc2jdv7jnmb5hk6k5fe",
          *       "object": "event",
          *       "type": "payment_method.detached",
          *       "sequence": 2,
-         *       "created": 1795954572,
+         *       "created": 1795963563,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "pm_prod_06h2eezwp917t6g706xt66q3c461m",
+         *           "id": "pm_prod_06h2fh9d9gk4catw0tez15qp1wsep",
          *           "card": {
          *             "brand": "visa",
          *             "last4": "0002",
@@ -30158,11 +30698,11 @@ export type components = {
          *             "exp_month": 12
          *           },
          *           "object": "payment_method",
-         *           "created": "2026-11-29T12:16:12.466Z",
-         *           "customer": "cus_prod_06h2eezw7zvvnq1dqa5tk66dk672g",
+         *           "created": "2026-11-29T14:46:03.340Z",
+         *           "customer": "cus_prod_06h2fh9a305gnvn0y9ecv5hbacw76",
          *           "livemode": false,
          *           "processor": "sandbox",
-         *           "detached_at": "2026-11-29T12:16:12.474Z",
+         *           "detached_at": "2026-11-29T14:46:03.455Z",
          *           "processor_payment_method": "pm_sandbox_declined"
          *         },
          *         "previous_attributes": {
@@ -30200,28 +30740,28 @@ export type components = {
         /**
          * @description The webhook body of `dispute.created`.
          * @example {
-         *       "id": "evt_prod_06h2eezsdx733cq5c30qq7yb66x24",
+         *       "id": "evt_prod_06h2fh8yp75gynkvc43fx1e3n130c",
          *       "object": "event",
          *       "type": "dispute.created",
          *       "sequence": 1,
-         *       "created": 1795954571,
+         *       "created": 1795963559,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "dp_prod_06h2eezsdptm7v5acjdt6kvna26er",
+         *           "id": "dp_prod_06h2fh8ymcp19m2njhd74cvr5q6d2",
          *           "object": "dispute",
          *           "reason": "product_not_received",
          *           "status": "needs_response",
-         *           "created": "2026-11-29T12:16:11.629Z",
-         *           "payment": "py_prod_06h2eezs65kr1m4rks87v9jkaddtt",
-         *           "updated": "2026-11-29T12:16:11.629Z",
+         *           "created": "2026-11-29T14:45:59.586Z",
+         *           "payment": "py_prod_06h2fh8xvrwrznkeh3rbk1f1dbwme",
+         *           "updated": "2026-11-29T14:45:59.586Z",
          *           "currency": "usd",
          *           "livemode": false,
          *           "processor": "stripe",
          *           "amount_atom": 2500,
-         *           "payment_intent": "pi_prod_06h2eezs3pr7xw0aycw2e3ycnj78p",
-         *           "evidence_due_by": "2026-12-06T12:16:11.000Z",
-         *           "processor_dispute": "du_6d37adb880ac5a970ae88855"
+         *           "payment_intent": "pi_prod_06h2fh8xny4fc1x5pzr62asw4kvb6",
+         *           "evidence_due_by": "2026-12-06T14:45:59.000Z",
+         *           "processor_dispute": "du_1bbaff28f447d6736acb1588"
          *         }
          *       }
          *     }
@@ -30303,33 +30843,33 @@ export type components = {
         /**
          * @description The webhook body of `dispute.updated`.
          * @example {
-         *       "id": "evt_prod_06h2eezsyk5bdf592qqh16xeh4wvr",
+         *       "id": "evt_prod_06h2fh902xa01s5zzr8dbcavjbemj",
          *       "object": "event",
          *       "type": "dispute.updated",
          *       "sequence": 2,
-         *       "created": 1795954571,
+         *       "created": 1795963559,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "dp_prod_06h2eezsdptm7v5acjdt6kvna26er",
+         *           "id": "dp_prod_06h2fh8ymcp19m2njhd74cvr5q6d2",
          *           "object": "dispute",
          *           "reason": "product_not_received",
          *           "status": "under_review",
-         *           "created": "2026-11-29T12:16:11.629Z",
-         *           "payment": "py_prod_06h2eezs65kr1m4rks87v9jkaddtt",
-         *           "updated": "2026-11-29T12:16:11.762Z",
+         *           "created": "2026-11-29T14:45:59.586Z",
+         *           "payment": "py_prod_06h2fh8xvrwrznkeh3rbk1f1dbwme",
+         *           "updated": "2026-11-29T14:45:59.951Z",
          *           "currency": "usd",
          *           "livemode": false,
          *           "processor": "stripe",
          *           "amount_atom": 2500,
-         *           "payment_intent": "pi_prod_06h2eezs3pr7xw0aycw2e3ycnj78p",
+         *           "payment_intent": "pi_prod_06h2fh8xny4fc1x5pzr62asw4kvb6",
          *           "evidence_due_by": null,
-         *           "processor_dispute": "du_6d37adb880ac5a970ae88855"
+         *           "processor_dispute": "du_1bbaff28f447d6736acb1588"
          *         },
          *         "previous_attributes": {
          *           "status": "needs_response",
-         *           "updated": "2026-11-29T12:16:11.629Z",
-         *           "evidence_due_by": "2026-12-06T12:16:11.000Z"
+         *           "updated": "2026-11-29T14:45:59.586Z",
+         *           "evidence_due_by": "2026-12-06T14:45:59.000Z"
          *         }
          *       }
          *     }
@@ -30363,32 +30903,32 @@ export type components = {
         /**
          * @description The webhook body of `dispute.closed`.
          * @example {
-         *       "id": "evt_prod_06h2eeztdrq5hmk3bnjqsdqj40gkp",
+         *       "id": "evt_prod_06h2fh90fnbzzvb86vazveywce0p2",
          *       "object": "event",
          *       "type": "dispute.closed",
          *       "sequence": 3,
-         *       "created": 1795954571,
+         *       "created": 1795963560,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "dp_prod_06h2eezsdptm7v5acjdt6kvna26er",
+         *           "id": "dp_prod_06h2fh8ymcp19m2njhd74cvr5q6d2",
          *           "object": "dispute",
          *           "reason": "product_not_received",
          *           "status": "lost",
-         *           "created": "2026-11-29T12:16:11.629Z",
-         *           "payment": "py_prod_06h2eezs65kr1m4rks87v9jkaddtt",
-         *           "updated": "2026-11-29T12:16:11.885Z",
+         *           "created": "2026-11-29T14:45:59.586Z",
+         *           "payment": "py_prod_06h2fh8xvrwrznkeh3rbk1f1dbwme",
+         *           "updated": "2026-11-29T14:46:00.057Z",
          *           "currency": "usd",
          *           "livemode": false,
          *           "processor": "stripe",
          *           "amount_atom": 2500,
-         *           "payment_intent": "pi_prod_06h2eezs3pr7xw0aycw2e3ycnj78p",
+         *           "payment_intent": "pi_prod_06h2fh8xny4fc1x5pzr62asw4kvb6",
          *           "evidence_due_by": null,
-         *           "processor_dispute": "du_6d37adb880ac5a970ae88855"
+         *           "processor_dispute": "du_1bbaff28f447d6736acb1588"
          *         },
          *         "previous_attributes": {
          *           "status": "under_review",
-         *           "updated": "2026-11-29T12:16:11.762Z"
+         *           "updated": "2026-11-29T14:45:59.951Z"
          *         }
          *       }
          *     }
@@ -30422,32 +30962,32 @@ export type components = {
         /**
          * @description The webhook body of `email.sent`.
          * @example {
-         *       "id": "evt_prod_06h2eezxx1g5xfp0g20vne71pcawe",
+         *       "id": "evt_prod_06h2fh9m5x5m84mr4pczr04khpzng",
          *       "object": "event",
          *       "type": "email.sent",
          *       "sequence": 1,
-         *       "created": 1795954572,
+         *       "created": 1795963565,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "eml_prod_06h2eezxqbrpd33jz1p10hdvxhbn4",
+         *           "id": "eml_prod_06h2fh9jvrffh2qrh56v92x6a1ne8",
          *           "to": [
          *             "jenny@example.com"
          *           ],
          *           "type": "receipt",
-         *           "event": "evt_prod_06h2eezxpvye70ngw44e0kkwxs9m0",
+         *           "event": "evt_prod_06h2fh9jtt19tsy355vk88pkkh4vr",
          *           "object": "email",
          *           "status": "sent",
-         *           "created": "2026-11-29T12:16:12.730Z",
-         *           "invoice": "in_prod_06h2eezxbqe0btqpkwnrwrc6h5szj",
-         *           "sent_at": "2026-11-29T12:16:12.774Z",
+         *           "created": "2026-11-29T14:46:04.767Z",
+         *           "invoice": "in_prod_06h2fh9h0t0nnns7vfgp9vac0rm7r",
+         *           "sent_at": "2026-11-29T14:46:05.092Z",
          *           "subject": "Your receipt from Example GmbH (invoice EXAMPL-0001)",
          *           "attempts": 1,
-         *           "customer": "cus_prod_06h2eezw7zvvnq1dqa5tk66dk672g",
+         *           "customer": "cus_prod_06h2fh9a305gnvn0y9ecv5hbacw76",
          *           "livemode": false,
-         *           "message_id": "<eml_prod_06h2eezxqbrpd33jz1p10hdvxhbn4@localhost>",
+         *           "message_id": "<eml_prod_06h2fh9jvrffh2qrh56v92x6a1ne8@localhost>",
          *           "credit_note": null,
-         *           "smtp_response": "250 Written to .data/mail/eml_prod_06h2eezxqbrpd33jz1p10hdvxhbn4.eml (no SMTP_URL)"
+         *           "smtp_response": "250 Written to .data/mail/eml_prod_06h2fh9jvrffh2qrh56v92x6a1ne8.eml (no SMTP_URL)"
          *         },
          *         "previous_attributes": {
          *           "status": "queued",
@@ -30520,15 +31060,15 @@ export type components = {
         /**
          * @description The webhook body of `email.failed`.
          * @example {
-         *       "id": "evt_prod_06h2ef035veaeh8raf9ghhveq168t",
+         *       "id": "evt_prod_06h2fhamsk87m55a1favk0kcxc1fc",
          *       "object": "event",
          *       "type": "email.failed",
          *       "sequence": 1,
-         *       "created": 1799410573,
+         *       "created": 1799419570,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "eml_prod_06h2ef0346c060np1rew7t26nf9na",
+         *           "id": "eml_prod_06h2fhamn5tgb9whnh01pjx8xzvfe",
          *           "to": [
          *             "owner@example.com"
          *           ],
@@ -30536,14 +31076,14 @@ export type components = {
          *           "event": null,
          *           "object": "email",
          *           "status": "rate_limited",
-         *           "created": "2027-01-08T12:16:13.727Z",
+         *           "created": "2027-01-08T14:46:10.285Z",
          *           "invoice": null,
          *           "sent_at": null,
          *           "subject": "Test email from Example GmbH",
          *           "attempts": 1,
          *           "customer": null,
          *           "livemode": false,
-         *           "message_id": "<eml_prod_06h2ef0346c060np1rew7t26nf9na@localhost>",
+         *           "message_id": "<eml_prod_06h2fhamn5tgb9whnh01pjx8xzvfe@localhost>",
          *           "credit_note": null,
          *           "smtp_response": "429 The account's hourly email limit was reached; this email was not sent."
          *         },
@@ -30578,6 +31118,158 @@ export type components = {
                 object: components["schemas"]["Email"];
                 /** @description The fields that changed, with their previous values; on events that change an existing entity. */
                 previous_attributes?: components["schemas"]["EmailPreviousAttributes"];
+            };
+        };
+        /**
+         * @description The webhook body of `alert.triggered`.
+         * @example {
+         *       "id": "evt_prod_06h2fh9gfvpxscfr7jw9d51c61sq8",
+         *       "object": "event",
+         *       "type": "alert.triggered",
+         *       "sequence": 1,
+         *       "created": 1795963564,
+         *       "livemode": false,
+         *       "data": {
+         *         "object": {
+         *           "id": "atrg_prod_06h2fh9gfb95vdyjy8hm9c40074ay",
+         *           "alert": "alrt_prod_06h2fh9c20bdhgz82tdftj4dcbmh6",
+         *           "meter": "mtr_prod_06h2fh98wx2gn950x9w6kr2w6rk6j",
+         *           "value": 1,
+         *           "object": "alert_trigger",
+         *           "created": "2026-11-29T14:46:04.138Z",
+         *           "currency": null,
+         *           "customer": "cus_prod_06h2fh9a305gnvn0y9ecv5hbacw76",
+         *           "livemode": false,
+         *           "threshold": 1,
+         *           "alert_type": "usage_threshold",
+         *           "period_end": "2026-12-01T00:00:00.000Z",
+         *           "resolved_at": null,
+         *           "period_start": "2026-11-01T00:00:00.000Z"
+         *         }
+         *       }
+         *     }
+         */
+        AlertTriggeredWebhookEvent: {
+            /** @description Event ID (prefix `evt_`). */
+            id: string;
+            /** @constant */
+            object: "event";
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "alert.triggered";
+            /** @description Position on the entity's timeline: 1 for its first event, then +1 exactly. */
+            sequence: number;
+            /** @description Unix seconds. */
+            created: number;
+            livemode: boolean;
+            /**
+             * @description Present on sample events sent with "send test event" by type.
+             * @constant
+             */
+            test?: true;
+            data: {
+                object: components["schemas"]["AlertTrigger"];
+                /** @description The fields that changed, with their previous values; on events that change an existing entity. */
+                previous_attributes?: components["schemas"]["AlertTriggerPreviousAttributes"];
+            };
+        };
+        /** @description The fields that changed, with their previous values. */
+        AlertTriggerPreviousAttributes: {
+            /** @constant */
+            object?: "alert_trigger";
+            /** @example atrg_prod_01kaxz4c7e5r3x3m9k2w8q4tgd5 */
+            id?: string;
+            /** @description The alert (`alrt_…`). */
+            alert?: string;
+            /** @enum {string} */
+            alert_type?: "usage_threshold" | "spend_threshold" | "credit_balance";
+            customer?: string;
+            /** @description usage_threshold: the meter. */
+            meter?: string | null;
+            /** @description spend_threshold and credit_balance: the currency of `value` and `threshold`. */
+            currency?: string | null;
+            /** @description The value that crossed: the meter's usage in the period, the upcoming invoice total (atoms) or the credit balance (atoms). */
+            value?: number;
+            /** @description The alert's threshold: `threshold`, `threshold_atom` or `below_atom`. */
+            threshold?: number;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T08:00:00.000Z
+             */
+            period_start?: string;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T08:00:00.000Z
+             */
+            period_end?: string;
+            /** @description When the period ended (`alert.resolved`); null while it lasts. */
+            resolved_at?: string | null;
+            livemode?: boolean;
+            /**
+             * Format: date-time
+             * @description When it triggered (`alert.triggered`).
+             * @example 2026-11-22T08:00:00.000Z
+             */
+            created?: string;
+        };
+        /**
+         * @description The webhook body of `alert.resolved`.
+         * @example {
+         *       "id": "evt_prod_06h2fhaa184f8wc6jjqt7qs3h428a",
+         *       "object": "event",
+         *       "type": "alert.resolved",
+         *       "sequence": 2,
+         *       "created": 1796083200,
+         *       "livemode": false,
+         *       "data": {
+         *         "object": {
+         *           "id": "atrg_prod_06h2fh9gfb95vdyjy8hm9c40074ay",
+         *           "alert": "alrt_prod_06h2fh9c20bdhgz82tdftj4dcbmh6",
+         *           "meter": "mtr_prod_06h2fh98wx2gn950x9w6kr2w6rk6j",
+         *           "value": 1,
+         *           "object": "alert_trigger",
+         *           "created": "2026-11-29T14:46:04.138Z",
+         *           "currency": null,
+         *           "customer": "cus_prod_06h2fh9a305gnvn0y9ecv5hbacw76",
+         *           "livemode": false,
+         *           "threshold": 1,
+         *           "alert_type": "usage_threshold",
+         *           "period_end": "2026-12-01T00:00:00.000Z",
+         *           "resolved_at": "2026-12-01T00:00:00.000Z",
+         *           "period_start": "2026-11-01T00:00:00.000Z"
+         *         },
+         *         "previous_attributes": {
+         *           "resolved_at": null
+         *         }
+         *       }
+         *     }
+         */
+        AlertResolvedWebhookEvent: {
+            /** @description Event ID (prefix `evt_`). */
+            id: string;
+            /** @constant */
+            object: "event";
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "alert.resolved";
+            /** @description Position on the entity's timeline: 1 for its first event, then +1 exactly. */
+            sequence: number;
+            /** @description Unix seconds. */
+            created: number;
+            livemode: boolean;
+            /**
+             * @description Present on sample events sent with "send test event" by type.
+             * @constant
+             */
+            test?: true;
+            data: {
+                object: components["schemas"]["AlertTrigger"];
+                /** @description The fields that changed, with their previous values; on events that change an existing entity. */
+                previous_attributes?: components["schemas"]["AlertTriggerPreviousAttributes"];
             };
         };
         ApiTokenList: {
@@ -30848,6 +31540,54 @@ export type components = {
             received: string;
             /** @description When it was removed from usage, else null. */
             cancelled: string | null;
+        };
+        /** @description A usage, spend or credit-balance threshold, evaluated per customer and billing period. */
+        Alert: {
+            /** @constant */
+            object: "alert";
+            /** @example alrt_prod_01kaxz4c7e5r3x3m9k2w8q4tgd5 */
+            id: string;
+            /** @enum {string} */
+            type: "usage_threshold" | "spend_threshold" | "credit_balance";
+            title: string | null;
+            /**
+             * @description `active` alerts are evaluated; `archived` ones never again.
+             * @enum {string}
+             */
+            status: "active" | "archived";
+            /** @description The one customer it applies to; null: every customer. */
+            customer: string | null;
+            /** @description usage_threshold: the meter. */
+            meter: string | null;
+            /** @description usage_threshold: the meter's value at which it triggers. */
+            threshold: number | null;
+            /** @description spend_threshold: the upcoming invoice total at which it triggers, in atoms. */
+            threshold_atom: number | null;
+            /** @description credit_balance: it triggers when the credit is below this, in atoms. */
+            below_atom: number | null;
+            /** @description spend_threshold and credit_balance: the currency of the amounts. */
+            currency: string | null;
+            livemode: boolean;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T08:00:00.000Z
+             */
+            created: string;
+            archived_at: string | null;
+        };
+        AlertList: {
+            items: components["schemas"]["Alert"][];
+            /** @description Total items matching the filters (including `created[…]`), regardless of cursor or offset. Exact. */
+            total: number;
+            /** @description Whether more items follow in the paging direction (after this page; with `ending_before`, before it). */
+            has_more: boolean;
+        };
+        AlertTriggerList: {
+            items: components["schemas"]["AlertTrigger"][];
+            /** @description Total items matching the filters (including `created[…]`), regardless of cursor or offset. Exact. */
+            total: number;
+            /** @description Whether more items follow in the paging direction (after this page; with `ending_before`, before it). */
+            has_more: boolean;
         };
         FeatureList: {
             items: components["schemas"]["Feature"][];
@@ -50886,6 +51626,673 @@ export interface operations {
             };
         };
     };
+    listAlerts: {
+        parameters: {
+            query?: {
+                /** @description Page size, 1 to 100. Default 50. */
+                limit?: number;
+                /** @description Number of items skipped, 0 to 10,000. Default 0. Beyond that, page with `starting_after`, which costs the same at any depth. */
+                offset?: number;
+                /** @description Cursor: an item id from a previous page. Returns the items that follow it in the list's order (older ones). Costs the same at any depth. */
+                starting_after?: string;
+                /** @description Cursor: an item id from a previous page. Returns the items just before it in the list's order (newer ones), still newest first; `has_more` then tells whether even newer items exist. */
+                ending_before?: string;
+                /** @description Only items created at or after this time (ISO 8601). */
+                "created[gte]"?: string;
+                /** @description Only items created before this time (ISO 8601). */
+                "created[lt]"?: string;
+                /** @description Only alerts of this customer (not those of every customer). */
+                customer?: string;
+                status?: "active" | "archived";
+            };
+            header?: never;
+            path: {
+                /** @description The account (`acc_…`); it must be the token's account. */
+                account_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of alerts. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AlertList"];
+                };
+            };
+            /** @description Bad request: malformed JSON, invalid parameters, or a missing required field. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, invalid or revoked API token. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The token may not call this operation or act on this account. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    createAlert: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes the request safe to retry for 24 h: a repeat with the same key and request replays the first answer (`Idempotent-Replayed: true`); the same key with another request is a 422; while the first is running, a 409. */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                /** @description The account (`acc_…`); it must be the token's account. */
+                account_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["AlertCreateInput"];
+            };
+        };
+        responses: {
+            /** @description The alert, active. */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Alert"];
+                };
+            };
+            /** @description Bad request: malformed JSON, invalid parameters, or a missing required field. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, invalid or revoked API token. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The token may not call this operation or act on this account. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Conflict with the current state of the resource. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The body is not application/json. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Validation error; `errors` lists the fields. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    listAlertsForTokenAccount: {
+        parameters: {
+            query?: {
+                /** @description Page size, 1 to 100. Default 50. */
+                limit?: number;
+                /** @description Number of items skipped, 0 to 10,000. Default 0. Beyond that, page with `starting_after`, which costs the same at any depth. */
+                offset?: number;
+                /** @description Cursor: an item id from a previous page. Returns the items that follow it in the list's order (older ones). Costs the same at any depth. */
+                starting_after?: string;
+                /** @description Cursor: an item id from a previous page. Returns the items just before it in the list's order (newer ones), still newest first; `has_more` then tells whether even newer items exist. */
+                ending_before?: string;
+                /** @description Only items created at or after this time (ISO 8601). */
+                "created[gte]"?: string;
+                /** @description Only items created before this time (ISO 8601). */
+                "created[lt]"?: string;
+                /** @description Only alerts of this customer (not those of every customer). */
+                customer?: string;
+                status?: "active" | "archived";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of alerts. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AlertList"];
+                };
+            };
+            /** @description Bad request: malformed JSON, invalid parameters, or a missing required field. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, invalid or revoked API token. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The token may not call this operation or act on this account. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    createAlertForTokenAccount: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes the request safe to retry for 24 h: a repeat with the same key and request replays the first answer (`Idempotent-Replayed: true`); the same key with another request is a 422; while the first is running, a 409. */
+                "Idempotency-Key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["AlertCreateInput"];
+            };
+        };
+        responses: {
+            /** @description The alert, active. */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Alert"];
+                };
+            };
+            /** @description Bad request: malformed JSON, invalid parameters, or a missing required field. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, invalid or revoked API token. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The token may not call this operation or act on this account. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Conflict with the current state of the resource. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The body is not application/json. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Validation error; `errors` lists the fields. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getAlert: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The account (`acc_…`); it must be the token's account. */
+                account_id: string;
+                alert_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The alert. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Alert"];
+                };
+            };
+            /** @description Bad request: malformed JSON, invalid parameters, or a missing required field. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, invalid or revoked API token. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The token may not call this operation or act on this account. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such object in this account. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getAlertForTokenAccount: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                alert_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The alert. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Alert"];
+                };
+            };
+            /** @description Bad request: malformed JSON, invalid parameters, or a missing required field. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, invalid or revoked API token. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The token may not call this operation or act on this account. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such object in this account. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    archiveAlert: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes the request safe to retry for 24 h: a repeat with the same key and request replays the first answer (`Idempotent-Replayed: true`); the same key with another request is a 422; while the first is running, a 409. */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                /** @description The account (`acc_…`); it must be the token's account. */
+                account_id: string;
+                alert_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The alert, archived. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Alert"];
+                };
+            };
+            /** @description Bad request: malformed JSON, invalid parameters, or a missing required field. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, invalid or revoked API token. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The token may not call this operation or act on this account. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such object in this account. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    archiveAlertForTokenAccount: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes the request safe to retry for 24 h: a repeat with the same key and request replays the first answer (`Idempotent-Replayed: true`); the same key with another request is a 422; while the first is running, a 409. */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                alert_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The alert, archived. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Alert"];
+                };
+            };
+            /** @description Bad request: malformed JSON, invalid parameters, or a missing required field. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, invalid or revoked API token. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The token may not call this operation or act on this account. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such object in this account. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    listAlertTriggers: {
+        parameters: {
+            query?: {
+                /** @description Page size, 1 to 100. Default 50. */
+                limit?: number;
+                /** @description Number of items skipped, 0 to 10,000. Default 0. Beyond that, page with `starting_after`, which costs the same at any depth. */
+                offset?: number;
+                /** @description Cursor: an item id from a previous page. Returns the items that follow it in the list's order (older ones). Costs the same at any depth. */
+                starting_after?: string;
+                /** @description Cursor: an item id from a previous page. Returns the items just before it in the list's order (newer ones), still newest first; `has_more` then tells whether even newer items exist. */
+                ending_before?: string;
+                /** @description Only items created at or after this time (ISO 8601). */
+                "created[gte]"?: string;
+                /** @description Only items created before this time (ISO 8601). */
+                "created[lt]"?: string;
+                /** @description Only this customer's triggers. */
+                customer?: string;
+                /** @description Only this alert's triggers. */
+                alert?: string;
+            };
+            header?: never;
+            path: {
+                /** @description The account (`acc_…`); it must be the token's account. */
+                account_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of triggers. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AlertTriggerList"];
+                };
+            };
+            /** @description Bad request: malformed JSON, invalid parameters, or a missing required field. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, invalid or revoked API token. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The token may not call this operation or act on this account. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    listAlertTriggersForTokenAccount: {
+        parameters: {
+            query?: {
+                /** @description Page size, 1 to 100. Default 50. */
+                limit?: number;
+                /** @description Number of items skipped, 0 to 10,000. Default 0. Beyond that, page with `starting_after`, which costs the same at any depth. */
+                offset?: number;
+                /** @description Cursor: an item id from a previous page. Returns the items that follow it in the list's order (older ones). Costs the same at any depth. */
+                starting_after?: string;
+                /** @description Cursor: an item id from a previous page. Returns the items just before it in the list's order (newer ones), still newest first; `has_more` then tells whether even newer items exist. */
+                ending_before?: string;
+                /** @description Only items created at or after this time (ISO 8601). */
+                "created[gte]"?: string;
+                /** @description Only items created before this time (ISO 8601). */
+                "created[lt]"?: string;
+                /** @description Only this customer's triggers. */
+                customer?: string;
+                /** @description Only this alert's triggers. */
+                alert?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of triggers. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AlertTriggerList"];
+                };
+            };
+            /** @description Bad request: malformed JSON, invalid parameters, or a missing required field. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, invalid or revoked API token. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The token may not call this operation or act on this account. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
     listFeatures: {
         parameters: {
             query?: {
@@ -56321,6 +57728,92 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": components["schemas"]["EmailFailedWebhookEvent"];
+            };
+        };
+        responses: {
+            /** @description The signature did not verify: a permanent failure, not retried. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Received: the delivery is `delivered`. Answer at once and process asynchronously. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other 4xx is a permanent failure too; the delivery is not retried. */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description A 5xx, a timeout or an unreachable endpoint is retried on the schedule of the webhook docs. */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    alertTriggeredWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["AlertTriggeredWebhookEvent"];
+            };
+        };
+        responses: {
+            /** @description The signature did not verify: a permanent failure, not retried. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Received: the delivery is `delivered`. Answer at once and process asynchronously. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other 4xx is a permanent failure too; the delivery is not retried. */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description A 5xx, a timeout or an unreachable endpoint is retried on the schedule of the webhook docs. */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    alertResolvedWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["AlertResolvedWebhookEvent"];
             };
         };
         responses: {
