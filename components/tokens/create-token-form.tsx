@@ -5,7 +5,7 @@ import { dashboardCall } from "@/components/api-client";
 import { MutationError, useApiMutation } from "@/components/api-mutation";
 import { Button, Field, inputClass } from "@/components/ui";
 import type { ApiTokenKind, ApiTokenWithSecret } from "@/components/api-types";
-import { GRANT_LEVELS, RESOURCES, type GrantLevel, type Permissions } from "@/lib/api/permissions";
+import { GRANT_LEVELS, RESOURCES, type GrantLevel, type Permissions } from "@/lib/permissions";
 
 /** How the form names each resource of a restricted key (docs/api.md, "Restricted keys"). */
 const RESOURCE_LABELS: Record<(typeof RESOURCES)[number], string> = {

@@ -1,4 +1,5 @@
 import { bigint, boolean, index, integer, jsonb, pgEnum, pgTable, text } from "drizzle-orm/pg-core";
+import type { Permissions } from "@/lib/permissions";
 import { createdAt, id, time } from "./columns";
 import { organizations } from "./organizations";
 
@@ -85,8 +86,8 @@ export const apiTokens = pgTable(
     /** Who made it: a user id, or `seed` for the demo tokens that `npm run seed` re-issues. */
     createdBy: text("created_by"),
     description: text("description"),
-    /** A restricted key's level per resource (lib/api/permissions.ts); null for the other kinds. */
-    permissions: jsonb("permissions").$type<Partial<Record<string, "none" | "read" | "write">>>(),
+    /** A restricted key's level per resource (lib/permissions.ts); null for the other kinds. */
+    permissions: jsonb("permissions").$type<Permissions>(),
     /** Client address ranges (CIDR) the key may be used from; null: any. */
     allowedIps: text("allowed_ips").array(),
     /** From this instant the key answers 401 (real time, not a test clock). */

@@ -1,4 +1,4 @@
-import type { Permissions } from "@/lib/api/permissions";
+import type { Permissions } from "@/lib/permissions";
 import type { ServiceContext, TokenKind } from "@/lib/context";
 
 /**

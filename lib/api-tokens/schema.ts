@@ -1,7 +1,7 @@
 import ipaddr from "ipaddr.js";
 import { z } from "zod";
 import { listEnvelopeSchema, PaginationQuery } from "@/lib/api/pagination";
-import { GRANT_LEVELS, RESOURCES } from "@/lib/api/permissions";
+import { GRANT_LEVELS, RESOURCES } from "@/lib/permissions";
 import { DateTime } from "@/lib/schemas";
 
 const TokenKind = z.enum(["secret", "publishable", "restricted"]);

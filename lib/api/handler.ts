@@ -16,7 +16,7 @@ import { applyDeprecation } from "./deprecation";
 import { recordRequest } from "@/lib/request-recorder/record";
 import { addressOf, rateLimited } from "./rate-limit";
 import type { Access, HttpMethod, Operation, PathParams } from "./operation";
-import { grants, permissionName } from "./permissions";
+import { grants, permissionName } from "@/lib/permissions";
 import { internalErrorBody, problemBody, problemResponse } from "./problem";
 import { unavailableResponse } from "./unavailable";
 import { assertStorableParams, parseBody, parseParameters, queryObject, readJsonObject } from "./validation";

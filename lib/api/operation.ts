@@ -1,6 +1,6 @@
 import type { z } from "zod";
 import type { Role } from "@/lib/auth/roles";
-import type { Permission } from "./permissions";
+import type { Permission } from "@/lib/permissions";
 
 /** The names of a path's `{parameters}`, e.g. `"account_id" | "customer_id"`. */
 export type PathParams<P extends string> = P extends `${string}{${infer Name}}${infer Rest}`
@@ -53,7 +53,7 @@ export type Operation<
   access: A;
   /**
    * What a restricted key (`rk_…`) needs to call it, e.g. `needs("invoices", "write")`
-   * (lib/api/permissions.ts; docs/api.md, "Restricted keys"): every `secret` and `publishable`
+   * (lib/permissions.ts; docs/api.md, "Restricted keys"): every `secret` and `publishable`
    * operation declares one (tests/unit/permissions.test.ts names any that does not). `public`,
    * `dashboard` and `operator` operations declare none: no restricted key can call them (public
    * ones need no token; dashboard and operator ones refuse every restricted key).

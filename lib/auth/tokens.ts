@@ -8,7 +8,7 @@ import { config } from "@/lib/config";
 import type { TokenKind } from "@/lib/context";
 import { ServiceError } from "@/lib/errors";
 import { newId } from "@/lib/ids";
-import type { Permissions } from "@/lib/api/permissions";
+import type { Permissions } from "@/lib/permissions";
 
 const KIND_PREFIX: Record<TokenKind, string> = { secret: "st_", publishable: "pt_", restricted: "rk_" };
 const SECRET_BYTES = 20; // 160 random bits, 32 characters of Crockford base32

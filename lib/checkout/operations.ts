@@ -1,4 +1,4 @@
-import { needs } from "@/lib/api/permissions";
+import { needs } from "@/lib/permissions";
 import { defineOperation } from "@/lib/api/operation";
 import {
   CheckoutCompletion,

@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { createDocument, type ZodOpenApiOperationObject, type ZodOpenApiPathsObject } from "zod-openapi";
 import type { Operation } from "@/lib/api/operation";
-import { permissionName } from "@/lib/api/permissions";
+import { permissionName } from "@/lib/permissions";
 import { API_OPERATIONS } from "@/lib/server/operations-index";
 import { eventWebhooks, webhookEventComponents } from "@/lib/events-api/webhooks-document";
 

@@ -3,7 +3,7 @@ import { API_OPERATIONS } from "./operations-index";
 import type { ServiceContext, TokenKind } from "@/lib/context";
 import { ServiceError } from "@/lib/errors";
 import { requiredRole, roleAllows, type Role } from "@/lib/auth/roles";
-import { grants, type Permissions } from "@/lib/api/permissions";
+import { grants, type Permissions } from "@/lib/permissions";
 
 /**
  * A token can do no more than the member who makes it (docs/teams.md, "Who can mint what"). A

@@ -1,4 +1,4 @@
-import { needs } from "@/lib/api/permissions";
+import { needs } from "@/lib/permissions";
 import { defineOperation, type Deprecation } from "@/lib/api/operation";
 import { config } from "@/lib/config";
 import { Subscription } from "@/lib/subscriptions/schema";

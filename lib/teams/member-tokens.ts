@@ -1,4 +1,4 @@
-import type { Permissions } from "@/lib/api/permissions";
+import type { Permissions } from "@/lib/permissions";
 import { and, eq, inArray, isNull } from "drizzle-orm";
 import { getDb } from "@/db/client";
 import { accounts, apiTokens, users } from "@/db/schema";

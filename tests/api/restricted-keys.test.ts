@@ -1,6 +1,6 @@
 import { beforeAll, describe, expect, it } from "vitest";
 import { getDb } from "@/db/client";
-import { GRANT_LEVELS, RESOURCES, type GrantLevel, type Permissions, type Resource } from "@/lib/api/permissions";
+import { GRANT_LEVELS, RESOURCES, type GrantLevel, type Permissions, type Resource } from "@/lib/permissions";
 import { issueToken } from "@/lib/auth/tokens";
 import { api, type ApiResponse, type Json } from "../helpers/api";
 import { newMerchant, type Merchant } from "../helpers/merchant";

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { GRANT_LEVELS, grants, RESOURCES } from "@/lib/api/permissions";
+import { GRANT_LEVELS, grants, RESOURCES } from "@/lib/permissions";
 import { addressAllowed } from "@/lib/auth/tokens";
 import { API_OPERATIONS, openApiDocument } from "@/lib/server/openapi";
 
