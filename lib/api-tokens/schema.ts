@@ -76,7 +76,7 @@ export const ApiToken = z
       description: "After a roll with overlap: until when the previous secret still works; null when only the current one does.",
     }),
     created: DateTime,
-    last_used_at: DateTime.nullable().meta({ description: "Recorded at most once a minute." }),
+    last_used_at: DateTime.nullable(),
     last_used_ip: z.string().nullable().meta({ description: "The client address of the call that last recorded `last_used_at`." }),
     revoked_at: DateTime.nullable(),
   })

@@ -13295,7 +13295,6 @@ export type components = {
              * @example 2026-11-22T08:00:00.000Z
              */
             created: string;
-            /** @description Recorded at most once a minute. */
             last_used_at: string | null;
             /** @description The client address of the call that last recorded `last_used_at`. */
             last_used_ip: string | null;
@@ -13930,32 +13929,32 @@ export type components = {
         Event: components["schemas"]["PaymentSucceededEvent"] | components["schemas"]["PaymentFailedEvent"] | components["schemas"]["PaymentRefundedEvent"] | components["schemas"]["CheckoutSessionCreatedEvent"] | components["schemas"]["CheckoutSessionUpdatedEvent"] | components["schemas"]["CheckoutSessionDeletedEvent"] | components["schemas"]["CheckoutSessionCompletedEvent"] | components["schemas"]["CheckoutSessionExpiredEvent"] | components["schemas"]["PaymentIntentCreatedEvent"] | components["schemas"]["PaymentIntentProcessingEvent"] | components["schemas"]["PaymentIntentRequiresActionEvent"] | components["schemas"]["PaymentIntentAmountCapturableUpdatedEvent"] | components["schemas"]["PaymentIntentSucceededEvent"] | components["schemas"]["PaymentIntentCanceledEvent"] | components["schemas"]["PaymentIntentPaymentFailedEvent"] | components["schemas"]["PaymentIntentPartiallyFundedEvent"] | components["schemas"]["CustomerSubscriptionCreatedEvent"] | components["schemas"]["CustomerSubscriptionUpdatedEvent"] | components["schemas"]["CustomerSubscriptionPausedEvent"] | components["schemas"]["CustomerSubscriptionResumedEvent"] | components["schemas"]["CustomerSubscriptionCancelledEvent"] | components["schemas"]["CustomerSubscriptionTrialWillEndEvent"] | components["schemas"]["InvoiceCreatedEvent"] | components["schemas"]["InvoiceFinalizedEvent"] | components["schemas"]["InvoicePaidEvent"] | components["schemas"]["InvoicePaymentSucceededEvent"] | components["schemas"]["InvoicePaymentFailedEvent"] | components["schemas"]["InvoicePaymentActionRequiredEvent"] | components["schemas"]["InvoiceOverdueEvent"] | components["schemas"]["InvoiceVoidedEvent"] | components["schemas"]["InvoiceMarkedUncollectibleEvent"] | components["schemas"]["InvoiceRefundedEvent"] | components["schemas"]["InvoiceUpcomingEvent"] | components["schemas"]["CustomerCreatedEvent"] | components["schemas"]["CustomerUpdatedEvent"] | components["schemas"]["CustomerDeletedEvent"] | components["schemas"]["CustomerDiscountCreatedEvent"] | components["schemas"]["CustomerDiscountUpdatedEvent"] | components["schemas"]["CustomerDiscountDeletedEvent"] | components["schemas"]["CouponCreatedEvent"] | components["schemas"]["CouponUpdatedEvent"] | components["schemas"]["CouponDeletedEvent"] | components["schemas"]["PriceCreatedEvent"] | components["schemas"]["PriceUpdatedEvent"] | components["schemas"]["PriceDeletedEvent"] | components["schemas"]["ProductCreatedEvent"] | components["schemas"]["ProductUpdatedEvent"] | components["schemas"]["ProductDeletedEvent"] | components["schemas"]["RefundCreatedEvent"] | components["schemas"]["RefundUpdatedEvent"] | components["schemas"]["RefundFailedEvent"] | components["schemas"]["ApiTokenCreatedEvent"] | components["schemas"]["ApiTokenRevokedEvent"] | components["schemas"]["WebhookEndpointCreatedEvent"] | components["schemas"]["WebhookEndpointUpdatedEvent"] | components["schemas"]["WebhookEndpointDeletedEvent"] | components["schemas"]["WebhookEndpointDisabledEvent"] | components["schemas"]["WebhookEndpointEnabledEvent"] | components["schemas"]["WebhookEndpointSecretRotatedEvent"] | components["schemas"]["UserSignedInEvent"] | components["schemas"]["UserSignInFailedEvent"] | components["schemas"]["UserSignedOutEvent"] | components["schemas"]["UserPasswordChangedEvent"] | components["schemas"]["AccountSettingsUpdatedEvent"] | components["schemas"]["TaxRateCreatedEvent"] | components["schemas"]["TaxRateUpdatedEvent"] | components["schemas"]["MeterCreatedEvent"] | components["schemas"]["MeterUpdatedEvent"] | components["schemas"]["MeterDeactivatedEvent"] | components["schemas"]["MeterReactivatedEvent"] | components["schemas"]["FeatureCreatedEvent"] | components["schemas"]["ProductFeatureAttachedEvent"] | components["schemas"]["ProductFeatureDetachedEvent"] | components["schemas"]["CustomerEntitlementsUpdatedEvent"] | components["schemas"]["PortalConfigurationUpdatedEvent"] | components["schemas"]["CreditNoteCreatedEvent"] | components["schemas"]["CreditNoteVoidedEvent"] | components["schemas"]["CustomerBalanceTransactionCreatedEvent"] | components["schemas"]["MemberInvitedEvent"] | components["schemas"]["MemberInvitationRevokedEvent"] | components["schemas"]["MemberJoinedEvent"] | components["schemas"]["MemberRoleChangedEvent"] | components["schemas"]["MemberRemovedEvent"] | components["schemas"]["PaymentProcessorConnectedEvent"] | components["schemas"]["PaymentProcessorDisconnectedEvent"] | components["schemas"]["SubscriptionChangeRequestScheduledEvent"] | components["schemas"]["SubscriptionChangeRequestAppliedEvent"] | components["schemas"]["SubscriptionChangeRequestCanceledEvent"] | components["schemas"]["PaymentMethodAttachedEvent"] | components["schemas"]["PaymentMethodDetachedEvent"] | components["schemas"]["DisputeCreatedEvent"] | components["schemas"]["DisputeUpdatedEvent"] | components["schemas"]["DisputeClosedEvent"] | components["schemas"]["EmailSentEvent"] | components["schemas"]["EmailFailedEvent"] | components["schemas"]["ApiKeyRolledEvent"];
         /**
          * @example {
-         *       "id": "evt_prod_06h2eezs6a7s4zj7cqvbstppxqpee",
+         *       "id": "evt_prod_06h2fhtb1p3d81fmzen9mkhjngn1e",
          *       "type": "payment.succeeded",
          *       "aggregate_type": "payment",
-         *       "aggregate_id": "py_prod_06h2eezs65kr1m4rks87v9jkaddtt",
+         *       "aggregate_id": "py_prod_06h2fhtb128g6hk2zt4gf5xm3f2ae",
          *       "data": {
-         *         "id": "py_prod_06h2eezs65kr1m4rks87v9jkaddtt",
+         *         "id": "py_prod_06h2fhtb128g6hk2zt4gf5xm3f2ae",
          *         "object": "payment",
          *         "status": "succeeded",
-         *         "created": "2026-11-29T12:16:11.569Z",
+         *         "created": "2026-11-29T14:48:22.024Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "amount_atom": 2500,
-         *         "payment_intent": "pi_prod_06h2eezs3pr7xw0aycw2e3ycnj78p",
+         *         "payment_intent": "pi_prod_06h2fhta9es977b0m8jhgzc21tba4",
          *         "payment_method": "pm_card_visa",
          *         "failure_message": null,
          *         "amount_refunded_atom": 0
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2eezs35p7x35ga0b4es4fhc1gp",
-         *       "request_id": "req_prod_06h2eezs35p7x35ga0b4es4fhc1gp",
+         *       "correlation_id": "req_prod_06h2fhta5cpf3xa5j25nm5stffpc6",
+         *       "request_id": "req_prod_06h2fhta5cpf3xa5j25nm5stffpc6",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-29T12:16:11.570Z",
+         *       "created": "2026-11-29T14:48:22.029Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2eeznqzss6w2jbgkfca7r3sg58"
+         *       "actor_id": "key_prod_06h2fhsp95c7smzcczb6qmkqrhvs6"
          *     }
          */
         PaymentSucceededEvent: {
@@ -14000,32 +13999,32 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2eezwvb2v0w9fj697nrq8dqmtr",
+         *       "id": "evt_prod_06h2fhtvj9n5ydcmq97a72cr63x2r",
          *       "type": "payment.failed",
          *       "aggregate_type": "payment",
-         *       "aggregate_id": "py_prod_06h2eezwv67sntsv444e5jaypxapa",
+         *       "aggregate_id": "py_prod_06h2fhtvggfqjkwz63q7caj93s418",
          *       "data": {
-         *         "id": "py_prod_06h2eezwv67sntsv444e5jaypxapa",
+         *         "id": "py_prod_06h2fhtvggfqjkwz63q7caj93s418",
          *         "object": "payment",
          *         "status": "failed",
-         *         "created": "2026-11-29T12:16:12.505Z",
+         *         "created": "2026-11-29T14:48:26.244Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "amount_atom": 1000,
-         *         "payment_intent": "pi_prod_06h2eezwtnfqcefgwah2pfmkdmvrj",
+         *         "payment_intent": "pi_prod_06h2fhtvaey9nt6jvp3teay7qmfbr",
          *         "payment_method": "pm_sandbox_declined",
          *         "failure_message": "Your card was declined (sandbox payment method pm_sandbox_declined).",
          *         "amount_refunded_atom": 0
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2eezwtgjdkp5df850ddqd3nxem",
-         *       "request_id": "req_prod_06h2eezwtgjdkp5df850ddqd3nxem",
+         *       "correlation_id": "req_prod_06h2fhtva0vxkx8p760nvt96heb06",
+         *       "request_id": "req_prod_06h2fhtva0vxkx8p760nvt96heb06",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-29T12:16:12.506Z",
+         *       "created": "2026-11-29T14:48:26.259Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2eeznqzss6w2jbgkfca7r3sg58"
+         *       "actor_id": "key_prod_06h2fhsp95c7smzcczb6qmkqrhvs6"
          *     }
          */
         PaymentFailedEvent: {
@@ -14070,44 +14069,44 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2eezx7y0svc7ye9508zjty5pxa",
+         *       "id": "evt_prod_06h2fhtxp78dnsfppzsv88df9k1ct",
          *       "type": "payment.refunded",
          *       "aggregate_type": "payment",
-         *       "aggregate_id": "py_prod_06h2eezwsbvc1gtdczwba396y6za4",
+         *       "aggregate_id": "py_prod_06h2fhtv1pxtgmm3p7bewdz1e7xd6",
          *       "data": {
-         *         "id": "py_prod_06h2eezwsbvc1gtdczwba396y6za4",
+         *         "id": "py_prod_06h2fhtv1pxtgmm3p7bewdz1e7xd6",
          *         "object": "payment",
          *         "status": "partially_refunded",
-         *         "created": "2026-11-29T12:16:12.490Z",
+         *         "created": "2026-11-29T14:48:26.125Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "amount_atom": 1000,
-         *         "payment_intent": "pi_prod_06h2eezwrna5q93cxrw3jcg45gnbe",
+         *         "payment_intent": "pi_prod_06h2fhttyz2af19hprj0yxkmnxrbp",
          *         "payment_method": "pm_sandbox_succeeds",
          *         "failure_message": null,
          *         "amount_refunded_atom": 400
          *       },
          *       "previous_data": {
-         *         "id": "py_prod_06h2eezwsbvc1gtdczwba396y6za4",
+         *         "id": "py_prod_06h2fhtv1pxtgmm3p7bewdz1e7xd6",
          *         "object": "payment",
          *         "status": "succeeded",
-         *         "created": "2026-11-29T12:16:12.490Z",
+         *         "created": "2026-11-29T14:48:26.125Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "amount_atom": 1000,
-         *         "payment_intent": "pi_prod_06h2eezwrna5q93cxrw3jcg45gnbe",
+         *         "payment_intent": "pi_prod_06h2fhttyz2af19hprj0yxkmnxrbp",
          *         "payment_method": "pm_sandbox_succeeds",
          *         "failure_message": null,
          *         "amount_refunded_atom": 0
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2eezx6xd0ye77frhqmtry047c6",
-         *       "request_id": "req_prod_06h2eezx6xd0ye77frhqmtry047c6",
+         *       "correlation_id": "req_prod_06h2fhtxg26r17x7mtbp4zfh0ykjm",
+         *       "request_id": "req_prod_06h2fhtxg26r17x7mtbp4zfh0ykjm",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-29T12:16:12.607Z",
+         *       "created": "2026-11-29T14:48:26.801Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2eeznqzss6w2jbgkfca7r3sg58"
+         *       "actor_id": "key_prod_06h2fhsp95c7smzcczb6qmkqrhvs6"
          *     }
          */
         PaymentRefundedEvent: {
@@ -14152,29 +14151,29 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2ef010w512qyj2an9q6g6dqfgj",
+         *       "id": "evt_prod_06h2fhvhx3ttzj8511dsxfthx9fgj",
          *       "type": "checkout.session.created",
          *       "aggregate_type": "checkout_session",
-         *       "aggregate_id": "cs_prod_06h2ef010mjrjsaedtn795fehb1a0",
+         *       "aggregate_id": "cs_prod_06h2fhvhwej5efnq8yrj1xjdwxwvt",
          *       "data": {
-         *         "id": "cs_prod_06h2ef010mjrjsaedtn795fehb1a0",
-         *         "url": "http://127.0.0.1:35215/checkout/cs_prod_06h2ef010mjrjsaedtn795fehb1a0",
+         *         "id": "cs_prod_06h2fhvhwej5efnq8yrj1xjdwxwvt",
+         *         "url": "http://127.0.0.1:33877/checkout/cs_prod_06h2fhvhwej5efnq8yrj1xjdwxwvt",
          *         "mode": "payment",
          *         "object": "checkout_session",
          *         "status": "open",
-         *         "created": "2026-11-29T12:16:13.572Z",
+         *         "created": "2026-11-29T14:48:31.957Z",
          *         "invoice": null,
-         *         "updated": "2026-11-29T12:16:13.572Z",
+         *         "updated": "2026-11-29T14:48:31.957Z",
          *         "currency": "usd",
          *         "customer": null,
          *         "livemode": false,
          *         "metadata": {},
          *         "cancel_url": null,
          *         "expired_at": null,
-         *         "expires_at": "2026-11-30T12:16:13.572Z",
+         *         "expires_at": "2026-11-30T14:48:31.957Z",
          *         "line_items": [
          *           {
-         *             "price": "price_prod_06h2eezv7rtav2dxa0stegs4yywv2",
+         *             "price": "price_prod_06h2fhthnk3f54xqc4pb46ek9az1p",
          *             "quantity": 2,
          *             "amount_atom": 1000,
          *             "description": "Pro",
@@ -14192,13 +14191,13 @@ export type components = {
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2ef010bv2adnee3cs33zm62pz2",
-         *       "request_id": "req_prod_06h2ef010bv2adnee3cs33zm62pz2",
+         *       "correlation_id": "req_prod_06h2fhvhtdk444dnm697ngzwsj0cr",
+         *       "request_id": "req_prod_06h2fhvhtdk444dnm697ngzwsj0cr",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-29T12:16:13.575Z",
+         *       "created": "2026-11-29T14:48:31.976Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2eeznqzss6w2jbgkfca7r3sg58"
+         *       "actor_id": "key_prod_06h2fhsp95c7smzcczb6qmkqrhvs6"
          *     }
          */
         CheckoutSessionCreatedEvent: {
@@ -14243,19 +14242,19 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2ef017nqat6gh9nf3v4t6k870y",
+         *       "id": "evt_prod_06h2fhvjtpp0jwrwskqm0np0x436m",
          *       "type": "checkout.session.updated",
          *       "aggregate_type": "checkout_session",
-         *       "aggregate_id": "cs_prod_06h2ef016f8w7g2wx2kcjbhbrc7xg",
+         *       "aggregate_id": "cs_prod_06h2fhvjn85ryy7e3rexvv0ad21xw",
          *       "data": {
-         *         "id": "cs_prod_06h2ef016f8w7g2wx2kcjbhbrc7xg",
-         *         "url": "http://127.0.0.1:35215/checkout/cs_prod_06h2ef016f8w7g2wx2kcjbhbrc7xg",
+         *         "id": "cs_prod_06h2fhvjn85ryy7e3rexvv0ad21xw",
+         *         "url": "http://127.0.0.1:33877/checkout/cs_prod_06h2fhvjn85ryy7e3rexvv0ad21xw",
          *         "mode": "payment",
          *         "object": "checkout_session",
          *         "status": "open",
-         *         "created": "2026-11-29T12:16:13.618Z",
+         *         "created": "2026-11-29T14:48:32.167Z",
          *         "invoice": null,
-         *         "updated": "2026-11-29T12:16:13.628Z",
+         *         "updated": "2026-11-29T14:48:32.211Z",
          *         "currency": "usd",
          *         "customer": null,
          *         "livemode": false,
@@ -14264,10 +14263,10 @@ export type components = {
          *         },
          *         "cancel_url": null,
          *         "expired_at": null,
-         *         "expires_at": "2026-11-30T12:16:13.618Z",
+         *         "expires_at": "2026-11-30T14:48:32.167Z",
          *         "line_items": [
          *           {
-         *             "price": "price_prod_06h2eezv7rtav2dxa0stegs4yywv2",
+         *             "price": "price_prod_06h2fhthnk3f54xqc4pb46ek9az1p",
          *             "quantity": 2,
          *             "amount_atom": 1000,
          *             "description": "Pro",
@@ -14284,24 +14283,24 @@ export type components = {
          *         "subscription_data": null
          *       },
          *       "previous_data": {
-         *         "id": "cs_prod_06h2ef016f8w7g2wx2kcjbhbrc7xg",
-         *         "url": "http://127.0.0.1:35215/checkout/cs_prod_06h2ef016f8w7g2wx2kcjbhbrc7xg",
+         *         "id": "cs_prod_06h2fhvjn85ryy7e3rexvv0ad21xw",
+         *         "url": "http://127.0.0.1:33877/checkout/cs_prod_06h2fhvjn85ryy7e3rexvv0ad21xw",
          *         "mode": "payment",
          *         "object": "checkout_session",
          *         "status": "open",
-         *         "created": "2026-11-29T12:16:13.618Z",
+         *         "created": "2026-11-29T14:48:32.167Z",
          *         "invoice": null,
-         *         "updated": "2026-11-29T12:16:13.618Z",
+         *         "updated": "2026-11-29T14:48:32.167Z",
          *         "currency": "usd",
          *         "customer": null,
          *         "livemode": false,
          *         "metadata": {},
          *         "cancel_url": null,
          *         "expired_at": null,
-         *         "expires_at": "2026-11-30T12:16:13.618Z",
+         *         "expires_at": "2026-11-30T14:48:32.167Z",
          *         "line_items": [
          *           {
-         *             "price": "price_prod_06h2eezv7rtav2dxa0stegs4yywv2",
+         *             "price": "price_prod_06h2fhthnk3f54xqc4pb46ek9az1p",
          *             "quantity": 2,
          *             "amount_atom": 1000,
          *             "description": "Pro",
@@ -14318,13 +14317,13 @@ export type components = {
          *         "subscription_data": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2ef0175sc2a3ad4dzybmhe713g",
-         *       "request_id": "req_prod_06h2ef0175sc2a3ad4dzybmhe713g",
+         *       "correlation_id": "req_prod_06h2fhvjscksqk7r3j8em8rjr228j",
+         *       "request_id": "req_prod_06h2fhvjscksqk7r3j8em8rjr228j",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-29T12:16:13.629Z",
+         *       "created": "2026-11-29T14:48:32.213Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2eeznqzss6w2jbgkfca7r3sg58"
+         *       "actor_id": "key_prod_06h2fhsp95c7smzcczb6qmkqrhvs6"
          *     }
          */
         CheckoutSessionUpdatedEvent: {
@@ -14369,20 +14368,20 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2ef019dr88sp0nvv6yt6sbr3et",
+         *       "id": "evt_prod_06h2fhvk5276s1eb56vw0p88c1j46",
          *       "type": "checkout.session.deleted",
          *       "aggregate_type": "checkout_session",
-         *       "aggregate_id": "cs_prod_06h2ef016f8w7g2wx2kcjbhbrc7xg",
+         *       "aggregate_id": "cs_prod_06h2fhvjn85ryy7e3rexvv0ad21xw",
          *       "data": {
-         *         "id": "cs_prod_06h2ef016f8w7g2wx2kcjbhbrc7xg",
-         *         "url": "http://127.0.0.1:35215/checkout/cs_prod_06h2ef016f8w7g2wx2kcjbhbrc7xg",
+         *         "id": "cs_prod_06h2fhvjn85ryy7e3rexvv0ad21xw",
+         *         "url": "http://127.0.0.1:33877/checkout/cs_prod_06h2fhvjn85ryy7e3rexvv0ad21xw",
          *         "mode": "payment",
          *         "object": "checkout_session",
          *         "status": "open",
-         *         "created": "2026-11-29T12:16:13.618Z",
+         *         "created": "2026-11-29T14:48:32.167Z",
          *         "deleted": true,
          *         "invoice": null,
-         *         "updated": "2026-11-29T12:16:13.642Z",
+         *         "updated": "2026-11-29T14:48:32.285Z",
          *         "currency": "usd",
          *         "customer": null,
          *         "livemode": false,
@@ -14391,10 +14390,10 @@ export type components = {
          *         },
          *         "cancel_url": null,
          *         "expired_at": null,
-         *         "expires_at": "2026-11-30T12:16:13.618Z",
+         *         "expires_at": "2026-11-30T14:48:32.167Z",
          *         "line_items": [
          *           {
-         *             "price": "price_prod_06h2eezv7rtav2dxa0stegs4yywv2",
+         *             "price": "price_prod_06h2fhthnk3f54xqc4pb46ek9az1p",
          *             "quantity": 2,
          *             "amount_atom": 1000,
          *             "description": "Pro",
@@ -14411,14 +14410,14 @@ export type components = {
          *         "subscription_data": null
          *       },
          *       "previous_data": {
-         *         "id": "cs_prod_06h2ef016f8w7g2wx2kcjbhbrc7xg",
-         *         "url": "http://127.0.0.1:35215/checkout/cs_prod_06h2ef016f8w7g2wx2kcjbhbrc7xg",
+         *         "id": "cs_prod_06h2fhvjn85ryy7e3rexvv0ad21xw",
+         *         "url": "http://127.0.0.1:33877/checkout/cs_prod_06h2fhvjn85ryy7e3rexvv0ad21xw",
          *         "mode": "payment",
          *         "object": "checkout_session",
          *         "status": "open",
-         *         "created": "2026-11-29T12:16:13.618Z",
+         *         "created": "2026-11-29T14:48:32.167Z",
          *         "invoice": null,
-         *         "updated": "2026-11-29T12:16:13.628Z",
+         *         "updated": "2026-11-29T14:48:32.211Z",
          *         "currency": "usd",
          *         "customer": null,
          *         "livemode": false,
@@ -14427,10 +14426,10 @@ export type components = {
          *         },
          *         "cancel_url": null,
          *         "expired_at": null,
-         *         "expires_at": "2026-11-30T12:16:13.618Z",
+         *         "expires_at": "2026-11-30T14:48:32.167Z",
          *         "line_items": [
          *           {
-         *             "price": "price_prod_06h2eezv7rtav2dxa0stegs4yywv2",
+         *             "price": "price_prod_06h2fhthnk3f54xqc4pb46ek9az1p",
          *             "quantity": 2,
          *             "amount_atom": 1000,
          *             "description": "Pro",
@@ -14447,13 +14446,13 @@ export type components = {
          *         "subscription_data": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2ef018yejj1rypa1vkh42t4tq8",
-         *       "request_id": "req_prod_06h2ef018yejj1rypa1vkh42t4tq8",
+         *       "correlation_id": "req_prod_06h2fhvk1prm4fyp4cy174277kh26",
+         *       "request_id": "req_prod_06h2fhvk1prm4fyp4cy174277kh26",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-29T12:16:13.643Z",
+         *       "created": "2026-11-29T14:48:32.296Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2eeznqzss6w2jbgkfca7r3sg58"
+         *       "actor_id": "key_prod_06h2fhsp95c7smzcczb6qmkqrhvs6"
          *     }
          */
         CheckoutSessionDeletedEvent: {
@@ -14498,29 +14497,29 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2ef0150fmyjsch1bp1vknbbtwt",
+         *       "id": "evt_prod_06h2fhvjg9jrmsdg09wac4jg4z9ka",
          *       "type": "checkout.session.completed",
          *       "aggregate_type": "checkout_session",
-         *       "aggregate_id": "cs_prod_06h2ef010mjrjsaedtn795fehb1a0",
+         *       "aggregate_id": "cs_prod_06h2fhvhwej5efnq8yrj1xjdwxwvt",
          *       "data": {
-         *         "id": "cs_prod_06h2ef010mjrjsaedtn795fehb1a0",
-         *         "url": "http://127.0.0.1:35215/checkout/cs_prod_06h2ef010mjrjsaedtn795fehb1a0",
+         *         "id": "cs_prod_06h2fhvhwej5efnq8yrj1xjdwxwvt",
+         *         "url": "http://127.0.0.1:33877/checkout/cs_prod_06h2fhvhwej5efnq8yrj1xjdwxwvt",
          *         "mode": "payment",
          *         "object": "checkout_session",
          *         "status": "complete",
-         *         "created": "2026-11-29T12:16:13.572Z",
+         *         "created": "2026-11-29T14:48:31.957Z",
          *         "invoice": null,
-         *         "updated": "2026-11-29T12:16:13.607Z",
+         *         "updated": "2026-11-29T14:48:32.124Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2ef013nqmkpkvqdhax5b87x8sy",
+         *         "customer": "cus_prod_06h2fhvj97f8jxvjxtyncde9cf2gm",
          *         "livemode": false,
          *         "metadata": {},
          *         "cancel_url": null,
          *         "expired_at": null,
-         *         "expires_at": "2026-11-30T12:16:13.572Z",
+         *         "expires_at": "2026-11-30T14:48:31.957Z",
          *         "line_items": [
          *           {
-         *             "price": "price_prod_06h2eezv7rtav2dxa0stegs4yywv2",
+         *             "price": "price_prod_06h2fhthnk3f54xqc4pb46ek9az1p",
          *             "quantity": 2,
          *             "amount_atom": 1000,
          *             "description": "Pro",
@@ -14528,33 +14527,33 @@ export type components = {
          *           }
          *         ],
          *         "success_url": "https://example.com/thanks",
-         *         "completed_at": "2026-11-29T12:16:13.607Z",
+         *         "completed_at": "2026-11-29T14:48:32.124Z",
          *         "subscription": null,
          *         "customer_email": "new-buyer@example.com",
-         *         "payment_intent": "pi_prod_06h2ef0147qaed48dx28qh1d7x6rw",
+         *         "payment_intent": "pi_prod_06h2fhvjd0rk1xtdrpavxgksk9y1a",
          *         "payment_status": "paid",
          *         "amount_total_atom": 1000,
          *         "subscription_data": null
          *       },
          *       "previous_data": {
-         *         "id": "cs_prod_06h2ef010mjrjsaedtn795fehb1a0",
-         *         "url": "http://127.0.0.1:35215/checkout/cs_prod_06h2ef010mjrjsaedtn795fehb1a0",
+         *         "id": "cs_prod_06h2fhvhwej5efnq8yrj1xjdwxwvt",
+         *         "url": "http://127.0.0.1:33877/checkout/cs_prod_06h2fhvhwej5efnq8yrj1xjdwxwvt",
          *         "mode": "payment",
          *         "object": "checkout_session",
          *         "status": "open",
-         *         "created": "2026-11-29T12:16:13.572Z",
+         *         "created": "2026-11-29T14:48:31.957Z",
          *         "invoice": null,
-         *         "updated": "2026-11-29T12:16:13.572Z",
+         *         "updated": "2026-11-29T14:48:31.957Z",
          *         "currency": "usd",
          *         "customer": null,
          *         "livemode": false,
          *         "metadata": {},
          *         "cancel_url": null,
          *         "expired_at": null,
-         *         "expires_at": "2026-11-30T12:16:13.572Z",
+         *         "expires_at": "2026-11-30T14:48:31.957Z",
          *         "line_items": [
          *           {
-         *             "price": "price_prod_06h2eezv7rtav2dxa0stegs4yywv2",
+         *             "price": "price_prod_06h2fhthnk3f54xqc4pb46ek9az1p",
          *             "quantity": 2,
          *             "amount_atom": 1000,
          *             "description": "Pro",
@@ -14571,13 +14570,13 @@ export type components = {
          *         "subscription_data": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2ef012s6dzjegyxkj3hbtjh8ry",
-         *       "request_id": "req_prod_06h2ef012s6dzjegyxkj3hbtjh8ry",
+         *       "correlation_id": "req_prod_06h2fhvj3jp5bxsdcwkpnedp7bm2w",
+         *       "request_id": "req_prod_06h2fhvj3jp5bxsdcwkpnedp7bm2w",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-29T12:16:13.608Z",
+         *       "created": "2026-11-29T14:48:32.131Z",
          *       "actor_type": "customer",
-         *       "actor_id": "cus_prod_06h2ef013nqmkpkvqdhax5b87x8sy"
+         *       "actor_id": "cus_prod_06h2fhvj97f8jxvjxtyncde9cf2gm"
          *     }
          */
         CheckoutSessionCompletedEvent: {
@@ -14622,29 +14621,29 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2ef01hg5nyq1npd1vswjevybqj",
+         *       "id": "evt_prod_06h2fhvmf5gyqyar1995dch049kwj",
          *       "type": "checkout.session.expired",
          *       "aggregate_type": "checkout_session",
-         *       "aggregate_id": "cs_prod_06h2ef01azrzfyhxysx4amj41grxt",
+         *       "aggregate_id": "cs_prod_06h2fhvk9pj83vkm6qkqamwwn2qzj",
          *       "data": {
-         *         "id": "cs_prod_06h2ef01azrzfyhxysx4amj41grxt",
-         *         "url": "http://127.0.0.1:35215/checkout/cs_prod_06h2ef01azrzfyhxysx4amj41grxt",
+         *         "id": "cs_prod_06h2fhvk9pj83vkm6qkqamwwn2qzj",
+         *         "url": "http://127.0.0.1:33877/checkout/cs_prod_06h2fhvk9pj83vkm6qkqamwwn2qzj",
          *         "mode": "payment",
          *         "object": "checkout_session",
          *         "status": "expired",
-         *         "created": "2026-11-29T12:16:13.653Z",
+         *         "created": "2026-11-29T14:48:32.325Z",
          *         "invoice": null,
-         *         "updated": "2026-11-30T12:16:13.653Z",
+         *         "updated": "2026-11-30T14:48:32.325Z",
          *         "currency": "usd",
          *         "customer": null,
          *         "livemode": false,
          *         "metadata": {},
          *         "cancel_url": null,
-         *         "expired_at": "2026-11-30T12:16:13.653Z",
-         *         "expires_at": "2026-11-30T12:16:13.653Z",
+         *         "expired_at": "2026-11-30T14:48:32.325Z",
+         *         "expires_at": "2026-11-30T14:48:32.325Z",
          *         "line_items": [
          *           {
-         *             "price": "price_prod_06h2eezv7rtav2dxa0stegs4yywv2",
+         *             "price": "price_prod_06h2fhthnk3f54xqc4pb46ek9az1p",
          *             "quantity": 2,
          *             "amount_atom": 1000,
          *             "description": "Pro",
@@ -14661,24 +14660,24 @@ export type components = {
          *         "subscription_data": null
          *       },
          *       "previous_data": {
-         *         "id": "cs_prod_06h2ef01azrzfyhxysx4amj41grxt",
-         *         "url": "http://127.0.0.1:35215/checkout/cs_prod_06h2ef01azrzfyhxysx4amj41grxt",
+         *         "id": "cs_prod_06h2fhvk9pj83vkm6qkqamwwn2qzj",
+         *         "url": "http://127.0.0.1:33877/checkout/cs_prod_06h2fhvk9pj83vkm6qkqamwwn2qzj",
          *         "mode": "payment",
          *         "object": "checkout_session",
          *         "status": "open",
-         *         "created": "2026-11-29T12:16:13.653Z",
+         *         "created": "2026-11-29T14:48:32.325Z",
          *         "invoice": null,
-         *         "updated": "2026-11-29T12:16:13.653Z",
+         *         "updated": "2026-11-29T14:48:32.325Z",
          *         "currency": "usd",
          *         "customer": null,
          *         "livemode": false,
          *         "metadata": {},
          *         "cancel_url": null,
          *         "expired_at": null,
-         *         "expires_at": "2026-11-30T12:16:13.653Z",
+         *         "expires_at": "2026-11-30T14:48:32.325Z",
          *         "line_items": [
          *           {
-         *             "price": "price_prod_06h2eezv7rtav2dxa0stegs4yywv2",
+         *             "price": "price_prod_06h2fhthnk3f54xqc4pb46ek9az1p",
          *             "quantity": 2,
          *             "amount_atom": 1000,
          *             "description": "Pro",
@@ -14695,11 +14694,11 @@ export type components = {
          *         "subscription_data": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2ef01d4g0an9p7tpa7b2zq78ge",
+         *       "correlation_id": "req_prod_06h2fhvkkf1phwvmff307psavqv5g",
          *       "request_id": null,
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-30T12:16:13.653Z",
+         *       "created": "2026-11-30T14:48:32.325Z",
          *       "actor_type": "system",
          *       "actor_id": null
          *     }
@@ -14746,17 +14745,17 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2eezs3ww14vkpg9df14pjekdby",
+         *       "id": "evt_prod_06h2fhtaa3w80b55c35mbr3fnb8n6",
          *       "type": "payment_intent.created",
          *       "aggregate_type": "payment_intent",
-         *       "aggregate_id": "pi_prod_06h2eezs3pr7xw0aycw2e3ycnj78p",
+         *       "aggregate_id": "pi_prod_06h2fhta9es977b0m8jhgzc21tba4",
          *       "data": {
-         *         "id": "pi_prod_06h2eezs3pr7xw0aycw2e3ycnj78p",
+         *         "id": "pi_prod_06h2fhta9es977b0m8jhgzc21tba4",
          *         "object": "payment_intent",
          *         "status": "requires_confirmation",
-         *         "created": "2026-11-29T12:16:11.549Z",
+         *         "created": "2026-11-29T14:48:21.834Z",
          *         "invoice": null,
-         *         "updated": "2026-11-29T12:16:11.549Z",
+         *         "updated": "2026-11-29T14:48:21.834Z",
          *         "currency": "usd",
          *         "customer": null,
          *         "livemode": false,
@@ -14771,13 +14770,13 @@ export type components = {
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2eezs35p7x35ga0b4es4fhc1gp",
-         *       "request_id": "req_prod_06h2eezs35p7x35ga0b4es4fhc1gp",
+         *       "correlation_id": "req_prod_06h2fhta5cpf3xa5j25nm5stffpc6",
+         *       "request_id": "req_prod_06h2fhta5cpf3xa5j25nm5stffpc6",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-29T12:16:11.551Z",
+         *       "created": "2026-11-29T14:48:21.841Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2eeznqzss6w2jbgkfca7r3sg58"
+         *       "actor_id": "key_prod_06h2fhsp95c7smzcczb6qmkqrhvs6"
          *     }
          */
         PaymentIntentCreatedEvent: {
@@ -14822,17 +14821,17 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2eezs5mx8hahg1ds9yw78pmqt0",
+         *       "id": "evt_prod_06h2fhtas9zs0b724xeq5tamx9f5w",
          *       "type": "payment_intent.processing",
          *       "aggregate_type": "payment_intent",
-         *       "aggregate_id": "pi_prod_06h2eezs3pr7xw0aycw2e3ycnj78p",
+         *       "aggregate_id": "pi_prod_06h2fhta9es977b0m8jhgzc21tba4",
          *       "data": {
-         *         "id": "pi_prod_06h2eezs3pr7xw0aycw2e3ycnj78p",
+         *         "id": "pi_prod_06h2fhta9es977b0m8jhgzc21tba4",
          *         "object": "payment_intent",
          *         "status": "processing",
-         *         "created": "2026-11-29T12:16:11.549Z",
+         *         "created": "2026-11-29T14:48:21.834Z",
          *         "invoice": null,
-         *         "updated": "2026-11-29T12:16:11.564Z",
+         *         "updated": "2026-11-29T14:48:21.920Z",
          *         "currency": "usd",
          *         "customer": null,
          *         "livemode": false,
@@ -14846,12 +14845,12 @@ export type components = {
          *         "amount_capturable_atom": 0
          *       },
          *       "previous_data": {
-         *         "id": "pi_prod_06h2eezs3pr7xw0aycw2e3ycnj78p",
+         *         "id": "pi_prod_06h2fhta9es977b0m8jhgzc21tba4",
          *         "object": "payment_intent",
          *         "status": "requires_confirmation",
-         *         "created": "2026-11-29T12:16:11.549Z",
+         *         "created": "2026-11-29T14:48:21.834Z",
          *         "invoice": null,
-         *         "updated": "2026-11-29T12:16:11.554Z",
+         *         "updated": "2026-11-29T14:48:21.858Z",
          *         "currency": "usd",
          *         "customer": null,
          *         "livemode": false,
@@ -14865,13 +14864,13 @@ export type components = {
          *         "amount_capturable_atom": 0
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2eezs35p7x35ga0b4es4fhc1gp",
-         *       "request_id": "req_prod_06h2eezs35p7x35ga0b4es4fhc1gp",
+         *       "correlation_id": "req_prod_06h2fhta5cpf3xa5j25nm5stffpc6",
+         *       "request_id": "req_prod_06h2fhta5cpf3xa5j25nm5stffpc6",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-29T12:16:11.566Z",
+         *       "created": "2026-11-29T14:48:21.962Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2eeznqzss6w2jbgkfca7r3sg58"
+         *       "actor_id": "key_prod_06h2fhsp95c7smzcczb6qmkqrhvs6"
          *     }
          */
         PaymentIntentProcessingEvent: {
@@ -14916,19 +14915,19 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2eezwwwq4gt6sa0108212c6s3m",
+         *       "id": "evt_prod_06h2fhtvyxd7e005n0eg4qvs95c80",
          *       "type": "payment_intent.requires_action",
          *       "aggregate_type": "payment_intent",
-         *       "aggregate_id": "pi_prod_06h2eezwwdkw01erasey077mysgp4",
+         *       "aggregate_id": "pi_prod_06h2fhtvxs2aczh353f0pvhjfkh32",
          *       "data": {
-         *         "id": "pi_prod_06h2eezwwdkw01erasey077mysgp4",
+         *         "id": "pi_prod_06h2fhtvxs2aczh353f0pvhjfkh32",
          *         "object": "payment_intent",
          *         "status": "requires_action",
-         *         "created": "2026-11-29T12:16:12.515Z",
+         *         "created": "2026-11-29T14:48:26.350Z",
          *         "invoice": null,
-         *         "updated": "2026-11-29T12:16:12.518Z",
+         *         "updated": "2026-11-29T14:48:26.356Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2eezw7zvvnq1dqa5tk66dk672g",
+         *         "customer": "cus_prod_06h2fhtpg8mqtfnp818mxq9wpe8wm",
          *         "livemode": false,
          *         "metadata": {},
          *         "amount_atom": 1000,
@@ -14940,14 +14939,14 @@ export type components = {
          *         "amount_capturable_atom": 0
          *       },
          *       "previous_data": {
-         *         "id": "pi_prod_06h2eezwwdkw01erasey077mysgp4",
+         *         "id": "pi_prod_06h2fhtvxs2aczh353f0pvhjfkh32",
          *         "object": "payment_intent",
          *         "status": "requires_confirmation",
-         *         "created": "2026-11-29T12:16:12.515Z",
+         *         "created": "2026-11-29T14:48:26.350Z",
          *         "invoice": null,
-         *         "updated": "2026-11-29T12:16:12.515Z",
+         *         "updated": "2026-11-29T14:48:26.350Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2eezw7zvvnq1dqa5tk66dk672g",
+         *         "customer": "cus_prod_06h2fhtpg8mqtfnp818mxq9wpe8wm",
          *         "livemode": false,
          *         "metadata": {},
          *         "amount_atom": 1000,
@@ -14959,13 +14958,13 @@ export type components = {
          *         "amount_capturable_atom": 0
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2eezww8df3awyrk2zret672cym",
-         *       "request_id": "req_prod_06h2eezww8df3awyrk2zret672cym",
+         *       "correlation_id": "req_prod_06h2fhtvxav12stw0a8byvyjvz6wt",
+         *       "request_id": "req_prod_06h2fhtvxav12stw0a8byvyjvz6wt",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-29T12:16:12.519Z",
+         *       "created": "2026-11-29T14:48:26.360Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2eeznqzss6w2jbgkfca7r3sg58"
+         *       "actor_id": "key_prod_06h2fhsp95c7smzcczb6qmkqrhvs6"
          *     }
          */
         PaymentIntentRequiresActionEvent: {
@@ -15010,19 +15009,19 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2eezx0tdsrrhjq9vjjkr17bnrt",
+         *       "id": "evt_prod_06h2fhtwsgpm2pjddgjj96grwarkp",
          *       "type": "payment_intent.amount_capturable_updated",
          *       "aggregate_type": "payment_intent",
-         *       "aggregate_id": "pi_prod_06h2eezx067k3exsba9jhmefytk1p",
+         *       "aggregate_id": "pi_prod_06h2fhtwkhhty1g8454byxgp3ffht",
          *       "data": {
-         *         "id": "pi_prod_06h2eezx067k3exsba9jhmefytk1p",
+         *         "id": "pi_prod_06h2fhtwkhhty1g8454byxgp3ffht",
          *         "object": "payment_intent",
          *         "status": "requires_capture",
-         *         "created": "2026-11-29T12:16:12.545Z",
+         *         "created": "2026-11-29T14:48:26.524Z",
          *         "invoice": null,
-         *         "updated": "2026-11-29T12:16:12.549Z",
+         *         "updated": "2026-11-29T14:48:26.564Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2eezw7zvvnq1dqa5tk66dk672g",
+         *         "customer": "cus_prod_06h2fhtpg8mqtfnp818mxq9wpe8wm",
          *         "livemode": false,
          *         "metadata": {},
          *         "amount_atom": 1000,
@@ -15034,14 +15033,14 @@ export type components = {
          *         "amount_capturable_atom": 1000
          *       },
          *       "previous_data": {
-         *         "id": "pi_prod_06h2eezx067k3exsba9jhmefytk1p",
+         *         "id": "pi_prod_06h2fhtwkhhty1g8454byxgp3ffht",
          *         "object": "payment_intent",
          *         "status": "processing",
-         *         "created": "2026-11-29T12:16:12.545Z",
+         *         "created": "2026-11-29T14:48:26.524Z",
          *         "invoice": null,
-         *         "updated": "2026-11-29T12:16:12.547Z",
+         *         "updated": "2026-11-29T14:48:26.544Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2eezw7zvvnq1dqa5tk66dk672g",
+         *         "customer": "cus_prod_06h2fhtpg8mqtfnp818mxq9wpe8wm",
          *         "livemode": false,
          *         "metadata": {},
          *         "amount_atom": 1000,
@@ -15053,13 +15052,13 @@ export type components = {
          *         "amount_capturable_atom": 0
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2eezwzzs6xkvqemhbtq5ez5qwa",
-         *       "request_id": "req_prod_06h2eezwzzs6xkvqemhbtq5ez5qwa",
+         *       "correlation_id": "req_prod_06h2fhtwhe1amfktnht0fdj0d155t",
+         *       "request_id": "req_prod_06h2fhtwhe1amfktnht0fdj0d155t",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-29T12:16:12.551Z",
+         *       "created": "2026-11-29T14:48:26.572Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2eeznqzss6w2jbgkfca7r3sg58"
+         *       "actor_id": "key_prod_06h2fhsp95c7smzcczb6qmkqrhvs6"
          *     }
          */
         PaymentIntentAmountCapturableUpdatedEvent: {
@@ -15104,17 +15103,17 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2eezs7kvs7kkapqh5xzdqgnx9j",
+         *       "id": "evt_prod_06h2fhtb69yt8q7mxxmapvjpte3zm",
          *       "type": "payment_intent.succeeded",
          *       "aggregate_type": "payment_intent",
-         *       "aggregate_id": "pi_prod_06h2eezs3pr7xw0aycw2e3ycnj78p",
+         *       "aggregate_id": "pi_prod_06h2fhta9es977b0m8jhgzc21tba4",
          *       "data": {
-         *         "id": "pi_prod_06h2eezs3pr7xw0aycw2e3ycnj78p",
+         *         "id": "pi_prod_06h2fhta9es977b0m8jhgzc21tba4",
          *         "object": "payment_intent",
          *         "status": "succeeded",
-         *         "created": "2026-11-29T12:16:11.549Z",
+         *         "created": "2026-11-29T14:48:21.834Z",
          *         "invoice": null,
-         *         "updated": "2026-11-29T12:16:11.573Z",
+         *         "updated": "2026-11-29T14:48:22.056Z",
          *         "currency": "usd",
          *         "customer": null,
          *         "livemode": false,
@@ -15128,12 +15127,12 @@ export type components = {
          *         "amount_capturable_atom": 0
          *       },
          *       "previous_data": {
-         *         "id": "pi_prod_06h2eezs3pr7xw0aycw2e3ycnj78p",
+         *         "id": "pi_prod_06h2fhta9es977b0m8jhgzc21tba4",
          *         "object": "payment_intent",
          *         "status": "processing",
-         *         "created": "2026-11-29T12:16:11.549Z",
+         *         "created": "2026-11-29T14:48:21.834Z",
          *         "invoice": null,
-         *         "updated": "2026-11-29T12:16:11.564Z",
+         *         "updated": "2026-11-29T14:48:21.920Z",
          *         "currency": "usd",
          *         "customer": null,
          *         "livemode": false,
@@ -15147,13 +15146,13 @@ export type components = {
          *         "amount_capturable_atom": 0
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2eezs35p7x35ga0b4es4fhc1gp",
-         *       "request_id": "req_prod_06h2eezs35p7x35ga0b4es4fhc1gp",
+         *       "correlation_id": "req_prod_06h2fhta5cpf3xa5j25nm5stffpc6",
+         *       "request_id": "req_prod_06h2fhta5cpf3xa5j25nm5stffpc6",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-29T12:16:11.580Z",
+         *       "created": "2026-11-29T14:48:22.066Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2eeznqzss6w2jbgkfca7r3sg58"
+         *       "actor_id": "key_prod_06h2fhsp95c7smzcczb6qmkqrhvs6"
          *     }
          */
         PaymentIntentSucceededEvent: {
@@ -15198,23 +15197,23 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2eezx2axb3pa1sy673y56mez9p",
+         *       "id": "evt_prod_06h2fhtwzpzt7r9kh4yrhmbgzjnc2",
          *       "type": "payment_intent.canceled",
          *       "aggregate_type": "payment_intent",
-         *       "aggregate_id": "pi_prod_06h2eezx067k3exsba9jhmefytk1p",
+         *       "aggregate_id": "pi_prod_06h2fhtwkhhty1g8454byxgp3ffht",
          *       "data": {
-         *         "id": "pi_prod_06h2eezx067k3exsba9jhmefytk1p",
+         *         "id": "pi_prod_06h2fhtwkhhty1g8454byxgp3ffht",
          *         "object": "payment_intent",
          *         "status": "canceled",
-         *         "created": "2026-11-29T12:16:12.545Z",
+         *         "created": "2026-11-29T14:48:26.524Z",
          *         "invoice": null,
-         *         "updated": "2026-11-29T12:16:12.561Z",
+         *         "updated": "2026-11-29T14:48:26.619Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2eezw7zvvnq1dqa5tk66dk672g",
+         *         "customer": "cus_prod_06h2fhtpg8mqtfnp818mxq9wpe8wm",
          *         "livemode": false,
          *         "metadata": {},
          *         "amount_atom": 1000,
-         *         "canceled_at": "2026-11-29T12:16:12.561Z",
+         *         "canceled_at": "2026-11-29T14:48:26.619Z",
          *         "capture_method": "manual",
          *         "payment_method": "pm_sandbox_succeeds",
          *         "last_payment_error": null,
@@ -15222,14 +15221,14 @@ export type components = {
          *         "amount_capturable_atom": 0
          *       },
          *       "previous_data": {
-         *         "id": "pi_prod_06h2eezx067k3exsba9jhmefytk1p",
+         *         "id": "pi_prod_06h2fhtwkhhty1g8454byxgp3ffht",
          *         "object": "payment_intent",
          *         "status": "requires_capture",
-         *         "created": "2026-11-29T12:16:12.545Z",
+         *         "created": "2026-11-29T14:48:26.524Z",
          *         "invoice": null,
-         *         "updated": "2026-11-29T12:16:12.549Z",
+         *         "updated": "2026-11-29T14:48:26.564Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2eezw7zvvnq1dqa5tk66dk672g",
+         *         "customer": "cus_prod_06h2fhtpg8mqtfnp818mxq9wpe8wm",
          *         "livemode": false,
          *         "metadata": {},
          *         "amount_atom": 1000,
@@ -15241,13 +15240,13 @@ export type components = {
          *         "amount_capturable_atom": 1000
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2eezx1vxpsmnn56jjeyajnwbey",
-         *       "request_id": "req_prod_06h2eezx1vxpsmnn56jjeyajnwbey",
+         *       "correlation_id": "req_prod_06h2fhtwy28j7qngewzzt6fj1ef2r",
+         *       "request_id": "req_prod_06h2fhtwy28j7qngewzzt6fj1ef2r",
          *       "version": 1,
          *       "sequence": 4,
-         *       "created": "2026-11-29T12:16:12.562Z",
+         *       "created": "2026-11-29T14:48:26.621Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2eeznqzss6w2jbgkfca7r3sg58"
+         *       "actor_id": "key_prod_06h2fhsp95c7smzcczb6qmkqrhvs6"
          *     }
          */
         PaymentIntentCanceledEvent: {
@@ -15292,19 +15291,19 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2eezwvjfqr9t2q4gx1jm0zckkm",
+         *       "id": "evt_prod_06h2fhtvnkr2axka2aqexstwr00vw",
          *       "type": "payment_intent.payment_failed",
          *       "aggregate_type": "payment_intent",
-         *       "aggregate_id": "pi_prod_06h2eezwtnfqcefgwah2pfmkdmvrj",
+         *       "aggregate_id": "pi_prod_06h2fhtvaey9nt6jvp3teay7qmfbr",
          *       "data": {
-         *         "id": "pi_prod_06h2eezwtnfqcefgwah2pfmkdmvrj",
+         *         "id": "pi_prod_06h2fhtvaey9nt6jvp3teay7qmfbr",
          *         "object": "payment_intent",
          *         "status": "requires_payment_method",
-         *         "created": "2026-11-29T12:16:12.501Z",
+         *         "created": "2026-11-29T14:48:26.195Z",
          *         "invoice": null,
-         *         "updated": "2026-11-29T12:16:12.507Z",
+         *         "updated": "2026-11-29T14:48:26.275Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2eezw7zvvnq1dqa5tk66dk672g",
+         *         "customer": "cus_prod_06h2fhtpg8mqtfnp818mxq9wpe8wm",
          *         "livemode": false,
          *         "metadata": {},
          *         "amount_atom": 1000,
@@ -15316,14 +15315,14 @@ export type components = {
          *         "amount_capturable_atom": 0
          *       },
          *       "previous_data": {
-         *         "id": "pi_prod_06h2eezwtnfqcefgwah2pfmkdmvrj",
+         *         "id": "pi_prod_06h2fhtvaey9nt6jvp3teay7qmfbr",
          *         "object": "payment_intent",
          *         "status": "processing",
-         *         "created": "2026-11-29T12:16:12.501Z",
+         *         "created": "2026-11-29T14:48:26.195Z",
          *         "invoice": null,
-         *         "updated": "2026-11-29T12:16:12.503Z",
+         *         "updated": "2026-11-29T14:48:26.217Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2eezw7zvvnq1dqa5tk66dk672g",
+         *         "customer": "cus_prod_06h2fhtpg8mqtfnp818mxq9wpe8wm",
          *         "livemode": false,
          *         "metadata": {},
          *         "amount_atom": 1000,
@@ -15335,13 +15334,13 @@ export type components = {
          *         "amount_capturable_atom": 0
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2eezwtgjdkp5df850ddqd3nxem",
-         *       "request_id": "req_prod_06h2eezwtgjdkp5df850ddqd3nxem",
+         *       "correlation_id": "req_prod_06h2fhtva0vxkx8p760nvt96heb06",
+         *       "request_id": "req_prod_06h2fhtva0vxkx8p760nvt96heb06",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-29T12:16:12.508Z",
+         *       "created": "2026-11-29T14:48:26.306Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2eeznqzss6w2jbgkfca7r3sg58"
+         *       "actor_id": "key_prod_06h2fhsp95c7smzcczb6qmkqrhvs6"
          *     }
          */
         PaymentIntentPaymentFailedEvent: {
@@ -15386,19 +15385,19 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2eezwysb7ecq4xfvzp6ma963sm",
+         *       "id": "evt_prod_06h2fhtwcf6p3bbv5pkj4y5943fm4",
          *       "type": "payment_intent.partially_funded",
          *       "aggregate_type": "payment_intent",
-         *       "aggregate_id": "pi_prod_06h2eezwxw7v62d9c166zv07md04a",
+         *       "aggregate_id": "pi_prod_06h2fhtw79w6e7v3fw3ga0657173y",
          *       "data": {
-         *         "id": "pi_prod_06h2eezwxw7v62d9c166zv07md04a",
+         *         "id": "pi_prod_06h2fhtw79w6e7v3fw3ga0657173y",
          *         "object": "payment_intent",
          *         "status": "partially_funded",
-         *         "created": "2026-11-29T12:16:12.527Z",
+         *         "created": "2026-11-29T14:48:26.425Z",
          *         "invoice": null,
-         *         "updated": "2026-11-29T12:16:12.533Z",
+         *         "updated": "2026-11-29T14:48:26.466Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2eezw7zvvnq1dqa5tk66dk672g",
+         *         "customer": "cus_prod_06h2fhtpg8mqtfnp818mxq9wpe8wm",
          *         "livemode": false,
          *         "metadata": {},
          *         "amount_atom": 1000,
@@ -15410,14 +15409,14 @@ export type components = {
          *         "amount_capturable_atom": 0
          *       },
          *       "previous_data": {
-         *         "id": "pi_prod_06h2eezwxw7v62d9c166zv07md04a",
+         *         "id": "pi_prod_06h2fhtw79w6e7v3fw3ga0657173y",
          *         "object": "payment_intent",
          *         "status": "processing",
-         *         "created": "2026-11-29T12:16:12.527Z",
+         *         "created": "2026-11-29T14:48:26.425Z",
          *         "invoice": null,
-         *         "updated": "2026-11-29T12:16:12.529Z",
+         *         "updated": "2026-11-29T14:48:26.443Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2eezw7zvvnq1dqa5tk66dk672g",
+         *         "customer": "cus_prod_06h2fhtpg8mqtfnp818mxq9wpe8wm",
          *         "livemode": false,
          *         "metadata": {},
          *         "amount_atom": 1000,
@@ -15429,13 +15428,13 @@ export type components = {
          *         "amount_capturable_atom": 0
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2eezwxmsy47w3kekqy0v1m6mfe",
-         *       "request_id": "req_prod_06h2eezwxmsy47w3kekqy0v1m6mfe",
+         *       "correlation_id": "req_prod_06h2fhtw5wyv8pah9jnd167nsmgb8",
+         *       "request_id": "req_prod_06h2fhtw5wyv8pah9jnd167nsmgb8",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-29T12:16:12.534Z",
+         *       "created": "2026-11-29T14:48:26.467Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2eeznqzss6w2jbgkfca7r3sg58"
+         *       "actor_id": "key_prod_06h2fhsp95c7smzcczb6qmkqrhvs6"
          *     }
          */
         PaymentIntentPartiallyFundedEvent: {
@@ -15480,48 +15479,48 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2eezzj67htpe1c54z2g7j52dk2",
+         *       "id": "evt_prod_06h2fhvbtqq5vnvm1ccgg5dnqg8fr",
          *       "type": "customer.subscription.created",
          *       "aggregate_type": "subscription",
-         *       "aggregate_id": "sub_prod_06h2eezzg8dc65gszrzr0rzq208g4",
+         *       "aggregate_id": "sub_prod_06h2fhvbq549d906dsgh93qyh8pyg",
          *       "data": {
-         *         "id": "sub_prod_06h2eezzg8dc65gszrzr0rzq208g4",
+         *         "id": "sub_prod_06h2fhvbq549d906dsgh93qyh8pyg",
          *         "items": [
          *           {
-         *             "id": "si_prod_06h2eezzg8dc65gszrzr0rzq208g6",
-         *             "price": "price_prod_06h2eezv63pg213ca31042tj77f4t",
+         *             "id": "si_prod_06h2fhvbq549d906dsgh93qyh8pyj",
+         *             "price": "price_prod_06h2fhth1z15fbff64djvmes3hqmw",
          *             "quantity": 1
          *           }
          *         ],
          *         "object": "subscription",
          *         "status": "active",
-         *         "created": "2026-11-29T12:16:13.184Z",
-         *         "updated": "2026-11-29T12:16:13.184Z",
+         *         "created": "2026-11-29T14:48:30.390Z",
+         *         "updated": "2026-11-29T14:48:30.390Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2eezw7zvvnq1dqa5tk66dk672g",
+         *         "customer": "cus_prod_06h2fhtpg8mqtfnp818mxq9wpe8wm",
          *         "livemode": false,
          *         "metadata": {},
          *         "paused_at": null,
          *         "trial_end": null,
          *         "cancelled_at": null,
          *         "days_until_due": null,
-         *         "latest_invoice": "in_prod_06h2eezzgm603swe4nj19x7myfr6e",
+         *         "latest_invoice": "in_prod_06h2fhvbqj822b5dqcw1kavk459gg",
          *         "pending_changes": [],
          *         "collection_method": "charge_automatically",
-         *         "current_period_end": "2026-12-29T12:16:13.184Z",
+         *         "current_period_end": "2026-12-29T14:48:30.390Z",
          *         "cancel_at_period_end": false,
-         *         "current_period_start": "2026-11-29T12:16:13.184Z",
+         *         "current_period_start": "2026-11-29T14:48:30.390Z",
          *         "default_payment_method": null
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2eezzfxeza19ks1ds48k7das6e",
-         *       "request_id": "req_prod_06h2eezzfxeza19ks1ds48k7das6e",
+         *       "correlation_id": "req_prod_06h2fhvbpj33jxzeqc4a6r12fq55e",
+         *       "request_id": "req_prod_06h2fhvbpj33jxzeqc4a6r12fq55e",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-29T12:16:13.201Z",
+         *       "created": "2026-11-29T14:48:30.421Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2eeznqzss6w2jbgkfca7r3sg58"
+         *       "actor_id": "key_prod_06h2fhsp95c7smzcczb6qmkqrhvs6"
          *     }
          */
         CustomerSubscriptionCreatedEvent: {
@@ -15566,25 +15565,25 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2eezzqhdwy08q3kjmn4bnechtc",
+         *       "id": "evt_prod_06h2fhvcknf2p3ss0713mmyxbqwtp",
          *       "type": "customer.subscription.updated",
          *       "aggregate_type": "subscription",
-         *       "aggregate_id": "sub_prod_06h2eezzg8dc65gszrzr0rzq208g4",
+         *       "aggregate_id": "sub_prod_06h2fhvbq549d906dsgh93qyh8pyg",
          *       "data": {
-         *         "id": "sub_prod_06h2eezzg8dc65gszrzr0rzq208g4",
+         *         "id": "sub_prod_06h2fhvbq549d906dsgh93qyh8pyg",
          *         "items": [
          *           {
-         *             "id": "si_prod_06h2eezzg8dc65gszrzr0rzq208g6",
-         *             "price": "price_prod_06h2eezv63pg213ca31042tj77f4t",
+         *             "id": "si_prod_06h2fhvbq549d906dsgh93qyh8pyj",
+         *             "price": "price_prod_06h2fhth1z15fbff64djvmes3hqmw",
          *             "quantity": 1
          *           }
          *         ],
          *         "object": "subscription",
          *         "status": "active",
-         *         "created": "2026-11-29T12:16:13.184Z",
-         *         "updated": "2026-11-29T12:16:13.241Z",
+         *         "created": "2026-11-29T14:48:30.390Z",
+         *         "updated": "2026-11-29T14:48:30.560Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2eezw7zvvnq1dqa5tk66dk672g",
+         *         "customer": "cus_prod_06h2fhtpg8mqtfnp818mxq9wpe8wm",
          *         "livemode": false,
          *         "metadata": {
          *           "plan": "pro"
@@ -15593,51 +15592,51 @@ export type components = {
          *         "trial_end": null,
          *         "cancelled_at": null,
          *         "days_until_due": null,
-         *         "latest_invoice": "in_prod_06h2eezzgm603swe4nj19x7myfr6e",
+         *         "latest_invoice": "in_prod_06h2fhvbqj822b5dqcw1kavk459gg",
          *         "pending_changes": [],
          *         "collection_method": "charge_automatically",
-         *         "current_period_end": "2026-12-29T12:16:13.184Z",
+         *         "current_period_end": "2026-12-29T14:48:30.390Z",
          *         "cancel_at_period_end": false,
-         *         "current_period_start": "2026-11-29T12:16:13.184Z",
+         *         "current_period_start": "2026-11-29T14:48:30.390Z",
          *         "default_payment_method": null
          *       },
          *       "previous_data": {
-         *         "id": "sub_prod_06h2eezzg8dc65gszrzr0rzq208g4",
+         *         "id": "sub_prod_06h2fhvbq549d906dsgh93qyh8pyg",
          *         "items": [
          *           {
-         *             "id": "si_prod_06h2eezzg8dc65gszrzr0rzq208g6",
-         *             "price": "price_prod_06h2eezv63pg213ca31042tj77f4t",
+         *             "id": "si_prod_06h2fhvbq549d906dsgh93qyh8pyj",
+         *             "price": "price_prod_06h2fhth1z15fbff64djvmes3hqmw",
          *             "quantity": 1
          *           }
          *         ],
          *         "object": "subscription",
          *         "status": "active",
-         *         "created": "2026-11-29T12:16:13.184Z",
-         *         "updated": "2026-11-29T12:16:13.184Z",
+         *         "created": "2026-11-29T14:48:30.390Z",
+         *         "updated": "2026-11-29T14:48:30.390Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2eezw7zvvnq1dqa5tk66dk672g",
+         *         "customer": "cus_prod_06h2fhtpg8mqtfnp818mxq9wpe8wm",
          *         "livemode": false,
          *         "metadata": {},
          *         "paused_at": null,
          *         "trial_end": null,
          *         "cancelled_at": null,
          *         "days_until_due": null,
-         *         "latest_invoice": "in_prod_06h2eezzgm603swe4nj19x7myfr6e",
+         *         "latest_invoice": "in_prod_06h2fhvbqj822b5dqcw1kavk459gg",
          *         "pending_changes": [],
          *         "collection_method": "charge_automatically",
-         *         "current_period_end": "2026-12-29T12:16:13.184Z",
+         *         "current_period_end": "2026-12-29T14:48:30.390Z",
          *         "cancel_at_period_end": false,
-         *         "current_period_start": "2026-11-29T12:16:13.184Z",
+         *         "current_period_start": "2026-11-29T14:48:30.390Z",
          *         "default_payment_method": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2eezzprs0j5f1t7pg7xt0928zr",
-         *       "request_id": "req_prod_06h2eezzprs0j5f1t7pg7xt0928zr",
+         *       "correlation_id": "req_prod_06h2fhvc9hk2qddhn4b16tvs4acba",
+         *       "request_id": "req_prod_06h2fhvc9hk2qddhn4b16tvs4acba",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-29T12:16:13.244Z",
+         *       "created": "2026-11-29T14:48:30.621Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2eeznqzss6w2jbgkfca7r3sg58"
+         *       "actor_id": "key_prod_06h2fhsp95c7smzcczb6qmkqrhvs6"
          *     }
          */
         CustomerSubscriptionUpdatedEvent: {
@@ -15682,56 +15681,56 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2eezzszmcg82nb5f1v46wkhxk2",
+         *       "id": "evt_prod_06h2fhvd31gjawrrbj1tbsbrr1bgy",
          *       "type": "customer.subscription.paused",
          *       "aggregate_type": "subscription",
-         *       "aggregate_id": "sub_prod_06h2eezzg8dc65gszrzr0rzq208g4",
+         *       "aggregate_id": "sub_prod_06h2fhvbq549d906dsgh93qyh8pyg",
          *       "data": {
-         *         "id": "sub_prod_06h2eezzg8dc65gszrzr0rzq208g4",
+         *         "id": "sub_prod_06h2fhvbq549d906dsgh93qyh8pyg",
          *         "items": [
          *           {
-         *             "id": "si_prod_06h2eezzg8dc65gszrzr0rzq208g6",
-         *             "price": "price_prod_06h2eezv63pg213ca31042tj77f4t",
+         *             "id": "si_prod_06h2fhvbq549d906dsgh93qyh8pyj",
+         *             "price": "price_prod_06h2fhth1z15fbff64djvmes3hqmw",
          *             "quantity": 1
          *           }
          *         ],
          *         "object": "subscription",
          *         "status": "paused",
-         *         "created": "2026-11-29T12:16:13.184Z",
-         *         "updated": "2026-11-29T12:16:13.261Z",
+         *         "created": "2026-11-29T14:48:30.390Z",
+         *         "updated": "2026-11-29T14:48:30.727Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2eezw7zvvnq1dqa5tk66dk672g",
+         *         "customer": "cus_prod_06h2fhtpg8mqtfnp818mxq9wpe8wm",
          *         "livemode": false,
          *         "metadata": {
          *           "plan": "pro"
          *         },
-         *         "paused_at": "2026-11-29T12:16:13.261Z",
+         *         "paused_at": "2026-11-29T14:48:30.727Z",
          *         "trial_end": null,
          *         "cancelled_at": null,
          *         "days_until_due": null,
-         *         "latest_invoice": "in_prod_06h2eezzgm603swe4nj19x7myfr6e",
+         *         "latest_invoice": "in_prod_06h2fhvbqj822b5dqcw1kavk459gg",
          *         "pending_changes": [],
          *         "collection_method": "charge_automatically",
-         *         "current_period_end": "2026-12-29T12:16:13.184Z",
+         *         "current_period_end": "2026-12-29T14:48:30.390Z",
          *         "cancel_at_period_end": false,
-         *         "current_period_start": "2026-11-29T12:16:13.184Z",
+         *         "current_period_start": "2026-11-29T14:48:30.390Z",
          *         "default_payment_method": null
          *       },
          *       "previous_data": {
-         *         "id": "sub_prod_06h2eezzg8dc65gszrzr0rzq208g4",
+         *         "id": "sub_prod_06h2fhvbq549d906dsgh93qyh8pyg",
          *         "items": [
          *           {
-         *             "id": "si_prod_06h2eezzg8dc65gszrzr0rzq208g6",
-         *             "price": "price_prod_06h2eezv63pg213ca31042tj77f4t",
+         *             "id": "si_prod_06h2fhvbq549d906dsgh93qyh8pyj",
+         *             "price": "price_prod_06h2fhth1z15fbff64djvmes3hqmw",
          *             "quantity": 1
          *           }
          *         ],
          *         "object": "subscription",
          *         "status": "active",
-         *         "created": "2026-11-29T12:16:13.184Z",
-         *         "updated": "2026-11-29T12:16:13.241Z",
+         *         "created": "2026-11-29T14:48:30.390Z",
+         *         "updated": "2026-11-29T14:48:30.560Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2eezw7zvvnq1dqa5tk66dk672g",
+         *         "customer": "cus_prod_06h2fhtpg8mqtfnp818mxq9wpe8wm",
          *         "livemode": false,
          *         "metadata": {
          *           "plan": "pro"
@@ -15740,22 +15739,22 @@ export type components = {
          *         "trial_end": null,
          *         "cancelled_at": null,
          *         "days_until_due": null,
-         *         "latest_invoice": "in_prod_06h2eezzgm603swe4nj19x7myfr6e",
+         *         "latest_invoice": "in_prod_06h2fhvbqj822b5dqcw1kavk459gg",
          *         "pending_changes": [],
          *         "collection_method": "charge_automatically",
-         *         "current_period_end": "2026-12-29T12:16:13.184Z",
+         *         "current_period_end": "2026-12-29T14:48:30.390Z",
          *         "cancel_at_period_end": false,
-         *         "current_period_start": "2026-11-29T12:16:13.184Z",
+         *         "current_period_start": "2026-11-29T14:48:30.390Z",
          *         "default_payment_method": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2eezzs869gd6h5wbthnjrf5t5g",
-         *       "request_id": "req_prod_06h2eezzs869gd6h5wbthnjrf5t5g",
+         *       "correlation_id": "req_prod_06h2fhvcz0bfazgxtcp68zj8abttc",
+         *       "request_id": "req_prod_06h2fhvcz0bfazgxtcp68zj8abttc",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-29T12:16:13.263Z",
+         *       "created": "2026-11-29T14:48:30.744Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2eeznqzss6w2jbgkfca7r3sg58"
+         *       "actor_id": "key_prod_06h2fhsp95c7smzcczb6qmkqrhvs6"
          *     }
          */
         CustomerSubscriptionPausedEvent: {
@@ -15800,25 +15799,25 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2eezzwz6w5h9a8dkecg9k49t16",
+         *       "id": "evt_prod_06h2fhvda39m5ntwcrvpd5hp2hvh6",
          *       "type": "customer.subscription.resumed",
          *       "aggregate_type": "subscription",
-         *       "aggregate_id": "sub_prod_06h2eezzg8dc65gszrzr0rzq208g4",
+         *       "aggregate_id": "sub_prod_06h2fhvbq549d906dsgh93qyh8pyg",
          *       "data": {
-         *         "id": "sub_prod_06h2eezzg8dc65gszrzr0rzq208g4",
+         *         "id": "sub_prod_06h2fhvbq549d906dsgh93qyh8pyg",
          *         "items": [
          *           {
-         *             "id": "si_prod_06h2eezzg8dc65gszrzr0rzq208g6",
-         *             "price": "price_prod_06h2eezv63pg213ca31042tj77f4t",
+         *             "id": "si_prod_06h2fhvbq549d906dsgh93qyh8pyj",
+         *             "price": "price_prod_06h2fhth1z15fbff64djvmes3hqmw",
          *             "quantity": 1
          *           }
          *         ],
          *         "object": "subscription",
          *         "status": "active",
-         *         "created": "2026-11-29T12:16:13.184Z",
-         *         "updated": "2026-11-29T12:16:13.284Z",
+         *         "created": "2026-11-29T14:48:30.390Z",
+         *         "updated": "2026-11-29T14:48:30.795Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2eezw7zvvnq1dqa5tk66dk672g",
+         *         "customer": "cus_prod_06h2fhtpg8mqtfnp818mxq9wpe8wm",
          *         "livemode": false,
          *         "metadata": {
          *           "plan": "pro"
@@ -15827,53 +15826,53 @@ export type components = {
          *         "trial_end": null,
          *         "cancelled_at": null,
          *         "days_until_due": null,
-         *         "latest_invoice": "in_prod_06h2eezzgm603swe4nj19x7myfr6e",
+         *         "latest_invoice": "in_prod_06h2fhvbqj822b5dqcw1kavk459gg",
          *         "pending_changes": [],
          *         "collection_method": "charge_automatically",
-         *         "current_period_end": "2026-12-29T12:16:13.184Z",
+         *         "current_period_end": "2026-12-29T14:48:30.390Z",
          *         "cancel_at_period_end": false,
-         *         "current_period_start": "2026-11-29T12:16:13.184Z",
+         *         "current_period_start": "2026-11-29T14:48:30.390Z",
          *         "default_payment_method": null
          *       },
          *       "previous_data": {
-         *         "id": "sub_prod_06h2eezzg8dc65gszrzr0rzq208g4",
+         *         "id": "sub_prod_06h2fhvbq549d906dsgh93qyh8pyg",
          *         "items": [
          *           {
-         *             "id": "si_prod_06h2eezzg8dc65gszrzr0rzq208g6",
-         *             "price": "price_prod_06h2eezv63pg213ca31042tj77f4t",
+         *             "id": "si_prod_06h2fhvbq549d906dsgh93qyh8pyj",
+         *             "price": "price_prod_06h2fhth1z15fbff64djvmes3hqmw",
          *             "quantity": 1
          *           }
          *         ],
          *         "object": "subscription",
          *         "status": "paused",
-         *         "created": "2026-11-29T12:16:13.184Z",
-         *         "updated": "2026-11-29T12:16:13.261Z",
+         *         "created": "2026-11-29T14:48:30.390Z",
+         *         "updated": "2026-11-29T14:48:30.727Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2eezw7zvvnq1dqa5tk66dk672g",
+         *         "customer": "cus_prod_06h2fhtpg8mqtfnp818mxq9wpe8wm",
          *         "livemode": false,
          *         "metadata": {
          *           "plan": "pro"
          *         },
-         *         "paused_at": "2026-11-29T12:16:13.261Z",
+         *         "paused_at": "2026-11-29T14:48:30.727Z",
          *         "trial_end": null,
          *         "cancelled_at": null,
          *         "days_until_due": null,
-         *         "latest_invoice": "in_prod_06h2eezzgm603swe4nj19x7myfr6e",
+         *         "latest_invoice": "in_prod_06h2fhvbqj822b5dqcw1kavk459gg",
          *         "pending_changes": [],
          *         "collection_method": "charge_automatically",
-         *         "current_period_end": "2026-12-29T12:16:13.184Z",
+         *         "current_period_end": "2026-12-29T14:48:30.390Z",
          *         "cancel_at_period_end": false,
-         *         "current_period_start": "2026-11-29T12:16:13.184Z",
+         *         "current_period_start": "2026-11-29T14:48:30.390Z",
          *         "default_payment_method": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2eezzw8vysx30mmnw0rypj3n7j",
-         *       "request_id": "req_prod_06h2eezzw8vysx30mmnw0rypj3n7j",
+         *       "correlation_id": "req_prod_06h2fhvd8m7b50jv56m953859ajca",
+         *       "request_id": "req_prod_06h2fhvd8m7b50jv56m953859ajca",
          *       "version": 1,
          *       "sequence": 4,
-         *       "created": "2026-11-29T12:16:13.287Z",
+         *       "created": "2026-11-29T14:48:30.800Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2eeznqzss6w2jbgkfca7r3sg58"
+         *       "actor_id": "key_prod_06h2fhsp95c7smzcczb6qmkqrhvs6"
          *     }
          */
         CustomerSubscriptionResumedEvent: {
@@ -15918,56 +15917,56 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2ef0012dksac2tx62mgj869cjj",
+         *       "id": "evt_prod_06h2fhvdrgc3xnk6vjrcfrwkxj1j8",
          *       "type": "customer.subscription.cancelled",
          *       "aggregate_type": "subscription",
-         *       "aggregate_id": "sub_prod_06h2eezzg8dc65gszrzr0rzq208g4",
+         *       "aggregate_id": "sub_prod_06h2fhvbq549d906dsgh93qyh8pyg",
          *       "data": {
-         *         "id": "sub_prod_06h2eezzg8dc65gszrzr0rzq208g4",
+         *         "id": "sub_prod_06h2fhvbq549d906dsgh93qyh8pyg",
          *         "items": [
          *           {
-         *             "id": "si_prod_06h2eezzg8dc65gszrzr0rzq208g6",
-         *             "price": "price_prod_06h2eezv63pg213ca31042tj77f4t",
+         *             "id": "si_prod_06h2fhvbq549d906dsgh93qyh8pyj",
+         *             "price": "price_prod_06h2fhth1z15fbff64djvmes3hqmw",
          *             "quantity": 1
          *           }
          *         ],
          *         "object": "subscription",
          *         "status": "cancelled",
-         *         "created": "2026-11-29T12:16:13.184Z",
-         *         "updated": "2026-11-29T12:16:13.309Z",
+         *         "created": "2026-11-29T14:48:30.390Z",
+         *         "updated": "2026-11-29T14:48:30.877Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2eezw7zvvnq1dqa5tk66dk672g",
+         *         "customer": "cus_prod_06h2fhtpg8mqtfnp818mxq9wpe8wm",
          *         "livemode": false,
          *         "metadata": {
          *           "plan": "pro"
          *         },
          *         "paused_at": null,
          *         "trial_end": null,
-         *         "cancelled_at": "2026-11-29T12:16:13.309Z",
+         *         "cancelled_at": "2026-11-29T14:48:30.877Z",
          *         "days_until_due": null,
-         *         "latest_invoice": "in_prod_06h2eezzgm603swe4nj19x7myfr6e",
+         *         "latest_invoice": "in_prod_06h2fhvbqj822b5dqcw1kavk459gg",
          *         "pending_changes": [],
          *         "collection_method": "charge_automatically",
-         *         "current_period_end": "2026-12-29T12:16:13.184Z",
+         *         "current_period_end": "2026-12-29T14:48:30.390Z",
          *         "cancel_at_period_end": false,
-         *         "current_period_start": "2026-11-29T12:16:13.184Z",
+         *         "current_period_start": "2026-11-29T14:48:30.390Z",
          *         "default_payment_method": null
          *       },
          *       "previous_data": {
-         *         "id": "sub_prod_06h2eezzg8dc65gszrzr0rzq208g4",
+         *         "id": "sub_prod_06h2fhvbq549d906dsgh93qyh8pyg",
          *         "items": [
          *           {
-         *             "id": "si_prod_06h2eezzg8dc65gszrzr0rzq208g6",
-         *             "price": "price_prod_06h2eezv63pg213ca31042tj77f4t",
+         *             "id": "si_prod_06h2fhvbq549d906dsgh93qyh8pyj",
+         *             "price": "price_prod_06h2fhth1z15fbff64djvmes3hqmw",
          *             "quantity": 1
          *           }
          *         ],
          *         "object": "subscription",
          *         "status": "active",
-         *         "created": "2026-11-29T12:16:13.184Z",
-         *         "updated": "2026-11-29T12:16:13.284Z",
+         *         "created": "2026-11-29T14:48:30.390Z",
+         *         "updated": "2026-11-29T14:48:30.795Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2eezw7zvvnq1dqa5tk66dk672g",
+         *         "customer": "cus_prod_06h2fhtpg8mqtfnp818mxq9wpe8wm",
          *         "livemode": false,
          *         "metadata": {
          *           "plan": "pro"
@@ -15976,22 +15975,22 @@ export type components = {
          *         "trial_end": null,
          *         "cancelled_at": null,
          *         "days_until_due": null,
-         *         "latest_invoice": "in_prod_06h2eezzgm603swe4nj19x7myfr6e",
+         *         "latest_invoice": "in_prod_06h2fhvbqj822b5dqcw1kavk459gg",
          *         "pending_changes": [],
          *         "collection_method": "charge_automatically",
-         *         "current_period_end": "2026-12-29T12:16:13.184Z",
+         *         "current_period_end": "2026-12-29T14:48:30.390Z",
          *         "cancel_at_period_end": false,
-         *         "current_period_start": "2026-11-29T12:16:13.184Z",
+         *         "current_period_start": "2026-11-29T14:48:30.390Z",
          *         "default_payment_method": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2eezzz4z5zr8wcjzam478xykyw",
-         *       "request_id": "req_prod_06h2eezzz4z5zr8wcjzam478xykyw",
+         *       "correlation_id": "req_prod_06h2fhvdjh0bmp09yb8611915xhjr",
+         *       "request_id": "req_prod_06h2fhvdjh0bmp09yb8611915xhjr",
          *       "version": 1,
          *       "sequence": 5,
-         *       "created": "2026-11-29T12:16:13.320Z",
+         *       "created": "2026-11-29T14:48:30.916Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2eeznqzss6w2jbgkfca7r3sg58"
+         *       "actor_id": "key_prod_06h2fhsp95c7smzcczb6qmkqrhvs6"
          *     }
          */
         CustomerSubscriptionCancelledEvent: {
@@ -16036,46 +16035,46 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2ef01m0er560n3jnn6x80ss4cg",
+         *       "id": "evt_prod_06h2fhvn76xqsxxew77xw1sffv8tj",
          *       "type": "customer.subscription.trial_will_end",
          *       "aggregate_type": "subscription",
-         *       "aggregate_id": "sub_prod_06h2ef009f664jn4bnmxwwwr7xdea",
+         *       "aggregate_id": "sub_prod_06h2fhve3hxf7nf9z0f17e5r72hfc",
          *       "data": {
-         *         "id": "sub_prod_06h2ef009f664jn4bnmxwwwr7xdea",
+         *         "id": "sub_prod_06h2fhve3hxf7nf9z0f17e5r72hfc",
          *         "items": [
          *           {
-         *             "id": "si_prod_06h2ef009f664jn4bnmxwwwr7xdec",
-         *             "price": "price_prod_06h2eezv63pg213ca31042tj77f4t",
+         *             "id": "si_prod_06h2fhve3hxf7nf9z0f17e5r72hfe",
+         *             "price": "price_prod_06h2fhth1z15fbff64djvmes3hqmw",
          *             "quantity": 1
          *           }
          *         ],
          *         "object": "subscription",
          *         "status": "trialing",
-         *         "created": "2026-11-29T12:16:13.378Z",
-         *         "updated": "2026-11-29T12:16:13.378Z",
+         *         "created": "2026-11-29T14:48:30.995Z",
+         *         "updated": "2026-11-29T14:48:30.995Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2eezw7zvvnq1dqa5tk66dk672g",
+         *         "customer": "cus_prod_06h2fhtpg8mqtfnp818mxq9wpe8wm",
          *         "livemode": false,
          *         "metadata": {},
          *         "paused_at": null,
-         *         "trial_end": "2026-12-06T12:16:13.378Z",
+         *         "trial_end": "2026-12-06T14:48:30.995Z",
          *         "cancelled_at": null,
          *         "days_until_due": null,
          *         "latest_invoice": null,
          *         "pending_changes": [],
          *         "collection_method": "charge_automatically",
-         *         "current_period_end": "2026-12-06T12:16:13.378Z",
+         *         "current_period_end": "2026-12-06T14:48:30.995Z",
          *         "cancel_at_period_end": false,
-         *         "current_period_start": "2026-11-29T12:16:13.378Z",
+         *         "current_period_start": "2026-11-29T14:48:30.995Z",
          *         "default_payment_method": "pm_sandbox_succeeds"
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2ef01d4g0an9p7tpa7b2zq78ge",
+         *       "correlation_id": "req_prod_06h2fhvkkf1phwvmff307psavqv5g",
          *       "request_id": null,
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-12-03T12:16:13.378Z",
+         *       "created": "2026-12-03T14:48:30.995Z",
          *       "actor_type": "system",
          *       "actor_id": null
          *     }
@@ -16122,16 +16121,16 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2eezxc6dt1txvpxf7g1gtr682e",
+         *       "id": "evt_prod_06h2fhtyfet6gkdsxjk1tktenp30g",
          *       "type": "invoice.created",
          *       "aggregate_type": "invoice",
-         *       "aggregate_id": "in_prod_06h2eezxbqe0btqpkwnrwrc6h5szj",
+         *       "aggregate_id": "in_prod_06h2fhtyba1rh14snk18082e2nbx6",
          *       "data": {
-         *         "id": "in_prod_06h2eezxbqe0btqpkwnrwrc6h5szj",
+         *         "id": "in_prod_06h2fhtyba1rh14snk18082e2nbx6",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h2eezxbt4sc3hf0m52wz9hepkm6",
-         *             "price": "price_prod_06h2eezv7rtav2dxa0stegs4yywv2",
+         *             "id": "il_prod_06h2fhtybkf4ax83fj94cht50n0fj",
+         *             "price": "price_prod_06h2fhthnk3f54xqc4pb46ek9az1p",
          *             "quantity": 1,
          *             "tax_rates": [],
          *             "amount_atom": 500,
@@ -16144,11 +16143,11 @@ export type components = {
          *         "number": null,
          *         "object": "invoice",
          *         "status": "draft",
-         *         "created": "2026-11-29T12:16:12.637Z",
+         *         "created": "2026-11-29T14:48:26.970Z",
          *         "paid_at": null,
-         *         "updated": "2026-11-29T12:16:12.637Z",
+         *         "updated": "2026-11-29T14:48:26.970Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2eezw7zvvnq1dqa5tk66dk672g",
+         *         "customer": "cus_prod_06h2fhtpg8mqtfnp818mxq9wpe8wm",
          *         "discount": null,
          *         "due_date": null,
          *         "livemode": false,
@@ -16185,13 +16184,13 @@ export type components = {
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2eezxbc0sdjh3vwf4n6yxh31pg",
-         *       "request_id": "req_prod_06h2eezxbc0sdjh3vwf4n6yxh31pg",
+         *       "correlation_id": "req_prod_06h2fhty9erb42jtv0tvt3853m27m",
+         *       "request_id": "req_prod_06h2fhty9erb42jtv0tvt3853m27m",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-29T12:16:12.641Z",
+         *       "created": "2026-11-29T14:48:27.006Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2eeznqzss6w2jbgkfca7r3sg58"
+         *       "actor_id": "key_prod_06h2fhsp95c7smzcczb6qmkqrhvs6"
          *     }
          */
         InvoiceCreatedEvent: {
@@ -16236,16 +16235,16 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2eezxjmbeew2x7m7swhegwqax4",
+         *       "id": "evt_prod_06h2fhv0cnb4jqb6g9er20ack1m9t",
          *       "type": "invoice.finalized",
          *       "aggregate_type": "invoice",
-         *       "aggregate_id": "in_prod_06h2eezxbqe0btqpkwnrwrc6h5szj",
+         *       "aggregate_id": "in_prod_06h2fhtyba1rh14snk18082e2nbx6",
          *       "data": {
-         *         "id": "in_prod_06h2eezxbqe0btqpkwnrwrc6h5szj",
+         *         "id": "in_prod_06h2fhtyba1rh14snk18082e2nbx6",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h2eezxbt4sc3hf0m52wz9hepkm6",
-         *             "price": "price_prod_06h2eezv7rtav2dxa0stegs4yywv2",
+         *             "id": "il_prod_06h2fhtybkf4ax83fj94cht50n0fj",
+         *             "price": "price_prod_06h2fhthnk3f54xqc4pb46ek9az1p",
          *             "quantity": 1,
          *             "tax_rates": [],
          *             "amount_atom": 500,
@@ -16258,11 +16257,11 @@ export type components = {
          *         "number": "EXAMPL-0001",
          *         "object": "invoice",
          *         "status": "open",
-         *         "created": "2026-11-29T12:16:12.637Z",
+         *         "created": "2026-11-29T14:48:26.970Z",
          *         "paid_at": null,
-         *         "updated": "2026-11-29T12:16:12.663Z",
+         *         "updated": "2026-11-29T14:48:27.205Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2eezw7zvvnq1dqa5tk66dk672g",
+         *         "customer": "cus_prod_06h2fhtpg8mqtfnp818mxq9wpe8wm",
          *         "discount": null,
          *         "due_date": null,
          *         "livemode": false,
@@ -16270,11 +16269,11 @@ export type components = {
          *         "tax_atom": 0,
          *         "voided_at": null,
          *         "overdue_at": null,
-         *         "pdf_sha256": "83c70836850812b1d1c5aa8eaa84acd0c1046db3ce6a66b7391aeb3e301e4f87",
+         *         "pdf_sha256": "85e5da95edac93c536841a952e031d5988a9309ba24b28939944f2c0b9be94fc",
          *         "description": null,
-         *         "invoice_pdf": "http://127.0.0.1:35215/api/invoices/in_prod_06h2eezxbqe0btqpkwnrwrc6h5szj/pdf",
+         *         "invoice_pdf": "http://127.0.0.1:33877/api/invoices/in_prod_06h2fhtyba1rh14snk18082e2nbx6/pdf",
          *         "total_taxes": [],
-         *         "finalized_at": "2026-11-29T12:16:12.663Z",
+         *         "finalized_at": "2026-11-29T14:48:27.205Z",
          *         "subscription": null,
          *         "attempt_count": 0,
          *         "customer_name": "Jenny Rosen",
@@ -16289,7 +16288,7 @@ export type components = {
          *         "paid_amount_atom": 0,
          *         "collection_method": "charge_automatically",
          *         "total_amount_atom": 500,
-         *         "hosted_invoice_url": "http://127.0.0.1:35215/invoice/sP57lL1BUgGf9kDxOJK1SGbdQ7pPkE8RCwj08_bqjQc",
+         *         "hosted_invoice_url": "http://127.0.0.1:33877/invoice/YzR9AFiWWzTXo3CIwjdRjLXVRXM4EgTvzgD-Wdst648",
          *         "ending_balance_atom": 0,
          *         "next_payment_attempt": null,
          *         "starting_balance_atom": 0,
@@ -16298,11 +16297,11 @@ export type components = {
          *         "post_payment_credit_notes_amount_atom": 0
          *       },
          *       "previous_data": {
-         *         "id": "in_prod_06h2eezxbqe0btqpkwnrwrc6h5szj",
+         *         "id": "in_prod_06h2fhtyba1rh14snk18082e2nbx6",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h2eezxbt4sc3hf0m52wz9hepkm6",
-         *             "price": "price_prod_06h2eezv7rtav2dxa0stegs4yywv2",
+         *             "id": "il_prod_06h2fhtybkf4ax83fj94cht50n0fj",
+         *             "price": "price_prod_06h2fhthnk3f54xqc4pb46ek9az1p",
          *             "quantity": 1,
          *             "tax_rates": [],
          *             "amount_atom": 500,
@@ -16315,11 +16314,11 @@ export type components = {
          *         "number": null,
          *         "object": "invoice",
          *         "status": "draft",
-         *         "created": "2026-11-29T12:16:12.637Z",
+         *         "created": "2026-11-29T14:48:26.970Z",
          *         "paid_at": null,
-         *         "updated": "2026-11-29T12:16:12.637Z",
+         *         "updated": "2026-11-29T14:48:26.970Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2eezw7zvvnq1dqa5tk66dk672g",
+         *         "customer": "cus_prod_06h2fhtpg8mqtfnp818mxq9wpe8wm",
          *         "discount": null,
          *         "due_date": null,
          *         "livemode": false,
@@ -16355,13 +16354,13 @@ export type components = {
          *         "post_payment_credit_notes_amount_atom": 0
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2eezxed7k3ky4886wje5rmw98e",
-         *       "request_id": "req_prod_06h2eezxed7k3ky4886wje5rmw98e",
+         *       "correlation_id": "req_prod_06h2fhtz2d27tphsw541eppj8tqe0",
+         *       "request_id": "req_prod_06h2fhtz2d27tphsw541eppj8tqe0",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-29T12:16:12.693Z",
+         *       "created": "2026-11-29T14:48:27.493Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2eeznqzss6w2jbgkfca7r3sg58"
+         *       "actor_id": "key_prod_06h2fhsp95c7smzcczb6qmkqrhvs6"
          *     }
          */
         InvoiceFinalizedEvent: {
@@ -16406,16 +16405,16 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2eezxpvye70ngw44e0kkwxs9m0",
+         *       "id": "evt_prod_06h2fhv1esrmrcd5r25raxdxc3wg4",
          *       "type": "invoice.paid",
          *       "aggregate_type": "invoice",
-         *       "aggregate_id": "in_prod_06h2eezxbqe0btqpkwnrwrc6h5szj",
+         *       "aggregate_id": "in_prod_06h2fhtyba1rh14snk18082e2nbx6",
          *       "data": {
-         *         "id": "in_prod_06h2eezxbqe0btqpkwnrwrc6h5szj",
+         *         "id": "in_prod_06h2fhtyba1rh14snk18082e2nbx6",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h2eezxbt4sc3hf0m52wz9hepkm6",
-         *             "price": "price_prod_06h2eezv7rtav2dxa0stegs4yywv2",
+         *             "id": "il_prod_06h2fhtybkf4ax83fj94cht50n0fj",
+         *             "price": "price_prod_06h2fhthnk3f54xqc4pb46ek9az1p",
          *             "quantity": 1,
          *             "tax_rates": [],
          *             "amount_atom": 500,
@@ -16428,11 +16427,11 @@ export type components = {
          *         "number": "EXAMPL-0001",
          *         "object": "invoice",
          *         "status": "paid",
-         *         "created": "2026-11-29T12:16:12.637Z",
-         *         "paid_at": "2026-11-29T12:16:12.721Z",
-         *         "updated": "2026-11-29T12:16:12.721Z",
+         *         "created": "2026-11-29T14:48:26.970Z",
+         *         "paid_at": "2026-11-29T14:48:27.720Z",
+         *         "updated": "2026-11-29T14:48:27.720Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2eezw7zvvnq1dqa5tk66dk672g",
+         *         "customer": "cus_prod_06h2fhtpg8mqtfnp818mxq9wpe8wm",
          *         "discount": null,
          *         "due_date": null,
          *         "livemode": false,
@@ -16440,11 +16439,11 @@ export type components = {
          *         "tax_atom": 0,
          *         "voided_at": null,
          *         "overdue_at": null,
-         *         "pdf_sha256": "83c70836850812b1d1c5aa8eaa84acd0c1046db3ce6a66b7391aeb3e301e4f87",
+         *         "pdf_sha256": "85e5da95edac93c536841a952e031d5988a9309ba24b28939944f2c0b9be94fc",
          *         "description": null,
-         *         "invoice_pdf": "http://127.0.0.1:35215/api/invoices/in_prod_06h2eezxbqe0btqpkwnrwrc6h5szj/pdf",
+         *         "invoice_pdf": "http://127.0.0.1:33877/api/invoices/in_prod_06h2fhtyba1rh14snk18082e2nbx6/pdf",
          *         "total_taxes": [],
-         *         "finalized_at": "2026-11-29T12:16:12.663Z",
+         *         "finalized_at": "2026-11-29T14:48:27.205Z",
          *         "subscription": null,
          *         "attempt_count": 0,
          *         "customer_name": "Jenny Rosen",
@@ -16452,14 +16451,14 @@ export type components = {
          *         "subtotal_atom": 500,
          *         "customer_email": "jenny@example.com",
          *         "days_until_due": null,
-         *         "payment_intent": "pi_prod_06h2eezxn1fp1ajbb29vy48d6c9fp",
+         *         "payment_intent": "pi_prod_06h2fhv117bnkcrhpnsa54r6knra0",
          *         "reverse_charge": false,
          *         "due_amount_atom": 0,
-         *         "paid_pdf_sha256": "48ff50987054be8f03036d459f036bbb34279d13616437183b0035a4c01fe513",
+         *         "paid_pdf_sha256": "a18d676f908a9480c3d71451506229b9503d66b71a7227d2467d16d504fa8bfe",
          *         "paid_amount_atom": 500,
          *         "collection_method": "charge_automatically",
          *         "total_amount_atom": 500,
-         *         "hosted_invoice_url": "http://127.0.0.1:35215/invoice/sP57lL1BUgGf9kDxOJK1SGbdQ7pPkE8RCwj08_bqjQc",
+         *         "hosted_invoice_url": "http://127.0.0.1:33877/invoice/YzR9AFiWWzTXo3CIwjdRjLXVRXM4EgTvzgD-Wdst648",
          *         "ending_balance_atom": 0,
          *         "next_payment_attempt": null,
          *         "starting_balance_atom": 0,
@@ -16468,11 +16467,11 @@ export type components = {
          *         "post_payment_credit_notes_amount_atom": 0
          *       },
          *       "previous_data": {
-         *         "id": "in_prod_06h2eezxbqe0btqpkwnrwrc6h5szj",
+         *         "id": "in_prod_06h2fhtyba1rh14snk18082e2nbx6",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h2eezxbt4sc3hf0m52wz9hepkm6",
-         *             "price": "price_prod_06h2eezv7rtav2dxa0stegs4yywv2",
+         *             "id": "il_prod_06h2fhtybkf4ax83fj94cht50n0fj",
+         *             "price": "price_prod_06h2fhthnk3f54xqc4pb46ek9az1p",
          *             "quantity": 1,
          *             "tax_rates": [],
          *             "amount_atom": 500,
@@ -16485,11 +16484,11 @@ export type components = {
          *         "number": "EXAMPL-0001",
          *         "object": "invoice",
          *         "status": "open",
-         *         "created": "2026-11-29T12:16:12.637Z",
+         *         "created": "2026-11-29T14:48:26.970Z",
          *         "paid_at": null,
-         *         "updated": "2026-11-29T12:16:12.663Z",
+         *         "updated": "2026-11-29T14:48:27.205Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2eezw7zvvnq1dqa5tk66dk672g",
+         *         "customer": "cus_prod_06h2fhtpg8mqtfnp818mxq9wpe8wm",
          *         "discount": null,
          *         "due_date": null,
          *         "livemode": false,
@@ -16497,11 +16496,11 @@ export type components = {
          *         "tax_atom": 0,
          *         "voided_at": null,
          *         "overdue_at": null,
-         *         "pdf_sha256": "83c70836850812b1d1c5aa8eaa84acd0c1046db3ce6a66b7391aeb3e301e4f87",
+         *         "pdf_sha256": "85e5da95edac93c536841a952e031d5988a9309ba24b28939944f2c0b9be94fc",
          *         "description": null,
-         *         "invoice_pdf": "http://127.0.0.1:35215/api/invoices/in_prod_06h2eezxbqe0btqpkwnrwrc6h5szj/pdf",
+         *         "invoice_pdf": "http://127.0.0.1:33877/api/invoices/in_prod_06h2fhtyba1rh14snk18082e2nbx6/pdf",
          *         "total_taxes": [],
-         *         "finalized_at": "2026-11-29T12:16:12.663Z",
+         *         "finalized_at": "2026-11-29T14:48:27.205Z",
          *         "subscription": null,
          *         "attempt_count": 0,
          *         "customer_name": "Jenny Rosen",
@@ -16509,14 +16508,14 @@ export type components = {
          *         "subtotal_atom": 500,
          *         "customer_email": "jenny@example.com",
          *         "days_until_due": null,
-         *         "payment_intent": "pi_prod_06h2eezxn1fp1ajbb29vy48d6c9fp",
+         *         "payment_intent": "pi_prod_06h2fhv117bnkcrhpnsa54r6knra0",
          *         "reverse_charge": false,
          *         "due_amount_atom": 500,
          *         "paid_pdf_sha256": null,
          *         "paid_amount_atom": 0,
          *         "collection_method": "charge_automatically",
          *         "total_amount_atom": 500,
-         *         "hosted_invoice_url": "http://127.0.0.1:35215/invoice/sP57lL1BUgGf9kDxOJK1SGbdQ7pPkE8RCwj08_bqjQc",
+         *         "hosted_invoice_url": "http://127.0.0.1:33877/invoice/YzR9AFiWWzTXo3CIwjdRjLXVRXM4EgTvzgD-Wdst648",
          *         "ending_balance_atom": 0,
          *         "next_payment_attempt": null,
          *         "starting_balance_atom": 0,
@@ -16525,13 +16524,13 @@ export type components = {
          *         "post_payment_credit_notes_amount_atom": 0
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2eezxmj01e3pwfd52att8pa7sc",
-         *       "request_id": "req_prod_06h2eezxmj01e3pwfd52att8pa7sc",
+         *       "correlation_id": "req_prod_06h2fhv0y4cqkjc4cr4tynfrtsjn6",
+         *       "request_id": "req_prod_06h2fhv0y4cqkjc4cr4tynfrtsjn6",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-29T12:16:12.726Z",
+         *       "created": "2026-11-29T14:48:27.767Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2eeznqzss6w2jbgkfca7r3sg58"
+         *       "actor_id": "key_prod_06h2fhsp95c7smzcczb6qmkqrhvs6"
          *     }
          */
         InvoicePaidEvent: {
@@ -16576,16 +16575,16 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2eezxqeds935a061xggge93h2a",
+         *       "id": "evt_prod_06h2fhv1k1yzb8nmbrnbtpcvbzb4m",
          *       "type": "invoice.payment_succeeded",
          *       "aggregate_type": "invoice",
-         *       "aggregate_id": "in_prod_06h2eezxbqe0btqpkwnrwrc6h5szj",
+         *       "aggregate_id": "in_prod_06h2fhtyba1rh14snk18082e2nbx6",
          *       "data": {
-         *         "id": "in_prod_06h2eezxbqe0btqpkwnrwrc6h5szj",
+         *         "id": "in_prod_06h2fhtyba1rh14snk18082e2nbx6",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h2eezxbt4sc3hf0m52wz9hepkm6",
-         *             "price": "price_prod_06h2eezv7rtav2dxa0stegs4yywv2",
+         *             "id": "il_prod_06h2fhtybkf4ax83fj94cht50n0fj",
+         *             "price": "price_prod_06h2fhthnk3f54xqc4pb46ek9az1p",
          *             "quantity": 1,
          *             "tax_rates": [],
          *             "amount_atom": 500,
@@ -16598,11 +16597,11 @@ export type components = {
          *         "number": "EXAMPL-0001",
          *         "object": "invoice",
          *         "status": "paid",
-         *         "created": "2026-11-29T12:16:12.637Z",
-         *         "paid_at": "2026-11-29T12:16:12.721Z",
-         *         "updated": "2026-11-29T12:16:12.721Z",
+         *         "created": "2026-11-29T14:48:26.970Z",
+         *         "paid_at": "2026-11-29T14:48:27.720Z",
+         *         "updated": "2026-11-29T14:48:27.720Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2eezw7zvvnq1dqa5tk66dk672g",
+         *         "customer": "cus_prod_06h2fhtpg8mqtfnp818mxq9wpe8wm",
          *         "discount": null,
          *         "due_date": null,
          *         "livemode": false,
@@ -16610,11 +16609,11 @@ export type components = {
          *         "tax_atom": 0,
          *         "voided_at": null,
          *         "overdue_at": null,
-         *         "pdf_sha256": "83c70836850812b1d1c5aa8eaa84acd0c1046db3ce6a66b7391aeb3e301e4f87",
+         *         "pdf_sha256": "85e5da95edac93c536841a952e031d5988a9309ba24b28939944f2c0b9be94fc",
          *         "description": null,
-         *         "invoice_pdf": "http://127.0.0.1:35215/api/invoices/in_prod_06h2eezxbqe0btqpkwnrwrc6h5szj/pdf",
+         *         "invoice_pdf": "http://127.0.0.1:33877/api/invoices/in_prod_06h2fhtyba1rh14snk18082e2nbx6/pdf",
          *         "total_taxes": [],
-         *         "finalized_at": "2026-11-29T12:16:12.663Z",
+         *         "finalized_at": "2026-11-29T14:48:27.205Z",
          *         "subscription": null,
          *         "attempt_count": 0,
          *         "customer_name": "Jenny Rosen",
@@ -16622,14 +16621,14 @@ export type components = {
          *         "subtotal_atom": 500,
          *         "customer_email": "jenny@example.com",
          *         "days_until_due": null,
-         *         "payment_intent": "pi_prod_06h2eezxn1fp1ajbb29vy48d6c9fp",
+         *         "payment_intent": "pi_prod_06h2fhv117bnkcrhpnsa54r6knra0",
          *         "reverse_charge": false,
          *         "due_amount_atom": 0,
-         *         "paid_pdf_sha256": "48ff50987054be8f03036d459f036bbb34279d13616437183b0035a4c01fe513",
+         *         "paid_pdf_sha256": "a18d676f908a9480c3d71451506229b9503d66b71a7227d2467d16d504fa8bfe",
          *         "paid_amount_atom": 500,
          *         "collection_method": "charge_automatically",
          *         "total_amount_atom": 500,
-         *         "hosted_invoice_url": "http://127.0.0.1:35215/invoice/sP57lL1BUgGf9kDxOJK1SGbdQ7pPkE8RCwj08_bqjQc",
+         *         "hosted_invoice_url": "http://127.0.0.1:33877/invoice/YzR9AFiWWzTXo3CIwjdRjLXVRXM4EgTvzgD-Wdst648",
          *         "ending_balance_atom": 0,
          *         "next_payment_attempt": null,
          *         "starting_balance_atom": 0,
@@ -16638,11 +16637,11 @@ export type components = {
          *         "post_payment_credit_notes_amount_atom": 0
          *       },
          *       "previous_data": {
-         *         "id": "in_prod_06h2eezxbqe0btqpkwnrwrc6h5szj",
+         *         "id": "in_prod_06h2fhtyba1rh14snk18082e2nbx6",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h2eezxbt4sc3hf0m52wz9hepkm6",
-         *             "price": "price_prod_06h2eezv7rtav2dxa0stegs4yywv2",
+         *             "id": "il_prod_06h2fhtybkf4ax83fj94cht50n0fj",
+         *             "price": "price_prod_06h2fhthnk3f54xqc4pb46ek9az1p",
          *             "quantity": 1,
          *             "tax_rates": [],
          *             "amount_atom": 500,
@@ -16655,11 +16654,11 @@ export type components = {
          *         "number": "EXAMPL-0001",
          *         "object": "invoice",
          *         "status": "open",
-         *         "created": "2026-11-29T12:16:12.637Z",
+         *         "created": "2026-11-29T14:48:26.970Z",
          *         "paid_at": null,
-         *         "updated": "2026-11-29T12:16:12.663Z",
+         *         "updated": "2026-11-29T14:48:27.205Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2eezw7zvvnq1dqa5tk66dk672g",
+         *         "customer": "cus_prod_06h2fhtpg8mqtfnp818mxq9wpe8wm",
          *         "discount": null,
          *         "due_date": null,
          *         "livemode": false,
@@ -16667,11 +16666,11 @@ export type components = {
          *         "tax_atom": 0,
          *         "voided_at": null,
          *         "overdue_at": null,
-         *         "pdf_sha256": "83c70836850812b1d1c5aa8eaa84acd0c1046db3ce6a66b7391aeb3e301e4f87",
+         *         "pdf_sha256": "85e5da95edac93c536841a952e031d5988a9309ba24b28939944f2c0b9be94fc",
          *         "description": null,
-         *         "invoice_pdf": "http://127.0.0.1:35215/api/invoices/in_prod_06h2eezxbqe0btqpkwnrwrc6h5szj/pdf",
+         *         "invoice_pdf": "http://127.0.0.1:33877/api/invoices/in_prod_06h2fhtyba1rh14snk18082e2nbx6/pdf",
          *         "total_taxes": [],
-         *         "finalized_at": "2026-11-29T12:16:12.663Z",
+         *         "finalized_at": "2026-11-29T14:48:27.205Z",
          *         "subscription": null,
          *         "attempt_count": 0,
          *         "customer_name": "Jenny Rosen",
@@ -16679,14 +16678,14 @@ export type components = {
          *         "subtotal_atom": 500,
          *         "customer_email": "jenny@example.com",
          *         "days_until_due": null,
-         *         "payment_intent": "pi_prod_06h2eezxn1fp1ajbb29vy48d6c9fp",
+         *         "payment_intent": "pi_prod_06h2fhv117bnkcrhpnsa54r6knra0",
          *         "reverse_charge": false,
          *         "due_amount_atom": 500,
          *         "paid_pdf_sha256": null,
          *         "paid_amount_atom": 0,
          *         "collection_method": "charge_automatically",
          *         "total_amount_atom": 500,
-         *         "hosted_invoice_url": "http://127.0.0.1:35215/invoice/sP57lL1BUgGf9kDxOJK1SGbdQ7pPkE8RCwj08_bqjQc",
+         *         "hosted_invoice_url": "http://127.0.0.1:33877/invoice/YzR9AFiWWzTXo3CIwjdRjLXVRXM4EgTvzgD-Wdst648",
          *         "ending_balance_atom": 0,
          *         "next_payment_attempt": null,
          *         "starting_balance_atom": 0,
@@ -16695,13 +16694,13 @@ export type components = {
          *         "post_payment_credit_notes_amount_atom": 0
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2eezxmj01e3pwfd52att8pa7sc",
-         *       "request_id": "req_prod_06h2eezxmj01e3pwfd52att8pa7sc",
+         *       "correlation_id": "req_prod_06h2fhv0y4cqkjc4cr4tynfrtsjn6",
+         *       "request_id": "req_prod_06h2fhv0y4cqkjc4cr4tynfrtsjn6",
          *       "version": 1,
          *       "sequence": 4,
-         *       "created": "2026-11-29T12:16:12.731Z",
+         *       "created": "2026-11-29T14:48:27.800Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2eeznqzss6w2jbgkfca7r3sg58"
+         *       "actor_id": "key_prod_06h2fhsp95c7smzcczb6qmkqrhvs6"
          *     }
          */
         InvoicePaymentSucceededEvent: {
@@ -16746,16 +16745,16 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2eezy34cd0qam9zs8kp99679ce",
+         *       "id": "evt_prod_06h2fhv3xyjecdn39qdgrjzf85btp",
          *       "type": "invoice.payment_failed",
          *       "aggregate_type": "invoice",
-         *       "aggregate_id": "in_prod_06h2eezxyhvm4jsqs2s863377fcqe",
+         *       "aggregate_id": "in_prod_06h2fhv2wx80d9t1c3mfqe7mn5be4",
          *       "data": {
-         *         "id": "in_prod_06h2eezxyhvm4jsqs2s863377fcqe",
+         *         "id": "in_prod_06h2fhv2wx80d9t1c3mfqe7mn5be4",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h2eezxyhvm4jsqs2s863377fcqg",
-         *             "price": "price_prod_06h2eezv7rtav2dxa0stegs4yywv2",
+         *             "id": "il_prod_06h2fhv2x4z1cgm5318pqw5mf71yg",
+         *             "price": "price_prod_06h2fhthnk3f54xqc4pb46ek9az1p",
          *             "quantity": 1,
          *             "tax_rates": [],
          *             "amount_atom": 500,
@@ -16768,11 +16767,11 @@ export type components = {
          *         "number": "EXAMPL-0002",
          *         "object": "invoice",
          *         "status": "open",
-         *         "created": "2026-11-29T12:16:12.788Z",
+         *         "created": "2026-11-29T14:48:28.135Z",
          *         "paid_at": null,
-         *         "updated": "2026-11-29T12:16:12.798Z",
+         *         "updated": "2026-11-29T14:48:28.180Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2eezw7zvvnq1dqa5tk66dk672g",
+         *         "customer": "cus_prod_06h2fhtpg8mqtfnp818mxq9wpe8wm",
          *         "discount": null,
          *         "due_date": null,
          *         "livemode": false,
@@ -16780,11 +16779,11 @@ export type components = {
          *         "tax_atom": 0,
          *         "voided_at": null,
          *         "overdue_at": null,
-         *         "pdf_sha256": "ea87045f376ea38b66856f990864cfa608a7715f6e71072078f9390c04a997d3",
+         *         "pdf_sha256": "2bd7fec111179af614c33533b12c339dd80f60e0b236813efdd1118eaa290770",
          *         "description": null,
-         *         "invoice_pdf": "http://127.0.0.1:35215/api/invoices/in_prod_06h2eezxyhvm4jsqs2s863377fcqe/pdf",
+         *         "invoice_pdf": "http://127.0.0.1:33877/api/invoices/in_prod_06h2fhv2wx80d9t1c3mfqe7mn5be4/pdf",
          *         "total_taxes": [],
-         *         "finalized_at": "2026-11-29T12:16:12.798Z",
+         *         "finalized_at": "2026-11-29T14:48:28.180Z",
          *         "subscription": null,
          *         "attempt_count": 0,
          *         "customer_name": "Jenny Rosen",
@@ -16792,14 +16791,14 @@ export type components = {
          *         "subtotal_atom": 500,
          *         "customer_email": "jenny@example.com",
          *         "days_until_due": null,
-         *         "payment_intent": "pi_prod_06h2eezy25qqsmm549919t53nc7t6",
+         *         "payment_intent": "pi_prod_06h2fhv3jnx6x8cqc3yzt2yqyq6f8",
          *         "reverse_charge": false,
          *         "due_amount_atom": 500,
          *         "paid_pdf_sha256": null,
          *         "paid_amount_atom": 0,
          *         "collection_method": "charge_automatically",
          *         "total_amount_atom": 500,
-         *         "hosted_invoice_url": "http://127.0.0.1:35215/invoice/Ljn9VrXHuOkdpGUGSOIIsvruShE0bJygbQP0H5VV9v8",
+         *         "hosted_invoice_url": "http://127.0.0.1:33877/invoice/HwUBgYOKxE0SfHy7zgTHJ6XQUNGkgKKi9MqGm4iSNX0",
          *         "ending_balance_atom": 0,
          *         "next_payment_attempt": null,
          *         "starting_balance_atom": 0,
@@ -16809,13 +16808,13 @@ export type components = {
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2eezy1ws7pah4kxgydyq8778fa",
-         *       "request_id": "req_prod_06h2eezy1ws7pah4kxgydyq8778fa",
+         *       "correlation_id": "req_prod_06h2fhv3f9wekcdyksv74keq733cw",
+         *       "request_id": "req_prod_06h2fhv3f9wekcdyksv74keq733cw",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-29T12:16:12.825Z",
+         *       "created": "2026-11-29T14:48:28.399Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2eeznqzss6w2jbgkfca7r3sg58"
+         *       "actor_id": "key_prod_06h2fhsp95c7smzcczb6qmkqrhvs6"
          *     }
          */
         InvoicePaymentFailedEvent: {
@@ -16860,16 +16859,16 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2eezyaj4n1jqggqhgj0m5hhc3g",
+         *       "id": "evt_prod_06h2fhv53snn5drztbhkg34ky78ct",
          *       "type": "invoice.payment_action_required",
          *       "aggregate_type": "invoice",
-         *       "aggregate_id": "in_prod_06h2eezy4xk2ts9xjgmp9xbmahmhp",
+         *       "aggregate_id": "in_prod_06h2fhv49bm47aj16v3g9wbnmbtmg",
          *       "data": {
-         *         "id": "in_prod_06h2eezy4xk2ts9xjgmp9xbmahmhp",
+         *         "id": "in_prod_06h2fhv49bm47aj16v3g9wbnmbtmg",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h2eezy5282wtnsxsn47yzamass6",
-         *             "price": "price_prod_06h2eezv7rtav2dxa0stegs4yywv2",
+         *             "id": "il_prod_06h2fhv49kdem4nhdycdtjwwsv136",
+         *             "price": "price_prod_06h2fhthnk3f54xqc4pb46ek9az1p",
          *             "quantity": 1,
          *             "tax_rates": [],
          *             "amount_atom": 500,
@@ -16882,11 +16881,11 @@ export type components = {
          *         "number": "EXAMPL-0003",
          *         "object": "invoice",
          *         "status": "open",
-         *         "created": "2026-11-29T12:16:12.839Z",
+         *         "created": "2026-11-29T14:48:28.490Z",
          *         "paid_at": null,
-         *         "updated": "2026-11-29T12:16:12.851Z",
+         *         "updated": "2026-11-29T14:48:28.551Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2eezw7zvvnq1dqa5tk66dk672g",
+         *         "customer": "cus_prod_06h2fhtpg8mqtfnp818mxq9wpe8wm",
          *         "discount": null,
          *         "due_date": null,
          *         "livemode": false,
@@ -16894,11 +16893,11 @@ export type components = {
          *         "tax_atom": 0,
          *         "voided_at": null,
          *         "overdue_at": null,
-         *         "pdf_sha256": "d95f990d3501dfe9f98b9a5bc2402bf5c41c96aebf20da238ee8f58f920760ec",
+         *         "pdf_sha256": "0144c69534c00009e5a4f54082666f272a90753be1f5a200f92aed68f8414b93",
          *         "description": null,
-         *         "invoice_pdf": "http://127.0.0.1:35215/api/invoices/in_prod_06h2eezy4xk2ts9xjgmp9xbmahmhp/pdf",
+         *         "invoice_pdf": "http://127.0.0.1:33877/api/invoices/in_prod_06h2fhv49bm47aj16v3g9wbnmbtmg/pdf",
          *         "total_taxes": [],
-         *         "finalized_at": "2026-11-29T12:16:12.851Z",
+         *         "finalized_at": "2026-11-29T14:48:28.551Z",
          *         "subscription": null,
          *         "attempt_count": 0,
          *         "customer_name": "Jenny Rosen",
@@ -16906,14 +16905,14 @@ export type components = {
          *         "subtotal_atom": 500,
          *         "customer_email": "jenny@example.com",
          *         "days_until_due": null,
-         *         "payment_intent": "pi_prod_06h2eezy9c7svveczw51btp4q9h72",
+         *         "payment_intent": "pi_prod_06h2fhv4zhv1wc21sxq1t0mtn6nhm",
          *         "reverse_charge": false,
          *         "due_amount_atom": 500,
          *         "paid_pdf_sha256": null,
          *         "paid_amount_atom": 0,
          *         "collection_method": "charge_automatically",
          *         "total_amount_atom": 500,
-         *         "hosted_invoice_url": "http://127.0.0.1:35215/invoice/8KkVxqMPWy83qMnpSoeQStmsg5HacNmKGXZakqTX-Q8",
+         *         "hosted_invoice_url": "http://127.0.0.1:33877/invoice/9f9iG1j1AmII_vp1UzQMQEynO70vCk8o6oJJxe9MutU",
          *         "ending_balance_atom": 0,
          *         "next_payment_attempt": null,
          *         "starting_balance_atom": 0,
@@ -16923,13 +16922,13 @@ export type components = {
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2eezy8sf0vxkf2zgat65a2dv96",
-         *       "request_id": "req_prod_06h2eezy8sf0vxkf2zgat65a2dv96",
+         *       "correlation_id": "req_prod_06h2fhv4xxq5eb97tw0jb1v4mwq52",
+         *       "request_id": "req_prod_06h2fhv4xxq5eb97tw0jb1v4mwq52",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-29T12:16:12.884Z",
+         *       "created": "2026-11-29T14:48:28.702Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2eeznqzss6w2jbgkfca7r3sg58"
+         *       "actor_id": "key_prod_06h2fhsp95c7smzcczb6qmkqrhvs6"
          *     }
          */
         InvoicePaymentActionRequiredEvent: {
@@ -16974,16 +16973,16 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2ef01eprgs3cf6amad24da77aw",
+         *       "id": "evt_prod_06h2fhvkw5h5tz3fh1d0swe691sx0",
          *       "type": "invoice.overdue",
          *       "aggregate_type": "invoice",
-         *       "aggregate_id": "in_prod_06h2eezzcra0bhxy1kkf5sfqe6xqj",
+         *       "aggregate_id": "in_prod_06h2fhvb327p4yesq19fg8rh1d5ne",
          *       "data": {
-         *         "id": "in_prod_06h2eezzcra0bhxy1kkf5sfqe6xqj",
+         *         "id": "in_prod_06h2fhvb327p4yesq19fg8rh1d5ne",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h2eezzcra0bhxy1kkf5sfqe6xqm",
-         *             "price": "price_prod_06h2eezv7rtav2dxa0stegs4yywv2",
+         *             "id": "il_prod_06h2fhvb38jeccc5p73fctkdkx69c",
+         *             "price": "price_prod_06h2fhthnk3f54xqc4pb46ek9az1p",
          *             "quantity": 1,
          *             "tax_rates": [],
          *             "amount_atom": 500,
@@ -16996,23 +16995,23 @@ export type components = {
          *         "number": "EXAMPL-0007",
          *         "object": "invoice",
          *         "status": "open",
-         *         "created": "2026-11-29T12:16:13.158Z",
+         *         "created": "2026-11-29T14:48:30.232Z",
          *         "paid_at": null,
-         *         "updated": "2026-11-30T12:16:13.144Z",
+         *         "updated": "2026-11-30T14:48:30.165Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2eezw7zvvnq1dqa5tk66dk672g",
+         *         "customer": "cus_prod_06h2fhtpg8mqtfnp818mxq9wpe8wm",
          *         "discount": null,
-         *         "due_date": "2026-11-30T12:16:13.144Z",
+         *         "due_date": "2026-11-30T14:48:30.165Z",
          *         "livemode": false,
          *         "metadata": {},
          *         "tax_atom": 0,
          *         "voided_at": null,
-         *         "overdue_at": "2026-11-30T12:16:13.144Z",
-         *         "pdf_sha256": "36d34ce922a50537cf3e5c313e6eeaa123daa2cb49d91a81e4c59d1ae4a5f687",
+         *         "overdue_at": "2026-11-30T14:48:30.165Z",
+         *         "pdf_sha256": "c841eeaf0a855911ceda861e7bd7f91c7d353a5cd75e054d6ac6d563c076b782",
          *         "description": null,
-         *         "invoice_pdf": "http://127.0.0.1:35215/api/invoices/in_prod_06h2eezzcra0bhxy1kkf5sfqe6xqj/pdf",
+         *         "invoice_pdf": "http://127.0.0.1:33877/api/invoices/in_prod_06h2fhvb327p4yesq19fg8rh1d5ne/pdf",
          *         "total_taxes": [],
-         *         "finalized_at": "2026-11-29T12:16:13.168Z",
+         *         "finalized_at": "2026-11-29T14:48:30.331Z",
          *         "subscription": null,
          *         "attempt_count": 0,
          *         "customer_name": "Jenny Rosen",
@@ -17027,7 +17026,7 @@ export type components = {
          *         "paid_amount_atom": 0,
          *         "collection_method": "charge_automatically",
          *         "total_amount_atom": 500,
-         *         "hosted_invoice_url": "http://127.0.0.1:35215/invoice/wMMo04fFTKfacNF66kt3HuxcwchocUs7tumUP5sJhls",
+         *         "hosted_invoice_url": "http://127.0.0.1:33877/invoice/IEJ9Lns9vLQRl4Ud4ZWmiX6B0J1YLaemRbr_96aZnXA",
          *         "ending_balance_atom": 0,
          *         "next_payment_attempt": null,
          *         "starting_balance_atom": 0,
@@ -17036,11 +17035,11 @@ export type components = {
          *         "post_payment_credit_notes_amount_atom": 0
          *       },
          *       "previous_data": {
-         *         "id": "in_prod_06h2eezzcra0bhxy1kkf5sfqe6xqj",
+         *         "id": "in_prod_06h2fhvb327p4yesq19fg8rh1d5ne",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h2eezzcra0bhxy1kkf5sfqe6xqm",
-         *             "price": "price_prod_06h2eezv7rtav2dxa0stegs4yywv2",
+         *             "id": "il_prod_06h2fhvb38jeccc5p73fctkdkx69c",
+         *             "price": "price_prod_06h2fhthnk3f54xqc4pb46ek9az1p",
          *             "quantity": 1,
          *             "tax_rates": [],
          *             "amount_atom": 500,
@@ -17053,23 +17052,23 @@ export type components = {
          *         "number": "EXAMPL-0007",
          *         "object": "invoice",
          *         "status": "open",
-         *         "created": "2026-11-29T12:16:13.158Z",
+         *         "created": "2026-11-29T14:48:30.232Z",
          *         "paid_at": null,
-         *         "updated": "2026-11-29T12:16:13.168Z",
+         *         "updated": "2026-11-29T14:48:30.331Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2eezw7zvvnq1dqa5tk66dk672g",
+         *         "customer": "cus_prod_06h2fhtpg8mqtfnp818mxq9wpe8wm",
          *         "discount": null,
-         *         "due_date": "2026-11-30T12:16:13.144Z",
+         *         "due_date": "2026-11-30T14:48:30.165Z",
          *         "livemode": false,
          *         "metadata": {},
          *         "tax_atom": 0,
          *         "voided_at": null,
          *         "overdue_at": null,
-         *         "pdf_sha256": "36d34ce922a50537cf3e5c313e6eeaa123daa2cb49d91a81e4c59d1ae4a5f687",
+         *         "pdf_sha256": "c841eeaf0a855911ceda861e7bd7f91c7d353a5cd75e054d6ac6d563c076b782",
          *         "description": null,
-         *         "invoice_pdf": "http://127.0.0.1:35215/api/invoices/in_prod_06h2eezzcra0bhxy1kkf5sfqe6xqj/pdf",
+         *         "invoice_pdf": "http://127.0.0.1:33877/api/invoices/in_prod_06h2fhvb327p4yesq19fg8rh1d5ne/pdf",
          *         "total_taxes": [],
-         *         "finalized_at": "2026-11-29T12:16:13.168Z",
+         *         "finalized_at": "2026-11-29T14:48:30.331Z",
          *         "subscription": null,
          *         "attempt_count": 0,
          *         "customer_name": "Jenny Rosen",
@@ -17084,7 +17083,7 @@ export type components = {
          *         "paid_amount_atom": 0,
          *         "collection_method": "charge_automatically",
          *         "total_amount_atom": 500,
-         *         "hosted_invoice_url": "http://127.0.0.1:35215/invoice/wMMo04fFTKfacNF66kt3HuxcwchocUs7tumUP5sJhls",
+         *         "hosted_invoice_url": "http://127.0.0.1:33877/invoice/IEJ9Lns9vLQRl4Ud4ZWmiX6B0J1YLaemRbr_96aZnXA",
          *         "ending_balance_atom": 0,
          *         "next_payment_attempt": null,
          *         "starting_balance_atom": 0,
@@ -17093,11 +17092,11 @@ export type components = {
          *         "post_payment_credit_notes_amount_atom": 0
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2ef01d4g0an9p7tpa7b2zq78ge",
+         *       "correlation_id": "req_prod_06h2fhvkkf1phwvmff307psavqv5g",
          *       "request_id": null,
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-30T12:16:13.144Z",
+         *       "created": "2026-11-30T14:48:30.165Z",
          *       "actor_type": "system",
          *       "actor_id": null
          *     }
@@ -17144,16 +17143,16 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2eezyhnces8wg4nw1a689kmgg2",
+         *       "id": "evt_prod_06h2fhv61rvsh7dc2jefqt1548hw8",
          *       "type": "invoice.voided",
          *       "aggregate_type": "invoice",
-         *       "aggregate_id": "in_prod_06h2eezyd99m5s5mpbs7499g26pn4",
+         *       "aggregate_id": "in_prod_06h2fhv5ehrsmr08yb6w3v19td0x0",
          *       "data": {
-         *         "id": "in_prod_06h2eezyd99m5s5mpbs7499g26pn4",
+         *         "id": "in_prod_06h2fhv5ehrsmr08yb6w3v19td0x0",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h2eezydfrtnhxrf2r5jntfev9w2",
-         *             "price": "price_prod_06h2eezv7rtav2dxa0stegs4yywv2",
+         *             "id": "il_prod_06h2fhv5hhy24t092pbd3qxvx43fp",
+         *             "price": "price_prod_06h2fhthnk3f54xqc4pb46ek9az1p",
          *             "quantity": 1,
          *             "tax_rates": [],
          *             "amount_atom": 500,
@@ -17166,23 +17165,23 @@ export type components = {
          *         "number": "EXAMPL-0004",
          *         "object": "invoice",
          *         "status": "void",
-         *         "created": "2026-11-29T12:16:12.906Z",
+         *         "created": "2026-11-29T14:48:28.788Z",
          *         "paid_at": null,
-         *         "updated": "2026-11-29T12:16:12.940Z",
+         *         "updated": "2026-11-29T14:48:28.937Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2eezw7zvvnq1dqa5tk66dk672g",
+         *         "customer": "cus_prod_06h2fhtpg8mqtfnp818mxq9wpe8wm",
          *         "discount": null,
          *         "due_date": null,
          *         "livemode": false,
          *         "metadata": {},
          *         "tax_atom": 0,
-         *         "voided_at": "2026-11-29T12:16:12.940Z",
+         *         "voided_at": "2026-11-29T14:48:28.937Z",
          *         "overdue_at": null,
-         *         "pdf_sha256": "f9fa3e44f1d161cd716b49c54da8e703f32b315793f3eff060dc240340778bcf",
+         *         "pdf_sha256": "768bf16d9c3f7310f6115b7e990f19a06682b584a0372403e22e143d9993e0df",
          *         "description": null,
-         *         "invoice_pdf": "http://127.0.0.1:35215/api/invoices/in_prod_06h2eezyd99m5s5mpbs7499g26pn4/pdf",
+         *         "invoice_pdf": "http://127.0.0.1:33877/api/invoices/in_prod_06h2fhv5ehrsmr08yb6w3v19td0x0/pdf",
          *         "total_taxes": [],
-         *         "finalized_at": "2026-11-29T12:16:12.922Z",
+         *         "finalized_at": "2026-11-29T14:48:28.871Z",
          *         "subscription": null,
          *         "attempt_count": 0,
          *         "customer_name": "Jenny Rosen",
@@ -17197,7 +17196,7 @@ export type components = {
          *         "paid_amount_atom": 0,
          *         "collection_method": "charge_automatically",
          *         "total_amount_atom": 500,
-         *         "hosted_invoice_url": "http://127.0.0.1:35215/invoice/lC2YyYfVojoAvOL2EzW5P91N14fGogjN130GQRkaPlY",
+         *         "hosted_invoice_url": "http://127.0.0.1:33877/invoice/3MiNS36pU3z1RlczMOrE4eYZ_-DorexhA96h0SyQtUw",
          *         "ending_balance_atom": 0,
          *         "next_payment_attempt": null,
          *         "starting_balance_atom": 0,
@@ -17206,11 +17205,11 @@ export type components = {
          *         "post_payment_credit_notes_amount_atom": 0
          *       },
          *       "previous_data": {
-         *         "id": "in_prod_06h2eezyd99m5s5mpbs7499g26pn4",
+         *         "id": "in_prod_06h2fhv5ehrsmr08yb6w3v19td0x0",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h2eezydfrtnhxrf2r5jntfev9w2",
-         *             "price": "price_prod_06h2eezv7rtav2dxa0stegs4yywv2",
+         *             "id": "il_prod_06h2fhv5hhy24t092pbd3qxvx43fp",
+         *             "price": "price_prod_06h2fhthnk3f54xqc4pb46ek9az1p",
          *             "quantity": 1,
          *             "tax_rates": [],
          *             "amount_atom": 500,
@@ -17223,11 +17222,11 @@ export type components = {
          *         "number": "EXAMPL-0004",
          *         "object": "invoice",
          *         "status": "open",
-         *         "created": "2026-11-29T12:16:12.906Z",
+         *         "created": "2026-11-29T14:48:28.788Z",
          *         "paid_at": null,
-         *         "updated": "2026-11-29T12:16:12.922Z",
+         *         "updated": "2026-11-29T14:48:28.871Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2eezw7zvvnq1dqa5tk66dk672g",
+         *         "customer": "cus_prod_06h2fhtpg8mqtfnp818mxq9wpe8wm",
          *         "discount": null,
          *         "due_date": null,
          *         "livemode": false,
@@ -17235,11 +17234,11 @@ export type components = {
          *         "tax_atom": 0,
          *         "voided_at": null,
          *         "overdue_at": null,
-         *         "pdf_sha256": "f9fa3e44f1d161cd716b49c54da8e703f32b315793f3eff060dc240340778bcf",
+         *         "pdf_sha256": "768bf16d9c3f7310f6115b7e990f19a06682b584a0372403e22e143d9993e0df",
          *         "description": null,
-         *         "invoice_pdf": "http://127.0.0.1:35215/api/invoices/in_prod_06h2eezyd99m5s5mpbs7499g26pn4/pdf",
+         *         "invoice_pdf": "http://127.0.0.1:33877/api/invoices/in_prod_06h2fhv5ehrsmr08yb6w3v19td0x0/pdf",
          *         "total_taxes": [],
-         *         "finalized_at": "2026-11-29T12:16:12.922Z",
+         *         "finalized_at": "2026-11-29T14:48:28.871Z",
          *         "subscription": null,
          *         "attempt_count": 0,
          *         "customer_name": "Jenny Rosen",
@@ -17254,7 +17253,7 @@ export type components = {
          *         "paid_amount_atom": 0,
          *         "collection_method": "charge_automatically",
          *         "total_amount_atom": 500,
-         *         "hosted_invoice_url": "http://127.0.0.1:35215/invoice/lC2YyYfVojoAvOL2EzW5P91N14fGogjN130GQRkaPlY",
+         *         "hosted_invoice_url": "http://127.0.0.1:33877/invoice/3MiNS36pU3z1RlczMOrE4eYZ_-DorexhA96h0SyQtUw",
          *         "ending_balance_atom": 0,
          *         "next_payment_attempt": null,
          *         "starting_balance_atom": 0,
@@ -17263,13 +17262,13 @@ export type components = {
          *         "post_payment_credit_notes_amount_atom": 0
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2eezyh42g7afhn641yj3xbx2yc",
-         *       "request_id": "req_prod_06h2eezyh42g7afhn641yj3xbx2yc",
+         *       "correlation_id": "req_prod_06h2fhv5z9dsdesjgq55yaxkzqnc2",
+         *       "request_id": "req_prod_06h2fhv5z9dsdesjgq55yaxkzqnc2",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-29T12:16:12.941Z",
+         *       "created": "2026-11-29T14:48:28.942Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2eeznqzss6w2jbgkfca7r3sg58"
+         *       "actor_id": "key_prod_06h2fhsp95c7smzcczb6qmkqrhvs6"
          *     }
          */
         InvoiceVoidedEvent: {
@@ -17314,16 +17313,16 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2eezyr36bvwgvqak65ymmwa5et",
+         *       "id": "evt_prod_06h2fhv791em2bybc8bp9vtwz7yx8",
          *       "type": "invoice.marked_uncollectible",
          *       "aggregate_type": "invoice",
-         *       "aggregate_id": "in_prod_06h2eezymcrrzz4dbps7n91san5qe",
+         *       "aggregate_id": "in_prod_06h2fhv6h84yebm4w3cwq89t0saz8",
          *       "data": {
-         *         "id": "in_prod_06h2eezymcrrzz4dbps7n91san5qe",
+         *         "id": "in_prod_06h2fhv6h84yebm4w3cwq89t0saz8",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h2eezymcrrzz4dbps7n91san5qg",
-         *             "price": "price_prod_06h2eezv7rtav2dxa0stegs4yywv2",
+         *             "id": "il_prod_06h2fhv6hc8nqf18mpk2dejjezw0e",
+         *             "price": "price_prod_06h2fhthnk3f54xqc4pb46ek9az1p",
          *             "quantity": 1,
          *             "tax_rates": [],
          *             "amount_atom": 500,
@@ -17336,11 +17335,11 @@ export type components = {
          *         "number": "EXAMPL-0005",
          *         "object": "invoice",
          *         "status": "uncollectible",
-         *         "created": "2026-11-29T12:16:12.963Z",
+         *         "created": "2026-11-29T14:48:29.066Z",
          *         "paid_at": null,
-         *         "updated": "2026-11-29T12:16:12.992Z",
+         *         "updated": "2026-11-29T14:48:29.248Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2eezw7zvvnq1dqa5tk66dk672g",
+         *         "customer": "cus_prod_06h2fhtpg8mqtfnp818mxq9wpe8wm",
          *         "discount": null,
          *         "due_date": null,
          *         "livemode": false,
@@ -17348,11 +17347,11 @@ export type components = {
          *         "tax_atom": 0,
          *         "voided_at": null,
          *         "overdue_at": null,
-         *         "pdf_sha256": "15c9812b331374129b7e5986d646a0ee272ea2c5d35a4d654f3a15cb4e7281b1",
+         *         "pdf_sha256": "41a68f80824813a9a6799e4f15da5720d229273571478696a31b2c6b8c6bdc1c",
          *         "description": null,
-         *         "invoice_pdf": "http://127.0.0.1:35215/api/invoices/in_prod_06h2eezymcrrzz4dbps7n91san5qe/pdf",
+         *         "invoice_pdf": "http://127.0.0.1:33877/api/invoices/in_prod_06h2fhv6h84yebm4w3cwq89t0saz8/pdf",
          *         "total_taxes": [],
-         *         "finalized_at": "2026-11-29T12:16:12.973Z",
+         *         "finalized_at": "2026-11-29T14:48:29.131Z",
          *         "subscription": null,
          *         "attempt_count": 0,
          *         "customer_name": "Jenny Rosen",
@@ -17367,20 +17366,20 @@ export type components = {
          *         "paid_amount_atom": 0,
          *         "collection_method": "charge_automatically",
          *         "total_amount_atom": 500,
-         *         "hosted_invoice_url": "http://127.0.0.1:35215/invoice/r5yPJQ_h5f-TGrExlxO9U3krJXgPlarrDpBcJ4ies3k",
+         *         "hosted_invoice_url": "http://127.0.0.1:33877/invoice/qYqajHKp1uOMtxVvi2wlhJRfQWOSDJwpsL_THRjh2gM",
          *         "ending_balance_atom": 0,
          *         "next_payment_attempt": null,
          *         "starting_balance_atom": 0,
-         *         "marked_uncollectible_at": "2026-11-29T12:16:12.992Z",
+         *         "marked_uncollectible_at": "2026-11-29T14:48:29.248Z",
          *         "pre_payment_credit_notes_amount_atom": 0,
          *         "post_payment_credit_notes_amount_atom": 0
          *       },
          *       "previous_data": {
-         *         "id": "in_prod_06h2eezymcrrzz4dbps7n91san5qe",
+         *         "id": "in_prod_06h2fhv6h84yebm4w3cwq89t0saz8",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h2eezymcrrzz4dbps7n91san5qg",
-         *             "price": "price_prod_06h2eezv7rtav2dxa0stegs4yywv2",
+         *             "id": "il_prod_06h2fhv6hc8nqf18mpk2dejjezw0e",
+         *             "price": "price_prod_06h2fhthnk3f54xqc4pb46ek9az1p",
          *             "quantity": 1,
          *             "tax_rates": [],
          *             "amount_atom": 500,
@@ -17393,11 +17392,11 @@ export type components = {
          *         "number": "EXAMPL-0005",
          *         "object": "invoice",
          *         "status": "open",
-         *         "created": "2026-11-29T12:16:12.963Z",
+         *         "created": "2026-11-29T14:48:29.066Z",
          *         "paid_at": null,
-         *         "updated": "2026-11-29T12:16:12.973Z",
+         *         "updated": "2026-11-29T14:48:29.131Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2eezw7zvvnq1dqa5tk66dk672g",
+         *         "customer": "cus_prod_06h2fhtpg8mqtfnp818mxq9wpe8wm",
          *         "discount": null,
          *         "due_date": null,
          *         "livemode": false,
@@ -17405,11 +17404,11 @@ export type components = {
          *         "tax_atom": 0,
          *         "voided_at": null,
          *         "overdue_at": null,
-         *         "pdf_sha256": "15c9812b331374129b7e5986d646a0ee272ea2c5d35a4d654f3a15cb4e7281b1",
+         *         "pdf_sha256": "41a68f80824813a9a6799e4f15da5720d229273571478696a31b2c6b8c6bdc1c",
          *         "description": null,
-         *         "invoice_pdf": "http://127.0.0.1:35215/api/invoices/in_prod_06h2eezymcrrzz4dbps7n91san5qe/pdf",
+         *         "invoice_pdf": "http://127.0.0.1:33877/api/invoices/in_prod_06h2fhv6h84yebm4w3cwq89t0saz8/pdf",
          *         "total_taxes": [],
-         *         "finalized_at": "2026-11-29T12:16:12.973Z",
+         *         "finalized_at": "2026-11-29T14:48:29.131Z",
          *         "subscription": null,
          *         "attempt_count": 0,
          *         "customer_name": "Jenny Rosen",
@@ -17424,7 +17423,7 @@ export type components = {
          *         "paid_amount_atom": 0,
          *         "collection_method": "charge_automatically",
          *         "total_amount_atom": 500,
-         *         "hosted_invoice_url": "http://127.0.0.1:35215/invoice/r5yPJQ_h5f-TGrExlxO9U3krJXgPlarrDpBcJ4ies3k",
+         *         "hosted_invoice_url": "http://127.0.0.1:33877/invoice/qYqajHKp1uOMtxVvi2wlhJRfQWOSDJwpsL_THRjh2gM",
          *         "ending_balance_atom": 0,
          *         "next_payment_attempt": null,
          *         "starting_balance_atom": 0,
@@ -17433,13 +17432,13 @@ export type components = {
          *         "post_payment_credit_notes_amount_atom": 0
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2eezyqqjgp6451khffd1x8028e",
-         *       "request_id": "req_prod_06h2eezyqqjgp6451khffd1x8028e",
+         *       "correlation_id": "req_prod_06h2fhv73jngja0r5c284h8gcxwx0",
+         *       "request_id": "req_prod_06h2fhv73jngja0r5c284h8gcxwx0",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-29T12:16:12.992Z",
+         *       "created": "2026-11-29T14:48:29.256Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2eeznqzss6w2jbgkfca7r3sg58"
+         *       "actor_id": "key_prod_06h2fhsp95c7smzcczb6qmkqrhvs6"
          *     }
          */
         InvoiceMarkedUncollectibleEvent: {
@@ -17484,16 +17483,16 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2eezxxnd8bjhms0k599dzq14g6",
+         *       "id": "evt_prod_06h2fhv2rrp9nx1bwdegagf38rpkm",
          *       "type": "invoice.refunded",
          *       "aggregate_type": "invoice",
-         *       "aggregate_id": "in_prod_06h2eezxbqe0btqpkwnrwrc6h5szj",
+         *       "aggregate_id": "in_prod_06h2fhtyba1rh14snk18082e2nbx6",
          *       "data": {
-         *         "id": "in_prod_06h2eezxbqe0btqpkwnrwrc6h5szj",
+         *         "id": "in_prod_06h2fhtyba1rh14snk18082e2nbx6",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h2eezxbt4sc3hf0m52wz9hepkm6",
-         *             "price": "price_prod_06h2eezv7rtav2dxa0stegs4yywv2",
+         *             "id": "il_prod_06h2fhtybkf4ax83fj94cht50n0fj",
+         *             "price": "price_prod_06h2fhthnk3f54xqc4pb46ek9az1p",
          *             "quantity": 1,
          *             "tax_rates": [],
          *             "amount_atom": 500,
@@ -17506,11 +17505,11 @@ export type components = {
          *         "number": "EXAMPL-0001",
          *         "object": "invoice",
          *         "status": "paid",
-         *         "created": "2026-11-29T12:16:12.637Z",
-         *         "paid_at": "2026-11-29T12:16:12.721Z",
-         *         "updated": "2026-11-29T12:16:12.721Z",
+         *         "created": "2026-11-29T14:48:26.970Z",
+         *         "paid_at": "2026-11-29T14:48:27.720Z",
+         *         "updated": "2026-11-29T14:48:27.720Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2eezw7zvvnq1dqa5tk66dk672g",
+         *         "customer": "cus_prod_06h2fhtpg8mqtfnp818mxq9wpe8wm",
          *         "discount": null,
          *         "due_date": null,
          *         "livemode": false,
@@ -17518,11 +17517,11 @@ export type components = {
          *         "tax_atom": 0,
          *         "voided_at": null,
          *         "overdue_at": null,
-         *         "pdf_sha256": "83c70836850812b1d1c5aa8eaa84acd0c1046db3ce6a66b7391aeb3e301e4f87",
+         *         "pdf_sha256": "85e5da95edac93c536841a952e031d5988a9309ba24b28939944f2c0b9be94fc",
          *         "description": null,
-         *         "invoice_pdf": "http://127.0.0.1:35215/api/invoices/in_prod_06h2eezxbqe0btqpkwnrwrc6h5szj/pdf",
+         *         "invoice_pdf": "http://127.0.0.1:33877/api/invoices/in_prod_06h2fhtyba1rh14snk18082e2nbx6/pdf",
          *         "total_taxes": [],
-         *         "finalized_at": "2026-11-29T12:16:12.663Z",
+         *         "finalized_at": "2026-11-29T14:48:27.205Z",
          *         "subscription": null,
          *         "attempt_count": 0,
          *         "customer_name": "Jenny Rosen",
@@ -17530,14 +17529,14 @@ export type components = {
          *         "subtotal_atom": 500,
          *         "customer_email": "jenny@example.com",
          *         "days_until_due": null,
-         *         "payment_intent": "pi_prod_06h2eezxn1fp1ajbb29vy48d6c9fp",
+         *         "payment_intent": "pi_prod_06h2fhv117bnkcrhpnsa54r6knra0",
          *         "reverse_charge": false,
          *         "due_amount_atom": 0,
-         *         "paid_pdf_sha256": "48ff50987054be8f03036d459f036bbb34279d13616437183b0035a4c01fe513",
+         *         "paid_pdf_sha256": "a18d676f908a9480c3d71451506229b9503d66b71a7227d2467d16d504fa8bfe",
          *         "paid_amount_atom": 500,
          *         "collection_method": "charge_automatically",
          *         "total_amount_atom": 500,
-         *         "hosted_invoice_url": "http://127.0.0.1:35215/invoice/sP57lL1BUgGf9kDxOJK1SGbdQ7pPkE8RCwj08_bqjQc",
+         *         "hosted_invoice_url": "http://127.0.0.1:33877/invoice/YzR9AFiWWzTXo3CIwjdRjLXVRXM4EgTvzgD-Wdst648",
          *         "ending_balance_atom": 0,
          *         "next_payment_attempt": null,
          *         "starting_balance_atom": 0,
@@ -17547,13 +17546,13 @@ export type components = {
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2eezxw26ettwprgp37yp1ytq72",
-         *       "request_id": "req_prod_06h2eezxw26ettwprgp37yp1ytq72",
+         *       "correlation_id": "req_prod_06h2fhv2hhksyqhqtys5ypx356ecw",
+         *       "request_id": "req_prod_06h2fhv2hhksyqhqtys5ypx356ecw",
          *       "version": 1,
          *       "sequence": 5,
-         *       "created": "2026-11-29T12:16:12.781Z",
+         *       "created": "2026-11-29T14:48:28.102Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2eeznqzss6w2jbgkfca7r3sg58"
+         *       "actor_id": "key_prod_06h2fhsp95c7smzcczb6qmkqrhvs6"
          *     }
          */
         InvoiceRefundedEvent: {
@@ -17598,16 +17597,16 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2ef01parjnykbs3t8bmmc57yw0",
+         *       "id": "evt_prod_06h2fhvnvysg0fwjavz7qj0602gr6",
          *       "type": "invoice.upcoming",
          *       "aggregate_type": "invoice",
-         *       "aggregate_id": "in_prod_06h2ef01n2bqb9q5wg44r2z0txp9j",
+         *       "aggregate_id": "in_prod_06h2fhvncb0cp6yet67thf1jkzvnw",
          *       "data": {
-         *         "id": "in_prod_06h2ef01n2bqb9q5wg44r2z0txp9j",
+         *         "id": "in_prod_06h2fhvncb0cp6yet67thf1jkzvnw",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h2ef01p5b9vgeb2r3xzjh25dedw",
-         *             "price": "price_prod_06h2eezv63pg213ca31042tj77f4t",
+         *             "id": "il_prod_06h2fhvntdfbfv928aj2r5tewvbpp",
+         *             "price": "price_prod_06h2fhth1z15fbff64djvmes3hqmw",
          *             "quantity": 1,
          *             "tax_rates": [],
          *             "amount_atom": 2000,
@@ -17620,11 +17619,11 @@ export type components = {
          *         "number": null,
          *         "object": "invoice",
          *         "status": "draft",
-         *         "created": "2026-12-06T12:16:13.378Z",
+         *         "created": "2026-12-06T14:48:30.995Z",
          *         "paid_at": null,
-         *         "updated": "2026-12-06T12:16:13.378Z",
+         *         "updated": "2026-12-06T14:48:30.995Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2eezw7zvvnq1dqa5tk66dk672g",
+         *         "customer": "cus_prod_06h2fhtpg8mqtfnp818mxq9wpe8wm",
          *         "discount": null,
          *         "due_date": null,
          *         "livemode": false,
@@ -17633,11 +17632,11 @@ export type components = {
          *         "voided_at": null,
          *         "overdue_at": null,
          *         "pdf_sha256": null,
-         *         "description": "Subscription to Pro (Monthly), 6 Dec 2026 12:16:13 UTC – 6 Jan 2027 12:16:13 UTC",
+         *         "description": "Subscription to Pro (Monthly), 6 Dec 2026 14:48:30 UTC – 6 Jan 2027 14:48:30 UTC",
          *         "invoice_pdf": null,
          *         "total_taxes": [],
          *         "finalized_at": null,
-         *         "subscription": "sub_prod_06h2ef009f664jn4bnmxwwwr7xdea",
+         *         "subscription": "sub_prod_06h2fhve3hxf7nf9z0f17e5r72hfc",
          *         "attempt_count": 0,
          *         "customer_name": null,
          *         "discount_atom": 0,
@@ -17653,7 +17652,7 @@ export type components = {
          *         "total_amount_atom": 2000,
          *         "hosted_invoice_url": null,
          *         "ending_balance_atom": 0,
-         *         "next_payment_attempt": "2026-12-06T12:16:13.378Z",
+         *         "next_payment_attempt": "2026-12-06T14:48:30.995Z",
          *         "starting_balance_atom": 0,
          *         "marked_uncollectible_at": null,
          *         "pre_payment_credit_notes_amount_atom": 0,
@@ -17661,11 +17660,11 @@ export type components = {
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2ef01d4g0an9p7tpa7b2zq78ge",
+         *       "correlation_id": "req_prod_06h2fhvkkf1phwvmff307psavqv5g",
          *       "request_id": null,
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-12-03T12:16:13.378Z",
+         *       "created": "2026-12-03T14:48:30.995Z",
          *       "actor_type": "system",
          *       "actor_id": null
          *     }
@@ -17712,19 +17711,19 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2eezw8p72aszmx5575bzs2a7a0",
+         *       "id": "evt_prod_06h2fhtph2q91gcdk49sd8584x0hy",
          *       "type": "customer.created",
          *       "aggregate_type": "customer",
-         *       "aggregate_id": "cus_prod_06h2eezw7zvvnq1dqa5tk66dk672g",
+         *       "aggregate_id": "cus_prod_06h2fhtpg8mqtfnp818mxq9wpe8wm",
          *       "data": {
-         *         "id": "cus_prod_06h2eezw7zvvnq1dqa5tk66dk672g",
+         *         "id": "cus_prod_06h2fhtpg8mqtfnp818mxq9wpe8wm",
          *         "name": "Jenny",
          *         "email": "jenny@example.com",
          *         "object": "customer",
          *         "address": null,
-         *         "created": "2026-11-29T12:16:12.350Z",
+         *         "created": "2026-11-29T14:48:24.962Z",
          *         "tax_ids": [],
-         *         "updated": "2026-11-29T12:16:12.350Z",
+         *         "updated": "2026-11-29T14:48:24.962Z",
          *         "balances": {},
          *         "livemode": false,
          *         "metadata": {},
@@ -17735,13 +17734,13 @@ export type components = {
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2eezw7nw6t61jyacn2jbfqec24",
-         *       "request_id": "req_prod_06h2eezw7nw6t61jyacn2jbfqec24",
+         *       "correlation_id": "req_prod_06h2fhtp6y0bkpym1fs96heq6dcp0",
+         *       "request_id": "req_prod_06h2fhtp6y0bkpym1fs96heq6dcp0",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-29T12:16:12.357Z",
+         *       "created": "2026-11-29T14:48:24.968Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2eeznqzss6w2jbgkfca7r3sg58"
+         *       "actor_id": "key_prod_06h2fhsp95c7smzcczb6qmkqrhvs6"
          *     }
          */
         CustomerCreatedEvent: {
@@ -17786,19 +17785,19 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2eezwbqdwg5q10g86b845kv9d6",
+         *       "id": "evt_prod_06h2fhtqaxs76y4ea4zaxkrzrhvrc",
          *       "type": "customer.updated",
          *       "aggregate_type": "customer",
-         *       "aggregate_id": "cus_prod_06h2eezw7zvvnq1dqa5tk66dk672g",
+         *       "aggregate_id": "cus_prod_06h2fhtpg8mqtfnp818mxq9wpe8wm",
          *       "data": {
-         *         "id": "cus_prod_06h2eezw7zvvnq1dqa5tk66dk672g",
+         *         "id": "cus_prod_06h2fhtpg8mqtfnp818mxq9wpe8wm",
          *         "name": "Jenny Rosen",
          *         "email": "jenny@example.com",
          *         "object": "customer",
          *         "address": null,
-         *         "created": "2026-11-29T12:16:12.350Z",
+         *         "created": "2026-11-29T14:48:24.962Z",
          *         "tax_ids": [],
-         *         "updated": "2026-11-29T12:16:12.379Z",
+         *         "updated": "2026-11-29T14:48:25.145Z",
          *         "balances": {},
          *         "livemode": false,
          *         "metadata": {},
@@ -17808,14 +17807,14 @@ export type components = {
          *         "preferred_locale": null
          *       },
          *       "previous_data": {
-         *         "id": "cus_prod_06h2eezw7zvvnq1dqa5tk66dk672g",
+         *         "id": "cus_prod_06h2fhtpg8mqtfnp818mxq9wpe8wm",
          *         "name": "Jenny",
          *         "email": "jenny@example.com",
          *         "object": "customer",
          *         "address": null,
-         *         "created": "2026-11-29T12:16:12.350Z",
+         *         "created": "2026-11-29T14:48:24.962Z",
          *         "tax_ids": [],
-         *         "updated": "2026-11-29T12:16:12.350Z",
+         *         "updated": "2026-11-29T14:48:24.962Z",
          *         "balances": {},
          *         "livemode": false,
          *         "metadata": {},
@@ -17825,13 +17824,13 @@ export type components = {
          *         "preferred_locale": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2eezwax7qrbg78t4qfxq6frfwr",
-         *       "request_id": "req_prod_06h2eezwax7qrbg78t4qfxq6frfwr",
+         *       "correlation_id": "req_prod_06h2fhtq2xdm6wzy05whe08s7wpgy",
+         *       "request_id": "req_prod_06h2fhtq2xdm6wzy05whe08s7wpgy",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-29T12:16:12.381Z",
+         *       "created": "2026-11-29T14:48:25.175Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2eeznqzss6w2jbgkfca7r3sg58"
+         *       "actor_id": "key_prod_06h2fhsp95c7smzcczb6qmkqrhvs6"
          *     }
          */
         CustomerUpdatedEvent: {
@@ -17876,20 +17875,20 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2eezwedyj5815te8h17deg9r4w",
+         *       "id": "evt_prod_06h2fhtr0vgd1b4znep12xjrjy678",
          *       "type": "customer.deleted",
          *       "aggregate_type": "customer",
-         *       "aggregate_id": "cus_prod_06h2eezwd7q4096y19wmwm9bskrn0",
+         *       "aggregate_id": "cus_prod_06h2fhtqn6t4m6s7q8tc8y05cp924",
          *       "data": {
-         *         "id": "cus_prod_06h2eezwd7q4096y19wmwm9bskrn0",
+         *         "id": "cus_prod_06h2fhtqn6t4m6s7q8tc8y05cp924",
          *         "name": null,
          *         "email": "leaving@example.com",
          *         "object": "customer",
          *         "address": null,
-         *         "created": "2026-11-29T12:16:12.393Z",
+         *         "created": "2026-11-29T14:48:25.257Z",
          *         "deleted": true,
          *         "tax_ids": [],
-         *         "updated": "2026-11-29T12:16:12.402Z",
+         *         "updated": "2026-11-29T14:48:25.347Z",
          *         "balances": {},
          *         "livemode": false,
          *         "metadata": {},
@@ -17899,14 +17898,14 @@ export type components = {
          *         "preferred_locale": null
          *       },
          *       "previous_data": {
-         *         "id": "cus_prod_06h2eezwd7q4096y19wmwm9bskrn0",
+         *         "id": "cus_prod_06h2fhtqn6t4m6s7q8tc8y05cp924",
          *         "name": null,
          *         "email": "leaving@example.com",
          *         "object": "customer",
          *         "address": null,
-         *         "created": "2026-11-29T12:16:12.393Z",
+         *         "created": "2026-11-29T14:48:25.257Z",
          *         "tax_ids": [],
-         *         "updated": "2026-11-29T12:16:12.393Z",
+         *         "updated": "2026-11-29T14:48:25.257Z",
          *         "balances": {},
          *         "livemode": false,
          *         "metadata": {},
@@ -17916,13 +17915,13 @@ export type components = {
          *         "preferred_locale": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2eezwe2wyebjvn95btq2vq96bw",
-         *       "request_id": "req_prod_06h2eezwe2wyebjvn95btq2vq96bw",
+         *       "correlation_id": "req_prod_06h2fhtqyatcz9gfa5jgmbpgzwk42",
+         *       "request_id": "req_prod_06h2fhtqyatcz9gfa5jgmbpgzwk42",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-29T12:16:12.403Z",
+         *       "created": "2026-11-29T14:48:25.350Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2eeznqzss6w2jbgkfca7r3sg58"
+         *       "actor_id": "key_prod_06h2fhsp95c7smzcczb6qmkqrhvs6"
          *     }
          */
         CustomerDeletedEvent: {
@@ -17967,21 +17966,21 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2eezwg3qk7p52x2pr20fhqkm0a",
+         *       "id": "evt_prod_06h2fhtrab98p8pxhek0wpyyj0e7g",
          *       "type": "customer.discount.created",
          *       "aggregate_type": "customer_discount",
-         *       "aggregate_id": "di_prod_06h2eezwfwgdsq1a4d7asq2cqw8ry",
+         *       "aggregate_id": "di_prod_06h2fhtr9enqvt729jab3f7y9ad8y",
          *       "data": {
-         *         "id": "di_prod_06h2eezwfwgdsq1a4d7asq2cqw8ry",
+         *         "id": "di_prod_06h2fhtr9enqvt729jab3f7y9ad8y",
          *         "end": null,
-         *         "start": "2026-11-29T12:16:12.413Z",
+         *         "start": "2026-11-29T14:48:25.400Z",
          *         "coupon": {
-         *           "id": "cpn_prod_06h2eezvemp6q8x458zmfnhrrfady",
+         *           "id": "cpn_prod_06h2fhtjgb1tkhhg1y08tphks1ep2",
          *           "name": "Ten percent",
          *           "valid": true,
          *           "object": "coupon",
-         *           "created": "2026-11-29T12:16:12.149Z",
-         *           "updated": "2026-11-29T12:16:12.413Z",
+         *           "created": "2026-11-29T14:48:23.938Z",
+         *           "updated": "2026-11-29T14:48:25.400Z",
          *           "currency": null,
          *           "duration": "forever",
          *           "livemode": false,
@@ -17994,18 +17993,18 @@ export type components = {
          *           "duration_in_months": null
          *         },
          *         "object": "discount",
-         *         "customer": "cus_prod_06h2eezw7zvvnq1dqa5tk66dk672g",
+         *         "customer": "cus_prod_06h2fhtpg8mqtfnp818mxq9wpe8wm",
          *         "livemode": false
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2eezwfdg71x1c088kbe7r5hjry",
-         *       "request_id": "req_prod_06h2eezwfdg71x1c088kbe7r5hjry",
+         *       "correlation_id": "req_prod_06h2fhtr5yj13b3xtjke5chjj828p",
+         *       "request_id": "req_prod_06h2fhtr5yj13b3xtjke5chjj828p",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-29T12:16:12.416Z",
+         *       "created": "2026-11-29T14:48:25.426Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2eeznqzss6w2jbgkfca7r3sg58"
+         *       "actor_id": "key_prod_06h2fhsp95c7smzcczb6qmkqrhvs6"
          *     }
          */
         CustomerDiscountCreatedEvent: {
@@ -18050,21 +18049,21 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2eezwhyfsdtkyn351vqgr9ft4y",
+         *       "id": "evt_prod_06h2fhts2c8ta13n7befnbnyb092r",
          *       "type": "customer.discount.updated",
          *       "aggregate_type": "customer_discount",
-         *       "aggregate_id": "di_prod_06h2eezwfwgdsq1a4d7asq2cqw8ry",
+         *       "aggregate_id": "di_prod_06h2fhtr9enqvt729jab3f7y9ad8y",
          *       "data": {
-         *         "id": "di_prod_06h2eezwfwgdsq1a4d7asq2cqw8ry",
+         *         "id": "di_prod_06h2fhtr9enqvt729jab3f7y9ad8y",
          *         "end": null,
-         *         "start": "2026-11-29T12:16:12.429Z",
+         *         "start": "2026-11-29T14:48:25.529Z",
          *         "coupon": {
-         *           "id": "cpn_prod_06h2eezvgab8xk4vc06czpq9awyxc",
+         *           "id": "cpn_prod_06h2fhtjrbmwvvmrf5qf71y6b79vm",
          *           "name": null,
          *           "valid": true,
          *           "object": "coupon",
-         *           "created": "2026-11-29T12:16:12.162Z",
-         *           "updated": "2026-11-29T12:16:12.429Z",
+         *           "created": "2026-11-29T14:48:24.002Z",
+         *           "updated": "2026-11-29T14:48:25.529Z",
          *           "currency": "usd",
          *           "duration": "once",
          *           "livemode": false,
@@ -18077,20 +18076,20 @@ export type components = {
          *           "duration_in_months": null
          *         },
          *         "object": "discount",
-         *         "customer": "cus_prod_06h2eezw7zvvnq1dqa5tk66dk672g",
+         *         "customer": "cus_prod_06h2fhtpg8mqtfnp818mxq9wpe8wm",
          *         "livemode": false
          *       },
          *       "previous_data": {
-         *         "id": "di_prod_06h2eezwfwgdsq1a4d7asq2cqw8ry",
+         *         "id": "di_prod_06h2fhtr9enqvt729jab3f7y9ad8y",
          *         "end": null,
-         *         "start": "2026-11-29T12:16:12.413Z",
+         *         "start": "2026-11-29T14:48:25.400Z",
          *         "coupon": {
-         *           "id": "cpn_prod_06h2eezvemp6q8x458zmfnhrrfady",
+         *           "id": "cpn_prod_06h2fhtjgb1tkhhg1y08tphks1ep2",
          *           "name": "Ten percent",
          *           "valid": true,
          *           "object": "coupon",
-         *           "created": "2026-11-29T12:16:12.149Z",
-         *           "updated": "2026-11-29T12:16:12.413Z",
+         *           "created": "2026-11-29T14:48:23.938Z",
+         *           "updated": "2026-11-29T14:48:25.400Z",
          *           "currency": null,
          *           "duration": "forever",
          *           "livemode": false,
@@ -18103,17 +18102,17 @@ export type components = {
          *           "duration_in_months": null
          *         },
          *         "object": "discount",
-         *         "customer": "cus_prod_06h2eezw7zvvnq1dqa5tk66dk672g",
+         *         "customer": "cus_prod_06h2fhtpg8mqtfnp818mxq9wpe8wm",
          *         "livemode": false
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2eezwhdvnzh0e477jarct99s0m",
-         *       "request_id": "req_prod_06h2eezwhdvnzh0e477jarct99s0m",
+         *       "correlation_id": "req_prod_06h2fhtrn77jgktjz7ea4ty1ksmyc",
+         *       "request_id": "req_prod_06h2fhtrn77jgktjz7ea4ty1ksmyc",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-29T12:16:12.431Z",
+         *       "created": "2026-11-29T14:48:25.619Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2eeznqzss6w2jbgkfca7r3sg58"
+         *       "actor_id": "key_prod_06h2fhsp95c7smzcczb6qmkqrhvs6"
          *     }
          */
         CustomerDiscountUpdatedEvent: {
@@ -18158,21 +18157,21 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2eezwk1dvz89vtxkwzdd8cdhxt",
+         *       "id": "evt_prod_06h2fhtsgp4fwn1abay502z6gq54m",
          *       "type": "customer.discount.deleted",
          *       "aggregate_type": "customer_discount",
-         *       "aggregate_id": "di_prod_06h2eezwfwgdsq1a4d7asq2cqw8ry",
+         *       "aggregate_id": "di_prod_06h2fhtr9enqvt729jab3f7y9ad8y",
          *       "data": {
-         *         "id": "di_prod_06h2eezwfwgdsq1a4d7asq2cqw8ry",
+         *         "id": "di_prod_06h2fhtr9enqvt729jab3f7y9ad8y",
          *         "end": null,
-         *         "start": "2026-11-29T12:16:12.429Z",
+         *         "start": "2026-11-29T14:48:25.529Z",
          *         "coupon": {
-         *           "id": "cpn_prod_06h2eezvgab8xk4vc06czpq9awyxc",
+         *           "id": "cpn_prod_06h2fhtjrbmwvvmrf5qf71y6b79vm",
          *           "name": null,
          *           "valid": true,
          *           "object": "coupon",
-         *           "created": "2026-11-29T12:16:12.162Z",
-         *           "updated": "2026-11-29T12:16:12.429Z",
+         *           "created": "2026-11-29T14:48:24.002Z",
+         *           "updated": "2026-11-29T14:48:25.529Z",
          *           "currency": "usd",
          *           "duration": "once",
          *           "livemode": false,
@@ -18186,20 +18185,20 @@ export type components = {
          *         },
          *         "object": "discount",
          *         "deleted": true,
-         *         "customer": "cus_prod_06h2eezw7zvvnq1dqa5tk66dk672g",
+         *         "customer": "cus_prod_06h2fhtpg8mqtfnp818mxq9wpe8wm",
          *         "livemode": false
          *       },
          *       "previous_data": {
-         *         "id": "di_prod_06h2eezwfwgdsq1a4d7asq2cqw8ry",
+         *         "id": "di_prod_06h2fhtr9enqvt729jab3f7y9ad8y",
          *         "end": null,
-         *         "start": "2026-11-29T12:16:12.429Z",
+         *         "start": "2026-11-29T14:48:25.529Z",
          *         "coupon": {
-         *           "id": "cpn_prod_06h2eezvgab8xk4vc06czpq9awyxc",
+         *           "id": "cpn_prod_06h2fhtjrbmwvvmrf5qf71y6b79vm",
          *           "name": null,
          *           "valid": true,
          *           "object": "coupon",
-         *           "created": "2026-11-29T12:16:12.162Z",
-         *           "updated": "2026-11-29T12:16:12.429Z",
+         *           "created": "2026-11-29T14:48:24.002Z",
+         *           "updated": "2026-11-29T14:48:25.529Z",
          *           "currency": "usd",
          *           "duration": "once",
          *           "livemode": false,
@@ -18212,17 +18211,17 @@ export type components = {
          *           "duration_in_months": null
          *         },
          *         "object": "discount",
-         *         "customer": "cus_prod_06h2eezw7zvvnq1dqa5tk66dk672g",
+         *         "customer": "cus_prod_06h2fhtpg8mqtfnp818mxq9wpe8wm",
          *         "livemode": false
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2eezwjqn16hfza2a1cdgyes7ee",
-         *       "request_id": "req_prod_06h2eezwjqn16hfza2a1cdgyes7ee",
+         *       "correlation_id": "req_prod_06h2fhtsc2xjdwtanpe9qe05vrf7t",
+         *       "request_id": "req_prod_06h2fhtsc2xjdwtanpe9qe05vrf7t",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-29T12:16:12.440Z",
+         *       "created": "2026-11-29T14:48:25.734Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2eeznqzss6w2jbgkfca7r3sg58"
+         *       "actor_id": "key_prod_06h2fhsp95c7smzcczb6qmkqrhvs6"
          *     }
          */
         CustomerDiscountDeletedEvent: {
@@ -18267,17 +18266,17 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2eezvey614s16qrk41strjwevj",
+         *       "id": "evt_prod_06h2fhtjgnn7b7t2tww1mvt68tvf8",
          *       "type": "coupon.created",
          *       "aggregate_type": "coupon",
-         *       "aggregate_id": "cpn_prod_06h2eezvemp6q8x458zmfnhrrfady",
+         *       "aggregate_id": "cpn_prod_06h2fhtjgb1tkhhg1y08tphks1ep2",
          *       "data": {
-         *         "id": "cpn_prod_06h2eezvemp6q8x458zmfnhrrfady",
+         *         "id": "cpn_prod_06h2fhtjgb1tkhhg1y08tphks1ep2",
          *         "name": null,
          *         "valid": true,
          *         "object": "coupon",
-         *         "created": "2026-11-29T12:16:12.149Z",
-         *         "updated": "2026-11-29T12:16:12.149Z",
+         *         "created": "2026-11-29T14:48:23.938Z",
+         *         "updated": "2026-11-29T14:48:23.938Z",
          *         "currency": null,
          *         "duration": "forever",
          *         "livemode": false,
@@ -18291,13 +18290,13 @@ export type components = {
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2eezvehzsng4ywra8a1csy2fw6",
-         *       "request_id": "req_prod_06h2eezvehzsng4ywra8a1csy2fw6",
+         *       "correlation_id": "req_prod_06h2fhtjfqgdzqky5dkev20a4s5r0",
+         *       "request_id": "req_prod_06h2fhtjfqgdzqky5dkev20a4s5r0",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-29T12:16:12.151Z",
+         *       "created": "2026-11-29T14:48:23.941Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2eeznqzss6w2jbgkfca7r3sg58"
+         *       "actor_id": "key_prod_06h2fhsp95c7smzcczb6qmkqrhvs6"
          *     }
          */
         CouponCreatedEvent: {
@@ -18342,17 +18341,17 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2eezvj3enzpsn2gwee3arwkbsr",
+         *       "id": "evt_prod_06h2fhtjwc6ed46wdc8vejj7drt4c",
          *       "type": "coupon.updated",
          *       "aggregate_type": "coupon",
-         *       "aggregate_id": "cpn_prod_06h2eezvemp6q8x458zmfnhrrfady",
+         *       "aggregate_id": "cpn_prod_06h2fhtjgb1tkhhg1y08tphks1ep2",
          *       "data": {
-         *         "id": "cpn_prod_06h2eezvemp6q8x458zmfnhrrfady",
+         *         "id": "cpn_prod_06h2fhtjgb1tkhhg1y08tphks1ep2",
          *         "name": "Ten percent",
          *         "valid": true,
          *         "object": "coupon",
-         *         "created": "2026-11-29T12:16:12.149Z",
-         *         "updated": "2026-11-29T12:16:12.175Z",
+         *         "created": "2026-11-29T14:48:23.938Z",
+         *         "updated": "2026-11-29T14:48:24.031Z",
          *         "currency": null,
          *         "duration": "forever",
          *         "livemode": false,
@@ -18365,12 +18364,12 @@ export type components = {
          *         "duration_in_months": null
          *       },
          *       "previous_data": {
-         *         "id": "cpn_prod_06h2eezvemp6q8x458zmfnhrrfady",
+         *         "id": "cpn_prod_06h2fhtjgb1tkhhg1y08tphks1ep2",
          *         "name": null,
          *         "valid": true,
          *         "object": "coupon",
-         *         "created": "2026-11-29T12:16:12.149Z",
-         *         "updated": "2026-11-29T12:16:12.149Z",
+         *         "created": "2026-11-29T14:48:23.938Z",
+         *         "updated": "2026-11-29T14:48:23.938Z",
          *         "currency": null,
          *         "duration": "forever",
          *         "livemode": false,
@@ -18383,13 +18382,13 @@ export type components = {
          *         "duration_in_months": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2eezvh8w7rd2c3pnrrqkhdf3tr",
-         *       "request_id": "req_prod_06h2eezvh8w7rd2c3pnrrqkhdf3tr",
+         *       "correlation_id": "req_prod_06h2fhtjvczvpf1765t4eb5r641rw",
+         *       "request_id": "req_prod_06h2fhtjvczvpf1765t4eb5r641rw",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-29T12:16:12.176Z",
+         *       "created": "2026-11-29T14:48:24.035Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2eeznqzss6w2jbgkfca7r3sg58"
+         *       "actor_id": "key_prod_06h2fhsp95c7smzcczb6qmkqrhvs6"
          *     }
          */
         CouponUpdatedEvent: {
@@ -18434,18 +18433,18 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2eezvmfh9t47jwnkmvgx7xwfx4",
+         *       "id": "evt_prod_06h2fhtk51t3f1cb6q46kdms06geg",
          *       "type": "coupon.deleted",
          *       "aggregate_type": "coupon",
-         *       "aggregate_id": "cpn_prod_06h2eezvka1ar286nsfdbc9wse6nt",
+         *       "aggregate_id": "cpn_prod_06h2fhtk28v8hje60mmsbbw7jgn1a",
          *       "data": {
-         *         "id": "cpn_prod_06h2eezvka1ar286nsfdbc9wse6nt",
+         *         "id": "cpn_prod_06h2fhtk28v8hje60mmsbbw7jgn1a",
          *         "name": null,
          *         "valid": false,
          *         "object": "coupon",
-         *         "created": "2026-11-29T12:16:12.186Z",
+         *         "created": "2026-11-29T14:48:24.082Z",
          *         "deleted": true,
-         *         "updated": "2026-11-29T12:16:12.194Z",
+         *         "updated": "2026-11-29T14:48:24.103Z",
          *         "currency": null,
          *         "duration": "forever",
          *         "livemode": false,
@@ -18458,12 +18457,12 @@ export type components = {
          *         "duration_in_months": null
          *       },
          *       "previous_data": {
-         *         "id": "cpn_prod_06h2eezvka1ar286nsfdbc9wse6nt",
+         *         "id": "cpn_prod_06h2fhtk28v8hje60mmsbbw7jgn1a",
          *         "name": null,
          *         "valid": true,
          *         "object": "coupon",
-         *         "created": "2026-11-29T12:16:12.186Z",
-         *         "updated": "2026-11-29T12:16:12.186Z",
+         *         "created": "2026-11-29T14:48:24.082Z",
+         *         "updated": "2026-11-29T14:48:24.082Z",
          *         "currency": null,
          *         "duration": "forever",
          *         "livemode": false,
@@ -18476,13 +18475,13 @@ export type components = {
          *         "duration_in_months": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2eezvm71cwcyqqq3s7pwgp2zfr",
-         *       "request_id": "req_prod_06h2eezvm71cwcyqqq3s7pwgp2zfr",
+         *       "correlation_id": "req_prod_06h2fhtk4q75bcv3vbjnnk501j1y4",
+         *       "request_id": "req_prod_06h2fhtk4q75bcv3vbjnnk501j1y4",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-29T12:16:12.195Z",
+         *       "created": "2026-11-29T14:48:24.104Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2eeznqzss6w2jbgkfca7r3sg58"
+         *       "actor_id": "key_prod_06h2fhsp95c7smzcczb6qmkqrhvs6"
          *     }
          */
         CouponDeletedEvent: {
@@ -18527,19 +18526,19 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2eezv65vsdnbtrb2bjxgv289ne",
+         *       "id": "evt_prod_06h2fhth2vpg38g1z6ychexgnwgn8",
          *       "type": "price.created",
          *       "aggregate_type": "price",
-         *       "aggregate_id": "price_prod_06h2eezv63pg213ca31042tj77f4t",
+         *       "aggregate_id": "price_prod_06h2fhth1z15fbff64djvmes3hqmw",
          *       "data": {
-         *         "id": "price_prod_06h2eezv63pg213ca31042tj77f4t",
+         *         "id": "price_prod_06h2fhth1z15fbff64djvmes3hqmw",
          *         "type": "recurring",
          *         "tiers": null,
          *         "active": true,
          *         "object": "price",
-         *         "created": "2026-11-29T12:16:12.079Z",
-         *         "product": "prod_prod_06h2eezv1pvdm6v9tzenkvfz1yrsc",
-         *         "updated": "2026-11-29T12:16:12.079Z",
+         *         "created": "2026-11-29T14:48:23.567Z",
+         *         "product": "prod_prod_06h2fhtg1xbdatvvr847rc9sp4gra",
+         *         "updated": "2026-11-29T14:48:23.567Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "metadata": {},
@@ -18556,13 +18555,13 @@ export type components = {
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2eezv5h9edjrpfbftsqaa82pkj",
-         *       "request_id": "req_prod_06h2eezv5h9edjrpfbftsqaa82pkj",
+         *       "correlation_id": "req_prod_06h2fhth015etxwgm7d1jbvb6n5c8",
+         *       "request_id": "req_prod_06h2fhth015etxwgm7d1jbvb6n5c8",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-29T12:16:12.081Z",
+         *       "created": "2026-11-29T14:48:23.574Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2eeznqzss6w2jbgkfca7r3sg58"
+         *       "actor_id": "key_prod_06h2fhsp95c7smzcczb6qmkqrhvs6"
          *     }
          */
         PriceCreatedEvent: {
@@ -18607,19 +18606,19 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2eezv9fcyxzfw80dd0cv3e5278",
+         *       "id": "evt_prod_06h2fhthypb9535yhfwctehs7jev2",
          *       "type": "price.updated",
          *       "aggregate_type": "price",
-         *       "aggregate_id": "price_prod_06h2eezv63pg213ca31042tj77f4t",
+         *       "aggregate_id": "price_prod_06h2fhth1z15fbff64djvmes3hqmw",
          *       "data": {
-         *         "id": "price_prod_06h2eezv63pg213ca31042tj77f4t",
+         *         "id": "price_prod_06h2fhth1z15fbff64djvmes3hqmw",
          *         "type": "recurring",
          *         "tiers": null,
          *         "active": true,
          *         "object": "price",
-         *         "created": "2026-11-29T12:16:12.079Z",
-         *         "product": "prod_prod_06h2eezv1pvdm6v9tzenkvfz1yrsc",
-         *         "updated": "2026-11-29T12:16:12.106Z",
+         *         "created": "2026-11-29T14:48:23.567Z",
+         *         "product": "prod_prod_06h2fhtg1xbdatvvr847rc9sp4gra",
+         *         "updated": "2026-11-29T14:48:23.793Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "metadata": {},
@@ -18635,14 +18634,14 @@ export type components = {
          *         "unit_amount_atom": 2000
          *       },
          *       "previous_data": {
-         *         "id": "price_prod_06h2eezv63pg213ca31042tj77f4t",
+         *         "id": "price_prod_06h2fhth1z15fbff64djvmes3hqmw",
          *         "type": "recurring",
          *         "tiers": null,
          *         "active": true,
          *         "object": "price",
-         *         "created": "2026-11-29T12:16:12.079Z",
-         *         "product": "prod_prod_06h2eezv1pvdm6v9tzenkvfz1yrsc",
-         *         "updated": "2026-11-29T12:16:12.079Z",
+         *         "created": "2026-11-29T14:48:23.567Z",
+         *         "product": "prod_prod_06h2fhtg1xbdatvvr847rc9sp4gra",
+         *         "updated": "2026-11-29T14:48:23.567Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "metadata": {},
@@ -18658,13 +18657,13 @@ export type components = {
          *         "unit_amount_atom": 2000
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2eezv8v0bmg99qssef54h40t1p",
-         *       "request_id": "req_prod_06h2eezv8v0bmg99qssef54h40t1p",
+         *       "correlation_id": "req_prod_06h2fhthw4bvgn1xhfxmc9z78zk2a",
+         *       "request_id": "req_prod_06h2fhthw4bvgn1xhfxmc9z78zk2a",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-29T12:16:12.107Z",
+         *       "created": "2026-11-29T14:48:23.798Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2eeznqzss6w2jbgkfca7r3sg58"
+         *       "actor_id": "key_prod_06h2fhsp95c7smzcczb6qmkqrhvs6"
          *     }
          */
         PriceUpdatedEvent: {
@@ -18709,20 +18708,20 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2eezvcf0cczdx469614m8tna8r",
+         *       "id": "evt_prod_06h2fhtja86egw9jc03dyskpetrb8",
          *       "type": "price.deleted",
          *       "aggregate_type": "price",
-         *       "aggregate_id": "price_prod_06h2eezvb5m42y2jncsypbapgqzer",
+         *       "aggregate_id": "price_prod_06h2fhtj5svt7shk17z5nbczvq81y",
          *       "data": {
-         *         "id": "price_prod_06h2eezvb5m42y2jncsypbapgqzer",
+         *         "id": "price_prod_06h2fhtj5svt7shk17z5nbczvq81y",
          *         "type": "one_time",
          *         "tiers": null,
          *         "active": true,
          *         "object": "price",
-         *         "created": "2026-11-29T12:16:12.121Z",
+         *         "created": "2026-11-29T14:48:23.854Z",
          *         "deleted": true,
-         *         "product": "prod_prod_06h2eezv4ndbvpchpap7t6ec6jz26",
-         *         "updated": "2026-11-29T12:16:12.130Z",
+         *         "product": "prod_prod_06h2fhtgqzdzx38f4gxxmad6sxsxm",
+         *         "updated": "2026-11-29T14:48:23.888Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "metadata": {},
@@ -18733,14 +18732,14 @@ export type components = {
          *         "unit_amount_atom": 100
          *       },
          *       "previous_data": {
-         *         "id": "price_prod_06h2eezvb5m42y2jncsypbapgqzer",
+         *         "id": "price_prod_06h2fhtj5svt7shk17z5nbczvq81y",
          *         "type": "one_time",
          *         "tiers": null,
          *         "active": true,
          *         "object": "price",
-         *         "created": "2026-11-29T12:16:12.121Z",
-         *         "product": "prod_prod_06h2eezv4ndbvpchpap7t6ec6jz26",
-         *         "updated": "2026-11-29T12:16:12.121Z",
+         *         "created": "2026-11-29T14:48:23.854Z",
+         *         "product": "prod_prod_06h2fhtgqzdzx38f4gxxmad6sxsxm",
+         *         "updated": "2026-11-29T14:48:23.854Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "metadata": {},
@@ -18751,13 +18750,13 @@ export type components = {
          *         "unit_amount_atom": 100
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2eezvc78yp22p7s6bygxhc5t0r",
-         *       "request_id": "req_prod_06h2eezvc78yp22p7s6bygxhc5t0r",
+         *       "correlation_id": "req_prod_06h2fhtj9ee5k60vjpjfvp9z21qfg",
+         *       "request_id": "req_prod_06h2fhtj9ee5k60vjpjfvp9z21qfg",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-29T12:16:12.131Z",
+         *       "created": "2026-11-29T14:48:23.890Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2eeznqzss6w2jbgkfca7r3sg58"
+         *       "actor_id": "key_prod_06h2fhsp95c7smzcczb6qmkqrhvs6"
          *     }
          */
         PriceDeletedEvent: {
@@ -18802,30 +18801,30 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2eezv1wt385nt04vfegspsw294",
+         *       "id": "evt_prod_06h2fhtg2bcdqc9bv5gfcfffy44mm",
          *       "type": "product.created",
          *       "aggregate_type": "product",
-         *       "aggregate_id": "prod_prod_06h2eezv1pvdm6v9tzenkvfz1yrsc",
+         *       "aggregate_id": "prod_prod_06h2fhtg1xbdatvvr847rc9sp4gra",
          *       "data": {
-         *         "id": "prod_prod_06h2eezv1pvdm6v9tzenkvfz1yrsc",
+         *         "id": "prod_prod_06h2fhtg1xbdatvvr847rc9sp4gra",
          *         "name": "Pro",
          *         "active": true,
          *         "object": "product",
-         *         "created": "2026-11-29T12:16:12.045Z",
-         *         "updated": "2026-11-29T12:16:12.045Z",
+         *         "created": "2026-11-29T14:48:23.311Z",
+         *         "updated": "2026-11-29T14:48:23.311Z",
          *         "livemode": false,
          *         "metadata": {},
          *         "description": null
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2eezv1enzkqrh1mvvg7wkc568a",
-         *       "request_id": "req_prod_06h2eezv1enzkqrh1mvvg7wkc568a",
+         *       "correlation_id": "req_prod_06h2fhtg1khxrwv166tysy2yqey4c",
+         *       "request_id": "req_prod_06h2fhtg1khxrwv166tysy2yqey4c",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-29T12:16:12.047Z",
+         *       "created": "2026-11-29T14:48:23.314Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2eeznqzss6w2jbgkfca7r3sg58"
+         *       "actor_id": "key_prod_06h2fhsp95c7smzcczb6qmkqrhvs6"
          *     }
          */
         ProductCreatedEvent: {
@@ -18870,40 +18869,40 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2eezv3h4cmr0nq4j0jtrz5xpej",
+         *       "id": "evt_prod_06h2fhtg8jrjn36tkkzcwhpheg8bt",
          *       "type": "product.updated",
          *       "aggregate_type": "product",
-         *       "aggregate_id": "prod_prod_06h2eezv1pvdm6v9tzenkvfz1yrsc",
+         *       "aggregate_id": "prod_prod_06h2fhtg1xbdatvvr847rc9sp4gra",
          *       "data": {
-         *         "id": "prod_prod_06h2eezv1pvdm6v9tzenkvfz1yrsc",
+         *         "id": "prod_prod_06h2fhtg1xbdatvvr847rc9sp4gra",
          *         "name": "Pro",
          *         "active": true,
          *         "object": "product",
-         *         "created": "2026-11-29T12:16:12.045Z",
-         *         "updated": "2026-11-29T12:16:12.059Z",
+         *         "created": "2026-11-29T14:48:23.311Z",
+         *         "updated": "2026-11-29T14:48:23.357Z",
          *         "livemode": false,
          *         "metadata": {},
          *         "description": "The pro plan"
          *       },
          *       "previous_data": {
-         *         "id": "prod_prod_06h2eezv1pvdm6v9tzenkvfz1yrsc",
+         *         "id": "prod_prod_06h2fhtg1xbdatvvr847rc9sp4gra",
          *         "name": "Pro",
          *         "active": true,
          *         "object": "product",
-         *         "created": "2026-11-29T12:16:12.045Z",
-         *         "updated": "2026-11-29T12:16:12.045Z",
+         *         "created": "2026-11-29T14:48:23.311Z",
+         *         "updated": "2026-11-29T14:48:23.311Z",
          *         "livemode": false,
          *         "metadata": {},
          *         "description": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2eezv33m059wsw7y8nxcz9v5f0",
-         *       "request_id": "req_prod_06h2eezv33m059wsw7y8nxcz9v5f0",
+         *       "correlation_id": "req_prod_06h2fhtg4nacv6xzjm30ss3e1kvgp",
+         *       "request_id": "req_prod_06h2fhtg4nacv6xzjm30ss3e1kvgp",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-29T12:16:12.060Z",
+         *       "created": "2026-11-29T14:48:23.365Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2eeznqzss6w2jbgkfca7r3sg58"
+         *       "actor_id": "key_prod_06h2fhsp95c7smzcczb6qmkqrhvs6"
          *     }
          */
         ProductUpdatedEvent: {
@@ -18948,41 +18947,41 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2eezvdn4jnzt7tx1as22y5pkbr",
+         *       "id": "evt_prod_06h2fhtjdcz7agd6x8dwbg1ajwqs2",
          *       "type": "product.deleted",
          *       "aggregate_type": "product",
-         *       "aggregate_id": "prod_prod_06h2eezv4ndbvpchpap7t6ec6jz26",
+         *       "aggregate_id": "prod_prod_06h2fhtgqzdzx38f4gxxmad6sxsxm",
          *       "data": {
-         *         "id": "prod_prod_06h2eezv4ndbvpchpap7t6ec6jz26",
+         *         "id": "prod_prod_06h2fhtgqzdzx38f4gxxmad6sxsxm",
          *         "name": "Spare",
          *         "active": true,
          *         "object": "product",
-         *         "created": "2026-11-29T12:16:12.069Z",
+         *         "created": "2026-11-29T14:48:23.487Z",
          *         "deleted": true,
-         *         "updated": "2026-11-29T12:16:12.140Z",
+         *         "updated": "2026-11-29T14:48:23.911Z",
          *         "livemode": false,
          *         "metadata": {},
          *         "description": null
          *       },
          *       "previous_data": {
-         *         "id": "prod_prod_06h2eezv4ndbvpchpap7t6ec6jz26",
+         *         "id": "prod_prod_06h2fhtgqzdzx38f4gxxmad6sxsxm",
          *         "name": "Spare",
          *         "active": true,
          *         "object": "product",
-         *         "created": "2026-11-29T12:16:12.069Z",
-         *         "updated": "2026-11-29T12:16:12.069Z",
+         *         "created": "2026-11-29T14:48:23.487Z",
+         *         "updated": "2026-11-29T14:48:23.487Z",
          *         "livemode": false,
          *         "metadata": {},
          *         "description": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2eezvd87qv7srtyzzbyx3ch1dc",
-         *       "request_id": "req_prod_06h2eezvd87qv7srtyzzbyx3ch1dc",
+         *       "correlation_id": "req_prod_06h2fhtjc3y9w46az9q66589d0m8p",
+         *       "request_id": "req_prod_06h2fhtjc3y9w46az9q66589d0m8p",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-29T12:16:12.141Z",
+         *       "created": "2026-11-29T14:48:23.915Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2eeznqzss6w2jbgkfca7r3sg58"
+         *       "actor_id": "key_prod_06h2fhsp95c7smzcczb6qmkqrhvs6"
          *     }
          */
         ProductDeletedEvent: {
@@ -19027,18 +19026,18 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2eezx7kajx2xjevrzaezrfprvt",
+         *       "id": "evt_prod_06h2fhtxjk2yh6pndgp0pe5f0hza2",
          *       "type": "refund.created",
          *       "aggregate_type": "refund",
-         *       "aggregate_id": "re_prod_06h2eezx7c4g8np4ja7fc0yg5vsp4",
+         *       "aggregate_id": "re_prod_06h2fhtxhngam9hrc10qxe6weq6te",
          *       "data": {
-         *         "id": "re_prod_06h2eezx7c4g8np4ja7fc0yg5vsp4",
+         *         "id": "re_prod_06h2fhtxhngam9hrc10qxe6weq6te",
          *         "object": "refund",
          *         "reason": null,
          *         "status": "pending",
-         *         "created": "2026-11-29T12:16:12.602Z",
-         *         "payment": "py_prod_06h2eezwsbvc1gtdczwba396y6za4",
-         *         "updated": "2026-11-29T12:16:12.602Z",
+         *         "created": "2026-11-29T14:48:26.765Z",
+         *         "payment": "py_prod_06h2fhtv1pxtgmm3p7bewdz1e7xd6",
+         *         "updated": "2026-11-29T14:48:26.765Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "metadata": {},
@@ -19047,13 +19046,13 @@ export type components = {
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2eezx6xd0ye77frhqmtry047c6",
-         *       "request_id": "req_prod_06h2eezx6xd0ye77frhqmtry047c6",
+         *       "correlation_id": "req_prod_06h2fhtxg26r17x7mtbp4zfh0ykjm",
+         *       "request_id": "req_prod_06h2fhtxg26r17x7mtbp4zfh0ykjm",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-29T12:16:12.604Z",
+         *       "created": "2026-11-29T14:48:26.772Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2eeznqzss6w2jbgkfca7r3sg58"
+         *       "actor_id": "key_prod_06h2fhsp95c7smzcczb6qmkqrhvs6"
          *     }
          */
         RefundCreatedEvent: {
@@ -19098,18 +19097,18 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2eezx7rtg0yh69m94mavzmcy0g",
+         *       "id": "evt_prod_06h2fhtxm6ym735hcyqzqgdw3fyk4",
          *       "type": "refund.updated",
          *       "aggregate_type": "refund",
-         *       "aggregate_id": "re_prod_06h2eezx7c4g8np4ja7fc0yg5vsp4",
+         *       "aggregate_id": "re_prod_06h2fhtxhngam9hrc10qxe6weq6te",
          *       "data": {
-         *         "id": "re_prod_06h2eezx7c4g8np4ja7fc0yg5vsp4",
+         *         "id": "re_prod_06h2fhtxhngam9hrc10qxe6weq6te",
          *         "object": "refund",
          *         "reason": null,
          *         "status": "succeeded",
-         *         "created": "2026-11-29T12:16:12.602Z",
-         *         "payment": "py_prod_06h2eezwsbvc1gtdczwba396y6za4",
-         *         "updated": "2026-11-29T12:16:12.605Z",
+         *         "created": "2026-11-29T14:48:26.765Z",
+         *         "payment": "py_prod_06h2fhtv1pxtgmm3p7bewdz1e7xd6",
+         *         "updated": "2026-11-29T14:48:26.780Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "metadata": {},
@@ -19117,13 +19116,13 @@ export type components = {
          *         "failure_reason": null
          *       },
          *       "previous_data": {
-         *         "id": "re_prod_06h2eezx7c4g8np4ja7fc0yg5vsp4",
+         *         "id": "re_prod_06h2fhtxhngam9hrc10qxe6weq6te",
          *         "object": "refund",
          *         "reason": null,
          *         "status": "pending",
-         *         "created": "2026-11-29T12:16:12.602Z",
-         *         "payment": "py_prod_06h2eezwsbvc1gtdczwba396y6za4",
-         *         "updated": "2026-11-29T12:16:12.602Z",
+         *         "created": "2026-11-29T14:48:26.765Z",
+         *         "payment": "py_prod_06h2fhtv1pxtgmm3p7bewdz1e7xd6",
+         *         "updated": "2026-11-29T14:48:26.765Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "metadata": {},
@@ -19131,13 +19130,13 @@ export type components = {
          *         "failure_reason": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2eezx6xd0ye77frhqmtry047c6",
-         *       "request_id": "req_prod_06h2eezx6xd0ye77frhqmtry047c6",
+         *       "correlation_id": "req_prod_06h2fhtxg26r17x7mtbp4zfh0ykjm",
+         *       "request_id": "req_prod_06h2fhtxg26r17x7mtbp4zfh0ykjm",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-29T12:16:12.606Z",
+         *       "created": "2026-11-29T14:48:26.788Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2eeznqzss6w2jbgkfca7r3sg58"
+         *       "actor_id": "key_prod_06h2fhsp95c7smzcczb6qmkqrhvs6"
          *     }
          */
         RefundUpdatedEvent: {
@@ -19182,18 +19181,18 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2eezxafdjt8rbh0nfw0k0f63j8",
+         *       "id": "evt_prod_06h2fhty45zk6crfnbptmpezc003c",
          *       "type": "refund.failed",
          *       "aggregate_type": "refund",
-         *       "aggregate_id": "re_prod_06h2eezxa7eawq6b7s8ja5vgdqbmj",
+         *       "aggregate_id": "re_prod_06h2fhty303scf4j3t6t0dbcftmy4",
          *       "data": {
-         *         "id": "re_prod_06h2eezxa7eawq6b7s8ja5vgdqbmj",
+         *         "id": "re_prod_06h2fhty303scf4j3t6t0dbcftmy4",
          *         "object": "refund",
          *         "reason": null,
          *         "status": "failed",
-         *         "created": "2026-11-29T12:16:12.625Z",
-         *         "payment": "py_prod_06h2eezx4cv95ha139em8patd5pdm",
-         *         "updated": "2026-11-29T12:16:12.627Z",
+         *         "created": "2026-11-29T14:48:26.904Z",
+         *         "payment": "py_prod_06h2fhtx7v2bk7wqedqtcbp9pg16y",
+         *         "updated": "2026-11-29T14:48:26.911Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "metadata": {},
@@ -19201,13 +19200,13 @@ export type components = {
          *         "failure_reason": "The refund was refused (sandbox payment method pm_sandbox_refund_fails)."
          *       },
          *       "previous_data": {
-         *         "id": "re_prod_06h2eezxa7eawq6b7s8ja5vgdqbmj",
+         *         "id": "re_prod_06h2fhty303scf4j3t6t0dbcftmy4",
          *         "object": "refund",
          *         "reason": null,
          *         "status": "pending",
-         *         "created": "2026-11-29T12:16:12.625Z",
-         *         "payment": "py_prod_06h2eezx4cv95ha139em8patd5pdm",
-         *         "updated": "2026-11-29T12:16:12.625Z",
+         *         "created": "2026-11-29T14:48:26.904Z",
+         *         "payment": "py_prod_06h2fhtx7v2bk7wqedqtcbp9pg16y",
+         *         "updated": "2026-11-29T14:48:26.904Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "metadata": {},
@@ -19215,13 +19214,13 @@ export type components = {
          *         "failure_reason": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2eezx9vqbnhrdpcx2g27d3hqsc",
-         *       "request_id": "req_prod_06h2eezx9vqbnhrdpcx2g27d3hqsc",
+         *       "correlation_id": "req_prod_06h2fhty26xg5pkma6nkhmcv17erp",
+         *       "request_id": "req_prod_06h2fhty26xg5pkma6nkhmcv17erp",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-29T12:16:12.627Z",
+         *       "created": "2026-11-29T14:48:26.913Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2eeznqzss6w2jbgkfca7r3sg58"
+         *       "actor_id": "key_prod_06h2fhsp95c7smzcczb6qmkqrhvs6"
          *     }
          */
         RefundFailedEvent: {
@@ -19266,33 +19265,39 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2eeznrc942qhz5jrvk2dbrdfc2",
+         *       "id": "evt_prod_06h2fhspeeeh6qa9t0c45fxrbr6z6",
          *       "type": "api_token.created",
          *       "aggregate_type": "api_token",
-         *       "aggregate_id": "key_prod_06h2eeznqzss6w2jbgkfca7r3sg58",
+         *       "aggregate_id": "key_prod_06h2fhsp95c7smzcczb6qmkqrhvs6",
          *       "data": {
-         *         "id": "key_prod_06h2eeznqzss6w2jbgkfca7r3sg58",
+         *         "id": "key_prod_06h2fhsp95c7smzcczb6qmkqrhvs6",
          *         "kind": "secret",
          *         "name": "catalogue",
          *         "object": "api_token",
          *         "status": "active",
-         *         "created": "2026-11-29T12:16:10.687Z",
-         *         "display": "st_prod_…bm6w",
+         *         "created": "2026-11-29T14:48:16.706Z",
+         *         "display": "st_prod_…qahy",
+         *         "expires_at": null,
          *         "revoked_at": null,
-         *         "last_used_at": null
+         *         "allowed_ips": null,
+         *         "description": null,
+         *         "permissions": null,
+         *         "last_used_at": null,
+         *         "last_used_ip": null,
+         *         "previous_secret_expires_at": null
          *       },
          *       "previous_data": null,
          *       "metadata": {
          *         "user_agent": "node",
          *         "client_address": "127.0.0.1"
          *       },
-         *       "correlation_id": "req_prod_06h2eeznpwrphy85qajtt4xa5dz18",
-         *       "request_id": "req_prod_06h2eeznpwrphy85qajtt4xa5dz18",
+         *       "correlation_id": "req_prod_06h2fhsp2864p3vmg84nmane01dej",
+         *       "request_id": "req_prod_06h2fhsp2864p3vmg84nmane01dej",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-29T12:16:10.691Z",
+         *       "created": "2026-11-29T14:48:16.755Z",
          *       "actor_type": "user",
-         *       "actor_id": "user_prod_06h2eezmyx04dh8drbp80smkenzc4"
+         *       "actor_id": "user_prod_06h2fhsep8wnvjc22cdrqp66exycj"
          *     }
          */
         ApiTokenCreatedEvent: {
@@ -19337,43 +19342,55 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2eezpa50e3t4ttzxvqpqfjrra6",
+         *       "id": "evt_prod_06h2fhsttm7j15z5hcrvaegxj4wa0",
          *       "type": "api_token.revoked",
          *       "aggregate_type": "api_token",
-         *       "aggregate_id": "key_prod_06h2eezp62c6mam32ckwkkhs06w3j",
+         *       "aggregate_id": "key_prod_06h2fhssf9yq8x90808cznmepadgp",
          *       "data": {
-         *         "id": "key_prod_06h2eezp62c6mam32ckwkkhs06w3j",
+         *         "id": "key_prod_06h2fhssf9yq8x90808cznmepadgp",
          *         "kind": "publishable",
          *         "name": "spare",
          *         "object": "api_token",
          *         "status": "revoked",
-         *         "created": "2026-11-29T12:16:10.795Z",
-         *         "display": "pt_prod_…0kdn",
-         *         "revoked_at": "2026-11-29T12:16:10.832Z",
-         *         "last_used_at": null
+         *         "created": "2026-11-29T14:48:17.517Z",
+         *         "display": "pt_prod_…kkjw",
+         *         "expires_at": null,
+         *         "revoked_at": "2026-11-29T14:48:17.876Z",
+         *         "allowed_ips": null,
+         *         "description": null,
+         *         "permissions": null,
+         *         "last_used_at": null,
+         *         "last_used_ip": null,
+         *         "previous_secret_expires_at": null
          *       },
          *       "previous_data": {
-         *         "id": "key_prod_06h2eezp62c6mam32ckwkkhs06w3j",
+         *         "id": "key_prod_06h2fhssf9yq8x90808cznmepadgp",
          *         "kind": "publishable",
          *         "name": "spare",
          *         "object": "api_token",
          *         "status": "active",
-         *         "created": "2026-11-29T12:16:10.795Z",
-         *         "display": "pt_prod_…0kdn",
+         *         "created": "2026-11-29T14:48:17.517Z",
+         *         "display": "pt_prod_…kkjw",
+         *         "expires_at": null,
          *         "revoked_at": null,
-         *         "last_used_at": null
+         *         "allowed_ips": null,
+         *         "description": null,
+         *         "permissions": null,
+         *         "last_used_at": null,
+         *         "last_used_ip": null,
+         *         "previous_secret_expires_at": null
          *       },
          *       "metadata": {
          *         "user_agent": "node",
          *         "client_address": "127.0.0.1"
          *       },
-         *       "correlation_id": "req_prod_06h2eezp917bmqzkmvv184xvy08jw",
-         *       "request_id": "req_prod_06h2eezp917bmqzkmvv184xvy08jw",
+         *       "correlation_id": "req_prod_06h2fhsts7rp4qrnktt4z3sn9545r",
+         *       "request_id": "req_prod_06h2fhsts7rp4qrnktt4z3sn9545r",
          *       "version": 1,
-         *       "sequence": 2,
-         *       "created": "2026-11-29T12:16:10.833Z",
+         *       "sequence": 3,
+         *       "created": "2026-11-29T14:48:17.877Z",
          *       "actor_type": "user",
-         *       "actor_id": "user_prod_06h2eezmyx04dh8drbp80smkenzc4"
+         *       "actor_id": "user_prod_06h2fhsep8wnvjc22cdrqp66exycj"
          *     }
          */
         ApiTokenRevokedEvent: {
@@ -19418,20 +19435,20 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2eezpe99j2m3afxq11jen81z90",
+         *       "id": "evt_prod_06h2fhsvbb7nkmkwaxwtb4twmp03r",
          *       "type": "webhook_endpoint.created",
          *       "aggregate_type": "webhook_endpoint",
-         *       "aggregate_id": "whe_prod_06h2eezpe2s38065vzzdtj2zjfh1p",
+         *       "aggregate_id": "whe_prod_06h2fhsv9nb9tr6aj6ctcw25kj9yc",
          *       "data": {
-         *         "id": "whe_prod_06h2eezpe2s38065vzzdtj2zjfh1p",
+         *         "id": "whe_prod_06h2fhsv9nb9tr6aj6ctcw25kj9yc",
          *         "url": "https://example.com/audit",
          *         "events": [
          *           "customer.created"
          *         ],
          *         "object": "webhook_endpoint",
-         *         "created": "2026-11-29T12:16:10.864Z",
+         *         "created": "2026-11-29T14:48:17.994Z",
          *         "enabled": true,
-         *         "updated": "2026-11-29T12:16:10.864Z",
+         *         "updated": "2026-11-29T14:48:17.994Z",
          *         "livemode": false,
          *         "description": null,
          *         "disabled_at": null,
@@ -19445,13 +19462,13 @@ export type components = {
          *         "user_agent": "node",
          *         "client_address": "127.0.0.1"
          *       },
-         *       "correlation_id": "req_prod_06h2eezpd77rn1xjkjhged4njf266",
-         *       "request_id": "req_prod_06h2eezpd77rn1xjkjhged4njf266",
+         *       "correlation_id": "req_prod_06h2fhsv2a25avqaz0qgpa154wxtt",
+         *       "request_id": "req_prod_06h2fhsv2a25avqaz0qgpa154wxtt",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-29T12:16:10.866Z",
+         *       "created": "2026-11-29T14:48:18.010Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2eeznqzss6w2jbgkfca7r3sg58"
+         *       "actor_id": "key_prod_06h2fhsp95c7smzcczb6qmkqrhvs6"
          *     }
          */
         WebhookEndpointCreatedEvent: {
@@ -19496,20 +19513,20 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2eezpgv0e465m7mg79e0kvb3v4",
+         *       "id": "evt_prod_06h2fhsw2vbkw6j8chp7shhz7zaf0",
          *       "type": "webhook_endpoint.updated",
          *       "aggregate_type": "webhook_endpoint",
-         *       "aggregate_id": "whe_prod_06h2eezpe2s38065vzzdtj2zjfh1p",
+         *       "aggregate_id": "whe_prod_06h2fhsv9nb9tr6aj6ctcw25kj9yc",
          *       "data": {
-         *         "id": "whe_prod_06h2eezpe2s38065vzzdtj2zjfh1p",
+         *         "id": "whe_prod_06h2fhsv9nb9tr6aj6ctcw25kj9yc",
          *         "url": "https://example.com/audit",
          *         "events": [
          *           "customer.created"
          *         ],
          *         "object": "webhook_endpoint",
-         *         "created": "2026-11-29T12:16:10.864Z",
+         *         "created": "2026-11-29T14:48:17.994Z",
          *         "enabled": true,
-         *         "updated": "2026-11-29T12:16:10.884Z",
+         *         "updated": "2026-11-29T14:48:18.194Z",
          *         "livemode": false,
          *         "description": "Audit",
          *         "disabled_at": null,
@@ -19519,15 +19536,15 @@ export type components = {
          *         "previous_secret_expires_at": null
          *       },
          *       "previous_data": {
-         *         "id": "whe_prod_06h2eezpe2s38065vzzdtj2zjfh1p",
+         *         "id": "whe_prod_06h2fhsv9nb9tr6aj6ctcw25kj9yc",
          *         "url": "https://example.com/audit",
          *         "events": [
          *           "customer.created"
          *         ],
          *         "object": "webhook_endpoint",
-         *         "created": "2026-11-29T12:16:10.864Z",
+         *         "created": "2026-11-29T14:48:17.994Z",
          *         "enabled": true,
-         *         "updated": "2026-11-29T12:16:10.864Z",
+         *         "updated": "2026-11-29T14:48:17.994Z",
          *         "livemode": false,
          *         "description": null,
          *         "disabled_at": null,
@@ -19540,13 +19557,13 @@ export type components = {
          *         "user_agent": "node",
          *         "client_address": "127.0.0.1"
          *       },
-         *       "correlation_id": "req_prod_06h2eezpg699c3a8t3jvkf315e5hg",
-         *       "request_id": "req_prod_06h2eezpg699c3a8t3jvkf315e5hg",
+         *       "correlation_id": "req_prod_06h2fhsvxxefk3x0s9g714shyhzxm",
+         *       "request_id": "req_prod_06h2fhsvxxefk3x0s9g714shyhzxm",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-29T12:16:10.886Z",
+         *       "created": "2026-11-29T14:48:18.199Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2eeznqzss6w2jbgkfca7r3sg58"
+         *       "actor_id": "key_prod_06h2fhsp95c7smzcczb6qmkqrhvs6"
          *     }
          */
         WebhookEndpointUpdatedEvent: {
@@ -19591,58 +19608,58 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2eezpr76y5mgcz0g3ycytnffh8",
+         *       "id": "evt_prod_06h2fhsxk05jzj8a688yxcf4w2bxm",
          *       "type": "webhook_endpoint.deleted",
          *       "aggregate_type": "webhook_endpoint",
-         *       "aggregate_id": "whe_prod_06h2eezpe2s38065vzzdtj2zjfh1p",
+         *       "aggregate_id": "whe_prod_06h2fhsv9nb9tr6aj6ctcw25kj9yc",
          *       "data": {
-         *         "id": "whe_prod_06h2eezpe2s38065vzzdtj2zjfh1p",
+         *         "id": "whe_prod_06h2fhsv9nb9tr6aj6ctcw25kj9yc",
          *         "url": "https://example.com/audit",
          *         "events": [
          *           "customer.created"
          *         ],
          *         "object": "webhook_endpoint",
-         *         "created": "2026-11-29T12:16:10.864Z",
+         *         "created": "2026-11-29T14:48:17.994Z",
          *         "deleted": true,
          *         "enabled": false,
-         *         "updated": "2026-11-29T12:16:10.944Z",
+         *         "updated": "2026-11-29T14:48:18.576Z",
          *         "livemode": false,
          *         "description": "Audit",
          *         "disabled_at": null,
          *         "failing_since": null,
          *         "disabled_reason": null,
          *         "max_deliveries_per_second": null,
-         *         "previous_secret_expires_at": "2026-11-30T12:16:10.928Z"
+         *         "previous_secret_expires_at": "2026-11-30T14:48:18.461Z"
          *       },
          *       "previous_data": {
-         *         "id": "whe_prod_06h2eezpe2s38065vzzdtj2zjfh1p",
+         *         "id": "whe_prod_06h2fhsv9nb9tr6aj6ctcw25kj9yc",
          *         "url": "https://example.com/audit",
          *         "events": [
          *           "customer.created"
          *         ],
          *         "object": "webhook_endpoint",
-         *         "created": "2026-11-29T12:16:10.864Z",
+         *         "created": "2026-11-29T14:48:17.994Z",
          *         "enabled": true,
-         *         "updated": "2026-11-29T12:16:10.928Z",
+         *         "updated": "2026-11-29T14:48:18.461Z",
          *         "livemode": false,
          *         "description": "Audit",
          *         "disabled_at": null,
          *         "failing_since": null,
          *         "disabled_reason": null,
          *         "max_deliveries_per_second": null,
-         *         "previous_secret_expires_at": "2026-11-30T12:16:10.928Z"
+         *         "previous_secret_expires_at": "2026-11-30T14:48:18.461Z"
          *       },
          *       "metadata": {
          *         "user_agent": "node",
          *         "client_address": "127.0.0.1"
          *       },
-         *       "correlation_id": "req_prod_06h2eezpqvfmy44fjwqgs975sks3y",
-         *       "request_id": "req_prod_06h2eezpqvfmy44fjwqgs975sks3y",
+         *       "correlation_id": "req_prod_06h2fhsxg64jrt3n8bg1s3dp4tgye",
+         *       "request_id": "req_prod_06h2fhsxg64jrt3n8bg1s3dp4tgye",
          *       "version": 1,
          *       "sequence": 6,
-         *       "created": "2026-11-29T12:16:10.945Z",
+         *       "created": "2026-11-29T14:48:18.585Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2eeznqzss6w2jbgkfca7r3sg58"
+         *       "actor_id": "key_prod_06h2fhsp95c7smzcczb6qmkqrhvs6"
          *     }
          */
         WebhookEndpointDeletedEvent: {
@@ -19687,20 +19704,20 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2eezpk371xpk646am1c41ftep0",
+         *       "id": "evt_prod_06h2fhswr5gdcafj9dcw0hd6p3k52",
          *       "type": "webhook_endpoint.disabled",
          *       "aggregate_type": "webhook_endpoint",
-         *       "aggregate_id": "whe_prod_06h2eezpe2s38065vzzdtj2zjfh1p",
+         *       "aggregate_id": "whe_prod_06h2fhsv9nb9tr6aj6ctcw25kj9yc",
          *       "data": {
-         *         "id": "whe_prod_06h2eezpe2s38065vzzdtj2zjfh1p",
+         *         "id": "whe_prod_06h2fhsv9nb9tr6aj6ctcw25kj9yc",
          *         "url": "https://example.com/audit",
          *         "events": [
          *           "customer.created"
          *         ],
          *         "object": "webhook_endpoint",
-         *         "created": "2026-11-29T12:16:10.864Z",
+         *         "created": "2026-11-29T14:48:17.994Z",
          *         "enabled": false,
-         *         "updated": "2026-11-29T12:16:10.902Z",
+         *         "updated": "2026-11-29T14:48:18.368Z",
          *         "livemode": false,
          *         "description": "Audit",
          *         "disabled_at": null,
@@ -19710,15 +19727,15 @@ export type components = {
          *         "previous_secret_expires_at": null
          *       },
          *       "previous_data": {
-         *         "id": "whe_prod_06h2eezpe2s38065vzzdtj2zjfh1p",
+         *         "id": "whe_prod_06h2fhsv9nb9tr6aj6ctcw25kj9yc",
          *         "url": "https://example.com/audit",
          *         "events": [
          *           "customer.created"
          *         ],
          *         "object": "webhook_endpoint",
-         *         "created": "2026-11-29T12:16:10.864Z",
+         *         "created": "2026-11-29T14:48:17.994Z",
          *         "enabled": true,
-         *         "updated": "2026-11-29T12:16:10.884Z",
+         *         "updated": "2026-11-29T14:48:18.194Z",
          *         "livemode": false,
          *         "description": "Audit",
          *         "disabled_at": null,
@@ -19731,13 +19748,13 @@ export type components = {
          *         "user_agent": "node",
          *         "client_address": "127.0.0.1"
          *       },
-         *       "correlation_id": "req_prod_06h2eezpj86daznqgxg56t595te26",
-         *       "request_id": "req_prod_06h2eezpj86daznqgxg56t595te26",
+         *       "correlation_id": "req_prod_06h2fhswkne98ekdapac20c7s5gc6",
+         *       "request_id": "req_prod_06h2fhswkne98ekdapac20c7s5gc6",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-29T12:16:10.904Z",
+         *       "created": "2026-11-29T14:48:18.369Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2eeznqzss6w2jbgkfca7r3sg58"
+         *       "actor_id": "key_prod_06h2fhsp95c7smzcczb6qmkqrhvs6"
          *     }
          */
         WebhookEndpointDisabledEvent: {
@@ -19782,20 +19799,20 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2eezpmw6h7n6x2k8zscht0dwzr",
+         *       "id": "evt_prod_06h2fhswxtavtezb3jxfmqs09m0me",
          *       "type": "webhook_endpoint.enabled",
          *       "aggregate_type": "webhook_endpoint",
-         *       "aggregate_id": "whe_prod_06h2eezpe2s38065vzzdtj2zjfh1p",
+         *       "aggregate_id": "whe_prod_06h2fhsv9nb9tr6aj6ctcw25kj9yc",
          *       "data": {
-         *         "id": "whe_prod_06h2eezpe2s38065vzzdtj2zjfh1p",
+         *         "id": "whe_prod_06h2fhsv9nb9tr6aj6ctcw25kj9yc",
          *         "url": "https://example.com/audit",
          *         "events": [
          *           "customer.created"
          *         ],
          *         "object": "webhook_endpoint",
-         *         "created": "2026-11-29T12:16:10.864Z",
+         *         "created": "2026-11-29T14:48:17.994Z",
          *         "enabled": true,
-         *         "updated": "2026-11-29T12:16:10.917Z",
+         *         "updated": "2026-11-29T14:48:18.411Z",
          *         "livemode": false,
          *         "description": "Audit",
          *         "disabled_at": null,
@@ -19805,15 +19822,15 @@ export type components = {
          *         "previous_secret_expires_at": null
          *       },
          *       "previous_data": {
-         *         "id": "whe_prod_06h2eezpe2s38065vzzdtj2zjfh1p",
+         *         "id": "whe_prod_06h2fhsv9nb9tr6aj6ctcw25kj9yc",
          *         "url": "https://example.com/audit",
          *         "events": [
          *           "customer.created"
          *         ],
          *         "object": "webhook_endpoint",
-         *         "created": "2026-11-29T12:16:10.864Z",
+         *         "created": "2026-11-29T14:48:17.994Z",
          *         "enabled": false,
-         *         "updated": "2026-11-29T12:16:10.902Z",
+         *         "updated": "2026-11-29T14:48:18.368Z",
          *         "livemode": false,
          *         "description": "Audit",
          *         "disabled_at": null,
@@ -19826,13 +19843,13 @@ export type components = {
          *         "user_agent": "node",
          *         "client_address": "127.0.0.1"
          *       },
-         *       "correlation_id": "req_prod_06h2eezpmejfwes3wr8xhz519vf4p",
-         *       "request_id": "req_prod_06h2eezpmejfwes3wr8xhz519vf4p",
+         *       "correlation_id": "req_prod_06h2fhsww7vrhv4gx848nbhdkfpgt",
+         *       "request_id": "req_prod_06h2fhsww7vrhv4gx848nbhdkfpgt",
          *       "version": 1,
          *       "sequence": 4,
-         *       "created": "2026-11-29T12:16:10.919Z",
+         *       "created": "2026-11-29T14:48:18.414Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2eeznqzss6w2jbgkfca7r3sg58"
+         *       "actor_id": "key_prod_06h2fhsp95c7smzcczb6qmkqrhvs6"
          *     }
          */
         WebhookEndpointEnabledEvent: {
@@ -19877,38 +19894,38 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2eezppdvv9f6cp9y90s7hkn0fa",
+         *       "id": "evt_prod_06h2fhsx6p9djxad8cvptz9z2bgrw",
          *       "type": "webhook_endpoint.secret_rotated",
          *       "aggregate_type": "webhook_endpoint",
-         *       "aggregate_id": "whe_prod_06h2eezpe2s38065vzzdtj2zjfh1p",
+         *       "aggregate_id": "whe_prod_06h2fhsv9nb9tr6aj6ctcw25kj9yc",
          *       "data": {
-         *         "id": "whe_prod_06h2eezpe2s38065vzzdtj2zjfh1p",
+         *         "id": "whe_prod_06h2fhsv9nb9tr6aj6ctcw25kj9yc",
          *         "url": "https://example.com/audit",
          *         "events": [
          *           "customer.created"
          *         ],
          *         "object": "webhook_endpoint",
-         *         "created": "2026-11-29T12:16:10.864Z",
+         *         "created": "2026-11-29T14:48:17.994Z",
          *         "enabled": true,
-         *         "updated": "2026-11-29T12:16:10.928Z",
+         *         "updated": "2026-11-29T14:48:18.461Z",
          *         "livemode": false,
          *         "description": "Audit",
          *         "disabled_at": null,
          *         "failing_since": null,
          *         "disabled_reason": null,
          *         "max_deliveries_per_second": null,
-         *         "previous_secret_expires_at": "2026-11-30T12:16:10.928Z"
+         *         "previous_secret_expires_at": "2026-11-30T14:48:18.461Z"
          *       },
          *       "previous_data": {
-         *         "id": "whe_prod_06h2eezpe2s38065vzzdtj2zjfh1p",
+         *         "id": "whe_prod_06h2fhsv9nb9tr6aj6ctcw25kj9yc",
          *         "url": "https://example.com/audit",
          *         "events": [
          *           "customer.created"
          *         ],
          *         "object": "webhook_endpoint",
-         *         "created": "2026-11-29T12:16:10.864Z",
+         *         "created": "2026-11-29T14:48:17.994Z",
          *         "enabled": true,
-         *         "updated": "2026-11-29T12:16:10.917Z",
+         *         "updated": "2026-11-29T14:48:18.411Z",
          *         "livemode": false,
          *         "description": "Audit",
          *         "disabled_at": null,
@@ -19921,13 +19938,13 @@ export type components = {
          *         "user_agent": "node",
          *         "client_address": "127.0.0.1"
          *       },
-         *       "correlation_id": "req_prod_06h2eezpnx1r1m1447ynbz3zc00vt",
-         *       "request_id": "req_prod_06h2eezpnx1r1m1447ynbz3zc00vt",
+         *       "correlation_id": "req_prod_06h2fhsx3jbpf18ty53y7bx5td2m6",
+         *       "request_id": "req_prod_06h2fhsx3jbpf18ty53y7bx5td2m6",
          *       "version": 1,
          *       "sequence": 5,
-         *       "created": "2026-11-29T12:16:10.931Z",
+         *       "created": "2026-11-29T14:48:18.485Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2eeznqzss6w2jbgkfca7r3sg58"
+         *       "actor_id": "key_prod_06h2fhsp95c7smzcczb6qmkqrhvs6"
          *     }
          */
         WebhookEndpointSecretRotatedEvent: {
@@ -19972,15 +19989,15 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2eeznmxbe1057kwgfq8n1w78vp",
+         *       "id": "evt_prod_06h2fhsncf3km33td4qw9m2nvdf7r",
          *       "type": "user.signed_in",
          *       "aggregate_type": "user",
-         *       "aggregate_id": "user_prod_06h2eezmyx04dh8drbp80smkenzc4",
+         *       "aggregate_id": "user_prod_06h2fhsep8wnvjc22cdrqp66exycj",
          *       "data": {
-         *         "id": "user_prod_06h2eezmyx04dh8drbp80smkenzc4",
+         *         "id": "user_prod_06h2fhsep8wnvjc22cdrqp66exycj",
          *         "name": "Test User",
          *         "role": "owner",
-         *         "email": "user-e9ddcae51b@example.com",
+         *         "email": "user-9b39d49db0@example.com",
          *         "object": "user"
          *       },
          *       "previous_data": null,
@@ -19992,9 +20009,9 @@ export type components = {
          *       "request_id": null,
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-29T12:16:10.663Z",
+         *       "created": "2026-11-29T14:48:16.483Z",
          *       "actor_type": "user",
-         *       "actor_id": "user_prod_06h2eezmyx04dh8drbp80smkenzc4"
+         *       "actor_id": "user_prod_06h2fhsep8wnvjc22cdrqp66exycj"
          *     }
          */
         UserSignedInEvent: {
@@ -20039,15 +20056,15 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2eezqy5m86wmrxevzfnzz6hvvc",
+         *       "id": "evt_prod_06h2fht4r69t6ctcxagxn25gavv80",
          *       "type": "user.sign_in_failed",
          *       "aggregate_type": "user",
-         *       "aggregate_id": "user_prod_06h2eezmyx04dh8drbp80smkenzc4",
+         *       "aggregate_id": "user_prod_06h2fhsep8wnvjc22cdrqp66exycj",
          *       "data": {
-         *         "id": "user_prod_06h2eezmyx04dh8drbp80smkenzc4",
+         *         "id": "user_prod_06h2fhsep8wnvjc22cdrqp66exycj",
          *         "name": "Test User",
          *         "role": "owner",
-         *         "email": "user-e9ddcae51b@example.com",
+         *         "email": "user-9b39d49db0@example.com",
          *         "object": "user"
          *       },
          *       "previous_data": null,
@@ -20059,9 +20076,9 @@ export type components = {
          *       "request_id": null,
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-29T12:16:11.249Z",
+         *       "created": "2026-11-29T14:48:20.417Z",
          *       "actor_type": "user",
-         *       "actor_id": "user_prod_06h2eezmyx04dh8drbp80smkenzc4"
+         *       "actor_id": "user_prod_06h2fhsep8wnvjc22cdrqp66exycj"
          *     }
          */
         UserSignInFailedEvent: {
@@ -20106,15 +20123,15 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2eezryqxbwy0qk7bavbnjypegy",
+         *       "id": "evt_prod_06h2fht91z9fe80qv08tes6wy1fd2",
          *       "type": "user.signed_out",
          *       "aggregate_type": "user",
-         *       "aggregate_id": "user_prod_06h2eezmyx04dh8drbp80smkenzc4",
+         *       "aggregate_id": "user_prod_06h2fhsep8wnvjc22cdrqp66exycj",
          *       "data": {
-         *         "id": "user_prod_06h2eezmyx04dh8drbp80smkenzc4",
+         *         "id": "user_prod_06h2fhsep8wnvjc22cdrqp66exycj",
          *         "name": "Test User",
          *         "role": "owner",
-         *         "email": "user-e9ddcae51b@example.com",
+         *         "email": "user-9b39d49db0@example.com",
          *         "object": "user"
          *       },
          *       "previous_data": null,
@@ -20126,9 +20143,9 @@ export type components = {
          *       "request_id": null,
          *       "version": 1,
          *       "sequence": 4,
-         *       "created": "2026-11-29T12:16:11.509Z",
+         *       "created": "2026-11-29T14:48:21.520Z",
          *       "actor_type": "user",
-         *       "actor_id": "user_prod_06h2eezmyx04dh8drbp80smkenzc4"
+         *       "actor_id": "user_prod_06h2fhsep8wnvjc22cdrqp66exycj"
          *     }
          */
         UserSignedOutEvent: {
@@ -20173,15 +20190,15 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2eezrffr33af3rqyhgpr1sfdp8",
+         *       "id": "evt_prod_06h2fht6qdhztmw3fjgzga7nfgsv6",
          *       "type": "user.password_changed",
          *       "aggregate_type": "user",
-         *       "aggregate_id": "user_prod_06h2eezmyx04dh8drbp80smkenzc4",
+         *       "aggregate_id": "user_prod_06h2fhsep8wnvjc22cdrqp66exycj",
          *       "data": {
-         *         "id": "user_prod_06h2eezmyx04dh8drbp80smkenzc4",
+         *         "id": "user_prod_06h2fhsep8wnvjc22cdrqp66exycj",
          *         "name": "Test User",
          *         "role": "owner",
-         *         "email": "user-e9ddcae51b@example.com",
+         *         "email": "user-9b39d49db0@example.com",
          *         "object": "user"
          *       },
          *       "previous_data": null,
@@ -20193,9 +20210,9 @@ export type components = {
          *       "request_id": null,
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-29T12:16:11.387Z",
+         *       "created": "2026-11-29T14:48:20.923Z",
          *       "actor_type": "user",
-         *       "actor_id": "user_prod_06h2eezmyx04dh8drbp80smkenzc4"
+         *       "actor_id": "user_prod_06h2fhsep8wnvjc22cdrqp66exycj"
          *     }
          */
         UserPasswordChangedEvent: {
@@ -20240,12 +20257,12 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2eeztx4f0v5p8z5ks2a8yzvgp8",
+         *       "id": "evt_prod_06h2fhtfbkqjnmfa2p576wzgpbzyy",
          *       "type": "account.settings_updated",
          *       "aggregate_type": "account_settings",
-         *       "aggregate_id": "acc_prod_06h2eezmyj6vx9y9qn837t78xg1pc",
+         *       "aggregate_id": "acc_prod_06h2fhsemahyrt9e8ak3nvrtve2g0",
          *       "data": {
-         *         "id": "acc_prod_06h2eezmyj6vx9y9qn837t78xg1pc",
+         *         "id": "acc_prod_06h2fhsemahyrt9e8ak3nvrtve2g0",
          *         "object": "account_settings",
          *         "tax_id": null,
          *         "address": {
@@ -20272,7 +20289,7 @@ export type components = {
          *         "entitlement_past_due_grace_days": 7
          *       },
          *       "previous_data": {
-         *         "id": "acc_prod_06h2eezmyj6vx9y9qn837t78xg1pc",
+         *         "id": "acc_prod_06h2fhsemahyrt9e8ak3nvrtve2g0",
          *         "object": "account_settings",
          *         "tax_id": null,
          *         "address": null,
@@ -20293,13 +20310,13 @@ export type components = {
          *         "entitlement_past_due_grace_days": 7
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2eeztwqt5s204tmeckca10fssg",
-         *       "request_id": "req_prod_06h2eeztwqt5s204tmeckca10fssg",
+         *       "correlation_id": "req_prod_06h2fhtfah6gk9zx8aarkdmyfydfa",
+         *       "request_id": "req_prod_06h2fhtfah6gk9zx8aarkdmyfydfa",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-29T12:16:12.009Z",
+         *       "created": "2026-11-29T14:48:23.132Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2eeznqzss6w2jbgkfca7r3sg58"
+         *       "actor_id": "key_prod_06h2fhsp95c7smzcczb6qmkqrhvs6"
          *     }
          */
         AccountSettingsUpdatedEvent: {
@@ -20344,17 +20361,17 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2eeztyrg4wfvvpf68nh7pfhkyg",
+         *       "id": "evt_prod_06h2fhtfnxsjvqhzg3qbh1rddv49y",
          *       "type": "tax_rate.created",
          *       "aggregate_type": "tax_rate",
-         *       "aggregate_id": "txr_prod_06h2eeztyjjzd1kq7062z8jp1qxm2",
+         *       "aggregate_id": "txr_prod_06h2fhtfnhtsn6925kgrns5tdh2rp",
          *       "data": {
-         *         "id": "txr_prod_06h2eeztyjjzd1kq7062z8jp1qxm2",
+         *         "id": "txr_prod_06h2fhtfnhtsn6925kgrns5tdh2rp",
          *         "active": true,
          *         "object": "tax_rate",
          *         "country": "DE",
-         *         "created": "2026-11-29T12:16:12.020Z",
-         *         "updated": "2026-11-29T12:16:12.020Z",
+         *         "created": "2026-11-29T14:48:23.212Z",
+         *         "updated": "2026-11-29T14:48:23.212Z",
          *         "livemode": false,
          *         "metadata": {},
          *         "inclusive": false,
@@ -20365,13 +20382,13 @@ export type components = {
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2eeztyetd34x39d0593v51207w",
-         *       "request_id": "req_prod_06h2eeztyetd34x39d0593v51207w",
+         *       "correlation_id": "req_prod_06h2fhtfktwxz97wv1fxpagv7tsjc",
+         *       "request_id": "req_prod_06h2fhtfktwxz97wv1fxpagv7tsjc",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-29T12:16:12.022Z",
+         *       "created": "2026-11-29T14:48:23.215Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2eeznqzss6w2jbgkfca7r3sg58"
+         *       "actor_id": "key_prod_06h2fhsp95c7smzcczb6qmkqrhvs6"
          *     }
          */
         TaxRateCreatedEvent: {
@@ -20416,17 +20433,17 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2eezv0a1adrs8b339fqx6h1pd2",
+         *       "id": "evt_prod_06h2fhtfxa65pgchmw21y9ta9bvn8",
          *       "type": "tax_rate.updated",
          *       "aggregate_type": "tax_rate",
-         *       "aggregate_id": "txr_prod_06h2eeztyjjzd1kq7062z8jp1qxm2",
+         *       "aggregate_id": "txr_prod_06h2fhtfnhtsn6925kgrns5tdh2rp",
          *       "data": {
-         *         "id": "txr_prod_06h2eeztyjjzd1kq7062z8jp1qxm2",
+         *         "id": "txr_prod_06h2fhtfnhtsn6925kgrns5tdh2rp",
          *         "active": false,
          *         "object": "tax_rate",
          *         "country": "DE",
-         *         "created": "2026-11-29T12:16:12.020Z",
-         *         "updated": "2026-11-29T12:16:12.034Z",
+         *         "created": "2026-11-29T14:48:23.212Z",
+         *         "updated": "2026-11-29T14:48:23.269Z",
          *         "livemode": false,
          *         "metadata": {},
          *         "inclusive": false,
@@ -20436,12 +20453,12 @@ export type components = {
          *         "jurisdiction": null
          *       },
          *       "previous_data": {
-         *         "id": "txr_prod_06h2eeztyjjzd1kq7062z8jp1qxm2",
+         *         "id": "txr_prod_06h2fhtfnhtsn6925kgrns5tdh2rp",
          *         "active": true,
          *         "object": "tax_rate",
          *         "country": "DE",
-         *         "created": "2026-11-29T12:16:12.020Z",
-         *         "updated": "2026-11-29T12:16:12.020Z",
+         *         "created": "2026-11-29T14:48:23.212Z",
+         *         "updated": "2026-11-29T14:48:23.212Z",
          *         "livemode": false,
          *         "metadata": {},
          *         "inclusive": false,
@@ -20451,13 +20468,13 @@ export type components = {
          *         "jurisdiction": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2eeztzrhrmvzms890vwz8t9m3g",
-         *       "request_id": "req_prod_06h2eeztzrhrmvzms890vwz8t9m3g",
+         *       "correlation_id": "req_prod_06h2fhtfvd1q3t2nd34d7qpa2fwyr",
+         *       "request_id": "req_prod_06h2fhtfvd1q3t2nd34d7qpa2fwyr",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-29T12:16:12.034Z",
+         *       "created": "2026-11-29T14:48:23.274Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2eeznqzss6w2jbgkfca7r3sg58"
+         *       "actor_id": "key_prod_06h2fhsp95c7smzcczb6qmkqrhvs6"
          *     }
          */
         TaxRateUpdatedEvent: {
@@ -20502,16 +20519,16 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2eezvzx1xew9cj6nfen8maew7p",
+         *       "id": "evt_prod_06h2fhtmcdp5agzbza59met91baew",
          *       "type": "meter.created",
          *       "aggregate_type": "meter",
-         *       "aggregate_id": "mtr_prod_06h2eezvzx1xew9cj6nfen8maew7m",
+         *       "aggregate_id": "mtr_prod_06h2fhtmc7a61yx1ndzcrcmp9kswg",
          *       "data": {
-         *         "id": "mtr_prod_06h2eezvzx1xew9cj6nfen8maew7m",
+         *         "id": "mtr_prod_06h2fhtmc7a61yx1ndzcrcmp9kswg",
          *         "object": "meter",
          *         "status": "active",
-         *         "created": "2026-11-29T12:16:12.286Z",
-         *         "updated": "2026-11-29T12:16:12.286Z",
+         *         "created": "2026-11-29T14:48:24.417Z",
+         *         "updated": "2026-11-29T14:48:24.417Z",
          *         "livemode": false,
          *         "value_key": "value",
          *         "event_name": "api_request",
@@ -20520,13 +20537,13 @@ export type components = {
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2eezvzg558hhgt203rt2phn8ye",
-         *       "request_id": "req_prod_06h2eezvzg558hhgt203rt2phn8ye",
+         *       "correlation_id": "req_prod_06h2fhtm9pw64x9w2jdbjqby14nh8",
+         *       "request_id": "req_prod_06h2fhtm9pw64x9w2jdbjqby14nh8",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-29T12:16:12.287Z",
+         *       "created": "2026-11-29T14:48:24.419Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2eeznqzss6w2jbgkfca7r3sg58"
+         *       "actor_id": "key_prod_06h2fhsp95c7smzcczb6qmkqrhvs6"
          *     }
          */
         MeterCreatedEvent: {
@@ -20571,16 +20588,16 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2eezw1et0pc1s5xt5c32e06kyr",
+         *       "id": "evt_prod_06h2fhtmmsrd77e6grn7pd0h5g3xe",
          *       "type": "meter.updated",
          *       "aggregate_type": "meter",
-         *       "aggregate_id": "mtr_prod_06h2eezvzx1xew9cj6nfen8maew7m",
+         *       "aggregate_id": "mtr_prod_06h2fhtmc7a61yx1ndzcrcmp9kswg",
          *       "data": {
-         *         "id": "mtr_prod_06h2eezvzx1xew9cj6nfen8maew7m",
+         *         "id": "mtr_prod_06h2fhtmc7a61yx1ndzcrcmp9kswg",
          *         "object": "meter",
          *         "status": "active",
-         *         "created": "2026-11-29T12:16:12.286Z",
-         *         "updated": "2026-11-29T12:16:12.299Z",
+         *         "created": "2026-11-29T14:48:24.417Z",
+         *         "updated": "2026-11-29T14:48:24.467Z",
          *         "livemode": false,
          *         "value_key": "value",
          *         "event_name": "api_request",
@@ -20588,11 +20605,11 @@ export type components = {
          *         "display_name": "Requests"
          *       },
          *       "previous_data": {
-         *         "id": "mtr_prod_06h2eezvzx1xew9cj6nfen8maew7m",
+         *         "id": "mtr_prod_06h2fhtmc7a61yx1ndzcrcmp9kswg",
          *         "object": "meter",
          *         "status": "active",
-         *         "created": "2026-11-29T12:16:12.286Z",
-         *         "updated": "2026-11-29T12:16:12.286Z",
+         *         "created": "2026-11-29T14:48:24.417Z",
+         *         "updated": "2026-11-29T14:48:24.417Z",
          *         "livemode": false,
          *         "value_key": "value",
          *         "event_name": "api_request",
@@ -20600,13 +20617,13 @@ export type components = {
          *         "display_name": "API requests"
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2eezw17nn8mw28b259tma5haqj",
-         *       "request_id": "req_prod_06h2eezw17nn8mw28b259tma5haqj",
+         *       "correlation_id": "req_prod_06h2fhtmgwgdfdkdnx0pt15yzj7k0",
+         *       "request_id": "req_prod_06h2fhtmgwgdfdkdnx0pt15yzj7k0",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-29T12:16:12.299Z",
+         *       "created": "2026-11-29T14:48:24.487Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2eeznqzss6w2jbgkfca7r3sg58"
+         *       "actor_id": "key_prod_06h2fhsp95c7smzcczb6qmkqrhvs6"
          *     }
          */
         MeterUpdatedEvent: {
@@ -20651,16 +20668,16 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2eezw2p8ramjba9gwexv8qg0zj",
+         *       "id": "evt_prod_06h2fhtmzxhqh9a3vy0rryc8bkepw",
          *       "type": "meter.deactivated",
          *       "aggregate_type": "meter",
-         *       "aggregate_id": "mtr_prod_06h2eezvzx1xew9cj6nfen8maew7m",
+         *       "aggregate_id": "mtr_prod_06h2fhtmc7a61yx1ndzcrcmp9kswg",
          *       "data": {
-         *         "id": "mtr_prod_06h2eezvzx1xew9cj6nfen8maew7m",
+         *         "id": "mtr_prod_06h2fhtmc7a61yx1ndzcrcmp9kswg",
          *         "object": "meter",
          *         "status": "inactive",
-         *         "created": "2026-11-29T12:16:12.286Z",
-         *         "updated": "2026-11-29T12:16:12.308Z",
+         *         "created": "2026-11-29T14:48:24.417Z",
+         *         "updated": "2026-11-29T14:48:24.568Z",
          *         "livemode": false,
          *         "value_key": "value",
          *         "event_name": "api_request",
@@ -20668,11 +20685,11 @@ export type components = {
          *         "display_name": "Requests"
          *       },
          *       "previous_data": {
-         *         "id": "mtr_prod_06h2eezvzx1xew9cj6nfen8maew7m",
+         *         "id": "mtr_prod_06h2fhtmc7a61yx1ndzcrcmp9kswg",
          *         "object": "meter",
          *         "status": "active",
-         *         "created": "2026-11-29T12:16:12.286Z",
-         *         "updated": "2026-11-29T12:16:12.299Z",
+         *         "created": "2026-11-29T14:48:24.417Z",
+         *         "updated": "2026-11-29T14:48:24.467Z",
          *         "livemode": false,
          *         "value_key": "value",
          *         "event_name": "api_request",
@@ -20680,13 +20697,13 @@ export type components = {
          *         "display_name": "Requests"
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2eezw2baab4c78f5vcy2tnxkgy",
-         *       "request_id": "req_prod_06h2eezw2baab4c78f5vcy2tnxkgy",
+         *       "correlation_id": "req_prod_06h2fhtmw5vb96s6cbsva0cj6w1et",
+         *       "request_id": "req_prod_06h2fhtmw5vb96s6cbsva0cj6w1et",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-29T12:16:12.309Z",
+         *       "created": "2026-11-29T14:48:24.575Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2eeznqzss6w2jbgkfca7r3sg58"
+         *       "actor_id": "key_prod_06h2fhsp95c7smzcczb6qmkqrhvs6"
          *     }
          */
         MeterDeactivatedEvent: {
@@ -20731,16 +20748,16 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2eezw6dg60v7qbahm99y7j1510",
+         *       "id": "evt_prod_06h2fhtnvd865bsfa4c7rrm3krq1t",
          *       "type": "meter.reactivated",
          *       "aggregate_type": "meter",
-         *       "aggregate_id": "mtr_prod_06h2eezvzx1xew9cj6nfen8maew7m",
+         *       "aggregate_id": "mtr_prod_06h2fhtmc7a61yx1ndzcrcmp9kswg",
          *       "data": {
-         *         "id": "mtr_prod_06h2eezvzx1xew9cj6nfen8maew7m",
+         *         "id": "mtr_prod_06h2fhtmc7a61yx1ndzcrcmp9kswg",
          *         "object": "meter",
          *         "status": "active",
-         *         "created": "2026-11-29T12:16:12.286Z",
-         *         "updated": "2026-11-29T12:16:12.338Z",
+         *         "created": "2026-11-29T14:48:24.417Z",
+         *         "updated": "2026-11-29T14:48:24.760Z",
          *         "livemode": false,
          *         "value_key": "value",
          *         "event_name": "api_request",
@@ -20748,11 +20765,11 @@ export type components = {
          *         "display_name": "Requests"
          *       },
          *       "previous_data": {
-         *         "id": "mtr_prod_06h2eezvzx1xew9cj6nfen8maew7m",
+         *         "id": "mtr_prod_06h2fhtmc7a61yx1ndzcrcmp9kswg",
          *         "object": "meter",
          *         "status": "inactive",
-         *         "created": "2026-11-29T12:16:12.286Z",
-         *         "updated": "2026-11-29T12:16:12.308Z",
+         *         "created": "2026-11-29T14:48:24.417Z",
+         *         "updated": "2026-11-29T14:48:24.568Z",
          *         "livemode": false,
          *         "value_key": "value",
          *         "event_name": "api_request",
@@ -20760,13 +20777,13 @@ export type components = {
          *         "display_name": "Requests"
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2eezw3m8pzzkb547ds0vnr3kyp",
-         *       "request_id": "req_prod_06h2eezw3m8pzzkb547ds0vnr3kyp",
+         *       "correlation_id": "req_prod_06h2fhtng7rqmhzmt8ck0yn4q83dr",
+         *       "request_id": "req_prod_06h2fhtng7rqmhzmt8ck0yn4q83dr",
          *       "version": 1,
          *       "sequence": 4,
-         *       "created": "2026-11-29T12:16:12.339Z",
+         *       "created": "2026-11-29T14:48:24.796Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2eeznqzss6w2jbgkfca7r3sg58"
+         *       "actor_id": "key_prod_06h2fhsp95c7smzcczb6qmkqrhvs6"
          *     }
          */
         MeterReactivatedEvent: {
@@ -20811,29 +20828,29 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2eezvnt4hs4tdmbpaysej3d8n4",
+         *       "id": "evt_prod_06h2fhtkbdy5fph5agt3kgzp7tt8y",
          *       "type": "feature.created",
          *       "aggregate_type": "feature",
-         *       "aggregate_id": "feat_prod_06h2eezvnm6rm6hk6vnmvgb3dcqs4",
+         *       "aggregate_id": "feat_prod_06h2fhtkaxqwnjcehrr0csm46anpe",
          *       "data": {
-         *         "id": "feat_prod_06h2eezvnm6rm6hk6vnmvgb3dcqs4",
+         *         "id": "feat_prod_06h2fhtkaxqwnjcehrr0csm46anpe",
          *         "name": "Reports",
          *         "object": "feature",
-         *         "created": "2026-11-29T12:16:12.205Z",
-         *         "updated": "2026-11-29T12:16:12.205Z",
+         *         "created": "2026-11-29T14:48:24.151Z",
+         *         "updated": "2026-11-29T14:48:24.151Z",
          *         "livemode": false,
          *         "metadata": {},
          *         "lookup_key": "reports"
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2eezvnk1wzcrs14khvwrm5gv54",
-         *       "request_id": "req_prod_06h2eezvnk1wzcrs14khvwrm5gv54",
+         *       "correlation_id": "req_prod_06h2fhtkaqq1rdpg6erd01r461k9w",
+         *       "request_id": "req_prod_06h2fhtkaqq1rdpg6erd01r461k9w",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-29T12:16:12.206Z",
+         *       "created": "2026-11-29T14:48:24.155Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2eeznqzss6w2jbgkfca7r3sg58"
+         *       "actor_id": "key_prod_06h2fhsp95c7smzcczb6qmkqrhvs6"
          *     }
          */
         FeatureCreatedEvent: {
@@ -20878,36 +20895,36 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2eezvqq4k4b3fc3xmacgs56fgt",
+         *       "id": "evt_prod_06h2fhtkfa11gp60v7k7wx7fmt86a",
          *       "type": "product_feature.attached",
          *       "aggregate_type": "product_feature",
-         *       "aggregate_id": "prodft_prod_06h2eezvqkv2b93kfk6yp5jpraj5p",
+         *       "aggregate_id": "prodft_prod_06h2fhtkf7hygf89ed6df5wynp1ny",
          *       "data": {
-         *         "id": "prodft_prod_06h2eezvqkv2b93kfk6yp5jpraj5p",
+         *         "id": "prodft_prod_06h2fhtkf7hygf89ed6df5wynp1ny",
          *         "object": "product_feature",
-         *         "created": "2026-11-29T12:16:12.220Z",
+         *         "created": "2026-11-29T14:48:24.185Z",
          *         "feature": {
-         *           "id": "feat_prod_06h2eezvnm6rm6hk6vnmvgb3dcqs4",
+         *           "id": "feat_prod_06h2fhtkaxqwnjcehrr0csm46anpe",
          *           "name": "Reports",
          *           "object": "feature",
-         *           "created": "2026-11-29T12:16:12.205Z",
-         *           "updated": "2026-11-29T12:16:12.205Z",
+         *           "created": "2026-11-29T14:48:24.151Z",
+         *           "updated": "2026-11-29T14:48:24.151Z",
          *           "livemode": false,
          *           "metadata": {},
          *           "lookup_key": "reports"
          *         },
-         *         "product": "prod_prod_06h2eezv1pvdm6v9tzenkvfz1yrsc",
+         *         "product": "prod_prod_06h2fhtg1xbdatvvr847rc9sp4gra",
          *         "livemode": false
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2eezvq10jqy3sppcbf0731yr3a",
-         *       "request_id": "req_prod_06h2eezvq10jqy3sppcbf0731yr3a",
+         *       "correlation_id": "req_prod_06h2fhtkekvbn4ngdr4ry8mqjsk1m",
+         *       "request_id": "req_prod_06h2fhtkekvbn4ngdr4ry8mqjsk1m",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-29T12:16:12.221Z",
+         *       "created": "2026-11-29T14:48:24.186Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2eeznqzss6w2jbgkfca7r3sg58"
+         *       "actor_id": "key_prod_06h2fhsp95c7smzcczb6qmkqrhvs6"
          *     }
          */
         ProductFeatureAttachedEvent: {
@@ -20952,36 +20969,36 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2eezvvt4jm7de51hb2629e5dbr",
+         *       "id": "evt_prod_06h2fhtktpsaqm80jgmc944hd9hn6",
          *       "type": "product_feature.detached",
          *       "aggregate_type": "product_feature",
-         *       "aggregate_id": "prodft_prod_06h2eezvtgv6zn6q5tzm57s5y7p4e",
+         *       "aggregate_id": "prodft_prod_06h2fhtkpm7v4j1dq9m85y93pws1g",
          *       "data": {
-         *         "id": "prodft_prod_06h2eezvtgv6zn6q5tzm57s5y7p4e",
+         *         "id": "prodft_prod_06h2fhtkpm7v4j1dq9m85y93pws1g",
          *         "object": "product_feature",
-         *         "created": "2026-11-29T12:16:12.244Z",
+         *         "created": "2026-11-29T14:48:24.245Z",
          *         "feature": {
-         *           "id": "feat_prod_06h2eezvs4q3c4jmayrwkcnz9pw10",
+         *           "id": "feat_prod_06h2fhtkkdpv0r90vw63bmvfgh8et",
          *           "name": "Beta",
          *           "object": "feature",
-         *           "created": "2026-11-29T12:16:12.233Z",
-         *           "updated": "2026-11-29T12:16:12.233Z",
+         *           "created": "2026-11-29T14:48:24.219Z",
+         *           "updated": "2026-11-29T14:48:24.219Z",
          *           "livemode": false,
          *           "metadata": {},
          *           "lookup_key": "beta"
          *         },
-         *         "product": "prod_prod_06h2eezv1pvdm6v9tzenkvfz1yrsc",
+         *         "product": "prod_prod_06h2fhtg1xbdatvvr847rc9sp4gra",
          *         "livemode": false
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2eezvvc7s72psztz123dnny4ay",
-         *       "request_id": "req_prod_06h2eezvvc7s72psztz123dnny4ay",
+         *       "correlation_id": "req_prod_06h2fhtkt1ykp53ypd19sn1bv4g5t",
+         *       "request_id": "req_prod_06h2fhtkt1ykp53ypd19sn1bv4g5t",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-29T12:16:12.254Z",
+         *       "created": "2026-11-29T14:48:24.277Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2eeznqzss6w2jbgkfca7r3sg58"
+         *       "actor_id": "key_prod_06h2fhsp95c7smzcczb6qmkqrhvs6"
          *     }
          */
         ProductFeatureDetachedEvent: {
@@ -21026,36 +21043,36 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2eezzjm60c9x5p74bwnpa1twr6",
+         *       "id": "evt_prod_06h2fhvbwee3ywkmh1qze3sfkca3g",
          *       "type": "customer.entitlements.updated",
          *       "aggregate_type": "customer_entitlements",
-         *       "aggregate_id": "cus_prod_06h2eezw7zvvnq1dqa5tk66dk672g",
+         *       "aggregate_id": "cus_prod_06h2fhtpg8mqtfnp818mxq9wpe8wm",
          *       "data": {
          *         "items": [
          *           {
-         *             "feature": "feat_prod_06h2eezvnm6rm6hk6vnmvgb3dcqs4",
+         *             "feature": "feat_prod_06h2fhtkaxqwnjcehrr0csm46anpe",
          *             "lookup_key": "reports",
-         *             "source_subscription": "sub_prod_06h2eezzg8dc65gszrzr0rzq208g4"
+         *             "source_subscription": "sub_prod_06h2fhvbq549d906dsgh93qyh8pyg"
          *           }
          *         ],
          *         "object": "customer_entitlements",
-         *         "customer": "cus_prod_06h2eezw7zvvnq1dqa5tk66dk672g",
+         *         "customer": "cus_prod_06h2fhtpg8mqtfnp818mxq9wpe8wm",
          *         "livemode": false
          *       },
          *       "previous_data": {
          *         "items": [],
          *         "object": "customer_entitlements",
-         *         "customer": "cus_prod_06h2eezw7zvvnq1dqa5tk66dk672g",
+         *         "customer": "cus_prod_06h2fhtpg8mqtfnp818mxq9wpe8wm",
          *         "livemode": false
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2eezzfxeza19ks1ds48k7das6e",
-         *       "request_id": "req_prod_06h2eezzfxeza19ks1ds48k7das6e",
+         *       "correlation_id": "req_prod_06h2fhvbpj33jxzeqc4a6r12fq55e",
+         *       "request_id": "req_prod_06h2fhvbpj33jxzeqc4a6r12fq55e",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-29T12:16:13.205Z",
+         *       "created": "2026-11-29T14:48:30.435Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2eeznqzss6w2jbgkfca7r3sg58"
+         *       "actor_id": "key_prod_06h2fhsp95c7smzcczb6qmkqrhvs6"
          *     }
          */
         CustomerEntitlementsUpdatedEvent: {
@@ -21100,13 +21117,13 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2eezvxpx61q4624tahcjs71hqm",
+         *       "id": "evt_prod_06h2fhtm1ervsrtnp2wvq0cqv9b1r",
          *       "type": "portal_configuration.updated",
          *       "aggregate_type": "portal_configuration",
-         *       "aggregate_id": "acc_prod_06h2eezmyj6vx9y9qn837t78xg1pc",
+         *       "aggregate_id": "acc_prod_06h2fhsemahyrt9e8ak3nvrtve2g0",
          *       "data": {
          *         "object": "portal_configuration",
-         *         "updated": "2026-11-29T12:16:12.265Z",
+         *         "updated": "2026-11-29T14:48:24.300Z",
          *         "branding": {
          *           "logo_url": null,
          *           "accent_color": null,
@@ -21211,13 +21228,13 @@ export type components = {
          *         "default_return_url": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2eezvx3v44sc4aagy9ya6ehdda",
-         *       "request_id": "req_prod_06h2eezvx3v44sc4aagy9ya6ehdda",
+         *       "correlation_id": "req_prod_06h2fhtkx518ra183wd2phmcxts4p",
+         *       "request_id": "req_prod_06h2fhtkx518ra183wd2phmcxts4p",
          *       "version": 1,
          *       "sequence": 4,
-         *       "created": "2026-11-29T12:16:12.269Z",
+         *       "created": "2026-11-29T14:48:24.331Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2eeznqzss6w2jbgkfca7r3sg58"
+         *       "actor_id": "key_prod_06h2fhsp95c7smzcczb6qmkqrhvs6"
          *     }
          */
         PortalConfigurationUpdatedEvent: {
@@ -21262,13 +21279,13 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2eezz0s3tnt3ys3fwpn97rnxv2",
+         *       "id": "evt_prod_06h2fhv8dvsdxpyz1vf149wer2ew8",
          *       "type": "credit_note.created",
          *       "aggregate_type": "credit_note",
-         *       "aggregate_id": "cn_prod_06h2eezyzvtwd0c6v4sc5ftdhta6t",
+         *       "aggregate_id": "cn_prod_06h2fhv87syr5mx2d7ps35dxp5daa",
          *       "data": {
-         *         "id": "cn_prod_06h2eezyzvtwd0c6v4sc5ftdhta6t",
-         *         "pdf": "http://127.0.0.1:35215/api/credit-notes/cn_prod_06h2eezyzvtwd0c6v4sc5ftdhta6t/pdf",
+         *         "id": "cn_prod_06h2fhv87syr5mx2d7ps35dxp5daa",
+         *         "pdf": "http://127.0.0.1:33877/api/credit-notes/cn_prod_06h2fhv87syr5mx2d7ps35dxp5daa/pdf",
          *         "memo": null,
          *         "type": "pre_payment",
          *         "lines": [
@@ -21286,16 +21303,16 @@ export type components = {
          *         "object": "credit_note",
          *         "reason": "order_change",
          *         "status": "issued",
-         *         "created": "2026-11-29T12:16:13.054Z",
-         *         "invoice": "in_prod_06h2eezyttsbgcae16j3v6j5hdze2",
+         *         "created": "2026-11-29T14:48:29.502Z",
+         *         "invoice": "in_prod_06h2fhv7nj7qe6se6txvwsmqprfy2",
          *         "refunds": [],
-         *         "updated": "2026-11-29T12:16:13.054Z",
+         *         "updated": "2026-11-29T14:48:29.502Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2eezw7zvvnq1dqa5tk66dk672g",
+         *         "customer": "cus_prod_06h2fhtpg8mqtfnp818mxq9wpe8wm",
          *         "livemode": false,
          *         "tax_atom": 0,
          *         "voided_at": null,
-         *         "pdf_sha256": "4512a26d75245908de928466d4cce3cf81bba06eaa845c8949e24372d2bc9468",
+         *         "pdf_sha256": "7113bc9d9ad933f49191b0f03a9a4922ff5cbb0b5272fc00ce6da425f1e39b08",
          *         "total_taxes": [],
          *         "discount_atom": 0,
          *         "subtotal_atom": 100,
@@ -21307,13 +21324,13 @@ export type components = {
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2eezyzdr6drnbg9htp6a407ksg",
-         *       "request_id": "req_prod_06h2eezyzdr6drnbg9htp6a407ksg",
+         *       "correlation_id": "req_prod_06h2fhv86tqsq36q29ykdhwx1k1c6",
+         *       "request_id": "req_prod_06h2fhv86tqsq36q29ykdhwx1k1c6",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-29T12:16:13.062Z",
+         *       "created": "2026-11-29T14:48:29.550Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2eeznqzss6w2jbgkfca7r3sg58"
+         *       "actor_id": "key_prod_06h2fhsp95c7smzcczb6qmkqrhvs6"
          *     }
          */
         CreditNoteCreatedEvent: {
@@ -21358,13 +21375,13 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2eezz43p631jb5br8zwfe0fwbg",
+         *       "id": "evt_prod_06h2fhv9ar00baczkc555feqf90py",
          *       "type": "credit_note.voided",
          *       "aggregate_type": "credit_note",
-         *       "aggregate_id": "cn_prod_06h2eezyzvtwd0c6v4sc5ftdhta6t",
+         *       "aggregate_id": "cn_prod_06h2fhv87syr5mx2d7ps35dxp5daa",
          *       "data": {
-         *         "id": "cn_prod_06h2eezyzvtwd0c6v4sc5ftdhta6t",
-         *         "pdf": "http://127.0.0.1:35215/api/credit-notes/cn_prod_06h2eezyzvtwd0c6v4sc5ftdhta6t/pdf",
+         *         "id": "cn_prod_06h2fhv87syr5mx2d7ps35dxp5daa",
+         *         "pdf": "http://127.0.0.1:33877/api/credit-notes/cn_prod_06h2fhv87syr5mx2d7ps35dxp5daa/pdf",
          *         "memo": null,
          *         "type": "pre_payment",
          *         "lines": [
@@ -21382,16 +21399,16 @@ export type components = {
          *         "object": "credit_note",
          *         "reason": "order_change",
          *         "status": "void",
-         *         "created": "2026-11-29T12:16:13.054Z",
-         *         "invoice": "in_prod_06h2eezyttsbgcae16j3v6j5hdze2",
+         *         "created": "2026-11-29T14:48:29.502Z",
+         *         "invoice": "in_prod_06h2fhv7nj7qe6se6txvwsmqprfy2",
          *         "refunds": [],
-         *         "updated": "2026-11-29T12:16:13.083Z",
+         *         "updated": "2026-11-29T14:48:29.754Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2eezw7zvvnq1dqa5tk66dk672g",
+         *         "customer": "cus_prod_06h2fhtpg8mqtfnp818mxq9wpe8wm",
          *         "livemode": false,
          *         "tax_atom": 0,
-         *         "voided_at": "2026-11-29T12:16:13.083Z",
-         *         "pdf_sha256": "4512a26d75245908de928466d4cce3cf81bba06eaa845c8949e24372d2bc9468",
+         *         "voided_at": "2026-11-29T14:48:29.754Z",
+         *         "pdf_sha256": "7113bc9d9ad933f49191b0f03a9a4922ff5cbb0b5272fc00ce6da425f1e39b08",
          *         "total_taxes": [],
          *         "discount_atom": 0,
          *         "subtotal_atom": 100,
@@ -21402,8 +21419,8 @@ export type components = {
          *         "customer_balance_transaction": null
          *       },
          *       "previous_data": {
-         *         "id": "cn_prod_06h2eezyzvtwd0c6v4sc5ftdhta6t",
-         *         "pdf": "http://127.0.0.1:35215/api/credit-notes/cn_prod_06h2eezyzvtwd0c6v4sc5ftdhta6t/pdf",
+         *         "id": "cn_prod_06h2fhv87syr5mx2d7ps35dxp5daa",
+         *         "pdf": "http://127.0.0.1:33877/api/credit-notes/cn_prod_06h2fhv87syr5mx2d7ps35dxp5daa/pdf",
          *         "memo": null,
          *         "type": "pre_payment",
          *         "lines": [
@@ -21421,16 +21438,16 @@ export type components = {
          *         "object": "credit_note",
          *         "reason": "order_change",
          *         "status": "issued",
-         *         "created": "2026-11-29T12:16:13.054Z",
-         *         "invoice": "in_prod_06h2eezyttsbgcae16j3v6j5hdze2",
+         *         "created": "2026-11-29T14:48:29.502Z",
+         *         "invoice": "in_prod_06h2fhv7nj7qe6se6txvwsmqprfy2",
          *         "refunds": [],
-         *         "updated": "2026-11-29T12:16:13.054Z",
+         *         "updated": "2026-11-29T14:48:29.502Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2eezw7zvvnq1dqa5tk66dk672g",
+         *         "customer": "cus_prod_06h2fhtpg8mqtfnp818mxq9wpe8wm",
          *         "livemode": false,
          *         "tax_atom": 0,
          *         "voided_at": null,
-         *         "pdf_sha256": "4512a26d75245908de928466d4cce3cf81bba06eaa845c8949e24372d2bc9468",
+         *         "pdf_sha256": "7113bc9d9ad933f49191b0f03a9a4922ff5cbb0b5272fc00ce6da425f1e39b08",
          *         "total_taxes": [],
          *         "discount_atom": 0,
          *         "subtotal_atom": 100,
@@ -21441,13 +21458,13 @@ export type components = {
          *         "customer_balance_transaction": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2eezz2x2d7xr4bp0rjjd5s64n2",
-         *       "request_id": "req_prod_06h2eezz2x2d7xr4bp0rjjd5s64n2",
+         *       "correlation_id": "req_prod_06h2fhv8vgjes4sjm5z031f4xrngy",
+         *       "request_id": "req_prod_06h2fhv8vgjes4sjm5z031f4xrngy",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-29T12:16:13.088Z",
+         *       "created": "2026-11-29T14:48:29.782Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2eeznqzss6w2jbgkfca7r3sg58"
+         *       "actor_id": "key_prod_06h2fhsp95c7smzcczb6qmkqrhvs6"
          *     }
          */
         CreditNoteVoidedEvent: {
@@ -21492,34 +21509,34 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2eezz6p5a9snv531ntkf0s90rg",
+         *       "id": "evt_prod_06h2fhv9rn1ne92xv9a4v6avr3gh6",
          *       "type": "customer.balance_transaction.created",
          *       "aggregate_type": "customer_balance_transaction",
-         *       "aggregate_id": "cbtxn_prod_06h2eezz6jng7e5fxx35mzqcgxm5m",
+         *       "aggregate_id": "cbtxn_prod_06h2fhv9rc6xht2xfc9wfmg358z4j",
          *       "data": {
-         *         "id": "cbtxn_prod_06h2eezz6jng7e5fxx35mzqcgxm5m",
+         *         "id": "cbtxn_prod_06h2fhv9rc6xht2xfc9wfmg358z4j",
          *         "type": "credit_note",
          *         "object": "customer_balance_transaction",
-         *         "created": "2026-11-29T12:16:13.108Z",
-         *         "invoice": "in_prod_06h2eezxbqe0btqpkwnrwrc6h5szj",
+         *         "created": "2026-11-29T14:48:29.891Z",
+         *         "invoice": "in_prod_06h2fhtyba1rh14snk18082e2nbx6",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2eezw7zvvnq1dqa5tk66dk672g",
+         *         "customer": "cus_prod_06h2fhtpg8mqtfnp818mxq9wpe8wm",
          *         "livemode": false,
          *         "amount_atom": 100,
-         *         "credit_note": "cn_prod_06h2eezz6enh1hcppv8xdsmz7aw6c",
+         *         "credit_note": "cn_prod_06h2fhv9qaxd90rf0h2gvt7ag8pkm",
          *         "description": null,
          *         "ending_balance_atom": 100,
          *         "subscription_change_request": null
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2eezz5zr9r70f093cv1pwx5md4",
-         *       "request_id": "req_prod_06h2eezz5zr9r70f093cv1pwx5md4",
+         *       "correlation_id": "req_prod_06h2fhv9m6y60m8fvmvz59ytfjwje",
+         *       "request_id": "req_prod_06h2fhv9m6y60m8fvmvz59ytfjwje",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-29T12:16:13.109Z",
+         *       "created": "2026-11-29T14:48:29.894Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2eeznqzss6w2jbgkfca7r3sg58"
+         *       "actor_id": "key_prod_06h2fhsp95c7smzcczb6qmkqrhvs6"
          *     }
          */
         CustomerBalanceTransactionCreatedEvent: {
@@ -21564,15 +21581,15 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2eezq2de8txab22z5yzkymzbcp",
+         *       "id": "evt_prod_06h2fhszv83fbq30pn2b1q1jm0p8m",
          *       "type": "member.invited",
          *       "aggregate_type": "member",
-         *       "aggregate_id": "inv_prod_06h2eezq1ztz3pgnkq5z6wm0tv1qt",
+         *       "aggregate_id": "inv_prod_06h2fhszpe13qn3j1mksrtsvfdbhg",
          *       "data": {
-         *         "id": "inv_prod_06h2eezq1ztz3pgnkq5z6wm0tv1qt",
+         *         "id": "inv_prod_06h2fhszpe13qn3j1mksrtsvfdbhg",
          *         "name": null,
          *         "role": "viewer",
-         *         "email": "withdrawn-mx1szbuw@example.com",
+         *         "email": "withdrawn-mx1yeytu@example.com",
          *         "object": "member",
          *         "status": "invited",
          *         "invitation": null
@@ -21583,12 +21600,12 @@ export type components = {
          *         "client_address": null
          *       },
          *       "correlation_id": null,
-         *       "request_id": "req_prod_06h2eezq0z7j5bzyrhkpanwz7c2n4",
+         *       "request_id": "req_prod_06h2fhszf8a82ejtngqde9ec1ksrp",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-29T12:16:11.027Z",
+         *       "created": "2026-11-29T14:48:19.163Z",
          *       "actor_type": "user",
-         *       "actor_id": "user_prod_06h2eezmyx04dh8drbp80smkenzc4"
+         *       "actor_id": "user_prod_06h2fhsep8wnvjc22cdrqp66exycj"
          *     }
          */
         MemberInvitedEvent: {
@@ -21633,24 +21650,24 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2eezq4k9qqxt29ga8zf9qfsdj4",
+         *       "id": "evt_prod_06h2fht0anzjsqnmskvr46q4fvdxg",
          *       "type": "member.invitation_revoked",
          *       "aggregate_type": "member",
-         *       "aggregate_id": "inv_prod_06h2eezq1ztz3pgnkq5z6wm0tv1qt",
+         *       "aggregate_id": "inv_prod_06h2fhszpe13qn3j1mksrtsvfdbhg",
          *       "data": {
-         *         "id": "inv_prod_06h2eezq1ztz3pgnkq5z6wm0tv1qt",
+         *         "id": "inv_prod_06h2fhszpe13qn3j1mksrtsvfdbhg",
          *         "name": null,
          *         "role": "viewer",
-         *         "email": "withdrawn-mx1szbuw@example.com",
+         *         "email": "withdrawn-mx1yeytu@example.com",
          *         "object": "member",
          *         "status": "invitation_revoked",
          *         "invitation": null
          *       },
          *       "previous_data": {
-         *         "id": "inv_prod_06h2eezq1ztz3pgnkq5z6wm0tv1qt",
+         *         "id": "inv_prod_06h2fhszpe13qn3j1mksrtsvfdbhg",
          *         "name": null,
          *         "role": "viewer",
-         *         "email": "withdrawn-mx1szbuw@example.com",
+         *         "email": "withdrawn-mx1yeytu@example.com",
          *         "object": "member",
          *         "status": "invited",
          *         "invitation": null
@@ -21660,12 +21677,12 @@ export type components = {
          *         "client_address": null
          *       },
          *       "correlation_id": null,
-         *       "request_id": "req_prod_06h2eezq3r1kyc5hzxw01zrcbtrhg",
+         *       "request_id": "req_prod_06h2fht05ykfg3a0wf9c5aea3kygc",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-29T12:16:11.044Z",
+         *       "created": "2026-11-29T14:48:19.286Z",
          *       "actor_type": "user",
-         *       "actor_id": "user_prod_06h2eezmyx04dh8drbp80smkenzc4"
+         *       "actor_id": "user_prod_06h2fhsep8wnvjc22cdrqp66exycj"
          *     }
          */
         MemberInvitationRevokedEvent: {
@@ -21710,18 +21727,18 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2eezqgcvc5ag5w1k2rb9em7ts0",
+         *       "id": "evt_prod_06h2fht2dc4kbkmr3c5trgymefp58",
          *       "type": "member.joined",
          *       "aggregate_type": "member",
-         *       "aggregate_id": "user_prod_06h2eezqfymzcfbyrxr9h0ake74vc",
+         *       "aggregate_id": "user_prod_06h2fht2by87283hvw0twysqgtnc2",
          *       "data": {
-         *         "id": "user_prod_06h2eezqfymzcfbyrxr9h0ake74vc",
+         *         "id": "user_prod_06h2fht2by87283hvw0twysqgtnc2",
          *         "name": "Joined Member",
          *         "role": "developer",
-         *         "email": "joined-mx1szbuw@example.com",
+         *         "email": "joined-mx1yeytu@example.com",
          *         "object": "member",
          *         "status": "active",
-         *         "invitation": "inv_prod_06h2eezq5xr9yc5rxy8mnn9f9pmx2"
+         *         "invitation": "inv_prod_06h2fht0pw945dby5f067mk74by1r"
          *       },
          *       "previous_data": null,
          *       "metadata": {
@@ -21729,12 +21746,12 @@ export type components = {
          *         "client_address": null
          *       },
          *       "correlation_id": null,
-         *       "request_id": "req_prod_06h2eezqg1df098hfqwrsy2nq9krt",
+         *       "request_id": "req_prod_06h2fht2ccjpknrcdary13h0tzak2",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-29T12:16:11.139Z",
+         *       "created": "2026-11-29T14:48:19.819Z",
          *       "actor_type": "user",
-         *       "actor_id": "user_prod_06h2eezqfymzcfbyrxr9h0ake74vc"
+         *       "actor_id": "user_prod_06h2fht2by87283hvw0twysqgtnc2"
          *     }
          */
         MemberJoinedEvent: {
@@ -21779,24 +21796,24 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2eezqj8v3msx8pgq9z0cybx7cm",
+         *       "id": "evt_prod_06h2fht2nzxvs51mq98qayzwqpjw8",
          *       "type": "member.role_changed",
          *       "aggregate_type": "member",
-         *       "aggregate_id": "user_prod_06h2eezqfymzcfbyrxr9h0ake74vc",
+         *       "aggregate_id": "user_prod_06h2fht2by87283hvw0twysqgtnc2",
          *       "data": {
-         *         "id": "user_prod_06h2eezqfymzcfbyrxr9h0ake74vc",
+         *         "id": "user_prod_06h2fht2by87283hvw0twysqgtnc2",
          *         "name": "Joined Member",
          *         "role": "viewer",
-         *         "email": "joined-mx1szbuw@example.com",
+         *         "email": "joined-mx1yeytu@example.com",
          *         "object": "member",
          *         "status": "active",
          *         "invitation": null
          *       },
          *       "previous_data": {
-         *         "id": "user_prod_06h2eezqfymzcfbyrxr9h0ake74vc",
+         *         "id": "user_prod_06h2fht2by87283hvw0twysqgtnc2",
          *         "name": "Joined Member",
          *         "role": "developer",
-         *         "email": "joined-mx1szbuw@example.com",
+         *         "email": "joined-mx1yeytu@example.com",
          *         "object": "member",
          *         "status": "active",
          *         "invitation": null
@@ -21806,12 +21823,12 @@ export type components = {
          *         "client_address": null
          *       },
          *       "correlation_id": null,
-         *       "request_id": "req_prod_06h2eezqhhx621kzkc1j5g6jzm4da",
+         *       "request_id": "req_prod_06h2fht2kgrxv35wapt5hkxjd9zhj",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-29T12:16:11.154Z",
+         *       "created": "2026-11-29T14:48:19.887Z",
          *       "actor_type": "user",
-         *       "actor_id": "user_prod_06h2eezmyx04dh8drbp80smkenzc4"
+         *       "actor_id": "user_prod_06h2fhsep8wnvjc22cdrqp66exycj"
          *     }
          */
         MemberRoleChangedEvent: {
@@ -21856,24 +21873,24 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2eezqm0m6xq4zdq9z6wq9rt7ny",
+         *       "id": "evt_prod_06h2fht31zyn5bgshwby46grgrqd6",
          *       "type": "member.removed",
          *       "aggregate_type": "member",
-         *       "aggregate_id": "user_prod_06h2eezqfymzcfbyrxr9h0ake74vc",
+         *       "aggregate_id": "user_prod_06h2fht2by87283hvw0twysqgtnc2",
          *       "data": {
-         *         "id": "user_prod_06h2eezqfymzcfbyrxr9h0ake74vc",
+         *         "id": "user_prod_06h2fht2by87283hvw0twysqgtnc2",
          *         "name": "Joined Member",
          *         "role": "viewer",
-         *         "email": "joined-mx1szbuw@example.com",
+         *         "email": "joined-mx1yeytu@example.com",
          *         "object": "member",
          *         "status": "removed",
          *         "invitation": null
          *       },
          *       "previous_data": {
-         *         "id": "user_prod_06h2eezqfymzcfbyrxr9h0ake74vc",
+         *         "id": "user_prod_06h2fht2by87283hvw0twysqgtnc2",
          *         "name": "Joined Member",
          *         "role": "viewer",
-         *         "email": "joined-mx1szbuw@example.com",
+         *         "email": "joined-mx1yeytu@example.com",
          *         "object": "member",
          *         "status": "active",
          *         "invitation": null
@@ -21883,12 +21900,12 @@ export type components = {
          *         "client_address": null
          *       },
          *       "correlation_id": null,
-         *       "request_id": "req_prod_06h2eezqk6rfn5wh5gx90s1khyctj",
+         *       "request_id": "req_prod_06h2fht2vnjk3yxkzf79a4d4v6m2e",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-29T12:16:11.168Z",
+         *       "created": "2026-11-29T14:48:19.983Z",
          *       "actor_type": "user",
-         *       "actor_id": "user_prod_06h2eezmyx04dh8drbp80smkenzc4"
+         *       "actor_id": "user_prod_06h2fhsep8wnvjc22cdrqp66exycj"
          *     }
          */
         MemberRemovedEvent: {
@@ -21933,31 +21950,31 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2eezs1kj15yrbmd5c3h0kvqtfm",
+         *       "id": "evt_prod_06h2fht9srb366pfzn3qrhrvtr9at",
          *       "type": "payment_processor.connected",
          *       "aggregate_type": "payment_processor",
-         *       "aggregate_id": "acc_prod_06h2eezmyj6vx9y9qn837t78xg1pc",
+         *       "aggregate_id": "acc_prod_06h2fhsemahyrt9e8ak3nvrtve2g0",
          *       "data": {
          *         "object": "payment_processor",
-         *         "created": "2026-11-29T12:16:11.530Z",
-         *         "updated": "2026-11-29T12:16:11.530Z",
+         *         "created": "2026-11-29T14:48:21.688Z",
+         *         "updated": "2026-11-29T14:48:21.688Z",
          *         "livemode": false,
          *         "processor": "stripe",
-         *         "webhook_url": "http://127.0.0.1:35215/api/processors/stripe/acc_prod_06h2eezmyj6vx9y9qn837t78xg1pc",
+         *         "webhook_url": "http://127.0.0.1:33877/api/processors/stripe/acc_prod_06h2fhsemahyrt9e8ak3nvrtve2g0",
          *         "publishable_key": "pk_test_catalogue_flow",
          *         "secret_key_last4": "flow",
-         *         "processor_account": "acct_99895da38996e597fb371066",
-         *         "webhook_endpoint_id": "we_c0afde2f41a16997c7c5151f"
+         *         "processor_account": "acct_89482f9ef8e23efbd9680b44",
+         *         "webhook_endpoint_id": "we_a4fd4d03b6d9e19d41252b97"
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2eezrz8v0m10qawstgbbk3t5pw",
-         *       "request_id": "req_prod_06h2eezrz8v0m10qawstgbbk3t5pw",
+         *       "correlation_id": "req_prod_06h2fht967ecpngcmpfnzztwsesz0",
+         *       "request_id": "req_prod_06h2fht967ecpngcmpfnzztwsesz0",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-29T12:16:11.532Z",
+         *       "created": "2026-11-29T14:48:21.710Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2eeznqzss6w2jbgkfca7r3sg58"
+         *       "actor_id": "key_prod_06h2fhsp95c7smzcczb6qmkqrhvs6"
          *     }
          */
         PaymentProcessorConnectedEvent: {
@@ -22002,31 +22019,31 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2eeztvq3n75zgs9xr35fhmmrec",
+         *       "id": "evt_prod_06h2fhtf81he5ahcs83trnrya46yg",
          *       "type": "payment_processor.disconnected",
          *       "aggregate_type": "payment_processor",
-         *       "aggregate_id": "acc_prod_06h2eezmyj6vx9y9qn837t78xg1pc",
+         *       "aggregate_id": "acc_prod_06h2fhsemahyrt9e8ak3nvrtve2g0",
          *       "data": {
          *         "object": "payment_processor",
-         *         "created": "2026-11-29T12:16:11.530Z",
-         *         "updated": "2026-11-29T12:16:11.530Z",
+         *         "created": "2026-11-29T14:48:21.688Z",
+         *         "updated": "2026-11-29T14:48:21.688Z",
          *         "livemode": false,
          *         "processor": "stripe",
-         *         "webhook_url": "http://127.0.0.1:35215/api/processors/stripe/acc_prod_06h2eezmyj6vx9y9qn837t78xg1pc",
+         *         "webhook_url": "http://127.0.0.1:33877/api/processors/stripe/acc_prod_06h2fhsemahyrt9e8ak3nvrtve2g0",
          *         "publishable_key": "pk_test_catalogue_flow",
          *         "secret_key_last4": "flow",
-         *         "processor_account": "acct_99895da38996e597fb371066",
-         *         "webhook_endpoint_id": "we_c0afde2f41a16997c7c5151f"
+         *         "processor_account": "acct_89482f9ef8e23efbd9680b44",
+         *         "webhook_endpoint_id": "we_a4fd4d03b6d9e19d41252b97"
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2eeztv5qk0z84x246h5qa50ykc",
-         *       "request_id": "req_prod_06h2eeztv5qk0z84x246h5qa50ykc",
+         *       "correlation_id": "req_prod_06h2fhtf6d5n78zx405ty1jxqhvbc",
+         *       "request_id": "req_prod_06h2fhtf6d5n78zx405ty1jxqhvbc",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-29T12:16:11.998Z",
+         *       "created": "2026-11-29T14:48:23.104Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2eeznqzss6w2jbgkfca7r3sg58"
+         *       "actor_id": "key_prod_06h2fhsp95c7smzcczb6qmkqrhvs6"
          *     }
          */
         PaymentProcessorDisconnectedEvent: {
@@ -22071,36 +22088,36 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2ef00qabz3y9d1d3ck6gvrr2dc",
+         *       "id": "evt_prod_06h2fhvgac9xdh1xh24t5qeg841we",
          *       "type": "subscription_change_request.scheduled",
          *       "aggregate_type": "subscription_change_request",
-         *       "aggregate_id": "scr_prod_06h2ef00kxjy1vg49bk0mk93pte1a",
+         *       "aggregate_id": "scr_prod_06h2fhvfxaaa6qxzgx7egj7v7ne02",
          *       "data": {
-         *         "id": "scr_prod_06h2ef00kxjy1vg49bk0mk93pte1a",
+         *         "id": "scr_prod_06h2fhvfxaaa6qxzgx7egj7v7ne02",
          *         "steps": [
          *           {
-         *             "item": "si_prod_06h2ef00cm6q9qs82brjz2ynb8tcj",
+         *             "item": "si_prod_06h2fhver75zd83gj9nfnej1ak09p",
          *             "type": "switch_price",
-         *             "price": "price_prod_06h2ef00bg2at1849z6h7tv56ghz2",
+         *             "price": "price_prod_06h2fhvegab54mmxpy3g7stddkt16",
          *             "state": "pending",
          *             "quantity": null
          *           }
          *         ],
          *         "object": "subscription_change_request",
          *         "status": "scheduled",
-         *         "created": "2026-11-29T12:16:13.443Z",
+         *         "created": "2026-11-29T14:48:31.380Z",
          *         "invoice": null,
-         *         "updated": "2026-11-29T12:16:13.493Z",
+         *         "updated": "2026-11-29T14:48:31.545Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "metadata": {},
          *         "effective": "period_end",
          *         "applied_at": null,
          *         "last_error": null,
-         *         "effective_at": "2026-12-29T12:16:13.412Z",
-         *         "subscription": "sub_prod_06h2ef00cm6q9qs82brjz2ynb8tcg",
+         *         "effective_at": "2026-12-29T14:48:31.157Z",
+         *         "subscription": "sub_prod_06h2fhver75zd83gj9nfnej1ak09m",
          *         "applied_steps": 0,
-         *         "proration_date": "2026-11-29T12:16:13.443Z",
+         *         "proration_date": "2026-11-29T14:48:31.380Z",
          *         "proration_behavior": "create_prorations",
          *         "amount_due_now_atom": 0,
          *         "balance_transaction": null,
@@ -22113,21 +22130,21 @@ export type components = {
          *         "amount_due_now_total_atom": 0
          *       },
          *       "previous_data": {
-         *         "id": "scr_prod_06h2ef00kxjy1vg49bk0mk93pte1a",
+         *         "id": "scr_prod_06h2fhvfxaaa6qxzgx7egj7v7ne02",
          *         "steps": [
          *           {
-         *             "item": "si_prod_06h2ef00cm6q9qs82brjz2ynb8tcj",
+         *             "item": "si_prod_06h2fhver75zd83gj9nfnej1ak09p",
          *             "type": "switch_price",
-         *             "price": "price_prod_06h2ef00bg2at1849z6h7tv56ghz2",
+         *             "price": "price_prod_06h2fhvegab54mmxpy3g7stddkt16",
          *             "state": "pending",
          *             "quantity": null
          *           }
          *         ],
          *         "object": "subscription_change_request",
          *         "status": "open",
-         *         "created": "2026-11-29T12:16:13.443Z",
+         *         "created": "2026-11-29T14:48:31.380Z",
          *         "invoice": null,
-         *         "updated": "2026-11-29T12:16:13.443Z",
+         *         "updated": "2026-11-29T14:48:31.380Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "metadata": {},
@@ -22135,9 +22152,9 @@ export type components = {
          *         "applied_at": null,
          *         "last_error": null,
          *         "effective_at": null,
-         *         "subscription": "sub_prod_06h2ef00cm6q9qs82brjz2ynb8tcg",
+         *         "subscription": "sub_prod_06h2fhver75zd83gj9nfnej1ak09m",
          *         "applied_steps": 0,
-         *         "proration_date": "2026-11-29T12:16:13.443Z",
+         *         "proration_date": "2026-11-29T14:48:31.380Z",
          *         "proration_behavior": "create_prorations",
          *         "amount_due_now_atom": 0,
          *         "balance_transaction": null,
@@ -22150,13 +22167,13 @@ export type components = {
          *         "amount_due_now_total_atom": 0
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2ef00p05kcfhq3f2c8f63hmn2m",
-         *       "request_id": "req_prod_06h2ef00p05kcfhq3f2c8f63hmn2m",
+         *       "correlation_id": "req_prod_06h2fhvg58476237m2k49pyqjgyzr",
+         *       "request_id": "req_prod_06h2fhvg58476237m2k49pyqjgyzr",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-29T12:16:13.498Z",
+         *       "created": "2026-11-29T14:48:31.571Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2eeznqzss6w2jbgkfca7r3sg58"
+         *       "actor_id": "key_prod_06h2fhsp95c7smzcczb6qmkqrhvs6"
          *     }
          */
         SubscriptionChangeRequestScheduledEvent: {
@@ -22201,36 +22218,36 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2ef027nfdyay8m1peh56z8a3s2",
+         *       "id": "evt_prod_06h2fhvv2q25j7eqvrcxsd0zd3416",
          *       "type": "subscription_change_request.applied",
          *       "aggregate_type": "subscription_change_request",
-         *       "aggregate_id": "scr_prod_06h2ef00kxjy1vg49bk0mk93pte1a",
+         *       "aggregate_id": "scr_prod_06h2fhvfxaaa6qxzgx7egj7v7ne02",
          *       "data": {
-         *         "id": "scr_prod_06h2ef00kxjy1vg49bk0mk93pte1a",
+         *         "id": "scr_prod_06h2fhvfxaaa6qxzgx7egj7v7ne02",
          *         "steps": [
          *           {
-         *             "item": "si_prod_06h2ef00cm6q9qs82brjz2ynb8tcj",
+         *             "item": "si_prod_06h2fhver75zd83gj9nfnej1ak09p",
          *             "type": "switch_price",
-         *             "price": "price_prod_06h2ef00bg2at1849z6h7tv56ghz2",
+         *             "price": "price_prod_06h2fhvegab54mmxpy3g7stddkt16",
          *             "state": "applied",
          *             "quantity": null
          *           }
          *         ],
          *         "object": "subscription_change_request",
          *         "status": "applied",
-         *         "created": "2026-11-29T12:16:13.443Z",
+         *         "created": "2026-11-29T14:48:31.380Z",
          *         "invoice": null,
-         *         "updated": "2026-12-29T12:16:13.412Z",
+         *         "updated": "2026-12-29T14:48:31.157Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "metadata": {},
          *         "effective": "period_end",
-         *         "applied_at": "2026-12-29T12:16:13.412Z",
+         *         "applied_at": "2026-12-29T14:48:31.157Z",
          *         "last_error": null,
-         *         "effective_at": "2026-12-29T12:16:13.412Z",
-         *         "subscription": "sub_prod_06h2ef00cm6q9qs82brjz2ynb8tcg",
+         *         "effective_at": "2026-12-29T14:48:31.157Z",
+         *         "subscription": "sub_prod_06h2fhver75zd83gj9nfnej1ak09m",
          *         "applied_steps": 1,
-         *         "proration_date": "2026-11-29T12:16:13.443Z",
+         *         "proration_date": "2026-11-29T14:48:31.380Z",
          *         "proration_behavior": "create_prorations",
          *         "amount_due_now_atom": 0,
          *         "balance_transaction": null,
@@ -22243,31 +22260,31 @@ export type components = {
          *         "amount_due_now_total_atom": 0
          *       },
          *       "previous_data": {
-         *         "id": "scr_prod_06h2ef00kxjy1vg49bk0mk93pte1a",
+         *         "id": "scr_prod_06h2fhvfxaaa6qxzgx7egj7v7ne02",
          *         "steps": [
          *           {
-         *             "item": "si_prod_06h2ef00cm6q9qs82brjz2ynb8tcj",
+         *             "item": "si_prod_06h2fhver75zd83gj9nfnej1ak09p",
          *             "type": "switch_price",
-         *             "price": "price_prod_06h2ef00bg2at1849z6h7tv56ghz2",
+         *             "price": "price_prod_06h2fhvegab54mmxpy3g7stddkt16",
          *             "state": "pending",
          *             "quantity": null
          *           }
          *         ],
          *         "object": "subscription_change_request",
          *         "status": "scheduled",
-         *         "created": "2026-11-29T12:16:13.443Z",
+         *         "created": "2026-11-29T14:48:31.380Z",
          *         "invoice": null,
-         *         "updated": "2026-11-29T12:16:13.493Z",
+         *         "updated": "2026-11-29T14:48:31.545Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "metadata": {},
          *         "effective": "period_end",
          *         "applied_at": null,
          *         "last_error": null,
-         *         "effective_at": "2026-12-29T12:16:13.412Z",
-         *         "subscription": "sub_prod_06h2ef00cm6q9qs82brjz2ynb8tcg",
+         *         "effective_at": "2026-12-29T14:48:31.157Z",
+         *         "subscription": "sub_prod_06h2fhver75zd83gj9nfnej1ak09m",
          *         "applied_steps": 0,
-         *         "proration_date": "2026-11-29T12:16:13.443Z",
+         *         "proration_date": "2026-11-29T14:48:31.380Z",
          *         "proration_behavior": "create_prorations",
          *         "amount_due_now_atom": 0,
          *         "balance_transaction": null,
@@ -22280,11 +22297,11 @@ export type components = {
          *         "amount_due_now_total_atom": 0
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2ef01d4g0an9p7tpa7b2zq78ge",
+         *       "correlation_id": "req_prod_06h2fhvkkf1phwvmff307psavqv5g",
          *       "request_id": null,
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-12-29T12:16:13.412Z",
+         *       "created": "2026-12-29T14:48:31.157Z",
          *       "actor_type": "system",
          *       "actor_id": null
          *     }
@@ -22331,15 +22348,15 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2ef00yd7htt6d2f93ddps44660",
+         *       "id": "evt_prod_06h2fhvheqwc1hqxw1ycsdcwm5ay4",
          *       "type": "subscription_change_request.canceled",
          *       "aggregate_type": "subscription_change_request",
-         *       "aggregate_id": "scr_prod_06h2ef00vem0996r9v0hrmjga9c1y",
+         *       "aggregate_id": "scr_prod_06h2fhvgz11yh7rmfabe5wpb79qg2",
          *       "data": {
-         *         "id": "scr_prod_06h2ef00vem0996r9v0hrmjga9c1y",
+         *         "id": "scr_prod_06h2fhvgz11yh7rmfabe5wpb79qg2",
          *         "steps": [
          *           {
-         *             "item": "si_prod_06h2ef00cm6q9qs82brjz2ynb8tcj",
+         *             "item": "si_prod_06h2fhver75zd83gj9nfnej1ak09p",
          *             "type": "set_quantity",
          *             "price": null,
          *             "state": "pending",
@@ -22348,19 +22365,19 @@ export type components = {
          *         ],
          *         "object": "subscription_change_request",
          *         "status": "canceled",
-         *         "created": "2026-11-29T12:16:13.520Z",
+         *         "created": "2026-11-29T14:48:31.644Z",
          *         "invoice": null,
-         *         "updated": "2026-11-29T12:16:13.554Z",
+         *         "updated": "2026-11-29T14:48:31.859Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "metadata": {},
          *         "effective": "period_end",
          *         "applied_at": null,
          *         "last_error": null,
-         *         "effective_at": "2026-12-29T12:16:13.412Z",
-         *         "subscription": "sub_prod_06h2ef00cm6q9qs82brjz2ynb8tcg",
+         *         "effective_at": "2026-12-29T14:48:31.157Z",
+         *         "subscription": "sub_prod_06h2fhver75zd83gj9nfnej1ak09m",
          *         "applied_steps": 0,
-         *         "proration_date": "2026-11-29T12:16:13.520Z",
+         *         "proration_date": "2026-11-29T14:48:31.644Z",
          *         "proration_behavior": "create_prorations",
          *         "amount_due_now_atom": 0,
          *         "balance_transaction": null,
@@ -22373,10 +22390,10 @@ export type components = {
          *         "amount_due_now_total_atom": 0
          *       },
          *       "previous_data": {
-         *         "id": "scr_prod_06h2ef00vem0996r9v0hrmjga9c1y",
+         *         "id": "scr_prod_06h2fhvgz11yh7rmfabe5wpb79qg2",
          *         "steps": [
          *           {
-         *             "item": "si_prod_06h2ef00cm6q9qs82brjz2ynb8tcj",
+         *             "item": "si_prod_06h2fhver75zd83gj9nfnej1ak09p",
          *             "type": "set_quantity",
          *             "price": null,
          *             "state": "pending",
@@ -22385,19 +22402,19 @@ export type components = {
          *         ],
          *         "object": "subscription_change_request",
          *         "status": "scheduled",
-         *         "created": "2026-11-29T12:16:13.520Z",
+         *         "created": "2026-11-29T14:48:31.644Z",
          *         "invoice": null,
-         *         "updated": "2026-11-29T12:16:13.541Z",
+         *         "updated": "2026-11-29T14:48:31.769Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "metadata": {},
          *         "effective": "period_end",
          *         "applied_at": null,
          *         "last_error": null,
-         *         "effective_at": "2026-12-29T12:16:13.412Z",
-         *         "subscription": "sub_prod_06h2ef00cm6q9qs82brjz2ynb8tcg",
+         *         "effective_at": "2026-12-29T14:48:31.157Z",
+         *         "subscription": "sub_prod_06h2fhver75zd83gj9nfnej1ak09m",
          *         "applied_steps": 0,
-         *         "proration_date": "2026-11-29T12:16:13.520Z",
+         *         "proration_date": "2026-11-29T14:48:31.644Z",
          *         "proration_behavior": "create_prorations",
          *         "amount_due_now_atom": 0,
          *         "balance_transaction": null,
@@ -22410,13 +22427,13 @@ export type components = {
          *         "amount_due_now_total_atom": 0
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2ef00xvzdy5q8er5mekxr6a1vj",
-         *       "request_id": "req_prod_06h2ef00xvzdy5q8er5mekxr6a1vj",
+         *       "correlation_id": "req_prod_06h2fhvhc2gqd83nvfg3s32a7d3ht",
+         *       "request_id": "req_prod_06h2fhvhc2gqd83nvfg3s32a7d3ht",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-29T12:16:13.555Z",
+         *       "created": "2026-11-29T14:48:31.862Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2eeznqzss6w2jbgkfca7r3sg58"
+         *       "actor_id": "key_prod_06h2fhsp95c7smzcczb6qmkqrhvs6"
          *     }
          */
         SubscriptionChangeRequestCanceledEvent: {
@@ -22461,12 +22478,12 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2eezwmntzbqby7adb5fdyzmdzp",
+         *       "id": "evt_prod_06h2fhtsyxga4ya0y0mt82fjf2gkj",
          *       "type": "payment_method.attached",
          *       "aggregate_type": "payment_method",
-         *       "aggregate_id": "pm_prod_06h2eezwmjh5mxjqq64as3y94qrd8",
+         *       "aggregate_id": "pm_prod_06h2fhtsyjnaad9txad0meq3hs6e8",
          *       "data": {
-         *         "id": "pm_prod_06h2eezwmjh5mxjqq64as3y94qrd8",
+         *         "id": "pm_prod_06h2fhtsyjnaad9txad0meq3hs6e8",
          *         "card": {
          *           "brand": "visa",
          *           "last4": "4242",
@@ -22474,8 +22491,8 @@ export type components = {
          *           "exp_month": 12
          *         },
          *         "object": "payment_method",
-         *         "created": "2026-11-29T12:16:12.452Z",
-         *         "customer": "cus_prod_06h2eezw7zvvnq1dqa5tk66dk672g",
+         *         "created": "2026-11-29T14:48:25.844Z",
+         *         "customer": "cus_prod_06h2fhtpg8mqtfnp818mxq9wpe8wm",
          *         "livemode": false,
          *         "processor": "sandbox",
          *         "detached_at": null,
@@ -22483,13 +22500,13 @@ export type components = {
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2eezwkw0ztqvwe9hyy0495vzaa",
-         *       "request_id": "req_prod_06h2eezwkw0ztqvwe9hyy0495vzaa",
+         *       "correlation_id": "req_prod_06h2fhtsr274cmgsjrktqxvfmdtyw",
+         *       "request_id": "req_prod_06h2fhtsr274cmgsjrktqxvfmdtyw",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-29T12:16:12.453Z",
+         *       "created": "2026-11-29T14:48:25.847Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2eeznqzss6w2jbgkfca7r3sg58"
+         *       "actor_id": "key_prod_06h2fhsp95c7smzcczb6qmkqrhvs6"
          *     }
          */
         PaymentMethodAttachedEvent: {
@@ -22534,12 +22551,12 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2eezwqep58m249p2k47v85nrc0",
+         *       "id": "evt_prod_06h2fhttmj49z4tjpp7s5cbfkhzwa",
          *       "type": "payment_method.detached",
          *       "aggregate_type": "payment_method",
-         *       "aggregate_id": "pm_prod_06h2eezwp917t6g706xt66q3c461m",
+         *       "aggregate_id": "pm_prod_06h2fhtt9960jyjf3w0e3g5df7wee",
          *       "data": {
-         *         "id": "pm_prod_06h2eezwp917t6g706xt66q3c461m",
+         *         "id": "pm_prod_06h2fhtt9960jyjf3w0e3g5df7wee",
          *         "card": {
          *           "brand": "visa",
          *           "last4": "0002",
@@ -22547,15 +22564,15 @@ export type components = {
          *           "exp_month": 12
          *         },
          *         "object": "payment_method",
-         *         "created": "2026-11-29T12:16:12.466Z",
-         *         "customer": "cus_prod_06h2eezw7zvvnq1dqa5tk66dk672g",
+         *         "created": "2026-11-29T14:48:25.930Z",
+         *         "customer": "cus_prod_06h2fhtpg8mqtfnp818mxq9wpe8wm",
          *         "livemode": false,
          *         "processor": "sandbox",
-         *         "detached_at": "2026-11-29T12:16:12.474Z",
+         *         "detached_at": "2026-11-29T14:48:26.009Z",
          *         "processor_payment_method": "pm_sandbox_declined"
          *       },
          *       "previous_data": {
-         *         "id": "pm_prod_06h2eezwp917t6g706xt66q3c461m",
+         *         "id": "pm_prod_06h2fhtt9960jyjf3w0e3g5df7wee",
          *         "card": {
          *           "brand": "visa",
          *           "last4": "0002",
@@ -22563,21 +22580,21 @@ export type components = {
          *           "exp_month": 12
          *         },
          *         "object": "payment_method",
-         *         "created": "2026-11-29T12:16:12.466Z",
-         *         "customer": "cus_prod_06h2eezw7zvvnq1dqa5tk66dk672g",
+         *         "created": "2026-11-29T14:48:25.930Z",
+         *         "customer": "cus_prod_06h2fhtpg8mqtfnp818mxq9wpe8wm",
          *         "livemode": false,
          *         "processor": "sandbox",
          *         "detached_at": null,
          *         "processor_payment_method": "pm_sandbox_declined"
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2eezwq0c16wmn3kn8h14wt3jh4",
-         *       "request_id": "req_prod_06h2eezwq0c16wmn3kn8h14wt3jh4",
+         *       "correlation_id": "req_prod_06h2fhttdp4rsc1kt9jtcbejw7vva",
+         *       "request_id": "req_prod_06h2fhttdp4rsc1kt9jtcbejw7vva",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-29T12:16:12.475Z",
+         *       "created": "2026-11-29T14:48:26.021Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2eeznqzss6w2jbgkfca7r3sg58"
+         *       "actor_id": "key_prod_06h2fhsp95c7smzcczb6qmkqrhvs6"
          *     }
          */
         PaymentMethodDetachedEvent: {
@@ -22622,25 +22639,25 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2eezsdx733cq5c30qq7yb66x24",
+         *       "id": "evt_prod_06h2fhtcdrt8k28jx4ndvhr1mqq7r",
          *       "type": "dispute.created",
          *       "aggregate_type": "dispute",
-         *       "aggregate_id": "dp_prod_06h2eezsdptm7v5acjdt6kvna26er",
+         *       "aggregate_id": "dp_prod_06h2fhtcaa5nw2v8k69nt7avhedva",
          *       "data": {
-         *         "id": "dp_prod_06h2eezsdptm7v5acjdt6kvna26er",
+         *         "id": "dp_prod_06h2fhtcaa5nw2v8k69nt7avhedva",
          *         "object": "dispute",
          *         "reason": "product_not_received",
          *         "status": "needs_response",
-         *         "created": "2026-11-29T12:16:11.629Z",
-         *         "payment": "py_prod_06h2eezs65kr1m4rks87v9jkaddtt",
-         *         "updated": "2026-11-29T12:16:11.629Z",
+         *         "created": "2026-11-29T14:48:22.354Z",
+         *         "payment": "py_prod_06h2fhtb128g6hk2zt4gf5xm3f2ae",
+         *         "updated": "2026-11-29T14:48:22.354Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "processor": "stripe",
          *         "amount_atom": 2500,
-         *         "payment_intent": "pi_prod_06h2eezs3pr7xw0aycw2e3ycnj78p",
-         *         "evidence_due_by": "2026-12-06T12:16:11.000Z",
-         *         "processor_dispute": "du_6d37adb880ac5a970ae88855"
+         *         "payment_intent": "pi_prod_06h2fhta9es977b0m8jhgzc21tba4",
+         *         "evidence_due_by": "2026-12-06T14:48:22.000Z",
+         *         "processor_dispute": "du_2614501377464b48dd76dccd"
          *       },
          *       "previous_data": null,
          *       "metadata": {},
@@ -22648,7 +22665,7 @@ export type components = {
          *       "request_id": null,
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-29T12:16:11.631Z",
+         *       "created": "2026-11-29T14:48:22.382Z",
          *       "actor_type": "system",
          *       "actor_id": null
          *     }
@@ -22695,48 +22712,48 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2eezsyk5bdf592qqh16xeh4wvr",
+         *       "id": "evt_prod_06h2fhtdw7ndv7tv498607nkkmxyg",
          *       "type": "dispute.updated",
          *       "aggregate_type": "dispute",
-         *       "aggregate_id": "dp_prod_06h2eezsdptm7v5acjdt6kvna26er",
+         *       "aggregate_id": "dp_prod_06h2fhtcaa5nw2v8k69nt7avhedva",
          *       "data": {
-         *         "id": "dp_prod_06h2eezsdptm7v5acjdt6kvna26er",
+         *         "id": "dp_prod_06h2fhtcaa5nw2v8k69nt7avhedva",
          *         "object": "dispute",
          *         "reason": "product_not_received",
          *         "status": "under_review",
-         *         "created": "2026-11-29T12:16:11.629Z",
-         *         "payment": "py_prod_06h2eezs65kr1m4rks87v9jkaddtt",
-         *         "updated": "2026-11-29T12:16:11.762Z",
+         *         "created": "2026-11-29T14:48:22.354Z",
+         *         "payment": "py_prod_06h2fhtb128g6hk2zt4gf5xm3f2ae",
+         *         "updated": "2026-11-29T14:48:22.726Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "processor": "stripe",
          *         "amount_atom": 2500,
-         *         "payment_intent": "pi_prod_06h2eezs3pr7xw0aycw2e3ycnj78p",
+         *         "payment_intent": "pi_prod_06h2fhta9es977b0m8jhgzc21tba4",
          *         "evidence_due_by": null,
-         *         "processor_dispute": "du_6d37adb880ac5a970ae88855"
+         *         "processor_dispute": "du_2614501377464b48dd76dccd"
          *       },
          *       "previous_data": {
-         *         "id": "dp_prod_06h2eezsdptm7v5acjdt6kvna26er",
+         *         "id": "dp_prod_06h2fhtcaa5nw2v8k69nt7avhedva",
          *         "object": "dispute",
          *         "reason": "product_not_received",
          *         "status": "needs_response",
-         *         "created": "2026-11-29T12:16:11.629Z",
-         *         "payment": "py_prod_06h2eezs65kr1m4rks87v9jkaddtt",
-         *         "updated": "2026-11-29T12:16:11.629Z",
+         *         "created": "2026-11-29T14:48:22.354Z",
+         *         "payment": "py_prod_06h2fhtb128g6hk2zt4gf5xm3f2ae",
+         *         "updated": "2026-11-29T14:48:22.354Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "processor": "stripe",
          *         "amount_atom": 2500,
-         *         "payment_intent": "pi_prod_06h2eezs3pr7xw0aycw2e3ycnj78p",
-         *         "evidence_due_by": "2026-12-06T12:16:11.000Z",
-         *         "processor_dispute": "du_6d37adb880ac5a970ae88855"
+         *         "payment_intent": "pi_prod_06h2fhta9es977b0m8jhgzc21tba4",
+         *         "evidence_due_by": "2026-12-06T14:48:22.000Z",
+         *         "processor_dispute": "du_2614501377464b48dd76dccd"
          *       },
          *       "metadata": {},
          *       "correlation_id": null,
          *       "request_id": null,
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-29T12:16:11.764Z",
+         *       "created": "2026-11-29T14:48:22.753Z",
          *       "actor_type": "system",
          *       "actor_id": null
          *     }
@@ -22783,48 +22800,48 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2eeztdrq5hmk3bnjqsdqj40gkp",
+         *       "id": "evt_prod_06h2fhter6tte1eqx3qvw4m8h9qjg",
          *       "type": "dispute.closed",
          *       "aggregate_type": "dispute",
-         *       "aggregate_id": "dp_prod_06h2eezsdptm7v5acjdt6kvna26er",
+         *       "aggregate_id": "dp_prod_06h2fhtcaa5nw2v8k69nt7avhedva",
          *       "data": {
-         *         "id": "dp_prod_06h2eezsdptm7v5acjdt6kvna26er",
+         *         "id": "dp_prod_06h2fhtcaa5nw2v8k69nt7avhedva",
          *         "object": "dispute",
          *         "reason": "product_not_received",
          *         "status": "lost",
-         *         "created": "2026-11-29T12:16:11.629Z",
-         *         "payment": "py_prod_06h2eezs65kr1m4rks87v9jkaddtt",
-         *         "updated": "2026-11-29T12:16:11.885Z",
+         *         "created": "2026-11-29T14:48:22.354Z",
+         *         "payment": "py_prod_06h2fhtb128g6hk2zt4gf5xm3f2ae",
+         *         "updated": "2026-11-29T14:48:22.960Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "processor": "stripe",
          *         "amount_atom": 2500,
-         *         "payment_intent": "pi_prod_06h2eezs3pr7xw0aycw2e3ycnj78p",
+         *         "payment_intent": "pi_prod_06h2fhta9es977b0m8jhgzc21tba4",
          *         "evidence_due_by": null,
-         *         "processor_dispute": "du_6d37adb880ac5a970ae88855"
+         *         "processor_dispute": "du_2614501377464b48dd76dccd"
          *       },
          *       "previous_data": {
-         *         "id": "dp_prod_06h2eezsdptm7v5acjdt6kvna26er",
+         *         "id": "dp_prod_06h2fhtcaa5nw2v8k69nt7avhedva",
          *         "object": "dispute",
          *         "reason": "product_not_received",
          *         "status": "under_review",
-         *         "created": "2026-11-29T12:16:11.629Z",
-         *         "payment": "py_prod_06h2eezs65kr1m4rks87v9jkaddtt",
-         *         "updated": "2026-11-29T12:16:11.762Z",
+         *         "created": "2026-11-29T14:48:22.354Z",
+         *         "payment": "py_prod_06h2fhtb128g6hk2zt4gf5xm3f2ae",
+         *         "updated": "2026-11-29T14:48:22.726Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "processor": "stripe",
          *         "amount_atom": 2500,
-         *         "payment_intent": "pi_prod_06h2eezs3pr7xw0aycw2e3ycnj78p",
+         *         "payment_intent": "pi_prod_06h2fhta9es977b0m8jhgzc21tba4",
          *         "evidence_due_by": null,
-         *         "processor_dispute": "du_6d37adb880ac5a970ae88855"
+         *         "processor_dispute": "du_2614501377464b48dd76dccd"
          *       },
          *       "metadata": {},
          *       "correlation_id": null,
          *       "request_id": null,
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-29T12:16:11.886Z",
+         *       "created": "2026-11-29T14:48:22.977Z",
          *       "actor_type": "system",
          *       "actor_id": null
          *     }
@@ -22871,47 +22888,47 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2eezxx1g5xfp0g20vne71pcawe",
+         *       "id": "evt_prod_06h2fhv2kyh74gb5jrt7h5mbgqc0t",
          *       "type": "email.sent",
          *       "aggregate_type": "email",
-         *       "aggregate_id": "eml_prod_06h2eezxqbrpd33jz1p10hdvxhbn4",
+         *       "aggregate_id": "eml_prod_06h2fhv1htktezpe1nd6s8shpbhwj",
          *       "data": {
-         *         "id": "eml_prod_06h2eezxqbrpd33jz1p10hdvxhbn4",
+         *         "id": "eml_prod_06h2fhv1htktezpe1nd6s8shpbhwj",
          *         "to": [
          *           "jenny@example.com"
          *         ],
          *         "type": "receipt",
-         *         "event": "evt_prod_06h2eezxpvye70ngw44e0kkwxs9m0",
+         *         "event": "evt_prod_06h2fhv1esrmrcd5r25raxdxc3wg4",
          *         "object": "email",
          *         "status": "sent",
-         *         "created": "2026-11-29T12:16:12.730Z",
-         *         "invoice": "in_prod_06h2eezxbqe0btqpkwnrwrc6h5szj",
-         *         "sent_at": "2026-11-29T12:16:12.774Z",
+         *         "created": "2026-11-29T14:48:27.791Z",
+         *         "invoice": "in_prod_06h2fhtyba1rh14snk18082e2nbx6",
+         *         "sent_at": "2026-11-29T14:48:28.061Z",
          *         "subject": "Your receipt from Example GmbH (invoice EXAMPL-0001)",
          *         "attempts": 1,
-         *         "customer": "cus_prod_06h2eezw7zvvnq1dqa5tk66dk672g",
+         *         "customer": "cus_prod_06h2fhtpg8mqtfnp818mxq9wpe8wm",
          *         "livemode": false,
-         *         "message_id": "<eml_prod_06h2eezxqbrpd33jz1p10hdvxhbn4@localhost>",
+         *         "message_id": "<eml_prod_06h2fhv1htktezpe1nd6s8shpbhwj@localhost>",
          *         "credit_note": null,
-         *         "smtp_response": "250 Written to .data/mail/eml_prod_06h2eezxqbrpd33jz1p10hdvxhbn4.eml (no SMTP_URL)"
+         *         "smtp_response": "250 Written to .data/mail/eml_prod_06h2fhv1htktezpe1nd6s8shpbhwj.eml (no SMTP_URL)"
          *       },
          *       "previous_data": {
-         *         "id": "eml_prod_06h2eezxqbrpd33jz1p10hdvxhbn4",
+         *         "id": "eml_prod_06h2fhv1htktezpe1nd6s8shpbhwj",
          *         "to": [
          *           "jenny@example.com"
          *         ],
          *         "type": "receipt",
-         *         "event": "evt_prod_06h2eezxpvye70ngw44e0kkwxs9m0",
+         *         "event": "evt_prod_06h2fhv1esrmrcd5r25raxdxc3wg4",
          *         "object": "email",
          *         "status": "queued",
-         *         "created": "2026-11-29T12:16:12.730Z",
-         *         "invoice": "in_prod_06h2eezxbqe0btqpkwnrwrc6h5szj",
+         *         "created": "2026-11-29T14:48:27.791Z",
+         *         "invoice": "in_prod_06h2fhtyba1rh14snk18082e2nbx6",
          *         "sent_at": null,
          *         "subject": "Your receipt from Example GmbH (invoice EXAMPL-0001)",
          *         "attempts": 1,
-         *         "customer": "cus_prod_06h2eezw7zvvnq1dqa5tk66dk672g",
+         *         "customer": "cus_prod_06h2fhtpg8mqtfnp818mxq9wpe8wm",
          *         "livemode": false,
-         *         "message_id": "<eml_prod_06h2eezxqbrpd33jz1p10hdvxhbn4@localhost>",
+         *         "message_id": "<eml_prod_06h2fhv1htktezpe1nd6s8shpbhwj@localhost>",
          *         "credit_note": null,
          *         "smtp_response": null
          *       },
@@ -22920,7 +22937,7 @@ export type components = {
          *       "request_id": null,
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-29T12:16:12.776Z",
+         *       "created": "2026-11-29T14:48:28.064Z",
          *       "actor_type": "system",
          *       "actor_id": null
          *     }
@@ -22967,12 +22984,12 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2ef035veaeh8raf9ghhveq168t",
+         *       "id": "evt_prod_06h2fhw10h88mmkqadkbsm36q3wky",
          *       "type": "email.failed",
          *       "aggregate_type": "email",
-         *       "aggregate_id": "eml_prod_06h2ef0346c060np1rew7t26nf9na",
+         *       "aggregate_id": "eml_prod_06h2fhw0s11v8nv5xrz1csk3ybcqt",
          *       "data": {
-         *         "id": "eml_prod_06h2ef0346c060np1rew7t26nf9na",
+         *         "id": "eml_prod_06h2fhw0s11v8nv5xrz1csk3ybcqt",
          *         "to": [
          *           "owner@example.com"
          *         ],
@@ -22980,19 +22997,19 @@ export type components = {
          *         "event": null,
          *         "object": "email",
          *         "status": "rate_limited",
-         *         "created": "2027-01-08T12:16:13.727Z",
+         *         "created": "2027-01-08T14:48:32.745Z",
          *         "invoice": null,
          *         "sent_at": null,
          *         "subject": "Test email from Example GmbH",
          *         "attempts": 1,
          *         "customer": null,
          *         "livemode": false,
-         *         "message_id": "<eml_prod_06h2ef0346c060np1rew7t26nf9na@localhost>",
+         *         "message_id": "<eml_prod_06h2fhw0s11v8nv5xrz1csk3ybcqt@localhost>",
          *         "credit_note": null,
          *         "smtp_response": "429 The account's hourly email limit was reached; this email was not sent."
          *       },
          *       "previous_data": {
-         *         "id": "eml_prod_06h2ef0346c060np1rew7t26nf9na",
+         *         "id": "eml_prod_06h2fhw0s11v8nv5xrz1csk3ybcqt",
          *         "to": [
          *           "owner@example.com"
          *         ],
@@ -23000,14 +23017,14 @@ export type components = {
          *         "event": null,
          *         "object": "email",
          *         "status": "queued",
-         *         "created": "2027-01-08T12:16:13.727Z",
+         *         "created": "2027-01-08T14:48:32.745Z",
          *         "invoice": null,
          *         "sent_at": null,
          *         "subject": "Test email from Example GmbH",
          *         "attempts": 1,
          *         "customer": null,
          *         "livemode": false,
-         *         "message_id": "<eml_prod_06h2ef0346c060np1rew7t26nf9na@localhost>",
+         *         "message_id": "<eml_prod_06h2fhw0s11v8nv5xrz1csk3ybcqt@localhost>",
          *         "credit_note": null,
          *         "smtp_response": null
          *       },
@@ -23016,7 +23033,7 @@ export type components = {
          *       "request_id": null,
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2027-01-08T12:16:13.740Z",
+         *       "created": "2027-01-08T14:48:32.805Z",
          *       "actor_type": "system",
          *       "actor_id": null
          *     }
@@ -23061,6 +23078,59 @@ export type components = {
             /** @description API token id, user id, … of the actor. */
             actor_id: string | null;
         };
+        /**
+         * @example {
+         *       "id": "evt_prod_06h2fhst3t9jx5zdv0efe1j4dwe76",
+         *       "type": "api_key.rolled",
+         *       "aggregate_type": "api_key",
+         *       "aggregate_id": "key_prod_06h2fhssf9yq8x90808cznmepadgp",
+         *       "data": {
+         *         "id": "key_prod_06h2fhssf9yq8x90808cznmepadgp",
+         *         "kind": "publishable",
+         *         "name": "spare",
+         *         "object": "api_token",
+         *         "status": "active",
+         *         "created": "2026-11-29T14:48:17.517Z",
+         *         "display": "pt_prod_…kkjw",
+         *         "expires_at": null,
+         *         "revoked_at": null,
+         *         "allowed_ips": null,
+         *         "description": null,
+         *         "permissions": null,
+         *         "last_used_at": null,
+         *         "last_used_ip": null,
+         *         "previous_secret_expires_at": null
+         *       },
+         *       "previous_data": {
+         *         "id": "key_prod_06h2fhssf9yq8x90808cznmepadgp",
+         *         "kind": "publishable",
+         *         "name": "spare",
+         *         "object": "api_token",
+         *         "status": "active",
+         *         "created": "2026-11-29T14:48:17.517Z",
+         *         "display": "pt_prod_…n8v9",
+         *         "expires_at": null,
+         *         "revoked_at": null,
+         *         "allowed_ips": null,
+         *         "description": null,
+         *         "permissions": null,
+         *         "last_used_at": null,
+         *         "last_used_ip": null,
+         *         "previous_secret_expires_at": null
+         *       },
+         *       "metadata": {
+         *         "user_agent": "node",
+         *         "client_address": "127.0.0.1"
+         *       },
+         *       "correlation_id": "req_prod_06h2fhsstfw67ytww9tmgbsmn8fw8",
+         *       "request_id": "req_prod_06h2fhsstfw67ytww9tmgbsmn8fw8",
+         *       "version": 1,
+         *       "sequence": 2,
+         *       "created": "2026-11-29T14:48:17.694Z",
+         *       "actor_type": "user",
+         *       "actor_id": "user_prod_06h2fhsep8wnvjc22cdrqp66exycj"
+         *     }
+         */
         ApiKeyRolledEvent: {
             /** @description Event identifier, prefix `evt_`. */
             id: string;
@@ -23738,22 +23808,22 @@ export type components = {
         /**
          * @description The webhook body of `payment.succeeded`.
          * @example {
-         *       "id": "evt_prod_06h2eezs6a7s4zj7cqvbstppxqpee",
+         *       "id": "evt_prod_06h2fhtb1p3d81fmzen9mkhjngn1e",
          *       "object": "event",
          *       "type": "payment.succeeded",
          *       "sequence": 1,
-         *       "created": 1795954571,
+         *       "created": 1795963702,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "py_prod_06h2eezs65kr1m4rks87v9jkaddtt",
+         *           "id": "py_prod_06h2fhtb128g6hk2zt4gf5xm3f2ae",
          *           "object": "payment",
          *           "status": "succeeded",
-         *           "created": "2026-11-29T12:16:11.569Z",
+         *           "created": "2026-11-29T14:48:22.024Z",
          *           "currency": "usd",
          *           "livemode": false,
          *           "amount_atom": 2500,
-         *           "payment_intent": "pi_prod_06h2eezs3pr7xw0aycw2e3ycnj78p",
+         *           "payment_intent": "pi_prod_06h2fhta9es977b0m8jhgzc21tba4",
          *           "payment_method": "pm_card_visa",
          *           "failure_message": null,
          *           "amount_refunded_atom": 0
@@ -23811,22 +23881,22 @@ export type components = {
         /**
          * @description The webhook body of `payment.failed`.
          * @example {
-         *       "id": "evt_prod_06h2eezwvb2v0w9fj697nrq8dqmtr",
+         *       "id": "evt_prod_06h2fhtvj9n5ydcmq97a72cr63x2r",
          *       "object": "event",
          *       "type": "payment.failed",
          *       "sequence": 1,
-         *       "created": 1795954572,
+         *       "created": 1795963706,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "py_prod_06h2eezwv67sntsv444e5jaypxapa",
+         *           "id": "py_prod_06h2fhtvggfqjkwz63q7caj93s418",
          *           "object": "payment",
          *           "status": "failed",
-         *           "created": "2026-11-29T12:16:12.505Z",
+         *           "created": "2026-11-29T14:48:26.244Z",
          *           "currency": "usd",
          *           "livemode": false,
          *           "amount_atom": 1000,
-         *           "payment_intent": "pi_prod_06h2eezwtnfqcefgwah2pfmkdmvrj",
+         *           "payment_intent": "pi_prod_06h2fhtvaey9nt6jvp3teay7qmfbr",
          *           "payment_method": "pm_sandbox_declined",
          *           "failure_message": "Your card was declined (sandbox payment method pm_sandbox_declined).",
          *           "amount_refunded_atom": 0
@@ -23863,22 +23933,22 @@ export type components = {
         /**
          * @description The webhook body of `payment.refunded`.
          * @example {
-         *       "id": "evt_prod_06h2eezx7y0svc7ye9508zjty5pxa",
+         *       "id": "evt_prod_06h2fhtxp78dnsfppzsv88df9k1ct",
          *       "object": "event",
          *       "type": "payment.refunded",
          *       "sequence": 2,
-         *       "created": 1795954572,
+         *       "created": 1795963706,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "py_prod_06h2eezwsbvc1gtdczwba396y6za4",
+         *           "id": "py_prod_06h2fhtv1pxtgmm3p7bewdz1e7xd6",
          *           "object": "payment",
          *           "status": "partially_refunded",
-         *           "created": "2026-11-29T12:16:12.490Z",
+         *           "created": "2026-11-29T14:48:26.125Z",
          *           "currency": "usd",
          *           "livemode": false,
          *           "amount_atom": 1000,
-         *           "payment_intent": "pi_prod_06h2eezwrna5q93cxrw3jcg45gnbe",
+         *           "payment_intent": "pi_prod_06h2fhttyz2af19hprj0yxkmnxrbp",
          *           "payment_method": "pm_sandbox_succeeds",
          *           "failure_message": null,
          *           "amount_refunded_atom": 400
@@ -23919,32 +23989,32 @@ export type components = {
         /**
          * @description The webhook body of `checkout.session.created`.
          * @example {
-         *       "id": "evt_prod_06h2ef010w512qyj2an9q6g6dqfgj",
+         *       "id": "evt_prod_06h2fhvhx3ttzj8511dsxfthx9fgj",
          *       "object": "event",
          *       "type": "checkout.session.created",
          *       "sequence": 1,
-         *       "created": 1795954573,
+         *       "created": 1795963711,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "cs_prod_06h2ef010mjrjsaedtn795fehb1a0",
-         *           "url": "http://127.0.0.1:35215/checkout/cs_prod_06h2ef010mjrjsaedtn795fehb1a0",
+         *           "id": "cs_prod_06h2fhvhwej5efnq8yrj1xjdwxwvt",
+         *           "url": "http://127.0.0.1:33877/checkout/cs_prod_06h2fhvhwej5efnq8yrj1xjdwxwvt",
          *           "mode": "payment",
          *           "object": "checkout_session",
          *           "status": "open",
-         *           "created": "2026-11-29T12:16:13.572Z",
+         *           "created": "2026-11-29T14:48:31.957Z",
          *           "invoice": null,
-         *           "updated": "2026-11-29T12:16:13.572Z",
+         *           "updated": "2026-11-29T14:48:31.957Z",
          *           "currency": "usd",
          *           "customer": null,
          *           "livemode": false,
          *           "metadata": {},
          *           "cancel_url": null,
          *           "expired_at": null,
-         *           "expires_at": "2026-11-30T12:16:13.572Z",
+         *           "expires_at": "2026-11-30T14:48:31.957Z",
          *           "line_items": [
          *             {
-         *               "price": "price_prod_06h2eezv7rtav2dxa0stegs4yywv2",
+         *               "price": "price_prod_06h2fhthnk3f54xqc4pb46ek9az1p",
          *               "quantity": 2,
          *               "amount_atom": 1000,
          *               "description": "Pro",
@@ -24049,22 +24119,22 @@ export type components = {
         /**
          * @description The webhook body of `checkout.session.updated`.
          * @example {
-         *       "id": "evt_prod_06h2ef017nqat6gh9nf3v4t6k870y",
+         *       "id": "evt_prod_06h2fhvjtpp0jwrwskqm0np0x436m",
          *       "object": "event",
          *       "type": "checkout.session.updated",
          *       "sequence": 2,
-         *       "created": 1795954573,
+         *       "created": 1795963712,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "cs_prod_06h2ef016f8w7g2wx2kcjbhbrc7xg",
-         *           "url": "http://127.0.0.1:35215/checkout/cs_prod_06h2ef016f8w7g2wx2kcjbhbrc7xg",
+         *           "id": "cs_prod_06h2fhvjn85ryy7e3rexvv0ad21xw",
+         *           "url": "http://127.0.0.1:33877/checkout/cs_prod_06h2fhvjn85ryy7e3rexvv0ad21xw",
          *           "mode": "payment",
          *           "object": "checkout_session",
          *           "status": "open",
-         *           "created": "2026-11-29T12:16:13.618Z",
+         *           "created": "2026-11-29T14:48:32.167Z",
          *           "invoice": null,
-         *           "updated": "2026-11-29T12:16:13.628Z",
+         *           "updated": "2026-11-29T14:48:32.211Z",
          *           "currency": "usd",
          *           "customer": null,
          *           "livemode": false,
@@ -24073,10 +24143,10 @@ export type components = {
          *           },
          *           "cancel_url": null,
          *           "expired_at": null,
-         *           "expires_at": "2026-11-30T12:16:13.618Z",
+         *           "expires_at": "2026-11-30T14:48:32.167Z",
          *           "line_items": [
          *             {
-         *               "price": "price_prod_06h2eezv7rtav2dxa0stegs4yywv2",
+         *               "price": "price_prod_06h2fhthnk3f54xqc4pb46ek9az1p",
          *               "quantity": 2,
          *               "amount_atom": 1000,
          *               "description": "Pro",
@@ -24093,7 +24163,7 @@ export type components = {
          *           "subscription_data": null
          *         },
          *         "previous_attributes": {
-         *           "updated": "2026-11-29T12:16:13.618Z",
+         *           "updated": "2026-11-29T14:48:32.167Z",
          *           "metadata": {}
          *         }
          *       }
@@ -24128,23 +24198,23 @@ export type components = {
         /**
          * @description The webhook body of `checkout.session.deleted`.
          * @example {
-         *       "id": "evt_prod_06h2ef019dr88sp0nvv6yt6sbr3et",
+         *       "id": "evt_prod_06h2fhvk5276s1eb56vw0p88c1j46",
          *       "object": "event",
          *       "type": "checkout.session.deleted",
          *       "sequence": 3,
-         *       "created": 1795954573,
+         *       "created": 1795963712,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "cs_prod_06h2ef016f8w7g2wx2kcjbhbrc7xg",
-         *           "url": "http://127.0.0.1:35215/checkout/cs_prod_06h2ef016f8w7g2wx2kcjbhbrc7xg",
+         *           "id": "cs_prod_06h2fhvjn85ryy7e3rexvv0ad21xw",
+         *           "url": "http://127.0.0.1:33877/checkout/cs_prod_06h2fhvjn85ryy7e3rexvv0ad21xw",
          *           "mode": "payment",
          *           "object": "checkout_session",
          *           "status": "open",
-         *           "created": "2026-11-29T12:16:13.618Z",
+         *           "created": "2026-11-29T14:48:32.167Z",
          *           "deleted": true,
          *           "invoice": null,
-         *           "updated": "2026-11-29T12:16:13.642Z",
+         *           "updated": "2026-11-29T14:48:32.285Z",
          *           "currency": "usd",
          *           "customer": null,
          *           "livemode": false,
@@ -24153,10 +24223,10 @@ export type components = {
          *           },
          *           "cancel_url": null,
          *           "expired_at": null,
-         *           "expires_at": "2026-11-30T12:16:13.618Z",
+         *           "expires_at": "2026-11-30T14:48:32.167Z",
          *           "line_items": [
          *             {
-         *               "price": "price_prod_06h2eezv7rtav2dxa0stegs4yywv2",
+         *               "price": "price_prod_06h2fhthnk3f54xqc4pb46ek9az1p",
          *               "quantity": 2,
          *               "amount_atom": 1000,
          *               "description": "Pro",
@@ -24173,7 +24243,7 @@ export type components = {
          *           "subscription_data": null
          *         },
          *         "previous_attributes": {
-         *           "updated": "2026-11-29T12:16:13.628Z",
+         *           "updated": "2026-11-29T14:48:32.211Z",
          *           "deleted": null
          *         }
          *       }
@@ -24266,32 +24336,32 @@ export type components = {
         /**
          * @description The webhook body of `checkout.session.completed`.
          * @example {
-         *       "id": "evt_prod_06h2ef0150fmyjsch1bp1vknbbtwt",
+         *       "id": "evt_prod_06h2fhvjg9jrmsdg09wac4jg4z9ka",
          *       "object": "event",
          *       "type": "checkout.session.completed",
          *       "sequence": 2,
-         *       "created": 1795954573,
+         *       "created": 1795963712,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "cs_prod_06h2ef010mjrjsaedtn795fehb1a0",
-         *           "url": "http://127.0.0.1:35215/checkout/cs_prod_06h2ef010mjrjsaedtn795fehb1a0",
+         *           "id": "cs_prod_06h2fhvhwej5efnq8yrj1xjdwxwvt",
+         *           "url": "http://127.0.0.1:33877/checkout/cs_prod_06h2fhvhwej5efnq8yrj1xjdwxwvt",
          *           "mode": "payment",
          *           "object": "checkout_session",
          *           "status": "complete",
-         *           "created": "2026-11-29T12:16:13.572Z",
+         *           "created": "2026-11-29T14:48:31.957Z",
          *           "invoice": null,
-         *           "updated": "2026-11-29T12:16:13.607Z",
+         *           "updated": "2026-11-29T14:48:32.124Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h2ef013nqmkpkvqdhax5b87x8sy",
+         *           "customer": "cus_prod_06h2fhvj97f8jxvjxtyncde9cf2gm",
          *           "livemode": false,
          *           "metadata": {},
          *           "cancel_url": null,
          *           "expired_at": null,
-         *           "expires_at": "2026-11-30T12:16:13.572Z",
+         *           "expires_at": "2026-11-30T14:48:31.957Z",
          *           "line_items": [
          *             {
-         *               "price": "price_prod_06h2eezv7rtav2dxa0stegs4yywv2",
+         *               "price": "price_prod_06h2fhthnk3f54xqc4pb46ek9az1p",
          *               "quantity": 2,
          *               "amount_atom": 1000,
          *               "description": "Pro",
@@ -24299,17 +24369,17 @@ export type components = {
          *             }
          *           ],
          *           "success_url": "https://example.com/thanks",
-         *           "completed_at": "2026-11-29T12:16:13.607Z",
+         *           "completed_at": "2026-11-29T14:48:32.124Z",
          *           "subscription": null,
          *           "customer_email": "new-buyer@example.com",
-         *           "payment_intent": "pi_prod_06h2ef0147qaed48dx28qh1d7x6rw",
+         *           "payment_intent": "pi_prod_06h2fhvjd0rk1xtdrpavxgksk9y1a",
          *           "payment_status": "paid",
          *           "amount_total_atom": 1000,
          *           "subscription_data": null
          *         },
          *         "previous_attributes": {
          *           "status": "open",
-         *           "updated": "2026-11-29T12:16:13.572Z",
+         *           "updated": "2026-11-29T14:48:31.957Z",
          *           "customer": null,
          *           "completed_at": null,
          *           "customer_email": null,
@@ -24348,32 +24418,32 @@ export type components = {
         /**
          * @description The webhook body of `checkout.session.expired`.
          * @example {
-         *       "id": "evt_prod_06h2ef01hg5nyq1npd1vswjevybqj",
+         *       "id": "evt_prod_06h2fhvmf5gyqyar1995dch049kwj",
          *       "object": "event",
          *       "type": "checkout.session.expired",
          *       "sequence": 2,
-         *       "created": 1796040973,
+         *       "created": 1796050112,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "cs_prod_06h2ef01azrzfyhxysx4amj41grxt",
-         *           "url": "http://127.0.0.1:35215/checkout/cs_prod_06h2ef01azrzfyhxysx4amj41grxt",
+         *           "id": "cs_prod_06h2fhvk9pj83vkm6qkqamwwn2qzj",
+         *           "url": "http://127.0.0.1:33877/checkout/cs_prod_06h2fhvk9pj83vkm6qkqamwwn2qzj",
          *           "mode": "payment",
          *           "object": "checkout_session",
          *           "status": "expired",
-         *           "created": "2026-11-29T12:16:13.653Z",
+         *           "created": "2026-11-29T14:48:32.325Z",
          *           "invoice": null,
-         *           "updated": "2026-11-30T12:16:13.653Z",
+         *           "updated": "2026-11-30T14:48:32.325Z",
          *           "currency": "usd",
          *           "customer": null,
          *           "livemode": false,
          *           "metadata": {},
          *           "cancel_url": null,
-         *           "expired_at": "2026-11-30T12:16:13.653Z",
-         *           "expires_at": "2026-11-30T12:16:13.653Z",
+         *           "expired_at": "2026-11-30T14:48:32.325Z",
+         *           "expires_at": "2026-11-30T14:48:32.325Z",
          *           "line_items": [
          *             {
-         *               "price": "price_prod_06h2eezv7rtav2dxa0stegs4yywv2",
+         *               "price": "price_prod_06h2fhthnk3f54xqc4pb46ek9az1p",
          *               "quantity": 2,
          *               "amount_atom": 1000,
          *               "description": "Pro",
@@ -24391,7 +24461,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "status": "open",
-         *           "updated": "2026-11-29T12:16:13.653Z",
+         *           "updated": "2026-11-29T14:48:32.325Z",
          *           "expired_at": null
          *         }
          *       }
@@ -24426,20 +24496,20 @@ export type components = {
         /**
          * @description The webhook body of `payment_intent.created`.
          * @example {
-         *       "id": "evt_prod_06h2eezs3ww14vkpg9df14pjekdby",
+         *       "id": "evt_prod_06h2fhtaa3w80b55c35mbr3fnb8n6",
          *       "object": "event",
          *       "type": "payment_intent.created",
          *       "sequence": 1,
-         *       "created": 1795954571,
+         *       "created": 1795963701,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "pi_prod_06h2eezs3pr7xw0aycw2e3ycnj78p",
+         *           "id": "pi_prod_06h2fhta9es977b0m8jhgzc21tba4",
          *           "object": "payment_intent",
          *           "status": "requires_confirmation",
-         *           "created": "2026-11-29T12:16:11.549Z",
+         *           "created": "2026-11-29T14:48:21.834Z",
          *           "invoice": null,
-         *           "updated": "2026-11-29T12:16:11.549Z",
+         *           "updated": "2026-11-29T14:48:21.834Z",
          *           "currency": "usd",
          *           "customer": null,
          *           "livemode": false,
@@ -24518,20 +24588,20 @@ export type components = {
         /**
          * @description The webhook body of `payment_intent.processing`.
          * @example {
-         *       "id": "evt_prod_06h2eezs5mx8hahg1ds9yw78pmqt0",
+         *       "id": "evt_prod_06h2fhtas9zs0b724xeq5tamx9f5w",
          *       "object": "event",
          *       "type": "payment_intent.processing",
          *       "sequence": 2,
-         *       "created": 1795954571,
+         *       "created": 1795963701,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "pi_prod_06h2eezs3pr7xw0aycw2e3ycnj78p",
+         *           "id": "pi_prod_06h2fhta9es977b0m8jhgzc21tba4",
          *           "object": "payment_intent",
          *           "status": "processing",
-         *           "created": "2026-11-29T12:16:11.549Z",
+         *           "created": "2026-11-29T14:48:21.834Z",
          *           "invoice": null,
-         *           "updated": "2026-11-29T12:16:11.564Z",
+         *           "updated": "2026-11-29T14:48:21.920Z",
          *           "currency": "usd",
          *           "customer": null,
          *           "livemode": false,
@@ -24546,7 +24616,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "status": "requires_confirmation",
-         *           "updated": "2026-11-29T12:16:11.554Z"
+         *           "updated": "2026-11-29T14:48:21.858Z"
          *         }
          *       }
          *     }
@@ -24580,22 +24650,22 @@ export type components = {
         /**
          * @description The webhook body of `payment_intent.requires_action`.
          * @example {
-         *       "id": "evt_prod_06h2eezwwwq4gt6sa0108212c6s3m",
+         *       "id": "evt_prod_06h2fhtvyxd7e005n0eg4qvs95c80",
          *       "object": "event",
          *       "type": "payment_intent.requires_action",
          *       "sequence": 2,
-         *       "created": 1795954572,
+         *       "created": 1795963706,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "pi_prod_06h2eezwwdkw01erasey077mysgp4",
+         *           "id": "pi_prod_06h2fhtvxs2aczh353f0pvhjfkh32",
          *           "object": "payment_intent",
          *           "status": "requires_action",
-         *           "created": "2026-11-29T12:16:12.515Z",
+         *           "created": "2026-11-29T14:48:26.350Z",
          *           "invoice": null,
-         *           "updated": "2026-11-29T12:16:12.518Z",
+         *           "updated": "2026-11-29T14:48:26.356Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h2eezw7zvvnq1dqa5tk66dk672g",
+         *           "customer": "cus_prod_06h2fhtpg8mqtfnp818mxq9wpe8wm",
          *           "livemode": false,
          *           "metadata": {},
          *           "amount_atom": 1000,
@@ -24608,7 +24678,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "status": "requires_confirmation",
-         *           "updated": "2026-11-29T12:16:12.515Z"
+         *           "updated": "2026-11-29T14:48:26.350Z"
          *         }
          *       }
          *     }
@@ -24642,22 +24712,22 @@ export type components = {
         /**
          * @description The webhook body of `payment_intent.amount_capturable_updated`.
          * @example {
-         *       "id": "evt_prod_06h2eezx0tdsrrhjq9vjjkr17bnrt",
+         *       "id": "evt_prod_06h2fhtwsgpm2pjddgjj96grwarkp",
          *       "object": "event",
          *       "type": "payment_intent.amount_capturable_updated",
          *       "sequence": 3,
-         *       "created": 1795954572,
+         *       "created": 1795963706,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "pi_prod_06h2eezx067k3exsba9jhmefytk1p",
+         *           "id": "pi_prod_06h2fhtwkhhty1g8454byxgp3ffht",
          *           "object": "payment_intent",
          *           "status": "requires_capture",
-         *           "created": "2026-11-29T12:16:12.545Z",
+         *           "created": "2026-11-29T14:48:26.524Z",
          *           "invoice": null,
-         *           "updated": "2026-11-29T12:16:12.549Z",
+         *           "updated": "2026-11-29T14:48:26.564Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h2eezw7zvvnq1dqa5tk66dk672g",
+         *           "customer": "cus_prod_06h2fhtpg8mqtfnp818mxq9wpe8wm",
          *           "livemode": false,
          *           "metadata": {},
          *           "amount_atom": 1000,
@@ -24670,7 +24740,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "status": "processing",
-         *           "updated": "2026-11-29T12:16:12.547Z",
+         *           "updated": "2026-11-29T14:48:26.544Z",
          *           "amount_capturable_atom": 0
          *         }
          *       }
@@ -24705,20 +24775,20 @@ export type components = {
         /**
          * @description The webhook body of `payment_intent.succeeded`.
          * @example {
-         *       "id": "evt_prod_06h2eezs7kvs7kkapqh5xzdqgnx9j",
+         *       "id": "evt_prod_06h2fhtb69yt8q7mxxmapvjpte3zm",
          *       "object": "event",
          *       "type": "payment_intent.succeeded",
          *       "sequence": 3,
-         *       "created": 1795954571,
+         *       "created": 1795963702,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "pi_prod_06h2eezs3pr7xw0aycw2e3ycnj78p",
+         *           "id": "pi_prod_06h2fhta9es977b0m8jhgzc21tba4",
          *           "object": "payment_intent",
          *           "status": "succeeded",
-         *           "created": "2026-11-29T12:16:11.549Z",
+         *           "created": "2026-11-29T14:48:21.834Z",
          *           "invoice": null,
-         *           "updated": "2026-11-29T12:16:11.573Z",
+         *           "updated": "2026-11-29T14:48:22.056Z",
          *           "currency": "usd",
          *           "customer": null,
          *           "livemode": false,
@@ -24733,7 +24803,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "status": "processing",
-         *           "updated": "2026-11-29T12:16:11.564Z",
+         *           "updated": "2026-11-29T14:48:21.920Z",
          *           "amount_received_atom": 0
          *         }
          *       }
@@ -24768,26 +24838,26 @@ export type components = {
         /**
          * @description The webhook body of `payment_intent.canceled`.
          * @example {
-         *       "id": "evt_prod_06h2eezx2axb3pa1sy673y56mez9p",
+         *       "id": "evt_prod_06h2fhtwzpzt7r9kh4yrhmbgzjnc2",
          *       "object": "event",
          *       "type": "payment_intent.canceled",
          *       "sequence": 4,
-         *       "created": 1795954572,
+         *       "created": 1795963706,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "pi_prod_06h2eezx067k3exsba9jhmefytk1p",
+         *           "id": "pi_prod_06h2fhtwkhhty1g8454byxgp3ffht",
          *           "object": "payment_intent",
          *           "status": "canceled",
-         *           "created": "2026-11-29T12:16:12.545Z",
+         *           "created": "2026-11-29T14:48:26.524Z",
          *           "invoice": null,
-         *           "updated": "2026-11-29T12:16:12.561Z",
+         *           "updated": "2026-11-29T14:48:26.619Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h2eezw7zvvnq1dqa5tk66dk672g",
+         *           "customer": "cus_prod_06h2fhtpg8mqtfnp818mxq9wpe8wm",
          *           "livemode": false,
          *           "metadata": {},
          *           "amount_atom": 1000,
-         *           "canceled_at": "2026-11-29T12:16:12.561Z",
+         *           "canceled_at": "2026-11-29T14:48:26.619Z",
          *           "capture_method": "manual",
          *           "payment_method": "pm_sandbox_succeeds",
          *           "last_payment_error": null,
@@ -24796,7 +24866,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "status": "requires_capture",
-         *           "updated": "2026-11-29T12:16:12.549Z",
+         *           "updated": "2026-11-29T14:48:26.564Z",
          *           "canceled_at": null,
          *           "amount_capturable_atom": 1000
          *         }
@@ -24832,22 +24902,22 @@ export type components = {
         /**
          * @description The webhook body of `payment_intent.payment_failed`.
          * @example {
-         *       "id": "evt_prod_06h2eezwvjfqr9t2q4gx1jm0zckkm",
+         *       "id": "evt_prod_06h2fhtvnkr2axka2aqexstwr00vw",
          *       "object": "event",
          *       "type": "payment_intent.payment_failed",
          *       "sequence": 3,
-         *       "created": 1795954572,
+         *       "created": 1795963706,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "pi_prod_06h2eezwtnfqcefgwah2pfmkdmvrj",
+         *           "id": "pi_prod_06h2fhtvaey9nt6jvp3teay7qmfbr",
          *           "object": "payment_intent",
          *           "status": "requires_payment_method",
-         *           "created": "2026-11-29T12:16:12.501Z",
+         *           "created": "2026-11-29T14:48:26.195Z",
          *           "invoice": null,
-         *           "updated": "2026-11-29T12:16:12.507Z",
+         *           "updated": "2026-11-29T14:48:26.275Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h2eezw7zvvnq1dqa5tk66dk672g",
+         *           "customer": "cus_prod_06h2fhtpg8mqtfnp818mxq9wpe8wm",
          *           "livemode": false,
          *           "metadata": {},
          *           "amount_atom": 1000,
@@ -24860,7 +24930,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "status": "processing",
-         *           "updated": "2026-11-29T12:16:12.503Z",
+         *           "updated": "2026-11-29T14:48:26.217Z",
          *           "payment_method": "pm_sandbox_declined",
          *           "last_payment_error": null
          *         }
@@ -24896,22 +24966,22 @@ export type components = {
         /**
          * @description The webhook body of `payment_intent.partially_funded`.
          * @example {
-         *       "id": "evt_prod_06h2eezwysb7ecq4xfvzp6ma963sm",
+         *       "id": "evt_prod_06h2fhtwcf6p3bbv5pkj4y5943fm4",
          *       "object": "event",
          *       "type": "payment_intent.partially_funded",
          *       "sequence": 3,
-         *       "created": 1795954572,
+         *       "created": 1795963706,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "pi_prod_06h2eezwxw7v62d9c166zv07md04a",
+         *           "id": "pi_prod_06h2fhtw79w6e7v3fw3ga0657173y",
          *           "object": "payment_intent",
          *           "status": "partially_funded",
-         *           "created": "2026-11-29T12:16:12.527Z",
+         *           "created": "2026-11-29T14:48:26.425Z",
          *           "invoice": null,
-         *           "updated": "2026-11-29T12:16:12.533Z",
+         *           "updated": "2026-11-29T14:48:26.466Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h2eezw7zvvnq1dqa5tk66dk672g",
+         *           "customer": "cus_prod_06h2fhtpg8mqtfnp818mxq9wpe8wm",
          *           "livemode": false,
          *           "metadata": {},
          *           "amount_atom": 1000,
@@ -24924,7 +24994,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "status": "processing",
-         *           "updated": "2026-11-29T12:16:12.529Z",
+         *           "updated": "2026-11-29T14:48:26.443Z",
          *           "amount_received_atom": 0
          *         }
          *       }
@@ -24959,40 +25029,40 @@ export type components = {
         /**
          * @description The webhook body of `customer.subscription.created`.
          * @example {
-         *       "id": "evt_prod_06h2eezzj67htpe1c54z2g7j52dk2",
+         *       "id": "evt_prod_06h2fhvbtqq5vnvm1ccgg5dnqg8fr",
          *       "object": "event",
          *       "type": "customer.subscription.created",
          *       "sequence": 1,
-         *       "created": 1795954573,
+         *       "created": 1795963710,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "sub_prod_06h2eezzg8dc65gszrzr0rzq208g4",
+         *           "id": "sub_prod_06h2fhvbq549d906dsgh93qyh8pyg",
          *           "items": [
          *             {
-         *               "id": "si_prod_06h2eezzg8dc65gszrzr0rzq208g6",
-         *               "price": "price_prod_06h2eezv63pg213ca31042tj77f4t",
+         *               "id": "si_prod_06h2fhvbq549d906dsgh93qyh8pyj",
+         *               "price": "price_prod_06h2fhth1z15fbff64djvmes3hqmw",
          *               "quantity": 1
          *             }
          *           ],
          *           "object": "subscription",
          *           "status": "active",
-         *           "created": "2026-11-29T12:16:13.184Z",
-         *           "updated": "2026-11-29T12:16:13.184Z",
+         *           "created": "2026-11-29T14:48:30.390Z",
+         *           "updated": "2026-11-29T14:48:30.390Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h2eezw7zvvnq1dqa5tk66dk672g",
+         *           "customer": "cus_prod_06h2fhtpg8mqtfnp818mxq9wpe8wm",
          *           "livemode": false,
          *           "metadata": {},
          *           "paused_at": null,
          *           "trial_end": null,
          *           "cancelled_at": null,
          *           "days_until_due": null,
-         *           "latest_invoice": "in_prod_06h2eezzgm603swe4nj19x7myfr6e",
+         *           "latest_invoice": "in_prod_06h2fhvbqj822b5dqcw1kavk459gg",
          *           "pending_changes": [],
          *           "collection_method": "charge_automatically",
-         *           "current_period_end": "2026-12-29T12:16:13.184Z",
+         *           "current_period_end": "2026-12-29T14:48:30.390Z",
          *           "cancel_at_period_end": false,
-         *           "current_period_start": "2026-11-29T12:16:13.184Z",
+         *           "current_period_start": "2026-11-29T14:48:30.390Z",
          *           "default_payment_method": null
          *         }
          *       }
@@ -25083,28 +25153,28 @@ export type components = {
         /**
          * @description The webhook body of `customer.subscription.updated`.
          * @example {
-         *       "id": "evt_prod_06h2eezzqhdwy08q3kjmn4bnechtc",
+         *       "id": "evt_prod_06h2fhvcknf2p3ss0713mmyxbqwtp",
          *       "object": "event",
          *       "type": "customer.subscription.updated",
          *       "sequence": 2,
-         *       "created": 1795954573,
+         *       "created": 1795963710,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "sub_prod_06h2eezzg8dc65gszrzr0rzq208g4",
+         *           "id": "sub_prod_06h2fhvbq549d906dsgh93qyh8pyg",
          *           "items": [
          *             {
-         *               "id": "si_prod_06h2eezzg8dc65gszrzr0rzq208g6",
-         *               "price": "price_prod_06h2eezv63pg213ca31042tj77f4t",
+         *               "id": "si_prod_06h2fhvbq549d906dsgh93qyh8pyj",
+         *               "price": "price_prod_06h2fhth1z15fbff64djvmes3hqmw",
          *               "quantity": 1
          *             }
          *           ],
          *           "object": "subscription",
          *           "status": "active",
-         *           "created": "2026-11-29T12:16:13.184Z",
-         *           "updated": "2026-11-29T12:16:13.241Z",
+         *           "created": "2026-11-29T14:48:30.390Z",
+         *           "updated": "2026-11-29T14:48:30.560Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h2eezw7zvvnq1dqa5tk66dk672g",
+         *           "customer": "cus_prod_06h2fhtpg8mqtfnp818mxq9wpe8wm",
          *           "livemode": false,
          *           "metadata": {
          *             "plan": "pro"
@@ -25113,16 +25183,16 @@ export type components = {
          *           "trial_end": null,
          *           "cancelled_at": null,
          *           "days_until_due": null,
-         *           "latest_invoice": "in_prod_06h2eezzgm603swe4nj19x7myfr6e",
+         *           "latest_invoice": "in_prod_06h2fhvbqj822b5dqcw1kavk459gg",
          *           "pending_changes": [],
          *           "collection_method": "charge_automatically",
-         *           "current_period_end": "2026-12-29T12:16:13.184Z",
+         *           "current_period_end": "2026-12-29T14:48:30.390Z",
          *           "cancel_at_period_end": false,
-         *           "current_period_start": "2026-11-29T12:16:13.184Z",
+         *           "current_period_start": "2026-11-29T14:48:30.390Z",
          *           "default_payment_method": null
          *         },
          *         "previous_attributes": {
-         *           "updated": "2026-11-29T12:16:13.184Z",
+         *           "updated": "2026-11-29T14:48:30.390Z",
          *           "metadata": {}
          *         }
          *       }
@@ -25157,47 +25227,47 @@ export type components = {
         /**
          * @description The webhook body of `customer.subscription.paused`.
          * @example {
-         *       "id": "evt_prod_06h2eezzszmcg82nb5f1v46wkhxk2",
+         *       "id": "evt_prod_06h2fhvd31gjawrrbj1tbsbrr1bgy",
          *       "object": "event",
          *       "type": "customer.subscription.paused",
          *       "sequence": 3,
-         *       "created": 1795954573,
+         *       "created": 1795963710,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "sub_prod_06h2eezzg8dc65gszrzr0rzq208g4",
+         *           "id": "sub_prod_06h2fhvbq549d906dsgh93qyh8pyg",
          *           "items": [
          *             {
-         *               "id": "si_prod_06h2eezzg8dc65gszrzr0rzq208g6",
-         *               "price": "price_prod_06h2eezv63pg213ca31042tj77f4t",
+         *               "id": "si_prod_06h2fhvbq549d906dsgh93qyh8pyj",
+         *               "price": "price_prod_06h2fhth1z15fbff64djvmes3hqmw",
          *               "quantity": 1
          *             }
          *           ],
          *           "object": "subscription",
          *           "status": "paused",
-         *           "created": "2026-11-29T12:16:13.184Z",
-         *           "updated": "2026-11-29T12:16:13.261Z",
+         *           "created": "2026-11-29T14:48:30.390Z",
+         *           "updated": "2026-11-29T14:48:30.727Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h2eezw7zvvnq1dqa5tk66dk672g",
+         *           "customer": "cus_prod_06h2fhtpg8mqtfnp818mxq9wpe8wm",
          *           "livemode": false,
          *           "metadata": {
          *             "plan": "pro"
          *           },
-         *           "paused_at": "2026-11-29T12:16:13.261Z",
+         *           "paused_at": "2026-11-29T14:48:30.727Z",
          *           "trial_end": null,
          *           "cancelled_at": null,
          *           "days_until_due": null,
-         *           "latest_invoice": "in_prod_06h2eezzgm603swe4nj19x7myfr6e",
+         *           "latest_invoice": "in_prod_06h2fhvbqj822b5dqcw1kavk459gg",
          *           "pending_changes": [],
          *           "collection_method": "charge_automatically",
-         *           "current_period_end": "2026-12-29T12:16:13.184Z",
+         *           "current_period_end": "2026-12-29T14:48:30.390Z",
          *           "cancel_at_period_end": false,
-         *           "current_period_start": "2026-11-29T12:16:13.184Z",
+         *           "current_period_start": "2026-11-29T14:48:30.390Z",
          *           "default_payment_method": null
          *         },
          *         "previous_attributes": {
          *           "status": "active",
-         *           "updated": "2026-11-29T12:16:13.241Z",
+         *           "updated": "2026-11-29T14:48:30.560Z",
          *           "paused_at": null
          *         }
          *       }
@@ -25232,28 +25302,28 @@ export type components = {
         /**
          * @description The webhook body of `customer.subscription.resumed`.
          * @example {
-         *       "id": "evt_prod_06h2eezzwz6w5h9a8dkecg9k49t16",
+         *       "id": "evt_prod_06h2fhvda39m5ntwcrvpd5hp2hvh6",
          *       "object": "event",
          *       "type": "customer.subscription.resumed",
          *       "sequence": 4,
-         *       "created": 1795954573,
+         *       "created": 1795963710,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "sub_prod_06h2eezzg8dc65gszrzr0rzq208g4",
+         *           "id": "sub_prod_06h2fhvbq549d906dsgh93qyh8pyg",
          *           "items": [
          *             {
-         *               "id": "si_prod_06h2eezzg8dc65gszrzr0rzq208g6",
-         *               "price": "price_prod_06h2eezv63pg213ca31042tj77f4t",
+         *               "id": "si_prod_06h2fhvbq549d906dsgh93qyh8pyj",
+         *               "price": "price_prod_06h2fhth1z15fbff64djvmes3hqmw",
          *               "quantity": 1
          *             }
          *           ],
          *           "object": "subscription",
          *           "status": "active",
-         *           "created": "2026-11-29T12:16:13.184Z",
-         *           "updated": "2026-11-29T12:16:13.284Z",
+         *           "created": "2026-11-29T14:48:30.390Z",
+         *           "updated": "2026-11-29T14:48:30.795Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h2eezw7zvvnq1dqa5tk66dk672g",
+         *           "customer": "cus_prod_06h2fhtpg8mqtfnp818mxq9wpe8wm",
          *           "livemode": false,
          *           "metadata": {
          *             "plan": "pro"
@@ -25262,18 +25332,18 @@ export type components = {
          *           "trial_end": null,
          *           "cancelled_at": null,
          *           "days_until_due": null,
-         *           "latest_invoice": "in_prod_06h2eezzgm603swe4nj19x7myfr6e",
+         *           "latest_invoice": "in_prod_06h2fhvbqj822b5dqcw1kavk459gg",
          *           "pending_changes": [],
          *           "collection_method": "charge_automatically",
-         *           "current_period_end": "2026-12-29T12:16:13.184Z",
+         *           "current_period_end": "2026-12-29T14:48:30.390Z",
          *           "cancel_at_period_end": false,
-         *           "current_period_start": "2026-11-29T12:16:13.184Z",
+         *           "current_period_start": "2026-11-29T14:48:30.390Z",
          *           "default_payment_method": null
          *         },
          *         "previous_attributes": {
          *           "status": "paused",
-         *           "updated": "2026-11-29T12:16:13.261Z",
-         *           "paused_at": "2026-11-29T12:16:13.261Z"
+         *           "updated": "2026-11-29T14:48:30.727Z",
+         *           "paused_at": "2026-11-29T14:48:30.727Z"
          *         }
          *       }
          *     }
@@ -25307,47 +25377,47 @@ export type components = {
         /**
          * @description The webhook body of `customer.subscription.cancelled`.
          * @example {
-         *       "id": "evt_prod_06h2ef0012dksac2tx62mgj869cjj",
+         *       "id": "evt_prod_06h2fhvdrgc3xnk6vjrcfrwkxj1j8",
          *       "object": "event",
          *       "type": "customer.subscription.cancelled",
          *       "sequence": 5,
-         *       "created": 1795954573,
+         *       "created": 1795963710,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "sub_prod_06h2eezzg8dc65gszrzr0rzq208g4",
+         *           "id": "sub_prod_06h2fhvbq549d906dsgh93qyh8pyg",
          *           "items": [
          *             {
-         *               "id": "si_prod_06h2eezzg8dc65gszrzr0rzq208g6",
-         *               "price": "price_prod_06h2eezv63pg213ca31042tj77f4t",
+         *               "id": "si_prod_06h2fhvbq549d906dsgh93qyh8pyj",
+         *               "price": "price_prod_06h2fhth1z15fbff64djvmes3hqmw",
          *               "quantity": 1
          *             }
          *           ],
          *           "object": "subscription",
          *           "status": "cancelled",
-         *           "created": "2026-11-29T12:16:13.184Z",
-         *           "updated": "2026-11-29T12:16:13.309Z",
+         *           "created": "2026-11-29T14:48:30.390Z",
+         *           "updated": "2026-11-29T14:48:30.877Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h2eezw7zvvnq1dqa5tk66dk672g",
+         *           "customer": "cus_prod_06h2fhtpg8mqtfnp818mxq9wpe8wm",
          *           "livemode": false,
          *           "metadata": {
          *             "plan": "pro"
          *           },
          *           "paused_at": null,
          *           "trial_end": null,
-         *           "cancelled_at": "2026-11-29T12:16:13.309Z",
+         *           "cancelled_at": "2026-11-29T14:48:30.877Z",
          *           "days_until_due": null,
-         *           "latest_invoice": "in_prod_06h2eezzgm603swe4nj19x7myfr6e",
+         *           "latest_invoice": "in_prod_06h2fhvbqj822b5dqcw1kavk459gg",
          *           "pending_changes": [],
          *           "collection_method": "charge_automatically",
-         *           "current_period_end": "2026-12-29T12:16:13.184Z",
+         *           "current_period_end": "2026-12-29T14:48:30.390Z",
          *           "cancel_at_period_end": false,
-         *           "current_period_start": "2026-11-29T12:16:13.184Z",
+         *           "current_period_start": "2026-11-29T14:48:30.390Z",
          *           "default_payment_method": null
          *         },
          *         "previous_attributes": {
          *           "status": "active",
-         *           "updated": "2026-11-29T12:16:13.284Z",
+         *           "updated": "2026-11-29T14:48:30.795Z",
          *           "cancelled_at": null
          *         }
          *       }
@@ -25382,40 +25452,40 @@ export type components = {
         /**
          * @description The webhook body of `customer.subscription.trial_will_end`.
          * @example {
-         *       "id": "evt_prod_06h2ef01m0er560n3jnn6x80ss4cg",
+         *       "id": "evt_prod_06h2fhvn76xqsxxew77xw1sffv8tj",
          *       "object": "event",
          *       "type": "customer.subscription.trial_will_end",
          *       "sequence": 2,
-         *       "created": 1796300173,
+         *       "created": 1796309310,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "sub_prod_06h2ef009f664jn4bnmxwwwr7xdea",
+         *           "id": "sub_prod_06h2fhve3hxf7nf9z0f17e5r72hfc",
          *           "items": [
          *             {
-         *               "id": "si_prod_06h2ef009f664jn4bnmxwwwr7xdec",
-         *               "price": "price_prod_06h2eezv63pg213ca31042tj77f4t",
+         *               "id": "si_prod_06h2fhve3hxf7nf9z0f17e5r72hfe",
+         *               "price": "price_prod_06h2fhth1z15fbff64djvmes3hqmw",
          *               "quantity": 1
          *             }
          *           ],
          *           "object": "subscription",
          *           "status": "trialing",
-         *           "created": "2026-11-29T12:16:13.378Z",
-         *           "updated": "2026-11-29T12:16:13.378Z",
+         *           "created": "2026-11-29T14:48:30.995Z",
+         *           "updated": "2026-11-29T14:48:30.995Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h2eezw7zvvnq1dqa5tk66dk672g",
+         *           "customer": "cus_prod_06h2fhtpg8mqtfnp818mxq9wpe8wm",
          *           "livemode": false,
          *           "metadata": {},
          *           "paused_at": null,
-         *           "trial_end": "2026-12-06T12:16:13.378Z",
+         *           "trial_end": "2026-12-06T14:48:30.995Z",
          *           "cancelled_at": null,
          *           "days_until_due": null,
          *           "latest_invoice": null,
          *           "pending_changes": [],
          *           "collection_method": "charge_automatically",
-         *           "current_period_end": "2026-12-06T12:16:13.378Z",
+         *           "current_period_end": "2026-12-06T14:48:30.995Z",
          *           "cancel_at_period_end": false,
-         *           "current_period_start": "2026-11-29T12:16:13.378Z",
+         *           "current_period_start": "2026-11-29T14:48:30.995Z",
          *           "default_payment_method": "pm_sandbox_succeeds"
          *         }
          *       }
@@ -25450,19 +25520,19 @@ export type components = {
         /**
          * @description The webhook body of `invoice.created`.
          * @example {
-         *       "id": "evt_prod_06h2eezxc6dt1txvpxf7g1gtr682e",
+         *       "id": "evt_prod_06h2fhtyfet6gkdsxjk1tktenp30g",
          *       "object": "event",
          *       "type": "invoice.created",
          *       "sequence": 1,
-         *       "created": 1795954572,
+         *       "created": 1795963707,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "in_prod_06h2eezxbqe0btqpkwnrwrc6h5szj",
+         *           "id": "in_prod_06h2fhtyba1rh14snk18082e2nbx6",
          *           "lines": [
          *             {
-         *               "id": "il_prod_06h2eezxbt4sc3hf0m52wz9hepkm6",
-         *               "price": "price_prod_06h2eezv7rtav2dxa0stegs4yywv2",
+         *               "id": "il_prod_06h2fhtybkf4ax83fj94cht50n0fj",
+         *               "price": "price_prod_06h2fhthnk3f54xqc4pb46ek9az1p",
          *               "quantity": 1,
          *               "tax_rates": [],
          *               "amount_atom": 500,
@@ -25475,11 +25545,11 @@ export type components = {
          *           "number": null,
          *           "object": "invoice",
          *           "status": "draft",
-         *           "created": "2026-11-29T12:16:12.637Z",
+         *           "created": "2026-11-29T14:48:26.970Z",
          *           "paid_at": null,
-         *           "updated": "2026-11-29T12:16:12.637Z",
+         *           "updated": "2026-11-29T14:48:26.970Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h2eezw7zvvnq1dqa5tk66dk672g",
+         *           "customer": "cus_prod_06h2fhtpg8mqtfnp818mxq9wpe8wm",
          *           "discount": null,
          *           "due_date": null,
          *           "livemode": false,
@@ -25634,19 +25704,19 @@ export type components = {
         /**
          * @description The webhook body of `invoice.finalized`.
          * @example {
-         *       "id": "evt_prod_06h2eezxjmbeew2x7m7swhegwqax4",
+         *       "id": "evt_prod_06h2fhv0cnb4jqb6g9er20ack1m9t",
          *       "object": "event",
          *       "type": "invoice.finalized",
          *       "sequence": 2,
-         *       "created": 1795954572,
+         *       "created": 1795963707,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "in_prod_06h2eezxbqe0btqpkwnrwrc6h5szj",
+         *           "id": "in_prod_06h2fhtyba1rh14snk18082e2nbx6",
          *           "lines": [
          *             {
-         *               "id": "il_prod_06h2eezxbt4sc3hf0m52wz9hepkm6",
-         *               "price": "price_prod_06h2eezv7rtav2dxa0stegs4yywv2",
+         *               "id": "il_prod_06h2fhtybkf4ax83fj94cht50n0fj",
+         *               "price": "price_prod_06h2fhthnk3f54xqc4pb46ek9az1p",
          *               "quantity": 1,
          *               "tax_rates": [],
          *               "amount_atom": 500,
@@ -25659,11 +25729,11 @@ export type components = {
          *           "number": "EXAMPL-0001",
          *           "object": "invoice",
          *           "status": "open",
-         *           "created": "2026-11-29T12:16:12.637Z",
+         *           "created": "2026-11-29T14:48:26.970Z",
          *           "paid_at": null,
-         *           "updated": "2026-11-29T12:16:12.663Z",
+         *           "updated": "2026-11-29T14:48:27.205Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h2eezw7zvvnq1dqa5tk66dk672g",
+         *           "customer": "cus_prod_06h2fhtpg8mqtfnp818mxq9wpe8wm",
          *           "discount": null,
          *           "due_date": null,
          *           "livemode": false,
@@ -25671,11 +25741,11 @@ export type components = {
          *           "tax_atom": 0,
          *           "voided_at": null,
          *           "overdue_at": null,
-         *           "pdf_sha256": "83c70836850812b1d1c5aa8eaa84acd0c1046db3ce6a66b7391aeb3e301e4f87",
+         *           "pdf_sha256": "85e5da95edac93c536841a952e031d5988a9309ba24b28939944f2c0b9be94fc",
          *           "description": null,
-         *           "invoice_pdf": "http://127.0.0.1:35215/api/invoices/in_prod_06h2eezxbqe0btqpkwnrwrc6h5szj/pdf",
+         *           "invoice_pdf": "http://127.0.0.1:33877/api/invoices/in_prod_06h2fhtyba1rh14snk18082e2nbx6/pdf",
          *           "total_taxes": [],
-         *           "finalized_at": "2026-11-29T12:16:12.663Z",
+         *           "finalized_at": "2026-11-29T14:48:27.205Z",
          *           "subscription": null,
          *           "attempt_count": 0,
          *           "customer_name": "Jenny Rosen",
@@ -25690,7 +25760,7 @@ export type components = {
          *           "paid_amount_atom": 0,
          *           "collection_method": "charge_automatically",
          *           "total_amount_atom": 500,
-         *           "hosted_invoice_url": "http://127.0.0.1:35215/invoice/sP57lL1BUgGf9kDxOJK1SGbdQ7pPkE8RCwj08_bqjQc",
+         *           "hosted_invoice_url": "http://127.0.0.1:33877/invoice/YzR9AFiWWzTXo3CIwjdRjLXVRXM4EgTvzgD-Wdst648",
          *           "ending_balance_atom": 0,
          *           "next_payment_attempt": null,
          *           "starting_balance_atom": 0,
@@ -25701,7 +25771,7 @@ export type components = {
          *         "previous_attributes": {
          *           "number": null,
          *           "status": "draft",
-         *           "updated": "2026-11-29T12:16:12.637Z",
+         *           "updated": "2026-11-29T14:48:26.970Z",
          *           "pdf_sha256": null,
          *           "invoice_pdf": null,
          *           "finalized_at": null,
@@ -25743,19 +25813,19 @@ export type components = {
         /**
          * @description The webhook body of `invoice.paid`.
          * @example {
-         *       "id": "evt_prod_06h2eezxpvye70ngw44e0kkwxs9m0",
+         *       "id": "evt_prod_06h2fhv1esrmrcd5r25raxdxc3wg4",
          *       "object": "event",
          *       "type": "invoice.paid",
          *       "sequence": 3,
-         *       "created": 1795954572,
+         *       "created": 1795963707,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "in_prod_06h2eezxbqe0btqpkwnrwrc6h5szj",
+         *           "id": "in_prod_06h2fhtyba1rh14snk18082e2nbx6",
          *           "lines": [
          *             {
-         *               "id": "il_prod_06h2eezxbt4sc3hf0m52wz9hepkm6",
-         *               "price": "price_prod_06h2eezv7rtav2dxa0stegs4yywv2",
+         *               "id": "il_prod_06h2fhtybkf4ax83fj94cht50n0fj",
+         *               "price": "price_prod_06h2fhthnk3f54xqc4pb46ek9az1p",
          *               "quantity": 1,
          *               "tax_rates": [],
          *               "amount_atom": 500,
@@ -25768,11 +25838,11 @@ export type components = {
          *           "number": "EXAMPL-0001",
          *           "object": "invoice",
          *           "status": "paid",
-         *           "created": "2026-11-29T12:16:12.637Z",
-         *           "paid_at": "2026-11-29T12:16:12.721Z",
-         *           "updated": "2026-11-29T12:16:12.721Z",
+         *           "created": "2026-11-29T14:48:26.970Z",
+         *           "paid_at": "2026-11-29T14:48:27.720Z",
+         *           "updated": "2026-11-29T14:48:27.720Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h2eezw7zvvnq1dqa5tk66dk672g",
+         *           "customer": "cus_prod_06h2fhtpg8mqtfnp818mxq9wpe8wm",
          *           "discount": null,
          *           "due_date": null,
          *           "livemode": false,
@@ -25780,11 +25850,11 @@ export type components = {
          *           "tax_atom": 0,
          *           "voided_at": null,
          *           "overdue_at": null,
-         *           "pdf_sha256": "83c70836850812b1d1c5aa8eaa84acd0c1046db3ce6a66b7391aeb3e301e4f87",
+         *           "pdf_sha256": "85e5da95edac93c536841a952e031d5988a9309ba24b28939944f2c0b9be94fc",
          *           "description": null,
-         *           "invoice_pdf": "http://127.0.0.1:35215/api/invoices/in_prod_06h2eezxbqe0btqpkwnrwrc6h5szj/pdf",
+         *           "invoice_pdf": "http://127.0.0.1:33877/api/invoices/in_prod_06h2fhtyba1rh14snk18082e2nbx6/pdf",
          *           "total_taxes": [],
-         *           "finalized_at": "2026-11-29T12:16:12.663Z",
+         *           "finalized_at": "2026-11-29T14:48:27.205Z",
          *           "subscription": null,
          *           "attempt_count": 0,
          *           "customer_name": "Jenny Rosen",
@@ -25792,14 +25862,14 @@ export type components = {
          *           "subtotal_atom": 500,
          *           "customer_email": "jenny@example.com",
          *           "days_until_due": null,
-         *           "payment_intent": "pi_prod_06h2eezxn1fp1ajbb29vy48d6c9fp",
+         *           "payment_intent": "pi_prod_06h2fhv117bnkcrhpnsa54r6knra0",
          *           "reverse_charge": false,
          *           "due_amount_atom": 0,
-         *           "paid_pdf_sha256": "48ff50987054be8f03036d459f036bbb34279d13616437183b0035a4c01fe513",
+         *           "paid_pdf_sha256": "a18d676f908a9480c3d71451506229b9503d66b71a7227d2467d16d504fa8bfe",
          *           "paid_amount_atom": 500,
          *           "collection_method": "charge_automatically",
          *           "total_amount_atom": 500,
-         *           "hosted_invoice_url": "http://127.0.0.1:35215/invoice/sP57lL1BUgGf9kDxOJK1SGbdQ7pPkE8RCwj08_bqjQc",
+         *           "hosted_invoice_url": "http://127.0.0.1:33877/invoice/YzR9AFiWWzTXo3CIwjdRjLXVRXM4EgTvzgD-Wdst648",
          *           "ending_balance_atom": 0,
          *           "next_payment_attempt": null,
          *           "starting_balance_atom": 0,
@@ -25810,7 +25880,7 @@ export type components = {
          *         "previous_attributes": {
          *           "status": "open",
          *           "paid_at": null,
-         *           "updated": "2026-11-29T12:16:12.663Z",
+         *           "updated": "2026-11-29T14:48:27.205Z",
          *           "due_amount_atom": 500,
          *           "paid_pdf_sha256": null,
          *           "paid_amount_atom": 0
@@ -25847,19 +25917,19 @@ export type components = {
         /**
          * @description The webhook body of `invoice.payment_succeeded`.
          * @example {
-         *       "id": "evt_prod_06h2eezxqeds935a061xggge93h2a",
+         *       "id": "evt_prod_06h2fhv1k1yzb8nmbrnbtpcvbzb4m",
          *       "object": "event",
          *       "type": "invoice.payment_succeeded",
          *       "sequence": 4,
-         *       "created": 1795954572,
+         *       "created": 1795963707,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "in_prod_06h2eezxbqe0btqpkwnrwrc6h5szj",
+         *           "id": "in_prod_06h2fhtyba1rh14snk18082e2nbx6",
          *           "lines": [
          *             {
-         *               "id": "il_prod_06h2eezxbt4sc3hf0m52wz9hepkm6",
-         *               "price": "price_prod_06h2eezv7rtav2dxa0stegs4yywv2",
+         *               "id": "il_prod_06h2fhtybkf4ax83fj94cht50n0fj",
+         *               "price": "price_prod_06h2fhthnk3f54xqc4pb46ek9az1p",
          *               "quantity": 1,
          *               "tax_rates": [],
          *               "amount_atom": 500,
@@ -25872,11 +25942,11 @@ export type components = {
          *           "number": "EXAMPL-0001",
          *           "object": "invoice",
          *           "status": "paid",
-         *           "created": "2026-11-29T12:16:12.637Z",
-         *           "paid_at": "2026-11-29T12:16:12.721Z",
-         *           "updated": "2026-11-29T12:16:12.721Z",
+         *           "created": "2026-11-29T14:48:26.970Z",
+         *           "paid_at": "2026-11-29T14:48:27.720Z",
+         *           "updated": "2026-11-29T14:48:27.720Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h2eezw7zvvnq1dqa5tk66dk672g",
+         *           "customer": "cus_prod_06h2fhtpg8mqtfnp818mxq9wpe8wm",
          *           "discount": null,
          *           "due_date": null,
          *           "livemode": false,
@@ -25884,11 +25954,11 @@ export type components = {
          *           "tax_atom": 0,
          *           "voided_at": null,
          *           "overdue_at": null,
-         *           "pdf_sha256": "83c70836850812b1d1c5aa8eaa84acd0c1046db3ce6a66b7391aeb3e301e4f87",
+         *           "pdf_sha256": "85e5da95edac93c536841a952e031d5988a9309ba24b28939944f2c0b9be94fc",
          *           "description": null,
-         *           "invoice_pdf": "http://127.0.0.1:35215/api/invoices/in_prod_06h2eezxbqe0btqpkwnrwrc6h5szj/pdf",
+         *           "invoice_pdf": "http://127.0.0.1:33877/api/invoices/in_prod_06h2fhtyba1rh14snk18082e2nbx6/pdf",
          *           "total_taxes": [],
-         *           "finalized_at": "2026-11-29T12:16:12.663Z",
+         *           "finalized_at": "2026-11-29T14:48:27.205Z",
          *           "subscription": null,
          *           "attempt_count": 0,
          *           "customer_name": "Jenny Rosen",
@@ -25896,14 +25966,14 @@ export type components = {
          *           "subtotal_atom": 500,
          *           "customer_email": "jenny@example.com",
          *           "days_until_due": null,
-         *           "payment_intent": "pi_prod_06h2eezxn1fp1ajbb29vy48d6c9fp",
+         *           "payment_intent": "pi_prod_06h2fhv117bnkcrhpnsa54r6knra0",
          *           "reverse_charge": false,
          *           "due_amount_atom": 0,
-         *           "paid_pdf_sha256": "48ff50987054be8f03036d459f036bbb34279d13616437183b0035a4c01fe513",
+         *           "paid_pdf_sha256": "a18d676f908a9480c3d71451506229b9503d66b71a7227d2467d16d504fa8bfe",
          *           "paid_amount_atom": 500,
          *           "collection_method": "charge_automatically",
          *           "total_amount_atom": 500,
-         *           "hosted_invoice_url": "http://127.0.0.1:35215/invoice/sP57lL1BUgGf9kDxOJK1SGbdQ7pPkE8RCwj08_bqjQc",
+         *           "hosted_invoice_url": "http://127.0.0.1:33877/invoice/YzR9AFiWWzTXo3CIwjdRjLXVRXM4EgTvzgD-Wdst648",
          *           "ending_balance_atom": 0,
          *           "next_payment_attempt": null,
          *           "starting_balance_atom": 0,
@@ -25914,7 +25984,7 @@ export type components = {
          *         "previous_attributes": {
          *           "status": "open",
          *           "paid_at": null,
-         *           "updated": "2026-11-29T12:16:12.663Z",
+         *           "updated": "2026-11-29T14:48:27.205Z",
          *           "due_amount_atom": 500,
          *           "paid_pdf_sha256": null,
          *           "paid_amount_atom": 0
@@ -25951,19 +26021,19 @@ export type components = {
         /**
          * @description The webhook body of `invoice.payment_failed`.
          * @example {
-         *       "id": "evt_prod_06h2eezy34cd0qam9zs8kp99679ce",
+         *       "id": "evt_prod_06h2fhv3xyjecdn39qdgrjzf85btp",
          *       "object": "event",
          *       "type": "invoice.payment_failed",
          *       "sequence": 3,
-         *       "created": 1795954572,
+         *       "created": 1795963708,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "in_prod_06h2eezxyhvm4jsqs2s863377fcqe",
+         *           "id": "in_prod_06h2fhv2wx80d9t1c3mfqe7mn5be4",
          *           "lines": [
          *             {
-         *               "id": "il_prod_06h2eezxyhvm4jsqs2s863377fcqg",
-         *               "price": "price_prod_06h2eezv7rtav2dxa0stegs4yywv2",
+         *               "id": "il_prod_06h2fhv2x4z1cgm5318pqw5mf71yg",
+         *               "price": "price_prod_06h2fhthnk3f54xqc4pb46ek9az1p",
          *               "quantity": 1,
          *               "tax_rates": [],
          *               "amount_atom": 500,
@@ -25976,11 +26046,11 @@ export type components = {
          *           "number": "EXAMPL-0002",
          *           "object": "invoice",
          *           "status": "open",
-         *           "created": "2026-11-29T12:16:12.788Z",
+         *           "created": "2026-11-29T14:48:28.135Z",
          *           "paid_at": null,
-         *           "updated": "2026-11-29T12:16:12.798Z",
+         *           "updated": "2026-11-29T14:48:28.180Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h2eezw7zvvnq1dqa5tk66dk672g",
+         *           "customer": "cus_prod_06h2fhtpg8mqtfnp818mxq9wpe8wm",
          *           "discount": null,
          *           "due_date": null,
          *           "livemode": false,
@@ -25988,11 +26058,11 @@ export type components = {
          *           "tax_atom": 0,
          *           "voided_at": null,
          *           "overdue_at": null,
-         *           "pdf_sha256": "ea87045f376ea38b66856f990864cfa608a7715f6e71072078f9390c04a997d3",
+         *           "pdf_sha256": "2bd7fec111179af614c33533b12c339dd80f60e0b236813efdd1118eaa290770",
          *           "description": null,
-         *           "invoice_pdf": "http://127.0.0.1:35215/api/invoices/in_prod_06h2eezxyhvm4jsqs2s863377fcqe/pdf",
+         *           "invoice_pdf": "http://127.0.0.1:33877/api/invoices/in_prod_06h2fhv2wx80d9t1c3mfqe7mn5be4/pdf",
          *           "total_taxes": [],
-         *           "finalized_at": "2026-11-29T12:16:12.798Z",
+         *           "finalized_at": "2026-11-29T14:48:28.180Z",
          *           "subscription": null,
          *           "attempt_count": 0,
          *           "customer_name": "Jenny Rosen",
@@ -26000,14 +26070,14 @@ export type components = {
          *           "subtotal_atom": 500,
          *           "customer_email": "jenny@example.com",
          *           "days_until_due": null,
-         *           "payment_intent": "pi_prod_06h2eezy25qqsmm549919t53nc7t6",
+         *           "payment_intent": "pi_prod_06h2fhv3jnx6x8cqc3yzt2yqyq6f8",
          *           "reverse_charge": false,
          *           "due_amount_atom": 500,
          *           "paid_pdf_sha256": null,
          *           "paid_amount_atom": 0,
          *           "collection_method": "charge_automatically",
          *           "total_amount_atom": 500,
-         *           "hosted_invoice_url": "http://127.0.0.1:35215/invoice/Ljn9VrXHuOkdpGUGSOIIsvruShE0bJygbQP0H5VV9v8",
+         *           "hosted_invoice_url": "http://127.0.0.1:33877/invoice/HwUBgYOKxE0SfHy7zgTHJ6XQUNGkgKKi9MqGm4iSNX0",
          *           "ending_balance_atom": 0,
          *           "next_payment_attempt": null,
          *           "starting_balance_atom": 0,
@@ -26047,19 +26117,19 @@ export type components = {
         /**
          * @description The webhook body of `invoice.payment_action_required`.
          * @example {
-         *       "id": "evt_prod_06h2eezyaj4n1jqggqhgj0m5hhc3g",
+         *       "id": "evt_prod_06h2fhv53snn5drztbhkg34ky78ct",
          *       "object": "event",
          *       "type": "invoice.payment_action_required",
          *       "sequence": 3,
-         *       "created": 1795954572,
+         *       "created": 1795963708,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "in_prod_06h2eezy4xk2ts9xjgmp9xbmahmhp",
+         *           "id": "in_prod_06h2fhv49bm47aj16v3g9wbnmbtmg",
          *           "lines": [
          *             {
-         *               "id": "il_prod_06h2eezy5282wtnsxsn47yzamass6",
-         *               "price": "price_prod_06h2eezv7rtav2dxa0stegs4yywv2",
+         *               "id": "il_prod_06h2fhv49kdem4nhdycdtjwwsv136",
+         *               "price": "price_prod_06h2fhthnk3f54xqc4pb46ek9az1p",
          *               "quantity": 1,
          *               "tax_rates": [],
          *               "amount_atom": 500,
@@ -26072,11 +26142,11 @@ export type components = {
          *           "number": "EXAMPL-0003",
          *           "object": "invoice",
          *           "status": "open",
-         *           "created": "2026-11-29T12:16:12.839Z",
+         *           "created": "2026-11-29T14:48:28.490Z",
          *           "paid_at": null,
-         *           "updated": "2026-11-29T12:16:12.851Z",
+         *           "updated": "2026-11-29T14:48:28.551Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h2eezw7zvvnq1dqa5tk66dk672g",
+         *           "customer": "cus_prod_06h2fhtpg8mqtfnp818mxq9wpe8wm",
          *           "discount": null,
          *           "due_date": null,
          *           "livemode": false,
@@ -26084,11 +26154,11 @@ export type components = {
          *           "tax_atom": 0,
          *           "voided_at": null,
          *           "overdue_at": null,
-         *           "pdf_sha256": "d95f990d3501dfe9f98b9a5bc2402bf5c41c96aebf20da238ee8f58f920760ec",
+         *           "pdf_sha256": "0144c69534c00009e5a4f54082666f272a90753be1f5a200f92aed68f8414b93",
          *           "description": null,
-         *           "invoice_pdf": "http://127.0.0.1:35215/api/invoices/in_prod_06h2eezy4xk2ts9xjgmp9xbmahmhp/pdf",
+         *           "invoice_pdf": "http://127.0.0.1:33877/api/invoices/in_prod_06h2fhv49bm47aj16v3g9wbnmbtmg/pdf",
          *           "total_taxes": [],
-         *           "finalized_at": "2026-11-29T12:16:12.851Z",
+         *           "finalized_at": "2026-11-29T14:48:28.551Z",
          *           "subscription": null,
          *           "attempt_count": 0,
          *           "customer_name": "Jenny Rosen",
@@ -26096,14 +26166,14 @@ export type components = {
          *           "subtotal_atom": 500,
          *           "customer_email": "jenny@example.com",
          *           "days_until_due": null,
-         *           "payment_intent": "pi_prod_06h2eezy9c7svveczw51btp4q9h72",
+         *           "payment_intent": "pi_prod_06h2fhv4zhv1wc21sxq1t0mtn6nhm",
          *           "reverse_charge": false,
          *           "due_amount_atom": 500,
          *           "paid_pdf_sha256": null,
          *           "paid_amount_atom": 0,
          *           "collection_method": "charge_automatically",
          *           "total_amount_atom": 500,
-         *           "hosted_invoice_url": "http://127.0.0.1:35215/invoice/8KkVxqMPWy83qMnpSoeQStmsg5HacNmKGXZakqTX-Q8",
+         *           "hosted_invoice_url": "http://127.0.0.1:33877/invoice/9f9iG1j1AmII_vp1UzQMQEynO70vCk8o6oJJxe9MutU",
          *           "ending_balance_atom": 0,
          *           "next_payment_attempt": null,
          *           "starting_balance_atom": 0,
@@ -26143,19 +26213,19 @@ export type components = {
         /**
          * @description The webhook body of `invoice.overdue`.
          * @example {
-         *       "id": "evt_prod_06h2ef01eprgs3cf6amad24da77aw",
+         *       "id": "evt_prod_06h2fhvkw5h5tz3fh1d0swe691sx0",
          *       "object": "event",
          *       "type": "invoice.overdue",
          *       "sequence": 3,
-         *       "created": 1796040973,
+         *       "created": 1796050110,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "in_prod_06h2eezzcra0bhxy1kkf5sfqe6xqj",
+         *           "id": "in_prod_06h2fhvb327p4yesq19fg8rh1d5ne",
          *           "lines": [
          *             {
-         *               "id": "il_prod_06h2eezzcra0bhxy1kkf5sfqe6xqm",
-         *               "price": "price_prod_06h2eezv7rtav2dxa0stegs4yywv2",
+         *               "id": "il_prod_06h2fhvb38jeccc5p73fctkdkx69c",
+         *               "price": "price_prod_06h2fhthnk3f54xqc4pb46ek9az1p",
          *               "quantity": 1,
          *               "tax_rates": [],
          *               "amount_atom": 500,
@@ -26168,23 +26238,23 @@ export type components = {
          *           "number": "EXAMPL-0007",
          *           "object": "invoice",
          *           "status": "open",
-         *           "created": "2026-11-29T12:16:13.158Z",
+         *           "created": "2026-11-29T14:48:30.232Z",
          *           "paid_at": null,
-         *           "updated": "2026-11-30T12:16:13.144Z",
+         *           "updated": "2026-11-30T14:48:30.165Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h2eezw7zvvnq1dqa5tk66dk672g",
+         *           "customer": "cus_prod_06h2fhtpg8mqtfnp818mxq9wpe8wm",
          *           "discount": null,
-         *           "due_date": "2026-11-30T12:16:13.144Z",
+         *           "due_date": "2026-11-30T14:48:30.165Z",
          *           "livemode": false,
          *           "metadata": {},
          *           "tax_atom": 0,
          *           "voided_at": null,
-         *           "overdue_at": "2026-11-30T12:16:13.144Z",
-         *           "pdf_sha256": "36d34ce922a50537cf3e5c313e6eeaa123daa2cb49d91a81e4c59d1ae4a5f687",
+         *           "overdue_at": "2026-11-30T14:48:30.165Z",
+         *           "pdf_sha256": "c841eeaf0a855911ceda861e7bd7f91c7d353a5cd75e054d6ac6d563c076b782",
          *           "description": null,
-         *           "invoice_pdf": "http://127.0.0.1:35215/api/invoices/in_prod_06h2eezzcra0bhxy1kkf5sfqe6xqj/pdf",
+         *           "invoice_pdf": "http://127.0.0.1:33877/api/invoices/in_prod_06h2fhvb327p4yesq19fg8rh1d5ne/pdf",
          *           "total_taxes": [],
-         *           "finalized_at": "2026-11-29T12:16:13.168Z",
+         *           "finalized_at": "2026-11-29T14:48:30.331Z",
          *           "subscription": null,
          *           "attempt_count": 0,
          *           "customer_name": "Jenny Rosen",
@@ -26199,7 +26269,7 @@ export type components = {
          *           "paid_amount_atom": 0,
          *           "collection_method": "charge_automatically",
          *           "total_amount_atom": 500,
-         *           "hosted_invoice_url": "http://127.0.0.1:35215/invoice/wMMo04fFTKfacNF66kt3HuxcwchocUs7tumUP5sJhls",
+         *           "hosted_invoice_url": "http://127.0.0.1:33877/invoice/IEJ9Lns9vLQRl4Ud4ZWmiX6B0J1YLaemRbr_96aZnXA",
          *           "ending_balance_atom": 0,
          *           "next_payment_attempt": null,
          *           "starting_balance_atom": 0,
@@ -26208,7 +26278,7 @@ export type components = {
          *           "post_payment_credit_notes_amount_atom": 0
          *         },
          *         "previous_attributes": {
-         *           "updated": "2026-11-29T12:16:13.168Z",
+         *           "updated": "2026-11-29T14:48:30.331Z",
          *           "overdue_at": null
          *         }
          *       }
@@ -26243,19 +26313,19 @@ export type components = {
         /**
          * @description The webhook body of `invoice.voided`.
          * @example {
-         *       "id": "evt_prod_06h2eezyhnces8wg4nw1a689kmgg2",
+         *       "id": "evt_prod_06h2fhv61rvsh7dc2jefqt1548hw8",
          *       "object": "event",
          *       "type": "invoice.voided",
          *       "sequence": 3,
-         *       "created": 1795954572,
+         *       "created": 1795963708,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "in_prod_06h2eezyd99m5s5mpbs7499g26pn4",
+         *           "id": "in_prod_06h2fhv5ehrsmr08yb6w3v19td0x0",
          *           "lines": [
          *             {
-         *               "id": "il_prod_06h2eezydfrtnhxrf2r5jntfev9w2",
-         *               "price": "price_prod_06h2eezv7rtav2dxa0stegs4yywv2",
+         *               "id": "il_prod_06h2fhv5hhy24t092pbd3qxvx43fp",
+         *               "price": "price_prod_06h2fhthnk3f54xqc4pb46ek9az1p",
          *               "quantity": 1,
          *               "tax_rates": [],
          *               "amount_atom": 500,
@@ -26268,23 +26338,23 @@ export type components = {
          *           "number": "EXAMPL-0004",
          *           "object": "invoice",
          *           "status": "void",
-         *           "created": "2026-11-29T12:16:12.906Z",
+         *           "created": "2026-11-29T14:48:28.788Z",
          *           "paid_at": null,
-         *           "updated": "2026-11-29T12:16:12.940Z",
+         *           "updated": "2026-11-29T14:48:28.937Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h2eezw7zvvnq1dqa5tk66dk672g",
+         *           "customer": "cus_prod_06h2fhtpg8mqtfnp818mxq9wpe8wm",
          *           "discount": null,
          *           "due_date": null,
          *           "livemode": false,
          *           "metadata": {},
          *           "tax_atom": 0,
-         *           "voided_at": "2026-11-29T12:16:12.940Z",
+         *           "voided_at": "2026-11-29T14:48:28.937Z",
          *           "overdue_at": null,
-         *           "pdf_sha256": "f9fa3e44f1d161cd716b49c54da8e703f32b315793f3eff060dc240340778bcf",
+         *           "pdf_sha256": "768bf16d9c3f7310f6115b7e990f19a06682b584a0372403e22e143d9993e0df",
          *           "description": null,
-         *           "invoice_pdf": "http://127.0.0.1:35215/api/invoices/in_prod_06h2eezyd99m5s5mpbs7499g26pn4/pdf",
+         *           "invoice_pdf": "http://127.0.0.1:33877/api/invoices/in_prod_06h2fhv5ehrsmr08yb6w3v19td0x0/pdf",
          *           "total_taxes": [],
-         *           "finalized_at": "2026-11-29T12:16:12.922Z",
+         *           "finalized_at": "2026-11-29T14:48:28.871Z",
          *           "subscription": null,
          *           "attempt_count": 0,
          *           "customer_name": "Jenny Rosen",
@@ -26299,7 +26369,7 @@ export type components = {
          *           "paid_amount_atom": 0,
          *           "collection_method": "charge_automatically",
          *           "total_amount_atom": 500,
-         *           "hosted_invoice_url": "http://127.0.0.1:35215/invoice/lC2YyYfVojoAvOL2EzW5P91N14fGogjN130GQRkaPlY",
+         *           "hosted_invoice_url": "http://127.0.0.1:33877/invoice/3MiNS36pU3z1RlczMOrE4eYZ_-DorexhA96h0SyQtUw",
          *           "ending_balance_atom": 0,
          *           "next_payment_attempt": null,
          *           "starting_balance_atom": 0,
@@ -26309,7 +26379,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "status": "open",
-         *           "updated": "2026-11-29T12:16:12.922Z",
+         *           "updated": "2026-11-29T14:48:28.871Z",
          *           "voided_at": null
          *         }
          *       }
@@ -26344,19 +26414,19 @@ export type components = {
         /**
          * @description The webhook body of `invoice.marked_uncollectible`.
          * @example {
-         *       "id": "evt_prod_06h2eezyr36bvwgvqak65ymmwa5et",
+         *       "id": "evt_prod_06h2fhv791em2bybc8bp9vtwz7yx8",
          *       "object": "event",
          *       "type": "invoice.marked_uncollectible",
          *       "sequence": 3,
-         *       "created": 1795954572,
+         *       "created": 1795963709,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "in_prod_06h2eezymcrrzz4dbps7n91san5qe",
+         *           "id": "in_prod_06h2fhv6h84yebm4w3cwq89t0saz8",
          *           "lines": [
          *             {
-         *               "id": "il_prod_06h2eezymcrrzz4dbps7n91san5qg",
-         *               "price": "price_prod_06h2eezv7rtav2dxa0stegs4yywv2",
+         *               "id": "il_prod_06h2fhv6hc8nqf18mpk2dejjezw0e",
+         *               "price": "price_prod_06h2fhthnk3f54xqc4pb46ek9az1p",
          *               "quantity": 1,
          *               "tax_rates": [],
          *               "amount_atom": 500,
@@ -26369,11 +26439,11 @@ export type components = {
          *           "number": "EXAMPL-0005",
          *           "object": "invoice",
          *           "status": "uncollectible",
-         *           "created": "2026-11-29T12:16:12.963Z",
+         *           "created": "2026-11-29T14:48:29.066Z",
          *           "paid_at": null,
-         *           "updated": "2026-11-29T12:16:12.992Z",
+         *           "updated": "2026-11-29T14:48:29.248Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h2eezw7zvvnq1dqa5tk66dk672g",
+         *           "customer": "cus_prod_06h2fhtpg8mqtfnp818mxq9wpe8wm",
          *           "discount": null,
          *           "due_date": null,
          *           "livemode": false,
@@ -26381,11 +26451,11 @@ export type components = {
          *           "tax_atom": 0,
          *           "voided_at": null,
          *           "overdue_at": null,
-         *           "pdf_sha256": "15c9812b331374129b7e5986d646a0ee272ea2c5d35a4d654f3a15cb4e7281b1",
+         *           "pdf_sha256": "41a68f80824813a9a6799e4f15da5720d229273571478696a31b2c6b8c6bdc1c",
          *           "description": null,
-         *           "invoice_pdf": "http://127.0.0.1:35215/api/invoices/in_prod_06h2eezymcrrzz4dbps7n91san5qe/pdf",
+         *           "invoice_pdf": "http://127.0.0.1:33877/api/invoices/in_prod_06h2fhv6h84yebm4w3cwq89t0saz8/pdf",
          *           "total_taxes": [],
-         *           "finalized_at": "2026-11-29T12:16:12.973Z",
+         *           "finalized_at": "2026-11-29T14:48:29.131Z",
          *           "subscription": null,
          *           "attempt_count": 0,
          *           "customer_name": "Jenny Rosen",
@@ -26400,17 +26470,17 @@ export type components = {
          *           "paid_amount_atom": 0,
          *           "collection_method": "charge_automatically",
          *           "total_amount_atom": 500,
-         *           "hosted_invoice_url": "http://127.0.0.1:35215/invoice/r5yPJQ_h5f-TGrExlxO9U3krJXgPlarrDpBcJ4ies3k",
+         *           "hosted_invoice_url": "http://127.0.0.1:33877/invoice/qYqajHKp1uOMtxVvi2wlhJRfQWOSDJwpsL_THRjh2gM",
          *           "ending_balance_atom": 0,
          *           "next_payment_attempt": null,
          *           "starting_balance_atom": 0,
-         *           "marked_uncollectible_at": "2026-11-29T12:16:12.992Z",
+         *           "marked_uncollectible_at": "2026-11-29T14:48:29.248Z",
          *           "pre_payment_credit_notes_amount_atom": 0,
          *           "post_payment_credit_notes_amount_atom": 0
          *         },
          *         "previous_attributes": {
          *           "status": "open",
-         *           "updated": "2026-11-29T12:16:12.973Z",
+         *           "updated": "2026-11-29T14:48:29.131Z",
          *           "marked_uncollectible_at": null
          *         }
          *       }
@@ -26445,19 +26515,19 @@ export type components = {
         /**
          * @description The webhook body of `invoice.refunded`.
          * @example {
-         *       "id": "evt_prod_06h2eezxxnd8bjhms0k599dzq14g6",
+         *       "id": "evt_prod_06h2fhv2rrp9nx1bwdegagf38rpkm",
          *       "object": "event",
          *       "type": "invoice.refunded",
          *       "sequence": 5,
-         *       "created": 1795954572,
+         *       "created": 1795963708,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "in_prod_06h2eezxbqe0btqpkwnrwrc6h5szj",
+         *           "id": "in_prod_06h2fhtyba1rh14snk18082e2nbx6",
          *           "lines": [
          *             {
-         *               "id": "il_prod_06h2eezxbt4sc3hf0m52wz9hepkm6",
-         *               "price": "price_prod_06h2eezv7rtav2dxa0stegs4yywv2",
+         *               "id": "il_prod_06h2fhtybkf4ax83fj94cht50n0fj",
+         *               "price": "price_prod_06h2fhthnk3f54xqc4pb46ek9az1p",
          *               "quantity": 1,
          *               "tax_rates": [],
          *               "amount_atom": 500,
@@ -26470,11 +26540,11 @@ export type components = {
          *           "number": "EXAMPL-0001",
          *           "object": "invoice",
          *           "status": "paid",
-         *           "created": "2026-11-29T12:16:12.637Z",
-         *           "paid_at": "2026-11-29T12:16:12.721Z",
-         *           "updated": "2026-11-29T12:16:12.721Z",
+         *           "created": "2026-11-29T14:48:26.970Z",
+         *           "paid_at": "2026-11-29T14:48:27.720Z",
+         *           "updated": "2026-11-29T14:48:27.720Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h2eezw7zvvnq1dqa5tk66dk672g",
+         *           "customer": "cus_prod_06h2fhtpg8mqtfnp818mxq9wpe8wm",
          *           "discount": null,
          *           "due_date": null,
          *           "livemode": false,
@@ -26482,11 +26552,11 @@ export type components = {
          *           "tax_atom": 0,
          *           "voided_at": null,
          *           "overdue_at": null,
-         *           "pdf_sha256": "83c70836850812b1d1c5aa8eaa84acd0c1046db3ce6a66b7391aeb3e301e4f87",
+         *           "pdf_sha256": "85e5da95edac93c536841a952e031d5988a9309ba24b28939944f2c0b9be94fc",
          *           "description": null,
-         *           "invoice_pdf": "http://127.0.0.1:35215/api/invoices/in_prod_06h2eezxbqe0btqpkwnrwrc6h5szj/pdf",
+         *           "invoice_pdf": "http://127.0.0.1:33877/api/invoices/in_prod_06h2fhtyba1rh14snk18082e2nbx6/pdf",
          *           "total_taxes": [],
-         *           "finalized_at": "2026-11-29T12:16:12.663Z",
+         *           "finalized_at": "2026-11-29T14:48:27.205Z",
          *           "subscription": null,
          *           "attempt_count": 0,
          *           "customer_name": "Jenny Rosen",
@@ -26494,14 +26564,14 @@ export type components = {
          *           "subtotal_atom": 500,
          *           "customer_email": "jenny@example.com",
          *           "days_until_due": null,
-         *           "payment_intent": "pi_prod_06h2eezxn1fp1ajbb29vy48d6c9fp",
+         *           "payment_intent": "pi_prod_06h2fhv117bnkcrhpnsa54r6knra0",
          *           "reverse_charge": false,
          *           "due_amount_atom": 0,
-         *           "paid_pdf_sha256": "48ff50987054be8f03036d459f036bbb34279d13616437183b0035a4c01fe513",
+         *           "paid_pdf_sha256": "a18d676f908a9480c3d71451506229b9503d66b71a7227d2467d16d504fa8bfe",
          *           "paid_amount_atom": 500,
          *           "collection_method": "charge_automatically",
          *           "total_amount_atom": 500,
-         *           "hosted_invoice_url": "http://127.0.0.1:35215/invoice/sP57lL1BUgGf9kDxOJK1SGbdQ7pPkE8RCwj08_bqjQc",
+         *           "hosted_invoice_url": "http://127.0.0.1:33877/invoice/YzR9AFiWWzTXo3CIwjdRjLXVRXM4EgTvzgD-Wdst648",
          *           "ending_balance_atom": 0,
          *           "next_payment_attempt": null,
          *           "starting_balance_atom": 0,
@@ -26541,19 +26611,19 @@ export type components = {
         /**
          * @description The webhook body of `invoice.upcoming`.
          * @example {
-         *       "id": "evt_prod_06h2ef01parjnykbs3t8bmmc57yw0",
+         *       "id": "evt_prod_06h2fhvnvysg0fwjavz7qj0602gr6",
          *       "object": "event",
          *       "type": "invoice.upcoming",
          *       "sequence": 1,
-         *       "created": 1796300173,
+         *       "created": 1796309310,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "in_prod_06h2ef01n2bqb9q5wg44r2z0txp9j",
+         *           "id": "in_prod_06h2fhvncb0cp6yet67thf1jkzvnw",
          *           "lines": [
          *             {
-         *               "id": "il_prod_06h2ef01p5b9vgeb2r3xzjh25dedw",
-         *               "price": "price_prod_06h2eezv63pg213ca31042tj77f4t",
+         *               "id": "il_prod_06h2fhvntdfbfv928aj2r5tewvbpp",
+         *               "price": "price_prod_06h2fhth1z15fbff64djvmes3hqmw",
          *               "quantity": 1,
          *               "tax_rates": [],
          *               "amount_atom": 2000,
@@ -26566,11 +26636,11 @@ export type components = {
          *           "number": null,
          *           "object": "invoice",
          *           "status": "draft",
-         *           "created": "2026-12-06T12:16:13.378Z",
+         *           "created": "2026-12-06T14:48:30.995Z",
          *           "paid_at": null,
-         *           "updated": "2026-12-06T12:16:13.378Z",
+         *           "updated": "2026-12-06T14:48:30.995Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h2eezw7zvvnq1dqa5tk66dk672g",
+         *           "customer": "cus_prod_06h2fhtpg8mqtfnp818mxq9wpe8wm",
          *           "discount": null,
          *           "due_date": null,
          *           "livemode": false,
@@ -26579,11 +26649,11 @@ export type components = {
          *           "voided_at": null,
          *           "overdue_at": null,
          *           "pdf_sha256": null,
-         *           "description": "Subscription to Pro (Monthly), 6 Dec 2026 12:16:13 UTC – 6 Jan 2027 12:16:13 UTC",
+         *           "description": "Subscription to Pro (Monthly), 6 Dec 2026 14:48:30 UTC – 6 Jan 2027 14:48:30 UTC",
          *           "invoice_pdf": null,
          *           "total_taxes": [],
          *           "finalized_at": null,
-         *           "subscription": "sub_prod_06h2ef009f664jn4bnmxwwwr7xdea",
+         *           "subscription": "sub_prod_06h2fhve3hxf7nf9z0f17e5r72hfc",
          *           "attempt_count": 0,
          *           "customer_name": null,
          *           "discount_atom": 0,
@@ -26599,7 +26669,7 @@ export type components = {
          *           "total_amount_atom": 2000,
          *           "hosted_invoice_url": null,
          *           "ending_balance_atom": 0,
-         *           "next_payment_attempt": "2026-12-06T12:16:13.378Z",
+         *           "next_payment_attempt": "2026-12-06T14:48:30.995Z",
          *           "starting_balance_atom": 0,
          *           "marked_uncollectible_at": null,
          *           "pre_payment_credit_notes_amount_atom": 0,
@@ -26637,22 +26707,22 @@ export type components = {
         /**
          * @description The webhook body of `customer.created`.
          * @example {
-         *       "id": "evt_prod_06h2eezw8p72aszmx5575bzs2a7a0",
+         *       "id": "evt_prod_06h2fhtph2q91gcdk49sd8584x0hy",
          *       "object": "event",
          *       "type": "customer.created",
          *       "sequence": 1,
-         *       "created": 1795954572,
+         *       "created": 1795963704,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "cus_prod_06h2eezw7zvvnq1dqa5tk66dk672g",
+         *           "id": "cus_prod_06h2fhtpg8mqtfnp818mxq9wpe8wm",
          *           "name": "Jenny",
          *           "email": "jenny@example.com",
          *           "object": "customer",
          *           "address": null,
-         *           "created": "2026-11-29T12:16:12.350Z",
+         *           "created": "2026-11-29T14:48:24.962Z",
          *           "tax_ids": [],
-         *           "updated": "2026-11-29T12:16:12.350Z",
+         *           "updated": "2026-11-29T14:48:24.962Z",
          *           "balances": {},
          *           "livemode": false,
          *           "metadata": {},
@@ -26735,22 +26805,22 @@ export type components = {
         /**
          * @description The webhook body of `customer.updated`.
          * @example {
-         *       "id": "evt_prod_06h2eezwbqdwg5q10g86b845kv9d6",
+         *       "id": "evt_prod_06h2fhtqaxs76y4ea4zaxkrzrhvrc",
          *       "object": "event",
          *       "type": "customer.updated",
          *       "sequence": 2,
-         *       "created": 1795954572,
+         *       "created": 1795963705,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "cus_prod_06h2eezw7zvvnq1dqa5tk66dk672g",
+         *           "id": "cus_prod_06h2fhtpg8mqtfnp818mxq9wpe8wm",
          *           "name": "Jenny Rosen",
          *           "email": "jenny@example.com",
          *           "object": "customer",
          *           "address": null,
-         *           "created": "2026-11-29T12:16:12.350Z",
+         *           "created": "2026-11-29T14:48:24.962Z",
          *           "tax_ids": [],
-         *           "updated": "2026-11-29T12:16:12.379Z",
+         *           "updated": "2026-11-29T14:48:25.145Z",
          *           "balances": {},
          *           "livemode": false,
          *           "metadata": {},
@@ -26761,7 +26831,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "name": "Jenny",
-         *           "updated": "2026-11-29T12:16:12.350Z"
+         *           "updated": "2026-11-29T14:48:24.962Z"
          *         }
          *       }
          *     }
@@ -26795,23 +26865,23 @@ export type components = {
         /**
          * @description The webhook body of `customer.deleted`.
          * @example {
-         *       "id": "evt_prod_06h2eezwedyj5815te8h17deg9r4w",
+         *       "id": "evt_prod_06h2fhtr0vgd1b4znep12xjrjy678",
          *       "object": "event",
          *       "type": "customer.deleted",
          *       "sequence": 2,
-         *       "created": 1795954572,
+         *       "created": 1795963705,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "cus_prod_06h2eezwd7q4096y19wmwm9bskrn0",
+         *           "id": "cus_prod_06h2fhtqn6t4m6s7q8tc8y05cp924",
          *           "name": null,
          *           "email": "leaving@example.com",
          *           "object": "customer",
          *           "address": null,
-         *           "created": "2026-11-29T12:16:12.393Z",
+         *           "created": "2026-11-29T14:48:25.257Z",
          *           "deleted": true,
          *           "tax_ids": [],
-         *           "updated": "2026-11-29T12:16:12.402Z",
+         *           "updated": "2026-11-29T14:48:25.347Z",
          *           "balances": {},
          *           "livemode": false,
          *           "metadata": {},
@@ -26821,7 +26891,7 @@ export type components = {
          *           "preferred_locale": null
          *         },
          *         "previous_attributes": {
-         *           "updated": "2026-11-29T12:16:12.393Z",
+         *           "updated": "2026-11-29T14:48:25.257Z",
          *           "deleted": null
          *         }
          *       }
@@ -26899,24 +26969,24 @@ export type components = {
         /**
          * @description The webhook body of `customer.discount.created`.
          * @example {
-         *       "id": "evt_prod_06h2eezwg3qk7p52x2pr20fhqkm0a",
+         *       "id": "evt_prod_06h2fhtrab98p8pxhek0wpyyj0e7g",
          *       "object": "event",
          *       "type": "customer.discount.created",
          *       "sequence": 1,
-         *       "created": 1795954572,
+         *       "created": 1795963705,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "di_prod_06h2eezwfwgdsq1a4d7asq2cqw8ry",
+         *           "id": "di_prod_06h2fhtr9enqvt729jab3f7y9ad8y",
          *           "end": null,
-         *           "start": "2026-11-29T12:16:12.413Z",
+         *           "start": "2026-11-29T14:48:25.400Z",
          *           "coupon": {
-         *             "id": "cpn_prod_06h2eezvemp6q8x458zmfnhrrfady",
+         *             "id": "cpn_prod_06h2fhtjgb1tkhhg1y08tphks1ep2",
          *             "name": "Ten percent",
          *             "valid": true,
          *             "object": "coupon",
-         *             "created": "2026-11-29T12:16:12.149Z",
-         *             "updated": "2026-11-29T12:16:12.413Z",
+         *             "created": "2026-11-29T14:48:23.938Z",
+         *             "updated": "2026-11-29T14:48:25.400Z",
          *             "currency": null,
          *             "duration": "forever",
          *             "livemode": false,
@@ -26929,7 +26999,7 @@ export type components = {
          *             "duration_in_months": null
          *           },
          *           "object": "discount",
-         *           "customer": "cus_prod_06h2eezw7zvvnq1dqa5tk66dk672g",
+         *           "customer": "cus_prod_06h2fhtpg8mqtfnp818mxq9wpe8wm",
          *           "livemode": false
          *         }
          *       }
@@ -26982,24 +27052,24 @@ export type components = {
         /**
          * @description The webhook body of `customer.discount.updated`.
          * @example {
-         *       "id": "evt_prod_06h2eezwhyfsdtkyn351vqgr9ft4y",
+         *       "id": "evt_prod_06h2fhts2c8ta13n7befnbnyb092r",
          *       "object": "event",
          *       "type": "customer.discount.updated",
          *       "sequence": 2,
-         *       "created": 1795954572,
+         *       "created": 1795963705,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "di_prod_06h2eezwfwgdsq1a4d7asq2cqw8ry",
+         *           "id": "di_prod_06h2fhtr9enqvt729jab3f7y9ad8y",
          *           "end": null,
-         *           "start": "2026-11-29T12:16:12.429Z",
+         *           "start": "2026-11-29T14:48:25.529Z",
          *           "coupon": {
-         *             "id": "cpn_prod_06h2eezvgab8xk4vc06czpq9awyxc",
+         *             "id": "cpn_prod_06h2fhtjrbmwvvmrf5qf71y6b79vm",
          *             "name": null,
          *             "valid": true,
          *             "object": "coupon",
-         *             "created": "2026-11-29T12:16:12.162Z",
-         *             "updated": "2026-11-29T12:16:12.429Z",
+         *             "created": "2026-11-29T14:48:24.002Z",
+         *             "updated": "2026-11-29T14:48:25.529Z",
          *             "currency": "usd",
          *             "duration": "once",
          *             "livemode": false,
@@ -27012,18 +27082,18 @@ export type components = {
          *             "duration_in_months": null
          *           },
          *           "object": "discount",
-         *           "customer": "cus_prod_06h2eezw7zvvnq1dqa5tk66dk672g",
+         *           "customer": "cus_prod_06h2fhtpg8mqtfnp818mxq9wpe8wm",
          *           "livemode": false
          *         },
          *         "previous_attributes": {
-         *           "start": "2026-11-29T12:16:12.413Z",
+         *           "start": "2026-11-29T14:48:25.400Z",
          *           "coupon": {
-         *             "id": "cpn_prod_06h2eezvemp6q8x458zmfnhrrfady",
+         *             "id": "cpn_prod_06h2fhtjgb1tkhhg1y08tphks1ep2",
          *             "name": "Ten percent",
          *             "valid": true,
          *             "object": "coupon",
-         *             "created": "2026-11-29T12:16:12.149Z",
-         *             "updated": "2026-11-29T12:16:12.413Z",
+         *             "created": "2026-11-29T14:48:23.938Z",
+         *             "updated": "2026-11-29T14:48:25.400Z",
          *             "currency": null,
          *             "duration": "forever",
          *             "livemode": false,
@@ -27068,24 +27138,24 @@ export type components = {
         /**
          * @description The webhook body of `customer.discount.deleted`.
          * @example {
-         *       "id": "evt_prod_06h2eezwk1dvz89vtxkwzdd8cdhxt",
+         *       "id": "evt_prod_06h2fhtsgp4fwn1abay502z6gq54m",
          *       "object": "event",
          *       "type": "customer.discount.deleted",
          *       "sequence": 3,
-         *       "created": 1795954572,
+         *       "created": 1795963705,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "di_prod_06h2eezwfwgdsq1a4d7asq2cqw8ry",
+         *           "id": "di_prod_06h2fhtr9enqvt729jab3f7y9ad8y",
          *           "end": null,
-         *           "start": "2026-11-29T12:16:12.429Z",
+         *           "start": "2026-11-29T14:48:25.529Z",
          *           "coupon": {
-         *             "id": "cpn_prod_06h2eezvgab8xk4vc06czpq9awyxc",
+         *             "id": "cpn_prod_06h2fhtjrbmwvvmrf5qf71y6b79vm",
          *             "name": null,
          *             "valid": true,
          *             "object": "coupon",
-         *             "created": "2026-11-29T12:16:12.162Z",
-         *             "updated": "2026-11-29T12:16:12.429Z",
+         *             "created": "2026-11-29T14:48:24.002Z",
+         *             "updated": "2026-11-29T14:48:25.529Z",
          *             "currency": "usd",
          *             "duration": "once",
          *             "livemode": false,
@@ -27099,7 +27169,7 @@ export type components = {
          *           },
          *           "object": "discount",
          *           "deleted": true,
-         *           "customer": "cus_prod_06h2eezw7zvvnq1dqa5tk66dk672g",
+         *           "customer": "cus_prod_06h2fhtpg8mqtfnp818mxq9wpe8wm",
          *           "livemode": false
          *         },
          *         "previous_attributes": {
@@ -27156,20 +27226,20 @@ export type components = {
         /**
          * @description The webhook body of `coupon.created`.
          * @example {
-         *       "id": "evt_prod_06h2eezvey614s16qrk41strjwevj",
+         *       "id": "evt_prod_06h2fhtjgnn7b7t2tww1mvt68tvf8",
          *       "object": "event",
          *       "type": "coupon.created",
          *       "sequence": 1,
-         *       "created": 1795954572,
+         *       "created": 1795963703,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "cpn_prod_06h2eezvemp6q8x458zmfnhrrfady",
+         *           "id": "cpn_prod_06h2fhtjgb1tkhhg1y08tphks1ep2",
          *           "name": null,
          *           "valid": true,
          *           "object": "coupon",
-         *           "created": "2026-11-29T12:16:12.149Z",
-         *           "updated": "2026-11-29T12:16:12.149Z",
+         *           "created": "2026-11-29T14:48:23.938Z",
+         *           "updated": "2026-11-29T14:48:23.938Z",
          *           "currency": null,
          *           "duration": "forever",
          *           "livemode": false,
@@ -27251,20 +27321,20 @@ export type components = {
         /**
          * @description The webhook body of `coupon.updated`.
          * @example {
-         *       "id": "evt_prod_06h2eezvj3enzpsn2gwee3arwkbsr",
+         *       "id": "evt_prod_06h2fhtjwc6ed46wdc8vejj7drt4c",
          *       "object": "event",
          *       "type": "coupon.updated",
          *       "sequence": 2,
-         *       "created": 1795954572,
+         *       "created": 1795963704,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "cpn_prod_06h2eezvemp6q8x458zmfnhrrfady",
+         *           "id": "cpn_prod_06h2fhtjgb1tkhhg1y08tphks1ep2",
          *           "name": "Ten percent",
          *           "valid": true,
          *           "object": "coupon",
-         *           "created": "2026-11-29T12:16:12.149Z",
-         *           "updated": "2026-11-29T12:16:12.175Z",
+         *           "created": "2026-11-29T14:48:23.938Z",
+         *           "updated": "2026-11-29T14:48:24.031Z",
          *           "currency": null,
          *           "duration": "forever",
          *           "livemode": false,
@@ -27278,7 +27348,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "name": null,
-         *           "updated": "2026-11-29T12:16:12.149Z"
+         *           "updated": "2026-11-29T14:48:23.938Z"
          *         }
          *       }
          *     }
@@ -27312,21 +27382,21 @@ export type components = {
         /**
          * @description The webhook body of `coupon.deleted`.
          * @example {
-         *       "id": "evt_prod_06h2eezvmfh9t47jwnkmvgx7xwfx4",
+         *       "id": "evt_prod_06h2fhtk51t3f1cb6q46kdms06geg",
          *       "object": "event",
          *       "type": "coupon.deleted",
          *       "sequence": 2,
-         *       "created": 1795954572,
+         *       "created": 1795963704,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "cpn_prod_06h2eezvka1ar286nsfdbc9wse6nt",
+         *           "id": "cpn_prod_06h2fhtk28v8hje60mmsbbw7jgn1a",
          *           "name": null,
          *           "valid": false,
          *           "object": "coupon",
-         *           "created": "2026-11-29T12:16:12.186Z",
+         *           "created": "2026-11-29T14:48:24.082Z",
          *           "deleted": true,
-         *           "updated": "2026-11-29T12:16:12.194Z",
+         *           "updated": "2026-11-29T14:48:24.103Z",
          *           "currency": null,
          *           "duration": "forever",
          *           "livemode": false,
@@ -27340,7 +27410,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "valid": true,
-         *           "updated": "2026-11-29T12:16:12.186Z",
+         *           "updated": "2026-11-29T14:48:24.082Z",
          *           "deleted": null
          *         }
          *       }
@@ -27414,22 +27484,22 @@ export type components = {
         /**
          * @description The webhook body of `price.created`.
          * @example {
-         *       "id": "evt_prod_06h2eezv65vsdnbtrb2bjxgv289ne",
+         *       "id": "evt_prod_06h2fhth2vpg38g1z6ychexgnwgn8",
          *       "object": "event",
          *       "type": "price.created",
          *       "sequence": 1,
-         *       "created": 1795954572,
+         *       "created": 1795963703,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "price_prod_06h2eezv63pg213ca31042tj77f4t",
+         *           "id": "price_prod_06h2fhth1z15fbff64djvmes3hqmw",
          *           "type": "recurring",
          *           "tiers": null,
          *           "active": true,
          *           "object": "price",
-         *           "created": "2026-11-29T12:16:12.079Z",
-         *           "product": "prod_prod_06h2eezv1pvdm6v9tzenkvfz1yrsc",
-         *           "updated": "2026-11-29T12:16:12.079Z",
+         *           "created": "2026-11-29T14:48:23.567Z",
+         *           "product": "prod_prod_06h2fhtg1xbdatvvr847rc9sp4gra",
+         *           "updated": "2026-11-29T14:48:23.567Z",
          *           "currency": "usd",
          *           "livemode": false,
          *           "metadata": {},
@@ -27523,22 +27593,22 @@ export type components = {
         /**
          * @description The webhook body of `price.updated`.
          * @example {
-         *       "id": "evt_prod_06h2eezv9fcyxzfw80dd0cv3e5278",
+         *       "id": "evt_prod_06h2fhthypb9535yhfwctehs7jev2",
          *       "object": "event",
          *       "type": "price.updated",
          *       "sequence": 2,
-         *       "created": 1795954572,
+         *       "created": 1795963703,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "price_prod_06h2eezv63pg213ca31042tj77f4t",
+         *           "id": "price_prod_06h2fhth1z15fbff64djvmes3hqmw",
          *           "type": "recurring",
          *           "tiers": null,
          *           "active": true,
          *           "object": "price",
-         *           "created": "2026-11-29T12:16:12.079Z",
-         *           "product": "prod_prod_06h2eezv1pvdm6v9tzenkvfz1yrsc",
-         *           "updated": "2026-11-29T12:16:12.106Z",
+         *           "created": "2026-11-29T14:48:23.567Z",
+         *           "product": "prod_prod_06h2fhtg1xbdatvvr847rc9sp4gra",
+         *           "updated": "2026-11-29T14:48:23.793Z",
          *           "currency": "usd",
          *           "livemode": false,
          *           "metadata": {},
@@ -27554,7 +27624,7 @@ export type components = {
          *           "unit_amount_atom": 2000
          *         },
          *         "previous_attributes": {
-         *           "updated": "2026-11-29T12:16:12.079Z",
+         *           "updated": "2026-11-29T14:48:23.567Z",
          *           "nickname": null
          *         }
          *       }
@@ -27589,23 +27659,23 @@ export type components = {
         /**
          * @description The webhook body of `price.deleted`.
          * @example {
-         *       "id": "evt_prod_06h2eezvcf0cczdx469614m8tna8r",
+         *       "id": "evt_prod_06h2fhtja86egw9jc03dyskpetrb8",
          *       "object": "event",
          *       "type": "price.deleted",
          *       "sequence": 2,
-         *       "created": 1795954572,
+         *       "created": 1795963703,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "price_prod_06h2eezvb5m42y2jncsypbapgqzer",
+         *           "id": "price_prod_06h2fhtj5svt7shk17z5nbczvq81y",
          *           "type": "one_time",
          *           "tiers": null,
          *           "active": true,
          *           "object": "price",
-         *           "created": "2026-11-29T12:16:12.121Z",
+         *           "created": "2026-11-29T14:48:23.854Z",
          *           "deleted": true,
-         *           "product": "prod_prod_06h2eezv4ndbvpchpap7t6ec6jz26",
-         *           "updated": "2026-11-29T12:16:12.130Z",
+         *           "product": "prod_prod_06h2fhtgqzdzx38f4gxxmad6sxsxm",
+         *           "updated": "2026-11-29T14:48:23.888Z",
          *           "currency": "usd",
          *           "livemode": false,
          *           "metadata": {},
@@ -27616,7 +27686,7 @@ export type components = {
          *           "unit_amount_atom": 100
          *         },
          *         "previous_attributes": {
-         *           "updated": "2026-11-29T12:16:12.121Z",
+         *           "updated": "2026-11-29T14:48:23.854Z",
          *           "deleted": null
          *         }
          *       }
@@ -27699,20 +27769,20 @@ export type components = {
         /**
          * @description The webhook body of `product.created`.
          * @example {
-         *       "id": "evt_prod_06h2eezv1wt385nt04vfegspsw294",
+         *       "id": "evt_prod_06h2fhtg2bcdqc9bv5gfcfffy44mm",
          *       "object": "event",
          *       "type": "product.created",
          *       "sequence": 1,
-         *       "created": 1795954572,
+         *       "created": 1795963703,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "prod_prod_06h2eezv1pvdm6v9tzenkvfz1yrsc",
+         *           "id": "prod_prod_06h2fhtg1xbdatvvr847rc9sp4gra",
          *           "name": "Pro",
          *           "active": true,
          *           "object": "product",
-         *           "created": "2026-11-29T12:16:12.045Z",
-         *           "updated": "2026-11-29T12:16:12.045Z",
+         *           "created": "2026-11-29T14:48:23.311Z",
+         *           "updated": "2026-11-29T14:48:23.311Z",
          *           "livemode": false,
          *           "metadata": {},
          *           "description": null
@@ -27773,26 +27843,26 @@ export type components = {
         /**
          * @description The webhook body of `product.updated`.
          * @example {
-         *       "id": "evt_prod_06h2eezv3h4cmr0nq4j0jtrz5xpej",
+         *       "id": "evt_prod_06h2fhtg8jrjn36tkkzcwhpheg8bt",
          *       "object": "event",
          *       "type": "product.updated",
          *       "sequence": 2,
-         *       "created": 1795954572,
+         *       "created": 1795963703,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "prod_prod_06h2eezv1pvdm6v9tzenkvfz1yrsc",
+         *           "id": "prod_prod_06h2fhtg1xbdatvvr847rc9sp4gra",
          *           "name": "Pro",
          *           "active": true,
          *           "object": "product",
-         *           "created": "2026-11-29T12:16:12.045Z",
-         *           "updated": "2026-11-29T12:16:12.059Z",
+         *           "created": "2026-11-29T14:48:23.311Z",
+         *           "updated": "2026-11-29T14:48:23.357Z",
          *           "livemode": false,
          *           "metadata": {},
          *           "description": "The pro plan"
          *         },
          *         "previous_attributes": {
-         *           "updated": "2026-11-29T12:16:12.045Z",
+         *           "updated": "2026-11-29T14:48:23.311Z",
          *           "description": null
          *         }
          *       }
@@ -27827,27 +27897,27 @@ export type components = {
         /**
          * @description The webhook body of `product.deleted`.
          * @example {
-         *       "id": "evt_prod_06h2eezvdn4jnzt7tx1as22y5pkbr",
+         *       "id": "evt_prod_06h2fhtjdcz7agd6x8dwbg1ajwqs2",
          *       "object": "event",
          *       "type": "product.deleted",
          *       "sequence": 2,
-         *       "created": 1795954572,
+         *       "created": 1795963703,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "prod_prod_06h2eezv4ndbvpchpap7t6ec6jz26",
+         *           "id": "prod_prod_06h2fhtgqzdzx38f4gxxmad6sxsxm",
          *           "name": "Spare",
          *           "active": true,
          *           "object": "product",
-         *           "created": "2026-11-29T12:16:12.069Z",
+         *           "created": "2026-11-29T14:48:23.487Z",
          *           "deleted": true,
-         *           "updated": "2026-11-29T12:16:12.140Z",
+         *           "updated": "2026-11-29T14:48:23.911Z",
          *           "livemode": false,
          *           "metadata": {},
          *           "description": null
          *         },
          *         "previous_attributes": {
-         *           "updated": "2026-11-29T12:16:12.069Z",
+         *           "updated": "2026-11-29T14:48:23.487Z",
          *           "deleted": null
          *         }
          *       }
@@ -27907,21 +27977,21 @@ export type components = {
         /**
          * @description The webhook body of `refund.created`.
          * @example {
-         *       "id": "evt_prod_06h2eezx7kajx2xjevrzaezrfprvt",
+         *       "id": "evt_prod_06h2fhtxjk2yh6pndgp0pe5f0hza2",
          *       "object": "event",
          *       "type": "refund.created",
          *       "sequence": 1,
-         *       "created": 1795954572,
+         *       "created": 1795963706,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "re_prod_06h2eezx7c4g8np4ja7fc0yg5vsp4",
+         *           "id": "re_prod_06h2fhtxhngam9hrc10qxe6weq6te",
          *           "object": "refund",
          *           "reason": null,
          *           "status": "pending",
-         *           "created": "2026-11-29T12:16:12.602Z",
-         *           "payment": "py_prod_06h2eezwsbvc1gtdczwba396y6za4",
-         *           "updated": "2026-11-29T12:16:12.602Z",
+         *           "created": "2026-11-29T14:48:26.765Z",
+         *           "payment": "py_prod_06h2fhtv1pxtgmm3p7bewdz1e7xd6",
+         *           "updated": "2026-11-29T14:48:26.765Z",
          *           "currency": "usd",
          *           "livemode": false,
          *           "metadata": {},
@@ -27988,21 +28058,21 @@ export type components = {
         /**
          * @description The webhook body of `refund.updated`.
          * @example {
-         *       "id": "evt_prod_06h2eezx7rtg0yh69m94mavzmcy0g",
+         *       "id": "evt_prod_06h2fhtxm6ym735hcyqzqgdw3fyk4",
          *       "object": "event",
          *       "type": "refund.updated",
          *       "sequence": 2,
-         *       "created": 1795954572,
+         *       "created": 1795963706,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "re_prod_06h2eezx7c4g8np4ja7fc0yg5vsp4",
+         *           "id": "re_prod_06h2fhtxhngam9hrc10qxe6weq6te",
          *           "object": "refund",
          *           "reason": null,
          *           "status": "succeeded",
-         *           "created": "2026-11-29T12:16:12.602Z",
-         *           "payment": "py_prod_06h2eezwsbvc1gtdczwba396y6za4",
-         *           "updated": "2026-11-29T12:16:12.605Z",
+         *           "created": "2026-11-29T14:48:26.765Z",
+         *           "payment": "py_prod_06h2fhtv1pxtgmm3p7bewdz1e7xd6",
+         *           "updated": "2026-11-29T14:48:26.780Z",
          *           "currency": "usd",
          *           "livemode": false,
          *           "metadata": {},
@@ -28011,7 +28081,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "status": "pending",
-         *           "updated": "2026-11-29T12:16:12.602Z"
+         *           "updated": "2026-11-29T14:48:26.765Z"
          *         }
          *       }
          *     }
@@ -28045,21 +28115,21 @@ export type components = {
         /**
          * @description The webhook body of `refund.failed`.
          * @example {
-         *       "id": "evt_prod_06h2eezxafdjt8rbh0nfw0k0f63j8",
+         *       "id": "evt_prod_06h2fhty45zk6crfnbptmpezc003c",
          *       "object": "event",
          *       "type": "refund.failed",
          *       "sequence": 2,
-         *       "created": 1795954572,
+         *       "created": 1795963706,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "re_prod_06h2eezxa7eawq6b7s8ja5vgdqbmj",
+         *           "id": "re_prod_06h2fhty303scf4j3t6t0dbcftmy4",
          *           "object": "refund",
          *           "reason": null,
          *           "status": "failed",
-         *           "created": "2026-11-29T12:16:12.625Z",
-         *           "payment": "py_prod_06h2eezx4cv95ha139em8patd5pdm",
-         *           "updated": "2026-11-29T12:16:12.627Z",
+         *           "created": "2026-11-29T14:48:26.904Z",
+         *           "payment": "py_prod_06h2fhtx7v2bk7wqedqtcbp9pg16y",
+         *           "updated": "2026-11-29T14:48:26.911Z",
          *           "currency": "usd",
          *           "livemode": false,
          *           "metadata": {},
@@ -28068,7 +28138,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "status": "pending",
-         *           "updated": "2026-11-29T12:16:12.625Z",
+         *           "updated": "2026-11-29T14:48:26.904Z",
          *           "failure_reason": null
          *         }
          *       }
@@ -28103,23 +28173,29 @@ export type components = {
         /**
          * @description The webhook body of `api_token.created`.
          * @example {
-         *       "id": "evt_prod_06h2eeznrc942qhz5jrvk2dbrdfc2",
+         *       "id": "evt_prod_06h2fhspeeeh6qa9t0c45fxrbr6z6",
          *       "object": "event",
          *       "type": "api_token.created",
          *       "sequence": 1,
-         *       "created": 1795954570,
+         *       "created": 1795963696,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "key_prod_06h2eeznqzss6w2jbgkfca7r3sg58",
+         *           "id": "key_prod_06h2fhsp95c7smzcczb6qmkqrhvs6",
          *           "kind": "secret",
          *           "name": "catalogue",
          *           "object": "api_token",
          *           "status": "active",
-         *           "created": "2026-11-29T12:16:10.687Z",
-         *           "display": "st_prod_…bm6w",
+         *           "created": "2026-11-29T14:48:16.706Z",
+         *           "display": "st_prod_…qahy",
+         *           "expires_at": null,
          *           "revoked_at": null,
-         *           "last_used_at": null
+         *           "allowed_ips": null,
+         *           "description": null,
+         *           "permissions": null,
+         *           "last_used_at": null,
+         *           "last_used_ip": null,
+         *           "previous_secret_expires_at": null
          *         }
          *       }
          *     }
@@ -28175,7 +28251,6 @@ export type components = {
              * @example 2026-11-22T08:00:00.000Z
              */
             created?: string;
-            /** @description Recorded at most once a minute. */
             last_used_at?: string | null;
             /** @description The client address of the call that last recorded `last_used_at`. */
             last_used_ip?: string | null;
@@ -28184,23 +28259,29 @@ export type components = {
         /**
          * @description The webhook body of `api_token.revoked`.
          * @example {
-         *       "id": "evt_prod_06h2eezpa50e3t4ttzxvqpqfjrra6",
+         *       "id": "evt_prod_06h2fhsttm7j15z5hcrvaegxj4wa0",
          *       "object": "event",
          *       "type": "api_token.revoked",
-         *       "sequence": 2,
-         *       "created": 1795954570,
+         *       "sequence": 3,
+         *       "created": 1795963697,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "key_prod_06h2eezp62c6mam32ckwkkhs06w3j",
+         *           "id": "key_prod_06h2fhssf9yq8x90808cznmepadgp",
          *           "kind": "publishable",
          *           "name": "spare",
          *           "object": "api_token",
          *           "status": "revoked",
-         *           "created": "2026-11-29T12:16:10.795Z",
-         *           "display": "pt_prod_…0kdn",
-         *           "revoked_at": "2026-11-29T12:16:10.832Z",
-         *           "last_used_at": null
+         *           "created": "2026-11-29T14:48:17.517Z",
+         *           "display": "pt_prod_…kkjw",
+         *           "expires_at": null,
+         *           "revoked_at": "2026-11-29T14:48:17.876Z",
+         *           "allowed_ips": null,
+         *           "description": null,
+         *           "permissions": null,
+         *           "last_used_at": null,
+         *           "last_used_ip": null,
+         *           "previous_secret_expires_at": null
          *         },
          *         "previous_attributes": {
          *           "status": "active",
@@ -28238,23 +28319,23 @@ export type components = {
         /**
          * @description The webhook body of `webhook_endpoint.created`.
          * @example {
-         *       "id": "evt_prod_06h2eezpe99j2m3afxq11jen81z90",
+         *       "id": "evt_prod_06h2fhsvbb7nkmkwaxwtb4twmp03r",
          *       "object": "event",
          *       "type": "webhook_endpoint.created",
          *       "sequence": 1,
-         *       "created": 1795954570,
+         *       "created": 1795963698,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "whe_prod_06h2eezpe2s38065vzzdtj2zjfh1p",
+         *           "id": "whe_prod_06h2fhsv9nb9tr6aj6ctcw25kj9yc",
          *           "url": "https://example.com/audit",
          *           "events": [
          *             "customer.created"
          *           ],
          *           "object": "webhook_endpoint",
-         *           "created": "2026-11-29T12:16:10.864Z",
+         *           "created": "2026-11-29T14:48:17.994Z",
          *           "enabled": true,
-         *           "updated": "2026-11-29T12:16:10.864Z",
+         *           "updated": "2026-11-29T14:48:17.994Z",
          *           "livemode": false,
          *           "description": null,
          *           "disabled_at": null,
@@ -28330,23 +28411,23 @@ export type components = {
         /**
          * @description The webhook body of `webhook_endpoint.updated`.
          * @example {
-         *       "id": "evt_prod_06h2eezpgv0e465m7mg79e0kvb3v4",
+         *       "id": "evt_prod_06h2fhsw2vbkw6j8chp7shhz7zaf0",
          *       "object": "event",
          *       "type": "webhook_endpoint.updated",
          *       "sequence": 2,
-         *       "created": 1795954570,
+         *       "created": 1795963698,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "whe_prod_06h2eezpe2s38065vzzdtj2zjfh1p",
+         *           "id": "whe_prod_06h2fhsv9nb9tr6aj6ctcw25kj9yc",
          *           "url": "https://example.com/audit",
          *           "events": [
          *             "customer.created"
          *           ],
          *           "object": "webhook_endpoint",
-         *           "created": "2026-11-29T12:16:10.864Z",
+         *           "created": "2026-11-29T14:48:17.994Z",
          *           "enabled": true,
-         *           "updated": "2026-11-29T12:16:10.884Z",
+         *           "updated": "2026-11-29T14:48:18.194Z",
          *           "livemode": false,
          *           "description": "Audit",
          *           "disabled_at": null,
@@ -28356,7 +28437,7 @@ export type components = {
          *           "previous_secret_expires_at": null
          *         },
          *         "previous_attributes": {
-         *           "updated": "2026-11-29T12:16:10.864Z",
+         *           "updated": "2026-11-29T14:48:17.994Z",
          *           "description": null
          *         }
          *       }
@@ -28391,35 +28472,35 @@ export type components = {
         /**
          * @description The webhook body of `webhook_endpoint.deleted`.
          * @example {
-         *       "id": "evt_prod_06h2eezpr76y5mgcz0g3ycytnffh8",
+         *       "id": "evt_prod_06h2fhsxk05jzj8a688yxcf4w2bxm",
          *       "object": "event",
          *       "type": "webhook_endpoint.deleted",
          *       "sequence": 6,
-         *       "created": 1795954570,
+         *       "created": 1795963698,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "whe_prod_06h2eezpe2s38065vzzdtj2zjfh1p",
+         *           "id": "whe_prod_06h2fhsv9nb9tr6aj6ctcw25kj9yc",
          *           "url": "https://example.com/audit",
          *           "events": [
          *             "customer.created"
          *           ],
          *           "object": "webhook_endpoint",
-         *           "created": "2026-11-29T12:16:10.864Z",
+         *           "created": "2026-11-29T14:48:17.994Z",
          *           "deleted": true,
          *           "enabled": false,
-         *           "updated": "2026-11-29T12:16:10.944Z",
+         *           "updated": "2026-11-29T14:48:18.576Z",
          *           "livemode": false,
          *           "description": "Audit",
          *           "disabled_at": null,
          *           "failing_since": null,
          *           "disabled_reason": null,
          *           "max_deliveries_per_second": null,
-         *           "previous_secret_expires_at": "2026-11-30T12:16:10.928Z"
+         *           "previous_secret_expires_at": "2026-11-30T14:48:18.461Z"
          *         },
          *         "previous_attributes": {
          *           "enabled": true,
-         *           "updated": "2026-11-29T12:16:10.928Z",
+         *           "updated": "2026-11-29T14:48:18.461Z",
          *           "deleted": null
          *         }
          *       }
@@ -28490,23 +28571,23 @@ export type components = {
         /**
          * @description The webhook body of `webhook_endpoint.disabled`.
          * @example {
-         *       "id": "evt_prod_06h2eezpk371xpk646am1c41ftep0",
+         *       "id": "evt_prod_06h2fhswr5gdcafj9dcw0hd6p3k52",
          *       "object": "event",
          *       "type": "webhook_endpoint.disabled",
          *       "sequence": 3,
-         *       "created": 1795954570,
+         *       "created": 1795963698,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "whe_prod_06h2eezpe2s38065vzzdtj2zjfh1p",
+         *           "id": "whe_prod_06h2fhsv9nb9tr6aj6ctcw25kj9yc",
          *           "url": "https://example.com/audit",
          *           "events": [
          *             "customer.created"
          *           ],
          *           "object": "webhook_endpoint",
-         *           "created": "2026-11-29T12:16:10.864Z",
+         *           "created": "2026-11-29T14:48:17.994Z",
          *           "enabled": false,
-         *           "updated": "2026-11-29T12:16:10.902Z",
+         *           "updated": "2026-11-29T14:48:18.368Z",
          *           "livemode": false,
          *           "description": "Audit",
          *           "disabled_at": null,
@@ -28517,7 +28598,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "enabled": true,
-         *           "updated": "2026-11-29T12:16:10.884Z"
+         *           "updated": "2026-11-29T14:48:18.194Z"
          *         }
          *       }
          *     }
@@ -28551,23 +28632,23 @@ export type components = {
         /**
          * @description The webhook body of `webhook_endpoint.enabled`.
          * @example {
-         *       "id": "evt_prod_06h2eezpmw6h7n6x2k8zscht0dwzr",
+         *       "id": "evt_prod_06h2fhswxtavtezb3jxfmqs09m0me",
          *       "object": "event",
          *       "type": "webhook_endpoint.enabled",
          *       "sequence": 4,
-         *       "created": 1795954570,
+         *       "created": 1795963698,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "whe_prod_06h2eezpe2s38065vzzdtj2zjfh1p",
+         *           "id": "whe_prod_06h2fhsv9nb9tr6aj6ctcw25kj9yc",
          *           "url": "https://example.com/audit",
          *           "events": [
          *             "customer.created"
          *           ],
          *           "object": "webhook_endpoint",
-         *           "created": "2026-11-29T12:16:10.864Z",
+         *           "created": "2026-11-29T14:48:17.994Z",
          *           "enabled": true,
-         *           "updated": "2026-11-29T12:16:10.917Z",
+         *           "updated": "2026-11-29T14:48:18.411Z",
          *           "livemode": false,
          *           "description": "Audit",
          *           "disabled_at": null,
@@ -28578,7 +28659,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "enabled": false,
-         *           "updated": "2026-11-29T12:16:10.902Z"
+         *           "updated": "2026-11-29T14:48:18.368Z"
          *         }
          *       }
          *     }
@@ -28612,33 +28693,33 @@ export type components = {
         /**
          * @description The webhook body of `webhook_endpoint.secret_rotated`.
          * @example {
-         *       "id": "evt_prod_06h2eezppdvv9f6cp9y90s7hkn0fa",
+         *       "id": "evt_prod_06h2fhsx6p9djxad8cvptz9z2bgrw",
          *       "object": "event",
          *       "type": "webhook_endpoint.secret_rotated",
          *       "sequence": 5,
-         *       "created": 1795954570,
+         *       "created": 1795963698,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "whe_prod_06h2eezpe2s38065vzzdtj2zjfh1p",
+         *           "id": "whe_prod_06h2fhsv9nb9tr6aj6ctcw25kj9yc",
          *           "url": "https://example.com/audit",
          *           "events": [
          *             "customer.created"
          *           ],
          *           "object": "webhook_endpoint",
-         *           "created": "2026-11-29T12:16:10.864Z",
+         *           "created": "2026-11-29T14:48:17.994Z",
          *           "enabled": true,
-         *           "updated": "2026-11-29T12:16:10.928Z",
+         *           "updated": "2026-11-29T14:48:18.461Z",
          *           "livemode": false,
          *           "description": "Audit",
          *           "disabled_at": null,
          *           "failing_since": null,
          *           "disabled_reason": null,
          *           "max_deliveries_per_second": null,
-         *           "previous_secret_expires_at": "2026-11-30T12:16:10.928Z"
+         *           "previous_secret_expires_at": "2026-11-30T14:48:18.461Z"
          *         },
          *         "previous_attributes": {
-         *           "updated": "2026-11-29T12:16:10.917Z",
+         *           "updated": "2026-11-29T14:48:18.411Z",
          *           "previous_secret_expires_at": null
          *         }
          *       }
@@ -28673,18 +28754,18 @@ export type components = {
         /**
          * @description The webhook body of `user.signed_in`.
          * @example {
-         *       "id": "evt_prod_06h2eeznmxbe1057kwgfq8n1w78vp",
+         *       "id": "evt_prod_06h2fhsncf3km33td4qw9m2nvdf7r",
          *       "object": "event",
          *       "type": "user.signed_in",
          *       "sequence": 1,
-         *       "created": 1795954570,
+         *       "created": 1795963696,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "user_prod_06h2eezmyx04dh8drbp80smkenzc4",
+         *           "id": "user_prod_06h2fhsep8wnvjc22cdrqp66exycj",
          *           "name": "Test User",
          *           "role": "owner",
-         *           "email": "user-e9ddcae51b@example.com",
+         *           "email": "user-9b39d49db0@example.com",
          *           "object": "user"
          *         }
          *       }
@@ -28730,18 +28811,18 @@ export type components = {
         /**
          * @description The webhook body of `user.sign_in_failed`.
          * @example {
-         *       "id": "evt_prod_06h2eezqy5m86wmrxevzfnzz6hvvc",
+         *       "id": "evt_prod_06h2fht4r69t6ctcxagxn25gavv80",
          *       "object": "event",
          *       "type": "user.sign_in_failed",
          *       "sequence": 2,
-         *       "created": 1795954571,
+         *       "created": 1795963700,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "user_prod_06h2eezmyx04dh8drbp80smkenzc4",
+         *           "id": "user_prod_06h2fhsep8wnvjc22cdrqp66exycj",
          *           "name": "Test User",
          *           "role": "owner",
-         *           "email": "user-e9ddcae51b@example.com",
+         *           "email": "user-9b39d49db0@example.com",
          *           "object": "user"
          *         }
          *       }
@@ -28776,18 +28857,18 @@ export type components = {
         /**
          * @description The webhook body of `user.signed_out`.
          * @example {
-         *       "id": "evt_prod_06h2eezryqxbwy0qk7bavbnjypegy",
+         *       "id": "evt_prod_06h2fht91z9fe80qv08tes6wy1fd2",
          *       "object": "event",
          *       "type": "user.signed_out",
          *       "sequence": 4,
-         *       "created": 1795954571,
+         *       "created": 1795963701,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "user_prod_06h2eezmyx04dh8drbp80smkenzc4",
+         *           "id": "user_prod_06h2fhsep8wnvjc22cdrqp66exycj",
          *           "name": "Test User",
          *           "role": "owner",
-         *           "email": "user-e9ddcae51b@example.com",
+         *           "email": "user-9b39d49db0@example.com",
          *           "object": "user"
          *         }
          *       }
@@ -28822,18 +28903,18 @@ export type components = {
         /**
          * @description The webhook body of `user.password_changed`.
          * @example {
-         *       "id": "evt_prod_06h2eezrffr33af3rqyhgpr1sfdp8",
+         *       "id": "evt_prod_06h2fht6qdhztmw3fjgzga7nfgsv6",
          *       "object": "event",
          *       "type": "user.password_changed",
          *       "sequence": 3,
-         *       "created": 1795954571,
+         *       "created": 1795963700,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "user_prod_06h2eezmyx04dh8drbp80smkenzc4",
+         *           "id": "user_prod_06h2fhsep8wnvjc22cdrqp66exycj",
          *           "name": "Test User",
          *           "role": "owner",
-         *           "email": "user-e9ddcae51b@example.com",
+         *           "email": "user-9b39d49db0@example.com",
          *           "object": "user"
          *         }
          *       }
@@ -28868,15 +28949,15 @@ export type components = {
         /**
          * @description The webhook body of `account.settings_updated`.
          * @example {
-         *       "id": "evt_prod_06h2eeztx4f0v5p8z5ks2a8yzvgp8",
+         *       "id": "evt_prod_06h2fhtfbkqjnmfa2p576wzgpbzyy",
          *       "object": "event",
          *       "type": "account.settings_updated",
          *       "sequence": 3,
-         *       "created": 1795954572,
+         *       "created": 1795963703,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "acc_prod_06h2eezmyj6vx9y9qn837t78xg1pc",
+         *           "id": "acc_prod_06h2fhsemahyrt9e8ak3nvrtve2g0",
          *           "object": "account_settings",
          *           "tax_id": null,
          *           "address": {
@@ -28969,20 +29050,20 @@ export type components = {
         /**
          * @description The webhook body of `tax_rate.created`.
          * @example {
-         *       "id": "evt_prod_06h2eeztyrg4wfvvpf68nh7pfhkyg",
+         *       "id": "evt_prod_06h2fhtfnxsjvqhzg3qbh1rddv49y",
          *       "object": "event",
          *       "type": "tax_rate.created",
          *       "sequence": 1,
-         *       "created": 1795954572,
+         *       "created": 1795963703,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "txr_prod_06h2eeztyjjzd1kq7062z8jp1qxm2",
+         *           "id": "txr_prod_06h2fhtfnhtsn6925kgrns5tdh2rp",
          *           "active": true,
          *           "object": "tax_rate",
          *           "country": "DE",
-         *           "created": "2026-11-29T12:16:12.020Z",
-         *           "updated": "2026-11-29T12:16:12.020Z",
+         *           "created": "2026-11-29T14:48:23.212Z",
+         *           "updated": "2026-11-29T14:48:23.212Z",
          *           "livemode": false,
          *           "metadata": {},
          *           "inclusive": false,
@@ -29051,20 +29132,20 @@ export type components = {
         /**
          * @description The webhook body of `tax_rate.updated`.
          * @example {
-         *       "id": "evt_prod_06h2eezv0a1adrs8b339fqx6h1pd2",
+         *       "id": "evt_prod_06h2fhtfxa65pgchmw21y9ta9bvn8",
          *       "object": "event",
          *       "type": "tax_rate.updated",
          *       "sequence": 2,
-         *       "created": 1795954572,
+         *       "created": 1795963703,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "txr_prod_06h2eeztyjjzd1kq7062z8jp1qxm2",
+         *           "id": "txr_prod_06h2fhtfnhtsn6925kgrns5tdh2rp",
          *           "active": false,
          *           "object": "tax_rate",
          *           "country": "DE",
-         *           "created": "2026-11-29T12:16:12.020Z",
-         *           "updated": "2026-11-29T12:16:12.034Z",
+         *           "created": "2026-11-29T14:48:23.212Z",
+         *           "updated": "2026-11-29T14:48:23.269Z",
          *           "livemode": false,
          *           "metadata": {},
          *           "inclusive": false,
@@ -29075,7 +29156,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "active": true,
-         *           "updated": "2026-11-29T12:16:12.020Z"
+         *           "updated": "2026-11-29T14:48:23.212Z"
          *         }
          *       }
          *     }
@@ -29109,19 +29190,19 @@ export type components = {
         /**
          * @description The webhook body of `meter.created`.
          * @example {
-         *       "id": "evt_prod_06h2eezvzx1xew9cj6nfen8maew7p",
+         *       "id": "evt_prod_06h2fhtmcdp5agzbza59met91baew",
          *       "object": "event",
          *       "type": "meter.created",
          *       "sequence": 1,
-         *       "created": 1795954572,
+         *       "created": 1795963704,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "mtr_prod_06h2eezvzx1xew9cj6nfen8maew7m",
+         *           "id": "mtr_prod_06h2fhtmc7a61yx1ndzcrcmp9kswg",
          *           "object": "meter",
          *           "status": "active",
-         *           "created": "2026-11-29T12:16:12.286Z",
-         *           "updated": "2026-11-29T12:16:12.286Z",
+         *           "created": "2026-11-29T14:48:24.417Z",
+         *           "updated": "2026-11-29T14:48:24.417Z",
          *           "livemode": false,
          *           "value_key": "value",
          *           "event_name": "api_request",
@@ -29191,19 +29272,19 @@ export type components = {
         /**
          * @description The webhook body of `meter.updated`.
          * @example {
-         *       "id": "evt_prod_06h2eezw1et0pc1s5xt5c32e06kyr",
+         *       "id": "evt_prod_06h2fhtmmsrd77e6grn7pd0h5g3xe",
          *       "object": "event",
          *       "type": "meter.updated",
          *       "sequence": 2,
-         *       "created": 1795954572,
+         *       "created": 1795963704,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "mtr_prod_06h2eezvzx1xew9cj6nfen8maew7m",
+         *           "id": "mtr_prod_06h2fhtmc7a61yx1ndzcrcmp9kswg",
          *           "object": "meter",
          *           "status": "active",
-         *           "created": "2026-11-29T12:16:12.286Z",
-         *           "updated": "2026-11-29T12:16:12.299Z",
+         *           "created": "2026-11-29T14:48:24.417Z",
+         *           "updated": "2026-11-29T14:48:24.467Z",
          *           "livemode": false,
          *           "value_key": "value",
          *           "event_name": "api_request",
@@ -29211,7 +29292,7 @@ export type components = {
          *           "display_name": "Requests"
          *         },
          *         "previous_attributes": {
-         *           "updated": "2026-11-29T12:16:12.286Z",
+         *           "updated": "2026-11-29T14:48:24.417Z",
          *           "display_name": "API requests"
          *         }
          *       }
@@ -29246,19 +29327,19 @@ export type components = {
         /**
          * @description The webhook body of `meter.deactivated`.
          * @example {
-         *       "id": "evt_prod_06h2eezw2p8ramjba9gwexv8qg0zj",
+         *       "id": "evt_prod_06h2fhtmzxhqh9a3vy0rryc8bkepw",
          *       "object": "event",
          *       "type": "meter.deactivated",
          *       "sequence": 3,
-         *       "created": 1795954572,
+         *       "created": 1795963704,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "mtr_prod_06h2eezvzx1xew9cj6nfen8maew7m",
+         *           "id": "mtr_prod_06h2fhtmc7a61yx1ndzcrcmp9kswg",
          *           "object": "meter",
          *           "status": "inactive",
-         *           "created": "2026-11-29T12:16:12.286Z",
-         *           "updated": "2026-11-29T12:16:12.308Z",
+         *           "created": "2026-11-29T14:48:24.417Z",
+         *           "updated": "2026-11-29T14:48:24.568Z",
          *           "livemode": false,
          *           "value_key": "value",
          *           "event_name": "api_request",
@@ -29267,7 +29348,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "status": "active",
-         *           "updated": "2026-11-29T12:16:12.299Z"
+         *           "updated": "2026-11-29T14:48:24.467Z"
          *         }
          *       }
          *     }
@@ -29301,19 +29382,19 @@ export type components = {
         /**
          * @description The webhook body of `meter.reactivated`.
          * @example {
-         *       "id": "evt_prod_06h2eezw6dg60v7qbahm99y7j1510",
+         *       "id": "evt_prod_06h2fhtnvd865bsfa4c7rrm3krq1t",
          *       "object": "event",
          *       "type": "meter.reactivated",
          *       "sequence": 4,
-         *       "created": 1795954572,
+         *       "created": 1795963704,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "mtr_prod_06h2eezvzx1xew9cj6nfen8maew7m",
+         *           "id": "mtr_prod_06h2fhtmc7a61yx1ndzcrcmp9kswg",
          *           "object": "meter",
          *           "status": "active",
-         *           "created": "2026-11-29T12:16:12.286Z",
-         *           "updated": "2026-11-29T12:16:12.338Z",
+         *           "created": "2026-11-29T14:48:24.417Z",
+         *           "updated": "2026-11-29T14:48:24.760Z",
          *           "livemode": false,
          *           "value_key": "value",
          *           "event_name": "api_request",
@@ -29322,7 +29403,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "status": "inactive",
-         *           "updated": "2026-11-29T12:16:12.308Z"
+         *           "updated": "2026-11-29T14:48:24.568Z"
          *         }
          *       }
          *     }
@@ -29356,19 +29437,19 @@ export type components = {
         /**
          * @description The webhook body of `feature.created`.
          * @example {
-         *       "id": "evt_prod_06h2eezvnt4hs4tdmbpaysej3d8n4",
+         *       "id": "evt_prod_06h2fhtkbdy5fph5agt3kgzp7tt8y",
          *       "object": "event",
          *       "type": "feature.created",
          *       "sequence": 1,
-         *       "created": 1795954572,
+         *       "created": 1795963704,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "feat_prod_06h2eezvnm6rm6hk6vnmvgb3dcqs4",
+         *           "id": "feat_prod_06h2fhtkaxqwnjcehrr0csm46anpe",
          *           "name": "Reports",
          *           "object": "feature",
-         *           "created": "2026-11-29T12:16:12.205Z",
-         *           "updated": "2026-11-29T12:16:12.205Z",
+         *           "created": "2026-11-29T14:48:24.151Z",
+         *           "updated": "2026-11-29T14:48:24.151Z",
          *           "livemode": false,
          *           "metadata": {},
          *           "lookup_key": "reports"
@@ -29428,28 +29509,28 @@ export type components = {
         /**
          * @description The webhook body of `product_feature.attached`.
          * @example {
-         *       "id": "evt_prod_06h2eezvqq4k4b3fc3xmacgs56fgt",
+         *       "id": "evt_prod_06h2fhtkfa11gp60v7k7wx7fmt86a",
          *       "object": "event",
          *       "type": "product_feature.attached",
          *       "sequence": 1,
-         *       "created": 1795954572,
+         *       "created": 1795963704,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "prodft_prod_06h2eezvqkv2b93kfk6yp5jpraj5p",
+         *           "id": "prodft_prod_06h2fhtkf7hygf89ed6df5wynp1ny",
          *           "object": "product_feature",
-         *           "created": "2026-11-29T12:16:12.220Z",
+         *           "created": "2026-11-29T14:48:24.185Z",
          *           "feature": {
-         *             "id": "feat_prod_06h2eezvnm6rm6hk6vnmvgb3dcqs4",
+         *             "id": "feat_prod_06h2fhtkaxqwnjcehrr0csm46anpe",
          *             "name": "Reports",
          *             "object": "feature",
-         *             "created": "2026-11-29T12:16:12.205Z",
-         *             "updated": "2026-11-29T12:16:12.205Z",
+         *             "created": "2026-11-29T14:48:24.151Z",
+         *             "updated": "2026-11-29T14:48:24.151Z",
          *             "livemode": false,
          *             "metadata": {},
          *             "lookup_key": "reports"
          *           },
-         *           "product": "prod_prod_06h2eezv1pvdm6v9tzenkvfz1yrsc",
+         *           "product": "prod_prod_06h2fhtg1xbdatvvr847rc9sp4gra",
          *           "livemode": false
          *         }
          *       }
@@ -29499,28 +29580,28 @@ export type components = {
         /**
          * @description The webhook body of `product_feature.detached`.
          * @example {
-         *       "id": "evt_prod_06h2eezvvt4jm7de51hb2629e5dbr",
+         *       "id": "evt_prod_06h2fhtktpsaqm80jgmc944hd9hn6",
          *       "object": "event",
          *       "type": "product_feature.detached",
          *       "sequence": 2,
-         *       "created": 1795954572,
+         *       "created": 1795963704,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "prodft_prod_06h2eezvtgv6zn6q5tzm57s5y7p4e",
+         *           "id": "prodft_prod_06h2fhtkpm7v4j1dq9m85y93pws1g",
          *           "object": "product_feature",
-         *           "created": "2026-11-29T12:16:12.244Z",
+         *           "created": "2026-11-29T14:48:24.245Z",
          *           "feature": {
-         *             "id": "feat_prod_06h2eezvs4q3c4jmayrwkcnz9pw10",
+         *             "id": "feat_prod_06h2fhtkkdpv0r90vw63bmvfgh8et",
          *             "name": "Beta",
          *             "object": "feature",
-         *             "created": "2026-11-29T12:16:12.233Z",
-         *             "updated": "2026-11-29T12:16:12.233Z",
+         *             "created": "2026-11-29T14:48:24.219Z",
+         *             "updated": "2026-11-29T14:48:24.219Z",
          *             "livemode": false,
          *             "metadata": {},
          *             "lookup_key": "beta"
          *           },
-         *           "product": "prod_prod_06h2eezv1pvdm6v9tzenkvfz1yrsc",
+         *           "product": "prod_prod_06h2fhtg1xbdatvvr847rc9sp4gra",
          *           "livemode": false
          *         }
          *       }
@@ -29555,23 +29636,23 @@ export type components = {
         /**
          * @description The webhook body of `customer.entitlements.updated`.
          * @example {
-         *       "id": "evt_prod_06h2eezzjm60c9x5p74bwnpa1twr6",
+         *       "id": "evt_prod_06h2fhvbwee3ywkmh1qze3sfkca3g",
          *       "object": "event",
          *       "type": "customer.entitlements.updated",
          *       "sequence": 3,
-         *       "created": 1795954573,
+         *       "created": 1795963710,
          *       "livemode": false,
          *       "data": {
          *         "object": {
          *           "items": [
          *             {
-         *               "feature": "feat_prod_06h2eezvnm6rm6hk6vnmvgb3dcqs4",
+         *               "feature": "feat_prod_06h2fhtkaxqwnjcehrr0csm46anpe",
          *               "lookup_key": "reports",
-         *               "source_subscription": "sub_prod_06h2eezzg8dc65gszrzr0rzq208g4"
+         *               "source_subscription": "sub_prod_06h2fhvbq549d906dsgh93qyh8pyg"
          *             }
          *           ],
          *           "object": "customer_entitlements",
-         *           "customer": "cus_prod_06h2eezw7zvvnq1dqa5tk66dk672g",
+         *           "customer": "cus_prod_06h2fhtpg8mqtfnp818mxq9wpe8wm",
          *           "livemode": false
          *         },
          *         "previous_attributes": {
@@ -29618,16 +29699,16 @@ export type components = {
         /**
          * @description The webhook body of `portal_configuration.updated`.
          * @example {
-         *       "id": "evt_prod_06h2eezvxpx61q4624tahcjs71hqm",
+         *       "id": "evt_prod_06h2fhtm1ervsrtnp2wvq0cqv9b1r",
          *       "object": "event",
          *       "type": "portal_configuration.updated",
          *       "sequence": 4,
-         *       "created": 1795954572,
+         *       "created": 1795963704,
          *       "livemode": false,
          *       "data": {
          *         "object": {
          *           "object": "portal_configuration",
-         *           "updated": "2026-11-29T12:16:12.265Z",
+         *           "updated": "2026-11-29T14:48:24.300Z",
          *           "branding": {
          *             "logo_url": null,
          *             "accent_color": null,
@@ -29818,16 +29899,16 @@ export type components = {
         /**
          * @description The webhook body of `credit_note.created`.
          * @example {
-         *       "id": "evt_prod_06h2eezz0s3tnt3ys3fwpn97rnxv2",
+         *       "id": "evt_prod_06h2fhv8dvsdxpyz1vf149wer2ew8",
          *       "object": "event",
          *       "type": "credit_note.created",
          *       "sequence": 1,
-         *       "created": 1795954573,
+         *       "created": 1795963709,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "cn_prod_06h2eezyzvtwd0c6v4sc5ftdhta6t",
-         *           "pdf": "http://127.0.0.1:35215/api/credit-notes/cn_prod_06h2eezyzvtwd0c6v4sc5ftdhta6t/pdf",
+         *           "id": "cn_prod_06h2fhv87syr5mx2d7ps35dxp5daa",
+         *           "pdf": "http://127.0.0.1:33877/api/credit-notes/cn_prod_06h2fhv87syr5mx2d7ps35dxp5daa/pdf",
          *           "memo": null,
          *           "type": "pre_payment",
          *           "lines": [
@@ -29845,16 +29926,16 @@ export type components = {
          *           "object": "credit_note",
          *           "reason": "order_change",
          *           "status": "issued",
-         *           "created": "2026-11-29T12:16:13.054Z",
-         *           "invoice": "in_prod_06h2eezyttsbgcae16j3v6j5hdze2",
+         *           "created": "2026-11-29T14:48:29.502Z",
+         *           "invoice": "in_prod_06h2fhv7nj7qe6se6txvwsmqprfy2",
          *           "refunds": [],
-         *           "updated": "2026-11-29T12:16:13.054Z",
+         *           "updated": "2026-11-29T14:48:29.502Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h2eezw7zvvnq1dqa5tk66dk672g",
+         *           "customer": "cus_prod_06h2fhtpg8mqtfnp818mxq9wpe8wm",
          *           "livemode": false,
          *           "tax_atom": 0,
          *           "voided_at": null,
-         *           "pdf_sha256": "4512a26d75245908de928466d4cce3cf81bba06eaa845c8949e24372d2bc9468",
+         *           "pdf_sha256": "7113bc9d9ad933f49191b0f03a9a4922ff5cbb0b5272fc00ce6da425f1e39b08",
          *           "total_taxes": [],
          *           "discount_atom": 0,
          *           "subtotal_atom": 100,
@@ -29949,16 +30030,16 @@ export type components = {
         /**
          * @description The webhook body of `credit_note.voided`.
          * @example {
-         *       "id": "evt_prod_06h2eezz43p631jb5br8zwfe0fwbg",
+         *       "id": "evt_prod_06h2fhv9ar00baczkc555feqf90py",
          *       "object": "event",
          *       "type": "credit_note.voided",
          *       "sequence": 2,
-         *       "created": 1795954573,
+         *       "created": 1795963709,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "cn_prod_06h2eezyzvtwd0c6v4sc5ftdhta6t",
-         *           "pdf": "http://127.0.0.1:35215/api/credit-notes/cn_prod_06h2eezyzvtwd0c6v4sc5ftdhta6t/pdf",
+         *           "id": "cn_prod_06h2fhv87syr5mx2d7ps35dxp5daa",
+         *           "pdf": "http://127.0.0.1:33877/api/credit-notes/cn_prod_06h2fhv87syr5mx2d7ps35dxp5daa/pdf",
          *           "memo": null,
          *           "type": "pre_payment",
          *           "lines": [
@@ -29976,16 +30057,16 @@ export type components = {
          *           "object": "credit_note",
          *           "reason": "order_change",
          *           "status": "void",
-         *           "created": "2026-11-29T12:16:13.054Z",
-         *           "invoice": "in_prod_06h2eezyttsbgcae16j3v6j5hdze2",
+         *           "created": "2026-11-29T14:48:29.502Z",
+         *           "invoice": "in_prod_06h2fhv7nj7qe6se6txvwsmqprfy2",
          *           "refunds": [],
-         *           "updated": "2026-11-29T12:16:13.083Z",
+         *           "updated": "2026-11-29T14:48:29.754Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h2eezw7zvvnq1dqa5tk66dk672g",
+         *           "customer": "cus_prod_06h2fhtpg8mqtfnp818mxq9wpe8wm",
          *           "livemode": false,
          *           "tax_atom": 0,
-         *           "voided_at": "2026-11-29T12:16:13.083Z",
-         *           "pdf_sha256": "4512a26d75245908de928466d4cce3cf81bba06eaa845c8949e24372d2bc9468",
+         *           "voided_at": "2026-11-29T14:48:29.754Z",
+         *           "pdf_sha256": "7113bc9d9ad933f49191b0f03a9a4922ff5cbb0b5272fc00ce6da425f1e39b08",
          *           "total_taxes": [],
          *           "discount_atom": 0,
          *           "subtotal_atom": 100,
@@ -29997,7 +30078,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "status": "issued",
-         *           "updated": "2026-11-29T12:16:13.054Z",
+         *           "updated": "2026-11-29T14:48:29.502Z",
          *           "voided_at": null
          *         }
          *       }
@@ -30032,24 +30113,24 @@ export type components = {
         /**
          * @description The webhook body of `customer.balance_transaction.created`.
          * @example {
-         *       "id": "evt_prod_06h2eezz6p5a9snv531ntkf0s90rg",
+         *       "id": "evt_prod_06h2fhv9rn1ne92xv9a4v6avr3gh6",
          *       "object": "event",
          *       "type": "customer.balance_transaction.created",
          *       "sequence": 1,
-         *       "created": 1795954573,
+         *       "created": 1795963709,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "cbtxn_prod_06h2eezz6jng7e5fxx35mzqcgxm5m",
+         *           "id": "cbtxn_prod_06h2fhv9rc6xht2xfc9wfmg358z4j",
          *           "type": "credit_note",
          *           "object": "customer_balance_transaction",
-         *           "created": "2026-11-29T12:16:13.108Z",
-         *           "invoice": "in_prod_06h2eezxbqe0btqpkwnrwrc6h5szj",
+         *           "created": "2026-11-29T14:48:29.891Z",
+         *           "invoice": "in_prod_06h2fhtyba1rh14snk18082e2nbx6",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h2eezw7zvvnq1dqa5tk66dk672g",
+         *           "customer": "cus_prod_06h2fhtpg8mqtfnp818mxq9wpe8wm",
          *           "livemode": false,
          *           "amount_atom": 100,
-         *           "credit_note": "cn_prod_06h2eezz6enh1hcppv8xdsmz7aw6c",
+         *           "credit_note": "cn_prod_06h2fhv9qaxd90rf0h2gvt7ag8pkm",
          *           "description": null,
          *           "ending_balance_atom": 100,
          *           "subscription_change_request": null
@@ -30115,18 +30196,18 @@ export type components = {
         /**
          * @description The webhook body of `member.invited`.
          * @example {
-         *       "id": "evt_prod_06h2eezq2de8txab22z5yzkymzbcp",
+         *       "id": "evt_prod_06h2fhszv83fbq30pn2b1q1jm0p8m",
          *       "object": "event",
          *       "type": "member.invited",
          *       "sequence": 1,
-         *       "created": 1795954571,
+         *       "created": 1795963699,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "inv_prod_06h2eezq1ztz3pgnkq5z6wm0tv1qt",
+         *           "id": "inv_prod_06h2fhszpe13qn3j1mksrtsvfdbhg",
          *           "name": null,
          *           "role": "viewer",
-         *           "email": "withdrawn-mx1szbuw@example.com",
+         *           "email": "withdrawn-mx1yeytu@example.com",
          *           "object": "member",
          *           "status": "invited",
          *           "invitation": null
@@ -30179,18 +30260,18 @@ export type components = {
         /**
          * @description The webhook body of `member.invitation_revoked`.
          * @example {
-         *       "id": "evt_prod_06h2eezq4k9qqxt29ga8zf9qfsdj4",
+         *       "id": "evt_prod_06h2fht0anzjsqnmskvr46q4fvdxg",
          *       "object": "event",
          *       "type": "member.invitation_revoked",
          *       "sequence": 2,
-         *       "created": 1795954571,
+         *       "created": 1795963699,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "inv_prod_06h2eezq1ztz3pgnkq5z6wm0tv1qt",
+         *           "id": "inv_prod_06h2fhszpe13qn3j1mksrtsvfdbhg",
          *           "name": null,
          *           "role": "viewer",
-         *           "email": "withdrawn-mx1szbuw@example.com",
+         *           "email": "withdrawn-mx1yeytu@example.com",
          *           "object": "member",
          *           "status": "invitation_revoked",
          *           "invitation": null
@@ -30230,21 +30311,21 @@ export type components = {
         /**
          * @description The webhook body of `member.joined`.
          * @example {
-         *       "id": "evt_prod_06h2eezqgcvc5ag5w1k2rb9em7ts0",
+         *       "id": "evt_prod_06h2fht2dc4kbkmr3c5trgymefp58",
          *       "object": "event",
          *       "type": "member.joined",
          *       "sequence": 1,
-         *       "created": 1795954571,
+         *       "created": 1795963699,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "user_prod_06h2eezqfymzcfbyrxr9h0ake74vc",
+         *           "id": "user_prod_06h2fht2by87283hvw0twysqgtnc2",
          *           "name": "Joined Member",
          *           "role": "developer",
-         *           "email": "joined-mx1szbuw@example.com",
+         *           "email": "joined-mx1yeytu@example.com",
          *           "object": "member",
          *           "status": "active",
-         *           "invitation": "inv_prod_06h2eezq5xr9yc5rxy8mnn9f9pmx2"
+         *           "invitation": "inv_prod_06h2fht0pw945dby5f067mk74by1r"
          *         }
          *       }
          *     }
@@ -30278,18 +30359,18 @@ export type components = {
         /**
          * @description The webhook body of `member.role_changed`.
          * @example {
-         *       "id": "evt_prod_06h2eezqj8v3msx8pgq9z0cybx7cm",
+         *       "id": "evt_prod_06h2fht2nzxvs51mq98qayzwqpjw8",
          *       "object": "event",
          *       "type": "member.role_changed",
          *       "sequence": 2,
-         *       "created": 1795954571,
+         *       "created": 1795963699,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "user_prod_06h2eezqfymzcfbyrxr9h0ake74vc",
+         *           "id": "user_prod_06h2fht2by87283hvw0twysqgtnc2",
          *           "name": "Joined Member",
          *           "role": "viewer",
-         *           "email": "joined-mx1szbuw@example.com",
+         *           "email": "joined-mx1yeytu@example.com",
          *           "object": "member",
          *           "status": "active",
          *           "invitation": null
@@ -30329,18 +30410,18 @@ export type components = {
         /**
          * @description The webhook body of `member.removed`.
          * @example {
-         *       "id": "evt_prod_06h2eezqm0m6xq4zdq9z6wq9rt7ny",
+         *       "id": "evt_prod_06h2fht31zyn5bgshwby46grgrqd6",
          *       "object": "event",
          *       "type": "member.removed",
          *       "sequence": 3,
-         *       "created": 1795954571,
+         *       "created": 1795963699,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "user_prod_06h2eezqfymzcfbyrxr9h0ake74vc",
+         *           "id": "user_prod_06h2fht2by87283hvw0twysqgtnc2",
          *           "name": "Joined Member",
          *           "role": "viewer",
-         *           "email": "joined-mx1szbuw@example.com",
+         *           "email": "joined-mx1yeytu@example.com",
          *           "object": "member",
          *           "status": "removed",
          *           "invitation": null
@@ -30380,24 +30461,24 @@ export type components = {
         /**
          * @description The webhook body of `payment_processor.connected`.
          * @example {
-         *       "id": "evt_prod_06h2eezs1kj15yrbmd5c3h0kvqtfm",
+         *       "id": "evt_prod_06h2fht9srb366pfzn3qrhrvtr9at",
          *       "object": "event",
          *       "type": "payment_processor.connected",
          *       "sequence": 1,
-         *       "created": 1795954571,
+         *       "created": 1795963701,
          *       "livemode": false,
          *       "data": {
          *         "object": {
          *           "object": "payment_processor",
-         *           "created": "2026-11-29T12:16:11.530Z",
-         *           "updated": "2026-11-29T12:16:11.530Z",
+         *           "created": "2026-11-29T14:48:21.688Z",
+         *           "updated": "2026-11-29T14:48:21.688Z",
          *           "livemode": false,
          *           "processor": "stripe",
-         *           "webhook_url": "http://127.0.0.1:35215/api/processors/stripe/acc_prod_06h2eezmyj6vx9y9qn837t78xg1pc",
+         *           "webhook_url": "http://127.0.0.1:33877/api/processors/stripe/acc_prod_06h2fhsemahyrt9e8ak3nvrtve2g0",
          *           "publishable_key": "pk_test_catalogue_flow",
          *           "secret_key_last4": "flow",
-         *           "processor_account": "acct_99895da38996e597fb371066",
-         *           "webhook_endpoint_id": "we_c0afde2f41a16997c7c5151f"
+         *           "processor_account": "acct_89482f9ef8e23efbd9680b44",
+         *           "webhook_endpoint_id": "we_a4fd4d03b6d9e19d41252b97"
          *         }
          *       }
          *     }
@@ -30474,24 +30555,24 @@ export type components = {
         /**
          * @description The webhook body of `payment_processor.disconnected`.
          * @example {
-         *       "id": "evt_prod_06h2eeztvq3n75zgs9xr35fhmmrec",
+         *       "id": "evt_prod_06h2fhtf81he5ahcs83trnrya46yg",
          *       "object": "event",
          *       "type": "payment_processor.disconnected",
          *       "sequence": 2,
-         *       "created": 1795954571,
+         *       "created": 1795963703,
          *       "livemode": false,
          *       "data": {
          *         "object": {
          *           "object": "payment_processor",
-         *           "created": "2026-11-29T12:16:11.530Z",
-         *           "updated": "2026-11-29T12:16:11.530Z",
+         *           "created": "2026-11-29T14:48:21.688Z",
+         *           "updated": "2026-11-29T14:48:21.688Z",
          *           "livemode": false,
          *           "processor": "stripe",
-         *           "webhook_url": "http://127.0.0.1:35215/api/processors/stripe/acc_prod_06h2eezmyj6vx9y9qn837t78xg1pc",
+         *           "webhook_url": "http://127.0.0.1:33877/api/processors/stripe/acc_prod_06h2fhsemahyrt9e8ak3nvrtve2g0",
          *           "publishable_key": "pk_test_catalogue_flow",
          *           "secret_key_last4": "flow",
-         *           "processor_account": "acct_99895da38996e597fb371066",
-         *           "webhook_endpoint_id": "we_c0afde2f41a16997c7c5151f"
+         *           "processor_account": "acct_89482f9ef8e23efbd9680b44",
+         *           "webhook_endpoint_id": "we_a4fd4d03b6d9e19d41252b97"
          *         }
          *       }
          *     }
@@ -30525,39 +30606,39 @@ export type components = {
         /**
          * @description The webhook body of `subscription_change_request.scheduled`.
          * @example {
-         *       "id": "evt_prod_06h2ef00qabz3y9d1d3ck6gvrr2dc",
+         *       "id": "evt_prod_06h2fhvgac9xdh1xh24t5qeg841we",
          *       "object": "event",
          *       "type": "subscription_change_request.scheduled",
          *       "sequence": 1,
-         *       "created": 1795954573,
+         *       "created": 1795963711,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "scr_prod_06h2ef00kxjy1vg49bk0mk93pte1a",
+         *           "id": "scr_prod_06h2fhvfxaaa6qxzgx7egj7v7ne02",
          *           "steps": [
          *             {
-         *               "item": "si_prod_06h2ef00cm6q9qs82brjz2ynb8tcj",
+         *               "item": "si_prod_06h2fhver75zd83gj9nfnej1ak09p",
          *               "type": "switch_price",
-         *               "price": "price_prod_06h2ef00bg2at1849z6h7tv56ghz2",
+         *               "price": "price_prod_06h2fhvegab54mmxpy3g7stddkt16",
          *               "state": "pending",
          *               "quantity": null
          *             }
          *           ],
          *           "object": "subscription_change_request",
          *           "status": "scheduled",
-         *           "created": "2026-11-29T12:16:13.443Z",
+         *           "created": "2026-11-29T14:48:31.380Z",
          *           "invoice": null,
-         *           "updated": "2026-11-29T12:16:13.493Z",
+         *           "updated": "2026-11-29T14:48:31.545Z",
          *           "currency": "usd",
          *           "livemode": false,
          *           "metadata": {},
          *           "effective": "period_end",
          *           "applied_at": null,
          *           "last_error": null,
-         *           "effective_at": "2026-12-29T12:16:13.412Z",
-         *           "subscription": "sub_prod_06h2ef00cm6q9qs82brjz2ynb8tcg",
+         *           "effective_at": "2026-12-29T14:48:31.157Z",
+         *           "subscription": "sub_prod_06h2fhver75zd83gj9nfnej1ak09m",
          *           "applied_steps": 0,
-         *           "proration_date": "2026-11-29T12:16:13.443Z",
+         *           "proration_date": "2026-11-29T14:48:31.380Z",
          *           "proration_behavior": "create_prorations",
          *           "amount_due_now_atom": 0,
          *           "balance_transaction": null,
@@ -30571,7 +30652,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "status": "open",
-         *           "updated": "2026-11-29T12:16:13.443Z",
+         *           "updated": "2026-11-29T14:48:31.380Z",
          *           "effective_at": null
          *         }
          *       }
@@ -30673,39 +30754,39 @@ export type components = {
         /**
          * @description The webhook body of `subscription_change_request.applied`.
          * @example {
-         *       "id": "evt_prod_06h2ef027nfdyay8m1peh56z8a3s2",
+         *       "id": "evt_prod_06h2fhvv2q25j7eqvrcxsd0zd3416",
          *       "object": "event",
          *       "type": "subscription_change_request.applied",
          *       "sequence": 2,
-         *       "created": 1798546573,
+         *       "created": 1798555711,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "scr_prod_06h2ef00kxjy1vg49bk0mk93pte1a",
+         *           "id": "scr_prod_06h2fhvfxaaa6qxzgx7egj7v7ne02",
          *           "steps": [
          *             {
-         *               "item": "si_prod_06h2ef00cm6q9qs82brjz2ynb8tcj",
+         *               "item": "si_prod_06h2fhver75zd83gj9nfnej1ak09p",
          *               "type": "switch_price",
-         *               "price": "price_prod_06h2ef00bg2at1849z6h7tv56ghz2",
+         *               "price": "price_prod_06h2fhvegab54mmxpy3g7stddkt16",
          *               "state": "applied",
          *               "quantity": null
          *             }
          *           ],
          *           "object": "subscription_change_request",
          *           "status": "applied",
-         *           "created": "2026-11-29T12:16:13.443Z",
+         *           "created": "2026-11-29T14:48:31.380Z",
          *           "invoice": null,
-         *           "updated": "2026-12-29T12:16:13.412Z",
+         *           "updated": "2026-12-29T14:48:31.157Z",
          *           "currency": "usd",
          *           "livemode": false,
          *           "metadata": {},
          *           "effective": "period_end",
-         *           "applied_at": "2026-12-29T12:16:13.412Z",
+         *           "applied_at": "2026-12-29T14:48:31.157Z",
          *           "last_error": null,
-         *           "effective_at": "2026-12-29T12:16:13.412Z",
-         *           "subscription": "sub_prod_06h2ef00cm6q9qs82brjz2ynb8tcg",
+         *           "effective_at": "2026-12-29T14:48:31.157Z",
+         *           "subscription": "sub_prod_06h2fhver75zd83gj9nfnej1ak09m",
          *           "applied_steps": 1,
-         *           "proration_date": "2026-11-29T12:16:13.443Z",
+         *           "proration_date": "2026-11-29T14:48:31.380Z",
          *           "proration_behavior": "create_prorations",
          *           "amount_due_now_atom": 0,
          *           "balance_transaction": null,
@@ -30720,15 +30801,15 @@ export type components = {
          *         "previous_attributes": {
          *           "steps": [
          *             {
-         *               "item": "si_prod_06h2ef00cm6q9qs82brjz2ynb8tcj",
+         *               "item": "si_prod_06h2fhver75zd83gj9nfnej1ak09p",
          *               "type": "switch_price",
-         *               "price": "price_prod_06h2ef00bg2at1849z6h7tv56ghz2",
+         *               "price": "price_prod_06h2fhvegab54mmxpy3g7stddkt16",
          *               "state": "pending",
          *               "quantity": null
          *             }
          *           ],
          *           "status": "scheduled",
-         *           "updated": "2026-11-29T12:16:13.493Z",
+         *           "updated": "2026-11-29T14:48:31.545Z",
          *           "applied_at": null,
          *           "applied_steps": 0
          *         }
@@ -30764,18 +30845,18 @@ export type components = {
         /**
          * @description The webhook body of `subscription_change_request.canceled`.
          * @example {
-         *       "id": "evt_prod_06h2ef00yd7htt6d2f93ddps44660",
+         *       "id": "evt_prod_06h2fhvheqwc1hqxw1ycsdcwm5ay4",
          *       "object": "event",
          *       "type": "subscription_change_request.canceled",
          *       "sequence": 2,
-         *       "created": 1795954573,
+         *       "created": 1795963711,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "scr_prod_06h2ef00vem0996r9v0hrmjga9c1y",
+         *           "id": "scr_prod_06h2fhvgz11yh7rmfabe5wpb79qg2",
          *           "steps": [
          *             {
-         *               "item": "si_prod_06h2ef00cm6q9qs82brjz2ynb8tcj",
+         *               "item": "si_prod_06h2fhver75zd83gj9nfnej1ak09p",
          *               "type": "set_quantity",
          *               "price": null,
          *               "state": "pending",
@@ -30784,19 +30865,19 @@ export type components = {
          *           ],
          *           "object": "subscription_change_request",
          *           "status": "canceled",
-         *           "created": "2026-11-29T12:16:13.520Z",
+         *           "created": "2026-11-29T14:48:31.644Z",
          *           "invoice": null,
-         *           "updated": "2026-11-29T12:16:13.554Z",
+         *           "updated": "2026-11-29T14:48:31.859Z",
          *           "currency": "usd",
          *           "livemode": false,
          *           "metadata": {},
          *           "effective": "period_end",
          *           "applied_at": null,
          *           "last_error": null,
-         *           "effective_at": "2026-12-29T12:16:13.412Z",
-         *           "subscription": "sub_prod_06h2ef00cm6q9qs82brjz2ynb8tcg",
+         *           "effective_at": "2026-12-29T14:48:31.157Z",
+         *           "subscription": "sub_prod_06h2fhver75zd83gj9nfnej1ak09m",
          *           "applied_steps": 0,
-         *           "proration_date": "2026-11-29T12:16:13.520Z",
+         *           "proration_date": "2026-11-29T14:48:31.644Z",
          *           "proration_behavior": "create_prorations",
          *           "amount_due_now_atom": 0,
          *           "balance_transaction": null,
@@ -30810,7 +30891,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "status": "scheduled",
-         *           "updated": "2026-11-29T12:16:13.541Z",
+         *           "updated": "2026-11-29T14:48:31.769Z",
          *           "cancellation_reason": null
          *         }
          *       }
@@ -30845,15 +30926,15 @@ export type components = {
         /**
          * @description The webhook body of `payment_method.attached`.
          * @example {
-         *       "id": "evt_prod_06h2eezwmntzbqby7adb5fdyzmdzp",
+         *       "id": "evt_prod_06h2fhtsyxga4ya0y0mt82fjf2gkj",
          *       "object": "event",
          *       "type": "payment_method.attached",
          *       "sequence": 1,
-         *       "created": 1795954572,
+         *       "created": 1795963705,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "pm_prod_06h2eezwmjh5mxjqq64as3y94qrd8",
+         *           "id": "pm_prod_06h2fhtsyjnaad9txad0meq3hs6e8",
          *           "card": {
          *             "brand": "visa",
          *             "last4": "4242",
@@ -30861,8 +30942,8 @@ export type components = {
          *             "exp_month": 12
          *           },
          *           "object": "payment_method",
-         *           "created": "2026-11-29T12:16:12.452Z",
-         *           "customer": "cus_prod_06h2eezw7zvvnq1dqa5tk66dk672g",
+         *           "created": "2026-11-29T14:48:25.844Z",
+         *           "customer": "cus_prod_06h2fhtpg8mqtfnp818mxq9wpe8wm",
          *           "livemode": false,
          *           "processor": "sandbox",
          *           "detached_at": null,
@@ -30938,15 +31019,15 @@ export type components = {
         /**
          * @description The webhook body of `payment_method.detached`.
          * @example {
-         *       "id": "evt_prod_06h2eezwqep58m249p2k47v85nrc0",
+         *       "id": "evt_prod_06h2fhttmj49z4tjpp7s5cbfkhzwa",
          *       "object": "event",
          *       "type": "payment_method.detached",
          *       "sequence": 2,
-         *       "created": 1795954572,
+         *       "created": 1795963706,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "pm_prod_06h2eezwp917t6g706xt66q3c461m",
+         *           "id": "pm_prod_06h2fhtt9960jyjf3w0e3g5df7wee",
          *           "card": {
          *             "brand": "visa",
          *             "last4": "0002",
@@ -30954,11 +31035,11 @@ export type components = {
          *             "exp_month": 12
          *           },
          *           "object": "payment_method",
-         *           "created": "2026-11-29T12:16:12.466Z",
-         *           "customer": "cus_prod_06h2eezw7zvvnq1dqa5tk66dk672g",
+         *           "created": "2026-11-29T14:48:25.930Z",
+         *           "customer": "cus_prod_06h2fhtpg8mqtfnp818mxq9wpe8wm",
          *           "livemode": false,
          *           "processor": "sandbox",
-         *           "detached_at": "2026-11-29T12:16:12.474Z",
+         *           "detached_at": "2026-11-29T14:48:26.009Z",
          *           "processor_payment_method": "pm_sandbox_declined"
          *         },
          *         "previous_attributes": {
@@ -30996,28 +31077,28 @@ export type components = {
         /**
          * @description The webhook body of `dispute.created`.
          * @example {
-         *       "id": "evt_prod_06h2eezsdx733cq5c30qq7yb66x24",
+         *       "id": "evt_prod_06h2fhtcdrt8k28jx4ndvhr1mqq7r",
          *       "object": "event",
          *       "type": "dispute.created",
          *       "sequence": 1,
-         *       "created": 1795954571,
+         *       "created": 1795963702,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "dp_prod_06h2eezsdptm7v5acjdt6kvna26er",
+         *           "id": "dp_prod_06h2fhtcaa5nw2v8k69nt7avhedva",
          *           "object": "dispute",
          *           "reason": "product_not_received",
          *           "status": "needs_response",
-         *           "created": "2026-11-29T12:16:11.629Z",
-         *           "payment": "py_prod_06h2eezs65kr1m4rks87v9jkaddtt",
-         *           "updated": "2026-11-29T12:16:11.629Z",
+         *           "created": "2026-11-29T14:48:22.354Z",
+         *           "payment": "py_prod_06h2fhtb128g6hk2zt4gf5xm3f2ae",
+         *           "updated": "2026-11-29T14:48:22.354Z",
          *           "currency": "usd",
          *           "livemode": false,
          *           "processor": "stripe",
          *           "amount_atom": 2500,
-         *           "payment_intent": "pi_prod_06h2eezs3pr7xw0aycw2e3ycnj78p",
-         *           "evidence_due_by": "2026-12-06T12:16:11.000Z",
-         *           "processor_dispute": "du_6d37adb880ac5a970ae88855"
+         *           "payment_intent": "pi_prod_06h2fhta9es977b0m8jhgzc21tba4",
+         *           "evidence_due_by": "2026-12-06T14:48:22.000Z",
+         *           "processor_dispute": "du_2614501377464b48dd76dccd"
          *         }
          *       }
          *     }
@@ -31099,33 +31180,33 @@ export type components = {
         /**
          * @description The webhook body of `dispute.updated`.
          * @example {
-         *       "id": "evt_prod_06h2eezsyk5bdf592qqh16xeh4wvr",
+         *       "id": "evt_prod_06h2fhtdw7ndv7tv498607nkkmxyg",
          *       "object": "event",
          *       "type": "dispute.updated",
          *       "sequence": 2,
-         *       "created": 1795954571,
+         *       "created": 1795963702,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "dp_prod_06h2eezsdptm7v5acjdt6kvna26er",
+         *           "id": "dp_prod_06h2fhtcaa5nw2v8k69nt7avhedva",
          *           "object": "dispute",
          *           "reason": "product_not_received",
          *           "status": "under_review",
-         *           "created": "2026-11-29T12:16:11.629Z",
-         *           "payment": "py_prod_06h2eezs65kr1m4rks87v9jkaddtt",
-         *           "updated": "2026-11-29T12:16:11.762Z",
+         *           "created": "2026-11-29T14:48:22.354Z",
+         *           "payment": "py_prod_06h2fhtb128g6hk2zt4gf5xm3f2ae",
+         *           "updated": "2026-11-29T14:48:22.726Z",
          *           "currency": "usd",
          *           "livemode": false,
          *           "processor": "stripe",
          *           "amount_atom": 2500,
-         *           "payment_intent": "pi_prod_06h2eezs3pr7xw0aycw2e3ycnj78p",
+         *           "payment_intent": "pi_prod_06h2fhta9es977b0m8jhgzc21tba4",
          *           "evidence_due_by": null,
-         *           "processor_dispute": "du_6d37adb880ac5a970ae88855"
+         *           "processor_dispute": "du_2614501377464b48dd76dccd"
          *         },
          *         "previous_attributes": {
          *           "status": "needs_response",
-         *           "updated": "2026-11-29T12:16:11.629Z",
-         *           "evidence_due_by": "2026-12-06T12:16:11.000Z"
+         *           "updated": "2026-11-29T14:48:22.354Z",
+         *           "evidence_due_by": "2026-12-06T14:48:22.000Z"
          *         }
          *       }
          *     }
@@ -31159,32 +31240,32 @@ export type components = {
         /**
          * @description The webhook body of `dispute.closed`.
          * @example {
-         *       "id": "evt_prod_06h2eeztdrq5hmk3bnjqsdqj40gkp",
+         *       "id": "evt_prod_06h2fhter6tte1eqx3qvw4m8h9qjg",
          *       "object": "event",
          *       "type": "dispute.closed",
          *       "sequence": 3,
-         *       "created": 1795954571,
+         *       "created": 1795963702,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "dp_prod_06h2eezsdptm7v5acjdt6kvna26er",
+         *           "id": "dp_prod_06h2fhtcaa5nw2v8k69nt7avhedva",
          *           "object": "dispute",
          *           "reason": "product_not_received",
          *           "status": "lost",
-         *           "created": "2026-11-29T12:16:11.629Z",
-         *           "payment": "py_prod_06h2eezs65kr1m4rks87v9jkaddtt",
-         *           "updated": "2026-11-29T12:16:11.885Z",
+         *           "created": "2026-11-29T14:48:22.354Z",
+         *           "payment": "py_prod_06h2fhtb128g6hk2zt4gf5xm3f2ae",
+         *           "updated": "2026-11-29T14:48:22.960Z",
          *           "currency": "usd",
          *           "livemode": false,
          *           "processor": "stripe",
          *           "amount_atom": 2500,
-         *           "payment_intent": "pi_prod_06h2eezs3pr7xw0aycw2e3ycnj78p",
+         *           "payment_intent": "pi_prod_06h2fhta9es977b0m8jhgzc21tba4",
          *           "evidence_due_by": null,
-         *           "processor_dispute": "du_6d37adb880ac5a970ae88855"
+         *           "processor_dispute": "du_2614501377464b48dd76dccd"
          *         },
          *         "previous_attributes": {
          *           "status": "under_review",
-         *           "updated": "2026-11-29T12:16:11.762Z"
+         *           "updated": "2026-11-29T14:48:22.726Z"
          *         }
          *       }
          *     }
@@ -31218,32 +31299,32 @@ export type components = {
         /**
          * @description The webhook body of `email.sent`.
          * @example {
-         *       "id": "evt_prod_06h2eezxx1g5xfp0g20vne71pcawe",
+         *       "id": "evt_prod_06h2fhv2kyh74gb5jrt7h5mbgqc0t",
          *       "object": "event",
          *       "type": "email.sent",
          *       "sequence": 1,
-         *       "created": 1795954572,
+         *       "created": 1795963708,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "eml_prod_06h2eezxqbrpd33jz1p10hdvxhbn4",
+         *           "id": "eml_prod_06h2fhv1htktezpe1nd6s8shpbhwj",
          *           "to": [
          *             "jenny@example.com"
          *           ],
          *           "type": "receipt",
-         *           "event": "evt_prod_06h2eezxpvye70ngw44e0kkwxs9m0",
+         *           "event": "evt_prod_06h2fhv1esrmrcd5r25raxdxc3wg4",
          *           "object": "email",
          *           "status": "sent",
-         *           "created": "2026-11-29T12:16:12.730Z",
-         *           "invoice": "in_prod_06h2eezxbqe0btqpkwnrwrc6h5szj",
-         *           "sent_at": "2026-11-29T12:16:12.774Z",
+         *           "created": "2026-11-29T14:48:27.791Z",
+         *           "invoice": "in_prod_06h2fhtyba1rh14snk18082e2nbx6",
+         *           "sent_at": "2026-11-29T14:48:28.061Z",
          *           "subject": "Your receipt from Example GmbH (invoice EXAMPL-0001)",
          *           "attempts": 1,
-         *           "customer": "cus_prod_06h2eezw7zvvnq1dqa5tk66dk672g",
+         *           "customer": "cus_prod_06h2fhtpg8mqtfnp818mxq9wpe8wm",
          *           "livemode": false,
-         *           "message_id": "<eml_prod_06h2eezxqbrpd33jz1p10hdvxhbn4@localhost>",
+         *           "message_id": "<eml_prod_06h2fhv1htktezpe1nd6s8shpbhwj@localhost>",
          *           "credit_note": null,
-         *           "smtp_response": "250 Written to .data/mail/eml_prod_06h2eezxqbrpd33jz1p10hdvxhbn4.eml (no SMTP_URL)"
+         *           "smtp_response": "250 Written to .data/mail/eml_prod_06h2fhv1htktezpe1nd6s8shpbhwj.eml (no SMTP_URL)"
          *         },
          *         "previous_attributes": {
          *           "status": "queued",
@@ -31316,15 +31397,15 @@ export type components = {
         /**
          * @description The webhook body of `email.failed`.
          * @example {
-         *       "id": "evt_prod_06h2ef035veaeh8raf9ghhveq168t",
+         *       "id": "evt_prod_06h2fhw10h88mmkqadkbsm36q3wky",
          *       "object": "event",
          *       "type": "email.failed",
          *       "sequence": 1,
-         *       "created": 1799410573,
+         *       "created": 1799419712,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "eml_prod_06h2ef0346c060np1rew7t26nf9na",
+         *           "id": "eml_prod_06h2fhw0s11v8nv5xrz1csk3ybcqt",
          *           "to": [
          *             "owner@example.com"
          *           ],
@@ -31332,14 +31413,14 @@ export type components = {
          *           "event": null,
          *           "object": "email",
          *           "status": "rate_limited",
-         *           "created": "2027-01-08T12:16:13.727Z",
+         *           "created": "2027-01-08T14:48:32.745Z",
          *           "invoice": null,
          *           "sent_at": null,
          *           "subject": "Test email from Example GmbH",
          *           "attempts": 1,
          *           "customer": null,
          *           "livemode": false,
-         *           "message_id": "<eml_prod_06h2ef0346c060np1rew7t26nf9na@localhost>",
+         *           "message_id": "<eml_prod_06h2fhw0s11v8nv5xrz1csk3ybcqt@localhost>",
          *           "credit_note": null,
          *           "smtp_response": "429 The account's hourly email limit was reached; this email was not sent."
          *         },
@@ -31376,7 +31457,39 @@ export type components = {
                 previous_attributes?: components["schemas"]["EmailPreviousAttributes"];
             };
         };
-        /** @description The webhook body of `api_key.rolled`. */
+        /**
+         * @description The webhook body of `api_key.rolled`.
+         * @example {
+         *       "id": "evt_prod_06h2fhst3t9jx5zdv0efe1j4dwe76",
+         *       "object": "event",
+         *       "type": "api_key.rolled",
+         *       "sequence": 2,
+         *       "created": 1795963697,
+         *       "livemode": false,
+         *       "data": {
+         *         "object": {
+         *           "id": "key_prod_06h2fhssf9yq8x90808cznmepadgp",
+         *           "kind": "publishable",
+         *           "name": "spare",
+         *           "object": "api_token",
+         *           "status": "active",
+         *           "created": "2026-11-29T14:48:17.517Z",
+         *           "display": "pt_prod_…kkjw",
+         *           "expires_at": null,
+         *           "revoked_at": null,
+         *           "allowed_ips": null,
+         *           "description": null,
+         *           "permissions": null,
+         *           "last_used_at": null,
+         *           "last_used_ip": null,
+         *           "previous_secret_expires_at": null
+         *         },
+         *         "previous_attributes": {
+         *           "display": "pt_prod_…n8v9"
+         *         }
+         *       }
+         *     }
+         */
         ApiKeyRolledWebhookEvent: {
             /** @description Event ID (prefix `evt_`). */
             id: string;
@@ -31434,7 +31547,6 @@ export type components = {
              * @example 2026-11-22T08:00:00.000Z
              */
             created: string;
-            /** @description Recorded at most once a minute. */
             last_used_at: string | null;
             /** @description The client address of the call that last recorded `last_used_at`. */
             last_used_ip: string | null;
