@@ -1,5 +1,8 @@
-/** A token's kind: a secret token, or a publishable one (what a browser may hold). */
-export type TokenKind = "secret" | "publishable";
+/**
+ * A token's kind: a secret token, a publishable one (what a browser may hold), or a restricted key
+ * (`rk_…`: a secret token limited to the permissions it names, docs/api.md "Restricted keys").
+ */
+export type TokenKind = "secret" | "publishable" | "restricted";
 
 /**
  * Who caused a change (the event's `actor_type` / `actor_id`). A token also says its kind, which

@@ -53,7 +53,7 @@ export function isRedactedFieldName(key: string): boolean {
 
 /**
  * Secret values recognised wherever they appear, whatever field holds them: API tokens
- * (`st_…`, `pt_…`, and `rk_…` should restricted keys come), endpoint signing secrets (`whsec_…`),
+ * (`st_…`, `pt_…`, and restricted keys `rk_…`), endpoint signing secrets (`whsec_…`),
  * bearer credentials, invitation tokens (`inv_` and 32 base32 characters: an invitation's id has its
  * environment and another `_` after the prefix, so ids never match), and the capability links'
  * tokens wherever their path shows them (`/portal/start/…`, `/invite/…`, `/invoice/…`,

@@ -18,6 +18,8 @@ export const MANIFEST_EVENT_GROUPS = [
   { group: "Dispute", aggregateType: "dispute", types: ["dispute.created", "dispute.updated", "dispute.closed"] },
   // lib/emails/manifest.ts
   { group: "Email", aggregateType: "email", types: ["email.sent", "email.failed"] },
+  // lib/api-tokens/manifest.ts
+  { group: "API key", aggregateType: "api_key", types: ["api_key.rolled"] },
   // lib/alerts/manifest.ts
   { group: "Alert", aggregateType: "alert_trigger", types: ["alert.triggered", "alert.resolved"] },
 ] as const;
@@ -31,6 +33,7 @@ export const MANIFEST_EVENT_DESCRIPTIONS = {
   "dispute.closed": "A dispute was closed at the processor: `won`, `lost` or `warning_closed`. A closed dispute never changes again.",
   "email.sent": "An email to a customer (a receipt, an invoice, …) was accepted by the SMTP server (or, without SMTP_URL, written as a file); `smtp_response` is its answer.",
   "email.failed": "An email could not be sent: the SMTP server refused it permanently (5xx), temporary refusals outlasted the retries, it could not be rendered, or the account's hourly limit refused it (`status: rate_limited`). `smtp_response` says why.",
+  "api_key.rolled": "An API token was rolled: a new secret (its `display` changed), the previous one working until `previous_secret_expires_at` (null: it stopped at once). The token's id, kind and permissions stay. `metadata` has the actor's `client_address` and `user_agent`.",
   "alert.triggered": "An alert's threshold was crossed for a customer in its current period: the alert, its type, the customer, the meter (usage alerts), the value reached and the threshold. Once per alert, customer and period.",
   "alert.resolved": "The period in which an alert triggered for a customer ended: the alert may trigger again in the new period.",
 } as const;
@@ -40,6 +43,7 @@ export const MANIFEST_AGGREGATE_ID_KINDS = {
   "payment_method": "paymentMethod",
   "dispute": "dispute",
   "email": "email",
+  "api_key": "apiToken",
   "alert_trigger": "alertTrigger",
 } as const;
 
@@ -48,5 +52,6 @@ export const MANIFEST_AGGREGATE_WEIGHTS = {
   "payment_method": 0.1,
   "dispute": 0.05,
   "email": 0.5,
+  "api_key": 0.01,
   "alert_trigger": 0.05,
 } as const;

@@ -21,7 +21,7 @@ type OutrankingTokenRow = {
   id: string;
   livemode: boolean;
   name: string;
-  kind: "secret" | "publishable";
+  kind: "secret" | "publishable" | "restricted";
   display: string;
   creatorRole: Role | null;
   creatorEmail: string | null;

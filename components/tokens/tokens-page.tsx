@@ -19,29 +19,31 @@ export function TokensPage({ accountId }: { accountId: string }) {
         <Can role="admin">
           <Card title="Create a token">
             <p className="mb-3 text-sm text-slate-600">
-              Secret tokens can call every operation on this account: keep them on your servers. Publishable tokens may
-              be embedded in a browser; they can call only the operations the{" "}
+              Secret tokens can call every operation on this account: keep them on your servers. Restricted keys call
+              only what their permissions name (each operation of the{" "}
               <Link href="/reference" className="text-indigo-700 underline">
                 API reference
               </Link>{" "}
-              marks as publishable.
+              names the permission it needs). Publishable tokens may be embedded in a browser; they can call only the
+              operations the reference marks as publishable.
             </p>
             <CreateTokenForm accountId={accountId} onCreated={setCreated} />
-            {created && (
-              <div className="mt-4 space-y-2">
-                <ShownOnce
-                  label={`${created.kind === "secret" ? "Secret" : "Publishable"} token “${created.name}”`}
-                  value={created.token}
-                />
-                <Button variant="secondary" onClick={() => setCreated(null)}>
-                  Dismiss
-                </Button>
-              </div>
-            )}
           </Card>
         </Can>
+        {/* A new or rolled token's secret: shown once, outside the create card (a developer may roll). */}
+        {created && (
+          <div className="space-y-2">
+            <ShownOnce
+              label={`${{ secret: "Secret", publishable: "Publishable", restricted: "Restricted" }[created.kind]} token “${created.name}”`}
+              value={created.token}
+            />
+            <Button variant="secondary" onClick={() => setCreated(null)}>
+              Dismiss
+            </Button>
+          </div>
+        )}
         <Card title="Tokens">
-          <TokenList accountId={accountId} />
+          <TokenList accountId={accountId} onRolled={setCreated} />
         </Card>
       </div>
     </>

@@ -1,4 +1,5 @@
 import { bigint, boolean, index, integer, jsonb, pgEnum, pgTable, text } from "drizzle-orm/pg-core";
+import type { Permissions } from "@/lib/permissions";
 import { createdAt, id, time } from "./columns";
 import { organizations } from "./organizations";
 
@@ -61,7 +62,7 @@ export const accounts = pgTable(
   (t) => [index("accounts_organization_idx").on(t.organizationId)],
 );
 
-export const tokenKindEnum = pgEnum("token_kind", ["secret", "publishable"]);
+export const tokenKindEnum = pgEnum("token_kind", ["secret", "publishable", "restricted"]);
 
 /**
  * API tokens. The token itself is never stored: only its SHA-256, a display prefix and its last
@@ -84,6 +85,18 @@ export const apiTokens = pgTable(
     revokedAt: time("revoked_at"),
     /** Who made it: a user id, or `seed` for the demo tokens that `npm run seed` re-issues. */
     createdBy: text("created_by"),
+    description: text("description"),
+    /** A restricted key's level per resource (lib/permissions.ts); null for the other kinds. */
+    permissions: jsonb("permissions").$type<Permissions>(),
+    /** Client address ranges (CIDR) the key may be used from; null: any. */
+    allowedIps: text("allowed_ips").array(),
+    /** From this instant the key answers 401 (real time, not a test clock). */
+    expiresAt: time("expires_at"),
+    /** The address of the call that last wrote `last_used_at` (at most once a minute). */
+    lastUsedIp: text("last_used_ip"),
+    /** After a roll with overlap: the previous secret's hash, valid until `previous_token_expires_at`. */
+    previousTokenHash: text("previous_token_hash").unique(),
+    previousTokenExpiresAt: time("previous_token_expires_at"),
   },
   (t) => [index("api_tokens_account_idx").on(t.accountId, t.created, t.id)],
 );

@@ -1,3 +1,4 @@
+import { needs } from "@/lib/permissions";
 import { defineOperation } from "@/lib/api/operation";
 import { AccountSettings, AccountSettingsUpdateInput } from "./schema";
 
@@ -12,6 +13,7 @@ export const getAccountSettingsOperation = defineOperation({
   description: "The seller's details printed on invoices, the invoice number prefix and the default invoice language.",
   tag,
   access: "secret",
+  permission: needs("settings", "read"),
   response: { status: 200, description: "The account settings.", schema: AccountSettings },
 });
 
@@ -25,6 +27,7 @@ export const updateAccountSettingsOperation = defineOperation({
     "Sets the given settings; absent ones are kept, null clears one. Emits `account.settings_updated` when anything changed. Numbers already given to invoices keep their prefix.",
   tag,
   access: "secret",
+  permission: needs("settings", "write"),
   body: AccountSettingsUpdateInput,
   response: { status: 200, description: "The updated account settings.", schema: AccountSettings },
   errors: [415, 422],

@@ -1,3 +1,4 @@
+import type { Permissions } from "@/lib/permissions";
 import type { ServiceContext, TokenKind } from "@/lib/context";
 
 /**
@@ -6,7 +7,7 @@ import type { ServiceContext, TokenKind } from "@/lib/context";
  * the operations list sits above every domain, this one included. Kept on globalThis because
  * Next.js bundles a module more than once per process.
  */
-type MintCheck = (ctx: ServiceContext, kind: TokenKind) => void;
+type MintCheck = (ctx: ServiceContext, kind: TokenKind, permissions: Permissions | null) => void;
 
 const CHECK = Symbol.for("billing.api-tokens.mint-check");
 type GlobalWithCheck = typeof globalThis & { [CHECK]?: MintCheck };
@@ -16,8 +17,8 @@ export function registerMintCheck(check: MintCheck): void {
 }
 
 /** Throws the check's refusal; with no check registered it refuses everything rather than mint unchecked. */
-export function checkMayMint(ctx: ServiceContext, kind: TokenKind): void {
+export function checkMayMint(ctx: ServiceContext, kind: TokenKind, permissions: Permissions | null = null): void {
   const check = (globalThis as GlobalWithCheck)[CHECK];
   if (!check) throw new Error("No token-minting check registered: the entry point must call wire() (lib/server/wiring.ts) first.");
-  check(ctx, kind);
+  check(ctx, kind, permissions);
 }

@@ -16,6 +16,7 @@ import { applyDeprecation } from "./deprecation";
 import { recordRequest } from "@/lib/request-recorder/record";
 import { addressOf, rateLimited } from "./rate-limit";
 import type { Access, HttpMethod, Operation, PathParams } from "./operation";
+import { grants, permissionName } from "@/lib/permissions";
 import { internalErrorBody, problemBody, problemResponse } from "./problem";
 import { unavailableResponse } from "./unavailable";
 import { assertStorableParams, parseBody, parseParameters, queryObject, readJsonObject } from "./validation";
@@ -92,11 +93,26 @@ function authorizeToken(operation: Operation, principal: Principal, accountId: s
   if (operation.access === "dashboard") {
     throw new ServiceError("forbidden", "API tokens are managed in the dashboard, not with API tokens.");
   }
-  if (operation.access === "secret" && principal.kind !== "secret") {
+  if (operation.access === "secret" && principal.kind === "publishable") {
     throw new ServiceError(
       "forbidden",
       "Publishable tokens cannot call this operation; call it from your server with a secret token (st_…).",
     );
+  }
+  if (principal.permissions !== null) {
+    // A restricted key: the operation's declared permission, which its grants must name.
+    const required = operation.permission;
+    if (!required) {
+      throw new ServiceError("forbidden", `Restricted keys cannot call ${operation.operationId}: it declares no permission.`);
+    }
+    if (!grants(principal.permissions, required)) {
+      const name = permissionName(required);
+      throw new ServiceError(
+        "forbidden",
+        `This restricted key lacks the permission '${name}' that ${operation.operationId} needs; its level on '${required.resource}' is ${principal.permissions[required.resource] ?? "none"}.`,
+        { required_permission: name, error_code: "permission_denied" },
+      );
+    }
   }
 }
 
@@ -142,7 +158,7 @@ async function authenticate(
       return { ...accountContext(account, { type: "user", id: session.userId }, correlationId), role: session.role };
     }
   }
-  const principal = await authenticateToken(bearerToken(request));
+  const principal = await authenticateToken(bearerToken(request), clientAddressOf(request));
   authorizeToken(operation, principal, accountId);
   if (operation.access === "operator" && accountId !== undefined) {
     // An operator acts on the account named by the path, as the operator's token.

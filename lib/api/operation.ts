@@ -1,5 +1,6 @@
 import type { z } from "zod";
 import type { Role } from "@/lib/auth/roles";
+import type { Permission } from "@/lib/permissions";
 
 /** The names of a path's `{parameters}`, e.g. `"account_id" | "customer_id"`. */
 export type PathParams<P extends string> = P extends `${string}{${infer Name}}${infer Rest}`
@@ -50,6 +51,14 @@ export type Operation<
   description?: string;
   tag: string;
   access: A;
+  /**
+   * What a restricted key (`rk_…`) needs to call it, e.g. `needs("invoices", "write")`
+   * (lib/permissions.ts; docs/api.md, "Restricted keys"): every `secret` and `publishable`
+   * operation declares one (tests/unit/permissions.test.ts names any that does not). `public`,
+   * `dashboard` and `operator` operations declare none: no restricted key can call them (public
+   * ones need no token; dashboard and operator ones refuse every restricted key).
+   */
+  permission?: Permission;
   query?: Q;
   body?: B;
   /**

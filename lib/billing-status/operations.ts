@@ -1,3 +1,4 @@
+import { needs } from "@/lib/permissions";
 import { defineOperation } from "@/lib/api/operation";
 import { BillingStatus, BillingStatusUpdateInput, OperatorBillingStatus } from "./schema";
 
@@ -11,6 +12,7 @@ export const getBillingStatusOperation = defineOperation({
     "Whether the account's organization may process customer-initiated (CIT) and merchant-initiated (MIT) payments. Publishable tokens may call it.",
   tag: "Billing status",
   access: "publishable",
+  permission: needs("settings", "read"),
   response: { status: 200, description: "The billing status.", schema: BillingStatus },
 });
 

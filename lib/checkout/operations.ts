@@ -1,3 +1,4 @@
+import { needs } from "@/lib/permissions";
 import { defineOperation } from "@/lib/api/operation";
 import {
   CheckoutCompletion,
@@ -22,6 +23,7 @@ export const listCheckoutSessionsOperation = defineOperation({
   description: "Newest first; filters `status` and `customer`. Deleted sessions are not listed.",
   tag,
   access: "secret",
+  permission: needs("checkout", "read"),
   query: CheckoutSessionListQuery,
   response: { status: 200, description: "A page of checkout sessions.", schema: CheckoutSessionList },
 });
@@ -36,6 +38,7 @@ export const createCheckoutSessionOperation = defineOperation({
     "A hosted payment page (`url`) for one-time prices (`mode: payment`) or a subscription (`mode: subscription`). Secret **and publishable** tokens (a publishable token may not name a `customer`). Line items: active prices of active products, one currency; recurring prices on one interval for a subscription, one-time prices for a payment. Emits `checkout.session.created`.",
   tag,
   access: "publishable",
+  permission: needs("checkout", "write"),
   body: CheckoutSessionCreateInput,
   response: { status: 201, description: "The open session.", schema: CheckoutSession },
   errors: [415, 422],
@@ -49,6 +52,7 @@ export const getCheckoutSessionOperation = defineOperation({
   summary: "Retrieve a checkout session",
   tag,
   access: "secret",
+  permission: needs("checkout", "read"),
   response: { status: 200, description: "The session.", schema: CheckoutSession },
   errors: [404],
 });
@@ -62,6 +66,7 @@ export const updateCheckoutSessionOperation = defineOperation({
   description: "`metadata`, `customer_email`, while open (409 otherwise). Emits `checkout.session.updated` (nothing when nothing changes).",
   tag,
   access: "secret",
+  permission: needs("checkout", "write"),
   body: CheckoutSessionUpdateInput,
   response: { status: 200, description: "The session.", schema: CheckoutSession },
   errors: [404, 409, 415, 422],
@@ -76,6 +81,7 @@ export const deleteCheckoutSessionOperation = defineOperation({
   description: "An open session only (409 otherwise): it is gone from the API and its page (404) afterwards. Emits `checkout.session.deleted`.",
   tag,
   access: "secret",
+  permission: needs("checkout", "write"),
   response: { status: 200, description: "The deleted session's id.", schema: DeletedCheckoutSession },
   errors: [404, 409],
 });
@@ -89,6 +95,7 @@ export const expireCheckoutSessionOperation = defineOperation({
   description: "Open → expired now (`checkout.session.expired`); the page can no longer be paid. 409 unless open.",
   tag,
   access: "secret",
+  permission: needs("checkout", "write"),
   body: CheckoutSessionExpireInput,
   response: { status: 200, description: "The expired session.", schema: CheckoutSession },
   errors: [404, 409, 415],

@@ -1,3 +1,4 @@
+import { needs } from "@/lib/permissions";
 import { defineOperation } from "@/lib/api/operation";
 import { TestClock, TestClockAdvanceInput } from "./schema";
 
@@ -12,6 +13,7 @@ export const getTestClockOperation = defineOperation({
   description: "The account's current time and the next time-driven transition. Live accounts always show real time.",
   tag,
   access: "secret",
+  permission: needs("settings", "read"),
   response: { status: 200, description: "The clock.", schema: TestClock },
 });
 
@@ -25,6 +27,7 @@ export const advanceTestClockOperation = defineOperation({
     "Moves the sandbox account's time forward to `to`, stopping at each instant where something falls due (trial ends, `invoice.upcoming`, renewals, dunning retries, overdue invoices, checkout expiry) and running it there, in time order. The account's time then keeps running from `to`. Sandbox accounts only (403 on live accounts); `to` must be after the account's current time (422).",
   tag,
   access: "secret",
+  permission: needs("settings", "write"),
   role: "developer",
   body: TestClockAdvanceInput,
   response: { status: 200, description: "The clock after the advance.", schema: TestClock },

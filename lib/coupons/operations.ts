@@ -1,3 +1,4 @@
+import { needs } from "@/lib/permissions";
 import { defineOperation } from "@/lib/api/operation";
 import { Coupon, CouponCreateInput, CouponList, CouponListQuery, CouponUpdateInput, DeletedCoupon } from "./schema";
 
@@ -12,6 +13,7 @@ export const listCouponsOperation = defineOperation({
   description: "Coupons of the account that are not deleted, newest first.",
   tag,
   access: "secret",
+  permission: needs("prices_products", "read"),
   query: CouponListQuery,
   response: { status: 200, description: "A page of coupons.", schema: CouponList },
 });
@@ -28,6 +30,7 @@ export const createCouponOperation = defineOperation({
     "a conflicting one a 422.",
   tag,
   access: "secret",
+  permission: needs("prices_products", "write"),
   body: CouponCreateInput,
   response: { status: 201, description: "The created coupon.", schema: Coupon },
   errors: [415, 422],
@@ -41,6 +44,7 @@ export const getCouponOperation = defineOperation({
   summary: "Retrieve a coupon",
   tag,
   access: "secret",
+  permission: needs("prices_products", "read"),
   response: { status: 200, description: "The coupon.", schema: Coupon },
   errors: [404],
 });
@@ -56,6 +60,7 @@ export const updateCouponOperation = defineOperation({
     "anything changed.",
   tag,
   access: "secret",
+  permission: needs("prices_products", "write"),
   body: CouponUpdateInput,
   response: { status: 200, description: "The updated coupon.", schema: Coupon },
   errors: [404, 415, 422],
@@ -71,6 +76,7 @@ export const deleteCouponOperation = defineOperation({
     "Emits `coupon.deleted`. The coupon can no longer be applied or retrieved; discounts already applied keep it.",
   tag,
   access: "secret",
+  permission: needs("prices_products", "write"),
   response: { status: 200, description: "The deleted coupon's id.", schema: DeletedCoupon },
   errors: [404],
 });

@@ -1,3 +1,4 @@
+import { needs } from "@/lib/permissions";
 import { defineOperation } from "@/lib/api/operation";
 import { InvoicePdf } from "@/lib/invoices/schema";
 import { CreditNote, CreditNoteCreateInput, CreditNoteList, CreditNoteListQuery } from "./schema";
@@ -13,6 +14,7 @@ export const listCreditNotesOperation = defineOperation({
   description: "Newest first; filter `invoice`, `customer`.",
   tag,
   access: "secret",
+  permission: needs("credit_notes", "read"),
   query: CreditNoteListQuery,
   response: { status: 200, description: "A page of credit notes.", schema: CreditNoteList },
 });
@@ -27,6 +29,7 @@ export const createCreditNoteOperation = defineOperation({
     "On an open or uncollectible invoice (pre-payment) it lowers `due_amount_atom` (to 0: the invoice is paid). On a paid invoice (post-payment) `refund_amount_atom` + `credit_amount_atom` + `out_of_band_amount_atom` must equal its total (none given: all credited to the customer's balance): the refund is a real refund of the invoice's payment (`refund.*`, `payment.refunded`, `invoice.refunded`), the credit a balance transaction. Σ of an invoice's credit notes never exceeds its total (422). Emits `credit_note.created`. A draft or void invoice is a 409; an invoice being modified is the retryable 409 `invoice_locked`.",
   tag,
   access: "secret",
+  permission: needs("credit_notes", "write"),
   body: CreditNoteCreateInput,
   response: { status: 201, description: "The credit note.", schema: CreditNote },
   errors: [409, 415, 422],
@@ -41,6 +44,7 @@ export const previewCreditNoteOperation = defineOperation({
   description: "The credit note `createCreditNote` would issue with this body now (the same checks and amounts, the number it would take), stored nowhere: no event, no refund, and its id is not kept.",
   tag,
   access: "secret",
+  permission: needs("credit_notes", "read"),
   body: CreditNoteCreateInput,
   response: { status: 200, description: "The credit note it would be.", schema: CreditNote },
   errors: [409, 415, 422],
@@ -54,6 +58,7 @@ export const getCreditNoteOperation = defineOperation({
   summary: "Retrieve a credit note",
   tag,
   access: "secret",
+  permission: needs("credit_notes", "read"),
   response: { status: 200, description: "The credit note.", schema: CreditNote },
   errors: [404],
 });
@@ -68,6 +73,7 @@ export const voidCreditNoteOperation = defineOperation({
     "Only a pre-payment credit note whose invoice is still open or uncollectible: the invoice's amount due goes back up by its total. Emits `credit_note.voided`. A post-payment or already void credit note is a 409.",
   tag,
   access: "secret",
+  permission: needs("credit_notes", "write"),
   response: { status: 200, description: "The voided credit note.", schema: CreditNote },
   errors: [404, 409],
 });
@@ -81,6 +87,7 @@ export const getCreditNotePdfOperation = defineOperation({
   description: "The credit note as a document (`application/pdf`) in its invoice's language, as issued: the same bytes every time (`pdf_sha256`).",
   tag,
   access: "secret",
+  permission: needs("credit_notes", "read"),
   response: { status: 200, description: "The PDF.", schema: InvoicePdf, contentType: "application/pdf" },
   errors: [404, 409],
 });

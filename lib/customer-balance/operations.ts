@@ -1,3 +1,4 @@
+import { needs } from "@/lib/permissions";
 import { defineOperation } from "@/lib/api/operation";
 import { BalanceTransactionCreateInput, BalanceTransactionListQuery, CustomerBalanceTransaction, CustomerBalanceTransactionList } from "./schema";
 
@@ -12,6 +13,7 @@ export const listCustomerBalanceTransactionsOperation = defineOperation({
   description: "The ledger of the customer's balance, newest first; filter `currency`. Per currency, the amounts sum to `balances[currency]` of the customer.",
   tag,
   access: "secret",
+  permission: needs("customers", "read"),
   query: BalanceTransactionListQuery,
   response: { status: 200, description: "A page of balance transactions.", schema: CustomerBalanceTransactionList },
   errors: [404],
@@ -27,6 +29,7 @@ export const createCustomerBalanceTransactionOperation = defineOperation({
     "A manual adjustment: positive credits the customer, negative debits. The balance is applied to the customer's next invoice finalized in that currency. Emits `customer.balance_transaction.created`.",
   tag,
   access: "secret",
+  permission: needs("customers", "write"),
   body: BalanceTransactionCreateInput,
   response: { status: 201, description: "The balance transaction.", schema: CustomerBalanceTransaction },
   errors: [404, 415, 422],

@@ -1,3 +1,4 @@
+import { needs } from "@/lib/permissions";
 import { defineOperation } from "@/lib/api/operation";
 import {
   Customer,
@@ -21,6 +22,7 @@ export const listCustomersOperation = defineOperation({
   description: "Customers of the account, newest first.",
   tag,
   access: "secret",
+  permission: needs("customers", "read"),
   query: CustomerListQuery,
   response: { status: 200, description: "A page of customers.", schema: CustomerList },
 });
@@ -34,6 +36,7 @@ export const createCustomerOperation = defineOperation({
   description: "Emits `customer.created`. A missing `email` is a 400 naming it.",
   tag,
   access: "secret",
+  permission: needs("customers", "write"),
   query: CustomerExpandQuery,
   body: CustomerCreateInput,
   response: { status: 201, description: "The created customer.", schema: Customer },
@@ -51,6 +54,7 @@ export const getCustomerOperation = defineOperation({
     "(null when they have none, where `getCustomerDiscount` answers 404).",
   tag,
   access: "secret",
+  permission: needs("customers", "read"),
   query: CustomerGetQuery,
   response: { status: 200, description: "The customer.", schema: Customer },
   errors: [404],
@@ -65,6 +69,7 @@ export const updateCustomerOperation = defineOperation({
   description: "Emits `customer.updated` when anything changed; an update that changes nothing emits no event.",
   tag,
   access: "secret",
+  permission: needs("customers", "write"),
   query: CustomerExpandQuery,
   body: CustomerUpdateInput,
   response: { status: 200, description: "The updated customer.", schema: Customer },
@@ -80,6 +85,7 @@ export const deleteCustomerOperation = defineOperation({
   description: "Emits `customer.deleted`. The customer is no longer served; its events remain.",
   tag,
   access: "secret",
+  permission: needs("customers", "write"),
   response: { status: 200, description: "The deleted customer's id.", schema: DeletedCustomer },
   errors: [404],
 });

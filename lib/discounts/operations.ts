@@ -1,3 +1,4 @@
+import { needs } from "@/lib/permissions";
 import { defineOperation } from "@/lib/api/operation";
 import { DeletedDiscount, Discount, DiscountApplyInput } from "./schema";
 
@@ -15,6 +16,7 @@ export const applyDiscountOperation = defineOperation({
     "A coupon that is unknown, deleted, past `redeem_by` or at `max_redemptions` is a 422 naming `coupon`.",
   tag,
   access: "secret",
+  permission: needs("customers", "write"),
   body: DiscountApplyInput,
   response: { status: 200, description: "The customer's discount.", schema: Discount },
   errors: [404, 415, 422],
@@ -29,6 +31,7 @@ export const getDiscountOperation = defineOperation({
   description: "404 when the customer has none.",
   tag,
   access: "secret",
+  permission: needs("customers", "read"),
   response: { status: 200, description: "The customer's discount.", schema: Discount },
   errors: [404],
 });
@@ -42,6 +45,7 @@ export const deleteDiscountOperation = defineOperation({
   description: "Emits `customer.discount.deleted`. The redemption stays counted on the coupon.",
   tag,
   access: "secret",
+  permission: needs("customers", "write"),
   response: { status: 200, description: "The removed discount's id.", schema: DeletedDiscount },
   errors: [404],
 });

@@ -1,3 +1,4 @@
+import { needs } from "@/lib/permissions";
 import { defineOperation } from "@/lib/api/operation";
 import { Dispute, DisputeList, DisputeListQuery } from "./schema";
 
@@ -12,6 +13,7 @@ export const listDisputesOperation = defineOperation({
   description: "Newest first; filter `payment` or `payment_intent`. Disputes are made by the connected processor's webhooks (`charge.dispute.*`), never through the API.",
   tag,
   access: "secret",
+  permission: needs("payments_refunds", "read"),
   query: DisputeListQuery,
   response: { status: 200, description: "A page of disputes.", schema: DisputeList },
 });
@@ -24,6 +26,7 @@ export const getDisputeOperation = defineOperation({
   summary: "Retrieve a dispute",
   tag,
   access: "secret",
+  permission: needs("payments_refunds", "read"),
   response: { status: 200, description: "The dispute.", schema: Dispute },
   errors: [404],
 });

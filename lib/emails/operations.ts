@@ -1,3 +1,4 @@
+import { needs } from "@/lib/permissions";
 import { defineOperation } from "@/lib/api/operation";
 import { Email, EmailList, EmailListQuery, EmailPreview, TestEmailInput } from "./schema";
 
@@ -13,6 +14,7 @@ export const listEmailsOperation = defineOperation({
     "The email log, newest first: every email queued for the account's customers (receipts, invoices, failed payments, credit notes, tests) with its status and the SMTP server's answer. Filter `customer`, `invoice`, `type`, `status`, `created[…]`. Bodies and addresses never reach the request log.",
   tag,
   access: "secret",
+  permission: needs("logs", "read"),
   query: EmailListQuery,
   response: { status: 200, description: "A page of emails.", schema: EmailList },
 });
@@ -25,6 +27,7 @@ export const getEmailOperation = defineOperation({
   summary: "Retrieve an email",
   tag,
   access: "secret",
+  permission: needs("logs", "read"),
   response: { status: 200, description: "The email.", schema: Email },
   errors: [404],
 });
@@ -38,6 +41,7 @@ export const previewEmailOperation = defineOperation({
   description: "The email's subject, HTML and plain text as they are (or were) sent, rendered now from what it names.",
   tag,
   access: "secret",
+  permission: needs("logs", "read"),
   response: { status: 200, description: "The rendered email.", schema: EmailPreview },
   errors: [404],
 });
@@ -51,6 +55,7 @@ export const sendTestEmailOperation = defineOperation({
   description: "Queues a test email to `to` with the account's sender name and reply-to (Settings → Emails); it is sent as every email is and listed in the log.",
   tag,
   access: "secret",
+  permission: needs("settings", "write"),
   body: TestEmailInput,
   response: { status: 201, description: "The queued email.", schema: Email },
   errors: [415],
@@ -66,6 +71,7 @@ export const sendInvoiceOperation = defineOperation({
     "Queues the invoice email to its customer: the PDF (the bytes of `GET /invoices/{id}/pdf`) attached and the hosted invoice link. Each call is a new email (with an `Idempotency-Key`, a repeat is one). A draft or void invoice is a 409; the `invoice` email type switched off is a 409 too.",
   tag,
   access: "secret",
+  permission: needs("invoices", "write"),
   response: { status: 201, description: "The queued email.", schema: Email },
   errors: [404, 409],
 });

@@ -1,3 +1,4 @@
+import { needs } from "@/lib/permissions";
 import { defineOperation } from "@/lib/api/operation";
 import {
   CustomerEntitlementsWithGrants,
@@ -22,6 +23,7 @@ export const createFeatureOperation = defineOperation({
   description: "Emits `feature.created`. `lookup_key` is unique in the account (a second one is a 422).",
   tag,
   access: "secret",
+  permission: needs("prices_products", "write"),
   body: FeatureCreateInput,
   response: { status: 201, description: "The created feature.", schema: Feature },
   errors: [415, 422],
@@ -36,6 +38,7 @@ export const listFeaturesOperation = defineOperation({
   description: "The account's features, newest first.",
   tag,
   access: "secret",
+  permission: needs("prices_products", "read"),
   query: FeatureListQuery,
   response: { status: 200, description: "A page of features.", schema: FeatureList },
 });
@@ -48,6 +51,7 @@ export const getFeatureOperation = defineOperation({
   summary: "Retrieve a feature",
   tag,
   access: "secret",
+  permission: needs("prices_products", "read"),
   response: { status: 200, description: "The feature.", schema: Feature },
   errors: [404],
 });
@@ -63,6 +67,7 @@ export const attachProductFeatureOperation = defineOperation({
     "it entitles. Attaching an attached feature answers the existing link (no event).",
   tag,
   access: "secret",
+  permission: needs("prices_products", "write"),
   body: ProductFeatureAttachInput,
   response: { status: 200, description: "The product's link to the feature.", schema: ProductFeature },
   errors: [404, 415, 422],
@@ -77,6 +82,7 @@ export const listProductFeaturesOperation = defineOperation({
   description: "All of them (a product has few), by `lookup_key`.",
   tag,
   access: "secret",
+  permission: needs("prices_products", "read"),
   response: { status: 200, description: "The product's features.", schema: ProductFeatureList },
   errors: [404],
 });
@@ -90,6 +96,7 @@ export const detachProductFeatureOperation = defineOperation({
   description: "Emits `product_feature.detached` and the `customer.entitlements.updated` it causes, in one transaction.",
   tag,
   access: "secret",
+  permission: needs("prices_products", "write"),
   response: { status: 200, description: "The removed link's id.", schema: DeletedProductFeature },
   errors: [404],
 });
@@ -106,6 +113,7 @@ export const getCustomerEntitlementsOperation = defineOperation({
     "call it (for the merchant's front end), for their own account only.",
   tag,
   access: "publishable",
+  permission: needs("customers", "read"),
   response: { status: 200, description: "The active entitlements.", schema: CustomerEntitlementsWithGrants },
   errors: [404],
 });

@@ -1,3 +1,4 @@
+import { needs } from "@/lib/permissions";
 import { defineOperation } from "@/lib/api/operation";
 import { EventTypeList } from "./event-types";
 import { DeliveryArray, EventList, EventListQuery, Event, EventWithDeliveries } from "./schema";
@@ -14,6 +15,7 @@ export const listEventsOperation = defineOperation({
     "The account's audit trail, newest first (`created` descending, ties broken by id). Filters combine with AND. `total` is exact for every filter (kept beside the events, not counted per request). Page with `offset` (up to 10,000) or, at any depth and while events keep arriving, with `starting_after` = the last item's id; `created[gte]` / `created[lt]` narrow the list to a time range.",
   tag,
   access: "secret",
+  permission: needs("events", "read"),
   query: EventListQuery,
   response: { status: 200, description: "A page of events.", schema: EventList },
 });
@@ -26,6 +28,7 @@ export const getEventOperation = defineOperation({
   summary: "Retrieve an event",
   tag,
   access: "secret",
+  permission: needs("events", "read"),
   response: { status: 200, description: "The event.", schema: Event },
   errors: [404],
 });
@@ -39,6 +42,7 @@ export const listEventDeliveriesOperation = defineOperation({
   description: "One delivery per subscribed webhook endpoint, as a bare JSON array (not the list envelope).",
   tag,
   access: "secret",
+  permission: needs("events", "read"),
   response: { status: 200, description: "The deliveries.", schema: DeliveryArray },
   errors: [404],
 });
@@ -53,6 +57,7 @@ export const getEventFullOperation = defineOperation({
     "The event, its deliveries, and what they sent: the exact webhook body and each attempted delivery's latest request headers (signatures masked; never the signing secret).",
   tag,
   access: "secret",
+  permission: needs("events", "read"),
   response: { status: 200, description: "The event and its deliveries.", schema: EventWithDeliveries },
   errors: [404],
 });

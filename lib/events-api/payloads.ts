@@ -98,7 +98,8 @@ export const entityStateSchema = memoized((type): AggregateSchema => {
     .meta({ id: `${eventSchemaStem(type)}Object`, description: `The entity's last state, marked deleted.` }) as unknown as AggregateSchema;
 });
 
-const previousOfAggregate = new Map<AggregateType, z.ZodObject>();
+/** By component id: two aggregates may carry the same schema (`api_token` and `api_key`: ApiToken). */
+const previousOfAggregate = new Map<string, z.ZodObject>();
 
 /**
  * `data.previous_attributes`: the changed top-level fields with their previous values
@@ -113,13 +114,11 @@ export const previousAttributesSchema = memoized((type): z.ZodObject => {
       .extend({ deleted: z.null().optional() })
       .meta({ id: `${eventSchemaStem(type)}PreviousAttributes`, description: "The fields that changed, with their previous values." });
   }
-  if (!previousOfAggregate.has(aggregateType)) {
-    previousOfAggregate.set(
-      aggregateType,
-      aggregate.partial().meta({ id: `${componentId(aggregate)}PreviousAttributes`, description: "The fields that changed, with their previous values." }),
-    );
+  const id = `${componentId(aggregate)}PreviousAttributes`;
+  if (!previousOfAggregate.has(id)) {
+    previousOfAggregate.set(id, aggregate.partial().meta({ id, description: "The fields that changed, with their previous values." }));
   }
-  return previousOfAggregate.get(aggregateType)!;
+  return previousOfAggregate.get(id)!;
 });
 
 type RecordedExample = { event: Record<string, unknown>; webhook: Record<string, unknown> };

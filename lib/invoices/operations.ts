@@ -1,3 +1,4 @@
+import { needs } from "@/lib/permissions";
 import { defineOperation } from "@/lib/api/operation";
 import { HostedInvoicePayInput, Invoice, InvoiceCreateInput, InvoiceLineInput, InvoiceList, InvoiceListQuery, InvoicePayInput, InvoicePdf, InvoicePdfQuery } from "./schema";
 
@@ -13,6 +14,7 @@ export const listInvoicesOperation = defineOperation({
   description: "Invoices of the account, newest first; filters `customer` and `status`.",
   tag,
   access: "secret",
+  permission: needs("invoices", "read"),
   query: InvoiceListQuery,
   response: { status: 200, description: "A page of invoices.", schema: InvoiceList },
 });
@@ -27,6 +29,7 @@ export const createInvoiceOperation = defineOperation({
     "A draft for a customer of this account, optionally with lines (an active price in the invoice's currency, or `unit_amount_atom` with `description`). `collection_method: send_invoice` (with `days_until_due`, default 30, or a `due_date`) emails it at finalization and never charges it automatically. Emits `invoice.created`.",
   tag,
   access: "secret",
+  permission: needs("invoices", "write"),
   body: InvoiceCreateInput,
   response: { status: 201, description: "The draft invoice.", schema: Invoice },
   errors: [415, 422],
@@ -40,6 +43,7 @@ export const getInvoiceOperation = defineOperation({
   summary: "Retrieve an invoice",
   tag,
   access: "secret",
+  permission: needs("invoices", "read"),
   response: { status: 200, description: "The invoice.", schema: Invoice },
   errors: [404],
 });
@@ -53,6 +57,7 @@ export const addInvoiceLineOperation = defineOperation({
   description: `Draft totals follow the lines. Draft edits emit no event (they are recorded by \`invoice.finalized\`). 409 unless the invoice is a draft. ${LOCKED}`,
   tag,
   access: "secret",
+  permission: needs("invoices", "write"),
   body: InvoiceLineInput,
   response: { status: 200, description: "The invoice with the new line.", schema: Invoice },
   errors: [404, 409, 415, 422],
@@ -67,6 +72,7 @@ export const removeInvoiceLineOperation = defineOperation({
   description: `No event (see adding a line). 409 unless the invoice is a draft. ${LOCKED}`,
   tag,
   access: "secret",
+  permission: needs("invoices", "write"),
   response: { status: 200, description: "The invoice without the line.", schema: Invoice },
   errors: [404, 409],
 });
@@ -80,6 +86,7 @@ export const finalizeInvoiceOperation = defineOperation({
   description: `Draft → open: applies the customer's active discount, fixes the totals (due = total). Emits \`invoice.finalized\`; a total of 0 is paid at once (\`invoice.paid\`, \`invoice.payment_succeeded\`). A \`send_invoice\` invoice gets its \`due_date\` (now + \`days_until_due\`, unless given) and its \`invoice\` email in the same transaction. 409 for an invoice without lines or not in draft. ${LOCKED}`,
   tag,
   access: "secret",
+  permission: needs("invoices", "write"),
   response: { status: 200, description: "The finalized invoice.", schema: Invoice },
   errors: [404, 409],
 });
@@ -93,6 +100,7 @@ export const payInvoiceOperation = defineOperation({
   description: `Give exactly one of \`paid_out_of_band: true\` and \`payment_method\` (422 otherwise). Out of band: open or uncollectible → paid (due 0, paid = total; \`invoice.paid\` then \`invoice.payment_succeeded\`). With a payment method, a payment intent for the due amount is created and confirmed in the same transaction; the answer is always the invoice (200) and \`payment_intent\` names the intent: succeeded → paid (as out of band); declined → still open, \`invoice.payment_failed\` (the intent's \`last_payment_error\` says why); requires action → still open, \`invoice.payment_action_required\` (confirming the intent later pays the invoice); partially funded → still open, paid grows and due shrinks by the amount received. Sandbox methods work only on sandbox accounts (422 on live ones); other methods (\`pm_…\`) are charged off-session by the account's connected processor (docs/payments.md), 503 (retryable, nothing changed) when it cannot be reached. ${LOCKED}`,
   tag,
   access: "secret",
+  permission: needs("invoices", "write"),
   body: InvoicePayInput,
   response: { status: 200, description: "The invoice after the payment attempt (paid, or still open if the payment did not complete).", schema: Invoice },
   errors: [404, 409, 415, 422, 503],
@@ -107,6 +115,7 @@ export const voidInvoiceOperation = defineOperation({
   description: `Open or uncollectible → void. Emits \`invoice.voided\`. ${LOCKED}`,
   tag,
   access: "secret",
+  permission: needs("invoices", "write"),
   response: { status: 200, description: "The voided invoice.", schema: Invoice },
   errors: [404, 409],
 });
@@ -120,6 +129,7 @@ export const markInvoiceUncollectibleOperation = defineOperation({
   description: `Open → uncollectible; it may still be paid out of band or voided. Emits \`invoice.marked_uncollectible\`. ${LOCKED}`,
   tag,
   access: "secret",
+  permission: needs("invoices", "write"),
   response: { status: 200, description: "The uncollectible invoice.", schema: Invoice },
   errors: [404, 409],
 });
@@ -134,6 +144,7 @@ export const getInvoicePdfOperation = defineOperation({
     "The invoice as a document (`application/pdf`), in the customer's `preferred_locale` (else the account's `default_locale`): as it was issued (SHA-256 `pdf_sha256`) until it is paid, then its paid version (the \"Paid on\" mark, the amount paid, nothing due; SHA-256 `paid_pdf_sha256`). Each version is the same bytes at every download; `version` asks for one (`paid` before the invoice has one is a 409). A draft is a 409.",
   tag,
   access: "secret",
+  permission: needs("invoices", "read"),
   query: InvoicePdfQuery,
   response: { status: 200, description: "The PDF.", schema: InvoicePdf, contentType: "application/pdf" },
   errors: [404, 409],

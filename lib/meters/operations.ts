@@ -1,3 +1,4 @@
+import { needs } from "@/lib/permissions";
 import { defineOperation } from "@/lib/api/operation";
 import { Meter, MeterCreateInput, MeterList, MeterListQuery, MeterUpdateInput } from "./schema";
 
@@ -12,6 +13,7 @@ export const listMetersOperation = defineOperation({
   description: "The account's meters, active and inactive, newest first.",
   tag,
   access: "secret",
+  permission: needs("meters", "read"),
   query: MeterListQuery,
   response: { status: 200, description: "A page of meters.", schema: MeterList },
 });
@@ -27,6 +29,7 @@ export const createMeterOperation = defineOperation({
     "`aggregation` and `value_key` are immutable.",
   tag,
   access: "secret",
+  permission: needs("meters", "write"),
   body: MeterCreateInput,
   response: { status: 201, description: "The created meter.", schema: Meter },
   errors: [409, 415, 422],
@@ -40,6 +43,7 @@ export const getMeterOperation = defineOperation({
   summary: "Retrieve a meter",
   tag,
   access: "secret",
+  permission: needs("meters", "read"),
   response: { status: 200, description: "The meter.", schema: Meter },
   errors: [404],
 });
@@ -53,6 +57,7 @@ export const updateMeterOperation = defineOperation({
   description: "Only `display_name` changes (anything else is a 422). Emits `meter.updated` when it changed.",
   tag,
   access: "secret",
+  permission: needs("meters", "write"),
   body: MeterUpdateInput,
   response: { status: 200, description: "The updated meter.", schema: Meter },
   errors: [404, 415, 422],
@@ -69,6 +74,7 @@ export const deactivateMeterOperation = defineOperation({
     "usage already counted stays. Deactivating an inactive meter changes nothing.",
   tag,
   access: "secret",
+  permission: needs("meters", "write"),
   response: { status: 200, description: "The meter.", schema: Meter },
   errors: [404],
 });
@@ -83,6 +89,7 @@ export const reactivateMeterOperation = defineOperation({
     "Emits `meter.reactivated`. 409 `meter_event_name_taken` when another active meter took its `event_name` meanwhile.",
   tag,
   access: "secret",
+  permission: needs("meters", "write"),
   response: { status: 200, description: "The meter.", schema: Meter },
   errors: [404, 409],
 });

@@ -1,3 +1,4 @@
+import { needs } from "@/lib/permissions";
 import { defineOperation } from "@/lib/api/operation";
 import { AttachPaymentMethodInput, PaymentMethod, PaymentMethodList } from "./schema";
 
@@ -12,6 +13,7 @@ export const listPaymentMethodsOperation = defineOperation({
   description: "Every payment method attached to the customer, newest first, in one page; detached ones are not listed.",
   tag,
   access: "secret",
+  permission: needs("payments_refunds", "read"),
   response: { status: 200, description: "The customer's attached payment methods.", schema: PaymentMethodList },
   errors: [404],
 });
@@ -26,6 +28,7 @@ export const attachPaymentMethodOperation = defineOperation({
     "Saves `processor_payment_method` for the customer and answers our `pm_…` object. A sandbox method (sandbox accounts) is attached by the sandbox processor, a fixed Visa card per method; any other method is attached at the connected processor (Stripe's attach to the customer's Stripe customer). With no processor connected, a method that is not a sandbox one is a 409 on a live account and a 422 on a sandbox one. Attaching a method already attached to the customer answers that object and emits nothing. Emits `payment_method.attached`.",
   tag,
   access: "secret",
+  permission: needs("payments_refunds", "write"),
   body: AttachPaymentMethodInput,
   response: { status: 201, description: "The attached payment method.", schema: PaymentMethod },
   errors: [404, 409, 415, 422, 503],
@@ -40,6 +43,7 @@ export const detachPaymentMethodOperation = defineOperation({
   description: "Detaches the method from the customer (`detached_at`): it is no longer listed. A method already detached is a 404. Emits `payment_method.detached`.",
   tag,
   access: "secret",
+  permission: needs("payments_refunds", "write"),
   response: { status: 200, description: "The detached payment method.", schema: PaymentMethod },
   errors: [404],
 });

@@ -1,3 +1,4 @@
+import { needs } from "@/lib/permissions";
 import { defineOperation } from "@/lib/api/operation";
 import { PaymentProcessorConnectInput } from "./connect-input";
 import { PaymentProcessor, ProcessorEventReceipt } from "./schema";
@@ -13,6 +14,7 @@ export const getPaymentProcessorOperation = defineOperation({
   description: "The connected processor, its account there and the last 4 characters of the secret key (never the key). 404 when none is connected.",
   tag,
   access: "secret",
+  permission: needs("settings", "read"),
   role: "admin",
   response: { status: 200, description: "The connection.", schema: PaymentProcessor },
   errors: [404],
@@ -28,6 +30,7 @@ export const connectPaymentProcessorOperation = defineOperation({
     "Checks the keys at the processor (test keys for a sandbox account, live keys for a live one; 422 otherwise, or when the processor refuses them), creates the processor's webhook endpoint for the account, and stores the keys and the endpoint's signing secret encrypted. Replaces an earlier connection. Emits `payment_processor.connected`. 503 when the processor cannot be reached.",
   tag,
   access: "secret",
+  permission: needs("settings", "write"),
   role: "admin",
   body: PaymentProcessorConnectInput,
   response: { status: 200, description: "The connection.", schema: PaymentProcessor },
@@ -43,6 +46,7 @@ export const disconnectPaymentProcessorOperation = defineOperation({
   description: "Deletes the webhook endpoint at the processor and the stored keys. Emits `payment_processor.disconnected`. 404 when none is connected.",
   tag,
   access: "secret",
+  permission: needs("settings", "write"),
   role: "admin",
   response: { status: 200, description: "The connection as it was.", schema: PaymentProcessor },
   errors: [404, 503],

@@ -1,3 +1,4 @@
+import { needs } from "@/lib/permissions";
 import { defineOperation } from "@/lib/api/operation";
 import {
   Payment,
@@ -25,6 +26,7 @@ export const listPaymentIntentsOperation = defineOperation({
   description: "Newest first; filters `customer`, `status`.",
   tag,
   access: "secret",
+  permission: needs("payments_refunds", "read"),
   query: PaymentIntentListQuery,
   response: { status: 200, description: "A page of payment intents.", schema: PaymentIntentList },
 });
@@ -38,6 +40,7 @@ export const createPaymentIntentOperation = defineOperation({
   description: `Emits \`payment_intent.created\`; with \`confirm: true\` also the confirmation's events. ${sandboxNote}`,
   tag,
   access: "secret",
+  permission: needs("payments_refunds", "write"),
   body: PaymentIntentCreateInput,
   response: { status: 201, description: "The created payment intent.", schema: PaymentIntent },
   errors: [415, 422, 503],
@@ -51,6 +54,7 @@ export const getPaymentIntentOperation = defineOperation({
   summary: "Retrieve a payment intent",
   tag,
   access: "secret",
+  permission: needs("payments_refunds", "read"),
   response: { status: 200, description: "The payment intent.", schema: PaymentIntent },
   errors: [404],
 });
@@ -64,6 +68,7 @@ export const confirmPaymentIntentOperation = defineOperation({
   description: `The payment method decides the outcome: \`payment_intent.processing\` then succeeded, payment_failed, partially_funded or amount_capturable_updated (manual capture); or requires_action, after which confirming again completes the action. Allowed from requires_payment_method, requires_confirmation, requires_action and partially_funded (409 otherwise). ${sandboxNote}`,
   tag,
   access: "secret",
+  permission: needs("payments_refunds", "write"),
   body: PaymentIntentConfirmInput,
   response: { status: 200, description: "The payment intent after the confirmation.", schema: PaymentIntent },
   errors: [404, 409, 415, 422, 503],
@@ -79,6 +84,7 @@ export const capturePaymentIntentOperation = defineOperation({
     "Only in requires_capture (409 otherwise). Captures `amount_to_capture` (default all of `amount_capturable_atom`; more is a 422): `payment.succeeded` then `payment_intent.succeeded`.",
   tag,
   access: "secret",
+  permission: needs("payments_refunds", "write"),
   body: PaymentIntentCaptureInput,
   response: { status: 200, description: "The succeeded payment intent.", schema: PaymentIntent },
   errors: [404, 409, 415, 422],
@@ -93,6 +99,7 @@ export const cancelPaymentIntentOperation = defineOperation({
   description: "From any state but succeeded and canceled (409 then): `payment_intent.canceled`.",
   tag,
   access: "secret",
+  permission: needs("payments_refunds", "write"),
   body: PaymentIntentCancelInput,
   response: { status: 200, description: "The canceled payment intent.", schema: PaymentIntent },
   errors: [404, 409, 415],
@@ -107,6 +114,7 @@ export const listPaymentsOperation = defineOperation({
   description: "Payments are made by confirmations and captures, never directly. Newest first; filter `payment_intent`.",
   tag: "Payments",
   access: "secret",
+  permission: needs("payments_refunds", "read"),
   query: PaymentListQuery,
   response: { status: 200, description: "A page of payments.", schema: PaymentList },
 });
@@ -119,6 +127,7 @@ export const getPaymentOperation = defineOperation({
   summary: "Retrieve a payment",
   tag: "Payments",
   access: "secret",
+  permission: needs("payments_refunds", "read"),
   response: { status: 200, description: "The payment.", schema: Payment },
   errors: [404],
 });

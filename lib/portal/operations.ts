@@ -1,3 +1,4 @@
+import { needs } from "@/lib/permissions";
 import { defineOperation } from "@/lib/api/operation";
 import { PortalConfiguration, PortalConfigurationUpdateInput, PortalSession, PortalSessionCreateInput, PortalSignInAnswer, PortalSignInInput } from "./schema";
 
@@ -12,6 +13,7 @@ export const getPortalConfigurationOperation = defineOperation({
   description: "The account's configuration, or the defaults (`updated: null`) until it saves one.",
   tag,
   access: "secret",
+  permission: needs("settings", "read"),
   response: { status: 200, description: "The configuration.", schema: PortalConfiguration },
 });
 
@@ -27,6 +29,7 @@ export const updatePortalConfigurationOperation = defineOperation({
     "`portal_configuration.updated` when anything changed.",
   tag,
   access: "secret",
+  permission: needs("settings", "write"),
   body: PortalConfigurationUpdateInput,
   response: { status: 200, description: "The configuration.", schema: PortalConfiguration },
   errors: [415, 422],
@@ -46,6 +49,7 @@ export const createPortalSessionOperation = defineOperation({
     "that is not the account's (or not the customer's).",
   tag,
   access: "secret",
+  permission: needs("portal_sessions", "write"),
   body: PortalSessionCreateInput,
   response: { status: 201, description: "The session, with its link (answered only here).", schema: PortalSession },
   errors: [415, 422],

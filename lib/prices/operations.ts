@@ -1,3 +1,4 @@
+import { needs } from "@/lib/permissions";
 import { defineOperation } from "@/lib/api/operation";
 import { DeletedPrice, Price, PriceCreateInput, PriceList, PriceListQuery, PriceUpdateInput } from "./schema";
 
@@ -13,6 +14,7 @@ export const listPricesOperation = defineOperation({
     "Prices of the account, newest first; filters `product`, `active`, `type`. Publishable tokens may call it.",
   tag,
   access: "publishable",
+  permission: needs("prices_products", "read"),
   query: PriceListQuery,
   response: { status: 200, description: "A page of prices.", schema: PriceList },
 });
@@ -27,6 +29,7 @@ export const createPriceOperation = defineOperation({
     "Emits `price.created`. `product` must be a product of this account (422 otherwise); `recurring` is required exactly when `type` is `recurring`.",
   tag,
   access: "secret",
+  permission: needs("prices_products", "write"),
   body: PriceCreateInput,
   response: { status: 201, description: "The created price.", schema: Price },
   errors: [415, 422],
@@ -41,6 +44,7 @@ export const getPriceOperation = defineOperation({
   description: "Publishable tokens may call it.",
   tag,
   access: "publishable",
+  permission: needs("prices_products", "read"),
   response: { status: 200, description: "The price.", schema: Price },
   errors: [404],
 });
@@ -55,6 +59,7 @@ export const updatePriceOperation = defineOperation({
     "Only `nickname`, `active` and `metadata` change; amount, currency, type and recurring are immutable (422: create a new price instead). Emits `price.updated` when anything changed.",
   tag,
   access: "secret",
+  permission: needs("prices_products", "write"),
   body: PriceUpdateInput,
   response: { status: 200, description: "The updated price.", schema: Price },
   errors: [404, 415, 422],
@@ -69,6 +74,7 @@ export const deletePriceOperation = defineOperation({
   description: "Emits `price.deleted`. The price is no longer served or listed; its events remain.",
   tag,
   access: "secret",
+  permission: needs("prices_products", "write"),
   response: { status: 200, description: "The deleted price's id.", schema: DeletedPrice },
   errors: [404],
 });

@@ -1,3 +1,4 @@
+import { needs } from "@/lib/permissions";
 import { defineOperation } from "@/lib/api/operation";
 import {
   DeletedProduct,
@@ -19,6 +20,7 @@ export const listProductsOperation = defineOperation({
   description: "Products of the account, newest first; `active` filters active or archived ones. Publishable tokens may call it.",
   tag,
   access: "publishable",
+  permission: needs("prices_products", "read"),
   query: ProductListQuery,
   response: { status: 200, description: "A page of products.", schema: ProductList },
 });
@@ -32,6 +34,7 @@ export const createProductOperation = defineOperation({
   description: "Emits `product.created`. A missing `name` is a 400 naming it.",
   tag,
   access: "secret",
+  permission: needs("prices_products", "write"),
   body: ProductCreateInput,
   response: { status: 201, description: "The created product.", schema: Product },
   errors: [415, 422],
@@ -46,6 +49,7 @@ export const getProductOperation = defineOperation({
   description: "Publishable tokens may call it.",
   tag,
   access: "publishable",
+  permission: needs("prices_products", "read"),
   response: { status: 200, description: "The product.", schema: Product },
   errors: [404],
 });
@@ -60,6 +64,7 @@ export const updateProductOperation = defineOperation({
     "Emits `product.updated` when anything changed (archiving is `active: false`); an update that changes nothing emits no event.",
   tag,
   access: "secret",
+  permission: needs("prices_products", "write"),
   body: ProductUpdateInput,
   response: { status: 200, description: "The updated product.", schema: Product },
   errors: [404, 415, 422],
@@ -75,6 +80,7 @@ export const deleteProductOperation = defineOperation({
     "Emits `product.deleted`. Refused with 409 while the product has prices that are not deleted: archive it instead, or delete its prices first.",
   tag,
   access: "secret",
+  permission: needs("prices_products", "write"),
   response: { status: 200, description: "The deleted product's id.", schema: DeletedProduct },
   errors: [404, 409],
 });

@@ -1,3 +1,4 @@
+import { needs } from "@/lib/permissions";
 import { defineOperation } from "@/lib/api/operation";
 import { Refund, RefundCreateInput, RefundList, RefundListQuery } from "./schema";
 
@@ -12,6 +13,7 @@ export const listRefundsOperation = defineOperation({
   description: "Newest first; filter `payment`.",
   tag,
   access: "secret",
+  permission: needs("payments_refunds", "read"),
   query: RefundListQuery,
   response: { status: 200, description: "A page of refunds.", schema: RefundList },
 });
@@ -26,6 +28,7 @@ export const createRefundOperation = defineOperation({
     "Emits `refund.created`, then `refund.updated` (succeeded) and `payment.refunded`, or `refund.failed` (payments made with `pm_sandbox_refund_fails`). `amount_atom` defaults to the unrefunded rest; more is a 422; a failed or fully refunded payment is a 409.",
   tag,
   access: "secret",
+  permission: needs("payments_refunds", "write"),
   body: RefundCreateInput,
   response: { status: 201, description: "The refund, settled.", schema: Refund },
   errors: [409, 415, 422],
@@ -39,6 +42,7 @@ export const getRefundOperation = defineOperation({
   summary: "Retrieve a refund",
   tag,
   access: "secret",
+  permission: needs("payments_refunds", "read"),
   response: { status: 200, description: "The refund.", schema: Refund },
   errors: [404],
 });

@@ -1,3 +1,4 @@
+import { needs } from "@/lib/permissions";
 import { defineOperation } from "@/lib/api/operation";
 import { RequestLogDetail, RequestLogList, RequestLogListQuery } from "./schema";
 
@@ -16,6 +17,7 @@ export const listRequestLogsOperation = defineOperation({
     "request log are not recorded in it (its failures are).",
   tag,
   access: "secret",
+  permission: needs("logs", "read"),
   requestLog: "errors",
   query: RequestLogListQuery,
   response: { status: 200, description: "A page of requests.", schema: RequestLogList },
@@ -32,6 +34,7 @@ export const getRequestLogOperation = defineOperation({
     "headers and, for a 4xx or 5xx, its redacted bodies, and the events it caused.",
   tag,
   access: "secret",
+  permission: needs("logs", "read"),
   requestLog: "errors",
   response: { status: 200, description: "The request.", schema: RequestLogDetail },
   errors: [404],

@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { createDocument, type ZodOpenApiOperationObject, type ZodOpenApiPathsObject } from "zod-openapi";
 import type { Operation } from "@/lib/api/operation";
+import { permissionName } from "@/lib/permissions";
 import { API_OPERATIONS } from "@/lib/server/operations-index";
 import { eventWebhooks, webhookEventComponents } from "@/lib/events-api/webhooks-document";
 
@@ -32,6 +33,11 @@ const Problem = z
       .meta({ description: "With a change request's declined payment (409): the payment intent of its proration invoice." }),
     role: z.enum(ROLES).optional().meta({ description: "With a dashboard role's refusal (403): the role held." }),
     required_role: z.enum(ROLES).optional().meta({ description: "With a dashboard role's refusal (403): the least role the operation needs." }),
+    required_permission: z
+      .string()
+      .optional()
+      .meta({ description: "With a restricted key's refusal (403): the permission the operation needs, e.g. `invoices:write`." }),
+    expired_at: z.string().optional().meta({ description: "With an expired token (401): when it expired." }),
     replacement: z.string().optional().meta({ description: "With a retired operation (410): the operation to use instead." }),
   })
   .meta({ id: "Problem", description: "RFC 9457 problem details, sent as application/problem+json." });
@@ -51,7 +57,7 @@ const IdempotencyHeader = z.object({
 const ERROR_DESCRIPTIONS: Record<number, string> = {
   400: "Bad request: malformed JSON, invalid parameters, or a missing required field.",
   401: "Missing, invalid or revoked API token.",
-  403: "The token may not call this operation or act on this account.",
+  403: "The token may not call this operation or act on this account (a restricted key without the operation's permission: `required_permission`).",
   404: "No such object in this account.",
   409: "Conflict with the current state of the resource.",
   410: "The operation is retired; the body names the replacement.",
@@ -80,10 +86,17 @@ function pathParams(path: string) {
 function toOpenApi(operation: Operation, path: string, operationId: string): ZodOpenApiOperationObject {
   const errorStatuses = [...new Set([400, 401, 403, ...(operation.errors ?? []), ...(operation.deprecated ? [410] : [])])];
   const params = pathParams(path);
+  // docs/api.md, "Restricted keys": what a restricted key needs, per operation.
+  const permission = operation.permission ? permissionName(operation.permission) : null;
+  const description = [
+    operation.description,
+    permission ? `Restricted keys need \`${permission}\`.` : null,
+  ].filter(Boolean).join("\n\n");
   return {
     operationId,
     summary: operation.summary,
-    ...(operation.description ? { description: operation.description } : {}),
+    ...(description ? { description } : {}),
+    ...(permission ? { "x-required-permission": permission } : {}),
     tags: [operation.tag],
     ...(operation.deprecated ? { deprecated: true } : {}),
     security: operation.access === "public" ? [] : operation.access === "dashboard" ? [{ dashboardSession: [] }] : [{ bearerAuth: [] }],
@@ -136,7 +149,7 @@ export function openApiDocument(serverUrl = "/api") {
     servers: [{ url: serverUrl }],
     components: {
       securitySchemes: {
-        bearerAuth: { type: "http", scheme: "bearer", description: "Secret (`st_…`) or publishable (`pt_…`) token." },
+        bearerAuth: { type: "http", scheme: "bearer", description: "Secret (`st_…`), restricted (`rk_…`, limited to its permissions: each operation's `x-required-permission`) or publishable (`pt_…`) token." },
         webhookSignature: {
           type: "apiKey",
           in: "header",

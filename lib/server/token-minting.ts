@@ -3,6 +3,7 @@ import { API_OPERATIONS } from "./operations-index";
 import type { ServiceContext, TokenKind } from "@/lib/context";
 import { ServiceError } from "@/lib/errors";
 import { requiredRole, roleAllows, type Role } from "@/lib/auth/roles";
+import { grants, type Permissions } from "@/lib/permissions";
 
 /**
  * A token can do no more than the member who makes it (docs/teams.md, "Who can mint what"). A
@@ -10,15 +11,24 @@ import { requiredRole, roleAllows, type Role } from "@/lib/auth/roles";
  * publishable one every `publishable` operation (`public` ones need no token at all). Minting a
  * kind therefore needs the role a session needs for the most demanding of those operations.
  */
-function callableBy(kind: TokenKind): Operation[] {
+function callableBy(kind: TokenKind, permissions: Permissions | null): Operation[] {
+  if (kind === "restricted") {
+    // A restricted key: the secret and publishable operations its permissions name.
+    return API_OPERATIONS.filter(
+      (operation) =>
+        (operation.access === "publishable" || operation.access === "secret") &&
+        operation.permission !== undefined &&
+        grants(permissions ?? {}, operation.permission),
+    );
+  }
   return API_OPERATIONS.filter((operation) => operation.access === "publishable" || (kind === "secret" && operation.access === "secret"));
 }
 
-/** The least role that may mint a token of this kind, and an operation that needs it (for the refusal). */
-export function roleToMint(kind: TokenKind): { role: Role; example: string | null } {
+/** The least role that may mint a token of this kind (and permissions), and an operation that needs it (for the refusal). */
+export function roleToMint(kind: TokenKind, permissions: Permissions | null = null): { role: Role; example: string | null } {
   let role: Role = "viewer";
   let example: string | null = null;
-  for (const operation of callableBy(kind)) {
+  for (const operation of callableBy(kind, permissions)) {
     const needed = requiredRole(operation);
     if (!roleAllows(role, needed)) {
       role = needed;
@@ -33,13 +43,17 @@ export function roleToMint(kind: TokenKind): { role: Role; example: string | nul
  * problem naming the role needed); tokens (which cannot manage tokens anyway) and background work
  * carry no role and are not asked.
  */
-export function assertMayMint(ctx: ServiceContext, kind: TokenKind): void {
+export function assertMayMint(ctx: ServiceContext, kind: TokenKind, permissions: Permissions | null = null): void {
   if (ctx.role === undefined) return;
-  const { role: needed, example } = roleToMint(kind);
+  const { role: needed, example } = roleToMint(kind, permissions);
   if (roleAllows(ctx.role, needed)) return;
+  const reach =
+    kind === "restricted"
+      ? "This restricted key can call operations"
+      : `A ${kind} token can call every ${kind === "secret" ? "secret and publishable" : "publishable"} operation`;
   throw new ServiceError(
     "forbidden",
-    `A ${kind} token can call every ${kind === "secret" ? "secret and publishable" : "publishable"} operation` +
+    `${reach}` +
       `${example ? ` (${example}, for one)` : ""}, which your role (${ctx.role}) cannot: a token can do no more than the member who makes it. ` +
       `Ask a member with the ${needed} role${needed === "owner" ? "" : " or above"} to create it.`,
     { required_role: needed, role: ctx.role, error_code: "token_exceeds_role" },

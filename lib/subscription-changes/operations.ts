@@ -1,3 +1,4 @@
+import { needs } from "@/lib/permissions";
 import { defineOperation, type Deprecation } from "@/lib/api/operation";
 import { config } from "@/lib/config";
 import { Subscription } from "@/lib/subscriptions/schema";
@@ -25,6 +26,7 @@ export const createChangeRequestOperation = defineOperation({
     "A plan of item changes (`switch_price`, `set_quantity`, `add_item`, `remove_item`), all checked now (422 naming `steps.N.field`), with a preview fixed at creation: `amount_due_now_atom` (the proration charged for the rest of the current period, never negative), `proration_amount_atom` / `proration_credit_atom` (signed; a net decrease's unused time is credited to the customer's balance, per `proration_behavior`) and `next_invoice_amount_atom`. Nothing changes until it is applied. `effective` (`now` or `period_end`; absent: the account's `plan_change_policy`) says whether applying it changes the items at once or schedules them for the renewal; a `period_end` request previews after the changes already pending, with nothing due now. 409 once the subscription is cancelled.",
   tag,
   access: "secret",
+  permission: needs("subscriptions", "write"),
   body: ChangeRequestCreateInput,
   response: { status: 201, description: "The change request (`open`).", schema: ChangeRequest },
   errors: [404, 409, 415, 422],
@@ -39,6 +41,7 @@ export const listChangeRequestsOperation = defineOperation({
   description: "Newest first; filter `status`.",
   tag,
   access: "secret",
+  permission: needs("subscriptions", "read"),
   query: ChangeRequestListQuery,
   response: { status: 200, description: "A page of change requests.", schema: ChangeRequestList },
   errors: [404],
@@ -52,6 +55,7 @@ export const getChangeRequestOperation = defineOperation({
   summary: "Retrieve a subscription change request",
   tag,
   access: "secret",
+  permission: needs("subscriptions", "read"),
   response: { status: 200, description: "The change request.", schema: ChangeRequest },
   errors: [404],
 });
@@ -66,6 +70,7 @@ export const applyChangeRequestOperation = defineOperation({
     "Payment first: when `amount_due_now_atom` > 0, a proration invoice is created, finalized and paid with `payment_method` (default the subscription's `default_payment_method`; 400 when neither exists). A failed payment is a 409 that applied nothing (the request stays `open`, the invoice open for the next try). Then each step in its own transaction with its `customer.subscription.updated`; with the last one, a negative `proration_amount_atom` is credited to the customer's balance (a `proration` balance transaction, `customer.balance_transaction.created`), once even when a failed step is resumed. A step failing after the payment was collected (or after earlier steps) is a 409 `PARTIAL_APPLY_RETRYABLE` whose `detail` is a stringified object; applying again resumes at the failed step and never charges again. A `period_end` request is not paid nor applied now: it becomes `scheduled` (`subscription_change_request.scheduled`), joins the subscription's `pending_changes` (`customer.subscription.updated`) and the renewal applies it before the new period's invoice (409 when its steps no longer apply after the changes already pending). 409 once applied, scheduled or canceled.",
   tag,
   access: "secret",
+  permission: needs("subscriptions", "write"),
   body: ChangeRequestApplyInput,
   response: { status: 200, description: "The change request (`applied`).", schema: ChangeRequest },
   errors: [404, 409, 415, 422],
@@ -81,6 +86,7 @@ export const cancelChangeRequestOperation = defineOperation({
     "Open → canceled; a proration invoice left open by a failed payment is voided. Scheduled → canceled: it leaves the subscription's `pending_changes` (`customer.subscription.updated`, `subscription_change_request.canceled`). `cancellation_reason` is `requested`. 409 once the payment was collected (apply it to finish), or when applied or canceled.",
   tag,
   access: "secret",
+  permission: needs("subscriptions", "write"),
   body: ChangeRequestCancelInput,
   response: { status: 200, description: "The change request (`canceled`).", schema: ChangeRequest },
   errors: [404, 409, 415],
@@ -106,6 +112,7 @@ export const changePlanOperation = defineOperation({
     "Deprecated: use subscription change requests. The subscription ends with a single item, `price` × `quantity` (default 1): a change request is created and applied at once (proration paid first with `payment_method`, default the subscription's `default_payment_method`). Answers the subscription. Responses carry `Deprecation`, `Sunset` and a `Link` to the successor; from the sunset on it answers 410.",
   tag: "Subscriptions",
   access: "secret",
+  permission: needs("subscriptions", "write"),
   body: ChangePlanInput,
   response: { status: 200, description: "The subscription.", schema: Subscription },
   errors: [404, 409, 415, 422],

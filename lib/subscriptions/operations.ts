@@ -1,3 +1,4 @@
+import { needs } from "@/lib/permissions";
 import { defineOperation } from "@/lib/api/operation";
 import {
   Subscription,
@@ -25,6 +26,7 @@ export const listSubscriptionsOperation = defineOperation({
   description: "Newest first; filters `customer` and `status`.",
   tag,
   access: "secret",
+  permission: needs("subscriptions", "read"),
   query: SubscriptionListQuery,
   response: { status: 200, description: "A page of subscriptions.", schema: SubscriptionList },
 });
@@ -39,6 +41,7 @@ export const createSubscriptionOperation = defineOperation({
     "Active recurring prices in one currency and one interval. Without a trial the first period is invoiced at once (`invoice.created`, `customer.subscription.created`, `invoice.finalized`); with `trial_period_days` or `trial_end` it is `trialing` and nothing is invoiced until the trial ends.",
   tag,
   access: "secret",
+  permission: needs("subscriptions", "write"),
   body: SubscriptionCreateInput,
   response: { status: 201, description: "The subscription.", schema: Subscription },
   errors: [415, 422],
@@ -52,6 +55,7 @@ export const getSubscriptionOperation = defineOperation({
   summary: "Retrieve a subscription",
   tag,
   access: "secret",
+  permission: needs("subscriptions", "read"),
   response: { status: 200, description: "The subscription.", schema: Subscription },
   errors: [404],
 });
@@ -65,6 +69,7 @@ export const updateSubscriptionOperation = defineOperation({
   description: "`metadata`, `cancel_at_period_end`, `default_payment_method`, `collection_method` and `days_until_due` (for the invoices it makes from then on). Emits `customer.subscription.updated` (nothing when nothing changes). 409 once cancelled.",
   tag,
   access: "secret",
+  permission: needs("subscriptions", "write"),
   body: SubscriptionUpdateInput,
   response: { status: 200, description: "The subscription.", schema: Subscription },
   errors: [404, 409, 415, 422],
@@ -80,6 +85,7 @@ const action = (name: "pause" | "resume", summary: string, description: string) 
     description,
     tag,
     access: "secret",
+    permission: needs("subscriptions", "write"),
     body: SubscriptionActionInput,
     response: { status: 200, description: "The subscription.", schema: Subscription },
     errors: [404, 409, 415],
@@ -107,6 +113,7 @@ export const cancelSubscriptionOperation = defineOperation({
     "Now (default): → cancelled with `cancelled_at` (`customer.subscription.cancelled`). `at_period_end: true` (or `effective: period_end`): sets `cancel_at_period_end` (`customer.subscription.updated`); the renewal then cancels. Cancelling drops the changes scheduled for the period end (`subscription_change_request.canceled`, `cancellation_reason: subscription_cancelled`); so does the renewal that cancels. 409 once cancelled.",
   tag,
   access: "secret",
+  permission: needs("subscriptions", "write"),
   body: SubscriptionCancelInput,
   response: { status: 200, description: "The subscription.", schema: Subscription },
   errors: [404, 409, 415, 422],
@@ -120,6 +127,7 @@ export const listSubscriptionItemsOperation = defineOperation({
   summary: "List a subscription's items",
   tag,
   access: "secret",
+  permission: needs("subscriptions", "read"),
   response: { status: 200, description: "All items (at most 20).", schema: SubscriptionItemList },
   errors: [404],
 });
@@ -133,6 +141,7 @@ export const addSubscriptionItemOperation = defineOperation({
   description: `An active recurring price on the subscription's currency and interval, not already an item (422 on \`price\` otherwise). ${ITEM_CHANGE}`,
   tag,
   access: "secret",
+  permission: needs("subscriptions", "write"),
   body: SubscriptionItemInput,
   response: { status: 200, description: "The subscription.", schema: Subscription },
   errors: [404, 409, 415, 422],
@@ -147,6 +156,7 @@ export const updateSubscriptionItemOperation = defineOperation({
   description: ITEM_CHANGE,
   tag,
   access: "secret",
+  permission: needs("subscriptions", "write"),
   body: SubscriptionItemUpdateInput,
   response: { status: 200, description: "The subscription.", schema: Subscription },
   errors: [404, 409, 415, 422],
@@ -161,6 +171,7 @@ export const removeSubscriptionItemOperation = defineOperation({
   description: `The last item cannot be removed (409: cancel the subscription instead). ${ITEM_CHANGE}`,
   tag,
   access: "secret",
+  permission: needs("subscriptions", "write"),
   response: { status: 200, description: "The subscription.", schema: Subscription },
   errors: [404, 409],
 });

@@ -1,3 +1,4 @@
+import { needs } from "@/lib/permissions";
 import { defineOperation } from "@/lib/api/operation";
 import { TaxRate, TaxRateCreateInput, TaxRateList, TaxRateListQuery, TaxRateUpdateInput } from "./schema";
 
@@ -12,6 +13,7 @@ export const listTaxRatesOperation = defineOperation({
   description: "The account's tax rates, newest first; `active` filters archived ones in or out.",
   tag,
   access: "secret",
+  permission: needs("prices_products", "read"),
   query: TaxRateListQuery,
   response: { status: 200, description: "A page of tax rates.", schema: TaxRateList },
 });
@@ -25,6 +27,7 @@ export const createTaxRateOperation = defineOperation({
   description: "Emits `tax_rate.created`. `percentage` and `inclusive` are fixed once created (as in Stripe): make a new rate to change them.",
   tag,
   access: "secret",
+  permission: needs("prices_products", "write"),
   body: TaxRateCreateInput,
   response: { status: 201, description: "The created tax rate.", schema: TaxRate },
   errors: [415, 422],
@@ -39,6 +42,7 @@ export const getTaxRateOperation = defineOperation({
   description: "Archived rates too.",
   tag,
   access: "secret",
+  permission: needs("prices_products", "read"),
   response: { status: 200, description: "The tax rate.", schema: TaxRate },
   errors: [404],
 });
@@ -53,6 +57,7 @@ export const updateTaxRateOperation = defineOperation({
     "Emits `tax_rate.updated` when anything changed. `active: false` archives the rate: new invoice lines and defaults cannot name it; invoices and subscriptions that use it keep it.",
   tag,
   access: "secret",
+  permission: needs("prices_products", "write"),
   body: TaxRateUpdateInput,
   response: { status: 200, description: "The updated tax rate.", schema: TaxRate },
   errors: [404, 415, 422],

@@ -1,3 +1,4 @@
+import type { Permissions } from "@/lib/permissions";
 import { and, eq, inArray, isNull } from "drizzle-orm";
 import { getDb } from "@/db/client";
 import { accounts, apiTokens, users } from "@/db/schema";
@@ -31,7 +32,7 @@ export type OutrankingToken = {
 };
 
 /** `mintRole`: the least role that may mint a kind (lib/server/token-minting.ts, which knows the operations). */
-export async function tokensOutrankingTheirMaker(organizationId: string, mintRole: (kind: TokenKind) => Role): Promise<OutrankingToken[]> {
+export async function tokensOutrankingTheirMaker(organizationId: string, mintRole: (kind: TokenKind, permissions: Permissions | null) => Role): Promise<OutrankingToken[]> {
   const db = await getDb();
   const rows = await db
     .select({ token: apiTokens, livemode: accounts.livemode, role: users.role, email: users.email })
@@ -43,7 +44,7 @@ export async function tokensOutrankingTheirMaker(organizationId: string, mintRol
   return rows
     // Tokens a user made (`user_…`): the demo tokens of `npm run seed` and the tests' have no member behind them.
     .filter(({ token }) => token.createdBy?.startsWith("user_"))
-    .filter(({ token, role }) => role === null || !roleAllows(role, mintRole(token.kind)))
+    .filter(({ token, role }) => role === null || !roleAllows(role, mintRole(token.kind, token.permissions)))
     .map(({ token, livemode, role, email }) => ({
       id: token.id,
       accountId: token.accountId,

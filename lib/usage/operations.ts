@@ -1,3 +1,4 @@
+import { needs } from "@/lib/permissions";
 import { defineOperation } from "@/lib/api/operation";
 import {
   CancelledUsageEvent,
@@ -28,6 +29,7 @@ export const createUsageEventOperation = defineOperation({
     "value, timestamp outside the window). Secret tokens only.",
   tag,
   access: "secret",
+  permission: needs("usage", "write"),
   body: UsageEventInput,
   response: { status: 200, description: "Accepted or duplicate.", schema: UsageEventResult },
   errors: [409, 415, 422],
@@ -45,6 +47,7 @@ export const createUsageEventBatchOperation = defineOperation({
     "event never rejects the others. The accepted ones are committed before the answer.",
   tag,
   access: "secret",
+  permission: needs("usage", "write"),
   body: UsageEventBatchInput,
   response: { status: 200, description: "One result per event, in order.", schema: UsageEventBatchResult },
   errors: [415],
@@ -61,6 +64,7 @@ export const cancelUsageEventOperation = defineOperation({
     "`usage_event_locked`. Cancelling again answers the same.",
   tag,
   access: "secret",
+  permission: needs("usage", "write"),
   response: { status: 200, description: "The cancelled event.", schema: CancelledUsageEvent },
   errors: [404, 409],
 });
@@ -75,6 +79,7 @@ export const getCustomerUsageOperation = defineOperation({
     "The aggregated usage of the customer's open period: its live subscription's current period, else the UTC calendar month.",
   tag,
   access: "secret",
+  permission: needs("usage", "read"),
   query: CustomerUsageQuery,
   response: { status: 200, description: "The usage.", schema: CustomerUsage },
   errors: [404],
@@ -90,6 +95,7 @@ export const getMeterSummariesOperation = defineOperation({
     "One bucket per whole hour or UTC day of [start, end), every bucket listed (empty ones 0, or null for max/last). Without `start` and `end`: the last 30 days (or 24 hours) ending with the current one on the account's clock.",
   tag,
   access: "secret",
+  permission: needs("usage", "read"),
   query: MeterSummariesQuery,
   response: { status: 200, description: "The buckets.", schema: MeterSummaries },
   errors: [404, 422],
@@ -104,6 +110,7 @@ export const listMeterUsageEventsOperation = defineOperation({
   description: "The customer's latest `limit` events of the meter, newest first (by `timestamp`), cancelled ones included with `cancelled` set.",
   tag,
   access: "secret",
+  permission: needs("usage", "read"),
   query: MeterUsageEventsQuery,
   response: { status: 200, description: "The latest events.", schema: UsageEventRecordList },
   errors: [404],

@@ -1,3 +1,4 @@
+import { needs } from "@/lib/permissions";
 import { defineOperation } from "@/lib/api/operation";
 import { listEnvelopeSchema, PaginationQuery } from "@/lib/api/pagination";
 import { Delivery, Event } from "@/lib/events-api/schema";
@@ -38,6 +39,7 @@ export const createWebhookEndpointOperation = defineOperation({
     "The answer carries the signing secret, shown only here and on rotation. The URL must be HTTPS (else 422); unknown event types are a 422 naming them. `[\"*\"]` subscribes to every type.",
   tag: endpointsTag,
   access: "secret",
+  permission: needs("webhook_endpoints", "write"),
   role: "developer",
   body: WebhookEndpointCreateInput,
   response: { status: 201, description: "The endpoint and its signing secret.", schema: WebhookEndpointWithSecret },
@@ -52,6 +54,7 @@ export const listWebhookEndpointsOperation = defineOperation({
   summary: "List webhook endpoints",
   tag: endpointsTag,
   access: "secret",
+  permission: needs("webhook_endpoints", "read"),
   query: PaginationQuery,
   response: { status: 200, description: "A page of endpoints, newest first.", schema: WebhookEndpointList },
 });
@@ -64,6 +67,7 @@ export const getWebhookEndpointOperation = defineOperation({
   summary: "Retrieve a webhook endpoint",
   tag: endpointsTag,
   access: "secret",
+  permission: needs("webhook_endpoints", "read"),
   response: { status: 200, description: "The endpoint.", schema: WebhookEndpoint },
   errors: [404],
 });
@@ -78,6 +82,7 @@ export const updateWebhookEndpointOperation = defineOperation({
     "Change the URL, the event types, the description, the rate limit (`max_deliveries_per_second`), or enable/disable it. A disabled endpoint receives nothing.",
   tag: endpointsTag,
   access: "secret",
+  permission: needs("webhook_endpoints", "write"),
   role: "developer",
   body: WebhookEndpointUpdateInput,
   response: { status: 200, description: "The updated endpoint.", schema: WebhookEndpoint },
@@ -92,6 +97,7 @@ export const deleteWebhookEndpointOperation = defineOperation({
   summary: "Delete a webhook endpoint",
   tag: endpointsTag,
   access: "secret",
+  permission: needs("webhook_endpoints", "write"),
   role: "developer",
   response: { status: 200, description: "The deleted endpoint's id.", schema: DeletedWebhookEndpoint },
   errors: [404],
@@ -107,6 +113,7 @@ export const rotateWebhookSecretOperation = defineOperation({
     "The new secret signs every attempt from now on. The old one keeps signing beside it for `overlap_seconds` (default one day; `webhook-signature` then carries both signatures, `X-Webhook-Signature` the new secret's and `X-Webhook-Signature-Previous` the old one's), so receivers can switch without dropping deliveries; `0` stops it at once. `previous_secret_expires_at` tells when it stops.",
   tag: endpointsTag,
   access: "secret",
+  permission: needs("webhook_endpoints", "write"),
   role: "developer",
   body: RotateSecretInput,
   response: { status: 200, description: "The endpoint and its new signing secret.", schema: WebhookEndpointWithSecret },
@@ -121,6 +128,7 @@ export const listEndpointDeliveriesOperation = defineOperation({
   summary: "List an endpoint's deliveries",
   tag: endpointsTag,
   access: "secret",
+  permission: needs("webhook_endpoints", "read"),
   query: EndpointDeliveriesQuery,
   response: {
     status: 200,
@@ -140,6 +148,7 @@ export const retryFailedDeliveriesOperation = defineOperation({
     "Makes one new attempt now for each permanently failed delivery of the endpoint created since `since` (at most 100 per call; `has_more` tells whether to call again).",
   tag: endpointsTag,
   access: "secret",
+  permission: needs("webhook_endpoints", "write"),
   role: "developer",
   body: RetryFailedInput,
   response: { status: 200, description: "What the attempts did.", schema: RetryFailedResult },
@@ -154,6 +163,7 @@ export const getDeliveryOperation = defineOperation({
   summary: "Retrieve a delivery",
   tag: deliveriesTag,
   access: "secret",
+  permission: needs("webhook_endpoints", "read"),
   response: { status: 200, description: "The delivery.", schema: Delivery },
   errors: [404],
 });
@@ -167,6 +177,7 @@ export const listDeliveryAttemptsOperation = defineOperation({
   description: "Every attempt, first to last: status, duration, error and the first 4 KB of the response.",
   tag: deliveriesTag,
   access: "secret",
+  permission: needs("webhook_endpoints", "read"),
   response: { status: 200, description: "The attempts, as a bare array.", schema: DeliveryAttemptArray },
   errors: [404],
 });
@@ -181,6 +192,7 @@ export const retryDeliveryOperation = defineOperation({
     "Makes one new attempt now of a permanently failed delivery and answers with the delivery after it. Any other state is a 409.",
   tag: deliveriesTag,
   access: "secret",
+  permission: needs("webhook_endpoints", "write"),
   role: "developer",
   response: { status: 200, description: "The delivery after the attempt.", schema: Delivery },
   errors: [404, 409],
@@ -209,6 +221,7 @@ export const endpointHealthOperation = defineOperation({
   summary: "An endpoint's delivery health over the last 24 hours, and its lag right now",
   tag: endpointsTag,
   access: "secret",
+  permission: needs("webhook_endpoints", "read"),
   response: {
     status: 200,
     description: "Delivery counts and success rate; the age of the oldest due delivery and the throughput of the last minutes.",
@@ -225,6 +238,7 @@ export const accountHealthOperation = defineOperation({
   summary: "The account's delivery health over the last 24 hours",
   tag: deliveriesTag,
   access: "secret",
+  permission: needs("webhook_endpoints", "read"),
   response: { status: 200, description: "Delivery counts and success rate.", schema: DeliveryHealth },
 });
 
@@ -238,6 +252,7 @@ export const sendTestEventOperation = defineOperation({
     "With `type`: sends a realistic sample event of that catalogue type to this endpoint only (a new sample entity; the payload carries `\"test\": true`). Without it: delivers the account's newest event of a subscribed type again (409 when there is none yet). Either way a new delivery, signed and retried like any other, listed in the endpoint's deliveries.",
   tag: endpointsTag,
   access: "secret",
+  permission: needs("webhook_endpoints", "write"),
   role: "developer",
   body: TestEventInput,
   response: { status: 201, description: "The new delivery.", schema: Delivery },
@@ -254,6 +269,7 @@ export const sampleEventOperation = defineOperation({
     "Stores a realistic sample event of `type` (the samples of \"Send test event\"; a new sample entity, `\"test\": true` in the payload) delivered to no endpoint: the event feed carries it to `npm run listen`, which forwards it to the local URL.",
   tag: "Events",
   access: "secret",
+  permission: needs("events", "write"),
   body: SampleEventInput,
   response: { status: 201, description: "The test event.", schema: Event },
   errors: [415, 422],
@@ -269,6 +285,7 @@ export const replayOperation = defineOperation({
     "A new delivery to this endpoint of every event created in [`since`, `until`) that it subscribes to, delivered ones included, oldest first, at most 1000 per call: while `has_more`, call again with the same window and `starting_after`. Receivers see each event's usual `webhook-id` and skip what they already have. 409 for a disabled endpoint.",
   tag: endpointsTag,
   access: "secret",
+  permission: needs("webhook_endpoints", "write"),
   role: "developer",
   body: ReplayInput,
   response: { status: 200, description: "How many deliveries were made.", schema: ReplayResult },
@@ -285,6 +302,7 @@ export const resendEventOperation = defineOperation({
     "A new delivery of this event to the endpoint `endpoint_id`, whatever types it subscribes to, signed and retried like any other and listed in the event's and the endpoint's deliveries. Receivers see the event's usual `webhook-id`. 404 for an unknown event or endpoint, 409 for a disabled endpoint.",
   tag: "Events",
   access: "secret",
+  permission: needs("events", "write"),
   role: "developer",
   body: ResendEventInput,
   response: { status: 201, description: "The new delivery.", schema: Delivery },
@@ -301,6 +319,7 @@ export const eventFeedOperation = defineOperation({
     "A long poll: answers as soon as an event newer than `after` exists (or after `wait` seconds, empty), with the events as their webhook payloads, oldest first, and the cursor to pass next. Each answer also repeats the few seconds before the cursor, so an event whose transaction committed late is not missed: skip ids you already have. Resuming with a stored cursor loses nothing.",
   tag: "Events",
   access: "secret",
+  permission: needs("events", "read"),
   query: EventFeedQuery,
   response: { status: 200, description: "New events and the next cursor.", schema: EventFeed },
   errors: [422],

@@ -60,6 +60,7 @@ beforeAll(async () => {
 
   // Audit: a token revoked, an endpoint updated, disabled, enabled, its secret rotated, deleted.
   const spareToken = await ok(user.request("POST", `/${account}/api-tokens`, { body: { name: "spare", kind: "publishable" } }));
+  await ok(user.request("POST", `/${account}/api-tokens/${spareToken.id}/roll`, { body: { overlap_seconds: 0 } }));
   await ok(user.request("POST", `/${account}/api-tokens/${spareToken.id}/revoke`));
   const hook = await post("/webhook-endpoints", { url: "https://example.com/audit", events: ["customer.created"] });
   await post(`/webhook-endpoints/${hook.id}`, { description: "Audit" });
@@ -388,6 +389,11 @@ const IMPLIES: Record<(typeof EVENT_TYPES)[number], Check> = {
     expect(event.previous_data.status).toBe("active");
     expectAudit(event, "user");
   },
+  "api_key.rolled": (data, event) => {
+    expect(data.display).not.toBe(event.previous_data.display);
+    expect(data.previous_secret_expires_at).toBeNull();
+    expectAudit(event, "user");
+  },
   "webhook_endpoint.created": (data, event) => {
     expect(data.object).toBe("webhook_endpoint");
     expectAudit(event, "api_key");
@@ -500,16 +506,16 @@ function expectAudit(event: Json, actorType: "user" | "api_key"): void {
   expect(event.actor_id).toMatch(actorType === "user" ? /^user_/ : /^key_/);
   expect(event.metadata).toEqual({ client_address: expect.any(String), user_agent: expect.any(String) });
   expect(event.request_id).toMatch(/^req_/);
-  expect(JSON.stringify(event)).not.toMatch(/whsec_|st_prod_[0-9a-z]{6}|pt_prod_[0-9a-z]{6}|token_hash|secret_ciphertext/);
+  expect(JSON.stringify(event)).not.toMatch(/whsec_|st_prod_[0-9a-z]{6}|pt_prod_[0-9a-z]{6}|rk_prod_[0-9a-z]{6}|token_hash|secret_ciphertext/);
 }
 
 /** The types of the access audit trail, beside the spec's 51 (lib/events/catalogue.ts). */
-const AUDIT_TYPES = EVENT_TYPES.filter((type) => /^(api_token|webhook_endpoint|user)\./.test(type));
+const AUDIT_TYPES = EVENT_TYPES.filter((type) => /^(api_token|api_key|webhook_endpoint|user)\./.test(type));
 
 describe("the event catalogue, produced by real flows", () => {
   it("covers the spec's 51 types and every type of our own", () => {
     expect(SPEC_EVENT_TYPES).toHaveLength(51);
-    expect(AUDIT_TYPES).toHaveLength(12);
+    expect(AUDIT_TYPES).toHaveLength(13);
     expect(Object.keys(IMPLIES).sort()).toEqual([...EVENT_TYPES].sort());
   });
 

@@ -20,7 +20,7 @@ export default async function Page({ params }: { params: Promise<{ account_id: s
   const [members, invitations, outranking] = await Promise.all([
     listMembers(user.organizationId),
     listInvitations(user.organizationId),
-    tokensOutrankingTheirMaker(user.organizationId, (kind) => roleToMint(kind).role),
+    tokensOutrankingTheirMaker(user.organizationId, (kind, permissions) => roleToMint(kind, permissions).role),
   ]);
   return (
     <>

@@ -226,6 +226,7 @@ export const OPERATIONS = {
   readEventFeedForTokenAccount: { method: "GET", path: "/events/feed" },
   listApiTokens: { method: "GET", path: "/{account_id}/api-tokens" },
   createApiToken: { method: "POST", path: "/{account_id}/api-tokens" },
+  rollApiToken: { method: "POST", path: "/{account_id}/api-tokens/{token_id}/roll" },
   revokeApiToken: { method: "POST", path: "/{account_id}/api-tokens/{token_id}/revoke" },
   getTestClock: { method: "GET", path: "/{account_id}/test-clock" },
   getTestClockForTokenAccount: { method: "GET", path: "/test-clock" },

@@ -11,6 +11,8 @@ export type paths = {
         /**
          * Retrieve the account's billing status
          * @description Whether the account's organization may process customer-initiated (CIT) and merchant-initiated (MIT) payments. Publishable tokens may call it.
+         *
+         *     Restricted keys need `settings:read`.
          */
         get: operations["getBillingStatus"];
         put?: never;
@@ -35,6 +37,8 @@ export type paths = {
         /**
          * Retrieve the account's billing status
          * @description Whether the account's organization may process customer-initiated (CIT) and merchant-initiated (MIT) payments. Publishable tokens may call it.
+         *
+         *     Restricted keys need `settings:read`.
          */
         get: operations["getBillingStatusForTokenAccount"];
         put?: never;
@@ -75,6 +79,8 @@ export type paths = {
         /**
          * List events
          * @description The account's audit trail, newest first (`created` descending, ties broken by id). Filters combine with AND. `total` is exact for every filter (kept beside the events, not counted per request). Page with `offset` (up to 10,000) or, at any depth and while events keep arriving, with `starting_after` = the last item's id; `created[gte]` / `created[lt]` narrow the list to a time range.
+         *
+         *     Restricted keys need `events:read`.
          */
         get: operations["listEvents"];
         put?: never;
@@ -95,6 +101,8 @@ export type paths = {
         /**
          * List events
          * @description The account's audit trail, newest first (`created` descending, ties broken by id). Filters combine with AND. `total` is exact for every filter (kept beside the events, not counted per request). Page with `offset` (up to 10,000) or, at any depth and while events keep arriving, with `starting_after` = the last item's id; `created[gte]` / `created[lt]` narrow the list to a time range.
+         *
+         *     Restricted keys need `events:read`.
          */
         get: operations["listEventsForTokenAccount"];
         put?: never;
@@ -112,7 +120,10 @@ export type paths = {
             path?: never;
             cookie?: never;
         };
-        /** Retrieve an event */
+        /**
+         * Retrieve an event
+         * @description Restricted keys need `events:read`.
+         */
         get: operations["getEvent"];
         put?: never;
         post?: never;
@@ -129,7 +140,10 @@ export type paths = {
             path?: never;
             cookie?: never;
         };
-        /** Retrieve an event */
+        /**
+         * Retrieve an event
+         * @description Restricted keys need `events:read`.
+         */
         get: operations["getEventForTokenAccount"];
         put?: never;
         post?: never;
@@ -149,6 +163,8 @@ export type paths = {
         /**
          * List an event's deliveries
          * @description One delivery per subscribed webhook endpoint, as a bare JSON array (not the list envelope).
+         *
+         *     Restricted keys need `events:read`.
          */
         get: operations["listEventDeliveries"];
         put?: never;
@@ -169,6 +185,8 @@ export type paths = {
         /**
          * List an event's deliveries
          * @description One delivery per subscribed webhook endpoint, as a bare JSON array (not the list envelope).
+         *
+         *     Restricted keys need `events:read`.
          */
         get: operations["listEventDeliveriesForTokenAccount"];
         put?: never;
@@ -189,6 +207,8 @@ export type paths = {
         /**
          * Retrieve an event with its deliveries
          * @description The event, its deliveries, and what they sent: the exact webhook body and each attempted delivery's latest request headers (signatures masked; never the signing secret).
+         *
+         *     Restricted keys need `events:read`.
          */
         get: operations["getEventFull"];
         put?: never;
@@ -209,6 +229,8 @@ export type paths = {
         /**
          * Retrieve an event with its deliveries
          * @description The event, its deliveries, and what they sent: the exact webhook body and each attempted delivery's latest request headers (signatures masked; never the signing secret).
+         *
+         *     Restricted keys need `events:read`.
          */
         get: operations["getEventFullForTokenAccount"];
         put?: never;
@@ -229,12 +251,16 @@ export type paths = {
         /**
          * List customers
          * @description Customers of the account, newest first.
+         *
+         *     Restricted keys need `customers:read`.
          */
         get: operations["listCustomers"];
         put?: never;
         /**
          * Create a customer
          * @description Emits `customer.created`. A missing `email` is a 400 naming it.
+         *
+         *     Restricted keys need `customers:write`.
          */
         post: operations["createCustomer"];
         delete?: never;
@@ -253,12 +279,16 @@ export type paths = {
         /**
          * List customers
          * @description Customers of the account, newest first.
+         *
+         *     Restricted keys need `customers:read`.
          */
         get: operations["listCustomersForTokenAccount"];
         put?: never;
         /**
          * Create a customer
          * @description Emits `customer.created`. A missing `email` is a 400 naming it.
+         *
+         *     Restricted keys need `customers:write`.
          */
         post: operations["createCustomerForTokenAccount"];
         delete?: never;
@@ -277,17 +307,23 @@ export type paths = {
         /**
          * Retrieve a customer
          * @description With `expand=custom_fields` the custom field values are included; with `expand=discount` the customer's discount (null when they have none, where `getCustomerDiscount` answers 404).
+         *
+         *     Restricted keys need `customers:read`.
          */
         get: operations["getCustomer"];
         put?: never;
         /**
          * Update a customer
          * @description Emits `customer.updated` when anything changed; an update that changes nothing emits no event.
+         *
+         *     Restricted keys need `customers:write`.
          */
         post: operations["updateCustomer"];
         /**
          * Delete a customer
          * @description Emits `customer.deleted`. The customer is no longer served; its events remain.
+         *
+         *     Restricted keys need `customers:write`.
          */
         delete: operations["deleteCustomer"];
         options?: never;
@@ -305,17 +341,23 @@ export type paths = {
         /**
          * Retrieve a customer
          * @description With `expand=custom_fields` the custom field values are included; with `expand=discount` the customer's discount (null when they have none, where `getCustomerDiscount` answers 404).
+         *
+         *     Restricted keys need `customers:read`.
          */
         get: operations["getCustomerForTokenAccount"];
         put?: never;
         /**
          * Update a customer
          * @description Emits `customer.updated` when anything changed; an update that changes nothing emits no event.
+         *
+         *     Restricted keys need `customers:write`.
          */
         post: operations["updateCustomerForTokenAccount"];
         /**
          * Delete a customer
          * @description Emits `customer.deleted`. The customer is no longer served; its events remain.
+         *
+         *     Restricted keys need `customers:write`.
          */
         delete: operations["deleteCustomerForTokenAccount"];
         options?: never;
@@ -333,12 +375,16 @@ export type paths = {
         /**
          * List coupons
          * @description Coupons of the account that are not deleted, newest first.
+         *
+         *     Restricted keys need `prices_products:read`.
          */
         get: operations["listCoupons"];
         put?: never;
         /**
          * Create a coupon
          * @description Emits `coupon.created`. Exactly one of `percent_off` or `amount_off_atom` (with `currency`); `duration_in_months` only with `duration: repeating`. A missing required field is a 400 naming it, a conflicting one a 422.
+         *
+         *     Restricted keys need `prices_products:write`.
          */
         post: operations["createCoupon"];
         delete?: never;
@@ -357,12 +403,16 @@ export type paths = {
         /**
          * List coupons
          * @description Coupons of the account that are not deleted, newest first.
+         *
+         *     Restricted keys need `prices_products:read`.
          */
         get: operations["listCouponsForTokenAccount"];
         put?: never;
         /**
          * Create a coupon
          * @description Emits `coupon.created`. Exactly one of `percent_off` or `amount_off_atom` (with `currency`); `duration_in_months` only with `duration: repeating`. A missing required field is a 400 naming it, a conflicting one a 422.
+         *
+         *     Restricted keys need `prices_products:write`.
          */
         post: operations["createCouponForTokenAccount"];
         delete?: never;
@@ -378,17 +428,24 @@ export type paths = {
             path?: never;
             cookie?: never;
         };
-        /** Retrieve a coupon */
+        /**
+         * Retrieve a coupon
+         * @description Restricted keys need `prices_products:read`.
+         */
         get: operations["getCoupon"];
         put?: never;
         /**
          * Update a coupon
          * @description Only `name` and `metadata` can change (the terms are immutable: 422). Emits `coupon.updated` when anything changed.
+         *
+         *     Restricted keys need `prices_products:write`.
          */
         post: operations["updateCoupon"];
         /**
          * Delete a coupon
          * @description Emits `coupon.deleted`. The coupon can no longer be applied or retrieved; discounts already applied keep it.
+         *
+         *     Restricted keys need `prices_products:write`.
          */
         delete: operations["deleteCoupon"];
         options?: never;
@@ -403,17 +460,24 @@ export type paths = {
             path?: never;
             cookie?: never;
         };
-        /** Retrieve a coupon */
+        /**
+         * Retrieve a coupon
+         * @description Restricted keys need `prices_products:read`.
+         */
         get: operations["getCouponForTokenAccount"];
         put?: never;
         /**
          * Update a coupon
          * @description Only `name` and `metadata` can change (the terms are immutable: 422). Emits `coupon.updated` when anything changed.
+         *
+         *     Restricted keys need `prices_products:write`.
          */
         post: operations["updateCouponForTokenAccount"];
         /**
          * Delete a coupon
          * @description Emits `coupon.deleted`. The coupon can no longer be applied or retrieved; discounts already applied keep it.
+         *
+         *     Restricted keys need `prices_products:write`.
          */
         delete: operations["deleteCouponForTokenAccount"];
         options?: never;
@@ -431,17 +495,23 @@ export type paths = {
         /**
          * Retrieve a customer's discount
          * @description 404 when the customer has none.
+         *
+         *     Restricted keys need `customers:read`.
          */
         get: operations["getCustomerDiscount"];
         put?: never;
         /**
          * Apply a coupon to a customer
          * @description Counts a redemption of the coupon. A customer has at most one discount: applying a coupon replaces the current one (`customer.discount.updated`), else creates it (`customer.discount.created`). A coupon that is unknown, deleted, past `redeem_by` or at `max_redemptions` is a 422 naming `coupon`.
+         *
+         *     Restricted keys need `customers:write`.
          */
         post: operations["applyCustomerDiscount"];
         /**
          * Remove a customer's discount
          * @description Emits `customer.discount.deleted`. The redemption stays counted on the coupon.
+         *
+         *     Restricted keys need `customers:write`.
          */
         delete: operations["deleteCustomerDiscount"];
         options?: never;
@@ -459,17 +529,23 @@ export type paths = {
         /**
          * Retrieve a customer's discount
          * @description 404 when the customer has none.
+         *
+         *     Restricted keys need `customers:read`.
          */
         get: operations["getCustomerDiscountForTokenAccount"];
         put?: never;
         /**
          * Apply a coupon to a customer
          * @description Counts a redemption of the coupon. A customer has at most one discount: applying a coupon replaces the current one (`customer.discount.updated`), else creates it (`customer.discount.created`). A coupon that is unknown, deleted, past `redeem_by` or at `max_redemptions` is a 422 naming `coupon`.
+         *
+         *     Restricted keys need `customers:write`.
          */
         post: operations["applyCustomerDiscountForTokenAccount"];
         /**
          * Remove a customer's discount
          * @description Emits `customer.discount.deleted`. The redemption stays counted on the coupon.
+         *
+         *     Restricted keys need `customers:write`.
          */
         delete: operations["deleteCustomerDiscountForTokenAccount"];
         options?: never;
@@ -487,12 +563,16 @@ export type paths = {
         /**
          * List products
          * @description Products of the account, newest first; `active` filters active or archived ones. Publishable tokens may call it.
+         *
+         *     Restricted keys need `prices_products:read`.
          */
         get: operations["listProducts"];
         put?: never;
         /**
          * Create a product
          * @description Emits `product.created`. A missing `name` is a 400 naming it.
+         *
+         *     Restricted keys need `prices_products:write`.
          */
         post: operations["createProduct"];
         delete?: never;
@@ -511,12 +591,16 @@ export type paths = {
         /**
          * List products
          * @description Products of the account, newest first; `active` filters active or archived ones. Publishable tokens may call it.
+         *
+         *     Restricted keys need `prices_products:read`.
          */
         get: operations["listProductsForTokenAccount"];
         put?: never;
         /**
          * Create a product
          * @description Emits `product.created`. A missing `name` is a 400 naming it.
+         *
+         *     Restricted keys need `prices_products:write`.
          */
         post: operations["createProductForTokenAccount"];
         delete?: never;
@@ -535,17 +619,23 @@ export type paths = {
         /**
          * Retrieve a product
          * @description Publishable tokens may call it.
+         *
+         *     Restricted keys need `prices_products:read`.
          */
         get: operations["getProduct"];
         put?: never;
         /**
          * Update or archive a product
          * @description Emits `product.updated` when anything changed (archiving is `active: false`); an update that changes nothing emits no event.
+         *
+         *     Restricted keys need `prices_products:write`.
          */
         post: operations["updateProduct"];
         /**
          * Delete a product
          * @description Emits `product.deleted`. Refused with 409 while the product has prices that are not deleted: archive it instead, or delete its prices first.
+         *
+         *     Restricted keys need `prices_products:write`.
          */
         delete: operations["deleteProduct"];
         options?: never;
@@ -563,17 +653,23 @@ export type paths = {
         /**
          * Retrieve a product
          * @description Publishable tokens may call it.
+         *
+         *     Restricted keys need `prices_products:read`.
          */
         get: operations["getProductForTokenAccount"];
         put?: never;
         /**
          * Update or archive a product
          * @description Emits `product.updated` when anything changed (archiving is `active: false`); an update that changes nothing emits no event.
+         *
+         *     Restricted keys need `prices_products:write`.
          */
         post: operations["updateProductForTokenAccount"];
         /**
          * Delete a product
          * @description Emits `product.deleted`. Refused with 409 while the product has prices that are not deleted: archive it instead, or delete its prices first.
+         *
+         *     Restricted keys need `prices_products:write`.
          */
         delete: operations["deleteProductForTokenAccount"];
         options?: never;
@@ -591,12 +687,16 @@ export type paths = {
         /**
          * List prices
          * @description Prices of the account, newest first; filters `product`, `active`, `type`. Publishable tokens may call it.
+         *
+         *     Restricted keys need `prices_products:read`.
          */
         get: operations["listPrices"];
         put?: never;
         /**
          * Create a price
          * @description Emits `price.created`. `product` must be a product of this account (422 otherwise); `recurring` is required exactly when `type` is `recurring`.
+         *
+         *     Restricted keys need `prices_products:write`.
          */
         post: operations["createPrice"];
         delete?: never;
@@ -615,12 +715,16 @@ export type paths = {
         /**
          * List prices
          * @description Prices of the account, newest first; filters `product`, `active`, `type`. Publishable tokens may call it.
+         *
+         *     Restricted keys need `prices_products:read`.
          */
         get: operations["listPricesForTokenAccount"];
         put?: never;
         /**
          * Create a price
          * @description Emits `price.created`. `product` must be a product of this account (422 otherwise); `recurring` is required exactly when `type` is `recurring`.
+         *
+         *     Restricted keys need `prices_products:write`.
          */
         post: operations["createPriceForTokenAccount"];
         delete?: never;
@@ -639,17 +743,23 @@ export type paths = {
         /**
          * Retrieve a price
          * @description Publishable tokens may call it.
+         *
+         *     Restricted keys need `prices_products:read`.
          */
         get: operations["getPrice"];
         put?: never;
         /**
          * Update or archive a price
          * @description Only `nickname`, `active` and `metadata` change; amount, currency, type and recurring are immutable (422: create a new price instead). Emits `price.updated` when anything changed.
+         *
+         *     Restricted keys need `prices_products:write`.
          */
         post: operations["updatePrice"];
         /**
          * Delete a price
          * @description Emits `price.deleted`. The price is no longer served or listed; its events remain.
+         *
+         *     Restricted keys need `prices_products:write`.
          */
         delete: operations["deletePrice"];
         options?: never;
@@ -667,17 +777,23 @@ export type paths = {
         /**
          * Retrieve a price
          * @description Publishable tokens may call it.
+         *
+         *     Restricted keys need `prices_products:read`.
          */
         get: operations["getPriceForTokenAccount"];
         put?: never;
         /**
          * Update or archive a price
          * @description Only `nickname`, `active` and `metadata` change; amount, currency, type and recurring are immutable (422: create a new price instead). Emits `price.updated` when anything changed.
+         *
+         *     Restricted keys need `prices_products:write`.
          */
         post: operations["updatePriceForTokenAccount"];
         /**
          * Delete a price
          * @description Emits `price.deleted`. The price is no longer served or listed; its events remain.
+         *
+         *     Restricted keys need `prices_products:write`.
          */
         delete: operations["deletePriceForTokenAccount"];
         options?: never;
@@ -695,12 +811,16 @@ export type paths = {
         /**
          * List payment intents
          * @description Newest first; filters `customer`, `status`.
+         *
+         *     Restricted keys need `payments_refunds:read`.
          */
         get: operations["listPaymentIntents"];
         put?: never;
         /**
          * Create a payment intent
          * @description Emits `payment_intent.created`; with `confirm: true` also the confirmation's events. Sandbox payment methods, on sandbox accounts, decide outcomes in simulation (live accounts answer 422 on them); other methods (`pm_…`) are charged by the account's connected processor (docs/payments.md), 503 (retryable, nothing changed) when it cannot be reached.
+         *
+         *     Restricted keys need `payments_refunds:write`.
          */
         post: operations["createPaymentIntent"];
         delete?: never;
@@ -719,12 +839,16 @@ export type paths = {
         /**
          * List payment intents
          * @description Newest first; filters `customer`, `status`.
+         *
+         *     Restricted keys need `payments_refunds:read`.
          */
         get: operations["listPaymentIntentsForTokenAccount"];
         put?: never;
         /**
          * Create a payment intent
          * @description Emits `payment_intent.created`; with `confirm: true` also the confirmation's events. Sandbox payment methods, on sandbox accounts, decide outcomes in simulation (live accounts answer 422 on them); other methods (`pm_…`) are charged by the account's connected processor (docs/payments.md), 503 (retryable, nothing changed) when it cannot be reached.
+         *
+         *     Restricted keys need `payments_refunds:write`.
          */
         post: operations["createPaymentIntentForTokenAccount"];
         delete?: never;
@@ -740,7 +864,10 @@ export type paths = {
             path?: never;
             cookie?: never;
         };
-        /** Retrieve a payment intent */
+        /**
+         * Retrieve a payment intent
+         * @description Restricted keys need `payments_refunds:read`.
+         */
         get: operations["getPaymentIntent"];
         put?: never;
         post?: never;
@@ -757,7 +884,10 @@ export type paths = {
             path?: never;
             cookie?: never;
         };
-        /** Retrieve a payment intent */
+        /**
+         * Retrieve a payment intent
+         * @description Restricted keys need `payments_refunds:read`.
+         */
         get: operations["getPaymentIntentForTokenAccount"];
         put?: never;
         post?: never;
@@ -779,6 +909,8 @@ export type paths = {
         /**
          * Confirm a payment intent
          * @description The payment method decides the outcome: `payment_intent.processing` then succeeded, payment_failed, partially_funded or amount_capturable_updated (manual capture); or requires_action, after which confirming again completes the action. Allowed from requires_payment_method, requires_confirmation, requires_action and partially_funded (409 otherwise). Sandbox payment methods, on sandbox accounts, decide outcomes in simulation (live accounts answer 422 on them); other methods (`pm_…`) are charged by the account's connected processor (docs/payments.md), 503 (retryable, nothing changed) when it cannot be reached.
+         *
+         *     Restricted keys need `payments_refunds:write`.
          */
         post: operations["confirmPaymentIntent"];
         delete?: never;
@@ -799,6 +931,8 @@ export type paths = {
         /**
          * Confirm a payment intent
          * @description The payment method decides the outcome: `payment_intent.processing` then succeeded, payment_failed, partially_funded or amount_capturable_updated (manual capture); or requires_action, after which confirming again completes the action. Allowed from requires_payment_method, requires_confirmation, requires_action and partially_funded (409 otherwise). Sandbox payment methods, on sandbox accounts, decide outcomes in simulation (live accounts answer 422 on them); other methods (`pm_…`) are charged by the account's connected processor (docs/payments.md), 503 (retryable, nothing changed) when it cannot be reached.
+         *
+         *     Restricted keys need `payments_refunds:write`.
          */
         post: operations["confirmPaymentIntentForTokenAccount"];
         delete?: never;
@@ -819,6 +953,8 @@ export type paths = {
         /**
          * Capture a payment intent
          * @description Only in requires_capture (409 otherwise). Captures `amount_to_capture` (default all of `amount_capturable_atom`; more is a 422): `payment.succeeded` then `payment_intent.succeeded`.
+         *
+         *     Restricted keys need `payments_refunds:write`.
          */
         post: operations["capturePaymentIntent"];
         delete?: never;
@@ -839,6 +975,8 @@ export type paths = {
         /**
          * Capture a payment intent
          * @description Only in requires_capture (409 otherwise). Captures `amount_to_capture` (default all of `amount_capturable_atom`; more is a 422): `payment.succeeded` then `payment_intent.succeeded`.
+         *
+         *     Restricted keys need `payments_refunds:write`.
          */
         post: operations["capturePaymentIntentForTokenAccount"];
         delete?: never;
@@ -859,6 +997,8 @@ export type paths = {
         /**
          * Cancel a payment intent
          * @description From any state but succeeded and canceled (409 then): `payment_intent.canceled`.
+         *
+         *     Restricted keys need `payments_refunds:write`.
          */
         post: operations["cancelPaymentIntent"];
         delete?: never;
@@ -879,6 +1019,8 @@ export type paths = {
         /**
          * Cancel a payment intent
          * @description From any state but succeeded and canceled (409 then): `payment_intent.canceled`.
+         *
+         *     Restricted keys need `payments_refunds:write`.
          */
         post: operations["cancelPaymentIntentForTokenAccount"];
         delete?: never;
@@ -897,6 +1039,8 @@ export type paths = {
         /**
          * List payments
          * @description Payments are made by confirmations and captures, never directly. Newest first; filter `payment_intent`.
+         *
+         *     Restricted keys need `payments_refunds:read`.
          */
         get: operations["listPayments"];
         put?: never;
@@ -917,6 +1061,8 @@ export type paths = {
         /**
          * List payments
          * @description Payments are made by confirmations and captures, never directly. Newest first; filter `payment_intent`.
+         *
+         *     Restricted keys need `payments_refunds:read`.
          */
         get: operations["listPaymentsForTokenAccount"];
         put?: never;
@@ -934,7 +1080,10 @@ export type paths = {
             path?: never;
             cookie?: never;
         };
-        /** Retrieve a payment */
+        /**
+         * Retrieve a payment
+         * @description Restricted keys need `payments_refunds:read`.
+         */
         get: operations["getPayment"];
         put?: never;
         post?: never;
@@ -951,7 +1100,10 @@ export type paths = {
             path?: never;
             cookie?: never;
         };
-        /** Retrieve a payment */
+        /**
+         * Retrieve a payment
+         * @description Restricted keys need `payments_refunds:read`.
+         */
         get: operations["getPaymentForTokenAccount"];
         put?: never;
         post?: never;
@@ -971,12 +1123,16 @@ export type paths = {
         /**
          * List a customer's payment methods
          * @description Every payment method attached to the customer, newest first, in one page; detached ones are not listed.
+         *
+         *     Restricted keys need `payments_refunds:read`.
          */
         get: operations["listPaymentMethods"];
         put?: never;
         /**
          * Attach a payment method
          * @description Saves `processor_payment_method` for the customer and answers our `pm_…` object. A sandbox method (sandbox accounts) is attached by the sandbox processor, a fixed Visa card per method; any other method is attached at the connected processor (Stripe's attach to the customer's Stripe customer). With no processor connected, a method that is not a sandbox one is a 409 on a live account and a 422 on a sandbox one. Attaching a method already attached to the customer answers that object and emits nothing. Emits `payment_method.attached`.
+         *
+         *     Restricted keys need `payments_refunds:write`.
          */
         post: operations["attachPaymentMethod"];
         delete?: never;
@@ -995,12 +1151,16 @@ export type paths = {
         /**
          * List a customer's payment methods
          * @description Every payment method attached to the customer, newest first, in one page; detached ones are not listed.
+         *
+         *     Restricted keys need `payments_refunds:read`.
          */
         get: operations["listPaymentMethodsForTokenAccount"];
         put?: never;
         /**
          * Attach a payment method
          * @description Saves `processor_payment_method` for the customer and answers our `pm_…` object. A sandbox method (sandbox accounts) is attached by the sandbox processor, a fixed Visa card per method; any other method is attached at the connected processor (Stripe's attach to the customer's Stripe customer). With no processor connected, a method that is not a sandbox one is a 409 on a live account and a 422 on a sandbox one. Attaching a method already attached to the customer answers that object and emits nothing. Emits `payment_method.attached`.
+         *
+         *     Restricted keys need `payments_refunds:write`.
          */
         post: operations["attachPaymentMethodForTokenAccount"];
         delete?: never;
@@ -1022,6 +1182,8 @@ export type paths = {
         /**
          * Detach a payment method
          * @description Detaches the method from the customer (`detached_at`): it is no longer listed. A method already detached is a 404. Emits `payment_method.detached`.
+         *
+         *     Restricted keys need `payments_refunds:write`.
          */
         delete: operations["detachPaymentMethod"];
         options?: never;
@@ -1042,6 +1204,8 @@ export type paths = {
         /**
          * Detach a payment method
          * @description Detaches the method from the customer (`detached_at`): it is no longer listed. A method already detached is a 404. Emits `payment_method.detached`.
+         *
+         *     Restricted keys need `payments_refunds:write`.
          */
         delete: operations["detachPaymentMethodForTokenAccount"];
         options?: never;
@@ -1059,12 +1223,16 @@ export type paths = {
         /**
          * List refunds
          * @description Newest first; filter `payment`.
+         *
+         *     Restricted keys need `payments_refunds:read`.
          */
         get: operations["listRefunds"];
         put?: never;
         /**
          * Refund a payment
          * @description Emits `refund.created`, then `refund.updated` (succeeded) and `payment.refunded`, or `refund.failed` (payments made with `pm_sandbox_refund_fails`). `amount_atom` defaults to the unrefunded rest; more is a 422; a failed or fully refunded payment is a 409.
+         *
+         *     Restricted keys need `payments_refunds:write`.
          */
         post: operations["createRefund"];
         delete?: never;
@@ -1083,12 +1251,16 @@ export type paths = {
         /**
          * List refunds
          * @description Newest first; filter `payment`.
+         *
+         *     Restricted keys need `payments_refunds:read`.
          */
         get: operations["listRefundsForTokenAccount"];
         put?: never;
         /**
          * Refund a payment
          * @description Emits `refund.created`, then `refund.updated` (succeeded) and `payment.refunded`, or `refund.failed` (payments made with `pm_sandbox_refund_fails`). `amount_atom` defaults to the unrefunded rest; more is a 422; a failed or fully refunded payment is a 409.
+         *
+         *     Restricted keys need `payments_refunds:write`.
          */
         post: operations["createRefundForTokenAccount"];
         delete?: never;
@@ -1104,7 +1276,10 @@ export type paths = {
             path?: never;
             cookie?: never;
         };
-        /** Retrieve a refund */
+        /**
+         * Retrieve a refund
+         * @description Restricted keys need `payments_refunds:read`.
+         */
         get: operations["getRefund"];
         put?: never;
         post?: never;
@@ -1121,7 +1296,10 @@ export type paths = {
             path?: never;
             cookie?: never;
         };
-        /** Retrieve a refund */
+        /**
+         * Retrieve a refund
+         * @description Restricted keys need `payments_refunds:read`.
+         */
         get: operations["getRefundForTokenAccount"];
         put?: never;
         post?: never;
@@ -1141,6 +1319,8 @@ export type paths = {
         /**
          * List disputes
          * @description Newest first; filter `payment` or `payment_intent`. Disputes are made by the connected processor's webhooks (`charge.dispute.*`), never through the API.
+         *
+         *     Restricted keys need `payments_refunds:read`.
          */
         get: operations["listDisputes"];
         put?: never;
@@ -1161,6 +1341,8 @@ export type paths = {
         /**
          * List disputes
          * @description Newest first; filter `payment` or `payment_intent`. Disputes are made by the connected processor's webhooks (`charge.dispute.*`), never through the API.
+         *
+         *     Restricted keys need `payments_refunds:read`.
          */
         get: operations["listDisputesForTokenAccount"];
         put?: never;
@@ -1178,7 +1360,10 @@ export type paths = {
             path?: never;
             cookie?: never;
         };
-        /** Retrieve a dispute */
+        /**
+         * Retrieve a dispute
+         * @description Restricted keys need `payments_refunds:read`.
+         */
         get: operations["getDispute"];
         put?: never;
         post?: never;
@@ -1195,7 +1380,10 @@ export type paths = {
             path?: never;
             cookie?: never;
         };
-        /** Retrieve a dispute */
+        /**
+         * Retrieve a dispute
+         * @description Restricted keys need `payments_refunds:read`.
+         */
         get: operations["getDisputeForTokenAccount"];
         put?: never;
         post?: never;
@@ -1215,12 +1403,16 @@ export type paths = {
         /**
          * List invoices
          * @description Invoices of the account, newest first; filters `customer` and `status`.
+         *
+         *     Restricted keys need `invoices:read`.
          */
         get: operations["listInvoices"];
         put?: never;
         /**
          * Create a draft invoice
          * @description A draft for a customer of this account, optionally with lines (an active price in the invoice's currency, or `unit_amount_atom` with `description`). `collection_method: send_invoice` (with `days_until_due`, default 30, or a `due_date`) emails it at finalization and never charges it automatically. Emits `invoice.created`.
+         *
+         *     Restricted keys need `invoices:write`.
          */
         post: operations["createInvoice"];
         delete?: never;
@@ -1239,12 +1431,16 @@ export type paths = {
         /**
          * List invoices
          * @description Invoices of the account, newest first; filters `customer` and `status`.
+         *
+         *     Restricted keys need `invoices:read`.
          */
         get: operations["listInvoicesForTokenAccount"];
         put?: never;
         /**
          * Create a draft invoice
          * @description A draft for a customer of this account, optionally with lines (an active price in the invoice's currency, or `unit_amount_atom` with `description`). `collection_method: send_invoice` (with `days_until_due`, default 30, or a `due_date`) emails it at finalization and never charges it automatically. Emits `invoice.created`.
+         *
+         *     Restricted keys need `invoices:write`.
          */
         post: operations["createInvoiceForTokenAccount"];
         delete?: never;
@@ -1265,6 +1461,8 @@ export type paths = {
         /**
          * Preview the next invoice of a subscription
          * @description The invoice the subscription's next renewal (at `current_period_end`) would finalize, computed as the renewal does and stored nowhere (no invoice, no event, no balance transaction): the items after the pending changes, the usage of metered items so far, the customer's discount in force then, the taxes, and the customer's balance. With `changes` (a change request's `steps` and `effective`), as if that change were applied at `proration_date`: `proration_invoice` is what applying it would collect at once, and the renewal bills the items after it. Unknown customer or subscription: 404; a subscription of another customer, or a customer without exactly one live subscription and none named: 422; a step refused as a change request would refuse it: 400/422 naming `changes.steps.N.field`; a cancelled or paused subscription, or one ending at the period end: 409.
+         *
+         *     Restricted keys need `invoices:read`.
          */
         post: operations["previewInvoice"];
         delete?: never;
@@ -1285,6 +1483,8 @@ export type paths = {
         /**
          * Preview the next invoice of a subscription
          * @description The invoice the subscription's next renewal (at `current_period_end`) would finalize, computed as the renewal does and stored nowhere (no invoice, no event, no balance transaction): the items after the pending changes, the usage of metered items so far, the customer's discount in force then, the taxes, and the customer's balance. With `changes` (a change request's `steps` and `effective`), as if that change were applied at `proration_date`: `proration_invoice` is what applying it would collect at once, and the renewal bills the items after it. Unknown customer or subscription: 404; a subscription of another customer, or a customer without exactly one live subscription and none named: 422; a step refused as a change request would refuse it: 400/422 naming `changes.steps.N.field`; a cancelled or paused subscription, or one ending at the period end: 409.
+         *
+         *     Restricted keys need `invoices:read`.
          */
         post: operations["previewInvoiceForTokenAccount"];
         delete?: never;
@@ -1300,7 +1500,10 @@ export type paths = {
             path?: never;
             cookie?: never;
         };
-        /** Retrieve an invoice */
+        /**
+         * Retrieve an invoice
+         * @description Restricted keys need `invoices:read`.
+         */
         get: operations["getInvoice"];
         put?: never;
         post?: never;
@@ -1317,7 +1520,10 @@ export type paths = {
             path?: never;
             cookie?: never;
         };
-        /** Retrieve an invoice */
+        /**
+         * Retrieve an invoice
+         * @description Restricted keys need `invoices:read`.
+         */
         get: operations["getInvoiceForTokenAccount"];
         put?: never;
         post?: never;
@@ -1339,6 +1545,8 @@ export type paths = {
         /**
          * Add a line to a draft invoice
          * @description Draft totals follow the lines. Draft edits emit no event (they are recorded by `invoice.finalized`). 409 unless the invoice is a draft. A 409 `invoice_locked` (retryable, nothing changed) while another operation modifies the invoice.
+         *
+         *     Restricted keys need `invoices:write`.
          */
         post: operations["addInvoiceLine"];
         delete?: never;
@@ -1359,6 +1567,8 @@ export type paths = {
         /**
          * Add a line to a draft invoice
          * @description Draft totals follow the lines. Draft edits emit no event (they are recorded by `invoice.finalized`). 409 unless the invoice is a draft. A 409 `invoice_locked` (retryable, nothing changed) while another operation modifies the invoice.
+         *
+         *     Restricted keys need `invoices:write`.
          */
         post: operations["addInvoiceLineForTokenAccount"];
         delete?: never;
@@ -1380,6 +1590,8 @@ export type paths = {
         /**
          * Remove a line from a draft invoice
          * @description No event (see adding a line). 409 unless the invoice is a draft. A 409 `invoice_locked` (retryable, nothing changed) while another operation modifies the invoice.
+         *
+         *     Restricted keys need `invoices:write`.
          */
         delete: operations["removeInvoiceLine"];
         options?: never;
@@ -1400,6 +1612,8 @@ export type paths = {
         /**
          * Remove a line from a draft invoice
          * @description No event (see adding a line). 409 unless the invoice is a draft. A 409 `invoice_locked` (retryable, nothing changed) while another operation modifies the invoice.
+         *
+         *     Restricted keys need `invoices:write`.
          */
         delete: operations["removeInvoiceLineForTokenAccount"];
         options?: never;
@@ -1419,6 +1633,8 @@ export type paths = {
         /**
          * Finalize a draft invoice
          * @description Draft → open: applies the customer's active discount, fixes the totals (due = total). Emits `invoice.finalized`; a total of 0 is paid at once (`invoice.paid`, `invoice.payment_succeeded`). A `send_invoice` invoice gets its `due_date` (now + `days_until_due`, unless given) and its `invoice` email in the same transaction. 409 for an invoice without lines or not in draft. A 409 `invoice_locked` (retryable, nothing changed) while another operation modifies the invoice.
+         *
+         *     Restricted keys need `invoices:write`.
          */
         post: operations["finalizeInvoice"];
         delete?: never;
@@ -1439,6 +1655,8 @@ export type paths = {
         /**
          * Finalize a draft invoice
          * @description Draft → open: applies the customer's active discount, fixes the totals (due = total). Emits `invoice.finalized`; a total of 0 is paid at once (`invoice.paid`, `invoice.payment_succeeded`). A `send_invoice` invoice gets its `due_date` (now + `days_until_due`, unless given) and its `invoice` email in the same transaction. 409 for an invoice without lines or not in draft. A 409 `invoice_locked` (retryable, nothing changed) while another operation modifies the invoice.
+         *
+         *     Restricted keys need `invoices:write`.
          */
         post: operations["finalizeInvoiceForTokenAccount"];
         delete?: never;
@@ -1459,6 +1677,8 @@ export type paths = {
         /**
          * Pay an invoice (with a sandbox payment method, or out of band)
          * @description Give exactly one of `paid_out_of_band: true` and `payment_method` (422 otherwise). Out of band: open or uncollectible → paid (due 0, paid = total; `invoice.paid` then `invoice.payment_succeeded`). With a payment method, a payment intent for the due amount is created and confirmed in the same transaction; the answer is always the invoice (200) and `payment_intent` names the intent: succeeded → paid (as out of band); declined → still open, `invoice.payment_failed` (the intent's `last_payment_error` says why); requires action → still open, `invoice.payment_action_required` (confirming the intent later pays the invoice); partially funded → still open, paid grows and due shrinks by the amount received. Sandbox methods work only on sandbox accounts (422 on live ones); other methods (`pm_…`) are charged off-session by the account's connected processor (docs/payments.md), 503 (retryable, nothing changed) when it cannot be reached. A 409 `invoice_locked` (retryable, nothing changed) while another operation modifies the invoice.
+         *
+         *     Restricted keys need `invoices:write`.
          */
         post: operations["payInvoice"];
         delete?: never;
@@ -1479,6 +1699,8 @@ export type paths = {
         /**
          * Pay an invoice (with a sandbox payment method, or out of band)
          * @description Give exactly one of `paid_out_of_band: true` and `payment_method` (422 otherwise). Out of band: open or uncollectible → paid (due 0, paid = total; `invoice.paid` then `invoice.payment_succeeded`). With a payment method, a payment intent for the due amount is created and confirmed in the same transaction; the answer is always the invoice (200) and `payment_intent` names the intent: succeeded → paid (as out of band); declined → still open, `invoice.payment_failed` (the intent's `last_payment_error` says why); requires action → still open, `invoice.payment_action_required` (confirming the intent later pays the invoice); partially funded → still open, paid grows and due shrinks by the amount received. Sandbox methods work only on sandbox accounts (422 on live ones); other methods (`pm_…`) are charged off-session by the account's connected processor (docs/payments.md), 503 (retryable, nothing changed) when it cannot be reached. A 409 `invoice_locked` (retryable, nothing changed) while another operation modifies the invoice.
+         *
+         *     Restricted keys need `invoices:write`.
          */
         post: operations["payInvoiceForTokenAccount"];
         delete?: never;
@@ -1499,6 +1721,8 @@ export type paths = {
         /**
          * Void an invoice
          * @description Open or uncollectible → void. Emits `invoice.voided`. A 409 `invoice_locked` (retryable, nothing changed) while another operation modifies the invoice.
+         *
+         *     Restricted keys need `invoices:write`.
          */
         post: operations["voidInvoice"];
         delete?: never;
@@ -1519,6 +1743,8 @@ export type paths = {
         /**
          * Void an invoice
          * @description Open or uncollectible → void. Emits `invoice.voided`. A 409 `invoice_locked` (retryable, nothing changed) while another operation modifies the invoice.
+         *
+         *     Restricted keys need `invoices:write`.
          */
         post: operations["voidInvoiceForTokenAccount"];
         delete?: never;
@@ -1539,6 +1765,8 @@ export type paths = {
         /**
          * Mark an invoice uncollectible
          * @description Open → uncollectible; it may still be paid out of band or voided. Emits `invoice.marked_uncollectible`. A 409 `invoice_locked` (retryable, nothing changed) while another operation modifies the invoice.
+         *
+         *     Restricted keys need `invoices:write`.
          */
         post: operations["markInvoiceUncollectible"];
         delete?: never;
@@ -1559,6 +1787,8 @@ export type paths = {
         /**
          * Mark an invoice uncollectible
          * @description Open → uncollectible; it may still be paid out of band or voided. Emits `invoice.marked_uncollectible`. A 409 `invoice_locked` (retryable, nothing changed) while another operation modifies the invoice.
+         *
+         *     Restricted keys need `invoices:write`.
          */
         post: operations["markInvoiceUncollectibleForTokenAccount"];
         delete?: never;
@@ -1577,6 +1807,8 @@ export type paths = {
         /**
          * Download an invoice's PDF
          * @description The invoice as a document (`application/pdf`), in the customer's `preferred_locale` (else the account's `default_locale`): as it was issued (SHA-256 `pdf_sha256`) until it is paid, then its paid version (the "Paid on" mark, the amount paid, nothing due; SHA-256 `paid_pdf_sha256`). Each version is the same bytes at every download; `version` asks for one (`paid` before the invoice has one is a 409). A draft is a 409.
+         *
+         *     Restricted keys need `invoices:read`.
          */
         get: operations["getInvoicePdf"];
         put?: never;
@@ -1597,6 +1829,8 @@ export type paths = {
         /**
          * Download an invoice's PDF
          * @description The invoice as a document (`application/pdf`), in the customer's `preferred_locale` (else the account's `default_locale`): as it was issued (SHA-256 `pdf_sha256`) until it is paid, then its paid version (the "Paid on" mark, the amount paid, nothing due; SHA-256 `paid_pdf_sha256`). Each version is the same bytes at every download; `version` asks for one (`paid` before the invoice has one is a 409). A draft is a 409.
+         *
+         *     Restricted keys need `invoices:read`.
          */
         get: operations["getInvoicePdfForTokenAccount"];
         put?: never;
@@ -1657,12 +1891,16 @@ export type paths = {
         /**
          * List credit notes
          * @description Newest first; filter `invoice`, `customer`.
+         *
+         *     Restricted keys need `credit_notes:read`.
          */
         get: operations["listCreditNotes"];
         put?: never;
         /**
          * Issue a credit note
          * @description On an open or uncollectible invoice (pre-payment) it lowers `due_amount_atom` (to 0: the invoice is paid). On a paid invoice (post-payment) `refund_amount_atom` + `credit_amount_atom` + `out_of_band_amount_atom` must equal its total (none given: all credited to the customer's balance): the refund is a real refund of the invoice's payment (`refund.*`, `payment.refunded`, `invoice.refunded`), the credit a balance transaction. Σ of an invoice's credit notes never exceeds its total (422). Emits `credit_note.created`. A draft or void invoice is a 409; an invoice being modified is the retryable 409 `invoice_locked`.
+         *
+         *     Restricted keys need `credit_notes:write`.
          */
         post: operations["createCreditNote"];
         delete?: never;
@@ -1681,12 +1919,16 @@ export type paths = {
         /**
          * List credit notes
          * @description Newest first; filter `invoice`, `customer`.
+         *
+         *     Restricted keys need `credit_notes:read`.
          */
         get: operations["listCreditNotesForTokenAccount"];
         put?: never;
         /**
          * Issue a credit note
          * @description On an open or uncollectible invoice (pre-payment) it lowers `due_amount_atom` (to 0: the invoice is paid). On a paid invoice (post-payment) `refund_amount_atom` + `credit_amount_atom` + `out_of_band_amount_atom` must equal its total (none given: all credited to the customer's balance): the refund is a real refund of the invoice's payment (`refund.*`, `payment.refunded`, `invoice.refunded`), the credit a balance transaction. Σ of an invoice's credit notes never exceeds its total (422). Emits `credit_note.created`. A draft or void invoice is a 409; an invoice being modified is the retryable 409 `invoice_locked`.
+         *
+         *     Restricted keys need `credit_notes:write`.
          */
         post: operations["createCreditNoteForTokenAccount"];
         delete?: never;
@@ -1707,6 +1949,8 @@ export type paths = {
         /**
          * Preview a credit note
          * @description The credit note `createCreditNote` would issue with this body now (the same checks and amounts, the number it would take), stored nowhere: no event, no refund, and its id is not kept.
+         *
+         *     Restricted keys need `credit_notes:read`.
          */
         post: operations["previewCreditNote"];
         delete?: never;
@@ -1727,6 +1971,8 @@ export type paths = {
         /**
          * Preview a credit note
          * @description The credit note `createCreditNote` would issue with this body now (the same checks and amounts, the number it would take), stored nowhere: no event, no refund, and its id is not kept.
+         *
+         *     Restricted keys need `credit_notes:read`.
          */
         post: operations["previewCreditNoteForTokenAccount"];
         delete?: never;
@@ -1742,7 +1988,10 @@ export type paths = {
             path?: never;
             cookie?: never;
         };
-        /** Retrieve a credit note */
+        /**
+         * Retrieve a credit note
+         * @description Restricted keys need `credit_notes:read`.
+         */
         get: operations["getCreditNote"];
         put?: never;
         post?: never;
@@ -1759,7 +2008,10 @@ export type paths = {
             path?: never;
             cookie?: never;
         };
-        /** Retrieve a credit note */
+        /**
+         * Retrieve a credit note
+         * @description Restricted keys need `credit_notes:read`.
+         */
         get: operations["getCreditNoteForTokenAccount"];
         put?: never;
         post?: never;
@@ -1781,6 +2033,8 @@ export type paths = {
         /**
          * Void a credit note
          * @description Only a pre-payment credit note whose invoice is still open or uncollectible: the invoice's amount due goes back up by its total. Emits `credit_note.voided`. A post-payment or already void credit note is a 409.
+         *
+         *     Restricted keys need `credit_notes:write`.
          */
         post: operations["voidCreditNote"];
         delete?: never;
@@ -1801,6 +2055,8 @@ export type paths = {
         /**
          * Void a credit note
          * @description Only a pre-payment credit note whose invoice is still open or uncollectible: the invoice's amount due goes back up by its total. Emits `credit_note.voided`. A post-payment or already void credit note is a 409.
+         *
+         *     Restricted keys need `credit_notes:write`.
          */
         post: operations["voidCreditNoteForTokenAccount"];
         delete?: never;
@@ -1819,6 +2075,8 @@ export type paths = {
         /**
          * Download a credit note's PDF
          * @description The credit note as a document (`application/pdf`) in its invoice's language, as issued: the same bytes every time (`pdf_sha256`).
+         *
+         *     Restricted keys need `credit_notes:read`.
          */
         get: operations["getCreditNotePdf"];
         put?: never;
@@ -1839,6 +2097,8 @@ export type paths = {
         /**
          * Download a credit note's PDF
          * @description The credit note as a document (`application/pdf`) in its invoice's language, as issued: the same bytes every time (`pdf_sha256`).
+         *
+         *     Restricted keys need `credit_notes:read`.
          */
         get: operations["getCreditNotePdfForTokenAccount"];
         put?: never;
@@ -1859,6 +2119,8 @@ export type paths = {
         /**
          * List emails
          * @description The email log, newest first: every email queued for the account's customers (receipts, invoices, failed payments, credit notes, tests) with its status and the SMTP server's answer. Filter `customer`, `invoice`, `type`, `status`, `created[…]`. Bodies and addresses never reach the request log.
+         *
+         *     Restricted keys need `logs:read`.
          */
         get: operations["listEmails"];
         put?: never;
@@ -1879,6 +2141,8 @@ export type paths = {
         /**
          * List emails
          * @description The email log, newest first: every email queued for the account's customers (receipts, invoices, failed payments, credit notes, tests) with its status and the SMTP server's answer. Filter `customer`, `invoice`, `type`, `status`, `created[…]`. Bodies and addresses never reach the request log.
+         *
+         *     Restricted keys need `logs:read`.
          */
         get: operations["listEmailsForTokenAccount"];
         put?: never;
@@ -1896,7 +2160,10 @@ export type paths = {
             path?: never;
             cookie?: never;
         };
-        /** Retrieve an email */
+        /**
+         * Retrieve an email
+         * @description Restricted keys need `logs:read`.
+         */
         get: operations["getEmail"];
         put?: never;
         post?: never;
@@ -1913,7 +2180,10 @@ export type paths = {
             path?: never;
             cookie?: never;
         };
-        /** Retrieve an email */
+        /**
+         * Retrieve an email
+         * @description Restricted keys need `logs:read`.
+         */
         get: operations["getEmailForTokenAccount"];
         put?: never;
         post?: never;
@@ -1933,6 +2203,8 @@ export type paths = {
         /**
          * Preview an email
          * @description The email's subject, HTML and plain text as they are (or were) sent, rendered now from what it names.
+         *
+         *     Restricted keys need `logs:read`.
          */
         get: operations["previewEmail"];
         put?: never;
@@ -1953,6 +2225,8 @@ export type paths = {
         /**
          * Preview an email
          * @description The email's subject, HTML and plain text as they are (or were) sent, rendered now from what it names.
+         *
+         *     Restricted keys need `logs:read`.
          */
         get: operations["previewEmailForTokenAccount"];
         put?: never;
@@ -1975,6 +2249,8 @@ export type paths = {
         /**
          * Send a test email
          * @description Queues a test email to `to` with the account's sender name and reply-to (Settings → Emails); it is sent as every email is and listed in the log.
+         *
+         *     Restricted keys need `settings:write`.
          */
         post: operations["sendTestEmail"];
         delete?: never;
@@ -1995,6 +2271,8 @@ export type paths = {
         /**
          * Send a test email
          * @description Queues a test email to `to` with the account's sender name and reply-to (Settings → Emails); it is sent as every email is and listed in the log.
+         *
+         *     Restricted keys need `settings:write`.
          */
         post: operations["sendTestEmailForTokenAccount"];
         delete?: never;
@@ -2015,6 +2293,8 @@ export type paths = {
         /**
          * Email an invoice
          * @description Queues the invoice email to its customer: the PDF (the bytes of `GET /invoices/{id}/pdf`) attached and the hosted invoice link. Each call is a new email (with an `Idempotency-Key`, a repeat is one). A draft or void invoice is a 409; the `invoice` email type switched off is a 409 too.
+         *
+         *     Restricted keys need `invoices:write`.
          */
         post: operations["sendInvoice"];
         delete?: never;
@@ -2035,6 +2315,8 @@ export type paths = {
         /**
          * Email an invoice
          * @description Queues the invoice email to its customer: the PDF (the bytes of `GET /invoices/{id}/pdf`) attached and the hosted invoice link. Each call is a new email (with an `Idempotency-Key`, a repeat is one). A draft or void invoice is a 409; the `invoice` email type switched off is a 409 too.
+         *
+         *     Restricted keys need `invoices:write`.
          */
         post: operations["sendInvoiceForTokenAccount"];
         delete?: never;
@@ -2053,12 +2335,16 @@ export type paths = {
         /**
          * List a customer's balance transactions
          * @description The ledger of the customer's balance, newest first; filter `currency`. Per currency, the amounts sum to `balances[currency]` of the customer.
+         *
+         *     Restricted keys need `customers:read`.
          */
         get: operations["listCustomerBalanceTransactions"];
         put?: never;
         /**
          * Adjust a customer's balance
          * @description A manual adjustment: positive credits the customer, negative debits. The balance is applied to the customer's next invoice finalized in that currency. Emits `customer.balance_transaction.created`.
+         *
+         *     Restricted keys need `customers:write`.
          */
         post: operations["createCustomerBalanceTransaction"];
         delete?: never;
@@ -2077,12 +2363,16 @@ export type paths = {
         /**
          * List a customer's balance transactions
          * @description The ledger of the customer's balance, newest first; filter `currency`. Per currency, the amounts sum to `balances[currency]` of the customer.
+         *
+         *     Restricted keys need `customers:read`.
          */
         get: operations["listCustomerBalanceTransactionsForTokenAccount"];
         put?: never;
         /**
          * Adjust a customer's balance
          * @description A manual adjustment: positive credits the customer, negative debits. The balance is applied to the customer's next invoice finalized in that currency. Emits `customer.balance_transaction.created`.
+         *
+         *     Restricted keys need `customers:write`.
          */
         post: operations["createCustomerBalanceTransactionForTokenAccount"];
         delete?: never;
@@ -2101,12 +2391,16 @@ export type paths = {
         /**
          * List subscriptions
          * @description Newest first; filters `customer` and `status`.
+         *
+         *     Restricted keys need `subscriptions:read`.
          */
         get: operations["listSubscriptions"];
         put?: never;
         /**
          * Create a subscription
          * @description Active recurring prices in one currency and one interval. Without a trial the first period is invoiced at once (`invoice.created`, `customer.subscription.created`, `invoice.finalized`); with `trial_period_days` or `trial_end` it is `trialing` and nothing is invoiced until the trial ends.
+         *
+         *     Restricted keys need `subscriptions:write`.
          */
         post: operations["createSubscription"];
         delete?: never;
@@ -2125,12 +2419,16 @@ export type paths = {
         /**
          * List subscriptions
          * @description Newest first; filters `customer` and `status`.
+         *
+         *     Restricted keys need `subscriptions:read`.
          */
         get: operations["listSubscriptionsForTokenAccount"];
         put?: never;
         /**
          * Create a subscription
          * @description Active recurring prices in one currency and one interval. Without a trial the first period is invoiced at once (`invoice.created`, `customer.subscription.created`, `invoice.finalized`); with `trial_period_days` or `trial_end` it is `trialing` and nothing is invoiced until the trial ends.
+         *
+         *     Restricted keys need `subscriptions:write`.
          */
         post: operations["createSubscriptionForTokenAccount"];
         delete?: never;
@@ -2146,12 +2444,17 @@ export type paths = {
             path?: never;
             cookie?: never;
         };
-        /** Retrieve a subscription */
+        /**
+         * Retrieve a subscription
+         * @description Restricted keys need `subscriptions:read`.
+         */
         get: operations["getSubscription"];
         put?: never;
         /**
          * Update a subscription
          * @description `metadata`, `cancel_at_period_end`, `default_payment_method`, `collection_method` and `days_until_due` (for the invoices it makes from then on). Emits `customer.subscription.updated` (nothing when nothing changes). 409 once cancelled.
+         *
+         *     Restricted keys need `subscriptions:write`.
          */
         post: operations["updateSubscription"];
         delete?: never;
@@ -2167,12 +2470,17 @@ export type paths = {
             path?: never;
             cookie?: never;
         };
-        /** Retrieve a subscription */
+        /**
+         * Retrieve a subscription
+         * @description Restricted keys need `subscriptions:read`.
+         */
         get: operations["getSubscriptionForTokenAccount"];
         put?: never;
         /**
          * Update a subscription
          * @description `metadata`, `cancel_at_period_end`, `default_payment_method`, `collection_method` and `days_until_due` (for the invoices it makes from then on). Emits `customer.subscription.updated` (nothing when nothing changes). 409 once cancelled.
+         *
+         *     Restricted keys need `subscriptions:write`.
          */
         post: operations["updateSubscriptionForTokenAccount"];
         delete?: never;
@@ -2193,6 +2501,8 @@ export type paths = {
         /**
          * Pause a subscription
          * @description Active → paused (`customer.subscription.paused`): renewals bill nothing while paused. 409 in any other status.
+         *
+         *     Restricted keys need `subscriptions:write`.
          */
         post: operations["pauseSubscription"];
         delete?: never;
@@ -2213,6 +2523,8 @@ export type paths = {
         /**
          * Pause a subscription
          * @description Active → paused (`customer.subscription.paused`): renewals bill nothing while paused. 409 in any other status.
+         *
+         *     Restricted keys need `subscriptions:write`.
          */
         post: operations["pauseSubscriptionForTokenAccount"];
         delete?: never;
@@ -2233,6 +2545,8 @@ export type paths = {
         /**
          * Resume a subscription
          * @description Paused → active (`customer.subscription.resumed`). 409 in any other status.
+         *
+         *     Restricted keys need `subscriptions:write`.
          */
         post: operations["resumeSubscription"];
         delete?: never;
@@ -2253,6 +2567,8 @@ export type paths = {
         /**
          * Resume a subscription
          * @description Paused → active (`customer.subscription.resumed`). 409 in any other status.
+         *
+         *     Restricted keys need `subscriptions:write`.
          */
         post: operations["resumeSubscriptionForTokenAccount"];
         delete?: never;
@@ -2273,6 +2589,8 @@ export type paths = {
         /**
          * Cancel a subscription
          * @description Now (default): → cancelled with `cancelled_at` (`customer.subscription.cancelled`). `at_period_end: true` (or `effective: period_end`): sets `cancel_at_period_end` (`customer.subscription.updated`); the renewal then cancels. Cancelling drops the changes scheduled for the period end (`subscription_change_request.canceled`, `cancellation_reason: subscription_cancelled`); so does the renewal that cancels. 409 once cancelled.
+         *
+         *     Restricted keys need `subscriptions:write`.
          */
         post: operations["cancelSubscription"];
         delete?: never;
@@ -2293,6 +2611,8 @@ export type paths = {
         /**
          * Cancel a subscription
          * @description Now (default): → cancelled with `cancelled_at` (`customer.subscription.cancelled`). `at_period_end: true` (or `effective: period_end`): sets `cancel_at_period_end` (`customer.subscription.updated`); the renewal then cancels. Cancelling drops the changes scheduled for the period end (`subscription_change_request.canceled`, `cancellation_reason: subscription_cancelled`); so does the renewal that cancels. 409 once cancelled.
+         *
+         *     Restricted keys need `subscriptions:write`.
          */
         post: operations["cancelSubscriptionForTokenAccount"];
         delete?: never;
@@ -2308,12 +2628,17 @@ export type paths = {
             path?: never;
             cookie?: never;
         };
-        /** List a subscription's items */
+        /**
+         * List a subscription's items
+         * @description Restricted keys need `subscriptions:read`.
+         */
         get: operations["listSubscriptionItems"];
         put?: never;
         /**
          * Add an item
          * @description An active recurring price on the subscription's currency and interval, not already an item (422 on `price` otherwise). Emits `customer.subscription.updated`; takes effect from the next renewal invoice (no proration). A metered item removed bills its usage so far on the next invoice; one added bills usage from now on. 409 once cancelled.
+         *
+         *     Restricted keys need `subscriptions:write`.
          */
         post: operations["addSubscriptionItem"];
         delete?: never;
@@ -2329,12 +2654,17 @@ export type paths = {
             path?: never;
             cookie?: never;
         };
-        /** List a subscription's items */
+        /**
+         * List a subscription's items
+         * @description Restricted keys need `subscriptions:read`.
+         */
         get: operations["listSubscriptionItemsForTokenAccount"];
         put?: never;
         /**
          * Add an item
          * @description An active recurring price on the subscription's currency and interval, not already an item (422 on `price` otherwise). Emits `customer.subscription.updated`; takes effect from the next renewal invoice (no proration). A metered item removed bills its usage so far on the next invoice; one added bills usage from now on. 409 once cancelled.
+         *
+         *     Restricted keys need `subscriptions:write`.
          */
         post: operations["addSubscriptionItemForTokenAccount"];
         delete?: never;
@@ -2355,11 +2685,15 @@ export type paths = {
         /**
          * Change an item's quantity
          * @description Emits `customer.subscription.updated`; takes effect from the next renewal invoice (no proration). A metered item removed bills its usage so far on the next invoice; one added bills usage from now on. 409 once cancelled.
+         *
+         *     Restricted keys need `subscriptions:write`.
          */
         post: operations["updateSubscriptionItem"];
         /**
          * Remove an item
          * @description The last item cannot be removed (409: cancel the subscription instead). Emits `customer.subscription.updated`; takes effect from the next renewal invoice (no proration). A metered item removed bills its usage so far on the next invoice; one added bills usage from now on. 409 once cancelled.
+         *
+         *     Restricted keys need `subscriptions:write`.
          */
         delete: operations["removeSubscriptionItem"];
         options?: never;
@@ -2379,11 +2713,15 @@ export type paths = {
         /**
          * Change an item's quantity
          * @description Emits `customer.subscription.updated`; takes effect from the next renewal invoice (no proration). A metered item removed bills its usage so far on the next invoice; one added bills usage from now on. 409 once cancelled.
+         *
+         *     Restricted keys need `subscriptions:write`.
          */
         post: operations["updateSubscriptionItemForTokenAccount"];
         /**
          * Remove an item
          * @description The last item cannot be removed (409: cancel the subscription instead). Emits `customer.subscription.updated`; takes effect from the next renewal invoice (no proration). A metered item removed bills its usage so far on the next invoice; one added bills usage from now on. 409 once cancelled.
+         *
+         *     Restricted keys need `subscriptions:write`.
          */
         delete: operations["removeSubscriptionItemForTokenAccount"];
         options?: never;
@@ -2401,12 +2739,16 @@ export type paths = {
         /**
          * List a subscription's change requests
          * @description Newest first; filter `status`.
+         *
+         *     Restricted keys need `subscriptions:read`.
          */
         get: operations["listSubscriptionChangeRequests"];
         put?: never;
         /**
          * Create a subscription change request
          * @description A plan of item changes (`switch_price`, `set_quantity`, `add_item`, `remove_item`), all checked now (422 naming `steps.N.field`), with a preview fixed at creation: `amount_due_now_atom` (the proration charged for the rest of the current period, never negative), `proration_amount_atom` / `proration_credit_atom` (signed; a net decrease's unused time is credited to the customer's balance, per `proration_behavior`) and `next_invoice_amount_atom`. Nothing changes until it is applied. `effective` (`now` or `period_end`; absent: the account's `plan_change_policy`) says whether applying it changes the items at once or schedules them for the renewal; a `period_end` request previews after the changes already pending, with nothing due now. 409 once the subscription is cancelled.
+         *
+         *     Restricted keys need `subscriptions:write`.
          */
         post: operations["createSubscriptionChangeRequest"];
         delete?: never;
@@ -2425,12 +2767,16 @@ export type paths = {
         /**
          * List a subscription's change requests
          * @description Newest first; filter `status`.
+         *
+         *     Restricted keys need `subscriptions:read`.
          */
         get: operations["listSubscriptionChangeRequestsForTokenAccount"];
         put?: never;
         /**
          * Create a subscription change request
          * @description A plan of item changes (`switch_price`, `set_quantity`, `add_item`, `remove_item`), all checked now (422 naming `steps.N.field`), with a preview fixed at creation: `amount_due_now_atom` (the proration charged for the rest of the current period, never negative), `proration_amount_atom` / `proration_credit_atom` (signed; a net decrease's unused time is credited to the customer's balance, per `proration_behavior`) and `next_invoice_amount_atom`. Nothing changes until it is applied. `effective` (`now` or `period_end`; absent: the account's `plan_change_policy`) says whether applying it changes the items at once or schedules them for the renewal; a `period_end` request previews after the changes already pending, with nothing due now. 409 once the subscription is cancelled.
+         *
+         *     Restricted keys need `subscriptions:write`.
          */
         post: operations["createSubscriptionChangeRequestForTokenAccount"];
         delete?: never;
@@ -2446,7 +2792,10 @@ export type paths = {
             path?: never;
             cookie?: never;
         };
-        /** Retrieve a subscription change request */
+        /**
+         * Retrieve a subscription change request
+         * @description Restricted keys need `subscriptions:read`.
+         */
         get: operations["getSubscriptionChangeRequest"];
         put?: never;
         post?: never;
@@ -2463,7 +2812,10 @@ export type paths = {
             path?: never;
             cookie?: never;
         };
-        /** Retrieve a subscription change request */
+        /**
+         * Retrieve a subscription change request
+         * @description Restricted keys need `subscriptions:read`.
+         */
         get: operations["getSubscriptionChangeRequestForTokenAccount"];
         put?: never;
         post?: never;
@@ -2485,6 +2837,8 @@ export type paths = {
         /**
          * Apply a subscription change request
          * @description Payment first: when `amount_due_now_atom` > 0, a proration invoice is created, finalized and paid with `payment_method` (default the subscription's `default_payment_method`; 400 when neither exists). A failed payment is a 409 that applied nothing (the request stays `open`, the invoice open for the next try). Then each step in its own transaction with its `customer.subscription.updated`; with the last one, a negative `proration_amount_atom` is credited to the customer's balance (a `proration` balance transaction, `customer.balance_transaction.created`), once even when a failed step is resumed. A step failing after the payment was collected (or after earlier steps) is a 409 `PARTIAL_APPLY_RETRYABLE` whose `detail` is a stringified object; applying again resumes at the failed step and never charges again. A `period_end` request is not paid nor applied now: it becomes `scheduled` (`subscription_change_request.scheduled`), joins the subscription's `pending_changes` (`customer.subscription.updated`) and the renewal applies it before the new period's invoice (409 when its steps no longer apply after the changes already pending). 409 once applied, scheduled or canceled.
+         *
+         *     Restricted keys need `subscriptions:write`.
          */
         post: operations["applySubscriptionChangeRequest"];
         delete?: never;
@@ -2505,6 +2859,8 @@ export type paths = {
         /**
          * Apply a subscription change request
          * @description Payment first: when `amount_due_now_atom` > 0, a proration invoice is created, finalized and paid with `payment_method` (default the subscription's `default_payment_method`; 400 when neither exists). A failed payment is a 409 that applied nothing (the request stays `open`, the invoice open for the next try). Then each step in its own transaction with its `customer.subscription.updated`; with the last one, a negative `proration_amount_atom` is credited to the customer's balance (a `proration` balance transaction, `customer.balance_transaction.created`), once even when a failed step is resumed. A step failing after the payment was collected (or after earlier steps) is a 409 `PARTIAL_APPLY_RETRYABLE` whose `detail` is a stringified object; applying again resumes at the failed step and never charges again. A `period_end` request is not paid nor applied now: it becomes `scheduled` (`subscription_change_request.scheduled`), joins the subscription's `pending_changes` (`customer.subscription.updated`) and the renewal applies it before the new period's invoice (409 when its steps no longer apply after the changes already pending). 409 once applied, scheduled or canceled.
+         *
+         *     Restricted keys need `subscriptions:write`.
          */
         post: operations["applySubscriptionChangeRequestForTokenAccount"];
         delete?: never;
@@ -2525,6 +2881,8 @@ export type paths = {
         /**
          * Cancel a subscription change request
          * @description Open → canceled; a proration invoice left open by a failed payment is voided. Scheduled → canceled: it leaves the subscription's `pending_changes` (`customer.subscription.updated`, `subscription_change_request.canceled`). `cancellation_reason` is `requested`. 409 once the payment was collected (apply it to finish), or when applied or canceled.
+         *
+         *     Restricted keys need `subscriptions:write`.
          */
         post: operations["cancelSubscriptionChangeRequest"];
         delete?: never;
@@ -2545,6 +2903,8 @@ export type paths = {
         /**
          * Cancel a subscription change request
          * @description Open → canceled; a proration invoice left open by a failed payment is voided. Scheduled → canceled: it leaves the subscription's `pending_changes` (`customer.subscription.updated`, `subscription_change_request.canceled`). `cancellation_reason` is `requested`. 409 once the payment was collected (apply it to finish), or when applied or canceled.
+         *
+         *     Restricted keys need `subscriptions:write`.
          */
         post: operations["cancelSubscriptionChangeRequestForTokenAccount"];
         delete?: never;
@@ -2566,6 +2926,8 @@ export type paths = {
          * Change a subscription's plan (deprecated)
          * @deprecated
          * @description Deprecated: use subscription change requests. The subscription ends with a single item, `price` × `quantity` (default 1): a change request is created and applied at once (proration paid first with `payment_method`, default the subscription's `default_payment_method`). Answers the subscription. Responses carry `Deprecation`, `Sunset` and a `Link` to the successor; from the sunset on it answers 410.
+         *
+         *     Restricted keys need `subscriptions:write`.
          */
         post: operations["changeSubscriptionPlan"];
         delete?: never;
@@ -2587,6 +2949,8 @@ export type paths = {
          * Change a subscription's plan (deprecated)
          * @deprecated
          * @description Deprecated: use subscription change requests. The subscription ends with a single item, `price` × `quantity` (default 1): a change request is created and applied at once (proration paid first with `payment_method`, default the subscription's `default_payment_method`). Answers the subscription. Responses carry `Deprecation`, `Sunset` and a `Link` to the successor; from the sunset on it answers 410.
+         *
+         *     Restricted keys need `subscriptions:write`.
          */
         post: operations["changeSubscriptionPlanForTokenAccount"];
         delete?: never;
@@ -2605,12 +2969,16 @@ export type paths = {
         /**
          * List checkout sessions
          * @description Newest first; filters `status` and `customer`. Deleted sessions are not listed.
+         *
+         *     Restricted keys need `checkout:read`.
          */
         get: operations["listCheckoutSessions"];
         put?: never;
         /**
          * Create a checkout session
          * @description A hosted payment page (`url`) for one-time prices (`mode: payment`) or a subscription (`mode: subscription`). Secret **and publishable** tokens (a publishable token may not name a `customer`). Line items: active prices of active products, one currency; recurring prices on one interval for a subscription, one-time prices for a payment. Emits `checkout.session.created`.
+         *
+         *     Restricted keys need `checkout:write`.
          */
         post: operations["createCheckoutSession"];
         delete?: never;
@@ -2629,12 +2997,16 @@ export type paths = {
         /**
          * List checkout sessions
          * @description Newest first; filters `status` and `customer`. Deleted sessions are not listed.
+         *
+         *     Restricted keys need `checkout:read`.
          */
         get: operations["listCheckoutSessionsForTokenAccount"];
         put?: never;
         /**
          * Create a checkout session
          * @description A hosted payment page (`url`) for one-time prices (`mode: payment`) or a subscription (`mode: subscription`). Secret **and publishable** tokens (a publishable token may not name a `customer`). Line items: active prices of active products, one currency; recurring prices on one interval for a subscription, one-time prices for a payment. Emits `checkout.session.created`.
+         *
+         *     Restricted keys need `checkout:write`.
          */
         post: operations["createCheckoutSessionForTokenAccount"];
         delete?: never;
@@ -2650,17 +3022,24 @@ export type paths = {
             path?: never;
             cookie?: never;
         };
-        /** Retrieve a checkout session */
+        /**
+         * Retrieve a checkout session
+         * @description Restricted keys need `checkout:read`.
+         */
         get: operations["getCheckoutSession"];
         put?: never;
         /**
          * Update a checkout session
          * @description `metadata`, `customer_email`, while open (409 otherwise). Emits `checkout.session.updated` (nothing when nothing changes).
+         *
+         *     Restricted keys need `checkout:write`.
          */
         post: operations["updateCheckoutSession"];
         /**
          * Delete a checkout session
          * @description An open session only (409 otherwise): it is gone from the API and its page (404) afterwards. Emits `checkout.session.deleted`.
+         *
+         *     Restricted keys need `checkout:write`.
          */
         delete: operations["deleteCheckoutSession"];
         options?: never;
@@ -2675,17 +3054,24 @@ export type paths = {
             path?: never;
             cookie?: never;
         };
-        /** Retrieve a checkout session */
+        /**
+         * Retrieve a checkout session
+         * @description Restricted keys need `checkout:read`.
+         */
         get: operations["getCheckoutSessionForTokenAccount"];
         put?: never;
         /**
          * Update a checkout session
          * @description `metadata`, `customer_email`, while open (409 otherwise). Emits `checkout.session.updated` (nothing when nothing changes).
+         *
+         *     Restricted keys need `checkout:write`.
          */
         post: operations["updateCheckoutSessionForTokenAccount"];
         /**
          * Delete a checkout session
          * @description An open session only (409 otherwise): it is gone from the API and its page (404) afterwards. Emits `checkout.session.deleted`.
+         *
+         *     Restricted keys need `checkout:write`.
          */
         delete: operations["deleteCheckoutSessionForTokenAccount"];
         options?: never;
@@ -2705,6 +3091,8 @@ export type paths = {
         /**
          * Expire a checkout session
          * @description Open → expired now (`checkout.session.expired`); the page can no longer be paid. 409 unless open.
+         *
+         *     Restricted keys need `checkout:write`.
          */
         post: operations["expireCheckoutSession"];
         delete?: never;
@@ -2725,6 +3113,8 @@ export type paths = {
         /**
          * Expire a checkout session
          * @description Open → expired now (`checkout.session.expired`); the page can no longer be paid. 409 unless open.
+         *
+         *     Restricted keys need `checkout:write`.
          */
         post: operations["expireCheckoutSessionForTokenAccount"];
         delete?: never;
@@ -2760,12 +3150,17 @@ export type paths = {
             path?: never;
             cookie?: never;
         };
-        /** List webhook endpoints */
+        /**
+         * List webhook endpoints
+         * @description Restricted keys need `webhook_endpoints:read`.
+         */
         get: operations["listWebhookEndpoints"];
         put?: never;
         /**
          * Create a webhook endpoint
          * @description The answer carries the signing secret, shown only here and on rotation. The URL must be HTTPS (else 422); unknown event types are a 422 naming them. `["*"]` subscribes to every type.
+         *
+         *     Restricted keys need `webhook_endpoints:write`.
          */
         post: operations["createWebhookEndpoint"];
         delete?: never;
@@ -2781,12 +3176,17 @@ export type paths = {
             path?: never;
             cookie?: never;
         };
-        /** List webhook endpoints */
+        /**
+         * List webhook endpoints
+         * @description Restricted keys need `webhook_endpoints:read`.
+         */
         get: operations["listWebhookEndpointsForTokenAccount"];
         put?: never;
         /**
          * Create a webhook endpoint
          * @description The answer carries the signing secret, shown only here and on rotation. The URL must be HTTPS (else 422); unknown event types are a 422 naming them. `["*"]` subscribes to every type.
+         *
+         *     Restricted keys need `webhook_endpoints:write`.
          */
         post: operations["createWebhookEndpointForTokenAccount"];
         delete?: never;
@@ -2802,15 +3202,23 @@ export type paths = {
             path?: never;
             cookie?: never;
         };
-        /** Retrieve a webhook endpoint */
+        /**
+         * Retrieve a webhook endpoint
+         * @description Restricted keys need `webhook_endpoints:read`.
+         */
         get: operations["getWebhookEndpoint"];
         put?: never;
         /**
          * Update a webhook endpoint
          * @description Change the URL, the event types, the description, the rate limit (`max_deliveries_per_second`), or enable/disable it. A disabled endpoint receives nothing.
+         *
+         *     Restricted keys need `webhook_endpoints:write`.
          */
         post: operations["updateWebhookEndpoint"];
-        /** Delete a webhook endpoint */
+        /**
+         * Delete a webhook endpoint
+         * @description Restricted keys need `webhook_endpoints:write`.
+         */
         delete: operations["deleteWebhookEndpoint"];
         options?: never;
         head?: never;
@@ -2824,15 +3232,23 @@ export type paths = {
             path?: never;
             cookie?: never;
         };
-        /** Retrieve a webhook endpoint */
+        /**
+         * Retrieve a webhook endpoint
+         * @description Restricted keys need `webhook_endpoints:read`.
+         */
         get: operations["getWebhookEndpointForTokenAccount"];
         put?: never;
         /**
          * Update a webhook endpoint
          * @description Change the URL, the event types, the description, the rate limit (`max_deliveries_per_second`), or enable/disable it. A disabled endpoint receives nothing.
+         *
+         *     Restricted keys need `webhook_endpoints:write`.
          */
         post: operations["updateWebhookEndpointForTokenAccount"];
-        /** Delete a webhook endpoint */
+        /**
+         * Delete a webhook endpoint
+         * @description Restricted keys need `webhook_endpoints:write`.
+         */
         delete: operations["deleteWebhookEndpointForTokenAccount"];
         options?: never;
         head?: never;
@@ -2851,6 +3267,8 @@ export type paths = {
         /**
          * Rotate an endpoint's signing secret
          * @description The new secret signs every attempt from now on. The old one keeps signing beside it for `overlap_seconds` (default one day; `webhook-signature` then carries both signatures, `X-Webhook-Signature` the new secret's and `X-Webhook-Signature-Previous` the old one's), so receivers can switch without dropping deliveries; `0` stops it at once. `previous_secret_expires_at` tells when it stops.
+         *
+         *     Restricted keys need `webhook_endpoints:write`.
          */
         post: operations["rotateWebhookEndpointSecret"];
         delete?: never;
@@ -2871,6 +3289,8 @@ export type paths = {
         /**
          * Rotate an endpoint's signing secret
          * @description The new secret signs every attempt from now on. The old one keeps signing beside it for `overlap_seconds` (default one day; `webhook-signature` then carries both signatures, `X-Webhook-Signature` the new secret's and `X-Webhook-Signature-Previous` the old one's), so receivers can switch without dropping deliveries; `0` stops it at once. `previous_secret_expires_at` tells when it stops.
+         *
+         *     Restricted keys need `webhook_endpoints:write`.
          */
         post: operations["rotateWebhookEndpointSecretForTokenAccount"];
         delete?: never;
@@ -2886,7 +3306,10 @@ export type paths = {
             path?: never;
             cookie?: never;
         };
-        /** List an endpoint's deliveries */
+        /**
+         * List an endpoint's deliveries
+         * @description Restricted keys need `webhook_endpoints:read`.
+         */
         get: operations["listWebhookEndpointDeliveries"];
         put?: never;
         post?: never;
@@ -2903,7 +3326,10 @@ export type paths = {
             path?: never;
             cookie?: never;
         };
-        /** List an endpoint's deliveries */
+        /**
+         * List an endpoint's deliveries
+         * @description Restricted keys need `webhook_endpoints:read`.
+         */
         get: operations["listWebhookEndpointDeliveriesForTokenAccount"];
         put?: never;
         post?: never;
@@ -2925,6 +3351,8 @@ export type paths = {
         /**
          * Retry an endpoint's failed deliveries
          * @description Makes one new attempt now for each permanently failed delivery of the endpoint created since `since` (at most 100 per call; `has_more` tells whether to call again).
+         *
+         *     Restricted keys need `webhook_endpoints:write`.
          */
         post: operations["retryFailedWebhookDeliveries"];
         delete?: never;
@@ -2945,6 +3373,8 @@ export type paths = {
         /**
          * Retry an endpoint's failed deliveries
          * @description Makes one new attempt now for each permanently failed delivery of the endpoint created since `since` (at most 100 per call; `has_more` tells whether to call again).
+         *
+         *     Restricted keys need `webhook_endpoints:write`.
          */
         post: operations["retryFailedWebhookDeliveriesForTokenAccount"];
         delete?: never;
@@ -2960,7 +3390,10 @@ export type paths = {
             path?: never;
             cookie?: never;
         };
-        /** Retrieve a delivery */
+        /**
+         * Retrieve a delivery
+         * @description Restricted keys need `webhook_endpoints:read`.
+         */
         get: operations["getDelivery"];
         put?: never;
         post?: never;
@@ -2977,7 +3410,10 @@ export type paths = {
             path?: never;
             cookie?: never;
         };
-        /** Retrieve a delivery */
+        /**
+         * Retrieve a delivery
+         * @description Restricted keys need `webhook_endpoints:read`.
+         */
         get: operations["getDeliveryForTokenAccount"];
         put?: never;
         post?: never;
@@ -2997,6 +3433,8 @@ export type paths = {
         /**
          * List a delivery's attempts
          * @description Every attempt, first to last: status, duration, error and the first 4 KB of the response.
+         *
+         *     Restricted keys need `webhook_endpoints:read`.
          */
         get: operations["listDeliveryAttempts"];
         put?: never;
@@ -3017,6 +3455,8 @@ export type paths = {
         /**
          * List a delivery's attempts
          * @description Every attempt, first to last: status, duration, error and the first 4 KB of the response.
+         *
+         *     Restricted keys need `webhook_endpoints:read`.
          */
         get: operations["listDeliveryAttemptsForTokenAccount"];
         put?: never;
@@ -3039,6 +3479,8 @@ export type paths = {
         /**
          * Retry a failed delivery
          * @description Makes one new attempt now of a permanently failed delivery and answers with the delivery after it. Any other state is a 409.
+         *
+         *     Restricted keys need `webhook_endpoints:write`.
          */
         post: operations["retryDelivery"];
         delete?: never;
@@ -3059,6 +3501,8 @@ export type paths = {
         /**
          * Retry a failed delivery
          * @description Makes one new attempt now of a permanently failed delivery and answers with the delivery after it. Any other state is a 409.
+         *
+         *     Restricted keys need `webhook_endpoints:write`.
          */
         post: operations["retryDeliveryForTokenAccount"];
         delete?: never;
@@ -3074,7 +3518,10 @@ export type paths = {
             path?: never;
             cookie?: never;
         };
-        /** An endpoint's delivery health over the last 24 hours, and its lag right now */
+        /**
+         * An endpoint's delivery health over the last 24 hours, and its lag right now
+         * @description Restricted keys need `webhook_endpoints:read`.
+         */
         get: operations["getWebhookEndpointHealth"];
         put?: never;
         post?: never;
@@ -3091,7 +3538,10 @@ export type paths = {
             path?: never;
             cookie?: never;
         };
-        /** An endpoint's delivery health over the last 24 hours, and its lag right now */
+        /**
+         * An endpoint's delivery health over the last 24 hours, and its lag right now
+         * @description Restricted keys need `webhook_endpoints:read`.
+         */
         get: operations["getWebhookEndpointHealthForTokenAccount"];
         put?: never;
         post?: never;
@@ -3108,7 +3558,10 @@ export type paths = {
             path?: never;
             cookie?: never;
         };
-        /** The account's delivery health over the last 24 hours */
+        /**
+         * The account's delivery health over the last 24 hours
+         * @description Restricted keys need `webhook_endpoints:read`.
+         */
         get: operations["getDeliveryHealth"];
         put?: never;
         post?: never;
@@ -3125,7 +3578,10 @@ export type paths = {
             path?: never;
             cookie?: never;
         };
-        /** The account's delivery health over the last 24 hours */
+        /**
+         * The account's delivery health over the last 24 hours
+         * @description Restricted keys need `webhook_endpoints:read`.
+         */
         get: operations["getDeliveryHealthForTokenAccount"];
         put?: never;
         post?: never;
@@ -3147,6 +3603,8 @@ export type paths = {
         /**
          * Send a test event to an endpoint
          * @description With `type`: sends a realistic sample event of that catalogue type to this endpoint only (a new sample entity; the payload carries `"test": true`). Without it: delivers the account's newest event of a subscribed type again (409 when there is none yet). Either way a new delivery, signed and retried like any other, listed in the endpoint's deliveries.
+         *
+         *     Restricted keys need `webhook_endpoints:write`.
          */
         post: operations["sendWebhookTestEvent"];
         delete?: never;
@@ -3167,6 +3625,8 @@ export type paths = {
         /**
          * Send a test event to an endpoint
          * @description With `type`: sends a realistic sample event of that catalogue type to this endpoint only (a new sample entity; the payload carries `"test": true`). Without it: delivers the account's newest event of a subscribed type again (409 when there is none yet). Either way a new delivery, signed and retried like any other, listed in the endpoint's deliveries.
+         *
+         *     Restricted keys need `webhook_endpoints:write`.
          */
         post: operations["sendWebhookTestEventForTokenAccount"];
         delete?: never;
@@ -3187,6 +3647,8 @@ export type paths = {
         /**
          * Create a test event (behind `npm run listen -- --trigger`)
          * @description Stores a realistic sample event of `type` (the samples of "Send test event"; a new sample entity, `"test": true` in the payload) delivered to no endpoint: the event feed carries it to `npm run listen`, which forwards it to the local URL.
+         *
+         *     Restricted keys need `events:write`.
          */
         post: operations["createSampleEvent"];
         delete?: never;
@@ -3207,6 +3669,8 @@ export type paths = {
         /**
          * Create a test event (behind `npm run listen -- --trigger`)
          * @description Stores a realistic sample event of `type` (the samples of "Send test event"; a new sample entity, `"test": true` in the payload) delivered to no endpoint: the event feed carries it to `npm run listen`, which forwards it to the local URL.
+         *
+         *     Restricted keys need `events:write`.
          */
         post: operations["createSampleEventForTokenAccount"];
         delete?: never;
@@ -3227,6 +3691,8 @@ export type paths = {
         /**
          * Replay a window of events to an endpoint
          * @description A new delivery to this endpoint of every event created in [`since`, `until`) that it subscribes to, delivered ones included, oldest first, at most 1000 per call: while `has_more`, call again with the same window and `starting_after`. Receivers see each event's usual `webhook-id` and skip what they already have. 409 for a disabled endpoint.
+         *
+         *     Restricted keys need `webhook_endpoints:write`.
          */
         post: operations["replayWebhookEndpointEvents"];
         delete?: never;
@@ -3247,6 +3713,8 @@ export type paths = {
         /**
          * Replay a window of events to an endpoint
          * @description A new delivery to this endpoint of every event created in [`since`, `until`) that it subscribes to, delivered ones included, oldest first, at most 1000 per call: while `has_more`, call again with the same window and `starting_after`. Receivers see each event's usual `webhook-id` and skip what they already have. 409 for a disabled endpoint.
+         *
+         *     Restricted keys need `webhook_endpoints:write`.
          */
         post: operations["replayWebhookEndpointEventsForTokenAccount"];
         delete?: never;
@@ -3267,6 +3735,8 @@ export type paths = {
         /**
          * Resend an event to a chosen endpoint
          * @description A new delivery of this event to the endpoint `endpoint_id`, whatever types it subscribes to, signed and retried like any other and listed in the event's and the endpoint's deliveries. Receivers see the event's usual `webhook-id`. 404 for an unknown event or endpoint, 409 for a disabled endpoint.
+         *
+         *     Restricted keys need `events:write`.
          */
         post: operations["resendEvent"];
         delete?: never;
@@ -3287,6 +3757,8 @@ export type paths = {
         /**
          * Resend an event to a chosen endpoint
          * @description A new delivery of this event to the endpoint `endpoint_id`, whatever types it subscribes to, signed and retried like any other and listed in the event's and the endpoint's deliveries. Receivers see the event's usual `webhook-id`. 404 for an unknown event or endpoint, 409 for a disabled endpoint.
+         *
+         *     Restricted keys need `events:write`.
          */
         post: operations["resendEventForTokenAccount"];
         delete?: never;
@@ -3305,6 +3777,8 @@ export type paths = {
         /**
          * Wait for new events (the feed behind `npm run listen`)
          * @description A long poll: answers as soon as an event newer than `after` exists (or after `wait` seconds, empty), with the events as their webhook payloads, oldest first, and the cursor to pass next. Each answer also repeats the few seconds before the cursor, so an event whose transaction committed late is not missed: skip ids you already have. Resuming with a stored cursor loses nothing.
+         *
+         *     Restricted keys need `events:read`.
          */
         get: operations["readEventFeed"];
         put?: never;
@@ -3325,6 +3799,8 @@ export type paths = {
         /**
          * Wait for new events (the feed behind `npm run listen`)
          * @description A long poll: answers as soon as an event newer than `after` exists (or after `wait` seconds, empty), with the events as their webhook payloads, oldest first, and the cursor to pass next. Each answer also repeats the few seconds before the cursor, so an event whose transaction committed late is not missed: skip ids you already have. Resuming with a stored cursor loses nothing.
+         *
+         *     Restricted keys need `events:read`.
          */
         get: operations["readEventFeedForTokenAccount"];
         put?: never;
@@ -3344,15 +3820,35 @@ export type paths = {
         };
         /**
          * List the account's API tokens
-         * @description Dashboard sessions only: API tokens cannot manage API tokens.
+         * @description Dashboard sessions only: API tokens cannot manage API tokens. Each with its last use (time and client address, recorded at most once a minute).
          */
         get: operations["listApiTokens"];
         put?: never;
         /**
          * Create an API token
-         * @description Dashboard sessions only: API tokens cannot manage API tokens. The full token is shown only in this answer.
+         * @description Dashboard sessions only: API tokens cannot manage API tokens. The full token is shown only in this answer. `kind: restricted` makes a restricted key (`rk_…`) that may call only what its `permissions` name (docs/api.md, "Restricted keys"); any kind may have an `expires_at` and `allowed_ips`. A member can mint only a key whose operations their role could call.
          */
         post: operations["createApiToken"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/{account_id}/api-tokens/{token_id}/roll": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Roll an API token's secret
+         * @description Dashboard sessions only: API tokens cannot manage API tokens. A new secret for the same token (shown only in this answer); the previous secret keeps working for `overlap_seconds` (default one day, at most 7 days; 0 ends it at once), then answers 401 naming when it stopped. Emits `api_key.rolled`. 409 for a revoked token.
+         */
+        post: operations["rollApiToken"];
         delete?: never;
         options?: never;
         head?: never;
@@ -3389,6 +3885,8 @@ export type paths = {
         /**
          * Retrieve the account's clock
          * @description The account's current time and the next time-driven transition. Live accounts always show real time.
+         *
+         *     Restricted keys need `settings:read`.
          */
         get: operations["getTestClock"];
         put?: never;
@@ -3409,6 +3907,8 @@ export type paths = {
         /**
          * Retrieve the account's clock
          * @description The account's current time and the next time-driven transition. Live accounts always show real time.
+         *
+         *     Restricted keys need `settings:read`.
          */
         get: operations["getTestClockForTokenAccount"];
         put?: never;
@@ -3431,6 +3931,8 @@ export type paths = {
         /**
          * Advance a sandbox account's time
          * @description Moves the sandbox account's time forward to `to`, stopping at each instant where something falls due (trial ends, `invoice.upcoming`, renewals, dunning retries, overdue invoices, checkout expiry) and running it there, in time order. The account's time then keeps running from `to`. Sandbox accounts only (403 on live accounts); `to` must be after the account's current time (422).
+         *
+         *     Restricted keys need `settings:write`.
          */
         post: operations["advanceTestClock"];
         delete?: never;
@@ -3451,6 +3953,8 @@ export type paths = {
         /**
          * Advance a sandbox account's time
          * @description Moves the sandbox account's time forward to `to`, stopping at each instant where something falls due (trial ends, `invoice.upcoming`, renewals, dunning retries, overdue invoices, checkout expiry) and running it there, in time order. The account's time then keeps running from `to`. Sandbox accounts only (403 on live accounts); `to` must be after the account's current time (422).
+         *
+         *     Restricted keys need `settings:write`.
          */
         post: operations["advanceTestClockForTokenAccount"];
         delete?: never;
@@ -3526,6 +4030,8 @@ export type paths = {
         /**
          * List API requests
          * @description Every /api request of the account, newest first, as the request log recorded it (written in batches: a request appears within about a second). Filters combine; page with `starting_after`, or poll for newer requests with `ending_before` (what `npm run logs` does). Secret tokens and dashboard sessions only. Successful reads of the request log are not recorded in it (its failures are).
+         *
+         *     Restricted keys need `logs:read`.
          */
         get: operations["listRequestLogs"];
         put?: never;
@@ -3546,6 +4052,8 @@ export type paths = {
         /**
          * List API requests
          * @description Every /api request of the account, newest first, as the request log recorded it (written in batches: a request appears within about a second). Filters combine; page with `starting_after`, or poll for newer requests with `ending_before` (what `npm run logs` does). Secret tokens and dashboard sessions only. Successful reads of the request log are not recorded in it (its failures are).
+         *
+         *     Restricted keys need `logs:read`.
          */
         get: operations["listRequestLogsForTokenAccount"];
         put?: never;
@@ -3566,6 +4074,8 @@ export type paths = {
         /**
          * Retrieve an API request
          * @description One request by its id (the `request_id` of an error body, the `X-Request-Id` header), with its redacted headers and, for a 4xx or 5xx, its redacted bodies, and the events it caused.
+         *
+         *     Restricted keys need `logs:read`.
          */
         get: operations["getRequestLog"];
         put?: never;
@@ -3586,6 +4096,8 @@ export type paths = {
         /**
          * Retrieve an API request
          * @description One request by its id (the `request_id` of an error body, the `X-Request-Id` header), with its redacted headers and, for a 4xx or 5xx, its redacted bodies, and the events it caused.
+         *
+         *     Restricted keys need `logs:read`.
          */
         get: operations["getRequestLogForTokenAccount"];
         put?: never;
@@ -3606,12 +4118,16 @@ export type paths = {
         /**
          * Retrieve the account settings
          * @description The seller's details printed on invoices, the invoice number prefix and the default invoice language.
+         *
+         *     Restricted keys need `settings:read`.
          */
         get: operations["getAccountSettings"];
         put?: never;
         /**
          * Update the account settings
          * @description Sets the given settings; absent ones are kept, null clears one. Emits `account.settings_updated` when anything changed. Numbers already given to invoices keep their prefix.
+         *
+         *     Restricted keys need `settings:write`.
          */
         post: operations["updateAccountSettings"];
         delete?: never;
@@ -3630,12 +4146,16 @@ export type paths = {
         /**
          * Retrieve the account settings
          * @description The seller's details printed on invoices, the invoice number prefix and the default invoice language.
+         *
+         *     Restricted keys need `settings:read`.
          */
         get: operations["getAccountSettingsForTokenAccount"];
         put?: never;
         /**
          * Update the account settings
          * @description Sets the given settings; absent ones are kept, null clears one. Emits `account.settings_updated` when anything changed. Numbers already given to invoices keep their prefix.
+         *
+         *     Restricted keys need `settings:write`.
          */
         post: operations["updateAccountSettingsForTokenAccount"];
         delete?: never;
@@ -3654,17 +4174,23 @@ export type paths = {
         /**
          * Retrieve the payment processor connection
          * @description The connected processor, its account there and the last 4 characters of the secret key (never the key). 404 when none is connected.
+         *
+         *     Restricted keys need `settings:read`.
          */
         get: operations["getPaymentProcessor"];
         /**
          * Connect a payment processor
          * @description Checks the keys at the processor (test keys for a sandbox account, live keys for a live one; 422 otherwise, or when the processor refuses them), creates the processor's webhook endpoint for the account, and stores the keys and the endpoint's signing secret encrypted. Replaces an earlier connection. Emits `payment_processor.connected`. 503 when the processor cannot be reached.
+         *
+         *     Restricted keys need `settings:write`.
          */
         put: operations["connectPaymentProcessor"];
         post?: never;
         /**
          * Disconnect the payment processor
          * @description Deletes the webhook endpoint at the processor and the stored keys. Emits `payment_processor.disconnected`. 404 when none is connected.
+         *
+         *     Restricted keys need `settings:write`.
          */
         delete: operations["disconnectPaymentProcessor"];
         options?: never;
@@ -3682,17 +4208,23 @@ export type paths = {
         /**
          * Retrieve the payment processor connection
          * @description The connected processor, its account there and the last 4 characters of the secret key (never the key). 404 when none is connected.
+         *
+         *     Restricted keys need `settings:read`.
          */
         get: operations["getPaymentProcessorForTokenAccount"];
         /**
          * Connect a payment processor
          * @description Checks the keys at the processor (test keys for a sandbox account, live keys for a live one; 422 otherwise, or when the processor refuses them), creates the processor's webhook endpoint for the account, and stores the keys and the endpoint's signing secret encrypted. Replaces an earlier connection. Emits `payment_processor.connected`. 503 when the processor cannot be reached.
+         *
+         *     Restricted keys need `settings:write`.
          */
         put: operations["connectPaymentProcessorForTokenAccount"];
         post?: never;
         /**
          * Disconnect the payment processor
          * @description Deletes the webhook endpoint at the processor and the stored keys. Emits `payment_processor.disconnected`. 404 when none is connected.
+         *
+         *     Restricted keys need `settings:write`.
          */
         delete: operations["disconnectPaymentProcessorForTokenAccount"];
         options?: never;
@@ -3730,12 +4262,16 @@ export type paths = {
         /**
          * List tax rates
          * @description The account's tax rates, newest first; `active` filters archived ones in or out.
+         *
+         *     Restricted keys need `prices_products:read`.
          */
         get: operations["listTaxRates"];
         put?: never;
         /**
          * Create a tax rate
          * @description Emits `tax_rate.created`. `percentage` and `inclusive` are fixed once created (as in Stripe): make a new rate to change them.
+         *
+         *     Restricted keys need `prices_products:write`.
          */
         post: operations["createTaxRate"];
         delete?: never;
@@ -3754,12 +4290,16 @@ export type paths = {
         /**
          * List tax rates
          * @description The account's tax rates, newest first; `active` filters archived ones in or out.
+         *
+         *     Restricted keys need `prices_products:read`.
          */
         get: operations["listTaxRatesForTokenAccount"];
         put?: never;
         /**
          * Create a tax rate
          * @description Emits `tax_rate.created`. `percentage` and `inclusive` are fixed once created (as in Stripe): make a new rate to change them.
+         *
+         *     Restricted keys need `prices_products:write`.
          */
         post: operations["createTaxRateForTokenAccount"];
         delete?: never;
@@ -3778,12 +4318,16 @@ export type paths = {
         /**
          * Retrieve a tax rate
          * @description Archived rates too.
+         *
+         *     Restricted keys need `prices_products:read`.
          */
         get: operations["getTaxRate"];
         put?: never;
         /**
          * Update or archive a tax rate
          * @description Emits `tax_rate.updated` when anything changed. `active: false` archives the rate: new invoice lines and defaults cannot name it; invoices and subscriptions that use it keep it.
+         *
+         *     Restricted keys need `prices_products:write`.
          */
         post: operations["updateTaxRate"];
         delete?: never;
@@ -3802,12 +4346,16 @@ export type paths = {
         /**
          * Retrieve a tax rate
          * @description Archived rates too.
+         *
+         *     Restricted keys need `prices_products:read`.
          */
         get: operations["getTaxRateForTokenAccount"];
         put?: never;
         /**
          * Update or archive a tax rate
          * @description Emits `tax_rate.updated` when anything changed. `active: false` archives the rate: new invoice lines and defaults cannot name it; invoices and subscriptions that use it keep it.
+         *
+         *     Restricted keys need `prices_products:write`.
          */
         post: operations["updateTaxRateForTokenAccount"];
         delete?: never;
@@ -3826,12 +4374,16 @@ export type paths = {
         /**
          * List meters
          * @description The account's meters, active and inactive, newest first.
+         *
+         *     Restricted keys need `meters:read`.
          */
         get: operations["listMeters"];
         put?: never;
         /**
          * Create a meter
          * @description Emits `meter.created`. `event_name` is unique among the account's active meters (409 `meter_event_name_taken`); `aggregation` and `value_key` are immutable.
+         *
+         *     Restricted keys need `meters:write`.
          */
         post: operations["createMeter"];
         delete?: never;
@@ -3850,12 +4402,16 @@ export type paths = {
         /**
          * List meters
          * @description The account's meters, active and inactive, newest first.
+         *
+         *     Restricted keys need `meters:read`.
          */
         get: operations["listMetersForTokenAccount"];
         put?: never;
         /**
          * Create a meter
          * @description Emits `meter.created`. `event_name` is unique among the account's active meters (409 `meter_event_name_taken`); `aggregation` and `value_key` are immutable.
+         *
+         *     Restricted keys need `meters:write`.
          */
         post: operations["createMeterForTokenAccount"];
         delete?: never;
@@ -3871,12 +4427,17 @@ export type paths = {
             path?: never;
             cookie?: never;
         };
-        /** Retrieve a meter */
+        /**
+         * Retrieve a meter
+         * @description Restricted keys need `meters:read`.
+         */
         get: operations["getMeter"];
         put?: never;
         /**
          * Update a meter
          * @description Only `display_name` changes (anything else is a 422). Emits `meter.updated` when it changed.
+         *
+         *     Restricted keys need `meters:write`.
          */
         post: operations["updateMeter"];
         delete?: never;
@@ -3892,12 +4453,17 @@ export type paths = {
             path?: never;
             cookie?: never;
         };
-        /** Retrieve a meter */
+        /**
+         * Retrieve a meter
+         * @description Restricted keys need `meters:read`.
+         */
         get: operations["getMeterForTokenAccount"];
         put?: never;
         /**
          * Update a meter
          * @description Only `display_name` changes (anything else is a 422). Emits `meter.updated` when it changed.
+         *
+         *     Restricted keys need `meters:write`.
          */
         post: operations["updateMeterForTokenAccount"];
         delete?: never;
@@ -3918,6 +4484,8 @@ export type paths = {
         /**
          * Deactivate a meter
          * @description Emits `meter.deactivated`. The meter accepts no more events (they are `invalid`) and frees its `event_name`; usage already counted stays. Deactivating an inactive meter changes nothing.
+         *
+         *     Restricted keys need `meters:write`.
          */
         post: operations["deactivateMeter"];
         delete?: never;
@@ -3938,6 +4506,8 @@ export type paths = {
         /**
          * Deactivate a meter
          * @description Emits `meter.deactivated`. The meter accepts no more events (they are `invalid`) and frees its `event_name`; usage already counted stays. Deactivating an inactive meter changes nothing.
+         *
+         *     Restricted keys need `meters:write`.
          */
         post: operations["deactivateMeterForTokenAccount"];
         delete?: never;
@@ -3958,6 +4528,8 @@ export type paths = {
         /**
          * Reactivate a meter
          * @description Emits `meter.reactivated`. 409 `meter_event_name_taken` when another active meter took its `event_name` meanwhile.
+         *
+         *     Restricted keys need `meters:write`.
          */
         post: operations["reactivateMeter"];
         delete?: never;
@@ -3978,6 +4550,8 @@ export type paths = {
         /**
          * Reactivate a meter
          * @description Emits `meter.reactivated`. 409 `meter_event_name_taken` when another active meter took its `event_name` meanwhile.
+         *
+         *     Restricted keys need `meters:write`.
          */
         post: operations["reactivateMeterForTokenAccount"];
         delete?: never;
@@ -3998,6 +4572,8 @@ export type paths = {
         /**
          * Ingest a usage event
          * @description Counts one event for the meter of its `event_name`. 200 `accepted` (committed: durable) or `duplicate` (this identifier was accepted before with the same body); 409 `usage_event_conflict` when it was accepted with another body; 422 with `error_code` naming the reason when the event cannot count (unknown event_name or customer, value, timestamp outside the window). Secret tokens only.
+         *
+         *     Restricted keys need `usage:write`.
          */
         post: operations["createUsageEvent"];
         delete?: never;
@@ -4018,6 +4594,8 @@ export type paths = {
         /**
          * Ingest a usage event
          * @description Counts one event for the meter of its `event_name`. 200 `accepted` (committed: durable) or `duplicate` (this identifier was accepted before with the same body); 409 `usage_event_conflict` when it was accepted with another body; 422 with `error_code` naming the reason when the event cannot count (unknown event_name or customer, value, timestamp outside the window). Secret tokens only.
+         *
+         *     Restricted keys need `usage:write`.
          */
         post: operations["createUsageEventForTokenAccount"];
         delete?: never;
@@ -4038,6 +4616,8 @@ export type paths = {
         /**
          * Ingest usage events in a batch
          * @description 1 to 1,000 events, answered 200 with one result per event in order: `accepted`, `duplicate` or `invalid` with `error` (an identifier accepted before with another body is `invalid` with `usage_event_conflict`). One invalid event never rejects the others. The accepted ones are committed before the answer.
+         *
+         *     Restricted keys need `usage:write`.
          */
         post: operations["createUsageEventBatch"];
         delete?: never;
@@ -4058,6 +4638,8 @@ export type paths = {
         /**
          * Ingest usage events in a batch
          * @description 1 to 1,000 events, answered 200 with one result per event in order: `accepted`, `duplicate` or `invalid` with `error` (an identifier accepted before with another body is `invalid` with `usage_event_conflict`). One invalid event never rejects the others. The accepted ones are committed before the answer.
+         *
+         *     Restricted keys need `usage:write`.
          */
         post: operations["createUsageEventBatchForTokenAccount"];
         delete?: never;
@@ -4078,6 +4660,8 @@ export type paths = {
         /**
          * Cancel a usage event
          * @description Removes an accepted event from usage while its period's invoice is not finalized; afterwards 409 `usage_event_locked`. Cancelling again answers the same.
+         *
+         *     Restricted keys need `usage:write`.
          */
         post: operations["cancelUsageEvent"];
         delete?: never;
@@ -4098,6 +4682,8 @@ export type paths = {
         /**
          * Cancel a usage event
          * @description Removes an accepted event from usage while its period's invoice is not finalized; afterwards 409 `usage_event_locked`. Cancelling again answers the same.
+         *
+         *     Restricted keys need `usage:write`.
          */
         post: operations["cancelUsageEventForTokenAccount"];
         delete?: never;
@@ -4116,6 +4702,8 @@ export type paths = {
         /**
          * A customer's usage of a meter
          * @description The aggregated usage of the customer's open period: its live subscription's current period, else the UTC calendar month.
+         *
+         *     Restricted keys need `usage:read`.
          */
         get: operations["getCustomerUsage"];
         put?: never;
@@ -4136,6 +4724,8 @@ export type paths = {
         /**
          * A customer's usage of a meter
          * @description The aggregated usage of the customer's open period: its live subscription's current period, else the UTC calendar month.
+         *
+         *     Restricted keys need `usage:read`.
          */
         get: operations["getCustomerUsageForTokenAccount"];
         put?: never;
@@ -4156,6 +4746,8 @@ export type paths = {
         /**
          * A customer's usage of a meter by hour or day
          * @description One bucket per whole hour or UTC day of [start, end), every bucket listed (empty ones 0, or null for max/last). Without `start` and `end`: the last 30 days (or 24 hours) ending with the current one on the account's clock.
+         *
+         *     Restricted keys need `usage:read`.
          */
         get: operations["getMeterSummaries"];
         put?: never;
@@ -4176,6 +4768,8 @@ export type paths = {
         /**
          * A customer's usage of a meter by hour or day
          * @description One bucket per whole hour or UTC day of [start, end), every bucket listed (empty ones 0, or null for max/last). Without `start` and `end`: the last 30 days (or 24 hours) ending with the current one on the account's clock.
+         *
+         *     Restricted keys need `usage:read`.
          */
         get: operations["getMeterSummariesForTokenAccount"];
         put?: never;
@@ -4196,6 +4790,8 @@ export type paths = {
         /**
          * A customer's latest usage events of a meter
          * @description The customer's latest `limit` events of the meter, newest first (by `timestamp`), cancelled ones included with `cancelled` set.
+         *
+         *     Restricted keys need `usage:read`.
          */
         get: operations["listMeterUsageEvents"];
         put?: never;
@@ -4216,6 +4812,8 @@ export type paths = {
         /**
          * A customer's latest usage events of a meter
          * @description The customer's latest `limit` events of the meter, newest first (by `timestamp`), cancelled ones included with `cancelled` set.
+         *
+         *     Restricted keys need `usage:read`.
          */
         get: operations["listMeterUsageEventsForTokenAccount"];
         put?: never;
@@ -4398,12 +4996,16 @@ export type paths = {
         /**
          * List features
          * @description The account's features, newest first.
+         *
+         *     Restricted keys need `prices_products:read`.
          */
         get: operations["listFeatures"];
         put?: never;
         /**
          * Create a feature
          * @description Emits `feature.created`. `lookup_key` is unique in the account (a second one is a 422).
+         *
+         *     Restricted keys need `prices_products:write`.
          */
         post: operations["createFeature"];
         delete?: never;
@@ -4422,12 +5024,16 @@ export type paths = {
         /**
          * List features
          * @description The account's features, newest first.
+         *
+         *     Restricted keys need `prices_products:read`.
          */
         get: operations["listFeaturesForTokenAccount"];
         put?: never;
         /**
          * Create a feature
          * @description Emits `feature.created`. `lookup_key` is unique in the account (a second one is a 422).
+         *
+         *     Restricted keys need `prices_products:write`.
          */
         post: operations["createFeatureForTokenAccount"];
         delete?: never;
@@ -4443,7 +5049,10 @@ export type paths = {
             path?: never;
             cookie?: never;
         };
-        /** Retrieve a feature */
+        /**
+         * Retrieve a feature
+         * @description Restricted keys need `prices_products:read`.
+         */
         get: operations["getFeature"];
         put?: never;
         post?: never;
@@ -4460,7 +5069,10 @@ export type paths = {
             path?: never;
             cookie?: never;
         };
-        /** Retrieve a feature */
+        /**
+         * Retrieve a feature
+         * @description Restricted keys need `prices_products:read`.
+         */
         get: operations["getFeatureForTokenAccount"];
         put?: never;
         post?: never;
@@ -4480,12 +5092,16 @@ export type paths = {
         /**
          * List a product's features
          * @description All of them (a product has few), by `lookup_key`.
+         *
+         *     Restricted keys need `prices_products:read`.
          */
         get: operations["listProductFeatures"];
         put?: never;
         /**
          * Attach a feature to a product
          * @description Emits `product_feature.attached` and, in the same transaction, `customer.entitlements.updated` for every customer it entitles. Attaching an attached feature answers the existing link (no event).
+         *
+         *     Restricted keys need `prices_products:write`.
          */
         post: operations["attachProductFeature"];
         delete?: never;
@@ -4504,12 +5120,16 @@ export type paths = {
         /**
          * List a product's features
          * @description All of them (a product has few), by `lookup_key`.
+         *
+         *     Restricted keys need `prices_products:read`.
          */
         get: operations["listProductFeaturesForTokenAccount"];
         put?: never;
         /**
          * Attach a feature to a product
          * @description Emits `product_feature.attached` and, in the same transaction, `customer.entitlements.updated` for every customer it entitles. Attaching an attached feature answers the existing link (no event).
+         *
+         *     Restricted keys need `prices_products:write`.
          */
         post: operations["attachProductFeatureForTokenAccount"];
         delete?: never;
@@ -4531,6 +5151,8 @@ export type paths = {
         /**
          * Detach a feature from a product
          * @description Emits `product_feature.detached` and the `customer.entitlements.updated` it causes, in one transaction.
+         *
+         *     Restricted keys need `prices_products:write`.
          */
         delete: operations["detachProductFeature"];
         options?: never;
@@ -4551,6 +5173,8 @@ export type paths = {
         /**
          * Detach a feature from a product
          * @description Emits `product_feature.detached` and the `customer.entitlements.updated` it causes, in one transaction.
+         *
+         *     Restricted keys need `prices_products:write`.
          */
         delete: operations["detachProductFeatureForTokenAccount"];
         options?: never;
@@ -4568,6 +5192,8 @@ export type paths = {
         /**
          * A customer's active entitlements
          * @description Each feature the customer may use now: granted by a `trialing`, `active` or `past_due` (within the account's `entitlement_past_due_grace_days`, default 7) subscription to a product it is attached to. Publishable tokens may call it (for the merchant's front end), for their own account only.
+         *
+         *     Restricted keys need `customers:read`.
          */
         get: operations["getCustomerEntitlements"];
         put?: never;
@@ -4588,6 +5214,8 @@ export type paths = {
         /**
          * A customer's active entitlements
          * @description Each feature the customer may use now: granted by a `trialing`, `active` or `past_due` (within the account's `entitlement_past_due_grace_days`, default 7) subscription to a product it is attached to. Publishable tokens may call it (for the merchant's front end), for their own account only.
+         *
+         *     Restricted keys need `customers:read`.
          */
         get: operations["getCustomerEntitlementsForTokenAccount"];
         put?: never;
@@ -4608,12 +5236,16 @@ export type paths = {
         /**
          * Retrieve the customer portal's configuration
          * @description The account's configuration, or the defaults (`updated: null`) until it saves one.
+         *
+         *     Restricted keys need `settings:read`.
          */
         get: operations["getPortalConfiguration"];
         put?: never;
         /**
          * Update the customer portal's configuration
          * @description Changes the sections and fields named; the others keep their values. The prices a customer may switch between must be the account's active recurring prices; quantity `minimum` ≤ `maximum`; the logo an `https:` URL. Emits `portal_configuration.updated` when anything changed.
+         *
+         *     Restricted keys need `settings:write`.
          */
         post: operations["updatePortalConfiguration"];
         delete?: never;
@@ -4632,12 +5264,16 @@ export type paths = {
         /**
          * Retrieve the customer portal's configuration
          * @description The account's configuration, or the defaults (`updated: null`) until it saves one.
+         *
+         *     Restricted keys need `settings:read`.
          */
         get: operations["getPortalConfigurationForTokenAccount"];
         put?: never;
         /**
          * Update the customer portal's configuration
          * @description Changes the sections and fields named; the others keep their values. The prices a customer may switch between must be the account's active recurring prices; quantity `minimum` ≤ `maximum`; the logo an `https:` URL. Emits `portal_configuration.updated` when anything changed.
+         *
+         *     Restricted keys need `settings:write`.
          */
         post: operations["updatePortalConfigurationForTokenAccount"];
         delete?: never;
@@ -4658,6 +5294,8 @@ export type paths = {
         /**
          * Create a customer portal session
          * @description A single-use link (`url`) to the hosted portal for one customer, valid for one hour: opening it starts a portal session in that browser (an HttpOnly cookie scoped to `/portal`, ended after 30 minutes idle); opened again, or after `expires_at`, it shows a page linking back to `return_url` (or the configuration's `default_return_url`). `flow` opens the portal on one task. Secret token only: give the link to the signed-in customer, never publish it. 422 for a customer or subscription that is not the account's (or not the customer's).
+         *
+         *     Restricted keys need `portal_sessions:write`.
          */
         post: operations["createPortalSession"];
         delete?: never;
@@ -4678,6 +5316,8 @@ export type paths = {
         /**
          * Create a customer portal session
          * @description A single-use link (`url`) to the hosted portal for one customer, valid for one hour: opening it starts a portal session in that browser (an HttpOnly cookie scoped to `/portal`, ended after 30 minutes idle); opened again, or after `expires_at`, it shows a page linking back to `return_url` (or the configuration's `default_return_url`). `flow` opens the portal on one task. Secret token only: give the link to the signed-in customer, never publish it. 422 for a customer or subscription that is not the account's (or not the customer's).
+         *
+         *     Restricted keys need `portal_sessions:write`.
          */
         post: operations["createPortalSessionForTokenAccount"];
         delete?: never;
@@ -6608,6 +7248,26 @@ export type webhooks = {
         patch?: never;
         trace?: never;
     };
+    "api_key.rolled": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * api_key.rolled
+         * @description An API token was rolled: a new secret (its `display` changed), the previous one working until `previous_secret_expires_at` (null: it stopped at once). The token's id, kind and permissions stay. `metadata` has the actor's `client_address` and `user_agent`. `data.object` is the api_key. Signed with the endpoint's secret: `X-Webhook-Signature` and the Standard Webhooks headers `webhook-id`, `webhook-timestamp`, `webhook-signature` (docs/webhooks.md).
+         */
+        post: operations["apiKeyRolledWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "alert.triggered": {
         parameters: {
             query?: never;
@@ -6658,9 +7318,9 @@ export type components = {
             billing_exempt?: boolean;
         };
         /** @enum {string} */
-        AggregateType: "payment" | "checkout_session" | "payment_intent" | "subscription" | "invoice" | "customer" | "customer_discount" | "coupon" | "price" | "product" | "refund" | "api_token" | "webhook_endpoint" | "user" | "account_settings" | "tax_rate" | "meter" | "feature" | "product_feature" | "customer_entitlements" | "portal_configuration" | "credit_note" | "customer_balance_transaction" | "member" | "payment_processor" | "subscription_change_request" | "payment_method" | "dispute" | "email" | "alert_trigger";
+        AggregateType: "payment" | "checkout_session" | "payment_intent" | "subscription" | "invoice" | "customer" | "customer_discount" | "coupon" | "price" | "product" | "refund" | "api_token" | "webhook_endpoint" | "user" | "account_settings" | "tax_rate" | "meter" | "feature" | "product_feature" | "customer_entitlements" | "portal_configuration" | "credit_note" | "customer_balance_transaction" | "member" | "payment_processor" | "subscription_change_request" | "payment_method" | "dispute" | "email" | "api_key" | "alert_trigger";
         /** @enum {string} */
-        EventType: "payment.succeeded" | "payment.failed" | "payment.refunded" | "checkout.session.created" | "checkout.session.updated" | "checkout.session.deleted" | "checkout.session.completed" | "checkout.session.expired" | "payment_intent.created" | "payment_intent.processing" | "payment_intent.requires_action" | "payment_intent.amount_capturable_updated" | "payment_intent.succeeded" | "payment_intent.canceled" | "payment_intent.payment_failed" | "payment_intent.partially_funded" | "customer.subscription.created" | "customer.subscription.updated" | "customer.subscription.paused" | "customer.subscription.resumed" | "customer.subscription.cancelled" | "customer.subscription.trial_will_end" | "invoice.created" | "invoice.finalized" | "invoice.paid" | "invoice.payment_succeeded" | "invoice.payment_failed" | "invoice.payment_action_required" | "invoice.overdue" | "invoice.voided" | "invoice.marked_uncollectible" | "invoice.refunded" | "invoice.upcoming" | "customer.created" | "customer.updated" | "customer.deleted" | "customer.discount.created" | "customer.discount.updated" | "customer.discount.deleted" | "coupon.created" | "coupon.updated" | "coupon.deleted" | "price.created" | "price.updated" | "price.deleted" | "product.created" | "product.updated" | "product.deleted" | "refund.created" | "refund.updated" | "refund.failed" | "api_token.created" | "api_token.revoked" | "webhook_endpoint.created" | "webhook_endpoint.updated" | "webhook_endpoint.deleted" | "webhook_endpoint.disabled" | "webhook_endpoint.enabled" | "webhook_endpoint.secret_rotated" | "user.signed_in" | "user.sign_in_failed" | "user.signed_out" | "user.password_changed" | "account.settings_updated" | "tax_rate.created" | "tax_rate.updated" | "meter.created" | "meter.updated" | "meter.deactivated" | "meter.reactivated" | "feature.created" | "product_feature.attached" | "product_feature.detached" | "customer.entitlements.updated" | "portal_configuration.updated" | "credit_note.created" | "credit_note.voided" | "customer.balance_transaction.created" | "member.invited" | "member.invitation_revoked" | "member.joined" | "member.role_changed" | "member.removed" | "payment_processor.connected" | "payment_processor.disconnected" | "subscription_change_request.scheduled" | "subscription_change_request.applied" | "subscription_change_request.canceled" | "payment_method.attached" | "payment_method.detached" | "dispute.created" | "dispute.updated" | "dispute.closed" | "email.sent" | "email.failed" | "alert.triggered" | "alert.resolved";
+        EventType: "payment.succeeded" | "payment.failed" | "payment.refunded" | "checkout.session.created" | "checkout.session.updated" | "checkout.session.deleted" | "checkout.session.completed" | "checkout.session.expired" | "payment_intent.created" | "payment_intent.processing" | "payment_intent.requires_action" | "payment_intent.amount_capturable_updated" | "payment_intent.succeeded" | "payment_intent.canceled" | "payment_intent.payment_failed" | "payment_intent.partially_funded" | "customer.subscription.created" | "customer.subscription.updated" | "customer.subscription.paused" | "customer.subscription.resumed" | "customer.subscription.cancelled" | "customer.subscription.trial_will_end" | "invoice.created" | "invoice.finalized" | "invoice.paid" | "invoice.payment_succeeded" | "invoice.payment_failed" | "invoice.payment_action_required" | "invoice.overdue" | "invoice.voided" | "invoice.marked_uncollectible" | "invoice.refunded" | "invoice.upcoming" | "customer.created" | "customer.updated" | "customer.deleted" | "customer.discount.created" | "customer.discount.updated" | "customer.discount.deleted" | "coupon.created" | "coupon.updated" | "coupon.deleted" | "price.created" | "price.updated" | "price.deleted" | "product.created" | "product.updated" | "product.deleted" | "refund.created" | "refund.updated" | "refund.failed" | "api_token.created" | "api_token.revoked" | "webhook_endpoint.created" | "webhook_endpoint.updated" | "webhook_endpoint.deleted" | "webhook_endpoint.disabled" | "webhook_endpoint.enabled" | "webhook_endpoint.secret_rotated" | "user.signed_in" | "user.sign_in_failed" | "user.signed_out" | "user.password_changed" | "account.settings_updated" | "tax_rate.created" | "tax_rate.updated" | "meter.created" | "meter.updated" | "meter.deactivated" | "meter.reactivated" | "feature.created" | "product_feature.attached" | "product_feature.detached" | "customer.entitlements.updated" | "portal_configuration.updated" | "credit_note.created" | "credit_note.voided" | "customer.balance_transaction.created" | "member.invited" | "member.invitation_revoked" | "member.joined" | "member.role_changed" | "member.removed" | "payment_processor.connected" | "payment_processor.disconnected" | "subscription_change_request.scheduled" | "subscription_change_request.applied" | "subscription_change_request.canceled" | "payment_method.attached" | "payment_method.detached" | "dispute.created" | "dispute.updated" | "dispute.closed" | "email.sent" | "email.failed" | "api_key.rolled" | "alert.triggered" | "alert.resolved";
         CustomerCreateInput: {
             /**
              * Format: email
@@ -7327,7 +7987,7 @@ export type components = {
              *       "invoice.paid"
              *     ]
              */
-            events: ("*" | "payment.succeeded" | "payment.failed" | "payment.refunded" | "checkout.session.created" | "checkout.session.updated" | "checkout.session.deleted" | "checkout.session.completed" | "checkout.session.expired" | "payment_intent.created" | "payment_intent.processing" | "payment_intent.requires_action" | "payment_intent.amount_capturable_updated" | "payment_intent.succeeded" | "payment_intent.canceled" | "payment_intent.payment_failed" | "payment_intent.partially_funded" | "customer.subscription.created" | "customer.subscription.updated" | "customer.subscription.paused" | "customer.subscription.resumed" | "customer.subscription.cancelled" | "customer.subscription.trial_will_end" | "invoice.created" | "invoice.finalized" | "invoice.paid" | "invoice.payment_succeeded" | "invoice.payment_failed" | "invoice.payment_action_required" | "invoice.overdue" | "invoice.voided" | "invoice.marked_uncollectible" | "invoice.refunded" | "invoice.upcoming" | "customer.created" | "customer.updated" | "customer.deleted" | "customer.discount.created" | "customer.discount.updated" | "customer.discount.deleted" | "coupon.created" | "coupon.updated" | "coupon.deleted" | "price.created" | "price.updated" | "price.deleted" | "product.created" | "product.updated" | "product.deleted" | "refund.created" | "refund.updated" | "refund.failed" | "api_token.created" | "api_token.revoked" | "webhook_endpoint.created" | "webhook_endpoint.updated" | "webhook_endpoint.deleted" | "webhook_endpoint.disabled" | "webhook_endpoint.enabled" | "webhook_endpoint.secret_rotated" | "user.signed_in" | "user.sign_in_failed" | "user.signed_out" | "user.password_changed" | "account.settings_updated" | "tax_rate.created" | "tax_rate.updated" | "meter.created" | "meter.updated" | "meter.deactivated" | "meter.reactivated" | "feature.created" | "product_feature.attached" | "product_feature.detached" | "customer.entitlements.updated" | "portal_configuration.updated" | "credit_note.created" | "credit_note.voided" | "customer.balance_transaction.created" | "member.invited" | "member.invitation_revoked" | "member.joined" | "member.role_changed" | "member.removed" | "payment_processor.connected" | "payment_processor.disconnected" | "subscription_change_request.scheduled" | "subscription_change_request.applied" | "subscription_change_request.canceled" | "payment_method.attached" | "payment_method.detached" | "dispute.created" | "dispute.updated" | "dispute.closed" | "email.sent" | "email.failed" | "alert.triggered" | "alert.resolved")[];
+            events: ("*" | "payment.succeeded" | "payment.failed" | "payment.refunded" | "checkout.session.created" | "checkout.session.updated" | "checkout.session.deleted" | "checkout.session.completed" | "checkout.session.expired" | "payment_intent.created" | "payment_intent.processing" | "payment_intent.requires_action" | "payment_intent.amount_capturable_updated" | "payment_intent.succeeded" | "payment_intent.canceled" | "payment_intent.payment_failed" | "payment_intent.partially_funded" | "customer.subscription.created" | "customer.subscription.updated" | "customer.subscription.paused" | "customer.subscription.resumed" | "customer.subscription.cancelled" | "customer.subscription.trial_will_end" | "invoice.created" | "invoice.finalized" | "invoice.paid" | "invoice.payment_succeeded" | "invoice.payment_failed" | "invoice.payment_action_required" | "invoice.overdue" | "invoice.voided" | "invoice.marked_uncollectible" | "invoice.refunded" | "invoice.upcoming" | "customer.created" | "customer.updated" | "customer.deleted" | "customer.discount.created" | "customer.discount.updated" | "customer.discount.deleted" | "coupon.created" | "coupon.updated" | "coupon.deleted" | "price.created" | "price.updated" | "price.deleted" | "product.created" | "product.updated" | "product.deleted" | "refund.created" | "refund.updated" | "refund.failed" | "api_token.created" | "api_token.revoked" | "webhook_endpoint.created" | "webhook_endpoint.updated" | "webhook_endpoint.deleted" | "webhook_endpoint.disabled" | "webhook_endpoint.enabled" | "webhook_endpoint.secret_rotated" | "user.signed_in" | "user.sign_in_failed" | "user.signed_out" | "user.password_changed" | "account.settings_updated" | "tax_rate.created" | "tax_rate.updated" | "meter.created" | "meter.updated" | "meter.deactivated" | "meter.reactivated" | "feature.created" | "product_feature.attached" | "product_feature.detached" | "customer.entitlements.updated" | "portal_configuration.updated" | "credit_note.created" | "credit_note.voided" | "customer.balance_transaction.created" | "member.invited" | "member.invitation_revoked" | "member.joined" | "member.role_changed" | "member.removed" | "payment_processor.connected" | "payment_processor.disconnected" | "subscription_change_request.scheduled" | "subscription_change_request.applied" | "subscription_change_request.canceled" | "payment_method.attached" | "payment_method.detached" | "dispute.created" | "dispute.updated" | "dispute.closed" | "email.sent" | "email.failed" | "api_key.rolled" | "alert.triggered" | "alert.resolved")[];
             description?: string | null;
             enabled?: boolean;
             /**
@@ -7349,7 +8009,7 @@ export type components = {
              *       "invoice.paid"
              *     ]
              */
-            events?: ("*" | "payment.succeeded" | "payment.failed" | "payment.refunded" | "checkout.session.created" | "checkout.session.updated" | "checkout.session.deleted" | "checkout.session.completed" | "checkout.session.expired" | "payment_intent.created" | "payment_intent.processing" | "payment_intent.requires_action" | "payment_intent.amount_capturable_updated" | "payment_intent.succeeded" | "payment_intent.canceled" | "payment_intent.payment_failed" | "payment_intent.partially_funded" | "customer.subscription.created" | "customer.subscription.updated" | "customer.subscription.paused" | "customer.subscription.resumed" | "customer.subscription.cancelled" | "customer.subscription.trial_will_end" | "invoice.created" | "invoice.finalized" | "invoice.paid" | "invoice.payment_succeeded" | "invoice.payment_failed" | "invoice.payment_action_required" | "invoice.overdue" | "invoice.voided" | "invoice.marked_uncollectible" | "invoice.refunded" | "invoice.upcoming" | "customer.created" | "customer.updated" | "customer.deleted" | "customer.discount.created" | "customer.discount.updated" | "customer.discount.deleted" | "coupon.created" | "coupon.updated" | "coupon.deleted" | "price.created" | "price.updated" | "price.deleted" | "product.created" | "product.updated" | "product.deleted" | "refund.created" | "refund.updated" | "refund.failed" | "api_token.created" | "api_token.revoked" | "webhook_endpoint.created" | "webhook_endpoint.updated" | "webhook_endpoint.deleted" | "webhook_endpoint.disabled" | "webhook_endpoint.enabled" | "webhook_endpoint.secret_rotated" | "user.signed_in" | "user.sign_in_failed" | "user.signed_out" | "user.password_changed" | "account.settings_updated" | "tax_rate.created" | "tax_rate.updated" | "meter.created" | "meter.updated" | "meter.deactivated" | "meter.reactivated" | "feature.created" | "product_feature.attached" | "product_feature.detached" | "customer.entitlements.updated" | "portal_configuration.updated" | "credit_note.created" | "credit_note.voided" | "customer.balance_transaction.created" | "member.invited" | "member.invitation_revoked" | "member.joined" | "member.role_changed" | "member.removed" | "payment_processor.connected" | "payment_processor.disconnected" | "subscription_change_request.scheduled" | "subscription_change_request.applied" | "subscription_change_request.canceled" | "payment_method.attached" | "payment_method.detached" | "dispute.created" | "dispute.updated" | "dispute.closed" | "email.sent" | "email.failed" | "alert.triggered" | "alert.resolved")[];
+            events?: ("*" | "payment.succeeded" | "payment.failed" | "payment.refunded" | "checkout.session.created" | "checkout.session.updated" | "checkout.session.deleted" | "checkout.session.completed" | "checkout.session.expired" | "payment_intent.created" | "payment_intent.processing" | "payment_intent.requires_action" | "payment_intent.amount_capturable_updated" | "payment_intent.succeeded" | "payment_intent.canceled" | "payment_intent.payment_failed" | "payment_intent.partially_funded" | "customer.subscription.created" | "customer.subscription.updated" | "customer.subscription.paused" | "customer.subscription.resumed" | "customer.subscription.cancelled" | "customer.subscription.trial_will_end" | "invoice.created" | "invoice.finalized" | "invoice.paid" | "invoice.payment_succeeded" | "invoice.payment_failed" | "invoice.payment_action_required" | "invoice.overdue" | "invoice.voided" | "invoice.marked_uncollectible" | "invoice.refunded" | "invoice.upcoming" | "customer.created" | "customer.updated" | "customer.deleted" | "customer.discount.created" | "customer.discount.updated" | "customer.discount.deleted" | "coupon.created" | "coupon.updated" | "coupon.deleted" | "price.created" | "price.updated" | "price.deleted" | "product.created" | "product.updated" | "product.deleted" | "refund.created" | "refund.updated" | "refund.failed" | "api_token.created" | "api_token.revoked" | "webhook_endpoint.created" | "webhook_endpoint.updated" | "webhook_endpoint.deleted" | "webhook_endpoint.disabled" | "webhook_endpoint.enabled" | "webhook_endpoint.secret_rotated" | "user.signed_in" | "user.sign_in_failed" | "user.signed_out" | "user.password_changed" | "account.settings_updated" | "tax_rate.created" | "tax_rate.updated" | "meter.created" | "meter.updated" | "meter.deactivated" | "meter.reactivated" | "feature.created" | "product_feature.attached" | "product_feature.detached" | "customer.entitlements.updated" | "portal_configuration.updated" | "credit_note.created" | "credit_note.voided" | "customer.balance_transaction.created" | "member.invited" | "member.invitation_revoked" | "member.joined" | "member.role_changed" | "member.removed" | "payment_processor.connected" | "payment_processor.disconnected" | "subscription_change_request.scheduled" | "subscription_change_request.applied" | "subscription_change_request.canceled" | "payment_method.attached" | "payment_method.detached" | "dispute.created" | "dispute.updated" | "dispute.closed" | "email.sent" | "email.failed" | "api_key.rolled" | "alert.triggered" | "alert.resolved")[];
             description?: string | null;
             enabled?: boolean;
             /**
@@ -7401,7 +8061,35 @@ export type components = {
         ApiTokenCreateInput: {
             name: string;
             /** @enum {string} */
-            kind: "secret" | "publishable";
+            kind: "secret" | "publishable" | "restricted";
+            description?: string;
+            /** @description Required for (and only for) `kind: restricted`. */
+            permissions?: components["schemas"]["TokenPermissions"];
+            /**
+             * Format: date-time
+             * @description From this instant the token answers 401 (it must be in the future).
+             * @example 2026-11-22T08:00:00.000Z
+             */
+            expires_at?: string;
+            /** @description Client address ranges (CIDR) the token may be used from; any other address is refused (403). */
+            allowed_ips?: string[];
+        };
+        /**
+         * @description A restricted key's level per resource: `none`, `read` (operations that change nothing) or `write` (every operation on it, reads included). A resource left out is `none`. Each operation names the permission it needs (`x-required-permission`).
+         * @example {
+         *       "customers": "read",
+         *       "invoices": "write"
+         *     }
+         */
+        TokenPermissions: {
+            [key: string]: "none" | "read" | "write";
+        };
+        ApiTokenRollInput: {
+            /**
+             * @description How long the previous secret keeps working (default one day, at most 7 days); 0 ends it at once.
+             * @default 86400
+             */
+            overlap_seconds: number;
         };
         TestClockAdvanceInput: {
             /**
@@ -7797,6 +8485,10 @@ export type components = {
              * @enum {string}
              */
             required_role?: "owner" | "admin" | "developer" | "viewer";
+            /** @description With a restricted key's refusal (403): the permission the operation needs, e.g. `invoices:write`. */
+            required_permission?: string;
+            /** @description With an expired token (401): when it expired. */
+            expired_at?: string;
             /** @description With a retired operation (410): the operation to use instead. */
             replacement?: string;
         };
@@ -12033,6 +12725,50 @@ export type components = {
             /** @description Event identifier, prefix `evt_`. */
             id: string;
             /** @constant */
+            type: "api_key.rolled";
+            /**
+             * @description Entity type the event belongs to.
+             * @constant
+             */
+            aggregate_type: "api_key";
+            /** @description External ID of that entity. */
+            aggregate_id: string;
+            /** @description Full entity state after the change. */
+            data: components["schemas"]["ApiToken"];
+            /** @description Full entity state before the change. `null` for create events. */
+            previous_data: components["schemas"]["ApiToken"] | null;
+            /** @description Event-specific metadata. */
+            metadata: {
+                [key: string]: unknown;
+            };
+            /** @description The request's `X-Correlation-Id`, else its request id. */
+            correlation_id: string | null;
+            /** @description The `req_…` id of the API request that caused the event (its request log: `getRequestLog`); null for background work (renewals, the test clock, deliveries). */
+            request_id: string | null;
+            /** @description Schema version of the event format. */
+            version: number;
+            /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
+            sequence: number;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T08:00:00.000Z
+             */
+            created: string;
+            actor_type: ("user" | "api_key" | "system" | "customer") | null;
+            /** @description API token id, user id, … of the actor. */
+            actor_id: string | null;
+            /** @description With expand=delivery_summary: delivered, pending, retrying (failed, retry scheduled) and failed (permanently). */
+            delivery_summary?: {
+                total: number;
+                delivered: number;
+                pending: number;
+                retrying: number;
+                failed: number;
+            };
+        } | {
+            /** @description Event identifier, prefix `evt_`. */
+            id: string;
+            /** @constant */
             type: "alert.triggered";
             /**
              * @description Entity type the event belongs to.
@@ -12876,23 +13612,32 @@ export type components = {
             updated: string;
         };
         ApiToken: {
-            /** @description Public, non-secret id (`key_…`); the actor_id of its events. */
+            /** @description Public, non-secret id (`key_…`); the actor_id of its events and the request log's token. */
             id: string;
             /** @constant */
             object: "api_token";
             name: string;
+            description: string | null;
             /** @enum {string} */
-            kind: "secret" | "publishable";
+            kind: "secret" | "publishable" | "restricted";
             /** @description Prefix and last four characters, e.g. `st_prod_…a1b2`. */
             display: string;
             /** @enum {string} */
-            status: "active" | "revoked";
+            status: "active" | "expired" | "revoked";
+            /** @description A restricted key's levels; null for secret and publishable tokens. */
+            permissions: components["schemas"]["TokenPermissions"] | null;
+            allowed_ips: string[] | null;
+            expires_at: string | null;
+            /** @description After a roll with overlap: until when the previous secret still works; null when only the current one does. */
+            previous_secret_expires_at: string | null;
             /**
              * Format: date-time
              * @example 2026-11-22T08:00:00.000Z
              */
             created: string;
             last_used_at: string | null;
+            /** @description The client address of the call that last recorded `last_used_at`. */
+            last_used_ip: string | null;
             revoked_at: string | null;
         };
         WebhookEndpoint: {
@@ -13560,7 +14305,7 @@ export type components = {
              */
             created: string;
         };
-        Event: components["schemas"]["PaymentSucceededEvent"] | components["schemas"]["PaymentFailedEvent"] | components["schemas"]["PaymentRefundedEvent"] | components["schemas"]["CheckoutSessionCreatedEvent"] | components["schemas"]["CheckoutSessionUpdatedEvent"] | components["schemas"]["CheckoutSessionDeletedEvent"] | components["schemas"]["CheckoutSessionCompletedEvent"] | components["schemas"]["CheckoutSessionExpiredEvent"] | components["schemas"]["PaymentIntentCreatedEvent"] | components["schemas"]["PaymentIntentProcessingEvent"] | components["schemas"]["PaymentIntentRequiresActionEvent"] | components["schemas"]["PaymentIntentAmountCapturableUpdatedEvent"] | components["schemas"]["PaymentIntentSucceededEvent"] | components["schemas"]["PaymentIntentCanceledEvent"] | components["schemas"]["PaymentIntentPaymentFailedEvent"] | components["schemas"]["PaymentIntentPartiallyFundedEvent"] | components["schemas"]["CustomerSubscriptionCreatedEvent"] | components["schemas"]["CustomerSubscriptionUpdatedEvent"] | components["schemas"]["CustomerSubscriptionPausedEvent"] | components["schemas"]["CustomerSubscriptionResumedEvent"] | components["schemas"]["CustomerSubscriptionCancelledEvent"] | components["schemas"]["CustomerSubscriptionTrialWillEndEvent"] | components["schemas"]["InvoiceCreatedEvent"] | components["schemas"]["InvoiceFinalizedEvent"] | components["schemas"]["InvoicePaidEvent"] | components["schemas"]["InvoicePaymentSucceededEvent"] | components["schemas"]["InvoicePaymentFailedEvent"] | components["schemas"]["InvoicePaymentActionRequiredEvent"] | components["schemas"]["InvoiceOverdueEvent"] | components["schemas"]["InvoiceVoidedEvent"] | components["schemas"]["InvoiceMarkedUncollectibleEvent"] | components["schemas"]["InvoiceRefundedEvent"] | components["schemas"]["InvoiceUpcomingEvent"] | components["schemas"]["CustomerCreatedEvent"] | components["schemas"]["CustomerUpdatedEvent"] | components["schemas"]["CustomerDeletedEvent"] | components["schemas"]["CustomerDiscountCreatedEvent"] | components["schemas"]["CustomerDiscountUpdatedEvent"] | components["schemas"]["CustomerDiscountDeletedEvent"] | components["schemas"]["CouponCreatedEvent"] | components["schemas"]["CouponUpdatedEvent"] | components["schemas"]["CouponDeletedEvent"] | components["schemas"]["PriceCreatedEvent"] | components["schemas"]["PriceUpdatedEvent"] | components["schemas"]["PriceDeletedEvent"] | components["schemas"]["ProductCreatedEvent"] | components["schemas"]["ProductUpdatedEvent"] | components["schemas"]["ProductDeletedEvent"] | components["schemas"]["RefundCreatedEvent"] | components["schemas"]["RefundUpdatedEvent"] | components["schemas"]["RefundFailedEvent"] | components["schemas"]["ApiTokenCreatedEvent"] | components["schemas"]["ApiTokenRevokedEvent"] | components["schemas"]["WebhookEndpointCreatedEvent"] | components["schemas"]["WebhookEndpointUpdatedEvent"] | components["schemas"]["WebhookEndpointDeletedEvent"] | components["schemas"]["WebhookEndpointDisabledEvent"] | components["schemas"]["WebhookEndpointEnabledEvent"] | components["schemas"]["WebhookEndpointSecretRotatedEvent"] | components["schemas"]["UserSignedInEvent"] | components["schemas"]["UserSignInFailedEvent"] | components["schemas"]["UserSignedOutEvent"] | components["schemas"]["UserPasswordChangedEvent"] | components["schemas"]["AccountSettingsUpdatedEvent"] | components["schemas"]["TaxRateCreatedEvent"] | components["schemas"]["TaxRateUpdatedEvent"] | components["schemas"]["MeterCreatedEvent"] | components["schemas"]["MeterUpdatedEvent"] | components["schemas"]["MeterDeactivatedEvent"] | components["schemas"]["MeterReactivatedEvent"] | components["schemas"]["FeatureCreatedEvent"] | components["schemas"]["ProductFeatureAttachedEvent"] | components["schemas"]["ProductFeatureDetachedEvent"] | components["schemas"]["CustomerEntitlementsUpdatedEvent"] | components["schemas"]["PortalConfigurationUpdatedEvent"] | components["schemas"]["CreditNoteCreatedEvent"] | components["schemas"]["CreditNoteVoidedEvent"] | components["schemas"]["CustomerBalanceTransactionCreatedEvent"] | components["schemas"]["MemberInvitedEvent"] | components["schemas"]["MemberInvitationRevokedEvent"] | components["schemas"]["MemberJoinedEvent"] | components["schemas"]["MemberRoleChangedEvent"] | components["schemas"]["MemberRemovedEvent"] | components["schemas"]["PaymentProcessorConnectedEvent"] | components["schemas"]["PaymentProcessorDisconnectedEvent"] | components["schemas"]["SubscriptionChangeRequestScheduledEvent"] | components["schemas"]["SubscriptionChangeRequestAppliedEvent"] | components["schemas"]["SubscriptionChangeRequestCanceledEvent"] | components["schemas"]["PaymentMethodAttachedEvent"] | components["schemas"]["PaymentMethodDetachedEvent"] | components["schemas"]["DisputeCreatedEvent"] | components["schemas"]["DisputeUpdatedEvent"] | components["schemas"]["DisputeClosedEvent"] | components["schemas"]["EmailSentEvent"] | components["schemas"]["EmailFailedEvent"] | components["schemas"]["AlertTriggeredEvent"] | components["schemas"]["AlertResolvedEvent"];
+        Event: components["schemas"]["PaymentSucceededEvent"] | components["schemas"]["PaymentFailedEvent"] | components["schemas"]["PaymentRefundedEvent"] | components["schemas"]["CheckoutSessionCreatedEvent"] | components["schemas"]["CheckoutSessionUpdatedEvent"] | components["schemas"]["CheckoutSessionDeletedEvent"] | components["schemas"]["CheckoutSessionCompletedEvent"] | components["schemas"]["CheckoutSessionExpiredEvent"] | components["schemas"]["PaymentIntentCreatedEvent"] | components["schemas"]["PaymentIntentProcessingEvent"] | components["schemas"]["PaymentIntentRequiresActionEvent"] | components["schemas"]["PaymentIntentAmountCapturableUpdatedEvent"] | components["schemas"]["PaymentIntentSucceededEvent"] | components["schemas"]["PaymentIntentCanceledEvent"] | components["schemas"]["PaymentIntentPaymentFailedEvent"] | components["schemas"]["PaymentIntentPartiallyFundedEvent"] | components["schemas"]["CustomerSubscriptionCreatedEvent"] | components["schemas"]["CustomerSubscriptionUpdatedEvent"] | components["schemas"]["CustomerSubscriptionPausedEvent"] | components["schemas"]["CustomerSubscriptionResumedEvent"] | components["schemas"]["CustomerSubscriptionCancelledEvent"] | components["schemas"]["CustomerSubscriptionTrialWillEndEvent"] | components["schemas"]["InvoiceCreatedEvent"] | components["schemas"]["InvoiceFinalizedEvent"] | components["schemas"]["InvoicePaidEvent"] | components["schemas"]["InvoicePaymentSucceededEvent"] | components["schemas"]["InvoicePaymentFailedEvent"] | components["schemas"]["InvoicePaymentActionRequiredEvent"] | components["schemas"]["InvoiceOverdueEvent"] | components["schemas"]["InvoiceVoidedEvent"] | components["schemas"]["InvoiceMarkedUncollectibleEvent"] | components["schemas"]["InvoiceRefundedEvent"] | components["schemas"]["InvoiceUpcomingEvent"] | components["schemas"]["CustomerCreatedEvent"] | components["schemas"]["CustomerUpdatedEvent"] | components["schemas"]["CustomerDeletedEvent"] | components["schemas"]["CustomerDiscountCreatedEvent"] | components["schemas"]["CustomerDiscountUpdatedEvent"] | components["schemas"]["CustomerDiscountDeletedEvent"] | components["schemas"]["CouponCreatedEvent"] | components["schemas"]["CouponUpdatedEvent"] | components["schemas"]["CouponDeletedEvent"] | components["schemas"]["PriceCreatedEvent"] | components["schemas"]["PriceUpdatedEvent"] | components["schemas"]["PriceDeletedEvent"] | components["schemas"]["ProductCreatedEvent"] | components["schemas"]["ProductUpdatedEvent"] | components["schemas"]["ProductDeletedEvent"] | components["schemas"]["RefundCreatedEvent"] | components["schemas"]["RefundUpdatedEvent"] | components["schemas"]["RefundFailedEvent"] | components["schemas"]["ApiTokenCreatedEvent"] | components["schemas"]["ApiTokenRevokedEvent"] | components["schemas"]["WebhookEndpointCreatedEvent"] | components["schemas"]["WebhookEndpointUpdatedEvent"] | components["schemas"]["WebhookEndpointDeletedEvent"] | components["schemas"]["WebhookEndpointDisabledEvent"] | components["schemas"]["WebhookEndpointEnabledEvent"] | components["schemas"]["WebhookEndpointSecretRotatedEvent"] | components["schemas"]["UserSignedInEvent"] | components["schemas"]["UserSignInFailedEvent"] | components["schemas"]["UserSignedOutEvent"] | components["schemas"]["UserPasswordChangedEvent"] | components["schemas"]["AccountSettingsUpdatedEvent"] | components["schemas"]["TaxRateCreatedEvent"] | components["schemas"]["TaxRateUpdatedEvent"] | components["schemas"]["MeterCreatedEvent"] | components["schemas"]["MeterUpdatedEvent"] | components["schemas"]["MeterDeactivatedEvent"] | components["schemas"]["MeterReactivatedEvent"] | components["schemas"]["FeatureCreatedEvent"] | components["schemas"]["ProductFeatureAttachedEvent"] | components["schemas"]["ProductFeatureDetachedEvent"] | components["schemas"]["CustomerEntitlementsUpdatedEvent"] | components["schemas"]["PortalConfigurationUpdatedEvent"] | components["schemas"]["CreditNoteCreatedEvent"] | components["schemas"]["CreditNoteVoidedEvent"] | components["schemas"]["CustomerBalanceTransactionCreatedEvent"] | components["schemas"]["MemberInvitedEvent"] | components["schemas"]["MemberInvitationRevokedEvent"] | components["schemas"]["MemberJoinedEvent"] | components["schemas"]["MemberRoleChangedEvent"] | components["schemas"]["MemberRemovedEvent"] | components["schemas"]["PaymentProcessorConnectedEvent"] | components["schemas"]["PaymentProcessorDisconnectedEvent"] | components["schemas"]["SubscriptionChangeRequestScheduledEvent"] | components["schemas"]["SubscriptionChangeRequestAppliedEvent"] | components["schemas"]["SubscriptionChangeRequestCanceledEvent"] | components["schemas"]["PaymentMethodAttachedEvent"] | components["schemas"]["PaymentMethodDetachedEvent"] | components["schemas"]["DisputeCreatedEvent"] | components["schemas"]["DisputeUpdatedEvent"] | components["schemas"]["DisputeClosedEvent"] | components["schemas"]["EmailSentEvent"] | components["schemas"]["EmailFailedEvent"] | components["schemas"]["ApiKeyRolledEvent"] | components["schemas"]["AlertTriggeredEvent"] | components["schemas"]["AlertResolvedEvent"];
         /**
          * @example {
          *       "id": "evt_prod_06h2fh8xy3zaqpmpe2j5wx33k9a42",
@@ -22694,6 +23439,46 @@ export type components = {
             /** @description API token id, user id, … of the actor. */
             actor_id: string | null;
         };
+        ApiKeyRolledEvent: {
+            /** @description Event identifier, prefix `evt_`. */
+            id: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "api_key.rolled";
+            /**
+             * @description Entity type the event belongs to.
+             * @constant
+             */
+            aggregate_type: "api_key";
+            /** @description External ID of that entity. */
+            aggregate_id: string;
+            /** @description Full entity state after the change. */
+            data: components["schemas"]["ApiToken"];
+            /** @description Full entity state before the change. `null` for create events. */
+            previous_data: components["schemas"]["ApiToken"] | null;
+            /** @description Event-specific metadata. */
+            metadata: {
+                [key: string]: unknown;
+            };
+            /** @description The request's `X-Correlation-Id`, else its request id. */
+            correlation_id: string | null;
+            /** @description The `req_…` id of the API request that caused the event (its request log: `getRequestLog`); null for background work (renewals, the test clock, deliveries). */
+            request_id: string | null;
+            /** @description Schema version of the event format. */
+            version: number;
+            /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
+            sequence: number;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T08:00:00.000Z
+             */
+            created: string;
+            actor_type: ("user" | "api_key" | "system" | "customer") | null;
+            /** @description API token id, user id, … of the actor. */
+            actor_id: string | null;
+        };
         /**
          * @example {
          *       "id": "evt_prod_06h2fh9gfvpxscfr7jw9d51c61sq8",
@@ -23488,7 +24273,7 @@ export type components = {
             next_cursor: string;
         };
         /** @description Exactly the JSON body a webhook delivery of an event carries, by event type. */
-        WebhookEvent: components["schemas"]["PaymentSucceededWebhookEvent"] | components["schemas"]["PaymentFailedWebhookEvent"] | components["schemas"]["PaymentRefundedWebhookEvent"] | components["schemas"]["CheckoutSessionCreatedWebhookEvent"] | components["schemas"]["CheckoutSessionUpdatedWebhookEvent"] | components["schemas"]["CheckoutSessionDeletedWebhookEvent"] | components["schemas"]["CheckoutSessionCompletedWebhookEvent"] | components["schemas"]["CheckoutSessionExpiredWebhookEvent"] | components["schemas"]["PaymentIntentCreatedWebhookEvent"] | components["schemas"]["PaymentIntentProcessingWebhookEvent"] | components["schemas"]["PaymentIntentRequiresActionWebhookEvent"] | components["schemas"]["PaymentIntentAmountCapturableUpdatedWebhookEvent"] | components["schemas"]["PaymentIntentSucceededWebhookEvent"] | components["schemas"]["PaymentIntentCanceledWebhookEvent"] | components["schemas"]["PaymentIntentPaymentFailedWebhookEvent"] | components["schemas"]["PaymentIntentPartiallyFundedWebhookEvent"] | components["schemas"]["CustomerSubscriptionCreatedWebhookEvent"] | components["schemas"]["CustomerSubscriptionUpdatedWebhookEvent"] | components["schemas"]["CustomerSubscriptionPausedWebhookEvent"] | components["schemas"]["CustomerSubscriptionResumedWebhookEvent"] | components["schemas"]["CustomerSubscriptionCancelledWebhookEvent"] | components["schemas"]["CustomerSubscriptionTrialWillEndWebhookEvent"] | components["schemas"]["InvoiceCreatedWebhookEvent"] | components["schemas"]["InvoiceFinalizedWebhookEvent"] | components["schemas"]["InvoicePaidWebhookEvent"] | components["schemas"]["InvoicePaymentSucceededWebhookEvent"] | components["schemas"]["InvoicePaymentFailedWebhookEvent"] | components["schemas"]["InvoicePaymentActionRequiredWebhookEvent"] | components["schemas"]["InvoiceOverdueWebhookEvent"] | components["schemas"]["InvoiceVoidedWebhookEvent"] | components["schemas"]["InvoiceMarkedUncollectibleWebhookEvent"] | components["schemas"]["InvoiceRefundedWebhookEvent"] | components["schemas"]["InvoiceUpcomingWebhookEvent"] | components["schemas"]["CustomerCreatedWebhookEvent"] | components["schemas"]["CustomerUpdatedWebhookEvent"] | components["schemas"]["CustomerDeletedWebhookEvent"] | components["schemas"]["CustomerDiscountCreatedWebhookEvent"] | components["schemas"]["CustomerDiscountUpdatedWebhookEvent"] | components["schemas"]["CustomerDiscountDeletedWebhookEvent"] | components["schemas"]["CouponCreatedWebhookEvent"] | components["schemas"]["CouponUpdatedWebhookEvent"] | components["schemas"]["CouponDeletedWebhookEvent"] | components["schemas"]["PriceCreatedWebhookEvent"] | components["schemas"]["PriceUpdatedWebhookEvent"] | components["schemas"]["PriceDeletedWebhookEvent"] | components["schemas"]["ProductCreatedWebhookEvent"] | components["schemas"]["ProductUpdatedWebhookEvent"] | components["schemas"]["ProductDeletedWebhookEvent"] | components["schemas"]["RefundCreatedWebhookEvent"] | components["schemas"]["RefundUpdatedWebhookEvent"] | components["schemas"]["RefundFailedWebhookEvent"] | components["schemas"]["ApiTokenCreatedWebhookEvent"] | components["schemas"]["ApiTokenRevokedWebhookEvent"] | components["schemas"]["WebhookEndpointCreatedWebhookEvent"] | components["schemas"]["WebhookEndpointUpdatedWebhookEvent"] | components["schemas"]["WebhookEndpointDeletedWebhookEvent"] | components["schemas"]["WebhookEndpointDisabledWebhookEvent"] | components["schemas"]["WebhookEndpointEnabledWebhookEvent"] | components["schemas"]["WebhookEndpointSecretRotatedWebhookEvent"] | components["schemas"]["UserSignedInWebhookEvent"] | components["schemas"]["UserSignInFailedWebhookEvent"] | components["schemas"]["UserSignedOutWebhookEvent"] | components["schemas"]["UserPasswordChangedWebhookEvent"] | components["schemas"]["AccountSettingsUpdatedWebhookEvent"] | components["schemas"]["TaxRateCreatedWebhookEvent"] | components["schemas"]["TaxRateUpdatedWebhookEvent"] | components["schemas"]["MeterCreatedWebhookEvent"] | components["schemas"]["MeterUpdatedWebhookEvent"] | components["schemas"]["MeterDeactivatedWebhookEvent"] | components["schemas"]["MeterReactivatedWebhookEvent"] | components["schemas"]["FeatureCreatedWebhookEvent"] | components["schemas"]["ProductFeatureAttachedWebhookEvent"] | components["schemas"]["ProductFeatureDetachedWebhookEvent"] | components["schemas"]["CustomerEntitlementsUpdatedWebhookEvent"] | components["schemas"]["PortalConfigurationUpdatedWebhookEvent"] | components["schemas"]["CreditNoteCreatedWebhookEvent"] | components["schemas"]["CreditNoteVoidedWebhookEvent"] | components["schemas"]["CustomerBalanceTransactionCreatedWebhookEvent"] | components["schemas"]["MemberInvitedWebhookEvent"] | components["schemas"]["MemberInvitationRevokedWebhookEvent"] | components["schemas"]["MemberJoinedWebhookEvent"] | components["schemas"]["MemberRoleChangedWebhookEvent"] | components["schemas"]["MemberRemovedWebhookEvent"] | components["schemas"]["PaymentProcessorConnectedWebhookEvent"] | components["schemas"]["PaymentProcessorDisconnectedWebhookEvent"] | components["schemas"]["SubscriptionChangeRequestScheduledWebhookEvent"] | components["schemas"]["SubscriptionChangeRequestAppliedWebhookEvent"] | components["schemas"]["SubscriptionChangeRequestCanceledWebhookEvent"] | components["schemas"]["PaymentMethodAttachedWebhookEvent"] | components["schemas"]["PaymentMethodDetachedWebhookEvent"] | components["schemas"]["DisputeCreatedWebhookEvent"] | components["schemas"]["DisputeUpdatedWebhookEvent"] | components["schemas"]["DisputeClosedWebhookEvent"] | components["schemas"]["EmailSentWebhookEvent"] | components["schemas"]["EmailFailedWebhookEvent"] | components["schemas"]["AlertTriggeredWebhookEvent"] | components["schemas"]["AlertResolvedWebhookEvent"];
+        WebhookEvent: components["schemas"]["PaymentSucceededWebhookEvent"] | components["schemas"]["PaymentFailedWebhookEvent"] | components["schemas"]["PaymentRefundedWebhookEvent"] | components["schemas"]["CheckoutSessionCreatedWebhookEvent"] | components["schemas"]["CheckoutSessionUpdatedWebhookEvent"] | components["schemas"]["CheckoutSessionDeletedWebhookEvent"] | components["schemas"]["CheckoutSessionCompletedWebhookEvent"] | components["schemas"]["CheckoutSessionExpiredWebhookEvent"] | components["schemas"]["PaymentIntentCreatedWebhookEvent"] | components["schemas"]["PaymentIntentProcessingWebhookEvent"] | components["schemas"]["PaymentIntentRequiresActionWebhookEvent"] | components["schemas"]["PaymentIntentAmountCapturableUpdatedWebhookEvent"] | components["schemas"]["PaymentIntentSucceededWebhookEvent"] | components["schemas"]["PaymentIntentCanceledWebhookEvent"] | components["schemas"]["PaymentIntentPaymentFailedWebhookEvent"] | components["schemas"]["PaymentIntentPartiallyFundedWebhookEvent"] | components["schemas"]["CustomerSubscriptionCreatedWebhookEvent"] | components["schemas"]["CustomerSubscriptionUpdatedWebhookEvent"] | components["schemas"]["CustomerSubscriptionPausedWebhookEvent"] | components["schemas"]["CustomerSubscriptionResumedWebhookEvent"] | components["schemas"]["CustomerSubscriptionCancelledWebhookEvent"] | components["schemas"]["CustomerSubscriptionTrialWillEndWebhookEvent"] | components["schemas"]["InvoiceCreatedWebhookEvent"] | components["schemas"]["InvoiceFinalizedWebhookEvent"] | components["schemas"]["InvoicePaidWebhookEvent"] | components["schemas"]["InvoicePaymentSucceededWebhookEvent"] | components["schemas"]["InvoicePaymentFailedWebhookEvent"] | components["schemas"]["InvoicePaymentActionRequiredWebhookEvent"] | components["schemas"]["InvoiceOverdueWebhookEvent"] | components["schemas"]["InvoiceVoidedWebhookEvent"] | components["schemas"]["InvoiceMarkedUncollectibleWebhookEvent"] | components["schemas"]["InvoiceRefundedWebhookEvent"] | components["schemas"]["InvoiceUpcomingWebhookEvent"] | components["schemas"]["CustomerCreatedWebhookEvent"] | components["schemas"]["CustomerUpdatedWebhookEvent"] | components["schemas"]["CustomerDeletedWebhookEvent"] | components["schemas"]["CustomerDiscountCreatedWebhookEvent"] | components["schemas"]["CustomerDiscountUpdatedWebhookEvent"] | components["schemas"]["CustomerDiscountDeletedWebhookEvent"] | components["schemas"]["CouponCreatedWebhookEvent"] | components["schemas"]["CouponUpdatedWebhookEvent"] | components["schemas"]["CouponDeletedWebhookEvent"] | components["schemas"]["PriceCreatedWebhookEvent"] | components["schemas"]["PriceUpdatedWebhookEvent"] | components["schemas"]["PriceDeletedWebhookEvent"] | components["schemas"]["ProductCreatedWebhookEvent"] | components["schemas"]["ProductUpdatedWebhookEvent"] | components["schemas"]["ProductDeletedWebhookEvent"] | components["schemas"]["RefundCreatedWebhookEvent"] | components["schemas"]["RefundUpdatedWebhookEvent"] | components["schemas"]["RefundFailedWebhookEvent"] | components["schemas"]["ApiTokenCreatedWebhookEvent"] | components["schemas"]["ApiTokenRevokedWebhookEvent"] | components["schemas"]["WebhookEndpointCreatedWebhookEvent"] | components["schemas"]["WebhookEndpointUpdatedWebhookEvent"] | components["schemas"]["WebhookEndpointDeletedWebhookEvent"] | components["schemas"]["WebhookEndpointDisabledWebhookEvent"] | components["schemas"]["WebhookEndpointEnabledWebhookEvent"] | components["schemas"]["WebhookEndpointSecretRotatedWebhookEvent"] | components["schemas"]["UserSignedInWebhookEvent"] | components["schemas"]["UserSignInFailedWebhookEvent"] | components["schemas"]["UserSignedOutWebhookEvent"] | components["schemas"]["UserPasswordChangedWebhookEvent"] | components["schemas"]["AccountSettingsUpdatedWebhookEvent"] | components["schemas"]["TaxRateCreatedWebhookEvent"] | components["schemas"]["TaxRateUpdatedWebhookEvent"] | components["schemas"]["MeterCreatedWebhookEvent"] | components["schemas"]["MeterUpdatedWebhookEvent"] | components["schemas"]["MeterDeactivatedWebhookEvent"] | components["schemas"]["MeterReactivatedWebhookEvent"] | components["schemas"]["FeatureCreatedWebhookEvent"] | components["schemas"]["ProductFeatureAttachedWebhookEvent"] | components["schemas"]["ProductFeatureDetachedWebhookEvent"] | components["schemas"]["CustomerEntitlementsUpdatedWebhookEvent"] | components["schemas"]["PortalConfigurationUpdatedWebhookEvent"] | components["schemas"]["CreditNoteCreatedWebhookEvent"] | components["schemas"]["CreditNoteVoidedWebhookEvent"] | components["schemas"]["CustomerBalanceTransactionCreatedWebhookEvent"] | components["schemas"]["MemberInvitedWebhookEvent"] | components["schemas"]["MemberInvitationRevokedWebhookEvent"] | components["schemas"]["MemberJoinedWebhookEvent"] | components["schemas"]["MemberRoleChangedWebhookEvent"] | components["schemas"]["MemberRemovedWebhookEvent"] | components["schemas"]["PaymentProcessorConnectedWebhookEvent"] | components["schemas"]["PaymentProcessorDisconnectedWebhookEvent"] | components["schemas"]["SubscriptionChangeRequestScheduledWebhookEvent"] | components["schemas"]["SubscriptionChangeRequestAppliedWebhookEvent"] | components["schemas"]["SubscriptionChangeRequestCanceledWebhookEvent"] | components["schemas"]["PaymentMethodAttachedWebhookEvent"] | components["schemas"]["PaymentMethodDetachedWebhookEvent"] | components["schemas"]["DisputeCreatedWebhookEvent"] | components["schemas"]["DisputeUpdatedWebhookEvent"] | components["schemas"]["DisputeClosedWebhookEvent"] | components["schemas"]["EmailSentWebhookEvent"] | components["schemas"]["EmailFailedWebhookEvent"] | components["schemas"]["ApiKeyRolledWebhookEvent"] | components["schemas"]["AlertTriggeredWebhookEvent"] | components["schemas"]["AlertResolvedWebhookEvent"];
         /**
          * @description The webhook body of `payment.succeeded`.
          * @example {
@@ -27906,23 +28691,32 @@ export type components = {
         };
         /** @description The fields that changed, with their previous values. */
         ApiTokenPreviousAttributes: {
-            /** @description Public, non-secret id (`key_…`); the actor_id of its events. */
+            /** @description Public, non-secret id (`key_…`); the actor_id of its events and the request log's token. */
             id?: string;
             /** @constant */
             object?: "api_token";
             name?: string;
+            description?: string | null;
             /** @enum {string} */
-            kind?: "secret" | "publishable";
+            kind?: "secret" | "publishable" | "restricted";
             /** @description Prefix and last four characters, e.g. `st_prod_…a1b2`. */
             display?: string;
             /** @enum {string} */
-            status?: "active" | "revoked";
+            status?: "active" | "expired" | "revoked";
+            /** @description A restricted key's levels; null for secret and publishable tokens. */
+            permissions?: components["schemas"]["TokenPermissions"] | null;
+            allowed_ips?: string[] | null;
+            expires_at?: string | null;
+            /** @description After a roll with overlap: until when the previous secret still works; null when only the current one does. */
+            previous_secret_expires_at?: string | null;
             /**
              * Format: date-time
              * @example 2026-11-22T08:00:00.000Z
              */
             created?: string;
             last_used_at?: string | null;
+            /** @description The client address of the call that last recorded `last_used_at`. */
+            last_used_ip?: string | null;
             revoked_at?: string | null;
         };
         /**
@@ -31120,6 +31914,33 @@ export type components = {
                 previous_attributes?: components["schemas"]["EmailPreviousAttributes"];
             };
         };
+        /** @description The webhook body of `api_key.rolled`. */
+        ApiKeyRolledWebhookEvent: {
+            /** @description Event ID (prefix `evt_`). */
+            id: string;
+            /** @constant */
+            object: "event";
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "api_key.rolled";
+            /** @description Position on the entity's timeline: 1 for its first event, then +1 exactly. */
+            sequence: number;
+            /** @description Unix seconds. */
+            created: number;
+            livemode: boolean;
+            /**
+             * @description Present on sample events sent with "send test event" by type.
+             * @constant
+             */
+            test?: true;
+            data: {
+                object: components["schemas"]["ApiToken"];
+                /** @description The fields that changed, with their previous values; on events that change an existing entity. */
+                previous_attributes?: components["schemas"]["ApiTokenPreviousAttributes"];
+            };
+        };
         /**
          * @description The webhook body of `alert.triggered`.
          * @example {
@@ -31280,23 +32101,32 @@ export type components = {
             has_more: boolean;
         };
         ApiTokenWithSecret: {
-            /** @description Public, non-secret id (`key_…`); the actor_id of its events. */
+            /** @description Public, non-secret id (`key_…`); the actor_id of its events and the request log's token. */
             id: string;
             /** @constant */
             object: "api_token";
             name: string;
+            description: string | null;
             /** @enum {string} */
-            kind: "secret" | "publishable";
+            kind: "secret" | "publishable" | "restricted";
             /** @description Prefix and last four characters, e.g. `st_prod_…a1b2`. */
             display: string;
             /** @enum {string} */
-            status: "active" | "revoked";
+            status: "active" | "expired" | "revoked";
+            /** @description A restricted key's levels; null for secret and publishable tokens. */
+            permissions: components["schemas"]["TokenPermissions"] | null;
+            allowed_ips: string[] | null;
+            expires_at: string | null;
+            /** @description After a roll with overlap: until when the previous secret still works; null when only the current one does. */
+            previous_secret_expires_at: string | null;
             /**
              * Format: date-time
              * @example 2026-11-22T08:00:00.000Z
              */
             created: string;
             last_used_at: string | null;
+            /** @description The client address of the call that last recorded `last_used_at`. */
+            last_used_ip: string | null;
             revoked_at: string | null;
             /** @description The full token, shown only in this response. */
             token: string;
@@ -31716,7 +32546,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The token may not call this operation or act on this account. */
+            /** @description The token may not call this operation or act on this account (a restricted key without the operation's permission: `required_permission`). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -31773,7 +32603,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The token may not call this operation or act on this account. */
+            /** @description The token may not call this operation or act on this account (a restricted key without the operation's permission: `required_permission`). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -31829,7 +32659,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The token may not call this operation or act on this account. */
+            /** @description The token may not call this operation or act on this account (a restricted key without the operation's permission: `required_permission`). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -31876,7 +32706,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The token may not call this operation or act on this account. */
+            /** @description The token may not call this operation or act on this account (a restricted key without the operation's permission: `required_permission`). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -31949,7 +32779,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The token may not call this operation or act on this account. */
+            /** @description The token may not call this operation or act on this account (a restricted key without the operation's permission: `required_permission`). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -32019,7 +32849,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The token may not call this operation or act on this account. */
+            /** @description The token may not call this operation or act on this account (a restricted key without the operation's permission: `required_permission`). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -32070,7 +32900,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The token may not call this operation or act on this account. */
+            /** @description The token may not call this operation or act on this account (a restricted key without the operation's permission: `required_permission`). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -32128,7 +32958,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The token may not call this operation or act on this account. */
+            /** @description The token may not call this operation or act on this account (a restricted key without the operation's permission: `required_permission`). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -32188,7 +33018,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The token may not call this operation or act on this account. */
+            /** @description The token may not call this operation or act on this account (a restricted key without the operation's permission: `required_permission`). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -32246,7 +33076,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The token may not call this operation or act on this account. */
+            /** @description The token may not call this operation or act on this account (a restricted key without the operation's permission: `required_permission`). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -32306,7 +33136,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The token may not call this operation or act on this account. */
+            /** @description The token may not call this operation or act on this account (a restricted key without the operation's permission: `required_permission`). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -32364,7 +33194,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The token may not call this operation or act on this account. */
+            /** @description The token may not call this operation or act on this account (a restricted key without the operation's permission: `required_permission`). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -32440,7 +33270,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The token may not call this operation or act on this account. */
+            /** @description The token may not call this operation or act on this account (a restricted key without the operation's permission: `required_permission`). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -32500,7 +33330,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The token may not call this operation or act on this account. */
+            /** @description The token may not call this operation or act on this account (a restricted key without the operation's permission: `required_permission`). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -32582,7 +33412,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The token may not call this operation or act on this account. */
+            /** @description The token may not call this operation or act on this account (a restricted key without the operation's permission: `required_permission`). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -32639,7 +33469,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The token may not call this operation or act on this account. */
+            /** @description The token may not call this operation or act on this account (a restricted key without the operation's permission: `required_permission`). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -32711,7 +33541,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The token may not call this operation or act on this account. */
+            /** @description The token may not call this operation or act on this account (a restricted key without the operation's permission: `required_permission`). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -32781,7 +33611,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The token may not call this operation or act on this account. */
+            /** @description The token may not call this operation or act on this account (a restricted key without the operation's permission: `required_permission`). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -32859,7 +33689,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The token may not call this operation or act on this account. */
+            /** @description The token may not call this operation or act on this account (a restricted key without the operation's permission: `required_permission`). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -32920,7 +33750,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The token may not call this operation or act on this account. */
+            /** @description The token may not call this operation or act on this account (a restricted key without the operation's permission: `required_permission`). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -32988,7 +33818,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The token may not call this operation or act on this account. */
+            /** @description The token may not call this operation or act on this account (a restricted key without the operation's permission: `required_permission`). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -33064,7 +33894,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The token may not call this operation or act on this account. */
+            /** @description The token may not call this operation or act on this account (a restricted key without the operation's permission: `required_permission`). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -33136,7 +33966,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The token may not call this operation or act on this account. */
+            /** @description The token may not call this operation or act on this account (a restricted key without the operation's permission: `required_permission`). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -33193,7 +34023,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The token may not call this operation or act on this account. */
+            /** @description The token may not call this operation or act on this account (a restricted key without the operation's permission: `required_permission`). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -33271,7 +34101,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The token may not call this operation or act on this account. */
+            /** @description The token may not call this operation or act on this account (a restricted key without the operation's permission: `required_permission`). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -33325,7 +34155,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The token may not call this operation or act on this account. */
+            /** @description The token may not call this operation or act on this account (a restricted key without the operation's permission: `required_permission`). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -33394,7 +34224,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The token may not call this operation or act on this account. */
+            /** @description The token may not call this operation or act on this account (a restricted key without the operation's permission: `required_permission`). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -33461,7 +34291,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The token may not call this operation or act on this account. */
+            /** @description The token may not call this operation or act on this account (a restricted key without the operation's permission: `required_permission`). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -33539,7 +34369,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The token may not call this operation or act on this account. */
+            /** @description The token may not call this operation or act on this account (a restricted key without the operation's permission: `required_permission`). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -33597,7 +34427,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The token may not call this operation or act on this account. */
+            /** @description The token may not call this operation or act on this account (a restricted key without the operation's permission: `required_permission`). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -33662,7 +34492,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The token may not call this operation or act on this account. */
+            /** @description The token may not call this operation or act on this account (a restricted key without the operation's permission: `required_permission`). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -33738,7 +34568,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The token may not call this operation or act on this account. */
+            /** @description The token may not call this operation or act on this account (a restricted key without the operation's permission: `required_permission`). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -33798,7 +34628,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The token may not call this operation or act on this account. */
+            /** @description The token may not call this operation or act on this account (a restricted key without the operation's permission: `required_permission`). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -33865,7 +34695,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The token may not call this operation or act on this account. */
+            /** @description The token may not call this operation or act on this account (a restricted key without the operation's permission: `required_permission`). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -33943,7 +34773,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The token may not call this operation or act on this account. */
+            /** @description The token may not call this operation or act on this account (a restricted key without the operation's permission: `required_permission`). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -34001,7 +34831,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The token may not call this operation or act on this account. */
+            /** @description The token may not call this operation or act on this account (a restricted key without the operation's permission: `required_permission`). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -34066,7 +34896,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The token may not call this operation or act on this account. */
+            /** @description The token may not call this operation or act on this account (a restricted key without the operation's permission: `required_permission`). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -34142,7 +34972,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The token may not call this operation or act on this account. */
+            /** @description The token may not call this operation or act on this account (a restricted key without the operation's permission: `required_permission`). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -34216,7 +35046,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The token may not call this operation or act on this account. */
+            /** @description The token may not call this operation or act on this account (a restricted key without the operation's permission: `required_permission`). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -34273,7 +35103,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The token may not call this operation or act on this account. */
+            /** @description The token may not call this operation or act on this account (a restricted key without the operation's permission: `required_permission`). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -34353,7 +35183,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The token may not call this operation or act on this account. */
+            /** @description The token may not call this operation or act on this account (a restricted key without the operation's permission: `required_permission`). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -34407,7 +35237,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The token may not call this operation or act on this account. */
+            /** @description The token may not call this operation or act on this account (a restricted key without the operation's permission: `required_permission`). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -34476,7 +35306,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The token may not call this operation or act on this account. */
+            /** @description The token may not call this operation or act on this account (a restricted key without the operation's permission: `required_permission`). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -34543,7 +35373,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The token may not call this operation or act on this account. */
+            /** @description The token may not call this operation or act on this account (a restricted key without the operation's permission: `required_permission`). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -34621,7 +35451,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The token may not call this operation or act on this account. */
+            /** @description The token may not call this operation or act on this account (a restricted key without the operation's permission: `required_permission`). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -34688,7 +35518,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The token may not call this operation or act on this account. */
+            /** @description The token may not call this operation or act on this account (a restricted key without the operation's permission: `required_permission`). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -34753,7 +35583,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The token may not call this operation or act on this account. */
+            /** @description The token may not call this operation or act on this account (a restricted key without the operation's permission: `required_permission`). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -34829,7 +35659,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The token may not call this operation or act on this account. */
+            /** @description The token may not call this operation or act on this account (a restricted key without the operation's permission: `required_permission`). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -34915,7 +35745,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The token may not call this operation or act on this account. */
+            /** @description The token may not call this operation or act on this account (a restricted key without the operation's permission: `required_permission`). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -34972,7 +35802,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The token may not call this operation or act on this account. */
+            /** @description The token may not call this operation or act on this account (a restricted key without the operation's permission: `required_permission`). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -35055,7 +35885,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The token may not call this operation or act on this account. */
+            /** @description The token may not call this operation or act on this account (a restricted key without the operation's permission: `required_permission`). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -35109,7 +35939,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The token may not call this operation or act on this account. */
+            /** @description The token may not call this operation or act on this account (a restricted key without the operation's permission: `required_permission`). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -35178,7 +36008,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The token may not call this operation or act on this account. */
+            /** @description The token may not call this operation or act on this account (a restricted key without the operation's permission: `required_permission`). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -35245,7 +36075,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The token may not call this operation or act on this account. */
+            /** @description The token may not call this operation or act on this account (a restricted key without the operation's permission: `required_permission`). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -35323,7 +36153,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The token may not call this operation or act on this account. */
+            /** @description The token may not call this operation or act on this account (a restricted key without the operation's permission: `required_permission`). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -35381,7 +36211,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The token may not call this operation or act on this account. */
+            /** @description The token may not call this operation or act on this account (a restricted key without the operation's permission: `required_permission`). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -35446,7 +36276,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The token may not call this operation or act on this account. */
+            /** @description The token may not call this operation or act on this account (a restricted key without the operation's permission: `required_permission`). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -35522,7 +36352,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The token may not call this operation or act on this account. */
+            /** @description The token may not call this operation or act on this account (a restricted key without the operation's permission: `required_permission`). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -35597,7 +36427,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The token may not call this operation or act on this account. */
+            /** @description The token may not call this operation or act on this account (a restricted key without the operation's permission: `required_permission`). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -35654,7 +36484,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The token may not call this operation or act on this account. */
+            /** @description The token may not call this operation or act on this account (a restricted key without the operation's permission: `required_permission`). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -35744,7 +36574,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The token may not call this operation or act on this account. */
+            /** @description The token may not call this operation or act on this account (a restricted key without the operation's permission: `required_permission`). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -35798,7 +36628,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The token may not call this operation or act on this account. */
+            /** @description The token may not call this operation or act on this account (a restricted key without the operation's permission: `required_permission`). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -35876,7 +36706,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The token may not call this operation or act on this account. */
+            /** @description The token may not call this operation or act on this account (a restricted key without the operation's permission: `required_permission`). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -35934,7 +36764,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The token may not call this operation or act on this account. */
+            /** @description The token may not call this operation or act on this account (a restricted key without the operation's permission: `required_permission`). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -36001,7 +36831,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The token may not call this operation or act on this account. */
+            /** @description The token may not call this operation or act on this account (a restricted key without the operation's permission: `required_permission`). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -36102,7 +36932,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The token may not call this operation or act on this account. */
+            /** @description The token may not call this operation or act on this account (a restricted key without the operation's permission: `required_permission`). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -36205,7 +37035,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The token may not call this operation or act on this account. */
+            /** @description The token may not call this operation or act on this account (a restricted key without the operation's permission: `required_permission`). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -36297,7 +37127,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The token may not call this operation or act on this account. */
+            /** @description The token may not call this operation or act on this account (a restricted key without the operation's permission: `required_permission`). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -36391,7 +37221,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The token may not call this operation or act on this account. */
+            /** @description The token may not call this operation or act on this account (a restricted key without the operation's permission: `required_permission`). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -36474,7 +37304,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The token may not call this operation or act on this account. */
+            /** @description The token may not call this operation or act on this account (a restricted key without the operation's permission: `required_permission`). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -36566,7 +37396,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The token may not call this operation or act on this account. */
+            /** @description The token may not call this operation or act on this account (a restricted key without the operation's permission: `required_permission`). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -36628,7 +37458,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The token may not call this operation or act on this account. */
+            /** @description The token may not call this operation or act on this account (a restricted key without the operation's permission: `required_permission`). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -36679,7 +37509,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The token may not call this operation or act on this account. */
+            /** @description The token may not call this operation or act on this account (a restricted key without the operation's permission: `required_permission`). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -36737,7 +37567,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The token may not call this operation or act on this account. */
+            /** @description The token may not call this operation or act on this account (a restricted key without the operation's permission: `required_permission`). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -36797,7 +37627,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The token may not call this operation or act on this account. */
+            /** @description The token may not call this operation or act on this account (a restricted key without the operation's permission: `required_permission`). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -36864,7 +37694,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The token may not call this operation or act on this account. */
+            /** @description The token may not call this operation or act on this account (a restricted key without the operation's permission: `required_permission`). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -36958,7 +37788,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The token may not call this operation or act on this account. */
+            /** @description The token may not call this operation or act on this account (a restricted key without the operation's permission: `required_permission`). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -37023,7 +37853,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The token may not call this operation or act on this account. */
+            /** @description The token may not call this operation or act on this account (a restricted key without the operation's permission: `required_permission`). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -37120,7 +37950,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The token may not call this operation or act on this account. */
+            /** @description The token may not call this operation or act on this account (a restricted key without the operation's permission: `required_permission`). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -37179,7 +38009,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The token may not call this operation or act on this account. */
+            /** @description The token may not call this operation or act on this account (a restricted key without the operation's permission: `required_permission`). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -37253,7 +38083,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The token may not call this operation or act on this account. */
+            /** @description The token may not call this operation or act on this account (a restricted key without the operation's permission: `required_permission`). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -37310,7 +38140,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The token may not call this operation or act on this account. */
+            /** @description The token may not call this operation or act on this account (a restricted key without the operation's permission: `required_permission`). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -37399,7 +38229,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The token may not call this operation or act on this account. */
+            /** @description The token may not call this operation or act on this account (a restricted key without the operation's permission: `required_permission`). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -37453,7 +38283,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The token may not call this operation or act on this account. */
+            /** @description The token may not call this operation or act on this account (a restricted key without the operation's permission: `required_permission`). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -37531,7 +38361,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The token may not call this operation or act on this account. */
+            /** @description The token may not call this operation or act on this account (a restricted key without the operation's permission: `required_permission`). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -37589,7 +38419,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The token may not call this operation or act on this account. */
+            /** @description The token may not call this operation or act on this account (a restricted key without the operation's permission: `required_permission`). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -37665,7 +38495,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The token may not call this operation or act on this account. */
+            /** @description The token may not call this operation or act on this account (a restricted key without the operation's permission: `required_permission`). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -37729,7 +38559,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The token may not call this operation or act on this account. */
+            /** @description The token may not call this operation or act on this account (a restricted key without the operation's permission: `required_permission`). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -37780,7 +38610,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The token may not call this operation or act on this account. */
+            /** @description The token may not call this operation or act on this account (a restricted key without the operation's permission: `required_permission`). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -37838,7 +38668,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The token may not call this operation or act on this account. */
+            /** @description The token may not call this operation or act on this account (a restricted key without the operation's permission: `required_permission`). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -37913,7 +38743,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The token may not call this operation or act on this account. */
+            /** @description The token may not call this operation or act on this account (a restricted key without the operation's permission: `required_permission`). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -37970,7 +38800,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The token may not call this operation or act on this account. */
+            /** @description The token may not call this operation or act on this account (a restricted key without the operation's permission: `required_permission`). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -38051,7 +38881,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The token may not call this operation or act on this account. */
+            /** @description The token may not call this operation or act on this account (a restricted key without the operation's permission: `required_permission`). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -38105,7 +38935,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The token may not call this operation or act on this account. */
+            /** @description The token may not call this operation or act on this account (a restricted key without the operation's permission: `required_permission`). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -38180,7 +39010,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The token may not call this operation or act on this account. */
+            /** @description The token may not call this operation or act on this account (a restricted key without the operation's permission: `required_permission`). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -38270,7 +39100,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The token may not call this operation or act on this account. */
+            /** @description The token may not call this operation or act on this account (a restricted key without the operation's permission: `required_permission`). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -38357,7 +39187,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The token may not call this operation or act on this account. */
+            /** @description The token may not call this operation or act on this account (a restricted key without the operation's permission: `required_permission`). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -38415,7 +39245,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The token may not call this operation or act on this account. */
+            /** @description The token may not call this operation or act on this account (a restricted key without the operation's permission: `required_permission`). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -38482,7 +39312,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The token may not call this operation or act on this account. */
+            /** @description The token may not call this operation or act on this account (a restricted key without the operation's permission: `required_permission`). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -38574,7 +39404,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The token may not call this operation or act on this account. */
+            /** @description The token may not call this operation or act on this account (a restricted key without the operation's permission: `required_permission`). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -38662,7 +39492,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The token may not call this operation or act on this account. */
+            /** @description The token may not call this operation or act on this account (a restricted key without the operation's permission: `required_permission`). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -38730,7 +39560,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The token may not call this operation or act on this account. */
+            /** @description The token may not call this operation or act on this account (a restricted key without the operation's permission: `required_permission`). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -38802,7 +39632,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The token may not call this operation or act on this account. */
+            /** @description The token may not call this operation or act on this account (a restricted key without the operation's permission: `required_permission`). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -38872,7 +39702,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The token may not call this operation or act on this account. */
+            /** @description The token may not call this operation or act on this account (a restricted key without the operation's permission: `required_permission`). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -38948,7 +39778,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The token may not call this operation or act on this account. */
+            /** @description The token may not call this operation or act on this account (a restricted key without the operation's permission: `required_permission`). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -39049,7 +39879,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The token may not call this operation or act on this account. */
+            /** @description The token may not call this operation or act on this account (a restricted key without the operation's permission: `required_permission`). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -39148,7 +39978,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The token may not call this operation or act on this account. */
+            /** @description The token may not call this operation or act on this account (a restricted key without the operation's permission: `required_permission`). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -39218,7 +40048,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The token may not call this operation or act on this account. */
+            /** @description The token may not call this operation or act on this account (a restricted key without the operation's permission: `required_permission`). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -39290,7 +40120,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The token may not call this operation or act on this account. */
+            /** @description The token may not call this operation or act on this account (a restricted key without the operation's permission: `required_permission`). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -39360,7 +40190,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The token may not call this operation or act on this account. */
+            /** @description The token may not call this operation or act on this account (a restricted key without the operation's permission: `required_permission`). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -39432,7 +40262,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The token may not call this operation or act on this account. */
+            /** @description The token may not call this operation or act on this account (a restricted key without the operation's permission: `required_permission`). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -39502,7 +40332,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The token may not call this operation or act on this account. */
+            /** @description The token may not call this operation or act on this account (a restricted key without the operation's permission: `required_permission`). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -39572,7 +40402,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The token may not call this operation or act on this account. */
+            /** @description The token may not call this operation or act on this account (a restricted key without the operation's permission: `required_permission`). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -39643,7 +40473,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The token may not call this operation or act on this account. */
+            /** @description The token may not call this operation or act on this account (a restricted key without the operation's permission: `required_permission`). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -39746,7 +40576,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The token may not call this operation or act on this account. */
+            /** @description The token may not call this operation or act on this account (a restricted key without the operation's permission: `required_permission`). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -39803,7 +40633,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The token may not call this operation or act on this account. */
+            /** @description The token may not call this operation or act on this account (a restricted key without the operation's permission: `required_permission`). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -39894,7 +40724,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The token may not call this operation or act on this account. */
+            /** @description The token may not call this operation or act on this account (a restricted key without the operation's permission: `required_permission`). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -39948,7 +40778,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The token may not call this operation or act on this account. */
+            /** @description The token may not call this operation or act on this account (a restricted key without the operation's permission: `required_permission`). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -40032,7 +40862,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The token may not call this operation or act on this account. */
+            /** @description The token may not call this operation or act on this account (a restricted key without the operation's permission: `required_permission`). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -40113,7 +40943,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The token may not call this operation or act on this account. */
+            /** @description The token may not call this operation or act on this account (a restricted key without the operation's permission: `required_permission`). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -40191,7 +41021,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The token may not call this operation or act on this account. */
+            /** @description The token may not call this operation or act on this account (a restricted key without the operation's permission: `required_permission`). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -40249,7 +41079,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The token may not call this operation or act on this account. */
+            /** @description The token may not call this operation or act on this account (a restricted key without the operation's permission: `required_permission`). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -40312,7 +41142,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The token may not call this operation or act on this account. */
+            /** @description The token may not call this operation or act on this account (a restricted key without the operation's permission: `required_permission`). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -40382,7 +41212,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The token may not call this operation or act on this account. */
+            /** @description The token may not call this operation or act on this account (a restricted key without the operation's permission: `required_permission`). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -40451,7 +41281,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The token may not call this operation or act on this account. */
+            /** @description The token may not call this operation or act on this account (a restricted key without the operation's permission: `required_permission`). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -40518,7 +41348,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The token may not call this operation or act on this account. */
+            /** @description The token may not call this operation or act on this account (a restricted key without the operation's permission: `required_permission`). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -40605,7 +41435,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The token may not call this operation or act on this account. */
+            /** @description The token may not call this operation or act on this account (a restricted key without the operation's permission: `required_permission`). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -40671,7 +41501,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The token may not call this operation or act on this account. */
+            /** @description The token may not call this operation or act on this account (a restricted key without the operation's permission: `required_permission`). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -40722,7 +41552,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The token may not call this operation or act on this account. */
+            /** @description The token may not call this operation or act on this account (a restricted key without the operation's permission: `required_permission`). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -40780,7 +41610,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The token may not call this operation or act on this account. */
+            /** @description The token may not call this operation or act on this account (a restricted key without the operation's permission: `required_permission`). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -40840,7 +41670,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The token may not call this operation or act on this account. */
+            /** @description The token may not call this operation or act on this account (a restricted key without the operation's permission: `required_permission`). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -40898,7 +41728,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The token may not call this operation or act on this account. */
+            /** @description The token may not call this operation or act on this account (a restricted key without the operation's permission: `required_permission`). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -40964,7 +41794,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The token may not call this operation or act on this account. */
+            /** @description The token may not call this operation or act on this account (a restricted key without the operation's permission: `required_permission`). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -41027,7 +41857,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The token may not call this operation or act on this account. */
+            /** @description The token may not call this operation or act on this account (a restricted key without the operation's permission: `required_permission`). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -41090,7 +41920,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The token may not call this operation or act on this account. */
+            /** @description The token may not call this operation or act on this account (a restricted key without the operation's permission: `required_permission`). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -41160,7 +41990,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The token may not call this operation or act on this account. */
+            /** @description The token may not call this operation or act on this account (a restricted key without the operation's permission: `required_permission`). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -41244,7 +42074,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The token may not call this operation or act on this account. */
+            /** @description The token may not call this operation or act on this account (a restricted key without the operation's permission: `required_permission`). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -41311,7 +42141,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The token may not call this operation or act on this account. */
+            /** @description The token may not call this operation or act on this account (a restricted key without the operation's permission: `required_permission`). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -41402,7 +42232,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The token may not call this operation or act on this account. */
+            /** @description The token may not call this operation or act on this account (a restricted key without the operation's permission: `required_permission`). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -41467,7 +42297,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The token may not call this operation or act on this account. */
+            /** @description The token may not call this operation or act on this account (a restricted key without the operation's permission: `required_permission`). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -41560,7 +42390,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The token may not call this operation or act on this account. */
+            /** @description The token may not call this operation or act on this account (a restricted key without the operation's permission: `required_permission`). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -41617,7 +42447,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The token may not call this operation or act on this account. */
+            /** @description The token may not call this operation or act on this account (a restricted key without the operation's permission: `required_permission`). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -41698,7 +42528,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The token may not call this operation or act on this account. */
+            /** @description The token may not call this operation or act on this account (a restricted key without the operation's permission: `required_permission`). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -41752,7 +42582,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The token may not call this operation or act on this account. */
+            /** @description The token may not call this operation or act on this account (a restricted key without the operation's permission: `required_permission`). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -41821,7 +42651,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The token may not call this operation or act on this account. */
+            /** @description The token may not call this operation or act on this account (a restricted key without the operation's permission: `required_permission`). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -41888,7 +42718,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The token may not call this operation or act on this account. */
+            /** @description The token may not call this operation or act on this account (a restricted key without the operation's permission: `required_permission`). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -41973,7 +42803,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The token may not call this operation or act on this account. */
+            /** @description The token may not call this operation or act on this account (a restricted key without the operation's permission: `required_permission`). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -42038,7 +42868,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The token may not call this operation or act on this account. */
+            /** @description The token may not call this operation or act on this account (a restricted key without the operation's permission: `required_permission`). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -42132,7 +42962,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The token may not call this operation or act on this account. */
+            /** @description The token may not call this operation or act on this account (a restricted key without the operation's permission: `required_permission`). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -42215,7 +43045,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The token may not call this operation or act on this account. */
+            /** @description The token may not call this operation or act on this account (a restricted key without the operation's permission: `required_permission`). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -42300,7 +43130,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The token may not call this operation or act on this account. */
+            /** @description The token may not call this operation or act on this account (a restricted key without the operation's permission: `required_permission`). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -42383,7 +43213,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The token may not call this operation or act on this account. */
+            /** @description The token may not call this operation or act on this account (a restricted key without the operation's permission: `required_permission`). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -42468,7 +43298,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The token may not call this operation or act on this account. */
+            /** @description The token may not call this operation or act on this account (a restricted key without the operation's permission: `required_permission`). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -42560,7 +43390,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The token may not call this operation or act on this account. */
+            /** @description The token may not call this operation or act on this account (a restricted key without the operation's permission: `required_permission`). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -42647,7 +43477,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The token may not call this operation or act on this account. */
+            /** @description The token may not call this operation or act on this account (a restricted key without the operation's permission: `required_permission`). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -42714,7 +43544,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The token may not call this operation or act on this account. */
+            /** @description The token may not call this operation or act on this account (a restricted key without the operation's permission: `required_permission`). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -42799,7 +43629,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The token may not call this operation or act on this account. */
+            /** @description The token may not call this operation or act on this account (a restricted key without the operation's permission: `required_permission`). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -42864,7 +43694,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The token may not call this operation or act on this account. */
+            /** @description The token may not call this operation or act on this account (a restricted key without the operation's permission: `required_permission`). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -42959,7 +43789,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The token may not call this operation or act on this account. */
+            /** @description The token may not call this operation or act on this account (a restricted key without the operation's permission: `required_permission`). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -43047,7 +43877,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The token may not call this operation or act on this account. */
+            /** @description The token may not call this operation or act on this account (a restricted key without the operation's permission: `required_permission`). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -43122,7 +43952,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The token may not call this operation or act on this account. */
+            /** @description The token may not call this operation or act on this account (a restricted key without the operation's permission: `required_permission`). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -43208,7 +44038,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The token may not call this operation or act on this account. */
+            /** @description The token may not call this operation or act on this account (a restricted key without the operation's permission: `required_permission`). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -43291,7 +44121,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The token may not call this operation or act on this account. */
+            /** @description The token may not call this operation or act on this account (a restricted key without the operation's permission: `required_permission`). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -43358,7 +44188,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The token may not call this operation or act on this account. */
+            /** @description The token may not call this operation or act on this account (a restricted key without the operation's permission: `required_permission`). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -43457,7 +44287,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The token may not call this operation or act on this account. */
+            /** @description The token may not call this operation or act on this account (a restricted key without the operation's permission: `required_permission`). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -43522,7 +44352,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The token may not call this operation or act on this account. */
+            /** @description The token may not call this operation or act on this account (a restricted key without the operation's permission: `required_permission`). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -43610,7 +44440,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The token may not call this operation or act on this account. */
+            /** @description The token may not call this operation or act on this account (a restricted key without the operation's permission: `required_permission`). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -43669,7 +44499,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The token may not call this operation or act on this account. */
+            /** @description The token may not call this operation or act on this account (a restricted key without the operation's permission: `required_permission`). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -43737,7 +44567,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The token may not call this operation or act on this account. */
+            /** @description The token may not call this operation or act on this account (a restricted key without the operation's permission: `required_permission`). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -43830,7 +44660,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The token may not call this operation or act on this account. */
+            /** @description The token may not call this operation or act on this account (a restricted key without the operation's permission: `required_permission`). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -43925,7 +44755,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The token may not call this operation or act on this account. */
+            /** @description The token may not call this operation or act on this account (a restricted key without the operation's permission: `required_permission`). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -44009,7 +44839,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The token may not call this operation or act on this account. */
+            /** @description The token may not call this operation or act on this account (a restricted key without the operation's permission: `required_permission`). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -44094,7 +44924,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The token may not call this operation or act on this account. */
+            /** @description The token may not call this operation or act on this account (a restricted key without the operation's permission: `required_permission`). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -44195,7 +45025,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The token may not call this operation or act on this account. */
+            /** @description The token may not call this operation or act on this account (a restricted key without the operation's permission: `required_permission`). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -44306,7 +45136,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The token may not call this operation or act on this account. */
+            /** @description The token may not call this operation or act on this account (a restricted key without the operation's permission: `required_permission`). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -44363,7 +45193,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The token may not call this operation or act on this account. */
+            /** @description The token may not call this operation or act on this account (a restricted key without the operation's permission: `required_permission`). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -44444,7 +45274,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The token may not call this operation or act on this account. */
+            /** @description The token may not call this operation or act on this account (a restricted key without the operation's permission: `required_permission`). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -44498,7 +45328,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The token may not call this operation or act on this account. */
+            /** @description The token may not call this operation or act on this account (a restricted key without the operation's permission: `required_permission`). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -44567,7 +45397,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The token may not call this operation or act on this account. */
+            /** @description The token may not call this operation or act on this account (a restricted key without the operation's permission: `required_permission`). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -44634,7 +45464,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The token may not call this operation or act on this account. */
+            /** @description The token may not call this operation or act on this account (a restricted key without the operation's permission: `required_permission`). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -44721,7 +45551,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The token may not call this operation or act on this account. */
+            /** @description The token may not call this operation or act on this account (a restricted key without the operation's permission: `required_permission`). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -44788,7 +45618,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The token may not call this operation or act on this account. */
+            /** @description The token may not call this operation or act on this account (a restricted key without the operation's permission: `required_permission`). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -44853,7 +45683,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The token may not call this operation or act on this account. */
+            /** @description The token may not call this operation or act on this account (a restricted key without the operation's permission: `required_permission`). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -44938,7 +45768,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The token may not call this operation or act on this account. */
+            /** @description The token may not call this operation or act on this account (a restricted key without the operation's permission: `required_permission`). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -45014,7 +45844,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The token may not call this operation or act on this account. */
+            /** @description The token may not call this operation or act on this account (a restricted key without the operation's permission: `required_permission`). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -45097,7 +45927,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The token may not call this operation or act on this account. */
+            /** @description The token may not call this operation or act on this account (a restricted key without the operation's permission: `required_permission`). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -45177,7 +46007,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The token may not call this operation or act on this account. */
+            /** @description The token may not call this operation or act on this account (a restricted key without the operation's permission: `required_permission`). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -45276,7 +46106,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The token may not call this operation or act on this account. */
+            /** @description The token may not call this operation or act on this account (a restricted key without the operation's permission: `required_permission`). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -45333,7 +46163,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The token may not call this operation or act on this account. */
+            /** @description The token may not call this operation or act on this account (a restricted key without the operation's permission: `required_permission`). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -45411,7 +46241,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The token may not call this operation or act on this account. */
+            /** @description The token may not call this operation or act on this account (a restricted key without the operation's permission: `required_permission`). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -45465,7 +46295,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The token may not call this operation or act on this account. */
+            /** @description The token may not call this operation or act on this account (a restricted key without the operation's permission: `required_permission`). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -45534,7 +46364,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The token may not call this operation or act on this account. */
+            /** @description The token may not call this operation or act on this account (a restricted key without the operation's permission: `required_permission`). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -45601,7 +46431,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The token may not call this operation or act on this account. */
+            /** @description The token may not call this operation or act on this account (a restricted key without the operation's permission: `required_permission`). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -45679,7 +46509,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The token may not call this operation or act on this account. */
+            /** @description The token may not call this operation or act on this account (a restricted key without the operation's permission: `required_permission`). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -45737,7 +46567,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The token may not call this operation or act on this account. */
+            /** @description The token may not call this operation or act on this account (a restricted key without the operation's permission: `required_permission`). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -45802,7 +46632,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The token may not call this operation or act on this account. */
+            /** @description The token may not call this operation or act on this account (a restricted key without the operation's permission: `required_permission`). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -45878,7 +46708,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The token may not call this operation or act on this account. */
+            /** @description The token may not call this operation or act on this account (a restricted key without the operation's permission: `required_permission`). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -45945,7 +46775,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The token may not call this operation or act on this account. */
+            /** @description The token may not call this operation or act on this account (a restricted key without the operation's permission: `required_permission`). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -46028,7 +46858,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The token may not call this operation or act on this account. */
+            /** @description The token may not call this operation or act on this account (a restricted key without the operation's permission: `required_permission`). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -46120,7 +46950,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The token may not call this operation or act on this account. */
+            /** @description The token may not call this operation or act on this account (a restricted key without the operation's permission: `required_permission`). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -46192,7 +47022,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The token may not call this operation or act on this account. */
+            /** @description The token may not call this operation or act on this account (a restricted key without the operation's permission: `required_permission`). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -46259,7 +47089,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The token may not call this operation or act on this account. */
+            /** @description The token may not call this operation or act on this account (a restricted key without the operation's permission: `required_permission`). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -46342,7 +47172,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The token may not call this operation or act on this account. */
+            /** @description The token may not call this operation or act on this account (a restricted key without the operation's permission: `required_permission`). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -46420,7 +47250,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The token may not call this operation or act on this account. */
+            /** @description The token may not call this operation or act on this account (a restricted key without the operation's permission: `required_permission`). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -46478,7 +47308,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The token may not call this operation or act on this account. */
+            /** @description The token may not call this operation or act on this account (a restricted key without the operation's permission: `required_permission`). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -46538,7 +47368,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The token may not call this operation or act on this account. */
+            /** @description The token may not call this operation or act on this account (a restricted key without the operation's permission: `required_permission`). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -46596,7 +47426,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The token may not call this operation or act on this account. */
+            /** @description The token may not call this operation or act on this account (a restricted key without the operation's permission: `required_permission`). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -46659,7 +47489,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The token may not call this operation or act on this account. */
+            /** @description The token may not call this operation or act on this account (a restricted key without the operation's permission: `required_permission`). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -46729,7 +47559,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The token may not call this operation or act on this account. */
+            /** @description The token may not call this operation or act on this account (a restricted key without the operation's permission: `required_permission`). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -46798,7 +47628,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The token may not call this operation or act on this account. */
+            /** @description The token may not call this operation or act on this account (a restricted key without the operation's permission: `required_permission`). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -46856,7 +47686,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The token may not call this operation or act on this account. */
+            /** @description The token may not call this operation or act on this account (a restricted key without the operation's permission: `required_permission`). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -46915,7 +47745,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The token may not call this operation or act on this account. */
+            /** @description The token may not call this operation or act on this account (a restricted key without the operation's permission: `required_permission`). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -46962,7 +47792,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The token may not call this operation or act on this account. */
+            /** @description The token may not call this operation or act on this account (a restricted key without the operation's permission: `required_permission`). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -47020,7 +47850,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The token may not call this operation or act on this account. */
+            /** @description The token may not call this operation or act on this account (a restricted key without the operation's permission: `required_permission`). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -47112,7 +47942,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The token may not call this operation or act on this account. */
+            /** @description The token may not call this operation or act on this account (a restricted key without the operation's permission: `required_permission`). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -47205,7 +48035,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The token may not call this operation or act on this account. */
+            /** @description The token may not call this operation or act on this account (a restricted key without the operation's permission: `required_permission`). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -47277,7 +48107,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The token may not call this operation or act on this account. */
+            /** @description The token may not call this operation or act on this account (a restricted key without the operation's permission: `required_permission`). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -47353,7 +48183,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The token may not call this operation or act on this account. */
+            /** @description The token may not call this operation or act on this account (a restricted key without the operation's permission: `required_permission`). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -47445,7 +48275,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The token may not call this operation or act on this account. */
+            /** @description The token may not call this operation or act on this account (a restricted key without the operation's permission: `required_permission`). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -47539,7 +48369,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The token may not call this operation or act on this account. */
+            /** @description The token may not call this operation or act on this account (a restricted key without the operation's permission: `required_permission`). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -47631,7 +48461,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The token may not call this operation or act on this account. */
+            /** @description The token may not call this operation or act on this account (a restricted key without the operation's permission: `required_permission`). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -47724,7 +48554,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The token may not call this operation or act on this account. */
+            /** @description The token may not call this operation or act on this account (a restricted key without the operation's permission: `required_permission`). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -47787,7 +48617,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The token may not call this operation or act on this account. */
+            /** @description The token may not call this operation or act on this account (a restricted key without the operation's permission: `required_permission`). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -47859,7 +48689,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The token may not call this operation or act on this account. */
+            /** @description The token may not call this operation or act on this account (a restricted key without the operation's permission: `required_permission`). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -47916,8 +48746,102 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The token may not call this operation or act on this account. */
+            /** @description The token may not call this operation or act on this account (a restricted key without the operation's permission: `required_permission`). */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The body is not application/json. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Validation error; `errors` lists the fields. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    rollApiToken: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes the request safe to retry for 24 h: a repeat with the same key and request replays the first answer (`Idempotent-Replayed: true`); the same key with another request is a 422; while the first is running, a 409. */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                /** @description The account (`acc_…`); it must be the token's account. */
+                account_id: string;
+                token_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ApiTokenRollInput"];
+            };
+        };
+        responses: {
+            /** @description The token, with its new full value. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiTokenWithSecret"];
+                };
+            };
+            /** @description Bad request: malformed JSON, invalid parameters, or a missing required field. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, invalid or revoked API token. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The token may not call this operation or act on this account (a restricted key without the operation's permission: `required_permission`). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such object in this account. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Conflict with the current state of the resource. */
+            409: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -47988,7 +48912,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The token may not call this operation or act on this account. */
+            /** @description The token may not call this operation or act on this account (a restricted key without the operation's permission: `required_permission`). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -48047,7 +48971,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The token may not call this operation or act on this account. */
+            /** @description The token may not call this operation or act on this account (a restricted key without the operation's permission: `required_permission`). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -48094,7 +49018,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The token may not call this operation or act on this account. */
+            /** @description The token may not call this operation or act on this account (a restricted key without the operation's permission: `required_permission`). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -48151,7 +49075,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The token may not call this operation or act on this account. */
+            /** @description The token may not call this operation or act on this account (a restricted key without the operation's permission: `required_permission`). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -48223,7 +49147,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The token may not call this operation or act on this account. */
+            /** @description The token may not call this operation or act on this account (a restricted key without the operation's permission: `required_permission`). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -48288,7 +49212,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The token may not call this operation or act on this account. */
+            /** @description The token may not call this operation or act on this account (a restricted key without the operation's permission: `required_permission`). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -48340,7 +49264,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The token may not call this operation or act on this account. */
+            /** @description The token may not call this operation or act on this account (a restricted key without the operation's permission: `required_permission`). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -48398,7 +49322,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The token may not call this operation or act on this account. */
+            /** @description The token may not call this operation or act on this account (a restricted key without the operation's permission: `required_permission`). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -48475,7 +49399,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The token may not call this operation or act on this account. */
+            /** @description The token may not call this operation or act on this account (a restricted key without the operation's permission: `required_permission`). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -48549,7 +49473,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The token may not call this operation or act on this account. */
+            /** @description The token may not call this operation or act on this account (a restricted key without the operation's permission: `required_permission`). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -48600,7 +49524,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The token may not call this operation or act on this account. */
+            /** @description The token may not call this operation or act on this account (a restricted key without the operation's permission: `required_permission`). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -48658,7 +49582,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The token may not call this operation or act on this account. */
+            /** @description The token may not call this operation or act on this account (a restricted key without the operation's permission: `required_permission`). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -48717,7 +49641,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The token may not call this operation or act on this account. */
+            /** @description The token may not call this operation or act on this account (a restricted key without the operation's permission: `required_permission`). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -48774,7 +49698,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The token may not call this operation or act on this account. */
+            /** @description The token may not call this operation or act on this account (a restricted key without the operation's permission: `required_permission`). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -48839,7 +49763,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The token may not call this operation or act on this account. */
+            /** @description The token may not call this operation or act on this account (a restricted key without the operation's permission: `required_permission`). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -48893,7 +49817,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The token may not call this operation or act on this account. */
+            /** @description The token may not call this operation or act on this account (a restricted key without the operation's permission: `required_permission`). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -48961,7 +49885,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The token may not call this operation or act on this account. */
+            /** @description The token may not call this operation or act on this account (a restricted key without the operation's permission: `required_permission`). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -49024,7 +49948,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The token may not call this operation or act on this account. */
+            /** @description The token may not call this operation or act on this account (a restricted key without the operation's permission: `required_permission`). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -49101,7 +50025,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The token may not call this operation or act on this account. */
+            /** @description The token may not call this operation or act on this account (a restricted key without the operation's permission: `required_permission`). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -49166,7 +50090,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The token may not call this operation or act on this account. */
+            /** @description The token may not call this operation or act on this account (a restricted key without the operation's permission: `required_permission`). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -49226,7 +50150,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The token may not call this operation or act on this account. */
+            /** @description The token may not call this operation or act on this account (a restricted key without the operation's permission: `required_permission`). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -49300,7 +50224,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The token may not call this operation or act on this account. */
+            /** @description The token may not call this operation or act on this account (a restricted key without the operation's permission: `required_permission`). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -49368,7 +50292,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The token may not call this operation or act on this account. */
+            /** @description The token may not call this operation or act on this account (a restricted key without the operation's permission: `required_permission`). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -49442,7 +50366,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The token may not call this operation or act on this account. */
+            /** @description The token may not call this operation or act on this account (a restricted key without the operation's permission: `required_permission`). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -49499,7 +50423,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The token may not call this operation or act on this account. */
+            /** @description The token may not call this operation or act on this account (a restricted key without the operation's permission: `required_permission`). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -49579,7 +50503,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The token may not call this operation or act on this account. */
+            /** @description The token may not call this operation or act on this account (a restricted key without the operation's permission: `required_permission`). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -49633,7 +50557,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The token may not call this operation or act on this account. */
+            /** @description The token may not call this operation or act on this account (a restricted key without the operation's permission: `required_permission`). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -49702,7 +50626,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The token may not call this operation or act on this account. */
+            /** @description The token may not call this operation or act on this account (a restricted key without the operation's permission: `required_permission`). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -49769,7 +50693,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The token may not call this operation or act on this account. */
+            /** @description The token may not call this operation or act on this account (a restricted key without the operation's permission: `required_permission`). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -49845,7 +50769,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The token may not call this operation or act on this account. */
+            /** @description The token may not call this operation or act on this account (a restricted key without the operation's permission: `required_permission`). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -49910,7 +50834,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The token may not call this operation or act on this account. */
+            /** @description The token may not call this operation or act on this account (a restricted key without the operation's permission: `required_permission`). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -50000,7 +50924,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The token may not call this operation or act on this account. */
+            /** @description The token may not call this operation or act on this account (a restricted key without the operation's permission: `required_permission`). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -50057,7 +50981,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The token may not call this operation or act on this account. */
+            /** @description The token may not call this operation or act on this account (a restricted key without the operation's permission: `required_permission`). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -50144,7 +51068,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The token may not call this operation or act on this account. */
+            /** @description The token may not call this operation or act on this account (a restricted key without the operation's permission: `required_permission`). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -50198,7 +51122,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The token may not call this operation or act on this account. */
+            /** @description The token may not call this operation or act on this account (a restricted key without the operation's permission: `required_permission`). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -50276,7 +51200,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The token may not call this operation or act on this account. */
+            /** @description The token may not call this operation or act on this account (a restricted key without the operation's permission: `required_permission`). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -50343,7 +51267,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The token may not call this operation or act on this account. */
+            /** @description The token may not call this operation or act on this account (a restricted key without the operation's permission: `required_permission`). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -50419,7 +51343,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The token may not call this operation or act on this account. */
+            /** @description The token may not call this operation or act on this account (a restricted key without the operation's permission: `required_permission`). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -50484,7 +51408,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The token may not call this operation or act on this account. */
+            /** @description The token may not call this operation or act on this account (a restricted key without the operation's permission: `required_permission`). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -50565,7 +51489,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The token may not call this operation or act on this account. */
+            /** @description The token may not call this operation or act on this account (a restricted key without the operation's permission: `required_permission`). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -50626,7 +51550,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The token may not call this operation or act on this account. */
+            /** @description The token may not call this operation or act on this account (a restricted key without the operation's permission: `required_permission`). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -50689,7 +51613,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The token may not call this operation or act on this account. */
+            /** @description The token may not call this operation or act on this account (a restricted key without the operation's permission: `required_permission`). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -50759,7 +51683,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The token may not call this operation or act on this account. */
+            /** @description The token may not call this operation or act on this account (a restricted key without the operation's permission: `required_permission`). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -50834,7 +51758,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The token may not call this operation or act on this account. */
+            /** @description The token may not call this operation or act on this account (a restricted key without the operation's permission: `required_permission`). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -50915,7 +51839,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The token may not call this operation or act on this account. */
+            /** @description The token may not call this operation or act on this account (a restricted key without the operation's permission: `required_permission`). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -50999,7 +51923,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The token may not call this operation or act on this account. */
+            /** @description The token may not call this operation or act on this account (a restricted key without the operation's permission: `required_permission`). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -51062,7 +51986,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The token may not call this operation or act on this account. */
+            /** @description The token may not call this operation or act on this account (a restricted key without the operation's permission: `required_permission`). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -51125,7 +52049,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The token may not call this operation or act on this account. */
+            /** @description The token may not call this operation or act on this account (a restricted key without the operation's permission: `required_permission`). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -51195,7 +52119,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The token may not call this operation or act on this account. */
+            /** @description The token may not call this operation or act on this account (a restricted key without the operation's permission: `required_permission`). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -51267,7 +52191,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The token may not call this operation or act on this account. */
+            /** @description The token may not call this operation or act on this account (a restricted key without the operation's permission: `required_permission`). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -51328,7 +52252,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The token may not call this operation or act on this account. */
+            /** @description The token may not call this operation or act on this account (a restricted key without the operation's permission: `required_permission`). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -51395,7 +52319,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The token may not call this operation or act on this account. */
+            /** @description The token may not call this operation or act on this account (a restricted key without the operation's permission: `required_permission`). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -51469,7 +52393,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The token may not call this operation or act on this account. */
+            /** @description The token may not call this operation or act on this account (a restricted key without the operation's permission: `required_permission`). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -51543,7 +52467,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The token may not call this operation or act on this account. */
+            /** @description The token may not call this operation or act on this account (a restricted key without the operation's permission: `required_permission`). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -51606,7 +52530,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The token may not call this operation or act on this account. */
+            /** @description The token may not call this operation or act on this account (a restricted key without the operation's permission: `required_permission`). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -51681,7 +52605,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The token may not call this operation or act on this account. */
+            /** @description The token may not call this operation or act on this account (a restricted key without the operation's permission: `required_permission`). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -51738,7 +52662,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The token may not call this operation or act on this account. */
+            /** @description The token may not call this operation or act on this account (a restricted key without the operation's permission: `required_permission`). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -51828,7 +52752,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The token may not call this operation or act on this account. */
+            /** @description The token may not call this operation or act on this account (a restricted key without the operation's permission: `required_permission`). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -51882,7 +52806,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The token may not call this operation or act on this account. */
+            /** @description The token may not call this operation or act on this account (a restricted key without the operation's permission: `required_permission`). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -51960,7 +52884,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The token may not call this operation or act on this account. */
+            /** @description The token may not call this operation or act on this account (a restricted key without the operation's permission: `required_permission`). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -52018,7 +52942,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The token may not call this operation or act on this account. */
+            /** @description The token may not call this operation or act on this account (a restricted key without the operation's permission: `required_permission`). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -52081,7 +53005,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The token may not call this operation or act on this account. */
+            /** @description The token may not call this operation or act on this account (a restricted key without the operation's permission: `required_permission`). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -52142,7 +53066,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The token may not call this operation or act on this account. */
+            /** @description The token may not call this operation or act on this account (a restricted key without the operation's permission: `required_permission`). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -52218,7 +53142,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The token may not call this operation or act on this account. */
+            /** @description The token may not call this operation or act on this account (a restricted key without the operation's permission: `required_permission`). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -52282,7 +53206,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The token may not call this operation or act on this account. */
+            /** @description The token may not call this operation or act on this account (a restricted key without the operation's permission: `required_permission`). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -52345,7 +53269,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The token may not call this operation or act on this account. */
+            /** @description The token may not call this operation or act on this account (a restricted key without the operation's permission: `required_permission`). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -52402,7 +53326,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The token may not call this operation or act on this account. */
+            /** @description The token may not call this operation or act on this account (a restricted key without the operation's permission: `required_permission`). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -52480,7 +53404,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The token may not call this operation or act on this account. */
+            /** @description The token may not call this operation or act on this account (a restricted key without the operation's permission: `required_permission`). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -52534,7 +53458,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The token may not call this operation or act on this account. */
+            /** @description The token may not call this operation or act on this account (a restricted key without the operation's permission: `required_permission`). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -52603,7 +53527,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The token may not call this operation or act on this account. */
+            /** @description The token may not call this operation or act on this account (a restricted key without the operation's permission: `required_permission`). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -52661,7 +53585,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The token may not call this operation or act on this account. */
+            /** @description The token may not call this operation or act on this account (a restricted key without the operation's permission: `required_permission`). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -52721,7 +53645,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The token may not call this operation or act on this account. */
+            /** @description The token may not call this operation or act on this account (a restricted key without the operation's permission: `required_permission`). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -52788,7 +53712,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The token may not call this operation or act on this account. */
+            /** @description The token may not call this operation or act on this account (a restricted key without the operation's permission: `required_permission`). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -52864,7 +53788,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The token may not call this operation or act on this account. */
+            /** @description The token may not call this operation or act on this account (a restricted key without the operation's permission: `required_permission`). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -52929,7 +53853,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The token may not call this operation or act on this account. */
+            /** @description The token may not call this operation or act on this account (a restricted key without the operation's permission: `required_permission`). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -53008,7 +53932,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The token may not call this operation or act on this account. */
+            /** @description The token may not call this operation or act on this account (a restricted key without the operation's permission: `required_permission`). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -53067,7 +53991,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The token may not call this operation or act on this account. */
+            /** @description The token may not call this operation or act on this account (a restricted key without the operation's permission: `required_permission`). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -53127,7 +54051,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The token may not call this operation or act on this account. */
+            /** @description The token may not call this operation or act on this account (a restricted key without the operation's permission: `required_permission`). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -53185,7 +54109,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The token may not call this operation or act on this account. */
+            /** @description The token may not call this operation or act on this account (a restricted key without the operation's permission: `required_permission`). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -53244,7 +54168,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The token may not call this operation or act on this account. */
+            /** @description The token may not call this operation or act on this account (a restricted key without the operation's permission: `required_permission`). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -53301,7 +54225,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The token may not call this operation or act on this account. */
+            /** @description The token may not call this operation or act on this account (a restricted key without the operation's permission: `required_permission`). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -53366,7 +54290,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The token may not call this operation or act on this account. */
+            /** @description The token may not call this operation or act on this account (a restricted key without the operation's permission: `required_permission`). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -53420,7 +54344,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The token may not call this operation or act on this account. */
+            /** @description The token may not call this operation or act on this account (a restricted key without the operation's permission: `required_permission`). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -53495,7 +54419,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The token may not call this operation or act on this account. */
+            /** @description The token may not call this operation or act on this account (a restricted key without the operation's permission: `required_permission`). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -53567,7 +54491,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The token may not call this operation or act on this account. */
+            /** @description The token may not call this operation or act on this account (a restricted key without the operation's permission: `required_permission`). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -53638,7 +54562,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The token may not call this operation or act on this account. */
+            /** @description The token may not call this operation or act on this account (a restricted key without the operation's permission: `required_permission`). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -57728,6 +58652,49 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": components["schemas"]["EmailFailedWebhookEvent"];
+            };
+        };
+        responses: {
+            /** @description The signature did not verify: a permanent failure, not retried. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Received: the delivery is `delivered`. Answer at once and process asynchronously. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other 4xx is a permanent failure too; the delivery is not retried. */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description A 5xx, a timeout or an unreachable endpoint is retried on the schedule of the webhook docs. */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    apiKeyRolledWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ApiKeyRolledWebhookEvent"];
             };
         };
         responses: {
