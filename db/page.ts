@@ -157,7 +157,10 @@ export async function pageOf<T extends ListedTable>(
   const totalQuery = async () => rowsOf<{ total: number }>(await db.execute(sql`select ${totalSql} as total`))[0]?.total ?? 0;
   let found: unknown[];
   let total: number;
-  if (page.offset === 0) {
+  if (page.withoutTotal) {
+    found = await db.select().from(from).where(condition).orderBy(...order).limit(take);
+    total = -1;
+  } else if (page.offset === 0) {
     // The first page: the page and its total in one statement (one round trip, one snapshot; the
     // total is an uncorrelated subquery, run once).
     // A search's first page counts its matches in the same scan (a window over every match, taken

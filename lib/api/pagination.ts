@@ -69,7 +69,13 @@ export const PaginationQuery = z.strictObject({
   "created[lt]": timeParam("Only items created before this time (ISO 8601)."),
 });
 
-export type Page = z.output<typeof PaginationQuery>;
+export type Page = z.output<typeof PaginationQuery> & {
+  /**
+   * Not a query parameter: an export's batches (lib/api/export.ts) page by `starting_after` and
+   * need no `total`, which the list then does not count (the answer's `total` is -1).
+   */
+  withoutTotal?: true;
+};
 
 export type ListEnvelope<T> = { items: T[]; total: number; has_more: boolean };
 
