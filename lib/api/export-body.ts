@@ -24,6 +24,13 @@ export class ExportBody {
   }
 }
 
+/**
+ * Next.js drops a route handler's `Content-Encoding` (it assumes a fetched body it may have
+ * decoded): an export's gzip body names its coding in this header instead, which the HTTP guard
+ * (lib/http/guard.ts) sends as `Content-Encoding`.
+ */
+export const CONTENT_ENCODING_HEADER = "x-billing-content-encoding";
+
 /** Gzip through node:zlib, as a web stream (backpressure kept: pipeThrough waits on the gzip). */
 export function gzipped(stream: ReadableStream<Uint8Array>): ReadableStream<Uint8Array> {
   return stream.pipeThrough(Duplex.toWeb(createGzip()) as unknown as TransformStream<Uint8Array, Uint8Array>);

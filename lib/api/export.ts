@@ -95,6 +95,8 @@ export function csvText(rows: readonly (readonly unknown[])[]): string {
   return stringify(rows as unknown[][], {
     record_delimiter: "\r\n",
     escape_formulas: true,
+    // A line break of any kind is quoted (csv-stringify quotes only the record delimiter itself).
+    quoted_match: /[\r\n]/,
     cast: { boolean: (value) => (value ? "true" : "false") },
   });
 }
@@ -117,7 +119,17 @@ async function exportStream<T extends { id: string }>(
   let batch: ExportBatch<T> | null = await next(undefined);
   let header = format === "csv";
   let cancelled = false;
-  signal.addEventListener("abort", () => (cancelled = true), { once: true });
+  let sent = 0;
+  // A client that goes away (its connection dropped: the request's signal, or the body cancelled)
+  // ends the export: no batch is read after it. The log says how far it got.
+  let done = false;
+  const cancel = () => {
+    if (cancelled || done) return;
+    cancelled = true;
+    batch = null;
+    log().info({ request_id: context.requestId, rows: sent }, "export cancelled: the client went away");
+  };
+  signal.addEventListener("abort", cancel, { once: true });
   const encode = (items: readonly T[]): string => {
     if (format === "ndjson") return items.map((item) => JSON.stringify(item) + "\n").join("");
     const rows = csvRows(items, table);
@@ -133,6 +145,7 @@ async function exportStream<T extends { id: string }>(
       async pull(controller) {
         try {
           if (batch === null) {
+            done = true;
             controller.close();
             return;
           }
@@ -141,8 +154,12 @@ async function exportStream<T extends { id: string }>(
           const last = current.items.at(-1);
           batch = null;
           if (text.length > 0) controller.enqueue(encoder.encode(text));
+          sent += current.items.length;
           if (current.has_more && last && !cancelled) batch = await next(last.id);
-          if (batch === null) controller.close();
+          if (batch === null && !cancelled) {
+            done = true;
+            controller.close();
+          }
         } catch (error) {
           // After the first byte a failure can only end the stream early: the client sees a
           // truncated body (no final newline / record), the log has the cause.
@@ -150,10 +167,7 @@ async function exportStream<T extends { id: string }>(
           controller.error(error);
         }
       },
-      cancel() {
-        cancelled = true;
-        batch = null;
-      },
+      cancel,
     },
     { highWaterMark: 1 },
   );

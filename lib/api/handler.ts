@@ -13,7 +13,7 @@ import { isId, newId } from "@/lib/ids";
 import { isDatabaseUnavailable } from "@/db/errors";
 import { log, redactText, safeError } from "@/lib/log";
 import { applyDeprecation } from "./deprecation";
-import { acceptsGzip, gzipped, type ExportBody } from "./export-body";
+import { acceptsGzip, CONTENT_ENCODING_HEADER, gzipped, type ExportBody } from "./export-body";
 import { recordRequest } from "@/lib/request-recorder/record";
 import { addressOf, rateLimited } from "./rate-limit";
 import type { Access, HttpMethod, Operation, PathParams } from "./operation";
@@ -263,7 +263,7 @@ export function handle<
         headers.set("Content-Disposition", `attachment; filename="${file.filename}"`);
         headers.set("Vary", "Accept-Encoding");
         if (!acceptsGzip(request)) return new Response(file.stream, { status: operation.response.status, headers });
-        headers.set("Content-Encoding", "gzip");
+        headers.set(CONTENT_ENCODING_HEADER, "gzip");
         return new Response(gzipped(file.stream), { status: operation.response.status, headers });
       }
       const { contentType } = operation.response;
