@@ -188,7 +188,7 @@ export function handleExport<T extends { id: string }, L>(
     // The export's query is its list's without paging (defineExportOperation): with this batch's
     // paging it is the list's query again.
     const next = (after: string | undefined) => {
-      const paging: ExportPaging = { limit: EXPORT_BATCH, offset: 0, starting_after: after, withoutTotal: true };
+      const paging: ExportPaging = { limit: EXPORT_BATCH, offset: 0, starting_after: after, exportBatch: true };
       return page({ ctx, query: { ...filters, ...paging } as L });
     };
     const stream = await exportStream(format, operation.exportColumns, next, request.signal, { requestId });
@@ -197,7 +197,7 @@ export function handleExport<T extends { id: string }, L>(
 }
 
 /** What an export adds to its list's query for each batch. */
-export type ExportPaging = { limit: number; offset: 0; starting_after: string | undefined; ending_before?: undefined; withoutTotal: true };
+export type ExportPaging = { limit: number; offset: 0; starting_after: string | undefined; ending_before?: undefined; exportBatch: true };
 
 /** An export operation: the operation, and the CSV columns of its resource. */
 export type ExportOperation<T> = Operation<z.ZodType, undefined, typeof ExportFile, "secret"> & { exportColumns: ExportColumns<T> };

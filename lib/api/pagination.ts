@@ -71,10 +71,12 @@ export const PaginationQuery = z.strictObject({
 
 export type Page = z.output<typeof PaginationQuery> & {
   /**
-   * Not a query parameter: an export's batches (lib/api/export.ts) page by `starting_after` and
-   * need no `total`, which the list then does not count (the answer's `total` is -1).
+   * Not a query parameter: a batch of an export (lib/api/export.ts). It needs no `total`, which
+   * the list then does not count (the answer's `total` is -1), and its `starting_after` is the
+   * previous batch's last item, taken as the keyset even if it left the list meanwhile (deleted,
+   * or changed out of a status filter).
    */
-  withoutTotal?: true;
+  exportBatch?: true;
 };
 
 export type ListEnvelope<T> = { items: T[]; total: number; has_more: boolean };
