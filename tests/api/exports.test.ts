@@ -117,7 +117,7 @@ const CASES: Case[] = [
     table: exportCustomersOperation.exportColumns as ExportColumns<never>,
     queries: () => ["", "?q=example.com", `?created[gte]=${ids.midCustomerCreated}`, `?created[lt]=${ids.midCustomerCreated}&expand=custom_fields`],
   },
-  { path: "/subscriptions", table: exportSubscriptionsOperation.exportColumns as ExportColumns<never>, queries: () => ["", `?customer=${ids.customer}`, "?status=canceled"] },
+  { path: "/subscriptions", table: exportSubscriptionsOperation.exportColumns as ExportColumns<never>, queries: () => ["", `?customer=${ids.customer}`, "?status=trialing"] },
   { path: "/invoices", table: exportInvoicesOperation.exportColumns as ExportColumns<never>, queries: () => ["", "?status=draft", `?customer=${ids.customer}`] },
   { path: "/credit-notes", table: exportCreditNotesOperation.exportColumns as ExportColumns<never>, queries: () => ["", `?invoice=${ids.invoice}`] },
   { path: "/payment-intents", table: exportPaymentIntentsOperation.exportColumns as ExportColumns<never>, queries: () => ["", "?status=succeeded"] },
@@ -156,7 +156,6 @@ describe("exports", () => {
   it("CSV is RFC 4180 and a spreadsheet runs no formula from it", async () => {
     const csv = await download("/customers/export?format=csv");
     // CRLF records, the header first, quoted fields where a quote, comma or line break is.
-    expect(csv.text.slice(0, 400)).toBe("");
     expect(csv.text.startsWith("id,email,name,preferred_locale,default_tax_rate,tax_ids,invoice_emails,address,balances,metadata,livemode,created,updated\r\n")).toBe(true);
     expect(csv.text).toContain(`,"'=HYPERLINK(""http://evil.example"",""x"")",`);
     expect(csv.text).toContain(`,'+1 555,`);
