@@ -116,20 +116,7 @@ async function exportStream<T extends { id: string }>(
   context: { requestId: string },
 ): Promise<ReadableStream<Uint8Array>> {
   const encoder = new TextEncoder();
-  let batch: ExportBatch<T> | null = await next(undefined);
   let header = format === "csv";
-  let cancelled = false;
-  let sent = 0;
-  // A client that goes away (its connection dropped: the request's signal, or the body cancelled)
-  // ends the export: no batch is read after it. The log says how far it got.
-  let done = false;
-  const cancel = () => {
-    if (cancelled || done) return;
-    cancelled = true;
-    batch = null;
-    log().info({ request_id: context.requestId, rows: sent }, "export cancelled: the client went away");
-  };
-  signal.addEventListener("abort", cancel, { once: true });
   const encode = (items: readonly T[]): string => {
     if (format === "ndjson") return items.map((item) => JSON.stringify(item) + "\n").join("");
     const rows = csvRows(items, table);
@@ -139,27 +126,49 @@ async function exportStream<T extends { id: string }>(
     }
     return rows.length === 0 ? "" : csvText(rows);
   };
+  /**
+   * The next batch, read and encoded at once: only its bytes wait for the client, its rows and
+   * objects die young (kept across a slow client's reads, they would fill the old generation).
+   */
+  const read = async (after: string | undefined): Promise<{ bytes: Uint8Array; rows: number; after: string | undefined }> => {
+    const batch = await next(after);
+    const last = batch.items.at(-1);
+    return { bytes: encoder.encode(encode(batch.items)), rows: batch.items.length, after: batch.has_more && last ? last.id : undefined };
+  };
+  let pending: Awaited<ReturnType<typeof read>> | null = await read(undefined);
+  let cancelled = false;
+  let done = false;
+  let sent = 0;
+  // A client that goes away (its connection dropped: the request's signal, or the body cancelled)
+  // ends the export: no batch is read after it. The log says how far it got.
+  const cancel = () => {
+    if (cancelled || done) return;
+    cancelled = true;
+    pending = null;
+    log().info({ request_id: context.requestId, rows: sent }, "export cancelled: the client went away");
+  };
+  signal.addEventListener("abort", cancel, { once: true });
   return new ReadableStream<Uint8Array>(
     {
       // One batch per pull: the stream asks for more only once its queue (one chunk) is taken.
       async pull(controller) {
         try {
-          if (batch === null) {
+          const current = pending;
+          pending = null;
+          if (current === null || cancelled) {
+            done = !cancelled;
+            if (!cancelled) controller.close();
+            return;
+          }
+          if (current.bytes.length > 0) controller.enqueue(current.bytes);
+          sent += current.rows;
+          if (current.after === undefined) {
             done = true;
             controller.close();
             return;
           }
-          const current = batch;
-          const text = encode(current.items);
-          const last = current.items.at(-1);
-          batch = null;
-          if (text.length > 0) controller.enqueue(encoder.encode(text));
-          sent += current.items.length;
-          if (current.has_more && last && !cancelled) batch = await next(last.id);
-          if (batch === null && !cancelled) {
-            done = true;
-            controller.close();
-          }
+          const following = await read(current.after);
+          if (!cancelled) pending = following;
         } catch (error) {
           // After the first byte a failure can only end the stream early: the client sees a
           // truncated body (no final newline / record), the log has the cause.
