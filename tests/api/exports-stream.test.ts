@@ -17,6 +17,8 @@ const ROWS = 1_000_000;
 const MB = 1024 * 1024;
 /** The bound on the server's memory growth while it streams an export of any size (docs/performance.md). */
 const GROWTH_BOUND = 100 * MB;
+/** The server's old-space heap in this file (--max-old-space-size). */
+const HEAP_MB = 192;
 
 let database: Awaited<ReturnType<typeof isolatedDatabase>>;
 let app: RunningApp;
@@ -27,6 +29,9 @@ beforeAll(async () => {
   sql = postgres(database.url, { max: 2, onnotice: () => {} });
   // Set-based bulk insert, ANALYZEd (db/synthetic-events.ts, as `npm run events:load`).
   await loadSyntheticEvents(sql, { accountId: database.accountId, events: ROWS });
+  // A heap of 192 MB: an export that kept its rows (1 M events are about 400 MB of NDJSON) could
+  // not finish in it. Left to itself V8 lets a busy heap grow lazily (docs/performance.md).
+  process.env.APP_NODE_ARGS = `${process.env.APP_NODE_ARGS ?? ""} --max-old-space-size=${HEAP_MB}`;
   app = await startApp({ DATABASE_URL: database.url });
 }, 600_000);
 
