@@ -125,7 +125,9 @@ export async function pageOf<T extends ListedTable>(
     const [cursor] = await db
       .select({ created: table.created, id: table.id, rank: options.rank ?? sql<number>`0` })
       .from(from)
-      .where(and(where, eq(table.id, cursorId)));
+      // An export's cursor is its own previous batch's last item (never a client's): still the
+      // keyset when that item has left the list meanwhile.
+      .where(page.exportBatch ? eq(table.id, cursorId) : and(where, eq(table.id, cursorId)));
     if (!cursor) throw cursorError(page.starting_after ? "starting_after" : "ending_before", cursorId);
     // A row comparison is one index condition on (…, created, id): the scan starts at the cursor.
     const at = sql`${(cursor.created as Date).toISOString()}::timestamptz`;
@@ -157,7 +159,10 @@ export async function pageOf<T extends ListedTable>(
   const totalQuery = async () => rowsOf<{ total: number }>(await db.execute(sql`select ${totalSql} as total`))[0]?.total ?? 0;
   let found: unknown[];
   let total: number;
-  if (page.offset === 0) {
+  if (page.exportBatch) {
+    found = await db.select().from(from).where(condition).orderBy(...order).limit(take);
+    total = -1;
+  } else if (page.offset === 0) {
     // The first page: the page and its total in one statement (one round trip, one snapshot; the
     // total is an uncorrelated subquery, run once).
     // A search's first page counts its matches in the same scan (a window over every match, taken

@@ -1,5 +1,6 @@
 "use client";
 
+import { ExportLink } from "@/components/ui/export-link";
 import { keepPreviousData, useQuery } from "@tanstack/react-query";
 import Link from "next/link";
 import { usePathname, useRouter, useSearchParams } from "next/navigation";
@@ -54,7 +55,14 @@ export function CustomerList({ accountId }: { accountId: string }) {
   const { items, total, has_more, offset: shownOffset } = query.data;
 
   return (
-    <Card actions={query.isPlaceholderData ? <span className="text-xs text-slate-500">Loading…</span> : undefined}>
+    <Card
+      actions={
+        <div className="flex items-center gap-2">
+          {query.isPlaceholderData && <span className="text-xs text-slate-500">Loading…</span>}
+          <ExportLink path={`/api/${accountId}/customers/export`} filters={{ q }} />
+        </div>
+      }
+    >
       {/* A failed refresh keeps the last good page on screen and says why it may be stale. */}
       {query.isError && <ErrorBox error={query.error} />}
       {items.length === 0 ? (

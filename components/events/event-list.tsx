@@ -1,5 +1,6 @@
 "use client";
 
+import { ExportLink } from "@/components/ui/export-link";
 import { keepPreviousData, useQuery } from "@tanstack/react-query";
 import Link from "next/link";
 import { usePathname, useRouter, useSearchParams } from "next/navigation";
@@ -150,7 +151,12 @@ export function EventList({ accountId, initial }: { accountId: string; initial?:
 
       <Card
         title={filters.aggregate_id ? timelineTitle(filters.aggregate_id, items) : "Timeline"}
-        actions={query.isPlaceholderData ? <span className="text-xs text-slate-500">Loading…</span> : undefined}
+        actions={
+          <div className="flex items-center gap-2">
+            {query.isPlaceholderData && <span className="text-xs text-slate-500">Loading…</span>}
+            {problems.length === 0 && <ExportLink path={`/api/${accountId}/events/export`} filters={filters} />}
+          </div>
+        }
       >
         {problems.length > 0 ? (
           <div role="alert" className="rounded border border-amber-300 bg-amber-50 p-3 text-sm text-amber-900">

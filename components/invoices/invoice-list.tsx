@@ -23,6 +23,7 @@ export function InvoiceList({ accountId, customer }: { accountId: string; custom
       noun={["invoice", "invoices"]}
       statuses={INVOICE_STATUS_OPTIONS}
       queryKey={invoiceQueryKeys.invoices(accountId)}
+      exportPath={`/api/${accountId}/invoices/export`}
       head={["Invoice", "Customer", "Status", "Tax", "Total", "Due", "Created", "Events"]}
       {...related}
       emptyHint={customer ? "No invoices for this customer yet." : `No invoices yet. Create one with New invoice, or with ${operationLine("createInvoiceForTokenAccount")} from your server.`}

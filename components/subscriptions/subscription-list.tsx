@@ -23,6 +23,7 @@ export function SubscriptionList({ accountId, customer }: { accountId: string; c
       noun={["subscription", "subscriptions"]}
       statuses={SUBSCRIPTION_STATUS_OPTIONS}
       queryKey={subscriptionQueryKeys.subscriptions(accountId)}
+      exportPath={`/api/${accountId}/subscriptions/export`}
       head={["Subscription", "Customer", "Status", "Plan", "Current period end", "Created", "Events"]}
       {...related}
       emptyHint={customer ? "No subscriptions for this customer yet." : `No subscriptions yet. Create one with New subscription, or with ${operationLine("createSubscriptionForTokenAccount")} from your server.`}

@@ -5,6 +5,7 @@ import { usePathname, useRouter, useSearchParams } from "next/navigation";
 import type { ReactNode } from "react";
 import type { ListEnvelope } from "@/components/api-types";
 import { Card, ErrorBox, Field, inputClass, Loading, Table } from "@/components/ui";
+import { ExportLink } from "@/components/ui/export-link";
 import { Pager } from "@/components/ui/pager";
 
 const LIMIT = 25;
@@ -37,6 +38,7 @@ export function StatusFilteredList<T extends { id: string }, S extends string>({
   scope = {},
   param = "",
   title: cardTitle,
+  exportPath,
 }: {
   /** Reads one page: the list operation of the account's collection, e.g. `listInvoices`. */
   list: (query: ListPageQuery<S>) => Promise<ListEnvelope<T>>;
@@ -50,6 +52,8 @@ export function StatusFilteredList<T extends { id: string }, S extends string>({
   scope?: ListScope;
   param?: string;
   title?: string;
+  /** The list's export operation (`/api/{account}/invoices/export`): an Export link of the filtered view. */
+  exportPath?: string;
 }) {
   const router = useRouter();
   const pathname = usePathname();
@@ -127,6 +131,7 @@ export function StatusFilteredList<T extends { id: string }, S extends string>({
         <div className="flex w-full flex-wrap items-end justify-between gap-2">
           {filter}
           {query.isPlaceholderData && <span className="text-xs text-slate-500">Loading…</span>}
+          {exportPath && <ExportLink path={exportPath} filters={{ ...scope, status }} />}
         </div>
       }
     >

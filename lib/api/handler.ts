@@ -13,6 +13,7 @@ import { isId, newId } from "@/lib/ids";
 import { isDatabaseUnavailable } from "@/db/errors";
 import { log, redactText, safeError } from "@/lib/log";
 import { applyDeprecation } from "./deprecation";
+import { acceptsGzip, CONTENT_ENCODING_HEADER, gzipped, type ExportBody } from "./export-body";
 import { recordRequest } from "@/lib/request-recorder/record";
 import { addressOf, rateLimited } from "./rate-limit";
 import type { Access, HttpMethod, Operation, PathParams } from "./operation";
@@ -270,6 +271,17 @@ export function handle<
         : { raw: "", value: undefined };
       const body = operation.body ? parseBody(operation.body, payload.value) : undefined;
 
+      if (operation.response.export) {
+        // A stream (GET only): its first batch is read before the answer starts, so a failure
+        // until then is a problem answer; after that the body streams as the client reads it.
+        const file = (await run({ ctx, params, query, body, request, requestId } as HandlerArgs<Q, B, A, P>)) as ExportBody;
+        headers.set("Content-Type", file.contentType);
+        headers.set("Content-Disposition", `attachment; filename="${file.filename}"`);
+        headers.set("Vary", "Accept-Encoding");
+        if (!acceptsGzip(request)) return new Response(file.stream, { status: operation.response.status, headers });
+        headers.set(CONTENT_ENCODING_HEADER, "gzip");
+        return new Response(gzipped(file.stream), { status: operation.response.status, headers });
+      }
       const { contentType } = operation.response;
       if (contentType) {
         // A document (GET only): its bytes as they are, never replayed by idempotency.

@@ -63,9 +63,10 @@ export type Operation<
   body?: B;
   /**
    * `contentType`: a document rather than JSON (the invoice PDF): the handler returns its bytes,
-   * answered as they are with that type.
+   * answered as they are with that type. `export`: a streamed export (lib/api/export.ts): the
+   * handler returns an ExportBody, answered as `text/csv` or `application/x-ndjson` by its format.
    */
-  response: { status: 200 | 201; description: string; schema: R; contentType?: "application/pdf" };
+  response: { status: 200 | 201; description: string; schema: R; contentType?: "application/pdf"; export?: true };
   /** Error statuses worth documenting besides 400/401/403/500. */
   errors?: number[];
   deprecated?: Deprecation;

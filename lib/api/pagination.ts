@@ -69,7 +69,15 @@ export const PaginationQuery = z.strictObject({
   "created[lt]": timeParam("Only items created before this time (ISO 8601)."),
 });
 
-export type Page = z.output<typeof PaginationQuery>;
+export type Page = z.output<typeof PaginationQuery> & {
+  /**
+   * Not a query parameter: a batch of an export (lib/api/export.ts). It needs no `total`, which
+   * the list then does not count (the answer's `total` is -1), and its `starting_after` is the
+   * previous batch's last item, taken as the keyset even if it left the list meanwhile (deleted,
+   * or changed out of a status filter).
+   */
+  exportBatch?: true;
+};
 
 export type ListEnvelope<T> = { items: T[]; total: number; has_more: boolean };
 

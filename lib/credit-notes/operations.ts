@@ -1,4 +1,6 @@
 import { needs } from "@/lib/permissions";
+import type { CreditNoteObject } from "./schema";
+import { defineExportOperation, fieldColumns, type ExportColumns } from "@/lib/api/export";
 import { defineOperation } from "@/lib/api/operation";
 import { InvoicePdf } from "@/lib/invoices/schema";
 import { CreditNote, CreditNoteCreateInput, CreditNoteList, CreditNoteListQuery } from "./schema";
@@ -92,8 +94,20 @@ export const getCreditNotePdfOperation = defineOperation({
   errors: [404, 409],
 });
 
+/** The credit notes export's CSV columns (docs/api.md, "Exports"): stable, appended to, never reordered. */
+const CREDIT_NOTE_EXPORT: ExportColumns<CreditNoteObject> = {
+  columns: fieldColumns<CreditNoteObject>([
+    "id", "number", "invoice", "customer", "currency", "status", "type", "reason", "memo", "subtotal_atom", "discount_atom",
+    "tax_atom", "total_amount_atom", "refund_amount_atom", "credit_amount_atom", "out_of_band_amount_atom", "total_taxes",
+    "lines", "refunds", "customer_balance_transaction", "pdf_sha256", "voided_at", "livemode", "created", "updated",
+  ]),
+};
+
+export const exportCreditNotesOperation = defineExportOperation(listCreditNotesOperation, { operationId: "exportCreditNotes", plural: "credit notes", columns: CREDIT_NOTE_EXPORT });
+
 export const creditNoteOperations = [
   listCreditNotesOperation,
+  exportCreditNotesOperation,
   createCreditNoteOperation,
   previewCreditNoteOperation,
   getCreditNoteOperation,

@@ -1,4 +1,6 @@
 import { needs } from "@/lib/permissions";
+import type { CustomerObject } from "./schema";
+import { defineExportOperation, fieldColumns, type ExportColumns } from "@/lib/api/export";
 import { defineOperation } from "@/lib/api/operation";
 import {
   Customer,
@@ -90,8 +92,19 @@ export const deleteCustomerOperation = defineOperation({
   errors: [404],
 });
 
+/** The customers export's CSV columns (docs/api.md, "Exports"): stable, appended to, never reordered. */
+const CUSTOMER_EXPORT: ExportColumns<CustomerObject> = {
+  columns: fieldColumns<CustomerObject>([
+    "id", "email", "name", "preferred_locale", "default_tax_rate", "tax_ids", "invoice_emails", "address", "balances",
+    "metadata", "livemode", "created", "updated",
+  ]),
+};
+
+export const exportCustomersOperation = defineExportOperation(listCustomersOperation, { operationId: "exportCustomers", plural: "customers", columns: CUSTOMER_EXPORT });
+
 export const customerOperations = [
   listCustomersOperation,
+  exportCustomersOperation,
   createCustomerOperation,
   getCustomerOperation,
   updateCustomerOperation,

@@ -1,4 +1,8 @@
+import type { z } from "zod";
+import { handleExport } from "@/lib/api/export";
 import { handle } from "@/lib/api/handler";
+import type { ServiceContext } from "@/lib/context";
+import type { EventListQuery } from "./schema";
 import { eventTypeCatalogue } from "./event-types";
 import { eventListPage } from "./list-page";
 import {
@@ -7,6 +11,7 @@ import {
   listEventDeliveriesOperation,
   listEventTypesOperation,
   listEventsOperation,
+  exportEventsOperation,
 } from "./operations";
 import { serializeDelivery, serializeEvent } from "./serialize";
 import { getEvent, getEventWithDeliveries } from "./service";
@@ -16,6 +21,9 @@ import { getEventAsDelivered } from "@/lib/webhooks/delivered";
 export const eventHandlers = [
   handle(listEventTypesOperation, async () => eventTypeCatalogue()),
   handle(listEventsOperation, async ({ ctx, query }) => eventListPage({ ctx, input: query })),
+  handleExport(exportEventsOperation, "events", ({ ctx, query }: { ctx: ServiceContext; query: z.output<typeof EventListQuery> }) =>
+    eventListPage({ ctx, input: query }),
+  ),
   handle(getEventOperation, async ({ ctx, params }) =>
     serializeEvent(await getEvent({ ctx, input: { id: params.event_id } })),
   ),

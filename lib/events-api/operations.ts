@@ -1,4 +1,6 @@
 import { needs } from "@/lib/permissions";
+import type { EventObject } from "./schema";
+import { defineExportOperation, fieldColumns, type ExportColumns } from "@/lib/api/export";
 import { defineOperation } from "@/lib/api/operation";
 import { EventTypeList } from "./event-types";
 import { DeliveryArray, EventList, EventListQuery, Event, EventWithDeliveries } from "./schema";
@@ -74,9 +76,20 @@ export const listEventTypesOperation = defineOperation({
   response: { status: 200, description: "Every event type.", schema: EventTypeList },
 });
 
+/** The events export's CSV columns (docs/api.md, "Exports"): stable, appended to, never reordered. */
+const EVENT_EXPORT: ExportColumns<EventObject> = {
+  columns: fieldColumns<EventObject>([
+    "id", "type", "created", "aggregate_type", "aggregate_id", "sequence", "version", "actor_type", "actor_id", "request_id",
+    "correlation_id", "data", "previous_data", "metadata",
+  ]),
+};
+
+export const exportEventsOperation = defineExportOperation(listEventsOperation, { operationId: "exportEvents", plural: "events", columns: EVENT_EXPORT });
+
 export const eventOperations = [
   listEventTypesOperation,
   listEventsOperation,
+  exportEventsOperation,
   getEventOperation,
   listEventDeliveriesOperation,
   getEventFullOperation,

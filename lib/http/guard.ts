@@ -1,4 +1,5 @@
 import { Server, type IncomingMessage, type ServerResponse } from "node:http";
+import { CONTENT_ENCODING_HEADER } from "@/lib/api/export-body";
 import { bodyLimit } from "@/lib/api/limits";
 import { problemBody } from "@/lib/api/problem";
 import type { Decision } from "@/lib/api/rate-limit";
@@ -36,6 +37,7 @@ export function installHttpGuard(options: { trustProxy: boolean }): void {
       delete request.headers["x-forwarded-port"];
     }
     if (answeredMalformed(request, response)) return true;
+    passContentEncoding(response);
     if (refusedCrossSiteAction(request, response)) return true;
     const pass = () => passWithinLimit(request, response, () => Reflect.apply(emit, this, [event, ...args]) as boolean);
     if (!isCapabilityPage(splitOnce(request.url ?? "/", "?")[0])) return pass();
@@ -47,6 +49,24 @@ export function installHttpGuard(options: { trustProxy: boolean }): void {
 }
 
 const INSTALLED = Symbol.for("billing-service.http-guard");
+
+/**
+ * An export's gzip body (lib/api/export-body.ts): Next.js drops a route handler's
+ * Content-Encoding, so the handler names it in CONTENT_ENCODING_HEADER, sent here as
+ * Content-Encoding (before the compression of `next start` looks, which then leaves it alone).
+ */
+function passContentEncoding(response: ServerResponse): void {
+  const { setHeader, appendHeader } = response;
+  const encoded = (name: string) => name.toLowerCase() === CONTENT_ENCODING_HEADER;
+  response.setHeader = function (name, value) {
+    return Reflect.apply(setHeader, this, encoded(name) ? ["Content-Encoding", value] : [name, value]) as ServerResponse;
+  };
+  response.appendHeader = function (name, value) {
+    return encoded(name)
+      ? (Reflect.apply(setHeader, this, ["Content-Encoding", value]) as ServerResponse)
+      : (Reflect.apply(appendHeader, this, [name, value]) as ServerResponse);
+  };
+}
 
 function isApiPath(path: string): boolean {
   return path === "/api" || path.startsWith("/api/");

@@ -1,4 +1,8 @@
+import type { z } from "zod";
+import { handleExport } from "@/lib/api/export";
 import { handle } from "@/lib/api/handler";
+import type { ServiceContext } from "@/lib/context";
+import type { InvoiceListQuery } from "./schema";
 import { envelope } from "@/lib/api/pagination";
 import {
   addInvoiceLineOperation,
@@ -6,6 +10,7 @@ import {
   finalizeInvoiceOperation,
   getInvoiceOperation,
   listInvoicesOperation,
+  exportInvoicesOperation,
   markInvoiceUncollectibleOperation,
   payInvoiceOperation,
   removeInvoiceLineOperation,
@@ -26,12 +31,16 @@ import {
 import { addInvoiceLine, removeInvoiceLine } from "./lines";
 import { markInvoiceUncollectible, payInvoice, voidInvoice } from "./settle";
 
+/** A page of the invoices list, as the list answers it (also an export's batch). */
+async function invoicePage({ ctx, query }: { ctx: ServiceContext; query: z.output<typeof InvoiceListQuery> }) {
+  const { items, ...info } = await listInvoices({ ctx, input: query });
+  return envelope(items.map((item) => serializeInvoice(item, ctx.livemode)), info);
+}
+
 /** The handlers of this domain's operations (lib/server/routes.ts lists every domain's). */
 export const invoiceHandlers = [
-  handle(listInvoicesOperation, async ({ ctx, query }) => {
-    const { items, ...info } = await listInvoices({ ctx, input: query });
-    return envelope(items.map((item) => serializeInvoice(item, ctx.livemode)), info);
-  }),
+  handle(listInvoicesOperation, invoicePage),
+  handleExport(exportInvoicesOperation, "invoices", invoicePage),
   handle(createInvoiceOperation, async ({ ctx, body }) =>
     serializeInvoice(await createInvoice({ ctx, input: body }), ctx.livemode),
   ),

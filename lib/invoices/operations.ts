@@ -1,4 +1,6 @@
 import { needs } from "@/lib/permissions";
+import type { InvoiceLineObject, InvoiceObject } from "./schema";
+import { defineExportOperation, fieldColumns, type ExportColumns } from "@/lib/api/export";
 import { defineOperation } from "@/lib/api/operation";
 import { HostedInvoicePayInput, Invoice, InvoiceCreateInput, InvoiceLineInput, InvoiceList, InvoiceListQuery, InvoicePayInput, InvoicePdf, InvoicePdfQuery } from "./schema";
 
@@ -177,8 +179,33 @@ export const payHostedInvoiceOperation = defineOperation({
   errors: [404, 409, 415, 422],
 });
 
+/**
+ * The invoices export's CSV columns (docs/api.md, "Exports"): one row per line, carrying its
+ * invoice's columns then the line's (`line_…`); stable, appended to, never reordered.
+ */
+const INVOICE_EXPORT: ExportColumns<InvoiceObject> = {
+  columns: fieldColumns<InvoiceObject>([
+    "id", "number", "customer", "subscription", "status", "currency", "customer_name", "customer_email", "description",
+    "collection_method", "days_until_due", "due_date", "subtotal_atom", "discount_atom", "tax_atom", "total_amount_atom",
+    "due_amount_atom", "paid_amount_atom", "pre_payment_credit_notes_amount_atom", "post_payment_credit_notes_amount_atom",
+    "starting_balance_atom", "ending_balance_atom", "reverse_charge", "total_taxes", "discount", "payment_intent",
+    "attempt_count", "next_payment_attempt", "finalized_at", "paid_at", "voided_at", "marked_uncollectible_at", "overdue_at",
+    "pdf_sha256", "paid_pdf_sha256", "metadata", "livemode", "created", "updated",
+  ]),
+  lines: {
+    of: (invoice) => invoice.lines,
+    columns: fieldColumns<InvoiceLineObject>(
+      ["id", "price", "description", "quantity", "unit_amount_atom", "amount_atom", "discount_atom", "tax_rates", "tax_amounts"],
+      "line_",
+    ),
+  },
+};
+
+export const exportInvoicesOperation = defineExportOperation(listInvoicesOperation, { operationId: "exportInvoices", plural: "invoices", columns: INVOICE_EXPORT });
+
 export const invoiceOperations = [
   listInvoicesOperation,
+  exportInvoicesOperation,
   createInvoiceOperation,
   getInvoiceOperation,
   addInvoiceLineOperation,

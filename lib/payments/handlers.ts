@@ -1,4 +1,8 @@
+import type { z } from "zod";
+import { handleExport } from "@/lib/api/export";
 import { handle } from "@/lib/api/handler";
+import type { ServiceContext } from "@/lib/context";
+import type { PaymentIntentListQuery } from "./schema";
 import { envelope } from "@/lib/api/pagination";
 import {
   cancelPaymentIntentOperation,
@@ -8,6 +12,7 @@ import {
   getPaymentIntentOperation,
   getPaymentOperation,
   listPaymentIntentsOperation,
+  exportPaymentIntentsOperation,
   listPaymentsOperation,
 } from "./operations";
 import { serializePayment, serializePaymentIntent } from "./serialize";
@@ -21,12 +26,16 @@ import {
 import { confirmPaymentIntent } from "./confirm";
 import { getPayment, listPayments } from "./payments";
 
+/** A page of the payment intents list, as the list answers it (also an export's batch). */
+async function paymentIntentPage({ ctx, query }: { ctx: ServiceContext; query: z.output<typeof PaymentIntentListQuery> }) {
+  const { rows, ...info } = await listPaymentIntents({ ctx, input: query });
+  return envelope(rows.map((row) => serializePaymentIntent(row, ctx.livemode)), info);
+}
+
 /** The handlers of this domain's operations (lib/server/routes.ts lists every domain's). */
 export const paymentHandlers = [
-  handle(listPaymentIntentsOperation, async ({ ctx, query }) => {
-    const { rows, ...info } = await listPaymentIntents({ ctx, input: query });
-    return envelope(rows.map((row) => serializePaymentIntent(row, ctx.livemode)), info);
-  }),
+  handle(listPaymentIntentsOperation, paymentIntentPage),
+  handleExport(exportPaymentIntentsOperation, "payment-intents", paymentIntentPage),
   handle(createPaymentIntentOperation, async ({ ctx, body }) =>
     serializePaymentIntent(await createPaymentIntent({ ctx, input: body }), ctx.livemode),
   ),

@@ -1,4 +1,6 @@
 import { needs } from "@/lib/permissions";
+import type { PaymentIntentObject } from "./schema";
+import { defineExportOperation, fieldColumns, type ExportColumns } from "@/lib/api/export";
 import { defineOperation } from "@/lib/api/operation";
 import {
   Payment,
@@ -132,8 +134,19 @@ export const getPaymentOperation = defineOperation({
   errors: [404],
 });
 
+/** The payment intents export's CSV columns (docs/api.md, "Exports"): stable, appended to, never reordered. */
+const PAYMENT_INTENT_EXPORT: ExportColumns<PaymentIntentObject> = {
+  columns: fieldColumns<PaymentIntentObject>([
+    "id", "customer", "invoice", "status", "currency", "amount_atom", "amount_capturable_atom", "amount_received_atom",
+    "capture_method", "payment_method", "last_payment_error", "canceled_at", "metadata", "livemode", "created", "updated",
+  ]),
+};
+
+export const exportPaymentIntentsOperation = defineExportOperation(listPaymentIntentsOperation, { operationId: "exportPaymentIntents", plural: "payment intents", columns: PAYMENT_INTENT_EXPORT });
+
 export const paymentOperations = [
   listPaymentIntentsOperation,
+  exportPaymentIntentsOperation,
   createPaymentIntentOperation,
   getPaymentIntentOperation,
   confirmPaymentIntentOperation,

@@ -1,4 +1,6 @@
 import { needs } from "@/lib/permissions";
+import type { RefundObject } from "./schema";
+import { defineExportOperation, fieldColumns, type ExportColumns } from "@/lib/api/export";
 import { defineOperation } from "@/lib/api/operation";
 import { Refund, RefundCreateInput, RefundList, RefundListQuery } from "./schema";
 
@@ -47,4 +49,13 @@ export const getRefundOperation = defineOperation({
   errors: [404],
 });
 
-export const refundOperations = [listRefundsOperation, createRefundOperation, getRefundOperation];
+/** The refunds export's CSV columns (docs/api.md, "Exports"): stable, appended to, never reordered. */
+const REFUND_EXPORT: ExportColumns<RefundObject> = {
+  columns: fieldColumns<RefundObject>([
+    "id", "payment", "status", "currency", "amount_atom", "reason", "failure_reason", "metadata", "livemode", "created", "updated",
+  ]),
+};
+
+export const exportRefundsOperation = defineExportOperation(listRefundsOperation, { operationId: "exportRefunds", plural: "refunds", columns: REFUND_EXPORT });
+
+export const refundOperations = [listRefundsOperation, exportRefundsOperation, createRefundOperation, getRefundOperation];

@@ -111,7 +111,9 @@ function toOpenApi(operation: Operation, path: string, operationId: string): Zod
     responses: {
       [String(operation.response.status)]: {
         description: operation.response.description,
-        content: { [operation.response.contentType ?? "application/json"]: { schema: operation.response.schema } },
+        content: operation.response.export
+          ? { "text/csv": { schema: operation.response.schema }, "application/x-ndjson": { schema: operation.response.schema } }
+          : { [operation.response.contentType ?? "application/json"]: { schema: operation.response.schema } },
       },
       ...Object.fromEntries(
         errorStatuses

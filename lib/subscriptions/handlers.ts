@@ -1,4 +1,8 @@
+import type { z } from "zod";
+import { handleExport } from "@/lib/api/export";
 import { handle } from "@/lib/api/handler";
+import type { ServiceContext } from "@/lib/context";
+import type { SubscriptionListQuery } from "./schema";
 import { envelope } from "@/lib/api/pagination";
 import {
   addSubscriptionItemOperation,
@@ -7,6 +11,7 @@ import {
   getSubscriptionOperation,
   listSubscriptionItemsOperation,
   listSubscriptionsOperation,
+  exportSubscriptionsOperation,
   pauseSubscriptionOperation,
   removeSubscriptionItemOperation,
   resumeSubscriptionOperation,
@@ -25,12 +30,16 @@ import {
 } from "./service";
 import { addSubscriptionItem, listSubscriptionItems, removeSubscriptionItem, updateSubscriptionItem } from "./items";
 
+/** A page of the subscriptions list, as the list answers it (also an export's batch). */
+async function subscriptionPage({ ctx, query }: { ctx: ServiceContext; query: z.output<typeof SubscriptionListQuery> }) {
+  const { items, ...info } = await listSubscriptions({ ctx, input: query });
+  return envelope(items.map((item) => serializeSubscription(item, ctx.livemode)), info);
+}
+
 /** The handlers of this domain's operations (lib/server/routes.ts lists every domain's). */
 export const subscriptionHandlers = [
-  handle(listSubscriptionsOperation, async ({ ctx, query }) => {
-    const { items, ...info } = await listSubscriptions({ ctx, input: query });
-    return envelope(items.map((item) => serializeSubscription(item, ctx.livemode)), info);
-  }),
+  handle(listSubscriptionsOperation, subscriptionPage),
+  handleExport(exportSubscriptionsOperation, "subscriptions", subscriptionPage),
   handle(createSubscriptionOperation, async ({ ctx, body }) =>
     serializeSubscription(await createSubscription({ ctx, input: body }), ctx.livemode),
   ),

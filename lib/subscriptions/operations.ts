@@ -1,4 +1,6 @@
 import { needs } from "@/lib/permissions";
+import type { SubscriptionObject } from "./schema";
+import { defineExportOperation, fieldColumns, type ExportColumns } from "@/lib/api/export";
 import { defineOperation } from "@/lib/api/operation";
 import {
   Subscription,
@@ -176,8 +178,20 @@ export const removeSubscriptionItemOperation = defineOperation({
   errors: [404, 409],
 });
 
+/** The subscriptions export's CSV columns (docs/api.md, "Exports"): stable, appended to, never reordered. */
+const SUBSCRIPTION_EXPORT: ExportColumns<SubscriptionObject> = {
+  columns: fieldColumns<SubscriptionObject>([
+    "id", "customer", "status", "currency", "current_period_start", "current_period_end", "trial_end", "cancel_at_period_end",
+    "cancelled_at", "paused_at", "latest_invoice", "default_payment_method", "collection_method", "days_until_due", "items",
+    "pending_changes", "metadata", "livemode", "created", "updated",
+  ]),
+};
+
+export const exportSubscriptionsOperation = defineExportOperation(listSubscriptionsOperation, { operationId: "exportSubscriptions", plural: "subscriptions", columns: SUBSCRIPTION_EXPORT });
+
 export const subscriptionOperations = [
   listSubscriptionsOperation,
+  exportSubscriptionsOperation,
   createSubscriptionOperation,
   getSubscriptionOperation,
   updateSubscriptionOperation,

@@ -113,6 +113,50 @@ export type paths = {
         patch?: never;
         trace?: never;
     };
+    "/{account_id}/events/export": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Export events
+         * @description Every item the list (`listEvents`) would page through for the same filters, in its order (newest first), streamed: NDJSON (each line one item of the list, as the list serializes it) or CSV (RFC 4180, a header row; objects and arrays as JSON; a text cell starting with `=`, `+`, `-`, `@`, tab or CR prefixed with `'`). CSV columns: `id`, `type`, `created`, `aggregate_type`, `aggregate_id`, `sequence`, `version`, `actor_type`, `actor_id`, `request_id`, `correlation_id`, `data`, `previous_data`, `metadata`. Gzip with `Accept-Encoding: gzip`. A bad filter is a 400 problem before the first byte.
+         *
+         *     Restricted keys need `events:read`.
+         */
+        get: operations["exportEvents"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/events/export": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Export events
+         * @description Every item the list (`listEvents`) would page through for the same filters, in its order (newest first), streamed: NDJSON (each line one item of the list, as the list serializes it) or CSV (RFC 4180, a header row; objects and arrays as JSON; a text cell starting with `=`, `+`, `-`, `@`, tab or CR prefixed with `'`). CSV columns: `id`, `type`, `created`, `aggregate_type`, `aggregate_id`, `sequence`, `version`, `actor_type`, `actor_id`, `request_id`, `correlation_id`, `data`, `previous_data`, `metadata`. Gzip with `Accept-Encoding: gzip`. A bad filter is a 400 problem before the first byte.
+         *
+         *     Restricted keys need `events:read`.
+         */
+        get: operations["exportEventsForTokenAccount"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/{account_id}/events/{event_id}": {
         parameters: {
             query?: never;
@@ -291,6 +335,50 @@ export type paths = {
          *     Restricted keys need `customers:write`.
          */
         post: operations["createCustomerForTokenAccount"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/{account_id}/customers/export": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Export customers
+         * @description Every item the list (`listCustomers`) would page through for the same filters, in its order (newest first), streamed: NDJSON (each line one item of the list, as the list serializes it) or CSV (RFC 4180, a header row; objects and arrays as JSON; a text cell starting with `=`, `+`, `-`, `@`, tab or CR prefixed with `'`). CSV columns: `id`, `email`, `name`, `preferred_locale`, `default_tax_rate`, `tax_ids`, `invoice_emails`, `address`, `balances`, `metadata`, `livemode`, `created`, `updated`. Gzip with `Accept-Encoding: gzip`. A bad filter is a 400 problem before the first byte.
+         *
+         *     Restricted keys need `customers:read`.
+         */
+        get: operations["exportCustomers"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/customers/export": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Export customers
+         * @description Every item the list (`listCustomers`) would page through for the same filters, in its order (newest first), streamed: NDJSON (each line one item of the list, as the list serializes it) or CSV (RFC 4180, a header row; objects and arrays as JSON; a text cell starting with `=`, `+`, `-`, `@`, tab or CR prefixed with `'`). CSV columns: `id`, `email`, `name`, `preferred_locale`, `default_tax_rate`, `tax_ids`, `invoice_emails`, `address`, `balances`, `metadata`, `livemode`, `created`, `updated`. Gzip with `Accept-Encoding: gzip`. A bad filter is a 400 problem before the first byte.
+         *
+         *     Restricted keys need `customers:read`.
+         */
+        get: operations["exportCustomersForTokenAccount"];
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -857,6 +945,50 @@ export type paths = {
         patch?: never;
         trace?: never;
     };
+    "/{account_id}/payment-intents/export": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Export payment intents
+         * @description Every item the list (`listPaymentIntents`) would page through for the same filters, in its order (newest first), streamed: NDJSON (each line one item of the list, as the list serializes it) or CSV (RFC 4180, a header row; objects and arrays as JSON; a text cell starting with `=`, `+`, `-`, `@`, tab or CR prefixed with `'`). CSV columns: `id`, `customer`, `invoice`, `status`, `currency`, `amount_atom`, `amount_capturable_atom`, `amount_received_atom`, `capture_method`, `payment_method`, `last_payment_error`, `canceled_at`, `metadata`, `livemode`, `created`, `updated`. Gzip with `Accept-Encoding: gzip`. A bad filter is a 400 problem before the first byte.
+         *
+         *     Restricted keys need `payments_refunds:read`.
+         */
+        get: operations["exportPaymentIntents"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/payment-intents/export": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Export payment intents
+         * @description Every item the list (`listPaymentIntents`) would page through for the same filters, in its order (newest first), streamed: NDJSON (each line one item of the list, as the list serializes it) or CSV (RFC 4180, a header row; objects and arrays as JSON; a text cell starting with `=`, `+`, `-`, `@`, tab or CR prefixed with `'`). CSV columns: `id`, `customer`, `invoice`, `status`, `currency`, `amount_atom`, `amount_capturable_atom`, `amount_received_atom`, `capture_method`, `payment_method`, `last_payment_error`, `canceled_at`, `metadata`, `livemode`, `created`, `updated`. Gzip with `Accept-Encoding: gzip`. A bad filter is a 400 problem before the first byte.
+         *
+         *     Restricted keys need `payments_refunds:read`.
+         */
+        get: operations["exportPaymentIntentsForTokenAccount"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/{account_id}/payment-intents/{payment_intent_id}": {
         parameters: {
             query?: never;
@@ -1269,6 +1401,50 @@ export type paths = {
         patch?: never;
         trace?: never;
     };
+    "/{account_id}/refunds/export": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Export refunds
+         * @description Every item the list (`listRefunds`) would page through for the same filters, in its order (newest first), streamed: NDJSON (each line one item of the list, as the list serializes it) or CSV (RFC 4180, a header row; objects and arrays as JSON; a text cell starting with `=`, `+`, `-`, `@`, tab or CR prefixed with `'`). CSV columns: `id`, `payment`, `status`, `currency`, `amount_atom`, `reason`, `failure_reason`, `metadata`, `livemode`, `created`, `updated`. Gzip with `Accept-Encoding: gzip`. A bad filter is a 400 problem before the first byte.
+         *
+         *     Restricted keys need `payments_refunds:read`.
+         */
+        get: operations["exportRefunds"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/refunds/export": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Export refunds
+         * @description Every item the list (`listRefunds`) would page through for the same filters, in its order (newest first), streamed: NDJSON (each line one item of the list, as the list serializes it) or CSV (RFC 4180, a header row; objects and arrays as JSON; a text cell starting with `=`, `+`, `-`, `@`, tab or CR prefixed with `'`). CSV columns: `id`, `payment`, `status`, `currency`, `amount_atom`, `reason`, `failure_reason`, `metadata`, `livemode`, `created`, `updated`. Gzip with `Accept-Encoding: gzip`. A bad filter is a 400 problem before the first byte.
+         *
+         *     Restricted keys need `payments_refunds:read`.
+         */
+        get: operations["exportRefundsForTokenAccount"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/{account_id}/refunds/{refund_id}": {
         parameters: {
             query?: never;
@@ -1443,6 +1619,50 @@ export type paths = {
          *     Restricted keys need `invoices:write`.
          */
         post: operations["createInvoiceForTokenAccount"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/{account_id}/invoices/export": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Export invoices
+         * @description Every item the list (`listInvoices`) would page through for the same filters, in its order (newest first), streamed: NDJSON (each line one item of the list, as the list serializes it) or CSV (RFC 4180, a header row; objects and arrays as JSON; a text cell starting with `=`, `+`, `-`, `@`, tab or CR prefixed with `'`). CSV columns: `id`, `number`, `customer`, `subscription`, `status`, `currency`, `customer_name`, `customer_email`, `description`, `collection_method`, `days_until_due`, `due_date`, `subtotal_atom`, `discount_atom`, `tax_atom`, `total_amount_atom`, `due_amount_atom`, `paid_amount_atom`, `pre_payment_credit_notes_amount_atom`, `post_payment_credit_notes_amount_atom`, `starting_balance_atom`, `ending_balance_atom`, `reverse_charge`, `total_taxes`, `discount`, `payment_intent`, `attempt_count`, `next_payment_attempt`, `finalized_at`, `paid_at`, `voided_at`, `marked_uncollectible_at`, `overdue_at`, `pdf_sha256`, `paid_pdf_sha256`, `metadata`, `livemode`, `created`, `updated`, `line_id`, `line_price`, `line_description`, `line_quantity`, `line_unit_amount_atom`, `line_amount_atom`, `line_discount_atom`, `line_tax_rates`, `line_tax_amounts` (one row per line, each with its item's columns). Gzip with `Accept-Encoding: gzip`. A bad filter is a 400 problem before the first byte.
+         *
+         *     Restricted keys need `invoices:read`.
+         */
+        get: operations["exportInvoices"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/invoices/export": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Export invoices
+         * @description Every item the list (`listInvoices`) would page through for the same filters, in its order (newest first), streamed: NDJSON (each line one item of the list, as the list serializes it) or CSV (RFC 4180, a header row; objects and arrays as JSON; a text cell starting with `=`, `+`, `-`, `@`, tab or CR prefixed with `'`). CSV columns: `id`, `number`, `customer`, `subscription`, `status`, `currency`, `customer_name`, `customer_email`, `description`, `collection_method`, `days_until_due`, `due_date`, `subtotal_atom`, `discount_atom`, `tax_atom`, `total_amount_atom`, `due_amount_atom`, `paid_amount_atom`, `pre_payment_credit_notes_amount_atom`, `post_payment_credit_notes_amount_atom`, `starting_balance_atom`, `ending_balance_atom`, `reverse_charge`, `total_taxes`, `discount`, `payment_intent`, `attempt_count`, `next_payment_attempt`, `finalized_at`, `paid_at`, `voided_at`, `marked_uncollectible_at`, `overdue_at`, `pdf_sha256`, `paid_pdf_sha256`, `metadata`, `livemode`, `created`, `updated`, `line_id`, `line_price`, `line_description`, `line_quantity`, `line_unit_amount_atom`, `line_amount_atom`, `line_discount_atom`, `line_tax_rates`, `line_tax_amounts` (one row per line, each with its item's columns). Gzip with `Accept-Encoding: gzip`. A bad filter is a 400 problem before the first byte.
+         *
+         *     Restricted keys need `invoices:read`.
+         */
+        get: operations["exportInvoicesForTokenAccount"];
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -1931,6 +2151,50 @@ export type paths = {
          *     Restricted keys need `credit_notes:write`.
          */
         post: operations["createCreditNoteForTokenAccount"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/{account_id}/credit-notes/export": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Export credit notes
+         * @description Every item the list (`listCreditNotes`) would page through for the same filters, in its order (newest first), streamed: NDJSON (each line one item of the list, as the list serializes it) or CSV (RFC 4180, a header row; objects and arrays as JSON; a text cell starting with `=`, `+`, `-`, `@`, tab or CR prefixed with `'`). CSV columns: `id`, `number`, `invoice`, `customer`, `currency`, `status`, `type`, `reason`, `memo`, `subtotal_atom`, `discount_atom`, `tax_atom`, `total_amount_atom`, `refund_amount_atom`, `credit_amount_atom`, `out_of_band_amount_atom`, `total_taxes`, `lines`, `refunds`, `customer_balance_transaction`, `pdf_sha256`, `voided_at`, `livemode`, `created`, `updated`. Gzip with `Accept-Encoding: gzip`. A bad filter is a 400 problem before the first byte.
+         *
+         *     Restricted keys need `credit_notes:read`.
+         */
+        get: operations["exportCreditNotes"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/credit-notes/export": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Export credit notes
+         * @description Every item the list (`listCreditNotes`) would page through for the same filters, in its order (newest first), streamed: NDJSON (each line one item of the list, as the list serializes it) or CSV (RFC 4180, a header row; objects and arrays as JSON; a text cell starting with `=`, `+`, `-`, `@`, tab or CR prefixed with `'`). CSV columns: `id`, `number`, `invoice`, `customer`, `currency`, `status`, `type`, `reason`, `memo`, `subtotal_atom`, `discount_atom`, `tax_atom`, `total_amount_atom`, `refund_amount_atom`, `credit_amount_atom`, `out_of_band_amount_atom`, `total_taxes`, `lines`, `refunds`, `customer_balance_transaction`, `pdf_sha256`, `voided_at`, `livemode`, `created`, `updated`. Gzip with `Accept-Encoding: gzip`. A bad filter is a 400 problem before the first byte.
+         *
+         *     Restricted keys need `credit_notes:read`.
+         */
+        get: operations["exportCreditNotesForTokenAccount"];
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -2431,6 +2695,50 @@ export type paths = {
          *     Restricted keys need `subscriptions:write`.
          */
         post: operations["createSubscriptionForTokenAccount"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/{account_id}/subscriptions/export": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Export subscriptions
+         * @description Every item the list (`listSubscriptions`) would page through for the same filters, in its order (newest first), streamed: NDJSON (each line one item of the list, as the list serializes it) or CSV (RFC 4180, a header row; objects and arrays as JSON; a text cell starting with `=`, `+`, `-`, `@`, tab or CR prefixed with `'`). CSV columns: `id`, `customer`, `status`, `currency`, `current_period_start`, `current_period_end`, `trial_end`, `cancel_at_period_end`, `cancelled_at`, `paused_at`, `latest_invoice`, `default_payment_method`, `collection_method`, `days_until_due`, `items`, `pending_changes`, `metadata`, `livemode`, `created`, `updated`. Gzip with `Accept-Encoding: gzip`. A bad filter is a 400 problem before the first byte.
+         *
+         *     Restricted keys need `subscriptions:read`.
+         */
+        get: operations["exportSubscriptions"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/subscriptions/export": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Export subscriptions
+         * @description Every item the list (`listSubscriptions`) would page through for the same filters, in its order (newest first), streamed: NDJSON (each line one item of the list, as the list serializes it) or CSV (RFC 4180, a header row; objects and arrays as JSON; a text cell starting with `=`, `+`, `-`, `@`, tab or CR prefixed with `'`). CSV columns: `id`, `customer`, `status`, `currency`, `current_period_start`, `current_period_end`, `trial_end`, `cancel_at_period_end`, `cancelled_at`, `paused_at`, `latest_invoice`, `default_payment_method`, `collection_method`, `days_until_due`, `items`, `pending_changes`, `metadata`, `livemode`, `created`, `updated`. Gzip with `Accept-Encoding: gzip`. A bad filter is a 400 problem before the first byte.
+         *
+         *     Restricted keys need `subscriptions:read`.
+         */
+        get: operations["exportSubscriptionsForTokenAccount"];
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -14305,6 +14613,8 @@ export type components = {
              */
             created: string;
         };
+        /** @description CSV with a header row, or one JSON object per line. */
+        ExportFile: string;
         Event: components["schemas"]["PaymentSucceededEvent"] | components["schemas"]["PaymentFailedEvent"] | components["schemas"]["PaymentRefundedEvent"] | components["schemas"]["CheckoutSessionCreatedEvent"] | components["schemas"]["CheckoutSessionUpdatedEvent"] | components["schemas"]["CheckoutSessionDeletedEvent"] | components["schemas"]["CheckoutSessionCompletedEvent"] | components["schemas"]["CheckoutSessionExpiredEvent"] | components["schemas"]["PaymentIntentCreatedEvent"] | components["schemas"]["PaymentIntentProcessingEvent"] | components["schemas"]["PaymentIntentRequiresActionEvent"] | components["schemas"]["PaymentIntentAmountCapturableUpdatedEvent"] | components["schemas"]["PaymentIntentSucceededEvent"] | components["schemas"]["PaymentIntentCanceledEvent"] | components["schemas"]["PaymentIntentPaymentFailedEvent"] | components["schemas"]["PaymentIntentPartiallyFundedEvent"] | components["schemas"]["CustomerSubscriptionCreatedEvent"] | components["schemas"]["CustomerSubscriptionUpdatedEvent"] | components["schemas"]["CustomerSubscriptionPausedEvent"] | components["schemas"]["CustomerSubscriptionResumedEvent"] | components["schemas"]["CustomerSubscriptionCancelledEvent"] | components["schemas"]["CustomerSubscriptionTrialWillEndEvent"] | components["schemas"]["InvoiceCreatedEvent"] | components["schemas"]["InvoiceFinalizedEvent"] | components["schemas"]["InvoicePaidEvent"] | components["schemas"]["InvoicePaymentSucceededEvent"] | components["schemas"]["InvoicePaymentFailedEvent"] | components["schemas"]["InvoicePaymentActionRequiredEvent"] | components["schemas"]["InvoiceOverdueEvent"] | components["schemas"]["InvoiceVoidedEvent"] | components["schemas"]["InvoiceMarkedUncollectibleEvent"] | components["schemas"]["InvoiceRefundedEvent"] | components["schemas"]["InvoiceUpcomingEvent"] | components["schemas"]["CustomerCreatedEvent"] | components["schemas"]["CustomerUpdatedEvent"] | components["schemas"]["CustomerDeletedEvent"] | components["schemas"]["CustomerDiscountCreatedEvent"] | components["schemas"]["CustomerDiscountUpdatedEvent"] | components["schemas"]["CustomerDiscountDeletedEvent"] | components["schemas"]["CouponCreatedEvent"] | components["schemas"]["CouponUpdatedEvent"] | components["schemas"]["CouponDeletedEvent"] | components["schemas"]["PriceCreatedEvent"] | components["schemas"]["PriceUpdatedEvent"] | components["schemas"]["PriceDeletedEvent"] | components["schemas"]["ProductCreatedEvent"] | components["schemas"]["ProductUpdatedEvent"] | components["schemas"]["ProductDeletedEvent"] | components["schemas"]["RefundCreatedEvent"] | components["schemas"]["RefundUpdatedEvent"] | components["schemas"]["RefundFailedEvent"] | components["schemas"]["ApiTokenCreatedEvent"] | components["schemas"]["ApiTokenRevokedEvent"] | components["schemas"]["WebhookEndpointCreatedEvent"] | components["schemas"]["WebhookEndpointUpdatedEvent"] | components["schemas"]["WebhookEndpointDeletedEvent"] | components["schemas"]["WebhookEndpointDisabledEvent"] | components["schemas"]["WebhookEndpointEnabledEvent"] | components["schemas"]["WebhookEndpointSecretRotatedEvent"] | components["schemas"]["UserSignedInEvent"] | components["schemas"]["UserSignInFailedEvent"] | components["schemas"]["UserSignedOutEvent"] | components["schemas"]["UserPasswordChangedEvent"] | components["schemas"]["AccountSettingsUpdatedEvent"] | components["schemas"]["TaxRateCreatedEvent"] | components["schemas"]["TaxRateUpdatedEvent"] | components["schemas"]["MeterCreatedEvent"] | components["schemas"]["MeterUpdatedEvent"] | components["schemas"]["MeterDeactivatedEvent"] | components["schemas"]["MeterReactivatedEvent"] | components["schemas"]["FeatureCreatedEvent"] | components["schemas"]["ProductFeatureAttachedEvent"] | components["schemas"]["ProductFeatureDetachedEvent"] | components["schemas"]["CustomerEntitlementsUpdatedEvent"] | components["schemas"]["PortalConfigurationUpdatedEvent"] | components["schemas"]["CreditNoteCreatedEvent"] | components["schemas"]["CreditNoteVoidedEvent"] | components["schemas"]["CustomerBalanceTransactionCreatedEvent"] | components["schemas"]["MemberInvitedEvent"] | components["schemas"]["MemberInvitationRevokedEvent"] | components["schemas"]["MemberJoinedEvent"] | components["schemas"]["MemberRoleChangedEvent"] | components["schemas"]["MemberRemovedEvent"] | components["schemas"]["PaymentProcessorConnectedEvent"] | components["schemas"]["PaymentProcessorDisconnectedEvent"] | components["schemas"]["SubscriptionChangeRequestScheduledEvent"] | components["schemas"]["SubscriptionChangeRequestAppliedEvent"] | components["schemas"]["SubscriptionChangeRequestCanceledEvent"] | components["schemas"]["PaymentMethodAttachedEvent"] | components["schemas"]["PaymentMethodDetachedEvent"] | components["schemas"]["DisputeCreatedEvent"] | components["schemas"]["DisputeUpdatedEvent"] | components["schemas"]["DisputeClosedEvent"] | components["schemas"]["EmailSentEvent"] | components["schemas"]["EmailFailedEvent"] | components["schemas"]["ApiKeyRolledEvent"] | components["schemas"]["AlertTriggeredEvent"] | components["schemas"]["AlertResolvedEvent"];
         /**
          * @example {
@@ -32860,6 +33170,139 @@ export interface operations {
             };
         };
     };
+    exportEvents: {
+        parameters: {
+            query: {
+                /** @description Only items created at or after this time (ISO 8601). */
+                "created[gte]"?: string;
+                /** @description Only items created before this time (ISO 8601). */
+                "created[lt]"?: string;
+                /** @description Comma-separated expansions: delivery_summary. */
+                expand?: string;
+                /** @description Only the event with this id. */
+                event_id?: string;
+                /** @description All events of one entity (its timeline). */
+                aggregate_id?: string;
+                /** @description Events of one entity type. */
+                aggregate_type?: components["schemas"]["AggregateType"];
+                /** @description Events of one type. */
+                event_type?: components["schemas"]["EventType"];
+                /** @description `csv` (RFC 4180, a header row, the columns of docs/api.md "Exports") or `ndjson` (one list item per line). */
+                format: "csv" | "ndjson";
+            };
+            header?: never;
+            path: {
+                /** @description The account (`acc_…`); it must be the token's account. */
+                account_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The events, as a file. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/csv": components["schemas"]["ExportFile"];
+                    "application/x-ndjson": components["schemas"]["ExportFile"];
+                };
+            };
+            /** @description Bad request: malformed JSON, invalid parameters, or a missing required field. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, invalid or revoked API token. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The token may not call this operation or act on this account (a restricted key without the operation's permission: `required_permission`). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    exportEventsForTokenAccount: {
+        parameters: {
+            query: {
+                /** @description Only items created at or after this time (ISO 8601). */
+                "created[gte]"?: string;
+                /** @description Only items created before this time (ISO 8601). */
+                "created[lt]"?: string;
+                /** @description Comma-separated expansions: delivery_summary. */
+                expand?: string;
+                /** @description Only the event with this id. */
+                event_id?: string;
+                /** @description All events of one entity (its timeline). */
+                aggregate_id?: string;
+                /** @description Events of one entity type. */
+                aggregate_type?: components["schemas"]["AggregateType"];
+                /** @description Events of one type. */
+                event_type?: components["schemas"]["EventType"];
+                /** @description `csv` (RFC 4180, a header row, the columns of docs/api.md "Exports") or `ndjson` (one list item per line). */
+                format: "csv" | "ndjson";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The events, as a file. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/csv": components["schemas"]["ExportFile"];
+                    "application/x-ndjson": components["schemas"]["ExportFile"];
+                };
+            };
+            /** @description Bad request: malformed JSON, invalid parameters, or a missing required field. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, invalid or revoked API token. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The token may not call this operation or act on this account (a restricted key without the operation's permission: `required_permission`). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
     getEvent: {
         parameters: {
             query?: never;
@@ -33489,6 +33932,127 @@ export interface operations {
             };
             /** @description Validation error; `errors` lists the fields. */
             422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    exportCustomers: {
+        parameters: {
+            query: {
+                /** @description Only items created at or after this time (ISO 8601). */
+                "created[gte]"?: string;
+                /** @description Only items created before this time (ISO 8601). */
+                "created[lt]"?: string;
+                /** @description Comma-separated expansions: custom_fields. */
+                expand?: string;
+                /** @description Only customers whose email or name contains this text (case-insensitive), e.g. `lovelace` or `@example`; prefix matches come first. A term of 1 or 2 characters matches the start of the email or name only. */
+                q?: string;
+                /** @description `csv` (RFC 4180, a header row, the columns of docs/api.md "Exports") or `ndjson` (one list item per line). */
+                format: "csv" | "ndjson";
+            };
+            header?: never;
+            path: {
+                /** @description The account (`acc_…`); it must be the token's account. */
+                account_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The customers, as a file. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/csv": components["schemas"]["ExportFile"];
+                    "application/x-ndjson": components["schemas"]["ExportFile"];
+                };
+            };
+            /** @description Bad request: malformed JSON, invalid parameters, or a missing required field. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, invalid or revoked API token. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The token may not call this operation or act on this account (a restricted key without the operation's permission: `required_permission`). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    exportCustomersForTokenAccount: {
+        parameters: {
+            query: {
+                /** @description Only items created at or after this time (ISO 8601). */
+                "created[gte]"?: string;
+                /** @description Only items created before this time (ISO 8601). */
+                "created[lt]"?: string;
+                /** @description Comma-separated expansions: custom_fields. */
+                expand?: string;
+                /** @description Only customers whose email or name contains this text (case-insensitive), e.g. `lovelace` or `@example`; prefix matches come first. A term of 1 or 2 characters matches the start of the email or name only. */
+                q?: string;
+                /** @description `csv` (RFC 4180, a header row, the columns of docs/api.md "Exports") or `ndjson` (one list item per line). */
+                format: "csv" | "ndjson";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The customers, as a file. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/csv": components["schemas"]["ExportFile"];
+                    "application/x-ndjson": components["schemas"]["ExportFile"];
+                };
+            };
+            /** @description Bad request: malformed JSON, invalid parameters, or a missing required field. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, invalid or revoked API token. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The token may not call this operation or act on this account (a restricted key without the operation's permission: `required_permission`). */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -36666,6 +37230,125 @@ export interface operations {
             };
         };
     };
+    exportPaymentIntents: {
+        parameters: {
+            query: {
+                /** @description Only items created at or after this time (ISO 8601). */
+                "created[gte]"?: string;
+                /** @description Only items created before this time (ISO 8601). */
+                "created[lt]"?: string;
+                /** @description Only intents of this customer. */
+                customer?: string;
+                status?: "requires_payment_method" | "requires_confirmation" | "requires_action" | "processing" | "requires_capture" | "partially_funded" | "succeeded" | "canceled";
+                /** @description `csv` (RFC 4180, a header row, the columns of docs/api.md "Exports") or `ndjson` (one list item per line). */
+                format: "csv" | "ndjson";
+            };
+            header?: never;
+            path: {
+                /** @description The account (`acc_…`); it must be the token's account. */
+                account_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The payment intents, as a file. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/csv": components["schemas"]["ExportFile"];
+                    "application/x-ndjson": components["schemas"]["ExportFile"];
+                };
+            };
+            /** @description Bad request: malformed JSON, invalid parameters, or a missing required field. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, invalid or revoked API token. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The token may not call this operation or act on this account (a restricted key without the operation's permission: `required_permission`). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    exportPaymentIntentsForTokenAccount: {
+        parameters: {
+            query: {
+                /** @description Only items created at or after this time (ISO 8601). */
+                "created[gte]"?: string;
+                /** @description Only items created before this time (ISO 8601). */
+                "created[lt]"?: string;
+                /** @description Only intents of this customer. */
+                customer?: string;
+                status?: "requires_payment_method" | "requires_confirmation" | "requires_action" | "processing" | "requires_capture" | "partially_funded" | "succeeded" | "canceled";
+                /** @description `csv` (RFC 4180, a header row, the columns of docs/api.md "Exports") or `ndjson` (one list item per line). */
+                format: "csv" | "ndjson";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The payment intents, as a file. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/csv": components["schemas"]["ExportFile"];
+                    "application/x-ndjson": components["schemas"]["ExportFile"];
+                };
+            };
+            /** @description Bad request: malformed JSON, invalid parameters, or a missing required field. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, invalid or revoked API token. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The token may not call this operation or act on this account (a restricted key without the operation's permission: `required_permission`). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
     getPaymentIntent: {
         parameters: {
             query?: never;
@@ -38321,6 +39004,123 @@ export interface operations {
             };
         };
     };
+    exportRefunds: {
+        parameters: {
+            query: {
+                /** @description Only items created at or after this time (ISO 8601). */
+                "created[gte]"?: string;
+                /** @description Only items created before this time (ISO 8601). */
+                "created[lt]"?: string;
+                /** @description Only refunds of this payment. */
+                payment?: string;
+                /** @description `csv` (RFC 4180, a header row, the columns of docs/api.md "Exports") or `ndjson` (one list item per line). */
+                format: "csv" | "ndjson";
+            };
+            header?: never;
+            path: {
+                /** @description The account (`acc_…`); it must be the token's account. */
+                account_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The refunds, as a file. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/csv": components["schemas"]["ExportFile"];
+                    "application/x-ndjson": components["schemas"]["ExportFile"];
+                };
+            };
+            /** @description Bad request: malformed JSON, invalid parameters, or a missing required field. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, invalid or revoked API token. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The token may not call this operation or act on this account (a restricted key without the operation's permission: `required_permission`). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    exportRefundsForTokenAccount: {
+        parameters: {
+            query: {
+                /** @description Only items created at or after this time (ISO 8601). */
+                "created[gte]"?: string;
+                /** @description Only items created before this time (ISO 8601). */
+                "created[lt]"?: string;
+                /** @description Only refunds of this payment. */
+                payment?: string;
+                /** @description `csv` (RFC 4180, a header row, the columns of docs/api.md "Exports") or `ndjson` (one list item per line). */
+                format: "csv" | "ndjson";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The refunds, as a file. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/csv": components["schemas"]["ExportFile"];
+                    "application/x-ndjson": components["schemas"]["ExportFile"];
+                };
+            };
+            /** @description Bad request: malformed JSON, invalid parameters, or a missing required field. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, invalid or revoked API token. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The token may not call this operation or act on this account (a restricted key without the operation's permission: `required_permission`). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
     getRefund: {
         parameters: {
             query?: never;
@@ -38955,6 +39755,125 @@ export interface operations {
             };
             /** @description Validation error; `errors` lists the fields. */
             422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    exportInvoices: {
+        parameters: {
+            query: {
+                /** @description Only items created at or after this time (ISO 8601). */
+                "created[gte]"?: string;
+                /** @description Only items created before this time (ISO 8601). */
+                "created[lt]"?: string;
+                /** @description Only invoices of this customer. */
+                customer?: string;
+                status?: "draft" | "open" | "paid" | "void" | "uncollectible";
+                /** @description `csv` (RFC 4180, a header row, the columns of docs/api.md "Exports") or `ndjson` (one list item per line). */
+                format: "csv" | "ndjson";
+            };
+            header?: never;
+            path: {
+                /** @description The account (`acc_…`); it must be the token's account. */
+                account_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The invoices, as a file. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/csv": components["schemas"]["ExportFile"];
+                    "application/x-ndjson": components["schemas"]["ExportFile"];
+                };
+            };
+            /** @description Bad request: malformed JSON, invalid parameters, or a missing required field. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, invalid or revoked API token. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The token may not call this operation or act on this account (a restricted key without the operation's permission: `required_permission`). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    exportInvoicesForTokenAccount: {
+        parameters: {
+            query: {
+                /** @description Only items created at or after this time (ISO 8601). */
+                "created[gte]"?: string;
+                /** @description Only items created before this time (ISO 8601). */
+                "created[lt]"?: string;
+                /** @description Only invoices of this customer. */
+                customer?: string;
+                status?: "draft" | "open" | "paid" | "void" | "uncollectible";
+                /** @description `csv` (RFC 4180, a header row, the columns of docs/api.md "Exports") or `ndjson` (one list item per line). */
+                format: "csv" | "ndjson";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The invoices, as a file. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/csv": components["schemas"]["ExportFile"];
+                    "application/x-ndjson": components["schemas"]["ExportFile"];
+                };
+            };
+            /** @description Bad request: malformed JSON, invalid parameters, or a missing required field. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, invalid or revoked API token. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The token may not call this operation or act on this account (a restricted key without the operation's permission: `required_permission`). */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -40816,6 +41735,127 @@ export interface operations {
             };
         };
     };
+    exportCreditNotes: {
+        parameters: {
+            query: {
+                /** @description Only items created at or after this time (ISO 8601). */
+                "created[gte]"?: string;
+                /** @description Only items created before this time (ISO 8601). */
+                "created[lt]"?: string;
+                /** @description Only credit notes of this invoice. */
+                invoice?: string;
+                /** @description Only credit notes of this customer. */
+                customer?: string;
+                /** @description `csv` (RFC 4180, a header row, the columns of docs/api.md "Exports") or `ndjson` (one list item per line). */
+                format: "csv" | "ndjson";
+            };
+            header?: never;
+            path: {
+                /** @description The account (`acc_…`); it must be the token's account. */
+                account_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The credit notes, as a file. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/csv": components["schemas"]["ExportFile"];
+                    "application/x-ndjson": components["schemas"]["ExportFile"];
+                };
+            };
+            /** @description Bad request: malformed JSON, invalid parameters, or a missing required field. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, invalid or revoked API token. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The token may not call this operation or act on this account (a restricted key without the operation's permission: `required_permission`). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    exportCreditNotesForTokenAccount: {
+        parameters: {
+            query: {
+                /** @description Only items created at or after this time (ISO 8601). */
+                "created[gte]"?: string;
+                /** @description Only items created before this time (ISO 8601). */
+                "created[lt]"?: string;
+                /** @description Only credit notes of this invoice. */
+                invoice?: string;
+                /** @description Only credit notes of this customer. */
+                customer?: string;
+                /** @description `csv` (RFC 4180, a header row, the columns of docs/api.md "Exports") or `ndjson` (one list item per line). */
+                format: "csv" | "ndjson";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The credit notes, as a file. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/csv": components["schemas"]["ExportFile"];
+                    "application/x-ndjson": components["schemas"]["ExportFile"];
+                };
+            };
+            /** @description Bad request: malformed JSON, invalid parameters, or a missing required field. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, invalid or revoked API token. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The token may not call this operation or act on this account (a restricted key without the operation's permission: `required_permission`). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
     previewCreditNote: {
         parameters: {
             query?: never;
@@ -42602,6 +43642,125 @@ export interface operations {
             };
             /** @description Validation error; `errors` lists the fields. */
             422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    exportSubscriptions: {
+        parameters: {
+            query: {
+                /** @description Only items created at or after this time (ISO 8601). */
+                "created[gte]"?: string;
+                /** @description Only items created before this time (ISO 8601). */
+                "created[lt]"?: string;
+                /** @description Only this customer's subscriptions. */
+                customer?: string;
+                status?: "trialing" | "active" | "past_due" | "paused" | "cancelled";
+                /** @description `csv` (RFC 4180, a header row, the columns of docs/api.md "Exports") or `ndjson` (one list item per line). */
+                format: "csv" | "ndjson";
+            };
+            header?: never;
+            path: {
+                /** @description The account (`acc_…`); it must be the token's account. */
+                account_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The subscriptions, as a file. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/csv": components["schemas"]["ExportFile"];
+                    "application/x-ndjson": components["schemas"]["ExportFile"];
+                };
+            };
+            /** @description Bad request: malformed JSON, invalid parameters, or a missing required field. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, invalid or revoked API token. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The token may not call this operation or act on this account (a restricted key without the operation's permission: `required_permission`). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    exportSubscriptionsForTokenAccount: {
+        parameters: {
+            query: {
+                /** @description Only items created at or after this time (ISO 8601). */
+                "created[gte]"?: string;
+                /** @description Only items created before this time (ISO 8601). */
+                "created[lt]"?: string;
+                /** @description Only this customer's subscriptions. */
+                customer?: string;
+                status?: "trialing" | "active" | "past_due" | "paused" | "cancelled";
+                /** @description `csv` (RFC 4180, a header row, the columns of docs/api.md "Exports") or `ndjson` (one list item per line). */
+                format: "csv" | "ndjson";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The subscriptions, as a file. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/csv": components["schemas"]["ExportFile"];
+                    "application/x-ndjson": components["schemas"]["ExportFile"];
+                };
+            };
+            /** @description Bad request: malformed JSON, invalid parameters, or a missing required field. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, invalid or revoked API token. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The token may not call this operation or act on this account (a restricted key without the operation's permission: `required_permission`). */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };

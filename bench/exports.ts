@@ -1,0 +1,139 @@
+/**
+ * Benchmark: streamed exports (docs/api.md, "Exports") of a large events list, over HTTP against
+ * `next start` (run `npm run build` first).
+ *
+ *   npm run bench:exports -- [--events 10000000] [--probes 2]
+ *
+ * Loads N synthetic events into one account (db/synthetic-events.ts, the bulk path of
+ * `npm run events:load`, ANALYZEd), then exports them through the production server as NDJSON and
+ * as CSV, and reports for each: rows/s (floor 50,000), the server's RSS growth over its idle RSS
+ * (VmRSS of /proc/<pid>/status; bound 100 MB), and the p99 of other requests (GET a customer,
+ * `--probes` connections) during the export against the same requests idle (bound 2×). Prints
+ * figures, then whether each met its target (exit code 1 when one did not). Uses a fresh database
+ * (dropped at the end) on the tests' PostgreSQL (TEST_ADMIN_DATABASE_URL).
+ */
+import "./limits";
+import { request as httpRequest } from "node:http";
+import { loadavg } from "node:os";
+import { performance } from "node:perf_hooks";
+import { loadSyntheticEvents } from "@/db/synthetic-events";
+import { newId } from "@/lib/ids";
+import { residentBytes } from "@/tests/helpers/memory";
+import { startApp } from "@/tests/helpers/server";
+import { benchAccounts, benchDatabase, benchEnvironment, elapsed, log, option } from "./http";
+
+const EVENTS = Number(option("events", "10000000").replaceAll("_", ""));
+const PROBES = Number(option("probes", "2"));
+const MIN_ROWS_PER_SECOND = 50_000;
+const MAX_GROWTH_MB = 100;
+const MAX_P99_RATIO = 2;
+const MB = 1024 * 1024;
+
+function percentile(values: number[], p: number): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? NaN;
+}
+
+/** GET `url` with `PROBES` connections in a loop until `stop()` says so: each request's latency (ms). */
+async function probe(url: string, token: string, stop: () => boolean): Promise<number[]> {
+  const latencies: number[] = [];
+  await Promise.all(
+    Array.from({ length: PROBES }, async () => {
+      while (!stop()) {
+        const started = performance.now();
+        const response = await fetch(url, { headers: { Authorization: `Bearer ${token}` } });
+        await response.arrayBuffer();
+        if (response.status !== 200) throw new Error(`probe: ${response.status}`);
+        latencies.push(performance.now() - started);
+      }
+    }),
+  );
+  return latencies;
+}
+
+/** Streams one export to its end, counting its lines (NDJSON items; CSV records, header included, no line breaks in events' cells but JSON's escaped ones). */
+function exportOnce(url: string, token: string): Promise<{ lines: number; bytes: number; firstByteMs: number }> {
+  const target = new URL(url);
+  const started = performance.now();
+  return new Promise((resolve, reject) => {
+    const request = httpRequest({ host: target.hostname, port: target.port, path: target.pathname + target.search, headers: { Authorization: `Bearer ${token}` } }, (response) => {
+      if (response.statusCode !== 200) reject(new Error(`export: ${response.statusCode}`));
+      let lines = 0;
+      let bytes = 0;
+      let firstByteMs = NaN;
+      response.on("data", (chunk: Buffer) => {
+        if (bytes === 0) firstByteMs = performance.now() - started;
+        bytes += chunk.length;
+        for (let i = chunk.indexOf(10); i >= 0; i = chunk.indexOf(10, i + 1)) lines++;
+      });
+      response.on("end", () => resolve({ lines, bytes, firstByteMs }));
+      response.on("error", reject);
+    });
+    request.on("error", reject);
+    request.end();
+  });
+}
+
+async function main(): Promise<void> {
+  benchEnvironment();
+  const { url, sql, closeLater, cleanUp } = await benchDatabase("bench_exports");
+  const failures: string[] = [];
+  try {
+    const main = newId("account");
+    const { token } = await benchAccounts(sql, main, newId("account"));
+    let started = performance.now();
+    await loadSyntheticEvents(sql, { accountId: main, events: EVENTS, onProgress: (done) => process.stderr.write(`\r  ${done.toLocaleString("en")} events`) });
+    process.stderr.write("\n");
+    log(`loaded ${EVENTS.toLocaleString("en")} events (ANALYZEd) in ${elapsed(started)}`);
+    const app = await startApp({ DATABASE_URL: url });
+    closeLater(() => app.stop());
+    const api = `${app.baseUrl}/api/${main}`;
+    const customer = await fetch(`${api}/customers`, { method: "POST", headers: { Authorization: `Bearer ${token}`, "Content-Type": "application/json" }, body: JSON.stringify({ email: "probe@example.com" }) });
+    const probeUrl = `${api}/customers/${((await customer.json()) as { id: string }).id}`;
+    // The loaded events and the probe customer's own.
+    const [{ total }] = (await sql`select count(*)::int as total from events where account_id = ${main}`) as unknown as [{ total: number }];
+
+    // Warm-up, then the idle p99 of the probe requests over 5 s.
+    await exportOnce(`${api}/events/export?format=ndjson&aggregate_type=coupon`, token);
+    let until = performance.now() + 2_000;
+    await probe(probeUrl, token, () => performance.now() > until);
+    until = performance.now() + 5_000;
+    const idle = await probe(probeUrl, token, () => performance.now() > until);
+    const idleP99 = percentile(idle, 99);
+    log(`idle: GET customer p50 ${percentile(idle, 50).toFixed(1)} ms, p99 ${idleP99.toFixed(1)} ms (${idle.length} requests, ${PROBES} connections)`);
+
+    console.log("\n| format | rows | seconds | rows/s | first byte ms | RSS growth MB | probe p99 idle → during ms | load |\n|---|---|---|---|---|---|---|---|");
+    for (const format of ["ndjson", "csv"] as const) {
+      const baseline = residentBytes(app.pid);
+      let peak = baseline;
+      const sampler = setInterval(() => (peak = Math.max(peak, residentBytes(app.pid))), 50);
+      let done = false;
+      const load1 = loadavg()[0]!;
+      started = performance.now();
+      const [result, during] = await Promise.all([
+        exportOnce(`${api}/events/export?format=${format}`, token).finally(() => (done = true)),
+        probe(probeUrl, token, () => done),
+      ]);
+      const seconds = (performance.now() - started) / 1000;
+      clearInterval(sampler);
+      const rows = format === "csv" ? result.lines - 1 : result.lines;
+      const rate = rows / seconds;
+      const growth = (peak - baseline) / MB;
+      const duringP99 = percentile(during, 99);
+      console.log(
+        `| ${format} | ${rows.toLocaleString("en")} | ${seconds.toFixed(1)} | **${Math.round(rate).toLocaleString("en")}** | ${result.firstByteMs.toFixed(0)} | **${growth.toFixed(1)}** | ${idleP99.toFixed(1)} → **${duringP99.toFixed(1)}** (${(duringP99 / idleP99).toFixed(2)}×) | ${load1.toFixed(1)}→${loadavg()[0]!.toFixed(1)} |`,
+      );
+      if (rows !== total) failures.push(`${format}: ${rows} rows, not ${total}`);
+      if (rate < MIN_ROWS_PER_SECOND) failures.push(`${format}: ${Math.round(rate)} rows/s < ${MIN_ROWS_PER_SECOND}`);
+      if (growth >= MAX_GROWTH_MB) failures.push(`${format}: RSS grew ${growth.toFixed(1)} MB ≥ ${MAX_GROWTH_MB}`);
+      if (duringP99 > MAX_P99_RATIO * idleP99) failures.push(`${format}: probe p99 ${duringP99.toFixed(1)} ms > ${MAX_P99_RATIO}× idle ${idleP99.toFixed(1)} ms`);
+    }
+    console.log(`\n${EVENTS.toLocaleString("en")} events; targets: ≥ ${MIN_ROWS_PER_SECOND.toLocaleString("en")} rows/s, RSS growth < ${MAX_GROWTH_MB} MB, probe p99 ≤ ${MAX_P99_RATIO}× idle.`);
+    console.log(failures.length === 0 ? "All targets met." : `Missed: ${failures.join("; ")}`);
+    if (failures.length > 0) process.exitCode = 1;
+  } finally {
+    await cleanUp();
+  }
+}
+
+await main();

@@ -1,0 +1,161 @@
+import { request as httpRequest, type IncomingMessage } from "node:http";
+import { createGunzip } from "node:zlib";
+import { parse } from "csv-parse";
+import postgres from "postgres";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { loadSyntheticEvents } from "@/db/synthetic-events";
+import { isolatedDatabase } from "../helpers/isolated-database";
+import { peakResidentBytes, residentBytes } from "../helpers/memory";
+import { eventually } from "../helpers/receiver";
+import { startApp, type RunningApp } from "../helpers/server";
+
+// A 1,000,000-event export streams in bounded memory; a client that stops reading pauses it (the
+// server reads no more batches); a client that goes away ends it. Own app and database: the
+// server's memory and the database's sessions are this file's alone.
+
+const ROWS = 1_000_000;
+const MB = 1024 * 1024;
+/** The bound on the server's memory growth while it streams an export of any size (docs/performance.md). */
+const GROWTH_BOUND = 100 * MB;
+/** The server's old-space heap in this file (--max-old-space-size). */
+const HEAP_MB = 192;
+
+let database: Awaited<ReturnType<typeof isolatedDatabase>>;
+let app: RunningApp;
+let sql: postgres.Sql;
+
+beforeAll(async () => {
+  database = await isolatedDatabase("exports-stream");
+  sql = postgres(database.url, { max: 2, onnotice: () => {} });
+  // Set-based bulk insert, ANALYZEd (db/synthetic-events.ts, as `npm run events:load`).
+  await loadSyntheticEvents(sql, { accountId: database.accountId, events: ROWS });
+  // A heap of 192 MB: an export that kept its rows (1 M events are about 400 MB of NDJSON) could
+  // not finish in it. Left to itself V8 lets a busy heap grow lazily (docs/performance.md).
+  process.env.APP_NODE_ARGS = `${process.env.APP_NODE_ARGS ?? ""} --max-old-space-size=${HEAP_MB}`;
+  app = await startApp({ DATABASE_URL: database.url });
+}, 600_000);
+
+afterAll(async () => {
+  await app?.stop();
+  await sql?.end({ timeout: 5 });
+  await database?.drop();
+});
+
+/** A GET of the events export, the response handed over as soon as its headers come. */
+function openExport(query: string, headers: Record<string, string> = {}): Promise<{ response: IncomingMessage; abort: () => void }> {
+  const url = new URL(`${app.baseUrl}/api/${database.accountId}/events/export${query}`);
+  return new Promise((resolve, reject) => {
+    const request = httpRequest({ host: url.hostname, port: url.port, path: url.pathname + url.search, headers: { Authorization: `Bearer ${database.token}`, ...headers } }, (response) =>
+      resolve({ response, abort: () => request.destroy() }),
+    );
+    request.on("error", reject);
+    request.end();
+  });
+}
+
+/** The app's sessions running or last running an events batch: how many run now, and when the last one started. */
+async function exportQueries(): Promise<{ active: number; last: string | null }> {
+  const [row] = await sql<{ active: number; last: Date | null }[]>`
+    select (count(*) filter (where state = 'active'))::int as active, max(query_start) as last
+    from pg_stat_activity
+    where datname = current_database() and pid <> pg_backend_pid() and query ilike '%from "events"%order by%'`;
+  return { active: row!.active, last: row!.last?.toISOString() ?? null };
+}
+
+/** Until the export's queries have stopped: none running, and none started over 300 ms. */
+async function queriesStopped(): Promise<{ active: number; last: string | null }> {
+  return eventually(
+    async () => {
+      const before = await exportQueries();
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      const after = await exportQueries();
+      return { ...after, still: before.last === after.last };
+    },
+    (sample) => sample.active === 0 && sample.still,
+  );
+}
+
+/** Reads an NDJSON export to its end: how many items, all in the list's order (newest first, each once). */
+async function countNdjson(response: IncomingMessage): Promise<number> {
+  let rows = 0;
+  let rest = "";
+  let previous: { created: string; id: string } | null = null;
+  response.setEncoding("utf8");
+  for await (const chunk of response as AsyncIterable<string>) {
+    const lines = (rest + chunk).split("\n");
+    rest = lines.pop()!;
+    for (const line of lines) {
+      const { created, id } = JSON.parse(line) as { created: string; id: string };
+      if (previous) expect(created < previous.created || (created === previous.created && id < previous.id)).toBe(true);
+      previous = { created, id };
+      rows++;
+    }
+  }
+  expect(rest).toBe("");
+  return rows;
+}
+
+describe("a 1,000,000-event export", () => {
+  it("streams NDJSON and gzipped CSV with the server's memory bounded", async () => {
+    // Warm: the route's code loaded, a first small export served.
+    const warm = await openExport("?format=ndjson&aggregate_type=coupon");
+    expect(warm.response.statusCode).toBe(200);
+    await countNdjson(warm.response);
+    const baseline = residentBytes(app.pid);
+
+    const ndjson = await peakResidentBytes(app.pid, async () => {
+      const { response } = await openExport("?format=ndjson");
+      expect(response.statusCode).toBe(200);
+      return countNdjson(response);
+    });
+    expect(ndjson.result).toBe(ROWS);
+    expect(ndjson.peak - baseline).toBeLessThan(GROWTH_BOUND);
+
+    const csv = await peakResidentBytes(app.pid, async () => {
+      const { response } = await openExport("?format=csv", { "Accept-Encoding": "gzip" });
+      expect(response.headers["content-encoding"]).toBe("gzip");
+      let records = 0;
+      for await (const _record of response.pipe(createGunzip()).pipe(parse())) records++;
+      return records;
+    });
+    expect(csv.result).toBe(ROWS + 1); // the header
+    expect(csv.peak - baseline).toBeLessThan(GROWTH_BOUND);
+  }, 600_000);
+
+  it("pauses while the client stops reading: no query runs, memory stays flat; then finishes", async () => {
+    const { response } = await openExport("?format=ndjson");
+    expect(response.statusCode).toBe(200);
+    response.pause();
+    // The server fills the socket's buffers, then reads no more batches.
+    const paused = await queriesStopped();
+    const memory = residentBytes(app.pid);
+    // Over a further second and a half: still no batch read, no memory taken.
+    for (let i = 0; i < 5; i++) {
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      expect(await exportQueries()).toEqual({ active: 0, last: paused.last });
+      expect(residentBytes(app.pid) - memory).toBeLessThan(20 * MB);
+    }
+    // Reading again, the export carries on where it was, to the end.
+    response.resume();
+    expect(await countNdjson(response)).toBe(ROWS);
+  }, 600_000);
+
+  it("ends at once when the client goes away", async () => {
+    const { response, abort } = await openExport("?format=csv");
+    expect(response.statusCode).toBe(200);
+    const requestId = String(response.headers["x-request-id"]);
+    await new Promise<void>((resolve) => response.once("data", () => resolve()));
+    abort();
+    // The server logs the cancellation, far from the end, and reads no batch after it.
+    const line = await eventually(
+      async () => app.output().split("\n").find((entry) => entry.includes(requestId) && entry.includes("export cancelled")),
+      (found) => found !== undefined,
+    );
+    expect(JSON.parse(line!).rows).toBeLessThan(ROWS);
+    await queriesStopped();
+    // And the app serves on.
+    const next = await openExport("?format=ndjson&aggregate_type=coupon");
+    expect(next.response.statusCode).toBe(200);
+    expect(await countNdjson(next.response)).toBeGreaterThan(0);
+  }, 600_000);
+});

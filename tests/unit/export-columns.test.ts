@@ -1,0 +1,34 @@
+import { readFileSync } from "node:fs";
+import path from "node:path";
+import { describe, expect, it } from "vitest";
+import { csvHeader, csvText, type ExportColumns } from "@/lib/api/export";
+import { API_OPERATIONS } from "@/lib/server/operations-index";
+import { PROJECT_ROOT } from "../helpers/server";
+
+/** Every export operation with its CSV columns (defineExportOperation). */
+const EXPORTS = API_OPERATIONS.flatMap((operation) =>
+  "exportColumns" in operation ? [{ path: operation.path, columns: csvHeader(operation.exportColumns as ExportColumns<never>) }] : [],
+);
+
+describe("export columns", () => {
+  it("docs/api.md lists each export's CSV columns as its operation declares them", () => {
+    const whole = readFileSync(path.join(PROJECT_ROOT, "docs/api.md"), "utf8");
+    const doc = whole.slice(whole.indexOf("\n## Exports\n"), whole.indexOf("\n## ", whole.indexOf("\n## Exports\n") + 1));
+    const table = new Map(
+      [...doc.matchAll(/^\| `([a-z-]+)`[^|]*\| ([a-z0-9_, ]+) \|$/gm)].map(([, name, columns]) => [name!, columns!.split(", ")]),
+    );
+    expect(EXPORTS.map(({ path: p }) => p).sort()).toEqual(
+      ["customers", "subscriptions", "invoices", "credit-notes", "payment-intents", "refunds", "events"].map((name) => `/{account_id}/${name}/export`).sort(),
+    );
+    for (const { path: p, columns } of EXPORTS) {
+      const name = p.split("/")[2]!;
+      expect({ name, columns: table.get(name) }).toEqual({ name, columns });
+    }
+  });
+
+  it("CSV is RFC 4180 with formulas escaped, numbers and booleans as they are", () => {
+    expect(csvText([["a", 'say "hi"', "x,y", "two\nlines", "=1+1", "+1", "-x", "@a", "\tt", "\rr", -5, true, false, null]])).toBe(
+      'a,"say ""hi""","x,y","two\nlines",\'=1+1,\'+1,\'-x,\'@a,\'\tt,"\'\rr",-5,true,false,\r\n',
+    );
+  });
+});
