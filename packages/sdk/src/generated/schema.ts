@@ -14618,32 +14618,32 @@ export type components = {
         Event: components["schemas"]["PaymentSucceededEvent"] | components["schemas"]["PaymentFailedEvent"] | components["schemas"]["PaymentRefundedEvent"] | components["schemas"]["CheckoutSessionCreatedEvent"] | components["schemas"]["CheckoutSessionUpdatedEvent"] | components["schemas"]["CheckoutSessionDeletedEvent"] | components["schemas"]["CheckoutSessionCompletedEvent"] | components["schemas"]["CheckoutSessionExpiredEvent"] | components["schemas"]["PaymentIntentCreatedEvent"] | components["schemas"]["PaymentIntentProcessingEvent"] | components["schemas"]["PaymentIntentRequiresActionEvent"] | components["schemas"]["PaymentIntentAmountCapturableUpdatedEvent"] | components["schemas"]["PaymentIntentSucceededEvent"] | components["schemas"]["PaymentIntentCanceledEvent"] | components["schemas"]["PaymentIntentPaymentFailedEvent"] | components["schemas"]["PaymentIntentPartiallyFundedEvent"] | components["schemas"]["CustomerSubscriptionCreatedEvent"] | components["schemas"]["CustomerSubscriptionUpdatedEvent"] | components["schemas"]["CustomerSubscriptionPausedEvent"] | components["schemas"]["CustomerSubscriptionResumedEvent"] | components["schemas"]["CustomerSubscriptionCancelledEvent"] | components["schemas"]["CustomerSubscriptionTrialWillEndEvent"] | components["schemas"]["InvoiceCreatedEvent"] | components["schemas"]["InvoiceFinalizedEvent"] | components["schemas"]["InvoicePaidEvent"] | components["schemas"]["InvoicePaymentSucceededEvent"] | components["schemas"]["InvoicePaymentFailedEvent"] | components["schemas"]["InvoicePaymentActionRequiredEvent"] | components["schemas"]["InvoiceOverdueEvent"] | components["schemas"]["InvoiceVoidedEvent"] | components["schemas"]["InvoiceMarkedUncollectibleEvent"] | components["schemas"]["InvoiceRefundedEvent"] | components["schemas"]["InvoiceUpcomingEvent"] | components["schemas"]["CustomerCreatedEvent"] | components["schemas"]["CustomerUpdatedEvent"] | components["schemas"]["CustomerDeletedEvent"] | components["schemas"]["CustomerDiscountCreatedEvent"] | components["schemas"]["CustomerDiscountUpdatedEvent"] | components["schemas"]["CustomerDiscountDeletedEvent"] | components["schemas"]["CouponCreatedEvent"] | components["schemas"]["CouponUpdatedEvent"] | components["schemas"]["CouponDeletedEvent"] | components["schemas"]["PriceCreatedEvent"] | components["schemas"]["PriceUpdatedEvent"] | components["schemas"]["PriceDeletedEvent"] | components["schemas"]["ProductCreatedEvent"] | components["schemas"]["ProductUpdatedEvent"] | components["schemas"]["ProductDeletedEvent"] | components["schemas"]["RefundCreatedEvent"] | components["schemas"]["RefundUpdatedEvent"] | components["schemas"]["RefundFailedEvent"] | components["schemas"]["ApiTokenCreatedEvent"] | components["schemas"]["ApiTokenRevokedEvent"] | components["schemas"]["WebhookEndpointCreatedEvent"] | components["schemas"]["WebhookEndpointUpdatedEvent"] | components["schemas"]["WebhookEndpointDeletedEvent"] | components["schemas"]["WebhookEndpointDisabledEvent"] | components["schemas"]["WebhookEndpointEnabledEvent"] | components["schemas"]["WebhookEndpointSecretRotatedEvent"] | components["schemas"]["UserSignedInEvent"] | components["schemas"]["UserSignInFailedEvent"] | components["schemas"]["UserSignedOutEvent"] | components["schemas"]["UserPasswordChangedEvent"] | components["schemas"]["AccountSettingsUpdatedEvent"] | components["schemas"]["TaxRateCreatedEvent"] | components["schemas"]["TaxRateUpdatedEvent"] | components["schemas"]["MeterCreatedEvent"] | components["schemas"]["MeterUpdatedEvent"] | components["schemas"]["MeterDeactivatedEvent"] | components["schemas"]["MeterReactivatedEvent"] | components["schemas"]["FeatureCreatedEvent"] | components["schemas"]["ProductFeatureAttachedEvent"] | components["schemas"]["ProductFeatureDetachedEvent"] | components["schemas"]["CustomerEntitlementsUpdatedEvent"] | components["schemas"]["PortalConfigurationUpdatedEvent"] | components["schemas"]["CreditNoteCreatedEvent"] | components["schemas"]["CreditNoteVoidedEvent"] | components["schemas"]["CustomerBalanceTransactionCreatedEvent"] | components["schemas"]["MemberInvitedEvent"] | components["schemas"]["MemberInvitationRevokedEvent"] | components["schemas"]["MemberJoinedEvent"] | components["schemas"]["MemberRoleChangedEvent"] | components["schemas"]["MemberRemovedEvent"] | components["schemas"]["PaymentProcessorConnectedEvent"] | components["schemas"]["PaymentProcessorDisconnectedEvent"] | components["schemas"]["SubscriptionChangeRequestScheduledEvent"] | components["schemas"]["SubscriptionChangeRequestAppliedEvent"] | components["schemas"]["SubscriptionChangeRequestCanceledEvent"] | components["schemas"]["PaymentMethodAttachedEvent"] | components["schemas"]["PaymentMethodDetachedEvent"] | components["schemas"]["DisputeCreatedEvent"] | components["schemas"]["DisputeUpdatedEvent"] | components["schemas"]["DisputeClosedEvent"] | components["schemas"]["EmailSentEvent"] | components["schemas"]["EmailFailedEvent"] | components["schemas"]["ApiKeyRolledEvent"] | components["schemas"]["AlertTriggeredEvent"] | components["schemas"]["AlertResolvedEvent"];
         /**
          * @example {
-         *       "id": "evt_prod_06h2fh8xy3zaqpmpe2j5wx33k9a42",
+         *       "id": "evt_prod_06h2fw0xynxeh3whtzxgfrve83wng",
          *       "type": "payment.succeeded",
          *       "aggregate_type": "payment",
-         *       "aggregate_id": "py_prod_06h2fh8xvrwrznkeh3rbk1f1dbwme",
+         *       "aggregate_id": "py_prod_06h2fw0xws2jwjd0fm5384w3nt4fg",
          *       "data": {
-         *         "id": "py_prod_06h2fh8xvrwrznkeh3rbk1f1dbwme",
+         *         "id": "py_prod_06h2fw0xws2jwjd0fm5384w3nt4fg",
          *         "object": "payment",
          *         "status": "succeeded",
-         *         "created": "2026-11-29T14:45:59.390Z",
+         *         "created": "2026-11-29T15:32:57.446Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "amount_atom": 2500,
-         *         "payment_intent": "pi_prod_06h2fh8xny4fc1x5pzr62asw4kvb6",
+         *         "payment_intent": "pi_prod_06h2fw0xs2kw03wn1p75a38sx0y3j",
          *         "payment_method": "pm_card_visa",
          *         "failure_message": null,
          *         "amount_refunded_atom": 0
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2fh8xn7fsrsm102a99kyt4bpc6",
-         *       "request_id": "req_prod_06h2fh8xn7fsrsm102a99kyt4bpc6",
+         *       "correlation_id": "req_prod_06h2fw0xr1vj740cqwx27arngqgfe",
+         *       "request_id": "req_prod_06h2fw0xr1vj740cqwx27arngqgfe",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-29T14:45:59.408Z",
+         *       "created": "2026-11-29T15:32:57.461Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2fh8cpcfp74mhbjzdmqnxpcygr"
+         *       "actor_id": "key_prod_06h2fw0rt3rsvnydsxryw0w24qcqp"
          *     }
          */
         PaymentSucceededEvent: {
@@ -14688,32 +14688,32 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2fh9ekpj35qqrx1gjb30bp05hg",
+         *       "id": "evt_prod_06h2fw1316gfjmevzfqh8tn1sca54",
          *       "type": "payment.failed",
          *       "aggregate_type": "payment",
-         *       "aggregate_id": "py_prod_06h2fh9ekby5jq9qy8dksjqmgknjg",
+         *       "aggregate_id": "py_prod_06h2fw1310gw9xzpjbw17v44yqyjj",
          *       "data": {
-         *         "id": "py_prod_06h2fh9ekby5jq9qy8dksjqmgknjg",
+         *         "id": "py_prod_06h2fw1310gw9xzpjbw17v44yqyjj",
          *         "object": "payment",
          *         "status": "failed",
-         *         "created": "2026-11-29T14:46:03.674Z",
+         *         "created": "2026-11-29T15:32:58.760Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "amount_atom": 1000,
-         *         "payment_intent": "pi_prod_06h2fh9egmzhtqhv56wz34pt3mtbm",
+         *         "payment_intent": "pi_prod_06h2fw12znf6z2z6xtw7hxexsq736",
          *         "payment_method": "pm_sandbox_declined",
          *         "failure_message": "Your card was declined (sandbox payment method pm_sandbox_declined).",
          *         "amount_refunded_atom": 0
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2fh9egc208h1601eqfd9s7thjt",
-         *       "request_id": "req_prod_06h2fh9egc208h1601eqfd9s7thjt",
+         *       "correlation_id": "req_prod_06h2fw12z88pazk3yzts5dm4ek9qa",
+         *       "request_id": "req_prod_06h2fw12z88pazk3yzts5dm4ek9qa",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-29T14:46:03.677Z",
+         *       "created": "2026-11-29T15:32:58.761Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2fh8cpcfp74mhbjzdmqnxpcygr"
+         *       "actor_id": "key_prod_06h2fw0rt3rsvnydsxryw0w24qcqp"
          *     }
          */
         PaymentFailedEvent: {
@@ -14758,44 +14758,44 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2fh9gbts72qs50zt7jwtqcwvmt",
+         *       "id": "evt_prod_06h2fw13tf1b39cc9qtnbj8f6xtv2",
          *       "type": "payment.refunded",
          *       "aggregate_type": "payment",
-         *       "aggregate_id": "py_prod_06h2fh9dyt6tgfj02ea2caphqtxxa",
+         *       "aggregate_id": "py_prod_06h2fw12xm6bxyv7tzmfa3w0f61ha",
          *       "data": {
-         *         "id": "py_prod_06h2fh9dyt6tgfj02ea2caphqtxxa",
+         *         "id": "py_prod_06h2fw12xm6bxyv7tzmfa3w0f61ha",
          *         "object": "payment",
          *         "status": "partially_refunded",
-         *         "created": "2026-11-29T14:46:03.510Z",
+         *         "created": "2026-11-29T15:32:58.733Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "amount_atom": 1000,
-         *         "payment_intent": "pi_prod_06h2fh9dw2g8h7kgbhhg9kd21x5c0",
+         *         "payment_intent": "pi_prod_06h2fw12wk9jqbczef80rds6gxy08",
          *         "payment_method": "pm_sandbox_succeeds",
          *         "failure_message": null,
          *         "amount_refunded_atom": 400
          *       },
          *       "previous_data": {
-         *         "id": "py_prod_06h2fh9dyt6tgfj02ea2caphqtxxa",
+         *         "id": "py_prod_06h2fw12xm6bxyv7tzmfa3w0f61ha",
          *         "object": "payment",
          *         "status": "succeeded",
-         *         "created": "2026-11-29T14:46:03.510Z",
+         *         "created": "2026-11-29T15:32:58.733Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "amount_atom": 1000,
-         *         "payment_intent": "pi_prod_06h2fh9dw2g8h7kgbhhg9kd21x5c0",
+         *         "payment_intent": "pi_prod_06h2fw12wk9jqbczef80rds6gxy08",
          *         "payment_method": "pm_sandbox_succeeds",
          *         "failure_message": null,
          *         "amount_refunded_atom": 0
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2fh9g37mp0zhbfcae4hp7069hp",
-         *       "request_id": "req_prod_06h2fh9g37mp0zhbfcae4hp7069hp",
+         *       "correlation_id": "req_prod_06h2fw13rzefbpet9hpq2tjp4gpbc",
+         *       "request_id": "req_prod_06h2fw13rzefbpet9hpq2tjp4gpbc",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-29T14:46:04.126Z",
+         *       "created": "2026-11-29T15:32:58.963Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2fh8cpcfp74mhbjzdmqnxpcygr"
+         *       "actor_id": "key_prod_06h2fw0rt3rsvnydsxryw0w24qcqp"
          *     }
          */
         PaymentRefundedEvent: {
@@ -14840,29 +14840,29 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2fha58m5ravgkbx4m97mjt25bm",
+         *       "id": "evt_prod_06h2fw19znp79mdx8kysvmgwymj18",
          *       "type": "checkout.session.created",
          *       "aggregate_type": "checkout_session",
-         *       "aggregate_id": "cs_prod_06h2fha58b4gkccwxxpkmnt8fyfde",
+         *       "aggregate_id": "cs_prod_06h2fw19za539q819hrnrwq7pq0rc",
          *       "data": {
-         *         "id": "cs_prod_06h2fha58b4gkccwxxpkmnt8fyfde",
-         *         "url": "http://127.0.0.1:34955/checkout/cs_prod_06h2fha58b4gkccwxxpkmnt8fyfde",
+         *         "id": "cs_prod_06h2fw19za539q819hrnrwq7pq0rc",
+         *         "url": "http://127.0.0.1:40283/checkout/cs_prod_06h2fw19za539q819hrnrwq7pq0rc",
          *         "mode": "payment",
          *         "object": "checkout_session",
          *         "status": "open",
-         *         "created": "2026-11-29T14:46:09.469Z",
+         *         "created": "2026-11-29T15:33:00.535Z",
          *         "invoice": null,
-         *         "updated": "2026-11-29T14:46:09.469Z",
+         *         "updated": "2026-11-29T15:33:00.535Z",
          *         "currency": "usd",
          *         "customer": null,
          *         "livemode": false,
          *         "metadata": {},
          *         "cancel_url": null,
          *         "expired_at": null,
-         *         "expires_at": "2026-11-30T14:46:09.469Z",
+         *         "expires_at": "2026-11-30T15:33:00.535Z",
          *         "line_items": [
          *           {
-         *             "price": "price_prod_06h2fh92tz3zamwxsy45rg2hms0y6",
+         *             "price": "price_prod_06h2fw106sb9jbkk5yp6d1g6vwsjw",
          *             "quantity": 2,
          *             "amount_atom": 1000,
          *             "description": "Pro",
@@ -14880,13 +14880,13 @@ export type components = {
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2fha57c7w1shtv0ejbdsq7zg7g",
-         *       "request_id": "req_prod_06h2fha57c7w1shtv0ejbdsq7zg7g",
+         *       "correlation_id": "req_prod_06h2fw19ynheyh7yn2j0zq0eng2kp",
+         *       "request_id": "req_prod_06h2fw19ynheyh7yn2j0zq0eng2kp",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-29T14:46:09.477Z",
+         *       "created": "2026-11-29T15:33:00.541Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2fh8cpcfp74mhbjzdmqnxpcygr"
+         *       "actor_id": "key_prod_06h2fw0rt3rsvnydsxryw0w24qcqp"
          *     }
          */
         CheckoutSessionCreatedEvent: {
@@ -14931,19 +14931,19 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2fha68db71rax9zh5rtxybg7ma",
+         *       "id": "evt_prod_06h2fw1abz5gbs52rqfas5f53t4h2",
          *       "type": "checkout.session.updated",
          *       "aggregate_type": "checkout_session",
-         *       "aggregate_id": "cs_prod_06h2fha65jy79j3s5cz8gzsfwfrh4",
+         *       "aggregate_id": "cs_prod_06h2fw1a9zee5yf4g0gaz337et3e6",
          *       "data": {
-         *         "id": "cs_prod_06h2fha65jy79j3s5cz8gzsfwfrh4",
-         *         "url": "http://127.0.0.1:34955/checkout/cs_prod_06h2fha65jy79j3s5cz8gzsfwfrh4",
+         *         "id": "cs_prod_06h2fw1a9zee5yf4g0gaz337et3e6",
+         *         "url": "http://127.0.0.1:40283/checkout/cs_prod_06h2fw1a9zee5yf4g0gaz337et3e6",
          *         "mode": "payment",
          *         "object": "checkout_session",
          *         "status": "open",
-         *         "created": "2026-11-29T14:46:09.707Z",
+         *         "created": "2026-11-29T15:33:00.618Z",
          *         "invoice": null,
-         *         "updated": "2026-11-29T14:46:09.729Z",
+         *         "updated": "2026-11-29T15:33:00.638Z",
          *         "currency": "usd",
          *         "customer": null,
          *         "livemode": false,
@@ -14952,10 +14952,10 @@ export type components = {
          *         },
          *         "cancel_url": null,
          *         "expired_at": null,
-         *         "expires_at": "2026-11-30T14:46:09.707Z",
+         *         "expires_at": "2026-11-30T15:33:00.618Z",
          *         "line_items": [
          *           {
-         *             "price": "price_prod_06h2fh92tz3zamwxsy45rg2hms0y6",
+         *             "price": "price_prod_06h2fw106sb9jbkk5yp6d1g6vwsjw",
          *             "quantity": 2,
          *             "amount_atom": 1000,
          *             "description": "Pro",
@@ -14972,24 +14972,24 @@ export type components = {
          *         "subscription_data": null
          *       },
          *       "previous_data": {
-         *         "id": "cs_prod_06h2fha65jy79j3s5cz8gzsfwfrh4",
-         *         "url": "http://127.0.0.1:34955/checkout/cs_prod_06h2fha65jy79j3s5cz8gzsfwfrh4",
+         *         "id": "cs_prod_06h2fw1a9zee5yf4g0gaz337et3e6",
+         *         "url": "http://127.0.0.1:40283/checkout/cs_prod_06h2fw1a9zee5yf4g0gaz337et3e6",
          *         "mode": "payment",
          *         "object": "checkout_session",
          *         "status": "open",
-         *         "created": "2026-11-29T14:46:09.707Z",
+         *         "created": "2026-11-29T15:33:00.618Z",
          *         "invoice": null,
-         *         "updated": "2026-11-29T14:46:09.707Z",
+         *         "updated": "2026-11-29T15:33:00.618Z",
          *         "currency": "usd",
          *         "customer": null,
          *         "livemode": false,
          *         "metadata": {},
          *         "cancel_url": null,
          *         "expired_at": null,
-         *         "expires_at": "2026-11-30T14:46:09.707Z",
+         *         "expires_at": "2026-11-30T15:33:00.618Z",
          *         "line_items": [
          *           {
-         *             "price": "price_prod_06h2fh92tz3zamwxsy45rg2hms0y6",
+         *             "price": "price_prod_06h2fw106sb9jbkk5yp6d1g6vwsjw",
          *             "quantity": 2,
          *             "amount_atom": 1000,
          *             "description": "Pro",
@@ -15006,13 +15006,13 @@ export type components = {
          *         "subscription_data": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2fha67s3fdysgpgj2w1jnp006w",
-         *       "request_id": "req_prod_06h2fha67s3fdysgpgj2w1jnp006w",
+         *       "correlation_id": "req_prod_06h2fw1abfsm2ad5mptc56p0q7q8e",
+         *       "request_id": "req_prod_06h2fw1abfsm2ad5mptc56p0q7q8e",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-29T14:46:09.731Z",
+         *       "created": "2026-11-29T15:33:00.639Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2fh8cpcfp74mhbjzdmqnxpcygr"
+         *       "actor_id": "key_prod_06h2fw0rt3rsvnydsxryw0w24qcqp"
          *     }
          */
         CheckoutSessionUpdatedEvent: {
@@ -15057,20 +15057,20 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2fha6fx2rh2mpq9ygc9yrkggzm",
+         *       "id": "evt_prod_06h2fw1afk37nzsk9wz97ecwqfjt6",
          *       "type": "checkout.session.deleted",
          *       "aggregate_type": "checkout_session",
-         *       "aggregate_id": "cs_prod_06h2fha65jy79j3s5cz8gzsfwfrh4",
+         *       "aggregate_id": "cs_prod_06h2fw1a9zee5yf4g0gaz337et3e6",
          *       "data": {
-         *         "id": "cs_prod_06h2fha65jy79j3s5cz8gzsfwfrh4",
-         *         "url": "http://127.0.0.1:34955/checkout/cs_prod_06h2fha65jy79j3s5cz8gzsfwfrh4",
+         *         "id": "cs_prod_06h2fw1a9zee5yf4g0gaz337et3e6",
+         *         "url": "http://127.0.0.1:40283/checkout/cs_prod_06h2fw1a9zee5yf4g0gaz337et3e6",
          *         "mode": "payment",
          *         "object": "checkout_session",
          *         "status": "open",
-         *         "created": "2026-11-29T14:46:09.707Z",
+         *         "created": "2026-11-29T15:33:00.618Z",
          *         "deleted": true,
          *         "invoice": null,
-         *         "updated": "2026-11-29T14:46:09.786Z",
+         *         "updated": "2026-11-29T15:33:00.666Z",
          *         "currency": "usd",
          *         "customer": null,
          *         "livemode": false,
@@ -15079,10 +15079,10 @@ export type components = {
          *         },
          *         "cancel_url": null,
          *         "expired_at": null,
-         *         "expires_at": "2026-11-30T14:46:09.707Z",
+         *         "expires_at": "2026-11-30T15:33:00.618Z",
          *         "line_items": [
          *           {
-         *             "price": "price_prod_06h2fh92tz3zamwxsy45rg2hms0y6",
+         *             "price": "price_prod_06h2fw106sb9jbkk5yp6d1g6vwsjw",
          *             "quantity": 2,
          *             "amount_atom": 1000,
          *             "description": "Pro",
@@ -15099,14 +15099,14 @@ export type components = {
          *         "subscription_data": null
          *       },
          *       "previous_data": {
-         *         "id": "cs_prod_06h2fha65jy79j3s5cz8gzsfwfrh4",
-         *         "url": "http://127.0.0.1:34955/checkout/cs_prod_06h2fha65jy79j3s5cz8gzsfwfrh4",
+         *         "id": "cs_prod_06h2fw1a9zee5yf4g0gaz337et3e6",
+         *         "url": "http://127.0.0.1:40283/checkout/cs_prod_06h2fw1a9zee5yf4g0gaz337et3e6",
          *         "mode": "payment",
          *         "object": "checkout_session",
          *         "status": "open",
-         *         "created": "2026-11-29T14:46:09.707Z",
+         *         "created": "2026-11-29T15:33:00.618Z",
          *         "invoice": null,
-         *         "updated": "2026-11-29T14:46:09.729Z",
+         *         "updated": "2026-11-29T15:33:00.638Z",
          *         "currency": "usd",
          *         "customer": null,
          *         "livemode": false,
@@ -15115,10 +15115,10 @@ export type components = {
          *         },
          *         "cancel_url": null,
          *         "expired_at": null,
-         *         "expires_at": "2026-11-30T14:46:09.707Z",
+         *         "expires_at": "2026-11-30T15:33:00.618Z",
          *         "line_items": [
          *           {
-         *             "price": "price_prod_06h2fh92tz3zamwxsy45rg2hms0y6",
+         *             "price": "price_prod_06h2fw106sb9jbkk5yp6d1g6vwsjw",
          *             "quantity": 2,
          *             "amount_atom": 1000,
          *             "description": "Pro",
@@ -15135,13 +15135,13 @@ export type components = {
          *         "subscription_data": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2fha6bvrs455vngaawhn0arpaw",
-         *       "request_id": "req_prod_06h2fha6bvrs455vngaawhn0arpaw",
+         *       "correlation_id": "req_prod_06h2fw1aewcdvj8y44cgp86pjqrbm",
+         *       "request_id": "req_prod_06h2fw1aewcdvj8y44cgp86pjqrbm",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-29T14:46:09.791Z",
+         *       "created": "2026-11-29T15:33:00.668Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2fh8cpcfp74mhbjzdmqnxpcygr"
+         *       "actor_id": "key_prod_06h2fw0rt3rsvnydsxryw0w24qcqp"
          *     }
          */
         CheckoutSessionDeletedEvent: {
@@ -15186,29 +15186,29 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2fha5z9ez3218bqk9sbrp9ejq4",
+         *       "id": "evt_prod_06h2fw1a73t25whx5avjajmf6ez6c",
          *       "type": "checkout.session.completed",
          *       "aggregate_type": "checkout_session",
-         *       "aggregate_id": "cs_prod_06h2fha58b4gkccwxxpkmnt8fyfde",
+         *       "aggregate_id": "cs_prod_06h2fw19za539q819hrnrwq7pq0rc",
          *       "data": {
-         *         "id": "cs_prod_06h2fha58b4gkccwxxpkmnt8fyfde",
-         *         "url": "http://127.0.0.1:34955/checkout/cs_prod_06h2fha58b4gkccwxxpkmnt8fyfde",
+         *         "id": "cs_prod_06h2fw19za539q819hrnrwq7pq0rc",
+         *         "url": "http://127.0.0.1:40283/checkout/cs_prod_06h2fw19za539q819hrnrwq7pq0rc",
          *         "mode": "payment",
          *         "object": "checkout_session",
          *         "status": "complete",
-         *         "created": "2026-11-29T14:46:09.469Z",
+         *         "created": "2026-11-29T15:33:00.535Z",
          *         "invoice": null,
-         *         "updated": "2026-11-29T14:46:09.644Z",
+         *         "updated": "2026-11-29T15:33:00.598Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2fha5ggcs418r54794fwcqzqbt",
+         *         "customer": "cus_prod_06h2fw1a3mwtgj8e6kg4cdct4n6e0",
          *         "livemode": false,
          *         "metadata": {},
          *         "cancel_url": null,
          *         "expired_at": null,
-         *         "expires_at": "2026-11-30T14:46:09.469Z",
+         *         "expires_at": "2026-11-30T15:33:00.535Z",
          *         "line_items": [
          *           {
-         *             "price": "price_prod_06h2fh92tz3zamwxsy45rg2hms0y6",
+         *             "price": "price_prod_06h2fw106sb9jbkk5yp6d1g6vwsjw",
          *             "quantity": 2,
          *             "amount_atom": 1000,
          *             "description": "Pro",
@@ -15216,33 +15216,33 @@ export type components = {
          *           }
          *         ],
          *         "success_url": "https://example.com/thanks",
-         *         "completed_at": "2026-11-29T14:46:09.644Z",
+         *         "completed_at": "2026-11-29T15:33:00.598Z",
          *         "subscription": null,
          *         "customer_email": "new-buyer@example.com",
-         *         "payment_intent": "pi_prod_06h2fha5hfd8db07ewvs3v9dsgk2a",
+         *         "payment_intent": "pi_prod_06h2fw1a4mw0rphrvmxg4jjdvpxpg",
          *         "payment_status": "paid",
          *         "amount_total_atom": 1000,
          *         "subscription_data": null
          *       },
          *       "previous_data": {
-         *         "id": "cs_prod_06h2fha58b4gkccwxxpkmnt8fyfde",
-         *         "url": "http://127.0.0.1:34955/checkout/cs_prod_06h2fha58b4gkccwxxpkmnt8fyfde",
+         *         "id": "cs_prod_06h2fw19za539q819hrnrwq7pq0rc",
+         *         "url": "http://127.0.0.1:40283/checkout/cs_prod_06h2fw19za539q819hrnrwq7pq0rc",
          *         "mode": "payment",
          *         "object": "checkout_session",
          *         "status": "open",
-         *         "created": "2026-11-29T14:46:09.469Z",
+         *         "created": "2026-11-29T15:33:00.535Z",
          *         "invoice": null,
-         *         "updated": "2026-11-29T14:46:09.469Z",
+         *         "updated": "2026-11-29T15:33:00.535Z",
          *         "currency": "usd",
          *         "customer": null,
          *         "livemode": false,
          *         "metadata": {},
          *         "cancel_url": null,
          *         "expired_at": null,
-         *         "expires_at": "2026-11-30T14:46:09.469Z",
+         *         "expires_at": "2026-11-30T15:33:00.535Z",
          *         "line_items": [
          *           {
-         *             "price": "price_prod_06h2fh92tz3zamwxsy45rg2hms0y6",
+         *             "price": "price_prod_06h2fw106sb9jbkk5yp6d1g6vwsjw",
          *             "quantity": 2,
          *             "amount_atom": 1000,
          *             "description": "Pro",
@@ -15259,13 +15259,13 @@ export type components = {
          *         "subscription_data": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2fha5fc8709w1nxtvk8943b67j",
-         *       "request_id": "req_prod_06h2fha5fc8709w1nxtvk8943b67j",
+         *       "correlation_id": "req_prod_06h2fw1a2bf7h8v4rvtvpew7gk6xj",
+         *       "request_id": "req_prod_06h2fw1a2bf7h8v4rvtvpew7gk6xj",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-29T14:46:09.658Z",
+         *       "created": "2026-11-29T15:33:00.600Z",
          *       "actor_type": "customer",
-         *       "actor_id": "cus_prod_06h2fha5ggcs418r54794fwcqzqbt"
+         *       "actor_id": "cus_prod_06h2fw1a3mwtgj8e6kg4cdct4n6e0"
          *     }
          */
         CheckoutSessionCompletedEvent: {
@@ -15310,29 +15310,29 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2fha8mgvza3dd15z8hfa0xa7ng",
+         *       "id": "evt_prod_06h2fw1aw3ej4k8kgrqqnpet982q2",
          *       "type": "checkout.session.expired",
          *       "aggregate_type": "checkout_session",
-         *       "aggregate_id": "cs_prod_06h2fha6msgknpwr7ckk3r43vqqcw",
+         *       "aggregate_id": "cs_prod_06h2fw1ah1yqdypa1dk8npz3dk8by",
          *       "data": {
-         *         "id": "cs_prod_06h2fha6msgknpwr7ckk3r43vqqcw",
-         *         "url": "http://127.0.0.1:34955/checkout/cs_prod_06h2fha6msgknpwr7ckk3r43vqqcw",
+         *         "id": "cs_prod_06h2fw1ah1yqdypa1dk8npz3dk8by",
+         *         "url": "http://127.0.0.1:40283/checkout/cs_prod_06h2fw1ah1yqdypa1dk8npz3dk8by",
          *         "mode": "payment",
          *         "object": "checkout_session",
          *         "status": "expired",
-         *         "created": "2026-11-29T14:46:09.828Z",
+         *         "created": "2026-11-29T15:33:00.678Z",
          *         "invoice": null,
-         *         "updated": "2026-11-30T14:46:09.828Z",
+         *         "updated": "2026-11-30T15:33:00.678Z",
          *         "currency": "usd",
          *         "customer": null,
          *         "livemode": false,
          *         "metadata": {},
          *         "cancel_url": null,
-         *         "expired_at": "2026-11-30T14:46:09.828Z",
-         *         "expires_at": "2026-11-30T14:46:09.828Z",
+         *         "expired_at": "2026-11-30T15:33:00.678Z",
+         *         "expires_at": "2026-11-30T15:33:00.678Z",
          *         "line_items": [
          *           {
-         *             "price": "price_prod_06h2fh92tz3zamwxsy45rg2hms0y6",
+         *             "price": "price_prod_06h2fw106sb9jbkk5yp6d1g6vwsjw",
          *             "quantity": 2,
          *             "amount_atom": 1000,
          *             "description": "Pro",
@@ -15349,24 +15349,24 @@ export type components = {
          *         "subscription_data": null
          *       },
          *       "previous_data": {
-         *         "id": "cs_prod_06h2fha6msgknpwr7ckk3r43vqqcw",
-         *         "url": "http://127.0.0.1:34955/checkout/cs_prod_06h2fha6msgknpwr7ckk3r43vqqcw",
+         *         "id": "cs_prod_06h2fw1ah1yqdypa1dk8npz3dk8by",
+         *         "url": "http://127.0.0.1:40283/checkout/cs_prod_06h2fw1ah1yqdypa1dk8npz3dk8by",
          *         "mode": "payment",
          *         "object": "checkout_session",
          *         "status": "open",
-         *         "created": "2026-11-29T14:46:09.828Z",
+         *         "created": "2026-11-29T15:33:00.678Z",
          *         "invoice": null,
-         *         "updated": "2026-11-29T14:46:09.828Z",
+         *         "updated": "2026-11-29T15:33:00.678Z",
          *         "currency": "usd",
          *         "customer": null,
          *         "livemode": false,
          *         "metadata": {},
          *         "cancel_url": null,
          *         "expired_at": null,
-         *         "expires_at": "2026-11-30T14:46:09.828Z",
+         *         "expires_at": "2026-11-30T15:33:00.678Z",
          *         "line_items": [
          *           {
-         *             "price": "price_prod_06h2fh92tz3zamwxsy45rg2hms0y6",
+         *             "price": "price_prod_06h2fw106sb9jbkk5yp6d1g6vwsjw",
          *             "quantity": 2,
          *             "amount_atom": 1000,
          *             "description": "Pro",
@@ -15383,11 +15383,11 @@ export type components = {
          *         "subscription_data": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2fha70yjrgwhmtmh1205bqc420",
+         *       "correlation_id": "req_prod_06h2fw1amdn90e2wh4jsbccmcwx4a",
          *       "request_id": null,
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-30T14:46:09.828Z",
+         *       "created": "2026-11-30T15:33:00.678Z",
          *       "actor_type": "system",
          *       "actor_id": null
          *     }
@@ -15434,17 +15434,17 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2fh8xp9t3f2ta34e170xkp34x2",
+         *       "id": "evt_prod_06h2fw0xsdd04qev2v01hpkpdgm8w",
          *       "type": "payment_intent.created",
          *       "aggregate_type": "payment_intent",
-         *       "aggregate_id": "pi_prod_06h2fh8xny4fc1x5pzr62asw4kvb6",
+         *       "aggregate_id": "pi_prod_06h2fw0xs2kw03wn1p75a38sx0y3j",
          *       "data": {
-         *         "id": "pi_prod_06h2fh8xny4fc1x5pzr62asw4kvb6",
+         *         "id": "pi_prod_06h2fw0xs2kw03wn1p75a38sx0y3j",
          *         "object": "payment_intent",
          *         "status": "requires_confirmation",
-         *         "created": "2026-11-29T14:45:59.343Z",
+         *         "created": "2026-11-29T15:32:57.416Z",
          *         "invoice": null,
-         *         "updated": "2026-11-29T14:45:59.343Z",
+         *         "updated": "2026-11-29T15:32:57.416Z",
          *         "currency": "usd",
          *         "customer": null,
          *         "livemode": false,
@@ -15459,13 +15459,13 @@ export type components = {
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2fh8xn7fsrsm102a99kyt4bpc6",
-         *       "request_id": "req_prod_06h2fh8xn7fsrsm102a99kyt4bpc6",
+         *       "correlation_id": "req_prod_06h2fw0xr1vj740cqwx27arngqgfe",
+         *       "request_id": "req_prod_06h2fw0xr1vj740cqwx27arngqgfe",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-29T14:45:59.346Z",
+         *       "created": "2026-11-29T15:32:57.419Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2fh8cpcfp74mhbjzdmqnxpcygr"
+         *       "actor_id": "key_prod_06h2fw0rt3rsvnydsxryw0w24qcqp"
          *     }
          */
         PaymentIntentCreatedEvent: {
@@ -15510,17 +15510,17 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2fh8xv90a7g6pk1pvev5fqbt9a",
+         *       "id": "evt_prod_06h2fw0xwej7my01yb8pehsjqjkpy",
          *       "type": "payment_intent.processing",
          *       "aggregate_type": "payment_intent",
-         *       "aggregate_id": "pi_prod_06h2fh8xny4fc1x5pzr62asw4kvb6",
+         *       "aggregate_id": "pi_prod_06h2fw0xs2kw03wn1p75a38sx0y3j",
          *       "data": {
-         *         "id": "pi_prod_06h2fh8xny4fc1x5pzr62asw4kvb6",
+         *         "id": "pi_prod_06h2fw0xs2kw03wn1p75a38sx0y3j",
          *         "object": "payment_intent",
          *         "status": "processing",
-         *         "created": "2026-11-29T14:45:59.343Z",
+         *         "created": "2026-11-29T15:32:57.416Z",
          *         "invoice": null,
-         *         "updated": "2026-11-29T14:45:59.383Z",
+         *         "updated": "2026-11-29T15:32:57.439Z",
          *         "currency": "usd",
          *         "customer": null,
          *         "livemode": false,
@@ -15534,12 +15534,12 @@ export type components = {
          *         "amount_capturable_atom": 0
          *       },
          *       "previous_data": {
-         *         "id": "pi_prod_06h2fh8xny4fc1x5pzr62asw4kvb6",
+         *         "id": "pi_prod_06h2fw0xs2kw03wn1p75a38sx0y3j",
          *         "object": "payment_intent",
          *         "status": "requires_confirmation",
-         *         "created": "2026-11-29T14:45:59.343Z",
+         *         "created": "2026-11-29T15:32:57.416Z",
          *         "invoice": null,
-         *         "updated": "2026-11-29T14:45:59.351Z",
+         *         "updated": "2026-11-29T15:32:57.425Z",
          *         "currency": "usd",
          *         "customer": null,
          *         "livemode": false,
@@ -15553,13 +15553,13 @@ export type components = {
          *         "amount_capturable_atom": 0
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2fh8xn7fsrsm102a99kyt4bpc6",
-         *       "request_id": "req_prod_06h2fh8xn7fsrsm102a99kyt4bpc6",
+         *       "correlation_id": "req_prod_06h2fw0xr1vj740cqwx27arngqgfe",
+         *       "request_id": "req_prod_06h2fw0xr1vj740cqwx27arngqgfe",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-29T14:45:59.386Z",
+         *       "created": "2026-11-29T15:32:57.443Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2fh8cpcfp74mhbjzdmqnxpcygr"
+         *       "actor_id": "key_prod_06h2fw0rt3rsvnydsxryw0w24qcqp"
          *     }
          */
         PaymentIntentProcessingEvent: {
@@ -15604,19 +15604,19 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2fh9ev09gj6kn93kc9gxzb87d4",
+         *       "id": "evt_prod_06h2fw134c62sdqhzfrx9fryh9gb4",
          *       "type": "payment_intent.requires_action",
          *       "aggregate_type": "payment_intent",
-         *       "aggregate_id": "pi_prod_06h2fh9erx17seyx5y7kg61064ybc",
+         *       "aggregate_id": "pi_prod_06h2fw133j09c67zwm1hvpdkn3pyt",
          *       "data": {
-         *         "id": "pi_prod_06h2fh9erx17seyx5y7kg61064ybc",
+         *         "id": "pi_prod_06h2fw133j09c67zwm1hvpdkn3pyt",
          *         "object": "payment_intent",
          *         "status": "requires_action",
-         *         "created": "2026-11-29T14:46:03.719Z",
+         *         "created": "2026-11-29T15:32:58.780Z",
          *         "invoice": null,
-         *         "updated": "2026-11-29T14:46:03.732Z",
+         *         "updated": "2026-11-29T15:32:58.785Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2fh9a305gnvn0y9ecv5hbacw76",
+         *         "customer": "cus_prod_06h2fw11rqq15gbze22grn4106dx2",
          *         "livemode": false,
          *         "metadata": {},
          *         "amount_atom": 1000,
@@ -15628,14 +15628,14 @@ export type components = {
          *         "amount_capturable_atom": 0
          *       },
          *       "previous_data": {
-         *         "id": "pi_prod_06h2fh9erx17seyx5y7kg61064ybc",
+         *         "id": "pi_prod_06h2fw133j09c67zwm1hvpdkn3pyt",
          *         "object": "payment_intent",
          *         "status": "requires_confirmation",
-         *         "created": "2026-11-29T14:46:03.719Z",
+         *         "created": "2026-11-29T15:32:58.780Z",
          *         "invoice": null,
-         *         "updated": "2026-11-29T14:46:03.719Z",
+         *         "updated": "2026-11-29T15:32:58.780Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2fh9a305gnvn0y9ecv5hbacw76",
+         *         "customer": "cus_prod_06h2fw11rqq15gbze22grn4106dx2",
          *         "livemode": false,
          *         "metadata": {},
          *         "amount_atom": 1000,
@@ -15647,13 +15647,13 @@ export type components = {
          *         "amount_capturable_atom": 0
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2fh9erhea4t6vd6j5akevbt87e",
-         *       "request_id": "req_prod_06h2fh9erhea4t6vd6j5akevbt87e",
+         *       "correlation_id": "req_prod_06h2fw1335bzy2e0f9apr0f0y870e",
+         *       "request_id": "req_prod_06h2fw1335bzy2e0f9apr0f0y870e",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-29T14:46:03.736Z",
+         *       "created": "2026-11-29T15:32:58.788Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2fh8cpcfp74mhbjzdmqnxpcygr"
+         *       "actor_id": "key_prod_06h2fw0rt3rsvnydsxryw0w24qcqp"
          *     }
          */
         PaymentIntentRequiresActionEvent: {
@@ -15698,19 +15698,19 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2fh9fe9jmt4tchjar6af50hwf8",
+         *       "id": "evt_prod_06h2fw13f6pcmhgdy8e2nfwxkqzmm",
          *       "type": "payment_intent.amount_capturable_updated",
          *       "aggregate_type": "payment_intent",
-         *       "aggregate_id": "pi_prod_06h2fh9fbf5dme1jcdcrmph122b5p",
+         *       "aggregate_id": "pi_prod_06h2fw139mk1y4jg2caa7atmw35km",
          *       "data": {
-         *         "id": "pi_prod_06h2fh9fbf5dme1jcdcrmph122b5p",
+         *         "id": "pi_prod_06h2fw139mk1y4jg2caa7atmw35km",
          *         "object": "payment_intent",
          *         "status": "requires_capture",
-         *         "created": "2026-11-29T14:46:03.867Z",
+         *         "created": "2026-11-29T15:32:58.829Z",
          *         "invoice": null,
-         *         "updated": "2026-11-29T14:46:03.881Z",
+         *         "updated": "2026-11-29T15:32:58.871Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2fh9a305gnvn0y9ecv5hbacw76",
+         *         "customer": "cus_prod_06h2fw11rqq15gbze22grn4106dx2",
          *         "livemode": false,
          *         "metadata": {},
          *         "amount_atom": 1000,
@@ -15722,14 +15722,14 @@ export type components = {
          *         "amount_capturable_atom": 1000
          *       },
          *       "previous_data": {
-         *         "id": "pi_prod_06h2fh9fbf5dme1jcdcrmph122b5p",
+         *         "id": "pi_prod_06h2fw139mk1y4jg2caa7atmw35km",
          *         "object": "payment_intent",
          *         "status": "processing",
-         *         "created": "2026-11-29T14:46:03.867Z",
+         *         "created": "2026-11-29T15:32:58.829Z",
          *         "invoice": null,
-         *         "updated": "2026-11-29T14:46:03.871Z",
+         *         "updated": "2026-11-29T15:32:58.837Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2fh9a305gnvn0y9ecv5hbacw76",
+         *         "customer": "cus_prod_06h2fw11rqq15gbze22grn4106dx2",
          *         "livemode": false,
          *         "metadata": {},
          *         "amount_atom": 1000,
@@ -15741,13 +15741,13 @@ export type components = {
          *         "amount_capturable_atom": 0
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2fh9faret5w9b41vym5dk93gwg",
-         *       "request_id": "req_prod_06h2fh9faret5w9b41vym5dk93gwg",
+         *       "correlation_id": "req_prod_06h2fw139425nd6hdv8h4ckfknjk0",
+         *       "request_id": "req_prod_06h2fw139425nd6hdv8h4ckfknjk0",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-29T14:46:03.890Z",
+         *       "created": "2026-11-29T15:32:58.873Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2fh8cpcfp74mhbjzdmqnxpcygr"
+         *       "actor_id": "key_prod_06h2fw0rt3rsvnydsxryw0w24qcqp"
          *     }
          */
         PaymentIntentAmountCapturableUpdatedEvent: {
@@ -15792,17 +15792,17 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2fh8xzvfpf2bzkbkhp075kxjxw",
+         *       "id": "evt_prod_06h2fw0xzzvc914ze8rq21yymk22g",
          *       "type": "payment_intent.succeeded",
          *       "aggregate_type": "payment_intent",
-         *       "aggregate_id": "pi_prod_06h2fh8xny4fc1x5pzr62asw4kvb6",
+         *       "aggregate_id": "pi_prod_06h2fw0xs2kw03wn1p75a38sx0y3j",
          *       "data": {
-         *         "id": "pi_prod_06h2fh8xny4fc1x5pzr62asw4kvb6",
+         *         "id": "pi_prod_06h2fw0xs2kw03wn1p75a38sx0y3j",
          *         "object": "payment_intent",
          *         "status": "succeeded",
-         *         "created": "2026-11-29T14:45:59.343Z",
+         *         "created": "2026-11-29T15:32:57.416Z",
          *         "invoice": null,
-         *         "updated": "2026-11-29T14:45:59.418Z",
+         *         "updated": "2026-11-29T15:32:57.465Z",
          *         "currency": "usd",
          *         "customer": null,
          *         "livemode": false,
@@ -15816,12 +15816,12 @@ export type components = {
          *         "amount_capturable_atom": 0
          *       },
          *       "previous_data": {
-         *         "id": "pi_prod_06h2fh8xny4fc1x5pzr62asw4kvb6",
+         *         "id": "pi_prod_06h2fw0xs2kw03wn1p75a38sx0y3j",
          *         "object": "payment_intent",
          *         "status": "processing",
-         *         "created": "2026-11-29T14:45:59.343Z",
+         *         "created": "2026-11-29T15:32:57.416Z",
          *         "invoice": null,
-         *         "updated": "2026-11-29T14:45:59.383Z",
+         *         "updated": "2026-11-29T15:32:57.439Z",
          *         "currency": "usd",
          *         "customer": null,
          *         "livemode": false,
@@ -15835,13 +15835,13 @@ export type components = {
          *         "amount_capturable_atom": 0
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2fh8xn7fsrsm102a99kyt4bpc6",
-         *       "request_id": "req_prod_06h2fh8xn7fsrsm102a99kyt4bpc6",
+         *       "correlation_id": "req_prod_06h2fw0xr1vj740cqwx27arngqgfe",
+         *       "request_id": "req_prod_06h2fw0xr1vj740cqwx27arngqgfe",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-29T14:45:59.422Z",
+         *       "created": "2026-11-29T15:32:57.471Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2fh8cpcfp74mhbjzdmqnxpcygr"
+         *       "actor_id": "key_prod_06h2fw0rt3rsvnydsxryw0w24qcqp"
          *     }
          */
         PaymentIntentSucceededEvent: {
@@ -15886,23 +15886,23 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2fh9fpgj8ysbgwn009jpmx6kx6",
+         *       "id": "evt_prod_06h2fw13hqd2ytbacp1s0720wkj4e",
          *       "type": "payment_intent.canceled",
          *       "aggregate_type": "payment_intent",
-         *       "aggregate_id": "pi_prod_06h2fh9fbf5dme1jcdcrmph122b5p",
+         *       "aggregate_id": "pi_prod_06h2fw139mk1y4jg2caa7atmw35km",
          *       "data": {
-         *         "id": "pi_prod_06h2fh9fbf5dme1jcdcrmph122b5p",
+         *         "id": "pi_prod_06h2fw139mk1y4jg2caa7atmw35km",
          *         "object": "payment_intent",
          *         "status": "canceled",
-         *         "created": "2026-11-29T14:46:03.867Z",
+         *         "created": "2026-11-29T15:32:58.829Z",
          *         "invoice": null,
-         *         "updated": "2026-11-29T14:46:03.955Z",
+         *         "updated": "2026-11-29T15:32:58.892Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2fh9a305gnvn0y9ecv5hbacw76",
+         *         "customer": "cus_prod_06h2fw11rqq15gbze22grn4106dx2",
          *         "livemode": false,
          *         "metadata": {},
          *         "amount_atom": 1000,
-         *         "canceled_at": "2026-11-29T14:46:03.955Z",
+         *         "canceled_at": "2026-11-29T15:32:58.892Z",
          *         "capture_method": "manual",
          *         "payment_method": "pm_sandbox_succeeds",
          *         "last_payment_error": null,
@@ -15910,14 +15910,14 @@ export type components = {
          *         "amount_capturable_atom": 0
          *       },
          *       "previous_data": {
-         *         "id": "pi_prod_06h2fh9fbf5dme1jcdcrmph122b5p",
+         *         "id": "pi_prod_06h2fw139mk1y4jg2caa7atmw35km",
          *         "object": "payment_intent",
          *         "status": "requires_capture",
-         *         "created": "2026-11-29T14:46:03.867Z",
+         *         "created": "2026-11-29T15:32:58.829Z",
          *         "invoice": null,
-         *         "updated": "2026-11-29T14:46:03.881Z",
+         *         "updated": "2026-11-29T15:32:58.871Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2fh9a305gnvn0y9ecv5hbacw76",
+         *         "customer": "cus_prod_06h2fw11rqq15gbze22grn4106dx2",
          *         "livemode": false,
          *         "metadata": {},
          *         "amount_atom": 1000,
@@ -15929,13 +15929,13 @@ export type components = {
          *         "amount_capturable_atom": 1000
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2fh9fns878p39h1b2zpzv4e28p",
-         *       "request_id": "req_prod_06h2fh9fns878p39h1b2zpzv4e28p",
+         *       "correlation_id": "req_prod_06h2fw13gw1jzvg8b30a0cshkgxsr",
+         *       "request_id": "req_prod_06h2fw13gw1jzvg8b30a0cshkgxsr",
          *       "version": 1,
          *       "sequence": 4,
-         *       "created": "2026-11-29T14:46:03.956Z",
+         *       "created": "2026-11-29T15:32:58.893Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2fh8cpcfp74mhbjzdmqnxpcygr"
+         *       "actor_id": "key_prod_06h2fw0rt3rsvnydsxryw0w24qcqp"
          *     }
          */
         PaymentIntentCanceledEvent: {
@@ -15980,19 +15980,19 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2fh9en4pmh2vsvw1hm4jqxv1qj",
+         *       "id": "evt_prod_06h2fw131vzack237d3d9b964fx68",
          *       "type": "payment_intent.payment_failed",
          *       "aggregate_type": "payment_intent",
-         *       "aggregate_id": "pi_prod_06h2fh9egmzhtqhv56wz34pt3mtbm",
+         *       "aggregate_id": "pi_prod_06h2fw12znf6z2z6xtw7hxexsq736",
          *       "data": {
-         *         "id": "pi_prod_06h2fh9egmzhtqhv56wz34pt3mtbm",
+         *         "id": "pi_prod_06h2fw12znf6z2z6xtw7hxexsq736",
          *         "object": "payment_intent",
          *         "status": "requires_payment_method",
-         *         "created": "2026-11-29T14:46:03.653Z",
+         *         "created": "2026-11-29T15:32:58.749Z",
          *         "invoice": null,
-         *         "updated": "2026-11-29T14:46:03.682Z",
+         *         "updated": "2026-11-29T15:32:58.763Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2fh9a305gnvn0y9ecv5hbacw76",
+         *         "customer": "cus_prod_06h2fw11rqq15gbze22grn4106dx2",
          *         "livemode": false,
          *         "metadata": {},
          *         "amount_atom": 1000,
@@ -16004,14 +16004,14 @@ export type components = {
          *         "amount_capturable_atom": 0
          *       },
          *       "previous_data": {
-         *         "id": "pi_prod_06h2fh9egmzhtqhv56wz34pt3mtbm",
+         *         "id": "pi_prod_06h2fw12znf6z2z6xtw7hxexsq736",
          *         "object": "payment_intent",
          *         "status": "processing",
-         *         "created": "2026-11-29T14:46:03.653Z",
+         *         "created": "2026-11-29T15:32:58.749Z",
          *         "invoice": null,
-         *         "updated": "2026-11-29T14:46:03.663Z",
+         *         "updated": "2026-11-29T15:32:58.756Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2fh9a305gnvn0y9ecv5hbacw76",
+         *         "customer": "cus_prod_06h2fw11rqq15gbze22grn4106dx2",
          *         "livemode": false,
          *         "metadata": {},
          *         "amount_atom": 1000,
@@ -16023,13 +16023,13 @@ export type components = {
          *         "amount_capturable_atom": 0
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2fh9egc208h1601eqfd9s7thjt",
-         *       "request_id": "req_prod_06h2fh9egc208h1601eqfd9s7thjt",
+         *       "correlation_id": "req_prod_06h2fw12z88pazk3yzts5dm4ek9qa",
+         *       "request_id": "req_prod_06h2fw12z88pazk3yzts5dm4ek9qa",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-29T14:46:03.689Z",
+         *       "created": "2026-11-29T15:32:58.766Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2fh8cpcfp74mhbjzdmqnxpcygr"
+         *       "actor_id": "key_prod_06h2fw0rt3rsvnydsxryw0w24qcqp"
          *     }
          */
         PaymentIntentPaymentFailedEvent: {
@@ -16074,19 +16074,19 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2fh9f6q6ezspwkhmhe9k453ver",
+         *       "id": "evt_prod_06h2fw137r54x7njzs3batym0w0xt",
          *       "type": "payment_intent.partially_funded",
          *       "aggregate_type": "payment_intent",
-         *       "aggregate_id": "pi_prod_06h2fh9f37sntxryaqe7wq5shbvr8",
+         *       "aggregate_id": "pi_prod_06h2fw136dbpr6n4sng12gjrypjag",
          *       "data": {
-         *         "id": "pi_prod_06h2fh9f37sntxryaqe7wq5shbvr8",
+         *         "id": "pi_prod_06h2fw136dbpr6n4sng12gjrypjag",
          *         "object": "payment_intent",
          *         "status": "partially_funded",
-         *         "created": "2026-11-29T14:46:03.801Z",
+         *         "created": "2026-11-29T15:32:58.803Z",
          *         "invoice": null,
-         *         "updated": "2026-11-29T14:46:03.827Z",
+         *         "updated": "2026-11-29T15:32:58.813Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2fh9a305gnvn0y9ecv5hbacw76",
+         *         "customer": "cus_prod_06h2fw11rqq15gbze22grn4106dx2",
          *         "livemode": false,
          *         "metadata": {},
          *         "amount_atom": 1000,
@@ -16098,14 +16098,14 @@ export type components = {
          *         "amount_capturable_atom": 0
          *       },
          *       "previous_data": {
-         *         "id": "pi_prod_06h2fh9f37sntxryaqe7wq5shbvr8",
+         *         "id": "pi_prod_06h2fw136dbpr6n4sng12gjrypjag",
          *         "object": "payment_intent",
          *         "status": "processing",
-         *         "created": "2026-11-29T14:46:03.801Z",
+         *         "created": "2026-11-29T15:32:58.803Z",
          *         "invoice": null,
-         *         "updated": "2026-11-29T14:46:03.805Z",
+         *         "updated": "2026-11-29T15:32:58.807Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2fh9a305gnvn0y9ecv5hbacw76",
+         *         "customer": "cus_prod_06h2fw11rqq15gbze22grn4106dx2",
          *         "livemode": false,
          *         "metadata": {},
          *         "amount_atom": 1000,
@@ -16117,13 +16117,13 @@ export type components = {
          *         "amount_capturable_atom": 0
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2fh9f2sgvjc83xq995a8m2k01m",
-         *       "request_id": "req_prod_06h2fh9f2sgvjc83xq995a8m2k01m",
+         *       "correlation_id": "req_prod_06h2fw13631vkxbq47wcaydnj89vg",
+         *       "request_id": "req_prod_06h2fw13631vkxbq47wcaydnj89vg",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-29T14:46:03.829Z",
+         *       "created": "2026-11-29T15:32:58.814Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2fh8cpcfp74mhbjzdmqnxpcygr"
+         *       "actor_id": "key_prod_06h2fw0rt3rsvnydsxryw0w24qcqp"
          *     }
          */
         PaymentIntentPartiallyFundedEvent: {
@@ -16168,48 +16168,48 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2fh9ynxtwqya6fhhk8gdz8t2f6",
+         *       "id": "evt_prod_06h2fw17tcpa7frxtszmd8tpj28ft",
          *       "type": "customer.subscription.created",
          *       "aggregate_type": "subscription",
-         *       "aggregate_id": "sub_prod_06h2fh9yg53enxbt4qcjaxpq9jssg",
+         *       "aggregate_id": "sub_prod_06h2fw17r8s774y69ckrzvfz2da76",
          *       "data": {
-         *         "id": "sub_prod_06h2fh9yg53enxbt4qcjaxpq9jssg",
+         *         "id": "sub_prod_06h2fw17r8s774y69ckrzvfz2da76",
          *         "items": [
          *           {
-         *             "id": "si_prod_06h2fh9yg53enxbt4qcjaxpq9jssj",
-         *             "price": "price_prod_06h2fh928k9xh46nak7pgx5pysz2t",
+         *             "id": "si_prod_06h2fw17r8s774y69ckrzvfz2da78",
+         *             "price": "price_prod_06h2fw1039pna1mcpmm9mmsq7q3wp",
          *             "quantity": 1
          *           }
          *         ],
          *         "object": "subscription",
          *         "status": "active",
-         *         "created": "2026-11-29T14:46:07.733Z",
-         *         "updated": "2026-11-29T14:46:07.733Z",
+         *         "created": "2026-11-29T15:32:59.967Z",
+         *         "updated": "2026-11-29T15:32:59.967Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2fh9a305gnvn0y9ecv5hbacw76",
+         *         "customer": "cus_prod_06h2fw11rqq15gbze22grn4106dx2",
          *         "livemode": false,
          *         "metadata": {},
          *         "paused_at": null,
          *         "trial_end": null,
          *         "cancelled_at": null,
          *         "days_until_due": null,
-         *         "latest_invoice": "in_prod_06h2fh9ygxppr5s16v18zws4vzhgj",
+         *         "latest_invoice": "in_prod_06h2fw17rxtp075b546k4w4mkm8dg",
          *         "pending_changes": [],
          *         "collection_method": "charge_automatically",
-         *         "current_period_end": "2026-12-29T14:46:07.733Z",
+         *         "current_period_end": "2026-12-29T15:32:59.967Z",
          *         "cancel_at_period_end": false,
-         *         "current_period_start": "2026-11-29T14:46:07.733Z",
+         *         "current_period_start": "2026-11-29T15:32:59.967Z",
          *         "default_payment_method": null
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2fh9yeepn4dcf5kytreww76wxe",
-         *       "request_id": "req_prod_06h2fh9yeepn4dcf5kytreww76wxe",
+         *       "correlation_id": "req_prod_06h2fw17qpkjtqdpswydpc29b0b88",
+         *       "request_id": "req_prod_06h2fw17qpkjtqdpswydpc29b0b88",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-29T14:46:07.791Z",
+         *       "created": "2026-11-29T15:32:59.987Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2fh8cpcfp74mhbjzdmqnxpcygr"
+         *       "actor_id": "key_prod_06h2fw0rt3rsvnydsxryw0w24qcqp"
          *     }
          */
         CustomerSubscriptionCreatedEvent: {
@@ -16254,25 +16254,25 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2fha017kyzgwwmx08wzjvq0fyj",
+         *       "id": "evt_prod_06h2fw182ambmn9yk28mnvefddh6g",
          *       "type": "customer.subscription.updated",
          *       "aggregate_type": "subscription",
-         *       "aggregate_id": "sub_prod_06h2fh9yg53enxbt4qcjaxpq9jssg",
+         *       "aggregate_id": "sub_prod_06h2fw17r8s774y69ckrzvfz2da76",
          *       "data": {
-         *         "id": "sub_prod_06h2fh9yg53enxbt4qcjaxpq9jssg",
+         *         "id": "sub_prod_06h2fw17r8s774y69ckrzvfz2da76",
          *         "items": [
          *           {
-         *             "id": "si_prod_06h2fh9yg53enxbt4qcjaxpq9jssj",
-         *             "price": "price_prod_06h2fh928k9xh46nak7pgx5pysz2t",
+         *             "id": "si_prod_06h2fw17r8s774y69ckrzvfz2da78",
+         *             "price": "price_prod_06h2fw1039pna1mcpmm9mmsq7q3wp",
          *             "quantity": 1
          *           }
          *         ],
          *         "object": "subscription",
          *         "status": "active",
-         *         "created": "2026-11-29T14:46:07.733Z",
-         *         "updated": "2026-11-29T14:46:08.117Z",
+         *         "created": "2026-11-29T15:32:59.967Z",
+         *         "updated": "2026-11-29T15:33:00.043Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2fh9a305gnvn0y9ecv5hbacw76",
+         *         "customer": "cus_prod_06h2fw11rqq15gbze22grn4106dx2",
          *         "livemode": false,
          *         "metadata": {
          *           "plan": "pro"
@@ -16281,51 +16281,51 @@ export type components = {
          *         "trial_end": null,
          *         "cancelled_at": null,
          *         "days_until_due": null,
-         *         "latest_invoice": "in_prod_06h2fh9ygxppr5s16v18zws4vzhgj",
+         *         "latest_invoice": "in_prod_06h2fw17rxtp075b546k4w4mkm8dg",
          *         "pending_changes": [],
          *         "collection_method": "charge_automatically",
-         *         "current_period_end": "2026-12-29T14:46:07.733Z",
+         *         "current_period_end": "2026-12-29T15:32:59.967Z",
          *         "cancel_at_period_end": false,
-         *         "current_period_start": "2026-11-29T14:46:07.733Z",
+         *         "current_period_start": "2026-11-29T15:32:59.967Z",
          *         "default_payment_method": null
          *       },
          *       "previous_data": {
-         *         "id": "sub_prod_06h2fh9yg53enxbt4qcjaxpq9jssg",
+         *         "id": "sub_prod_06h2fw17r8s774y69ckrzvfz2da76",
          *         "items": [
          *           {
-         *             "id": "si_prod_06h2fh9yg53enxbt4qcjaxpq9jssj",
-         *             "price": "price_prod_06h2fh928k9xh46nak7pgx5pysz2t",
+         *             "id": "si_prod_06h2fw17r8s774y69ckrzvfz2da78",
+         *             "price": "price_prod_06h2fw1039pna1mcpmm9mmsq7q3wp",
          *             "quantity": 1
          *           }
          *         ],
          *         "object": "subscription",
          *         "status": "active",
-         *         "created": "2026-11-29T14:46:07.733Z",
-         *         "updated": "2026-11-29T14:46:07.733Z",
+         *         "created": "2026-11-29T15:32:59.967Z",
+         *         "updated": "2026-11-29T15:32:59.967Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2fh9a305gnvn0y9ecv5hbacw76",
+         *         "customer": "cus_prod_06h2fw11rqq15gbze22grn4106dx2",
          *         "livemode": false,
          *         "metadata": {},
          *         "paused_at": null,
          *         "trial_end": null,
          *         "cancelled_at": null,
          *         "days_until_due": null,
-         *         "latest_invoice": "in_prod_06h2fh9ygxppr5s16v18zws4vzhgj",
+         *         "latest_invoice": "in_prod_06h2fw17rxtp075b546k4w4mkm8dg",
          *         "pending_changes": [],
          *         "collection_method": "charge_automatically",
-         *         "current_period_end": "2026-12-29T14:46:07.733Z",
+         *         "current_period_end": "2026-12-29T15:32:59.967Z",
          *         "cancel_at_period_end": false,
-         *         "current_period_start": "2026-11-29T14:46:07.733Z",
+         *         "current_period_start": "2026-11-29T15:32:59.967Z",
          *         "default_payment_method": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2fh9ztpwcdhsk02w89e0gzzah6",
-         *       "request_id": "req_prod_06h2fh9ztpwcdhsk02w89e0gzzah6",
+         *       "correlation_id": "req_prod_06h2fw180ngwxwgghbyej6sgsdsp2",
+         *       "request_id": "req_prod_06h2fw180ngwxwgghbyej6sgsdsp2",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-29T14:46:08.137Z",
+         *       "created": "2026-11-29T15:33:00.050Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2fh8cpcfp74mhbjzdmqnxpcygr"
+         *       "actor_id": "key_prod_06h2fw0rt3rsvnydsxryw0w24qcqp"
          *     }
          */
         CustomerSubscriptionUpdatedEvent: {
@@ -16370,56 +16370,56 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2fha0rgv8h9tjxg2sacqf87dnw",
+         *       "id": "evt_prod_06h2fw186612s35w30r3b5pa3mvg6",
          *       "type": "customer.subscription.paused",
          *       "aggregate_type": "subscription",
-         *       "aggregate_id": "sub_prod_06h2fh9yg53enxbt4qcjaxpq9jssg",
+         *       "aggregate_id": "sub_prod_06h2fw17r8s774y69ckrzvfz2da76",
          *       "data": {
-         *         "id": "sub_prod_06h2fh9yg53enxbt4qcjaxpq9jssg",
+         *         "id": "sub_prod_06h2fw17r8s774y69ckrzvfz2da76",
          *         "items": [
          *           {
-         *             "id": "si_prod_06h2fh9yg53enxbt4qcjaxpq9jssj",
-         *             "price": "price_prod_06h2fh928k9xh46nak7pgx5pysz2t",
+         *             "id": "si_prod_06h2fw17r8s774y69ckrzvfz2da78",
+         *             "price": "price_prod_06h2fw1039pna1mcpmm9mmsq7q3wp",
          *             "quantity": 1
          *           }
          *         ],
          *         "object": "subscription",
          *         "status": "paused",
-         *         "created": "2026-11-29T14:46:07.733Z",
-         *         "updated": "2026-11-29T14:46:08.295Z",
+         *         "created": "2026-11-29T15:32:59.967Z",
+         *         "updated": "2026-11-29T15:33:00.077Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2fh9a305gnvn0y9ecv5hbacw76",
+         *         "customer": "cus_prod_06h2fw11rqq15gbze22grn4106dx2",
          *         "livemode": false,
          *         "metadata": {
          *           "plan": "pro"
          *         },
-         *         "paused_at": "2026-11-29T14:46:08.295Z",
+         *         "paused_at": "2026-11-29T15:33:00.077Z",
          *         "trial_end": null,
          *         "cancelled_at": null,
          *         "days_until_due": null,
-         *         "latest_invoice": "in_prod_06h2fh9ygxppr5s16v18zws4vzhgj",
+         *         "latest_invoice": "in_prod_06h2fw17rxtp075b546k4w4mkm8dg",
          *         "pending_changes": [],
          *         "collection_method": "charge_automatically",
-         *         "current_period_end": "2026-12-29T14:46:07.733Z",
+         *         "current_period_end": "2026-12-29T15:32:59.967Z",
          *         "cancel_at_period_end": false,
-         *         "current_period_start": "2026-11-29T14:46:07.733Z",
+         *         "current_period_start": "2026-11-29T15:32:59.967Z",
          *         "default_payment_method": null
          *       },
          *       "previous_data": {
-         *         "id": "sub_prod_06h2fh9yg53enxbt4qcjaxpq9jssg",
+         *         "id": "sub_prod_06h2fw17r8s774y69ckrzvfz2da76",
          *         "items": [
          *           {
-         *             "id": "si_prod_06h2fh9yg53enxbt4qcjaxpq9jssj",
-         *             "price": "price_prod_06h2fh928k9xh46nak7pgx5pysz2t",
+         *             "id": "si_prod_06h2fw17r8s774y69ckrzvfz2da78",
+         *             "price": "price_prod_06h2fw1039pna1mcpmm9mmsq7q3wp",
          *             "quantity": 1
          *           }
          *         ],
          *         "object": "subscription",
          *         "status": "active",
-         *         "created": "2026-11-29T14:46:07.733Z",
-         *         "updated": "2026-11-29T14:46:08.117Z",
+         *         "created": "2026-11-29T15:32:59.967Z",
+         *         "updated": "2026-11-29T15:33:00.043Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2fh9a305gnvn0y9ecv5hbacw76",
+         *         "customer": "cus_prod_06h2fw11rqq15gbze22grn4106dx2",
          *         "livemode": false,
          *         "metadata": {
          *           "plan": "pro"
@@ -16428,22 +16428,22 @@ export type components = {
          *         "trial_end": null,
          *         "cancelled_at": null,
          *         "days_until_due": null,
-         *         "latest_invoice": "in_prod_06h2fh9ygxppr5s16v18zws4vzhgj",
+         *         "latest_invoice": "in_prod_06h2fw17rxtp075b546k4w4mkm8dg",
          *         "pending_changes": [],
          *         "collection_method": "charge_automatically",
-         *         "current_period_end": "2026-12-29T14:46:07.733Z",
+         *         "current_period_end": "2026-12-29T15:32:59.967Z",
          *         "cancel_at_period_end": false,
-         *         "current_period_start": "2026-11-29T14:46:07.733Z",
+         *         "current_period_start": "2026-11-29T15:32:59.967Z",
          *         "default_payment_method": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2fha0hyxvxtahcem5927rmxqkt",
-         *       "request_id": "req_prod_06h2fha0hyxvxtahcem5927rmxqkt",
+         *       "correlation_id": "req_prod_06h2fw1857wf68jcq334gzcv26s3a",
+         *       "request_id": "req_prod_06h2fw1857wf68jcq334gzcv26s3a",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-29T14:46:08.324Z",
+         *       "created": "2026-11-29T15:33:00.081Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2fh8cpcfp74mhbjzdmqnxpcygr"
+         *       "actor_id": "key_prod_06h2fw0rt3rsvnydsxryw0w24qcqp"
          *     }
          */
         CustomerSubscriptionPausedEvent: {
@@ -16488,25 +16488,25 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2fha1avbz4p8p837s12pgtpa2c",
+         *       "id": "evt_prod_06h2fw18a601gmxf0764mr4jcgwm6",
          *       "type": "customer.subscription.resumed",
          *       "aggregate_type": "subscription",
-         *       "aggregate_id": "sub_prod_06h2fh9yg53enxbt4qcjaxpq9jssg",
+         *       "aggregate_id": "sub_prod_06h2fw17r8s774y69ckrzvfz2da76",
          *       "data": {
-         *         "id": "sub_prod_06h2fh9yg53enxbt4qcjaxpq9jssg",
+         *         "id": "sub_prod_06h2fw17r8s774y69ckrzvfz2da76",
          *         "items": [
          *           {
-         *             "id": "si_prod_06h2fh9yg53enxbt4qcjaxpq9jssj",
-         *             "price": "price_prod_06h2fh928k9xh46nak7pgx5pysz2t",
+         *             "id": "si_prod_06h2fw17r8s774y69ckrzvfz2da78",
+         *             "price": "price_prod_06h2fw1039pna1mcpmm9mmsq7q3wp",
          *             "quantity": 1
          *           }
          *         ],
          *         "object": "subscription",
          *         "status": "active",
-         *         "created": "2026-11-29T14:46:07.733Z",
-         *         "updated": "2026-11-29T14:46:08.464Z",
+         *         "created": "2026-11-29T15:32:59.967Z",
+         *         "updated": "2026-11-29T15:33:00.109Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2fh9a305gnvn0y9ecv5hbacw76",
+         *         "customer": "cus_prod_06h2fw11rqq15gbze22grn4106dx2",
          *         "livemode": false,
          *         "metadata": {
          *           "plan": "pro"
@@ -16515,53 +16515,53 @@ export type components = {
          *         "trial_end": null,
          *         "cancelled_at": null,
          *         "days_until_due": null,
-         *         "latest_invoice": "in_prod_06h2fh9ygxppr5s16v18zws4vzhgj",
+         *         "latest_invoice": "in_prod_06h2fw17rxtp075b546k4w4mkm8dg",
          *         "pending_changes": [],
          *         "collection_method": "charge_automatically",
-         *         "current_period_end": "2026-12-29T14:46:07.733Z",
+         *         "current_period_end": "2026-12-29T15:32:59.967Z",
          *         "cancel_at_period_end": false,
-         *         "current_period_start": "2026-11-29T14:46:07.733Z",
+         *         "current_period_start": "2026-11-29T15:32:59.967Z",
          *         "default_payment_method": null
          *       },
          *       "previous_data": {
-         *         "id": "sub_prod_06h2fh9yg53enxbt4qcjaxpq9jssg",
+         *         "id": "sub_prod_06h2fw17r8s774y69ckrzvfz2da76",
          *         "items": [
          *           {
-         *             "id": "si_prod_06h2fh9yg53enxbt4qcjaxpq9jssj",
-         *             "price": "price_prod_06h2fh928k9xh46nak7pgx5pysz2t",
+         *             "id": "si_prod_06h2fw17r8s774y69ckrzvfz2da78",
+         *             "price": "price_prod_06h2fw1039pna1mcpmm9mmsq7q3wp",
          *             "quantity": 1
          *           }
          *         ],
          *         "object": "subscription",
          *         "status": "paused",
-         *         "created": "2026-11-29T14:46:07.733Z",
-         *         "updated": "2026-11-29T14:46:08.295Z",
+         *         "created": "2026-11-29T15:32:59.967Z",
+         *         "updated": "2026-11-29T15:33:00.077Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2fh9a305gnvn0y9ecv5hbacw76",
+         *         "customer": "cus_prod_06h2fw11rqq15gbze22grn4106dx2",
          *         "livemode": false,
          *         "metadata": {
          *           "plan": "pro"
          *         },
-         *         "paused_at": "2026-11-29T14:46:08.295Z",
+         *         "paused_at": "2026-11-29T15:33:00.077Z",
          *         "trial_end": null,
          *         "cancelled_at": null,
          *         "days_until_due": null,
-         *         "latest_invoice": "in_prod_06h2fh9ygxppr5s16v18zws4vzhgj",
+         *         "latest_invoice": "in_prod_06h2fw17rxtp075b546k4w4mkm8dg",
          *         "pending_changes": [],
          *         "collection_method": "charge_automatically",
-         *         "current_period_end": "2026-12-29T14:46:07.733Z",
+         *         "current_period_end": "2026-12-29T15:32:59.967Z",
          *         "cancel_at_period_end": false,
-         *         "current_period_start": "2026-11-29T14:46:07.733Z",
+         *         "current_period_start": "2026-11-29T15:32:59.967Z",
          *         "default_payment_method": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2fha18xe7vv38jtxet1wh16ssw",
-         *       "request_id": "req_prod_06h2fha18xe7vv38jtxet1wh16ssw",
+         *       "correlation_id": "req_prod_06h2fw1899xcyzxpfwvesp8nwb9p4",
+         *       "request_id": "req_prod_06h2fw1899xcyzxpfwvesp8nwb9p4",
          *       "version": 1,
          *       "sequence": 4,
-         *       "created": "2026-11-29T14:46:08.470Z",
+         *       "created": "2026-11-29T15:33:00.113Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2fh8cpcfp74mhbjzdmqnxpcygr"
+         *       "actor_id": "key_prod_06h2fw0rt3rsvnydsxryw0w24qcqp"
          *     }
          */
         CustomerSubscriptionResumedEvent: {
@@ -16606,56 +16606,56 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2fha1ycjqxq6805r6qbfer7a2j",
+         *       "id": "evt_prod_06h2fw18f62z53rfht9nr3qjwq1cc",
          *       "type": "customer.subscription.cancelled",
          *       "aggregate_type": "subscription",
-         *       "aggregate_id": "sub_prod_06h2fh9yg53enxbt4qcjaxpq9jssg",
+         *       "aggregate_id": "sub_prod_06h2fw17r8s774y69ckrzvfz2da76",
          *       "data": {
-         *         "id": "sub_prod_06h2fh9yg53enxbt4qcjaxpq9jssg",
+         *         "id": "sub_prod_06h2fw17r8s774y69ckrzvfz2da76",
          *         "items": [
          *           {
-         *             "id": "si_prod_06h2fh9yg53enxbt4qcjaxpq9jssj",
-         *             "price": "price_prod_06h2fh928k9xh46nak7pgx5pysz2t",
+         *             "id": "si_prod_06h2fw17r8s774y69ckrzvfz2da78",
+         *             "price": "price_prod_06h2fw1039pna1mcpmm9mmsq7q3wp",
          *             "quantity": 1
          *           }
          *         ],
          *         "object": "subscription",
          *         "status": "cancelled",
-         *         "created": "2026-11-29T14:46:07.733Z",
-         *         "updated": "2026-11-29T14:46:08.576Z",
+         *         "created": "2026-11-29T15:32:59.967Z",
+         *         "updated": "2026-11-29T15:33:00.144Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2fh9a305gnvn0y9ecv5hbacw76",
+         *         "customer": "cus_prod_06h2fw11rqq15gbze22grn4106dx2",
          *         "livemode": false,
          *         "metadata": {
          *           "plan": "pro"
          *         },
          *         "paused_at": null,
          *         "trial_end": null,
-         *         "cancelled_at": "2026-11-29T14:46:08.576Z",
+         *         "cancelled_at": "2026-11-29T15:33:00.144Z",
          *         "days_until_due": null,
-         *         "latest_invoice": "in_prod_06h2fh9ygxppr5s16v18zws4vzhgj",
+         *         "latest_invoice": "in_prod_06h2fw17rxtp075b546k4w4mkm8dg",
          *         "pending_changes": [],
          *         "collection_method": "charge_automatically",
-         *         "current_period_end": "2026-12-29T14:46:07.733Z",
+         *         "current_period_end": "2026-12-29T15:32:59.967Z",
          *         "cancel_at_period_end": false,
-         *         "current_period_start": "2026-11-29T14:46:07.733Z",
+         *         "current_period_start": "2026-11-29T15:32:59.967Z",
          *         "default_payment_method": null
          *       },
          *       "previous_data": {
-         *         "id": "sub_prod_06h2fh9yg53enxbt4qcjaxpq9jssg",
+         *         "id": "sub_prod_06h2fw17r8s774y69ckrzvfz2da76",
          *         "items": [
          *           {
-         *             "id": "si_prod_06h2fh9yg53enxbt4qcjaxpq9jssj",
-         *             "price": "price_prod_06h2fh928k9xh46nak7pgx5pysz2t",
+         *             "id": "si_prod_06h2fw17r8s774y69ckrzvfz2da78",
+         *             "price": "price_prod_06h2fw1039pna1mcpmm9mmsq7q3wp",
          *             "quantity": 1
          *           }
          *         ],
          *         "object": "subscription",
          *         "status": "active",
-         *         "created": "2026-11-29T14:46:07.733Z",
-         *         "updated": "2026-11-29T14:46:08.464Z",
+         *         "created": "2026-11-29T15:32:59.967Z",
+         *         "updated": "2026-11-29T15:33:00.109Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2fh9a305gnvn0y9ecv5hbacw76",
+         *         "customer": "cus_prod_06h2fw11rqq15gbze22grn4106dx2",
          *         "livemode": false,
          *         "metadata": {
          *           "plan": "pro"
@@ -16664,22 +16664,22 @@ export type components = {
          *         "trial_end": null,
          *         "cancelled_at": null,
          *         "days_until_due": null,
-         *         "latest_invoice": "in_prod_06h2fh9ygxppr5s16v18zws4vzhgj",
+         *         "latest_invoice": "in_prod_06h2fw17rxtp075b546k4w4mkm8dg",
          *         "pending_changes": [],
          *         "collection_method": "charge_automatically",
-         *         "current_period_end": "2026-12-29T14:46:07.733Z",
+         *         "current_period_end": "2026-12-29T15:32:59.967Z",
          *         "cancel_at_period_end": false,
-         *         "current_period_start": "2026-11-29T14:46:07.733Z",
+         *         "current_period_start": "2026-11-29T15:32:59.967Z",
          *         "default_payment_method": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2fha1pspzx5mvsp7hwtwv95aq6",
-         *       "request_id": "req_prod_06h2fha1pspzx5mvsp7hwtwv95aq6",
+         *       "correlation_id": "req_prod_06h2fw18dk2xmmk3fbdd3kekcf114",
+         *       "request_id": "req_prod_06h2fw18dk2xmmk3fbdd3kekcf114",
          *       "version": 1,
          *       "sequence": 5,
-         *       "created": "2026-11-29T14:46:08.627Z",
+         *       "created": "2026-11-29T15:33:00.153Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2fh8cpcfp74mhbjzdmqnxpcygr"
+         *       "actor_id": "key_prod_06h2fw0rt3rsvnydsxryw0w24qcqp"
          *     }
          */
         CustomerSubscriptionCancelledEvent: {
@@ -16724,46 +16724,46 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2fhaajyzj607vww2xfndz1z33j",
+         *       "id": "evt_prod_06h2fw1b4fe0j94mx1w2811rnxh5c",
          *       "type": "customer.subscription.trial_will_end",
          *       "aggregate_type": "subscription",
-         *       "aggregate_id": "sub_prod_06h2fha2b58ws65a67gq7334qg71r",
+         *       "aggregate_id": "sub_prod_06h2fw18kj8frjk5tgwfd4vcsj3km",
          *       "data": {
-         *         "id": "sub_prod_06h2fha2b58ws65a67gq7334qg71r",
+         *         "id": "sub_prod_06h2fw18kj8frjk5tgwfd4vcsj3km",
          *         "items": [
          *           {
-         *             "id": "si_prod_06h2fha2b58ws65a67gq7334qg71t",
-         *             "price": "price_prod_06h2fh928k9xh46nak7pgx5pysz2t",
+         *             "id": "si_prod_06h2fw18kj8frjk5tgwfd4vcsj3kp",
+         *             "price": "price_prod_06h2fw1039pna1mcpmm9mmsq7q3wp",
          *             "quantity": 1
          *           }
          *         ],
          *         "object": "subscription",
          *         "status": "trialing",
-         *         "created": "2026-11-29T14:46:08.724Z",
-         *         "updated": "2026-11-29T14:46:08.724Z",
+         *         "created": "2026-11-29T15:33:00.183Z",
+         *         "updated": "2026-11-29T15:33:00.183Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2fh9a305gnvn0y9ecv5hbacw76",
+         *         "customer": "cus_prod_06h2fw11rqq15gbze22grn4106dx2",
          *         "livemode": false,
          *         "metadata": {},
          *         "paused_at": null,
-         *         "trial_end": "2026-12-06T14:46:08.724Z",
+         *         "trial_end": "2026-12-06T15:33:00.183Z",
          *         "cancelled_at": null,
          *         "days_until_due": null,
          *         "latest_invoice": null,
          *         "pending_changes": [],
          *         "collection_method": "charge_automatically",
-         *         "current_period_end": "2026-12-06T14:46:08.724Z",
+         *         "current_period_end": "2026-12-06T15:33:00.183Z",
          *         "cancel_at_period_end": false,
-         *         "current_period_start": "2026-11-29T14:46:08.724Z",
+         *         "current_period_start": "2026-11-29T15:33:00.183Z",
          *         "default_payment_method": "pm_sandbox_succeeds"
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2fha70yjrgwhmtmh1205bqc420",
+         *       "correlation_id": "req_prod_06h2fw1amdn90e2wh4jsbccmcwx4a",
          *       "request_id": null,
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-12-03T14:46:08.724Z",
+         *       "created": "2026-12-03T15:33:00.183Z",
          *       "actor_type": "system",
          *       "actor_id": null
          *     }
@@ -16810,16 +16810,16 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2fh9h3xgamhdftjjwve7cc1z4a",
+         *       "id": "evt_prod_06h2fw140sjpsyt63zj9zgkc6vnxr",
          *       "type": "invoice.created",
          *       "aggregate_type": "invoice",
-         *       "aggregate_id": "in_prod_06h2fh9h0t0nnns7vfgp9vac0rm7r",
+         *       "aggregate_id": "in_prod_06h2fw13zwb7wgs7c0btv803wttk0",
          *       "data": {
-         *         "id": "in_prod_06h2fh9h0t0nnns7vfgp9vac0rm7r",
+         *         "id": "in_prod_06h2fw13zwb7wgs7c0btv803wttk0",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h2fh9h12c4fdmn8kg18m070c5ft",
-         *             "price": "price_prod_06h2fh92tz3zamwxsy45rg2hms0y6",
+         *             "id": "il_prod_06h2fw1405qkaaqz28g2v9ye73q1j",
+         *             "price": "price_prod_06h2fw106sb9jbkk5yp6d1g6vwsjw",
          *             "quantity": 1,
          *             "tax_rates": [],
          *             "amount_atom": 500,
@@ -16832,11 +16832,11 @@ export type components = {
          *         "number": null,
          *         "object": "invoice",
          *         "status": "draft",
-         *         "created": "2026-11-29T14:46:04.294Z",
+         *         "created": "2026-11-29T15:32:59.007Z",
          *         "paid_at": null,
-         *         "updated": "2026-11-29T14:46:04.294Z",
+         *         "updated": "2026-11-29T15:32:59.007Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2fh9a305gnvn0y9ecv5hbacw76",
+         *         "customer": "cus_prod_06h2fw11rqq15gbze22grn4106dx2",
          *         "discount": null,
          *         "due_date": null,
          *         "livemode": false,
@@ -16873,13 +16873,13 @@ export type components = {
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2fh9gweqs2zk4bp447z2397sby",
-         *       "request_id": "req_prod_06h2fh9gweqs2zk4bp447z2397sby",
+         *       "correlation_id": "req_prod_06h2fw13zeq7b2afv0pryk34wbs6j",
+         *       "request_id": "req_prod_06h2fw13zeq7b2afv0pryk34wbs6j",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-29T14:46:04.319Z",
+         *       "created": "2026-11-29T15:32:59.014Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2fh8cpcfp74mhbjzdmqnxpcygr"
+         *       "actor_id": "key_prod_06h2fw0rt3rsvnydsxryw0w24qcqp"
          *     }
          */
         InvoiceCreatedEvent: {
@@ -16924,16 +16924,16 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2fh9j6rh3aq9n7d9ww7v0dwzy6",
+         *       "id": "evt_prod_06h2fw14bhb0ge5rtxze5n10je0jg",
          *       "type": "invoice.finalized",
          *       "aggregate_type": "invoice",
-         *       "aggregate_id": "in_prod_06h2fh9h0t0nnns7vfgp9vac0rm7r",
+         *       "aggregate_id": "in_prod_06h2fw13zwb7wgs7c0btv803wttk0",
          *       "data": {
-         *         "id": "in_prod_06h2fh9h0t0nnns7vfgp9vac0rm7r",
+         *         "id": "in_prod_06h2fw13zwb7wgs7c0btv803wttk0",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h2fh9h12c4fdmn8kg18m070c5ft",
-         *             "price": "price_prod_06h2fh92tz3zamwxsy45rg2hms0y6",
+         *             "id": "il_prod_06h2fw1405qkaaqz28g2v9ye73q1j",
+         *             "price": "price_prod_06h2fw106sb9jbkk5yp6d1g6vwsjw",
          *             "quantity": 1,
          *             "tax_rates": [],
          *             "amount_atom": 500,
@@ -16946,11 +16946,11 @@ export type components = {
          *         "number": "EXAMPL-0001",
          *         "object": "invoice",
          *         "status": "open",
-         *         "created": "2026-11-29T14:46:04.294Z",
+         *         "created": "2026-11-29T15:32:59.007Z",
          *         "paid_at": null,
-         *         "updated": "2026-11-29T14:46:04.369Z",
+         *         "updated": "2026-11-29T15:32:59.049Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2fh9a305gnvn0y9ecv5hbacw76",
+         *         "customer": "cus_prod_06h2fw11rqq15gbze22grn4106dx2",
          *         "discount": null,
          *         "due_date": null,
          *         "livemode": false,
@@ -16958,11 +16958,11 @@ export type components = {
          *         "tax_atom": 0,
          *         "voided_at": null,
          *         "overdue_at": null,
-         *         "pdf_sha256": "933e6ecf2f09dd1b54f76c0d1ecbfdebf6bd4290c49f9ddb35f20491245957b9",
+         *         "pdf_sha256": "a9151f0df842b53e500739dcfabda901a13e3bdac9174ae8defe8616db842692",
          *         "description": null,
-         *         "invoice_pdf": "http://127.0.0.1:34955/api/invoices/in_prod_06h2fh9h0t0nnns7vfgp9vac0rm7r/pdf",
+         *         "invoice_pdf": "http://127.0.0.1:40283/api/invoices/in_prod_06h2fw13zwb7wgs7c0btv803wttk0/pdf",
          *         "total_taxes": [],
-         *         "finalized_at": "2026-11-29T14:46:04.369Z",
+         *         "finalized_at": "2026-11-29T15:32:59.049Z",
          *         "subscription": null,
          *         "attempt_count": 0,
          *         "customer_name": "Jenny Rosen",
@@ -16977,7 +16977,7 @@ export type components = {
          *         "paid_amount_atom": 0,
          *         "collection_method": "charge_automatically",
          *         "total_amount_atom": 500,
-         *         "hosted_invoice_url": "http://127.0.0.1:34955/invoice/oLA0RLWlKdpnWVGfJCA3oUwJW6RNnV2wqo5CG5KtnZk",
+         *         "hosted_invoice_url": "http://127.0.0.1:40283/invoice/ryoVm8sGxwBPhd1949Gn7Qy3iHTubExooxu-hG3lGtE",
          *         "ending_balance_atom": 0,
          *         "next_payment_attempt": null,
          *         "starting_balance_atom": 0,
@@ -16986,11 +16986,11 @@ export type components = {
          *         "post_payment_credit_notes_amount_atom": 0
          *       },
          *       "previous_data": {
-         *         "id": "in_prod_06h2fh9h0t0nnns7vfgp9vac0rm7r",
+         *         "id": "in_prod_06h2fw13zwb7wgs7c0btv803wttk0",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h2fh9h12c4fdmn8kg18m070c5ft",
-         *             "price": "price_prod_06h2fh92tz3zamwxsy45rg2hms0y6",
+         *             "id": "il_prod_06h2fw1405qkaaqz28g2v9ye73q1j",
+         *             "price": "price_prod_06h2fw106sb9jbkk5yp6d1g6vwsjw",
          *             "quantity": 1,
          *             "tax_rates": [],
          *             "amount_atom": 500,
@@ -17003,11 +17003,11 @@ export type components = {
          *         "number": null,
          *         "object": "invoice",
          *         "status": "draft",
-         *         "created": "2026-11-29T14:46:04.294Z",
+         *         "created": "2026-11-29T15:32:59.007Z",
          *         "paid_at": null,
-         *         "updated": "2026-11-29T14:46:04.294Z",
+         *         "updated": "2026-11-29T15:32:59.007Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2fh9a305gnvn0y9ecv5hbacw76",
+         *         "customer": "cus_prod_06h2fw11rqq15gbze22grn4106dx2",
          *         "discount": null,
          *         "due_date": null,
          *         "livemode": false,
@@ -17043,13 +17043,13 @@ export type components = {
          *         "post_payment_credit_notes_amount_atom": 0
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2fh9h95djmdk238y8ycw7qbeg4",
-         *       "request_id": "req_prod_06h2fh9h95djmdk238y8ycw7qbeg4",
+         *       "correlation_id": "req_prod_06h2fw144g61ych9xzjga8ddcgn9m",
+         *       "request_id": "req_prod_06h2fw144g61ych9xzjga8ddcgn9m",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-29T14:46:04.598Z",
+         *       "created": "2026-11-29T15:32:59.100Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2fh8cpcfp74mhbjzdmqnxpcygr"
+         *       "actor_id": "key_prod_06h2fw0rt3rsvnydsxryw0w24qcqp"
          *     }
          */
         InvoiceFinalizedEvent: {
@@ -17094,16 +17094,16 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2fh9jtt19tsy355vk88pkkh4vr",
+         *       "id": "evt_prod_06h2fw14md9abrn8s5abk3km2td34",
          *       "type": "invoice.paid",
          *       "aggregate_type": "invoice",
-         *       "aggregate_id": "in_prod_06h2fh9h0t0nnns7vfgp9vac0rm7r",
+         *       "aggregate_id": "in_prod_06h2fw13zwb7wgs7c0btv803wttk0",
          *       "data": {
-         *         "id": "in_prod_06h2fh9h0t0nnns7vfgp9vac0rm7r",
+         *         "id": "in_prod_06h2fw13zwb7wgs7c0btv803wttk0",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h2fh9h12c4fdmn8kg18m070c5ft",
-         *             "price": "price_prod_06h2fh92tz3zamwxsy45rg2hms0y6",
+         *             "id": "il_prod_06h2fw1405qkaaqz28g2v9ye73q1j",
+         *             "price": "price_prod_06h2fw106sb9jbkk5yp6d1g6vwsjw",
          *             "quantity": 1,
          *             "tax_rates": [],
          *             "amount_atom": 500,
@@ -17116,11 +17116,11 @@ export type components = {
          *         "number": "EXAMPL-0001",
          *         "object": "invoice",
          *         "status": "paid",
-         *         "created": "2026-11-29T14:46:04.294Z",
-         *         "paid_at": "2026-11-29T14:46:04.751Z",
-         *         "updated": "2026-11-29T14:46:04.751Z",
+         *         "created": "2026-11-29T15:32:59.007Z",
+         *         "paid_at": "2026-11-29T15:32:59.162Z",
+         *         "updated": "2026-11-29T15:32:59.162Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2fh9a305gnvn0y9ecv5hbacw76",
+         *         "customer": "cus_prod_06h2fw11rqq15gbze22grn4106dx2",
          *         "discount": null,
          *         "due_date": null,
          *         "livemode": false,
@@ -17128,11 +17128,11 @@ export type components = {
          *         "tax_atom": 0,
          *         "voided_at": null,
          *         "overdue_at": null,
-         *         "pdf_sha256": "933e6ecf2f09dd1b54f76c0d1ecbfdebf6bd4290c49f9ddb35f20491245957b9",
+         *         "pdf_sha256": "a9151f0df842b53e500739dcfabda901a13e3bdac9174ae8defe8616db842692",
          *         "description": null,
-         *         "invoice_pdf": "http://127.0.0.1:34955/api/invoices/in_prod_06h2fh9h0t0nnns7vfgp9vac0rm7r/pdf",
+         *         "invoice_pdf": "http://127.0.0.1:40283/api/invoices/in_prod_06h2fw13zwb7wgs7c0btv803wttk0/pdf",
          *         "total_taxes": [],
-         *         "finalized_at": "2026-11-29T14:46:04.369Z",
+         *         "finalized_at": "2026-11-29T15:32:59.049Z",
          *         "subscription": null,
          *         "attempt_count": 0,
          *         "customer_name": "Jenny Rosen",
@@ -17140,14 +17140,14 @@ export type components = {
          *         "subtotal_atom": 500,
          *         "customer_email": "jenny@example.com",
          *         "days_until_due": null,
-         *         "payment_intent": "pi_prod_06h2fh9jnt0zvksd01qxszrejwjqj",
+         *         "payment_intent": "pi_prod_06h2fw14h5chx2z0s9ns7tcm3h572",
          *         "reverse_charge": false,
          *         "due_amount_atom": 0,
-         *         "paid_pdf_sha256": "9ab50e98479c57e5126a48fb3e16e0cdcdb3579d9554311dd2d75adfb0336b54",
+         *         "paid_pdf_sha256": "c402ddd4cf0f618eaeb98bc88314e23b9aea2aefc8fe08fb2189e8929bd4e896",
          *         "paid_amount_atom": 500,
          *         "collection_method": "charge_automatically",
          *         "total_amount_atom": 500,
-         *         "hosted_invoice_url": "http://127.0.0.1:34955/invoice/oLA0RLWlKdpnWVGfJCA3oUwJW6RNnV2wqo5CG5KtnZk",
+         *         "hosted_invoice_url": "http://127.0.0.1:40283/invoice/ryoVm8sGxwBPhd1949Gn7Qy3iHTubExooxu-hG3lGtE",
          *         "ending_balance_atom": 0,
          *         "next_payment_attempt": null,
          *         "starting_balance_atom": 0,
@@ -17156,11 +17156,11 @@ export type components = {
          *         "post_payment_credit_notes_amount_atom": 0
          *       },
          *       "previous_data": {
-         *         "id": "in_prod_06h2fh9h0t0nnns7vfgp9vac0rm7r",
+         *         "id": "in_prod_06h2fw13zwb7wgs7c0btv803wttk0",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h2fh9h12c4fdmn8kg18m070c5ft",
-         *             "price": "price_prod_06h2fh92tz3zamwxsy45rg2hms0y6",
+         *             "id": "il_prod_06h2fw1405qkaaqz28g2v9ye73q1j",
+         *             "price": "price_prod_06h2fw106sb9jbkk5yp6d1g6vwsjw",
          *             "quantity": 1,
          *             "tax_rates": [],
          *             "amount_atom": 500,
@@ -17173,11 +17173,11 @@ export type components = {
          *         "number": "EXAMPL-0001",
          *         "object": "invoice",
          *         "status": "open",
-         *         "created": "2026-11-29T14:46:04.294Z",
+         *         "created": "2026-11-29T15:32:59.007Z",
          *         "paid_at": null,
-         *         "updated": "2026-11-29T14:46:04.369Z",
+         *         "updated": "2026-11-29T15:32:59.049Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2fh9a305gnvn0y9ecv5hbacw76",
+         *         "customer": "cus_prod_06h2fw11rqq15gbze22grn4106dx2",
          *         "discount": null,
          *         "due_date": null,
          *         "livemode": false,
@@ -17185,11 +17185,11 @@ export type components = {
          *         "tax_atom": 0,
          *         "voided_at": null,
          *         "overdue_at": null,
-         *         "pdf_sha256": "933e6ecf2f09dd1b54f76c0d1ecbfdebf6bd4290c49f9ddb35f20491245957b9",
+         *         "pdf_sha256": "a9151f0df842b53e500739dcfabda901a13e3bdac9174ae8defe8616db842692",
          *         "description": null,
-         *         "invoice_pdf": "http://127.0.0.1:34955/api/invoices/in_prod_06h2fh9h0t0nnns7vfgp9vac0rm7r/pdf",
+         *         "invoice_pdf": "http://127.0.0.1:40283/api/invoices/in_prod_06h2fw13zwb7wgs7c0btv803wttk0/pdf",
          *         "total_taxes": [],
-         *         "finalized_at": "2026-11-29T14:46:04.369Z",
+         *         "finalized_at": "2026-11-29T15:32:59.049Z",
          *         "subscription": null,
          *         "attempt_count": 0,
          *         "customer_name": "Jenny Rosen",
@@ -17197,14 +17197,14 @@ export type components = {
          *         "subtotal_atom": 500,
          *         "customer_email": "jenny@example.com",
          *         "days_until_due": null,
-         *         "payment_intent": "pi_prod_06h2fh9jnt0zvksd01qxszrejwjqj",
+         *         "payment_intent": "pi_prod_06h2fw14h5chx2z0s9ns7tcm3h572",
          *         "reverse_charge": false,
          *         "due_amount_atom": 500,
          *         "paid_pdf_sha256": null,
          *         "paid_amount_atom": 0,
          *         "collection_method": "charge_automatically",
          *         "total_amount_atom": 500,
-         *         "hosted_invoice_url": "http://127.0.0.1:34955/invoice/oLA0RLWlKdpnWVGfJCA3oUwJW6RNnV2wqo5CG5KtnZk",
+         *         "hosted_invoice_url": "http://127.0.0.1:40283/invoice/ryoVm8sGxwBPhd1949Gn7Qy3iHTubExooxu-hG3lGtE",
          *         "ending_balance_atom": 0,
          *         "next_payment_attempt": null,
          *         "starting_balance_atom": 0,
@@ -17213,13 +17213,13 @@ export type components = {
          *         "post_payment_credit_notes_amount_atom": 0
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2fh9jh441epyecz4darvxqmdtt",
-         *       "request_id": "req_prod_06h2fh9jh441epyecz4darvxqmdtt",
+         *       "correlation_id": "req_prod_06h2fw14gfpbhfvyy7x9kvsy4chne",
+         *       "request_id": "req_prod_06h2fw14gfpbhfvyy7x9kvsy4chne",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-29T14:46:04.758Z",
+         *       "created": "2026-11-29T15:32:59.171Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2fh8cpcfp74mhbjzdmqnxpcygr"
+         *       "actor_id": "key_prod_06h2fw0rt3rsvnydsxryw0w24qcqp"
          *     }
          */
         InvoicePaidEvent: {
@@ -17264,16 +17264,16 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2fh9jwezy4daq76kwvcg4jf3te",
+         *       "id": "evt_prod_06h2fw14na9qrctke8sq8twwt7t82",
          *       "type": "invoice.payment_succeeded",
          *       "aggregate_type": "invoice",
-         *       "aggregate_id": "in_prod_06h2fh9h0t0nnns7vfgp9vac0rm7r",
+         *       "aggregate_id": "in_prod_06h2fw13zwb7wgs7c0btv803wttk0",
          *       "data": {
-         *         "id": "in_prod_06h2fh9h0t0nnns7vfgp9vac0rm7r",
+         *         "id": "in_prod_06h2fw13zwb7wgs7c0btv803wttk0",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h2fh9h12c4fdmn8kg18m070c5ft",
-         *             "price": "price_prod_06h2fh92tz3zamwxsy45rg2hms0y6",
+         *             "id": "il_prod_06h2fw1405qkaaqz28g2v9ye73q1j",
+         *             "price": "price_prod_06h2fw106sb9jbkk5yp6d1g6vwsjw",
          *             "quantity": 1,
          *             "tax_rates": [],
          *             "amount_atom": 500,
@@ -17286,11 +17286,11 @@ export type components = {
          *         "number": "EXAMPL-0001",
          *         "object": "invoice",
          *         "status": "paid",
-         *         "created": "2026-11-29T14:46:04.294Z",
-         *         "paid_at": "2026-11-29T14:46:04.751Z",
-         *         "updated": "2026-11-29T14:46:04.751Z",
+         *         "created": "2026-11-29T15:32:59.007Z",
+         *         "paid_at": "2026-11-29T15:32:59.162Z",
+         *         "updated": "2026-11-29T15:32:59.162Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2fh9a305gnvn0y9ecv5hbacw76",
+         *         "customer": "cus_prod_06h2fw11rqq15gbze22grn4106dx2",
          *         "discount": null,
          *         "due_date": null,
          *         "livemode": false,
@@ -17298,11 +17298,11 @@ export type components = {
          *         "tax_atom": 0,
          *         "voided_at": null,
          *         "overdue_at": null,
-         *         "pdf_sha256": "933e6ecf2f09dd1b54f76c0d1ecbfdebf6bd4290c49f9ddb35f20491245957b9",
+         *         "pdf_sha256": "a9151f0df842b53e500739dcfabda901a13e3bdac9174ae8defe8616db842692",
          *         "description": null,
-         *         "invoice_pdf": "http://127.0.0.1:34955/api/invoices/in_prod_06h2fh9h0t0nnns7vfgp9vac0rm7r/pdf",
+         *         "invoice_pdf": "http://127.0.0.1:40283/api/invoices/in_prod_06h2fw13zwb7wgs7c0btv803wttk0/pdf",
          *         "total_taxes": [],
-         *         "finalized_at": "2026-11-29T14:46:04.369Z",
+         *         "finalized_at": "2026-11-29T15:32:59.049Z",
          *         "subscription": null,
          *         "attempt_count": 0,
          *         "customer_name": "Jenny Rosen",
@@ -17310,14 +17310,14 @@ export type components = {
          *         "subtotal_atom": 500,
          *         "customer_email": "jenny@example.com",
          *         "days_until_due": null,
-         *         "payment_intent": "pi_prod_06h2fh9jnt0zvksd01qxszrejwjqj",
+         *         "payment_intent": "pi_prod_06h2fw14h5chx2z0s9ns7tcm3h572",
          *         "reverse_charge": false,
          *         "due_amount_atom": 0,
-         *         "paid_pdf_sha256": "9ab50e98479c57e5126a48fb3e16e0cdcdb3579d9554311dd2d75adfb0336b54",
+         *         "paid_pdf_sha256": "c402ddd4cf0f618eaeb98bc88314e23b9aea2aefc8fe08fb2189e8929bd4e896",
          *         "paid_amount_atom": 500,
          *         "collection_method": "charge_automatically",
          *         "total_amount_atom": 500,
-         *         "hosted_invoice_url": "http://127.0.0.1:34955/invoice/oLA0RLWlKdpnWVGfJCA3oUwJW6RNnV2wqo5CG5KtnZk",
+         *         "hosted_invoice_url": "http://127.0.0.1:40283/invoice/ryoVm8sGxwBPhd1949Gn7Qy3iHTubExooxu-hG3lGtE",
          *         "ending_balance_atom": 0,
          *         "next_payment_attempt": null,
          *         "starting_balance_atom": 0,
@@ -17326,11 +17326,11 @@ export type components = {
          *         "post_payment_credit_notes_amount_atom": 0
          *       },
          *       "previous_data": {
-         *         "id": "in_prod_06h2fh9h0t0nnns7vfgp9vac0rm7r",
+         *         "id": "in_prod_06h2fw13zwb7wgs7c0btv803wttk0",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h2fh9h12c4fdmn8kg18m070c5ft",
-         *             "price": "price_prod_06h2fh92tz3zamwxsy45rg2hms0y6",
+         *             "id": "il_prod_06h2fw1405qkaaqz28g2v9ye73q1j",
+         *             "price": "price_prod_06h2fw106sb9jbkk5yp6d1g6vwsjw",
          *             "quantity": 1,
          *             "tax_rates": [],
          *             "amount_atom": 500,
@@ -17343,11 +17343,11 @@ export type components = {
          *         "number": "EXAMPL-0001",
          *         "object": "invoice",
          *         "status": "open",
-         *         "created": "2026-11-29T14:46:04.294Z",
+         *         "created": "2026-11-29T15:32:59.007Z",
          *         "paid_at": null,
-         *         "updated": "2026-11-29T14:46:04.369Z",
+         *         "updated": "2026-11-29T15:32:59.049Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2fh9a305gnvn0y9ecv5hbacw76",
+         *         "customer": "cus_prod_06h2fw11rqq15gbze22grn4106dx2",
          *         "discount": null,
          *         "due_date": null,
          *         "livemode": false,
@@ -17355,11 +17355,11 @@ export type components = {
          *         "tax_atom": 0,
          *         "voided_at": null,
          *         "overdue_at": null,
-         *         "pdf_sha256": "933e6ecf2f09dd1b54f76c0d1ecbfdebf6bd4290c49f9ddb35f20491245957b9",
+         *         "pdf_sha256": "a9151f0df842b53e500739dcfabda901a13e3bdac9174ae8defe8616db842692",
          *         "description": null,
-         *         "invoice_pdf": "http://127.0.0.1:34955/api/invoices/in_prod_06h2fh9h0t0nnns7vfgp9vac0rm7r/pdf",
+         *         "invoice_pdf": "http://127.0.0.1:40283/api/invoices/in_prod_06h2fw13zwb7wgs7c0btv803wttk0/pdf",
          *         "total_taxes": [],
-         *         "finalized_at": "2026-11-29T14:46:04.369Z",
+         *         "finalized_at": "2026-11-29T15:32:59.049Z",
          *         "subscription": null,
          *         "attempt_count": 0,
          *         "customer_name": "Jenny Rosen",
@@ -17367,14 +17367,14 @@ export type components = {
          *         "subtotal_atom": 500,
          *         "customer_email": "jenny@example.com",
          *         "days_until_due": null,
-         *         "payment_intent": "pi_prod_06h2fh9jnt0zvksd01qxszrejwjqj",
+         *         "payment_intent": "pi_prod_06h2fw14h5chx2z0s9ns7tcm3h572",
          *         "reverse_charge": false,
          *         "due_amount_atom": 500,
          *         "paid_pdf_sha256": null,
          *         "paid_amount_atom": 0,
          *         "collection_method": "charge_automatically",
          *         "total_amount_atom": 500,
-         *         "hosted_invoice_url": "http://127.0.0.1:34955/invoice/oLA0RLWlKdpnWVGfJCA3oUwJW6RNnV2wqo5CG5KtnZk",
+         *         "hosted_invoice_url": "http://127.0.0.1:40283/invoice/ryoVm8sGxwBPhd1949Gn7Qy3iHTubExooxu-hG3lGtE",
          *         "ending_balance_atom": 0,
          *         "next_payment_attempt": null,
          *         "starting_balance_atom": 0,
@@ -17383,13 +17383,13 @@ export type components = {
          *         "post_payment_credit_notes_amount_atom": 0
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2fh9jh441epyecz4darvxqmdtt",
-         *       "request_id": "req_prod_06h2fh9jh441epyecz4darvxqmdtt",
+         *       "correlation_id": "req_prod_06h2fw14gfpbhfvyy7x9kvsy4chne",
+         *       "request_id": "req_prod_06h2fw14gfpbhfvyy7x9kvsy4chne",
          *       "version": 1,
          *       "sequence": 4,
-         *       "created": "2026-11-29T14:46:04.771Z",
+         *       "created": "2026-11-29T15:32:59.178Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2fh8cpcfp74mhbjzdmqnxpcygr"
+         *       "actor_id": "key_prod_06h2fw0rt3rsvnydsxryw0w24qcqp"
          *     }
          */
         InvoicePaymentSucceededEvent: {
@@ -17434,16 +17434,16 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2fh9nbhkqeyzkqaa52ncay36qt",
+         *       "id": "evt_prod_06h2fw15b846vgcf62pkebqkqce60",
          *       "type": "invoice.payment_failed",
          *       "aggregate_type": "invoice",
-         *       "aggregate_id": "in_prod_06h2fh9mgg68s0bgtv7gxkrfk2xwj",
+         *       "aggregate_id": "in_prod_06h2fw151kpww00cwfsh90h3fhexm",
          *       "data": {
-         *         "id": "in_prod_06h2fh9mgg68s0bgtv7gxkrfk2xwj",
+         *         "id": "in_prod_06h2fw151kpww00cwfsh90h3fhexm",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h2fh9mgqhh159txcz313fahd992",
-         *             "price": "price_prod_06h2fh92tz3zamwxsy45rg2hms0y6",
+         *             "id": "il_prod_06h2fw151m3mjscmyjyy90jw0g716",
+         *             "price": "price_prod_06h2fw106sb9jbkk5yp6d1g6vwsjw",
          *             "quantity": 1,
          *             "tax_rates": [],
          *             "amount_atom": 500,
@@ -17456,11 +17456,11 @@ export type components = {
          *         "number": "EXAMPL-0002",
          *         "object": "invoice",
          *         "status": "open",
-         *         "created": "2026-11-29T14:46:05.188Z",
+         *         "created": "2026-11-29T15:32:59.276Z",
          *         "paid_at": null,
-         *         "updated": "2026-11-29T14:46:05.215Z",
+         *         "updated": "2026-11-29T15:32:59.294Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2fh9a305gnvn0y9ecv5hbacw76",
+         *         "customer": "cus_prod_06h2fw11rqq15gbze22grn4106dx2",
          *         "discount": null,
          *         "due_date": null,
          *         "livemode": false,
@@ -17468,11 +17468,11 @@ export type components = {
          *         "tax_atom": 0,
          *         "voided_at": null,
          *         "overdue_at": null,
-         *         "pdf_sha256": "66633477264a6b50eb989d64e2458aba6d3f909c6afd55478c1d985c8347de34",
+         *         "pdf_sha256": "02c50645cda948c5606f0878a2b300f1a6b896fc3109954f6fb5a5d58d81ce06",
          *         "description": null,
-         *         "invoice_pdf": "http://127.0.0.1:34955/api/invoices/in_prod_06h2fh9mgg68s0bgtv7gxkrfk2xwj/pdf",
+         *         "invoice_pdf": "http://127.0.0.1:40283/api/invoices/in_prod_06h2fw151kpww00cwfsh90h3fhexm/pdf",
          *         "total_taxes": [],
-         *         "finalized_at": "2026-11-29T14:46:05.215Z",
+         *         "finalized_at": "2026-11-29T15:32:59.294Z",
          *         "subscription": null,
          *         "attempt_count": 0,
          *         "customer_name": "Jenny Rosen",
@@ -17480,14 +17480,14 @@ export type components = {
          *         "subtotal_atom": 500,
          *         "customer_email": "jenny@example.com",
          *         "days_until_due": null,
-         *         "payment_intent": "pi_prod_06h2fh9n8ad9m5na7s66cws796bny",
+         *         "payment_intent": "pi_prod_06h2fw158ed44nnff7658x2n3yzgc",
          *         "reverse_charge": false,
          *         "due_amount_atom": 500,
          *         "paid_pdf_sha256": null,
          *         "paid_amount_atom": 0,
          *         "collection_method": "charge_automatically",
          *         "total_amount_atom": 500,
-         *         "hosted_invoice_url": "http://127.0.0.1:34955/invoice/sQmEqDoTMyJ8NODLamqZYptLdsaceHkx44_2x-Gn9N8",
+         *         "hosted_invoice_url": "http://127.0.0.1:40283/invoice/j8ldHgB2X7yZFatXZlm2BbkZ89A-1iiG_EJDGfIwfsU",
          *         "ending_balance_atom": 0,
          *         "next_payment_attempt": null,
          *         "starting_balance_atom": 0,
@@ -17497,13 +17497,13 @@ export type components = {
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2fh9n6wn7ny4526ntzkapre53r",
-         *       "request_id": "req_prod_06h2fh9n6wn7ny4526ntzkapre53r",
+         *       "correlation_id": "req_prod_06h2fw1572zsgf0qmg4kscr9nb91g",
+         *       "request_id": "req_prod_06h2fw1572zsgf0qmg4kscr9nb91g",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-29T14:46:05.404Z",
+         *       "created": "2026-11-29T15:32:59.354Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2fh8cpcfp74mhbjzdmqnxpcygr"
+         *       "actor_id": "key_prod_06h2fw0rt3rsvnydsxryw0w24qcqp"
          *     }
          */
         InvoicePaymentFailedEvent: {
@@ -17548,16 +17548,16 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2fh9qc6ycsjbk8zansbr66rt3g",
+         *       "id": "evt_prod_06h2fw15tf2n0yfx6qn7rgqvp88x2",
          *       "type": "invoice.payment_action_required",
          *       "aggregate_type": "invoice",
-         *       "aggregate_id": "in_prod_06h2fh9nkb7mgcrdf2tstcjnc955t",
+         *       "aggregate_id": "in_prod_06h2fw15fzk152bt77kpexgn2cssm",
          *       "data": {
-         *         "id": "in_prod_06h2fh9nkb7mgcrdf2tstcjnc955t",
+         *         "id": "in_prod_06h2fw15fzk152bt77kpexgn2cssm",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h2fh9nkgmqxg557ca2mq8swxpcy",
-         *             "price": "price_prod_06h2fh92tz3zamwxsy45rg2hms0y6",
+         *             "id": "il_prod_06h2fw15g6qjhvmn54g7ds8j9sbg6",
+         *             "price": "price_prod_06h2fw106sb9jbkk5yp6d1g6vwsjw",
          *             "quantity": 1,
          *             "tax_rates": [],
          *             "amount_atom": 500,
@@ -17570,11 +17570,11 @@ export type components = {
          *         "number": "EXAMPL-0003",
          *         "object": "invoice",
          *         "status": "open",
-         *         "created": "2026-11-29T14:46:05.466Z",
+         *         "created": "2026-11-29T15:32:59.391Z",
          *         "paid_at": null,
-         *         "updated": "2026-11-29T14:46:05.521Z",
+         *         "updated": "2026-11-29T15:32:59.419Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2fh9a305gnvn0y9ecv5hbacw76",
+         *         "customer": "cus_prod_06h2fw11rqq15gbze22grn4106dx2",
          *         "discount": null,
          *         "due_date": null,
          *         "livemode": false,
@@ -17582,11 +17582,11 @@ export type components = {
          *         "tax_atom": 0,
          *         "voided_at": null,
          *         "overdue_at": null,
-         *         "pdf_sha256": "5d1e4f67e2eab899ad59a39f10e14a6c2381e57b0ed5959263f1437f68646aa1",
+         *         "pdf_sha256": "03e3e19a08d1c5f3f1e9b8e6a0e7cb39879088c40942dc8f61ce8c332a7e2c83",
          *         "description": null,
-         *         "invoice_pdf": "http://127.0.0.1:34955/api/invoices/in_prod_06h2fh9nkb7mgcrdf2tstcjnc955t/pdf",
+         *         "invoice_pdf": "http://127.0.0.1:40283/api/invoices/in_prod_06h2fw15fzk152bt77kpexgn2cssm/pdf",
          *         "total_taxes": [],
-         *         "finalized_at": "2026-11-29T14:46:05.521Z",
+         *         "finalized_at": "2026-11-29T15:32:59.419Z",
          *         "subscription": null,
          *         "attempt_count": 0,
          *         "customer_name": "Jenny Rosen",
@@ -17594,14 +17594,14 @@ export type components = {
          *         "subtotal_atom": 500,
          *         "customer_email": "jenny@example.com",
          *         "days_until_due": null,
-         *         "payment_intent": "pi_prod_06h2fh9pyxdcxpxr27qm2wxa1nx60",
+         *         "payment_intent": "pi_prod_06h2fw15rgsxv9vv4w8xebrwserm0",
          *         "reverse_charge": false,
          *         "due_amount_atom": 500,
          *         "paid_pdf_sha256": null,
          *         "paid_amount_atom": 0,
          *         "collection_method": "charge_automatically",
          *         "total_amount_atom": 500,
-         *         "hosted_invoice_url": "http://127.0.0.1:34955/invoice/LSyKyh4RRhwLHcTe_rb7sRZdyAGxKlRfnmbL9nouxjo",
+         *         "hosted_invoice_url": "http://127.0.0.1:40283/invoice/WzLsHJryR1I8FlYfkZYGD5h4KXvN0wV_btsiWpIqBQg",
          *         "ending_balance_atom": 0,
          *         "next_payment_attempt": null,
          *         "starting_balance_atom": 0,
@@ -17611,13 +17611,13 @@ export type components = {
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2fh9pyf9wg64gbnntejdbj8cyr",
-         *       "request_id": "req_prod_06h2fh9pyf9wg64gbnntejdbj8cyr",
+         *       "correlation_id": "req_prod_06h2fw15qan7fh0brc9fe1nxy5dz2",
+         *       "request_id": "req_prod_06h2fw15qan7fh0brc9fe1nxy5dz2",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-29T14:46:05.921Z",
+         *       "created": "2026-11-29T15:32:59.475Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2fh8cpcfp74mhbjzdmqnxpcygr"
+         *       "actor_id": "key_prod_06h2fw0rt3rsvnydsxryw0w24qcqp"
          *     }
          */
         InvoicePaymentActionRequiredEvent: {
@@ -17662,16 +17662,16 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2fha7e7rr0e8872abfxhsm5e0g",
+         *       "id": "evt_prod_06h2fw1aqf70cpjee2bnpb0pfbr56",
          *       "type": "invoice.overdue",
          *       "aggregate_type": "invoice",
-         *       "aggregate_id": "in_prod_06h2fh9y0s0rnsebz0ayea9rmrvwr",
+         *       "aggregate_id": "in_prod_06h2fw17hnkvkr4dx3m165f13mcbp",
          *       "data": {
-         *         "id": "in_prod_06h2fh9y0s0rnsebz0ayea9rmrvwr",
+         *         "id": "in_prod_06h2fw17hnkvkr4dx3m165f13mcbp",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h2fh9y0ygddtn60aaxfmvwhkvd4",
-         *             "price": "price_prod_06h2fh92tz3zamwxsy45rg2hms0y6",
+         *             "id": "il_prod_06h2fw17hvmrxs0snm48h2dhqgcby",
+         *             "price": "price_prod_06h2fw106sb9jbkk5yp6d1g6vwsjw",
          *             "quantity": 1,
          *             "tax_rates": [],
          *             "amount_atom": 500,
@@ -17684,23 +17684,23 @@ export type components = {
          *         "number": "EXAMPL-0007",
          *         "object": "invoice",
          *         "status": "open",
-         *         "created": "2026-11-29T14:46:07.622Z",
+         *         "created": "2026-11-29T15:32:59.917Z",
          *         "paid_at": null,
-         *         "updated": "2026-11-30T14:46:07.528Z",
+         *         "updated": "2026-11-30T15:32:59.893Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2fh9a305gnvn0y9ecv5hbacw76",
+         *         "customer": "cus_prod_06h2fw11rqq15gbze22grn4106dx2",
          *         "discount": null,
-         *         "due_date": "2026-11-30T14:46:07.528Z",
+         *         "due_date": "2026-11-30T15:32:59.893Z",
          *         "livemode": false,
          *         "metadata": {},
          *         "tax_atom": 0,
          *         "voided_at": null,
-         *         "overdue_at": "2026-11-30T14:46:07.528Z",
-         *         "pdf_sha256": "bd08f0478dd6adc3514fce2a1f3f4ca5637159c1d97aba49cfc61cdb9936a35a",
+         *         "overdue_at": "2026-11-30T15:32:59.893Z",
+         *         "pdf_sha256": "e9766295dcc424bf3b4358f47e92051e398db76301c20f9336c0569a1751e3cc",
          *         "description": null,
-         *         "invoice_pdf": "http://127.0.0.1:34955/api/invoices/in_prod_06h2fh9y0s0rnsebz0ayea9rmrvwr/pdf",
+         *         "invoice_pdf": "http://127.0.0.1:40283/api/invoices/in_prod_06h2fw17hnkvkr4dx3m165f13mcbp/pdf",
          *         "total_taxes": [],
-         *         "finalized_at": "2026-11-29T14:46:07.646Z",
+         *         "finalized_at": "2026-11-29T15:32:59.934Z",
          *         "subscription": null,
          *         "attempt_count": 0,
          *         "customer_name": "Jenny Rosen",
@@ -17715,7 +17715,7 @@ export type components = {
          *         "paid_amount_atom": 0,
          *         "collection_method": "charge_automatically",
          *         "total_amount_atom": 500,
-         *         "hosted_invoice_url": "http://127.0.0.1:34955/invoice/fPqbCBxH3RVmcsKmLteaBoBXvWR12ovoL_ae5x-ISxs",
+         *         "hosted_invoice_url": "http://127.0.0.1:40283/invoice/9xJccndc0JbJ3Lfx35T9svmbET4tXs7DnGoSukXTEuY",
          *         "ending_balance_atom": 0,
          *         "next_payment_attempt": null,
          *         "starting_balance_atom": 0,
@@ -17724,11 +17724,11 @@ export type components = {
          *         "post_payment_credit_notes_amount_atom": 0
          *       },
          *       "previous_data": {
-         *         "id": "in_prod_06h2fh9y0s0rnsebz0ayea9rmrvwr",
+         *         "id": "in_prod_06h2fw17hnkvkr4dx3m165f13mcbp",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h2fh9y0ygddtn60aaxfmvwhkvd4",
-         *             "price": "price_prod_06h2fh92tz3zamwxsy45rg2hms0y6",
+         *             "id": "il_prod_06h2fw17hvmrxs0snm48h2dhqgcby",
+         *             "price": "price_prod_06h2fw106sb9jbkk5yp6d1g6vwsjw",
          *             "quantity": 1,
          *             "tax_rates": [],
          *             "amount_atom": 500,
@@ -17741,23 +17741,23 @@ export type components = {
          *         "number": "EXAMPL-0007",
          *         "object": "invoice",
          *         "status": "open",
-         *         "created": "2026-11-29T14:46:07.622Z",
+         *         "created": "2026-11-29T15:32:59.917Z",
          *         "paid_at": null,
-         *         "updated": "2026-11-29T14:46:07.646Z",
+         *         "updated": "2026-11-29T15:32:59.934Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2fh9a305gnvn0y9ecv5hbacw76",
+         *         "customer": "cus_prod_06h2fw11rqq15gbze22grn4106dx2",
          *         "discount": null,
-         *         "due_date": "2026-11-30T14:46:07.528Z",
+         *         "due_date": "2026-11-30T15:32:59.893Z",
          *         "livemode": false,
          *         "metadata": {},
          *         "tax_atom": 0,
          *         "voided_at": null,
          *         "overdue_at": null,
-         *         "pdf_sha256": "bd08f0478dd6adc3514fce2a1f3f4ca5637159c1d97aba49cfc61cdb9936a35a",
+         *         "pdf_sha256": "e9766295dcc424bf3b4358f47e92051e398db76301c20f9336c0569a1751e3cc",
          *         "description": null,
-         *         "invoice_pdf": "http://127.0.0.1:34955/api/invoices/in_prod_06h2fh9y0s0rnsebz0ayea9rmrvwr/pdf",
+         *         "invoice_pdf": "http://127.0.0.1:40283/api/invoices/in_prod_06h2fw17hnkvkr4dx3m165f13mcbp/pdf",
          *         "total_taxes": [],
-         *         "finalized_at": "2026-11-29T14:46:07.646Z",
+         *         "finalized_at": "2026-11-29T15:32:59.934Z",
          *         "subscription": null,
          *         "attempt_count": 0,
          *         "customer_name": "Jenny Rosen",
@@ -17772,7 +17772,7 @@ export type components = {
          *         "paid_amount_atom": 0,
          *         "collection_method": "charge_automatically",
          *         "total_amount_atom": 500,
-         *         "hosted_invoice_url": "http://127.0.0.1:34955/invoice/fPqbCBxH3RVmcsKmLteaBoBXvWR12ovoL_ae5x-ISxs",
+         *         "hosted_invoice_url": "http://127.0.0.1:40283/invoice/9xJccndc0JbJ3Lfx35T9svmbET4tXs7DnGoSukXTEuY",
          *         "ending_balance_atom": 0,
          *         "next_payment_attempt": null,
          *         "starting_balance_atom": 0,
@@ -17781,11 +17781,11 @@ export type components = {
          *         "post_payment_credit_notes_amount_atom": 0
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2fha70yjrgwhmtmh1205bqc420",
+         *       "correlation_id": "req_prod_06h2fw1amdn90e2wh4jsbccmcwx4a",
          *       "request_id": null,
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-30T14:46:07.528Z",
+         *       "created": "2026-11-30T15:32:59.893Z",
          *       "actor_type": "system",
          *       "actor_id": null
          *     }
@@ -17832,16 +17832,16 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2fh9sgsk31yqcqb1xs6fd9ffqw",
+         *       "id": "evt_prod_06h2fw165159bz62n5cxvsjejmqcg",
          *       "type": "invoice.voided",
          *       "aggregate_type": "invoice",
-         *       "aggregate_id": "in_prod_06h2fh9rempy0yywnhvgdzb2grddm",
+         *       "aggregate_id": "in_prod_06h2fw15xjc7xcmng1480n9bqb416",
          *       "data": {
-         *         "id": "in_prod_06h2fh9rempy0yywnhvgdzb2grddm",
+         *         "id": "in_prod_06h2fw15xjc7xcmng1480n9bqb416",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h2fh9rexx12adkjsbydvg81njp8",
-         *             "price": "price_prod_06h2fh92tz3zamwxsy45rg2hms0y6",
+         *             "id": "il_prod_06h2fw15xta0w5hmyrcv3ackxvddw",
+         *             "price": "price_prod_06h2fw106sb9jbkk5yp6d1g6vwsjw",
          *             "quantity": 1,
          *             "tax_rates": [],
          *             "amount_atom": 500,
@@ -17854,23 +17854,23 @@ export type components = {
          *         "number": "EXAMPL-0004",
          *         "object": "invoice",
          *         "status": "void",
-         *         "created": "2026-11-29T14:46:06.197Z",
+         *         "created": "2026-11-29T15:32:59.500Z",
          *         "paid_at": null,
-         *         "updated": "2026-11-29T14:46:06.468Z",
+         *         "updated": "2026-11-29T15:32:59.558Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2fh9a305gnvn0y9ecv5hbacw76",
+         *         "customer": "cus_prod_06h2fw11rqq15gbze22grn4106dx2",
          *         "discount": null,
          *         "due_date": null,
          *         "livemode": false,
          *         "metadata": {},
          *         "tax_atom": 0,
-         *         "voided_at": "2026-11-29T14:46:06.468Z",
+         *         "voided_at": "2026-11-29T15:32:59.558Z",
          *         "overdue_at": null,
-         *         "pdf_sha256": "6318732ce2c932aac258b6e309bf6a8a428b501a9f8f866695a256337dd62213",
+         *         "pdf_sha256": "4395f8a8b24c77419d58b4794a4e501efbb39921b0ac74b0b8aecba64e5fe61b",
          *         "description": null,
-         *         "invoice_pdf": "http://127.0.0.1:34955/api/invoices/in_prod_06h2fh9rempy0yywnhvgdzb2grddm/pdf",
+         *         "invoice_pdf": "http://127.0.0.1:40283/api/invoices/in_prod_06h2fw15xjc7xcmng1480n9bqb416/pdf",
          *         "total_taxes": [],
-         *         "finalized_at": "2026-11-29T14:46:06.263Z",
+         *         "finalized_at": "2026-11-29T15:32:59.524Z",
          *         "subscription": null,
          *         "attempt_count": 0,
          *         "customer_name": "Jenny Rosen",
@@ -17885,7 +17885,7 @@ export type components = {
          *         "paid_amount_atom": 0,
          *         "collection_method": "charge_automatically",
          *         "total_amount_atom": 500,
-         *         "hosted_invoice_url": "http://127.0.0.1:34955/invoice/BDDml69nF3T4yDpLVNkUbo1V-UDblupZN0WrqKZdwI0",
+         *         "hosted_invoice_url": "http://127.0.0.1:40283/invoice/bJX61hFaQjVvxNbZN3FMRa4JGpn36t1PQRe9B3z5hiw",
          *         "ending_balance_atom": 0,
          *         "next_payment_attempt": null,
          *         "starting_balance_atom": 0,
@@ -17894,11 +17894,11 @@ export type components = {
          *         "post_payment_credit_notes_amount_atom": 0
          *       },
          *       "previous_data": {
-         *         "id": "in_prod_06h2fh9rempy0yywnhvgdzb2grddm",
+         *         "id": "in_prod_06h2fw15xjc7xcmng1480n9bqb416",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h2fh9rexx12adkjsbydvg81njp8",
-         *             "price": "price_prod_06h2fh92tz3zamwxsy45rg2hms0y6",
+         *             "id": "il_prod_06h2fw15xta0w5hmyrcv3ackxvddw",
+         *             "price": "price_prod_06h2fw106sb9jbkk5yp6d1g6vwsjw",
          *             "quantity": 1,
          *             "tax_rates": [],
          *             "amount_atom": 500,
@@ -17911,11 +17911,11 @@ export type components = {
          *         "number": "EXAMPL-0004",
          *         "object": "invoice",
          *         "status": "open",
-         *         "created": "2026-11-29T14:46:06.197Z",
+         *         "created": "2026-11-29T15:32:59.500Z",
          *         "paid_at": null,
-         *         "updated": "2026-11-29T14:46:06.263Z",
+         *         "updated": "2026-11-29T15:32:59.524Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2fh9a305gnvn0y9ecv5hbacw76",
+         *         "customer": "cus_prod_06h2fw11rqq15gbze22grn4106dx2",
          *         "discount": null,
          *         "due_date": null,
          *         "livemode": false,
@@ -17923,11 +17923,11 @@ export type components = {
          *         "tax_atom": 0,
          *         "voided_at": null,
          *         "overdue_at": null,
-         *         "pdf_sha256": "6318732ce2c932aac258b6e309bf6a8a428b501a9f8f866695a256337dd62213",
+         *         "pdf_sha256": "4395f8a8b24c77419d58b4794a4e501efbb39921b0ac74b0b8aecba64e5fe61b",
          *         "description": null,
-         *         "invoice_pdf": "http://127.0.0.1:34955/api/invoices/in_prod_06h2fh9rempy0yywnhvgdzb2grddm/pdf",
+         *         "invoice_pdf": "http://127.0.0.1:40283/api/invoices/in_prod_06h2fw15xjc7xcmng1480n9bqb416/pdf",
          *         "total_taxes": [],
-         *         "finalized_at": "2026-11-29T14:46:06.263Z",
+         *         "finalized_at": "2026-11-29T15:32:59.524Z",
          *         "subscription": null,
          *         "attempt_count": 0,
          *         "customer_name": "Jenny Rosen",
@@ -17942,7 +17942,7 @@ export type components = {
          *         "paid_amount_atom": 0,
          *         "collection_method": "charge_automatically",
          *         "total_amount_atom": 500,
-         *         "hosted_invoice_url": "http://127.0.0.1:34955/invoice/BDDml69nF3T4yDpLVNkUbo1V-UDblupZN0WrqKZdwI0",
+         *         "hosted_invoice_url": "http://127.0.0.1:40283/invoice/bJX61hFaQjVvxNbZN3FMRa4JGpn36t1PQRe9B3z5hiw",
          *         "ending_balance_atom": 0,
          *         "next_payment_attempt": null,
          *         "starting_balance_atom": 0,
@@ -17951,13 +17951,13 @@ export type components = {
          *         "post_payment_credit_notes_amount_atom": 0
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2fh9s9d94j7c8rrj5653a86xqc",
-         *       "request_id": "req_prod_06h2fh9s9d94j7c8rrj5653a86xqc",
+         *       "correlation_id": "req_prod_06h2fw163rv1p1e9hswqfr7a6058r",
+         *       "request_id": "req_prod_06h2fw163rv1p1e9hswqfr7a6058r",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-29T14:46:06.470Z",
+         *       "created": "2026-11-29T15:32:59.560Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2fh8cpcfp74mhbjzdmqnxpcygr"
+         *       "actor_id": "key_prod_06h2fw0rt3rsvnydsxryw0w24qcqp"
          *     }
          */
         InvoiceVoidedEvent: {
@@ -18002,16 +18002,16 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2fh9ta8w2qqkeebzw664v12zbg",
+         *       "id": "evt_prod_06h2fw16gz41xwnbmdhdekbkx357r",
          *       "type": "invoice.marked_uncollectible",
          *       "aggregate_type": "invoice",
-         *       "aggregate_id": "in_prod_06h2fh9sq7nqrvnxjdv3e0wbw8zep",
+         *       "aggregate_id": "in_prod_06h2fw168y1hxj8ztrhv5gybrfjhe",
          *       "data": {
-         *         "id": "in_prod_06h2fh9sq7nqrvnxjdv3e0wbw8zep",
+         *         "id": "in_prod_06h2fw168y1hxj8ztrhv5gybrfjhe",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h2fh9srpbar4g0swrzrkqnw6jhg",
-         *             "price": "price_prod_06h2fh92tz3zamwxsy45rg2hms0y6",
+         *             "id": "il_prod_06h2fw16932cymbemk6tbvvc44zfw",
+         *             "price": "price_prod_06h2fw106sb9jbkk5yp6d1g6vwsjw",
          *             "quantity": 1,
          *             "tax_rates": [],
          *             "amount_atom": 500,
@@ -18024,11 +18024,11 @@ export type components = {
          *         "number": "EXAMPL-0005",
          *         "object": "invoice",
          *         "status": "uncollectible",
-         *         "created": "2026-11-29T14:46:06.521Z",
+         *         "created": "2026-11-29T15:32:59.591Z",
          *         "paid_at": null,
-         *         "updated": "2026-11-29T14:46:06.667Z",
+         *         "updated": "2026-11-29T15:32:59.653Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2fh9a305gnvn0y9ecv5hbacw76",
+         *         "customer": "cus_prod_06h2fw11rqq15gbze22grn4106dx2",
          *         "discount": null,
          *         "due_date": null,
          *         "livemode": false,
@@ -18036,11 +18036,11 @@ export type components = {
          *         "tax_atom": 0,
          *         "voided_at": null,
          *         "overdue_at": null,
-         *         "pdf_sha256": "a3637c10bdd372910f56f1e1fe7df0dc20930c57de3746b99ddfff8b73c42a4b",
+         *         "pdf_sha256": "913bc20baaa1cce139a075baccdfb2b5b1be63b0509fa821eb37b2d890882496",
          *         "description": null,
-         *         "invoice_pdf": "http://127.0.0.1:34955/api/invoices/in_prod_06h2fh9sq7nqrvnxjdv3e0wbw8zep/pdf",
+         *         "invoice_pdf": "http://127.0.0.1:40283/api/invoices/in_prod_06h2fw168y1hxj8ztrhv5gybrfjhe/pdf",
          *         "total_taxes": [],
-         *         "finalized_at": "2026-11-29T14:46:06.582Z",
+         *         "finalized_at": "2026-11-29T15:32:59.612Z",
          *         "subscription": null,
          *         "attempt_count": 0,
          *         "customer_name": "Jenny Rosen",
@@ -18055,20 +18055,20 @@ export type components = {
          *         "paid_amount_atom": 0,
          *         "collection_method": "charge_automatically",
          *         "total_amount_atom": 500,
-         *         "hosted_invoice_url": "http://127.0.0.1:34955/invoice/rTHkPac1kio4Nxd1vrK1LHrVZ5gDltECE6UcpS_wN3k",
+         *         "hosted_invoice_url": "http://127.0.0.1:40283/invoice/e1QovmtgXT_iVxncmi4z4Xs6WfY7M1CyN4XO0BWfnxc",
          *         "ending_balance_atom": 0,
          *         "next_payment_attempt": null,
          *         "starting_balance_atom": 0,
-         *         "marked_uncollectible_at": "2026-11-29T14:46:06.667Z",
+         *         "marked_uncollectible_at": "2026-11-29T15:32:59.653Z",
          *         "pre_payment_credit_notes_amount_atom": 0,
          *         "post_payment_credit_notes_amount_atom": 0
          *       },
          *       "previous_data": {
-         *         "id": "in_prod_06h2fh9sq7nqrvnxjdv3e0wbw8zep",
+         *         "id": "in_prod_06h2fw168y1hxj8ztrhv5gybrfjhe",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h2fh9srpbar4g0swrzrkqnw6jhg",
-         *             "price": "price_prod_06h2fh92tz3zamwxsy45rg2hms0y6",
+         *             "id": "il_prod_06h2fw16932cymbemk6tbvvc44zfw",
+         *             "price": "price_prod_06h2fw106sb9jbkk5yp6d1g6vwsjw",
          *             "quantity": 1,
          *             "tax_rates": [],
          *             "amount_atom": 500,
@@ -18081,11 +18081,11 @@ export type components = {
          *         "number": "EXAMPL-0005",
          *         "object": "invoice",
          *         "status": "open",
-         *         "created": "2026-11-29T14:46:06.521Z",
+         *         "created": "2026-11-29T15:32:59.591Z",
          *         "paid_at": null,
-         *         "updated": "2026-11-29T14:46:06.582Z",
+         *         "updated": "2026-11-29T15:32:59.612Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2fh9a305gnvn0y9ecv5hbacw76",
+         *         "customer": "cus_prod_06h2fw11rqq15gbze22grn4106dx2",
          *         "discount": null,
          *         "due_date": null,
          *         "livemode": false,
@@ -18093,11 +18093,11 @@ export type components = {
          *         "tax_atom": 0,
          *         "voided_at": null,
          *         "overdue_at": null,
-         *         "pdf_sha256": "a3637c10bdd372910f56f1e1fe7df0dc20930c57de3746b99ddfff8b73c42a4b",
+         *         "pdf_sha256": "913bc20baaa1cce139a075baccdfb2b5b1be63b0509fa821eb37b2d890882496",
          *         "description": null,
-         *         "invoice_pdf": "http://127.0.0.1:34955/api/invoices/in_prod_06h2fh9sq7nqrvnxjdv3e0wbw8zep/pdf",
+         *         "invoice_pdf": "http://127.0.0.1:40283/api/invoices/in_prod_06h2fw168y1hxj8ztrhv5gybrfjhe/pdf",
          *         "total_taxes": [],
-         *         "finalized_at": "2026-11-29T14:46:06.582Z",
+         *         "finalized_at": "2026-11-29T15:32:59.612Z",
          *         "subscription": null,
          *         "attempt_count": 0,
          *         "customer_name": "Jenny Rosen",
@@ -18112,7 +18112,7 @@ export type components = {
          *         "paid_amount_atom": 0,
          *         "collection_method": "charge_automatically",
          *         "total_amount_atom": 500,
-         *         "hosted_invoice_url": "http://127.0.0.1:34955/invoice/rTHkPac1kio4Nxd1vrK1LHrVZ5gDltECE6UcpS_wN3k",
+         *         "hosted_invoice_url": "http://127.0.0.1:40283/invoice/e1QovmtgXT_iVxncmi4z4Xs6WfY7M1CyN4XO0BWfnxc",
          *         "ending_balance_atom": 0,
          *         "next_payment_attempt": null,
          *         "starting_balance_atom": 0,
@@ -18121,13 +18121,13 @@ export type components = {
          *         "post_payment_credit_notes_amount_atom": 0
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2fh9t841b2jq1cjzxq55hpy14c",
-         *       "request_id": "req_prod_06h2fh9t841b2jq1cjzxq55hpy14c",
+         *       "correlation_id": "req_prod_06h2fw16g5fhd5tk7q9j7md1hvdtp",
+         *       "request_id": "req_prod_06h2fw16g5fhd5tk7q9j7md1hvdtp",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-29T14:46:06.675Z",
+         *       "created": "2026-11-29T15:32:59.655Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2fh8cpcfp74mhbjzdmqnxpcygr"
+         *       "actor_id": "key_prod_06h2fw0rt3rsvnydsxryw0w24qcqp"
          *     }
          */
         InvoiceMarkedUncollectibleEvent: {
@@ -18172,16 +18172,16 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2fh9mc0h3r91wenj12baq2thdg",
+         *       "id": "evt_prod_06h2fw1503hfamwk0d5ttkv9dez2c",
          *       "type": "invoice.refunded",
          *       "aggregate_type": "invoice",
-         *       "aggregate_id": "in_prod_06h2fh9h0t0nnns7vfgp9vac0rm7r",
+         *       "aggregate_id": "in_prod_06h2fw13zwb7wgs7c0btv803wttk0",
          *       "data": {
-         *         "id": "in_prod_06h2fh9h0t0nnns7vfgp9vac0rm7r",
+         *         "id": "in_prod_06h2fw13zwb7wgs7c0btv803wttk0",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h2fh9h12c4fdmn8kg18m070c5ft",
-         *             "price": "price_prod_06h2fh92tz3zamwxsy45rg2hms0y6",
+         *             "id": "il_prod_06h2fw1405qkaaqz28g2v9ye73q1j",
+         *             "price": "price_prod_06h2fw106sb9jbkk5yp6d1g6vwsjw",
          *             "quantity": 1,
          *             "tax_rates": [],
          *             "amount_atom": 500,
@@ -18194,11 +18194,11 @@ export type components = {
          *         "number": "EXAMPL-0001",
          *         "object": "invoice",
          *         "status": "paid",
-         *         "created": "2026-11-29T14:46:04.294Z",
-         *         "paid_at": "2026-11-29T14:46:04.751Z",
-         *         "updated": "2026-11-29T14:46:04.751Z",
+         *         "created": "2026-11-29T15:32:59.007Z",
+         *         "paid_at": "2026-11-29T15:32:59.162Z",
+         *         "updated": "2026-11-29T15:32:59.162Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2fh9a305gnvn0y9ecv5hbacw76",
+         *         "customer": "cus_prod_06h2fw11rqq15gbze22grn4106dx2",
          *         "discount": null,
          *         "due_date": null,
          *         "livemode": false,
@@ -18206,11 +18206,11 @@ export type components = {
          *         "tax_atom": 0,
          *         "voided_at": null,
          *         "overdue_at": null,
-         *         "pdf_sha256": "933e6ecf2f09dd1b54f76c0d1ecbfdebf6bd4290c49f9ddb35f20491245957b9",
+         *         "pdf_sha256": "a9151f0df842b53e500739dcfabda901a13e3bdac9174ae8defe8616db842692",
          *         "description": null,
-         *         "invoice_pdf": "http://127.0.0.1:34955/api/invoices/in_prod_06h2fh9h0t0nnns7vfgp9vac0rm7r/pdf",
+         *         "invoice_pdf": "http://127.0.0.1:40283/api/invoices/in_prod_06h2fw13zwb7wgs7c0btv803wttk0/pdf",
          *         "total_taxes": [],
-         *         "finalized_at": "2026-11-29T14:46:04.369Z",
+         *         "finalized_at": "2026-11-29T15:32:59.049Z",
          *         "subscription": null,
          *         "attempt_count": 0,
          *         "customer_name": "Jenny Rosen",
@@ -18218,14 +18218,14 @@ export type components = {
          *         "subtotal_atom": 500,
          *         "customer_email": "jenny@example.com",
          *         "days_until_due": null,
-         *         "payment_intent": "pi_prod_06h2fh9jnt0zvksd01qxszrejwjqj",
+         *         "payment_intent": "pi_prod_06h2fw14h5chx2z0s9ns7tcm3h572",
          *         "reverse_charge": false,
          *         "due_amount_atom": 0,
-         *         "paid_pdf_sha256": "9ab50e98479c57e5126a48fb3e16e0cdcdb3579d9554311dd2d75adfb0336b54",
+         *         "paid_pdf_sha256": "c402ddd4cf0f618eaeb98bc88314e23b9aea2aefc8fe08fb2189e8929bd4e896",
          *         "paid_amount_atom": 500,
          *         "collection_method": "charge_automatically",
          *         "total_amount_atom": 500,
-         *         "hosted_invoice_url": "http://127.0.0.1:34955/invoice/oLA0RLWlKdpnWVGfJCA3oUwJW6RNnV2wqo5CG5KtnZk",
+         *         "hosted_invoice_url": "http://127.0.0.1:40283/invoice/ryoVm8sGxwBPhd1949Gn7Qy3iHTubExooxu-hG3lGtE",
          *         "ending_balance_atom": 0,
          *         "next_payment_attempt": null,
          *         "starting_balance_atom": 0,
@@ -18235,13 +18235,13 @@ export type components = {
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2fh9kvwtgypk3927vv218k81w4",
-         *       "request_id": "req_prod_06h2fh9kvwtgypk3927vv218k81w4",
+         *       "correlation_id": "req_prod_06h2fw14xmqbk6g2r373xb7kqw6xr",
+         *       "request_id": "req_prod_06h2fw14xmqbk6g2r373xb7kqw6xr",
          *       "version": 1,
          *       "sequence": 5,
-         *       "created": "2026-11-29T14:46:05.152Z",
+         *       "created": "2026-11-29T15:32:59.264Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2fh8cpcfp74mhbjzdmqnxpcygr"
+         *       "actor_id": "key_prod_06h2fw0rt3rsvnydsxryw0w24qcqp"
          *     }
          */
         InvoiceRefundedEvent: {
@@ -18286,16 +18286,16 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2fhabbjg8xkax298req8j3jrsj",
+         *       "id": "evt_prod_06h2fw1b81s8m9v5c679bpws9rfsg",
          *       "type": "invoice.upcoming",
          *       "aggregate_type": "invoice",
-         *       "aggregate_id": "in_prod_06h2fhaatyyha11wjd03s60a6waza",
+         *       "aggregate_id": "in_prod_06h2fw1b5mzscj74q1q3jzbtg47ya",
          *       "data": {
-         *         "id": "in_prod_06h2fhaatyyha11wjd03s60a6waza",
+         *         "id": "in_prod_06h2fw1b5mzscj74q1q3jzbtg47ya",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h2fhab8vc950j2yzxffem5mc4x8",
-         *             "price": "price_prod_06h2fh928k9xh46nak7pgx5pysz2t",
+         *             "id": "il_prod_06h2fw1b7pyzdv7t8djdhn6k6tftr",
+         *             "price": "price_prod_06h2fw1039pna1mcpmm9mmsq7q3wp",
          *             "quantity": 1,
          *             "tax_rates": [],
          *             "amount_atom": 2000,
@@ -18308,11 +18308,11 @@ export type components = {
          *         "number": null,
          *         "object": "invoice",
          *         "status": "draft",
-         *         "created": "2026-12-06T14:46:08.724Z",
+         *         "created": "2026-12-06T15:33:00.183Z",
          *         "paid_at": null,
-         *         "updated": "2026-12-06T14:46:08.724Z",
+         *         "updated": "2026-12-06T15:33:00.183Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2fh9a305gnvn0y9ecv5hbacw76",
+         *         "customer": "cus_prod_06h2fw11rqq15gbze22grn4106dx2",
          *         "discount": null,
          *         "due_date": null,
          *         "livemode": false,
@@ -18321,11 +18321,11 @@ export type components = {
          *         "voided_at": null,
          *         "overdue_at": null,
          *         "pdf_sha256": null,
-         *         "description": "Subscription to Pro (Monthly), 6 Dec 2026 14:46:08 UTC – 6 Jan 2027 14:46:08 UTC",
+         *         "description": "Subscription to Pro (Monthly), 6 Dec 2026 15:33:00 UTC – 6 Jan 2027 15:33:00 UTC",
          *         "invoice_pdf": null,
          *         "total_taxes": [],
          *         "finalized_at": null,
-         *         "subscription": "sub_prod_06h2fha2b58ws65a67gq7334qg71r",
+         *         "subscription": "sub_prod_06h2fw18kj8frjk5tgwfd4vcsj3km",
          *         "attempt_count": 0,
          *         "customer_name": null,
          *         "discount_atom": 0,
@@ -18341,7 +18341,7 @@ export type components = {
          *         "total_amount_atom": 2000,
          *         "hosted_invoice_url": null,
          *         "ending_balance_atom": 0,
-         *         "next_payment_attempt": "2026-12-06T14:46:08.724Z",
+         *         "next_payment_attempt": "2026-12-06T15:33:00.183Z",
          *         "starting_balance_atom": 0,
          *         "marked_uncollectible_at": null,
          *         "pre_payment_credit_notes_amount_atom": 0,
@@ -18349,11 +18349,11 @@ export type components = {
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2fha70yjrgwhmtmh1205bqc420",
+         *       "correlation_id": "req_prod_06h2fw1amdn90e2wh4jsbccmcwx4a",
          *       "request_id": null,
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-12-03T14:46:08.724Z",
+         *       "created": "2026-12-03T15:33:00.183Z",
          *       "actor_type": "system",
          *       "actor_id": null
          *     }
@@ -18400,19 +18400,19 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2fh9a3kwqenj878f20mhv3y3q2",
+         *       "id": "evt_prod_06h2fw11s2syqe8zcw2f0mfwn8njw",
          *       "type": "customer.created",
          *       "aggregate_type": "customer",
-         *       "aggregate_id": "cus_prod_06h2fh9a305gnvn0y9ecv5hbacw76",
+         *       "aggregate_id": "cus_prod_06h2fw11rqq15gbze22grn4106dx2",
          *       "data": {
-         *         "id": "cus_prod_06h2fh9a305gnvn0y9ecv5hbacw76",
+         *         "id": "cus_prod_06h2fw11rqq15gbze22grn4106dx2",
          *         "name": "Jenny",
          *         "email": "jenny@example.com",
          *         "object": "customer",
          *         "address": null,
-         *         "created": "2026-11-29T14:46:02.520Z",
+         *         "created": "2026-11-29T15:32:58.437Z",
          *         "tax_ids": [],
-         *         "updated": "2026-11-29T14:46:02.520Z",
+         *         "updated": "2026-11-29T15:32:58.437Z",
          *         "balances": {},
          *         "livemode": false,
          *         "metadata": {},
@@ -18423,13 +18423,13 @@ export type components = {
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2fh9a2jr8dv78jh7z602rd6nat",
-         *       "request_id": "req_prod_06h2fh9a2jr8dv78jh7z602rd6nat",
+         *       "correlation_id": "req_prod_06h2fw11raqsvm11dmvcd8ky5bpbt",
+         *       "request_id": "req_prod_06h2fw11raqsvm11dmvcd8ky5bpbt",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-29T14:46:02.524Z",
+         *       "created": "2026-11-29T15:32:58.440Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2fh8cpcfp74mhbjzdmqnxpcygr"
+         *       "actor_id": "key_prod_06h2fw0rt3rsvnydsxryw0w24qcqp"
          *     }
          */
         CustomerCreatedEvent: {
@@ -18474,19 +18474,19 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2fh9aewvs3ped4rraezpks8qmm",
+         *       "id": "evt_prod_06h2fw11xgvjdhvcc1r08xyeq36sj",
          *       "type": "customer.updated",
          *       "aggregate_type": "customer",
-         *       "aggregate_id": "cus_prod_06h2fh9a305gnvn0y9ecv5hbacw76",
+         *       "aggregate_id": "cus_prod_06h2fw11rqq15gbze22grn4106dx2",
          *       "data": {
-         *         "id": "cus_prod_06h2fh9a305gnvn0y9ecv5hbacw76",
+         *         "id": "cus_prod_06h2fw11rqq15gbze22grn4106dx2",
          *         "name": "Jenny Rosen",
          *         "email": "jenny@example.com",
          *         "object": "customer",
          *         "address": null,
-         *         "created": "2026-11-29T14:46:02.520Z",
+         *         "created": "2026-11-29T15:32:58.437Z",
          *         "tax_ids": [],
-         *         "updated": "2026-11-29T14:46:02.600Z",
+         *         "updated": "2026-11-29T15:32:58.473Z",
          *         "balances": {},
          *         "livemode": false,
          *         "metadata": {},
@@ -18496,14 +18496,14 @@ export type components = {
          *         "preferred_locale": null
          *       },
          *       "previous_data": {
-         *         "id": "cus_prod_06h2fh9a305gnvn0y9ecv5hbacw76",
+         *         "id": "cus_prod_06h2fw11rqq15gbze22grn4106dx2",
          *         "name": "Jenny",
          *         "email": "jenny@example.com",
          *         "object": "customer",
          *         "address": null,
-         *         "created": "2026-11-29T14:46:02.520Z",
+         *         "created": "2026-11-29T15:32:58.437Z",
          *         "tax_ids": [],
-         *         "updated": "2026-11-29T14:46:02.520Z",
+         *         "updated": "2026-11-29T15:32:58.437Z",
          *         "balances": {},
          *         "livemode": false,
          *         "metadata": {},
@@ -18513,13 +18513,13 @@ export type components = {
          *         "preferred_locale": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2fh9aacjcw8acphvn8y4k81jwy",
-         *       "request_id": "req_prod_06h2fh9aacjcw8acphvn8y4k81jwy",
+         *       "correlation_id": "req_prod_06h2fw11ws6gd490t5k6dc0g7h4hg",
+         *       "request_id": "req_prod_06h2fw11ws6gd490t5k6dc0g7h4hg",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-29T14:46:02.616Z",
+         *       "created": "2026-11-29T15:32:58.476Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2fh8cpcfp74mhbjzdmqnxpcygr"
+         *       "actor_id": "key_prod_06h2fw0rt3rsvnydsxryw0w24qcqp"
          *     }
          */
         CustomerUpdatedEvent: {
@@ -18564,20 +18564,20 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2fh9b15hcj5n3vdvg7g3bm3gwa",
+         *       "id": "evt_prod_06h2fw121cc5zspcekg8jdyxdy5z4",
          *       "type": "customer.deleted",
          *       "aggregate_type": "customer",
-         *       "aggregate_id": "cus_prod_06h2fh9awz8qehxav5n4798ebmg2w",
+         *       "aggregate_id": "cus_prod_06h2fw11zpsgjn8s35mxkf9nx120y",
          *       "data": {
-         *         "id": "cus_prod_06h2fh9awz8qehxav5n4798ebmg2w",
+         *         "id": "cus_prod_06h2fw11zpsgjn8s35mxkf9nx120y",
          *         "name": null,
          *         "email": "leaving@example.com",
          *         "object": "customer",
          *         "address": null,
-         *         "created": "2026-11-29T14:46:02.727Z",
+         *         "created": "2026-11-29T15:32:58.493Z",
          *         "deleted": true,
          *         "tax_ids": [],
-         *         "updated": "2026-11-29T14:46:02.760Z",
+         *         "updated": "2026-11-29T15:32:58.506Z",
          *         "balances": {},
          *         "livemode": false,
          *         "metadata": {},
@@ -18587,14 +18587,14 @@ export type components = {
          *         "preferred_locale": null
          *       },
          *       "previous_data": {
-         *         "id": "cus_prod_06h2fh9awz8qehxav5n4798ebmg2w",
+         *         "id": "cus_prod_06h2fw11zpsgjn8s35mxkf9nx120y",
          *         "name": null,
          *         "email": "leaving@example.com",
          *         "object": "customer",
          *         "address": null,
-         *         "created": "2026-11-29T14:46:02.727Z",
+         *         "created": "2026-11-29T15:32:58.493Z",
          *         "tax_ids": [],
-         *         "updated": "2026-11-29T14:46:02.727Z",
+         *         "updated": "2026-11-29T15:32:58.493Z",
          *         "balances": {},
          *         "livemode": false,
          *         "metadata": {},
@@ -18604,13 +18604,13 @@ export type components = {
          *         "preferred_locale": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2fh9b0s944h8axvxv1c89jwefm",
-         *       "request_id": "req_prod_06h2fh9b0s944h8axvxv1c89jwefm",
+         *       "correlation_id": "req_prod_06h2fw120wrk51qkbcmm20j289rzp",
+         *       "request_id": "req_prod_06h2fw120wrk51qkbcmm20j289rzp",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-29T14:46:02.762Z",
+         *       "created": "2026-11-29T15:32:58.507Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2fh8cpcfp74mhbjzdmqnxpcygr"
+         *       "actor_id": "key_prod_06h2fw0rt3rsvnydsxryw0w24qcqp"
          *     }
          */
         CustomerDeletedEvent: {
@@ -18655,21 +18655,21 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2fh9bd0frktmwgz531pr7g1r4m",
+         *       "id": "evt_prod_06h2fw124kqbqajvx9eptz7pzfp2c",
          *       "type": "customer.discount.created",
          *       "aggregate_type": "customer_discount",
-         *       "aggregate_id": "di_prod_06h2fh9bb8r4yc4jcwh6sybfmey42",
+         *       "aggregate_id": "di_prod_06h2fw123xkwmtrvzeb1wkndx9gc4",
          *       "data": {
-         *         "id": "di_prod_06h2fh9bb8r4yc4jcwh6sybfmey42",
+         *         "id": "di_prod_06h2fw123xkwmtrvzeb1wkndx9gc4",
          *         "end": null,
-         *         "start": "2026-11-29T14:46:02.799Z",
+         *         "start": "2026-11-29T15:32:58.524Z",
          *         "coupon": {
-         *           "id": "cpn_prod_06h2fh95m5brm703q6jhd6hmdy34y",
+         *           "id": "cpn_prod_06h2fw10hz8xgd4rnqze4czqhyvby",
          *           "name": "Ten percent",
          *           "valid": true,
          *           "object": "coupon",
-         *           "created": "2026-11-29T14:46:01.377Z",
-         *           "updated": "2026-11-29T14:46:02.799Z",
+         *           "created": "2026-11-29T15:32:58.127Z",
+         *           "updated": "2026-11-29T15:32:58.524Z",
          *           "currency": null,
          *           "duration": "forever",
          *           "livemode": false,
@@ -18682,18 +18682,18 @@ export type components = {
          *           "duration_in_months": null
          *         },
          *         "object": "discount",
-         *         "customer": "cus_prod_06h2fh9a305gnvn0y9ecv5hbacw76",
+         *         "customer": "cus_prod_06h2fw11rqq15gbze22grn4106dx2",
          *         "livemode": false
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2fh9b5a3hagns3dj2e4p7b2c4m",
-         *       "request_id": "req_prod_06h2fh9b5a3hagns3dj2e4p7b2c4m",
+         *       "correlation_id": "req_prod_06h2fw12333q6s64r7y808beztehg",
+         *       "request_id": "req_prod_06h2fw12333q6s64r7y808beztehg",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-29T14:46:02.856Z",
+         *       "created": "2026-11-29T15:32:58.532Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2fh8cpcfp74mhbjzdmqnxpcygr"
+         *       "actor_id": "key_prod_06h2fw0rt3rsvnydsxryw0w24qcqp"
          *     }
          */
         CustomerDiscountCreatedEvent: {
@@ -18738,21 +18738,21 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2fh9bqdh09kkt2qctk1tg5hg3g",
+         *       "id": "evt_prod_06h2fw1286j2f0ce03year6fxhz36",
          *       "type": "customer.discount.updated",
          *       "aggregate_type": "customer_discount",
-         *       "aggregate_id": "di_prod_06h2fh9bb8r4yc4jcwh6sybfmey42",
+         *       "aggregate_id": "di_prod_06h2fw123xkwmtrvzeb1wkndx9gc4",
          *       "data": {
-         *         "id": "di_prod_06h2fh9bb8r4yc4jcwh6sybfmey42",
+         *         "id": "di_prod_06h2fw123xkwmtrvzeb1wkndx9gc4",
          *         "end": null,
-         *         "start": "2026-11-29T14:46:02.930Z",
+         *         "start": "2026-11-29T15:32:58.557Z",
          *         "coupon": {
-         *           "id": "cpn_prod_06h2fh95rycseb7srgkf0tadv70p4",
+         *           "id": "cpn_prod_06h2fw10me6ww8121s7zd7n07fdh0",
          *           "name": null,
          *           "valid": true,
          *           "object": "coupon",
-         *           "created": "2026-11-29T14:46:01.415Z",
-         *           "updated": "2026-11-29T14:46:02.930Z",
+         *           "created": "2026-11-29T15:32:58.147Z",
+         *           "updated": "2026-11-29T15:32:58.557Z",
          *           "currency": "usd",
          *           "duration": "once",
          *           "livemode": false,
@@ -18765,20 +18765,20 @@ export type components = {
          *           "duration_in_months": null
          *         },
          *         "object": "discount",
-         *         "customer": "cus_prod_06h2fh9a305gnvn0y9ecv5hbacw76",
+         *         "customer": "cus_prod_06h2fw11rqq15gbze22grn4106dx2",
          *         "livemode": false
          *       },
          *       "previous_data": {
-         *         "id": "di_prod_06h2fh9bb8r4yc4jcwh6sybfmey42",
+         *         "id": "di_prod_06h2fw123xkwmtrvzeb1wkndx9gc4",
          *         "end": null,
-         *         "start": "2026-11-29T14:46:02.799Z",
+         *         "start": "2026-11-29T15:32:58.524Z",
          *         "coupon": {
-         *           "id": "cpn_prod_06h2fh95m5brm703q6jhd6hmdy34y",
+         *           "id": "cpn_prod_06h2fw10hz8xgd4rnqze4czqhyvby",
          *           "name": "Ten percent",
          *           "valid": true,
          *           "object": "coupon",
-         *           "created": "2026-11-29T14:46:01.377Z",
-         *           "updated": "2026-11-29T14:46:02.799Z",
+         *           "created": "2026-11-29T15:32:58.127Z",
+         *           "updated": "2026-11-29T15:32:58.524Z",
          *           "currency": null,
          *           "duration": "forever",
          *           "livemode": false,
@@ -18791,17 +18791,17 @@ export type components = {
          *           "duration_in_months": null
          *         },
          *         "object": "discount",
-         *         "customer": "cus_prod_06h2fh9a305gnvn0y9ecv5hbacw76",
+         *         "customer": "cus_prod_06h2fw11rqq15gbze22grn4106dx2",
          *         "livemode": false
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2fh9bm35js7frt48f5kpqv35x0",
-         *       "request_id": "req_prod_06h2fh9bm35js7frt48f5kpqv35x0",
+         *       "correlation_id": "req_prod_06h2fw126t0fg4fex0qjtm8asxrx4",
+         *       "request_id": "req_prod_06h2fw126t0fg4fex0qjtm8asxrx4",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-29T14:46:02.939Z",
+         *       "created": "2026-11-29T15:32:58.561Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2fh8cpcfp74mhbjzdmqnxpcygr"
+         *       "actor_id": "key_prod_06h2fw0rt3rsvnydsxryw0w24qcqp"
          *     }
          */
         CustomerDiscountUpdatedEvent: {
@@ -18846,21 +18846,21 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2fh9bv864j21s0v9bg1j8ds0n2",
+         *       "id": "evt_prod_06h2fw12a170jf7g8eeymrrqyad3r",
          *       "type": "customer.discount.deleted",
          *       "aggregate_type": "customer_discount",
-         *       "aggregate_id": "di_prod_06h2fh9bb8r4yc4jcwh6sybfmey42",
+         *       "aggregate_id": "di_prod_06h2fw123xkwmtrvzeb1wkndx9gc4",
          *       "data": {
-         *         "id": "di_prod_06h2fh9bb8r4yc4jcwh6sybfmey42",
+         *         "id": "di_prod_06h2fw123xkwmtrvzeb1wkndx9gc4",
          *         "end": null,
-         *         "start": "2026-11-29T14:46:02.930Z",
+         *         "start": "2026-11-29T15:32:58.557Z",
          *         "coupon": {
-         *           "id": "cpn_prod_06h2fh95rycseb7srgkf0tadv70p4",
+         *           "id": "cpn_prod_06h2fw10me6ww8121s7zd7n07fdh0",
          *           "name": null,
          *           "valid": true,
          *           "object": "coupon",
-         *           "created": "2026-11-29T14:46:01.415Z",
-         *           "updated": "2026-11-29T14:46:02.930Z",
+         *           "created": "2026-11-29T15:32:58.147Z",
+         *           "updated": "2026-11-29T15:32:58.557Z",
          *           "currency": "usd",
          *           "duration": "once",
          *           "livemode": false,
@@ -18874,20 +18874,20 @@ export type components = {
          *         },
          *         "object": "discount",
          *         "deleted": true,
-         *         "customer": "cus_prod_06h2fh9a305gnvn0y9ecv5hbacw76",
+         *         "customer": "cus_prod_06h2fw11rqq15gbze22grn4106dx2",
          *         "livemode": false
          *       },
          *       "previous_data": {
-         *         "id": "di_prod_06h2fh9bb8r4yc4jcwh6sybfmey42",
+         *         "id": "di_prod_06h2fw123xkwmtrvzeb1wkndx9gc4",
          *         "end": null,
-         *         "start": "2026-11-29T14:46:02.930Z",
+         *         "start": "2026-11-29T15:32:58.557Z",
          *         "coupon": {
-         *           "id": "cpn_prod_06h2fh95rycseb7srgkf0tadv70p4",
+         *           "id": "cpn_prod_06h2fw10me6ww8121s7zd7n07fdh0",
          *           "name": null,
          *           "valid": true,
          *           "object": "coupon",
-         *           "created": "2026-11-29T14:46:01.415Z",
-         *           "updated": "2026-11-29T14:46:02.930Z",
+         *           "created": "2026-11-29T15:32:58.147Z",
+         *           "updated": "2026-11-29T15:32:58.557Z",
          *           "currency": "usd",
          *           "duration": "once",
          *           "livemode": false,
@@ -18900,17 +18900,17 @@ export type components = {
          *           "duration_in_months": null
          *         },
          *         "object": "discount",
-         *         "customer": "cus_prod_06h2fh9a305gnvn0y9ecv5hbacw76",
+         *         "customer": "cus_prod_06h2fw11rqq15gbze22grn4106dx2",
          *         "livemode": false
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2fh9brjb8ar8xpqbzjjn8935xt",
-         *       "request_id": "req_prod_06h2fh9brjb8ar8xpqbzjjn8935xt",
+         *       "correlation_id": "req_prod_06h2fw12970rybfy5ey3ahrm039w2",
+         *       "request_id": "req_prod_06h2fw12970rybfy5ey3ahrm039w2",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-29T14:46:02.970Z",
+         *       "created": "2026-11-29T15:32:58.576Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2fh8cpcfp74mhbjzdmqnxpcygr"
+         *       "actor_id": "key_prod_06h2fw0rt3rsvnydsxryw0w24qcqp"
          *     }
          */
         CustomerDiscountDeletedEvent: {
@@ -18955,17 +18955,17 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2fh95mcw1awjtf94seb5dtnr5y",
+         *       "id": "evt_prod_06h2fw10j8yber7ayspjpgep6d3ea",
          *       "type": "coupon.created",
          *       "aggregate_type": "coupon",
-         *       "aggregate_id": "cpn_prod_06h2fh95m5brm703q6jhd6hmdy34y",
+         *       "aggregate_id": "cpn_prod_06h2fw10hz8xgd4rnqze4czqhyvby",
          *       "data": {
-         *         "id": "cpn_prod_06h2fh95m5brm703q6jhd6hmdy34y",
+         *         "id": "cpn_prod_06h2fw10hz8xgd4rnqze4czqhyvby",
          *         "name": null,
          *         "valid": true,
          *         "object": "coupon",
-         *         "created": "2026-11-29T14:46:01.377Z",
-         *         "updated": "2026-11-29T14:46:01.377Z",
+         *         "created": "2026-11-29T15:32:58.127Z",
+         *         "updated": "2026-11-29T15:32:58.127Z",
          *         "currency": null,
          *         "duration": "forever",
          *         "livemode": false,
@@ -18979,13 +18979,13 @@ export type components = {
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2fh95kyzdnntvntxe76t59ps88",
-         *       "request_id": "req_prod_06h2fh95kyzdnntvntxe76t59ps88",
+         *       "correlation_id": "req_prod_06h2fw10hkd2vmehp00a9bbj9zmb6",
+         *       "request_id": "req_prod_06h2fw10hkd2vmehp00a9bbj9zmb6",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-29T14:46:01.380Z",
+         *       "created": "2026-11-29T15:32:58.130Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2fh8cpcfp74mhbjzdmqnxpcygr"
+         *       "actor_id": "key_prod_06h2fw0rt3rsvnydsxryw0w24qcqp"
          *     }
          */
         CouponCreatedEvent: {
@@ -19030,17 +19030,17 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2fh95xa1bv7rypt0zrr5yrbk7e",
+         *       "id": "evt_prod_06h2fw10pqd5h4bm44pjkgg6y5b5j",
          *       "type": "coupon.updated",
          *       "aggregate_type": "coupon",
-         *       "aggregate_id": "cpn_prod_06h2fh95m5brm703q6jhd6hmdy34y",
+         *       "aggregate_id": "cpn_prod_06h2fw10hz8xgd4rnqze4czqhyvby",
          *       "data": {
-         *         "id": "cpn_prod_06h2fh95m5brm703q6jhd6hmdy34y",
+         *         "id": "cpn_prod_06h2fw10hz8xgd4rnqze4czqhyvby",
          *         "name": "Ten percent",
          *         "valid": true,
          *         "object": "coupon",
-         *         "created": "2026-11-29T14:46:01.377Z",
-         *         "updated": "2026-11-29T14:46:01.448Z",
+         *         "created": "2026-11-29T15:32:58.127Z",
+         *         "updated": "2026-11-29T15:32:58.163Z",
          *         "currency": null,
          *         "duration": "forever",
          *         "livemode": false,
@@ -19053,12 +19053,12 @@ export type components = {
          *         "duration_in_months": null
          *       },
          *       "previous_data": {
-         *         "id": "cpn_prod_06h2fh95m5brm703q6jhd6hmdy34y",
+         *         "id": "cpn_prod_06h2fw10hz8xgd4rnqze4czqhyvby",
          *         "name": null,
          *         "valid": true,
          *         "object": "coupon",
-         *         "created": "2026-11-29T14:46:01.377Z",
-         *         "updated": "2026-11-29T14:46:01.377Z",
+         *         "created": "2026-11-29T15:32:58.127Z",
+         *         "updated": "2026-11-29T15:32:58.127Z",
          *         "currency": null,
          *         "duration": "forever",
          *         "livemode": false,
@@ -19071,13 +19071,13 @@ export type components = {
          *         "duration_in_months": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2fh95wj2gn22fqdsgvscc145er",
-         *       "request_id": "req_prod_06h2fh95wj2gn22fqdsgvscc145er",
+         *       "correlation_id": "req_prod_06h2fw10nz5p60ttcj7afe0jywmkw",
+         *       "request_id": "req_prod_06h2fw10nz5p60ttcj7afe0jywmkw",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-29T14:46:01.450Z",
+         *       "created": "2026-11-29T15:32:58.165Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2fh8cpcfp74mhbjzdmqnxpcygr"
+         *       "actor_id": "key_prod_06h2fw0rt3rsvnydsxryw0w24qcqp"
          *     }
          */
         CouponUpdatedEvent: {
@@ -19122,18 +19122,18 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2fh964r0na4rw8b1wjnwtnyegc",
+         *       "id": "evt_prod_06h2fw10tw1vkyd4y1y9f97jv7hft",
          *       "type": "coupon.deleted",
          *       "aggregate_type": "coupon",
-         *       "aggregate_id": "cpn_prod_06h2fh95zsc8pgprdkx52n7d7g1jc",
+         *       "aggregate_id": "cpn_prod_06h2fw10s1zyb6hk8dtnycfvnp0ny",
          *       "data": {
-         *         "id": "cpn_prod_06h2fh95zsc8pgprdkx52n7d7g1jc",
+         *         "id": "cpn_prod_06h2fw10s1zyb6hk8dtnycfvnp0ny",
          *         "name": null,
          *         "valid": false,
          *         "object": "coupon",
-         *         "created": "2026-11-29T14:46:01.470Z",
+         *         "created": "2026-11-29T15:32:58.184Z",
          *         "deleted": true,
-         *         "updated": "2026-11-29T14:46:01.506Z",
+         *         "updated": "2026-11-29T15:32:58.198Z",
          *         "currency": null,
          *         "duration": "forever",
          *         "livemode": false,
@@ -19146,12 +19146,12 @@ export type components = {
          *         "duration_in_months": null
          *       },
          *       "previous_data": {
-         *         "id": "cpn_prod_06h2fh95zsc8pgprdkx52n7d7g1jc",
+         *         "id": "cpn_prod_06h2fw10s1zyb6hk8dtnycfvnp0ny",
          *         "name": null,
          *         "valid": true,
          *         "object": "coupon",
-         *         "created": "2026-11-29T14:46:01.470Z",
-         *         "updated": "2026-11-29T14:46:01.470Z",
+         *         "created": "2026-11-29T15:32:58.184Z",
+         *         "updated": "2026-11-29T15:32:58.184Z",
          *         "currency": null,
          *         "duration": "forever",
          *         "livemode": false,
@@ -19164,13 +19164,13 @@ export type components = {
          *         "duration_in_months": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2fh9632n4dm173qdytpxf7dasm",
-         *       "request_id": "req_prod_06h2fh9632n4dm173qdytpxf7dasm",
+         *       "correlation_id": "req_prod_06h2fw10td1tp24qsmc2w4zhr5cyt",
+         *       "request_id": "req_prod_06h2fw10td1tp24qsmc2w4zhr5cyt",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-29T14:46:01.510Z",
+         *       "created": "2026-11-29T15:32:58.199Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2fh8cpcfp74mhbjzdmqnxpcygr"
+         *       "actor_id": "key_prod_06h2fw0rt3rsvnydsxryw0w24qcqp"
          *     }
          */
         CouponDeletedEvent: {
@@ -19215,19 +19215,19 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2fh92997yc6xj6x5rwsvevpk50",
+         *       "id": "evt_prod_06h2fw103qn0zwexczhqfqs6xvavc",
          *       "type": "price.created",
          *       "aggregate_type": "price",
-         *       "aggregate_id": "price_prod_06h2fh928k9xh46nak7pgx5pysz2t",
+         *       "aggregate_id": "price_prod_06h2fw1039pna1mcpmm9mmsq7q3wp",
          *       "data": {
-         *         "id": "price_prod_06h2fh928k9xh46nak7pgx5pysz2t",
+         *         "id": "price_prod_06h2fw1039pna1mcpmm9mmsq7q3wp",
          *         "type": "recurring",
          *         "tiers": null,
          *         "active": true,
          *         "object": "price",
-         *         "created": "2026-11-29T14:46:00.516Z",
-         *         "product": "prod_prod_06h2fh91wmzjtdmk7jry14t21aryc",
-         *         "updated": "2026-11-29T14:46:00.516Z",
+         *         "created": "2026-11-29T15:32:58.010Z",
+         *         "product": "prod_prod_06h2fw0zvwmvpr1vwf3jme7s41pqr",
+         *         "updated": "2026-11-29T15:32:58.010Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "metadata": {},
@@ -19244,13 +19244,13 @@ export type components = {
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2fh927eg62kbvye40t4c70ngd8",
-         *       "request_id": "req_prod_06h2fh927eg62kbvye40t4c70ngd8",
+         *       "correlation_id": "req_prod_06h2fw102j86jz49hcm17ykwh0ts0",
+         *       "request_id": "req_prod_06h2fw102j86jz49hcm17ykwh0ts0",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-29T14:46:00.522Z",
+         *       "created": "2026-11-29T15:32:58.013Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2fh8cpcfp74mhbjzdmqnxpcygr"
+         *       "actor_id": "key_prod_06h2fw0rt3rsvnydsxryw0w24qcqp"
          *     }
          */
         PriceCreatedEvent: {
@@ -19295,19 +19295,19 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2fh93n72ge9kyt5e9gcza1atnc",
+         *       "id": "evt_prod_06h2fw108sy37a4wnyvd46z43kv7c",
          *       "type": "price.updated",
          *       "aggregate_type": "price",
-         *       "aggregate_id": "price_prod_06h2fh928k9xh46nak7pgx5pysz2t",
+         *       "aggregate_id": "price_prod_06h2fw1039pna1mcpmm9mmsq7q3wp",
          *       "data": {
-         *         "id": "price_prod_06h2fh928k9xh46nak7pgx5pysz2t",
+         *         "id": "price_prod_06h2fw1039pna1mcpmm9mmsq7q3wp",
          *         "type": "recurring",
          *         "tiers": null,
          *         "active": true,
          *         "object": "price",
-         *         "created": "2026-11-29T14:46:00.516Z",
-         *         "product": "prod_prod_06h2fh91wmzjtdmk7jry14t21aryc",
-         *         "updated": "2026-11-29T14:46:00.871Z",
+         *         "created": "2026-11-29T15:32:58.010Z",
+         *         "product": "prod_prod_06h2fw0zvwmvpr1vwf3jme7s41pqr",
+         *         "updated": "2026-11-29T15:32:58.052Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "metadata": {},
@@ -19323,14 +19323,14 @@ export type components = {
          *         "unit_amount_atom": 2000
          *       },
          *       "previous_data": {
-         *         "id": "price_prod_06h2fh928k9xh46nak7pgx5pysz2t",
+         *         "id": "price_prod_06h2fw1039pna1mcpmm9mmsq7q3wp",
          *         "type": "recurring",
          *         "tiers": null,
          *         "active": true,
          *         "object": "price",
-         *         "created": "2026-11-29T14:46:00.516Z",
-         *         "product": "prod_prod_06h2fh91wmzjtdmk7jry14t21aryc",
-         *         "updated": "2026-11-29T14:46:00.516Z",
+         *         "created": "2026-11-29T15:32:58.010Z",
+         *         "product": "prod_prod_06h2fw0zvwmvpr1vwf3jme7s41pqr",
+         *         "updated": "2026-11-29T15:32:58.010Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "metadata": {},
@@ -19346,13 +19346,13 @@ export type components = {
          *         "unit_amount_atom": 2000
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2fh93bxtbaas8zcc0gjvy20g3w",
-         *       "request_id": "req_prod_06h2fh93bxtbaas8zcc0gjvy20g3w",
+         *       "correlation_id": "req_prod_06h2fw1080a9wsx9nk62qk6c3hfec",
+         *       "request_id": "req_prod_06h2fw1080a9wsx9nk62qk6c3hfec",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-29T14:46:00.873Z",
+         *       "created": "2026-11-29T15:32:58.054Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2fh8cpcfp74mhbjzdmqnxpcygr"
+         *       "actor_id": "key_prod_06h2fw0rt3rsvnydsxryw0w24qcqp"
          *     }
          */
         PriceUpdatedEvent: {
@@ -19397,20 +19397,20 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2fh94y9r5cg69esx11qz7nygya",
+         *       "id": "evt_prod_06h2fw10e9a5c3n51w6wf40tj4fec",
          *       "type": "price.deleted",
          *       "aggregate_type": "price",
-         *       "aggregate_id": "price_prod_06h2fh94f6zzqfwjvzaprmw30xne0",
+         *       "aggregate_id": "price_prod_06h2fw10c7nvdde0rspjeztgac7hp",
          *       "data": {
-         *         "id": "price_prod_06h2fh94f6zzqfwjvzaprmw30xne0",
+         *         "id": "price_prod_06h2fw10c7nvdde0rspjeztgac7hp",
          *         "type": "one_time",
          *         "tiers": null,
          *         "active": true,
          *         "object": "price",
-         *         "created": "2026-11-29T14:46:01.081Z",
+         *         "created": "2026-11-29T15:32:58.081Z",
          *         "deleted": true,
-         *         "product": "prod_prod_06h2fh923vyxrvf12n2t7fv74cg4e",
-         *         "updated": "2026-11-29T14:46:01.189Z",
+         *         "product": "prod_prod_06h2fw100xmm3jrjajzv8h6f4b6ce",
+         *         "updated": "2026-11-29T15:32:58.096Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "metadata": {},
@@ -19421,14 +19421,14 @@ export type components = {
          *         "unit_amount_atom": 100
          *       },
          *       "previous_data": {
-         *         "id": "price_prod_06h2fh94f6zzqfwjvzaprmw30xne0",
+         *         "id": "price_prod_06h2fw10c7nvdde0rspjeztgac7hp",
          *         "type": "one_time",
          *         "tiers": null,
          *         "active": true,
          *         "object": "price",
-         *         "created": "2026-11-29T14:46:01.081Z",
-         *         "product": "prod_prod_06h2fh923vyxrvf12n2t7fv74cg4e",
-         *         "updated": "2026-11-29T14:46:01.081Z",
+         *         "created": "2026-11-29T15:32:58.081Z",
+         *         "product": "prod_prod_06h2fw100xmm3jrjajzv8h6f4b6ce",
+         *         "updated": "2026-11-29T15:32:58.081Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "metadata": {},
@@ -19439,13 +19439,13 @@ export type components = {
          *         "unit_amount_atom": 100
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2fh94vmy6gxvsf9qej5rvd5mr4",
-         *       "request_id": "req_prod_06h2fh94vmy6gxvsf9qej5rvd5mr4",
+         *       "correlation_id": "req_prod_06h2fw10dmg1dztf8744r25ve3ahm",
+         *       "request_id": "req_prod_06h2fw10dmg1dztf8744r25ve3ahm",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-29T14:46:01.202Z",
+         *       "created": "2026-11-29T15:32:58.098Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2fh8cpcfp74mhbjzdmqnxpcygr"
+         *       "actor_id": "key_prod_06h2fw0rt3rsvnydsxryw0w24qcqp"
          *     }
          */
         PriceDeletedEvent: {
@@ -19490,30 +19490,30 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2fh91x399j3mvb97maaadzhkpm",
+         *       "id": "evt_prod_06h2fw0zwa115pvsk3j62hfp3fdjw",
          *       "type": "product.created",
          *       "aggregate_type": "product",
-         *       "aggregate_id": "prod_prod_06h2fh91wmzjtdmk7jry14t21aryc",
+         *       "aggregate_id": "prod_prod_06h2fw0zvwmvpr1vwf3jme7s41pqr",
          *       "data": {
-         *         "id": "prod_prod_06h2fh91wmzjtdmk7jry14t21aryc",
+         *         "id": "prod_prod_06h2fw0zvwmvpr1vwf3jme7s41pqr",
          *         "name": "Pro",
          *         "active": true,
          *         "object": "product",
-         *         "created": "2026-11-29T14:46:00.421Z",
-         *         "updated": "2026-11-29T14:46:00.421Z",
+         *         "created": "2026-11-29T15:32:57.951Z",
+         *         "updated": "2026-11-29T15:32:57.951Z",
          *         "livemode": false,
          *         "metadata": {},
          *         "description": null
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2fh91w3v42wykwfr3rzs7h5fy4",
-         *       "request_id": "req_prod_06h2fh91w3v42wykwfr3rzs7h5fy4",
+         *       "correlation_id": "req_prod_06h2fw0zvqq353w3kcg705jpfeyd6",
+         *       "request_id": "req_prod_06h2fw0zvqq353w3kcg705jpfeyd6",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-29T14:46:00.424Z",
+         *       "created": "2026-11-29T15:32:57.954Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2fh8cpcfp74mhbjzdmqnxpcygr"
+         *       "actor_id": "key_prod_06h2fw0rt3rsvnydsxryw0w24qcqp"
          *     }
          */
         ProductCreatedEvent: {
@@ -19558,40 +19558,40 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2fh921pff7wfcqbqwvaq7vdfft",
+         *       "id": "evt_prod_06h2fw0zyzz8nch0y9pvcm3dg1jn0",
          *       "type": "product.updated",
          *       "aggregate_type": "product",
-         *       "aggregate_id": "prod_prod_06h2fh91wmzjtdmk7jry14t21aryc",
+         *       "aggregate_id": "prod_prod_06h2fw0zvwmvpr1vwf3jme7s41pqr",
          *       "data": {
-         *         "id": "prod_prod_06h2fh91wmzjtdmk7jry14t21aryc",
+         *         "id": "prod_prod_06h2fw0zvwmvpr1vwf3jme7s41pqr",
          *         "name": "Pro",
          *         "active": true,
          *         "object": "product",
-         *         "created": "2026-11-29T14:46:00.421Z",
-         *         "updated": "2026-11-29T14:46:00.459Z",
+         *         "created": "2026-11-29T15:32:57.951Z",
+         *         "updated": "2026-11-29T15:32:57.973Z",
          *         "livemode": false,
          *         "metadata": {},
          *         "description": "The pro plan"
          *       },
          *       "previous_data": {
-         *         "id": "prod_prod_06h2fh91wmzjtdmk7jry14t21aryc",
+         *         "id": "prod_prod_06h2fw0zvwmvpr1vwf3jme7s41pqr",
          *         "name": "Pro",
          *         "active": true,
          *         "object": "product",
-         *         "created": "2026-11-29T14:46:00.421Z",
-         *         "updated": "2026-11-29T14:46:00.421Z",
+         *         "created": "2026-11-29T15:32:57.951Z",
+         *         "updated": "2026-11-29T15:32:57.951Z",
          *         "livemode": false,
          *         "metadata": {},
          *         "description": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2fh920fm4ghqgajqth6n3ssh6c",
-         *       "request_id": "req_prod_06h2fh920fm4ghqgajqth6n3ssh6c",
+         *       "correlation_id": "req_prod_06h2fw0zy6me3xznr491x39vcbcvy",
+         *       "request_id": "req_prod_06h2fw0zy6me3xznr491x39vcbcvy",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-29T14:46:00.461Z",
+         *       "created": "2026-11-29T15:32:57.975Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2fh8cpcfp74mhbjzdmqnxpcygr"
+         *       "actor_id": "key_prod_06h2fw0rt3rsvnydsxryw0w24qcqp"
          *     }
          */
         ProductUpdatedEvent: {
@@ -19636,41 +19636,41 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2fh95gdqapq32m3mdyvd0ssxnt",
+         *       "id": "evt_prod_06h2fw10g4eh9vagm3gtsa4w7v4p8",
          *       "type": "product.deleted",
          *       "aggregate_type": "product",
-         *       "aggregate_id": "prod_prod_06h2fh923vyxrvf12n2t7fv74cg4e",
+         *       "aggregate_id": "prod_prod_06h2fw100xmm3jrjajzv8h6f4b6ce",
          *       "data": {
-         *         "id": "prod_prod_06h2fh923vyxrvf12n2t7fv74cg4e",
+         *         "id": "prod_prod_06h2fw100xmm3jrjajzv8h6f4b6ce",
          *         "name": "Spare",
          *         "active": true,
          *         "object": "product",
-         *         "created": "2026-11-29T14:46:00.478Z",
+         *         "created": "2026-11-29T15:32:57.991Z",
          *         "deleted": true,
-         *         "updated": "2026-11-29T14:46:01.335Z",
+         *         "updated": "2026-11-29T15:32:58.112Z",
          *         "livemode": false,
          *         "metadata": {},
          *         "description": null
          *       },
          *       "previous_data": {
-         *         "id": "prod_prod_06h2fh923vyxrvf12n2t7fv74cg4e",
+         *         "id": "prod_prod_06h2fw100xmm3jrjajzv8h6f4b6ce",
          *         "name": "Spare",
          *         "active": true,
          *         "object": "product",
-         *         "created": "2026-11-29T14:46:00.478Z",
-         *         "updated": "2026-11-29T14:46:00.478Z",
+         *         "created": "2026-11-29T15:32:57.991Z",
+         *         "updated": "2026-11-29T15:32:57.991Z",
          *         "livemode": false,
          *         "metadata": {},
          *         "description": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2fh959ea6490b8mdztf6g7deep",
-         *       "request_id": "req_prod_06h2fh959ea6490b8mdztf6g7deep",
+         *       "correlation_id": "req_prod_06h2fw10fj7j05s0ne3yk2b1r22fg",
+         *       "request_id": "req_prod_06h2fw10fj7j05s0ne3yk2b1r22fg",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-29T14:46:01.347Z",
+         *       "created": "2026-11-29T15:32:58.113Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2fh8cpcfp74mhbjzdmqnxpcygr"
+         *       "actor_id": "key_prod_06h2fw0rt3rsvnydsxryw0w24qcqp"
          *     }
          */
         ProductDeletedEvent: {
@@ -19715,18 +19715,18 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2fh9g70h940rddswqqrr8s7r5g",
+         *       "id": "evt_prod_06h2fw13stzm68v6m4r0ksbq98gw6",
          *       "type": "refund.created",
          *       "aggregate_type": "refund",
-         *       "aggregate_id": "re_prod_06h2fh9g5gx247jsz6e4qs20knj3t",
+         *       "aggregate_id": "re_prod_06h2fw13skjzvcy36txz306k6rg2w",
          *       "data": {
-         *         "id": "re_prod_06h2fh9g5gx247jsz6e4qs20knj3t",
+         *         "id": "re_prod_06h2fw13skjzvcy36txz306k6rg2w",
          *         "object": "refund",
          *         "reason": null,
          *         "status": "pending",
-         *         "created": "2026-11-29T14:46:04.076Z",
-         *         "payment": "py_prod_06h2fh9dyt6tgfj02ea2caphqtxxa",
-         *         "updated": "2026-11-29T14:46:04.076Z",
+         *         "created": "2026-11-29T15:32:58.956Z",
+         *         "payment": "py_prod_06h2fw12xm6bxyv7tzmfa3w0f61ha",
+         *         "updated": "2026-11-29T15:32:58.956Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "metadata": {},
@@ -19735,13 +19735,13 @@ export type components = {
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2fh9g37mp0zhbfcae4hp7069hp",
-         *       "request_id": "req_prod_06h2fh9g37mp0zhbfcae4hp7069hp",
+         *       "correlation_id": "req_prod_06h2fw13rzefbpet9hpq2tjp4gpbc",
+         *       "request_id": "req_prod_06h2fw13rzefbpet9hpq2tjp4gpbc",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-29T14:46:04.088Z",
+         *       "created": "2026-11-29T15:32:58.958Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2fh8cpcfp74mhbjzdmqnxpcygr"
+         *       "actor_id": "key_prod_06h2fw0rt3rsvnydsxryw0w24qcqp"
          *     }
          */
         RefundCreatedEvent: {
@@ -19786,18 +19786,18 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2fh9g9d0fakyxv5jfd9dh5ahxj",
+         *       "id": "evt_prod_06h2fw13t6dw391v31hwbct5h8ah0",
          *       "type": "refund.updated",
          *       "aggregate_type": "refund",
-         *       "aggregate_id": "re_prod_06h2fh9g5gx247jsz6e4qs20knj3t",
+         *       "aggregate_id": "re_prod_06h2fw13skjzvcy36txz306k6rg2w",
          *       "data": {
-         *         "id": "re_prod_06h2fh9g5gx247jsz6e4qs20knj3t",
+         *         "id": "re_prod_06h2fw13skjzvcy36txz306k6rg2w",
          *         "object": "refund",
          *         "reason": null,
          *         "status": "succeeded",
-         *         "created": "2026-11-29T14:46:04.076Z",
-         *         "payment": "py_prod_06h2fh9dyt6tgfj02ea2caphqtxxa",
-         *         "updated": "2026-11-29T14:46:04.095Z",
+         *         "created": "2026-11-29T15:32:58.956Z",
+         *         "payment": "py_prod_06h2fw12xm6bxyv7tzmfa3w0f61ha",
+         *         "updated": "2026-11-29T15:32:58.960Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "metadata": {},
@@ -19805,13 +19805,13 @@ export type components = {
          *         "failure_reason": null
          *       },
          *       "previous_data": {
-         *         "id": "re_prod_06h2fh9g5gx247jsz6e4qs20knj3t",
+         *         "id": "re_prod_06h2fw13skjzvcy36txz306k6rg2w",
          *         "object": "refund",
          *         "reason": null,
          *         "status": "pending",
-         *         "created": "2026-11-29T14:46:04.076Z",
-         *         "payment": "py_prod_06h2fh9dyt6tgfj02ea2caphqtxxa",
-         *         "updated": "2026-11-29T14:46:04.076Z",
+         *         "created": "2026-11-29T15:32:58.956Z",
+         *         "payment": "py_prod_06h2fw12xm6bxyv7tzmfa3w0f61ha",
+         *         "updated": "2026-11-29T15:32:58.956Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "metadata": {},
@@ -19819,13 +19819,13 @@ export type components = {
          *         "failure_reason": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2fh9g37mp0zhbfcae4hp7069hp",
-         *       "request_id": "req_prod_06h2fh9g37mp0zhbfcae4hp7069hp",
+         *       "correlation_id": "req_prod_06h2fw13rzefbpet9hpq2tjp4gpbc",
+         *       "request_id": "req_prod_06h2fw13rzefbpet9hpq2tjp4gpbc",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-29T14:46:04.107Z",
+         *       "created": "2026-11-29T15:32:58.961Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2fh8cpcfp74mhbjzdmqnxpcygr"
+         *       "actor_id": "key_prod_06h2fw0rt3rsvnydsxryw0w24qcqp"
          *     }
          */
         RefundUpdatedEvent: {
@@ -19870,18 +19870,18 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2fh9gqxk94ph8v5cfyz0yrz0dy",
+         *       "id": "evt_prod_06h2fw13y8ssfnexvxbp8sc7g8ka2",
          *       "type": "refund.failed",
          *       "aggregate_type": "refund",
-         *       "aggregate_id": "re_prod_06h2fh9gp4nammy6wgyv3vm6vsc62",
+         *       "aggregate_id": "re_prod_06h2fw13xgd64mhrbtz0dew7fh42t",
          *       "data": {
-         *         "id": "re_prod_06h2fh9gp4nammy6wgyv3vm6vsc62",
+         *         "id": "re_prod_06h2fw13xgd64mhrbtz0dew7fh42t",
          *         "object": "refund",
          *         "reason": null,
          *         "status": "failed",
-         *         "created": "2026-11-29T14:46:04.209Z",
-         *         "payment": "py_prod_06h2fh9fvq7e0ewrqb1pvdngk5gjp",
-         *         "updated": "2026-11-29T14:46:04.213Z",
+         *         "created": "2026-11-29T15:32:58.988Z",
+         *         "payment": "py_prod_06h2fw13narnhrv9whenwezdfws6g",
+         *         "updated": "2026-11-29T15:32:58.992Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "metadata": {},
@@ -19889,13 +19889,13 @@ export type components = {
          *         "failure_reason": "The refund was refused (sandbox payment method pm_sandbox_refund_fails)."
          *       },
          *       "previous_data": {
-         *         "id": "re_prod_06h2fh9gp4nammy6wgyv3vm6vsc62",
+         *         "id": "re_prod_06h2fw13xgd64mhrbtz0dew7fh42t",
          *         "object": "refund",
          *         "reason": null,
          *         "status": "pending",
-         *         "created": "2026-11-29T14:46:04.209Z",
-         *         "payment": "py_prod_06h2fh9fvq7e0ewrqb1pvdngk5gjp",
-         *         "updated": "2026-11-29T14:46:04.209Z",
+         *         "created": "2026-11-29T15:32:58.988Z",
+         *         "payment": "py_prod_06h2fw13narnhrv9whenwezdfws6g",
+         *         "updated": "2026-11-29T15:32:58.988Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "metadata": {},
@@ -19903,13 +19903,13 @@ export type components = {
          *         "failure_reason": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2fh9gn0rcget6q2515vbgn27xp",
-         *       "request_id": "req_prod_06h2fh9gn0rcget6q2515vbgn27xp",
+         *       "correlation_id": "req_prod_06h2fw13x1cr9gq3e2brt7s2be69e",
+         *       "request_id": "req_prod_06h2fw13x1cr9gq3e2brt7s2be69e",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-29T14:46:04.223Z",
+         *       "created": "2026-11-29T15:32:58.994Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2fh8cpcfp74mhbjzdmqnxpcygr"
+         *       "actor_id": "key_prod_06h2fw0rt3rsvnydsxryw0w24qcqp"
          *     }
          */
         RefundFailedEvent: {
@@ -19954,33 +19954,39 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2fh8cqt7n07fnsh0vnsxkyhfsg",
+         *       "id": "evt_prod_06h2fw0rvfzem5k3s7vc0yx4ny46e",
          *       "type": "api_token.created",
          *       "aggregate_type": "api_token",
-         *       "aggregate_id": "key_prod_06h2fh8cpcfp74mhbjzdmqnxpcygr",
+         *       "aggregate_id": "key_prod_06h2fw0rt3rsvnydsxryw0w24qcqp",
          *       "data": {
-         *         "id": "key_prod_06h2fh8cpcfp74mhbjzdmqnxpcygr",
+         *         "id": "key_prod_06h2fw0rt3rsvnydsxryw0w24qcqp",
          *         "kind": "secret",
          *         "name": "catalogue",
          *         "object": "api_token",
          *         "status": "active",
-         *         "created": "2026-11-29T14:45:54.974Z",
-         *         "display": "st_prod_…8k5e",
+         *         "created": "2026-11-29T15:32:56.144Z",
+         *         "display": "st_prod_…yp84",
+         *         "expires_at": null,
          *         "revoked_at": null,
-         *         "last_used_at": null
+         *         "allowed_ips": null,
+         *         "description": null,
+         *         "permissions": null,
+         *         "last_used_at": null,
+         *         "last_used_ip": null,
+         *         "previous_secret_expires_at": null
          *       },
          *       "previous_data": null,
          *       "metadata": {
          *         "user_agent": "node",
          *         "client_address": "127.0.0.1"
          *       },
-         *       "correlation_id": "req_prod_06h2fh8cb8w0a588qf8fr9bnw1rda",
-         *       "request_id": "req_prod_06h2fh8cb8w0a588qf8fr9bnw1rda",
+         *       "correlation_id": "req_prod_06h2fw0rqwvtq2es6pkm961bq10dr",
+         *       "request_id": "req_prod_06h2fw0rqwvtq2es6pkm961bq10dr",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-29T14:45:55.007Z",
+         *       "created": "2026-11-29T15:32:56.156Z",
          *       "actor_type": "user",
-         *       "actor_id": "user_prod_06h2fh89kjqxnrz9fj6jhm7w7kg4e"
+         *       "actor_id": "user_prod_06h2fw0qtb9d4jyv8g2nrpkhpp6qt"
          *     }
          */
         ApiTokenCreatedEvent: {
@@ -20025,43 +20031,55 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2fh8h53gm3bahtcnr5wk13r4y8",
+         *       "id": "evt_prod_06h2fw0stf0gbc9fvv07kbambb2kc",
          *       "type": "api_token.revoked",
          *       "aggregate_type": "api_token",
-         *       "aggregate_id": "key_prod_06h2fh8fp1n41sdyvfv4srjrkde02",
+         *       "aggregate_id": "key_prod_06h2fw0shx6krx2qpsfphmksrdmg2",
          *       "data": {
-         *         "id": "key_prod_06h2fh8fp1n41sdyvfv4srjrkde02",
+         *         "id": "key_prod_06h2fw0shx6krx2qpsfphmksrdmg2",
          *         "kind": "publishable",
          *         "name": "spare",
          *         "object": "api_token",
          *         "status": "revoked",
-         *         "created": "2026-11-29T14:45:55.742Z",
-         *         "display": "pt_prod_…10s7",
-         *         "revoked_at": "2026-11-29T14:45:56.130Z",
-         *         "last_used_at": null
+         *         "created": "2026-11-29T15:32:56.335Z",
+         *         "display": "pt_prod_…vwjv",
+         *         "expires_at": null,
+         *         "revoked_at": "2026-11-29T15:32:56.401Z",
+         *         "allowed_ips": null,
+         *         "description": null,
+         *         "permissions": null,
+         *         "last_used_at": null,
+         *         "last_used_ip": null,
+         *         "previous_secret_expires_at": null
          *       },
          *       "previous_data": {
-         *         "id": "key_prod_06h2fh8fp1n41sdyvfv4srjrkde02",
+         *         "id": "key_prod_06h2fw0shx6krx2qpsfphmksrdmg2",
          *         "kind": "publishable",
          *         "name": "spare",
          *         "object": "api_token",
          *         "status": "active",
-         *         "created": "2026-11-29T14:45:55.742Z",
-         *         "display": "pt_prod_…10s7",
+         *         "created": "2026-11-29T15:32:56.335Z",
+         *         "display": "pt_prod_…vwjv",
+         *         "expires_at": null,
          *         "revoked_at": null,
-         *         "last_used_at": null
+         *         "allowed_ips": null,
+         *         "description": null,
+         *         "permissions": null,
+         *         "last_used_at": null,
+         *         "last_used_ip": null,
+         *         "previous_secret_expires_at": null
          *       },
          *       "metadata": {
          *         "user_agent": "node",
          *         "client_address": "127.0.0.1"
          *       },
-         *       "correlation_id": "req_prod_06h2fh8gysweq35ery34q1h34m8sr",
-         *       "request_id": "req_prod_06h2fh8gysweq35ery34q1h34m8sr",
+         *       "correlation_id": "req_prod_06h2fw0ssct79e92rwm7tc9gqey1t",
+         *       "request_id": "req_prod_06h2fw0ssct79e92rwm7tc9gqey1t",
          *       "version": 1,
-         *       "sequence": 2,
-         *       "created": "2026-11-29T14:45:56.137Z",
+         *       "sequence": 3,
+         *       "created": "2026-11-29T15:32:56.403Z",
          *       "actor_type": "user",
-         *       "actor_id": "user_prod_06h2fh89kjqxnrz9fj6jhm7w7kg4e"
+         *       "actor_id": "user_prod_06h2fw0qtb9d4jyv8g2nrpkhpp6qt"
          *     }
          */
         ApiTokenRevokedEvent: {
@@ -20106,20 +20124,20 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2fh8hhhcw2e99ncxkfb2m7k3zw",
+         *       "id": "evt_prod_06h2fw0sy6eh05fcrkepmd0rt6x5r",
          *       "type": "webhook_endpoint.created",
          *       "aggregate_type": "webhook_endpoint",
-         *       "aggregate_id": "whe_prod_06h2fh8hgwsmckyjxs2xrr970p0b0",
+         *       "aggregate_id": "whe_prod_06h2fw0sxz0vp69svyaeekzgnv88a",
          *       "data": {
-         *         "id": "whe_prod_06h2fh8hgwsmckyjxs2xrr970p0b0",
+         *         "id": "whe_prod_06h2fw0sxz0vp69svyaeekzgnv88a",
          *         "url": "https://example.com/audit",
          *         "events": [
          *           "customer.created"
          *         ],
          *         "object": "webhook_endpoint",
-         *         "created": "2026-11-29T14:45:56.230Z",
+         *         "created": "2026-11-29T15:32:56.430Z",
          *         "enabled": true,
-         *         "updated": "2026-11-29T14:45:56.230Z",
+         *         "updated": "2026-11-29T15:32:56.430Z",
          *         "livemode": false,
          *         "description": null,
          *         "disabled_at": null,
@@ -20133,13 +20151,13 @@ export type components = {
          *         "user_agent": "node",
          *         "client_address": "127.0.0.1"
          *       },
-         *       "correlation_id": "req_prod_06h2fh8hfacnd5a7t6q8ksf6z63r0",
-         *       "request_id": "req_prod_06h2fh8hfacnd5a7t6q8ksf6z63r0",
+         *       "correlation_id": "req_prod_06h2fw0sww82d7ea1xq481zevthvr",
+         *       "request_id": "req_prod_06h2fw0sww82d7ea1xq481zevthvr",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-29T14:45:56.236Z",
+         *       "created": "2026-11-29T15:32:56.433Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2fh8cpcfp74mhbjzdmqnxpcygr"
+         *       "actor_id": "key_prod_06h2fw0rt3rsvnydsxryw0w24qcqp"
          *     }
          */
         WebhookEndpointCreatedEvent: {
@@ -20184,20 +20202,20 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2fh8hqdzskt0wbn3fkxm698wn6",
+         *       "id": "evt_prod_06h2fw0t19b9xxkhfgytrw283cn90",
          *       "type": "webhook_endpoint.updated",
          *       "aggregate_type": "webhook_endpoint",
-         *       "aggregate_id": "whe_prod_06h2fh8hgwsmckyjxs2xrr970p0b0",
+         *       "aggregate_id": "whe_prod_06h2fw0sxz0vp69svyaeekzgnv88a",
          *       "data": {
-         *         "id": "whe_prod_06h2fh8hgwsmckyjxs2xrr970p0b0",
+         *         "id": "whe_prod_06h2fw0sxz0vp69svyaeekzgnv88a",
          *         "url": "https://example.com/audit",
          *         "events": [
          *           "customer.created"
          *         ],
          *         "object": "webhook_endpoint",
-         *         "created": "2026-11-29T14:45:56.230Z",
+         *         "created": "2026-11-29T15:32:56.430Z",
          *         "enabled": true,
-         *         "updated": "2026-11-29T14:45:56.279Z",
+         *         "updated": "2026-11-29T15:32:56.456Z",
          *         "livemode": false,
          *         "description": "Audit",
          *         "disabled_at": null,
@@ -20207,15 +20225,15 @@ export type components = {
          *         "previous_secret_expires_at": null
          *       },
          *       "previous_data": {
-         *         "id": "whe_prod_06h2fh8hgwsmckyjxs2xrr970p0b0",
+         *         "id": "whe_prod_06h2fw0sxz0vp69svyaeekzgnv88a",
          *         "url": "https://example.com/audit",
          *         "events": [
          *           "customer.created"
          *         ],
          *         "object": "webhook_endpoint",
-         *         "created": "2026-11-29T14:45:56.230Z",
+         *         "created": "2026-11-29T15:32:56.430Z",
          *         "enabled": true,
-         *         "updated": "2026-11-29T14:45:56.230Z",
+         *         "updated": "2026-11-29T15:32:56.430Z",
          *         "livemode": false,
          *         "description": null,
          *         "disabled_at": null,
@@ -20228,13 +20246,13 @@ export type components = {
          *         "user_agent": "node",
          *         "client_address": "127.0.0.1"
          *       },
-         *       "correlation_id": "req_prod_06h2fh8hp05yvtfd686h812tw3f58",
-         *       "request_id": "req_prod_06h2fh8hp05yvtfd686h812tw3f58",
+         *       "correlation_id": "req_prod_06h2fw0t0e2nx77henw7dghhfk00p",
+         *       "request_id": "req_prod_06h2fw0t0e2nx77henw7dghhfk00p",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-29T14:45:56.283Z",
+         *       "created": "2026-11-29T15:32:56.458Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2fh8cpcfp74mhbjzdmqnxpcygr"
+         *       "actor_id": "key_prod_06h2fw0rt3rsvnydsxryw0w24qcqp"
          *     }
          */
         WebhookEndpointUpdatedEvent: {
@@ -20279,58 +20297,58 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2fh8ja3v4wyx6vy3rks4n1yh1p",
+         *       "id": "evt_prod_06h2fw0tbd2ab25rf6q8bysx0q8za",
          *       "type": "webhook_endpoint.deleted",
          *       "aggregate_type": "webhook_endpoint",
-         *       "aggregate_id": "whe_prod_06h2fh8hgwsmckyjxs2xrr970p0b0",
+         *       "aggregate_id": "whe_prod_06h2fw0sxz0vp69svyaeekzgnv88a",
          *       "data": {
-         *         "id": "whe_prod_06h2fh8hgwsmckyjxs2xrr970p0b0",
+         *         "id": "whe_prod_06h2fw0sxz0vp69svyaeekzgnv88a",
          *         "url": "https://example.com/audit",
          *         "events": [
          *           "customer.created"
          *         ],
          *         "object": "webhook_endpoint",
-         *         "created": "2026-11-29T14:45:56.230Z",
+         *         "created": "2026-11-29T15:32:56.430Z",
          *         "deleted": true,
          *         "enabled": false,
-         *         "updated": "2026-11-29T14:45:56.430Z",
+         *         "updated": "2026-11-29T15:32:56.536Z",
          *         "livemode": false,
          *         "description": "Audit",
          *         "disabled_at": null,
          *         "failing_since": null,
          *         "disabled_reason": null,
          *         "max_deliveries_per_second": null,
-         *         "previous_secret_expires_at": "2026-11-30T14:45:56.381Z"
+         *         "previous_secret_expires_at": "2026-11-30T15:32:56.508Z"
          *       },
          *       "previous_data": {
-         *         "id": "whe_prod_06h2fh8hgwsmckyjxs2xrr970p0b0",
+         *         "id": "whe_prod_06h2fw0sxz0vp69svyaeekzgnv88a",
          *         "url": "https://example.com/audit",
          *         "events": [
          *           "customer.created"
          *         ],
          *         "object": "webhook_endpoint",
-         *         "created": "2026-11-29T14:45:56.230Z",
+         *         "created": "2026-11-29T15:32:56.430Z",
          *         "enabled": true,
-         *         "updated": "2026-11-29T14:45:56.381Z",
+         *         "updated": "2026-11-29T15:32:56.508Z",
          *         "livemode": false,
          *         "description": "Audit",
          *         "disabled_at": null,
          *         "failing_since": null,
          *         "disabled_reason": null,
          *         "max_deliveries_per_second": null,
-         *         "previous_secret_expires_at": "2026-11-30T14:45:56.381Z"
+         *         "previous_secret_expires_at": "2026-11-30T15:32:56.508Z"
          *       },
          *       "metadata": {
          *         "user_agent": "node",
          *         "client_address": "127.0.0.1"
          *       },
-         *       "correlation_id": "req_prod_06h2fh8j8b2xe336m8cdtkzc1h3pm",
-         *       "request_id": "req_prod_06h2fh8j8b2xe336m8cdtkzc1h3pm",
+         *       "correlation_id": "req_prod_06h2fw0tagg4qae1zkbywkrgt80rp",
+         *       "request_id": "req_prod_06h2fw0tagg4qae1zkbywkrgt80rp",
          *       "version": 1,
          *       "sequence": 6,
-         *       "created": "2026-11-29T14:45:56.432Z",
+         *       "created": "2026-11-29T15:32:56.539Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2fh8cpcfp74mhbjzdmqnxpcygr"
+         *       "actor_id": "key_prod_06h2fw0rt3rsvnydsxryw0w24qcqp"
          *     }
          */
         WebhookEndpointDeletedEvent: {
@@ -20375,20 +20393,20 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2fh8hv38t1v8qjxn2w7yda2gdg",
+         *       "id": "evt_prod_06h2fw0t43zrhfzfs19sdd5ngses0",
          *       "type": "webhook_endpoint.disabled",
          *       "aggregate_type": "webhook_endpoint",
-         *       "aggregate_id": "whe_prod_06h2fh8hgwsmckyjxs2xrr970p0b0",
+         *       "aggregate_id": "whe_prod_06h2fw0sxz0vp69svyaeekzgnv88a",
          *       "data": {
-         *         "id": "whe_prod_06h2fh8hgwsmckyjxs2xrr970p0b0",
+         *         "id": "whe_prod_06h2fw0sxz0vp69svyaeekzgnv88a",
          *         "url": "https://example.com/audit",
          *         "events": [
          *           "customer.created"
          *         ],
          *         "object": "webhook_endpoint",
-         *         "created": "2026-11-29T14:45:56.230Z",
+         *         "created": "2026-11-29T15:32:56.430Z",
          *         "enabled": false,
-         *         "updated": "2026-11-29T14:45:56.310Z",
+         *         "updated": "2026-11-29T15:32:56.478Z",
          *         "livemode": false,
          *         "description": "Audit",
          *         "disabled_at": null,
@@ -20398,15 +20416,15 @@ export type components = {
          *         "previous_secret_expires_at": null
          *       },
          *       "previous_data": {
-         *         "id": "whe_prod_06h2fh8hgwsmckyjxs2xrr970p0b0",
+         *         "id": "whe_prod_06h2fw0sxz0vp69svyaeekzgnv88a",
          *         "url": "https://example.com/audit",
          *         "events": [
          *           "customer.created"
          *         ],
          *         "object": "webhook_endpoint",
-         *         "created": "2026-11-29T14:45:56.230Z",
+         *         "created": "2026-11-29T15:32:56.430Z",
          *         "enabled": true,
-         *         "updated": "2026-11-29T14:45:56.279Z",
+         *         "updated": "2026-11-29T15:32:56.456Z",
          *         "livemode": false,
          *         "description": "Audit",
          *         "disabled_at": null,
@@ -20419,13 +20437,13 @@ export type components = {
          *         "user_agent": "node",
          *         "client_address": "127.0.0.1"
          *       },
-         *       "correlation_id": "req_prod_06h2fh8ht432wgg6ptpmed5ht3ddw",
-         *       "request_id": "req_prod_06h2fh8ht432wgg6ptpmed5ht3ddw",
+         *       "correlation_id": "req_prod_06h2fw0t3ct1z757d4hrb0ayyy3mm",
+         *       "request_id": "req_prod_06h2fw0t3ct1z757d4hrb0ayyy3mm",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-29T14:45:56.312Z",
+         *       "created": "2026-11-29T15:32:56.480Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2fh8cpcfp74mhbjzdmqnxpcygr"
+         *       "actor_id": "key_prod_06h2fw0rt3rsvnydsxryw0w24qcqp"
          *     }
          */
         WebhookEndpointDisabledEvent: {
@@ -20470,20 +20488,20 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2fh8hzmg915mhsqgk7p5pdevdm",
+         *       "id": "evt_prod_06h2fw0t61bdagrt6tqysgevz3198",
          *       "type": "webhook_endpoint.enabled",
          *       "aggregate_type": "webhook_endpoint",
-         *       "aggregate_id": "whe_prod_06h2fh8hgwsmckyjxs2xrr970p0b0",
+         *       "aggregate_id": "whe_prod_06h2fw0sxz0vp69svyaeekzgnv88a",
          *       "data": {
-         *         "id": "whe_prod_06h2fh8hgwsmckyjxs2xrr970p0b0",
+         *         "id": "whe_prod_06h2fw0sxz0vp69svyaeekzgnv88a",
          *         "url": "https://example.com/audit",
          *         "events": [
          *           "customer.created"
          *         ],
          *         "object": "webhook_endpoint",
-         *         "created": "2026-11-29T14:45:56.230Z",
+         *         "created": "2026-11-29T15:32:56.430Z",
          *         "enabled": true,
-         *         "updated": "2026-11-29T14:45:56.343Z",
+         *         "updated": "2026-11-29T15:32:56.493Z",
          *         "livemode": false,
          *         "description": "Audit",
          *         "disabled_at": null,
@@ -20493,15 +20511,15 @@ export type components = {
          *         "previous_secret_expires_at": null
          *       },
          *       "previous_data": {
-         *         "id": "whe_prod_06h2fh8hgwsmckyjxs2xrr970p0b0",
+         *         "id": "whe_prod_06h2fw0sxz0vp69svyaeekzgnv88a",
          *         "url": "https://example.com/audit",
          *         "events": [
          *           "customer.created"
          *         ],
          *         "object": "webhook_endpoint",
-         *         "created": "2026-11-29T14:45:56.230Z",
+         *         "created": "2026-11-29T15:32:56.430Z",
          *         "enabled": false,
-         *         "updated": "2026-11-29T14:45:56.310Z",
+         *         "updated": "2026-11-29T15:32:56.478Z",
          *         "livemode": false,
          *         "description": "Audit",
          *         "disabled_at": null,
@@ -20514,13 +20532,13 @@ export type components = {
          *         "user_agent": "node",
          *         "client_address": "127.0.0.1"
          *       },
-         *       "correlation_id": "req_prod_06h2fh8hy190wnrx0jqe91wmwfk8p",
-         *       "request_id": "req_prod_06h2fh8hy190wnrx0jqe91wmwfk8p",
+         *       "correlation_id": "req_prod_06h2fw0t5fmtfhp580886dgjh4eea",
+         *       "request_id": "req_prod_06h2fw0t5fmtfhp580886dgjh4eea",
          *       "version": 1,
          *       "sequence": 4,
-         *       "created": "2026-11-29T14:45:56.349Z",
+         *       "created": "2026-11-29T15:32:56.496Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2fh8cpcfp74mhbjzdmqnxpcygr"
+         *       "actor_id": "key_prod_06h2fw0rt3rsvnydsxryw0w24qcqp"
          *     }
          */
         WebhookEndpointEnabledEvent: {
@@ -20565,38 +20583,38 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2fh8j4deg3mfbkgqmn2apdtwt6",
+         *       "id": "evt_prod_06h2fw0t8bspf9r9k4vmcjskfjq80",
          *       "type": "webhook_endpoint.secret_rotated",
          *       "aggregate_type": "webhook_endpoint",
-         *       "aggregate_id": "whe_prod_06h2fh8hgwsmckyjxs2xrr970p0b0",
+         *       "aggregate_id": "whe_prod_06h2fw0sxz0vp69svyaeekzgnv88a",
          *       "data": {
-         *         "id": "whe_prod_06h2fh8hgwsmckyjxs2xrr970p0b0",
+         *         "id": "whe_prod_06h2fw0sxz0vp69svyaeekzgnv88a",
          *         "url": "https://example.com/audit",
          *         "events": [
          *           "customer.created"
          *         ],
          *         "object": "webhook_endpoint",
-         *         "created": "2026-11-29T14:45:56.230Z",
+         *         "created": "2026-11-29T15:32:56.430Z",
          *         "enabled": true,
-         *         "updated": "2026-11-29T14:45:56.381Z",
+         *         "updated": "2026-11-29T15:32:56.508Z",
          *         "livemode": false,
          *         "description": "Audit",
          *         "disabled_at": null,
          *         "failing_since": null,
          *         "disabled_reason": null,
          *         "max_deliveries_per_second": null,
-         *         "previous_secret_expires_at": "2026-11-30T14:45:56.381Z"
+         *         "previous_secret_expires_at": "2026-11-30T15:32:56.508Z"
          *       },
          *       "previous_data": {
-         *         "id": "whe_prod_06h2fh8hgwsmckyjxs2xrr970p0b0",
+         *         "id": "whe_prod_06h2fw0sxz0vp69svyaeekzgnv88a",
          *         "url": "https://example.com/audit",
          *         "events": [
          *           "customer.created"
          *         ],
          *         "object": "webhook_endpoint",
-         *         "created": "2026-11-29T14:45:56.230Z",
+         *         "created": "2026-11-29T15:32:56.430Z",
          *         "enabled": true,
-         *         "updated": "2026-11-29T14:45:56.343Z",
+         *         "updated": "2026-11-29T15:32:56.493Z",
          *         "livemode": false,
          *         "description": "Audit",
          *         "disabled_at": null,
@@ -20609,13 +20627,13 @@ export type components = {
          *         "user_agent": "node",
          *         "client_address": "127.0.0.1"
          *       },
-         *       "correlation_id": "req_prod_06h2fh8j3chpjxsyf5vbchxqqwfxg",
-         *       "request_id": "req_prod_06h2fh8j3chpjxsyf5vbchxqqwfxg",
+         *       "correlation_id": "req_prod_06h2fw0t79ny25xvttsvg0p5znfnc",
+         *       "request_id": "req_prod_06h2fw0t79ny25xvttsvg0p5znfnc",
          *       "version": 1,
          *       "sequence": 5,
-         *       "created": "2026-11-29T14:45:56.387Z",
+         *       "created": "2026-11-29T15:32:56.514Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2fh8cpcfp74mhbjzdmqnxpcygr"
+         *       "actor_id": "key_prod_06h2fw0rt3rsvnydsxryw0w24qcqp"
          *     }
          */
         WebhookEndpointSecretRotatedEvent: {
@@ -20660,15 +20678,15 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2fh8byqftyqcfngj5t700623pc",
+         *       "id": "evt_prod_06h2fw0rn1p70p2y44303yngy6dw4",
          *       "type": "user.signed_in",
          *       "aggregate_type": "user",
-         *       "aggregate_id": "user_prod_06h2fh89kjqxnrz9fj6jhm7w7kg4e",
+         *       "aggregate_id": "user_prod_06h2fw0qtb9d4jyv8g2nrpkhpp6qt",
          *       "data": {
-         *         "id": "user_prod_06h2fh89kjqxnrz9fj6jhm7w7kg4e",
+         *         "id": "user_prod_06h2fw0qtb9d4jyv8g2nrpkhpp6qt",
          *         "name": "Test User",
          *         "role": "owner",
-         *         "email": "user-6cc64fb544@example.com",
+         *         "email": "user-512c4f82e8@example.com",
          *         "object": "user"
          *       },
          *       "previous_data": null,
@@ -20680,9 +20698,9 @@ export type components = {
          *       "request_id": null,
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-29T14:45:54.805Z",
+         *       "created": "2026-11-29T15:32:56.105Z",
          *       "actor_type": "user",
-         *       "actor_id": "user_prod_06h2fh89kjqxnrz9fj6jhm7w7kg4e"
+         *       "actor_id": "user_prod_06h2fw0qtb9d4jyv8g2nrpkhpp6qt"
          *     }
          */
         UserSignedInEvent: {
@@ -20727,15 +20745,15 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2fh8r6c7a0k20ke7tav2p84z7a",
+         *       "id": "evt_prod_06h2fw0w6e0rrdn3x32b7q0j7f9w6",
          *       "type": "user.sign_in_failed",
          *       "aggregate_type": "user",
-         *       "aggregate_id": "user_prod_06h2fh89kjqxnrz9fj6jhm7w7kg4e",
+         *       "aggregate_id": "user_prod_06h2fw0qtb9d4jyv8g2nrpkhpp6qt",
          *       "data": {
-         *         "id": "user_prod_06h2fh89kjqxnrz9fj6jhm7w7kg4e",
+         *         "id": "user_prod_06h2fw0qtb9d4jyv8g2nrpkhpp6qt",
          *         "name": "Test User",
          *         "role": "owner",
-         *         "email": "user-6cc64fb544@example.com",
+         *         "email": "user-512c4f82e8@example.com",
          *         "object": "user"
          *       },
          *       "previous_data": null,
@@ -20747,9 +20765,9 @@ export type components = {
          *       "request_id": null,
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-29T14:45:57.939Z",
+         *       "created": "2026-11-29T15:32:57.011Z",
          *       "actor_type": "user",
-         *       "actor_id": "user_prod_06h2fh89kjqxnrz9fj6jhm7w7kg4e"
+         *       "actor_id": "user_prod_06h2fw0qtb9d4jyv8g2nrpkhpp6qt"
          *     }
          */
         UserSignInFailedEvent: {
@@ -20794,15 +20812,15 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2fh8wqyyxjdxbyha7s6y47w0ep",
+         *       "id": "evt_prod_06h2fw0xj9rha0ztwcmhdsqpj83g2",
          *       "type": "user.signed_out",
          *       "aggregate_type": "user",
-         *       "aggregate_id": "user_prod_06h2fh89kjqxnrz9fj6jhm7w7kg4e",
+         *       "aggregate_id": "user_prod_06h2fw0qtb9d4jyv8g2nrpkhpp6qt",
          *       "data": {
-         *         "id": "user_prod_06h2fh89kjqxnrz9fj6jhm7w7kg4e",
+         *         "id": "user_prod_06h2fw0qtb9d4jyv8g2nrpkhpp6qt",
          *         "name": "Test User",
          *         "role": "owner",
-         *         "email": "user-6cc64fb544@example.com",
+         *         "email": "user-512c4f82e8@example.com",
          *         "object": "user"
          *       },
          *       "previous_data": null,
@@ -20814,9 +20832,9 @@ export type components = {
          *       "request_id": null,
          *       "version": 1,
          *       "sequence": 4,
-         *       "created": "2026-11-29T14:45:59.104Z",
+         *       "created": "2026-11-29T15:32:57.362Z",
          *       "actor_type": "user",
-         *       "actor_id": "user_prod_06h2fh89kjqxnrz9fj6jhm7w7kg4e"
+         *       "actor_id": "user_prod_06h2fw0qtb9d4jyv8g2nrpkhpp6qt"
          *     }
          */
         UserSignedOutEvent: {
@@ -20861,15 +20879,15 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2fh8tpbnsb3e1mz1v4jckyx7ay",
+         *       "id": "evt_prod_06h2fw0x0bkpm669bzh45ms92v52w",
          *       "type": "user.password_changed",
          *       "aggregate_type": "user",
-         *       "aggregate_id": "user_prod_06h2fh89kjqxnrz9fj6jhm7w7kg4e",
+         *       "aggregate_id": "user_prod_06h2fw0qtb9d4jyv8g2nrpkhpp6qt",
          *       "data": {
-         *         "id": "user_prod_06h2fh89kjqxnrz9fj6jhm7w7kg4e",
+         *         "id": "user_prod_06h2fw0qtb9d4jyv8g2nrpkhpp6qt",
          *         "name": "Test User",
          *         "role": "owner",
-         *         "email": "user-6cc64fb544@example.com",
+         *         "email": "user-512c4f82e8@example.com",
          *         "object": "user"
          *       },
          *       "previous_data": null,
@@ -20881,9 +20899,9 @@ export type components = {
          *       "request_id": null,
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-29T14:45:58.578Z",
+         *       "created": "2026-11-29T15:32:57.218Z",
          *       "actor_type": "user",
-         *       "actor_id": "user_prod_06h2fh89kjqxnrz9fj6jhm7w7kg4e"
+         *       "actor_id": "user_prod_06h2fw0qtb9d4jyv8g2nrpkhpp6qt"
          *     }
          */
         UserPasswordChangedEvent: {
@@ -20928,12 +20946,12 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2fh918z5c19jh9m9jzsjnpdgdg",
+         *       "id": "evt_prod_06h2fw0zm6k3wsx7ked7wvb95s7ja",
          *       "type": "account.settings_updated",
          *       "aggregate_type": "account_settings",
-         *       "aggregate_id": "acc_prod_06h2fh89jak2bx4ea9sw9y8mvc3rw",
+         *       "aggregate_id": "acc_prod_06h2fw0qsqzyrhf71xvpp4kzzcp8c",
          *       "data": {
-         *         "id": "acc_prod_06h2fh89jak2bx4ea9sw9y8mvc3rw",
+         *         "id": "acc_prod_06h2fw0qsqzyrhf71xvpp4kzzcp8c",
          *         "object": "account_settings",
          *         "tax_id": null,
          *         "address": {
@@ -20960,7 +20978,7 @@ export type components = {
          *         "entitlement_past_due_grace_days": 7
          *       },
          *       "previous_data": {
-         *         "id": "acc_prod_06h2fh89jak2bx4ea9sw9y8mvc3rw",
+         *         "id": "acc_prod_06h2fw0qsqzyrhf71xvpp4kzzcp8c",
          *         "object": "account_settings",
          *         "tax_id": null,
          *         "address": null,
@@ -20981,13 +20999,13 @@ export type components = {
          *         "entitlement_past_due_grace_days": 7
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2fh9186gsn42q59hv979ybcwtp",
-         *       "request_id": "req_prod_06h2fh9186gsn42q59hv979ybcwtp",
+         *       "correlation_id": "req_prod_06h2fw0zkh2msskgckmv7vcknn2qp",
+         *       "request_id": "req_prod_06h2fw0zkh2msskgckmv7vcknn2qp",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-29T14:46:00.263Z",
+         *       "created": "2026-11-29T15:32:57.889Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2fh8cpcfp74mhbjzdmqnxpcygr"
+         *       "actor_id": "key_prod_06h2fw0rt3rsvnydsxryw0w24qcqp"
          *     }
          */
         AccountSettingsUpdatedEvent: {
@@ -21032,17 +21050,17 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2fh91h2xcyp9f8e4vbep54kk3g",
+         *       "id": "evt_prod_06h2fw0zq385x8rve93nydvw3r2yp",
          *       "type": "tax_rate.created",
          *       "aggregate_type": "tax_rate",
-         *       "aggregate_id": "txr_prod_06h2fh91fc55mkb1ef1fvj88tx1ke",
+         *       "aggregate_id": "txr_prod_06h2fw0zpqcw88mkyyv5evca10gby",
          *       "data": {
-         *         "id": "txr_prod_06h2fh91fc55mkb1ef1fvj88tx1ke",
+         *         "id": "txr_prod_06h2fw0zpqcw88mkyyv5evca10gby",
          *         "active": true,
          *         "object": "tax_rate",
          *         "country": "DE",
-         *         "created": "2026-11-29T14:46:00.315Z",
-         *         "updated": "2026-11-29T14:46:00.315Z",
+         *         "created": "2026-11-29T15:32:57.909Z",
+         *         "updated": "2026-11-29T15:32:57.909Z",
          *         "livemode": false,
          *         "metadata": {},
          *         "inclusive": false,
@@ -21053,13 +21071,13 @@ export type components = {
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2fh91d4szsj608epctywrv7wb4",
-         *       "request_id": "req_prod_06h2fh91d4szsj608epctywrv7wb4",
+         *       "correlation_id": "req_prod_06h2fw0zpaa0xxst386jqasy38psg",
+         *       "request_id": "req_prod_06h2fw0zpaa0xxst386jqasy38psg",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-29T14:46:00.328Z",
+         *       "created": "2026-11-29T15:32:57.912Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2fh8cpcfp74mhbjzdmqnxpcygr"
+         *       "actor_id": "key_prod_06h2fw0rt3rsvnydsxryw0w24qcqp"
          *     }
          */
         TaxRateCreatedEvent: {
@@ -21104,17 +21122,17 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2fh91svqsrrges05twyvkkeq2t",
+         *       "id": "evt_prod_06h2fw0zspf17q1r3qx2scnsgttkw",
          *       "type": "tax_rate.updated",
          *       "aggregate_type": "tax_rate",
-         *       "aggregate_id": "txr_prod_06h2fh91fc55mkb1ef1fvj88tx1ke",
+         *       "aggregate_id": "txr_prod_06h2fw0zpqcw88mkyyv5evca10gby",
          *       "data": {
-         *         "id": "txr_prod_06h2fh91fc55mkb1ef1fvj88tx1ke",
+         *         "id": "txr_prod_06h2fw0zpqcw88mkyyv5evca10gby",
          *         "active": false,
          *         "object": "tax_rate",
          *         "country": "DE",
-         *         "created": "2026-11-29T14:46:00.315Z",
-         *         "updated": "2026-11-29T14:46:00.397Z",
+         *         "created": "2026-11-29T15:32:57.909Z",
+         *         "updated": "2026-11-29T15:32:57.932Z",
          *         "livemode": false,
          *         "metadata": {},
          *         "inclusive": false,
@@ -21124,12 +21142,12 @@ export type components = {
          *         "jurisdiction": null
          *       },
          *       "previous_data": {
-         *         "id": "txr_prod_06h2fh91fc55mkb1ef1fvj88tx1ke",
+         *         "id": "txr_prod_06h2fw0zpqcw88mkyyv5evca10gby",
          *         "active": true,
          *         "object": "tax_rate",
          *         "country": "DE",
-         *         "created": "2026-11-29T14:46:00.315Z",
-         *         "updated": "2026-11-29T14:46:00.315Z",
+         *         "created": "2026-11-29T15:32:57.909Z",
+         *         "updated": "2026-11-29T15:32:57.909Z",
          *         "livemode": false,
          *         "metadata": {},
          *         "inclusive": false,
@@ -21139,13 +21157,13 @@ export type components = {
          *         "jurisdiction": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2fh91s3vgkkpt5wcyedmd0b8hp",
-         *       "request_id": "req_prod_06h2fh91s3vgkkpt5wcyedmd0b8hp",
+         *       "correlation_id": "req_prod_06h2fw0zrxjrdsh937rm9zykq907t",
+         *       "request_id": "req_prod_06h2fw0zrxjrdsh937rm9zykq907t",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-29T14:46:00.398Z",
+         *       "created": "2026-11-29T15:32:57.933Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2fh8cpcfp74mhbjzdmqnxpcygr"
+         *       "actor_id": "key_prod_06h2fw0rt3rsvnydsxryw0w24qcqp"
          *     }
          */
         TaxRateUpdatedEvent: {
@@ -21190,16 +21208,16 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2fh98xsavr1j3y462ghx7vmnaa",
+         *       "id": "evt_prod_06h2fw11fkwtjtm1498c60d6b6820",
          *       "type": "meter.created",
          *       "aggregate_type": "meter",
-         *       "aggregate_id": "mtr_prod_06h2fh98wx2gn950x9w6kr2w6rk6j",
+         *       "aggregate_id": "mtr_prod_06h2fw11ffmgkp42qd5nbnj75q7c6",
          *       "data": {
-         *         "id": "mtr_prod_06h2fh98wx2gn950x9w6kr2w6rk6j",
+         *         "id": "mtr_prod_06h2fw11ffmgkp42qd5nbnj75q7c6",
          *         "object": "meter",
          *         "status": "active",
-         *         "created": "2026-11-29T14:46:02.215Z",
-         *         "updated": "2026-11-29T14:46:02.215Z",
+         *         "created": "2026-11-29T15:32:58.362Z",
+         *         "updated": "2026-11-29T15:32:58.362Z",
          *         "livemode": false,
          *         "value_key": "value",
          *         "event_name": "api_request",
@@ -21208,13 +21226,13 @@ export type components = {
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2fh98tj4rk5za6nr6hqg80vdby",
-         *       "request_id": "req_prod_06h2fh98tj4rk5za6nr6hqg80vdby",
+         *       "correlation_id": "req_prod_06h2fw11ejfky58rv4k7htwjeg03w",
+         *       "request_id": "req_prod_06h2fw11ejfky58rv4k7htwjeg03w",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-29T14:46:02.222Z",
+         *       "created": "2026-11-29T15:32:58.364Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2fh8cpcfp74mhbjzdmqnxpcygr"
+         *       "actor_id": "key_prod_06h2fw0rt3rsvnydsxryw0w24qcqp"
          *     }
          */
         MeterCreatedEvent: {
@@ -21259,16 +21277,16 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2fh996d1xttf02qp3nsn6qghcy",
+         *       "id": "evt_prod_06h2fw11j0j26nvrbr197zjxfvm30",
          *       "type": "meter.updated",
          *       "aggregate_type": "meter",
-         *       "aggregate_id": "mtr_prod_06h2fh98wx2gn950x9w6kr2w6rk6j",
+         *       "aggregate_id": "mtr_prod_06h2fw11ffmgkp42qd5nbnj75q7c6",
          *       "data": {
-         *         "id": "mtr_prod_06h2fh98wx2gn950x9w6kr2w6rk6j",
+         *         "id": "mtr_prod_06h2fw11ffmgkp42qd5nbnj75q7c6",
          *         "object": "meter",
          *         "status": "active",
-         *         "created": "2026-11-29T14:46:02.215Z",
-         *         "updated": "2026-11-29T14:46:02.276Z",
+         *         "created": "2026-11-29T15:32:58.362Z",
+         *         "updated": "2026-11-29T15:32:58.382Z",
          *         "livemode": false,
          *         "value_key": "value",
          *         "event_name": "api_request",
@@ -21276,11 +21294,11 @@ export type components = {
          *         "display_name": "Requests"
          *       },
          *       "previous_data": {
-         *         "id": "mtr_prod_06h2fh98wx2gn950x9w6kr2w6rk6j",
+         *         "id": "mtr_prod_06h2fw11ffmgkp42qd5nbnj75q7c6",
          *         "object": "meter",
          *         "status": "active",
-         *         "created": "2026-11-29T14:46:02.215Z",
-         *         "updated": "2026-11-29T14:46:02.215Z",
+         *         "created": "2026-11-29T15:32:58.362Z",
+         *         "updated": "2026-11-29T15:32:58.362Z",
          *         "livemode": false,
          *         "value_key": "value",
          *         "event_name": "api_request",
@@ -21288,13 +21306,13 @@ export type components = {
          *         "display_name": "API requests"
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2fh992qkwya22vqqan6b69p7c2",
-         *       "request_id": "req_prod_06h2fh992qkwya22vqqan6b69p7c2",
+         *       "correlation_id": "req_prod_06h2fw11hcrsdqvf8wq3qbfhwnx80",
+         *       "request_id": "req_prod_06h2fw11hcrsdqvf8wq3qbfhwnx80",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-29T14:46:02.291Z",
+         *       "created": "2026-11-29T15:32:58.384Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2fh8cpcfp74mhbjzdmqnxpcygr"
+         *       "actor_id": "key_prod_06h2fw0rt3rsvnydsxryw0w24qcqp"
          *     }
          */
         MeterUpdatedEvent: {
@@ -21339,16 +21357,16 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2fh99mt9tbf6aj6vz5ydhtncda",
+         *       "id": "evt_prod_06h2fw11m39ed9q4cr4mwb0r1ke9p",
          *       "type": "meter.deactivated",
          *       "aggregate_type": "meter",
-         *       "aggregate_id": "mtr_prod_06h2fh98wx2gn950x9w6kr2w6rk6j",
+         *       "aggregate_id": "mtr_prod_06h2fw11ffmgkp42qd5nbnj75q7c6",
          *       "data": {
-         *         "id": "mtr_prod_06h2fh98wx2gn950x9w6kr2w6rk6j",
+         *         "id": "mtr_prod_06h2fw11ffmgkp42qd5nbnj75q7c6",
          *         "object": "meter",
          *         "status": "inactive",
-         *         "created": "2026-11-29T14:46:02.215Z",
-         *         "updated": "2026-11-29T14:46:02.359Z",
+         *         "created": "2026-11-29T15:32:58.362Z",
+         *         "updated": "2026-11-29T15:32:58.398Z",
          *         "livemode": false,
          *         "value_key": "value",
          *         "event_name": "api_request",
@@ -21356,11 +21374,11 @@ export type components = {
          *         "display_name": "Requests"
          *       },
          *       "previous_data": {
-         *         "id": "mtr_prod_06h2fh98wx2gn950x9w6kr2w6rk6j",
+         *         "id": "mtr_prod_06h2fw11ffmgkp42qd5nbnj75q7c6",
          *         "object": "meter",
          *         "status": "active",
-         *         "created": "2026-11-29T14:46:02.215Z",
-         *         "updated": "2026-11-29T14:46:02.276Z",
+         *         "created": "2026-11-29T15:32:58.362Z",
+         *         "updated": "2026-11-29T15:32:58.382Z",
          *         "livemode": false,
          *         "value_key": "value",
          *         "event_name": "api_request",
@@ -21368,13 +21386,13 @@ export type components = {
          *         "display_name": "Requests"
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2fh99d5snqchhphk5p0see0e4j",
-         *       "request_id": "req_prod_06h2fh99d5snqchhphk5p0see0e4j",
+         *       "correlation_id": "req_prod_06h2fw11kcrzvpvkvg65dr696ydn4",
+         *       "request_id": "req_prod_06h2fw11kcrzvpvkvg65dr696ydn4",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-29T14:46:02.407Z",
+         *       "created": "2026-11-29T15:32:58.400Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2fh8cpcfp74mhbjzdmqnxpcygr"
+         *       "actor_id": "key_prod_06h2fw0rt3rsvnydsxryw0w24qcqp"
          *     }
          */
         MeterDeactivatedEvent: {
@@ -21419,16 +21437,16 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2fh99tpx9ws9hm0wa2tjq8jjta",
+         *       "id": "evt_prod_06h2fw11pnnq5dcsjq4dbn8beaxzw",
          *       "type": "meter.reactivated",
          *       "aggregate_type": "meter",
-         *       "aggregate_id": "mtr_prod_06h2fh98wx2gn950x9w6kr2w6rk6j",
+         *       "aggregate_id": "mtr_prod_06h2fw11ffmgkp42qd5nbnj75q7c6",
          *       "data": {
-         *         "id": "mtr_prod_06h2fh98wx2gn950x9w6kr2w6rk6j",
+         *         "id": "mtr_prod_06h2fw11ffmgkp42qd5nbnj75q7c6",
          *         "object": "meter",
          *         "status": "active",
-         *         "created": "2026-11-29T14:46:02.215Z",
-         *         "updated": "2026-11-29T14:46:02.452Z",
+         *         "created": "2026-11-29T15:32:58.362Z",
+         *         "updated": "2026-11-29T15:32:58.420Z",
          *         "livemode": false,
          *         "value_key": "value",
          *         "event_name": "api_request",
@@ -21436,11 +21454,11 @@ export type components = {
          *         "display_name": "Requests"
          *       },
          *       "previous_data": {
-         *         "id": "mtr_prod_06h2fh98wx2gn950x9w6kr2w6rk6j",
+         *         "id": "mtr_prod_06h2fw11ffmgkp42qd5nbnj75q7c6",
          *         "object": "meter",
          *         "status": "inactive",
-         *         "created": "2026-11-29T14:46:02.215Z",
-         *         "updated": "2026-11-29T14:46:02.359Z",
+         *         "created": "2026-11-29T15:32:58.362Z",
+         *         "updated": "2026-11-29T15:32:58.398Z",
          *         "livemode": false,
          *         "value_key": "value",
          *         "event_name": "api_request",
@@ -21448,13 +21466,13 @@ export type components = {
          *         "display_name": "Requests"
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2fh99s9wm0ys8eprzkkh9hzexg",
-         *       "request_id": "req_prod_06h2fh99s9wm0ys8eprzkkh9hzexg",
+         *       "correlation_id": "req_prod_06h2fw11p70aafgryhykjcjt1qcsp",
+         *       "request_id": "req_prod_06h2fw11p70aafgryhykjcjt1qcsp",
          *       "version": 1,
          *       "sequence": 4,
-         *       "created": "2026-11-29T14:46:02.453Z",
+         *       "created": "2026-11-29T15:32:58.421Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2fh8cpcfp74mhbjzdmqnxpcygr"
+         *       "actor_id": "key_prod_06h2fw0rt3rsvnydsxryw0w24qcqp"
          *     }
          */
         MeterReactivatedEvent: {
@@ -21499,29 +21517,29 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2fh96cgbqwdn1487nf9g2e40ta",
+         *       "id": "evt_prod_06h2fw10wn8mtb7dj8scr92gkj6be",
          *       "type": "feature.created",
          *       "aggregate_type": "feature",
-         *       "aggregate_id": "feat_prod_06h2fh96bmn0ctvdxpqzg0t4ykxa0",
+         *       "aggregate_id": "feat_prod_06h2fw10whqdtwr8w1k3bbv2w6krm",
          *       "data": {
-         *         "id": "feat_prod_06h2fh96bmn0ctvdxpqzg0t4ykxa0",
+         *         "id": "feat_prod_06h2fw10whqdtwr8w1k3bbv2w6krm",
          *         "name": "Reports",
          *         "object": "feature",
-         *         "created": "2026-11-29T14:46:01.565Z",
-         *         "updated": "2026-11-29T14:46:01.565Z",
+         *         "created": "2026-11-29T15:32:58.212Z",
+         *         "updated": "2026-11-29T15:32:58.212Z",
          *         "livemode": false,
          *         "metadata": {},
          *         "lookup_key": "reports"
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2fh96antegdeb90vxxhk6mmmme",
-         *       "request_id": "req_prod_06h2fh96antegdeb90vxxhk6mmmme",
+         *       "correlation_id": "req_prod_06h2fw10wbrx0q0bd5t8vvnxe1qza",
+         *       "request_id": "req_prod_06h2fw10wbrx0q0bd5t8vvnxe1qza",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-29T14:46:01.572Z",
+         *       "created": "2026-11-29T15:32:58.213Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2fh8cpcfp74mhbjzdmqnxpcygr"
+         *       "actor_id": "key_prod_06h2fw0rt3rsvnydsxryw0w24qcqp"
          *     }
          */
         FeatureCreatedEvent: {
@@ -21566,36 +21584,36 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2fh97m8tmmn38tm55vhmg7w9zm",
+         *       "id": "evt_prod_06h2fw10z60qw7vzp73y6wkh0xmc2",
          *       "type": "product_feature.attached",
          *       "aggregate_type": "product_feature",
-         *       "aggregate_id": "prodft_prod_06h2fh97kva46hv2y704hy16jfk88",
+         *       "aggregate_id": "prodft_prod_06h2fw10z3zcewabvgt6pm43yz9xj",
          *       "data": {
-         *         "id": "prodft_prod_06h2fh97kva46hv2y704hy16jfk88",
+         *         "id": "prodft_prod_06h2fw10z3zcewabvgt6pm43yz9xj",
          *         "object": "product_feature",
-         *         "created": "2026-11-29T14:46:01.886Z",
+         *         "created": "2026-11-29T15:32:58.232Z",
          *         "feature": {
-         *           "id": "feat_prod_06h2fh96bmn0ctvdxpqzg0t4ykxa0",
+         *           "id": "feat_prod_06h2fw10whqdtwr8w1k3bbv2w6krm",
          *           "name": "Reports",
          *           "object": "feature",
-         *           "created": "2026-11-29T14:46:01.565Z",
-         *           "updated": "2026-11-29T14:46:01.565Z",
+         *           "created": "2026-11-29T15:32:58.212Z",
+         *           "updated": "2026-11-29T15:32:58.212Z",
          *           "livemode": false,
          *           "metadata": {},
          *           "lookup_key": "reports"
          *         },
-         *         "product": "prod_prod_06h2fh91wmzjtdmk7jry14t21aryc",
+         *         "product": "prod_prod_06h2fw0zvwmvpr1vwf3jme7s41pqr",
          *         "livemode": false
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2fh96mzv70zaw1f55z9z849hj0",
-         *       "request_id": "req_prod_06h2fh96mzv70zaw1f55z9z849hj0",
+         *       "correlation_id": "req_prod_06h2fw10y8t784c3cr7m8gjw4bn2c",
+         *       "request_id": "req_prod_06h2fw10y8t784c3cr7m8gjw4bn2c",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-29T14:46:01.890Z",
+         *       "created": "2026-11-29T15:32:58.233Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2fh8cpcfp74mhbjzdmqnxpcygr"
+         *       "actor_id": "key_prod_06h2fw0rt3rsvnydsxryw0w24qcqp"
          *     }
          */
         ProductFeatureAttachedEvent: {
@@ -21640,36 +21658,36 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2fh98bna616j820e22hv6q7brr",
+         *       "id": "evt_prod_06h2fw115fqn6q7cy4g6vhyfw2qyr",
          *       "type": "product_feature.detached",
          *       "aggregate_type": "product_feature",
-         *       "aggregate_id": "prodft_prod_06h2fh981nsgrzc1ehnj1k3n18ezj",
+         *       "aggregate_id": "prodft_prod_06h2fw113991sywbk88phhef5hb6c",
          *       "data": {
-         *         "id": "prodft_prod_06h2fh981nsgrzc1ehnj1k3n18ezj",
+         *         "id": "prodft_prod_06h2fw113991sywbk88phhef5hb6c",
          *         "object": "product_feature",
-         *         "created": "2026-11-29T14:46:01.998Z",
+         *         "created": "2026-11-29T15:32:58.266Z",
          *         "feature": {
-         *           "id": "feat_prod_06h2fh97s86xm98hjr07exsz7ehx4",
+         *           "id": "feat_prod_06h2fw111gvw70vkzs1rp9ffhtrj0",
          *           "name": "Beta",
          *           "object": "feature",
-         *           "created": "2026-11-29T14:46:01.929Z",
-         *           "updated": "2026-11-29T14:46:01.929Z",
+         *           "created": "2026-11-29T15:32:58.252Z",
+         *           "updated": "2026-11-29T15:32:58.252Z",
          *           "livemode": false,
          *           "metadata": {},
          *           "lookup_key": "beta"
          *         },
-         *         "product": "prod_prod_06h2fh91wmzjtdmk7jry14t21aryc",
+         *         "product": "prod_prod_06h2fw0zvwmvpr1vwf3jme7s41pqr",
          *         "livemode": false
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2fh9895hz2f7mx6np9yfyvy3pp",
-         *       "request_id": "req_prod_06h2fh9895hz2f7mx6np9yfyvy3pp",
+         *       "correlation_id": "req_prod_06h2fw114rfew69kz7620et2nvc0m",
+         *       "request_id": "req_prod_06h2fw114rfew69kz7620et2nvc0m",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-29T14:46:02.077Z",
+         *       "created": "2026-11-29T15:32:58.283Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2fh8cpcfp74mhbjzdmqnxpcygr"
+         *       "actor_id": "key_prod_06h2fw0rt3rsvnydsxryw0w24qcqp"
          *     }
          */
         ProductFeatureDetachedEvent: {
@@ -21714,36 +21732,36 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2fh9yrz0xcxd62jsaca2wy4ebw",
+         *       "id": "evt_prod_06h2fw17v0nyt8jm7d7j3yajey8tm",
          *       "type": "customer.entitlements.updated",
          *       "aggregate_type": "customer_entitlements",
-         *       "aggregate_id": "cus_prod_06h2fh9a305gnvn0y9ecv5hbacw76",
+         *       "aggregate_id": "cus_prod_06h2fw11rqq15gbze22grn4106dx2",
          *       "data": {
          *         "items": [
          *           {
-         *             "feature": "feat_prod_06h2fh96bmn0ctvdxpqzg0t4ykxa0",
+         *             "feature": "feat_prod_06h2fw10whqdtwr8w1k3bbv2w6krm",
          *             "lookup_key": "reports",
-         *             "source_subscription": "sub_prod_06h2fh9yg53enxbt4qcjaxpq9jssg"
+         *             "source_subscription": "sub_prod_06h2fw17r8s774y69ckrzvfz2da76"
          *           }
          *         ],
          *         "object": "customer_entitlements",
-         *         "customer": "cus_prod_06h2fh9a305gnvn0y9ecv5hbacw76",
+         *         "customer": "cus_prod_06h2fw11rqq15gbze22grn4106dx2",
          *         "livemode": false
          *       },
          *       "previous_data": {
          *         "items": [],
          *         "object": "customer_entitlements",
-         *         "customer": "cus_prod_06h2fh9a305gnvn0y9ecv5hbacw76",
+         *         "customer": "cus_prod_06h2fw11rqq15gbze22grn4106dx2",
          *         "livemode": false
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2fh9yeepn4dcf5kytreww76wxe",
-         *       "request_id": "req_prod_06h2fh9yeepn4dcf5kytreww76wxe",
+         *       "correlation_id": "req_prod_06h2fw17qpkjtqdpswydpc29b0b88",
+         *       "request_id": "req_prod_06h2fw17qpkjtqdpswydpc29b0b88",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-29T14:46:07.815Z",
+         *       "created": "2026-11-29T15:32:59.992Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2fh8cpcfp74mhbjzdmqnxpcygr"
+         *       "actor_id": "key_prod_06h2fw0rt3rsvnydsxryw0w24qcqp"
          *     }
          */
         CustomerEntitlementsUpdatedEvent: {
@@ -21788,13 +21806,13 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2fh98fqbdq2wx3kgq6crjavbpw",
+         *       "id": "evt_prod_06h2fw118328cazd6txzerbsh48ej",
          *       "type": "portal_configuration.updated",
          *       "aggregate_type": "portal_configuration",
-         *       "aggregate_id": "acc_prod_06h2fh89jak2bx4ea9sw9y8mvc3rw",
+         *       "aggregate_id": "acc_prod_06h2fw0qsqzyrhf71xvpp4kzzcp8c",
          *       "data": {
          *         "object": "portal_configuration",
-         *         "updated": "2026-11-29T14:46:02.099Z",
+         *         "updated": "2026-11-29T15:32:58.299Z",
          *         "branding": {
          *           "logo_url": null,
          *           "accent_color": null,
@@ -21899,13 +21917,13 @@ export type components = {
          *         "default_return_url": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2fh98dwrzq02q62kn7qjt0spd0",
-         *       "request_id": "req_prod_06h2fh98dwrzq02q62kn7qjt0spd0",
+         *       "correlation_id": "req_prod_06h2fw11716kt12m7028299j1f164",
+         *       "request_id": "req_prod_06h2fw11716kt12m7028299j1f164",
          *       "version": 1,
          *       "sequence": 4,
-         *       "created": "2026-11-29T14:46:02.109Z",
+         *       "created": "2026-11-29T15:32:58.304Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2fh8cpcfp74mhbjzdmqnxpcygr"
+         *       "actor_id": "key_prod_06h2fw0rt3rsvnydsxryw0w24qcqp"
          *     }
          */
         PortalConfigurationUpdatedEvent: {
@@ -21950,13 +21968,13 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2fh9w5pvymde6w3p6es5n099y8",
+         *       "id": "evt_prod_06h2fw16x4gna7nwdrg8fvyxxd4qa",
          *       "type": "credit_note.created",
          *       "aggregate_type": "credit_note",
-         *       "aggregate_id": "cn_prod_06h2fh9vqckzcykntma1jvkj6jt6p",
+         *       "aggregate_id": "cn_prod_06h2fw16vb8gsmn2sgkmha4th0xde",
          *       "data": {
-         *         "id": "cn_prod_06h2fh9vqckzcykntma1jvkj6jt6p",
-         *         "pdf": "http://127.0.0.1:34955/api/credit-notes/cn_prod_06h2fh9vqckzcykntma1jvkj6jt6p/pdf",
+         *         "id": "cn_prod_06h2fw16vb8gsmn2sgkmha4th0xde",
+         *         "pdf": "http://127.0.0.1:40283/api/credit-notes/cn_prod_06h2fw16vb8gsmn2sgkmha4th0xde/pdf",
          *         "memo": null,
          *         "type": "pre_payment",
          *         "lines": [
@@ -21974,16 +21992,16 @@ export type components = {
          *         "object": "credit_note",
          *         "reason": "order_change",
          *         "status": "issued",
-         *         "created": "2026-11-29T14:46:07.035Z",
-         *         "invoice": "in_prod_06h2fh9tr9mbdpc4cx3s3v8dv4npa",
+         *         "created": "2026-11-29T15:32:59.738Z",
+         *         "invoice": "in_prod_06h2fw16mwz7q46pgrdp9t5t0jn1c",
          *         "refunds": [],
-         *         "updated": "2026-11-29T14:46:07.035Z",
+         *         "updated": "2026-11-29T15:32:59.738Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2fh9a305gnvn0y9ecv5hbacw76",
+         *         "customer": "cus_prod_06h2fw11rqq15gbze22grn4106dx2",
          *         "livemode": false,
          *         "tax_atom": 0,
          *         "voided_at": null,
-         *         "pdf_sha256": "1d1e388ee43568253db886c5e5e9a3e17f4c4f5e1f6897407f1cc8a38ec79fa1",
+         *         "pdf_sha256": "5409d55780fdda4eb62627aa9a60ef17ccfbcfd9967bbedf1a0048b9c9be49f5",
          *         "total_taxes": [],
          *         "discount_atom": 0,
          *         "subtotal_atom": 100,
@@ -21995,13 +22013,13 @@ export type components = {
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2fh9vn1wqgzke532xazqcjv80j",
-         *       "request_id": "req_prod_06h2fh9vn1wqgzke532xazqcjv80j",
+         *       "correlation_id": "req_prod_06h2fw16tn756xb3r6wmpeka67wwg",
+         *       "request_id": "req_prod_06h2fw16tn756xb3r6wmpeka67wwg",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-29T14:46:07.149Z",
+         *       "created": "2026-11-29T15:32:59.753Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2fh8cpcfp74mhbjzdmqnxpcygr"
+         *       "actor_id": "key_prod_06h2fw0rt3rsvnydsxryw0w24qcqp"
          *     }
          */
         CreditNoteCreatedEvent: {
@@ -22046,13 +22064,13 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2fh9wjg0jcndmn3yv9kj06rhxc",
+         *       "id": "evt_prod_06h2fw171s39ep9f1yz2jf98d65mg",
          *       "type": "credit_note.voided",
          *       "aggregate_type": "credit_note",
-         *       "aggregate_id": "cn_prod_06h2fh9vqckzcykntma1jvkj6jt6p",
+         *       "aggregate_id": "cn_prod_06h2fw16vb8gsmn2sgkmha4th0xde",
          *       "data": {
-         *         "id": "cn_prod_06h2fh9vqckzcykntma1jvkj6jt6p",
-         *         "pdf": "http://127.0.0.1:34955/api/credit-notes/cn_prod_06h2fh9vqckzcykntma1jvkj6jt6p/pdf",
+         *         "id": "cn_prod_06h2fw16vb8gsmn2sgkmha4th0xde",
+         *         "pdf": "http://127.0.0.1:40283/api/credit-notes/cn_prod_06h2fw16vb8gsmn2sgkmha4th0xde/pdf",
          *         "memo": null,
          *         "type": "pre_payment",
          *         "lines": [
@@ -22070,16 +22088,16 @@ export type components = {
          *         "object": "credit_note",
          *         "reason": "order_change",
          *         "status": "void",
-         *         "created": "2026-11-29T14:46:07.035Z",
-         *         "invoice": "in_prod_06h2fh9tr9mbdpc4cx3s3v8dv4npa",
+         *         "created": "2026-11-29T15:32:59.738Z",
+         *         "invoice": "in_prod_06h2fw16mwz7q46pgrdp9t5t0jn1c",
          *         "refunds": [],
-         *         "updated": "2026-11-29T14:46:07.249Z",
+         *         "updated": "2026-11-29T15:32:59.787Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2fh9a305gnvn0y9ecv5hbacw76",
+         *         "customer": "cus_prod_06h2fw11rqq15gbze22grn4106dx2",
          *         "livemode": false,
          *         "tax_atom": 0,
-         *         "voided_at": "2026-11-29T14:46:07.249Z",
-         *         "pdf_sha256": "1d1e388ee43568253db886c5e5e9a3e17f4c4f5e1f6897407f1cc8a38ec79fa1",
+         *         "voided_at": "2026-11-29T15:32:59.787Z",
+         *         "pdf_sha256": "5409d55780fdda4eb62627aa9a60ef17ccfbcfd9967bbedf1a0048b9c9be49f5",
          *         "total_taxes": [],
          *         "discount_atom": 0,
          *         "subtotal_atom": 100,
@@ -22090,8 +22108,8 @@ export type components = {
          *         "customer_balance_transaction": null
          *       },
          *       "previous_data": {
-         *         "id": "cn_prod_06h2fh9vqckzcykntma1jvkj6jt6p",
-         *         "pdf": "http://127.0.0.1:34955/api/credit-notes/cn_prod_06h2fh9vqckzcykntma1jvkj6jt6p/pdf",
+         *         "id": "cn_prod_06h2fw16vb8gsmn2sgkmha4th0xde",
+         *         "pdf": "http://127.0.0.1:40283/api/credit-notes/cn_prod_06h2fw16vb8gsmn2sgkmha4th0xde/pdf",
          *         "memo": null,
          *         "type": "pre_payment",
          *         "lines": [
@@ -22109,16 +22127,16 @@ export type components = {
          *         "object": "credit_note",
          *         "reason": "order_change",
          *         "status": "issued",
-         *         "created": "2026-11-29T14:46:07.035Z",
-         *         "invoice": "in_prod_06h2fh9tr9mbdpc4cx3s3v8dv4npa",
+         *         "created": "2026-11-29T15:32:59.738Z",
+         *         "invoice": "in_prod_06h2fw16mwz7q46pgrdp9t5t0jn1c",
          *         "refunds": [],
-         *         "updated": "2026-11-29T14:46:07.035Z",
+         *         "updated": "2026-11-29T15:32:59.738Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2fh9a305gnvn0y9ecv5hbacw76",
+         *         "customer": "cus_prod_06h2fw11rqq15gbze22grn4106dx2",
          *         "livemode": false,
          *         "tax_atom": 0,
          *         "voided_at": null,
-         *         "pdf_sha256": "1d1e388ee43568253db886c5e5e9a3e17f4c4f5e1f6897407f1cc8a38ec79fa1",
+         *         "pdf_sha256": "5409d55780fdda4eb62627aa9a60ef17ccfbcfd9967bbedf1a0048b9c9be49f5",
          *         "total_taxes": [],
          *         "discount_atom": 0,
          *         "subtotal_atom": 100,
@@ -22129,13 +22147,13 @@ export type components = {
          *         "customer_balance_transaction": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2fh9wgg6v0e82fqvcvf9gmd65m",
-         *       "request_id": "req_prod_06h2fh9wgg6v0e82fqvcvf9gmd65m",
+         *       "correlation_id": "req_prod_06h2fw170sfd6b00kx02bdc35qbbg",
+         *       "request_id": "req_prod_06h2fw170sfd6b00kx02bdc35qbbg",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-29T14:46:07.252Z",
+         *       "created": "2026-11-29T15:32:59.790Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2fh8cpcfp74mhbjzdmqnxpcygr"
+         *       "actor_id": "key_prod_06h2fw0rt3rsvnydsxryw0w24qcqp"
          *     }
          */
         CreditNoteVoidedEvent: {
@@ -22180,34 +22198,34 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2fh9wstqffkmaaqz1nb5vd6gkp",
+         *       "id": "evt_prod_06h2fw1775r92p65mehdh2t9st89p",
          *       "type": "customer.balance_transaction.created",
          *       "aggregate_type": "customer_balance_transaction",
-         *       "aggregate_id": "cbtxn_prod_06h2fh9wrwrk8f761541qgw8crzjw",
+         *       "aggregate_id": "cbtxn_prod_06h2fw176tyn2jkqz0sqn8tarq8bw",
          *       "data": {
-         *         "id": "cbtxn_prod_06h2fh9wrwrk8f761541qgw8crzjw",
+         *         "id": "cbtxn_prod_06h2fw176tyn2jkqz0sqn8tarq8bw",
          *         "type": "credit_note",
          *         "object": "customer_balance_transaction",
-         *         "created": "2026-11-29T14:46:07.303Z",
-         *         "invoice": "in_prod_06h2fh9h0t0nnns7vfgp9vac0rm7r",
+         *         "created": "2026-11-29T15:32:59.830Z",
+         *         "invoice": "in_prod_06h2fw13zwb7wgs7c0btv803wttk0",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2fh9a305gnvn0y9ecv5hbacw76",
+         *         "customer": "cus_prod_06h2fw11rqq15gbze22grn4106dx2",
          *         "livemode": false,
          *         "amount_atom": 100,
-         *         "credit_note": "cn_prod_06h2fh9wq62nsc1s07hc95zvt0s5t",
+         *         "credit_note": "cn_prod_06h2fw1768dp199kk69z6zxmg5csp",
          *         "description": null,
          *         "ending_balance_atom": 100,
          *         "subscription_change_request": null
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2fh9wpj52c2w3xc5g06309b2rr",
-         *       "request_id": "req_prod_06h2fh9wpj52c2w3xc5g06309b2rr",
+         *       "correlation_id": "req_prod_06h2fw175kqgks0fdrk1vaekp34ja",
+         *       "request_id": "req_prod_06h2fw175kqgks0fdrk1vaekp34ja",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-29T14:46:07.310Z",
+         *       "created": "2026-11-29T15:32:59.833Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2fh8cpcfp74mhbjzdmqnxpcygr"
+         *       "actor_id": "key_prod_06h2fw0rt3rsvnydsxryw0w24qcqp"
          *     }
          */
         CustomerBalanceTransactionCreatedEvent: {
@@ -22252,15 +22270,15 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2fh8kxma3ea4ksp03n01x8936a",
+         *       "id": "evt_prod_06h2fw0tx6gazpjjbmm1me8mjctt6",
          *       "type": "member.invited",
          *       "aggregate_type": "member",
-         *       "aggregate_id": "inv_prod_06h2fh8krz6sms4n2t4sa6ja0txy6",
+         *       "aggregate_id": "inv_prod_06h2fw0twgyk1g9zc7wg9vj4de4a4",
          *       "data": {
-         *         "id": "inv_prod_06h2fh8krz6sms4n2t4sa6ja0txy6",
+         *         "id": "inv_prod_06h2fw0twgyk1g9zc7wg9vj4de4a4",
          *         "name": null,
          *         "role": "viewer",
-         *         "email": "withdrawn-mx1ybx47@example.com",
+         *         "email": "withdrawn-mx200d43@example.com",
          *         "object": "member",
          *         "status": "invited",
          *         "invitation": null
@@ -22271,12 +22289,12 @@ export type components = {
          *         "client_address": null
          *       },
          *       "correlation_id": null,
-         *       "request_id": "req_prod_06h2fh8kjynyadw788eqvrhp4akq4",
+         *       "request_id": "req_prod_06h2fw0trev346dhavmh6qqxwqqk4",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-29T14:45:56.845Z",
+         *       "created": "2026-11-29T15:32:56.681Z",
          *       "actor_type": "user",
-         *       "actor_id": "user_prod_06h2fh89kjqxnrz9fj6jhm7w7kg4e"
+         *       "actor_id": "user_prod_06h2fw0qtb9d4jyv8g2nrpkhpp6qt"
          *     }
          */
         MemberInvitedEvent: {
@@ -22321,24 +22339,24 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2fh8m4xmchsnc4a3e36rad5ytp",
+         *       "id": "evt_prod_06h2fw0v07ara1kh9s0xfyrwkkf08",
          *       "type": "member.invitation_revoked",
          *       "aggregate_type": "member",
-         *       "aggregate_id": "inv_prod_06h2fh8krz6sms4n2t4sa6ja0txy6",
+         *       "aggregate_id": "inv_prod_06h2fw0twgyk1g9zc7wg9vj4de4a4",
          *       "data": {
-         *         "id": "inv_prod_06h2fh8krz6sms4n2t4sa6ja0txy6",
+         *         "id": "inv_prod_06h2fw0twgyk1g9zc7wg9vj4de4a4",
          *         "name": null,
          *         "role": "viewer",
-         *         "email": "withdrawn-mx1ybx47@example.com",
+         *         "email": "withdrawn-mx200d43@example.com",
          *         "object": "member",
          *         "status": "invitation_revoked",
          *         "invitation": null
          *       },
          *       "previous_data": {
-         *         "id": "inv_prod_06h2fh8krz6sms4n2t4sa6ja0txy6",
+         *         "id": "inv_prod_06h2fw0twgyk1g9zc7wg9vj4de4a4",
          *         "name": null,
          *         "role": "viewer",
-         *         "email": "withdrawn-mx1ybx47@example.com",
+         *         "email": "withdrawn-mx200d43@example.com",
          *         "object": "member",
          *         "status": "invited",
          *         "invitation": null
@@ -22348,12 +22366,12 @@ export type components = {
          *         "client_address": null
          *       },
          *       "correlation_id": null,
-         *       "request_id": "req_prod_06h2fh8m3zmcvs3y8jtafjvjg8z96",
+         *       "request_id": "req_prod_06h2fw0tzbjwh3axx9c9sn1p1bka2",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-29T14:45:56.903Z",
+         *       "created": "2026-11-29T15:32:56.705Z",
          *       "actor_type": "user",
-         *       "actor_id": "user_prod_06h2fh89kjqxnrz9fj6jhm7w7kg4e"
+         *       "actor_id": "user_prod_06h2fw0qtb9d4jyv8g2nrpkhpp6qt"
          *     }
          */
         MemberInvitationRevokedEvent: {
@@ -22398,18 +22416,18 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2fh8nytnhjjajpa5q75qa55g9w",
+         *       "id": "evt_prod_06h2fw0vhnb16h5s50vn6vpx0qgsa",
          *       "type": "member.joined",
          *       "aggregate_type": "member",
-         *       "aggregate_id": "user_prod_06h2fh8nxtvmdjr6esvk9vsw0k0pa",
+         *       "aggregate_id": "user_prod_06h2fw0vgw6q2dwr3whrk5kbwkynp",
          *       "data": {
-         *         "id": "user_prod_06h2fh8nxtvmdjr6esvk9vsw0k0pa",
+         *         "id": "user_prod_06h2fw0vgw6q2dwr3whrk5kbwkynp",
          *         "name": "Joined Member",
          *         "role": "developer",
-         *         "email": "joined-mx1ybx47@example.com",
+         *         "email": "joined-mx200d43@example.com",
          *         "object": "member",
          *         "status": "active",
-         *         "invitation": "inv_prod_06h2fh8m89paxztjwx4eyk5w08pa8"
+         *         "invitation": "inv_prod_06h2fw0v21rhdrz6jkcjbszz26s9j"
          *       },
          *       "previous_data": null,
          *       "metadata": {
@@ -22417,12 +22435,12 @@ export type components = {
          *         "client_address": null
          *       },
          *       "correlation_id": null,
-         *       "request_id": "req_prod_06h2fh8ny8j2w5kg60xn2w8xrg01g",
+         *       "request_id": "req_prod_06h2fw0vh50xpkg9wg5t7nfta0jtp",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-29T14:45:57.366Z",
+         *       "created": "2026-11-29T15:32:56.845Z",
          *       "actor_type": "user",
-         *       "actor_id": "user_prod_06h2fh8nxtvmdjr6esvk9vsw0k0pa"
+         *       "actor_id": "user_prod_06h2fw0vgw6q2dwr3whrk5kbwkynp"
          *     }
          */
         MemberJoinedEvent: {
@@ -22467,24 +22485,24 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2fh8p5e1dyv7amv9c5fz7v7yc6",
+         *       "id": "evt_prod_06h2fw0vmj5g20wqrt1en06wd73ra",
          *       "type": "member.role_changed",
          *       "aggregate_type": "member",
-         *       "aggregate_id": "user_prod_06h2fh8nxtvmdjr6esvk9vsw0k0pa",
+         *       "aggregate_id": "user_prod_06h2fw0vgw6q2dwr3whrk5kbwkynp",
          *       "data": {
-         *         "id": "user_prod_06h2fh8nxtvmdjr6esvk9vsw0k0pa",
+         *         "id": "user_prod_06h2fw0vgw6q2dwr3whrk5kbwkynp",
          *         "name": "Joined Member",
          *         "role": "viewer",
-         *         "email": "joined-mx1ybx47@example.com",
+         *         "email": "joined-mx200d43@example.com",
          *         "object": "member",
          *         "status": "active",
          *         "invitation": null
          *       },
          *       "previous_data": {
-         *         "id": "user_prod_06h2fh8nxtvmdjr6esvk9vsw0k0pa",
+         *         "id": "user_prod_06h2fw0vgw6q2dwr3whrk5kbwkynp",
          *         "name": "Joined Member",
          *         "role": "developer",
-         *         "email": "joined-mx1ybx47@example.com",
+         *         "email": "joined-mx200d43@example.com",
          *         "object": "member",
          *         "status": "active",
          *         "invitation": null
@@ -22494,12 +22512,12 @@ export type components = {
          *         "client_address": null
          *       },
          *       "correlation_id": null,
-         *       "request_id": "req_prod_06h2fh8p3p3rmjx1v5ytat131cdb6",
+         *       "request_id": "req_prod_06h2fw0vkfqg7gt8chyw6ymjf2t8w",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-29T14:45:57.419Z",
+         *       "created": "2026-11-29T15:32:56.868Z",
          *       "actor_type": "user",
-         *       "actor_id": "user_prod_06h2fh89kjqxnrz9fj6jhm7w7kg4e"
+         *       "actor_id": "user_prod_06h2fw0qtb9d4jyv8g2nrpkhpp6qt"
          *     }
          */
         MemberRoleChangedEvent: {
@@ -22544,24 +22562,24 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2fh8pce52ddg41bw8x70wmq6hw",
+         *       "id": "evt_prod_06h2fw0vq50303jd8f3r18eytetg2",
          *       "type": "member.removed",
          *       "aggregate_type": "member",
-         *       "aggregate_id": "user_prod_06h2fh8nxtvmdjr6esvk9vsw0k0pa",
+         *       "aggregate_id": "user_prod_06h2fw0vgw6q2dwr3whrk5kbwkynp",
          *       "data": {
-         *         "id": "user_prod_06h2fh8nxtvmdjr6esvk9vsw0k0pa",
+         *         "id": "user_prod_06h2fw0vgw6q2dwr3whrk5kbwkynp",
          *         "name": "Joined Member",
          *         "role": "viewer",
-         *         "email": "joined-mx1ybx47@example.com",
+         *         "email": "joined-mx200d43@example.com",
          *         "object": "member",
          *         "status": "removed",
          *         "invitation": null
          *       },
          *       "previous_data": {
-         *         "id": "user_prod_06h2fh8nxtvmdjr6esvk9vsw0k0pa",
+         *         "id": "user_prod_06h2fw0vgw6q2dwr3whrk5kbwkynp",
          *         "name": "Joined Member",
          *         "role": "viewer",
-         *         "email": "joined-mx1ybx47@example.com",
+         *         "email": "joined-mx200d43@example.com",
          *         "object": "member",
          *         "status": "active",
          *         "invitation": null
@@ -22571,12 +22589,12 @@ export type components = {
          *         "client_address": null
          *       },
          *       "correlation_id": null,
-         *       "request_id": "req_prod_06h2fh8p84pbdyagfkj67dfz7ghjc",
+         *       "request_id": "req_prod_06h2fw0vny5ymdgb3jat4afkhfhaa",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-29T14:45:57.475Z",
+         *       "created": "2026-11-29T15:32:56.890Z",
          *       "actor_type": "user",
-         *       "actor_id": "user_prod_06h2fh89kjqxnrz9fj6jhm7w7kg4e"
+         *       "actor_id": "user_prod_06h2fw0qtb9d4jyv8g2nrpkhpp6qt"
          *     }
          */
         MemberRemovedEvent: {
@@ -22621,31 +22639,31 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2fh8xggj18552d8n18tp739fnw",
+         *       "id": "evt_prod_06h2fw0xp8j4gvx4s1e7xfdjp3e2j",
          *       "type": "payment_processor.connected",
          *       "aggregate_type": "payment_processor",
-         *       "aggregate_id": "acc_prod_06h2fh89jak2bx4ea9sw9y8mvc3rw",
+         *       "aggregate_id": "acc_prod_06h2fw0qsqzyrhf71xvpp4kzzcp8c",
          *       "data": {
          *         "object": "payment_processor",
-         *         "created": "2026-11-29T14:45:59.287Z",
-         *         "updated": "2026-11-29T14:45:59.287Z",
+         *         "created": "2026-11-29T15:32:57.392Z",
+         *         "updated": "2026-11-29T15:32:57.392Z",
          *         "livemode": false,
          *         "processor": "stripe",
-         *         "webhook_url": "http://127.0.0.1:34955/api/processors/stripe/acc_prod_06h2fh89jak2bx4ea9sw9y8mvc3rw",
+         *         "webhook_url": "http://127.0.0.1:40283/api/processors/stripe/acc_prod_06h2fw0qsqzyrhf71xvpp4kzzcp8c",
          *         "publishable_key": "pk_test_catalogue_flow",
          *         "secret_key_last4": "flow",
-         *         "processor_account": "acct_87252f2bb54287d2373dd265",
-         *         "webhook_endpoint_id": "we_aa4e1d5a6ae985338ad7cbed"
+         *         "processor_account": "acct_765ae9d93e6cd8cb3e81d597",
+         *         "webhook_endpoint_id": "we_ccea98ffb01168cc592030d6"
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2fh8wt3j2e29pe07h3hk4e08xc",
-         *       "request_id": "req_prod_06h2fh8wt3j2e29pe07h3hk4e08xc",
+         *       "correlation_id": "req_prod_06h2fw0xk4pexxvtyqcdbbevkz1mm",
+         *       "request_id": "req_prod_06h2fw0xk4pexxvtyqcdbbevkz1mm",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-29T14:45:59.300Z",
+         *       "created": "2026-11-29T15:32:57.394Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2fh8cpcfp74mhbjzdmqnxpcygr"
+         *       "actor_id": "key_prod_06h2fw0rt3rsvnydsxryw0w24qcqp"
          *     }
          */
         PaymentProcessorConnectedEvent: {
@@ -22690,31 +22708,31 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2fh911e7m74ycx7vhmh42sv20w",
+         *       "id": "evt_prod_06h2fw0zhyr25t8jf0j2g55svdmme",
          *       "type": "payment_processor.disconnected",
          *       "aggregate_type": "payment_processor",
-         *       "aggregate_id": "acc_prod_06h2fh89jak2bx4ea9sw9y8mvc3rw",
+         *       "aggregate_id": "acc_prod_06h2fw0qsqzyrhf71xvpp4kzzcp8c",
          *       "data": {
          *         "object": "payment_processor",
-         *         "created": "2026-11-29T14:45:59.287Z",
-         *         "updated": "2026-11-29T14:45:59.287Z",
+         *         "created": "2026-11-29T15:32:57.392Z",
+         *         "updated": "2026-11-29T15:32:57.392Z",
          *         "livemode": false,
          *         "processor": "stripe",
-         *         "webhook_url": "http://127.0.0.1:34955/api/processors/stripe/acc_prod_06h2fh89jak2bx4ea9sw9y8mvc3rw",
+         *         "webhook_url": "http://127.0.0.1:40283/api/processors/stripe/acc_prod_06h2fw0qsqzyrhf71xvpp4kzzcp8c",
          *         "publishable_key": "pk_test_catalogue_flow",
          *         "secret_key_last4": "flow",
-         *         "processor_account": "acct_87252f2bb54287d2373dd265",
-         *         "webhook_endpoint_id": "we_aa4e1d5a6ae985338ad7cbed"
+         *         "processor_account": "acct_765ae9d93e6cd8cb3e81d597",
+         *         "webhook_endpoint_id": "we_ccea98ffb01168cc592030d6"
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2fh90z5rnb5g1nrqt33mq3qak8",
-         *       "request_id": "req_prod_06h2fh90z5rnb5g1nrqt33mq3qak8",
+         *       "correlation_id": "req_prod_06h2fw0zgzktc446h229ydwzyf13r",
+         *       "request_id": "req_prod_06h2fw0zgzktc446h229ydwzyf13r",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-29T14:46:00.203Z",
+         *       "created": "2026-11-29T15:32:57.871Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2fh8cpcfp74mhbjzdmqnxpcygr"
+         *       "actor_id": "key_prod_06h2fw0rt3rsvnydsxryw0w24qcqp"
          *     }
          */
         PaymentProcessorDisconnectedEvent: {
@@ -22759,36 +22777,36 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2fha4dkp0y6ysnh4wy4npw62dg",
+         *       "id": "evt_prod_06h2fw19b3070f14be25fsfxv2402",
          *       "type": "subscription_change_request.scheduled",
          *       "aggregate_type": "subscription_change_request",
-         *       "aggregate_id": "scr_prod_06h2fha3d2g9f1j8h29kvjhdm16jj",
+         *       "aggregate_id": "scr_prod_06h2fw19528jfwbrcga8m8g6wd18p",
          *       "data": {
-         *         "id": "scr_prod_06h2fha3d2g9f1j8h29kvjhdm16jj",
+         *         "id": "scr_prod_06h2fw19528jfwbrcga8m8g6wd18p",
          *         "steps": [
          *           {
-         *             "item": "si_prod_06h2fha2pbtxekpg5nsb9xptwh3q8",
+         *             "item": "si_prod_06h2fw18tdmfszekshwszhzrkvepr",
          *             "type": "switch_price",
-         *             "price": "price_prod_06h2fha2kvvhxr592yxxfhqd4n1jp",
+         *             "price": "price_prod_06h2fw18rqjyh1p53kpb0jwzr8k88",
          *             "state": "pending",
          *             "quantity": null
          *           }
          *         ],
          *         "object": "subscription_change_request",
          *         "status": "scheduled",
-         *         "created": "2026-11-29T14:46:08.982Z",
+         *         "created": "2026-11-29T15:33:00.297Z",
          *         "invoice": null,
-         *         "updated": "2026-11-29T14:46:09.222Z",
+         *         "updated": "2026-11-29T15:33:00.367Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "metadata": {},
          *         "effective": "period_end",
          *         "applied_at": null,
          *         "last_error": null,
-         *         "effective_at": "2026-12-29T14:46:08.813Z",
-         *         "subscription": "sub_prod_06h2fha2pbtxekpg5nsb9xptwh3q6",
+         *         "effective_at": "2026-12-29T15:33:00.240Z",
+         *         "subscription": "sub_prod_06h2fw18tdmfszekshwszhzrkvepp",
          *         "applied_steps": 0,
-         *         "proration_date": "2026-11-29T14:46:08.982Z",
+         *         "proration_date": "2026-11-29T15:33:00.297Z",
          *         "proration_behavior": "create_prorations",
          *         "amount_due_now_atom": 0,
          *         "balance_transaction": null,
@@ -22801,21 +22819,21 @@ export type components = {
          *         "amount_due_now_total_atom": 0
          *       },
          *       "previous_data": {
-         *         "id": "scr_prod_06h2fha3d2g9f1j8h29kvjhdm16jj",
+         *         "id": "scr_prod_06h2fw19528jfwbrcga8m8g6wd18p",
          *         "steps": [
          *           {
-         *             "item": "si_prod_06h2fha2pbtxekpg5nsb9xptwh3q8",
+         *             "item": "si_prod_06h2fw18tdmfszekshwszhzrkvepr",
          *             "type": "switch_price",
-         *             "price": "price_prod_06h2fha2kvvhxr592yxxfhqd4n1jp",
+         *             "price": "price_prod_06h2fw18rqjyh1p53kpb0jwzr8k88",
          *             "state": "pending",
          *             "quantity": null
          *           }
          *         ],
          *         "object": "subscription_change_request",
          *         "status": "open",
-         *         "created": "2026-11-29T14:46:08.982Z",
+         *         "created": "2026-11-29T15:33:00.297Z",
          *         "invoice": null,
-         *         "updated": "2026-11-29T14:46:08.982Z",
+         *         "updated": "2026-11-29T15:33:00.297Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "metadata": {},
@@ -22823,9 +22841,9 @@ export type components = {
          *         "applied_at": null,
          *         "last_error": null,
          *         "effective_at": null,
-         *         "subscription": "sub_prod_06h2fha2pbtxekpg5nsb9xptwh3q6",
+         *         "subscription": "sub_prod_06h2fw18tdmfszekshwszhzrkvepp",
          *         "applied_steps": 0,
-         *         "proration_date": "2026-11-29T14:46:08.982Z",
+         *         "proration_date": "2026-11-29T15:33:00.297Z",
          *         "proration_behavior": "create_prorations",
          *         "amount_due_now_atom": 0,
          *         "balance_transaction": null,
@@ -22838,13 +22856,13 @@ export type components = {
          *         "amount_due_now_total_atom": 0
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2fha3w2828mktc2fer61srv026",
-         *       "request_id": "req_prod_06h2fha3w2828mktc2fer61srv026",
+         *       "correlation_id": "req_prod_06h2fw198q4fswwwawmqzqxmb7bft",
+         *       "request_id": "req_prod_06h2fw198q4fswwwawmqzqxmb7bft",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-29T14:46:09.261Z",
+         *       "created": "2026-11-29T15:33:00.376Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2fh8cpcfp74mhbjzdmqnxpcygr"
+         *       "actor_id": "key_prod_06h2fw0rt3rsvnydsxryw0w24qcqp"
          *     }
          */
         SubscriptionChangeRequestScheduledEvent: {
@@ -22889,36 +22907,36 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2fhafj40c80ywkg4yxmv8ce2wy",
+         *       "id": "evt_prod_06h2fw1c83pfwp9kpsc5ag44qcxv0",
          *       "type": "subscription_change_request.applied",
          *       "aggregate_type": "subscription_change_request",
-         *       "aggregate_id": "scr_prod_06h2fha3d2g9f1j8h29kvjhdm16jj",
+         *       "aggregate_id": "scr_prod_06h2fw19528jfwbrcga8m8g6wd18p",
          *       "data": {
-         *         "id": "scr_prod_06h2fha3d2g9f1j8h29kvjhdm16jj",
+         *         "id": "scr_prod_06h2fw19528jfwbrcga8m8g6wd18p",
          *         "steps": [
          *           {
-         *             "item": "si_prod_06h2fha2pbtxekpg5nsb9xptwh3q8",
+         *             "item": "si_prod_06h2fw18tdmfszekshwszhzrkvepr",
          *             "type": "switch_price",
-         *             "price": "price_prod_06h2fha2kvvhxr592yxxfhqd4n1jp",
+         *             "price": "price_prod_06h2fw18rqjyh1p53kpb0jwzr8k88",
          *             "state": "applied",
          *             "quantity": null
          *           }
          *         ],
          *         "object": "subscription_change_request",
          *         "status": "applied",
-         *         "created": "2026-11-29T14:46:08.982Z",
+         *         "created": "2026-11-29T15:33:00.297Z",
          *         "invoice": null,
-         *         "updated": "2026-12-29T14:46:08.813Z",
+         *         "updated": "2026-12-29T15:33:00.240Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "metadata": {},
          *         "effective": "period_end",
-         *         "applied_at": "2026-12-29T14:46:08.813Z",
+         *         "applied_at": "2026-12-29T15:33:00.240Z",
          *         "last_error": null,
-         *         "effective_at": "2026-12-29T14:46:08.813Z",
-         *         "subscription": "sub_prod_06h2fha2pbtxekpg5nsb9xptwh3q6",
+         *         "effective_at": "2026-12-29T15:33:00.240Z",
+         *         "subscription": "sub_prod_06h2fw18tdmfszekshwszhzrkvepp",
          *         "applied_steps": 1,
-         *         "proration_date": "2026-11-29T14:46:08.982Z",
+         *         "proration_date": "2026-11-29T15:33:00.297Z",
          *         "proration_behavior": "create_prorations",
          *         "amount_due_now_atom": 0,
          *         "balance_transaction": null,
@@ -22931,31 +22949,31 @@ export type components = {
          *         "amount_due_now_total_atom": 0
          *       },
          *       "previous_data": {
-         *         "id": "scr_prod_06h2fha3d2g9f1j8h29kvjhdm16jj",
+         *         "id": "scr_prod_06h2fw19528jfwbrcga8m8g6wd18p",
          *         "steps": [
          *           {
-         *             "item": "si_prod_06h2fha2pbtxekpg5nsb9xptwh3q8",
+         *             "item": "si_prod_06h2fw18tdmfszekshwszhzrkvepr",
          *             "type": "switch_price",
-         *             "price": "price_prod_06h2fha2kvvhxr592yxxfhqd4n1jp",
+         *             "price": "price_prod_06h2fw18rqjyh1p53kpb0jwzr8k88",
          *             "state": "pending",
          *             "quantity": null
          *           }
          *         ],
          *         "object": "subscription_change_request",
          *         "status": "scheduled",
-         *         "created": "2026-11-29T14:46:08.982Z",
+         *         "created": "2026-11-29T15:33:00.297Z",
          *         "invoice": null,
-         *         "updated": "2026-11-29T14:46:09.222Z",
+         *         "updated": "2026-11-29T15:33:00.367Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "metadata": {},
          *         "effective": "period_end",
          *         "applied_at": null,
          *         "last_error": null,
-         *         "effective_at": "2026-12-29T14:46:08.813Z",
-         *         "subscription": "sub_prod_06h2fha2pbtxekpg5nsb9xptwh3q6",
+         *         "effective_at": "2026-12-29T15:33:00.240Z",
+         *         "subscription": "sub_prod_06h2fw18tdmfszekshwszhzrkvepp",
          *         "applied_steps": 0,
-         *         "proration_date": "2026-11-29T14:46:08.982Z",
+         *         "proration_date": "2026-11-29T15:33:00.297Z",
          *         "proration_behavior": "create_prorations",
          *         "amount_due_now_atom": 0,
          *         "balance_transaction": null,
@@ -22968,11 +22986,11 @@ export type components = {
          *         "amount_due_now_total_atom": 0
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2fha70yjrgwhmtmh1205bqc420",
+         *       "correlation_id": "req_prod_06h2fw1amdn90e2wh4jsbccmcwx4a",
          *       "request_id": null,
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-12-29T14:46:08.813Z",
+         *       "created": "2026-12-29T15:33:00.240Z",
          *       "actor_type": "system",
          *       "actor_id": null
          *     }
@@ -23019,15 +23037,15 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2fha51bt12wt0nch3jc856y6cj",
+         *       "id": "evt_prod_06h2fw19tn6txtfe30dr01013zzmw",
          *       "type": "subscription_change_request.canceled",
          *       "aggregate_type": "subscription_change_request",
-         *       "aggregate_id": "scr_prod_06h2fha4smr3bxzwpap1m3ggjhb3e",
+         *       "aggregate_id": "scr_prod_06h2fw19m9wdsxdkywmdg459vf3vc",
          *       "data": {
-         *         "id": "scr_prod_06h2fha4smr3bxzwpap1m3ggjhb3e",
+         *         "id": "scr_prod_06h2fw19m9wdsxdkywmdg459vf3vc",
          *         "steps": [
          *           {
-         *             "item": "si_prod_06h2fha2pbtxekpg5nsb9xptwh3q8",
+         *             "item": "si_prod_06h2fw18tdmfszekshwszhzrkvepr",
          *             "type": "set_quantity",
          *             "price": null,
          *             "state": "pending",
@@ -23036,19 +23054,19 @@ export type components = {
          *         ],
          *         "object": "subscription_change_request",
          *         "status": "canceled",
-         *         "created": "2026-11-29T14:46:09.301Z",
+         *         "created": "2026-11-29T15:33:00.428Z",
          *         "invoice": null,
-         *         "updated": "2026-11-29T14:46:09.415Z",
+         *         "updated": "2026-11-29T15:33:00.500Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "metadata": {},
          *         "effective": "period_end",
          *         "applied_at": null,
          *         "last_error": null,
-         *         "effective_at": "2026-12-29T14:46:08.813Z",
-         *         "subscription": "sub_prod_06h2fha2pbtxekpg5nsb9xptwh3q6",
+         *         "effective_at": "2026-12-29T15:33:00.240Z",
+         *         "subscription": "sub_prod_06h2fw18tdmfszekshwszhzrkvepp",
          *         "applied_steps": 0,
-         *         "proration_date": "2026-11-29T14:46:09.301Z",
+         *         "proration_date": "2026-11-29T15:33:00.428Z",
          *         "proration_behavior": "create_prorations",
          *         "amount_due_now_atom": 0,
          *         "balance_transaction": null,
@@ -23061,10 +23079,10 @@ export type components = {
          *         "amount_due_now_total_atom": 0
          *       },
          *       "previous_data": {
-         *         "id": "scr_prod_06h2fha4smr3bxzwpap1m3ggjhb3e",
+         *         "id": "scr_prod_06h2fw19m9wdsxdkywmdg459vf3vc",
          *         "steps": [
          *           {
-         *             "item": "si_prod_06h2fha2pbtxekpg5nsb9xptwh3q8",
+         *             "item": "si_prod_06h2fw18tdmfszekshwszhzrkvepr",
          *             "type": "set_quantity",
          *             "price": null,
          *             "state": "pending",
@@ -23073,19 +23091,19 @@ export type components = {
          *         ],
          *         "object": "subscription_change_request",
          *         "status": "scheduled",
-         *         "created": "2026-11-29T14:46:09.301Z",
+         *         "created": "2026-11-29T15:33:00.428Z",
          *         "invoice": null,
-         *         "updated": "2026-11-29T14:46:09.389Z",
+         *         "updated": "2026-11-29T15:33:00.466Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "metadata": {},
          *         "effective": "period_end",
          *         "applied_at": null,
          *         "last_error": null,
-         *         "effective_at": "2026-12-29T14:46:08.813Z",
-         *         "subscription": "sub_prod_06h2fha2pbtxekpg5nsb9xptwh3q6",
+         *         "effective_at": "2026-12-29T15:33:00.240Z",
+         *         "subscription": "sub_prod_06h2fw18tdmfszekshwszhzrkvepp",
          *         "applied_steps": 0,
-         *         "proration_date": "2026-11-29T14:46:09.301Z",
+         *         "proration_date": "2026-11-29T15:33:00.428Z",
          *         "proration_behavior": "create_prorations",
          *         "amount_due_now_atom": 0,
          *         "balance_transaction": null,
@@ -23098,13 +23116,13 @@ export type components = {
          *         "amount_due_now_total_atom": 0
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2fha502wd3j5495j34jtv36vmc",
-         *       "request_id": "req_prod_06h2fha502wd3j5495j34jtv36vmc",
+         *       "correlation_id": "req_prod_06h2fw19r4t6276er1pbk7mkwamg4",
+         *       "request_id": "req_prod_06h2fw19r4t6276er1pbk7mkwamg4",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-29T14:46:09.418Z",
+         *       "created": "2026-11-29T15:33:00.501Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2fh8cpcfp74mhbjzdmqnxpcygr"
+         *       "actor_id": "key_prod_06h2fw0rt3rsvnydsxryw0w24qcqp"
          *     }
          */
         SubscriptionChangeRequestCanceledEvent: {
@@ -23149,12 +23167,12 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2fh9d00bpqcm0c8y2hspvap07t",
+         *       "id": "evt_prod_06h2fw12n0p43e56t3k5y7f7k67n8",
          *       "type": "payment_method.attached",
          *       "aggregate_type": "payment_method",
-         *       "aggregate_id": "pm_prod_06h2fh9czstkv6atecnxa1f86t8da",
+         *       "aggregate_id": "pm_prod_06h2fw12mt9dmyz424nrt7g6k8k92",
          *       "data": {
-         *         "id": "pm_prod_06h2fh9czstkv6atecnxa1f86t8da",
+         *         "id": "pm_prod_06h2fw12mt9dmyz424nrt7g6k8k92",
          *         "card": {
          *           "brand": "visa",
          *           "last4": "4242",
@@ -23162,8 +23180,8 @@ export type components = {
          *           "exp_month": 12
          *         },
          *         "object": "payment_method",
-         *         "created": "2026-11-29T14:46:03.262Z",
-         *         "customer": "cus_prod_06h2fh9a305gnvn0y9ecv5hbacw76",
+         *         "created": "2026-11-29T15:32:58.662Z",
+         *         "customer": "cus_prod_06h2fw11rqq15gbze22grn4106dx2",
          *         "livemode": false,
          *         "processor": "sandbox",
          *         "detached_at": null,
@@ -23171,13 +23189,13 @@ export type components = {
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2fh9ctyxg9jwbbaytver2cfh5p",
-         *       "request_id": "req_prod_06h2fh9ctyxg9jwbbaytver2cfh5p",
+         *       "correlation_id": "req_prod_06h2fw12kyh2rj8c9xnqtjahpyayp",
+         *       "request_id": "req_prod_06h2fw12kyh2rj8c9xnqtjahpyayp",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-29T14:46:03.264Z",
+         *       "created": "2026-11-29T15:32:58.664Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2fh8cpcfp74mhbjzdmqnxpcygr"
+         *       "actor_id": "key_prod_06h2fw0rt3rsvnydsxryw0w24qcqp"
          *     }
          */
         PaymentMethodAttachedEvent: {
@@ -23222,12 +23240,12 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2fh9dr1vc2jdv7jnmb5hk6k5fe",
+         *       "id": "evt_prod_06h2fw12t62gjdpndnf75vjgq7rgp",
          *       "type": "payment_method.detached",
          *       "aggregate_type": "payment_method",
-         *       "aggregate_id": "pm_prod_06h2fh9d9gk4catw0tez15qp1wsep",
+         *       "aggregate_id": "pm_prod_06h2fw12r6vzvgzw5w65f51m2em7r",
          *       "data": {
-         *         "id": "pm_prod_06h2fh9d9gk4catw0tez15qp1wsep",
+         *         "id": "pm_prod_06h2fw12r6vzvgzw5w65f51m2em7r",
          *         "card": {
          *           "brand": "visa",
          *           "last4": "0002",
@@ -23235,15 +23253,15 @@ export type components = {
          *           "exp_month": 12
          *         },
          *         "object": "payment_method",
-         *         "created": "2026-11-29T14:46:03.340Z",
-         *         "customer": "cus_prod_06h2fh9a305gnvn0y9ecv5hbacw76",
+         *         "created": "2026-11-29T15:32:58.689Z",
+         *         "customer": "cus_prod_06h2fw11rqq15gbze22grn4106dx2",
          *         "livemode": false,
          *         "processor": "sandbox",
-         *         "detached_at": "2026-11-29T14:46:03.455Z",
+         *         "detached_at": "2026-11-29T15:32:58.704Z",
          *         "processor_payment_method": "pm_sandbox_declined"
          *       },
          *       "previous_data": {
-         *         "id": "pm_prod_06h2fh9d9gk4catw0tez15qp1wsep",
+         *         "id": "pm_prod_06h2fw12r6vzvgzw5w65f51m2em7r",
          *         "card": {
          *           "brand": "visa",
          *           "last4": "0002",
@@ -23251,21 +23269,21 @@ export type components = {
          *           "exp_month": 12
          *         },
          *         "object": "payment_method",
-         *         "created": "2026-11-29T14:46:03.340Z",
-         *         "customer": "cus_prod_06h2fh9a305gnvn0y9ecv5hbacw76",
+         *         "created": "2026-11-29T15:32:58.689Z",
+         *         "customer": "cus_prod_06h2fw11rqq15gbze22grn4106dx2",
          *         "livemode": false,
          *         "processor": "sandbox",
          *         "detached_at": null,
          *         "processor_payment_method": "pm_sandbox_declined"
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2fh9dpyacpfcvrv50ycbre4dyr",
-         *       "request_id": "req_prod_06h2fh9dpyacpfcvrv50ycbre4dyr",
+         *       "correlation_id": "req_prod_06h2fw12sgxzr1aycz1ndwayb0xkm",
+         *       "request_id": "req_prod_06h2fw12sgxzr1aycz1ndwayb0xkm",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-29T14:46:03.457Z",
+         *       "created": "2026-11-29T15:32:58.705Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2fh8cpcfp74mhbjzdmqnxpcygr"
+         *       "actor_id": "key_prod_06h2fw0rt3rsvnydsxryw0w24qcqp"
          *     }
          */
         PaymentMethodDetachedEvent: {
@@ -23310,25 +23328,25 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2fh8yp75gynkvc43fx1e3n130c",
+         *       "id": "evt_prod_06h2fw0y78rdya1b67hw2vbawnat6",
          *       "type": "dispute.created",
          *       "aggregate_type": "dispute",
-         *       "aggregate_id": "dp_prod_06h2fh8ymcp19m2njhd74cvr5q6d2",
+         *       "aggregate_id": "dp_prod_06h2fw0y707gjq6fyh94f3j8vf5vg",
          *       "data": {
-         *         "id": "dp_prod_06h2fh8ymcp19m2njhd74cvr5q6d2",
+         *         "id": "dp_prod_06h2fw0y707gjq6fyh94f3j8vf5vg",
          *         "object": "dispute",
          *         "reason": "product_not_received",
          *         "status": "needs_response",
-         *         "created": "2026-11-29T14:45:59.586Z",
-         *         "payment": "py_prod_06h2fh8xvrwrznkeh3rbk1f1dbwme",
-         *         "updated": "2026-11-29T14:45:59.586Z",
+         *         "created": "2026-11-29T15:32:57.528Z",
+         *         "payment": "py_prod_06h2fw0xws2jwjd0fm5384w3nt4fg",
+         *         "updated": "2026-11-29T15:32:57.528Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "processor": "stripe",
          *         "amount_atom": 2500,
-         *         "payment_intent": "pi_prod_06h2fh8xny4fc1x5pzr62asw4kvb6",
-         *         "evidence_due_by": "2026-12-06T14:45:59.000Z",
-         *         "processor_dispute": "du_1bbaff28f447d6736acb1588"
+         *         "payment_intent": "pi_prod_06h2fw0xs2kw03wn1p75a38sx0y3j",
+         *         "evidence_due_by": "2026-12-06T15:32:57.000Z",
+         *         "processor_dispute": "du_3e5470be606fcc315ac1e078"
          *       },
          *       "previous_data": null,
          *       "metadata": {},
@@ -23336,7 +23354,7 @@ export type components = {
          *       "request_id": null,
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-29T14:45:59.601Z",
+         *       "created": "2026-11-29T15:32:57.530Z",
          *       "actor_type": "system",
          *       "actor_id": null
          *     }
@@ -23383,48 +23401,48 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2fh902xa01s5zzr8dbcavjbemj",
+         *       "id": "evt_prod_06h2fw0yhassyafnex7rvmdxdd0ra",
          *       "type": "dispute.updated",
          *       "aggregate_type": "dispute",
-         *       "aggregate_id": "dp_prod_06h2fh8ymcp19m2njhd74cvr5q6d2",
+         *       "aggregate_id": "dp_prod_06h2fw0y707gjq6fyh94f3j8vf5vg",
          *       "data": {
-         *         "id": "dp_prod_06h2fh8ymcp19m2njhd74cvr5q6d2",
+         *         "id": "dp_prod_06h2fw0y707gjq6fyh94f3j8vf5vg",
          *         "object": "dispute",
          *         "reason": "product_not_received",
          *         "status": "under_review",
-         *         "created": "2026-11-29T14:45:59.586Z",
-         *         "payment": "py_prod_06h2fh8xvrwrznkeh3rbk1f1dbwme",
-         *         "updated": "2026-11-29T14:45:59.951Z",
+         *         "created": "2026-11-29T15:32:57.528Z",
+         *         "payment": "py_prod_06h2fw0xws2jwjd0fm5384w3nt4fg",
+         *         "updated": "2026-11-29T15:32:57.607Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "processor": "stripe",
          *         "amount_atom": 2500,
-         *         "payment_intent": "pi_prod_06h2fh8xny4fc1x5pzr62asw4kvb6",
+         *         "payment_intent": "pi_prod_06h2fw0xs2kw03wn1p75a38sx0y3j",
          *         "evidence_due_by": null,
-         *         "processor_dispute": "du_1bbaff28f447d6736acb1588"
+         *         "processor_dispute": "du_3e5470be606fcc315ac1e078"
          *       },
          *       "previous_data": {
-         *         "id": "dp_prod_06h2fh8ymcp19m2njhd74cvr5q6d2",
+         *         "id": "dp_prod_06h2fw0y707gjq6fyh94f3j8vf5vg",
          *         "object": "dispute",
          *         "reason": "product_not_received",
          *         "status": "needs_response",
-         *         "created": "2026-11-29T14:45:59.586Z",
-         *         "payment": "py_prod_06h2fh8xvrwrznkeh3rbk1f1dbwme",
-         *         "updated": "2026-11-29T14:45:59.586Z",
+         *         "created": "2026-11-29T15:32:57.528Z",
+         *         "payment": "py_prod_06h2fw0xws2jwjd0fm5384w3nt4fg",
+         *         "updated": "2026-11-29T15:32:57.528Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "processor": "stripe",
          *         "amount_atom": 2500,
-         *         "payment_intent": "pi_prod_06h2fh8xny4fc1x5pzr62asw4kvb6",
-         *         "evidence_due_by": "2026-12-06T14:45:59.000Z",
-         *         "processor_dispute": "du_1bbaff28f447d6736acb1588"
+         *         "payment_intent": "pi_prod_06h2fw0xs2kw03wn1p75a38sx0y3j",
+         *         "evidence_due_by": "2026-12-06T15:32:57.000Z",
+         *         "processor_dispute": "du_3e5470be606fcc315ac1e078"
          *       },
          *       "metadata": {},
          *       "correlation_id": null,
          *       "request_id": null,
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-29T14:45:59.959Z",
+         *       "created": "2026-11-29T15:32:57.610Z",
          *       "actor_type": "system",
          *       "actor_id": null
          *     }
@@ -23471,48 +23489,48 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2fh90fnbzzvb86vazveywce0p2",
+         *       "id": "evt_prod_06h2fw0z34m709prrx265g0gmj1nt",
          *       "type": "dispute.closed",
          *       "aggregate_type": "dispute",
-         *       "aggregate_id": "dp_prod_06h2fh8ymcp19m2njhd74cvr5q6d2",
+         *       "aggregate_id": "dp_prod_06h2fw0y707gjq6fyh94f3j8vf5vg",
          *       "data": {
-         *         "id": "dp_prod_06h2fh8ymcp19m2njhd74cvr5q6d2",
+         *         "id": "dp_prod_06h2fw0y707gjq6fyh94f3j8vf5vg",
          *         "object": "dispute",
          *         "reason": "product_not_received",
          *         "status": "lost",
-         *         "created": "2026-11-29T14:45:59.586Z",
-         *         "payment": "py_prod_06h2fh8xvrwrznkeh3rbk1f1dbwme",
-         *         "updated": "2026-11-29T14:46:00.057Z",
+         *         "created": "2026-11-29T15:32:57.528Z",
+         *         "payment": "py_prod_06h2fw0xws2jwjd0fm5384w3nt4fg",
+         *         "updated": "2026-11-29T15:32:57.749Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "processor": "stripe",
          *         "amount_atom": 2500,
-         *         "payment_intent": "pi_prod_06h2fh8xny4fc1x5pzr62asw4kvb6",
+         *         "payment_intent": "pi_prod_06h2fw0xs2kw03wn1p75a38sx0y3j",
          *         "evidence_due_by": null,
-         *         "processor_dispute": "du_1bbaff28f447d6736acb1588"
+         *         "processor_dispute": "du_3e5470be606fcc315ac1e078"
          *       },
          *       "previous_data": {
-         *         "id": "dp_prod_06h2fh8ymcp19m2njhd74cvr5q6d2",
+         *         "id": "dp_prod_06h2fw0y707gjq6fyh94f3j8vf5vg",
          *         "object": "dispute",
          *         "reason": "product_not_received",
          *         "status": "under_review",
-         *         "created": "2026-11-29T14:45:59.586Z",
-         *         "payment": "py_prod_06h2fh8xvrwrznkeh3rbk1f1dbwme",
-         *         "updated": "2026-11-29T14:45:59.951Z",
+         *         "created": "2026-11-29T15:32:57.528Z",
+         *         "payment": "py_prod_06h2fw0xws2jwjd0fm5384w3nt4fg",
+         *         "updated": "2026-11-29T15:32:57.607Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "processor": "stripe",
          *         "amount_atom": 2500,
-         *         "payment_intent": "pi_prod_06h2fh8xny4fc1x5pzr62asw4kvb6",
+         *         "payment_intent": "pi_prod_06h2fw0xs2kw03wn1p75a38sx0y3j",
          *         "evidence_due_by": null,
-         *         "processor_dispute": "du_1bbaff28f447d6736acb1588"
+         *         "processor_dispute": "du_3e5470be606fcc315ac1e078"
          *       },
          *       "metadata": {},
          *       "correlation_id": null,
          *       "request_id": null,
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-29T14:46:00.061Z",
+         *       "created": "2026-11-29T15:32:57.753Z",
          *       "actor_type": "system",
          *       "actor_id": null
          *     }
@@ -23559,47 +23577,47 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2fh9m5x5m84mr4pczr04khpzng",
+         *       "id": "evt_prod_06h2fw14yxtg7rztwy84ryqcd7bh2",
          *       "type": "email.sent",
          *       "aggregate_type": "email",
-         *       "aggregate_id": "eml_prod_06h2fh9jvrffh2qrh56v92x6a1ne8",
+         *       "aggregate_id": "eml_prod_06h2fw14n35w7r9t6mp3k6yh83eke",
          *       "data": {
-         *         "id": "eml_prod_06h2fh9jvrffh2qrh56v92x6a1ne8",
+         *         "id": "eml_prod_06h2fw14n35w7r9t6mp3k6yh83eke",
          *         "to": [
          *           "jenny@example.com"
          *         ],
          *         "type": "receipt",
-         *         "event": "evt_prod_06h2fh9jtt19tsy355vk88pkkh4vr",
+         *         "event": "evt_prod_06h2fw14md9abrn8s5abk3km2td34",
          *         "object": "email",
          *         "status": "sent",
-         *         "created": "2026-11-29T14:46:04.767Z",
-         *         "invoice": "in_prod_06h2fh9h0t0nnns7vfgp9vac0rm7r",
-         *         "sent_at": "2026-11-29T14:46:05.092Z",
+         *         "created": "2026-11-29T15:32:59.177Z",
+         *         "invoice": "in_prod_06h2fw13zwb7wgs7c0btv803wttk0",
+         *         "sent_at": "2026-11-29T15:32:59.248Z",
          *         "subject": "Your receipt from Example GmbH (invoice EXAMPL-0001)",
          *         "attempts": 1,
-         *         "customer": "cus_prod_06h2fh9a305gnvn0y9ecv5hbacw76",
+         *         "customer": "cus_prod_06h2fw11rqq15gbze22grn4106dx2",
          *         "livemode": false,
-         *         "message_id": "<eml_prod_06h2fh9jvrffh2qrh56v92x6a1ne8@localhost>",
+         *         "message_id": "<eml_prod_06h2fw14n35w7r9t6mp3k6yh83eke@localhost>",
          *         "credit_note": null,
-         *         "smtp_response": "250 Written to .data/mail/eml_prod_06h2fh9jvrffh2qrh56v92x6a1ne8.eml (no SMTP_URL)"
+         *         "smtp_response": "250 Written to .data/mail/eml_prod_06h2fw14n35w7r9t6mp3k6yh83eke.eml (no SMTP_URL)"
          *       },
          *       "previous_data": {
-         *         "id": "eml_prod_06h2fh9jvrffh2qrh56v92x6a1ne8",
+         *         "id": "eml_prod_06h2fw14n35w7r9t6mp3k6yh83eke",
          *         "to": [
          *           "jenny@example.com"
          *         ],
          *         "type": "receipt",
-         *         "event": "evt_prod_06h2fh9jtt19tsy355vk88pkkh4vr",
+         *         "event": "evt_prod_06h2fw14md9abrn8s5abk3km2td34",
          *         "object": "email",
          *         "status": "queued",
-         *         "created": "2026-11-29T14:46:04.767Z",
-         *         "invoice": "in_prod_06h2fh9h0t0nnns7vfgp9vac0rm7r",
+         *         "created": "2026-11-29T15:32:59.177Z",
+         *         "invoice": "in_prod_06h2fw13zwb7wgs7c0btv803wttk0",
          *         "sent_at": null,
          *         "subject": "Your receipt from Example GmbH (invoice EXAMPL-0001)",
          *         "attempts": 1,
-         *         "customer": "cus_prod_06h2fh9a305gnvn0y9ecv5hbacw76",
+         *         "customer": "cus_prod_06h2fw11rqq15gbze22grn4106dx2",
          *         "livemode": false,
-         *         "message_id": "<eml_prod_06h2fh9jvrffh2qrh56v92x6a1ne8@localhost>",
+         *         "message_id": "<eml_prod_06h2fw14n35w7r9t6mp3k6yh83eke@localhost>",
          *         "credit_note": null,
          *         "smtp_response": null
          *       },
@@ -23608,7 +23626,7 @@ export type components = {
          *       "request_id": null,
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-29T14:46:05.104Z",
+         *       "created": "2026-11-29T15:32:59.255Z",
          *       "actor_type": "system",
          *       "actor_id": null
          *     }
@@ -23655,12 +23673,12 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2fhamsk87m55a1favk0kcxc1fc",
+         *       "id": "evt_prod_06h2fw1e5hm5yh0w8v98zjxr4r27y",
          *       "type": "email.failed",
          *       "aggregate_type": "email",
-         *       "aggregate_id": "eml_prod_06h2fhamn5tgb9whnh01pjx8xzvfe",
+         *       "aggregate_id": "eml_prod_06h2fw1e3ye1jaxvjqqwxaqfhsy20",
          *       "data": {
-         *         "id": "eml_prod_06h2fhamn5tgb9whnh01pjx8xzvfe",
+         *         "id": "eml_prod_06h2fw1e3ye1jaxvjqqwxaqfhsy20",
          *         "to": [
          *           "owner@example.com"
          *         ],
@@ -23668,19 +23686,19 @@ export type components = {
          *         "event": null,
          *         "object": "email",
          *         "status": "rate_limited",
-         *         "created": "2027-01-08T14:46:10.285Z",
+         *         "created": "2027-01-08T15:33:00.886Z",
          *         "invoice": null,
          *         "sent_at": null,
          *         "subject": "Test email from Example GmbH",
          *         "attempts": 1,
          *         "customer": null,
          *         "livemode": false,
-         *         "message_id": "<eml_prod_06h2fhamn5tgb9whnh01pjx8xzvfe@localhost>",
+         *         "message_id": "<eml_prod_06h2fw1e3ye1jaxvjqqwxaqfhsy20@localhost>",
          *         "credit_note": null,
          *         "smtp_response": "429 The account's hourly email limit was reached; this email was not sent."
          *       },
          *       "previous_data": {
-         *         "id": "eml_prod_06h2fhamn5tgb9whnh01pjx8xzvfe",
+         *         "id": "eml_prod_06h2fw1e3ye1jaxvjqqwxaqfhsy20",
          *         "to": [
          *           "owner@example.com"
          *         ],
@@ -23688,14 +23706,14 @@ export type components = {
          *         "event": null,
          *         "object": "email",
          *         "status": "queued",
-         *         "created": "2027-01-08T14:46:10.285Z",
+         *         "created": "2027-01-08T15:33:00.886Z",
          *         "invoice": null,
          *         "sent_at": null,
          *         "subject": "Test email from Example GmbH",
          *         "attempts": 1,
          *         "customer": null,
          *         "livemode": false,
-         *         "message_id": "<eml_prod_06h2fhamn5tgb9whnh01pjx8xzvfe@localhost>",
+         *         "message_id": "<eml_prod_06h2fw1e3ye1jaxvjqqwxaqfhsy20@localhost>",
          *         "credit_note": null,
          *         "smtp_response": null
          *       },
@@ -23704,7 +23722,7 @@ export type components = {
          *       "request_id": null,
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2027-01-08T14:46:10.320Z",
+         *       "created": "2027-01-08T15:33:00.899Z",
          *       "actor_type": "system",
          *       "actor_id": null
          *     }
@@ -23749,6 +23767,59 @@ export type components = {
             /** @description API token id, user id, … of the actor. */
             actor_id: string | null;
         };
+        /**
+         * @example {
+         *       "id": "evt_prod_06h2fw0snjvqzbkb1v4acrad0r5r0",
+         *       "type": "api_key.rolled",
+         *       "aggregate_type": "api_key",
+         *       "aggregate_id": "key_prod_06h2fw0shx6krx2qpsfphmksrdmg2",
+         *       "data": {
+         *         "id": "key_prod_06h2fw0shx6krx2qpsfphmksrdmg2",
+         *         "kind": "publishable",
+         *         "name": "spare",
+         *         "object": "api_token",
+         *         "status": "active",
+         *         "created": "2026-11-29T15:32:56.335Z",
+         *         "display": "pt_prod_…vwjv",
+         *         "expires_at": null,
+         *         "revoked_at": null,
+         *         "allowed_ips": null,
+         *         "description": null,
+         *         "permissions": null,
+         *         "last_used_at": null,
+         *         "last_used_ip": null,
+         *         "previous_secret_expires_at": null
+         *       },
+         *       "previous_data": {
+         *         "id": "key_prod_06h2fw0shx6krx2qpsfphmksrdmg2",
+         *         "kind": "publishable",
+         *         "name": "spare",
+         *         "object": "api_token",
+         *         "status": "active",
+         *         "created": "2026-11-29T15:32:56.335Z",
+         *         "display": "pt_prod_…q0z4",
+         *         "expires_at": null,
+         *         "revoked_at": null,
+         *         "allowed_ips": null,
+         *         "description": null,
+         *         "permissions": null,
+         *         "last_used_at": null,
+         *         "last_used_ip": null,
+         *         "previous_secret_expires_at": null
+         *       },
+         *       "metadata": {
+         *         "user_agent": "node",
+         *         "client_address": "127.0.0.1"
+         *       },
+         *       "correlation_id": "req_prod_06h2fw0sm4pap2xjs917je1xd2h0a",
+         *       "request_id": "req_prod_06h2fw0sm4pap2xjs917je1xd2h0a",
+         *       "version": 1,
+         *       "sequence": 2,
+         *       "created": "2026-11-29T15:32:56.364Z",
+         *       "actor_type": "user",
+         *       "actor_id": "user_prod_06h2fw0qtb9d4jyv8g2nrpkhpp6qt"
+         *     }
+         */
         ApiKeyRolledEvent: {
             /** @description Event identifier, prefix `evt_`. */
             id: string;
@@ -23791,19 +23862,19 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2fh9gfvpxscfr7jw9d51c61sq8",
+         *       "id": "evt_prod_06h2fw15d8m10327qz3wa680c0m2j",
          *       "type": "alert.triggered",
          *       "aggregate_type": "alert_trigger",
-         *       "aggregate_id": "atrg_prod_06h2fh9gfb95vdyjy8hm9c40074ay",
+         *       "aggregate_id": "atrg_prod_06h2fw15cz5rj8khcrtv5fa2gz4jm",
          *       "data": {
-         *         "id": "atrg_prod_06h2fh9gfb95vdyjy8hm9c40074ay",
-         *         "alert": "alrt_prod_06h2fh9c20bdhgz82tdftj4dcbmh6",
-         *         "meter": "mtr_prod_06h2fh98wx2gn950x9w6kr2w6rk6j",
+         *         "id": "atrg_prod_06h2fw15cz5rj8khcrtv5fa2gz4jm",
+         *         "alert": "alrt_prod_06h2fw12ceqx0txywrbsrvp5znd1c",
+         *         "meter": "mtr_prod_06h2fw11ffmgkp42qd5nbnj75q7c6",
          *         "value": 1,
          *         "object": "alert_trigger",
-         *         "created": "2026-11-29T14:46:04.138Z",
+         *         "created": "2026-11-29T15:32:59.359Z",
          *         "currency": null,
-         *         "customer": "cus_prod_06h2fh9a305gnvn0y9ecv5hbacw76",
+         *         "customer": "cus_prod_06h2fw11rqq15gbze22grn4106dx2",
          *         "livemode": false,
          *         "threshold": 1,
          *         "alert_type": "usage_threshold",
@@ -23817,7 +23888,7 @@ export type components = {
          *       "request_id": null,
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-29T14:46:04.158Z",
+         *       "created": "2026-11-29T15:32:59.370Z",
          *       "actor_type": "system",
          *       "actor_id": null
          *     }
@@ -23864,19 +23935,19 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2fhaa184f8wc6jjqt7qs3h428a",
+         *       "id": "evt_prod_06h2fw1b11fwpx7066094jd9r81fa",
          *       "type": "alert.resolved",
          *       "aggregate_type": "alert_trigger",
-         *       "aggregate_id": "atrg_prod_06h2fh9gfb95vdyjy8hm9c40074ay",
+         *       "aggregate_id": "atrg_prod_06h2fw15cz5rj8khcrtv5fa2gz4jm",
          *       "data": {
-         *         "id": "atrg_prod_06h2fh9gfb95vdyjy8hm9c40074ay",
-         *         "alert": "alrt_prod_06h2fh9c20bdhgz82tdftj4dcbmh6",
-         *         "meter": "mtr_prod_06h2fh98wx2gn950x9w6kr2w6rk6j",
+         *         "id": "atrg_prod_06h2fw15cz5rj8khcrtv5fa2gz4jm",
+         *         "alert": "alrt_prod_06h2fw12ceqx0txywrbsrvp5znd1c",
+         *         "meter": "mtr_prod_06h2fw11ffmgkp42qd5nbnj75q7c6",
          *         "value": 1,
          *         "object": "alert_trigger",
-         *         "created": "2026-11-29T14:46:04.138Z",
+         *         "created": "2026-11-29T15:32:59.359Z",
          *         "currency": null,
-         *         "customer": "cus_prod_06h2fh9a305gnvn0y9ecv5hbacw76",
+         *         "customer": "cus_prod_06h2fw11rqq15gbze22grn4106dx2",
          *         "livemode": false,
          *         "threshold": 1,
          *         "alert_type": "usage_threshold",
@@ -23885,14 +23956,14 @@ export type components = {
          *         "period_start": "2026-11-01T00:00:00.000Z"
          *       },
          *       "previous_data": {
-         *         "id": "atrg_prod_06h2fh9gfb95vdyjy8hm9c40074ay",
-         *         "alert": "alrt_prod_06h2fh9c20bdhgz82tdftj4dcbmh6",
-         *         "meter": "mtr_prod_06h2fh98wx2gn950x9w6kr2w6rk6j",
+         *         "id": "atrg_prod_06h2fw15cz5rj8khcrtv5fa2gz4jm",
+         *         "alert": "alrt_prod_06h2fw12ceqx0txywrbsrvp5znd1c",
+         *         "meter": "mtr_prod_06h2fw11ffmgkp42qd5nbnj75q7c6",
          *         "value": 1,
          *         "object": "alert_trigger",
-         *         "created": "2026-11-29T14:46:04.138Z",
+         *         "created": "2026-11-29T15:32:59.359Z",
          *         "currency": null,
-         *         "customer": "cus_prod_06h2fh9a305gnvn0y9ecv5hbacw76",
+         *         "customer": "cus_prod_06h2fw11rqq15gbze22grn4106dx2",
          *         "livemode": false,
          *         "threshold": 1,
          *         "alert_type": "usage_threshold",
@@ -23901,7 +23972,7 @@ export type components = {
          *         "period_start": "2026-11-01T00:00:00.000Z"
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2fha70yjrgwhmtmh1205bqc420",
+         *       "correlation_id": "req_prod_06h2fw1amdn90e2wh4jsbccmcwx4a",
          *       "request_id": null,
          *       "version": 1,
          *       "sequence": 2,
@@ -24587,22 +24658,22 @@ export type components = {
         /**
          * @description The webhook body of `payment.succeeded`.
          * @example {
-         *       "id": "evt_prod_06h2fh8xy3zaqpmpe2j5wx33k9a42",
+         *       "id": "evt_prod_06h2fw0xynxeh3whtzxgfrve83wng",
          *       "object": "event",
          *       "type": "payment.succeeded",
          *       "sequence": 1,
-         *       "created": 1795963559,
+         *       "created": 1795966377,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "py_prod_06h2fh8xvrwrznkeh3rbk1f1dbwme",
+         *           "id": "py_prod_06h2fw0xws2jwjd0fm5384w3nt4fg",
          *           "object": "payment",
          *           "status": "succeeded",
-         *           "created": "2026-11-29T14:45:59.390Z",
+         *           "created": "2026-11-29T15:32:57.446Z",
          *           "currency": "usd",
          *           "livemode": false,
          *           "amount_atom": 2500,
-         *           "payment_intent": "pi_prod_06h2fh8xny4fc1x5pzr62asw4kvb6",
+         *           "payment_intent": "pi_prod_06h2fw0xs2kw03wn1p75a38sx0y3j",
          *           "payment_method": "pm_card_visa",
          *           "failure_message": null,
          *           "amount_refunded_atom": 0
@@ -24660,22 +24731,22 @@ export type components = {
         /**
          * @description The webhook body of `payment.failed`.
          * @example {
-         *       "id": "evt_prod_06h2fh9ekpj35qqrx1gjb30bp05hg",
+         *       "id": "evt_prod_06h2fw1316gfjmevzfqh8tn1sca54",
          *       "object": "event",
          *       "type": "payment.failed",
          *       "sequence": 1,
-         *       "created": 1795963563,
+         *       "created": 1795966378,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "py_prod_06h2fh9ekby5jq9qy8dksjqmgknjg",
+         *           "id": "py_prod_06h2fw1310gw9xzpjbw17v44yqyjj",
          *           "object": "payment",
          *           "status": "failed",
-         *           "created": "2026-11-29T14:46:03.674Z",
+         *           "created": "2026-11-29T15:32:58.760Z",
          *           "currency": "usd",
          *           "livemode": false,
          *           "amount_atom": 1000,
-         *           "payment_intent": "pi_prod_06h2fh9egmzhtqhv56wz34pt3mtbm",
+         *           "payment_intent": "pi_prod_06h2fw12znf6z2z6xtw7hxexsq736",
          *           "payment_method": "pm_sandbox_declined",
          *           "failure_message": "Your card was declined (sandbox payment method pm_sandbox_declined).",
          *           "amount_refunded_atom": 0
@@ -24712,22 +24783,22 @@ export type components = {
         /**
          * @description The webhook body of `payment.refunded`.
          * @example {
-         *       "id": "evt_prod_06h2fh9gbts72qs50zt7jwtqcwvmt",
+         *       "id": "evt_prod_06h2fw13tf1b39cc9qtnbj8f6xtv2",
          *       "object": "event",
          *       "type": "payment.refunded",
          *       "sequence": 2,
-         *       "created": 1795963564,
+         *       "created": 1795966378,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "py_prod_06h2fh9dyt6tgfj02ea2caphqtxxa",
+         *           "id": "py_prod_06h2fw12xm6bxyv7tzmfa3w0f61ha",
          *           "object": "payment",
          *           "status": "partially_refunded",
-         *           "created": "2026-11-29T14:46:03.510Z",
+         *           "created": "2026-11-29T15:32:58.733Z",
          *           "currency": "usd",
          *           "livemode": false,
          *           "amount_atom": 1000,
-         *           "payment_intent": "pi_prod_06h2fh9dw2g8h7kgbhhg9kd21x5c0",
+         *           "payment_intent": "pi_prod_06h2fw12wk9jqbczef80rds6gxy08",
          *           "payment_method": "pm_sandbox_succeeds",
          *           "failure_message": null,
          *           "amount_refunded_atom": 400
@@ -24768,32 +24839,32 @@ export type components = {
         /**
          * @description The webhook body of `checkout.session.created`.
          * @example {
-         *       "id": "evt_prod_06h2fha58m5ravgkbx4m97mjt25bm",
+         *       "id": "evt_prod_06h2fw19znp79mdx8kysvmgwymj18",
          *       "object": "event",
          *       "type": "checkout.session.created",
          *       "sequence": 1,
-         *       "created": 1795963569,
+         *       "created": 1795966380,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "cs_prod_06h2fha58b4gkccwxxpkmnt8fyfde",
-         *           "url": "http://127.0.0.1:34955/checkout/cs_prod_06h2fha58b4gkccwxxpkmnt8fyfde",
+         *           "id": "cs_prod_06h2fw19za539q819hrnrwq7pq0rc",
+         *           "url": "http://127.0.0.1:40283/checkout/cs_prod_06h2fw19za539q819hrnrwq7pq0rc",
          *           "mode": "payment",
          *           "object": "checkout_session",
          *           "status": "open",
-         *           "created": "2026-11-29T14:46:09.469Z",
+         *           "created": "2026-11-29T15:33:00.535Z",
          *           "invoice": null,
-         *           "updated": "2026-11-29T14:46:09.469Z",
+         *           "updated": "2026-11-29T15:33:00.535Z",
          *           "currency": "usd",
          *           "customer": null,
          *           "livemode": false,
          *           "metadata": {},
          *           "cancel_url": null,
          *           "expired_at": null,
-         *           "expires_at": "2026-11-30T14:46:09.469Z",
+         *           "expires_at": "2026-11-30T15:33:00.535Z",
          *           "line_items": [
          *             {
-         *               "price": "price_prod_06h2fh92tz3zamwxsy45rg2hms0y6",
+         *               "price": "price_prod_06h2fw106sb9jbkk5yp6d1g6vwsjw",
          *               "quantity": 2,
          *               "amount_atom": 1000,
          *               "description": "Pro",
@@ -24898,22 +24969,22 @@ export type components = {
         /**
          * @description The webhook body of `checkout.session.updated`.
          * @example {
-         *       "id": "evt_prod_06h2fha68db71rax9zh5rtxybg7ma",
+         *       "id": "evt_prod_06h2fw1abz5gbs52rqfas5f53t4h2",
          *       "object": "event",
          *       "type": "checkout.session.updated",
          *       "sequence": 2,
-         *       "created": 1795963569,
+         *       "created": 1795966380,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "cs_prod_06h2fha65jy79j3s5cz8gzsfwfrh4",
-         *           "url": "http://127.0.0.1:34955/checkout/cs_prod_06h2fha65jy79j3s5cz8gzsfwfrh4",
+         *           "id": "cs_prod_06h2fw1a9zee5yf4g0gaz337et3e6",
+         *           "url": "http://127.0.0.1:40283/checkout/cs_prod_06h2fw1a9zee5yf4g0gaz337et3e6",
          *           "mode": "payment",
          *           "object": "checkout_session",
          *           "status": "open",
-         *           "created": "2026-11-29T14:46:09.707Z",
+         *           "created": "2026-11-29T15:33:00.618Z",
          *           "invoice": null,
-         *           "updated": "2026-11-29T14:46:09.729Z",
+         *           "updated": "2026-11-29T15:33:00.638Z",
          *           "currency": "usd",
          *           "customer": null,
          *           "livemode": false,
@@ -24922,10 +24993,10 @@ export type components = {
          *           },
          *           "cancel_url": null,
          *           "expired_at": null,
-         *           "expires_at": "2026-11-30T14:46:09.707Z",
+         *           "expires_at": "2026-11-30T15:33:00.618Z",
          *           "line_items": [
          *             {
-         *               "price": "price_prod_06h2fh92tz3zamwxsy45rg2hms0y6",
+         *               "price": "price_prod_06h2fw106sb9jbkk5yp6d1g6vwsjw",
          *               "quantity": 2,
          *               "amount_atom": 1000,
          *               "description": "Pro",
@@ -24942,7 +25013,7 @@ export type components = {
          *           "subscription_data": null
          *         },
          *         "previous_attributes": {
-         *           "updated": "2026-11-29T14:46:09.707Z",
+         *           "updated": "2026-11-29T15:33:00.618Z",
          *           "metadata": {}
          *         }
          *       }
@@ -24977,23 +25048,23 @@ export type components = {
         /**
          * @description The webhook body of `checkout.session.deleted`.
          * @example {
-         *       "id": "evt_prod_06h2fha6fx2rh2mpq9ygc9yrkggzm",
+         *       "id": "evt_prod_06h2fw1afk37nzsk9wz97ecwqfjt6",
          *       "object": "event",
          *       "type": "checkout.session.deleted",
          *       "sequence": 3,
-         *       "created": 1795963569,
+         *       "created": 1795966380,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "cs_prod_06h2fha65jy79j3s5cz8gzsfwfrh4",
-         *           "url": "http://127.0.0.1:34955/checkout/cs_prod_06h2fha65jy79j3s5cz8gzsfwfrh4",
+         *           "id": "cs_prod_06h2fw1a9zee5yf4g0gaz337et3e6",
+         *           "url": "http://127.0.0.1:40283/checkout/cs_prod_06h2fw1a9zee5yf4g0gaz337et3e6",
          *           "mode": "payment",
          *           "object": "checkout_session",
          *           "status": "open",
-         *           "created": "2026-11-29T14:46:09.707Z",
+         *           "created": "2026-11-29T15:33:00.618Z",
          *           "deleted": true,
          *           "invoice": null,
-         *           "updated": "2026-11-29T14:46:09.786Z",
+         *           "updated": "2026-11-29T15:33:00.666Z",
          *           "currency": "usd",
          *           "customer": null,
          *           "livemode": false,
@@ -25002,10 +25073,10 @@ export type components = {
          *           },
          *           "cancel_url": null,
          *           "expired_at": null,
-         *           "expires_at": "2026-11-30T14:46:09.707Z",
+         *           "expires_at": "2026-11-30T15:33:00.618Z",
          *           "line_items": [
          *             {
-         *               "price": "price_prod_06h2fh92tz3zamwxsy45rg2hms0y6",
+         *               "price": "price_prod_06h2fw106sb9jbkk5yp6d1g6vwsjw",
          *               "quantity": 2,
          *               "amount_atom": 1000,
          *               "description": "Pro",
@@ -25022,7 +25093,7 @@ export type components = {
          *           "subscription_data": null
          *         },
          *         "previous_attributes": {
-         *           "updated": "2026-11-29T14:46:09.729Z",
+         *           "updated": "2026-11-29T15:33:00.638Z",
          *           "deleted": null
          *         }
          *       }
@@ -25115,32 +25186,32 @@ export type components = {
         /**
          * @description The webhook body of `checkout.session.completed`.
          * @example {
-         *       "id": "evt_prod_06h2fha5z9ez3218bqk9sbrp9ejq4",
+         *       "id": "evt_prod_06h2fw1a73t25whx5avjajmf6ez6c",
          *       "object": "event",
          *       "type": "checkout.session.completed",
          *       "sequence": 2,
-         *       "created": 1795963569,
+         *       "created": 1795966380,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "cs_prod_06h2fha58b4gkccwxxpkmnt8fyfde",
-         *           "url": "http://127.0.0.1:34955/checkout/cs_prod_06h2fha58b4gkccwxxpkmnt8fyfde",
+         *           "id": "cs_prod_06h2fw19za539q819hrnrwq7pq0rc",
+         *           "url": "http://127.0.0.1:40283/checkout/cs_prod_06h2fw19za539q819hrnrwq7pq0rc",
          *           "mode": "payment",
          *           "object": "checkout_session",
          *           "status": "complete",
-         *           "created": "2026-11-29T14:46:09.469Z",
+         *           "created": "2026-11-29T15:33:00.535Z",
          *           "invoice": null,
-         *           "updated": "2026-11-29T14:46:09.644Z",
+         *           "updated": "2026-11-29T15:33:00.598Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h2fha5ggcs418r54794fwcqzqbt",
+         *           "customer": "cus_prod_06h2fw1a3mwtgj8e6kg4cdct4n6e0",
          *           "livemode": false,
          *           "metadata": {},
          *           "cancel_url": null,
          *           "expired_at": null,
-         *           "expires_at": "2026-11-30T14:46:09.469Z",
+         *           "expires_at": "2026-11-30T15:33:00.535Z",
          *           "line_items": [
          *             {
-         *               "price": "price_prod_06h2fh92tz3zamwxsy45rg2hms0y6",
+         *               "price": "price_prod_06h2fw106sb9jbkk5yp6d1g6vwsjw",
          *               "quantity": 2,
          *               "amount_atom": 1000,
          *               "description": "Pro",
@@ -25148,17 +25219,17 @@ export type components = {
          *             }
          *           ],
          *           "success_url": "https://example.com/thanks",
-         *           "completed_at": "2026-11-29T14:46:09.644Z",
+         *           "completed_at": "2026-11-29T15:33:00.598Z",
          *           "subscription": null,
          *           "customer_email": "new-buyer@example.com",
-         *           "payment_intent": "pi_prod_06h2fha5hfd8db07ewvs3v9dsgk2a",
+         *           "payment_intent": "pi_prod_06h2fw1a4mw0rphrvmxg4jjdvpxpg",
          *           "payment_status": "paid",
          *           "amount_total_atom": 1000,
          *           "subscription_data": null
          *         },
          *         "previous_attributes": {
          *           "status": "open",
-         *           "updated": "2026-11-29T14:46:09.469Z",
+         *           "updated": "2026-11-29T15:33:00.535Z",
          *           "customer": null,
          *           "completed_at": null,
          *           "customer_email": null,
@@ -25197,32 +25268,32 @@ export type components = {
         /**
          * @description The webhook body of `checkout.session.expired`.
          * @example {
-         *       "id": "evt_prod_06h2fha8mgvza3dd15z8hfa0xa7ng",
+         *       "id": "evt_prod_06h2fw1aw3ej4k8kgrqqnpet982q2",
          *       "object": "event",
          *       "type": "checkout.session.expired",
          *       "sequence": 2,
-         *       "created": 1796049969,
+         *       "created": 1796052780,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "cs_prod_06h2fha6msgknpwr7ckk3r43vqqcw",
-         *           "url": "http://127.0.0.1:34955/checkout/cs_prod_06h2fha6msgknpwr7ckk3r43vqqcw",
+         *           "id": "cs_prod_06h2fw1ah1yqdypa1dk8npz3dk8by",
+         *           "url": "http://127.0.0.1:40283/checkout/cs_prod_06h2fw1ah1yqdypa1dk8npz3dk8by",
          *           "mode": "payment",
          *           "object": "checkout_session",
          *           "status": "expired",
-         *           "created": "2026-11-29T14:46:09.828Z",
+         *           "created": "2026-11-29T15:33:00.678Z",
          *           "invoice": null,
-         *           "updated": "2026-11-30T14:46:09.828Z",
+         *           "updated": "2026-11-30T15:33:00.678Z",
          *           "currency": "usd",
          *           "customer": null,
          *           "livemode": false,
          *           "metadata": {},
          *           "cancel_url": null,
-         *           "expired_at": "2026-11-30T14:46:09.828Z",
-         *           "expires_at": "2026-11-30T14:46:09.828Z",
+         *           "expired_at": "2026-11-30T15:33:00.678Z",
+         *           "expires_at": "2026-11-30T15:33:00.678Z",
          *           "line_items": [
          *             {
-         *               "price": "price_prod_06h2fh92tz3zamwxsy45rg2hms0y6",
+         *               "price": "price_prod_06h2fw106sb9jbkk5yp6d1g6vwsjw",
          *               "quantity": 2,
          *               "amount_atom": 1000,
          *               "description": "Pro",
@@ -25240,7 +25311,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "status": "open",
-         *           "updated": "2026-11-29T14:46:09.828Z",
+         *           "updated": "2026-11-29T15:33:00.678Z",
          *           "expired_at": null
          *         }
          *       }
@@ -25275,20 +25346,20 @@ export type components = {
         /**
          * @description The webhook body of `payment_intent.created`.
          * @example {
-         *       "id": "evt_prod_06h2fh8xp9t3f2ta34e170xkp34x2",
+         *       "id": "evt_prod_06h2fw0xsdd04qev2v01hpkpdgm8w",
          *       "object": "event",
          *       "type": "payment_intent.created",
          *       "sequence": 1,
-         *       "created": 1795963559,
+         *       "created": 1795966377,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "pi_prod_06h2fh8xny4fc1x5pzr62asw4kvb6",
+         *           "id": "pi_prod_06h2fw0xs2kw03wn1p75a38sx0y3j",
          *           "object": "payment_intent",
          *           "status": "requires_confirmation",
-         *           "created": "2026-11-29T14:45:59.343Z",
+         *           "created": "2026-11-29T15:32:57.416Z",
          *           "invoice": null,
-         *           "updated": "2026-11-29T14:45:59.343Z",
+         *           "updated": "2026-11-29T15:32:57.416Z",
          *           "currency": "usd",
          *           "customer": null,
          *           "livemode": false,
@@ -25367,20 +25438,20 @@ export type components = {
         /**
          * @description The webhook body of `payment_intent.processing`.
          * @example {
-         *       "id": "evt_prod_06h2fh8xv90a7g6pk1pvev5fqbt9a",
+         *       "id": "evt_prod_06h2fw0xwej7my01yb8pehsjqjkpy",
          *       "object": "event",
          *       "type": "payment_intent.processing",
          *       "sequence": 2,
-         *       "created": 1795963559,
+         *       "created": 1795966377,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "pi_prod_06h2fh8xny4fc1x5pzr62asw4kvb6",
+         *           "id": "pi_prod_06h2fw0xs2kw03wn1p75a38sx0y3j",
          *           "object": "payment_intent",
          *           "status": "processing",
-         *           "created": "2026-11-29T14:45:59.343Z",
+         *           "created": "2026-11-29T15:32:57.416Z",
          *           "invoice": null,
-         *           "updated": "2026-11-29T14:45:59.383Z",
+         *           "updated": "2026-11-29T15:32:57.439Z",
          *           "currency": "usd",
          *           "customer": null,
          *           "livemode": false,
@@ -25395,7 +25466,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "status": "requires_confirmation",
-         *           "updated": "2026-11-29T14:45:59.351Z"
+         *           "updated": "2026-11-29T15:32:57.425Z"
          *         }
          *       }
          *     }
@@ -25429,22 +25500,22 @@ export type components = {
         /**
          * @description The webhook body of `payment_intent.requires_action`.
          * @example {
-         *       "id": "evt_prod_06h2fh9ev09gj6kn93kc9gxzb87d4",
+         *       "id": "evt_prod_06h2fw134c62sdqhzfrx9fryh9gb4",
          *       "object": "event",
          *       "type": "payment_intent.requires_action",
          *       "sequence": 2,
-         *       "created": 1795963563,
+         *       "created": 1795966378,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "pi_prod_06h2fh9erx17seyx5y7kg61064ybc",
+         *           "id": "pi_prod_06h2fw133j09c67zwm1hvpdkn3pyt",
          *           "object": "payment_intent",
          *           "status": "requires_action",
-         *           "created": "2026-11-29T14:46:03.719Z",
+         *           "created": "2026-11-29T15:32:58.780Z",
          *           "invoice": null,
-         *           "updated": "2026-11-29T14:46:03.732Z",
+         *           "updated": "2026-11-29T15:32:58.785Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h2fh9a305gnvn0y9ecv5hbacw76",
+         *           "customer": "cus_prod_06h2fw11rqq15gbze22grn4106dx2",
          *           "livemode": false,
          *           "metadata": {},
          *           "amount_atom": 1000,
@@ -25457,7 +25528,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "status": "requires_confirmation",
-         *           "updated": "2026-11-29T14:46:03.719Z"
+         *           "updated": "2026-11-29T15:32:58.780Z"
          *         }
          *       }
          *     }
@@ -25491,22 +25562,22 @@ export type components = {
         /**
          * @description The webhook body of `payment_intent.amount_capturable_updated`.
          * @example {
-         *       "id": "evt_prod_06h2fh9fe9jmt4tchjar6af50hwf8",
+         *       "id": "evt_prod_06h2fw13f6pcmhgdy8e2nfwxkqzmm",
          *       "object": "event",
          *       "type": "payment_intent.amount_capturable_updated",
          *       "sequence": 3,
-         *       "created": 1795963563,
+         *       "created": 1795966378,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "pi_prod_06h2fh9fbf5dme1jcdcrmph122b5p",
+         *           "id": "pi_prod_06h2fw139mk1y4jg2caa7atmw35km",
          *           "object": "payment_intent",
          *           "status": "requires_capture",
-         *           "created": "2026-11-29T14:46:03.867Z",
+         *           "created": "2026-11-29T15:32:58.829Z",
          *           "invoice": null,
-         *           "updated": "2026-11-29T14:46:03.881Z",
+         *           "updated": "2026-11-29T15:32:58.871Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h2fh9a305gnvn0y9ecv5hbacw76",
+         *           "customer": "cus_prod_06h2fw11rqq15gbze22grn4106dx2",
          *           "livemode": false,
          *           "metadata": {},
          *           "amount_atom": 1000,
@@ -25519,7 +25590,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "status": "processing",
-         *           "updated": "2026-11-29T14:46:03.871Z",
+         *           "updated": "2026-11-29T15:32:58.837Z",
          *           "amount_capturable_atom": 0
          *         }
          *       }
@@ -25554,20 +25625,20 @@ export type components = {
         /**
          * @description The webhook body of `payment_intent.succeeded`.
          * @example {
-         *       "id": "evt_prod_06h2fh8xzvfpf2bzkbkhp075kxjxw",
+         *       "id": "evt_prod_06h2fw0xzzvc914ze8rq21yymk22g",
          *       "object": "event",
          *       "type": "payment_intent.succeeded",
          *       "sequence": 3,
-         *       "created": 1795963559,
+         *       "created": 1795966377,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "pi_prod_06h2fh8xny4fc1x5pzr62asw4kvb6",
+         *           "id": "pi_prod_06h2fw0xs2kw03wn1p75a38sx0y3j",
          *           "object": "payment_intent",
          *           "status": "succeeded",
-         *           "created": "2026-11-29T14:45:59.343Z",
+         *           "created": "2026-11-29T15:32:57.416Z",
          *           "invoice": null,
-         *           "updated": "2026-11-29T14:45:59.418Z",
+         *           "updated": "2026-11-29T15:32:57.465Z",
          *           "currency": "usd",
          *           "customer": null,
          *           "livemode": false,
@@ -25582,7 +25653,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "status": "processing",
-         *           "updated": "2026-11-29T14:45:59.383Z",
+         *           "updated": "2026-11-29T15:32:57.439Z",
          *           "amount_received_atom": 0
          *         }
          *       }
@@ -25617,26 +25688,26 @@ export type components = {
         /**
          * @description The webhook body of `payment_intent.canceled`.
          * @example {
-         *       "id": "evt_prod_06h2fh9fpgj8ysbgwn009jpmx6kx6",
+         *       "id": "evt_prod_06h2fw13hqd2ytbacp1s0720wkj4e",
          *       "object": "event",
          *       "type": "payment_intent.canceled",
          *       "sequence": 4,
-         *       "created": 1795963563,
+         *       "created": 1795966378,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "pi_prod_06h2fh9fbf5dme1jcdcrmph122b5p",
+         *           "id": "pi_prod_06h2fw139mk1y4jg2caa7atmw35km",
          *           "object": "payment_intent",
          *           "status": "canceled",
-         *           "created": "2026-11-29T14:46:03.867Z",
+         *           "created": "2026-11-29T15:32:58.829Z",
          *           "invoice": null,
-         *           "updated": "2026-11-29T14:46:03.955Z",
+         *           "updated": "2026-11-29T15:32:58.892Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h2fh9a305gnvn0y9ecv5hbacw76",
+         *           "customer": "cus_prod_06h2fw11rqq15gbze22grn4106dx2",
          *           "livemode": false,
          *           "metadata": {},
          *           "amount_atom": 1000,
-         *           "canceled_at": "2026-11-29T14:46:03.955Z",
+         *           "canceled_at": "2026-11-29T15:32:58.892Z",
          *           "capture_method": "manual",
          *           "payment_method": "pm_sandbox_succeeds",
          *           "last_payment_error": null,
@@ -25645,7 +25716,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "status": "requires_capture",
-         *           "updated": "2026-11-29T14:46:03.881Z",
+         *           "updated": "2026-11-29T15:32:58.871Z",
          *           "canceled_at": null,
          *           "amount_capturable_atom": 1000
          *         }
@@ -25681,22 +25752,22 @@ export type components = {
         /**
          * @description The webhook body of `payment_intent.payment_failed`.
          * @example {
-         *       "id": "evt_prod_06h2fh9en4pmh2vsvw1hm4jqxv1qj",
+         *       "id": "evt_prod_06h2fw131vzack237d3d9b964fx68",
          *       "object": "event",
          *       "type": "payment_intent.payment_failed",
          *       "sequence": 3,
-         *       "created": 1795963563,
+         *       "created": 1795966378,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "pi_prod_06h2fh9egmzhtqhv56wz34pt3mtbm",
+         *           "id": "pi_prod_06h2fw12znf6z2z6xtw7hxexsq736",
          *           "object": "payment_intent",
          *           "status": "requires_payment_method",
-         *           "created": "2026-11-29T14:46:03.653Z",
+         *           "created": "2026-11-29T15:32:58.749Z",
          *           "invoice": null,
-         *           "updated": "2026-11-29T14:46:03.682Z",
+         *           "updated": "2026-11-29T15:32:58.763Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h2fh9a305gnvn0y9ecv5hbacw76",
+         *           "customer": "cus_prod_06h2fw11rqq15gbze22grn4106dx2",
          *           "livemode": false,
          *           "metadata": {},
          *           "amount_atom": 1000,
@@ -25709,7 +25780,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "status": "processing",
-         *           "updated": "2026-11-29T14:46:03.663Z",
+         *           "updated": "2026-11-29T15:32:58.756Z",
          *           "payment_method": "pm_sandbox_declined",
          *           "last_payment_error": null
          *         }
@@ -25745,22 +25816,22 @@ export type components = {
         /**
          * @description The webhook body of `payment_intent.partially_funded`.
          * @example {
-         *       "id": "evt_prod_06h2fh9f6q6ezspwkhmhe9k453ver",
+         *       "id": "evt_prod_06h2fw137r54x7njzs3batym0w0xt",
          *       "object": "event",
          *       "type": "payment_intent.partially_funded",
          *       "sequence": 3,
-         *       "created": 1795963563,
+         *       "created": 1795966378,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "pi_prod_06h2fh9f37sntxryaqe7wq5shbvr8",
+         *           "id": "pi_prod_06h2fw136dbpr6n4sng12gjrypjag",
          *           "object": "payment_intent",
          *           "status": "partially_funded",
-         *           "created": "2026-11-29T14:46:03.801Z",
+         *           "created": "2026-11-29T15:32:58.803Z",
          *           "invoice": null,
-         *           "updated": "2026-11-29T14:46:03.827Z",
+         *           "updated": "2026-11-29T15:32:58.813Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h2fh9a305gnvn0y9ecv5hbacw76",
+         *           "customer": "cus_prod_06h2fw11rqq15gbze22grn4106dx2",
          *           "livemode": false,
          *           "metadata": {},
          *           "amount_atom": 1000,
@@ -25773,7 +25844,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "status": "processing",
-         *           "updated": "2026-11-29T14:46:03.805Z",
+         *           "updated": "2026-11-29T15:32:58.807Z",
          *           "amount_received_atom": 0
          *         }
          *       }
@@ -25808,40 +25879,40 @@ export type components = {
         /**
          * @description The webhook body of `customer.subscription.created`.
          * @example {
-         *       "id": "evt_prod_06h2fh9ynxtwqya6fhhk8gdz8t2f6",
+         *       "id": "evt_prod_06h2fw17tcpa7frxtszmd8tpj28ft",
          *       "object": "event",
          *       "type": "customer.subscription.created",
          *       "sequence": 1,
-         *       "created": 1795963567,
+         *       "created": 1795966379,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "sub_prod_06h2fh9yg53enxbt4qcjaxpq9jssg",
+         *           "id": "sub_prod_06h2fw17r8s774y69ckrzvfz2da76",
          *           "items": [
          *             {
-         *               "id": "si_prod_06h2fh9yg53enxbt4qcjaxpq9jssj",
-         *               "price": "price_prod_06h2fh928k9xh46nak7pgx5pysz2t",
+         *               "id": "si_prod_06h2fw17r8s774y69ckrzvfz2da78",
+         *               "price": "price_prod_06h2fw1039pna1mcpmm9mmsq7q3wp",
          *               "quantity": 1
          *             }
          *           ],
          *           "object": "subscription",
          *           "status": "active",
-         *           "created": "2026-11-29T14:46:07.733Z",
-         *           "updated": "2026-11-29T14:46:07.733Z",
+         *           "created": "2026-11-29T15:32:59.967Z",
+         *           "updated": "2026-11-29T15:32:59.967Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h2fh9a305gnvn0y9ecv5hbacw76",
+         *           "customer": "cus_prod_06h2fw11rqq15gbze22grn4106dx2",
          *           "livemode": false,
          *           "metadata": {},
          *           "paused_at": null,
          *           "trial_end": null,
          *           "cancelled_at": null,
          *           "days_until_due": null,
-         *           "latest_invoice": "in_prod_06h2fh9ygxppr5s16v18zws4vzhgj",
+         *           "latest_invoice": "in_prod_06h2fw17rxtp075b546k4w4mkm8dg",
          *           "pending_changes": [],
          *           "collection_method": "charge_automatically",
-         *           "current_period_end": "2026-12-29T14:46:07.733Z",
+         *           "current_period_end": "2026-12-29T15:32:59.967Z",
          *           "cancel_at_period_end": false,
-         *           "current_period_start": "2026-11-29T14:46:07.733Z",
+         *           "current_period_start": "2026-11-29T15:32:59.967Z",
          *           "default_payment_method": null
          *         }
          *       }
@@ -25932,28 +26003,28 @@ export type components = {
         /**
          * @description The webhook body of `customer.subscription.updated`.
          * @example {
-         *       "id": "evt_prod_06h2fha017kyzgwwmx08wzjvq0fyj",
+         *       "id": "evt_prod_06h2fw182ambmn9yk28mnvefddh6g",
          *       "object": "event",
          *       "type": "customer.subscription.updated",
          *       "sequence": 2,
-         *       "created": 1795963568,
+         *       "created": 1795966380,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "sub_prod_06h2fh9yg53enxbt4qcjaxpq9jssg",
+         *           "id": "sub_prod_06h2fw17r8s774y69ckrzvfz2da76",
          *           "items": [
          *             {
-         *               "id": "si_prod_06h2fh9yg53enxbt4qcjaxpq9jssj",
-         *               "price": "price_prod_06h2fh928k9xh46nak7pgx5pysz2t",
+         *               "id": "si_prod_06h2fw17r8s774y69ckrzvfz2da78",
+         *               "price": "price_prod_06h2fw1039pna1mcpmm9mmsq7q3wp",
          *               "quantity": 1
          *             }
          *           ],
          *           "object": "subscription",
          *           "status": "active",
-         *           "created": "2026-11-29T14:46:07.733Z",
-         *           "updated": "2026-11-29T14:46:08.117Z",
+         *           "created": "2026-11-29T15:32:59.967Z",
+         *           "updated": "2026-11-29T15:33:00.043Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h2fh9a305gnvn0y9ecv5hbacw76",
+         *           "customer": "cus_prod_06h2fw11rqq15gbze22grn4106dx2",
          *           "livemode": false,
          *           "metadata": {
          *             "plan": "pro"
@@ -25962,16 +26033,16 @@ export type components = {
          *           "trial_end": null,
          *           "cancelled_at": null,
          *           "days_until_due": null,
-         *           "latest_invoice": "in_prod_06h2fh9ygxppr5s16v18zws4vzhgj",
+         *           "latest_invoice": "in_prod_06h2fw17rxtp075b546k4w4mkm8dg",
          *           "pending_changes": [],
          *           "collection_method": "charge_automatically",
-         *           "current_period_end": "2026-12-29T14:46:07.733Z",
+         *           "current_period_end": "2026-12-29T15:32:59.967Z",
          *           "cancel_at_period_end": false,
-         *           "current_period_start": "2026-11-29T14:46:07.733Z",
+         *           "current_period_start": "2026-11-29T15:32:59.967Z",
          *           "default_payment_method": null
          *         },
          *         "previous_attributes": {
-         *           "updated": "2026-11-29T14:46:07.733Z",
+         *           "updated": "2026-11-29T15:32:59.967Z",
          *           "metadata": {}
          *         }
          *       }
@@ -26006,47 +26077,47 @@ export type components = {
         /**
          * @description The webhook body of `customer.subscription.paused`.
          * @example {
-         *       "id": "evt_prod_06h2fha0rgv8h9tjxg2sacqf87dnw",
+         *       "id": "evt_prod_06h2fw186612s35w30r3b5pa3mvg6",
          *       "object": "event",
          *       "type": "customer.subscription.paused",
          *       "sequence": 3,
-         *       "created": 1795963568,
+         *       "created": 1795966380,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "sub_prod_06h2fh9yg53enxbt4qcjaxpq9jssg",
+         *           "id": "sub_prod_06h2fw17r8s774y69ckrzvfz2da76",
          *           "items": [
          *             {
-         *               "id": "si_prod_06h2fh9yg53enxbt4qcjaxpq9jssj",
-         *               "price": "price_prod_06h2fh928k9xh46nak7pgx5pysz2t",
+         *               "id": "si_prod_06h2fw17r8s774y69ckrzvfz2da78",
+         *               "price": "price_prod_06h2fw1039pna1mcpmm9mmsq7q3wp",
          *               "quantity": 1
          *             }
          *           ],
          *           "object": "subscription",
          *           "status": "paused",
-         *           "created": "2026-11-29T14:46:07.733Z",
-         *           "updated": "2026-11-29T14:46:08.295Z",
+         *           "created": "2026-11-29T15:32:59.967Z",
+         *           "updated": "2026-11-29T15:33:00.077Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h2fh9a305gnvn0y9ecv5hbacw76",
+         *           "customer": "cus_prod_06h2fw11rqq15gbze22grn4106dx2",
          *           "livemode": false,
          *           "metadata": {
          *             "plan": "pro"
          *           },
-         *           "paused_at": "2026-11-29T14:46:08.295Z",
+         *           "paused_at": "2026-11-29T15:33:00.077Z",
          *           "trial_end": null,
          *           "cancelled_at": null,
          *           "days_until_due": null,
-         *           "latest_invoice": "in_prod_06h2fh9ygxppr5s16v18zws4vzhgj",
+         *           "latest_invoice": "in_prod_06h2fw17rxtp075b546k4w4mkm8dg",
          *           "pending_changes": [],
          *           "collection_method": "charge_automatically",
-         *           "current_period_end": "2026-12-29T14:46:07.733Z",
+         *           "current_period_end": "2026-12-29T15:32:59.967Z",
          *           "cancel_at_period_end": false,
-         *           "current_period_start": "2026-11-29T14:46:07.733Z",
+         *           "current_period_start": "2026-11-29T15:32:59.967Z",
          *           "default_payment_method": null
          *         },
          *         "previous_attributes": {
          *           "status": "active",
-         *           "updated": "2026-11-29T14:46:08.117Z",
+         *           "updated": "2026-11-29T15:33:00.043Z",
          *           "paused_at": null
          *         }
          *       }
@@ -26081,28 +26152,28 @@ export type components = {
         /**
          * @description The webhook body of `customer.subscription.resumed`.
          * @example {
-         *       "id": "evt_prod_06h2fha1avbz4p8p837s12pgtpa2c",
+         *       "id": "evt_prod_06h2fw18a601gmxf0764mr4jcgwm6",
          *       "object": "event",
          *       "type": "customer.subscription.resumed",
          *       "sequence": 4,
-         *       "created": 1795963568,
+         *       "created": 1795966380,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "sub_prod_06h2fh9yg53enxbt4qcjaxpq9jssg",
+         *           "id": "sub_prod_06h2fw17r8s774y69ckrzvfz2da76",
          *           "items": [
          *             {
-         *               "id": "si_prod_06h2fh9yg53enxbt4qcjaxpq9jssj",
-         *               "price": "price_prod_06h2fh928k9xh46nak7pgx5pysz2t",
+         *               "id": "si_prod_06h2fw17r8s774y69ckrzvfz2da78",
+         *               "price": "price_prod_06h2fw1039pna1mcpmm9mmsq7q3wp",
          *               "quantity": 1
          *             }
          *           ],
          *           "object": "subscription",
          *           "status": "active",
-         *           "created": "2026-11-29T14:46:07.733Z",
-         *           "updated": "2026-11-29T14:46:08.464Z",
+         *           "created": "2026-11-29T15:32:59.967Z",
+         *           "updated": "2026-11-29T15:33:00.109Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h2fh9a305gnvn0y9ecv5hbacw76",
+         *           "customer": "cus_prod_06h2fw11rqq15gbze22grn4106dx2",
          *           "livemode": false,
          *           "metadata": {
          *             "plan": "pro"
@@ -26111,18 +26182,18 @@ export type components = {
          *           "trial_end": null,
          *           "cancelled_at": null,
          *           "days_until_due": null,
-         *           "latest_invoice": "in_prod_06h2fh9ygxppr5s16v18zws4vzhgj",
+         *           "latest_invoice": "in_prod_06h2fw17rxtp075b546k4w4mkm8dg",
          *           "pending_changes": [],
          *           "collection_method": "charge_automatically",
-         *           "current_period_end": "2026-12-29T14:46:07.733Z",
+         *           "current_period_end": "2026-12-29T15:32:59.967Z",
          *           "cancel_at_period_end": false,
-         *           "current_period_start": "2026-11-29T14:46:07.733Z",
+         *           "current_period_start": "2026-11-29T15:32:59.967Z",
          *           "default_payment_method": null
          *         },
          *         "previous_attributes": {
          *           "status": "paused",
-         *           "updated": "2026-11-29T14:46:08.295Z",
-         *           "paused_at": "2026-11-29T14:46:08.295Z"
+         *           "updated": "2026-11-29T15:33:00.077Z",
+         *           "paused_at": "2026-11-29T15:33:00.077Z"
          *         }
          *       }
          *     }
@@ -26156,47 +26227,47 @@ export type components = {
         /**
          * @description The webhook body of `customer.subscription.cancelled`.
          * @example {
-         *       "id": "evt_prod_06h2fha1ycjqxq6805r6qbfer7a2j",
+         *       "id": "evt_prod_06h2fw18f62z53rfht9nr3qjwq1cc",
          *       "object": "event",
          *       "type": "customer.subscription.cancelled",
          *       "sequence": 5,
-         *       "created": 1795963568,
+         *       "created": 1795966380,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "sub_prod_06h2fh9yg53enxbt4qcjaxpq9jssg",
+         *           "id": "sub_prod_06h2fw17r8s774y69ckrzvfz2da76",
          *           "items": [
          *             {
-         *               "id": "si_prod_06h2fh9yg53enxbt4qcjaxpq9jssj",
-         *               "price": "price_prod_06h2fh928k9xh46nak7pgx5pysz2t",
+         *               "id": "si_prod_06h2fw17r8s774y69ckrzvfz2da78",
+         *               "price": "price_prod_06h2fw1039pna1mcpmm9mmsq7q3wp",
          *               "quantity": 1
          *             }
          *           ],
          *           "object": "subscription",
          *           "status": "cancelled",
-         *           "created": "2026-11-29T14:46:07.733Z",
-         *           "updated": "2026-11-29T14:46:08.576Z",
+         *           "created": "2026-11-29T15:32:59.967Z",
+         *           "updated": "2026-11-29T15:33:00.144Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h2fh9a305gnvn0y9ecv5hbacw76",
+         *           "customer": "cus_prod_06h2fw11rqq15gbze22grn4106dx2",
          *           "livemode": false,
          *           "metadata": {
          *             "plan": "pro"
          *           },
          *           "paused_at": null,
          *           "trial_end": null,
-         *           "cancelled_at": "2026-11-29T14:46:08.576Z",
+         *           "cancelled_at": "2026-11-29T15:33:00.144Z",
          *           "days_until_due": null,
-         *           "latest_invoice": "in_prod_06h2fh9ygxppr5s16v18zws4vzhgj",
+         *           "latest_invoice": "in_prod_06h2fw17rxtp075b546k4w4mkm8dg",
          *           "pending_changes": [],
          *           "collection_method": "charge_automatically",
-         *           "current_period_end": "2026-12-29T14:46:07.733Z",
+         *           "current_period_end": "2026-12-29T15:32:59.967Z",
          *           "cancel_at_period_end": false,
-         *           "current_period_start": "2026-11-29T14:46:07.733Z",
+         *           "current_period_start": "2026-11-29T15:32:59.967Z",
          *           "default_payment_method": null
          *         },
          *         "previous_attributes": {
          *           "status": "active",
-         *           "updated": "2026-11-29T14:46:08.464Z",
+         *           "updated": "2026-11-29T15:33:00.109Z",
          *           "cancelled_at": null
          *         }
          *       }
@@ -26231,40 +26302,40 @@ export type components = {
         /**
          * @description The webhook body of `customer.subscription.trial_will_end`.
          * @example {
-         *       "id": "evt_prod_06h2fhaajyzj607vww2xfndz1z33j",
+         *       "id": "evt_prod_06h2fw1b4fe0j94mx1w2811rnxh5c",
          *       "object": "event",
          *       "type": "customer.subscription.trial_will_end",
          *       "sequence": 2,
-         *       "created": 1796309168,
+         *       "created": 1796311980,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "sub_prod_06h2fha2b58ws65a67gq7334qg71r",
+         *           "id": "sub_prod_06h2fw18kj8frjk5tgwfd4vcsj3km",
          *           "items": [
          *             {
-         *               "id": "si_prod_06h2fha2b58ws65a67gq7334qg71t",
-         *               "price": "price_prod_06h2fh928k9xh46nak7pgx5pysz2t",
+         *               "id": "si_prod_06h2fw18kj8frjk5tgwfd4vcsj3kp",
+         *               "price": "price_prod_06h2fw1039pna1mcpmm9mmsq7q3wp",
          *               "quantity": 1
          *             }
          *           ],
          *           "object": "subscription",
          *           "status": "trialing",
-         *           "created": "2026-11-29T14:46:08.724Z",
-         *           "updated": "2026-11-29T14:46:08.724Z",
+         *           "created": "2026-11-29T15:33:00.183Z",
+         *           "updated": "2026-11-29T15:33:00.183Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h2fh9a305gnvn0y9ecv5hbacw76",
+         *           "customer": "cus_prod_06h2fw11rqq15gbze22grn4106dx2",
          *           "livemode": false,
          *           "metadata": {},
          *           "paused_at": null,
-         *           "trial_end": "2026-12-06T14:46:08.724Z",
+         *           "trial_end": "2026-12-06T15:33:00.183Z",
          *           "cancelled_at": null,
          *           "days_until_due": null,
          *           "latest_invoice": null,
          *           "pending_changes": [],
          *           "collection_method": "charge_automatically",
-         *           "current_period_end": "2026-12-06T14:46:08.724Z",
+         *           "current_period_end": "2026-12-06T15:33:00.183Z",
          *           "cancel_at_period_end": false,
-         *           "current_period_start": "2026-11-29T14:46:08.724Z",
+         *           "current_period_start": "2026-11-29T15:33:00.183Z",
          *           "default_payment_method": "pm_sandbox_succeeds"
          *         }
          *       }
@@ -26299,19 +26370,19 @@ export type components = {
         /**
          * @description The webhook body of `invoice.created`.
          * @example {
-         *       "id": "evt_prod_06h2fh9h3xgamhdftjjwve7cc1z4a",
+         *       "id": "evt_prod_06h2fw140sjpsyt63zj9zgkc6vnxr",
          *       "object": "event",
          *       "type": "invoice.created",
          *       "sequence": 1,
-         *       "created": 1795963564,
+         *       "created": 1795966379,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "in_prod_06h2fh9h0t0nnns7vfgp9vac0rm7r",
+         *           "id": "in_prod_06h2fw13zwb7wgs7c0btv803wttk0",
          *           "lines": [
          *             {
-         *               "id": "il_prod_06h2fh9h12c4fdmn8kg18m070c5ft",
-         *               "price": "price_prod_06h2fh92tz3zamwxsy45rg2hms0y6",
+         *               "id": "il_prod_06h2fw1405qkaaqz28g2v9ye73q1j",
+         *               "price": "price_prod_06h2fw106sb9jbkk5yp6d1g6vwsjw",
          *               "quantity": 1,
          *               "tax_rates": [],
          *               "amount_atom": 500,
@@ -26324,11 +26395,11 @@ export type components = {
          *           "number": null,
          *           "object": "invoice",
          *           "status": "draft",
-         *           "created": "2026-11-29T14:46:04.294Z",
+         *           "created": "2026-11-29T15:32:59.007Z",
          *           "paid_at": null,
-         *           "updated": "2026-11-29T14:46:04.294Z",
+         *           "updated": "2026-11-29T15:32:59.007Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h2fh9a305gnvn0y9ecv5hbacw76",
+         *           "customer": "cus_prod_06h2fw11rqq15gbze22grn4106dx2",
          *           "discount": null,
          *           "due_date": null,
          *           "livemode": false,
@@ -26483,19 +26554,19 @@ export type components = {
         /**
          * @description The webhook body of `invoice.finalized`.
          * @example {
-         *       "id": "evt_prod_06h2fh9j6rh3aq9n7d9ww7v0dwzy6",
+         *       "id": "evt_prod_06h2fw14bhb0ge5rtxze5n10je0jg",
          *       "object": "event",
          *       "type": "invoice.finalized",
          *       "sequence": 2,
-         *       "created": 1795963564,
+         *       "created": 1795966379,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "in_prod_06h2fh9h0t0nnns7vfgp9vac0rm7r",
+         *           "id": "in_prod_06h2fw13zwb7wgs7c0btv803wttk0",
          *           "lines": [
          *             {
-         *               "id": "il_prod_06h2fh9h12c4fdmn8kg18m070c5ft",
-         *               "price": "price_prod_06h2fh92tz3zamwxsy45rg2hms0y6",
+         *               "id": "il_prod_06h2fw1405qkaaqz28g2v9ye73q1j",
+         *               "price": "price_prod_06h2fw106sb9jbkk5yp6d1g6vwsjw",
          *               "quantity": 1,
          *               "tax_rates": [],
          *               "amount_atom": 500,
@@ -26508,11 +26579,11 @@ export type components = {
          *           "number": "EXAMPL-0001",
          *           "object": "invoice",
          *           "status": "open",
-         *           "created": "2026-11-29T14:46:04.294Z",
+         *           "created": "2026-11-29T15:32:59.007Z",
          *           "paid_at": null,
-         *           "updated": "2026-11-29T14:46:04.369Z",
+         *           "updated": "2026-11-29T15:32:59.049Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h2fh9a305gnvn0y9ecv5hbacw76",
+         *           "customer": "cus_prod_06h2fw11rqq15gbze22grn4106dx2",
          *           "discount": null,
          *           "due_date": null,
          *           "livemode": false,
@@ -26520,11 +26591,11 @@ export type components = {
          *           "tax_atom": 0,
          *           "voided_at": null,
          *           "overdue_at": null,
-         *           "pdf_sha256": "933e6ecf2f09dd1b54f76c0d1ecbfdebf6bd4290c49f9ddb35f20491245957b9",
+         *           "pdf_sha256": "a9151f0df842b53e500739dcfabda901a13e3bdac9174ae8defe8616db842692",
          *           "description": null,
-         *           "invoice_pdf": "http://127.0.0.1:34955/api/invoices/in_prod_06h2fh9h0t0nnns7vfgp9vac0rm7r/pdf",
+         *           "invoice_pdf": "http://127.0.0.1:40283/api/invoices/in_prod_06h2fw13zwb7wgs7c0btv803wttk0/pdf",
          *           "total_taxes": [],
-         *           "finalized_at": "2026-11-29T14:46:04.369Z",
+         *           "finalized_at": "2026-11-29T15:32:59.049Z",
          *           "subscription": null,
          *           "attempt_count": 0,
          *           "customer_name": "Jenny Rosen",
@@ -26539,7 +26610,7 @@ export type components = {
          *           "paid_amount_atom": 0,
          *           "collection_method": "charge_automatically",
          *           "total_amount_atom": 500,
-         *           "hosted_invoice_url": "http://127.0.0.1:34955/invoice/oLA0RLWlKdpnWVGfJCA3oUwJW6RNnV2wqo5CG5KtnZk",
+         *           "hosted_invoice_url": "http://127.0.0.1:40283/invoice/ryoVm8sGxwBPhd1949Gn7Qy3iHTubExooxu-hG3lGtE",
          *           "ending_balance_atom": 0,
          *           "next_payment_attempt": null,
          *           "starting_balance_atom": 0,
@@ -26550,7 +26621,7 @@ export type components = {
          *         "previous_attributes": {
          *           "number": null,
          *           "status": "draft",
-         *           "updated": "2026-11-29T14:46:04.294Z",
+         *           "updated": "2026-11-29T15:32:59.007Z",
          *           "pdf_sha256": null,
          *           "invoice_pdf": null,
          *           "finalized_at": null,
@@ -26592,19 +26663,19 @@ export type components = {
         /**
          * @description The webhook body of `invoice.paid`.
          * @example {
-         *       "id": "evt_prod_06h2fh9jtt19tsy355vk88pkkh4vr",
+         *       "id": "evt_prod_06h2fw14md9abrn8s5abk3km2td34",
          *       "object": "event",
          *       "type": "invoice.paid",
          *       "sequence": 3,
-         *       "created": 1795963564,
+         *       "created": 1795966379,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "in_prod_06h2fh9h0t0nnns7vfgp9vac0rm7r",
+         *           "id": "in_prod_06h2fw13zwb7wgs7c0btv803wttk0",
          *           "lines": [
          *             {
-         *               "id": "il_prod_06h2fh9h12c4fdmn8kg18m070c5ft",
-         *               "price": "price_prod_06h2fh92tz3zamwxsy45rg2hms0y6",
+         *               "id": "il_prod_06h2fw1405qkaaqz28g2v9ye73q1j",
+         *               "price": "price_prod_06h2fw106sb9jbkk5yp6d1g6vwsjw",
          *               "quantity": 1,
          *               "tax_rates": [],
          *               "amount_atom": 500,
@@ -26617,11 +26688,11 @@ export type components = {
          *           "number": "EXAMPL-0001",
          *           "object": "invoice",
          *           "status": "paid",
-         *           "created": "2026-11-29T14:46:04.294Z",
-         *           "paid_at": "2026-11-29T14:46:04.751Z",
-         *           "updated": "2026-11-29T14:46:04.751Z",
+         *           "created": "2026-11-29T15:32:59.007Z",
+         *           "paid_at": "2026-11-29T15:32:59.162Z",
+         *           "updated": "2026-11-29T15:32:59.162Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h2fh9a305gnvn0y9ecv5hbacw76",
+         *           "customer": "cus_prod_06h2fw11rqq15gbze22grn4106dx2",
          *           "discount": null,
          *           "due_date": null,
          *           "livemode": false,
@@ -26629,11 +26700,11 @@ export type components = {
          *           "tax_atom": 0,
          *           "voided_at": null,
          *           "overdue_at": null,
-         *           "pdf_sha256": "933e6ecf2f09dd1b54f76c0d1ecbfdebf6bd4290c49f9ddb35f20491245957b9",
+         *           "pdf_sha256": "a9151f0df842b53e500739dcfabda901a13e3bdac9174ae8defe8616db842692",
          *           "description": null,
-         *           "invoice_pdf": "http://127.0.0.1:34955/api/invoices/in_prod_06h2fh9h0t0nnns7vfgp9vac0rm7r/pdf",
+         *           "invoice_pdf": "http://127.0.0.1:40283/api/invoices/in_prod_06h2fw13zwb7wgs7c0btv803wttk0/pdf",
          *           "total_taxes": [],
-         *           "finalized_at": "2026-11-29T14:46:04.369Z",
+         *           "finalized_at": "2026-11-29T15:32:59.049Z",
          *           "subscription": null,
          *           "attempt_count": 0,
          *           "customer_name": "Jenny Rosen",
@@ -26641,14 +26712,14 @@ export type components = {
          *           "subtotal_atom": 500,
          *           "customer_email": "jenny@example.com",
          *           "days_until_due": null,
-         *           "payment_intent": "pi_prod_06h2fh9jnt0zvksd01qxszrejwjqj",
+         *           "payment_intent": "pi_prod_06h2fw14h5chx2z0s9ns7tcm3h572",
          *           "reverse_charge": false,
          *           "due_amount_atom": 0,
-         *           "paid_pdf_sha256": "9ab50e98479c57e5126a48fb3e16e0cdcdb3579d9554311dd2d75adfb0336b54",
+         *           "paid_pdf_sha256": "c402ddd4cf0f618eaeb98bc88314e23b9aea2aefc8fe08fb2189e8929bd4e896",
          *           "paid_amount_atom": 500,
          *           "collection_method": "charge_automatically",
          *           "total_amount_atom": 500,
-         *           "hosted_invoice_url": "http://127.0.0.1:34955/invoice/oLA0RLWlKdpnWVGfJCA3oUwJW6RNnV2wqo5CG5KtnZk",
+         *           "hosted_invoice_url": "http://127.0.0.1:40283/invoice/ryoVm8sGxwBPhd1949Gn7Qy3iHTubExooxu-hG3lGtE",
          *           "ending_balance_atom": 0,
          *           "next_payment_attempt": null,
          *           "starting_balance_atom": 0,
@@ -26659,7 +26730,7 @@ export type components = {
          *         "previous_attributes": {
          *           "status": "open",
          *           "paid_at": null,
-         *           "updated": "2026-11-29T14:46:04.369Z",
+         *           "updated": "2026-11-29T15:32:59.049Z",
          *           "due_amount_atom": 500,
          *           "paid_pdf_sha256": null,
          *           "paid_amount_atom": 0
@@ -26696,19 +26767,19 @@ export type components = {
         /**
          * @description The webhook body of `invoice.payment_succeeded`.
          * @example {
-         *       "id": "evt_prod_06h2fh9jwezy4daq76kwvcg4jf3te",
+         *       "id": "evt_prod_06h2fw14na9qrctke8sq8twwt7t82",
          *       "object": "event",
          *       "type": "invoice.payment_succeeded",
          *       "sequence": 4,
-         *       "created": 1795963564,
+         *       "created": 1795966379,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "in_prod_06h2fh9h0t0nnns7vfgp9vac0rm7r",
+         *           "id": "in_prod_06h2fw13zwb7wgs7c0btv803wttk0",
          *           "lines": [
          *             {
-         *               "id": "il_prod_06h2fh9h12c4fdmn8kg18m070c5ft",
-         *               "price": "price_prod_06h2fh92tz3zamwxsy45rg2hms0y6",
+         *               "id": "il_prod_06h2fw1405qkaaqz28g2v9ye73q1j",
+         *               "price": "price_prod_06h2fw106sb9jbkk5yp6d1g6vwsjw",
          *               "quantity": 1,
          *               "tax_rates": [],
          *               "amount_atom": 500,
@@ -26721,11 +26792,11 @@ export type components = {
          *           "number": "EXAMPL-0001",
          *           "object": "invoice",
          *           "status": "paid",
-         *           "created": "2026-11-29T14:46:04.294Z",
-         *           "paid_at": "2026-11-29T14:46:04.751Z",
-         *           "updated": "2026-11-29T14:46:04.751Z",
+         *           "created": "2026-11-29T15:32:59.007Z",
+         *           "paid_at": "2026-11-29T15:32:59.162Z",
+         *           "updated": "2026-11-29T15:32:59.162Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h2fh9a305gnvn0y9ecv5hbacw76",
+         *           "customer": "cus_prod_06h2fw11rqq15gbze22grn4106dx2",
          *           "discount": null,
          *           "due_date": null,
          *           "livemode": false,
@@ -26733,11 +26804,11 @@ export type components = {
          *           "tax_atom": 0,
          *           "voided_at": null,
          *           "overdue_at": null,
-         *           "pdf_sha256": "933e6ecf2f09dd1b54f76c0d1ecbfdebf6bd4290c49f9ddb35f20491245957b9",
+         *           "pdf_sha256": "a9151f0df842b53e500739dcfabda901a13e3bdac9174ae8defe8616db842692",
          *           "description": null,
-         *           "invoice_pdf": "http://127.0.0.1:34955/api/invoices/in_prod_06h2fh9h0t0nnns7vfgp9vac0rm7r/pdf",
+         *           "invoice_pdf": "http://127.0.0.1:40283/api/invoices/in_prod_06h2fw13zwb7wgs7c0btv803wttk0/pdf",
          *           "total_taxes": [],
-         *           "finalized_at": "2026-11-29T14:46:04.369Z",
+         *           "finalized_at": "2026-11-29T15:32:59.049Z",
          *           "subscription": null,
          *           "attempt_count": 0,
          *           "customer_name": "Jenny Rosen",
@@ -26745,14 +26816,14 @@ export type components = {
          *           "subtotal_atom": 500,
          *           "customer_email": "jenny@example.com",
          *           "days_until_due": null,
-         *           "payment_intent": "pi_prod_06h2fh9jnt0zvksd01qxszrejwjqj",
+         *           "payment_intent": "pi_prod_06h2fw14h5chx2z0s9ns7tcm3h572",
          *           "reverse_charge": false,
          *           "due_amount_atom": 0,
-         *           "paid_pdf_sha256": "9ab50e98479c57e5126a48fb3e16e0cdcdb3579d9554311dd2d75adfb0336b54",
+         *           "paid_pdf_sha256": "c402ddd4cf0f618eaeb98bc88314e23b9aea2aefc8fe08fb2189e8929bd4e896",
          *           "paid_amount_atom": 500,
          *           "collection_method": "charge_automatically",
          *           "total_amount_atom": 500,
-         *           "hosted_invoice_url": "http://127.0.0.1:34955/invoice/oLA0RLWlKdpnWVGfJCA3oUwJW6RNnV2wqo5CG5KtnZk",
+         *           "hosted_invoice_url": "http://127.0.0.1:40283/invoice/ryoVm8sGxwBPhd1949Gn7Qy3iHTubExooxu-hG3lGtE",
          *           "ending_balance_atom": 0,
          *           "next_payment_attempt": null,
          *           "starting_balance_atom": 0,
@@ -26763,7 +26834,7 @@ export type components = {
          *         "previous_attributes": {
          *           "status": "open",
          *           "paid_at": null,
-         *           "updated": "2026-11-29T14:46:04.369Z",
+         *           "updated": "2026-11-29T15:32:59.049Z",
          *           "due_amount_atom": 500,
          *           "paid_pdf_sha256": null,
          *           "paid_amount_atom": 0
@@ -26800,19 +26871,19 @@ export type components = {
         /**
          * @description The webhook body of `invoice.payment_failed`.
          * @example {
-         *       "id": "evt_prod_06h2fh9nbhkqeyzkqaa52ncay36qt",
+         *       "id": "evt_prod_06h2fw15b846vgcf62pkebqkqce60",
          *       "object": "event",
          *       "type": "invoice.payment_failed",
          *       "sequence": 3,
-         *       "created": 1795963565,
+         *       "created": 1795966379,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "in_prod_06h2fh9mgg68s0bgtv7gxkrfk2xwj",
+         *           "id": "in_prod_06h2fw151kpww00cwfsh90h3fhexm",
          *           "lines": [
          *             {
-         *               "id": "il_prod_06h2fh9mgqhh159txcz313fahd992",
-         *               "price": "price_prod_06h2fh92tz3zamwxsy45rg2hms0y6",
+         *               "id": "il_prod_06h2fw151m3mjscmyjyy90jw0g716",
+         *               "price": "price_prod_06h2fw106sb9jbkk5yp6d1g6vwsjw",
          *               "quantity": 1,
          *               "tax_rates": [],
          *               "amount_atom": 500,
@@ -26825,11 +26896,11 @@ export type components = {
          *           "number": "EXAMPL-0002",
          *           "object": "invoice",
          *           "status": "open",
-         *           "created": "2026-11-29T14:46:05.188Z",
+         *           "created": "2026-11-29T15:32:59.276Z",
          *           "paid_at": null,
-         *           "updated": "2026-11-29T14:46:05.215Z",
+         *           "updated": "2026-11-29T15:32:59.294Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h2fh9a305gnvn0y9ecv5hbacw76",
+         *           "customer": "cus_prod_06h2fw11rqq15gbze22grn4106dx2",
          *           "discount": null,
          *           "due_date": null,
          *           "livemode": false,
@@ -26837,11 +26908,11 @@ export type components = {
          *           "tax_atom": 0,
          *           "voided_at": null,
          *           "overdue_at": null,
-         *           "pdf_sha256": "66633477264a6b50eb989d64e2458aba6d3f909c6afd55478c1d985c8347de34",
+         *           "pdf_sha256": "02c50645cda948c5606f0878a2b300f1a6b896fc3109954f6fb5a5d58d81ce06",
          *           "description": null,
-         *           "invoice_pdf": "http://127.0.0.1:34955/api/invoices/in_prod_06h2fh9mgg68s0bgtv7gxkrfk2xwj/pdf",
+         *           "invoice_pdf": "http://127.0.0.1:40283/api/invoices/in_prod_06h2fw151kpww00cwfsh90h3fhexm/pdf",
          *           "total_taxes": [],
-         *           "finalized_at": "2026-11-29T14:46:05.215Z",
+         *           "finalized_at": "2026-11-29T15:32:59.294Z",
          *           "subscription": null,
          *           "attempt_count": 0,
          *           "customer_name": "Jenny Rosen",
@@ -26849,14 +26920,14 @@ export type components = {
          *           "subtotal_atom": 500,
          *           "customer_email": "jenny@example.com",
          *           "days_until_due": null,
-         *           "payment_intent": "pi_prod_06h2fh9n8ad9m5na7s66cws796bny",
+         *           "payment_intent": "pi_prod_06h2fw158ed44nnff7658x2n3yzgc",
          *           "reverse_charge": false,
          *           "due_amount_atom": 500,
          *           "paid_pdf_sha256": null,
          *           "paid_amount_atom": 0,
          *           "collection_method": "charge_automatically",
          *           "total_amount_atom": 500,
-         *           "hosted_invoice_url": "http://127.0.0.1:34955/invoice/sQmEqDoTMyJ8NODLamqZYptLdsaceHkx44_2x-Gn9N8",
+         *           "hosted_invoice_url": "http://127.0.0.1:40283/invoice/j8ldHgB2X7yZFatXZlm2BbkZ89A-1iiG_EJDGfIwfsU",
          *           "ending_balance_atom": 0,
          *           "next_payment_attempt": null,
          *           "starting_balance_atom": 0,
@@ -26896,19 +26967,19 @@ export type components = {
         /**
          * @description The webhook body of `invoice.payment_action_required`.
          * @example {
-         *       "id": "evt_prod_06h2fh9qc6ycsjbk8zansbr66rt3g",
+         *       "id": "evt_prod_06h2fw15tf2n0yfx6qn7rgqvp88x2",
          *       "object": "event",
          *       "type": "invoice.payment_action_required",
          *       "sequence": 3,
-         *       "created": 1795963565,
+         *       "created": 1795966379,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "in_prod_06h2fh9nkb7mgcrdf2tstcjnc955t",
+         *           "id": "in_prod_06h2fw15fzk152bt77kpexgn2cssm",
          *           "lines": [
          *             {
-         *               "id": "il_prod_06h2fh9nkgmqxg557ca2mq8swxpcy",
-         *               "price": "price_prod_06h2fh92tz3zamwxsy45rg2hms0y6",
+         *               "id": "il_prod_06h2fw15g6qjhvmn54g7ds8j9sbg6",
+         *               "price": "price_prod_06h2fw106sb9jbkk5yp6d1g6vwsjw",
          *               "quantity": 1,
          *               "tax_rates": [],
          *               "amount_atom": 500,
@@ -26921,11 +26992,11 @@ export type components = {
          *           "number": "EXAMPL-0003",
          *           "object": "invoice",
          *           "status": "open",
-         *           "created": "2026-11-29T14:46:05.466Z",
+         *           "created": "2026-11-29T15:32:59.391Z",
          *           "paid_at": null,
-         *           "updated": "2026-11-29T14:46:05.521Z",
+         *           "updated": "2026-11-29T15:32:59.419Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h2fh9a305gnvn0y9ecv5hbacw76",
+         *           "customer": "cus_prod_06h2fw11rqq15gbze22grn4106dx2",
          *           "discount": null,
          *           "due_date": null,
          *           "livemode": false,
@@ -26933,11 +27004,11 @@ export type components = {
          *           "tax_atom": 0,
          *           "voided_at": null,
          *           "overdue_at": null,
-         *           "pdf_sha256": "5d1e4f67e2eab899ad59a39f10e14a6c2381e57b0ed5959263f1437f68646aa1",
+         *           "pdf_sha256": "03e3e19a08d1c5f3f1e9b8e6a0e7cb39879088c40942dc8f61ce8c332a7e2c83",
          *           "description": null,
-         *           "invoice_pdf": "http://127.0.0.1:34955/api/invoices/in_prod_06h2fh9nkb7mgcrdf2tstcjnc955t/pdf",
+         *           "invoice_pdf": "http://127.0.0.1:40283/api/invoices/in_prod_06h2fw15fzk152bt77kpexgn2cssm/pdf",
          *           "total_taxes": [],
-         *           "finalized_at": "2026-11-29T14:46:05.521Z",
+         *           "finalized_at": "2026-11-29T15:32:59.419Z",
          *           "subscription": null,
          *           "attempt_count": 0,
          *           "customer_name": "Jenny Rosen",
@@ -26945,14 +27016,14 @@ export type components = {
          *           "subtotal_atom": 500,
          *           "customer_email": "jenny@example.com",
          *           "days_until_due": null,
-         *           "payment_intent": "pi_prod_06h2fh9pyxdcxpxr27qm2wxa1nx60",
+         *           "payment_intent": "pi_prod_06h2fw15rgsxv9vv4w8xebrwserm0",
          *           "reverse_charge": false,
          *           "due_amount_atom": 500,
          *           "paid_pdf_sha256": null,
          *           "paid_amount_atom": 0,
          *           "collection_method": "charge_automatically",
          *           "total_amount_atom": 500,
-         *           "hosted_invoice_url": "http://127.0.0.1:34955/invoice/LSyKyh4RRhwLHcTe_rb7sRZdyAGxKlRfnmbL9nouxjo",
+         *           "hosted_invoice_url": "http://127.0.0.1:40283/invoice/WzLsHJryR1I8FlYfkZYGD5h4KXvN0wV_btsiWpIqBQg",
          *           "ending_balance_atom": 0,
          *           "next_payment_attempt": null,
          *           "starting_balance_atom": 0,
@@ -26992,19 +27063,19 @@ export type components = {
         /**
          * @description The webhook body of `invoice.overdue`.
          * @example {
-         *       "id": "evt_prod_06h2fha7e7rr0e8872abfxhsm5e0g",
+         *       "id": "evt_prod_06h2fw1aqf70cpjee2bnpb0pfbr56",
          *       "object": "event",
          *       "type": "invoice.overdue",
          *       "sequence": 3,
-         *       "created": 1796049967,
+         *       "created": 1796052779,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "in_prod_06h2fh9y0s0rnsebz0ayea9rmrvwr",
+         *           "id": "in_prod_06h2fw17hnkvkr4dx3m165f13mcbp",
          *           "lines": [
          *             {
-         *               "id": "il_prod_06h2fh9y0ygddtn60aaxfmvwhkvd4",
-         *               "price": "price_prod_06h2fh92tz3zamwxsy45rg2hms0y6",
+         *               "id": "il_prod_06h2fw17hvmrxs0snm48h2dhqgcby",
+         *               "price": "price_prod_06h2fw106sb9jbkk5yp6d1g6vwsjw",
          *               "quantity": 1,
          *               "tax_rates": [],
          *               "amount_atom": 500,
@@ -27017,23 +27088,23 @@ export type components = {
          *           "number": "EXAMPL-0007",
          *           "object": "invoice",
          *           "status": "open",
-         *           "created": "2026-11-29T14:46:07.622Z",
+         *           "created": "2026-11-29T15:32:59.917Z",
          *           "paid_at": null,
-         *           "updated": "2026-11-30T14:46:07.528Z",
+         *           "updated": "2026-11-30T15:32:59.893Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h2fh9a305gnvn0y9ecv5hbacw76",
+         *           "customer": "cus_prod_06h2fw11rqq15gbze22grn4106dx2",
          *           "discount": null,
-         *           "due_date": "2026-11-30T14:46:07.528Z",
+         *           "due_date": "2026-11-30T15:32:59.893Z",
          *           "livemode": false,
          *           "metadata": {},
          *           "tax_atom": 0,
          *           "voided_at": null,
-         *           "overdue_at": "2026-11-30T14:46:07.528Z",
-         *           "pdf_sha256": "bd08f0478dd6adc3514fce2a1f3f4ca5637159c1d97aba49cfc61cdb9936a35a",
+         *           "overdue_at": "2026-11-30T15:32:59.893Z",
+         *           "pdf_sha256": "e9766295dcc424bf3b4358f47e92051e398db76301c20f9336c0569a1751e3cc",
          *           "description": null,
-         *           "invoice_pdf": "http://127.0.0.1:34955/api/invoices/in_prod_06h2fh9y0s0rnsebz0ayea9rmrvwr/pdf",
+         *           "invoice_pdf": "http://127.0.0.1:40283/api/invoices/in_prod_06h2fw17hnkvkr4dx3m165f13mcbp/pdf",
          *           "total_taxes": [],
-         *           "finalized_at": "2026-11-29T14:46:07.646Z",
+         *           "finalized_at": "2026-11-29T15:32:59.934Z",
          *           "subscription": null,
          *           "attempt_count": 0,
          *           "customer_name": "Jenny Rosen",
@@ -27048,7 +27119,7 @@ export type components = {
          *           "paid_amount_atom": 0,
          *           "collection_method": "charge_automatically",
          *           "total_amount_atom": 500,
-         *           "hosted_invoice_url": "http://127.0.0.1:34955/invoice/fPqbCBxH3RVmcsKmLteaBoBXvWR12ovoL_ae5x-ISxs",
+         *           "hosted_invoice_url": "http://127.0.0.1:40283/invoice/9xJccndc0JbJ3Lfx35T9svmbET4tXs7DnGoSukXTEuY",
          *           "ending_balance_atom": 0,
          *           "next_payment_attempt": null,
          *           "starting_balance_atom": 0,
@@ -27057,7 +27128,7 @@ export type components = {
          *           "post_payment_credit_notes_amount_atom": 0
          *         },
          *         "previous_attributes": {
-         *           "updated": "2026-11-29T14:46:07.646Z",
+         *           "updated": "2026-11-29T15:32:59.934Z",
          *           "overdue_at": null
          *         }
          *       }
@@ -27092,19 +27163,19 @@ export type components = {
         /**
          * @description The webhook body of `invoice.voided`.
          * @example {
-         *       "id": "evt_prod_06h2fh9sgsk31yqcqb1xs6fd9ffqw",
+         *       "id": "evt_prod_06h2fw165159bz62n5cxvsjejmqcg",
          *       "object": "event",
          *       "type": "invoice.voided",
          *       "sequence": 3,
-         *       "created": 1795963566,
+         *       "created": 1795966379,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "in_prod_06h2fh9rempy0yywnhvgdzb2grddm",
+         *           "id": "in_prod_06h2fw15xjc7xcmng1480n9bqb416",
          *           "lines": [
          *             {
-         *               "id": "il_prod_06h2fh9rexx12adkjsbydvg81njp8",
-         *               "price": "price_prod_06h2fh92tz3zamwxsy45rg2hms0y6",
+         *               "id": "il_prod_06h2fw15xta0w5hmyrcv3ackxvddw",
+         *               "price": "price_prod_06h2fw106sb9jbkk5yp6d1g6vwsjw",
          *               "quantity": 1,
          *               "tax_rates": [],
          *               "amount_atom": 500,
@@ -27117,23 +27188,23 @@ export type components = {
          *           "number": "EXAMPL-0004",
          *           "object": "invoice",
          *           "status": "void",
-         *           "created": "2026-11-29T14:46:06.197Z",
+         *           "created": "2026-11-29T15:32:59.500Z",
          *           "paid_at": null,
-         *           "updated": "2026-11-29T14:46:06.468Z",
+         *           "updated": "2026-11-29T15:32:59.558Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h2fh9a305gnvn0y9ecv5hbacw76",
+         *           "customer": "cus_prod_06h2fw11rqq15gbze22grn4106dx2",
          *           "discount": null,
          *           "due_date": null,
          *           "livemode": false,
          *           "metadata": {},
          *           "tax_atom": 0,
-         *           "voided_at": "2026-11-29T14:46:06.468Z",
+         *           "voided_at": "2026-11-29T15:32:59.558Z",
          *           "overdue_at": null,
-         *           "pdf_sha256": "6318732ce2c932aac258b6e309bf6a8a428b501a9f8f866695a256337dd62213",
+         *           "pdf_sha256": "4395f8a8b24c77419d58b4794a4e501efbb39921b0ac74b0b8aecba64e5fe61b",
          *           "description": null,
-         *           "invoice_pdf": "http://127.0.0.1:34955/api/invoices/in_prod_06h2fh9rempy0yywnhvgdzb2grddm/pdf",
+         *           "invoice_pdf": "http://127.0.0.1:40283/api/invoices/in_prod_06h2fw15xjc7xcmng1480n9bqb416/pdf",
          *           "total_taxes": [],
-         *           "finalized_at": "2026-11-29T14:46:06.263Z",
+         *           "finalized_at": "2026-11-29T15:32:59.524Z",
          *           "subscription": null,
          *           "attempt_count": 0,
          *           "customer_name": "Jenny Rosen",
@@ -27148,7 +27219,7 @@ export type components = {
          *           "paid_amount_atom": 0,
          *           "collection_method": "charge_automatically",
          *           "total_amount_atom": 500,
-         *           "hosted_invoice_url": "http://127.0.0.1:34955/invoice/BDDml69nF3T4yDpLVNkUbo1V-UDblupZN0WrqKZdwI0",
+         *           "hosted_invoice_url": "http://127.0.0.1:40283/invoice/bJX61hFaQjVvxNbZN3FMRa4JGpn36t1PQRe9B3z5hiw",
          *           "ending_balance_atom": 0,
          *           "next_payment_attempt": null,
          *           "starting_balance_atom": 0,
@@ -27158,7 +27229,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "status": "open",
-         *           "updated": "2026-11-29T14:46:06.263Z",
+         *           "updated": "2026-11-29T15:32:59.524Z",
          *           "voided_at": null
          *         }
          *       }
@@ -27193,19 +27264,19 @@ export type components = {
         /**
          * @description The webhook body of `invoice.marked_uncollectible`.
          * @example {
-         *       "id": "evt_prod_06h2fh9ta8w2qqkeebzw664v12zbg",
+         *       "id": "evt_prod_06h2fw16gz41xwnbmdhdekbkx357r",
          *       "object": "event",
          *       "type": "invoice.marked_uncollectible",
          *       "sequence": 3,
-         *       "created": 1795963566,
+         *       "created": 1795966379,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "in_prod_06h2fh9sq7nqrvnxjdv3e0wbw8zep",
+         *           "id": "in_prod_06h2fw168y1hxj8ztrhv5gybrfjhe",
          *           "lines": [
          *             {
-         *               "id": "il_prod_06h2fh9srpbar4g0swrzrkqnw6jhg",
-         *               "price": "price_prod_06h2fh92tz3zamwxsy45rg2hms0y6",
+         *               "id": "il_prod_06h2fw16932cymbemk6tbvvc44zfw",
+         *               "price": "price_prod_06h2fw106sb9jbkk5yp6d1g6vwsjw",
          *               "quantity": 1,
          *               "tax_rates": [],
          *               "amount_atom": 500,
@@ -27218,11 +27289,11 @@ export type components = {
          *           "number": "EXAMPL-0005",
          *           "object": "invoice",
          *           "status": "uncollectible",
-         *           "created": "2026-11-29T14:46:06.521Z",
+         *           "created": "2026-11-29T15:32:59.591Z",
          *           "paid_at": null,
-         *           "updated": "2026-11-29T14:46:06.667Z",
+         *           "updated": "2026-11-29T15:32:59.653Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h2fh9a305gnvn0y9ecv5hbacw76",
+         *           "customer": "cus_prod_06h2fw11rqq15gbze22grn4106dx2",
          *           "discount": null,
          *           "due_date": null,
          *           "livemode": false,
@@ -27230,11 +27301,11 @@ export type components = {
          *           "tax_atom": 0,
          *           "voided_at": null,
          *           "overdue_at": null,
-         *           "pdf_sha256": "a3637c10bdd372910f56f1e1fe7df0dc20930c57de3746b99ddfff8b73c42a4b",
+         *           "pdf_sha256": "913bc20baaa1cce139a075baccdfb2b5b1be63b0509fa821eb37b2d890882496",
          *           "description": null,
-         *           "invoice_pdf": "http://127.0.0.1:34955/api/invoices/in_prod_06h2fh9sq7nqrvnxjdv3e0wbw8zep/pdf",
+         *           "invoice_pdf": "http://127.0.0.1:40283/api/invoices/in_prod_06h2fw168y1hxj8ztrhv5gybrfjhe/pdf",
          *           "total_taxes": [],
-         *           "finalized_at": "2026-11-29T14:46:06.582Z",
+         *           "finalized_at": "2026-11-29T15:32:59.612Z",
          *           "subscription": null,
          *           "attempt_count": 0,
          *           "customer_name": "Jenny Rosen",
@@ -27249,17 +27320,17 @@ export type components = {
          *           "paid_amount_atom": 0,
          *           "collection_method": "charge_automatically",
          *           "total_amount_atom": 500,
-         *           "hosted_invoice_url": "http://127.0.0.1:34955/invoice/rTHkPac1kio4Nxd1vrK1LHrVZ5gDltECE6UcpS_wN3k",
+         *           "hosted_invoice_url": "http://127.0.0.1:40283/invoice/e1QovmtgXT_iVxncmi4z4Xs6WfY7M1CyN4XO0BWfnxc",
          *           "ending_balance_atom": 0,
          *           "next_payment_attempt": null,
          *           "starting_balance_atom": 0,
-         *           "marked_uncollectible_at": "2026-11-29T14:46:06.667Z",
+         *           "marked_uncollectible_at": "2026-11-29T15:32:59.653Z",
          *           "pre_payment_credit_notes_amount_atom": 0,
          *           "post_payment_credit_notes_amount_atom": 0
          *         },
          *         "previous_attributes": {
          *           "status": "open",
-         *           "updated": "2026-11-29T14:46:06.582Z",
+         *           "updated": "2026-11-29T15:32:59.612Z",
          *           "marked_uncollectible_at": null
          *         }
          *       }
@@ -27294,19 +27365,19 @@ export type components = {
         /**
          * @description The webhook body of `invoice.refunded`.
          * @example {
-         *       "id": "evt_prod_06h2fh9mc0h3r91wenj12baq2thdg",
+         *       "id": "evt_prod_06h2fw1503hfamwk0d5ttkv9dez2c",
          *       "object": "event",
          *       "type": "invoice.refunded",
          *       "sequence": 5,
-         *       "created": 1795963565,
+         *       "created": 1795966379,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "in_prod_06h2fh9h0t0nnns7vfgp9vac0rm7r",
+         *           "id": "in_prod_06h2fw13zwb7wgs7c0btv803wttk0",
          *           "lines": [
          *             {
-         *               "id": "il_prod_06h2fh9h12c4fdmn8kg18m070c5ft",
-         *               "price": "price_prod_06h2fh92tz3zamwxsy45rg2hms0y6",
+         *               "id": "il_prod_06h2fw1405qkaaqz28g2v9ye73q1j",
+         *               "price": "price_prod_06h2fw106sb9jbkk5yp6d1g6vwsjw",
          *               "quantity": 1,
          *               "tax_rates": [],
          *               "amount_atom": 500,
@@ -27319,11 +27390,11 @@ export type components = {
          *           "number": "EXAMPL-0001",
          *           "object": "invoice",
          *           "status": "paid",
-         *           "created": "2026-11-29T14:46:04.294Z",
-         *           "paid_at": "2026-11-29T14:46:04.751Z",
-         *           "updated": "2026-11-29T14:46:04.751Z",
+         *           "created": "2026-11-29T15:32:59.007Z",
+         *           "paid_at": "2026-11-29T15:32:59.162Z",
+         *           "updated": "2026-11-29T15:32:59.162Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h2fh9a305gnvn0y9ecv5hbacw76",
+         *           "customer": "cus_prod_06h2fw11rqq15gbze22grn4106dx2",
          *           "discount": null,
          *           "due_date": null,
          *           "livemode": false,
@@ -27331,11 +27402,11 @@ export type components = {
          *           "tax_atom": 0,
          *           "voided_at": null,
          *           "overdue_at": null,
-         *           "pdf_sha256": "933e6ecf2f09dd1b54f76c0d1ecbfdebf6bd4290c49f9ddb35f20491245957b9",
+         *           "pdf_sha256": "a9151f0df842b53e500739dcfabda901a13e3bdac9174ae8defe8616db842692",
          *           "description": null,
-         *           "invoice_pdf": "http://127.0.0.1:34955/api/invoices/in_prod_06h2fh9h0t0nnns7vfgp9vac0rm7r/pdf",
+         *           "invoice_pdf": "http://127.0.0.1:40283/api/invoices/in_prod_06h2fw13zwb7wgs7c0btv803wttk0/pdf",
          *           "total_taxes": [],
-         *           "finalized_at": "2026-11-29T14:46:04.369Z",
+         *           "finalized_at": "2026-11-29T15:32:59.049Z",
          *           "subscription": null,
          *           "attempt_count": 0,
          *           "customer_name": "Jenny Rosen",
@@ -27343,14 +27414,14 @@ export type components = {
          *           "subtotal_atom": 500,
          *           "customer_email": "jenny@example.com",
          *           "days_until_due": null,
-         *           "payment_intent": "pi_prod_06h2fh9jnt0zvksd01qxszrejwjqj",
+         *           "payment_intent": "pi_prod_06h2fw14h5chx2z0s9ns7tcm3h572",
          *           "reverse_charge": false,
          *           "due_amount_atom": 0,
-         *           "paid_pdf_sha256": "9ab50e98479c57e5126a48fb3e16e0cdcdb3579d9554311dd2d75adfb0336b54",
+         *           "paid_pdf_sha256": "c402ddd4cf0f618eaeb98bc88314e23b9aea2aefc8fe08fb2189e8929bd4e896",
          *           "paid_amount_atom": 500,
          *           "collection_method": "charge_automatically",
          *           "total_amount_atom": 500,
-         *           "hosted_invoice_url": "http://127.0.0.1:34955/invoice/oLA0RLWlKdpnWVGfJCA3oUwJW6RNnV2wqo5CG5KtnZk",
+         *           "hosted_invoice_url": "http://127.0.0.1:40283/invoice/ryoVm8sGxwBPhd1949Gn7Qy3iHTubExooxu-hG3lGtE",
          *           "ending_balance_atom": 0,
          *           "next_payment_attempt": null,
          *           "starting_balance_atom": 0,
@@ -27390,19 +27461,19 @@ export type components = {
         /**
          * @description The webhook body of `invoice.upcoming`.
          * @example {
-         *       "id": "evt_prod_06h2fhabbjg8xkax298req8j3jrsj",
+         *       "id": "evt_prod_06h2fw1b81s8m9v5c679bpws9rfsg",
          *       "object": "event",
          *       "type": "invoice.upcoming",
          *       "sequence": 1,
-         *       "created": 1796309168,
+         *       "created": 1796311980,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "in_prod_06h2fhaatyyha11wjd03s60a6waza",
+         *           "id": "in_prod_06h2fw1b5mzscj74q1q3jzbtg47ya",
          *           "lines": [
          *             {
-         *               "id": "il_prod_06h2fhab8vc950j2yzxffem5mc4x8",
-         *               "price": "price_prod_06h2fh928k9xh46nak7pgx5pysz2t",
+         *               "id": "il_prod_06h2fw1b7pyzdv7t8djdhn6k6tftr",
+         *               "price": "price_prod_06h2fw1039pna1mcpmm9mmsq7q3wp",
          *               "quantity": 1,
          *               "tax_rates": [],
          *               "amount_atom": 2000,
@@ -27415,11 +27486,11 @@ export type components = {
          *           "number": null,
          *           "object": "invoice",
          *           "status": "draft",
-         *           "created": "2026-12-06T14:46:08.724Z",
+         *           "created": "2026-12-06T15:33:00.183Z",
          *           "paid_at": null,
-         *           "updated": "2026-12-06T14:46:08.724Z",
+         *           "updated": "2026-12-06T15:33:00.183Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h2fh9a305gnvn0y9ecv5hbacw76",
+         *           "customer": "cus_prod_06h2fw11rqq15gbze22grn4106dx2",
          *           "discount": null,
          *           "due_date": null,
          *           "livemode": false,
@@ -27428,11 +27499,11 @@ export type components = {
          *           "voided_at": null,
          *           "overdue_at": null,
          *           "pdf_sha256": null,
-         *           "description": "Subscription to Pro (Monthly), 6 Dec 2026 14:46:08 UTC – 6 Jan 2027 14:46:08 UTC",
+         *           "description": "Subscription to Pro (Monthly), 6 Dec 2026 15:33:00 UTC – 6 Jan 2027 15:33:00 UTC",
          *           "invoice_pdf": null,
          *           "total_taxes": [],
          *           "finalized_at": null,
-         *           "subscription": "sub_prod_06h2fha2b58ws65a67gq7334qg71r",
+         *           "subscription": "sub_prod_06h2fw18kj8frjk5tgwfd4vcsj3km",
          *           "attempt_count": 0,
          *           "customer_name": null,
          *           "discount_atom": 0,
@@ -27448,7 +27519,7 @@ export type components = {
          *           "total_amount_atom": 2000,
          *           "hosted_invoice_url": null,
          *           "ending_balance_atom": 0,
-         *           "next_payment_attempt": "2026-12-06T14:46:08.724Z",
+         *           "next_payment_attempt": "2026-12-06T15:33:00.183Z",
          *           "starting_balance_atom": 0,
          *           "marked_uncollectible_at": null,
          *           "pre_payment_credit_notes_amount_atom": 0,
@@ -27486,22 +27557,22 @@ export type components = {
         /**
          * @description The webhook body of `customer.created`.
          * @example {
-         *       "id": "evt_prod_06h2fh9a3kwqenj878f20mhv3y3q2",
+         *       "id": "evt_prod_06h2fw11s2syqe8zcw2f0mfwn8njw",
          *       "object": "event",
          *       "type": "customer.created",
          *       "sequence": 1,
-         *       "created": 1795963562,
+         *       "created": 1795966378,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "cus_prod_06h2fh9a305gnvn0y9ecv5hbacw76",
+         *           "id": "cus_prod_06h2fw11rqq15gbze22grn4106dx2",
          *           "name": "Jenny",
          *           "email": "jenny@example.com",
          *           "object": "customer",
          *           "address": null,
-         *           "created": "2026-11-29T14:46:02.520Z",
+         *           "created": "2026-11-29T15:32:58.437Z",
          *           "tax_ids": [],
-         *           "updated": "2026-11-29T14:46:02.520Z",
+         *           "updated": "2026-11-29T15:32:58.437Z",
          *           "balances": {},
          *           "livemode": false,
          *           "metadata": {},
@@ -27584,22 +27655,22 @@ export type components = {
         /**
          * @description The webhook body of `customer.updated`.
          * @example {
-         *       "id": "evt_prod_06h2fh9aewvs3ped4rraezpks8qmm",
+         *       "id": "evt_prod_06h2fw11xgvjdhvcc1r08xyeq36sj",
          *       "object": "event",
          *       "type": "customer.updated",
          *       "sequence": 2,
-         *       "created": 1795963562,
+         *       "created": 1795966378,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "cus_prod_06h2fh9a305gnvn0y9ecv5hbacw76",
+         *           "id": "cus_prod_06h2fw11rqq15gbze22grn4106dx2",
          *           "name": "Jenny Rosen",
          *           "email": "jenny@example.com",
          *           "object": "customer",
          *           "address": null,
-         *           "created": "2026-11-29T14:46:02.520Z",
+         *           "created": "2026-11-29T15:32:58.437Z",
          *           "tax_ids": [],
-         *           "updated": "2026-11-29T14:46:02.600Z",
+         *           "updated": "2026-11-29T15:32:58.473Z",
          *           "balances": {},
          *           "livemode": false,
          *           "metadata": {},
@@ -27610,7 +27681,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "name": "Jenny",
-         *           "updated": "2026-11-29T14:46:02.520Z"
+         *           "updated": "2026-11-29T15:32:58.437Z"
          *         }
          *       }
          *     }
@@ -27644,23 +27715,23 @@ export type components = {
         /**
          * @description The webhook body of `customer.deleted`.
          * @example {
-         *       "id": "evt_prod_06h2fh9b15hcj5n3vdvg7g3bm3gwa",
+         *       "id": "evt_prod_06h2fw121cc5zspcekg8jdyxdy5z4",
          *       "object": "event",
          *       "type": "customer.deleted",
          *       "sequence": 2,
-         *       "created": 1795963562,
+         *       "created": 1795966378,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "cus_prod_06h2fh9awz8qehxav5n4798ebmg2w",
+         *           "id": "cus_prod_06h2fw11zpsgjn8s35mxkf9nx120y",
          *           "name": null,
          *           "email": "leaving@example.com",
          *           "object": "customer",
          *           "address": null,
-         *           "created": "2026-11-29T14:46:02.727Z",
+         *           "created": "2026-11-29T15:32:58.493Z",
          *           "deleted": true,
          *           "tax_ids": [],
-         *           "updated": "2026-11-29T14:46:02.760Z",
+         *           "updated": "2026-11-29T15:32:58.506Z",
          *           "balances": {},
          *           "livemode": false,
          *           "metadata": {},
@@ -27670,7 +27741,7 @@ export type components = {
          *           "preferred_locale": null
          *         },
          *         "previous_attributes": {
-         *           "updated": "2026-11-29T14:46:02.727Z",
+         *           "updated": "2026-11-29T15:32:58.493Z",
          *           "deleted": null
          *         }
          *       }
@@ -27748,24 +27819,24 @@ export type components = {
         /**
          * @description The webhook body of `customer.discount.created`.
          * @example {
-         *       "id": "evt_prod_06h2fh9bd0frktmwgz531pr7g1r4m",
+         *       "id": "evt_prod_06h2fw124kqbqajvx9eptz7pzfp2c",
          *       "object": "event",
          *       "type": "customer.discount.created",
          *       "sequence": 1,
-         *       "created": 1795963562,
+         *       "created": 1795966378,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "di_prod_06h2fh9bb8r4yc4jcwh6sybfmey42",
+         *           "id": "di_prod_06h2fw123xkwmtrvzeb1wkndx9gc4",
          *           "end": null,
-         *           "start": "2026-11-29T14:46:02.799Z",
+         *           "start": "2026-11-29T15:32:58.524Z",
          *           "coupon": {
-         *             "id": "cpn_prod_06h2fh95m5brm703q6jhd6hmdy34y",
+         *             "id": "cpn_prod_06h2fw10hz8xgd4rnqze4czqhyvby",
          *             "name": "Ten percent",
          *             "valid": true,
          *             "object": "coupon",
-         *             "created": "2026-11-29T14:46:01.377Z",
-         *             "updated": "2026-11-29T14:46:02.799Z",
+         *             "created": "2026-11-29T15:32:58.127Z",
+         *             "updated": "2026-11-29T15:32:58.524Z",
          *             "currency": null,
          *             "duration": "forever",
          *             "livemode": false,
@@ -27778,7 +27849,7 @@ export type components = {
          *             "duration_in_months": null
          *           },
          *           "object": "discount",
-         *           "customer": "cus_prod_06h2fh9a305gnvn0y9ecv5hbacw76",
+         *           "customer": "cus_prod_06h2fw11rqq15gbze22grn4106dx2",
          *           "livemode": false
          *         }
          *       }
@@ -27831,24 +27902,24 @@ export type components = {
         /**
          * @description The webhook body of `customer.discount.updated`.
          * @example {
-         *       "id": "evt_prod_06h2fh9bqdh09kkt2qctk1tg5hg3g",
+         *       "id": "evt_prod_06h2fw1286j2f0ce03year6fxhz36",
          *       "object": "event",
          *       "type": "customer.discount.updated",
          *       "sequence": 2,
-         *       "created": 1795963562,
+         *       "created": 1795966378,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "di_prod_06h2fh9bb8r4yc4jcwh6sybfmey42",
+         *           "id": "di_prod_06h2fw123xkwmtrvzeb1wkndx9gc4",
          *           "end": null,
-         *           "start": "2026-11-29T14:46:02.930Z",
+         *           "start": "2026-11-29T15:32:58.557Z",
          *           "coupon": {
-         *             "id": "cpn_prod_06h2fh95rycseb7srgkf0tadv70p4",
+         *             "id": "cpn_prod_06h2fw10me6ww8121s7zd7n07fdh0",
          *             "name": null,
          *             "valid": true,
          *             "object": "coupon",
-         *             "created": "2026-11-29T14:46:01.415Z",
-         *             "updated": "2026-11-29T14:46:02.930Z",
+         *             "created": "2026-11-29T15:32:58.147Z",
+         *             "updated": "2026-11-29T15:32:58.557Z",
          *             "currency": "usd",
          *             "duration": "once",
          *             "livemode": false,
@@ -27861,18 +27932,18 @@ export type components = {
          *             "duration_in_months": null
          *           },
          *           "object": "discount",
-         *           "customer": "cus_prod_06h2fh9a305gnvn0y9ecv5hbacw76",
+         *           "customer": "cus_prod_06h2fw11rqq15gbze22grn4106dx2",
          *           "livemode": false
          *         },
          *         "previous_attributes": {
-         *           "start": "2026-11-29T14:46:02.799Z",
+         *           "start": "2026-11-29T15:32:58.524Z",
          *           "coupon": {
-         *             "id": "cpn_prod_06h2fh95m5brm703q6jhd6hmdy34y",
+         *             "id": "cpn_prod_06h2fw10hz8xgd4rnqze4czqhyvby",
          *             "name": "Ten percent",
          *             "valid": true,
          *             "object": "coupon",
-         *             "created": "2026-11-29T14:46:01.377Z",
-         *             "updated": "2026-11-29T14:46:02.799Z",
+         *             "created": "2026-11-29T15:32:58.127Z",
+         *             "updated": "2026-11-29T15:32:58.524Z",
          *             "currency": null,
          *             "duration": "forever",
          *             "livemode": false,
@@ -27917,24 +27988,24 @@ export type components = {
         /**
          * @description The webhook body of `customer.discount.deleted`.
          * @example {
-         *       "id": "evt_prod_06h2fh9bv864j21s0v9bg1j8ds0n2",
+         *       "id": "evt_prod_06h2fw12a170jf7g8eeymrrqyad3r",
          *       "object": "event",
          *       "type": "customer.discount.deleted",
          *       "sequence": 3,
-         *       "created": 1795963562,
+         *       "created": 1795966378,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "di_prod_06h2fh9bb8r4yc4jcwh6sybfmey42",
+         *           "id": "di_prod_06h2fw123xkwmtrvzeb1wkndx9gc4",
          *           "end": null,
-         *           "start": "2026-11-29T14:46:02.930Z",
+         *           "start": "2026-11-29T15:32:58.557Z",
          *           "coupon": {
-         *             "id": "cpn_prod_06h2fh95rycseb7srgkf0tadv70p4",
+         *             "id": "cpn_prod_06h2fw10me6ww8121s7zd7n07fdh0",
          *             "name": null,
          *             "valid": true,
          *             "object": "coupon",
-         *             "created": "2026-11-29T14:46:01.415Z",
-         *             "updated": "2026-11-29T14:46:02.930Z",
+         *             "created": "2026-11-29T15:32:58.147Z",
+         *             "updated": "2026-11-29T15:32:58.557Z",
          *             "currency": "usd",
          *             "duration": "once",
          *             "livemode": false,
@@ -27948,7 +28019,7 @@ export type components = {
          *           },
          *           "object": "discount",
          *           "deleted": true,
-         *           "customer": "cus_prod_06h2fh9a305gnvn0y9ecv5hbacw76",
+         *           "customer": "cus_prod_06h2fw11rqq15gbze22grn4106dx2",
          *           "livemode": false
          *         },
          *         "previous_attributes": {
@@ -28005,20 +28076,20 @@ export type components = {
         /**
          * @description The webhook body of `coupon.created`.
          * @example {
-         *       "id": "evt_prod_06h2fh95mcw1awjtf94seb5dtnr5y",
+         *       "id": "evt_prod_06h2fw10j8yber7ayspjpgep6d3ea",
          *       "object": "event",
          *       "type": "coupon.created",
          *       "sequence": 1,
-         *       "created": 1795963561,
+         *       "created": 1795966378,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "cpn_prod_06h2fh95m5brm703q6jhd6hmdy34y",
+         *           "id": "cpn_prod_06h2fw10hz8xgd4rnqze4czqhyvby",
          *           "name": null,
          *           "valid": true,
          *           "object": "coupon",
-         *           "created": "2026-11-29T14:46:01.377Z",
-         *           "updated": "2026-11-29T14:46:01.377Z",
+         *           "created": "2026-11-29T15:32:58.127Z",
+         *           "updated": "2026-11-29T15:32:58.127Z",
          *           "currency": null,
          *           "duration": "forever",
          *           "livemode": false,
@@ -28100,20 +28171,20 @@ export type components = {
         /**
          * @description The webhook body of `coupon.updated`.
          * @example {
-         *       "id": "evt_prod_06h2fh95xa1bv7rypt0zrr5yrbk7e",
+         *       "id": "evt_prod_06h2fw10pqd5h4bm44pjkgg6y5b5j",
          *       "object": "event",
          *       "type": "coupon.updated",
          *       "sequence": 2,
-         *       "created": 1795963561,
+         *       "created": 1795966378,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "cpn_prod_06h2fh95m5brm703q6jhd6hmdy34y",
+         *           "id": "cpn_prod_06h2fw10hz8xgd4rnqze4czqhyvby",
          *           "name": "Ten percent",
          *           "valid": true,
          *           "object": "coupon",
-         *           "created": "2026-11-29T14:46:01.377Z",
-         *           "updated": "2026-11-29T14:46:01.448Z",
+         *           "created": "2026-11-29T15:32:58.127Z",
+         *           "updated": "2026-11-29T15:32:58.163Z",
          *           "currency": null,
          *           "duration": "forever",
          *           "livemode": false,
@@ -28127,7 +28198,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "name": null,
-         *           "updated": "2026-11-29T14:46:01.377Z"
+         *           "updated": "2026-11-29T15:32:58.127Z"
          *         }
          *       }
          *     }
@@ -28161,21 +28232,21 @@ export type components = {
         /**
          * @description The webhook body of `coupon.deleted`.
          * @example {
-         *       "id": "evt_prod_06h2fh964r0na4rw8b1wjnwtnyegc",
+         *       "id": "evt_prod_06h2fw10tw1vkyd4y1y9f97jv7hft",
          *       "object": "event",
          *       "type": "coupon.deleted",
          *       "sequence": 2,
-         *       "created": 1795963561,
+         *       "created": 1795966378,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "cpn_prod_06h2fh95zsc8pgprdkx52n7d7g1jc",
+         *           "id": "cpn_prod_06h2fw10s1zyb6hk8dtnycfvnp0ny",
          *           "name": null,
          *           "valid": false,
          *           "object": "coupon",
-         *           "created": "2026-11-29T14:46:01.470Z",
+         *           "created": "2026-11-29T15:32:58.184Z",
          *           "deleted": true,
-         *           "updated": "2026-11-29T14:46:01.506Z",
+         *           "updated": "2026-11-29T15:32:58.198Z",
          *           "currency": null,
          *           "duration": "forever",
          *           "livemode": false,
@@ -28189,7 +28260,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "valid": true,
-         *           "updated": "2026-11-29T14:46:01.470Z",
+         *           "updated": "2026-11-29T15:32:58.184Z",
          *           "deleted": null
          *         }
          *       }
@@ -28263,22 +28334,22 @@ export type components = {
         /**
          * @description The webhook body of `price.created`.
          * @example {
-         *       "id": "evt_prod_06h2fh92997yc6xj6x5rwsvevpk50",
+         *       "id": "evt_prod_06h2fw103qn0zwexczhqfqs6xvavc",
          *       "object": "event",
          *       "type": "price.created",
          *       "sequence": 1,
-         *       "created": 1795963560,
+         *       "created": 1795966378,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "price_prod_06h2fh928k9xh46nak7pgx5pysz2t",
+         *           "id": "price_prod_06h2fw1039pna1mcpmm9mmsq7q3wp",
          *           "type": "recurring",
          *           "tiers": null,
          *           "active": true,
          *           "object": "price",
-         *           "created": "2026-11-29T14:46:00.516Z",
-         *           "product": "prod_prod_06h2fh91wmzjtdmk7jry14t21aryc",
-         *           "updated": "2026-11-29T14:46:00.516Z",
+         *           "created": "2026-11-29T15:32:58.010Z",
+         *           "product": "prod_prod_06h2fw0zvwmvpr1vwf3jme7s41pqr",
+         *           "updated": "2026-11-29T15:32:58.010Z",
          *           "currency": "usd",
          *           "livemode": false,
          *           "metadata": {},
@@ -28372,22 +28443,22 @@ export type components = {
         /**
          * @description The webhook body of `price.updated`.
          * @example {
-         *       "id": "evt_prod_06h2fh93n72ge9kyt5e9gcza1atnc",
+         *       "id": "evt_prod_06h2fw108sy37a4wnyvd46z43kv7c",
          *       "object": "event",
          *       "type": "price.updated",
          *       "sequence": 2,
-         *       "created": 1795963560,
+         *       "created": 1795966378,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "price_prod_06h2fh928k9xh46nak7pgx5pysz2t",
+         *           "id": "price_prod_06h2fw1039pna1mcpmm9mmsq7q3wp",
          *           "type": "recurring",
          *           "tiers": null,
          *           "active": true,
          *           "object": "price",
-         *           "created": "2026-11-29T14:46:00.516Z",
-         *           "product": "prod_prod_06h2fh91wmzjtdmk7jry14t21aryc",
-         *           "updated": "2026-11-29T14:46:00.871Z",
+         *           "created": "2026-11-29T15:32:58.010Z",
+         *           "product": "prod_prod_06h2fw0zvwmvpr1vwf3jme7s41pqr",
+         *           "updated": "2026-11-29T15:32:58.052Z",
          *           "currency": "usd",
          *           "livemode": false,
          *           "metadata": {},
@@ -28403,7 +28474,7 @@ export type components = {
          *           "unit_amount_atom": 2000
          *         },
          *         "previous_attributes": {
-         *           "updated": "2026-11-29T14:46:00.516Z",
+         *           "updated": "2026-11-29T15:32:58.010Z",
          *           "nickname": null
          *         }
          *       }
@@ -28438,23 +28509,23 @@ export type components = {
         /**
          * @description The webhook body of `price.deleted`.
          * @example {
-         *       "id": "evt_prod_06h2fh94y9r5cg69esx11qz7nygya",
+         *       "id": "evt_prod_06h2fw10e9a5c3n51w6wf40tj4fec",
          *       "object": "event",
          *       "type": "price.deleted",
          *       "sequence": 2,
-         *       "created": 1795963561,
+         *       "created": 1795966378,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "price_prod_06h2fh94f6zzqfwjvzaprmw30xne0",
+         *           "id": "price_prod_06h2fw10c7nvdde0rspjeztgac7hp",
          *           "type": "one_time",
          *           "tiers": null,
          *           "active": true,
          *           "object": "price",
-         *           "created": "2026-11-29T14:46:01.081Z",
+         *           "created": "2026-11-29T15:32:58.081Z",
          *           "deleted": true,
-         *           "product": "prod_prod_06h2fh923vyxrvf12n2t7fv74cg4e",
-         *           "updated": "2026-11-29T14:46:01.189Z",
+         *           "product": "prod_prod_06h2fw100xmm3jrjajzv8h6f4b6ce",
+         *           "updated": "2026-11-29T15:32:58.096Z",
          *           "currency": "usd",
          *           "livemode": false,
          *           "metadata": {},
@@ -28465,7 +28536,7 @@ export type components = {
          *           "unit_amount_atom": 100
          *         },
          *         "previous_attributes": {
-         *           "updated": "2026-11-29T14:46:01.081Z",
+         *           "updated": "2026-11-29T15:32:58.081Z",
          *           "deleted": null
          *         }
          *       }
@@ -28548,20 +28619,20 @@ export type components = {
         /**
          * @description The webhook body of `product.created`.
          * @example {
-         *       "id": "evt_prod_06h2fh91x399j3mvb97maaadzhkpm",
+         *       "id": "evt_prod_06h2fw0zwa115pvsk3j62hfp3fdjw",
          *       "object": "event",
          *       "type": "product.created",
          *       "sequence": 1,
-         *       "created": 1795963560,
+         *       "created": 1795966377,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "prod_prod_06h2fh91wmzjtdmk7jry14t21aryc",
+         *           "id": "prod_prod_06h2fw0zvwmvpr1vwf3jme7s41pqr",
          *           "name": "Pro",
          *           "active": true,
          *           "object": "product",
-         *           "created": "2026-11-29T14:46:00.421Z",
-         *           "updated": "2026-11-29T14:46:00.421Z",
+         *           "created": "2026-11-29T15:32:57.951Z",
+         *           "updated": "2026-11-29T15:32:57.951Z",
          *           "livemode": false,
          *           "metadata": {},
          *           "description": null
@@ -28622,26 +28693,26 @@ export type components = {
         /**
          * @description The webhook body of `product.updated`.
          * @example {
-         *       "id": "evt_prod_06h2fh921pff7wfcqbqwvaq7vdfft",
+         *       "id": "evt_prod_06h2fw0zyzz8nch0y9pvcm3dg1jn0",
          *       "object": "event",
          *       "type": "product.updated",
          *       "sequence": 2,
-         *       "created": 1795963560,
+         *       "created": 1795966377,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "prod_prod_06h2fh91wmzjtdmk7jry14t21aryc",
+         *           "id": "prod_prod_06h2fw0zvwmvpr1vwf3jme7s41pqr",
          *           "name": "Pro",
          *           "active": true,
          *           "object": "product",
-         *           "created": "2026-11-29T14:46:00.421Z",
-         *           "updated": "2026-11-29T14:46:00.459Z",
+         *           "created": "2026-11-29T15:32:57.951Z",
+         *           "updated": "2026-11-29T15:32:57.973Z",
          *           "livemode": false,
          *           "metadata": {},
          *           "description": "The pro plan"
          *         },
          *         "previous_attributes": {
-         *           "updated": "2026-11-29T14:46:00.421Z",
+         *           "updated": "2026-11-29T15:32:57.951Z",
          *           "description": null
          *         }
          *       }
@@ -28676,27 +28747,27 @@ export type components = {
         /**
          * @description The webhook body of `product.deleted`.
          * @example {
-         *       "id": "evt_prod_06h2fh95gdqapq32m3mdyvd0ssxnt",
+         *       "id": "evt_prod_06h2fw10g4eh9vagm3gtsa4w7v4p8",
          *       "object": "event",
          *       "type": "product.deleted",
          *       "sequence": 2,
-         *       "created": 1795963561,
+         *       "created": 1795966378,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "prod_prod_06h2fh923vyxrvf12n2t7fv74cg4e",
+         *           "id": "prod_prod_06h2fw100xmm3jrjajzv8h6f4b6ce",
          *           "name": "Spare",
          *           "active": true,
          *           "object": "product",
-         *           "created": "2026-11-29T14:46:00.478Z",
+         *           "created": "2026-11-29T15:32:57.991Z",
          *           "deleted": true,
-         *           "updated": "2026-11-29T14:46:01.335Z",
+         *           "updated": "2026-11-29T15:32:58.112Z",
          *           "livemode": false,
          *           "metadata": {},
          *           "description": null
          *         },
          *         "previous_attributes": {
-         *           "updated": "2026-11-29T14:46:00.478Z",
+         *           "updated": "2026-11-29T15:32:57.991Z",
          *           "deleted": null
          *         }
          *       }
@@ -28756,21 +28827,21 @@ export type components = {
         /**
          * @description The webhook body of `refund.created`.
          * @example {
-         *       "id": "evt_prod_06h2fh9g70h940rddswqqrr8s7r5g",
+         *       "id": "evt_prod_06h2fw13stzm68v6m4r0ksbq98gw6",
          *       "object": "event",
          *       "type": "refund.created",
          *       "sequence": 1,
-         *       "created": 1795963564,
+         *       "created": 1795966378,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "re_prod_06h2fh9g5gx247jsz6e4qs20knj3t",
+         *           "id": "re_prod_06h2fw13skjzvcy36txz306k6rg2w",
          *           "object": "refund",
          *           "reason": null,
          *           "status": "pending",
-         *           "created": "2026-11-29T14:46:04.076Z",
-         *           "payment": "py_prod_06h2fh9dyt6tgfj02ea2caphqtxxa",
-         *           "updated": "2026-11-29T14:46:04.076Z",
+         *           "created": "2026-11-29T15:32:58.956Z",
+         *           "payment": "py_prod_06h2fw12xm6bxyv7tzmfa3w0f61ha",
+         *           "updated": "2026-11-29T15:32:58.956Z",
          *           "currency": "usd",
          *           "livemode": false,
          *           "metadata": {},
@@ -28837,21 +28908,21 @@ export type components = {
         /**
          * @description The webhook body of `refund.updated`.
          * @example {
-         *       "id": "evt_prod_06h2fh9g9d0fakyxv5jfd9dh5ahxj",
+         *       "id": "evt_prod_06h2fw13t6dw391v31hwbct5h8ah0",
          *       "object": "event",
          *       "type": "refund.updated",
          *       "sequence": 2,
-         *       "created": 1795963564,
+         *       "created": 1795966378,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "re_prod_06h2fh9g5gx247jsz6e4qs20knj3t",
+         *           "id": "re_prod_06h2fw13skjzvcy36txz306k6rg2w",
          *           "object": "refund",
          *           "reason": null,
          *           "status": "succeeded",
-         *           "created": "2026-11-29T14:46:04.076Z",
-         *           "payment": "py_prod_06h2fh9dyt6tgfj02ea2caphqtxxa",
-         *           "updated": "2026-11-29T14:46:04.095Z",
+         *           "created": "2026-11-29T15:32:58.956Z",
+         *           "payment": "py_prod_06h2fw12xm6bxyv7tzmfa3w0f61ha",
+         *           "updated": "2026-11-29T15:32:58.960Z",
          *           "currency": "usd",
          *           "livemode": false,
          *           "metadata": {},
@@ -28860,7 +28931,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "status": "pending",
-         *           "updated": "2026-11-29T14:46:04.076Z"
+         *           "updated": "2026-11-29T15:32:58.956Z"
          *         }
          *       }
          *     }
@@ -28894,21 +28965,21 @@ export type components = {
         /**
          * @description The webhook body of `refund.failed`.
          * @example {
-         *       "id": "evt_prod_06h2fh9gqxk94ph8v5cfyz0yrz0dy",
+         *       "id": "evt_prod_06h2fw13y8ssfnexvxbp8sc7g8ka2",
          *       "object": "event",
          *       "type": "refund.failed",
          *       "sequence": 2,
-         *       "created": 1795963564,
+         *       "created": 1795966378,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "re_prod_06h2fh9gp4nammy6wgyv3vm6vsc62",
+         *           "id": "re_prod_06h2fw13xgd64mhrbtz0dew7fh42t",
          *           "object": "refund",
          *           "reason": null,
          *           "status": "failed",
-         *           "created": "2026-11-29T14:46:04.209Z",
-         *           "payment": "py_prod_06h2fh9fvq7e0ewrqb1pvdngk5gjp",
-         *           "updated": "2026-11-29T14:46:04.213Z",
+         *           "created": "2026-11-29T15:32:58.988Z",
+         *           "payment": "py_prod_06h2fw13narnhrv9whenwezdfws6g",
+         *           "updated": "2026-11-29T15:32:58.992Z",
          *           "currency": "usd",
          *           "livemode": false,
          *           "metadata": {},
@@ -28917,7 +28988,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "status": "pending",
-         *           "updated": "2026-11-29T14:46:04.209Z",
+         *           "updated": "2026-11-29T15:32:58.988Z",
          *           "failure_reason": null
          *         }
          *       }
@@ -28952,23 +29023,29 @@ export type components = {
         /**
          * @description The webhook body of `api_token.created`.
          * @example {
-         *       "id": "evt_prod_06h2fh8cqt7n07fnsh0vnsxkyhfsg",
+         *       "id": "evt_prod_06h2fw0rvfzem5k3s7vc0yx4ny46e",
          *       "object": "event",
          *       "type": "api_token.created",
          *       "sequence": 1,
-         *       "created": 1795963555,
+         *       "created": 1795966376,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "key_prod_06h2fh8cpcfp74mhbjzdmqnxpcygr",
+         *           "id": "key_prod_06h2fw0rt3rsvnydsxryw0w24qcqp",
          *           "kind": "secret",
          *           "name": "catalogue",
          *           "object": "api_token",
          *           "status": "active",
-         *           "created": "2026-11-29T14:45:54.974Z",
-         *           "display": "st_prod_…8k5e",
+         *           "created": "2026-11-29T15:32:56.144Z",
+         *           "display": "st_prod_…yp84",
+         *           "expires_at": null,
          *           "revoked_at": null,
-         *           "last_used_at": null
+         *           "allowed_ips": null,
+         *           "description": null,
+         *           "permissions": null,
+         *           "last_used_at": null,
+         *           "last_used_ip": null,
+         *           "previous_secret_expires_at": null
          *         }
          *       }
          *     }
@@ -29032,23 +29109,29 @@ export type components = {
         /**
          * @description The webhook body of `api_token.revoked`.
          * @example {
-         *       "id": "evt_prod_06h2fh8h53gm3bahtcnr5wk13r4y8",
+         *       "id": "evt_prod_06h2fw0stf0gbc9fvv07kbambb2kc",
          *       "object": "event",
          *       "type": "api_token.revoked",
-         *       "sequence": 2,
-         *       "created": 1795963556,
+         *       "sequence": 3,
+         *       "created": 1795966376,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "key_prod_06h2fh8fp1n41sdyvfv4srjrkde02",
+         *           "id": "key_prod_06h2fw0shx6krx2qpsfphmksrdmg2",
          *           "kind": "publishable",
          *           "name": "spare",
          *           "object": "api_token",
          *           "status": "revoked",
-         *           "created": "2026-11-29T14:45:55.742Z",
-         *           "display": "pt_prod_…10s7",
-         *           "revoked_at": "2026-11-29T14:45:56.130Z",
-         *           "last_used_at": null
+         *           "created": "2026-11-29T15:32:56.335Z",
+         *           "display": "pt_prod_…vwjv",
+         *           "expires_at": null,
+         *           "revoked_at": "2026-11-29T15:32:56.401Z",
+         *           "allowed_ips": null,
+         *           "description": null,
+         *           "permissions": null,
+         *           "last_used_at": null,
+         *           "last_used_ip": null,
+         *           "previous_secret_expires_at": null
          *         },
          *         "previous_attributes": {
          *           "status": "active",
@@ -29086,23 +29169,23 @@ export type components = {
         /**
          * @description The webhook body of `webhook_endpoint.created`.
          * @example {
-         *       "id": "evt_prod_06h2fh8hhhcw2e99ncxkfb2m7k3zw",
+         *       "id": "evt_prod_06h2fw0sy6eh05fcrkepmd0rt6x5r",
          *       "object": "event",
          *       "type": "webhook_endpoint.created",
          *       "sequence": 1,
-         *       "created": 1795963556,
+         *       "created": 1795966376,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "whe_prod_06h2fh8hgwsmckyjxs2xrr970p0b0",
+         *           "id": "whe_prod_06h2fw0sxz0vp69svyaeekzgnv88a",
          *           "url": "https://example.com/audit",
          *           "events": [
          *             "customer.created"
          *           ],
          *           "object": "webhook_endpoint",
-         *           "created": "2026-11-29T14:45:56.230Z",
+         *           "created": "2026-11-29T15:32:56.430Z",
          *           "enabled": true,
-         *           "updated": "2026-11-29T14:45:56.230Z",
+         *           "updated": "2026-11-29T15:32:56.430Z",
          *           "livemode": false,
          *           "description": null,
          *           "disabled_at": null,
@@ -29178,23 +29261,23 @@ export type components = {
         /**
          * @description The webhook body of `webhook_endpoint.updated`.
          * @example {
-         *       "id": "evt_prod_06h2fh8hqdzskt0wbn3fkxm698wn6",
+         *       "id": "evt_prod_06h2fw0t19b9xxkhfgytrw283cn90",
          *       "object": "event",
          *       "type": "webhook_endpoint.updated",
          *       "sequence": 2,
-         *       "created": 1795963556,
+         *       "created": 1795966376,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "whe_prod_06h2fh8hgwsmckyjxs2xrr970p0b0",
+         *           "id": "whe_prod_06h2fw0sxz0vp69svyaeekzgnv88a",
          *           "url": "https://example.com/audit",
          *           "events": [
          *             "customer.created"
          *           ],
          *           "object": "webhook_endpoint",
-         *           "created": "2026-11-29T14:45:56.230Z",
+         *           "created": "2026-11-29T15:32:56.430Z",
          *           "enabled": true,
-         *           "updated": "2026-11-29T14:45:56.279Z",
+         *           "updated": "2026-11-29T15:32:56.456Z",
          *           "livemode": false,
          *           "description": "Audit",
          *           "disabled_at": null,
@@ -29204,7 +29287,7 @@ export type components = {
          *           "previous_secret_expires_at": null
          *         },
          *         "previous_attributes": {
-         *           "updated": "2026-11-29T14:45:56.230Z",
+         *           "updated": "2026-11-29T15:32:56.430Z",
          *           "description": null
          *         }
          *       }
@@ -29239,35 +29322,35 @@ export type components = {
         /**
          * @description The webhook body of `webhook_endpoint.deleted`.
          * @example {
-         *       "id": "evt_prod_06h2fh8ja3v4wyx6vy3rks4n1yh1p",
+         *       "id": "evt_prod_06h2fw0tbd2ab25rf6q8bysx0q8za",
          *       "object": "event",
          *       "type": "webhook_endpoint.deleted",
          *       "sequence": 6,
-         *       "created": 1795963556,
+         *       "created": 1795966376,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "whe_prod_06h2fh8hgwsmckyjxs2xrr970p0b0",
+         *           "id": "whe_prod_06h2fw0sxz0vp69svyaeekzgnv88a",
          *           "url": "https://example.com/audit",
          *           "events": [
          *             "customer.created"
          *           ],
          *           "object": "webhook_endpoint",
-         *           "created": "2026-11-29T14:45:56.230Z",
+         *           "created": "2026-11-29T15:32:56.430Z",
          *           "deleted": true,
          *           "enabled": false,
-         *           "updated": "2026-11-29T14:45:56.430Z",
+         *           "updated": "2026-11-29T15:32:56.536Z",
          *           "livemode": false,
          *           "description": "Audit",
          *           "disabled_at": null,
          *           "failing_since": null,
          *           "disabled_reason": null,
          *           "max_deliveries_per_second": null,
-         *           "previous_secret_expires_at": "2026-11-30T14:45:56.381Z"
+         *           "previous_secret_expires_at": "2026-11-30T15:32:56.508Z"
          *         },
          *         "previous_attributes": {
          *           "enabled": true,
-         *           "updated": "2026-11-29T14:45:56.381Z",
+         *           "updated": "2026-11-29T15:32:56.508Z",
          *           "deleted": null
          *         }
          *       }
@@ -29338,23 +29421,23 @@ export type components = {
         /**
          * @description The webhook body of `webhook_endpoint.disabled`.
          * @example {
-         *       "id": "evt_prod_06h2fh8hv38t1v8qjxn2w7yda2gdg",
+         *       "id": "evt_prod_06h2fw0t43zrhfzfs19sdd5ngses0",
          *       "object": "event",
          *       "type": "webhook_endpoint.disabled",
          *       "sequence": 3,
-         *       "created": 1795963556,
+         *       "created": 1795966376,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "whe_prod_06h2fh8hgwsmckyjxs2xrr970p0b0",
+         *           "id": "whe_prod_06h2fw0sxz0vp69svyaeekzgnv88a",
          *           "url": "https://example.com/audit",
          *           "events": [
          *             "customer.created"
          *           ],
          *           "object": "webhook_endpoint",
-         *           "created": "2026-11-29T14:45:56.230Z",
+         *           "created": "2026-11-29T15:32:56.430Z",
          *           "enabled": false,
-         *           "updated": "2026-11-29T14:45:56.310Z",
+         *           "updated": "2026-11-29T15:32:56.478Z",
          *           "livemode": false,
          *           "description": "Audit",
          *           "disabled_at": null,
@@ -29365,7 +29448,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "enabled": true,
-         *           "updated": "2026-11-29T14:45:56.279Z"
+         *           "updated": "2026-11-29T15:32:56.456Z"
          *         }
          *       }
          *     }
@@ -29399,23 +29482,23 @@ export type components = {
         /**
          * @description The webhook body of `webhook_endpoint.enabled`.
          * @example {
-         *       "id": "evt_prod_06h2fh8hzmg915mhsqgk7p5pdevdm",
+         *       "id": "evt_prod_06h2fw0t61bdagrt6tqysgevz3198",
          *       "object": "event",
          *       "type": "webhook_endpoint.enabled",
          *       "sequence": 4,
-         *       "created": 1795963556,
+         *       "created": 1795966376,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "whe_prod_06h2fh8hgwsmckyjxs2xrr970p0b0",
+         *           "id": "whe_prod_06h2fw0sxz0vp69svyaeekzgnv88a",
          *           "url": "https://example.com/audit",
          *           "events": [
          *             "customer.created"
          *           ],
          *           "object": "webhook_endpoint",
-         *           "created": "2026-11-29T14:45:56.230Z",
+         *           "created": "2026-11-29T15:32:56.430Z",
          *           "enabled": true,
-         *           "updated": "2026-11-29T14:45:56.343Z",
+         *           "updated": "2026-11-29T15:32:56.493Z",
          *           "livemode": false,
          *           "description": "Audit",
          *           "disabled_at": null,
@@ -29426,7 +29509,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "enabled": false,
-         *           "updated": "2026-11-29T14:45:56.310Z"
+         *           "updated": "2026-11-29T15:32:56.478Z"
          *         }
          *       }
          *     }
@@ -29460,33 +29543,33 @@ export type components = {
         /**
          * @description The webhook body of `webhook_endpoint.secret_rotated`.
          * @example {
-         *       "id": "evt_prod_06h2fh8j4deg3mfbkgqmn2apdtwt6",
+         *       "id": "evt_prod_06h2fw0t8bspf9r9k4vmcjskfjq80",
          *       "object": "event",
          *       "type": "webhook_endpoint.secret_rotated",
          *       "sequence": 5,
-         *       "created": 1795963556,
+         *       "created": 1795966376,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "whe_prod_06h2fh8hgwsmckyjxs2xrr970p0b0",
+         *           "id": "whe_prod_06h2fw0sxz0vp69svyaeekzgnv88a",
          *           "url": "https://example.com/audit",
          *           "events": [
          *             "customer.created"
          *           ],
          *           "object": "webhook_endpoint",
-         *           "created": "2026-11-29T14:45:56.230Z",
+         *           "created": "2026-11-29T15:32:56.430Z",
          *           "enabled": true,
-         *           "updated": "2026-11-29T14:45:56.381Z",
+         *           "updated": "2026-11-29T15:32:56.508Z",
          *           "livemode": false,
          *           "description": "Audit",
          *           "disabled_at": null,
          *           "failing_since": null,
          *           "disabled_reason": null,
          *           "max_deliveries_per_second": null,
-         *           "previous_secret_expires_at": "2026-11-30T14:45:56.381Z"
+         *           "previous_secret_expires_at": "2026-11-30T15:32:56.508Z"
          *         },
          *         "previous_attributes": {
-         *           "updated": "2026-11-29T14:45:56.343Z",
+         *           "updated": "2026-11-29T15:32:56.493Z",
          *           "previous_secret_expires_at": null
          *         }
          *       }
@@ -29521,18 +29604,18 @@ export type components = {
         /**
          * @description The webhook body of `user.signed_in`.
          * @example {
-         *       "id": "evt_prod_06h2fh8byqftyqcfngj5t700623pc",
+         *       "id": "evt_prod_06h2fw0rn1p70p2y44303yngy6dw4",
          *       "object": "event",
          *       "type": "user.signed_in",
          *       "sequence": 1,
-         *       "created": 1795963554,
+         *       "created": 1795966376,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "user_prod_06h2fh89kjqxnrz9fj6jhm7w7kg4e",
+         *           "id": "user_prod_06h2fw0qtb9d4jyv8g2nrpkhpp6qt",
          *           "name": "Test User",
          *           "role": "owner",
-         *           "email": "user-6cc64fb544@example.com",
+         *           "email": "user-512c4f82e8@example.com",
          *           "object": "user"
          *         }
          *       }
@@ -29578,18 +29661,18 @@ export type components = {
         /**
          * @description The webhook body of `user.sign_in_failed`.
          * @example {
-         *       "id": "evt_prod_06h2fh8r6c7a0k20ke7tav2p84z7a",
+         *       "id": "evt_prod_06h2fw0w6e0rrdn3x32b7q0j7f9w6",
          *       "object": "event",
          *       "type": "user.sign_in_failed",
          *       "sequence": 2,
-         *       "created": 1795963557,
+         *       "created": 1795966377,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "user_prod_06h2fh89kjqxnrz9fj6jhm7w7kg4e",
+         *           "id": "user_prod_06h2fw0qtb9d4jyv8g2nrpkhpp6qt",
          *           "name": "Test User",
          *           "role": "owner",
-         *           "email": "user-6cc64fb544@example.com",
+         *           "email": "user-512c4f82e8@example.com",
          *           "object": "user"
          *         }
          *       }
@@ -29624,18 +29707,18 @@ export type components = {
         /**
          * @description The webhook body of `user.signed_out`.
          * @example {
-         *       "id": "evt_prod_06h2fh8wqyyxjdxbyha7s6y47w0ep",
+         *       "id": "evt_prod_06h2fw0xj9rha0ztwcmhdsqpj83g2",
          *       "object": "event",
          *       "type": "user.signed_out",
          *       "sequence": 4,
-         *       "created": 1795963559,
+         *       "created": 1795966377,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "user_prod_06h2fh89kjqxnrz9fj6jhm7w7kg4e",
+         *           "id": "user_prod_06h2fw0qtb9d4jyv8g2nrpkhpp6qt",
          *           "name": "Test User",
          *           "role": "owner",
-         *           "email": "user-6cc64fb544@example.com",
+         *           "email": "user-512c4f82e8@example.com",
          *           "object": "user"
          *         }
          *       }
@@ -29670,18 +29753,18 @@ export type components = {
         /**
          * @description The webhook body of `user.password_changed`.
          * @example {
-         *       "id": "evt_prod_06h2fh8tpbnsb3e1mz1v4jckyx7ay",
+         *       "id": "evt_prod_06h2fw0x0bkpm669bzh45ms92v52w",
          *       "object": "event",
          *       "type": "user.password_changed",
          *       "sequence": 3,
-         *       "created": 1795963558,
+         *       "created": 1795966377,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "user_prod_06h2fh89kjqxnrz9fj6jhm7w7kg4e",
+         *           "id": "user_prod_06h2fw0qtb9d4jyv8g2nrpkhpp6qt",
          *           "name": "Test User",
          *           "role": "owner",
-         *           "email": "user-6cc64fb544@example.com",
+         *           "email": "user-512c4f82e8@example.com",
          *           "object": "user"
          *         }
          *       }
@@ -29716,15 +29799,15 @@ export type components = {
         /**
          * @description The webhook body of `account.settings_updated`.
          * @example {
-         *       "id": "evt_prod_06h2fh918z5c19jh9m9jzsjnpdgdg",
+         *       "id": "evt_prod_06h2fw0zm6k3wsx7ked7wvb95s7ja",
          *       "object": "event",
          *       "type": "account.settings_updated",
          *       "sequence": 3,
-         *       "created": 1795963560,
+         *       "created": 1795966377,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "acc_prod_06h2fh89jak2bx4ea9sw9y8mvc3rw",
+         *           "id": "acc_prod_06h2fw0qsqzyrhf71xvpp4kzzcp8c",
          *           "object": "account_settings",
          *           "tax_id": null,
          *           "address": {
@@ -29817,20 +29900,20 @@ export type components = {
         /**
          * @description The webhook body of `tax_rate.created`.
          * @example {
-         *       "id": "evt_prod_06h2fh91h2xcyp9f8e4vbep54kk3g",
+         *       "id": "evt_prod_06h2fw0zq385x8rve93nydvw3r2yp",
          *       "object": "event",
          *       "type": "tax_rate.created",
          *       "sequence": 1,
-         *       "created": 1795963560,
+         *       "created": 1795966377,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "txr_prod_06h2fh91fc55mkb1ef1fvj88tx1ke",
+         *           "id": "txr_prod_06h2fw0zpqcw88mkyyv5evca10gby",
          *           "active": true,
          *           "object": "tax_rate",
          *           "country": "DE",
-         *           "created": "2026-11-29T14:46:00.315Z",
-         *           "updated": "2026-11-29T14:46:00.315Z",
+         *           "created": "2026-11-29T15:32:57.909Z",
+         *           "updated": "2026-11-29T15:32:57.909Z",
          *           "livemode": false,
          *           "metadata": {},
          *           "inclusive": false,
@@ -29899,20 +29982,20 @@ export type components = {
         /**
          * @description The webhook body of `tax_rate.updated`.
          * @example {
-         *       "id": "evt_prod_06h2fh91svqsrrges05twyvkkeq2t",
+         *       "id": "evt_prod_06h2fw0zspf17q1r3qx2scnsgttkw",
          *       "object": "event",
          *       "type": "tax_rate.updated",
          *       "sequence": 2,
-         *       "created": 1795963560,
+         *       "created": 1795966377,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "txr_prod_06h2fh91fc55mkb1ef1fvj88tx1ke",
+         *           "id": "txr_prod_06h2fw0zpqcw88mkyyv5evca10gby",
          *           "active": false,
          *           "object": "tax_rate",
          *           "country": "DE",
-         *           "created": "2026-11-29T14:46:00.315Z",
-         *           "updated": "2026-11-29T14:46:00.397Z",
+         *           "created": "2026-11-29T15:32:57.909Z",
+         *           "updated": "2026-11-29T15:32:57.932Z",
          *           "livemode": false,
          *           "metadata": {},
          *           "inclusive": false,
@@ -29923,7 +30006,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "active": true,
-         *           "updated": "2026-11-29T14:46:00.315Z"
+         *           "updated": "2026-11-29T15:32:57.909Z"
          *         }
          *       }
          *     }
@@ -29957,19 +30040,19 @@ export type components = {
         /**
          * @description The webhook body of `meter.created`.
          * @example {
-         *       "id": "evt_prod_06h2fh98xsavr1j3y462ghx7vmnaa",
+         *       "id": "evt_prod_06h2fw11fkwtjtm1498c60d6b6820",
          *       "object": "event",
          *       "type": "meter.created",
          *       "sequence": 1,
-         *       "created": 1795963562,
+         *       "created": 1795966378,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "mtr_prod_06h2fh98wx2gn950x9w6kr2w6rk6j",
+         *           "id": "mtr_prod_06h2fw11ffmgkp42qd5nbnj75q7c6",
          *           "object": "meter",
          *           "status": "active",
-         *           "created": "2026-11-29T14:46:02.215Z",
-         *           "updated": "2026-11-29T14:46:02.215Z",
+         *           "created": "2026-11-29T15:32:58.362Z",
+         *           "updated": "2026-11-29T15:32:58.362Z",
          *           "livemode": false,
          *           "value_key": "value",
          *           "event_name": "api_request",
@@ -30039,19 +30122,19 @@ export type components = {
         /**
          * @description The webhook body of `meter.updated`.
          * @example {
-         *       "id": "evt_prod_06h2fh996d1xttf02qp3nsn6qghcy",
+         *       "id": "evt_prod_06h2fw11j0j26nvrbr197zjxfvm30",
          *       "object": "event",
          *       "type": "meter.updated",
          *       "sequence": 2,
-         *       "created": 1795963562,
+         *       "created": 1795966378,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "mtr_prod_06h2fh98wx2gn950x9w6kr2w6rk6j",
+         *           "id": "mtr_prod_06h2fw11ffmgkp42qd5nbnj75q7c6",
          *           "object": "meter",
          *           "status": "active",
-         *           "created": "2026-11-29T14:46:02.215Z",
-         *           "updated": "2026-11-29T14:46:02.276Z",
+         *           "created": "2026-11-29T15:32:58.362Z",
+         *           "updated": "2026-11-29T15:32:58.382Z",
          *           "livemode": false,
          *           "value_key": "value",
          *           "event_name": "api_request",
@@ -30059,7 +30142,7 @@ export type components = {
          *           "display_name": "Requests"
          *         },
          *         "previous_attributes": {
-         *           "updated": "2026-11-29T14:46:02.215Z",
+         *           "updated": "2026-11-29T15:32:58.362Z",
          *           "display_name": "API requests"
          *         }
          *       }
@@ -30094,19 +30177,19 @@ export type components = {
         /**
          * @description The webhook body of `meter.deactivated`.
          * @example {
-         *       "id": "evt_prod_06h2fh99mt9tbf6aj6vz5ydhtncda",
+         *       "id": "evt_prod_06h2fw11m39ed9q4cr4mwb0r1ke9p",
          *       "object": "event",
          *       "type": "meter.deactivated",
          *       "sequence": 3,
-         *       "created": 1795963562,
+         *       "created": 1795966378,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "mtr_prod_06h2fh98wx2gn950x9w6kr2w6rk6j",
+         *           "id": "mtr_prod_06h2fw11ffmgkp42qd5nbnj75q7c6",
          *           "object": "meter",
          *           "status": "inactive",
-         *           "created": "2026-11-29T14:46:02.215Z",
-         *           "updated": "2026-11-29T14:46:02.359Z",
+         *           "created": "2026-11-29T15:32:58.362Z",
+         *           "updated": "2026-11-29T15:32:58.398Z",
          *           "livemode": false,
          *           "value_key": "value",
          *           "event_name": "api_request",
@@ -30115,7 +30198,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "status": "active",
-         *           "updated": "2026-11-29T14:46:02.276Z"
+         *           "updated": "2026-11-29T15:32:58.382Z"
          *         }
          *       }
          *     }
@@ -30149,19 +30232,19 @@ export type components = {
         /**
          * @description The webhook body of `meter.reactivated`.
          * @example {
-         *       "id": "evt_prod_06h2fh99tpx9ws9hm0wa2tjq8jjta",
+         *       "id": "evt_prod_06h2fw11pnnq5dcsjq4dbn8beaxzw",
          *       "object": "event",
          *       "type": "meter.reactivated",
          *       "sequence": 4,
-         *       "created": 1795963562,
+         *       "created": 1795966378,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "mtr_prod_06h2fh98wx2gn950x9w6kr2w6rk6j",
+         *           "id": "mtr_prod_06h2fw11ffmgkp42qd5nbnj75q7c6",
          *           "object": "meter",
          *           "status": "active",
-         *           "created": "2026-11-29T14:46:02.215Z",
-         *           "updated": "2026-11-29T14:46:02.452Z",
+         *           "created": "2026-11-29T15:32:58.362Z",
+         *           "updated": "2026-11-29T15:32:58.420Z",
          *           "livemode": false,
          *           "value_key": "value",
          *           "event_name": "api_request",
@@ -30170,7 +30253,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "status": "inactive",
-         *           "updated": "2026-11-29T14:46:02.359Z"
+         *           "updated": "2026-11-29T15:32:58.398Z"
          *         }
          *       }
          *     }
@@ -30204,19 +30287,19 @@ export type components = {
         /**
          * @description The webhook body of `feature.created`.
          * @example {
-         *       "id": "evt_prod_06h2fh96cgbqwdn1487nf9g2e40ta",
+         *       "id": "evt_prod_06h2fw10wn8mtb7dj8scr92gkj6be",
          *       "object": "event",
          *       "type": "feature.created",
          *       "sequence": 1,
-         *       "created": 1795963561,
+         *       "created": 1795966378,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "feat_prod_06h2fh96bmn0ctvdxpqzg0t4ykxa0",
+         *           "id": "feat_prod_06h2fw10whqdtwr8w1k3bbv2w6krm",
          *           "name": "Reports",
          *           "object": "feature",
-         *           "created": "2026-11-29T14:46:01.565Z",
-         *           "updated": "2026-11-29T14:46:01.565Z",
+         *           "created": "2026-11-29T15:32:58.212Z",
+         *           "updated": "2026-11-29T15:32:58.212Z",
          *           "livemode": false,
          *           "metadata": {},
          *           "lookup_key": "reports"
@@ -30276,28 +30359,28 @@ export type components = {
         /**
          * @description The webhook body of `product_feature.attached`.
          * @example {
-         *       "id": "evt_prod_06h2fh97m8tmmn38tm55vhmg7w9zm",
+         *       "id": "evt_prod_06h2fw10z60qw7vzp73y6wkh0xmc2",
          *       "object": "event",
          *       "type": "product_feature.attached",
          *       "sequence": 1,
-         *       "created": 1795963561,
+         *       "created": 1795966378,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "prodft_prod_06h2fh97kva46hv2y704hy16jfk88",
+         *           "id": "prodft_prod_06h2fw10z3zcewabvgt6pm43yz9xj",
          *           "object": "product_feature",
-         *           "created": "2026-11-29T14:46:01.886Z",
+         *           "created": "2026-11-29T15:32:58.232Z",
          *           "feature": {
-         *             "id": "feat_prod_06h2fh96bmn0ctvdxpqzg0t4ykxa0",
+         *             "id": "feat_prod_06h2fw10whqdtwr8w1k3bbv2w6krm",
          *             "name": "Reports",
          *             "object": "feature",
-         *             "created": "2026-11-29T14:46:01.565Z",
-         *             "updated": "2026-11-29T14:46:01.565Z",
+         *             "created": "2026-11-29T15:32:58.212Z",
+         *             "updated": "2026-11-29T15:32:58.212Z",
          *             "livemode": false,
          *             "metadata": {},
          *             "lookup_key": "reports"
          *           },
-         *           "product": "prod_prod_06h2fh91wmzjtdmk7jry14t21aryc",
+         *           "product": "prod_prod_06h2fw0zvwmvpr1vwf3jme7s41pqr",
          *           "livemode": false
          *         }
          *       }
@@ -30347,28 +30430,28 @@ export type components = {
         /**
          * @description The webhook body of `product_feature.detached`.
          * @example {
-         *       "id": "evt_prod_06h2fh98bna616j820e22hv6q7brr",
+         *       "id": "evt_prod_06h2fw115fqn6q7cy4g6vhyfw2qyr",
          *       "object": "event",
          *       "type": "product_feature.detached",
          *       "sequence": 2,
-         *       "created": 1795963562,
+         *       "created": 1795966378,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "prodft_prod_06h2fh981nsgrzc1ehnj1k3n18ezj",
+         *           "id": "prodft_prod_06h2fw113991sywbk88phhef5hb6c",
          *           "object": "product_feature",
-         *           "created": "2026-11-29T14:46:01.998Z",
+         *           "created": "2026-11-29T15:32:58.266Z",
          *           "feature": {
-         *             "id": "feat_prod_06h2fh97s86xm98hjr07exsz7ehx4",
+         *             "id": "feat_prod_06h2fw111gvw70vkzs1rp9ffhtrj0",
          *             "name": "Beta",
          *             "object": "feature",
-         *             "created": "2026-11-29T14:46:01.929Z",
-         *             "updated": "2026-11-29T14:46:01.929Z",
+         *             "created": "2026-11-29T15:32:58.252Z",
+         *             "updated": "2026-11-29T15:32:58.252Z",
          *             "livemode": false,
          *             "metadata": {},
          *             "lookup_key": "beta"
          *           },
-         *           "product": "prod_prod_06h2fh91wmzjtdmk7jry14t21aryc",
+         *           "product": "prod_prod_06h2fw0zvwmvpr1vwf3jme7s41pqr",
          *           "livemode": false
          *         }
          *       }
@@ -30403,23 +30486,23 @@ export type components = {
         /**
          * @description The webhook body of `customer.entitlements.updated`.
          * @example {
-         *       "id": "evt_prod_06h2fh9yrz0xcxd62jsaca2wy4ebw",
+         *       "id": "evt_prod_06h2fw17v0nyt8jm7d7j3yajey8tm",
          *       "object": "event",
          *       "type": "customer.entitlements.updated",
          *       "sequence": 3,
-         *       "created": 1795963567,
+         *       "created": 1795966379,
          *       "livemode": false,
          *       "data": {
          *         "object": {
          *           "items": [
          *             {
-         *               "feature": "feat_prod_06h2fh96bmn0ctvdxpqzg0t4ykxa0",
+         *               "feature": "feat_prod_06h2fw10whqdtwr8w1k3bbv2w6krm",
          *               "lookup_key": "reports",
-         *               "source_subscription": "sub_prod_06h2fh9yg53enxbt4qcjaxpq9jssg"
+         *               "source_subscription": "sub_prod_06h2fw17r8s774y69ckrzvfz2da76"
          *             }
          *           ],
          *           "object": "customer_entitlements",
-         *           "customer": "cus_prod_06h2fh9a305gnvn0y9ecv5hbacw76",
+         *           "customer": "cus_prod_06h2fw11rqq15gbze22grn4106dx2",
          *           "livemode": false
          *         },
          *         "previous_attributes": {
@@ -30466,16 +30549,16 @@ export type components = {
         /**
          * @description The webhook body of `portal_configuration.updated`.
          * @example {
-         *       "id": "evt_prod_06h2fh98fqbdq2wx3kgq6crjavbpw",
+         *       "id": "evt_prod_06h2fw118328cazd6txzerbsh48ej",
          *       "object": "event",
          *       "type": "portal_configuration.updated",
          *       "sequence": 4,
-         *       "created": 1795963562,
+         *       "created": 1795966378,
          *       "livemode": false,
          *       "data": {
          *         "object": {
          *           "object": "portal_configuration",
-         *           "updated": "2026-11-29T14:46:02.099Z",
+         *           "updated": "2026-11-29T15:32:58.299Z",
          *           "branding": {
          *             "logo_url": null,
          *             "accent_color": null,
@@ -30666,16 +30749,16 @@ export type components = {
         /**
          * @description The webhook body of `credit_note.created`.
          * @example {
-         *       "id": "evt_prod_06h2fh9w5pvymde6w3p6es5n099y8",
+         *       "id": "evt_prod_06h2fw16x4gna7nwdrg8fvyxxd4qa",
          *       "object": "event",
          *       "type": "credit_note.created",
          *       "sequence": 1,
-         *       "created": 1795963567,
+         *       "created": 1795966379,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "cn_prod_06h2fh9vqckzcykntma1jvkj6jt6p",
-         *           "pdf": "http://127.0.0.1:34955/api/credit-notes/cn_prod_06h2fh9vqckzcykntma1jvkj6jt6p/pdf",
+         *           "id": "cn_prod_06h2fw16vb8gsmn2sgkmha4th0xde",
+         *           "pdf": "http://127.0.0.1:40283/api/credit-notes/cn_prod_06h2fw16vb8gsmn2sgkmha4th0xde/pdf",
          *           "memo": null,
          *           "type": "pre_payment",
          *           "lines": [
@@ -30693,16 +30776,16 @@ export type components = {
          *           "object": "credit_note",
          *           "reason": "order_change",
          *           "status": "issued",
-         *           "created": "2026-11-29T14:46:07.035Z",
-         *           "invoice": "in_prod_06h2fh9tr9mbdpc4cx3s3v8dv4npa",
+         *           "created": "2026-11-29T15:32:59.738Z",
+         *           "invoice": "in_prod_06h2fw16mwz7q46pgrdp9t5t0jn1c",
          *           "refunds": [],
-         *           "updated": "2026-11-29T14:46:07.035Z",
+         *           "updated": "2026-11-29T15:32:59.738Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h2fh9a305gnvn0y9ecv5hbacw76",
+         *           "customer": "cus_prod_06h2fw11rqq15gbze22grn4106dx2",
          *           "livemode": false,
          *           "tax_atom": 0,
          *           "voided_at": null,
-         *           "pdf_sha256": "1d1e388ee43568253db886c5e5e9a3e17f4c4f5e1f6897407f1cc8a38ec79fa1",
+         *           "pdf_sha256": "5409d55780fdda4eb62627aa9a60ef17ccfbcfd9967bbedf1a0048b9c9be49f5",
          *           "total_taxes": [],
          *           "discount_atom": 0,
          *           "subtotal_atom": 100,
@@ -30797,16 +30880,16 @@ export type components = {
         /**
          * @description The webhook body of `credit_note.voided`.
          * @example {
-         *       "id": "evt_prod_06h2fh9wjg0jcndmn3yv9kj06rhxc",
+         *       "id": "evt_prod_06h2fw171s39ep9f1yz2jf98d65mg",
          *       "object": "event",
          *       "type": "credit_note.voided",
          *       "sequence": 2,
-         *       "created": 1795963567,
+         *       "created": 1795966379,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "cn_prod_06h2fh9vqckzcykntma1jvkj6jt6p",
-         *           "pdf": "http://127.0.0.1:34955/api/credit-notes/cn_prod_06h2fh9vqckzcykntma1jvkj6jt6p/pdf",
+         *           "id": "cn_prod_06h2fw16vb8gsmn2sgkmha4th0xde",
+         *           "pdf": "http://127.0.0.1:40283/api/credit-notes/cn_prod_06h2fw16vb8gsmn2sgkmha4th0xde/pdf",
          *           "memo": null,
          *           "type": "pre_payment",
          *           "lines": [
@@ -30824,16 +30907,16 @@ export type components = {
          *           "object": "credit_note",
          *           "reason": "order_change",
          *           "status": "void",
-         *           "created": "2026-11-29T14:46:07.035Z",
-         *           "invoice": "in_prod_06h2fh9tr9mbdpc4cx3s3v8dv4npa",
+         *           "created": "2026-11-29T15:32:59.738Z",
+         *           "invoice": "in_prod_06h2fw16mwz7q46pgrdp9t5t0jn1c",
          *           "refunds": [],
-         *           "updated": "2026-11-29T14:46:07.249Z",
+         *           "updated": "2026-11-29T15:32:59.787Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h2fh9a305gnvn0y9ecv5hbacw76",
+         *           "customer": "cus_prod_06h2fw11rqq15gbze22grn4106dx2",
          *           "livemode": false,
          *           "tax_atom": 0,
-         *           "voided_at": "2026-11-29T14:46:07.249Z",
-         *           "pdf_sha256": "1d1e388ee43568253db886c5e5e9a3e17f4c4f5e1f6897407f1cc8a38ec79fa1",
+         *           "voided_at": "2026-11-29T15:32:59.787Z",
+         *           "pdf_sha256": "5409d55780fdda4eb62627aa9a60ef17ccfbcfd9967bbedf1a0048b9c9be49f5",
          *           "total_taxes": [],
          *           "discount_atom": 0,
          *           "subtotal_atom": 100,
@@ -30845,7 +30928,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "status": "issued",
-         *           "updated": "2026-11-29T14:46:07.035Z",
+         *           "updated": "2026-11-29T15:32:59.738Z",
          *           "voided_at": null
          *         }
          *       }
@@ -30880,24 +30963,24 @@ export type components = {
         /**
          * @description The webhook body of `customer.balance_transaction.created`.
          * @example {
-         *       "id": "evt_prod_06h2fh9wstqffkmaaqz1nb5vd6gkp",
+         *       "id": "evt_prod_06h2fw1775r92p65mehdh2t9st89p",
          *       "object": "event",
          *       "type": "customer.balance_transaction.created",
          *       "sequence": 1,
-         *       "created": 1795963567,
+         *       "created": 1795966379,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "cbtxn_prod_06h2fh9wrwrk8f761541qgw8crzjw",
+         *           "id": "cbtxn_prod_06h2fw176tyn2jkqz0sqn8tarq8bw",
          *           "type": "credit_note",
          *           "object": "customer_balance_transaction",
-         *           "created": "2026-11-29T14:46:07.303Z",
-         *           "invoice": "in_prod_06h2fh9h0t0nnns7vfgp9vac0rm7r",
+         *           "created": "2026-11-29T15:32:59.830Z",
+         *           "invoice": "in_prod_06h2fw13zwb7wgs7c0btv803wttk0",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h2fh9a305gnvn0y9ecv5hbacw76",
+         *           "customer": "cus_prod_06h2fw11rqq15gbze22grn4106dx2",
          *           "livemode": false,
          *           "amount_atom": 100,
-         *           "credit_note": "cn_prod_06h2fh9wq62nsc1s07hc95zvt0s5t",
+         *           "credit_note": "cn_prod_06h2fw1768dp199kk69z6zxmg5csp",
          *           "description": null,
          *           "ending_balance_atom": 100,
          *           "subscription_change_request": null
@@ -30963,18 +31046,18 @@ export type components = {
         /**
          * @description The webhook body of `member.invited`.
          * @example {
-         *       "id": "evt_prod_06h2fh8kxma3ea4ksp03n01x8936a",
+         *       "id": "evt_prod_06h2fw0tx6gazpjjbmm1me8mjctt6",
          *       "object": "event",
          *       "type": "member.invited",
          *       "sequence": 1,
-         *       "created": 1795963556,
+         *       "created": 1795966376,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "inv_prod_06h2fh8krz6sms4n2t4sa6ja0txy6",
+         *           "id": "inv_prod_06h2fw0twgyk1g9zc7wg9vj4de4a4",
          *           "name": null,
          *           "role": "viewer",
-         *           "email": "withdrawn-mx1ybx47@example.com",
+         *           "email": "withdrawn-mx200d43@example.com",
          *           "object": "member",
          *           "status": "invited",
          *           "invitation": null
@@ -31027,18 +31110,18 @@ export type components = {
         /**
          * @description The webhook body of `member.invitation_revoked`.
          * @example {
-         *       "id": "evt_prod_06h2fh8m4xmchsnc4a3e36rad5ytp",
+         *       "id": "evt_prod_06h2fw0v07ara1kh9s0xfyrwkkf08",
          *       "object": "event",
          *       "type": "member.invitation_revoked",
          *       "sequence": 2,
-         *       "created": 1795963556,
+         *       "created": 1795966376,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "inv_prod_06h2fh8krz6sms4n2t4sa6ja0txy6",
+         *           "id": "inv_prod_06h2fw0twgyk1g9zc7wg9vj4de4a4",
          *           "name": null,
          *           "role": "viewer",
-         *           "email": "withdrawn-mx1ybx47@example.com",
+         *           "email": "withdrawn-mx200d43@example.com",
          *           "object": "member",
          *           "status": "invitation_revoked",
          *           "invitation": null
@@ -31078,21 +31161,21 @@ export type components = {
         /**
          * @description The webhook body of `member.joined`.
          * @example {
-         *       "id": "evt_prod_06h2fh8nytnhjjajpa5q75qa55g9w",
+         *       "id": "evt_prod_06h2fw0vhnb16h5s50vn6vpx0qgsa",
          *       "object": "event",
          *       "type": "member.joined",
          *       "sequence": 1,
-         *       "created": 1795963557,
+         *       "created": 1795966376,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "user_prod_06h2fh8nxtvmdjr6esvk9vsw0k0pa",
+         *           "id": "user_prod_06h2fw0vgw6q2dwr3whrk5kbwkynp",
          *           "name": "Joined Member",
          *           "role": "developer",
-         *           "email": "joined-mx1ybx47@example.com",
+         *           "email": "joined-mx200d43@example.com",
          *           "object": "member",
          *           "status": "active",
-         *           "invitation": "inv_prod_06h2fh8m89paxztjwx4eyk5w08pa8"
+         *           "invitation": "inv_prod_06h2fw0v21rhdrz6jkcjbszz26s9j"
          *         }
          *       }
          *     }
@@ -31126,18 +31209,18 @@ export type components = {
         /**
          * @description The webhook body of `member.role_changed`.
          * @example {
-         *       "id": "evt_prod_06h2fh8p5e1dyv7amv9c5fz7v7yc6",
+         *       "id": "evt_prod_06h2fw0vmj5g20wqrt1en06wd73ra",
          *       "object": "event",
          *       "type": "member.role_changed",
          *       "sequence": 2,
-         *       "created": 1795963557,
+         *       "created": 1795966376,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "user_prod_06h2fh8nxtvmdjr6esvk9vsw0k0pa",
+         *           "id": "user_prod_06h2fw0vgw6q2dwr3whrk5kbwkynp",
          *           "name": "Joined Member",
          *           "role": "viewer",
-         *           "email": "joined-mx1ybx47@example.com",
+         *           "email": "joined-mx200d43@example.com",
          *           "object": "member",
          *           "status": "active",
          *           "invitation": null
@@ -31177,18 +31260,18 @@ export type components = {
         /**
          * @description The webhook body of `member.removed`.
          * @example {
-         *       "id": "evt_prod_06h2fh8pce52ddg41bw8x70wmq6hw",
+         *       "id": "evt_prod_06h2fw0vq50303jd8f3r18eytetg2",
          *       "object": "event",
          *       "type": "member.removed",
          *       "sequence": 3,
-         *       "created": 1795963557,
+         *       "created": 1795966376,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "user_prod_06h2fh8nxtvmdjr6esvk9vsw0k0pa",
+         *           "id": "user_prod_06h2fw0vgw6q2dwr3whrk5kbwkynp",
          *           "name": "Joined Member",
          *           "role": "viewer",
-         *           "email": "joined-mx1ybx47@example.com",
+         *           "email": "joined-mx200d43@example.com",
          *           "object": "member",
          *           "status": "removed",
          *           "invitation": null
@@ -31228,24 +31311,24 @@ export type components = {
         /**
          * @description The webhook body of `payment_processor.connected`.
          * @example {
-         *       "id": "evt_prod_06h2fh8xggj18552d8n18tp739fnw",
+         *       "id": "evt_prod_06h2fw0xp8j4gvx4s1e7xfdjp3e2j",
          *       "object": "event",
          *       "type": "payment_processor.connected",
          *       "sequence": 1,
-         *       "created": 1795963559,
+         *       "created": 1795966377,
          *       "livemode": false,
          *       "data": {
          *         "object": {
          *           "object": "payment_processor",
-         *           "created": "2026-11-29T14:45:59.287Z",
-         *           "updated": "2026-11-29T14:45:59.287Z",
+         *           "created": "2026-11-29T15:32:57.392Z",
+         *           "updated": "2026-11-29T15:32:57.392Z",
          *           "livemode": false,
          *           "processor": "stripe",
-         *           "webhook_url": "http://127.0.0.1:34955/api/processors/stripe/acc_prod_06h2fh89jak2bx4ea9sw9y8mvc3rw",
+         *           "webhook_url": "http://127.0.0.1:40283/api/processors/stripe/acc_prod_06h2fw0qsqzyrhf71xvpp4kzzcp8c",
          *           "publishable_key": "pk_test_catalogue_flow",
          *           "secret_key_last4": "flow",
-         *           "processor_account": "acct_87252f2bb54287d2373dd265",
-         *           "webhook_endpoint_id": "we_aa4e1d5a6ae985338ad7cbed"
+         *           "processor_account": "acct_765ae9d93e6cd8cb3e81d597",
+         *           "webhook_endpoint_id": "we_ccea98ffb01168cc592030d6"
          *         }
          *       }
          *     }
@@ -31322,24 +31405,24 @@ export type components = {
         /**
          * @description The webhook body of `payment_processor.disconnected`.
          * @example {
-         *       "id": "evt_prod_06h2fh911e7m74ycx7vhmh42sv20w",
+         *       "id": "evt_prod_06h2fw0zhyr25t8jf0j2g55svdmme",
          *       "object": "event",
          *       "type": "payment_processor.disconnected",
          *       "sequence": 2,
-         *       "created": 1795963560,
+         *       "created": 1795966377,
          *       "livemode": false,
          *       "data": {
          *         "object": {
          *           "object": "payment_processor",
-         *           "created": "2026-11-29T14:45:59.287Z",
-         *           "updated": "2026-11-29T14:45:59.287Z",
+         *           "created": "2026-11-29T15:32:57.392Z",
+         *           "updated": "2026-11-29T15:32:57.392Z",
          *           "livemode": false,
          *           "processor": "stripe",
-         *           "webhook_url": "http://127.0.0.1:34955/api/processors/stripe/acc_prod_06h2fh89jak2bx4ea9sw9y8mvc3rw",
+         *           "webhook_url": "http://127.0.0.1:40283/api/processors/stripe/acc_prod_06h2fw0qsqzyrhf71xvpp4kzzcp8c",
          *           "publishable_key": "pk_test_catalogue_flow",
          *           "secret_key_last4": "flow",
-         *           "processor_account": "acct_87252f2bb54287d2373dd265",
-         *           "webhook_endpoint_id": "we_aa4e1d5a6ae985338ad7cbed"
+         *           "processor_account": "acct_765ae9d93e6cd8cb3e81d597",
+         *           "webhook_endpoint_id": "we_ccea98ffb01168cc592030d6"
          *         }
          *       }
          *     }
@@ -31373,39 +31456,39 @@ export type components = {
         /**
          * @description The webhook body of `subscription_change_request.scheduled`.
          * @example {
-         *       "id": "evt_prod_06h2fha4dkp0y6ysnh4wy4npw62dg",
+         *       "id": "evt_prod_06h2fw19b3070f14be25fsfxv2402",
          *       "object": "event",
          *       "type": "subscription_change_request.scheduled",
          *       "sequence": 1,
-         *       "created": 1795963569,
+         *       "created": 1795966380,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "scr_prod_06h2fha3d2g9f1j8h29kvjhdm16jj",
+         *           "id": "scr_prod_06h2fw19528jfwbrcga8m8g6wd18p",
          *           "steps": [
          *             {
-         *               "item": "si_prod_06h2fha2pbtxekpg5nsb9xptwh3q8",
+         *               "item": "si_prod_06h2fw18tdmfszekshwszhzrkvepr",
          *               "type": "switch_price",
-         *               "price": "price_prod_06h2fha2kvvhxr592yxxfhqd4n1jp",
+         *               "price": "price_prod_06h2fw18rqjyh1p53kpb0jwzr8k88",
          *               "state": "pending",
          *               "quantity": null
          *             }
          *           ],
          *           "object": "subscription_change_request",
          *           "status": "scheduled",
-         *           "created": "2026-11-29T14:46:08.982Z",
+         *           "created": "2026-11-29T15:33:00.297Z",
          *           "invoice": null,
-         *           "updated": "2026-11-29T14:46:09.222Z",
+         *           "updated": "2026-11-29T15:33:00.367Z",
          *           "currency": "usd",
          *           "livemode": false,
          *           "metadata": {},
          *           "effective": "period_end",
          *           "applied_at": null,
          *           "last_error": null,
-         *           "effective_at": "2026-12-29T14:46:08.813Z",
-         *           "subscription": "sub_prod_06h2fha2pbtxekpg5nsb9xptwh3q6",
+         *           "effective_at": "2026-12-29T15:33:00.240Z",
+         *           "subscription": "sub_prod_06h2fw18tdmfszekshwszhzrkvepp",
          *           "applied_steps": 0,
-         *           "proration_date": "2026-11-29T14:46:08.982Z",
+         *           "proration_date": "2026-11-29T15:33:00.297Z",
          *           "proration_behavior": "create_prorations",
          *           "amount_due_now_atom": 0,
          *           "balance_transaction": null,
@@ -31419,7 +31502,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "status": "open",
-         *           "updated": "2026-11-29T14:46:08.982Z",
+         *           "updated": "2026-11-29T15:33:00.297Z",
          *           "effective_at": null
          *         }
          *       }
@@ -31521,39 +31604,39 @@ export type components = {
         /**
          * @description The webhook body of `subscription_change_request.applied`.
          * @example {
-         *       "id": "evt_prod_06h2fhafj40c80ywkg4yxmv8ce2wy",
+         *       "id": "evt_prod_06h2fw1c83pfwp9kpsc5ag44qcxv0",
          *       "object": "event",
          *       "type": "subscription_change_request.applied",
          *       "sequence": 2,
-         *       "created": 1798555568,
+         *       "created": 1798558380,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "scr_prod_06h2fha3d2g9f1j8h29kvjhdm16jj",
+         *           "id": "scr_prod_06h2fw19528jfwbrcga8m8g6wd18p",
          *           "steps": [
          *             {
-         *               "item": "si_prod_06h2fha2pbtxekpg5nsb9xptwh3q8",
+         *               "item": "si_prod_06h2fw18tdmfszekshwszhzrkvepr",
          *               "type": "switch_price",
-         *               "price": "price_prod_06h2fha2kvvhxr592yxxfhqd4n1jp",
+         *               "price": "price_prod_06h2fw18rqjyh1p53kpb0jwzr8k88",
          *               "state": "applied",
          *               "quantity": null
          *             }
          *           ],
          *           "object": "subscription_change_request",
          *           "status": "applied",
-         *           "created": "2026-11-29T14:46:08.982Z",
+         *           "created": "2026-11-29T15:33:00.297Z",
          *           "invoice": null,
-         *           "updated": "2026-12-29T14:46:08.813Z",
+         *           "updated": "2026-12-29T15:33:00.240Z",
          *           "currency": "usd",
          *           "livemode": false,
          *           "metadata": {},
          *           "effective": "period_end",
-         *           "applied_at": "2026-12-29T14:46:08.813Z",
+         *           "applied_at": "2026-12-29T15:33:00.240Z",
          *           "last_error": null,
-         *           "effective_at": "2026-12-29T14:46:08.813Z",
-         *           "subscription": "sub_prod_06h2fha2pbtxekpg5nsb9xptwh3q6",
+         *           "effective_at": "2026-12-29T15:33:00.240Z",
+         *           "subscription": "sub_prod_06h2fw18tdmfszekshwszhzrkvepp",
          *           "applied_steps": 1,
-         *           "proration_date": "2026-11-29T14:46:08.982Z",
+         *           "proration_date": "2026-11-29T15:33:00.297Z",
          *           "proration_behavior": "create_prorations",
          *           "amount_due_now_atom": 0,
          *           "balance_transaction": null,
@@ -31568,15 +31651,15 @@ export type components = {
          *         "previous_attributes": {
          *           "steps": [
          *             {
-         *               "item": "si_prod_06h2fha2pbtxekpg5nsb9xptwh3q8",
+         *               "item": "si_prod_06h2fw18tdmfszekshwszhzrkvepr",
          *               "type": "switch_price",
-         *               "price": "price_prod_06h2fha2kvvhxr592yxxfhqd4n1jp",
+         *               "price": "price_prod_06h2fw18rqjyh1p53kpb0jwzr8k88",
          *               "state": "pending",
          *               "quantity": null
          *             }
          *           ],
          *           "status": "scheduled",
-         *           "updated": "2026-11-29T14:46:09.222Z",
+         *           "updated": "2026-11-29T15:33:00.367Z",
          *           "applied_at": null,
          *           "applied_steps": 0
          *         }
@@ -31612,18 +31695,18 @@ export type components = {
         /**
          * @description The webhook body of `subscription_change_request.canceled`.
          * @example {
-         *       "id": "evt_prod_06h2fha51bt12wt0nch3jc856y6cj",
+         *       "id": "evt_prod_06h2fw19tn6txtfe30dr01013zzmw",
          *       "object": "event",
          *       "type": "subscription_change_request.canceled",
          *       "sequence": 2,
-         *       "created": 1795963569,
+         *       "created": 1795966380,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "scr_prod_06h2fha4smr3bxzwpap1m3ggjhb3e",
+         *           "id": "scr_prod_06h2fw19m9wdsxdkywmdg459vf3vc",
          *           "steps": [
          *             {
-         *               "item": "si_prod_06h2fha2pbtxekpg5nsb9xptwh3q8",
+         *               "item": "si_prod_06h2fw18tdmfszekshwszhzrkvepr",
          *               "type": "set_quantity",
          *               "price": null,
          *               "state": "pending",
@@ -31632,19 +31715,19 @@ export type components = {
          *           ],
          *           "object": "subscription_change_request",
          *           "status": "canceled",
-         *           "created": "2026-11-29T14:46:09.301Z",
+         *           "created": "2026-11-29T15:33:00.428Z",
          *           "invoice": null,
-         *           "updated": "2026-11-29T14:46:09.415Z",
+         *           "updated": "2026-11-29T15:33:00.500Z",
          *           "currency": "usd",
          *           "livemode": false,
          *           "metadata": {},
          *           "effective": "period_end",
          *           "applied_at": null,
          *           "last_error": null,
-         *           "effective_at": "2026-12-29T14:46:08.813Z",
-         *           "subscription": "sub_prod_06h2fha2pbtxekpg5nsb9xptwh3q6",
+         *           "effective_at": "2026-12-29T15:33:00.240Z",
+         *           "subscription": "sub_prod_06h2fw18tdmfszekshwszhzrkvepp",
          *           "applied_steps": 0,
-         *           "proration_date": "2026-11-29T14:46:09.301Z",
+         *           "proration_date": "2026-11-29T15:33:00.428Z",
          *           "proration_behavior": "create_prorations",
          *           "amount_due_now_atom": 0,
          *           "balance_transaction": null,
@@ -31658,7 +31741,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "status": "scheduled",
-         *           "updated": "2026-11-29T14:46:09.389Z",
+         *           "updated": "2026-11-29T15:33:00.466Z",
          *           "cancellation_reason": null
          *         }
          *       }
@@ -31693,15 +31776,15 @@ export type components = {
         /**
          * @description The webhook body of `payment_method.attached`.
          * @example {
-         *       "id": "evt_prod_06h2fh9d00bpqcm0c8y2hspvap07t",
+         *       "id": "evt_prod_06h2fw12n0p43e56t3k5y7f7k67n8",
          *       "object": "event",
          *       "type": "payment_method.attached",
          *       "sequence": 1,
-         *       "created": 1795963563,
+         *       "created": 1795966378,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "pm_prod_06h2fh9czstkv6atecnxa1f86t8da",
+         *           "id": "pm_prod_06h2fw12mt9dmyz424nrt7g6k8k92",
          *           "card": {
          *             "brand": "visa",
          *             "last4": "4242",
@@ -31709,8 +31792,8 @@ export type components = {
          *             "exp_month": 12
          *           },
          *           "object": "payment_method",
-         *           "created": "2026-11-29T14:46:03.262Z",
-         *           "customer": "cus_prod_06h2fh9a305gnvn0y9ecv5hbacw76",
+         *           "created": "2026-11-29T15:32:58.662Z",
+         *           "customer": "cus_prod_06h2fw11rqq15gbze22grn4106dx2",
          *           "livemode": false,
          *           "processor": "sandbox",
          *           "detached_at": null,
@@ -31786,15 +31869,15 @@ export type components = {
         /**
          * @description The webhook body of `payment_method.detached`.
          * @example {
-         *       "id": "evt_prod_06h2fh9dr1vc2jdv7jnmb5hk6k5fe",
+         *       "id": "evt_prod_06h2fw12t62gjdpndnf75vjgq7rgp",
          *       "object": "event",
          *       "type": "payment_method.detached",
          *       "sequence": 2,
-         *       "created": 1795963563,
+         *       "created": 1795966378,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "pm_prod_06h2fh9d9gk4catw0tez15qp1wsep",
+         *           "id": "pm_prod_06h2fw12r6vzvgzw5w65f51m2em7r",
          *           "card": {
          *             "brand": "visa",
          *             "last4": "0002",
@@ -31802,11 +31885,11 @@ export type components = {
          *             "exp_month": 12
          *           },
          *           "object": "payment_method",
-         *           "created": "2026-11-29T14:46:03.340Z",
-         *           "customer": "cus_prod_06h2fh9a305gnvn0y9ecv5hbacw76",
+         *           "created": "2026-11-29T15:32:58.689Z",
+         *           "customer": "cus_prod_06h2fw11rqq15gbze22grn4106dx2",
          *           "livemode": false,
          *           "processor": "sandbox",
-         *           "detached_at": "2026-11-29T14:46:03.455Z",
+         *           "detached_at": "2026-11-29T15:32:58.704Z",
          *           "processor_payment_method": "pm_sandbox_declined"
          *         },
          *         "previous_attributes": {
@@ -31844,28 +31927,28 @@ export type components = {
         /**
          * @description The webhook body of `dispute.created`.
          * @example {
-         *       "id": "evt_prod_06h2fh8yp75gynkvc43fx1e3n130c",
+         *       "id": "evt_prod_06h2fw0y78rdya1b67hw2vbawnat6",
          *       "object": "event",
          *       "type": "dispute.created",
          *       "sequence": 1,
-         *       "created": 1795963559,
+         *       "created": 1795966377,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "dp_prod_06h2fh8ymcp19m2njhd74cvr5q6d2",
+         *           "id": "dp_prod_06h2fw0y707gjq6fyh94f3j8vf5vg",
          *           "object": "dispute",
          *           "reason": "product_not_received",
          *           "status": "needs_response",
-         *           "created": "2026-11-29T14:45:59.586Z",
-         *           "payment": "py_prod_06h2fh8xvrwrznkeh3rbk1f1dbwme",
-         *           "updated": "2026-11-29T14:45:59.586Z",
+         *           "created": "2026-11-29T15:32:57.528Z",
+         *           "payment": "py_prod_06h2fw0xws2jwjd0fm5384w3nt4fg",
+         *           "updated": "2026-11-29T15:32:57.528Z",
          *           "currency": "usd",
          *           "livemode": false,
          *           "processor": "stripe",
          *           "amount_atom": 2500,
-         *           "payment_intent": "pi_prod_06h2fh8xny4fc1x5pzr62asw4kvb6",
-         *           "evidence_due_by": "2026-12-06T14:45:59.000Z",
-         *           "processor_dispute": "du_1bbaff28f447d6736acb1588"
+         *           "payment_intent": "pi_prod_06h2fw0xs2kw03wn1p75a38sx0y3j",
+         *           "evidence_due_by": "2026-12-06T15:32:57.000Z",
+         *           "processor_dispute": "du_3e5470be606fcc315ac1e078"
          *         }
          *       }
          *     }
@@ -31947,33 +32030,33 @@ export type components = {
         /**
          * @description The webhook body of `dispute.updated`.
          * @example {
-         *       "id": "evt_prod_06h2fh902xa01s5zzr8dbcavjbemj",
+         *       "id": "evt_prod_06h2fw0yhassyafnex7rvmdxdd0ra",
          *       "object": "event",
          *       "type": "dispute.updated",
          *       "sequence": 2,
-         *       "created": 1795963559,
+         *       "created": 1795966377,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "dp_prod_06h2fh8ymcp19m2njhd74cvr5q6d2",
+         *           "id": "dp_prod_06h2fw0y707gjq6fyh94f3j8vf5vg",
          *           "object": "dispute",
          *           "reason": "product_not_received",
          *           "status": "under_review",
-         *           "created": "2026-11-29T14:45:59.586Z",
-         *           "payment": "py_prod_06h2fh8xvrwrznkeh3rbk1f1dbwme",
-         *           "updated": "2026-11-29T14:45:59.951Z",
+         *           "created": "2026-11-29T15:32:57.528Z",
+         *           "payment": "py_prod_06h2fw0xws2jwjd0fm5384w3nt4fg",
+         *           "updated": "2026-11-29T15:32:57.607Z",
          *           "currency": "usd",
          *           "livemode": false,
          *           "processor": "stripe",
          *           "amount_atom": 2500,
-         *           "payment_intent": "pi_prod_06h2fh8xny4fc1x5pzr62asw4kvb6",
+         *           "payment_intent": "pi_prod_06h2fw0xs2kw03wn1p75a38sx0y3j",
          *           "evidence_due_by": null,
-         *           "processor_dispute": "du_1bbaff28f447d6736acb1588"
+         *           "processor_dispute": "du_3e5470be606fcc315ac1e078"
          *         },
          *         "previous_attributes": {
          *           "status": "needs_response",
-         *           "updated": "2026-11-29T14:45:59.586Z",
-         *           "evidence_due_by": "2026-12-06T14:45:59.000Z"
+         *           "updated": "2026-11-29T15:32:57.528Z",
+         *           "evidence_due_by": "2026-12-06T15:32:57.000Z"
          *         }
          *       }
          *     }
@@ -32007,32 +32090,32 @@ export type components = {
         /**
          * @description The webhook body of `dispute.closed`.
          * @example {
-         *       "id": "evt_prod_06h2fh90fnbzzvb86vazveywce0p2",
+         *       "id": "evt_prod_06h2fw0z34m709prrx265g0gmj1nt",
          *       "object": "event",
          *       "type": "dispute.closed",
          *       "sequence": 3,
-         *       "created": 1795963560,
+         *       "created": 1795966377,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "dp_prod_06h2fh8ymcp19m2njhd74cvr5q6d2",
+         *           "id": "dp_prod_06h2fw0y707gjq6fyh94f3j8vf5vg",
          *           "object": "dispute",
          *           "reason": "product_not_received",
          *           "status": "lost",
-         *           "created": "2026-11-29T14:45:59.586Z",
-         *           "payment": "py_prod_06h2fh8xvrwrznkeh3rbk1f1dbwme",
-         *           "updated": "2026-11-29T14:46:00.057Z",
+         *           "created": "2026-11-29T15:32:57.528Z",
+         *           "payment": "py_prod_06h2fw0xws2jwjd0fm5384w3nt4fg",
+         *           "updated": "2026-11-29T15:32:57.749Z",
          *           "currency": "usd",
          *           "livemode": false,
          *           "processor": "stripe",
          *           "amount_atom": 2500,
-         *           "payment_intent": "pi_prod_06h2fh8xny4fc1x5pzr62asw4kvb6",
+         *           "payment_intent": "pi_prod_06h2fw0xs2kw03wn1p75a38sx0y3j",
          *           "evidence_due_by": null,
-         *           "processor_dispute": "du_1bbaff28f447d6736acb1588"
+         *           "processor_dispute": "du_3e5470be606fcc315ac1e078"
          *         },
          *         "previous_attributes": {
          *           "status": "under_review",
-         *           "updated": "2026-11-29T14:45:59.951Z"
+         *           "updated": "2026-11-29T15:32:57.607Z"
          *         }
          *       }
          *     }
@@ -32066,32 +32149,32 @@ export type components = {
         /**
          * @description The webhook body of `email.sent`.
          * @example {
-         *       "id": "evt_prod_06h2fh9m5x5m84mr4pczr04khpzng",
+         *       "id": "evt_prod_06h2fw14yxtg7rztwy84ryqcd7bh2",
          *       "object": "event",
          *       "type": "email.sent",
          *       "sequence": 1,
-         *       "created": 1795963565,
+         *       "created": 1795966379,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "eml_prod_06h2fh9jvrffh2qrh56v92x6a1ne8",
+         *           "id": "eml_prod_06h2fw14n35w7r9t6mp3k6yh83eke",
          *           "to": [
          *             "jenny@example.com"
          *           ],
          *           "type": "receipt",
-         *           "event": "evt_prod_06h2fh9jtt19tsy355vk88pkkh4vr",
+         *           "event": "evt_prod_06h2fw14md9abrn8s5abk3km2td34",
          *           "object": "email",
          *           "status": "sent",
-         *           "created": "2026-11-29T14:46:04.767Z",
-         *           "invoice": "in_prod_06h2fh9h0t0nnns7vfgp9vac0rm7r",
-         *           "sent_at": "2026-11-29T14:46:05.092Z",
+         *           "created": "2026-11-29T15:32:59.177Z",
+         *           "invoice": "in_prod_06h2fw13zwb7wgs7c0btv803wttk0",
+         *           "sent_at": "2026-11-29T15:32:59.248Z",
          *           "subject": "Your receipt from Example GmbH (invoice EXAMPL-0001)",
          *           "attempts": 1,
-         *           "customer": "cus_prod_06h2fh9a305gnvn0y9ecv5hbacw76",
+         *           "customer": "cus_prod_06h2fw11rqq15gbze22grn4106dx2",
          *           "livemode": false,
-         *           "message_id": "<eml_prod_06h2fh9jvrffh2qrh56v92x6a1ne8@localhost>",
+         *           "message_id": "<eml_prod_06h2fw14n35w7r9t6mp3k6yh83eke@localhost>",
          *           "credit_note": null,
-         *           "smtp_response": "250 Written to .data/mail/eml_prod_06h2fh9jvrffh2qrh56v92x6a1ne8.eml (no SMTP_URL)"
+         *           "smtp_response": "250 Written to .data/mail/eml_prod_06h2fw14n35w7r9t6mp3k6yh83eke.eml (no SMTP_URL)"
          *         },
          *         "previous_attributes": {
          *           "status": "queued",
@@ -32164,15 +32247,15 @@ export type components = {
         /**
          * @description The webhook body of `email.failed`.
          * @example {
-         *       "id": "evt_prod_06h2fhamsk87m55a1favk0kcxc1fc",
+         *       "id": "evt_prod_06h2fw1e5hm5yh0w8v98zjxr4r27y",
          *       "object": "event",
          *       "type": "email.failed",
          *       "sequence": 1,
-         *       "created": 1799419570,
+         *       "created": 1799422380,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "eml_prod_06h2fhamn5tgb9whnh01pjx8xzvfe",
+         *           "id": "eml_prod_06h2fw1e3ye1jaxvjqqwxaqfhsy20",
          *           "to": [
          *             "owner@example.com"
          *           ],
@@ -32180,14 +32263,14 @@ export type components = {
          *           "event": null,
          *           "object": "email",
          *           "status": "rate_limited",
-         *           "created": "2027-01-08T14:46:10.285Z",
+         *           "created": "2027-01-08T15:33:00.886Z",
          *           "invoice": null,
          *           "sent_at": null,
          *           "subject": "Test email from Example GmbH",
          *           "attempts": 1,
          *           "customer": null,
          *           "livemode": false,
-         *           "message_id": "<eml_prod_06h2fhamn5tgb9whnh01pjx8xzvfe@localhost>",
+         *           "message_id": "<eml_prod_06h2fw1e3ye1jaxvjqqwxaqfhsy20@localhost>",
          *           "credit_note": null,
          *           "smtp_response": "429 The account's hourly email limit was reached; this email was not sent."
          *         },
@@ -32224,7 +32307,39 @@ export type components = {
                 previous_attributes?: components["schemas"]["EmailPreviousAttributes"];
             };
         };
-        /** @description The webhook body of `api_key.rolled`. */
+        /**
+         * @description The webhook body of `api_key.rolled`.
+         * @example {
+         *       "id": "evt_prod_06h2fw0snjvqzbkb1v4acrad0r5r0",
+         *       "object": "event",
+         *       "type": "api_key.rolled",
+         *       "sequence": 2,
+         *       "created": 1795966376,
+         *       "livemode": false,
+         *       "data": {
+         *         "object": {
+         *           "id": "key_prod_06h2fw0shx6krx2qpsfphmksrdmg2",
+         *           "kind": "publishable",
+         *           "name": "spare",
+         *           "object": "api_token",
+         *           "status": "active",
+         *           "created": "2026-11-29T15:32:56.335Z",
+         *           "display": "pt_prod_…vwjv",
+         *           "expires_at": null,
+         *           "revoked_at": null,
+         *           "allowed_ips": null,
+         *           "description": null,
+         *           "permissions": null,
+         *           "last_used_at": null,
+         *           "last_used_ip": null,
+         *           "previous_secret_expires_at": null
+         *         },
+         *         "previous_attributes": {
+         *           "display": "pt_prod_…q0z4"
+         *         }
+         *       }
+         *     }
+         */
         ApiKeyRolledWebhookEvent: {
             /** @description Event ID (prefix `evt_`). */
             id: string;
@@ -32254,22 +32369,22 @@ export type components = {
         /**
          * @description The webhook body of `alert.triggered`.
          * @example {
-         *       "id": "evt_prod_06h2fh9gfvpxscfr7jw9d51c61sq8",
+         *       "id": "evt_prod_06h2fw15d8m10327qz3wa680c0m2j",
          *       "object": "event",
          *       "type": "alert.triggered",
          *       "sequence": 1,
-         *       "created": 1795963564,
+         *       "created": 1795966379,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "atrg_prod_06h2fh9gfb95vdyjy8hm9c40074ay",
-         *           "alert": "alrt_prod_06h2fh9c20bdhgz82tdftj4dcbmh6",
-         *           "meter": "mtr_prod_06h2fh98wx2gn950x9w6kr2w6rk6j",
+         *           "id": "atrg_prod_06h2fw15cz5rj8khcrtv5fa2gz4jm",
+         *           "alert": "alrt_prod_06h2fw12ceqx0txywrbsrvp5znd1c",
+         *           "meter": "mtr_prod_06h2fw11ffmgkp42qd5nbnj75q7c6",
          *           "value": 1,
          *           "object": "alert_trigger",
-         *           "created": "2026-11-29T14:46:04.138Z",
+         *           "created": "2026-11-29T15:32:59.359Z",
          *           "currency": null,
-         *           "customer": "cus_prod_06h2fh9a305gnvn0y9ecv5hbacw76",
+         *           "customer": "cus_prod_06h2fw11rqq15gbze22grn4106dx2",
          *           "livemode": false,
          *           "threshold": 1,
          *           "alert_type": "usage_threshold",
@@ -32348,7 +32463,7 @@ export type components = {
         /**
          * @description The webhook body of `alert.resolved`.
          * @example {
-         *       "id": "evt_prod_06h2fhaa184f8wc6jjqt7qs3h428a",
+         *       "id": "evt_prod_06h2fw1b11fwpx7066094jd9r81fa",
          *       "object": "event",
          *       "type": "alert.resolved",
          *       "sequence": 2,
@@ -32356,14 +32471,14 @@ export type components = {
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "atrg_prod_06h2fh9gfb95vdyjy8hm9c40074ay",
-         *           "alert": "alrt_prod_06h2fh9c20bdhgz82tdftj4dcbmh6",
-         *           "meter": "mtr_prod_06h2fh98wx2gn950x9w6kr2w6rk6j",
+         *           "id": "atrg_prod_06h2fw15cz5rj8khcrtv5fa2gz4jm",
+         *           "alert": "alrt_prod_06h2fw12ceqx0txywrbsrvp5znd1c",
+         *           "meter": "mtr_prod_06h2fw11ffmgkp42qd5nbnj75q7c6",
          *           "value": 1,
          *           "object": "alert_trigger",
-         *           "created": "2026-11-29T14:46:04.138Z",
+         *           "created": "2026-11-29T15:32:59.359Z",
          *           "currency": null,
-         *           "customer": "cus_prod_06h2fh9a305gnvn0y9ecv5hbacw76",
+         *           "customer": "cus_prod_06h2fw11rqq15gbze22grn4106dx2",
          *           "livemode": false,
          *           "threshold": 1,
          *           "alert_type": "usage_threshold",
