@@ -1,3 +1,4 @@
+import { needs } from "@/lib/permissions";
 import { defineOperation } from "@/lib/api/operation";
 import { Alert, AlertCreateInput, AlertList, AlertListQuery, AlertTriggerList, AlertTriggerListQuery } from "./schema";
 
@@ -13,6 +14,7 @@ export const createAlertOperation = defineOperation({
     "A `usage_threshold` (a meter's usage in the customer's period ≥ `threshold`), `spend_threshold` (the customer's upcoming invoice total ≥ `threshold_atom`) or `credit_balance` (the customer's credit < `below_atom`) alert, for one `customer` or every customer. It emits `alert.triggered` once per customer and billing period, within 60 s of the change that crossed it, and `alert.resolved` when that period ends. An unknown meter or customer is a 422.",
   tag,
   access: "secret",
+  permission: needs("meters", "write"),
   body: AlertCreateInput,
   response: { status: 201, description: "The alert, active.", schema: Alert },
   errors: [409, 415, 422],
@@ -27,6 +29,7 @@ export const listAlertsOperation = defineOperation({
   description: "Newest first; filter `customer` (its own alerts, not those of every customer) or `status`.",
   tag,
   access: "secret",
+  permission: needs("meters", "read"),
   query: AlertListQuery,
   response: { status: 200, description: "A page of alerts.", schema: AlertList },
 });
@@ -39,6 +42,7 @@ export const getAlertOperation = defineOperation({
   summary: "Retrieve an alert",
   tag,
   access: "secret",
+  permission: needs("meters", "read"),
   response: { status: 200, description: "The alert.", schema: Alert },
   errors: [404],
 });
@@ -52,6 +56,7 @@ export const archiveAlertOperation = defineOperation({
   description: "It is never evaluated again (as Stripe's Billing Alerts, archiving is final); its triggers still resolve when their period ends. Archiving an archived alert changes nothing.",
   tag,
   access: "secret",
+  permission: needs("meters", "write"),
   response: { status: 200, description: "The alert, archived.", schema: Alert },
   errors: [404],
 });
@@ -65,6 +70,7 @@ export const listAlertTriggersOperation = defineOperation({
   description: "Each alert that triggered for a customer in a period (the object of `alert.triggered` and `alert.resolved`), newest first; filter `customer` or `alert`.",
   tag,
   access: "secret",
+  permission: needs("meters", "read"),
   query: AlertTriggerListQuery,
   response: { status: 200, description: "A page of triggers.", schema: AlertTriggerList },
 });

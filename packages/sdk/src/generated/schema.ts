@@ -5142,12 +5142,16 @@ export type paths = {
         /**
          * List alerts
          * @description Newest first; filter `customer` (its own alerts, not those of every customer) or `status`.
+         *
+         *     Restricted keys need `meters:read`.
          */
         get: operations["listAlerts"];
         put?: never;
         /**
          * Create an alert
          * @description A `usage_threshold` (a meter's usage in the customer's period ≥ `threshold`), `spend_threshold` (the customer's upcoming invoice total ≥ `threshold_atom`) or `credit_balance` (the customer's credit < `below_atom`) alert, for one `customer` or every customer. It emits `alert.triggered` once per customer and billing period, within 60 s of the change that crossed it, and `alert.resolved` when that period ends. An unknown meter or customer is a 422.
+         *
+         *     Restricted keys need `meters:write`.
          */
         post: operations["createAlert"];
         delete?: never;
@@ -5166,12 +5170,16 @@ export type paths = {
         /**
          * List alerts
          * @description Newest first; filter `customer` (its own alerts, not those of every customer) or `status`.
+         *
+         *     Restricted keys need `meters:read`.
          */
         get: operations["listAlertsForTokenAccount"];
         put?: never;
         /**
          * Create an alert
          * @description A `usage_threshold` (a meter's usage in the customer's period ≥ `threshold`), `spend_threshold` (the customer's upcoming invoice total ≥ `threshold_atom`) or `credit_balance` (the customer's credit < `below_atom`) alert, for one `customer` or every customer. It emits `alert.triggered` once per customer and billing period, within 60 s of the change that crossed it, and `alert.resolved` when that period ends. An unknown meter or customer is a 422.
+         *
+         *     Restricted keys need `meters:write`.
          */
         post: operations["createAlertForTokenAccount"];
         delete?: never;
@@ -5187,7 +5195,10 @@ export type paths = {
             path?: never;
             cookie?: never;
         };
-        /** Retrieve an alert */
+        /**
+         * Retrieve an alert
+         * @description Restricted keys need `meters:read`.
+         */
         get: operations["getAlert"];
         put?: never;
         post?: never;
@@ -5204,7 +5215,10 @@ export type paths = {
             path?: never;
             cookie?: never;
         };
-        /** Retrieve an alert */
+        /**
+         * Retrieve an alert
+         * @description Restricted keys need `meters:read`.
+         */
         get: operations["getAlertForTokenAccount"];
         put?: never;
         post?: never;
@@ -5226,6 +5240,8 @@ export type paths = {
         /**
          * Archive an alert
          * @description It is never evaluated again (as Stripe's Billing Alerts, archiving is final); its triggers still resolve when their period ends. Archiving an archived alert changes nothing.
+         *
+         *     Restricted keys need `meters:write`.
          */
         post: operations["archiveAlert"];
         delete?: never;
@@ -5246,6 +5262,8 @@ export type paths = {
         /**
          * Archive an alert
          * @description It is never evaluated again (as Stripe's Billing Alerts, archiving is final); its triggers still resolve when their period ends. Archiving an archived alert changes nothing.
+         *
+         *     Restricted keys need `meters:write`.
          */
         post: operations["archiveAlertForTokenAccount"];
         delete?: never;
@@ -5264,6 +5282,8 @@ export type paths = {
         /**
          * List alert triggers
          * @description Each alert that triggered for a customer in a period (the object of `alert.triggered` and `alert.resolved`), newest first; filter `customer` or `alert`.
+         *
+         *     Restricted keys need `meters:read`.
          */
         get: operations["listAlertTriggers"];
         put?: never;
@@ -5284,6 +5304,8 @@ export type paths = {
         /**
          * List alert triggers
          * @description Each alert that triggered for a customer in a period (the object of `alert.triggered` and `alert.resolved`), newest first; filter `customer` or `alert`.
+         *
+         *     Restricted keys need `meters:read`.
          */
         get: operations["listAlertTriggersForTokenAccount"];
         put?: never;
