@@ -3,6 +3,7 @@ export * from "./accounts";
 export * from "./catalog";
 export * from "./checkout";
 export * from "./coupons";
+export * from "./credit-grants";
 export * from "./credit-notes";
 export * from "./customers";
 export * from "./disputes";
