@@ -13788,32 +13788,32 @@ export type components = {
         Event: components["schemas"]["PaymentSucceededEvent"] | components["schemas"]["PaymentFailedEvent"] | components["schemas"]["PaymentRefundedEvent"] | components["schemas"]["CheckoutSessionCreatedEvent"] | components["schemas"]["CheckoutSessionUpdatedEvent"] | components["schemas"]["CheckoutSessionDeletedEvent"] | components["schemas"]["CheckoutSessionCompletedEvent"] | components["schemas"]["CheckoutSessionExpiredEvent"] | components["schemas"]["PaymentIntentCreatedEvent"] | components["schemas"]["PaymentIntentProcessingEvent"] | components["schemas"]["PaymentIntentRequiresActionEvent"] | components["schemas"]["PaymentIntentAmountCapturableUpdatedEvent"] | components["schemas"]["PaymentIntentSucceededEvent"] | components["schemas"]["PaymentIntentCanceledEvent"] | components["schemas"]["PaymentIntentPaymentFailedEvent"] | components["schemas"]["PaymentIntentPartiallyFundedEvent"] | components["schemas"]["CustomerSubscriptionCreatedEvent"] | components["schemas"]["CustomerSubscriptionUpdatedEvent"] | components["schemas"]["CustomerSubscriptionPausedEvent"] | components["schemas"]["CustomerSubscriptionResumedEvent"] | components["schemas"]["CustomerSubscriptionCancelledEvent"] | components["schemas"]["CustomerSubscriptionTrialWillEndEvent"] | components["schemas"]["InvoiceCreatedEvent"] | components["schemas"]["InvoiceFinalizedEvent"] | components["schemas"]["InvoicePaidEvent"] | components["schemas"]["InvoicePaymentSucceededEvent"] | components["schemas"]["InvoicePaymentFailedEvent"] | components["schemas"]["InvoicePaymentActionRequiredEvent"] | components["schemas"]["InvoiceOverdueEvent"] | components["schemas"]["InvoiceVoidedEvent"] | components["schemas"]["InvoiceMarkedUncollectibleEvent"] | components["schemas"]["InvoiceRefundedEvent"] | components["schemas"]["InvoiceUpcomingEvent"] | components["schemas"]["CustomerCreatedEvent"] | components["schemas"]["CustomerUpdatedEvent"] | components["schemas"]["CustomerDeletedEvent"] | components["schemas"]["CustomerDiscountCreatedEvent"] | components["schemas"]["CustomerDiscountUpdatedEvent"] | components["schemas"]["CustomerDiscountDeletedEvent"] | components["schemas"]["CouponCreatedEvent"] | components["schemas"]["CouponUpdatedEvent"] | components["schemas"]["CouponDeletedEvent"] | components["schemas"]["PriceCreatedEvent"] | components["schemas"]["PriceUpdatedEvent"] | components["schemas"]["PriceDeletedEvent"] | components["schemas"]["ProductCreatedEvent"] | components["schemas"]["ProductUpdatedEvent"] | components["schemas"]["ProductDeletedEvent"] | components["schemas"]["RefundCreatedEvent"] | components["schemas"]["RefundUpdatedEvent"] | components["schemas"]["RefundFailedEvent"] | components["schemas"]["ApiTokenCreatedEvent"] | components["schemas"]["ApiTokenRevokedEvent"] | components["schemas"]["WebhookEndpointCreatedEvent"] | components["schemas"]["WebhookEndpointUpdatedEvent"] | components["schemas"]["WebhookEndpointDeletedEvent"] | components["schemas"]["WebhookEndpointDisabledEvent"] | components["schemas"]["WebhookEndpointEnabledEvent"] | components["schemas"]["WebhookEndpointSecretRotatedEvent"] | components["schemas"]["UserSignedInEvent"] | components["schemas"]["UserSignInFailedEvent"] | components["schemas"]["UserSignedOutEvent"] | components["schemas"]["UserPasswordChangedEvent"] | components["schemas"]["AccountSettingsUpdatedEvent"] | components["schemas"]["TaxRateCreatedEvent"] | components["schemas"]["TaxRateUpdatedEvent"] | components["schemas"]["MeterCreatedEvent"] | components["schemas"]["MeterUpdatedEvent"] | components["schemas"]["MeterDeactivatedEvent"] | components["schemas"]["MeterReactivatedEvent"] | components["schemas"]["FeatureCreatedEvent"] | components["schemas"]["ProductFeatureAttachedEvent"] | components["schemas"]["ProductFeatureDetachedEvent"] | components["schemas"]["CustomerEntitlementsUpdatedEvent"] | components["schemas"]["PortalConfigurationUpdatedEvent"] | components["schemas"]["CreditNoteCreatedEvent"] | components["schemas"]["CreditNoteVoidedEvent"] | components["schemas"]["CustomerBalanceTransactionCreatedEvent"] | components["schemas"]["MemberInvitedEvent"] | components["schemas"]["MemberInvitationRevokedEvent"] | components["schemas"]["MemberJoinedEvent"] | components["schemas"]["MemberRoleChangedEvent"] | components["schemas"]["MemberRemovedEvent"] | components["schemas"]["PaymentProcessorConnectedEvent"] | components["schemas"]["PaymentProcessorDisconnectedEvent"] | components["schemas"]["SubscriptionChangeRequestScheduledEvent"] | components["schemas"]["SubscriptionChangeRequestAppliedEvent"] | components["schemas"]["SubscriptionChangeRequestCanceledEvent"] | components["schemas"]["PaymentMethodAttachedEvent"] | components["schemas"]["PaymentMethodDetachedEvent"] | components["schemas"]["DisputeCreatedEvent"] | components["schemas"]["DisputeUpdatedEvent"] | components["schemas"]["DisputeClosedEvent"] | components["schemas"]["EmailSentEvent"] | components["schemas"]["EmailFailedEvent"] | components["schemas"]["CreditGrantCreatedEvent"] | components["schemas"]["CreditGrantAppliedEvent"] | components["schemas"]["CreditGrantDepletedEvent"] | components["schemas"]["CreditGrantExpiredEvent"] | components["schemas"]["CreditGrantVoidedEvent"];
         /**
          * @example {
-         *       "id": "evt_prod_06h2eezs6a7s4zj7cqvbstppxqpee",
+         *       "id": "evt_prod_06h2fht6gs979xwnn7tkx8e194sny",
          *       "type": "payment.succeeded",
          *       "aggregate_type": "payment",
-         *       "aggregate_id": "py_prod_06h2eezs65kr1m4rks87v9jkaddtt",
+         *       "aggregate_id": "py_prod_06h2fht6ert07gstp7pdkvywbehf0",
          *       "data": {
-         *         "id": "py_prod_06h2eezs65kr1m4rks87v9jkaddtt",
+         *         "id": "py_prod_06h2fht6ert07gstp7pdkvywbehf0",
          *         "object": "payment",
          *         "status": "succeeded",
-         *         "created": "2026-11-29T12:16:11.569Z",
+         *         "created": "2026-11-29T14:48:20.854Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "amount_atom": 2500,
-         *         "payment_intent": "pi_prod_06h2eezs3pr7xw0aycw2e3ycnj78p",
+         *         "payment_intent": "pi_prod_06h2fht5xw4w2tjbxpbxdc8rkt2m4",
          *         "payment_method": "pm_card_visa",
          *         "failure_message": null,
          *         "amount_refunded_atom": 0
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2eezs35p7x35ga0b4es4fhc1gp",
-         *       "request_id": "req_prod_06h2eezs35p7x35ga0b4es4fhc1gp",
+         *       "correlation_id": "req_prod_06h2fht5wnpdh8x6sakr3j3y0kdp8",
+         *       "request_id": "req_prod_06h2fht5wnpdh8x6sakr3j3y0kdp8",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-29T12:16:11.570Z",
+         *       "created": "2026-11-29T14:48:20.871Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2eeznqzss6w2jbgkfca7r3sg58"
+         *       "actor_id": "key_prod_06h2fhsg8v1zs153x8mdrna5q96bm"
          *     }
          */
         PaymentSucceededEvent: {
@@ -13858,32 +13858,32 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2eezwvb2v0w9fj697nrq8dqmtr",
+         *       "id": "evt_prod_06h2fhtfy1trxr5pmgdwaz351gsq2",
          *       "type": "payment.failed",
          *       "aggregate_type": "payment",
-         *       "aggregate_id": "py_prod_06h2eezwv67sntsv444e5jaypxapa",
+         *       "aggregate_id": "py_prod_06h2fhtfx1c0ezvh5rz8y8cqkqkaw",
          *       "data": {
-         *         "id": "py_prod_06h2eezwv67sntsv444e5jaypxapa",
+         *         "id": "py_prod_06h2fhtfx1c0ezvh5rz8y8cqkqkaw",
          *         "object": "payment",
          *         "status": "failed",
-         *         "created": "2026-11-29T12:16:12.505Z",
+         *         "created": "2026-11-29T14:48:23.272Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "amount_atom": 1000,
-         *         "payment_intent": "pi_prod_06h2eezwtnfqcefgwah2pfmkdmvrj",
+         *         "payment_intent": "pi_prod_06h2fhtfttkz8j2prskftdnkvmcp4",
          *         "payment_method": "pm_sandbox_declined",
          *         "failure_message": "Your card was declined (sandbox payment method pm_sandbox_declined).",
          *         "amount_refunded_atom": 0
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2eezwtgjdkp5df850ddqd3nxem",
-         *       "request_id": "req_prod_06h2eezwtgjdkp5df850ddqd3nxem",
+         *       "correlation_id": "req_prod_06h2fhtfska1hgpygzyd9fxvrsh72",
+         *       "request_id": "req_prod_06h2fhtfska1hgpygzyd9fxvrsh72",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-29T12:16:12.506Z",
+         *       "created": "2026-11-29T14:48:23.280Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2eeznqzss6w2jbgkfca7r3sg58"
+         *       "actor_id": "key_prod_06h2fhsg8v1zs153x8mdrna5q96bm"
          *     }
          */
         PaymentFailedEvent: {
@@ -13928,44 +13928,44 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2eezx7y0svc7ye9508zjty5pxa",
+         *       "id": "evt_prod_06h2fhthcvfvv36beqsrc7anx2vbt",
          *       "type": "payment.refunded",
          *       "aggregate_type": "payment",
-         *       "aggregate_id": "py_prod_06h2eezwsbvc1gtdczwba396y6za4",
+         *       "aggregate_id": "py_prod_06h2fhtfndn66fys143fv581whwge",
          *       "data": {
-         *         "id": "py_prod_06h2eezwsbvc1gtdczwba396y6za4",
+         *         "id": "py_prod_06h2fhtfndn66fys143fv581whwge",
          *         "object": "payment",
          *         "status": "partially_refunded",
-         *         "created": "2026-11-29T12:16:12.490Z",
+         *         "created": "2026-11-29T14:48:23.211Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "amount_atom": 1000,
-         *         "payment_intent": "pi_prod_06h2eezwrna5q93cxrw3jcg45gnbe",
+         *         "payment_intent": "pi_prod_06h2fhtfhzaqqp1bcv6d37skx2yrg",
          *         "payment_method": "pm_sandbox_succeeds",
          *         "failure_message": null,
          *         "amount_refunded_atom": 400
          *       },
          *       "previous_data": {
-         *         "id": "py_prod_06h2eezwsbvc1gtdczwba396y6za4",
+         *         "id": "py_prod_06h2fhtfndn66fys143fv581whwge",
          *         "object": "payment",
          *         "status": "succeeded",
-         *         "created": "2026-11-29T12:16:12.490Z",
+         *         "created": "2026-11-29T14:48:23.211Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "amount_atom": 1000,
-         *         "payment_intent": "pi_prod_06h2eezwrna5q93cxrw3jcg45gnbe",
+         *         "payment_intent": "pi_prod_06h2fhtfhzaqqp1bcv6d37skx2yrg",
          *         "payment_method": "pm_sandbox_succeeds",
          *         "failure_message": null,
          *         "amount_refunded_atom": 0
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2eezx6xd0ye77frhqmtry047c6",
-         *       "request_id": "req_prod_06h2eezx6xd0ye77frhqmtry047c6",
+         *       "correlation_id": "req_prod_06h2fhth8865zwpap9hx2abyte0dp",
+         *       "request_id": "req_prod_06h2fhth8865zwpap9hx2abyte0dp",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-29T12:16:12.607Z",
+         *       "created": "2026-11-29T14:48:23.654Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2eeznqzss6w2jbgkfca7r3sg58"
+         *       "actor_id": "key_prod_06h2fhsg8v1zs153x8mdrna5q96bm"
          *     }
          */
         PaymentRefundedEvent: {
@@ -14010,29 +14010,29 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2ef010w512qyj2an9q6g6dqfgj",
+         *       "id": "evt_prod_06h2fhv1157cpge5tf9jhxw73gmvm",
          *       "type": "checkout.session.created",
          *       "aggregate_type": "checkout_session",
-         *       "aggregate_id": "cs_prod_06h2ef010mjrjsaedtn795fehb1a0",
+         *       "aggregate_id": "cs_prod_06h2fhv0yz4h51n3fw5ztp5gpcwew",
          *       "data": {
-         *         "id": "cs_prod_06h2ef010mjrjsaedtn795fehb1a0",
-         *         "url": "http://127.0.0.1:35215/checkout/cs_prod_06h2ef010mjrjsaedtn795fehb1a0",
+         *         "id": "cs_prod_06h2fhv0yz4h51n3fw5ztp5gpcwew",
+         *         "url": "http://127.0.0.1:38991/checkout/cs_prod_06h2fhv0yz4h51n3fw5ztp5gpcwew",
          *         "mode": "payment",
          *         "object": "checkout_session",
          *         "status": "open",
-         *         "created": "2026-11-29T12:16:13.572Z",
+         *         "created": "2026-11-29T14:48:27.608Z",
          *         "invoice": null,
-         *         "updated": "2026-11-29T12:16:13.572Z",
+         *         "updated": "2026-11-29T14:48:27.608Z",
          *         "currency": "usd",
          *         "customer": null,
          *         "livemode": false,
          *         "metadata": {},
          *         "cancel_url": null,
          *         "expired_at": null,
-         *         "expires_at": "2026-11-30T12:16:13.572Z",
+         *         "expires_at": "2026-11-30T14:48:27.608Z",
          *         "line_items": [
          *           {
-         *             "price": "price_prod_06h2eezv7rtav2dxa0stegs4yywv2",
+         *             "price": "price_prod_06h2fhtb4kxhs6e2tw20dypd2dyba",
          *             "quantity": 2,
          *             "amount_atom": 1000,
          *             "description": "Pro",
@@ -14050,13 +14050,13 @@ export type components = {
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2ef010bv2adnee3cs33zm62pz2",
-         *       "request_id": "req_prod_06h2ef010bv2adnee3cs33zm62pz2",
+         *       "correlation_id": "req_prod_06h2fhv0ttfed0ne37sr53r89v1yj",
+         *       "request_id": "req_prod_06h2fhv0ttfed0ne37sr53r89v1yj",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-29T12:16:13.575Z",
+         *       "created": "2026-11-29T14:48:27.657Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2eeznqzss6w2jbgkfca7r3sg58"
+         *       "actor_id": "key_prod_06h2fhsg8v1zs153x8mdrna5q96bm"
          *     }
          */
         CheckoutSessionCreatedEvent: {
@@ -14101,19 +14101,19 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2ef017nqat6gh9nf3v4t6k870y",
+         *       "id": "evt_prod_06h2fhv2p8kwvc13q9xa95xp4grmp",
          *       "type": "checkout.session.updated",
          *       "aggregate_type": "checkout_session",
-         *       "aggregate_id": "cs_prod_06h2ef016f8w7g2wx2kcjbhbrc7xg",
+         *       "aggregate_id": "cs_prod_06h2fhv2dvv2w3bgwq6pparncdyfp",
          *       "data": {
-         *         "id": "cs_prod_06h2ef016f8w7g2wx2kcjbhbrc7xg",
-         *         "url": "http://127.0.0.1:35215/checkout/cs_prod_06h2ef016f8w7g2wx2kcjbhbrc7xg",
+         *         "id": "cs_prod_06h2fhv2dvv2w3bgwq6pparncdyfp",
+         *         "url": "http://127.0.0.1:38991/checkout/cs_prod_06h2fhv2dvv2w3bgwq6pparncdyfp",
          *         "mode": "payment",
          *         "object": "checkout_session",
          *         "status": "open",
-         *         "created": "2026-11-29T12:16:13.618Z",
+         *         "created": "2026-11-29T14:48:28.007Z",
          *         "invoice": null,
-         *         "updated": "2026-11-29T12:16:13.628Z",
+         *         "updated": "2026-11-29T14:48:28.080Z",
          *         "currency": "usd",
          *         "customer": null,
          *         "livemode": false,
@@ -14122,10 +14122,10 @@ export type components = {
          *         },
          *         "cancel_url": null,
          *         "expired_at": null,
-         *         "expires_at": "2026-11-30T12:16:13.618Z",
+         *         "expires_at": "2026-11-30T14:48:28.007Z",
          *         "line_items": [
          *           {
-         *             "price": "price_prod_06h2eezv7rtav2dxa0stegs4yywv2",
+         *             "price": "price_prod_06h2fhtb4kxhs6e2tw20dypd2dyba",
          *             "quantity": 2,
          *             "amount_atom": 1000,
          *             "description": "Pro",
@@ -14142,24 +14142,24 @@ export type components = {
          *         "subscription_data": null
          *       },
          *       "previous_data": {
-         *         "id": "cs_prod_06h2ef016f8w7g2wx2kcjbhbrc7xg",
-         *         "url": "http://127.0.0.1:35215/checkout/cs_prod_06h2ef016f8w7g2wx2kcjbhbrc7xg",
+         *         "id": "cs_prod_06h2fhv2dvv2w3bgwq6pparncdyfp",
+         *         "url": "http://127.0.0.1:38991/checkout/cs_prod_06h2fhv2dvv2w3bgwq6pparncdyfp",
          *         "mode": "payment",
          *         "object": "checkout_session",
          *         "status": "open",
-         *         "created": "2026-11-29T12:16:13.618Z",
+         *         "created": "2026-11-29T14:48:28.007Z",
          *         "invoice": null,
-         *         "updated": "2026-11-29T12:16:13.618Z",
+         *         "updated": "2026-11-29T14:48:28.007Z",
          *         "currency": "usd",
          *         "customer": null,
          *         "livemode": false,
          *         "metadata": {},
          *         "cancel_url": null,
          *         "expired_at": null,
-         *         "expires_at": "2026-11-30T12:16:13.618Z",
+         *         "expires_at": "2026-11-30T14:48:28.007Z",
          *         "line_items": [
          *           {
-         *             "price": "price_prod_06h2eezv7rtav2dxa0stegs4yywv2",
+         *             "price": "price_prod_06h2fhtb4kxhs6e2tw20dypd2dyba",
          *             "quantity": 2,
          *             "amount_atom": 1000,
          *             "description": "Pro",
@@ -14176,13 +14176,13 @@ export type components = {
          *         "subscription_data": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2ef0175sc2a3ad4dzybmhe713g",
-         *       "request_id": "req_prod_06h2ef0175sc2a3ad4dzybmhe713g",
+         *       "correlation_id": "req_prod_06h2fhv2nqtwjcyr2f6mbh1qb5gmr",
+         *       "request_id": "req_prod_06h2fhv2nqtwjcyr2f6mbh1qb5gmr",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-29T12:16:13.629Z",
+         *       "created": "2026-11-29T14:48:28.082Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2eeznqzss6w2jbgkfca7r3sg58"
+         *       "actor_id": "key_prod_06h2fhsg8v1zs153x8mdrna5q96bm"
          *     }
          */
         CheckoutSessionUpdatedEvent: {
@@ -14227,20 +14227,20 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2ef019dr88sp0nvv6yt6sbr3et",
+         *       "id": "evt_prod_06h2fhv2w03xmyjxbt4n2xf22s9gc",
          *       "type": "checkout.session.deleted",
          *       "aggregate_type": "checkout_session",
-         *       "aggregate_id": "cs_prod_06h2ef016f8w7g2wx2kcjbhbrc7xg",
+         *       "aggregate_id": "cs_prod_06h2fhv2dvv2w3bgwq6pparncdyfp",
          *       "data": {
-         *         "id": "cs_prod_06h2ef016f8w7g2wx2kcjbhbrc7xg",
-         *         "url": "http://127.0.0.1:35215/checkout/cs_prod_06h2ef016f8w7g2wx2kcjbhbrc7xg",
+         *         "id": "cs_prod_06h2fhv2dvv2w3bgwq6pparncdyfp",
+         *         "url": "http://127.0.0.1:38991/checkout/cs_prod_06h2fhv2dvv2w3bgwq6pparncdyfp",
          *         "mode": "payment",
          *         "object": "checkout_session",
          *         "status": "open",
-         *         "created": "2026-11-29T12:16:13.618Z",
+         *         "created": "2026-11-29T14:48:28.007Z",
          *         "deleted": true,
          *         "invoice": null,
-         *         "updated": "2026-11-29T12:16:13.642Z",
+         *         "updated": "2026-11-29T14:48:28.126Z",
          *         "currency": "usd",
          *         "customer": null,
          *         "livemode": false,
@@ -14249,10 +14249,10 @@ export type components = {
          *         },
          *         "cancel_url": null,
          *         "expired_at": null,
-         *         "expires_at": "2026-11-30T12:16:13.618Z",
+         *         "expires_at": "2026-11-30T14:48:28.007Z",
          *         "line_items": [
          *           {
-         *             "price": "price_prod_06h2eezv7rtav2dxa0stegs4yywv2",
+         *             "price": "price_prod_06h2fhtb4kxhs6e2tw20dypd2dyba",
          *             "quantity": 2,
          *             "amount_atom": 1000,
          *             "description": "Pro",
@@ -14269,14 +14269,14 @@ export type components = {
          *         "subscription_data": null
          *       },
          *       "previous_data": {
-         *         "id": "cs_prod_06h2ef016f8w7g2wx2kcjbhbrc7xg",
-         *         "url": "http://127.0.0.1:35215/checkout/cs_prod_06h2ef016f8w7g2wx2kcjbhbrc7xg",
+         *         "id": "cs_prod_06h2fhv2dvv2w3bgwq6pparncdyfp",
+         *         "url": "http://127.0.0.1:38991/checkout/cs_prod_06h2fhv2dvv2w3bgwq6pparncdyfp",
          *         "mode": "payment",
          *         "object": "checkout_session",
          *         "status": "open",
-         *         "created": "2026-11-29T12:16:13.618Z",
+         *         "created": "2026-11-29T14:48:28.007Z",
          *         "invoice": null,
-         *         "updated": "2026-11-29T12:16:13.628Z",
+         *         "updated": "2026-11-29T14:48:28.080Z",
          *         "currency": "usd",
          *         "customer": null,
          *         "livemode": false,
@@ -14285,10 +14285,10 @@ export type components = {
          *         },
          *         "cancel_url": null,
          *         "expired_at": null,
-         *         "expires_at": "2026-11-30T12:16:13.618Z",
+         *         "expires_at": "2026-11-30T14:48:28.007Z",
          *         "line_items": [
          *           {
-         *             "price": "price_prod_06h2eezv7rtav2dxa0stegs4yywv2",
+         *             "price": "price_prod_06h2fhtb4kxhs6e2tw20dypd2dyba",
          *             "quantity": 2,
          *             "amount_atom": 1000,
          *             "description": "Pro",
@@ -14305,13 +14305,13 @@ export type components = {
          *         "subscription_data": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2ef018yejj1rypa1vkh42t4tq8",
-         *       "request_id": "req_prod_06h2ef018yejj1rypa1vkh42t4tq8",
+         *       "correlation_id": "req_prod_06h2fhv2vfs4fj7p599r9wnc6e1nm",
+         *       "request_id": "req_prod_06h2fhv2vfs4fj7p599r9wnc6e1nm",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-29T12:16:13.643Z",
+         *       "created": "2026-11-29T14:48:28.128Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2eeznqzss6w2jbgkfca7r3sg58"
+         *       "actor_id": "key_prod_06h2fhsg8v1zs153x8mdrna5q96bm"
          *     }
          */
         CheckoutSessionDeletedEvent: {
@@ -14356,29 +14356,29 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2ef0150fmyjsch1bp1vknbbtwt",
+         *       "id": "evt_prod_06h2fhv24yg18vbdbmsvfvjw6mqew",
          *       "type": "checkout.session.completed",
          *       "aggregate_type": "checkout_session",
-         *       "aggregate_id": "cs_prod_06h2ef010mjrjsaedtn795fehb1a0",
+         *       "aggregate_id": "cs_prod_06h2fhv0yz4h51n3fw5ztp5gpcwew",
          *       "data": {
-         *         "id": "cs_prod_06h2ef010mjrjsaedtn795fehb1a0",
-         *         "url": "http://127.0.0.1:35215/checkout/cs_prod_06h2ef010mjrjsaedtn795fehb1a0",
+         *         "id": "cs_prod_06h2fhv0yz4h51n3fw5ztp5gpcwew",
+         *         "url": "http://127.0.0.1:38991/checkout/cs_prod_06h2fhv0yz4h51n3fw5ztp5gpcwew",
          *         "mode": "payment",
          *         "object": "checkout_session",
          *         "status": "complete",
-         *         "created": "2026-11-29T12:16:13.572Z",
+         *         "created": "2026-11-29T14:48:27.608Z",
          *         "invoice": null,
-         *         "updated": "2026-11-29T12:16:13.607Z",
+         *         "updated": "2026-11-29T14:48:27.941Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2ef013nqmkpkvqdhax5b87x8sy",
+         *         "customer": "cus_prod_06h2fhv1ztjf8xyksbqt960symghy",
          *         "livemode": false,
          *         "metadata": {},
          *         "cancel_url": null,
          *         "expired_at": null,
-         *         "expires_at": "2026-11-30T12:16:13.572Z",
+         *         "expires_at": "2026-11-30T14:48:27.608Z",
          *         "line_items": [
          *           {
-         *             "price": "price_prod_06h2eezv7rtav2dxa0stegs4yywv2",
+         *             "price": "price_prod_06h2fhtb4kxhs6e2tw20dypd2dyba",
          *             "quantity": 2,
          *             "amount_atom": 1000,
          *             "description": "Pro",
@@ -14386,33 +14386,33 @@ export type components = {
          *           }
          *         ],
          *         "success_url": "https://example.com/thanks",
-         *         "completed_at": "2026-11-29T12:16:13.607Z",
+         *         "completed_at": "2026-11-29T14:48:27.941Z",
          *         "subscription": null,
          *         "customer_email": "new-buyer@example.com",
-         *         "payment_intent": "pi_prod_06h2ef0147qaed48dx28qh1d7x6rw",
+         *         "payment_intent": "pi_prod_06h2fhv22j8fds26jkw6ks6caw3gr",
          *         "payment_status": "paid",
          *         "amount_total_atom": 1000,
          *         "subscription_data": null
          *       },
          *       "previous_data": {
-         *         "id": "cs_prod_06h2ef010mjrjsaedtn795fehb1a0",
-         *         "url": "http://127.0.0.1:35215/checkout/cs_prod_06h2ef010mjrjsaedtn795fehb1a0",
+         *         "id": "cs_prod_06h2fhv0yz4h51n3fw5ztp5gpcwew",
+         *         "url": "http://127.0.0.1:38991/checkout/cs_prod_06h2fhv0yz4h51n3fw5ztp5gpcwew",
          *         "mode": "payment",
          *         "object": "checkout_session",
          *         "status": "open",
-         *         "created": "2026-11-29T12:16:13.572Z",
+         *         "created": "2026-11-29T14:48:27.608Z",
          *         "invoice": null,
-         *         "updated": "2026-11-29T12:16:13.572Z",
+         *         "updated": "2026-11-29T14:48:27.608Z",
          *         "currency": "usd",
          *         "customer": null,
          *         "livemode": false,
          *         "metadata": {},
          *         "cancel_url": null,
          *         "expired_at": null,
-         *         "expires_at": "2026-11-30T12:16:13.572Z",
+         *         "expires_at": "2026-11-30T14:48:27.608Z",
          *         "line_items": [
          *           {
-         *             "price": "price_prod_06h2eezv7rtav2dxa0stegs4yywv2",
+         *             "price": "price_prod_06h2fhtb4kxhs6e2tw20dypd2dyba",
          *             "quantity": 2,
          *             "amount_atom": 1000,
          *             "description": "Pro",
@@ -14429,13 +14429,13 @@ export type components = {
          *         "subscription_data": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2ef012s6dzjegyxkj3hbtjh8ry",
-         *       "request_id": "req_prod_06h2ef012s6dzjegyxkj3hbtjh8ry",
+         *       "correlation_id": "req_prod_06h2fhv1p7kq7jht2xa4tr6bezc0t",
+         *       "request_id": "req_prod_06h2fhv1p7kq7jht2xa4tr6bezc0t",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-29T12:16:13.608Z",
+         *       "created": "2026-11-29T14:48:27.943Z",
          *       "actor_type": "customer",
-         *       "actor_id": "cus_prod_06h2ef013nqmkpkvqdhax5b87x8sy"
+         *       "actor_id": "cus_prod_06h2fhv1ztjf8xyksbqt960symghy"
          *     }
          */
         CheckoutSessionCompletedEvent: {
@@ -14480,29 +14480,29 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2ef01hg5nyq1npd1vswjevybqj",
+         *       "id": "evt_prod_06h2fhv3waqr82qfk6cnwxtgjgg4g",
          *       "type": "checkout.session.expired",
          *       "aggregate_type": "checkout_session",
-         *       "aggregate_id": "cs_prod_06h2ef01azrzfyhxysx4amj41grxt",
+         *       "aggregate_id": "cs_prod_06h2fhv2xs1eg6fvpw98vdz28yy0e",
          *       "data": {
-         *         "id": "cs_prod_06h2ef01azrzfyhxysx4amj41grxt",
-         *         "url": "http://127.0.0.1:35215/checkout/cs_prod_06h2ef01azrzfyhxysx4amj41grxt",
+         *         "id": "cs_prod_06h2fhv2xs1eg6fvpw98vdz28yy0e",
+         *         "url": "http://127.0.0.1:38991/checkout/cs_prod_06h2fhv2xs1eg6fvpw98vdz28yy0e",
          *         "mode": "payment",
          *         "object": "checkout_session",
          *         "status": "expired",
-         *         "created": "2026-11-29T12:16:13.653Z",
+         *         "created": "2026-11-29T14:48:28.140Z",
          *         "invoice": null,
-         *         "updated": "2026-11-30T12:16:13.653Z",
+         *         "updated": "2026-11-30T14:48:28.140Z",
          *         "currency": "usd",
          *         "customer": null,
          *         "livemode": false,
          *         "metadata": {},
          *         "cancel_url": null,
-         *         "expired_at": "2026-11-30T12:16:13.653Z",
-         *         "expires_at": "2026-11-30T12:16:13.653Z",
+         *         "expired_at": "2026-11-30T14:48:28.140Z",
+         *         "expires_at": "2026-11-30T14:48:28.140Z",
          *         "line_items": [
          *           {
-         *             "price": "price_prod_06h2eezv7rtav2dxa0stegs4yywv2",
+         *             "price": "price_prod_06h2fhtb4kxhs6e2tw20dypd2dyba",
          *             "quantity": 2,
          *             "amount_atom": 1000,
          *             "description": "Pro",
@@ -14519,24 +14519,24 @@ export type components = {
          *         "subscription_data": null
          *       },
          *       "previous_data": {
-         *         "id": "cs_prod_06h2ef01azrzfyhxysx4amj41grxt",
-         *         "url": "http://127.0.0.1:35215/checkout/cs_prod_06h2ef01azrzfyhxysx4amj41grxt",
+         *         "id": "cs_prod_06h2fhv2xs1eg6fvpw98vdz28yy0e",
+         *         "url": "http://127.0.0.1:38991/checkout/cs_prod_06h2fhv2xs1eg6fvpw98vdz28yy0e",
          *         "mode": "payment",
          *         "object": "checkout_session",
          *         "status": "open",
-         *         "created": "2026-11-29T12:16:13.653Z",
+         *         "created": "2026-11-29T14:48:28.140Z",
          *         "invoice": null,
-         *         "updated": "2026-11-29T12:16:13.653Z",
+         *         "updated": "2026-11-29T14:48:28.140Z",
          *         "currency": "usd",
          *         "customer": null,
          *         "livemode": false,
          *         "metadata": {},
          *         "cancel_url": null,
          *         "expired_at": null,
-         *         "expires_at": "2026-11-30T12:16:13.653Z",
+         *         "expires_at": "2026-11-30T14:48:28.140Z",
          *         "line_items": [
          *           {
-         *             "price": "price_prod_06h2eezv7rtav2dxa0stegs4yywv2",
+         *             "price": "price_prod_06h2fhtb4kxhs6e2tw20dypd2dyba",
          *             "quantity": 2,
          *             "amount_atom": 1000,
          *             "description": "Pro",
@@ -14553,11 +14553,11 @@ export type components = {
          *         "subscription_data": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2ef01d4g0an9p7tpa7b2zq78ge",
+         *       "correlation_id": "req_prod_06h2fhv3425hsxjfsjjzwwkfvg0j6",
          *       "request_id": null,
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-30T12:16:13.653Z",
+         *       "created": "2026-11-30T14:48:28.140Z",
          *       "actor_type": "system",
          *       "actor_id": null
          *     }
@@ -14604,17 +14604,17 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2eezs3ww14vkpg9df14pjekdby",
+         *       "id": "evt_prod_06h2fht5ybwxdtykkc9c1wvn6by2g",
          *       "type": "payment_intent.created",
          *       "aggregate_type": "payment_intent",
-         *       "aggregate_id": "pi_prod_06h2eezs3pr7xw0aycw2e3ycnj78p",
+         *       "aggregate_id": "pi_prod_06h2fht5xw4w2tjbxpbxdc8rkt2m4",
          *       "data": {
-         *         "id": "pi_prod_06h2eezs3pr7xw0aycw2e3ycnj78p",
+         *         "id": "pi_prod_06h2fht5xw4w2tjbxpbxdc8rkt2m4",
          *         "object": "payment_intent",
          *         "status": "requires_confirmation",
-         *         "created": "2026-11-29T12:16:11.549Z",
+         *         "created": "2026-11-29T14:48:20.719Z",
          *         "invoice": null,
-         *         "updated": "2026-11-29T12:16:11.549Z",
+         *         "updated": "2026-11-29T14:48:20.719Z",
          *         "currency": "usd",
          *         "customer": null,
          *         "livemode": false,
@@ -14629,13 +14629,13 @@ export type components = {
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2eezs35p7x35ga0b4es4fhc1gp",
-         *       "request_id": "req_prod_06h2eezs35p7x35ga0b4es4fhc1gp",
+         *       "correlation_id": "req_prod_06h2fht5wnpdh8x6sakr3j3y0kdp8",
+         *       "request_id": "req_prod_06h2fht5wnpdh8x6sakr3j3y0kdp8",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-29T12:16:11.551Z",
+         *       "created": "2026-11-29T14:48:20.722Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2eeznqzss6w2jbgkfca7r3sg58"
+         *       "actor_id": "key_prod_06h2fhsg8v1zs153x8mdrna5q96bm"
          *     }
          */
         PaymentIntentCreatedEvent: {
@@ -14680,17 +14680,17 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2eezs5mx8hahg1ds9yw78pmqt0",
+         *       "id": "evt_prod_06h2fht6dymbtxvxe35krfbs9rv42",
          *       "type": "payment_intent.processing",
          *       "aggregate_type": "payment_intent",
-         *       "aggregate_id": "pi_prod_06h2eezs3pr7xw0aycw2e3ycnj78p",
+         *       "aggregate_id": "pi_prod_06h2fht5xw4w2tjbxpbxdc8rkt2m4",
          *       "data": {
-         *         "id": "pi_prod_06h2eezs3pr7xw0aycw2e3ycnj78p",
+         *         "id": "pi_prod_06h2fht5xw4w2tjbxpbxdc8rkt2m4",
          *         "object": "payment_intent",
          *         "status": "processing",
-         *         "created": "2026-11-29T12:16:11.549Z",
+         *         "created": "2026-11-29T14:48:20.719Z",
          *         "invoice": null,
-         *         "updated": "2026-11-29T12:16:11.564Z",
+         *         "updated": "2026-11-29T14:48:20.831Z",
          *         "currency": "usd",
          *         "customer": null,
          *         "livemode": false,
@@ -14704,12 +14704,12 @@ export type components = {
          *         "amount_capturable_atom": 0
          *       },
          *       "previous_data": {
-         *         "id": "pi_prod_06h2eezs3pr7xw0aycw2e3ycnj78p",
+         *         "id": "pi_prod_06h2fht5xw4w2tjbxpbxdc8rkt2m4",
          *         "object": "payment_intent",
          *         "status": "requires_confirmation",
-         *         "created": "2026-11-29T12:16:11.549Z",
+         *         "created": "2026-11-29T14:48:20.719Z",
          *         "invoice": null,
-         *         "updated": "2026-11-29T12:16:11.554Z",
+         *         "updated": "2026-11-29T14:48:20.743Z",
          *         "currency": "usd",
          *         "customer": null,
          *         "livemode": false,
@@ -14723,13 +14723,13 @@ export type components = {
          *         "amount_capturable_atom": 0
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2eezs35p7x35ga0b4es4fhc1gp",
-         *       "request_id": "req_prod_06h2eezs35p7x35ga0b4es4fhc1gp",
+         *       "correlation_id": "req_prod_06h2fht5wnpdh8x6sakr3j3y0kdp8",
+         *       "request_id": "req_prod_06h2fht5wnpdh8x6sakr3j3y0kdp8",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-29T12:16:11.566Z",
+         *       "created": "2026-11-29T14:48:20.847Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2eeznqzss6w2jbgkfca7r3sg58"
+         *       "actor_id": "key_prod_06h2fhsg8v1zs153x8mdrna5q96bm"
          *     }
          */
         PaymentIntentProcessingEvent: {
@@ -14774,19 +14774,19 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2eezwwwq4gt6sa0108212c6s3m",
+         *       "id": "evt_prod_06h2fhtg6f493jwn6269jd4023vsw",
          *       "type": "payment_intent.requires_action",
          *       "aggregate_type": "payment_intent",
-         *       "aggregate_id": "pi_prod_06h2eezwwdkw01erasey077mysgp4",
+         *       "aggregate_id": "pi_prod_06h2fhtg54dhkgpwmh2q1zn7tam2e",
          *       "data": {
-         *         "id": "pi_prod_06h2eezwwdkw01erasey077mysgp4",
+         *         "id": "pi_prod_06h2fhtg54dhkgpwmh2q1zn7tam2e",
          *         "object": "payment_intent",
          *         "status": "requires_action",
-         *         "created": "2026-11-29T12:16:12.515Z",
+         *         "created": "2026-11-29T14:48:23.337Z",
          *         "invoice": null,
-         *         "updated": "2026-11-29T12:16:12.518Z",
+         *         "updated": "2026-11-29T14:48:23.342Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2eezw7zvvnq1dqa5tk66dk672g",
+         *         "customer": "cus_prod_06h2fhtdp2ffx9hpgwxtvq60ess1y",
          *         "livemode": false,
          *         "metadata": {},
          *         "amount_atom": 1000,
@@ -14798,14 +14798,14 @@ export type components = {
          *         "amount_capturable_atom": 0
          *       },
          *       "previous_data": {
-         *         "id": "pi_prod_06h2eezwwdkw01erasey077mysgp4",
+         *         "id": "pi_prod_06h2fhtg54dhkgpwmh2q1zn7tam2e",
          *         "object": "payment_intent",
          *         "status": "requires_confirmation",
-         *         "created": "2026-11-29T12:16:12.515Z",
+         *         "created": "2026-11-29T14:48:23.337Z",
          *         "invoice": null,
-         *         "updated": "2026-11-29T12:16:12.515Z",
+         *         "updated": "2026-11-29T14:48:23.337Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2eezw7zvvnq1dqa5tk66dk672g",
+         *         "customer": "cus_prod_06h2fhtdp2ffx9hpgwxtvq60ess1y",
          *         "livemode": false,
          *         "metadata": {},
          *         "amount_atom": 1000,
@@ -14817,13 +14817,13 @@ export type components = {
          *         "amount_capturable_atom": 0
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2eezww8df3awyrk2zret672cym",
-         *       "request_id": "req_prod_06h2eezww8df3awyrk2zret672cym",
+         *       "correlation_id": "req_prod_06h2fhtg3bwwtd4qbdn85z01myr5a",
+         *       "request_id": "req_prod_06h2fhtg3bwwtd4qbdn85z01myr5a",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-29T12:16:12.519Z",
+         *       "created": "2026-11-29T14:48:23.347Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2eeznqzss6w2jbgkfca7r3sg58"
+         *       "actor_id": "key_prod_06h2fhsg8v1zs153x8mdrna5q96bm"
          *     }
          */
         PaymentIntentRequiresActionEvent: {
@@ -14868,19 +14868,19 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2eezx0tdsrrhjq9vjjkr17bnrt",
+         *       "id": "evt_prod_06h2fhtgjx6hs0frkkrxm30tfmha2",
          *       "type": "payment_intent.amount_capturable_updated",
          *       "aggregate_type": "payment_intent",
-         *       "aggregate_id": "pi_prod_06h2eezx067k3exsba9jhmefytk1p",
+         *       "aggregate_id": "pi_prod_06h2fhtghd30yb3ermgw408tf4dny",
          *       "data": {
-         *         "id": "pi_prod_06h2eezx067k3exsba9jhmefytk1p",
+         *         "id": "pi_prod_06h2fhtghd30yb3ermgw408tf4dny",
          *         "object": "payment_intent",
          *         "status": "requires_capture",
-         *         "created": "2026-11-29T12:16:12.545Z",
+         *         "created": "2026-11-29T14:48:23.435Z",
          *         "invoice": null,
-         *         "updated": "2026-11-29T12:16:12.549Z",
+         *         "updated": "2026-11-29T14:48:23.445Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2eezw7zvvnq1dqa5tk66dk672g",
+         *         "customer": "cus_prod_06h2fhtdp2ffx9hpgwxtvq60ess1y",
          *         "livemode": false,
          *         "metadata": {},
          *         "amount_atom": 1000,
@@ -14892,14 +14892,14 @@ export type components = {
          *         "amount_capturable_atom": 1000
          *       },
          *       "previous_data": {
-         *         "id": "pi_prod_06h2eezx067k3exsba9jhmefytk1p",
+         *         "id": "pi_prod_06h2fhtghd30yb3ermgw408tf4dny",
          *         "object": "payment_intent",
          *         "status": "processing",
-         *         "created": "2026-11-29T12:16:12.545Z",
+         *         "created": "2026-11-29T14:48:23.435Z",
          *         "invoice": null,
-         *         "updated": "2026-11-29T12:16:12.547Z",
+         *         "updated": "2026-11-29T14:48:23.441Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2eezw7zvvnq1dqa5tk66dk672g",
+         *         "customer": "cus_prod_06h2fhtdp2ffx9hpgwxtvq60ess1y",
          *         "livemode": false,
          *         "metadata": {},
          *         "amount_atom": 1000,
@@ -14911,13 +14911,13 @@ export type components = {
          *         "amount_capturable_atom": 0
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2eezwzzs6xkvqemhbtq5ez5qwa",
-         *       "request_id": "req_prod_06h2eezwzzs6xkvqemhbtq5ez5qwa",
+         *       "correlation_id": "req_prod_06h2fhtggw8an09r2q1drhef9tf5a",
+         *       "request_id": "req_prod_06h2fhtggw8an09r2q1drhef9tf5a",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-29T12:16:12.551Z",
+         *       "created": "2026-11-29T14:48:23.447Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2eeznqzss6w2jbgkfca7r3sg58"
+         *       "actor_id": "key_prod_06h2fhsg8v1zs153x8mdrna5q96bm"
          *     }
          */
         PaymentIntentAmountCapturableUpdatedEvent: {
@@ -14962,17 +14962,17 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2eezs7kvs7kkapqh5xzdqgnx9j",
+         *       "id": "evt_prod_06h2fht6j4knn70bbavjpvdck3w18",
          *       "type": "payment_intent.succeeded",
          *       "aggregate_type": "payment_intent",
-         *       "aggregate_id": "pi_prod_06h2eezs3pr7xw0aycw2e3ycnj78p",
+         *       "aggregate_id": "pi_prod_06h2fht5xw4w2tjbxpbxdc8rkt2m4",
          *       "data": {
-         *         "id": "pi_prod_06h2eezs3pr7xw0aycw2e3ycnj78p",
+         *         "id": "pi_prod_06h2fht5xw4w2tjbxpbxdc8rkt2m4",
          *         "object": "payment_intent",
          *         "status": "succeeded",
-         *         "created": "2026-11-29T12:16:11.549Z",
+         *         "created": "2026-11-29T14:48:20.719Z",
          *         "invoice": null,
-         *         "updated": "2026-11-29T12:16:11.573Z",
+         *         "updated": "2026-11-29T14:48:20.879Z",
          *         "currency": "usd",
          *         "customer": null,
          *         "livemode": false,
@@ -14986,12 +14986,12 @@ export type components = {
          *         "amount_capturable_atom": 0
          *       },
          *       "previous_data": {
-         *         "id": "pi_prod_06h2eezs3pr7xw0aycw2e3ycnj78p",
+         *         "id": "pi_prod_06h2fht5xw4w2tjbxpbxdc8rkt2m4",
          *         "object": "payment_intent",
          *         "status": "processing",
-         *         "created": "2026-11-29T12:16:11.549Z",
+         *         "created": "2026-11-29T14:48:20.719Z",
          *         "invoice": null,
-         *         "updated": "2026-11-29T12:16:11.564Z",
+         *         "updated": "2026-11-29T14:48:20.831Z",
          *         "currency": "usd",
          *         "customer": null,
          *         "livemode": false,
@@ -15005,13 +15005,13 @@ export type components = {
          *         "amount_capturable_atom": 0
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2eezs35p7x35ga0b4es4fhc1gp",
-         *       "request_id": "req_prod_06h2eezs35p7x35ga0b4es4fhc1gp",
+         *       "correlation_id": "req_prod_06h2fht5wnpdh8x6sakr3j3y0kdp8",
+         *       "request_id": "req_prod_06h2fht5wnpdh8x6sakr3j3y0kdp8",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-29T12:16:11.580Z",
+         *       "created": "2026-11-29T14:48:20.881Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2eeznqzss6w2jbgkfca7r3sg58"
+         *       "actor_id": "key_prod_06h2fhsg8v1zs153x8mdrna5q96bm"
          *     }
          */
         PaymentIntentSucceededEvent: {
@@ -15056,23 +15056,23 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2eezx2axb3pa1sy673y56mez9p",
+         *       "id": "evt_prod_06h2fhtgrmrfxg7jn8534p74zhrz8",
          *       "type": "payment_intent.canceled",
          *       "aggregate_type": "payment_intent",
-         *       "aggregate_id": "pi_prod_06h2eezx067k3exsba9jhmefytk1p",
+         *       "aggregate_id": "pi_prod_06h2fhtghd30yb3ermgw408tf4dny",
          *       "data": {
-         *         "id": "pi_prod_06h2eezx067k3exsba9jhmefytk1p",
+         *         "id": "pi_prod_06h2fhtghd30yb3ermgw408tf4dny",
          *         "object": "payment_intent",
          *         "status": "canceled",
-         *         "created": "2026-11-29T12:16:12.545Z",
+         *         "created": "2026-11-29T14:48:23.435Z",
          *         "invoice": null,
-         *         "updated": "2026-11-29T12:16:12.561Z",
+         *         "updated": "2026-11-29T14:48:23.491Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2eezw7zvvnq1dqa5tk66dk672g",
+         *         "customer": "cus_prod_06h2fhtdp2ffx9hpgwxtvq60ess1y",
          *         "livemode": false,
          *         "metadata": {},
          *         "amount_atom": 1000,
-         *         "canceled_at": "2026-11-29T12:16:12.561Z",
+         *         "canceled_at": "2026-11-29T14:48:23.490Z",
          *         "capture_method": "manual",
          *         "payment_method": "pm_sandbox_succeeds",
          *         "last_payment_error": null,
@@ -15080,14 +15080,14 @@ export type components = {
          *         "amount_capturable_atom": 0
          *       },
          *       "previous_data": {
-         *         "id": "pi_prod_06h2eezx067k3exsba9jhmefytk1p",
+         *         "id": "pi_prod_06h2fhtghd30yb3ermgw408tf4dny",
          *         "object": "payment_intent",
          *         "status": "requires_capture",
-         *         "created": "2026-11-29T12:16:12.545Z",
+         *         "created": "2026-11-29T14:48:23.435Z",
          *         "invoice": null,
-         *         "updated": "2026-11-29T12:16:12.549Z",
+         *         "updated": "2026-11-29T14:48:23.445Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2eezw7zvvnq1dqa5tk66dk672g",
+         *         "customer": "cus_prod_06h2fhtdp2ffx9hpgwxtvq60ess1y",
          *         "livemode": false,
          *         "metadata": {},
          *         "amount_atom": 1000,
@@ -15099,13 +15099,13 @@ export type components = {
          *         "amount_capturable_atom": 1000
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2eezx1vxpsmnn56jjeyajnwbey",
-         *       "request_id": "req_prod_06h2eezx1vxpsmnn56jjeyajnwbey",
+         *       "correlation_id": "req_prod_06h2fhtgq1kpk7fxnr1brf1vy2kw2",
+         *       "request_id": "req_prod_06h2fhtgq1kpk7fxnr1brf1vy2kw2",
          *       "version": 1,
          *       "sequence": 4,
-         *       "created": "2026-11-29T12:16:12.562Z",
+         *       "created": "2026-11-29T14:48:23.493Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2eeznqzss6w2jbgkfca7r3sg58"
+         *       "actor_id": "key_prod_06h2fhsg8v1zs153x8mdrna5q96bm"
          *     }
          */
         PaymentIntentCanceledEvent: {
@@ -15150,19 +15150,19 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2eezwvjfqr9t2q4gx1jm0zckkm",
+         *       "id": "evt_prod_06h2fhtfzgz6c460jas6cta4wyp3p",
          *       "type": "payment_intent.payment_failed",
          *       "aggregate_type": "payment_intent",
-         *       "aggregate_id": "pi_prod_06h2eezwtnfqcefgwah2pfmkdmvrj",
+         *       "aggregate_id": "pi_prod_06h2fhtfttkz8j2prskftdnkvmcp4",
          *       "data": {
-         *         "id": "pi_prod_06h2eezwtnfqcefgwah2pfmkdmvrj",
+         *         "id": "pi_prod_06h2fhtfttkz8j2prskftdnkvmcp4",
          *         "object": "payment_intent",
          *         "status": "requires_payment_method",
-         *         "created": "2026-11-29T12:16:12.501Z",
+         *         "created": "2026-11-29T14:48:23.254Z",
          *         "invoice": null,
-         *         "updated": "2026-11-29T12:16:12.507Z",
+         *         "updated": "2026-11-29T14:48:23.290Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2eezw7zvvnq1dqa5tk66dk672g",
+         *         "customer": "cus_prod_06h2fhtdp2ffx9hpgwxtvq60ess1y",
          *         "livemode": false,
          *         "metadata": {},
          *         "amount_atom": 1000,
@@ -15174,14 +15174,14 @@ export type components = {
          *         "amount_capturable_atom": 0
          *       },
          *       "previous_data": {
-         *         "id": "pi_prod_06h2eezwtnfqcefgwah2pfmkdmvrj",
+         *         "id": "pi_prod_06h2fhtfttkz8j2prskftdnkvmcp4",
          *         "object": "payment_intent",
          *         "status": "processing",
-         *         "created": "2026-11-29T12:16:12.501Z",
+         *         "created": "2026-11-29T14:48:23.254Z",
          *         "invoice": null,
-         *         "updated": "2026-11-29T12:16:12.503Z",
+         *         "updated": "2026-11-29T14:48:23.264Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2eezw7zvvnq1dqa5tk66dk672g",
+         *         "customer": "cus_prod_06h2fhtdp2ffx9hpgwxtvq60ess1y",
          *         "livemode": false,
          *         "metadata": {},
          *         "amount_atom": 1000,
@@ -15193,13 +15193,13 @@ export type components = {
          *         "amount_capturable_atom": 0
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2eezwtgjdkp5df850ddqd3nxem",
-         *       "request_id": "req_prod_06h2eezwtgjdkp5df850ddqd3nxem",
+         *       "correlation_id": "req_prod_06h2fhtfska1hgpygzyd9fxvrsh72",
+         *       "request_id": "req_prod_06h2fhtfska1hgpygzyd9fxvrsh72",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-29T12:16:12.508Z",
+         *       "created": "2026-11-29T14:48:23.292Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2eeznqzss6w2jbgkfca7r3sg58"
+         *       "actor_id": "key_prod_06h2fhsg8v1zs153x8mdrna5q96bm"
          *     }
          */
         PaymentIntentPaymentFailedEvent: {
@@ -15244,19 +15244,19 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2eezwysb7ecq4xfvzp6ma963sm",
+         *       "id": "evt_prod_06h2fhtge8egqmrwy3vn9ghjv33tj",
          *       "type": "payment_intent.partially_funded",
          *       "aggregate_type": "payment_intent",
-         *       "aggregate_id": "pi_prod_06h2eezwxw7v62d9c166zv07md04a",
+         *       "aggregate_id": "pi_prod_06h2fhtgbsn7jgme52hbmh70nc3py",
          *       "data": {
-         *         "id": "pi_prod_06h2eezwxw7v62d9c166zv07md04a",
+         *         "id": "pi_prod_06h2fhtgbsn7jgme52hbmh70nc3py",
          *         "object": "payment_intent",
          *         "status": "partially_funded",
-         *         "created": "2026-11-29T12:16:12.527Z",
+         *         "created": "2026-11-29T14:48:23.390Z",
          *         "invoice": null,
-         *         "updated": "2026-11-29T12:16:12.533Z",
+         *         "updated": "2026-11-29T14:48:23.409Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2eezw7zvvnq1dqa5tk66dk672g",
+         *         "customer": "cus_prod_06h2fhtdp2ffx9hpgwxtvq60ess1y",
          *         "livemode": false,
          *         "metadata": {},
          *         "amount_atom": 1000,
@@ -15268,14 +15268,14 @@ export type components = {
          *         "amount_capturable_atom": 0
          *       },
          *       "previous_data": {
-         *         "id": "pi_prod_06h2eezwxw7v62d9c166zv07md04a",
+         *         "id": "pi_prod_06h2fhtgbsn7jgme52hbmh70nc3py",
          *         "object": "payment_intent",
          *         "status": "processing",
-         *         "created": "2026-11-29T12:16:12.527Z",
+         *         "created": "2026-11-29T14:48:23.390Z",
          *         "invoice": null,
-         *         "updated": "2026-11-29T12:16:12.529Z",
+         *         "updated": "2026-11-29T14:48:23.397Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2eezw7zvvnq1dqa5tk66dk672g",
+         *         "customer": "cus_prod_06h2fhtdp2ffx9hpgwxtvq60ess1y",
          *         "livemode": false,
          *         "metadata": {},
          *         "amount_atom": 1000,
@@ -15287,13 +15287,13 @@ export type components = {
          *         "amount_capturable_atom": 0
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2eezwxmsy47w3kekqy0v1m6mfe",
-         *       "request_id": "req_prod_06h2eezwxmsy47w3kekqy0v1m6mfe",
+         *       "correlation_id": "req_prod_06h2fhtgb2pzayh7jkfpefnpp6bbg",
+         *       "request_id": "req_prod_06h2fhtgb2pzayh7jkfpefnpp6bbg",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-29T12:16:12.534Z",
+         *       "created": "2026-11-29T14:48:23.410Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2eeznqzss6w2jbgkfca7r3sg58"
+         *       "actor_id": "key_prod_06h2fhsg8v1zs153x8mdrna5q96bm"
          *     }
          */
         PaymentIntentPartiallyFundedEvent: {
@@ -15338,48 +15338,48 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2eezzj67htpe1c54z2g7j52dk2",
+         *       "id": "evt_prod_06h2fhtv6gmwjc653pakp1cnv5jcm",
          *       "type": "customer.subscription.created",
          *       "aggregate_type": "subscription",
-         *       "aggregate_id": "sub_prod_06h2eezzg8dc65gszrzr0rzq208g4",
+         *       "aggregate_id": "sub_prod_06h2fhtv0ztvrby34kxv9pwwqa5er",
          *       "data": {
-         *         "id": "sub_prod_06h2eezzg8dc65gszrzr0rzq208g4",
+         *         "id": "sub_prod_06h2fhtv0ztvrby34kxv9pwwqa5er",
          *         "items": [
          *           {
-         *             "id": "si_prod_06h2eezzg8dc65gszrzr0rzq208g6",
-         *             "price": "price_prod_06h2eezv63pg213ca31042tj77f4t",
+         *             "id": "si_prod_06h2fhtv0ztvrby34kxv9pwwqa5et",
+         *             "price": "price_prod_06h2fhtazdan6g31r2fkqs5fczy44",
          *             "quantity": 1
          *           }
          *         ],
          *         "object": "subscription",
          *         "status": "active",
-         *         "created": "2026-11-29T12:16:13.184Z",
-         *         "updated": "2026-11-29T12:16:13.184Z",
+         *         "created": "2026-11-29T14:48:26.113Z",
+         *         "updated": "2026-11-29T14:48:26.113Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2eezw7zvvnq1dqa5tk66dk672g",
+         *         "customer": "cus_prod_06h2fhtdp2ffx9hpgwxtvq60ess1y",
          *         "livemode": false,
          *         "metadata": {},
          *         "paused_at": null,
          *         "trial_end": null,
          *         "cancelled_at": null,
          *         "days_until_due": null,
-         *         "latest_invoice": "in_prod_06h2eezzgm603swe4nj19x7myfr6e",
+         *         "latest_invoice": "in_prod_06h2fhtv2f42gnr7jqdqch9s06d2p",
          *         "pending_changes": [],
          *         "collection_method": "charge_automatically",
-         *         "current_period_end": "2026-12-29T12:16:13.184Z",
+         *         "current_period_end": "2026-12-29T14:48:26.113Z",
          *         "cancel_at_period_end": false,
-         *         "current_period_start": "2026-11-29T12:16:13.184Z",
+         *         "current_period_start": "2026-11-29T14:48:26.113Z",
          *         "default_payment_method": null
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2eezzfxeza19ks1ds48k7das6e",
-         *       "request_id": "req_prod_06h2eezzfxeza19ks1ds48k7das6e",
+         *       "correlation_id": "req_prod_06h2fhttztbnbet5bt5kjqt4metd8",
+         *       "request_id": "req_prod_06h2fhttztbnbet5bt5kjqt4metd8",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-29T12:16:13.201Z",
+         *       "created": "2026-11-29T14:48:26.164Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2eeznqzss6w2jbgkfca7r3sg58"
+         *       "actor_id": "key_prod_06h2fhsg8v1zs153x8mdrna5q96bm"
          *     }
          */
         CustomerSubscriptionCreatedEvent: {
@@ -15424,25 +15424,25 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2eezzqhdwy08q3kjmn4bnechtc",
+         *       "id": "evt_prod_06h2fhtvwgc751hyk2wgmpfhy9b9m",
          *       "type": "customer.subscription.updated",
          *       "aggregate_type": "subscription",
-         *       "aggregate_id": "sub_prod_06h2eezzg8dc65gszrzr0rzq208g4",
+         *       "aggregate_id": "sub_prod_06h2fhtv0ztvrby34kxv9pwwqa5er",
          *       "data": {
-         *         "id": "sub_prod_06h2eezzg8dc65gszrzr0rzq208g4",
+         *         "id": "sub_prod_06h2fhtv0ztvrby34kxv9pwwqa5er",
          *         "items": [
          *           {
-         *             "id": "si_prod_06h2eezzg8dc65gszrzr0rzq208g6",
-         *             "price": "price_prod_06h2eezv63pg213ca31042tj77f4t",
+         *             "id": "si_prod_06h2fhtv0ztvrby34kxv9pwwqa5et",
+         *             "price": "price_prod_06h2fhtazdan6g31r2fkqs5fczy44",
          *             "quantity": 1
          *           }
          *         ],
          *         "object": "subscription",
          *         "status": "active",
-         *         "created": "2026-11-29T12:16:13.184Z",
-         *         "updated": "2026-11-29T12:16:13.241Z",
+         *         "created": "2026-11-29T14:48:26.113Z",
+         *         "updated": "2026-11-29T14:48:26.327Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2eezw7zvvnq1dqa5tk66dk672g",
+         *         "customer": "cus_prod_06h2fhtdp2ffx9hpgwxtvq60ess1y",
          *         "livemode": false,
          *         "metadata": {
          *           "plan": "pro"
@@ -15451,51 +15451,51 @@ export type components = {
          *         "trial_end": null,
          *         "cancelled_at": null,
          *         "days_until_due": null,
-         *         "latest_invoice": "in_prod_06h2eezzgm603swe4nj19x7myfr6e",
+         *         "latest_invoice": "in_prod_06h2fhtv2f42gnr7jqdqch9s06d2p",
          *         "pending_changes": [],
          *         "collection_method": "charge_automatically",
-         *         "current_period_end": "2026-12-29T12:16:13.184Z",
+         *         "current_period_end": "2026-12-29T14:48:26.113Z",
          *         "cancel_at_period_end": false,
-         *         "current_period_start": "2026-11-29T12:16:13.184Z",
+         *         "current_period_start": "2026-11-29T14:48:26.113Z",
          *         "default_payment_method": null
          *       },
          *       "previous_data": {
-         *         "id": "sub_prod_06h2eezzg8dc65gszrzr0rzq208g4",
+         *         "id": "sub_prod_06h2fhtv0ztvrby34kxv9pwwqa5er",
          *         "items": [
          *           {
-         *             "id": "si_prod_06h2eezzg8dc65gszrzr0rzq208g6",
-         *             "price": "price_prod_06h2eezv63pg213ca31042tj77f4t",
+         *             "id": "si_prod_06h2fhtv0ztvrby34kxv9pwwqa5et",
+         *             "price": "price_prod_06h2fhtazdan6g31r2fkqs5fczy44",
          *             "quantity": 1
          *           }
          *         ],
          *         "object": "subscription",
          *         "status": "active",
-         *         "created": "2026-11-29T12:16:13.184Z",
-         *         "updated": "2026-11-29T12:16:13.184Z",
+         *         "created": "2026-11-29T14:48:26.113Z",
+         *         "updated": "2026-11-29T14:48:26.113Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2eezw7zvvnq1dqa5tk66dk672g",
+         *         "customer": "cus_prod_06h2fhtdp2ffx9hpgwxtvq60ess1y",
          *         "livemode": false,
          *         "metadata": {},
          *         "paused_at": null,
          *         "trial_end": null,
          *         "cancelled_at": null,
          *         "days_until_due": null,
-         *         "latest_invoice": "in_prod_06h2eezzgm603swe4nj19x7myfr6e",
+         *         "latest_invoice": "in_prod_06h2fhtv2f42gnr7jqdqch9s06d2p",
          *         "pending_changes": [],
          *         "collection_method": "charge_automatically",
-         *         "current_period_end": "2026-12-29T12:16:13.184Z",
+         *         "current_period_end": "2026-12-29T14:48:26.113Z",
          *         "cancel_at_period_end": false,
-         *         "current_period_start": "2026-11-29T12:16:13.184Z",
+         *         "current_period_start": "2026-11-29T14:48:26.113Z",
          *         "default_payment_method": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2eezzprs0j5f1t7pg7xt0928zr",
-         *       "request_id": "req_prod_06h2eezzprs0j5f1t7pg7xt0928zr",
+         *       "correlation_id": "req_prod_06h2fhtvtawsgccxbhqbhd446mc60",
+         *       "request_id": "req_prod_06h2fhtvtawsgccxbhqbhd446mc60",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-29T12:16:13.244Z",
+         *       "created": "2026-11-29T14:48:26.340Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2eeznqzss6w2jbgkfca7r3sg58"
+         *       "actor_id": "key_prod_06h2fhsg8v1zs153x8mdrna5q96bm"
          *     }
          */
         CustomerSubscriptionUpdatedEvent: {
@@ -15540,56 +15540,56 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2eezzszmcg82nb5f1v46wkhxk2",
+         *       "id": "evt_prod_06h2fhtw8bf8tynsfe6ej6126htt2",
          *       "type": "customer.subscription.paused",
          *       "aggregate_type": "subscription",
-         *       "aggregate_id": "sub_prod_06h2eezzg8dc65gszrzr0rzq208g4",
+         *       "aggregate_id": "sub_prod_06h2fhtv0ztvrby34kxv9pwwqa5er",
          *       "data": {
-         *         "id": "sub_prod_06h2eezzg8dc65gszrzr0rzq208g4",
+         *         "id": "sub_prod_06h2fhtv0ztvrby34kxv9pwwqa5er",
          *         "items": [
          *           {
-         *             "id": "si_prod_06h2eezzg8dc65gszrzr0rzq208g6",
-         *             "price": "price_prod_06h2eezv63pg213ca31042tj77f4t",
+         *             "id": "si_prod_06h2fhtv0ztvrby34kxv9pwwqa5et",
+         *             "price": "price_prod_06h2fhtazdan6g31r2fkqs5fczy44",
          *             "quantity": 1
          *           }
          *         ],
          *         "object": "subscription",
          *         "status": "paused",
-         *         "created": "2026-11-29T12:16:13.184Z",
-         *         "updated": "2026-11-29T12:16:13.261Z",
+         *         "created": "2026-11-29T14:48:26.113Z",
+         *         "updated": "2026-11-29T14:48:26.413Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2eezw7zvvnq1dqa5tk66dk672g",
+         *         "customer": "cus_prod_06h2fhtdp2ffx9hpgwxtvq60ess1y",
          *         "livemode": false,
          *         "metadata": {
          *           "plan": "pro"
          *         },
-         *         "paused_at": "2026-11-29T12:16:13.261Z",
+         *         "paused_at": "2026-11-29T14:48:26.413Z",
          *         "trial_end": null,
          *         "cancelled_at": null,
          *         "days_until_due": null,
-         *         "latest_invoice": "in_prod_06h2eezzgm603swe4nj19x7myfr6e",
+         *         "latest_invoice": "in_prod_06h2fhtv2f42gnr7jqdqch9s06d2p",
          *         "pending_changes": [],
          *         "collection_method": "charge_automatically",
-         *         "current_period_end": "2026-12-29T12:16:13.184Z",
+         *         "current_period_end": "2026-12-29T14:48:26.113Z",
          *         "cancel_at_period_end": false,
-         *         "current_period_start": "2026-11-29T12:16:13.184Z",
+         *         "current_period_start": "2026-11-29T14:48:26.113Z",
          *         "default_payment_method": null
          *       },
          *       "previous_data": {
-         *         "id": "sub_prod_06h2eezzg8dc65gszrzr0rzq208g4",
+         *         "id": "sub_prod_06h2fhtv0ztvrby34kxv9pwwqa5er",
          *         "items": [
          *           {
-         *             "id": "si_prod_06h2eezzg8dc65gszrzr0rzq208g6",
-         *             "price": "price_prod_06h2eezv63pg213ca31042tj77f4t",
+         *             "id": "si_prod_06h2fhtv0ztvrby34kxv9pwwqa5et",
+         *             "price": "price_prod_06h2fhtazdan6g31r2fkqs5fczy44",
          *             "quantity": 1
          *           }
          *         ],
          *         "object": "subscription",
          *         "status": "active",
-         *         "created": "2026-11-29T12:16:13.184Z",
-         *         "updated": "2026-11-29T12:16:13.241Z",
+         *         "created": "2026-11-29T14:48:26.113Z",
+         *         "updated": "2026-11-29T14:48:26.327Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2eezw7zvvnq1dqa5tk66dk672g",
+         *         "customer": "cus_prod_06h2fhtdp2ffx9hpgwxtvq60ess1y",
          *         "livemode": false,
          *         "metadata": {
          *           "plan": "pro"
@@ -15598,22 +15598,22 @@ export type components = {
          *         "trial_end": null,
          *         "cancelled_at": null,
          *         "days_until_due": null,
-         *         "latest_invoice": "in_prod_06h2eezzgm603swe4nj19x7myfr6e",
+         *         "latest_invoice": "in_prod_06h2fhtv2f42gnr7jqdqch9s06d2p",
          *         "pending_changes": [],
          *         "collection_method": "charge_automatically",
-         *         "current_period_end": "2026-12-29T12:16:13.184Z",
+         *         "current_period_end": "2026-12-29T14:48:26.113Z",
          *         "cancel_at_period_end": false,
-         *         "current_period_start": "2026-11-29T12:16:13.184Z",
+         *         "current_period_start": "2026-11-29T14:48:26.113Z",
          *         "default_payment_method": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2eezzs869gd6h5wbthnjrf5t5g",
-         *       "request_id": "req_prod_06h2eezzs869gd6h5wbthnjrf5t5g",
+         *       "correlation_id": "req_prod_06h2fhtw3zp7ad312vp7vymhv8vwt",
+         *       "request_id": "req_prod_06h2fhtw3zp7ad312vp7vymhv8vwt",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-29T12:16:13.263Z",
+         *       "created": "2026-11-29T14:48:26.434Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2eeznqzss6w2jbgkfca7r3sg58"
+         *       "actor_id": "key_prod_06h2fhsg8v1zs153x8mdrna5q96bm"
          *     }
          */
         CustomerSubscriptionPausedEvent: {
@@ -15658,25 +15658,25 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2eezzwz6w5h9a8dkecg9k49t16",
+         *       "id": "evt_prod_06h2fhtwtffn6razxgbvw2jezwv54",
          *       "type": "customer.subscription.resumed",
          *       "aggregate_type": "subscription",
-         *       "aggregate_id": "sub_prod_06h2eezzg8dc65gszrzr0rzq208g4",
+         *       "aggregate_id": "sub_prod_06h2fhtv0ztvrby34kxv9pwwqa5er",
          *       "data": {
-         *         "id": "sub_prod_06h2eezzg8dc65gszrzr0rzq208g4",
+         *         "id": "sub_prod_06h2fhtv0ztvrby34kxv9pwwqa5er",
          *         "items": [
          *           {
-         *             "id": "si_prod_06h2eezzg8dc65gszrzr0rzq208g6",
-         *             "price": "price_prod_06h2eezv63pg213ca31042tj77f4t",
+         *             "id": "si_prod_06h2fhtv0ztvrby34kxv9pwwqa5et",
+         *             "price": "price_prod_06h2fhtazdan6g31r2fkqs5fczy44",
          *             "quantity": 1
          *           }
          *         ],
          *         "object": "subscription",
          *         "status": "active",
-         *         "created": "2026-11-29T12:16:13.184Z",
-         *         "updated": "2026-11-29T12:16:13.284Z",
+         *         "created": "2026-11-29T14:48:26.113Z",
+         *         "updated": "2026-11-29T14:48:26.567Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2eezw7zvvnq1dqa5tk66dk672g",
+         *         "customer": "cus_prod_06h2fhtdp2ffx9hpgwxtvq60ess1y",
          *         "livemode": false,
          *         "metadata": {
          *           "plan": "pro"
@@ -15685,53 +15685,53 @@ export type components = {
          *         "trial_end": null,
          *         "cancelled_at": null,
          *         "days_until_due": null,
-         *         "latest_invoice": "in_prod_06h2eezzgm603swe4nj19x7myfr6e",
+         *         "latest_invoice": "in_prod_06h2fhtv2f42gnr7jqdqch9s06d2p",
          *         "pending_changes": [],
          *         "collection_method": "charge_automatically",
-         *         "current_period_end": "2026-12-29T12:16:13.184Z",
+         *         "current_period_end": "2026-12-29T14:48:26.113Z",
          *         "cancel_at_period_end": false,
-         *         "current_period_start": "2026-11-29T12:16:13.184Z",
+         *         "current_period_start": "2026-11-29T14:48:26.113Z",
          *         "default_payment_method": null
          *       },
          *       "previous_data": {
-         *         "id": "sub_prod_06h2eezzg8dc65gszrzr0rzq208g4",
+         *         "id": "sub_prod_06h2fhtv0ztvrby34kxv9pwwqa5er",
          *         "items": [
          *           {
-         *             "id": "si_prod_06h2eezzg8dc65gszrzr0rzq208g6",
-         *             "price": "price_prod_06h2eezv63pg213ca31042tj77f4t",
+         *             "id": "si_prod_06h2fhtv0ztvrby34kxv9pwwqa5et",
+         *             "price": "price_prod_06h2fhtazdan6g31r2fkqs5fczy44",
          *             "quantity": 1
          *           }
          *         ],
          *         "object": "subscription",
          *         "status": "paused",
-         *         "created": "2026-11-29T12:16:13.184Z",
-         *         "updated": "2026-11-29T12:16:13.261Z",
+         *         "created": "2026-11-29T14:48:26.113Z",
+         *         "updated": "2026-11-29T14:48:26.413Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2eezw7zvvnq1dqa5tk66dk672g",
+         *         "customer": "cus_prod_06h2fhtdp2ffx9hpgwxtvq60ess1y",
          *         "livemode": false,
          *         "metadata": {
          *           "plan": "pro"
          *         },
-         *         "paused_at": "2026-11-29T12:16:13.261Z",
+         *         "paused_at": "2026-11-29T14:48:26.413Z",
          *         "trial_end": null,
          *         "cancelled_at": null,
          *         "days_until_due": null,
-         *         "latest_invoice": "in_prod_06h2eezzgm603swe4nj19x7myfr6e",
+         *         "latest_invoice": "in_prod_06h2fhtv2f42gnr7jqdqch9s06d2p",
          *         "pending_changes": [],
          *         "collection_method": "charge_automatically",
-         *         "current_period_end": "2026-12-29T12:16:13.184Z",
+         *         "current_period_end": "2026-12-29T14:48:26.113Z",
          *         "cancel_at_period_end": false,
-         *         "current_period_start": "2026-11-29T12:16:13.184Z",
+         *         "current_period_start": "2026-11-29T14:48:26.113Z",
          *         "default_payment_method": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2eezzw8vysx30mmnw0rypj3n7j",
-         *       "request_id": "req_prod_06h2eezzw8vysx30mmnw0rypj3n7j",
+         *       "correlation_id": "req_prod_06h2fhtwqnjx847maeda7z5k5nc72",
+         *       "request_id": "req_prod_06h2fhtwqnjx847maeda7z5k5nc72",
          *       "version": 1,
          *       "sequence": 4,
-         *       "created": "2026-11-29T12:16:13.287Z",
+         *       "created": "2026-11-29T14:48:26.579Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2eeznqzss6w2jbgkfca7r3sg58"
+         *       "actor_id": "key_prod_06h2fhsg8v1zs153x8mdrna5q96bm"
          *     }
          */
         CustomerSubscriptionResumedEvent: {
@@ -15776,56 +15776,56 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2ef0012dksac2tx62mgj869cjj",
+         *       "id": "evt_prod_06h2fhtxja0gcyrpk1krwtvw5fw8a",
          *       "type": "customer.subscription.cancelled",
          *       "aggregate_type": "subscription",
-         *       "aggregate_id": "sub_prod_06h2eezzg8dc65gszrzr0rzq208g4",
+         *       "aggregate_id": "sub_prod_06h2fhtv0ztvrby34kxv9pwwqa5er",
          *       "data": {
-         *         "id": "sub_prod_06h2eezzg8dc65gszrzr0rzq208g4",
+         *         "id": "sub_prod_06h2fhtv0ztvrby34kxv9pwwqa5er",
          *         "items": [
          *           {
-         *             "id": "si_prod_06h2eezzg8dc65gszrzr0rzq208g6",
-         *             "price": "price_prod_06h2eezv63pg213ca31042tj77f4t",
+         *             "id": "si_prod_06h2fhtv0ztvrby34kxv9pwwqa5et",
+         *             "price": "price_prod_06h2fhtazdan6g31r2fkqs5fczy44",
          *             "quantity": 1
          *           }
          *         ],
          *         "object": "subscription",
          *         "status": "cancelled",
-         *         "created": "2026-11-29T12:16:13.184Z",
-         *         "updated": "2026-11-29T12:16:13.309Z",
+         *         "created": "2026-11-29T14:48:26.113Z",
+         *         "updated": "2026-11-29T14:48:26.716Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2eezw7zvvnq1dqa5tk66dk672g",
+         *         "customer": "cus_prod_06h2fhtdp2ffx9hpgwxtvq60ess1y",
          *         "livemode": false,
          *         "metadata": {
          *           "plan": "pro"
          *         },
          *         "paused_at": null,
          *         "trial_end": null,
-         *         "cancelled_at": "2026-11-29T12:16:13.309Z",
+         *         "cancelled_at": "2026-11-29T14:48:26.716Z",
          *         "days_until_due": null,
-         *         "latest_invoice": "in_prod_06h2eezzgm603swe4nj19x7myfr6e",
+         *         "latest_invoice": "in_prod_06h2fhtv2f42gnr7jqdqch9s06d2p",
          *         "pending_changes": [],
          *         "collection_method": "charge_automatically",
-         *         "current_period_end": "2026-12-29T12:16:13.184Z",
+         *         "current_period_end": "2026-12-29T14:48:26.113Z",
          *         "cancel_at_period_end": false,
-         *         "current_period_start": "2026-11-29T12:16:13.184Z",
+         *         "current_period_start": "2026-11-29T14:48:26.113Z",
          *         "default_payment_method": null
          *       },
          *       "previous_data": {
-         *         "id": "sub_prod_06h2eezzg8dc65gszrzr0rzq208g4",
+         *         "id": "sub_prod_06h2fhtv0ztvrby34kxv9pwwqa5er",
          *         "items": [
          *           {
-         *             "id": "si_prod_06h2eezzg8dc65gszrzr0rzq208g6",
-         *             "price": "price_prod_06h2eezv63pg213ca31042tj77f4t",
+         *             "id": "si_prod_06h2fhtv0ztvrby34kxv9pwwqa5et",
+         *             "price": "price_prod_06h2fhtazdan6g31r2fkqs5fczy44",
          *             "quantity": 1
          *           }
          *         ],
          *         "object": "subscription",
          *         "status": "active",
-         *         "created": "2026-11-29T12:16:13.184Z",
-         *         "updated": "2026-11-29T12:16:13.284Z",
+         *         "created": "2026-11-29T14:48:26.113Z",
+         *         "updated": "2026-11-29T14:48:26.567Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2eezw7zvvnq1dqa5tk66dk672g",
+         *         "customer": "cus_prod_06h2fhtdp2ffx9hpgwxtvq60ess1y",
          *         "livemode": false,
          *         "metadata": {
          *           "plan": "pro"
@@ -15834,22 +15834,22 @@ export type components = {
          *         "trial_end": null,
          *         "cancelled_at": null,
          *         "days_until_due": null,
-         *         "latest_invoice": "in_prod_06h2eezzgm603swe4nj19x7myfr6e",
+         *         "latest_invoice": "in_prod_06h2fhtv2f42gnr7jqdqch9s06d2p",
          *         "pending_changes": [],
          *         "collection_method": "charge_automatically",
-         *         "current_period_end": "2026-12-29T12:16:13.184Z",
+         *         "current_period_end": "2026-12-29T14:48:26.113Z",
          *         "cancel_at_period_end": false,
-         *         "current_period_start": "2026-11-29T12:16:13.184Z",
+         *         "current_period_start": "2026-11-29T14:48:26.113Z",
          *         "default_payment_method": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2eezzz4z5zr8wcjzam478xykyw",
-         *       "request_id": "req_prod_06h2eezzz4z5zr8wcjzam478xykyw",
+         *       "correlation_id": "req_prod_06h2fhtxas84kbqy41tvw2cphzgw4",
+         *       "request_id": "req_prod_06h2fhtxas84kbqy41tvw2cphzgw4",
          *       "version": 1,
          *       "sequence": 5,
-         *       "created": "2026-11-29T12:16:13.320Z",
+         *       "created": "2026-11-29T14:48:26.770Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2eeznqzss6w2jbgkfca7r3sg58"
+         *       "actor_id": "key_prod_06h2fhsg8v1zs153x8mdrna5q96bm"
          *     }
          */
         CustomerSubscriptionCancelledEvent: {
@@ -15894,46 +15894,46 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2ef01m0er560n3jnn6x80ss4cg",
+         *       "id": "evt_prod_06h2fhv4cp64ckp8mannnyptd3262",
          *       "type": "customer.subscription.trial_will_end",
          *       "aggregate_type": "subscription",
-         *       "aggregate_id": "sub_prod_06h2ef009f664jn4bnmxwwwr7xdea",
+         *       "aggregate_id": "sub_prod_06h2fhty3e9h9fne5fvs77ydraavj",
          *       "data": {
-         *         "id": "sub_prod_06h2ef009f664jn4bnmxwwwr7xdea",
+         *         "id": "sub_prod_06h2fhty3e9h9fne5fvs77ydraavj",
          *         "items": [
          *           {
-         *             "id": "si_prod_06h2ef009f664jn4bnmxwwwr7xdec",
-         *             "price": "price_prod_06h2eezv63pg213ca31042tj77f4t",
+         *             "id": "si_prod_06h2fhty3e9h9fne5fvs77ydraavm",
+         *             "price": "price_prod_06h2fhtazdan6g31r2fkqs5fczy44",
          *             "quantity": 1
          *           }
          *         ],
          *         "object": "subscription",
          *         "status": "trialing",
-         *         "created": "2026-11-29T12:16:13.378Z",
-         *         "updated": "2026-11-29T12:16:13.378Z",
+         *         "created": "2026-11-29T14:48:26.884Z",
+         *         "updated": "2026-11-29T14:48:26.884Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2eezw7zvvnq1dqa5tk66dk672g",
+         *         "customer": "cus_prod_06h2fhtdp2ffx9hpgwxtvq60ess1y",
          *         "livemode": false,
          *         "metadata": {},
          *         "paused_at": null,
-         *         "trial_end": "2026-12-06T12:16:13.378Z",
+         *         "trial_end": "2026-12-06T14:48:26.884Z",
          *         "cancelled_at": null,
          *         "days_until_due": null,
          *         "latest_invoice": null,
          *         "pending_changes": [],
          *         "collection_method": "charge_automatically",
-         *         "current_period_end": "2026-12-06T12:16:13.378Z",
+         *         "current_period_end": "2026-12-06T14:48:26.884Z",
          *         "cancel_at_period_end": false,
-         *         "current_period_start": "2026-11-29T12:16:13.378Z",
+         *         "current_period_start": "2026-11-29T14:48:26.884Z",
          *         "default_payment_method": "pm_sandbox_succeeds"
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2ef01d4g0an9p7tpa7b2zq78ge",
+         *       "correlation_id": "req_prod_06h2fhv3425hsxjfsjjzwwkfvg0j6",
          *       "request_id": null,
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-12-03T12:16:13.378Z",
+         *       "created": "2026-12-03T14:48:26.884Z",
          *       "actor_type": "system",
          *       "actor_id": null
          *     }
@@ -15980,16 +15980,16 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2eezxc6dt1txvpxf7g1gtr682e",
+         *       "id": "evt_prod_06h2fhthzj23kr62tpfvjm24m81aj",
          *       "type": "invoice.created",
          *       "aggregate_type": "invoice",
-         *       "aggregate_id": "in_prod_06h2eezxbqe0btqpkwnrwrc6h5szj",
+         *       "aggregate_id": "in_prod_06h2fhthy0wvceqb6jmd4yrt0rn1c",
          *       "data": {
-         *         "id": "in_prod_06h2eezxbqe0btqpkwnrwrc6h5szj",
+         *         "id": "in_prod_06h2fhthy0wvceqb6jmd4yrt0rn1c",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h2eezxbt4sc3hf0m52wz9hepkm6",
-         *             "price": "price_prod_06h2eezv7rtav2dxa0stegs4yywv2",
+         *             "id": "il_prod_06h2fhthy75eb14b3cp5tendyczcr",
+         *             "price": "price_prod_06h2fhtb4kxhs6e2tw20dypd2dyba",
          *             "quantity": 1,
          *             "tax_rates": [],
          *             "amount_atom": 500,
@@ -16002,11 +16002,11 @@ export type components = {
          *         "number": null,
          *         "object": "invoice",
          *         "status": "draft",
-         *         "created": "2026-11-29T12:16:12.637Z",
+         *         "created": "2026-11-29T14:48:23.792Z",
          *         "paid_at": null,
-         *         "updated": "2026-11-29T12:16:12.637Z",
+         *         "updated": "2026-11-29T14:48:23.792Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2eezw7zvvnq1dqa5tk66dk672g",
+         *         "customer": "cus_prod_06h2fhtdp2ffx9hpgwxtvq60ess1y",
          *         "discount": null,
          *         "due_date": null,
          *         "livemode": false,
@@ -16028,6 +16028,7 @@ export type components = {
          *         "days_until_due": null,
          *         "payment_intent": null,
          *         "reverse_charge": false,
+         *         "credits_applied": [],
          *         "due_amount_atom": 500,
          *         "paid_pdf_sha256": null,
          *         "paid_amount_atom": 0,
@@ -16038,18 +16039,19 @@ export type components = {
          *         "next_payment_attempt": null,
          *         "starting_balance_atom": null,
          *         "marked_uncollectible_at": null,
+         *         "total_credits_applied_atom": 0,
          *         "pre_payment_credit_notes_amount_atom": 0,
          *         "post_payment_credit_notes_amount_atom": 0
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2eezxbc0sdjh3vwf4n6yxh31pg",
-         *       "request_id": "req_prod_06h2eezxbc0sdjh3vwf4n6yxh31pg",
+         *       "correlation_id": "req_prod_06h2fhthxcv1bnr52t1jp4yyjgawe",
+         *       "request_id": "req_prod_06h2fhthxcv1bnr52t1jp4yyjgawe",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-29T12:16:12.641Z",
+         *       "created": "2026-11-29T14:48:23.804Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2eeznqzss6w2jbgkfca7r3sg58"
+         *       "actor_id": "key_prod_06h2fhsg8v1zs153x8mdrna5q96bm"
          *     }
          */
         InvoiceCreatedEvent: {
@@ -16094,16 +16096,16 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2eezxjmbeew2x7m7swhegwqax4",
+         *       "id": "evt_prod_06h2fhtjy9ehp8maarppcx9ngrptj",
          *       "type": "invoice.finalized",
          *       "aggregate_type": "invoice",
-         *       "aggregate_id": "in_prod_06h2eezxbqe0btqpkwnrwrc6h5szj",
+         *       "aggregate_id": "in_prod_06h2fhthy0wvceqb6jmd4yrt0rn1c",
          *       "data": {
-         *         "id": "in_prod_06h2eezxbqe0btqpkwnrwrc6h5szj",
+         *         "id": "in_prod_06h2fhthy0wvceqb6jmd4yrt0rn1c",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h2eezxbt4sc3hf0m52wz9hepkm6",
-         *             "price": "price_prod_06h2eezv7rtav2dxa0stegs4yywv2",
+         *             "id": "il_prod_06h2fhthy75eb14b3cp5tendyczcr",
+         *             "price": "price_prod_06h2fhtb4kxhs6e2tw20dypd2dyba",
          *             "quantity": 1,
          *             "tax_rates": [],
          *             "amount_atom": 500,
@@ -16116,11 +16118,11 @@ export type components = {
          *         "number": "EXAMPL-0001",
          *         "object": "invoice",
          *         "status": "open",
-         *         "created": "2026-11-29T12:16:12.637Z",
+         *         "created": "2026-11-29T14:48:23.792Z",
          *         "paid_at": null,
-         *         "updated": "2026-11-29T12:16:12.663Z",
+         *         "updated": "2026-11-29T14:48:23.911Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2eezw7zvvnq1dqa5tk66dk672g",
+         *         "customer": "cus_prod_06h2fhtdp2ffx9hpgwxtvq60ess1y",
          *         "discount": null,
          *         "due_date": null,
          *         "livemode": false,
@@ -16128,11 +16130,11 @@ export type components = {
          *         "tax_atom": 0,
          *         "voided_at": null,
          *         "overdue_at": null,
-         *         "pdf_sha256": "83c70836850812b1d1c5aa8eaa84acd0c1046db3ce6a66b7391aeb3e301e4f87",
+         *         "pdf_sha256": "28a67defc50892d8c7566cb8fdc22c01d216f534d4b2edd750b995d0455e53da",
          *         "description": null,
-         *         "invoice_pdf": "http://127.0.0.1:35215/api/invoices/in_prod_06h2eezxbqe0btqpkwnrwrc6h5szj/pdf",
+         *         "invoice_pdf": "http://127.0.0.1:38991/api/invoices/in_prod_06h2fhthy0wvceqb6jmd4yrt0rn1c/pdf",
          *         "total_taxes": [],
-         *         "finalized_at": "2026-11-29T12:16:12.663Z",
+         *         "finalized_at": "2026-11-29T14:48:23.911Z",
          *         "subscription": null,
          *         "attempt_count": 0,
          *         "customer_name": "Jenny Rosen",
@@ -16142,25 +16144,27 @@ export type components = {
          *         "days_until_due": null,
          *         "payment_intent": null,
          *         "reverse_charge": false,
+         *         "credits_applied": [],
          *         "due_amount_atom": 500,
          *         "paid_pdf_sha256": null,
          *         "paid_amount_atom": 0,
          *         "collection_method": "charge_automatically",
          *         "total_amount_atom": 500,
-         *         "hosted_invoice_url": "http://127.0.0.1:35215/invoice/sP57lL1BUgGf9kDxOJK1SGbdQ7pPkE8RCwj08_bqjQc",
+         *         "hosted_invoice_url": "http://127.0.0.1:38991/invoice/u3bzSDegtrwoFr1Ny081JR-ZsFJbyA52fZG0i7pXseU",
          *         "ending_balance_atom": 0,
          *         "next_payment_attempt": null,
          *         "starting_balance_atom": 0,
          *         "marked_uncollectible_at": null,
+         *         "total_credits_applied_atom": 0,
          *         "pre_payment_credit_notes_amount_atom": 0,
          *         "post_payment_credit_notes_amount_atom": 0
          *       },
          *       "previous_data": {
-         *         "id": "in_prod_06h2eezxbqe0btqpkwnrwrc6h5szj",
+         *         "id": "in_prod_06h2fhthy0wvceqb6jmd4yrt0rn1c",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h2eezxbt4sc3hf0m52wz9hepkm6",
-         *             "price": "price_prod_06h2eezv7rtav2dxa0stegs4yywv2",
+         *             "id": "il_prod_06h2fhthy75eb14b3cp5tendyczcr",
+         *             "price": "price_prod_06h2fhtb4kxhs6e2tw20dypd2dyba",
          *             "quantity": 1,
          *             "tax_rates": [],
          *             "amount_atom": 500,
@@ -16173,11 +16177,11 @@ export type components = {
          *         "number": null,
          *         "object": "invoice",
          *         "status": "draft",
-         *         "created": "2026-11-29T12:16:12.637Z",
+         *         "created": "2026-11-29T14:48:23.792Z",
          *         "paid_at": null,
-         *         "updated": "2026-11-29T12:16:12.637Z",
+         *         "updated": "2026-11-29T14:48:23.792Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2eezw7zvvnq1dqa5tk66dk672g",
+         *         "customer": "cus_prod_06h2fhtdp2ffx9hpgwxtvq60ess1y",
          *         "discount": null,
          *         "due_date": null,
          *         "livemode": false,
@@ -16199,6 +16203,7 @@ export type components = {
          *         "days_until_due": null,
          *         "payment_intent": null,
          *         "reverse_charge": false,
+         *         "credits_applied": [],
          *         "due_amount_atom": 500,
          *         "paid_pdf_sha256": null,
          *         "paid_amount_atom": 0,
@@ -16209,17 +16214,18 @@ export type components = {
          *         "next_payment_attempt": null,
          *         "starting_balance_atom": null,
          *         "marked_uncollectible_at": null,
+         *         "total_credits_applied_atom": 0,
          *         "pre_payment_credit_notes_amount_atom": 0,
          *         "post_payment_credit_notes_amount_atom": 0
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2eezxed7k3ky4886wje5rmw98e",
-         *       "request_id": "req_prod_06h2eezxed7k3ky4886wje5rmw98e",
+         *       "correlation_id": "req_prod_06h2fhtjab8p99m0ezpsmf1en4wze",
+         *       "request_id": "req_prod_06h2fhtjab8p99m0ezpsmf1en4wze",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-29T12:16:12.693Z",
+         *       "created": "2026-11-29T14:48:24.050Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2eeznqzss6w2jbgkfca7r3sg58"
+         *       "actor_id": "key_prod_06h2fhsg8v1zs153x8mdrna5q96bm"
          *     }
          */
         InvoiceFinalizedEvent: {
@@ -16264,16 +16270,16 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2eezxpvye70ngw44e0kkwxs9m0",
+         *       "id": "evt_prod_06h2fhtkdwntp1nq1hyaz3hn626np",
          *       "type": "invoice.paid",
          *       "aggregate_type": "invoice",
-         *       "aggregate_id": "in_prod_06h2eezxbqe0btqpkwnrwrc6h5szj",
+         *       "aggregate_id": "in_prod_06h2fhthy0wvceqb6jmd4yrt0rn1c",
          *       "data": {
-         *         "id": "in_prod_06h2eezxbqe0btqpkwnrwrc6h5szj",
+         *         "id": "in_prod_06h2fhthy0wvceqb6jmd4yrt0rn1c",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h2eezxbt4sc3hf0m52wz9hepkm6",
-         *             "price": "price_prod_06h2eezv7rtav2dxa0stegs4yywv2",
+         *             "id": "il_prod_06h2fhthy75eb14b3cp5tendyczcr",
+         *             "price": "price_prod_06h2fhtb4kxhs6e2tw20dypd2dyba",
          *             "quantity": 1,
          *             "tax_rates": [],
          *             "amount_atom": 500,
@@ -16286,11 +16292,11 @@ export type components = {
          *         "number": "EXAMPL-0001",
          *         "object": "invoice",
          *         "status": "paid",
-         *         "created": "2026-11-29T12:16:12.637Z",
-         *         "paid_at": "2026-11-29T12:16:12.721Z",
-         *         "updated": "2026-11-29T12:16:12.721Z",
+         *         "created": "2026-11-29T14:48:23.792Z",
+         *         "paid_at": "2026-11-29T14:48:24.161Z",
+         *         "updated": "2026-11-29T14:48:24.161Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2eezw7zvvnq1dqa5tk66dk672g",
+         *         "customer": "cus_prod_06h2fhtdp2ffx9hpgwxtvq60ess1y",
          *         "discount": null,
          *         "due_date": null,
          *         "livemode": false,
@@ -16298,11 +16304,11 @@ export type components = {
          *         "tax_atom": 0,
          *         "voided_at": null,
          *         "overdue_at": null,
-         *         "pdf_sha256": "83c70836850812b1d1c5aa8eaa84acd0c1046db3ce6a66b7391aeb3e301e4f87",
+         *         "pdf_sha256": "28a67defc50892d8c7566cb8fdc22c01d216f534d4b2edd750b995d0455e53da",
          *         "description": null,
-         *         "invoice_pdf": "http://127.0.0.1:35215/api/invoices/in_prod_06h2eezxbqe0btqpkwnrwrc6h5szj/pdf",
+         *         "invoice_pdf": "http://127.0.0.1:38991/api/invoices/in_prod_06h2fhthy0wvceqb6jmd4yrt0rn1c/pdf",
          *         "total_taxes": [],
-         *         "finalized_at": "2026-11-29T12:16:12.663Z",
+         *         "finalized_at": "2026-11-29T14:48:23.911Z",
          *         "subscription": null,
          *         "attempt_count": 0,
          *         "customer_name": "Jenny Rosen",
@@ -16310,27 +16316,29 @@ export type components = {
          *         "subtotal_atom": 500,
          *         "customer_email": "jenny@example.com",
          *         "days_until_due": null,
-         *         "payment_intent": "pi_prod_06h2eezxn1fp1ajbb29vy48d6c9fp",
+         *         "payment_intent": "pi_prod_06h2fhtk6sjf2s284vhfbzxwp1n0a",
          *         "reverse_charge": false,
+         *         "credits_applied": [],
          *         "due_amount_atom": 0,
-         *         "paid_pdf_sha256": "48ff50987054be8f03036d459f036bbb34279d13616437183b0035a4c01fe513",
+         *         "paid_pdf_sha256": "ba3bad64b65453ac327ee253c0ba4a3b011e0328a9b9e704ef0b96041a9253b5",
          *         "paid_amount_atom": 500,
          *         "collection_method": "charge_automatically",
          *         "total_amount_atom": 500,
-         *         "hosted_invoice_url": "http://127.0.0.1:35215/invoice/sP57lL1BUgGf9kDxOJK1SGbdQ7pPkE8RCwj08_bqjQc",
+         *         "hosted_invoice_url": "http://127.0.0.1:38991/invoice/u3bzSDegtrwoFr1Ny081JR-ZsFJbyA52fZG0i7pXseU",
          *         "ending_balance_atom": 0,
          *         "next_payment_attempt": null,
          *         "starting_balance_atom": 0,
          *         "marked_uncollectible_at": null,
+         *         "total_credits_applied_atom": 0,
          *         "pre_payment_credit_notes_amount_atom": 0,
          *         "post_payment_credit_notes_amount_atom": 0
          *       },
          *       "previous_data": {
-         *         "id": "in_prod_06h2eezxbqe0btqpkwnrwrc6h5szj",
+         *         "id": "in_prod_06h2fhthy0wvceqb6jmd4yrt0rn1c",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h2eezxbt4sc3hf0m52wz9hepkm6",
-         *             "price": "price_prod_06h2eezv7rtav2dxa0stegs4yywv2",
+         *             "id": "il_prod_06h2fhthy75eb14b3cp5tendyczcr",
+         *             "price": "price_prod_06h2fhtb4kxhs6e2tw20dypd2dyba",
          *             "quantity": 1,
          *             "tax_rates": [],
          *             "amount_atom": 500,
@@ -16343,11 +16351,11 @@ export type components = {
          *         "number": "EXAMPL-0001",
          *         "object": "invoice",
          *         "status": "open",
-         *         "created": "2026-11-29T12:16:12.637Z",
+         *         "created": "2026-11-29T14:48:23.792Z",
          *         "paid_at": null,
-         *         "updated": "2026-11-29T12:16:12.663Z",
+         *         "updated": "2026-11-29T14:48:23.911Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2eezw7zvvnq1dqa5tk66dk672g",
+         *         "customer": "cus_prod_06h2fhtdp2ffx9hpgwxtvq60ess1y",
          *         "discount": null,
          *         "due_date": null,
          *         "livemode": false,
@@ -16355,11 +16363,11 @@ export type components = {
          *         "tax_atom": 0,
          *         "voided_at": null,
          *         "overdue_at": null,
-         *         "pdf_sha256": "83c70836850812b1d1c5aa8eaa84acd0c1046db3ce6a66b7391aeb3e301e4f87",
+         *         "pdf_sha256": "28a67defc50892d8c7566cb8fdc22c01d216f534d4b2edd750b995d0455e53da",
          *         "description": null,
-         *         "invoice_pdf": "http://127.0.0.1:35215/api/invoices/in_prod_06h2eezxbqe0btqpkwnrwrc6h5szj/pdf",
+         *         "invoice_pdf": "http://127.0.0.1:38991/api/invoices/in_prod_06h2fhthy0wvceqb6jmd4yrt0rn1c/pdf",
          *         "total_taxes": [],
-         *         "finalized_at": "2026-11-29T12:16:12.663Z",
+         *         "finalized_at": "2026-11-29T14:48:23.911Z",
          *         "subscription": null,
          *         "attempt_count": 0,
          *         "customer_name": "Jenny Rosen",
@@ -16367,29 +16375,31 @@ export type components = {
          *         "subtotal_atom": 500,
          *         "customer_email": "jenny@example.com",
          *         "days_until_due": null,
-         *         "payment_intent": "pi_prod_06h2eezxn1fp1ajbb29vy48d6c9fp",
+         *         "payment_intent": "pi_prod_06h2fhtk6sjf2s284vhfbzxwp1n0a",
          *         "reverse_charge": false,
+         *         "credits_applied": [],
          *         "due_amount_atom": 500,
          *         "paid_pdf_sha256": null,
          *         "paid_amount_atom": 0,
          *         "collection_method": "charge_automatically",
          *         "total_amount_atom": 500,
-         *         "hosted_invoice_url": "http://127.0.0.1:35215/invoice/sP57lL1BUgGf9kDxOJK1SGbdQ7pPkE8RCwj08_bqjQc",
+         *         "hosted_invoice_url": "http://127.0.0.1:38991/invoice/u3bzSDegtrwoFr1Ny081JR-ZsFJbyA52fZG0i7pXseU",
          *         "ending_balance_atom": 0,
          *         "next_payment_attempt": null,
          *         "starting_balance_atom": 0,
          *         "marked_uncollectible_at": null,
+         *         "total_credits_applied_atom": 0,
          *         "pre_payment_credit_notes_amount_atom": 0,
          *         "post_payment_credit_notes_amount_atom": 0
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2eezxmj01e3pwfd52att8pa7sc",
-         *       "request_id": "req_prod_06h2eezxmj01e3pwfd52att8pa7sc",
+         *       "correlation_id": "req_prod_06h2fhtk24zd5cmyqyss5gwes21sj",
+         *       "request_id": "req_prod_06h2fhtk24zd5cmyqyss5gwes21sj",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-29T12:16:12.726Z",
+         *       "created": "2026-11-29T14:48:24.175Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2eeznqzss6w2jbgkfca7r3sg58"
+         *       "actor_id": "key_prod_06h2fhsg8v1zs153x8mdrna5q96bm"
          *     }
          */
         InvoicePaidEvent: {
@@ -16434,16 +16444,16 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2eezxqeds935a061xggge93h2a",
+         *       "id": "evt_prod_06h2fhtkgmhtd750gph7k72139x6a",
          *       "type": "invoice.payment_succeeded",
          *       "aggregate_type": "invoice",
-         *       "aggregate_id": "in_prod_06h2eezxbqe0btqpkwnrwrc6h5szj",
+         *       "aggregate_id": "in_prod_06h2fhthy0wvceqb6jmd4yrt0rn1c",
          *       "data": {
-         *         "id": "in_prod_06h2eezxbqe0btqpkwnrwrc6h5szj",
+         *         "id": "in_prod_06h2fhthy0wvceqb6jmd4yrt0rn1c",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h2eezxbt4sc3hf0m52wz9hepkm6",
-         *             "price": "price_prod_06h2eezv7rtav2dxa0stegs4yywv2",
+         *             "id": "il_prod_06h2fhthy75eb14b3cp5tendyczcr",
+         *             "price": "price_prod_06h2fhtb4kxhs6e2tw20dypd2dyba",
          *             "quantity": 1,
          *             "tax_rates": [],
          *             "amount_atom": 500,
@@ -16456,11 +16466,11 @@ export type components = {
          *         "number": "EXAMPL-0001",
          *         "object": "invoice",
          *         "status": "paid",
-         *         "created": "2026-11-29T12:16:12.637Z",
-         *         "paid_at": "2026-11-29T12:16:12.721Z",
-         *         "updated": "2026-11-29T12:16:12.721Z",
+         *         "created": "2026-11-29T14:48:23.792Z",
+         *         "paid_at": "2026-11-29T14:48:24.161Z",
+         *         "updated": "2026-11-29T14:48:24.161Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2eezw7zvvnq1dqa5tk66dk672g",
+         *         "customer": "cus_prod_06h2fhtdp2ffx9hpgwxtvq60ess1y",
          *         "discount": null,
          *         "due_date": null,
          *         "livemode": false,
@@ -16468,11 +16478,11 @@ export type components = {
          *         "tax_atom": 0,
          *         "voided_at": null,
          *         "overdue_at": null,
-         *         "pdf_sha256": "83c70836850812b1d1c5aa8eaa84acd0c1046db3ce6a66b7391aeb3e301e4f87",
+         *         "pdf_sha256": "28a67defc50892d8c7566cb8fdc22c01d216f534d4b2edd750b995d0455e53da",
          *         "description": null,
-         *         "invoice_pdf": "http://127.0.0.1:35215/api/invoices/in_prod_06h2eezxbqe0btqpkwnrwrc6h5szj/pdf",
+         *         "invoice_pdf": "http://127.0.0.1:38991/api/invoices/in_prod_06h2fhthy0wvceqb6jmd4yrt0rn1c/pdf",
          *         "total_taxes": [],
-         *         "finalized_at": "2026-11-29T12:16:12.663Z",
+         *         "finalized_at": "2026-11-29T14:48:23.911Z",
          *         "subscription": null,
          *         "attempt_count": 0,
          *         "customer_name": "Jenny Rosen",
@@ -16480,27 +16490,29 @@ export type components = {
          *         "subtotal_atom": 500,
          *         "customer_email": "jenny@example.com",
          *         "days_until_due": null,
-         *         "payment_intent": "pi_prod_06h2eezxn1fp1ajbb29vy48d6c9fp",
+         *         "payment_intent": "pi_prod_06h2fhtk6sjf2s284vhfbzxwp1n0a",
          *         "reverse_charge": false,
+         *         "credits_applied": [],
          *         "due_amount_atom": 0,
-         *         "paid_pdf_sha256": "48ff50987054be8f03036d459f036bbb34279d13616437183b0035a4c01fe513",
+         *         "paid_pdf_sha256": "ba3bad64b65453ac327ee253c0ba4a3b011e0328a9b9e704ef0b96041a9253b5",
          *         "paid_amount_atom": 500,
          *         "collection_method": "charge_automatically",
          *         "total_amount_atom": 500,
-         *         "hosted_invoice_url": "http://127.0.0.1:35215/invoice/sP57lL1BUgGf9kDxOJK1SGbdQ7pPkE8RCwj08_bqjQc",
+         *         "hosted_invoice_url": "http://127.0.0.1:38991/invoice/u3bzSDegtrwoFr1Ny081JR-ZsFJbyA52fZG0i7pXseU",
          *         "ending_balance_atom": 0,
          *         "next_payment_attempt": null,
          *         "starting_balance_atom": 0,
          *         "marked_uncollectible_at": null,
+         *         "total_credits_applied_atom": 0,
          *         "pre_payment_credit_notes_amount_atom": 0,
          *         "post_payment_credit_notes_amount_atom": 0
          *       },
          *       "previous_data": {
-         *         "id": "in_prod_06h2eezxbqe0btqpkwnrwrc6h5szj",
+         *         "id": "in_prod_06h2fhthy0wvceqb6jmd4yrt0rn1c",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h2eezxbt4sc3hf0m52wz9hepkm6",
-         *             "price": "price_prod_06h2eezv7rtav2dxa0stegs4yywv2",
+         *             "id": "il_prod_06h2fhthy75eb14b3cp5tendyczcr",
+         *             "price": "price_prod_06h2fhtb4kxhs6e2tw20dypd2dyba",
          *             "quantity": 1,
          *             "tax_rates": [],
          *             "amount_atom": 500,
@@ -16513,11 +16525,11 @@ export type components = {
          *         "number": "EXAMPL-0001",
          *         "object": "invoice",
          *         "status": "open",
-         *         "created": "2026-11-29T12:16:12.637Z",
+         *         "created": "2026-11-29T14:48:23.792Z",
          *         "paid_at": null,
-         *         "updated": "2026-11-29T12:16:12.663Z",
+         *         "updated": "2026-11-29T14:48:23.911Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2eezw7zvvnq1dqa5tk66dk672g",
+         *         "customer": "cus_prod_06h2fhtdp2ffx9hpgwxtvq60ess1y",
          *         "discount": null,
          *         "due_date": null,
          *         "livemode": false,
@@ -16525,11 +16537,11 @@ export type components = {
          *         "tax_atom": 0,
          *         "voided_at": null,
          *         "overdue_at": null,
-         *         "pdf_sha256": "83c70836850812b1d1c5aa8eaa84acd0c1046db3ce6a66b7391aeb3e301e4f87",
+         *         "pdf_sha256": "28a67defc50892d8c7566cb8fdc22c01d216f534d4b2edd750b995d0455e53da",
          *         "description": null,
-         *         "invoice_pdf": "http://127.0.0.1:35215/api/invoices/in_prod_06h2eezxbqe0btqpkwnrwrc6h5szj/pdf",
+         *         "invoice_pdf": "http://127.0.0.1:38991/api/invoices/in_prod_06h2fhthy0wvceqb6jmd4yrt0rn1c/pdf",
          *         "total_taxes": [],
-         *         "finalized_at": "2026-11-29T12:16:12.663Z",
+         *         "finalized_at": "2026-11-29T14:48:23.911Z",
          *         "subscription": null,
          *         "attempt_count": 0,
          *         "customer_name": "Jenny Rosen",
@@ -16537,29 +16549,31 @@ export type components = {
          *         "subtotal_atom": 500,
          *         "customer_email": "jenny@example.com",
          *         "days_until_due": null,
-         *         "payment_intent": "pi_prod_06h2eezxn1fp1ajbb29vy48d6c9fp",
+         *         "payment_intent": "pi_prod_06h2fhtk6sjf2s284vhfbzxwp1n0a",
          *         "reverse_charge": false,
+         *         "credits_applied": [],
          *         "due_amount_atom": 500,
          *         "paid_pdf_sha256": null,
          *         "paid_amount_atom": 0,
          *         "collection_method": "charge_automatically",
          *         "total_amount_atom": 500,
-         *         "hosted_invoice_url": "http://127.0.0.1:35215/invoice/sP57lL1BUgGf9kDxOJK1SGbdQ7pPkE8RCwj08_bqjQc",
+         *         "hosted_invoice_url": "http://127.0.0.1:38991/invoice/u3bzSDegtrwoFr1Ny081JR-ZsFJbyA52fZG0i7pXseU",
          *         "ending_balance_atom": 0,
          *         "next_payment_attempt": null,
          *         "starting_balance_atom": 0,
          *         "marked_uncollectible_at": null,
+         *         "total_credits_applied_atom": 0,
          *         "pre_payment_credit_notes_amount_atom": 0,
          *         "post_payment_credit_notes_amount_atom": 0
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2eezxmj01e3pwfd52att8pa7sc",
-         *       "request_id": "req_prod_06h2eezxmj01e3pwfd52att8pa7sc",
+         *       "correlation_id": "req_prod_06h2fhtk24zd5cmyqyss5gwes21sj",
+         *       "request_id": "req_prod_06h2fhtk24zd5cmyqyss5gwes21sj",
          *       "version": 1,
          *       "sequence": 4,
-         *       "created": "2026-11-29T12:16:12.731Z",
+         *       "created": "2026-11-29T14:48:24.197Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2eeznqzss6w2jbgkfca7r3sg58"
+         *       "actor_id": "key_prod_06h2fhsg8v1zs153x8mdrna5q96bm"
          *     }
          */
         InvoicePaymentSucceededEvent: {
@@ -16604,16 +16618,16 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2eezy34cd0qam9zs8kp99679ce",
+         *       "id": "evt_prod_06h2fhtmvhemamja2fqbrssv6qbep",
          *       "type": "invoice.payment_failed",
          *       "aggregate_type": "invoice",
-         *       "aggregate_id": "in_prod_06h2eezxyhvm4jsqs2s863377fcqe",
+         *       "aggregate_id": "in_prod_06h2fhtmbc0f3dh0nacbgtyaj3m08",
          *       "data": {
-         *         "id": "in_prod_06h2eezxyhvm4jsqs2s863377fcqe",
+         *         "id": "in_prod_06h2fhtmbc0f3dh0nacbgtyaj3m08",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h2eezxyhvm4jsqs2s863377fcqg",
-         *             "price": "price_prod_06h2eezv7rtav2dxa0stegs4yywv2",
+         *             "id": "il_prod_06h2fhtmbk90fmtrhrqes6q57g1f0",
+         *             "price": "price_prod_06h2fhtb4kxhs6e2tw20dypd2dyba",
          *             "quantity": 1,
          *             "tax_rates": [],
          *             "amount_atom": 500,
@@ -16626,11 +16640,11 @@ export type components = {
          *         "number": "EXAMPL-0002",
          *         "object": "invoice",
          *         "status": "open",
-         *         "created": "2026-11-29T12:16:12.788Z",
+         *         "created": "2026-11-29T14:48:24.411Z",
          *         "paid_at": null,
-         *         "updated": "2026-11-29T12:16:12.798Z",
+         *         "updated": "2026-11-29T14:48:24.432Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2eezw7zvvnq1dqa5tk66dk672g",
+         *         "customer": "cus_prod_06h2fhtdp2ffx9hpgwxtvq60ess1y",
          *         "discount": null,
          *         "due_date": null,
          *         "livemode": false,
@@ -16638,11 +16652,11 @@ export type components = {
          *         "tax_atom": 0,
          *         "voided_at": null,
          *         "overdue_at": null,
-         *         "pdf_sha256": "ea87045f376ea38b66856f990864cfa608a7715f6e71072078f9390c04a997d3",
+         *         "pdf_sha256": "35b31c9a6d4751a2922b2894cc7df4a4b08e57af880c577eed19b04120241998",
          *         "description": null,
-         *         "invoice_pdf": "http://127.0.0.1:35215/api/invoices/in_prod_06h2eezxyhvm4jsqs2s863377fcqe/pdf",
+         *         "invoice_pdf": "http://127.0.0.1:38991/api/invoices/in_prod_06h2fhtmbc0f3dh0nacbgtyaj3m08/pdf",
          *         "total_taxes": [],
-         *         "finalized_at": "2026-11-29T12:16:12.798Z",
+         *         "finalized_at": "2026-11-29T14:48:24.432Z",
          *         "subscription": null,
          *         "attempt_count": 0,
          *         "customer_name": "Jenny Rosen",
@@ -16650,30 +16664,32 @@ export type components = {
          *         "subtotal_atom": 500,
          *         "customer_email": "jenny@example.com",
          *         "days_until_due": null,
-         *         "payment_intent": "pi_prod_06h2eezy25qqsmm549919t53nc7t6",
+         *         "payment_intent": "pi_prod_06h2fhtmqne4pbvdkhhec8zjw0bj8",
          *         "reverse_charge": false,
+         *         "credits_applied": [],
          *         "due_amount_atom": 500,
          *         "paid_pdf_sha256": null,
          *         "paid_amount_atom": 0,
          *         "collection_method": "charge_automatically",
          *         "total_amount_atom": 500,
-         *         "hosted_invoice_url": "http://127.0.0.1:35215/invoice/Ljn9VrXHuOkdpGUGSOIIsvruShE0bJygbQP0H5VV9v8",
+         *         "hosted_invoice_url": "http://127.0.0.1:38991/invoice/c6LHDGciR7cwSoRC9dsoNFfURsyKrvdadNsLAt1BY5Q",
          *         "ending_balance_atom": 0,
          *         "next_payment_attempt": null,
          *         "starting_balance_atom": 0,
          *         "marked_uncollectible_at": null,
+         *         "total_credits_applied_atom": 0,
          *         "pre_payment_credit_notes_amount_atom": 0,
          *         "post_payment_credit_notes_amount_atom": 0
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2eezy1ws7pah4kxgydyq8778fa",
-         *       "request_id": "req_prod_06h2eezy1ws7pah4kxgydyq8778fa",
+         *       "correlation_id": "req_prod_06h2fhtmq35srjfmgxscymvg0a5ty",
+         *       "request_id": "req_prod_06h2fhtmq35srjfmgxscymvg0a5ty",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-29T12:16:12.825Z",
+         *       "created": "2026-11-29T14:48:24.540Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2eeznqzss6w2jbgkfca7r3sg58"
+         *       "actor_id": "key_prod_06h2fhsg8v1zs153x8mdrna5q96bm"
          *     }
          */
         InvoicePaymentFailedEvent: {
@@ -16718,16 +16734,16 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2eezyaj4n1jqggqhgj0m5hhc3g",
+         *       "id": "evt_prod_06h2fhtnmy9rg60d5hkmf43wp7h6e",
          *       "type": "invoice.payment_action_required",
          *       "aggregate_type": "invoice",
-         *       "aggregate_id": "in_prod_06h2eezy4xk2ts9xjgmp9xbmahmhp",
+         *       "aggregate_id": "in_prod_06h2fhtn3bqn4afm5y74y0v812mk6",
          *       "data": {
-         *         "id": "in_prod_06h2eezy4xk2ts9xjgmp9xbmahmhp",
+         *         "id": "in_prod_06h2fhtn3bqn4afm5y74y0v812mk6",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h2eezy5282wtnsxsn47yzamass6",
-         *             "price": "price_prod_06h2eezv7rtav2dxa0stegs4yywv2",
+         *             "id": "il_prod_06h2fhtn3fkb8dnb54p859mz1nxkj",
+         *             "price": "price_prod_06h2fhtb4kxhs6e2tw20dypd2dyba",
          *             "quantity": 1,
          *             "tax_rates": [],
          *             "amount_atom": 500,
@@ -16740,11 +16756,11 @@ export type components = {
          *         "number": "EXAMPL-0003",
          *         "object": "invoice",
          *         "status": "open",
-         *         "created": "2026-11-29T12:16:12.839Z",
+         *         "created": "2026-11-29T14:48:24.602Z",
          *         "paid_at": null,
-         *         "updated": "2026-11-29T12:16:12.851Z",
+         *         "updated": "2026-11-29T14:48:24.639Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2eezw7zvvnq1dqa5tk66dk672g",
+         *         "customer": "cus_prod_06h2fhtdp2ffx9hpgwxtvq60ess1y",
          *         "discount": null,
          *         "due_date": null,
          *         "livemode": false,
@@ -16752,11 +16768,11 @@ export type components = {
          *         "tax_atom": 0,
          *         "voided_at": null,
          *         "overdue_at": null,
-         *         "pdf_sha256": "d95f990d3501dfe9f98b9a5bc2402bf5c41c96aebf20da238ee8f58f920760ec",
+         *         "pdf_sha256": "4f0c05465c5777e6a6a19c32f1a7d45f2652e298e72fa5e978f8e208e1975498",
          *         "description": null,
-         *         "invoice_pdf": "http://127.0.0.1:35215/api/invoices/in_prod_06h2eezy4xk2ts9xjgmp9xbmahmhp/pdf",
+         *         "invoice_pdf": "http://127.0.0.1:38991/api/invoices/in_prod_06h2fhtn3bqn4afm5y74y0v812mk6/pdf",
          *         "total_taxes": [],
-         *         "finalized_at": "2026-11-29T12:16:12.851Z",
+         *         "finalized_at": "2026-11-29T14:48:24.639Z",
          *         "subscription": null,
          *         "attempt_count": 0,
          *         "customer_name": "Jenny Rosen",
@@ -16764,30 +16780,32 @@ export type components = {
          *         "subtotal_atom": 500,
          *         "customer_email": "jenny@example.com",
          *         "days_until_due": null,
-         *         "payment_intent": "pi_prod_06h2eezy9c7svveczw51btp4q9h72",
+         *         "payment_intent": "pi_prod_06h2fhtnkt7hy5g31j7hzfxq8w8f4",
          *         "reverse_charge": false,
+         *         "credits_applied": [],
          *         "due_amount_atom": 500,
          *         "paid_pdf_sha256": null,
          *         "paid_amount_atom": 0,
          *         "collection_method": "charge_automatically",
          *         "total_amount_atom": 500,
-         *         "hosted_invoice_url": "http://127.0.0.1:35215/invoice/8KkVxqMPWy83qMnpSoeQStmsg5HacNmKGXZakqTX-Q8",
+         *         "hosted_invoice_url": "http://127.0.0.1:38991/invoice/iMGAgRf6P5vUT9k6477TASixOcObSvlzOm22VK8HS9s",
          *         "ending_balance_atom": 0,
          *         "next_payment_attempt": null,
          *         "starting_balance_atom": 0,
          *         "marked_uncollectible_at": null,
+         *         "total_credits_applied_atom": 0,
          *         "pre_payment_credit_notes_amount_atom": 0,
          *         "post_payment_credit_notes_amount_atom": 0
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2eezy8sf0vxkf2zgat65a2dv96",
-         *       "request_id": "req_prod_06h2eezy8sf0vxkf2zgat65a2dv96",
+         *       "correlation_id": "req_prod_06h2fhtnjgm778v3yh1hn3xatv3re",
+         *       "request_id": "req_prod_06h2fhtnjgm778v3yh1hn3xatv3re",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-29T12:16:12.884Z",
+         *       "created": "2026-11-29T14:48:24.743Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2eeznqzss6w2jbgkfca7r3sg58"
+         *       "actor_id": "key_prod_06h2fhsg8v1zs153x8mdrna5q96bm"
          *     }
          */
         InvoicePaymentActionRequiredEvent: {
@@ -16832,16 +16850,16 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2ef01eprgs3cf6amad24da77aw",
+         *       "id": "evt_prod_06h2fhv3c3r04qkj8apgna4fac5tm",
          *       "type": "invoice.overdue",
          *       "aggregate_type": "invoice",
-         *       "aggregate_id": "in_prod_06h2eezzcra0bhxy1kkf5sfqe6xqj",
+         *       "aggregate_id": "in_prod_06h2fhts4ac8nvbwq18kd8yqb584j",
          *       "data": {
-         *         "id": "in_prod_06h2eezzcra0bhxy1kkf5sfqe6xqj",
+         *         "id": "in_prod_06h2fhts4ac8nvbwq18kd8yqb584j",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h2eezzcra0bhxy1kkf5sfqe6xqm",
-         *             "price": "price_prod_06h2eezv7rtav2dxa0stegs4yywv2",
+         *             "id": "il_prod_06h2fhts4jy6fn4ag7jnhry1gn1fr",
+         *             "price": "price_prod_06h2fhtb4kxhs6e2tw20dypd2dyba",
          *             "quantity": 1,
          *             "tax_rates": [],
          *             "amount_atom": 500,
@@ -16854,23 +16872,23 @@ export type components = {
          *         "number": "EXAMPL-0007",
          *         "object": "invoice",
          *         "status": "open",
-         *         "created": "2026-11-29T12:16:13.158Z",
+         *         "created": "2026-11-29T14:48:25.634Z",
          *         "paid_at": null,
-         *         "updated": "2026-11-30T12:16:13.144Z",
+         *         "updated": "2026-11-30T14:48:25.606Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2eezw7zvvnq1dqa5tk66dk672g",
+         *         "customer": "cus_prod_06h2fhtdp2ffx9hpgwxtvq60ess1y",
          *         "discount": null,
-         *         "due_date": "2026-11-30T12:16:13.144Z",
+         *         "due_date": "2026-11-30T14:48:25.606Z",
          *         "livemode": false,
          *         "metadata": {},
          *         "tax_atom": 0,
          *         "voided_at": null,
-         *         "overdue_at": "2026-11-30T12:16:13.144Z",
-         *         "pdf_sha256": "36d34ce922a50537cf3e5c313e6eeaa123daa2cb49d91a81e4c59d1ae4a5f687",
+         *         "overdue_at": "2026-11-30T14:48:25.606Z",
+         *         "pdf_sha256": "85ef8c4b8b8a1b036b97779f3b9d48fbced59ef570f2e24386abc1b6da50a6c8",
          *         "description": null,
-         *         "invoice_pdf": "http://127.0.0.1:35215/api/invoices/in_prod_06h2eezzcra0bhxy1kkf5sfqe6xqj/pdf",
+         *         "invoice_pdf": "http://127.0.0.1:38991/api/invoices/in_prod_06h2fhts4ac8nvbwq18kd8yqb584j/pdf",
          *         "total_taxes": [],
-         *         "finalized_at": "2026-11-29T12:16:13.168Z",
+         *         "finalized_at": "2026-11-29T14:48:25.685Z",
          *         "subscription": null,
          *         "attempt_count": 0,
          *         "customer_name": "Jenny Rosen",
@@ -16880,25 +16898,27 @@ export type components = {
          *         "days_until_due": null,
          *         "payment_intent": null,
          *         "reverse_charge": false,
+         *         "credits_applied": [],
          *         "due_amount_atom": 500,
          *         "paid_pdf_sha256": null,
          *         "paid_amount_atom": 0,
          *         "collection_method": "charge_automatically",
          *         "total_amount_atom": 500,
-         *         "hosted_invoice_url": "http://127.0.0.1:35215/invoice/wMMo04fFTKfacNF66kt3HuxcwchocUs7tumUP5sJhls",
+         *         "hosted_invoice_url": "http://127.0.0.1:38991/invoice/7IAPcxGoYAGsguWmDGK43kW9e4gSnnua97HU28k8qVM",
          *         "ending_balance_atom": 0,
          *         "next_payment_attempt": null,
          *         "starting_balance_atom": 0,
          *         "marked_uncollectible_at": null,
+         *         "total_credits_applied_atom": 0,
          *         "pre_payment_credit_notes_amount_atom": 0,
          *         "post_payment_credit_notes_amount_atom": 0
          *       },
          *       "previous_data": {
-         *         "id": "in_prod_06h2eezzcra0bhxy1kkf5sfqe6xqj",
+         *         "id": "in_prod_06h2fhts4ac8nvbwq18kd8yqb584j",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h2eezzcra0bhxy1kkf5sfqe6xqm",
-         *             "price": "price_prod_06h2eezv7rtav2dxa0stegs4yywv2",
+         *             "id": "il_prod_06h2fhts4jy6fn4ag7jnhry1gn1fr",
+         *             "price": "price_prod_06h2fhtb4kxhs6e2tw20dypd2dyba",
          *             "quantity": 1,
          *             "tax_rates": [],
          *             "amount_atom": 500,
@@ -16911,23 +16931,23 @@ export type components = {
          *         "number": "EXAMPL-0007",
          *         "object": "invoice",
          *         "status": "open",
-         *         "created": "2026-11-29T12:16:13.158Z",
+         *         "created": "2026-11-29T14:48:25.634Z",
          *         "paid_at": null,
-         *         "updated": "2026-11-29T12:16:13.168Z",
+         *         "updated": "2026-11-29T14:48:25.685Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2eezw7zvvnq1dqa5tk66dk672g",
+         *         "customer": "cus_prod_06h2fhtdp2ffx9hpgwxtvq60ess1y",
          *         "discount": null,
-         *         "due_date": "2026-11-30T12:16:13.144Z",
+         *         "due_date": "2026-11-30T14:48:25.606Z",
          *         "livemode": false,
          *         "metadata": {},
          *         "tax_atom": 0,
          *         "voided_at": null,
          *         "overdue_at": null,
-         *         "pdf_sha256": "36d34ce922a50537cf3e5c313e6eeaa123daa2cb49d91a81e4c59d1ae4a5f687",
+         *         "pdf_sha256": "85ef8c4b8b8a1b036b97779f3b9d48fbced59ef570f2e24386abc1b6da50a6c8",
          *         "description": null,
-         *         "invoice_pdf": "http://127.0.0.1:35215/api/invoices/in_prod_06h2eezzcra0bhxy1kkf5sfqe6xqj/pdf",
+         *         "invoice_pdf": "http://127.0.0.1:38991/api/invoices/in_prod_06h2fhts4ac8nvbwq18kd8yqb584j/pdf",
          *         "total_taxes": [],
-         *         "finalized_at": "2026-11-29T12:16:13.168Z",
+         *         "finalized_at": "2026-11-29T14:48:25.685Z",
          *         "subscription": null,
          *         "attempt_count": 0,
          *         "customer_name": "Jenny Rosen",
@@ -16937,25 +16957,27 @@ export type components = {
          *         "days_until_due": null,
          *         "payment_intent": null,
          *         "reverse_charge": false,
+         *         "credits_applied": [],
          *         "due_amount_atom": 500,
          *         "paid_pdf_sha256": null,
          *         "paid_amount_atom": 0,
          *         "collection_method": "charge_automatically",
          *         "total_amount_atom": 500,
-         *         "hosted_invoice_url": "http://127.0.0.1:35215/invoice/wMMo04fFTKfacNF66kt3HuxcwchocUs7tumUP5sJhls",
+         *         "hosted_invoice_url": "http://127.0.0.1:38991/invoice/7IAPcxGoYAGsguWmDGK43kW9e4gSnnua97HU28k8qVM",
          *         "ending_balance_atom": 0,
          *         "next_payment_attempt": null,
          *         "starting_balance_atom": 0,
          *         "marked_uncollectible_at": null,
+         *         "total_credits_applied_atom": 0,
          *         "pre_payment_credit_notes_amount_atom": 0,
          *         "post_payment_credit_notes_amount_atom": 0
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2ef01d4g0an9p7tpa7b2zq78ge",
+         *       "correlation_id": "req_prod_06h2fhv3425hsxjfsjjzwwkfvg0j6",
          *       "request_id": null,
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-30T12:16:13.144Z",
+         *       "created": "2026-11-30T14:48:25.606Z",
          *       "actor_type": "system",
          *       "actor_id": null
          *     }
@@ -17002,16 +17024,16 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2eezyhnces8wg4nw1a689kmgg2",
+         *       "id": "evt_prod_06h2fhtp98587bj4557zr8a1dm92w",
          *       "type": "invoice.voided",
          *       "aggregate_type": "invoice",
-         *       "aggregate_id": "in_prod_06h2eezyd99m5s5mpbs7499g26pn4",
+         *       "aggregate_id": "in_prod_06h2fhtntpr90my88te9kamgty7ba",
          *       "data": {
-         *         "id": "in_prod_06h2eezyd99m5s5mpbs7499g26pn4",
+         *         "id": "in_prod_06h2fhtntpr90my88te9kamgty7ba",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h2eezydfrtnhxrf2r5jntfev9w2",
-         *             "price": "price_prod_06h2eezv7rtav2dxa0stegs4yywv2",
+         *             "id": "il_prod_06h2fhtntryarzdbqb757m9d11skp",
+         *             "price": "price_prod_06h2fhtb4kxhs6e2tw20dypd2dyba",
          *             "quantity": 1,
          *             "tax_rates": [],
          *             "amount_atom": 500,
@@ -17024,23 +17046,23 @@ export type components = {
          *         "number": "EXAMPL-0004",
          *         "object": "invoice",
          *         "status": "void",
-         *         "created": "2026-11-29T12:16:12.906Z",
+         *         "created": "2026-11-29T14:48:24.789Z",
          *         "paid_at": null,
-         *         "updated": "2026-11-29T12:16:12.940Z",
+         *         "updated": "2026-11-29T14:48:24.904Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2eezw7zvvnq1dqa5tk66dk672g",
+         *         "customer": "cus_prod_06h2fhtdp2ffx9hpgwxtvq60ess1y",
          *         "discount": null,
          *         "due_date": null,
          *         "livemode": false,
          *         "metadata": {},
          *         "tax_atom": 0,
-         *         "voided_at": "2026-11-29T12:16:12.940Z",
+         *         "voided_at": "2026-11-29T14:48:24.904Z",
          *         "overdue_at": null,
-         *         "pdf_sha256": "f9fa3e44f1d161cd716b49c54da8e703f32b315793f3eff060dc240340778bcf",
+         *         "pdf_sha256": "32e206f654bbfab6a74b67f2c2ed4b7e99e3172de2a0d61b9989bc17b2d6d5fd",
          *         "description": null,
-         *         "invoice_pdf": "http://127.0.0.1:35215/api/invoices/in_prod_06h2eezyd99m5s5mpbs7499g26pn4/pdf",
+         *         "invoice_pdf": "http://127.0.0.1:38991/api/invoices/in_prod_06h2fhtntpr90my88te9kamgty7ba/pdf",
          *         "total_taxes": [],
-         *         "finalized_at": "2026-11-29T12:16:12.922Z",
+         *         "finalized_at": "2026-11-29T14:48:24.836Z",
          *         "subscription": null,
          *         "attempt_count": 0,
          *         "customer_name": "Jenny Rosen",
@@ -17050,25 +17072,27 @@ export type components = {
          *         "days_until_due": null,
          *         "payment_intent": null,
          *         "reverse_charge": false,
+         *         "credits_applied": [],
          *         "due_amount_atom": 500,
          *         "paid_pdf_sha256": null,
          *         "paid_amount_atom": 0,
          *         "collection_method": "charge_automatically",
          *         "total_amount_atom": 500,
-         *         "hosted_invoice_url": "http://127.0.0.1:35215/invoice/lC2YyYfVojoAvOL2EzW5P91N14fGogjN130GQRkaPlY",
+         *         "hosted_invoice_url": "http://127.0.0.1:38991/invoice/-lG1b4NMk535jxQI1m4kW6XFyegIqhpmT9hlIj-PD0U",
          *         "ending_balance_atom": 0,
          *         "next_payment_attempt": null,
          *         "starting_balance_atom": 0,
          *         "marked_uncollectible_at": null,
+         *         "total_credits_applied_atom": 0,
          *         "pre_payment_credit_notes_amount_atom": 0,
          *         "post_payment_credit_notes_amount_atom": 0
          *       },
          *       "previous_data": {
-         *         "id": "in_prod_06h2eezyd99m5s5mpbs7499g26pn4",
+         *         "id": "in_prod_06h2fhtntpr90my88te9kamgty7ba",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h2eezydfrtnhxrf2r5jntfev9w2",
-         *             "price": "price_prod_06h2eezv7rtav2dxa0stegs4yywv2",
+         *             "id": "il_prod_06h2fhtntryarzdbqb757m9d11skp",
+         *             "price": "price_prod_06h2fhtb4kxhs6e2tw20dypd2dyba",
          *             "quantity": 1,
          *             "tax_rates": [],
          *             "amount_atom": 500,
@@ -17081,11 +17105,11 @@ export type components = {
          *         "number": "EXAMPL-0004",
          *         "object": "invoice",
          *         "status": "open",
-         *         "created": "2026-11-29T12:16:12.906Z",
+         *         "created": "2026-11-29T14:48:24.789Z",
          *         "paid_at": null,
-         *         "updated": "2026-11-29T12:16:12.922Z",
+         *         "updated": "2026-11-29T14:48:24.836Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2eezw7zvvnq1dqa5tk66dk672g",
+         *         "customer": "cus_prod_06h2fhtdp2ffx9hpgwxtvq60ess1y",
          *         "discount": null,
          *         "due_date": null,
          *         "livemode": false,
@@ -17093,11 +17117,11 @@ export type components = {
          *         "tax_atom": 0,
          *         "voided_at": null,
          *         "overdue_at": null,
-         *         "pdf_sha256": "f9fa3e44f1d161cd716b49c54da8e703f32b315793f3eff060dc240340778bcf",
+         *         "pdf_sha256": "32e206f654bbfab6a74b67f2c2ed4b7e99e3172de2a0d61b9989bc17b2d6d5fd",
          *         "description": null,
-         *         "invoice_pdf": "http://127.0.0.1:35215/api/invoices/in_prod_06h2eezyd99m5s5mpbs7499g26pn4/pdf",
+         *         "invoice_pdf": "http://127.0.0.1:38991/api/invoices/in_prod_06h2fhtntpr90my88te9kamgty7ba/pdf",
          *         "total_taxes": [],
-         *         "finalized_at": "2026-11-29T12:16:12.922Z",
+         *         "finalized_at": "2026-11-29T14:48:24.836Z",
          *         "subscription": null,
          *         "attempt_count": 0,
          *         "customer_name": "Jenny Rosen",
@@ -17107,27 +17131,29 @@ export type components = {
          *         "days_until_due": null,
          *         "payment_intent": null,
          *         "reverse_charge": false,
+         *         "credits_applied": [],
          *         "due_amount_atom": 500,
          *         "paid_pdf_sha256": null,
          *         "paid_amount_atom": 0,
          *         "collection_method": "charge_automatically",
          *         "total_amount_atom": 500,
-         *         "hosted_invoice_url": "http://127.0.0.1:35215/invoice/lC2YyYfVojoAvOL2EzW5P91N14fGogjN130GQRkaPlY",
+         *         "hosted_invoice_url": "http://127.0.0.1:38991/invoice/-lG1b4NMk535jxQI1m4kW6XFyegIqhpmT9hlIj-PD0U",
          *         "ending_balance_atom": 0,
          *         "next_payment_attempt": null,
          *         "starting_balance_atom": 0,
          *         "marked_uncollectible_at": null,
+         *         "total_credits_applied_atom": 0,
          *         "pre_payment_credit_notes_amount_atom": 0,
          *         "post_payment_credit_notes_amount_atom": 0
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2eezyh42g7afhn641yj3xbx2yc",
-         *       "request_id": "req_prod_06h2eezyh42g7afhn641yj3xbx2yc",
+         *       "correlation_id": "req_prod_06h2fhtp85th5ft8p2d338yaq0jvj",
+         *       "request_id": "req_prod_06h2fhtp85th5ft8p2d338yaq0jvj",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-29T12:16:12.941Z",
+         *       "created": "2026-11-29T14:48:24.906Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2eeznqzss6w2jbgkfca7r3sg58"
+         *       "actor_id": "key_prod_06h2fhsg8v1zs153x8mdrna5q96bm"
          *     }
          */
         InvoiceVoidedEvent: {
@@ -17172,16 +17198,16 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2eezyr36bvwgvqak65ymmwa5et",
+         *       "id": "evt_prod_06h2fhtpvsf4yhex0yqxsh9zh7r4t",
          *       "type": "invoice.marked_uncollectible",
          *       "aggregate_type": "invoice",
-         *       "aggregate_id": "in_prod_06h2eezymcrrzz4dbps7n91san5qe",
+         *       "aggregate_id": "in_prod_06h2fhtpe14mwr2b45gkjw4hxbrw8",
          *       "data": {
-         *         "id": "in_prod_06h2eezymcrrzz4dbps7n91san5qe",
+         *         "id": "in_prod_06h2fhtpe14mwr2b45gkjw4hxbrw8",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h2eezymcrrzz4dbps7n91san5qg",
-         *             "price": "price_prod_06h2eezv7rtav2dxa0stegs4yywv2",
+         *             "id": "il_prod_06h2fhtpe14mwr2b45gkjw4hxbrwa",
+         *             "price": "price_prod_06h2fhtb4kxhs6e2tw20dypd2dyba",
          *             "quantity": 1,
          *             "tax_rates": [],
          *             "amount_atom": 500,
@@ -17194,11 +17220,11 @@ export type components = {
          *         "number": "EXAMPL-0005",
          *         "object": "invoice",
          *         "status": "uncollectible",
-         *         "created": "2026-11-29T12:16:12.963Z",
+         *         "created": "2026-11-29T14:48:24.944Z",
          *         "paid_at": null,
-         *         "updated": "2026-11-29T12:16:12.992Z",
+         *         "updated": "2026-11-29T14:48:25.052Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2eezw7zvvnq1dqa5tk66dk672g",
+         *         "customer": "cus_prod_06h2fhtdp2ffx9hpgwxtvq60ess1y",
          *         "discount": null,
          *         "due_date": null,
          *         "livemode": false,
@@ -17206,11 +17232,11 @@ export type components = {
          *         "tax_atom": 0,
          *         "voided_at": null,
          *         "overdue_at": null,
-         *         "pdf_sha256": "15c9812b331374129b7e5986d646a0ee272ea2c5d35a4d654f3a15cb4e7281b1",
+         *         "pdf_sha256": "f96c58765add52082bee70a2b0dbb507603584cd24552a92cbcb6ca4834b701f",
          *         "description": null,
-         *         "invoice_pdf": "http://127.0.0.1:35215/api/invoices/in_prod_06h2eezymcrrzz4dbps7n91san5qe/pdf",
+         *         "invoice_pdf": "http://127.0.0.1:38991/api/invoices/in_prod_06h2fhtpe14mwr2b45gkjw4hxbrw8/pdf",
          *         "total_taxes": [],
-         *         "finalized_at": "2026-11-29T12:16:12.973Z",
+         *         "finalized_at": "2026-11-29T14:48:24.976Z",
          *         "subscription": null,
          *         "attempt_count": 0,
          *         "customer_name": "Jenny Rosen",
@@ -17220,25 +17246,27 @@ export type components = {
          *         "days_until_due": null,
          *         "payment_intent": null,
          *         "reverse_charge": false,
+         *         "credits_applied": [],
          *         "due_amount_atom": 500,
          *         "paid_pdf_sha256": null,
          *         "paid_amount_atom": 0,
          *         "collection_method": "charge_automatically",
          *         "total_amount_atom": 500,
-         *         "hosted_invoice_url": "http://127.0.0.1:35215/invoice/r5yPJQ_h5f-TGrExlxO9U3krJXgPlarrDpBcJ4ies3k",
+         *         "hosted_invoice_url": "http://127.0.0.1:38991/invoice/WTwzhpHKV990rvrvbGTb08dw0S7E9btGSbyQs7Bhmag",
          *         "ending_balance_atom": 0,
          *         "next_payment_attempt": null,
          *         "starting_balance_atom": 0,
-         *         "marked_uncollectible_at": "2026-11-29T12:16:12.992Z",
+         *         "marked_uncollectible_at": "2026-11-29T14:48:25.052Z",
+         *         "total_credits_applied_atom": 0,
          *         "pre_payment_credit_notes_amount_atom": 0,
          *         "post_payment_credit_notes_amount_atom": 0
          *       },
          *       "previous_data": {
-         *         "id": "in_prod_06h2eezymcrrzz4dbps7n91san5qe",
+         *         "id": "in_prod_06h2fhtpe14mwr2b45gkjw4hxbrw8",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h2eezymcrrzz4dbps7n91san5qg",
-         *             "price": "price_prod_06h2eezv7rtav2dxa0stegs4yywv2",
+         *             "id": "il_prod_06h2fhtpe14mwr2b45gkjw4hxbrwa",
+         *             "price": "price_prod_06h2fhtb4kxhs6e2tw20dypd2dyba",
          *             "quantity": 1,
          *             "tax_rates": [],
          *             "amount_atom": 500,
@@ -17251,11 +17279,11 @@ export type components = {
          *         "number": "EXAMPL-0005",
          *         "object": "invoice",
          *         "status": "open",
-         *         "created": "2026-11-29T12:16:12.963Z",
+         *         "created": "2026-11-29T14:48:24.944Z",
          *         "paid_at": null,
-         *         "updated": "2026-11-29T12:16:12.973Z",
+         *         "updated": "2026-11-29T14:48:24.976Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2eezw7zvvnq1dqa5tk66dk672g",
+         *         "customer": "cus_prod_06h2fhtdp2ffx9hpgwxtvq60ess1y",
          *         "discount": null,
          *         "due_date": null,
          *         "livemode": false,
@@ -17263,11 +17291,11 @@ export type components = {
          *         "tax_atom": 0,
          *         "voided_at": null,
          *         "overdue_at": null,
-         *         "pdf_sha256": "15c9812b331374129b7e5986d646a0ee272ea2c5d35a4d654f3a15cb4e7281b1",
+         *         "pdf_sha256": "f96c58765add52082bee70a2b0dbb507603584cd24552a92cbcb6ca4834b701f",
          *         "description": null,
-         *         "invoice_pdf": "http://127.0.0.1:35215/api/invoices/in_prod_06h2eezymcrrzz4dbps7n91san5qe/pdf",
+         *         "invoice_pdf": "http://127.0.0.1:38991/api/invoices/in_prod_06h2fhtpe14mwr2b45gkjw4hxbrw8/pdf",
          *         "total_taxes": [],
-         *         "finalized_at": "2026-11-29T12:16:12.973Z",
+         *         "finalized_at": "2026-11-29T14:48:24.976Z",
          *         "subscription": null,
          *         "attempt_count": 0,
          *         "customer_name": "Jenny Rosen",
@@ -17277,27 +17305,29 @@ export type components = {
          *         "days_until_due": null,
          *         "payment_intent": null,
          *         "reverse_charge": false,
+         *         "credits_applied": [],
          *         "due_amount_atom": 500,
          *         "paid_pdf_sha256": null,
          *         "paid_amount_atom": 0,
          *         "collection_method": "charge_automatically",
          *         "total_amount_atom": 500,
-         *         "hosted_invoice_url": "http://127.0.0.1:35215/invoice/r5yPJQ_h5f-TGrExlxO9U3krJXgPlarrDpBcJ4ies3k",
+         *         "hosted_invoice_url": "http://127.0.0.1:38991/invoice/WTwzhpHKV990rvrvbGTb08dw0S7E9btGSbyQs7Bhmag",
          *         "ending_balance_atom": 0,
          *         "next_payment_attempt": null,
          *         "starting_balance_atom": 0,
          *         "marked_uncollectible_at": null,
+         *         "total_credits_applied_atom": 0,
          *         "pre_payment_credit_notes_amount_atom": 0,
          *         "post_payment_credit_notes_amount_atom": 0
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2eezyqqjgp6451khffd1x8028e",
-         *       "request_id": "req_prod_06h2eezyqqjgp6451khffd1x8028e",
+         *       "correlation_id": "req_prod_06h2fhtptm56jax75e0tv4j6ak97a",
+         *       "request_id": "req_prod_06h2fhtptm56jax75e0tv4j6ak97a",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-29T12:16:12.992Z",
+         *       "created": "2026-11-29T14:48:25.054Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2eeznqzss6w2jbgkfca7r3sg58"
+         *       "actor_id": "key_prod_06h2fhsg8v1zs153x8mdrna5q96bm"
          *     }
          */
         InvoiceMarkedUncollectibleEvent: {
@@ -17342,16 +17372,16 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2eezxxnd8bjhms0k599dzq14g6",
+         *       "id": "evt_prod_06h2fhtm8zs672yfm5h3mxsa0b8cm",
          *       "type": "invoice.refunded",
          *       "aggregate_type": "invoice",
-         *       "aggregate_id": "in_prod_06h2eezxbqe0btqpkwnrwrc6h5szj",
+         *       "aggregate_id": "in_prod_06h2fhthy0wvceqb6jmd4yrt0rn1c",
          *       "data": {
-         *         "id": "in_prod_06h2eezxbqe0btqpkwnrwrc6h5szj",
+         *         "id": "in_prod_06h2fhthy0wvceqb6jmd4yrt0rn1c",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h2eezxbt4sc3hf0m52wz9hepkm6",
-         *             "price": "price_prod_06h2eezv7rtav2dxa0stegs4yywv2",
+         *             "id": "il_prod_06h2fhthy75eb14b3cp5tendyczcr",
+         *             "price": "price_prod_06h2fhtb4kxhs6e2tw20dypd2dyba",
          *             "quantity": 1,
          *             "tax_rates": [],
          *             "amount_atom": 500,
@@ -17364,11 +17394,11 @@ export type components = {
          *         "number": "EXAMPL-0001",
          *         "object": "invoice",
          *         "status": "paid",
-         *         "created": "2026-11-29T12:16:12.637Z",
-         *         "paid_at": "2026-11-29T12:16:12.721Z",
-         *         "updated": "2026-11-29T12:16:12.721Z",
+         *         "created": "2026-11-29T14:48:23.792Z",
+         *         "paid_at": "2026-11-29T14:48:24.161Z",
+         *         "updated": "2026-11-29T14:48:24.161Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2eezw7zvvnq1dqa5tk66dk672g",
+         *         "customer": "cus_prod_06h2fhtdp2ffx9hpgwxtvq60ess1y",
          *         "discount": null,
          *         "due_date": null,
          *         "livemode": false,
@@ -17376,11 +17406,11 @@ export type components = {
          *         "tax_atom": 0,
          *         "voided_at": null,
          *         "overdue_at": null,
-         *         "pdf_sha256": "83c70836850812b1d1c5aa8eaa84acd0c1046db3ce6a66b7391aeb3e301e4f87",
+         *         "pdf_sha256": "28a67defc50892d8c7566cb8fdc22c01d216f534d4b2edd750b995d0455e53da",
          *         "description": null,
-         *         "invoice_pdf": "http://127.0.0.1:35215/api/invoices/in_prod_06h2eezxbqe0btqpkwnrwrc6h5szj/pdf",
+         *         "invoice_pdf": "http://127.0.0.1:38991/api/invoices/in_prod_06h2fhthy0wvceqb6jmd4yrt0rn1c/pdf",
          *         "total_taxes": [],
-         *         "finalized_at": "2026-11-29T12:16:12.663Z",
+         *         "finalized_at": "2026-11-29T14:48:23.911Z",
          *         "subscription": null,
          *         "attempt_count": 0,
          *         "customer_name": "Jenny Rosen",
@@ -17388,30 +17418,32 @@ export type components = {
          *         "subtotal_atom": 500,
          *         "customer_email": "jenny@example.com",
          *         "days_until_due": null,
-         *         "payment_intent": "pi_prod_06h2eezxn1fp1ajbb29vy48d6c9fp",
+         *         "payment_intent": "pi_prod_06h2fhtk6sjf2s284vhfbzxwp1n0a",
          *         "reverse_charge": false,
+         *         "credits_applied": [],
          *         "due_amount_atom": 0,
-         *         "paid_pdf_sha256": "48ff50987054be8f03036d459f036bbb34279d13616437183b0035a4c01fe513",
+         *         "paid_pdf_sha256": "ba3bad64b65453ac327ee253c0ba4a3b011e0328a9b9e704ef0b96041a9253b5",
          *         "paid_amount_atom": 500,
          *         "collection_method": "charge_automatically",
          *         "total_amount_atom": 500,
-         *         "hosted_invoice_url": "http://127.0.0.1:35215/invoice/sP57lL1BUgGf9kDxOJK1SGbdQ7pPkE8RCwj08_bqjQc",
+         *         "hosted_invoice_url": "http://127.0.0.1:38991/invoice/u3bzSDegtrwoFr1Ny081JR-ZsFJbyA52fZG0i7pXseU",
          *         "ending_balance_atom": 0,
          *         "next_payment_attempt": null,
          *         "starting_balance_atom": 0,
          *         "marked_uncollectible_at": null,
+         *         "total_credits_applied_atom": 0,
          *         "pre_payment_credit_notes_amount_atom": 0,
          *         "post_payment_credit_notes_amount_atom": 0
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2eezxw26ettwprgp37yp1ytq72",
-         *       "request_id": "req_prod_06h2eezxw26ettwprgp37yp1ytq72",
+         *       "correlation_id": "req_prod_06h2fhtkz18e97w9dresd57z5m5q8",
+         *       "request_id": "req_prod_06h2fhtkz18e97w9dresd57z5m5q8",
          *       "version": 1,
          *       "sequence": 5,
-         *       "created": "2026-11-29T12:16:12.781Z",
+         *       "created": "2026-11-29T14:48:24.391Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2eeznqzss6w2jbgkfca7r3sg58"
+         *       "actor_id": "key_prod_06h2fhsg8v1zs153x8mdrna5q96bm"
          *     }
          */
         InvoiceRefundedEvent: {
@@ -17456,16 +17488,16 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2ef01parjnykbs3t8bmmc57yw0",
+         *       "id": "evt_prod_06h2fhv4mwnqn2q4n3zgpc3yvpdn2",
          *       "type": "invoice.upcoming",
          *       "aggregate_type": "invoice",
-         *       "aggregate_id": "in_prod_06h2ef01n2bqb9q5wg44r2z0txp9j",
+         *       "aggregate_id": "in_prod_06h2fhv4g2t8gaqtpqx71sjs47qpp",
          *       "data": {
-         *         "id": "in_prod_06h2ef01n2bqb9q5wg44r2z0txp9j",
+         *         "id": "in_prod_06h2fhv4g2t8gaqtpqx71sjs47qpp",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h2ef01p5b9vgeb2r3xzjh25dedw",
-         *             "price": "price_prod_06h2eezv63pg213ca31042tj77f4t",
+         *             "id": "il_prod_06h2fhv4kga60x30k7rhgzgqsy1v4",
+         *             "price": "price_prod_06h2fhtazdan6g31r2fkqs5fczy44",
          *             "quantity": 1,
          *             "tax_rates": [],
          *             "amount_atom": 2000,
@@ -17478,11 +17510,11 @@ export type components = {
          *         "number": null,
          *         "object": "invoice",
          *         "status": "draft",
-         *         "created": "2026-12-06T12:16:13.378Z",
+         *         "created": "2026-12-06T14:48:26.884Z",
          *         "paid_at": null,
-         *         "updated": "2026-12-06T12:16:13.378Z",
+         *         "updated": "2026-12-06T14:48:26.884Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2eezw7zvvnq1dqa5tk66dk672g",
+         *         "customer": "cus_prod_06h2fhtdp2ffx9hpgwxtvq60ess1y",
          *         "discount": null,
          *         "due_date": null,
          *         "livemode": false,
@@ -17491,11 +17523,11 @@ export type components = {
          *         "voided_at": null,
          *         "overdue_at": null,
          *         "pdf_sha256": null,
-         *         "description": "Subscription to Pro (Monthly), 6 Dec 2026 12:16:13 UTC – 6 Jan 2027 12:16:13 UTC",
+         *         "description": "Subscription to Pro (Monthly), 6 Dec 2026 14:48:26 UTC – 6 Jan 2027 14:48:26 UTC",
          *         "invoice_pdf": null,
          *         "total_taxes": [],
          *         "finalized_at": null,
-         *         "subscription": "sub_prod_06h2ef009f664jn4bnmxwwwr7xdea",
+         *         "subscription": "sub_prod_06h2fhty3e9h9fne5fvs77ydraavj",
          *         "attempt_count": 0,
          *         "customer_name": null,
          *         "discount_atom": 0,
@@ -17504,6 +17536,7 @@ export type components = {
          *         "days_until_due": null,
          *         "payment_intent": null,
          *         "reverse_charge": false,
+         *         "credits_applied": [],
          *         "due_amount_atom": 2000,
          *         "paid_pdf_sha256": null,
          *         "paid_amount_atom": 0,
@@ -17511,19 +17544,20 @@ export type components = {
          *         "total_amount_atom": 2000,
          *         "hosted_invoice_url": null,
          *         "ending_balance_atom": 0,
-         *         "next_payment_attempt": "2026-12-06T12:16:13.378Z",
+         *         "next_payment_attempt": "2026-12-06T14:48:26.884Z",
          *         "starting_balance_atom": 0,
          *         "marked_uncollectible_at": null,
+         *         "total_credits_applied_atom": 0,
          *         "pre_payment_credit_notes_amount_atom": 0,
          *         "post_payment_credit_notes_amount_atom": 0
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2ef01d4g0an9p7tpa7b2zq78ge",
+         *       "correlation_id": "req_prod_06h2fhv3425hsxjfsjjzwwkfvg0j6",
          *       "request_id": null,
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-12-03T12:16:13.378Z",
+         *       "created": "2026-12-03T14:48:26.884Z",
          *       "actor_type": "system",
          *       "actor_id": null
          *     }
@@ -17570,19 +17604,19 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2eezw8p72aszmx5575bzs2a7a0",
+         *       "id": "evt_prod_06h2fhtdpefd65hbkbjn5na6ng2gg",
          *       "type": "customer.created",
          *       "aggregate_type": "customer",
-         *       "aggregate_id": "cus_prod_06h2eezw7zvvnq1dqa5tk66dk672g",
+         *       "aggregate_id": "cus_prod_06h2fhtdp2ffx9hpgwxtvq60ess1y",
          *       "data": {
-         *         "id": "cus_prod_06h2eezw7zvvnq1dqa5tk66dk672g",
+         *         "id": "cus_prod_06h2fhtdp2ffx9hpgwxtvq60ess1y",
          *         "name": "Jenny",
          *         "email": "jenny@example.com",
          *         "object": "customer",
          *         "address": null,
-         *         "created": "2026-11-29T12:16:12.350Z",
+         *         "created": "2026-11-29T14:48:22.704Z",
          *         "tax_ids": [],
-         *         "updated": "2026-11-29T12:16:12.350Z",
+         *         "updated": "2026-11-29T14:48:22.704Z",
          *         "balances": {},
          *         "livemode": false,
          *         "metadata": {},
@@ -17593,13 +17627,13 @@ export type components = {
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2eezw7nw6t61jyacn2jbfqec24",
-         *       "request_id": "req_prod_06h2eezw7nw6t61jyacn2jbfqec24",
+         *       "correlation_id": "req_prod_06h2fhtdmztbt4g370pd2fscpvpbc",
+         *       "request_id": "req_prod_06h2fhtdmztbt4g370pd2fscpvpbc",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-29T12:16:12.357Z",
+         *       "created": "2026-11-29T14:48:22.707Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2eeznqzss6w2jbgkfca7r3sg58"
+         *       "actor_id": "key_prod_06h2fhsg8v1zs153x8mdrna5q96bm"
          *     }
          */
         CustomerCreatedEvent: {
@@ -17644,19 +17678,19 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2eezwbqdwg5q10g86b845kv9d6",
+         *       "id": "evt_prod_06h2fhtdvzg8efq9cs76hzs8x7ty0",
          *       "type": "customer.updated",
          *       "aggregate_type": "customer",
-         *       "aggregate_id": "cus_prod_06h2eezw7zvvnq1dqa5tk66dk672g",
+         *       "aggregate_id": "cus_prod_06h2fhtdp2ffx9hpgwxtvq60ess1y",
          *       "data": {
-         *         "id": "cus_prod_06h2eezw7zvvnq1dqa5tk66dk672g",
+         *         "id": "cus_prod_06h2fhtdp2ffx9hpgwxtvq60ess1y",
          *         "name": "Jenny Rosen",
          *         "email": "jenny@example.com",
          *         "object": "customer",
          *         "address": null,
-         *         "created": "2026-11-29T12:16:12.350Z",
+         *         "created": "2026-11-29T14:48:22.704Z",
          *         "tax_ids": [],
-         *         "updated": "2026-11-29T12:16:12.379Z",
+         *         "updated": "2026-11-29T14:48:22.746Z",
          *         "balances": {},
          *         "livemode": false,
          *         "metadata": {},
@@ -17666,14 +17700,14 @@ export type components = {
          *         "preferred_locale": null
          *       },
          *       "previous_data": {
-         *         "id": "cus_prod_06h2eezw7zvvnq1dqa5tk66dk672g",
+         *         "id": "cus_prod_06h2fhtdp2ffx9hpgwxtvq60ess1y",
          *         "name": "Jenny",
          *         "email": "jenny@example.com",
          *         "object": "customer",
          *         "address": null,
-         *         "created": "2026-11-29T12:16:12.350Z",
+         *         "created": "2026-11-29T14:48:22.704Z",
          *         "tax_ids": [],
-         *         "updated": "2026-11-29T12:16:12.350Z",
+         *         "updated": "2026-11-29T14:48:22.704Z",
          *         "balances": {},
          *         "livemode": false,
          *         "metadata": {},
@@ -17683,13 +17717,13 @@ export type components = {
          *         "preferred_locale": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2eezwax7qrbg78t4qfxq6frfwr",
-         *       "request_id": "req_prod_06h2eezwax7qrbg78t4qfxq6frfwr",
+         *       "correlation_id": "req_prod_06h2fhtdtttv0w2cc1gcrz403exnw",
+         *       "request_id": "req_prod_06h2fhtdtttv0w2cc1gcrz403exnw",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-29T12:16:12.381Z",
+         *       "created": "2026-11-29T14:48:22.751Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2eeznqzss6w2jbgkfca7r3sg58"
+         *       "actor_id": "key_prod_06h2fhsg8v1zs153x8mdrna5q96bm"
          *     }
          */
         CustomerUpdatedEvent: {
@@ -17734,20 +17768,20 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2eezwedyj5815te8h17deg9r4w",
+         *       "id": "evt_prod_06h2fhte5qjc0p613039m33t7qzpg",
          *       "type": "customer.deleted",
          *       "aggregate_type": "customer",
-         *       "aggregate_id": "cus_prod_06h2eezwd7q4096y19wmwm9bskrn0",
+         *       "aggregate_id": "cus_prod_06h2fhte29fq8ay675y2nqsemenj8",
          *       "data": {
-         *         "id": "cus_prod_06h2eezwd7q4096y19wmwm9bskrn0",
+         *         "id": "cus_prod_06h2fhte29fq8ay675y2nqsemenj8",
          *         "name": null,
          *         "email": "leaving@example.com",
          *         "object": "customer",
          *         "address": null,
-         *         "created": "2026-11-29T12:16:12.393Z",
+         *         "created": "2026-11-29T14:48:22.802Z",
          *         "deleted": true,
          *         "tax_ids": [],
-         *         "updated": "2026-11-29T12:16:12.402Z",
+         *         "updated": "2026-11-29T14:48:22.824Z",
          *         "balances": {},
          *         "livemode": false,
          *         "metadata": {},
@@ -17757,14 +17791,14 @@ export type components = {
          *         "preferred_locale": null
          *       },
          *       "previous_data": {
-         *         "id": "cus_prod_06h2eezwd7q4096y19wmwm9bskrn0",
+         *         "id": "cus_prod_06h2fhte29fq8ay675y2nqsemenj8",
          *         "name": null,
          *         "email": "leaving@example.com",
          *         "object": "customer",
          *         "address": null,
-         *         "created": "2026-11-29T12:16:12.393Z",
+         *         "created": "2026-11-29T14:48:22.802Z",
          *         "tax_ids": [],
-         *         "updated": "2026-11-29T12:16:12.393Z",
+         *         "updated": "2026-11-29T14:48:22.802Z",
          *         "balances": {},
          *         "livemode": false,
          *         "metadata": {},
@@ -17774,13 +17808,13 @@ export type components = {
          *         "preferred_locale": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2eezwe2wyebjvn95btq2vq96bw",
-         *       "request_id": "req_prod_06h2eezwe2wyebjvn95btq2vq96bw",
+         *       "correlation_id": "req_prod_06h2fhte4khfpsf8pan2sq8r8ncrp",
+         *       "request_id": "req_prod_06h2fhte4khfpsf8pan2sq8r8ncrp",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-29T12:16:12.403Z",
+         *       "created": "2026-11-29T14:48:22.829Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2eeznqzss6w2jbgkfca7r3sg58"
+         *       "actor_id": "key_prod_06h2fhsg8v1zs153x8mdrna5q96bm"
          *     }
          */
         CustomerDeletedEvent: {
@@ -17825,21 +17859,21 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2eezwg3qk7p52x2pr20fhqkm0a",
+         *       "id": "evt_prod_06h2fhte9tgaj8jx7z7exkf7h76g8",
          *       "type": "customer.discount.created",
          *       "aggregate_type": "customer_discount",
-         *       "aggregate_id": "di_prod_06h2eezwfwgdsq1a4d7asq2cqw8ry",
+         *       "aggregate_id": "di_prod_06h2fhte9jh3jxvd0pns7a2tdsns6",
          *       "data": {
-         *         "id": "di_prod_06h2eezwfwgdsq1a4d7asq2cqw8ry",
+         *         "id": "di_prod_06h2fhte9jh3jxvd0pns7a2tdsns6",
          *         "end": null,
-         *         "start": "2026-11-29T12:16:12.413Z",
+         *         "start": "2026-11-29T14:48:22.856Z",
          *         "coupon": {
-         *           "id": "cpn_prod_06h2eezvemp6q8x458zmfnhrrfady",
+         *           "id": "cpn_prod_06h2fhtbmcfrb1je2bre88kqn5etw",
          *           "name": "Ten percent",
          *           "valid": true,
          *           "object": "coupon",
-         *           "created": "2026-11-29T12:16:12.149Z",
-         *           "updated": "2026-11-29T12:16:12.413Z",
+         *           "created": "2026-11-29T14:48:22.179Z",
+         *           "updated": "2026-11-29T14:48:22.856Z",
          *           "currency": null,
          *           "duration": "forever",
          *           "livemode": false,
@@ -17852,18 +17886,18 @@ export type components = {
          *           "duration_in_months": null
          *         },
          *         "object": "discount",
-         *         "customer": "cus_prod_06h2eezw7zvvnq1dqa5tk66dk672g",
+         *         "customer": "cus_prod_06h2fhtdp2ffx9hpgwxtvq60ess1y",
          *         "livemode": false
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2eezwfdg71x1c088kbe7r5hjry",
-         *       "request_id": "req_prod_06h2eezwfdg71x1c088kbe7r5hjry",
+         *       "correlation_id": "req_prod_06h2fhte8h4ebqg7xs1j998j9hb0e",
+         *       "request_id": "req_prod_06h2fhte8h4ebqg7xs1j998j9hb0e",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-29T12:16:12.416Z",
+         *       "created": "2026-11-29T14:48:22.862Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2eeznqzss6w2jbgkfca7r3sg58"
+         *       "actor_id": "key_prod_06h2fhsg8v1zs153x8mdrna5q96bm"
          *     }
          */
         CustomerDiscountCreatedEvent: {
@@ -17908,21 +17942,21 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2eezwhyfsdtkyn351vqgr9ft4y",
+         *       "id": "evt_prod_06h2fhtehyn5wbm7rsbr5ztz3wx54",
          *       "type": "customer.discount.updated",
          *       "aggregate_type": "customer_discount",
-         *       "aggregate_id": "di_prod_06h2eezwfwgdsq1a4d7asq2cqw8ry",
+         *       "aggregate_id": "di_prod_06h2fhte9jh3jxvd0pns7a2tdsns6",
          *       "data": {
-         *         "id": "di_prod_06h2eezwfwgdsq1a4d7asq2cqw8ry",
+         *         "id": "di_prod_06h2fhte9jh3jxvd0pns7a2tdsns6",
          *         "end": null,
-         *         "start": "2026-11-29T12:16:12.429Z",
+         *         "start": "2026-11-29T14:48:22.903Z",
          *         "coupon": {
-         *           "id": "cpn_prod_06h2eezvgab8xk4vc06czpq9awyxc",
+         *           "id": "cpn_prod_06h2fhtbqk4pb1j6mjz4zkx3ma69r",
          *           "name": null,
          *           "valid": true,
          *           "object": "coupon",
-         *           "created": "2026-11-29T12:16:12.162Z",
-         *           "updated": "2026-11-29T12:16:12.429Z",
+         *           "created": "2026-11-29T14:48:22.204Z",
+         *           "updated": "2026-11-29T14:48:22.903Z",
          *           "currency": "usd",
          *           "duration": "once",
          *           "livemode": false,
@@ -17935,20 +17969,20 @@ export type components = {
          *           "duration_in_months": null
          *         },
          *         "object": "discount",
-         *         "customer": "cus_prod_06h2eezw7zvvnq1dqa5tk66dk672g",
+         *         "customer": "cus_prod_06h2fhtdp2ffx9hpgwxtvq60ess1y",
          *         "livemode": false
          *       },
          *       "previous_data": {
-         *         "id": "di_prod_06h2eezwfwgdsq1a4d7asq2cqw8ry",
+         *         "id": "di_prod_06h2fhte9jh3jxvd0pns7a2tdsns6",
          *         "end": null,
-         *         "start": "2026-11-29T12:16:12.413Z",
+         *         "start": "2026-11-29T14:48:22.856Z",
          *         "coupon": {
-         *           "id": "cpn_prod_06h2eezvemp6q8x458zmfnhrrfady",
+         *           "id": "cpn_prod_06h2fhtbmcfrb1je2bre88kqn5etw",
          *           "name": "Ten percent",
          *           "valid": true,
          *           "object": "coupon",
-         *           "created": "2026-11-29T12:16:12.149Z",
-         *           "updated": "2026-11-29T12:16:12.413Z",
+         *           "created": "2026-11-29T14:48:22.179Z",
+         *           "updated": "2026-11-29T14:48:22.856Z",
          *           "currency": null,
          *           "duration": "forever",
          *           "livemode": false,
@@ -17961,17 +17995,17 @@ export type components = {
          *           "duration_in_months": null
          *         },
          *         "object": "discount",
-         *         "customer": "cus_prod_06h2eezw7zvvnq1dqa5tk66dk672g",
+         *         "customer": "cus_prod_06h2fhtdp2ffx9hpgwxtvq60ess1y",
          *         "livemode": false
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2eezwhdvnzh0e477jarct99s0m",
-         *       "request_id": "req_prod_06h2eezwhdvnzh0e477jarct99s0m",
+         *       "correlation_id": "req_prod_06h2fhted888gdx2ed2zw6q4x907e",
+         *       "request_id": "req_prod_06h2fhted888gdx2ed2zw6q4x907e",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-29T12:16:12.431Z",
+         *       "created": "2026-11-29T14:48:22.927Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2eeznqzss6w2jbgkfca7r3sg58"
+         *       "actor_id": "key_prod_06h2fhsg8v1zs153x8mdrna5q96bm"
          *     }
          */
         CustomerDiscountUpdatedEvent: {
@@ -18016,21 +18050,21 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2eezwk1dvz89vtxkwzdd8cdhxt",
+         *       "id": "evt_prod_06h2fhtep73dx43dmqv7d234qawpj",
          *       "type": "customer.discount.deleted",
          *       "aggregate_type": "customer_discount",
-         *       "aggregate_id": "di_prod_06h2eezwfwgdsq1a4d7asq2cqw8ry",
+         *       "aggregate_id": "di_prod_06h2fhte9jh3jxvd0pns7a2tdsns6",
          *       "data": {
-         *         "id": "di_prod_06h2eezwfwgdsq1a4d7asq2cqw8ry",
+         *         "id": "di_prod_06h2fhte9jh3jxvd0pns7a2tdsns6",
          *         "end": null,
-         *         "start": "2026-11-29T12:16:12.429Z",
+         *         "start": "2026-11-29T14:48:22.903Z",
          *         "coupon": {
-         *           "id": "cpn_prod_06h2eezvgab8xk4vc06czpq9awyxc",
+         *           "id": "cpn_prod_06h2fhtbqk4pb1j6mjz4zkx3ma69r",
          *           "name": null,
          *           "valid": true,
          *           "object": "coupon",
-         *           "created": "2026-11-29T12:16:12.162Z",
-         *           "updated": "2026-11-29T12:16:12.429Z",
+         *           "created": "2026-11-29T14:48:22.204Z",
+         *           "updated": "2026-11-29T14:48:22.903Z",
          *           "currency": "usd",
          *           "duration": "once",
          *           "livemode": false,
@@ -18044,20 +18078,20 @@ export type components = {
          *         },
          *         "object": "discount",
          *         "deleted": true,
-         *         "customer": "cus_prod_06h2eezw7zvvnq1dqa5tk66dk672g",
+         *         "customer": "cus_prod_06h2fhtdp2ffx9hpgwxtvq60ess1y",
          *         "livemode": false
          *       },
          *       "previous_data": {
-         *         "id": "di_prod_06h2eezwfwgdsq1a4d7asq2cqw8ry",
+         *         "id": "di_prod_06h2fhte9jh3jxvd0pns7a2tdsns6",
          *         "end": null,
-         *         "start": "2026-11-29T12:16:12.429Z",
+         *         "start": "2026-11-29T14:48:22.903Z",
          *         "coupon": {
-         *           "id": "cpn_prod_06h2eezvgab8xk4vc06czpq9awyxc",
+         *           "id": "cpn_prod_06h2fhtbqk4pb1j6mjz4zkx3ma69r",
          *           "name": null,
          *           "valid": true,
          *           "object": "coupon",
-         *           "created": "2026-11-29T12:16:12.162Z",
-         *           "updated": "2026-11-29T12:16:12.429Z",
+         *           "created": "2026-11-29T14:48:22.204Z",
+         *           "updated": "2026-11-29T14:48:22.903Z",
          *           "currency": "usd",
          *           "duration": "once",
          *           "livemode": false,
@@ -18070,17 +18104,17 @@ export type components = {
          *           "duration_in_months": null
          *         },
          *         "object": "discount",
-         *         "customer": "cus_prod_06h2eezw7zvvnq1dqa5tk66dk672g",
+         *         "customer": "cus_prod_06h2fhtdp2ffx9hpgwxtvq60ess1y",
          *         "livemode": false
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2eezwjqn16hfza2a1cdgyes7ee",
-         *       "request_id": "req_prod_06h2eezwjqn16hfza2a1cdgyes7ee",
+         *       "correlation_id": "req_prod_06h2fhtemdhdyq8wz5a0tbtnkhndg",
+         *       "request_id": "req_prod_06h2fhtemdhdyq8wz5a0tbtnkhndg",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-29T12:16:12.440Z",
+         *       "created": "2026-11-29T14:48:22.961Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2eeznqzss6w2jbgkfca7r3sg58"
+         *       "actor_id": "key_prod_06h2fhsg8v1zs153x8mdrna5q96bm"
          *     }
          */
         CustomerDiscountDeletedEvent: {
@@ -18125,17 +18159,17 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2eezvey614s16qrk41strjwevj",
+         *       "id": "evt_prod_06h2fhtbmmkm40v95yx0dcrxa2r4r",
          *       "type": "coupon.created",
          *       "aggregate_type": "coupon",
-         *       "aggregate_id": "cpn_prod_06h2eezvemp6q8x458zmfnhrrfady",
+         *       "aggregate_id": "cpn_prod_06h2fhtbmcfrb1je2bre88kqn5etw",
          *       "data": {
-         *         "id": "cpn_prod_06h2eezvemp6q8x458zmfnhrrfady",
+         *         "id": "cpn_prod_06h2fhtbmcfrb1je2bre88kqn5etw",
          *         "name": null,
          *         "valid": true,
          *         "object": "coupon",
-         *         "created": "2026-11-29T12:16:12.149Z",
-         *         "updated": "2026-11-29T12:16:12.149Z",
+         *         "created": "2026-11-29T14:48:22.179Z",
+         *         "updated": "2026-11-29T14:48:22.179Z",
          *         "currency": null,
          *         "duration": "forever",
          *         "livemode": false,
@@ -18149,13 +18183,13 @@ export type components = {
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2eezvehzsng4ywra8a1csy2fw6",
-         *       "request_id": "req_prod_06h2eezvehzsng4ywra8a1csy2fw6",
+         *       "correlation_id": "req_prod_06h2fhtbm390e3escxcxxpn3e334c",
+         *       "request_id": "req_prod_06h2fhtbm390e3escxcxxpn3e334c",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-29T12:16:12.151Z",
+         *       "created": "2026-11-29T14:48:22.182Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2eeznqzss6w2jbgkfca7r3sg58"
+         *       "actor_id": "key_prod_06h2fhsg8v1zs153x8mdrna5q96bm"
          *     }
          */
         CouponCreatedEvent: {
@@ -18200,17 +18234,17 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2eezvj3enzpsn2gwee3arwkbsr",
+         *       "id": "evt_prod_06h2fhtbvcd461p7kyh413v3e9q82",
          *       "type": "coupon.updated",
          *       "aggregate_type": "coupon",
-         *       "aggregate_id": "cpn_prod_06h2eezvemp6q8x458zmfnhrrfady",
+         *       "aggregate_id": "cpn_prod_06h2fhtbmcfrb1je2bre88kqn5etw",
          *       "data": {
-         *         "id": "cpn_prod_06h2eezvemp6q8x458zmfnhrrfady",
+         *         "id": "cpn_prod_06h2fhtbmcfrb1je2bre88kqn5etw",
          *         "name": "Ten percent",
          *         "valid": true,
          *         "object": "coupon",
-         *         "created": "2026-11-29T12:16:12.149Z",
-         *         "updated": "2026-11-29T12:16:12.175Z",
+         *         "created": "2026-11-29T14:48:22.179Z",
+         *         "updated": "2026-11-29T14:48:22.229Z",
          *         "currency": null,
          *         "duration": "forever",
          *         "livemode": false,
@@ -18223,12 +18257,12 @@ export type components = {
          *         "duration_in_months": null
          *       },
          *       "previous_data": {
-         *         "id": "cpn_prod_06h2eezvemp6q8x458zmfnhrrfady",
+         *         "id": "cpn_prod_06h2fhtbmcfrb1je2bre88kqn5etw",
          *         "name": null,
          *         "valid": true,
          *         "object": "coupon",
-         *         "created": "2026-11-29T12:16:12.149Z",
-         *         "updated": "2026-11-29T12:16:12.149Z",
+         *         "created": "2026-11-29T14:48:22.179Z",
+         *         "updated": "2026-11-29T14:48:22.179Z",
          *         "currency": null,
          *         "duration": "forever",
          *         "livemode": false,
@@ -18241,13 +18275,13 @@ export type components = {
          *         "duration_in_months": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2eezvh8w7rd2c3pnrrqkhdf3tr",
-         *       "request_id": "req_prod_06h2eezvh8w7rd2c3pnrrqkhdf3tr",
+         *       "correlation_id": "req_prod_06h2fhtbt0x23tryb05b5kcvf5y7r",
+         *       "request_id": "req_prod_06h2fhtbt0x23tryb05b5kcvf5y7r",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-29T12:16:12.176Z",
+         *       "created": "2026-11-29T14:48:22.235Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2eeznqzss6w2jbgkfca7r3sg58"
+         *       "actor_id": "key_prod_06h2fhsg8v1zs153x8mdrna5q96bm"
          *     }
          */
         CouponUpdatedEvent: {
@@ -18292,18 +18326,18 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2eezvmfh9t47jwnkmvgx7xwfx4",
+         *       "id": "evt_prod_06h2fhtc4mkw7tfrgk2826bbadkn8",
          *       "type": "coupon.deleted",
          *       "aggregate_type": "coupon",
-         *       "aggregate_id": "cpn_prod_06h2eezvka1ar286nsfdbc9wse6nt",
+         *       "aggregate_id": "cpn_prod_06h2fhtc01vg4s2kkk4c0hxjax3br",
          *       "data": {
-         *         "id": "cpn_prod_06h2eezvka1ar286nsfdbc9wse6nt",
+         *         "id": "cpn_prod_06h2fhtc01vg4s2kkk4c0hxjax3br",
          *         "name": null,
          *         "valid": false,
          *         "object": "coupon",
-         *         "created": "2026-11-29T12:16:12.186Z",
+         *         "created": "2026-11-29T14:48:22.272Z",
          *         "deleted": true,
-         *         "updated": "2026-11-29T12:16:12.194Z",
+         *         "updated": "2026-11-29T14:48:22.308Z",
          *         "currency": null,
          *         "duration": "forever",
          *         "livemode": false,
@@ -18316,12 +18350,12 @@ export type components = {
          *         "duration_in_months": null
          *       },
          *       "previous_data": {
-         *         "id": "cpn_prod_06h2eezvka1ar286nsfdbc9wse6nt",
+         *         "id": "cpn_prod_06h2fhtc01vg4s2kkk4c0hxjax3br",
          *         "name": null,
          *         "valid": true,
          *         "object": "coupon",
-         *         "created": "2026-11-29T12:16:12.186Z",
-         *         "updated": "2026-11-29T12:16:12.186Z",
+         *         "created": "2026-11-29T14:48:22.272Z",
+         *         "updated": "2026-11-29T14:48:22.272Z",
          *         "currency": null,
          *         "duration": "forever",
          *         "livemode": false,
@@ -18334,13 +18368,13 @@ export type components = {
          *         "duration_in_months": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2eezvm71cwcyqqq3s7pwgp2zfr",
-         *       "request_id": "req_prod_06h2eezvm71cwcyqqq3s7pwgp2zfr",
+         *       "correlation_id": "req_prod_06h2fhtc43df3pbrq1qbzd9y90wcj",
+         *       "request_id": "req_prod_06h2fhtc43df3pbrq1qbzd9y90wcj",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-29T12:16:12.195Z",
+         *       "created": "2026-11-29T14:48:22.309Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2eeznqzss6w2jbgkfca7r3sg58"
+         *       "actor_id": "key_prod_06h2fhsg8v1zs153x8mdrna5q96bm"
          *     }
          */
         CouponDeletedEvent: {
@@ -18385,19 +18419,19 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2eezv65vsdnbtrb2bjxgv289ne",
+         *       "id": "evt_prod_06h2fhtazt33dcwx4yjvqpgkvt29r",
          *       "type": "price.created",
          *       "aggregate_type": "price",
-         *       "aggregate_id": "price_prod_06h2eezv63pg213ca31042tj77f4t",
+         *       "aggregate_id": "price_prod_06h2fhtazdan6g31r2fkqs5fczy44",
          *       "data": {
-         *         "id": "price_prod_06h2eezv63pg213ca31042tj77f4t",
+         *         "id": "price_prod_06h2fhtazdan6g31r2fkqs5fczy44",
          *         "type": "recurring",
          *         "tiers": null,
          *         "active": true,
          *         "object": "price",
-         *         "created": "2026-11-29T12:16:12.079Z",
-         *         "product": "prod_prod_06h2eezv1pvdm6v9tzenkvfz1yrsc",
-         *         "updated": "2026-11-29T12:16:12.079Z",
+         *         "created": "2026-11-29T14:48:22.011Z",
+         *         "product": "prod_prod_06h2fhtak4zzcgv3r53k9hmaayfqg",
+         *         "updated": "2026-11-29T14:48:22.011Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "metadata": {},
@@ -18414,13 +18448,13 @@ export type components = {
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2eezv5h9edjrpfbftsqaa82pkj",
-         *       "request_id": "req_prod_06h2eezv5h9edjrpfbftsqaa82pkj",
+         *       "correlation_id": "req_prod_06h2fhtav7fdt1dw0g0gte7xwwq1a",
+         *       "request_id": "req_prod_06h2fhtav7fdt1dw0g0gte7xwwq1a",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-29T12:16:12.081Z",
+         *       "created": "2026-11-29T14:48:22.014Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2eeznqzss6w2jbgkfca7r3sg58"
+         *       "actor_id": "key_prod_06h2fhsg8v1zs153x8mdrna5q96bm"
          *     }
          */
         PriceCreatedEvent: {
@@ -18465,19 +18499,19 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2eezv9fcyxzfw80dd0cv3e5278",
+         *       "id": "evt_prod_06h2fhtb8rkeadr71fqk1z5k2h2ca",
          *       "type": "price.updated",
          *       "aggregate_type": "price",
-         *       "aggregate_id": "price_prod_06h2eezv63pg213ca31042tj77f4t",
+         *       "aggregate_id": "price_prod_06h2fhtazdan6g31r2fkqs5fczy44",
          *       "data": {
-         *         "id": "price_prod_06h2eezv63pg213ca31042tj77f4t",
+         *         "id": "price_prod_06h2fhtazdan6g31r2fkqs5fczy44",
          *         "type": "recurring",
          *         "tiers": null,
          *         "active": true,
          *         "object": "price",
-         *         "created": "2026-11-29T12:16:12.079Z",
-         *         "product": "prod_prod_06h2eezv1pvdm6v9tzenkvfz1yrsc",
-         *         "updated": "2026-11-29T12:16:12.106Z",
+         *         "created": "2026-11-29T14:48:22.011Z",
+         *         "product": "prod_prod_06h2fhtak4zzcgv3r53k9hmaayfqg",
+         *         "updated": "2026-11-29T14:48:22.084Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "metadata": {},
@@ -18493,14 +18527,14 @@ export type components = {
          *         "unit_amount_atom": 2000
          *       },
          *       "previous_data": {
-         *         "id": "price_prod_06h2eezv63pg213ca31042tj77f4t",
+         *         "id": "price_prod_06h2fhtazdan6g31r2fkqs5fczy44",
          *         "type": "recurring",
          *         "tiers": null,
          *         "active": true,
          *         "object": "price",
-         *         "created": "2026-11-29T12:16:12.079Z",
-         *         "product": "prod_prod_06h2eezv1pvdm6v9tzenkvfz1yrsc",
-         *         "updated": "2026-11-29T12:16:12.079Z",
+         *         "created": "2026-11-29T14:48:22.011Z",
+         *         "product": "prod_prod_06h2fhtak4zzcgv3r53k9hmaayfqg",
+         *         "updated": "2026-11-29T14:48:22.011Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "metadata": {},
@@ -18516,13 +18550,13 @@ export type components = {
          *         "unit_amount_atom": 2000
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2eezv8v0bmg99qssef54h40t1p",
-         *       "request_id": "req_prod_06h2eezv8v0bmg99qssef54h40t1p",
+         *       "correlation_id": "req_prod_06h2fhtb7w13tvkz6zehvfz3ksgkw",
+         *       "request_id": "req_prod_06h2fhtb7w13tvkz6zehvfz3ksgkw",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-29T12:16:12.107Z",
+         *       "created": "2026-11-29T14:48:22.086Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2eeznqzss6w2jbgkfca7r3sg58"
+         *       "actor_id": "key_prod_06h2fhsg8v1zs153x8mdrna5q96bm"
          *     }
          */
         PriceUpdatedEvent: {
@@ -18567,20 +18601,20 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2eezvcf0cczdx469614m8tna8r",
+         *       "id": "evt_prod_06h2fhtbeb93tn23nyerrwbvbcq9j",
          *       "type": "price.deleted",
          *       "aggregate_type": "price",
-         *       "aggregate_id": "price_prod_06h2eezvb5m42y2jncsypbapgqzer",
+         *       "aggregate_id": "price_prod_06h2fhtbbpey7ctynzwasm8cgmfht",
          *       "data": {
-         *         "id": "price_prod_06h2eezvb5m42y2jncsypbapgqzer",
+         *         "id": "price_prod_06h2fhtbbpey7ctynzwasm8cgmfht",
          *         "type": "one_time",
          *         "tiers": null,
          *         "active": true,
          *         "object": "price",
-         *         "created": "2026-11-29T12:16:12.121Z",
+         *         "created": "2026-11-29T14:48:22.109Z",
          *         "deleted": true,
-         *         "product": "prod_prod_06h2eezv4ndbvpchpap7t6ec6jz26",
-         *         "updated": "2026-11-29T12:16:12.130Z",
+         *         "product": "prod_prod_06h2fhtarw9mczpcecserjn8qgpc0",
+         *         "updated": "2026-11-29T14:48:22.126Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "metadata": {},
@@ -18591,14 +18625,14 @@ export type components = {
          *         "unit_amount_atom": 100
          *       },
          *       "previous_data": {
-         *         "id": "price_prod_06h2eezvb5m42y2jncsypbapgqzer",
+         *         "id": "price_prod_06h2fhtbbpey7ctynzwasm8cgmfht",
          *         "type": "one_time",
          *         "tiers": null,
          *         "active": true,
          *         "object": "price",
-         *         "created": "2026-11-29T12:16:12.121Z",
-         *         "product": "prod_prod_06h2eezv4ndbvpchpap7t6ec6jz26",
-         *         "updated": "2026-11-29T12:16:12.121Z",
+         *         "created": "2026-11-29T14:48:22.109Z",
+         *         "product": "prod_prod_06h2fhtarw9mczpcecserjn8qgpc0",
+         *         "updated": "2026-11-29T14:48:22.109Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "metadata": {},
@@ -18609,13 +18643,13 @@ export type components = {
          *         "unit_amount_atom": 100
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2eezvc78yp22p7s6bygxhc5t0r",
-         *       "request_id": "req_prod_06h2eezvc78yp22p7s6bygxhc5t0r",
+         *       "correlation_id": "req_prod_06h2fhtbd8p62c1dw41v2p44xgmyr",
+         *       "request_id": "req_prod_06h2fhtbd8p62c1dw41v2p44xgmyr",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-29T12:16:12.131Z",
+         *       "created": "2026-11-29T14:48:22.130Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2eeznqzss6w2jbgkfca7r3sg58"
+         *       "actor_id": "key_prod_06h2fhsg8v1zs153x8mdrna5q96bm"
          *     }
          */
         PriceDeletedEvent: {
@@ -18660,30 +18694,30 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2eezv1wt385nt04vfegspsw294",
+         *       "id": "evt_prod_06h2fhtakke4rchm17vqr8hc8x45m",
          *       "type": "product.created",
          *       "aggregate_type": "product",
-         *       "aggregate_id": "prod_prod_06h2eezv1pvdm6v9tzenkvfz1yrsc",
+         *       "aggregate_id": "prod_prod_06h2fhtak4zzcgv3r53k9hmaayfqg",
          *       "data": {
-         *         "id": "prod_prod_06h2eezv1pvdm6v9tzenkvfz1yrsc",
+         *         "id": "prod_prod_06h2fhtak4zzcgv3r53k9hmaayfqg",
          *         "name": "Pro",
          *         "active": true,
          *         "object": "product",
-         *         "created": "2026-11-29T12:16:12.045Z",
-         *         "updated": "2026-11-29T12:16:12.045Z",
+         *         "created": "2026-11-29T14:48:21.913Z",
+         *         "updated": "2026-11-29T14:48:21.913Z",
          *         "livemode": false,
          *         "metadata": {},
          *         "description": null
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2eezv1enzkqrh1mvvg7wkc568a",
-         *       "request_id": "req_prod_06h2eezv1enzkqrh1mvvg7wkc568a",
+         *       "correlation_id": "req_prod_06h2fhtajy2dbf0t9rkpk4pgdpazc",
+         *       "request_id": "req_prod_06h2fhtajy2dbf0t9rkpk4pgdpazc",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-29T12:16:12.047Z",
+         *       "created": "2026-11-29T14:48:21.916Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2eeznqzss6w2jbgkfca7r3sg58"
+         *       "actor_id": "key_prod_06h2fhsg8v1zs153x8mdrna5q96bm"
          *     }
          */
         ProductCreatedEvent: {
@@ -18728,40 +18762,40 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2eezv3h4cmr0nq4j0jtrz5xpej",
+         *       "id": "evt_prod_06h2fhtaq1gvyc9d8tekmwyahycc6",
          *       "type": "product.updated",
          *       "aggregate_type": "product",
-         *       "aggregate_id": "prod_prod_06h2eezv1pvdm6v9tzenkvfz1yrsc",
+         *       "aggregate_id": "prod_prod_06h2fhtak4zzcgv3r53k9hmaayfqg",
          *       "data": {
-         *         "id": "prod_prod_06h2eezv1pvdm6v9tzenkvfz1yrsc",
+         *         "id": "prod_prod_06h2fhtak4zzcgv3r53k9hmaayfqg",
          *         "name": "Pro",
          *         "active": true,
          *         "object": "product",
-         *         "created": "2026-11-29T12:16:12.045Z",
-         *         "updated": "2026-11-29T12:16:12.059Z",
+         *         "created": "2026-11-29T14:48:21.913Z",
+         *         "updated": "2026-11-29T14:48:21.943Z",
          *         "livemode": false,
          *         "metadata": {},
          *         "description": "The pro plan"
          *       },
          *       "previous_data": {
-         *         "id": "prod_prod_06h2eezv1pvdm6v9tzenkvfz1yrsc",
+         *         "id": "prod_prod_06h2fhtak4zzcgv3r53k9hmaayfqg",
          *         "name": "Pro",
          *         "active": true,
          *         "object": "product",
-         *         "created": "2026-11-29T12:16:12.045Z",
-         *         "updated": "2026-11-29T12:16:12.045Z",
+         *         "created": "2026-11-29T14:48:21.913Z",
+         *         "updated": "2026-11-29T14:48:21.913Z",
          *         "livemode": false,
          *         "metadata": {},
          *         "description": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2eezv33m059wsw7y8nxcz9v5f0",
-         *       "request_id": "req_prod_06h2eezv33m059wsw7y8nxcz9v5f0",
+         *       "correlation_id": "req_prod_06h2fhtapdm89zc3g5fnrkp4jbm3p",
+         *       "request_id": "req_prod_06h2fhtapdm89zc3g5fnrkp4jbm3p",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-29T12:16:12.060Z",
+         *       "created": "2026-11-29T14:48:21.944Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2eeznqzss6w2jbgkfca7r3sg58"
+         *       "actor_id": "key_prod_06h2fhsg8v1zs153x8mdrna5q96bm"
          *     }
          */
         ProductUpdatedEvent: {
@@ -18806,41 +18840,41 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2eezvdn4jnzt7tx1as22y5pkbr",
+         *       "id": "evt_prod_06h2fhtbhvswg2vm7fy3yhatryqpm",
          *       "type": "product.deleted",
          *       "aggregate_type": "product",
-         *       "aggregate_id": "prod_prod_06h2eezv4ndbvpchpap7t6ec6jz26",
+         *       "aggregate_id": "prod_prod_06h2fhtarw9mczpcecserjn8qgpc0",
          *       "data": {
-         *         "id": "prod_prod_06h2eezv4ndbvpchpap7t6ec6jz26",
+         *         "id": "prod_prod_06h2fhtarw9mczpcecserjn8qgpc0",
          *         "name": "Spare",
          *         "active": true,
          *         "object": "product",
-         *         "created": "2026-11-29T12:16:12.069Z",
+         *         "created": "2026-11-29T14:48:21.959Z",
          *         "deleted": true,
-         *         "updated": "2026-11-29T12:16:12.140Z",
+         *         "updated": "2026-11-29T14:48:22.150Z",
          *         "livemode": false,
          *         "metadata": {},
          *         "description": null
          *       },
          *       "previous_data": {
-         *         "id": "prod_prod_06h2eezv4ndbvpchpap7t6ec6jz26",
+         *         "id": "prod_prod_06h2fhtarw9mczpcecserjn8qgpc0",
          *         "name": "Spare",
          *         "active": true,
          *         "object": "product",
-         *         "created": "2026-11-29T12:16:12.069Z",
-         *         "updated": "2026-11-29T12:16:12.069Z",
+         *         "created": "2026-11-29T14:48:21.959Z",
+         *         "updated": "2026-11-29T14:48:21.959Z",
          *         "livemode": false,
          *         "metadata": {},
          *         "description": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2eezvd87qv7srtyzzbyx3ch1dc",
-         *       "request_id": "req_prod_06h2eezvd87qv7srtyzzbyx3ch1dc",
+         *       "correlation_id": "req_prod_06h2fhtbg4fgs7xfxyjceggm8wxp6",
+         *       "request_id": "req_prod_06h2fhtbg4fgs7xfxyjceggm8wxp6",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-29T12:16:12.141Z",
+         *       "created": "2026-11-29T14:48:22.158Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2eeznqzss6w2jbgkfca7r3sg58"
+         *       "actor_id": "key_prod_06h2fhsg8v1zs153x8mdrna5q96bm"
          *     }
          */
         ProductDeletedEvent: {
@@ -18885,18 +18919,18 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2eezx7kajx2xjevrzaezrfprvt",
+         *       "id": "evt_prod_06h2fhth98gxenxrdxkw40q9nyyga",
          *       "type": "refund.created",
          *       "aggregate_type": "refund",
-         *       "aggregate_id": "re_prod_06h2eezx7c4g8np4ja7fc0yg5vsp4",
+         *       "aggregate_id": "re_prod_06h2fhth92sqctgz4k3sgcyyfsd94",
          *       "data": {
-         *         "id": "re_prod_06h2eezx7c4g8np4ja7fc0yg5vsp4",
+         *         "id": "re_prod_06h2fhth92sqctgz4k3sgcyyfsd94",
          *         "object": "refund",
          *         "reason": null,
          *         "status": "pending",
-         *         "created": "2026-11-29T12:16:12.602Z",
-         *         "payment": "py_prod_06h2eezwsbvc1gtdczwba396y6za4",
-         *         "updated": "2026-11-29T12:16:12.602Z",
+         *         "created": "2026-11-29T14:48:23.624Z",
+         *         "payment": "py_prod_06h2fhtfndn66fys143fv581whwge",
+         *         "updated": "2026-11-29T14:48:23.624Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "metadata": {},
@@ -18905,13 +18939,13 @@ export type components = {
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2eezx6xd0ye77frhqmtry047c6",
-         *       "request_id": "req_prod_06h2eezx6xd0ye77frhqmtry047c6",
+         *       "correlation_id": "req_prod_06h2fhth8865zwpap9hx2abyte0dp",
+         *       "request_id": "req_prod_06h2fhth8865zwpap9hx2abyte0dp",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-29T12:16:12.604Z",
+         *       "created": "2026-11-29T14:48:23.627Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2eeznqzss6w2jbgkfca7r3sg58"
+         *       "actor_id": "key_prod_06h2fhsg8v1zs153x8mdrna5q96bm"
          *     }
          */
         RefundCreatedEvent: {
@@ -18956,18 +18990,18 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2eezx7rtg0yh69m94mavzmcy0g",
+         *       "id": "evt_prod_06h2fhthbs05gqsjq1rebxmvcdyep",
          *       "type": "refund.updated",
          *       "aggregate_type": "refund",
-         *       "aggregate_id": "re_prod_06h2eezx7c4g8np4ja7fc0yg5vsp4",
+         *       "aggregate_id": "re_prod_06h2fhth92sqctgz4k3sgcyyfsd94",
          *       "data": {
-         *         "id": "re_prod_06h2eezx7c4g8np4ja7fc0yg5vsp4",
+         *         "id": "re_prod_06h2fhth92sqctgz4k3sgcyyfsd94",
          *         "object": "refund",
          *         "reason": null,
          *         "status": "succeeded",
-         *         "created": "2026-11-29T12:16:12.602Z",
-         *         "payment": "py_prod_06h2eezwsbvc1gtdczwba396y6za4",
-         *         "updated": "2026-11-29T12:16:12.605Z",
+         *         "created": "2026-11-29T14:48:23.624Z",
+         *         "payment": "py_prod_06h2fhtfndn66fys143fv581whwge",
+         *         "updated": "2026-11-29T14:48:23.636Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "metadata": {},
@@ -18975,13 +19009,13 @@ export type components = {
          *         "failure_reason": null
          *       },
          *       "previous_data": {
-         *         "id": "re_prod_06h2eezx7c4g8np4ja7fc0yg5vsp4",
+         *         "id": "re_prod_06h2fhth92sqctgz4k3sgcyyfsd94",
          *         "object": "refund",
          *         "reason": null,
          *         "status": "pending",
-         *         "created": "2026-11-29T12:16:12.602Z",
-         *         "payment": "py_prod_06h2eezwsbvc1gtdczwba396y6za4",
-         *         "updated": "2026-11-29T12:16:12.602Z",
+         *         "created": "2026-11-29T14:48:23.624Z",
+         *         "payment": "py_prod_06h2fhtfndn66fys143fv581whwge",
+         *         "updated": "2026-11-29T14:48:23.624Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "metadata": {},
@@ -18989,13 +19023,13 @@ export type components = {
          *         "failure_reason": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2eezx6xd0ye77frhqmtry047c6",
-         *       "request_id": "req_prod_06h2eezx6xd0ye77frhqmtry047c6",
+         *       "correlation_id": "req_prod_06h2fhth8865zwpap9hx2abyte0dp",
+         *       "request_id": "req_prod_06h2fhth8865zwpap9hx2abyte0dp",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-29T12:16:12.606Z",
+         *       "created": "2026-11-29T14:48:23.646Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2eeznqzss6w2jbgkfca7r3sg58"
+         *       "actor_id": "key_prod_06h2fhsg8v1zs153x8mdrna5q96bm"
          *     }
          */
         RefundUpdatedEvent: {
@@ -19040,18 +19074,18 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2eezxafdjt8rbh0nfw0k0f63j8",
+         *       "id": "evt_prod_06h2fhtht6hz9xacc59t9x3njq004",
          *       "type": "refund.failed",
          *       "aggregate_type": "refund",
-         *       "aggregate_id": "re_prod_06h2eezxa7eawq6b7s8ja5vgdqbmj",
+         *       "aggregate_id": "re_prod_06h2fhthqhf0chvc1hd79p8gxxde2",
          *       "data": {
-         *         "id": "re_prod_06h2eezxa7eawq6b7s8ja5vgdqbmj",
+         *         "id": "re_prod_06h2fhthqhf0chvc1hd79p8gxxde2",
          *         "object": "refund",
          *         "reason": null,
          *         "status": "failed",
-         *         "created": "2026-11-29T12:16:12.625Z",
-         *         "payment": "py_prod_06h2eezx4cv95ha139em8patd5pdm",
-         *         "updated": "2026-11-29T12:16:12.627Z",
+         *         "created": "2026-11-29T14:48:23.740Z",
+         *         "payment": "py_prod_06h2fhtgywftkx0zy66822fxv7p8y",
+         *         "updated": "2026-11-29T14:48:23.758Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "metadata": {},
@@ -19059,13 +19093,13 @@ export type components = {
          *         "failure_reason": "The refund was refused (sandbox payment method pm_sandbox_refund_fails)."
          *       },
          *       "previous_data": {
-         *         "id": "re_prod_06h2eezxa7eawq6b7s8ja5vgdqbmj",
+         *         "id": "re_prod_06h2fhthqhf0chvc1hd79p8gxxde2",
          *         "object": "refund",
          *         "reason": null,
          *         "status": "pending",
-         *         "created": "2026-11-29T12:16:12.625Z",
-         *         "payment": "py_prod_06h2eezx4cv95ha139em8patd5pdm",
-         *         "updated": "2026-11-29T12:16:12.625Z",
+         *         "created": "2026-11-29T14:48:23.740Z",
+         *         "payment": "py_prod_06h2fhtgywftkx0zy66822fxv7p8y",
+         *         "updated": "2026-11-29T14:48:23.740Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "metadata": {},
@@ -19073,13 +19107,13 @@ export type components = {
          *         "failure_reason": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2eezx9vqbnhrdpcx2g27d3hqsc",
-         *       "request_id": "req_prod_06h2eezx9vqbnhrdpcx2g27d3hqsc",
+         *       "correlation_id": "req_prod_06h2fhthpp78rjb96575dtp5s6wzc",
+         *       "request_id": "req_prod_06h2fhthpp78rjb96575dtp5s6wzc",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-29T12:16:12.627Z",
+         *       "created": "2026-11-29T14:48:23.761Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2eeznqzss6w2jbgkfca7r3sg58"
+         *       "actor_id": "key_prod_06h2fhsg8v1zs153x8mdrna5q96bm"
          *     }
          */
         RefundFailedEvent: {
@@ -19124,18 +19158,18 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2eeznrc942qhz5jrvk2dbrdfc2",
+         *       "id": "evt_prod_06h2fhsgdyp9x2d2g6af0xvjjwh3g",
          *       "type": "api_token.created",
          *       "aggregate_type": "api_token",
-         *       "aggregate_id": "key_prod_06h2eeznqzss6w2jbgkfca7r3sg58",
+         *       "aggregate_id": "key_prod_06h2fhsg8v1zs153x8mdrna5q96bm",
          *       "data": {
-         *         "id": "key_prod_06h2eeznqzss6w2jbgkfca7r3sg58",
+         *         "id": "key_prod_06h2fhsg8v1zs153x8mdrna5q96bm",
          *         "kind": "secret",
          *         "name": "catalogue",
          *         "object": "api_token",
          *         "status": "active",
-         *         "created": "2026-11-29T12:16:10.687Z",
-         *         "display": "st_prod_…bm6w",
+         *         "created": "2026-11-29T14:48:15.169Z",
+         *         "display": "st_prod_…004m",
          *         "revoked_at": null,
          *         "last_used_at": null
          *       },
@@ -19144,13 +19178,13 @@ export type components = {
          *         "user_agent": "node",
          *         "client_address": "127.0.0.1"
          *       },
-         *       "correlation_id": "req_prod_06h2eeznpwrphy85qajtt4xa5dz18",
-         *       "request_id": "req_prod_06h2eeznpwrphy85qajtt4xa5dz18",
+         *       "correlation_id": "req_prod_06h2fhsfqw845exfqxaw7a3wjknz2",
+         *       "request_id": "req_prod_06h2fhsfqw845exfqxaw7a3wjknz2",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-29T12:16:10.691Z",
+         *       "created": "2026-11-29T14:48:15.215Z",
          *       "actor_type": "user",
-         *       "actor_id": "user_prod_06h2eezmyx04dh8drbp80smkenzc4"
+         *       "actor_id": "user_prod_06h2fhscmdwgas000etztexcn144j"
          *     }
          */
         ApiTokenCreatedEvent: {
@@ -19195,29 +19229,29 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2eezpa50e3t4ttzxvqpqfjrra6",
+         *       "id": "evt_prod_06h2fhsrye988d5jv5ccj539sxxqg",
          *       "type": "api_token.revoked",
          *       "aggregate_type": "api_token",
-         *       "aggregate_id": "key_prod_06h2eezp62c6mam32ckwkkhs06w3j",
+         *       "aggregate_id": "key_prod_06h2fhsqkkf81pdcttn2tqge8nc8r",
          *       "data": {
-         *         "id": "key_prod_06h2eezp62c6mam32ckwkkhs06w3j",
+         *         "id": "key_prod_06h2fhsqkkf81pdcttn2tqge8nc8r",
          *         "kind": "publishable",
          *         "name": "spare",
          *         "object": "api_token",
          *         "status": "revoked",
-         *         "created": "2026-11-29T12:16:10.795Z",
-         *         "display": "pt_prod_…0kdn",
-         *         "revoked_at": "2026-11-29T12:16:10.832Z",
+         *         "created": "2026-11-29T14:48:17.015Z",
+         *         "display": "pt_prod_…vrhe",
+         *         "revoked_at": "2026-11-29T14:48:17.392Z",
          *         "last_used_at": null
          *       },
          *       "previous_data": {
-         *         "id": "key_prod_06h2eezp62c6mam32ckwkkhs06w3j",
+         *         "id": "key_prod_06h2fhsqkkf81pdcttn2tqge8nc8r",
          *         "kind": "publishable",
          *         "name": "spare",
          *         "object": "api_token",
          *         "status": "active",
-         *         "created": "2026-11-29T12:16:10.795Z",
-         *         "display": "pt_prod_…0kdn",
+         *         "created": "2026-11-29T14:48:17.015Z",
+         *         "display": "pt_prod_…vrhe",
          *         "revoked_at": null,
          *         "last_used_at": null
          *       },
@@ -19225,13 +19259,13 @@ export type components = {
          *         "user_agent": "node",
          *         "client_address": "127.0.0.1"
          *       },
-         *       "correlation_id": "req_prod_06h2eezp917bmqzkmvv184xvy08jw",
-         *       "request_id": "req_prod_06h2eezp917bmqzkmvv184xvy08jw",
+         *       "correlation_id": "req_prod_06h2fhsrs63ms4kms08bv3vgnfw9g",
+         *       "request_id": "req_prod_06h2fhsrs63ms4kms08bv3vgnfw9g",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-29T12:16:10.833Z",
+         *       "created": "2026-11-29T14:48:17.395Z",
          *       "actor_type": "user",
-         *       "actor_id": "user_prod_06h2eezmyx04dh8drbp80smkenzc4"
+         *       "actor_id": "user_prod_06h2fhscmdwgas000etztexcn144j"
          *     }
          */
         ApiTokenRevokedEvent: {
@@ -19276,20 +19310,20 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2eezpe99j2m3afxq11jen81z90",
+         *       "id": "evt_prod_06h2fhssfb99g1e2agv4r8e9wp9x0",
          *       "type": "webhook_endpoint.created",
          *       "aggregate_type": "webhook_endpoint",
-         *       "aggregate_id": "whe_prod_06h2eezpe2s38065vzzdtj2zjfh1p",
+         *       "aggregate_id": "whe_prod_06h2fhssddnwbfdn5tppnagx2cn0t",
          *       "data": {
-         *         "id": "whe_prod_06h2eezpe2s38065vzzdtj2zjfh1p",
+         *         "id": "whe_prod_06h2fhssddnwbfdn5tppnagx2cn0t",
          *         "url": "https://example.com/audit",
          *         "events": [
          *           "customer.created"
          *         ],
          *         "object": "webhook_endpoint",
-         *         "created": "2026-11-29T12:16:10.864Z",
+         *         "created": "2026-11-29T14:48:17.510Z",
          *         "enabled": true,
-         *         "updated": "2026-11-29T12:16:10.864Z",
+         *         "updated": "2026-11-29T14:48:17.510Z",
          *         "livemode": false,
          *         "description": null,
          *         "disabled_at": null,
@@ -19303,13 +19337,13 @@ export type components = {
          *         "user_agent": "node",
          *         "client_address": "127.0.0.1"
          *       },
-         *       "correlation_id": "req_prod_06h2eezpd77rn1xjkjhged4njf266",
-         *       "request_id": "req_prod_06h2eezpd77rn1xjkjhged4njf266",
+         *       "correlation_id": "req_prod_06h2fhssa28gwt6kq5ejj9g26cyxa",
+         *       "request_id": "req_prod_06h2fhssa28gwt6kq5ejj9g26cyxa",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-29T12:16:10.866Z",
+         *       "created": "2026-11-29T14:48:17.530Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2eeznqzss6w2jbgkfca7r3sg58"
+         *       "actor_id": "key_prod_06h2fhsg8v1zs153x8mdrna5q96bm"
          *     }
          */
         WebhookEndpointCreatedEvent: {
@@ -19354,20 +19388,20 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2eezpgv0e465m7mg79e0kvb3v4",
+         *       "id": "evt_prod_06h2fhssthhj6zdd71jwrgx5y5y4w",
          *       "type": "webhook_endpoint.updated",
          *       "aggregate_type": "webhook_endpoint",
-         *       "aggregate_id": "whe_prod_06h2eezpe2s38065vzzdtj2zjfh1p",
+         *       "aggregate_id": "whe_prod_06h2fhssddnwbfdn5tppnagx2cn0t",
          *       "data": {
-         *         "id": "whe_prod_06h2eezpe2s38065vzzdtj2zjfh1p",
+         *         "id": "whe_prod_06h2fhssddnwbfdn5tppnagx2cn0t",
          *         "url": "https://example.com/audit",
          *         "events": [
          *           "customer.created"
          *         ],
          *         "object": "webhook_endpoint",
-         *         "created": "2026-11-29T12:16:10.864Z",
+         *         "created": "2026-11-29T14:48:17.510Z",
          *         "enabled": true,
-         *         "updated": "2026-11-29T12:16:10.884Z",
+         *         "updated": "2026-11-29T14:48:17.611Z",
          *         "livemode": false,
          *         "description": "Audit",
          *         "disabled_at": null,
@@ -19377,15 +19411,15 @@ export type components = {
          *         "previous_secret_expires_at": null
          *       },
          *       "previous_data": {
-         *         "id": "whe_prod_06h2eezpe2s38065vzzdtj2zjfh1p",
+         *         "id": "whe_prod_06h2fhssddnwbfdn5tppnagx2cn0t",
          *         "url": "https://example.com/audit",
          *         "events": [
          *           "customer.created"
          *         ],
          *         "object": "webhook_endpoint",
-         *         "created": "2026-11-29T12:16:10.864Z",
+         *         "created": "2026-11-29T14:48:17.510Z",
          *         "enabled": true,
-         *         "updated": "2026-11-29T12:16:10.864Z",
+         *         "updated": "2026-11-29T14:48:17.510Z",
          *         "livemode": false,
          *         "description": null,
          *         "disabled_at": null,
@@ -19398,13 +19432,13 @@ export type components = {
          *         "user_agent": "node",
          *         "client_address": "127.0.0.1"
          *       },
-         *       "correlation_id": "req_prod_06h2eezpg699c3a8t3jvkf315e5hg",
-         *       "request_id": "req_prod_06h2eezpg699c3a8t3jvkf315e5hg",
+         *       "correlation_id": "req_prod_06h2fhssqhcx9j6fzvqx42bjdhde4",
+         *       "request_id": "req_prod_06h2fhssqhcx9j6fzvqx42bjdhde4",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-29T12:16:10.886Z",
+         *       "created": "2026-11-29T14:48:17.621Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2eeznqzss6w2jbgkfca7r3sg58"
+         *       "actor_id": "key_prod_06h2fhsg8v1zs153x8mdrna5q96bm"
          *     }
          */
         WebhookEndpointUpdatedEvent: {
@@ -19449,58 +19483,58 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2eezpr76y5mgcz0g3ycytnffh8",
+         *       "id": "evt_prod_06h2fhstjzym38nt1st2yrq79fjhg",
          *       "type": "webhook_endpoint.deleted",
          *       "aggregate_type": "webhook_endpoint",
-         *       "aggregate_id": "whe_prod_06h2eezpe2s38065vzzdtj2zjfh1p",
+         *       "aggregate_id": "whe_prod_06h2fhssddnwbfdn5tppnagx2cn0t",
          *       "data": {
-         *         "id": "whe_prod_06h2eezpe2s38065vzzdtj2zjfh1p",
+         *         "id": "whe_prod_06h2fhssddnwbfdn5tppnagx2cn0t",
          *         "url": "https://example.com/audit",
          *         "events": [
          *           "customer.created"
          *         ],
          *         "object": "webhook_endpoint",
-         *         "created": "2026-11-29T12:16:10.864Z",
+         *         "created": "2026-11-29T14:48:17.510Z",
          *         "deleted": true,
          *         "enabled": false,
-         *         "updated": "2026-11-29T12:16:10.944Z",
+         *         "updated": "2026-11-29T14:48:17.807Z",
          *         "livemode": false,
          *         "description": "Audit",
          *         "disabled_at": null,
          *         "failing_since": null,
          *         "disabled_reason": null,
          *         "max_deliveries_per_second": null,
-         *         "previous_secret_expires_at": "2026-11-30T12:16:10.928Z"
+         *         "previous_secret_expires_at": "2026-11-30T14:48:17.719Z"
          *       },
          *       "previous_data": {
-         *         "id": "whe_prod_06h2eezpe2s38065vzzdtj2zjfh1p",
+         *         "id": "whe_prod_06h2fhssddnwbfdn5tppnagx2cn0t",
          *         "url": "https://example.com/audit",
          *         "events": [
          *           "customer.created"
          *         ],
          *         "object": "webhook_endpoint",
-         *         "created": "2026-11-29T12:16:10.864Z",
+         *         "created": "2026-11-29T14:48:17.510Z",
          *         "enabled": true,
-         *         "updated": "2026-11-29T12:16:10.928Z",
+         *         "updated": "2026-11-29T14:48:17.719Z",
          *         "livemode": false,
          *         "description": "Audit",
          *         "disabled_at": null,
          *         "failing_since": null,
          *         "disabled_reason": null,
          *         "max_deliveries_per_second": null,
-         *         "previous_secret_expires_at": "2026-11-30T12:16:10.928Z"
+         *         "previous_secret_expires_at": "2026-11-30T14:48:17.719Z"
          *       },
          *       "metadata": {
          *         "user_agent": "node",
          *         "client_address": "127.0.0.1"
          *       },
-         *       "correlation_id": "req_prod_06h2eezpqvfmy44fjwqgs975sks3y",
-         *       "request_id": "req_prod_06h2eezpqvfmy44fjwqgs975sks3y",
+         *       "correlation_id": "req_prod_06h2fhstgjc6d8285wsna95haxn0a",
+         *       "request_id": "req_prod_06h2fhstgjc6d8285wsna95haxn0a",
          *       "version": 1,
          *       "sequence": 6,
-         *       "created": "2026-11-29T12:16:10.945Z",
+         *       "created": "2026-11-29T14:48:17.815Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2eeznqzss6w2jbgkfca7r3sg58"
+         *       "actor_id": "key_prod_06h2fhsg8v1zs153x8mdrna5q96bm"
          *     }
          */
         WebhookEndpointDeletedEvent: {
@@ -19545,20 +19579,20 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2eezpk371xpk646am1c41ftep0",
+         *       "id": "evt_prod_06h2fhst0a63jyy9y5n65cfmz0f1e",
          *       "type": "webhook_endpoint.disabled",
          *       "aggregate_type": "webhook_endpoint",
-         *       "aggregate_id": "whe_prod_06h2eezpe2s38065vzzdtj2zjfh1p",
+         *       "aggregate_id": "whe_prod_06h2fhssddnwbfdn5tppnagx2cn0t",
          *       "data": {
-         *         "id": "whe_prod_06h2eezpe2s38065vzzdtj2zjfh1p",
+         *         "id": "whe_prod_06h2fhssddnwbfdn5tppnagx2cn0t",
          *         "url": "https://example.com/audit",
          *         "events": [
          *           "customer.created"
          *         ],
          *         "object": "webhook_endpoint",
-         *         "created": "2026-11-29T12:16:10.864Z",
+         *         "created": "2026-11-29T14:48:17.510Z",
          *         "enabled": false,
-         *         "updated": "2026-11-29T12:16:10.902Z",
+         *         "updated": "2026-11-29T14:48:17.664Z",
          *         "livemode": false,
          *         "description": "Audit",
          *         "disabled_at": null,
@@ -19568,15 +19602,15 @@ export type components = {
          *         "previous_secret_expires_at": null
          *       },
          *       "previous_data": {
-         *         "id": "whe_prod_06h2eezpe2s38065vzzdtj2zjfh1p",
+         *         "id": "whe_prod_06h2fhssddnwbfdn5tppnagx2cn0t",
          *         "url": "https://example.com/audit",
          *         "events": [
          *           "customer.created"
          *         ],
          *         "object": "webhook_endpoint",
-         *         "created": "2026-11-29T12:16:10.864Z",
+         *         "created": "2026-11-29T14:48:17.510Z",
          *         "enabled": true,
-         *         "updated": "2026-11-29T12:16:10.884Z",
+         *         "updated": "2026-11-29T14:48:17.611Z",
          *         "livemode": false,
          *         "description": "Audit",
          *         "disabled_at": null,
@@ -19589,13 +19623,13 @@ export type components = {
          *         "user_agent": "node",
          *         "client_address": "127.0.0.1"
          *       },
-         *       "correlation_id": "req_prod_06h2eezpj86daznqgxg56t595te26",
-         *       "request_id": "req_prod_06h2eezpj86daznqgxg56t595te26",
+         *       "correlation_id": "req_prod_06h2fhsszfr3gngwkjsxg1yea3r8m",
+         *       "request_id": "req_prod_06h2fhsszfr3gngwkjsxg1yea3r8m",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-29T12:16:10.904Z",
+         *       "created": "2026-11-29T14:48:17.667Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2eeznqzss6w2jbgkfca7r3sg58"
+         *       "actor_id": "key_prod_06h2fhsg8v1zs153x8mdrna5q96bm"
          *     }
          */
         WebhookEndpointDisabledEvent: {
@@ -19640,20 +19674,20 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2eezpmw6h7n6x2k8zscht0dwzr",
+         *       "id": "evt_prod_06h2fhst4fm9pa4rqeq0sfe4v79ja",
          *       "type": "webhook_endpoint.enabled",
          *       "aggregate_type": "webhook_endpoint",
-         *       "aggregate_id": "whe_prod_06h2eezpe2s38065vzzdtj2zjfh1p",
+         *       "aggregate_id": "whe_prod_06h2fhssddnwbfdn5tppnagx2cn0t",
          *       "data": {
-         *         "id": "whe_prod_06h2eezpe2s38065vzzdtj2zjfh1p",
+         *         "id": "whe_prod_06h2fhssddnwbfdn5tppnagx2cn0t",
          *         "url": "https://example.com/audit",
          *         "events": [
          *           "customer.created"
          *         ],
          *         "object": "webhook_endpoint",
-         *         "created": "2026-11-29T12:16:10.864Z",
+         *         "created": "2026-11-29T14:48:17.510Z",
          *         "enabled": true,
-         *         "updated": "2026-11-29T12:16:10.917Z",
+         *         "updated": "2026-11-29T14:48:17.697Z",
          *         "livemode": false,
          *         "description": "Audit",
          *         "disabled_at": null,
@@ -19663,15 +19697,15 @@ export type components = {
          *         "previous_secret_expires_at": null
          *       },
          *       "previous_data": {
-         *         "id": "whe_prod_06h2eezpe2s38065vzzdtj2zjfh1p",
+         *         "id": "whe_prod_06h2fhssddnwbfdn5tppnagx2cn0t",
          *         "url": "https://example.com/audit",
          *         "events": [
          *           "customer.created"
          *         ],
          *         "object": "webhook_endpoint",
-         *         "created": "2026-11-29T12:16:10.864Z",
+         *         "created": "2026-11-29T14:48:17.510Z",
          *         "enabled": false,
-         *         "updated": "2026-11-29T12:16:10.902Z",
+         *         "updated": "2026-11-29T14:48:17.664Z",
          *         "livemode": false,
          *         "description": "Audit",
          *         "disabled_at": null,
@@ -19684,13 +19718,13 @@ export type components = {
          *         "user_agent": "node",
          *         "client_address": "127.0.0.1"
          *       },
-         *       "correlation_id": "req_prod_06h2eezpmejfwes3wr8xhz519vf4p",
-         *       "request_id": "req_prod_06h2eezpmejfwes3wr8xhz519vf4p",
+         *       "correlation_id": "req_prod_06h2fhst37ffpmr7c6sapjjw9tsf0",
+         *       "request_id": "req_prod_06h2fhst37ffpmr7c6sapjjw9tsf0",
          *       "version": 1,
          *       "sequence": 4,
-         *       "created": "2026-11-29T12:16:10.919Z",
+         *       "created": "2026-11-29T14:48:17.699Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2eeznqzss6w2jbgkfca7r3sg58"
+         *       "actor_id": "key_prod_06h2fhsg8v1zs153x8mdrna5q96bm"
          *     }
          */
         WebhookEndpointEnabledEvent: {
@@ -19735,38 +19769,38 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2eezppdvv9f6cp9y90s7hkn0fa",
+         *       "id": "evt_prod_06h2fhstaqqv34n7aqz8yrz0nhtmw",
          *       "type": "webhook_endpoint.secret_rotated",
          *       "aggregate_type": "webhook_endpoint",
-         *       "aggregate_id": "whe_prod_06h2eezpe2s38065vzzdtj2zjfh1p",
+         *       "aggregate_id": "whe_prod_06h2fhssddnwbfdn5tppnagx2cn0t",
          *       "data": {
-         *         "id": "whe_prod_06h2eezpe2s38065vzzdtj2zjfh1p",
+         *         "id": "whe_prod_06h2fhssddnwbfdn5tppnagx2cn0t",
          *         "url": "https://example.com/audit",
          *         "events": [
          *           "customer.created"
          *         ],
          *         "object": "webhook_endpoint",
-         *         "created": "2026-11-29T12:16:10.864Z",
+         *         "created": "2026-11-29T14:48:17.510Z",
          *         "enabled": true,
-         *         "updated": "2026-11-29T12:16:10.928Z",
+         *         "updated": "2026-11-29T14:48:17.719Z",
          *         "livemode": false,
          *         "description": "Audit",
          *         "disabled_at": null,
          *         "failing_since": null,
          *         "disabled_reason": null,
          *         "max_deliveries_per_second": null,
-         *         "previous_secret_expires_at": "2026-11-30T12:16:10.928Z"
+         *         "previous_secret_expires_at": "2026-11-30T14:48:17.719Z"
          *       },
          *       "previous_data": {
-         *         "id": "whe_prod_06h2eezpe2s38065vzzdtj2zjfh1p",
+         *         "id": "whe_prod_06h2fhssddnwbfdn5tppnagx2cn0t",
          *         "url": "https://example.com/audit",
          *         "events": [
          *           "customer.created"
          *         ],
          *         "object": "webhook_endpoint",
-         *         "created": "2026-11-29T12:16:10.864Z",
+         *         "created": "2026-11-29T14:48:17.510Z",
          *         "enabled": true,
-         *         "updated": "2026-11-29T12:16:10.917Z",
+         *         "updated": "2026-11-29T14:48:17.697Z",
          *         "livemode": false,
          *         "description": "Audit",
          *         "disabled_at": null,
@@ -19779,13 +19813,13 @@ export type components = {
          *         "user_agent": "node",
          *         "client_address": "127.0.0.1"
          *       },
-         *       "correlation_id": "req_prod_06h2eezpnx1r1m1447ynbz3zc00vt",
-         *       "request_id": "req_prod_06h2eezpnx1r1m1447ynbz3zc00vt",
+         *       "correlation_id": "req_prod_06h2fhst6mfy7ydbghc11j16bdg5a",
+         *       "request_id": "req_prod_06h2fhst6mfy7ydbghc11j16bdg5a",
          *       "version": 1,
          *       "sequence": 5,
-         *       "created": "2026-11-29T12:16:10.931Z",
+         *       "created": "2026-11-29T14:48:17.749Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2eeznqzss6w2jbgkfca7r3sg58"
+         *       "actor_id": "key_prod_06h2fhsg8v1zs153x8mdrna5q96bm"
          *     }
          */
         WebhookEndpointSecretRotatedEvent: {
@@ -19830,15 +19864,15 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2eeznmxbe1057kwgfq8n1w78vp",
+         *       "id": "evt_prod_06h2fhsfcg33tazq158x5f847zd3a",
          *       "type": "user.signed_in",
          *       "aggregate_type": "user",
-         *       "aggregate_id": "user_prod_06h2eezmyx04dh8drbp80smkenzc4",
+         *       "aggregate_id": "user_prod_06h2fhscmdwgas000etztexcn144j",
          *       "data": {
-         *         "id": "user_prod_06h2eezmyx04dh8drbp80smkenzc4",
+         *         "id": "user_prod_06h2fhscmdwgas000etztexcn144j",
          *         "name": "Test User",
          *         "role": "owner",
-         *         "email": "user-e9ddcae51b@example.com",
+         *         "email": "user-adf9aee0a0@example.com",
          *         "object": "user"
          *       },
          *       "previous_data": null,
@@ -19850,9 +19884,9 @@ export type components = {
          *       "request_id": null,
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-29T12:16:10.663Z",
+         *       "created": "2026-11-29T14:48:14.949Z",
          *       "actor_type": "user",
-         *       "actor_id": "user_prod_06h2eezmyx04dh8drbp80smkenzc4"
+         *       "actor_id": "user_prod_06h2fhscmdwgas000etztexcn144j"
          *     }
          */
         UserSignedInEvent: {
@@ -19897,15 +19931,15 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2eezqy5m86wmrxevzfnzz6hvvc",
+         *       "id": "evt_prod_06h2fht1cfn5smt3ppm4med430tzj",
          *       "type": "user.sign_in_failed",
          *       "aggregate_type": "user",
-         *       "aggregate_id": "user_prod_06h2eezmyx04dh8drbp80smkenzc4",
+         *       "aggregate_id": "user_prod_06h2fhscmdwgas000etztexcn144j",
          *       "data": {
-         *         "id": "user_prod_06h2eezmyx04dh8drbp80smkenzc4",
+         *         "id": "user_prod_06h2fhscmdwgas000etztexcn144j",
          *         "name": "Test User",
          *         "role": "owner",
-         *         "email": "user-e9ddcae51b@example.com",
+         *         "email": "user-adf9aee0a0@example.com",
          *         "object": "user"
          *       },
          *       "previous_data": null,
@@ -19917,9 +19951,9 @@ export type components = {
          *       "request_id": null,
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-29T12:16:11.249Z",
+         *       "created": "2026-11-29T14:48:19.555Z",
          *       "actor_type": "user",
-         *       "actor_id": "user_prod_06h2eezmyx04dh8drbp80smkenzc4"
+         *       "actor_id": "user_prod_06h2fhscmdwgas000etztexcn144j"
          *     }
          */
         UserSignInFailedEvent: {
@@ -19964,15 +19998,15 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2eezryqxbwy0qk7bavbnjypegy",
+         *       "id": "evt_prod_06h2fht5dnag1p968hp51r0kzjsva",
          *       "type": "user.signed_out",
          *       "aggregate_type": "user",
-         *       "aggregate_id": "user_prod_06h2eezmyx04dh8drbp80smkenzc4",
+         *       "aggregate_id": "user_prod_06h2fhscmdwgas000etztexcn144j",
          *       "data": {
-         *         "id": "user_prod_06h2eezmyx04dh8drbp80smkenzc4",
+         *         "id": "user_prod_06h2fhscmdwgas000etztexcn144j",
          *         "name": "Test User",
          *         "role": "owner",
-         *         "email": "user-e9ddcae51b@example.com",
+         *         "email": "user-adf9aee0a0@example.com",
          *         "object": "user"
          *       },
          *       "previous_data": null,
@@ -19984,9 +20018,9 @@ export type components = {
          *       "request_id": null,
          *       "version": 1,
          *       "sequence": 4,
-         *       "created": "2026-11-29T12:16:11.509Z",
+         *       "created": "2026-11-29T14:48:20.589Z",
          *       "actor_type": "user",
-         *       "actor_id": "user_prod_06h2eezmyx04dh8drbp80smkenzc4"
+         *       "actor_id": "user_prod_06h2fhscmdwgas000etztexcn144j"
          *     }
          */
         UserSignedOutEvent: {
@@ -20031,15 +20065,15 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2eezrffr33af3rqyhgpr1sfdp8",
+         *       "id": "evt_prod_06h2fht3c2fwf0mnhppjavkbmfne0",
          *       "type": "user.password_changed",
          *       "aggregate_type": "user",
-         *       "aggregate_id": "user_prod_06h2eezmyx04dh8drbp80smkenzc4",
+         *       "aggregate_id": "user_prod_06h2fhscmdwgas000etztexcn144j",
          *       "data": {
-         *         "id": "user_prod_06h2eezmyx04dh8drbp80smkenzc4",
+         *         "id": "user_prod_06h2fhscmdwgas000etztexcn144j",
          *         "name": "Test User",
          *         "role": "owner",
-         *         "email": "user-e9ddcae51b@example.com",
+         *         "email": "user-adf9aee0a0@example.com",
          *         "object": "user"
          *       },
          *       "previous_data": null,
@@ -20051,9 +20085,9 @@ export type components = {
          *       "request_id": null,
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-29T12:16:11.387Z",
+         *       "created": "2026-11-29T14:48:20.065Z",
          *       "actor_type": "user",
-         *       "actor_id": "user_prod_06h2eezmyx04dh8drbp80smkenzc4"
+         *       "actor_id": "user_prod_06h2fhscmdwgas000etztexcn144j"
          *     }
          */
         UserPasswordChangedEvent: {
@@ -20098,12 +20132,12 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2eeztx4f0v5p8z5ks2a8yzvgp8",
+         *       "id": "evt_prod_06h2fht9qwmr4cevhpmtwgrkxag68",
          *       "type": "account.settings_updated",
          *       "aggregate_type": "account_settings",
-         *       "aggregate_id": "acc_prod_06h2eezmyj6vx9y9qn837t78xg1pc",
+         *       "aggregate_id": "acc_prod_06h2fhscfz22g2ytm9a9brvgbzsxp",
          *       "data": {
-         *         "id": "acc_prod_06h2eezmyj6vx9y9qn837t78xg1pc",
+         *         "id": "acc_prod_06h2fhscfz22g2ytm9a9brvgbzsxp",
          *         "object": "account_settings",
          *         "tax_id": null,
          *         "address": {
@@ -20130,7 +20164,7 @@ export type components = {
          *         "entitlement_past_due_grace_days": 7
          *       },
          *       "previous_data": {
-         *         "id": "acc_prod_06h2eezmyj6vx9y9qn837t78xg1pc",
+         *         "id": "acc_prod_06h2fhscfz22g2ytm9a9brvgbzsxp",
          *         "object": "account_settings",
          *         "tax_id": null,
          *         "address": null,
@@ -20151,13 +20185,13 @@ export type components = {
          *         "entitlement_past_due_grace_days": 7
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2eeztwqt5s204tmeckca10fssg",
-         *       "request_id": "req_prod_06h2eeztwqt5s204tmeckca10fssg",
+         *       "correlation_id": "req_prod_06h2fht9h3t4y2db6et6amj7q1c6a",
+         *       "request_id": "req_prod_06h2fht9h3t4y2db6et6amj7q1c6a",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-29T12:16:12.009Z",
+         *       "created": "2026-11-29T14:48:21.695Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2eeznqzss6w2jbgkfca7r3sg58"
+         *       "actor_id": "key_prod_06h2fhsg8v1zs153x8mdrna5q96bm"
          *     }
          */
         AccountSettingsUpdatedEvent: {
@@ -20202,17 +20236,17 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2eeztyrg4wfvvpf68nh7pfhkyg",
+         *       "id": "evt_prod_06h2fhta8z5dyvzfp853e5bey7hm6",
          *       "type": "tax_rate.created",
          *       "aggregate_type": "tax_rate",
-         *       "aggregate_id": "txr_prod_06h2eeztyjjzd1kq7062z8jp1qxm2",
+         *       "aggregate_id": "txr_prod_06h2fhta8bcvkqptqht269ba5sb02",
          *       "data": {
-         *         "id": "txr_prod_06h2eeztyjjzd1kq7062z8jp1qxm2",
+         *         "id": "txr_prod_06h2fhta8bcvkqptqht269ba5sb02",
          *         "active": true,
          *         "object": "tax_rate",
          *         "country": "DE",
-         *         "created": "2026-11-29T12:16:12.020Z",
-         *         "updated": "2026-11-29T12:16:12.020Z",
+         *         "created": "2026-11-29T14:48:21.826Z",
+         *         "updated": "2026-11-29T14:48:21.826Z",
          *         "livemode": false,
          *         "metadata": {},
          *         "inclusive": false,
@@ -20223,13 +20257,13 @@ export type components = {
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2eeztyetd34x39d0593v51207w",
-         *       "request_id": "req_prod_06h2eeztyetd34x39d0593v51207w",
+         *       "correlation_id": "req_prod_06h2fhta5wycvdxyjzm0qhwfnk7hc",
+         *       "request_id": "req_prod_06h2fhta5wycvdxyjzm0qhwfnk7hc",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-29T12:16:12.022Z",
+         *       "created": "2026-11-29T14:48:21.831Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2eeznqzss6w2jbgkfca7r3sg58"
+         *       "actor_id": "key_prod_06h2fhsg8v1zs153x8mdrna5q96bm"
          *     }
          */
         TaxRateCreatedEvent: {
@@ -20274,17 +20308,17 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2eezv0a1adrs8b339fqx6h1pd2",
+         *       "id": "evt_prod_06h2fhtaesetkdtp6k45pnzm9pbg4",
          *       "type": "tax_rate.updated",
          *       "aggregate_type": "tax_rate",
-         *       "aggregate_id": "txr_prod_06h2eeztyjjzd1kq7062z8jp1qxm2",
+         *       "aggregate_id": "txr_prod_06h2fhta8bcvkqptqht269ba5sb02",
          *       "data": {
-         *         "id": "txr_prod_06h2eeztyjjzd1kq7062z8jp1qxm2",
+         *         "id": "txr_prod_06h2fhta8bcvkqptqht269ba5sb02",
          *         "active": false,
          *         "object": "tax_rate",
          *         "country": "DE",
-         *         "created": "2026-11-29T12:16:12.020Z",
-         *         "updated": "2026-11-29T12:16:12.034Z",
+         *         "created": "2026-11-29T14:48:21.826Z",
+         *         "updated": "2026-11-29T14:48:21.875Z",
          *         "livemode": false,
          *         "metadata": {},
          *         "inclusive": false,
@@ -20294,12 +20328,12 @@ export type components = {
          *         "jurisdiction": null
          *       },
          *       "previous_data": {
-         *         "id": "txr_prod_06h2eeztyjjzd1kq7062z8jp1qxm2",
+         *         "id": "txr_prod_06h2fhta8bcvkqptqht269ba5sb02",
          *         "active": true,
          *         "object": "tax_rate",
          *         "country": "DE",
-         *         "created": "2026-11-29T12:16:12.020Z",
-         *         "updated": "2026-11-29T12:16:12.020Z",
+         *         "created": "2026-11-29T14:48:21.826Z",
+         *         "updated": "2026-11-29T14:48:21.826Z",
          *         "livemode": false,
          *         "metadata": {},
          *         "inclusive": false,
@@ -20309,13 +20343,13 @@ export type components = {
          *         "jurisdiction": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2eeztzrhrmvzms890vwz8t9m3g",
-         *       "request_id": "req_prod_06h2eeztzrhrmvzms890vwz8t9m3g",
+         *       "correlation_id": "req_prod_06h2fhtadsjyebcp2gkawzzwvr3d2",
+         *       "request_id": "req_prod_06h2fhtadsjyebcp2gkawzzwvr3d2",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-29T12:16:12.034Z",
+         *       "created": "2026-11-29T14:48:21.879Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2eeznqzss6w2jbgkfca7r3sg58"
+         *       "actor_id": "key_prod_06h2fhsg8v1zs153x8mdrna5q96bm"
          *     }
          */
         TaxRateUpdatedEvent: {
@@ -20360,16 +20394,16 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2eezvzx1xew9cj6nfen8maew7p",
+         *       "id": "evt_prod_06h2fhtd2dsfbhkt0b20c7jqcawng",
          *       "type": "meter.created",
          *       "aggregate_type": "meter",
-         *       "aggregate_id": "mtr_prod_06h2eezvzx1xew9cj6nfen8maew7m",
+         *       "aggregate_id": "mtr_prod_06h2fhtd24yjb2ym5b57t9x9qdwpw",
          *       "data": {
-         *         "id": "mtr_prod_06h2eezvzx1xew9cj6nfen8maew7m",
+         *         "id": "mtr_prod_06h2fhtd24yjb2ym5b57t9x9qdwpw",
          *         "object": "meter",
          *         "status": "active",
-         *         "created": "2026-11-29T12:16:12.286Z",
-         *         "updated": "2026-11-29T12:16:12.286Z",
+         *         "created": "2026-11-29T14:48:22.545Z",
+         *         "updated": "2026-11-29T14:48:22.545Z",
          *         "livemode": false,
          *         "value_key": "value",
          *         "event_name": "api_request",
@@ -20378,13 +20412,13 @@ export type components = {
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2eezvzg558hhgt203rt2phn8ye",
-         *       "request_id": "req_prod_06h2eezvzg558hhgt203rt2phn8ye",
+         *       "correlation_id": "req_prod_06h2fhtd1px8r5nq5vjq6rqn3t4s6",
+         *       "request_id": "req_prod_06h2fhtd1px8r5nq5vjq6rqn3t4s6",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-29T12:16:12.287Z",
+         *       "created": "2026-11-29T14:48:22.547Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2eeznqzss6w2jbgkfca7r3sg58"
+         *       "actor_id": "key_prod_06h2fhsg8v1zs153x8mdrna5q96bm"
          *     }
          */
         MeterCreatedEvent: {
@@ -20429,16 +20463,16 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2eezw1et0pc1s5xt5c32e06kyr",
+         *       "id": "evt_prod_06h2fhtd7t04qxjgv12rvbdaz6rpc",
          *       "type": "meter.updated",
          *       "aggregate_type": "meter",
-         *       "aggregate_id": "mtr_prod_06h2eezvzx1xew9cj6nfen8maew7m",
+         *       "aggregate_id": "mtr_prod_06h2fhtd24yjb2ym5b57t9x9qdwpw",
          *       "data": {
-         *         "id": "mtr_prod_06h2eezvzx1xew9cj6nfen8maew7m",
+         *         "id": "mtr_prod_06h2fhtd24yjb2ym5b57t9x9qdwpw",
          *         "object": "meter",
          *         "status": "active",
-         *         "created": "2026-11-29T12:16:12.286Z",
-         *         "updated": "2026-11-29T12:16:12.299Z",
+         *         "created": "2026-11-29T14:48:22.545Z",
+         *         "updated": "2026-11-29T14:48:22.587Z",
          *         "livemode": false,
          *         "value_key": "value",
          *         "event_name": "api_request",
@@ -20446,11 +20480,11 @@ export type components = {
          *         "display_name": "Requests"
          *       },
          *       "previous_data": {
-         *         "id": "mtr_prod_06h2eezvzx1xew9cj6nfen8maew7m",
+         *         "id": "mtr_prod_06h2fhtd24yjb2ym5b57t9x9qdwpw",
          *         "object": "meter",
          *         "status": "active",
-         *         "created": "2026-11-29T12:16:12.286Z",
-         *         "updated": "2026-11-29T12:16:12.286Z",
+         *         "created": "2026-11-29T14:48:22.545Z",
+         *         "updated": "2026-11-29T14:48:22.545Z",
          *         "livemode": false,
          *         "value_key": "value",
          *         "event_name": "api_request",
@@ -20458,13 +20492,13 @@ export type components = {
          *         "display_name": "API requests"
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2eezw17nn8mw28b259tma5haqj",
-         *       "request_id": "req_prod_06h2eezw17nn8mw28b259tma5haqj",
+         *       "correlation_id": "req_prod_06h2fhtd68m7zqtatre6f1rajaw24",
+         *       "request_id": "req_prod_06h2fhtd68m7zqtatre6f1rajaw24",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-29T12:16:12.299Z",
+         *       "created": "2026-11-29T14:48:22.590Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2eeznqzss6w2jbgkfca7r3sg58"
+         *       "actor_id": "key_prod_06h2fhsg8v1zs153x8mdrna5q96bm"
          *     }
          */
         MeterUpdatedEvent: {
@@ -20509,16 +20543,16 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2eezw2p8ramjba9gwexv8qg0zj",
+         *       "id": "evt_prod_06h2fhtdc5957wndefzmsmmv9axy0",
          *       "type": "meter.deactivated",
          *       "aggregate_type": "meter",
-         *       "aggregate_id": "mtr_prod_06h2eezvzx1xew9cj6nfen8maew7m",
+         *       "aggregate_id": "mtr_prod_06h2fhtd24yjb2ym5b57t9x9qdwpw",
          *       "data": {
-         *         "id": "mtr_prod_06h2eezvzx1xew9cj6nfen8maew7m",
+         *         "id": "mtr_prod_06h2fhtd24yjb2ym5b57t9x9qdwpw",
          *         "object": "meter",
          *         "status": "inactive",
-         *         "created": "2026-11-29T12:16:12.286Z",
-         *         "updated": "2026-11-29T12:16:12.308Z",
+         *         "created": "2026-11-29T14:48:22.545Z",
+         *         "updated": "2026-11-29T14:48:22.625Z",
          *         "livemode": false,
          *         "value_key": "value",
          *         "event_name": "api_request",
@@ -20526,11 +20560,11 @@ export type components = {
          *         "display_name": "Requests"
          *       },
          *       "previous_data": {
-         *         "id": "mtr_prod_06h2eezvzx1xew9cj6nfen8maew7m",
+         *         "id": "mtr_prod_06h2fhtd24yjb2ym5b57t9x9qdwpw",
          *         "object": "meter",
          *         "status": "active",
-         *         "created": "2026-11-29T12:16:12.286Z",
-         *         "updated": "2026-11-29T12:16:12.299Z",
+         *         "created": "2026-11-29T14:48:22.545Z",
+         *         "updated": "2026-11-29T14:48:22.587Z",
          *         "livemode": false,
          *         "value_key": "value",
          *         "event_name": "api_request",
@@ -20538,13 +20572,13 @@ export type components = {
          *         "display_name": "Requests"
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2eezw2baab4c78f5vcy2tnxkgy",
-         *       "request_id": "req_prod_06h2eezw2baab4c78f5vcy2tnxkgy",
+         *       "correlation_id": "req_prod_06h2fhtdbm5kkq6dcfr4mrt6cmn2r",
+         *       "request_id": "req_prod_06h2fhtdbm5kkq6dcfr4mrt6cmn2r",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-29T12:16:12.309Z",
+         *       "created": "2026-11-29T14:48:22.626Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2eeznqzss6w2jbgkfca7r3sg58"
+         *       "actor_id": "key_prod_06h2fhsg8v1zs153x8mdrna5q96bm"
          *     }
          */
         MeterDeactivatedEvent: {
@@ -20589,16 +20623,16 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2eezw6dg60v7qbahm99y7j1510",
+         *       "id": "evt_prod_06h2fhtdh6rqmm4rrn2ph3n0z7jky",
          *       "type": "meter.reactivated",
          *       "aggregate_type": "meter",
-         *       "aggregate_id": "mtr_prod_06h2eezvzx1xew9cj6nfen8maew7m",
+         *       "aggregate_id": "mtr_prod_06h2fhtd24yjb2ym5b57t9x9qdwpw",
          *       "data": {
-         *         "id": "mtr_prod_06h2eezvzx1xew9cj6nfen8maew7m",
+         *         "id": "mtr_prod_06h2fhtd24yjb2ym5b57t9x9qdwpw",
          *         "object": "meter",
          *         "status": "active",
-         *         "created": "2026-11-29T12:16:12.286Z",
-         *         "updated": "2026-11-29T12:16:12.338Z",
+         *         "created": "2026-11-29T14:48:22.545Z",
+         *         "updated": "2026-11-29T14:48:22.660Z",
          *         "livemode": false,
          *         "value_key": "value",
          *         "event_name": "api_request",
@@ -20606,11 +20640,11 @@ export type components = {
          *         "display_name": "Requests"
          *       },
          *       "previous_data": {
-         *         "id": "mtr_prod_06h2eezvzx1xew9cj6nfen8maew7m",
+         *         "id": "mtr_prod_06h2fhtd24yjb2ym5b57t9x9qdwpw",
          *         "object": "meter",
          *         "status": "inactive",
-         *         "created": "2026-11-29T12:16:12.286Z",
-         *         "updated": "2026-11-29T12:16:12.308Z",
+         *         "created": "2026-11-29T14:48:22.545Z",
+         *         "updated": "2026-11-29T14:48:22.625Z",
          *         "livemode": false,
          *         "value_key": "value",
          *         "event_name": "api_request",
@@ -20618,13 +20652,13 @@ export type components = {
          *         "display_name": "Requests"
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2eezw3m8pzzkb547ds0vnr3kyp",
-         *       "request_id": "req_prod_06h2eezw3m8pzzkb547ds0vnr3kyp",
+         *       "correlation_id": "req_prod_06h2fhtde3bmb4s0pgz7tnb8qvvhy",
+         *       "request_id": "req_prod_06h2fhtde3bmb4s0pgz7tnb8qvvhy",
          *       "version": 1,
          *       "sequence": 4,
-         *       "created": "2026-11-29T12:16:12.339Z",
+         *       "created": "2026-11-29T14:48:22.665Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2eeznqzss6w2jbgkfca7r3sg58"
+         *       "actor_id": "key_prod_06h2fhsg8v1zs153x8mdrna5q96bm"
          *     }
          */
         MeterReactivatedEvent: {
@@ -20669,29 +20703,29 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2eezvnt4hs4tdmbpaysej3d8n4",
+         *       "id": "evt_prod_06h2fhtc6rfaw8pxvkxg3z745kv9r",
          *       "type": "feature.created",
          *       "aggregate_type": "feature",
-         *       "aggregate_id": "feat_prod_06h2eezvnm6rm6hk6vnmvgb3dcqs4",
+         *       "aggregate_id": "feat_prod_06h2fhtc6gq22wy30fd6pzx3cwpd0",
          *       "data": {
-         *         "id": "feat_prod_06h2eezvnm6rm6hk6vnmvgb3dcqs4",
+         *         "id": "feat_prod_06h2fhtc6gq22wy30fd6pzx3cwpd0",
          *         "name": "Reports",
          *         "object": "feature",
-         *         "created": "2026-11-29T12:16:12.205Z",
-         *         "updated": "2026-11-29T12:16:12.205Z",
+         *         "created": "2026-11-29T14:48:22.324Z",
+         *         "updated": "2026-11-29T14:48:22.324Z",
          *         "livemode": false,
          *         "metadata": {},
          *         "lookup_key": "reports"
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2eezvnk1wzcrs14khvwrm5gv54",
-         *       "request_id": "req_prod_06h2eezvnk1wzcrs14khvwrm5gv54",
+         *       "correlation_id": "req_prod_06h2fhtc64fsksyjkx5xsqvrke0tc",
+         *       "request_id": "req_prod_06h2fhtc64fsksyjkx5xsqvrke0tc",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-29T12:16:12.206Z",
+         *       "created": "2026-11-29T14:48:22.326Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2eeznqzss6w2jbgkfca7r3sg58"
+         *       "actor_id": "key_prod_06h2fhsg8v1zs153x8mdrna5q96bm"
          *     }
          */
         FeatureCreatedEvent: {
@@ -20736,36 +20770,36 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2eezvqq4k4b3fc3xmacgs56fgt",
+         *       "id": "evt_prod_06h2fhtcavtz8jze6eb3fxhracptj",
          *       "type": "product_feature.attached",
          *       "aggregate_type": "product_feature",
-         *       "aggregate_id": "prodft_prod_06h2eezvqkv2b93kfk6yp5jpraj5p",
+         *       "aggregate_id": "prodft_prod_06h2fhtcafs47w56nce9rxzfvxr16",
          *       "data": {
-         *         "id": "prodft_prod_06h2eezvqkv2b93kfk6yp5jpraj5p",
+         *         "id": "prodft_prod_06h2fhtcafs47w56nce9rxzfvxr16",
          *         "object": "product_feature",
-         *         "created": "2026-11-29T12:16:12.220Z",
+         *         "created": "2026-11-29T14:48:22.355Z",
          *         "feature": {
-         *           "id": "feat_prod_06h2eezvnm6rm6hk6vnmvgb3dcqs4",
+         *           "id": "feat_prod_06h2fhtc6gq22wy30fd6pzx3cwpd0",
          *           "name": "Reports",
          *           "object": "feature",
-         *           "created": "2026-11-29T12:16:12.205Z",
-         *           "updated": "2026-11-29T12:16:12.205Z",
+         *           "created": "2026-11-29T14:48:22.324Z",
+         *           "updated": "2026-11-29T14:48:22.324Z",
          *           "livemode": false,
          *           "metadata": {},
          *           "lookup_key": "reports"
          *         },
-         *         "product": "prod_prod_06h2eezv1pvdm6v9tzenkvfz1yrsc",
+         *         "product": "prod_prod_06h2fhtak4zzcgv3r53k9hmaayfqg",
          *         "livemode": false
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2eezvq10jqy3sppcbf0731yr3a",
-         *       "request_id": "req_prod_06h2eezvq10jqy3sppcbf0731yr3a",
+         *       "correlation_id": "req_prod_06h2fhtc88zr6gkvy4k1tnj6sqhhm",
+         *       "request_id": "req_prod_06h2fhtc88zr6gkvy4k1tnj6sqhhm",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-29T12:16:12.221Z",
+         *       "created": "2026-11-29T14:48:22.358Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2eeznqzss6w2jbgkfca7r3sg58"
+         *       "actor_id": "key_prod_06h2fhsg8v1zs153x8mdrna5q96bm"
          *     }
          */
         ProductFeatureAttachedEvent: {
@@ -20810,36 +20844,36 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2eezvvt4jm7de51hb2629e5dbr",
+         *       "id": "evt_prod_06h2fhtcqcmjthfa26wka1sge4960",
          *       "type": "product_feature.detached",
          *       "aggregate_type": "product_feature",
-         *       "aggregate_id": "prodft_prod_06h2eezvtgv6zn6q5tzm57s5y7p4e",
+         *       "aggregate_id": "prodft_prod_06h2fhtcmsq5dev3gnx99yk0n9xze",
          *       "data": {
-         *         "id": "prodft_prod_06h2eezvtgv6zn6q5tzm57s5y7p4e",
+         *         "id": "prodft_prod_06h2fhtcmsq5dev3gnx99yk0n9xze",
          *         "object": "product_feature",
-         *         "created": "2026-11-29T12:16:12.244Z",
+         *         "created": "2026-11-29T14:48:22.439Z",
          *         "feature": {
-         *           "id": "feat_prod_06h2eezvs4q3c4jmayrwkcnz9pw10",
+         *           "id": "feat_prod_06h2fhtcha4tee9naz7rnvqmet49w",
          *           "name": "Beta",
          *           "object": "feature",
-         *           "created": "2026-11-29T12:16:12.233Z",
-         *           "updated": "2026-11-29T12:16:12.233Z",
+         *           "created": "2026-11-29T14:48:22.410Z",
+         *           "updated": "2026-11-29T14:48:22.410Z",
          *           "livemode": false,
          *           "metadata": {},
          *           "lookup_key": "beta"
          *         },
-         *         "product": "prod_prod_06h2eezv1pvdm6v9tzenkvfz1yrsc",
+         *         "product": "prod_prod_06h2fhtak4zzcgv3r53k9hmaayfqg",
          *         "livemode": false
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2eezvvc7s72psztz123dnny4ay",
-         *       "request_id": "req_prod_06h2eezvvc7s72psztz123dnny4ay",
+         *       "correlation_id": "req_prod_06h2fhtcpy1kqcg3e7500mvs5jc80",
+         *       "request_id": "req_prod_06h2fhtcpy1kqcg3e7500mvs5jc80",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-29T12:16:12.254Z",
+         *       "created": "2026-11-29T14:48:22.459Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2eeznqzss6w2jbgkfca7r3sg58"
+         *       "actor_id": "key_prod_06h2fhsg8v1zs153x8mdrna5q96bm"
          *     }
          */
         ProductFeatureDetachedEvent: {
@@ -20884,36 +20918,36 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2eezzjm60c9x5p74bwnpa1twr6",
+         *       "id": "evt_prod_06h2fhtv7retnwk9wkck7tsyrwas8",
          *       "type": "customer.entitlements.updated",
          *       "aggregate_type": "customer_entitlements",
-         *       "aggregate_id": "cus_prod_06h2eezw7zvvnq1dqa5tk66dk672g",
+         *       "aggregate_id": "cus_prod_06h2fhtdp2ffx9hpgwxtvq60ess1y",
          *       "data": {
          *         "items": [
          *           {
-         *             "feature": "feat_prod_06h2eezvnm6rm6hk6vnmvgb3dcqs4",
+         *             "feature": "feat_prod_06h2fhtc6gq22wy30fd6pzx3cwpd0",
          *             "lookup_key": "reports",
-         *             "source_subscription": "sub_prod_06h2eezzg8dc65gszrzr0rzq208g4"
+         *             "source_subscription": "sub_prod_06h2fhtv0ztvrby34kxv9pwwqa5er"
          *           }
          *         ],
          *         "object": "customer_entitlements",
-         *         "customer": "cus_prod_06h2eezw7zvvnq1dqa5tk66dk672g",
+         *         "customer": "cus_prod_06h2fhtdp2ffx9hpgwxtvq60ess1y",
          *         "livemode": false
          *       },
          *       "previous_data": {
          *         "items": [],
          *         "object": "customer_entitlements",
-         *         "customer": "cus_prod_06h2eezw7zvvnq1dqa5tk66dk672g",
+         *         "customer": "cus_prod_06h2fhtdp2ffx9hpgwxtvq60ess1y",
          *         "livemode": false
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2eezzfxeza19ks1ds48k7das6e",
-         *       "request_id": "req_prod_06h2eezzfxeza19ks1ds48k7das6e",
+         *       "correlation_id": "req_prod_06h2fhttztbnbet5bt5kjqt4metd8",
+         *       "request_id": "req_prod_06h2fhttztbnbet5bt5kjqt4metd8",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-29T12:16:13.205Z",
+         *       "created": "2026-11-29T14:48:26.175Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2eeznqzss6w2jbgkfca7r3sg58"
+         *       "actor_id": "key_prod_06h2fhsg8v1zs153x8mdrna5q96bm"
          *     }
          */
         CustomerEntitlementsUpdatedEvent: {
@@ -20958,13 +20992,13 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2eezvxpx61q4624tahcjs71hqm",
+         *       "id": "evt_prod_06h2fhtcya5xjv2v8y3gcbt47j40g",
          *       "type": "portal_configuration.updated",
          *       "aggregate_type": "portal_configuration",
-         *       "aggregate_id": "acc_prod_06h2eezmyj6vx9y9qn837t78xg1pc",
+         *       "aggregate_id": "acc_prod_06h2fhscfz22g2ytm9a9brvgbzsxp",
          *       "data": {
          *         "object": "portal_configuration",
-         *         "updated": "2026-11-29T12:16:12.265Z",
+         *         "updated": "2026-11-29T14:48:22.506Z",
          *         "branding": {
          *           "logo_url": null,
          *           "accent_color": null,
@@ -21069,13 +21103,13 @@ export type components = {
          *         "default_return_url": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2eezvx3v44sc4aagy9ya6ehdda",
-         *       "request_id": "req_prod_06h2eezvx3v44sc4aagy9ya6ehdda",
+         *       "correlation_id": "req_prod_06h2fhtcwqmxgjwxqck2yk2d95p5y",
+         *       "request_id": "req_prod_06h2fhtcwqmxgjwxqck2yk2d95p5y",
          *       "version": 1,
          *       "sequence": 4,
-         *       "created": "2026-11-29T12:16:12.269Z",
+         *       "created": "2026-11-29T14:48:22.514Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2eeznqzss6w2jbgkfca7r3sg58"
+         *       "actor_id": "key_prod_06h2fhsg8v1zs153x8mdrna5q96bm"
          *     }
          */
         PortalConfigurationUpdatedEvent: {
@@ -21120,13 +21154,13 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2eezz0s3tnt3ys3fwpn97rnxv2",
+         *       "id": "evt_prod_06h2fhtqqpcty15r0v7ww3e6sp03t",
          *       "type": "credit_note.created",
          *       "aggregate_type": "credit_note",
-         *       "aggregate_id": "cn_prod_06h2eezyzvtwd0c6v4sc5ftdhta6t",
+         *       "aggregate_id": "cn_prod_06h2fhtqm1szx7m9v9wfx0zqn0d7j",
          *       "data": {
-         *         "id": "cn_prod_06h2eezyzvtwd0c6v4sc5ftdhta6t",
-         *         "pdf": "http://127.0.0.1:35215/api/credit-notes/cn_prod_06h2eezyzvtwd0c6v4sc5ftdhta6t/pdf",
+         *         "id": "cn_prod_06h2fhtqm1szx7m9v9wfx0zqn0d7j",
+         *         "pdf": "http://127.0.0.1:38991/api/credit-notes/cn_prod_06h2fhtqm1szx7m9v9wfx0zqn0d7j/pdf",
          *         "memo": null,
          *         "type": "pre_payment",
          *         "lines": [
@@ -21144,16 +21178,16 @@ export type components = {
          *         "object": "credit_note",
          *         "reason": "order_change",
          *         "status": "issued",
-         *         "created": "2026-11-29T12:16:13.054Z",
-         *         "invoice": "in_prod_06h2eezyttsbgcae16j3v6j5hdze2",
+         *         "created": "2026-11-29T14:48:25.248Z",
+         *         "invoice": "in_prod_06h2fhtq5jzh3vv1sy1bv3bgjn1jt",
          *         "refunds": [],
-         *         "updated": "2026-11-29T12:16:13.054Z",
+         *         "updated": "2026-11-29T14:48:25.248Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2eezw7zvvnq1dqa5tk66dk672g",
+         *         "customer": "cus_prod_06h2fhtdp2ffx9hpgwxtvq60ess1y",
          *         "livemode": false,
          *         "tax_atom": 0,
          *         "voided_at": null,
-         *         "pdf_sha256": "4512a26d75245908de928466d4cce3cf81bba06eaa845c8949e24372d2bc9468",
+         *         "pdf_sha256": "1d6397f97c62914f44bac73ac643a0cd4ea8f46d81ab05a094ff23c9f8a11ae1",
          *         "total_taxes": [],
          *         "discount_atom": 0,
          *         "subtotal_atom": 100,
@@ -21165,13 +21199,13 @@ export type components = {
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2eezyzdr6drnbg9htp6a407ksg",
-         *       "request_id": "req_prod_06h2eezyzdr6drnbg9htp6a407ksg",
+         *       "correlation_id": "req_prod_06h2fhtqhxh1pytrnsbvbybthy3dt",
+         *       "request_id": "req_prod_06h2fhtqhxh1pytrnsbvbybthy3dt",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-29T12:16:13.062Z",
+         *       "created": "2026-11-29T14:48:25.277Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2eeznqzss6w2jbgkfca7r3sg58"
+         *       "actor_id": "key_prod_06h2fhsg8v1zs153x8mdrna5q96bm"
          *     }
          */
         CreditNoteCreatedEvent: {
@@ -21216,13 +21250,13 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2eezz43p631jb5br8zwfe0fwbg",
+         *       "id": "evt_prod_06h2fhtr98m1e1cnaq67k6d8hh9at",
          *       "type": "credit_note.voided",
          *       "aggregate_type": "credit_note",
-         *       "aggregate_id": "cn_prod_06h2eezyzvtwd0c6v4sc5ftdhta6t",
+         *       "aggregate_id": "cn_prod_06h2fhtqm1szx7m9v9wfx0zqn0d7j",
          *       "data": {
-         *         "id": "cn_prod_06h2eezyzvtwd0c6v4sc5ftdhta6t",
-         *         "pdf": "http://127.0.0.1:35215/api/credit-notes/cn_prod_06h2eezyzvtwd0c6v4sc5ftdhta6t/pdf",
+         *         "id": "cn_prod_06h2fhtqm1szx7m9v9wfx0zqn0d7j",
+         *         "pdf": "http://127.0.0.1:38991/api/credit-notes/cn_prod_06h2fhtqm1szx7m9v9wfx0zqn0d7j/pdf",
          *         "memo": null,
          *         "type": "pre_payment",
          *         "lines": [
@@ -21240,16 +21274,16 @@ export type components = {
          *         "object": "credit_note",
          *         "reason": "order_change",
          *         "status": "void",
-         *         "created": "2026-11-29T12:16:13.054Z",
-         *         "invoice": "in_prod_06h2eezyttsbgcae16j3v6j5hdze2",
+         *         "created": "2026-11-29T14:48:25.248Z",
+         *         "invoice": "in_prod_06h2fhtq5jzh3vv1sy1bv3bgjn1jt",
          *         "refunds": [],
-         *         "updated": "2026-11-29T12:16:13.083Z",
+         *         "updated": "2026-11-29T14:48:25.415Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2eezw7zvvnq1dqa5tk66dk672g",
+         *         "customer": "cus_prod_06h2fhtdp2ffx9hpgwxtvq60ess1y",
          *         "livemode": false,
          *         "tax_atom": 0,
-         *         "voided_at": "2026-11-29T12:16:13.083Z",
-         *         "pdf_sha256": "4512a26d75245908de928466d4cce3cf81bba06eaa845c8949e24372d2bc9468",
+         *         "voided_at": "2026-11-29T14:48:25.415Z",
+         *         "pdf_sha256": "1d6397f97c62914f44bac73ac643a0cd4ea8f46d81ab05a094ff23c9f8a11ae1",
          *         "total_taxes": [],
          *         "discount_atom": 0,
          *         "subtotal_atom": 100,
@@ -21260,8 +21294,8 @@ export type components = {
          *         "customer_balance_transaction": null
          *       },
          *       "previous_data": {
-         *         "id": "cn_prod_06h2eezyzvtwd0c6v4sc5ftdhta6t",
-         *         "pdf": "http://127.0.0.1:35215/api/credit-notes/cn_prod_06h2eezyzvtwd0c6v4sc5ftdhta6t/pdf",
+         *         "id": "cn_prod_06h2fhtqm1szx7m9v9wfx0zqn0d7j",
+         *         "pdf": "http://127.0.0.1:38991/api/credit-notes/cn_prod_06h2fhtqm1szx7m9v9wfx0zqn0d7j/pdf",
          *         "memo": null,
          *         "type": "pre_payment",
          *         "lines": [
@@ -21279,16 +21313,16 @@ export type components = {
          *         "object": "credit_note",
          *         "reason": "order_change",
          *         "status": "issued",
-         *         "created": "2026-11-29T12:16:13.054Z",
-         *         "invoice": "in_prod_06h2eezyttsbgcae16j3v6j5hdze2",
+         *         "created": "2026-11-29T14:48:25.248Z",
+         *         "invoice": "in_prod_06h2fhtq5jzh3vv1sy1bv3bgjn1jt",
          *         "refunds": [],
-         *         "updated": "2026-11-29T12:16:13.054Z",
+         *         "updated": "2026-11-29T14:48:25.248Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2eezw7zvvnq1dqa5tk66dk672g",
+         *         "customer": "cus_prod_06h2fhtdp2ffx9hpgwxtvq60ess1y",
          *         "livemode": false,
          *         "tax_atom": 0,
          *         "voided_at": null,
-         *         "pdf_sha256": "4512a26d75245908de928466d4cce3cf81bba06eaa845c8949e24372d2bc9468",
+         *         "pdf_sha256": "1d6397f97c62914f44bac73ac643a0cd4ea8f46d81ab05a094ff23c9f8a11ae1",
          *         "total_taxes": [],
          *         "discount_atom": 0,
          *         "subtotal_atom": 100,
@@ -21299,13 +21333,13 @@ export type components = {
          *         "customer_balance_transaction": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2eezz2x2d7xr4bp0rjjd5s64n2",
-         *       "request_id": "req_prod_06h2eezz2x2d7xr4bp0rjjd5s64n2",
+         *       "correlation_id": "req_prod_06h2fhtr32rmxma8kec611dwpkx18",
+         *       "request_id": "req_prod_06h2fhtr32rmxma8kec611dwpkx18",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-29T12:16:13.088Z",
+         *       "created": "2026-11-29T14:48:25.418Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2eeznqzss6w2jbgkfca7r3sg58"
+         *       "actor_id": "key_prod_06h2fhsg8v1zs153x8mdrna5q96bm"
          *     }
          */
         CreditNoteVoidedEvent: {
@@ -21350,34 +21384,34 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2eezz6p5a9snv531ntkf0s90rg",
+         *       "id": "evt_prod_06h2fhtrfnentx8ah5rbh44w0xdep",
          *       "type": "customer.balance_transaction.created",
          *       "aggregate_type": "customer_balance_transaction",
-         *       "aggregate_id": "cbtxn_prod_06h2eezz6jng7e5fxx35mzqcgxm5m",
+         *       "aggregate_id": "cbtxn_prod_06h2fhtrf5qyef4m0j38e06skezmp",
          *       "data": {
-         *         "id": "cbtxn_prod_06h2eezz6jng7e5fxx35mzqcgxm5m",
+         *         "id": "cbtxn_prod_06h2fhtrf5qyef4m0j38e06skezmp",
          *         "type": "credit_note",
          *         "object": "customer_balance_transaction",
-         *         "created": "2026-11-29T12:16:13.108Z",
-         *         "invoice": "in_prod_06h2eezxbqe0btqpkwnrwrc6h5szj",
+         *         "created": "2026-11-29T14:48:25.465Z",
+         *         "invoice": "in_prod_06h2fhthy0wvceqb6jmd4yrt0rn1c",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2eezw7zvvnq1dqa5tk66dk672g",
+         *         "customer": "cus_prod_06h2fhtdp2ffx9hpgwxtvq60ess1y",
          *         "livemode": false,
          *         "amount_atom": 100,
-         *         "credit_note": "cn_prod_06h2eezz6enh1hcppv8xdsmz7aw6c",
+         *         "credit_note": "cn_prod_06h2fhtreym9q5t39w0j5h9gyxrxw",
          *         "description": null,
          *         "ending_balance_atom": 100,
          *         "subscription_change_request": null
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2eezz5zr9r70f093cv1pwx5md4",
-         *       "request_id": "req_prod_06h2eezz5zr9r70f093cv1pwx5md4",
+         *       "correlation_id": "req_prod_06h2fhtre3jw32gzyg7vrzsrw5af8",
+         *       "request_id": "req_prod_06h2fhtre3jw32gzyg7vrzsrw5af8",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-29T12:16:13.109Z",
+         *       "created": "2026-11-29T14:48:25.469Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2eeznqzss6w2jbgkfca7r3sg58"
+         *       "actor_id": "key_prod_06h2fhsg8v1zs153x8mdrna5q96bm"
          *     }
          */
         CustomerBalanceTransactionCreatedEvent: {
@@ -21422,15 +21456,15 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2eezq2de8txab22z5yzkymzbcp",
+         *       "id": "evt_prod_06h2fhswdm6vq8zhf4rtt0d83a6w6",
          *       "type": "member.invited",
          *       "aggregate_type": "member",
-         *       "aggregate_id": "inv_prod_06h2eezq1ztz3pgnkq5z6wm0tv1qt",
+         *       "aggregate_id": "inv_prod_06h2fhswaps2ey0vhfshj6gcbwpda",
          *       "data": {
-         *         "id": "inv_prod_06h2eezq1ztz3pgnkq5z6wm0tv1qt",
+         *         "id": "inv_prod_06h2fhswaps2ey0vhfshj6gcbwpda",
          *         "name": null,
          *         "role": "viewer",
-         *         "email": "withdrawn-mx1szbuw@example.com",
+         *         "email": "withdrawn-mx1yey79@example.com",
          *         "object": "member",
          *         "status": "invited",
          *         "invitation": null
@@ -21441,12 +21475,12 @@ export type components = {
          *         "client_address": null
          *       },
          *       "correlation_id": null,
-         *       "request_id": "req_prod_06h2eezq0z7j5bzyrhkpanwz7c2n4",
+         *       "request_id": "req_prod_06h2fhsvwnn260g8h091p7zb6a1np",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-29T12:16:11.027Z",
+         *       "created": "2026-11-29T14:48:18.285Z",
          *       "actor_type": "user",
-         *       "actor_id": "user_prod_06h2eezmyx04dh8drbp80smkenzc4"
+         *       "actor_id": "user_prod_06h2fhscmdwgas000etztexcn144j"
          *     }
          */
         MemberInvitedEvent: {
@@ -21491,24 +21525,24 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2eezq4k9qqxt29ga8zf9qfsdj4",
+         *       "id": "evt_prod_06h2fhsx8y2bqt4bqdpnkfxd344c4",
          *       "type": "member.invitation_revoked",
          *       "aggregate_type": "member",
-         *       "aggregate_id": "inv_prod_06h2eezq1ztz3pgnkq5z6wm0tv1qt",
+         *       "aggregate_id": "inv_prod_06h2fhswaps2ey0vhfshj6gcbwpda",
          *       "data": {
-         *         "id": "inv_prod_06h2eezq1ztz3pgnkq5z6wm0tv1qt",
+         *         "id": "inv_prod_06h2fhswaps2ey0vhfshj6gcbwpda",
          *         "name": null,
          *         "role": "viewer",
-         *         "email": "withdrawn-mx1szbuw@example.com",
+         *         "email": "withdrawn-mx1yey79@example.com",
          *         "object": "member",
          *         "status": "invitation_revoked",
          *         "invitation": null
          *       },
          *       "previous_data": {
-         *         "id": "inv_prod_06h2eezq1ztz3pgnkq5z6wm0tv1qt",
+         *         "id": "inv_prod_06h2fhswaps2ey0vhfshj6gcbwpda",
          *         "name": null,
          *         "role": "viewer",
-         *         "email": "withdrawn-mx1szbuw@example.com",
+         *         "email": "withdrawn-mx1yey79@example.com",
          *         "object": "member",
          *         "status": "invited",
          *         "invitation": null
@@ -21518,12 +21552,12 @@ export type components = {
          *         "client_address": null
          *       },
          *       "correlation_id": null,
-         *       "request_id": "req_prod_06h2eezq3r1kyc5hzxw01zrcbtrhg",
+         *       "request_id": "req_prod_06h2fhsx3md0zjfbs56k6h35z891y",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-29T12:16:11.044Z",
+         *       "created": "2026-11-29T14:48:18.503Z",
          *       "actor_type": "user",
-         *       "actor_id": "user_prod_06h2eezmyx04dh8drbp80smkenzc4"
+         *       "actor_id": "user_prod_06h2fhscmdwgas000etztexcn144j"
          *     }
          */
         MemberInvitationRevokedEvent: {
@@ -21568,18 +21602,18 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2eezqgcvc5ag5w1k2rb9em7ts0",
+         *       "id": "evt_prod_06h2fhsz7cpz5ykaqhtnz87kzr2nr",
          *       "type": "member.joined",
          *       "aggregate_type": "member",
-         *       "aggregate_id": "user_prod_06h2eezqfymzcfbyrxr9h0ake74vc",
+         *       "aggregate_id": "user_prod_06h2fhsz6v3rw6t73x6s0sy9w98r2",
          *       "data": {
-         *         "id": "user_prod_06h2eezqfymzcfbyrxr9h0ake74vc",
+         *         "id": "user_prod_06h2fhsz6v3rw6t73x6s0sy9w98r2",
          *         "name": "Joined Member",
          *         "role": "developer",
-         *         "email": "joined-mx1szbuw@example.com",
+         *         "email": "joined-mx1yey79@example.com",
          *         "object": "member",
          *         "status": "active",
-         *         "invitation": "inv_prod_06h2eezq5xr9yc5rxy8mnn9f9pmx2"
+         *         "invitation": "inv_prod_06h2fhsxf12ntknbgq268mvtrytd6"
          *       },
          *       "previous_data": null,
          *       "metadata": {
@@ -21587,12 +21621,12 @@ export type components = {
          *         "client_address": null
          *       },
          *       "correlation_id": null,
-         *       "request_id": "req_prod_06h2eezqg1df098hfqwrsy2nq9krt",
+         *       "request_id": "req_prod_06h2fhsz71pg2kwwpd7894yar60r2",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-29T12:16:11.139Z",
+         *       "created": "2026-11-29T14:48:19.003Z",
          *       "actor_type": "user",
-         *       "actor_id": "user_prod_06h2eezqfymzcfbyrxr9h0ake74vc"
+         *       "actor_id": "user_prod_06h2fhsz6v3rw6t73x6s0sy9w98r2"
          *     }
          */
         MemberJoinedEvent: {
@@ -21637,24 +21671,24 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2eezqj8v3msx8pgq9z0cybx7cm",
+         *       "id": "evt_prod_06h2fhszfgw9ptcm2g2j8jmvxyppr",
          *       "type": "member.role_changed",
          *       "aggregate_type": "member",
-         *       "aggregate_id": "user_prod_06h2eezqfymzcfbyrxr9h0ake74vc",
+         *       "aggregate_id": "user_prod_06h2fhsz6v3rw6t73x6s0sy9w98r2",
          *       "data": {
-         *         "id": "user_prod_06h2eezqfymzcfbyrxr9h0ake74vc",
+         *         "id": "user_prod_06h2fhsz6v3rw6t73x6s0sy9w98r2",
          *         "name": "Joined Member",
          *         "role": "viewer",
-         *         "email": "joined-mx1szbuw@example.com",
+         *         "email": "joined-mx1yey79@example.com",
          *         "object": "member",
          *         "status": "active",
          *         "invitation": null
          *       },
          *       "previous_data": {
-         *         "id": "user_prod_06h2eezqfymzcfbyrxr9h0ake74vc",
+         *         "id": "user_prod_06h2fhsz6v3rw6t73x6s0sy9w98r2",
          *         "name": "Joined Member",
          *         "role": "developer",
-         *         "email": "joined-mx1szbuw@example.com",
+         *         "email": "joined-mx1yey79@example.com",
          *         "object": "member",
          *         "status": "active",
          *         "invitation": null
@@ -21664,12 +21698,12 @@ export type components = {
          *         "client_address": null
          *       },
          *       "correlation_id": null,
-         *       "request_id": "req_prod_06h2eezqhhx621kzkc1j5g6jzm4da",
+         *       "request_id": "req_prod_06h2fhszc9nzxfw5ca28jfyt134ep",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-29T12:16:11.154Z",
+         *       "created": "2026-11-29T14:48:19.068Z",
          *       "actor_type": "user",
-         *       "actor_id": "user_prod_06h2eezmyx04dh8drbp80smkenzc4"
+         *       "actor_id": "user_prod_06h2fhscmdwgas000etztexcn144j"
          *     }
          */
         MemberRoleChangedEvent: {
@@ -21714,24 +21748,24 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2eezqm0m6xq4zdq9z6wq9rt7ny",
+         *       "id": "evt_prod_06h2fhszpqr646fnsbvsg8ddrnsnw",
          *       "type": "member.removed",
          *       "aggregate_type": "member",
-         *       "aggregate_id": "user_prod_06h2eezqfymzcfbyrxr9h0ake74vc",
+         *       "aggregate_id": "user_prod_06h2fhsz6v3rw6t73x6s0sy9w98r2",
          *       "data": {
-         *         "id": "user_prod_06h2eezqfymzcfbyrxr9h0ake74vc",
+         *         "id": "user_prod_06h2fhsz6v3rw6t73x6s0sy9w98r2",
          *         "name": "Joined Member",
          *         "role": "viewer",
-         *         "email": "joined-mx1szbuw@example.com",
+         *         "email": "joined-mx1yey79@example.com",
          *         "object": "member",
          *         "status": "removed",
          *         "invitation": null
          *       },
          *       "previous_data": {
-         *         "id": "user_prod_06h2eezqfymzcfbyrxr9h0ake74vc",
+         *         "id": "user_prod_06h2fhsz6v3rw6t73x6s0sy9w98r2",
          *         "name": "Joined Member",
          *         "role": "viewer",
-         *         "email": "joined-mx1szbuw@example.com",
+         *         "email": "joined-mx1yey79@example.com",
          *         "object": "member",
          *         "status": "active",
          *         "invitation": null
@@ -21741,12 +21775,12 @@ export type components = {
          *         "client_address": null
          *       },
          *       "correlation_id": null,
-         *       "request_id": "req_prod_06h2eezqk6rfn5wh5gx90s1khyctj",
+         *       "request_id": "req_prod_06h2fhszjzegmr1b3nf2ydakjar9e",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-29T12:16:11.168Z",
+         *       "created": "2026-11-29T14:48:19.125Z",
          *       "actor_type": "user",
-         *       "actor_id": "user_prod_06h2eezmyx04dh8drbp80smkenzc4"
+         *       "actor_id": "user_prod_06h2fhscmdwgas000etztexcn144j"
          *     }
          */
         MemberRemovedEvent: {
@@ -21791,31 +21825,31 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2eezs1kj15yrbmd5c3h0kvqtfm",
+         *       "id": "evt_prod_06h2fht5r156906321njvaj0sy2tt",
          *       "type": "payment_processor.connected",
          *       "aggregate_type": "payment_processor",
-         *       "aggregate_id": "acc_prod_06h2eezmyj6vx9y9qn837t78xg1pc",
+         *       "aggregate_id": "acc_prod_06h2fhscfz22g2ytm9a9brvgbzsxp",
          *       "data": {
          *         "object": "payment_processor",
-         *         "created": "2026-11-29T12:16:11.530Z",
-         *         "updated": "2026-11-29T12:16:11.530Z",
+         *         "created": "2026-11-29T14:48:20.658Z",
+         *         "updated": "2026-11-29T14:48:20.658Z",
          *         "livemode": false,
          *         "processor": "stripe",
-         *         "webhook_url": "http://127.0.0.1:35215/api/processors/stripe/acc_prod_06h2eezmyj6vx9y9qn837t78xg1pc",
+         *         "webhook_url": "http://127.0.0.1:38991/api/processors/stripe/acc_prod_06h2fhscfz22g2ytm9a9brvgbzsxp",
          *         "publishable_key": "pk_test_catalogue_flow",
          *         "secret_key_last4": "flow",
-         *         "processor_account": "acct_99895da38996e597fb371066",
-         *         "webhook_endpoint_id": "we_c0afde2f41a16997c7c5151f"
+         *         "processor_account": "acct_98345efbd91e096c148fa0bc",
+         *         "webhook_endpoint_id": "we_60d4b557b076cbb498c368fe"
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2eezrz8v0m10qawstgbbk3t5pw",
-         *       "request_id": "req_prod_06h2eezrz8v0m10qawstgbbk3t5pw",
+         *       "correlation_id": "req_prod_06h2fht5fzpbr5qb9vns38vr0sqcr",
+         *       "request_id": "req_prod_06h2fht5fzpbr5qb9vns38vr0sqcr",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-29T12:16:11.532Z",
+         *       "created": "2026-11-29T14:48:20.672Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2eeznqzss6w2jbgkfca7r3sg58"
+         *       "actor_id": "key_prod_06h2fhsg8v1zs153x8mdrna5q96bm"
          *     }
          */
         PaymentProcessorConnectedEvent: {
@@ -21860,31 +21894,31 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2eeztvq3n75zgs9xr35fhmmrec",
+         *       "id": "evt_prod_06h2fht9d8j8vpy51yw3gnmpxd4at",
          *       "type": "payment_processor.disconnected",
          *       "aggregate_type": "payment_processor",
-         *       "aggregate_id": "acc_prod_06h2eezmyj6vx9y9qn837t78xg1pc",
+         *       "aggregate_id": "acc_prod_06h2fhscfz22g2ytm9a9brvgbzsxp",
          *       "data": {
          *         "object": "payment_processor",
-         *         "created": "2026-11-29T12:16:11.530Z",
-         *         "updated": "2026-11-29T12:16:11.530Z",
+         *         "created": "2026-11-29T14:48:20.658Z",
+         *         "updated": "2026-11-29T14:48:20.658Z",
          *         "livemode": false,
          *         "processor": "stripe",
-         *         "webhook_url": "http://127.0.0.1:35215/api/processors/stripe/acc_prod_06h2eezmyj6vx9y9qn837t78xg1pc",
+         *         "webhook_url": "http://127.0.0.1:38991/api/processors/stripe/acc_prod_06h2fhscfz22g2ytm9a9brvgbzsxp",
          *         "publishable_key": "pk_test_catalogue_flow",
          *         "secret_key_last4": "flow",
-         *         "processor_account": "acct_99895da38996e597fb371066",
-         *         "webhook_endpoint_id": "we_c0afde2f41a16997c7c5151f"
+         *         "processor_account": "acct_98345efbd91e096c148fa0bc",
+         *         "webhook_endpoint_id": "we_60d4b557b076cbb498c368fe"
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2eeztv5qk0z84x246h5qa50ykc",
-         *       "request_id": "req_prod_06h2eeztv5qk0z84x246h5qa50ykc",
+         *       "correlation_id": "req_prod_06h2fht9bnww1q43w0shcvj583asy",
+         *       "request_id": "req_prod_06h2fht9bnww1q43w0shcvj583asy",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-29T12:16:11.998Z",
+         *       "created": "2026-11-29T14:48:21.610Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2eeznqzss6w2jbgkfca7r3sg58"
+         *       "actor_id": "key_prod_06h2fhsg8v1zs153x8mdrna5q96bm"
          *     }
          */
         PaymentProcessorDisconnectedEvent: {
@@ -21929,36 +21963,36 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2ef00qabz3y9d1d3ck6gvrr2dc",
+         *       "id": "evt_prod_06h2fhtzsx2dmzs7p921e7sv2d04g",
          *       "type": "subscription_change_request.scheduled",
          *       "aggregate_type": "subscription_change_request",
-         *       "aggregate_id": "scr_prod_06h2ef00kxjy1vg49bk0mk93pte1a",
+         *       "aggregate_id": "scr_prod_06h2fhtzc20m0xqhcbjjvqpqkq26a",
          *       "data": {
-         *         "id": "scr_prod_06h2ef00kxjy1vg49bk0mk93pte1a",
+         *         "id": "scr_prod_06h2fhtzc20m0xqhcbjjvqpqkq26a",
          *         "steps": [
          *           {
-         *             "item": "si_prod_06h2ef00cm6q9qs82brjz2ynb8tcj",
+         *             "item": "si_prod_06h2fhtyh6av702j0r9wn7kcac5gc",
          *             "type": "switch_price",
-         *             "price": "price_prod_06h2ef00bg2at1849z6h7tv56ghz2",
+         *             "price": "price_prod_06h2fhtye4w8cpe476d99k5ps3qhc",
          *             "state": "pending",
          *             "quantity": null
          *           }
          *         ],
          *         "object": "subscription_change_request",
          *         "status": "scheduled",
-         *         "created": "2026-11-29T12:16:13.443Z",
+         *         "created": "2026-11-29T14:48:27.176Z",
          *         "invoice": null,
-         *         "updated": "2026-11-29T12:16:13.493Z",
+         *         "updated": "2026-11-29T14:48:27.301Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "metadata": {},
          *         "effective": "period_end",
          *         "applied_at": null,
          *         "last_error": null,
-         *         "effective_at": "2026-12-29T12:16:13.412Z",
-         *         "subscription": "sub_prod_06h2ef00cm6q9qs82brjz2ynb8tcg",
+         *         "effective_at": "2026-12-29T14:48:27.013Z",
+         *         "subscription": "sub_prod_06h2fhtyh6av702j0r9wn7kcac5ga",
          *         "applied_steps": 0,
-         *         "proration_date": "2026-11-29T12:16:13.443Z",
+         *         "proration_date": "2026-11-29T14:48:27.176Z",
          *         "proration_behavior": "create_prorations",
          *         "amount_due_now_atom": 0,
          *         "balance_transaction": null,
@@ -21971,21 +22005,21 @@ export type components = {
          *         "amount_due_now_total_atom": 0
          *       },
          *       "previous_data": {
-         *         "id": "scr_prod_06h2ef00kxjy1vg49bk0mk93pte1a",
+         *         "id": "scr_prod_06h2fhtzc20m0xqhcbjjvqpqkq26a",
          *         "steps": [
          *           {
-         *             "item": "si_prod_06h2ef00cm6q9qs82brjz2ynb8tcj",
+         *             "item": "si_prod_06h2fhtyh6av702j0r9wn7kcac5gc",
          *             "type": "switch_price",
-         *             "price": "price_prod_06h2ef00bg2at1849z6h7tv56ghz2",
+         *             "price": "price_prod_06h2fhtye4w8cpe476d99k5ps3qhc",
          *             "state": "pending",
          *             "quantity": null
          *           }
          *         ],
          *         "object": "subscription_change_request",
          *         "status": "open",
-         *         "created": "2026-11-29T12:16:13.443Z",
+         *         "created": "2026-11-29T14:48:27.176Z",
          *         "invoice": null,
-         *         "updated": "2026-11-29T12:16:13.443Z",
+         *         "updated": "2026-11-29T14:48:27.176Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "metadata": {},
@@ -21993,9 +22027,9 @@ export type components = {
          *         "applied_at": null,
          *         "last_error": null,
          *         "effective_at": null,
-         *         "subscription": "sub_prod_06h2ef00cm6q9qs82brjz2ynb8tcg",
+         *         "subscription": "sub_prod_06h2fhtyh6av702j0r9wn7kcac5ga",
          *         "applied_steps": 0,
-         *         "proration_date": "2026-11-29T12:16:13.443Z",
+         *         "proration_date": "2026-11-29T14:48:27.176Z",
          *         "proration_behavior": "create_prorations",
          *         "amount_due_now_atom": 0,
          *         "balance_transaction": null,
@@ -22008,13 +22042,13 @@ export type components = {
          *         "amount_due_now_total_atom": 0
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2ef00p05kcfhq3f2c8f63hmn2m",
-         *       "request_id": "req_prod_06h2ef00p05kcfhq3f2c8f63hmn2m",
+         *       "correlation_id": "req_prod_06h2fhtzfxsrwrrcm6vrz5m0974tw",
+         *       "request_id": "req_prod_06h2fhtzfxsrwrrcm6vrz5m0974tw",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-29T12:16:13.498Z",
+         *       "created": "2026-11-29T14:48:27.343Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2eeznqzss6w2jbgkfca7r3sg58"
+         *       "actor_id": "key_prod_06h2fhsg8v1zs153x8mdrna5q96bm"
          *     }
          */
         SubscriptionChangeRequestScheduledEvent: {
@@ -22059,36 +22093,36 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2ef027nfdyay8m1peh56z8a3s2",
+         *       "id": "evt_prod_06h2fhv84tde9zn38zq552tvkhzf8",
          *       "type": "subscription_change_request.applied",
          *       "aggregate_type": "subscription_change_request",
-         *       "aggregate_id": "scr_prod_06h2ef00kxjy1vg49bk0mk93pte1a",
+         *       "aggregate_id": "scr_prod_06h2fhtzc20m0xqhcbjjvqpqkq26a",
          *       "data": {
-         *         "id": "scr_prod_06h2ef00kxjy1vg49bk0mk93pte1a",
+         *         "id": "scr_prod_06h2fhtzc20m0xqhcbjjvqpqkq26a",
          *         "steps": [
          *           {
-         *             "item": "si_prod_06h2ef00cm6q9qs82brjz2ynb8tcj",
+         *             "item": "si_prod_06h2fhtyh6av702j0r9wn7kcac5gc",
          *             "type": "switch_price",
-         *             "price": "price_prod_06h2ef00bg2at1849z6h7tv56ghz2",
+         *             "price": "price_prod_06h2fhtye4w8cpe476d99k5ps3qhc",
          *             "state": "applied",
          *             "quantity": null
          *           }
          *         ],
          *         "object": "subscription_change_request",
          *         "status": "applied",
-         *         "created": "2026-11-29T12:16:13.443Z",
+         *         "created": "2026-11-29T14:48:27.176Z",
          *         "invoice": null,
-         *         "updated": "2026-12-29T12:16:13.412Z",
+         *         "updated": "2026-12-29T14:48:27.013Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "metadata": {},
          *         "effective": "period_end",
-         *         "applied_at": "2026-12-29T12:16:13.412Z",
+         *         "applied_at": "2026-12-29T14:48:27.013Z",
          *         "last_error": null,
-         *         "effective_at": "2026-12-29T12:16:13.412Z",
-         *         "subscription": "sub_prod_06h2ef00cm6q9qs82brjz2ynb8tcg",
+         *         "effective_at": "2026-12-29T14:48:27.013Z",
+         *         "subscription": "sub_prod_06h2fhtyh6av702j0r9wn7kcac5ga",
          *         "applied_steps": 1,
-         *         "proration_date": "2026-11-29T12:16:13.443Z",
+         *         "proration_date": "2026-11-29T14:48:27.176Z",
          *         "proration_behavior": "create_prorations",
          *         "amount_due_now_atom": 0,
          *         "balance_transaction": null,
@@ -22101,31 +22135,31 @@ export type components = {
          *         "amount_due_now_total_atom": 0
          *       },
          *       "previous_data": {
-         *         "id": "scr_prod_06h2ef00kxjy1vg49bk0mk93pte1a",
+         *         "id": "scr_prod_06h2fhtzc20m0xqhcbjjvqpqkq26a",
          *         "steps": [
          *           {
-         *             "item": "si_prod_06h2ef00cm6q9qs82brjz2ynb8tcj",
+         *             "item": "si_prod_06h2fhtyh6av702j0r9wn7kcac5gc",
          *             "type": "switch_price",
-         *             "price": "price_prod_06h2ef00bg2at1849z6h7tv56ghz2",
+         *             "price": "price_prod_06h2fhtye4w8cpe476d99k5ps3qhc",
          *             "state": "pending",
          *             "quantity": null
          *           }
          *         ],
          *         "object": "subscription_change_request",
          *         "status": "scheduled",
-         *         "created": "2026-11-29T12:16:13.443Z",
+         *         "created": "2026-11-29T14:48:27.176Z",
          *         "invoice": null,
-         *         "updated": "2026-11-29T12:16:13.493Z",
+         *         "updated": "2026-11-29T14:48:27.301Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "metadata": {},
          *         "effective": "period_end",
          *         "applied_at": null,
          *         "last_error": null,
-         *         "effective_at": "2026-12-29T12:16:13.412Z",
-         *         "subscription": "sub_prod_06h2ef00cm6q9qs82brjz2ynb8tcg",
+         *         "effective_at": "2026-12-29T14:48:27.013Z",
+         *         "subscription": "sub_prod_06h2fhtyh6av702j0r9wn7kcac5ga",
          *         "applied_steps": 0,
-         *         "proration_date": "2026-11-29T12:16:13.443Z",
+         *         "proration_date": "2026-11-29T14:48:27.176Z",
          *         "proration_behavior": "create_prorations",
          *         "amount_due_now_atom": 0,
          *         "balance_transaction": null,
@@ -22138,11 +22172,11 @@ export type components = {
          *         "amount_due_now_total_atom": 0
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2ef01d4g0an9p7tpa7b2zq78ge",
+         *       "correlation_id": "req_prod_06h2fhv3425hsxjfsjjzwwkfvg0j6",
          *       "request_id": null,
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-12-29T12:16:13.412Z",
+         *       "created": "2026-12-29T14:48:27.013Z",
          *       "actor_type": "system",
          *       "actor_id": null
          *     }
@@ -22189,15 +22223,15 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2ef00yd7htt6d2f93ddps44660",
+         *       "id": "evt_prod_06h2fhv0nzv22ssp48bprh35n08kw",
          *       "type": "subscription_change_request.canceled",
          *       "aggregate_type": "subscription_change_request",
-         *       "aggregate_id": "scr_prod_06h2ef00vem0996r9v0hrmjga9c1y",
+         *       "aggregate_id": "scr_prod_06h2fhv08g6xxe7ezpwf3v5dtje6m",
          *       "data": {
-         *         "id": "scr_prod_06h2ef00vem0996r9v0hrmjga9c1y",
+         *         "id": "scr_prod_06h2fhv08g6xxe7ezpwf3v5dtje6m",
          *         "steps": [
          *           {
-         *             "item": "si_prod_06h2ef00cm6q9qs82brjz2ynb8tcj",
+         *             "item": "si_prod_06h2fhtyh6av702j0r9wn7kcac5gc",
          *             "type": "set_quantity",
          *             "price": null,
          *             "state": "pending",
@@ -22206,19 +22240,19 @@ export type components = {
          *         ],
          *         "object": "subscription_change_request",
          *         "status": "canceled",
-         *         "created": "2026-11-29T12:16:13.520Z",
+         *         "created": "2026-11-29T14:48:27.419Z",
          *         "invoice": null,
-         *         "updated": "2026-11-29T12:16:13.554Z",
+         *         "updated": "2026-11-29T14:48:27.563Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "metadata": {},
          *         "effective": "period_end",
          *         "applied_at": null,
          *         "last_error": null,
-         *         "effective_at": "2026-12-29T12:16:13.412Z",
-         *         "subscription": "sub_prod_06h2ef00cm6q9qs82brjz2ynb8tcg",
+         *         "effective_at": "2026-12-29T14:48:27.013Z",
+         *         "subscription": "sub_prod_06h2fhtyh6av702j0r9wn7kcac5ga",
          *         "applied_steps": 0,
-         *         "proration_date": "2026-11-29T12:16:13.520Z",
+         *         "proration_date": "2026-11-29T14:48:27.419Z",
          *         "proration_behavior": "create_prorations",
          *         "amount_due_now_atom": 0,
          *         "balance_transaction": null,
@@ -22231,10 +22265,10 @@ export type components = {
          *         "amount_due_now_total_atom": 0
          *       },
          *       "previous_data": {
-         *         "id": "scr_prod_06h2ef00vem0996r9v0hrmjga9c1y",
+         *         "id": "scr_prod_06h2fhv08g6xxe7ezpwf3v5dtje6m",
          *         "steps": [
          *           {
-         *             "item": "si_prod_06h2ef00cm6q9qs82brjz2ynb8tcj",
+         *             "item": "si_prod_06h2fhtyh6av702j0r9wn7kcac5gc",
          *             "type": "set_quantity",
          *             "price": null,
          *             "state": "pending",
@@ -22243,19 +22277,19 @@ export type components = {
          *         ],
          *         "object": "subscription_change_request",
          *         "status": "scheduled",
-         *         "created": "2026-11-29T12:16:13.520Z",
+         *         "created": "2026-11-29T14:48:27.419Z",
          *         "invoice": null,
-         *         "updated": "2026-11-29T12:16:13.541Z",
+         *         "updated": "2026-11-29T14:48:27.488Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "metadata": {},
          *         "effective": "period_end",
          *         "applied_at": null,
          *         "last_error": null,
-         *         "effective_at": "2026-12-29T12:16:13.412Z",
-         *         "subscription": "sub_prod_06h2ef00cm6q9qs82brjz2ynb8tcg",
+         *         "effective_at": "2026-12-29T14:48:27.013Z",
+         *         "subscription": "sub_prod_06h2fhtyh6av702j0r9wn7kcac5ga",
          *         "applied_steps": 0,
-         *         "proration_date": "2026-11-29T12:16:13.520Z",
+         *         "proration_date": "2026-11-29T14:48:27.419Z",
          *         "proration_behavior": "create_prorations",
          *         "amount_due_now_atom": 0,
          *         "balance_transaction": null,
@@ -22268,13 +22302,13 @@ export type components = {
          *         "amount_due_now_total_atom": 0
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2ef00xvzdy5q8er5mekxr6a1vj",
-         *       "request_id": "req_prod_06h2ef00xvzdy5q8er5mekxr6a1vj",
+         *       "correlation_id": "req_prod_06h2fhv0mm40tfqbx4haasx2qxyz2",
+         *       "request_id": "req_prod_06h2fhv0mm40tfqbx4haasx2qxyz2",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-29T12:16:13.555Z",
+         *       "created": "2026-11-29T14:48:27.567Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2eeznqzss6w2jbgkfca7r3sg58"
+         *       "actor_id": "key_prod_06h2fhsg8v1zs153x8mdrna5q96bm"
          *     }
          */
         SubscriptionChangeRequestCanceledEvent: {
@@ -22319,12 +22353,12 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2eezwmntzbqby7adb5fdyzmdzp",
+         *       "id": "evt_prod_06h2fhtes4rg0yqehxdwrh9y7w82m",
          *       "type": "payment_method.attached",
          *       "aggregate_type": "payment_method",
-         *       "aggregate_id": "pm_prod_06h2eezwmjh5mxjqq64as3y94qrd8",
+         *       "aggregate_id": "pm_prod_06h2fhterr0cvsc7atgsgh1sjfqf8",
          *       "data": {
-         *         "id": "pm_prod_06h2eezwmjh5mxjqq64as3y94qrd8",
+         *         "id": "pm_prod_06h2fhterr0cvsc7atgsgh1sjfqf8",
          *         "card": {
          *           "brand": "visa",
          *           "last4": "4242",
@@ -22332,8 +22366,8 @@ export type components = {
          *           "exp_month": 12
          *         },
          *         "object": "payment_method",
-         *         "created": "2026-11-29T12:16:12.452Z",
-         *         "customer": "cus_prod_06h2eezw7zvvnq1dqa5tk66dk672g",
+         *         "created": "2026-11-29T14:48:22.982Z",
+         *         "customer": "cus_prod_06h2fhtdp2ffx9hpgwxtvq60ess1y",
          *         "livemode": false,
          *         "processor": "sandbox",
          *         "detached_at": null,
@@ -22341,13 +22375,13 @@ export type components = {
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2eezwkw0ztqvwe9hyy0495vzaa",
-         *       "request_id": "req_prod_06h2eezwkw0ztqvwe9hyy0495vzaa",
+         *       "correlation_id": "req_prod_06h2fhteqpss2t1ktjpxmscmpqceg",
+         *       "request_id": "req_prod_06h2fhteqpss2t1ktjpxmscmpqceg",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-29T12:16:12.453Z",
+         *       "created": "2026-11-29T14:48:22.985Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2eeznqzss6w2jbgkfca7r3sg58"
+         *       "actor_id": "key_prod_06h2fhsg8v1zs153x8mdrna5q96bm"
          *     }
          */
         PaymentMethodAttachedEvent: {
@@ -22392,12 +22426,12 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2eezwqep58m249p2k47v85nrc0",
+         *       "id": "evt_prod_06h2fhtfdex6meg5510qrt92g8fee",
          *       "type": "payment_method.detached",
          *       "aggregate_type": "payment_method",
-         *       "aggregate_id": "pm_prod_06h2eezwp917t6g706xt66q3c461m",
+         *       "aggregate_id": "pm_prod_06h2fhtf0qb3tbjcrd3aptwe9cqa4",
          *       "data": {
-         *         "id": "pm_prod_06h2eezwp917t6g706xt66q3c461m",
+         *         "id": "pm_prod_06h2fhtf0qb3tbjcrd3aptwe9cqa4",
          *         "card": {
          *           "brand": "visa",
          *           "last4": "0002",
@@ -22405,15 +22439,15 @@ export type components = {
          *           "exp_month": 12
          *         },
          *         "object": "payment_method",
-         *         "created": "2026-11-29T12:16:12.466Z",
-         *         "customer": "cus_prod_06h2eezw7zvvnq1dqa5tk66dk672g",
+         *         "created": "2026-11-29T14:48:23.045Z",
+         *         "customer": "cus_prod_06h2fhtdp2ffx9hpgwxtvq60ess1y",
          *         "livemode": false,
          *         "processor": "sandbox",
-         *         "detached_at": "2026-11-29T12:16:12.474Z",
+         *         "detached_at": "2026-11-29T14:48:23.143Z",
          *         "processor_payment_method": "pm_sandbox_declined"
          *       },
          *       "previous_data": {
-         *         "id": "pm_prod_06h2eezwp917t6g706xt66q3c461m",
+         *         "id": "pm_prod_06h2fhtf0qb3tbjcrd3aptwe9cqa4",
          *         "card": {
          *           "brand": "visa",
          *           "last4": "0002",
@@ -22421,21 +22455,21 @@ export type components = {
          *           "exp_month": 12
          *         },
          *         "object": "payment_method",
-         *         "created": "2026-11-29T12:16:12.466Z",
-         *         "customer": "cus_prod_06h2eezw7zvvnq1dqa5tk66dk672g",
+         *         "created": "2026-11-29T14:48:23.045Z",
+         *         "customer": "cus_prod_06h2fhtdp2ffx9hpgwxtvq60ess1y",
          *         "livemode": false,
          *         "processor": "sandbox",
          *         "detached_at": null,
          *         "processor_payment_method": "pm_sandbox_declined"
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2eezwq0c16wmn3kn8h14wt3jh4",
-         *       "request_id": "req_prod_06h2eezwq0c16wmn3kn8h14wt3jh4",
+         *       "correlation_id": "req_prod_06h2fhtf49ybqfkvakgzqevd500ej",
+         *       "request_id": "req_prod_06h2fhtf49ybqfkvakgzqevd500ej",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-29T12:16:12.475Z",
+         *       "created": "2026-11-29T14:48:23.147Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2eeznqzss6w2jbgkfca7r3sg58"
+         *       "actor_id": "key_prod_06h2fhsg8v1zs153x8mdrna5q96bm"
          *     }
          */
         PaymentMethodDetachedEvent: {
@@ -22480,25 +22514,25 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2eezsdx733cq5c30qq7yb66x24",
+         *       "id": "evt_prod_06h2fht7b7raxe3tzwac03b8r1ngy",
          *       "type": "dispute.created",
          *       "aggregate_type": "dispute",
-         *       "aggregate_id": "dp_prod_06h2eezsdptm7v5acjdt6kvna26er",
+         *       "aggregate_id": "dp_prod_06h2fht790dwhzzfm7tng9c08y8f4",
          *       "data": {
-         *         "id": "dp_prod_06h2eezsdptm7v5acjdt6kvna26er",
+         *         "id": "dp_prod_06h2fht790dwhzzfm7tng9c08y8f4",
          *         "object": "dispute",
          *         "reason": "product_not_received",
          *         "status": "needs_response",
-         *         "created": "2026-11-29T12:16:11.629Z",
-         *         "payment": "py_prod_06h2eezs65kr1m4rks87v9jkaddtt",
-         *         "updated": "2026-11-29T12:16:11.629Z",
+         *         "created": "2026-11-29T14:48:21.064Z",
+         *         "payment": "py_prod_06h2fht6ert07gstp7pdkvywbehf0",
+         *         "updated": "2026-11-29T14:48:21.064Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "processor": "stripe",
          *         "amount_atom": 2500,
-         *         "payment_intent": "pi_prod_06h2eezs3pr7xw0aycw2e3ycnj78p",
-         *         "evidence_due_by": "2026-12-06T12:16:11.000Z",
-         *         "processor_dispute": "du_6d37adb880ac5a970ae88855"
+         *         "payment_intent": "pi_prod_06h2fht5xw4w2tjbxpbxdc8rkt2m4",
+         *         "evidence_due_by": "2026-12-06T14:48:21.000Z",
+         *         "processor_dispute": "du_878537945e6050ea69a05296"
          *       },
          *       "previous_data": null,
          *       "metadata": {},
@@ -22506,7 +22540,7 @@ export type components = {
          *       "request_id": null,
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-29T12:16:11.631Z",
+         *       "created": "2026-11-29T14:48:21.081Z",
          *       "actor_type": "system",
          *       "actor_id": null
          *     }
@@ -22553,48 +22587,48 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2eezsyk5bdf592qqh16xeh4wvr",
+         *       "id": "evt_prod_06h2fht817f5rxckr67fx91ktrgpm",
          *       "type": "dispute.updated",
          *       "aggregate_type": "dispute",
-         *       "aggregate_id": "dp_prod_06h2eezsdptm7v5acjdt6kvna26er",
+         *       "aggregate_id": "dp_prod_06h2fht790dwhzzfm7tng9c08y8f4",
          *       "data": {
-         *         "id": "dp_prod_06h2eezsdptm7v5acjdt6kvna26er",
+         *         "id": "dp_prod_06h2fht790dwhzzfm7tng9c08y8f4",
          *         "object": "dispute",
          *         "reason": "product_not_received",
          *         "status": "under_review",
-         *         "created": "2026-11-29T12:16:11.629Z",
-         *         "payment": "py_prod_06h2eezs65kr1m4rks87v9jkaddtt",
-         *         "updated": "2026-11-29T12:16:11.762Z",
+         *         "created": "2026-11-29T14:48:21.064Z",
+         *         "payment": "py_prod_06h2fht6ert07gstp7pdkvywbehf0",
+         *         "updated": "2026-11-29T14:48:21.253Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "processor": "stripe",
          *         "amount_atom": 2500,
-         *         "payment_intent": "pi_prod_06h2eezs3pr7xw0aycw2e3ycnj78p",
+         *         "payment_intent": "pi_prod_06h2fht5xw4w2tjbxpbxdc8rkt2m4",
          *         "evidence_due_by": null,
-         *         "processor_dispute": "du_6d37adb880ac5a970ae88855"
+         *         "processor_dispute": "du_878537945e6050ea69a05296"
          *       },
          *       "previous_data": {
-         *         "id": "dp_prod_06h2eezsdptm7v5acjdt6kvna26er",
+         *         "id": "dp_prod_06h2fht790dwhzzfm7tng9c08y8f4",
          *         "object": "dispute",
          *         "reason": "product_not_received",
          *         "status": "needs_response",
-         *         "created": "2026-11-29T12:16:11.629Z",
-         *         "payment": "py_prod_06h2eezs65kr1m4rks87v9jkaddtt",
-         *         "updated": "2026-11-29T12:16:11.629Z",
+         *         "created": "2026-11-29T14:48:21.064Z",
+         *         "payment": "py_prod_06h2fht6ert07gstp7pdkvywbehf0",
+         *         "updated": "2026-11-29T14:48:21.064Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "processor": "stripe",
          *         "amount_atom": 2500,
-         *         "payment_intent": "pi_prod_06h2eezs3pr7xw0aycw2e3ycnj78p",
-         *         "evidence_due_by": "2026-12-06T12:16:11.000Z",
-         *         "processor_dispute": "du_6d37adb880ac5a970ae88855"
+         *         "payment_intent": "pi_prod_06h2fht5xw4w2tjbxpbxdc8rkt2m4",
+         *         "evidence_due_by": "2026-12-06T14:48:21.000Z",
+         *         "processor_dispute": "du_878537945e6050ea69a05296"
          *       },
          *       "metadata": {},
          *       "correlation_id": null,
          *       "request_id": null,
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-29T12:16:11.764Z",
+         *       "created": "2026-11-29T14:48:21.257Z",
          *       "actor_type": "system",
          *       "actor_id": null
          *     }
@@ -22641,48 +22675,48 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2eeztdrq5hmk3bnjqsdqj40gkp",
+         *       "id": "evt_prod_06h2fht8vn0qhyxwrt94m2zs7dcyy",
          *       "type": "dispute.closed",
          *       "aggregate_type": "dispute",
-         *       "aggregate_id": "dp_prod_06h2eezsdptm7v5acjdt6kvna26er",
+         *       "aggregate_id": "dp_prod_06h2fht790dwhzzfm7tng9c08y8f4",
          *       "data": {
-         *         "id": "dp_prod_06h2eezsdptm7v5acjdt6kvna26er",
+         *         "id": "dp_prod_06h2fht790dwhzzfm7tng9c08y8f4",
          *         "object": "dispute",
          *         "reason": "product_not_received",
          *         "status": "lost",
-         *         "created": "2026-11-29T12:16:11.629Z",
-         *         "payment": "py_prod_06h2eezs65kr1m4rks87v9jkaddtt",
-         *         "updated": "2026-11-29T12:16:11.885Z",
+         *         "created": "2026-11-29T14:48:21.064Z",
+         *         "payment": "py_prod_06h2fht6ert07gstp7pdkvywbehf0",
+         *         "updated": "2026-11-29T14:48:21.463Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "processor": "stripe",
          *         "amount_atom": 2500,
-         *         "payment_intent": "pi_prod_06h2eezs3pr7xw0aycw2e3ycnj78p",
+         *         "payment_intent": "pi_prod_06h2fht5xw4w2tjbxpbxdc8rkt2m4",
          *         "evidence_due_by": null,
-         *         "processor_dispute": "du_6d37adb880ac5a970ae88855"
+         *         "processor_dispute": "du_878537945e6050ea69a05296"
          *       },
          *       "previous_data": {
-         *         "id": "dp_prod_06h2eezsdptm7v5acjdt6kvna26er",
+         *         "id": "dp_prod_06h2fht790dwhzzfm7tng9c08y8f4",
          *         "object": "dispute",
          *         "reason": "product_not_received",
          *         "status": "under_review",
-         *         "created": "2026-11-29T12:16:11.629Z",
-         *         "payment": "py_prod_06h2eezs65kr1m4rks87v9jkaddtt",
-         *         "updated": "2026-11-29T12:16:11.762Z",
+         *         "created": "2026-11-29T14:48:21.064Z",
+         *         "payment": "py_prod_06h2fht6ert07gstp7pdkvywbehf0",
+         *         "updated": "2026-11-29T14:48:21.253Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "processor": "stripe",
          *         "amount_atom": 2500,
-         *         "payment_intent": "pi_prod_06h2eezs3pr7xw0aycw2e3ycnj78p",
+         *         "payment_intent": "pi_prod_06h2fht5xw4w2tjbxpbxdc8rkt2m4",
          *         "evidence_due_by": null,
-         *         "processor_dispute": "du_6d37adb880ac5a970ae88855"
+         *         "processor_dispute": "du_878537945e6050ea69a05296"
          *       },
          *       "metadata": {},
          *       "correlation_id": null,
          *       "request_id": null,
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-29T12:16:11.886Z",
+         *       "created": "2026-11-29T14:48:21.469Z",
          *       "actor_type": "system",
          *       "actor_id": null
          *     }
@@ -22729,47 +22763,47 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2eezxx1g5xfp0g20vne71pcawe",
+         *       "id": "evt_prod_06h2fhtm5nns49pss8h3mtkw2avv6",
          *       "type": "email.sent",
          *       "aggregate_type": "email",
-         *       "aggregate_id": "eml_prod_06h2eezxqbrpd33jz1p10hdvxhbn4",
+         *       "aggregate_id": "eml_prod_06h2fhtkf60fyehpyyt5tj610tacy",
          *       "data": {
-         *         "id": "eml_prod_06h2eezxqbrpd33jz1p10hdvxhbn4",
+         *         "id": "eml_prod_06h2fhtkf60fyehpyyt5tj610tacy",
          *         "to": [
          *           "jenny@example.com"
          *         ],
          *         "type": "receipt",
-         *         "event": "evt_prod_06h2eezxpvye70ngw44e0kkwxs9m0",
+         *         "event": "evt_prod_06h2fhtkdwntp1nq1hyaz3hn626np",
          *         "object": "email",
          *         "status": "sent",
-         *         "created": "2026-11-29T12:16:12.730Z",
-         *         "invoice": "in_prod_06h2eezxbqe0btqpkwnrwrc6h5szj",
-         *         "sent_at": "2026-11-29T12:16:12.774Z",
+         *         "created": "2026-11-29T14:48:24.185Z",
+         *         "invoice": "in_prod_06h2fhthy0wvceqb6jmd4yrt0rn1c",
+         *         "sent_at": "2026-11-29T14:48:24.363Z",
          *         "subject": "Your receipt from Example GmbH (invoice EXAMPL-0001)",
          *         "attempts": 1,
-         *         "customer": "cus_prod_06h2eezw7zvvnq1dqa5tk66dk672g",
+         *         "customer": "cus_prod_06h2fhtdp2ffx9hpgwxtvq60ess1y",
          *         "livemode": false,
-         *         "message_id": "<eml_prod_06h2eezxqbrpd33jz1p10hdvxhbn4@localhost>",
+         *         "message_id": "<eml_prod_06h2fhtkf60fyehpyyt5tj610tacy@localhost>",
          *         "credit_note": null,
-         *         "smtp_response": "250 Written to .data/mail/eml_prod_06h2eezxqbrpd33jz1p10hdvxhbn4.eml (no SMTP_URL)"
+         *         "smtp_response": "250 Written to .data/mail/eml_prod_06h2fhtkf60fyehpyyt5tj610tacy.eml (no SMTP_URL)"
          *       },
          *       "previous_data": {
-         *         "id": "eml_prod_06h2eezxqbrpd33jz1p10hdvxhbn4",
+         *         "id": "eml_prod_06h2fhtkf60fyehpyyt5tj610tacy",
          *         "to": [
          *           "jenny@example.com"
          *         ],
          *         "type": "receipt",
-         *         "event": "evt_prod_06h2eezxpvye70ngw44e0kkwxs9m0",
+         *         "event": "evt_prod_06h2fhtkdwntp1nq1hyaz3hn626np",
          *         "object": "email",
          *         "status": "queued",
-         *         "created": "2026-11-29T12:16:12.730Z",
-         *         "invoice": "in_prod_06h2eezxbqe0btqpkwnrwrc6h5szj",
+         *         "created": "2026-11-29T14:48:24.185Z",
+         *         "invoice": "in_prod_06h2fhthy0wvceqb6jmd4yrt0rn1c",
          *         "sent_at": null,
          *         "subject": "Your receipt from Example GmbH (invoice EXAMPL-0001)",
          *         "attempts": 1,
-         *         "customer": "cus_prod_06h2eezw7zvvnq1dqa5tk66dk672g",
+         *         "customer": "cus_prod_06h2fhtdp2ffx9hpgwxtvq60ess1y",
          *         "livemode": false,
-         *         "message_id": "<eml_prod_06h2eezxqbrpd33jz1p10hdvxhbn4@localhost>",
+         *         "message_id": "<eml_prod_06h2fhtkf60fyehpyyt5tj610tacy@localhost>",
          *         "credit_note": null,
          *         "smtp_response": null
          *       },
@@ -22778,7 +22812,7 @@ export type components = {
          *       "request_id": null,
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-29T12:16:12.776Z",
+         *       "created": "2026-11-29T14:48:24.365Z",
          *       "actor_type": "system",
          *       "actor_id": null
          *     }
@@ -22825,12 +22859,12 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2ef035veaeh8raf9ghhveq168t",
+         *       "id": "evt_prod_06h2fhvc1pp7dner4eekr54a7cjde",
          *       "type": "email.failed",
          *       "aggregate_type": "email",
-         *       "aggregate_id": "eml_prod_06h2ef0346c060np1rew7t26nf9na",
+         *       "aggregate_id": "eml_prod_06h2fhvbx2kv2jfph3eza6g3gv5mw",
          *       "data": {
-         *         "id": "eml_prod_06h2ef0346c060np1rew7t26nf9na",
+         *         "id": "eml_prod_06h2fhvbx2kv2jfph3eza6g3gv5mw",
          *         "to": [
          *           "owner@example.com"
          *         ],
@@ -22838,19 +22872,19 @@ export type components = {
          *         "event": null,
          *         "object": "email",
          *         "status": "rate_limited",
-         *         "created": "2027-01-08T12:16:13.727Z",
+         *         "created": "2027-01-08T14:48:28.426Z",
          *         "invoice": null,
          *         "sent_at": null,
          *         "subject": "Test email from Example GmbH",
          *         "attempts": 1,
          *         "customer": null,
          *         "livemode": false,
-         *         "message_id": "<eml_prod_06h2ef0346c060np1rew7t26nf9na@localhost>",
+         *         "message_id": "<eml_prod_06h2fhvbx2kv2jfph3eza6g3gv5mw@localhost>",
          *         "credit_note": null,
          *         "smtp_response": "429 The account's hourly email limit was reached; this email was not sent."
          *       },
          *       "previous_data": {
-         *         "id": "eml_prod_06h2ef0346c060np1rew7t26nf9na",
+         *         "id": "eml_prod_06h2fhvbx2kv2jfph3eza6g3gv5mw",
          *         "to": [
          *           "owner@example.com"
          *         ],
@@ -22858,14 +22892,14 @@ export type components = {
          *         "event": null,
          *         "object": "email",
          *         "status": "queued",
-         *         "created": "2027-01-08T12:16:13.727Z",
+         *         "created": "2027-01-08T14:48:28.426Z",
          *         "invoice": null,
          *         "sent_at": null,
          *         "subject": "Test email from Example GmbH",
          *         "attempts": 1,
          *         "customer": null,
          *         "livemode": false,
-         *         "message_id": "<eml_prod_06h2ef0346c060np1rew7t26nf9na@localhost>",
+         *         "message_id": "<eml_prod_06h2fhvbx2kv2jfph3eza6g3gv5mw@localhost>",
          *         "credit_note": null,
          *         "smtp_response": null
          *       },
@@ -22874,7 +22908,7 @@ export type components = {
          *       "request_id": null,
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2027-01-08T12:16:13.740Z",
+         *       "created": "2027-01-08T14:48:28.463Z",
          *       "actor_type": "system",
          *       "actor_id": null
          *     }
@@ -22919,6 +22953,45 @@ export type components = {
             /** @description API token id, user id, … of the actor. */
             actor_id: string | null;
         };
+        /**
+         * @example {
+         *       "id": "evt_prod_06h2fhtsmjpcad5bt8fmb80ha18w2",
+         *       "type": "credit_grant.created",
+         *       "aggregate_type": "credit_grant",
+         *       "aggregate_id": "cg_prod_06h2fhtsm6qvnvf6q7zwqt1kzpvt0",
+         *       "data": {
+         *         "id": "cg_prod_06h2fhtsm6qvnvf6q7zwqt1kzpvt0",
+         *         "name": null,
+         *         "object": "credit_grant",
+         *         "status": "active",
+         *         "created": "2026-11-29T14:48:25.759Z",
+         *         "updated": "2026-11-29T14:48:25.759Z",
+         *         "category": "promotional",
+         *         "currency": "usd",
+         *         "customer": "cus_prod_06h2fhtsh7c2eg7r88kbq7gvdt47g",
+         *         "livemode": false,
+         *         "metadata": {},
+         *         "priority": 50,
+         *         "voided_at": null,
+         *         "applies_to": "all",
+         *         "expired_at": null,
+         *         "expires_at": null,
+         *         "amount_atom": 300,
+         *         "applied_atom": 0,
+         *         "effective_at": "2026-11-29T14:48:25.759Z",
+         *         "remaining_atom": 300
+         *       },
+         *       "previous_data": null,
+         *       "metadata": {},
+         *       "correlation_id": "req_prod_06h2fhtsknnzfdrha9t11sm77kq2c",
+         *       "request_id": "req_prod_06h2fhtsknnzfdrha9t11sm77kq2c",
+         *       "version": 1,
+         *       "sequence": 1,
+         *       "created": "2026-11-29T14:48:25.764Z",
+         *       "actor_type": "api_key",
+         *       "actor_id": "key_prod_06h2fhsg8v1zs153x8mdrna5q96bm"
+         *     }
+         */
         CreditGrantCreatedEvent: {
             /** @description Event identifier, prefix `evt_`. */
             id: string;
@@ -22959,6 +23032,66 @@ export type components = {
             /** @description API token id, user id, … of the actor. */
             actor_id: string | null;
         };
+        /**
+         * @example {
+         *       "id": "evt_prod_06h2fhttqebz2c808eyy9xtan4bcy",
+         *       "type": "credit_grant.applied",
+         *       "aggregate_type": "credit_grant",
+         *       "aggregate_id": "cg_prod_06h2fhtsm6qvnvf6q7zwqt1kzpvt0",
+         *       "data": {
+         *         "id": "cg_prod_06h2fhtsm6qvnvf6q7zwqt1kzpvt0",
+         *         "name": null,
+         *         "object": "credit_grant",
+         *         "status": "depleted",
+         *         "created": "2026-11-29T14:48:25.759Z",
+         *         "updated": "2026-11-29T14:48:26.030Z",
+         *         "category": "promotional",
+         *         "currency": "usd",
+         *         "customer": "cus_prod_06h2fhtsh7c2eg7r88kbq7gvdt47g",
+         *         "livemode": false,
+         *         "metadata": {},
+         *         "priority": 50,
+         *         "voided_at": null,
+         *         "applies_to": "all",
+         *         "expired_at": null,
+         *         "expires_at": null,
+         *         "amount_atom": 300,
+         *         "applied_atom": 300,
+         *         "effective_at": "2026-11-29T14:48:25.759Z",
+         *         "remaining_atom": 0
+         *       },
+         *       "previous_data": {
+         *         "id": "cg_prod_06h2fhtsm6qvnvf6q7zwqt1kzpvt0",
+         *         "name": null,
+         *         "object": "credit_grant",
+         *         "status": "active",
+         *         "created": "2026-11-29T14:48:25.759Z",
+         *         "updated": "2026-11-29T14:48:25.759Z",
+         *         "category": "promotional",
+         *         "currency": "usd",
+         *         "customer": "cus_prod_06h2fhtsh7c2eg7r88kbq7gvdt47g",
+         *         "livemode": false,
+         *         "metadata": {},
+         *         "priority": 50,
+         *         "voided_at": null,
+         *         "applies_to": "all",
+         *         "expired_at": null,
+         *         "expires_at": null,
+         *         "amount_atom": 300,
+         *         "applied_atom": 0,
+         *         "effective_at": "2026-11-29T14:48:25.759Z",
+         *         "remaining_atom": 300
+         *       },
+         *       "metadata": {},
+         *       "correlation_id": "req_prod_06h2fhttjb1qxh9j5sdjppn39ebvw",
+         *       "request_id": "req_prod_06h2fhttjb1qxh9j5sdjppn39ebvw",
+         *       "version": 1,
+         *       "sequence": 2,
+         *       "created": "2026-11-29T14:48:26.043Z",
+         *       "actor_type": "api_key",
+         *       "actor_id": "key_prod_06h2fhsg8v1zs153x8mdrna5q96bm"
+         *     }
+         */
         CreditGrantAppliedEvent: {
             /** @description Event identifier, prefix `evt_`. */
             id: string;
@@ -22999,6 +23132,66 @@ export type components = {
             /** @description API token id, user id, … of the actor. */
             actor_id: string | null;
         };
+        /**
+         * @example {
+         *       "id": "evt_prod_06h2fhttrba9bb040baj7cn1x6b9e",
+         *       "type": "credit_grant.depleted",
+         *       "aggregate_type": "credit_grant",
+         *       "aggregate_id": "cg_prod_06h2fhtsm6qvnvf6q7zwqt1kzpvt0",
+         *       "data": {
+         *         "id": "cg_prod_06h2fhtsm6qvnvf6q7zwqt1kzpvt0",
+         *         "name": null,
+         *         "object": "credit_grant",
+         *         "status": "depleted",
+         *         "created": "2026-11-29T14:48:25.759Z",
+         *         "updated": "2026-11-29T14:48:26.030Z",
+         *         "category": "promotional",
+         *         "currency": "usd",
+         *         "customer": "cus_prod_06h2fhtsh7c2eg7r88kbq7gvdt47g",
+         *         "livemode": false,
+         *         "metadata": {},
+         *         "priority": 50,
+         *         "voided_at": null,
+         *         "applies_to": "all",
+         *         "expired_at": null,
+         *         "expires_at": null,
+         *         "amount_atom": 300,
+         *         "applied_atom": 300,
+         *         "effective_at": "2026-11-29T14:48:25.759Z",
+         *         "remaining_atom": 0
+         *       },
+         *       "previous_data": {
+         *         "id": "cg_prod_06h2fhtsm6qvnvf6q7zwqt1kzpvt0",
+         *         "name": null,
+         *         "object": "credit_grant",
+         *         "status": "active",
+         *         "created": "2026-11-29T14:48:25.759Z",
+         *         "updated": "2026-11-29T14:48:25.759Z",
+         *         "category": "promotional",
+         *         "currency": "usd",
+         *         "customer": "cus_prod_06h2fhtsh7c2eg7r88kbq7gvdt47g",
+         *         "livemode": false,
+         *         "metadata": {},
+         *         "priority": 50,
+         *         "voided_at": null,
+         *         "applies_to": "all",
+         *         "expired_at": null,
+         *         "expires_at": null,
+         *         "amount_atom": 300,
+         *         "applied_atom": 0,
+         *         "effective_at": "2026-11-29T14:48:25.759Z",
+         *         "remaining_atom": 300
+         *       },
+         *       "metadata": {},
+         *       "correlation_id": "req_prod_06h2fhttjb1qxh9j5sdjppn39ebvw",
+         *       "request_id": "req_prod_06h2fhttjb1qxh9j5sdjppn39ebvw",
+         *       "version": 1,
+         *       "sequence": 3,
+         *       "created": "2026-11-29T14:48:26.050Z",
+         *       "actor_type": "api_key",
+         *       "actor_id": "key_prod_06h2fhsg8v1zs153x8mdrna5q96bm"
+         *     }
+         */
         CreditGrantDepletedEvent: {
             /** @description Event identifier, prefix `evt_`. */
             id: string;
@@ -23039,6 +23232,66 @@ export type components = {
             /** @description API token id, user id, … of the actor. */
             actor_id: string | null;
         };
+        /**
+         * @example {
+         *       "id": "evt_prod_06h2fhv3e78ahrx49xrz90px0phat",
+         *       "type": "credit_grant.expired",
+         *       "aggregate_type": "credit_grant",
+         *       "aggregate_id": "cg_prod_06h2fhtt8emydhw8fvnb1jw3tryb6",
+         *       "data": {
+         *         "id": "cg_prod_06h2fhtt8emydhw8fvnb1jw3tryb6",
+         *         "name": null,
+         *         "object": "credit_grant",
+         *         "status": "expired",
+         *         "created": "2026-11-29T14:48:25.917Z",
+         *         "updated": "2026-11-30T14:48:25.606Z",
+         *         "category": "paid",
+         *         "currency": "eur",
+         *         "customer": "cus_prod_06h2fhtsh7c2eg7r88kbq7gvdt47g",
+         *         "livemode": false,
+         *         "metadata": {},
+         *         "priority": 50,
+         *         "voided_at": null,
+         *         "applies_to": "all",
+         *         "expired_at": "2026-11-30T14:48:25.606Z",
+         *         "expires_at": "2026-11-30T14:48:25.606Z",
+         *         "amount_atom": 100,
+         *         "applied_atom": 0,
+         *         "effective_at": "2026-11-29T14:48:25.917Z",
+         *         "remaining_atom": 100
+         *       },
+         *       "previous_data": {
+         *         "id": "cg_prod_06h2fhtt8emydhw8fvnb1jw3tryb6",
+         *         "name": null,
+         *         "object": "credit_grant",
+         *         "status": "active",
+         *         "created": "2026-11-29T14:48:25.917Z",
+         *         "updated": "2026-11-29T14:48:25.917Z",
+         *         "category": "paid",
+         *         "currency": "eur",
+         *         "customer": "cus_prod_06h2fhtsh7c2eg7r88kbq7gvdt47g",
+         *         "livemode": false,
+         *         "metadata": {},
+         *         "priority": 50,
+         *         "voided_at": null,
+         *         "applies_to": "all",
+         *         "expired_at": null,
+         *         "expires_at": "2026-11-30T14:48:25.606Z",
+         *         "amount_atom": 100,
+         *         "applied_atom": 0,
+         *         "effective_at": "2026-11-29T14:48:25.917Z",
+         *         "remaining_atom": 100
+         *       },
+         *       "metadata": {},
+         *       "correlation_id": "req_prod_06h2fhv3425hsxjfsjjzwwkfvg0j6",
+         *       "request_id": null,
+         *       "version": 1,
+         *       "sequence": 2,
+         *       "created": "2026-11-30T14:48:25.606Z",
+         *       "actor_type": "system",
+         *       "actor_id": null
+         *     }
+         */
         CreditGrantExpiredEvent: {
             /** @description Event identifier, prefix `evt_`. */
             id: string;
@@ -23079,6 +23332,66 @@ export type components = {
             /** @description API token id, user id, … of the actor. */
             actor_id: string | null;
         };
+        /**
+         * @example {
+         *       "id": "evt_prod_06h2fhtt2jxxbjhtxbyr7f31raf46",
+         *       "type": "credit_grant.voided",
+         *       "aggregate_type": "credit_grant",
+         *       "aggregate_id": "cg_prod_06h2fhtstwmgvxfhktqvsx2t8j6tc",
+         *       "data": {
+         *         "id": "cg_prod_06h2fhtstwmgvxfhktqvsx2t8j6tc",
+         *         "name": null,
+         *         "object": "credit_grant",
+         *         "status": "voided",
+         *         "created": "2026-11-29T14:48:25.796Z",
+         *         "updated": "2026-11-29T14:48:25.874Z",
+         *         "category": "paid",
+         *         "currency": "usd",
+         *         "customer": "cus_prod_06h2fhtsh7c2eg7r88kbq7gvdt47g",
+         *         "livemode": false,
+         *         "metadata": {},
+         *         "priority": 50,
+         *         "voided_at": "2026-11-29T14:48:25.874Z",
+         *         "applies_to": "all",
+         *         "expired_at": null,
+         *         "expires_at": null,
+         *         "amount_atom": 100,
+         *         "applied_atom": 0,
+         *         "effective_at": "2026-11-29T14:48:25.796Z",
+         *         "remaining_atom": 100
+         *       },
+         *       "previous_data": {
+         *         "id": "cg_prod_06h2fhtstwmgvxfhktqvsx2t8j6tc",
+         *         "name": null,
+         *         "object": "credit_grant",
+         *         "status": "active",
+         *         "created": "2026-11-29T14:48:25.796Z",
+         *         "updated": "2026-11-29T14:48:25.796Z",
+         *         "category": "paid",
+         *         "currency": "usd",
+         *         "customer": "cus_prod_06h2fhtsh7c2eg7r88kbq7gvdt47g",
+         *         "livemode": false,
+         *         "metadata": {},
+         *         "priority": 50,
+         *         "voided_at": null,
+         *         "applies_to": "all",
+         *         "expired_at": null,
+         *         "expires_at": null,
+         *         "amount_atom": 100,
+         *         "applied_atom": 0,
+         *         "effective_at": "2026-11-29T14:48:25.796Z",
+         *         "remaining_atom": 100
+         *       },
+         *       "metadata": {},
+         *       "correlation_id": "req_prod_06h2fhtt1w74ad0x3xw3rc6fq70br",
+         *       "request_id": "req_prod_06h2fhtt1w74ad0x3xw3rc6fq70br",
+         *       "version": 1,
+         *       "sequence": 2,
+         *       "created": "2026-11-29T14:48:25.876Z",
+         *       "actor_type": "api_key",
+         *       "actor_id": "key_prod_06h2fhsg8v1zs153x8mdrna5q96bm"
+         *     }
+         */
         CreditGrantVoidedEvent: {
             /** @description Event identifier, prefix `evt_`. */
             id: string;
@@ -23809,22 +24122,22 @@ export type components = {
         /**
          * @description The webhook body of `payment.succeeded`.
          * @example {
-         *       "id": "evt_prod_06h2eezs6a7s4zj7cqvbstppxqpee",
+         *       "id": "evt_prod_06h2fht6gs979xwnn7tkx8e194sny",
          *       "object": "event",
          *       "type": "payment.succeeded",
          *       "sequence": 1,
-         *       "created": 1795954571,
+         *       "created": 1795963700,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "py_prod_06h2eezs65kr1m4rks87v9jkaddtt",
+         *           "id": "py_prod_06h2fht6ert07gstp7pdkvywbehf0",
          *           "object": "payment",
          *           "status": "succeeded",
-         *           "created": "2026-11-29T12:16:11.569Z",
+         *           "created": "2026-11-29T14:48:20.854Z",
          *           "currency": "usd",
          *           "livemode": false,
          *           "amount_atom": 2500,
-         *           "payment_intent": "pi_prod_06h2eezs3pr7xw0aycw2e3ycnj78p",
+         *           "payment_intent": "pi_prod_06h2fht5xw4w2tjbxpbxdc8rkt2m4",
          *           "payment_method": "pm_card_visa",
          *           "failure_message": null,
          *           "amount_refunded_atom": 0
@@ -23882,22 +24195,22 @@ export type components = {
         /**
          * @description The webhook body of `payment.failed`.
          * @example {
-         *       "id": "evt_prod_06h2eezwvb2v0w9fj697nrq8dqmtr",
+         *       "id": "evt_prod_06h2fhtfy1trxr5pmgdwaz351gsq2",
          *       "object": "event",
          *       "type": "payment.failed",
          *       "sequence": 1,
-         *       "created": 1795954572,
+         *       "created": 1795963703,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "py_prod_06h2eezwv67sntsv444e5jaypxapa",
+         *           "id": "py_prod_06h2fhtfx1c0ezvh5rz8y8cqkqkaw",
          *           "object": "payment",
          *           "status": "failed",
-         *           "created": "2026-11-29T12:16:12.505Z",
+         *           "created": "2026-11-29T14:48:23.272Z",
          *           "currency": "usd",
          *           "livemode": false,
          *           "amount_atom": 1000,
-         *           "payment_intent": "pi_prod_06h2eezwtnfqcefgwah2pfmkdmvrj",
+         *           "payment_intent": "pi_prod_06h2fhtfttkz8j2prskftdnkvmcp4",
          *           "payment_method": "pm_sandbox_declined",
          *           "failure_message": "Your card was declined (sandbox payment method pm_sandbox_declined).",
          *           "amount_refunded_atom": 0
@@ -23934,22 +24247,22 @@ export type components = {
         /**
          * @description The webhook body of `payment.refunded`.
          * @example {
-         *       "id": "evt_prod_06h2eezx7y0svc7ye9508zjty5pxa",
+         *       "id": "evt_prod_06h2fhthcvfvv36beqsrc7anx2vbt",
          *       "object": "event",
          *       "type": "payment.refunded",
          *       "sequence": 2,
-         *       "created": 1795954572,
+         *       "created": 1795963703,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "py_prod_06h2eezwsbvc1gtdczwba396y6za4",
+         *           "id": "py_prod_06h2fhtfndn66fys143fv581whwge",
          *           "object": "payment",
          *           "status": "partially_refunded",
-         *           "created": "2026-11-29T12:16:12.490Z",
+         *           "created": "2026-11-29T14:48:23.211Z",
          *           "currency": "usd",
          *           "livemode": false,
          *           "amount_atom": 1000,
-         *           "payment_intent": "pi_prod_06h2eezwrna5q93cxrw3jcg45gnbe",
+         *           "payment_intent": "pi_prod_06h2fhtfhzaqqp1bcv6d37skx2yrg",
          *           "payment_method": "pm_sandbox_succeeds",
          *           "failure_message": null,
          *           "amount_refunded_atom": 400
@@ -23990,32 +24303,32 @@ export type components = {
         /**
          * @description The webhook body of `checkout.session.created`.
          * @example {
-         *       "id": "evt_prod_06h2ef010w512qyj2an9q6g6dqfgj",
+         *       "id": "evt_prod_06h2fhv1157cpge5tf9jhxw73gmvm",
          *       "object": "event",
          *       "type": "checkout.session.created",
          *       "sequence": 1,
-         *       "created": 1795954573,
+         *       "created": 1795963707,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "cs_prod_06h2ef010mjrjsaedtn795fehb1a0",
-         *           "url": "http://127.0.0.1:35215/checkout/cs_prod_06h2ef010mjrjsaedtn795fehb1a0",
+         *           "id": "cs_prod_06h2fhv0yz4h51n3fw5ztp5gpcwew",
+         *           "url": "http://127.0.0.1:38991/checkout/cs_prod_06h2fhv0yz4h51n3fw5ztp5gpcwew",
          *           "mode": "payment",
          *           "object": "checkout_session",
          *           "status": "open",
-         *           "created": "2026-11-29T12:16:13.572Z",
+         *           "created": "2026-11-29T14:48:27.608Z",
          *           "invoice": null,
-         *           "updated": "2026-11-29T12:16:13.572Z",
+         *           "updated": "2026-11-29T14:48:27.608Z",
          *           "currency": "usd",
          *           "customer": null,
          *           "livemode": false,
          *           "metadata": {},
          *           "cancel_url": null,
          *           "expired_at": null,
-         *           "expires_at": "2026-11-30T12:16:13.572Z",
+         *           "expires_at": "2026-11-30T14:48:27.608Z",
          *           "line_items": [
          *             {
-         *               "price": "price_prod_06h2eezv7rtav2dxa0stegs4yywv2",
+         *               "price": "price_prod_06h2fhtb4kxhs6e2tw20dypd2dyba",
          *               "quantity": 2,
          *               "amount_atom": 1000,
          *               "description": "Pro",
@@ -24120,22 +24433,22 @@ export type components = {
         /**
          * @description The webhook body of `checkout.session.updated`.
          * @example {
-         *       "id": "evt_prod_06h2ef017nqat6gh9nf3v4t6k870y",
+         *       "id": "evt_prod_06h2fhv2p8kwvc13q9xa95xp4grmp",
          *       "object": "event",
          *       "type": "checkout.session.updated",
          *       "sequence": 2,
-         *       "created": 1795954573,
+         *       "created": 1795963708,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "cs_prod_06h2ef016f8w7g2wx2kcjbhbrc7xg",
-         *           "url": "http://127.0.0.1:35215/checkout/cs_prod_06h2ef016f8w7g2wx2kcjbhbrc7xg",
+         *           "id": "cs_prod_06h2fhv2dvv2w3bgwq6pparncdyfp",
+         *           "url": "http://127.0.0.1:38991/checkout/cs_prod_06h2fhv2dvv2w3bgwq6pparncdyfp",
          *           "mode": "payment",
          *           "object": "checkout_session",
          *           "status": "open",
-         *           "created": "2026-11-29T12:16:13.618Z",
+         *           "created": "2026-11-29T14:48:28.007Z",
          *           "invoice": null,
-         *           "updated": "2026-11-29T12:16:13.628Z",
+         *           "updated": "2026-11-29T14:48:28.080Z",
          *           "currency": "usd",
          *           "customer": null,
          *           "livemode": false,
@@ -24144,10 +24457,10 @@ export type components = {
          *           },
          *           "cancel_url": null,
          *           "expired_at": null,
-         *           "expires_at": "2026-11-30T12:16:13.618Z",
+         *           "expires_at": "2026-11-30T14:48:28.007Z",
          *           "line_items": [
          *             {
-         *               "price": "price_prod_06h2eezv7rtav2dxa0stegs4yywv2",
+         *               "price": "price_prod_06h2fhtb4kxhs6e2tw20dypd2dyba",
          *               "quantity": 2,
          *               "amount_atom": 1000,
          *               "description": "Pro",
@@ -24164,7 +24477,7 @@ export type components = {
          *           "subscription_data": null
          *         },
          *         "previous_attributes": {
-         *           "updated": "2026-11-29T12:16:13.618Z",
+         *           "updated": "2026-11-29T14:48:28.007Z",
          *           "metadata": {}
          *         }
          *       }
@@ -24199,23 +24512,23 @@ export type components = {
         /**
          * @description The webhook body of `checkout.session.deleted`.
          * @example {
-         *       "id": "evt_prod_06h2ef019dr88sp0nvv6yt6sbr3et",
+         *       "id": "evt_prod_06h2fhv2w03xmyjxbt4n2xf22s9gc",
          *       "object": "event",
          *       "type": "checkout.session.deleted",
          *       "sequence": 3,
-         *       "created": 1795954573,
+         *       "created": 1795963708,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "cs_prod_06h2ef016f8w7g2wx2kcjbhbrc7xg",
-         *           "url": "http://127.0.0.1:35215/checkout/cs_prod_06h2ef016f8w7g2wx2kcjbhbrc7xg",
+         *           "id": "cs_prod_06h2fhv2dvv2w3bgwq6pparncdyfp",
+         *           "url": "http://127.0.0.1:38991/checkout/cs_prod_06h2fhv2dvv2w3bgwq6pparncdyfp",
          *           "mode": "payment",
          *           "object": "checkout_session",
          *           "status": "open",
-         *           "created": "2026-11-29T12:16:13.618Z",
+         *           "created": "2026-11-29T14:48:28.007Z",
          *           "deleted": true,
          *           "invoice": null,
-         *           "updated": "2026-11-29T12:16:13.642Z",
+         *           "updated": "2026-11-29T14:48:28.126Z",
          *           "currency": "usd",
          *           "customer": null,
          *           "livemode": false,
@@ -24224,10 +24537,10 @@ export type components = {
          *           },
          *           "cancel_url": null,
          *           "expired_at": null,
-         *           "expires_at": "2026-11-30T12:16:13.618Z",
+         *           "expires_at": "2026-11-30T14:48:28.007Z",
          *           "line_items": [
          *             {
-         *               "price": "price_prod_06h2eezv7rtav2dxa0stegs4yywv2",
+         *               "price": "price_prod_06h2fhtb4kxhs6e2tw20dypd2dyba",
          *               "quantity": 2,
          *               "amount_atom": 1000,
          *               "description": "Pro",
@@ -24244,7 +24557,7 @@ export type components = {
          *           "subscription_data": null
          *         },
          *         "previous_attributes": {
-         *           "updated": "2026-11-29T12:16:13.628Z",
+         *           "updated": "2026-11-29T14:48:28.080Z",
          *           "deleted": null
          *         }
          *       }
@@ -24337,32 +24650,32 @@ export type components = {
         /**
          * @description The webhook body of `checkout.session.completed`.
          * @example {
-         *       "id": "evt_prod_06h2ef0150fmyjsch1bp1vknbbtwt",
+         *       "id": "evt_prod_06h2fhv24yg18vbdbmsvfvjw6mqew",
          *       "object": "event",
          *       "type": "checkout.session.completed",
          *       "sequence": 2,
-         *       "created": 1795954573,
+         *       "created": 1795963707,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "cs_prod_06h2ef010mjrjsaedtn795fehb1a0",
-         *           "url": "http://127.0.0.1:35215/checkout/cs_prod_06h2ef010mjrjsaedtn795fehb1a0",
+         *           "id": "cs_prod_06h2fhv0yz4h51n3fw5ztp5gpcwew",
+         *           "url": "http://127.0.0.1:38991/checkout/cs_prod_06h2fhv0yz4h51n3fw5ztp5gpcwew",
          *           "mode": "payment",
          *           "object": "checkout_session",
          *           "status": "complete",
-         *           "created": "2026-11-29T12:16:13.572Z",
+         *           "created": "2026-11-29T14:48:27.608Z",
          *           "invoice": null,
-         *           "updated": "2026-11-29T12:16:13.607Z",
+         *           "updated": "2026-11-29T14:48:27.941Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h2ef013nqmkpkvqdhax5b87x8sy",
+         *           "customer": "cus_prod_06h2fhv1ztjf8xyksbqt960symghy",
          *           "livemode": false,
          *           "metadata": {},
          *           "cancel_url": null,
          *           "expired_at": null,
-         *           "expires_at": "2026-11-30T12:16:13.572Z",
+         *           "expires_at": "2026-11-30T14:48:27.608Z",
          *           "line_items": [
          *             {
-         *               "price": "price_prod_06h2eezv7rtav2dxa0stegs4yywv2",
+         *               "price": "price_prod_06h2fhtb4kxhs6e2tw20dypd2dyba",
          *               "quantity": 2,
          *               "amount_atom": 1000,
          *               "description": "Pro",
@@ -24370,17 +24683,17 @@ export type components = {
          *             }
          *           ],
          *           "success_url": "https://example.com/thanks",
-         *           "completed_at": "2026-11-29T12:16:13.607Z",
+         *           "completed_at": "2026-11-29T14:48:27.941Z",
          *           "subscription": null,
          *           "customer_email": "new-buyer@example.com",
-         *           "payment_intent": "pi_prod_06h2ef0147qaed48dx28qh1d7x6rw",
+         *           "payment_intent": "pi_prod_06h2fhv22j8fds26jkw6ks6caw3gr",
          *           "payment_status": "paid",
          *           "amount_total_atom": 1000,
          *           "subscription_data": null
          *         },
          *         "previous_attributes": {
          *           "status": "open",
-         *           "updated": "2026-11-29T12:16:13.572Z",
+         *           "updated": "2026-11-29T14:48:27.608Z",
          *           "customer": null,
          *           "completed_at": null,
          *           "customer_email": null,
@@ -24419,32 +24732,32 @@ export type components = {
         /**
          * @description The webhook body of `checkout.session.expired`.
          * @example {
-         *       "id": "evt_prod_06h2ef01hg5nyq1npd1vswjevybqj",
+         *       "id": "evt_prod_06h2fhv3waqr82qfk6cnwxtgjgg4g",
          *       "object": "event",
          *       "type": "checkout.session.expired",
          *       "sequence": 2,
-         *       "created": 1796040973,
+         *       "created": 1796050108,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "cs_prod_06h2ef01azrzfyhxysx4amj41grxt",
-         *           "url": "http://127.0.0.1:35215/checkout/cs_prod_06h2ef01azrzfyhxysx4amj41grxt",
+         *           "id": "cs_prod_06h2fhv2xs1eg6fvpw98vdz28yy0e",
+         *           "url": "http://127.0.0.1:38991/checkout/cs_prod_06h2fhv2xs1eg6fvpw98vdz28yy0e",
          *           "mode": "payment",
          *           "object": "checkout_session",
          *           "status": "expired",
-         *           "created": "2026-11-29T12:16:13.653Z",
+         *           "created": "2026-11-29T14:48:28.140Z",
          *           "invoice": null,
-         *           "updated": "2026-11-30T12:16:13.653Z",
+         *           "updated": "2026-11-30T14:48:28.140Z",
          *           "currency": "usd",
          *           "customer": null,
          *           "livemode": false,
          *           "metadata": {},
          *           "cancel_url": null,
-         *           "expired_at": "2026-11-30T12:16:13.653Z",
-         *           "expires_at": "2026-11-30T12:16:13.653Z",
+         *           "expired_at": "2026-11-30T14:48:28.140Z",
+         *           "expires_at": "2026-11-30T14:48:28.140Z",
          *           "line_items": [
          *             {
-         *               "price": "price_prod_06h2eezv7rtav2dxa0stegs4yywv2",
+         *               "price": "price_prod_06h2fhtb4kxhs6e2tw20dypd2dyba",
          *               "quantity": 2,
          *               "amount_atom": 1000,
          *               "description": "Pro",
@@ -24462,7 +24775,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "status": "open",
-         *           "updated": "2026-11-29T12:16:13.653Z",
+         *           "updated": "2026-11-29T14:48:28.140Z",
          *           "expired_at": null
          *         }
          *       }
@@ -24497,20 +24810,20 @@ export type components = {
         /**
          * @description The webhook body of `payment_intent.created`.
          * @example {
-         *       "id": "evt_prod_06h2eezs3ww14vkpg9df14pjekdby",
+         *       "id": "evt_prod_06h2fht5ybwxdtykkc9c1wvn6by2g",
          *       "object": "event",
          *       "type": "payment_intent.created",
          *       "sequence": 1,
-         *       "created": 1795954571,
+         *       "created": 1795963700,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "pi_prod_06h2eezs3pr7xw0aycw2e3ycnj78p",
+         *           "id": "pi_prod_06h2fht5xw4w2tjbxpbxdc8rkt2m4",
          *           "object": "payment_intent",
          *           "status": "requires_confirmation",
-         *           "created": "2026-11-29T12:16:11.549Z",
+         *           "created": "2026-11-29T14:48:20.719Z",
          *           "invoice": null,
-         *           "updated": "2026-11-29T12:16:11.549Z",
+         *           "updated": "2026-11-29T14:48:20.719Z",
          *           "currency": "usd",
          *           "customer": null,
          *           "livemode": false,
@@ -24589,20 +24902,20 @@ export type components = {
         /**
          * @description The webhook body of `payment_intent.processing`.
          * @example {
-         *       "id": "evt_prod_06h2eezs5mx8hahg1ds9yw78pmqt0",
+         *       "id": "evt_prod_06h2fht6dymbtxvxe35krfbs9rv42",
          *       "object": "event",
          *       "type": "payment_intent.processing",
          *       "sequence": 2,
-         *       "created": 1795954571,
+         *       "created": 1795963700,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "pi_prod_06h2eezs3pr7xw0aycw2e3ycnj78p",
+         *           "id": "pi_prod_06h2fht5xw4w2tjbxpbxdc8rkt2m4",
          *           "object": "payment_intent",
          *           "status": "processing",
-         *           "created": "2026-11-29T12:16:11.549Z",
+         *           "created": "2026-11-29T14:48:20.719Z",
          *           "invoice": null,
-         *           "updated": "2026-11-29T12:16:11.564Z",
+         *           "updated": "2026-11-29T14:48:20.831Z",
          *           "currency": "usd",
          *           "customer": null,
          *           "livemode": false,
@@ -24617,7 +24930,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "status": "requires_confirmation",
-         *           "updated": "2026-11-29T12:16:11.554Z"
+         *           "updated": "2026-11-29T14:48:20.743Z"
          *         }
          *       }
          *     }
@@ -24651,22 +24964,22 @@ export type components = {
         /**
          * @description The webhook body of `payment_intent.requires_action`.
          * @example {
-         *       "id": "evt_prod_06h2eezwwwq4gt6sa0108212c6s3m",
+         *       "id": "evt_prod_06h2fhtg6f493jwn6269jd4023vsw",
          *       "object": "event",
          *       "type": "payment_intent.requires_action",
          *       "sequence": 2,
-         *       "created": 1795954572,
+         *       "created": 1795963703,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "pi_prod_06h2eezwwdkw01erasey077mysgp4",
+         *           "id": "pi_prod_06h2fhtg54dhkgpwmh2q1zn7tam2e",
          *           "object": "payment_intent",
          *           "status": "requires_action",
-         *           "created": "2026-11-29T12:16:12.515Z",
+         *           "created": "2026-11-29T14:48:23.337Z",
          *           "invoice": null,
-         *           "updated": "2026-11-29T12:16:12.518Z",
+         *           "updated": "2026-11-29T14:48:23.342Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h2eezw7zvvnq1dqa5tk66dk672g",
+         *           "customer": "cus_prod_06h2fhtdp2ffx9hpgwxtvq60ess1y",
          *           "livemode": false,
          *           "metadata": {},
          *           "amount_atom": 1000,
@@ -24679,7 +24992,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "status": "requires_confirmation",
-         *           "updated": "2026-11-29T12:16:12.515Z"
+         *           "updated": "2026-11-29T14:48:23.337Z"
          *         }
          *       }
          *     }
@@ -24713,22 +25026,22 @@ export type components = {
         /**
          * @description The webhook body of `payment_intent.amount_capturable_updated`.
          * @example {
-         *       "id": "evt_prod_06h2eezx0tdsrrhjq9vjjkr17bnrt",
+         *       "id": "evt_prod_06h2fhtgjx6hs0frkkrxm30tfmha2",
          *       "object": "event",
          *       "type": "payment_intent.amount_capturable_updated",
          *       "sequence": 3,
-         *       "created": 1795954572,
+         *       "created": 1795963703,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "pi_prod_06h2eezx067k3exsba9jhmefytk1p",
+         *           "id": "pi_prod_06h2fhtghd30yb3ermgw408tf4dny",
          *           "object": "payment_intent",
          *           "status": "requires_capture",
-         *           "created": "2026-11-29T12:16:12.545Z",
+         *           "created": "2026-11-29T14:48:23.435Z",
          *           "invoice": null,
-         *           "updated": "2026-11-29T12:16:12.549Z",
+         *           "updated": "2026-11-29T14:48:23.445Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h2eezw7zvvnq1dqa5tk66dk672g",
+         *           "customer": "cus_prod_06h2fhtdp2ffx9hpgwxtvq60ess1y",
          *           "livemode": false,
          *           "metadata": {},
          *           "amount_atom": 1000,
@@ -24741,7 +25054,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "status": "processing",
-         *           "updated": "2026-11-29T12:16:12.547Z",
+         *           "updated": "2026-11-29T14:48:23.441Z",
          *           "amount_capturable_atom": 0
          *         }
          *       }
@@ -24776,20 +25089,20 @@ export type components = {
         /**
          * @description The webhook body of `payment_intent.succeeded`.
          * @example {
-         *       "id": "evt_prod_06h2eezs7kvs7kkapqh5xzdqgnx9j",
+         *       "id": "evt_prod_06h2fht6j4knn70bbavjpvdck3w18",
          *       "object": "event",
          *       "type": "payment_intent.succeeded",
          *       "sequence": 3,
-         *       "created": 1795954571,
+         *       "created": 1795963700,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "pi_prod_06h2eezs3pr7xw0aycw2e3ycnj78p",
+         *           "id": "pi_prod_06h2fht5xw4w2tjbxpbxdc8rkt2m4",
          *           "object": "payment_intent",
          *           "status": "succeeded",
-         *           "created": "2026-11-29T12:16:11.549Z",
+         *           "created": "2026-11-29T14:48:20.719Z",
          *           "invoice": null,
-         *           "updated": "2026-11-29T12:16:11.573Z",
+         *           "updated": "2026-11-29T14:48:20.879Z",
          *           "currency": "usd",
          *           "customer": null,
          *           "livemode": false,
@@ -24804,7 +25117,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "status": "processing",
-         *           "updated": "2026-11-29T12:16:11.564Z",
+         *           "updated": "2026-11-29T14:48:20.831Z",
          *           "amount_received_atom": 0
          *         }
          *       }
@@ -24839,26 +25152,26 @@ export type components = {
         /**
          * @description The webhook body of `payment_intent.canceled`.
          * @example {
-         *       "id": "evt_prod_06h2eezx2axb3pa1sy673y56mez9p",
+         *       "id": "evt_prod_06h2fhtgrmrfxg7jn8534p74zhrz8",
          *       "object": "event",
          *       "type": "payment_intent.canceled",
          *       "sequence": 4,
-         *       "created": 1795954572,
+         *       "created": 1795963703,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "pi_prod_06h2eezx067k3exsba9jhmefytk1p",
+         *           "id": "pi_prod_06h2fhtghd30yb3ermgw408tf4dny",
          *           "object": "payment_intent",
          *           "status": "canceled",
-         *           "created": "2026-11-29T12:16:12.545Z",
+         *           "created": "2026-11-29T14:48:23.435Z",
          *           "invoice": null,
-         *           "updated": "2026-11-29T12:16:12.561Z",
+         *           "updated": "2026-11-29T14:48:23.491Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h2eezw7zvvnq1dqa5tk66dk672g",
+         *           "customer": "cus_prod_06h2fhtdp2ffx9hpgwxtvq60ess1y",
          *           "livemode": false,
          *           "metadata": {},
          *           "amount_atom": 1000,
-         *           "canceled_at": "2026-11-29T12:16:12.561Z",
+         *           "canceled_at": "2026-11-29T14:48:23.490Z",
          *           "capture_method": "manual",
          *           "payment_method": "pm_sandbox_succeeds",
          *           "last_payment_error": null,
@@ -24867,7 +25180,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "status": "requires_capture",
-         *           "updated": "2026-11-29T12:16:12.549Z",
+         *           "updated": "2026-11-29T14:48:23.445Z",
          *           "canceled_at": null,
          *           "amount_capturable_atom": 1000
          *         }
@@ -24903,22 +25216,22 @@ export type components = {
         /**
          * @description The webhook body of `payment_intent.payment_failed`.
          * @example {
-         *       "id": "evt_prod_06h2eezwvjfqr9t2q4gx1jm0zckkm",
+         *       "id": "evt_prod_06h2fhtfzgz6c460jas6cta4wyp3p",
          *       "object": "event",
          *       "type": "payment_intent.payment_failed",
          *       "sequence": 3,
-         *       "created": 1795954572,
+         *       "created": 1795963703,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "pi_prod_06h2eezwtnfqcefgwah2pfmkdmvrj",
+         *           "id": "pi_prod_06h2fhtfttkz8j2prskftdnkvmcp4",
          *           "object": "payment_intent",
          *           "status": "requires_payment_method",
-         *           "created": "2026-11-29T12:16:12.501Z",
+         *           "created": "2026-11-29T14:48:23.254Z",
          *           "invoice": null,
-         *           "updated": "2026-11-29T12:16:12.507Z",
+         *           "updated": "2026-11-29T14:48:23.290Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h2eezw7zvvnq1dqa5tk66dk672g",
+         *           "customer": "cus_prod_06h2fhtdp2ffx9hpgwxtvq60ess1y",
          *           "livemode": false,
          *           "metadata": {},
          *           "amount_atom": 1000,
@@ -24931,7 +25244,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "status": "processing",
-         *           "updated": "2026-11-29T12:16:12.503Z",
+         *           "updated": "2026-11-29T14:48:23.264Z",
          *           "payment_method": "pm_sandbox_declined",
          *           "last_payment_error": null
          *         }
@@ -24967,22 +25280,22 @@ export type components = {
         /**
          * @description The webhook body of `payment_intent.partially_funded`.
          * @example {
-         *       "id": "evt_prod_06h2eezwysb7ecq4xfvzp6ma963sm",
+         *       "id": "evt_prod_06h2fhtge8egqmrwy3vn9ghjv33tj",
          *       "object": "event",
          *       "type": "payment_intent.partially_funded",
          *       "sequence": 3,
-         *       "created": 1795954572,
+         *       "created": 1795963703,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "pi_prod_06h2eezwxw7v62d9c166zv07md04a",
+         *           "id": "pi_prod_06h2fhtgbsn7jgme52hbmh70nc3py",
          *           "object": "payment_intent",
          *           "status": "partially_funded",
-         *           "created": "2026-11-29T12:16:12.527Z",
+         *           "created": "2026-11-29T14:48:23.390Z",
          *           "invoice": null,
-         *           "updated": "2026-11-29T12:16:12.533Z",
+         *           "updated": "2026-11-29T14:48:23.409Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h2eezw7zvvnq1dqa5tk66dk672g",
+         *           "customer": "cus_prod_06h2fhtdp2ffx9hpgwxtvq60ess1y",
          *           "livemode": false,
          *           "metadata": {},
          *           "amount_atom": 1000,
@@ -24995,7 +25308,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "status": "processing",
-         *           "updated": "2026-11-29T12:16:12.529Z",
+         *           "updated": "2026-11-29T14:48:23.397Z",
          *           "amount_received_atom": 0
          *         }
          *       }
@@ -25030,40 +25343,40 @@ export type components = {
         /**
          * @description The webhook body of `customer.subscription.created`.
          * @example {
-         *       "id": "evt_prod_06h2eezzj67htpe1c54z2g7j52dk2",
+         *       "id": "evt_prod_06h2fhtv6gmwjc653pakp1cnv5jcm",
          *       "object": "event",
          *       "type": "customer.subscription.created",
          *       "sequence": 1,
-         *       "created": 1795954573,
+         *       "created": 1795963706,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "sub_prod_06h2eezzg8dc65gszrzr0rzq208g4",
+         *           "id": "sub_prod_06h2fhtv0ztvrby34kxv9pwwqa5er",
          *           "items": [
          *             {
-         *               "id": "si_prod_06h2eezzg8dc65gszrzr0rzq208g6",
-         *               "price": "price_prod_06h2eezv63pg213ca31042tj77f4t",
+         *               "id": "si_prod_06h2fhtv0ztvrby34kxv9pwwqa5et",
+         *               "price": "price_prod_06h2fhtazdan6g31r2fkqs5fczy44",
          *               "quantity": 1
          *             }
          *           ],
          *           "object": "subscription",
          *           "status": "active",
-         *           "created": "2026-11-29T12:16:13.184Z",
-         *           "updated": "2026-11-29T12:16:13.184Z",
+         *           "created": "2026-11-29T14:48:26.113Z",
+         *           "updated": "2026-11-29T14:48:26.113Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h2eezw7zvvnq1dqa5tk66dk672g",
+         *           "customer": "cus_prod_06h2fhtdp2ffx9hpgwxtvq60ess1y",
          *           "livemode": false,
          *           "metadata": {},
          *           "paused_at": null,
          *           "trial_end": null,
          *           "cancelled_at": null,
          *           "days_until_due": null,
-         *           "latest_invoice": "in_prod_06h2eezzgm603swe4nj19x7myfr6e",
+         *           "latest_invoice": "in_prod_06h2fhtv2f42gnr7jqdqch9s06d2p",
          *           "pending_changes": [],
          *           "collection_method": "charge_automatically",
-         *           "current_period_end": "2026-12-29T12:16:13.184Z",
+         *           "current_period_end": "2026-12-29T14:48:26.113Z",
          *           "cancel_at_period_end": false,
-         *           "current_period_start": "2026-11-29T12:16:13.184Z",
+         *           "current_period_start": "2026-11-29T14:48:26.113Z",
          *           "default_payment_method": null
          *         }
          *       }
@@ -25154,28 +25467,28 @@ export type components = {
         /**
          * @description The webhook body of `customer.subscription.updated`.
          * @example {
-         *       "id": "evt_prod_06h2eezzqhdwy08q3kjmn4bnechtc",
+         *       "id": "evt_prod_06h2fhtvwgc751hyk2wgmpfhy9b9m",
          *       "object": "event",
          *       "type": "customer.subscription.updated",
          *       "sequence": 2,
-         *       "created": 1795954573,
+         *       "created": 1795963706,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "sub_prod_06h2eezzg8dc65gszrzr0rzq208g4",
+         *           "id": "sub_prod_06h2fhtv0ztvrby34kxv9pwwqa5er",
          *           "items": [
          *             {
-         *               "id": "si_prod_06h2eezzg8dc65gszrzr0rzq208g6",
-         *               "price": "price_prod_06h2eezv63pg213ca31042tj77f4t",
+         *               "id": "si_prod_06h2fhtv0ztvrby34kxv9pwwqa5et",
+         *               "price": "price_prod_06h2fhtazdan6g31r2fkqs5fczy44",
          *               "quantity": 1
          *             }
          *           ],
          *           "object": "subscription",
          *           "status": "active",
-         *           "created": "2026-11-29T12:16:13.184Z",
-         *           "updated": "2026-11-29T12:16:13.241Z",
+         *           "created": "2026-11-29T14:48:26.113Z",
+         *           "updated": "2026-11-29T14:48:26.327Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h2eezw7zvvnq1dqa5tk66dk672g",
+         *           "customer": "cus_prod_06h2fhtdp2ffx9hpgwxtvq60ess1y",
          *           "livemode": false,
          *           "metadata": {
          *             "plan": "pro"
@@ -25184,16 +25497,16 @@ export type components = {
          *           "trial_end": null,
          *           "cancelled_at": null,
          *           "days_until_due": null,
-         *           "latest_invoice": "in_prod_06h2eezzgm603swe4nj19x7myfr6e",
+         *           "latest_invoice": "in_prod_06h2fhtv2f42gnr7jqdqch9s06d2p",
          *           "pending_changes": [],
          *           "collection_method": "charge_automatically",
-         *           "current_period_end": "2026-12-29T12:16:13.184Z",
+         *           "current_period_end": "2026-12-29T14:48:26.113Z",
          *           "cancel_at_period_end": false,
-         *           "current_period_start": "2026-11-29T12:16:13.184Z",
+         *           "current_period_start": "2026-11-29T14:48:26.113Z",
          *           "default_payment_method": null
          *         },
          *         "previous_attributes": {
-         *           "updated": "2026-11-29T12:16:13.184Z",
+         *           "updated": "2026-11-29T14:48:26.113Z",
          *           "metadata": {}
          *         }
          *       }
@@ -25228,47 +25541,47 @@ export type components = {
         /**
          * @description The webhook body of `customer.subscription.paused`.
          * @example {
-         *       "id": "evt_prod_06h2eezzszmcg82nb5f1v46wkhxk2",
+         *       "id": "evt_prod_06h2fhtw8bf8tynsfe6ej6126htt2",
          *       "object": "event",
          *       "type": "customer.subscription.paused",
          *       "sequence": 3,
-         *       "created": 1795954573,
+         *       "created": 1795963706,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "sub_prod_06h2eezzg8dc65gszrzr0rzq208g4",
+         *           "id": "sub_prod_06h2fhtv0ztvrby34kxv9pwwqa5er",
          *           "items": [
          *             {
-         *               "id": "si_prod_06h2eezzg8dc65gszrzr0rzq208g6",
-         *               "price": "price_prod_06h2eezv63pg213ca31042tj77f4t",
+         *               "id": "si_prod_06h2fhtv0ztvrby34kxv9pwwqa5et",
+         *               "price": "price_prod_06h2fhtazdan6g31r2fkqs5fczy44",
          *               "quantity": 1
          *             }
          *           ],
          *           "object": "subscription",
          *           "status": "paused",
-         *           "created": "2026-11-29T12:16:13.184Z",
-         *           "updated": "2026-11-29T12:16:13.261Z",
+         *           "created": "2026-11-29T14:48:26.113Z",
+         *           "updated": "2026-11-29T14:48:26.413Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h2eezw7zvvnq1dqa5tk66dk672g",
+         *           "customer": "cus_prod_06h2fhtdp2ffx9hpgwxtvq60ess1y",
          *           "livemode": false,
          *           "metadata": {
          *             "plan": "pro"
          *           },
-         *           "paused_at": "2026-11-29T12:16:13.261Z",
+         *           "paused_at": "2026-11-29T14:48:26.413Z",
          *           "trial_end": null,
          *           "cancelled_at": null,
          *           "days_until_due": null,
-         *           "latest_invoice": "in_prod_06h2eezzgm603swe4nj19x7myfr6e",
+         *           "latest_invoice": "in_prod_06h2fhtv2f42gnr7jqdqch9s06d2p",
          *           "pending_changes": [],
          *           "collection_method": "charge_automatically",
-         *           "current_period_end": "2026-12-29T12:16:13.184Z",
+         *           "current_period_end": "2026-12-29T14:48:26.113Z",
          *           "cancel_at_period_end": false,
-         *           "current_period_start": "2026-11-29T12:16:13.184Z",
+         *           "current_period_start": "2026-11-29T14:48:26.113Z",
          *           "default_payment_method": null
          *         },
          *         "previous_attributes": {
          *           "status": "active",
-         *           "updated": "2026-11-29T12:16:13.241Z",
+         *           "updated": "2026-11-29T14:48:26.327Z",
          *           "paused_at": null
          *         }
          *       }
@@ -25303,28 +25616,28 @@ export type components = {
         /**
          * @description The webhook body of `customer.subscription.resumed`.
          * @example {
-         *       "id": "evt_prod_06h2eezzwz6w5h9a8dkecg9k49t16",
+         *       "id": "evt_prod_06h2fhtwtffn6razxgbvw2jezwv54",
          *       "object": "event",
          *       "type": "customer.subscription.resumed",
          *       "sequence": 4,
-         *       "created": 1795954573,
+         *       "created": 1795963706,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "sub_prod_06h2eezzg8dc65gszrzr0rzq208g4",
+         *           "id": "sub_prod_06h2fhtv0ztvrby34kxv9pwwqa5er",
          *           "items": [
          *             {
-         *               "id": "si_prod_06h2eezzg8dc65gszrzr0rzq208g6",
-         *               "price": "price_prod_06h2eezv63pg213ca31042tj77f4t",
+         *               "id": "si_prod_06h2fhtv0ztvrby34kxv9pwwqa5et",
+         *               "price": "price_prod_06h2fhtazdan6g31r2fkqs5fczy44",
          *               "quantity": 1
          *             }
          *           ],
          *           "object": "subscription",
          *           "status": "active",
-         *           "created": "2026-11-29T12:16:13.184Z",
-         *           "updated": "2026-11-29T12:16:13.284Z",
+         *           "created": "2026-11-29T14:48:26.113Z",
+         *           "updated": "2026-11-29T14:48:26.567Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h2eezw7zvvnq1dqa5tk66dk672g",
+         *           "customer": "cus_prod_06h2fhtdp2ffx9hpgwxtvq60ess1y",
          *           "livemode": false,
          *           "metadata": {
          *             "plan": "pro"
@@ -25333,18 +25646,18 @@ export type components = {
          *           "trial_end": null,
          *           "cancelled_at": null,
          *           "days_until_due": null,
-         *           "latest_invoice": "in_prod_06h2eezzgm603swe4nj19x7myfr6e",
+         *           "latest_invoice": "in_prod_06h2fhtv2f42gnr7jqdqch9s06d2p",
          *           "pending_changes": [],
          *           "collection_method": "charge_automatically",
-         *           "current_period_end": "2026-12-29T12:16:13.184Z",
+         *           "current_period_end": "2026-12-29T14:48:26.113Z",
          *           "cancel_at_period_end": false,
-         *           "current_period_start": "2026-11-29T12:16:13.184Z",
+         *           "current_period_start": "2026-11-29T14:48:26.113Z",
          *           "default_payment_method": null
          *         },
          *         "previous_attributes": {
          *           "status": "paused",
-         *           "updated": "2026-11-29T12:16:13.261Z",
-         *           "paused_at": "2026-11-29T12:16:13.261Z"
+         *           "updated": "2026-11-29T14:48:26.413Z",
+         *           "paused_at": "2026-11-29T14:48:26.413Z"
          *         }
          *       }
          *     }
@@ -25378,47 +25691,47 @@ export type components = {
         /**
          * @description The webhook body of `customer.subscription.cancelled`.
          * @example {
-         *       "id": "evt_prod_06h2ef0012dksac2tx62mgj869cjj",
+         *       "id": "evt_prod_06h2fhtxja0gcyrpk1krwtvw5fw8a",
          *       "object": "event",
          *       "type": "customer.subscription.cancelled",
          *       "sequence": 5,
-         *       "created": 1795954573,
+         *       "created": 1795963706,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "sub_prod_06h2eezzg8dc65gszrzr0rzq208g4",
+         *           "id": "sub_prod_06h2fhtv0ztvrby34kxv9pwwqa5er",
          *           "items": [
          *             {
-         *               "id": "si_prod_06h2eezzg8dc65gszrzr0rzq208g6",
-         *               "price": "price_prod_06h2eezv63pg213ca31042tj77f4t",
+         *               "id": "si_prod_06h2fhtv0ztvrby34kxv9pwwqa5et",
+         *               "price": "price_prod_06h2fhtazdan6g31r2fkqs5fczy44",
          *               "quantity": 1
          *             }
          *           ],
          *           "object": "subscription",
          *           "status": "cancelled",
-         *           "created": "2026-11-29T12:16:13.184Z",
-         *           "updated": "2026-11-29T12:16:13.309Z",
+         *           "created": "2026-11-29T14:48:26.113Z",
+         *           "updated": "2026-11-29T14:48:26.716Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h2eezw7zvvnq1dqa5tk66dk672g",
+         *           "customer": "cus_prod_06h2fhtdp2ffx9hpgwxtvq60ess1y",
          *           "livemode": false,
          *           "metadata": {
          *             "plan": "pro"
          *           },
          *           "paused_at": null,
          *           "trial_end": null,
-         *           "cancelled_at": "2026-11-29T12:16:13.309Z",
+         *           "cancelled_at": "2026-11-29T14:48:26.716Z",
          *           "days_until_due": null,
-         *           "latest_invoice": "in_prod_06h2eezzgm603swe4nj19x7myfr6e",
+         *           "latest_invoice": "in_prod_06h2fhtv2f42gnr7jqdqch9s06d2p",
          *           "pending_changes": [],
          *           "collection_method": "charge_automatically",
-         *           "current_period_end": "2026-12-29T12:16:13.184Z",
+         *           "current_period_end": "2026-12-29T14:48:26.113Z",
          *           "cancel_at_period_end": false,
-         *           "current_period_start": "2026-11-29T12:16:13.184Z",
+         *           "current_period_start": "2026-11-29T14:48:26.113Z",
          *           "default_payment_method": null
          *         },
          *         "previous_attributes": {
          *           "status": "active",
-         *           "updated": "2026-11-29T12:16:13.284Z",
+         *           "updated": "2026-11-29T14:48:26.567Z",
          *           "cancelled_at": null
          *         }
          *       }
@@ -25453,40 +25766,40 @@ export type components = {
         /**
          * @description The webhook body of `customer.subscription.trial_will_end`.
          * @example {
-         *       "id": "evt_prod_06h2ef01m0er560n3jnn6x80ss4cg",
+         *       "id": "evt_prod_06h2fhv4cp64ckp8mannnyptd3262",
          *       "object": "event",
          *       "type": "customer.subscription.trial_will_end",
          *       "sequence": 2,
-         *       "created": 1796300173,
+         *       "created": 1796309306,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "sub_prod_06h2ef009f664jn4bnmxwwwr7xdea",
+         *           "id": "sub_prod_06h2fhty3e9h9fne5fvs77ydraavj",
          *           "items": [
          *             {
-         *               "id": "si_prod_06h2ef009f664jn4bnmxwwwr7xdec",
-         *               "price": "price_prod_06h2eezv63pg213ca31042tj77f4t",
+         *               "id": "si_prod_06h2fhty3e9h9fne5fvs77ydraavm",
+         *               "price": "price_prod_06h2fhtazdan6g31r2fkqs5fczy44",
          *               "quantity": 1
          *             }
          *           ],
          *           "object": "subscription",
          *           "status": "trialing",
-         *           "created": "2026-11-29T12:16:13.378Z",
-         *           "updated": "2026-11-29T12:16:13.378Z",
+         *           "created": "2026-11-29T14:48:26.884Z",
+         *           "updated": "2026-11-29T14:48:26.884Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h2eezw7zvvnq1dqa5tk66dk672g",
+         *           "customer": "cus_prod_06h2fhtdp2ffx9hpgwxtvq60ess1y",
          *           "livemode": false,
          *           "metadata": {},
          *           "paused_at": null,
-         *           "trial_end": "2026-12-06T12:16:13.378Z",
+         *           "trial_end": "2026-12-06T14:48:26.884Z",
          *           "cancelled_at": null,
          *           "days_until_due": null,
          *           "latest_invoice": null,
          *           "pending_changes": [],
          *           "collection_method": "charge_automatically",
-         *           "current_period_end": "2026-12-06T12:16:13.378Z",
+         *           "current_period_end": "2026-12-06T14:48:26.884Z",
          *           "cancel_at_period_end": false,
-         *           "current_period_start": "2026-11-29T12:16:13.378Z",
+         *           "current_period_start": "2026-11-29T14:48:26.884Z",
          *           "default_payment_method": "pm_sandbox_succeeds"
          *         }
          *       }
@@ -25521,19 +25834,19 @@ export type components = {
         /**
          * @description The webhook body of `invoice.created`.
          * @example {
-         *       "id": "evt_prod_06h2eezxc6dt1txvpxf7g1gtr682e",
+         *       "id": "evt_prod_06h2fhthzj23kr62tpfvjm24m81aj",
          *       "object": "event",
          *       "type": "invoice.created",
          *       "sequence": 1,
-         *       "created": 1795954572,
+         *       "created": 1795963703,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "in_prod_06h2eezxbqe0btqpkwnrwrc6h5szj",
+         *           "id": "in_prod_06h2fhthy0wvceqb6jmd4yrt0rn1c",
          *           "lines": [
          *             {
-         *               "id": "il_prod_06h2eezxbt4sc3hf0m52wz9hepkm6",
-         *               "price": "price_prod_06h2eezv7rtav2dxa0stegs4yywv2",
+         *               "id": "il_prod_06h2fhthy75eb14b3cp5tendyczcr",
+         *               "price": "price_prod_06h2fhtb4kxhs6e2tw20dypd2dyba",
          *               "quantity": 1,
          *               "tax_rates": [],
          *               "amount_atom": 500,
@@ -25546,11 +25859,11 @@ export type components = {
          *           "number": null,
          *           "object": "invoice",
          *           "status": "draft",
-         *           "created": "2026-11-29T12:16:12.637Z",
+         *           "created": "2026-11-29T14:48:23.792Z",
          *           "paid_at": null,
-         *           "updated": "2026-11-29T12:16:12.637Z",
+         *           "updated": "2026-11-29T14:48:23.792Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h2eezw7zvvnq1dqa5tk66dk672g",
+         *           "customer": "cus_prod_06h2fhtdp2ffx9hpgwxtvq60ess1y",
          *           "discount": null,
          *           "due_date": null,
          *           "livemode": false,
@@ -25572,6 +25885,7 @@ export type components = {
          *           "days_until_due": null,
          *           "payment_intent": null,
          *           "reverse_charge": false,
+         *           "credits_applied": [],
          *           "due_amount_atom": 500,
          *           "paid_pdf_sha256": null,
          *           "paid_amount_atom": 0,
@@ -25582,6 +25896,7 @@ export type components = {
          *           "next_payment_attempt": null,
          *           "starting_balance_atom": null,
          *           "marked_uncollectible_at": null,
+         *           "total_credits_applied_atom": 0,
          *           "pre_payment_credit_notes_amount_atom": 0,
          *           "post_payment_credit_notes_amount_atom": 0
          *         }
@@ -25715,19 +26030,19 @@ export type components = {
         /**
          * @description The webhook body of `invoice.finalized`.
          * @example {
-         *       "id": "evt_prod_06h2eezxjmbeew2x7m7swhegwqax4",
+         *       "id": "evt_prod_06h2fhtjy9ehp8maarppcx9ngrptj",
          *       "object": "event",
          *       "type": "invoice.finalized",
          *       "sequence": 2,
-         *       "created": 1795954572,
+         *       "created": 1795963704,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "in_prod_06h2eezxbqe0btqpkwnrwrc6h5szj",
+         *           "id": "in_prod_06h2fhthy0wvceqb6jmd4yrt0rn1c",
          *           "lines": [
          *             {
-         *               "id": "il_prod_06h2eezxbt4sc3hf0m52wz9hepkm6",
-         *               "price": "price_prod_06h2eezv7rtav2dxa0stegs4yywv2",
+         *               "id": "il_prod_06h2fhthy75eb14b3cp5tendyczcr",
+         *               "price": "price_prod_06h2fhtb4kxhs6e2tw20dypd2dyba",
          *               "quantity": 1,
          *               "tax_rates": [],
          *               "amount_atom": 500,
@@ -25740,11 +26055,11 @@ export type components = {
          *           "number": "EXAMPL-0001",
          *           "object": "invoice",
          *           "status": "open",
-         *           "created": "2026-11-29T12:16:12.637Z",
+         *           "created": "2026-11-29T14:48:23.792Z",
          *           "paid_at": null,
-         *           "updated": "2026-11-29T12:16:12.663Z",
+         *           "updated": "2026-11-29T14:48:23.911Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h2eezw7zvvnq1dqa5tk66dk672g",
+         *           "customer": "cus_prod_06h2fhtdp2ffx9hpgwxtvq60ess1y",
          *           "discount": null,
          *           "due_date": null,
          *           "livemode": false,
@@ -25752,11 +26067,11 @@ export type components = {
          *           "tax_atom": 0,
          *           "voided_at": null,
          *           "overdue_at": null,
-         *           "pdf_sha256": "83c70836850812b1d1c5aa8eaa84acd0c1046db3ce6a66b7391aeb3e301e4f87",
+         *           "pdf_sha256": "28a67defc50892d8c7566cb8fdc22c01d216f534d4b2edd750b995d0455e53da",
          *           "description": null,
-         *           "invoice_pdf": "http://127.0.0.1:35215/api/invoices/in_prod_06h2eezxbqe0btqpkwnrwrc6h5szj/pdf",
+         *           "invoice_pdf": "http://127.0.0.1:38991/api/invoices/in_prod_06h2fhthy0wvceqb6jmd4yrt0rn1c/pdf",
          *           "total_taxes": [],
-         *           "finalized_at": "2026-11-29T12:16:12.663Z",
+         *           "finalized_at": "2026-11-29T14:48:23.911Z",
          *           "subscription": null,
          *           "attempt_count": 0,
          *           "customer_name": "Jenny Rosen",
@@ -25766,23 +26081,25 @@ export type components = {
          *           "days_until_due": null,
          *           "payment_intent": null,
          *           "reverse_charge": false,
+         *           "credits_applied": [],
          *           "due_amount_atom": 500,
          *           "paid_pdf_sha256": null,
          *           "paid_amount_atom": 0,
          *           "collection_method": "charge_automatically",
          *           "total_amount_atom": 500,
-         *           "hosted_invoice_url": "http://127.0.0.1:35215/invoice/sP57lL1BUgGf9kDxOJK1SGbdQ7pPkE8RCwj08_bqjQc",
+         *           "hosted_invoice_url": "http://127.0.0.1:38991/invoice/u3bzSDegtrwoFr1Ny081JR-ZsFJbyA52fZG0i7pXseU",
          *           "ending_balance_atom": 0,
          *           "next_payment_attempt": null,
          *           "starting_balance_atom": 0,
          *           "marked_uncollectible_at": null,
+         *           "total_credits_applied_atom": 0,
          *           "pre_payment_credit_notes_amount_atom": 0,
          *           "post_payment_credit_notes_amount_atom": 0
          *         },
          *         "previous_attributes": {
          *           "number": null,
          *           "status": "draft",
-         *           "updated": "2026-11-29T12:16:12.637Z",
+         *           "updated": "2026-11-29T14:48:23.792Z",
          *           "pdf_sha256": null,
          *           "invoice_pdf": null,
          *           "finalized_at": null,
@@ -25824,19 +26141,19 @@ export type components = {
         /**
          * @description The webhook body of `invoice.paid`.
          * @example {
-         *       "id": "evt_prod_06h2eezxpvye70ngw44e0kkwxs9m0",
+         *       "id": "evt_prod_06h2fhtkdwntp1nq1hyaz3hn626np",
          *       "object": "event",
          *       "type": "invoice.paid",
          *       "sequence": 3,
-         *       "created": 1795954572,
+         *       "created": 1795963704,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "in_prod_06h2eezxbqe0btqpkwnrwrc6h5szj",
+         *           "id": "in_prod_06h2fhthy0wvceqb6jmd4yrt0rn1c",
          *           "lines": [
          *             {
-         *               "id": "il_prod_06h2eezxbt4sc3hf0m52wz9hepkm6",
-         *               "price": "price_prod_06h2eezv7rtav2dxa0stegs4yywv2",
+         *               "id": "il_prod_06h2fhthy75eb14b3cp5tendyczcr",
+         *               "price": "price_prod_06h2fhtb4kxhs6e2tw20dypd2dyba",
          *               "quantity": 1,
          *               "tax_rates": [],
          *               "amount_atom": 500,
@@ -25849,11 +26166,11 @@ export type components = {
          *           "number": "EXAMPL-0001",
          *           "object": "invoice",
          *           "status": "paid",
-         *           "created": "2026-11-29T12:16:12.637Z",
-         *           "paid_at": "2026-11-29T12:16:12.721Z",
-         *           "updated": "2026-11-29T12:16:12.721Z",
+         *           "created": "2026-11-29T14:48:23.792Z",
+         *           "paid_at": "2026-11-29T14:48:24.161Z",
+         *           "updated": "2026-11-29T14:48:24.161Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h2eezw7zvvnq1dqa5tk66dk672g",
+         *           "customer": "cus_prod_06h2fhtdp2ffx9hpgwxtvq60ess1y",
          *           "discount": null,
          *           "due_date": null,
          *           "livemode": false,
@@ -25861,11 +26178,11 @@ export type components = {
          *           "tax_atom": 0,
          *           "voided_at": null,
          *           "overdue_at": null,
-         *           "pdf_sha256": "83c70836850812b1d1c5aa8eaa84acd0c1046db3ce6a66b7391aeb3e301e4f87",
+         *           "pdf_sha256": "28a67defc50892d8c7566cb8fdc22c01d216f534d4b2edd750b995d0455e53da",
          *           "description": null,
-         *           "invoice_pdf": "http://127.0.0.1:35215/api/invoices/in_prod_06h2eezxbqe0btqpkwnrwrc6h5szj/pdf",
+         *           "invoice_pdf": "http://127.0.0.1:38991/api/invoices/in_prod_06h2fhthy0wvceqb6jmd4yrt0rn1c/pdf",
          *           "total_taxes": [],
-         *           "finalized_at": "2026-11-29T12:16:12.663Z",
+         *           "finalized_at": "2026-11-29T14:48:23.911Z",
          *           "subscription": null,
          *           "attempt_count": 0,
          *           "customer_name": "Jenny Rosen",
@@ -25873,25 +26190,27 @@ export type components = {
          *           "subtotal_atom": 500,
          *           "customer_email": "jenny@example.com",
          *           "days_until_due": null,
-         *           "payment_intent": "pi_prod_06h2eezxn1fp1ajbb29vy48d6c9fp",
+         *           "payment_intent": "pi_prod_06h2fhtk6sjf2s284vhfbzxwp1n0a",
          *           "reverse_charge": false,
+         *           "credits_applied": [],
          *           "due_amount_atom": 0,
-         *           "paid_pdf_sha256": "48ff50987054be8f03036d459f036bbb34279d13616437183b0035a4c01fe513",
+         *           "paid_pdf_sha256": "ba3bad64b65453ac327ee253c0ba4a3b011e0328a9b9e704ef0b96041a9253b5",
          *           "paid_amount_atom": 500,
          *           "collection_method": "charge_automatically",
          *           "total_amount_atom": 500,
-         *           "hosted_invoice_url": "http://127.0.0.1:35215/invoice/sP57lL1BUgGf9kDxOJK1SGbdQ7pPkE8RCwj08_bqjQc",
+         *           "hosted_invoice_url": "http://127.0.0.1:38991/invoice/u3bzSDegtrwoFr1Ny081JR-ZsFJbyA52fZG0i7pXseU",
          *           "ending_balance_atom": 0,
          *           "next_payment_attempt": null,
          *           "starting_balance_atom": 0,
          *           "marked_uncollectible_at": null,
+         *           "total_credits_applied_atom": 0,
          *           "pre_payment_credit_notes_amount_atom": 0,
          *           "post_payment_credit_notes_amount_atom": 0
          *         },
          *         "previous_attributes": {
          *           "status": "open",
          *           "paid_at": null,
-         *           "updated": "2026-11-29T12:16:12.663Z",
+         *           "updated": "2026-11-29T14:48:23.911Z",
          *           "due_amount_atom": 500,
          *           "paid_pdf_sha256": null,
          *           "paid_amount_atom": 0
@@ -25928,19 +26247,19 @@ export type components = {
         /**
          * @description The webhook body of `invoice.payment_succeeded`.
          * @example {
-         *       "id": "evt_prod_06h2eezxqeds935a061xggge93h2a",
+         *       "id": "evt_prod_06h2fhtkgmhtd750gph7k72139x6a",
          *       "object": "event",
          *       "type": "invoice.payment_succeeded",
          *       "sequence": 4,
-         *       "created": 1795954572,
+         *       "created": 1795963704,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "in_prod_06h2eezxbqe0btqpkwnrwrc6h5szj",
+         *           "id": "in_prod_06h2fhthy0wvceqb6jmd4yrt0rn1c",
          *           "lines": [
          *             {
-         *               "id": "il_prod_06h2eezxbt4sc3hf0m52wz9hepkm6",
-         *               "price": "price_prod_06h2eezv7rtav2dxa0stegs4yywv2",
+         *               "id": "il_prod_06h2fhthy75eb14b3cp5tendyczcr",
+         *               "price": "price_prod_06h2fhtb4kxhs6e2tw20dypd2dyba",
          *               "quantity": 1,
          *               "tax_rates": [],
          *               "amount_atom": 500,
@@ -25953,11 +26272,11 @@ export type components = {
          *           "number": "EXAMPL-0001",
          *           "object": "invoice",
          *           "status": "paid",
-         *           "created": "2026-11-29T12:16:12.637Z",
-         *           "paid_at": "2026-11-29T12:16:12.721Z",
-         *           "updated": "2026-11-29T12:16:12.721Z",
+         *           "created": "2026-11-29T14:48:23.792Z",
+         *           "paid_at": "2026-11-29T14:48:24.161Z",
+         *           "updated": "2026-11-29T14:48:24.161Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h2eezw7zvvnq1dqa5tk66dk672g",
+         *           "customer": "cus_prod_06h2fhtdp2ffx9hpgwxtvq60ess1y",
          *           "discount": null,
          *           "due_date": null,
          *           "livemode": false,
@@ -25965,11 +26284,11 @@ export type components = {
          *           "tax_atom": 0,
          *           "voided_at": null,
          *           "overdue_at": null,
-         *           "pdf_sha256": "83c70836850812b1d1c5aa8eaa84acd0c1046db3ce6a66b7391aeb3e301e4f87",
+         *           "pdf_sha256": "28a67defc50892d8c7566cb8fdc22c01d216f534d4b2edd750b995d0455e53da",
          *           "description": null,
-         *           "invoice_pdf": "http://127.0.0.1:35215/api/invoices/in_prod_06h2eezxbqe0btqpkwnrwrc6h5szj/pdf",
+         *           "invoice_pdf": "http://127.0.0.1:38991/api/invoices/in_prod_06h2fhthy0wvceqb6jmd4yrt0rn1c/pdf",
          *           "total_taxes": [],
-         *           "finalized_at": "2026-11-29T12:16:12.663Z",
+         *           "finalized_at": "2026-11-29T14:48:23.911Z",
          *           "subscription": null,
          *           "attempt_count": 0,
          *           "customer_name": "Jenny Rosen",
@@ -25977,25 +26296,27 @@ export type components = {
          *           "subtotal_atom": 500,
          *           "customer_email": "jenny@example.com",
          *           "days_until_due": null,
-         *           "payment_intent": "pi_prod_06h2eezxn1fp1ajbb29vy48d6c9fp",
+         *           "payment_intent": "pi_prod_06h2fhtk6sjf2s284vhfbzxwp1n0a",
          *           "reverse_charge": false,
+         *           "credits_applied": [],
          *           "due_amount_atom": 0,
-         *           "paid_pdf_sha256": "48ff50987054be8f03036d459f036bbb34279d13616437183b0035a4c01fe513",
+         *           "paid_pdf_sha256": "ba3bad64b65453ac327ee253c0ba4a3b011e0328a9b9e704ef0b96041a9253b5",
          *           "paid_amount_atom": 500,
          *           "collection_method": "charge_automatically",
          *           "total_amount_atom": 500,
-         *           "hosted_invoice_url": "http://127.0.0.1:35215/invoice/sP57lL1BUgGf9kDxOJK1SGbdQ7pPkE8RCwj08_bqjQc",
+         *           "hosted_invoice_url": "http://127.0.0.1:38991/invoice/u3bzSDegtrwoFr1Ny081JR-ZsFJbyA52fZG0i7pXseU",
          *           "ending_balance_atom": 0,
          *           "next_payment_attempt": null,
          *           "starting_balance_atom": 0,
          *           "marked_uncollectible_at": null,
+         *           "total_credits_applied_atom": 0,
          *           "pre_payment_credit_notes_amount_atom": 0,
          *           "post_payment_credit_notes_amount_atom": 0
          *         },
          *         "previous_attributes": {
          *           "status": "open",
          *           "paid_at": null,
-         *           "updated": "2026-11-29T12:16:12.663Z",
+         *           "updated": "2026-11-29T14:48:23.911Z",
          *           "due_amount_atom": 500,
          *           "paid_pdf_sha256": null,
          *           "paid_amount_atom": 0
@@ -26032,19 +26353,19 @@ export type components = {
         /**
          * @description The webhook body of `invoice.payment_failed`.
          * @example {
-         *       "id": "evt_prod_06h2eezy34cd0qam9zs8kp99679ce",
+         *       "id": "evt_prod_06h2fhtmvhemamja2fqbrssv6qbep",
          *       "object": "event",
          *       "type": "invoice.payment_failed",
          *       "sequence": 3,
-         *       "created": 1795954572,
+         *       "created": 1795963704,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "in_prod_06h2eezxyhvm4jsqs2s863377fcqe",
+         *           "id": "in_prod_06h2fhtmbc0f3dh0nacbgtyaj3m08",
          *           "lines": [
          *             {
-         *               "id": "il_prod_06h2eezxyhvm4jsqs2s863377fcqg",
-         *               "price": "price_prod_06h2eezv7rtav2dxa0stegs4yywv2",
+         *               "id": "il_prod_06h2fhtmbk90fmtrhrqes6q57g1f0",
+         *               "price": "price_prod_06h2fhtb4kxhs6e2tw20dypd2dyba",
          *               "quantity": 1,
          *               "tax_rates": [],
          *               "amount_atom": 500,
@@ -26057,11 +26378,11 @@ export type components = {
          *           "number": "EXAMPL-0002",
          *           "object": "invoice",
          *           "status": "open",
-         *           "created": "2026-11-29T12:16:12.788Z",
+         *           "created": "2026-11-29T14:48:24.411Z",
          *           "paid_at": null,
-         *           "updated": "2026-11-29T12:16:12.798Z",
+         *           "updated": "2026-11-29T14:48:24.432Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h2eezw7zvvnq1dqa5tk66dk672g",
+         *           "customer": "cus_prod_06h2fhtdp2ffx9hpgwxtvq60ess1y",
          *           "discount": null,
          *           "due_date": null,
          *           "livemode": false,
@@ -26069,11 +26390,11 @@ export type components = {
          *           "tax_atom": 0,
          *           "voided_at": null,
          *           "overdue_at": null,
-         *           "pdf_sha256": "ea87045f376ea38b66856f990864cfa608a7715f6e71072078f9390c04a997d3",
+         *           "pdf_sha256": "35b31c9a6d4751a2922b2894cc7df4a4b08e57af880c577eed19b04120241998",
          *           "description": null,
-         *           "invoice_pdf": "http://127.0.0.1:35215/api/invoices/in_prod_06h2eezxyhvm4jsqs2s863377fcqe/pdf",
+         *           "invoice_pdf": "http://127.0.0.1:38991/api/invoices/in_prod_06h2fhtmbc0f3dh0nacbgtyaj3m08/pdf",
          *           "total_taxes": [],
-         *           "finalized_at": "2026-11-29T12:16:12.798Z",
+         *           "finalized_at": "2026-11-29T14:48:24.432Z",
          *           "subscription": null,
          *           "attempt_count": 0,
          *           "customer_name": "Jenny Rosen",
@@ -26081,18 +26402,20 @@ export type components = {
          *           "subtotal_atom": 500,
          *           "customer_email": "jenny@example.com",
          *           "days_until_due": null,
-         *           "payment_intent": "pi_prod_06h2eezy25qqsmm549919t53nc7t6",
+         *           "payment_intent": "pi_prod_06h2fhtmqne4pbvdkhhec8zjw0bj8",
          *           "reverse_charge": false,
+         *           "credits_applied": [],
          *           "due_amount_atom": 500,
          *           "paid_pdf_sha256": null,
          *           "paid_amount_atom": 0,
          *           "collection_method": "charge_automatically",
          *           "total_amount_atom": 500,
-         *           "hosted_invoice_url": "http://127.0.0.1:35215/invoice/Ljn9VrXHuOkdpGUGSOIIsvruShE0bJygbQP0H5VV9v8",
+         *           "hosted_invoice_url": "http://127.0.0.1:38991/invoice/c6LHDGciR7cwSoRC9dsoNFfURsyKrvdadNsLAt1BY5Q",
          *           "ending_balance_atom": 0,
          *           "next_payment_attempt": null,
          *           "starting_balance_atom": 0,
          *           "marked_uncollectible_at": null,
+         *           "total_credits_applied_atom": 0,
          *           "pre_payment_credit_notes_amount_atom": 0,
          *           "post_payment_credit_notes_amount_atom": 0
          *         }
@@ -26128,19 +26451,19 @@ export type components = {
         /**
          * @description The webhook body of `invoice.payment_action_required`.
          * @example {
-         *       "id": "evt_prod_06h2eezyaj4n1jqggqhgj0m5hhc3g",
+         *       "id": "evt_prod_06h2fhtnmy9rg60d5hkmf43wp7h6e",
          *       "object": "event",
          *       "type": "invoice.payment_action_required",
          *       "sequence": 3,
-         *       "created": 1795954572,
+         *       "created": 1795963704,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "in_prod_06h2eezy4xk2ts9xjgmp9xbmahmhp",
+         *           "id": "in_prod_06h2fhtn3bqn4afm5y74y0v812mk6",
          *           "lines": [
          *             {
-         *               "id": "il_prod_06h2eezy5282wtnsxsn47yzamass6",
-         *               "price": "price_prod_06h2eezv7rtav2dxa0stegs4yywv2",
+         *               "id": "il_prod_06h2fhtn3fkb8dnb54p859mz1nxkj",
+         *               "price": "price_prod_06h2fhtb4kxhs6e2tw20dypd2dyba",
          *               "quantity": 1,
          *               "tax_rates": [],
          *               "amount_atom": 500,
@@ -26153,11 +26476,11 @@ export type components = {
          *           "number": "EXAMPL-0003",
          *           "object": "invoice",
          *           "status": "open",
-         *           "created": "2026-11-29T12:16:12.839Z",
+         *           "created": "2026-11-29T14:48:24.602Z",
          *           "paid_at": null,
-         *           "updated": "2026-11-29T12:16:12.851Z",
+         *           "updated": "2026-11-29T14:48:24.639Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h2eezw7zvvnq1dqa5tk66dk672g",
+         *           "customer": "cus_prod_06h2fhtdp2ffx9hpgwxtvq60ess1y",
          *           "discount": null,
          *           "due_date": null,
          *           "livemode": false,
@@ -26165,11 +26488,11 @@ export type components = {
          *           "tax_atom": 0,
          *           "voided_at": null,
          *           "overdue_at": null,
-         *           "pdf_sha256": "d95f990d3501dfe9f98b9a5bc2402bf5c41c96aebf20da238ee8f58f920760ec",
+         *           "pdf_sha256": "4f0c05465c5777e6a6a19c32f1a7d45f2652e298e72fa5e978f8e208e1975498",
          *           "description": null,
-         *           "invoice_pdf": "http://127.0.0.1:35215/api/invoices/in_prod_06h2eezy4xk2ts9xjgmp9xbmahmhp/pdf",
+         *           "invoice_pdf": "http://127.0.0.1:38991/api/invoices/in_prod_06h2fhtn3bqn4afm5y74y0v812mk6/pdf",
          *           "total_taxes": [],
-         *           "finalized_at": "2026-11-29T12:16:12.851Z",
+         *           "finalized_at": "2026-11-29T14:48:24.639Z",
          *           "subscription": null,
          *           "attempt_count": 0,
          *           "customer_name": "Jenny Rosen",
@@ -26177,18 +26500,20 @@ export type components = {
          *           "subtotal_atom": 500,
          *           "customer_email": "jenny@example.com",
          *           "days_until_due": null,
-         *           "payment_intent": "pi_prod_06h2eezy9c7svveczw51btp4q9h72",
+         *           "payment_intent": "pi_prod_06h2fhtnkt7hy5g31j7hzfxq8w8f4",
          *           "reverse_charge": false,
+         *           "credits_applied": [],
          *           "due_amount_atom": 500,
          *           "paid_pdf_sha256": null,
          *           "paid_amount_atom": 0,
          *           "collection_method": "charge_automatically",
          *           "total_amount_atom": 500,
-         *           "hosted_invoice_url": "http://127.0.0.1:35215/invoice/8KkVxqMPWy83qMnpSoeQStmsg5HacNmKGXZakqTX-Q8",
+         *           "hosted_invoice_url": "http://127.0.0.1:38991/invoice/iMGAgRf6P5vUT9k6477TASixOcObSvlzOm22VK8HS9s",
          *           "ending_balance_atom": 0,
          *           "next_payment_attempt": null,
          *           "starting_balance_atom": 0,
          *           "marked_uncollectible_at": null,
+         *           "total_credits_applied_atom": 0,
          *           "pre_payment_credit_notes_amount_atom": 0,
          *           "post_payment_credit_notes_amount_atom": 0
          *         }
@@ -26224,19 +26549,19 @@ export type components = {
         /**
          * @description The webhook body of `invoice.overdue`.
          * @example {
-         *       "id": "evt_prod_06h2ef01eprgs3cf6amad24da77aw",
+         *       "id": "evt_prod_06h2fhv3c3r04qkj8apgna4fac5tm",
          *       "object": "event",
          *       "type": "invoice.overdue",
          *       "sequence": 3,
-         *       "created": 1796040973,
+         *       "created": 1796050105,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "in_prod_06h2eezzcra0bhxy1kkf5sfqe6xqj",
+         *           "id": "in_prod_06h2fhts4ac8nvbwq18kd8yqb584j",
          *           "lines": [
          *             {
-         *               "id": "il_prod_06h2eezzcra0bhxy1kkf5sfqe6xqm",
-         *               "price": "price_prod_06h2eezv7rtav2dxa0stegs4yywv2",
+         *               "id": "il_prod_06h2fhts4jy6fn4ag7jnhry1gn1fr",
+         *               "price": "price_prod_06h2fhtb4kxhs6e2tw20dypd2dyba",
          *               "quantity": 1,
          *               "tax_rates": [],
          *               "amount_atom": 500,
@@ -26249,23 +26574,23 @@ export type components = {
          *           "number": "EXAMPL-0007",
          *           "object": "invoice",
          *           "status": "open",
-         *           "created": "2026-11-29T12:16:13.158Z",
+         *           "created": "2026-11-29T14:48:25.634Z",
          *           "paid_at": null,
-         *           "updated": "2026-11-30T12:16:13.144Z",
+         *           "updated": "2026-11-30T14:48:25.606Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h2eezw7zvvnq1dqa5tk66dk672g",
+         *           "customer": "cus_prod_06h2fhtdp2ffx9hpgwxtvq60ess1y",
          *           "discount": null,
-         *           "due_date": "2026-11-30T12:16:13.144Z",
+         *           "due_date": "2026-11-30T14:48:25.606Z",
          *           "livemode": false,
          *           "metadata": {},
          *           "tax_atom": 0,
          *           "voided_at": null,
-         *           "overdue_at": "2026-11-30T12:16:13.144Z",
-         *           "pdf_sha256": "36d34ce922a50537cf3e5c313e6eeaa123daa2cb49d91a81e4c59d1ae4a5f687",
+         *           "overdue_at": "2026-11-30T14:48:25.606Z",
+         *           "pdf_sha256": "85ef8c4b8b8a1b036b97779f3b9d48fbced59ef570f2e24386abc1b6da50a6c8",
          *           "description": null,
-         *           "invoice_pdf": "http://127.0.0.1:35215/api/invoices/in_prod_06h2eezzcra0bhxy1kkf5sfqe6xqj/pdf",
+         *           "invoice_pdf": "http://127.0.0.1:38991/api/invoices/in_prod_06h2fhts4ac8nvbwq18kd8yqb584j/pdf",
          *           "total_taxes": [],
-         *           "finalized_at": "2026-11-29T12:16:13.168Z",
+         *           "finalized_at": "2026-11-29T14:48:25.685Z",
          *           "subscription": null,
          *           "attempt_count": 0,
          *           "customer_name": "Jenny Rosen",
@@ -26275,21 +26600,23 @@ export type components = {
          *           "days_until_due": null,
          *           "payment_intent": null,
          *           "reverse_charge": false,
+         *           "credits_applied": [],
          *           "due_amount_atom": 500,
          *           "paid_pdf_sha256": null,
          *           "paid_amount_atom": 0,
          *           "collection_method": "charge_automatically",
          *           "total_amount_atom": 500,
-         *           "hosted_invoice_url": "http://127.0.0.1:35215/invoice/wMMo04fFTKfacNF66kt3HuxcwchocUs7tumUP5sJhls",
+         *           "hosted_invoice_url": "http://127.0.0.1:38991/invoice/7IAPcxGoYAGsguWmDGK43kW9e4gSnnua97HU28k8qVM",
          *           "ending_balance_atom": 0,
          *           "next_payment_attempt": null,
          *           "starting_balance_atom": 0,
          *           "marked_uncollectible_at": null,
+         *           "total_credits_applied_atom": 0,
          *           "pre_payment_credit_notes_amount_atom": 0,
          *           "post_payment_credit_notes_amount_atom": 0
          *         },
          *         "previous_attributes": {
-         *           "updated": "2026-11-29T12:16:13.168Z",
+         *           "updated": "2026-11-29T14:48:25.685Z",
          *           "overdue_at": null
          *         }
          *       }
@@ -26324,19 +26651,19 @@ export type components = {
         /**
          * @description The webhook body of `invoice.voided`.
          * @example {
-         *       "id": "evt_prod_06h2eezyhnces8wg4nw1a689kmgg2",
+         *       "id": "evt_prod_06h2fhtp98587bj4557zr8a1dm92w",
          *       "object": "event",
          *       "type": "invoice.voided",
          *       "sequence": 3,
-         *       "created": 1795954572,
+         *       "created": 1795963704,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "in_prod_06h2eezyd99m5s5mpbs7499g26pn4",
+         *           "id": "in_prod_06h2fhtntpr90my88te9kamgty7ba",
          *           "lines": [
          *             {
-         *               "id": "il_prod_06h2eezydfrtnhxrf2r5jntfev9w2",
-         *               "price": "price_prod_06h2eezv7rtav2dxa0stegs4yywv2",
+         *               "id": "il_prod_06h2fhtntryarzdbqb757m9d11skp",
+         *               "price": "price_prod_06h2fhtb4kxhs6e2tw20dypd2dyba",
          *               "quantity": 1,
          *               "tax_rates": [],
          *               "amount_atom": 500,
@@ -26349,23 +26676,23 @@ export type components = {
          *           "number": "EXAMPL-0004",
          *           "object": "invoice",
          *           "status": "void",
-         *           "created": "2026-11-29T12:16:12.906Z",
+         *           "created": "2026-11-29T14:48:24.789Z",
          *           "paid_at": null,
-         *           "updated": "2026-11-29T12:16:12.940Z",
+         *           "updated": "2026-11-29T14:48:24.904Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h2eezw7zvvnq1dqa5tk66dk672g",
+         *           "customer": "cus_prod_06h2fhtdp2ffx9hpgwxtvq60ess1y",
          *           "discount": null,
          *           "due_date": null,
          *           "livemode": false,
          *           "metadata": {},
          *           "tax_atom": 0,
-         *           "voided_at": "2026-11-29T12:16:12.940Z",
+         *           "voided_at": "2026-11-29T14:48:24.904Z",
          *           "overdue_at": null,
-         *           "pdf_sha256": "f9fa3e44f1d161cd716b49c54da8e703f32b315793f3eff060dc240340778bcf",
+         *           "pdf_sha256": "32e206f654bbfab6a74b67f2c2ed4b7e99e3172de2a0d61b9989bc17b2d6d5fd",
          *           "description": null,
-         *           "invoice_pdf": "http://127.0.0.1:35215/api/invoices/in_prod_06h2eezyd99m5s5mpbs7499g26pn4/pdf",
+         *           "invoice_pdf": "http://127.0.0.1:38991/api/invoices/in_prod_06h2fhtntpr90my88te9kamgty7ba/pdf",
          *           "total_taxes": [],
-         *           "finalized_at": "2026-11-29T12:16:12.922Z",
+         *           "finalized_at": "2026-11-29T14:48:24.836Z",
          *           "subscription": null,
          *           "attempt_count": 0,
          *           "customer_name": "Jenny Rosen",
@@ -26375,22 +26702,24 @@ export type components = {
          *           "days_until_due": null,
          *           "payment_intent": null,
          *           "reverse_charge": false,
+         *           "credits_applied": [],
          *           "due_amount_atom": 500,
          *           "paid_pdf_sha256": null,
          *           "paid_amount_atom": 0,
          *           "collection_method": "charge_automatically",
          *           "total_amount_atom": 500,
-         *           "hosted_invoice_url": "http://127.0.0.1:35215/invoice/lC2YyYfVojoAvOL2EzW5P91N14fGogjN130GQRkaPlY",
+         *           "hosted_invoice_url": "http://127.0.0.1:38991/invoice/-lG1b4NMk535jxQI1m4kW6XFyegIqhpmT9hlIj-PD0U",
          *           "ending_balance_atom": 0,
          *           "next_payment_attempt": null,
          *           "starting_balance_atom": 0,
          *           "marked_uncollectible_at": null,
+         *           "total_credits_applied_atom": 0,
          *           "pre_payment_credit_notes_amount_atom": 0,
          *           "post_payment_credit_notes_amount_atom": 0
          *         },
          *         "previous_attributes": {
          *           "status": "open",
-         *           "updated": "2026-11-29T12:16:12.922Z",
+         *           "updated": "2026-11-29T14:48:24.836Z",
          *           "voided_at": null
          *         }
          *       }
@@ -26425,19 +26754,19 @@ export type components = {
         /**
          * @description The webhook body of `invoice.marked_uncollectible`.
          * @example {
-         *       "id": "evt_prod_06h2eezyr36bvwgvqak65ymmwa5et",
+         *       "id": "evt_prod_06h2fhtpvsf4yhex0yqxsh9zh7r4t",
          *       "object": "event",
          *       "type": "invoice.marked_uncollectible",
          *       "sequence": 3,
-         *       "created": 1795954572,
+         *       "created": 1795963705,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "in_prod_06h2eezymcrrzz4dbps7n91san5qe",
+         *           "id": "in_prod_06h2fhtpe14mwr2b45gkjw4hxbrw8",
          *           "lines": [
          *             {
-         *               "id": "il_prod_06h2eezymcrrzz4dbps7n91san5qg",
-         *               "price": "price_prod_06h2eezv7rtav2dxa0stegs4yywv2",
+         *               "id": "il_prod_06h2fhtpe14mwr2b45gkjw4hxbrwa",
+         *               "price": "price_prod_06h2fhtb4kxhs6e2tw20dypd2dyba",
          *               "quantity": 1,
          *               "tax_rates": [],
          *               "amount_atom": 500,
@@ -26450,11 +26779,11 @@ export type components = {
          *           "number": "EXAMPL-0005",
          *           "object": "invoice",
          *           "status": "uncollectible",
-         *           "created": "2026-11-29T12:16:12.963Z",
+         *           "created": "2026-11-29T14:48:24.944Z",
          *           "paid_at": null,
-         *           "updated": "2026-11-29T12:16:12.992Z",
+         *           "updated": "2026-11-29T14:48:25.052Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h2eezw7zvvnq1dqa5tk66dk672g",
+         *           "customer": "cus_prod_06h2fhtdp2ffx9hpgwxtvq60ess1y",
          *           "discount": null,
          *           "due_date": null,
          *           "livemode": false,
@@ -26462,11 +26791,11 @@ export type components = {
          *           "tax_atom": 0,
          *           "voided_at": null,
          *           "overdue_at": null,
-         *           "pdf_sha256": "15c9812b331374129b7e5986d646a0ee272ea2c5d35a4d654f3a15cb4e7281b1",
+         *           "pdf_sha256": "f96c58765add52082bee70a2b0dbb507603584cd24552a92cbcb6ca4834b701f",
          *           "description": null,
-         *           "invoice_pdf": "http://127.0.0.1:35215/api/invoices/in_prod_06h2eezymcrrzz4dbps7n91san5qe/pdf",
+         *           "invoice_pdf": "http://127.0.0.1:38991/api/invoices/in_prod_06h2fhtpe14mwr2b45gkjw4hxbrw8/pdf",
          *           "total_taxes": [],
-         *           "finalized_at": "2026-11-29T12:16:12.973Z",
+         *           "finalized_at": "2026-11-29T14:48:24.976Z",
          *           "subscription": null,
          *           "attempt_count": 0,
          *           "customer_name": "Jenny Rosen",
@@ -26476,22 +26805,24 @@ export type components = {
          *           "days_until_due": null,
          *           "payment_intent": null,
          *           "reverse_charge": false,
+         *           "credits_applied": [],
          *           "due_amount_atom": 500,
          *           "paid_pdf_sha256": null,
          *           "paid_amount_atom": 0,
          *           "collection_method": "charge_automatically",
          *           "total_amount_atom": 500,
-         *           "hosted_invoice_url": "http://127.0.0.1:35215/invoice/r5yPJQ_h5f-TGrExlxO9U3krJXgPlarrDpBcJ4ies3k",
+         *           "hosted_invoice_url": "http://127.0.0.1:38991/invoice/WTwzhpHKV990rvrvbGTb08dw0S7E9btGSbyQs7Bhmag",
          *           "ending_balance_atom": 0,
          *           "next_payment_attempt": null,
          *           "starting_balance_atom": 0,
-         *           "marked_uncollectible_at": "2026-11-29T12:16:12.992Z",
+         *           "marked_uncollectible_at": "2026-11-29T14:48:25.052Z",
+         *           "total_credits_applied_atom": 0,
          *           "pre_payment_credit_notes_amount_atom": 0,
          *           "post_payment_credit_notes_amount_atom": 0
          *         },
          *         "previous_attributes": {
          *           "status": "open",
-         *           "updated": "2026-11-29T12:16:12.973Z",
+         *           "updated": "2026-11-29T14:48:24.976Z",
          *           "marked_uncollectible_at": null
          *         }
          *       }
@@ -26526,19 +26857,19 @@ export type components = {
         /**
          * @description The webhook body of `invoice.refunded`.
          * @example {
-         *       "id": "evt_prod_06h2eezxxnd8bjhms0k599dzq14g6",
+         *       "id": "evt_prod_06h2fhtm8zs672yfm5h3mxsa0b8cm",
          *       "object": "event",
          *       "type": "invoice.refunded",
          *       "sequence": 5,
-         *       "created": 1795954572,
+         *       "created": 1795963704,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "in_prod_06h2eezxbqe0btqpkwnrwrc6h5szj",
+         *           "id": "in_prod_06h2fhthy0wvceqb6jmd4yrt0rn1c",
          *           "lines": [
          *             {
-         *               "id": "il_prod_06h2eezxbt4sc3hf0m52wz9hepkm6",
-         *               "price": "price_prod_06h2eezv7rtav2dxa0stegs4yywv2",
+         *               "id": "il_prod_06h2fhthy75eb14b3cp5tendyczcr",
+         *               "price": "price_prod_06h2fhtb4kxhs6e2tw20dypd2dyba",
          *               "quantity": 1,
          *               "tax_rates": [],
          *               "amount_atom": 500,
@@ -26551,11 +26882,11 @@ export type components = {
          *           "number": "EXAMPL-0001",
          *           "object": "invoice",
          *           "status": "paid",
-         *           "created": "2026-11-29T12:16:12.637Z",
-         *           "paid_at": "2026-11-29T12:16:12.721Z",
-         *           "updated": "2026-11-29T12:16:12.721Z",
+         *           "created": "2026-11-29T14:48:23.792Z",
+         *           "paid_at": "2026-11-29T14:48:24.161Z",
+         *           "updated": "2026-11-29T14:48:24.161Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h2eezw7zvvnq1dqa5tk66dk672g",
+         *           "customer": "cus_prod_06h2fhtdp2ffx9hpgwxtvq60ess1y",
          *           "discount": null,
          *           "due_date": null,
          *           "livemode": false,
@@ -26563,11 +26894,11 @@ export type components = {
          *           "tax_atom": 0,
          *           "voided_at": null,
          *           "overdue_at": null,
-         *           "pdf_sha256": "83c70836850812b1d1c5aa8eaa84acd0c1046db3ce6a66b7391aeb3e301e4f87",
+         *           "pdf_sha256": "28a67defc50892d8c7566cb8fdc22c01d216f534d4b2edd750b995d0455e53da",
          *           "description": null,
-         *           "invoice_pdf": "http://127.0.0.1:35215/api/invoices/in_prod_06h2eezxbqe0btqpkwnrwrc6h5szj/pdf",
+         *           "invoice_pdf": "http://127.0.0.1:38991/api/invoices/in_prod_06h2fhthy0wvceqb6jmd4yrt0rn1c/pdf",
          *           "total_taxes": [],
-         *           "finalized_at": "2026-11-29T12:16:12.663Z",
+         *           "finalized_at": "2026-11-29T14:48:23.911Z",
          *           "subscription": null,
          *           "attempt_count": 0,
          *           "customer_name": "Jenny Rosen",
@@ -26575,18 +26906,20 @@ export type components = {
          *           "subtotal_atom": 500,
          *           "customer_email": "jenny@example.com",
          *           "days_until_due": null,
-         *           "payment_intent": "pi_prod_06h2eezxn1fp1ajbb29vy48d6c9fp",
+         *           "payment_intent": "pi_prod_06h2fhtk6sjf2s284vhfbzxwp1n0a",
          *           "reverse_charge": false,
+         *           "credits_applied": [],
          *           "due_amount_atom": 0,
-         *           "paid_pdf_sha256": "48ff50987054be8f03036d459f036bbb34279d13616437183b0035a4c01fe513",
+         *           "paid_pdf_sha256": "ba3bad64b65453ac327ee253c0ba4a3b011e0328a9b9e704ef0b96041a9253b5",
          *           "paid_amount_atom": 500,
          *           "collection_method": "charge_automatically",
          *           "total_amount_atom": 500,
-         *           "hosted_invoice_url": "http://127.0.0.1:35215/invoice/sP57lL1BUgGf9kDxOJK1SGbdQ7pPkE8RCwj08_bqjQc",
+         *           "hosted_invoice_url": "http://127.0.0.1:38991/invoice/u3bzSDegtrwoFr1Ny081JR-ZsFJbyA52fZG0i7pXseU",
          *           "ending_balance_atom": 0,
          *           "next_payment_attempt": null,
          *           "starting_balance_atom": 0,
          *           "marked_uncollectible_at": null,
+         *           "total_credits_applied_atom": 0,
          *           "pre_payment_credit_notes_amount_atom": 0,
          *           "post_payment_credit_notes_amount_atom": 0
          *         }
@@ -26622,19 +26955,19 @@ export type components = {
         /**
          * @description The webhook body of `invoice.upcoming`.
          * @example {
-         *       "id": "evt_prod_06h2ef01parjnykbs3t8bmmc57yw0",
+         *       "id": "evt_prod_06h2fhv4mwnqn2q4n3zgpc3yvpdn2",
          *       "object": "event",
          *       "type": "invoice.upcoming",
          *       "sequence": 1,
-         *       "created": 1796300173,
+         *       "created": 1796309306,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "in_prod_06h2ef01n2bqb9q5wg44r2z0txp9j",
+         *           "id": "in_prod_06h2fhv4g2t8gaqtpqx71sjs47qpp",
          *           "lines": [
          *             {
-         *               "id": "il_prod_06h2ef01p5b9vgeb2r3xzjh25dedw",
-         *               "price": "price_prod_06h2eezv63pg213ca31042tj77f4t",
+         *               "id": "il_prod_06h2fhv4kga60x30k7rhgzgqsy1v4",
+         *               "price": "price_prod_06h2fhtazdan6g31r2fkqs5fczy44",
          *               "quantity": 1,
          *               "tax_rates": [],
          *               "amount_atom": 2000,
@@ -26647,11 +26980,11 @@ export type components = {
          *           "number": null,
          *           "object": "invoice",
          *           "status": "draft",
-         *           "created": "2026-12-06T12:16:13.378Z",
+         *           "created": "2026-12-06T14:48:26.884Z",
          *           "paid_at": null,
-         *           "updated": "2026-12-06T12:16:13.378Z",
+         *           "updated": "2026-12-06T14:48:26.884Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h2eezw7zvvnq1dqa5tk66dk672g",
+         *           "customer": "cus_prod_06h2fhtdp2ffx9hpgwxtvq60ess1y",
          *           "discount": null,
          *           "due_date": null,
          *           "livemode": false,
@@ -26660,11 +26993,11 @@ export type components = {
          *           "voided_at": null,
          *           "overdue_at": null,
          *           "pdf_sha256": null,
-         *           "description": "Subscription to Pro (Monthly), 6 Dec 2026 12:16:13 UTC – 6 Jan 2027 12:16:13 UTC",
+         *           "description": "Subscription to Pro (Monthly), 6 Dec 2026 14:48:26 UTC – 6 Jan 2027 14:48:26 UTC",
          *           "invoice_pdf": null,
          *           "total_taxes": [],
          *           "finalized_at": null,
-         *           "subscription": "sub_prod_06h2ef009f664jn4bnmxwwwr7xdea",
+         *           "subscription": "sub_prod_06h2fhty3e9h9fne5fvs77ydraavj",
          *           "attempt_count": 0,
          *           "customer_name": null,
          *           "discount_atom": 0,
@@ -26673,6 +27006,7 @@ export type components = {
          *           "days_until_due": null,
          *           "payment_intent": null,
          *           "reverse_charge": false,
+         *           "credits_applied": [],
          *           "due_amount_atom": 2000,
          *           "paid_pdf_sha256": null,
          *           "paid_amount_atom": 0,
@@ -26680,9 +27014,10 @@ export type components = {
          *           "total_amount_atom": 2000,
          *           "hosted_invoice_url": null,
          *           "ending_balance_atom": 0,
-         *           "next_payment_attempt": "2026-12-06T12:16:13.378Z",
+         *           "next_payment_attempt": "2026-12-06T14:48:26.884Z",
          *           "starting_balance_atom": 0,
          *           "marked_uncollectible_at": null,
+         *           "total_credits_applied_atom": 0,
          *           "pre_payment_credit_notes_amount_atom": 0,
          *           "post_payment_credit_notes_amount_atom": 0
          *         }
@@ -26718,22 +27053,22 @@ export type components = {
         /**
          * @description The webhook body of `customer.created`.
          * @example {
-         *       "id": "evt_prod_06h2eezw8p72aszmx5575bzs2a7a0",
+         *       "id": "evt_prod_06h2fhtdpefd65hbkbjn5na6ng2gg",
          *       "object": "event",
          *       "type": "customer.created",
          *       "sequence": 1,
-         *       "created": 1795954572,
+         *       "created": 1795963702,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "cus_prod_06h2eezw7zvvnq1dqa5tk66dk672g",
+         *           "id": "cus_prod_06h2fhtdp2ffx9hpgwxtvq60ess1y",
          *           "name": "Jenny",
          *           "email": "jenny@example.com",
          *           "object": "customer",
          *           "address": null,
-         *           "created": "2026-11-29T12:16:12.350Z",
+         *           "created": "2026-11-29T14:48:22.704Z",
          *           "tax_ids": [],
-         *           "updated": "2026-11-29T12:16:12.350Z",
+         *           "updated": "2026-11-29T14:48:22.704Z",
          *           "balances": {},
          *           "livemode": false,
          *           "metadata": {},
@@ -26816,22 +27151,22 @@ export type components = {
         /**
          * @description The webhook body of `customer.updated`.
          * @example {
-         *       "id": "evt_prod_06h2eezwbqdwg5q10g86b845kv9d6",
+         *       "id": "evt_prod_06h2fhtdvzg8efq9cs76hzs8x7ty0",
          *       "object": "event",
          *       "type": "customer.updated",
          *       "sequence": 2,
-         *       "created": 1795954572,
+         *       "created": 1795963702,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "cus_prod_06h2eezw7zvvnq1dqa5tk66dk672g",
+         *           "id": "cus_prod_06h2fhtdp2ffx9hpgwxtvq60ess1y",
          *           "name": "Jenny Rosen",
          *           "email": "jenny@example.com",
          *           "object": "customer",
          *           "address": null,
-         *           "created": "2026-11-29T12:16:12.350Z",
+         *           "created": "2026-11-29T14:48:22.704Z",
          *           "tax_ids": [],
-         *           "updated": "2026-11-29T12:16:12.379Z",
+         *           "updated": "2026-11-29T14:48:22.746Z",
          *           "balances": {},
          *           "livemode": false,
          *           "metadata": {},
@@ -26842,7 +27177,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "name": "Jenny",
-         *           "updated": "2026-11-29T12:16:12.350Z"
+         *           "updated": "2026-11-29T14:48:22.704Z"
          *         }
          *       }
          *     }
@@ -26876,23 +27211,23 @@ export type components = {
         /**
          * @description The webhook body of `customer.deleted`.
          * @example {
-         *       "id": "evt_prod_06h2eezwedyj5815te8h17deg9r4w",
+         *       "id": "evt_prod_06h2fhte5qjc0p613039m33t7qzpg",
          *       "object": "event",
          *       "type": "customer.deleted",
          *       "sequence": 2,
-         *       "created": 1795954572,
+         *       "created": 1795963702,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "cus_prod_06h2eezwd7q4096y19wmwm9bskrn0",
+         *           "id": "cus_prod_06h2fhte29fq8ay675y2nqsemenj8",
          *           "name": null,
          *           "email": "leaving@example.com",
          *           "object": "customer",
          *           "address": null,
-         *           "created": "2026-11-29T12:16:12.393Z",
+         *           "created": "2026-11-29T14:48:22.802Z",
          *           "deleted": true,
          *           "tax_ids": [],
-         *           "updated": "2026-11-29T12:16:12.402Z",
+         *           "updated": "2026-11-29T14:48:22.824Z",
          *           "balances": {},
          *           "livemode": false,
          *           "metadata": {},
@@ -26902,7 +27237,7 @@ export type components = {
          *           "preferred_locale": null
          *         },
          *         "previous_attributes": {
-         *           "updated": "2026-11-29T12:16:12.393Z",
+         *           "updated": "2026-11-29T14:48:22.802Z",
          *           "deleted": null
          *         }
          *       }
@@ -26980,24 +27315,24 @@ export type components = {
         /**
          * @description The webhook body of `customer.discount.created`.
          * @example {
-         *       "id": "evt_prod_06h2eezwg3qk7p52x2pr20fhqkm0a",
+         *       "id": "evt_prod_06h2fhte9tgaj8jx7z7exkf7h76g8",
          *       "object": "event",
          *       "type": "customer.discount.created",
          *       "sequence": 1,
-         *       "created": 1795954572,
+         *       "created": 1795963702,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "di_prod_06h2eezwfwgdsq1a4d7asq2cqw8ry",
+         *           "id": "di_prod_06h2fhte9jh3jxvd0pns7a2tdsns6",
          *           "end": null,
-         *           "start": "2026-11-29T12:16:12.413Z",
+         *           "start": "2026-11-29T14:48:22.856Z",
          *           "coupon": {
-         *             "id": "cpn_prod_06h2eezvemp6q8x458zmfnhrrfady",
+         *             "id": "cpn_prod_06h2fhtbmcfrb1je2bre88kqn5etw",
          *             "name": "Ten percent",
          *             "valid": true,
          *             "object": "coupon",
-         *             "created": "2026-11-29T12:16:12.149Z",
-         *             "updated": "2026-11-29T12:16:12.413Z",
+         *             "created": "2026-11-29T14:48:22.179Z",
+         *             "updated": "2026-11-29T14:48:22.856Z",
          *             "currency": null,
          *             "duration": "forever",
          *             "livemode": false,
@@ -27010,7 +27345,7 @@ export type components = {
          *             "duration_in_months": null
          *           },
          *           "object": "discount",
-         *           "customer": "cus_prod_06h2eezw7zvvnq1dqa5tk66dk672g",
+         *           "customer": "cus_prod_06h2fhtdp2ffx9hpgwxtvq60ess1y",
          *           "livemode": false
          *         }
          *       }
@@ -27063,24 +27398,24 @@ export type components = {
         /**
          * @description The webhook body of `customer.discount.updated`.
          * @example {
-         *       "id": "evt_prod_06h2eezwhyfsdtkyn351vqgr9ft4y",
+         *       "id": "evt_prod_06h2fhtehyn5wbm7rsbr5ztz3wx54",
          *       "object": "event",
          *       "type": "customer.discount.updated",
          *       "sequence": 2,
-         *       "created": 1795954572,
+         *       "created": 1795963702,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "di_prod_06h2eezwfwgdsq1a4d7asq2cqw8ry",
+         *           "id": "di_prod_06h2fhte9jh3jxvd0pns7a2tdsns6",
          *           "end": null,
-         *           "start": "2026-11-29T12:16:12.429Z",
+         *           "start": "2026-11-29T14:48:22.903Z",
          *           "coupon": {
-         *             "id": "cpn_prod_06h2eezvgab8xk4vc06czpq9awyxc",
+         *             "id": "cpn_prod_06h2fhtbqk4pb1j6mjz4zkx3ma69r",
          *             "name": null,
          *             "valid": true,
          *             "object": "coupon",
-         *             "created": "2026-11-29T12:16:12.162Z",
-         *             "updated": "2026-11-29T12:16:12.429Z",
+         *             "created": "2026-11-29T14:48:22.204Z",
+         *             "updated": "2026-11-29T14:48:22.903Z",
          *             "currency": "usd",
          *             "duration": "once",
          *             "livemode": false,
@@ -27093,18 +27428,18 @@ export type components = {
          *             "duration_in_months": null
          *           },
          *           "object": "discount",
-         *           "customer": "cus_prod_06h2eezw7zvvnq1dqa5tk66dk672g",
+         *           "customer": "cus_prod_06h2fhtdp2ffx9hpgwxtvq60ess1y",
          *           "livemode": false
          *         },
          *         "previous_attributes": {
-         *           "start": "2026-11-29T12:16:12.413Z",
+         *           "start": "2026-11-29T14:48:22.856Z",
          *           "coupon": {
-         *             "id": "cpn_prod_06h2eezvemp6q8x458zmfnhrrfady",
+         *             "id": "cpn_prod_06h2fhtbmcfrb1je2bre88kqn5etw",
          *             "name": "Ten percent",
          *             "valid": true,
          *             "object": "coupon",
-         *             "created": "2026-11-29T12:16:12.149Z",
-         *             "updated": "2026-11-29T12:16:12.413Z",
+         *             "created": "2026-11-29T14:48:22.179Z",
+         *             "updated": "2026-11-29T14:48:22.856Z",
          *             "currency": null,
          *             "duration": "forever",
          *             "livemode": false,
@@ -27149,24 +27484,24 @@ export type components = {
         /**
          * @description The webhook body of `customer.discount.deleted`.
          * @example {
-         *       "id": "evt_prod_06h2eezwk1dvz89vtxkwzdd8cdhxt",
+         *       "id": "evt_prod_06h2fhtep73dx43dmqv7d234qawpj",
          *       "object": "event",
          *       "type": "customer.discount.deleted",
          *       "sequence": 3,
-         *       "created": 1795954572,
+         *       "created": 1795963702,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "di_prod_06h2eezwfwgdsq1a4d7asq2cqw8ry",
+         *           "id": "di_prod_06h2fhte9jh3jxvd0pns7a2tdsns6",
          *           "end": null,
-         *           "start": "2026-11-29T12:16:12.429Z",
+         *           "start": "2026-11-29T14:48:22.903Z",
          *           "coupon": {
-         *             "id": "cpn_prod_06h2eezvgab8xk4vc06czpq9awyxc",
+         *             "id": "cpn_prod_06h2fhtbqk4pb1j6mjz4zkx3ma69r",
          *             "name": null,
          *             "valid": true,
          *             "object": "coupon",
-         *             "created": "2026-11-29T12:16:12.162Z",
-         *             "updated": "2026-11-29T12:16:12.429Z",
+         *             "created": "2026-11-29T14:48:22.204Z",
+         *             "updated": "2026-11-29T14:48:22.903Z",
          *             "currency": "usd",
          *             "duration": "once",
          *             "livemode": false,
@@ -27180,7 +27515,7 @@ export type components = {
          *           },
          *           "object": "discount",
          *           "deleted": true,
-         *           "customer": "cus_prod_06h2eezw7zvvnq1dqa5tk66dk672g",
+         *           "customer": "cus_prod_06h2fhtdp2ffx9hpgwxtvq60ess1y",
          *           "livemode": false
          *         },
          *         "previous_attributes": {
@@ -27237,20 +27572,20 @@ export type components = {
         /**
          * @description The webhook body of `coupon.created`.
          * @example {
-         *       "id": "evt_prod_06h2eezvey614s16qrk41strjwevj",
+         *       "id": "evt_prod_06h2fhtbmmkm40v95yx0dcrxa2r4r",
          *       "object": "event",
          *       "type": "coupon.created",
          *       "sequence": 1,
-         *       "created": 1795954572,
+         *       "created": 1795963702,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "cpn_prod_06h2eezvemp6q8x458zmfnhrrfady",
+         *           "id": "cpn_prod_06h2fhtbmcfrb1je2bre88kqn5etw",
          *           "name": null,
          *           "valid": true,
          *           "object": "coupon",
-         *           "created": "2026-11-29T12:16:12.149Z",
-         *           "updated": "2026-11-29T12:16:12.149Z",
+         *           "created": "2026-11-29T14:48:22.179Z",
+         *           "updated": "2026-11-29T14:48:22.179Z",
          *           "currency": null,
          *           "duration": "forever",
          *           "livemode": false,
@@ -27332,20 +27667,20 @@ export type components = {
         /**
          * @description The webhook body of `coupon.updated`.
          * @example {
-         *       "id": "evt_prod_06h2eezvj3enzpsn2gwee3arwkbsr",
+         *       "id": "evt_prod_06h2fhtbvcd461p7kyh413v3e9q82",
          *       "object": "event",
          *       "type": "coupon.updated",
          *       "sequence": 2,
-         *       "created": 1795954572,
+         *       "created": 1795963702,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "cpn_prod_06h2eezvemp6q8x458zmfnhrrfady",
+         *           "id": "cpn_prod_06h2fhtbmcfrb1je2bre88kqn5etw",
          *           "name": "Ten percent",
          *           "valid": true,
          *           "object": "coupon",
-         *           "created": "2026-11-29T12:16:12.149Z",
-         *           "updated": "2026-11-29T12:16:12.175Z",
+         *           "created": "2026-11-29T14:48:22.179Z",
+         *           "updated": "2026-11-29T14:48:22.229Z",
          *           "currency": null,
          *           "duration": "forever",
          *           "livemode": false,
@@ -27359,7 +27694,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "name": null,
-         *           "updated": "2026-11-29T12:16:12.149Z"
+         *           "updated": "2026-11-29T14:48:22.179Z"
          *         }
          *       }
          *     }
@@ -27393,21 +27728,21 @@ export type components = {
         /**
          * @description The webhook body of `coupon.deleted`.
          * @example {
-         *       "id": "evt_prod_06h2eezvmfh9t47jwnkmvgx7xwfx4",
+         *       "id": "evt_prod_06h2fhtc4mkw7tfrgk2826bbadkn8",
          *       "object": "event",
          *       "type": "coupon.deleted",
          *       "sequence": 2,
-         *       "created": 1795954572,
+         *       "created": 1795963702,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "cpn_prod_06h2eezvka1ar286nsfdbc9wse6nt",
+         *           "id": "cpn_prod_06h2fhtc01vg4s2kkk4c0hxjax3br",
          *           "name": null,
          *           "valid": false,
          *           "object": "coupon",
-         *           "created": "2026-11-29T12:16:12.186Z",
+         *           "created": "2026-11-29T14:48:22.272Z",
          *           "deleted": true,
-         *           "updated": "2026-11-29T12:16:12.194Z",
+         *           "updated": "2026-11-29T14:48:22.308Z",
          *           "currency": null,
          *           "duration": "forever",
          *           "livemode": false,
@@ -27421,7 +27756,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "valid": true,
-         *           "updated": "2026-11-29T12:16:12.186Z",
+         *           "updated": "2026-11-29T14:48:22.272Z",
          *           "deleted": null
          *         }
          *       }
@@ -27495,22 +27830,22 @@ export type components = {
         /**
          * @description The webhook body of `price.created`.
          * @example {
-         *       "id": "evt_prod_06h2eezv65vsdnbtrb2bjxgv289ne",
+         *       "id": "evt_prod_06h2fhtazt33dcwx4yjvqpgkvt29r",
          *       "object": "event",
          *       "type": "price.created",
          *       "sequence": 1,
-         *       "created": 1795954572,
+         *       "created": 1795963702,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "price_prod_06h2eezv63pg213ca31042tj77f4t",
+         *           "id": "price_prod_06h2fhtazdan6g31r2fkqs5fczy44",
          *           "type": "recurring",
          *           "tiers": null,
          *           "active": true,
          *           "object": "price",
-         *           "created": "2026-11-29T12:16:12.079Z",
-         *           "product": "prod_prod_06h2eezv1pvdm6v9tzenkvfz1yrsc",
-         *           "updated": "2026-11-29T12:16:12.079Z",
+         *           "created": "2026-11-29T14:48:22.011Z",
+         *           "product": "prod_prod_06h2fhtak4zzcgv3r53k9hmaayfqg",
+         *           "updated": "2026-11-29T14:48:22.011Z",
          *           "currency": "usd",
          *           "livemode": false,
          *           "metadata": {},
@@ -27604,22 +27939,22 @@ export type components = {
         /**
          * @description The webhook body of `price.updated`.
          * @example {
-         *       "id": "evt_prod_06h2eezv9fcyxzfw80dd0cv3e5278",
+         *       "id": "evt_prod_06h2fhtb8rkeadr71fqk1z5k2h2ca",
          *       "object": "event",
          *       "type": "price.updated",
          *       "sequence": 2,
-         *       "created": 1795954572,
+         *       "created": 1795963702,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "price_prod_06h2eezv63pg213ca31042tj77f4t",
+         *           "id": "price_prod_06h2fhtazdan6g31r2fkqs5fczy44",
          *           "type": "recurring",
          *           "tiers": null,
          *           "active": true,
          *           "object": "price",
-         *           "created": "2026-11-29T12:16:12.079Z",
-         *           "product": "prod_prod_06h2eezv1pvdm6v9tzenkvfz1yrsc",
-         *           "updated": "2026-11-29T12:16:12.106Z",
+         *           "created": "2026-11-29T14:48:22.011Z",
+         *           "product": "prod_prod_06h2fhtak4zzcgv3r53k9hmaayfqg",
+         *           "updated": "2026-11-29T14:48:22.084Z",
          *           "currency": "usd",
          *           "livemode": false,
          *           "metadata": {},
@@ -27635,7 +27970,7 @@ export type components = {
          *           "unit_amount_atom": 2000
          *         },
          *         "previous_attributes": {
-         *           "updated": "2026-11-29T12:16:12.079Z",
+         *           "updated": "2026-11-29T14:48:22.011Z",
          *           "nickname": null
          *         }
          *       }
@@ -27670,23 +28005,23 @@ export type components = {
         /**
          * @description The webhook body of `price.deleted`.
          * @example {
-         *       "id": "evt_prod_06h2eezvcf0cczdx469614m8tna8r",
+         *       "id": "evt_prod_06h2fhtbeb93tn23nyerrwbvbcq9j",
          *       "object": "event",
          *       "type": "price.deleted",
          *       "sequence": 2,
-         *       "created": 1795954572,
+         *       "created": 1795963702,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "price_prod_06h2eezvb5m42y2jncsypbapgqzer",
+         *           "id": "price_prod_06h2fhtbbpey7ctynzwasm8cgmfht",
          *           "type": "one_time",
          *           "tiers": null,
          *           "active": true,
          *           "object": "price",
-         *           "created": "2026-11-29T12:16:12.121Z",
+         *           "created": "2026-11-29T14:48:22.109Z",
          *           "deleted": true,
-         *           "product": "prod_prod_06h2eezv4ndbvpchpap7t6ec6jz26",
-         *           "updated": "2026-11-29T12:16:12.130Z",
+         *           "product": "prod_prod_06h2fhtarw9mczpcecserjn8qgpc0",
+         *           "updated": "2026-11-29T14:48:22.126Z",
          *           "currency": "usd",
          *           "livemode": false,
          *           "metadata": {},
@@ -27697,7 +28032,7 @@ export type components = {
          *           "unit_amount_atom": 100
          *         },
          *         "previous_attributes": {
-         *           "updated": "2026-11-29T12:16:12.121Z",
+         *           "updated": "2026-11-29T14:48:22.109Z",
          *           "deleted": null
          *         }
          *       }
@@ -27780,20 +28115,20 @@ export type components = {
         /**
          * @description The webhook body of `product.created`.
          * @example {
-         *       "id": "evt_prod_06h2eezv1wt385nt04vfegspsw294",
+         *       "id": "evt_prod_06h2fhtakke4rchm17vqr8hc8x45m",
          *       "object": "event",
          *       "type": "product.created",
          *       "sequence": 1,
-         *       "created": 1795954572,
+         *       "created": 1795963701,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "prod_prod_06h2eezv1pvdm6v9tzenkvfz1yrsc",
+         *           "id": "prod_prod_06h2fhtak4zzcgv3r53k9hmaayfqg",
          *           "name": "Pro",
          *           "active": true,
          *           "object": "product",
-         *           "created": "2026-11-29T12:16:12.045Z",
-         *           "updated": "2026-11-29T12:16:12.045Z",
+         *           "created": "2026-11-29T14:48:21.913Z",
+         *           "updated": "2026-11-29T14:48:21.913Z",
          *           "livemode": false,
          *           "metadata": {},
          *           "description": null
@@ -27854,26 +28189,26 @@ export type components = {
         /**
          * @description The webhook body of `product.updated`.
          * @example {
-         *       "id": "evt_prod_06h2eezv3h4cmr0nq4j0jtrz5xpej",
+         *       "id": "evt_prod_06h2fhtaq1gvyc9d8tekmwyahycc6",
          *       "object": "event",
          *       "type": "product.updated",
          *       "sequence": 2,
-         *       "created": 1795954572,
+         *       "created": 1795963701,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "prod_prod_06h2eezv1pvdm6v9tzenkvfz1yrsc",
+         *           "id": "prod_prod_06h2fhtak4zzcgv3r53k9hmaayfqg",
          *           "name": "Pro",
          *           "active": true,
          *           "object": "product",
-         *           "created": "2026-11-29T12:16:12.045Z",
-         *           "updated": "2026-11-29T12:16:12.059Z",
+         *           "created": "2026-11-29T14:48:21.913Z",
+         *           "updated": "2026-11-29T14:48:21.943Z",
          *           "livemode": false,
          *           "metadata": {},
          *           "description": "The pro plan"
          *         },
          *         "previous_attributes": {
-         *           "updated": "2026-11-29T12:16:12.045Z",
+         *           "updated": "2026-11-29T14:48:21.913Z",
          *           "description": null
          *         }
          *       }
@@ -27908,27 +28243,27 @@ export type components = {
         /**
          * @description The webhook body of `product.deleted`.
          * @example {
-         *       "id": "evt_prod_06h2eezvdn4jnzt7tx1as22y5pkbr",
+         *       "id": "evt_prod_06h2fhtbhvswg2vm7fy3yhatryqpm",
          *       "object": "event",
          *       "type": "product.deleted",
          *       "sequence": 2,
-         *       "created": 1795954572,
+         *       "created": 1795963702,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "prod_prod_06h2eezv4ndbvpchpap7t6ec6jz26",
+         *           "id": "prod_prod_06h2fhtarw9mczpcecserjn8qgpc0",
          *           "name": "Spare",
          *           "active": true,
          *           "object": "product",
-         *           "created": "2026-11-29T12:16:12.069Z",
+         *           "created": "2026-11-29T14:48:21.959Z",
          *           "deleted": true,
-         *           "updated": "2026-11-29T12:16:12.140Z",
+         *           "updated": "2026-11-29T14:48:22.150Z",
          *           "livemode": false,
          *           "metadata": {},
          *           "description": null
          *         },
          *         "previous_attributes": {
-         *           "updated": "2026-11-29T12:16:12.069Z",
+         *           "updated": "2026-11-29T14:48:21.959Z",
          *           "deleted": null
          *         }
          *       }
@@ -27988,21 +28323,21 @@ export type components = {
         /**
          * @description The webhook body of `refund.created`.
          * @example {
-         *       "id": "evt_prod_06h2eezx7kajx2xjevrzaezrfprvt",
+         *       "id": "evt_prod_06h2fhth98gxenxrdxkw40q9nyyga",
          *       "object": "event",
          *       "type": "refund.created",
          *       "sequence": 1,
-         *       "created": 1795954572,
+         *       "created": 1795963703,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "re_prod_06h2eezx7c4g8np4ja7fc0yg5vsp4",
+         *           "id": "re_prod_06h2fhth92sqctgz4k3sgcyyfsd94",
          *           "object": "refund",
          *           "reason": null,
          *           "status": "pending",
-         *           "created": "2026-11-29T12:16:12.602Z",
-         *           "payment": "py_prod_06h2eezwsbvc1gtdczwba396y6za4",
-         *           "updated": "2026-11-29T12:16:12.602Z",
+         *           "created": "2026-11-29T14:48:23.624Z",
+         *           "payment": "py_prod_06h2fhtfndn66fys143fv581whwge",
+         *           "updated": "2026-11-29T14:48:23.624Z",
          *           "currency": "usd",
          *           "livemode": false,
          *           "metadata": {},
@@ -28069,21 +28404,21 @@ export type components = {
         /**
          * @description The webhook body of `refund.updated`.
          * @example {
-         *       "id": "evt_prod_06h2eezx7rtg0yh69m94mavzmcy0g",
+         *       "id": "evt_prod_06h2fhthbs05gqsjq1rebxmvcdyep",
          *       "object": "event",
          *       "type": "refund.updated",
          *       "sequence": 2,
-         *       "created": 1795954572,
+         *       "created": 1795963703,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "re_prod_06h2eezx7c4g8np4ja7fc0yg5vsp4",
+         *           "id": "re_prod_06h2fhth92sqctgz4k3sgcyyfsd94",
          *           "object": "refund",
          *           "reason": null,
          *           "status": "succeeded",
-         *           "created": "2026-11-29T12:16:12.602Z",
-         *           "payment": "py_prod_06h2eezwsbvc1gtdczwba396y6za4",
-         *           "updated": "2026-11-29T12:16:12.605Z",
+         *           "created": "2026-11-29T14:48:23.624Z",
+         *           "payment": "py_prod_06h2fhtfndn66fys143fv581whwge",
+         *           "updated": "2026-11-29T14:48:23.636Z",
          *           "currency": "usd",
          *           "livemode": false,
          *           "metadata": {},
@@ -28092,7 +28427,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "status": "pending",
-         *           "updated": "2026-11-29T12:16:12.602Z"
+         *           "updated": "2026-11-29T14:48:23.624Z"
          *         }
          *       }
          *     }
@@ -28126,21 +28461,21 @@ export type components = {
         /**
          * @description The webhook body of `refund.failed`.
          * @example {
-         *       "id": "evt_prod_06h2eezxafdjt8rbh0nfw0k0f63j8",
+         *       "id": "evt_prod_06h2fhtht6hz9xacc59t9x3njq004",
          *       "object": "event",
          *       "type": "refund.failed",
          *       "sequence": 2,
-         *       "created": 1795954572,
+         *       "created": 1795963703,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "re_prod_06h2eezxa7eawq6b7s8ja5vgdqbmj",
+         *           "id": "re_prod_06h2fhthqhf0chvc1hd79p8gxxde2",
          *           "object": "refund",
          *           "reason": null,
          *           "status": "failed",
-         *           "created": "2026-11-29T12:16:12.625Z",
-         *           "payment": "py_prod_06h2eezx4cv95ha139em8patd5pdm",
-         *           "updated": "2026-11-29T12:16:12.627Z",
+         *           "created": "2026-11-29T14:48:23.740Z",
+         *           "payment": "py_prod_06h2fhtgywftkx0zy66822fxv7p8y",
+         *           "updated": "2026-11-29T14:48:23.758Z",
          *           "currency": "usd",
          *           "livemode": false,
          *           "metadata": {},
@@ -28149,7 +28484,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "status": "pending",
-         *           "updated": "2026-11-29T12:16:12.625Z",
+         *           "updated": "2026-11-29T14:48:23.740Z",
          *           "failure_reason": null
          *         }
          *       }
@@ -28184,21 +28519,21 @@ export type components = {
         /**
          * @description The webhook body of `api_token.created`.
          * @example {
-         *       "id": "evt_prod_06h2eeznrc942qhz5jrvk2dbrdfc2",
+         *       "id": "evt_prod_06h2fhsgdyp9x2d2g6af0xvjjwh3g",
          *       "object": "event",
          *       "type": "api_token.created",
          *       "sequence": 1,
-         *       "created": 1795954570,
+         *       "created": 1795963695,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "key_prod_06h2eeznqzss6w2jbgkfca7r3sg58",
+         *           "id": "key_prod_06h2fhsg8v1zs153x8mdrna5q96bm",
          *           "kind": "secret",
          *           "name": "catalogue",
          *           "object": "api_token",
          *           "status": "active",
-         *           "created": "2026-11-29T12:16:10.687Z",
-         *           "display": "st_prod_…bm6w",
+         *           "created": "2026-11-29T14:48:15.169Z",
+         *           "display": "st_prod_…004m",
          *           "revoked_at": null,
          *           "last_used_at": null
          *         }
@@ -28255,22 +28590,22 @@ export type components = {
         /**
          * @description The webhook body of `api_token.revoked`.
          * @example {
-         *       "id": "evt_prod_06h2eezpa50e3t4ttzxvqpqfjrra6",
+         *       "id": "evt_prod_06h2fhsrye988d5jv5ccj539sxxqg",
          *       "object": "event",
          *       "type": "api_token.revoked",
          *       "sequence": 2,
-         *       "created": 1795954570,
+         *       "created": 1795963697,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "key_prod_06h2eezp62c6mam32ckwkkhs06w3j",
+         *           "id": "key_prod_06h2fhsqkkf81pdcttn2tqge8nc8r",
          *           "kind": "publishable",
          *           "name": "spare",
          *           "object": "api_token",
          *           "status": "revoked",
-         *           "created": "2026-11-29T12:16:10.795Z",
-         *           "display": "pt_prod_…0kdn",
-         *           "revoked_at": "2026-11-29T12:16:10.832Z",
+         *           "created": "2026-11-29T14:48:17.015Z",
+         *           "display": "pt_prod_…vrhe",
+         *           "revoked_at": "2026-11-29T14:48:17.392Z",
          *           "last_used_at": null
          *         },
          *         "previous_attributes": {
@@ -28309,23 +28644,23 @@ export type components = {
         /**
          * @description The webhook body of `webhook_endpoint.created`.
          * @example {
-         *       "id": "evt_prod_06h2eezpe99j2m3afxq11jen81z90",
+         *       "id": "evt_prod_06h2fhssfb99g1e2agv4r8e9wp9x0",
          *       "object": "event",
          *       "type": "webhook_endpoint.created",
          *       "sequence": 1,
-         *       "created": 1795954570,
+         *       "created": 1795963697,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "whe_prod_06h2eezpe2s38065vzzdtj2zjfh1p",
+         *           "id": "whe_prod_06h2fhssddnwbfdn5tppnagx2cn0t",
          *           "url": "https://example.com/audit",
          *           "events": [
          *             "customer.created"
          *           ],
          *           "object": "webhook_endpoint",
-         *           "created": "2026-11-29T12:16:10.864Z",
+         *           "created": "2026-11-29T14:48:17.510Z",
          *           "enabled": true,
-         *           "updated": "2026-11-29T12:16:10.864Z",
+         *           "updated": "2026-11-29T14:48:17.510Z",
          *           "livemode": false,
          *           "description": null,
          *           "disabled_at": null,
@@ -28401,23 +28736,23 @@ export type components = {
         /**
          * @description The webhook body of `webhook_endpoint.updated`.
          * @example {
-         *       "id": "evt_prod_06h2eezpgv0e465m7mg79e0kvb3v4",
+         *       "id": "evt_prod_06h2fhssthhj6zdd71jwrgx5y5y4w",
          *       "object": "event",
          *       "type": "webhook_endpoint.updated",
          *       "sequence": 2,
-         *       "created": 1795954570,
+         *       "created": 1795963697,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "whe_prod_06h2eezpe2s38065vzzdtj2zjfh1p",
+         *           "id": "whe_prod_06h2fhssddnwbfdn5tppnagx2cn0t",
          *           "url": "https://example.com/audit",
          *           "events": [
          *             "customer.created"
          *           ],
          *           "object": "webhook_endpoint",
-         *           "created": "2026-11-29T12:16:10.864Z",
+         *           "created": "2026-11-29T14:48:17.510Z",
          *           "enabled": true,
-         *           "updated": "2026-11-29T12:16:10.884Z",
+         *           "updated": "2026-11-29T14:48:17.611Z",
          *           "livemode": false,
          *           "description": "Audit",
          *           "disabled_at": null,
@@ -28427,7 +28762,7 @@ export type components = {
          *           "previous_secret_expires_at": null
          *         },
          *         "previous_attributes": {
-         *           "updated": "2026-11-29T12:16:10.864Z",
+         *           "updated": "2026-11-29T14:48:17.510Z",
          *           "description": null
          *         }
          *       }
@@ -28462,35 +28797,35 @@ export type components = {
         /**
          * @description The webhook body of `webhook_endpoint.deleted`.
          * @example {
-         *       "id": "evt_prod_06h2eezpr76y5mgcz0g3ycytnffh8",
+         *       "id": "evt_prod_06h2fhstjzym38nt1st2yrq79fjhg",
          *       "object": "event",
          *       "type": "webhook_endpoint.deleted",
          *       "sequence": 6,
-         *       "created": 1795954570,
+         *       "created": 1795963697,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "whe_prod_06h2eezpe2s38065vzzdtj2zjfh1p",
+         *           "id": "whe_prod_06h2fhssddnwbfdn5tppnagx2cn0t",
          *           "url": "https://example.com/audit",
          *           "events": [
          *             "customer.created"
          *           ],
          *           "object": "webhook_endpoint",
-         *           "created": "2026-11-29T12:16:10.864Z",
+         *           "created": "2026-11-29T14:48:17.510Z",
          *           "deleted": true,
          *           "enabled": false,
-         *           "updated": "2026-11-29T12:16:10.944Z",
+         *           "updated": "2026-11-29T14:48:17.807Z",
          *           "livemode": false,
          *           "description": "Audit",
          *           "disabled_at": null,
          *           "failing_since": null,
          *           "disabled_reason": null,
          *           "max_deliveries_per_second": null,
-         *           "previous_secret_expires_at": "2026-11-30T12:16:10.928Z"
+         *           "previous_secret_expires_at": "2026-11-30T14:48:17.719Z"
          *         },
          *         "previous_attributes": {
          *           "enabled": true,
-         *           "updated": "2026-11-29T12:16:10.928Z",
+         *           "updated": "2026-11-29T14:48:17.719Z",
          *           "deleted": null
          *         }
          *       }
@@ -28561,23 +28896,23 @@ export type components = {
         /**
          * @description The webhook body of `webhook_endpoint.disabled`.
          * @example {
-         *       "id": "evt_prod_06h2eezpk371xpk646am1c41ftep0",
+         *       "id": "evt_prod_06h2fhst0a63jyy9y5n65cfmz0f1e",
          *       "object": "event",
          *       "type": "webhook_endpoint.disabled",
          *       "sequence": 3,
-         *       "created": 1795954570,
+         *       "created": 1795963697,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "whe_prod_06h2eezpe2s38065vzzdtj2zjfh1p",
+         *           "id": "whe_prod_06h2fhssddnwbfdn5tppnagx2cn0t",
          *           "url": "https://example.com/audit",
          *           "events": [
          *             "customer.created"
          *           ],
          *           "object": "webhook_endpoint",
-         *           "created": "2026-11-29T12:16:10.864Z",
+         *           "created": "2026-11-29T14:48:17.510Z",
          *           "enabled": false,
-         *           "updated": "2026-11-29T12:16:10.902Z",
+         *           "updated": "2026-11-29T14:48:17.664Z",
          *           "livemode": false,
          *           "description": "Audit",
          *           "disabled_at": null,
@@ -28588,7 +28923,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "enabled": true,
-         *           "updated": "2026-11-29T12:16:10.884Z"
+         *           "updated": "2026-11-29T14:48:17.611Z"
          *         }
          *       }
          *     }
@@ -28622,23 +28957,23 @@ export type components = {
         /**
          * @description The webhook body of `webhook_endpoint.enabled`.
          * @example {
-         *       "id": "evt_prod_06h2eezpmw6h7n6x2k8zscht0dwzr",
+         *       "id": "evt_prod_06h2fhst4fm9pa4rqeq0sfe4v79ja",
          *       "object": "event",
          *       "type": "webhook_endpoint.enabled",
          *       "sequence": 4,
-         *       "created": 1795954570,
+         *       "created": 1795963697,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "whe_prod_06h2eezpe2s38065vzzdtj2zjfh1p",
+         *           "id": "whe_prod_06h2fhssddnwbfdn5tppnagx2cn0t",
          *           "url": "https://example.com/audit",
          *           "events": [
          *             "customer.created"
          *           ],
          *           "object": "webhook_endpoint",
-         *           "created": "2026-11-29T12:16:10.864Z",
+         *           "created": "2026-11-29T14:48:17.510Z",
          *           "enabled": true,
-         *           "updated": "2026-11-29T12:16:10.917Z",
+         *           "updated": "2026-11-29T14:48:17.697Z",
          *           "livemode": false,
          *           "description": "Audit",
          *           "disabled_at": null,
@@ -28649,7 +28984,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "enabled": false,
-         *           "updated": "2026-11-29T12:16:10.902Z"
+         *           "updated": "2026-11-29T14:48:17.664Z"
          *         }
          *       }
          *     }
@@ -28683,33 +29018,33 @@ export type components = {
         /**
          * @description The webhook body of `webhook_endpoint.secret_rotated`.
          * @example {
-         *       "id": "evt_prod_06h2eezppdvv9f6cp9y90s7hkn0fa",
+         *       "id": "evt_prod_06h2fhstaqqv34n7aqz8yrz0nhtmw",
          *       "object": "event",
          *       "type": "webhook_endpoint.secret_rotated",
          *       "sequence": 5,
-         *       "created": 1795954570,
+         *       "created": 1795963697,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "whe_prod_06h2eezpe2s38065vzzdtj2zjfh1p",
+         *           "id": "whe_prod_06h2fhssddnwbfdn5tppnagx2cn0t",
          *           "url": "https://example.com/audit",
          *           "events": [
          *             "customer.created"
          *           ],
          *           "object": "webhook_endpoint",
-         *           "created": "2026-11-29T12:16:10.864Z",
+         *           "created": "2026-11-29T14:48:17.510Z",
          *           "enabled": true,
-         *           "updated": "2026-11-29T12:16:10.928Z",
+         *           "updated": "2026-11-29T14:48:17.719Z",
          *           "livemode": false,
          *           "description": "Audit",
          *           "disabled_at": null,
          *           "failing_since": null,
          *           "disabled_reason": null,
          *           "max_deliveries_per_second": null,
-         *           "previous_secret_expires_at": "2026-11-30T12:16:10.928Z"
+         *           "previous_secret_expires_at": "2026-11-30T14:48:17.719Z"
          *         },
          *         "previous_attributes": {
-         *           "updated": "2026-11-29T12:16:10.917Z",
+         *           "updated": "2026-11-29T14:48:17.697Z",
          *           "previous_secret_expires_at": null
          *         }
          *       }
@@ -28744,18 +29079,18 @@ export type components = {
         /**
          * @description The webhook body of `user.signed_in`.
          * @example {
-         *       "id": "evt_prod_06h2eeznmxbe1057kwgfq8n1w78vp",
+         *       "id": "evt_prod_06h2fhsfcg33tazq158x5f847zd3a",
          *       "object": "event",
          *       "type": "user.signed_in",
          *       "sequence": 1,
-         *       "created": 1795954570,
+         *       "created": 1795963694,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "user_prod_06h2eezmyx04dh8drbp80smkenzc4",
+         *           "id": "user_prod_06h2fhscmdwgas000etztexcn144j",
          *           "name": "Test User",
          *           "role": "owner",
-         *           "email": "user-e9ddcae51b@example.com",
+         *           "email": "user-adf9aee0a0@example.com",
          *           "object": "user"
          *         }
          *       }
@@ -28801,18 +29136,18 @@ export type components = {
         /**
          * @description The webhook body of `user.sign_in_failed`.
          * @example {
-         *       "id": "evt_prod_06h2eezqy5m86wmrxevzfnzz6hvvc",
+         *       "id": "evt_prod_06h2fht1cfn5smt3ppm4med430tzj",
          *       "object": "event",
          *       "type": "user.sign_in_failed",
          *       "sequence": 2,
-         *       "created": 1795954571,
+         *       "created": 1795963699,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "user_prod_06h2eezmyx04dh8drbp80smkenzc4",
+         *           "id": "user_prod_06h2fhscmdwgas000etztexcn144j",
          *           "name": "Test User",
          *           "role": "owner",
-         *           "email": "user-e9ddcae51b@example.com",
+         *           "email": "user-adf9aee0a0@example.com",
          *           "object": "user"
          *         }
          *       }
@@ -28847,18 +29182,18 @@ export type components = {
         /**
          * @description The webhook body of `user.signed_out`.
          * @example {
-         *       "id": "evt_prod_06h2eezryqxbwy0qk7bavbnjypegy",
+         *       "id": "evt_prod_06h2fht5dnag1p968hp51r0kzjsva",
          *       "object": "event",
          *       "type": "user.signed_out",
          *       "sequence": 4,
-         *       "created": 1795954571,
+         *       "created": 1795963700,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "user_prod_06h2eezmyx04dh8drbp80smkenzc4",
+         *           "id": "user_prod_06h2fhscmdwgas000etztexcn144j",
          *           "name": "Test User",
          *           "role": "owner",
-         *           "email": "user-e9ddcae51b@example.com",
+         *           "email": "user-adf9aee0a0@example.com",
          *           "object": "user"
          *         }
          *       }
@@ -28893,18 +29228,18 @@ export type components = {
         /**
          * @description The webhook body of `user.password_changed`.
          * @example {
-         *       "id": "evt_prod_06h2eezrffr33af3rqyhgpr1sfdp8",
+         *       "id": "evt_prod_06h2fht3c2fwf0mnhppjavkbmfne0",
          *       "object": "event",
          *       "type": "user.password_changed",
          *       "sequence": 3,
-         *       "created": 1795954571,
+         *       "created": 1795963700,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "user_prod_06h2eezmyx04dh8drbp80smkenzc4",
+         *           "id": "user_prod_06h2fhscmdwgas000etztexcn144j",
          *           "name": "Test User",
          *           "role": "owner",
-         *           "email": "user-e9ddcae51b@example.com",
+         *           "email": "user-adf9aee0a0@example.com",
          *           "object": "user"
          *         }
          *       }
@@ -28939,15 +29274,15 @@ export type components = {
         /**
          * @description The webhook body of `account.settings_updated`.
          * @example {
-         *       "id": "evt_prod_06h2eeztx4f0v5p8z5ks2a8yzvgp8",
+         *       "id": "evt_prod_06h2fht9qwmr4cevhpmtwgrkxag68",
          *       "object": "event",
          *       "type": "account.settings_updated",
          *       "sequence": 3,
-         *       "created": 1795954572,
+         *       "created": 1795963701,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "acc_prod_06h2eezmyj6vx9y9qn837t78xg1pc",
+         *           "id": "acc_prod_06h2fhscfz22g2ytm9a9brvgbzsxp",
          *           "object": "account_settings",
          *           "tax_id": null,
          *           "address": {
@@ -29040,20 +29375,20 @@ export type components = {
         /**
          * @description The webhook body of `tax_rate.created`.
          * @example {
-         *       "id": "evt_prod_06h2eeztyrg4wfvvpf68nh7pfhkyg",
+         *       "id": "evt_prod_06h2fhta8z5dyvzfp853e5bey7hm6",
          *       "object": "event",
          *       "type": "tax_rate.created",
          *       "sequence": 1,
-         *       "created": 1795954572,
+         *       "created": 1795963701,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "txr_prod_06h2eeztyjjzd1kq7062z8jp1qxm2",
+         *           "id": "txr_prod_06h2fhta8bcvkqptqht269ba5sb02",
          *           "active": true,
          *           "object": "tax_rate",
          *           "country": "DE",
-         *           "created": "2026-11-29T12:16:12.020Z",
-         *           "updated": "2026-11-29T12:16:12.020Z",
+         *           "created": "2026-11-29T14:48:21.826Z",
+         *           "updated": "2026-11-29T14:48:21.826Z",
          *           "livemode": false,
          *           "metadata": {},
          *           "inclusive": false,
@@ -29122,20 +29457,20 @@ export type components = {
         /**
          * @description The webhook body of `tax_rate.updated`.
          * @example {
-         *       "id": "evt_prod_06h2eezv0a1adrs8b339fqx6h1pd2",
+         *       "id": "evt_prod_06h2fhtaesetkdtp6k45pnzm9pbg4",
          *       "object": "event",
          *       "type": "tax_rate.updated",
          *       "sequence": 2,
-         *       "created": 1795954572,
+         *       "created": 1795963701,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "txr_prod_06h2eeztyjjzd1kq7062z8jp1qxm2",
+         *           "id": "txr_prod_06h2fhta8bcvkqptqht269ba5sb02",
          *           "active": false,
          *           "object": "tax_rate",
          *           "country": "DE",
-         *           "created": "2026-11-29T12:16:12.020Z",
-         *           "updated": "2026-11-29T12:16:12.034Z",
+         *           "created": "2026-11-29T14:48:21.826Z",
+         *           "updated": "2026-11-29T14:48:21.875Z",
          *           "livemode": false,
          *           "metadata": {},
          *           "inclusive": false,
@@ -29146,7 +29481,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "active": true,
-         *           "updated": "2026-11-29T12:16:12.020Z"
+         *           "updated": "2026-11-29T14:48:21.826Z"
          *         }
          *       }
          *     }
@@ -29180,19 +29515,19 @@ export type components = {
         /**
          * @description The webhook body of `meter.created`.
          * @example {
-         *       "id": "evt_prod_06h2eezvzx1xew9cj6nfen8maew7p",
+         *       "id": "evt_prod_06h2fhtd2dsfbhkt0b20c7jqcawng",
          *       "object": "event",
          *       "type": "meter.created",
          *       "sequence": 1,
-         *       "created": 1795954572,
+         *       "created": 1795963702,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "mtr_prod_06h2eezvzx1xew9cj6nfen8maew7m",
+         *           "id": "mtr_prod_06h2fhtd24yjb2ym5b57t9x9qdwpw",
          *           "object": "meter",
          *           "status": "active",
-         *           "created": "2026-11-29T12:16:12.286Z",
-         *           "updated": "2026-11-29T12:16:12.286Z",
+         *           "created": "2026-11-29T14:48:22.545Z",
+         *           "updated": "2026-11-29T14:48:22.545Z",
          *           "livemode": false,
          *           "value_key": "value",
          *           "event_name": "api_request",
@@ -29262,19 +29597,19 @@ export type components = {
         /**
          * @description The webhook body of `meter.updated`.
          * @example {
-         *       "id": "evt_prod_06h2eezw1et0pc1s5xt5c32e06kyr",
+         *       "id": "evt_prod_06h2fhtd7t04qxjgv12rvbdaz6rpc",
          *       "object": "event",
          *       "type": "meter.updated",
          *       "sequence": 2,
-         *       "created": 1795954572,
+         *       "created": 1795963702,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "mtr_prod_06h2eezvzx1xew9cj6nfen8maew7m",
+         *           "id": "mtr_prod_06h2fhtd24yjb2ym5b57t9x9qdwpw",
          *           "object": "meter",
          *           "status": "active",
-         *           "created": "2026-11-29T12:16:12.286Z",
-         *           "updated": "2026-11-29T12:16:12.299Z",
+         *           "created": "2026-11-29T14:48:22.545Z",
+         *           "updated": "2026-11-29T14:48:22.587Z",
          *           "livemode": false,
          *           "value_key": "value",
          *           "event_name": "api_request",
@@ -29282,7 +29617,7 @@ export type components = {
          *           "display_name": "Requests"
          *         },
          *         "previous_attributes": {
-         *           "updated": "2026-11-29T12:16:12.286Z",
+         *           "updated": "2026-11-29T14:48:22.545Z",
          *           "display_name": "API requests"
          *         }
          *       }
@@ -29317,19 +29652,19 @@ export type components = {
         /**
          * @description The webhook body of `meter.deactivated`.
          * @example {
-         *       "id": "evt_prod_06h2eezw2p8ramjba9gwexv8qg0zj",
+         *       "id": "evt_prod_06h2fhtdc5957wndefzmsmmv9axy0",
          *       "object": "event",
          *       "type": "meter.deactivated",
          *       "sequence": 3,
-         *       "created": 1795954572,
+         *       "created": 1795963702,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "mtr_prod_06h2eezvzx1xew9cj6nfen8maew7m",
+         *           "id": "mtr_prod_06h2fhtd24yjb2ym5b57t9x9qdwpw",
          *           "object": "meter",
          *           "status": "inactive",
-         *           "created": "2026-11-29T12:16:12.286Z",
-         *           "updated": "2026-11-29T12:16:12.308Z",
+         *           "created": "2026-11-29T14:48:22.545Z",
+         *           "updated": "2026-11-29T14:48:22.625Z",
          *           "livemode": false,
          *           "value_key": "value",
          *           "event_name": "api_request",
@@ -29338,7 +29673,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "status": "active",
-         *           "updated": "2026-11-29T12:16:12.299Z"
+         *           "updated": "2026-11-29T14:48:22.587Z"
          *         }
          *       }
          *     }
@@ -29372,19 +29707,19 @@ export type components = {
         /**
          * @description The webhook body of `meter.reactivated`.
          * @example {
-         *       "id": "evt_prod_06h2eezw6dg60v7qbahm99y7j1510",
+         *       "id": "evt_prod_06h2fhtdh6rqmm4rrn2ph3n0z7jky",
          *       "object": "event",
          *       "type": "meter.reactivated",
          *       "sequence": 4,
-         *       "created": 1795954572,
+         *       "created": 1795963702,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "mtr_prod_06h2eezvzx1xew9cj6nfen8maew7m",
+         *           "id": "mtr_prod_06h2fhtd24yjb2ym5b57t9x9qdwpw",
          *           "object": "meter",
          *           "status": "active",
-         *           "created": "2026-11-29T12:16:12.286Z",
-         *           "updated": "2026-11-29T12:16:12.338Z",
+         *           "created": "2026-11-29T14:48:22.545Z",
+         *           "updated": "2026-11-29T14:48:22.660Z",
          *           "livemode": false,
          *           "value_key": "value",
          *           "event_name": "api_request",
@@ -29393,7 +29728,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "status": "inactive",
-         *           "updated": "2026-11-29T12:16:12.308Z"
+         *           "updated": "2026-11-29T14:48:22.625Z"
          *         }
          *       }
          *     }
@@ -29427,19 +29762,19 @@ export type components = {
         /**
          * @description The webhook body of `feature.created`.
          * @example {
-         *       "id": "evt_prod_06h2eezvnt4hs4tdmbpaysej3d8n4",
+         *       "id": "evt_prod_06h2fhtc6rfaw8pxvkxg3z745kv9r",
          *       "object": "event",
          *       "type": "feature.created",
          *       "sequence": 1,
-         *       "created": 1795954572,
+         *       "created": 1795963702,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "feat_prod_06h2eezvnm6rm6hk6vnmvgb3dcqs4",
+         *           "id": "feat_prod_06h2fhtc6gq22wy30fd6pzx3cwpd0",
          *           "name": "Reports",
          *           "object": "feature",
-         *           "created": "2026-11-29T12:16:12.205Z",
-         *           "updated": "2026-11-29T12:16:12.205Z",
+         *           "created": "2026-11-29T14:48:22.324Z",
+         *           "updated": "2026-11-29T14:48:22.324Z",
          *           "livemode": false,
          *           "metadata": {},
          *           "lookup_key": "reports"
@@ -29499,28 +29834,28 @@ export type components = {
         /**
          * @description The webhook body of `product_feature.attached`.
          * @example {
-         *       "id": "evt_prod_06h2eezvqq4k4b3fc3xmacgs56fgt",
+         *       "id": "evt_prod_06h2fhtcavtz8jze6eb3fxhracptj",
          *       "object": "event",
          *       "type": "product_feature.attached",
          *       "sequence": 1,
-         *       "created": 1795954572,
+         *       "created": 1795963702,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "prodft_prod_06h2eezvqkv2b93kfk6yp5jpraj5p",
+         *           "id": "prodft_prod_06h2fhtcafs47w56nce9rxzfvxr16",
          *           "object": "product_feature",
-         *           "created": "2026-11-29T12:16:12.220Z",
+         *           "created": "2026-11-29T14:48:22.355Z",
          *           "feature": {
-         *             "id": "feat_prod_06h2eezvnm6rm6hk6vnmvgb3dcqs4",
+         *             "id": "feat_prod_06h2fhtc6gq22wy30fd6pzx3cwpd0",
          *             "name": "Reports",
          *             "object": "feature",
-         *             "created": "2026-11-29T12:16:12.205Z",
-         *             "updated": "2026-11-29T12:16:12.205Z",
+         *             "created": "2026-11-29T14:48:22.324Z",
+         *             "updated": "2026-11-29T14:48:22.324Z",
          *             "livemode": false,
          *             "metadata": {},
          *             "lookup_key": "reports"
          *           },
-         *           "product": "prod_prod_06h2eezv1pvdm6v9tzenkvfz1yrsc",
+         *           "product": "prod_prod_06h2fhtak4zzcgv3r53k9hmaayfqg",
          *           "livemode": false
          *         }
          *       }
@@ -29570,28 +29905,28 @@ export type components = {
         /**
          * @description The webhook body of `product_feature.detached`.
          * @example {
-         *       "id": "evt_prod_06h2eezvvt4jm7de51hb2629e5dbr",
+         *       "id": "evt_prod_06h2fhtcqcmjthfa26wka1sge4960",
          *       "object": "event",
          *       "type": "product_feature.detached",
          *       "sequence": 2,
-         *       "created": 1795954572,
+         *       "created": 1795963702,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "prodft_prod_06h2eezvtgv6zn6q5tzm57s5y7p4e",
+         *           "id": "prodft_prod_06h2fhtcmsq5dev3gnx99yk0n9xze",
          *           "object": "product_feature",
-         *           "created": "2026-11-29T12:16:12.244Z",
+         *           "created": "2026-11-29T14:48:22.439Z",
          *           "feature": {
-         *             "id": "feat_prod_06h2eezvs4q3c4jmayrwkcnz9pw10",
+         *             "id": "feat_prod_06h2fhtcha4tee9naz7rnvqmet49w",
          *             "name": "Beta",
          *             "object": "feature",
-         *             "created": "2026-11-29T12:16:12.233Z",
-         *             "updated": "2026-11-29T12:16:12.233Z",
+         *             "created": "2026-11-29T14:48:22.410Z",
+         *             "updated": "2026-11-29T14:48:22.410Z",
          *             "livemode": false,
          *             "metadata": {},
          *             "lookup_key": "beta"
          *           },
-         *           "product": "prod_prod_06h2eezv1pvdm6v9tzenkvfz1yrsc",
+         *           "product": "prod_prod_06h2fhtak4zzcgv3r53k9hmaayfqg",
          *           "livemode": false
          *         }
          *       }
@@ -29626,23 +29961,23 @@ export type components = {
         /**
          * @description The webhook body of `customer.entitlements.updated`.
          * @example {
-         *       "id": "evt_prod_06h2eezzjm60c9x5p74bwnpa1twr6",
+         *       "id": "evt_prod_06h2fhtv7retnwk9wkck7tsyrwas8",
          *       "object": "event",
          *       "type": "customer.entitlements.updated",
          *       "sequence": 3,
-         *       "created": 1795954573,
+         *       "created": 1795963706,
          *       "livemode": false,
          *       "data": {
          *         "object": {
          *           "items": [
          *             {
-         *               "feature": "feat_prod_06h2eezvnm6rm6hk6vnmvgb3dcqs4",
+         *               "feature": "feat_prod_06h2fhtc6gq22wy30fd6pzx3cwpd0",
          *               "lookup_key": "reports",
-         *               "source_subscription": "sub_prod_06h2eezzg8dc65gszrzr0rzq208g4"
+         *               "source_subscription": "sub_prod_06h2fhtv0ztvrby34kxv9pwwqa5er"
          *             }
          *           ],
          *           "object": "customer_entitlements",
-         *           "customer": "cus_prod_06h2eezw7zvvnq1dqa5tk66dk672g",
+         *           "customer": "cus_prod_06h2fhtdp2ffx9hpgwxtvq60ess1y",
          *           "livemode": false
          *         },
          *         "previous_attributes": {
@@ -29689,16 +30024,16 @@ export type components = {
         /**
          * @description The webhook body of `portal_configuration.updated`.
          * @example {
-         *       "id": "evt_prod_06h2eezvxpx61q4624tahcjs71hqm",
+         *       "id": "evt_prod_06h2fhtcya5xjv2v8y3gcbt47j40g",
          *       "object": "event",
          *       "type": "portal_configuration.updated",
          *       "sequence": 4,
-         *       "created": 1795954572,
+         *       "created": 1795963702,
          *       "livemode": false,
          *       "data": {
          *         "object": {
          *           "object": "portal_configuration",
-         *           "updated": "2026-11-29T12:16:12.265Z",
+         *           "updated": "2026-11-29T14:48:22.506Z",
          *           "branding": {
          *             "logo_url": null,
          *             "accent_color": null,
@@ -29889,16 +30224,16 @@ export type components = {
         /**
          * @description The webhook body of `credit_note.created`.
          * @example {
-         *       "id": "evt_prod_06h2eezz0s3tnt3ys3fwpn97rnxv2",
+         *       "id": "evt_prod_06h2fhtqqpcty15r0v7ww3e6sp03t",
          *       "object": "event",
          *       "type": "credit_note.created",
          *       "sequence": 1,
-         *       "created": 1795954573,
+         *       "created": 1795963705,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "cn_prod_06h2eezyzvtwd0c6v4sc5ftdhta6t",
-         *           "pdf": "http://127.0.0.1:35215/api/credit-notes/cn_prod_06h2eezyzvtwd0c6v4sc5ftdhta6t/pdf",
+         *           "id": "cn_prod_06h2fhtqm1szx7m9v9wfx0zqn0d7j",
+         *           "pdf": "http://127.0.0.1:38991/api/credit-notes/cn_prod_06h2fhtqm1szx7m9v9wfx0zqn0d7j/pdf",
          *           "memo": null,
          *           "type": "pre_payment",
          *           "lines": [
@@ -29916,16 +30251,16 @@ export type components = {
          *           "object": "credit_note",
          *           "reason": "order_change",
          *           "status": "issued",
-         *           "created": "2026-11-29T12:16:13.054Z",
-         *           "invoice": "in_prod_06h2eezyttsbgcae16j3v6j5hdze2",
+         *           "created": "2026-11-29T14:48:25.248Z",
+         *           "invoice": "in_prod_06h2fhtq5jzh3vv1sy1bv3bgjn1jt",
          *           "refunds": [],
-         *           "updated": "2026-11-29T12:16:13.054Z",
+         *           "updated": "2026-11-29T14:48:25.248Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h2eezw7zvvnq1dqa5tk66dk672g",
+         *           "customer": "cus_prod_06h2fhtdp2ffx9hpgwxtvq60ess1y",
          *           "livemode": false,
          *           "tax_atom": 0,
          *           "voided_at": null,
-         *           "pdf_sha256": "4512a26d75245908de928466d4cce3cf81bba06eaa845c8949e24372d2bc9468",
+         *           "pdf_sha256": "1d6397f97c62914f44bac73ac643a0cd4ea8f46d81ab05a094ff23c9f8a11ae1",
          *           "total_taxes": [],
          *           "discount_atom": 0,
          *           "subtotal_atom": 100,
@@ -30020,16 +30355,16 @@ export type components = {
         /**
          * @description The webhook body of `credit_note.voided`.
          * @example {
-         *       "id": "evt_prod_06h2eezz43p631jb5br8zwfe0fwbg",
+         *       "id": "evt_prod_06h2fhtr98m1e1cnaq67k6d8hh9at",
          *       "object": "event",
          *       "type": "credit_note.voided",
          *       "sequence": 2,
-         *       "created": 1795954573,
+         *       "created": 1795963705,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "cn_prod_06h2eezyzvtwd0c6v4sc5ftdhta6t",
-         *           "pdf": "http://127.0.0.1:35215/api/credit-notes/cn_prod_06h2eezyzvtwd0c6v4sc5ftdhta6t/pdf",
+         *           "id": "cn_prod_06h2fhtqm1szx7m9v9wfx0zqn0d7j",
+         *           "pdf": "http://127.0.0.1:38991/api/credit-notes/cn_prod_06h2fhtqm1szx7m9v9wfx0zqn0d7j/pdf",
          *           "memo": null,
          *           "type": "pre_payment",
          *           "lines": [
@@ -30047,16 +30382,16 @@ export type components = {
          *           "object": "credit_note",
          *           "reason": "order_change",
          *           "status": "void",
-         *           "created": "2026-11-29T12:16:13.054Z",
-         *           "invoice": "in_prod_06h2eezyttsbgcae16j3v6j5hdze2",
+         *           "created": "2026-11-29T14:48:25.248Z",
+         *           "invoice": "in_prod_06h2fhtq5jzh3vv1sy1bv3bgjn1jt",
          *           "refunds": [],
-         *           "updated": "2026-11-29T12:16:13.083Z",
+         *           "updated": "2026-11-29T14:48:25.415Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h2eezw7zvvnq1dqa5tk66dk672g",
+         *           "customer": "cus_prod_06h2fhtdp2ffx9hpgwxtvq60ess1y",
          *           "livemode": false,
          *           "tax_atom": 0,
-         *           "voided_at": "2026-11-29T12:16:13.083Z",
-         *           "pdf_sha256": "4512a26d75245908de928466d4cce3cf81bba06eaa845c8949e24372d2bc9468",
+         *           "voided_at": "2026-11-29T14:48:25.415Z",
+         *           "pdf_sha256": "1d6397f97c62914f44bac73ac643a0cd4ea8f46d81ab05a094ff23c9f8a11ae1",
          *           "total_taxes": [],
          *           "discount_atom": 0,
          *           "subtotal_atom": 100,
@@ -30068,7 +30403,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "status": "issued",
-         *           "updated": "2026-11-29T12:16:13.054Z",
+         *           "updated": "2026-11-29T14:48:25.248Z",
          *           "voided_at": null
          *         }
          *       }
@@ -30103,24 +30438,24 @@ export type components = {
         /**
          * @description The webhook body of `customer.balance_transaction.created`.
          * @example {
-         *       "id": "evt_prod_06h2eezz6p5a9snv531ntkf0s90rg",
+         *       "id": "evt_prod_06h2fhtrfnentx8ah5rbh44w0xdep",
          *       "object": "event",
          *       "type": "customer.balance_transaction.created",
          *       "sequence": 1,
-         *       "created": 1795954573,
+         *       "created": 1795963705,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "cbtxn_prod_06h2eezz6jng7e5fxx35mzqcgxm5m",
+         *           "id": "cbtxn_prod_06h2fhtrf5qyef4m0j38e06skezmp",
          *           "type": "credit_note",
          *           "object": "customer_balance_transaction",
-         *           "created": "2026-11-29T12:16:13.108Z",
-         *           "invoice": "in_prod_06h2eezxbqe0btqpkwnrwrc6h5szj",
+         *           "created": "2026-11-29T14:48:25.465Z",
+         *           "invoice": "in_prod_06h2fhthy0wvceqb6jmd4yrt0rn1c",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h2eezw7zvvnq1dqa5tk66dk672g",
+         *           "customer": "cus_prod_06h2fhtdp2ffx9hpgwxtvq60ess1y",
          *           "livemode": false,
          *           "amount_atom": 100,
-         *           "credit_note": "cn_prod_06h2eezz6enh1hcppv8xdsmz7aw6c",
+         *           "credit_note": "cn_prod_06h2fhtreym9q5t39w0j5h9gyxrxw",
          *           "description": null,
          *           "ending_balance_atom": 100,
          *           "subscription_change_request": null
@@ -30186,18 +30521,18 @@ export type components = {
         /**
          * @description The webhook body of `member.invited`.
          * @example {
-         *       "id": "evt_prod_06h2eezq2de8txab22z5yzkymzbcp",
+         *       "id": "evt_prod_06h2fhswdm6vq8zhf4rtt0d83a6w6",
          *       "object": "event",
          *       "type": "member.invited",
          *       "sequence": 1,
-         *       "created": 1795954571,
+         *       "created": 1795963698,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "inv_prod_06h2eezq1ztz3pgnkq5z6wm0tv1qt",
+         *           "id": "inv_prod_06h2fhswaps2ey0vhfshj6gcbwpda",
          *           "name": null,
          *           "role": "viewer",
-         *           "email": "withdrawn-mx1szbuw@example.com",
+         *           "email": "withdrawn-mx1yey79@example.com",
          *           "object": "member",
          *           "status": "invited",
          *           "invitation": null
@@ -30250,18 +30585,18 @@ export type components = {
         /**
          * @description The webhook body of `member.invitation_revoked`.
          * @example {
-         *       "id": "evt_prod_06h2eezq4k9qqxt29ga8zf9qfsdj4",
+         *       "id": "evt_prod_06h2fhsx8y2bqt4bqdpnkfxd344c4",
          *       "object": "event",
          *       "type": "member.invitation_revoked",
          *       "sequence": 2,
-         *       "created": 1795954571,
+         *       "created": 1795963698,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "inv_prod_06h2eezq1ztz3pgnkq5z6wm0tv1qt",
+         *           "id": "inv_prod_06h2fhswaps2ey0vhfshj6gcbwpda",
          *           "name": null,
          *           "role": "viewer",
-         *           "email": "withdrawn-mx1szbuw@example.com",
+         *           "email": "withdrawn-mx1yey79@example.com",
          *           "object": "member",
          *           "status": "invitation_revoked",
          *           "invitation": null
@@ -30301,21 +30636,21 @@ export type components = {
         /**
          * @description The webhook body of `member.joined`.
          * @example {
-         *       "id": "evt_prod_06h2eezqgcvc5ag5w1k2rb9em7ts0",
+         *       "id": "evt_prod_06h2fhsz7cpz5ykaqhtnz87kzr2nr",
          *       "object": "event",
          *       "type": "member.joined",
          *       "sequence": 1,
-         *       "created": 1795954571,
+         *       "created": 1795963699,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "user_prod_06h2eezqfymzcfbyrxr9h0ake74vc",
+         *           "id": "user_prod_06h2fhsz6v3rw6t73x6s0sy9w98r2",
          *           "name": "Joined Member",
          *           "role": "developer",
-         *           "email": "joined-mx1szbuw@example.com",
+         *           "email": "joined-mx1yey79@example.com",
          *           "object": "member",
          *           "status": "active",
-         *           "invitation": "inv_prod_06h2eezq5xr9yc5rxy8mnn9f9pmx2"
+         *           "invitation": "inv_prod_06h2fhsxf12ntknbgq268mvtrytd6"
          *         }
          *       }
          *     }
@@ -30349,18 +30684,18 @@ export type components = {
         /**
          * @description The webhook body of `member.role_changed`.
          * @example {
-         *       "id": "evt_prod_06h2eezqj8v3msx8pgq9z0cybx7cm",
+         *       "id": "evt_prod_06h2fhszfgw9ptcm2g2j8jmvxyppr",
          *       "object": "event",
          *       "type": "member.role_changed",
          *       "sequence": 2,
-         *       "created": 1795954571,
+         *       "created": 1795963699,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "user_prod_06h2eezqfymzcfbyrxr9h0ake74vc",
+         *           "id": "user_prod_06h2fhsz6v3rw6t73x6s0sy9w98r2",
          *           "name": "Joined Member",
          *           "role": "viewer",
-         *           "email": "joined-mx1szbuw@example.com",
+         *           "email": "joined-mx1yey79@example.com",
          *           "object": "member",
          *           "status": "active",
          *           "invitation": null
@@ -30400,18 +30735,18 @@ export type components = {
         /**
          * @description The webhook body of `member.removed`.
          * @example {
-         *       "id": "evt_prod_06h2eezqm0m6xq4zdq9z6wq9rt7ny",
+         *       "id": "evt_prod_06h2fhszpqr646fnsbvsg8ddrnsnw",
          *       "object": "event",
          *       "type": "member.removed",
          *       "sequence": 3,
-         *       "created": 1795954571,
+         *       "created": 1795963699,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "user_prod_06h2eezqfymzcfbyrxr9h0ake74vc",
+         *           "id": "user_prod_06h2fhsz6v3rw6t73x6s0sy9w98r2",
          *           "name": "Joined Member",
          *           "role": "viewer",
-         *           "email": "joined-mx1szbuw@example.com",
+         *           "email": "joined-mx1yey79@example.com",
          *           "object": "member",
          *           "status": "removed",
          *           "invitation": null
@@ -30451,24 +30786,24 @@ export type components = {
         /**
          * @description The webhook body of `payment_processor.connected`.
          * @example {
-         *       "id": "evt_prod_06h2eezs1kj15yrbmd5c3h0kvqtfm",
+         *       "id": "evt_prod_06h2fht5r156906321njvaj0sy2tt",
          *       "object": "event",
          *       "type": "payment_processor.connected",
          *       "sequence": 1,
-         *       "created": 1795954571,
+         *       "created": 1795963700,
          *       "livemode": false,
          *       "data": {
          *         "object": {
          *           "object": "payment_processor",
-         *           "created": "2026-11-29T12:16:11.530Z",
-         *           "updated": "2026-11-29T12:16:11.530Z",
+         *           "created": "2026-11-29T14:48:20.658Z",
+         *           "updated": "2026-11-29T14:48:20.658Z",
          *           "livemode": false,
          *           "processor": "stripe",
-         *           "webhook_url": "http://127.0.0.1:35215/api/processors/stripe/acc_prod_06h2eezmyj6vx9y9qn837t78xg1pc",
+         *           "webhook_url": "http://127.0.0.1:38991/api/processors/stripe/acc_prod_06h2fhscfz22g2ytm9a9brvgbzsxp",
          *           "publishable_key": "pk_test_catalogue_flow",
          *           "secret_key_last4": "flow",
-         *           "processor_account": "acct_99895da38996e597fb371066",
-         *           "webhook_endpoint_id": "we_c0afde2f41a16997c7c5151f"
+         *           "processor_account": "acct_98345efbd91e096c148fa0bc",
+         *           "webhook_endpoint_id": "we_60d4b557b076cbb498c368fe"
          *         }
          *       }
          *     }
@@ -30545,24 +30880,24 @@ export type components = {
         /**
          * @description The webhook body of `payment_processor.disconnected`.
          * @example {
-         *       "id": "evt_prod_06h2eeztvq3n75zgs9xr35fhmmrec",
+         *       "id": "evt_prod_06h2fht9d8j8vpy51yw3gnmpxd4at",
          *       "object": "event",
          *       "type": "payment_processor.disconnected",
          *       "sequence": 2,
-         *       "created": 1795954571,
+         *       "created": 1795963701,
          *       "livemode": false,
          *       "data": {
          *         "object": {
          *           "object": "payment_processor",
-         *           "created": "2026-11-29T12:16:11.530Z",
-         *           "updated": "2026-11-29T12:16:11.530Z",
+         *           "created": "2026-11-29T14:48:20.658Z",
+         *           "updated": "2026-11-29T14:48:20.658Z",
          *           "livemode": false,
          *           "processor": "stripe",
-         *           "webhook_url": "http://127.0.0.1:35215/api/processors/stripe/acc_prod_06h2eezmyj6vx9y9qn837t78xg1pc",
+         *           "webhook_url": "http://127.0.0.1:38991/api/processors/stripe/acc_prod_06h2fhscfz22g2ytm9a9brvgbzsxp",
          *           "publishable_key": "pk_test_catalogue_flow",
          *           "secret_key_last4": "flow",
-         *           "processor_account": "acct_99895da38996e597fb371066",
-         *           "webhook_endpoint_id": "we_c0afde2f41a16997c7c5151f"
+         *           "processor_account": "acct_98345efbd91e096c148fa0bc",
+         *           "webhook_endpoint_id": "we_60d4b557b076cbb498c368fe"
          *         }
          *       }
          *     }
@@ -30596,39 +30931,39 @@ export type components = {
         /**
          * @description The webhook body of `subscription_change_request.scheduled`.
          * @example {
-         *       "id": "evt_prod_06h2ef00qabz3y9d1d3ck6gvrr2dc",
+         *       "id": "evt_prod_06h2fhtzsx2dmzs7p921e7sv2d04g",
          *       "object": "event",
          *       "type": "subscription_change_request.scheduled",
          *       "sequence": 1,
-         *       "created": 1795954573,
+         *       "created": 1795963707,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "scr_prod_06h2ef00kxjy1vg49bk0mk93pte1a",
+         *           "id": "scr_prod_06h2fhtzc20m0xqhcbjjvqpqkq26a",
          *           "steps": [
          *             {
-         *               "item": "si_prod_06h2ef00cm6q9qs82brjz2ynb8tcj",
+         *               "item": "si_prod_06h2fhtyh6av702j0r9wn7kcac5gc",
          *               "type": "switch_price",
-         *               "price": "price_prod_06h2ef00bg2at1849z6h7tv56ghz2",
+         *               "price": "price_prod_06h2fhtye4w8cpe476d99k5ps3qhc",
          *               "state": "pending",
          *               "quantity": null
          *             }
          *           ],
          *           "object": "subscription_change_request",
          *           "status": "scheduled",
-         *           "created": "2026-11-29T12:16:13.443Z",
+         *           "created": "2026-11-29T14:48:27.176Z",
          *           "invoice": null,
-         *           "updated": "2026-11-29T12:16:13.493Z",
+         *           "updated": "2026-11-29T14:48:27.301Z",
          *           "currency": "usd",
          *           "livemode": false,
          *           "metadata": {},
          *           "effective": "period_end",
          *           "applied_at": null,
          *           "last_error": null,
-         *           "effective_at": "2026-12-29T12:16:13.412Z",
-         *           "subscription": "sub_prod_06h2ef00cm6q9qs82brjz2ynb8tcg",
+         *           "effective_at": "2026-12-29T14:48:27.013Z",
+         *           "subscription": "sub_prod_06h2fhtyh6av702j0r9wn7kcac5ga",
          *           "applied_steps": 0,
-         *           "proration_date": "2026-11-29T12:16:13.443Z",
+         *           "proration_date": "2026-11-29T14:48:27.176Z",
          *           "proration_behavior": "create_prorations",
          *           "amount_due_now_atom": 0,
          *           "balance_transaction": null,
@@ -30642,7 +30977,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "status": "open",
-         *           "updated": "2026-11-29T12:16:13.443Z",
+         *           "updated": "2026-11-29T14:48:27.176Z",
          *           "effective_at": null
          *         }
          *       }
@@ -30744,39 +31079,39 @@ export type components = {
         /**
          * @description The webhook body of `subscription_change_request.applied`.
          * @example {
-         *       "id": "evt_prod_06h2ef027nfdyay8m1peh56z8a3s2",
+         *       "id": "evt_prod_06h2fhv84tde9zn38zq552tvkhzf8",
          *       "object": "event",
          *       "type": "subscription_change_request.applied",
          *       "sequence": 2,
-         *       "created": 1798546573,
+         *       "created": 1798555707,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "scr_prod_06h2ef00kxjy1vg49bk0mk93pte1a",
+         *           "id": "scr_prod_06h2fhtzc20m0xqhcbjjvqpqkq26a",
          *           "steps": [
          *             {
-         *               "item": "si_prod_06h2ef00cm6q9qs82brjz2ynb8tcj",
+         *               "item": "si_prod_06h2fhtyh6av702j0r9wn7kcac5gc",
          *               "type": "switch_price",
-         *               "price": "price_prod_06h2ef00bg2at1849z6h7tv56ghz2",
+         *               "price": "price_prod_06h2fhtye4w8cpe476d99k5ps3qhc",
          *               "state": "applied",
          *               "quantity": null
          *             }
          *           ],
          *           "object": "subscription_change_request",
          *           "status": "applied",
-         *           "created": "2026-11-29T12:16:13.443Z",
+         *           "created": "2026-11-29T14:48:27.176Z",
          *           "invoice": null,
-         *           "updated": "2026-12-29T12:16:13.412Z",
+         *           "updated": "2026-12-29T14:48:27.013Z",
          *           "currency": "usd",
          *           "livemode": false,
          *           "metadata": {},
          *           "effective": "period_end",
-         *           "applied_at": "2026-12-29T12:16:13.412Z",
+         *           "applied_at": "2026-12-29T14:48:27.013Z",
          *           "last_error": null,
-         *           "effective_at": "2026-12-29T12:16:13.412Z",
-         *           "subscription": "sub_prod_06h2ef00cm6q9qs82brjz2ynb8tcg",
+         *           "effective_at": "2026-12-29T14:48:27.013Z",
+         *           "subscription": "sub_prod_06h2fhtyh6av702j0r9wn7kcac5ga",
          *           "applied_steps": 1,
-         *           "proration_date": "2026-11-29T12:16:13.443Z",
+         *           "proration_date": "2026-11-29T14:48:27.176Z",
          *           "proration_behavior": "create_prorations",
          *           "amount_due_now_atom": 0,
          *           "balance_transaction": null,
@@ -30791,15 +31126,15 @@ export type components = {
          *         "previous_attributes": {
          *           "steps": [
          *             {
-         *               "item": "si_prod_06h2ef00cm6q9qs82brjz2ynb8tcj",
+         *               "item": "si_prod_06h2fhtyh6av702j0r9wn7kcac5gc",
          *               "type": "switch_price",
-         *               "price": "price_prod_06h2ef00bg2at1849z6h7tv56ghz2",
+         *               "price": "price_prod_06h2fhtye4w8cpe476d99k5ps3qhc",
          *               "state": "pending",
          *               "quantity": null
          *             }
          *           ],
          *           "status": "scheduled",
-         *           "updated": "2026-11-29T12:16:13.493Z",
+         *           "updated": "2026-11-29T14:48:27.301Z",
          *           "applied_at": null,
          *           "applied_steps": 0
          *         }
@@ -30835,18 +31170,18 @@ export type components = {
         /**
          * @description The webhook body of `subscription_change_request.canceled`.
          * @example {
-         *       "id": "evt_prod_06h2ef00yd7htt6d2f93ddps44660",
+         *       "id": "evt_prod_06h2fhv0nzv22ssp48bprh35n08kw",
          *       "object": "event",
          *       "type": "subscription_change_request.canceled",
          *       "sequence": 2,
-         *       "created": 1795954573,
+         *       "created": 1795963707,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "scr_prod_06h2ef00vem0996r9v0hrmjga9c1y",
+         *           "id": "scr_prod_06h2fhv08g6xxe7ezpwf3v5dtje6m",
          *           "steps": [
          *             {
-         *               "item": "si_prod_06h2ef00cm6q9qs82brjz2ynb8tcj",
+         *               "item": "si_prod_06h2fhtyh6av702j0r9wn7kcac5gc",
          *               "type": "set_quantity",
          *               "price": null,
          *               "state": "pending",
@@ -30855,19 +31190,19 @@ export type components = {
          *           ],
          *           "object": "subscription_change_request",
          *           "status": "canceled",
-         *           "created": "2026-11-29T12:16:13.520Z",
+         *           "created": "2026-11-29T14:48:27.419Z",
          *           "invoice": null,
-         *           "updated": "2026-11-29T12:16:13.554Z",
+         *           "updated": "2026-11-29T14:48:27.563Z",
          *           "currency": "usd",
          *           "livemode": false,
          *           "metadata": {},
          *           "effective": "period_end",
          *           "applied_at": null,
          *           "last_error": null,
-         *           "effective_at": "2026-12-29T12:16:13.412Z",
-         *           "subscription": "sub_prod_06h2ef00cm6q9qs82brjz2ynb8tcg",
+         *           "effective_at": "2026-12-29T14:48:27.013Z",
+         *           "subscription": "sub_prod_06h2fhtyh6av702j0r9wn7kcac5ga",
          *           "applied_steps": 0,
-         *           "proration_date": "2026-11-29T12:16:13.520Z",
+         *           "proration_date": "2026-11-29T14:48:27.419Z",
          *           "proration_behavior": "create_prorations",
          *           "amount_due_now_atom": 0,
          *           "balance_transaction": null,
@@ -30881,7 +31216,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "status": "scheduled",
-         *           "updated": "2026-11-29T12:16:13.541Z",
+         *           "updated": "2026-11-29T14:48:27.488Z",
          *           "cancellation_reason": null
          *         }
          *       }
@@ -30916,15 +31251,15 @@ export type components = {
         /**
          * @description The webhook body of `payment_method.attached`.
          * @example {
-         *       "id": "evt_prod_06h2eezwmntzbqby7adb5fdyzmdzp",
+         *       "id": "evt_prod_06h2fhtes4rg0yqehxdwrh9y7w82m",
          *       "object": "event",
          *       "type": "payment_method.attached",
          *       "sequence": 1,
-         *       "created": 1795954572,
+         *       "created": 1795963702,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "pm_prod_06h2eezwmjh5mxjqq64as3y94qrd8",
+         *           "id": "pm_prod_06h2fhterr0cvsc7atgsgh1sjfqf8",
          *           "card": {
          *             "brand": "visa",
          *             "last4": "4242",
@@ -30932,8 +31267,8 @@ export type components = {
          *             "exp_month": 12
          *           },
          *           "object": "payment_method",
-         *           "created": "2026-11-29T12:16:12.452Z",
-         *           "customer": "cus_prod_06h2eezw7zvvnq1dqa5tk66dk672g",
+         *           "created": "2026-11-29T14:48:22.982Z",
+         *           "customer": "cus_prod_06h2fhtdp2ffx9hpgwxtvq60ess1y",
          *           "livemode": false,
          *           "processor": "sandbox",
          *           "detached_at": null,
@@ -31009,15 +31344,15 @@ export type components = {
         /**
          * @description The webhook body of `payment_method.detached`.
          * @example {
-         *       "id": "evt_prod_06h2eezwqep58m249p2k47v85nrc0",
+         *       "id": "evt_prod_06h2fhtfdex6meg5510qrt92g8fee",
          *       "object": "event",
          *       "type": "payment_method.detached",
          *       "sequence": 2,
-         *       "created": 1795954572,
+         *       "created": 1795963703,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "pm_prod_06h2eezwp917t6g706xt66q3c461m",
+         *           "id": "pm_prod_06h2fhtf0qb3tbjcrd3aptwe9cqa4",
          *           "card": {
          *             "brand": "visa",
          *             "last4": "0002",
@@ -31025,11 +31360,11 @@ export type components = {
          *             "exp_month": 12
          *           },
          *           "object": "payment_method",
-         *           "created": "2026-11-29T12:16:12.466Z",
-         *           "customer": "cus_prod_06h2eezw7zvvnq1dqa5tk66dk672g",
+         *           "created": "2026-11-29T14:48:23.045Z",
+         *           "customer": "cus_prod_06h2fhtdp2ffx9hpgwxtvq60ess1y",
          *           "livemode": false,
          *           "processor": "sandbox",
-         *           "detached_at": "2026-11-29T12:16:12.474Z",
+         *           "detached_at": "2026-11-29T14:48:23.143Z",
          *           "processor_payment_method": "pm_sandbox_declined"
          *         },
          *         "previous_attributes": {
@@ -31067,28 +31402,28 @@ export type components = {
         /**
          * @description The webhook body of `dispute.created`.
          * @example {
-         *       "id": "evt_prod_06h2eezsdx733cq5c30qq7yb66x24",
+         *       "id": "evt_prod_06h2fht7b7raxe3tzwac03b8r1ngy",
          *       "object": "event",
          *       "type": "dispute.created",
          *       "sequence": 1,
-         *       "created": 1795954571,
+         *       "created": 1795963701,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "dp_prod_06h2eezsdptm7v5acjdt6kvna26er",
+         *           "id": "dp_prod_06h2fht790dwhzzfm7tng9c08y8f4",
          *           "object": "dispute",
          *           "reason": "product_not_received",
          *           "status": "needs_response",
-         *           "created": "2026-11-29T12:16:11.629Z",
-         *           "payment": "py_prod_06h2eezs65kr1m4rks87v9jkaddtt",
-         *           "updated": "2026-11-29T12:16:11.629Z",
+         *           "created": "2026-11-29T14:48:21.064Z",
+         *           "payment": "py_prod_06h2fht6ert07gstp7pdkvywbehf0",
+         *           "updated": "2026-11-29T14:48:21.064Z",
          *           "currency": "usd",
          *           "livemode": false,
          *           "processor": "stripe",
          *           "amount_atom": 2500,
-         *           "payment_intent": "pi_prod_06h2eezs3pr7xw0aycw2e3ycnj78p",
-         *           "evidence_due_by": "2026-12-06T12:16:11.000Z",
-         *           "processor_dispute": "du_6d37adb880ac5a970ae88855"
+         *           "payment_intent": "pi_prod_06h2fht5xw4w2tjbxpbxdc8rkt2m4",
+         *           "evidence_due_by": "2026-12-06T14:48:21.000Z",
+         *           "processor_dispute": "du_878537945e6050ea69a05296"
          *         }
          *       }
          *     }
@@ -31170,33 +31505,33 @@ export type components = {
         /**
          * @description The webhook body of `dispute.updated`.
          * @example {
-         *       "id": "evt_prod_06h2eezsyk5bdf592qqh16xeh4wvr",
+         *       "id": "evt_prod_06h2fht817f5rxckr67fx91ktrgpm",
          *       "object": "event",
          *       "type": "dispute.updated",
          *       "sequence": 2,
-         *       "created": 1795954571,
+         *       "created": 1795963701,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "dp_prod_06h2eezsdptm7v5acjdt6kvna26er",
+         *           "id": "dp_prod_06h2fht790dwhzzfm7tng9c08y8f4",
          *           "object": "dispute",
          *           "reason": "product_not_received",
          *           "status": "under_review",
-         *           "created": "2026-11-29T12:16:11.629Z",
-         *           "payment": "py_prod_06h2eezs65kr1m4rks87v9jkaddtt",
-         *           "updated": "2026-11-29T12:16:11.762Z",
+         *           "created": "2026-11-29T14:48:21.064Z",
+         *           "payment": "py_prod_06h2fht6ert07gstp7pdkvywbehf0",
+         *           "updated": "2026-11-29T14:48:21.253Z",
          *           "currency": "usd",
          *           "livemode": false,
          *           "processor": "stripe",
          *           "amount_atom": 2500,
-         *           "payment_intent": "pi_prod_06h2eezs3pr7xw0aycw2e3ycnj78p",
+         *           "payment_intent": "pi_prod_06h2fht5xw4w2tjbxpbxdc8rkt2m4",
          *           "evidence_due_by": null,
-         *           "processor_dispute": "du_6d37adb880ac5a970ae88855"
+         *           "processor_dispute": "du_878537945e6050ea69a05296"
          *         },
          *         "previous_attributes": {
          *           "status": "needs_response",
-         *           "updated": "2026-11-29T12:16:11.629Z",
-         *           "evidence_due_by": "2026-12-06T12:16:11.000Z"
+         *           "updated": "2026-11-29T14:48:21.064Z",
+         *           "evidence_due_by": "2026-12-06T14:48:21.000Z"
          *         }
          *       }
          *     }
@@ -31230,32 +31565,32 @@ export type components = {
         /**
          * @description The webhook body of `dispute.closed`.
          * @example {
-         *       "id": "evt_prod_06h2eeztdrq5hmk3bnjqsdqj40gkp",
+         *       "id": "evt_prod_06h2fht8vn0qhyxwrt94m2zs7dcyy",
          *       "object": "event",
          *       "type": "dispute.closed",
          *       "sequence": 3,
-         *       "created": 1795954571,
+         *       "created": 1795963701,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "dp_prod_06h2eezsdptm7v5acjdt6kvna26er",
+         *           "id": "dp_prod_06h2fht790dwhzzfm7tng9c08y8f4",
          *           "object": "dispute",
          *           "reason": "product_not_received",
          *           "status": "lost",
-         *           "created": "2026-11-29T12:16:11.629Z",
-         *           "payment": "py_prod_06h2eezs65kr1m4rks87v9jkaddtt",
-         *           "updated": "2026-11-29T12:16:11.885Z",
+         *           "created": "2026-11-29T14:48:21.064Z",
+         *           "payment": "py_prod_06h2fht6ert07gstp7pdkvywbehf0",
+         *           "updated": "2026-11-29T14:48:21.463Z",
          *           "currency": "usd",
          *           "livemode": false,
          *           "processor": "stripe",
          *           "amount_atom": 2500,
-         *           "payment_intent": "pi_prod_06h2eezs3pr7xw0aycw2e3ycnj78p",
+         *           "payment_intent": "pi_prod_06h2fht5xw4w2tjbxpbxdc8rkt2m4",
          *           "evidence_due_by": null,
-         *           "processor_dispute": "du_6d37adb880ac5a970ae88855"
+         *           "processor_dispute": "du_878537945e6050ea69a05296"
          *         },
          *         "previous_attributes": {
          *           "status": "under_review",
-         *           "updated": "2026-11-29T12:16:11.762Z"
+         *           "updated": "2026-11-29T14:48:21.253Z"
          *         }
          *       }
          *     }
@@ -31289,32 +31624,32 @@ export type components = {
         /**
          * @description The webhook body of `email.sent`.
          * @example {
-         *       "id": "evt_prod_06h2eezxx1g5xfp0g20vne71pcawe",
+         *       "id": "evt_prod_06h2fhtm5nns49pss8h3mtkw2avv6",
          *       "object": "event",
          *       "type": "email.sent",
          *       "sequence": 1,
-         *       "created": 1795954572,
+         *       "created": 1795963704,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "eml_prod_06h2eezxqbrpd33jz1p10hdvxhbn4",
+         *           "id": "eml_prod_06h2fhtkf60fyehpyyt5tj610tacy",
          *           "to": [
          *             "jenny@example.com"
          *           ],
          *           "type": "receipt",
-         *           "event": "evt_prod_06h2eezxpvye70ngw44e0kkwxs9m0",
+         *           "event": "evt_prod_06h2fhtkdwntp1nq1hyaz3hn626np",
          *           "object": "email",
          *           "status": "sent",
-         *           "created": "2026-11-29T12:16:12.730Z",
-         *           "invoice": "in_prod_06h2eezxbqe0btqpkwnrwrc6h5szj",
-         *           "sent_at": "2026-11-29T12:16:12.774Z",
+         *           "created": "2026-11-29T14:48:24.185Z",
+         *           "invoice": "in_prod_06h2fhthy0wvceqb6jmd4yrt0rn1c",
+         *           "sent_at": "2026-11-29T14:48:24.363Z",
          *           "subject": "Your receipt from Example GmbH (invoice EXAMPL-0001)",
          *           "attempts": 1,
-         *           "customer": "cus_prod_06h2eezw7zvvnq1dqa5tk66dk672g",
+         *           "customer": "cus_prod_06h2fhtdp2ffx9hpgwxtvq60ess1y",
          *           "livemode": false,
-         *           "message_id": "<eml_prod_06h2eezxqbrpd33jz1p10hdvxhbn4@localhost>",
+         *           "message_id": "<eml_prod_06h2fhtkf60fyehpyyt5tj610tacy@localhost>",
          *           "credit_note": null,
-         *           "smtp_response": "250 Written to .data/mail/eml_prod_06h2eezxqbrpd33jz1p10hdvxhbn4.eml (no SMTP_URL)"
+         *           "smtp_response": "250 Written to .data/mail/eml_prod_06h2fhtkf60fyehpyyt5tj610tacy.eml (no SMTP_URL)"
          *         },
          *         "previous_attributes": {
          *           "status": "queued",
@@ -31387,15 +31722,15 @@ export type components = {
         /**
          * @description The webhook body of `email.failed`.
          * @example {
-         *       "id": "evt_prod_06h2ef035veaeh8raf9ghhveq168t",
+         *       "id": "evt_prod_06h2fhvc1pp7dner4eekr54a7cjde",
          *       "object": "event",
          *       "type": "email.failed",
          *       "sequence": 1,
-         *       "created": 1799410573,
+         *       "created": 1799419708,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "eml_prod_06h2ef0346c060np1rew7t26nf9na",
+         *           "id": "eml_prod_06h2fhvbx2kv2jfph3eza6g3gv5mw",
          *           "to": [
          *             "owner@example.com"
          *           ],
@@ -31403,14 +31738,14 @@ export type components = {
          *           "event": null,
          *           "object": "email",
          *           "status": "rate_limited",
-         *           "created": "2027-01-08T12:16:13.727Z",
+         *           "created": "2027-01-08T14:48:28.426Z",
          *           "invoice": null,
          *           "sent_at": null,
          *           "subject": "Test email from Example GmbH",
          *           "attempts": 1,
          *           "customer": null,
          *           "livemode": false,
-         *           "message_id": "<eml_prod_06h2ef0346c060np1rew7t26nf9na@localhost>",
+         *           "message_id": "<eml_prod_06h2fhvbx2kv2jfph3eza6g3gv5mw@localhost>",
          *           "credit_note": null,
          *           "smtp_response": "429 The account's hourly email limit was reached; this email was not sent."
          *         },
@@ -31447,7 +31782,41 @@ export type components = {
                 previous_attributes?: components["schemas"]["EmailPreviousAttributes"];
             };
         };
-        /** @description The webhook body of `credit_grant.created`. */
+        /**
+         * @description The webhook body of `credit_grant.created`.
+         * @example {
+         *       "id": "evt_prod_06h2fhtsmjpcad5bt8fmb80ha18w2",
+         *       "object": "event",
+         *       "type": "credit_grant.created",
+         *       "sequence": 1,
+         *       "created": 1795963705,
+         *       "livemode": false,
+         *       "data": {
+         *         "object": {
+         *           "id": "cg_prod_06h2fhtsm6qvnvf6q7zwqt1kzpvt0",
+         *           "name": null,
+         *           "object": "credit_grant",
+         *           "status": "active",
+         *           "created": "2026-11-29T14:48:25.759Z",
+         *           "updated": "2026-11-29T14:48:25.759Z",
+         *           "category": "promotional",
+         *           "currency": "usd",
+         *           "customer": "cus_prod_06h2fhtsh7c2eg7r88kbq7gvdt47g",
+         *           "livemode": false,
+         *           "metadata": {},
+         *           "priority": 50,
+         *           "voided_at": null,
+         *           "applies_to": "all",
+         *           "expired_at": null,
+         *           "expires_at": null,
+         *           "amount_atom": 300,
+         *           "applied_atom": 0,
+         *           "effective_at": "2026-11-29T14:48:25.759Z",
+         *           "remaining_atom": 300
+         *         }
+         *       }
+         *     }
+         */
         CreditGrantCreatedWebhookEvent: {
             /** @description Event ID (prefix `evt_`). */
             id: string;
@@ -31532,7 +31901,47 @@ export type components = {
             updated?: string;
             livemode?: boolean;
         };
-        /** @description The webhook body of `credit_grant.applied`. */
+        /**
+         * @description The webhook body of `credit_grant.applied`.
+         * @example {
+         *       "id": "evt_prod_06h2fhttqebz2c808eyy9xtan4bcy",
+         *       "object": "event",
+         *       "type": "credit_grant.applied",
+         *       "sequence": 2,
+         *       "created": 1795963706,
+         *       "livemode": false,
+         *       "data": {
+         *         "object": {
+         *           "id": "cg_prod_06h2fhtsm6qvnvf6q7zwqt1kzpvt0",
+         *           "name": null,
+         *           "object": "credit_grant",
+         *           "status": "depleted",
+         *           "created": "2026-11-29T14:48:25.759Z",
+         *           "updated": "2026-11-29T14:48:26.030Z",
+         *           "category": "promotional",
+         *           "currency": "usd",
+         *           "customer": "cus_prod_06h2fhtsh7c2eg7r88kbq7gvdt47g",
+         *           "livemode": false,
+         *           "metadata": {},
+         *           "priority": 50,
+         *           "voided_at": null,
+         *           "applies_to": "all",
+         *           "expired_at": null,
+         *           "expires_at": null,
+         *           "amount_atom": 300,
+         *           "applied_atom": 300,
+         *           "effective_at": "2026-11-29T14:48:25.759Z",
+         *           "remaining_atom": 0
+         *         },
+         *         "previous_attributes": {
+         *           "status": "active",
+         *           "updated": "2026-11-29T14:48:25.759Z",
+         *           "applied_atom": 0,
+         *           "remaining_atom": 300
+         *         }
+         *       }
+         *     }
+         */
         CreditGrantAppliedWebhookEvent: {
             /** @description Event ID (prefix `evt_`). */
             id: string;
@@ -31559,7 +31968,47 @@ export type components = {
                 previous_attributes?: components["schemas"]["CreditGrantPreviousAttributes"];
             };
         };
-        /** @description The webhook body of `credit_grant.depleted`. */
+        /**
+         * @description The webhook body of `credit_grant.depleted`.
+         * @example {
+         *       "id": "evt_prod_06h2fhttrba9bb040baj7cn1x6b9e",
+         *       "object": "event",
+         *       "type": "credit_grant.depleted",
+         *       "sequence": 3,
+         *       "created": 1795963706,
+         *       "livemode": false,
+         *       "data": {
+         *         "object": {
+         *           "id": "cg_prod_06h2fhtsm6qvnvf6q7zwqt1kzpvt0",
+         *           "name": null,
+         *           "object": "credit_grant",
+         *           "status": "depleted",
+         *           "created": "2026-11-29T14:48:25.759Z",
+         *           "updated": "2026-11-29T14:48:26.030Z",
+         *           "category": "promotional",
+         *           "currency": "usd",
+         *           "customer": "cus_prod_06h2fhtsh7c2eg7r88kbq7gvdt47g",
+         *           "livemode": false,
+         *           "metadata": {},
+         *           "priority": 50,
+         *           "voided_at": null,
+         *           "applies_to": "all",
+         *           "expired_at": null,
+         *           "expires_at": null,
+         *           "amount_atom": 300,
+         *           "applied_atom": 300,
+         *           "effective_at": "2026-11-29T14:48:25.759Z",
+         *           "remaining_atom": 0
+         *         },
+         *         "previous_attributes": {
+         *           "status": "active",
+         *           "updated": "2026-11-29T14:48:25.759Z",
+         *           "applied_atom": 0,
+         *           "remaining_atom": 300
+         *         }
+         *       }
+         *     }
+         */
         CreditGrantDepletedWebhookEvent: {
             /** @description Event ID (prefix `evt_`). */
             id: string;
@@ -31586,7 +32035,46 @@ export type components = {
                 previous_attributes?: components["schemas"]["CreditGrantPreviousAttributes"];
             };
         };
-        /** @description The webhook body of `credit_grant.expired`. */
+        /**
+         * @description The webhook body of `credit_grant.expired`.
+         * @example {
+         *       "id": "evt_prod_06h2fhv3e78ahrx49xrz90px0phat",
+         *       "object": "event",
+         *       "type": "credit_grant.expired",
+         *       "sequence": 2,
+         *       "created": 1796050105,
+         *       "livemode": false,
+         *       "data": {
+         *         "object": {
+         *           "id": "cg_prod_06h2fhtt8emydhw8fvnb1jw3tryb6",
+         *           "name": null,
+         *           "object": "credit_grant",
+         *           "status": "expired",
+         *           "created": "2026-11-29T14:48:25.917Z",
+         *           "updated": "2026-11-30T14:48:25.606Z",
+         *           "category": "paid",
+         *           "currency": "eur",
+         *           "customer": "cus_prod_06h2fhtsh7c2eg7r88kbq7gvdt47g",
+         *           "livemode": false,
+         *           "metadata": {},
+         *           "priority": 50,
+         *           "voided_at": null,
+         *           "applies_to": "all",
+         *           "expired_at": "2026-11-30T14:48:25.606Z",
+         *           "expires_at": "2026-11-30T14:48:25.606Z",
+         *           "amount_atom": 100,
+         *           "applied_atom": 0,
+         *           "effective_at": "2026-11-29T14:48:25.917Z",
+         *           "remaining_atom": 100
+         *         },
+         *         "previous_attributes": {
+         *           "status": "active",
+         *           "updated": "2026-11-29T14:48:25.917Z",
+         *           "expired_at": null
+         *         }
+         *       }
+         *     }
+         */
         CreditGrantExpiredWebhookEvent: {
             /** @description Event ID (prefix `evt_`). */
             id: string;
@@ -31613,7 +32101,46 @@ export type components = {
                 previous_attributes?: components["schemas"]["CreditGrantPreviousAttributes"];
             };
         };
-        /** @description The webhook body of `credit_grant.voided`. */
+        /**
+         * @description The webhook body of `credit_grant.voided`.
+         * @example {
+         *       "id": "evt_prod_06h2fhtt2jxxbjhtxbyr7f31raf46",
+         *       "object": "event",
+         *       "type": "credit_grant.voided",
+         *       "sequence": 2,
+         *       "created": 1795963705,
+         *       "livemode": false,
+         *       "data": {
+         *         "object": {
+         *           "id": "cg_prod_06h2fhtstwmgvxfhktqvsx2t8j6tc",
+         *           "name": null,
+         *           "object": "credit_grant",
+         *           "status": "voided",
+         *           "created": "2026-11-29T14:48:25.796Z",
+         *           "updated": "2026-11-29T14:48:25.874Z",
+         *           "category": "paid",
+         *           "currency": "usd",
+         *           "customer": "cus_prod_06h2fhtsh7c2eg7r88kbq7gvdt47g",
+         *           "livemode": false,
+         *           "metadata": {},
+         *           "priority": 50,
+         *           "voided_at": "2026-11-29T14:48:25.874Z",
+         *           "applies_to": "all",
+         *           "expired_at": null,
+         *           "expires_at": null,
+         *           "amount_atom": 100,
+         *           "applied_atom": 0,
+         *           "effective_at": "2026-11-29T14:48:25.796Z",
+         *           "remaining_atom": 100
+         *         },
+         *         "previous_attributes": {
+         *           "status": "active",
+         *           "updated": "2026-11-29T14:48:25.796Z",
+         *           "voided_at": null
+         *         }
+         *       }
+         *     }
+         */
         CreditGrantVoidedWebhookEvent: {
             /** @description Event ID (prefix `evt_`). */
             id: string;
