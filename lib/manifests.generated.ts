@@ -6,6 +6,8 @@ export const MANIFEST_ID_PREFIXES = {
   "paymentMethod": "pm_",
   "dispute": "dp_",
   "email": "eml_",
+  "creditGrant": "cg_",
+  "creditGrantApplication": "cgap_",
   "alert": "alrt_",
   "alertTrigger": "atrg_",
 } as const;
@@ -18,6 +20,8 @@ export const MANIFEST_EVENT_GROUPS = [
   { group: "Dispute", aggregateType: "dispute", types: ["dispute.created", "dispute.updated", "dispute.closed"] },
   // lib/emails/manifest.ts
   { group: "Email", aggregateType: "email", types: ["email.sent", "email.failed"] },
+  // lib/credit-grants/manifest.ts
+  { group: "Credit grant", aggregateType: "credit_grant", types: ["credit_grant.created", "credit_grant.applied", "credit_grant.depleted", "credit_grant.expired", "credit_grant.voided"] },
   // lib/api-tokens/manifest.ts
   { group: "API key", aggregateType: "api_key", types: ["api_key.rolled"] },
   // lib/alerts/manifest.ts
@@ -33,6 +37,11 @@ export const MANIFEST_EVENT_DESCRIPTIONS = {
   "dispute.closed": "A dispute was closed at the processor: `won`, `lost` or `warning_closed`. A closed dispute never changes again.",
   "email.sent": "An email to a customer (a receipt, an invoice, …) was accepted by the SMTP server (or, without SMTP_URL, written as a file); `smtp_response` is its answer.",
   "email.failed": "An email could not be sent: the SMTP server refused it permanently (5xx), temporary refusals outlasted the retries, it could not be rendered, or the account's hourly limit refused it (`status: rate_limited`). `smtp_response` says why.",
+  "credit_grant.created": "Credit was granted to a customer: the amount, currency, category, what it applies to, its priority and the window it is effective in.",
+  "credit_grant.applied": "An invoice's finalization paid some of its lines from the grant: `remaining_atom` went down by what it paid (the invoice's `credits_applied` names the lines).",
+  "credit_grant.depleted": "The grant has nothing left (`remaining_atom` 0) after an invoice used the rest; emitted after that `credit_grant.applied`.",
+  "credit_grant.expired": "The grant reached its `expires_at` (the account's clock) with credit left: what remained no longer applies.",
+  "credit_grant.voided": "The merchant voided the grant: what remained no longer applies.",
   "api_key.rolled": "An API token was rolled: a new secret (its `display` changed), the previous one working until `previous_secret_expires_at` (null: it stopped at once). The token's id, kind and permissions stay. `metadata` has the actor's `client_address` and `user_agent`.",
   "alert.triggered": "An alert's threshold was crossed for a customer in its current period: the alert, its type, the customer, the meter (usage alerts), the value reached and the threshold. Once per alert, customer and period.",
   "alert.resolved": "The period in which an alert triggered for a customer ended: the alert may trigger again in the new period.",
@@ -43,6 +52,7 @@ export const MANIFEST_AGGREGATE_ID_KINDS = {
   "payment_method": "paymentMethod",
   "dispute": "dispute",
   "email": "email",
+  "credit_grant": "creditGrant",
   "api_key": "apiToken",
   "alert_trigger": "alertTrigger",
 } as const;
@@ -52,6 +62,7 @@ export const MANIFEST_AGGREGATE_WEIGHTS = {
   "payment_method": 0.1,
   "dispute": 0.05,
   "email": 0.5,
+  "credit_grant": 0.1,
   "api_key": 0.01,
   "alert_trigger": 0.05,
 } as const;

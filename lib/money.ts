@@ -162,3 +162,50 @@ export function formatAtoms(atoms: number, currency: string, locale: string | un
     maximumFractionDigits: exponent,
   }).format(value);
 }
+
+/** A credit grant as the application rule sees it, in the order it applies (`creditGrantOrder`). */
+export type GrantToApply = { id: string; remainingAtom: number; eligible: (lineIndex: number) => boolean };
+export type CreditApplication = { grantId: string; lineIndex: number; amountAtom: number };
+
+/**
+ * What credit grants pay on an invoice (docs/rules/invoices.md, "Credit grants at finalization"):
+ * each grant in order pays its eligible lines in the invoice's order, each line up to what is left
+ * of its `payableAtom` (the line's amount after its discount share: credits never pay exclusive
+ * taxes, which stay due), each grant up to what is left of it. Greedy and exact: Σ per grant ≤ its
+ * remaining, Σ per line ≤ its payable amount.
+ */
+export function applyCredits(linesPayableAtom: readonly number[], grants: readonly GrantToApply[]): CreditApplication[] {
+  const left = linesPayableAtom.map((amount) => {
+    assertAtoms("payableAtom", amount);
+    return amount;
+  });
+  const applications: CreditApplication[] = [];
+  for (const grant of grants) {
+    assertAtoms("remainingAtom", grant.remainingAtom);
+    let remaining = grant.remainingAtom;
+    for (let index = 0; index < left.length && remaining > 0; index++) {
+      if (left[index]! === 0 || !grant.eligible(index)) continue;
+      const amountAtom = Math.min(remaining, left[index]!);
+      left[index]! -= amountAtom;
+      remaining -= amountAtom;
+      applications.push({ grantId: grant.id, lineIndex: index, amountAtom });
+    }
+  }
+  return applications;
+}
+
+/**
+ * The order grants apply in: priority ascending, then the earliest expiry (a grant that never
+ * expires last), then the oldest (created, then id).
+ */
+export function creditGrantOrder(
+  a: { priority: number; expiresAt: Date | null; created: Date; id: string },
+  b: { priority: number; expiresAt: Date | null; created: Date; id: string },
+): number {
+  if (a.priority !== b.priority) return a.priority - b.priority;
+  const expiryA = a.expiresAt?.getTime() ?? Number.POSITIVE_INFINITY;
+  const expiryB = b.expiresAt?.getTime() ?? Number.POSITIVE_INFINITY;
+  if (expiryA !== expiryB) return expiryA < expiryB ? -1 : 1;
+  if (a.created.getTime() !== b.created.getTime()) return a.created.getTime() - b.created.getTime();
+  return a.id < b.id ? -1 : a.id > b.id ? 1 : 0;
+}

@@ -1,7 +1,7 @@
 import type { Metadata } from "next";
 import { ActionForm, Flash, PortalShell, SecondaryButton } from "@/components/portal/shell";
 import { formatAtoms } from "@/lib/money";
-import { portalDate, portalSubscriptions, subscriptionSentence } from "@/lib/portal/view";
+import { portalDate, portalRemainingCredit, portalSubscriptions, subscriptionSentence } from "@/lib/portal/view";
 import { portalPage } from "./_lib/portal";
 
 export const metadata: Metadata = { title: "Your subscriptions", robots: { index: false, follow: false } };
@@ -14,12 +14,18 @@ const LIVE = ["trialing", "active", "past_due"];
 export default async function PortalHome({ searchParams }: { searchParams: Promise<{ notice?: string; error?: string }> }) {
   const { session, settings, returnUrl } = await portalPage();
   const { notice, error } = await searchParams;
-  const subscriptions = await portalSubscriptions(session);
+  const [subscriptions, credit] = await Promise.all([portalSubscriptions(session), portalRemainingCredit(session)]);
   const { features } = settings;
   return (
     <PortalShell settings={settings} returnUrl={returnUrl}>
       <h1 className="mb-4 text-xl font-semibold">Subscriptions</h1>
       <Flash notice={notice} error={error} />
+      {credit.length > 0 && (
+        <p className="mb-4 rounded border border-emerald-200 bg-emerald-50 px-3 py-2 text-sm text-emerald-900" data-testid="remaining-credit">
+          Remaining credit: {credit.map((entry) => formatAtoms(entry.remainingAtom, entry.currency, "en")).join(", ")}
+          <span className="block text-xs text-emerald-800">Applied to your next invoices before any payment.</span>
+        </p>
+      )}
       {subscriptions.length === 0 && <p className="text-sm text-slate-600">You have no subscriptions.</p>}
       <ul className="space-y-4">
         {subscriptions.map((sub) => {

@@ -12,6 +12,7 @@ import { CustomerAlerts } from "@/components/alerts/customer-alerts";
 import { CustomerUsage } from "@/components/meters/customer-usage";
 import { CustomerEntitlements } from "./customer-entitlements";
 import { CustomerBalance } from "./customer-balance";
+import { CustomerCreditGrants } from "@/components/credits/credit-grants";
 import { EditCustomer } from "./customer-forms";
 import { CustomerRelations } from "./customer-relations";
 import { customerQueryKeys, customersHref } from "./format";
@@ -92,6 +93,7 @@ export function CustomerDetail({ accountId, customerId }: { accountId: string; c
           </dl>
         </Card>
         <CustomerBalance accountId={accountId} customerId={customer.id} balances={customer.balances} />
+        <CustomerCreditGrants accountId={accountId} customerId={customer.id} />
         <CustomerEntitlements accountId={accountId} customerId={customer.id} />
         <CustomerPortalLink accountId={accountId} customerId={customer.id} />
         <CustomerUsage accountId={accountId} customerId={customer.id} />

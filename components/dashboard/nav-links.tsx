@@ -9,6 +9,7 @@ const LINKS = [
   { href: "/customers", label: "Customers" },
   { href: "/subscriptions", label: "Subscriptions" },
   { href: "/invoices", label: "Invoices" },
+  { href: "/credits", label: "Credits" },
   { href: "/meters", label: "Meters" },
   { href: "/alerts", label: "Alerts" },
   { href: "/products", label: "Products" },

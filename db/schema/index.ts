@@ -4,6 +4,7 @@ export * from "./alerts";
 export * from "./catalog";
 export * from "./checkout";
 export * from "./coupons";
+export * from "./credit-grants";
 export * from "./credit-notes";
 export * from "./customers";
 export * from "./disputes";

@@ -52,6 +52,10 @@ export const invoices = pgTable(
     /** EU B2B across borders: every rate at 0 %, the buyer accounts for the VAT. */
     reverseCharge: boolean("reverse_charge").notNull().default(false),
     totalAmountAtom: bigint("total_amount_atom", { mode: "number" }).notNull().default(0),
+    /** What credit grants paid at finalization (lib/credit-grants): Σ of `creditsApplied`, already out of the total. */
+    creditsAppliedAtom: bigint("credits_applied_atom", { mode: "number" }).notNull().default(0),
+    /** Per grant and line, as finalization applied them (the ledger is credit_grant_applications). */
+    creditsApplied: jsonb("credits_applied").$type<{ credit_grant: string; line: string; amount_atom: number }[]>().notNull().default([]),
     dueAmountAtom: bigint("due_amount_atom", { mode: "number" }).notNull().default(0),
     paidAmountAtom: bigint("paid_amount_atom", { mode: "number" }).notNull().default(0),
     /** Σ of the issued credit notes made while it was open (they lowered the amount due). */

@@ -1,8 +1,8 @@
+import { remainingCredit } from "@/lib/credit-grants/service";
 import { and, eq, ne } from "drizzle-orm";
 import { getDb, type Executor } from "@/db/client";
 import { meters, subscriptions } from "@/db/schema";
 import type { ServiceContext } from "@/lib/context";
-import { balanceOf } from "@/lib/customer-balance/service";
 import { ServiceError } from "@/lib/errors";
 import { itemsOf } from "@/lib/subscriptions/core";
 import { upcomingInvoices } from "@/lib/subscriptions/upcoming";
@@ -56,10 +56,10 @@ export async function upcomingSpendAtom(ctx: ServiceContext, customerId: string,
 }
 
 /**
- * credit_balance: the customer's credit in `currency`. For now the customer balance
- * (lib/customer-balance: a positive balance is a credit); the one place to read prepaid credit
- * grants instead once they exist (their `remainingCredit`).
+ * credit_balance: the prepaid credit the customer has left in `currency` now, from its credit
+ * grants (lib/credit-grants `remainingCredit`: effective, unexpired, not voided). Every grant
+ * change marks the customer for evaluation (lib/credit-grants/service.ts `emitGrant`).
  */
-export async function creditBalanceAtom(executor: Executor, customerId: string, currency: string): Promise<number> {
-  return balanceOf(executor, customerId, currency);
+export async function creditBalanceAtom(ctx: ServiceContext, executor: Executor, customerId: string, currency: string): Promise<number> {
+  return remainingCredit({ ctx, customerId, currency, executor });
 }

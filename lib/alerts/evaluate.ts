@@ -44,7 +44,7 @@ async function valueOf(ctx: ServiceContext, alert: AlertRow, customerId: string,
     case "spend_threshold":
       return upcomingSpendAtom(ctx, customerId, alert.currency!);
     default:
-      return creditBalanceAtom(db, customerId, alert.currency!);
+      return creditBalanceAtom(ctx, db, customerId, alert.currency!);
   }
 }
 

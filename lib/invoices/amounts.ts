@@ -1,6 +1,7 @@
-import { and, eq, gt, isNull, or } from "drizzle-orm";
+import { and, eq, gt, inArray, isNull, or } from "drizzle-orm";
 import type { Executor } from "@/db/client";
-import { coupons, customerDiscounts } from "@/db/schema";
+import { coupons, customerDiscounts, prices } from "@/db/schema";
+import { creditsFor, type CreditableLine } from "@/lib/credit-grants/service";
 import { validationFailed } from "@/lib/errors";
 import { applyDiscounts, type Discount } from "@/lib/money";
 import type { InvoiceTaxes } from "@/lib/tax-rates/compute";
@@ -64,24 +65,58 @@ export function totalAfterTax(discountedAtom: number, taxes: Pick<InvoiceTaxes, 
   return Number(total);
 }
 
-/** The discount in force at `at`, the taxes after its share, the total: finalization's order. */
+/**
+ * The lines as credit grants see them (docs/rules/invoices.md, "Credit grants at finalization"):
+ * a credit pays a line's amount after its discount share, never its exclusive taxes; a metered
+ * line (its price has a meter) names its meter for the grants scoped to meters.
+ */
+export async function creditableLines(
+  executor: Executor,
+  lines: readonly Pick<InvoiceLineRow, "id" | "priceId" | "amountAtom">[],
+  taxes: Pick<InvoiceTaxes, "lines">,
+): Promise<CreditableLine[]> {
+  const priceIds = [...new Set(lines.flatMap((line) => (line.priceId ? [line.priceId] : [])))];
+  const metered = priceIds.length === 0 ? [] : await executor.select({ id: prices.id, meterId: prices.meterId }).from(prices).where(inArray(prices.id, priceIds));
+  const meterOf = new Map(metered.map((row) => [row.id, row.meterId]));
+  return lines.map((line, index) => ({
+    id: line.id,
+    payableAtom: line.amountAtom - taxes.lines[index]!.discountAtom,
+    meterId: line.priceId ? (meterOf.get(line.priceId) ?? null) : null,
+  }));
+}
+
+/**
+ * The discount in force at `at`, the taxes after its share, the credit grants' share, the total:
+ * finalization's order. `lockGrants`: finalization locks the grants it applies (a preview reads).
+ */
 export async function finalizationAmounts(
   executor: Executor,
   invoice: Pick<InvoiceRow, "accountId" | "customerId" | "currency">,
-  lines: readonly Pick<InvoiceLineRow, "amountAtom" | "taxRateIds">[],
+  lines: readonly Pick<InvoiceLineRow, "id" | "priceId" | "amountAtom" | "taxRateIds">[],
   at: Date,
+  lockGrants = false,
 ) {
   const discount = await discountFor(executor, invoice, at);
   const { subtotalAtom } = draftTotals(lines);
   const { discountAtom, totalAtom: discountedAtom } = applyDiscounts(subtotalAtom, discount ? [discount.terms] : []);
   const taxes = await invoiceTaxes(executor, invoice, lines, discountAtom);
-  return { discount, subtotalAtom, discountAtom, taxes, totalAtom: totalAfterTax(discountedAtom, taxes) };
+  const creditable = await creditableLines(executor, lines, taxes);
+  const credits = await creditsFor(executor, invoice, creditable, at, lockGrants);
+  return { discount, subtotalAtom, discountAtom, taxes, creditable, credits, totalAtom: totalAfterCredits(totalAfterTax(discountedAtom, taxes), credits.creditsAtom) };
+}
+
+/** The total after the credit grants paid their share: total after tax − credits applied (never below 0: credits pay at most the lines' amounts after discount). */
+export function totalAfterCredits(totalAfterTaxAtom: number, creditsAtom: number): number {
+  if (creditsAtom > totalAfterTaxAtom) throw new RangeError(`Credits applied (${creditsAtom}) exceed the total (${totalAfterTaxAtom}).`);
+  return totalAfterTaxAtom - creditsAtom;
 }
 
 /** The invoice's columns those amounts and the balance applied to them set. */
 export function amountColumns(amounts: Awaited<ReturnType<typeof finalizationAmounts>>, balance: { startingAtom: number; endingAtom: number; dueAtom: number }) {
-  const { subtotalAtom, discountAtom, taxes, totalAtom } = amounts;
+  const { subtotalAtom, discountAtom, taxes, totalAtom, credits, creditable } = amounts;
   return {
+    creditsAppliedAtom: credits.creditsAtom,
+    creditsApplied: credits.applications.map((application) => ({ credit_grant: application.grantId, line: creditable[application.lineIndex]!.id, amount_atom: application.amountAtom })),
     subtotalAtom,
     discountAtom,
     taxAtom: taxes.taxAtom,

@@ -80,6 +80,8 @@ export type HostedInvoice = {
   subtotalAtom: number;
   discountAtom: number;
   taxes: { name: string; amountAtom: number; inclusive: boolean }[];
+  /** What credit grants paid (already out of the total). */
+  creditsAppliedAtom: number;
   totalAtom: number;
   paidAtom: number;
   dueAtom: number;
@@ -123,6 +125,7 @@ export async function getHostedInvoice(token: string): Promise<HostedInvoice | n
       const rate = rates.get(tax.tax_rate);
       return { name: rate ? `${rate.display_name} ${invoice.reverseCharge ? 0 : rate.percentage_e4 / 10_000} %` : "Tax", amountAtom: tax.amount_atom, inclusive: tax.inclusive };
     }),
+    creditsAppliedAtom: invoice.creditsAppliedAtom,
     totalAtom: invoice.totalAmountAtom,
     paidAtom: invoice.paidAmountAtom,
     dueAtom: invoice.dueAmountAtom,

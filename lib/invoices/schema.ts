@@ -170,7 +170,19 @@ export const Invoice = z
     reverse_charge: z.boolean().meta({
       description: "true: a B2B customer with a valid EU VAT id in another EU country than the seller; every rate applies at 0 % and the invoice carries the reverse-charge note.",
     }),
-    total_amount_atom: z.number().int().meta({ description: "subtotal − discount + exclusive tax, never negative." }),
+    total_credits_applied_atom: z.number().int().meta({
+      description: "What the customer's credit grants paid at finalization (Σ of `credits_applied`), before the balance; 0 on drafts (the previews show what finalization would apply).",
+    }),
+    credits_applied: z
+      .array(
+        z.object({
+          credit_grant: z.string().meta({ description: "The grant (`cg_…`) that paid." }),
+          line: z.string().meta({ description: "The line (`il_…`) it paid." }),
+          amount_atom: z.number().int(),
+        }),
+      )
+      .meta({ description: "Per grant and line, what credit grants paid at finalization, in the order they applied (docs/billing.md, \"Credit grants\")." }),
+    total_amount_atom: z.number().int().meta({ description: "subtotal − discount + exclusive tax − credits applied, never negative." }),
     due_amount_atom: z.number().int().meta({
       description:
         "What is left to collect: total − pre-payment credit notes − the balance applied (starting − ending balance; a debit adds) − partial payments. 0 once paid.",

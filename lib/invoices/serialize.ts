@@ -52,6 +52,8 @@ export function serializeInvoice({ invoice, lines, paymentIntent }: InvoiceWithL
     tax_atom: invoice.taxAtom,
     total_taxes: invoice.totalTaxes,
     reverse_charge: invoice.reverseCharge,
+    total_credits_applied_atom: invoice.creditsAppliedAtom,
+    credits_applied: invoice.creditsApplied,
     total_amount_atom: invoice.totalAmountAtom,
     due_amount_atom: invoice.dueAmountAtom,
     paid_amount_atom: invoice.paidAmountAtom,

@@ -18,6 +18,7 @@ import { takeInvoiceNumber } from "./numbers";
 import { issueDocument } from "./pdf/issue";
 import { amountColumns, finalizationAmounts } from "./amounts";
 import { applyBalanceToInvoice } from "@/lib/customer-balance/service";
+import { recordCreditApplications } from "@/lib/credit-grants/service";
 import { endOnceDiscount } from "@/lib/discounts/service";
 import { DEFAULT_DAYS_UNTIL_DUE, type InvoiceCreateInput, type InvoiceStatus } from "./schema";
 import type { InvoiceLineRow, InvoiceWithLines } from "./serialize";
@@ -125,7 +126,8 @@ export async function listInvoices({
 }
 
 /**
- * Draft → open: applies the customer's discount and fixes the totals, then the customer's balance
+ * Draft → open: applies the customer's discount and fixes the totals, then the customer's credit
+ * grants (they pay eligible lines: the total is after them), then the customer's balance
  * (due = total − the credit applied, or + the debit). An invoice with nothing left to collect is paid
  * at once (as in Stripe). Every path that finalizes (the API, subscriptions, renewals, usage, plan
  * changes) comes through here.
@@ -139,7 +141,7 @@ export async function finalizeInvoice({ ctx, input, tx }: Verb<{ id: string }> &
       throw new ServiceError("conflict", `Invoice '${invoice.id}' has no lines; add a line before finalizing it.`);
     }
     const now = ctx.now();
-    const amounts = await finalizationAmounts(tx, invoice, lines, now);
+    const amounts = await finalizationAmounts(tx, invoice, lines, now, true);
     const { discount, taxes, totalAtom } = amounts;
     const taxedLines: InvoiceLineRow[] = [];
     for (const [index, line] of lines.entries()) {
@@ -150,7 +152,9 @@ export async function finalizeInvoice({ ctx, input, tx }: Verb<{ id: string }> &
         .where(eq(invoiceLines.id, line.id))
         .returning()));
     }
-    // Before any payment is attempted: the customer's balance in this currency meets the total.
+    // Credit grants first (their rows locked by finalizationAmounts): the ledger, the grants' remaining, their events.
+    await recordCreditApplications(tx, ctx, invoice, amounts.creditable, amounts.credits);
+    // Before any payment is attempted: the customer's balance in this currency meets the total after credits.
     const balance = await applyBalanceToInvoice(tx, ctx, { id: invoice.id, customerId: invoice.customerId, currency: invoice.currency, totalAtom });
     // A once coupon's discount has now discounted its one invoice (the balance step holds the customer's lock).
     if (discount?.duration === "once") await endOnceDiscount(tx, ctx, discount.id, now);

@@ -1,5 +1,6 @@
 import { getDb } from "@/db/client";
 import { getCustomer } from "@/lib/customers/service";
+import { remainingCreditByCurrency } from "@/lib/credit-grants/service";
 import { notFound } from "@/lib/errors";
 import { invoicePdf } from "@/lib/invoices/hosted";
 import { hostedInvoiceUrl, type InvoiceWithLines } from "@/lib/invoices/serialize";
@@ -220,4 +221,9 @@ export function subscriptionSentence(sub: Pick<PortalSubscription, "status" | "c
     default:
       return `Your subscription is active and renews on ${end}.`;
   }
+}
+
+/** The session's customer's credit left per currency, from grants that would pay an invoice finalized now. */
+export async function portalRemainingCredit(session: PortalSession): Promise<{ currency: string; remainingAtom: number }[]> {
+  return remainingCreditByCurrency({ ctx: session.ctx, customerId: session.customerId });
 }

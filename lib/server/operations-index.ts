@@ -10,6 +10,7 @@ import { couponOperations } from "@/lib/coupons/operations";
 import { customerOperations } from "@/lib/customers/operations";
 import { customerBalanceOperations } from "@/lib/customer-balance/operations";
 import { creditNoteOperations } from "@/lib/credit-notes/operations";
+import { creditGrantOperations } from "@/lib/credit-grants/operations";
 import { emailOperations } from "@/lib/emails/operations";
 import { discountOperations } from "@/lib/discounts/operations";
 import { entitlementOperations } from "@/lib/entitlements/operations";
@@ -64,6 +65,7 @@ export const API_OPERATIONS: Operation[] = [
   ...creditNoteOperations,
   ...emailOperations,
   ...customerBalanceOperations,
+  ...creditGrantOperations,
   ...subscriptionOperations,
   ...subscriptionChangeOperations,
   ...checkoutOperations,

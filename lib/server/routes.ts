@@ -15,6 +15,7 @@ import { flowHandlers } from "@/lib/flows/handlers";
 import { creditNoteHandlers } from "@/lib/credit-notes/handlers";
 import { emailHandlers } from "@/lib/emails/handlers";
 import { customerBalanceHandlers } from "@/lib/customer-balance/handlers";
+import { creditGrantHandlers } from "@/lib/credit-grants/handlers";
 import { subscriptionHandlers } from "@/lib/subscriptions/handlers";
 import { subscriptionChangeHandlers } from "@/lib/subscription-changes/handlers";
 import { checkoutHandlers } from "@/lib/checkout/handlers";
@@ -52,6 +53,7 @@ export const API_HANDLERS = [
   ...creditNoteHandlers,
   ...emailHandlers,
   ...customerBalanceHandlers,
+  ...creditGrantHandlers,
   ...subscriptionHandlers,
   ...subscriptionChangeHandlers,
   ...checkoutHandlers,

@@ -1,6 +1,7 @@
 import { alertEvaluation } from "@/lib/alerts/evaluate";
 import { registerMintCheck } from "@/lib/api-tokens/mint-check";
 import { checkoutSessionExpiry } from "@/lib/checkout/expiry";
+import { creditGrantExpiry } from "@/lib/credit-grants/expiry";
 import { registerTimeTransitions } from "@/lib/clock/registry";
 import { runAccountDueTransitions } from "@/lib/clock/service";
 import { clockTicker } from "@/lib/clock/ticker";
@@ -42,6 +43,7 @@ export function wire(): void {
     dunningRetries,
     invoiceOverdue,
     checkoutSessionExpiry,
+    creditGrantExpiry,
     entitlementGraceExpiry,
     paymentReconciliation,
     refundReconciliation,

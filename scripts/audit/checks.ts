@@ -343,7 +343,14 @@ function checkInvoices(out: Differences, money: AccountMoney, latest: Map<string
     for (const rate of new Set([...rates.keys(), ...recordedRates.keys()])) {
       out.check(id, `total_taxes.${rate}`, rates.get(rate) ?? 0, recordedRates.get(rate) ?? 0, "Σ of the lines' taxes per rate");
     }
-    out.check(id, "total_amount_atom", invoice.subtotal_atom - invoice.discount_atom + exclusiveTaxOf(lineTaxes), invoice.total_amount_atom, "total = subtotal − discount + exclusive tax");
+    out.check(
+      id,
+      "total_amount_atom",
+      invoice.subtotal_atom - invoice.discount_atom + exclusiveTaxOf(lineTaxes) - invoice.total_credits_applied_atom,
+      invoice.total_amount_atom,
+      "total = subtotal − discount + exclusive tax − credits applied",
+    );
+    out.check(id, "total_credits_applied_atom", invoice.credit_grant_ledger_atom, invoice.total_credits_applied_atom, "credits applied = Σ of the credit grants' ledger rows for the invoice");
 
     // The discount: the coupon of the invoice's discount as its events stood when the invoice was finalized.
     const terms = discountTerms(invoice, finalizedEventOf.get(id), discountEventsOf);

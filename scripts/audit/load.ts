@@ -30,6 +30,9 @@ export type InvoiceRecord = {
   tax_atom: number;
   total_taxes: TaxJson[];
   total_amount_atom: number;
+  /** What credit grants paid at finalization, and Σ of the grants' ledger rows for the invoice. */
+  total_credits_applied_atom: number;
+  credit_grant_ledger_atom: number;
   due_amount_atom: number;
   paid_amount_atom: number;
   pre_payment_credit_notes_amount_atom: number;
@@ -133,7 +136,8 @@ export async function loadAccountMoney(sql: Sql, accountId: string): Promise<Acc
   const [invoiceRows, lineRows, noteRows, customerRows, ledgerRows, intentRows, paymentRows, refundRows] = await Promise.all([
     sql`select id, customer_id, status, currency, subtotal_atom, discount_atom, tax_atom, total_taxes, total_amount_atom,
           due_amount_atom, paid_amount_atom, pre_payment_credit_notes_amount_atom, post_payment_credit_notes_amount_atom,
-          starting_balance_atom, ending_balance_atom, discount_id
+          starting_balance_atom, ending_balance_atom, discount_id, credits_applied_atom,
+          (select coalesce(sum(a.amount_atom), 0) from credit_grant_applications a where a.invoice_id = invoices.id) as credit_grant_ledger_atom
         from invoices where account_id = ${accountId}`,
     sql`select id, invoice_id, quantity, amount_atom, discount_atom, tax_amounts from invoice_lines where account_id = ${accountId}`,
     sql`select id, invoice_id, customer_id, status, type, lines, subtotal_atom, discount_atom, tax_atom, total_taxes, total_amount_atom,
@@ -172,6 +176,8 @@ export async function loadAccountMoney(sql: Sql, accountId: string): Promise<Acc
       tax_atom: atoms(row.tax_atom),
       total_taxes: row.total_taxes,
       total_amount_atom: atoms(row.total_amount_atom),
+      total_credits_applied_atom: atoms(row.credits_applied_atom),
+      credit_grant_ledger_atom: atoms(row.credit_grant_ledger_atom),
       due_amount_atom: atoms(row.due_amount_atom),
       paid_amount_atom: atoms(row.paid_amount_atom),
       pre_payment_credit_notes_amount_atom: atoms(row.pre_payment_credit_notes_amount_atom),

@@ -197,6 +197,16 @@ beforeAll(async () => {
   const clockNow = Date.parse((await ok(client.get(`/${account}/test-clock`))).now);
   await invoice(new Date(clockNow + DAY).toISOString());
 
+  // Credit grants (docs/billing.md, "Credit grants"): one used up by an invoice (applied, depleted),
+  // one voided, one in euros that expires when the clock moves 40 days.
+  const granted = await post("/customers", { email: "granted@example.com" });
+  await post("/credit-grants", { customer: granted.id, amount_atom: 300, currency: "usd", category: "promotional", applies_to: "all" });
+  const voidedGrant = await post("/credit-grants", { customer: granted.id, amount_atom: 100, currency: "usd", category: "paid", applies_to: "all" });
+  await post(`/credit-grants/${voidedGrant.id}/void`);
+  await post("/credit-grants", { customer: granted.id, amount_atom: 100, currency: "eur", category: "paid", applies_to: "all", expires_at: new Date(clockNow + DAY).toISOString() });
+  const grantDraft = await post("/invoices", { customer: granted.id, currency: "usd", lines: [{ price: oneTime.id }] });
+  await post(`/invoices/${grantDraft.id}/finalize`);
+
   // Subscriptions: paused, resumed, updated, cancelled; a trial that will end and renew.
   const subscription = await post("/subscriptions", { customer: customer.id, items: [{ price: monthly.id }] });
   await post(`/subscriptions/${subscription.id}`, { metadata: { plan: "pro" } });
@@ -480,6 +490,18 @@ const IMPLIES: Record<(typeof EVENT_TYPES)[number], Check> = {
   "alert.triggered": (data) =>
     expect(data).toMatchObject({ object: "alert_trigger", alert: expect.stringMatching(/^alrt_/), alert_type: "usage_threshold", customer: expect.stringMatching(/^cus_/), value: 1, threshold: 1, resolved_at: null }),
   "alert.resolved": (data) => expect(data).toMatchObject({ object: "alert_trigger", resolved_at: expect.any(String) }),
+  "credit_grant.created": (data, event) => {
+    expect(data).toMatchObject({ object: "credit_grant", status: "active" });
+    expect(data.remaining_atom).toBe(data.amount_atom);
+    expect(event.previous_data).toBeNull();
+  },
+  "credit_grant.applied": (data, event) => {
+    expect(data.applied_atom).toBeGreaterThan(0);
+    expect(data.remaining_atom).toBeLessThan(event.previous_data.remaining_atom);
+  },
+  "credit_grant.depleted": (data) => expect(data).toMatchObject({ status: "depleted", remaining_atom: 0 }),
+  "credit_grant.expired": (data) => expect(data).toMatchObject({ status: "expired", expired_at: expect.any(String) }),
+  "credit_grant.voided": (data) => expect(data).toMatchObject({ status: "voided", voided_at: expect.any(String) }),
   "email.sent": (data) => expect(data).toMatchObject({ object: "email", status: "sent", sent_at: expect.any(String), smtp_response: expect.stringMatching(/^250/) }),
   "email.failed": (data) => expect(data).toMatchObject({ object: "email", status: expect.stringMatching(/^(failed|rate_limited)$/), smtp_response: expect.any(String) }),
 };

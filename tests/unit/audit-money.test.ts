@@ -34,6 +34,8 @@ function owingCustomer(): AccountMoney {
     tax_atom: 0,
     total_taxes: [],
     total_amount_atom: 2000,
+    total_credits_applied_atom: 0,
+    credit_grant_ledger_atom: 0,
     due_amount_atom: 2500,
     paid_amount_atom: 0,
     pre_payment_credit_notes_amount_atom: 0,

@@ -88,6 +88,12 @@ export default async function HostedInvoicePage({ params }: { params: Promise<{ 
               <dd className="tabular-nums">{money(tax.amountAtom)}</dd>
             </div>
           ))}
+          {invoice.creditsAppliedAtom > 0 && (
+            <div className="flex justify-between">
+              <dt>{t.creditsApplied}</dt>
+              <dd className="tabular-nums">{money(-invoice.creditsAppliedAtom)}</dd>
+            </div>
+          )}
           <div className="flex justify-between font-semibold">
             <dt>{t.total}</dt>
             <dd className="tabular-nums">{money(invoice.totalAtom)}</dd>

@@ -160,6 +160,8 @@ export async function renderInvoicePdf(invoice: InvoiceRow, lines: readonly Invo
   totals.row(t.subtotal, invoice.subtotalAtom);
   if (invoice.discountAtom > 0) totals.row(t.discount, -invoice.discountAtom);
   totals.taxes(invoice.totalTaxes);
+  // What credit grants paid (docs/billing.md, "Credit grants"): already out of the total.
+  if (invoice.creditsAppliedAtom > 0) totals.row(t.creditsApplied, -invoice.creditsAppliedAtom);
   totals.row(t.total, invoice.totalAmountAtom, true);
   const appliedBalance = (invoice.startingBalanceAtom ?? 0) - (invoice.endingBalanceAtom ?? 0);
   if (appliedBalance !== 0) totals.row(appliedBalance > 0 ? t.appliedCredit : t.appliedDebit, -appliedBalance);
