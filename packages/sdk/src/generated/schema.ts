@@ -2655,12 +2655,16 @@ export type paths = {
         /**
          * List credit grants
          * @description Newest first; filter `customer`.
+         *
+         *     Restricted keys need `customers:read`.
          */
         get: operations["listCreditGrants"];
         put?: never;
         /**
          * Grant credit
          * @description Grants `amount_atom` of `currency` to a customer. From `effective_at` (default now) until `expires_at`, it pays the eligible lines of the customer's invoices in that currency at their finalization, before the customer balance and before collection: every line (`applies_to: "all"`) or the metered lines of the named meters. Grants apply by `priority`, then the earliest expiry. Credits pay a line's amount after its discount, never exclusive taxes. An unknown customer or meter, or `expires_at` not after `effective_at`, is a 422. Emits `credit_grant.created`.
+         *
+         *     Restricted keys need `customers:write`.
          */
         post: operations["createCreditGrant"];
         delete?: never;
@@ -2679,12 +2683,16 @@ export type paths = {
         /**
          * List credit grants
          * @description Newest first; filter `customer`.
+         *
+         *     Restricted keys need `customers:read`.
          */
         get: operations["listCreditGrantsForTokenAccount"];
         put?: never;
         /**
          * Grant credit
          * @description Grants `amount_atom` of `currency` to a customer. From `effective_at` (default now) until `expires_at`, it pays the eligible lines of the customer's invoices in that currency at their finalization, before the customer balance and before collection: every line (`applies_to: "all"`) or the metered lines of the named meters. Grants apply by `priority`, then the earliest expiry. Credits pay a line's amount after its discount, never exclusive taxes. An unknown customer or meter, or `expires_at` not after `effective_at`, is a 422. Emits `credit_grant.created`.
+         *
+         *     Restricted keys need `customers:write`.
          */
         post: operations["createCreditGrantForTokenAccount"];
         delete?: never;
@@ -2700,7 +2708,10 @@ export type paths = {
             path?: never;
             cookie?: never;
         };
-        /** Retrieve a credit grant */
+        /**
+         * Retrieve a credit grant
+         * @description Restricted keys need `customers:read`.
+         */
         get: operations["getCreditGrant"];
         put?: never;
         post?: never;
@@ -2717,7 +2728,10 @@ export type paths = {
             path?: never;
             cookie?: never;
         };
-        /** Retrieve a credit grant */
+        /**
+         * Retrieve a credit grant
+         * @description Restricted keys need `customers:read`.
+         */
         get: operations["getCreditGrantForTokenAccount"];
         put?: never;
         post?: never;
@@ -2737,6 +2751,8 @@ export type paths = {
         /**
          * List a credit grant's applications
          * @description The grant's ledger, oldest first, in one page: what it paid on which invoice line. Σ of the amounts + `remaining_atom` = `amount_atom`.
+         *
+         *     Restricted keys need `customers:read`.
          */
         get: operations["listCreditGrantApplications"];
         put?: never;
@@ -2757,6 +2773,8 @@ export type paths = {
         /**
          * List a credit grant's applications
          * @description The grant's ledger, oldest first, in one page: what it paid on which invoice line. Σ of the amounts + `remaining_atom` = `amount_atom`.
+         *
+         *     Restricted keys need `customers:read`.
          */
         get: operations["listCreditGrantApplicationsForTokenAccount"];
         put?: never;
@@ -2779,6 +2797,8 @@ export type paths = {
         /**
          * Void a credit grant
          * @description What remains of the grant never applies again; what it already paid stays paid. An expired or voided grant is a 409. Emits `credit_grant.voided`.
+         *
+         *     Restricted keys need `customers:write`.
          */
         post: operations["voidCreditGrant"];
         delete?: never;
@@ -2799,6 +2819,8 @@ export type paths = {
         /**
          * Void a credit grant
          * @description What remains of the grant never applies again; what it already paid stays paid. An expired or voided grant is a 409. Emits `credit_grant.voided`.
+         *
+         *     Restricted keys need `customers:write`.
          */
         post: operations["voidCreditGrantForTokenAccount"];
         delete?: never;
@@ -15244,32 +15266,32 @@ export type components = {
         Event: components["schemas"]["PaymentSucceededEvent"] | components["schemas"]["PaymentFailedEvent"] | components["schemas"]["PaymentRefundedEvent"] | components["schemas"]["CheckoutSessionCreatedEvent"] | components["schemas"]["CheckoutSessionUpdatedEvent"] | components["schemas"]["CheckoutSessionDeletedEvent"] | components["schemas"]["CheckoutSessionCompletedEvent"] | components["schemas"]["CheckoutSessionExpiredEvent"] | components["schemas"]["PaymentIntentCreatedEvent"] | components["schemas"]["PaymentIntentProcessingEvent"] | components["schemas"]["PaymentIntentRequiresActionEvent"] | components["schemas"]["PaymentIntentAmountCapturableUpdatedEvent"] | components["schemas"]["PaymentIntentSucceededEvent"] | components["schemas"]["PaymentIntentCanceledEvent"] | components["schemas"]["PaymentIntentPaymentFailedEvent"] | components["schemas"]["PaymentIntentPartiallyFundedEvent"] | components["schemas"]["CustomerSubscriptionCreatedEvent"] | components["schemas"]["CustomerSubscriptionUpdatedEvent"] | components["schemas"]["CustomerSubscriptionPausedEvent"] | components["schemas"]["CustomerSubscriptionResumedEvent"] | components["schemas"]["CustomerSubscriptionCancelledEvent"] | components["schemas"]["CustomerSubscriptionTrialWillEndEvent"] | components["schemas"]["InvoiceCreatedEvent"] | components["schemas"]["InvoiceFinalizedEvent"] | components["schemas"]["InvoicePaidEvent"] | components["schemas"]["InvoicePaymentSucceededEvent"] | components["schemas"]["InvoicePaymentFailedEvent"] | components["schemas"]["InvoicePaymentActionRequiredEvent"] | components["schemas"]["InvoiceOverdueEvent"] | components["schemas"]["InvoiceVoidedEvent"] | components["schemas"]["InvoiceMarkedUncollectibleEvent"] | components["schemas"]["InvoiceRefundedEvent"] | components["schemas"]["InvoiceUpcomingEvent"] | components["schemas"]["CustomerCreatedEvent"] | components["schemas"]["CustomerUpdatedEvent"] | components["schemas"]["CustomerDeletedEvent"] | components["schemas"]["CustomerDiscountCreatedEvent"] | components["schemas"]["CustomerDiscountUpdatedEvent"] | components["schemas"]["CustomerDiscountDeletedEvent"] | components["schemas"]["CouponCreatedEvent"] | components["schemas"]["CouponUpdatedEvent"] | components["schemas"]["CouponDeletedEvent"] | components["schemas"]["PriceCreatedEvent"] | components["schemas"]["PriceUpdatedEvent"] | components["schemas"]["PriceDeletedEvent"] | components["schemas"]["ProductCreatedEvent"] | components["schemas"]["ProductUpdatedEvent"] | components["schemas"]["ProductDeletedEvent"] | components["schemas"]["RefundCreatedEvent"] | components["schemas"]["RefundUpdatedEvent"] | components["schemas"]["RefundFailedEvent"] | components["schemas"]["ApiTokenCreatedEvent"] | components["schemas"]["ApiTokenRevokedEvent"] | components["schemas"]["WebhookEndpointCreatedEvent"] | components["schemas"]["WebhookEndpointUpdatedEvent"] | components["schemas"]["WebhookEndpointDeletedEvent"] | components["schemas"]["WebhookEndpointDisabledEvent"] | components["schemas"]["WebhookEndpointEnabledEvent"] | components["schemas"]["WebhookEndpointSecretRotatedEvent"] | components["schemas"]["UserSignedInEvent"] | components["schemas"]["UserSignInFailedEvent"] | components["schemas"]["UserSignedOutEvent"] | components["schemas"]["UserPasswordChangedEvent"] | components["schemas"]["AccountSettingsUpdatedEvent"] | components["schemas"]["TaxRateCreatedEvent"] | components["schemas"]["TaxRateUpdatedEvent"] | components["schemas"]["MeterCreatedEvent"] | components["schemas"]["MeterUpdatedEvent"] | components["schemas"]["MeterDeactivatedEvent"] | components["schemas"]["MeterReactivatedEvent"] | components["schemas"]["FeatureCreatedEvent"] | components["schemas"]["ProductFeatureAttachedEvent"] | components["schemas"]["ProductFeatureDetachedEvent"] | components["schemas"]["CustomerEntitlementsUpdatedEvent"] | components["schemas"]["PortalConfigurationUpdatedEvent"] | components["schemas"]["CreditNoteCreatedEvent"] | components["schemas"]["CreditNoteVoidedEvent"] | components["schemas"]["CustomerBalanceTransactionCreatedEvent"] | components["schemas"]["MemberInvitedEvent"] | components["schemas"]["MemberInvitationRevokedEvent"] | components["schemas"]["MemberJoinedEvent"] | components["schemas"]["MemberRoleChangedEvent"] | components["schemas"]["MemberRemovedEvent"] | components["schemas"]["PaymentProcessorConnectedEvent"] | components["schemas"]["PaymentProcessorDisconnectedEvent"] | components["schemas"]["SubscriptionChangeRequestScheduledEvent"] | components["schemas"]["SubscriptionChangeRequestAppliedEvent"] | components["schemas"]["SubscriptionChangeRequestCanceledEvent"] | components["schemas"]["PaymentMethodAttachedEvent"] | components["schemas"]["PaymentMethodDetachedEvent"] | components["schemas"]["DisputeCreatedEvent"] | components["schemas"]["DisputeUpdatedEvent"] | components["schemas"]["DisputeClosedEvent"] | components["schemas"]["EmailSentEvent"] | components["schemas"]["EmailFailedEvent"] | components["schemas"]["CreditGrantCreatedEvent"] | components["schemas"]["CreditGrantAppliedEvent"] | components["schemas"]["CreditGrantDepletedEvent"] | components["schemas"]["CreditGrantExpiredEvent"] | components["schemas"]["CreditGrantVoidedEvent"] | components["schemas"]["ApiKeyRolledEvent"] | components["schemas"]["AlertTriggeredEvent"] | components["schemas"]["AlertResolvedEvent"];
         /**
          * @example {
-         *       "id": "evt_prod_06h2fw0xynxeh3whtzxgfrve83wng",
+         *       "id": "evt_prod_06h2fxq6eaym8ffps0fan7na17fmy",
          *       "type": "payment.succeeded",
          *       "aggregate_type": "payment",
-         *       "aggregate_id": "py_prod_06h2fw0xws2jwjd0fm5384w3nt4fg",
+         *       "aggregate_id": "py_prod_06h2fxq6dx5w0pm8qxnw05yq39yqm",
          *       "data": {
-         *         "id": "py_prod_06h2fw0xws2jwjd0fm5384w3nt4fg",
+         *         "id": "py_prod_06h2fxq6dx5w0pm8qxnw05yq39yqm",
          *         "object": "payment",
          *         "status": "succeeded",
-         *         "created": "2026-11-29T15:32:57.446Z",
+         *         "created": "2026-11-29T15:40:21.999Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "amount_atom": 2500,
-         *         "payment_intent": "pi_prod_06h2fw0xs2kw03wn1p75a38sx0y3j",
+         *         "payment_intent": "pi_prod_06h2fxq6a3rg1gb4b6zygqg5yq8dw",
          *         "payment_method": "pm_card_visa",
          *         "failure_message": null,
          *         "amount_refunded_atom": 0
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2fw0xr1vj740cqwx27arngqgfe",
-         *       "request_id": "req_prod_06h2fw0xr1vj740cqwx27arngqgfe",
+         *       "correlation_id": "req_prod_06h2fxq694jskhx72mncnde9k63sm",
+         *       "request_id": "req_prod_06h2fxq694jskhx72mncnde9k63sm",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-29T15:32:57.461Z",
+         *       "created": "2026-11-29T15:40:22.002Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2fw0rt3rsvnydsxryw0w24qcqp"
+         *       "actor_id": "key_prod_06h2fxpzz5qtqg4qbt17kah6myejc"
          *     }
          */
         PaymentSucceededEvent: {
@@ -15314,32 +15336,32 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2fw1316gfjmevzfqh8tn1sca54",
+         *       "id": "evt_prod_06h2fxqcjhq8wd948t681ty67mw5y",
          *       "type": "payment.failed",
          *       "aggregate_type": "payment",
-         *       "aggregate_id": "py_prod_06h2fw1310gw9xzpjbw17v44yqyjj",
+         *       "aggregate_id": "py_prod_06h2fxqcjfh6r7mpgy6y3arazx2ng",
          *       "data": {
-         *         "id": "py_prod_06h2fw1310gw9xzpjbw17v44yqyjj",
+         *         "id": "py_prod_06h2fxqcjfh6r7mpgy6y3arazx2ng",
          *         "object": "payment",
          *         "status": "failed",
-         *         "created": "2026-11-29T15:32:58.760Z",
+         *         "created": "2026-11-29T15:40:23.571Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "amount_atom": 1000,
-         *         "payment_intent": "pi_prod_06h2fw12znf6z2z6xtw7hxexsq736",
+         *         "payment_intent": "pi_prod_06h2fxqcgzxjdwya659mm06qn47dw",
          *         "payment_method": "pm_sandbox_declined",
          *         "failure_message": "Your card was declined (sandbox payment method pm_sandbox_declined).",
          *         "amount_refunded_atom": 0
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2fw12z88pazk3yzts5dm4ek9qa",
-         *       "request_id": "req_prod_06h2fw12z88pazk3yzts5dm4ek9qa",
+         *       "correlation_id": "req_prod_06h2fxqcg031vj07m9r3v80f210xy",
+         *       "request_id": "req_prod_06h2fxqcg031vj07m9r3v80f210xy",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-29T15:32:58.761Z",
+         *       "created": "2026-11-29T15:40:23.572Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2fw0rt3rsvnydsxryw0w24qcqp"
+         *       "actor_id": "key_prod_06h2fxpzz5qtqg4qbt17kah6myejc"
          *     }
          */
         PaymentFailedEvent: {
@@ -15384,44 +15406,44 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2fw13tf1b39cc9qtnbj8f6xtv2",
+         *       "id": "evt_prod_06h2fxqdb3s7e5nhhybhrddyhmyg6",
          *       "type": "payment.refunded",
          *       "aggregate_type": "payment",
-         *       "aggregate_id": "py_prod_06h2fw12xm6bxyv7tzmfa3w0f61ha",
+         *       "aggregate_id": "py_prod_06h2fxqcc5cr04wrk52svhk1nsbgg",
          *       "data": {
-         *         "id": "py_prod_06h2fw12xm6bxyv7tzmfa3w0f61ha",
+         *         "id": "py_prod_06h2fxqcc5cr04wrk52svhk1nsbgg",
          *         "object": "payment",
          *         "status": "partially_refunded",
-         *         "created": "2026-11-29T15:32:58.733Z",
+         *         "created": "2026-11-29T15:40:23.521Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "amount_atom": 1000,
-         *         "payment_intent": "pi_prod_06h2fw12wk9jqbczef80rds6gxy08",
+         *         "payment_intent": "pi_prod_06h2fxqca9f9cnptcm4z59k4g859y",
          *         "payment_method": "pm_sandbox_succeeds",
          *         "failure_message": null,
          *         "amount_refunded_atom": 400
          *       },
          *       "previous_data": {
-         *         "id": "py_prod_06h2fw12xm6bxyv7tzmfa3w0f61ha",
+         *         "id": "py_prod_06h2fxqcc5cr04wrk52svhk1nsbgg",
          *         "object": "payment",
          *         "status": "succeeded",
-         *         "created": "2026-11-29T15:32:58.733Z",
+         *         "created": "2026-11-29T15:40:23.521Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "amount_atom": 1000,
-         *         "payment_intent": "pi_prod_06h2fw12wk9jqbczef80rds6gxy08",
+         *         "payment_intent": "pi_prod_06h2fxqca9f9cnptcm4z59k4g859y",
          *         "payment_method": "pm_sandbox_succeeds",
          *         "failure_message": null,
          *         "amount_refunded_atom": 0
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2fw13rzefbpet9hpq2tjp4gpbc",
-         *       "request_id": "req_prod_06h2fw13rzefbpet9hpq2tjp4gpbc",
+         *       "correlation_id": "req_prod_06h2fxqd99kxsvm92vb9kffnr4yxy",
+         *       "request_id": "req_prod_06h2fxqd99kxsvm92vb9kffnr4yxy",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-29T15:32:58.963Z",
+         *       "created": "2026-11-29T15:40:23.768Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2fw0rt3rsvnydsxryw0w24qcqp"
+         *       "actor_id": "key_prod_06h2fxpzz5qtqg4qbt17kah6myejc"
          *     }
          */
         PaymentRefundedEvent: {
@@ -15466,29 +15488,29 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2fw19znp79mdx8kysvmgwymj18",
+         *       "id": "evt_prod_06h2fxqm7ahf5eh0dpcdvvsehfr90",
          *       "type": "checkout.session.created",
          *       "aggregate_type": "checkout_session",
-         *       "aggregate_id": "cs_prod_06h2fw19za539q819hrnrwq7pq0rc",
+         *       "aggregate_id": "cs_prod_06h2fxqm6zkh12yhped44grgrmefc",
          *       "data": {
-         *         "id": "cs_prod_06h2fw19za539q819hrnrwq7pq0rc",
-         *         "url": "http://127.0.0.1:40283/checkout/cs_prod_06h2fw19za539q819hrnrwq7pq0rc",
+         *         "id": "cs_prod_06h2fxqm6zkh12yhped44grgrmefc",
+         *         "url": "http://127.0.0.1:42273/checkout/cs_prod_06h2fxqm6zkh12yhped44grgrmefc",
          *         "mode": "payment",
          *         "object": "checkout_session",
          *         "status": "open",
-         *         "created": "2026-11-29T15:33:00.535Z",
+         *         "created": "2026-11-29T15:40:25.524Z",
          *         "invoice": null,
-         *         "updated": "2026-11-29T15:33:00.535Z",
+         *         "updated": "2026-11-29T15:40:25.524Z",
          *         "currency": "usd",
          *         "customer": null,
          *         "livemode": false,
          *         "metadata": {},
          *         "cancel_url": null,
          *         "expired_at": null,
-         *         "expires_at": "2026-11-30T15:33:00.535Z",
+         *         "expires_at": "2026-11-30T15:40:25.524Z",
          *         "line_items": [
          *           {
-         *             "price": "price_prod_06h2fw106sb9jbkk5yp6d1g6vwsjw",
+         *             "price": "price_prod_06h2fxq90shv5jwd630sf6v82pxhy",
          *             "quantity": 2,
          *             "amount_atom": 1000,
          *             "description": "Pro",
@@ -15506,13 +15528,13 @@ export type components = {
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2fw19ynheyh7yn2j0zq0eng2kp",
-         *       "request_id": "req_prod_06h2fw19ynheyh7yn2j0zq0eng2kp",
+         *       "correlation_id": "req_prod_06h2fxqm66bg0dfxmjhd77s30tcx2",
+         *       "request_id": "req_prod_06h2fxqm66bg0dfxmjhd77s30tcx2",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-29T15:33:00.541Z",
+         *       "created": "2026-11-29T15:40:25.530Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2fw0rt3rsvnydsxryw0w24qcqp"
+         *       "actor_id": "key_prod_06h2fxpzz5qtqg4qbt17kah6myejc"
          *     }
          */
         CheckoutSessionCreatedEvent: {
@@ -15557,19 +15579,19 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2fw1abz5gbs52rqfas5f53t4h2",
+         *       "id": "evt_prod_06h2fxqmm6058tzx23m39gfvrhsm4",
          *       "type": "checkout.session.updated",
          *       "aggregate_type": "checkout_session",
-         *       "aggregate_id": "cs_prod_06h2fw1a9zee5yf4g0gaz337et3e6",
+         *       "aggregate_id": "cs_prod_06h2fxqmhx26ad8qxvbp06ytdpfr6",
          *       "data": {
-         *         "id": "cs_prod_06h2fw1a9zee5yf4g0gaz337et3e6",
-         *         "url": "http://127.0.0.1:40283/checkout/cs_prod_06h2fw1a9zee5yf4g0gaz337et3e6",
+         *         "id": "cs_prod_06h2fxqmhx26ad8qxvbp06ytdpfr6",
+         *         "url": "http://127.0.0.1:42273/checkout/cs_prod_06h2fxqmhx26ad8qxvbp06ytdpfr6",
          *         "mode": "payment",
          *         "object": "checkout_session",
          *         "status": "open",
-         *         "created": "2026-11-29T15:33:00.618Z",
+         *         "created": "2026-11-29T15:40:25.612Z",
          *         "invoice": null,
-         *         "updated": "2026-11-29T15:33:00.638Z",
+         *         "updated": "2026-11-29T15:40:25.630Z",
          *         "currency": "usd",
          *         "customer": null,
          *         "livemode": false,
@@ -15578,10 +15600,10 @@ export type components = {
          *         },
          *         "cancel_url": null,
          *         "expired_at": null,
-         *         "expires_at": "2026-11-30T15:33:00.618Z",
+         *         "expires_at": "2026-11-30T15:40:25.612Z",
          *         "line_items": [
          *           {
-         *             "price": "price_prod_06h2fw106sb9jbkk5yp6d1g6vwsjw",
+         *             "price": "price_prod_06h2fxq90shv5jwd630sf6v82pxhy",
          *             "quantity": 2,
          *             "amount_atom": 1000,
          *             "description": "Pro",
@@ -15598,24 +15620,24 @@ export type components = {
          *         "subscription_data": null
          *       },
          *       "previous_data": {
-         *         "id": "cs_prod_06h2fw1a9zee5yf4g0gaz337et3e6",
-         *         "url": "http://127.0.0.1:40283/checkout/cs_prod_06h2fw1a9zee5yf4g0gaz337et3e6",
+         *         "id": "cs_prod_06h2fxqmhx26ad8qxvbp06ytdpfr6",
+         *         "url": "http://127.0.0.1:42273/checkout/cs_prod_06h2fxqmhx26ad8qxvbp06ytdpfr6",
          *         "mode": "payment",
          *         "object": "checkout_session",
          *         "status": "open",
-         *         "created": "2026-11-29T15:33:00.618Z",
+         *         "created": "2026-11-29T15:40:25.612Z",
          *         "invoice": null,
-         *         "updated": "2026-11-29T15:33:00.618Z",
+         *         "updated": "2026-11-29T15:40:25.612Z",
          *         "currency": "usd",
          *         "customer": null,
          *         "livemode": false,
          *         "metadata": {},
          *         "cancel_url": null,
          *         "expired_at": null,
-         *         "expires_at": "2026-11-30T15:33:00.618Z",
+         *         "expires_at": "2026-11-30T15:40:25.612Z",
          *         "line_items": [
          *           {
-         *             "price": "price_prod_06h2fw106sb9jbkk5yp6d1g6vwsjw",
+         *             "price": "price_prod_06h2fxq90shv5jwd630sf6v82pxhy",
          *             "quantity": 2,
          *             "amount_atom": 1000,
          *             "description": "Pro",
@@ -15632,13 +15654,13 @@ export type components = {
          *         "subscription_data": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2fw1abfsm2ad5mptc56p0q7q8e",
-         *       "request_id": "req_prod_06h2fw1abfsm2ad5mptc56p0q7q8e",
+         *       "correlation_id": "req_prod_06h2fxqmk8x28b5bfv457wc0vpdry",
+         *       "request_id": "req_prod_06h2fxqmk8x28b5bfv457wc0vpdry",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-29T15:33:00.639Z",
+         *       "created": "2026-11-29T15:40:25.633Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2fw0rt3rsvnydsxryw0w24qcqp"
+         *       "actor_id": "key_prod_06h2fxpzz5qtqg4qbt17kah6myejc"
          *     }
          */
         CheckoutSessionUpdatedEvent: {
@@ -15683,20 +15705,20 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2fw1afk37nzsk9wz97ecwqfjt6",
+         *       "id": "evt_prod_06h2fxqmqa4zg391rv0b0fn2kxs7g",
          *       "type": "checkout.session.deleted",
          *       "aggregate_type": "checkout_session",
-         *       "aggregate_id": "cs_prod_06h2fw1a9zee5yf4g0gaz337et3e6",
+         *       "aggregate_id": "cs_prod_06h2fxqmhx26ad8qxvbp06ytdpfr6",
          *       "data": {
-         *         "id": "cs_prod_06h2fw1a9zee5yf4g0gaz337et3e6",
-         *         "url": "http://127.0.0.1:40283/checkout/cs_prod_06h2fw1a9zee5yf4g0gaz337et3e6",
+         *         "id": "cs_prod_06h2fxqmhx26ad8qxvbp06ytdpfr6",
+         *         "url": "http://127.0.0.1:42273/checkout/cs_prod_06h2fxqmhx26ad8qxvbp06ytdpfr6",
          *         "mode": "payment",
          *         "object": "checkout_session",
          *         "status": "open",
-         *         "created": "2026-11-29T15:33:00.618Z",
+         *         "created": "2026-11-29T15:40:25.612Z",
          *         "deleted": true,
          *         "invoice": null,
-         *         "updated": "2026-11-29T15:33:00.666Z",
+         *         "updated": "2026-11-29T15:40:25.656Z",
          *         "currency": "usd",
          *         "customer": null,
          *         "livemode": false,
@@ -15705,10 +15727,10 @@ export type components = {
          *         },
          *         "cancel_url": null,
          *         "expired_at": null,
-         *         "expires_at": "2026-11-30T15:33:00.618Z",
+         *         "expires_at": "2026-11-30T15:40:25.612Z",
          *         "line_items": [
          *           {
-         *             "price": "price_prod_06h2fw106sb9jbkk5yp6d1g6vwsjw",
+         *             "price": "price_prod_06h2fxq90shv5jwd630sf6v82pxhy",
          *             "quantity": 2,
          *             "amount_atom": 1000,
          *             "description": "Pro",
@@ -15725,14 +15747,14 @@ export type components = {
          *         "subscription_data": null
          *       },
          *       "previous_data": {
-         *         "id": "cs_prod_06h2fw1a9zee5yf4g0gaz337et3e6",
-         *         "url": "http://127.0.0.1:40283/checkout/cs_prod_06h2fw1a9zee5yf4g0gaz337et3e6",
+         *         "id": "cs_prod_06h2fxqmhx26ad8qxvbp06ytdpfr6",
+         *         "url": "http://127.0.0.1:42273/checkout/cs_prod_06h2fxqmhx26ad8qxvbp06ytdpfr6",
          *         "mode": "payment",
          *         "object": "checkout_session",
          *         "status": "open",
-         *         "created": "2026-11-29T15:33:00.618Z",
+         *         "created": "2026-11-29T15:40:25.612Z",
          *         "invoice": null,
-         *         "updated": "2026-11-29T15:33:00.638Z",
+         *         "updated": "2026-11-29T15:40:25.630Z",
          *         "currency": "usd",
          *         "customer": null,
          *         "livemode": false,
@@ -15741,10 +15763,10 @@ export type components = {
          *         },
          *         "cancel_url": null,
          *         "expired_at": null,
-         *         "expires_at": "2026-11-30T15:33:00.618Z",
+         *         "expires_at": "2026-11-30T15:40:25.612Z",
          *         "line_items": [
          *           {
-         *             "price": "price_prod_06h2fw106sb9jbkk5yp6d1g6vwsjw",
+         *             "price": "price_prod_06h2fxq90shv5jwd630sf6v82pxhy",
          *             "quantity": 2,
          *             "amount_atom": 1000,
          *             "description": "Pro",
@@ -15761,13 +15783,13 @@ export type components = {
          *         "subscription_data": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2fw1aewcdvj8y44cgp86pjqrbm",
-         *       "request_id": "req_prod_06h2fw1aewcdvj8y44cgp86pjqrbm",
+         *       "correlation_id": "req_prod_06h2fxqmpq0vjqpzpc2hsmd1x83tt",
+         *       "request_id": "req_prod_06h2fxqmpq0vjqpzpc2hsmd1x83tt",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-29T15:33:00.668Z",
+         *       "created": "2026-11-29T15:40:25.659Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2fw0rt3rsvnydsxryw0w24qcqp"
+         *       "actor_id": "key_prod_06h2fxpzz5qtqg4qbt17kah6myejc"
          *     }
          */
         CheckoutSessionDeletedEvent: {
@@ -15812,29 +15834,29 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2fw1a73t25whx5avjajmf6ez6c",
+         *       "id": "evt_prod_06h2fxqmfp30wrz7dx1sw9q8v3894",
          *       "type": "checkout.session.completed",
          *       "aggregate_type": "checkout_session",
-         *       "aggregate_id": "cs_prod_06h2fw19za539q819hrnrwq7pq0rc",
+         *       "aggregate_id": "cs_prod_06h2fxqm6zkh12yhped44grgrmefc",
          *       "data": {
-         *         "id": "cs_prod_06h2fw19za539q819hrnrwq7pq0rc",
-         *         "url": "http://127.0.0.1:40283/checkout/cs_prod_06h2fw19za539q819hrnrwq7pq0rc",
+         *         "id": "cs_prod_06h2fxqm6zkh12yhped44grgrmefc",
+         *         "url": "http://127.0.0.1:42273/checkout/cs_prod_06h2fxqm6zkh12yhped44grgrmefc",
          *         "mode": "payment",
          *         "object": "checkout_session",
          *         "status": "complete",
-         *         "created": "2026-11-29T15:33:00.535Z",
+         *         "created": "2026-11-29T15:40:25.524Z",
          *         "invoice": null,
-         *         "updated": "2026-11-29T15:33:00.598Z",
+         *         "updated": "2026-11-29T15:40:25.594Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2fw1a3mwtgj8e6kg4cdct4n6e0",
+         *         "customer": "cus_prod_06h2fxqmc3c760h6cg8fk6qr3my0c",
          *         "livemode": false,
          *         "metadata": {},
          *         "cancel_url": null,
          *         "expired_at": null,
-         *         "expires_at": "2026-11-30T15:33:00.535Z",
+         *         "expires_at": "2026-11-30T15:40:25.524Z",
          *         "line_items": [
          *           {
-         *             "price": "price_prod_06h2fw106sb9jbkk5yp6d1g6vwsjw",
+         *             "price": "price_prod_06h2fxq90shv5jwd630sf6v82pxhy",
          *             "quantity": 2,
          *             "amount_atom": 1000,
          *             "description": "Pro",
@@ -15842,33 +15864,33 @@ export type components = {
          *           }
          *         ],
          *         "success_url": "https://example.com/thanks",
-         *         "completed_at": "2026-11-29T15:33:00.598Z",
+         *         "completed_at": "2026-11-29T15:40:25.594Z",
          *         "subscription": null,
          *         "customer_email": "new-buyer@example.com",
-         *         "payment_intent": "pi_prod_06h2fw1a4mw0rphrvmxg4jjdvpxpg",
+         *         "payment_intent": "pi_prod_06h2fxqmd17xzjaeeb797p2kvpxtc",
          *         "payment_status": "paid",
          *         "amount_total_atom": 1000,
          *         "subscription_data": null
          *       },
          *       "previous_data": {
-         *         "id": "cs_prod_06h2fw19za539q819hrnrwq7pq0rc",
-         *         "url": "http://127.0.0.1:40283/checkout/cs_prod_06h2fw19za539q819hrnrwq7pq0rc",
+         *         "id": "cs_prod_06h2fxqm6zkh12yhped44grgrmefc",
+         *         "url": "http://127.0.0.1:42273/checkout/cs_prod_06h2fxqm6zkh12yhped44grgrmefc",
          *         "mode": "payment",
          *         "object": "checkout_session",
          *         "status": "open",
-         *         "created": "2026-11-29T15:33:00.535Z",
+         *         "created": "2026-11-29T15:40:25.524Z",
          *         "invoice": null,
-         *         "updated": "2026-11-29T15:33:00.535Z",
+         *         "updated": "2026-11-29T15:40:25.524Z",
          *         "currency": "usd",
          *         "customer": null,
          *         "livemode": false,
          *         "metadata": {},
          *         "cancel_url": null,
          *         "expired_at": null,
-         *         "expires_at": "2026-11-30T15:33:00.535Z",
+         *         "expires_at": "2026-11-30T15:40:25.524Z",
          *         "line_items": [
          *           {
-         *             "price": "price_prod_06h2fw106sb9jbkk5yp6d1g6vwsjw",
+         *             "price": "price_prod_06h2fxq90shv5jwd630sf6v82pxhy",
          *             "quantity": 2,
          *             "amount_atom": 1000,
          *             "description": "Pro",
@@ -15885,13 +15907,13 @@ export type components = {
          *         "subscription_data": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2fw1a2bf7h8v4rvtvpew7gk6xj",
-         *       "request_id": "req_prod_06h2fw1a2bf7h8v4rvtvpew7gk6xj",
+         *       "correlation_id": "req_prod_06h2fxqmamf3ptc497mfkvyatamg2",
+         *       "request_id": "req_prod_06h2fxqmamf3ptc497mfkvyatamg2",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-29T15:33:00.600Z",
+         *       "created": "2026-11-29T15:40:25.597Z",
          *       "actor_type": "customer",
-         *       "actor_id": "cus_prod_06h2fw1a3mwtgj8e6kg4cdct4n6e0"
+         *       "actor_id": "cus_prod_06h2fxqmc3c760h6cg8fk6qr3my0c"
          *     }
          */
         CheckoutSessionCompletedEvent: {
@@ -15936,29 +15958,29 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2fw1aw3ej4k8kgrqqnpet982q2",
+         *       "id": "evt_prod_06h2fxqn6r8w5x9jv57511r4tjzgt",
          *       "type": "checkout.session.expired",
          *       "aggregate_type": "checkout_session",
-         *       "aggregate_id": "cs_prod_06h2fw1ah1yqdypa1dk8npz3dk8by",
+         *       "aggregate_id": "cs_prod_06h2fxqmsb4cbpm3dzk2qhv724gh4",
          *       "data": {
-         *         "id": "cs_prod_06h2fw1ah1yqdypa1dk8npz3dk8by",
-         *         "url": "http://127.0.0.1:40283/checkout/cs_prod_06h2fw1ah1yqdypa1dk8npz3dk8by",
+         *         "id": "cs_prod_06h2fxqmsb4cbpm3dzk2qhv724gh4",
+         *         "url": "http://127.0.0.1:42273/checkout/cs_prod_06h2fxqmsb4cbpm3dzk2qhv724gh4",
          *         "mode": "payment",
          *         "object": "checkout_session",
          *         "status": "expired",
-         *         "created": "2026-11-29T15:33:00.678Z",
+         *         "created": "2026-11-29T15:40:25.671Z",
          *         "invoice": null,
-         *         "updated": "2026-11-30T15:33:00.678Z",
+         *         "updated": "2026-11-30T15:40:25.671Z",
          *         "currency": "usd",
          *         "customer": null,
          *         "livemode": false,
          *         "metadata": {},
          *         "cancel_url": null,
-         *         "expired_at": "2026-11-30T15:33:00.678Z",
-         *         "expires_at": "2026-11-30T15:33:00.678Z",
+         *         "expired_at": "2026-11-30T15:40:25.671Z",
+         *         "expires_at": "2026-11-30T15:40:25.671Z",
          *         "line_items": [
          *           {
-         *             "price": "price_prod_06h2fw106sb9jbkk5yp6d1g6vwsjw",
+         *             "price": "price_prod_06h2fxq90shv5jwd630sf6v82pxhy",
          *             "quantity": 2,
          *             "amount_atom": 1000,
          *             "description": "Pro",
@@ -15975,24 +15997,24 @@ export type components = {
          *         "subscription_data": null
          *       },
          *       "previous_data": {
-         *         "id": "cs_prod_06h2fw1ah1yqdypa1dk8npz3dk8by",
-         *         "url": "http://127.0.0.1:40283/checkout/cs_prod_06h2fw1ah1yqdypa1dk8npz3dk8by",
+         *         "id": "cs_prod_06h2fxqmsb4cbpm3dzk2qhv724gh4",
+         *         "url": "http://127.0.0.1:42273/checkout/cs_prod_06h2fxqmsb4cbpm3dzk2qhv724gh4",
          *         "mode": "payment",
          *         "object": "checkout_session",
          *         "status": "open",
-         *         "created": "2026-11-29T15:33:00.678Z",
+         *         "created": "2026-11-29T15:40:25.671Z",
          *         "invoice": null,
-         *         "updated": "2026-11-29T15:33:00.678Z",
+         *         "updated": "2026-11-29T15:40:25.671Z",
          *         "currency": "usd",
          *         "customer": null,
          *         "livemode": false,
          *         "metadata": {},
          *         "cancel_url": null,
          *         "expired_at": null,
-         *         "expires_at": "2026-11-30T15:33:00.678Z",
+         *         "expires_at": "2026-11-30T15:40:25.671Z",
          *         "line_items": [
          *           {
-         *             "price": "price_prod_06h2fw106sb9jbkk5yp6d1g6vwsjw",
+         *             "price": "price_prod_06h2fxq90shv5jwd630sf6v82pxhy",
          *             "quantity": 2,
          *             "amount_atom": 1000,
          *             "description": "Pro",
@@ -16009,11 +16031,11 @@ export type components = {
          *         "subscription_data": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2fw1amdn90e2wh4jsbccmcwx4a",
+         *       "correlation_id": "req_prod_06h2fxqmx4zjg9wk9m579jnf510xj",
          *       "request_id": null,
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-30T15:33:00.678Z",
+         *       "created": "2026-11-30T15:40:25.671Z",
          *       "actor_type": "system",
          *       "actor_id": null
          *     }
@@ -16060,17 +16082,17 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2fw0xsdd04qev2v01hpkpdgm8w",
+         *       "id": "evt_prod_06h2fxq6a9644gfze4t0tgbbc118p",
          *       "type": "payment_intent.created",
          *       "aggregate_type": "payment_intent",
-         *       "aggregate_id": "pi_prod_06h2fw0xs2kw03wn1p75a38sx0y3j",
+         *       "aggregate_id": "pi_prod_06h2fxq6a3rg1gb4b6zygqg5yq8dw",
          *       "data": {
-         *         "id": "pi_prod_06h2fw0xs2kw03wn1p75a38sx0y3j",
+         *         "id": "pi_prod_06h2fxq6a3rg1gb4b6zygqg5yq8dw",
          *         "object": "payment_intent",
          *         "status": "requires_confirmation",
-         *         "created": "2026-11-29T15:32:57.416Z",
+         *         "created": "2026-11-29T15:40:21.968Z",
          *         "invoice": null,
-         *         "updated": "2026-11-29T15:32:57.416Z",
+         *         "updated": "2026-11-29T15:40:21.968Z",
          *         "currency": "usd",
          *         "customer": null,
          *         "livemode": false,
@@ -16085,13 +16107,13 @@ export type components = {
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2fw0xr1vj740cqwx27arngqgfe",
-         *       "request_id": "req_prod_06h2fw0xr1vj740cqwx27arngqgfe",
+         *       "correlation_id": "req_prod_06h2fxq694jskhx72mncnde9k63sm",
+         *       "request_id": "req_prod_06h2fxq694jskhx72mncnde9k63sm",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-29T15:32:57.419Z",
+         *       "created": "2026-11-29T15:40:21.970Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2fw0rt3rsvnydsxryw0w24qcqp"
+         *       "actor_id": "key_prod_06h2fxpzz5qtqg4qbt17kah6myejc"
          *     }
          */
         PaymentIntentCreatedEvent: {
@@ -16136,17 +16158,17 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2fw0xwej7my01yb8pehsjqjkpy",
+         *       "id": "evt_prod_06h2fxq6dc3n004gk9nvjh8ck6vvc",
          *       "type": "payment_intent.processing",
          *       "aggregate_type": "payment_intent",
-         *       "aggregate_id": "pi_prod_06h2fw0xs2kw03wn1p75a38sx0y3j",
+         *       "aggregate_id": "pi_prod_06h2fxq6a3rg1gb4b6zygqg5yq8dw",
          *       "data": {
-         *         "id": "pi_prod_06h2fw0xs2kw03wn1p75a38sx0y3j",
+         *         "id": "pi_prod_06h2fxq6a3rg1gb4b6zygqg5yq8dw",
          *         "object": "payment_intent",
          *         "status": "processing",
-         *         "created": "2026-11-29T15:32:57.416Z",
+         *         "created": "2026-11-29T15:40:21.968Z",
          *         "invoice": null,
-         *         "updated": "2026-11-29T15:32:57.439Z",
+         *         "updated": "2026-11-29T15:40:21.989Z",
          *         "currency": "usd",
          *         "customer": null,
          *         "livemode": false,
@@ -16160,12 +16182,12 @@ export type components = {
          *         "amount_capturable_atom": 0
          *       },
          *       "previous_data": {
-         *         "id": "pi_prod_06h2fw0xs2kw03wn1p75a38sx0y3j",
+         *         "id": "pi_prod_06h2fxq6a3rg1gb4b6zygqg5yq8dw",
          *         "object": "payment_intent",
          *         "status": "requires_confirmation",
-         *         "created": "2026-11-29T15:32:57.416Z",
+         *         "created": "2026-11-29T15:40:21.968Z",
          *         "invoice": null,
-         *         "updated": "2026-11-29T15:32:57.425Z",
+         *         "updated": "2026-11-29T15:40:21.975Z",
          *         "currency": "usd",
          *         "customer": null,
          *         "livemode": false,
@@ -16179,13 +16201,13 @@ export type components = {
          *         "amount_capturable_atom": 0
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2fw0xr1vj740cqwx27arngqgfe",
-         *       "request_id": "req_prod_06h2fw0xr1vj740cqwx27arngqgfe",
+         *       "correlation_id": "req_prod_06h2fxq694jskhx72mncnde9k63sm",
+         *       "request_id": "req_prod_06h2fxq694jskhx72mncnde9k63sm",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-29T15:32:57.443Z",
+         *       "created": "2026-11-29T15:40:21.995Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2fw0rt3rsvnydsxryw0w24qcqp"
+         *       "actor_id": "key_prod_06h2fxpzz5qtqg4qbt17kah6myejc"
          *     }
          */
         PaymentIntentProcessingEvent: {
@@ -16230,19 +16252,19 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2fw134c62sdqhzfrx9fryh9gb4",
+         *       "id": "evt_prod_06h2fxqcp1wmr4dsv03bmzp815p9r",
          *       "type": "payment_intent.requires_action",
          *       "aggregate_type": "payment_intent",
-         *       "aggregate_id": "pi_prod_06h2fw133j09c67zwm1hvpdkn3pyt",
+         *       "aggregate_id": "pi_prod_06h2fxqcnbzgrkfa3qfchm5p3h744",
          *       "data": {
-         *         "id": "pi_prod_06h2fw133j09c67zwm1hvpdkn3pyt",
+         *         "id": "pi_prod_06h2fxqcnbzgrkfa3qfchm5p3h744",
          *         "object": "payment_intent",
          *         "status": "requires_action",
-         *         "created": "2026-11-29T15:32:58.780Z",
+         *         "created": "2026-11-29T15:40:23.594Z",
          *         "invoice": null,
-         *         "updated": "2026-11-29T15:32:58.785Z",
+         *         "updated": "2026-11-29T15:40:23.599Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2fw11rqq15gbze22grn4106dx2",
+         *         "customer": "cus_prod_06h2fxqazgr60n5e6p6x3g88rmhja",
          *         "livemode": false,
          *         "metadata": {},
          *         "amount_atom": 1000,
@@ -16254,14 +16276,14 @@ export type components = {
          *         "amount_capturable_atom": 0
          *       },
          *       "previous_data": {
-         *         "id": "pi_prod_06h2fw133j09c67zwm1hvpdkn3pyt",
+         *         "id": "pi_prod_06h2fxqcnbzgrkfa3qfchm5p3h744",
          *         "object": "payment_intent",
          *         "status": "requires_confirmation",
-         *         "created": "2026-11-29T15:32:58.780Z",
+         *         "created": "2026-11-29T15:40:23.594Z",
          *         "invoice": null,
-         *         "updated": "2026-11-29T15:32:58.780Z",
+         *         "updated": "2026-11-29T15:40:23.594Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2fw11rqq15gbze22grn4106dx2",
+         *         "customer": "cus_prod_06h2fxqazgr60n5e6p6x3g88rmhja",
          *         "livemode": false,
          *         "metadata": {},
          *         "amount_atom": 1000,
@@ -16273,13 +16295,13 @@ export type components = {
          *         "amount_capturable_atom": 0
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2fw1335bzy2e0f9apr0f0y870e",
-         *       "request_id": "req_prod_06h2fw1335bzy2e0f9apr0f0y870e",
+         *       "correlation_id": "req_prod_06h2fxqcmr864j6mcxxwesxyk1a1r",
+         *       "request_id": "req_prod_06h2fxqcmr864j6mcxxwesxyk1a1r",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-29T15:32:58.788Z",
+         *       "created": "2026-11-29T15:40:23.600Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2fw0rt3rsvnydsxryw0w24qcqp"
+         *       "actor_id": "key_prod_06h2fxpzz5qtqg4qbt17kah6myejc"
          *     }
          */
         PaymentIntentRequiresActionEvent: {
@@ -16324,19 +16346,19 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2fw13f6pcmhgdy8e2nfwxkqzmm",
+         *       "id": "evt_prod_06h2fxqcz2nzp3138gre6sn5sevze",
          *       "type": "payment_intent.amount_capturable_updated",
          *       "aggregate_type": "payment_intent",
-         *       "aggregate_id": "pi_prod_06h2fw139mk1y4jg2caa7atmw35km",
+         *       "aggregate_id": "pi_prod_06h2fxqcxvpyfxwp9mz575msff3qc",
          *       "data": {
-         *         "id": "pi_prod_06h2fw139mk1y4jg2caa7atmw35km",
+         *         "id": "pi_prod_06h2fxqcxvpyfxwp9mz575msff3qc",
          *         "object": "payment_intent",
          *         "status": "requires_capture",
-         *         "created": "2026-11-29T15:32:58.829Z",
+         *         "created": "2026-11-29T15:40:23.662Z",
          *         "invoice": null,
-         *         "updated": "2026-11-29T15:32:58.871Z",
+         *         "updated": "2026-11-29T15:40:23.670Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2fw11rqq15gbze22grn4106dx2",
+         *         "customer": "cus_prod_06h2fxqazgr60n5e6p6x3g88rmhja",
          *         "livemode": false,
          *         "metadata": {},
          *         "amount_atom": 1000,
@@ -16348,14 +16370,14 @@ export type components = {
          *         "amount_capturable_atom": 1000
          *       },
          *       "previous_data": {
-         *         "id": "pi_prod_06h2fw139mk1y4jg2caa7atmw35km",
+         *         "id": "pi_prod_06h2fxqcxvpyfxwp9mz575msff3qc",
          *         "object": "payment_intent",
          *         "status": "processing",
-         *         "created": "2026-11-29T15:32:58.829Z",
+         *         "created": "2026-11-29T15:40:23.662Z",
          *         "invoice": null,
-         *         "updated": "2026-11-29T15:32:58.837Z",
+         *         "updated": "2026-11-29T15:40:23.667Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2fw11rqq15gbze22grn4106dx2",
+         *         "customer": "cus_prod_06h2fxqazgr60n5e6p6x3g88rmhja",
          *         "livemode": false,
          *         "metadata": {},
          *         "amount_atom": 1000,
@@ -16367,13 +16389,13 @@ export type components = {
          *         "amount_capturable_atom": 0
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2fw139425nd6hdv8h4ckfknjk0",
-         *       "request_id": "req_prod_06h2fw139425nd6hdv8h4ckfknjk0",
+         *       "correlation_id": "req_prod_06h2fxqcxaqmyvtbq5fdr2bm5pqcy",
+         *       "request_id": "req_prod_06h2fxqcxaqmyvtbq5fdr2bm5pqcy",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-29T15:32:58.873Z",
+         *       "created": "2026-11-29T15:40:23.672Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2fw0rt3rsvnydsxryw0w24qcqp"
+         *       "actor_id": "key_prod_06h2fxpzz5qtqg4qbt17kah6myejc"
          *     }
          */
         PaymentIntentAmountCapturableUpdatedEvent: {
@@ -16418,17 +16440,17 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2fw0xzzvc914ze8rq21yymk22g",
+         *       "id": "evt_prod_06h2fxq6g5458reve21wgxhy3d0fr",
          *       "type": "payment_intent.succeeded",
          *       "aggregate_type": "payment_intent",
-         *       "aggregate_id": "pi_prod_06h2fw0xs2kw03wn1p75a38sx0y3j",
+         *       "aggregate_id": "pi_prod_06h2fxq6a3rg1gb4b6zygqg5yq8dw",
          *       "data": {
-         *         "id": "pi_prod_06h2fw0xs2kw03wn1p75a38sx0y3j",
+         *         "id": "pi_prod_06h2fxq6a3rg1gb4b6zygqg5yq8dw",
          *         "object": "payment_intent",
          *         "status": "succeeded",
-         *         "created": "2026-11-29T15:32:57.416Z",
+         *         "created": "2026-11-29T15:40:21.968Z",
          *         "invoice": null,
-         *         "updated": "2026-11-29T15:32:57.465Z",
+         *         "updated": "2026-11-29T15:40:22.013Z",
          *         "currency": "usd",
          *         "customer": null,
          *         "livemode": false,
@@ -16442,12 +16464,12 @@ export type components = {
          *         "amount_capturable_atom": 0
          *       },
          *       "previous_data": {
-         *         "id": "pi_prod_06h2fw0xs2kw03wn1p75a38sx0y3j",
+         *         "id": "pi_prod_06h2fxq6a3rg1gb4b6zygqg5yq8dw",
          *         "object": "payment_intent",
          *         "status": "processing",
-         *         "created": "2026-11-29T15:32:57.416Z",
+         *         "created": "2026-11-29T15:40:21.968Z",
          *         "invoice": null,
-         *         "updated": "2026-11-29T15:32:57.439Z",
+         *         "updated": "2026-11-29T15:40:21.989Z",
          *         "currency": "usd",
          *         "customer": null,
          *         "livemode": false,
@@ -16461,13 +16483,13 @@ export type components = {
          *         "amount_capturable_atom": 0
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2fw0xr1vj740cqwx27arngqgfe",
-         *       "request_id": "req_prod_06h2fw0xr1vj740cqwx27arngqgfe",
+         *       "correlation_id": "req_prod_06h2fxq694jskhx72mncnde9k63sm",
+         *       "request_id": "req_prod_06h2fxq694jskhx72mncnde9k63sm",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-29T15:32:57.471Z",
+         *       "created": "2026-11-29T15:40:22.017Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2fw0rt3rsvnydsxryw0w24qcqp"
+         *       "actor_id": "key_prod_06h2fxpzz5qtqg4qbt17kah6myejc"
          *     }
          */
         PaymentIntentSucceededEvent: {
@@ -16512,23 +16534,23 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2fw13hqd2ytbacp1s0720wkj4e",
+         *       "id": "evt_prod_06h2fxqd1dnjpgkaxm0rnxsmvhjag",
          *       "type": "payment_intent.canceled",
          *       "aggregate_type": "payment_intent",
-         *       "aggregate_id": "pi_prod_06h2fw139mk1y4jg2caa7atmw35km",
+         *       "aggregate_id": "pi_prod_06h2fxqcxvpyfxwp9mz575msff3qc",
          *       "data": {
-         *         "id": "pi_prod_06h2fw139mk1y4jg2caa7atmw35km",
+         *         "id": "pi_prod_06h2fxqcxvpyfxwp9mz575msff3qc",
          *         "object": "payment_intent",
          *         "status": "canceled",
-         *         "created": "2026-11-29T15:32:58.829Z",
+         *         "created": "2026-11-29T15:40:23.662Z",
          *         "invoice": null,
-         *         "updated": "2026-11-29T15:32:58.892Z",
+         *         "updated": "2026-11-29T15:40:23.689Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2fw11rqq15gbze22grn4106dx2",
+         *         "customer": "cus_prod_06h2fxqazgr60n5e6p6x3g88rmhja",
          *         "livemode": false,
          *         "metadata": {},
          *         "amount_atom": 1000,
-         *         "canceled_at": "2026-11-29T15:32:58.892Z",
+         *         "canceled_at": "2026-11-29T15:40:23.689Z",
          *         "capture_method": "manual",
          *         "payment_method": "pm_sandbox_succeeds",
          *         "last_payment_error": null,
@@ -16536,14 +16558,14 @@ export type components = {
          *         "amount_capturable_atom": 0
          *       },
          *       "previous_data": {
-         *         "id": "pi_prod_06h2fw139mk1y4jg2caa7atmw35km",
+         *         "id": "pi_prod_06h2fxqcxvpyfxwp9mz575msff3qc",
          *         "object": "payment_intent",
          *         "status": "requires_capture",
-         *         "created": "2026-11-29T15:32:58.829Z",
+         *         "created": "2026-11-29T15:40:23.662Z",
          *         "invoice": null,
-         *         "updated": "2026-11-29T15:32:58.871Z",
+         *         "updated": "2026-11-29T15:40:23.670Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2fw11rqq15gbze22grn4106dx2",
+         *         "customer": "cus_prod_06h2fxqazgr60n5e6p6x3g88rmhja",
          *         "livemode": false,
          *         "metadata": {},
          *         "amount_atom": 1000,
@@ -16555,13 +16577,13 @@ export type components = {
          *         "amount_capturable_atom": 1000
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2fw13gw1jzvg8b30a0cshkgxsr",
-         *       "request_id": "req_prod_06h2fw13gw1jzvg8b30a0cshkgxsr",
+         *       "correlation_id": "req_prod_06h2fxqd0p0rtzj2kfk0edq3nkbfp",
+         *       "request_id": "req_prod_06h2fxqd0p0rtzj2kfk0edq3nkbfp",
          *       "version": 1,
          *       "sequence": 4,
-         *       "created": "2026-11-29T15:32:58.893Z",
+         *       "created": "2026-11-29T15:40:23.691Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2fw0rt3rsvnydsxryw0w24qcqp"
+         *       "actor_id": "key_prod_06h2fxpzz5qtqg4qbt17kah6myejc"
          *     }
          */
         PaymentIntentCanceledEvent: {
@@ -16606,19 +16628,19 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2fw131vzack237d3d9b964fx68",
+         *       "id": "evt_prod_06h2fxqck7ks83pzpg5ceax09drs4",
          *       "type": "payment_intent.payment_failed",
          *       "aggregate_type": "payment_intent",
-         *       "aggregate_id": "pi_prod_06h2fw12znf6z2z6xtw7hxexsq736",
+         *       "aggregate_id": "pi_prod_06h2fxqcgzxjdwya659mm06qn47dw",
          *       "data": {
-         *         "id": "pi_prod_06h2fw12znf6z2z6xtw7hxexsq736",
+         *         "id": "pi_prod_06h2fxqcgzxjdwya659mm06qn47dw",
          *         "object": "payment_intent",
          *         "status": "requires_payment_method",
-         *         "created": "2026-11-29T15:32:58.749Z",
+         *         "created": "2026-11-29T15:40:23.559Z",
          *         "invoice": null,
-         *         "updated": "2026-11-29T15:32:58.763Z",
+         *         "updated": "2026-11-29T15:40:23.575Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2fw11rqq15gbze22grn4106dx2",
+         *         "customer": "cus_prod_06h2fxqazgr60n5e6p6x3g88rmhja",
          *         "livemode": false,
          *         "metadata": {},
          *         "amount_atom": 1000,
@@ -16630,14 +16652,14 @@ export type components = {
          *         "amount_capturable_atom": 0
          *       },
          *       "previous_data": {
-         *         "id": "pi_prod_06h2fw12znf6z2z6xtw7hxexsq736",
+         *         "id": "pi_prod_06h2fxqcgzxjdwya659mm06qn47dw",
          *         "object": "payment_intent",
          *         "status": "processing",
-         *         "created": "2026-11-29T15:32:58.749Z",
+         *         "created": "2026-11-29T15:40:23.559Z",
          *         "invoice": null,
-         *         "updated": "2026-11-29T15:32:58.756Z",
+         *         "updated": "2026-11-29T15:40:23.566Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2fw11rqq15gbze22grn4106dx2",
+         *         "customer": "cus_prod_06h2fxqazgr60n5e6p6x3g88rmhja",
          *         "livemode": false,
          *         "metadata": {},
          *         "amount_atom": 1000,
@@ -16649,13 +16671,13 @@ export type components = {
          *         "amount_capturable_atom": 0
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2fw12z88pazk3yzts5dm4ek9qa",
-         *       "request_id": "req_prod_06h2fw12z88pazk3yzts5dm4ek9qa",
+         *       "correlation_id": "req_prod_06h2fxqcg031vj07m9r3v80f210xy",
+         *       "request_id": "req_prod_06h2fxqcg031vj07m9r3v80f210xy",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-29T15:32:58.766Z",
+         *       "created": "2026-11-29T15:40:23.577Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2fw0rt3rsvnydsxryw0w24qcqp"
+         *       "actor_id": "key_prod_06h2fxpzz5qtqg4qbt17kah6myejc"
          *     }
          */
         PaymentIntentPaymentFailedEvent: {
@@ -16700,19 +16722,19 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2fw137r54x7njzs3batym0w0xt",
+         *       "id": "evt_prod_06h2fxqcvkar65yevcb8mk1hxma86",
          *       "type": "payment_intent.partially_funded",
          *       "aggregate_type": "payment_intent",
-         *       "aggregate_id": "pi_prod_06h2fw136dbpr6n4sng12gjrypjag",
+         *       "aggregate_id": "pi_prod_06h2fxqcrcvsfjn2bvbyg0aqx4m7y",
          *       "data": {
-         *         "id": "pi_prod_06h2fw136dbpr6n4sng12gjrypjag",
+         *         "id": "pi_prod_06h2fxqcrcvsfjn2bvbyg0aqx4m7y",
          *         "object": "payment_intent",
          *         "status": "partially_funded",
-         *         "created": "2026-11-29T15:32:58.803Z",
+         *         "created": "2026-11-29T15:40:23.619Z",
          *         "invoice": null,
-         *         "updated": "2026-11-29T15:32:58.813Z",
+         *         "updated": "2026-11-29T15:40:23.641Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2fw11rqq15gbze22grn4106dx2",
+         *         "customer": "cus_prod_06h2fxqazgr60n5e6p6x3g88rmhja",
          *         "livemode": false,
          *         "metadata": {},
          *         "amount_atom": 1000,
@@ -16724,14 +16746,14 @@ export type components = {
          *         "amount_capturable_atom": 0
          *       },
          *       "previous_data": {
-         *         "id": "pi_prod_06h2fw136dbpr6n4sng12gjrypjag",
+         *         "id": "pi_prod_06h2fxqcrcvsfjn2bvbyg0aqx4m7y",
          *         "object": "payment_intent",
          *         "status": "processing",
-         *         "created": "2026-11-29T15:32:58.803Z",
+         *         "created": "2026-11-29T15:40:23.619Z",
          *         "invoice": null,
-         *         "updated": "2026-11-29T15:32:58.807Z",
+         *         "updated": "2026-11-29T15:40:23.628Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2fw11rqq15gbze22grn4106dx2",
+         *         "customer": "cus_prod_06h2fxqazgr60n5e6p6x3g88rmhja",
          *         "livemode": false,
          *         "metadata": {},
          *         "amount_atom": 1000,
@@ -16743,13 +16765,13 @@ export type components = {
          *         "amount_capturable_atom": 0
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2fw13631vkxbq47wcaydnj89vg",
-         *       "request_id": "req_prod_06h2fw13631vkxbq47wcaydnj89vg",
+         *       "correlation_id": "req_prod_06h2fxqcqr46d6b6kn6k6zjm28nb6",
+         *       "request_id": "req_prod_06h2fxqcqr46d6b6kn6k6zjm28nb6",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-29T15:32:58.814Z",
+         *       "created": "2026-11-29T15:40:23.644Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2fw0rt3rsvnydsxryw0w24qcqp"
+         *       "actor_id": "key_prod_06h2fxpzz5qtqg4qbt17kah6myejc"
          *     }
          */
         PaymentIntentPartiallyFundedEvent: {
@@ -16794,48 +16816,48 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2fw17tcpa7frxtszmd8tpj28ft",
+         *       "id": "evt_prod_06h2fxqhze6wmmahgk1w2h4wgkbqy",
          *       "type": "customer.subscription.created",
          *       "aggregate_type": "subscription",
-         *       "aggregate_id": "sub_prod_06h2fw17r8s774y69ckrzvfz2da76",
+         *       "aggregate_id": "sub_prod_06h2fxqhwy4xc7szt0q9y8j524why",
          *       "data": {
-         *         "id": "sub_prod_06h2fw17r8s774y69ckrzvfz2da76",
+         *         "id": "sub_prod_06h2fxqhwy4xc7szt0q9y8j524why",
          *         "items": [
          *           {
-         *             "id": "si_prod_06h2fw17r8s774y69ckrzvfz2da78",
-         *             "price": "price_prod_06h2fw1039pna1mcpmm9mmsq7q3wp",
+         *             "id": "si_prod_06h2fxqhwy4xc7szt0q9y8j524wj0",
+         *             "price": "price_prod_06h2fxq8xj7txfmqmxnmd8q9y7rdw",
          *             "quantity": 1
          *           }
          *         ],
          *         "object": "subscription",
          *         "status": "active",
-         *         "created": "2026-11-29T15:32:59.967Z",
-         *         "updated": "2026-11-29T15:32:59.967Z",
+         *         "created": "2026-11-29T15:40:24.931Z",
+         *         "updated": "2026-11-29T15:40:24.931Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2fw11rqq15gbze22grn4106dx2",
+         *         "customer": "cus_prod_06h2fxqazgr60n5e6p6x3g88rmhja",
          *         "livemode": false,
          *         "metadata": {},
          *         "paused_at": null,
          *         "trial_end": null,
          *         "cancelled_at": null,
          *         "days_until_due": null,
-         *         "latest_invoice": "in_prod_06h2fw17rxtp075b546k4w4mkm8dg",
+         *         "latest_invoice": "in_prod_06h2fxqhxt10yxp0x50a8kn5amdat",
          *         "pending_changes": [],
          *         "collection_method": "charge_automatically",
-         *         "current_period_end": "2026-12-29T15:32:59.967Z",
+         *         "current_period_end": "2026-12-29T15:40:24.931Z",
          *         "cancel_at_period_end": false,
-         *         "current_period_start": "2026-11-29T15:32:59.967Z",
+         *         "current_period_start": "2026-11-29T15:40:24.931Z",
          *         "default_payment_method": null
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2fw17qpkjtqdpswydpc29b0b88",
-         *       "request_id": "req_prod_06h2fw17qpkjtqdpswydpc29b0b88",
+         *       "correlation_id": "req_prod_06h2fxqhw7yf1tvqe44t3bc3wdmaj",
+         *       "request_id": "req_prod_06h2fxqhw7yf1tvqe44t3bc3wdmaj",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-29T15:32:59.987Z",
+         *       "created": "2026-11-29T15:40:24.955Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2fw0rt3rsvnydsxryw0w24qcqp"
+         *       "actor_id": "key_prod_06h2fxpzz5qtqg4qbt17kah6myejc"
          *     }
          */
         CustomerSubscriptionCreatedEvent: {
@@ -16880,25 +16902,25 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2fw182ambmn9yk28mnvefddh6g",
+         *       "id": "evt_prod_06h2fxqj9ahb488ac2yy4gna29p1c",
          *       "type": "customer.subscription.updated",
          *       "aggregate_type": "subscription",
-         *       "aggregate_id": "sub_prod_06h2fw17r8s774y69ckrzvfz2da76",
+         *       "aggregate_id": "sub_prod_06h2fxqhwy4xc7szt0q9y8j524why",
          *       "data": {
-         *         "id": "sub_prod_06h2fw17r8s774y69ckrzvfz2da76",
+         *         "id": "sub_prod_06h2fxqhwy4xc7szt0q9y8j524why",
          *         "items": [
          *           {
-         *             "id": "si_prod_06h2fw17r8s774y69ckrzvfz2da78",
-         *             "price": "price_prod_06h2fw1039pna1mcpmm9mmsq7q3wp",
+         *             "id": "si_prod_06h2fxqhwy4xc7szt0q9y8j524wj0",
+         *             "price": "price_prod_06h2fxq8xj7txfmqmxnmd8q9y7rdw",
          *             "quantity": 1
          *           }
          *         ],
          *         "object": "subscription",
          *         "status": "active",
-         *         "created": "2026-11-29T15:32:59.967Z",
-         *         "updated": "2026-11-29T15:33:00.043Z",
+         *         "created": "2026-11-29T15:40:24.931Z",
+         *         "updated": "2026-11-29T15:40:25.030Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2fw11rqq15gbze22grn4106dx2",
+         *         "customer": "cus_prod_06h2fxqazgr60n5e6p6x3g88rmhja",
          *         "livemode": false,
          *         "metadata": {
          *           "plan": "pro"
@@ -16907,51 +16929,51 @@ export type components = {
          *         "trial_end": null,
          *         "cancelled_at": null,
          *         "days_until_due": null,
-         *         "latest_invoice": "in_prod_06h2fw17rxtp075b546k4w4mkm8dg",
+         *         "latest_invoice": "in_prod_06h2fxqhxt10yxp0x50a8kn5amdat",
          *         "pending_changes": [],
          *         "collection_method": "charge_automatically",
-         *         "current_period_end": "2026-12-29T15:32:59.967Z",
+         *         "current_period_end": "2026-12-29T15:40:24.931Z",
          *         "cancel_at_period_end": false,
-         *         "current_period_start": "2026-11-29T15:32:59.967Z",
+         *         "current_period_start": "2026-11-29T15:40:24.931Z",
          *         "default_payment_method": null
          *       },
          *       "previous_data": {
-         *         "id": "sub_prod_06h2fw17r8s774y69ckrzvfz2da76",
+         *         "id": "sub_prod_06h2fxqhwy4xc7szt0q9y8j524why",
          *         "items": [
          *           {
-         *             "id": "si_prod_06h2fw17r8s774y69ckrzvfz2da78",
-         *             "price": "price_prod_06h2fw1039pna1mcpmm9mmsq7q3wp",
+         *             "id": "si_prod_06h2fxqhwy4xc7szt0q9y8j524wj0",
+         *             "price": "price_prod_06h2fxq8xj7txfmqmxnmd8q9y7rdw",
          *             "quantity": 1
          *           }
          *         ],
          *         "object": "subscription",
          *         "status": "active",
-         *         "created": "2026-11-29T15:32:59.967Z",
-         *         "updated": "2026-11-29T15:32:59.967Z",
+         *         "created": "2026-11-29T15:40:24.931Z",
+         *         "updated": "2026-11-29T15:40:24.931Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2fw11rqq15gbze22grn4106dx2",
+         *         "customer": "cus_prod_06h2fxqazgr60n5e6p6x3g88rmhja",
          *         "livemode": false,
          *         "metadata": {},
          *         "paused_at": null,
          *         "trial_end": null,
          *         "cancelled_at": null,
          *         "days_until_due": null,
-         *         "latest_invoice": "in_prod_06h2fw17rxtp075b546k4w4mkm8dg",
+         *         "latest_invoice": "in_prod_06h2fxqhxt10yxp0x50a8kn5amdat",
          *         "pending_changes": [],
          *         "collection_method": "charge_automatically",
-         *         "current_period_end": "2026-12-29T15:32:59.967Z",
+         *         "current_period_end": "2026-12-29T15:40:24.931Z",
          *         "cancel_at_period_end": false,
-         *         "current_period_start": "2026-11-29T15:32:59.967Z",
+         *         "current_period_start": "2026-11-29T15:40:24.931Z",
          *         "default_payment_method": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2fw180ngwxwgghbyej6sgsdsp2",
-         *       "request_id": "req_prod_06h2fw180ngwxwgghbyej6sgsdsp2",
+         *       "correlation_id": "req_prod_06h2fxqj7y3nrk4q2zhxp8j99bxgr",
+         *       "request_id": "req_prod_06h2fxqj7y3nrk4q2zhxp8j99bxgr",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-29T15:33:00.050Z",
+         *       "created": "2026-11-29T15:40:25.034Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2fw0rt3rsvnydsxryw0w24qcqp"
+         *       "actor_id": "key_prod_06h2fxpzz5qtqg4qbt17kah6myejc"
          *     }
          */
         CustomerSubscriptionUpdatedEvent: {
@@ -16996,56 +17018,56 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2fw186612s35w30r3b5pa3mvg6",
+         *       "id": "evt_prod_06h2fxqjdw4b7dx00q21ne682sqer",
          *       "type": "customer.subscription.paused",
          *       "aggregate_type": "subscription",
-         *       "aggregate_id": "sub_prod_06h2fw17r8s774y69ckrzvfz2da76",
+         *       "aggregate_id": "sub_prod_06h2fxqhwy4xc7szt0q9y8j524why",
          *       "data": {
-         *         "id": "sub_prod_06h2fw17r8s774y69ckrzvfz2da76",
+         *         "id": "sub_prod_06h2fxqhwy4xc7szt0q9y8j524why",
          *         "items": [
          *           {
-         *             "id": "si_prod_06h2fw17r8s774y69ckrzvfz2da78",
-         *             "price": "price_prod_06h2fw1039pna1mcpmm9mmsq7q3wp",
+         *             "id": "si_prod_06h2fxqhwy4xc7szt0q9y8j524wj0",
+         *             "price": "price_prod_06h2fxq8xj7txfmqmxnmd8q9y7rdw",
          *             "quantity": 1
          *           }
          *         ],
          *         "object": "subscription",
          *         "status": "paused",
-         *         "created": "2026-11-29T15:32:59.967Z",
-         *         "updated": "2026-11-29T15:33:00.077Z",
+         *         "created": "2026-11-29T15:40:24.931Z",
+         *         "updated": "2026-11-29T15:40:25.067Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2fw11rqq15gbze22grn4106dx2",
+         *         "customer": "cus_prod_06h2fxqazgr60n5e6p6x3g88rmhja",
          *         "livemode": false,
          *         "metadata": {
          *           "plan": "pro"
          *         },
-         *         "paused_at": "2026-11-29T15:33:00.077Z",
+         *         "paused_at": "2026-11-29T15:40:25.067Z",
          *         "trial_end": null,
          *         "cancelled_at": null,
          *         "days_until_due": null,
-         *         "latest_invoice": "in_prod_06h2fw17rxtp075b546k4w4mkm8dg",
+         *         "latest_invoice": "in_prod_06h2fxqhxt10yxp0x50a8kn5amdat",
          *         "pending_changes": [],
          *         "collection_method": "charge_automatically",
-         *         "current_period_end": "2026-12-29T15:32:59.967Z",
+         *         "current_period_end": "2026-12-29T15:40:24.931Z",
          *         "cancel_at_period_end": false,
-         *         "current_period_start": "2026-11-29T15:32:59.967Z",
+         *         "current_period_start": "2026-11-29T15:40:24.931Z",
          *         "default_payment_method": null
          *       },
          *       "previous_data": {
-         *         "id": "sub_prod_06h2fw17r8s774y69ckrzvfz2da76",
+         *         "id": "sub_prod_06h2fxqhwy4xc7szt0q9y8j524why",
          *         "items": [
          *           {
-         *             "id": "si_prod_06h2fw17r8s774y69ckrzvfz2da78",
-         *             "price": "price_prod_06h2fw1039pna1mcpmm9mmsq7q3wp",
+         *             "id": "si_prod_06h2fxqhwy4xc7szt0q9y8j524wj0",
+         *             "price": "price_prod_06h2fxq8xj7txfmqmxnmd8q9y7rdw",
          *             "quantity": 1
          *           }
          *         ],
          *         "object": "subscription",
          *         "status": "active",
-         *         "created": "2026-11-29T15:32:59.967Z",
-         *         "updated": "2026-11-29T15:33:00.043Z",
+         *         "created": "2026-11-29T15:40:24.931Z",
+         *         "updated": "2026-11-29T15:40:25.030Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2fw11rqq15gbze22grn4106dx2",
+         *         "customer": "cus_prod_06h2fxqazgr60n5e6p6x3g88rmhja",
          *         "livemode": false,
          *         "metadata": {
          *           "plan": "pro"
@@ -17054,22 +17076,22 @@ export type components = {
          *         "trial_end": null,
          *         "cancelled_at": null,
          *         "days_until_due": null,
-         *         "latest_invoice": "in_prod_06h2fw17rxtp075b546k4w4mkm8dg",
+         *         "latest_invoice": "in_prod_06h2fxqhxt10yxp0x50a8kn5amdat",
          *         "pending_changes": [],
          *         "collection_method": "charge_automatically",
-         *         "current_period_end": "2026-12-29T15:32:59.967Z",
+         *         "current_period_end": "2026-12-29T15:40:24.931Z",
          *         "cancel_at_period_end": false,
-         *         "current_period_start": "2026-11-29T15:32:59.967Z",
+         *         "current_period_start": "2026-11-29T15:40:24.931Z",
          *         "default_payment_method": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2fw1857wf68jcq334gzcv26s3a",
-         *       "request_id": "req_prod_06h2fw1857wf68jcq334gzcv26s3a",
+         *       "correlation_id": "req_prod_06h2fxqjcwj9ns83xytdbzwv1hdt2",
+         *       "request_id": "req_prod_06h2fxqjcwj9ns83xytdbzwv1hdt2",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-29T15:33:00.081Z",
+         *       "created": "2026-11-29T15:40:25.071Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2fw0rt3rsvnydsxryw0w24qcqp"
+         *       "actor_id": "key_prod_06h2fxpzz5qtqg4qbt17kah6myejc"
          *     }
          */
         CustomerSubscriptionPausedEvent: {
@@ -17114,25 +17136,25 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2fw18a601gmxf0764mr4jcgwm6",
+         *       "id": "evt_prod_06h2fxqjhwh5f6h2562sy95jvm79m",
          *       "type": "customer.subscription.resumed",
          *       "aggregate_type": "subscription",
-         *       "aggregate_id": "sub_prod_06h2fw17r8s774y69ckrzvfz2da76",
+         *       "aggregate_id": "sub_prod_06h2fxqhwy4xc7szt0q9y8j524why",
          *       "data": {
-         *         "id": "sub_prod_06h2fw17r8s774y69ckrzvfz2da76",
+         *         "id": "sub_prod_06h2fxqhwy4xc7szt0q9y8j524why",
          *         "items": [
          *           {
-         *             "id": "si_prod_06h2fw17r8s774y69ckrzvfz2da78",
-         *             "price": "price_prod_06h2fw1039pna1mcpmm9mmsq7q3wp",
+         *             "id": "si_prod_06h2fxqhwy4xc7szt0q9y8j524wj0",
+         *             "price": "price_prod_06h2fxq8xj7txfmqmxnmd8q9y7rdw",
          *             "quantity": 1
          *           }
          *         ],
          *         "object": "subscription",
          *         "status": "active",
-         *         "created": "2026-11-29T15:32:59.967Z",
-         *         "updated": "2026-11-29T15:33:00.109Z",
+         *         "created": "2026-11-29T15:40:24.931Z",
+         *         "updated": "2026-11-29T15:40:25.099Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2fw11rqq15gbze22grn4106dx2",
+         *         "customer": "cus_prod_06h2fxqazgr60n5e6p6x3g88rmhja",
          *         "livemode": false,
          *         "metadata": {
          *           "plan": "pro"
@@ -17141,53 +17163,53 @@ export type components = {
          *         "trial_end": null,
          *         "cancelled_at": null,
          *         "days_until_due": null,
-         *         "latest_invoice": "in_prod_06h2fw17rxtp075b546k4w4mkm8dg",
+         *         "latest_invoice": "in_prod_06h2fxqhxt10yxp0x50a8kn5amdat",
          *         "pending_changes": [],
          *         "collection_method": "charge_automatically",
-         *         "current_period_end": "2026-12-29T15:32:59.967Z",
+         *         "current_period_end": "2026-12-29T15:40:24.931Z",
          *         "cancel_at_period_end": false,
-         *         "current_period_start": "2026-11-29T15:32:59.967Z",
+         *         "current_period_start": "2026-11-29T15:40:24.931Z",
          *         "default_payment_method": null
          *       },
          *       "previous_data": {
-         *         "id": "sub_prod_06h2fw17r8s774y69ckrzvfz2da76",
+         *         "id": "sub_prod_06h2fxqhwy4xc7szt0q9y8j524why",
          *         "items": [
          *           {
-         *             "id": "si_prod_06h2fw17r8s774y69ckrzvfz2da78",
-         *             "price": "price_prod_06h2fw1039pna1mcpmm9mmsq7q3wp",
+         *             "id": "si_prod_06h2fxqhwy4xc7szt0q9y8j524wj0",
+         *             "price": "price_prod_06h2fxq8xj7txfmqmxnmd8q9y7rdw",
          *             "quantity": 1
          *           }
          *         ],
          *         "object": "subscription",
          *         "status": "paused",
-         *         "created": "2026-11-29T15:32:59.967Z",
-         *         "updated": "2026-11-29T15:33:00.077Z",
+         *         "created": "2026-11-29T15:40:24.931Z",
+         *         "updated": "2026-11-29T15:40:25.067Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2fw11rqq15gbze22grn4106dx2",
+         *         "customer": "cus_prod_06h2fxqazgr60n5e6p6x3g88rmhja",
          *         "livemode": false,
          *         "metadata": {
          *           "plan": "pro"
          *         },
-         *         "paused_at": "2026-11-29T15:33:00.077Z",
+         *         "paused_at": "2026-11-29T15:40:25.067Z",
          *         "trial_end": null,
          *         "cancelled_at": null,
          *         "days_until_due": null,
-         *         "latest_invoice": "in_prod_06h2fw17rxtp075b546k4w4mkm8dg",
+         *         "latest_invoice": "in_prod_06h2fxqhxt10yxp0x50a8kn5amdat",
          *         "pending_changes": [],
          *         "collection_method": "charge_automatically",
-         *         "current_period_end": "2026-12-29T15:32:59.967Z",
+         *         "current_period_end": "2026-12-29T15:40:24.931Z",
          *         "cancel_at_period_end": false,
-         *         "current_period_start": "2026-11-29T15:32:59.967Z",
+         *         "current_period_start": "2026-11-29T15:40:24.931Z",
          *         "default_payment_method": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2fw1899xcyzxpfwvesp8nwb9p4",
-         *       "request_id": "req_prod_06h2fw1899xcyzxpfwvesp8nwb9p4",
+         *       "correlation_id": "req_prod_06h2fxqjgx7sx7kc3as78w0x24f5m",
+         *       "request_id": "req_prod_06h2fxqjgx7sx7kc3as78w0x24f5m",
          *       "version": 1,
          *       "sequence": 4,
-         *       "created": "2026-11-29T15:33:00.113Z",
+         *       "created": "2026-11-29T15:40:25.103Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2fw0rt3rsvnydsxryw0w24qcqp"
+         *       "actor_id": "key_prod_06h2fxpzz5qtqg4qbt17kah6myejc"
          *     }
          */
         CustomerSubscriptionResumedEvent: {
@@ -17232,56 +17254,56 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2fw18f62z53rfht9nr3qjwq1cc",
+         *       "id": "evt_prod_06h2fxqjpwm026zfaxxx38tb9456e",
          *       "type": "customer.subscription.cancelled",
          *       "aggregate_type": "subscription",
-         *       "aggregate_id": "sub_prod_06h2fw17r8s774y69ckrzvfz2da76",
+         *       "aggregate_id": "sub_prod_06h2fxqhwy4xc7szt0q9y8j524why",
          *       "data": {
-         *         "id": "sub_prod_06h2fw17r8s774y69ckrzvfz2da76",
+         *         "id": "sub_prod_06h2fxqhwy4xc7szt0q9y8j524why",
          *         "items": [
          *           {
-         *             "id": "si_prod_06h2fw17r8s774y69ckrzvfz2da78",
-         *             "price": "price_prod_06h2fw1039pna1mcpmm9mmsq7q3wp",
+         *             "id": "si_prod_06h2fxqhwy4xc7szt0q9y8j524wj0",
+         *             "price": "price_prod_06h2fxq8xj7txfmqmxnmd8q9y7rdw",
          *             "quantity": 1
          *           }
          *         ],
          *         "object": "subscription",
          *         "status": "cancelled",
-         *         "created": "2026-11-29T15:32:59.967Z",
-         *         "updated": "2026-11-29T15:33:00.144Z",
+         *         "created": "2026-11-29T15:40:24.931Z",
+         *         "updated": "2026-11-29T15:40:25.132Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2fw11rqq15gbze22grn4106dx2",
+         *         "customer": "cus_prod_06h2fxqazgr60n5e6p6x3g88rmhja",
          *         "livemode": false,
          *         "metadata": {
          *           "plan": "pro"
          *         },
          *         "paused_at": null,
          *         "trial_end": null,
-         *         "cancelled_at": "2026-11-29T15:33:00.144Z",
+         *         "cancelled_at": "2026-11-29T15:40:25.132Z",
          *         "days_until_due": null,
-         *         "latest_invoice": "in_prod_06h2fw17rxtp075b546k4w4mkm8dg",
+         *         "latest_invoice": "in_prod_06h2fxqhxt10yxp0x50a8kn5amdat",
          *         "pending_changes": [],
          *         "collection_method": "charge_automatically",
-         *         "current_period_end": "2026-12-29T15:32:59.967Z",
+         *         "current_period_end": "2026-12-29T15:40:24.931Z",
          *         "cancel_at_period_end": false,
-         *         "current_period_start": "2026-11-29T15:32:59.967Z",
+         *         "current_period_start": "2026-11-29T15:40:24.931Z",
          *         "default_payment_method": null
          *       },
          *       "previous_data": {
-         *         "id": "sub_prod_06h2fw17r8s774y69ckrzvfz2da76",
+         *         "id": "sub_prod_06h2fxqhwy4xc7szt0q9y8j524why",
          *         "items": [
          *           {
-         *             "id": "si_prod_06h2fw17r8s774y69ckrzvfz2da78",
-         *             "price": "price_prod_06h2fw1039pna1mcpmm9mmsq7q3wp",
+         *             "id": "si_prod_06h2fxqhwy4xc7szt0q9y8j524wj0",
+         *             "price": "price_prod_06h2fxq8xj7txfmqmxnmd8q9y7rdw",
          *             "quantity": 1
          *           }
          *         ],
          *         "object": "subscription",
          *         "status": "active",
-         *         "created": "2026-11-29T15:32:59.967Z",
-         *         "updated": "2026-11-29T15:33:00.109Z",
+         *         "created": "2026-11-29T15:40:24.931Z",
+         *         "updated": "2026-11-29T15:40:25.099Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2fw11rqq15gbze22grn4106dx2",
+         *         "customer": "cus_prod_06h2fxqazgr60n5e6p6x3g88rmhja",
          *         "livemode": false,
          *         "metadata": {
          *           "plan": "pro"
@@ -17290,22 +17312,22 @@ export type components = {
          *         "trial_end": null,
          *         "cancelled_at": null,
          *         "days_until_due": null,
-         *         "latest_invoice": "in_prod_06h2fw17rxtp075b546k4w4mkm8dg",
+         *         "latest_invoice": "in_prod_06h2fxqhxt10yxp0x50a8kn5amdat",
          *         "pending_changes": [],
          *         "collection_method": "charge_automatically",
-         *         "current_period_end": "2026-12-29T15:32:59.967Z",
+         *         "current_period_end": "2026-12-29T15:40:24.931Z",
          *         "cancel_at_period_end": false,
-         *         "current_period_start": "2026-11-29T15:32:59.967Z",
+         *         "current_period_start": "2026-11-29T15:40:24.931Z",
          *         "default_payment_method": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2fw18dk2xmmk3fbdd3kekcf114",
-         *       "request_id": "req_prod_06h2fw18dk2xmmk3fbdd3kekcf114",
+         *       "correlation_id": "req_prod_06h2fxqjmxcv22354dg397w6pxd1g",
+         *       "request_id": "req_prod_06h2fxqjmxcv22354dg397w6pxd1g",
          *       "version": 1,
          *       "sequence": 5,
-         *       "created": "2026-11-29T15:33:00.153Z",
+         *       "created": "2026-11-29T15:40:25.143Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2fw0rt3rsvnydsxryw0w24qcqp"
+         *       "actor_id": "key_prod_06h2fxpzz5qtqg4qbt17kah6myejc"
          *     }
          */
         CustomerSubscriptionCancelledEvent: {
@@ -17350,46 +17372,46 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2fw1b4fe0j94mx1w2811rnxh5c",
+         *       "id": "evt_prod_06h2fxqnh83qec1b55q9d6nfabr6a",
          *       "type": "customer.subscription.trial_will_end",
          *       "aggregate_type": "subscription",
-         *       "aggregate_id": "sub_prod_06h2fw18kj8frjk5tgwfd4vcsj3km",
+         *       "aggregate_id": "sub_prod_06h2fxqjwtdhkb492gzxdfjryey5c",
          *       "data": {
-         *         "id": "sub_prod_06h2fw18kj8frjk5tgwfd4vcsj3km",
+         *         "id": "sub_prod_06h2fxqjwtdhkb492gzxdfjryey5c",
          *         "items": [
          *           {
-         *             "id": "si_prod_06h2fw18kj8frjk5tgwfd4vcsj3kp",
-         *             "price": "price_prod_06h2fw1039pna1mcpmm9mmsq7q3wp",
+         *             "id": "si_prod_06h2fxqjwtdhkb492gzxdfjryey5e",
+         *             "price": "price_prod_06h2fxq8xj7txfmqmxnmd8q9y7rdw",
          *             "quantity": 1
          *           }
          *         ],
          *         "object": "subscription",
          *         "status": "trialing",
-         *         "created": "2026-11-29T15:33:00.183Z",
-         *         "updated": "2026-11-29T15:33:00.183Z",
+         *         "created": "2026-11-29T15:40:25.177Z",
+         *         "updated": "2026-11-29T15:40:25.177Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2fw11rqq15gbze22grn4106dx2",
+         *         "customer": "cus_prod_06h2fxqazgr60n5e6p6x3g88rmhja",
          *         "livemode": false,
          *         "metadata": {},
          *         "paused_at": null,
-         *         "trial_end": "2026-12-06T15:33:00.183Z",
+         *         "trial_end": "2026-12-06T15:40:25.177Z",
          *         "cancelled_at": null,
          *         "days_until_due": null,
          *         "latest_invoice": null,
          *         "pending_changes": [],
          *         "collection_method": "charge_automatically",
-         *         "current_period_end": "2026-12-06T15:33:00.183Z",
+         *         "current_period_end": "2026-12-06T15:40:25.177Z",
          *         "cancel_at_period_end": false,
-         *         "current_period_start": "2026-11-29T15:33:00.183Z",
+         *         "current_period_start": "2026-11-29T15:40:25.177Z",
          *         "default_payment_method": "pm_sandbox_succeeds"
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2fw1amdn90e2wh4jsbccmcwx4a",
+         *       "correlation_id": "req_prod_06h2fxqmx4zjg9wk9m579jnf510xj",
          *       "request_id": null,
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-12-03T15:33:00.183Z",
+         *       "created": "2026-12-03T15:40:25.177Z",
          *       "actor_type": "system",
          *       "actor_id": null
          *     }
@@ -17436,16 +17458,16 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2fw140sjpsyt63zj9zgkc6vnxr",
+         *       "id": "evt_prod_06h2fxqdhrasfv8tqv8j0x9pj5q92",
          *       "type": "invoice.created",
          *       "aggregate_type": "invoice",
-         *       "aggregate_id": "in_prod_06h2fw13zwb7wgs7c0btv803wttk0",
+         *       "aggregate_id": "in_prod_06h2fxqdh2ggxt09mp224zx8gprz8",
          *       "data": {
-         *         "id": "in_prod_06h2fw13zwb7wgs7c0btv803wttk0",
+         *         "id": "in_prod_06h2fxqdh2ggxt09mp224zx8gprz8",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h2fw1405qkaaqz28g2v9ye73q1j",
-         *             "price": "price_prod_06h2fw106sb9jbkk5yp6d1g6vwsjw",
+         *             "id": "il_prod_06h2fxqdh4h7g51xw03twt1px10vj",
+         *             "price": "price_prod_06h2fxq90shv5jwd630sf6v82pxhy",
          *             "quantity": 1,
          *             "tax_rates": [],
          *             "amount_atom": 500,
@@ -17458,11 +17480,11 @@ export type components = {
          *         "number": null,
          *         "object": "invoice",
          *         "status": "draft",
-         *         "created": "2026-11-29T15:32:59.007Z",
+         *         "created": "2026-11-29T15:40:23.816Z",
          *         "paid_at": null,
-         *         "updated": "2026-11-29T15:32:59.007Z",
+         *         "updated": "2026-11-29T15:40:23.816Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2fw11rqq15gbze22grn4106dx2",
+         *         "customer": "cus_prod_06h2fxqazgr60n5e6p6x3g88rmhja",
          *         "discount": null,
          *         "due_date": null,
          *         "livemode": false,
@@ -17484,6 +17506,7 @@ export type components = {
          *         "days_until_due": null,
          *         "payment_intent": null,
          *         "reverse_charge": false,
+         *         "credits_applied": [],
          *         "due_amount_atom": 500,
          *         "paid_pdf_sha256": null,
          *         "paid_amount_atom": 0,
@@ -17494,18 +17517,19 @@ export type components = {
          *         "next_payment_attempt": null,
          *         "starting_balance_atom": null,
          *         "marked_uncollectible_at": null,
+         *         "total_credits_applied_atom": 0,
          *         "pre_payment_credit_notes_amount_atom": 0,
          *         "post_payment_credit_notes_amount_atom": 0
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2fw13zeq7b2afv0pryk34wbs6j",
-         *       "request_id": "req_prod_06h2fw13zeq7b2afv0pryk34wbs6j",
+         *       "correlation_id": "req_prod_06h2fxqdgh07dgwrz615vd66hecc4",
+         *       "request_id": "req_prod_06h2fxqdgh07dgwrz615vd66hecc4",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-29T15:32:59.014Z",
+         *       "created": "2026-11-29T15:40:23.822Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2fw0rt3rsvnydsxryw0w24qcqp"
+         *       "actor_id": "key_prod_06h2fxpzz5qtqg4qbt17kah6myejc"
          *     }
          */
         InvoiceCreatedEvent: {
@@ -17550,16 +17574,16 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2fw14bhb0ge5rtxze5n10je0jg",
+         *       "id": "evt_prod_06h2fxqdy536r484fc01vsdebtdrp",
          *       "type": "invoice.finalized",
          *       "aggregate_type": "invoice",
-         *       "aggregate_id": "in_prod_06h2fw13zwb7wgs7c0btv803wttk0",
+         *       "aggregate_id": "in_prod_06h2fxqdh2ggxt09mp224zx8gprz8",
          *       "data": {
-         *         "id": "in_prod_06h2fw13zwb7wgs7c0btv803wttk0",
+         *         "id": "in_prod_06h2fxqdh2ggxt09mp224zx8gprz8",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h2fw1405qkaaqz28g2v9ye73q1j",
-         *             "price": "price_prod_06h2fw106sb9jbkk5yp6d1g6vwsjw",
+         *             "id": "il_prod_06h2fxqdh4h7g51xw03twt1px10vj",
+         *             "price": "price_prod_06h2fxq90shv5jwd630sf6v82pxhy",
          *             "quantity": 1,
          *             "tax_rates": [],
          *             "amount_atom": 500,
@@ -17572,11 +17596,11 @@ export type components = {
          *         "number": "EXAMPL-0001",
          *         "object": "invoice",
          *         "status": "open",
-         *         "created": "2026-11-29T15:32:59.007Z",
+         *         "created": "2026-11-29T15:40:23.816Z",
          *         "paid_at": null,
-         *         "updated": "2026-11-29T15:32:59.049Z",
+         *         "updated": "2026-11-29T15:40:23.862Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2fw11rqq15gbze22grn4106dx2",
+         *         "customer": "cus_prod_06h2fxqazgr60n5e6p6x3g88rmhja",
          *         "discount": null,
          *         "due_date": null,
          *         "livemode": false,
@@ -17584,11 +17608,11 @@ export type components = {
          *         "tax_atom": 0,
          *         "voided_at": null,
          *         "overdue_at": null,
-         *         "pdf_sha256": "a9151f0df842b53e500739dcfabda901a13e3bdac9174ae8defe8616db842692",
+         *         "pdf_sha256": "9ac3fc7f0dae38ac60f7f877e6e4aa92256f1dd8f48ec6cfdb39d5d50bb165d2",
          *         "description": null,
-         *         "invoice_pdf": "http://127.0.0.1:40283/api/invoices/in_prod_06h2fw13zwb7wgs7c0btv803wttk0/pdf",
+         *         "invoice_pdf": "http://127.0.0.1:42273/api/invoices/in_prod_06h2fxqdh2ggxt09mp224zx8gprz8/pdf",
          *         "total_taxes": [],
-         *         "finalized_at": "2026-11-29T15:32:59.049Z",
+         *         "finalized_at": "2026-11-29T15:40:23.862Z",
          *         "subscription": null,
          *         "attempt_count": 0,
          *         "customer_name": "Jenny Rosen",
@@ -17598,25 +17622,27 @@ export type components = {
          *         "days_until_due": null,
          *         "payment_intent": null,
          *         "reverse_charge": false,
+         *         "credits_applied": [],
          *         "due_amount_atom": 500,
          *         "paid_pdf_sha256": null,
          *         "paid_amount_atom": 0,
          *         "collection_method": "charge_automatically",
          *         "total_amount_atom": 500,
-         *         "hosted_invoice_url": "http://127.0.0.1:40283/invoice/ryoVm8sGxwBPhd1949Gn7Qy3iHTubExooxu-hG3lGtE",
+         *         "hosted_invoice_url": "http://127.0.0.1:42273/invoice/Bkdn7NIf1O9QTCSY-YpY5wHkrjqnxEfv6LbeGR0Ve90",
          *         "ending_balance_atom": 0,
          *         "next_payment_attempt": null,
          *         "starting_balance_atom": 0,
          *         "marked_uncollectible_at": null,
+         *         "total_credits_applied_atom": 0,
          *         "pre_payment_credit_notes_amount_atom": 0,
          *         "post_payment_credit_notes_amount_atom": 0
          *       },
          *       "previous_data": {
-         *         "id": "in_prod_06h2fw13zwb7wgs7c0btv803wttk0",
+         *         "id": "in_prod_06h2fxqdh2ggxt09mp224zx8gprz8",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h2fw1405qkaaqz28g2v9ye73q1j",
-         *             "price": "price_prod_06h2fw106sb9jbkk5yp6d1g6vwsjw",
+         *             "id": "il_prod_06h2fxqdh4h7g51xw03twt1px10vj",
+         *             "price": "price_prod_06h2fxq90shv5jwd630sf6v82pxhy",
          *             "quantity": 1,
          *             "tax_rates": [],
          *             "amount_atom": 500,
@@ -17629,11 +17655,11 @@ export type components = {
          *         "number": null,
          *         "object": "invoice",
          *         "status": "draft",
-         *         "created": "2026-11-29T15:32:59.007Z",
+         *         "created": "2026-11-29T15:40:23.816Z",
          *         "paid_at": null,
-         *         "updated": "2026-11-29T15:32:59.007Z",
+         *         "updated": "2026-11-29T15:40:23.816Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2fw11rqq15gbze22grn4106dx2",
+         *         "customer": "cus_prod_06h2fxqazgr60n5e6p6x3g88rmhja",
          *         "discount": null,
          *         "due_date": null,
          *         "livemode": false,
@@ -17655,6 +17681,7 @@ export type components = {
          *         "days_until_due": null,
          *         "payment_intent": null,
          *         "reverse_charge": false,
+         *         "credits_applied": [],
          *         "due_amount_atom": 500,
          *         "paid_pdf_sha256": null,
          *         "paid_amount_atom": 0,
@@ -17665,17 +17692,18 @@ export type components = {
          *         "next_payment_attempt": null,
          *         "starting_balance_atom": null,
          *         "marked_uncollectible_at": null,
+         *         "total_credits_applied_atom": 0,
          *         "pre_payment_credit_notes_amount_atom": 0,
          *         "post_payment_credit_notes_amount_atom": 0
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2fw144g61ych9xzjga8ddcgn9m",
-         *       "request_id": "req_prod_06h2fw144g61ych9xzjga8ddcgn9m",
+         *       "correlation_id": "req_prod_06h2fxqdp50mx0xchvrahb1vkf3fr",
+         *       "request_id": "req_prod_06h2fxqdp50mx0xchvrahb1vkf3fr",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-29T15:32:59.100Z",
+         *       "created": "2026-11-29T15:40:23.921Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2fw0rt3rsvnydsxryw0w24qcqp"
+         *       "actor_id": "key_prod_06h2fxpzz5qtqg4qbt17kah6myejc"
          *     }
          */
         InvoiceFinalizedEvent: {
@@ -17720,16 +17748,16 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2fw14md9abrn8s5abk3km2td34",
+         *       "id": "evt_prod_06h2fxqe93n1sm93yknq15wb9kf0a",
          *       "type": "invoice.paid",
          *       "aggregate_type": "invoice",
-         *       "aggregate_id": "in_prod_06h2fw13zwb7wgs7c0btv803wttk0",
+         *       "aggregate_id": "in_prod_06h2fxqdh2ggxt09mp224zx8gprz8",
          *       "data": {
-         *         "id": "in_prod_06h2fw13zwb7wgs7c0btv803wttk0",
+         *         "id": "in_prod_06h2fxqdh2ggxt09mp224zx8gprz8",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h2fw1405qkaaqz28g2v9ye73q1j",
-         *             "price": "price_prod_06h2fw106sb9jbkk5yp6d1g6vwsjw",
+         *             "id": "il_prod_06h2fxqdh4h7g51xw03twt1px10vj",
+         *             "price": "price_prod_06h2fxq90shv5jwd630sf6v82pxhy",
          *             "quantity": 1,
          *             "tax_rates": [],
          *             "amount_atom": 500,
@@ -17742,11 +17770,11 @@ export type components = {
          *         "number": "EXAMPL-0001",
          *         "object": "invoice",
          *         "status": "paid",
-         *         "created": "2026-11-29T15:32:59.007Z",
-         *         "paid_at": "2026-11-29T15:32:59.162Z",
-         *         "updated": "2026-11-29T15:32:59.162Z",
+         *         "created": "2026-11-29T15:40:23.816Z",
+         *         "paid_at": "2026-11-29T15:40:23.999Z",
+         *         "updated": "2026-11-29T15:40:23.999Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2fw11rqq15gbze22grn4106dx2",
+         *         "customer": "cus_prod_06h2fxqazgr60n5e6p6x3g88rmhja",
          *         "discount": null,
          *         "due_date": null,
          *         "livemode": false,
@@ -17754,11 +17782,11 @@ export type components = {
          *         "tax_atom": 0,
          *         "voided_at": null,
          *         "overdue_at": null,
-         *         "pdf_sha256": "a9151f0df842b53e500739dcfabda901a13e3bdac9174ae8defe8616db842692",
+         *         "pdf_sha256": "9ac3fc7f0dae38ac60f7f877e6e4aa92256f1dd8f48ec6cfdb39d5d50bb165d2",
          *         "description": null,
-         *         "invoice_pdf": "http://127.0.0.1:40283/api/invoices/in_prod_06h2fw13zwb7wgs7c0btv803wttk0/pdf",
+         *         "invoice_pdf": "http://127.0.0.1:42273/api/invoices/in_prod_06h2fxqdh2ggxt09mp224zx8gprz8/pdf",
          *         "total_taxes": [],
-         *         "finalized_at": "2026-11-29T15:32:59.049Z",
+         *         "finalized_at": "2026-11-29T15:40:23.862Z",
          *         "subscription": null,
          *         "attempt_count": 0,
          *         "customer_name": "Jenny Rosen",
@@ -17766,27 +17794,29 @@ export type components = {
          *         "subtotal_atom": 500,
          *         "customer_email": "jenny@example.com",
          *         "days_until_due": null,
-         *         "payment_intent": "pi_prod_06h2fw14h5chx2z0s9ns7tcm3h572",
+         *         "payment_intent": "pi_prod_06h2fxqe5ndnna5g30adkg6ejaawg",
          *         "reverse_charge": false,
+         *         "credits_applied": [],
          *         "due_amount_atom": 0,
-         *         "paid_pdf_sha256": "c402ddd4cf0f618eaeb98bc88314e23b9aea2aefc8fe08fb2189e8929bd4e896",
+         *         "paid_pdf_sha256": "1c0f639db278f74c4cd93e6a015f10ea2e3bd3023535f3bce65b755ef9de9073",
          *         "paid_amount_atom": 500,
          *         "collection_method": "charge_automatically",
          *         "total_amount_atom": 500,
-         *         "hosted_invoice_url": "http://127.0.0.1:40283/invoice/ryoVm8sGxwBPhd1949Gn7Qy3iHTubExooxu-hG3lGtE",
+         *         "hosted_invoice_url": "http://127.0.0.1:42273/invoice/Bkdn7NIf1O9QTCSY-YpY5wHkrjqnxEfv6LbeGR0Ve90",
          *         "ending_balance_atom": 0,
          *         "next_payment_attempt": null,
          *         "starting_balance_atom": 0,
          *         "marked_uncollectible_at": null,
+         *         "total_credits_applied_atom": 0,
          *         "pre_payment_credit_notes_amount_atom": 0,
          *         "post_payment_credit_notes_amount_atom": 0
          *       },
          *       "previous_data": {
-         *         "id": "in_prod_06h2fw13zwb7wgs7c0btv803wttk0",
+         *         "id": "in_prod_06h2fxqdh2ggxt09mp224zx8gprz8",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h2fw1405qkaaqz28g2v9ye73q1j",
-         *             "price": "price_prod_06h2fw106sb9jbkk5yp6d1g6vwsjw",
+         *             "id": "il_prod_06h2fxqdh4h7g51xw03twt1px10vj",
+         *             "price": "price_prod_06h2fxq90shv5jwd630sf6v82pxhy",
          *             "quantity": 1,
          *             "tax_rates": [],
          *             "amount_atom": 500,
@@ -17799,11 +17829,11 @@ export type components = {
          *         "number": "EXAMPL-0001",
          *         "object": "invoice",
          *         "status": "open",
-         *         "created": "2026-11-29T15:32:59.007Z",
+         *         "created": "2026-11-29T15:40:23.816Z",
          *         "paid_at": null,
-         *         "updated": "2026-11-29T15:32:59.049Z",
+         *         "updated": "2026-11-29T15:40:23.862Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2fw11rqq15gbze22grn4106dx2",
+         *         "customer": "cus_prod_06h2fxqazgr60n5e6p6x3g88rmhja",
          *         "discount": null,
          *         "due_date": null,
          *         "livemode": false,
@@ -17811,11 +17841,11 @@ export type components = {
          *         "tax_atom": 0,
          *         "voided_at": null,
          *         "overdue_at": null,
-         *         "pdf_sha256": "a9151f0df842b53e500739dcfabda901a13e3bdac9174ae8defe8616db842692",
+         *         "pdf_sha256": "9ac3fc7f0dae38ac60f7f877e6e4aa92256f1dd8f48ec6cfdb39d5d50bb165d2",
          *         "description": null,
-         *         "invoice_pdf": "http://127.0.0.1:40283/api/invoices/in_prod_06h2fw13zwb7wgs7c0btv803wttk0/pdf",
+         *         "invoice_pdf": "http://127.0.0.1:42273/api/invoices/in_prod_06h2fxqdh2ggxt09mp224zx8gprz8/pdf",
          *         "total_taxes": [],
-         *         "finalized_at": "2026-11-29T15:32:59.049Z",
+         *         "finalized_at": "2026-11-29T15:40:23.862Z",
          *         "subscription": null,
          *         "attempt_count": 0,
          *         "customer_name": "Jenny Rosen",
@@ -17823,29 +17853,31 @@ export type components = {
          *         "subtotal_atom": 500,
          *         "customer_email": "jenny@example.com",
          *         "days_until_due": null,
-         *         "payment_intent": "pi_prod_06h2fw14h5chx2z0s9ns7tcm3h572",
+         *         "payment_intent": "pi_prod_06h2fxqe5ndnna5g30adkg6ejaawg",
          *         "reverse_charge": false,
+         *         "credits_applied": [],
          *         "due_amount_atom": 500,
          *         "paid_pdf_sha256": null,
          *         "paid_amount_atom": 0,
          *         "collection_method": "charge_automatically",
          *         "total_amount_atom": 500,
-         *         "hosted_invoice_url": "http://127.0.0.1:40283/invoice/ryoVm8sGxwBPhd1949Gn7Qy3iHTubExooxu-hG3lGtE",
+         *         "hosted_invoice_url": "http://127.0.0.1:42273/invoice/Bkdn7NIf1O9QTCSY-YpY5wHkrjqnxEfv6LbeGR0Ve90",
          *         "ending_balance_atom": 0,
          *         "next_payment_attempt": null,
          *         "starting_balance_atom": 0,
          *         "marked_uncollectible_at": null,
+         *         "total_credits_applied_atom": 0,
          *         "pre_payment_credit_notes_amount_atom": 0,
          *         "post_payment_credit_notes_amount_atom": 0
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2fw14gfpbhfvyy7x9kvsy4chne",
-         *       "request_id": "req_prod_06h2fw14gfpbhfvyy7x9kvsy4chne",
+         *       "correlation_id": "req_prod_06h2fxqe3zqjtawy4n6d2hnwj8hs4",
+         *       "request_id": "req_prod_06h2fxqe3zqjtawy4n6d2hnwj8hs4",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-29T15:32:59.171Z",
+         *       "created": "2026-11-29T15:40:24.008Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2fw0rt3rsvnydsxryw0w24qcqp"
+         *       "actor_id": "key_prod_06h2fxpzz5qtqg4qbt17kah6myejc"
          *     }
          */
         InvoicePaidEvent: {
@@ -17890,16 +17922,16 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2fw14na9qrctke8sq8twwt7t82",
+         *       "id": "evt_prod_06h2fxqea22p2vj4mdtkk3z49qcqr",
          *       "type": "invoice.payment_succeeded",
          *       "aggregate_type": "invoice",
-         *       "aggregate_id": "in_prod_06h2fw13zwb7wgs7c0btv803wttk0",
+         *       "aggregate_id": "in_prod_06h2fxqdh2ggxt09mp224zx8gprz8",
          *       "data": {
-         *         "id": "in_prod_06h2fw13zwb7wgs7c0btv803wttk0",
+         *         "id": "in_prod_06h2fxqdh2ggxt09mp224zx8gprz8",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h2fw1405qkaaqz28g2v9ye73q1j",
-         *             "price": "price_prod_06h2fw106sb9jbkk5yp6d1g6vwsjw",
+         *             "id": "il_prod_06h2fxqdh4h7g51xw03twt1px10vj",
+         *             "price": "price_prod_06h2fxq90shv5jwd630sf6v82pxhy",
          *             "quantity": 1,
          *             "tax_rates": [],
          *             "amount_atom": 500,
@@ -17912,11 +17944,11 @@ export type components = {
          *         "number": "EXAMPL-0001",
          *         "object": "invoice",
          *         "status": "paid",
-         *         "created": "2026-11-29T15:32:59.007Z",
-         *         "paid_at": "2026-11-29T15:32:59.162Z",
-         *         "updated": "2026-11-29T15:32:59.162Z",
+         *         "created": "2026-11-29T15:40:23.816Z",
+         *         "paid_at": "2026-11-29T15:40:23.999Z",
+         *         "updated": "2026-11-29T15:40:23.999Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2fw11rqq15gbze22grn4106dx2",
+         *         "customer": "cus_prod_06h2fxqazgr60n5e6p6x3g88rmhja",
          *         "discount": null,
          *         "due_date": null,
          *         "livemode": false,
@@ -17924,11 +17956,11 @@ export type components = {
          *         "tax_atom": 0,
          *         "voided_at": null,
          *         "overdue_at": null,
-         *         "pdf_sha256": "a9151f0df842b53e500739dcfabda901a13e3bdac9174ae8defe8616db842692",
+         *         "pdf_sha256": "9ac3fc7f0dae38ac60f7f877e6e4aa92256f1dd8f48ec6cfdb39d5d50bb165d2",
          *         "description": null,
-         *         "invoice_pdf": "http://127.0.0.1:40283/api/invoices/in_prod_06h2fw13zwb7wgs7c0btv803wttk0/pdf",
+         *         "invoice_pdf": "http://127.0.0.1:42273/api/invoices/in_prod_06h2fxqdh2ggxt09mp224zx8gprz8/pdf",
          *         "total_taxes": [],
-         *         "finalized_at": "2026-11-29T15:32:59.049Z",
+         *         "finalized_at": "2026-11-29T15:40:23.862Z",
          *         "subscription": null,
          *         "attempt_count": 0,
          *         "customer_name": "Jenny Rosen",
@@ -17936,27 +17968,29 @@ export type components = {
          *         "subtotal_atom": 500,
          *         "customer_email": "jenny@example.com",
          *         "days_until_due": null,
-         *         "payment_intent": "pi_prod_06h2fw14h5chx2z0s9ns7tcm3h572",
+         *         "payment_intent": "pi_prod_06h2fxqe5ndnna5g30adkg6ejaawg",
          *         "reverse_charge": false,
+         *         "credits_applied": [],
          *         "due_amount_atom": 0,
-         *         "paid_pdf_sha256": "c402ddd4cf0f618eaeb98bc88314e23b9aea2aefc8fe08fb2189e8929bd4e896",
+         *         "paid_pdf_sha256": "1c0f639db278f74c4cd93e6a015f10ea2e3bd3023535f3bce65b755ef9de9073",
          *         "paid_amount_atom": 500,
          *         "collection_method": "charge_automatically",
          *         "total_amount_atom": 500,
-         *         "hosted_invoice_url": "http://127.0.0.1:40283/invoice/ryoVm8sGxwBPhd1949Gn7Qy3iHTubExooxu-hG3lGtE",
+         *         "hosted_invoice_url": "http://127.0.0.1:42273/invoice/Bkdn7NIf1O9QTCSY-YpY5wHkrjqnxEfv6LbeGR0Ve90",
          *         "ending_balance_atom": 0,
          *         "next_payment_attempt": null,
          *         "starting_balance_atom": 0,
          *         "marked_uncollectible_at": null,
+         *         "total_credits_applied_atom": 0,
          *         "pre_payment_credit_notes_amount_atom": 0,
          *         "post_payment_credit_notes_amount_atom": 0
          *       },
          *       "previous_data": {
-         *         "id": "in_prod_06h2fw13zwb7wgs7c0btv803wttk0",
+         *         "id": "in_prod_06h2fxqdh2ggxt09mp224zx8gprz8",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h2fw1405qkaaqz28g2v9ye73q1j",
-         *             "price": "price_prod_06h2fw106sb9jbkk5yp6d1g6vwsjw",
+         *             "id": "il_prod_06h2fxqdh4h7g51xw03twt1px10vj",
+         *             "price": "price_prod_06h2fxq90shv5jwd630sf6v82pxhy",
          *             "quantity": 1,
          *             "tax_rates": [],
          *             "amount_atom": 500,
@@ -17969,11 +18003,11 @@ export type components = {
          *         "number": "EXAMPL-0001",
          *         "object": "invoice",
          *         "status": "open",
-         *         "created": "2026-11-29T15:32:59.007Z",
+         *         "created": "2026-11-29T15:40:23.816Z",
          *         "paid_at": null,
-         *         "updated": "2026-11-29T15:32:59.049Z",
+         *         "updated": "2026-11-29T15:40:23.862Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2fw11rqq15gbze22grn4106dx2",
+         *         "customer": "cus_prod_06h2fxqazgr60n5e6p6x3g88rmhja",
          *         "discount": null,
          *         "due_date": null,
          *         "livemode": false,
@@ -17981,11 +18015,11 @@ export type components = {
          *         "tax_atom": 0,
          *         "voided_at": null,
          *         "overdue_at": null,
-         *         "pdf_sha256": "a9151f0df842b53e500739dcfabda901a13e3bdac9174ae8defe8616db842692",
+         *         "pdf_sha256": "9ac3fc7f0dae38ac60f7f877e6e4aa92256f1dd8f48ec6cfdb39d5d50bb165d2",
          *         "description": null,
-         *         "invoice_pdf": "http://127.0.0.1:40283/api/invoices/in_prod_06h2fw13zwb7wgs7c0btv803wttk0/pdf",
+         *         "invoice_pdf": "http://127.0.0.1:42273/api/invoices/in_prod_06h2fxqdh2ggxt09mp224zx8gprz8/pdf",
          *         "total_taxes": [],
-         *         "finalized_at": "2026-11-29T15:32:59.049Z",
+         *         "finalized_at": "2026-11-29T15:40:23.862Z",
          *         "subscription": null,
          *         "attempt_count": 0,
          *         "customer_name": "Jenny Rosen",
@@ -17993,29 +18027,31 @@ export type components = {
          *         "subtotal_atom": 500,
          *         "customer_email": "jenny@example.com",
          *         "days_until_due": null,
-         *         "payment_intent": "pi_prod_06h2fw14h5chx2z0s9ns7tcm3h572",
+         *         "payment_intent": "pi_prod_06h2fxqe5ndnna5g30adkg6ejaawg",
          *         "reverse_charge": false,
+         *         "credits_applied": [],
          *         "due_amount_atom": 500,
          *         "paid_pdf_sha256": null,
          *         "paid_amount_atom": 0,
          *         "collection_method": "charge_automatically",
          *         "total_amount_atom": 500,
-         *         "hosted_invoice_url": "http://127.0.0.1:40283/invoice/ryoVm8sGxwBPhd1949Gn7Qy3iHTubExooxu-hG3lGtE",
+         *         "hosted_invoice_url": "http://127.0.0.1:42273/invoice/Bkdn7NIf1O9QTCSY-YpY5wHkrjqnxEfv6LbeGR0Ve90",
          *         "ending_balance_atom": 0,
          *         "next_payment_attempt": null,
          *         "starting_balance_atom": 0,
          *         "marked_uncollectible_at": null,
+         *         "total_credits_applied_atom": 0,
          *         "pre_payment_credit_notes_amount_atom": 0,
          *         "post_payment_credit_notes_amount_atom": 0
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2fw14gfpbhfvyy7x9kvsy4chne",
-         *       "request_id": "req_prod_06h2fw14gfpbhfvyy7x9kvsy4chne",
+         *       "correlation_id": "req_prod_06h2fxqe3zqjtawy4n6d2hnwj8hs4",
+         *       "request_id": "req_prod_06h2fxqe3zqjtawy4n6d2hnwj8hs4",
          *       "version": 1,
          *       "sequence": 4,
-         *       "created": "2026-11-29T15:32:59.178Z",
+         *       "created": "2026-11-29T15:40:24.016Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2fw0rt3rsvnydsxryw0w24qcqp"
+         *       "actor_id": "key_prod_06h2fxpzz5qtqg4qbt17kah6myejc"
          *     }
          */
         InvoicePaymentSucceededEvent: {
@@ -18060,16 +18096,16 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2fw15b846vgcf62pkebqkqce60",
+         *       "id": "evt_prod_06h2fxqezn5tkva8s8pbtmj8arc8t",
          *       "type": "invoice.payment_failed",
          *       "aggregate_type": "invoice",
-         *       "aggregate_id": "in_prod_06h2fw151kpww00cwfsh90h3fhexm",
+         *       "aggregate_id": "in_prod_06h2fxqenj32zmwhq3c9tdh048656",
          *       "data": {
-         *         "id": "in_prod_06h2fw151kpww00cwfsh90h3fhexm",
+         *         "id": "in_prod_06h2fxqenj32zmwhq3c9tdh048656",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h2fw151m3mjscmyjyy90jw0g716",
-         *             "price": "price_prod_06h2fw106sb9jbkk5yp6d1g6vwsjw",
+         *             "id": "il_prod_06h2fxqens3967r7xt8tj2v588e7t",
+         *             "price": "price_prod_06h2fxq90shv5jwd630sf6v82pxhy",
          *             "quantity": 1,
          *             "tax_rates": [],
          *             "amount_atom": 500,
@@ -18082,11 +18118,11 @@ export type components = {
          *         "number": "EXAMPL-0002",
          *         "object": "invoice",
          *         "status": "open",
-         *         "created": "2026-11-29T15:32:59.276Z",
+         *         "created": "2026-11-29T15:40:24.108Z",
          *         "paid_at": null,
-         *         "updated": "2026-11-29T15:32:59.294Z",
+         *         "updated": "2026-11-29T15:40:24.127Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2fw11rqq15gbze22grn4106dx2",
+         *         "customer": "cus_prod_06h2fxqazgr60n5e6p6x3g88rmhja",
          *         "discount": null,
          *         "due_date": null,
          *         "livemode": false,
@@ -18094,11 +18130,11 @@ export type components = {
          *         "tax_atom": 0,
          *         "voided_at": null,
          *         "overdue_at": null,
-         *         "pdf_sha256": "02c50645cda948c5606f0878a2b300f1a6b896fc3109954f6fb5a5d58d81ce06",
+         *         "pdf_sha256": "6df97da4465028704283ca4301a7f9edad0cdd6b8ada0071722bcb47b256c240",
          *         "description": null,
-         *         "invoice_pdf": "http://127.0.0.1:40283/api/invoices/in_prod_06h2fw151kpww00cwfsh90h3fhexm/pdf",
+         *         "invoice_pdf": "http://127.0.0.1:42273/api/invoices/in_prod_06h2fxqenj32zmwhq3c9tdh048656/pdf",
          *         "total_taxes": [],
-         *         "finalized_at": "2026-11-29T15:32:59.294Z",
+         *         "finalized_at": "2026-11-29T15:40:24.127Z",
          *         "subscription": null,
          *         "attempt_count": 0,
          *         "customer_name": "Jenny Rosen",
@@ -18106,30 +18142,32 @@ export type components = {
          *         "subtotal_atom": 500,
          *         "customer_email": "jenny@example.com",
          *         "days_until_due": null,
-         *         "payment_intent": "pi_prod_06h2fw158ed44nnff7658x2n3yzgc",
+         *         "payment_intent": "pi_prod_06h2fxqew154beh4g4s15gty6yx2y",
          *         "reverse_charge": false,
+         *         "credits_applied": [],
          *         "due_amount_atom": 500,
          *         "paid_pdf_sha256": null,
          *         "paid_amount_atom": 0,
          *         "collection_method": "charge_automatically",
          *         "total_amount_atom": 500,
-         *         "hosted_invoice_url": "http://127.0.0.1:40283/invoice/j8ldHgB2X7yZFatXZlm2BbkZ89A-1iiG_EJDGfIwfsU",
+         *         "hosted_invoice_url": "http://127.0.0.1:42273/invoice/UxwLY3EWQN8tLac09gNnjibynsBMMXrcCUA7BuOqop8",
          *         "ending_balance_atom": 0,
          *         "next_payment_attempt": null,
          *         "starting_balance_atom": 0,
          *         "marked_uncollectible_at": null,
+         *         "total_credits_applied_atom": 0,
          *         "pre_payment_credit_notes_amount_atom": 0,
          *         "post_payment_credit_notes_amount_atom": 0
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2fw1572zsgf0qmg4kscr9nb91g",
-         *       "request_id": "req_prod_06h2fw1572zsgf0qmg4kscr9nb91g",
+         *       "correlation_id": "req_prod_06h2fxqevadr6hkban699feer31bj",
+         *       "request_id": "req_prod_06h2fxqevadr6hkban699feer31bj",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-29T15:32:59.354Z",
+         *       "created": "2026-11-29T15:40:24.189Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2fw0rt3rsvnydsxryw0w24qcqp"
+         *       "actor_id": "key_prod_06h2fxpzz5qtqg4qbt17kah6myejc"
          *     }
          */
         InvoicePaymentFailedEvent: {
@@ -18174,16 +18212,16 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2fw15tf2n0yfx6qn7rgqvp88x2",
+         *       "id": "evt_prod_06h2fxqfcf2vv7r7kh1gbwe00371a",
          *       "type": "invoice.payment_action_required",
          *       "aggregate_type": "invoice",
-         *       "aggregate_id": "in_prod_06h2fw15fzk152bt77kpexgn2cssm",
+         *       "aggregate_id": "in_prod_06h2fxqf2mabrkbtkdyy5rpxzw222",
          *       "data": {
-         *         "id": "in_prod_06h2fw15fzk152bt77kpexgn2cssm",
+         *         "id": "in_prod_06h2fxqf2mabrkbtkdyy5rpxzw222",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h2fw15g6qjhvmn54g7ds8j9sbg6",
-         *             "price": "price_prod_06h2fw106sb9jbkk5yp6d1g6vwsjw",
+         *             "id": "il_prod_06h2fxqf2ykszpysa9ayw7ma8cz58",
+         *             "price": "price_prod_06h2fxq90shv5jwd630sf6v82pxhy",
          *             "quantity": 1,
          *             "tax_rates": [],
          *             "amount_atom": 500,
@@ -18196,11 +18234,11 @@ export type components = {
          *         "number": "EXAMPL-0003",
          *         "object": "invoice",
          *         "status": "open",
-         *         "created": "2026-11-29T15:32:59.391Z",
+         *         "created": "2026-11-29T15:40:24.213Z",
          *         "paid_at": null,
-         *         "updated": "2026-11-29T15:32:59.419Z",
+         *         "updated": "2026-11-29T15:40:24.234Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2fw11rqq15gbze22grn4106dx2",
+         *         "customer": "cus_prod_06h2fxqazgr60n5e6p6x3g88rmhja",
          *         "discount": null,
          *         "due_date": null,
          *         "livemode": false,
@@ -18208,11 +18246,11 @@ export type components = {
          *         "tax_atom": 0,
          *         "voided_at": null,
          *         "overdue_at": null,
-         *         "pdf_sha256": "03e3e19a08d1c5f3f1e9b8e6a0e7cb39879088c40942dc8f61ce8c332a7e2c83",
+         *         "pdf_sha256": "c8194ed3f4adea5aa5a40dbee6a3fc905a66a3bad7ba57ccecf39dc56e38bfab",
          *         "description": null,
-         *         "invoice_pdf": "http://127.0.0.1:40283/api/invoices/in_prod_06h2fw15fzk152bt77kpexgn2cssm/pdf",
+         *         "invoice_pdf": "http://127.0.0.1:42273/api/invoices/in_prod_06h2fxqf2mabrkbtkdyy5rpxzw222/pdf",
          *         "total_taxes": [],
-         *         "finalized_at": "2026-11-29T15:32:59.419Z",
+         *         "finalized_at": "2026-11-29T15:40:24.234Z",
          *         "subscription": null,
          *         "attempt_count": 0,
          *         "customer_name": "Jenny Rosen",
@@ -18220,30 +18258,32 @@ export type components = {
          *         "subtotal_atom": 500,
          *         "customer_email": "jenny@example.com",
          *         "days_until_due": null,
-         *         "payment_intent": "pi_prod_06h2fw15rgsxv9vv4w8xebrwserm0",
+         *         "payment_intent": "pi_prod_06h2fxqf996k1x2g0q81vbyvx36wc",
          *         "reverse_charge": false,
+         *         "credits_applied": [],
          *         "due_amount_atom": 500,
          *         "paid_pdf_sha256": null,
          *         "paid_amount_atom": 0,
          *         "collection_method": "charge_automatically",
          *         "total_amount_atom": 500,
-         *         "hosted_invoice_url": "http://127.0.0.1:40283/invoice/WzLsHJryR1I8FlYfkZYGD5h4KXvN0wV_btsiWpIqBQg",
+         *         "hosted_invoice_url": "http://127.0.0.1:42273/invoice/7_pwxt6KsOvpkLnhju0xNWFUrFko1jHrW3hQu8P9FW8",
          *         "ending_balance_atom": 0,
          *         "next_payment_attempt": null,
          *         "starting_balance_atom": 0,
          *         "marked_uncollectible_at": null,
+         *         "total_credits_applied_atom": 0,
          *         "pre_payment_credit_notes_amount_atom": 0,
          *         "post_payment_credit_notes_amount_atom": 0
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2fw15qan7fh0brc9fe1nxy5dz2",
-         *       "request_id": "req_prod_06h2fw15qan7fh0brc9fe1nxy5dz2",
+         *       "correlation_id": "req_prod_06h2fxqf8kdtst9gatvzkpt4wp78t",
+         *       "request_id": "req_prod_06h2fxqf8kdtst9gatvzkpt4wp78t",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-29T15:32:59.475Z",
+         *       "created": "2026-11-29T15:40:24.292Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2fw0rt3rsvnydsxryw0w24qcqp"
+         *       "actor_id": "key_prod_06h2fxpzz5qtqg4qbt17kah6myejc"
          *     }
          */
         InvoicePaymentActionRequiredEvent: {
@@ -18288,16 +18328,16 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2fw1aqf70cpjee2bnpb0pfbr56",
+         *       "id": "evt_prod_06h2fxqn0dmb3t12nv3fd0xy5p80m",
          *       "type": "invoice.overdue",
          *       "aggregate_type": "invoice",
-         *       "aggregate_id": "in_prod_06h2fw17hnkvkr4dx3m165f13mcbp",
+         *       "aggregate_id": "in_prod_06h2fxqh42ykpfa0zdcgv9ynxb8ne",
          *       "data": {
-         *         "id": "in_prod_06h2fw17hnkvkr4dx3m165f13mcbp",
+         *         "id": "in_prod_06h2fxqh42ykpfa0zdcgv9ynxb8ne",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h2fw17hvmrxs0snm48h2dhqgcby",
-         *             "price": "price_prod_06h2fw106sb9jbkk5yp6d1g6vwsjw",
+         *             "id": "il_prod_06h2fxqh4bhq9kd802w35364zk5tc",
+         *             "price": "price_prod_06h2fxq90shv5jwd630sf6v82pxhy",
          *             "quantity": 1,
          *             "tax_rates": [],
          *             "amount_atom": 500,
@@ -18310,23 +18350,23 @@ export type components = {
          *         "number": "EXAMPL-0007",
          *         "object": "invoice",
          *         "status": "open",
-         *         "created": "2026-11-29T15:32:59.917Z",
+         *         "created": "2026-11-29T15:40:24.736Z",
          *         "paid_at": null,
-         *         "updated": "2026-11-30T15:32:59.893Z",
+         *         "updated": "2026-11-30T15:40:24.713Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2fw11rqq15gbze22grn4106dx2",
+         *         "customer": "cus_prod_06h2fxqazgr60n5e6p6x3g88rmhja",
          *         "discount": null,
-         *         "due_date": "2026-11-30T15:32:59.893Z",
+         *         "due_date": "2026-11-30T15:40:24.713Z",
          *         "livemode": false,
          *         "metadata": {},
          *         "tax_atom": 0,
          *         "voided_at": null,
-         *         "overdue_at": "2026-11-30T15:32:59.893Z",
-         *         "pdf_sha256": "e9766295dcc424bf3b4358f47e92051e398db76301c20f9336c0569a1751e3cc",
+         *         "overdue_at": "2026-11-30T15:40:24.713Z",
+         *         "pdf_sha256": "4c864bb3af5bbf40b347f0f0e396eb69ebd0ea68c3b88d2890a419f819fc58be",
          *         "description": null,
-         *         "invoice_pdf": "http://127.0.0.1:40283/api/invoices/in_prod_06h2fw17hnkvkr4dx3m165f13mcbp/pdf",
+         *         "invoice_pdf": "http://127.0.0.1:42273/api/invoices/in_prod_06h2fxqh42ykpfa0zdcgv9ynxb8ne/pdf",
          *         "total_taxes": [],
-         *         "finalized_at": "2026-11-29T15:32:59.934Z",
+         *         "finalized_at": "2026-11-29T15:40:24.754Z",
          *         "subscription": null,
          *         "attempt_count": 0,
          *         "customer_name": "Jenny Rosen",
@@ -18336,25 +18376,27 @@ export type components = {
          *         "days_until_due": null,
          *         "payment_intent": null,
          *         "reverse_charge": false,
+         *         "credits_applied": [],
          *         "due_amount_atom": 500,
          *         "paid_pdf_sha256": null,
          *         "paid_amount_atom": 0,
          *         "collection_method": "charge_automatically",
          *         "total_amount_atom": 500,
-         *         "hosted_invoice_url": "http://127.0.0.1:40283/invoice/9xJccndc0JbJ3Lfx35T9svmbET4tXs7DnGoSukXTEuY",
+         *         "hosted_invoice_url": "http://127.0.0.1:42273/invoice/q26dFNtgcJhn4-afwZJQD9xbRsKMY3j4FMbKNVxD27M",
          *         "ending_balance_atom": 0,
          *         "next_payment_attempt": null,
          *         "starting_balance_atom": 0,
          *         "marked_uncollectible_at": null,
+         *         "total_credits_applied_atom": 0,
          *         "pre_payment_credit_notes_amount_atom": 0,
          *         "post_payment_credit_notes_amount_atom": 0
          *       },
          *       "previous_data": {
-         *         "id": "in_prod_06h2fw17hnkvkr4dx3m165f13mcbp",
+         *         "id": "in_prod_06h2fxqh42ykpfa0zdcgv9ynxb8ne",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h2fw17hvmrxs0snm48h2dhqgcby",
-         *             "price": "price_prod_06h2fw106sb9jbkk5yp6d1g6vwsjw",
+         *             "id": "il_prod_06h2fxqh4bhq9kd802w35364zk5tc",
+         *             "price": "price_prod_06h2fxq90shv5jwd630sf6v82pxhy",
          *             "quantity": 1,
          *             "tax_rates": [],
          *             "amount_atom": 500,
@@ -18367,23 +18409,23 @@ export type components = {
          *         "number": "EXAMPL-0007",
          *         "object": "invoice",
          *         "status": "open",
-         *         "created": "2026-11-29T15:32:59.917Z",
+         *         "created": "2026-11-29T15:40:24.736Z",
          *         "paid_at": null,
-         *         "updated": "2026-11-29T15:32:59.934Z",
+         *         "updated": "2026-11-29T15:40:24.754Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2fw11rqq15gbze22grn4106dx2",
+         *         "customer": "cus_prod_06h2fxqazgr60n5e6p6x3g88rmhja",
          *         "discount": null,
-         *         "due_date": "2026-11-30T15:32:59.893Z",
+         *         "due_date": "2026-11-30T15:40:24.713Z",
          *         "livemode": false,
          *         "metadata": {},
          *         "tax_atom": 0,
          *         "voided_at": null,
          *         "overdue_at": null,
-         *         "pdf_sha256": "e9766295dcc424bf3b4358f47e92051e398db76301c20f9336c0569a1751e3cc",
+         *         "pdf_sha256": "4c864bb3af5bbf40b347f0f0e396eb69ebd0ea68c3b88d2890a419f819fc58be",
          *         "description": null,
-         *         "invoice_pdf": "http://127.0.0.1:40283/api/invoices/in_prod_06h2fw17hnkvkr4dx3m165f13mcbp/pdf",
+         *         "invoice_pdf": "http://127.0.0.1:42273/api/invoices/in_prod_06h2fxqh42ykpfa0zdcgv9ynxb8ne/pdf",
          *         "total_taxes": [],
-         *         "finalized_at": "2026-11-29T15:32:59.934Z",
+         *         "finalized_at": "2026-11-29T15:40:24.754Z",
          *         "subscription": null,
          *         "attempt_count": 0,
          *         "customer_name": "Jenny Rosen",
@@ -18393,25 +18435,27 @@ export type components = {
          *         "days_until_due": null,
          *         "payment_intent": null,
          *         "reverse_charge": false,
+         *         "credits_applied": [],
          *         "due_amount_atom": 500,
          *         "paid_pdf_sha256": null,
          *         "paid_amount_atom": 0,
          *         "collection_method": "charge_automatically",
          *         "total_amount_atom": 500,
-         *         "hosted_invoice_url": "http://127.0.0.1:40283/invoice/9xJccndc0JbJ3Lfx35T9svmbET4tXs7DnGoSukXTEuY",
+         *         "hosted_invoice_url": "http://127.0.0.1:42273/invoice/q26dFNtgcJhn4-afwZJQD9xbRsKMY3j4FMbKNVxD27M",
          *         "ending_balance_atom": 0,
          *         "next_payment_attempt": null,
          *         "starting_balance_atom": 0,
          *         "marked_uncollectible_at": null,
+         *         "total_credits_applied_atom": 0,
          *         "pre_payment_credit_notes_amount_atom": 0,
          *         "post_payment_credit_notes_amount_atom": 0
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2fw1amdn90e2wh4jsbccmcwx4a",
+         *       "correlation_id": "req_prod_06h2fxqmx4zjg9wk9m579jnf510xj",
          *       "request_id": null,
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-30T15:32:59.893Z",
+         *       "created": "2026-11-30T15:40:24.713Z",
          *       "actor_type": "system",
          *       "actor_id": null
          *     }
@@ -18458,16 +18502,16 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2fw165159bz62n5cxvsjejmqcg",
+         *       "id": "evt_prod_06h2fxqfrfqhp8k6wf2wea9srrb4m",
          *       "type": "invoice.voided",
          *       "aggregate_type": "invoice",
-         *       "aggregate_id": "in_prod_06h2fw15xjc7xcmng1480n9bqb416",
+         *       "aggregate_id": "in_prod_06h2fxqfg60tcrbw9k97ztycgtm84",
          *       "data": {
-         *         "id": "in_prod_06h2fw15xjc7xcmng1480n9bqb416",
+         *         "id": "in_prod_06h2fxqfg60tcrbw9k97ztycgtm84",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h2fw15xta0w5hmyrcv3ackxvddw",
-         *             "price": "price_prod_06h2fw106sb9jbkk5yp6d1g6vwsjw",
+         *             "id": "il_prod_06h2fxqfg90cjk64bbyxbdsr4ddwj",
+         *             "price": "price_prod_06h2fxq90shv5jwd630sf6v82pxhy",
          *             "quantity": 1,
          *             "tax_rates": [],
          *             "amount_atom": 500,
@@ -18480,23 +18524,23 @@ export type components = {
          *         "number": "EXAMPL-0004",
          *         "object": "invoice",
          *         "status": "void",
-         *         "created": "2026-11-29T15:32:59.500Z",
+         *         "created": "2026-11-29T15:40:24.321Z",
          *         "paid_at": null,
-         *         "updated": "2026-11-29T15:32:59.558Z",
+         *         "updated": "2026-11-29T15:40:24.385Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2fw11rqq15gbze22grn4106dx2",
+         *         "customer": "cus_prod_06h2fxqazgr60n5e6p6x3g88rmhja",
          *         "discount": null,
          *         "due_date": null,
          *         "livemode": false,
          *         "metadata": {},
          *         "tax_atom": 0,
-         *         "voided_at": "2026-11-29T15:32:59.558Z",
+         *         "voided_at": "2026-11-29T15:40:24.385Z",
          *         "overdue_at": null,
-         *         "pdf_sha256": "4395f8a8b24c77419d58b4794a4e501efbb39921b0ac74b0b8aecba64e5fe61b",
+         *         "pdf_sha256": "8fd9d187058aaa63715eaad2bbd70f27bf126e5a2d9132b015eab200d01b4471",
          *         "description": null,
-         *         "invoice_pdf": "http://127.0.0.1:40283/api/invoices/in_prod_06h2fw15xjc7xcmng1480n9bqb416/pdf",
+         *         "invoice_pdf": "http://127.0.0.1:42273/api/invoices/in_prod_06h2fxqfg60tcrbw9k97ztycgtm84/pdf",
          *         "total_taxes": [],
-         *         "finalized_at": "2026-11-29T15:32:59.524Z",
+         *         "finalized_at": "2026-11-29T15:40:24.347Z",
          *         "subscription": null,
          *         "attempt_count": 0,
          *         "customer_name": "Jenny Rosen",
@@ -18506,25 +18550,27 @@ export type components = {
          *         "days_until_due": null,
          *         "payment_intent": null,
          *         "reverse_charge": false,
+         *         "credits_applied": [],
          *         "due_amount_atom": 500,
          *         "paid_pdf_sha256": null,
          *         "paid_amount_atom": 0,
          *         "collection_method": "charge_automatically",
          *         "total_amount_atom": 500,
-         *         "hosted_invoice_url": "http://127.0.0.1:40283/invoice/bJX61hFaQjVvxNbZN3FMRa4JGpn36t1PQRe9B3z5hiw",
+         *         "hosted_invoice_url": "http://127.0.0.1:42273/invoice/wRqrXTvmzueSHem2XqU2B3_hSs_HrkbQeuCTtFDtokY",
          *         "ending_balance_atom": 0,
          *         "next_payment_attempt": null,
          *         "starting_balance_atom": 0,
          *         "marked_uncollectible_at": null,
+         *         "total_credits_applied_atom": 0,
          *         "pre_payment_credit_notes_amount_atom": 0,
          *         "post_payment_credit_notes_amount_atom": 0
          *       },
          *       "previous_data": {
-         *         "id": "in_prod_06h2fw15xjc7xcmng1480n9bqb416",
+         *         "id": "in_prod_06h2fxqfg60tcrbw9k97ztycgtm84",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h2fw15xta0w5hmyrcv3ackxvddw",
-         *             "price": "price_prod_06h2fw106sb9jbkk5yp6d1g6vwsjw",
+         *             "id": "il_prod_06h2fxqfg90cjk64bbyxbdsr4ddwj",
+         *             "price": "price_prod_06h2fxq90shv5jwd630sf6v82pxhy",
          *             "quantity": 1,
          *             "tax_rates": [],
          *             "amount_atom": 500,
@@ -18537,11 +18583,11 @@ export type components = {
          *         "number": "EXAMPL-0004",
          *         "object": "invoice",
          *         "status": "open",
-         *         "created": "2026-11-29T15:32:59.500Z",
+         *         "created": "2026-11-29T15:40:24.321Z",
          *         "paid_at": null,
-         *         "updated": "2026-11-29T15:32:59.524Z",
+         *         "updated": "2026-11-29T15:40:24.347Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2fw11rqq15gbze22grn4106dx2",
+         *         "customer": "cus_prod_06h2fxqazgr60n5e6p6x3g88rmhja",
          *         "discount": null,
          *         "due_date": null,
          *         "livemode": false,
@@ -18549,11 +18595,11 @@ export type components = {
          *         "tax_atom": 0,
          *         "voided_at": null,
          *         "overdue_at": null,
-         *         "pdf_sha256": "4395f8a8b24c77419d58b4794a4e501efbb39921b0ac74b0b8aecba64e5fe61b",
+         *         "pdf_sha256": "8fd9d187058aaa63715eaad2bbd70f27bf126e5a2d9132b015eab200d01b4471",
          *         "description": null,
-         *         "invoice_pdf": "http://127.0.0.1:40283/api/invoices/in_prod_06h2fw15xjc7xcmng1480n9bqb416/pdf",
+         *         "invoice_pdf": "http://127.0.0.1:42273/api/invoices/in_prod_06h2fxqfg60tcrbw9k97ztycgtm84/pdf",
          *         "total_taxes": [],
-         *         "finalized_at": "2026-11-29T15:32:59.524Z",
+         *         "finalized_at": "2026-11-29T15:40:24.347Z",
          *         "subscription": null,
          *         "attempt_count": 0,
          *         "customer_name": "Jenny Rosen",
@@ -18563,27 +18609,29 @@ export type components = {
          *         "days_until_due": null,
          *         "payment_intent": null,
          *         "reverse_charge": false,
+         *         "credits_applied": [],
          *         "due_amount_atom": 500,
          *         "paid_pdf_sha256": null,
          *         "paid_amount_atom": 0,
          *         "collection_method": "charge_automatically",
          *         "total_amount_atom": 500,
-         *         "hosted_invoice_url": "http://127.0.0.1:40283/invoice/bJX61hFaQjVvxNbZN3FMRa4JGpn36t1PQRe9B3z5hiw",
+         *         "hosted_invoice_url": "http://127.0.0.1:42273/invoice/wRqrXTvmzueSHem2XqU2B3_hSs_HrkbQeuCTtFDtokY",
          *         "ending_balance_atom": 0,
          *         "next_payment_attempt": null,
          *         "starting_balance_atom": 0,
          *         "marked_uncollectible_at": null,
+         *         "total_credits_applied_atom": 0,
          *         "pre_payment_credit_notes_amount_atom": 0,
          *         "post_payment_credit_notes_amount_atom": 0
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2fw163rv1p1e9hswqfr7a6058r",
-         *       "request_id": "req_prod_06h2fw163rv1p1e9hswqfr7a6058r",
+         *       "correlation_id": "req_prod_06h2fxqfqckfcgb9kmnjfgma4bq5g",
+         *       "request_id": "req_prod_06h2fxqfqckfcgb9kmnjfgma4bq5g",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-29T15:32:59.560Z",
+         *       "created": "2026-11-29T15:40:24.387Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2fw0rt3rsvnydsxryw0w24qcqp"
+         *       "actor_id": "key_prod_06h2fxpzz5qtqg4qbt17kah6myejc"
          *     }
          */
         InvoiceVoidedEvent: {
@@ -18628,16 +18676,16 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2fw16gz41xwnbmdhdekbkx357r",
+         *       "id": "evt_prod_06h2fxqg4f8bnn91rqhj7dbvfd68e",
          *       "type": "invoice.marked_uncollectible",
          *       "aggregate_type": "invoice",
-         *       "aggregate_id": "in_prod_06h2fw168y1hxj8ztrhv5gybrfjhe",
+         *       "aggregate_id": "in_prod_06h2fxqfx5x5by42pj4c2cjyzj8rg",
          *       "data": {
-         *         "id": "in_prod_06h2fw168y1hxj8ztrhv5gybrfjhe",
+         *         "id": "in_prod_06h2fxqfx5x5by42pj4c2cjyzj8rg",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h2fw16932cymbemk6tbvvc44zfw",
-         *             "price": "price_prod_06h2fw106sb9jbkk5yp6d1g6vwsjw",
+         *             "id": "il_prod_06h2fxqfx8g2czxdsnnjr4btcbgye",
+         *             "price": "price_prod_06h2fxq90shv5jwd630sf6v82pxhy",
          *             "quantity": 1,
          *             "tax_rates": [],
          *             "amount_atom": 500,
@@ -18650,11 +18698,11 @@ export type components = {
          *         "number": "EXAMPL-0005",
          *         "object": "invoice",
          *         "status": "uncollectible",
-         *         "created": "2026-11-29T15:32:59.591Z",
+         *         "created": "2026-11-29T15:40:24.425Z",
          *         "paid_at": null,
-         *         "updated": "2026-11-29T15:32:59.653Z",
+         *         "updated": "2026-11-29T15:40:24.481Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2fw11rqq15gbze22grn4106dx2",
+         *         "customer": "cus_prod_06h2fxqazgr60n5e6p6x3g88rmhja",
          *         "discount": null,
          *         "due_date": null,
          *         "livemode": false,
@@ -18662,11 +18710,11 @@ export type components = {
          *         "tax_atom": 0,
          *         "voided_at": null,
          *         "overdue_at": null,
-         *         "pdf_sha256": "913bc20baaa1cce139a075baccdfb2b5b1be63b0509fa821eb37b2d890882496",
+         *         "pdf_sha256": "2f233dbb5fb36d93da274547ca0623824d97c8fa5c00d17feada8ff593e75a23",
          *         "description": null,
-         *         "invoice_pdf": "http://127.0.0.1:40283/api/invoices/in_prod_06h2fw168y1hxj8ztrhv5gybrfjhe/pdf",
+         *         "invoice_pdf": "http://127.0.0.1:42273/api/invoices/in_prod_06h2fxqfx5x5by42pj4c2cjyzj8rg/pdf",
          *         "total_taxes": [],
-         *         "finalized_at": "2026-11-29T15:32:59.612Z",
+         *         "finalized_at": "2026-11-29T15:40:24.445Z",
          *         "subscription": null,
          *         "attempt_count": 0,
          *         "customer_name": "Jenny Rosen",
@@ -18676,25 +18724,27 @@ export type components = {
          *         "days_until_due": null,
          *         "payment_intent": null,
          *         "reverse_charge": false,
+         *         "credits_applied": [],
          *         "due_amount_atom": 500,
          *         "paid_pdf_sha256": null,
          *         "paid_amount_atom": 0,
          *         "collection_method": "charge_automatically",
          *         "total_amount_atom": 500,
-         *         "hosted_invoice_url": "http://127.0.0.1:40283/invoice/e1QovmtgXT_iVxncmi4z4Xs6WfY7M1CyN4XO0BWfnxc",
+         *         "hosted_invoice_url": "http://127.0.0.1:42273/invoice/JaDh6BYDv-wKSnC178G_3JK6GD4fN7T7vIZ95rLssQE",
          *         "ending_balance_atom": 0,
          *         "next_payment_attempt": null,
          *         "starting_balance_atom": 0,
-         *         "marked_uncollectible_at": "2026-11-29T15:32:59.653Z",
+         *         "marked_uncollectible_at": "2026-11-29T15:40:24.481Z",
+         *         "total_credits_applied_atom": 0,
          *         "pre_payment_credit_notes_amount_atom": 0,
          *         "post_payment_credit_notes_amount_atom": 0
          *       },
          *       "previous_data": {
-         *         "id": "in_prod_06h2fw168y1hxj8ztrhv5gybrfjhe",
+         *         "id": "in_prod_06h2fxqfx5x5by42pj4c2cjyzj8rg",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h2fw16932cymbemk6tbvvc44zfw",
-         *             "price": "price_prod_06h2fw106sb9jbkk5yp6d1g6vwsjw",
+         *             "id": "il_prod_06h2fxqfx8g2czxdsnnjr4btcbgye",
+         *             "price": "price_prod_06h2fxq90shv5jwd630sf6v82pxhy",
          *             "quantity": 1,
          *             "tax_rates": [],
          *             "amount_atom": 500,
@@ -18707,11 +18757,11 @@ export type components = {
          *         "number": "EXAMPL-0005",
          *         "object": "invoice",
          *         "status": "open",
-         *         "created": "2026-11-29T15:32:59.591Z",
+         *         "created": "2026-11-29T15:40:24.425Z",
          *         "paid_at": null,
-         *         "updated": "2026-11-29T15:32:59.612Z",
+         *         "updated": "2026-11-29T15:40:24.445Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2fw11rqq15gbze22grn4106dx2",
+         *         "customer": "cus_prod_06h2fxqazgr60n5e6p6x3g88rmhja",
          *         "discount": null,
          *         "due_date": null,
          *         "livemode": false,
@@ -18719,11 +18769,11 @@ export type components = {
          *         "tax_atom": 0,
          *         "voided_at": null,
          *         "overdue_at": null,
-         *         "pdf_sha256": "913bc20baaa1cce139a075baccdfb2b5b1be63b0509fa821eb37b2d890882496",
+         *         "pdf_sha256": "2f233dbb5fb36d93da274547ca0623824d97c8fa5c00d17feada8ff593e75a23",
          *         "description": null,
-         *         "invoice_pdf": "http://127.0.0.1:40283/api/invoices/in_prod_06h2fw168y1hxj8ztrhv5gybrfjhe/pdf",
+         *         "invoice_pdf": "http://127.0.0.1:42273/api/invoices/in_prod_06h2fxqfx5x5by42pj4c2cjyzj8rg/pdf",
          *         "total_taxes": [],
-         *         "finalized_at": "2026-11-29T15:32:59.612Z",
+         *         "finalized_at": "2026-11-29T15:40:24.445Z",
          *         "subscription": null,
          *         "attempt_count": 0,
          *         "customer_name": "Jenny Rosen",
@@ -18733,27 +18783,29 @@ export type components = {
          *         "days_until_due": null,
          *         "payment_intent": null,
          *         "reverse_charge": false,
+         *         "credits_applied": [],
          *         "due_amount_atom": 500,
          *         "paid_pdf_sha256": null,
          *         "paid_amount_atom": 0,
          *         "collection_method": "charge_automatically",
          *         "total_amount_atom": 500,
-         *         "hosted_invoice_url": "http://127.0.0.1:40283/invoice/e1QovmtgXT_iVxncmi4z4Xs6WfY7M1CyN4XO0BWfnxc",
+         *         "hosted_invoice_url": "http://127.0.0.1:42273/invoice/JaDh6BYDv-wKSnC178G_3JK6GD4fN7T7vIZ95rLssQE",
          *         "ending_balance_atom": 0,
          *         "next_payment_attempt": null,
          *         "starting_balance_atom": 0,
          *         "marked_uncollectible_at": null,
+         *         "total_credits_applied_atom": 0,
          *         "pre_payment_credit_notes_amount_atom": 0,
          *         "post_payment_credit_notes_amount_atom": 0
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2fw16g5fhd5tk7q9j7md1hvdtp",
-         *       "request_id": "req_prod_06h2fw16g5fhd5tk7q9j7md1hvdtp",
+         *       "correlation_id": "req_prod_06h2fxqg3d79y9dmfdra9nwka712y",
+         *       "request_id": "req_prod_06h2fxqg3d79y9dmfdra9nwka712y",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-29T15:32:59.655Z",
+         *       "created": "2026-11-29T15:40:24.483Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2fw0rt3rsvnydsxryw0w24qcqp"
+         *       "actor_id": "key_prod_06h2fxpzz5qtqg4qbt17kah6myejc"
          *     }
          */
         InvoiceMarkedUncollectibleEvent: {
@@ -18798,16 +18850,16 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2fw1503hfamwk0d5ttkv9dez2c",
+         *       "id": "evt_prod_06h2fxqem655wp31vnpgr0ze7ndr2",
          *       "type": "invoice.refunded",
          *       "aggregate_type": "invoice",
-         *       "aggregate_id": "in_prod_06h2fw13zwb7wgs7c0btv803wttk0",
+         *       "aggregate_id": "in_prod_06h2fxqdh2ggxt09mp224zx8gprz8",
          *       "data": {
-         *         "id": "in_prod_06h2fw13zwb7wgs7c0btv803wttk0",
+         *         "id": "in_prod_06h2fxqdh2ggxt09mp224zx8gprz8",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h2fw1405qkaaqz28g2v9ye73q1j",
-         *             "price": "price_prod_06h2fw106sb9jbkk5yp6d1g6vwsjw",
+         *             "id": "il_prod_06h2fxqdh4h7g51xw03twt1px10vj",
+         *             "price": "price_prod_06h2fxq90shv5jwd630sf6v82pxhy",
          *             "quantity": 1,
          *             "tax_rates": [],
          *             "amount_atom": 500,
@@ -18820,11 +18872,11 @@ export type components = {
          *         "number": "EXAMPL-0001",
          *         "object": "invoice",
          *         "status": "paid",
-         *         "created": "2026-11-29T15:32:59.007Z",
-         *         "paid_at": "2026-11-29T15:32:59.162Z",
-         *         "updated": "2026-11-29T15:32:59.162Z",
+         *         "created": "2026-11-29T15:40:23.816Z",
+         *         "paid_at": "2026-11-29T15:40:23.999Z",
+         *         "updated": "2026-11-29T15:40:23.999Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2fw11rqq15gbze22grn4106dx2",
+         *         "customer": "cus_prod_06h2fxqazgr60n5e6p6x3g88rmhja",
          *         "discount": null,
          *         "due_date": null,
          *         "livemode": false,
@@ -18832,11 +18884,11 @@ export type components = {
          *         "tax_atom": 0,
          *         "voided_at": null,
          *         "overdue_at": null,
-         *         "pdf_sha256": "a9151f0df842b53e500739dcfabda901a13e3bdac9174ae8defe8616db842692",
+         *         "pdf_sha256": "9ac3fc7f0dae38ac60f7f877e6e4aa92256f1dd8f48ec6cfdb39d5d50bb165d2",
          *         "description": null,
-         *         "invoice_pdf": "http://127.0.0.1:40283/api/invoices/in_prod_06h2fw13zwb7wgs7c0btv803wttk0/pdf",
+         *         "invoice_pdf": "http://127.0.0.1:42273/api/invoices/in_prod_06h2fxqdh2ggxt09mp224zx8gprz8/pdf",
          *         "total_taxes": [],
-         *         "finalized_at": "2026-11-29T15:32:59.049Z",
+         *         "finalized_at": "2026-11-29T15:40:23.862Z",
          *         "subscription": null,
          *         "attempt_count": 0,
          *         "customer_name": "Jenny Rosen",
@@ -18844,30 +18896,32 @@ export type components = {
          *         "subtotal_atom": 500,
          *         "customer_email": "jenny@example.com",
          *         "days_until_due": null,
-         *         "payment_intent": "pi_prod_06h2fw14h5chx2z0s9ns7tcm3h572",
+         *         "payment_intent": "pi_prod_06h2fxqe5ndnna5g30adkg6ejaawg",
          *         "reverse_charge": false,
+         *         "credits_applied": [],
          *         "due_amount_atom": 0,
-         *         "paid_pdf_sha256": "c402ddd4cf0f618eaeb98bc88314e23b9aea2aefc8fe08fb2189e8929bd4e896",
+         *         "paid_pdf_sha256": "1c0f639db278f74c4cd93e6a015f10ea2e3bd3023535f3bce65b755ef9de9073",
          *         "paid_amount_atom": 500,
          *         "collection_method": "charge_automatically",
          *         "total_amount_atom": 500,
-         *         "hosted_invoice_url": "http://127.0.0.1:40283/invoice/ryoVm8sGxwBPhd1949Gn7Qy3iHTubExooxu-hG3lGtE",
+         *         "hosted_invoice_url": "http://127.0.0.1:42273/invoice/Bkdn7NIf1O9QTCSY-YpY5wHkrjqnxEfv6LbeGR0Ve90",
          *         "ending_balance_atom": 0,
          *         "next_payment_attempt": null,
          *         "starting_balance_atom": 0,
          *         "marked_uncollectible_at": null,
+         *         "total_credits_applied_atom": 0,
          *         "pre_payment_credit_notes_amount_atom": 0,
          *         "post_payment_credit_notes_amount_atom": 0
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2fw14xmqbk6g2r373xb7kqw6xr",
-         *       "request_id": "req_prod_06h2fw14xmqbk6g2r373xb7kqw6xr",
+         *       "correlation_id": "req_prod_06h2fxqehcdpmvhf4my55fqj5grrc",
+         *       "request_id": "req_prod_06h2fxqehcdpmvhf4my55fqj5grrc",
          *       "version": 1,
          *       "sequence": 5,
-         *       "created": "2026-11-29T15:32:59.264Z",
+         *       "created": "2026-11-29T15:40:24.097Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2fw0rt3rsvnydsxryw0w24qcqp"
+         *       "actor_id": "key_prod_06h2fxpzz5qtqg4qbt17kah6myejc"
          *     }
          */
         InvoiceRefundedEvent: {
@@ -18912,16 +18966,16 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2fw1b81s8m9v5c679bpws9rfsg",
+         *       "id": "evt_prod_06h2fxqnmt7frfpyk9mye8syttm8m",
          *       "type": "invoice.upcoming",
          *       "aggregate_type": "invoice",
-         *       "aggregate_id": "in_prod_06h2fw1b5mzscj74q1q3jzbtg47ya",
+         *       "aggregate_id": "in_prod_06h2fxqnjdteq4cjnq4n348t09jt8",
          *       "data": {
-         *         "id": "in_prod_06h2fw1b5mzscj74q1q3jzbtg47ya",
+         *         "id": "in_prod_06h2fxqnjdteq4cjnq4n348t09jt8",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h2fw1b7pyzdv7t8djdhn6k6tftr",
-         *             "price": "price_prod_06h2fw1039pna1mcpmm9mmsq7q3wp",
+         *             "id": "il_prod_06h2fxqnmah8vfd4ghnngwqx8nrgt",
+         *             "price": "price_prod_06h2fxq8xj7txfmqmxnmd8q9y7rdw",
          *             "quantity": 1,
          *             "tax_rates": [],
          *             "amount_atom": 2000,
@@ -18934,11 +18988,11 @@ export type components = {
          *         "number": null,
          *         "object": "invoice",
          *         "status": "draft",
-         *         "created": "2026-12-06T15:33:00.183Z",
+         *         "created": "2026-12-06T15:40:25.177Z",
          *         "paid_at": null,
-         *         "updated": "2026-12-06T15:33:00.183Z",
+         *         "updated": "2026-12-06T15:40:25.177Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2fw11rqq15gbze22grn4106dx2",
+         *         "customer": "cus_prod_06h2fxqazgr60n5e6p6x3g88rmhja",
          *         "discount": null,
          *         "due_date": null,
          *         "livemode": false,
@@ -18947,11 +19001,11 @@ export type components = {
          *         "voided_at": null,
          *         "overdue_at": null,
          *         "pdf_sha256": null,
-         *         "description": "Subscription to Pro (Monthly), 6 Dec 2026 15:33:00 UTC – 6 Jan 2027 15:33:00 UTC",
+         *         "description": "Subscription to Pro (Monthly), 6 Dec 2026 15:40:25 UTC – 6 Jan 2027 15:40:25 UTC",
          *         "invoice_pdf": null,
          *         "total_taxes": [],
          *         "finalized_at": null,
-         *         "subscription": "sub_prod_06h2fw18kj8frjk5tgwfd4vcsj3km",
+         *         "subscription": "sub_prod_06h2fxqjwtdhkb492gzxdfjryey5c",
          *         "attempt_count": 0,
          *         "customer_name": null,
          *         "discount_atom": 0,
@@ -18960,6 +19014,7 @@ export type components = {
          *         "days_until_due": null,
          *         "payment_intent": null,
          *         "reverse_charge": false,
+         *         "credits_applied": [],
          *         "due_amount_atom": 2000,
          *         "paid_pdf_sha256": null,
          *         "paid_amount_atom": 0,
@@ -18967,19 +19022,20 @@ export type components = {
          *         "total_amount_atom": 2000,
          *         "hosted_invoice_url": null,
          *         "ending_balance_atom": 0,
-         *         "next_payment_attempt": "2026-12-06T15:33:00.183Z",
+         *         "next_payment_attempt": "2026-12-06T15:40:25.177Z",
          *         "starting_balance_atom": 0,
          *         "marked_uncollectible_at": null,
+         *         "total_credits_applied_atom": 0,
          *         "pre_payment_credit_notes_amount_atom": 0,
          *         "post_payment_credit_notes_amount_atom": 0
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2fw1amdn90e2wh4jsbccmcwx4a",
+         *       "correlation_id": "req_prod_06h2fxqmx4zjg9wk9m579jnf510xj",
          *       "request_id": null,
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-12-03T15:33:00.183Z",
+         *       "created": "2026-12-03T15:40:25.177Z",
          *       "actor_type": "system",
          *       "actor_id": null
          *     }
@@ -19026,19 +19082,19 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2fw11s2syqe8zcw2f0mfwn8njw",
+         *       "id": "evt_prod_06h2fxqazykpaw2av3pwatjtn6nq4",
          *       "type": "customer.created",
          *       "aggregate_type": "customer",
-         *       "aggregate_id": "cus_prod_06h2fw11rqq15gbze22grn4106dx2",
+         *       "aggregate_id": "cus_prod_06h2fxqazgr60n5e6p6x3g88rmhja",
          *       "data": {
-         *         "id": "cus_prod_06h2fw11rqq15gbze22grn4106dx2",
+         *         "id": "cus_prod_06h2fxqazgr60n5e6p6x3g88rmhja",
          *         "name": "Jenny",
          *         "email": "jenny@example.com",
          *         "object": "customer",
          *         "address": null,
-         *         "created": "2026-11-29T15:32:58.437Z",
+         *         "created": "2026-11-29T15:40:23.164Z",
          *         "tax_ids": [],
-         *         "updated": "2026-11-29T15:32:58.437Z",
+         *         "updated": "2026-11-29T15:40:23.164Z",
          *         "balances": {},
          *         "livemode": false,
          *         "metadata": {},
@@ -19049,13 +19105,13 @@ export type components = {
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2fw11raqsvm11dmvcd8ky5bpbt",
-         *       "request_id": "req_prod_06h2fw11raqsvm11dmvcd8ky5bpbt",
+         *       "correlation_id": "req_prod_06h2fxqaz6bmrm1xbtn5tjqncq0x6",
+         *       "request_id": "req_prod_06h2fxqaz6bmrm1xbtn5tjqncq0x6",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-29T15:32:58.440Z",
+         *       "created": "2026-11-29T15:40:23.167Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2fw0rt3rsvnydsxryw0w24qcqp"
+         *       "actor_id": "key_prod_06h2fxpzz5qtqg4qbt17kah6myejc"
          *     }
          */
         CustomerCreatedEvent: {
@@ -19100,19 +19156,19 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2fw11xgvjdhvcc1r08xyeq36sj",
+         *       "id": "evt_prod_06h2fxqb49e5j05t61h21qchwf3yt",
          *       "type": "customer.updated",
          *       "aggregate_type": "customer",
-         *       "aggregate_id": "cus_prod_06h2fw11rqq15gbze22grn4106dx2",
+         *       "aggregate_id": "cus_prod_06h2fxqazgr60n5e6p6x3g88rmhja",
          *       "data": {
-         *         "id": "cus_prod_06h2fw11rqq15gbze22grn4106dx2",
+         *         "id": "cus_prod_06h2fxqazgr60n5e6p6x3g88rmhja",
          *         "name": "Jenny Rosen",
          *         "email": "jenny@example.com",
          *         "object": "customer",
          *         "address": null,
-         *         "created": "2026-11-29T15:32:58.437Z",
+         *         "created": "2026-11-29T15:40:23.164Z",
          *         "tax_ids": [],
-         *         "updated": "2026-11-29T15:32:58.473Z",
+         *         "updated": "2026-11-29T15:40:23.200Z",
          *         "balances": {},
          *         "livemode": false,
          *         "metadata": {},
@@ -19122,14 +19178,14 @@ export type components = {
          *         "preferred_locale": null
          *       },
          *       "previous_data": {
-         *         "id": "cus_prod_06h2fw11rqq15gbze22grn4106dx2",
+         *         "id": "cus_prod_06h2fxqazgr60n5e6p6x3g88rmhja",
          *         "name": "Jenny",
          *         "email": "jenny@example.com",
          *         "object": "customer",
          *         "address": null,
-         *         "created": "2026-11-29T15:32:58.437Z",
+         *         "created": "2026-11-29T15:40:23.164Z",
          *         "tax_ids": [],
-         *         "updated": "2026-11-29T15:32:58.437Z",
+         *         "updated": "2026-11-29T15:40:23.164Z",
          *         "balances": {},
          *         "livemode": false,
          *         "metadata": {},
@@ -19139,13 +19195,13 @@ export type components = {
          *         "preferred_locale": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2fw11ws6gd490t5k6dc0g7h4hg",
-         *       "request_id": "req_prod_06h2fw11ws6gd490t5k6dc0g7h4hg",
+         *       "correlation_id": "req_prod_06h2fxqb3eqfcvbr01tbjqjrr19d2",
+         *       "request_id": "req_prod_06h2fxqb3eqfcvbr01tbjqjrr19d2",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-29T15:32:58.476Z",
+         *       "created": "2026-11-29T15:40:23.202Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2fw0rt3rsvnydsxryw0w24qcqp"
+         *       "actor_id": "key_prod_06h2fxpzz5qtqg4qbt17kah6myejc"
          *     }
          */
         CustomerUpdatedEvent: {
@@ -19190,20 +19246,20 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2fw121cc5zspcekg8jdyxdy5z4",
+         *       "id": "evt_prod_06h2fxqba692e75ahgh6nwf7efc58",
          *       "type": "customer.deleted",
          *       "aggregate_type": "customer",
-         *       "aggregate_id": "cus_prod_06h2fw11zpsgjn8s35mxkf9nx120y",
+         *       "aggregate_id": "cus_prod_06h2fxqb7nhpkkqx080knzvcqn3x0",
          *       "data": {
-         *         "id": "cus_prod_06h2fw11zpsgjn8s35mxkf9nx120y",
+         *         "id": "cus_prod_06h2fxqb7nhpkkqx080knzvcqn3x0",
          *         "name": null,
          *         "email": "leaving@example.com",
          *         "object": "customer",
          *         "address": null,
-         *         "created": "2026-11-29T15:32:58.493Z",
+         *         "created": "2026-11-29T15:40:23.229Z",
          *         "deleted": true,
          *         "tax_ids": [],
-         *         "updated": "2026-11-29T15:32:58.506Z",
+         *         "updated": "2026-11-29T15:40:23.247Z",
          *         "balances": {},
          *         "livemode": false,
          *         "metadata": {},
@@ -19213,14 +19269,14 @@ export type components = {
          *         "preferred_locale": null
          *       },
          *       "previous_data": {
-         *         "id": "cus_prod_06h2fw11zpsgjn8s35mxkf9nx120y",
+         *         "id": "cus_prod_06h2fxqb7nhpkkqx080knzvcqn3x0",
          *         "name": null,
          *         "email": "leaving@example.com",
          *         "object": "customer",
          *         "address": null,
-         *         "created": "2026-11-29T15:32:58.493Z",
+         *         "created": "2026-11-29T15:40:23.229Z",
          *         "tax_ids": [],
-         *         "updated": "2026-11-29T15:32:58.493Z",
+         *         "updated": "2026-11-29T15:40:23.229Z",
          *         "balances": {},
          *         "livemode": false,
          *         "metadata": {},
@@ -19230,13 +19286,13 @@ export type components = {
          *         "preferred_locale": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2fw120wrk51qkbcmm20j289rzp",
-         *       "request_id": "req_prod_06h2fw120wrk51qkbcmm20j289rzp",
+         *       "correlation_id": "req_prod_06h2fxqb9p1nw2y2hnwj2j10c8hky",
+         *       "request_id": "req_prod_06h2fxqb9p1nw2y2hnwj2j10c8hky",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-29T15:32:58.507Z",
+         *       "created": "2026-11-29T15:40:23.249Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2fw0rt3rsvnydsxryw0w24qcqp"
+         *       "actor_id": "key_prod_06h2fxpzz5qtqg4qbt17kah6myejc"
          *     }
          */
         CustomerDeletedEvent: {
@@ -19281,21 +19337,21 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2fw124kqbqajvx9eptz7pzfp2c",
+         *       "id": "evt_prod_06h2fxqbdyzj428f97rrrtx4srjec",
          *       "type": "customer.discount.created",
          *       "aggregate_type": "customer_discount",
-         *       "aggregate_id": "di_prod_06h2fw123xkwmtrvzeb1wkndx9gc4",
+         *       "aggregate_id": "di_prod_06h2fxqbdvp1q5ghn6eq0c9exsvv8",
          *       "data": {
-         *         "id": "di_prod_06h2fw123xkwmtrvzeb1wkndx9gc4",
+         *         "id": "di_prod_06h2fxqbdvp1q5ghn6eq0c9exsvv8",
          *         "end": null,
-         *         "start": "2026-11-29T15:32:58.524Z",
+         *         "start": "2026-11-29T15:40:23.269Z",
          *         "coupon": {
-         *           "id": "cpn_prod_06h2fw10hz8xgd4rnqze4czqhyvby",
+         *           "id": "cpn_prod_06h2fxq9bpnh0z7wqefnprgpkt8ym",
          *           "name": "Ten percent",
          *           "valid": true,
          *           "object": "coupon",
-         *           "created": "2026-11-29T15:32:58.127Z",
-         *           "updated": "2026-11-29T15:32:58.524Z",
+         *           "created": "2026-11-29T15:40:22.749Z",
+         *           "updated": "2026-11-29T15:40:23.269Z",
          *           "currency": null,
          *           "duration": "forever",
          *           "livemode": false,
@@ -19308,18 +19364,18 @@ export type components = {
          *           "duration_in_months": null
          *         },
          *         "object": "discount",
-         *         "customer": "cus_prod_06h2fw11rqq15gbze22grn4106dx2",
+         *         "customer": "cus_prod_06h2fxqazgr60n5e6p6x3g88rmhja",
          *         "livemode": false
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2fw12333q6s64r7y808beztehg",
-         *       "request_id": "req_prod_06h2fw12333q6s64r7y808beztehg",
+         *       "correlation_id": "req_prod_06h2fxqbc1he9q5ed8e2q6hppxm56",
+         *       "request_id": "req_prod_06h2fxqbc1he9q5ed8e2q6hppxm56",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-29T15:32:58.532Z",
+         *       "created": "2026-11-29T15:40:23.279Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2fw0rt3rsvnydsxryw0w24qcqp"
+         *       "actor_id": "key_prod_06h2fxpzz5qtqg4qbt17kah6myejc"
          *     }
          */
         CustomerDiscountCreatedEvent: {
@@ -19364,21 +19420,21 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2fw1286j2f0ce03year6fxhz36",
+         *       "id": "evt_prod_06h2fxqbhxrbf00hv1yg48bszcas8",
          *       "type": "customer.discount.updated",
          *       "aggregate_type": "customer_discount",
-         *       "aggregate_id": "di_prod_06h2fw123xkwmtrvzeb1wkndx9gc4",
+         *       "aggregate_id": "di_prod_06h2fxqbdvp1q5ghn6eq0c9exsvv8",
          *       "data": {
-         *         "id": "di_prod_06h2fw123xkwmtrvzeb1wkndx9gc4",
+         *         "id": "di_prod_06h2fxqbdvp1q5ghn6eq0c9exsvv8",
          *         "end": null,
-         *         "start": "2026-11-29T15:32:58.557Z",
+         *         "start": "2026-11-29T15:40:23.305Z",
          *         "coupon": {
-         *           "id": "cpn_prod_06h2fw10me6ww8121s7zd7n07fdh0",
+         *           "id": "cpn_prod_06h2fxq9f8bwv5n2b8pgrg1x35x2e",
          *           "name": null,
          *           "valid": true,
          *           "object": "coupon",
-         *           "created": "2026-11-29T15:32:58.147Z",
-         *           "updated": "2026-11-29T15:32:58.557Z",
+         *           "created": "2026-11-29T15:40:22.777Z",
+         *           "updated": "2026-11-29T15:40:23.305Z",
          *           "currency": "usd",
          *           "duration": "once",
          *           "livemode": false,
@@ -19391,20 +19447,20 @@ export type components = {
          *           "duration_in_months": null
          *         },
          *         "object": "discount",
-         *         "customer": "cus_prod_06h2fw11rqq15gbze22grn4106dx2",
+         *         "customer": "cus_prod_06h2fxqazgr60n5e6p6x3g88rmhja",
          *         "livemode": false
          *       },
          *       "previous_data": {
-         *         "id": "di_prod_06h2fw123xkwmtrvzeb1wkndx9gc4",
+         *         "id": "di_prod_06h2fxqbdvp1q5ghn6eq0c9exsvv8",
          *         "end": null,
-         *         "start": "2026-11-29T15:32:58.524Z",
+         *         "start": "2026-11-29T15:40:23.269Z",
          *         "coupon": {
-         *           "id": "cpn_prod_06h2fw10hz8xgd4rnqze4czqhyvby",
+         *           "id": "cpn_prod_06h2fxq9bpnh0z7wqefnprgpkt8ym",
          *           "name": "Ten percent",
          *           "valid": true,
          *           "object": "coupon",
-         *           "created": "2026-11-29T15:32:58.127Z",
-         *           "updated": "2026-11-29T15:32:58.524Z",
+         *           "created": "2026-11-29T15:40:22.749Z",
+         *           "updated": "2026-11-29T15:40:23.269Z",
          *           "currency": null,
          *           "duration": "forever",
          *           "livemode": false,
@@ -19417,17 +19473,17 @@ export type components = {
          *           "duration_in_months": null
          *         },
          *         "object": "discount",
-         *         "customer": "cus_prod_06h2fw11rqq15gbze22grn4106dx2",
+         *         "customer": "cus_prod_06h2fxqazgr60n5e6p6x3g88rmhja",
          *         "livemode": false
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2fw126t0fg4fex0qjtm8asxrx4",
-         *       "request_id": "req_prod_06h2fw126t0fg4fex0qjtm8asxrx4",
+         *       "correlation_id": "req_prod_06h2fxqbghd8kkrhsg6eeavb152ga",
+         *       "request_id": "req_prod_06h2fxqbghd8kkrhsg6eeavb152ga",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-29T15:32:58.561Z",
+         *       "created": "2026-11-29T15:40:23.311Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2fw0rt3rsvnydsxryw0w24qcqp"
+         *       "actor_id": "key_prod_06h2fxpzz5qtqg4qbt17kah6myejc"
          *     }
          */
         CustomerDiscountUpdatedEvent: {
@@ -19472,21 +19528,21 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2fw12a170jf7g8eeymrrqyad3r",
+         *       "id": "evt_prod_06h2fxqbm4qah0a93357mg52e442p",
          *       "type": "customer.discount.deleted",
          *       "aggregate_type": "customer_discount",
-         *       "aggregate_id": "di_prod_06h2fw123xkwmtrvzeb1wkndx9gc4",
+         *       "aggregate_id": "di_prod_06h2fxqbdvp1q5ghn6eq0c9exsvv8",
          *       "data": {
-         *         "id": "di_prod_06h2fw123xkwmtrvzeb1wkndx9gc4",
+         *         "id": "di_prod_06h2fxqbdvp1q5ghn6eq0c9exsvv8",
          *         "end": null,
-         *         "start": "2026-11-29T15:32:58.557Z",
+         *         "start": "2026-11-29T15:40:23.305Z",
          *         "coupon": {
-         *           "id": "cpn_prod_06h2fw10me6ww8121s7zd7n07fdh0",
+         *           "id": "cpn_prod_06h2fxq9f8bwv5n2b8pgrg1x35x2e",
          *           "name": null,
          *           "valid": true,
          *           "object": "coupon",
-         *           "created": "2026-11-29T15:32:58.147Z",
-         *           "updated": "2026-11-29T15:32:58.557Z",
+         *           "created": "2026-11-29T15:40:22.777Z",
+         *           "updated": "2026-11-29T15:40:23.305Z",
          *           "currency": "usd",
          *           "duration": "once",
          *           "livemode": false,
@@ -19500,20 +19556,20 @@ export type components = {
          *         },
          *         "object": "discount",
          *         "deleted": true,
-         *         "customer": "cus_prod_06h2fw11rqq15gbze22grn4106dx2",
+         *         "customer": "cus_prod_06h2fxqazgr60n5e6p6x3g88rmhja",
          *         "livemode": false
          *       },
          *       "previous_data": {
-         *         "id": "di_prod_06h2fw123xkwmtrvzeb1wkndx9gc4",
+         *         "id": "di_prod_06h2fxqbdvp1q5ghn6eq0c9exsvv8",
          *         "end": null,
-         *         "start": "2026-11-29T15:32:58.557Z",
+         *         "start": "2026-11-29T15:40:23.305Z",
          *         "coupon": {
-         *           "id": "cpn_prod_06h2fw10me6ww8121s7zd7n07fdh0",
+         *           "id": "cpn_prod_06h2fxq9f8bwv5n2b8pgrg1x35x2e",
          *           "name": null,
          *           "valid": true,
          *           "object": "coupon",
-         *           "created": "2026-11-29T15:32:58.147Z",
-         *           "updated": "2026-11-29T15:32:58.557Z",
+         *           "created": "2026-11-29T15:40:22.777Z",
+         *           "updated": "2026-11-29T15:40:23.305Z",
          *           "currency": "usd",
          *           "duration": "once",
          *           "livemode": false,
@@ -19526,17 +19582,17 @@ export type components = {
          *           "duration_in_months": null
          *         },
          *         "object": "discount",
-         *         "customer": "cus_prod_06h2fw11rqq15gbze22grn4106dx2",
+         *         "customer": "cus_prod_06h2fxqazgr60n5e6p6x3g88rmhja",
          *         "livemode": false
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2fw12970rybfy5ey3ahrm039w2",
-         *       "request_id": "req_prod_06h2fw12970rybfy5ey3ahrm039w2",
+         *       "correlation_id": "req_prod_06h2fxqbk9n61ektapq2g5n7se1e0",
+         *       "request_id": "req_prod_06h2fxqbk9n61ektapq2g5n7se1e0",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-29T15:32:58.576Z",
+         *       "created": "2026-11-29T15:40:23.329Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2fw0rt3rsvnydsxryw0w24qcqp"
+         *       "actor_id": "key_prod_06h2fxpzz5qtqg4qbt17kah6myejc"
          *     }
          */
         CustomerDiscountDeletedEvent: {
@@ -19581,17 +19637,17 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2fw10j8yber7ayspjpgep6d3ea",
+         *       "id": "evt_prod_06h2fxq9c355h4r6wp6qrfgyhnwqr",
          *       "type": "coupon.created",
          *       "aggregate_type": "coupon",
-         *       "aggregate_id": "cpn_prod_06h2fw10hz8xgd4rnqze4czqhyvby",
+         *       "aggregate_id": "cpn_prod_06h2fxq9bpnh0z7wqefnprgpkt8ym",
          *       "data": {
-         *         "id": "cpn_prod_06h2fw10hz8xgd4rnqze4czqhyvby",
+         *         "id": "cpn_prod_06h2fxq9bpnh0z7wqefnprgpkt8ym",
          *         "name": null,
          *         "valid": true,
          *         "object": "coupon",
-         *         "created": "2026-11-29T15:32:58.127Z",
-         *         "updated": "2026-11-29T15:32:58.127Z",
+         *         "created": "2026-11-29T15:40:22.749Z",
+         *         "updated": "2026-11-29T15:40:22.749Z",
          *         "currency": null,
          *         "duration": "forever",
          *         "livemode": false,
@@ -19605,13 +19661,13 @@ export type components = {
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2fw10hkd2vmehp00a9bbj9zmb6",
-         *       "request_id": "req_prod_06h2fw10hkd2vmehp00a9bbj9zmb6",
+         *       "correlation_id": "req_prod_06h2fxq9bcwbgbzykrb1vbbybn56e",
+         *       "request_id": "req_prod_06h2fxq9bcwbgbzykrb1vbbybn56e",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-29T15:32:58.130Z",
+         *       "created": "2026-11-29T15:40:22.752Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2fw0rt3rsvnydsxryw0w24qcqp"
+         *       "actor_id": "key_prod_06h2fxpzz5qtqg4qbt17kah6myejc"
          *     }
          */
         CouponCreatedEvent: {
@@ -19656,17 +19712,17 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2fw10pqd5h4bm44pjkgg6y5b5j",
+         *       "id": "evt_prod_06h2fxq9jfmsbpk7e2v124m7y3dsr",
          *       "type": "coupon.updated",
          *       "aggregate_type": "coupon",
-         *       "aggregate_id": "cpn_prod_06h2fw10hz8xgd4rnqze4czqhyvby",
+         *       "aggregate_id": "cpn_prod_06h2fxq9bpnh0z7wqefnprgpkt8ym",
          *       "data": {
-         *         "id": "cpn_prod_06h2fw10hz8xgd4rnqze4czqhyvby",
+         *         "id": "cpn_prod_06h2fxq9bpnh0z7wqefnprgpkt8ym",
          *         "name": "Ten percent",
          *         "valid": true,
          *         "object": "coupon",
-         *         "created": "2026-11-29T15:32:58.127Z",
-         *         "updated": "2026-11-29T15:32:58.163Z",
+         *         "created": "2026-11-29T15:40:22.749Z",
+         *         "updated": "2026-11-29T15:40:22.802Z",
          *         "currency": null,
          *         "duration": "forever",
          *         "livemode": false,
@@ -19679,12 +19735,12 @@ export type components = {
          *         "duration_in_months": null
          *       },
          *       "previous_data": {
-         *         "id": "cpn_prod_06h2fw10hz8xgd4rnqze4czqhyvby",
+         *         "id": "cpn_prod_06h2fxq9bpnh0z7wqefnprgpkt8ym",
          *         "name": null,
          *         "valid": true,
          *         "object": "coupon",
-         *         "created": "2026-11-29T15:32:58.127Z",
-         *         "updated": "2026-11-29T15:32:58.127Z",
+         *         "created": "2026-11-29T15:40:22.749Z",
+         *         "updated": "2026-11-29T15:40:22.749Z",
          *         "currency": null,
          *         "duration": "forever",
          *         "livemode": false,
@@ -19697,13 +19753,13 @@ export type components = {
          *         "duration_in_months": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2fw10nz5p60ttcj7afe0jywmkw",
-         *       "request_id": "req_prod_06h2fw10nz5p60ttcj7afe0jywmkw",
+         *       "correlation_id": "req_prod_06h2fxq9hvavksxxmkvhk32ksqgzy",
+         *       "request_id": "req_prod_06h2fxq9hvavksxxmkvhk32ksqgzy",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-29T15:32:58.165Z",
+         *       "created": "2026-11-29T15:40:22.803Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2fw0rt3rsvnydsxryw0w24qcqp"
+         *       "actor_id": "key_prod_06h2fxpzz5qtqg4qbt17kah6myejc"
          *     }
          */
         CouponUpdatedEvent: {
@@ -19748,18 +19804,18 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2fw10tw1vkyd4y1y9f97jv7hft",
+         *       "id": "evt_prod_06h2fxq9qt370fhqbqej1r5ttds0t",
          *       "type": "coupon.deleted",
          *       "aggregate_type": "coupon",
-         *       "aggregate_id": "cpn_prod_06h2fw10s1zyb6hk8dtnycfvnp0ny",
+         *       "aggregate_id": "cpn_prod_06h2fxq9myjb6vact13nt326td5xa",
          *       "data": {
-         *         "id": "cpn_prod_06h2fw10s1zyb6hk8dtnycfvnp0ny",
+         *         "id": "cpn_prod_06h2fxq9myjb6vact13nt326td5xa",
          *         "name": null,
          *         "valid": false,
          *         "object": "coupon",
-         *         "created": "2026-11-29T15:32:58.184Z",
+         *         "created": "2026-11-29T15:40:22.823Z",
          *         "deleted": true,
-         *         "updated": "2026-11-29T15:32:58.198Z",
+         *         "updated": "2026-11-29T15:40:22.844Z",
          *         "currency": null,
          *         "duration": "forever",
          *         "livemode": false,
@@ -19772,12 +19828,12 @@ export type components = {
          *         "duration_in_months": null
          *       },
          *       "previous_data": {
-         *         "id": "cpn_prod_06h2fw10s1zyb6hk8dtnycfvnp0ny",
+         *         "id": "cpn_prod_06h2fxq9myjb6vact13nt326td5xa",
          *         "name": null,
          *         "valid": true,
          *         "object": "coupon",
-         *         "created": "2026-11-29T15:32:58.184Z",
-         *         "updated": "2026-11-29T15:32:58.184Z",
+         *         "created": "2026-11-29T15:40:22.823Z",
+         *         "updated": "2026-11-29T15:40:22.823Z",
          *         "currency": null,
          *         "duration": "forever",
          *         "livemode": false,
@@ -19790,13 +19846,13 @@ export type components = {
          *         "duration_in_months": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2fw10td1tp24qsmc2w4zhr5cyt",
-         *       "request_id": "req_prod_06h2fw10td1tp24qsmc2w4zhr5cyt",
+         *       "correlation_id": "req_prod_06h2fxq9q28es0sqn0z1ppq16ybza",
+         *       "request_id": "req_prod_06h2fxq9q28es0sqn0z1ppq16ybza",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-29T15:32:58.199Z",
+         *       "created": "2026-11-29T15:40:22.846Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2fw0rt3rsvnydsxryw0w24qcqp"
+         *       "actor_id": "key_prod_06h2fxpzz5qtqg4qbt17kah6myejc"
          *     }
          */
         CouponDeletedEvent: {
@@ -19841,19 +19897,19 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2fw103qn0zwexczhqfqs6xvavc",
+         *       "id": "evt_prod_06h2fxq8xwph10yx3m4phf4hws6sp",
          *       "type": "price.created",
          *       "aggregate_type": "price",
-         *       "aggregate_id": "price_prod_06h2fw1039pna1mcpmm9mmsq7q3wp",
+         *       "aggregate_id": "price_prod_06h2fxq8xj7txfmqmxnmd8q9y7rdw",
          *       "data": {
-         *         "id": "price_prod_06h2fw1039pna1mcpmm9mmsq7q3wp",
+         *         "id": "price_prod_06h2fxq8xj7txfmqmxnmd8q9y7rdw",
          *         "type": "recurring",
          *         "tiers": null,
          *         "active": true,
          *         "object": "price",
-         *         "created": "2026-11-29T15:32:58.010Z",
-         *         "product": "prod_prod_06h2fw0zvwmvpr1vwf3jme7s41pqr",
-         *         "updated": "2026-11-29T15:32:58.010Z",
+         *         "created": "2026-11-29T15:40:22.636Z",
+         *         "product": "prod_prod_06h2fxq8p90zxfrbph4y44fbd0km6",
+         *         "updated": "2026-11-29T15:40:22.636Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "metadata": {},
@@ -19870,13 +19926,13 @@ export type components = {
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2fw102j86jz49hcm17ykwh0ts0",
-         *       "request_id": "req_prod_06h2fw102j86jz49hcm17ykwh0ts0",
+         *       "correlation_id": "req_prod_06h2fxq8wwn8sj1xnde8r1z2cbb4a",
+         *       "request_id": "req_prod_06h2fxq8wwn8sj1xnde8r1z2cbb4a",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-29T15:32:58.013Z",
+         *       "created": "2026-11-29T15:40:22.639Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2fw0rt3rsvnydsxryw0w24qcqp"
+         *       "actor_id": "key_prod_06h2fxpzz5qtqg4qbt17kah6myejc"
          *     }
          */
         PriceCreatedEvent: {
@@ -19921,19 +19977,19 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2fw108sy37a4wnyvd46z43kv7c",
+         *       "id": "evt_prod_06h2fxq92zjep7xy5e1d6jzyhbpq0",
          *       "type": "price.updated",
          *       "aggregate_type": "price",
-         *       "aggregate_id": "price_prod_06h2fw1039pna1mcpmm9mmsq7q3wp",
+         *       "aggregate_id": "price_prod_06h2fxq8xj7txfmqmxnmd8q9y7rdw",
          *       "data": {
-         *         "id": "price_prod_06h2fw1039pna1mcpmm9mmsq7q3wp",
+         *         "id": "price_prod_06h2fxq8xj7txfmqmxnmd8q9y7rdw",
          *         "type": "recurring",
          *         "tiers": null,
          *         "active": true,
          *         "object": "price",
-         *         "created": "2026-11-29T15:32:58.010Z",
-         *         "product": "prod_prod_06h2fw0zvwmvpr1vwf3jme7s41pqr",
-         *         "updated": "2026-11-29T15:32:58.052Z",
+         *         "created": "2026-11-29T15:40:22.636Z",
+         *         "product": "prod_prod_06h2fxq8p90zxfrbph4y44fbd0km6",
+         *         "updated": "2026-11-29T15:40:22.677Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "metadata": {},
@@ -19949,14 +20005,14 @@ export type components = {
          *         "unit_amount_atom": 2000
          *       },
          *       "previous_data": {
-         *         "id": "price_prod_06h2fw1039pna1mcpmm9mmsq7q3wp",
+         *         "id": "price_prod_06h2fxq8xj7txfmqmxnmd8q9y7rdw",
          *         "type": "recurring",
          *         "tiers": null,
          *         "active": true,
          *         "object": "price",
-         *         "created": "2026-11-29T15:32:58.010Z",
-         *         "product": "prod_prod_06h2fw0zvwmvpr1vwf3jme7s41pqr",
-         *         "updated": "2026-11-29T15:32:58.010Z",
+         *         "created": "2026-11-29T15:40:22.636Z",
+         *         "product": "prod_prod_06h2fxq8p90zxfrbph4y44fbd0km6",
+         *         "updated": "2026-11-29T15:40:22.636Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "metadata": {},
@@ -19972,13 +20028,13 @@ export type components = {
          *         "unit_amount_atom": 2000
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2fw1080a9wsx9nk62qk6c3hfec",
-         *       "request_id": "req_prod_06h2fw1080a9wsx9nk62qk6c3hfec",
+         *       "correlation_id": "req_prod_06h2fxq9250axqbhg2t8r1sb13hmp",
+         *       "request_id": "req_prod_06h2fxq9250axqbhg2t8r1sb13hmp",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-29T15:32:58.054Z",
+         *       "created": "2026-11-29T15:40:22.679Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2fw0rt3rsvnydsxryw0w24qcqp"
+         *       "actor_id": "key_prod_06h2fxpzz5qtqg4qbt17kah6myejc"
          *     }
          */
         PriceUpdatedEvent: {
@@ -20023,20 +20079,20 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2fw10e9a5c3n51w6wf40tj4fec",
+         *       "id": "evt_prod_06h2fxq97ybz7wss6vz0b2848fsb2",
          *       "type": "price.deleted",
          *       "aggregate_type": "price",
-         *       "aggregate_id": "price_prod_06h2fw10c7nvdde0rspjeztgac7hp",
+         *       "aggregate_id": "price_prod_06h2fxq95r1xrcqdwfthksgvrta9c",
          *       "data": {
-         *         "id": "price_prod_06h2fw10c7nvdde0rspjeztgac7hp",
+         *         "id": "price_prod_06h2fxq95r1xrcqdwfthksgvrta9c",
          *         "type": "one_time",
          *         "tiers": null,
          *         "active": true,
          *         "object": "price",
-         *         "created": "2026-11-29T15:32:58.081Z",
+         *         "created": "2026-11-29T15:40:22.702Z",
          *         "deleted": true,
-         *         "product": "prod_prod_06h2fw100xmm3jrjajzv8h6f4b6ce",
-         *         "updated": "2026-11-29T15:32:58.096Z",
+         *         "product": "prod_prod_06h2fxq8vbh05qrj19edxr9fjd130",
+         *         "updated": "2026-11-29T15:40:22.716Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "metadata": {},
@@ -20047,14 +20103,14 @@ export type components = {
          *         "unit_amount_atom": 100
          *       },
          *       "previous_data": {
-         *         "id": "price_prod_06h2fw10c7nvdde0rspjeztgac7hp",
+         *         "id": "price_prod_06h2fxq95r1xrcqdwfthksgvrta9c",
          *         "type": "one_time",
          *         "tiers": null,
          *         "active": true,
          *         "object": "price",
-         *         "created": "2026-11-29T15:32:58.081Z",
-         *         "product": "prod_prod_06h2fw100xmm3jrjajzv8h6f4b6ce",
-         *         "updated": "2026-11-29T15:32:58.081Z",
+         *         "created": "2026-11-29T15:40:22.702Z",
+         *         "product": "prod_prod_06h2fxq8vbh05qrj19edxr9fjd130",
+         *         "updated": "2026-11-29T15:40:22.702Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "metadata": {},
@@ -20065,13 +20121,13 @@ export type components = {
          *         "unit_amount_atom": 100
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2fw10dmg1dztf8744r25ve3ahm",
-         *       "request_id": "req_prod_06h2fw10dmg1dztf8744r25ve3ahm",
+         *       "correlation_id": "req_prod_06h2fxq975aw2n0xp3067p5ktycyy",
+         *       "request_id": "req_prod_06h2fxq975aw2n0xp3067p5ktycyy",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-29T15:32:58.098Z",
+         *       "created": "2026-11-29T15:40:22.719Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2fw0rt3rsvnydsxryw0w24qcqp"
+         *       "actor_id": "key_prod_06h2fxpzz5qtqg4qbt17kah6myejc"
          *     }
          */
         PriceDeletedEvent: {
@@ -20116,30 +20172,30 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2fw0zwa115pvsk3j62hfp3fdjw",
+         *       "id": "evt_prod_06h2fxq8pp3cjszszyr6ms94vgz22",
          *       "type": "product.created",
          *       "aggregate_type": "product",
-         *       "aggregate_id": "prod_prod_06h2fw0zvwmvpr1vwf3jme7s41pqr",
+         *       "aggregate_id": "prod_prod_06h2fxq8p90zxfrbph4y44fbd0km6",
          *       "data": {
-         *         "id": "prod_prod_06h2fw0zvwmvpr1vwf3jme7s41pqr",
+         *         "id": "prod_prod_06h2fxq8p90zxfrbph4y44fbd0km6",
          *         "name": "Pro",
          *         "active": true,
          *         "object": "product",
-         *         "created": "2026-11-29T15:32:57.951Z",
-         *         "updated": "2026-11-29T15:32:57.951Z",
+         *         "created": "2026-11-29T15:40:22.578Z",
+         *         "updated": "2026-11-29T15:40:22.578Z",
          *         "livemode": false,
          *         "metadata": {},
          *         "description": null
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2fw0zvqq353w3kcg705jpfeyd6",
-         *       "request_id": "req_prod_06h2fw0zvqq353w3kcg705jpfeyd6",
+         *       "correlation_id": "req_prod_06h2fxq8p0zhbba4nv3xjebwez6hm",
+         *       "request_id": "req_prod_06h2fxq8p0zhbba4nv3xjebwez6hm",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-29T15:32:57.954Z",
+         *       "created": "2026-11-29T15:40:22.581Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2fw0rt3rsvnydsxryw0w24qcqp"
+         *       "actor_id": "key_prod_06h2fxpzz5qtqg4qbt17kah6myejc"
          *     }
          */
         ProductCreatedEvent: {
@@ -20184,40 +20240,40 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2fw0zyzz8nch0y9pvcm3dg1jn0",
+         *       "id": "evt_prod_06h2fxq8s4pn1z82w0h7snkj99rpm",
          *       "type": "product.updated",
          *       "aggregate_type": "product",
-         *       "aggregate_id": "prod_prod_06h2fw0zvwmvpr1vwf3jme7s41pqr",
+         *       "aggregate_id": "prod_prod_06h2fxq8p90zxfrbph4y44fbd0km6",
          *       "data": {
-         *         "id": "prod_prod_06h2fw0zvwmvpr1vwf3jme7s41pqr",
+         *         "id": "prod_prod_06h2fxq8p90zxfrbph4y44fbd0km6",
          *         "name": "Pro",
          *         "active": true,
          *         "object": "product",
-         *         "created": "2026-11-29T15:32:57.951Z",
-         *         "updated": "2026-11-29T15:32:57.973Z",
+         *         "created": "2026-11-29T15:40:22.578Z",
+         *         "updated": "2026-11-29T15:40:22.600Z",
          *         "livemode": false,
          *         "metadata": {},
          *         "description": "The pro plan"
          *       },
          *       "previous_data": {
-         *         "id": "prod_prod_06h2fw0zvwmvpr1vwf3jme7s41pqr",
+         *         "id": "prod_prod_06h2fxq8p90zxfrbph4y44fbd0km6",
          *         "name": "Pro",
          *         "active": true,
          *         "object": "product",
-         *         "created": "2026-11-29T15:32:57.951Z",
-         *         "updated": "2026-11-29T15:32:57.951Z",
+         *         "created": "2026-11-29T15:40:22.578Z",
+         *         "updated": "2026-11-29T15:40:22.578Z",
          *         "livemode": false,
          *         "metadata": {},
          *         "description": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2fw0zy6me3xznr491x39vcbcvy",
-         *       "request_id": "req_prod_06h2fw0zy6me3xznr491x39vcbcvy",
+         *       "correlation_id": "req_prod_06h2fxq8rcam7nr5k16wqp45srpj4",
+         *       "request_id": "req_prod_06h2fxq8rcam7nr5k16wqp45srpj4",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-29T15:32:57.975Z",
+         *       "created": "2026-11-29T15:40:22.602Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2fw0rt3rsvnydsxryw0w24qcqp"
+         *       "actor_id": "key_prod_06h2fxpzz5qtqg4qbt17kah6myejc"
          *     }
          */
         ProductUpdatedEvent: {
@@ -20262,41 +20318,41 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2fw10g4eh9vagm3gtsa4w7v4p8",
+         *       "id": "evt_prod_06h2fxq99ztvxmde65zth5s7t8yg2",
          *       "type": "product.deleted",
          *       "aggregate_type": "product",
-         *       "aggregate_id": "prod_prod_06h2fw100xmm3jrjajzv8h6f4b6ce",
+         *       "aggregate_id": "prod_prod_06h2fxq8vbh05qrj19edxr9fjd130",
          *       "data": {
-         *         "id": "prod_prod_06h2fw100xmm3jrjajzv8h6f4b6ce",
+         *         "id": "prod_prod_06h2fxq8vbh05qrj19edxr9fjd130",
          *         "name": "Spare",
          *         "active": true,
          *         "object": "product",
-         *         "created": "2026-11-29T15:32:57.991Z",
+         *         "created": "2026-11-29T15:40:22.618Z",
          *         "deleted": true,
-         *         "updated": "2026-11-29T15:32:58.112Z",
+         *         "updated": "2026-11-29T15:40:22.733Z",
          *         "livemode": false,
          *         "metadata": {},
          *         "description": null
          *       },
          *       "previous_data": {
-         *         "id": "prod_prod_06h2fw100xmm3jrjajzv8h6f4b6ce",
+         *         "id": "prod_prod_06h2fxq8vbh05qrj19edxr9fjd130",
          *         "name": "Spare",
          *         "active": true,
          *         "object": "product",
-         *         "created": "2026-11-29T15:32:57.991Z",
-         *         "updated": "2026-11-29T15:32:57.991Z",
+         *         "created": "2026-11-29T15:40:22.618Z",
+         *         "updated": "2026-11-29T15:40:22.618Z",
          *         "livemode": false,
          *         "metadata": {},
          *         "description": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2fw10fj7j05s0ne3yk2b1r22fg",
-         *       "request_id": "req_prod_06h2fw10fj7j05s0ne3yk2b1r22fg",
+         *       "correlation_id": "req_prod_06h2fxq998wq2jcy9mf79n0sx97ta",
+         *       "request_id": "req_prod_06h2fxq998wq2jcy9mf79n0sx97ta",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-29T15:32:58.113Z",
+         *       "created": "2026-11-29T15:40:22.735Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2fw0rt3rsvnydsxryw0w24qcqp"
+         *       "actor_id": "key_prod_06h2fxpzz5qtqg4qbt17kah6myejc"
          *     }
          */
         ProductDeletedEvent: {
@@ -20341,18 +20397,18 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2fw13stzm68v6m4r0ksbq98gw6",
+         *       "id": "evt_prod_06h2fxqdafzcb9mqagt9hqrz2xknr",
          *       "type": "refund.created",
          *       "aggregate_type": "refund",
-         *       "aggregate_id": "re_prod_06h2fw13skjzvcy36txz306k6rg2w",
+         *       "aggregate_id": "re_prod_06h2fxqda0qnqr4s35yq3j29tgddg",
          *       "data": {
-         *         "id": "re_prod_06h2fw13skjzvcy36txz306k6rg2w",
+         *         "id": "re_prod_06h2fxqda0qnqr4s35yq3j29tgddg",
          *         "object": "refund",
          *         "reason": null,
          *         "status": "pending",
-         *         "created": "2026-11-29T15:32:58.956Z",
-         *         "payment": "py_prod_06h2fw12xm6bxyv7tzmfa3w0f61ha",
-         *         "updated": "2026-11-29T15:32:58.956Z",
+         *         "created": "2026-11-29T15:40:23.760Z",
+         *         "payment": "py_prod_06h2fxqcc5cr04wrk52svhk1nsbgg",
+         *         "updated": "2026-11-29T15:40:23.760Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "metadata": {},
@@ -20361,13 +20417,13 @@ export type components = {
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2fw13rzefbpet9hpq2tjp4gpbc",
-         *       "request_id": "req_prod_06h2fw13rzefbpet9hpq2tjp4gpbc",
+         *       "correlation_id": "req_prod_06h2fxqd99kxsvm92vb9kffnr4yxy",
+         *       "request_id": "req_prod_06h2fxqd99kxsvm92vb9kffnr4yxy",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-29T15:32:58.958Z",
+         *       "created": "2026-11-29T15:40:23.763Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2fw0rt3rsvnydsxryw0w24qcqp"
+         *       "actor_id": "key_prod_06h2fxpzz5qtqg4qbt17kah6myejc"
          *     }
          */
         RefundCreatedEvent: {
@@ -20412,18 +20468,18 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2fw13t6dw391v31hwbct5h8ah0",
+         *       "id": "evt_prod_06h2fxqdatv5xbrw8pne15xrbv3ky",
          *       "type": "refund.updated",
          *       "aggregate_type": "refund",
-         *       "aggregate_id": "re_prod_06h2fw13skjzvcy36txz306k6rg2w",
+         *       "aggregate_id": "re_prod_06h2fxqda0qnqr4s35yq3j29tgddg",
          *       "data": {
-         *         "id": "re_prod_06h2fw13skjzvcy36txz306k6rg2w",
+         *         "id": "re_prod_06h2fxqda0qnqr4s35yq3j29tgddg",
          *         "object": "refund",
          *         "reason": null,
          *         "status": "succeeded",
-         *         "created": "2026-11-29T15:32:58.956Z",
-         *         "payment": "py_prod_06h2fw12xm6bxyv7tzmfa3w0f61ha",
-         *         "updated": "2026-11-29T15:32:58.960Z",
+         *         "created": "2026-11-29T15:40:23.760Z",
+         *         "payment": "py_prod_06h2fxqcc5cr04wrk52svhk1nsbgg",
+         *         "updated": "2026-11-29T15:40:23.765Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "metadata": {},
@@ -20431,13 +20487,13 @@ export type components = {
          *         "failure_reason": null
          *       },
          *       "previous_data": {
-         *         "id": "re_prod_06h2fw13skjzvcy36txz306k6rg2w",
+         *         "id": "re_prod_06h2fxqda0qnqr4s35yq3j29tgddg",
          *         "object": "refund",
          *         "reason": null,
          *         "status": "pending",
-         *         "created": "2026-11-29T15:32:58.956Z",
-         *         "payment": "py_prod_06h2fw12xm6bxyv7tzmfa3w0f61ha",
-         *         "updated": "2026-11-29T15:32:58.956Z",
+         *         "created": "2026-11-29T15:40:23.760Z",
+         *         "payment": "py_prod_06h2fxqcc5cr04wrk52svhk1nsbgg",
+         *         "updated": "2026-11-29T15:40:23.760Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "metadata": {},
@@ -20445,13 +20501,13 @@ export type components = {
          *         "failure_reason": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2fw13rzefbpet9hpq2tjp4gpbc",
-         *       "request_id": "req_prod_06h2fw13rzefbpet9hpq2tjp4gpbc",
+         *       "correlation_id": "req_prod_06h2fxqd99kxsvm92vb9kffnr4yxy",
+         *       "request_id": "req_prod_06h2fxqd99kxsvm92vb9kffnr4yxy",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-29T15:32:58.961Z",
+         *       "created": "2026-11-29T15:40:23.766Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2fw0rt3rsvnydsxryw0w24qcqp"
+         *       "actor_id": "key_prod_06h2fxpzz5qtqg4qbt17kah6myejc"
          *     }
          */
         RefundUpdatedEvent: {
@@ -20496,18 +20552,18 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2fw13y8ssfnexvxbp8sc7g8ka2",
+         *       "id": "evt_prod_06h2fxqdfax1c78ayrsaq20fa3bme",
          *       "type": "refund.failed",
          *       "aggregate_type": "refund",
-         *       "aggregate_id": "re_prod_06h2fw13xgd64mhrbtz0dew7fh42t",
+         *       "aggregate_id": "re_prod_06h2fxqdepn5fwtbqywsey3pbskdg",
          *       "data": {
-         *         "id": "re_prod_06h2fw13xgd64mhrbtz0dew7fh42t",
+         *         "id": "re_prod_06h2fxqdepn5fwtbqywsey3pbskdg",
          *         "object": "refund",
          *         "reason": null,
          *         "status": "failed",
-         *         "created": "2026-11-29T15:32:58.988Z",
-         *         "payment": "py_prod_06h2fw13narnhrv9whenwezdfws6g",
-         *         "updated": "2026-11-29T15:32:58.992Z",
+         *         "created": "2026-11-29T15:40:23.797Z",
+         *         "payment": "py_prod_06h2fxqd4xk10jvep92dm9b7gtdgr",
+         *         "updated": "2026-11-29T15:40:23.801Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "metadata": {},
@@ -20515,13 +20571,13 @@ export type components = {
          *         "failure_reason": "The refund was refused (sandbox payment method pm_sandbox_refund_fails)."
          *       },
          *       "previous_data": {
-         *         "id": "re_prod_06h2fw13xgd64mhrbtz0dew7fh42t",
+         *         "id": "re_prod_06h2fxqdepn5fwtbqywsey3pbskdg",
          *         "object": "refund",
          *         "reason": null,
          *         "status": "pending",
-         *         "created": "2026-11-29T15:32:58.988Z",
-         *         "payment": "py_prod_06h2fw13narnhrv9whenwezdfws6g",
-         *         "updated": "2026-11-29T15:32:58.988Z",
+         *         "created": "2026-11-29T15:40:23.797Z",
+         *         "payment": "py_prod_06h2fxqd4xk10jvep92dm9b7gtdgr",
+         *         "updated": "2026-11-29T15:40:23.797Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "metadata": {},
@@ -20529,13 +20585,13 @@ export type components = {
          *         "failure_reason": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2fw13x1cr9gq3e2brt7s2be69e",
-         *       "request_id": "req_prod_06h2fw13x1cr9gq3e2brt7s2be69e",
+         *       "correlation_id": "req_prod_06h2fxqde2fv3p1cvmrff5d6z3mhr",
+         *       "request_id": "req_prod_06h2fxqde2fv3p1cvmrff5d6z3mhr",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-29T15:32:58.994Z",
+         *       "created": "2026-11-29T15:40:23.802Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2fw0rt3rsvnydsxryw0w24qcqp"
+         *       "actor_id": "key_prod_06h2fxpzz5qtqg4qbt17kah6myejc"
          *     }
          */
         RefundFailedEvent: {
@@ -20580,18 +20636,18 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2fw0rvfzem5k3s7vc0yx4ny46e",
+         *       "id": "evt_prod_06h2fxq00jrq1kt0nmhrx1ntsytkp",
          *       "type": "api_token.created",
          *       "aggregate_type": "api_token",
-         *       "aggregate_id": "key_prod_06h2fw0rt3rsvnydsxryw0w24qcqp",
+         *       "aggregate_id": "key_prod_06h2fxpzz5qtqg4qbt17kah6myejc",
          *       "data": {
-         *         "id": "key_prod_06h2fw0rt3rsvnydsxryw0w24qcqp",
+         *         "id": "key_prod_06h2fxpzz5qtqg4qbt17kah6myejc",
          *         "kind": "secret",
          *         "name": "catalogue",
          *         "object": "api_token",
          *         "status": "active",
-         *         "created": "2026-11-29T15:32:56.144Z",
-         *         "display": "st_prod_…yp84",
+         *         "created": "2026-11-29T15:40:20.345Z",
+         *         "display": "st_prod_…6szr",
          *         "expires_at": null,
          *         "revoked_at": null,
          *         "allowed_ips": null,
@@ -20606,13 +20662,13 @@ export type components = {
          *         "user_agent": "node",
          *         "client_address": "127.0.0.1"
          *       },
-         *       "correlation_id": "req_prod_06h2fw0rqwvtq2es6pkm961bq10dr",
-         *       "request_id": "req_prod_06h2fw0rqwvtq2es6pkm961bq10dr",
+         *       "correlation_id": "req_prod_06h2fxpzwvpgyncr8vtv7exwt2hb0",
+         *       "request_id": "req_prod_06h2fxpzwvpgyncr8vtv7exwt2hb0",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-29T15:32:56.156Z",
+         *       "created": "2026-11-29T15:40:20.356Z",
          *       "actor_type": "user",
-         *       "actor_id": "user_prod_06h2fw0qtb9d4jyv8g2nrpkhpp6qt"
+         *       "actor_id": "user_prod_06h2fxpynczn2m80gzh8szvr151jm"
          *     }
          */
         ApiTokenCreatedEvent: {
@@ -20657,20 +20713,20 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2fw0stf0gbc9fvv07kbambb2kc",
+         *       "id": "evt_prod_06h2fxq1jzkegsp3e3639nn3s4n24",
          *       "type": "api_token.revoked",
          *       "aggregate_type": "api_token",
-         *       "aggregate_id": "key_prod_06h2fw0shx6krx2qpsfphmksrdmg2",
+         *       "aggregate_id": "key_prod_06h2fxq143m88f5tgkgd1ay5eqc7g",
          *       "data": {
-         *         "id": "key_prod_06h2fw0shx6krx2qpsfphmksrdmg2",
+         *         "id": "key_prod_06h2fxq143m88f5tgkgd1ay5eqc7g",
          *         "kind": "publishable",
          *         "name": "spare",
          *         "object": "api_token",
          *         "status": "revoked",
-         *         "created": "2026-11-29T15:32:56.335Z",
-         *         "display": "pt_prod_…vwjv",
+         *         "created": "2026-11-29T15:40:20.640Z",
+         *         "display": "pt_prod_…548k",
          *         "expires_at": null,
-         *         "revoked_at": "2026-11-29T15:32:56.401Z",
+         *         "revoked_at": "2026-11-29T15:40:20.757Z",
          *         "allowed_ips": null,
          *         "description": null,
          *         "permissions": null,
@@ -20679,13 +20735,13 @@ export type components = {
          *         "previous_secret_expires_at": null
          *       },
          *       "previous_data": {
-         *         "id": "key_prod_06h2fw0shx6krx2qpsfphmksrdmg2",
+         *         "id": "key_prod_06h2fxq143m88f5tgkgd1ay5eqc7g",
          *         "kind": "publishable",
          *         "name": "spare",
          *         "object": "api_token",
          *         "status": "active",
-         *         "created": "2026-11-29T15:32:56.335Z",
-         *         "display": "pt_prod_…vwjv",
+         *         "created": "2026-11-29T15:40:20.640Z",
+         *         "display": "pt_prod_…548k",
          *         "expires_at": null,
          *         "revoked_at": null,
          *         "allowed_ips": null,
@@ -20699,13 +20755,13 @@ export type components = {
          *         "user_agent": "node",
          *         "client_address": "127.0.0.1"
          *       },
-         *       "correlation_id": "req_prod_06h2fw0ssct79e92rwm7tc9gqey1t",
-         *       "request_id": "req_prod_06h2fw0ssct79e92rwm7tc9gqey1t",
+         *       "correlation_id": "req_prod_06h2fxq1hfs2hwhmfm775xa890cqr",
+         *       "request_id": "req_prod_06h2fxq1hfs2hwhmfm775xa890cqr",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-29T15:32:56.403Z",
+         *       "created": "2026-11-29T15:40:20.760Z",
          *       "actor_type": "user",
-         *       "actor_id": "user_prod_06h2fw0qtb9d4jyv8g2nrpkhpp6qt"
+         *       "actor_id": "user_prod_06h2fxpynczn2m80gzh8szvr151jm"
          *     }
          */
         ApiTokenRevokedEvent: {
@@ -20750,20 +20806,20 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2fw0sy6eh05fcrkepmd0rt6x5r",
+         *       "id": "evt_prod_06h2fxq1qspdck6xcvdgrgb1x133e",
          *       "type": "webhook_endpoint.created",
          *       "aggregate_type": "webhook_endpoint",
-         *       "aggregate_id": "whe_prod_06h2fw0sxz0vp69svyaeekzgnv88a",
+         *       "aggregate_id": "whe_prod_06h2fxq1qaw4t9w5f25z7rsk7nwtt",
          *       "data": {
-         *         "id": "whe_prod_06h2fw0sxz0vp69svyaeekzgnv88a",
+         *         "id": "whe_prod_06h2fxq1qaw4t9w5f25z7rsk7nwtt",
          *         "url": "https://example.com/audit",
          *         "events": [
          *           "customer.created"
          *         ],
          *         "object": "webhook_endpoint",
-         *         "created": "2026-11-29T15:32:56.430Z",
+         *         "created": "2026-11-29T15:40:20.793Z",
          *         "enabled": true,
-         *         "updated": "2026-11-29T15:32:56.430Z",
+         *         "updated": "2026-11-29T15:40:20.793Z",
          *         "livemode": false,
          *         "description": null,
          *         "disabled_at": null,
@@ -20777,13 +20833,13 @@ export type components = {
          *         "user_agent": "node",
          *         "client_address": "127.0.0.1"
          *       },
-         *       "correlation_id": "req_prod_06h2fw0sww82d7ea1xq481zevthvr",
-         *       "request_id": "req_prod_06h2fw0sww82d7ea1xq481zevthvr",
+         *       "correlation_id": "req_prod_06h2fxq1p001zj107ybbk11gyac18",
+         *       "request_id": "req_prod_06h2fxq1p001zj107ybbk11gyac18",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-29T15:32:56.433Z",
+         *       "created": "2026-11-29T15:40:20.798Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2fw0rt3rsvnydsxryw0w24qcqp"
+         *       "actor_id": "key_prod_06h2fxpzz5qtqg4qbt17kah6myejc"
          *     }
          */
         WebhookEndpointCreatedEvent: {
@@ -20828,20 +20884,20 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2fw0t19b9xxkhfgytrw283cn90",
+         *       "id": "evt_prod_06h2fxq1vzmsnbwnmk2vbp088eytc",
          *       "type": "webhook_endpoint.updated",
          *       "aggregate_type": "webhook_endpoint",
-         *       "aggregate_id": "whe_prod_06h2fw0sxz0vp69svyaeekzgnv88a",
+         *       "aggregate_id": "whe_prod_06h2fxq1qaw4t9w5f25z7rsk7nwtt",
          *       "data": {
-         *         "id": "whe_prod_06h2fw0sxz0vp69svyaeekzgnv88a",
+         *         "id": "whe_prod_06h2fxq1qaw4t9w5f25z7rsk7nwtt",
          *         "url": "https://example.com/audit",
          *         "events": [
          *           "customer.created"
          *         ],
          *         "object": "webhook_endpoint",
-         *         "created": "2026-11-29T15:32:56.430Z",
+         *         "created": "2026-11-29T15:40:20.793Z",
          *         "enabled": true,
-         *         "updated": "2026-11-29T15:32:56.456Z",
+         *         "updated": "2026-11-29T15:40:20.828Z",
          *         "livemode": false,
          *         "description": "Audit",
          *         "disabled_at": null,
@@ -20851,15 +20907,15 @@ export type components = {
          *         "previous_secret_expires_at": null
          *       },
          *       "previous_data": {
-         *         "id": "whe_prod_06h2fw0sxz0vp69svyaeekzgnv88a",
+         *         "id": "whe_prod_06h2fxq1qaw4t9w5f25z7rsk7nwtt",
          *         "url": "https://example.com/audit",
          *         "events": [
          *           "customer.created"
          *         ],
          *         "object": "webhook_endpoint",
-         *         "created": "2026-11-29T15:32:56.430Z",
+         *         "created": "2026-11-29T15:40:20.793Z",
          *         "enabled": true,
-         *         "updated": "2026-11-29T15:32:56.430Z",
+         *         "updated": "2026-11-29T15:40:20.793Z",
          *         "livemode": false,
          *         "description": null,
          *         "disabled_at": null,
@@ -20872,13 +20928,13 @@ export type components = {
          *         "user_agent": "node",
          *         "client_address": "127.0.0.1"
          *       },
-         *       "correlation_id": "req_prod_06h2fw0t0e2nx77henw7dghhfk00p",
-         *       "request_id": "req_prod_06h2fw0t0e2nx77henw7dghhfk00p",
+         *       "correlation_id": "req_prod_06h2fxq1tvkm26v9qx14cb0yztarp",
+         *       "request_id": "req_prod_06h2fxq1tvkm26v9qx14cb0yztarp",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-29T15:32:56.458Z",
+         *       "created": "2026-11-29T15:40:20.831Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2fw0rt3rsvnydsxryw0w24qcqp"
+         *       "actor_id": "key_prod_06h2fxpzz5qtqg4qbt17kah6myejc"
          *     }
          */
         WebhookEndpointUpdatedEvent: {
@@ -20923,58 +20979,58 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2fw0tbd2ab25rf6q8bysx0q8za",
+         *       "id": "evt_prod_06h2fxq2bp24wrfxsp78a2y7b93ne",
          *       "type": "webhook_endpoint.deleted",
          *       "aggregate_type": "webhook_endpoint",
-         *       "aggregate_id": "whe_prod_06h2fw0sxz0vp69svyaeekzgnv88a",
+         *       "aggregate_id": "whe_prod_06h2fxq1qaw4t9w5f25z7rsk7nwtt",
          *       "data": {
-         *         "id": "whe_prod_06h2fw0sxz0vp69svyaeekzgnv88a",
+         *         "id": "whe_prod_06h2fxq1qaw4t9w5f25z7rsk7nwtt",
          *         "url": "https://example.com/audit",
          *         "events": [
          *           "customer.created"
          *         ],
          *         "object": "webhook_endpoint",
-         *         "created": "2026-11-29T15:32:56.430Z",
+         *         "created": "2026-11-29T15:40:20.793Z",
          *         "deleted": true,
          *         "enabled": false,
-         *         "updated": "2026-11-29T15:32:56.536Z",
+         *         "updated": "2026-11-29T15:40:20.954Z",
          *         "livemode": false,
          *         "description": "Audit",
          *         "disabled_at": null,
          *         "failing_since": null,
          *         "disabled_reason": null,
          *         "max_deliveries_per_second": null,
-         *         "previous_secret_expires_at": "2026-11-30T15:32:56.508Z"
+         *         "previous_secret_expires_at": "2026-11-30T15:40:20.905Z"
          *       },
          *       "previous_data": {
-         *         "id": "whe_prod_06h2fw0sxz0vp69svyaeekzgnv88a",
+         *         "id": "whe_prod_06h2fxq1qaw4t9w5f25z7rsk7nwtt",
          *         "url": "https://example.com/audit",
          *         "events": [
          *           "customer.created"
          *         ],
          *         "object": "webhook_endpoint",
-         *         "created": "2026-11-29T15:32:56.430Z",
+         *         "created": "2026-11-29T15:40:20.793Z",
          *         "enabled": true,
-         *         "updated": "2026-11-29T15:32:56.508Z",
+         *         "updated": "2026-11-29T15:40:20.905Z",
          *         "livemode": false,
          *         "description": "Audit",
          *         "disabled_at": null,
          *         "failing_since": null,
          *         "disabled_reason": null,
          *         "max_deliveries_per_second": null,
-         *         "previous_secret_expires_at": "2026-11-30T15:32:56.508Z"
+         *         "previous_secret_expires_at": "2026-11-30T15:40:20.905Z"
          *       },
          *       "metadata": {
          *         "user_agent": "node",
          *         "client_address": "127.0.0.1"
          *       },
-         *       "correlation_id": "req_prod_06h2fw0tagg4qae1zkbywkrgt80rp",
-         *       "request_id": "req_prod_06h2fw0tagg4qae1zkbywkrgt80rp",
+         *       "correlation_id": "req_prod_06h2fxq2amga8g8y82eyk2cpntmfy",
+         *       "request_id": "req_prod_06h2fxq2amga8g8y82eyk2cpntmfy",
          *       "version": 1,
          *       "sequence": 6,
-         *       "created": "2026-11-29T15:32:56.539Z",
+         *       "created": "2026-11-29T15:40:20.957Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2fw0rt3rsvnydsxryw0w24qcqp"
+         *       "actor_id": "key_prod_06h2fxpzz5qtqg4qbt17kah6myejc"
          *     }
          */
         WebhookEndpointDeletedEvent: {
@@ -21019,20 +21075,20 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2fw0t43zrhfzfs19sdd5ngses0",
+         *       "id": "evt_prod_06h2fxq1zsz40m3wn4yd7e4t6ax0t",
          *       "type": "webhook_endpoint.disabled",
          *       "aggregate_type": "webhook_endpoint",
-         *       "aggregate_id": "whe_prod_06h2fw0sxz0vp69svyaeekzgnv88a",
+         *       "aggregate_id": "whe_prod_06h2fxq1qaw4t9w5f25z7rsk7nwtt",
          *       "data": {
-         *         "id": "whe_prod_06h2fw0sxz0vp69svyaeekzgnv88a",
+         *         "id": "whe_prod_06h2fxq1qaw4t9w5f25z7rsk7nwtt",
          *         "url": "https://example.com/audit",
          *         "events": [
          *           "customer.created"
          *         ],
          *         "object": "webhook_endpoint",
-         *         "created": "2026-11-29T15:32:56.430Z",
+         *         "created": "2026-11-29T15:40:20.793Z",
          *         "enabled": false,
-         *         "updated": "2026-11-29T15:32:56.478Z",
+         *         "updated": "2026-11-29T15:40:20.857Z",
          *         "livemode": false,
          *         "description": "Audit",
          *         "disabled_at": null,
@@ -21042,15 +21098,15 @@ export type components = {
          *         "previous_secret_expires_at": null
          *       },
          *       "previous_data": {
-         *         "id": "whe_prod_06h2fw0sxz0vp69svyaeekzgnv88a",
+         *         "id": "whe_prod_06h2fxq1qaw4t9w5f25z7rsk7nwtt",
          *         "url": "https://example.com/audit",
          *         "events": [
          *           "customer.created"
          *         ],
          *         "object": "webhook_endpoint",
-         *         "created": "2026-11-29T15:32:56.430Z",
+         *         "created": "2026-11-29T15:40:20.793Z",
          *         "enabled": true,
-         *         "updated": "2026-11-29T15:32:56.456Z",
+         *         "updated": "2026-11-29T15:40:20.828Z",
          *         "livemode": false,
          *         "description": "Audit",
          *         "disabled_at": null,
@@ -21063,13 +21119,13 @@ export type components = {
          *         "user_agent": "node",
          *         "client_address": "127.0.0.1"
          *       },
-         *       "correlation_id": "req_prod_06h2fw0t3ct1z757d4hrb0ayyy3mm",
-         *       "request_id": "req_prod_06h2fw0t3ct1z757d4hrb0ayyy3mm",
+         *       "correlation_id": "req_prod_06h2fxq1ymjyddcd0fe9fjk6fp8me",
+         *       "request_id": "req_prod_06h2fxq1ymjyddcd0fe9fjk6fp8me",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-29T15:32:56.480Z",
+         *       "created": "2026-11-29T15:40:20.862Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2fw0rt3rsvnydsxryw0w24qcqp"
+         *       "actor_id": "key_prod_06h2fxpzz5qtqg4qbt17kah6myejc"
          *     }
          */
         WebhookEndpointDisabledEvent: {
@@ -21114,20 +21170,20 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2fw0t61bdagrt6tqysgevz3198",
+         *       "id": "evt_prod_06h2fxq22rvseq3f8cswjmmjcpg8y",
          *       "type": "webhook_endpoint.enabled",
          *       "aggregate_type": "webhook_endpoint",
-         *       "aggregate_id": "whe_prod_06h2fw0sxz0vp69svyaeekzgnv88a",
+         *       "aggregate_id": "whe_prod_06h2fxq1qaw4t9w5f25z7rsk7nwtt",
          *       "data": {
-         *         "id": "whe_prod_06h2fw0sxz0vp69svyaeekzgnv88a",
+         *         "id": "whe_prod_06h2fxq1qaw4t9w5f25z7rsk7nwtt",
          *         "url": "https://example.com/audit",
          *         "events": [
          *           "customer.created"
          *         ],
          *         "object": "webhook_endpoint",
-         *         "created": "2026-11-29T15:32:56.430Z",
+         *         "created": "2026-11-29T15:40:20.793Z",
          *         "enabled": true,
-         *         "updated": "2026-11-29T15:32:56.493Z",
+         *         "updated": "2026-11-29T15:40:20.883Z",
          *         "livemode": false,
          *         "description": "Audit",
          *         "disabled_at": null,
@@ -21137,15 +21193,15 @@ export type components = {
          *         "previous_secret_expires_at": null
          *       },
          *       "previous_data": {
-         *         "id": "whe_prod_06h2fw0sxz0vp69svyaeekzgnv88a",
+         *         "id": "whe_prod_06h2fxq1qaw4t9w5f25z7rsk7nwtt",
          *         "url": "https://example.com/audit",
          *         "events": [
          *           "customer.created"
          *         ],
          *         "object": "webhook_endpoint",
-         *         "created": "2026-11-29T15:32:56.430Z",
+         *         "created": "2026-11-29T15:40:20.793Z",
          *         "enabled": false,
-         *         "updated": "2026-11-29T15:32:56.478Z",
+         *         "updated": "2026-11-29T15:40:20.857Z",
          *         "livemode": false,
          *         "description": "Audit",
          *         "disabled_at": null,
@@ -21158,13 +21214,13 @@ export type components = {
          *         "user_agent": "node",
          *         "client_address": "127.0.0.1"
          *       },
-         *       "correlation_id": "req_prod_06h2fw0t5fmtfhp580886dgjh4eea",
-         *       "request_id": "req_prod_06h2fw0t5fmtfhp580886dgjh4eea",
+         *       "correlation_id": "req_prod_06h2fxq21wnd0rse0d2jzvdhxgw6y",
+         *       "request_id": "req_prod_06h2fxq21wnd0rse0d2jzvdhxgw6y",
          *       "version": 1,
          *       "sequence": 4,
-         *       "created": "2026-11-29T15:32:56.496Z",
+         *       "created": "2026-11-29T15:40:20.886Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2fw0rt3rsvnydsxryw0w24qcqp"
+         *       "actor_id": "key_prod_06h2fxpzz5qtqg4qbt17kah6myejc"
          *     }
          */
         WebhookEndpointEnabledEvent: {
@@ -21209,38 +21265,38 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2fw0t8bspf9r9k4vmcjskfjq80",
+         *       "id": "evt_prod_06h2fxq26ejn1sapyxxy89yzqwxsp",
          *       "type": "webhook_endpoint.secret_rotated",
          *       "aggregate_type": "webhook_endpoint",
-         *       "aggregate_id": "whe_prod_06h2fw0sxz0vp69svyaeekzgnv88a",
+         *       "aggregate_id": "whe_prod_06h2fxq1qaw4t9w5f25z7rsk7nwtt",
          *       "data": {
-         *         "id": "whe_prod_06h2fw0sxz0vp69svyaeekzgnv88a",
+         *         "id": "whe_prod_06h2fxq1qaw4t9w5f25z7rsk7nwtt",
          *         "url": "https://example.com/audit",
          *         "events": [
          *           "customer.created"
          *         ],
          *         "object": "webhook_endpoint",
-         *         "created": "2026-11-29T15:32:56.430Z",
+         *         "created": "2026-11-29T15:40:20.793Z",
          *         "enabled": true,
-         *         "updated": "2026-11-29T15:32:56.508Z",
+         *         "updated": "2026-11-29T15:40:20.905Z",
          *         "livemode": false,
          *         "description": "Audit",
          *         "disabled_at": null,
          *         "failing_since": null,
          *         "disabled_reason": null,
          *         "max_deliveries_per_second": null,
-         *         "previous_secret_expires_at": "2026-11-30T15:32:56.508Z"
+         *         "previous_secret_expires_at": "2026-11-30T15:40:20.905Z"
          *       },
          *       "previous_data": {
-         *         "id": "whe_prod_06h2fw0sxz0vp69svyaeekzgnv88a",
+         *         "id": "whe_prod_06h2fxq1qaw4t9w5f25z7rsk7nwtt",
          *         "url": "https://example.com/audit",
          *         "events": [
          *           "customer.created"
          *         ],
          *         "object": "webhook_endpoint",
-         *         "created": "2026-11-29T15:32:56.430Z",
+         *         "created": "2026-11-29T15:40:20.793Z",
          *         "enabled": true,
-         *         "updated": "2026-11-29T15:32:56.493Z",
+         *         "updated": "2026-11-29T15:40:20.883Z",
          *         "livemode": false,
          *         "description": "Audit",
          *         "disabled_at": null,
@@ -21253,13 +21309,13 @@ export type components = {
          *         "user_agent": "node",
          *         "client_address": "127.0.0.1"
          *       },
-         *       "correlation_id": "req_prod_06h2fw0t79ny25xvttsvg0p5znfnc",
-         *       "request_id": "req_prod_06h2fw0t79ny25xvttsvg0p5znfnc",
+         *       "correlation_id": "req_prod_06h2fxq24xn9hchvwwt6mdeek1td2",
+         *       "request_id": "req_prod_06h2fxq24xn9hchvwwt6mdeek1td2",
          *       "version": 1,
          *       "sequence": 5,
-         *       "created": "2026-11-29T15:32:56.514Z",
+         *       "created": "2026-11-29T15:40:20.915Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2fw0rt3rsvnydsxryw0w24qcqp"
+         *       "actor_id": "key_prod_06h2fxpzz5qtqg4qbt17kah6myejc"
          *     }
          */
         WebhookEndpointSecretRotatedEvent: {
@@ -21304,15 +21360,15 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2fw0rn1p70p2y44303yngy6dw4",
+         *       "id": "evt_prod_06h2fxpzsfxejq9r24t362cfgz590",
          *       "type": "user.signed_in",
          *       "aggregate_type": "user",
-         *       "aggregate_id": "user_prod_06h2fw0qtb9d4jyv8g2nrpkhpp6qt",
+         *       "aggregate_id": "user_prod_06h2fxpynczn2m80gzh8szvr151jm",
          *       "data": {
-         *         "id": "user_prod_06h2fw0qtb9d4jyv8g2nrpkhpp6qt",
+         *         "id": "user_prod_06h2fxpynczn2m80gzh8szvr151jm",
          *         "name": "Test User",
          *         "role": "owner",
-         *         "email": "user-512c4f82e8@example.com",
+         *         "email": "user-1bcbde800c@example.com",
          *         "object": "user"
          *       },
          *       "previous_data": null,
@@ -21324,9 +21380,9 @@ export type components = {
          *       "request_id": null,
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-29T15:32:56.105Z",
+         *       "created": "2026-11-29T15:40:20.299Z",
          *       "actor_type": "user",
-         *       "actor_id": "user_prod_06h2fw0qtb9d4jyv8g2nrpkhpp6qt"
+         *       "actor_id": "user_prod_06h2fxpynczn2m80gzh8szvr151jm"
          *     }
          */
         UserSignedInEvent: {
@@ -21371,15 +21427,15 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2fw0w6e0rrdn3x32b7q0j7f9w6",
+         *       "id": "evt_prod_06h2fxq4jan8jvvmn0x713p51tv1p",
          *       "type": "user.sign_in_failed",
          *       "aggregate_type": "user",
-         *       "aggregate_id": "user_prod_06h2fw0qtb9d4jyv8g2nrpkhpp6qt",
+         *       "aggregate_id": "user_prod_06h2fxpynczn2m80gzh8szvr151jm",
          *       "data": {
-         *         "id": "user_prod_06h2fw0qtb9d4jyv8g2nrpkhpp6qt",
+         *         "id": "user_prod_06h2fxpynczn2m80gzh8szvr151jm",
          *         "name": "Test User",
          *         "role": "owner",
-         *         "email": "user-512c4f82e8@example.com",
+         *         "email": "user-1bcbde800c@example.com",
          *         "object": "user"
          *       },
          *       "previous_data": null,
@@ -21391,9 +21447,9 @@ export type components = {
          *       "request_id": null,
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-29T15:32:57.011Z",
+         *       "created": "2026-11-29T15:40:21.522Z",
          *       "actor_type": "user",
-         *       "actor_id": "user_prod_06h2fw0qtb9d4jyv8g2nrpkhpp6qt"
+         *       "actor_id": "user_prod_06h2fxpynczn2m80gzh8szvr151jm"
          *     }
          */
         UserSignInFailedEvent: {
@@ -21438,15 +21494,15 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2fw0xj9rha0ztwcmhdsqpj83g2",
+         *       "id": "evt_prod_06h2fxq633qk841tpntzxgmrhda5p",
          *       "type": "user.signed_out",
          *       "aggregate_type": "user",
-         *       "aggregate_id": "user_prod_06h2fw0qtb9d4jyv8g2nrpkhpp6qt",
+         *       "aggregate_id": "user_prod_06h2fxpynczn2m80gzh8szvr151jm",
          *       "data": {
-         *         "id": "user_prod_06h2fw0qtb9d4jyv8g2nrpkhpp6qt",
+         *         "id": "user_prod_06h2fxpynczn2m80gzh8szvr151jm",
          *         "name": "Test User",
          *         "role": "owner",
-         *         "email": "user-512c4f82e8@example.com",
+         *         "email": "user-1bcbde800c@example.com",
          *         "object": "user"
          *       },
          *       "previous_data": null,
@@ -21458,9 +21514,9 @@ export type components = {
          *       "request_id": null,
          *       "version": 1,
          *       "sequence": 4,
-         *       "created": "2026-11-29T15:32:57.362Z",
+         *       "created": "2026-11-29T15:40:21.912Z",
          *       "actor_type": "user",
-         *       "actor_id": "user_prod_06h2fw0qtb9d4jyv8g2nrpkhpp6qt"
+         *       "actor_id": "user_prod_06h2fxpynczn2m80gzh8szvr151jm"
          *     }
          */
         UserSignedOutEvent: {
@@ -21505,15 +21561,15 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2fw0x0bkpm669bzh45ms92v52w",
+         *       "id": "evt_prod_06h2fxq5dnak8b3tm4x1ef546747j",
          *       "type": "user.password_changed",
          *       "aggregate_type": "user",
-         *       "aggregate_id": "user_prod_06h2fw0qtb9d4jyv8g2nrpkhpp6qt",
+         *       "aggregate_id": "user_prod_06h2fxpynczn2m80gzh8szvr151jm",
          *       "data": {
-         *         "id": "user_prod_06h2fw0qtb9d4jyv8g2nrpkhpp6qt",
+         *         "id": "user_prod_06h2fxpynczn2m80gzh8szvr151jm",
          *         "name": "Test User",
          *         "role": "owner",
-         *         "email": "user-512c4f82e8@example.com",
+         *         "email": "user-1bcbde800c@example.com",
          *         "object": "user"
          *       },
          *       "previous_data": null,
@@ -21525,9 +21581,9 @@ export type components = {
          *       "request_id": null,
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-29T15:32:57.218Z",
+         *       "created": "2026-11-29T15:40:21.741Z",
          *       "actor_type": "user",
-         *       "actor_id": "user_prod_06h2fw0qtb9d4jyv8g2nrpkhpp6qt"
+         *       "actor_id": "user_prod_06h2fxpynczn2m80gzh8szvr151jm"
          *     }
          */
         UserPasswordChangedEvent: {
@@ -21572,12 +21628,12 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2fw0zm6k3wsx7ked7wvb95s7ja",
+         *       "id": "evt_prod_06h2fxq8eas5afhgbwp82204xpjwp",
          *       "type": "account.settings_updated",
          *       "aggregate_type": "account_settings",
-         *       "aggregate_id": "acc_prod_06h2fw0qsqzyrhf71xvpp4kzzcp8c",
+         *       "aggregate_id": "acc_prod_06h2fxpymd0q5crxtga5ytwd3k764",
          *       "data": {
-         *         "id": "acc_prod_06h2fw0qsqzyrhf71xvpp4kzzcp8c",
+         *         "id": "acc_prod_06h2fxpymd0q5crxtga5ytwd3k764",
          *         "object": "account_settings",
          *         "tax_id": null,
          *         "address": {
@@ -21604,7 +21660,7 @@ export type components = {
          *         "entitlement_past_due_grace_days": 7
          *       },
          *       "previous_data": {
-         *         "id": "acc_prod_06h2fw0qsqzyrhf71xvpp4kzzcp8c",
+         *         "id": "acc_prod_06h2fxpymd0q5crxtga5ytwd3k764",
          *         "object": "account_settings",
          *         "tax_id": null,
          *         "address": null,
@@ -21625,13 +21681,13 @@ export type components = {
          *         "entitlement_past_due_grace_days": 7
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2fw0zkh2msskgckmv7vcknn2qp",
-         *       "request_id": "req_prod_06h2fw0zkh2msskgckmv7vcknn2qp",
+         *       "correlation_id": "req_prod_06h2fxq8dcvbc9trx2f0gr5zawwn4",
+         *       "request_id": "req_prod_06h2fxq8dcvbc9trx2f0gr5zawwn4",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-29T15:32:57.889Z",
+         *       "created": "2026-11-29T15:40:22.514Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2fw0rt3rsvnydsxryw0w24qcqp"
+         *       "actor_id": "key_prod_06h2fxpzz5qtqg4qbt17kah6myejc"
          *     }
          */
         AccountSettingsUpdatedEvent: {
@@ -21676,17 +21732,17 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2fw0zq385x8rve93nydvw3r2yp",
+         *       "id": "evt_prod_06h2fxq8hh97jkaw0aj870v3a8yv4",
          *       "type": "tax_rate.created",
          *       "aggregate_type": "tax_rate",
-         *       "aggregate_id": "txr_prod_06h2fw0zpqcw88mkyyv5evca10gby",
+         *       "aggregate_id": "txr_prod_06h2fxq8h6pzy1fcnaf5eb36e2xsp",
          *       "data": {
-         *         "id": "txr_prod_06h2fw0zpqcw88mkyyv5evca10gby",
+         *         "id": "txr_prod_06h2fxq8h6pzy1fcnaf5eb36e2xsp",
          *         "active": true,
          *         "object": "tax_rate",
          *         "country": "DE",
-         *         "created": "2026-11-29T15:32:57.909Z",
-         *         "updated": "2026-11-29T15:32:57.909Z",
+         *         "created": "2026-11-29T15:40:22.537Z",
+         *         "updated": "2026-11-29T15:40:22.537Z",
          *         "livemode": false,
          *         "metadata": {},
          *         "inclusive": false,
@@ -21697,13 +21753,13 @@ export type components = {
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2fw0zpaa0xxst386jqasy38psg",
-         *       "request_id": "req_prod_06h2fw0zpaa0xxst386jqasy38psg",
+         *       "correlation_id": "req_prod_06h2fxq8gztwaq9rnjfyyevepz5ee",
+         *       "request_id": "req_prod_06h2fxq8gztwaq9rnjfyyevepz5ee",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-29T15:32:57.912Z",
+         *       "created": "2026-11-29T15:40:22.540Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2fw0rt3rsvnydsxryw0w24qcqp"
+         *       "actor_id": "key_prod_06h2fxpzz5qtqg4qbt17kah6myejc"
          *     }
          */
         TaxRateCreatedEvent: {
@@ -21748,17 +21804,17 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2fw0zspf17q1r3qx2scnsgttkw",
+         *       "id": "evt_prod_06h2fxq8m02rv5zffkefafp42sb36",
          *       "type": "tax_rate.updated",
          *       "aggregate_type": "tax_rate",
-         *       "aggregate_id": "txr_prod_06h2fw0zpqcw88mkyyv5evca10gby",
+         *       "aggregate_id": "txr_prod_06h2fxq8h6pzy1fcnaf5eb36e2xsp",
          *       "data": {
-         *         "id": "txr_prod_06h2fw0zpqcw88mkyyv5evca10gby",
+         *         "id": "txr_prod_06h2fxq8h6pzy1fcnaf5eb36e2xsp",
          *         "active": false,
          *         "object": "tax_rate",
          *         "country": "DE",
-         *         "created": "2026-11-29T15:32:57.909Z",
-         *         "updated": "2026-11-29T15:32:57.932Z",
+         *         "created": "2026-11-29T15:40:22.537Z",
+         *         "updated": "2026-11-29T15:40:22.559Z",
          *         "livemode": false,
          *         "metadata": {},
          *         "inclusive": false,
@@ -21768,12 +21824,12 @@ export type components = {
          *         "jurisdiction": null
          *       },
          *       "previous_data": {
-         *         "id": "txr_prod_06h2fw0zpqcw88mkyyv5evca10gby",
+         *         "id": "txr_prod_06h2fxq8h6pzy1fcnaf5eb36e2xsp",
          *         "active": true,
          *         "object": "tax_rate",
          *         "country": "DE",
-         *         "created": "2026-11-29T15:32:57.909Z",
-         *         "updated": "2026-11-29T15:32:57.909Z",
+         *         "created": "2026-11-29T15:40:22.537Z",
+         *         "updated": "2026-11-29T15:40:22.537Z",
          *         "livemode": false,
          *         "metadata": {},
          *         "inclusive": false,
@@ -21783,13 +21839,13 @@ export type components = {
          *         "jurisdiction": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2fw0zrxjrdsh937rm9zykq907t",
-         *       "request_id": "req_prod_06h2fw0zrxjrdsh937rm9zykq907t",
+         *       "correlation_id": "req_prod_06h2fxq8kf0rqnv1c31qhmm9nywcp",
+         *       "request_id": "req_prod_06h2fxq8kf0rqnv1c31qhmm9nywcp",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-29T15:32:57.933Z",
+         *       "created": "2026-11-29T15:40:22.561Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2fw0rt3rsvnydsxryw0w24qcqp"
+         *       "actor_id": "key_prod_06h2fxpzz5qtqg4qbt17kah6myejc"
          *     }
          */
         TaxRateUpdatedEvent: {
@@ -21834,16 +21890,16 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2fw11fkwtjtm1498c60d6b6820",
+         *       "id": "evt_prod_06h2fxqaphsqetby7vnef3337384r",
          *       "type": "meter.created",
          *       "aggregate_type": "meter",
-         *       "aggregate_id": "mtr_prod_06h2fw11ffmgkp42qd5nbnj75q7c6",
+         *       "aggregate_id": "mtr_prod_06h2fxqapaq4d58f235qhfb73hgd2",
          *       "data": {
-         *         "id": "mtr_prod_06h2fw11ffmgkp42qd5nbnj75q7c6",
+         *         "id": "mtr_prod_06h2fxqapaq4d58f235qhfb73hgd2",
          *         "object": "meter",
          *         "status": "active",
-         *         "created": "2026-11-29T15:32:58.362Z",
-         *         "updated": "2026-11-29T15:32:58.362Z",
+         *         "created": "2026-11-29T15:40:23.090Z",
+         *         "updated": "2026-11-29T15:40:23.090Z",
          *         "livemode": false,
          *         "value_key": "value",
          *         "event_name": "api_request",
@@ -21852,13 +21908,13 @@ export type components = {
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2fw11ejfky58rv4k7htwjeg03w",
-         *       "request_id": "req_prod_06h2fw11ejfky58rv4k7htwjeg03w",
+         *       "correlation_id": "req_prod_06h2fxqanjbbmsn6xt8mpddzhzgm6",
+         *       "request_id": "req_prod_06h2fxqanjbbmsn6xt8mpddzhzgm6",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-29T15:32:58.364Z",
+         *       "created": "2026-11-29T15:40:23.092Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2fw0rt3rsvnydsxryw0w24qcqp"
+         *       "actor_id": "key_prod_06h2fxpzz5qtqg4qbt17kah6myejc"
          *     }
          */
         MeterCreatedEvent: {
@@ -21903,16 +21959,16 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2fw11j0j26nvrbr197zjxfvm30",
+         *       "id": "evt_prod_06h2fxqarrg0nq7tt89zz8z5p48d0",
          *       "type": "meter.updated",
          *       "aggregate_type": "meter",
-         *       "aggregate_id": "mtr_prod_06h2fw11ffmgkp42qd5nbnj75q7c6",
+         *       "aggregate_id": "mtr_prod_06h2fxqapaq4d58f235qhfb73hgd2",
          *       "data": {
-         *         "id": "mtr_prod_06h2fw11ffmgkp42qd5nbnj75q7c6",
+         *         "id": "mtr_prod_06h2fxqapaq4d58f235qhfb73hgd2",
          *         "object": "meter",
          *         "status": "active",
-         *         "created": "2026-11-29T15:32:58.362Z",
-         *         "updated": "2026-11-29T15:32:58.382Z",
+         *         "created": "2026-11-29T15:40:23.090Z",
+         *         "updated": "2026-11-29T15:40:23.109Z",
          *         "livemode": false,
          *         "value_key": "value",
          *         "event_name": "api_request",
@@ -21920,11 +21976,11 @@ export type components = {
          *         "display_name": "Requests"
          *       },
          *       "previous_data": {
-         *         "id": "mtr_prod_06h2fw11ffmgkp42qd5nbnj75q7c6",
+         *         "id": "mtr_prod_06h2fxqapaq4d58f235qhfb73hgd2",
          *         "object": "meter",
          *         "status": "active",
-         *         "created": "2026-11-29T15:32:58.362Z",
-         *         "updated": "2026-11-29T15:32:58.362Z",
+         *         "created": "2026-11-29T15:40:23.090Z",
+         *         "updated": "2026-11-29T15:40:23.090Z",
          *         "livemode": false,
          *         "value_key": "value",
          *         "event_name": "api_request",
@@ -21932,13 +21988,13 @@ export type components = {
          *         "display_name": "API requests"
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2fw11hcrsdqvf8wq3qbfhwnx80",
-         *       "request_id": "req_prod_06h2fw11hcrsdqvf8wq3qbfhwnx80",
+         *       "correlation_id": "req_prod_06h2fxqar63ekmgxt114hkptn105c",
+         *       "request_id": "req_prod_06h2fxqar63ekmgxt114hkptn105c",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-29T15:32:58.384Z",
+         *       "created": "2026-11-29T15:40:23.110Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2fw0rt3rsvnydsxryw0w24qcqp"
+         *       "actor_id": "key_prod_06h2fxpzz5qtqg4qbt17kah6myejc"
          *     }
          */
         MeterUpdatedEvent: {
@@ -21983,16 +22039,16 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2fw11m39ed9q4cr4mwb0r1ke9p",
+         *       "id": "evt_prod_06h2fxqav2ehqr57jt5d32crmp0vc",
          *       "type": "meter.deactivated",
          *       "aggregate_type": "meter",
-         *       "aggregate_id": "mtr_prod_06h2fw11ffmgkp42qd5nbnj75q7c6",
+         *       "aggregate_id": "mtr_prod_06h2fxqapaq4d58f235qhfb73hgd2",
          *       "data": {
-         *         "id": "mtr_prod_06h2fw11ffmgkp42qd5nbnj75q7c6",
+         *         "id": "mtr_prod_06h2fxqapaq4d58f235qhfb73hgd2",
          *         "object": "meter",
          *         "status": "inactive",
-         *         "created": "2026-11-29T15:32:58.362Z",
-         *         "updated": "2026-11-29T15:32:58.398Z",
+         *         "created": "2026-11-29T15:40:23.090Z",
+         *         "updated": "2026-11-29T15:40:23.126Z",
          *         "livemode": false,
          *         "value_key": "value",
          *         "event_name": "api_request",
@@ -22000,11 +22056,11 @@ export type components = {
          *         "display_name": "Requests"
          *       },
          *       "previous_data": {
-         *         "id": "mtr_prod_06h2fw11ffmgkp42qd5nbnj75q7c6",
+         *         "id": "mtr_prod_06h2fxqapaq4d58f235qhfb73hgd2",
          *         "object": "meter",
          *         "status": "active",
-         *         "created": "2026-11-29T15:32:58.362Z",
-         *         "updated": "2026-11-29T15:32:58.382Z",
+         *         "created": "2026-11-29T15:40:23.090Z",
+         *         "updated": "2026-11-29T15:40:23.109Z",
          *         "livemode": false,
          *         "value_key": "value",
          *         "event_name": "api_request",
@@ -22012,13 +22068,13 @@ export type components = {
          *         "display_name": "Requests"
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2fw11kcrzvpvkvg65dr696ydn4",
-         *       "request_id": "req_prod_06h2fw11kcrzvpvkvg65dr696ydn4",
+         *       "correlation_id": "req_prod_06h2fxqatf0k2x9y0ettxncb4w4rp",
+         *       "request_id": "req_prod_06h2fxqatf0k2x9y0ettxncb4w4rp",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-29T15:32:58.400Z",
+         *       "created": "2026-11-29T15:40:23.128Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2fw0rt3rsvnydsxryw0w24qcqp"
+         *       "actor_id": "key_prod_06h2fxpzz5qtqg4qbt17kah6myejc"
          *     }
          */
         MeterDeactivatedEvent: {
@@ -22063,16 +22119,16 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2fw11pnnq5dcsjq4dbn8beaxzw",
+         *       "id": "evt_prod_06h2fxqaxj6yjy9ngctthksw9y42a",
          *       "type": "meter.reactivated",
          *       "aggregate_type": "meter",
-         *       "aggregate_id": "mtr_prod_06h2fw11ffmgkp42qd5nbnj75q7c6",
+         *       "aggregate_id": "mtr_prod_06h2fxqapaq4d58f235qhfb73hgd2",
          *       "data": {
-         *         "id": "mtr_prod_06h2fw11ffmgkp42qd5nbnj75q7c6",
+         *         "id": "mtr_prod_06h2fxqapaq4d58f235qhfb73hgd2",
          *         "object": "meter",
          *         "status": "active",
-         *         "created": "2026-11-29T15:32:58.362Z",
-         *         "updated": "2026-11-29T15:32:58.420Z",
+         *         "created": "2026-11-29T15:40:23.090Z",
+         *         "updated": "2026-11-29T15:40:23.147Z",
          *         "livemode": false,
          *         "value_key": "value",
          *         "event_name": "api_request",
@@ -22080,11 +22136,11 @@ export type components = {
          *         "display_name": "Requests"
          *       },
          *       "previous_data": {
-         *         "id": "mtr_prod_06h2fw11ffmgkp42qd5nbnj75q7c6",
+         *         "id": "mtr_prod_06h2fxqapaq4d58f235qhfb73hgd2",
          *         "object": "meter",
          *         "status": "inactive",
-         *         "created": "2026-11-29T15:32:58.362Z",
-         *         "updated": "2026-11-29T15:32:58.398Z",
+         *         "created": "2026-11-29T15:40:23.090Z",
+         *         "updated": "2026-11-29T15:40:23.126Z",
          *         "livemode": false,
          *         "value_key": "value",
          *         "event_name": "api_request",
@@ -22092,13 +22148,13 @@ export type components = {
          *         "display_name": "Requests"
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2fw11p70aafgryhykjcjt1qcsp",
-         *       "request_id": "req_prod_06h2fw11p70aafgryhykjcjt1qcsp",
+         *       "correlation_id": "req_prod_06h2fxqawzsvexwhkykwps0yak3jw",
+         *       "request_id": "req_prod_06h2fxqawzsvexwhkykwps0yak3jw",
          *       "version": 1,
          *       "sequence": 4,
-         *       "created": "2026-11-29T15:32:58.421Z",
+         *       "created": "2026-11-29T15:40:23.148Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2fw0rt3rsvnydsxryw0w24qcqp"
+         *       "actor_id": "key_prod_06h2fxpzz5qtqg4qbt17kah6myejc"
          *     }
          */
         MeterReactivatedEvent: {
@@ -22143,29 +22199,29 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2fw10wn8mtb7dj8scr92gkj6be",
+         *       "id": "evt_prod_06h2fxq9t7f8q3pyapk27z73etakr",
          *       "type": "feature.created",
          *       "aggregate_type": "feature",
-         *       "aggregate_id": "feat_prod_06h2fw10whqdtwr8w1k3bbv2w6krm",
+         *       "aggregate_id": "feat_prod_06h2fxq9szk1f233f41x42dnbkavt",
          *       "data": {
-         *         "id": "feat_prod_06h2fw10whqdtwr8w1k3bbv2w6krm",
+         *         "id": "feat_prod_06h2fxq9szk1f233f41x42dnbkavt",
          *         "name": "Reports",
          *         "object": "feature",
-         *         "created": "2026-11-29T15:32:58.212Z",
-         *         "updated": "2026-11-29T15:32:58.212Z",
+         *         "created": "2026-11-29T15:40:22.863Z",
+         *         "updated": "2026-11-29T15:40:22.863Z",
          *         "livemode": false,
          *         "metadata": {},
          *         "lookup_key": "reports"
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2fw10wbrx0q0bd5t8vvnxe1qza",
-         *       "request_id": "req_prod_06h2fw10wbrx0q0bd5t8vvnxe1qza",
+         *       "correlation_id": "req_prod_06h2fxq9snp3aztwd1qpp2f8xx7xm",
+         *       "request_id": "req_prod_06h2fxq9snp3aztwd1qpp2f8xx7xm",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-29T15:32:58.213Z",
+         *       "created": "2026-11-29T15:40:22.865Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2fw0rt3rsvnydsxryw0w24qcqp"
+         *       "actor_id": "key_prod_06h2fxpzz5qtqg4qbt17kah6myejc"
          *     }
          */
         FeatureCreatedEvent: {
@@ -22210,36 +22266,36 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2fw10z60qw7vzp73y6wkh0xmc2",
+         *       "id": "evt_prod_06h2fxq9wv67kadf2rsryt5tk593c",
          *       "type": "product_feature.attached",
          *       "aggregate_type": "product_feature",
-         *       "aggregate_id": "prodft_prod_06h2fw10z3zcewabvgt6pm43yz9xj",
+         *       "aggregate_id": "prodft_prod_06h2fxq9wn2xecdw580k6eyxce044",
          *       "data": {
-         *         "id": "prodft_prod_06h2fw10z3zcewabvgt6pm43yz9xj",
+         *         "id": "prodft_prod_06h2fxq9wn2xecdw580k6eyxce044",
          *         "object": "product_feature",
-         *         "created": "2026-11-29T15:32:58.232Z",
+         *         "created": "2026-11-29T15:40:22.885Z",
          *         "feature": {
-         *           "id": "feat_prod_06h2fw10whqdtwr8w1k3bbv2w6krm",
+         *           "id": "feat_prod_06h2fxq9szk1f233f41x42dnbkavt",
          *           "name": "Reports",
          *           "object": "feature",
-         *           "created": "2026-11-29T15:32:58.212Z",
-         *           "updated": "2026-11-29T15:32:58.212Z",
+         *           "created": "2026-11-29T15:40:22.863Z",
+         *           "updated": "2026-11-29T15:40:22.863Z",
          *           "livemode": false,
          *           "metadata": {},
          *           "lookup_key": "reports"
          *         },
-         *         "product": "prod_prod_06h2fw0zvwmvpr1vwf3jme7s41pqr",
+         *         "product": "prod_prod_06h2fxq8p90zxfrbph4y44fbd0km6",
          *         "livemode": false
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2fw10y8t784c3cr7m8gjw4bn2c",
-         *       "request_id": "req_prod_06h2fw10y8t784c3cr7m8gjw4bn2c",
+         *       "correlation_id": "req_prod_06h2fxq9vx6k5tf010mjt65fccbdg",
+         *       "request_id": "req_prod_06h2fxq9vx6k5tf010mjt65fccbdg",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-29T15:32:58.233Z",
+         *       "created": "2026-11-29T15:40:22.886Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2fw0rt3rsvnydsxryw0w24qcqp"
+         *       "actor_id": "key_prod_06h2fxpzz5qtqg4qbt17kah6myejc"
          *     }
          */
         ProductFeatureAttachedEvent: {
@@ -22284,36 +22340,36 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2fw115fqn6q7cy4g6vhyfw2qyr",
+         *       "id": "evt_prod_06h2fxqa6zx79vy454g3gpfv7rg2r",
          *       "type": "product_feature.detached",
          *       "aggregate_type": "product_feature",
-         *       "aggregate_id": "prodft_prod_06h2fw113991sywbk88phhef5hb6c",
+         *       "aggregate_id": "prodft_prod_06h2fxqa1k3006e3a7ppqh0vqnnm0",
          *       "data": {
-         *         "id": "prodft_prod_06h2fw113991sywbk88phhef5hb6c",
+         *         "id": "prodft_prod_06h2fxqa1k3006e3a7ppqh0vqnnm0",
          *         "object": "product_feature",
-         *         "created": "2026-11-29T15:32:58.266Z",
+         *         "created": "2026-11-29T15:40:22.924Z",
          *         "feature": {
-         *           "id": "feat_prod_06h2fw111gvw70vkzs1rp9ffhtrj0",
+         *           "id": "feat_prod_06h2fxq9za5y8xa5p5psth8tx1450",
          *           "name": "Beta",
          *           "object": "feature",
-         *           "created": "2026-11-29T15:32:58.252Z",
-         *           "updated": "2026-11-29T15:32:58.252Z",
+         *           "created": "2026-11-29T15:40:22.906Z",
+         *           "updated": "2026-11-29T15:40:22.906Z",
          *           "livemode": false,
          *           "metadata": {},
          *           "lookup_key": "beta"
          *         },
-         *         "product": "prod_prod_06h2fw0zvwmvpr1vwf3jme7s41pqr",
+         *         "product": "prod_prod_06h2fxq8p90zxfrbph4y44fbd0km6",
          *         "livemode": false
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2fw114rfew69kz7620et2nvc0m",
-         *       "request_id": "req_prod_06h2fw114rfew69kz7620et2nvc0m",
+         *       "correlation_id": "req_prod_06h2fxqa4k5cy3v9cchr1gscbz0fj",
+         *       "request_id": "req_prod_06h2fxqa4k5cy3v9cchr1gscbz0fj",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-29T15:32:58.283Z",
+         *       "created": "2026-11-29T15:40:22.967Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2fw0rt3rsvnydsxryw0w24qcqp"
+         *       "actor_id": "key_prod_06h2fxpzz5qtqg4qbt17kah6myejc"
          *     }
          */
         ProductFeatureDetachedEvent: {
@@ -22358,36 +22414,36 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2fw17v0nyt8jm7d7j3yajey8tm",
+         *       "id": "evt_prod_06h2fxqj02kja9vmte8kycj6qg91t",
          *       "type": "customer.entitlements.updated",
          *       "aggregate_type": "customer_entitlements",
-         *       "aggregate_id": "cus_prod_06h2fw11rqq15gbze22grn4106dx2",
+         *       "aggregate_id": "cus_prod_06h2fxqazgr60n5e6p6x3g88rmhja",
          *       "data": {
          *         "items": [
          *           {
-         *             "feature": "feat_prod_06h2fw10whqdtwr8w1k3bbv2w6krm",
+         *             "feature": "feat_prod_06h2fxq9szk1f233f41x42dnbkavt",
          *             "lookup_key": "reports",
-         *             "source_subscription": "sub_prod_06h2fw17r8s774y69ckrzvfz2da76"
+         *             "source_subscription": "sub_prod_06h2fxqhwy4xc7szt0q9y8j524why"
          *           }
          *         ],
          *         "object": "customer_entitlements",
-         *         "customer": "cus_prod_06h2fw11rqq15gbze22grn4106dx2",
+         *         "customer": "cus_prod_06h2fxqazgr60n5e6p6x3g88rmhja",
          *         "livemode": false
          *       },
          *       "previous_data": {
          *         "items": [],
          *         "object": "customer_entitlements",
-         *         "customer": "cus_prod_06h2fw11rqq15gbze22grn4106dx2",
+         *         "customer": "cus_prod_06h2fxqazgr60n5e6p6x3g88rmhja",
          *         "livemode": false
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2fw17qpkjtqdpswydpc29b0b88",
-         *       "request_id": "req_prod_06h2fw17qpkjtqdpswydpc29b0b88",
+         *       "correlation_id": "req_prod_06h2fxqhw7yf1tvqe44t3bc3wdmaj",
+         *       "request_id": "req_prod_06h2fxqhw7yf1tvqe44t3bc3wdmaj",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-29T15:32:59.992Z",
+         *       "created": "2026-11-29T15:40:24.960Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2fw0rt3rsvnydsxryw0w24qcqp"
+         *       "actor_id": "key_prod_06h2fxpzz5qtqg4qbt17kah6myejc"
          *     }
          */
         CustomerEntitlementsUpdatedEvent: {
@@ -22432,13 +22488,13 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2fw118328cazd6txzerbsh48ej",
+         *       "id": "evt_prod_06h2fxqaj1xvte9md982zzjjkezda",
          *       "type": "portal_configuration.updated",
          *       "aggregate_type": "portal_configuration",
-         *       "aggregate_id": "acc_prod_06h2fw0qsqzyrhf71xvpp4kzzcp8c",
+         *       "aggregate_id": "acc_prod_06h2fxpymd0q5crxtga5ytwd3k764",
          *       "data": {
          *         "object": "portal_configuration",
-         *         "updated": "2026-11-29T15:32:58.299Z",
+         *         "updated": "2026-11-29T15:40:23.050Z",
          *         "branding": {
          *           "logo_url": null,
          *           "accent_color": null,
@@ -22543,13 +22599,13 @@ export type components = {
          *         "default_return_url": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2fw11716kt12m7028299j1f164",
-         *       "request_id": "req_prod_06h2fw11716kt12m7028299j1f164",
+         *       "correlation_id": "req_prod_06h2fxqa90z637s33148zqsqphd76",
+         *       "request_id": "req_prod_06h2fxqa90z637s33148zqsqphd76",
          *       "version": 1,
          *       "sequence": 4,
-         *       "created": "2026-11-29T15:32:58.304Z",
+         *       "created": "2026-11-29T15:40:23.056Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2fw0rt3rsvnydsxryw0w24qcqp"
+         *       "actor_id": "key_prod_06h2fxpzz5qtqg4qbt17kah6myejc"
          *     }
          */
         PortalConfigurationUpdatedEvent: {
@@ -22594,13 +22650,13 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2fw16x4gna7nwdrg8fvyxxd4qa",
+         *       "id": "evt_prod_06h2fxqgh127bqm3d7bk8szrwg794",
          *       "type": "credit_note.created",
          *       "aggregate_type": "credit_note",
-         *       "aggregate_id": "cn_prod_06h2fw16vb8gsmn2sgkmha4th0xde",
+         *       "aggregate_id": "cn_prod_06h2fxqgerhq12fxxw7s1xbaj0mna",
          *       "data": {
-         *         "id": "cn_prod_06h2fw16vb8gsmn2sgkmha4th0xde",
-         *         "pdf": "http://127.0.0.1:40283/api/credit-notes/cn_prod_06h2fw16vb8gsmn2sgkmha4th0xde/pdf",
+         *         "id": "cn_prod_06h2fxqgerhq12fxxw7s1xbaj0mna",
+         *         "pdf": "http://127.0.0.1:42273/api/credit-notes/cn_prod_06h2fxqgerhq12fxxw7s1xbaj0mna/pdf",
          *         "memo": null,
          *         "type": "pre_payment",
          *         "lines": [
@@ -22618,16 +22674,16 @@ export type components = {
          *         "object": "credit_note",
          *         "reason": "order_change",
          *         "status": "issued",
-         *         "created": "2026-11-29T15:32:59.738Z",
-         *         "invoice": "in_prod_06h2fw16mwz7q46pgrdp9t5t0jn1c",
+         *         "created": "2026-11-29T15:40:24.566Z",
+         *         "invoice": "in_prod_06h2fxqg89ch378fkh6jgdq6cnfq2",
          *         "refunds": [],
-         *         "updated": "2026-11-29T15:32:59.738Z",
+         *         "updated": "2026-11-29T15:40:24.566Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2fw11rqq15gbze22grn4106dx2",
+         *         "customer": "cus_prod_06h2fxqazgr60n5e6p6x3g88rmhja",
          *         "livemode": false,
          *         "tax_atom": 0,
          *         "voided_at": null,
-         *         "pdf_sha256": "5409d55780fdda4eb62627aa9a60ef17ccfbcfd9967bbedf1a0048b9c9be49f5",
+         *         "pdf_sha256": "86a0fb4fcc40166c9258a33c5c0adba39a2d3c8c7fa23b3dfe4e7f3967a8d4ae",
          *         "total_taxes": [],
          *         "discount_atom": 0,
          *         "subtotal_atom": 100,
@@ -22639,13 +22695,13 @@ export type components = {
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2fw16tn756xb3r6wmpeka67wwg",
-         *       "request_id": "req_prod_06h2fw16tn756xb3r6wmpeka67wwg",
+         *       "correlation_id": "req_prod_06h2fxqgdzyw76tqzwp2nwmm97mqt",
+         *       "request_id": "req_prod_06h2fxqgdzyw76tqzwp2nwmm97mqt",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-29T15:32:59.753Z",
+         *       "created": "2026-11-29T15:40:24.584Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2fw0rt3rsvnydsxryw0w24qcqp"
+         *       "actor_id": "key_prod_06h2fxpzz5qtqg4qbt17kah6myejc"
          *     }
          */
         CreditNoteCreatedEvent: {
@@ -22690,13 +22746,13 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2fw171s39ep9f1yz2jf98d65mg",
+         *       "id": "evt_prod_06h2fxqgq8ek9gcwamr2wzp0cr0x4",
          *       "type": "credit_note.voided",
          *       "aggregate_type": "credit_note",
-         *       "aggregate_id": "cn_prod_06h2fw16vb8gsmn2sgkmha4th0xde",
+         *       "aggregate_id": "cn_prod_06h2fxqgerhq12fxxw7s1xbaj0mna",
          *       "data": {
-         *         "id": "cn_prod_06h2fw16vb8gsmn2sgkmha4th0xde",
-         *         "pdf": "http://127.0.0.1:40283/api/credit-notes/cn_prod_06h2fw16vb8gsmn2sgkmha4th0xde/pdf",
+         *         "id": "cn_prod_06h2fxqgerhq12fxxw7s1xbaj0mna",
+         *         "pdf": "http://127.0.0.1:42273/api/credit-notes/cn_prod_06h2fxqgerhq12fxxw7s1xbaj0mna/pdf",
          *         "memo": null,
          *         "type": "pre_payment",
          *         "lines": [
@@ -22714,16 +22770,16 @@ export type components = {
          *         "object": "credit_note",
          *         "reason": "order_change",
          *         "status": "void",
-         *         "created": "2026-11-29T15:32:59.738Z",
-         *         "invoice": "in_prod_06h2fw16mwz7q46pgrdp9t5t0jn1c",
+         *         "created": "2026-11-29T15:40:24.566Z",
+         *         "invoice": "in_prod_06h2fxqg89ch378fkh6jgdq6cnfq2",
          *         "refunds": [],
-         *         "updated": "2026-11-29T15:32:59.787Z",
+         *         "updated": "2026-11-29T15:40:24.631Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2fw11rqq15gbze22grn4106dx2",
+         *         "customer": "cus_prod_06h2fxqazgr60n5e6p6x3g88rmhja",
          *         "livemode": false,
          *         "tax_atom": 0,
-         *         "voided_at": "2026-11-29T15:32:59.787Z",
-         *         "pdf_sha256": "5409d55780fdda4eb62627aa9a60ef17ccfbcfd9967bbedf1a0048b9c9be49f5",
+         *         "voided_at": "2026-11-29T15:40:24.631Z",
+         *         "pdf_sha256": "86a0fb4fcc40166c9258a33c5c0adba39a2d3c8c7fa23b3dfe4e7f3967a8d4ae",
          *         "total_taxes": [],
          *         "discount_atom": 0,
          *         "subtotal_atom": 100,
@@ -22734,8 +22790,8 @@ export type components = {
          *         "customer_balance_transaction": null
          *       },
          *       "previous_data": {
-         *         "id": "cn_prod_06h2fw16vb8gsmn2sgkmha4th0xde",
-         *         "pdf": "http://127.0.0.1:40283/api/credit-notes/cn_prod_06h2fw16vb8gsmn2sgkmha4th0xde/pdf",
+         *         "id": "cn_prod_06h2fxqgerhq12fxxw7s1xbaj0mna",
+         *         "pdf": "http://127.0.0.1:42273/api/credit-notes/cn_prod_06h2fxqgerhq12fxxw7s1xbaj0mna/pdf",
          *         "memo": null,
          *         "type": "pre_payment",
          *         "lines": [
@@ -22753,16 +22809,16 @@ export type components = {
          *         "object": "credit_note",
          *         "reason": "order_change",
          *         "status": "issued",
-         *         "created": "2026-11-29T15:32:59.738Z",
-         *         "invoice": "in_prod_06h2fw16mwz7q46pgrdp9t5t0jn1c",
+         *         "created": "2026-11-29T15:40:24.566Z",
+         *         "invoice": "in_prod_06h2fxqg89ch378fkh6jgdq6cnfq2",
          *         "refunds": [],
-         *         "updated": "2026-11-29T15:32:59.738Z",
+         *         "updated": "2026-11-29T15:40:24.566Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2fw11rqq15gbze22grn4106dx2",
+         *         "customer": "cus_prod_06h2fxqazgr60n5e6p6x3g88rmhja",
          *         "livemode": false,
          *         "tax_atom": 0,
          *         "voided_at": null,
-         *         "pdf_sha256": "5409d55780fdda4eb62627aa9a60ef17ccfbcfd9967bbedf1a0048b9c9be49f5",
+         *         "pdf_sha256": "86a0fb4fcc40166c9258a33c5c0adba39a2d3c8c7fa23b3dfe4e7f3967a8d4ae",
          *         "total_taxes": [],
          *         "discount_atom": 0,
          *         "subtotal_atom": 100,
@@ -22773,13 +22829,13 @@ export type components = {
          *         "customer_balance_transaction": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2fw170sfd6b00kx02bdc35qbbg",
-         *       "request_id": "req_prod_06h2fw170sfd6b00kx02bdc35qbbg",
+         *       "correlation_id": "req_prod_06h2fxqgp719sxp9t3xeqch8h3c70",
+         *       "request_id": "req_prod_06h2fxqgp719sxp9t3xeqch8h3c70",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-29T15:32:59.790Z",
+         *       "created": "2026-11-29T15:40:24.634Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2fw0rt3rsvnydsxryw0w24qcqp"
+         *       "actor_id": "key_prod_06h2fxpzz5qtqg4qbt17kah6myejc"
          *     }
          */
         CreditNoteVoidedEvent: {
@@ -22824,34 +22880,34 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2fw1775r92p65mehdh2t9st89p",
+         *       "id": "evt_prod_06h2fxqgtqw7e3x56645p4q6tjqm0",
          *       "type": "customer.balance_transaction.created",
          *       "aggregate_type": "customer_balance_transaction",
-         *       "aggregate_id": "cbtxn_prod_06h2fw176tyn2jkqz0sqn8tarq8bw",
+         *       "aggregate_id": "cbtxn_prod_06h2fxqgtf832bcqtb18b8adz4ewc",
          *       "data": {
-         *         "id": "cbtxn_prod_06h2fw176tyn2jkqz0sqn8tarq8bw",
+         *         "id": "cbtxn_prod_06h2fxqgtf832bcqtb18b8adz4ewc",
          *         "type": "credit_note",
          *         "object": "customer_balance_transaction",
-         *         "created": "2026-11-29T15:32:59.830Z",
-         *         "invoice": "in_prod_06h2fw13zwb7wgs7c0btv803wttk0",
+         *         "created": "2026-11-29T15:40:24.659Z",
+         *         "invoice": "in_prod_06h2fxqdh2ggxt09mp224zx8gprz8",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2fw11rqq15gbze22grn4106dx2",
+         *         "customer": "cus_prod_06h2fxqazgr60n5e6p6x3g88rmhja",
          *         "livemode": false,
          *         "amount_atom": 100,
-         *         "credit_note": "cn_prod_06h2fw1768dp199kk69z6zxmg5csp",
+         *         "credit_note": "cn_prod_06h2fxqgt34zv2bd3wtc89s8fe0p6",
          *         "description": null,
          *         "ending_balance_atom": 100,
          *         "subscription_change_request": null
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2fw175kqgks0fdrk1vaekp34ja",
-         *       "request_id": "req_prod_06h2fw175kqgks0fdrk1vaekp34ja",
+         *       "correlation_id": "req_prod_06h2fxqgsdpax1j0e86ttheq0gtww",
+         *       "request_id": "req_prod_06h2fxqgsdpax1j0e86ttheq0gtww",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-29T15:32:59.833Z",
+         *       "created": "2026-11-29T15:40:24.661Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2fw0rt3rsvnydsxryw0w24qcqp"
+         *       "actor_id": "key_prod_06h2fxpzz5qtqg4qbt17kah6myejc"
          *     }
          */
         CustomerBalanceTransactionCreatedEvent: {
@@ -22896,15 +22952,15 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2fw0tx6gazpjjbmm1me8mjctt6",
+         *       "id": "evt_prod_06h2fxq2zj0aa3b1jyq3qpf33hwcp",
          *       "type": "member.invited",
          *       "aggregate_type": "member",
-         *       "aggregate_id": "inv_prod_06h2fw0twgyk1g9zc7wg9vj4de4a4",
+         *       "aggregate_id": "inv_prod_06h2fxq2yp4wexmw6kk0094g24yjg",
          *       "data": {
-         *         "id": "inv_prod_06h2fw0twgyk1g9zc7wg9vj4de4a4",
+         *         "id": "inv_prod_06h2fxq2yp4wexmw6kk0094g24yjg",
          *         "name": null,
          *         "role": "viewer",
-         *         "email": "withdrawn-mx200d43@example.com",
+         *         "email": "withdrawn-mx209w18@example.com",
          *         "object": "member",
          *         "status": "invited",
          *         "invitation": null
@@ -22915,12 +22971,12 @@ export type components = {
          *         "client_address": null
          *       },
          *       "correlation_id": null,
-         *       "request_id": "req_prod_06h2fw0trev346dhavmh6qqxwqqk4",
+         *       "request_id": "req_prod_06h2fxq2wx5hztskcswpjw83vq2z8",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-29T15:32:56.681Z",
+         *       "created": "2026-11-29T15:40:21.116Z",
          *       "actor_type": "user",
-         *       "actor_id": "user_prod_06h2fw0qtb9d4jyv8g2nrpkhpp6qt"
+         *       "actor_id": "user_prod_06h2fxpynczn2m80gzh8szvr151jm"
          *     }
          */
         MemberInvitedEvent: {
@@ -22965,24 +23021,24 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2fw0v07ara1kh9s0xfyrwkkf08",
+         *       "id": "evt_prod_06h2fxq3367ppq72tzwyte6rmdc5r",
          *       "type": "member.invitation_revoked",
          *       "aggregate_type": "member",
-         *       "aggregate_id": "inv_prod_06h2fw0twgyk1g9zc7wg9vj4de4a4",
+         *       "aggregate_id": "inv_prod_06h2fxq2yp4wexmw6kk0094g24yjg",
          *       "data": {
-         *         "id": "inv_prod_06h2fw0twgyk1g9zc7wg9vj4de4a4",
+         *         "id": "inv_prod_06h2fxq2yp4wexmw6kk0094g24yjg",
          *         "name": null,
          *         "role": "viewer",
-         *         "email": "withdrawn-mx200d43@example.com",
+         *         "email": "withdrawn-mx209w18@example.com",
          *         "object": "member",
          *         "status": "invitation_revoked",
          *         "invitation": null
          *       },
          *       "previous_data": {
-         *         "id": "inv_prod_06h2fw0twgyk1g9zc7wg9vj4de4a4",
+         *         "id": "inv_prod_06h2fxq2yp4wexmw6kk0094g24yjg",
          *         "name": null,
          *         "role": "viewer",
-         *         "email": "withdrawn-mx200d43@example.com",
+         *         "email": "withdrawn-mx209w18@example.com",
          *         "object": "member",
          *         "status": "invited",
          *         "invitation": null
@@ -22992,12 +23048,12 @@ export type components = {
          *         "client_address": null
          *       },
          *       "correlation_id": null,
-         *       "request_id": "req_prod_06h2fw0tzbjwh3axx9c9sn1p1bka2",
+         *       "request_id": "req_prod_06h2fxq31qbgxr4fswqebpev2g0mt",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-29T15:32:56.705Z",
+         *       "created": "2026-11-29T15:40:21.145Z",
          *       "actor_type": "user",
-         *       "actor_id": "user_prod_06h2fw0qtb9d4jyv8g2nrpkhpp6qt"
+         *       "actor_id": "user_prod_06h2fxpynczn2m80gzh8szvr151jm"
          *     }
          */
         MemberInvitationRevokedEvent: {
@@ -23042,18 +23098,18 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2fw0vhnb16h5s50vn6vpx0qgsa",
+         *       "id": "evt_prod_06h2fxq3qtpjr07npwrgpzan35set",
          *       "type": "member.joined",
          *       "aggregate_type": "member",
-         *       "aggregate_id": "user_prod_06h2fw0vgw6q2dwr3whrk5kbwkynp",
+         *       "aggregate_id": "user_prod_06h2fxq3pye4vprcbkv7d3hggn2mj",
          *       "data": {
-         *         "id": "user_prod_06h2fw0vgw6q2dwr3whrk5kbwkynp",
+         *         "id": "user_prod_06h2fxq3pye4vprcbkv7d3hggn2mj",
          *         "name": "Joined Member",
          *         "role": "developer",
-         *         "email": "joined-mx200d43@example.com",
+         *         "email": "joined-mx209w18@example.com",
          *         "object": "member",
          *         "status": "active",
-         *         "invitation": "inv_prod_06h2fw0v21rhdrz6jkcjbszz26s9j"
+         *         "invitation": "inv_prod_06h2fxq35gwv9f4qzpffg0q05dkfy"
          *       },
          *       "previous_data": null,
          *       "metadata": {
@@ -23061,12 +23117,12 @@ export type components = {
          *         "client_address": null
          *       },
          *       "correlation_id": null,
-         *       "request_id": "req_prod_06h2fw0vh50xpkg9wg5t7nfta0jtp",
+         *       "request_id": "req_prod_06h2fxq3qacn88x2zwyyr2znaywpc",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-29T15:32:56.845Z",
+         *       "created": "2026-11-29T15:40:21.310Z",
          *       "actor_type": "user",
-         *       "actor_id": "user_prod_06h2fw0vgw6q2dwr3whrk5kbwkynp"
+         *       "actor_id": "user_prod_06h2fxq3pye4vprcbkv7d3hggn2mj"
          *     }
          */
         MemberJoinedEvent: {
@@ -23111,24 +23167,24 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2fw0vmj5g20wqrt1en06wd73ra",
+         *       "id": "evt_prod_06h2fxq3vhjxd0m5tr4v3j4wt75z8",
          *       "type": "member.role_changed",
          *       "aggregate_type": "member",
-         *       "aggregate_id": "user_prod_06h2fw0vgw6q2dwr3whrk5kbwkynp",
+         *       "aggregate_id": "user_prod_06h2fxq3pye4vprcbkv7d3hggn2mj",
          *       "data": {
-         *         "id": "user_prod_06h2fw0vgw6q2dwr3whrk5kbwkynp",
+         *         "id": "user_prod_06h2fxq3pye4vprcbkv7d3hggn2mj",
          *         "name": "Joined Member",
          *         "role": "viewer",
-         *         "email": "joined-mx200d43@example.com",
+         *         "email": "joined-mx209w18@example.com",
          *         "object": "member",
          *         "status": "active",
          *         "invitation": null
          *       },
          *       "previous_data": {
-         *         "id": "user_prod_06h2fw0vgw6q2dwr3whrk5kbwkynp",
+         *         "id": "user_prod_06h2fxq3pye4vprcbkv7d3hggn2mj",
          *         "name": "Joined Member",
          *         "role": "developer",
-         *         "email": "joined-mx200d43@example.com",
+         *         "email": "joined-mx209w18@example.com",
          *         "object": "member",
          *         "status": "active",
          *         "invitation": null
@@ -23138,12 +23194,12 @@ export type components = {
          *         "client_address": null
          *       },
          *       "correlation_id": null,
-         *       "request_id": "req_prod_06h2fw0vkfqg7gt8chyw6ymjf2t8w",
+         *       "request_id": "req_prod_06h2fxq3sppg0w2y4dq4vnpmcj6p4",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-29T15:32:56.868Z",
+         *       "created": "2026-11-29T15:40:21.341Z",
          *       "actor_type": "user",
-         *       "actor_id": "user_prod_06h2fw0qtb9d4jyv8g2nrpkhpp6qt"
+         *       "actor_id": "user_prod_06h2fxpynczn2m80gzh8szvr151jm"
          *     }
          */
         MemberRoleChangedEvent: {
@@ -23188,24 +23244,24 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2fw0vq50303jd8f3r18eytetg2",
+         *       "id": "evt_prod_06h2fxq3ycqjbrybv18dfwgsxx1vc",
          *       "type": "member.removed",
          *       "aggregate_type": "member",
-         *       "aggregate_id": "user_prod_06h2fw0vgw6q2dwr3whrk5kbwkynp",
+         *       "aggregate_id": "user_prod_06h2fxq3pye4vprcbkv7d3hggn2mj",
          *       "data": {
-         *         "id": "user_prod_06h2fw0vgw6q2dwr3whrk5kbwkynp",
+         *         "id": "user_prod_06h2fxq3pye4vprcbkv7d3hggn2mj",
          *         "name": "Joined Member",
          *         "role": "viewer",
-         *         "email": "joined-mx200d43@example.com",
+         *         "email": "joined-mx209w18@example.com",
          *         "object": "member",
          *         "status": "removed",
          *         "invitation": null
          *       },
          *       "previous_data": {
-         *         "id": "user_prod_06h2fw0vgw6q2dwr3whrk5kbwkynp",
+         *         "id": "user_prod_06h2fxq3pye4vprcbkv7d3hggn2mj",
          *         "name": "Joined Member",
          *         "role": "viewer",
-         *         "email": "joined-mx200d43@example.com",
+         *         "email": "joined-mx209w18@example.com",
          *         "object": "member",
          *         "status": "active",
          *         "invitation": null
@@ -23215,12 +23271,12 @@ export type components = {
          *         "client_address": null
          *       },
          *       "correlation_id": null,
-         *       "request_id": "req_prod_06h2fw0vny5ymdgb3jat4afkhfhaa",
+         *       "request_id": "req_prod_06h2fxq3x010wg5ae69nkn2565b1m",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-29T15:32:56.890Z",
+         *       "created": "2026-11-29T15:40:21.363Z",
          *       "actor_type": "user",
-         *       "actor_id": "user_prod_06h2fw0qtb9d4jyv8g2nrpkhpp6qt"
+         *       "actor_id": "user_prod_06h2fxpynczn2m80gzh8szvr151jm"
          *     }
          */
         MemberRemovedEvent: {
@@ -23265,31 +23321,31 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2fw0xp8j4gvx4s1e7xfdjp3e2j",
+         *       "id": "evt_prod_06h2fxq67hgs62nfgpnbds1gnp8y8",
          *       "type": "payment_processor.connected",
          *       "aggregate_type": "payment_processor",
-         *       "aggregate_id": "acc_prod_06h2fw0qsqzyrhf71xvpp4kzzcp8c",
+         *       "aggregate_id": "acc_prod_06h2fxpymd0q5crxtga5ytwd3k764",
          *       "data": {
          *         "object": "payment_processor",
-         *         "created": "2026-11-29T15:32:57.392Z",
-         *         "updated": "2026-11-29T15:32:57.392Z",
+         *         "created": "2026-11-29T15:40:21.945Z",
+         *         "updated": "2026-11-29T15:40:21.945Z",
          *         "livemode": false,
          *         "processor": "stripe",
-         *         "webhook_url": "http://127.0.0.1:40283/api/processors/stripe/acc_prod_06h2fw0qsqzyrhf71xvpp4kzzcp8c",
+         *         "webhook_url": "http://127.0.0.1:42273/api/processors/stripe/acc_prod_06h2fxpymd0q5crxtga5ytwd3k764",
          *         "publishable_key": "pk_test_catalogue_flow",
          *         "secret_key_last4": "flow",
-         *         "processor_account": "acct_765ae9d93e6cd8cb3e81d597",
-         *         "webhook_endpoint_id": "we_ccea98ffb01168cc592030d6"
+         *         "processor_account": "acct_bf77221be83f3024fdcee18f",
+         *         "webhook_endpoint_id": "we_659514e1021713a5ded2081b"
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2fw0xk4pexxvtyqcdbbevkz1mm",
-         *       "request_id": "req_prod_06h2fw0xk4pexxvtyqcdbbevkz1mm",
+         *       "correlation_id": "req_prod_06h2fxq63zrtn8pqvham8kh52n97r",
+         *       "request_id": "req_prod_06h2fxq63zrtn8pqvham8kh52n97r",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-29T15:32:57.394Z",
+         *       "created": "2026-11-29T15:40:21.948Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2fw0rt3rsvnydsxryw0w24qcqp"
+         *       "actor_id": "key_prod_06h2fxpzz5qtqg4qbt17kah6myejc"
          *     }
          */
         PaymentProcessorConnectedEvent: {
@@ -23334,31 +23390,31 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2fw0zhyr25t8jf0j2g55svdmme",
+         *       "id": "evt_prod_06h2fxq8brdhrpq9mekgc82hcky88",
          *       "type": "payment_processor.disconnected",
          *       "aggregate_type": "payment_processor",
-         *       "aggregate_id": "acc_prod_06h2fw0qsqzyrhf71xvpp4kzzcp8c",
+         *       "aggregate_id": "acc_prod_06h2fxpymd0q5crxtga5ytwd3k764",
          *       "data": {
          *         "object": "payment_processor",
-         *         "created": "2026-11-29T15:32:57.392Z",
-         *         "updated": "2026-11-29T15:32:57.392Z",
+         *         "created": "2026-11-29T15:40:21.945Z",
+         *         "updated": "2026-11-29T15:40:21.945Z",
          *         "livemode": false,
          *         "processor": "stripe",
-         *         "webhook_url": "http://127.0.0.1:40283/api/processors/stripe/acc_prod_06h2fw0qsqzyrhf71xvpp4kzzcp8c",
+         *         "webhook_url": "http://127.0.0.1:42273/api/processors/stripe/acc_prod_06h2fxpymd0q5crxtga5ytwd3k764",
          *         "publishable_key": "pk_test_catalogue_flow",
          *         "secret_key_last4": "flow",
-         *         "processor_account": "acct_765ae9d93e6cd8cb3e81d597",
-         *         "webhook_endpoint_id": "we_ccea98ffb01168cc592030d6"
+         *         "processor_account": "acct_bf77221be83f3024fdcee18f",
+         *         "webhook_endpoint_id": "we_659514e1021713a5ded2081b"
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2fw0zgzktc446h229ydwzyf13r",
-         *       "request_id": "req_prod_06h2fw0zgzktc446h229ydwzyf13r",
+         *       "correlation_id": "req_prod_06h2fxq8b1v4q57xss1qtcq7kt27g",
+         *       "request_id": "req_prod_06h2fxq8b1v4q57xss1qtcq7kt27g",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-29T15:32:57.871Z",
+         *       "created": "2026-11-29T15:40:22.494Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2fw0rt3rsvnydsxryw0w24qcqp"
+         *       "actor_id": "key_prod_06h2fxpzz5qtqg4qbt17kah6myejc"
          *     }
          */
         PaymentProcessorDisconnectedEvent: {
@@ -23403,36 +23459,36 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2fw19b3070f14be25fsfxv2402",
+         *       "id": "evt_prod_06h2fxqkmwfh6qzbw030a9d40ptv2",
          *       "type": "subscription_change_request.scheduled",
          *       "aggregate_type": "subscription_change_request",
-         *       "aggregate_id": "scr_prod_06h2fw19528jfwbrcga8m8g6wd18p",
+         *       "aggregate_id": "scr_prod_06h2fxqkf17hv2sdgksa76ddp9j6c",
          *       "data": {
-         *         "id": "scr_prod_06h2fw19528jfwbrcga8m8g6wd18p",
+         *         "id": "scr_prod_06h2fxqkf17hv2sdgksa76ddp9j6c",
          *         "steps": [
          *           {
-         *             "item": "si_prod_06h2fw18tdmfszekshwszhzrkvepr",
+         *             "item": "si_prod_06h2fxqk2dpwkyj6vrcds69qg2nv2",
          *             "type": "switch_price",
-         *             "price": "price_prod_06h2fw18rqjyh1p53kpb0jwzr8k88",
+         *             "price": "price_prod_06h2fxqk0k0zhxwrxtj5fqyt36edm",
          *             "state": "pending",
          *             "quantity": null
          *           }
          *         ],
          *         "object": "subscription_change_request",
          *         "status": "scheduled",
-         *         "created": "2026-11-29T15:33:00.297Z",
+         *         "created": "2026-11-29T15:40:25.313Z",
          *         "invoice": null,
-         *         "updated": "2026-11-29T15:33:00.367Z",
+         *         "updated": "2026-11-29T15:40:25.368Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "metadata": {},
          *         "effective": "period_end",
          *         "applied_at": null,
          *         "last_error": null,
-         *         "effective_at": "2026-12-29T15:33:00.240Z",
-         *         "subscription": "sub_prod_06h2fw18tdmfszekshwszhzrkvepp",
+         *         "effective_at": "2026-12-29T15:40:25.232Z",
+         *         "subscription": "sub_prod_06h2fxqk2dpwkyj6vrcds69qg2nv0",
          *         "applied_steps": 0,
-         *         "proration_date": "2026-11-29T15:33:00.297Z",
+         *         "proration_date": "2026-11-29T15:40:25.313Z",
          *         "proration_behavior": "create_prorations",
          *         "amount_due_now_atom": 0,
          *         "balance_transaction": null,
@@ -23445,21 +23501,21 @@ export type components = {
          *         "amount_due_now_total_atom": 0
          *       },
          *       "previous_data": {
-         *         "id": "scr_prod_06h2fw19528jfwbrcga8m8g6wd18p",
+         *         "id": "scr_prod_06h2fxqkf17hv2sdgksa76ddp9j6c",
          *         "steps": [
          *           {
-         *             "item": "si_prod_06h2fw18tdmfszekshwszhzrkvepr",
+         *             "item": "si_prod_06h2fxqk2dpwkyj6vrcds69qg2nv2",
          *             "type": "switch_price",
-         *             "price": "price_prod_06h2fw18rqjyh1p53kpb0jwzr8k88",
+         *             "price": "price_prod_06h2fxqk0k0zhxwrxtj5fqyt36edm",
          *             "state": "pending",
          *             "quantity": null
          *           }
          *         ],
          *         "object": "subscription_change_request",
          *         "status": "open",
-         *         "created": "2026-11-29T15:33:00.297Z",
+         *         "created": "2026-11-29T15:40:25.313Z",
          *         "invoice": null,
-         *         "updated": "2026-11-29T15:33:00.297Z",
+         *         "updated": "2026-11-29T15:40:25.313Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "metadata": {},
@@ -23467,9 +23523,9 @@ export type components = {
          *         "applied_at": null,
          *         "last_error": null,
          *         "effective_at": null,
-         *         "subscription": "sub_prod_06h2fw18tdmfszekshwszhzrkvepp",
+         *         "subscription": "sub_prod_06h2fxqk2dpwkyj6vrcds69qg2nv0",
          *         "applied_steps": 0,
-         *         "proration_date": "2026-11-29T15:33:00.297Z",
+         *         "proration_date": "2026-11-29T15:40:25.313Z",
          *         "proration_behavior": "create_prorations",
          *         "amount_due_now_atom": 0,
          *         "balance_transaction": null,
@@ -23482,13 +23538,13 @@ export type components = {
          *         "amount_due_now_total_atom": 0
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2fw198q4fswwwawmqzqxmb7bft",
-         *       "request_id": "req_prod_06h2fw198q4fswwwawmqzqxmb7bft",
+         *       "correlation_id": "req_prod_06h2fxqkhsmgpejs0zctfn3pfyb3e",
+         *       "request_id": "req_prod_06h2fxqkhsmgpejs0zctfn3pfyb3e",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-29T15:33:00.376Z",
+         *       "created": "2026-11-29T15:40:25.383Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2fw0rt3rsvnydsxryw0w24qcqp"
+         *       "actor_id": "key_prod_06h2fxpzz5qtqg4qbt17kah6myejc"
          *     }
          */
         SubscriptionChangeRequestScheduledEvent: {
@@ -23533,36 +23589,36 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2fw1c83pfwp9kpsc5ag44qcxv0",
+         *       "id": "evt_prod_06h2fxqptx9aahrdgcm7nmwjbf404",
          *       "type": "subscription_change_request.applied",
          *       "aggregate_type": "subscription_change_request",
-         *       "aggregate_id": "scr_prod_06h2fw19528jfwbrcga8m8g6wd18p",
+         *       "aggregate_id": "scr_prod_06h2fxqkf17hv2sdgksa76ddp9j6c",
          *       "data": {
-         *         "id": "scr_prod_06h2fw19528jfwbrcga8m8g6wd18p",
+         *         "id": "scr_prod_06h2fxqkf17hv2sdgksa76ddp9j6c",
          *         "steps": [
          *           {
-         *             "item": "si_prod_06h2fw18tdmfszekshwszhzrkvepr",
+         *             "item": "si_prod_06h2fxqk2dpwkyj6vrcds69qg2nv2",
          *             "type": "switch_price",
-         *             "price": "price_prod_06h2fw18rqjyh1p53kpb0jwzr8k88",
+         *             "price": "price_prod_06h2fxqk0k0zhxwrxtj5fqyt36edm",
          *             "state": "applied",
          *             "quantity": null
          *           }
          *         ],
          *         "object": "subscription_change_request",
          *         "status": "applied",
-         *         "created": "2026-11-29T15:33:00.297Z",
+         *         "created": "2026-11-29T15:40:25.313Z",
          *         "invoice": null,
-         *         "updated": "2026-12-29T15:33:00.240Z",
+         *         "updated": "2026-12-29T15:40:25.232Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "metadata": {},
          *         "effective": "period_end",
-         *         "applied_at": "2026-12-29T15:33:00.240Z",
+         *         "applied_at": "2026-12-29T15:40:25.232Z",
          *         "last_error": null,
-         *         "effective_at": "2026-12-29T15:33:00.240Z",
-         *         "subscription": "sub_prod_06h2fw18tdmfszekshwszhzrkvepp",
+         *         "effective_at": "2026-12-29T15:40:25.232Z",
+         *         "subscription": "sub_prod_06h2fxqk2dpwkyj6vrcds69qg2nv0",
          *         "applied_steps": 1,
-         *         "proration_date": "2026-11-29T15:33:00.297Z",
+         *         "proration_date": "2026-11-29T15:40:25.313Z",
          *         "proration_behavior": "create_prorations",
          *         "amount_due_now_atom": 0,
          *         "balance_transaction": null,
@@ -23575,31 +23631,31 @@ export type components = {
          *         "amount_due_now_total_atom": 0
          *       },
          *       "previous_data": {
-         *         "id": "scr_prod_06h2fw19528jfwbrcga8m8g6wd18p",
+         *         "id": "scr_prod_06h2fxqkf17hv2sdgksa76ddp9j6c",
          *         "steps": [
          *           {
-         *             "item": "si_prod_06h2fw18tdmfszekshwszhzrkvepr",
+         *             "item": "si_prod_06h2fxqk2dpwkyj6vrcds69qg2nv2",
          *             "type": "switch_price",
-         *             "price": "price_prod_06h2fw18rqjyh1p53kpb0jwzr8k88",
+         *             "price": "price_prod_06h2fxqk0k0zhxwrxtj5fqyt36edm",
          *             "state": "pending",
          *             "quantity": null
          *           }
          *         ],
          *         "object": "subscription_change_request",
          *         "status": "scheduled",
-         *         "created": "2026-11-29T15:33:00.297Z",
+         *         "created": "2026-11-29T15:40:25.313Z",
          *         "invoice": null,
-         *         "updated": "2026-11-29T15:33:00.367Z",
+         *         "updated": "2026-11-29T15:40:25.368Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "metadata": {},
          *         "effective": "period_end",
          *         "applied_at": null,
          *         "last_error": null,
-         *         "effective_at": "2026-12-29T15:33:00.240Z",
-         *         "subscription": "sub_prod_06h2fw18tdmfszekshwszhzrkvepp",
+         *         "effective_at": "2026-12-29T15:40:25.232Z",
+         *         "subscription": "sub_prod_06h2fxqk2dpwkyj6vrcds69qg2nv0",
          *         "applied_steps": 0,
-         *         "proration_date": "2026-11-29T15:33:00.297Z",
+         *         "proration_date": "2026-11-29T15:40:25.313Z",
          *         "proration_behavior": "create_prorations",
          *         "amount_due_now_atom": 0,
          *         "balance_transaction": null,
@@ -23612,11 +23668,11 @@ export type components = {
          *         "amount_due_now_total_atom": 0
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2fw1amdn90e2wh4jsbccmcwx4a",
+         *       "correlation_id": "req_prod_06h2fxqmx4zjg9wk9m579jnf510xj",
          *       "request_id": null,
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-12-29T15:33:00.240Z",
+         *       "created": "2026-12-29T15:40:25.232Z",
          *       "actor_type": "system",
          *       "actor_id": null
          *     }
@@ -23663,15 +23719,15 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2fw19tn6txtfe30dr01013zzmw",
+         *       "id": "evt_prod_06h2fxqm1h6zgy5bsrdppsrkcnagt",
          *       "type": "subscription_change_request.canceled",
          *       "aggregate_type": "subscription_change_request",
-         *       "aggregate_id": "scr_prod_06h2fw19m9wdsxdkywmdg459vf3vc",
+         *       "aggregate_id": "scr_prod_06h2fxqkvv18k2ty7jvs3jhj4zcn8",
          *       "data": {
-         *         "id": "scr_prod_06h2fw19m9wdsxdkywmdg459vf3vc",
+         *         "id": "scr_prod_06h2fxqkvv18k2ty7jvs3jhj4zcn8",
          *         "steps": [
          *           {
-         *             "item": "si_prod_06h2fw18tdmfszekshwszhzrkvepr",
+         *             "item": "si_prod_06h2fxqk2dpwkyj6vrcds69qg2nv2",
          *             "type": "set_quantity",
          *             "price": null,
          *             "state": "pending",
@@ -23680,19 +23736,19 @@ export type components = {
          *         ],
          *         "object": "subscription_change_request",
          *         "status": "canceled",
-         *         "created": "2026-11-29T15:33:00.428Z",
+         *         "created": "2026-11-29T15:40:25.413Z",
          *         "invoice": null,
-         *         "updated": "2026-11-29T15:33:00.500Z",
+         *         "updated": "2026-11-29T15:40:25.482Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "metadata": {},
          *         "effective": "period_end",
          *         "applied_at": null,
          *         "last_error": null,
-         *         "effective_at": "2026-12-29T15:33:00.240Z",
-         *         "subscription": "sub_prod_06h2fw18tdmfszekshwszhzrkvepp",
+         *         "effective_at": "2026-12-29T15:40:25.232Z",
+         *         "subscription": "sub_prod_06h2fxqk2dpwkyj6vrcds69qg2nv0",
          *         "applied_steps": 0,
-         *         "proration_date": "2026-11-29T15:33:00.428Z",
+         *         "proration_date": "2026-11-29T15:40:25.413Z",
          *         "proration_behavior": "create_prorations",
          *         "amount_due_now_atom": 0,
          *         "balance_transaction": null,
@@ -23705,10 +23761,10 @@ export type components = {
          *         "amount_due_now_total_atom": 0
          *       },
          *       "previous_data": {
-         *         "id": "scr_prod_06h2fw19m9wdsxdkywmdg459vf3vc",
+         *         "id": "scr_prod_06h2fxqkvv18k2ty7jvs3jhj4zcn8",
          *         "steps": [
          *           {
-         *             "item": "si_prod_06h2fw18tdmfszekshwszhzrkvepr",
+         *             "item": "si_prod_06h2fxqk2dpwkyj6vrcds69qg2nv2",
          *             "type": "set_quantity",
          *             "price": null,
          *             "state": "pending",
@@ -23717,19 +23773,19 @@ export type components = {
          *         ],
          *         "object": "subscription_change_request",
          *         "status": "scheduled",
-         *         "created": "2026-11-29T15:33:00.428Z",
+         *         "created": "2026-11-29T15:40:25.413Z",
          *         "invoice": null,
-         *         "updated": "2026-11-29T15:33:00.466Z",
+         *         "updated": "2026-11-29T15:40:25.455Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "metadata": {},
          *         "effective": "period_end",
          *         "applied_at": null,
          *         "last_error": null,
-         *         "effective_at": "2026-12-29T15:33:00.240Z",
-         *         "subscription": "sub_prod_06h2fw18tdmfszekshwszhzrkvepp",
+         *         "effective_at": "2026-12-29T15:40:25.232Z",
+         *         "subscription": "sub_prod_06h2fxqk2dpwkyj6vrcds69qg2nv0",
          *         "applied_steps": 0,
-         *         "proration_date": "2026-11-29T15:33:00.428Z",
+         *         "proration_date": "2026-11-29T15:40:25.413Z",
          *         "proration_behavior": "create_prorations",
          *         "amount_due_now_atom": 0,
          *         "balance_transaction": null,
@@ -23742,13 +23798,13 @@ export type components = {
          *         "amount_due_now_total_atom": 0
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2fw19r4t6276er1pbk7mkwamg4",
-         *       "request_id": "req_prod_06h2fw19r4t6276er1pbk7mkwamg4",
+         *       "correlation_id": "req_prod_06h2fxqm0eezstrye199vkrc09jzc",
+         *       "request_id": "req_prod_06h2fxqm0eezstrye199vkrc09jzc",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-29T15:33:00.501Z",
+         *       "created": "2026-11-29T15:40:25.484Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2fw0rt3rsvnydsxryw0w24qcqp"
+         *       "actor_id": "key_prod_06h2fxpzz5qtqg4qbt17kah6myejc"
          *     }
          */
         SubscriptionChangeRequestCanceledEvent: {
@@ -23793,12 +23849,12 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2fw12n0p43e56t3k5y7f7k67n8",
+         *       "id": "evt_prod_06h2fxqc0ar59wdctfa7hszdyddft",
          *       "type": "payment_method.attached",
          *       "aggregate_type": "payment_method",
-         *       "aggregate_id": "pm_prod_06h2fw12mt9dmyz424nrt7g6k8k92",
+         *       "aggregate_id": "pm_prod_06h2fxqbzwczkxbch54w6ad45yfr2",
          *       "data": {
-         *         "id": "pm_prod_06h2fw12mt9dmyz424nrt7g6k8k92",
+         *         "id": "pm_prod_06h2fxqbzwczkxbch54w6ad45yfr2",
          *         "card": {
          *           "brand": "visa",
          *           "last4": "4242",
@@ -23806,8 +23862,8 @@ export type components = {
          *           "exp_month": 12
          *         },
          *         "object": "payment_method",
-         *         "created": "2026-11-29T15:32:58.662Z",
-         *         "customer": "cus_prod_06h2fw11rqq15gbze22grn4106dx2",
+         *         "created": "2026-11-29T15:40:23.423Z",
+         *         "customer": "cus_prod_06h2fxqazgr60n5e6p6x3g88rmhja",
          *         "livemode": false,
          *         "processor": "sandbox",
          *         "detached_at": null,
@@ -23815,13 +23871,13 @@ export type components = {
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2fw12kyh2rj8c9xnqtjahpyayp",
-         *       "request_id": "req_prod_06h2fw12kyh2rj8c9xnqtjahpyayp",
+         *       "correlation_id": "req_prod_06h2fxqbypkmkjn68w1wsj6te5w6p",
+         *       "request_id": "req_prod_06h2fxqbypkmkjn68w1wsj6te5w6p",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-29T15:32:58.664Z",
+         *       "created": "2026-11-29T15:40:23.426Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2fw0rt3rsvnydsxryw0w24qcqp"
+         *       "actor_id": "key_prod_06h2fxpzz5qtqg4qbt17kah6myejc"
          *     }
          */
         PaymentMethodAttachedEvent: {
@@ -23866,12 +23922,12 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2fw12t62gjdpndnf75vjgq7rgp",
+         *       "id": "evt_prod_06h2fxqc6v3yv4656smaw725y18vt",
          *       "type": "payment_method.detached",
          *       "aggregate_type": "payment_method",
-         *       "aggregate_id": "pm_prod_06h2fw12r6vzvgzw5w65f51m2em7r",
+         *       "aggregate_id": "pm_prod_06h2fxqc41g8rynzzxbx9ye597tpj",
          *       "data": {
-         *         "id": "pm_prod_06h2fw12r6vzvgzw5w65f51m2em7r",
+         *         "id": "pm_prod_06h2fxqc41g8rynzzxbx9ye597tpj",
          *         "card": {
          *           "brand": "visa",
          *           "last4": "0002",
@@ -23879,15 +23935,15 @@ export type components = {
          *           "exp_month": 12
          *         },
          *         "object": "payment_method",
-         *         "created": "2026-11-29T15:32:58.689Z",
-         *         "customer": "cus_prod_06h2fw11rqq15gbze22grn4106dx2",
+         *         "created": "2026-11-29T15:40:23.456Z",
+         *         "customer": "cus_prod_06h2fxqazgr60n5e6p6x3g88rmhja",
          *         "livemode": false,
          *         "processor": "sandbox",
-         *         "detached_at": "2026-11-29T15:32:58.704Z",
+         *         "detached_at": "2026-11-29T15:40:23.475Z",
          *         "processor_payment_method": "pm_sandbox_declined"
          *       },
          *       "previous_data": {
-         *         "id": "pm_prod_06h2fw12r6vzvgzw5w65f51m2em7r",
+         *         "id": "pm_prod_06h2fxqc41g8rynzzxbx9ye597tpj",
          *         "card": {
          *           "brand": "visa",
          *           "last4": "0002",
@@ -23895,21 +23951,21 @@ export type components = {
          *           "exp_month": 12
          *         },
          *         "object": "payment_method",
-         *         "created": "2026-11-29T15:32:58.689Z",
-         *         "customer": "cus_prod_06h2fw11rqq15gbze22grn4106dx2",
+         *         "created": "2026-11-29T15:40:23.456Z",
+         *         "customer": "cus_prod_06h2fxqazgr60n5e6p6x3g88rmhja",
          *         "livemode": false,
          *         "processor": "sandbox",
          *         "detached_at": null,
          *         "processor_payment_method": "pm_sandbox_declined"
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2fw12sgxzr1aycz1ndwayb0xkm",
-         *       "request_id": "req_prod_06h2fw12sgxzr1aycz1ndwayb0xkm",
+         *       "correlation_id": "req_prod_06h2fxqc5r69pdq15gtyccfshsd8g",
+         *       "request_id": "req_prod_06h2fxqc5r69pdq15gtyccfshsd8g",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-29T15:32:58.705Z",
+         *       "created": "2026-11-29T15:40:23.478Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2fw0rt3rsvnydsxryw0w24qcqp"
+         *       "actor_id": "key_prod_06h2fxpzz5qtqg4qbt17kah6myejc"
          *     }
          */
         PaymentMethodDetachedEvent: {
@@ -23954,25 +24010,25 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2fw0y78rdya1b67hw2vbawnat6",
+         *       "id": "evt_prod_06h2fxq6r98vb9s24jcjq34av8e6t",
          *       "type": "dispute.created",
          *       "aggregate_type": "dispute",
-         *       "aggregate_id": "dp_prod_06h2fw0y707gjq6fyh94f3j8vf5vg",
+         *       "aggregate_id": "dp_prod_06h2fxq6qz66r4t8nfkvqax3fywba",
          *       "data": {
-         *         "id": "dp_prod_06h2fw0y707gjq6fyh94f3j8vf5vg",
+         *         "id": "dp_prod_06h2fxq6qz66r4t8nfkvqax3fywba",
          *         "object": "dispute",
          *         "reason": "product_not_received",
          *         "status": "needs_response",
-         *         "created": "2026-11-29T15:32:57.528Z",
-         *         "payment": "py_prod_06h2fw0xws2jwjd0fm5384w3nt4fg",
-         *         "updated": "2026-11-29T15:32:57.528Z",
+         *         "created": "2026-11-29T15:40:22.079Z",
+         *         "payment": "py_prod_06h2fxq6dx5w0pm8qxnw05yq39yqm",
+         *         "updated": "2026-11-29T15:40:22.079Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "processor": "stripe",
          *         "amount_atom": 2500,
-         *         "payment_intent": "pi_prod_06h2fw0xs2kw03wn1p75a38sx0y3j",
-         *         "evidence_due_by": "2026-12-06T15:32:57.000Z",
-         *         "processor_dispute": "du_3e5470be606fcc315ac1e078"
+         *         "payment_intent": "pi_prod_06h2fxq6a3rg1gb4b6zygqg5yq8dw",
+         *         "evidence_due_by": "2026-12-06T15:40:22.000Z",
+         *         "processor_dispute": "du_43d00fc60e731031a7b31152"
          *       },
          *       "previous_data": null,
          *       "metadata": {},
@@ -23980,7 +24036,7 @@ export type components = {
          *       "request_id": null,
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-29T15:32:57.530Z",
+         *       "created": "2026-11-29T15:40:22.083Z",
          *       "actor_type": "system",
          *       "actor_id": null
          *     }
@@ -24027,48 +24083,48 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2fw0yhassyafnex7rvmdxdd0ra",
+         *       "id": "evt_prod_06h2fxq7b800qwj0cp59zqcdzq1aa",
          *       "type": "dispute.updated",
          *       "aggregate_type": "dispute",
-         *       "aggregate_id": "dp_prod_06h2fw0y707gjq6fyh94f3j8vf5vg",
+         *       "aggregate_id": "dp_prod_06h2fxq6qz66r4t8nfkvqax3fywba",
          *       "data": {
-         *         "id": "dp_prod_06h2fw0y707gjq6fyh94f3j8vf5vg",
+         *         "id": "dp_prod_06h2fxq6qz66r4t8nfkvqax3fywba",
          *         "object": "dispute",
          *         "reason": "product_not_received",
          *         "status": "under_review",
-         *         "created": "2026-11-29T15:32:57.528Z",
-         *         "payment": "py_prod_06h2fw0xws2jwjd0fm5384w3nt4fg",
-         *         "updated": "2026-11-29T15:32:57.607Z",
+         *         "created": "2026-11-29T15:40:22.079Z",
+         *         "payment": "py_prod_06h2fxq6dx5w0pm8qxnw05yq39yqm",
+         *         "updated": "2026-11-29T15:40:22.231Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "processor": "stripe",
          *         "amount_atom": 2500,
-         *         "payment_intent": "pi_prod_06h2fw0xs2kw03wn1p75a38sx0y3j",
+         *         "payment_intent": "pi_prod_06h2fxq6a3rg1gb4b6zygqg5yq8dw",
          *         "evidence_due_by": null,
-         *         "processor_dispute": "du_3e5470be606fcc315ac1e078"
+         *         "processor_dispute": "du_43d00fc60e731031a7b31152"
          *       },
          *       "previous_data": {
-         *         "id": "dp_prod_06h2fw0y707gjq6fyh94f3j8vf5vg",
+         *         "id": "dp_prod_06h2fxq6qz66r4t8nfkvqax3fywba",
          *         "object": "dispute",
          *         "reason": "product_not_received",
          *         "status": "needs_response",
-         *         "created": "2026-11-29T15:32:57.528Z",
-         *         "payment": "py_prod_06h2fw0xws2jwjd0fm5384w3nt4fg",
-         *         "updated": "2026-11-29T15:32:57.528Z",
+         *         "created": "2026-11-29T15:40:22.079Z",
+         *         "payment": "py_prod_06h2fxq6dx5w0pm8qxnw05yq39yqm",
+         *         "updated": "2026-11-29T15:40:22.079Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "processor": "stripe",
          *         "amount_atom": 2500,
-         *         "payment_intent": "pi_prod_06h2fw0xs2kw03wn1p75a38sx0y3j",
-         *         "evidence_due_by": "2026-12-06T15:32:57.000Z",
-         *         "processor_dispute": "du_3e5470be606fcc315ac1e078"
+         *         "payment_intent": "pi_prod_06h2fxq6a3rg1gb4b6zygqg5yq8dw",
+         *         "evidence_due_by": "2026-12-06T15:40:22.000Z",
+         *         "processor_dispute": "du_43d00fc60e731031a7b31152"
          *       },
          *       "metadata": {},
          *       "correlation_id": null,
          *       "request_id": null,
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-29T15:32:57.610Z",
+         *       "created": "2026-11-29T15:40:22.234Z",
          *       "actor_type": "system",
          *       "actor_id": null
          *     }
@@ -24115,48 +24171,48 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2fw0z34m709prrx265g0gmj1nt",
+         *       "id": "evt_prod_06h2fxq7xjrpw10q1snbt3mj6prbm",
          *       "type": "dispute.closed",
          *       "aggregate_type": "dispute",
-         *       "aggregate_id": "dp_prod_06h2fw0y707gjq6fyh94f3j8vf5vg",
+         *       "aggregate_id": "dp_prod_06h2fxq6qz66r4t8nfkvqax3fywba",
          *       "data": {
-         *         "id": "dp_prod_06h2fw0y707gjq6fyh94f3j8vf5vg",
+         *         "id": "dp_prod_06h2fxq6qz66r4t8nfkvqax3fywba",
          *         "object": "dispute",
          *         "reason": "product_not_received",
          *         "status": "lost",
-         *         "created": "2026-11-29T15:32:57.528Z",
-         *         "payment": "py_prod_06h2fw0xws2jwjd0fm5384w3nt4fg",
-         *         "updated": "2026-11-29T15:32:57.749Z",
+         *         "created": "2026-11-29T15:40:22.079Z",
+         *         "payment": "py_prod_06h2fxq6dx5w0pm8qxnw05yq39yqm",
+         *         "updated": "2026-11-29T15:40:22.377Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "processor": "stripe",
          *         "amount_atom": 2500,
-         *         "payment_intent": "pi_prod_06h2fw0xs2kw03wn1p75a38sx0y3j",
+         *         "payment_intent": "pi_prod_06h2fxq6a3rg1gb4b6zygqg5yq8dw",
          *         "evidence_due_by": null,
-         *         "processor_dispute": "du_3e5470be606fcc315ac1e078"
+         *         "processor_dispute": "du_43d00fc60e731031a7b31152"
          *       },
          *       "previous_data": {
-         *         "id": "dp_prod_06h2fw0y707gjq6fyh94f3j8vf5vg",
+         *         "id": "dp_prod_06h2fxq6qz66r4t8nfkvqax3fywba",
          *         "object": "dispute",
          *         "reason": "product_not_received",
          *         "status": "under_review",
-         *         "created": "2026-11-29T15:32:57.528Z",
-         *         "payment": "py_prod_06h2fw0xws2jwjd0fm5384w3nt4fg",
-         *         "updated": "2026-11-29T15:32:57.607Z",
+         *         "created": "2026-11-29T15:40:22.079Z",
+         *         "payment": "py_prod_06h2fxq6dx5w0pm8qxnw05yq39yqm",
+         *         "updated": "2026-11-29T15:40:22.231Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "processor": "stripe",
          *         "amount_atom": 2500,
-         *         "payment_intent": "pi_prod_06h2fw0xs2kw03wn1p75a38sx0y3j",
+         *         "payment_intent": "pi_prod_06h2fxq6a3rg1gb4b6zygqg5yq8dw",
          *         "evidence_due_by": null,
-         *         "processor_dispute": "du_3e5470be606fcc315ac1e078"
+         *         "processor_dispute": "du_43d00fc60e731031a7b31152"
          *       },
          *       "metadata": {},
          *       "correlation_id": null,
          *       "request_id": null,
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-29T15:32:57.753Z",
+         *       "created": "2026-11-29T15:40:22.381Z",
          *       "actor_type": "system",
          *       "actor_id": null
          *     }
@@ -24203,47 +24259,47 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2fw14yxtg7rztwy84ryqcd7bh2",
+         *       "id": "evt_prod_06h2fxqejy5jpyawtqknrrt7phdmy",
          *       "type": "email.sent",
          *       "aggregate_type": "email",
-         *       "aggregate_id": "eml_prod_06h2fw14n35w7r9t6mp3k6yh83eke",
+         *       "aggregate_id": "eml_prod_06h2fxqe9rbf4yxm18xgz9vpwc2ew",
          *       "data": {
-         *         "id": "eml_prod_06h2fw14n35w7r9t6mp3k6yh83eke",
+         *         "id": "eml_prod_06h2fxqe9rbf4yxm18xgz9vpwc2ew",
          *         "to": [
          *           "jenny@example.com"
          *         ],
          *         "type": "receipt",
-         *         "event": "evt_prod_06h2fw14md9abrn8s5abk3km2td34",
+         *         "event": "evt_prod_06h2fxqe93n1sm93yknq15wb9kf0a",
          *         "object": "email",
          *         "status": "sent",
-         *         "created": "2026-11-29T15:32:59.177Z",
-         *         "invoice": "in_prod_06h2fw13zwb7wgs7c0btv803wttk0",
-         *         "sent_at": "2026-11-29T15:32:59.248Z",
+         *         "created": "2026-11-29T15:40:24.014Z",
+         *         "invoice": "in_prod_06h2fxqdh2ggxt09mp224zx8gprz8",
+         *         "sent_at": "2026-11-29T15:40:24.085Z",
          *         "subject": "Your receipt from Example GmbH (invoice EXAMPL-0001)",
          *         "attempts": 1,
-         *         "customer": "cus_prod_06h2fw11rqq15gbze22grn4106dx2",
+         *         "customer": "cus_prod_06h2fxqazgr60n5e6p6x3g88rmhja",
          *         "livemode": false,
-         *         "message_id": "<eml_prod_06h2fw14n35w7r9t6mp3k6yh83eke@localhost>",
+         *         "message_id": "<eml_prod_06h2fxqe9rbf4yxm18xgz9vpwc2ew@localhost>",
          *         "credit_note": null,
-         *         "smtp_response": "250 Written to .data/mail/eml_prod_06h2fw14n35w7r9t6mp3k6yh83eke.eml (no SMTP_URL)"
+         *         "smtp_response": "250 Written to .data/mail/eml_prod_06h2fxqe9rbf4yxm18xgz9vpwc2ew.eml (no SMTP_URL)"
          *       },
          *       "previous_data": {
-         *         "id": "eml_prod_06h2fw14n35w7r9t6mp3k6yh83eke",
+         *         "id": "eml_prod_06h2fxqe9rbf4yxm18xgz9vpwc2ew",
          *         "to": [
          *           "jenny@example.com"
          *         ],
          *         "type": "receipt",
-         *         "event": "evt_prod_06h2fw14md9abrn8s5abk3km2td34",
+         *         "event": "evt_prod_06h2fxqe93n1sm93yknq15wb9kf0a",
          *         "object": "email",
          *         "status": "queued",
-         *         "created": "2026-11-29T15:32:59.177Z",
-         *         "invoice": "in_prod_06h2fw13zwb7wgs7c0btv803wttk0",
+         *         "created": "2026-11-29T15:40:24.014Z",
+         *         "invoice": "in_prod_06h2fxqdh2ggxt09mp224zx8gprz8",
          *         "sent_at": null,
          *         "subject": "Your receipt from Example GmbH (invoice EXAMPL-0001)",
          *         "attempts": 1,
-         *         "customer": "cus_prod_06h2fw11rqq15gbze22grn4106dx2",
+         *         "customer": "cus_prod_06h2fxqazgr60n5e6p6x3g88rmhja",
          *         "livemode": false,
-         *         "message_id": "<eml_prod_06h2fw14n35w7r9t6mp3k6yh83eke@localhost>",
+         *         "message_id": "<eml_prod_06h2fxqe9rbf4yxm18xgz9vpwc2ew@localhost>",
          *         "credit_note": null,
          *         "smtp_response": null
          *       },
@@ -24252,7 +24308,7 @@ export type components = {
          *       "request_id": null,
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-29T15:32:59.255Z",
+         *       "created": "2026-11-29T15:40:24.087Z",
          *       "actor_type": "system",
          *       "actor_id": null
          *     }
@@ -24299,12 +24355,12 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2fw1e5hm5yh0w8v98zjxr4r27y",
+         *       "id": "evt_prod_06h2fxqrksry92cw3amgw9k0dvwtj",
          *       "type": "email.failed",
          *       "aggregate_type": "email",
-         *       "aggregate_id": "eml_prod_06h2fw1e3ye1jaxvjqqwxaqfhsy20",
+         *       "aggregate_id": "eml_prod_06h2fxqrgc46t59t37ewgtz1qj44p",
          *       "data": {
-         *         "id": "eml_prod_06h2fw1e3ye1jaxvjqqwxaqfhsy20",
+         *         "id": "eml_prod_06h2fxqrgc46t59t37ewgtz1qj44p",
          *         "to": [
          *           "owner@example.com"
          *         ],
@@ -24312,19 +24368,19 @@ export type components = {
          *         "event": null,
          *         "object": "email",
          *         "status": "rate_limited",
-         *         "created": "2027-01-08T15:33:00.886Z",
+         *         "created": "2027-01-08T15:40:25.807Z",
          *         "invoice": null,
          *         "sent_at": null,
          *         "subject": "Test email from Example GmbH",
          *         "attempts": 1,
          *         "customer": null,
          *         "livemode": false,
-         *         "message_id": "<eml_prod_06h2fw1e3ye1jaxvjqqwxaqfhsy20@localhost>",
+         *         "message_id": "<eml_prod_06h2fxqrgc46t59t37ewgtz1qj44p@localhost>",
          *         "credit_note": null,
          *         "smtp_response": "429 The account's hourly email limit was reached; this email was not sent."
          *       },
          *       "previous_data": {
-         *         "id": "eml_prod_06h2fw1e3ye1jaxvjqqwxaqfhsy20",
+         *         "id": "eml_prod_06h2fxqrgc46t59t37ewgtz1qj44p",
          *         "to": [
          *           "owner@example.com"
          *         ],
@@ -24332,14 +24388,14 @@ export type components = {
          *         "event": null,
          *         "object": "email",
          *         "status": "queued",
-         *         "created": "2027-01-08T15:33:00.886Z",
+         *         "created": "2027-01-08T15:40:25.807Z",
          *         "invoice": null,
          *         "sent_at": null,
          *         "subject": "Test email from Example GmbH",
          *         "attempts": 1,
          *         "customer": null,
          *         "livemode": false,
-         *         "message_id": "<eml_prod_06h2fw1e3ye1jaxvjqqwxaqfhsy20@localhost>",
+         *         "message_id": "<eml_prod_06h2fxqrgc46t59t37ewgtz1qj44p@localhost>",
          *         "credit_note": null,
          *         "smtp_response": null
          *       },
@@ -24348,7 +24404,7 @@ export type components = {
          *       "request_id": null,
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2027-01-08T15:33:00.899Z",
+         *       "created": "2027-01-08T15:40:25.834Z",
          *       "actor_type": "system",
          *       "actor_id": null
          *     }
@@ -24393,6 +24449,45 @@ export type components = {
             /** @description API token id, user id, … of the actor. */
             actor_id: string | null;
         };
+        /**
+         * @example {
+         *       "id": "evt_prod_06h2fxqhbzf1kwmggp486xy2mjkdr",
+         *       "type": "credit_grant.created",
+         *       "aggregate_type": "credit_grant",
+         *       "aggregate_id": "cg_prod_06h2fxqhbk22kh9sfwrjy0avkrdd8",
+         *       "data": {
+         *         "id": "cg_prod_06h2fxqhbk22kh9sfwrjy0avkrdd8",
+         *         "name": null,
+         *         "object": "credit_grant",
+         *         "status": "active",
+         *         "created": "2026-11-29T15:40:24.794Z",
+         *         "updated": "2026-11-29T15:40:24.794Z",
+         *         "category": "promotional",
+         *         "currency": "usd",
+         *         "customer": "cus_prod_06h2fxqh9rbppyywjstszykrw4b5r",
+         *         "livemode": false,
+         *         "metadata": {},
+         *         "priority": 50,
+         *         "voided_at": null,
+         *         "applies_to": "all",
+         *         "expired_at": null,
+         *         "expires_at": null,
+         *         "amount_atom": 300,
+         *         "applied_atom": 0,
+         *         "effective_at": "2026-11-29T15:40:24.794Z",
+         *         "remaining_atom": 300
+         *       },
+         *       "previous_data": null,
+         *       "metadata": {},
+         *       "correlation_id": "req_prod_06h2fxqhb0bp4r4c7jmkz99aqnwg2",
+         *       "request_id": "req_prod_06h2fxqhb0bp4r4c7jmkz99aqnwg2",
+         *       "version": 1,
+         *       "sequence": 1,
+         *       "created": "2026-11-29T15:40:24.799Z",
+         *       "actor_type": "api_key",
+         *       "actor_id": "key_prod_06h2fxpzz5qtqg4qbt17kah6myejc"
+         *     }
+         */
         CreditGrantCreatedEvent: {
             /** @description Event identifier, prefix `evt_`. */
             id: string;
@@ -24433,6 +24528,66 @@ export type components = {
             /** @description API token id, user id, … of the actor. */
             actor_id: string | null;
         };
+        /**
+         * @example {
+         *       "id": "evt_prod_06h2fxqhrkqdnb62kh88bay5bdxq0",
+         *       "type": "credit_grant.applied",
+         *       "aggregate_type": "credit_grant",
+         *       "aggregate_id": "cg_prod_06h2fxqhbk22kh9sfwrjy0avkrdd8",
+         *       "data": {
+         *         "id": "cg_prod_06h2fxqhbk22kh9sfwrjy0avkrdd8",
+         *         "name": null,
+         *         "object": "credit_grant",
+         *         "status": "depleted",
+         *         "created": "2026-11-29T15:40:24.794Z",
+         *         "updated": "2026-11-29T15:40:24.897Z",
+         *         "category": "promotional",
+         *         "currency": "usd",
+         *         "customer": "cus_prod_06h2fxqh9rbppyywjstszykrw4b5r",
+         *         "livemode": false,
+         *         "metadata": {},
+         *         "priority": 50,
+         *         "voided_at": null,
+         *         "applies_to": "all",
+         *         "expired_at": null,
+         *         "expires_at": null,
+         *         "amount_atom": 300,
+         *         "applied_atom": 300,
+         *         "effective_at": "2026-11-29T15:40:24.794Z",
+         *         "remaining_atom": 0
+         *       },
+         *       "previous_data": {
+         *         "id": "cg_prod_06h2fxqhbk22kh9sfwrjy0avkrdd8",
+         *         "name": null,
+         *         "object": "credit_grant",
+         *         "status": "active",
+         *         "created": "2026-11-29T15:40:24.794Z",
+         *         "updated": "2026-11-29T15:40:24.794Z",
+         *         "category": "promotional",
+         *         "currency": "usd",
+         *         "customer": "cus_prod_06h2fxqh9rbppyywjstszykrw4b5r",
+         *         "livemode": false,
+         *         "metadata": {},
+         *         "priority": 50,
+         *         "voided_at": null,
+         *         "applies_to": "all",
+         *         "expired_at": null,
+         *         "expires_at": null,
+         *         "amount_atom": 300,
+         *         "applied_atom": 0,
+         *         "effective_at": "2026-11-29T15:40:24.794Z",
+         *         "remaining_atom": 300
+         *       },
+         *       "metadata": {},
+         *       "correlation_id": "req_prod_06h2fxqhpy63km23qgm3xd2vqv614",
+         *       "request_id": "req_prod_06h2fxqhpy63km23qgm3xd2vqv614",
+         *       "version": 1,
+         *       "sequence": 2,
+         *       "created": "2026-11-29T15:40:24.900Z",
+         *       "actor_type": "api_key",
+         *       "actor_id": "key_prod_06h2fxpzz5qtqg4qbt17kah6myejc"
+         *     }
+         */
         CreditGrantAppliedEvent: {
             /** @description Event identifier, prefix `evt_`. */
             id: string;
@@ -24473,6 +24628,66 @@ export type components = {
             /** @description API token id, user id, … of the actor. */
             actor_id: string | null;
         };
+        /**
+         * @example {
+         *       "id": "evt_prod_06h2fxqhrsx6jwra8g7t8kzjcvy40",
+         *       "type": "credit_grant.depleted",
+         *       "aggregate_type": "credit_grant",
+         *       "aggregate_id": "cg_prod_06h2fxqhbk22kh9sfwrjy0avkrdd8",
+         *       "data": {
+         *         "id": "cg_prod_06h2fxqhbk22kh9sfwrjy0avkrdd8",
+         *         "name": null,
+         *         "object": "credit_grant",
+         *         "status": "depleted",
+         *         "created": "2026-11-29T15:40:24.794Z",
+         *         "updated": "2026-11-29T15:40:24.897Z",
+         *         "category": "promotional",
+         *         "currency": "usd",
+         *         "customer": "cus_prod_06h2fxqh9rbppyywjstszykrw4b5r",
+         *         "livemode": false,
+         *         "metadata": {},
+         *         "priority": 50,
+         *         "voided_at": null,
+         *         "applies_to": "all",
+         *         "expired_at": null,
+         *         "expires_at": null,
+         *         "amount_atom": 300,
+         *         "applied_atom": 300,
+         *         "effective_at": "2026-11-29T15:40:24.794Z",
+         *         "remaining_atom": 0
+         *       },
+         *       "previous_data": {
+         *         "id": "cg_prod_06h2fxqhbk22kh9sfwrjy0avkrdd8",
+         *         "name": null,
+         *         "object": "credit_grant",
+         *         "status": "active",
+         *         "created": "2026-11-29T15:40:24.794Z",
+         *         "updated": "2026-11-29T15:40:24.794Z",
+         *         "category": "promotional",
+         *         "currency": "usd",
+         *         "customer": "cus_prod_06h2fxqh9rbppyywjstszykrw4b5r",
+         *         "livemode": false,
+         *         "metadata": {},
+         *         "priority": 50,
+         *         "voided_at": null,
+         *         "applies_to": "all",
+         *         "expired_at": null,
+         *         "expires_at": null,
+         *         "amount_atom": 300,
+         *         "applied_atom": 0,
+         *         "effective_at": "2026-11-29T15:40:24.794Z",
+         *         "remaining_atom": 300
+         *       },
+         *       "metadata": {},
+         *       "correlation_id": "req_prod_06h2fxqhpy63km23qgm3xd2vqv614",
+         *       "request_id": "req_prod_06h2fxqhpy63km23qgm3xd2vqv614",
+         *       "version": 1,
+         *       "sequence": 3,
+         *       "created": "2026-11-29T15:40:24.902Z",
+         *       "actor_type": "api_key",
+         *       "actor_id": "key_prod_06h2fxpzz5qtqg4qbt17kah6myejc"
+         *     }
+         */
         CreditGrantDepletedEvent: {
             /** @description Event identifier, prefix `evt_`. */
             id: string;
@@ -24513,6 +24728,66 @@ export type components = {
             /** @description API token id, user id, … of the actor. */
             actor_id: string | null;
         };
+        /**
+         * @example {
+         *       "id": "evt_prod_06h2fxqn14w7w3fdndmz035dqcthc",
+         *       "type": "credit_grant.expired",
+         *       "aggregate_type": "credit_grant",
+         *       "aggregate_id": "cg_prod_06h2fxqhk8wdn1smkg7jwkh8ma210",
+         *       "data": {
+         *         "id": "cg_prod_06h2fxqhk8wdn1smkg7jwkh8ma210",
+         *         "name": null,
+         *         "object": "credit_grant",
+         *         "status": "expired",
+         *         "created": "2026-11-29T15:40:24.856Z",
+         *         "updated": "2026-11-30T15:40:24.713Z",
+         *         "category": "paid",
+         *         "currency": "eur",
+         *         "customer": "cus_prod_06h2fxqh9rbppyywjstszykrw4b5r",
+         *         "livemode": false,
+         *         "metadata": {},
+         *         "priority": 50,
+         *         "voided_at": null,
+         *         "applies_to": "all",
+         *         "expired_at": "2026-11-30T15:40:24.713Z",
+         *         "expires_at": "2026-11-30T15:40:24.713Z",
+         *         "amount_atom": 100,
+         *         "applied_atom": 0,
+         *         "effective_at": "2026-11-29T15:40:24.856Z",
+         *         "remaining_atom": 100
+         *       },
+         *       "previous_data": {
+         *         "id": "cg_prod_06h2fxqhk8wdn1smkg7jwkh8ma210",
+         *         "name": null,
+         *         "object": "credit_grant",
+         *         "status": "active",
+         *         "created": "2026-11-29T15:40:24.856Z",
+         *         "updated": "2026-11-29T15:40:24.856Z",
+         *         "category": "paid",
+         *         "currency": "eur",
+         *         "customer": "cus_prod_06h2fxqh9rbppyywjstszykrw4b5r",
+         *         "livemode": false,
+         *         "metadata": {},
+         *         "priority": 50,
+         *         "voided_at": null,
+         *         "applies_to": "all",
+         *         "expired_at": null,
+         *         "expires_at": "2026-11-30T15:40:24.713Z",
+         *         "amount_atom": 100,
+         *         "applied_atom": 0,
+         *         "effective_at": "2026-11-29T15:40:24.856Z",
+         *         "remaining_atom": 100
+         *       },
+         *       "metadata": {},
+         *       "correlation_id": "req_prod_06h2fxqmx4zjg9wk9m579jnf510xj",
+         *       "request_id": null,
+         *       "version": 1,
+         *       "sequence": 2,
+         *       "created": "2026-11-30T15:40:24.713Z",
+         *       "actor_type": "system",
+         *       "actor_id": null
+         *     }
+         */
         CreditGrantExpiredEvent: {
             /** @description Event identifier, prefix `evt_`. */
             id: string;
@@ -24553,6 +24828,66 @@ export type components = {
             /** @description API token id, user id, … of the actor. */
             actor_id: string | null;
         };
+        /**
+         * @example {
+         *       "id": "evt_prod_06h2fxqhgpv7e05q5vkkj5g5yvg3r",
+         *       "type": "credit_grant.voided",
+         *       "aggregate_type": "credit_grant",
+         *       "aggregate_id": "cg_prod_06h2fxqhekj60h95ma3qqrgs7rjsj",
+         *       "data": {
+         *         "id": "cg_prod_06h2fxqhekj60h95ma3qqrgs7rjsj",
+         *         "name": null,
+         *         "object": "credit_grant",
+         *         "status": "voided",
+         *         "created": "2026-11-29T15:40:24.819Z",
+         *         "updated": "2026-11-29T15:40:24.835Z",
+         *         "category": "paid",
+         *         "currency": "usd",
+         *         "customer": "cus_prod_06h2fxqh9rbppyywjstszykrw4b5r",
+         *         "livemode": false,
+         *         "metadata": {},
+         *         "priority": 50,
+         *         "voided_at": "2026-11-29T15:40:24.835Z",
+         *         "applies_to": "all",
+         *         "expired_at": null,
+         *         "expires_at": null,
+         *         "amount_atom": 100,
+         *         "applied_atom": 0,
+         *         "effective_at": "2026-11-29T15:40:24.819Z",
+         *         "remaining_atom": 100
+         *       },
+         *       "previous_data": {
+         *         "id": "cg_prod_06h2fxqhekj60h95ma3qqrgs7rjsj",
+         *         "name": null,
+         *         "object": "credit_grant",
+         *         "status": "active",
+         *         "created": "2026-11-29T15:40:24.819Z",
+         *         "updated": "2026-11-29T15:40:24.819Z",
+         *         "category": "paid",
+         *         "currency": "usd",
+         *         "customer": "cus_prod_06h2fxqh9rbppyywjstszykrw4b5r",
+         *         "livemode": false,
+         *         "metadata": {},
+         *         "priority": 50,
+         *         "voided_at": null,
+         *         "applies_to": "all",
+         *         "expired_at": null,
+         *         "expires_at": null,
+         *         "amount_atom": 100,
+         *         "applied_atom": 0,
+         *         "effective_at": "2026-11-29T15:40:24.819Z",
+         *         "remaining_atom": 100
+         *       },
+         *       "metadata": {},
+         *       "correlation_id": "req_prod_06h2fxqhg6gkc7pjwc9rna20fztkp",
+         *       "request_id": "req_prod_06h2fxqhg6gkc7pjwc9rna20fztkp",
+         *       "version": 1,
+         *       "sequence": 2,
+         *       "created": "2026-11-29T15:40:24.837Z",
+         *       "actor_type": "api_key",
+         *       "actor_id": "key_prod_06h2fxpzz5qtqg4qbt17kah6myejc"
+         *     }
+         */
         CreditGrantVoidedEvent: {
             /** @description Event identifier, prefix `evt_`. */
             id: string;
@@ -24595,18 +24930,18 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2fw0snjvqzbkb1v4acrad0r5r0",
+         *       "id": "evt_prod_06h2fxq1d6am7t2tfhb6rwjbkxkp6",
          *       "type": "api_key.rolled",
          *       "aggregate_type": "api_key",
-         *       "aggregate_id": "key_prod_06h2fw0shx6krx2qpsfphmksrdmg2",
+         *       "aggregate_id": "key_prod_06h2fxq143m88f5tgkgd1ay5eqc7g",
          *       "data": {
-         *         "id": "key_prod_06h2fw0shx6krx2qpsfphmksrdmg2",
+         *         "id": "key_prod_06h2fxq143m88f5tgkgd1ay5eqc7g",
          *         "kind": "publishable",
          *         "name": "spare",
          *         "object": "api_token",
          *         "status": "active",
-         *         "created": "2026-11-29T15:32:56.335Z",
-         *         "display": "pt_prod_…vwjv",
+         *         "created": "2026-11-29T15:40:20.640Z",
+         *         "display": "pt_prod_…548k",
          *         "expires_at": null,
          *         "revoked_at": null,
          *         "allowed_ips": null,
@@ -24617,13 +24952,13 @@ export type components = {
          *         "previous_secret_expires_at": null
          *       },
          *       "previous_data": {
-         *         "id": "key_prod_06h2fw0shx6krx2qpsfphmksrdmg2",
+         *         "id": "key_prod_06h2fxq143m88f5tgkgd1ay5eqc7g",
          *         "kind": "publishable",
          *         "name": "spare",
          *         "object": "api_token",
          *         "status": "active",
-         *         "created": "2026-11-29T15:32:56.335Z",
-         *         "display": "pt_prod_…q0z4",
+         *         "created": "2026-11-29T15:40:20.640Z",
+         *         "display": "pt_prod_…vvya",
          *         "expires_at": null,
          *         "revoked_at": null,
          *         "allowed_ips": null,
@@ -24637,13 +24972,13 @@ export type components = {
          *         "user_agent": "node",
          *         "client_address": "127.0.0.1"
          *       },
-         *       "correlation_id": "req_prod_06h2fw0sm4pap2xjs917je1xd2h0a",
-         *       "request_id": "req_prod_06h2fw0sm4pap2xjs917je1xd2h0a",
+         *       "correlation_id": "req_prod_06h2fxq1bred2bmpg6vd124vyf7d8",
+         *       "request_id": "req_prod_06h2fxq1bred2bmpg6vd124vyf7d8",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-29T15:32:56.364Z",
+         *       "created": "2026-11-29T15:40:20.713Z",
          *       "actor_type": "user",
-         *       "actor_id": "user_prod_06h2fw0qtb9d4jyv8g2nrpkhpp6qt"
+         *       "actor_id": "user_prod_06h2fxpynczn2m80gzh8szvr151jm"
          *     }
          */
         ApiKeyRolledEvent: {
@@ -24688,19 +25023,19 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2fw15d8m10327qz3wa680c0m2j",
+         *       "id": "evt_prod_06h2fxqcdx62sp58tcncfx2dpy372",
          *       "type": "alert.triggered",
          *       "aggregate_type": "alert_trigger",
-         *       "aggregate_id": "atrg_prod_06h2fw15cz5rj8khcrtv5fa2gz4jm",
+         *       "aggregate_id": "atrg_prod_06h2fxqcdcf2rf2vdyhvxafd5x6j4",
          *       "data": {
-         *         "id": "atrg_prod_06h2fw15cz5rj8khcrtv5fa2gz4jm",
-         *         "alert": "alrt_prod_06h2fw12ceqx0txywrbsrvp5znd1c",
-         *         "meter": "mtr_prod_06h2fw11ffmgkp42qd5nbnj75q7c6",
+         *         "id": "atrg_prod_06h2fxqcdcf2rf2vdyhvxafd5x6j4",
+         *         "alert": "alrt_prod_06h2fxqbpgrkcz7a4ft6kx4q5n6f8",
+         *         "meter": "mtr_prod_06h2fxqapaq4d58f235qhfb73hgd2",
          *         "value": 1,
          *         "object": "alert_trigger",
-         *         "created": "2026-11-29T15:32:59.359Z",
+         *         "created": "2026-11-29T15:40:23.519Z",
          *         "currency": null,
-         *         "customer": "cus_prod_06h2fw11rqq15gbze22grn4106dx2",
+         *         "customer": "cus_prod_06h2fxqazgr60n5e6p6x3g88rmhja",
          *         "livemode": false,
          *         "threshold": 1,
          *         "alert_type": "usage_threshold",
@@ -24714,7 +25049,7 @@ export type components = {
          *       "request_id": null,
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-29T15:32:59.370Z",
+         *       "created": "2026-11-29T15:40:23.535Z",
          *       "actor_type": "system",
          *       "actor_id": null
          *     }
@@ -24761,19 +25096,19 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2fw1b11fwpx7066094jd9r81fa",
+         *       "id": "evt_prod_06h2fxqnccksnnb3k0ww6gftcy946",
          *       "type": "alert.resolved",
          *       "aggregate_type": "alert_trigger",
-         *       "aggregate_id": "atrg_prod_06h2fw15cz5rj8khcrtv5fa2gz4jm",
+         *       "aggregate_id": "atrg_prod_06h2fxqcdcf2rf2vdyhvxafd5x6j4",
          *       "data": {
-         *         "id": "atrg_prod_06h2fw15cz5rj8khcrtv5fa2gz4jm",
-         *         "alert": "alrt_prod_06h2fw12ceqx0txywrbsrvp5znd1c",
-         *         "meter": "mtr_prod_06h2fw11ffmgkp42qd5nbnj75q7c6",
+         *         "id": "atrg_prod_06h2fxqcdcf2rf2vdyhvxafd5x6j4",
+         *         "alert": "alrt_prod_06h2fxqbpgrkcz7a4ft6kx4q5n6f8",
+         *         "meter": "mtr_prod_06h2fxqapaq4d58f235qhfb73hgd2",
          *         "value": 1,
          *         "object": "alert_trigger",
-         *         "created": "2026-11-29T15:32:59.359Z",
+         *         "created": "2026-11-29T15:40:23.519Z",
          *         "currency": null,
-         *         "customer": "cus_prod_06h2fw11rqq15gbze22grn4106dx2",
+         *         "customer": "cus_prod_06h2fxqazgr60n5e6p6x3g88rmhja",
          *         "livemode": false,
          *         "threshold": 1,
          *         "alert_type": "usage_threshold",
@@ -24782,14 +25117,14 @@ export type components = {
          *         "period_start": "2026-11-01T00:00:00.000Z"
          *       },
          *       "previous_data": {
-         *         "id": "atrg_prod_06h2fw15cz5rj8khcrtv5fa2gz4jm",
-         *         "alert": "alrt_prod_06h2fw12ceqx0txywrbsrvp5znd1c",
-         *         "meter": "mtr_prod_06h2fw11ffmgkp42qd5nbnj75q7c6",
+         *         "id": "atrg_prod_06h2fxqcdcf2rf2vdyhvxafd5x6j4",
+         *         "alert": "alrt_prod_06h2fxqbpgrkcz7a4ft6kx4q5n6f8",
+         *         "meter": "mtr_prod_06h2fxqapaq4d58f235qhfb73hgd2",
          *         "value": 1,
          *         "object": "alert_trigger",
-         *         "created": "2026-11-29T15:32:59.359Z",
+         *         "created": "2026-11-29T15:40:23.519Z",
          *         "currency": null,
-         *         "customer": "cus_prod_06h2fw11rqq15gbze22grn4106dx2",
+         *         "customer": "cus_prod_06h2fxqazgr60n5e6p6x3g88rmhja",
          *         "livemode": false,
          *         "threshold": 1,
          *         "alert_type": "usage_threshold",
@@ -24798,7 +25133,7 @@ export type components = {
          *         "period_start": "2026-11-01T00:00:00.000Z"
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2fw1amdn90e2wh4jsbccmcwx4a",
+         *       "correlation_id": "req_prod_06h2fxqmx4zjg9wk9m579jnf510xj",
          *       "request_id": null,
          *       "version": 1,
          *       "sequence": 2,
@@ -25537,22 +25872,22 @@ export type components = {
         /**
          * @description The webhook body of `payment.succeeded`.
          * @example {
-         *       "id": "evt_prod_06h2fw0xynxeh3whtzxgfrve83wng",
+         *       "id": "evt_prod_06h2fxq6eaym8ffps0fan7na17fmy",
          *       "object": "event",
          *       "type": "payment.succeeded",
          *       "sequence": 1,
-         *       "created": 1795966377,
+         *       "created": 1795966822,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "py_prod_06h2fw0xws2jwjd0fm5384w3nt4fg",
+         *           "id": "py_prod_06h2fxq6dx5w0pm8qxnw05yq39yqm",
          *           "object": "payment",
          *           "status": "succeeded",
-         *           "created": "2026-11-29T15:32:57.446Z",
+         *           "created": "2026-11-29T15:40:21.999Z",
          *           "currency": "usd",
          *           "livemode": false,
          *           "amount_atom": 2500,
-         *           "payment_intent": "pi_prod_06h2fw0xs2kw03wn1p75a38sx0y3j",
+         *           "payment_intent": "pi_prod_06h2fxq6a3rg1gb4b6zygqg5yq8dw",
          *           "payment_method": "pm_card_visa",
          *           "failure_message": null,
          *           "amount_refunded_atom": 0
@@ -25610,22 +25945,22 @@ export type components = {
         /**
          * @description The webhook body of `payment.failed`.
          * @example {
-         *       "id": "evt_prod_06h2fw1316gfjmevzfqh8tn1sca54",
+         *       "id": "evt_prod_06h2fxqcjhq8wd948t681ty67mw5y",
          *       "object": "event",
          *       "type": "payment.failed",
          *       "sequence": 1,
-         *       "created": 1795966378,
+         *       "created": 1795966823,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "py_prod_06h2fw1310gw9xzpjbw17v44yqyjj",
+         *           "id": "py_prod_06h2fxqcjfh6r7mpgy6y3arazx2ng",
          *           "object": "payment",
          *           "status": "failed",
-         *           "created": "2026-11-29T15:32:58.760Z",
+         *           "created": "2026-11-29T15:40:23.571Z",
          *           "currency": "usd",
          *           "livemode": false,
          *           "amount_atom": 1000,
-         *           "payment_intent": "pi_prod_06h2fw12znf6z2z6xtw7hxexsq736",
+         *           "payment_intent": "pi_prod_06h2fxqcgzxjdwya659mm06qn47dw",
          *           "payment_method": "pm_sandbox_declined",
          *           "failure_message": "Your card was declined (sandbox payment method pm_sandbox_declined).",
          *           "amount_refunded_atom": 0
@@ -25662,22 +25997,22 @@ export type components = {
         /**
          * @description The webhook body of `payment.refunded`.
          * @example {
-         *       "id": "evt_prod_06h2fw13tf1b39cc9qtnbj8f6xtv2",
+         *       "id": "evt_prod_06h2fxqdb3s7e5nhhybhrddyhmyg6",
          *       "object": "event",
          *       "type": "payment.refunded",
          *       "sequence": 2,
-         *       "created": 1795966378,
+         *       "created": 1795966823,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "py_prod_06h2fw12xm6bxyv7tzmfa3w0f61ha",
+         *           "id": "py_prod_06h2fxqcc5cr04wrk52svhk1nsbgg",
          *           "object": "payment",
          *           "status": "partially_refunded",
-         *           "created": "2026-11-29T15:32:58.733Z",
+         *           "created": "2026-11-29T15:40:23.521Z",
          *           "currency": "usd",
          *           "livemode": false,
          *           "amount_atom": 1000,
-         *           "payment_intent": "pi_prod_06h2fw12wk9jqbczef80rds6gxy08",
+         *           "payment_intent": "pi_prod_06h2fxqca9f9cnptcm4z59k4g859y",
          *           "payment_method": "pm_sandbox_succeeds",
          *           "failure_message": null,
          *           "amount_refunded_atom": 400
@@ -25718,32 +26053,32 @@ export type components = {
         /**
          * @description The webhook body of `checkout.session.created`.
          * @example {
-         *       "id": "evt_prod_06h2fw19znp79mdx8kysvmgwymj18",
+         *       "id": "evt_prod_06h2fxqm7ahf5eh0dpcdvvsehfr90",
          *       "object": "event",
          *       "type": "checkout.session.created",
          *       "sequence": 1,
-         *       "created": 1795966380,
+         *       "created": 1795966825,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "cs_prod_06h2fw19za539q819hrnrwq7pq0rc",
-         *           "url": "http://127.0.0.1:40283/checkout/cs_prod_06h2fw19za539q819hrnrwq7pq0rc",
+         *           "id": "cs_prod_06h2fxqm6zkh12yhped44grgrmefc",
+         *           "url": "http://127.0.0.1:42273/checkout/cs_prod_06h2fxqm6zkh12yhped44grgrmefc",
          *           "mode": "payment",
          *           "object": "checkout_session",
          *           "status": "open",
-         *           "created": "2026-11-29T15:33:00.535Z",
+         *           "created": "2026-11-29T15:40:25.524Z",
          *           "invoice": null,
-         *           "updated": "2026-11-29T15:33:00.535Z",
+         *           "updated": "2026-11-29T15:40:25.524Z",
          *           "currency": "usd",
          *           "customer": null,
          *           "livemode": false,
          *           "metadata": {},
          *           "cancel_url": null,
          *           "expired_at": null,
-         *           "expires_at": "2026-11-30T15:33:00.535Z",
+         *           "expires_at": "2026-11-30T15:40:25.524Z",
          *           "line_items": [
          *             {
-         *               "price": "price_prod_06h2fw106sb9jbkk5yp6d1g6vwsjw",
+         *               "price": "price_prod_06h2fxq90shv5jwd630sf6v82pxhy",
          *               "quantity": 2,
          *               "amount_atom": 1000,
          *               "description": "Pro",
@@ -25848,22 +26183,22 @@ export type components = {
         /**
          * @description The webhook body of `checkout.session.updated`.
          * @example {
-         *       "id": "evt_prod_06h2fw1abz5gbs52rqfas5f53t4h2",
+         *       "id": "evt_prod_06h2fxqmm6058tzx23m39gfvrhsm4",
          *       "object": "event",
          *       "type": "checkout.session.updated",
          *       "sequence": 2,
-         *       "created": 1795966380,
+         *       "created": 1795966825,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "cs_prod_06h2fw1a9zee5yf4g0gaz337et3e6",
-         *           "url": "http://127.0.0.1:40283/checkout/cs_prod_06h2fw1a9zee5yf4g0gaz337et3e6",
+         *           "id": "cs_prod_06h2fxqmhx26ad8qxvbp06ytdpfr6",
+         *           "url": "http://127.0.0.1:42273/checkout/cs_prod_06h2fxqmhx26ad8qxvbp06ytdpfr6",
          *           "mode": "payment",
          *           "object": "checkout_session",
          *           "status": "open",
-         *           "created": "2026-11-29T15:33:00.618Z",
+         *           "created": "2026-11-29T15:40:25.612Z",
          *           "invoice": null,
-         *           "updated": "2026-11-29T15:33:00.638Z",
+         *           "updated": "2026-11-29T15:40:25.630Z",
          *           "currency": "usd",
          *           "customer": null,
          *           "livemode": false,
@@ -25872,10 +26207,10 @@ export type components = {
          *           },
          *           "cancel_url": null,
          *           "expired_at": null,
-         *           "expires_at": "2026-11-30T15:33:00.618Z",
+         *           "expires_at": "2026-11-30T15:40:25.612Z",
          *           "line_items": [
          *             {
-         *               "price": "price_prod_06h2fw106sb9jbkk5yp6d1g6vwsjw",
+         *               "price": "price_prod_06h2fxq90shv5jwd630sf6v82pxhy",
          *               "quantity": 2,
          *               "amount_atom": 1000,
          *               "description": "Pro",
@@ -25892,7 +26227,7 @@ export type components = {
          *           "subscription_data": null
          *         },
          *         "previous_attributes": {
-         *           "updated": "2026-11-29T15:33:00.618Z",
+         *           "updated": "2026-11-29T15:40:25.612Z",
          *           "metadata": {}
          *         }
          *       }
@@ -25927,23 +26262,23 @@ export type components = {
         /**
          * @description The webhook body of `checkout.session.deleted`.
          * @example {
-         *       "id": "evt_prod_06h2fw1afk37nzsk9wz97ecwqfjt6",
+         *       "id": "evt_prod_06h2fxqmqa4zg391rv0b0fn2kxs7g",
          *       "object": "event",
          *       "type": "checkout.session.deleted",
          *       "sequence": 3,
-         *       "created": 1795966380,
+         *       "created": 1795966825,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "cs_prod_06h2fw1a9zee5yf4g0gaz337et3e6",
-         *           "url": "http://127.0.0.1:40283/checkout/cs_prod_06h2fw1a9zee5yf4g0gaz337et3e6",
+         *           "id": "cs_prod_06h2fxqmhx26ad8qxvbp06ytdpfr6",
+         *           "url": "http://127.0.0.1:42273/checkout/cs_prod_06h2fxqmhx26ad8qxvbp06ytdpfr6",
          *           "mode": "payment",
          *           "object": "checkout_session",
          *           "status": "open",
-         *           "created": "2026-11-29T15:33:00.618Z",
+         *           "created": "2026-11-29T15:40:25.612Z",
          *           "deleted": true,
          *           "invoice": null,
-         *           "updated": "2026-11-29T15:33:00.666Z",
+         *           "updated": "2026-11-29T15:40:25.656Z",
          *           "currency": "usd",
          *           "customer": null,
          *           "livemode": false,
@@ -25952,10 +26287,10 @@ export type components = {
          *           },
          *           "cancel_url": null,
          *           "expired_at": null,
-         *           "expires_at": "2026-11-30T15:33:00.618Z",
+         *           "expires_at": "2026-11-30T15:40:25.612Z",
          *           "line_items": [
          *             {
-         *               "price": "price_prod_06h2fw106sb9jbkk5yp6d1g6vwsjw",
+         *               "price": "price_prod_06h2fxq90shv5jwd630sf6v82pxhy",
          *               "quantity": 2,
          *               "amount_atom": 1000,
          *               "description": "Pro",
@@ -25972,7 +26307,7 @@ export type components = {
          *           "subscription_data": null
          *         },
          *         "previous_attributes": {
-         *           "updated": "2026-11-29T15:33:00.638Z",
+         *           "updated": "2026-11-29T15:40:25.630Z",
          *           "deleted": null
          *         }
          *       }
@@ -26065,32 +26400,32 @@ export type components = {
         /**
          * @description The webhook body of `checkout.session.completed`.
          * @example {
-         *       "id": "evt_prod_06h2fw1a73t25whx5avjajmf6ez6c",
+         *       "id": "evt_prod_06h2fxqmfp30wrz7dx1sw9q8v3894",
          *       "object": "event",
          *       "type": "checkout.session.completed",
          *       "sequence": 2,
-         *       "created": 1795966380,
+         *       "created": 1795966825,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "cs_prod_06h2fw19za539q819hrnrwq7pq0rc",
-         *           "url": "http://127.0.0.1:40283/checkout/cs_prod_06h2fw19za539q819hrnrwq7pq0rc",
+         *           "id": "cs_prod_06h2fxqm6zkh12yhped44grgrmefc",
+         *           "url": "http://127.0.0.1:42273/checkout/cs_prod_06h2fxqm6zkh12yhped44grgrmefc",
          *           "mode": "payment",
          *           "object": "checkout_session",
          *           "status": "complete",
-         *           "created": "2026-11-29T15:33:00.535Z",
+         *           "created": "2026-11-29T15:40:25.524Z",
          *           "invoice": null,
-         *           "updated": "2026-11-29T15:33:00.598Z",
+         *           "updated": "2026-11-29T15:40:25.594Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h2fw1a3mwtgj8e6kg4cdct4n6e0",
+         *           "customer": "cus_prod_06h2fxqmc3c760h6cg8fk6qr3my0c",
          *           "livemode": false,
          *           "metadata": {},
          *           "cancel_url": null,
          *           "expired_at": null,
-         *           "expires_at": "2026-11-30T15:33:00.535Z",
+         *           "expires_at": "2026-11-30T15:40:25.524Z",
          *           "line_items": [
          *             {
-         *               "price": "price_prod_06h2fw106sb9jbkk5yp6d1g6vwsjw",
+         *               "price": "price_prod_06h2fxq90shv5jwd630sf6v82pxhy",
          *               "quantity": 2,
          *               "amount_atom": 1000,
          *               "description": "Pro",
@@ -26098,17 +26433,17 @@ export type components = {
          *             }
          *           ],
          *           "success_url": "https://example.com/thanks",
-         *           "completed_at": "2026-11-29T15:33:00.598Z",
+         *           "completed_at": "2026-11-29T15:40:25.594Z",
          *           "subscription": null,
          *           "customer_email": "new-buyer@example.com",
-         *           "payment_intent": "pi_prod_06h2fw1a4mw0rphrvmxg4jjdvpxpg",
+         *           "payment_intent": "pi_prod_06h2fxqmd17xzjaeeb797p2kvpxtc",
          *           "payment_status": "paid",
          *           "amount_total_atom": 1000,
          *           "subscription_data": null
          *         },
          *         "previous_attributes": {
          *           "status": "open",
-         *           "updated": "2026-11-29T15:33:00.535Z",
+         *           "updated": "2026-11-29T15:40:25.524Z",
          *           "customer": null,
          *           "completed_at": null,
          *           "customer_email": null,
@@ -26147,32 +26482,32 @@ export type components = {
         /**
          * @description The webhook body of `checkout.session.expired`.
          * @example {
-         *       "id": "evt_prod_06h2fw1aw3ej4k8kgrqqnpet982q2",
+         *       "id": "evt_prod_06h2fxqn6r8w5x9jv57511r4tjzgt",
          *       "object": "event",
          *       "type": "checkout.session.expired",
          *       "sequence": 2,
-         *       "created": 1796052780,
+         *       "created": 1796053225,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "cs_prod_06h2fw1ah1yqdypa1dk8npz3dk8by",
-         *           "url": "http://127.0.0.1:40283/checkout/cs_prod_06h2fw1ah1yqdypa1dk8npz3dk8by",
+         *           "id": "cs_prod_06h2fxqmsb4cbpm3dzk2qhv724gh4",
+         *           "url": "http://127.0.0.1:42273/checkout/cs_prod_06h2fxqmsb4cbpm3dzk2qhv724gh4",
          *           "mode": "payment",
          *           "object": "checkout_session",
          *           "status": "expired",
-         *           "created": "2026-11-29T15:33:00.678Z",
+         *           "created": "2026-11-29T15:40:25.671Z",
          *           "invoice": null,
-         *           "updated": "2026-11-30T15:33:00.678Z",
+         *           "updated": "2026-11-30T15:40:25.671Z",
          *           "currency": "usd",
          *           "customer": null,
          *           "livemode": false,
          *           "metadata": {},
          *           "cancel_url": null,
-         *           "expired_at": "2026-11-30T15:33:00.678Z",
-         *           "expires_at": "2026-11-30T15:33:00.678Z",
+         *           "expired_at": "2026-11-30T15:40:25.671Z",
+         *           "expires_at": "2026-11-30T15:40:25.671Z",
          *           "line_items": [
          *             {
-         *               "price": "price_prod_06h2fw106sb9jbkk5yp6d1g6vwsjw",
+         *               "price": "price_prod_06h2fxq90shv5jwd630sf6v82pxhy",
          *               "quantity": 2,
          *               "amount_atom": 1000,
          *               "description": "Pro",
@@ -26190,7 +26525,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "status": "open",
-         *           "updated": "2026-11-29T15:33:00.678Z",
+         *           "updated": "2026-11-29T15:40:25.671Z",
          *           "expired_at": null
          *         }
          *       }
@@ -26225,20 +26560,20 @@ export type components = {
         /**
          * @description The webhook body of `payment_intent.created`.
          * @example {
-         *       "id": "evt_prod_06h2fw0xsdd04qev2v01hpkpdgm8w",
+         *       "id": "evt_prod_06h2fxq6a9644gfze4t0tgbbc118p",
          *       "object": "event",
          *       "type": "payment_intent.created",
          *       "sequence": 1,
-         *       "created": 1795966377,
+         *       "created": 1795966821,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "pi_prod_06h2fw0xs2kw03wn1p75a38sx0y3j",
+         *           "id": "pi_prod_06h2fxq6a3rg1gb4b6zygqg5yq8dw",
          *           "object": "payment_intent",
          *           "status": "requires_confirmation",
-         *           "created": "2026-11-29T15:32:57.416Z",
+         *           "created": "2026-11-29T15:40:21.968Z",
          *           "invoice": null,
-         *           "updated": "2026-11-29T15:32:57.416Z",
+         *           "updated": "2026-11-29T15:40:21.968Z",
          *           "currency": "usd",
          *           "customer": null,
          *           "livemode": false,
@@ -26317,20 +26652,20 @@ export type components = {
         /**
          * @description The webhook body of `payment_intent.processing`.
          * @example {
-         *       "id": "evt_prod_06h2fw0xwej7my01yb8pehsjqjkpy",
+         *       "id": "evt_prod_06h2fxq6dc3n004gk9nvjh8ck6vvc",
          *       "object": "event",
          *       "type": "payment_intent.processing",
          *       "sequence": 2,
-         *       "created": 1795966377,
+         *       "created": 1795966821,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "pi_prod_06h2fw0xs2kw03wn1p75a38sx0y3j",
+         *           "id": "pi_prod_06h2fxq6a3rg1gb4b6zygqg5yq8dw",
          *           "object": "payment_intent",
          *           "status": "processing",
-         *           "created": "2026-11-29T15:32:57.416Z",
+         *           "created": "2026-11-29T15:40:21.968Z",
          *           "invoice": null,
-         *           "updated": "2026-11-29T15:32:57.439Z",
+         *           "updated": "2026-11-29T15:40:21.989Z",
          *           "currency": "usd",
          *           "customer": null,
          *           "livemode": false,
@@ -26345,7 +26680,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "status": "requires_confirmation",
-         *           "updated": "2026-11-29T15:32:57.425Z"
+         *           "updated": "2026-11-29T15:40:21.975Z"
          *         }
          *       }
          *     }
@@ -26379,22 +26714,22 @@ export type components = {
         /**
          * @description The webhook body of `payment_intent.requires_action`.
          * @example {
-         *       "id": "evt_prod_06h2fw134c62sdqhzfrx9fryh9gb4",
+         *       "id": "evt_prod_06h2fxqcp1wmr4dsv03bmzp815p9r",
          *       "object": "event",
          *       "type": "payment_intent.requires_action",
          *       "sequence": 2,
-         *       "created": 1795966378,
+         *       "created": 1795966823,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "pi_prod_06h2fw133j09c67zwm1hvpdkn3pyt",
+         *           "id": "pi_prod_06h2fxqcnbzgrkfa3qfchm5p3h744",
          *           "object": "payment_intent",
          *           "status": "requires_action",
-         *           "created": "2026-11-29T15:32:58.780Z",
+         *           "created": "2026-11-29T15:40:23.594Z",
          *           "invoice": null,
-         *           "updated": "2026-11-29T15:32:58.785Z",
+         *           "updated": "2026-11-29T15:40:23.599Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h2fw11rqq15gbze22grn4106dx2",
+         *           "customer": "cus_prod_06h2fxqazgr60n5e6p6x3g88rmhja",
          *           "livemode": false,
          *           "metadata": {},
          *           "amount_atom": 1000,
@@ -26407,7 +26742,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "status": "requires_confirmation",
-         *           "updated": "2026-11-29T15:32:58.780Z"
+         *           "updated": "2026-11-29T15:40:23.594Z"
          *         }
          *       }
          *     }
@@ -26441,22 +26776,22 @@ export type components = {
         /**
          * @description The webhook body of `payment_intent.amount_capturable_updated`.
          * @example {
-         *       "id": "evt_prod_06h2fw13f6pcmhgdy8e2nfwxkqzmm",
+         *       "id": "evt_prod_06h2fxqcz2nzp3138gre6sn5sevze",
          *       "object": "event",
          *       "type": "payment_intent.amount_capturable_updated",
          *       "sequence": 3,
-         *       "created": 1795966378,
+         *       "created": 1795966823,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "pi_prod_06h2fw139mk1y4jg2caa7atmw35km",
+         *           "id": "pi_prod_06h2fxqcxvpyfxwp9mz575msff3qc",
          *           "object": "payment_intent",
          *           "status": "requires_capture",
-         *           "created": "2026-11-29T15:32:58.829Z",
+         *           "created": "2026-11-29T15:40:23.662Z",
          *           "invoice": null,
-         *           "updated": "2026-11-29T15:32:58.871Z",
+         *           "updated": "2026-11-29T15:40:23.670Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h2fw11rqq15gbze22grn4106dx2",
+         *           "customer": "cus_prod_06h2fxqazgr60n5e6p6x3g88rmhja",
          *           "livemode": false,
          *           "metadata": {},
          *           "amount_atom": 1000,
@@ -26469,7 +26804,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "status": "processing",
-         *           "updated": "2026-11-29T15:32:58.837Z",
+         *           "updated": "2026-11-29T15:40:23.667Z",
          *           "amount_capturable_atom": 0
          *         }
          *       }
@@ -26504,20 +26839,20 @@ export type components = {
         /**
          * @description The webhook body of `payment_intent.succeeded`.
          * @example {
-         *       "id": "evt_prod_06h2fw0xzzvc914ze8rq21yymk22g",
+         *       "id": "evt_prod_06h2fxq6g5458reve21wgxhy3d0fr",
          *       "object": "event",
          *       "type": "payment_intent.succeeded",
          *       "sequence": 3,
-         *       "created": 1795966377,
+         *       "created": 1795966822,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "pi_prod_06h2fw0xs2kw03wn1p75a38sx0y3j",
+         *           "id": "pi_prod_06h2fxq6a3rg1gb4b6zygqg5yq8dw",
          *           "object": "payment_intent",
          *           "status": "succeeded",
-         *           "created": "2026-11-29T15:32:57.416Z",
+         *           "created": "2026-11-29T15:40:21.968Z",
          *           "invoice": null,
-         *           "updated": "2026-11-29T15:32:57.465Z",
+         *           "updated": "2026-11-29T15:40:22.013Z",
          *           "currency": "usd",
          *           "customer": null,
          *           "livemode": false,
@@ -26532,7 +26867,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "status": "processing",
-         *           "updated": "2026-11-29T15:32:57.439Z",
+         *           "updated": "2026-11-29T15:40:21.989Z",
          *           "amount_received_atom": 0
          *         }
          *       }
@@ -26567,26 +26902,26 @@ export type components = {
         /**
          * @description The webhook body of `payment_intent.canceled`.
          * @example {
-         *       "id": "evt_prod_06h2fw13hqd2ytbacp1s0720wkj4e",
+         *       "id": "evt_prod_06h2fxqd1dnjpgkaxm0rnxsmvhjag",
          *       "object": "event",
          *       "type": "payment_intent.canceled",
          *       "sequence": 4,
-         *       "created": 1795966378,
+         *       "created": 1795966823,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "pi_prod_06h2fw139mk1y4jg2caa7atmw35km",
+         *           "id": "pi_prod_06h2fxqcxvpyfxwp9mz575msff3qc",
          *           "object": "payment_intent",
          *           "status": "canceled",
-         *           "created": "2026-11-29T15:32:58.829Z",
+         *           "created": "2026-11-29T15:40:23.662Z",
          *           "invoice": null,
-         *           "updated": "2026-11-29T15:32:58.892Z",
+         *           "updated": "2026-11-29T15:40:23.689Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h2fw11rqq15gbze22grn4106dx2",
+         *           "customer": "cus_prod_06h2fxqazgr60n5e6p6x3g88rmhja",
          *           "livemode": false,
          *           "metadata": {},
          *           "amount_atom": 1000,
-         *           "canceled_at": "2026-11-29T15:32:58.892Z",
+         *           "canceled_at": "2026-11-29T15:40:23.689Z",
          *           "capture_method": "manual",
          *           "payment_method": "pm_sandbox_succeeds",
          *           "last_payment_error": null,
@@ -26595,7 +26930,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "status": "requires_capture",
-         *           "updated": "2026-11-29T15:32:58.871Z",
+         *           "updated": "2026-11-29T15:40:23.670Z",
          *           "canceled_at": null,
          *           "amount_capturable_atom": 1000
          *         }
@@ -26631,22 +26966,22 @@ export type components = {
         /**
          * @description The webhook body of `payment_intent.payment_failed`.
          * @example {
-         *       "id": "evt_prod_06h2fw131vzack237d3d9b964fx68",
+         *       "id": "evt_prod_06h2fxqck7ks83pzpg5ceax09drs4",
          *       "object": "event",
          *       "type": "payment_intent.payment_failed",
          *       "sequence": 3,
-         *       "created": 1795966378,
+         *       "created": 1795966823,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "pi_prod_06h2fw12znf6z2z6xtw7hxexsq736",
+         *           "id": "pi_prod_06h2fxqcgzxjdwya659mm06qn47dw",
          *           "object": "payment_intent",
          *           "status": "requires_payment_method",
-         *           "created": "2026-11-29T15:32:58.749Z",
+         *           "created": "2026-11-29T15:40:23.559Z",
          *           "invoice": null,
-         *           "updated": "2026-11-29T15:32:58.763Z",
+         *           "updated": "2026-11-29T15:40:23.575Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h2fw11rqq15gbze22grn4106dx2",
+         *           "customer": "cus_prod_06h2fxqazgr60n5e6p6x3g88rmhja",
          *           "livemode": false,
          *           "metadata": {},
          *           "amount_atom": 1000,
@@ -26659,7 +26994,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "status": "processing",
-         *           "updated": "2026-11-29T15:32:58.756Z",
+         *           "updated": "2026-11-29T15:40:23.566Z",
          *           "payment_method": "pm_sandbox_declined",
          *           "last_payment_error": null
          *         }
@@ -26695,22 +27030,22 @@ export type components = {
         /**
          * @description The webhook body of `payment_intent.partially_funded`.
          * @example {
-         *       "id": "evt_prod_06h2fw137r54x7njzs3batym0w0xt",
+         *       "id": "evt_prod_06h2fxqcvkar65yevcb8mk1hxma86",
          *       "object": "event",
          *       "type": "payment_intent.partially_funded",
          *       "sequence": 3,
-         *       "created": 1795966378,
+         *       "created": 1795966823,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "pi_prod_06h2fw136dbpr6n4sng12gjrypjag",
+         *           "id": "pi_prod_06h2fxqcrcvsfjn2bvbyg0aqx4m7y",
          *           "object": "payment_intent",
          *           "status": "partially_funded",
-         *           "created": "2026-11-29T15:32:58.803Z",
+         *           "created": "2026-11-29T15:40:23.619Z",
          *           "invoice": null,
-         *           "updated": "2026-11-29T15:32:58.813Z",
+         *           "updated": "2026-11-29T15:40:23.641Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h2fw11rqq15gbze22grn4106dx2",
+         *           "customer": "cus_prod_06h2fxqazgr60n5e6p6x3g88rmhja",
          *           "livemode": false,
          *           "metadata": {},
          *           "amount_atom": 1000,
@@ -26723,7 +27058,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "status": "processing",
-         *           "updated": "2026-11-29T15:32:58.807Z",
+         *           "updated": "2026-11-29T15:40:23.628Z",
          *           "amount_received_atom": 0
          *         }
          *       }
@@ -26758,40 +27093,40 @@ export type components = {
         /**
          * @description The webhook body of `customer.subscription.created`.
          * @example {
-         *       "id": "evt_prod_06h2fw17tcpa7frxtszmd8tpj28ft",
+         *       "id": "evt_prod_06h2fxqhze6wmmahgk1w2h4wgkbqy",
          *       "object": "event",
          *       "type": "customer.subscription.created",
          *       "sequence": 1,
-         *       "created": 1795966379,
+         *       "created": 1795966824,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "sub_prod_06h2fw17r8s774y69ckrzvfz2da76",
+         *           "id": "sub_prod_06h2fxqhwy4xc7szt0q9y8j524why",
          *           "items": [
          *             {
-         *               "id": "si_prod_06h2fw17r8s774y69ckrzvfz2da78",
-         *               "price": "price_prod_06h2fw1039pna1mcpmm9mmsq7q3wp",
+         *               "id": "si_prod_06h2fxqhwy4xc7szt0q9y8j524wj0",
+         *               "price": "price_prod_06h2fxq8xj7txfmqmxnmd8q9y7rdw",
          *               "quantity": 1
          *             }
          *           ],
          *           "object": "subscription",
          *           "status": "active",
-         *           "created": "2026-11-29T15:32:59.967Z",
-         *           "updated": "2026-11-29T15:32:59.967Z",
+         *           "created": "2026-11-29T15:40:24.931Z",
+         *           "updated": "2026-11-29T15:40:24.931Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h2fw11rqq15gbze22grn4106dx2",
+         *           "customer": "cus_prod_06h2fxqazgr60n5e6p6x3g88rmhja",
          *           "livemode": false,
          *           "metadata": {},
          *           "paused_at": null,
          *           "trial_end": null,
          *           "cancelled_at": null,
          *           "days_until_due": null,
-         *           "latest_invoice": "in_prod_06h2fw17rxtp075b546k4w4mkm8dg",
+         *           "latest_invoice": "in_prod_06h2fxqhxt10yxp0x50a8kn5amdat",
          *           "pending_changes": [],
          *           "collection_method": "charge_automatically",
-         *           "current_period_end": "2026-12-29T15:32:59.967Z",
+         *           "current_period_end": "2026-12-29T15:40:24.931Z",
          *           "cancel_at_period_end": false,
-         *           "current_period_start": "2026-11-29T15:32:59.967Z",
+         *           "current_period_start": "2026-11-29T15:40:24.931Z",
          *           "default_payment_method": null
          *         }
          *       }
@@ -26882,28 +27217,28 @@ export type components = {
         /**
          * @description The webhook body of `customer.subscription.updated`.
          * @example {
-         *       "id": "evt_prod_06h2fw182ambmn9yk28mnvefddh6g",
+         *       "id": "evt_prod_06h2fxqj9ahb488ac2yy4gna29p1c",
          *       "object": "event",
          *       "type": "customer.subscription.updated",
          *       "sequence": 2,
-         *       "created": 1795966380,
+         *       "created": 1795966825,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "sub_prod_06h2fw17r8s774y69ckrzvfz2da76",
+         *           "id": "sub_prod_06h2fxqhwy4xc7szt0q9y8j524why",
          *           "items": [
          *             {
-         *               "id": "si_prod_06h2fw17r8s774y69ckrzvfz2da78",
-         *               "price": "price_prod_06h2fw1039pna1mcpmm9mmsq7q3wp",
+         *               "id": "si_prod_06h2fxqhwy4xc7szt0q9y8j524wj0",
+         *               "price": "price_prod_06h2fxq8xj7txfmqmxnmd8q9y7rdw",
          *               "quantity": 1
          *             }
          *           ],
          *           "object": "subscription",
          *           "status": "active",
-         *           "created": "2026-11-29T15:32:59.967Z",
-         *           "updated": "2026-11-29T15:33:00.043Z",
+         *           "created": "2026-11-29T15:40:24.931Z",
+         *           "updated": "2026-11-29T15:40:25.030Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h2fw11rqq15gbze22grn4106dx2",
+         *           "customer": "cus_prod_06h2fxqazgr60n5e6p6x3g88rmhja",
          *           "livemode": false,
          *           "metadata": {
          *             "plan": "pro"
@@ -26912,16 +27247,16 @@ export type components = {
          *           "trial_end": null,
          *           "cancelled_at": null,
          *           "days_until_due": null,
-         *           "latest_invoice": "in_prod_06h2fw17rxtp075b546k4w4mkm8dg",
+         *           "latest_invoice": "in_prod_06h2fxqhxt10yxp0x50a8kn5amdat",
          *           "pending_changes": [],
          *           "collection_method": "charge_automatically",
-         *           "current_period_end": "2026-12-29T15:32:59.967Z",
+         *           "current_period_end": "2026-12-29T15:40:24.931Z",
          *           "cancel_at_period_end": false,
-         *           "current_period_start": "2026-11-29T15:32:59.967Z",
+         *           "current_period_start": "2026-11-29T15:40:24.931Z",
          *           "default_payment_method": null
          *         },
          *         "previous_attributes": {
-         *           "updated": "2026-11-29T15:32:59.967Z",
+         *           "updated": "2026-11-29T15:40:24.931Z",
          *           "metadata": {}
          *         }
          *       }
@@ -26956,47 +27291,47 @@ export type components = {
         /**
          * @description The webhook body of `customer.subscription.paused`.
          * @example {
-         *       "id": "evt_prod_06h2fw186612s35w30r3b5pa3mvg6",
+         *       "id": "evt_prod_06h2fxqjdw4b7dx00q21ne682sqer",
          *       "object": "event",
          *       "type": "customer.subscription.paused",
          *       "sequence": 3,
-         *       "created": 1795966380,
+         *       "created": 1795966825,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "sub_prod_06h2fw17r8s774y69ckrzvfz2da76",
+         *           "id": "sub_prod_06h2fxqhwy4xc7szt0q9y8j524why",
          *           "items": [
          *             {
-         *               "id": "si_prod_06h2fw17r8s774y69ckrzvfz2da78",
-         *               "price": "price_prod_06h2fw1039pna1mcpmm9mmsq7q3wp",
+         *               "id": "si_prod_06h2fxqhwy4xc7szt0q9y8j524wj0",
+         *               "price": "price_prod_06h2fxq8xj7txfmqmxnmd8q9y7rdw",
          *               "quantity": 1
          *             }
          *           ],
          *           "object": "subscription",
          *           "status": "paused",
-         *           "created": "2026-11-29T15:32:59.967Z",
-         *           "updated": "2026-11-29T15:33:00.077Z",
+         *           "created": "2026-11-29T15:40:24.931Z",
+         *           "updated": "2026-11-29T15:40:25.067Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h2fw11rqq15gbze22grn4106dx2",
+         *           "customer": "cus_prod_06h2fxqazgr60n5e6p6x3g88rmhja",
          *           "livemode": false,
          *           "metadata": {
          *             "plan": "pro"
          *           },
-         *           "paused_at": "2026-11-29T15:33:00.077Z",
+         *           "paused_at": "2026-11-29T15:40:25.067Z",
          *           "trial_end": null,
          *           "cancelled_at": null,
          *           "days_until_due": null,
-         *           "latest_invoice": "in_prod_06h2fw17rxtp075b546k4w4mkm8dg",
+         *           "latest_invoice": "in_prod_06h2fxqhxt10yxp0x50a8kn5amdat",
          *           "pending_changes": [],
          *           "collection_method": "charge_automatically",
-         *           "current_period_end": "2026-12-29T15:32:59.967Z",
+         *           "current_period_end": "2026-12-29T15:40:24.931Z",
          *           "cancel_at_period_end": false,
-         *           "current_period_start": "2026-11-29T15:32:59.967Z",
+         *           "current_period_start": "2026-11-29T15:40:24.931Z",
          *           "default_payment_method": null
          *         },
          *         "previous_attributes": {
          *           "status": "active",
-         *           "updated": "2026-11-29T15:33:00.043Z",
+         *           "updated": "2026-11-29T15:40:25.030Z",
          *           "paused_at": null
          *         }
          *       }
@@ -27031,28 +27366,28 @@ export type components = {
         /**
          * @description The webhook body of `customer.subscription.resumed`.
          * @example {
-         *       "id": "evt_prod_06h2fw18a601gmxf0764mr4jcgwm6",
+         *       "id": "evt_prod_06h2fxqjhwh5f6h2562sy95jvm79m",
          *       "object": "event",
          *       "type": "customer.subscription.resumed",
          *       "sequence": 4,
-         *       "created": 1795966380,
+         *       "created": 1795966825,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "sub_prod_06h2fw17r8s774y69ckrzvfz2da76",
+         *           "id": "sub_prod_06h2fxqhwy4xc7szt0q9y8j524why",
          *           "items": [
          *             {
-         *               "id": "si_prod_06h2fw17r8s774y69ckrzvfz2da78",
-         *               "price": "price_prod_06h2fw1039pna1mcpmm9mmsq7q3wp",
+         *               "id": "si_prod_06h2fxqhwy4xc7szt0q9y8j524wj0",
+         *               "price": "price_prod_06h2fxq8xj7txfmqmxnmd8q9y7rdw",
          *               "quantity": 1
          *             }
          *           ],
          *           "object": "subscription",
          *           "status": "active",
-         *           "created": "2026-11-29T15:32:59.967Z",
-         *           "updated": "2026-11-29T15:33:00.109Z",
+         *           "created": "2026-11-29T15:40:24.931Z",
+         *           "updated": "2026-11-29T15:40:25.099Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h2fw11rqq15gbze22grn4106dx2",
+         *           "customer": "cus_prod_06h2fxqazgr60n5e6p6x3g88rmhja",
          *           "livemode": false,
          *           "metadata": {
          *             "plan": "pro"
@@ -27061,18 +27396,18 @@ export type components = {
          *           "trial_end": null,
          *           "cancelled_at": null,
          *           "days_until_due": null,
-         *           "latest_invoice": "in_prod_06h2fw17rxtp075b546k4w4mkm8dg",
+         *           "latest_invoice": "in_prod_06h2fxqhxt10yxp0x50a8kn5amdat",
          *           "pending_changes": [],
          *           "collection_method": "charge_automatically",
-         *           "current_period_end": "2026-12-29T15:32:59.967Z",
+         *           "current_period_end": "2026-12-29T15:40:24.931Z",
          *           "cancel_at_period_end": false,
-         *           "current_period_start": "2026-11-29T15:32:59.967Z",
+         *           "current_period_start": "2026-11-29T15:40:24.931Z",
          *           "default_payment_method": null
          *         },
          *         "previous_attributes": {
          *           "status": "paused",
-         *           "updated": "2026-11-29T15:33:00.077Z",
-         *           "paused_at": "2026-11-29T15:33:00.077Z"
+         *           "updated": "2026-11-29T15:40:25.067Z",
+         *           "paused_at": "2026-11-29T15:40:25.067Z"
          *         }
          *       }
          *     }
@@ -27106,47 +27441,47 @@ export type components = {
         /**
          * @description The webhook body of `customer.subscription.cancelled`.
          * @example {
-         *       "id": "evt_prod_06h2fw18f62z53rfht9nr3qjwq1cc",
+         *       "id": "evt_prod_06h2fxqjpwm026zfaxxx38tb9456e",
          *       "object": "event",
          *       "type": "customer.subscription.cancelled",
          *       "sequence": 5,
-         *       "created": 1795966380,
+         *       "created": 1795966825,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "sub_prod_06h2fw17r8s774y69ckrzvfz2da76",
+         *           "id": "sub_prod_06h2fxqhwy4xc7szt0q9y8j524why",
          *           "items": [
          *             {
-         *               "id": "si_prod_06h2fw17r8s774y69ckrzvfz2da78",
-         *               "price": "price_prod_06h2fw1039pna1mcpmm9mmsq7q3wp",
+         *               "id": "si_prod_06h2fxqhwy4xc7szt0q9y8j524wj0",
+         *               "price": "price_prod_06h2fxq8xj7txfmqmxnmd8q9y7rdw",
          *               "quantity": 1
          *             }
          *           ],
          *           "object": "subscription",
          *           "status": "cancelled",
-         *           "created": "2026-11-29T15:32:59.967Z",
-         *           "updated": "2026-11-29T15:33:00.144Z",
+         *           "created": "2026-11-29T15:40:24.931Z",
+         *           "updated": "2026-11-29T15:40:25.132Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h2fw11rqq15gbze22grn4106dx2",
+         *           "customer": "cus_prod_06h2fxqazgr60n5e6p6x3g88rmhja",
          *           "livemode": false,
          *           "metadata": {
          *             "plan": "pro"
          *           },
          *           "paused_at": null,
          *           "trial_end": null,
-         *           "cancelled_at": "2026-11-29T15:33:00.144Z",
+         *           "cancelled_at": "2026-11-29T15:40:25.132Z",
          *           "days_until_due": null,
-         *           "latest_invoice": "in_prod_06h2fw17rxtp075b546k4w4mkm8dg",
+         *           "latest_invoice": "in_prod_06h2fxqhxt10yxp0x50a8kn5amdat",
          *           "pending_changes": [],
          *           "collection_method": "charge_automatically",
-         *           "current_period_end": "2026-12-29T15:32:59.967Z",
+         *           "current_period_end": "2026-12-29T15:40:24.931Z",
          *           "cancel_at_period_end": false,
-         *           "current_period_start": "2026-11-29T15:32:59.967Z",
+         *           "current_period_start": "2026-11-29T15:40:24.931Z",
          *           "default_payment_method": null
          *         },
          *         "previous_attributes": {
          *           "status": "active",
-         *           "updated": "2026-11-29T15:33:00.109Z",
+         *           "updated": "2026-11-29T15:40:25.099Z",
          *           "cancelled_at": null
          *         }
          *       }
@@ -27181,40 +27516,40 @@ export type components = {
         /**
          * @description The webhook body of `customer.subscription.trial_will_end`.
          * @example {
-         *       "id": "evt_prod_06h2fw1b4fe0j94mx1w2811rnxh5c",
+         *       "id": "evt_prod_06h2fxqnh83qec1b55q9d6nfabr6a",
          *       "object": "event",
          *       "type": "customer.subscription.trial_will_end",
          *       "sequence": 2,
-         *       "created": 1796311980,
+         *       "created": 1796312425,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "sub_prod_06h2fw18kj8frjk5tgwfd4vcsj3km",
+         *           "id": "sub_prod_06h2fxqjwtdhkb492gzxdfjryey5c",
          *           "items": [
          *             {
-         *               "id": "si_prod_06h2fw18kj8frjk5tgwfd4vcsj3kp",
-         *               "price": "price_prod_06h2fw1039pna1mcpmm9mmsq7q3wp",
+         *               "id": "si_prod_06h2fxqjwtdhkb492gzxdfjryey5e",
+         *               "price": "price_prod_06h2fxq8xj7txfmqmxnmd8q9y7rdw",
          *               "quantity": 1
          *             }
          *           ],
          *           "object": "subscription",
          *           "status": "trialing",
-         *           "created": "2026-11-29T15:33:00.183Z",
-         *           "updated": "2026-11-29T15:33:00.183Z",
+         *           "created": "2026-11-29T15:40:25.177Z",
+         *           "updated": "2026-11-29T15:40:25.177Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h2fw11rqq15gbze22grn4106dx2",
+         *           "customer": "cus_prod_06h2fxqazgr60n5e6p6x3g88rmhja",
          *           "livemode": false,
          *           "metadata": {},
          *           "paused_at": null,
-         *           "trial_end": "2026-12-06T15:33:00.183Z",
+         *           "trial_end": "2026-12-06T15:40:25.177Z",
          *           "cancelled_at": null,
          *           "days_until_due": null,
          *           "latest_invoice": null,
          *           "pending_changes": [],
          *           "collection_method": "charge_automatically",
-         *           "current_period_end": "2026-12-06T15:33:00.183Z",
+         *           "current_period_end": "2026-12-06T15:40:25.177Z",
          *           "cancel_at_period_end": false,
-         *           "current_period_start": "2026-11-29T15:33:00.183Z",
+         *           "current_period_start": "2026-11-29T15:40:25.177Z",
          *           "default_payment_method": "pm_sandbox_succeeds"
          *         }
          *       }
@@ -27249,19 +27584,19 @@ export type components = {
         /**
          * @description The webhook body of `invoice.created`.
          * @example {
-         *       "id": "evt_prod_06h2fw140sjpsyt63zj9zgkc6vnxr",
+         *       "id": "evt_prod_06h2fxqdhrasfv8tqv8j0x9pj5q92",
          *       "object": "event",
          *       "type": "invoice.created",
          *       "sequence": 1,
-         *       "created": 1795966379,
+         *       "created": 1795966823,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "in_prod_06h2fw13zwb7wgs7c0btv803wttk0",
+         *           "id": "in_prod_06h2fxqdh2ggxt09mp224zx8gprz8",
          *           "lines": [
          *             {
-         *               "id": "il_prod_06h2fw1405qkaaqz28g2v9ye73q1j",
-         *               "price": "price_prod_06h2fw106sb9jbkk5yp6d1g6vwsjw",
+         *               "id": "il_prod_06h2fxqdh4h7g51xw03twt1px10vj",
+         *               "price": "price_prod_06h2fxq90shv5jwd630sf6v82pxhy",
          *               "quantity": 1,
          *               "tax_rates": [],
          *               "amount_atom": 500,
@@ -27274,11 +27609,11 @@ export type components = {
          *           "number": null,
          *           "object": "invoice",
          *           "status": "draft",
-         *           "created": "2026-11-29T15:32:59.007Z",
+         *           "created": "2026-11-29T15:40:23.816Z",
          *           "paid_at": null,
-         *           "updated": "2026-11-29T15:32:59.007Z",
+         *           "updated": "2026-11-29T15:40:23.816Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h2fw11rqq15gbze22grn4106dx2",
+         *           "customer": "cus_prod_06h2fxqazgr60n5e6p6x3g88rmhja",
          *           "discount": null,
          *           "due_date": null,
          *           "livemode": false,
@@ -27300,6 +27635,7 @@ export type components = {
          *           "days_until_due": null,
          *           "payment_intent": null,
          *           "reverse_charge": false,
+         *           "credits_applied": [],
          *           "due_amount_atom": 500,
          *           "paid_pdf_sha256": null,
          *           "paid_amount_atom": 0,
@@ -27310,6 +27646,7 @@ export type components = {
          *           "next_payment_attempt": null,
          *           "starting_balance_atom": null,
          *           "marked_uncollectible_at": null,
+         *           "total_credits_applied_atom": 0,
          *           "pre_payment_credit_notes_amount_atom": 0,
          *           "post_payment_credit_notes_amount_atom": 0
          *         }
@@ -27443,19 +27780,19 @@ export type components = {
         /**
          * @description The webhook body of `invoice.finalized`.
          * @example {
-         *       "id": "evt_prod_06h2fw14bhb0ge5rtxze5n10je0jg",
+         *       "id": "evt_prod_06h2fxqdy536r484fc01vsdebtdrp",
          *       "object": "event",
          *       "type": "invoice.finalized",
          *       "sequence": 2,
-         *       "created": 1795966379,
+         *       "created": 1795966823,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "in_prod_06h2fw13zwb7wgs7c0btv803wttk0",
+         *           "id": "in_prod_06h2fxqdh2ggxt09mp224zx8gprz8",
          *           "lines": [
          *             {
-         *               "id": "il_prod_06h2fw1405qkaaqz28g2v9ye73q1j",
-         *               "price": "price_prod_06h2fw106sb9jbkk5yp6d1g6vwsjw",
+         *               "id": "il_prod_06h2fxqdh4h7g51xw03twt1px10vj",
+         *               "price": "price_prod_06h2fxq90shv5jwd630sf6v82pxhy",
          *               "quantity": 1,
          *               "tax_rates": [],
          *               "amount_atom": 500,
@@ -27468,11 +27805,11 @@ export type components = {
          *           "number": "EXAMPL-0001",
          *           "object": "invoice",
          *           "status": "open",
-         *           "created": "2026-11-29T15:32:59.007Z",
+         *           "created": "2026-11-29T15:40:23.816Z",
          *           "paid_at": null,
-         *           "updated": "2026-11-29T15:32:59.049Z",
+         *           "updated": "2026-11-29T15:40:23.862Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h2fw11rqq15gbze22grn4106dx2",
+         *           "customer": "cus_prod_06h2fxqazgr60n5e6p6x3g88rmhja",
          *           "discount": null,
          *           "due_date": null,
          *           "livemode": false,
@@ -27480,11 +27817,11 @@ export type components = {
          *           "tax_atom": 0,
          *           "voided_at": null,
          *           "overdue_at": null,
-         *           "pdf_sha256": "a9151f0df842b53e500739dcfabda901a13e3bdac9174ae8defe8616db842692",
+         *           "pdf_sha256": "9ac3fc7f0dae38ac60f7f877e6e4aa92256f1dd8f48ec6cfdb39d5d50bb165d2",
          *           "description": null,
-         *           "invoice_pdf": "http://127.0.0.1:40283/api/invoices/in_prod_06h2fw13zwb7wgs7c0btv803wttk0/pdf",
+         *           "invoice_pdf": "http://127.0.0.1:42273/api/invoices/in_prod_06h2fxqdh2ggxt09mp224zx8gprz8/pdf",
          *           "total_taxes": [],
-         *           "finalized_at": "2026-11-29T15:32:59.049Z",
+         *           "finalized_at": "2026-11-29T15:40:23.862Z",
          *           "subscription": null,
          *           "attempt_count": 0,
          *           "customer_name": "Jenny Rosen",
@@ -27494,23 +27831,25 @@ export type components = {
          *           "days_until_due": null,
          *           "payment_intent": null,
          *           "reverse_charge": false,
+         *           "credits_applied": [],
          *           "due_amount_atom": 500,
          *           "paid_pdf_sha256": null,
          *           "paid_amount_atom": 0,
          *           "collection_method": "charge_automatically",
          *           "total_amount_atom": 500,
-         *           "hosted_invoice_url": "http://127.0.0.1:40283/invoice/ryoVm8sGxwBPhd1949Gn7Qy3iHTubExooxu-hG3lGtE",
+         *           "hosted_invoice_url": "http://127.0.0.1:42273/invoice/Bkdn7NIf1O9QTCSY-YpY5wHkrjqnxEfv6LbeGR0Ve90",
          *           "ending_balance_atom": 0,
          *           "next_payment_attempt": null,
          *           "starting_balance_atom": 0,
          *           "marked_uncollectible_at": null,
+         *           "total_credits_applied_atom": 0,
          *           "pre_payment_credit_notes_amount_atom": 0,
          *           "post_payment_credit_notes_amount_atom": 0
          *         },
          *         "previous_attributes": {
          *           "number": null,
          *           "status": "draft",
-         *           "updated": "2026-11-29T15:32:59.007Z",
+         *           "updated": "2026-11-29T15:40:23.816Z",
          *           "pdf_sha256": null,
          *           "invoice_pdf": null,
          *           "finalized_at": null,
@@ -27552,19 +27891,19 @@ export type components = {
         /**
          * @description The webhook body of `invoice.paid`.
          * @example {
-         *       "id": "evt_prod_06h2fw14md9abrn8s5abk3km2td34",
+         *       "id": "evt_prod_06h2fxqe93n1sm93yknq15wb9kf0a",
          *       "object": "event",
          *       "type": "invoice.paid",
          *       "sequence": 3,
-         *       "created": 1795966379,
+         *       "created": 1795966824,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "in_prod_06h2fw13zwb7wgs7c0btv803wttk0",
+         *           "id": "in_prod_06h2fxqdh2ggxt09mp224zx8gprz8",
          *           "lines": [
          *             {
-         *               "id": "il_prod_06h2fw1405qkaaqz28g2v9ye73q1j",
-         *               "price": "price_prod_06h2fw106sb9jbkk5yp6d1g6vwsjw",
+         *               "id": "il_prod_06h2fxqdh4h7g51xw03twt1px10vj",
+         *               "price": "price_prod_06h2fxq90shv5jwd630sf6v82pxhy",
          *               "quantity": 1,
          *               "tax_rates": [],
          *               "amount_atom": 500,
@@ -27577,11 +27916,11 @@ export type components = {
          *           "number": "EXAMPL-0001",
          *           "object": "invoice",
          *           "status": "paid",
-         *           "created": "2026-11-29T15:32:59.007Z",
-         *           "paid_at": "2026-11-29T15:32:59.162Z",
-         *           "updated": "2026-11-29T15:32:59.162Z",
+         *           "created": "2026-11-29T15:40:23.816Z",
+         *           "paid_at": "2026-11-29T15:40:23.999Z",
+         *           "updated": "2026-11-29T15:40:23.999Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h2fw11rqq15gbze22grn4106dx2",
+         *           "customer": "cus_prod_06h2fxqazgr60n5e6p6x3g88rmhja",
          *           "discount": null,
          *           "due_date": null,
          *           "livemode": false,
@@ -27589,11 +27928,11 @@ export type components = {
          *           "tax_atom": 0,
          *           "voided_at": null,
          *           "overdue_at": null,
-         *           "pdf_sha256": "a9151f0df842b53e500739dcfabda901a13e3bdac9174ae8defe8616db842692",
+         *           "pdf_sha256": "9ac3fc7f0dae38ac60f7f877e6e4aa92256f1dd8f48ec6cfdb39d5d50bb165d2",
          *           "description": null,
-         *           "invoice_pdf": "http://127.0.0.1:40283/api/invoices/in_prod_06h2fw13zwb7wgs7c0btv803wttk0/pdf",
+         *           "invoice_pdf": "http://127.0.0.1:42273/api/invoices/in_prod_06h2fxqdh2ggxt09mp224zx8gprz8/pdf",
          *           "total_taxes": [],
-         *           "finalized_at": "2026-11-29T15:32:59.049Z",
+         *           "finalized_at": "2026-11-29T15:40:23.862Z",
          *           "subscription": null,
          *           "attempt_count": 0,
          *           "customer_name": "Jenny Rosen",
@@ -27601,25 +27940,27 @@ export type components = {
          *           "subtotal_atom": 500,
          *           "customer_email": "jenny@example.com",
          *           "days_until_due": null,
-         *           "payment_intent": "pi_prod_06h2fw14h5chx2z0s9ns7tcm3h572",
+         *           "payment_intent": "pi_prod_06h2fxqe5ndnna5g30adkg6ejaawg",
          *           "reverse_charge": false,
+         *           "credits_applied": [],
          *           "due_amount_atom": 0,
-         *           "paid_pdf_sha256": "c402ddd4cf0f618eaeb98bc88314e23b9aea2aefc8fe08fb2189e8929bd4e896",
+         *           "paid_pdf_sha256": "1c0f639db278f74c4cd93e6a015f10ea2e3bd3023535f3bce65b755ef9de9073",
          *           "paid_amount_atom": 500,
          *           "collection_method": "charge_automatically",
          *           "total_amount_atom": 500,
-         *           "hosted_invoice_url": "http://127.0.0.1:40283/invoice/ryoVm8sGxwBPhd1949Gn7Qy3iHTubExooxu-hG3lGtE",
+         *           "hosted_invoice_url": "http://127.0.0.1:42273/invoice/Bkdn7NIf1O9QTCSY-YpY5wHkrjqnxEfv6LbeGR0Ve90",
          *           "ending_balance_atom": 0,
          *           "next_payment_attempt": null,
          *           "starting_balance_atom": 0,
          *           "marked_uncollectible_at": null,
+         *           "total_credits_applied_atom": 0,
          *           "pre_payment_credit_notes_amount_atom": 0,
          *           "post_payment_credit_notes_amount_atom": 0
          *         },
          *         "previous_attributes": {
          *           "status": "open",
          *           "paid_at": null,
-         *           "updated": "2026-11-29T15:32:59.049Z",
+         *           "updated": "2026-11-29T15:40:23.862Z",
          *           "due_amount_atom": 500,
          *           "paid_pdf_sha256": null,
          *           "paid_amount_atom": 0
@@ -27656,19 +27997,19 @@ export type components = {
         /**
          * @description The webhook body of `invoice.payment_succeeded`.
          * @example {
-         *       "id": "evt_prod_06h2fw14na9qrctke8sq8twwt7t82",
+         *       "id": "evt_prod_06h2fxqea22p2vj4mdtkk3z49qcqr",
          *       "object": "event",
          *       "type": "invoice.payment_succeeded",
          *       "sequence": 4,
-         *       "created": 1795966379,
+         *       "created": 1795966824,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "in_prod_06h2fw13zwb7wgs7c0btv803wttk0",
+         *           "id": "in_prod_06h2fxqdh2ggxt09mp224zx8gprz8",
          *           "lines": [
          *             {
-         *               "id": "il_prod_06h2fw1405qkaaqz28g2v9ye73q1j",
-         *               "price": "price_prod_06h2fw106sb9jbkk5yp6d1g6vwsjw",
+         *               "id": "il_prod_06h2fxqdh4h7g51xw03twt1px10vj",
+         *               "price": "price_prod_06h2fxq90shv5jwd630sf6v82pxhy",
          *               "quantity": 1,
          *               "tax_rates": [],
          *               "amount_atom": 500,
@@ -27681,11 +28022,11 @@ export type components = {
          *           "number": "EXAMPL-0001",
          *           "object": "invoice",
          *           "status": "paid",
-         *           "created": "2026-11-29T15:32:59.007Z",
-         *           "paid_at": "2026-11-29T15:32:59.162Z",
-         *           "updated": "2026-11-29T15:32:59.162Z",
+         *           "created": "2026-11-29T15:40:23.816Z",
+         *           "paid_at": "2026-11-29T15:40:23.999Z",
+         *           "updated": "2026-11-29T15:40:23.999Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h2fw11rqq15gbze22grn4106dx2",
+         *           "customer": "cus_prod_06h2fxqazgr60n5e6p6x3g88rmhja",
          *           "discount": null,
          *           "due_date": null,
          *           "livemode": false,
@@ -27693,11 +28034,11 @@ export type components = {
          *           "tax_atom": 0,
          *           "voided_at": null,
          *           "overdue_at": null,
-         *           "pdf_sha256": "a9151f0df842b53e500739dcfabda901a13e3bdac9174ae8defe8616db842692",
+         *           "pdf_sha256": "9ac3fc7f0dae38ac60f7f877e6e4aa92256f1dd8f48ec6cfdb39d5d50bb165d2",
          *           "description": null,
-         *           "invoice_pdf": "http://127.0.0.1:40283/api/invoices/in_prod_06h2fw13zwb7wgs7c0btv803wttk0/pdf",
+         *           "invoice_pdf": "http://127.0.0.1:42273/api/invoices/in_prod_06h2fxqdh2ggxt09mp224zx8gprz8/pdf",
          *           "total_taxes": [],
-         *           "finalized_at": "2026-11-29T15:32:59.049Z",
+         *           "finalized_at": "2026-11-29T15:40:23.862Z",
          *           "subscription": null,
          *           "attempt_count": 0,
          *           "customer_name": "Jenny Rosen",
@@ -27705,25 +28046,27 @@ export type components = {
          *           "subtotal_atom": 500,
          *           "customer_email": "jenny@example.com",
          *           "days_until_due": null,
-         *           "payment_intent": "pi_prod_06h2fw14h5chx2z0s9ns7tcm3h572",
+         *           "payment_intent": "pi_prod_06h2fxqe5ndnna5g30adkg6ejaawg",
          *           "reverse_charge": false,
+         *           "credits_applied": [],
          *           "due_amount_atom": 0,
-         *           "paid_pdf_sha256": "c402ddd4cf0f618eaeb98bc88314e23b9aea2aefc8fe08fb2189e8929bd4e896",
+         *           "paid_pdf_sha256": "1c0f639db278f74c4cd93e6a015f10ea2e3bd3023535f3bce65b755ef9de9073",
          *           "paid_amount_atom": 500,
          *           "collection_method": "charge_automatically",
          *           "total_amount_atom": 500,
-         *           "hosted_invoice_url": "http://127.0.0.1:40283/invoice/ryoVm8sGxwBPhd1949Gn7Qy3iHTubExooxu-hG3lGtE",
+         *           "hosted_invoice_url": "http://127.0.0.1:42273/invoice/Bkdn7NIf1O9QTCSY-YpY5wHkrjqnxEfv6LbeGR0Ve90",
          *           "ending_balance_atom": 0,
          *           "next_payment_attempt": null,
          *           "starting_balance_atom": 0,
          *           "marked_uncollectible_at": null,
+         *           "total_credits_applied_atom": 0,
          *           "pre_payment_credit_notes_amount_atom": 0,
          *           "post_payment_credit_notes_amount_atom": 0
          *         },
          *         "previous_attributes": {
          *           "status": "open",
          *           "paid_at": null,
-         *           "updated": "2026-11-29T15:32:59.049Z",
+         *           "updated": "2026-11-29T15:40:23.862Z",
          *           "due_amount_atom": 500,
          *           "paid_pdf_sha256": null,
          *           "paid_amount_atom": 0
@@ -27760,19 +28103,19 @@ export type components = {
         /**
          * @description The webhook body of `invoice.payment_failed`.
          * @example {
-         *       "id": "evt_prod_06h2fw15b846vgcf62pkebqkqce60",
+         *       "id": "evt_prod_06h2fxqezn5tkva8s8pbtmj8arc8t",
          *       "object": "event",
          *       "type": "invoice.payment_failed",
          *       "sequence": 3,
-         *       "created": 1795966379,
+         *       "created": 1795966824,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "in_prod_06h2fw151kpww00cwfsh90h3fhexm",
+         *           "id": "in_prod_06h2fxqenj32zmwhq3c9tdh048656",
          *           "lines": [
          *             {
-         *               "id": "il_prod_06h2fw151m3mjscmyjyy90jw0g716",
-         *               "price": "price_prod_06h2fw106sb9jbkk5yp6d1g6vwsjw",
+         *               "id": "il_prod_06h2fxqens3967r7xt8tj2v588e7t",
+         *               "price": "price_prod_06h2fxq90shv5jwd630sf6v82pxhy",
          *               "quantity": 1,
          *               "tax_rates": [],
          *               "amount_atom": 500,
@@ -27785,11 +28128,11 @@ export type components = {
          *           "number": "EXAMPL-0002",
          *           "object": "invoice",
          *           "status": "open",
-         *           "created": "2026-11-29T15:32:59.276Z",
+         *           "created": "2026-11-29T15:40:24.108Z",
          *           "paid_at": null,
-         *           "updated": "2026-11-29T15:32:59.294Z",
+         *           "updated": "2026-11-29T15:40:24.127Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h2fw11rqq15gbze22grn4106dx2",
+         *           "customer": "cus_prod_06h2fxqazgr60n5e6p6x3g88rmhja",
          *           "discount": null,
          *           "due_date": null,
          *           "livemode": false,
@@ -27797,11 +28140,11 @@ export type components = {
          *           "tax_atom": 0,
          *           "voided_at": null,
          *           "overdue_at": null,
-         *           "pdf_sha256": "02c50645cda948c5606f0878a2b300f1a6b896fc3109954f6fb5a5d58d81ce06",
+         *           "pdf_sha256": "6df97da4465028704283ca4301a7f9edad0cdd6b8ada0071722bcb47b256c240",
          *           "description": null,
-         *           "invoice_pdf": "http://127.0.0.1:40283/api/invoices/in_prod_06h2fw151kpww00cwfsh90h3fhexm/pdf",
+         *           "invoice_pdf": "http://127.0.0.1:42273/api/invoices/in_prod_06h2fxqenj32zmwhq3c9tdh048656/pdf",
          *           "total_taxes": [],
-         *           "finalized_at": "2026-11-29T15:32:59.294Z",
+         *           "finalized_at": "2026-11-29T15:40:24.127Z",
          *           "subscription": null,
          *           "attempt_count": 0,
          *           "customer_name": "Jenny Rosen",
@@ -27809,18 +28152,20 @@ export type components = {
          *           "subtotal_atom": 500,
          *           "customer_email": "jenny@example.com",
          *           "days_until_due": null,
-         *           "payment_intent": "pi_prod_06h2fw158ed44nnff7658x2n3yzgc",
+         *           "payment_intent": "pi_prod_06h2fxqew154beh4g4s15gty6yx2y",
          *           "reverse_charge": false,
+         *           "credits_applied": [],
          *           "due_amount_atom": 500,
          *           "paid_pdf_sha256": null,
          *           "paid_amount_atom": 0,
          *           "collection_method": "charge_automatically",
          *           "total_amount_atom": 500,
-         *           "hosted_invoice_url": "http://127.0.0.1:40283/invoice/j8ldHgB2X7yZFatXZlm2BbkZ89A-1iiG_EJDGfIwfsU",
+         *           "hosted_invoice_url": "http://127.0.0.1:42273/invoice/UxwLY3EWQN8tLac09gNnjibynsBMMXrcCUA7BuOqop8",
          *           "ending_balance_atom": 0,
          *           "next_payment_attempt": null,
          *           "starting_balance_atom": 0,
          *           "marked_uncollectible_at": null,
+         *           "total_credits_applied_atom": 0,
          *           "pre_payment_credit_notes_amount_atom": 0,
          *           "post_payment_credit_notes_amount_atom": 0
          *         }
@@ -27856,19 +28201,19 @@ export type components = {
         /**
          * @description The webhook body of `invoice.payment_action_required`.
          * @example {
-         *       "id": "evt_prod_06h2fw15tf2n0yfx6qn7rgqvp88x2",
+         *       "id": "evt_prod_06h2fxqfcf2vv7r7kh1gbwe00371a",
          *       "object": "event",
          *       "type": "invoice.payment_action_required",
          *       "sequence": 3,
-         *       "created": 1795966379,
+         *       "created": 1795966824,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "in_prod_06h2fw15fzk152bt77kpexgn2cssm",
+         *           "id": "in_prod_06h2fxqf2mabrkbtkdyy5rpxzw222",
          *           "lines": [
          *             {
-         *               "id": "il_prod_06h2fw15g6qjhvmn54g7ds8j9sbg6",
-         *               "price": "price_prod_06h2fw106sb9jbkk5yp6d1g6vwsjw",
+         *               "id": "il_prod_06h2fxqf2ykszpysa9ayw7ma8cz58",
+         *               "price": "price_prod_06h2fxq90shv5jwd630sf6v82pxhy",
          *               "quantity": 1,
          *               "tax_rates": [],
          *               "amount_atom": 500,
@@ -27881,11 +28226,11 @@ export type components = {
          *           "number": "EXAMPL-0003",
          *           "object": "invoice",
          *           "status": "open",
-         *           "created": "2026-11-29T15:32:59.391Z",
+         *           "created": "2026-11-29T15:40:24.213Z",
          *           "paid_at": null,
-         *           "updated": "2026-11-29T15:32:59.419Z",
+         *           "updated": "2026-11-29T15:40:24.234Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h2fw11rqq15gbze22grn4106dx2",
+         *           "customer": "cus_prod_06h2fxqazgr60n5e6p6x3g88rmhja",
          *           "discount": null,
          *           "due_date": null,
          *           "livemode": false,
@@ -27893,11 +28238,11 @@ export type components = {
          *           "tax_atom": 0,
          *           "voided_at": null,
          *           "overdue_at": null,
-         *           "pdf_sha256": "03e3e19a08d1c5f3f1e9b8e6a0e7cb39879088c40942dc8f61ce8c332a7e2c83",
+         *           "pdf_sha256": "c8194ed3f4adea5aa5a40dbee6a3fc905a66a3bad7ba57ccecf39dc56e38bfab",
          *           "description": null,
-         *           "invoice_pdf": "http://127.0.0.1:40283/api/invoices/in_prod_06h2fw15fzk152bt77kpexgn2cssm/pdf",
+         *           "invoice_pdf": "http://127.0.0.1:42273/api/invoices/in_prod_06h2fxqf2mabrkbtkdyy5rpxzw222/pdf",
          *           "total_taxes": [],
-         *           "finalized_at": "2026-11-29T15:32:59.419Z",
+         *           "finalized_at": "2026-11-29T15:40:24.234Z",
          *           "subscription": null,
          *           "attempt_count": 0,
          *           "customer_name": "Jenny Rosen",
@@ -27905,18 +28250,20 @@ export type components = {
          *           "subtotal_atom": 500,
          *           "customer_email": "jenny@example.com",
          *           "days_until_due": null,
-         *           "payment_intent": "pi_prod_06h2fw15rgsxv9vv4w8xebrwserm0",
+         *           "payment_intent": "pi_prod_06h2fxqf996k1x2g0q81vbyvx36wc",
          *           "reverse_charge": false,
+         *           "credits_applied": [],
          *           "due_amount_atom": 500,
          *           "paid_pdf_sha256": null,
          *           "paid_amount_atom": 0,
          *           "collection_method": "charge_automatically",
          *           "total_amount_atom": 500,
-         *           "hosted_invoice_url": "http://127.0.0.1:40283/invoice/WzLsHJryR1I8FlYfkZYGD5h4KXvN0wV_btsiWpIqBQg",
+         *           "hosted_invoice_url": "http://127.0.0.1:42273/invoice/7_pwxt6KsOvpkLnhju0xNWFUrFko1jHrW3hQu8P9FW8",
          *           "ending_balance_atom": 0,
          *           "next_payment_attempt": null,
          *           "starting_balance_atom": 0,
          *           "marked_uncollectible_at": null,
+         *           "total_credits_applied_atom": 0,
          *           "pre_payment_credit_notes_amount_atom": 0,
          *           "post_payment_credit_notes_amount_atom": 0
          *         }
@@ -27952,19 +28299,19 @@ export type components = {
         /**
          * @description The webhook body of `invoice.overdue`.
          * @example {
-         *       "id": "evt_prod_06h2fw1aqf70cpjee2bnpb0pfbr56",
+         *       "id": "evt_prod_06h2fxqn0dmb3t12nv3fd0xy5p80m",
          *       "object": "event",
          *       "type": "invoice.overdue",
          *       "sequence": 3,
-         *       "created": 1796052779,
+         *       "created": 1796053224,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "in_prod_06h2fw17hnkvkr4dx3m165f13mcbp",
+         *           "id": "in_prod_06h2fxqh42ykpfa0zdcgv9ynxb8ne",
          *           "lines": [
          *             {
-         *               "id": "il_prod_06h2fw17hvmrxs0snm48h2dhqgcby",
-         *               "price": "price_prod_06h2fw106sb9jbkk5yp6d1g6vwsjw",
+         *               "id": "il_prod_06h2fxqh4bhq9kd802w35364zk5tc",
+         *               "price": "price_prod_06h2fxq90shv5jwd630sf6v82pxhy",
          *               "quantity": 1,
          *               "tax_rates": [],
          *               "amount_atom": 500,
@@ -27977,23 +28324,23 @@ export type components = {
          *           "number": "EXAMPL-0007",
          *           "object": "invoice",
          *           "status": "open",
-         *           "created": "2026-11-29T15:32:59.917Z",
+         *           "created": "2026-11-29T15:40:24.736Z",
          *           "paid_at": null,
-         *           "updated": "2026-11-30T15:32:59.893Z",
+         *           "updated": "2026-11-30T15:40:24.713Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h2fw11rqq15gbze22grn4106dx2",
+         *           "customer": "cus_prod_06h2fxqazgr60n5e6p6x3g88rmhja",
          *           "discount": null,
-         *           "due_date": "2026-11-30T15:32:59.893Z",
+         *           "due_date": "2026-11-30T15:40:24.713Z",
          *           "livemode": false,
          *           "metadata": {},
          *           "tax_atom": 0,
          *           "voided_at": null,
-         *           "overdue_at": "2026-11-30T15:32:59.893Z",
-         *           "pdf_sha256": "e9766295dcc424bf3b4358f47e92051e398db76301c20f9336c0569a1751e3cc",
+         *           "overdue_at": "2026-11-30T15:40:24.713Z",
+         *           "pdf_sha256": "4c864bb3af5bbf40b347f0f0e396eb69ebd0ea68c3b88d2890a419f819fc58be",
          *           "description": null,
-         *           "invoice_pdf": "http://127.0.0.1:40283/api/invoices/in_prod_06h2fw17hnkvkr4dx3m165f13mcbp/pdf",
+         *           "invoice_pdf": "http://127.0.0.1:42273/api/invoices/in_prod_06h2fxqh42ykpfa0zdcgv9ynxb8ne/pdf",
          *           "total_taxes": [],
-         *           "finalized_at": "2026-11-29T15:32:59.934Z",
+         *           "finalized_at": "2026-11-29T15:40:24.754Z",
          *           "subscription": null,
          *           "attempt_count": 0,
          *           "customer_name": "Jenny Rosen",
@@ -28003,21 +28350,23 @@ export type components = {
          *           "days_until_due": null,
          *           "payment_intent": null,
          *           "reverse_charge": false,
+         *           "credits_applied": [],
          *           "due_amount_atom": 500,
          *           "paid_pdf_sha256": null,
          *           "paid_amount_atom": 0,
          *           "collection_method": "charge_automatically",
          *           "total_amount_atom": 500,
-         *           "hosted_invoice_url": "http://127.0.0.1:40283/invoice/9xJccndc0JbJ3Lfx35T9svmbET4tXs7DnGoSukXTEuY",
+         *           "hosted_invoice_url": "http://127.0.0.1:42273/invoice/q26dFNtgcJhn4-afwZJQD9xbRsKMY3j4FMbKNVxD27M",
          *           "ending_balance_atom": 0,
          *           "next_payment_attempt": null,
          *           "starting_balance_atom": 0,
          *           "marked_uncollectible_at": null,
+         *           "total_credits_applied_atom": 0,
          *           "pre_payment_credit_notes_amount_atom": 0,
          *           "post_payment_credit_notes_amount_atom": 0
          *         },
          *         "previous_attributes": {
-         *           "updated": "2026-11-29T15:32:59.934Z",
+         *           "updated": "2026-11-29T15:40:24.754Z",
          *           "overdue_at": null
          *         }
          *       }
@@ -28052,19 +28401,19 @@ export type components = {
         /**
          * @description The webhook body of `invoice.voided`.
          * @example {
-         *       "id": "evt_prod_06h2fw165159bz62n5cxvsjejmqcg",
+         *       "id": "evt_prod_06h2fxqfrfqhp8k6wf2wea9srrb4m",
          *       "object": "event",
          *       "type": "invoice.voided",
          *       "sequence": 3,
-         *       "created": 1795966379,
+         *       "created": 1795966824,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "in_prod_06h2fw15xjc7xcmng1480n9bqb416",
+         *           "id": "in_prod_06h2fxqfg60tcrbw9k97ztycgtm84",
          *           "lines": [
          *             {
-         *               "id": "il_prod_06h2fw15xta0w5hmyrcv3ackxvddw",
-         *               "price": "price_prod_06h2fw106sb9jbkk5yp6d1g6vwsjw",
+         *               "id": "il_prod_06h2fxqfg90cjk64bbyxbdsr4ddwj",
+         *               "price": "price_prod_06h2fxq90shv5jwd630sf6v82pxhy",
          *               "quantity": 1,
          *               "tax_rates": [],
          *               "amount_atom": 500,
@@ -28077,23 +28426,23 @@ export type components = {
          *           "number": "EXAMPL-0004",
          *           "object": "invoice",
          *           "status": "void",
-         *           "created": "2026-11-29T15:32:59.500Z",
+         *           "created": "2026-11-29T15:40:24.321Z",
          *           "paid_at": null,
-         *           "updated": "2026-11-29T15:32:59.558Z",
+         *           "updated": "2026-11-29T15:40:24.385Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h2fw11rqq15gbze22grn4106dx2",
+         *           "customer": "cus_prod_06h2fxqazgr60n5e6p6x3g88rmhja",
          *           "discount": null,
          *           "due_date": null,
          *           "livemode": false,
          *           "metadata": {},
          *           "tax_atom": 0,
-         *           "voided_at": "2026-11-29T15:32:59.558Z",
+         *           "voided_at": "2026-11-29T15:40:24.385Z",
          *           "overdue_at": null,
-         *           "pdf_sha256": "4395f8a8b24c77419d58b4794a4e501efbb39921b0ac74b0b8aecba64e5fe61b",
+         *           "pdf_sha256": "8fd9d187058aaa63715eaad2bbd70f27bf126e5a2d9132b015eab200d01b4471",
          *           "description": null,
-         *           "invoice_pdf": "http://127.0.0.1:40283/api/invoices/in_prod_06h2fw15xjc7xcmng1480n9bqb416/pdf",
+         *           "invoice_pdf": "http://127.0.0.1:42273/api/invoices/in_prod_06h2fxqfg60tcrbw9k97ztycgtm84/pdf",
          *           "total_taxes": [],
-         *           "finalized_at": "2026-11-29T15:32:59.524Z",
+         *           "finalized_at": "2026-11-29T15:40:24.347Z",
          *           "subscription": null,
          *           "attempt_count": 0,
          *           "customer_name": "Jenny Rosen",
@@ -28103,22 +28452,24 @@ export type components = {
          *           "days_until_due": null,
          *           "payment_intent": null,
          *           "reverse_charge": false,
+         *           "credits_applied": [],
          *           "due_amount_atom": 500,
          *           "paid_pdf_sha256": null,
          *           "paid_amount_atom": 0,
          *           "collection_method": "charge_automatically",
          *           "total_amount_atom": 500,
-         *           "hosted_invoice_url": "http://127.0.0.1:40283/invoice/bJX61hFaQjVvxNbZN3FMRa4JGpn36t1PQRe9B3z5hiw",
+         *           "hosted_invoice_url": "http://127.0.0.1:42273/invoice/wRqrXTvmzueSHem2XqU2B3_hSs_HrkbQeuCTtFDtokY",
          *           "ending_balance_atom": 0,
          *           "next_payment_attempt": null,
          *           "starting_balance_atom": 0,
          *           "marked_uncollectible_at": null,
+         *           "total_credits_applied_atom": 0,
          *           "pre_payment_credit_notes_amount_atom": 0,
          *           "post_payment_credit_notes_amount_atom": 0
          *         },
          *         "previous_attributes": {
          *           "status": "open",
-         *           "updated": "2026-11-29T15:32:59.524Z",
+         *           "updated": "2026-11-29T15:40:24.347Z",
          *           "voided_at": null
          *         }
          *       }
@@ -28153,19 +28504,19 @@ export type components = {
         /**
          * @description The webhook body of `invoice.marked_uncollectible`.
          * @example {
-         *       "id": "evt_prod_06h2fw16gz41xwnbmdhdekbkx357r",
+         *       "id": "evt_prod_06h2fxqg4f8bnn91rqhj7dbvfd68e",
          *       "object": "event",
          *       "type": "invoice.marked_uncollectible",
          *       "sequence": 3,
-         *       "created": 1795966379,
+         *       "created": 1795966824,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "in_prod_06h2fw168y1hxj8ztrhv5gybrfjhe",
+         *           "id": "in_prod_06h2fxqfx5x5by42pj4c2cjyzj8rg",
          *           "lines": [
          *             {
-         *               "id": "il_prod_06h2fw16932cymbemk6tbvvc44zfw",
-         *               "price": "price_prod_06h2fw106sb9jbkk5yp6d1g6vwsjw",
+         *               "id": "il_prod_06h2fxqfx8g2czxdsnnjr4btcbgye",
+         *               "price": "price_prod_06h2fxq90shv5jwd630sf6v82pxhy",
          *               "quantity": 1,
          *               "tax_rates": [],
          *               "amount_atom": 500,
@@ -28178,11 +28529,11 @@ export type components = {
          *           "number": "EXAMPL-0005",
          *           "object": "invoice",
          *           "status": "uncollectible",
-         *           "created": "2026-11-29T15:32:59.591Z",
+         *           "created": "2026-11-29T15:40:24.425Z",
          *           "paid_at": null,
-         *           "updated": "2026-11-29T15:32:59.653Z",
+         *           "updated": "2026-11-29T15:40:24.481Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h2fw11rqq15gbze22grn4106dx2",
+         *           "customer": "cus_prod_06h2fxqazgr60n5e6p6x3g88rmhja",
          *           "discount": null,
          *           "due_date": null,
          *           "livemode": false,
@@ -28190,11 +28541,11 @@ export type components = {
          *           "tax_atom": 0,
          *           "voided_at": null,
          *           "overdue_at": null,
-         *           "pdf_sha256": "913bc20baaa1cce139a075baccdfb2b5b1be63b0509fa821eb37b2d890882496",
+         *           "pdf_sha256": "2f233dbb5fb36d93da274547ca0623824d97c8fa5c00d17feada8ff593e75a23",
          *           "description": null,
-         *           "invoice_pdf": "http://127.0.0.1:40283/api/invoices/in_prod_06h2fw168y1hxj8ztrhv5gybrfjhe/pdf",
+         *           "invoice_pdf": "http://127.0.0.1:42273/api/invoices/in_prod_06h2fxqfx5x5by42pj4c2cjyzj8rg/pdf",
          *           "total_taxes": [],
-         *           "finalized_at": "2026-11-29T15:32:59.612Z",
+         *           "finalized_at": "2026-11-29T15:40:24.445Z",
          *           "subscription": null,
          *           "attempt_count": 0,
          *           "customer_name": "Jenny Rosen",
@@ -28204,22 +28555,24 @@ export type components = {
          *           "days_until_due": null,
          *           "payment_intent": null,
          *           "reverse_charge": false,
+         *           "credits_applied": [],
          *           "due_amount_atom": 500,
          *           "paid_pdf_sha256": null,
          *           "paid_amount_atom": 0,
          *           "collection_method": "charge_automatically",
          *           "total_amount_atom": 500,
-         *           "hosted_invoice_url": "http://127.0.0.1:40283/invoice/e1QovmtgXT_iVxncmi4z4Xs6WfY7M1CyN4XO0BWfnxc",
+         *           "hosted_invoice_url": "http://127.0.0.1:42273/invoice/JaDh6BYDv-wKSnC178G_3JK6GD4fN7T7vIZ95rLssQE",
          *           "ending_balance_atom": 0,
          *           "next_payment_attempt": null,
          *           "starting_balance_atom": 0,
-         *           "marked_uncollectible_at": "2026-11-29T15:32:59.653Z",
+         *           "marked_uncollectible_at": "2026-11-29T15:40:24.481Z",
+         *           "total_credits_applied_atom": 0,
          *           "pre_payment_credit_notes_amount_atom": 0,
          *           "post_payment_credit_notes_amount_atom": 0
          *         },
          *         "previous_attributes": {
          *           "status": "open",
-         *           "updated": "2026-11-29T15:32:59.612Z",
+         *           "updated": "2026-11-29T15:40:24.445Z",
          *           "marked_uncollectible_at": null
          *         }
          *       }
@@ -28254,19 +28607,19 @@ export type components = {
         /**
          * @description The webhook body of `invoice.refunded`.
          * @example {
-         *       "id": "evt_prod_06h2fw1503hfamwk0d5ttkv9dez2c",
+         *       "id": "evt_prod_06h2fxqem655wp31vnpgr0ze7ndr2",
          *       "object": "event",
          *       "type": "invoice.refunded",
          *       "sequence": 5,
-         *       "created": 1795966379,
+         *       "created": 1795966824,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "in_prod_06h2fw13zwb7wgs7c0btv803wttk0",
+         *           "id": "in_prod_06h2fxqdh2ggxt09mp224zx8gprz8",
          *           "lines": [
          *             {
-         *               "id": "il_prod_06h2fw1405qkaaqz28g2v9ye73q1j",
-         *               "price": "price_prod_06h2fw106sb9jbkk5yp6d1g6vwsjw",
+         *               "id": "il_prod_06h2fxqdh4h7g51xw03twt1px10vj",
+         *               "price": "price_prod_06h2fxq90shv5jwd630sf6v82pxhy",
          *               "quantity": 1,
          *               "tax_rates": [],
          *               "amount_atom": 500,
@@ -28279,11 +28632,11 @@ export type components = {
          *           "number": "EXAMPL-0001",
          *           "object": "invoice",
          *           "status": "paid",
-         *           "created": "2026-11-29T15:32:59.007Z",
-         *           "paid_at": "2026-11-29T15:32:59.162Z",
-         *           "updated": "2026-11-29T15:32:59.162Z",
+         *           "created": "2026-11-29T15:40:23.816Z",
+         *           "paid_at": "2026-11-29T15:40:23.999Z",
+         *           "updated": "2026-11-29T15:40:23.999Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h2fw11rqq15gbze22grn4106dx2",
+         *           "customer": "cus_prod_06h2fxqazgr60n5e6p6x3g88rmhja",
          *           "discount": null,
          *           "due_date": null,
          *           "livemode": false,
@@ -28291,11 +28644,11 @@ export type components = {
          *           "tax_atom": 0,
          *           "voided_at": null,
          *           "overdue_at": null,
-         *           "pdf_sha256": "a9151f0df842b53e500739dcfabda901a13e3bdac9174ae8defe8616db842692",
+         *           "pdf_sha256": "9ac3fc7f0dae38ac60f7f877e6e4aa92256f1dd8f48ec6cfdb39d5d50bb165d2",
          *           "description": null,
-         *           "invoice_pdf": "http://127.0.0.1:40283/api/invoices/in_prod_06h2fw13zwb7wgs7c0btv803wttk0/pdf",
+         *           "invoice_pdf": "http://127.0.0.1:42273/api/invoices/in_prod_06h2fxqdh2ggxt09mp224zx8gprz8/pdf",
          *           "total_taxes": [],
-         *           "finalized_at": "2026-11-29T15:32:59.049Z",
+         *           "finalized_at": "2026-11-29T15:40:23.862Z",
          *           "subscription": null,
          *           "attempt_count": 0,
          *           "customer_name": "Jenny Rosen",
@@ -28303,18 +28656,20 @@ export type components = {
          *           "subtotal_atom": 500,
          *           "customer_email": "jenny@example.com",
          *           "days_until_due": null,
-         *           "payment_intent": "pi_prod_06h2fw14h5chx2z0s9ns7tcm3h572",
+         *           "payment_intent": "pi_prod_06h2fxqe5ndnna5g30adkg6ejaawg",
          *           "reverse_charge": false,
+         *           "credits_applied": [],
          *           "due_amount_atom": 0,
-         *           "paid_pdf_sha256": "c402ddd4cf0f618eaeb98bc88314e23b9aea2aefc8fe08fb2189e8929bd4e896",
+         *           "paid_pdf_sha256": "1c0f639db278f74c4cd93e6a015f10ea2e3bd3023535f3bce65b755ef9de9073",
          *           "paid_amount_atom": 500,
          *           "collection_method": "charge_automatically",
          *           "total_amount_atom": 500,
-         *           "hosted_invoice_url": "http://127.0.0.1:40283/invoice/ryoVm8sGxwBPhd1949Gn7Qy3iHTubExooxu-hG3lGtE",
+         *           "hosted_invoice_url": "http://127.0.0.1:42273/invoice/Bkdn7NIf1O9QTCSY-YpY5wHkrjqnxEfv6LbeGR0Ve90",
          *           "ending_balance_atom": 0,
          *           "next_payment_attempt": null,
          *           "starting_balance_atom": 0,
          *           "marked_uncollectible_at": null,
+         *           "total_credits_applied_atom": 0,
          *           "pre_payment_credit_notes_amount_atom": 0,
          *           "post_payment_credit_notes_amount_atom": 0
          *         }
@@ -28350,19 +28705,19 @@ export type components = {
         /**
          * @description The webhook body of `invoice.upcoming`.
          * @example {
-         *       "id": "evt_prod_06h2fw1b81s8m9v5c679bpws9rfsg",
+         *       "id": "evt_prod_06h2fxqnmt7frfpyk9mye8syttm8m",
          *       "object": "event",
          *       "type": "invoice.upcoming",
          *       "sequence": 1,
-         *       "created": 1796311980,
+         *       "created": 1796312425,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "in_prod_06h2fw1b5mzscj74q1q3jzbtg47ya",
+         *           "id": "in_prod_06h2fxqnjdteq4cjnq4n348t09jt8",
          *           "lines": [
          *             {
-         *               "id": "il_prod_06h2fw1b7pyzdv7t8djdhn6k6tftr",
-         *               "price": "price_prod_06h2fw1039pna1mcpmm9mmsq7q3wp",
+         *               "id": "il_prod_06h2fxqnmah8vfd4ghnngwqx8nrgt",
+         *               "price": "price_prod_06h2fxq8xj7txfmqmxnmd8q9y7rdw",
          *               "quantity": 1,
          *               "tax_rates": [],
          *               "amount_atom": 2000,
@@ -28375,11 +28730,11 @@ export type components = {
          *           "number": null,
          *           "object": "invoice",
          *           "status": "draft",
-         *           "created": "2026-12-06T15:33:00.183Z",
+         *           "created": "2026-12-06T15:40:25.177Z",
          *           "paid_at": null,
-         *           "updated": "2026-12-06T15:33:00.183Z",
+         *           "updated": "2026-12-06T15:40:25.177Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h2fw11rqq15gbze22grn4106dx2",
+         *           "customer": "cus_prod_06h2fxqazgr60n5e6p6x3g88rmhja",
          *           "discount": null,
          *           "due_date": null,
          *           "livemode": false,
@@ -28388,11 +28743,11 @@ export type components = {
          *           "voided_at": null,
          *           "overdue_at": null,
          *           "pdf_sha256": null,
-         *           "description": "Subscription to Pro (Monthly), 6 Dec 2026 15:33:00 UTC – 6 Jan 2027 15:33:00 UTC",
+         *           "description": "Subscription to Pro (Monthly), 6 Dec 2026 15:40:25 UTC – 6 Jan 2027 15:40:25 UTC",
          *           "invoice_pdf": null,
          *           "total_taxes": [],
          *           "finalized_at": null,
-         *           "subscription": "sub_prod_06h2fw18kj8frjk5tgwfd4vcsj3km",
+         *           "subscription": "sub_prod_06h2fxqjwtdhkb492gzxdfjryey5c",
          *           "attempt_count": 0,
          *           "customer_name": null,
          *           "discount_atom": 0,
@@ -28401,6 +28756,7 @@ export type components = {
          *           "days_until_due": null,
          *           "payment_intent": null,
          *           "reverse_charge": false,
+         *           "credits_applied": [],
          *           "due_amount_atom": 2000,
          *           "paid_pdf_sha256": null,
          *           "paid_amount_atom": 0,
@@ -28408,9 +28764,10 @@ export type components = {
          *           "total_amount_atom": 2000,
          *           "hosted_invoice_url": null,
          *           "ending_balance_atom": 0,
-         *           "next_payment_attempt": "2026-12-06T15:33:00.183Z",
+         *           "next_payment_attempt": "2026-12-06T15:40:25.177Z",
          *           "starting_balance_atom": 0,
          *           "marked_uncollectible_at": null,
+         *           "total_credits_applied_atom": 0,
          *           "pre_payment_credit_notes_amount_atom": 0,
          *           "post_payment_credit_notes_amount_atom": 0
          *         }
@@ -28446,22 +28803,22 @@ export type components = {
         /**
          * @description The webhook body of `customer.created`.
          * @example {
-         *       "id": "evt_prod_06h2fw11s2syqe8zcw2f0mfwn8njw",
+         *       "id": "evt_prod_06h2fxqazykpaw2av3pwatjtn6nq4",
          *       "object": "event",
          *       "type": "customer.created",
          *       "sequence": 1,
-         *       "created": 1795966378,
+         *       "created": 1795966823,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "cus_prod_06h2fw11rqq15gbze22grn4106dx2",
+         *           "id": "cus_prod_06h2fxqazgr60n5e6p6x3g88rmhja",
          *           "name": "Jenny",
          *           "email": "jenny@example.com",
          *           "object": "customer",
          *           "address": null,
-         *           "created": "2026-11-29T15:32:58.437Z",
+         *           "created": "2026-11-29T15:40:23.164Z",
          *           "tax_ids": [],
-         *           "updated": "2026-11-29T15:32:58.437Z",
+         *           "updated": "2026-11-29T15:40:23.164Z",
          *           "balances": {},
          *           "livemode": false,
          *           "metadata": {},
@@ -28544,22 +28901,22 @@ export type components = {
         /**
          * @description The webhook body of `customer.updated`.
          * @example {
-         *       "id": "evt_prod_06h2fw11xgvjdhvcc1r08xyeq36sj",
+         *       "id": "evt_prod_06h2fxqb49e5j05t61h21qchwf3yt",
          *       "object": "event",
          *       "type": "customer.updated",
          *       "sequence": 2,
-         *       "created": 1795966378,
+         *       "created": 1795966823,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "cus_prod_06h2fw11rqq15gbze22grn4106dx2",
+         *           "id": "cus_prod_06h2fxqazgr60n5e6p6x3g88rmhja",
          *           "name": "Jenny Rosen",
          *           "email": "jenny@example.com",
          *           "object": "customer",
          *           "address": null,
-         *           "created": "2026-11-29T15:32:58.437Z",
+         *           "created": "2026-11-29T15:40:23.164Z",
          *           "tax_ids": [],
-         *           "updated": "2026-11-29T15:32:58.473Z",
+         *           "updated": "2026-11-29T15:40:23.200Z",
          *           "balances": {},
          *           "livemode": false,
          *           "metadata": {},
@@ -28570,7 +28927,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "name": "Jenny",
-         *           "updated": "2026-11-29T15:32:58.437Z"
+         *           "updated": "2026-11-29T15:40:23.164Z"
          *         }
          *       }
          *     }
@@ -28604,23 +28961,23 @@ export type components = {
         /**
          * @description The webhook body of `customer.deleted`.
          * @example {
-         *       "id": "evt_prod_06h2fw121cc5zspcekg8jdyxdy5z4",
+         *       "id": "evt_prod_06h2fxqba692e75ahgh6nwf7efc58",
          *       "object": "event",
          *       "type": "customer.deleted",
          *       "sequence": 2,
-         *       "created": 1795966378,
+         *       "created": 1795966823,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "cus_prod_06h2fw11zpsgjn8s35mxkf9nx120y",
+         *           "id": "cus_prod_06h2fxqb7nhpkkqx080knzvcqn3x0",
          *           "name": null,
          *           "email": "leaving@example.com",
          *           "object": "customer",
          *           "address": null,
-         *           "created": "2026-11-29T15:32:58.493Z",
+         *           "created": "2026-11-29T15:40:23.229Z",
          *           "deleted": true,
          *           "tax_ids": [],
-         *           "updated": "2026-11-29T15:32:58.506Z",
+         *           "updated": "2026-11-29T15:40:23.247Z",
          *           "balances": {},
          *           "livemode": false,
          *           "metadata": {},
@@ -28630,7 +28987,7 @@ export type components = {
          *           "preferred_locale": null
          *         },
          *         "previous_attributes": {
-         *           "updated": "2026-11-29T15:32:58.493Z",
+         *           "updated": "2026-11-29T15:40:23.229Z",
          *           "deleted": null
          *         }
          *       }
@@ -28708,24 +29065,24 @@ export type components = {
         /**
          * @description The webhook body of `customer.discount.created`.
          * @example {
-         *       "id": "evt_prod_06h2fw124kqbqajvx9eptz7pzfp2c",
+         *       "id": "evt_prod_06h2fxqbdyzj428f97rrrtx4srjec",
          *       "object": "event",
          *       "type": "customer.discount.created",
          *       "sequence": 1,
-         *       "created": 1795966378,
+         *       "created": 1795966823,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "di_prod_06h2fw123xkwmtrvzeb1wkndx9gc4",
+         *           "id": "di_prod_06h2fxqbdvp1q5ghn6eq0c9exsvv8",
          *           "end": null,
-         *           "start": "2026-11-29T15:32:58.524Z",
+         *           "start": "2026-11-29T15:40:23.269Z",
          *           "coupon": {
-         *             "id": "cpn_prod_06h2fw10hz8xgd4rnqze4czqhyvby",
+         *             "id": "cpn_prod_06h2fxq9bpnh0z7wqefnprgpkt8ym",
          *             "name": "Ten percent",
          *             "valid": true,
          *             "object": "coupon",
-         *             "created": "2026-11-29T15:32:58.127Z",
-         *             "updated": "2026-11-29T15:32:58.524Z",
+         *             "created": "2026-11-29T15:40:22.749Z",
+         *             "updated": "2026-11-29T15:40:23.269Z",
          *             "currency": null,
          *             "duration": "forever",
          *             "livemode": false,
@@ -28738,7 +29095,7 @@ export type components = {
          *             "duration_in_months": null
          *           },
          *           "object": "discount",
-         *           "customer": "cus_prod_06h2fw11rqq15gbze22grn4106dx2",
+         *           "customer": "cus_prod_06h2fxqazgr60n5e6p6x3g88rmhja",
          *           "livemode": false
          *         }
          *       }
@@ -28791,24 +29148,24 @@ export type components = {
         /**
          * @description The webhook body of `customer.discount.updated`.
          * @example {
-         *       "id": "evt_prod_06h2fw1286j2f0ce03year6fxhz36",
+         *       "id": "evt_prod_06h2fxqbhxrbf00hv1yg48bszcas8",
          *       "object": "event",
          *       "type": "customer.discount.updated",
          *       "sequence": 2,
-         *       "created": 1795966378,
+         *       "created": 1795966823,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "di_prod_06h2fw123xkwmtrvzeb1wkndx9gc4",
+         *           "id": "di_prod_06h2fxqbdvp1q5ghn6eq0c9exsvv8",
          *           "end": null,
-         *           "start": "2026-11-29T15:32:58.557Z",
+         *           "start": "2026-11-29T15:40:23.305Z",
          *           "coupon": {
-         *             "id": "cpn_prod_06h2fw10me6ww8121s7zd7n07fdh0",
+         *             "id": "cpn_prod_06h2fxq9f8bwv5n2b8pgrg1x35x2e",
          *             "name": null,
          *             "valid": true,
          *             "object": "coupon",
-         *             "created": "2026-11-29T15:32:58.147Z",
-         *             "updated": "2026-11-29T15:32:58.557Z",
+         *             "created": "2026-11-29T15:40:22.777Z",
+         *             "updated": "2026-11-29T15:40:23.305Z",
          *             "currency": "usd",
          *             "duration": "once",
          *             "livemode": false,
@@ -28821,18 +29178,18 @@ export type components = {
          *             "duration_in_months": null
          *           },
          *           "object": "discount",
-         *           "customer": "cus_prod_06h2fw11rqq15gbze22grn4106dx2",
+         *           "customer": "cus_prod_06h2fxqazgr60n5e6p6x3g88rmhja",
          *           "livemode": false
          *         },
          *         "previous_attributes": {
-         *           "start": "2026-11-29T15:32:58.524Z",
+         *           "start": "2026-11-29T15:40:23.269Z",
          *           "coupon": {
-         *             "id": "cpn_prod_06h2fw10hz8xgd4rnqze4czqhyvby",
+         *             "id": "cpn_prod_06h2fxq9bpnh0z7wqefnprgpkt8ym",
          *             "name": "Ten percent",
          *             "valid": true,
          *             "object": "coupon",
-         *             "created": "2026-11-29T15:32:58.127Z",
-         *             "updated": "2026-11-29T15:32:58.524Z",
+         *             "created": "2026-11-29T15:40:22.749Z",
+         *             "updated": "2026-11-29T15:40:23.269Z",
          *             "currency": null,
          *             "duration": "forever",
          *             "livemode": false,
@@ -28877,24 +29234,24 @@ export type components = {
         /**
          * @description The webhook body of `customer.discount.deleted`.
          * @example {
-         *       "id": "evt_prod_06h2fw12a170jf7g8eeymrrqyad3r",
+         *       "id": "evt_prod_06h2fxqbm4qah0a93357mg52e442p",
          *       "object": "event",
          *       "type": "customer.discount.deleted",
          *       "sequence": 3,
-         *       "created": 1795966378,
+         *       "created": 1795966823,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "di_prod_06h2fw123xkwmtrvzeb1wkndx9gc4",
+         *           "id": "di_prod_06h2fxqbdvp1q5ghn6eq0c9exsvv8",
          *           "end": null,
-         *           "start": "2026-11-29T15:32:58.557Z",
+         *           "start": "2026-11-29T15:40:23.305Z",
          *           "coupon": {
-         *             "id": "cpn_prod_06h2fw10me6ww8121s7zd7n07fdh0",
+         *             "id": "cpn_prod_06h2fxq9f8bwv5n2b8pgrg1x35x2e",
          *             "name": null,
          *             "valid": true,
          *             "object": "coupon",
-         *             "created": "2026-11-29T15:32:58.147Z",
-         *             "updated": "2026-11-29T15:32:58.557Z",
+         *             "created": "2026-11-29T15:40:22.777Z",
+         *             "updated": "2026-11-29T15:40:23.305Z",
          *             "currency": "usd",
          *             "duration": "once",
          *             "livemode": false,
@@ -28908,7 +29265,7 @@ export type components = {
          *           },
          *           "object": "discount",
          *           "deleted": true,
-         *           "customer": "cus_prod_06h2fw11rqq15gbze22grn4106dx2",
+         *           "customer": "cus_prod_06h2fxqazgr60n5e6p6x3g88rmhja",
          *           "livemode": false
          *         },
          *         "previous_attributes": {
@@ -28965,20 +29322,20 @@ export type components = {
         /**
          * @description The webhook body of `coupon.created`.
          * @example {
-         *       "id": "evt_prod_06h2fw10j8yber7ayspjpgep6d3ea",
+         *       "id": "evt_prod_06h2fxq9c355h4r6wp6qrfgyhnwqr",
          *       "object": "event",
          *       "type": "coupon.created",
          *       "sequence": 1,
-         *       "created": 1795966378,
+         *       "created": 1795966822,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "cpn_prod_06h2fw10hz8xgd4rnqze4czqhyvby",
+         *           "id": "cpn_prod_06h2fxq9bpnh0z7wqefnprgpkt8ym",
          *           "name": null,
          *           "valid": true,
          *           "object": "coupon",
-         *           "created": "2026-11-29T15:32:58.127Z",
-         *           "updated": "2026-11-29T15:32:58.127Z",
+         *           "created": "2026-11-29T15:40:22.749Z",
+         *           "updated": "2026-11-29T15:40:22.749Z",
          *           "currency": null,
          *           "duration": "forever",
          *           "livemode": false,
@@ -29060,20 +29417,20 @@ export type components = {
         /**
          * @description The webhook body of `coupon.updated`.
          * @example {
-         *       "id": "evt_prod_06h2fw10pqd5h4bm44pjkgg6y5b5j",
+         *       "id": "evt_prod_06h2fxq9jfmsbpk7e2v124m7y3dsr",
          *       "object": "event",
          *       "type": "coupon.updated",
          *       "sequence": 2,
-         *       "created": 1795966378,
+         *       "created": 1795966822,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "cpn_prod_06h2fw10hz8xgd4rnqze4czqhyvby",
+         *           "id": "cpn_prod_06h2fxq9bpnh0z7wqefnprgpkt8ym",
          *           "name": "Ten percent",
          *           "valid": true,
          *           "object": "coupon",
-         *           "created": "2026-11-29T15:32:58.127Z",
-         *           "updated": "2026-11-29T15:32:58.163Z",
+         *           "created": "2026-11-29T15:40:22.749Z",
+         *           "updated": "2026-11-29T15:40:22.802Z",
          *           "currency": null,
          *           "duration": "forever",
          *           "livemode": false,
@@ -29087,7 +29444,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "name": null,
-         *           "updated": "2026-11-29T15:32:58.127Z"
+         *           "updated": "2026-11-29T15:40:22.749Z"
          *         }
          *       }
          *     }
@@ -29121,21 +29478,21 @@ export type components = {
         /**
          * @description The webhook body of `coupon.deleted`.
          * @example {
-         *       "id": "evt_prod_06h2fw10tw1vkyd4y1y9f97jv7hft",
+         *       "id": "evt_prod_06h2fxq9qt370fhqbqej1r5ttds0t",
          *       "object": "event",
          *       "type": "coupon.deleted",
          *       "sequence": 2,
-         *       "created": 1795966378,
+         *       "created": 1795966822,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "cpn_prod_06h2fw10s1zyb6hk8dtnycfvnp0ny",
+         *           "id": "cpn_prod_06h2fxq9myjb6vact13nt326td5xa",
          *           "name": null,
          *           "valid": false,
          *           "object": "coupon",
-         *           "created": "2026-11-29T15:32:58.184Z",
+         *           "created": "2026-11-29T15:40:22.823Z",
          *           "deleted": true,
-         *           "updated": "2026-11-29T15:32:58.198Z",
+         *           "updated": "2026-11-29T15:40:22.844Z",
          *           "currency": null,
          *           "duration": "forever",
          *           "livemode": false,
@@ -29149,7 +29506,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "valid": true,
-         *           "updated": "2026-11-29T15:32:58.184Z",
+         *           "updated": "2026-11-29T15:40:22.823Z",
          *           "deleted": null
          *         }
          *       }
@@ -29223,22 +29580,22 @@ export type components = {
         /**
          * @description The webhook body of `price.created`.
          * @example {
-         *       "id": "evt_prod_06h2fw103qn0zwexczhqfqs6xvavc",
+         *       "id": "evt_prod_06h2fxq8xwph10yx3m4phf4hws6sp",
          *       "object": "event",
          *       "type": "price.created",
          *       "sequence": 1,
-         *       "created": 1795966378,
+         *       "created": 1795966822,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "price_prod_06h2fw1039pna1mcpmm9mmsq7q3wp",
+         *           "id": "price_prod_06h2fxq8xj7txfmqmxnmd8q9y7rdw",
          *           "type": "recurring",
          *           "tiers": null,
          *           "active": true,
          *           "object": "price",
-         *           "created": "2026-11-29T15:32:58.010Z",
-         *           "product": "prod_prod_06h2fw0zvwmvpr1vwf3jme7s41pqr",
-         *           "updated": "2026-11-29T15:32:58.010Z",
+         *           "created": "2026-11-29T15:40:22.636Z",
+         *           "product": "prod_prod_06h2fxq8p90zxfrbph4y44fbd0km6",
+         *           "updated": "2026-11-29T15:40:22.636Z",
          *           "currency": "usd",
          *           "livemode": false,
          *           "metadata": {},
@@ -29332,22 +29689,22 @@ export type components = {
         /**
          * @description The webhook body of `price.updated`.
          * @example {
-         *       "id": "evt_prod_06h2fw108sy37a4wnyvd46z43kv7c",
+         *       "id": "evt_prod_06h2fxq92zjep7xy5e1d6jzyhbpq0",
          *       "object": "event",
          *       "type": "price.updated",
          *       "sequence": 2,
-         *       "created": 1795966378,
+         *       "created": 1795966822,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "price_prod_06h2fw1039pna1mcpmm9mmsq7q3wp",
+         *           "id": "price_prod_06h2fxq8xj7txfmqmxnmd8q9y7rdw",
          *           "type": "recurring",
          *           "tiers": null,
          *           "active": true,
          *           "object": "price",
-         *           "created": "2026-11-29T15:32:58.010Z",
-         *           "product": "prod_prod_06h2fw0zvwmvpr1vwf3jme7s41pqr",
-         *           "updated": "2026-11-29T15:32:58.052Z",
+         *           "created": "2026-11-29T15:40:22.636Z",
+         *           "product": "prod_prod_06h2fxq8p90zxfrbph4y44fbd0km6",
+         *           "updated": "2026-11-29T15:40:22.677Z",
          *           "currency": "usd",
          *           "livemode": false,
          *           "metadata": {},
@@ -29363,7 +29720,7 @@ export type components = {
          *           "unit_amount_atom": 2000
          *         },
          *         "previous_attributes": {
-         *           "updated": "2026-11-29T15:32:58.010Z",
+         *           "updated": "2026-11-29T15:40:22.636Z",
          *           "nickname": null
          *         }
          *       }
@@ -29398,23 +29755,23 @@ export type components = {
         /**
          * @description The webhook body of `price.deleted`.
          * @example {
-         *       "id": "evt_prod_06h2fw10e9a5c3n51w6wf40tj4fec",
+         *       "id": "evt_prod_06h2fxq97ybz7wss6vz0b2848fsb2",
          *       "object": "event",
          *       "type": "price.deleted",
          *       "sequence": 2,
-         *       "created": 1795966378,
+         *       "created": 1795966822,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "price_prod_06h2fw10c7nvdde0rspjeztgac7hp",
+         *           "id": "price_prod_06h2fxq95r1xrcqdwfthksgvrta9c",
          *           "type": "one_time",
          *           "tiers": null,
          *           "active": true,
          *           "object": "price",
-         *           "created": "2026-11-29T15:32:58.081Z",
+         *           "created": "2026-11-29T15:40:22.702Z",
          *           "deleted": true,
-         *           "product": "prod_prod_06h2fw100xmm3jrjajzv8h6f4b6ce",
-         *           "updated": "2026-11-29T15:32:58.096Z",
+         *           "product": "prod_prod_06h2fxq8vbh05qrj19edxr9fjd130",
+         *           "updated": "2026-11-29T15:40:22.716Z",
          *           "currency": "usd",
          *           "livemode": false,
          *           "metadata": {},
@@ -29425,7 +29782,7 @@ export type components = {
          *           "unit_amount_atom": 100
          *         },
          *         "previous_attributes": {
-         *           "updated": "2026-11-29T15:32:58.081Z",
+         *           "updated": "2026-11-29T15:40:22.702Z",
          *           "deleted": null
          *         }
          *       }
@@ -29508,20 +29865,20 @@ export type components = {
         /**
          * @description The webhook body of `product.created`.
          * @example {
-         *       "id": "evt_prod_06h2fw0zwa115pvsk3j62hfp3fdjw",
+         *       "id": "evt_prod_06h2fxq8pp3cjszszyr6ms94vgz22",
          *       "object": "event",
          *       "type": "product.created",
          *       "sequence": 1,
-         *       "created": 1795966377,
+         *       "created": 1795966822,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "prod_prod_06h2fw0zvwmvpr1vwf3jme7s41pqr",
+         *           "id": "prod_prod_06h2fxq8p90zxfrbph4y44fbd0km6",
          *           "name": "Pro",
          *           "active": true,
          *           "object": "product",
-         *           "created": "2026-11-29T15:32:57.951Z",
-         *           "updated": "2026-11-29T15:32:57.951Z",
+         *           "created": "2026-11-29T15:40:22.578Z",
+         *           "updated": "2026-11-29T15:40:22.578Z",
          *           "livemode": false,
          *           "metadata": {},
          *           "description": null
@@ -29582,26 +29939,26 @@ export type components = {
         /**
          * @description The webhook body of `product.updated`.
          * @example {
-         *       "id": "evt_prod_06h2fw0zyzz8nch0y9pvcm3dg1jn0",
+         *       "id": "evt_prod_06h2fxq8s4pn1z82w0h7snkj99rpm",
          *       "object": "event",
          *       "type": "product.updated",
          *       "sequence": 2,
-         *       "created": 1795966377,
+         *       "created": 1795966822,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "prod_prod_06h2fw0zvwmvpr1vwf3jme7s41pqr",
+         *           "id": "prod_prod_06h2fxq8p90zxfrbph4y44fbd0km6",
          *           "name": "Pro",
          *           "active": true,
          *           "object": "product",
-         *           "created": "2026-11-29T15:32:57.951Z",
-         *           "updated": "2026-11-29T15:32:57.973Z",
+         *           "created": "2026-11-29T15:40:22.578Z",
+         *           "updated": "2026-11-29T15:40:22.600Z",
          *           "livemode": false,
          *           "metadata": {},
          *           "description": "The pro plan"
          *         },
          *         "previous_attributes": {
-         *           "updated": "2026-11-29T15:32:57.951Z",
+         *           "updated": "2026-11-29T15:40:22.578Z",
          *           "description": null
          *         }
          *       }
@@ -29636,27 +29993,27 @@ export type components = {
         /**
          * @description The webhook body of `product.deleted`.
          * @example {
-         *       "id": "evt_prod_06h2fw10g4eh9vagm3gtsa4w7v4p8",
+         *       "id": "evt_prod_06h2fxq99ztvxmde65zth5s7t8yg2",
          *       "object": "event",
          *       "type": "product.deleted",
          *       "sequence": 2,
-         *       "created": 1795966378,
+         *       "created": 1795966822,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "prod_prod_06h2fw100xmm3jrjajzv8h6f4b6ce",
+         *           "id": "prod_prod_06h2fxq8vbh05qrj19edxr9fjd130",
          *           "name": "Spare",
          *           "active": true,
          *           "object": "product",
-         *           "created": "2026-11-29T15:32:57.991Z",
+         *           "created": "2026-11-29T15:40:22.618Z",
          *           "deleted": true,
-         *           "updated": "2026-11-29T15:32:58.112Z",
+         *           "updated": "2026-11-29T15:40:22.733Z",
          *           "livemode": false,
          *           "metadata": {},
          *           "description": null
          *         },
          *         "previous_attributes": {
-         *           "updated": "2026-11-29T15:32:57.991Z",
+         *           "updated": "2026-11-29T15:40:22.618Z",
          *           "deleted": null
          *         }
          *       }
@@ -29716,21 +30073,21 @@ export type components = {
         /**
          * @description The webhook body of `refund.created`.
          * @example {
-         *       "id": "evt_prod_06h2fw13stzm68v6m4r0ksbq98gw6",
+         *       "id": "evt_prod_06h2fxqdafzcb9mqagt9hqrz2xknr",
          *       "object": "event",
          *       "type": "refund.created",
          *       "sequence": 1,
-         *       "created": 1795966378,
+         *       "created": 1795966823,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "re_prod_06h2fw13skjzvcy36txz306k6rg2w",
+         *           "id": "re_prod_06h2fxqda0qnqr4s35yq3j29tgddg",
          *           "object": "refund",
          *           "reason": null,
          *           "status": "pending",
-         *           "created": "2026-11-29T15:32:58.956Z",
-         *           "payment": "py_prod_06h2fw12xm6bxyv7tzmfa3w0f61ha",
-         *           "updated": "2026-11-29T15:32:58.956Z",
+         *           "created": "2026-11-29T15:40:23.760Z",
+         *           "payment": "py_prod_06h2fxqcc5cr04wrk52svhk1nsbgg",
+         *           "updated": "2026-11-29T15:40:23.760Z",
          *           "currency": "usd",
          *           "livemode": false,
          *           "metadata": {},
@@ -29797,21 +30154,21 @@ export type components = {
         /**
          * @description The webhook body of `refund.updated`.
          * @example {
-         *       "id": "evt_prod_06h2fw13t6dw391v31hwbct5h8ah0",
+         *       "id": "evt_prod_06h2fxqdatv5xbrw8pne15xrbv3ky",
          *       "object": "event",
          *       "type": "refund.updated",
          *       "sequence": 2,
-         *       "created": 1795966378,
+         *       "created": 1795966823,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "re_prod_06h2fw13skjzvcy36txz306k6rg2w",
+         *           "id": "re_prod_06h2fxqda0qnqr4s35yq3j29tgddg",
          *           "object": "refund",
          *           "reason": null,
          *           "status": "succeeded",
-         *           "created": "2026-11-29T15:32:58.956Z",
-         *           "payment": "py_prod_06h2fw12xm6bxyv7tzmfa3w0f61ha",
-         *           "updated": "2026-11-29T15:32:58.960Z",
+         *           "created": "2026-11-29T15:40:23.760Z",
+         *           "payment": "py_prod_06h2fxqcc5cr04wrk52svhk1nsbgg",
+         *           "updated": "2026-11-29T15:40:23.765Z",
          *           "currency": "usd",
          *           "livemode": false,
          *           "metadata": {},
@@ -29820,7 +30177,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "status": "pending",
-         *           "updated": "2026-11-29T15:32:58.956Z"
+         *           "updated": "2026-11-29T15:40:23.760Z"
          *         }
          *       }
          *     }
@@ -29854,21 +30211,21 @@ export type components = {
         /**
          * @description The webhook body of `refund.failed`.
          * @example {
-         *       "id": "evt_prod_06h2fw13y8ssfnexvxbp8sc7g8ka2",
+         *       "id": "evt_prod_06h2fxqdfax1c78ayrsaq20fa3bme",
          *       "object": "event",
          *       "type": "refund.failed",
          *       "sequence": 2,
-         *       "created": 1795966378,
+         *       "created": 1795966823,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "re_prod_06h2fw13xgd64mhrbtz0dew7fh42t",
+         *           "id": "re_prod_06h2fxqdepn5fwtbqywsey3pbskdg",
          *           "object": "refund",
          *           "reason": null,
          *           "status": "failed",
-         *           "created": "2026-11-29T15:32:58.988Z",
-         *           "payment": "py_prod_06h2fw13narnhrv9whenwezdfws6g",
-         *           "updated": "2026-11-29T15:32:58.992Z",
+         *           "created": "2026-11-29T15:40:23.797Z",
+         *           "payment": "py_prod_06h2fxqd4xk10jvep92dm9b7gtdgr",
+         *           "updated": "2026-11-29T15:40:23.801Z",
          *           "currency": "usd",
          *           "livemode": false,
          *           "metadata": {},
@@ -29877,7 +30234,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "status": "pending",
-         *           "updated": "2026-11-29T15:32:58.988Z",
+         *           "updated": "2026-11-29T15:40:23.797Z",
          *           "failure_reason": null
          *         }
          *       }
@@ -29912,21 +30269,21 @@ export type components = {
         /**
          * @description The webhook body of `api_token.created`.
          * @example {
-         *       "id": "evt_prod_06h2fw0rvfzem5k3s7vc0yx4ny46e",
+         *       "id": "evt_prod_06h2fxq00jrq1kt0nmhrx1ntsytkp",
          *       "object": "event",
          *       "type": "api_token.created",
          *       "sequence": 1,
-         *       "created": 1795966376,
+         *       "created": 1795966820,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "key_prod_06h2fw0rt3rsvnydsxryw0w24qcqp",
+         *           "id": "key_prod_06h2fxpzz5qtqg4qbt17kah6myejc",
          *           "kind": "secret",
          *           "name": "catalogue",
          *           "object": "api_token",
          *           "status": "active",
-         *           "created": "2026-11-29T15:32:56.144Z",
-         *           "display": "st_prod_…yp84",
+         *           "created": "2026-11-29T15:40:20.345Z",
+         *           "display": "st_prod_…6szr",
          *           "expires_at": null,
          *           "revoked_at": null,
          *           "allowed_ips": null,
@@ -29998,23 +30355,23 @@ export type components = {
         /**
          * @description The webhook body of `api_token.revoked`.
          * @example {
-         *       "id": "evt_prod_06h2fw0stf0gbc9fvv07kbambb2kc",
+         *       "id": "evt_prod_06h2fxq1jzkegsp3e3639nn3s4n24",
          *       "object": "event",
          *       "type": "api_token.revoked",
          *       "sequence": 3,
-         *       "created": 1795966376,
+         *       "created": 1795966820,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "key_prod_06h2fw0shx6krx2qpsfphmksrdmg2",
+         *           "id": "key_prod_06h2fxq143m88f5tgkgd1ay5eqc7g",
          *           "kind": "publishable",
          *           "name": "spare",
          *           "object": "api_token",
          *           "status": "revoked",
-         *           "created": "2026-11-29T15:32:56.335Z",
-         *           "display": "pt_prod_…vwjv",
+         *           "created": "2026-11-29T15:40:20.640Z",
+         *           "display": "pt_prod_…548k",
          *           "expires_at": null,
-         *           "revoked_at": "2026-11-29T15:32:56.401Z",
+         *           "revoked_at": "2026-11-29T15:40:20.757Z",
          *           "allowed_ips": null,
          *           "description": null,
          *           "permissions": null,
@@ -30058,23 +30415,23 @@ export type components = {
         /**
          * @description The webhook body of `webhook_endpoint.created`.
          * @example {
-         *       "id": "evt_prod_06h2fw0sy6eh05fcrkepmd0rt6x5r",
+         *       "id": "evt_prod_06h2fxq1qspdck6xcvdgrgb1x133e",
          *       "object": "event",
          *       "type": "webhook_endpoint.created",
          *       "sequence": 1,
-         *       "created": 1795966376,
+         *       "created": 1795966820,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "whe_prod_06h2fw0sxz0vp69svyaeekzgnv88a",
+         *           "id": "whe_prod_06h2fxq1qaw4t9w5f25z7rsk7nwtt",
          *           "url": "https://example.com/audit",
          *           "events": [
          *             "customer.created"
          *           ],
          *           "object": "webhook_endpoint",
-         *           "created": "2026-11-29T15:32:56.430Z",
+         *           "created": "2026-11-29T15:40:20.793Z",
          *           "enabled": true,
-         *           "updated": "2026-11-29T15:32:56.430Z",
+         *           "updated": "2026-11-29T15:40:20.793Z",
          *           "livemode": false,
          *           "description": null,
          *           "disabled_at": null,
@@ -30150,23 +30507,23 @@ export type components = {
         /**
          * @description The webhook body of `webhook_endpoint.updated`.
          * @example {
-         *       "id": "evt_prod_06h2fw0t19b9xxkhfgytrw283cn90",
+         *       "id": "evt_prod_06h2fxq1vzmsnbwnmk2vbp088eytc",
          *       "object": "event",
          *       "type": "webhook_endpoint.updated",
          *       "sequence": 2,
-         *       "created": 1795966376,
+         *       "created": 1795966820,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "whe_prod_06h2fw0sxz0vp69svyaeekzgnv88a",
+         *           "id": "whe_prod_06h2fxq1qaw4t9w5f25z7rsk7nwtt",
          *           "url": "https://example.com/audit",
          *           "events": [
          *             "customer.created"
          *           ],
          *           "object": "webhook_endpoint",
-         *           "created": "2026-11-29T15:32:56.430Z",
+         *           "created": "2026-11-29T15:40:20.793Z",
          *           "enabled": true,
-         *           "updated": "2026-11-29T15:32:56.456Z",
+         *           "updated": "2026-11-29T15:40:20.828Z",
          *           "livemode": false,
          *           "description": "Audit",
          *           "disabled_at": null,
@@ -30176,7 +30533,7 @@ export type components = {
          *           "previous_secret_expires_at": null
          *         },
          *         "previous_attributes": {
-         *           "updated": "2026-11-29T15:32:56.430Z",
+         *           "updated": "2026-11-29T15:40:20.793Z",
          *           "description": null
          *         }
          *       }
@@ -30211,35 +30568,35 @@ export type components = {
         /**
          * @description The webhook body of `webhook_endpoint.deleted`.
          * @example {
-         *       "id": "evt_prod_06h2fw0tbd2ab25rf6q8bysx0q8za",
+         *       "id": "evt_prod_06h2fxq2bp24wrfxsp78a2y7b93ne",
          *       "object": "event",
          *       "type": "webhook_endpoint.deleted",
          *       "sequence": 6,
-         *       "created": 1795966376,
+         *       "created": 1795966820,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "whe_prod_06h2fw0sxz0vp69svyaeekzgnv88a",
+         *           "id": "whe_prod_06h2fxq1qaw4t9w5f25z7rsk7nwtt",
          *           "url": "https://example.com/audit",
          *           "events": [
          *             "customer.created"
          *           ],
          *           "object": "webhook_endpoint",
-         *           "created": "2026-11-29T15:32:56.430Z",
+         *           "created": "2026-11-29T15:40:20.793Z",
          *           "deleted": true,
          *           "enabled": false,
-         *           "updated": "2026-11-29T15:32:56.536Z",
+         *           "updated": "2026-11-29T15:40:20.954Z",
          *           "livemode": false,
          *           "description": "Audit",
          *           "disabled_at": null,
          *           "failing_since": null,
          *           "disabled_reason": null,
          *           "max_deliveries_per_second": null,
-         *           "previous_secret_expires_at": "2026-11-30T15:32:56.508Z"
+         *           "previous_secret_expires_at": "2026-11-30T15:40:20.905Z"
          *         },
          *         "previous_attributes": {
          *           "enabled": true,
-         *           "updated": "2026-11-29T15:32:56.508Z",
+         *           "updated": "2026-11-29T15:40:20.905Z",
          *           "deleted": null
          *         }
          *       }
@@ -30310,23 +30667,23 @@ export type components = {
         /**
          * @description The webhook body of `webhook_endpoint.disabled`.
          * @example {
-         *       "id": "evt_prod_06h2fw0t43zrhfzfs19sdd5ngses0",
+         *       "id": "evt_prod_06h2fxq1zsz40m3wn4yd7e4t6ax0t",
          *       "object": "event",
          *       "type": "webhook_endpoint.disabled",
          *       "sequence": 3,
-         *       "created": 1795966376,
+         *       "created": 1795966820,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "whe_prod_06h2fw0sxz0vp69svyaeekzgnv88a",
+         *           "id": "whe_prod_06h2fxq1qaw4t9w5f25z7rsk7nwtt",
          *           "url": "https://example.com/audit",
          *           "events": [
          *             "customer.created"
          *           ],
          *           "object": "webhook_endpoint",
-         *           "created": "2026-11-29T15:32:56.430Z",
+         *           "created": "2026-11-29T15:40:20.793Z",
          *           "enabled": false,
-         *           "updated": "2026-11-29T15:32:56.478Z",
+         *           "updated": "2026-11-29T15:40:20.857Z",
          *           "livemode": false,
          *           "description": "Audit",
          *           "disabled_at": null,
@@ -30337,7 +30694,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "enabled": true,
-         *           "updated": "2026-11-29T15:32:56.456Z"
+         *           "updated": "2026-11-29T15:40:20.828Z"
          *         }
          *       }
          *     }
@@ -30371,23 +30728,23 @@ export type components = {
         /**
          * @description The webhook body of `webhook_endpoint.enabled`.
          * @example {
-         *       "id": "evt_prod_06h2fw0t61bdagrt6tqysgevz3198",
+         *       "id": "evt_prod_06h2fxq22rvseq3f8cswjmmjcpg8y",
          *       "object": "event",
          *       "type": "webhook_endpoint.enabled",
          *       "sequence": 4,
-         *       "created": 1795966376,
+         *       "created": 1795966820,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "whe_prod_06h2fw0sxz0vp69svyaeekzgnv88a",
+         *           "id": "whe_prod_06h2fxq1qaw4t9w5f25z7rsk7nwtt",
          *           "url": "https://example.com/audit",
          *           "events": [
          *             "customer.created"
          *           ],
          *           "object": "webhook_endpoint",
-         *           "created": "2026-11-29T15:32:56.430Z",
+         *           "created": "2026-11-29T15:40:20.793Z",
          *           "enabled": true,
-         *           "updated": "2026-11-29T15:32:56.493Z",
+         *           "updated": "2026-11-29T15:40:20.883Z",
          *           "livemode": false,
          *           "description": "Audit",
          *           "disabled_at": null,
@@ -30398,7 +30755,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "enabled": false,
-         *           "updated": "2026-11-29T15:32:56.478Z"
+         *           "updated": "2026-11-29T15:40:20.857Z"
          *         }
          *       }
          *     }
@@ -30432,33 +30789,33 @@ export type components = {
         /**
          * @description The webhook body of `webhook_endpoint.secret_rotated`.
          * @example {
-         *       "id": "evt_prod_06h2fw0t8bspf9r9k4vmcjskfjq80",
+         *       "id": "evt_prod_06h2fxq26ejn1sapyxxy89yzqwxsp",
          *       "object": "event",
          *       "type": "webhook_endpoint.secret_rotated",
          *       "sequence": 5,
-         *       "created": 1795966376,
+         *       "created": 1795966820,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "whe_prod_06h2fw0sxz0vp69svyaeekzgnv88a",
+         *           "id": "whe_prod_06h2fxq1qaw4t9w5f25z7rsk7nwtt",
          *           "url": "https://example.com/audit",
          *           "events": [
          *             "customer.created"
          *           ],
          *           "object": "webhook_endpoint",
-         *           "created": "2026-11-29T15:32:56.430Z",
+         *           "created": "2026-11-29T15:40:20.793Z",
          *           "enabled": true,
-         *           "updated": "2026-11-29T15:32:56.508Z",
+         *           "updated": "2026-11-29T15:40:20.905Z",
          *           "livemode": false,
          *           "description": "Audit",
          *           "disabled_at": null,
          *           "failing_since": null,
          *           "disabled_reason": null,
          *           "max_deliveries_per_second": null,
-         *           "previous_secret_expires_at": "2026-11-30T15:32:56.508Z"
+         *           "previous_secret_expires_at": "2026-11-30T15:40:20.905Z"
          *         },
          *         "previous_attributes": {
-         *           "updated": "2026-11-29T15:32:56.493Z",
+         *           "updated": "2026-11-29T15:40:20.883Z",
          *           "previous_secret_expires_at": null
          *         }
          *       }
@@ -30493,18 +30850,18 @@ export type components = {
         /**
          * @description The webhook body of `user.signed_in`.
          * @example {
-         *       "id": "evt_prod_06h2fw0rn1p70p2y44303yngy6dw4",
+         *       "id": "evt_prod_06h2fxpzsfxejq9r24t362cfgz590",
          *       "object": "event",
          *       "type": "user.signed_in",
          *       "sequence": 1,
-         *       "created": 1795966376,
+         *       "created": 1795966820,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "user_prod_06h2fw0qtb9d4jyv8g2nrpkhpp6qt",
+         *           "id": "user_prod_06h2fxpynczn2m80gzh8szvr151jm",
          *           "name": "Test User",
          *           "role": "owner",
-         *           "email": "user-512c4f82e8@example.com",
+         *           "email": "user-1bcbde800c@example.com",
          *           "object": "user"
          *         }
          *       }
@@ -30550,18 +30907,18 @@ export type components = {
         /**
          * @description The webhook body of `user.sign_in_failed`.
          * @example {
-         *       "id": "evt_prod_06h2fw0w6e0rrdn3x32b7q0j7f9w6",
+         *       "id": "evt_prod_06h2fxq4jan8jvvmn0x713p51tv1p",
          *       "object": "event",
          *       "type": "user.sign_in_failed",
          *       "sequence": 2,
-         *       "created": 1795966377,
+         *       "created": 1795966821,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "user_prod_06h2fw0qtb9d4jyv8g2nrpkhpp6qt",
+         *           "id": "user_prod_06h2fxpynczn2m80gzh8szvr151jm",
          *           "name": "Test User",
          *           "role": "owner",
-         *           "email": "user-512c4f82e8@example.com",
+         *           "email": "user-1bcbde800c@example.com",
          *           "object": "user"
          *         }
          *       }
@@ -30596,18 +30953,18 @@ export type components = {
         /**
          * @description The webhook body of `user.signed_out`.
          * @example {
-         *       "id": "evt_prod_06h2fw0xj9rha0ztwcmhdsqpj83g2",
+         *       "id": "evt_prod_06h2fxq633qk841tpntzxgmrhda5p",
          *       "object": "event",
          *       "type": "user.signed_out",
          *       "sequence": 4,
-         *       "created": 1795966377,
+         *       "created": 1795966821,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "user_prod_06h2fw0qtb9d4jyv8g2nrpkhpp6qt",
+         *           "id": "user_prod_06h2fxpynczn2m80gzh8szvr151jm",
          *           "name": "Test User",
          *           "role": "owner",
-         *           "email": "user-512c4f82e8@example.com",
+         *           "email": "user-1bcbde800c@example.com",
          *           "object": "user"
          *         }
          *       }
@@ -30642,18 +30999,18 @@ export type components = {
         /**
          * @description The webhook body of `user.password_changed`.
          * @example {
-         *       "id": "evt_prod_06h2fw0x0bkpm669bzh45ms92v52w",
+         *       "id": "evt_prod_06h2fxq5dnak8b3tm4x1ef546747j",
          *       "object": "event",
          *       "type": "user.password_changed",
          *       "sequence": 3,
-         *       "created": 1795966377,
+         *       "created": 1795966821,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "user_prod_06h2fw0qtb9d4jyv8g2nrpkhpp6qt",
+         *           "id": "user_prod_06h2fxpynczn2m80gzh8szvr151jm",
          *           "name": "Test User",
          *           "role": "owner",
-         *           "email": "user-512c4f82e8@example.com",
+         *           "email": "user-1bcbde800c@example.com",
          *           "object": "user"
          *         }
          *       }
@@ -30688,15 +31045,15 @@ export type components = {
         /**
          * @description The webhook body of `account.settings_updated`.
          * @example {
-         *       "id": "evt_prod_06h2fw0zm6k3wsx7ked7wvb95s7ja",
+         *       "id": "evt_prod_06h2fxq8eas5afhgbwp82204xpjwp",
          *       "object": "event",
          *       "type": "account.settings_updated",
          *       "sequence": 3,
-         *       "created": 1795966377,
+         *       "created": 1795966822,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "acc_prod_06h2fw0qsqzyrhf71xvpp4kzzcp8c",
+         *           "id": "acc_prod_06h2fxpymd0q5crxtga5ytwd3k764",
          *           "object": "account_settings",
          *           "tax_id": null,
          *           "address": {
@@ -30789,20 +31146,20 @@ export type components = {
         /**
          * @description The webhook body of `tax_rate.created`.
          * @example {
-         *       "id": "evt_prod_06h2fw0zq385x8rve93nydvw3r2yp",
+         *       "id": "evt_prod_06h2fxq8hh97jkaw0aj870v3a8yv4",
          *       "object": "event",
          *       "type": "tax_rate.created",
          *       "sequence": 1,
-         *       "created": 1795966377,
+         *       "created": 1795966822,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "txr_prod_06h2fw0zpqcw88mkyyv5evca10gby",
+         *           "id": "txr_prod_06h2fxq8h6pzy1fcnaf5eb36e2xsp",
          *           "active": true,
          *           "object": "tax_rate",
          *           "country": "DE",
-         *           "created": "2026-11-29T15:32:57.909Z",
-         *           "updated": "2026-11-29T15:32:57.909Z",
+         *           "created": "2026-11-29T15:40:22.537Z",
+         *           "updated": "2026-11-29T15:40:22.537Z",
          *           "livemode": false,
          *           "metadata": {},
          *           "inclusive": false,
@@ -30871,20 +31228,20 @@ export type components = {
         /**
          * @description The webhook body of `tax_rate.updated`.
          * @example {
-         *       "id": "evt_prod_06h2fw0zspf17q1r3qx2scnsgttkw",
+         *       "id": "evt_prod_06h2fxq8m02rv5zffkefafp42sb36",
          *       "object": "event",
          *       "type": "tax_rate.updated",
          *       "sequence": 2,
-         *       "created": 1795966377,
+         *       "created": 1795966822,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "txr_prod_06h2fw0zpqcw88mkyyv5evca10gby",
+         *           "id": "txr_prod_06h2fxq8h6pzy1fcnaf5eb36e2xsp",
          *           "active": false,
          *           "object": "tax_rate",
          *           "country": "DE",
-         *           "created": "2026-11-29T15:32:57.909Z",
-         *           "updated": "2026-11-29T15:32:57.932Z",
+         *           "created": "2026-11-29T15:40:22.537Z",
+         *           "updated": "2026-11-29T15:40:22.559Z",
          *           "livemode": false,
          *           "metadata": {},
          *           "inclusive": false,
@@ -30895,7 +31252,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "active": true,
-         *           "updated": "2026-11-29T15:32:57.909Z"
+         *           "updated": "2026-11-29T15:40:22.537Z"
          *         }
          *       }
          *     }
@@ -30929,19 +31286,19 @@ export type components = {
         /**
          * @description The webhook body of `meter.created`.
          * @example {
-         *       "id": "evt_prod_06h2fw11fkwtjtm1498c60d6b6820",
+         *       "id": "evt_prod_06h2fxqaphsqetby7vnef3337384r",
          *       "object": "event",
          *       "type": "meter.created",
          *       "sequence": 1,
-         *       "created": 1795966378,
+         *       "created": 1795966823,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "mtr_prod_06h2fw11ffmgkp42qd5nbnj75q7c6",
+         *           "id": "mtr_prod_06h2fxqapaq4d58f235qhfb73hgd2",
          *           "object": "meter",
          *           "status": "active",
-         *           "created": "2026-11-29T15:32:58.362Z",
-         *           "updated": "2026-11-29T15:32:58.362Z",
+         *           "created": "2026-11-29T15:40:23.090Z",
+         *           "updated": "2026-11-29T15:40:23.090Z",
          *           "livemode": false,
          *           "value_key": "value",
          *           "event_name": "api_request",
@@ -31011,19 +31368,19 @@ export type components = {
         /**
          * @description The webhook body of `meter.updated`.
          * @example {
-         *       "id": "evt_prod_06h2fw11j0j26nvrbr197zjxfvm30",
+         *       "id": "evt_prod_06h2fxqarrg0nq7tt89zz8z5p48d0",
          *       "object": "event",
          *       "type": "meter.updated",
          *       "sequence": 2,
-         *       "created": 1795966378,
+         *       "created": 1795966823,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "mtr_prod_06h2fw11ffmgkp42qd5nbnj75q7c6",
+         *           "id": "mtr_prod_06h2fxqapaq4d58f235qhfb73hgd2",
          *           "object": "meter",
          *           "status": "active",
-         *           "created": "2026-11-29T15:32:58.362Z",
-         *           "updated": "2026-11-29T15:32:58.382Z",
+         *           "created": "2026-11-29T15:40:23.090Z",
+         *           "updated": "2026-11-29T15:40:23.109Z",
          *           "livemode": false,
          *           "value_key": "value",
          *           "event_name": "api_request",
@@ -31031,7 +31388,7 @@ export type components = {
          *           "display_name": "Requests"
          *         },
          *         "previous_attributes": {
-         *           "updated": "2026-11-29T15:32:58.362Z",
+         *           "updated": "2026-11-29T15:40:23.090Z",
          *           "display_name": "API requests"
          *         }
          *       }
@@ -31066,19 +31423,19 @@ export type components = {
         /**
          * @description The webhook body of `meter.deactivated`.
          * @example {
-         *       "id": "evt_prod_06h2fw11m39ed9q4cr4mwb0r1ke9p",
+         *       "id": "evt_prod_06h2fxqav2ehqr57jt5d32crmp0vc",
          *       "object": "event",
          *       "type": "meter.deactivated",
          *       "sequence": 3,
-         *       "created": 1795966378,
+         *       "created": 1795966823,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "mtr_prod_06h2fw11ffmgkp42qd5nbnj75q7c6",
+         *           "id": "mtr_prod_06h2fxqapaq4d58f235qhfb73hgd2",
          *           "object": "meter",
          *           "status": "inactive",
-         *           "created": "2026-11-29T15:32:58.362Z",
-         *           "updated": "2026-11-29T15:32:58.398Z",
+         *           "created": "2026-11-29T15:40:23.090Z",
+         *           "updated": "2026-11-29T15:40:23.126Z",
          *           "livemode": false,
          *           "value_key": "value",
          *           "event_name": "api_request",
@@ -31087,7 +31444,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "status": "active",
-         *           "updated": "2026-11-29T15:32:58.382Z"
+         *           "updated": "2026-11-29T15:40:23.109Z"
          *         }
          *       }
          *     }
@@ -31121,19 +31478,19 @@ export type components = {
         /**
          * @description The webhook body of `meter.reactivated`.
          * @example {
-         *       "id": "evt_prod_06h2fw11pnnq5dcsjq4dbn8beaxzw",
+         *       "id": "evt_prod_06h2fxqaxj6yjy9ngctthksw9y42a",
          *       "object": "event",
          *       "type": "meter.reactivated",
          *       "sequence": 4,
-         *       "created": 1795966378,
+         *       "created": 1795966823,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "mtr_prod_06h2fw11ffmgkp42qd5nbnj75q7c6",
+         *           "id": "mtr_prod_06h2fxqapaq4d58f235qhfb73hgd2",
          *           "object": "meter",
          *           "status": "active",
-         *           "created": "2026-11-29T15:32:58.362Z",
-         *           "updated": "2026-11-29T15:32:58.420Z",
+         *           "created": "2026-11-29T15:40:23.090Z",
+         *           "updated": "2026-11-29T15:40:23.147Z",
          *           "livemode": false,
          *           "value_key": "value",
          *           "event_name": "api_request",
@@ -31142,7 +31499,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "status": "inactive",
-         *           "updated": "2026-11-29T15:32:58.398Z"
+         *           "updated": "2026-11-29T15:40:23.126Z"
          *         }
          *       }
          *     }
@@ -31176,19 +31533,19 @@ export type components = {
         /**
          * @description The webhook body of `feature.created`.
          * @example {
-         *       "id": "evt_prod_06h2fw10wn8mtb7dj8scr92gkj6be",
+         *       "id": "evt_prod_06h2fxq9t7f8q3pyapk27z73etakr",
          *       "object": "event",
          *       "type": "feature.created",
          *       "sequence": 1,
-         *       "created": 1795966378,
+         *       "created": 1795966822,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "feat_prod_06h2fw10whqdtwr8w1k3bbv2w6krm",
+         *           "id": "feat_prod_06h2fxq9szk1f233f41x42dnbkavt",
          *           "name": "Reports",
          *           "object": "feature",
-         *           "created": "2026-11-29T15:32:58.212Z",
-         *           "updated": "2026-11-29T15:32:58.212Z",
+         *           "created": "2026-11-29T15:40:22.863Z",
+         *           "updated": "2026-11-29T15:40:22.863Z",
          *           "livemode": false,
          *           "metadata": {},
          *           "lookup_key": "reports"
@@ -31248,28 +31605,28 @@ export type components = {
         /**
          * @description The webhook body of `product_feature.attached`.
          * @example {
-         *       "id": "evt_prod_06h2fw10z60qw7vzp73y6wkh0xmc2",
+         *       "id": "evt_prod_06h2fxq9wv67kadf2rsryt5tk593c",
          *       "object": "event",
          *       "type": "product_feature.attached",
          *       "sequence": 1,
-         *       "created": 1795966378,
+         *       "created": 1795966822,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "prodft_prod_06h2fw10z3zcewabvgt6pm43yz9xj",
+         *           "id": "prodft_prod_06h2fxq9wn2xecdw580k6eyxce044",
          *           "object": "product_feature",
-         *           "created": "2026-11-29T15:32:58.232Z",
+         *           "created": "2026-11-29T15:40:22.885Z",
          *           "feature": {
-         *             "id": "feat_prod_06h2fw10whqdtwr8w1k3bbv2w6krm",
+         *             "id": "feat_prod_06h2fxq9szk1f233f41x42dnbkavt",
          *             "name": "Reports",
          *             "object": "feature",
-         *             "created": "2026-11-29T15:32:58.212Z",
-         *             "updated": "2026-11-29T15:32:58.212Z",
+         *             "created": "2026-11-29T15:40:22.863Z",
+         *             "updated": "2026-11-29T15:40:22.863Z",
          *             "livemode": false,
          *             "metadata": {},
          *             "lookup_key": "reports"
          *           },
-         *           "product": "prod_prod_06h2fw0zvwmvpr1vwf3jme7s41pqr",
+         *           "product": "prod_prod_06h2fxq8p90zxfrbph4y44fbd0km6",
          *           "livemode": false
          *         }
          *       }
@@ -31319,28 +31676,28 @@ export type components = {
         /**
          * @description The webhook body of `product_feature.detached`.
          * @example {
-         *       "id": "evt_prod_06h2fw115fqn6q7cy4g6vhyfw2qyr",
+         *       "id": "evt_prod_06h2fxqa6zx79vy454g3gpfv7rg2r",
          *       "object": "event",
          *       "type": "product_feature.detached",
          *       "sequence": 2,
-         *       "created": 1795966378,
+         *       "created": 1795966822,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "prodft_prod_06h2fw113991sywbk88phhef5hb6c",
+         *           "id": "prodft_prod_06h2fxqa1k3006e3a7ppqh0vqnnm0",
          *           "object": "product_feature",
-         *           "created": "2026-11-29T15:32:58.266Z",
+         *           "created": "2026-11-29T15:40:22.924Z",
          *           "feature": {
-         *             "id": "feat_prod_06h2fw111gvw70vkzs1rp9ffhtrj0",
+         *             "id": "feat_prod_06h2fxq9za5y8xa5p5psth8tx1450",
          *             "name": "Beta",
          *             "object": "feature",
-         *             "created": "2026-11-29T15:32:58.252Z",
-         *             "updated": "2026-11-29T15:32:58.252Z",
+         *             "created": "2026-11-29T15:40:22.906Z",
+         *             "updated": "2026-11-29T15:40:22.906Z",
          *             "livemode": false,
          *             "metadata": {},
          *             "lookup_key": "beta"
          *           },
-         *           "product": "prod_prod_06h2fw0zvwmvpr1vwf3jme7s41pqr",
+         *           "product": "prod_prod_06h2fxq8p90zxfrbph4y44fbd0km6",
          *           "livemode": false
          *         }
          *       }
@@ -31375,23 +31732,23 @@ export type components = {
         /**
          * @description The webhook body of `customer.entitlements.updated`.
          * @example {
-         *       "id": "evt_prod_06h2fw17v0nyt8jm7d7j3yajey8tm",
+         *       "id": "evt_prod_06h2fxqj02kja9vmte8kycj6qg91t",
          *       "object": "event",
          *       "type": "customer.entitlements.updated",
          *       "sequence": 3,
-         *       "created": 1795966379,
+         *       "created": 1795966824,
          *       "livemode": false,
          *       "data": {
          *         "object": {
          *           "items": [
          *             {
-         *               "feature": "feat_prod_06h2fw10whqdtwr8w1k3bbv2w6krm",
+         *               "feature": "feat_prod_06h2fxq9szk1f233f41x42dnbkavt",
          *               "lookup_key": "reports",
-         *               "source_subscription": "sub_prod_06h2fw17r8s774y69ckrzvfz2da76"
+         *               "source_subscription": "sub_prod_06h2fxqhwy4xc7szt0q9y8j524why"
          *             }
          *           ],
          *           "object": "customer_entitlements",
-         *           "customer": "cus_prod_06h2fw11rqq15gbze22grn4106dx2",
+         *           "customer": "cus_prod_06h2fxqazgr60n5e6p6x3g88rmhja",
          *           "livemode": false
          *         },
          *         "previous_attributes": {
@@ -31438,16 +31795,16 @@ export type components = {
         /**
          * @description The webhook body of `portal_configuration.updated`.
          * @example {
-         *       "id": "evt_prod_06h2fw118328cazd6txzerbsh48ej",
+         *       "id": "evt_prod_06h2fxqaj1xvte9md982zzjjkezda",
          *       "object": "event",
          *       "type": "portal_configuration.updated",
          *       "sequence": 4,
-         *       "created": 1795966378,
+         *       "created": 1795966823,
          *       "livemode": false,
          *       "data": {
          *         "object": {
          *           "object": "portal_configuration",
-         *           "updated": "2026-11-29T15:32:58.299Z",
+         *           "updated": "2026-11-29T15:40:23.050Z",
          *           "branding": {
          *             "logo_url": null,
          *             "accent_color": null,
@@ -31638,16 +31995,16 @@ export type components = {
         /**
          * @description The webhook body of `credit_note.created`.
          * @example {
-         *       "id": "evt_prod_06h2fw16x4gna7nwdrg8fvyxxd4qa",
+         *       "id": "evt_prod_06h2fxqgh127bqm3d7bk8szrwg794",
          *       "object": "event",
          *       "type": "credit_note.created",
          *       "sequence": 1,
-         *       "created": 1795966379,
+         *       "created": 1795966824,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "cn_prod_06h2fw16vb8gsmn2sgkmha4th0xde",
-         *           "pdf": "http://127.0.0.1:40283/api/credit-notes/cn_prod_06h2fw16vb8gsmn2sgkmha4th0xde/pdf",
+         *           "id": "cn_prod_06h2fxqgerhq12fxxw7s1xbaj0mna",
+         *           "pdf": "http://127.0.0.1:42273/api/credit-notes/cn_prod_06h2fxqgerhq12fxxw7s1xbaj0mna/pdf",
          *           "memo": null,
          *           "type": "pre_payment",
          *           "lines": [
@@ -31665,16 +32022,16 @@ export type components = {
          *           "object": "credit_note",
          *           "reason": "order_change",
          *           "status": "issued",
-         *           "created": "2026-11-29T15:32:59.738Z",
-         *           "invoice": "in_prod_06h2fw16mwz7q46pgrdp9t5t0jn1c",
+         *           "created": "2026-11-29T15:40:24.566Z",
+         *           "invoice": "in_prod_06h2fxqg89ch378fkh6jgdq6cnfq2",
          *           "refunds": [],
-         *           "updated": "2026-11-29T15:32:59.738Z",
+         *           "updated": "2026-11-29T15:40:24.566Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h2fw11rqq15gbze22grn4106dx2",
+         *           "customer": "cus_prod_06h2fxqazgr60n5e6p6x3g88rmhja",
          *           "livemode": false,
          *           "tax_atom": 0,
          *           "voided_at": null,
-         *           "pdf_sha256": "5409d55780fdda4eb62627aa9a60ef17ccfbcfd9967bbedf1a0048b9c9be49f5",
+         *           "pdf_sha256": "86a0fb4fcc40166c9258a33c5c0adba39a2d3c8c7fa23b3dfe4e7f3967a8d4ae",
          *           "total_taxes": [],
          *           "discount_atom": 0,
          *           "subtotal_atom": 100,
@@ -31769,16 +32126,16 @@ export type components = {
         /**
          * @description The webhook body of `credit_note.voided`.
          * @example {
-         *       "id": "evt_prod_06h2fw171s39ep9f1yz2jf98d65mg",
+         *       "id": "evt_prod_06h2fxqgq8ek9gcwamr2wzp0cr0x4",
          *       "object": "event",
          *       "type": "credit_note.voided",
          *       "sequence": 2,
-         *       "created": 1795966379,
+         *       "created": 1795966824,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "cn_prod_06h2fw16vb8gsmn2sgkmha4th0xde",
-         *           "pdf": "http://127.0.0.1:40283/api/credit-notes/cn_prod_06h2fw16vb8gsmn2sgkmha4th0xde/pdf",
+         *           "id": "cn_prod_06h2fxqgerhq12fxxw7s1xbaj0mna",
+         *           "pdf": "http://127.0.0.1:42273/api/credit-notes/cn_prod_06h2fxqgerhq12fxxw7s1xbaj0mna/pdf",
          *           "memo": null,
          *           "type": "pre_payment",
          *           "lines": [
@@ -31796,16 +32153,16 @@ export type components = {
          *           "object": "credit_note",
          *           "reason": "order_change",
          *           "status": "void",
-         *           "created": "2026-11-29T15:32:59.738Z",
-         *           "invoice": "in_prod_06h2fw16mwz7q46pgrdp9t5t0jn1c",
+         *           "created": "2026-11-29T15:40:24.566Z",
+         *           "invoice": "in_prod_06h2fxqg89ch378fkh6jgdq6cnfq2",
          *           "refunds": [],
-         *           "updated": "2026-11-29T15:32:59.787Z",
+         *           "updated": "2026-11-29T15:40:24.631Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h2fw11rqq15gbze22grn4106dx2",
+         *           "customer": "cus_prod_06h2fxqazgr60n5e6p6x3g88rmhja",
          *           "livemode": false,
          *           "tax_atom": 0,
-         *           "voided_at": "2026-11-29T15:32:59.787Z",
-         *           "pdf_sha256": "5409d55780fdda4eb62627aa9a60ef17ccfbcfd9967bbedf1a0048b9c9be49f5",
+         *           "voided_at": "2026-11-29T15:40:24.631Z",
+         *           "pdf_sha256": "86a0fb4fcc40166c9258a33c5c0adba39a2d3c8c7fa23b3dfe4e7f3967a8d4ae",
          *           "total_taxes": [],
          *           "discount_atom": 0,
          *           "subtotal_atom": 100,
@@ -31817,7 +32174,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "status": "issued",
-         *           "updated": "2026-11-29T15:32:59.738Z",
+         *           "updated": "2026-11-29T15:40:24.566Z",
          *           "voided_at": null
          *         }
          *       }
@@ -31852,24 +32209,24 @@ export type components = {
         /**
          * @description The webhook body of `customer.balance_transaction.created`.
          * @example {
-         *       "id": "evt_prod_06h2fw1775r92p65mehdh2t9st89p",
+         *       "id": "evt_prod_06h2fxqgtqw7e3x56645p4q6tjqm0",
          *       "object": "event",
          *       "type": "customer.balance_transaction.created",
          *       "sequence": 1,
-         *       "created": 1795966379,
+         *       "created": 1795966824,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "cbtxn_prod_06h2fw176tyn2jkqz0sqn8tarq8bw",
+         *           "id": "cbtxn_prod_06h2fxqgtf832bcqtb18b8adz4ewc",
          *           "type": "credit_note",
          *           "object": "customer_balance_transaction",
-         *           "created": "2026-11-29T15:32:59.830Z",
-         *           "invoice": "in_prod_06h2fw13zwb7wgs7c0btv803wttk0",
+         *           "created": "2026-11-29T15:40:24.659Z",
+         *           "invoice": "in_prod_06h2fxqdh2ggxt09mp224zx8gprz8",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h2fw11rqq15gbze22grn4106dx2",
+         *           "customer": "cus_prod_06h2fxqazgr60n5e6p6x3g88rmhja",
          *           "livemode": false,
          *           "amount_atom": 100,
-         *           "credit_note": "cn_prod_06h2fw1768dp199kk69z6zxmg5csp",
+         *           "credit_note": "cn_prod_06h2fxqgt34zv2bd3wtc89s8fe0p6",
          *           "description": null,
          *           "ending_balance_atom": 100,
          *           "subscription_change_request": null
@@ -31935,18 +32292,18 @@ export type components = {
         /**
          * @description The webhook body of `member.invited`.
          * @example {
-         *       "id": "evt_prod_06h2fw0tx6gazpjjbmm1me8mjctt6",
+         *       "id": "evt_prod_06h2fxq2zj0aa3b1jyq3qpf33hwcp",
          *       "object": "event",
          *       "type": "member.invited",
          *       "sequence": 1,
-         *       "created": 1795966376,
+         *       "created": 1795966821,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "inv_prod_06h2fw0twgyk1g9zc7wg9vj4de4a4",
+         *           "id": "inv_prod_06h2fxq2yp4wexmw6kk0094g24yjg",
          *           "name": null,
          *           "role": "viewer",
-         *           "email": "withdrawn-mx200d43@example.com",
+         *           "email": "withdrawn-mx209w18@example.com",
          *           "object": "member",
          *           "status": "invited",
          *           "invitation": null
@@ -31999,18 +32356,18 @@ export type components = {
         /**
          * @description The webhook body of `member.invitation_revoked`.
          * @example {
-         *       "id": "evt_prod_06h2fw0v07ara1kh9s0xfyrwkkf08",
+         *       "id": "evt_prod_06h2fxq3367ppq72tzwyte6rmdc5r",
          *       "object": "event",
          *       "type": "member.invitation_revoked",
          *       "sequence": 2,
-         *       "created": 1795966376,
+         *       "created": 1795966821,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "inv_prod_06h2fw0twgyk1g9zc7wg9vj4de4a4",
+         *           "id": "inv_prod_06h2fxq2yp4wexmw6kk0094g24yjg",
          *           "name": null,
          *           "role": "viewer",
-         *           "email": "withdrawn-mx200d43@example.com",
+         *           "email": "withdrawn-mx209w18@example.com",
          *           "object": "member",
          *           "status": "invitation_revoked",
          *           "invitation": null
@@ -32050,21 +32407,21 @@ export type components = {
         /**
          * @description The webhook body of `member.joined`.
          * @example {
-         *       "id": "evt_prod_06h2fw0vhnb16h5s50vn6vpx0qgsa",
+         *       "id": "evt_prod_06h2fxq3qtpjr07npwrgpzan35set",
          *       "object": "event",
          *       "type": "member.joined",
          *       "sequence": 1,
-         *       "created": 1795966376,
+         *       "created": 1795966821,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "user_prod_06h2fw0vgw6q2dwr3whrk5kbwkynp",
+         *           "id": "user_prod_06h2fxq3pye4vprcbkv7d3hggn2mj",
          *           "name": "Joined Member",
          *           "role": "developer",
-         *           "email": "joined-mx200d43@example.com",
+         *           "email": "joined-mx209w18@example.com",
          *           "object": "member",
          *           "status": "active",
-         *           "invitation": "inv_prod_06h2fw0v21rhdrz6jkcjbszz26s9j"
+         *           "invitation": "inv_prod_06h2fxq35gwv9f4qzpffg0q05dkfy"
          *         }
          *       }
          *     }
@@ -32098,18 +32455,18 @@ export type components = {
         /**
          * @description The webhook body of `member.role_changed`.
          * @example {
-         *       "id": "evt_prod_06h2fw0vmj5g20wqrt1en06wd73ra",
+         *       "id": "evt_prod_06h2fxq3vhjxd0m5tr4v3j4wt75z8",
          *       "object": "event",
          *       "type": "member.role_changed",
          *       "sequence": 2,
-         *       "created": 1795966376,
+         *       "created": 1795966821,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "user_prod_06h2fw0vgw6q2dwr3whrk5kbwkynp",
+         *           "id": "user_prod_06h2fxq3pye4vprcbkv7d3hggn2mj",
          *           "name": "Joined Member",
          *           "role": "viewer",
-         *           "email": "joined-mx200d43@example.com",
+         *           "email": "joined-mx209w18@example.com",
          *           "object": "member",
          *           "status": "active",
          *           "invitation": null
@@ -32149,18 +32506,18 @@ export type components = {
         /**
          * @description The webhook body of `member.removed`.
          * @example {
-         *       "id": "evt_prod_06h2fw0vq50303jd8f3r18eytetg2",
+         *       "id": "evt_prod_06h2fxq3ycqjbrybv18dfwgsxx1vc",
          *       "object": "event",
          *       "type": "member.removed",
          *       "sequence": 3,
-         *       "created": 1795966376,
+         *       "created": 1795966821,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "user_prod_06h2fw0vgw6q2dwr3whrk5kbwkynp",
+         *           "id": "user_prod_06h2fxq3pye4vprcbkv7d3hggn2mj",
          *           "name": "Joined Member",
          *           "role": "viewer",
-         *           "email": "joined-mx200d43@example.com",
+         *           "email": "joined-mx209w18@example.com",
          *           "object": "member",
          *           "status": "removed",
          *           "invitation": null
@@ -32200,24 +32557,24 @@ export type components = {
         /**
          * @description The webhook body of `payment_processor.connected`.
          * @example {
-         *       "id": "evt_prod_06h2fw0xp8j4gvx4s1e7xfdjp3e2j",
+         *       "id": "evt_prod_06h2fxq67hgs62nfgpnbds1gnp8y8",
          *       "object": "event",
          *       "type": "payment_processor.connected",
          *       "sequence": 1,
-         *       "created": 1795966377,
+         *       "created": 1795966821,
          *       "livemode": false,
          *       "data": {
          *         "object": {
          *           "object": "payment_processor",
-         *           "created": "2026-11-29T15:32:57.392Z",
-         *           "updated": "2026-11-29T15:32:57.392Z",
+         *           "created": "2026-11-29T15:40:21.945Z",
+         *           "updated": "2026-11-29T15:40:21.945Z",
          *           "livemode": false,
          *           "processor": "stripe",
-         *           "webhook_url": "http://127.0.0.1:40283/api/processors/stripe/acc_prod_06h2fw0qsqzyrhf71xvpp4kzzcp8c",
+         *           "webhook_url": "http://127.0.0.1:42273/api/processors/stripe/acc_prod_06h2fxpymd0q5crxtga5ytwd3k764",
          *           "publishable_key": "pk_test_catalogue_flow",
          *           "secret_key_last4": "flow",
-         *           "processor_account": "acct_765ae9d93e6cd8cb3e81d597",
-         *           "webhook_endpoint_id": "we_ccea98ffb01168cc592030d6"
+         *           "processor_account": "acct_bf77221be83f3024fdcee18f",
+         *           "webhook_endpoint_id": "we_659514e1021713a5ded2081b"
          *         }
          *       }
          *     }
@@ -32294,24 +32651,24 @@ export type components = {
         /**
          * @description The webhook body of `payment_processor.disconnected`.
          * @example {
-         *       "id": "evt_prod_06h2fw0zhyr25t8jf0j2g55svdmme",
+         *       "id": "evt_prod_06h2fxq8brdhrpq9mekgc82hcky88",
          *       "object": "event",
          *       "type": "payment_processor.disconnected",
          *       "sequence": 2,
-         *       "created": 1795966377,
+         *       "created": 1795966822,
          *       "livemode": false,
          *       "data": {
          *         "object": {
          *           "object": "payment_processor",
-         *           "created": "2026-11-29T15:32:57.392Z",
-         *           "updated": "2026-11-29T15:32:57.392Z",
+         *           "created": "2026-11-29T15:40:21.945Z",
+         *           "updated": "2026-11-29T15:40:21.945Z",
          *           "livemode": false,
          *           "processor": "stripe",
-         *           "webhook_url": "http://127.0.0.1:40283/api/processors/stripe/acc_prod_06h2fw0qsqzyrhf71xvpp4kzzcp8c",
+         *           "webhook_url": "http://127.0.0.1:42273/api/processors/stripe/acc_prod_06h2fxpymd0q5crxtga5ytwd3k764",
          *           "publishable_key": "pk_test_catalogue_flow",
          *           "secret_key_last4": "flow",
-         *           "processor_account": "acct_765ae9d93e6cd8cb3e81d597",
-         *           "webhook_endpoint_id": "we_ccea98ffb01168cc592030d6"
+         *           "processor_account": "acct_bf77221be83f3024fdcee18f",
+         *           "webhook_endpoint_id": "we_659514e1021713a5ded2081b"
          *         }
          *       }
          *     }
@@ -32345,39 +32702,39 @@ export type components = {
         /**
          * @description The webhook body of `subscription_change_request.scheduled`.
          * @example {
-         *       "id": "evt_prod_06h2fw19b3070f14be25fsfxv2402",
+         *       "id": "evt_prod_06h2fxqkmwfh6qzbw030a9d40ptv2",
          *       "object": "event",
          *       "type": "subscription_change_request.scheduled",
          *       "sequence": 1,
-         *       "created": 1795966380,
+         *       "created": 1795966825,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "scr_prod_06h2fw19528jfwbrcga8m8g6wd18p",
+         *           "id": "scr_prod_06h2fxqkf17hv2sdgksa76ddp9j6c",
          *           "steps": [
          *             {
-         *               "item": "si_prod_06h2fw18tdmfszekshwszhzrkvepr",
+         *               "item": "si_prod_06h2fxqk2dpwkyj6vrcds69qg2nv2",
          *               "type": "switch_price",
-         *               "price": "price_prod_06h2fw18rqjyh1p53kpb0jwzr8k88",
+         *               "price": "price_prod_06h2fxqk0k0zhxwrxtj5fqyt36edm",
          *               "state": "pending",
          *               "quantity": null
          *             }
          *           ],
          *           "object": "subscription_change_request",
          *           "status": "scheduled",
-         *           "created": "2026-11-29T15:33:00.297Z",
+         *           "created": "2026-11-29T15:40:25.313Z",
          *           "invoice": null,
-         *           "updated": "2026-11-29T15:33:00.367Z",
+         *           "updated": "2026-11-29T15:40:25.368Z",
          *           "currency": "usd",
          *           "livemode": false,
          *           "metadata": {},
          *           "effective": "period_end",
          *           "applied_at": null,
          *           "last_error": null,
-         *           "effective_at": "2026-12-29T15:33:00.240Z",
-         *           "subscription": "sub_prod_06h2fw18tdmfszekshwszhzrkvepp",
+         *           "effective_at": "2026-12-29T15:40:25.232Z",
+         *           "subscription": "sub_prod_06h2fxqk2dpwkyj6vrcds69qg2nv0",
          *           "applied_steps": 0,
-         *           "proration_date": "2026-11-29T15:33:00.297Z",
+         *           "proration_date": "2026-11-29T15:40:25.313Z",
          *           "proration_behavior": "create_prorations",
          *           "amount_due_now_atom": 0,
          *           "balance_transaction": null,
@@ -32391,7 +32748,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "status": "open",
-         *           "updated": "2026-11-29T15:33:00.297Z",
+         *           "updated": "2026-11-29T15:40:25.313Z",
          *           "effective_at": null
          *         }
          *       }
@@ -32493,39 +32850,39 @@ export type components = {
         /**
          * @description The webhook body of `subscription_change_request.applied`.
          * @example {
-         *       "id": "evt_prod_06h2fw1c83pfwp9kpsc5ag44qcxv0",
+         *       "id": "evt_prod_06h2fxqptx9aahrdgcm7nmwjbf404",
          *       "object": "event",
          *       "type": "subscription_change_request.applied",
          *       "sequence": 2,
-         *       "created": 1798558380,
+         *       "created": 1798558825,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "scr_prod_06h2fw19528jfwbrcga8m8g6wd18p",
+         *           "id": "scr_prod_06h2fxqkf17hv2sdgksa76ddp9j6c",
          *           "steps": [
          *             {
-         *               "item": "si_prod_06h2fw18tdmfszekshwszhzrkvepr",
+         *               "item": "si_prod_06h2fxqk2dpwkyj6vrcds69qg2nv2",
          *               "type": "switch_price",
-         *               "price": "price_prod_06h2fw18rqjyh1p53kpb0jwzr8k88",
+         *               "price": "price_prod_06h2fxqk0k0zhxwrxtj5fqyt36edm",
          *               "state": "applied",
          *               "quantity": null
          *             }
          *           ],
          *           "object": "subscription_change_request",
          *           "status": "applied",
-         *           "created": "2026-11-29T15:33:00.297Z",
+         *           "created": "2026-11-29T15:40:25.313Z",
          *           "invoice": null,
-         *           "updated": "2026-12-29T15:33:00.240Z",
+         *           "updated": "2026-12-29T15:40:25.232Z",
          *           "currency": "usd",
          *           "livemode": false,
          *           "metadata": {},
          *           "effective": "period_end",
-         *           "applied_at": "2026-12-29T15:33:00.240Z",
+         *           "applied_at": "2026-12-29T15:40:25.232Z",
          *           "last_error": null,
-         *           "effective_at": "2026-12-29T15:33:00.240Z",
-         *           "subscription": "sub_prod_06h2fw18tdmfszekshwszhzrkvepp",
+         *           "effective_at": "2026-12-29T15:40:25.232Z",
+         *           "subscription": "sub_prod_06h2fxqk2dpwkyj6vrcds69qg2nv0",
          *           "applied_steps": 1,
-         *           "proration_date": "2026-11-29T15:33:00.297Z",
+         *           "proration_date": "2026-11-29T15:40:25.313Z",
          *           "proration_behavior": "create_prorations",
          *           "amount_due_now_atom": 0,
          *           "balance_transaction": null,
@@ -32540,15 +32897,15 @@ export type components = {
          *         "previous_attributes": {
          *           "steps": [
          *             {
-         *               "item": "si_prod_06h2fw18tdmfszekshwszhzrkvepr",
+         *               "item": "si_prod_06h2fxqk2dpwkyj6vrcds69qg2nv2",
          *               "type": "switch_price",
-         *               "price": "price_prod_06h2fw18rqjyh1p53kpb0jwzr8k88",
+         *               "price": "price_prod_06h2fxqk0k0zhxwrxtj5fqyt36edm",
          *               "state": "pending",
          *               "quantity": null
          *             }
          *           ],
          *           "status": "scheduled",
-         *           "updated": "2026-11-29T15:33:00.367Z",
+         *           "updated": "2026-11-29T15:40:25.368Z",
          *           "applied_at": null,
          *           "applied_steps": 0
          *         }
@@ -32584,18 +32941,18 @@ export type components = {
         /**
          * @description The webhook body of `subscription_change_request.canceled`.
          * @example {
-         *       "id": "evt_prod_06h2fw19tn6txtfe30dr01013zzmw",
+         *       "id": "evt_prod_06h2fxqm1h6zgy5bsrdppsrkcnagt",
          *       "object": "event",
          *       "type": "subscription_change_request.canceled",
          *       "sequence": 2,
-         *       "created": 1795966380,
+         *       "created": 1795966825,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "scr_prod_06h2fw19m9wdsxdkywmdg459vf3vc",
+         *           "id": "scr_prod_06h2fxqkvv18k2ty7jvs3jhj4zcn8",
          *           "steps": [
          *             {
-         *               "item": "si_prod_06h2fw18tdmfszekshwszhzrkvepr",
+         *               "item": "si_prod_06h2fxqk2dpwkyj6vrcds69qg2nv2",
          *               "type": "set_quantity",
          *               "price": null,
          *               "state": "pending",
@@ -32604,19 +32961,19 @@ export type components = {
          *           ],
          *           "object": "subscription_change_request",
          *           "status": "canceled",
-         *           "created": "2026-11-29T15:33:00.428Z",
+         *           "created": "2026-11-29T15:40:25.413Z",
          *           "invoice": null,
-         *           "updated": "2026-11-29T15:33:00.500Z",
+         *           "updated": "2026-11-29T15:40:25.482Z",
          *           "currency": "usd",
          *           "livemode": false,
          *           "metadata": {},
          *           "effective": "period_end",
          *           "applied_at": null,
          *           "last_error": null,
-         *           "effective_at": "2026-12-29T15:33:00.240Z",
-         *           "subscription": "sub_prod_06h2fw18tdmfszekshwszhzrkvepp",
+         *           "effective_at": "2026-12-29T15:40:25.232Z",
+         *           "subscription": "sub_prod_06h2fxqk2dpwkyj6vrcds69qg2nv0",
          *           "applied_steps": 0,
-         *           "proration_date": "2026-11-29T15:33:00.428Z",
+         *           "proration_date": "2026-11-29T15:40:25.413Z",
          *           "proration_behavior": "create_prorations",
          *           "amount_due_now_atom": 0,
          *           "balance_transaction": null,
@@ -32630,7 +32987,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "status": "scheduled",
-         *           "updated": "2026-11-29T15:33:00.466Z",
+         *           "updated": "2026-11-29T15:40:25.455Z",
          *           "cancellation_reason": null
          *         }
          *       }
@@ -32665,15 +33022,15 @@ export type components = {
         /**
          * @description The webhook body of `payment_method.attached`.
          * @example {
-         *       "id": "evt_prod_06h2fw12n0p43e56t3k5y7f7k67n8",
+         *       "id": "evt_prod_06h2fxqc0ar59wdctfa7hszdyddft",
          *       "object": "event",
          *       "type": "payment_method.attached",
          *       "sequence": 1,
-         *       "created": 1795966378,
+         *       "created": 1795966823,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "pm_prod_06h2fw12mt9dmyz424nrt7g6k8k92",
+         *           "id": "pm_prod_06h2fxqbzwczkxbch54w6ad45yfr2",
          *           "card": {
          *             "brand": "visa",
          *             "last4": "4242",
@@ -32681,8 +33038,8 @@ export type components = {
          *             "exp_month": 12
          *           },
          *           "object": "payment_method",
-         *           "created": "2026-11-29T15:32:58.662Z",
-         *           "customer": "cus_prod_06h2fw11rqq15gbze22grn4106dx2",
+         *           "created": "2026-11-29T15:40:23.423Z",
+         *           "customer": "cus_prod_06h2fxqazgr60n5e6p6x3g88rmhja",
          *           "livemode": false,
          *           "processor": "sandbox",
          *           "detached_at": null,
@@ -32758,15 +33115,15 @@ export type components = {
         /**
          * @description The webhook body of `payment_method.detached`.
          * @example {
-         *       "id": "evt_prod_06h2fw12t62gjdpndnf75vjgq7rgp",
+         *       "id": "evt_prod_06h2fxqc6v3yv4656smaw725y18vt",
          *       "object": "event",
          *       "type": "payment_method.detached",
          *       "sequence": 2,
-         *       "created": 1795966378,
+         *       "created": 1795966823,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "pm_prod_06h2fw12r6vzvgzw5w65f51m2em7r",
+         *           "id": "pm_prod_06h2fxqc41g8rynzzxbx9ye597tpj",
          *           "card": {
          *             "brand": "visa",
          *             "last4": "0002",
@@ -32774,11 +33131,11 @@ export type components = {
          *             "exp_month": 12
          *           },
          *           "object": "payment_method",
-         *           "created": "2026-11-29T15:32:58.689Z",
-         *           "customer": "cus_prod_06h2fw11rqq15gbze22grn4106dx2",
+         *           "created": "2026-11-29T15:40:23.456Z",
+         *           "customer": "cus_prod_06h2fxqazgr60n5e6p6x3g88rmhja",
          *           "livemode": false,
          *           "processor": "sandbox",
-         *           "detached_at": "2026-11-29T15:32:58.704Z",
+         *           "detached_at": "2026-11-29T15:40:23.475Z",
          *           "processor_payment_method": "pm_sandbox_declined"
          *         },
          *         "previous_attributes": {
@@ -32816,28 +33173,28 @@ export type components = {
         /**
          * @description The webhook body of `dispute.created`.
          * @example {
-         *       "id": "evt_prod_06h2fw0y78rdya1b67hw2vbawnat6",
+         *       "id": "evt_prod_06h2fxq6r98vb9s24jcjq34av8e6t",
          *       "object": "event",
          *       "type": "dispute.created",
          *       "sequence": 1,
-         *       "created": 1795966377,
+         *       "created": 1795966822,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "dp_prod_06h2fw0y707gjq6fyh94f3j8vf5vg",
+         *           "id": "dp_prod_06h2fxq6qz66r4t8nfkvqax3fywba",
          *           "object": "dispute",
          *           "reason": "product_not_received",
          *           "status": "needs_response",
-         *           "created": "2026-11-29T15:32:57.528Z",
-         *           "payment": "py_prod_06h2fw0xws2jwjd0fm5384w3nt4fg",
-         *           "updated": "2026-11-29T15:32:57.528Z",
+         *           "created": "2026-11-29T15:40:22.079Z",
+         *           "payment": "py_prod_06h2fxq6dx5w0pm8qxnw05yq39yqm",
+         *           "updated": "2026-11-29T15:40:22.079Z",
          *           "currency": "usd",
          *           "livemode": false,
          *           "processor": "stripe",
          *           "amount_atom": 2500,
-         *           "payment_intent": "pi_prod_06h2fw0xs2kw03wn1p75a38sx0y3j",
-         *           "evidence_due_by": "2026-12-06T15:32:57.000Z",
-         *           "processor_dispute": "du_3e5470be606fcc315ac1e078"
+         *           "payment_intent": "pi_prod_06h2fxq6a3rg1gb4b6zygqg5yq8dw",
+         *           "evidence_due_by": "2026-12-06T15:40:22.000Z",
+         *           "processor_dispute": "du_43d00fc60e731031a7b31152"
          *         }
          *       }
          *     }
@@ -32919,33 +33276,33 @@ export type components = {
         /**
          * @description The webhook body of `dispute.updated`.
          * @example {
-         *       "id": "evt_prod_06h2fw0yhassyafnex7rvmdxdd0ra",
+         *       "id": "evt_prod_06h2fxq7b800qwj0cp59zqcdzq1aa",
          *       "object": "event",
          *       "type": "dispute.updated",
          *       "sequence": 2,
-         *       "created": 1795966377,
+         *       "created": 1795966822,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "dp_prod_06h2fw0y707gjq6fyh94f3j8vf5vg",
+         *           "id": "dp_prod_06h2fxq6qz66r4t8nfkvqax3fywba",
          *           "object": "dispute",
          *           "reason": "product_not_received",
          *           "status": "under_review",
-         *           "created": "2026-11-29T15:32:57.528Z",
-         *           "payment": "py_prod_06h2fw0xws2jwjd0fm5384w3nt4fg",
-         *           "updated": "2026-11-29T15:32:57.607Z",
+         *           "created": "2026-11-29T15:40:22.079Z",
+         *           "payment": "py_prod_06h2fxq6dx5w0pm8qxnw05yq39yqm",
+         *           "updated": "2026-11-29T15:40:22.231Z",
          *           "currency": "usd",
          *           "livemode": false,
          *           "processor": "stripe",
          *           "amount_atom": 2500,
-         *           "payment_intent": "pi_prod_06h2fw0xs2kw03wn1p75a38sx0y3j",
+         *           "payment_intent": "pi_prod_06h2fxq6a3rg1gb4b6zygqg5yq8dw",
          *           "evidence_due_by": null,
-         *           "processor_dispute": "du_3e5470be606fcc315ac1e078"
+         *           "processor_dispute": "du_43d00fc60e731031a7b31152"
          *         },
          *         "previous_attributes": {
          *           "status": "needs_response",
-         *           "updated": "2026-11-29T15:32:57.528Z",
-         *           "evidence_due_by": "2026-12-06T15:32:57.000Z"
+         *           "updated": "2026-11-29T15:40:22.079Z",
+         *           "evidence_due_by": "2026-12-06T15:40:22.000Z"
          *         }
          *       }
          *     }
@@ -32979,32 +33336,32 @@ export type components = {
         /**
          * @description The webhook body of `dispute.closed`.
          * @example {
-         *       "id": "evt_prod_06h2fw0z34m709prrx265g0gmj1nt",
+         *       "id": "evt_prod_06h2fxq7xjrpw10q1snbt3mj6prbm",
          *       "object": "event",
          *       "type": "dispute.closed",
          *       "sequence": 3,
-         *       "created": 1795966377,
+         *       "created": 1795966822,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "dp_prod_06h2fw0y707gjq6fyh94f3j8vf5vg",
+         *           "id": "dp_prod_06h2fxq6qz66r4t8nfkvqax3fywba",
          *           "object": "dispute",
          *           "reason": "product_not_received",
          *           "status": "lost",
-         *           "created": "2026-11-29T15:32:57.528Z",
-         *           "payment": "py_prod_06h2fw0xws2jwjd0fm5384w3nt4fg",
-         *           "updated": "2026-11-29T15:32:57.749Z",
+         *           "created": "2026-11-29T15:40:22.079Z",
+         *           "payment": "py_prod_06h2fxq6dx5w0pm8qxnw05yq39yqm",
+         *           "updated": "2026-11-29T15:40:22.377Z",
          *           "currency": "usd",
          *           "livemode": false,
          *           "processor": "stripe",
          *           "amount_atom": 2500,
-         *           "payment_intent": "pi_prod_06h2fw0xs2kw03wn1p75a38sx0y3j",
+         *           "payment_intent": "pi_prod_06h2fxq6a3rg1gb4b6zygqg5yq8dw",
          *           "evidence_due_by": null,
-         *           "processor_dispute": "du_3e5470be606fcc315ac1e078"
+         *           "processor_dispute": "du_43d00fc60e731031a7b31152"
          *         },
          *         "previous_attributes": {
          *           "status": "under_review",
-         *           "updated": "2026-11-29T15:32:57.607Z"
+         *           "updated": "2026-11-29T15:40:22.231Z"
          *         }
          *       }
          *     }
@@ -33038,32 +33395,32 @@ export type components = {
         /**
          * @description The webhook body of `email.sent`.
          * @example {
-         *       "id": "evt_prod_06h2fw14yxtg7rztwy84ryqcd7bh2",
+         *       "id": "evt_prod_06h2fxqejy5jpyawtqknrrt7phdmy",
          *       "object": "event",
          *       "type": "email.sent",
          *       "sequence": 1,
-         *       "created": 1795966379,
+         *       "created": 1795966824,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "eml_prod_06h2fw14n35w7r9t6mp3k6yh83eke",
+         *           "id": "eml_prod_06h2fxqe9rbf4yxm18xgz9vpwc2ew",
          *           "to": [
          *             "jenny@example.com"
          *           ],
          *           "type": "receipt",
-         *           "event": "evt_prod_06h2fw14md9abrn8s5abk3km2td34",
+         *           "event": "evt_prod_06h2fxqe93n1sm93yknq15wb9kf0a",
          *           "object": "email",
          *           "status": "sent",
-         *           "created": "2026-11-29T15:32:59.177Z",
-         *           "invoice": "in_prod_06h2fw13zwb7wgs7c0btv803wttk0",
-         *           "sent_at": "2026-11-29T15:32:59.248Z",
+         *           "created": "2026-11-29T15:40:24.014Z",
+         *           "invoice": "in_prod_06h2fxqdh2ggxt09mp224zx8gprz8",
+         *           "sent_at": "2026-11-29T15:40:24.085Z",
          *           "subject": "Your receipt from Example GmbH (invoice EXAMPL-0001)",
          *           "attempts": 1,
-         *           "customer": "cus_prod_06h2fw11rqq15gbze22grn4106dx2",
+         *           "customer": "cus_prod_06h2fxqazgr60n5e6p6x3g88rmhja",
          *           "livemode": false,
-         *           "message_id": "<eml_prod_06h2fw14n35w7r9t6mp3k6yh83eke@localhost>",
+         *           "message_id": "<eml_prod_06h2fxqe9rbf4yxm18xgz9vpwc2ew@localhost>",
          *           "credit_note": null,
-         *           "smtp_response": "250 Written to .data/mail/eml_prod_06h2fw14n35w7r9t6mp3k6yh83eke.eml (no SMTP_URL)"
+         *           "smtp_response": "250 Written to .data/mail/eml_prod_06h2fxqe9rbf4yxm18xgz9vpwc2ew.eml (no SMTP_URL)"
          *         },
          *         "previous_attributes": {
          *           "status": "queued",
@@ -33136,15 +33493,15 @@ export type components = {
         /**
          * @description The webhook body of `email.failed`.
          * @example {
-         *       "id": "evt_prod_06h2fw1e5hm5yh0w8v98zjxr4r27y",
+         *       "id": "evt_prod_06h2fxqrksry92cw3amgw9k0dvwtj",
          *       "object": "event",
          *       "type": "email.failed",
          *       "sequence": 1,
-         *       "created": 1799422380,
+         *       "created": 1799422825,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "eml_prod_06h2fw1e3ye1jaxvjqqwxaqfhsy20",
+         *           "id": "eml_prod_06h2fxqrgc46t59t37ewgtz1qj44p",
          *           "to": [
          *             "owner@example.com"
          *           ],
@@ -33152,14 +33509,14 @@ export type components = {
          *           "event": null,
          *           "object": "email",
          *           "status": "rate_limited",
-         *           "created": "2027-01-08T15:33:00.886Z",
+         *           "created": "2027-01-08T15:40:25.807Z",
          *           "invoice": null,
          *           "sent_at": null,
          *           "subject": "Test email from Example GmbH",
          *           "attempts": 1,
          *           "customer": null,
          *           "livemode": false,
-         *           "message_id": "<eml_prod_06h2fw1e3ye1jaxvjqqwxaqfhsy20@localhost>",
+         *           "message_id": "<eml_prod_06h2fxqrgc46t59t37ewgtz1qj44p@localhost>",
          *           "credit_note": null,
          *           "smtp_response": "429 The account's hourly email limit was reached; this email was not sent."
          *         },
@@ -33196,7 +33553,41 @@ export type components = {
                 previous_attributes?: components["schemas"]["EmailPreviousAttributes"];
             };
         };
-        /** @description The webhook body of `credit_grant.created`. */
+        /**
+         * @description The webhook body of `credit_grant.created`.
+         * @example {
+         *       "id": "evt_prod_06h2fxqhbzf1kwmggp486xy2mjkdr",
+         *       "object": "event",
+         *       "type": "credit_grant.created",
+         *       "sequence": 1,
+         *       "created": 1795966824,
+         *       "livemode": false,
+         *       "data": {
+         *         "object": {
+         *           "id": "cg_prod_06h2fxqhbk22kh9sfwrjy0avkrdd8",
+         *           "name": null,
+         *           "object": "credit_grant",
+         *           "status": "active",
+         *           "created": "2026-11-29T15:40:24.794Z",
+         *           "updated": "2026-11-29T15:40:24.794Z",
+         *           "category": "promotional",
+         *           "currency": "usd",
+         *           "customer": "cus_prod_06h2fxqh9rbppyywjstszykrw4b5r",
+         *           "livemode": false,
+         *           "metadata": {},
+         *           "priority": 50,
+         *           "voided_at": null,
+         *           "applies_to": "all",
+         *           "expired_at": null,
+         *           "expires_at": null,
+         *           "amount_atom": 300,
+         *           "applied_atom": 0,
+         *           "effective_at": "2026-11-29T15:40:24.794Z",
+         *           "remaining_atom": 300
+         *         }
+         *       }
+         *     }
+         */
         CreditGrantCreatedWebhookEvent: {
             /** @description Event ID (prefix `evt_`). */
             id: string;
@@ -33281,7 +33672,47 @@ export type components = {
             updated?: string;
             livemode?: boolean;
         };
-        /** @description The webhook body of `credit_grant.applied`. */
+        /**
+         * @description The webhook body of `credit_grant.applied`.
+         * @example {
+         *       "id": "evt_prod_06h2fxqhrkqdnb62kh88bay5bdxq0",
+         *       "object": "event",
+         *       "type": "credit_grant.applied",
+         *       "sequence": 2,
+         *       "created": 1795966824,
+         *       "livemode": false,
+         *       "data": {
+         *         "object": {
+         *           "id": "cg_prod_06h2fxqhbk22kh9sfwrjy0avkrdd8",
+         *           "name": null,
+         *           "object": "credit_grant",
+         *           "status": "depleted",
+         *           "created": "2026-11-29T15:40:24.794Z",
+         *           "updated": "2026-11-29T15:40:24.897Z",
+         *           "category": "promotional",
+         *           "currency": "usd",
+         *           "customer": "cus_prod_06h2fxqh9rbppyywjstszykrw4b5r",
+         *           "livemode": false,
+         *           "metadata": {},
+         *           "priority": 50,
+         *           "voided_at": null,
+         *           "applies_to": "all",
+         *           "expired_at": null,
+         *           "expires_at": null,
+         *           "amount_atom": 300,
+         *           "applied_atom": 300,
+         *           "effective_at": "2026-11-29T15:40:24.794Z",
+         *           "remaining_atom": 0
+         *         },
+         *         "previous_attributes": {
+         *           "status": "active",
+         *           "updated": "2026-11-29T15:40:24.794Z",
+         *           "applied_atom": 0,
+         *           "remaining_atom": 300
+         *         }
+         *       }
+         *     }
+         */
         CreditGrantAppliedWebhookEvent: {
             /** @description Event ID (prefix `evt_`). */
             id: string;
@@ -33308,7 +33739,47 @@ export type components = {
                 previous_attributes?: components["schemas"]["CreditGrantPreviousAttributes"];
             };
         };
-        /** @description The webhook body of `credit_grant.depleted`. */
+        /**
+         * @description The webhook body of `credit_grant.depleted`.
+         * @example {
+         *       "id": "evt_prod_06h2fxqhrsx6jwra8g7t8kzjcvy40",
+         *       "object": "event",
+         *       "type": "credit_grant.depleted",
+         *       "sequence": 3,
+         *       "created": 1795966824,
+         *       "livemode": false,
+         *       "data": {
+         *         "object": {
+         *           "id": "cg_prod_06h2fxqhbk22kh9sfwrjy0avkrdd8",
+         *           "name": null,
+         *           "object": "credit_grant",
+         *           "status": "depleted",
+         *           "created": "2026-11-29T15:40:24.794Z",
+         *           "updated": "2026-11-29T15:40:24.897Z",
+         *           "category": "promotional",
+         *           "currency": "usd",
+         *           "customer": "cus_prod_06h2fxqh9rbppyywjstszykrw4b5r",
+         *           "livemode": false,
+         *           "metadata": {},
+         *           "priority": 50,
+         *           "voided_at": null,
+         *           "applies_to": "all",
+         *           "expired_at": null,
+         *           "expires_at": null,
+         *           "amount_atom": 300,
+         *           "applied_atom": 300,
+         *           "effective_at": "2026-11-29T15:40:24.794Z",
+         *           "remaining_atom": 0
+         *         },
+         *         "previous_attributes": {
+         *           "status": "active",
+         *           "updated": "2026-11-29T15:40:24.794Z",
+         *           "applied_atom": 0,
+         *           "remaining_atom": 300
+         *         }
+         *       }
+         *     }
+         */
         CreditGrantDepletedWebhookEvent: {
             /** @description Event ID (prefix `evt_`). */
             id: string;
@@ -33335,7 +33806,46 @@ export type components = {
                 previous_attributes?: components["schemas"]["CreditGrantPreviousAttributes"];
             };
         };
-        /** @description The webhook body of `credit_grant.expired`. */
+        /**
+         * @description The webhook body of `credit_grant.expired`.
+         * @example {
+         *       "id": "evt_prod_06h2fxqn14w7w3fdndmz035dqcthc",
+         *       "object": "event",
+         *       "type": "credit_grant.expired",
+         *       "sequence": 2,
+         *       "created": 1796053224,
+         *       "livemode": false,
+         *       "data": {
+         *         "object": {
+         *           "id": "cg_prod_06h2fxqhk8wdn1smkg7jwkh8ma210",
+         *           "name": null,
+         *           "object": "credit_grant",
+         *           "status": "expired",
+         *           "created": "2026-11-29T15:40:24.856Z",
+         *           "updated": "2026-11-30T15:40:24.713Z",
+         *           "category": "paid",
+         *           "currency": "eur",
+         *           "customer": "cus_prod_06h2fxqh9rbppyywjstszykrw4b5r",
+         *           "livemode": false,
+         *           "metadata": {},
+         *           "priority": 50,
+         *           "voided_at": null,
+         *           "applies_to": "all",
+         *           "expired_at": "2026-11-30T15:40:24.713Z",
+         *           "expires_at": "2026-11-30T15:40:24.713Z",
+         *           "amount_atom": 100,
+         *           "applied_atom": 0,
+         *           "effective_at": "2026-11-29T15:40:24.856Z",
+         *           "remaining_atom": 100
+         *         },
+         *         "previous_attributes": {
+         *           "status": "active",
+         *           "updated": "2026-11-29T15:40:24.856Z",
+         *           "expired_at": null
+         *         }
+         *       }
+         *     }
+         */
         CreditGrantExpiredWebhookEvent: {
             /** @description Event ID (prefix `evt_`). */
             id: string;
@@ -33362,7 +33872,46 @@ export type components = {
                 previous_attributes?: components["schemas"]["CreditGrantPreviousAttributes"];
             };
         };
-        /** @description The webhook body of `credit_grant.voided`. */
+        /**
+         * @description The webhook body of `credit_grant.voided`.
+         * @example {
+         *       "id": "evt_prod_06h2fxqhgpv7e05q5vkkj5g5yvg3r",
+         *       "object": "event",
+         *       "type": "credit_grant.voided",
+         *       "sequence": 2,
+         *       "created": 1795966824,
+         *       "livemode": false,
+         *       "data": {
+         *         "object": {
+         *           "id": "cg_prod_06h2fxqhekj60h95ma3qqrgs7rjsj",
+         *           "name": null,
+         *           "object": "credit_grant",
+         *           "status": "voided",
+         *           "created": "2026-11-29T15:40:24.819Z",
+         *           "updated": "2026-11-29T15:40:24.835Z",
+         *           "category": "paid",
+         *           "currency": "usd",
+         *           "customer": "cus_prod_06h2fxqh9rbppyywjstszykrw4b5r",
+         *           "livemode": false,
+         *           "metadata": {},
+         *           "priority": 50,
+         *           "voided_at": "2026-11-29T15:40:24.835Z",
+         *           "applies_to": "all",
+         *           "expired_at": null,
+         *           "expires_at": null,
+         *           "amount_atom": 100,
+         *           "applied_atom": 0,
+         *           "effective_at": "2026-11-29T15:40:24.819Z",
+         *           "remaining_atom": 100
+         *         },
+         *         "previous_attributes": {
+         *           "status": "active",
+         *           "updated": "2026-11-29T15:40:24.819Z",
+         *           "voided_at": null
+         *         }
+         *       }
+         *     }
+         */
         CreditGrantVoidedWebhookEvent: {
             /** @description Event ID (prefix `evt_`). */
             id: string;
@@ -33392,21 +33941,21 @@ export type components = {
         /**
          * @description The webhook body of `api_key.rolled`.
          * @example {
-         *       "id": "evt_prod_06h2fw0snjvqzbkb1v4acrad0r5r0",
+         *       "id": "evt_prod_06h2fxq1d6am7t2tfhb6rwjbkxkp6",
          *       "object": "event",
          *       "type": "api_key.rolled",
          *       "sequence": 2,
-         *       "created": 1795966376,
+         *       "created": 1795966820,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "key_prod_06h2fw0shx6krx2qpsfphmksrdmg2",
+         *           "id": "key_prod_06h2fxq143m88f5tgkgd1ay5eqc7g",
          *           "kind": "publishable",
          *           "name": "spare",
          *           "object": "api_token",
          *           "status": "active",
-         *           "created": "2026-11-29T15:32:56.335Z",
-         *           "display": "pt_prod_…vwjv",
+         *           "created": "2026-11-29T15:40:20.640Z",
+         *           "display": "pt_prod_…548k",
          *           "expires_at": null,
          *           "revoked_at": null,
          *           "allowed_ips": null,
@@ -33417,7 +33966,7 @@ export type components = {
          *           "previous_secret_expires_at": null
          *         },
          *         "previous_attributes": {
-         *           "display": "pt_prod_…q0z4"
+         *           "display": "pt_prod_…vvya"
          *         }
          *       }
          *     }
@@ -33451,22 +34000,22 @@ export type components = {
         /**
          * @description The webhook body of `alert.triggered`.
          * @example {
-         *       "id": "evt_prod_06h2fw15d8m10327qz3wa680c0m2j",
+         *       "id": "evt_prod_06h2fxqcdx62sp58tcncfx2dpy372",
          *       "object": "event",
          *       "type": "alert.triggered",
          *       "sequence": 1,
-         *       "created": 1795966379,
+         *       "created": 1795966823,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "atrg_prod_06h2fw15cz5rj8khcrtv5fa2gz4jm",
-         *           "alert": "alrt_prod_06h2fw12ceqx0txywrbsrvp5znd1c",
-         *           "meter": "mtr_prod_06h2fw11ffmgkp42qd5nbnj75q7c6",
+         *           "id": "atrg_prod_06h2fxqcdcf2rf2vdyhvxafd5x6j4",
+         *           "alert": "alrt_prod_06h2fxqbpgrkcz7a4ft6kx4q5n6f8",
+         *           "meter": "mtr_prod_06h2fxqapaq4d58f235qhfb73hgd2",
          *           "value": 1,
          *           "object": "alert_trigger",
-         *           "created": "2026-11-29T15:32:59.359Z",
+         *           "created": "2026-11-29T15:40:23.519Z",
          *           "currency": null,
-         *           "customer": "cus_prod_06h2fw11rqq15gbze22grn4106dx2",
+         *           "customer": "cus_prod_06h2fxqazgr60n5e6p6x3g88rmhja",
          *           "livemode": false,
          *           "threshold": 1,
          *           "alert_type": "usage_threshold",
@@ -33545,7 +34094,7 @@ export type components = {
         /**
          * @description The webhook body of `alert.resolved`.
          * @example {
-         *       "id": "evt_prod_06h2fw1b11fwpx7066094jd9r81fa",
+         *       "id": "evt_prod_06h2fxqnccksnnb3k0ww6gftcy946",
          *       "object": "event",
          *       "type": "alert.resolved",
          *       "sequence": 2,
@@ -33553,14 +34102,14 @@ export type components = {
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "atrg_prod_06h2fw15cz5rj8khcrtv5fa2gz4jm",
-         *           "alert": "alrt_prod_06h2fw12ceqx0txywrbsrvp5znd1c",
-         *           "meter": "mtr_prod_06h2fw11ffmgkp42qd5nbnj75q7c6",
+         *           "id": "atrg_prod_06h2fxqcdcf2rf2vdyhvxafd5x6j4",
+         *           "alert": "alrt_prod_06h2fxqbpgrkcz7a4ft6kx4q5n6f8",
+         *           "meter": "mtr_prod_06h2fxqapaq4d58f235qhfb73hgd2",
          *           "value": 1,
          *           "object": "alert_trigger",
-         *           "created": "2026-11-29T15:32:59.359Z",
+         *           "created": "2026-11-29T15:40:23.519Z",
          *           "currency": null,
-         *           "customer": "cus_prod_06h2fw11rqq15gbze22grn4106dx2",
+         *           "customer": "cus_prod_06h2fxqazgr60n5e6p6x3g88rmhja",
          *           "livemode": false,
          *           "threshold": 1,
          *           "alert_type": "usage_threshold",
