@@ -21,7 +21,7 @@ export const MANIFEST_EVENT_GROUPS = [
   // lib/emails/manifest.ts
   { group: "Email", aggregateType: "email", types: ["email.sent", "email.failed"] },
   // lib/credit-grants/manifest.ts
-  { group: "Credit grant", aggregateType: "credit_grant", types: ["credit_grant.created", "credit_grant.applied", "credit_grant.depleted", "credit_grant.expired", "credit_grant.voided"] },
+  { group: "Credit grant", aggregateType: "credit_grant", types: ["credit_grant.created", "credit_grant.applied", "credit_grant.depleted", "credit_grant.expired", "credit_grant.voided", "credit_grant.reinstated"] },
   // lib/api-tokens/manifest.ts
   { group: "API key", aggregateType: "api_key", types: ["api_key.rolled"] },
   // lib/alerts/manifest.ts
@@ -42,6 +42,7 @@ export const MANIFEST_EVENT_DESCRIPTIONS = {
   "credit_grant.depleted": "The grant has nothing left (`remaining_atom` 0) after an invoice used the rest; emitted after that `credit_grant.applied`.",
   "credit_grant.expired": "The grant reached its `expires_at` (the account's clock) with credit left: what remained no longer applies.",
   "credit_grant.voided": "The merchant voided the grant: what remained no longer applies.",
+  "credit_grant.reinstated": "An invoice the grant paid was voided: what the grant paid on it returned to `remaining_atom` (a depleted grant is active again). Not emitted when the grant had expired or been voided by then: that credit stays used.",
   "api_key.rolled": "An API token was rolled: a new secret (its `display` changed), the previous one working until `previous_secret_expires_at` (null: it stopped at once). The token's id, kind and permissions stay. `metadata` has the actor's `client_address` and `user_agent`.",
   "alert.triggered": "An alert's threshold was crossed for a customer in its current period: the alert, its type, the customer, the meter (usage alerts), the value reached and the threshold. Once per alert, customer and period.",
   "alert.resolved": "The period in which an alert triggered for a customer ended: the alert may trigger again in the new period.",

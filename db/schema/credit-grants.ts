@@ -47,8 +47,9 @@ export const creditGrants = pgTable(
 );
 
 /**
- * The ledger of what grants paid: one row per (grant, invoice line) a finalization applied, never
- * changed. Σ of a grant's rows + its remaining = its amount.
+ * The ledger of what grants paid: one row per (grant, invoice line) a finalization applied. Voiding
+ * the invoice gives the credit back (`reinstatedAt`), unless its grant expired or was voided
+ * meanwhile. For an active or depleted grant, Σ of its rows not reinstated + its remaining = its amount.
  */
 export const creditGrantApplications = pgTable(
   "credit_grant_applications",
@@ -70,6 +71,8 @@ export const creditGrantApplications = pgTable(
     currency: text("currency").notNull(),
     amountAtom: bigint("amount_atom", { mode: "number" }).notNull(),
     created: createdAt(),
+    /** When the invoice's void gave this credit back to its grant; null while it stands. */
+    reinstatedAt: time("reinstated_at"),
   },
   (t) => [
     index("credit_grant_applications_grant_idx").on(t.creditGrantId, t.created, t.id),

@@ -17,6 +17,7 @@ export const manifest = {
         "credit_grant.depleted": "The grant has nothing left (`remaining_atom` 0) after an invoice used the rest; emitted after that `credit_grant.applied`.",
         "credit_grant.expired": "The grant reached its `expires_at` (the account's clock) with credit left: what remained no longer applies.",
         "credit_grant.voided": "The merchant voided the grant: what remained no longer applies.",
+        "credit_grant.reinstated": "An invoice the grant paid was voided: what the grant paid on it returned to `remaining_atom` (a depleted grant is active again). Not emitted when the grant had expired or been voided by then: that credit stays used.",
       },
     },
   ],

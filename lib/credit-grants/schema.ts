@@ -104,6 +104,7 @@ export const CreditGrantApplication = z
     currency: z.string(),
     amount_atom: z.number().int(),
     created: DateTime,
+    reinstated_at: DateTime.nullable().meta({ description: "When voiding the invoice gave this credit back to the grant; null while it stands (or when the grant had expired or been voided by then)." }),
   })
   .meta({ id: "CreditGrantApplication", description: "What a credit grant paid on one invoice line at finalization (the grant's ledger)." });
 

@@ -40,5 +40,6 @@ export function serializeCreditGrantApplication(row: CreditGrantApplicationRow) 
     currency: row.currency,
     amount_atom: row.amountAtom,
     created: row.created.toISOString(),
+    reinstated_at: row.reinstatedAt?.toISOString() ?? null,
   };
 }

@@ -272,6 +272,41 @@ export async function recordCreditApplications(
   }
 }
 
+/**
+ * Voiding an invoice (its transaction, the invoice locked): what grants paid on it returns to them,
+ * as Stripe's billing credits do. Each grant still active or depleted, and not expired at the void
+ * (the account's clock), gets the sum of its rows back (`credit_grant.reinstated`; depleted →
+ * active) and the rows are marked `reinstated_at`. An expired or voided grant gets nothing back:
+ * its rows stay, the credit used.
+ */
+export async function reinstateCredits(tx: ChangeTransaction, ctx: ServiceContext, invoiceId: string): Promise<void> {
+  const rows = await tx
+    .select()
+    .from(creditGrantApplications)
+    .where(and(eq(creditGrantApplications.accountId, ctx.accountId), eq(creditGrantApplications.invoiceId, invoiceId), isNull(creditGrantApplications.reinstatedAt)));
+  if (rows.length === 0) return;
+  const now = ctx.now();
+  // Grants locked in id order, as finalization locks them: never a deadlock with one.
+  const grantIds = [...new Set(rows.map((row) => row.creditGrantId))].sort();
+  for (const grantId of grantIds) {
+    const [before] = await tx.select().from(creditGrants).where(eq(creditGrants.id, grantId)).for("update");
+    if (!before || !(before.status === "active" || before.status === "depleted")) continue;
+    if (before.expiresAt !== null && before.expiresAt.getTime() <= now.getTime()) continue;
+    const mine = rows.filter((row) => row.creditGrantId === grantId);
+    const back = mine.reduce((sum, row) => sum + row.amountAtom, 0);
+    const after = one(await tx
+      .update(creditGrants)
+      .set({ remainingAtom: sql`${creditGrants.remainingAtom} + ${back}`, status: "active", updated: now })
+      .where(eq(creditGrants.id, grantId))
+      .returning());
+    await tx
+      .update(creditGrantApplications)
+      .set({ reinstatedAt: now })
+      .where(inArray(creditGrantApplications.id, mine.map((row) => row.id)));
+    await emitGrant(tx, ctx, "credit_grant.reinstated", after, before);
+  }
+}
+
 /** The grants of a customer for the dashboard's customer page: newest first, at most `limit`. */
 export async function customerCreditGrants({ ctx, customerId, limit }: { ctx: ServiceContext; customerId: string; limit: number }): Promise<CreditGrantRow[]> {
   const db = await getDb();

@@ -8,6 +8,7 @@ import { withChangeTransaction, type ChangeTransaction, type WithinChange } from
 import type { EmittedEvent } from "@/lib/events/emit";
 import { enqueueFinalNotice } from "@/lib/email-outbox/enqueue";
 import { reverseBalanceApplied } from "@/lib/customer-balance/service";
+import { reinstateCredits } from "@/lib/credit-grants/service";
 import { confirmPaymentIntent } from "@/lib/payments/confirm";
 import { chargeInFlightOfInvoice, createPaymentIntent } from "@/lib/payments/service";
 import { getDb } from "@/db/client";
@@ -169,7 +170,10 @@ export async function voidInvoice({ ctx, input }: Verb<{ id: string }>): Promise
         refuseVoidOfPaidPart(invoice);
         await refuseVoidWhileCharging(tx, ctx, invoice);
       },
-      also: (tx, invoice) => reverseBalanceApplied(tx, ctx, invoice),
+      also: async (tx, invoice) => {
+        await reverseBalanceApplied(tx, ctx, invoice);
+        await reinstateCredits(tx, ctx, invoice.id);
+      },
     },
     (now) => ({ status: "void", voidedAt: now }),
   );

@@ -229,6 +229,34 @@ describe("at finalization", () => {
     expect((await get(`/credit-grants/${voided.id}`)).remaining_atom).toBe(400);
   });
 
+  it("voiding an invoice gives the credit back to its grants (depleted → active, credit_grant.reinstated), except to a grant voided meanwhile", async () => {
+    const { id: cus } = await customer();
+    const kept = await grant(cus, { amount_atom: 600, priority: 10 });
+    const lost = await grant(cus, { amount_atom: 300, priority: 20 });
+    const paid = await finalize((await draft(cus, [line(1000)])).id);
+    expect(paid.total_credits_applied_atom).toBe(900);
+    expect(await get(`/credit-grants/${kept.id}`)).toMatchObject({ status: "depleted", remaining_atom: 0 });
+    await post(`/credit-grants/${lost.id}/void`);
+
+    const voided = await post(`/invoices/${paid.id}/void`);
+    expect(voided.status).toBe("void");
+    // The kept grant is whole again; the voided one's 300 stays used (it no longer applies anyway).
+    expect(await get(`/credit-grants/${kept.id}`)).toMatchObject({ status: "active", remaining_atom: 600, applied_atom: 0 });
+    expect(await get(`/credit-grants/${lost.id}`)).toMatchObject({ status: "voided", remaining_atom: 0 });
+    const reinstated = await eventsOf("credit_grant.reinstated", kept.id);
+    expect(reinstated).toHaveLength(1);
+    expect(reinstated[0]!.previous_data).toMatchObject({ status: "depleted", remaining_atom: 0 });
+    expect(await eventsOf("credit_grant.reinstated", lost.id)).toHaveLength(0);
+    const ledger = (await get(`/credit-grants/${kept.id}/applications`)).items as Json[];
+    expect(ledger.map((row) => [row.invoice, row.amount_atom, typeof row.reinstated_at])).toEqual([[paid.id, 600, "string"]]);
+    expect(((await get(`/credit-grants/${lost.id}/applications`)).items as Json[]).map((row) => row.reinstated_at)).toEqual([null]);
+
+    // The credit given back pays the next invoice.
+    const next = await finalize((await draft(cus, [line(250)])).id);
+    expect(next).toMatchObject({ total_credits_applied_atom: 250, total_amount_atom: 0 });
+    expect(await get(`/credit-grants/${kept.id}`)).toMatchObject({ remaining_atom: 350 });
+  });
+
   it("is exact under concurrency: two invoices finalized at once never take more than the grant", async () => {
     const ROUNDS = 12;
     for (let round = 0; round < ROUNDS; round++) {

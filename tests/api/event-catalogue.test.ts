@@ -206,6 +206,8 @@ beforeAll(async () => {
   await post("/credit-grants", { customer: granted.id, amount_atom: 100, currency: "eur", category: "paid", applies_to: "all", expires_at: new Date(clockNow + DAY).toISOString() });
   const grantDraft = await post("/invoices", { customer: granted.id, currency: "usd", lines: [{ price: oneTime.id }] });
   await post(`/invoices/${grantDraft.id}/finalize`);
+  // Voiding it gives the grant's credit back (reinstated; the depleted grant is active again).
+  await post(`/invoices/${grantDraft.id}/void`);
 
   // Subscriptions: paused, resumed, updated, cancelled; a trial that will end and renew.
   const subscription = await post("/subscriptions", { customer: customer.id, items: [{ price: monthly.id }] });
@@ -502,6 +504,10 @@ const IMPLIES: Record<(typeof EVENT_TYPES)[number], Check> = {
   "credit_grant.depleted": (data) => expect(data).toMatchObject({ status: "depleted", remaining_atom: 0 }),
   "credit_grant.expired": (data) => expect(data).toMatchObject({ status: "expired", expired_at: expect.any(String) }),
   "credit_grant.voided": (data) => expect(data).toMatchObject({ status: "voided", voided_at: expect.any(String) }),
+  "credit_grant.reinstated": (data, event) => {
+    expect(data).toMatchObject({ object: "credit_grant", status: "active" });
+    expect(data.remaining_atom).toBeGreaterThan(event.previous_data.remaining_atom);
+  },
   "email.sent": (data) => expect(data).toMatchObject({ object: "email", status: "sent", sent_at: expect.any(String), smtp_response: expect.stringMatching(/^250/) }),
   "email.failed": (data) => expect(data).toMatchObject({ object: "email", status: expect.stringMatching(/^(failed|rate_limited)$/), smtp_response: expect.any(String) }),
 };

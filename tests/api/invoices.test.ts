@@ -121,6 +121,8 @@ describe("invoices", () => {
       tax_atom: 0,
       total_taxes: [],
       reverse_charge: false,
+      total_credits_applied_atom: 0,
+      credits_applied: [],
       total_amount_atom: 4249,
       due_amount_atom: 4249,
       paid_amount_atom: 0,

@@ -7862,6 +7862,26 @@ export type webhooks = {
         patch?: never;
         trace?: never;
     };
+    "credit_grant.reinstated": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * credit_grant.reinstated
+         * @description An invoice the grant paid was voided: what the grant paid on it returned to `remaining_atom` (a depleted grant is active again). Not emitted when the grant had expired or been voided by then: that credit stays used. `data.object` is the credit_grant. Signed with the endpoint's secret: `X-Webhook-Signature` and the Standard Webhooks headers `webhook-id`, `webhook-timestamp`, `webhook-signature` (docs/webhooks.md).
+         */
+        post: operations["creditGrantReinstatedWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "api_key.rolled": {
         parameters: {
             query?: never;
@@ -7934,7 +7954,7 @@ export type components = {
         /** @enum {string} */
         AggregateType: "payment" | "checkout_session" | "payment_intent" | "subscription" | "invoice" | "customer" | "customer_discount" | "coupon" | "price" | "product" | "refund" | "api_token" | "webhook_endpoint" | "user" | "account_settings" | "tax_rate" | "meter" | "feature" | "product_feature" | "customer_entitlements" | "portal_configuration" | "credit_note" | "customer_balance_transaction" | "member" | "payment_processor" | "subscription_change_request" | "payment_method" | "dispute" | "email" | "credit_grant" | "api_key" | "alert_trigger";
         /** @enum {string} */
-        EventType: "payment.succeeded" | "payment.failed" | "payment.refunded" | "checkout.session.created" | "checkout.session.updated" | "checkout.session.deleted" | "checkout.session.completed" | "checkout.session.expired" | "payment_intent.created" | "payment_intent.processing" | "payment_intent.requires_action" | "payment_intent.amount_capturable_updated" | "payment_intent.succeeded" | "payment_intent.canceled" | "payment_intent.payment_failed" | "payment_intent.partially_funded" | "customer.subscription.created" | "customer.subscription.updated" | "customer.subscription.paused" | "customer.subscription.resumed" | "customer.subscription.cancelled" | "customer.subscription.trial_will_end" | "invoice.created" | "invoice.finalized" | "invoice.paid" | "invoice.payment_succeeded" | "invoice.payment_failed" | "invoice.payment_action_required" | "invoice.overdue" | "invoice.voided" | "invoice.marked_uncollectible" | "invoice.refunded" | "invoice.upcoming" | "customer.created" | "customer.updated" | "customer.deleted" | "customer.discount.created" | "customer.discount.updated" | "customer.discount.deleted" | "coupon.created" | "coupon.updated" | "coupon.deleted" | "price.created" | "price.updated" | "price.deleted" | "product.created" | "product.updated" | "product.deleted" | "refund.created" | "refund.updated" | "refund.failed" | "api_token.created" | "api_token.revoked" | "webhook_endpoint.created" | "webhook_endpoint.updated" | "webhook_endpoint.deleted" | "webhook_endpoint.disabled" | "webhook_endpoint.enabled" | "webhook_endpoint.secret_rotated" | "user.signed_in" | "user.sign_in_failed" | "user.signed_out" | "user.password_changed" | "account.settings_updated" | "tax_rate.created" | "tax_rate.updated" | "meter.created" | "meter.updated" | "meter.deactivated" | "meter.reactivated" | "feature.created" | "product_feature.attached" | "product_feature.detached" | "customer.entitlements.updated" | "portal_configuration.updated" | "credit_note.created" | "credit_note.voided" | "customer.balance_transaction.created" | "member.invited" | "member.invitation_revoked" | "member.joined" | "member.role_changed" | "member.removed" | "payment_processor.connected" | "payment_processor.disconnected" | "subscription_change_request.scheduled" | "subscription_change_request.applied" | "subscription_change_request.canceled" | "payment_method.attached" | "payment_method.detached" | "dispute.created" | "dispute.updated" | "dispute.closed" | "email.sent" | "email.failed" | "credit_grant.created" | "credit_grant.applied" | "credit_grant.depleted" | "credit_grant.expired" | "credit_grant.voided" | "api_key.rolled" | "alert.triggered" | "alert.resolved";
+        EventType: "payment.succeeded" | "payment.failed" | "payment.refunded" | "checkout.session.created" | "checkout.session.updated" | "checkout.session.deleted" | "checkout.session.completed" | "checkout.session.expired" | "payment_intent.created" | "payment_intent.processing" | "payment_intent.requires_action" | "payment_intent.amount_capturable_updated" | "payment_intent.succeeded" | "payment_intent.canceled" | "payment_intent.payment_failed" | "payment_intent.partially_funded" | "customer.subscription.created" | "customer.subscription.updated" | "customer.subscription.paused" | "customer.subscription.resumed" | "customer.subscription.cancelled" | "customer.subscription.trial_will_end" | "invoice.created" | "invoice.finalized" | "invoice.paid" | "invoice.payment_succeeded" | "invoice.payment_failed" | "invoice.payment_action_required" | "invoice.overdue" | "invoice.voided" | "invoice.marked_uncollectible" | "invoice.refunded" | "invoice.upcoming" | "customer.created" | "customer.updated" | "customer.deleted" | "customer.discount.created" | "customer.discount.updated" | "customer.discount.deleted" | "coupon.created" | "coupon.updated" | "coupon.deleted" | "price.created" | "price.updated" | "price.deleted" | "product.created" | "product.updated" | "product.deleted" | "refund.created" | "refund.updated" | "refund.failed" | "api_token.created" | "api_token.revoked" | "webhook_endpoint.created" | "webhook_endpoint.updated" | "webhook_endpoint.deleted" | "webhook_endpoint.disabled" | "webhook_endpoint.enabled" | "webhook_endpoint.secret_rotated" | "user.signed_in" | "user.sign_in_failed" | "user.signed_out" | "user.password_changed" | "account.settings_updated" | "tax_rate.created" | "tax_rate.updated" | "meter.created" | "meter.updated" | "meter.deactivated" | "meter.reactivated" | "feature.created" | "product_feature.attached" | "product_feature.detached" | "customer.entitlements.updated" | "portal_configuration.updated" | "credit_note.created" | "credit_note.voided" | "customer.balance_transaction.created" | "member.invited" | "member.invitation_revoked" | "member.joined" | "member.role_changed" | "member.removed" | "payment_processor.connected" | "payment_processor.disconnected" | "subscription_change_request.scheduled" | "subscription_change_request.applied" | "subscription_change_request.canceled" | "payment_method.attached" | "payment_method.detached" | "dispute.created" | "dispute.updated" | "dispute.closed" | "email.sent" | "email.failed" | "credit_grant.created" | "credit_grant.applied" | "credit_grant.depleted" | "credit_grant.expired" | "credit_grant.voided" | "credit_grant.reinstated" | "api_key.rolled" | "alert.triggered" | "alert.resolved";
         CustomerCreateInput: {
             /**
              * Format: email
@@ -8655,7 +8675,7 @@ export type components = {
              *       "invoice.paid"
              *     ]
              */
-            events: ("*" | "payment.succeeded" | "payment.failed" | "payment.refunded" | "checkout.session.created" | "checkout.session.updated" | "checkout.session.deleted" | "checkout.session.completed" | "checkout.session.expired" | "payment_intent.created" | "payment_intent.processing" | "payment_intent.requires_action" | "payment_intent.amount_capturable_updated" | "payment_intent.succeeded" | "payment_intent.canceled" | "payment_intent.payment_failed" | "payment_intent.partially_funded" | "customer.subscription.created" | "customer.subscription.updated" | "customer.subscription.paused" | "customer.subscription.resumed" | "customer.subscription.cancelled" | "customer.subscription.trial_will_end" | "invoice.created" | "invoice.finalized" | "invoice.paid" | "invoice.payment_succeeded" | "invoice.payment_failed" | "invoice.payment_action_required" | "invoice.overdue" | "invoice.voided" | "invoice.marked_uncollectible" | "invoice.refunded" | "invoice.upcoming" | "customer.created" | "customer.updated" | "customer.deleted" | "customer.discount.created" | "customer.discount.updated" | "customer.discount.deleted" | "coupon.created" | "coupon.updated" | "coupon.deleted" | "price.created" | "price.updated" | "price.deleted" | "product.created" | "product.updated" | "product.deleted" | "refund.created" | "refund.updated" | "refund.failed" | "api_token.created" | "api_token.revoked" | "webhook_endpoint.created" | "webhook_endpoint.updated" | "webhook_endpoint.deleted" | "webhook_endpoint.disabled" | "webhook_endpoint.enabled" | "webhook_endpoint.secret_rotated" | "user.signed_in" | "user.sign_in_failed" | "user.signed_out" | "user.password_changed" | "account.settings_updated" | "tax_rate.created" | "tax_rate.updated" | "meter.created" | "meter.updated" | "meter.deactivated" | "meter.reactivated" | "feature.created" | "product_feature.attached" | "product_feature.detached" | "customer.entitlements.updated" | "portal_configuration.updated" | "credit_note.created" | "credit_note.voided" | "customer.balance_transaction.created" | "member.invited" | "member.invitation_revoked" | "member.joined" | "member.role_changed" | "member.removed" | "payment_processor.connected" | "payment_processor.disconnected" | "subscription_change_request.scheduled" | "subscription_change_request.applied" | "subscription_change_request.canceled" | "payment_method.attached" | "payment_method.detached" | "dispute.created" | "dispute.updated" | "dispute.closed" | "email.sent" | "email.failed" | "credit_grant.created" | "credit_grant.applied" | "credit_grant.depleted" | "credit_grant.expired" | "credit_grant.voided" | "api_key.rolled" | "alert.triggered" | "alert.resolved")[];
+            events: ("*" | "payment.succeeded" | "payment.failed" | "payment.refunded" | "checkout.session.created" | "checkout.session.updated" | "checkout.session.deleted" | "checkout.session.completed" | "checkout.session.expired" | "payment_intent.created" | "payment_intent.processing" | "payment_intent.requires_action" | "payment_intent.amount_capturable_updated" | "payment_intent.succeeded" | "payment_intent.canceled" | "payment_intent.payment_failed" | "payment_intent.partially_funded" | "customer.subscription.created" | "customer.subscription.updated" | "customer.subscription.paused" | "customer.subscription.resumed" | "customer.subscription.cancelled" | "customer.subscription.trial_will_end" | "invoice.created" | "invoice.finalized" | "invoice.paid" | "invoice.payment_succeeded" | "invoice.payment_failed" | "invoice.payment_action_required" | "invoice.overdue" | "invoice.voided" | "invoice.marked_uncollectible" | "invoice.refunded" | "invoice.upcoming" | "customer.created" | "customer.updated" | "customer.deleted" | "customer.discount.created" | "customer.discount.updated" | "customer.discount.deleted" | "coupon.created" | "coupon.updated" | "coupon.deleted" | "price.created" | "price.updated" | "price.deleted" | "product.created" | "product.updated" | "product.deleted" | "refund.created" | "refund.updated" | "refund.failed" | "api_token.created" | "api_token.revoked" | "webhook_endpoint.created" | "webhook_endpoint.updated" | "webhook_endpoint.deleted" | "webhook_endpoint.disabled" | "webhook_endpoint.enabled" | "webhook_endpoint.secret_rotated" | "user.signed_in" | "user.sign_in_failed" | "user.signed_out" | "user.password_changed" | "account.settings_updated" | "tax_rate.created" | "tax_rate.updated" | "meter.created" | "meter.updated" | "meter.deactivated" | "meter.reactivated" | "feature.created" | "product_feature.attached" | "product_feature.detached" | "customer.entitlements.updated" | "portal_configuration.updated" | "credit_note.created" | "credit_note.voided" | "customer.balance_transaction.created" | "member.invited" | "member.invitation_revoked" | "member.joined" | "member.role_changed" | "member.removed" | "payment_processor.connected" | "payment_processor.disconnected" | "subscription_change_request.scheduled" | "subscription_change_request.applied" | "subscription_change_request.canceled" | "payment_method.attached" | "payment_method.detached" | "dispute.created" | "dispute.updated" | "dispute.closed" | "email.sent" | "email.failed" | "credit_grant.created" | "credit_grant.applied" | "credit_grant.depleted" | "credit_grant.expired" | "credit_grant.voided" | "credit_grant.reinstated" | "api_key.rolled" | "alert.triggered" | "alert.resolved")[];
             description?: string | null;
             enabled?: boolean;
             /**
@@ -8677,7 +8697,7 @@ export type components = {
              *       "invoice.paid"
              *     ]
              */
-            events?: ("*" | "payment.succeeded" | "payment.failed" | "payment.refunded" | "checkout.session.created" | "checkout.session.updated" | "checkout.session.deleted" | "checkout.session.completed" | "checkout.session.expired" | "payment_intent.created" | "payment_intent.processing" | "payment_intent.requires_action" | "payment_intent.amount_capturable_updated" | "payment_intent.succeeded" | "payment_intent.canceled" | "payment_intent.payment_failed" | "payment_intent.partially_funded" | "customer.subscription.created" | "customer.subscription.updated" | "customer.subscription.paused" | "customer.subscription.resumed" | "customer.subscription.cancelled" | "customer.subscription.trial_will_end" | "invoice.created" | "invoice.finalized" | "invoice.paid" | "invoice.payment_succeeded" | "invoice.payment_failed" | "invoice.payment_action_required" | "invoice.overdue" | "invoice.voided" | "invoice.marked_uncollectible" | "invoice.refunded" | "invoice.upcoming" | "customer.created" | "customer.updated" | "customer.deleted" | "customer.discount.created" | "customer.discount.updated" | "customer.discount.deleted" | "coupon.created" | "coupon.updated" | "coupon.deleted" | "price.created" | "price.updated" | "price.deleted" | "product.created" | "product.updated" | "product.deleted" | "refund.created" | "refund.updated" | "refund.failed" | "api_token.created" | "api_token.revoked" | "webhook_endpoint.created" | "webhook_endpoint.updated" | "webhook_endpoint.deleted" | "webhook_endpoint.disabled" | "webhook_endpoint.enabled" | "webhook_endpoint.secret_rotated" | "user.signed_in" | "user.sign_in_failed" | "user.signed_out" | "user.password_changed" | "account.settings_updated" | "tax_rate.created" | "tax_rate.updated" | "meter.created" | "meter.updated" | "meter.deactivated" | "meter.reactivated" | "feature.created" | "product_feature.attached" | "product_feature.detached" | "customer.entitlements.updated" | "portal_configuration.updated" | "credit_note.created" | "credit_note.voided" | "customer.balance_transaction.created" | "member.invited" | "member.invitation_revoked" | "member.joined" | "member.role_changed" | "member.removed" | "payment_processor.connected" | "payment_processor.disconnected" | "subscription_change_request.scheduled" | "subscription_change_request.applied" | "subscription_change_request.canceled" | "payment_method.attached" | "payment_method.detached" | "dispute.created" | "dispute.updated" | "dispute.closed" | "email.sent" | "email.failed" | "credit_grant.created" | "credit_grant.applied" | "credit_grant.depleted" | "credit_grant.expired" | "credit_grant.voided" | "api_key.rolled" | "alert.triggered" | "alert.resolved")[];
+            events?: ("*" | "payment.succeeded" | "payment.failed" | "payment.refunded" | "checkout.session.created" | "checkout.session.updated" | "checkout.session.deleted" | "checkout.session.completed" | "checkout.session.expired" | "payment_intent.created" | "payment_intent.processing" | "payment_intent.requires_action" | "payment_intent.amount_capturable_updated" | "payment_intent.succeeded" | "payment_intent.canceled" | "payment_intent.payment_failed" | "payment_intent.partially_funded" | "customer.subscription.created" | "customer.subscription.updated" | "customer.subscription.paused" | "customer.subscription.resumed" | "customer.subscription.cancelled" | "customer.subscription.trial_will_end" | "invoice.created" | "invoice.finalized" | "invoice.paid" | "invoice.payment_succeeded" | "invoice.payment_failed" | "invoice.payment_action_required" | "invoice.overdue" | "invoice.voided" | "invoice.marked_uncollectible" | "invoice.refunded" | "invoice.upcoming" | "customer.created" | "customer.updated" | "customer.deleted" | "customer.discount.created" | "customer.discount.updated" | "customer.discount.deleted" | "coupon.created" | "coupon.updated" | "coupon.deleted" | "price.created" | "price.updated" | "price.deleted" | "product.created" | "product.updated" | "product.deleted" | "refund.created" | "refund.updated" | "refund.failed" | "api_token.created" | "api_token.revoked" | "webhook_endpoint.created" | "webhook_endpoint.updated" | "webhook_endpoint.deleted" | "webhook_endpoint.disabled" | "webhook_endpoint.enabled" | "webhook_endpoint.secret_rotated" | "user.signed_in" | "user.sign_in_failed" | "user.signed_out" | "user.password_changed" | "account.settings_updated" | "tax_rate.created" | "tax_rate.updated" | "meter.created" | "meter.updated" | "meter.deactivated" | "meter.reactivated" | "feature.created" | "product_feature.attached" | "product_feature.detached" | "customer.entitlements.updated" | "portal_configuration.updated" | "credit_note.created" | "credit_note.voided" | "customer.balance_transaction.created" | "member.invited" | "member.invitation_revoked" | "member.joined" | "member.role_changed" | "member.removed" | "payment_processor.connected" | "payment_processor.disconnected" | "subscription_change_request.scheduled" | "subscription_change_request.applied" | "subscription_change_request.canceled" | "payment_method.attached" | "payment_method.detached" | "dispute.created" | "dispute.updated" | "dispute.closed" | "email.sent" | "email.failed" | "credit_grant.created" | "credit_grant.applied" | "credit_grant.depleted" | "credit_grant.expired" | "credit_grant.voided" | "credit_grant.reinstated" | "api_key.rolled" | "alert.triggered" | "alert.resolved")[];
             description?: string | null;
             enabled?: boolean;
             /**
@@ -13613,6 +13633,50 @@ export type components = {
             /** @description Event identifier, prefix `evt_`. */
             id: string;
             /** @constant */
+            type: "credit_grant.reinstated";
+            /**
+             * @description Entity type the event belongs to.
+             * @constant
+             */
+            aggregate_type: "credit_grant";
+            /** @description External ID of that entity. */
+            aggregate_id: string;
+            /** @description Full entity state after the change. */
+            data: components["schemas"]["CreditGrant"];
+            /** @description Full entity state before the change. `null` for create events. */
+            previous_data: components["schemas"]["CreditGrant"] | null;
+            /** @description Event-specific metadata. */
+            metadata: {
+                [key: string]: unknown;
+            };
+            /** @description The request's `X-Correlation-Id`, else its request id. */
+            correlation_id: string | null;
+            /** @description The `req_…` id of the API request that caused the event (its request log: `getRequestLog`); null for background work (renewals, the test clock, deliveries). */
+            request_id: string | null;
+            /** @description Schema version of the event format. */
+            version: number;
+            /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
+            sequence: number;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T08:00:00.000Z
+             */
+            created: string;
+            actor_type: ("user" | "api_key" | "system" | "customer") | null;
+            /** @description API token id, user id, … of the actor. */
+            actor_id: string | null;
+            /** @description With expand=delivery_summary: delivered, pending, retrying (failed, retry scheduled) and failed (permanently). */
+            delivery_summary?: {
+                total: number;
+                delivered: number;
+                pending: number;
+                retrying: number;
+                failed: number;
+            };
+        } | {
+            /** @description Event identifier, prefix `evt_`. */
+            id: string;
+            /** @constant */
             type: "api_key.rolled";
             /**
              * @description Entity type the event belongs to.
@@ -15263,35 +15327,35 @@ export type components = {
         };
         /** @description CSV with a header row, or one JSON object per line. */
         ExportFile: string;
-        Event: components["schemas"]["PaymentSucceededEvent"] | components["schemas"]["PaymentFailedEvent"] | components["schemas"]["PaymentRefundedEvent"] | components["schemas"]["CheckoutSessionCreatedEvent"] | components["schemas"]["CheckoutSessionUpdatedEvent"] | components["schemas"]["CheckoutSessionDeletedEvent"] | components["schemas"]["CheckoutSessionCompletedEvent"] | components["schemas"]["CheckoutSessionExpiredEvent"] | components["schemas"]["PaymentIntentCreatedEvent"] | components["schemas"]["PaymentIntentProcessingEvent"] | components["schemas"]["PaymentIntentRequiresActionEvent"] | components["schemas"]["PaymentIntentAmountCapturableUpdatedEvent"] | components["schemas"]["PaymentIntentSucceededEvent"] | components["schemas"]["PaymentIntentCanceledEvent"] | components["schemas"]["PaymentIntentPaymentFailedEvent"] | components["schemas"]["PaymentIntentPartiallyFundedEvent"] | components["schemas"]["CustomerSubscriptionCreatedEvent"] | components["schemas"]["CustomerSubscriptionUpdatedEvent"] | components["schemas"]["CustomerSubscriptionPausedEvent"] | components["schemas"]["CustomerSubscriptionResumedEvent"] | components["schemas"]["CustomerSubscriptionCancelledEvent"] | components["schemas"]["CustomerSubscriptionTrialWillEndEvent"] | components["schemas"]["InvoiceCreatedEvent"] | components["schemas"]["InvoiceFinalizedEvent"] | components["schemas"]["InvoicePaidEvent"] | components["schemas"]["InvoicePaymentSucceededEvent"] | components["schemas"]["InvoicePaymentFailedEvent"] | components["schemas"]["InvoicePaymentActionRequiredEvent"] | components["schemas"]["InvoiceOverdueEvent"] | components["schemas"]["InvoiceVoidedEvent"] | components["schemas"]["InvoiceMarkedUncollectibleEvent"] | components["schemas"]["InvoiceRefundedEvent"] | components["schemas"]["InvoiceUpcomingEvent"] | components["schemas"]["CustomerCreatedEvent"] | components["schemas"]["CustomerUpdatedEvent"] | components["schemas"]["CustomerDeletedEvent"] | components["schemas"]["CustomerDiscountCreatedEvent"] | components["schemas"]["CustomerDiscountUpdatedEvent"] | components["schemas"]["CustomerDiscountDeletedEvent"] | components["schemas"]["CouponCreatedEvent"] | components["schemas"]["CouponUpdatedEvent"] | components["schemas"]["CouponDeletedEvent"] | components["schemas"]["PriceCreatedEvent"] | components["schemas"]["PriceUpdatedEvent"] | components["schemas"]["PriceDeletedEvent"] | components["schemas"]["ProductCreatedEvent"] | components["schemas"]["ProductUpdatedEvent"] | components["schemas"]["ProductDeletedEvent"] | components["schemas"]["RefundCreatedEvent"] | components["schemas"]["RefundUpdatedEvent"] | components["schemas"]["RefundFailedEvent"] | components["schemas"]["ApiTokenCreatedEvent"] | components["schemas"]["ApiTokenRevokedEvent"] | components["schemas"]["WebhookEndpointCreatedEvent"] | components["schemas"]["WebhookEndpointUpdatedEvent"] | components["schemas"]["WebhookEndpointDeletedEvent"] | components["schemas"]["WebhookEndpointDisabledEvent"] | components["schemas"]["WebhookEndpointEnabledEvent"] | components["schemas"]["WebhookEndpointSecretRotatedEvent"] | components["schemas"]["UserSignedInEvent"] | components["schemas"]["UserSignInFailedEvent"] | components["schemas"]["UserSignedOutEvent"] | components["schemas"]["UserPasswordChangedEvent"] | components["schemas"]["AccountSettingsUpdatedEvent"] | components["schemas"]["TaxRateCreatedEvent"] | components["schemas"]["TaxRateUpdatedEvent"] | components["schemas"]["MeterCreatedEvent"] | components["schemas"]["MeterUpdatedEvent"] | components["schemas"]["MeterDeactivatedEvent"] | components["schemas"]["MeterReactivatedEvent"] | components["schemas"]["FeatureCreatedEvent"] | components["schemas"]["ProductFeatureAttachedEvent"] | components["schemas"]["ProductFeatureDetachedEvent"] | components["schemas"]["CustomerEntitlementsUpdatedEvent"] | components["schemas"]["PortalConfigurationUpdatedEvent"] | components["schemas"]["CreditNoteCreatedEvent"] | components["schemas"]["CreditNoteVoidedEvent"] | components["schemas"]["CustomerBalanceTransactionCreatedEvent"] | components["schemas"]["MemberInvitedEvent"] | components["schemas"]["MemberInvitationRevokedEvent"] | components["schemas"]["MemberJoinedEvent"] | components["schemas"]["MemberRoleChangedEvent"] | components["schemas"]["MemberRemovedEvent"] | components["schemas"]["PaymentProcessorConnectedEvent"] | components["schemas"]["PaymentProcessorDisconnectedEvent"] | components["schemas"]["SubscriptionChangeRequestScheduledEvent"] | components["schemas"]["SubscriptionChangeRequestAppliedEvent"] | components["schemas"]["SubscriptionChangeRequestCanceledEvent"] | components["schemas"]["PaymentMethodAttachedEvent"] | components["schemas"]["PaymentMethodDetachedEvent"] | components["schemas"]["DisputeCreatedEvent"] | components["schemas"]["DisputeUpdatedEvent"] | components["schemas"]["DisputeClosedEvent"] | components["schemas"]["EmailSentEvent"] | components["schemas"]["EmailFailedEvent"] | components["schemas"]["CreditGrantCreatedEvent"] | components["schemas"]["CreditGrantAppliedEvent"] | components["schemas"]["CreditGrantDepletedEvent"] | components["schemas"]["CreditGrantExpiredEvent"] | components["schemas"]["CreditGrantVoidedEvent"] | components["schemas"]["ApiKeyRolledEvent"] | components["schemas"]["AlertTriggeredEvent"] | components["schemas"]["AlertResolvedEvent"];
+        Event: components["schemas"]["PaymentSucceededEvent"] | components["schemas"]["PaymentFailedEvent"] | components["schemas"]["PaymentRefundedEvent"] | components["schemas"]["CheckoutSessionCreatedEvent"] | components["schemas"]["CheckoutSessionUpdatedEvent"] | components["schemas"]["CheckoutSessionDeletedEvent"] | components["schemas"]["CheckoutSessionCompletedEvent"] | components["schemas"]["CheckoutSessionExpiredEvent"] | components["schemas"]["PaymentIntentCreatedEvent"] | components["schemas"]["PaymentIntentProcessingEvent"] | components["schemas"]["PaymentIntentRequiresActionEvent"] | components["schemas"]["PaymentIntentAmountCapturableUpdatedEvent"] | components["schemas"]["PaymentIntentSucceededEvent"] | components["schemas"]["PaymentIntentCanceledEvent"] | components["schemas"]["PaymentIntentPaymentFailedEvent"] | components["schemas"]["PaymentIntentPartiallyFundedEvent"] | components["schemas"]["CustomerSubscriptionCreatedEvent"] | components["schemas"]["CustomerSubscriptionUpdatedEvent"] | components["schemas"]["CustomerSubscriptionPausedEvent"] | components["schemas"]["CustomerSubscriptionResumedEvent"] | components["schemas"]["CustomerSubscriptionCancelledEvent"] | components["schemas"]["CustomerSubscriptionTrialWillEndEvent"] | components["schemas"]["InvoiceCreatedEvent"] | components["schemas"]["InvoiceFinalizedEvent"] | components["schemas"]["InvoicePaidEvent"] | components["schemas"]["InvoicePaymentSucceededEvent"] | components["schemas"]["InvoicePaymentFailedEvent"] | components["schemas"]["InvoicePaymentActionRequiredEvent"] | components["schemas"]["InvoiceOverdueEvent"] | components["schemas"]["InvoiceVoidedEvent"] | components["schemas"]["InvoiceMarkedUncollectibleEvent"] | components["schemas"]["InvoiceRefundedEvent"] | components["schemas"]["InvoiceUpcomingEvent"] | components["schemas"]["CustomerCreatedEvent"] | components["schemas"]["CustomerUpdatedEvent"] | components["schemas"]["CustomerDeletedEvent"] | components["schemas"]["CustomerDiscountCreatedEvent"] | components["schemas"]["CustomerDiscountUpdatedEvent"] | components["schemas"]["CustomerDiscountDeletedEvent"] | components["schemas"]["CouponCreatedEvent"] | components["schemas"]["CouponUpdatedEvent"] | components["schemas"]["CouponDeletedEvent"] | components["schemas"]["PriceCreatedEvent"] | components["schemas"]["PriceUpdatedEvent"] | components["schemas"]["PriceDeletedEvent"] | components["schemas"]["ProductCreatedEvent"] | components["schemas"]["ProductUpdatedEvent"] | components["schemas"]["ProductDeletedEvent"] | components["schemas"]["RefundCreatedEvent"] | components["schemas"]["RefundUpdatedEvent"] | components["schemas"]["RefundFailedEvent"] | components["schemas"]["ApiTokenCreatedEvent"] | components["schemas"]["ApiTokenRevokedEvent"] | components["schemas"]["WebhookEndpointCreatedEvent"] | components["schemas"]["WebhookEndpointUpdatedEvent"] | components["schemas"]["WebhookEndpointDeletedEvent"] | components["schemas"]["WebhookEndpointDisabledEvent"] | components["schemas"]["WebhookEndpointEnabledEvent"] | components["schemas"]["WebhookEndpointSecretRotatedEvent"] | components["schemas"]["UserSignedInEvent"] | components["schemas"]["UserSignInFailedEvent"] | components["schemas"]["UserSignedOutEvent"] | components["schemas"]["UserPasswordChangedEvent"] | components["schemas"]["AccountSettingsUpdatedEvent"] | components["schemas"]["TaxRateCreatedEvent"] | components["schemas"]["TaxRateUpdatedEvent"] | components["schemas"]["MeterCreatedEvent"] | components["schemas"]["MeterUpdatedEvent"] | components["schemas"]["MeterDeactivatedEvent"] | components["schemas"]["MeterReactivatedEvent"] | components["schemas"]["FeatureCreatedEvent"] | components["schemas"]["ProductFeatureAttachedEvent"] | components["schemas"]["ProductFeatureDetachedEvent"] | components["schemas"]["CustomerEntitlementsUpdatedEvent"] | components["schemas"]["PortalConfigurationUpdatedEvent"] | components["schemas"]["CreditNoteCreatedEvent"] | components["schemas"]["CreditNoteVoidedEvent"] | components["schemas"]["CustomerBalanceTransactionCreatedEvent"] | components["schemas"]["MemberInvitedEvent"] | components["schemas"]["MemberInvitationRevokedEvent"] | components["schemas"]["MemberJoinedEvent"] | components["schemas"]["MemberRoleChangedEvent"] | components["schemas"]["MemberRemovedEvent"] | components["schemas"]["PaymentProcessorConnectedEvent"] | components["schemas"]["PaymentProcessorDisconnectedEvent"] | components["schemas"]["SubscriptionChangeRequestScheduledEvent"] | components["schemas"]["SubscriptionChangeRequestAppliedEvent"] | components["schemas"]["SubscriptionChangeRequestCanceledEvent"] | components["schemas"]["PaymentMethodAttachedEvent"] | components["schemas"]["PaymentMethodDetachedEvent"] | components["schemas"]["DisputeCreatedEvent"] | components["schemas"]["DisputeUpdatedEvent"] | components["schemas"]["DisputeClosedEvent"] | components["schemas"]["EmailSentEvent"] | components["schemas"]["EmailFailedEvent"] | components["schemas"]["CreditGrantCreatedEvent"] | components["schemas"]["CreditGrantAppliedEvent"] | components["schemas"]["CreditGrantDepletedEvent"] | components["schemas"]["CreditGrantExpiredEvent"] | components["schemas"]["CreditGrantVoidedEvent"] | components["schemas"]["CreditGrantReinstatedEvent"] | components["schemas"]["ApiKeyRolledEvent"] | components["schemas"]["AlertTriggeredEvent"] | components["schemas"]["AlertResolvedEvent"];
         /**
          * @example {
-         *       "id": "evt_prod_06h2fxq6eaym8ffps0fan7na17fmy",
+         *       "id": "evt_prod_06h2g01jsqymsxqeatry03mhpy236",
          *       "type": "payment.succeeded",
          *       "aggregate_type": "payment",
-         *       "aggregate_id": "py_prod_06h2fxq6dx5w0pm8qxnw05yq39yqm",
+         *       "aggregate_id": "py_prod_06h2g01jqt4s1cbmqqhzng1r9b4zg",
          *       "data": {
-         *         "id": "py_prod_06h2fxq6dx5w0pm8qxnw05yq39yqm",
+         *         "id": "py_prod_06h2g01jqt4s1cbmqqhzng1r9b4zg",
          *         "object": "payment",
          *         "status": "succeeded",
-         *         "created": "2026-11-29T15:40:21.999Z",
+         *         "created": "2026-11-29T15:50:31.357Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "amount_atom": 2500,
-         *         "payment_intent": "pi_prod_06h2fxq6a3rg1gb4b6zygqg5yq8dw",
+         *         "payment_intent": "pi_prod_06h2g01jfygp8cpmz1etrs3dttg70",
          *         "payment_method": "pm_card_visa",
          *         "failure_message": null,
          *         "amount_refunded_atom": 0
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2fxq694jskhx72mncnde9k63sm",
-         *       "request_id": "req_prod_06h2fxq694jskhx72mncnde9k63sm",
+         *       "correlation_id": "req_prod_06h2g01jetnddpwxjtbw7m647c9gt",
+         *       "request_id": "req_prod_06h2g01jetnddpwxjtbw7m647c9gt",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-29T15:40:22.002Z",
+         *       "created": "2026-11-29T15:50:31.373Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2fxpzz5qtqg4qbt17kah6myejc"
+         *       "actor_id": "key_prod_06h2g01a8y4kejnpkqm5nbzee8p34"
          *     }
          */
         PaymentSucceededEvent: {
@@ -15336,32 +15400,32 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2fxqcjhq8wd948t681ty67mw5y",
+         *       "id": "evt_prod_06h2g01rvzwhp2p45jmc39vtf9mwa",
          *       "type": "payment.failed",
          *       "aggregate_type": "payment",
-         *       "aggregate_id": "py_prod_06h2fxqcjfh6r7mpgy6y3arazx2ng",
+         *       "aggregate_id": "py_prod_06h2g01rvntvt0d9gvxhdbatrp5b8",
          *       "data": {
-         *         "id": "py_prod_06h2fxqcjfh6r7mpgy6y3arazx2ng",
+         *         "id": "py_prod_06h2g01rvntvt0d9gvxhdbatrp5b8",
          *         "object": "payment",
          *         "status": "failed",
-         *         "created": "2026-11-29T15:40:23.571Z",
+         *         "created": "2026-11-29T15:50:32.925Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "amount_atom": 1000,
-         *         "payment_intent": "pi_prod_06h2fxqcgzxjdwya659mm06qn47dw",
+         *         "payment_intent": "pi_prod_06h2g01rtsem44rnshn1jpyv1m2zw",
          *         "payment_method": "pm_sandbox_declined",
          *         "failure_message": "Your card was declined (sandbox payment method pm_sandbox_declined).",
          *         "amount_refunded_atom": 0
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2fxqcg031vj07m9r3v80f210xy",
-         *       "request_id": "req_prod_06h2fxqcg031vj07m9r3v80f210xy",
+         *       "correlation_id": "req_prod_06h2g01rtcchm7kark11c9pbpe16y",
+         *       "request_id": "req_prod_06h2g01rtcchm7kark11c9pbpe16y",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-29T15:40:23.572Z",
+         *       "created": "2026-11-29T15:50:32.927Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2fxpzz5qtqg4qbt17kah6myejc"
+         *       "actor_id": "key_prod_06h2g01a8y4kejnpkqm5nbzee8p34"
          *     }
          */
         PaymentFailedEvent: {
@@ -15406,44 +15470,44 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2fxqdb3s7e5nhhybhrddyhmyg6",
+         *       "id": "evt_prod_06h2g01sjz869brc8m5r96z7vg6se",
          *       "type": "payment.refunded",
          *       "aggregate_type": "payment",
-         *       "aggregate_id": "py_prod_06h2fxqcc5cr04wrk52svhk1nsbgg",
+         *       "aggregate_id": "py_prod_06h2g01rs05zcyx94tfhrdyhdt6sr",
          *       "data": {
-         *         "id": "py_prod_06h2fxqcc5cr04wrk52svhk1nsbgg",
+         *         "id": "py_prod_06h2g01rs05zcyx94tfhrdyhdt6sr",
          *         "object": "payment",
          *         "status": "partially_refunded",
-         *         "created": "2026-11-29T15:40:23.521Z",
+         *         "created": "2026-11-29T15:50:32.904Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "amount_atom": 1000,
-         *         "payment_intent": "pi_prod_06h2fxqca9f9cnptcm4z59k4g859y",
+         *         "payment_intent": "pi_prod_06h2g01rqwe0vjz5kr45k365gqs8a",
          *         "payment_method": "pm_sandbox_succeeds",
          *         "failure_message": null,
          *         "amount_refunded_atom": 400
          *       },
          *       "previous_data": {
-         *         "id": "py_prod_06h2fxqcc5cr04wrk52svhk1nsbgg",
+         *         "id": "py_prod_06h2g01rs05zcyx94tfhrdyhdt6sr",
          *         "object": "payment",
          *         "status": "succeeded",
-         *         "created": "2026-11-29T15:40:23.521Z",
+         *         "created": "2026-11-29T15:50:32.904Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "amount_atom": 1000,
-         *         "payment_intent": "pi_prod_06h2fxqca9f9cnptcm4z59k4g859y",
+         *         "payment_intent": "pi_prod_06h2g01rqwe0vjz5kr45k365gqs8a",
          *         "payment_method": "pm_sandbox_succeeds",
          *         "failure_message": null,
          *         "amount_refunded_atom": 0
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2fxqd99kxsvm92vb9kffnr4yxy",
-         *       "request_id": "req_prod_06h2fxqd99kxsvm92vb9kffnr4yxy",
+         *       "correlation_id": "req_prod_06h2g01she5vp75cdmnapsxz5qd88",
+         *       "request_id": "req_prod_06h2g01she5vp75cdmnapsxz5qd88",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-29T15:40:23.768Z",
+         *       "created": "2026-11-29T15:50:33.111Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2fxpzz5qtqg4qbt17kah6myejc"
+         *       "actor_id": "key_prod_06h2g01a8y4kejnpkqm5nbzee8p34"
          *     }
          */
         PaymentRefundedEvent: {
@@ -15488,29 +15552,29 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2fxqm7ahf5eh0dpcdvvsehfr90",
+         *       "id": "evt_prod_06h2g020yqsn8w761zhk6jj6s0d3e",
          *       "type": "checkout.session.created",
          *       "aggregate_type": "checkout_session",
-         *       "aggregate_id": "cs_prod_06h2fxqm6zkh12yhped44grgrmefc",
+         *       "aggregate_id": "cs_prod_06h2g020y99nx1q2w3s2mdcpd4bew",
          *       "data": {
-         *         "id": "cs_prod_06h2fxqm6zkh12yhped44grgrmefc",
-         *         "url": "http://127.0.0.1:42273/checkout/cs_prod_06h2fxqm6zkh12yhped44grgrmefc",
+         *         "id": "cs_prod_06h2g020y99nx1q2w3s2mdcpd4bew",
+         *         "url": "http://127.0.0.1:40417/checkout/cs_prod_06h2g020y99nx1q2w3s2mdcpd4bew",
          *         "mode": "payment",
          *         "object": "checkout_session",
          *         "status": "open",
-         *         "created": "2026-11-29T15:40:25.524Z",
+         *         "created": "2026-11-29T15:50:34.989Z",
          *         "invoice": null,
-         *         "updated": "2026-11-29T15:40:25.524Z",
+         *         "updated": "2026-11-29T15:50:34.989Z",
          *         "currency": "usd",
          *         "customer": null,
          *         "livemode": false,
          *         "metadata": {},
          *         "cancel_url": null,
          *         "expired_at": null,
-         *         "expires_at": "2026-11-30T15:40:25.524Z",
+         *         "expires_at": "2026-11-30T15:50:34.989Z",
          *         "line_items": [
          *           {
-         *             "price": "price_prod_06h2fxq90shv5jwd630sf6v82pxhy",
+         *             "price": "price_prod_06h2g01ntetr1b62dfk1kymn0ct5e",
          *             "quantity": 2,
          *             "amount_atom": 1000,
          *             "description": "Pro",
@@ -15528,13 +15592,13 @@ export type components = {
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2fxqm66bg0dfxmjhd77s30tcx2",
-         *       "request_id": "req_prod_06h2fxqm66bg0dfxmjhd77s30tcx2",
+         *       "correlation_id": "req_prod_06h2g020xfexghhdr6z9q0kkzr8dw",
+         *       "request_id": "req_prod_06h2g020xfexghhdr6z9q0kkzr8dw",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-29T15:40:25.530Z",
+         *       "created": "2026-11-29T15:50:34.997Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2fxpzz5qtqg4qbt17kah6myejc"
+         *       "actor_id": "key_prod_06h2g01a8y4kejnpkqm5nbzee8p34"
          *     }
          */
         CheckoutSessionCreatedEvent: {
@@ -15579,19 +15643,19 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2fxqmm6058tzx23m39gfvrhsm4",
+         *       "id": "evt_prod_06h2g021avvrbx9rwg8bhmqh71f6r",
          *       "type": "checkout.session.updated",
          *       "aggregate_type": "checkout_session",
-         *       "aggregate_id": "cs_prod_06h2fxqmhx26ad8qxvbp06ytdpfr6",
+         *       "aggregate_id": "cs_prod_06h2g02196q3dptc1ms3tm12x7svr",
          *       "data": {
-         *         "id": "cs_prod_06h2fxqmhx26ad8qxvbp06ytdpfr6",
-         *         "url": "http://127.0.0.1:42273/checkout/cs_prod_06h2fxqmhx26ad8qxvbp06ytdpfr6",
+         *         "id": "cs_prod_06h2g02196q3dptc1ms3tm12x7svr",
+         *         "url": "http://127.0.0.1:40417/checkout/cs_prod_06h2g02196q3dptc1ms3tm12x7svr",
          *         "mode": "payment",
          *         "object": "checkout_session",
          *         "status": "open",
-         *         "created": "2026-11-29T15:40:25.612Z",
+         *         "created": "2026-11-29T15:50:35.079Z",
          *         "invoice": null,
-         *         "updated": "2026-11-29T15:40:25.630Z",
+         *         "updated": "2026-11-29T15:50:35.093Z",
          *         "currency": "usd",
          *         "customer": null,
          *         "livemode": false,
@@ -15600,10 +15664,10 @@ export type components = {
          *         },
          *         "cancel_url": null,
          *         "expired_at": null,
-         *         "expires_at": "2026-11-30T15:40:25.612Z",
+         *         "expires_at": "2026-11-30T15:50:35.079Z",
          *         "line_items": [
          *           {
-         *             "price": "price_prod_06h2fxq90shv5jwd630sf6v82pxhy",
+         *             "price": "price_prod_06h2g01ntetr1b62dfk1kymn0ct5e",
          *             "quantity": 2,
          *             "amount_atom": 1000,
          *             "description": "Pro",
@@ -15620,24 +15684,24 @@ export type components = {
          *         "subscription_data": null
          *       },
          *       "previous_data": {
-         *         "id": "cs_prod_06h2fxqmhx26ad8qxvbp06ytdpfr6",
-         *         "url": "http://127.0.0.1:42273/checkout/cs_prod_06h2fxqmhx26ad8qxvbp06ytdpfr6",
+         *         "id": "cs_prod_06h2g02196q3dptc1ms3tm12x7svr",
+         *         "url": "http://127.0.0.1:40417/checkout/cs_prod_06h2g02196q3dptc1ms3tm12x7svr",
          *         "mode": "payment",
          *         "object": "checkout_session",
          *         "status": "open",
-         *         "created": "2026-11-29T15:40:25.612Z",
+         *         "created": "2026-11-29T15:50:35.079Z",
          *         "invoice": null,
-         *         "updated": "2026-11-29T15:40:25.612Z",
+         *         "updated": "2026-11-29T15:50:35.079Z",
          *         "currency": "usd",
          *         "customer": null,
          *         "livemode": false,
          *         "metadata": {},
          *         "cancel_url": null,
          *         "expired_at": null,
-         *         "expires_at": "2026-11-30T15:40:25.612Z",
+         *         "expires_at": "2026-11-30T15:50:35.079Z",
          *         "line_items": [
          *           {
-         *             "price": "price_prod_06h2fxq90shv5jwd630sf6v82pxhy",
+         *             "price": "price_prod_06h2g01ntetr1b62dfk1kymn0ct5e",
          *             "quantity": 2,
          *             "amount_atom": 1000,
          *             "description": "Pro",
@@ -15654,13 +15718,13 @@ export type components = {
          *         "subscription_data": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2fxqmk8x28b5bfv457wc0vpdry",
-         *       "request_id": "req_prod_06h2fxqmk8x28b5bfv457wc0vpdry",
+         *       "correlation_id": "req_prod_06h2g021abpa773j89v1kz75z2034",
+         *       "request_id": "req_prod_06h2g021abpa773j89v1kz75z2034",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-29T15:40:25.633Z",
+         *       "created": "2026-11-29T15:50:35.094Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2fxpzz5qtqg4qbt17kah6myejc"
+         *       "actor_id": "key_prod_06h2g01a8y4kejnpkqm5nbzee8p34"
          *     }
          */
         CheckoutSessionUpdatedEvent: {
@@ -15705,20 +15769,20 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2fxqmqa4zg391rv0b0fn2kxs7g",
+         *       "id": "evt_prod_06h2g021dadz6cd12xhap2jcpn8cm",
          *       "type": "checkout.session.deleted",
          *       "aggregate_type": "checkout_session",
-         *       "aggregate_id": "cs_prod_06h2fxqmhx26ad8qxvbp06ytdpfr6",
+         *       "aggregate_id": "cs_prod_06h2g02196q3dptc1ms3tm12x7svr",
          *       "data": {
-         *         "id": "cs_prod_06h2fxqmhx26ad8qxvbp06ytdpfr6",
-         *         "url": "http://127.0.0.1:42273/checkout/cs_prod_06h2fxqmhx26ad8qxvbp06ytdpfr6",
+         *         "id": "cs_prod_06h2g02196q3dptc1ms3tm12x7svr",
+         *         "url": "http://127.0.0.1:40417/checkout/cs_prod_06h2g02196q3dptc1ms3tm12x7svr",
          *         "mode": "payment",
          *         "object": "checkout_session",
          *         "status": "open",
-         *         "created": "2026-11-29T15:40:25.612Z",
+         *         "created": "2026-11-29T15:50:35.079Z",
          *         "deleted": true,
          *         "invoice": null,
-         *         "updated": "2026-11-29T15:40:25.656Z",
+         *         "updated": "2026-11-29T15:50:35.112Z",
          *         "currency": "usd",
          *         "customer": null,
          *         "livemode": false,
@@ -15727,10 +15791,10 @@ export type components = {
          *         },
          *         "cancel_url": null,
          *         "expired_at": null,
-         *         "expires_at": "2026-11-30T15:40:25.612Z",
+         *         "expires_at": "2026-11-30T15:50:35.079Z",
          *         "line_items": [
          *           {
-         *             "price": "price_prod_06h2fxq90shv5jwd630sf6v82pxhy",
+         *             "price": "price_prod_06h2g01ntetr1b62dfk1kymn0ct5e",
          *             "quantity": 2,
          *             "amount_atom": 1000,
          *             "description": "Pro",
@@ -15747,14 +15811,14 @@ export type components = {
          *         "subscription_data": null
          *       },
          *       "previous_data": {
-         *         "id": "cs_prod_06h2fxqmhx26ad8qxvbp06ytdpfr6",
-         *         "url": "http://127.0.0.1:42273/checkout/cs_prod_06h2fxqmhx26ad8qxvbp06ytdpfr6",
+         *         "id": "cs_prod_06h2g02196q3dptc1ms3tm12x7svr",
+         *         "url": "http://127.0.0.1:40417/checkout/cs_prod_06h2g02196q3dptc1ms3tm12x7svr",
          *         "mode": "payment",
          *         "object": "checkout_session",
          *         "status": "open",
-         *         "created": "2026-11-29T15:40:25.612Z",
+         *         "created": "2026-11-29T15:50:35.079Z",
          *         "invoice": null,
-         *         "updated": "2026-11-29T15:40:25.630Z",
+         *         "updated": "2026-11-29T15:50:35.093Z",
          *         "currency": "usd",
          *         "customer": null,
          *         "livemode": false,
@@ -15763,10 +15827,10 @@ export type components = {
          *         },
          *         "cancel_url": null,
          *         "expired_at": null,
-         *         "expires_at": "2026-11-30T15:40:25.612Z",
+         *         "expires_at": "2026-11-30T15:50:35.079Z",
          *         "line_items": [
          *           {
-         *             "price": "price_prod_06h2fxq90shv5jwd630sf6v82pxhy",
+         *             "price": "price_prod_06h2g01ntetr1b62dfk1kymn0ct5e",
          *             "quantity": 2,
          *             "amount_atom": 1000,
          *             "description": "Pro",
@@ -15783,13 +15847,13 @@ export type components = {
          *         "subscription_data": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2fxqmpq0vjqpzpc2hsmd1x83tt",
-         *       "request_id": "req_prod_06h2fxqmpq0vjqpzpc2hsmd1x83tt",
+         *       "correlation_id": "req_prod_06h2g021cv9w5cbk28mksmsr2gxgj",
+         *       "request_id": "req_prod_06h2g021cv9w5cbk28mksmsr2gxgj",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-29T15:40:25.659Z",
+         *       "created": "2026-11-29T15:50:35.114Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2fxpzz5qtqg4qbt17kah6myejc"
+         *       "actor_id": "key_prod_06h2g01a8y4kejnpkqm5nbzee8p34"
          *     }
          */
         CheckoutSessionDeletedEvent: {
@@ -15834,29 +15898,29 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2fxqmfp30wrz7dx1sw9q8v3894",
+         *       "id": "evt_prod_06h2g02172w5ps8jacp1hvvwegajw",
          *       "type": "checkout.session.completed",
          *       "aggregate_type": "checkout_session",
-         *       "aggregate_id": "cs_prod_06h2fxqm6zkh12yhped44grgrmefc",
+         *       "aggregate_id": "cs_prod_06h2g020y99nx1q2w3s2mdcpd4bew",
          *       "data": {
-         *         "id": "cs_prod_06h2fxqm6zkh12yhped44grgrmefc",
-         *         "url": "http://127.0.0.1:42273/checkout/cs_prod_06h2fxqm6zkh12yhped44grgrmefc",
+         *         "id": "cs_prod_06h2g020y99nx1q2w3s2mdcpd4bew",
+         *         "url": "http://127.0.0.1:40417/checkout/cs_prod_06h2g020y99nx1q2w3s2mdcpd4bew",
          *         "mode": "payment",
          *         "object": "checkout_session",
          *         "status": "complete",
-         *         "created": "2026-11-29T15:40:25.524Z",
+         *         "created": "2026-11-29T15:50:34.989Z",
          *         "invoice": null,
-         *         "updated": "2026-11-29T15:40:25.594Z",
+         *         "updated": "2026-11-29T15:50:35.062Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2fxqmc3c760h6cg8fk6qr3my0c",
+         *         "customer": "cus_prod_06h2g0212xasv2mdmemp2rzxg0g7c",
          *         "livemode": false,
          *         "metadata": {},
          *         "cancel_url": null,
          *         "expired_at": null,
-         *         "expires_at": "2026-11-30T15:40:25.524Z",
+         *         "expires_at": "2026-11-30T15:50:34.989Z",
          *         "line_items": [
          *           {
-         *             "price": "price_prod_06h2fxq90shv5jwd630sf6v82pxhy",
+         *             "price": "price_prod_06h2g01ntetr1b62dfk1kymn0ct5e",
          *             "quantity": 2,
          *             "amount_atom": 1000,
          *             "description": "Pro",
@@ -15864,33 +15928,33 @@ export type components = {
          *           }
          *         ],
          *         "success_url": "https://example.com/thanks",
-         *         "completed_at": "2026-11-29T15:40:25.594Z",
+         *         "completed_at": "2026-11-29T15:50:35.062Z",
          *         "subscription": null,
          *         "customer_email": "new-buyer@example.com",
-         *         "payment_intent": "pi_prod_06h2fxqmd17xzjaeeb797p2kvpxtc",
+         *         "payment_intent": "pi_prod_06h2g0213nexe8pckhqv0a81xfvs6",
          *         "payment_status": "paid",
          *         "amount_total_atom": 1000,
          *         "subscription_data": null
          *       },
          *       "previous_data": {
-         *         "id": "cs_prod_06h2fxqm6zkh12yhped44grgrmefc",
-         *         "url": "http://127.0.0.1:42273/checkout/cs_prod_06h2fxqm6zkh12yhped44grgrmefc",
+         *         "id": "cs_prod_06h2g020y99nx1q2w3s2mdcpd4bew",
+         *         "url": "http://127.0.0.1:40417/checkout/cs_prod_06h2g020y99nx1q2w3s2mdcpd4bew",
          *         "mode": "payment",
          *         "object": "checkout_session",
          *         "status": "open",
-         *         "created": "2026-11-29T15:40:25.524Z",
+         *         "created": "2026-11-29T15:50:34.989Z",
          *         "invoice": null,
-         *         "updated": "2026-11-29T15:40:25.524Z",
+         *         "updated": "2026-11-29T15:50:34.989Z",
          *         "currency": "usd",
          *         "customer": null,
          *         "livemode": false,
          *         "metadata": {},
          *         "cancel_url": null,
          *         "expired_at": null,
-         *         "expires_at": "2026-11-30T15:40:25.524Z",
+         *         "expires_at": "2026-11-30T15:50:34.989Z",
          *         "line_items": [
          *           {
-         *             "price": "price_prod_06h2fxq90shv5jwd630sf6v82pxhy",
+         *             "price": "price_prod_06h2g01ntetr1b62dfk1kymn0ct5e",
          *             "quantity": 2,
          *             "amount_atom": 1000,
          *             "description": "Pro",
@@ -15907,13 +15971,13 @@ export type components = {
          *         "subscription_data": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2fxqmamf3ptc497mfkvyatamg2",
-         *       "request_id": "req_prod_06h2fxqmamf3ptc497mfkvyatamg2",
+         *       "correlation_id": "req_prod_06h2g0211rt4nhtpmd52s2s97vpry",
+         *       "request_id": "req_prod_06h2g0211rt4nhtpmd52s2s97vpry",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-29T15:40:25.597Z",
+         *       "created": "2026-11-29T15:50:35.064Z",
          *       "actor_type": "customer",
-         *       "actor_id": "cus_prod_06h2fxqmc3c760h6cg8fk6qr3my0c"
+         *       "actor_id": "cus_prod_06h2g0212xasv2mdmemp2rzxg0g7c"
          *     }
          */
         CheckoutSessionCompletedEvent: {
@@ -15958,29 +16022,29 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2fxqn6r8w5x9jv57511r4tjzgt",
+         *       "id": "evt_prod_06h2g021vddbyv8nxpmp3hsb77rz4",
          *       "type": "checkout.session.expired",
          *       "aggregate_type": "checkout_session",
-         *       "aggregate_id": "cs_prod_06h2fxqmsb4cbpm3dzk2qhv724gh4",
+         *       "aggregate_id": "cs_prod_06h2g021ffx3a5b1w6bj8xa1x6fej",
          *       "data": {
-         *         "id": "cs_prod_06h2fxqmsb4cbpm3dzk2qhv724gh4",
-         *         "url": "http://127.0.0.1:42273/checkout/cs_prod_06h2fxqmsb4cbpm3dzk2qhv724gh4",
+         *         "id": "cs_prod_06h2g021ffx3a5b1w6bj8xa1x6fej",
+         *         "url": "http://127.0.0.1:40417/checkout/cs_prod_06h2g021ffx3a5b1w6bj8xa1x6fej",
          *         "mode": "payment",
          *         "object": "checkout_session",
          *         "status": "expired",
-         *         "created": "2026-11-29T15:40:25.671Z",
+         *         "created": "2026-11-29T15:50:35.130Z",
          *         "invoice": null,
-         *         "updated": "2026-11-30T15:40:25.671Z",
+         *         "updated": "2026-11-30T15:50:35.130Z",
          *         "currency": "usd",
          *         "customer": null,
          *         "livemode": false,
          *         "metadata": {},
          *         "cancel_url": null,
-         *         "expired_at": "2026-11-30T15:40:25.671Z",
-         *         "expires_at": "2026-11-30T15:40:25.671Z",
+         *         "expired_at": "2026-11-30T15:50:35.130Z",
+         *         "expires_at": "2026-11-30T15:50:35.130Z",
          *         "line_items": [
          *           {
-         *             "price": "price_prod_06h2fxq90shv5jwd630sf6v82pxhy",
+         *             "price": "price_prod_06h2g01ntetr1b62dfk1kymn0ct5e",
          *             "quantity": 2,
          *             "amount_atom": 1000,
          *             "description": "Pro",
@@ -15997,24 +16061,24 @@ export type components = {
          *         "subscription_data": null
          *       },
          *       "previous_data": {
-         *         "id": "cs_prod_06h2fxqmsb4cbpm3dzk2qhv724gh4",
-         *         "url": "http://127.0.0.1:42273/checkout/cs_prod_06h2fxqmsb4cbpm3dzk2qhv724gh4",
+         *         "id": "cs_prod_06h2g021ffx3a5b1w6bj8xa1x6fej",
+         *         "url": "http://127.0.0.1:40417/checkout/cs_prod_06h2g021ffx3a5b1w6bj8xa1x6fej",
          *         "mode": "payment",
          *         "object": "checkout_session",
          *         "status": "open",
-         *         "created": "2026-11-29T15:40:25.671Z",
+         *         "created": "2026-11-29T15:50:35.130Z",
          *         "invoice": null,
-         *         "updated": "2026-11-29T15:40:25.671Z",
+         *         "updated": "2026-11-29T15:50:35.130Z",
          *         "currency": "usd",
          *         "customer": null,
          *         "livemode": false,
          *         "metadata": {},
          *         "cancel_url": null,
          *         "expired_at": null,
-         *         "expires_at": "2026-11-30T15:40:25.671Z",
+         *         "expires_at": "2026-11-30T15:50:35.130Z",
          *         "line_items": [
          *           {
-         *             "price": "price_prod_06h2fxq90shv5jwd630sf6v82pxhy",
+         *             "price": "price_prod_06h2g01ntetr1b62dfk1kymn0ct5e",
          *             "quantity": 2,
          *             "amount_atom": 1000,
          *             "description": "Pro",
@@ -16031,11 +16095,11 @@ export type components = {
          *         "subscription_data": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2fxqmx4zjg9wk9m579jnf510xj",
+         *       "correlation_id": "req_prod_06h2g021me6rna0g59j1ye91r1ghy",
          *       "request_id": null,
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-30T15:40:25.671Z",
+         *       "created": "2026-11-30T15:50:35.130Z",
          *       "actor_type": "system",
          *       "actor_id": null
          *     }
@@ -16082,17 +16146,17 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2fxq6a9644gfze4t0tgbbc118p",
+         *       "id": "evt_prod_06h2g01jgjcq88y54yx8nzvqedfza",
          *       "type": "payment_intent.created",
          *       "aggregate_type": "payment_intent",
-         *       "aggregate_id": "pi_prod_06h2fxq6a3rg1gb4b6zygqg5yq8dw",
+         *       "aggregate_id": "pi_prod_06h2g01jfygp8cpmz1etrs3dttg70",
          *       "data": {
-         *         "id": "pi_prod_06h2fxq6a3rg1gb4b6zygqg5yq8dw",
+         *         "id": "pi_prod_06h2g01jfygp8cpmz1etrs3dttg70",
          *         "object": "payment_intent",
          *         "status": "requires_confirmation",
-         *         "created": "2026-11-29T15:40:21.968Z",
+         *         "created": "2026-11-29T15:50:31.295Z",
          *         "invoice": null,
-         *         "updated": "2026-11-29T15:40:21.968Z",
+         *         "updated": "2026-11-29T15:50:31.295Z",
          *         "currency": "usd",
          *         "customer": null,
          *         "livemode": false,
@@ -16107,13 +16171,13 @@ export type components = {
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2fxq694jskhx72mncnde9k63sm",
-         *       "request_id": "req_prod_06h2fxq694jskhx72mncnde9k63sm",
+         *       "correlation_id": "req_prod_06h2g01jetnddpwxjtbw7m647c9gt",
+         *       "request_id": "req_prod_06h2g01jetnddpwxjtbw7m647c9gt",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-29T15:40:21.970Z",
+         *       "created": "2026-11-29T15:50:31.300Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2fxpzz5qtqg4qbt17kah6myejc"
+         *       "actor_id": "key_prod_06h2g01a8y4kejnpkqm5nbzee8p34"
          *     }
          */
         PaymentIntentCreatedEvent: {
@@ -16158,17 +16222,17 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2fxq6dc3n004gk9nvjh8ck6vvc",
+         *       "id": "evt_prod_06h2g01jqb4fpyyphphmsxg1njke6",
          *       "type": "payment_intent.processing",
          *       "aggregate_type": "payment_intent",
-         *       "aggregate_id": "pi_prod_06h2fxq6a3rg1gb4b6zygqg5yq8dw",
+         *       "aggregate_id": "pi_prod_06h2g01jfygp8cpmz1etrs3dttg70",
          *       "data": {
-         *         "id": "pi_prod_06h2fxq6a3rg1gb4b6zygqg5yq8dw",
+         *         "id": "pi_prod_06h2g01jfygp8cpmz1etrs3dttg70",
          *         "object": "payment_intent",
          *         "status": "processing",
-         *         "created": "2026-11-29T15:40:21.968Z",
+         *         "created": "2026-11-29T15:50:31.295Z",
          *         "invoice": null,
-         *         "updated": "2026-11-29T15:40:21.989Z",
+         *         "updated": "2026-11-29T15:50:31.347Z",
          *         "currency": "usd",
          *         "customer": null,
          *         "livemode": false,
@@ -16182,12 +16246,12 @@ export type components = {
          *         "amount_capturable_atom": 0
          *       },
          *       "previous_data": {
-         *         "id": "pi_prod_06h2fxq6a3rg1gb4b6zygqg5yq8dw",
+         *         "id": "pi_prod_06h2g01jfygp8cpmz1etrs3dttg70",
          *         "object": "payment_intent",
          *         "status": "requires_confirmation",
-         *         "created": "2026-11-29T15:40:21.968Z",
+         *         "created": "2026-11-29T15:50:31.295Z",
          *         "invoice": null,
-         *         "updated": "2026-11-29T15:40:21.975Z",
+         *         "updated": "2026-11-29T15:50:31.307Z",
          *         "currency": "usd",
          *         "customer": null,
          *         "livemode": false,
@@ -16201,13 +16265,13 @@ export type components = {
          *         "amount_capturable_atom": 0
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2fxq694jskhx72mncnde9k63sm",
-         *       "request_id": "req_prod_06h2fxq694jskhx72mncnde9k63sm",
+         *       "correlation_id": "req_prod_06h2g01jetnddpwxjtbw7m647c9gt",
+         *       "request_id": "req_prod_06h2g01jetnddpwxjtbw7m647c9gt",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-29T15:40:21.995Z",
+         *       "created": "2026-11-29T15:50:31.354Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2fxpzz5qtqg4qbt17kah6myejc"
+         *       "actor_id": "key_prod_06h2g01a8y4kejnpkqm5nbzee8p34"
          *     }
          */
         PaymentIntentProcessingEvent: {
@@ -16252,19 +16316,19 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2fxqcp1wmr4dsv03bmzp815p9r",
+         *       "id": "evt_prod_06h2g01ryq673dxbm0qqxs8x1q16g",
          *       "type": "payment_intent.requires_action",
          *       "aggregate_type": "payment_intent",
-         *       "aggregate_id": "pi_prod_06h2fxqcnbzgrkfa3qfchm5p3h744",
+         *       "aggregate_id": "pi_prod_06h2g01ry19geg6147rdvvt643vmw",
          *       "data": {
-         *         "id": "pi_prod_06h2fxqcnbzgrkfa3qfchm5p3h744",
+         *         "id": "pi_prod_06h2g01ry19geg6147rdvvt643vmw",
          *         "object": "payment_intent",
          *         "status": "requires_action",
-         *         "created": "2026-11-29T15:40:23.594Z",
+         *         "created": "2026-11-29T15:50:32.944Z",
          *         "invoice": null,
-         *         "updated": "2026-11-29T15:40:23.599Z",
+         *         "updated": "2026-11-29T15:50:32.948Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2fxqazgr60n5e6p6x3g88rmhja",
+         *         "customer": "cus_prod_06h2g01qjcvsshr6p7fab02b4e7ar",
          *         "livemode": false,
          *         "metadata": {},
          *         "amount_atom": 1000,
@@ -16276,14 +16340,14 @@ export type components = {
          *         "amount_capturable_atom": 0
          *       },
          *       "previous_data": {
-         *         "id": "pi_prod_06h2fxqcnbzgrkfa3qfchm5p3h744",
+         *         "id": "pi_prod_06h2g01ry19geg6147rdvvt643vmw",
          *         "object": "payment_intent",
          *         "status": "requires_confirmation",
-         *         "created": "2026-11-29T15:40:23.594Z",
+         *         "created": "2026-11-29T15:50:32.944Z",
          *         "invoice": null,
-         *         "updated": "2026-11-29T15:40:23.594Z",
+         *         "updated": "2026-11-29T15:50:32.944Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2fxqazgr60n5e6p6x3g88rmhja",
+         *         "customer": "cus_prod_06h2g01qjcvsshr6p7fab02b4e7ar",
          *         "livemode": false,
          *         "metadata": {},
          *         "amount_atom": 1000,
@@ -16295,13 +16359,13 @@ export type components = {
          *         "amount_capturable_atom": 0
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2fxqcmr864j6mcxxwesxyk1a1r",
-         *       "request_id": "req_prod_06h2fxqcmr864j6mcxxwesxyk1a1r",
+         *       "correlation_id": "req_prod_06h2g01rxpna10eqfzaevagbn62ra",
+         *       "request_id": "req_prod_06h2g01rxpna10eqfzaevagbn62ra",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-29T15:40:23.600Z",
+         *       "created": "2026-11-29T15:50:32.949Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2fxpzz5qtqg4qbt17kah6myejc"
+         *       "actor_id": "key_prod_06h2g01a8y4kejnpkqm5nbzee8p34"
          *     }
          */
         PaymentIntentRequiresActionEvent: {
@@ -16346,19 +16410,19 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2fxqcz2nzp3138gre6sn5sevze",
+         *       "id": "evt_prod_06h2g01s46j0y4gxz7rv4h4zyrggp",
          *       "type": "payment_intent.amount_capturable_updated",
          *       "aggregate_type": "payment_intent",
-         *       "aggregate_id": "pi_prod_06h2fxqcxvpyfxwp9mz575msff3qc",
+         *       "aggregate_id": "pi_prod_06h2g01s326b29pnvem98cgtfhg1c",
          *       "data": {
-         *         "id": "pi_prod_06h2fxqcxvpyfxwp9mz575msff3qc",
+         *         "id": "pi_prod_06h2g01s326b29pnvem98cgtfhg1c",
          *         "object": "payment_intent",
          *         "status": "requires_capture",
-         *         "created": "2026-11-29T15:40:23.662Z",
+         *         "created": "2026-11-29T15:50:32.984Z",
          *         "invoice": null,
-         *         "updated": "2026-11-29T15:40:23.670Z",
+         *         "updated": "2026-11-29T15:50:32.992Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2fxqazgr60n5e6p6x3g88rmhja",
+         *         "customer": "cus_prod_06h2g01qjcvsshr6p7fab02b4e7ar",
          *         "livemode": false,
          *         "metadata": {},
          *         "amount_atom": 1000,
@@ -16370,14 +16434,14 @@ export type components = {
          *         "amount_capturable_atom": 1000
          *       },
          *       "previous_data": {
-         *         "id": "pi_prod_06h2fxqcxvpyfxwp9mz575msff3qc",
+         *         "id": "pi_prod_06h2g01s326b29pnvem98cgtfhg1c",
          *         "object": "payment_intent",
          *         "status": "processing",
-         *         "created": "2026-11-29T15:40:23.662Z",
+         *         "created": "2026-11-29T15:50:32.984Z",
          *         "invoice": null,
-         *         "updated": "2026-11-29T15:40:23.667Z",
+         *         "updated": "2026-11-29T15:50:32.989Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2fxqazgr60n5e6p6x3g88rmhja",
+         *         "customer": "cus_prod_06h2g01qjcvsshr6p7fab02b4e7ar",
          *         "livemode": false,
          *         "metadata": {},
          *         "amount_atom": 1000,
@@ -16389,13 +16453,13 @@ export type components = {
          *         "amount_capturable_atom": 0
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2fxqcxaqmyvtbq5fdr2bm5pqcy",
-         *       "request_id": "req_prod_06h2fxqcxaqmyvtbq5fdr2bm5pqcy",
+         *       "correlation_id": "req_prod_06h2g01s2nbcqfyyyp0t4s2b5xhaw",
+         *       "request_id": "req_prod_06h2g01s2nbcqfyyyp0t4s2b5xhaw",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-29T15:40:23.672Z",
+         *       "created": "2026-11-29T15:50:32.993Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2fxpzz5qtqg4qbt17kah6myejc"
+         *       "actor_id": "key_prod_06h2g01a8y4kejnpkqm5nbzee8p34"
          *     }
          */
         PaymentIntentAmountCapturableUpdatedEvent: {
@@ -16440,17 +16504,17 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2fxq6g5458reve21wgxhy3d0fr",
+         *       "id": "evt_prod_06h2g01jw66axz2ybj48303dp82tm",
          *       "type": "payment_intent.succeeded",
          *       "aggregate_type": "payment_intent",
-         *       "aggregate_id": "pi_prod_06h2fxq6a3rg1gb4b6zygqg5yq8dw",
+         *       "aggregate_id": "pi_prod_06h2g01jfygp8cpmz1etrs3dttg70",
          *       "data": {
-         *         "id": "pi_prod_06h2fxq6a3rg1gb4b6zygqg5yq8dw",
+         *         "id": "pi_prod_06h2g01jfygp8cpmz1etrs3dttg70",
          *         "object": "payment_intent",
          *         "status": "succeeded",
-         *         "created": "2026-11-29T15:40:21.968Z",
+         *         "created": "2026-11-29T15:50:31.295Z",
          *         "invoice": null,
-         *         "updated": "2026-11-29T15:40:22.013Z",
+         *         "updated": "2026-11-29T15:50:31.383Z",
          *         "currency": "usd",
          *         "customer": null,
          *         "livemode": false,
@@ -16464,12 +16528,12 @@ export type components = {
          *         "amount_capturable_atom": 0
          *       },
          *       "previous_data": {
-         *         "id": "pi_prod_06h2fxq6a3rg1gb4b6zygqg5yq8dw",
+         *         "id": "pi_prod_06h2g01jfygp8cpmz1etrs3dttg70",
          *         "object": "payment_intent",
          *         "status": "processing",
-         *         "created": "2026-11-29T15:40:21.968Z",
+         *         "created": "2026-11-29T15:50:31.295Z",
          *         "invoice": null,
-         *         "updated": "2026-11-29T15:40:21.989Z",
+         *         "updated": "2026-11-29T15:50:31.347Z",
          *         "currency": "usd",
          *         "customer": null,
          *         "livemode": false,
@@ -16483,13 +16547,13 @@ export type components = {
          *         "amount_capturable_atom": 0
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2fxq694jskhx72mncnde9k63sm",
-         *       "request_id": "req_prod_06h2fxq694jskhx72mncnde9k63sm",
+         *       "correlation_id": "req_prod_06h2g01jetnddpwxjtbw7m647c9gt",
+         *       "request_id": "req_prod_06h2g01jetnddpwxjtbw7m647c9gt",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-29T15:40:22.017Z",
+         *       "created": "2026-11-29T15:50:31.393Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2fxpzz5qtqg4qbt17kah6myejc"
+         *       "actor_id": "key_prod_06h2g01a8y4kejnpkqm5nbzee8p34"
          *     }
          */
         PaymentIntentSucceededEvent: {
@@ -16534,23 +16598,23 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2fxqd1dnjpgkaxm0rnxsmvhjag",
+         *       "id": "evt_prod_06h2g01s5qkefs15ynxmbd12t8vve",
          *       "type": "payment_intent.canceled",
          *       "aggregate_type": "payment_intent",
-         *       "aggregate_id": "pi_prod_06h2fxqcxvpyfxwp9mz575msff3qc",
+         *       "aggregate_id": "pi_prod_06h2g01s326b29pnvem98cgtfhg1c",
          *       "data": {
-         *         "id": "pi_prod_06h2fxqcxvpyfxwp9mz575msff3qc",
+         *         "id": "pi_prod_06h2g01s326b29pnvem98cgtfhg1c",
          *         "object": "payment_intent",
          *         "status": "canceled",
-         *         "created": "2026-11-29T15:40:23.662Z",
+         *         "created": "2026-11-29T15:50:32.984Z",
          *         "invoice": null,
-         *         "updated": "2026-11-29T15:40:23.689Z",
+         *         "updated": "2026-11-29T15:50:33.004Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2fxqazgr60n5e6p6x3g88rmhja",
+         *         "customer": "cus_prod_06h2g01qjcvsshr6p7fab02b4e7ar",
          *         "livemode": false,
          *         "metadata": {},
          *         "amount_atom": 1000,
-         *         "canceled_at": "2026-11-29T15:40:23.689Z",
+         *         "canceled_at": "2026-11-29T15:50:33.004Z",
          *         "capture_method": "manual",
          *         "payment_method": "pm_sandbox_succeeds",
          *         "last_payment_error": null,
@@ -16558,14 +16622,14 @@ export type components = {
          *         "amount_capturable_atom": 0
          *       },
          *       "previous_data": {
-         *         "id": "pi_prod_06h2fxqcxvpyfxwp9mz575msff3qc",
+         *         "id": "pi_prod_06h2g01s326b29pnvem98cgtfhg1c",
          *         "object": "payment_intent",
          *         "status": "requires_capture",
-         *         "created": "2026-11-29T15:40:23.662Z",
+         *         "created": "2026-11-29T15:50:32.984Z",
          *         "invoice": null,
-         *         "updated": "2026-11-29T15:40:23.670Z",
+         *         "updated": "2026-11-29T15:50:32.992Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2fxqazgr60n5e6p6x3g88rmhja",
+         *         "customer": "cus_prod_06h2g01qjcvsshr6p7fab02b4e7ar",
          *         "livemode": false,
          *         "metadata": {},
          *         "amount_atom": 1000,
@@ -16577,13 +16641,13 @@ export type components = {
          *         "amount_capturable_atom": 1000
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2fxqd0p0rtzj2kfk0edq3nkbfp",
-         *       "request_id": "req_prod_06h2fxqd0p0rtzj2kfk0edq3nkbfp",
+         *       "correlation_id": "req_prod_06h2g01s52jqkm89p1k0ed36w2aa2",
+         *       "request_id": "req_prod_06h2g01s52jqkm89p1k0ed36w2aa2",
          *       "version": 1,
          *       "sequence": 4,
-         *       "created": "2026-11-29T15:40:23.691Z",
+         *       "created": "2026-11-29T15:50:33.005Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2fxpzz5qtqg4qbt17kah6myejc"
+         *       "actor_id": "key_prod_06h2g01a8y4kejnpkqm5nbzee8p34"
          *     }
          */
         PaymentIntentCanceledEvent: {
@@ -16628,19 +16692,19 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2fxqck7ks83pzpg5ceax09drs4",
+         *       "id": "evt_prod_06h2g01rw4jbam9nrp7et3hv2pg06",
          *       "type": "payment_intent.payment_failed",
          *       "aggregate_type": "payment_intent",
-         *       "aggregate_id": "pi_prod_06h2fxqcgzxjdwya659mm06qn47dw",
+         *       "aggregate_id": "pi_prod_06h2g01rtsem44rnshn1jpyv1m2zw",
          *       "data": {
-         *         "id": "pi_prod_06h2fxqcgzxjdwya659mm06qn47dw",
+         *         "id": "pi_prod_06h2g01rtsem44rnshn1jpyv1m2zw",
          *         "object": "payment_intent",
          *         "status": "requires_payment_method",
-         *         "created": "2026-11-29T15:40:23.559Z",
+         *         "created": "2026-11-29T15:50:32.918Z",
          *         "invoice": null,
-         *         "updated": "2026-11-29T15:40:23.575Z",
+         *         "updated": "2026-11-29T15:50:32.928Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2fxqazgr60n5e6p6x3g88rmhja",
+         *         "customer": "cus_prod_06h2g01qjcvsshr6p7fab02b4e7ar",
          *         "livemode": false,
          *         "metadata": {},
          *         "amount_atom": 1000,
@@ -16652,14 +16716,14 @@ export type components = {
          *         "amount_capturable_atom": 0
          *       },
          *       "previous_data": {
-         *         "id": "pi_prod_06h2fxqcgzxjdwya659mm06qn47dw",
+         *         "id": "pi_prod_06h2g01rtsem44rnshn1jpyv1m2zw",
          *         "object": "payment_intent",
          *         "status": "processing",
-         *         "created": "2026-11-29T15:40:23.559Z",
+         *         "created": "2026-11-29T15:50:32.918Z",
          *         "invoice": null,
-         *         "updated": "2026-11-29T15:40:23.566Z",
+         *         "updated": "2026-11-29T15:50:32.922Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2fxqazgr60n5e6p6x3g88rmhja",
+         *         "customer": "cus_prod_06h2g01qjcvsshr6p7fab02b4e7ar",
          *         "livemode": false,
          *         "metadata": {},
          *         "amount_atom": 1000,
@@ -16671,13 +16735,13 @@ export type components = {
          *         "amount_capturable_atom": 0
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2fxqcg031vj07m9r3v80f210xy",
-         *       "request_id": "req_prod_06h2fxqcg031vj07m9r3v80f210xy",
+         *       "correlation_id": "req_prod_06h2g01rtcchm7kark11c9pbpe16y",
+         *       "request_id": "req_prod_06h2g01rtcchm7kark11c9pbpe16y",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-29T15:40:23.577Z",
+         *       "created": "2026-11-29T15:50:32.930Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2fxpzz5qtqg4qbt17kah6myejc"
+         *       "actor_id": "key_prod_06h2g01a8y4kejnpkqm5nbzee8p34"
          *     }
          */
         PaymentIntentPaymentFailedEvent: {
@@ -16722,19 +16786,19 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2fxqcvkar65yevcb8mk1hxma86",
+         *       "id": "evt_prod_06h2g01s1nj92cm6nvq2hn8dmhes0",
          *       "type": "payment_intent.partially_funded",
          *       "aggregate_type": "payment_intent",
-         *       "aggregate_id": "pi_prod_06h2fxqcrcvsfjn2bvbyg0aqx4m7y",
+         *       "aggregate_id": "pi_prod_06h2g01s0fsfj7d0tvpxqyqch38ec",
          *       "data": {
-         *         "id": "pi_prod_06h2fxqcrcvsfjn2bvbyg0aqx4m7y",
+         *         "id": "pi_prod_06h2g01s0fsfj7d0tvpxqyqch38ec",
          *         "object": "payment_intent",
          *         "status": "partially_funded",
-         *         "created": "2026-11-29T15:40:23.619Z",
+         *         "created": "2026-11-29T15:50:32.963Z",
          *         "invoice": null,
-         *         "updated": "2026-11-29T15:40:23.641Z",
+         *         "updated": "2026-11-29T15:50:32.972Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2fxqazgr60n5e6p6x3g88rmhja",
+         *         "customer": "cus_prod_06h2g01qjcvsshr6p7fab02b4e7ar",
          *         "livemode": false,
          *         "metadata": {},
          *         "amount_atom": 1000,
@@ -16746,14 +16810,14 @@ export type components = {
          *         "amount_capturable_atom": 0
          *       },
          *       "previous_data": {
-         *         "id": "pi_prod_06h2fxqcrcvsfjn2bvbyg0aqx4m7y",
+         *         "id": "pi_prod_06h2g01s0fsfj7d0tvpxqyqch38ec",
          *         "object": "payment_intent",
          *         "status": "processing",
-         *         "created": "2026-11-29T15:40:23.619Z",
+         *         "created": "2026-11-29T15:50:32.963Z",
          *         "invoice": null,
-         *         "updated": "2026-11-29T15:40:23.628Z",
+         *         "updated": "2026-11-29T15:50:32.967Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2fxqazgr60n5e6p6x3g88rmhja",
+         *         "customer": "cus_prod_06h2g01qjcvsshr6p7fab02b4e7ar",
          *         "livemode": false,
          *         "metadata": {},
          *         "amount_atom": 1000,
@@ -16765,13 +16829,13 @@ export type components = {
          *         "amount_capturable_atom": 0
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2fxqcqr46d6b6kn6k6zjm28nb6",
-         *       "request_id": "req_prod_06h2fxqcqr46d6b6kn6k6zjm28nb6",
+         *       "correlation_id": "req_prod_06h2g01rzxk4j590remadaszspsf0",
+         *       "request_id": "req_prod_06h2g01rzxk4j590remadaszspsf0",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-29T15:40:23.644Z",
+         *       "created": "2026-11-29T15:50:32.973Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2fxpzz5qtqg4qbt17kah6myejc"
+         *       "actor_id": "key_prod_06h2g01a8y4kejnpkqm5nbzee8p34"
          *     }
          */
         PaymentIntentPartiallyFundedEvent: {
@@ -16816,48 +16880,48 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2fxqhze6wmmahgk1w2h4wgkbqy",
+         *       "id": "evt_prod_06h2g01ycg96990kjddbfkfkpzp8w",
          *       "type": "customer.subscription.created",
          *       "aggregate_type": "subscription",
-         *       "aggregate_id": "sub_prod_06h2fxqhwy4xc7szt0q9y8j524why",
+         *       "aggregate_id": "sub_prod_06h2g01yazqtq87zxr1dswhvwcdcj",
          *       "data": {
-         *         "id": "sub_prod_06h2fxqhwy4xc7szt0q9y8j524why",
+         *         "id": "sub_prod_06h2g01yazqtq87zxr1dswhvwcdcj",
          *         "items": [
          *           {
-         *             "id": "si_prod_06h2fxqhwy4xc7szt0q9y8j524wj0",
-         *             "price": "price_prod_06h2fxq8xj7txfmqmxnmd8q9y7rdw",
+         *             "id": "si_prod_06h2g01yazqtq87zxr1dswhvwcdcm",
+         *             "price": "price_prod_06h2g01nn1202d6xfq776d0s9a8gt",
          *             "quantity": 1
          *           }
          *         ],
          *         "object": "subscription",
          *         "status": "active",
-         *         "created": "2026-11-29T15:40:24.931Z",
-         *         "updated": "2026-11-29T15:40:24.931Z",
+         *         "created": "2026-11-29T15:50:34.325Z",
+         *         "updated": "2026-11-29T15:50:34.325Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2fxqazgr60n5e6p6x3g88rmhja",
+         *         "customer": "cus_prod_06h2g01qjcvsshr6p7fab02b4e7ar",
          *         "livemode": false,
          *         "metadata": {},
          *         "paused_at": null,
          *         "trial_end": null,
          *         "cancelled_at": null,
          *         "days_until_due": null,
-         *         "latest_invoice": "in_prod_06h2fxqhxt10yxp0x50a8kn5amdat",
+         *         "latest_invoice": "in_prod_06h2g01ybagn6a6c3xn28kq3cetkc",
          *         "pending_changes": [],
          *         "collection_method": "charge_automatically",
-         *         "current_period_end": "2026-12-29T15:40:24.931Z",
+         *         "current_period_end": "2026-12-29T15:50:34.325Z",
          *         "cancel_at_period_end": false,
-         *         "current_period_start": "2026-11-29T15:40:24.931Z",
+         *         "current_period_start": "2026-11-29T15:50:34.325Z",
          *         "default_payment_method": null
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2fxqhw7yf1tvqe44t3bc3wdmaj",
-         *       "request_id": "req_prod_06h2fxqhw7yf1tvqe44t3bc3wdmaj",
+         *       "correlation_id": "req_prod_06h2g01y9sy12mmhpjbwasrkbv9qt",
+         *       "request_id": "req_prod_06h2g01y9sy12mmhpjbwasrkbv9qt",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-29T15:40:24.955Z",
+         *       "created": "2026-11-29T15:50:34.340Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2fxpzz5qtqg4qbt17kah6myejc"
+         *       "actor_id": "key_prod_06h2g01a8y4kejnpkqm5nbzee8p34"
          *     }
          */
         CustomerSubscriptionCreatedEvent: {
@@ -16902,25 +16966,25 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2fxqj9ahb488ac2yy4gna29p1c",
+         *       "id": "evt_prod_06h2g01yptbva6jwzc5fpbq145356",
          *       "type": "customer.subscription.updated",
          *       "aggregate_type": "subscription",
-         *       "aggregate_id": "sub_prod_06h2fxqhwy4xc7szt0q9y8j524why",
+         *       "aggregate_id": "sub_prod_06h2g01yazqtq87zxr1dswhvwcdcj",
          *       "data": {
-         *         "id": "sub_prod_06h2fxqhwy4xc7szt0q9y8j524why",
+         *         "id": "sub_prod_06h2g01yazqtq87zxr1dswhvwcdcj",
          *         "items": [
          *           {
-         *             "id": "si_prod_06h2fxqhwy4xc7szt0q9y8j524wj0",
-         *             "price": "price_prod_06h2fxq8xj7txfmqmxnmd8q9y7rdw",
+         *             "id": "si_prod_06h2g01yazqtq87zxr1dswhvwcdcm",
+         *             "price": "price_prod_06h2g01nn1202d6xfq776d0s9a8gt",
          *             "quantity": 1
          *           }
          *         ],
          *         "object": "subscription",
          *         "status": "active",
-         *         "created": "2026-11-29T15:40:24.931Z",
-         *         "updated": "2026-11-29T15:40:25.030Z",
+         *         "created": "2026-11-29T15:50:34.325Z",
+         *         "updated": "2026-11-29T15:50:34.419Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2fxqazgr60n5e6p6x3g88rmhja",
+         *         "customer": "cus_prod_06h2g01qjcvsshr6p7fab02b4e7ar",
          *         "livemode": false,
          *         "metadata": {
          *           "plan": "pro"
@@ -16929,51 +16993,51 @@ export type components = {
          *         "trial_end": null,
          *         "cancelled_at": null,
          *         "days_until_due": null,
-         *         "latest_invoice": "in_prod_06h2fxqhxt10yxp0x50a8kn5amdat",
+         *         "latest_invoice": "in_prod_06h2g01ybagn6a6c3xn28kq3cetkc",
          *         "pending_changes": [],
          *         "collection_method": "charge_automatically",
-         *         "current_period_end": "2026-12-29T15:40:24.931Z",
+         *         "current_period_end": "2026-12-29T15:50:34.325Z",
          *         "cancel_at_period_end": false,
-         *         "current_period_start": "2026-11-29T15:40:24.931Z",
+         *         "current_period_start": "2026-11-29T15:50:34.325Z",
          *         "default_payment_method": null
          *       },
          *       "previous_data": {
-         *         "id": "sub_prod_06h2fxqhwy4xc7szt0q9y8j524why",
+         *         "id": "sub_prod_06h2g01yazqtq87zxr1dswhvwcdcj",
          *         "items": [
          *           {
-         *             "id": "si_prod_06h2fxqhwy4xc7szt0q9y8j524wj0",
-         *             "price": "price_prod_06h2fxq8xj7txfmqmxnmd8q9y7rdw",
+         *             "id": "si_prod_06h2g01yazqtq87zxr1dswhvwcdcm",
+         *             "price": "price_prod_06h2g01nn1202d6xfq776d0s9a8gt",
          *             "quantity": 1
          *           }
          *         ],
          *         "object": "subscription",
          *         "status": "active",
-         *         "created": "2026-11-29T15:40:24.931Z",
-         *         "updated": "2026-11-29T15:40:24.931Z",
+         *         "created": "2026-11-29T15:50:34.325Z",
+         *         "updated": "2026-11-29T15:50:34.325Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2fxqazgr60n5e6p6x3g88rmhja",
+         *         "customer": "cus_prod_06h2g01qjcvsshr6p7fab02b4e7ar",
          *         "livemode": false,
          *         "metadata": {},
          *         "paused_at": null,
          *         "trial_end": null,
          *         "cancelled_at": null,
          *         "days_until_due": null,
-         *         "latest_invoice": "in_prod_06h2fxqhxt10yxp0x50a8kn5amdat",
+         *         "latest_invoice": "in_prod_06h2g01ybagn6a6c3xn28kq3cetkc",
          *         "pending_changes": [],
          *         "collection_method": "charge_automatically",
-         *         "current_period_end": "2026-12-29T15:40:24.931Z",
+         *         "current_period_end": "2026-12-29T15:50:34.325Z",
          *         "cancel_at_period_end": false,
-         *         "current_period_start": "2026-11-29T15:40:24.931Z",
+         *         "current_period_start": "2026-11-29T15:50:34.325Z",
          *         "default_payment_method": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2fxqj7y3nrk4q2zhxp8j99bxgr",
-         *       "request_id": "req_prod_06h2fxqj7y3nrk4q2zhxp8j99bxgr",
+         *       "correlation_id": "req_prod_06h2g01ynw5kpx0xtzms1jw7p9rde",
+         *       "request_id": "req_prod_06h2g01ynw5kpx0xtzms1jw7p9rde",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-29T15:40:25.034Z",
+         *       "created": "2026-11-29T15:50:34.422Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2fxpzz5qtqg4qbt17kah6myejc"
+         *       "actor_id": "key_prod_06h2g01a8y4kejnpkqm5nbzee8p34"
          *     }
          */
         CustomerSubscriptionUpdatedEvent: {
@@ -17018,56 +17082,56 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2fxqjdw4b7dx00q21ne682sqer",
+         *       "id": "evt_prod_06h2g01ywyqa8n13gpxh0zga1px8c",
          *       "type": "customer.subscription.paused",
          *       "aggregate_type": "subscription",
-         *       "aggregate_id": "sub_prod_06h2fxqhwy4xc7szt0q9y8j524why",
+         *       "aggregate_id": "sub_prod_06h2g01yazqtq87zxr1dswhvwcdcj",
          *       "data": {
-         *         "id": "sub_prod_06h2fxqhwy4xc7szt0q9y8j524why",
+         *         "id": "sub_prod_06h2g01yazqtq87zxr1dswhvwcdcj",
          *         "items": [
          *           {
-         *             "id": "si_prod_06h2fxqhwy4xc7szt0q9y8j524wj0",
-         *             "price": "price_prod_06h2fxq8xj7txfmqmxnmd8q9y7rdw",
+         *             "id": "si_prod_06h2g01yazqtq87zxr1dswhvwcdcm",
+         *             "price": "price_prod_06h2g01nn1202d6xfq776d0s9a8gt",
          *             "quantity": 1
          *           }
          *         ],
          *         "object": "subscription",
          *         "status": "paused",
-         *         "created": "2026-11-29T15:40:24.931Z",
-         *         "updated": "2026-11-29T15:40:25.067Z",
+         *         "created": "2026-11-29T15:50:34.325Z",
+         *         "updated": "2026-11-29T15:50:34.467Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2fxqazgr60n5e6p6x3g88rmhja",
+         *         "customer": "cus_prod_06h2g01qjcvsshr6p7fab02b4e7ar",
          *         "livemode": false,
          *         "metadata": {
          *           "plan": "pro"
          *         },
-         *         "paused_at": "2026-11-29T15:40:25.067Z",
+         *         "paused_at": "2026-11-29T15:50:34.467Z",
          *         "trial_end": null,
          *         "cancelled_at": null,
          *         "days_until_due": null,
-         *         "latest_invoice": "in_prod_06h2fxqhxt10yxp0x50a8kn5amdat",
+         *         "latest_invoice": "in_prod_06h2g01ybagn6a6c3xn28kq3cetkc",
          *         "pending_changes": [],
          *         "collection_method": "charge_automatically",
-         *         "current_period_end": "2026-12-29T15:40:24.931Z",
+         *         "current_period_end": "2026-12-29T15:50:34.325Z",
          *         "cancel_at_period_end": false,
-         *         "current_period_start": "2026-11-29T15:40:24.931Z",
+         *         "current_period_start": "2026-11-29T15:50:34.325Z",
          *         "default_payment_method": null
          *       },
          *       "previous_data": {
-         *         "id": "sub_prod_06h2fxqhwy4xc7szt0q9y8j524why",
+         *         "id": "sub_prod_06h2g01yazqtq87zxr1dswhvwcdcj",
          *         "items": [
          *           {
-         *             "id": "si_prod_06h2fxqhwy4xc7szt0q9y8j524wj0",
-         *             "price": "price_prod_06h2fxq8xj7txfmqmxnmd8q9y7rdw",
+         *             "id": "si_prod_06h2g01yazqtq87zxr1dswhvwcdcm",
+         *             "price": "price_prod_06h2g01nn1202d6xfq776d0s9a8gt",
          *             "quantity": 1
          *           }
          *         ],
          *         "object": "subscription",
          *         "status": "active",
-         *         "created": "2026-11-29T15:40:24.931Z",
-         *         "updated": "2026-11-29T15:40:25.030Z",
+         *         "created": "2026-11-29T15:50:34.325Z",
+         *         "updated": "2026-11-29T15:50:34.419Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2fxqazgr60n5e6p6x3g88rmhja",
+         *         "customer": "cus_prod_06h2g01qjcvsshr6p7fab02b4e7ar",
          *         "livemode": false,
          *         "metadata": {
          *           "plan": "pro"
@@ -17076,22 +17140,22 @@ export type components = {
          *         "trial_end": null,
          *         "cancelled_at": null,
          *         "days_until_due": null,
-         *         "latest_invoice": "in_prod_06h2fxqhxt10yxp0x50a8kn5amdat",
+         *         "latest_invoice": "in_prod_06h2g01ybagn6a6c3xn28kq3cetkc",
          *         "pending_changes": [],
          *         "collection_method": "charge_automatically",
-         *         "current_period_end": "2026-12-29T15:40:24.931Z",
+         *         "current_period_end": "2026-12-29T15:50:34.325Z",
          *         "cancel_at_period_end": false,
-         *         "current_period_start": "2026-11-29T15:40:24.931Z",
+         *         "current_period_start": "2026-11-29T15:50:34.325Z",
          *         "default_payment_method": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2fxqjcwj9ns83xytdbzwv1hdt2",
-         *       "request_id": "req_prod_06h2fxqjcwj9ns83xytdbzwv1hdt2",
+         *       "correlation_id": "req_prod_06h2g01yv23mahjr03eg31xhsnjbc",
+         *       "request_id": "req_prod_06h2g01yv23mahjr03eg31xhsnjbc",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-29T15:40:25.071Z",
+         *       "created": "2026-11-29T15:50:34.471Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2fxpzz5qtqg4qbt17kah6myejc"
+         *       "actor_id": "key_prod_06h2g01a8y4kejnpkqm5nbzee8p34"
          *     }
          */
         CustomerSubscriptionPausedEvent: {
@@ -17136,25 +17200,25 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2fxqjhwh5f6h2562sy95jvm79m",
+         *       "id": "evt_prod_06h2g01z1ewas3my5x35bez4d0yjp",
          *       "type": "customer.subscription.resumed",
          *       "aggregate_type": "subscription",
-         *       "aggregate_id": "sub_prod_06h2fxqhwy4xc7szt0q9y8j524why",
+         *       "aggregate_id": "sub_prod_06h2g01yazqtq87zxr1dswhvwcdcj",
          *       "data": {
-         *         "id": "sub_prod_06h2fxqhwy4xc7szt0q9y8j524why",
+         *         "id": "sub_prod_06h2g01yazqtq87zxr1dswhvwcdcj",
          *         "items": [
          *           {
-         *             "id": "si_prod_06h2fxqhwy4xc7szt0q9y8j524wj0",
-         *             "price": "price_prod_06h2fxq8xj7txfmqmxnmd8q9y7rdw",
+         *             "id": "si_prod_06h2g01yazqtq87zxr1dswhvwcdcm",
+         *             "price": "price_prod_06h2g01nn1202d6xfq776d0s9a8gt",
          *             "quantity": 1
          *           }
          *         ],
          *         "object": "subscription",
          *         "status": "active",
-         *         "created": "2026-11-29T15:40:24.931Z",
-         *         "updated": "2026-11-29T15:40:25.099Z",
+         *         "created": "2026-11-29T15:50:34.325Z",
+         *         "updated": "2026-11-29T15:50:34.505Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2fxqazgr60n5e6p6x3g88rmhja",
+         *         "customer": "cus_prod_06h2g01qjcvsshr6p7fab02b4e7ar",
          *         "livemode": false,
          *         "metadata": {
          *           "plan": "pro"
@@ -17163,53 +17227,53 @@ export type components = {
          *         "trial_end": null,
          *         "cancelled_at": null,
          *         "days_until_due": null,
-         *         "latest_invoice": "in_prod_06h2fxqhxt10yxp0x50a8kn5amdat",
+         *         "latest_invoice": "in_prod_06h2g01ybagn6a6c3xn28kq3cetkc",
          *         "pending_changes": [],
          *         "collection_method": "charge_automatically",
-         *         "current_period_end": "2026-12-29T15:40:24.931Z",
+         *         "current_period_end": "2026-12-29T15:50:34.325Z",
          *         "cancel_at_period_end": false,
-         *         "current_period_start": "2026-11-29T15:40:24.931Z",
+         *         "current_period_start": "2026-11-29T15:50:34.325Z",
          *         "default_payment_method": null
          *       },
          *       "previous_data": {
-         *         "id": "sub_prod_06h2fxqhwy4xc7szt0q9y8j524why",
+         *         "id": "sub_prod_06h2g01yazqtq87zxr1dswhvwcdcj",
          *         "items": [
          *           {
-         *             "id": "si_prod_06h2fxqhwy4xc7szt0q9y8j524wj0",
-         *             "price": "price_prod_06h2fxq8xj7txfmqmxnmd8q9y7rdw",
+         *             "id": "si_prod_06h2g01yazqtq87zxr1dswhvwcdcm",
+         *             "price": "price_prod_06h2g01nn1202d6xfq776d0s9a8gt",
          *             "quantity": 1
          *           }
          *         ],
          *         "object": "subscription",
          *         "status": "paused",
-         *         "created": "2026-11-29T15:40:24.931Z",
-         *         "updated": "2026-11-29T15:40:25.067Z",
+         *         "created": "2026-11-29T15:50:34.325Z",
+         *         "updated": "2026-11-29T15:50:34.467Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2fxqazgr60n5e6p6x3g88rmhja",
+         *         "customer": "cus_prod_06h2g01qjcvsshr6p7fab02b4e7ar",
          *         "livemode": false,
          *         "metadata": {
          *           "plan": "pro"
          *         },
-         *         "paused_at": "2026-11-29T15:40:25.067Z",
+         *         "paused_at": "2026-11-29T15:50:34.467Z",
          *         "trial_end": null,
          *         "cancelled_at": null,
          *         "days_until_due": null,
-         *         "latest_invoice": "in_prod_06h2fxqhxt10yxp0x50a8kn5amdat",
+         *         "latest_invoice": "in_prod_06h2g01ybagn6a6c3xn28kq3cetkc",
          *         "pending_changes": [],
          *         "collection_method": "charge_automatically",
-         *         "current_period_end": "2026-12-29T15:40:24.931Z",
+         *         "current_period_end": "2026-12-29T15:50:34.325Z",
          *         "cancel_at_period_end": false,
-         *         "current_period_start": "2026-11-29T15:40:24.931Z",
+         *         "current_period_start": "2026-11-29T15:50:34.325Z",
          *         "default_payment_method": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2fxqjgx7sx7kc3as78w0x24f5m",
-         *       "request_id": "req_prod_06h2fxqjgx7sx7kc3as78w0x24f5m",
+         *       "correlation_id": "req_prod_06h2g01z0vdp8an8ahwb3bbt33t08",
+         *       "request_id": "req_prod_06h2g01z0vdp8an8ahwb3bbt33t08",
          *       "version": 1,
          *       "sequence": 4,
-         *       "created": "2026-11-29T15:40:25.103Z",
+         *       "created": "2026-11-29T15:50:34.507Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2fxpzz5qtqg4qbt17kah6myejc"
+         *       "actor_id": "key_prod_06h2g01a8y4kejnpkqm5nbzee8p34"
          *     }
          */
         CustomerSubscriptionResumedEvent: {
@@ -17254,56 +17318,56 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2fxqjpwm026zfaxxx38tb9456e",
+         *       "id": "evt_prod_06h2g01z8xhkp12rbkwjknhfwsrm4",
          *       "type": "customer.subscription.cancelled",
          *       "aggregate_type": "subscription",
-         *       "aggregate_id": "sub_prod_06h2fxqhwy4xc7szt0q9y8j524why",
+         *       "aggregate_id": "sub_prod_06h2g01yazqtq87zxr1dswhvwcdcj",
          *       "data": {
-         *         "id": "sub_prod_06h2fxqhwy4xc7szt0q9y8j524why",
+         *         "id": "sub_prod_06h2g01yazqtq87zxr1dswhvwcdcj",
          *         "items": [
          *           {
-         *             "id": "si_prod_06h2fxqhwy4xc7szt0q9y8j524wj0",
-         *             "price": "price_prod_06h2fxq8xj7txfmqmxnmd8q9y7rdw",
+         *             "id": "si_prod_06h2g01yazqtq87zxr1dswhvwcdcm",
+         *             "price": "price_prod_06h2g01nn1202d6xfq776d0s9a8gt",
          *             "quantity": 1
          *           }
          *         ],
          *         "object": "subscription",
          *         "status": "cancelled",
-         *         "created": "2026-11-29T15:40:24.931Z",
-         *         "updated": "2026-11-29T15:40:25.132Z",
+         *         "created": "2026-11-29T15:50:34.325Z",
+         *         "updated": "2026-11-29T15:50:34.546Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2fxqazgr60n5e6p6x3g88rmhja",
+         *         "customer": "cus_prod_06h2g01qjcvsshr6p7fab02b4e7ar",
          *         "livemode": false,
          *         "metadata": {
          *           "plan": "pro"
          *         },
          *         "paused_at": null,
          *         "trial_end": null,
-         *         "cancelled_at": "2026-11-29T15:40:25.132Z",
+         *         "cancelled_at": "2026-11-29T15:50:34.546Z",
          *         "days_until_due": null,
-         *         "latest_invoice": "in_prod_06h2fxqhxt10yxp0x50a8kn5amdat",
+         *         "latest_invoice": "in_prod_06h2g01ybagn6a6c3xn28kq3cetkc",
          *         "pending_changes": [],
          *         "collection_method": "charge_automatically",
-         *         "current_period_end": "2026-12-29T15:40:24.931Z",
+         *         "current_period_end": "2026-12-29T15:50:34.325Z",
          *         "cancel_at_period_end": false,
-         *         "current_period_start": "2026-11-29T15:40:24.931Z",
+         *         "current_period_start": "2026-11-29T15:50:34.325Z",
          *         "default_payment_method": null
          *       },
          *       "previous_data": {
-         *         "id": "sub_prod_06h2fxqhwy4xc7szt0q9y8j524why",
+         *         "id": "sub_prod_06h2g01yazqtq87zxr1dswhvwcdcj",
          *         "items": [
          *           {
-         *             "id": "si_prod_06h2fxqhwy4xc7szt0q9y8j524wj0",
-         *             "price": "price_prod_06h2fxq8xj7txfmqmxnmd8q9y7rdw",
+         *             "id": "si_prod_06h2g01yazqtq87zxr1dswhvwcdcm",
+         *             "price": "price_prod_06h2g01nn1202d6xfq776d0s9a8gt",
          *             "quantity": 1
          *           }
          *         ],
          *         "object": "subscription",
          *         "status": "active",
-         *         "created": "2026-11-29T15:40:24.931Z",
-         *         "updated": "2026-11-29T15:40:25.099Z",
+         *         "created": "2026-11-29T15:50:34.325Z",
+         *         "updated": "2026-11-29T15:50:34.505Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2fxqazgr60n5e6p6x3g88rmhja",
+         *         "customer": "cus_prod_06h2g01qjcvsshr6p7fab02b4e7ar",
          *         "livemode": false,
          *         "metadata": {
          *           "plan": "pro"
@@ -17312,22 +17376,22 @@ export type components = {
          *         "trial_end": null,
          *         "cancelled_at": null,
          *         "days_until_due": null,
-         *         "latest_invoice": "in_prod_06h2fxqhxt10yxp0x50a8kn5amdat",
+         *         "latest_invoice": "in_prod_06h2g01ybagn6a6c3xn28kq3cetkc",
          *         "pending_changes": [],
          *         "collection_method": "charge_automatically",
-         *         "current_period_end": "2026-12-29T15:40:24.931Z",
+         *         "current_period_end": "2026-12-29T15:50:34.325Z",
          *         "cancel_at_period_end": false,
-         *         "current_period_start": "2026-11-29T15:40:24.931Z",
+         *         "current_period_start": "2026-11-29T15:50:34.325Z",
          *         "default_payment_method": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2fxqjmxcv22354dg397w6pxd1g",
-         *       "request_id": "req_prod_06h2fxqjmxcv22354dg397w6pxd1g",
+         *       "correlation_id": "req_prod_06h2g01z4mf05eb5kq56mpg05w7ka",
+         *       "request_id": "req_prod_06h2g01z4mf05eb5kq56mpg05w7ka",
          *       "version": 1,
          *       "sequence": 5,
-         *       "created": "2026-11-29T15:40:25.143Z",
+         *       "created": "2026-11-29T15:50:34.567Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2fxpzz5qtqg4qbt17kah6myejc"
+         *       "actor_id": "key_prod_06h2g01a8y4kejnpkqm5nbzee8p34"
          *     }
          */
         CustomerSubscriptionCancelledEvent: {
@@ -17372,46 +17436,46 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2fxqnh83qec1b55q9d6nfabr6a",
+         *       "id": "evt_prod_06h2g0226dybnd5jph2b5yb1ndkfr",
          *       "type": "customer.subscription.trial_will_end",
          *       "aggregate_type": "subscription",
-         *       "aggregate_id": "sub_prod_06h2fxqjwtdhkb492gzxdfjryey5c",
+         *       "aggregate_id": "sub_prod_06h2g01zey5rz3xy6gma3pzghjtmt",
          *       "data": {
-         *         "id": "sub_prod_06h2fxqjwtdhkb492gzxdfjryey5c",
+         *         "id": "sub_prod_06h2g01zey5rz3xy6gma3pzghjtmt",
          *         "items": [
          *           {
-         *             "id": "si_prod_06h2fxqjwtdhkb492gzxdfjryey5e",
-         *             "price": "price_prod_06h2fxq8xj7txfmqmxnmd8q9y7rdw",
+         *             "id": "si_prod_06h2g01zey5rz3xy6gma3pzghjtmw",
+         *             "price": "price_prod_06h2g01nn1202d6xfq776d0s9a8gt",
          *             "quantity": 1
          *           }
          *         ],
          *         "object": "subscription",
          *         "status": "trialing",
-         *         "created": "2026-11-29T15:40:25.177Z",
-         *         "updated": "2026-11-29T15:40:25.177Z",
+         *         "created": "2026-11-29T15:50:34.609Z",
+         *         "updated": "2026-11-29T15:50:34.609Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2fxqazgr60n5e6p6x3g88rmhja",
+         *         "customer": "cus_prod_06h2g01qjcvsshr6p7fab02b4e7ar",
          *         "livemode": false,
          *         "metadata": {},
          *         "paused_at": null,
-         *         "trial_end": "2026-12-06T15:40:25.177Z",
+         *         "trial_end": "2026-12-06T15:50:34.609Z",
          *         "cancelled_at": null,
          *         "days_until_due": null,
          *         "latest_invoice": null,
          *         "pending_changes": [],
          *         "collection_method": "charge_automatically",
-         *         "current_period_end": "2026-12-06T15:40:25.177Z",
+         *         "current_period_end": "2026-12-06T15:50:34.609Z",
          *         "cancel_at_period_end": false,
-         *         "current_period_start": "2026-11-29T15:40:25.177Z",
+         *         "current_period_start": "2026-11-29T15:50:34.609Z",
          *         "default_payment_method": "pm_sandbox_succeeds"
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2fxqmx4zjg9wk9m579jnf510xj",
+         *       "correlation_id": "req_prod_06h2g021me6rna0g59j1ye91r1ghy",
          *       "request_id": null,
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-12-03T15:40:25.177Z",
+         *       "created": "2026-12-03T15:50:34.609Z",
          *       "actor_type": "system",
          *       "actor_id": null
          *     }
@@ -17458,16 +17522,16 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2fxqdhrasfv8tqv8j0x9pj5q92",
+         *       "id": "evt_prod_06h2g01swzh5jrscdfft9mdt6syyt",
          *       "type": "invoice.created",
          *       "aggregate_type": "invoice",
-         *       "aggregate_id": "in_prod_06h2fxqdh2ggxt09mp224zx8gprz8",
+         *       "aggregate_id": "in_prod_06h2g01sw65raj7grrn2ja16fgkk0",
          *       "data": {
-         *         "id": "in_prod_06h2fxqdh2ggxt09mp224zx8gprz8",
+         *         "id": "in_prod_06h2g01sw65raj7grrn2ja16fgkk0",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h2fxqdh4h7g51xw03twt1px10vj",
-         *             "price": "price_prod_06h2fxq90shv5jwd630sf6v82pxhy",
+         *             "id": "il_prod_06h2g01swd8fzrv37kygef6reczar",
+         *             "price": "price_prod_06h2g01ntetr1b62dfk1kymn0ct5e",
          *             "quantity": 1,
          *             "tax_rates": [],
          *             "amount_atom": 500,
@@ -17480,11 +17544,11 @@ export type components = {
          *         "number": null,
          *         "object": "invoice",
          *         "status": "draft",
-         *         "created": "2026-11-29T15:40:23.816Z",
+         *         "created": "2026-11-29T15:50:33.185Z",
          *         "paid_at": null,
-         *         "updated": "2026-11-29T15:40:23.816Z",
+         *         "updated": "2026-11-29T15:50:33.185Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2fxqazgr60n5e6p6x3g88rmhja",
+         *         "customer": "cus_prod_06h2g01qjcvsshr6p7fab02b4e7ar",
          *         "discount": null,
          *         "due_date": null,
          *         "livemode": false,
@@ -17523,13 +17587,13 @@ export type components = {
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2fxqdgh07dgwrz615vd66hecc4",
-         *       "request_id": "req_prod_06h2fxqdgh07dgwrz615vd66hecc4",
+         *       "correlation_id": "req_prod_06h2g01svtappbrfb7dhbxrxekdha",
+         *       "request_id": "req_prod_06h2g01svtappbrfb7dhbxrxekdha",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-29T15:40:23.822Z",
+         *       "created": "2026-11-29T15:50:33.191Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2fxpzz5qtqg4qbt17kah6myejc"
+         *       "actor_id": "key_prod_06h2g01a8y4kejnpkqm5nbzee8p34"
          *     }
          */
         InvoiceCreatedEvent: {
@@ -17574,16 +17638,16 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2fxqdy536r484fc01vsdebtdrp",
+         *       "id": "evt_prod_06h2g01t7wpykv2k50z3kwbkv11b4",
          *       "type": "invoice.finalized",
          *       "aggregate_type": "invoice",
-         *       "aggregate_id": "in_prod_06h2fxqdh2ggxt09mp224zx8gprz8",
+         *       "aggregate_id": "in_prod_06h2g01sw65raj7grrn2ja16fgkk0",
          *       "data": {
-         *         "id": "in_prod_06h2fxqdh2ggxt09mp224zx8gprz8",
+         *         "id": "in_prod_06h2g01sw65raj7grrn2ja16fgkk0",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h2fxqdh4h7g51xw03twt1px10vj",
-         *             "price": "price_prod_06h2fxq90shv5jwd630sf6v82pxhy",
+         *             "id": "il_prod_06h2g01swd8fzrv37kygef6reczar",
+         *             "price": "price_prod_06h2g01ntetr1b62dfk1kymn0ct5e",
          *             "quantity": 1,
          *             "tax_rates": [],
          *             "amount_atom": 500,
@@ -17596,11 +17660,11 @@ export type components = {
          *         "number": "EXAMPL-0001",
          *         "object": "invoice",
          *         "status": "open",
-         *         "created": "2026-11-29T15:40:23.816Z",
+         *         "created": "2026-11-29T15:50:33.185Z",
          *         "paid_at": null,
-         *         "updated": "2026-11-29T15:40:23.862Z",
+         *         "updated": "2026-11-29T15:50:33.223Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2fxqazgr60n5e6p6x3g88rmhja",
+         *         "customer": "cus_prod_06h2g01qjcvsshr6p7fab02b4e7ar",
          *         "discount": null,
          *         "due_date": null,
          *         "livemode": false,
@@ -17608,11 +17672,11 @@ export type components = {
          *         "tax_atom": 0,
          *         "voided_at": null,
          *         "overdue_at": null,
-         *         "pdf_sha256": "9ac3fc7f0dae38ac60f7f877e6e4aa92256f1dd8f48ec6cfdb39d5d50bb165d2",
+         *         "pdf_sha256": "650d8a433a433624ebe1d31124329730f381fb80d72d3220db100040ace91b18",
          *         "description": null,
-         *         "invoice_pdf": "http://127.0.0.1:42273/api/invoices/in_prod_06h2fxqdh2ggxt09mp224zx8gprz8/pdf",
+         *         "invoice_pdf": "http://127.0.0.1:40417/api/invoices/in_prod_06h2g01sw65raj7grrn2ja16fgkk0/pdf",
          *         "total_taxes": [],
-         *         "finalized_at": "2026-11-29T15:40:23.862Z",
+         *         "finalized_at": "2026-11-29T15:50:33.223Z",
          *         "subscription": null,
          *         "attempt_count": 0,
          *         "customer_name": "Jenny Rosen",
@@ -17628,7 +17692,7 @@ export type components = {
          *         "paid_amount_atom": 0,
          *         "collection_method": "charge_automatically",
          *         "total_amount_atom": 500,
-         *         "hosted_invoice_url": "http://127.0.0.1:42273/invoice/Bkdn7NIf1O9QTCSY-YpY5wHkrjqnxEfv6LbeGR0Ve90",
+         *         "hosted_invoice_url": "http://127.0.0.1:40417/invoice/0q1EjF1SbAIWQF4MS3fEhRy2Z675czofGoQAqhAv8BQ",
          *         "ending_balance_atom": 0,
          *         "next_payment_attempt": null,
          *         "starting_balance_atom": 0,
@@ -17638,11 +17702,11 @@ export type components = {
          *         "post_payment_credit_notes_amount_atom": 0
          *       },
          *       "previous_data": {
-         *         "id": "in_prod_06h2fxqdh2ggxt09mp224zx8gprz8",
+         *         "id": "in_prod_06h2g01sw65raj7grrn2ja16fgkk0",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h2fxqdh4h7g51xw03twt1px10vj",
-         *             "price": "price_prod_06h2fxq90shv5jwd630sf6v82pxhy",
+         *             "id": "il_prod_06h2g01swd8fzrv37kygef6reczar",
+         *             "price": "price_prod_06h2g01ntetr1b62dfk1kymn0ct5e",
          *             "quantity": 1,
          *             "tax_rates": [],
          *             "amount_atom": 500,
@@ -17655,11 +17719,11 @@ export type components = {
          *         "number": null,
          *         "object": "invoice",
          *         "status": "draft",
-         *         "created": "2026-11-29T15:40:23.816Z",
+         *         "created": "2026-11-29T15:50:33.185Z",
          *         "paid_at": null,
-         *         "updated": "2026-11-29T15:40:23.816Z",
+         *         "updated": "2026-11-29T15:50:33.185Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2fxqazgr60n5e6p6x3g88rmhja",
+         *         "customer": "cus_prod_06h2g01qjcvsshr6p7fab02b4e7ar",
          *         "discount": null,
          *         "due_date": null,
          *         "livemode": false,
@@ -17697,13 +17761,13 @@ export type components = {
          *         "post_payment_credit_notes_amount_atom": 0
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2fxqdp50mx0xchvrahb1vkf3fr",
-         *       "request_id": "req_prod_06h2fxqdp50mx0xchvrahb1vkf3fr",
+         *       "correlation_id": "req_prod_06h2g01t0dhnhvsb980y1fa948hc4",
+         *       "request_id": "req_prod_06h2g01t0dhnhvsb980y1fa948hc4",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-29T15:40:23.921Z",
+         *       "created": "2026-11-29T15:50:33.279Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2fxpzz5qtqg4qbt17kah6myejc"
+         *       "actor_id": "key_prod_06h2g01a8y4kejnpkqm5nbzee8p34"
          *     }
          */
         InvoiceFinalizedEvent: {
@@ -17748,16 +17812,16 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2fxqe93n1sm93yknq15wb9kf0a",
+         *       "id": "evt_prod_06h2g01tgsc7bs8kmt99qr8zg2sra",
          *       "type": "invoice.paid",
          *       "aggregate_type": "invoice",
-         *       "aggregate_id": "in_prod_06h2fxqdh2ggxt09mp224zx8gprz8",
+         *       "aggregate_id": "in_prod_06h2g01sw65raj7grrn2ja16fgkk0",
          *       "data": {
-         *         "id": "in_prod_06h2fxqdh2ggxt09mp224zx8gprz8",
+         *         "id": "in_prod_06h2g01sw65raj7grrn2ja16fgkk0",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h2fxqdh4h7g51xw03twt1px10vj",
-         *             "price": "price_prod_06h2fxq90shv5jwd630sf6v82pxhy",
+         *             "id": "il_prod_06h2g01swd8fzrv37kygef6reczar",
+         *             "price": "price_prod_06h2g01ntetr1b62dfk1kymn0ct5e",
          *             "quantity": 1,
          *             "tax_rates": [],
          *             "amount_atom": 500,
@@ -17770,11 +17834,11 @@ export type components = {
          *         "number": "EXAMPL-0001",
          *         "object": "invoice",
          *         "status": "paid",
-         *         "created": "2026-11-29T15:40:23.816Z",
-         *         "paid_at": "2026-11-29T15:40:23.999Z",
-         *         "updated": "2026-11-29T15:40:23.999Z",
+         *         "created": "2026-11-29T15:50:33.185Z",
+         *         "paid_at": "2026-11-29T15:50:33.341Z",
+         *         "updated": "2026-11-29T15:50:33.341Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2fxqazgr60n5e6p6x3g88rmhja",
+         *         "customer": "cus_prod_06h2g01qjcvsshr6p7fab02b4e7ar",
          *         "discount": null,
          *         "due_date": null,
          *         "livemode": false,
@@ -17782,11 +17846,11 @@ export type components = {
          *         "tax_atom": 0,
          *         "voided_at": null,
          *         "overdue_at": null,
-         *         "pdf_sha256": "9ac3fc7f0dae38ac60f7f877e6e4aa92256f1dd8f48ec6cfdb39d5d50bb165d2",
+         *         "pdf_sha256": "650d8a433a433624ebe1d31124329730f381fb80d72d3220db100040ace91b18",
          *         "description": null,
-         *         "invoice_pdf": "http://127.0.0.1:42273/api/invoices/in_prod_06h2fxqdh2ggxt09mp224zx8gprz8/pdf",
+         *         "invoice_pdf": "http://127.0.0.1:40417/api/invoices/in_prod_06h2g01sw65raj7grrn2ja16fgkk0/pdf",
          *         "total_taxes": [],
-         *         "finalized_at": "2026-11-29T15:40:23.862Z",
+         *         "finalized_at": "2026-11-29T15:50:33.223Z",
          *         "subscription": null,
          *         "attempt_count": 0,
          *         "customer_name": "Jenny Rosen",
@@ -17794,15 +17858,15 @@ export type components = {
          *         "subtotal_atom": 500,
          *         "customer_email": "jenny@example.com",
          *         "days_until_due": null,
-         *         "payment_intent": "pi_prod_06h2fxqe5ndnna5g30adkg6ejaawg",
+         *         "payment_intent": "pi_prod_06h2g01td4dr1kwd8bw0kgzc4nqzp",
          *         "reverse_charge": false,
          *         "credits_applied": [],
          *         "due_amount_atom": 0,
-         *         "paid_pdf_sha256": "1c0f639db278f74c4cd93e6a015f10ea2e3bd3023535f3bce65b755ef9de9073",
+         *         "paid_pdf_sha256": "f45c91d9558ce33a98071d05170e902d40d6d44a70cd7e38712b514eada6133a",
          *         "paid_amount_atom": 500,
          *         "collection_method": "charge_automatically",
          *         "total_amount_atom": 500,
-         *         "hosted_invoice_url": "http://127.0.0.1:42273/invoice/Bkdn7NIf1O9QTCSY-YpY5wHkrjqnxEfv6LbeGR0Ve90",
+         *         "hosted_invoice_url": "http://127.0.0.1:40417/invoice/0q1EjF1SbAIWQF4MS3fEhRy2Z675czofGoQAqhAv8BQ",
          *         "ending_balance_atom": 0,
          *         "next_payment_attempt": null,
          *         "starting_balance_atom": 0,
@@ -17812,11 +17876,11 @@ export type components = {
          *         "post_payment_credit_notes_amount_atom": 0
          *       },
          *       "previous_data": {
-         *         "id": "in_prod_06h2fxqdh2ggxt09mp224zx8gprz8",
+         *         "id": "in_prod_06h2g01sw65raj7grrn2ja16fgkk0",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h2fxqdh4h7g51xw03twt1px10vj",
-         *             "price": "price_prod_06h2fxq90shv5jwd630sf6v82pxhy",
+         *             "id": "il_prod_06h2g01swd8fzrv37kygef6reczar",
+         *             "price": "price_prod_06h2g01ntetr1b62dfk1kymn0ct5e",
          *             "quantity": 1,
          *             "tax_rates": [],
          *             "amount_atom": 500,
@@ -17829,11 +17893,11 @@ export type components = {
          *         "number": "EXAMPL-0001",
          *         "object": "invoice",
          *         "status": "open",
-         *         "created": "2026-11-29T15:40:23.816Z",
+         *         "created": "2026-11-29T15:50:33.185Z",
          *         "paid_at": null,
-         *         "updated": "2026-11-29T15:40:23.862Z",
+         *         "updated": "2026-11-29T15:50:33.223Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2fxqazgr60n5e6p6x3g88rmhja",
+         *         "customer": "cus_prod_06h2g01qjcvsshr6p7fab02b4e7ar",
          *         "discount": null,
          *         "due_date": null,
          *         "livemode": false,
@@ -17841,11 +17905,11 @@ export type components = {
          *         "tax_atom": 0,
          *         "voided_at": null,
          *         "overdue_at": null,
-         *         "pdf_sha256": "9ac3fc7f0dae38ac60f7f877e6e4aa92256f1dd8f48ec6cfdb39d5d50bb165d2",
+         *         "pdf_sha256": "650d8a433a433624ebe1d31124329730f381fb80d72d3220db100040ace91b18",
          *         "description": null,
-         *         "invoice_pdf": "http://127.0.0.1:42273/api/invoices/in_prod_06h2fxqdh2ggxt09mp224zx8gprz8/pdf",
+         *         "invoice_pdf": "http://127.0.0.1:40417/api/invoices/in_prod_06h2g01sw65raj7grrn2ja16fgkk0/pdf",
          *         "total_taxes": [],
-         *         "finalized_at": "2026-11-29T15:40:23.862Z",
+         *         "finalized_at": "2026-11-29T15:50:33.223Z",
          *         "subscription": null,
          *         "attempt_count": 0,
          *         "customer_name": "Jenny Rosen",
@@ -17853,7 +17917,7 @@ export type components = {
          *         "subtotal_atom": 500,
          *         "customer_email": "jenny@example.com",
          *         "days_until_due": null,
-         *         "payment_intent": "pi_prod_06h2fxqe5ndnna5g30adkg6ejaawg",
+         *         "payment_intent": "pi_prod_06h2g01td4dr1kwd8bw0kgzc4nqzp",
          *         "reverse_charge": false,
          *         "credits_applied": [],
          *         "due_amount_atom": 500,
@@ -17861,7 +17925,7 @@ export type components = {
          *         "paid_amount_atom": 0,
          *         "collection_method": "charge_automatically",
          *         "total_amount_atom": 500,
-         *         "hosted_invoice_url": "http://127.0.0.1:42273/invoice/Bkdn7NIf1O9QTCSY-YpY5wHkrjqnxEfv6LbeGR0Ve90",
+         *         "hosted_invoice_url": "http://127.0.0.1:40417/invoice/0q1EjF1SbAIWQF4MS3fEhRy2Z675czofGoQAqhAv8BQ",
          *         "ending_balance_atom": 0,
          *         "next_payment_attempt": null,
          *         "starting_balance_atom": 0,
@@ -17871,13 +17935,13 @@ export type components = {
          *         "post_payment_credit_notes_amount_atom": 0
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2fxqe3zqjtawy4n6d2hnwj8hs4",
-         *       "request_id": "req_prod_06h2fxqe3zqjtawy4n6d2hnwj8hs4",
+         *       "correlation_id": "req_prod_06h2g01tbyq00jzf7ysbg4mmknc50",
+         *       "request_id": "req_prod_06h2g01tbyq00jzf7ysbg4mmknc50",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-29T15:40:24.008Z",
+         *       "created": "2026-11-29T15:50:33.350Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2fxpzz5qtqg4qbt17kah6myejc"
+         *       "actor_id": "key_prod_06h2g01a8y4kejnpkqm5nbzee8p34"
          *     }
          */
         InvoicePaidEvent: {
@@ -17922,16 +17986,16 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2fxqea22p2vj4mdtkk3z49qcqr",
+         *       "id": "evt_prod_06h2g01thk1ttwnmj4g2y28nfveer",
          *       "type": "invoice.payment_succeeded",
          *       "aggregate_type": "invoice",
-         *       "aggregate_id": "in_prod_06h2fxqdh2ggxt09mp224zx8gprz8",
+         *       "aggregate_id": "in_prod_06h2g01sw65raj7grrn2ja16fgkk0",
          *       "data": {
-         *         "id": "in_prod_06h2fxqdh2ggxt09mp224zx8gprz8",
+         *         "id": "in_prod_06h2g01sw65raj7grrn2ja16fgkk0",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h2fxqdh4h7g51xw03twt1px10vj",
-         *             "price": "price_prod_06h2fxq90shv5jwd630sf6v82pxhy",
+         *             "id": "il_prod_06h2g01swd8fzrv37kygef6reczar",
+         *             "price": "price_prod_06h2g01ntetr1b62dfk1kymn0ct5e",
          *             "quantity": 1,
          *             "tax_rates": [],
          *             "amount_atom": 500,
@@ -17944,11 +18008,11 @@ export type components = {
          *         "number": "EXAMPL-0001",
          *         "object": "invoice",
          *         "status": "paid",
-         *         "created": "2026-11-29T15:40:23.816Z",
-         *         "paid_at": "2026-11-29T15:40:23.999Z",
-         *         "updated": "2026-11-29T15:40:23.999Z",
+         *         "created": "2026-11-29T15:50:33.185Z",
+         *         "paid_at": "2026-11-29T15:50:33.341Z",
+         *         "updated": "2026-11-29T15:50:33.341Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2fxqazgr60n5e6p6x3g88rmhja",
+         *         "customer": "cus_prod_06h2g01qjcvsshr6p7fab02b4e7ar",
          *         "discount": null,
          *         "due_date": null,
          *         "livemode": false,
@@ -17956,11 +18020,11 @@ export type components = {
          *         "tax_atom": 0,
          *         "voided_at": null,
          *         "overdue_at": null,
-         *         "pdf_sha256": "9ac3fc7f0dae38ac60f7f877e6e4aa92256f1dd8f48ec6cfdb39d5d50bb165d2",
+         *         "pdf_sha256": "650d8a433a433624ebe1d31124329730f381fb80d72d3220db100040ace91b18",
          *         "description": null,
-         *         "invoice_pdf": "http://127.0.0.1:42273/api/invoices/in_prod_06h2fxqdh2ggxt09mp224zx8gprz8/pdf",
+         *         "invoice_pdf": "http://127.0.0.1:40417/api/invoices/in_prod_06h2g01sw65raj7grrn2ja16fgkk0/pdf",
          *         "total_taxes": [],
-         *         "finalized_at": "2026-11-29T15:40:23.862Z",
+         *         "finalized_at": "2026-11-29T15:50:33.223Z",
          *         "subscription": null,
          *         "attempt_count": 0,
          *         "customer_name": "Jenny Rosen",
@@ -17968,15 +18032,15 @@ export type components = {
          *         "subtotal_atom": 500,
          *         "customer_email": "jenny@example.com",
          *         "days_until_due": null,
-         *         "payment_intent": "pi_prod_06h2fxqe5ndnna5g30adkg6ejaawg",
+         *         "payment_intent": "pi_prod_06h2g01td4dr1kwd8bw0kgzc4nqzp",
          *         "reverse_charge": false,
          *         "credits_applied": [],
          *         "due_amount_atom": 0,
-         *         "paid_pdf_sha256": "1c0f639db278f74c4cd93e6a015f10ea2e3bd3023535f3bce65b755ef9de9073",
+         *         "paid_pdf_sha256": "f45c91d9558ce33a98071d05170e902d40d6d44a70cd7e38712b514eada6133a",
          *         "paid_amount_atom": 500,
          *         "collection_method": "charge_automatically",
          *         "total_amount_atom": 500,
-         *         "hosted_invoice_url": "http://127.0.0.1:42273/invoice/Bkdn7NIf1O9QTCSY-YpY5wHkrjqnxEfv6LbeGR0Ve90",
+         *         "hosted_invoice_url": "http://127.0.0.1:40417/invoice/0q1EjF1SbAIWQF4MS3fEhRy2Z675czofGoQAqhAv8BQ",
          *         "ending_balance_atom": 0,
          *         "next_payment_attempt": null,
          *         "starting_balance_atom": 0,
@@ -17986,11 +18050,11 @@ export type components = {
          *         "post_payment_credit_notes_amount_atom": 0
          *       },
          *       "previous_data": {
-         *         "id": "in_prod_06h2fxqdh2ggxt09mp224zx8gprz8",
+         *         "id": "in_prod_06h2g01sw65raj7grrn2ja16fgkk0",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h2fxqdh4h7g51xw03twt1px10vj",
-         *             "price": "price_prod_06h2fxq90shv5jwd630sf6v82pxhy",
+         *             "id": "il_prod_06h2g01swd8fzrv37kygef6reczar",
+         *             "price": "price_prod_06h2g01ntetr1b62dfk1kymn0ct5e",
          *             "quantity": 1,
          *             "tax_rates": [],
          *             "amount_atom": 500,
@@ -18003,11 +18067,11 @@ export type components = {
          *         "number": "EXAMPL-0001",
          *         "object": "invoice",
          *         "status": "open",
-         *         "created": "2026-11-29T15:40:23.816Z",
+         *         "created": "2026-11-29T15:50:33.185Z",
          *         "paid_at": null,
-         *         "updated": "2026-11-29T15:40:23.862Z",
+         *         "updated": "2026-11-29T15:50:33.223Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2fxqazgr60n5e6p6x3g88rmhja",
+         *         "customer": "cus_prod_06h2g01qjcvsshr6p7fab02b4e7ar",
          *         "discount": null,
          *         "due_date": null,
          *         "livemode": false,
@@ -18015,11 +18079,11 @@ export type components = {
          *         "tax_atom": 0,
          *         "voided_at": null,
          *         "overdue_at": null,
-         *         "pdf_sha256": "9ac3fc7f0dae38ac60f7f877e6e4aa92256f1dd8f48ec6cfdb39d5d50bb165d2",
+         *         "pdf_sha256": "650d8a433a433624ebe1d31124329730f381fb80d72d3220db100040ace91b18",
          *         "description": null,
-         *         "invoice_pdf": "http://127.0.0.1:42273/api/invoices/in_prod_06h2fxqdh2ggxt09mp224zx8gprz8/pdf",
+         *         "invoice_pdf": "http://127.0.0.1:40417/api/invoices/in_prod_06h2g01sw65raj7grrn2ja16fgkk0/pdf",
          *         "total_taxes": [],
-         *         "finalized_at": "2026-11-29T15:40:23.862Z",
+         *         "finalized_at": "2026-11-29T15:50:33.223Z",
          *         "subscription": null,
          *         "attempt_count": 0,
          *         "customer_name": "Jenny Rosen",
@@ -18027,7 +18091,7 @@ export type components = {
          *         "subtotal_atom": 500,
          *         "customer_email": "jenny@example.com",
          *         "days_until_due": null,
-         *         "payment_intent": "pi_prod_06h2fxqe5ndnna5g30adkg6ejaawg",
+         *         "payment_intent": "pi_prod_06h2g01td4dr1kwd8bw0kgzc4nqzp",
          *         "reverse_charge": false,
          *         "credits_applied": [],
          *         "due_amount_atom": 500,
@@ -18035,7 +18099,7 @@ export type components = {
          *         "paid_amount_atom": 0,
          *         "collection_method": "charge_automatically",
          *         "total_amount_atom": 500,
-         *         "hosted_invoice_url": "http://127.0.0.1:42273/invoice/Bkdn7NIf1O9QTCSY-YpY5wHkrjqnxEfv6LbeGR0Ve90",
+         *         "hosted_invoice_url": "http://127.0.0.1:40417/invoice/0q1EjF1SbAIWQF4MS3fEhRy2Z675czofGoQAqhAv8BQ",
          *         "ending_balance_atom": 0,
          *         "next_payment_attempt": null,
          *         "starting_balance_atom": 0,
@@ -18045,13 +18109,13 @@ export type components = {
          *         "post_payment_credit_notes_amount_atom": 0
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2fxqe3zqjtawy4n6d2hnwj8hs4",
-         *       "request_id": "req_prod_06h2fxqe3zqjtawy4n6d2hnwj8hs4",
+         *       "correlation_id": "req_prod_06h2g01tbyq00jzf7ysbg4mmknc50",
+         *       "request_id": "req_prod_06h2g01tbyq00jzf7ysbg4mmknc50",
          *       "version": 1,
          *       "sequence": 4,
-         *       "created": "2026-11-29T15:40:24.016Z",
+         *       "created": "2026-11-29T15:50:33.356Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2fxpzz5qtqg4qbt17kah6myejc"
+         *       "actor_id": "key_prod_06h2g01a8y4kejnpkqm5nbzee8p34"
          *     }
          */
         InvoicePaymentSucceededEvent: {
@@ -18096,16 +18160,16 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2fxqezn5tkva8s8pbtmj8arc8t",
+         *       "id": "evt_prod_06h2g01vdecj2yfa9evhn9sdbd866",
          *       "type": "invoice.payment_failed",
          *       "aggregate_type": "invoice",
-         *       "aggregate_id": "in_prod_06h2fxqenj32zmwhq3c9tdh048656",
+         *       "aggregate_id": "in_prod_06h2g01tzmfz5fqt4ppbqvxsncrk2",
          *       "data": {
-         *         "id": "in_prod_06h2fxqenj32zmwhq3c9tdh048656",
+         *         "id": "in_prod_06h2g01tzmfz5fqt4ppbqvxsncrk2",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h2fxqens3967r7xt8tj2v588e7t",
-         *             "price": "price_prod_06h2fxq90shv5jwd630sf6v82pxhy",
+         *             "id": "il_prod_06h2g01tzyqkaxzde5y82v569j8wa",
+         *             "price": "price_prod_06h2g01ntetr1b62dfk1kymn0ct5e",
          *             "quantity": 1,
          *             "tax_rates": [],
          *             "amount_atom": 500,
@@ -18118,11 +18182,11 @@ export type components = {
          *         "number": "EXAMPL-0002",
          *         "object": "invoice",
          *         "status": "open",
-         *         "created": "2026-11-29T15:40:24.108Z",
+         *         "created": "2026-11-29T15:50:33.469Z",
          *         "paid_at": null,
-         *         "updated": "2026-11-29T15:40:24.127Z",
+         *         "updated": "2026-11-29T15:50:33.493Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2fxqazgr60n5e6p6x3g88rmhja",
+         *         "customer": "cus_prod_06h2g01qjcvsshr6p7fab02b4e7ar",
          *         "discount": null,
          *         "due_date": null,
          *         "livemode": false,
@@ -18130,11 +18194,11 @@ export type components = {
          *         "tax_atom": 0,
          *         "voided_at": null,
          *         "overdue_at": null,
-         *         "pdf_sha256": "6df97da4465028704283ca4301a7f9edad0cdd6b8ada0071722bcb47b256c240",
+         *         "pdf_sha256": "df094cbd49ce54d967dc447df671eb7434ab992fea3b9425f5e2d8837c689f9e",
          *         "description": null,
-         *         "invoice_pdf": "http://127.0.0.1:42273/api/invoices/in_prod_06h2fxqenj32zmwhq3c9tdh048656/pdf",
+         *         "invoice_pdf": "http://127.0.0.1:40417/api/invoices/in_prod_06h2g01tzmfz5fqt4ppbqvxsncrk2/pdf",
          *         "total_taxes": [],
-         *         "finalized_at": "2026-11-29T15:40:24.127Z",
+         *         "finalized_at": "2026-11-29T15:50:33.493Z",
          *         "subscription": null,
          *         "attempt_count": 0,
          *         "customer_name": "Jenny Rosen",
@@ -18142,7 +18206,7 @@ export type components = {
          *         "subtotal_atom": 500,
          *         "customer_email": "jenny@example.com",
          *         "days_until_due": null,
-         *         "payment_intent": "pi_prod_06h2fxqew154beh4g4s15gty6yx2y",
+         *         "payment_intent": "pi_prod_06h2g01v8ezzfshbsf25t11r0zd1y",
          *         "reverse_charge": false,
          *         "credits_applied": [],
          *         "due_amount_atom": 500,
@@ -18150,7 +18214,7 @@ export type components = {
          *         "paid_amount_atom": 0,
          *         "collection_method": "charge_automatically",
          *         "total_amount_atom": 500,
-         *         "hosted_invoice_url": "http://127.0.0.1:42273/invoice/UxwLY3EWQN8tLac09gNnjibynsBMMXrcCUA7BuOqop8",
+         *         "hosted_invoice_url": "http://127.0.0.1:40417/invoice/Ra08Rn1_mxZJA2lPMxp1NfX27Pdva3ALPgaNynAtE58",
          *         "ending_balance_atom": 0,
          *         "next_payment_attempt": null,
          *         "starting_balance_atom": 0,
@@ -18161,13 +18225,13 @@ export type components = {
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2fxqevadr6hkban699feer31bj",
-         *       "request_id": "req_prod_06h2fxqevadr6hkban699feer31bj",
+         *       "correlation_id": "req_prod_06h2g01v70gcd5p7nyn8kzqtkwnq0",
+         *       "request_id": "req_prod_06h2g01v70gcd5p7nyn8kzqtkwnq0",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-29T15:40:24.189Z",
+         *       "created": "2026-11-29T15:50:33.579Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2fxpzz5qtqg4qbt17kah6myejc"
+         *       "actor_id": "key_prod_06h2g01a8y4kejnpkqm5nbzee8p34"
          *     }
          */
         InvoicePaymentFailedEvent: {
@@ -18212,16 +18276,16 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2fxqfcf2vv7r7kh1gbwe00371a",
+         *       "id": "evt_prod_06h2g01vqzy5vpthes1eredy8z212",
          *       "type": "invoice.payment_action_required",
          *       "aggregate_type": "invoice",
-         *       "aggregate_id": "in_prod_06h2fxqf2mabrkbtkdyy5rpxzw222",
+         *       "aggregate_id": "in_prod_06h2g01vgp2ewfr706vyhxkbf9pr8",
          *       "data": {
-         *         "id": "in_prod_06h2fxqf2mabrkbtkdyy5rpxzw222",
+         *         "id": "in_prod_06h2g01vgp2ewfr706vyhxkbf9pr8",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h2fxqf2ykszpysa9ayw7ma8cz58",
-         *             "price": "price_prod_06h2fxq90shv5jwd630sf6v82pxhy",
+         *             "id": "il_prod_06h2g01vgsq0e7mhnqbprdhewvj30",
+         *             "price": "price_prod_06h2g01ntetr1b62dfk1kymn0ct5e",
          *             "quantity": 1,
          *             "tax_rates": [],
          *             "amount_atom": 500,
@@ -18234,11 +18298,11 @@ export type components = {
          *         "number": "EXAMPL-0003",
          *         "object": "invoice",
          *         "status": "open",
-         *         "created": "2026-11-29T15:40:24.213Z",
+         *         "created": "2026-11-29T15:50:33.605Z",
          *         "paid_at": null,
-         *         "updated": "2026-11-29T15:40:24.234Z",
+         *         "updated": "2026-11-29T15:50:33.628Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2fxqazgr60n5e6p6x3g88rmhja",
+         *         "customer": "cus_prod_06h2g01qjcvsshr6p7fab02b4e7ar",
          *         "discount": null,
          *         "due_date": null,
          *         "livemode": false,
@@ -18246,11 +18310,11 @@ export type components = {
          *         "tax_atom": 0,
          *         "voided_at": null,
          *         "overdue_at": null,
-         *         "pdf_sha256": "c8194ed3f4adea5aa5a40dbee6a3fc905a66a3bad7ba57ccecf39dc56e38bfab",
+         *         "pdf_sha256": "986e6dc8516f32d7223af8ccd0bf9956ec4403705bdd1603606dd15ce47f0924",
          *         "description": null,
-         *         "invoice_pdf": "http://127.0.0.1:42273/api/invoices/in_prod_06h2fxqf2mabrkbtkdyy5rpxzw222/pdf",
+         *         "invoice_pdf": "http://127.0.0.1:40417/api/invoices/in_prod_06h2g01vgp2ewfr706vyhxkbf9pr8/pdf",
          *         "total_taxes": [],
-         *         "finalized_at": "2026-11-29T15:40:24.234Z",
+         *         "finalized_at": "2026-11-29T15:50:33.628Z",
          *         "subscription": null,
          *         "attempt_count": 0,
          *         "customer_name": "Jenny Rosen",
@@ -18258,7 +18322,7 @@ export type components = {
          *         "subtotal_atom": 500,
          *         "customer_email": "jenny@example.com",
          *         "days_until_due": null,
-         *         "payment_intent": "pi_prod_06h2fxqf996k1x2g0q81vbyvx36wc",
+         *         "payment_intent": "pi_prod_06h2g01vpy0bbk9e1s52w9crfmp8r",
          *         "reverse_charge": false,
          *         "credits_applied": [],
          *         "due_amount_atom": 500,
@@ -18266,7 +18330,7 @@ export type components = {
          *         "paid_amount_atom": 0,
          *         "collection_method": "charge_automatically",
          *         "total_amount_atom": 500,
-         *         "hosted_invoice_url": "http://127.0.0.1:42273/invoice/7_pwxt6KsOvpkLnhju0xNWFUrFko1jHrW3hQu8P9FW8",
+         *         "hosted_invoice_url": "http://127.0.0.1:40417/invoice/vAoxQnZCg_NX65glEDxcU6pGJ3U84zlrnQG-ZXOPvho",
          *         "ending_balance_atom": 0,
          *         "next_payment_attempt": null,
          *         "starting_balance_atom": 0,
@@ -18277,13 +18341,13 @@ export type components = {
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2fxqf8kdtst9gatvzkpt4wp78t",
-         *       "request_id": "req_prod_06h2fxqf8kdtst9gatvzkpt4wp78t",
+         *       "correlation_id": "req_prod_06h2g01vp6ptw5t9mhjyqx2mg182t",
+         *       "request_id": "req_prod_06h2g01vp6ptw5t9mhjyqx2mg182t",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-29T15:40:24.292Z",
+         *       "created": "2026-11-29T15:50:33.663Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2fxpzz5qtqg4qbt17kah6myejc"
+         *       "actor_id": "key_prod_06h2g01a8y4kejnpkqm5nbzee8p34"
          *     }
          */
         InvoicePaymentActionRequiredEvent: {
@@ -18328,16 +18392,16 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2fxqn0dmb3t12nv3fd0xy5p80m",
+         *       "id": "evt_prod_06h2g021pzf6wq961mgwajv17y1wm",
          *       "type": "invoice.overdue",
          *       "aggregate_type": "invoice",
-         *       "aggregate_id": "in_prod_06h2fxqh42ykpfa0zdcgv9ynxb8ne",
+         *       "aggregate_id": "in_prod_06h2g01xb3catnedsd3yfayery5kg",
          *       "data": {
-         *         "id": "in_prod_06h2fxqh42ykpfa0zdcgv9ynxb8ne",
+         *         "id": "in_prod_06h2g01xb3catnedsd3yfayery5kg",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h2fxqh4bhq9kd802w35364zk5tc",
-         *             "price": "price_prod_06h2fxq90shv5jwd630sf6v82pxhy",
+         *             "id": "il_prod_06h2g01xb7837x9vvjcsgz6nbfh6e",
+         *             "price": "price_prod_06h2g01ntetr1b62dfk1kymn0ct5e",
          *             "quantity": 1,
          *             "tax_rates": [],
          *             "amount_atom": 500,
@@ -18350,23 +18414,23 @@ export type components = {
          *         "number": "EXAMPL-0007",
          *         "object": "invoice",
          *         "status": "open",
-         *         "created": "2026-11-29T15:40:24.736Z",
+         *         "created": "2026-11-29T15:50:34.072Z",
          *         "paid_at": null,
-         *         "updated": "2026-11-30T15:40:24.713Z",
+         *         "updated": "2026-11-30T15:50:34.022Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2fxqazgr60n5e6p6x3g88rmhja",
+         *         "customer": "cus_prod_06h2g01qjcvsshr6p7fab02b4e7ar",
          *         "discount": null,
-         *         "due_date": "2026-11-30T15:40:24.713Z",
+         *         "due_date": "2026-11-30T15:50:34.022Z",
          *         "livemode": false,
          *         "metadata": {},
          *         "tax_atom": 0,
          *         "voided_at": null,
-         *         "overdue_at": "2026-11-30T15:40:24.713Z",
-         *         "pdf_sha256": "4c864bb3af5bbf40b347f0f0e396eb69ebd0ea68c3b88d2890a419f819fc58be",
+         *         "overdue_at": "2026-11-30T15:50:34.022Z",
+         *         "pdf_sha256": "e3fa7d503c0ea11c0f6f210423ab8a2756342254147be56cc090ef0583916cbe",
          *         "description": null,
-         *         "invoice_pdf": "http://127.0.0.1:42273/api/invoices/in_prod_06h2fxqh42ykpfa0zdcgv9ynxb8ne/pdf",
+         *         "invoice_pdf": "http://127.0.0.1:40417/api/invoices/in_prod_06h2g01xb3catnedsd3yfayery5kg/pdf",
          *         "total_taxes": [],
-         *         "finalized_at": "2026-11-29T15:40:24.754Z",
+         *         "finalized_at": "2026-11-29T15:50:34.099Z",
          *         "subscription": null,
          *         "attempt_count": 0,
          *         "customer_name": "Jenny Rosen",
@@ -18382,7 +18446,7 @@ export type components = {
          *         "paid_amount_atom": 0,
          *         "collection_method": "charge_automatically",
          *         "total_amount_atom": 500,
-         *         "hosted_invoice_url": "http://127.0.0.1:42273/invoice/q26dFNtgcJhn4-afwZJQD9xbRsKMY3j4FMbKNVxD27M",
+         *         "hosted_invoice_url": "http://127.0.0.1:40417/invoice/0lH65DP-lhVaHGtu2wNhfn-t3Cd-GPESL-YEQ7qXds8",
          *         "ending_balance_atom": 0,
          *         "next_payment_attempt": null,
          *         "starting_balance_atom": 0,
@@ -18392,11 +18456,11 @@ export type components = {
          *         "post_payment_credit_notes_amount_atom": 0
          *       },
          *       "previous_data": {
-         *         "id": "in_prod_06h2fxqh42ykpfa0zdcgv9ynxb8ne",
+         *         "id": "in_prod_06h2g01xb3catnedsd3yfayery5kg",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h2fxqh4bhq9kd802w35364zk5tc",
-         *             "price": "price_prod_06h2fxq90shv5jwd630sf6v82pxhy",
+         *             "id": "il_prod_06h2g01xb7837x9vvjcsgz6nbfh6e",
+         *             "price": "price_prod_06h2g01ntetr1b62dfk1kymn0ct5e",
          *             "quantity": 1,
          *             "tax_rates": [],
          *             "amount_atom": 500,
@@ -18409,23 +18473,23 @@ export type components = {
          *         "number": "EXAMPL-0007",
          *         "object": "invoice",
          *         "status": "open",
-         *         "created": "2026-11-29T15:40:24.736Z",
+         *         "created": "2026-11-29T15:50:34.072Z",
          *         "paid_at": null,
-         *         "updated": "2026-11-29T15:40:24.754Z",
+         *         "updated": "2026-11-29T15:50:34.099Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2fxqazgr60n5e6p6x3g88rmhja",
+         *         "customer": "cus_prod_06h2g01qjcvsshr6p7fab02b4e7ar",
          *         "discount": null,
-         *         "due_date": "2026-11-30T15:40:24.713Z",
+         *         "due_date": "2026-11-30T15:50:34.022Z",
          *         "livemode": false,
          *         "metadata": {},
          *         "tax_atom": 0,
          *         "voided_at": null,
          *         "overdue_at": null,
-         *         "pdf_sha256": "4c864bb3af5bbf40b347f0f0e396eb69ebd0ea68c3b88d2890a419f819fc58be",
+         *         "pdf_sha256": "e3fa7d503c0ea11c0f6f210423ab8a2756342254147be56cc090ef0583916cbe",
          *         "description": null,
-         *         "invoice_pdf": "http://127.0.0.1:42273/api/invoices/in_prod_06h2fxqh42ykpfa0zdcgv9ynxb8ne/pdf",
+         *         "invoice_pdf": "http://127.0.0.1:40417/api/invoices/in_prod_06h2g01xb3catnedsd3yfayery5kg/pdf",
          *         "total_taxes": [],
-         *         "finalized_at": "2026-11-29T15:40:24.754Z",
+         *         "finalized_at": "2026-11-29T15:50:34.099Z",
          *         "subscription": null,
          *         "attempt_count": 0,
          *         "customer_name": "Jenny Rosen",
@@ -18441,7 +18505,7 @@ export type components = {
          *         "paid_amount_atom": 0,
          *         "collection_method": "charge_automatically",
          *         "total_amount_atom": 500,
-         *         "hosted_invoice_url": "http://127.0.0.1:42273/invoice/q26dFNtgcJhn4-afwZJQD9xbRsKMY3j4FMbKNVxD27M",
+         *         "hosted_invoice_url": "http://127.0.0.1:40417/invoice/0lH65DP-lhVaHGtu2wNhfn-t3Cd-GPESL-YEQ7qXds8",
          *         "ending_balance_atom": 0,
          *         "next_payment_attempt": null,
          *         "starting_balance_atom": 0,
@@ -18451,11 +18515,11 @@ export type components = {
          *         "post_payment_credit_notes_amount_atom": 0
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2fxqmx4zjg9wk9m579jnf510xj",
+         *       "correlation_id": "req_prod_06h2g021me6rna0g59j1ye91r1ghy",
          *       "request_id": null,
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-30T15:40:24.713Z",
+         *       "created": "2026-11-30T15:50:34.022Z",
          *       "actor_type": "system",
          *       "actor_id": null
          *     }
@@ -18502,16 +18566,16 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2fxqfrfqhp8k6wf2wea9srrb4m",
+         *       "id": "evt_prod_06h2g01w0947at03yc6nb7533vnmm",
          *       "type": "invoice.voided",
          *       "aggregate_type": "invoice",
-         *       "aggregate_id": "in_prod_06h2fxqfg60tcrbw9k97ztycgtm84",
+         *       "aggregate_id": "in_prod_06h2g01vtder976fn3r3yjr7sym0j",
          *       "data": {
-         *         "id": "in_prod_06h2fxqfg60tcrbw9k97ztycgtm84",
+         *         "id": "in_prod_06h2g01vtder976fn3r3yjr7sym0j",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h2fxqfg90cjk64bbyxbdsr4ddwj",
-         *             "price": "price_prod_06h2fxq90shv5jwd630sf6v82pxhy",
+         *             "id": "il_prod_06h2g01vthzvdkx5n4ez6nkbh13sg",
+         *             "price": "price_prod_06h2g01ntetr1b62dfk1kymn0ct5e",
          *             "quantity": 1,
          *             "tax_rates": [],
          *             "amount_atom": 500,
@@ -18524,23 +18588,23 @@ export type components = {
          *         "number": "EXAMPL-0004",
          *         "object": "invoice",
          *         "status": "void",
-         *         "created": "2026-11-29T15:40:24.321Z",
+         *         "created": "2026-11-29T15:50:33.683Z",
          *         "paid_at": null,
-         *         "updated": "2026-11-29T15:40:24.385Z",
+         *         "updated": "2026-11-29T15:50:33.729Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2fxqazgr60n5e6p6x3g88rmhja",
+         *         "customer": "cus_prod_06h2g01qjcvsshr6p7fab02b4e7ar",
          *         "discount": null,
          *         "due_date": null,
          *         "livemode": false,
          *         "metadata": {},
          *         "tax_atom": 0,
-         *         "voided_at": "2026-11-29T15:40:24.385Z",
+         *         "voided_at": "2026-11-29T15:50:33.729Z",
          *         "overdue_at": null,
-         *         "pdf_sha256": "8fd9d187058aaa63715eaad2bbd70f27bf126e5a2d9132b015eab200d01b4471",
+         *         "pdf_sha256": "8cc36c593aaf328e20d83a107b3570dc84127461b8b31cf72ede179632d4d650",
          *         "description": null,
-         *         "invoice_pdf": "http://127.0.0.1:42273/api/invoices/in_prod_06h2fxqfg60tcrbw9k97ztycgtm84/pdf",
+         *         "invoice_pdf": "http://127.0.0.1:40417/api/invoices/in_prod_06h2g01vtder976fn3r3yjr7sym0j/pdf",
          *         "total_taxes": [],
-         *         "finalized_at": "2026-11-29T15:40:24.347Z",
+         *         "finalized_at": "2026-11-29T15:50:33.705Z",
          *         "subscription": null,
          *         "attempt_count": 0,
          *         "customer_name": "Jenny Rosen",
@@ -18556,7 +18620,7 @@ export type components = {
          *         "paid_amount_atom": 0,
          *         "collection_method": "charge_automatically",
          *         "total_amount_atom": 500,
-         *         "hosted_invoice_url": "http://127.0.0.1:42273/invoice/wRqrXTvmzueSHem2XqU2B3_hSs_HrkbQeuCTtFDtokY",
+         *         "hosted_invoice_url": "http://127.0.0.1:40417/invoice/fcR7qIeU5mlVGMk71YZ5fRVpv5TsJgKTw7vz-3TPt90",
          *         "ending_balance_atom": 0,
          *         "next_payment_attempt": null,
          *         "starting_balance_atom": 0,
@@ -18566,11 +18630,11 @@ export type components = {
          *         "post_payment_credit_notes_amount_atom": 0
          *       },
          *       "previous_data": {
-         *         "id": "in_prod_06h2fxqfg60tcrbw9k97ztycgtm84",
+         *         "id": "in_prod_06h2g01vtder976fn3r3yjr7sym0j",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h2fxqfg90cjk64bbyxbdsr4ddwj",
-         *             "price": "price_prod_06h2fxq90shv5jwd630sf6v82pxhy",
+         *             "id": "il_prod_06h2g01vthzvdkx5n4ez6nkbh13sg",
+         *             "price": "price_prod_06h2g01ntetr1b62dfk1kymn0ct5e",
          *             "quantity": 1,
          *             "tax_rates": [],
          *             "amount_atom": 500,
@@ -18583,11 +18647,11 @@ export type components = {
          *         "number": "EXAMPL-0004",
          *         "object": "invoice",
          *         "status": "open",
-         *         "created": "2026-11-29T15:40:24.321Z",
+         *         "created": "2026-11-29T15:50:33.683Z",
          *         "paid_at": null,
-         *         "updated": "2026-11-29T15:40:24.347Z",
+         *         "updated": "2026-11-29T15:50:33.705Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2fxqazgr60n5e6p6x3g88rmhja",
+         *         "customer": "cus_prod_06h2g01qjcvsshr6p7fab02b4e7ar",
          *         "discount": null,
          *         "due_date": null,
          *         "livemode": false,
@@ -18595,11 +18659,11 @@ export type components = {
          *         "tax_atom": 0,
          *         "voided_at": null,
          *         "overdue_at": null,
-         *         "pdf_sha256": "8fd9d187058aaa63715eaad2bbd70f27bf126e5a2d9132b015eab200d01b4471",
+         *         "pdf_sha256": "8cc36c593aaf328e20d83a107b3570dc84127461b8b31cf72ede179632d4d650",
          *         "description": null,
-         *         "invoice_pdf": "http://127.0.0.1:42273/api/invoices/in_prod_06h2fxqfg60tcrbw9k97ztycgtm84/pdf",
+         *         "invoice_pdf": "http://127.0.0.1:40417/api/invoices/in_prod_06h2g01vtder976fn3r3yjr7sym0j/pdf",
          *         "total_taxes": [],
-         *         "finalized_at": "2026-11-29T15:40:24.347Z",
+         *         "finalized_at": "2026-11-29T15:50:33.705Z",
          *         "subscription": null,
          *         "attempt_count": 0,
          *         "customer_name": "Jenny Rosen",
@@ -18615,7 +18679,7 @@ export type components = {
          *         "paid_amount_atom": 0,
          *         "collection_method": "charge_automatically",
          *         "total_amount_atom": 500,
-         *         "hosted_invoice_url": "http://127.0.0.1:42273/invoice/wRqrXTvmzueSHem2XqU2B3_hSs_HrkbQeuCTtFDtokY",
+         *         "hosted_invoice_url": "http://127.0.0.1:40417/invoice/fcR7qIeU5mlVGMk71YZ5fRVpv5TsJgKTw7vz-3TPt90",
          *         "ending_balance_atom": 0,
          *         "next_payment_attempt": null,
          *         "starting_balance_atom": 0,
@@ -18625,13 +18689,13 @@ export type components = {
          *         "post_payment_credit_notes_amount_atom": 0
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2fxqfqckfcgb9kmnjfgma4bq5g",
-         *       "request_id": "req_prod_06h2fxqfqckfcgb9kmnjfgma4bq5g",
+         *       "correlation_id": "req_prod_06h2g01vzp3a8w52pmy5bxhcgj2jw",
+         *       "request_id": "req_prod_06h2g01vzp3a8w52pmy5bxhcgj2jw",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-29T15:40:24.387Z",
+         *       "created": "2026-11-29T15:50:33.730Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2fxpzz5qtqg4qbt17kah6myejc"
+         *       "actor_id": "key_prod_06h2g01a8y4kejnpkqm5nbzee8p34"
          *     }
          */
         InvoiceVoidedEvent: {
@@ -18676,16 +18740,16 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2fxqg4f8bnn91rqhj7dbvfd68e",
+         *       "id": "evt_prod_06h2g01wbeayj7h2s0f9b14tvp7xc",
          *       "type": "invoice.marked_uncollectible",
          *       "aggregate_type": "invoice",
-         *       "aggregate_id": "in_prod_06h2fxqfx5x5by42pj4c2cjyzj8rg",
+         *       "aggregate_id": "in_prod_06h2g01w4vesd37kt1g3dw4v30y9g",
          *       "data": {
-         *         "id": "in_prod_06h2fxqfx5x5by42pj4c2cjyzj8rg",
+         *         "id": "in_prod_06h2g01w4vesd37kt1g3dw4v30y9g",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h2fxqfx8g2czxdsnnjr4btcbgye",
-         *             "price": "price_prod_06h2fxq90shv5jwd630sf6v82pxhy",
+         *             "id": "il_prod_06h2g01w4xf8fe58ke47r3109pnyt",
+         *             "price": "price_prod_06h2g01ntetr1b62dfk1kymn0ct5e",
          *             "quantity": 1,
          *             "tax_rates": [],
          *             "amount_atom": 500,
@@ -18698,11 +18762,11 @@ export type components = {
          *         "number": "EXAMPL-0005",
          *         "object": "invoice",
          *         "status": "uncollectible",
-         *         "created": "2026-11-29T15:40:24.425Z",
+         *         "created": "2026-11-29T15:50:33.766Z",
          *         "paid_at": null,
-         *         "updated": "2026-11-29T15:40:24.481Z",
+         *         "updated": "2026-11-29T15:50:33.817Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2fxqazgr60n5e6p6x3g88rmhja",
+         *         "customer": "cus_prod_06h2g01qjcvsshr6p7fab02b4e7ar",
          *         "discount": null,
          *         "due_date": null,
          *         "livemode": false,
@@ -18710,11 +18774,11 @@ export type components = {
          *         "tax_atom": 0,
          *         "voided_at": null,
          *         "overdue_at": null,
-         *         "pdf_sha256": "2f233dbb5fb36d93da274547ca0623824d97c8fa5c00d17feada8ff593e75a23",
+         *         "pdf_sha256": "7d35aba66f1e99461e9e8883d544bdfd96236d5a457ebd9665d9f77d75e06903",
          *         "description": null,
-         *         "invoice_pdf": "http://127.0.0.1:42273/api/invoices/in_prod_06h2fxqfx5x5by42pj4c2cjyzj8rg/pdf",
+         *         "invoice_pdf": "http://127.0.0.1:40417/api/invoices/in_prod_06h2g01w4vesd37kt1g3dw4v30y9g/pdf",
          *         "total_taxes": [],
-         *         "finalized_at": "2026-11-29T15:40:24.445Z",
+         *         "finalized_at": "2026-11-29T15:50:33.792Z",
          *         "subscription": null,
          *         "attempt_count": 0,
          *         "customer_name": "Jenny Rosen",
@@ -18730,21 +18794,21 @@ export type components = {
          *         "paid_amount_atom": 0,
          *         "collection_method": "charge_automatically",
          *         "total_amount_atom": 500,
-         *         "hosted_invoice_url": "http://127.0.0.1:42273/invoice/JaDh6BYDv-wKSnC178G_3JK6GD4fN7T7vIZ95rLssQE",
+         *         "hosted_invoice_url": "http://127.0.0.1:40417/invoice/1kVs3Syx-eXUw8Qj8CGIuGHhuxfOr7BMEX2cna8jtR0",
          *         "ending_balance_atom": 0,
          *         "next_payment_attempt": null,
          *         "starting_balance_atom": 0,
-         *         "marked_uncollectible_at": "2026-11-29T15:40:24.481Z",
+         *         "marked_uncollectible_at": "2026-11-29T15:50:33.817Z",
          *         "total_credits_applied_atom": 0,
          *         "pre_payment_credit_notes_amount_atom": 0,
          *         "post_payment_credit_notes_amount_atom": 0
          *       },
          *       "previous_data": {
-         *         "id": "in_prod_06h2fxqfx5x5by42pj4c2cjyzj8rg",
+         *         "id": "in_prod_06h2g01w4vesd37kt1g3dw4v30y9g",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h2fxqfx8g2czxdsnnjr4btcbgye",
-         *             "price": "price_prod_06h2fxq90shv5jwd630sf6v82pxhy",
+         *             "id": "il_prod_06h2g01w4xf8fe58ke47r3109pnyt",
+         *             "price": "price_prod_06h2g01ntetr1b62dfk1kymn0ct5e",
          *             "quantity": 1,
          *             "tax_rates": [],
          *             "amount_atom": 500,
@@ -18757,11 +18821,11 @@ export type components = {
          *         "number": "EXAMPL-0005",
          *         "object": "invoice",
          *         "status": "open",
-         *         "created": "2026-11-29T15:40:24.425Z",
+         *         "created": "2026-11-29T15:50:33.766Z",
          *         "paid_at": null,
-         *         "updated": "2026-11-29T15:40:24.445Z",
+         *         "updated": "2026-11-29T15:50:33.792Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2fxqazgr60n5e6p6x3g88rmhja",
+         *         "customer": "cus_prod_06h2g01qjcvsshr6p7fab02b4e7ar",
          *         "discount": null,
          *         "due_date": null,
          *         "livemode": false,
@@ -18769,11 +18833,11 @@ export type components = {
          *         "tax_atom": 0,
          *         "voided_at": null,
          *         "overdue_at": null,
-         *         "pdf_sha256": "2f233dbb5fb36d93da274547ca0623824d97c8fa5c00d17feada8ff593e75a23",
+         *         "pdf_sha256": "7d35aba66f1e99461e9e8883d544bdfd96236d5a457ebd9665d9f77d75e06903",
          *         "description": null,
-         *         "invoice_pdf": "http://127.0.0.1:42273/api/invoices/in_prod_06h2fxqfx5x5by42pj4c2cjyzj8rg/pdf",
+         *         "invoice_pdf": "http://127.0.0.1:40417/api/invoices/in_prod_06h2g01w4vesd37kt1g3dw4v30y9g/pdf",
          *         "total_taxes": [],
-         *         "finalized_at": "2026-11-29T15:40:24.445Z",
+         *         "finalized_at": "2026-11-29T15:50:33.792Z",
          *         "subscription": null,
          *         "attempt_count": 0,
          *         "customer_name": "Jenny Rosen",
@@ -18789,7 +18853,7 @@ export type components = {
          *         "paid_amount_atom": 0,
          *         "collection_method": "charge_automatically",
          *         "total_amount_atom": 500,
-         *         "hosted_invoice_url": "http://127.0.0.1:42273/invoice/JaDh6BYDv-wKSnC178G_3JK6GD4fN7T7vIZ95rLssQE",
+         *         "hosted_invoice_url": "http://127.0.0.1:40417/invoice/1kVs3Syx-eXUw8Qj8CGIuGHhuxfOr7BMEX2cna8jtR0",
          *         "ending_balance_atom": 0,
          *         "next_payment_attempt": null,
          *         "starting_balance_atom": 0,
@@ -18799,13 +18863,13 @@ export type components = {
          *         "post_payment_credit_notes_amount_atom": 0
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2fxqg3d79y9dmfdra9nwka712y",
-         *       "request_id": "req_prod_06h2fxqg3d79y9dmfdra9nwka712y",
+         *       "correlation_id": "req_prod_06h2g01wasqp3j9zysnq7srpnvqnj",
+         *       "request_id": "req_prod_06h2g01wasqp3j9zysnq7srpnvqnj",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-29T15:40:24.483Z",
+         *       "created": "2026-11-29T15:50:33.819Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2fxpzz5qtqg4qbt17kah6myejc"
+         *       "actor_id": "key_prod_06h2g01a8y4kejnpkqm5nbzee8p34"
          *     }
          */
         InvoiceMarkedUncollectibleEvent: {
@@ -18850,16 +18914,16 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2fxqem655wp31vnpgr0ze7ndr2",
+         *       "id": "evt_prod_06h2g01tx778f1dm9306gb29d6h76",
          *       "type": "invoice.refunded",
          *       "aggregate_type": "invoice",
-         *       "aggregate_id": "in_prod_06h2fxqdh2ggxt09mp224zx8gprz8",
+         *       "aggregate_id": "in_prod_06h2g01sw65raj7grrn2ja16fgkk0",
          *       "data": {
-         *         "id": "in_prod_06h2fxqdh2ggxt09mp224zx8gprz8",
+         *         "id": "in_prod_06h2g01sw65raj7grrn2ja16fgkk0",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h2fxqdh4h7g51xw03twt1px10vj",
-         *             "price": "price_prod_06h2fxq90shv5jwd630sf6v82pxhy",
+         *             "id": "il_prod_06h2g01swd8fzrv37kygef6reczar",
+         *             "price": "price_prod_06h2g01ntetr1b62dfk1kymn0ct5e",
          *             "quantity": 1,
          *             "tax_rates": [],
          *             "amount_atom": 500,
@@ -18872,11 +18936,11 @@ export type components = {
          *         "number": "EXAMPL-0001",
          *         "object": "invoice",
          *         "status": "paid",
-         *         "created": "2026-11-29T15:40:23.816Z",
-         *         "paid_at": "2026-11-29T15:40:23.999Z",
-         *         "updated": "2026-11-29T15:40:23.999Z",
+         *         "created": "2026-11-29T15:50:33.185Z",
+         *         "paid_at": "2026-11-29T15:50:33.341Z",
+         *         "updated": "2026-11-29T15:50:33.341Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2fxqazgr60n5e6p6x3g88rmhja",
+         *         "customer": "cus_prod_06h2g01qjcvsshr6p7fab02b4e7ar",
          *         "discount": null,
          *         "due_date": null,
          *         "livemode": false,
@@ -18884,11 +18948,11 @@ export type components = {
          *         "tax_atom": 0,
          *         "voided_at": null,
          *         "overdue_at": null,
-         *         "pdf_sha256": "9ac3fc7f0dae38ac60f7f877e6e4aa92256f1dd8f48ec6cfdb39d5d50bb165d2",
+         *         "pdf_sha256": "650d8a433a433624ebe1d31124329730f381fb80d72d3220db100040ace91b18",
          *         "description": null,
-         *         "invoice_pdf": "http://127.0.0.1:42273/api/invoices/in_prod_06h2fxqdh2ggxt09mp224zx8gprz8/pdf",
+         *         "invoice_pdf": "http://127.0.0.1:40417/api/invoices/in_prod_06h2g01sw65raj7grrn2ja16fgkk0/pdf",
          *         "total_taxes": [],
-         *         "finalized_at": "2026-11-29T15:40:23.862Z",
+         *         "finalized_at": "2026-11-29T15:50:33.223Z",
          *         "subscription": null,
          *         "attempt_count": 0,
          *         "customer_name": "Jenny Rosen",
@@ -18896,15 +18960,15 @@ export type components = {
          *         "subtotal_atom": 500,
          *         "customer_email": "jenny@example.com",
          *         "days_until_due": null,
-         *         "payment_intent": "pi_prod_06h2fxqe5ndnna5g30adkg6ejaawg",
+         *         "payment_intent": "pi_prod_06h2g01td4dr1kwd8bw0kgzc4nqzp",
          *         "reverse_charge": false,
          *         "credits_applied": [],
          *         "due_amount_atom": 0,
-         *         "paid_pdf_sha256": "1c0f639db278f74c4cd93e6a015f10ea2e3bd3023535f3bce65b755ef9de9073",
+         *         "paid_pdf_sha256": "f45c91d9558ce33a98071d05170e902d40d6d44a70cd7e38712b514eada6133a",
          *         "paid_amount_atom": 500,
          *         "collection_method": "charge_automatically",
          *         "total_amount_atom": 500,
-         *         "hosted_invoice_url": "http://127.0.0.1:42273/invoice/Bkdn7NIf1O9QTCSY-YpY5wHkrjqnxEfv6LbeGR0Ve90",
+         *         "hosted_invoice_url": "http://127.0.0.1:40417/invoice/0q1EjF1SbAIWQF4MS3fEhRy2Z675czofGoQAqhAv8BQ",
          *         "ending_balance_atom": 0,
          *         "next_payment_attempt": null,
          *         "starting_balance_atom": 0,
@@ -18915,13 +18979,13 @@ export type components = {
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2fxqehcdpmvhf4my55fqj5grrc",
-         *       "request_id": "req_prod_06h2fxqehcdpmvhf4my55fqj5grrc",
+         *       "correlation_id": "req_prod_06h2g01tv0vtkpzhtremytmb94j2c",
+         *       "request_id": "req_prod_06h2g01tv0vtkpzhtremytmb94j2c",
          *       "version": 1,
          *       "sequence": 5,
-         *       "created": "2026-11-29T15:40:24.097Z",
+         *       "created": "2026-11-29T15:50:33.450Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2fxpzz5qtqg4qbt17kah6myejc"
+         *       "actor_id": "key_prod_06h2g01a8y4kejnpkqm5nbzee8p34"
          *     }
          */
         InvoiceRefundedEvent: {
@@ -18966,16 +19030,16 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2fxqnmt7frfpyk9mye8syttm8m",
+         *       "id": "evt_prod_06h2g0229jhm5b69gc79es223ycfa",
          *       "type": "invoice.upcoming",
          *       "aggregate_type": "invoice",
-         *       "aggregate_id": "in_prod_06h2fxqnjdteq4cjnq4n348t09jt8",
+         *       "aggregate_id": "in_prod_06h2g0227axckwd928e9csjrvhx3p",
          *       "data": {
-         *         "id": "in_prod_06h2fxqnjdteq4cjnq4n348t09jt8",
+         *         "id": "in_prod_06h2g0227axckwd928e9csjrvhx3p",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h2fxqnmah8vfd4ghnngwqx8nrgt",
-         *             "price": "price_prod_06h2fxq8xj7txfmqmxnmd8q9y7rdw",
+         *             "id": "il_prod_06h2g0228q0zqsyp580w774vstypt",
+         *             "price": "price_prod_06h2g01nn1202d6xfq776d0s9a8gt",
          *             "quantity": 1,
          *             "tax_rates": [],
          *             "amount_atom": 2000,
@@ -18988,11 +19052,11 @@ export type components = {
          *         "number": null,
          *         "object": "invoice",
          *         "status": "draft",
-         *         "created": "2026-12-06T15:40:25.177Z",
+         *         "created": "2026-12-06T15:50:34.609Z",
          *         "paid_at": null,
-         *         "updated": "2026-12-06T15:40:25.177Z",
+         *         "updated": "2026-12-06T15:50:34.609Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2fxqazgr60n5e6p6x3g88rmhja",
+         *         "customer": "cus_prod_06h2g01qjcvsshr6p7fab02b4e7ar",
          *         "discount": null,
          *         "due_date": null,
          *         "livemode": false,
@@ -19001,11 +19065,11 @@ export type components = {
          *         "voided_at": null,
          *         "overdue_at": null,
          *         "pdf_sha256": null,
-         *         "description": "Subscription to Pro (Monthly), 6 Dec 2026 15:40:25 UTC – 6 Jan 2027 15:40:25 UTC",
+         *         "description": "Subscription to Pro (Monthly), 6 Dec 2026 15:50:34 UTC – 6 Jan 2027 15:50:34 UTC",
          *         "invoice_pdf": null,
          *         "total_taxes": [],
          *         "finalized_at": null,
-         *         "subscription": "sub_prod_06h2fxqjwtdhkb492gzxdfjryey5c",
+         *         "subscription": "sub_prod_06h2g01zey5rz3xy6gma3pzghjtmt",
          *         "attempt_count": 0,
          *         "customer_name": null,
          *         "discount_atom": 0,
@@ -19022,7 +19086,7 @@ export type components = {
          *         "total_amount_atom": 2000,
          *         "hosted_invoice_url": null,
          *         "ending_balance_atom": 0,
-         *         "next_payment_attempt": "2026-12-06T15:40:25.177Z",
+         *         "next_payment_attempt": "2026-12-06T15:50:34.609Z",
          *         "starting_balance_atom": 0,
          *         "marked_uncollectible_at": null,
          *         "total_credits_applied_atom": 0,
@@ -19031,11 +19095,11 @@ export type components = {
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2fxqmx4zjg9wk9m579jnf510xj",
+         *       "correlation_id": "req_prod_06h2g021me6rna0g59j1ye91r1ghy",
          *       "request_id": null,
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-12-03T15:40:25.177Z",
+         *       "created": "2026-12-03T15:50:34.609Z",
          *       "actor_type": "system",
          *       "actor_id": null
          *     }
@@ -19082,19 +19146,19 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2fxqazykpaw2av3pwatjtn6nq4",
+         *       "id": "evt_prod_06h2g01qjn9rgcax9ysa2zjmd5n8w",
          *       "type": "customer.created",
          *       "aggregate_type": "customer",
-         *       "aggregate_id": "cus_prod_06h2fxqazgr60n5e6p6x3g88rmhja",
+         *       "aggregate_id": "cus_prod_06h2g01qjcvsshr6p7fab02b4e7ar",
          *       "data": {
-         *         "id": "cus_prod_06h2fxqazgr60n5e6p6x3g88rmhja",
+         *         "id": "cus_prod_06h2g01qjcvsshr6p7fab02b4e7ar",
          *         "name": "Jenny",
          *         "email": "jenny@example.com",
          *         "object": "customer",
          *         "address": null,
-         *         "created": "2026-11-29T15:40:23.164Z",
+         *         "created": "2026-11-29T15:50:32.595Z",
          *         "tax_ids": [],
-         *         "updated": "2026-11-29T15:40:23.164Z",
+         *         "updated": "2026-11-29T15:50:32.595Z",
          *         "balances": {},
          *         "livemode": false,
          *         "metadata": {},
@@ -19105,13 +19169,13 @@ export type components = {
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2fxqaz6bmrm1xbtn5tjqncq0x6",
-         *       "request_id": "req_prod_06h2fxqaz6bmrm1xbtn5tjqncq0x6",
+         *       "correlation_id": "req_prod_06h2g01qj2y2cmanjvt063jmtdx36",
+         *       "request_id": "req_prod_06h2g01qj2y2cmanjvt063jmtdx36",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-29T15:40:23.167Z",
+         *       "created": "2026-11-29T15:50:32.597Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2fxpzz5qtqg4qbt17kah6myejc"
+         *       "actor_id": "key_prod_06h2g01a8y4kejnpkqm5nbzee8p34"
          *     }
          */
         CustomerCreatedEvent: {
@@ -19156,19 +19220,19 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2fxqb49e5j05t61h21qchwf3yt",
+         *       "id": "evt_prod_06h2g01qpm2chvwx3whbzfhf87f6w",
          *       "type": "customer.updated",
          *       "aggregate_type": "customer",
-         *       "aggregate_id": "cus_prod_06h2fxqazgr60n5e6p6x3g88rmhja",
+         *       "aggregate_id": "cus_prod_06h2g01qjcvsshr6p7fab02b4e7ar",
          *       "data": {
-         *         "id": "cus_prod_06h2fxqazgr60n5e6p6x3g88rmhja",
+         *         "id": "cus_prod_06h2g01qjcvsshr6p7fab02b4e7ar",
          *         "name": "Jenny Rosen",
          *         "email": "jenny@example.com",
          *         "object": "customer",
          *         "address": null,
-         *         "created": "2026-11-29T15:40:23.164Z",
+         *         "created": "2026-11-29T15:50:32.595Z",
          *         "tax_ids": [],
-         *         "updated": "2026-11-29T15:40:23.200Z",
+         *         "updated": "2026-11-29T15:50:32.627Z",
          *         "balances": {},
          *         "livemode": false,
          *         "metadata": {},
@@ -19178,14 +19242,14 @@ export type components = {
          *         "preferred_locale": null
          *       },
          *       "previous_data": {
-         *         "id": "cus_prod_06h2fxqazgr60n5e6p6x3g88rmhja",
+         *         "id": "cus_prod_06h2g01qjcvsshr6p7fab02b4e7ar",
          *         "name": "Jenny",
          *         "email": "jenny@example.com",
          *         "object": "customer",
          *         "address": null,
-         *         "created": "2026-11-29T15:40:23.164Z",
+         *         "created": "2026-11-29T15:50:32.595Z",
          *         "tax_ids": [],
-         *         "updated": "2026-11-29T15:40:23.164Z",
+         *         "updated": "2026-11-29T15:50:32.595Z",
          *         "balances": {},
          *         "livemode": false,
          *         "metadata": {},
@@ -19195,13 +19259,13 @@ export type components = {
          *         "preferred_locale": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2fxqb3eqfcvbr01tbjqjrr19d2",
-         *       "request_id": "req_prod_06h2fxqb3eqfcvbr01tbjqjrr19d2",
+         *       "correlation_id": "req_prod_06h2g01qp3dda2nnstkq1289fp9g0",
+         *       "request_id": "req_prod_06h2g01qp3dda2nnstkq1289fp9g0",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-29T15:40:23.202Z",
+         *       "created": "2026-11-29T15:50:32.629Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2fxpzz5qtqg4qbt17kah6myejc"
+         *       "actor_id": "key_prod_06h2g01a8y4kejnpkqm5nbzee8p34"
          *     }
          */
         CustomerUpdatedEvent: {
@@ -19246,20 +19310,20 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2fxqba692e75ahgh6nwf7efc58",
+         *       "id": "evt_prod_06h2g01qvza7xfgy0ppf2fgdvpn5j",
          *       "type": "customer.deleted",
          *       "aggregate_type": "customer",
-         *       "aggregate_id": "cus_prod_06h2fxqb7nhpkkqx080knzvcqn3x0",
+         *       "aggregate_id": "cus_prod_06h2g01qskzqp06dk1ahfrshg7dc4",
          *       "data": {
-         *         "id": "cus_prod_06h2fxqb7nhpkkqx080knzvcqn3x0",
+         *         "id": "cus_prod_06h2g01qskzqp06dk1ahfrshg7dc4",
          *         "name": null,
          *         "email": "leaving@example.com",
          *         "object": "customer",
          *         "address": null,
-         *         "created": "2026-11-29T15:40:23.229Z",
+         *         "created": "2026-11-29T15:50:32.652Z",
          *         "deleted": true,
          *         "tax_ids": [],
-         *         "updated": "2026-11-29T15:40:23.247Z",
+         *         "updated": "2026-11-29T15:50:32.668Z",
          *         "balances": {},
          *         "livemode": false,
          *         "metadata": {},
@@ -19269,14 +19333,14 @@ export type components = {
          *         "preferred_locale": null
          *       },
          *       "previous_data": {
-         *         "id": "cus_prod_06h2fxqb7nhpkkqx080knzvcqn3x0",
+         *         "id": "cus_prod_06h2g01qskzqp06dk1ahfrshg7dc4",
          *         "name": null,
          *         "email": "leaving@example.com",
          *         "object": "customer",
          *         "address": null,
-         *         "created": "2026-11-29T15:40:23.229Z",
+         *         "created": "2026-11-29T15:50:32.652Z",
          *         "tax_ids": [],
-         *         "updated": "2026-11-29T15:40:23.229Z",
+         *         "updated": "2026-11-29T15:50:32.652Z",
          *         "balances": {},
          *         "livemode": false,
          *         "metadata": {},
@@ -19286,13 +19350,13 @@ export type components = {
          *         "preferred_locale": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2fxqb9p1nw2y2hnwj2j10c8hky",
-         *       "request_id": "req_prod_06h2fxqb9p1nw2y2hnwj2j10c8hky",
+         *       "correlation_id": "req_prod_06h2g01qvbgx55vr51h3kept0mnqe",
+         *       "request_id": "req_prod_06h2g01qvbgx55vr51h3kept0mnqe",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-29T15:40:23.249Z",
+         *       "created": "2026-11-29T15:50:32.671Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2fxpzz5qtqg4qbt17kah6myejc"
+         *       "actor_id": "key_prod_06h2g01a8y4kejnpkqm5nbzee8p34"
          *     }
          */
         CustomerDeletedEvent: {
@@ -19337,21 +19401,21 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2fxqbdyzj428f97rrrtx4srjec",
+         *       "id": "evt_prod_06h2g01qy3wzbhw4qfnyp7v27edm8",
          *       "type": "customer.discount.created",
          *       "aggregate_type": "customer_discount",
-         *       "aggregate_id": "di_prod_06h2fxqbdvp1q5ghn6eq0c9exsvv8",
+         *       "aggregate_id": "di_prod_06h2g01qxw3g4zd9tnvpxnt8ffegy",
          *       "data": {
-         *         "id": "di_prod_06h2fxqbdvp1q5ghn6eq0c9exsvv8",
+         *         "id": "di_prod_06h2g01qxw3g4zd9tnvpxnt8ffegy",
          *         "end": null,
-         *         "start": "2026-11-29T15:40:23.269Z",
+         *         "start": "2026-11-29T15:50:32.685Z",
          *         "coupon": {
-         *           "id": "cpn_prod_06h2fxq9bpnh0z7wqefnprgpkt8ym",
+         *           "id": "cpn_prod_06h2g01p6pgsc1707xb2g83wtx10j",
          *           "name": "Ten percent",
          *           "valid": true,
          *           "object": "coupon",
-         *           "created": "2026-11-29T15:40:22.749Z",
-         *           "updated": "2026-11-29T15:40:23.269Z",
+         *           "created": "2026-11-29T15:50:32.245Z",
+         *           "updated": "2026-11-29T15:50:32.685Z",
          *           "currency": null,
          *           "duration": "forever",
          *           "livemode": false,
@@ -19364,18 +19428,18 @@ export type components = {
          *           "duration_in_months": null
          *         },
          *         "object": "discount",
-         *         "customer": "cus_prod_06h2fxqazgr60n5e6p6x3g88rmhja",
+         *         "customer": "cus_prod_06h2g01qjcvsshr6p7fab02b4e7ar",
          *         "livemode": false
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2fxqbc1he9q5ed8e2q6hppxm56",
-         *       "request_id": "req_prod_06h2fxqbc1he9q5ed8e2q6hppxm56",
+         *       "correlation_id": "req_prod_06h2g01qxa3bkv2enssjq79zzc9q8",
+         *       "request_id": "req_prod_06h2g01qxa3bkv2enssjq79zzc9q8",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-29T15:40:23.279Z",
+         *       "created": "2026-11-29T15:50:32.688Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2fxpzz5qtqg4qbt17kah6myejc"
+         *       "actor_id": "key_prod_06h2g01a8y4kejnpkqm5nbzee8p34"
          *     }
          */
         CustomerDiscountCreatedEvent: {
@@ -19420,21 +19484,21 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2fxqbhxrbf00hv1yg48bszcas8",
+         *       "id": "evt_prod_06h2g01r33swjamdr4b45zcmj30tp",
          *       "type": "customer.discount.updated",
          *       "aggregate_type": "customer_discount",
-         *       "aggregate_id": "di_prod_06h2fxqbdvp1q5ghn6eq0c9exsvv8",
+         *       "aggregate_id": "di_prod_06h2g01qxw3g4zd9tnvpxnt8ffegy",
          *       "data": {
-         *         "id": "di_prod_06h2fxqbdvp1q5ghn6eq0c9exsvv8",
+         *         "id": "di_prod_06h2g01qxw3g4zd9tnvpxnt8ffegy",
          *         "end": null,
-         *         "start": "2026-11-29T15:40:23.305Z",
+         *         "start": "2026-11-29T15:50:32.725Z",
          *         "coupon": {
-         *           "id": "cpn_prod_06h2fxq9f8bwv5n2b8pgrg1x35x2e",
+         *           "id": "cpn_prod_06h2g01p8sqdnwz8eczm874s13pw2",
          *           "name": null,
          *           "valid": true,
          *           "object": "coupon",
-         *           "created": "2026-11-29T15:40:22.777Z",
-         *           "updated": "2026-11-29T15:40:23.305Z",
+         *           "created": "2026-11-29T15:50:32.262Z",
+         *           "updated": "2026-11-29T15:50:32.725Z",
          *           "currency": "usd",
          *           "duration": "once",
          *           "livemode": false,
@@ -19447,20 +19511,20 @@ export type components = {
          *           "duration_in_months": null
          *         },
          *         "object": "discount",
-         *         "customer": "cus_prod_06h2fxqazgr60n5e6p6x3g88rmhja",
+         *         "customer": "cus_prod_06h2g01qjcvsshr6p7fab02b4e7ar",
          *         "livemode": false
          *       },
          *       "previous_data": {
-         *         "id": "di_prod_06h2fxqbdvp1q5ghn6eq0c9exsvv8",
+         *         "id": "di_prod_06h2g01qxw3g4zd9tnvpxnt8ffegy",
          *         "end": null,
-         *         "start": "2026-11-29T15:40:23.269Z",
+         *         "start": "2026-11-29T15:50:32.685Z",
          *         "coupon": {
-         *           "id": "cpn_prod_06h2fxq9bpnh0z7wqefnprgpkt8ym",
+         *           "id": "cpn_prod_06h2g01p6pgsc1707xb2g83wtx10j",
          *           "name": "Ten percent",
          *           "valid": true,
          *           "object": "coupon",
-         *           "created": "2026-11-29T15:40:22.749Z",
-         *           "updated": "2026-11-29T15:40:23.269Z",
+         *           "created": "2026-11-29T15:50:32.245Z",
+         *           "updated": "2026-11-29T15:50:32.685Z",
          *           "currency": null,
          *           "duration": "forever",
          *           "livemode": false,
@@ -19473,17 +19537,17 @@ export type components = {
          *           "duration_in_months": null
          *         },
          *         "object": "discount",
-         *         "customer": "cus_prod_06h2fxqazgr60n5e6p6x3g88rmhja",
+         *         "customer": "cus_prod_06h2g01qjcvsshr6p7fab02b4e7ar",
          *         "livemode": false
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2fxqbghd8kkrhsg6eeavb152ga",
-         *       "request_id": "req_prod_06h2fxqbghd8kkrhsg6eeavb152ga",
+         *       "correlation_id": "req_prod_06h2g01r26544ds6zn8w22rz6n4bc",
+         *       "request_id": "req_prod_06h2g01r26544ds6zn8w22rz6n4bc",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-29T15:40:23.311Z",
+         *       "created": "2026-11-29T15:50:32.729Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2fxpzz5qtqg4qbt17kah6myejc"
+         *       "actor_id": "key_prod_06h2g01a8y4kejnpkqm5nbzee8p34"
          *     }
          */
         CustomerDiscountUpdatedEvent: {
@@ -19528,21 +19592,21 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2fxqbm4qah0a93357mg52e442p",
+         *       "id": "evt_prod_06h2g01r6qh094g92q3s3kzz1kt1m",
          *       "type": "customer.discount.deleted",
          *       "aggregate_type": "customer_discount",
-         *       "aggregate_id": "di_prod_06h2fxqbdvp1q5ghn6eq0c9exsvv8",
+         *       "aggregate_id": "di_prod_06h2g01qxw3g4zd9tnvpxnt8ffegy",
          *       "data": {
-         *         "id": "di_prod_06h2fxqbdvp1q5ghn6eq0c9exsvv8",
+         *         "id": "di_prod_06h2g01qxw3g4zd9tnvpxnt8ffegy",
          *         "end": null,
-         *         "start": "2026-11-29T15:40:23.305Z",
+         *         "start": "2026-11-29T15:50:32.725Z",
          *         "coupon": {
-         *           "id": "cpn_prod_06h2fxq9f8bwv5n2b8pgrg1x35x2e",
+         *           "id": "cpn_prod_06h2g01p8sqdnwz8eczm874s13pw2",
          *           "name": null,
          *           "valid": true,
          *           "object": "coupon",
-         *           "created": "2026-11-29T15:40:22.777Z",
-         *           "updated": "2026-11-29T15:40:23.305Z",
+         *           "created": "2026-11-29T15:50:32.262Z",
+         *           "updated": "2026-11-29T15:50:32.725Z",
          *           "currency": "usd",
          *           "duration": "once",
          *           "livemode": false,
@@ -19556,20 +19620,20 @@ export type components = {
          *         },
          *         "object": "discount",
          *         "deleted": true,
-         *         "customer": "cus_prod_06h2fxqazgr60n5e6p6x3g88rmhja",
+         *         "customer": "cus_prod_06h2g01qjcvsshr6p7fab02b4e7ar",
          *         "livemode": false
          *       },
          *       "previous_data": {
-         *         "id": "di_prod_06h2fxqbdvp1q5ghn6eq0c9exsvv8",
+         *         "id": "di_prod_06h2g01qxw3g4zd9tnvpxnt8ffegy",
          *         "end": null,
-         *         "start": "2026-11-29T15:40:23.305Z",
+         *         "start": "2026-11-29T15:50:32.725Z",
          *         "coupon": {
-         *           "id": "cpn_prod_06h2fxq9f8bwv5n2b8pgrg1x35x2e",
+         *           "id": "cpn_prod_06h2g01p8sqdnwz8eczm874s13pw2",
          *           "name": null,
          *           "valid": true,
          *           "object": "coupon",
-         *           "created": "2026-11-29T15:40:22.777Z",
-         *           "updated": "2026-11-29T15:40:23.305Z",
+         *           "created": "2026-11-29T15:50:32.262Z",
+         *           "updated": "2026-11-29T15:50:32.725Z",
          *           "currency": "usd",
          *           "duration": "once",
          *           "livemode": false,
@@ -19582,17 +19646,17 @@ export type components = {
          *           "duration_in_months": null
          *         },
          *         "object": "discount",
-         *         "customer": "cus_prod_06h2fxqazgr60n5e6p6x3g88rmhja",
+         *         "customer": "cus_prod_06h2g01qjcvsshr6p7fab02b4e7ar",
          *         "livemode": false
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2fxqbk9n61ektapq2g5n7se1e0",
-         *       "request_id": "req_prod_06h2fxqbk9n61ektapq2g5n7se1e0",
+         *       "correlation_id": "req_prod_06h2g01r5mjyjdpqk0q8qcdrdpgxg",
+         *       "request_id": "req_prod_06h2g01r5mjyjdpqk0q8qcdrdpgxg",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-29T15:40:23.329Z",
+         *       "created": "2026-11-29T15:50:32.757Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2fxpzz5qtqg4qbt17kah6myejc"
+         *       "actor_id": "key_prod_06h2g01a8y4kejnpkqm5nbzee8p34"
          *     }
          */
         CustomerDiscountDeletedEvent: {
@@ -19637,17 +19701,17 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2fxq9c355h4r6wp6qrfgyhnwqr",
+         *       "id": "evt_prod_06h2g01p6wn728t345ra9wpwmtzpt",
          *       "type": "coupon.created",
          *       "aggregate_type": "coupon",
-         *       "aggregate_id": "cpn_prod_06h2fxq9bpnh0z7wqefnprgpkt8ym",
+         *       "aggregate_id": "cpn_prod_06h2g01p6pgsc1707xb2g83wtx10j",
          *       "data": {
-         *         "id": "cpn_prod_06h2fxq9bpnh0z7wqefnprgpkt8ym",
+         *         "id": "cpn_prod_06h2g01p6pgsc1707xb2g83wtx10j",
          *         "name": null,
          *         "valid": true,
          *         "object": "coupon",
-         *         "created": "2026-11-29T15:40:22.749Z",
-         *         "updated": "2026-11-29T15:40:22.749Z",
+         *         "created": "2026-11-29T15:50:32.245Z",
+         *         "updated": "2026-11-29T15:50:32.245Z",
          *         "currency": null,
          *         "duration": "forever",
          *         "livemode": false,
@@ -19661,13 +19725,13 @@ export type components = {
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2fxq9bcwbgbzykrb1vbbybn56e",
-         *       "request_id": "req_prod_06h2fxq9bcwbgbzykrb1vbbybn56e",
+         *       "correlation_id": "req_prod_06h2g01p64pjepta6eq9wf695rdpy",
+         *       "request_id": "req_prod_06h2g01p64pjepta6eq9wf695rdpy",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-29T15:40:22.752Z",
+         *       "created": "2026-11-29T15:50:32.247Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2fxpzz5qtqg4qbt17kah6myejc"
+         *       "actor_id": "key_prod_06h2g01a8y4kejnpkqm5nbzee8p34"
          *     }
          */
         CouponCreatedEvent: {
@@ -19712,17 +19776,17 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2fxq9jfmsbpk7e2v124m7y3dsr",
+         *       "id": "evt_prod_06h2g01pb8qc10xk7x0p7ttm1fc0w",
          *       "type": "coupon.updated",
          *       "aggregate_type": "coupon",
-         *       "aggregate_id": "cpn_prod_06h2fxq9bpnh0z7wqefnprgpkt8ym",
+         *       "aggregate_id": "cpn_prod_06h2g01p6pgsc1707xb2g83wtx10j",
          *       "data": {
-         *         "id": "cpn_prod_06h2fxq9bpnh0z7wqefnprgpkt8ym",
+         *         "id": "cpn_prod_06h2g01p6pgsc1707xb2g83wtx10j",
          *         "name": "Ten percent",
          *         "valid": true,
          *         "object": "coupon",
-         *         "created": "2026-11-29T15:40:22.749Z",
-         *         "updated": "2026-11-29T15:40:22.802Z",
+         *         "created": "2026-11-29T15:50:32.245Z",
+         *         "updated": "2026-11-29T15:50:32.280Z",
          *         "currency": null,
          *         "duration": "forever",
          *         "livemode": false,
@@ -19735,12 +19799,12 @@ export type components = {
          *         "duration_in_months": null
          *       },
          *       "previous_data": {
-         *         "id": "cpn_prod_06h2fxq9bpnh0z7wqefnprgpkt8ym",
+         *         "id": "cpn_prod_06h2g01p6pgsc1707xb2g83wtx10j",
          *         "name": null,
          *         "valid": true,
          *         "object": "coupon",
-         *         "created": "2026-11-29T15:40:22.749Z",
-         *         "updated": "2026-11-29T15:40:22.749Z",
+         *         "created": "2026-11-29T15:50:32.245Z",
+         *         "updated": "2026-11-29T15:50:32.245Z",
          *         "currency": null,
          *         "duration": "forever",
          *         "livemode": false,
@@ -19753,13 +19817,13 @@ export type components = {
          *         "duration_in_months": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2fxq9hvavksxxmkvhk32ksqgzy",
-         *       "request_id": "req_prod_06h2fxq9hvavksxxmkvhk32ksqgzy",
+         *       "correlation_id": "req_prod_06h2g01pa2pwkhm5drj5hxq4baeqw",
+         *       "request_id": "req_prod_06h2g01pa2pwkhm5drj5hxq4baeqw",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-29T15:40:22.803Z",
+         *       "created": "2026-11-29T15:50:32.282Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2fxpzz5qtqg4qbt17kah6myejc"
+         *       "actor_id": "key_prod_06h2g01a8y4kejnpkqm5nbzee8p34"
          *     }
          */
         CouponUpdatedEvent: {
@@ -19804,18 +19868,18 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2fxq9qt370fhqbqej1r5ttds0t",
+         *       "id": "evt_prod_06h2g01pgmx8v4hw29yjktwrkmsay",
          *       "type": "coupon.deleted",
          *       "aggregate_type": "coupon",
-         *       "aggregate_id": "cpn_prod_06h2fxq9myjb6vact13nt326td5xa",
+         *       "aggregate_id": "cpn_prod_06h2g01penpe8qvkzv9ng4g05zefa",
          *       "data": {
-         *         "id": "cpn_prod_06h2fxq9myjb6vact13nt326td5xa",
+         *         "id": "cpn_prod_06h2g01penpe8qvkzv9ng4g05zefa",
          *         "name": null,
          *         "valid": false,
          *         "object": "coupon",
-         *         "created": "2026-11-29T15:40:22.823Z",
+         *         "created": "2026-11-29T15:50:32.309Z",
          *         "deleted": true,
-         *         "updated": "2026-11-29T15:40:22.844Z",
+         *         "updated": "2026-11-29T15:50:32.324Z",
          *         "currency": null,
          *         "duration": "forever",
          *         "livemode": false,
@@ -19828,12 +19892,12 @@ export type components = {
          *         "duration_in_months": null
          *       },
          *       "previous_data": {
-         *         "id": "cpn_prod_06h2fxq9myjb6vact13nt326td5xa",
+         *         "id": "cpn_prod_06h2g01penpe8qvkzv9ng4g05zefa",
          *         "name": null,
          *         "valid": true,
          *         "object": "coupon",
-         *         "created": "2026-11-29T15:40:22.823Z",
-         *         "updated": "2026-11-29T15:40:22.823Z",
+         *         "created": "2026-11-29T15:50:32.309Z",
+         *         "updated": "2026-11-29T15:50:32.309Z",
          *         "currency": null,
          *         "duration": "forever",
          *         "livemode": false,
@@ -19846,13 +19910,13 @@ export type components = {
          *         "duration_in_months": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2fxq9q28es0sqn0z1ppq16ybza",
-         *       "request_id": "req_prod_06h2fxq9q28es0sqn0z1ppq16ybza",
+         *       "correlation_id": "req_prod_06h2g01pg5kypqwr9me9ktaa2wdhm",
+         *       "request_id": "req_prod_06h2g01pg5kypqwr9me9ktaa2wdhm",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-29T15:40:22.846Z",
+         *       "created": "2026-11-29T15:50:32.326Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2fxpzz5qtqg4qbt17kah6myejc"
+         *       "actor_id": "key_prod_06h2g01a8y4kejnpkqm5nbzee8p34"
          *     }
          */
         CouponDeletedEvent: {
@@ -19897,19 +19961,19 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2fxq8xwph10yx3m4phf4hws6sp",
+         *       "id": "evt_prod_06h2g01nnh6edmr7kr3d8zbat7pr0",
          *       "type": "price.created",
          *       "aggregate_type": "price",
-         *       "aggregate_id": "price_prod_06h2fxq8xj7txfmqmxnmd8q9y7rdw",
+         *       "aggregate_id": "price_prod_06h2g01nn1202d6xfq776d0s9a8gt",
          *       "data": {
-         *         "id": "price_prod_06h2fxq8xj7txfmqmxnmd8q9y7rdw",
+         *         "id": "price_prod_06h2g01nn1202d6xfq776d0s9a8gt",
          *         "type": "recurring",
          *         "tiers": null,
          *         "active": true,
          *         "object": "price",
-         *         "created": "2026-11-29T15:40:22.636Z",
-         *         "product": "prod_prod_06h2fxq8p90zxfrbph4y44fbd0km6",
-         *         "updated": "2026-11-29T15:40:22.636Z",
+         *         "created": "2026-11-29T15:50:32.104Z",
+         *         "product": "prod_prod_06h2g01nd9s0x467cjpba8ef0bmgg",
+         *         "updated": "2026-11-29T15:50:32.104Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "metadata": {},
@@ -19926,13 +19990,13 @@ export type components = {
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2fxq8wwn8sj1xnde8r1z2cbb4a",
-         *       "request_id": "req_prod_06h2fxq8wwn8sj1xnde8r1z2cbb4a",
+         *       "correlation_id": "req_prod_06h2g01nkwcyj20p9egrtd83gkqt0",
+         *       "request_id": "req_prod_06h2g01nkwcyj20p9egrtd83gkqt0",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-29T15:40:22.639Z",
+         *       "created": "2026-11-29T15:50:32.108Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2fxpzz5qtqg4qbt17kah6myejc"
+         *       "actor_id": "key_prod_06h2g01a8y4kejnpkqm5nbzee8p34"
          *     }
          */
         PriceCreatedEvent: {
@@ -19977,19 +20041,19 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2fxq92zjep7xy5e1d6jzyhbpq0",
+         *       "id": "evt_prod_06h2g01nx0ymdefcym9fxnfvw46qt",
          *       "type": "price.updated",
          *       "aggregate_type": "price",
-         *       "aggregate_id": "price_prod_06h2fxq8xj7txfmqmxnmd8q9y7rdw",
+         *       "aggregate_id": "price_prod_06h2g01nn1202d6xfq776d0s9a8gt",
          *       "data": {
-         *         "id": "price_prod_06h2fxq8xj7txfmqmxnmd8q9y7rdw",
+         *         "id": "price_prod_06h2g01nn1202d6xfq776d0s9a8gt",
          *         "type": "recurring",
          *         "tiers": null,
          *         "active": true,
          *         "object": "price",
-         *         "created": "2026-11-29T15:40:22.636Z",
-         *         "product": "prod_prod_06h2fxq8p90zxfrbph4y44fbd0km6",
-         *         "updated": "2026-11-29T15:40:22.677Z",
+         *         "created": "2026-11-29T15:50:32.104Z",
+         *         "product": "prod_prod_06h2g01nd9s0x467cjpba8ef0bmgg",
+         *         "updated": "2026-11-29T15:50:32.166Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "metadata": {},
@@ -20005,14 +20069,14 @@ export type components = {
          *         "unit_amount_atom": 2000
          *       },
          *       "previous_data": {
-         *         "id": "price_prod_06h2fxq8xj7txfmqmxnmd8q9y7rdw",
+         *         "id": "price_prod_06h2g01nn1202d6xfq776d0s9a8gt",
          *         "type": "recurring",
          *         "tiers": null,
          *         "active": true,
          *         "object": "price",
-         *         "created": "2026-11-29T15:40:22.636Z",
-         *         "product": "prod_prod_06h2fxq8p90zxfrbph4y44fbd0km6",
-         *         "updated": "2026-11-29T15:40:22.636Z",
+         *         "created": "2026-11-29T15:50:32.104Z",
+         *         "product": "prod_prod_06h2g01nd9s0x467cjpba8ef0bmgg",
+         *         "updated": "2026-11-29T15:50:32.104Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "metadata": {},
@@ -20028,13 +20092,13 @@ export type components = {
          *         "unit_amount_atom": 2000
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2fxq9250axqbhg2t8r1sb13hmp",
-         *       "request_id": "req_prod_06h2fxq9250axqbhg2t8r1sb13hmp",
+         *       "correlation_id": "req_prod_06h2g01nwets580knkx69dja2prc0",
+         *       "request_id": "req_prod_06h2g01nwets580knkx69dja2prc0",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-29T15:40:22.679Z",
+         *       "created": "2026-11-29T15:50:32.168Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2fxpzz5qtqg4qbt17kah6myejc"
+         *       "actor_id": "key_prod_06h2g01a8y4kejnpkqm5nbzee8p34"
          *     }
          */
         PriceUpdatedEvent: {
@@ -20079,20 +20143,20 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2fxq97ybz7wss6vz0b2848fsb2",
+         *       "id": "evt_prod_06h2g01p2cg2djvcdpj097e51104m",
          *       "type": "price.deleted",
          *       "aggregate_type": "price",
-         *       "aggregate_id": "price_prod_06h2fxq95r1xrcqdwfthksgvrta9c",
+         *       "aggregate_id": "price_prod_06h2g01nzpkc7mx5etfqvasb6r1ng",
          *       "data": {
-         *         "id": "price_prod_06h2fxq95r1xrcqdwfthksgvrta9c",
+         *         "id": "price_prod_06h2g01nzpkc7mx5etfqvasb6r1ng",
          *         "type": "one_time",
          *         "tiers": null,
          *         "active": true,
          *         "object": "price",
-         *         "created": "2026-11-29T15:40:22.702Z",
+         *         "created": "2026-11-29T15:50:32.189Z",
          *         "deleted": true,
-         *         "product": "prod_prod_06h2fxq8vbh05qrj19edxr9fjd130",
-         *         "updated": "2026-11-29T15:40:22.716Z",
+         *         "product": "prod_prod_06h2g01nhrh8kr0fqcdhbqxrs2aqg",
+         *         "updated": "2026-11-29T15:50:32.209Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "metadata": {},
@@ -20103,14 +20167,14 @@ export type components = {
          *         "unit_amount_atom": 100
          *       },
          *       "previous_data": {
-         *         "id": "price_prod_06h2fxq95r1xrcqdwfthksgvrta9c",
+         *         "id": "price_prod_06h2g01nzpkc7mx5etfqvasb6r1ng",
          *         "type": "one_time",
          *         "tiers": null,
          *         "active": true,
          *         "object": "price",
-         *         "created": "2026-11-29T15:40:22.702Z",
-         *         "product": "prod_prod_06h2fxq8vbh05qrj19edxr9fjd130",
-         *         "updated": "2026-11-29T15:40:22.702Z",
+         *         "created": "2026-11-29T15:50:32.189Z",
+         *         "product": "prod_prod_06h2g01nhrh8kr0fqcdhbqxrs2aqg",
+         *         "updated": "2026-11-29T15:50:32.189Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "metadata": {},
@@ -20121,13 +20185,13 @@ export type components = {
          *         "unit_amount_atom": 100
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2fxq975aw2n0xp3067p5ktycyy",
-         *       "request_id": "req_prod_06h2fxq975aw2n0xp3067p5ktycyy",
+         *       "correlation_id": "req_prod_06h2g01p1zaphr3cfpk19vaysvh96",
+         *       "request_id": "req_prod_06h2g01p1zaphr3cfpk19vaysvh96",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-29T15:40:22.719Z",
+         *       "created": "2026-11-29T15:50:32.211Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2fxpzz5qtqg4qbt17kah6myejc"
+         *       "actor_id": "key_prod_06h2g01a8y4kejnpkqm5nbzee8p34"
          *     }
          */
         PriceDeletedEvent: {
@@ -20172,30 +20236,30 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2fxq8pp3cjszszyr6ms94vgz22",
+         *       "id": "evt_prod_06h2g01ndkpmfj2dj4hsx4r1k5td8",
          *       "type": "product.created",
          *       "aggregate_type": "product",
-         *       "aggregate_id": "prod_prod_06h2fxq8p90zxfrbph4y44fbd0km6",
+         *       "aggregate_id": "prod_prod_06h2g01nd9s0x467cjpba8ef0bmgg",
          *       "data": {
-         *         "id": "prod_prod_06h2fxq8p90zxfrbph4y44fbd0km6",
+         *         "id": "prod_prod_06h2g01nd9s0x467cjpba8ef0bmgg",
          *         "name": "Pro",
          *         "active": true,
          *         "object": "product",
-         *         "created": "2026-11-29T15:40:22.578Z",
-         *         "updated": "2026-11-29T15:40:22.578Z",
+         *         "created": "2026-11-29T15:50:32.042Z",
+         *         "updated": "2026-11-29T15:50:32.042Z",
          *         "livemode": false,
          *         "metadata": {},
          *         "description": null
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2fxq8p0zhbba4nv3xjebwez6hm",
-         *       "request_id": "req_prod_06h2fxq8p0zhbba4nv3xjebwez6hm",
+         *       "correlation_id": "req_prod_06h2g01ncn6y72e1fk490awq0bym2",
+         *       "request_id": "req_prod_06h2g01ncn6y72e1fk490awq0bym2",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-29T15:40:22.581Z",
+         *       "created": "2026-11-29T15:50:32.044Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2fxpzz5qtqg4qbt17kah6myejc"
+         *       "actor_id": "key_prod_06h2g01a8y4kejnpkqm5nbzee8p34"
          *     }
          */
         ProductCreatedEvent: {
@@ -20240,40 +20304,40 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2fxq8s4pn1z82w0h7snkj99rpm",
+         *       "id": "evt_prod_06h2g01nftgsab997y1pyczrmcmd0",
          *       "type": "product.updated",
          *       "aggregate_type": "product",
-         *       "aggregate_id": "prod_prod_06h2fxq8p90zxfrbph4y44fbd0km6",
+         *       "aggregate_id": "prod_prod_06h2g01nd9s0x467cjpba8ef0bmgg",
          *       "data": {
-         *         "id": "prod_prod_06h2fxq8p90zxfrbph4y44fbd0km6",
+         *         "id": "prod_prod_06h2g01nd9s0x467cjpba8ef0bmgg",
          *         "name": "Pro",
          *         "active": true,
          *         "object": "product",
-         *         "created": "2026-11-29T15:40:22.578Z",
-         *         "updated": "2026-11-29T15:40:22.600Z",
+         *         "created": "2026-11-29T15:50:32.042Z",
+         *         "updated": "2026-11-29T15:50:32.059Z",
          *         "livemode": false,
          *         "metadata": {},
          *         "description": "The pro plan"
          *       },
          *       "previous_data": {
-         *         "id": "prod_prod_06h2fxq8p90zxfrbph4y44fbd0km6",
+         *         "id": "prod_prod_06h2g01nd9s0x467cjpba8ef0bmgg",
          *         "name": "Pro",
          *         "active": true,
          *         "object": "product",
-         *         "created": "2026-11-29T15:40:22.578Z",
-         *         "updated": "2026-11-29T15:40:22.578Z",
+         *         "created": "2026-11-29T15:50:32.042Z",
+         *         "updated": "2026-11-29T15:50:32.042Z",
          *         "livemode": false,
          *         "metadata": {},
          *         "description": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2fxq8rcam7nr5k16wqp45srpj4",
-         *       "request_id": "req_prod_06h2fxq8rcam7nr5k16wqp45srpj4",
+         *       "correlation_id": "req_prod_06h2g01nez7fhc6bwkct1ag2jg01w",
+         *       "request_id": "req_prod_06h2g01nez7fhc6bwkct1ag2jg01w",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-29T15:40:22.602Z",
+         *       "created": "2026-11-29T15:50:32.062Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2fxpzz5qtqg4qbt17kah6myejc"
+         *       "actor_id": "key_prod_06h2g01a8y4kejnpkqm5nbzee8p34"
          *     }
          */
         ProductUpdatedEvent: {
@@ -20318,41 +20382,41 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2fxq99ztvxmde65zth5s7t8yg2",
+         *       "id": "evt_prod_06h2g01p4qn11na3rgqnbh3ndrtz2",
          *       "type": "product.deleted",
          *       "aggregate_type": "product",
-         *       "aggregate_id": "prod_prod_06h2fxq8vbh05qrj19edxr9fjd130",
+         *       "aggregate_id": "prod_prod_06h2g01nhrh8kr0fqcdhbqxrs2aqg",
          *       "data": {
-         *         "id": "prod_prod_06h2fxq8vbh05qrj19edxr9fjd130",
+         *         "id": "prod_prod_06h2g01nhrh8kr0fqcdhbqxrs2aqg",
          *         "name": "Spare",
          *         "active": true,
          *         "object": "product",
-         *         "created": "2026-11-29T15:40:22.618Z",
+         *         "created": "2026-11-29T15:50:32.078Z",
          *         "deleted": true,
-         *         "updated": "2026-11-29T15:40:22.733Z",
+         *         "updated": "2026-11-29T15:50:32.228Z",
          *         "livemode": false,
          *         "metadata": {},
          *         "description": null
          *       },
          *       "previous_data": {
-         *         "id": "prod_prod_06h2fxq8vbh05qrj19edxr9fjd130",
+         *         "id": "prod_prod_06h2g01nhrh8kr0fqcdhbqxrs2aqg",
          *         "name": "Spare",
          *         "active": true,
          *         "object": "product",
-         *         "created": "2026-11-29T15:40:22.618Z",
-         *         "updated": "2026-11-29T15:40:22.618Z",
+         *         "created": "2026-11-29T15:50:32.078Z",
+         *         "updated": "2026-11-29T15:50:32.078Z",
          *         "livemode": false,
          *         "metadata": {},
          *         "description": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2fxq998wq2jcy9mf79n0sx97ta",
-         *       "request_id": "req_prod_06h2fxq998wq2jcy9mf79n0sx97ta",
+         *       "correlation_id": "req_prod_06h2g01p3yev1wvxqs6293wmctvq2",
+         *       "request_id": "req_prod_06h2g01p3yev1wvxqs6293wmctvq2",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-29T15:40:22.735Z",
+         *       "created": "2026-11-29T15:50:32.229Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2fxpzz5qtqg4qbt17kah6myejc"
+         *       "actor_id": "key_prod_06h2g01a8y4kejnpkqm5nbzee8p34"
          *     }
          */
         ProductDeletedEvent: {
@@ -20397,18 +20461,18 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2fxqdafzcb9mqagt9hqrz2xknr",
+         *       "id": "evt_prod_06h2g01sj66we6bd2pqjk5agzh09c",
          *       "type": "refund.created",
          *       "aggregate_type": "refund",
-         *       "aggregate_id": "re_prod_06h2fxqda0qnqr4s35yq3j29tgddg",
+         *       "aggregate_id": "re_prod_06h2g01shyjx2pfgk32gxw69t818a",
          *       "data": {
-         *         "id": "re_prod_06h2fxqda0qnqr4s35yq3j29tgddg",
+         *         "id": "re_prod_06h2g01shyjx2pfgk32gxw69t818a",
          *         "object": "refund",
          *         "reason": null,
          *         "status": "pending",
-         *         "created": "2026-11-29T15:40:23.760Z",
-         *         "payment": "py_prod_06h2fxqcc5cr04wrk52svhk1nsbgg",
-         *         "updated": "2026-11-29T15:40:23.760Z",
+         *         "created": "2026-11-29T15:50:33.103Z",
+         *         "payment": "py_prod_06h2g01rs05zcyx94tfhrdyhdt6sr",
+         *         "updated": "2026-11-29T15:50:33.103Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "metadata": {},
@@ -20417,13 +20481,13 @@ export type components = {
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2fxqd99kxsvm92vb9kffnr4yxy",
-         *       "request_id": "req_prod_06h2fxqd99kxsvm92vb9kffnr4yxy",
+         *       "correlation_id": "req_prod_06h2g01she5vp75cdmnapsxz5qd88",
+         *       "request_id": "req_prod_06h2g01she5vp75cdmnapsxz5qd88",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-29T15:40:23.763Z",
+         *       "created": "2026-11-29T15:50:33.105Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2fxpzz5qtqg4qbt17kah6myejc"
+         *       "actor_id": "key_prod_06h2g01a8y4kejnpkqm5nbzee8p34"
          *     }
          */
         RefundCreatedEvent: {
@@ -20468,18 +20532,18 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2fxqdatv5xbrw8pne15xrbv3ky",
+         *       "id": "evt_prod_06h2g01sjdp36y3kcv073ck20s8s2",
          *       "type": "refund.updated",
          *       "aggregate_type": "refund",
-         *       "aggregate_id": "re_prod_06h2fxqda0qnqr4s35yq3j29tgddg",
+         *       "aggregate_id": "re_prod_06h2g01shyjx2pfgk32gxw69t818a",
          *       "data": {
-         *         "id": "re_prod_06h2fxqda0qnqr4s35yq3j29tgddg",
+         *         "id": "re_prod_06h2g01shyjx2pfgk32gxw69t818a",
          *         "object": "refund",
          *         "reason": null,
          *         "status": "succeeded",
-         *         "created": "2026-11-29T15:40:23.760Z",
-         *         "payment": "py_prod_06h2fxqcc5cr04wrk52svhk1nsbgg",
-         *         "updated": "2026-11-29T15:40:23.765Z",
+         *         "created": "2026-11-29T15:50:33.103Z",
+         *         "payment": "py_prod_06h2g01rs05zcyx94tfhrdyhdt6sr",
+         *         "updated": "2026-11-29T15:50:33.107Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "metadata": {},
@@ -20487,13 +20551,13 @@ export type components = {
          *         "failure_reason": null
          *       },
          *       "previous_data": {
-         *         "id": "re_prod_06h2fxqda0qnqr4s35yq3j29tgddg",
+         *         "id": "re_prod_06h2g01shyjx2pfgk32gxw69t818a",
          *         "object": "refund",
          *         "reason": null,
          *         "status": "pending",
-         *         "created": "2026-11-29T15:40:23.760Z",
-         *         "payment": "py_prod_06h2fxqcc5cr04wrk52svhk1nsbgg",
-         *         "updated": "2026-11-29T15:40:23.760Z",
+         *         "created": "2026-11-29T15:50:33.103Z",
+         *         "payment": "py_prod_06h2g01rs05zcyx94tfhrdyhdt6sr",
+         *         "updated": "2026-11-29T15:50:33.103Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "metadata": {},
@@ -20501,13 +20565,13 @@ export type components = {
          *         "failure_reason": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2fxqd99kxsvm92vb9kffnr4yxy",
-         *       "request_id": "req_prod_06h2fxqd99kxsvm92vb9kffnr4yxy",
+         *       "correlation_id": "req_prod_06h2g01she5vp75cdmnapsxz5qd88",
+         *       "request_id": "req_prod_06h2g01she5vp75cdmnapsxz5qd88",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-29T15:40:23.766Z",
+         *       "created": "2026-11-29T15:50:33.107Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2fxpzz5qtqg4qbt17kah6myejc"
+         *       "actor_id": "key_prod_06h2g01a8y4kejnpkqm5nbzee8p34"
          *     }
          */
         RefundUpdatedEvent: {
@@ -20552,18 +20616,18 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2fxqdfax1c78ayrsaq20fa3bme",
+         *       "id": "evt_prod_06h2g01st0a8dytsp6bsw8mkxsr06",
          *       "type": "refund.failed",
          *       "aggregate_type": "refund",
-         *       "aggregate_id": "re_prod_06h2fxqdepn5fwtbqywsey3pbskdg",
+         *       "aggregate_id": "re_prod_06h2g01ss2b0qe7ryjycg2kvkknby",
          *       "data": {
-         *         "id": "re_prod_06h2fxqdepn5fwtbqywsey3pbskdg",
+         *         "id": "re_prod_06h2g01ss2b0qe7ryjycg2kvkknby",
          *         "object": "refund",
          *         "reason": null,
          *         "status": "failed",
-         *         "created": "2026-11-29T15:40:23.797Z",
-         *         "payment": "py_prod_06h2fxqd4xk10jvep92dm9b7gtdgr",
-         *         "updated": "2026-11-29T15:40:23.801Z",
+         *         "created": "2026-11-29T15:50:33.160Z",
+         *         "payment": "py_prod_06h2g01sdqxpw17wnjn0hmtpmnvqt",
+         *         "updated": "2026-11-29T15:50:33.166Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "metadata": {},
@@ -20571,13 +20635,13 @@ export type components = {
          *         "failure_reason": "The refund was refused (sandbox payment method pm_sandbox_refund_fails)."
          *       },
          *       "previous_data": {
-         *         "id": "re_prod_06h2fxqdepn5fwtbqywsey3pbskdg",
+         *         "id": "re_prod_06h2g01ss2b0qe7ryjycg2kvkknby",
          *         "object": "refund",
          *         "reason": null,
          *         "status": "pending",
-         *         "created": "2026-11-29T15:40:23.797Z",
-         *         "payment": "py_prod_06h2fxqd4xk10jvep92dm9b7gtdgr",
-         *         "updated": "2026-11-29T15:40:23.797Z",
+         *         "created": "2026-11-29T15:50:33.160Z",
+         *         "payment": "py_prod_06h2g01sdqxpw17wnjn0hmtpmnvqt",
+         *         "updated": "2026-11-29T15:50:33.160Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "metadata": {},
@@ -20585,13 +20649,13 @@ export type components = {
          *         "failure_reason": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2fxqde2fv3p1cvmrff5d6z3mhr",
-         *       "request_id": "req_prod_06h2fxqde2fv3p1cvmrff5d6z3mhr",
+         *       "correlation_id": "req_prod_06h2g01sr3c31k9mwtxtjhbtwatgr",
+         *       "request_id": "req_prod_06h2g01sr3c31k9mwtxtjhbtwatgr",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-29T15:40:23.802Z",
+         *       "created": "2026-11-29T15:50:33.168Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2fxpzz5qtqg4qbt17kah6myejc"
+         *       "actor_id": "key_prod_06h2g01a8y4kejnpkqm5nbzee8p34"
          *     }
          */
         RefundFailedEvent: {
@@ -20636,18 +20700,18 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2fxq00jrq1kt0nmhrx1ntsytkp",
+         *       "id": "evt_prod_06h2g01aay7dxknwn37sv4jxcbdty",
          *       "type": "api_token.created",
          *       "aggregate_type": "api_token",
-         *       "aggregate_id": "key_prod_06h2fxpzz5qtqg4qbt17kah6myejc",
+         *       "aggregate_id": "key_prod_06h2g01a8y4kejnpkqm5nbzee8p34",
          *       "data": {
-         *         "id": "key_prod_06h2fxpzz5qtqg4qbt17kah6myejc",
+         *         "id": "key_prod_06h2g01a8y4kejnpkqm5nbzee8p34",
          *         "kind": "secret",
          *         "name": "catalogue",
          *         "object": "api_token",
          *         "status": "active",
-         *         "created": "2026-11-29T15:40:20.345Z",
-         *         "display": "st_prod_…6szr",
+         *         "created": "2026-11-29T15:50:29.186Z",
+         *         "display": "st_prod_…8e8t",
          *         "expires_at": null,
          *         "revoked_at": null,
          *         "allowed_ips": null,
@@ -20662,13 +20726,13 @@ export type components = {
          *         "user_agent": "node",
          *         "client_address": "127.0.0.1"
          *       },
-         *       "correlation_id": "req_prod_06h2fxpzwvpgyncr8vtv7exwt2hb0",
-         *       "request_id": "req_prod_06h2fxpzwvpgyncr8vtv7exwt2hb0",
+         *       "correlation_id": "req_prod_06h2g01a1r8a1t6wjxgee6e58evxy",
+         *       "request_id": "req_prod_06h2g01a1r8a1t6wjxgee6e58evxy",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-29T15:40:20.356Z",
+         *       "created": "2026-11-29T15:50:29.207Z",
          *       "actor_type": "user",
-         *       "actor_id": "user_prod_06h2fxpynczn2m80gzh8szvr151jm"
+         *       "actor_id": "user_prod_06h2g01841nw614b0a6gf13ktpv1c"
          *     }
          */
         ApiTokenCreatedEvent: {
@@ -20713,20 +20777,20 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2fxq1jzkegsp3e3639nn3s4n24",
+         *       "id": "evt_prod_06h2g01cjvm2913dms8hx42pacqd8",
          *       "type": "api_token.revoked",
          *       "aggregate_type": "api_token",
-         *       "aggregate_id": "key_prod_06h2fxq143m88f5tgkgd1ay5eqc7g",
+         *       "aggregate_id": "key_prod_06h2g01c1znvmc24ttvprsxwp31tc",
          *       "data": {
-         *         "id": "key_prod_06h2fxq143m88f5tgkgd1ay5eqc7g",
+         *         "id": "key_prod_06h2g01c1znvmc24ttvprsxwp31tc",
          *         "kind": "publishable",
          *         "name": "spare",
          *         "object": "api_token",
          *         "status": "revoked",
-         *         "created": "2026-11-29T15:40:20.640Z",
-         *         "display": "pt_prod_…548k",
+         *         "created": "2026-11-29T15:50:29.641Z",
+         *         "display": "pt_prod_…2mnw",
          *         "expires_at": null,
-         *         "revoked_at": "2026-11-29T15:40:20.757Z",
+         *         "revoked_at": "2026-11-29T15:50:29.781Z",
          *         "allowed_ips": null,
          *         "description": null,
          *         "permissions": null,
@@ -20735,13 +20799,13 @@ export type components = {
          *         "previous_secret_expires_at": null
          *       },
          *       "previous_data": {
-         *         "id": "key_prod_06h2fxq143m88f5tgkgd1ay5eqc7g",
+         *         "id": "key_prod_06h2g01c1znvmc24ttvprsxwp31tc",
          *         "kind": "publishable",
          *         "name": "spare",
          *         "object": "api_token",
          *         "status": "active",
-         *         "created": "2026-11-29T15:40:20.640Z",
-         *         "display": "pt_prod_…548k",
+         *         "created": "2026-11-29T15:50:29.641Z",
+         *         "display": "pt_prod_…2mnw",
          *         "expires_at": null,
          *         "revoked_at": null,
          *         "allowed_ips": null,
@@ -20755,13 +20819,13 @@ export type components = {
          *         "user_agent": "node",
          *         "client_address": "127.0.0.1"
          *       },
-         *       "correlation_id": "req_prod_06h2fxq1hfs2hwhmfm775xa890cqr",
-         *       "request_id": "req_prod_06h2fxq1hfs2hwhmfm775xa890cqr",
+         *       "correlation_id": "req_prod_06h2g01chyn1gcdddwrr77ebn43fa",
+         *       "request_id": "req_prod_06h2g01chyn1gcdddwrr77ebn43fa",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-29T15:40:20.760Z",
+         *       "created": "2026-11-29T15:50:29.782Z",
          *       "actor_type": "user",
-         *       "actor_id": "user_prod_06h2fxpynczn2m80gzh8szvr151jm"
+         *       "actor_id": "user_prod_06h2g01841nw614b0a6gf13ktpv1c"
          *     }
          */
         ApiTokenRevokedEvent: {
@@ -20806,20 +20870,20 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2fxq1qspdck6xcvdgrgb1x133e",
+         *       "id": "evt_prod_06h2g01crtt0amma8v6dd4mkab4sr",
          *       "type": "webhook_endpoint.created",
          *       "aggregate_type": "webhook_endpoint",
-         *       "aggregate_id": "whe_prod_06h2fxq1qaw4t9w5f25z7rsk7nwtt",
+         *       "aggregate_id": "whe_prod_06h2g01cr92hccjkn64d3ng8n74j0",
          *       "data": {
-         *         "id": "whe_prod_06h2fxq1qaw4t9w5f25z7rsk7nwtt",
+         *         "id": "whe_prod_06h2g01cr92hccjkn64d3ng8n74j0",
          *         "url": "https://example.com/audit",
          *         "events": [
          *           "customer.created"
          *         ],
          *         "object": "webhook_endpoint",
-         *         "created": "2026-11-29T15:40:20.793Z",
+         *         "created": "2026-11-29T15:50:29.825Z",
          *         "enabled": true,
-         *         "updated": "2026-11-29T15:40:20.793Z",
+         *         "updated": "2026-11-29T15:50:29.825Z",
          *         "livemode": false,
          *         "description": null,
          *         "disabled_at": null,
@@ -20833,13 +20897,13 @@ export type components = {
          *         "user_agent": "node",
          *         "client_address": "127.0.0.1"
          *       },
-         *       "correlation_id": "req_prod_06h2fxq1p001zj107ybbk11gyac18",
-         *       "request_id": "req_prod_06h2fxq1p001zj107ybbk11gyac18",
+         *       "correlation_id": "req_prod_06h2g01cpz5xrtrz62dwzdf3hafnc",
+         *       "request_id": "req_prod_06h2g01cpz5xrtrz62dwzdf3hafnc",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-29T15:40:20.798Z",
+         *       "created": "2026-11-29T15:50:29.830Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2fxpzz5qtqg4qbt17kah6myejc"
+         *       "actor_id": "key_prod_06h2g01a8y4kejnpkqm5nbzee8p34"
          *     }
          */
         WebhookEndpointCreatedEvent: {
@@ -20884,20 +20948,20 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2fxq1vzmsnbwnmk2vbp088eytc",
+         *       "id": "evt_prod_06h2g01cxfhawnfnswzqkdwfte1vp",
          *       "type": "webhook_endpoint.updated",
          *       "aggregate_type": "webhook_endpoint",
-         *       "aggregate_id": "whe_prod_06h2fxq1qaw4t9w5f25z7rsk7nwtt",
+         *       "aggregate_id": "whe_prod_06h2g01cr92hccjkn64d3ng8n74j0",
          *       "data": {
-         *         "id": "whe_prod_06h2fxq1qaw4t9w5f25z7rsk7nwtt",
+         *         "id": "whe_prod_06h2g01cr92hccjkn64d3ng8n74j0",
          *         "url": "https://example.com/audit",
          *         "events": [
          *           "customer.created"
          *         ],
          *         "object": "webhook_endpoint",
-         *         "created": "2026-11-29T15:40:20.793Z",
+         *         "created": "2026-11-29T15:50:29.825Z",
          *         "enabled": true,
-         *         "updated": "2026-11-29T15:40:20.828Z",
+         *         "updated": "2026-11-29T15:50:29.865Z",
          *         "livemode": false,
          *         "description": "Audit",
          *         "disabled_at": null,
@@ -20907,15 +20971,15 @@ export type components = {
          *         "previous_secret_expires_at": null
          *       },
          *       "previous_data": {
-         *         "id": "whe_prod_06h2fxq1qaw4t9w5f25z7rsk7nwtt",
+         *         "id": "whe_prod_06h2g01cr92hccjkn64d3ng8n74j0",
          *         "url": "https://example.com/audit",
          *         "events": [
          *           "customer.created"
          *         ],
          *         "object": "webhook_endpoint",
-         *         "created": "2026-11-29T15:40:20.793Z",
+         *         "created": "2026-11-29T15:50:29.825Z",
          *         "enabled": true,
-         *         "updated": "2026-11-29T15:40:20.793Z",
+         *         "updated": "2026-11-29T15:50:29.825Z",
          *         "livemode": false,
          *         "description": null,
          *         "disabled_at": null,
@@ -20928,13 +20992,13 @@ export type components = {
          *         "user_agent": "node",
          *         "client_address": "127.0.0.1"
          *       },
-         *       "correlation_id": "req_prod_06h2fxq1tvkm26v9qx14cb0yztarp",
-         *       "request_id": "req_prod_06h2fxq1tvkm26v9qx14cb0yztarp",
+         *       "correlation_id": "req_prod_06h2g01cwjqhwdjv4racar60sank2",
+         *       "request_id": "req_prod_06h2g01cwjqhwdjv4racar60sank2",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-29T15:40:20.831Z",
+         *       "created": "2026-11-29T15:50:29.867Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2fxpzz5qtqg4qbt17kah6myejc"
+         *       "actor_id": "key_prod_06h2g01a8y4kejnpkqm5nbzee8p34"
          *     }
          */
         WebhookEndpointUpdatedEvent: {
@@ -20979,58 +21043,58 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2fxq2bp24wrfxsp78a2y7b93ne",
+         *       "id": "evt_prod_06h2g01dgt9fmnpw7jdafgfgqswsw",
          *       "type": "webhook_endpoint.deleted",
          *       "aggregate_type": "webhook_endpoint",
-         *       "aggregate_id": "whe_prod_06h2fxq1qaw4t9w5f25z7rsk7nwtt",
+         *       "aggregate_id": "whe_prod_06h2g01cr92hccjkn64d3ng8n74j0",
          *       "data": {
-         *         "id": "whe_prod_06h2fxq1qaw4t9w5f25z7rsk7nwtt",
+         *         "id": "whe_prod_06h2g01cr92hccjkn64d3ng8n74j0",
          *         "url": "https://example.com/audit",
          *         "events": [
          *           "customer.created"
          *         ],
          *         "object": "webhook_endpoint",
-         *         "created": "2026-11-29T15:40:20.793Z",
+         *         "created": "2026-11-29T15:50:29.825Z",
          *         "deleted": true,
          *         "enabled": false,
-         *         "updated": "2026-11-29T15:40:20.954Z",
+         *         "updated": "2026-11-29T15:50:30.019Z",
          *         "livemode": false,
          *         "description": "Audit",
          *         "disabled_at": null,
          *         "failing_since": null,
          *         "disabled_reason": null,
          *         "max_deliveries_per_second": null,
-         *         "previous_secret_expires_at": "2026-11-30T15:40:20.905Z"
+         *         "previous_secret_expires_at": "2026-11-30T15:50:29.972Z"
          *       },
          *       "previous_data": {
-         *         "id": "whe_prod_06h2fxq1qaw4t9w5f25z7rsk7nwtt",
+         *         "id": "whe_prod_06h2g01cr92hccjkn64d3ng8n74j0",
          *         "url": "https://example.com/audit",
          *         "events": [
          *           "customer.created"
          *         ],
          *         "object": "webhook_endpoint",
-         *         "created": "2026-11-29T15:40:20.793Z",
+         *         "created": "2026-11-29T15:50:29.825Z",
          *         "enabled": true,
-         *         "updated": "2026-11-29T15:40:20.905Z",
+         *         "updated": "2026-11-29T15:50:29.972Z",
          *         "livemode": false,
          *         "description": "Audit",
          *         "disabled_at": null,
          *         "failing_since": null,
          *         "disabled_reason": null,
          *         "max_deliveries_per_second": null,
-         *         "previous_secret_expires_at": "2026-11-30T15:40:20.905Z"
+         *         "previous_secret_expires_at": "2026-11-30T15:50:29.972Z"
          *       },
          *       "metadata": {
          *         "user_agent": "node",
          *         "client_address": "127.0.0.1"
          *       },
-         *       "correlation_id": "req_prod_06h2fxq2amga8g8y82eyk2cpntmfy",
-         *       "request_id": "req_prod_06h2fxq2amga8g8y82eyk2cpntmfy",
+         *       "correlation_id": "req_prod_06h2g01dfnewas47mcees0fcqx29t",
+         *       "request_id": "req_prod_06h2g01dfnewas47mcees0fcqx29t",
          *       "version": 1,
          *       "sequence": 6,
-         *       "created": "2026-11-29T15:40:20.957Z",
+         *       "created": "2026-11-29T15:50:30.022Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2fxpzz5qtqg4qbt17kah6myejc"
+         *       "actor_id": "key_prod_06h2g01a8y4kejnpkqm5nbzee8p34"
          *     }
          */
         WebhookEndpointDeletedEvent: {
@@ -21075,20 +21139,20 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2fxq1zsz40m3wn4yd7e4t6ax0t",
+         *       "id": "evt_prod_06h2g01d3fhec9wq8j43xk4bxr80t",
          *       "type": "webhook_endpoint.disabled",
          *       "aggregate_type": "webhook_endpoint",
-         *       "aggregate_id": "whe_prod_06h2fxq1qaw4t9w5f25z7rsk7nwtt",
+         *       "aggregate_id": "whe_prod_06h2g01cr92hccjkn64d3ng8n74j0",
          *       "data": {
-         *         "id": "whe_prod_06h2fxq1qaw4t9w5f25z7rsk7nwtt",
+         *         "id": "whe_prod_06h2g01cr92hccjkn64d3ng8n74j0",
          *         "url": "https://example.com/audit",
          *         "events": [
          *           "customer.created"
          *         ],
          *         "object": "webhook_endpoint",
-         *         "created": "2026-11-29T15:40:20.793Z",
+         *         "created": "2026-11-29T15:50:29.825Z",
          *         "enabled": false,
-         *         "updated": "2026-11-29T15:40:20.857Z",
+         *         "updated": "2026-11-29T15:50:29.911Z",
          *         "livemode": false,
          *         "description": "Audit",
          *         "disabled_at": null,
@@ -21098,15 +21162,15 @@ export type components = {
          *         "previous_secret_expires_at": null
          *       },
          *       "previous_data": {
-         *         "id": "whe_prod_06h2fxq1qaw4t9w5f25z7rsk7nwtt",
+         *         "id": "whe_prod_06h2g01cr92hccjkn64d3ng8n74j0",
          *         "url": "https://example.com/audit",
          *         "events": [
          *           "customer.created"
          *         ],
          *         "object": "webhook_endpoint",
-         *         "created": "2026-11-29T15:40:20.793Z",
+         *         "created": "2026-11-29T15:50:29.825Z",
          *         "enabled": true,
-         *         "updated": "2026-11-29T15:40:20.828Z",
+         *         "updated": "2026-11-29T15:50:29.865Z",
          *         "livemode": false,
          *         "description": "Audit",
          *         "disabled_at": null,
@@ -21119,13 +21183,13 @@ export type components = {
          *         "user_agent": "node",
          *         "client_address": "127.0.0.1"
          *       },
-         *       "correlation_id": "req_prod_06h2fxq1ymjyddcd0fe9fjk6fp8me",
-         *       "request_id": "req_prod_06h2fxq1ymjyddcd0fe9fjk6fp8me",
+         *       "correlation_id": "req_prod_06h2g01d2d9a5079p7a0ad07khk2t",
+         *       "request_id": "req_prod_06h2g01d2d9a5079p7a0ad07khk2t",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-29T15:40:20.862Z",
+         *       "created": "2026-11-29T15:50:29.915Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2fxpzz5qtqg4qbt17kah6myejc"
+         *       "actor_id": "key_prod_06h2g01a8y4kejnpkqm5nbzee8p34"
          *     }
          */
         WebhookEndpointDisabledEvent: {
@@ -21170,20 +21234,20 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2fxq22rvseq3f8cswjmmjcpg8y",
+         *       "id": "evt_prod_06h2g01d7taj59dz0s60tjp0j5fkr",
          *       "type": "webhook_endpoint.enabled",
          *       "aggregate_type": "webhook_endpoint",
-         *       "aggregate_id": "whe_prod_06h2fxq1qaw4t9w5f25z7rsk7nwtt",
+         *       "aggregate_id": "whe_prod_06h2g01cr92hccjkn64d3ng8n74j0",
          *       "data": {
-         *         "id": "whe_prod_06h2fxq1qaw4t9w5f25z7rsk7nwtt",
+         *         "id": "whe_prod_06h2g01cr92hccjkn64d3ng8n74j0",
          *         "url": "https://example.com/audit",
          *         "events": [
          *           "customer.created"
          *         ],
          *         "object": "webhook_endpoint",
-         *         "created": "2026-11-29T15:40:20.793Z",
+         *         "created": "2026-11-29T15:50:29.825Z",
          *         "enabled": true,
-         *         "updated": "2026-11-29T15:40:20.883Z",
+         *         "updated": "2026-11-29T15:50:29.947Z",
          *         "livemode": false,
          *         "description": "Audit",
          *         "disabled_at": null,
@@ -21193,15 +21257,15 @@ export type components = {
          *         "previous_secret_expires_at": null
          *       },
          *       "previous_data": {
-         *         "id": "whe_prod_06h2fxq1qaw4t9w5f25z7rsk7nwtt",
+         *         "id": "whe_prod_06h2g01cr92hccjkn64d3ng8n74j0",
          *         "url": "https://example.com/audit",
          *         "events": [
          *           "customer.created"
          *         ],
          *         "object": "webhook_endpoint",
-         *         "created": "2026-11-29T15:40:20.793Z",
+         *         "created": "2026-11-29T15:50:29.825Z",
          *         "enabled": false,
-         *         "updated": "2026-11-29T15:40:20.857Z",
+         *         "updated": "2026-11-29T15:50:29.911Z",
          *         "livemode": false,
          *         "description": "Audit",
          *         "disabled_at": null,
@@ -21214,13 +21278,13 @@ export type components = {
          *         "user_agent": "node",
          *         "client_address": "127.0.0.1"
          *       },
-         *       "correlation_id": "req_prod_06h2fxq21wnd0rse0d2jzvdhxgw6y",
-         *       "request_id": "req_prod_06h2fxq21wnd0rse0d2jzvdhxgw6y",
+         *       "correlation_id": "req_prod_06h2g01d6sm3wdvfckxk93cs9gvx6",
+         *       "request_id": "req_prod_06h2g01d6sm3wdvfckxk93cs9gvx6",
          *       "version": 1,
          *       "sequence": 4,
-         *       "created": "2026-11-29T15:40:20.886Z",
+         *       "created": "2026-11-29T15:50:29.950Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2fxpzz5qtqg4qbt17kah6myejc"
+         *       "actor_id": "key_prod_06h2g01a8y4kejnpkqm5nbzee8p34"
          *     }
          */
         WebhookEndpointEnabledEvent: {
@@ -21265,38 +21329,38 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2fxq26ejn1sapyxxy89yzqwxsp",
+         *       "id": "evt_prod_06h2g01dbnr1hgtq04kah1e8n6frc",
          *       "type": "webhook_endpoint.secret_rotated",
          *       "aggregate_type": "webhook_endpoint",
-         *       "aggregate_id": "whe_prod_06h2fxq1qaw4t9w5f25z7rsk7nwtt",
+         *       "aggregate_id": "whe_prod_06h2g01cr92hccjkn64d3ng8n74j0",
          *       "data": {
-         *         "id": "whe_prod_06h2fxq1qaw4t9w5f25z7rsk7nwtt",
+         *         "id": "whe_prod_06h2g01cr92hccjkn64d3ng8n74j0",
          *         "url": "https://example.com/audit",
          *         "events": [
          *           "customer.created"
          *         ],
          *         "object": "webhook_endpoint",
-         *         "created": "2026-11-29T15:40:20.793Z",
+         *         "created": "2026-11-29T15:50:29.825Z",
          *         "enabled": true,
-         *         "updated": "2026-11-29T15:40:20.905Z",
+         *         "updated": "2026-11-29T15:50:29.972Z",
          *         "livemode": false,
          *         "description": "Audit",
          *         "disabled_at": null,
          *         "failing_since": null,
          *         "disabled_reason": null,
          *         "max_deliveries_per_second": null,
-         *         "previous_secret_expires_at": "2026-11-30T15:40:20.905Z"
+         *         "previous_secret_expires_at": "2026-11-30T15:50:29.972Z"
          *       },
          *       "previous_data": {
-         *         "id": "whe_prod_06h2fxq1qaw4t9w5f25z7rsk7nwtt",
+         *         "id": "whe_prod_06h2g01cr92hccjkn64d3ng8n74j0",
          *         "url": "https://example.com/audit",
          *         "events": [
          *           "customer.created"
          *         ],
          *         "object": "webhook_endpoint",
-         *         "created": "2026-11-29T15:40:20.793Z",
+         *         "created": "2026-11-29T15:50:29.825Z",
          *         "enabled": true,
-         *         "updated": "2026-11-29T15:40:20.883Z",
+         *         "updated": "2026-11-29T15:50:29.947Z",
          *         "livemode": false,
          *         "description": "Audit",
          *         "disabled_at": null,
@@ -21309,13 +21373,13 @@ export type components = {
          *         "user_agent": "node",
          *         "client_address": "127.0.0.1"
          *       },
-         *       "correlation_id": "req_prod_06h2fxq24xn9hchvwwt6mdeek1td2",
-         *       "request_id": "req_prod_06h2fxq24xn9hchvwwt6mdeek1td2",
+         *       "correlation_id": "req_prod_06h2g01dab23n6e5fwj7y67hfm2qt",
+         *       "request_id": "req_prod_06h2g01dab23n6e5fwj7y67hfm2qt",
          *       "version": 1,
          *       "sequence": 5,
-         *       "created": "2026-11-29T15:40:20.915Z",
+         *       "created": "2026-11-29T15:50:29.981Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2fxpzz5qtqg4qbt17kah6myejc"
+         *       "actor_id": "key_prod_06h2g01a8y4kejnpkqm5nbzee8p34"
          *     }
          */
         WebhookEndpointSecretRotatedEvent: {
@@ -21360,15 +21424,15 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2fxpzsfxejq9r24t362cfgz590",
+         *       "id": "evt_prod_06h2g019t94kfs341jfd31yrj4qwg",
          *       "type": "user.signed_in",
          *       "aggregate_type": "user",
-         *       "aggregate_id": "user_prod_06h2fxpynczn2m80gzh8szvr151jm",
+         *       "aggregate_id": "user_prod_06h2g01841nw614b0a6gf13ktpv1c",
          *       "data": {
-         *         "id": "user_prod_06h2fxpynczn2m80gzh8szvr151jm",
+         *         "id": "user_prod_06h2g01841nw614b0a6gf13ktpv1c",
          *         "name": "Test User",
          *         "role": "owner",
-         *         "email": "user-1bcbde800c@example.com",
+         *         "email": "user-a53404d109@example.com",
          *         "object": "user"
          *       },
          *       "previous_data": null,
@@ -21380,9 +21444,9 @@ export type components = {
          *       "request_id": null,
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-29T15:40:20.299Z",
+         *       "created": "2026-11-29T15:50:29.074Z",
          *       "actor_type": "user",
-         *       "actor_id": "user_prod_06h2fxpynczn2m80gzh8szvr151jm"
+         *       "actor_id": "user_prod_06h2g01841nw614b0a6gf13ktpv1c"
          *     }
          */
         UserSignedInEvent: {
@@ -21427,15 +21491,15 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2fxq4jan8jvvmn0x713p51tv1p",
+         *       "id": "evt_prod_06h2g01g238vc41fx6e4tf57r4cw0",
          *       "type": "user.sign_in_failed",
          *       "aggregate_type": "user",
-         *       "aggregate_id": "user_prod_06h2fxpynczn2m80gzh8szvr151jm",
+         *       "aggregate_id": "user_prod_06h2g01841nw614b0a6gf13ktpv1c",
          *       "data": {
-         *         "id": "user_prod_06h2fxpynczn2m80gzh8szvr151jm",
+         *         "id": "user_prod_06h2g01841nw614b0a6gf13ktpv1c",
          *         "name": "Test User",
          *         "role": "owner",
-         *         "email": "user-1bcbde800c@example.com",
+         *         "email": "user-a53404d109@example.com",
          *         "object": "user"
          *       },
          *       "previous_data": null,
@@ -21447,9 +21511,9 @@ export type components = {
          *       "request_id": null,
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-29T15:40:21.522Z",
+         *       "created": "2026-11-29T15:50:30.672Z",
          *       "actor_type": "user",
-         *       "actor_id": "user_prod_06h2fxpynczn2m80gzh8szvr151jm"
+         *       "actor_id": "user_prod_06h2g01841nw614b0a6gf13ktpv1c"
          *     }
          */
         UserSignInFailedEvent: {
@@ -21494,15 +21558,15 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2fxq633qk841tpntzxgmrhda5p",
+         *       "id": "evt_prod_06h2g01j4v787dfjtg4tmc8qwek9a",
          *       "type": "user.signed_out",
          *       "aggregate_type": "user",
-         *       "aggregate_id": "user_prod_06h2fxpynczn2m80gzh8szvr151jm",
+         *       "aggregate_id": "user_prod_06h2g01841nw614b0a6gf13ktpv1c",
          *       "data": {
-         *         "id": "user_prod_06h2fxpynczn2m80gzh8szvr151jm",
+         *         "id": "user_prod_06h2g01841nw614b0a6gf13ktpv1c",
          *         "name": "Test User",
          *         "role": "owner",
-         *         "email": "user-1bcbde800c@example.com",
+         *         "email": "user-a53404d109@example.com",
          *         "object": "user"
          *       },
          *       "previous_data": null,
@@ -21514,9 +21578,9 @@ export type components = {
          *       "request_id": null,
          *       "version": 1,
          *       "sequence": 4,
-         *       "created": "2026-11-29T15:40:21.912Z",
+         *       "created": "2026-11-29T15:50:31.206Z",
          *       "actor_type": "user",
-         *       "actor_id": "user_prod_06h2fxpynczn2m80gzh8szvr151jm"
+         *       "actor_id": "user_prod_06h2g01841nw614b0a6gf13ktpv1c"
          *     }
          */
         UserSignedOutEvent: {
@@ -21561,15 +21625,15 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2fxq5dnak8b3tm4x1ef546747j",
+         *       "id": "evt_prod_06h2g01h0tyajggbkyycazhpjrcfj",
          *       "type": "user.password_changed",
          *       "aggregate_type": "user",
-         *       "aggregate_id": "user_prod_06h2fxpynczn2m80gzh8szvr151jm",
+         *       "aggregate_id": "user_prod_06h2g01841nw614b0a6gf13ktpv1c",
          *       "data": {
-         *         "id": "user_prod_06h2fxpynczn2m80gzh8szvr151jm",
+         *         "id": "user_prod_06h2g01841nw614b0a6gf13ktpv1c",
          *         "name": "Test User",
          *         "role": "owner",
-         *         "email": "user-1bcbde800c@example.com",
+         *         "email": "user-a53404d109@example.com",
          *         "object": "user"
          *       },
          *       "previous_data": null,
@@ -21581,9 +21645,9 @@ export type components = {
          *       "request_id": null,
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-29T15:40:21.741Z",
+         *       "created": "2026-11-29T15:50:30.919Z",
          *       "actor_type": "user",
-         *       "actor_id": "user_prod_06h2fxpynczn2m80gzh8szvr151jm"
+         *       "actor_id": "user_prod_06h2g01841nw614b0a6gf13ktpv1c"
          *     }
          */
         UserPasswordChangedEvent: {
@@ -21628,12 +21692,12 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2fxq8eas5afhgbwp82204xpjwp",
+         *       "id": "evt_prod_06h2g01n4jsht1nktx6gk60dp3n6y",
          *       "type": "account.settings_updated",
          *       "aggregate_type": "account_settings",
-         *       "aggregate_id": "acc_prod_06h2fxpymd0q5crxtga5ytwd3k764",
+         *       "aggregate_id": "acc_prod_06h2g0183cjnz7vyvp7z72283awrp",
          *       "data": {
-         *         "id": "acc_prod_06h2fxpymd0q5crxtga5ytwd3k764",
+         *         "id": "acc_prod_06h2g0183cjnz7vyvp7z72283awrp",
          *         "object": "account_settings",
          *         "tax_id": null,
          *         "address": {
@@ -21660,7 +21724,7 @@ export type components = {
          *         "entitlement_past_due_grace_days": 7
          *       },
          *       "previous_data": {
-         *         "id": "acc_prod_06h2fxpymd0q5crxtga5ytwd3k764",
+         *         "id": "acc_prod_06h2g0183cjnz7vyvp7z72283awrp",
          *         "object": "account_settings",
          *         "tax_id": null,
          *         "address": null,
@@ -21681,13 +21745,13 @@ export type components = {
          *         "entitlement_past_due_grace_days": 7
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2fxq8dcvbc9trx2f0gr5zawwn4",
-         *       "request_id": "req_prod_06h2fxq8dcvbc9trx2f0gr5zawwn4",
+         *       "correlation_id": "req_prod_06h2g01n3mea8phr6jfw1xp08r5h4",
+         *       "request_id": "req_prod_06h2g01n3mea8phr6jfw1xp08r5h4",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-29T15:40:22.514Z",
+         *       "created": "2026-11-29T15:50:31.972Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2fxpzz5qtqg4qbt17kah6myejc"
+         *       "actor_id": "key_prod_06h2g01a8y4kejnpkqm5nbzee8p34"
          *     }
          */
         AccountSettingsUpdatedEvent: {
@@ -21732,17 +21796,17 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2fxq8hh97jkaw0aj870v3a8yv4",
+         *       "id": "evt_prod_06h2g01n8pwkm0xe50phb3gwm7c4j",
          *       "type": "tax_rate.created",
          *       "aggregate_type": "tax_rate",
-         *       "aggregate_id": "txr_prod_06h2fxq8h6pzy1fcnaf5eb36e2xsp",
+         *       "aggregate_id": "txr_prod_06h2g01n8cer40znrar7xtqgn22dg",
          *       "data": {
-         *         "id": "txr_prod_06h2fxq8h6pzy1fcnaf5eb36e2xsp",
+         *         "id": "txr_prod_06h2g01n8cer40znrar7xtqgn22dg",
          *         "active": true,
          *         "object": "tax_rate",
          *         "country": "DE",
-         *         "created": "2026-11-29T15:40:22.537Z",
-         *         "updated": "2026-11-29T15:40:22.537Z",
+         *         "created": "2026-11-29T15:50:32.003Z",
+         *         "updated": "2026-11-29T15:50:32.003Z",
          *         "livemode": false,
          *         "metadata": {},
          *         "inclusive": false,
@@ -21753,13 +21817,13 @@ export type components = {
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2fxq8gztwaq9rnjfyyevepz5ee",
-         *       "request_id": "req_prod_06h2fxq8gztwaq9rnjfyyevepz5ee",
+         *       "correlation_id": "req_prod_06h2g01n7vdbg0zwx51vnhac3aj5c",
+         *       "request_id": "req_prod_06h2g01n7vdbg0zwx51vnhac3aj5c",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-29T15:40:22.540Z",
+         *       "created": "2026-11-29T15:50:32.005Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2fxpzz5qtqg4qbt17kah6myejc"
+         *       "actor_id": "key_prod_06h2g01a8y4kejnpkqm5nbzee8p34"
          *     }
          */
         TaxRateCreatedEvent: {
@@ -21804,17 +21868,17 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2fxq8m02rv5zffkefafp42sb36",
+         *       "id": "evt_prod_06h2g01nb6t3qk97qyrjcd69xcbnw",
          *       "type": "tax_rate.updated",
          *       "aggregate_type": "tax_rate",
-         *       "aggregate_id": "txr_prod_06h2fxq8h6pzy1fcnaf5eb36e2xsp",
+         *       "aggregate_id": "txr_prod_06h2g01n8cer40znrar7xtqgn22dg",
          *       "data": {
-         *         "id": "txr_prod_06h2fxq8h6pzy1fcnaf5eb36e2xsp",
+         *         "id": "txr_prod_06h2g01n8cer40znrar7xtqgn22dg",
          *         "active": false,
          *         "object": "tax_rate",
          *         "country": "DE",
-         *         "created": "2026-11-29T15:40:22.537Z",
-         *         "updated": "2026-11-29T15:40:22.559Z",
+         *         "created": "2026-11-29T15:50:32.003Z",
+         *         "updated": "2026-11-29T15:50:32.024Z",
          *         "livemode": false,
          *         "metadata": {},
          *         "inclusive": false,
@@ -21824,12 +21888,12 @@ export type components = {
          *         "jurisdiction": null
          *       },
          *       "previous_data": {
-         *         "id": "txr_prod_06h2fxq8h6pzy1fcnaf5eb36e2xsp",
+         *         "id": "txr_prod_06h2g01n8cer40znrar7xtqgn22dg",
          *         "active": true,
          *         "object": "tax_rate",
          *         "country": "DE",
-         *         "created": "2026-11-29T15:40:22.537Z",
-         *         "updated": "2026-11-29T15:40:22.537Z",
+         *         "created": "2026-11-29T15:50:32.003Z",
+         *         "updated": "2026-11-29T15:50:32.003Z",
          *         "livemode": false,
          *         "metadata": {},
          *         "inclusive": false,
@@ -21839,13 +21903,13 @@ export type components = {
          *         "jurisdiction": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2fxq8kf0rqnv1c31qhmm9nywcp",
-         *       "request_id": "req_prod_06h2fxq8kf0rqnv1c31qhmm9nywcp",
+         *       "correlation_id": "req_prod_06h2g01naqzpa8exeyb42tmd27anp",
+         *       "request_id": "req_prod_06h2g01naqzpa8exeyb42tmd27anp",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-29T15:40:22.561Z",
+         *       "created": "2026-11-29T15:50:32.025Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2fxpzz5qtqg4qbt17kah6myejc"
+         *       "actor_id": "key_prod_06h2g01a8y4kejnpkqm5nbzee8p34"
          *     }
          */
         TaxRateUpdatedEvent: {
@@ -21890,16 +21954,16 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2fxqaphsqetby7vnef3337384r",
+         *       "id": "evt_prod_06h2g01q2ehjcct4zt76ff0p0erep",
          *       "type": "meter.created",
          *       "aggregate_type": "meter",
-         *       "aggregate_id": "mtr_prod_06h2fxqapaq4d58f235qhfb73hgd2",
+         *       "aggregate_id": "mtr_prod_06h2g01q1tqdsw3vwe17k016jpc1e",
          *       "data": {
-         *         "id": "mtr_prod_06h2fxqapaq4d58f235qhfb73hgd2",
+         *         "id": "mtr_prod_06h2g01q1tqdsw3vwe17k016jpc1e",
          *         "object": "meter",
          *         "status": "active",
-         *         "created": "2026-11-29T15:40:23.090Z",
-         *         "updated": "2026-11-29T15:40:23.090Z",
+         *         "created": "2026-11-29T15:50:32.462Z",
+         *         "updated": "2026-11-29T15:50:32.462Z",
          *         "livemode": false,
          *         "value_key": "value",
          *         "event_name": "api_request",
@@ -21908,13 +21972,13 @@ export type components = {
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2fxqanjbbmsn6xt8mpddzhzgm6",
-         *       "request_id": "req_prod_06h2fxqanjbbmsn6xt8mpddzhzgm6",
+         *       "correlation_id": "req_prod_06h2g01q1a4bbgvm7xes501fkc478",
+         *       "request_id": "req_prod_06h2g01q1a4bbgvm7xes501fkc478",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-29T15:40:23.092Z",
+         *       "created": "2026-11-29T15:50:32.467Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2fxpzz5qtqg4qbt17kah6myejc"
+         *       "actor_id": "key_prod_06h2g01a8y4kejnpkqm5nbzee8p34"
          *     }
          */
         MeterCreatedEvent: {
@@ -21959,16 +22023,16 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2fxqarrg0nq7tt89zz8z5p48d0",
+         *       "id": "evt_prod_06h2g01q8zkz9pvcatdey47fdsyf2",
          *       "type": "meter.updated",
          *       "aggregate_type": "meter",
-         *       "aggregate_id": "mtr_prod_06h2fxqapaq4d58f235qhfb73hgd2",
+         *       "aggregate_id": "mtr_prod_06h2g01q1tqdsw3vwe17k016jpc1e",
          *       "data": {
-         *         "id": "mtr_prod_06h2fxqapaq4d58f235qhfb73hgd2",
+         *         "id": "mtr_prod_06h2g01q1tqdsw3vwe17k016jpc1e",
          *         "object": "meter",
          *         "status": "active",
-         *         "created": "2026-11-29T15:40:23.090Z",
-         *         "updated": "2026-11-29T15:40:23.109Z",
+         *         "created": "2026-11-29T15:50:32.462Z",
+         *         "updated": "2026-11-29T15:50:32.516Z",
          *         "livemode": false,
          *         "value_key": "value",
          *         "event_name": "api_request",
@@ -21976,11 +22040,11 @@ export type components = {
          *         "display_name": "Requests"
          *       },
          *       "previous_data": {
-         *         "id": "mtr_prod_06h2fxqapaq4d58f235qhfb73hgd2",
+         *         "id": "mtr_prod_06h2g01q1tqdsw3vwe17k016jpc1e",
          *         "object": "meter",
          *         "status": "active",
-         *         "created": "2026-11-29T15:40:23.090Z",
-         *         "updated": "2026-11-29T15:40:23.090Z",
+         *         "created": "2026-11-29T15:50:32.462Z",
+         *         "updated": "2026-11-29T15:50:32.462Z",
          *         "livemode": false,
          *         "value_key": "value",
          *         "event_name": "api_request",
@@ -21988,13 +22052,13 @@ export type components = {
          *         "display_name": "API requests"
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2fxqar63ekmgxt114hkptn105c",
-         *       "request_id": "req_prod_06h2fxqar63ekmgxt114hkptn105c",
+         *       "correlation_id": "req_prod_06h2g01q80th76mmyvzqc2k8gmwfy",
+         *       "request_id": "req_prod_06h2g01q80th76mmyvzqc2k8gmwfy",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-29T15:40:23.110Z",
+         *       "created": "2026-11-29T15:50:32.519Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2fxpzz5qtqg4qbt17kah6myejc"
+         *       "actor_id": "key_prod_06h2g01a8y4kejnpkqm5nbzee8p34"
          *     }
          */
         MeterUpdatedEvent: {
@@ -22039,16 +22103,16 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2fxqav2ehqr57jt5d32crmp0vc",
+         *       "id": "evt_prod_06h2g01qdxjw55t7kcktv19q4w0w0",
          *       "type": "meter.deactivated",
          *       "aggregate_type": "meter",
-         *       "aggregate_id": "mtr_prod_06h2fxqapaq4d58f235qhfb73hgd2",
+         *       "aggregate_id": "mtr_prod_06h2g01q1tqdsw3vwe17k016jpc1e",
          *       "data": {
-         *         "id": "mtr_prod_06h2fxqapaq4d58f235qhfb73hgd2",
+         *         "id": "mtr_prod_06h2g01q1tqdsw3vwe17k016jpc1e",
          *         "object": "meter",
          *         "status": "inactive",
-         *         "created": "2026-11-29T15:40:23.090Z",
-         *         "updated": "2026-11-29T15:40:23.126Z",
+         *         "created": "2026-11-29T15:50:32.462Z",
+         *         "updated": "2026-11-29T15:50:32.553Z",
          *         "livemode": false,
          *         "value_key": "value",
          *         "event_name": "api_request",
@@ -22056,11 +22120,11 @@ export type components = {
          *         "display_name": "Requests"
          *       },
          *       "previous_data": {
-         *         "id": "mtr_prod_06h2fxqapaq4d58f235qhfb73hgd2",
+         *         "id": "mtr_prod_06h2g01q1tqdsw3vwe17k016jpc1e",
          *         "object": "meter",
          *         "status": "active",
-         *         "created": "2026-11-29T15:40:23.090Z",
-         *         "updated": "2026-11-29T15:40:23.109Z",
+         *         "created": "2026-11-29T15:50:32.462Z",
+         *         "updated": "2026-11-29T15:50:32.516Z",
          *         "livemode": false,
          *         "value_key": "value",
          *         "event_name": "api_request",
@@ -22068,13 +22132,13 @@ export type components = {
          *         "display_name": "Requests"
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2fxqatf0k2x9y0ettxncb4w4rp",
-         *       "request_id": "req_prod_06h2fxqatf0k2x9y0ettxncb4w4rp",
+         *       "correlation_id": "req_prod_06h2g01qcpv0psmyd9j61335m1n4w",
+         *       "request_id": "req_prod_06h2g01qcpv0psmyd9j61335m1n4w",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-29T15:40:23.128Z",
+         *       "created": "2026-11-29T15:50:32.559Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2fxpzz5qtqg4qbt17kah6myejc"
+         *       "actor_id": "key_prod_06h2g01a8y4kejnpkqm5nbzee8p34"
          *     }
          */
         MeterDeactivatedEvent: {
@@ -22119,16 +22183,16 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2fxqaxj6yjy9ngctthksw9y42a",
+         *       "id": "evt_prod_06h2g01qgn3frc3ck58b0eesjwr1m",
          *       "type": "meter.reactivated",
          *       "aggregate_type": "meter",
-         *       "aggregate_id": "mtr_prod_06h2fxqapaq4d58f235qhfb73hgd2",
+         *       "aggregate_id": "mtr_prod_06h2g01q1tqdsw3vwe17k016jpc1e",
          *       "data": {
-         *         "id": "mtr_prod_06h2fxqapaq4d58f235qhfb73hgd2",
+         *         "id": "mtr_prod_06h2g01q1tqdsw3vwe17k016jpc1e",
          *         "object": "meter",
          *         "status": "active",
-         *         "created": "2026-11-29T15:40:23.090Z",
-         *         "updated": "2026-11-29T15:40:23.147Z",
+         *         "created": "2026-11-29T15:50:32.462Z",
+         *         "updated": "2026-11-29T15:50:32.581Z",
          *         "livemode": false,
          *         "value_key": "value",
          *         "event_name": "api_request",
@@ -22136,11 +22200,11 @@ export type components = {
          *         "display_name": "Requests"
          *       },
          *       "previous_data": {
-         *         "id": "mtr_prod_06h2fxqapaq4d58f235qhfb73hgd2",
+         *         "id": "mtr_prod_06h2g01q1tqdsw3vwe17k016jpc1e",
          *         "object": "meter",
          *         "status": "inactive",
-         *         "created": "2026-11-29T15:40:23.090Z",
-         *         "updated": "2026-11-29T15:40:23.126Z",
+         *         "created": "2026-11-29T15:50:32.462Z",
+         *         "updated": "2026-11-29T15:50:32.553Z",
          *         "livemode": false,
          *         "value_key": "value",
          *         "event_name": "api_request",
@@ -22148,13 +22212,13 @@ export type components = {
          *         "display_name": "Requests"
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2fxqawzsvexwhkykwps0yak3jw",
-         *       "request_id": "req_prod_06h2fxqawzsvexwhkykwps0yak3jw",
+         *       "correlation_id": "req_prod_06h2g01qg3xjmdzjv2g9m8bzcptja",
+         *       "request_id": "req_prod_06h2g01qg3xjmdzjv2g9m8bzcptja",
          *       "version": 1,
          *       "sequence": 4,
-         *       "created": "2026-11-29T15:40:23.148Z",
+         *       "created": "2026-11-29T15:50:32.582Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2fxpzz5qtqg4qbt17kah6myejc"
+         *       "actor_id": "key_prod_06h2g01a8y4kejnpkqm5nbzee8p34"
          *     }
          */
         MeterReactivatedEvent: {
@@ -22199,29 +22263,29 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2fxq9t7f8q3pyapk27z73etakr",
+         *       "id": "evt_prod_06h2g01pkjtzzngmher9qnj75wya6",
          *       "type": "feature.created",
          *       "aggregate_type": "feature",
-         *       "aggregate_id": "feat_prod_06h2fxq9szk1f233f41x42dnbkavt",
+         *       "aggregate_id": "feat_prod_06h2g01pkb97gxe6syzrp239dm2z0",
          *       "data": {
-         *         "id": "feat_prod_06h2fxq9szk1f233f41x42dnbkavt",
+         *         "id": "feat_prod_06h2g01pkb97gxe6syzrp239dm2z0",
          *         "name": "Reports",
          *         "object": "feature",
-         *         "created": "2026-11-29T15:40:22.863Z",
-         *         "updated": "2026-11-29T15:40:22.863Z",
+         *         "created": "2026-11-29T15:50:32.346Z",
+         *         "updated": "2026-11-29T15:50:32.346Z",
          *         "livemode": false,
          *         "metadata": {},
          *         "lookup_key": "reports"
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2fxq9snp3aztwd1qpp2f8xx7xm",
-         *       "request_id": "req_prod_06h2fxq9snp3aztwd1qpp2f8xx7xm",
+         *       "correlation_id": "req_prod_06h2g01pjjssykyc4wtbdqhfskex4",
+         *       "request_id": "req_prod_06h2g01pjjssykyc4wtbdqhfskex4",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-29T15:40:22.865Z",
+         *       "created": "2026-11-29T15:50:32.348Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2fxpzz5qtqg4qbt17kah6myejc"
+         *       "actor_id": "key_prod_06h2g01a8y4kejnpkqm5nbzee8p34"
          *     }
          */
         FeatureCreatedEvent: {
@@ -22266,36 +22330,36 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2fxq9wv67kadf2rsryt5tk593c",
+         *       "id": "evt_prod_06h2g01pnw368z82pps3ksp0aan30",
          *       "type": "product_feature.attached",
          *       "aggregate_type": "product_feature",
-         *       "aggregate_id": "prodft_prod_06h2fxq9wn2xecdw580k6eyxce044",
+         *       "aggregate_id": "prodft_prod_06h2g01pnt2er0wqejjbcm6rsnn0g",
          *       "data": {
-         *         "id": "prodft_prod_06h2fxq9wn2xecdw580k6eyxce044",
+         *         "id": "prodft_prod_06h2g01pnt2er0wqejjbcm6rsnn0g",
          *         "object": "product_feature",
-         *         "created": "2026-11-29T15:40:22.885Z",
+         *         "created": "2026-11-29T15:50:32.366Z",
          *         "feature": {
-         *           "id": "feat_prod_06h2fxq9szk1f233f41x42dnbkavt",
+         *           "id": "feat_prod_06h2g01pkb97gxe6syzrp239dm2z0",
          *           "name": "Reports",
          *           "object": "feature",
-         *           "created": "2026-11-29T15:40:22.863Z",
-         *           "updated": "2026-11-29T15:40:22.863Z",
+         *           "created": "2026-11-29T15:50:32.346Z",
+         *           "updated": "2026-11-29T15:50:32.346Z",
          *           "livemode": false,
          *           "metadata": {},
          *           "lookup_key": "reports"
          *         },
-         *         "product": "prod_prod_06h2fxq8p90zxfrbph4y44fbd0km6",
+         *         "product": "prod_prod_06h2g01nd9s0x467cjpba8ef0bmgg",
          *         "livemode": false
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2fxq9vx6k5tf010mjt65fccbdg",
-         *       "request_id": "req_prod_06h2fxq9vx6k5tf010mjt65fccbdg",
+         *       "correlation_id": "req_prod_06h2g01pn5qd0vqqbhfpgq1xykhw0",
+         *       "request_id": "req_prod_06h2g01pn5qd0vqqbhfpgq1xykhw0",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-29T15:40:22.886Z",
+         *       "created": "2026-11-29T15:50:32.367Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2fxpzz5qtqg4qbt17kah6myejc"
+         *       "actor_id": "key_prod_06h2g01a8y4kejnpkqm5nbzee8p34"
          *     }
          */
         ProductFeatureAttachedEvent: {
@@ -22340,36 +22404,36 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2fxqa6zx79vy454g3gpfv7rg2r",
+         *       "id": "evt_prod_06h2g01pw1whbxxpdb3ygbh5qpwjr",
          *       "type": "product_feature.detached",
          *       "aggregate_type": "product_feature",
-         *       "aggregate_id": "prodft_prod_06h2fxqa1k3006e3a7ppqh0vqnnm0",
+         *       "aggregate_id": "prodft_prod_06h2g01pswdxq641jekzpsj080zbt",
          *       "data": {
-         *         "id": "prodft_prod_06h2fxqa1k3006e3a7ppqh0vqnnm0",
+         *         "id": "prodft_prod_06h2g01pswdxq641jekzpsj080zbt",
          *         "object": "product_feature",
-         *         "created": "2026-11-29T15:40:22.924Z",
+         *         "created": "2026-11-29T15:50:32.399Z",
          *         "feature": {
-         *           "id": "feat_prod_06h2fxq9za5y8xa5p5psth8tx1450",
+         *           "id": "feat_prod_06h2g01pr7dg3qmw678e57p7verct",
          *           "name": "Beta",
          *           "object": "feature",
-         *           "created": "2026-11-29T15:40:22.906Z",
-         *           "updated": "2026-11-29T15:40:22.906Z",
+         *           "created": "2026-11-29T15:50:32.385Z",
+         *           "updated": "2026-11-29T15:50:32.385Z",
          *           "livemode": false,
          *           "metadata": {},
          *           "lookup_key": "beta"
          *         },
-         *         "product": "prod_prod_06h2fxq8p90zxfrbph4y44fbd0km6",
+         *         "product": "prod_prod_06h2g01nd9s0x467cjpba8ef0bmgg",
          *         "livemode": false
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2fxqa4k5cy3v9cchr1gscbz0fj",
-         *       "request_id": "req_prod_06h2fxqa4k5cy3v9cchr1gscbz0fj",
+         *       "correlation_id": "req_prod_06h2g01pvf84ve2xtkxfmja4tbkky",
+         *       "request_id": "req_prod_06h2g01pvf84ve2xtkxfmja4tbkky",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-29T15:40:22.967Z",
+         *       "created": "2026-11-29T15:50:32.416Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2fxpzz5qtqg4qbt17kah6myejc"
+         *       "actor_id": "key_prod_06h2g01a8y4kejnpkqm5nbzee8p34"
          *     }
          */
         ProductFeatureDetachedEvent: {
@@ -22414,36 +22478,36 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2fxqj02kja9vmte8kycj6qg91t",
+         *       "id": "evt_prod_06h2g01yd0zyg883cfm2er6ym540j",
          *       "type": "customer.entitlements.updated",
          *       "aggregate_type": "customer_entitlements",
-         *       "aggregate_id": "cus_prod_06h2fxqazgr60n5e6p6x3g88rmhja",
+         *       "aggregate_id": "cus_prod_06h2g01qjcvsshr6p7fab02b4e7ar",
          *       "data": {
          *         "items": [
          *           {
-         *             "feature": "feat_prod_06h2fxq9szk1f233f41x42dnbkavt",
+         *             "feature": "feat_prod_06h2g01pkb97gxe6syzrp239dm2z0",
          *             "lookup_key": "reports",
-         *             "source_subscription": "sub_prod_06h2fxqhwy4xc7szt0q9y8j524why"
+         *             "source_subscription": "sub_prod_06h2g01yazqtq87zxr1dswhvwcdcj"
          *           }
          *         ],
          *         "object": "customer_entitlements",
-         *         "customer": "cus_prod_06h2fxqazgr60n5e6p6x3g88rmhja",
+         *         "customer": "cus_prod_06h2g01qjcvsshr6p7fab02b4e7ar",
          *         "livemode": false
          *       },
          *       "previous_data": {
          *         "items": [],
          *         "object": "customer_entitlements",
-         *         "customer": "cus_prod_06h2fxqazgr60n5e6p6x3g88rmhja",
+         *         "customer": "cus_prod_06h2g01qjcvsshr6p7fab02b4e7ar",
          *         "livemode": false
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2fxqhw7yf1tvqe44t3bc3wdmaj",
-         *       "request_id": "req_prod_06h2fxqhw7yf1tvqe44t3bc3wdmaj",
+         *       "correlation_id": "req_prod_06h2g01y9sy12mmhpjbwasrkbv9qt",
+         *       "request_id": "req_prod_06h2g01y9sy12mmhpjbwasrkbv9qt",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-29T15:40:24.960Z",
+         *       "created": "2026-11-29T15:50:34.344Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2fxpzz5qtqg4qbt17kah6myejc"
+         *       "actor_id": "key_prod_06h2g01a8y4kejnpkqm5nbzee8p34"
          *     }
          */
         CustomerEntitlementsUpdatedEvent: {
@@ -22488,13 +22552,13 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2fxqaj1xvte9md982zzjjkezda",
+         *       "id": "evt_prod_06h2g01pycb19gvdwbz0e5qfwd3ye",
          *       "type": "portal_configuration.updated",
          *       "aggregate_type": "portal_configuration",
-         *       "aggregate_id": "acc_prod_06h2fxpymd0q5crxtga5ytwd3k764",
+         *       "aggregate_id": "acc_prod_06h2g0183cjnz7vyvp7z72283awrp",
          *       "data": {
          *         "object": "portal_configuration",
-         *         "updated": "2026-11-29T15:40:23.050Z",
+         *         "updated": "2026-11-29T15:50:32.428Z",
          *         "branding": {
          *           "logo_url": null,
          *           "accent_color": null,
@@ -22599,13 +22663,13 @@ export type components = {
          *         "default_return_url": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2fxqa90z637s33148zqsqphd76",
-         *       "request_id": "req_prod_06h2fxqa90z637s33148zqsqphd76",
+         *       "correlation_id": "req_prod_06h2g01pxapbpgct7nncyyd0xz8jm",
+         *       "request_id": "req_prod_06h2g01pxapbpgct7nncyyd0xz8jm",
          *       "version": 1,
          *       "sequence": 4,
-         *       "created": "2026-11-29T15:40:23.056Z",
+         *       "created": "2026-11-29T15:50:32.435Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2fxpzz5qtqg4qbt17kah6myejc"
+         *       "actor_id": "key_prod_06h2g01a8y4kejnpkqm5nbzee8p34"
          *     }
          */
         PortalConfigurationUpdatedEvent: {
@@ -22650,13 +22714,13 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2fxqgh127bqm3d7bk8szrwg794",
+         *       "id": "evt_prod_06h2g01wn08bq078hcgt0czt5d6mp",
          *       "type": "credit_note.created",
          *       "aggregate_type": "credit_note",
-         *       "aggregate_id": "cn_prod_06h2fxqgerhq12fxxw7s1xbaj0mna",
+         *       "aggregate_id": "cn_prod_06h2g01wktpsx07z2rgzdpcy6zp4t",
          *       "data": {
-         *         "id": "cn_prod_06h2fxqgerhq12fxxw7s1xbaj0mna",
-         *         "pdf": "http://127.0.0.1:42273/api/credit-notes/cn_prod_06h2fxqgerhq12fxxw7s1xbaj0mna/pdf",
+         *         "id": "cn_prod_06h2g01wktpsx07z2rgzdpcy6zp4t",
+         *         "pdf": "http://127.0.0.1:40417/api/credit-notes/cn_prod_06h2g01wktpsx07z2rgzdpcy6zp4t/pdf",
          *         "memo": null,
          *         "type": "pre_payment",
          *         "lines": [
@@ -22674,16 +22738,16 @@ export type components = {
          *         "object": "credit_note",
          *         "reason": "order_change",
          *         "status": "issued",
-         *         "created": "2026-11-29T15:40:24.566Z",
-         *         "invoice": "in_prod_06h2fxqg89ch378fkh6jgdq6cnfq2",
+         *         "created": "2026-11-29T15:50:33.886Z",
+         *         "invoice": "in_prod_06h2g01wew1djwwkescxkmqpbagrc",
          *         "refunds": [],
-         *         "updated": "2026-11-29T15:40:24.566Z",
+         *         "updated": "2026-11-29T15:50:33.886Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2fxqazgr60n5e6p6x3g88rmhja",
+         *         "customer": "cus_prod_06h2g01qjcvsshr6p7fab02b4e7ar",
          *         "livemode": false,
          *         "tax_atom": 0,
          *         "voided_at": null,
-         *         "pdf_sha256": "86a0fb4fcc40166c9258a33c5c0adba39a2d3c8c7fa23b3dfe4e7f3967a8d4ae",
+         *         "pdf_sha256": "0e591fa2889907fccb85a655eddf59683cf6fb7a072a55b9453829aea68c3f34",
          *         "total_taxes": [],
          *         "discount_atom": 0,
          *         "subtotal_atom": 100,
@@ -22695,13 +22759,13 @@ export type components = {
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2fxqgdzyw76tqzwp2nwmm97mqt",
-         *       "request_id": "req_prod_06h2fxqgdzyw76tqzwp2nwmm97mqt",
+         *       "correlation_id": "req_prod_06h2g01wk7jj1r9nvpazxhb5xgwza",
+         *       "request_id": "req_prod_06h2g01wk7jj1r9nvpazxhb5xgwza",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-29T15:40:24.584Z",
+         *       "created": "2026-11-29T15:50:33.896Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2fxpzz5qtqg4qbt17kah6myejc"
+         *       "actor_id": "key_prod_06h2g01a8y4kejnpkqm5nbzee8p34"
          *     }
          */
         CreditNoteCreatedEvent: {
@@ -22746,13 +22810,13 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2fxqgq8ek9gcwamr2wzp0cr0x4",
+         *       "id": "evt_prod_06h2g01wsye9z7dmctgf6x4dcjfxg",
          *       "type": "credit_note.voided",
          *       "aggregate_type": "credit_note",
-         *       "aggregate_id": "cn_prod_06h2fxqgerhq12fxxw7s1xbaj0mna",
+         *       "aggregate_id": "cn_prod_06h2g01wktpsx07z2rgzdpcy6zp4t",
          *       "data": {
-         *         "id": "cn_prod_06h2fxqgerhq12fxxw7s1xbaj0mna",
-         *         "pdf": "http://127.0.0.1:42273/api/credit-notes/cn_prod_06h2fxqgerhq12fxxw7s1xbaj0mna/pdf",
+         *         "id": "cn_prod_06h2g01wktpsx07z2rgzdpcy6zp4t",
+         *         "pdf": "http://127.0.0.1:40417/api/credit-notes/cn_prod_06h2g01wktpsx07z2rgzdpcy6zp4t/pdf",
          *         "memo": null,
          *         "type": "pre_payment",
          *         "lines": [
@@ -22770,16 +22834,16 @@ export type components = {
          *         "object": "credit_note",
          *         "reason": "order_change",
          *         "status": "void",
-         *         "created": "2026-11-29T15:40:24.566Z",
-         *         "invoice": "in_prod_06h2fxqg89ch378fkh6jgdq6cnfq2",
+         *         "created": "2026-11-29T15:50:33.886Z",
+         *         "invoice": "in_prod_06h2g01wew1djwwkescxkmqpbagrc",
          *         "refunds": [],
-         *         "updated": "2026-11-29T15:40:24.631Z",
+         *         "updated": "2026-11-29T15:50:33.932Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2fxqazgr60n5e6p6x3g88rmhja",
+         *         "customer": "cus_prod_06h2g01qjcvsshr6p7fab02b4e7ar",
          *         "livemode": false,
          *         "tax_atom": 0,
-         *         "voided_at": "2026-11-29T15:40:24.631Z",
-         *         "pdf_sha256": "86a0fb4fcc40166c9258a33c5c0adba39a2d3c8c7fa23b3dfe4e7f3967a8d4ae",
+         *         "voided_at": "2026-11-29T15:50:33.932Z",
+         *         "pdf_sha256": "0e591fa2889907fccb85a655eddf59683cf6fb7a072a55b9453829aea68c3f34",
          *         "total_taxes": [],
          *         "discount_atom": 0,
          *         "subtotal_atom": 100,
@@ -22790,8 +22854,8 @@ export type components = {
          *         "customer_balance_transaction": null
          *       },
          *       "previous_data": {
-         *         "id": "cn_prod_06h2fxqgerhq12fxxw7s1xbaj0mna",
-         *         "pdf": "http://127.0.0.1:42273/api/credit-notes/cn_prod_06h2fxqgerhq12fxxw7s1xbaj0mna/pdf",
+         *         "id": "cn_prod_06h2g01wktpsx07z2rgzdpcy6zp4t",
+         *         "pdf": "http://127.0.0.1:40417/api/credit-notes/cn_prod_06h2g01wktpsx07z2rgzdpcy6zp4t/pdf",
          *         "memo": null,
          *         "type": "pre_payment",
          *         "lines": [
@@ -22809,16 +22873,16 @@ export type components = {
          *         "object": "credit_note",
          *         "reason": "order_change",
          *         "status": "issued",
-         *         "created": "2026-11-29T15:40:24.566Z",
-         *         "invoice": "in_prod_06h2fxqg89ch378fkh6jgdq6cnfq2",
+         *         "created": "2026-11-29T15:50:33.886Z",
+         *         "invoice": "in_prod_06h2g01wew1djwwkescxkmqpbagrc",
          *         "refunds": [],
-         *         "updated": "2026-11-29T15:40:24.566Z",
+         *         "updated": "2026-11-29T15:50:33.886Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2fxqazgr60n5e6p6x3g88rmhja",
+         *         "customer": "cus_prod_06h2g01qjcvsshr6p7fab02b4e7ar",
          *         "livemode": false,
          *         "tax_atom": 0,
          *         "voided_at": null,
-         *         "pdf_sha256": "86a0fb4fcc40166c9258a33c5c0adba39a2d3c8c7fa23b3dfe4e7f3967a8d4ae",
+         *         "pdf_sha256": "0e591fa2889907fccb85a655eddf59683cf6fb7a072a55b9453829aea68c3f34",
          *         "total_taxes": [],
          *         "discount_atom": 0,
          *         "subtotal_atom": 100,
@@ -22829,13 +22893,13 @@ export type components = {
          *         "customer_balance_transaction": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2fxqgp719sxp9t3xeqch8h3c70",
-         *       "request_id": "req_prod_06h2fxqgp719sxp9t3xeqch8h3c70",
+         *       "correlation_id": "req_prod_06h2g01wrz1h482ey5qcenqymgf9m",
+         *       "request_id": "req_prod_06h2g01wrz1h482ey5qcenqymgf9m",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-29T15:40:24.634Z",
+         *       "created": "2026-11-29T15:50:33.935Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2fxpzz5qtqg4qbt17kah6myejc"
+         *       "actor_id": "key_prod_06h2g01a8y4kejnpkqm5nbzee8p34"
          *     }
          */
         CreditNoteVoidedEvent: {
@@ -22880,34 +22944,34 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2fxqgtqw7e3x56645p4q6tjqm0",
+         *       "id": "evt_prod_06h2g01wxxyrcnphwh31crr7cf8ep",
          *       "type": "customer.balance_transaction.created",
          *       "aggregate_type": "customer_balance_transaction",
-         *       "aggregate_id": "cbtxn_prod_06h2fxqgtf832bcqtb18b8adz4ewc",
+         *       "aggregate_id": "cbtxn_prod_06h2g01wxq0x3n9kx5k8dzapwnybt",
          *       "data": {
-         *         "id": "cbtxn_prod_06h2fxqgtf832bcqtb18b8adz4ewc",
+         *         "id": "cbtxn_prod_06h2g01wxq0x3n9kx5k8dzapwnybt",
          *         "type": "credit_note",
          *         "object": "customer_balance_transaction",
-         *         "created": "2026-11-29T15:40:24.659Z",
-         *         "invoice": "in_prod_06h2fxqdh2ggxt09mp224zx8gprz8",
+         *         "created": "2026-11-29T15:50:33.965Z",
+         *         "invoice": "in_prod_06h2g01sw65raj7grrn2ja16fgkk0",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2fxqazgr60n5e6p6x3g88rmhja",
+         *         "customer": "cus_prod_06h2g01qjcvsshr6p7fab02b4e7ar",
          *         "livemode": false,
          *         "amount_atom": 100,
-         *         "credit_note": "cn_prod_06h2fxqgt34zv2bd3wtc89s8fe0p6",
+         *         "credit_note": "cn_prod_06h2g01wxda6smey2x597v4ye3mr4",
          *         "description": null,
          *         "ending_balance_atom": 100,
          *         "subscription_change_request": null
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2fxqgsdpax1j0e86ttheq0gtww",
-         *       "request_id": "req_prod_06h2fxqgsdpax1j0e86ttheq0gtww",
+         *       "correlation_id": "req_prod_06h2g01wwsgjy5pgszmpjjbh2hhvj",
+         *       "request_id": "req_prod_06h2g01wwsgjy5pgszmpjjbh2hhvj",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-29T15:40:24.661Z",
+         *       "created": "2026-11-29T15:50:33.967Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2fxpzz5qtqg4qbt17kah6myejc"
+         *       "actor_id": "key_prod_06h2g01a8y4kejnpkqm5nbzee8p34"
          *     }
          */
         CustomerBalanceTransactionCreatedEvent: {
@@ -22952,15 +23016,15 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2fxq2zj0aa3b1jyq3qpf33hwcp",
+         *       "id": "evt_prod_06h2g01e842hch08tm421qh9b8sf4",
          *       "type": "member.invited",
          *       "aggregate_type": "member",
-         *       "aggregate_id": "inv_prod_06h2fxq2yp4wexmw6kk0094g24yjg",
+         *       "aggregate_id": "inv_prod_06h2g01e7b37zm9btb2bppkgwj7ta",
          *       "data": {
-         *         "id": "inv_prod_06h2fxq2yp4wexmw6kk0094g24yjg",
+         *         "id": "inv_prod_06h2g01e7b37zm9btb2bppkgwj7ta",
          *         "name": null,
          *         "role": "viewer",
-         *         "email": "withdrawn-mx209w18@example.com",
+         *         "email": "withdrawn-mx20mxzk@example.com",
          *         "object": "member",
          *         "status": "invited",
          *         "invitation": null
@@ -22971,12 +23035,12 @@ export type components = {
          *         "client_address": null
          *       },
          *       "correlation_id": null,
-         *       "request_id": "req_prod_06h2fxq2wx5hztskcswpjw83vq2z8",
+         *       "request_id": "req_prod_06h2g01e5bmmxsjx9af4atg1gqvj0",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-29T15:40:21.116Z",
+         *       "created": "2026-11-29T15:50:30.209Z",
          *       "actor_type": "user",
-         *       "actor_id": "user_prod_06h2fxpynczn2m80gzh8szvr151jm"
+         *       "actor_id": "user_prod_06h2g01841nw614b0a6gf13ktpv1c"
          *     }
          */
         MemberInvitedEvent: {
@@ -23021,24 +23085,24 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2fxq3367ppq72tzwyte6rmdc5r",
+         *       "id": "evt_prod_06h2g01ecmg1n6djkjdct1tntn6n0",
          *       "type": "member.invitation_revoked",
          *       "aggregate_type": "member",
-         *       "aggregate_id": "inv_prod_06h2fxq2yp4wexmw6kk0094g24yjg",
+         *       "aggregate_id": "inv_prod_06h2g01e7b37zm9btb2bppkgwj7ta",
          *       "data": {
-         *         "id": "inv_prod_06h2fxq2yp4wexmw6kk0094g24yjg",
+         *         "id": "inv_prod_06h2g01e7b37zm9btb2bppkgwj7ta",
          *         "name": null,
          *         "role": "viewer",
-         *         "email": "withdrawn-mx209w18@example.com",
+         *         "email": "withdrawn-mx20mxzk@example.com",
          *         "object": "member",
          *         "status": "invitation_revoked",
          *         "invitation": null
          *       },
          *       "previous_data": {
-         *         "id": "inv_prod_06h2fxq2yp4wexmw6kk0094g24yjg",
+         *         "id": "inv_prod_06h2g01e7b37zm9btb2bppkgwj7ta",
          *         "name": null,
          *         "role": "viewer",
-         *         "email": "withdrawn-mx209w18@example.com",
+         *         "email": "withdrawn-mx20mxzk@example.com",
          *         "object": "member",
          *         "status": "invited",
          *         "invitation": null
@@ -23048,12 +23112,12 @@ export type components = {
          *         "client_address": null
          *       },
          *       "correlation_id": null,
-         *       "request_id": "req_prod_06h2fxq31qbgxr4fswqebpev2g0mt",
+         *       "request_id": "req_prod_06h2g01eatspr3g2z8angxfz9wc5g",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-29T15:40:21.145Z",
+         *       "created": "2026-11-29T15:50:30.245Z",
          *       "actor_type": "user",
-         *       "actor_id": "user_prod_06h2fxpynczn2m80gzh8szvr151jm"
+         *       "actor_id": "user_prod_06h2g01841nw614b0a6gf13ktpv1c"
          *     }
          */
         MemberInvitationRevokedEvent: {
@@ -23098,18 +23162,18 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2fxq3qtpjr07npwrgpzan35set",
+         *       "id": "evt_prod_06h2g01f85a3fcy5hd5m45gnhtv04",
          *       "type": "member.joined",
          *       "aggregate_type": "member",
-         *       "aggregate_id": "user_prod_06h2fxq3pye4vprcbkv7d3hggn2mj",
+         *       "aggregate_id": "user_prod_06h2g01f6syhyh1cd62djr92sg4gp",
          *       "data": {
-         *         "id": "user_prod_06h2fxq3pye4vprcbkv7d3hggn2mj",
+         *         "id": "user_prod_06h2g01f6syhyh1cd62djr92sg4gp",
          *         "name": "Joined Member",
          *         "role": "developer",
-         *         "email": "joined-mx209w18@example.com",
+         *         "email": "joined-mx20mxzk@example.com",
          *         "object": "member",
          *         "status": "active",
-         *         "invitation": "inv_prod_06h2fxq35gwv9f4qzpffg0q05dkfy"
+         *         "invitation": "inv_prod_06h2g01egdkraxr4sq8n6t82eg9mw"
          *       },
          *       "previous_data": null,
          *       "metadata": {
@@ -23117,12 +23181,12 @@ export type components = {
          *         "client_address": null
          *       },
          *       "correlation_id": null,
-         *       "request_id": "req_prod_06h2fxq3qacn88x2zwyyr2znaywpc",
+         *       "request_id": "req_prod_06h2g01f7799821kynrqsjwm08td2",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-29T15:40:21.310Z",
+         *       "created": "2026-11-29T15:50:30.465Z",
          *       "actor_type": "user",
-         *       "actor_id": "user_prod_06h2fxq3pye4vprcbkv7d3hggn2mj"
+         *       "actor_id": "user_prod_06h2g01f6syhyh1cd62djr92sg4gp"
          *     }
          */
         MemberJoinedEvent: {
@@ -23167,24 +23231,24 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2fxq3vhjxd0m5tr4v3j4wt75z8",
+         *       "id": "evt_prod_06h2g01fdp3w10dyge94q3ywj8214",
          *       "type": "member.role_changed",
          *       "aggregate_type": "member",
-         *       "aggregate_id": "user_prod_06h2fxq3pye4vprcbkv7d3hggn2mj",
+         *       "aggregate_id": "user_prod_06h2g01f6syhyh1cd62djr92sg4gp",
          *       "data": {
-         *         "id": "user_prod_06h2fxq3pye4vprcbkv7d3hggn2mj",
+         *         "id": "user_prod_06h2g01f6syhyh1cd62djr92sg4gp",
          *         "name": "Joined Member",
          *         "role": "viewer",
-         *         "email": "joined-mx209w18@example.com",
+         *         "email": "joined-mx20mxzk@example.com",
          *         "object": "member",
          *         "status": "active",
          *         "invitation": null
          *       },
          *       "previous_data": {
-         *         "id": "user_prod_06h2fxq3pye4vprcbkv7d3hggn2mj",
+         *         "id": "user_prod_06h2g01f6syhyh1cd62djr92sg4gp",
          *         "name": "Joined Member",
          *         "role": "developer",
-         *         "email": "joined-mx209w18@example.com",
+         *         "email": "joined-mx20mxzk@example.com",
          *         "object": "member",
          *         "status": "active",
          *         "invitation": null
@@ -23194,12 +23258,12 @@ export type components = {
          *         "client_address": null
          *       },
          *       "correlation_id": null,
-         *       "request_id": "req_prod_06h2fxq3sppg0w2y4dq4vnpmcj6p4",
+         *       "request_id": "req_prod_06h2g01fc4cdbg9pjrejtvsx8va6t",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-29T15:40:21.341Z",
+         *       "created": "2026-11-29T15:50:30.509Z",
          *       "actor_type": "user",
-         *       "actor_id": "user_prod_06h2fxpynczn2m80gzh8szvr151jm"
+         *       "actor_id": "user_prod_06h2g01841nw614b0a6gf13ktpv1c"
          *     }
          */
         MemberRoleChangedEvent: {
@@ -23244,24 +23308,24 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2fxq3ycqjbrybv18dfwgsxx1vc",
+         *       "id": "evt_prod_06h2g01fhjq039eerzzbyymfm6ep6",
          *       "type": "member.removed",
          *       "aggregate_type": "member",
-         *       "aggregate_id": "user_prod_06h2fxq3pye4vprcbkv7d3hggn2mj",
+         *       "aggregate_id": "user_prod_06h2g01f6syhyh1cd62djr92sg4gp",
          *       "data": {
-         *         "id": "user_prod_06h2fxq3pye4vprcbkv7d3hggn2mj",
+         *         "id": "user_prod_06h2g01f6syhyh1cd62djr92sg4gp",
          *         "name": "Joined Member",
          *         "role": "viewer",
-         *         "email": "joined-mx209w18@example.com",
+         *         "email": "joined-mx20mxzk@example.com",
          *         "object": "member",
          *         "status": "removed",
          *         "invitation": null
          *       },
          *       "previous_data": {
-         *         "id": "user_prod_06h2fxq3pye4vprcbkv7d3hggn2mj",
+         *         "id": "user_prod_06h2g01f6syhyh1cd62djr92sg4gp",
          *         "name": "Joined Member",
          *         "role": "viewer",
-         *         "email": "joined-mx209w18@example.com",
+         *         "email": "joined-mx20mxzk@example.com",
          *         "object": "member",
          *         "status": "active",
          *         "invitation": null
@@ -23271,12 +23335,12 @@ export type components = {
          *         "client_address": null
          *       },
          *       "correlation_id": null,
-         *       "request_id": "req_prod_06h2fxq3x010wg5ae69nkn2565b1m",
+         *       "request_id": "req_prod_06h2g01ffvnddeh29e21tsja1pz92",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-29T15:40:21.363Z",
+         *       "created": "2026-11-29T15:50:30.540Z",
          *       "actor_type": "user",
-         *       "actor_id": "user_prod_06h2fxpynczn2m80gzh8szvr151jm"
+         *       "actor_id": "user_prod_06h2g01841nw614b0a6gf13ktpv1c"
          *     }
          */
         MemberRemovedEvent: {
@@ -23321,31 +23385,31 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2fxq67hgs62nfgpnbds1gnp8y8",
+         *       "id": "evt_prod_06h2g01jckqkv1jjz52mshrgmy8hm",
          *       "type": "payment_processor.connected",
          *       "aggregate_type": "payment_processor",
-         *       "aggregate_id": "acc_prod_06h2fxpymd0q5crxtga5ytwd3k764",
+         *       "aggregate_id": "acc_prod_06h2g0183cjnz7vyvp7z72283awrp",
          *       "data": {
          *         "object": "payment_processor",
-         *         "created": "2026-11-29T15:40:21.945Z",
-         *         "updated": "2026-11-29T15:40:21.945Z",
+         *         "created": "2026-11-29T15:50:31.265Z",
+         *         "updated": "2026-11-29T15:50:31.265Z",
          *         "livemode": false,
          *         "processor": "stripe",
-         *         "webhook_url": "http://127.0.0.1:42273/api/processors/stripe/acc_prod_06h2fxpymd0q5crxtga5ytwd3k764",
+         *         "webhook_url": "http://127.0.0.1:40417/api/processors/stripe/acc_prod_06h2g0183cjnz7vyvp7z72283awrp",
          *         "publishable_key": "pk_test_catalogue_flow",
          *         "secret_key_last4": "flow",
-         *         "processor_account": "acct_bf77221be83f3024fdcee18f",
-         *         "webhook_endpoint_id": "we_659514e1021713a5ded2081b"
+         *         "processor_account": "acct_a65f36e870b144d9b50e9007",
+         *         "webhook_endpoint_id": "we_806e735748deb206ad9e95ab"
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2fxq63zrtn8pqvham8kh52n97r",
-         *       "request_id": "req_prod_06h2fxq63zrtn8pqvham8kh52n97r",
+         *       "correlation_id": "req_prod_06h2g01j6kdzs9bympm1sh4f40k8c",
+         *       "request_id": "req_prod_06h2g01j6kdzs9bympm1sh4f40k8c",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-29T15:40:21.948Z",
+         *       "created": "2026-11-29T15:50:31.268Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2fxpzz5qtqg4qbt17kah6myejc"
+         *       "actor_id": "key_prod_06h2g01a8y4kejnpkqm5nbzee8p34"
          *     }
          */
         PaymentProcessorConnectedEvent: {
@@ -23390,31 +23454,31 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2fxq8brdhrpq9mekgc82hcky88",
+         *       "id": "evt_prod_06h2g01n1tc4ga8rkayhfrjay0q3p",
          *       "type": "payment_processor.disconnected",
          *       "aggregate_type": "payment_processor",
-         *       "aggregate_id": "acc_prod_06h2fxpymd0q5crxtga5ytwd3k764",
+         *       "aggregate_id": "acc_prod_06h2g0183cjnz7vyvp7z72283awrp",
          *       "data": {
          *         "object": "payment_processor",
-         *         "created": "2026-11-29T15:40:21.945Z",
-         *         "updated": "2026-11-29T15:40:21.945Z",
+         *         "created": "2026-11-29T15:50:31.265Z",
+         *         "updated": "2026-11-29T15:50:31.265Z",
          *         "livemode": false,
          *         "processor": "stripe",
-         *         "webhook_url": "http://127.0.0.1:42273/api/processors/stripe/acc_prod_06h2fxpymd0q5crxtga5ytwd3k764",
+         *         "webhook_url": "http://127.0.0.1:40417/api/processors/stripe/acc_prod_06h2g0183cjnz7vyvp7z72283awrp",
          *         "publishable_key": "pk_test_catalogue_flow",
          *         "secret_key_last4": "flow",
-         *         "processor_account": "acct_bf77221be83f3024fdcee18f",
-         *         "webhook_endpoint_id": "we_659514e1021713a5ded2081b"
+         *         "processor_account": "acct_a65f36e870b144d9b50e9007",
+         *         "webhook_endpoint_id": "we_806e735748deb206ad9e95ab"
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2fxq8b1v4q57xss1qtcq7kt27g",
-         *       "request_id": "req_prod_06h2fxq8b1v4q57xss1qtcq7kt27g",
+         *       "correlation_id": "req_prod_06h2g01n0rer8cexrhmekhndpy2f0",
+         *       "request_id": "req_prod_06h2g01n0rer8cexrhmekhndpy2f0",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-29T15:40:22.494Z",
+         *       "created": "2026-11-29T15:50:31.950Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2fxpzz5qtqg4qbt17kah6myejc"
+         *       "actor_id": "key_prod_06h2g01a8y4kejnpkqm5nbzee8p34"
          *     }
          */
         PaymentProcessorDisconnectedEvent: {
@@ -23459,36 +23523,36 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2fxqkmwfh6qzbw030a9d40ptv2",
+         *       "id": "evt_prod_06h2g020b9x503vczf97a1n6wnm94",
          *       "type": "subscription_change_request.scheduled",
          *       "aggregate_type": "subscription_change_request",
-         *       "aggregate_id": "scr_prod_06h2fxqkf17hv2sdgksa76ddp9j6c",
+         *       "aggregate_id": "scr_prod_06h2g02039n7637kh02xc67pv9ypp",
          *       "data": {
-         *         "id": "scr_prod_06h2fxqkf17hv2sdgksa76ddp9j6c",
+         *         "id": "scr_prod_06h2g02039n7637kh02xc67pv9ypp",
          *         "steps": [
          *           {
-         *             "item": "si_prod_06h2fxqk2dpwkyj6vrcds69qg2nv2",
+         *             "item": "si_prod_06h2g01zp9q373c5s6nkf9t79nk7y",
          *             "type": "switch_price",
-         *             "price": "price_prod_06h2fxqk0k0zhxwrxtj5fqyt36edm",
+         *             "price": "price_prod_06h2g01zkjss29my6p0012jdydsnw",
          *             "state": "pending",
          *             "quantity": null
          *           }
          *         ],
          *         "object": "subscription_change_request",
          *         "status": "scheduled",
-         *         "created": "2026-11-29T15:40:25.313Z",
+         *         "created": "2026-11-29T15:50:34.737Z",
          *         "invoice": null,
-         *         "updated": "2026-11-29T15:40:25.368Z",
+         *         "updated": "2026-11-29T15:50:34.834Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "metadata": {},
          *         "effective": "period_end",
          *         "applied_at": null,
          *         "last_error": null,
-         *         "effective_at": "2026-12-29T15:40:25.232Z",
-         *         "subscription": "sub_prod_06h2fxqk2dpwkyj6vrcds69qg2nv0",
+         *         "effective_at": "2026-12-29T15:50:34.671Z",
+         *         "subscription": "sub_prod_06h2g01zp9q373c5s6nkf9t79nk7w",
          *         "applied_steps": 0,
-         *         "proration_date": "2026-11-29T15:40:25.313Z",
+         *         "proration_date": "2026-11-29T15:50:34.737Z",
          *         "proration_behavior": "create_prorations",
          *         "amount_due_now_atom": 0,
          *         "balance_transaction": null,
@@ -23501,21 +23565,21 @@ export type components = {
          *         "amount_due_now_total_atom": 0
          *       },
          *       "previous_data": {
-         *         "id": "scr_prod_06h2fxqkf17hv2sdgksa76ddp9j6c",
+         *         "id": "scr_prod_06h2g02039n7637kh02xc67pv9ypp",
          *         "steps": [
          *           {
-         *             "item": "si_prod_06h2fxqk2dpwkyj6vrcds69qg2nv2",
+         *             "item": "si_prod_06h2g01zp9q373c5s6nkf9t79nk7y",
          *             "type": "switch_price",
-         *             "price": "price_prod_06h2fxqk0k0zhxwrxtj5fqyt36edm",
+         *             "price": "price_prod_06h2g01zkjss29my6p0012jdydsnw",
          *             "state": "pending",
          *             "quantity": null
          *           }
          *         ],
          *         "object": "subscription_change_request",
          *         "status": "open",
-         *         "created": "2026-11-29T15:40:25.313Z",
+         *         "created": "2026-11-29T15:50:34.737Z",
          *         "invoice": null,
-         *         "updated": "2026-11-29T15:40:25.313Z",
+         *         "updated": "2026-11-29T15:50:34.737Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "metadata": {},
@@ -23523,9 +23587,9 @@ export type components = {
          *         "applied_at": null,
          *         "last_error": null,
          *         "effective_at": null,
-         *         "subscription": "sub_prod_06h2fxqk2dpwkyj6vrcds69qg2nv0",
+         *         "subscription": "sub_prod_06h2g01zp9q373c5s6nkf9t79nk7w",
          *         "applied_steps": 0,
-         *         "proration_date": "2026-11-29T15:40:25.313Z",
+         *         "proration_date": "2026-11-29T15:50:34.737Z",
          *         "proration_behavior": "create_prorations",
          *         "amount_due_now_atom": 0,
          *         "balance_transaction": null,
@@ -23538,13 +23602,13 @@ export type components = {
          *         "amount_due_now_total_atom": 0
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2fxqkhsmgpejs0zctfn3pfyb3e",
-         *       "request_id": "req_prod_06h2fxqkhsmgpejs0zctfn3pfyb3e",
+         *       "correlation_id": "req_prod_06h2g02097cqhtmf7fadz8whphpte",
+         *       "request_id": "req_prod_06h2g02097cqhtmf7fadz8whphpte",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-29T15:40:25.383Z",
+         *       "created": "2026-11-29T15:50:34.842Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2fxpzz5qtqg4qbt17kah6myejc"
+         *       "actor_id": "key_prod_06h2g01a8y4kejnpkqm5nbzee8p34"
          *     }
          */
         SubscriptionChangeRequestScheduledEvent: {
@@ -23589,36 +23653,36 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2fxqptx9aahrdgcm7nmwjbf404",
+         *       "id": "evt_prod_06h2g0237y9k1y0chpvmmk8yr83r0",
          *       "type": "subscription_change_request.applied",
          *       "aggregate_type": "subscription_change_request",
-         *       "aggregate_id": "scr_prod_06h2fxqkf17hv2sdgksa76ddp9j6c",
+         *       "aggregate_id": "scr_prod_06h2g02039n7637kh02xc67pv9ypp",
          *       "data": {
-         *         "id": "scr_prod_06h2fxqkf17hv2sdgksa76ddp9j6c",
+         *         "id": "scr_prod_06h2g02039n7637kh02xc67pv9ypp",
          *         "steps": [
          *           {
-         *             "item": "si_prod_06h2fxqk2dpwkyj6vrcds69qg2nv2",
+         *             "item": "si_prod_06h2g01zp9q373c5s6nkf9t79nk7y",
          *             "type": "switch_price",
-         *             "price": "price_prod_06h2fxqk0k0zhxwrxtj5fqyt36edm",
+         *             "price": "price_prod_06h2g01zkjss29my6p0012jdydsnw",
          *             "state": "applied",
          *             "quantity": null
          *           }
          *         ],
          *         "object": "subscription_change_request",
          *         "status": "applied",
-         *         "created": "2026-11-29T15:40:25.313Z",
+         *         "created": "2026-11-29T15:50:34.737Z",
          *         "invoice": null,
-         *         "updated": "2026-12-29T15:40:25.232Z",
+         *         "updated": "2026-12-29T15:50:34.671Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "metadata": {},
          *         "effective": "period_end",
-         *         "applied_at": "2026-12-29T15:40:25.232Z",
+         *         "applied_at": "2026-12-29T15:50:34.671Z",
          *         "last_error": null,
-         *         "effective_at": "2026-12-29T15:40:25.232Z",
-         *         "subscription": "sub_prod_06h2fxqk2dpwkyj6vrcds69qg2nv0",
+         *         "effective_at": "2026-12-29T15:50:34.671Z",
+         *         "subscription": "sub_prod_06h2g01zp9q373c5s6nkf9t79nk7w",
          *         "applied_steps": 1,
-         *         "proration_date": "2026-11-29T15:40:25.313Z",
+         *         "proration_date": "2026-11-29T15:50:34.737Z",
          *         "proration_behavior": "create_prorations",
          *         "amount_due_now_atom": 0,
          *         "balance_transaction": null,
@@ -23631,31 +23695,31 @@ export type components = {
          *         "amount_due_now_total_atom": 0
          *       },
          *       "previous_data": {
-         *         "id": "scr_prod_06h2fxqkf17hv2sdgksa76ddp9j6c",
+         *         "id": "scr_prod_06h2g02039n7637kh02xc67pv9ypp",
          *         "steps": [
          *           {
-         *             "item": "si_prod_06h2fxqk2dpwkyj6vrcds69qg2nv2",
+         *             "item": "si_prod_06h2g01zp9q373c5s6nkf9t79nk7y",
          *             "type": "switch_price",
-         *             "price": "price_prod_06h2fxqk0k0zhxwrxtj5fqyt36edm",
+         *             "price": "price_prod_06h2g01zkjss29my6p0012jdydsnw",
          *             "state": "pending",
          *             "quantity": null
          *           }
          *         ],
          *         "object": "subscription_change_request",
          *         "status": "scheduled",
-         *         "created": "2026-11-29T15:40:25.313Z",
+         *         "created": "2026-11-29T15:50:34.737Z",
          *         "invoice": null,
-         *         "updated": "2026-11-29T15:40:25.368Z",
+         *         "updated": "2026-11-29T15:50:34.834Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "metadata": {},
          *         "effective": "period_end",
          *         "applied_at": null,
          *         "last_error": null,
-         *         "effective_at": "2026-12-29T15:40:25.232Z",
-         *         "subscription": "sub_prod_06h2fxqk2dpwkyj6vrcds69qg2nv0",
+         *         "effective_at": "2026-12-29T15:50:34.671Z",
+         *         "subscription": "sub_prod_06h2g01zp9q373c5s6nkf9t79nk7w",
          *         "applied_steps": 0,
-         *         "proration_date": "2026-11-29T15:40:25.313Z",
+         *         "proration_date": "2026-11-29T15:50:34.737Z",
          *         "proration_behavior": "create_prorations",
          *         "amount_due_now_atom": 0,
          *         "balance_transaction": null,
@@ -23668,11 +23732,11 @@ export type components = {
          *         "amount_due_now_total_atom": 0
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2fxqmx4zjg9wk9m579jnf510xj",
+         *       "correlation_id": "req_prod_06h2g021me6rna0g59j1ye91r1ghy",
          *       "request_id": null,
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-12-29T15:40:25.232Z",
+         *       "created": "2026-12-29T15:50:34.671Z",
          *       "actor_type": "system",
          *       "actor_id": null
          *     }
@@ -23719,15 +23783,15 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2fxqm1h6zgy5bsrdppsrkcnagt",
+         *       "id": "evt_prod_06h2g020rpk4w78y8dmfatda72v2w",
          *       "type": "subscription_change_request.canceled",
          *       "aggregate_type": "subscription_change_request",
-         *       "aggregate_id": "scr_prod_06h2fxqkvv18k2ty7jvs3jhj4zcn8",
+         *       "aggregate_id": "scr_prod_06h2g020hvyvdcrtx8mrjnw735f4j",
          *       "data": {
-         *         "id": "scr_prod_06h2fxqkvv18k2ty7jvs3jhj4zcn8",
+         *         "id": "scr_prod_06h2g020hvyvdcrtx8mrjnw735f4j",
          *         "steps": [
          *           {
-         *             "item": "si_prod_06h2fxqk2dpwkyj6vrcds69qg2nv2",
+         *             "item": "si_prod_06h2g01zp9q373c5s6nkf9t79nk7y",
          *             "type": "set_quantity",
          *             "price": null,
          *             "state": "pending",
@@ -23736,19 +23800,19 @@ export type components = {
          *         ],
          *         "object": "subscription_change_request",
          *         "status": "canceled",
-         *         "created": "2026-11-29T15:40:25.413Z",
+         *         "created": "2026-11-29T15:50:34.873Z",
          *         "invoice": null,
-         *         "updated": "2026-11-29T15:40:25.482Z",
+         *         "updated": "2026-11-29T15:50:34.948Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "metadata": {},
          *         "effective": "period_end",
          *         "applied_at": null,
          *         "last_error": null,
-         *         "effective_at": "2026-12-29T15:40:25.232Z",
-         *         "subscription": "sub_prod_06h2fxqk2dpwkyj6vrcds69qg2nv0",
+         *         "effective_at": "2026-12-29T15:50:34.671Z",
+         *         "subscription": "sub_prod_06h2g01zp9q373c5s6nkf9t79nk7w",
          *         "applied_steps": 0,
-         *         "proration_date": "2026-11-29T15:40:25.413Z",
+         *         "proration_date": "2026-11-29T15:50:34.873Z",
          *         "proration_behavior": "create_prorations",
          *         "amount_due_now_atom": 0,
          *         "balance_transaction": null,
@@ -23761,10 +23825,10 @@ export type components = {
          *         "amount_due_now_total_atom": 0
          *       },
          *       "previous_data": {
-         *         "id": "scr_prod_06h2fxqkvv18k2ty7jvs3jhj4zcn8",
+         *         "id": "scr_prod_06h2g020hvyvdcrtx8mrjnw735f4j",
          *         "steps": [
          *           {
-         *             "item": "si_prod_06h2fxqk2dpwkyj6vrcds69qg2nv2",
+         *             "item": "si_prod_06h2g01zp9q373c5s6nkf9t79nk7y",
          *             "type": "set_quantity",
          *             "price": null,
          *             "state": "pending",
@@ -23773,19 +23837,19 @@ export type components = {
          *         ],
          *         "object": "subscription_change_request",
          *         "status": "scheduled",
-         *         "created": "2026-11-29T15:40:25.413Z",
+         *         "created": "2026-11-29T15:50:34.873Z",
          *         "invoice": null,
-         *         "updated": "2026-11-29T15:40:25.455Z",
+         *         "updated": "2026-11-29T15:50:34.926Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "metadata": {},
          *         "effective": "period_end",
          *         "applied_at": null,
          *         "last_error": null,
-         *         "effective_at": "2026-12-29T15:40:25.232Z",
-         *         "subscription": "sub_prod_06h2fxqk2dpwkyj6vrcds69qg2nv0",
+         *         "effective_at": "2026-12-29T15:50:34.671Z",
+         *         "subscription": "sub_prod_06h2g01zp9q373c5s6nkf9t79nk7w",
          *         "applied_steps": 0,
-         *         "proration_date": "2026-11-29T15:40:25.413Z",
+         *         "proration_date": "2026-11-29T15:50:34.873Z",
          *         "proration_behavior": "create_prorations",
          *         "amount_due_now_atom": 0,
          *         "balance_transaction": null,
@@ -23798,13 +23862,13 @@ export type components = {
          *         "amount_due_now_total_atom": 0
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2fxqm0eezstrye199vkrc09jzc",
-         *       "request_id": "req_prod_06h2fxqm0eezstrye199vkrc09jzc",
+         *       "correlation_id": "req_prod_06h2g020qwgg4ppxba9a50p0k9y1r",
+         *       "request_id": "req_prod_06h2g020qwgg4ppxba9a50p0k9y1r",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-29T15:40:25.484Z",
+         *       "created": "2026-11-29T15:50:34.949Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2fxpzz5qtqg4qbt17kah6myejc"
+         *       "actor_id": "key_prod_06h2g01a8y4kejnpkqm5nbzee8p34"
          *     }
          */
         SubscriptionChangeRequestCanceledEvent: {
@@ -23849,12 +23913,12 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2fxqc0ar59wdctfa7hszdyddft",
+         *       "id": "evt_prod_06h2g01rgcnww38zktj800g882w4g",
          *       "type": "payment_method.attached",
          *       "aggregate_type": "payment_method",
-         *       "aggregate_id": "pm_prod_06h2fxqbzwczkxbch54w6ad45yfr2",
+         *       "aggregate_id": "pm_prod_06h2g01rg9536py9602j5g5dt5kft",
          *       "data": {
-         *         "id": "pm_prod_06h2fxqbzwczkxbch54w6ad45yfr2",
+         *         "id": "pm_prod_06h2g01rg9536py9602j5g5dt5kft",
          *         "card": {
          *           "brand": "visa",
          *           "last4": "4242",
@@ -23862,8 +23926,8 @@ export type components = {
          *           "exp_month": 12
          *         },
          *         "object": "payment_method",
-         *         "created": "2026-11-29T15:40:23.423Z",
-         *         "customer": "cus_prod_06h2fxqazgr60n5e6p6x3g88rmhja",
+         *         "created": "2026-11-29T15:50:32.834Z",
+         *         "customer": "cus_prod_06h2g01qjcvsshr6p7fab02b4e7ar",
          *         "livemode": false,
          *         "processor": "sandbox",
          *         "detached_at": null,
@@ -23871,13 +23935,13 @@ export type components = {
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2fxqbypkmkjn68w1wsj6te5w6p",
-         *       "request_id": "req_prod_06h2fxqbypkmkjn68w1wsj6te5w6p",
+         *       "correlation_id": "req_prod_06h2g01rfhf3jr547xcva19373d2y",
+         *       "request_id": "req_prod_06h2g01rfhf3jr547xcva19373d2y",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-29T15:40:23.426Z",
+         *       "created": "2026-11-29T15:50:32.835Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2fxpzz5qtqg4qbt17kah6myejc"
+         *       "actor_id": "key_prod_06h2g01a8y4kejnpkqm5nbzee8p34"
          *     }
          */
         PaymentMethodAttachedEvent: {
@@ -23922,12 +23986,12 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2fxqc6v3yv4656smaw725y18vt",
+         *       "id": "evt_prod_06h2g01rp47aas11en9wec5kgnzxg",
          *       "type": "payment_method.detached",
          *       "aggregate_type": "payment_method",
-         *       "aggregate_id": "pm_prod_06h2fxqc41g8rynzzxbx9ye597tpj",
+         *       "aggregate_id": "pm_prod_06h2g01rm96p9j1gcytsq5w8wt44r",
          *       "data": {
-         *         "id": "pm_prod_06h2fxqc41g8rynzzxbx9ye597tpj",
+         *         "id": "pm_prod_06h2g01rm96p9j1gcytsq5w8wt44r",
          *         "card": {
          *           "brand": "visa",
          *           "last4": "0002",
@@ -23935,15 +23999,15 @@ export type components = {
          *           "exp_month": 12
          *         },
          *         "object": "payment_method",
-         *         "created": "2026-11-29T15:40:23.456Z",
-         *         "customer": "cus_prod_06h2fxqazgr60n5e6p6x3g88rmhja",
+         *         "created": "2026-11-29T15:50:32.866Z",
+         *         "customer": "cus_prod_06h2g01qjcvsshr6p7fab02b4e7ar",
          *         "livemode": false,
          *         "processor": "sandbox",
-         *         "detached_at": "2026-11-29T15:40:23.475Z",
+         *         "detached_at": "2026-11-29T15:50:32.880Z",
          *         "processor_payment_method": "pm_sandbox_declined"
          *       },
          *       "previous_data": {
-         *         "id": "pm_prod_06h2fxqc41g8rynzzxbx9ye597tpj",
+         *         "id": "pm_prod_06h2g01rm96p9j1gcytsq5w8wt44r",
          *         "card": {
          *           "brand": "visa",
          *           "last4": "0002",
@@ -23951,21 +24015,21 @@ export type components = {
          *           "exp_month": 12
          *         },
          *         "object": "payment_method",
-         *         "created": "2026-11-29T15:40:23.456Z",
-         *         "customer": "cus_prod_06h2fxqazgr60n5e6p6x3g88rmhja",
+         *         "created": "2026-11-29T15:50:32.866Z",
+         *         "customer": "cus_prod_06h2g01qjcvsshr6p7fab02b4e7ar",
          *         "livemode": false,
          *         "processor": "sandbox",
          *         "detached_at": null,
          *         "processor_payment_method": "pm_sandbox_declined"
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2fxqc5r69pdq15gtyccfshsd8g",
-         *       "request_id": "req_prod_06h2fxqc5r69pdq15gtyccfshsd8g",
+         *       "correlation_id": "req_prod_06h2g01rnmxfyym7cne6kqwx2s6n2",
+         *       "request_id": "req_prod_06h2g01rnmxfyym7cne6kqwx2s6n2",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-29T15:40:23.478Z",
+         *       "created": "2026-11-29T15:50:32.881Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2fxpzz5qtqg4qbt17kah6myejc"
+         *       "actor_id": "key_prod_06h2g01a8y4kejnpkqm5nbzee8p34"
          *     }
          */
         PaymentMethodDetachedEvent: {
@@ -24010,25 +24074,25 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2fxq6r98vb9s24jcjq34av8e6t",
+         *       "id": "evt_prod_06h2g01k940h9e4jfrwbfs9myjv1p",
          *       "type": "dispute.created",
          *       "aggregate_type": "dispute",
-         *       "aggregate_id": "dp_prod_06h2fxq6qz66r4t8nfkvqax3fywba",
+         *       "aggregate_id": "dp_prod_06h2g01k8k8499cz4etdb9gpavth8",
          *       "data": {
-         *         "id": "dp_prod_06h2fxq6qz66r4t8nfkvqax3fywba",
+         *         "id": "dp_prod_06h2g01k8k8499cz4etdb9gpavth8",
          *         "object": "dispute",
          *         "reason": "product_not_received",
          *         "status": "needs_response",
-         *         "created": "2026-11-29T15:40:22.079Z",
-         *         "payment": "py_prod_06h2fxq6dx5w0pm8qxnw05yq39yqm",
-         *         "updated": "2026-11-29T15:40:22.079Z",
+         *         "created": "2026-11-29T15:50:31.492Z",
+         *         "payment": "py_prod_06h2g01jqt4s1cbmqqhzng1r9b4zg",
+         *         "updated": "2026-11-29T15:50:31.492Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "processor": "stripe",
          *         "amount_atom": 2500,
-         *         "payment_intent": "pi_prod_06h2fxq6a3rg1gb4b6zygqg5yq8dw",
-         *         "evidence_due_by": "2026-12-06T15:40:22.000Z",
-         *         "processor_dispute": "du_43d00fc60e731031a7b31152"
+         *         "payment_intent": "pi_prod_06h2g01jfygp8cpmz1etrs3dttg70",
+         *         "evidence_due_by": "2026-12-06T15:50:31.000Z",
+         *         "processor_dispute": "du_c97f6e7574725c7e0edbec4b"
          *       },
          *       "previous_data": null,
          *       "metadata": {},
@@ -24036,7 +24100,7 @@ export type components = {
          *       "request_id": null,
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-29T15:40:22.083Z",
+         *       "created": "2026-11-29T15:50:31.497Z",
          *       "actor_type": "system",
          *       "actor_id": null
          *     }
@@ -24083,48 +24147,48 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2fxq7b800qwj0cp59zqcdzq1aa",
+         *       "id": "evt_prod_06h2g01kywcbedmks4h57k40nmepc",
          *       "type": "dispute.updated",
          *       "aggregate_type": "dispute",
-         *       "aggregate_id": "dp_prod_06h2fxq6qz66r4t8nfkvqax3fywba",
+         *       "aggregate_id": "dp_prod_06h2g01k8k8499cz4etdb9gpavth8",
          *       "data": {
-         *         "id": "dp_prod_06h2fxq6qz66r4t8nfkvqax3fywba",
+         *         "id": "dp_prod_06h2g01k8k8499cz4etdb9gpavth8",
          *         "object": "dispute",
          *         "reason": "product_not_received",
          *         "status": "under_review",
-         *         "created": "2026-11-29T15:40:22.079Z",
-         *         "payment": "py_prod_06h2fxq6dx5w0pm8qxnw05yq39yqm",
-         *         "updated": "2026-11-29T15:40:22.231Z",
+         *         "created": "2026-11-29T15:50:31.492Z",
+         *         "payment": "py_prod_06h2g01jqt4s1cbmqqhzng1r9b4zg",
+         *         "updated": "2026-11-29T15:50:31.666Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "processor": "stripe",
          *         "amount_atom": 2500,
-         *         "payment_intent": "pi_prod_06h2fxq6a3rg1gb4b6zygqg5yq8dw",
+         *         "payment_intent": "pi_prod_06h2g01jfygp8cpmz1etrs3dttg70",
          *         "evidence_due_by": null,
-         *         "processor_dispute": "du_43d00fc60e731031a7b31152"
+         *         "processor_dispute": "du_c97f6e7574725c7e0edbec4b"
          *       },
          *       "previous_data": {
-         *         "id": "dp_prod_06h2fxq6qz66r4t8nfkvqax3fywba",
+         *         "id": "dp_prod_06h2g01k8k8499cz4etdb9gpavth8",
          *         "object": "dispute",
          *         "reason": "product_not_received",
          *         "status": "needs_response",
-         *         "created": "2026-11-29T15:40:22.079Z",
-         *         "payment": "py_prod_06h2fxq6dx5w0pm8qxnw05yq39yqm",
-         *         "updated": "2026-11-29T15:40:22.079Z",
+         *         "created": "2026-11-29T15:50:31.492Z",
+         *         "payment": "py_prod_06h2g01jqt4s1cbmqqhzng1r9b4zg",
+         *         "updated": "2026-11-29T15:50:31.492Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "processor": "stripe",
          *         "amount_atom": 2500,
-         *         "payment_intent": "pi_prod_06h2fxq6a3rg1gb4b6zygqg5yq8dw",
-         *         "evidence_due_by": "2026-12-06T15:40:22.000Z",
-         *         "processor_dispute": "du_43d00fc60e731031a7b31152"
+         *         "payment_intent": "pi_prod_06h2g01jfygp8cpmz1etrs3dttg70",
+         *         "evidence_due_by": "2026-12-06T15:50:31.000Z",
+         *         "processor_dispute": "du_c97f6e7574725c7e0edbec4b"
          *       },
          *       "metadata": {},
          *       "correlation_id": null,
          *       "request_id": null,
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-29T15:40:22.234Z",
+         *       "created": "2026-11-29T15:50:31.671Z",
          *       "actor_type": "system",
          *       "actor_id": null
          *     }
@@ -24171,48 +24235,48 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2fxq7xjrpw10q1snbt3mj6prbm",
+         *       "id": "evt_prod_06h2g01mk1rfwq9h786vn1amjg6r4",
          *       "type": "dispute.closed",
          *       "aggregate_type": "dispute",
-         *       "aggregate_id": "dp_prod_06h2fxq6qz66r4t8nfkvqax3fywba",
+         *       "aggregate_id": "dp_prod_06h2g01k8k8499cz4etdb9gpavth8",
          *       "data": {
-         *         "id": "dp_prod_06h2fxq6qz66r4t8nfkvqax3fywba",
+         *         "id": "dp_prod_06h2g01k8k8499cz4etdb9gpavth8",
          *         "object": "dispute",
          *         "reason": "product_not_received",
          *         "status": "lost",
-         *         "created": "2026-11-29T15:40:22.079Z",
-         *         "payment": "py_prod_06h2fxq6dx5w0pm8qxnw05yq39yqm",
-         *         "updated": "2026-11-29T15:40:22.377Z",
+         *         "created": "2026-11-29T15:50:31.492Z",
+         *         "payment": "py_prod_06h2g01jqt4s1cbmqqhzng1r9b4zg",
+         *         "updated": "2026-11-29T15:50:31.828Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "processor": "stripe",
          *         "amount_atom": 2500,
-         *         "payment_intent": "pi_prod_06h2fxq6a3rg1gb4b6zygqg5yq8dw",
+         *         "payment_intent": "pi_prod_06h2g01jfygp8cpmz1etrs3dttg70",
          *         "evidence_due_by": null,
-         *         "processor_dispute": "du_43d00fc60e731031a7b31152"
+         *         "processor_dispute": "du_c97f6e7574725c7e0edbec4b"
          *       },
          *       "previous_data": {
-         *         "id": "dp_prod_06h2fxq6qz66r4t8nfkvqax3fywba",
+         *         "id": "dp_prod_06h2g01k8k8499cz4etdb9gpavth8",
          *         "object": "dispute",
          *         "reason": "product_not_received",
          *         "status": "under_review",
-         *         "created": "2026-11-29T15:40:22.079Z",
-         *         "payment": "py_prod_06h2fxq6dx5w0pm8qxnw05yq39yqm",
-         *         "updated": "2026-11-29T15:40:22.231Z",
+         *         "created": "2026-11-29T15:50:31.492Z",
+         *         "payment": "py_prod_06h2g01jqt4s1cbmqqhzng1r9b4zg",
+         *         "updated": "2026-11-29T15:50:31.666Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "processor": "stripe",
          *         "amount_atom": 2500,
-         *         "payment_intent": "pi_prod_06h2fxq6a3rg1gb4b6zygqg5yq8dw",
+         *         "payment_intent": "pi_prod_06h2g01jfygp8cpmz1etrs3dttg70",
          *         "evidence_due_by": null,
-         *         "processor_dispute": "du_43d00fc60e731031a7b31152"
+         *         "processor_dispute": "du_c97f6e7574725c7e0edbec4b"
          *       },
          *       "metadata": {},
          *       "correlation_id": null,
          *       "request_id": null,
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-29T15:40:22.381Z",
+         *       "created": "2026-11-29T15:50:31.832Z",
          *       "actor_type": "system",
          *       "actor_id": null
          *     }
@@ -24259,47 +24323,47 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2fxqejy5jpyawtqknrrt7phdmy",
+         *       "id": "evt_prod_06h2g01tw47qsa7jpdbbd6h2103gm",
          *       "type": "email.sent",
          *       "aggregate_type": "email",
-         *       "aggregate_id": "eml_prod_06h2fxqe9rbf4yxm18xgz9vpwc2ew",
+         *       "aggregate_id": "eml_prod_06h2g01thag66zzbn0y9htfq0m6qr",
          *       "data": {
-         *         "id": "eml_prod_06h2fxqe9rbf4yxm18xgz9vpwc2ew",
+         *         "id": "eml_prod_06h2g01thag66zzbn0y9htfq0m6qr",
          *         "to": [
          *           "jenny@example.com"
          *         ],
          *         "type": "receipt",
-         *         "event": "evt_prod_06h2fxqe93n1sm93yknq15wb9kf0a",
+         *         "event": "evt_prod_06h2g01tgsc7bs8kmt99qr8zg2sra",
          *         "object": "email",
          *         "status": "sent",
-         *         "created": "2026-11-29T15:40:24.014Z",
-         *         "invoice": "in_prod_06h2fxqdh2ggxt09mp224zx8gprz8",
-         *         "sent_at": "2026-11-29T15:40:24.085Z",
+         *         "created": "2026-11-29T15:50:33.355Z",
+         *         "invoice": "in_prod_06h2g01sw65raj7grrn2ja16fgkk0",
+         *         "sent_at": "2026-11-29T15:50:33.439Z",
          *         "subject": "Your receipt from Example GmbH (invoice EXAMPL-0001)",
          *         "attempts": 1,
-         *         "customer": "cus_prod_06h2fxqazgr60n5e6p6x3g88rmhja",
+         *         "customer": "cus_prod_06h2g01qjcvsshr6p7fab02b4e7ar",
          *         "livemode": false,
-         *         "message_id": "<eml_prod_06h2fxqe9rbf4yxm18xgz9vpwc2ew@localhost>",
+         *         "message_id": "<eml_prod_06h2g01thag66zzbn0y9htfq0m6qr@localhost>",
          *         "credit_note": null,
-         *         "smtp_response": "250 Written to .data/mail/eml_prod_06h2fxqe9rbf4yxm18xgz9vpwc2ew.eml (no SMTP_URL)"
+         *         "smtp_response": "250 Written to .data/mail/eml_prod_06h2g01thag66zzbn0y9htfq0m6qr.eml (no SMTP_URL)"
          *       },
          *       "previous_data": {
-         *         "id": "eml_prod_06h2fxqe9rbf4yxm18xgz9vpwc2ew",
+         *         "id": "eml_prod_06h2g01thag66zzbn0y9htfq0m6qr",
          *         "to": [
          *           "jenny@example.com"
          *         ],
          *         "type": "receipt",
-         *         "event": "evt_prod_06h2fxqe93n1sm93yknq15wb9kf0a",
+         *         "event": "evt_prod_06h2g01tgsc7bs8kmt99qr8zg2sra",
          *         "object": "email",
          *         "status": "queued",
-         *         "created": "2026-11-29T15:40:24.014Z",
-         *         "invoice": "in_prod_06h2fxqdh2ggxt09mp224zx8gprz8",
+         *         "created": "2026-11-29T15:50:33.355Z",
+         *         "invoice": "in_prod_06h2g01sw65raj7grrn2ja16fgkk0",
          *         "sent_at": null,
          *         "subject": "Your receipt from Example GmbH (invoice EXAMPL-0001)",
          *         "attempts": 1,
-         *         "customer": "cus_prod_06h2fxqazgr60n5e6p6x3g88rmhja",
+         *         "customer": "cus_prod_06h2g01qjcvsshr6p7fab02b4e7ar",
          *         "livemode": false,
-         *         "message_id": "<eml_prod_06h2fxqe9rbf4yxm18xgz9vpwc2ew@localhost>",
+         *         "message_id": "<eml_prod_06h2g01thag66zzbn0y9htfq0m6qr@localhost>",
          *         "credit_note": null,
          *         "smtp_response": null
          *       },
@@ -24308,7 +24372,7 @@ export type components = {
          *       "request_id": null,
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-29T15:40:24.087Z",
+         *       "created": "2026-11-29T15:50:33.442Z",
          *       "actor_type": "system",
          *       "actor_id": null
          *     }
@@ -24355,12 +24419,12 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2fxqrksry92cw3amgw9k0dvwtj",
+         *       "id": "evt_prod_06h2g024gj8gr1z86d3vhctb692c8",
          *       "type": "email.failed",
          *       "aggregate_type": "email",
-         *       "aggregate_id": "eml_prod_06h2fxqrgc46t59t37ewgtz1qj44p",
+         *       "aggregate_id": "eml_prod_06h2g024eveervkzajea8xbatmk80",
          *       "data": {
-         *         "id": "eml_prod_06h2fxqrgc46t59t37ewgtz1qj44p",
+         *         "id": "eml_prod_06h2g024eveervkzajea8xbatmk80",
          *         "to": [
          *           "owner@example.com"
          *         ],
@@ -24368,19 +24432,19 @@ export type components = {
          *         "event": null,
          *         "object": "email",
          *         "status": "rate_limited",
-         *         "created": "2027-01-08T15:40:25.807Z",
+         *         "created": "2027-01-08T15:50:35.240Z",
          *         "invoice": null,
          *         "sent_at": null,
          *         "subject": "Test email from Example GmbH",
          *         "attempts": 1,
          *         "customer": null,
          *         "livemode": false,
-         *         "message_id": "<eml_prod_06h2fxqrgc46t59t37ewgtz1qj44p@localhost>",
+         *         "message_id": "<eml_prod_06h2g024eveervkzajea8xbatmk80@localhost>",
          *         "credit_note": null,
          *         "smtp_response": "429 The account's hourly email limit was reached; this email was not sent."
          *       },
          *       "previous_data": {
-         *         "id": "eml_prod_06h2fxqrgc46t59t37ewgtz1qj44p",
+         *         "id": "eml_prod_06h2g024eveervkzajea8xbatmk80",
          *         "to": [
          *           "owner@example.com"
          *         ],
@@ -24388,14 +24452,14 @@ export type components = {
          *         "event": null,
          *         "object": "email",
          *         "status": "queued",
-         *         "created": "2027-01-08T15:40:25.807Z",
+         *         "created": "2027-01-08T15:50:35.240Z",
          *         "invoice": null,
          *         "sent_at": null,
          *         "subject": "Test email from Example GmbH",
          *         "attempts": 1,
          *         "customer": null,
          *         "livemode": false,
-         *         "message_id": "<eml_prod_06h2fxqrgc46t59t37ewgtz1qj44p@localhost>",
+         *         "message_id": "<eml_prod_06h2g024eveervkzajea8xbatmk80@localhost>",
          *         "credit_note": null,
          *         "smtp_response": null
          *       },
@@ -24404,7 +24468,7 @@ export type components = {
          *       "request_id": null,
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2027-01-08T15:40:25.834Z",
+         *       "created": "2027-01-08T15:50:35.254Z",
          *       "actor_type": "system",
          *       "actor_id": null
          *     }
@@ -24451,20 +24515,20 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2fxqhbzf1kwmggp486xy2mjkdr",
+         *       "id": "evt_prod_06h2g01xn6zjc8swvva7695120b60",
          *       "type": "credit_grant.created",
          *       "aggregate_type": "credit_grant",
-         *       "aggregate_id": "cg_prod_06h2fxqhbk22kh9sfwrjy0avkrdd8",
+         *       "aggregate_id": "cg_prod_06h2g01xmxksa1sg2fd5hby28j474",
          *       "data": {
-         *         "id": "cg_prod_06h2fxqhbk22kh9sfwrjy0avkrdd8",
+         *         "id": "cg_prod_06h2g01xmxksa1sg2fd5hby28j474",
          *         "name": null,
          *         "object": "credit_grant",
          *         "status": "active",
-         *         "created": "2026-11-29T15:40:24.794Z",
-         *         "updated": "2026-11-29T15:40:24.794Z",
+         *         "created": "2026-11-29T15:50:34.150Z",
+         *         "updated": "2026-11-29T15:50:34.150Z",
          *         "category": "promotional",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2fxqh9rbppyywjstszykrw4b5r",
+         *         "customer": "cus_prod_06h2g01xjqm8z6epmtz1p392r99xc",
          *         "livemode": false,
          *         "metadata": {},
          *         "priority": 50,
@@ -24474,18 +24538,18 @@ export type components = {
          *         "expires_at": null,
          *         "amount_atom": 300,
          *         "applied_atom": 0,
-         *         "effective_at": "2026-11-29T15:40:24.794Z",
+         *         "effective_at": "2026-11-29T15:50:34.150Z",
          *         "remaining_atom": 300
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2fxqhb0bp4r4c7jmkz99aqnwg2",
-         *       "request_id": "req_prod_06h2fxqhb0bp4r4c7jmkz99aqnwg2",
+         *       "correlation_id": "req_prod_06h2g01xmk7yzfr24gn6g0bj21wtt",
+         *       "request_id": "req_prod_06h2g01xmk7yzfr24gn6g0bj21wtt",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-29T15:40:24.799Z",
+         *       "created": "2026-11-29T15:50:34.153Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2fxpzz5qtqg4qbt17kah6myejc"
+         *       "actor_id": "key_prod_06h2g01a8y4kejnpkqm5nbzee8p34"
          *     }
          */
         CreditGrantCreatedEvent: {
@@ -24530,20 +24594,20 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2fxqhrkqdnb62kh88bay5bdxq0",
+         *       "id": "evt_prod_06h2g01y2pm4npk81phwzm8z04r3c",
          *       "type": "credit_grant.applied",
          *       "aggregate_type": "credit_grant",
-         *       "aggregate_id": "cg_prod_06h2fxqhbk22kh9sfwrjy0avkrdd8",
+         *       "aggregate_id": "cg_prod_06h2g01xmxksa1sg2fd5hby28j474",
          *       "data": {
-         *         "id": "cg_prod_06h2fxqhbk22kh9sfwrjy0avkrdd8",
+         *         "id": "cg_prod_06h2g01xmxksa1sg2fd5hby28j474",
          *         "name": null,
          *         "object": "credit_grant",
          *         "status": "depleted",
-         *         "created": "2026-11-29T15:40:24.794Z",
-         *         "updated": "2026-11-29T15:40:24.897Z",
+         *         "created": "2026-11-29T15:50:34.150Z",
+         *         "updated": "2026-11-29T15:50:34.257Z",
          *         "category": "promotional",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2fxqh9rbppyywjstszykrw4b5r",
+         *         "customer": "cus_prod_06h2g01xjqm8z6epmtz1p392r99xc",
          *         "livemode": false,
          *         "metadata": {},
          *         "priority": 50,
@@ -24553,19 +24617,19 @@ export type components = {
          *         "expires_at": null,
          *         "amount_atom": 300,
          *         "applied_atom": 300,
-         *         "effective_at": "2026-11-29T15:40:24.794Z",
+         *         "effective_at": "2026-11-29T15:50:34.150Z",
          *         "remaining_atom": 0
          *       },
          *       "previous_data": {
-         *         "id": "cg_prod_06h2fxqhbk22kh9sfwrjy0avkrdd8",
+         *         "id": "cg_prod_06h2g01xmxksa1sg2fd5hby28j474",
          *         "name": null,
          *         "object": "credit_grant",
          *         "status": "active",
-         *         "created": "2026-11-29T15:40:24.794Z",
-         *         "updated": "2026-11-29T15:40:24.794Z",
+         *         "created": "2026-11-29T15:50:34.150Z",
+         *         "updated": "2026-11-29T15:50:34.150Z",
          *         "category": "promotional",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2fxqh9rbppyywjstszykrw4b5r",
+         *         "customer": "cus_prod_06h2g01xjqm8z6epmtz1p392r99xc",
          *         "livemode": false,
          *         "metadata": {},
          *         "priority": 50,
@@ -24575,17 +24639,17 @@ export type components = {
          *         "expires_at": null,
          *         "amount_atom": 300,
          *         "applied_atom": 0,
-         *         "effective_at": "2026-11-29T15:40:24.794Z",
+         *         "effective_at": "2026-11-29T15:50:34.150Z",
          *         "remaining_atom": 300
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2fxqhpy63km23qgm3xd2vqv614",
-         *       "request_id": "req_prod_06h2fxqhpy63km23qgm3xd2vqv614",
+         *       "correlation_id": "req_prod_06h2g01y14ghxamh8k3jfydnq9sfa",
+         *       "request_id": "req_prod_06h2g01y14ghxamh8k3jfydnq9sfa",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-29T15:40:24.900Z",
+         *       "created": "2026-11-29T15:50:34.261Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2fxpzz5qtqg4qbt17kah6myejc"
+         *       "actor_id": "key_prod_06h2g01a8y4kejnpkqm5nbzee8p34"
          *     }
          */
         CreditGrantAppliedEvent: {
@@ -24630,20 +24694,20 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2fxqhrsx6jwra8g7t8kzjcvy40",
+         *       "id": "evt_prod_06h2g01y2wjcnn7k0ewrb8kg6s9pc",
          *       "type": "credit_grant.depleted",
          *       "aggregate_type": "credit_grant",
-         *       "aggregate_id": "cg_prod_06h2fxqhbk22kh9sfwrjy0avkrdd8",
+         *       "aggregate_id": "cg_prod_06h2g01xmxksa1sg2fd5hby28j474",
          *       "data": {
-         *         "id": "cg_prod_06h2fxqhbk22kh9sfwrjy0avkrdd8",
+         *         "id": "cg_prod_06h2g01xmxksa1sg2fd5hby28j474",
          *         "name": null,
          *         "object": "credit_grant",
          *         "status": "depleted",
-         *         "created": "2026-11-29T15:40:24.794Z",
-         *         "updated": "2026-11-29T15:40:24.897Z",
+         *         "created": "2026-11-29T15:50:34.150Z",
+         *         "updated": "2026-11-29T15:50:34.257Z",
          *         "category": "promotional",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2fxqh9rbppyywjstszykrw4b5r",
+         *         "customer": "cus_prod_06h2g01xjqm8z6epmtz1p392r99xc",
          *         "livemode": false,
          *         "metadata": {},
          *         "priority": 50,
@@ -24653,19 +24717,19 @@ export type components = {
          *         "expires_at": null,
          *         "amount_atom": 300,
          *         "applied_atom": 300,
-         *         "effective_at": "2026-11-29T15:40:24.794Z",
+         *         "effective_at": "2026-11-29T15:50:34.150Z",
          *         "remaining_atom": 0
          *       },
          *       "previous_data": {
-         *         "id": "cg_prod_06h2fxqhbk22kh9sfwrjy0avkrdd8",
+         *         "id": "cg_prod_06h2g01xmxksa1sg2fd5hby28j474",
          *         "name": null,
          *         "object": "credit_grant",
          *         "status": "active",
-         *         "created": "2026-11-29T15:40:24.794Z",
-         *         "updated": "2026-11-29T15:40:24.794Z",
+         *         "created": "2026-11-29T15:50:34.150Z",
+         *         "updated": "2026-11-29T15:50:34.150Z",
          *         "category": "promotional",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2fxqh9rbppyywjstszykrw4b5r",
+         *         "customer": "cus_prod_06h2g01xjqm8z6epmtz1p392r99xc",
          *         "livemode": false,
          *         "metadata": {},
          *         "priority": 50,
@@ -24675,17 +24739,17 @@ export type components = {
          *         "expires_at": null,
          *         "amount_atom": 300,
          *         "applied_atom": 0,
-         *         "effective_at": "2026-11-29T15:40:24.794Z",
+         *         "effective_at": "2026-11-29T15:50:34.150Z",
          *         "remaining_atom": 300
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2fxqhpy63km23qgm3xd2vqv614",
-         *       "request_id": "req_prod_06h2fxqhpy63km23qgm3xd2vqv614",
+         *       "correlation_id": "req_prod_06h2g01y14ghxamh8k3jfydnq9sfa",
+         *       "request_id": "req_prod_06h2g01y14ghxamh8k3jfydnq9sfa",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-29T15:40:24.902Z",
+         *       "created": "2026-11-29T15:50:34.263Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2fxpzz5qtqg4qbt17kah6myejc"
+         *       "actor_id": "key_prod_06h2g01a8y4kejnpkqm5nbzee8p34"
          *     }
          */
         CreditGrantDepletedEvent: {
@@ -24730,60 +24794,60 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2fxqn14w7w3fdndmz035dqcthc",
+         *       "id": "evt_prod_06h2g021qhcbf776aefkkqa9mmv6a",
          *       "type": "credit_grant.expired",
          *       "aggregate_type": "credit_grant",
-         *       "aggregate_id": "cg_prod_06h2fxqhk8wdn1smkg7jwkh8ma210",
+         *       "aggregate_id": "cg_prod_06h2g01xxj4q0s0dyc59xbd6m4nsw",
          *       "data": {
-         *         "id": "cg_prod_06h2fxqhk8wdn1smkg7jwkh8ma210",
+         *         "id": "cg_prod_06h2g01xxj4q0s0dyc59xbd6m4nsw",
          *         "name": null,
          *         "object": "credit_grant",
          *         "status": "expired",
-         *         "created": "2026-11-29T15:40:24.856Z",
-         *         "updated": "2026-11-30T15:40:24.713Z",
+         *         "created": "2026-11-29T15:50:34.218Z",
+         *         "updated": "2026-11-30T15:50:34.022Z",
          *         "category": "paid",
          *         "currency": "eur",
-         *         "customer": "cus_prod_06h2fxqh9rbppyywjstszykrw4b5r",
+         *         "customer": "cus_prod_06h2g01xjqm8z6epmtz1p392r99xc",
          *         "livemode": false,
          *         "metadata": {},
          *         "priority": 50,
          *         "voided_at": null,
          *         "applies_to": "all",
-         *         "expired_at": "2026-11-30T15:40:24.713Z",
-         *         "expires_at": "2026-11-30T15:40:24.713Z",
+         *         "expired_at": "2026-11-30T15:50:34.022Z",
+         *         "expires_at": "2026-11-30T15:50:34.022Z",
          *         "amount_atom": 100,
          *         "applied_atom": 0,
-         *         "effective_at": "2026-11-29T15:40:24.856Z",
+         *         "effective_at": "2026-11-29T15:50:34.218Z",
          *         "remaining_atom": 100
          *       },
          *       "previous_data": {
-         *         "id": "cg_prod_06h2fxqhk8wdn1smkg7jwkh8ma210",
+         *         "id": "cg_prod_06h2g01xxj4q0s0dyc59xbd6m4nsw",
          *         "name": null,
          *         "object": "credit_grant",
          *         "status": "active",
-         *         "created": "2026-11-29T15:40:24.856Z",
-         *         "updated": "2026-11-29T15:40:24.856Z",
+         *         "created": "2026-11-29T15:50:34.218Z",
+         *         "updated": "2026-11-29T15:50:34.218Z",
          *         "category": "paid",
          *         "currency": "eur",
-         *         "customer": "cus_prod_06h2fxqh9rbppyywjstszykrw4b5r",
+         *         "customer": "cus_prod_06h2g01xjqm8z6epmtz1p392r99xc",
          *         "livemode": false,
          *         "metadata": {},
          *         "priority": 50,
          *         "voided_at": null,
          *         "applies_to": "all",
          *         "expired_at": null,
-         *         "expires_at": "2026-11-30T15:40:24.713Z",
+         *         "expires_at": "2026-11-30T15:50:34.022Z",
          *         "amount_atom": 100,
          *         "applied_atom": 0,
-         *         "effective_at": "2026-11-29T15:40:24.856Z",
+         *         "effective_at": "2026-11-29T15:50:34.218Z",
          *         "remaining_atom": 100
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2fxqmx4zjg9wk9m579jnf510xj",
+         *       "correlation_id": "req_prod_06h2g021me6rna0g59j1ye91r1ghy",
          *       "request_id": null,
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-30T15:40:24.713Z",
+         *       "created": "2026-11-30T15:50:34.022Z",
          *       "actor_type": "system",
          *       "actor_id": null
          *     }
@@ -24830,42 +24894,42 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2fxqhgpv7e05q5vkkj5g5yvg3r",
+         *       "id": "evt_prod_06h2g01xtqr92nnfcrhhr8rd64406",
          *       "type": "credit_grant.voided",
          *       "aggregate_type": "credit_grant",
-         *       "aggregate_id": "cg_prod_06h2fxqhekj60h95ma3qqrgs7rjsj",
+         *       "aggregate_id": "cg_prod_06h2g01xr8xx0rb96jk98eevyqqvp",
          *       "data": {
-         *         "id": "cg_prod_06h2fxqhekj60h95ma3qqrgs7rjsj",
+         *         "id": "cg_prod_06h2g01xr8xx0rb96jk98eevyqqvp",
          *         "name": null,
          *         "object": "credit_grant",
          *         "status": "voided",
-         *         "created": "2026-11-29T15:40:24.819Z",
-         *         "updated": "2026-11-29T15:40:24.835Z",
+         *         "created": "2026-11-29T15:50:34.176Z",
+         *         "updated": "2026-11-29T15:50:34.196Z",
          *         "category": "paid",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2fxqh9rbppyywjstszykrw4b5r",
+         *         "customer": "cus_prod_06h2g01xjqm8z6epmtz1p392r99xc",
          *         "livemode": false,
          *         "metadata": {},
          *         "priority": 50,
-         *         "voided_at": "2026-11-29T15:40:24.835Z",
+         *         "voided_at": "2026-11-29T15:50:34.196Z",
          *         "applies_to": "all",
          *         "expired_at": null,
          *         "expires_at": null,
          *         "amount_atom": 100,
          *         "applied_atom": 0,
-         *         "effective_at": "2026-11-29T15:40:24.819Z",
+         *         "effective_at": "2026-11-29T15:50:34.176Z",
          *         "remaining_atom": 100
          *       },
          *       "previous_data": {
-         *         "id": "cg_prod_06h2fxqhekj60h95ma3qqrgs7rjsj",
+         *         "id": "cg_prod_06h2g01xr8xx0rb96jk98eevyqqvp",
          *         "name": null,
          *         "object": "credit_grant",
          *         "status": "active",
-         *         "created": "2026-11-29T15:40:24.819Z",
-         *         "updated": "2026-11-29T15:40:24.819Z",
+         *         "created": "2026-11-29T15:50:34.176Z",
+         *         "updated": "2026-11-29T15:50:34.176Z",
          *         "category": "paid",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2fxqh9rbppyywjstszykrw4b5r",
+         *         "customer": "cus_prod_06h2g01xjqm8z6epmtz1p392r99xc",
          *         "livemode": false,
          *         "metadata": {},
          *         "priority": 50,
@@ -24875,17 +24939,17 @@ export type components = {
          *         "expires_at": null,
          *         "amount_atom": 100,
          *         "applied_atom": 0,
-         *         "effective_at": "2026-11-29T15:40:24.819Z",
+         *         "effective_at": "2026-11-29T15:50:34.176Z",
          *         "remaining_atom": 100
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2fxqhg6gkc7pjwc9rna20fztkp",
-         *       "request_id": "req_prod_06h2fxqhg6gkc7pjwc9rna20fztkp",
+         *       "correlation_id": "req_prod_06h2g01xta2r30qxgyymvf007p9vw",
+         *       "request_id": "req_prod_06h2g01xta2r30qxgyymvf007p9vw",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-29T15:40:24.837Z",
+         *       "created": "2026-11-29T15:50:34.197Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2fxpzz5qtqg4qbt17kah6myejc"
+         *       "actor_id": "key_prod_06h2g01a8y4kejnpkqm5nbzee8p34"
          *     }
          */
         CreditGrantVoidedEvent: {
@@ -24930,18 +24994,118 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2fxq1d6am7t2tfhb6rwjbkxkp6",
+         *       "id": "evt_prod_06h2g01y85knvaaf679abk9fj03fp",
+         *       "type": "credit_grant.reinstated",
+         *       "aggregate_type": "credit_grant",
+         *       "aggregate_id": "cg_prod_06h2g01xmxksa1sg2fd5hby28j474",
+         *       "data": {
+         *         "id": "cg_prod_06h2g01xmxksa1sg2fd5hby28j474",
+         *         "name": null,
+         *         "object": "credit_grant",
+         *         "status": "active",
+         *         "created": "2026-11-29T15:50:34.150Z",
+         *         "updated": "2026-11-29T15:50:34.303Z",
+         *         "category": "promotional",
+         *         "currency": "usd",
+         *         "customer": "cus_prod_06h2g01xjqm8z6epmtz1p392r99xc",
+         *         "livemode": false,
+         *         "metadata": {},
+         *         "priority": 50,
+         *         "voided_at": null,
+         *         "applies_to": "all",
+         *         "expired_at": null,
+         *         "expires_at": null,
+         *         "amount_atom": 300,
+         *         "applied_atom": 0,
+         *         "effective_at": "2026-11-29T15:50:34.150Z",
+         *         "remaining_atom": 300
+         *       },
+         *       "previous_data": {
+         *         "id": "cg_prod_06h2g01xmxksa1sg2fd5hby28j474",
+         *         "name": null,
+         *         "object": "credit_grant",
+         *         "status": "depleted",
+         *         "created": "2026-11-29T15:50:34.150Z",
+         *         "updated": "2026-11-29T15:50:34.257Z",
+         *         "category": "promotional",
+         *         "currency": "usd",
+         *         "customer": "cus_prod_06h2g01xjqm8z6epmtz1p392r99xc",
+         *         "livemode": false,
+         *         "metadata": {},
+         *         "priority": 50,
+         *         "voided_at": null,
+         *         "applies_to": "all",
+         *         "expired_at": null,
+         *         "expires_at": null,
+         *         "amount_atom": 300,
+         *         "applied_atom": 300,
+         *         "effective_at": "2026-11-29T15:50:34.150Z",
+         *         "remaining_atom": 0
+         *       },
+         *       "metadata": {},
+         *       "correlation_id": "req_prod_06h2g01y5x23seery3az23kwzd4yt",
+         *       "request_id": "req_prod_06h2g01y5x23seery3az23kwzd4yt",
+         *       "version": 1,
+         *       "sequence": 4,
+         *       "created": "2026-11-29T15:50:34.305Z",
+         *       "actor_type": "api_key",
+         *       "actor_id": "key_prod_06h2g01a8y4kejnpkqm5nbzee8p34"
+         *     }
+         */
+        CreditGrantReinstatedEvent: {
+            /** @description Event identifier, prefix `evt_`. */
+            id: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "credit_grant.reinstated";
+            /**
+             * @description Entity type the event belongs to.
+             * @constant
+             */
+            aggregate_type: "credit_grant";
+            /** @description External ID of that entity. */
+            aggregate_id: string;
+            /** @description Full entity state after the change. */
+            data: components["schemas"]["CreditGrant"];
+            /** @description Full entity state before the change. `null` for create events. */
+            previous_data: components["schemas"]["CreditGrant"] | null;
+            /** @description Event-specific metadata. */
+            metadata: {
+                [key: string]: unknown;
+            };
+            /** @description The request's `X-Correlation-Id`, else its request id. */
+            correlation_id: string | null;
+            /** @description The `req_…` id of the API request that caused the event (its request log: `getRequestLog`); null for background work (renewals, the test clock, deliveries). */
+            request_id: string | null;
+            /** @description Schema version of the event format. */
+            version: number;
+            /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
+            sequence: number;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T08:00:00.000Z
+             */
+            created: string;
+            actor_type: ("user" | "api_key" | "system" | "customer") | null;
+            /** @description API token id, user id, … of the actor. */
+            actor_id: string | null;
+        };
+        /**
+         * @example {
+         *       "id": "evt_prod_06h2g01cca2grd70243b3qza1ncqc",
          *       "type": "api_key.rolled",
          *       "aggregate_type": "api_key",
-         *       "aggregate_id": "key_prod_06h2fxq143m88f5tgkgd1ay5eqc7g",
+         *       "aggregate_id": "key_prod_06h2g01c1znvmc24ttvprsxwp31tc",
          *       "data": {
-         *         "id": "key_prod_06h2fxq143m88f5tgkgd1ay5eqc7g",
+         *         "id": "key_prod_06h2g01c1znvmc24ttvprsxwp31tc",
          *         "kind": "publishable",
          *         "name": "spare",
          *         "object": "api_token",
          *         "status": "active",
-         *         "created": "2026-11-29T15:40:20.640Z",
-         *         "display": "pt_prod_…548k",
+         *         "created": "2026-11-29T15:50:29.641Z",
+         *         "display": "pt_prod_…2mnw",
          *         "expires_at": null,
          *         "revoked_at": null,
          *         "allowed_ips": null,
@@ -24952,13 +25116,13 @@ export type components = {
          *         "previous_secret_expires_at": null
          *       },
          *       "previous_data": {
-         *         "id": "key_prod_06h2fxq143m88f5tgkgd1ay5eqc7g",
+         *         "id": "key_prod_06h2g01c1znvmc24ttvprsxwp31tc",
          *         "kind": "publishable",
          *         "name": "spare",
          *         "object": "api_token",
          *         "status": "active",
-         *         "created": "2026-11-29T15:40:20.640Z",
-         *         "display": "pt_prod_…vvya",
+         *         "created": "2026-11-29T15:50:29.641Z",
+         *         "display": "pt_prod_…ff4m",
          *         "expires_at": null,
          *         "revoked_at": null,
          *         "allowed_ips": null,
@@ -24972,13 +25136,13 @@ export type components = {
          *         "user_agent": "node",
          *         "client_address": "127.0.0.1"
          *       },
-         *       "correlation_id": "req_prod_06h2fxq1bred2bmpg6vd124vyf7d8",
-         *       "request_id": "req_prod_06h2fxq1bred2bmpg6vd124vyf7d8",
+         *       "correlation_id": "req_prod_06h2g01cajw91w4t1hfehg5e0c4ka",
+         *       "request_id": "req_prod_06h2g01cajw91w4t1hfehg5e0c4ka",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-29T15:40:20.713Z",
+         *       "created": "2026-11-29T15:50:29.730Z",
          *       "actor_type": "user",
-         *       "actor_id": "user_prod_06h2fxpynczn2m80gzh8szvr151jm"
+         *       "actor_id": "user_prod_06h2g01841nw614b0a6gf13ktpv1c"
          *     }
          */
         ApiKeyRolledEvent: {
@@ -25023,19 +25187,19 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2fxqcdx62sp58tcncfx2dpy372",
+         *       "id": "evt_prod_06h2g01v87sthvsj0m1ktzkc9szca",
          *       "type": "alert.triggered",
          *       "aggregate_type": "alert_trigger",
-         *       "aggregate_id": "atrg_prod_06h2fxqcdcf2rf2vdyhvxafd5x6j4",
+         *       "aggregate_id": "atrg_prod_06h2g01v7wjkgmmk5ewxg4w7vgy0w",
          *       "data": {
-         *         "id": "atrg_prod_06h2fxqcdcf2rf2vdyhvxafd5x6j4",
-         *         "alert": "alrt_prod_06h2fxqbpgrkcz7a4ft6kx4q5n6f8",
-         *         "meter": "mtr_prod_06h2fxqapaq4d58f235qhfb73hgd2",
+         *         "id": "atrg_prod_06h2g01v7wjkgmmk5ewxg4w7vgy0w",
+         *         "alert": "alrt_prod_06h2g01r8kkpsmphah6sryzy4vgtp",
+         *         "meter": "mtr_prod_06h2g01q1tqdsw3vwe17k016jpc1e",
          *         "value": 1,
          *         "object": "alert_trigger",
-         *         "created": "2026-11-29T15:40:23.519Z",
+         *         "created": "2026-11-29T15:50:33.522Z",
          *         "currency": null,
-         *         "customer": "cus_prod_06h2fxqazgr60n5e6p6x3g88rmhja",
+         *         "customer": "cus_prod_06h2g01qjcvsshr6p7fab02b4e7ar",
          *         "livemode": false,
          *         "threshold": 1,
          *         "alert_type": "usage_threshold",
@@ -25049,7 +25213,7 @@ export type components = {
          *       "request_id": null,
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-29T15:40:23.535Z",
+         *       "created": "2026-11-29T15:50:33.537Z",
          *       "actor_type": "system",
          *       "actor_id": null
          *     }
@@ -25096,19 +25260,19 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2fxqnccksnnb3k0ww6gftcy946",
+         *       "id": "evt_prod_06h2g021zpxa0d75e59q1ftnr6akm",
          *       "type": "alert.resolved",
          *       "aggregate_type": "alert_trigger",
-         *       "aggregate_id": "atrg_prod_06h2fxqcdcf2rf2vdyhvxafd5x6j4",
+         *       "aggregate_id": "atrg_prod_06h2g01v7wjkgmmk5ewxg4w7vgy0w",
          *       "data": {
-         *         "id": "atrg_prod_06h2fxqcdcf2rf2vdyhvxafd5x6j4",
-         *         "alert": "alrt_prod_06h2fxqbpgrkcz7a4ft6kx4q5n6f8",
-         *         "meter": "mtr_prod_06h2fxqapaq4d58f235qhfb73hgd2",
+         *         "id": "atrg_prod_06h2g01v7wjkgmmk5ewxg4w7vgy0w",
+         *         "alert": "alrt_prod_06h2g01r8kkpsmphah6sryzy4vgtp",
+         *         "meter": "mtr_prod_06h2g01q1tqdsw3vwe17k016jpc1e",
          *         "value": 1,
          *         "object": "alert_trigger",
-         *         "created": "2026-11-29T15:40:23.519Z",
+         *         "created": "2026-11-29T15:50:33.522Z",
          *         "currency": null,
-         *         "customer": "cus_prod_06h2fxqazgr60n5e6p6x3g88rmhja",
+         *         "customer": "cus_prod_06h2g01qjcvsshr6p7fab02b4e7ar",
          *         "livemode": false,
          *         "threshold": 1,
          *         "alert_type": "usage_threshold",
@@ -25117,14 +25281,14 @@ export type components = {
          *         "period_start": "2026-11-01T00:00:00.000Z"
          *       },
          *       "previous_data": {
-         *         "id": "atrg_prod_06h2fxqcdcf2rf2vdyhvxafd5x6j4",
-         *         "alert": "alrt_prod_06h2fxqbpgrkcz7a4ft6kx4q5n6f8",
-         *         "meter": "mtr_prod_06h2fxqapaq4d58f235qhfb73hgd2",
+         *         "id": "atrg_prod_06h2g01v7wjkgmmk5ewxg4w7vgy0w",
+         *         "alert": "alrt_prod_06h2g01r8kkpsmphah6sryzy4vgtp",
+         *         "meter": "mtr_prod_06h2g01q1tqdsw3vwe17k016jpc1e",
          *         "value": 1,
          *         "object": "alert_trigger",
-         *         "created": "2026-11-29T15:40:23.519Z",
+         *         "created": "2026-11-29T15:50:33.522Z",
          *         "currency": null,
-         *         "customer": "cus_prod_06h2fxqazgr60n5e6p6x3g88rmhja",
+         *         "customer": "cus_prod_06h2g01qjcvsshr6p7fab02b4e7ar",
          *         "livemode": false,
          *         "threshold": 1,
          *         "alert_type": "usage_threshold",
@@ -25133,7 +25297,7 @@ export type components = {
          *         "period_start": "2026-11-01T00:00:00.000Z"
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2fxqmx4zjg9wk9m579jnf510xj",
+         *       "correlation_id": "req_prod_06h2g021me6rna0g59j1ye91r1ghy",
          *       "request_id": null,
          *       "version": 1,
          *       "sequence": 2,
@@ -25635,6 +25799,8 @@ export type components = {
              * @example 2026-11-22T08:00:00.000Z
              */
             created: string;
+            /** @description When voiding the invoice gave this credit back to the grant; null while it stands (or when the grant had expired or been voided by then). */
+            reinstated_at: string | null;
         };
         SubscriptionList: {
             items: components["schemas"]["Subscription"][];
@@ -25868,26 +26034,26 @@ export type components = {
             next_cursor: string;
         };
         /** @description Exactly the JSON body a webhook delivery of an event carries, by event type. */
-        WebhookEvent: components["schemas"]["PaymentSucceededWebhookEvent"] | components["schemas"]["PaymentFailedWebhookEvent"] | components["schemas"]["PaymentRefundedWebhookEvent"] | components["schemas"]["CheckoutSessionCreatedWebhookEvent"] | components["schemas"]["CheckoutSessionUpdatedWebhookEvent"] | components["schemas"]["CheckoutSessionDeletedWebhookEvent"] | components["schemas"]["CheckoutSessionCompletedWebhookEvent"] | components["schemas"]["CheckoutSessionExpiredWebhookEvent"] | components["schemas"]["PaymentIntentCreatedWebhookEvent"] | components["schemas"]["PaymentIntentProcessingWebhookEvent"] | components["schemas"]["PaymentIntentRequiresActionWebhookEvent"] | components["schemas"]["PaymentIntentAmountCapturableUpdatedWebhookEvent"] | components["schemas"]["PaymentIntentSucceededWebhookEvent"] | components["schemas"]["PaymentIntentCanceledWebhookEvent"] | components["schemas"]["PaymentIntentPaymentFailedWebhookEvent"] | components["schemas"]["PaymentIntentPartiallyFundedWebhookEvent"] | components["schemas"]["CustomerSubscriptionCreatedWebhookEvent"] | components["schemas"]["CustomerSubscriptionUpdatedWebhookEvent"] | components["schemas"]["CustomerSubscriptionPausedWebhookEvent"] | components["schemas"]["CustomerSubscriptionResumedWebhookEvent"] | components["schemas"]["CustomerSubscriptionCancelledWebhookEvent"] | components["schemas"]["CustomerSubscriptionTrialWillEndWebhookEvent"] | components["schemas"]["InvoiceCreatedWebhookEvent"] | components["schemas"]["InvoiceFinalizedWebhookEvent"] | components["schemas"]["InvoicePaidWebhookEvent"] | components["schemas"]["InvoicePaymentSucceededWebhookEvent"] | components["schemas"]["InvoicePaymentFailedWebhookEvent"] | components["schemas"]["InvoicePaymentActionRequiredWebhookEvent"] | components["schemas"]["InvoiceOverdueWebhookEvent"] | components["schemas"]["InvoiceVoidedWebhookEvent"] | components["schemas"]["InvoiceMarkedUncollectibleWebhookEvent"] | components["schemas"]["InvoiceRefundedWebhookEvent"] | components["schemas"]["InvoiceUpcomingWebhookEvent"] | components["schemas"]["CustomerCreatedWebhookEvent"] | components["schemas"]["CustomerUpdatedWebhookEvent"] | components["schemas"]["CustomerDeletedWebhookEvent"] | components["schemas"]["CustomerDiscountCreatedWebhookEvent"] | components["schemas"]["CustomerDiscountUpdatedWebhookEvent"] | components["schemas"]["CustomerDiscountDeletedWebhookEvent"] | components["schemas"]["CouponCreatedWebhookEvent"] | components["schemas"]["CouponUpdatedWebhookEvent"] | components["schemas"]["CouponDeletedWebhookEvent"] | components["schemas"]["PriceCreatedWebhookEvent"] | components["schemas"]["PriceUpdatedWebhookEvent"] | components["schemas"]["PriceDeletedWebhookEvent"] | components["schemas"]["ProductCreatedWebhookEvent"] | components["schemas"]["ProductUpdatedWebhookEvent"] | components["schemas"]["ProductDeletedWebhookEvent"] | components["schemas"]["RefundCreatedWebhookEvent"] | components["schemas"]["RefundUpdatedWebhookEvent"] | components["schemas"]["RefundFailedWebhookEvent"] | components["schemas"]["ApiTokenCreatedWebhookEvent"] | components["schemas"]["ApiTokenRevokedWebhookEvent"] | components["schemas"]["WebhookEndpointCreatedWebhookEvent"] | components["schemas"]["WebhookEndpointUpdatedWebhookEvent"] | components["schemas"]["WebhookEndpointDeletedWebhookEvent"] | components["schemas"]["WebhookEndpointDisabledWebhookEvent"] | components["schemas"]["WebhookEndpointEnabledWebhookEvent"] | components["schemas"]["WebhookEndpointSecretRotatedWebhookEvent"] | components["schemas"]["UserSignedInWebhookEvent"] | components["schemas"]["UserSignInFailedWebhookEvent"] | components["schemas"]["UserSignedOutWebhookEvent"] | components["schemas"]["UserPasswordChangedWebhookEvent"] | components["schemas"]["AccountSettingsUpdatedWebhookEvent"] | components["schemas"]["TaxRateCreatedWebhookEvent"] | components["schemas"]["TaxRateUpdatedWebhookEvent"] | components["schemas"]["MeterCreatedWebhookEvent"] | components["schemas"]["MeterUpdatedWebhookEvent"] | components["schemas"]["MeterDeactivatedWebhookEvent"] | components["schemas"]["MeterReactivatedWebhookEvent"] | components["schemas"]["FeatureCreatedWebhookEvent"] | components["schemas"]["ProductFeatureAttachedWebhookEvent"] | components["schemas"]["ProductFeatureDetachedWebhookEvent"] | components["schemas"]["CustomerEntitlementsUpdatedWebhookEvent"] | components["schemas"]["PortalConfigurationUpdatedWebhookEvent"] | components["schemas"]["CreditNoteCreatedWebhookEvent"] | components["schemas"]["CreditNoteVoidedWebhookEvent"] | components["schemas"]["CustomerBalanceTransactionCreatedWebhookEvent"] | components["schemas"]["MemberInvitedWebhookEvent"] | components["schemas"]["MemberInvitationRevokedWebhookEvent"] | components["schemas"]["MemberJoinedWebhookEvent"] | components["schemas"]["MemberRoleChangedWebhookEvent"] | components["schemas"]["MemberRemovedWebhookEvent"] | components["schemas"]["PaymentProcessorConnectedWebhookEvent"] | components["schemas"]["PaymentProcessorDisconnectedWebhookEvent"] | components["schemas"]["SubscriptionChangeRequestScheduledWebhookEvent"] | components["schemas"]["SubscriptionChangeRequestAppliedWebhookEvent"] | components["schemas"]["SubscriptionChangeRequestCanceledWebhookEvent"] | components["schemas"]["PaymentMethodAttachedWebhookEvent"] | components["schemas"]["PaymentMethodDetachedWebhookEvent"] | components["schemas"]["DisputeCreatedWebhookEvent"] | components["schemas"]["DisputeUpdatedWebhookEvent"] | components["schemas"]["DisputeClosedWebhookEvent"] | components["schemas"]["EmailSentWebhookEvent"] | components["schemas"]["EmailFailedWebhookEvent"] | components["schemas"]["CreditGrantCreatedWebhookEvent"] | components["schemas"]["CreditGrantAppliedWebhookEvent"] | components["schemas"]["CreditGrantDepletedWebhookEvent"] | components["schemas"]["CreditGrantExpiredWebhookEvent"] | components["schemas"]["CreditGrantVoidedWebhookEvent"] | components["schemas"]["ApiKeyRolledWebhookEvent"] | components["schemas"]["AlertTriggeredWebhookEvent"] | components["schemas"]["AlertResolvedWebhookEvent"];
+        WebhookEvent: components["schemas"]["PaymentSucceededWebhookEvent"] | components["schemas"]["PaymentFailedWebhookEvent"] | components["schemas"]["PaymentRefundedWebhookEvent"] | components["schemas"]["CheckoutSessionCreatedWebhookEvent"] | components["schemas"]["CheckoutSessionUpdatedWebhookEvent"] | components["schemas"]["CheckoutSessionDeletedWebhookEvent"] | components["schemas"]["CheckoutSessionCompletedWebhookEvent"] | components["schemas"]["CheckoutSessionExpiredWebhookEvent"] | components["schemas"]["PaymentIntentCreatedWebhookEvent"] | components["schemas"]["PaymentIntentProcessingWebhookEvent"] | components["schemas"]["PaymentIntentRequiresActionWebhookEvent"] | components["schemas"]["PaymentIntentAmountCapturableUpdatedWebhookEvent"] | components["schemas"]["PaymentIntentSucceededWebhookEvent"] | components["schemas"]["PaymentIntentCanceledWebhookEvent"] | components["schemas"]["PaymentIntentPaymentFailedWebhookEvent"] | components["schemas"]["PaymentIntentPartiallyFundedWebhookEvent"] | components["schemas"]["CustomerSubscriptionCreatedWebhookEvent"] | components["schemas"]["CustomerSubscriptionUpdatedWebhookEvent"] | components["schemas"]["CustomerSubscriptionPausedWebhookEvent"] | components["schemas"]["CustomerSubscriptionResumedWebhookEvent"] | components["schemas"]["CustomerSubscriptionCancelledWebhookEvent"] | components["schemas"]["CustomerSubscriptionTrialWillEndWebhookEvent"] | components["schemas"]["InvoiceCreatedWebhookEvent"] | components["schemas"]["InvoiceFinalizedWebhookEvent"] | components["schemas"]["InvoicePaidWebhookEvent"] | components["schemas"]["InvoicePaymentSucceededWebhookEvent"] | components["schemas"]["InvoicePaymentFailedWebhookEvent"] | components["schemas"]["InvoicePaymentActionRequiredWebhookEvent"] | components["schemas"]["InvoiceOverdueWebhookEvent"] | components["schemas"]["InvoiceVoidedWebhookEvent"] | components["schemas"]["InvoiceMarkedUncollectibleWebhookEvent"] | components["schemas"]["InvoiceRefundedWebhookEvent"] | components["schemas"]["InvoiceUpcomingWebhookEvent"] | components["schemas"]["CustomerCreatedWebhookEvent"] | components["schemas"]["CustomerUpdatedWebhookEvent"] | components["schemas"]["CustomerDeletedWebhookEvent"] | components["schemas"]["CustomerDiscountCreatedWebhookEvent"] | components["schemas"]["CustomerDiscountUpdatedWebhookEvent"] | components["schemas"]["CustomerDiscountDeletedWebhookEvent"] | components["schemas"]["CouponCreatedWebhookEvent"] | components["schemas"]["CouponUpdatedWebhookEvent"] | components["schemas"]["CouponDeletedWebhookEvent"] | components["schemas"]["PriceCreatedWebhookEvent"] | components["schemas"]["PriceUpdatedWebhookEvent"] | components["schemas"]["PriceDeletedWebhookEvent"] | components["schemas"]["ProductCreatedWebhookEvent"] | components["schemas"]["ProductUpdatedWebhookEvent"] | components["schemas"]["ProductDeletedWebhookEvent"] | components["schemas"]["RefundCreatedWebhookEvent"] | components["schemas"]["RefundUpdatedWebhookEvent"] | components["schemas"]["RefundFailedWebhookEvent"] | components["schemas"]["ApiTokenCreatedWebhookEvent"] | components["schemas"]["ApiTokenRevokedWebhookEvent"] | components["schemas"]["WebhookEndpointCreatedWebhookEvent"] | components["schemas"]["WebhookEndpointUpdatedWebhookEvent"] | components["schemas"]["WebhookEndpointDeletedWebhookEvent"] | components["schemas"]["WebhookEndpointDisabledWebhookEvent"] | components["schemas"]["WebhookEndpointEnabledWebhookEvent"] | components["schemas"]["WebhookEndpointSecretRotatedWebhookEvent"] | components["schemas"]["UserSignedInWebhookEvent"] | components["schemas"]["UserSignInFailedWebhookEvent"] | components["schemas"]["UserSignedOutWebhookEvent"] | components["schemas"]["UserPasswordChangedWebhookEvent"] | components["schemas"]["AccountSettingsUpdatedWebhookEvent"] | components["schemas"]["TaxRateCreatedWebhookEvent"] | components["schemas"]["TaxRateUpdatedWebhookEvent"] | components["schemas"]["MeterCreatedWebhookEvent"] | components["schemas"]["MeterUpdatedWebhookEvent"] | components["schemas"]["MeterDeactivatedWebhookEvent"] | components["schemas"]["MeterReactivatedWebhookEvent"] | components["schemas"]["FeatureCreatedWebhookEvent"] | components["schemas"]["ProductFeatureAttachedWebhookEvent"] | components["schemas"]["ProductFeatureDetachedWebhookEvent"] | components["schemas"]["CustomerEntitlementsUpdatedWebhookEvent"] | components["schemas"]["PortalConfigurationUpdatedWebhookEvent"] | components["schemas"]["CreditNoteCreatedWebhookEvent"] | components["schemas"]["CreditNoteVoidedWebhookEvent"] | components["schemas"]["CustomerBalanceTransactionCreatedWebhookEvent"] | components["schemas"]["MemberInvitedWebhookEvent"] | components["schemas"]["MemberInvitationRevokedWebhookEvent"] | components["schemas"]["MemberJoinedWebhookEvent"] | components["schemas"]["MemberRoleChangedWebhookEvent"] | components["schemas"]["MemberRemovedWebhookEvent"] | components["schemas"]["PaymentProcessorConnectedWebhookEvent"] | components["schemas"]["PaymentProcessorDisconnectedWebhookEvent"] | components["schemas"]["SubscriptionChangeRequestScheduledWebhookEvent"] | components["schemas"]["SubscriptionChangeRequestAppliedWebhookEvent"] | components["schemas"]["SubscriptionChangeRequestCanceledWebhookEvent"] | components["schemas"]["PaymentMethodAttachedWebhookEvent"] | components["schemas"]["PaymentMethodDetachedWebhookEvent"] | components["schemas"]["DisputeCreatedWebhookEvent"] | components["schemas"]["DisputeUpdatedWebhookEvent"] | components["schemas"]["DisputeClosedWebhookEvent"] | components["schemas"]["EmailSentWebhookEvent"] | components["schemas"]["EmailFailedWebhookEvent"] | components["schemas"]["CreditGrantCreatedWebhookEvent"] | components["schemas"]["CreditGrantAppliedWebhookEvent"] | components["schemas"]["CreditGrantDepletedWebhookEvent"] | components["schemas"]["CreditGrantExpiredWebhookEvent"] | components["schemas"]["CreditGrantVoidedWebhookEvent"] | components["schemas"]["CreditGrantReinstatedWebhookEvent"] | components["schemas"]["ApiKeyRolledWebhookEvent"] | components["schemas"]["AlertTriggeredWebhookEvent"] | components["schemas"]["AlertResolvedWebhookEvent"];
         /**
          * @description The webhook body of `payment.succeeded`.
          * @example {
-         *       "id": "evt_prod_06h2fxq6eaym8ffps0fan7na17fmy",
+         *       "id": "evt_prod_06h2g01jsqymsxqeatry03mhpy236",
          *       "object": "event",
          *       "type": "payment.succeeded",
          *       "sequence": 1,
-         *       "created": 1795966822,
+         *       "created": 1795967431,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "py_prod_06h2fxq6dx5w0pm8qxnw05yq39yqm",
+         *           "id": "py_prod_06h2g01jqt4s1cbmqqhzng1r9b4zg",
          *           "object": "payment",
          *           "status": "succeeded",
-         *           "created": "2026-11-29T15:40:21.999Z",
+         *           "created": "2026-11-29T15:50:31.357Z",
          *           "currency": "usd",
          *           "livemode": false,
          *           "amount_atom": 2500,
-         *           "payment_intent": "pi_prod_06h2fxq6a3rg1gb4b6zygqg5yq8dw",
+         *           "payment_intent": "pi_prod_06h2g01jfygp8cpmz1etrs3dttg70",
          *           "payment_method": "pm_card_visa",
          *           "failure_message": null,
          *           "amount_refunded_atom": 0
@@ -25945,22 +26111,22 @@ export type components = {
         /**
          * @description The webhook body of `payment.failed`.
          * @example {
-         *       "id": "evt_prod_06h2fxqcjhq8wd948t681ty67mw5y",
+         *       "id": "evt_prod_06h2g01rvzwhp2p45jmc39vtf9mwa",
          *       "object": "event",
          *       "type": "payment.failed",
          *       "sequence": 1,
-         *       "created": 1795966823,
+         *       "created": 1795967432,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "py_prod_06h2fxqcjfh6r7mpgy6y3arazx2ng",
+         *           "id": "py_prod_06h2g01rvntvt0d9gvxhdbatrp5b8",
          *           "object": "payment",
          *           "status": "failed",
-         *           "created": "2026-11-29T15:40:23.571Z",
+         *           "created": "2026-11-29T15:50:32.925Z",
          *           "currency": "usd",
          *           "livemode": false,
          *           "amount_atom": 1000,
-         *           "payment_intent": "pi_prod_06h2fxqcgzxjdwya659mm06qn47dw",
+         *           "payment_intent": "pi_prod_06h2g01rtsem44rnshn1jpyv1m2zw",
          *           "payment_method": "pm_sandbox_declined",
          *           "failure_message": "Your card was declined (sandbox payment method pm_sandbox_declined).",
          *           "amount_refunded_atom": 0
@@ -25997,22 +26163,22 @@ export type components = {
         /**
          * @description The webhook body of `payment.refunded`.
          * @example {
-         *       "id": "evt_prod_06h2fxqdb3s7e5nhhybhrddyhmyg6",
+         *       "id": "evt_prod_06h2g01sjz869brc8m5r96z7vg6se",
          *       "object": "event",
          *       "type": "payment.refunded",
          *       "sequence": 2,
-         *       "created": 1795966823,
+         *       "created": 1795967433,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "py_prod_06h2fxqcc5cr04wrk52svhk1nsbgg",
+         *           "id": "py_prod_06h2g01rs05zcyx94tfhrdyhdt6sr",
          *           "object": "payment",
          *           "status": "partially_refunded",
-         *           "created": "2026-11-29T15:40:23.521Z",
+         *           "created": "2026-11-29T15:50:32.904Z",
          *           "currency": "usd",
          *           "livemode": false,
          *           "amount_atom": 1000,
-         *           "payment_intent": "pi_prod_06h2fxqca9f9cnptcm4z59k4g859y",
+         *           "payment_intent": "pi_prod_06h2g01rqwe0vjz5kr45k365gqs8a",
          *           "payment_method": "pm_sandbox_succeeds",
          *           "failure_message": null,
          *           "amount_refunded_atom": 400
@@ -26053,32 +26219,32 @@ export type components = {
         /**
          * @description The webhook body of `checkout.session.created`.
          * @example {
-         *       "id": "evt_prod_06h2fxqm7ahf5eh0dpcdvvsehfr90",
+         *       "id": "evt_prod_06h2g020yqsn8w761zhk6jj6s0d3e",
          *       "object": "event",
          *       "type": "checkout.session.created",
          *       "sequence": 1,
-         *       "created": 1795966825,
+         *       "created": 1795967434,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "cs_prod_06h2fxqm6zkh12yhped44grgrmefc",
-         *           "url": "http://127.0.0.1:42273/checkout/cs_prod_06h2fxqm6zkh12yhped44grgrmefc",
+         *           "id": "cs_prod_06h2g020y99nx1q2w3s2mdcpd4bew",
+         *           "url": "http://127.0.0.1:40417/checkout/cs_prod_06h2g020y99nx1q2w3s2mdcpd4bew",
          *           "mode": "payment",
          *           "object": "checkout_session",
          *           "status": "open",
-         *           "created": "2026-11-29T15:40:25.524Z",
+         *           "created": "2026-11-29T15:50:34.989Z",
          *           "invoice": null,
-         *           "updated": "2026-11-29T15:40:25.524Z",
+         *           "updated": "2026-11-29T15:50:34.989Z",
          *           "currency": "usd",
          *           "customer": null,
          *           "livemode": false,
          *           "metadata": {},
          *           "cancel_url": null,
          *           "expired_at": null,
-         *           "expires_at": "2026-11-30T15:40:25.524Z",
+         *           "expires_at": "2026-11-30T15:50:34.989Z",
          *           "line_items": [
          *             {
-         *               "price": "price_prod_06h2fxq90shv5jwd630sf6v82pxhy",
+         *               "price": "price_prod_06h2g01ntetr1b62dfk1kymn0ct5e",
          *               "quantity": 2,
          *               "amount_atom": 1000,
          *               "description": "Pro",
@@ -26183,22 +26349,22 @@ export type components = {
         /**
          * @description The webhook body of `checkout.session.updated`.
          * @example {
-         *       "id": "evt_prod_06h2fxqmm6058tzx23m39gfvrhsm4",
+         *       "id": "evt_prod_06h2g021avvrbx9rwg8bhmqh71f6r",
          *       "object": "event",
          *       "type": "checkout.session.updated",
          *       "sequence": 2,
-         *       "created": 1795966825,
+         *       "created": 1795967435,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "cs_prod_06h2fxqmhx26ad8qxvbp06ytdpfr6",
-         *           "url": "http://127.0.0.1:42273/checkout/cs_prod_06h2fxqmhx26ad8qxvbp06ytdpfr6",
+         *           "id": "cs_prod_06h2g02196q3dptc1ms3tm12x7svr",
+         *           "url": "http://127.0.0.1:40417/checkout/cs_prod_06h2g02196q3dptc1ms3tm12x7svr",
          *           "mode": "payment",
          *           "object": "checkout_session",
          *           "status": "open",
-         *           "created": "2026-11-29T15:40:25.612Z",
+         *           "created": "2026-11-29T15:50:35.079Z",
          *           "invoice": null,
-         *           "updated": "2026-11-29T15:40:25.630Z",
+         *           "updated": "2026-11-29T15:50:35.093Z",
          *           "currency": "usd",
          *           "customer": null,
          *           "livemode": false,
@@ -26207,10 +26373,10 @@ export type components = {
          *           },
          *           "cancel_url": null,
          *           "expired_at": null,
-         *           "expires_at": "2026-11-30T15:40:25.612Z",
+         *           "expires_at": "2026-11-30T15:50:35.079Z",
          *           "line_items": [
          *             {
-         *               "price": "price_prod_06h2fxq90shv5jwd630sf6v82pxhy",
+         *               "price": "price_prod_06h2g01ntetr1b62dfk1kymn0ct5e",
          *               "quantity": 2,
          *               "amount_atom": 1000,
          *               "description": "Pro",
@@ -26227,7 +26393,7 @@ export type components = {
          *           "subscription_data": null
          *         },
          *         "previous_attributes": {
-         *           "updated": "2026-11-29T15:40:25.612Z",
+         *           "updated": "2026-11-29T15:50:35.079Z",
          *           "metadata": {}
          *         }
          *       }
@@ -26262,23 +26428,23 @@ export type components = {
         /**
          * @description The webhook body of `checkout.session.deleted`.
          * @example {
-         *       "id": "evt_prod_06h2fxqmqa4zg391rv0b0fn2kxs7g",
+         *       "id": "evt_prod_06h2g021dadz6cd12xhap2jcpn8cm",
          *       "object": "event",
          *       "type": "checkout.session.deleted",
          *       "sequence": 3,
-         *       "created": 1795966825,
+         *       "created": 1795967435,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "cs_prod_06h2fxqmhx26ad8qxvbp06ytdpfr6",
-         *           "url": "http://127.0.0.1:42273/checkout/cs_prod_06h2fxqmhx26ad8qxvbp06ytdpfr6",
+         *           "id": "cs_prod_06h2g02196q3dptc1ms3tm12x7svr",
+         *           "url": "http://127.0.0.1:40417/checkout/cs_prod_06h2g02196q3dptc1ms3tm12x7svr",
          *           "mode": "payment",
          *           "object": "checkout_session",
          *           "status": "open",
-         *           "created": "2026-11-29T15:40:25.612Z",
+         *           "created": "2026-11-29T15:50:35.079Z",
          *           "deleted": true,
          *           "invoice": null,
-         *           "updated": "2026-11-29T15:40:25.656Z",
+         *           "updated": "2026-11-29T15:50:35.112Z",
          *           "currency": "usd",
          *           "customer": null,
          *           "livemode": false,
@@ -26287,10 +26453,10 @@ export type components = {
          *           },
          *           "cancel_url": null,
          *           "expired_at": null,
-         *           "expires_at": "2026-11-30T15:40:25.612Z",
+         *           "expires_at": "2026-11-30T15:50:35.079Z",
          *           "line_items": [
          *             {
-         *               "price": "price_prod_06h2fxq90shv5jwd630sf6v82pxhy",
+         *               "price": "price_prod_06h2g01ntetr1b62dfk1kymn0ct5e",
          *               "quantity": 2,
          *               "amount_atom": 1000,
          *               "description": "Pro",
@@ -26307,7 +26473,7 @@ export type components = {
          *           "subscription_data": null
          *         },
          *         "previous_attributes": {
-         *           "updated": "2026-11-29T15:40:25.630Z",
+         *           "updated": "2026-11-29T15:50:35.093Z",
          *           "deleted": null
          *         }
          *       }
@@ -26400,32 +26566,32 @@ export type components = {
         /**
          * @description The webhook body of `checkout.session.completed`.
          * @example {
-         *       "id": "evt_prod_06h2fxqmfp30wrz7dx1sw9q8v3894",
+         *       "id": "evt_prod_06h2g02172w5ps8jacp1hvvwegajw",
          *       "object": "event",
          *       "type": "checkout.session.completed",
          *       "sequence": 2,
-         *       "created": 1795966825,
+         *       "created": 1795967435,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "cs_prod_06h2fxqm6zkh12yhped44grgrmefc",
-         *           "url": "http://127.0.0.1:42273/checkout/cs_prod_06h2fxqm6zkh12yhped44grgrmefc",
+         *           "id": "cs_prod_06h2g020y99nx1q2w3s2mdcpd4bew",
+         *           "url": "http://127.0.0.1:40417/checkout/cs_prod_06h2g020y99nx1q2w3s2mdcpd4bew",
          *           "mode": "payment",
          *           "object": "checkout_session",
          *           "status": "complete",
-         *           "created": "2026-11-29T15:40:25.524Z",
+         *           "created": "2026-11-29T15:50:34.989Z",
          *           "invoice": null,
-         *           "updated": "2026-11-29T15:40:25.594Z",
+         *           "updated": "2026-11-29T15:50:35.062Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h2fxqmc3c760h6cg8fk6qr3my0c",
+         *           "customer": "cus_prod_06h2g0212xasv2mdmemp2rzxg0g7c",
          *           "livemode": false,
          *           "metadata": {},
          *           "cancel_url": null,
          *           "expired_at": null,
-         *           "expires_at": "2026-11-30T15:40:25.524Z",
+         *           "expires_at": "2026-11-30T15:50:34.989Z",
          *           "line_items": [
          *             {
-         *               "price": "price_prod_06h2fxq90shv5jwd630sf6v82pxhy",
+         *               "price": "price_prod_06h2g01ntetr1b62dfk1kymn0ct5e",
          *               "quantity": 2,
          *               "amount_atom": 1000,
          *               "description": "Pro",
@@ -26433,17 +26599,17 @@ export type components = {
          *             }
          *           ],
          *           "success_url": "https://example.com/thanks",
-         *           "completed_at": "2026-11-29T15:40:25.594Z",
+         *           "completed_at": "2026-11-29T15:50:35.062Z",
          *           "subscription": null,
          *           "customer_email": "new-buyer@example.com",
-         *           "payment_intent": "pi_prod_06h2fxqmd17xzjaeeb797p2kvpxtc",
+         *           "payment_intent": "pi_prod_06h2g0213nexe8pckhqv0a81xfvs6",
          *           "payment_status": "paid",
          *           "amount_total_atom": 1000,
          *           "subscription_data": null
          *         },
          *         "previous_attributes": {
          *           "status": "open",
-         *           "updated": "2026-11-29T15:40:25.524Z",
+         *           "updated": "2026-11-29T15:50:34.989Z",
          *           "customer": null,
          *           "completed_at": null,
          *           "customer_email": null,
@@ -26482,32 +26648,32 @@ export type components = {
         /**
          * @description The webhook body of `checkout.session.expired`.
          * @example {
-         *       "id": "evt_prod_06h2fxqn6r8w5x9jv57511r4tjzgt",
+         *       "id": "evt_prod_06h2g021vddbyv8nxpmp3hsb77rz4",
          *       "object": "event",
          *       "type": "checkout.session.expired",
          *       "sequence": 2,
-         *       "created": 1796053225,
+         *       "created": 1796053835,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "cs_prod_06h2fxqmsb4cbpm3dzk2qhv724gh4",
-         *           "url": "http://127.0.0.1:42273/checkout/cs_prod_06h2fxqmsb4cbpm3dzk2qhv724gh4",
+         *           "id": "cs_prod_06h2g021ffx3a5b1w6bj8xa1x6fej",
+         *           "url": "http://127.0.0.1:40417/checkout/cs_prod_06h2g021ffx3a5b1w6bj8xa1x6fej",
          *           "mode": "payment",
          *           "object": "checkout_session",
          *           "status": "expired",
-         *           "created": "2026-11-29T15:40:25.671Z",
+         *           "created": "2026-11-29T15:50:35.130Z",
          *           "invoice": null,
-         *           "updated": "2026-11-30T15:40:25.671Z",
+         *           "updated": "2026-11-30T15:50:35.130Z",
          *           "currency": "usd",
          *           "customer": null,
          *           "livemode": false,
          *           "metadata": {},
          *           "cancel_url": null,
-         *           "expired_at": "2026-11-30T15:40:25.671Z",
-         *           "expires_at": "2026-11-30T15:40:25.671Z",
+         *           "expired_at": "2026-11-30T15:50:35.130Z",
+         *           "expires_at": "2026-11-30T15:50:35.130Z",
          *           "line_items": [
          *             {
-         *               "price": "price_prod_06h2fxq90shv5jwd630sf6v82pxhy",
+         *               "price": "price_prod_06h2g01ntetr1b62dfk1kymn0ct5e",
          *               "quantity": 2,
          *               "amount_atom": 1000,
          *               "description": "Pro",
@@ -26525,7 +26691,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "status": "open",
-         *           "updated": "2026-11-29T15:40:25.671Z",
+         *           "updated": "2026-11-29T15:50:35.130Z",
          *           "expired_at": null
          *         }
          *       }
@@ -26560,20 +26726,20 @@ export type components = {
         /**
          * @description The webhook body of `payment_intent.created`.
          * @example {
-         *       "id": "evt_prod_06h2fxq6a9644gfze4t0tgbbc118p",
+         *       "id": "evt_prod_06h2g01jgjcq88y54yx8nzvqedfza",
          *       "object": "event",
          *       "type": "payment_intent.created",
          *       "sequence": 1,
-         *       "created": 1795966821,
+         *       "created": 1795967431,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "pi_prod_06h2fxq6a3rg1gb4b6zygqg5yq8dw",
+         *           "id": "pi_prod_06h2g01jfygp8cpmz1etrs3dttg70",
          *           "object": "payment_intent",
          *           "status": "requires_confirmation",
-         *           "created": "2026-11-29T15:40:21.968Z",
+         *           "created": "2026-11-29T15:50:31.295Z",
          *           "invoice": null,
-         *           "updated": "2026-11-29T15:40:21.968Z",
+         *           "updated": "2026-11-29T15:50:31.295Z",
          *           "currency": "usd",
          *           "customer": null,
          *           "livemode": false,
@@ -26652,20 +26818,20 @@ export type components = {
         /**
          * @description The webhook body of `payment_intent.processing`.
          * @example {
-         *       "id": "evt_prod_06h2fxq6dc3n004gk9nvjh8ck6vvc",
+         *       "id": "evt_prod_06h2g01jqb4fpyyphphmsxg1njke6",
          *       "object": "event",
          *       "type": "payment_intent.processing",
          *       "sequence": 2,
-         *       "created": 1795966821,
+         *       "created": 1795967431,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "pi_prod_06h2fxq6a3rg1gb4b6zygqg5yq8dw",
+         *           "id": "pi_prod_06h2g01jfygp8cpmz1etrs3dttg70",
          *           "object": "payment_intent",
          *           "status": "processing",
-         *           "created": "2026-11-29T15:40:21.968Z",
+         *           "created": "2026-11-29T15:50:31.295Z",
          *           "invoice": null,
-         *           "updated": "2026-11-29T15:40:21.989Z",
+         *           "updated": "2026-11-29T15:50:31.347Z",
          *           "currency": "usd",
          *           "customer": null,
          *           "livemode": false,
@@ -26680,7 +26846,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "status": "requires_confirmation",
-         *           "updated": "2026-11-29T15:40:21.975Z"
+         *           "updated": "2026-11-29T15:50:31.307Z"
          *         }
          *       }
          *     }
@@ -26714,22 +26880,22 @@ export type components = {
         /**
          * @description The webhook body of `payment_intent.requires_action`.
          * @example {
-         *       "id": "evt_prod_06h2fxqcp1wmr4dsv03bmzp815p9r",
+         *       "id": "evt_prod_06h2g01ryq673dxbm0qqxs8x1q16g",
          *       "object": "event",
          *       "type": "payment_intent.requires_action",
          *       "sequence": 2,
-         *       "created": 1795966823,
+         *       "created": 1795967432,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "pi_prod_06h2fxqcnbzgrkfa3qfchm5p3h744",
+         *           "id": "pi_prod_06h2g01ry19geg6147rdvvt643vmw",
          *           "object": "payment_intent",
          *           "status": "requires_action",
-         *           "created": "2026-11-29T15:40:23.594Z",
+         *           "created": "2026-11-29T15:50:32.944Z",
          *           "invoice": null,
-         *           "updated": "2026-11-29T15:40:23.599Z",
+         *           "updated": "2026-11-29T15:50:32.948Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h2fxqazgr60n5e6p6x3g88rmhja",
+         *           "customer": "cus_prod_06h2g01qjcvsshr6p7fab02b4e7ar",
          *           "livemode": false,
          *           "metadata": {},
          *           "amount_atom": 1000,
@@ -26742,7 +26908,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "status": "requires_confirmation",
-         *           "updated": "2026-11-29T15:40:23.594Z"
+         *           "updated": "2026-11-29T15:50:32.944Z"
          *         }
          *       }
          *     }
@@ -26776,22 +26942,22 @@ export type components = {
         /**
          * @description The webhook body of `payment_intent.amount_capturable_updated`.
          * @example {
-         *       "id": "evt_prod_06h2fxqcz2nzp3138gre6sn5sevze",
+         *       "id": "evt_prod_06h2g01s46j0y4gxz7rv4h4zyrggp",
          *       "object": "event",
          *       "type": "payment_intent.amount_capturable_updated",
          *       "sequence": 3,
-         *       "created": 1795966823,
+         *       "created": 1795967432,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "pi_prod_06h2fxqcxvpyfxwp9mz575msff3qc",
+         *           "id": "pi_prod_06h2g01s326b29pnvem98cgtfhg1c",
          *           "object": "payment_intent",
          *           "status": "requires_capture",
-         *           "created": "2026-11-29T15:40:23.662Z",
+         *           "created": "2026-11-29T15:50:32.984Z",
          *           "invoice": null,
-         *           "updated": "2026-11-29T15:40:23.670Z",
+         *           "updated": "2026-11-29T15:50:32.992Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h2fxqazgr60n5e6p6x3g88rmhja",
+         *           "customer": "cus_prod_06h2g01qjcvsshr6p7fab02b4e7ar",
          *           "livemode": false,
          *           "metadata": {},
          *           "amount_atom": 1000,
@@ -26804,7 +26970,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "status": "processing",
-         *           "updated": "2026-11-29T15:40:23.667Z",
+         *           "updated": "2026-11-29T15:50:32.989Z",
          *           "amount_capturable_atom": 0
          *         }
          *       }
@@ -26839,20 +27005,20 @@ export type components = {
         /**
          * @description The webhook body of `payment_intent.succeeded`.
          * @example {
-         *       "id": "evt_prod_06h2fxq6g5458reve21wgxhy3d0fr",
+         *       "id": "evt_prod_06h2g01jw66axz2ybj48303dp82tm",
          *       "object": "event",
          *       "type": "payment_intent.succeeded",
          *       "sequence": 3,
-         *       "created": 1795966822,
+         *       "created": 1795967431,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "pi_prod_06h2fxq6a3rg1gb4b6zygqg5yq8dw",
+         *           "id": "pi_prod_06h2g01jfygp8cpmz1etrs3dttg70",
          *           "object": "payment_intent",
          *           "status": "succeeded",
-         *           "created": "2026-11-29T15:40:21.968Z",
+         *           "created": "2026-11-29T15:50:31.295Z",
          *           "invoice": null,
-         *           "updated": "2026-11-29T15:40:22.013Z",
+         *           "updated": "2026-11-29T15:50:31.383Z",
          *           "currency": "usd",
          *           "customer": null,
          *           "livemode": false,
@@ -26867,7 +27033,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "status": "processing",
-         *           "updated": "2026-11-29T15:40:21.989Z",
+         *           "updated": "2026-11-29T15:50:31.347Z",
          *           "amount_received_atom": 0
          *         }
          *       }
@@ -26902,26 +27068,26 @@ export type components = {
         /**
          * @description The webhook body of `payment_intent.canceled`.
          * @example {
-         *       "id": "evt_prod_06h2fxqd1dnjpgkaxm0rnxsmvhjag",
+         *       "id": "evt_prod_06h2g01s5qkefs15ynxmbd12t8vve",
          *       "object": "event",
          *       "type": "payment_intent.canceled",
          *       "sequence": 4,
-         *       "created": 1795966823,
+         *       "created": 1795967433,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "pi_prod_06h2fxqcxvpyfxwp9mz575msff3qc",
+         *           "id": "pi_prod_06h2g01s326b29pnvem98cgtfhg1c",
          *           "object": "payment_intent",
          *           "status": "canceled",
-         *           "created": "2026-11-29T15:40:23.662Z",
+         *           "created": "2026-11-29T15:50:32.984Z",
          *           "invoice": null,
-         *           "updated": "2026-11-29T15:40:23.689Z",
+         *           "updated": "2026-11-29T15:50:33.004Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h2fxqazgr60n5e6p6x3g88rmhja",
+         *           "customer": "cus_prod_06h2g01qjcvsshr6p7fab02b4e7ar",
          *           "livemode": false,
          *           "metadata": {},
          *           "amount_atom": 1000,
-         *           "canceled_at": "2026-11-29T15:40:23.689Z",
+         *           "canceled_at": "2026-11-29T15:50:33.004Z",
          *           "capture_method": "manual",
          *           "payment_method": "pm_sandbox_succeeds",
          *           "last_payment_error": null,
@@ -26930,7 +27096,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "status": "requires_capture",
-         *           "updated": "2026-11-29T15:40:23.670Z",
+         *           "updated": "2026-11-29T15:50:32.992Z",
          *           "canceled_at": null,
          *           "amount_capturable_atom": 1000
          *         }
@@ -26966,22 +27132,22 @@ export type components = {
         /**
          * @description The webhook body of `payment_intent.payment_failed`.
          * @example {
-         *       "id": "evt_prod_06h2fxqck7ks83pzpg5ceax09drs4",
+         *       "id": "evt_prod_06h2g01rw4jbam9nrp7et3hv2pg06",
          *       "object": "event",
          *       "type": "payment_intent.payment_failed",
          *       "sequence": 3,
-         *       "created": 1795966823,
+         *       "created": 1795967432,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "pi_prod_06h2fxqcgzxjdwya659mm06qn47dw",
+         *           "id": "pi_prod_06h2g01rtsem44rnshn1jpyv1m2zw",
          *           "object": "payment_intent",
          *           "status": "requires_payment_method",
-         *           "created": "2026-11-29T15:40:23.559Z",
+         *           "created": "2026-11-29T15:50:32.918Z",
          *           "invoice": null,
-         *           "updated": "2026-11-29T15:40:23.575Z",
+         *           "updated": "2026-11-29T15:50:32.928Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h2fxqazgr60n5e6p6x3g88rmhja",
+         *           "customer": "cus_prod_06h2g01qjcvsshr6p7fab02b4e7ar",
          *           "livemode": false,
          *           "metadata": {},
          *           "amount_atom": 1000,
@@ -26994,7 +27160,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "status": "processing",
-         *           "updated": "2026-11-29T15:40:23.566Z",
+         *           "updated": "2026-11-29T15:50:32.922Z",
          *           "payment_method": "pm_sandbox_declined",
          *           "last_payment_error": null
          *         }
@@ -27030,22 +27196,22 @@ export type components = {
         /**
          * @description The webhook body of `payment_intent.partially_funded`.
          * @example {
-         *       "id": "evt_prod_06h2fxqcvkar65yevcb8mk1hxma86",
+         *       "id": "evt_prod_06h2g01s1nj92cm6nvq2hn8dmhes0",
          *       "object": "event",
          *       "type": "payment_intent.partially_funded",
          *       "sequence": 3,
-         *       "created": 1795966823,
+         *       "created": 1795967432,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "pi_prod_06h2fxqcrcvsfjn2bvbyg0aqx4m7y",
+         *           "id": "pi_prod_06h2g01s0fsfj7d0tvpxqyqch38ec",
          *           "object": "payment_intent",
          *           "status": "partially_funded",
-         *           "created": "2026-11-29T15:40:23.619Z",
+         *           "created": "2026-11-29T15:50:32.963Z",
          *           "invoice": null,
-         *           "updated": "2026-11-29T15:40:23.641Z",
+         *           "updated": "2026-11-29T15:50:32.972Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h2fxqazgr60n5e6p6x3g88rmhja",
+         *           "customer": "cus_prod_06h2g01qjcvsshr6p7fab02b4e7ar",
          *           "livemode": false,
          *           "metadata": {},
          *           "amount_atom": 1000,
@@ -27058,7 +27224,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "status": "processing",
-         *           "updated": "2026-11-29T15:40:23.628Z",
+         *           "updated": "2026-11-29T15:50:32.967Z",
          *           "amount_received_atom": 0
          *         }
          *       }
@@ -27093,40 +27259,40 @@ export type components = {
         /**
          * @description The webhook body of `customer.subscription.created`.
          * @example {
-         *       "id": "evt_prod_06h2fxqhze6wmmahgk1w2h4wgkbqy",
+         *       "id": "evt_prod_06h2g01ycg96990kjddbfkfkpzp8w",
          *       "object": "event",
          *       "type": "customer.subscription.created",
          *       "sequence": 1,
-         *       "created": 1795966824,
+         *       "created": 1795967434,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "sub_prod_06h2fxqhwy4xc7szt0q9y8j524why",
+         *           "id": "sub_prod_06h2g01yazqtq87zxr1dswhvwcdcj",
          *           "items": [
          *             {
-         *               "id": "si_prod_06h2fxqhwy4xc7szt0q9y8j524wj0",
-         *               "price": "price_prod_06h2fxq8xj7txfmqmxnmd8q9y7rdw",
+         *               "id": "si_prod_06h2g01yazqtq87zxr1dswhvwcdcm",
+         *               "price": "price_prod_06h2g01nn1202d6xfq776d0s9a8gt",
          *               "quantity": 1
          *             }
          *           ],
          *           "object": "subscription",
          *           "status": "active",
-         *           "created": "2026-11-29T15:40:24.931Z",
-         *           "updated": "2026-11-29T15:40:24.931Z",
+         *           "created": "2026-11-29T15:50:34.325Z",
+         *           "updated": "2026-11-29T15:50:34.325Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h2fxqazgr60n5e6p6x3g88rmhja",
+         *           "customer": "cus_prod_06h2g01qjcvsshr6p7fab02b4e7ar",
          *           "livemode": false,
          *           "metadata": {},
          *           "paused_at": null,
          *           "trial_end": null,
          *           "cancelled_at": null,
          *           "days_until_due": null,
-         *           "latest_invoice": "in_prod_06h2fxqhxt10yxp0x50a8kn5amdat",
+         *           "latest_invoice": "in_prod_06h2g01ybagn6a6c3xn28kq3cetkc",
          *           "pending_changes": [],
          *           "collection_method": "charge_automatically",
-         *           "current_period_end": "2026-12-29T15:40:24.931Z",
+         *           "current_period_end": "2026-12-29T15:50:34.325Z",
          *           "cancel_at_period_end": false,
-         *           "current_period_start": "2026-11-29T15:40:24.931Z",
+         *           "current_period_start": "2026-11-29T15:50:34.325Z",
          *           "default_payment_method": null
          *         }
          *       }
@@ -27217,28 +27383,28 @@ export type components = {
         /**
          * @description The webhook body of `customer.subscription.updated`.
          * @example {
-         *       "id": "evt_prod_06h2fxqj9ahb488ac2yy4gna29p1c",
+         *       "id": "evt_prod_06h2g01yptbva6jwzc5fpbq145356",
          *       "object": "event",
          *       "type": "customer.subscription.updated",
          *       "sequence": 2,
-         *       "created": 1795966825,
+         *       "created": 1795967434,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "sub_prod_06h2fxqhwy4xc7szt0q9y8j524why",
+         *           "id": "sub_prod_06h2g01yazqtq87zxr1dswhvwcdcj",
          *           "items": [
          *             {
-         *               "id": "si_prod_06h2fxqhwy4xc7szt0q9y8j524wj0",
-         *               "price": "price_prod_06h2fxq8xj7txfmqmxnmd8q9y7rdw",
+         *               "id": "si_prod_06h2g01yazqtq87zxr1dswhvwcdcm",
+         *               "price": "price_prod_06h2g01nn1202d6xfq776d0s9a8gt",
          *               "quantity": 1
          *             }
          *           ],
          *           "object": "subscription",
          *           "status": "active",
-         *           "created": "2026-11-29T15:40:24.931Z",
-         *           "updated": "2026-11-29T15:40:25.030Z",
+         *           "created": "2026-11-29T15:50:34.325Z",
+         *           "updated": "2026-11-29T15:50:34.419Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h2fxqazgr60n5e6p6x3g88rmhja",
+         *           "customer": "cus_prod_06h2g01qjcvsshr6p7fab02b4e7ar",
          *           "livemode": false,
          *           "metadata": {
          *             "plan": "pro"
@@ -27247,16 +27413,16 @@ export type components = {
          *           "trial_end": null,
          *           "cancelled_at": null,
          *           "days_until_due": null,
-         *           "latest_invoice": "in_prod_06h2fxqhxt10yxp0x50a8kn5amdat",
+         *           "latest_invoice": "in_prod_06h2g01ybagn6a6c3xn28kq3cetkc",
          *           "pending_changes": [],
          *           "collection_method": "charge_automatically",
-         *           "current_period_end": "2026-12-29T15:40:24.931Z",
+         *           "current_period_end": "2026-12-29T15:50:34.325Z",
          *           "cancel_at_period_end": false,
-         *           "current_period_start": "2026-11-29T15:40:24.931Z",
+         *           "current_period_start": "2026-11-29T15:50:34.325Z",
          *           "default_payment_method": null
          *         },
          *         "previous_attributes": {
-         *           "updated": "2026-11-29T15:40:24.931Z",
+         *           "updated": "2026-11-29T15:50:34.325Z",
          *           "metadata": {}
          *         }
          *       }
@@ -27291,47 +27457,47 @@ export type components = {
         /**
          * @description The webhook body of `customer.subscription.paused`.
          * @example {
-         *       "id": "evt_prod_06h2fxqjdw4b7dx00q21ne682sqer",
+         *       "id": "evt_prod_06h2g01ywyqa8n13gpxh0zga1px8c",
          *       "object": "event",
          *       "type": "customer.subscription.paused",
          *       "sequence": 3,
-         *       "created": 1795966825,
+         *       "created": 1795967434,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "sub_prod_06h2fxqhwy4xc7szt0q9y8j524why",
+         *           "id": "sub_prod_06h2g01yazqtq87zxr1dswhvwcdcj",
          *           "items": [
          *             {
-         *               "id": "si_prod_06h2fxqhwy4xc7szt0q9y8j524wj0",
-         *               "price": "price_prod_06h2fxq8xj7txfmqmxnmd8q9y7rdw",
+         *               "id": "si_prod_06h2g01yazqtq87zxr1dswhvwcdcm",
+         *               "price": "price_prod_06h2g01nn1202d6xfq776d0s9a8gt",
          *               "quantity": 1
          *             }
          *           ],
          *           "object": "subscription",
          *           "status": "paused",
-         *           "created": "2026-11-29T15:40:24.931Z",
-         *           "updated": "2026-11-29T15:40:25.067Z",
+         *           "created": "2026-11-29T15:50:34.325Z",
+         *           "updated": "2026-11-29T15:50:34.467Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h2fxqazgr60n5e6p6x3g88rmhja",
+         *           "customer": "cus_prod_06h2g01qjcvsshr6p7fab02b4e7ar",
          *           "livemode": false,
          *           "metadata": {
          *             "plan": "pro"
          *           },
-         *           "paused_at": "2026-11-29T15:40:25.067Z",
+         *           "paused_at": "2026-11-29T15:50:34.467Z",
          *           "trial_end": null,
          *           "cancelled_at": null,
          *           "days_until_due": null,
-         *           "latest_invoice": "in_prod_06h2fxqhxt10yxp0x50a8kn5amdat",
+         *           "latest_invoice": "in_prod_06h2g01ybagn6a6c3xn28kq3cetkc",
          *           "pending_changes": [],
          *           "collection_method": "charge_automatically",
-         *           "current_period_end": "2026-12-29T15:40:24.931Z",
+         *           "current_period_end": "2026-12-29T15:50:34.325Z",
          *           "cancel_at_period_end": false,
-         *           "current_period_start": "2026-11-29T15:40:24.931Z",
+         *           "current_period_start": "2026-11-29T15:50:34.325Z",
          *           "default_payment_method": null
          *         },
          *         "previous_attributes": {
          *           "status": "active",
-         *           "updated": "2026-11-29T15:40:25.030Z",
+         *           "updated": "2026-11-29T15:50:34.419Z",
          *           "paused_at": null
          *         }
          *       }
@@ -27366,28 +27532,28 @@ export type components = {
         /**
          * @description The webhook body of `customer.subscription.resumed`.
          * @example {
-         *       "id": "evt_prod_06h2fxqjhwh5f6h2562sy95jvm79m",
+         *       "id": "evt_prod_06h2g01z1ewas3my5x35bez4d0yjp",
          *       "object": "event",
          *       "type": "customer.subscription.resumed",
          *       "sequence": 4,
-         *       "created": 1795966825,
+         *       "created": 1795967434,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "sub_prod_06h2fxqhwy4xc7szt0q9y8j524why",
+         *           "id": "sub_prod_06h2g01yazqtq87zxr1dswhvwcdcj",
          *           "items": [
          *             {
-         *               "id": "si_prod_06h2fxqhwy4xc7szt0q9y8j524wj0",
-         *               "price": "price_prod_06h2fxq8xj7txfmqmxnmd8q9y7rdw",
+         *               "id": "si_prod_06h2g01yazqtq87zxr1dswhvwcdcm",
+         *               "price": "price_prod_06h2g01nn1202d6xfq776d0s9a8gt",
          *               "quantity": 1
          *             }
          *           ],
          *           "object": "subscription",
          *           "status": "active",
-         *           "created": "2026-11-29T15:40:24.931Z",
-         *           "updated": "2026-11-29T15:40:25.099Z",
+         *           "created": "2026-11-29T15:50:34.325Z",
+         *           "updated": "2026-11-29T15:50:34.505Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h2fxqazgr60n5e6p6x3g88rmhja",
+         *           "customer": "cus_prod_06h2g01qjcvsshr6p7fab02b4e7ar",
          *           "livemode": false,
          *           "metadata": {
          *             "plan": "pro"
@@ -27396,18 +27562,18 @@ export type components = {
          *           "trial_end": null,
          *           "cancelled_at": null,
          *           "days_until_due": null,
-         *           "latest_invoice": "in_prod_06h2fxqhxt10yxp0x50a8kn5amdat",
+         *           "latest_invoice": "in_prod_06h2g01ybagn6a6c3xn28kq3cetkc",
          *           "pending_changes": [],
          *           "collection_method": "charge_automatically",
-         *           "current_period_end": "2026-12-29T15:40:24.931Z",
+         *           "current_period_end": "2026-12-29T15:50:34.325Z",
          *           "cancel_at_period_end": false,
-         *           "current_period_start": "2026-11-29T15:40:24.931Z",
+         *           "current_period_start": "2026-11-29T15:50:34.325Z",
          *           "default_payment_method": null
          *         },
          *         "previous_attributes": {
          *           "status": "paused",
-         *           "updated": "2026-11-29T15:40:25.067Z",
-         *           "paused_at": "2026-11-29T15:40:25.067Z"
+         *           "updated": "2026-11-29T15:50:34.467Z",
+         *           "paused_at": "2026-11-29T15:50:34.467Z"
          *         }
          *       }
          *     }
@@ -27441,47 +27607,47 @@ export type components = {
         /**
          * @description The webhook body of `customer.subscription.cancelled`.
          * @example {
-         *       "id": "evt_prod_06h2fxqjpwm026zfaxxx38tb9456e",
+         *       "id": "evt_prod_06h2g01z8xhkp12rbkwjknhfwsrm4",
          *       "object": "event",
          *       "type": "customer.subscription.cancelled",
          *       "sequence": 5,
-         *       "created": 1795966825,
+         *       "created": 1795967434,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "sub_prod_06h2fxqhwy4xc7szt0q9y8j524why",
+         *           "id": "sub_prod_06h2g01yazqtq87zxr1dswhvwcdcj",
          *           "items": [
          *             {
-         *               "id": "si_prod_06h2fxqhwy4xc7szt0q9y8j524wj0",
-         *               "price": "price_prod_06h2fxq8xj7txfmqmxnmd8q9y7rdw",
+         *               "id": "si_prod_06h2g01yazqtq87zxr1dswhvwcdcm",
+         *               "price": "price_prod_06h2g01nn1202d6xfq776d0s9a8gt",
          *               "quantity": 1
          *             }
          *           ],
          *           "object": "subscription",
          *           "status": "cancelled",
-         *           "created": "2026-11-29T15:40:24.931Z",
-         *           "updated": "2026-11-29T15:40:25.132Z",
+         *           "created": "2026-11-29T15:50:34.325Z",
+         *           "updated": "2026-11-29T15:50:34.546Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h2fxqazgr60n5e6p6x3g88rmhja",
+         *           "customer": "cus_prod_06h2g01qjcvsshr6p7fab02b4e7ar",
          *           "livemode": false,
          *           "metadata": {
          *             "plan": "pro"
          *           },
          *           "paused_at": null,
          *           "trial_end": null,
-         *           "cancelled_at": "2026-11-29T15:40:25.132Z",
+         *           "cancelled_at": "2026-11-29T15:50:34.546Z",
          *           "days_until_due": null,
-         *           "latest_invoice": "in_prod_06h2fxqhxt10yxp0x50a8kn5amdat",
+         *           "latest_invoice": "in_prod_06h2g01ybagn6a6c3xn28kq3cetkc",
          *           "pending_changes": [],
          *           "collection_method": "charge_automatically",
-         *           "current_period_end": "2026-12-29T15:40:24.931Z",
+         *           "current_period_end": "2026-12-29T15:50:34.325Z",
          *           "cancel_at_period_end": false,
-         *           "current_period_start": "2026-11-29T15:40:24.931Z",
+         *           "current_period_start": "2026-11-29T15:50:34.325Z",
          *           "default_payment_method": null
          *         },
          *         "previous_attributes": {
          *           "status": "active",
-         *           "updated": "2026-11-29T15:40:25.099Z",
+         *           "updated": "2026-11-29T15:50:34.505Z",
          *           "cancelled_at": null
          *         }
          *       }
@@ -27516,40 +27682,40 @@ export type components = {
         /**
          * @description The webhook body of `customer.subscription.trial_will_end`.
          * @example {
-         *       "id": "evt_prod_06h2fxqnh83qec1b55q9d6nfabr6a",
+         *       "id": "evt_prod_06h2g0226dybnd5jph2b5yb1ndkfr",
          *       "object": "event",
          *       "type": "customer.subscription.trial_will_end",
          *       "sequence": 2,
-         *       "created": 1796312425,
+         *       "created": 1796313034,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "sub_prod_06h2fxqjwtdhkb492gzxdfjryey5c",
+         *           "id": "sub_prod_06h2g01zey5rz3xy6gma3pzghjtmt",
          *           "items": [
          *             {
-         *               "id": "si_prod_06h2fxqjwtdhkb492gzxdfjryey5e",
-         *               "price": "price_prod_06h2fxq8xj7txfmqmxnmd8q9y7rdw",
+         *               "id": "si_prod_06h2g01zey5rz3xy6gma3pzghjtmw",
+         *               "price": "price_prod_06h2g01nn1202d6xfq776d0s9a8gt",
          *               "quantity": 1
          *             }
          *           ],
          *           "object": "subscription",
          *           "status": "trialing",
-         *           "created": "2026-11-29T15:40:25.177Z",
-         *           "updated": "2026-11-29T15:40:25.177Z",
+         *           "created": "2026-11-29T15:50:34.609Z",
+         *           "updated": "2026-11-29T15:50:34.609Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h2fxqazgr60n5e6p6x3g88rmhja",
+         *           "customer": "cus_prod_06h2g01qjcvsshr6p7fab02b4e7ar",
          *           "livemode": false,
          *           "metadata": {},
          *           "paused_at": null,
-         *           "trial_end": "2026-12-06T15:40:25.177Z",
+         *           "trial_end": "2026-12-06T15:50:34.609Z",
          *           "cancelled_at": null,
          *           "days_until_due": null,
          *           "latest_invoice": null,
          *           "pending_changes": [],
          *           "collection_method": "charge_automatically",
-         *           "current_period_end": "2026-12-06T15:40:25.177Z",
+         *           "current_period_end": "2026-12-06T15:50:34.609Z",
          *           "cancel_at_period_end": false,
-         *           "current_period_start": "2026-11-29T15:40:25.177Z",
+         *           "current_period_start": "2026-11-29T15:50:34.609Z",
          *           "default_payment_method": "pm_sandbox_succeeds"
          *         }
          *       }
@@ -27584,19 +27750,19 @@ export type components = {
         /**
          * @description The webhook body of `invoice.created`.
          * @example {
-         *       "id": "evt_prod_06h2fxqdhrasfv8tqv8j0x9pj5q92",
+         *       "id": "evt_prod_06h2g01swzh5jrscdfft9mdt6syyt",
          *       "object": "event",
          *       "type": "invoice.created",
          *       "sequence": 1,
-         *       "created": 1795966823,
+         *       "created": 1795967433,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "in_prod_06h2fxqdh2ggxt09mp224zx8gprz8",
+         *           "id": "in_prod_06h2g01sw65raj7grrn2ja16fgkk0",
          *           "lines": [
          *             {
-         *               "id": "il_prod_06h2fxqdh4h7g51xw03twt1px10vj",
-         *               "price": "price_prod_06h2fxq90shv5jwd630sf6v82pxhy",
+         *               "id": "il_prod_06h2g01swd8fzrv37kygef6reczar",
+         *               "price": "price_prod_06h2g01ntetr1b62dfk1kymn0ct5e",
          *               "quantity": 1,
          *               "tax_rates": [],
          *               "amount_atom": 500,
@@ -27609,11 +27775,11 @@ export type components = {
          *           "number": null,
          *           "object": "invoice",
          *           "status": "draft",
-         *           "created": "2026-11-29T15:40:23.816Z",
+         *           "created": "2026-11-29T15:50:33.185Z",
          *           "paid_at": null,
-         *           "updated": "2026-11-29T15:40:23.816Z",
+         *           "updated": "2026-11-29T15:50:33.185Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h2fxqazgr60n5e6p6x3g88rmhja",
+         *           "customer": "cus_prod_06h2g01qjcvsshr6p7fab02b4e7ar",
          *           "discount": null,
          *           "due_date": null,
          *           "livemode": false,
@@ -27780,19 +27946,19 @@ export type components = {
         /**
          * @description The webhook body of `invoice.finalized`.
          * @example {
-         *       "id": "evt_prod_06h2fxqdy536r484fc01vsdebtdrp",
+         *       "id": "evt_prod_06h2g01t7wpykv2k50z3kwbkv11b4",
          *       "object": "event",
          *       "type": "invoice.finalized",
          *       "sequence": 2,
-         *       "created": 1795966823,
+         *       "created": 1795967433,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "in_prod_06h2fxqdh2ggxt09mp224zx8gprz8",
+         *           "id": "in_prod_06h2g01sw65raj7grrn2ja16fgkk0",
          *           "lines": [
          *             {
-         *               "id": "il_prod_06h2fxqdh4h7g51xw03twt1px10vj",
-         *               "price": "price_prod_06h2fxq90shv5jwd630sf6v82pxhy",
+         *               "id": "il_prod_06h2g01swd8fzrv37kygef6reczar",
+         *               "price": "price_prod_06h2g01ntetr1b62dfk1kymn0ct5e",
          *               "quantity": 1,
          *               "tax_rates": [],
          *               "amount_atom": 500,
@@ -27805,11 +27971,11 @@ export type components = {
          *           "number": "EXAMPL-0001",
          *           "object": "invoice",
          *           "status": "open",
-         *           "created": "2026-11-29T15:40:23.816Z",
+         *           "created": "2026-11-29T15:50:33.185Z",
          *           "paid_at": null,
-         *           "updated": "2026-11-29T15:40:23.862Z",
+         *           "updated": "2026-11-29T15:50:33.223Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h2fxqazgr60n5e6p6x3g88rmhja",
+         *           "customer": "cus_prod_06h2g01qjcvsshr6p7fab02b4e7ar",
          *           "discount": null,
          *           "due_date": null,
          *           "livemode": false,
@@ -27817,11 +27983,11 @@ export type components = {
          *           "tax_atom": 0,
          *           "voided_at": null,
          *           "overdue_at": null,
-         *           "pdf_sha256": "9ac3fc7f0dae38ac60f7f877e6e4aa92256f1dd8f48ec6cfdb39d5d50bb165d2",
+         *           "pdf_sha256": "650d8a433a433624ebe1d31124329730f381fb80d72d3220db100040ace91b18",
          *           "description": null,
-         *           "invoice_pdf": "http://127.0.0.1:42273/api/invoices/in_prod_06h2fxqdh2ggxt09mp224zx8gprz8/pdf",
+         *           "invoice_pdf": "http://127.0.0.1:40417/api/invoices/in_prod_06h2g01sw65raj7grrn2ja16fgkk0/pdf",
          *           "total_taxes": [],
-         *           "finalized_at": "2026-11-29T15:40:23.862Z",
+         *           "finalized_at": "2026-11-29T15:50:33.223Z",
          *           "subscription": null,
          *           "attempt_count": 0,
          *           "customer_name": "Jenny Rosen",
@@ -27837,7 +28003,7 @@ export type components = {
          *           "paid_amount_atom": 0,
          *           "collection_method": "charge_automatically",
          *           "total_amount_atom": 500,
-         *           "hosted_invoice_url": "http://127.0.0.1:42273/invoice/Bkdn7NIf1O9QTCSY-YpY5wHkrjqnxEfv6LbeGR0Ve90",
+         *           "hosted_invoice_url": "http://127.0.0.1:40417/invoice/0q1EjF1SbAIWQF4MS3fEhRy2Z675czofGoQAqhAv8BQ",
          *           "ending_balance_atom": 0,
          *           "next_payment_attempt": null,
          *           "starting_balance_atom": 0,
@@ -27849,7 +28015,7 @@ export type components = {
          *         "previous_attributes": {
          *           "number": null,
          *           "status": "draft",
-         *           "updated": "2026-11-29T15:40:23.816Z",
+         *           "updated": "2026-11-29T15:50:33.185Z",
          *           "pdf_sha256": null,
          *           "invoice_pdf": null,
          *           "finalized_at": null,
@@ -27891,19 +28057,19 @@ export type components = {
         /**
          * @description The webhook body of `invoice.paid`.
          * @example {
-         *       "id": "evt_prod_06h2fxqe93n1sm93yknq15wb9kf0a",
+         *       "id": "evt_prod_06h2g01tgsc7bs8kmt99qr8zg2sra",
          *       "object": "event",
          *       "type": "invoice.paid",
          *       "sequence": 3,
-         *       "created": 1795966824,
+         *       "created": 1795967433,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "in_prod_06h2fxqdh2ggxt09mp224zx8gprz8",
+         *           "id": "in_prod_06h2g01sw65raj7grrn2ja16fgkk0",
          *           "lines": [
          *             {
-         *               "id": "il_prod_06h2fxqdh4h7g51xw03twt1px10vj",
-         *               "price": "price_prod_06h2fxq90shv5jwd630sf6v82pxhy",
+         *               "id": "il_prod_06h2g01swd8fzrv37kygef6reczar",
+         *               "price": "price_prod_06h2g01ntetr1b62dfk1kymn0ct5e",
          *               "quantity": 1,
          *               "tax_rates": [],
          *               "amount_atom": 500,
@@ -27916,11 +28082,11 @@ export type components = {
          *           "number": "EXAMPL-0001",
          *           "object": "invoice",
          *           "status": "paid",
-         *           "created": "2026-11-29T15:40:23.816Z",
-         *           "paid_at": "2026-11-29T15:40:23.999Z",
-         *           "updated": "2026-11-29T15:40:23.999Z",
+         *           "created": "2026-11-29T15:50:33.185Z",
+         *           "paid_at": "2026-11-29T15:50:33.341Z",
+         *           "updated": "2026-11-29T15:50:33.341Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h2fxqazgr60n5e6p6x3g88rmhja",
+         *           "customer": "cus_prod_06h2g01qjcvsshr6p7fab02b4e7ar",
          *           "discount": null,
          *           "due_date": null,
          *           "livemode": false,
@@ -27928,11 +28094,11 @@ export type components = {
          *           "tax_atom": 0,
          *           "voided_at": null,
          *           "overdue_at": null,
-         *           "pdf_sha256": "9ac3fc7f0dae38ac60f7f877e6e4aa92256f1dd8f48ec6cfdb39d5d50bb165d2",
+         *           "pdf_sha256": "650d8a433a433624ebe1d31124329730f381fb80d72d3220db100040ace91b18",
          *           "description": null,
-         *           "invoice_pdf": "http://127.0.0.1:42273/api/invoices/in_prod_06h2fxqdh2ggxt09mp224zx8gprz8/pdf",
+         *           "invoice_pdf": "http://127.0.0.1:40417/api/invoices/in_prod_06h2g01sw65raj7grrn2ja16fgkk0/pdf",
          *           "total_taxes": [],
-         *           "finalized_at": "2026-11-29T15:40:23.862Z",
+         *           "finalized_at": "2026-11-29T15:50:33.223Z",
          *           "subscription": null,
          *           "attempt_count": 0,
          *           "customer_name": "Jenny Rosen",
@@ -27940,15 +28106,15 @@ export type components = {
          *           "subtotal_atom": 500,
          *           "customer_email": "jenny@example.com",
          *           "days_until_due": null,
-         *           "payment_intent": "pi_prod_06h2fxqe5ndnna5g30adkg6ejaawg",
+         *           "payment_intent": "pi_prod_06h2g01td4dr1kwd8bw0kgzc4nqzp",
          *           "reverse_charge": false,
          *           "credits_applied": [],
          *           "due_amount_atom": 0,
-         *           "paid_pdf_sha256": "1c0f639db278f74c4cd93e6a015f10ea2e3bd3023535f3bce65b755ef9de9073",
+         *           "paid_pdf_sha256": "f45c91d9558ce33a98071d05170e902d40d6d44a70cd7e38712b514eada6133a",
          *           "paid_amount_atom": 500,
          *           "collection_method": "charge_automatically",
          *           "total_amount_atom": 500,
-         *           "hosted_invoice_url": "http://127.0.0.1:42273/invoice/Bkdn7NIf1O9QTCSY-YpY5wHkrjqnxEfv6LbeGR0Ve90",
+         *           "hosted_invoice_url": "http://127.0.0.1:40417/invoice/0q1EjF1SbAIWQF4MS3fEhRy2Z675czofGoQAqhAv8BQ",
          *           "ending_balance_atom": 0,
          *           "next_payment_attempt": null,
          *           "starting_balance_atom": 0,
@@ -27960,7 +28126,7 @@ export type components = {
          *         "previous_attributes": {
          *           "status": "open",
          *           "paid_at": null,
-         *           "updated": "2026-11-29T15:40:23.862Z",
+         *           "updated": "2026-11-29T15:50:33.223Z",
          *           "due_amount_atom": 500,
          *           "paid_pdf_sha256": null,
          *           "paid_amount_atom": 0
@@ -27997,19 +28163,19 @@ export type components = {
         /**
          * @description The webhook body of `invoice.payment_succeeded`.
          * @example {
-         *       "id": "evt_prod_06h2fxqea22p2vj4mdtkk3z49qcqr",
+         *       "id": "evt_prod_06h2g01thk1ttwnmj4g2y28nfveer",
          *       "object": "event",
          *       "type": "invoice.payment_succeeded",
          *       "sequence": 4,
-         *       "created": 1795966824,
+         *       "created": 1795967433,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "in_prod_06h2fxqdh2ggxt09mp224zx8gprz8",
+         *           "id": "in_prod_06h2g01sw65raj7grrn2ja16fgkk0",
          *           "lines": [
          *             {
-         *               "id": "il_prod_06h2fxqdh4h7g51xw03twt1px10vj",
-         *               "price": "price_prod_06h2fxq90shv5jwd630sf6v82pxhy",
+         *               "id": "il_prod_06h2g01swd8fzrv37kygef6reczar",
+         *               "price": "price_prod_06h2g01ntetr1b62dfk1kymn0ct5e",
          *               "quantity": 1,
          *               "tax_rates": [],
          *               "amount_atom": 500,
@@ -28022,11 +28188,11 @@ export type components = {
          *           "number": "EXAMPL-0001",
          *           "object": "invoice",
          *           "status": "paid",
-         *           "created": "2026-11-29T15:40:23.816Z",
-         *           "paid_at": "2026-11-29T15:40:23.999Z",
-         *           "updated": "2026-11-29T15:40:23.999Z",
+         *           "created": "2026-11-29T15:50:33.185Z",
+         *           "paid_at": "2026-11-29T15:50:33.341Z",
+         *           "updated": "2026-11-29T15:50:33.341Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h2fxqazgr60n5e6p6x3g88rmhja",
+         *           "customer": "cus_prod_06h2g01qjcvsshr6p7fab02b4e7ar",
          *           "discount": null,
          *           "due_date": null,
          *           "livemode": false,
@@ -28034,11 +28200,11 @@ export type components = {
          *           "tax_atom": 0,
          *           "voided_at": null,
          *           "overdue_at": null,
-         *           "pdf_sha256": "9ac3fc7f0dae38ac60f7f877e6e4aa92256f1dd8f48ec6cfdb39d5d50bb165d2",
+         *           "pdf_sha256": "650d8a433a433624ebe1d31124329730f381fb80d72d3220db100040ace91b18",
          *           "description": null,
-         *           "invoice_pdf": "http://127.0.0.1:42273/api/invoices/in_prod_06h2fxqdh2ggxt09mp224zx8gprz8/pdf",
+         *           "invoice_pdf": "http://127.0.0.1:40417/api/invoices/in_prod_06h2g01sw65raj7grrn2ja16fgkk0/pdf",
          *           "total_taxes": [],
-         *           "finalized_at": "2026-11-29T15:40:23.862Z",
+         *           "finalized_at": "2026-11-29T15:50:33.223Z",
          *           "subscription": null,
          *           "attempt_count": 0,
          *           "customer_name": "Jenny Rosen",
@@ -28046,15 +28212,15 @@ export type components = {
          *           "subtotal_atom": 500,
          *           "customer_email": "jenny@example.com",
          *           "days_until_due": null,
-         *           "payment_intent": "pi_prod_06h2fxqe5ndnna5g30adkg6ejaawg",
+         *           "payment_intent": "pi_prod_06h2g01td4dr1kwd8bw0kgzc4nqzp",
          *           "reverse_charge": false,
          *           "credits_applied": [],
          *           "due_amount_atom": 0,
-         *           "paid_pdf_sha256": "1c0f639db278f74c4cd93e6a015f10ea2e3bd3023535f3bce65b755ef9de9073",
+         *           "paid_pdf_sha256": "f45c91d9558ce33a98071d05170e902d40d6d44a70cd7e38712b514eada6133a",
          *           "paid_amount_atom": 500,
          *           "collection_method": "charge_automatically",
          *           "total_amount_atom": 500,
-         *           "hosted_invoice_url": "http://127.0.0.1:42273/invoice/Bkdn7NIf1O9QTCSY-YpY5wHkrjqnxEfv6LbeGR0Ve90",
+         *           "hosted_invoice_url": "http://127.0.0.1:40417/invoice/0q1EjF1SbAIWQF4MS3fEhRy2Z675czofGoQAqhAv8BQ",
          *           "ending_balance_atom": 0,
          *           "next_payment_attempt": null,
          *           "starting_balance_atom": 0,
@@ -28066,7 +28232,7 @@ export type components = {
          *         "previous_attributes": {
          *           "status": "open",
          *           "paid_at": null,
-         *           "updated": "2026-11-29T15:40:23.862Z",
+         *           "updated": "2026-11-29T15:50:33.223Z",
          *           "due_amount_atom": 500,
          *           "paid_pdf_sha256": null,
          *           "paid_amount_atom": 0
@@ -28103,19 +28269,19 @@ export type components = {
         /**
          * @description The webhook body of `invoice.payment_failed`.
          * @example {
-         *       "id": "evt_prod_06h2fxqezn5tkva8s8pbtmj8arc8t",
+         *       "id": "evt_prod_06h2g01vdecj2yfa9evhn9sdbd866",
          *       "object": "event",
          *       "type": "invoice.payment_failed",
          *       "sequence": 3,
-         *       "created": 1795966824,
+         *       "created": 1795967433,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "in_prod_06h2fxqenj32zmwhq3c9tdh048656",
+         *           "id": "in_prod_06h2g01tzmfz5fqt4ppbqvxsncrk2",
          *           "lines": [
          *             {
-         *               "id": "il_prod_06h2fxqens3967r7xt8tj2v588e7t",
-         *               "price": "price_prod_06h2fxq90shv5jwd630sf6v82pxhy",
+         *               "id": "il_prod_06h2g01tzyqkaxzde5y82v569j8wa",
+         *               "price": "price_prod_06h2g01ntetr1b62dfk1kymn0ct5e",
          *               "quantity": 1,
          *               "tax_rates": [],
          *               "amount_atom": 500,
@@ -28128,11 +28294,11 @@ export type components = {
          *           "number": "EXAMPL-0002",
          *           "object": "invoice",
          *           "status": "open",
-         *           "created": "2026-11-29T15:40:24.108Z",
+         *           "created": "2026-11-29T15:50:33.469Z",
          *           "paid_at": null,
-         *           "updated": "2026-11-29T15:40:24.127Z",
+         *           "updated": "2026-11-29T15:50:33.493Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h2fxqazgr60n5e6p6x3g88rmhja",
+         *           "customer": "cus_prod_06h2g01qjcvsshr6p7fab02b4e7ar",
          *           "discount": null,
          *           "due_date": null,
          *           "livemode": false,
@@ -28140,11 +28306,11 @@ export type components = {
          *           "tax_atom": 0,
          *           "voided_at": null,
          *           "overdue_at": null,
-         *           "pdf_sha256": "6df97da4465028704283ca4301a7f9edad0cdd6b8ada0071722bcb47b256c240",
+         *           "pdf_sha256": "df094cbd49ce54d967dc447df671eb7434ab992fea3b9425f5e2d8837c689f9e",
          *           "description": null,
-         *           "invoice_pdf": "http://127.0.0.1:42273/api/invoices/in_prod_06h2fxqenj32zmwhq3c9tdh048656/pdf",
+         *           "invoice_pdf": "http://127.0.0.1:40417/api/invoices/in_prod_06h2g01tzmfz5fqt4ppbqvxsncrk2/pdf",
          *           "total_taxes": [],
-         *           "finalized_at": "2026-11-29T15:40:24.127Z",
+         *           "finalized_at": "2026-11-29T15:50:33.493Z",
          *           "subscription": null,
          *           "attempt_count": 0,
          *           "customer_name": "Jenny Rosen",
@@ -28152,7 +28318,7 @@ export type components = {
          *           "subtotal_atom": 500,
          *           "customer_email": "jenny@example.com",
          *           "days_until_due": null,
-         *           "payment_intent": "pi_prod_06h2fxqew154beh4g4s15gty6yx2y",
+         *           "payment_intent": "pi_prod_06h2g01v8ezzfshbsf25t11r0zd1y",
          *           "reverse_charge": false,
          *           "credits_applied": [],
          *           "due_amount_atom": 500,
@@ -28160,7 +28326,7 @@ export type components = {
          *           "paid_amount_atom": 0,
          *           "collection_method": "charge_automatically",
          *           "total_amount_atom": 500,
-         *           "hosted_invoice_url": "http://127.0.0.1:42273/invoice/UxwLY3EWQN8tLac09gNnjibynsBMMXrcCUA7BuOqop8",
+         *           "hosted_invoice_url": "http://127.0.0.1:40417/invoice/Ra08Rn1_mxZJA2lPMxp1NfX27Pdva3ALPgaNynAtE58",
          *           "ending_balance_atom": 0,
          *           "next_payment_attempt": null,
          *           "starting_balance_atom": 0,
@@ -28201,19 +28367,19 @@ export type components = {
         /**
          * @description The webhook body of `invoice.payment_action_required`.
          * @example {
-         *       "id": "evt_prod_06h2fxqfcf2vv7r7kh1gbwe00371a",
+         *       "id": "evt_prod_06h2g01vqzy5vpthes1eredy8z212",
          *       "object": "event",
          *       "type": "invoice.payment_action_required",
          *       "sequence": 3,
-         *       "created": 1795966824,
+         *       "created": 1795967433,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "in_prod_06h2fxqf2mabrkbtkdyy5rpxzw222",
+         *           "id": "in_prod_06h2g01vgp2ewfr706vyhxkbf9pr8",
          *           "lines": [
          *             {
-         *               "id": "il_prod_06h2fxqf2ykszpysa9ayw7ma8cz58",
-         *               "price": "price_prod_06h2fxq90shv5jwd630sf6v82pxhy",
+         *               "id": "il_prod_06h2g01vgsq0e7mhnqbprdhewvj30",
+         *               "price": "price_prod_06h2g01ntetr1b62dfk1kymn0ct5e",
          *               "quantity": 1,
          *               "tax_rates": [],
          *               "amount_atom": 500,
@@ -28226,11 +28392,11 @@ export type components = {
          *           "number": "EXAMPL-0003",
          *           "object": "invoice",
          *           "status": "open",
-         *           "created": "2026-11-29T15:40:24.213Z",
+         *           "created": "2026-11-29T15:50:33.605Z",
          *           "paid_at": null,
-         *           "updated": "2026-11-29T15:40:24.234Z",
+         *           "updated": "2026-11-29T15:50:33.628Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h2fxqazgr60n5e6p6x3g88rmhja",
+         *           "customer": "cus_prod_06h2g01qjcvsshr6p7fab02b4e7ar",
          *           "discount": null,
          *           "due_date": null,
          *           "livemode": false,
@@ -28238,11 +28404,11 @@ export type components = {
          *           "tax_atom": 0,
          *           "voided_at": null,
          *           "overdue_at": null,
-         *           "pdf_sha256": "c8194ed3f4adea5aa5a40dbee6a3fc905a66a3bad7ba57ccecf39dc56e38bfab",
+         *           "pdf_sha256": "986e6dc8516f32d7223af8ccd0bf9956ec4403705bdd1603606dd15ce47f0924",
          *           "description": null,
-         *           "invoice_pdf": "http://127.0.0.1:42273/api/invoices/in_prod_06h2fxqf2mabrkbtkdyy5rpxzw222/pdf",
+         *           "invoice_pdf": "http://127.0.0.1:40417/api/invoices/in_prod_06h2g01vgp2ewfr706vyhxkbf9pr8/pdf",
          *           "total_taxes": [],
-         *           "finalized_at": "2026-11-29T15:40:24.234Z",
+         *           "finalized_at": "2026-11-29T15:50:33.628Z",
          *           "subscription": null,
          *           "attempt_count": 0,
          *           "customer_name": "Jenny Rosen",
@@ -28250,7 +28416,7 @@ export type components = {
          *           "subtotal_atom": 500,
          *           "customer_email": "jenny@example.com",
          *           "days_until_due": null,
-         *           "payment_intent": "pi_prod_06h2fxqf996k1x2g0q81vbyvx36wc",
+         *           "payment_intent": "pi_prod_06h2g01vpy0bbk9e1s52w9crfmp8r",
          *           "reverse_charge": false,
          *           "credits_applied": [],
          *           "due_amount_atom": 500,
@@ -28258,7 +28424,7 @@ export type components = {
          *           "paid_amount_atom": 0,
          *           "collection_method": "charge_automatically",
          *           "total_amount_atom": 500,
-         *           "hosted_invoice_url": "http://127.0.0.1:42273/invoice/7_pwxt6KsOvpkLnhju0xNWFUrFko1jHrW3hQu8P9FW8",
+         *           "hosted_invoice_url": "http://127.0.0.1:40417/invoice/vAoxQnZCg_NX65glEDxcU6pGJ3U84zlrnQG-ZXOPvho",
          *           "ending_balance_atom": 0,
          *           "next_payment_attempt": null,
          *           "starting_balance_atom": 0,
@@ -28299,19 +28465,19 @@ export type components = {
         /**
          * @description The webhook body of `invoice.overdue`.
          * @example {
-         *       "id": "evt_prod_06h2fxqn0dmb3t12nv3fd0xy5p80m",
+         *       "id": "evt_prod_06h2g021pzf6wq961mgwajv17y1wm",
          *       "object": "event",
          *       "type": "invoice.overdue",
          *       "sequence": 3,
-         *       "created": 1796053224,
+         *       "created": 1796053834,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "in_prod_06h2fxqh42ykpfa0zdcgv9ynxb8ne",
+         *           "id": "in_prod_06h2g01xb3catnedsd3yfayery5kg",
          *           "lines": [
          *             {
-         *               "id": "il_prod_06h2fxqh4bhq9kd802w35364zk5tc",
-         *               "price": "price_prod_06h2fxq90shv5jwd630sf6v82pxhy",
+         *               "id": "il_prod_06h2g01xb7837x9vvjcsgz6nbfh6e",
+         *               "price": "price_prod_06h2g01ntetr1b62dfk1kymn0ct5e",
          *               "quantity": 1,
          *               "tax_rates": [],
          *               "amount_atom": 500,
@@ -28324,23 +28490,23 @@ export type components = {
          *           "number": "EXAMPL-0007",
          *           "object": "invoice",
          *           "status": "open",
-         *           "created": "2026-11-29T15:40:24.736Z",
+         *           "created": "2026-11-29T15:50:34.072Z",
          *           "paid_at": null,
-         *           "updated": "2026-11-30T15:40:24.713Z",
+         *           "updated": "2026-11-30T15:50:34.022Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h2fxqazgr60n5e6p6x3g88rmhja",
+         *           "customer": "cus_prod_06h2g01qjcvsshr6p7fab02b4e7ar",
          *           "discount": null,
-         *           "due_date": "2026-11-30T15:40:24.713Z",
+         *           "due_date": "2026-11-30T15:50:34.022Z",
          *           "livemode": false,
          *           "metadata": {},
          *           "tax_atom": 0,
          *           "voided_at": null,
-         *           "overdue_at": "2026-11-30T15:40:24.713Z",
-         *           "pdf_sha256": "4c864bb3af5bbf40b347f0f0e396eb69ebd0ea68c3b88d2890a419f819fc58be",
+         *           "overdue_at": "2026-11-30T15:50:34.022Z",
+         *           "pdf_sha256": "e3fa7d503c0ea11c0f6f210423ab8a2756342254147be56cc090ef0583916cbe",
          *           "description": null,
-         *           "invoice_pdf": "http://127.0.0.1:42273/api/invoices/in_prod_06h2fxqh42ykpfa0zdcgv9ynxb8ne/pdf",
+         *           "invoice_pdf": "http://127.0.0.1:40417/api/invoices/in_prod_06h2g01xb3catnedsd3yfayery5kg/pdf",
          *           "total_taxes": [],
-         *           "finalized_at": "2026-11-29T15:40:24.754Z",
+         *           "finalized_at": "2026-11-29T15:50:34.099Z",
          *           "subscription": null,
          *           "attempt_count": 0,
          *           "customer_name": "Jenny Rosen",
@@ -28356,7 +28522,7 @@ export type components = {
          *           "paid_amount_atom": 0,
          *           "collection_method": "charge_automatically",
          *           "total_amount_atom": 500,
-         *           "hosted_invoice_url": "http://127.0.0.1:42273/invoice/q26dFNtgcJhn4-afwZJQD9xbRsKMY3j4FMbKNVxD27M",
+         *           "hosted_invoice_url": "http://127.0.0.1:40417/invoice/0lH65DP-lhVaHGtu2wNhfn-t3Cd-GPESL-YEQ7qXds8",
          *           "ending_balance_atom": 0,
          *           "next_payment_attempt": null,
          *           "starting_balance_atom": 0,
@@ -28366,7 +28532,7 @@ export type components = {
          *           "post_payment_credit_notes_amount_atom": 0
          *         },
          *         "previous_attributes": {
-         *           "updated": "2026-11-29T15:40:24.754Z",
+         *           "updated": "2026-11-29T15:50:34.099Z",
          *           "overdue_at": null
          *         }
          *       }
@@ -28401,19 +28567,19 @@ export type components = {
         /**
          * @description The webhook body of `invoice.voided`.
          * @example {
-         *       "id": "evt_prod_06h2fxqfrfqhp8k6wf2wea9srrb4m",
+         *       "id": "evt_prod_06h2g01w0947at03yc6nb7533vnmm",
          *       "object": "event",
          *       "type": "invoice.voided",
          *       "sequence": 3,
-         *       "created": 1795966824,
+         *       "created": 1795967433,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "in_prod_06h2fxqfg60tcrbw9k97ztycgtm84",
+         *           "id": "in_prod_06h2g01vtder976fn3r3yjr7sym0j",
          *           "lines": [
          *             {
-         *               "id": "il_prod_06h2fxqfg90cjk64bbyxbdsr4ddwj",
-         *               "price": "price_prod_06h2fxq90shv5jwd630sf6v82pxhy",
+         *               "id": "il_prod_06h2g01vthzvdkx5n4ez6nkbh13sg",
+         *               "price": "price_prod_06h2g01ntetr1b62dfk1kymn0ct5e",
          *               "quantity": 1,
          *               "tax_rates": [],
          *               "amount_atom": 500,
@@ -28426,23 +28592,23 @@ export type components = {
          *           "number": "EXAMPL-0004",
          *           "object": "invoice",
          *           "status": "void",
-         *           "created": "2026-11-29T15:40:24.321Z",
+         *           "created": "2026-11-29T15:50:33.683Z",
          *           "paid_at": null,
-         *           "updated": "2026-11-29T15:40:24.385Z",
+         *           "updated": "2026-11-29T15:50:33.729Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h2fxqazgr60n5e6p6x3g88rmhja",
+         *           "customer": "cus_prod_06h2g01qjcvsshr6p7fab02b4e7ar",
          *           "discount": null,
          *           "due_date": null,
          *           "livemode": false,
          *           "metadata": {},
          *           "tax_atom": 0,
-         *           "voided_at": "2026-11-29T15:40:24.385Z",
+         *           "voided_at": "2026-11-29T15:50:33.729Z",
          *           "overdue_at": null,
-         *           "pdf_sha256": "8fd9d187058aaa63715eaad2bbd70f27bf126e5a2d9132b015eab200d01b4471",
+         *           "pdf_sha256": "8cc36c593aaf328e20d83a107b3570dc84127461b8b31cf72ede179632d4d650",
          *           "description": null,
-         *           "invoice_pdf": "http://127.0.0.1:42273/api/invoices/in_prod_06h2fxqfg60tcrbw9k97ztycgtm84/pdf",
+         *           "invoice_pdf": "http://127.0.0.1:40417/api/invoices/in_prod_06h2g01vtder976fn3r3yjr7sym0j/pdf",
          *           "total_taxes": [],
-         *           "finalized_at": "2026-11-29T15:40:24.347Z",
+         *           "finalized_at": "2026-11-29T15:50:33.705Z",
          *           "subscription": null,
          *           "attempt_count": 0,
          *           "customer_name": "Jenny Rosen",
@@ -28458,7 +28624,7 @@ export type components = {
          *           "paid_amount_atom": 0,
          *           "collection_method": "charge_automatically",
          *           "total_amount_atom": 500,
-         *           "hosted_invoice_url": "http://127.0.0.1:42273/invoice/wRqrXTvmzueSHem2XqU2B3_hSs_HrkbQeuCTtFDtokY",
+         *           "hosted_invoice_url": "http://127.0.0.1:40417/invoice/fcR7qIeU5mlVGMk71YZ5fRVpv5TsJgKTw7vz-3TPt90",
          *           "ending_balance_atom": 0,
          *           "next_payment_attempt": null,
          *           "starting_balance_atom": 0,
@@ -28469,7 +28635,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "status": "open",
-         *           "updated": "2026-11-29T15:40:24.347Z",
+         *           "updated": "2026-11-29T15:50:33.705Z",
          *           "voided_at": null
          *         }
          *       }
@@ -28504,19 +28670,19 @@ export type components = {
         /**
          * @description The webhook body of `invoice.marked_uncollectible`.
          * @example {
-         *       "id": "evt_prod_06h2fxqg4f8bnn91rqhj7dbvfd68e",
+         *       "id": "evt_prod_06h2g01wbeayj7h2s0f9b14tvp7xc",
          *       "object": "event",
          *       "type": "invoice.marked_uncollectible",
          *       "sequence": 3,
-         *       "created": 1795966824,
+         *       "created": 1795967433,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "in_prod_06h2fxqfx5x5by42pj4c2cjyzj8rg",
+         *           "id": "in_prod_06h2g01w4vesd37kt1g3dw4v30y9g",
          *           "lines": [
          *             {
-         *               "id": "il_prod_06h2fxqfx8g2czxdsnnjr4btcbgye",
-         *               "price": "price_prod_06h2fxq90shv5jwd630sf6v82pxhy",
+         *               "id": "il_prod_06h2g01w4xf8fe58ke47r3109pnyt",
+         *               "price": "price_prod_06h2g01ntetr1b62dfk1kymn0ct5e",
          *               "quantity": 1,
          *               "tax_rates": [],
          *               "amount_atom": 500,
@@ -28529,11 +28695,11 @@ export type components = {
          *           "number": "EXAMPL-0005",
          *           "object": "invoice",
          *           "status": "uncollectible",
-         *           "created": "2026-11-29T15:40:24.425Z",
+         *           "created": "2026-11-29T15:50:33.766Z",
          *           "paid_at": null,
-         *           "updated": "2026-11-29T15:40:24.481Z",
+         *           "updated": "2026-11-29T15:50:33.817Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h2fxqazgr60n5e6p6x3g88rmhja",
+         *           "customer": "cus_prod_06h2g01qjcvsshr6p7fab02b4e7ar",
          *           "discount": null,
          *           "due_date": null,
          *           "livemode": false,
@@ -28541,11 +28707,11 @@ export type components = {
          *           "tax_atom": 0,
          *           "voided_at": null,
          *           "overdue_at": null,
-         *           "pdf_sha256": "2f233dbb5fb36d93da274547ca0623824d97c8fa5c00d17feada8ff593e75a23",
+         *           "pdf_sha256": "7d35aba66f1e99461e9e8883d544bdfd96236d5a457ebd9665d9f77d75e06903",
          *           "description": null,
-         *           "invoice_pdf": "http://127.0.0.1:42273/api/invoices/in_prod_06h2fxqfx5x5by42pj4c2cjyzj8rg/pdf",
+         *           "invoice_pdf": "http://127.0.0.1:40417/api/invoices/in_prod_06h2g01w4vesd37kt1g3dw4v30y9g/pdf",
          *           "total_taxes": [],
-         *           "finalized_at": "2026-11-29T15:40:24.445Z",
+         *           "finalized_at": "2026-11-29T15:50:33.792Z",
          *           "subscription": null,
          *           "attempt_count": 0,
          *           "customer_name": "Jenny Rosen",
@@ -28561,18 +28727,18 @@ export type components = {
          *           "paid_amount_atom": 0,
          *           "collection_method": "charge_automatically",
          *           "total_amount_atom": 500,
-         *           "hosted_invoice_url": "http://127.0.0.1:42273/invoice/JaDh6BYDv-wKSnC178G_3JK6GD4fN7T7vIZ95rLssQE",
+         *           "hosted_invoice_url": "http://127.0.0.1:40417/invoice/1kVs3Syx-eXUw8Qj8CGIuGHhuxfOr7BMEX2cna8jtR0",
          *           "ending_balance_atom": 0,
          *           "next_payment_attempt": null,
          *           "starting_balance_atom": 0,
-         *           "marked_uncollectible_at": "2026-11-29T15:40:24.481Z",
+         *           "marked_uncollectible_at": "2026-11-29T15:50:33.817Z",
          *           "total_credits_applied_atom": 0,
          *           "pre_payment_credit_notes_amount_atom": 0,
          *           "post_payment_credit_notes_amount_atom": 0
          *         },
          *         "previous_attributes": {
          *           "status": "open",
-         *           "updated": "2026-11-29T15:40:24.445Z",
+         *           "updated": "2026-11-29T15:50:33.792Z",
          *           "marked_uncollectible_at": null
          *         }
          *       }
@@ -28607,19 +28773,19 @@ export type components = {
         /**
          * @description The webhook body of `invoice.refunded`.
          * @example {
-         *       "id": "evt_prod_06h2fxqem655wp31vnpgr0ze7ndr2",
+         *       "id": "evt_prod_06h2g01tx778f1dm9306gb29d6h76",
          *       "object": "event",
          *       "type": "invoice.refunded",
          *       "sequence": 5,
-         *       "created": 1795966824,
+         *       "created": 1795967433,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "in_prod_06h2fxqdh2ggxt09mp224zx8gprz8",
+         *           "id": "in_prod_06h2g01sw65raj7grrn2ja16fgkk0",
          *           "lines": [
          *             {
-         *               "id": "il_prod_06h2fxqdh4h7g51xw03twt1px10vj",
-         *               "price": "price_prod_06h2fxq90shv5jwd630sf6v82pxhy",
+         *               "id": "il_prod_06h2g01swd8fzrv37kygef6reczar",
+         *               "price": "price_prod_06h2g01ntetr1b62dfk1kymn0ct5e",
          *               "quantity": 1,
          *               "tax_rates": [],
          *               "amount_atom": 500,
@@ -28632,11 +28798,11 @@ export type components = {
          *           "number": "EXAMPL-0001",
          *           "object": "invoice",
          *           "status": "paid",
-         *           "created": "2026-11-29T15:40:23.816Z",
-         *           "paid_at": "2026-11-29T15:40:23.999Z",
-         *           "updated": "2026-11-29T15:40:23.999Z",
+         *           "created": "2026-11-29T15:50:33.185Z",
+         *           "paid_at": "2026-11-29T15:50:33.341Z",
+         *           "updated": "2026-11-29T15:50:33.341Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h2fxqazgr60n5e6p6x3g88rmhja",
+         *           "customer": "cus_prod_06h2g01qjcvsshr6p7fab02b4e7ar",
          *           "discount": null,
          *           "due_date": null,
          *           "livemode": false,
@@ -28644,11 +28810,11 @@ export type components = {
          *           "tax_atom": 0,
          *           "voided_at": null,
          *           "overdue_at": null,
-         *           "pdf_sha256": "9ac3fc7f0dae38ac60f7f877e6e4aa92256f1dd8f48ec6cfdb39d5d50bb165d2",
+         *           "pdf_sha256": "650d8a433a433624ebe1d31124329730f381fb80d72d3220db100040ace91b18",
          *           "description": null,
-         *           "invoice_pdf": "http://127.0.0.1:42273/api/invoices/in_prod_06h2fxqdh2ggxt09mp224zx8gprz8/pdf",
+         *           "invoice_pdf": "http://127.0.0.1:40417/api/invoices/in_prod_06h2g01sw65raj7grrn2ja16fgkk0/pdf",
          *           "total_taxes": [],
-         *           "finalized_at": "2026-11-29T15:40:23.862Z",
+         *           "finalized_at": "2026-11-29T15:50:33.223Z",
          *           "subscription": null,
          *           "attempt_count": 0,
          *           "customer_name": "Jenny Rosen",
@@ -28656,15 +28822,15 @@ export type components = {
          *           "subtotal_atom": 500,
          *           "customer_email": "jenny@example.com",
          *           "days_until_due": null,
-         *           "payment_intent": "pi_prod_06h2fxqe5ndnna5g30adkg6ejaawg",
+         *           "payment_intent": "pi_prod_06h2g01td4dr1kwd8bw0kgzc4nqzp",
          *           "reverse_charge": false,
          *           "credits_applied": [],
          *           "due_amount_atom": 0,
-         *           "paid_pdf_sha256": "1c0f639db278f74c4cd93e6a015f10ea2e3bd3023535f3bce65b755ef9de9073",
+         *           "paid_pdf_sha256": "f45c91d9558ce33a98071d05170e902d40d6d44a70cd7e38712b514eada6133a",
          *           "paid_amount_atom": 500,
          *           "collection_method": "charge_automatically",
          *           "total_amount_atom": 500,
-         *           "hosted_invoice_url": "http://127.0.0.1:42273/invoice/Bkdn7NIf1O9QTCSY-YpY5wHkrjqnxEfv6LbeGR0Ve90",
+         *           "hosted_invoice_url": "http://127.0.0.1:40417/invoice/0q1EjF1SbAIWQF4MS3fEhRy2Z675czofGoQAqhAv8BQ",
          *           "ending_balance_atom": 0,
          *           "next_payment_attempt": null,
          *           "starting_balance_atom": 0,
@@ -28705,19 +28871,19 @@ export type components = {
         /**
          * @description The webhook body of `invoice.upcoming`.
          * @example {
-         *       "id": "evt_prod_06h2fxqnmt7frfpyk9mye8syttm8m",
+         *       "id": "evt_prod_06h2g0229jhm5b69gc79es223ycfa",
          *       "object": "event",
          *       "type": "invoice.upcoming",
          *       "sequence": 1,
-         *       "created": 1796312425,
+         *       "created": 1796313034,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "in_prod_06h2fxqnjdteq4cjnq4n348t09jt8",
+         *           "id": "in_prod_06h2g0227axckwd928e9csjrvhx3p",
          *           "lines": [
          *             {
-         *               "id": "il_prod_06h2fxqnmah8vfd4ghnngwqx8nrgt",
-         *               "price": "price_prod_06h2fxq8xj7txfmqmxnmd8q9y7rdw",
+         *               "id": "il_prod_06h2g0228q0zqsyp580w774vstypt",
+         *               "price": "price_prod_06h2g01nn1202d6xfq776d0s9a8gt",
          *               "quantity": 1,
          *               "tax_rates": [],
          *               "amount_atom": 2000,
@@ -28730,11 +28896,11 @@ export type components = {
          *           "number": null,
          *           "object": "invoice",
          *           "status": "draft",
-         *           "created": "2026-12-06T15:40:25.177Z",
+         *           "created": "2026-12-06T15:50:34.609Z",
          *           "paid_at": null,
-         *           "updated": "2026-12-06T15:40:25.177Z",
+         *           "updated": "2026-12-06T15:50:34.609Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h2fxqazgr60n5e6p6x3g88rmhja",
+         *           "customer": "cus_prod_06h2g01qjcvsshr6p7fab02b4e7ar",
          *           "discount": null,
          *           "due_date": null,
          *           "livemode": false,
@@ -28743,11 +28909,11 @@ export type components = {
          *           "voided_at": null,
          *           "overdue_at": null,
          *           "pdf_sha256": null,
-         *           "description": "Subscription to Pro (Monthly), 6 Dec 2026 15:40:25 UTC – 6 Jan 2027 15:40:25 UTC",
+         *           "description": "Subscription to Pro (Monthly), 6 Dec 2026 15:50:34 UTC – 6 Jan 2027 15:50:34 UTC",
          *           "invoice_pdf": null,
          *           "total_taxes": [],
          *           "finalized_at": null,
-         *           "subscription": "sub_prod_06h2fxqjwtdhkb492gzxdfjryey5c",
+         *           "subscription": "sub_prod_06h2g01zey5rz3xy6gma3pzghjtmt",
          *           "attempt_count": 0,
          *           "customer_name": null,
          *           "discount_atom": 0,
@@ -28764,7 +28930,7 @@ export type components = {
          *           "total_amount_atom": 2000,
          *           "hosted_invoice_url": null,
          *           "ending_balance_atom": 0,
-         *           "next_payment_attempt": "2026-12-06T15:40:25.177Z",
+         *           "next_payment_attempt": "2026-12-06T15:50:34.609Z",
          *           "starting_balance_atom": 0,
          *           "marked_uncollectible_at": null,
          *           "total_credits_applied_atom": 0,
@@ -28803,22 +28969,22 @@ export type components = {
         /**
          * @description The webhook body of `customer.created`.
          * @example {
-         *       "id": "evt_prod_06h2fxqazykpaw2av3pwatjtn6nq4",
+         *       "id": "evt_prod_06h2g01qjn9rgcax9ysa2zjmd5n8w",
          *       "object": "event",
          *       "type": "customer.created",
          *       "sequence": 1,
-         *       "created": 1795966823,
+         *       "created": 1795967432,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "cus_prod_06h2fxqazgr60n5e6p6x3g88rmhja",
+         *           "id": "cus_prod_06h2g01qjcvsshr6p7fab02b4e7ar",
          *           "name": "Jenny",
          *           "email": "jenny@example.com",
          *           "object": "customer",
          *           "address": null,
-         *           "created": "2026-11-29T15:40:23.164Z",
+         *           "created": "2026-11-29T15:50:32.595Z",
          *           "tax_ids": [],
-         *           "updated": "2026-11-29T15:40:23.164Z",
+         *           "updated": "2026-11-29T15:50:32.595Z",
          *           "balances": {},
          *           "livemode": false,
          *           "metadata": {},
@@ -28901,22 +29067,22 @@ export type components = {
         /**
          * @description The webhook body of `customer.updated`.
          * @example {
-         *       "id": "evt_prod_06h2fxqb49e5j05t61h21qchwf3yt",
+         *       "id": "evt_prod_06h2g01qpm2chvwx3whbzfhf87f6w",
          *       "object": "event",
          *       "type": "customer.updated",
          *       "sequence": 2,
-         *       "created": 1795966823,
+         *       "created": 1795967432,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "cus_prod_06h2fxqazgr60n5e6p6x3g88rmhja",
+         *           "id": "cus_prod_06h2g01qjcvsshr6p7fab02b4e7ar",
          *           "name": "Jenny Rosen",
          *           "email": "jenny@example.com",
          *           "object": "customer",
          *           "address": null,
-         *           "created": "2026-11-29T15:40:23.164Z",
+         *           "created": "2026-11-29T15:50:32.595Z",
          *           "tax_ids": [],
-         *           "updated": "2026-11-29T15:40:23.200Z",
+         *           "updated": "2026-11-29T15:50:32.627Z",
          *           "balances": {},
          *           "livemode": false,
          *           "metadata": {},
@@ -28927,7 +29093,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "name": "Jenny",
-         *           "updated": "2026-11-29T15:40:23.164Z"
+         *           "updated": "2026-11-29T15:50:32.595Z"
          *         }
          *       }
          *     }
@@ -28961,23 +29127,23 @@ export type components = {
         /**
          * @description The webhook body of `customer.deleted`.
          * @example {
-         *       "id": "evt_prod_06h2fxqba692e75ahgh6nwf7efc58",
+         *       "id": "evt_prod_06h2g01qvza7xfgy0ppf2fgdvpn5j",
          *       "object": "event",
          *       "type": "customer.deleted",
          *       "sequence": 2,
-         *       "created": 1795966823,
+         *       "created": 1795967432,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "cus_prod_06h2fxqb7nhpkkqx080knzvcqn3x0",
+         *           "id": "cus_prod_06h2g01qskzqp06dk1ahfrshg7dc4",
          *           "name": null,
          *           "email": "leaving@example.com",
          *           "object": "customer",
          *           "address": null,
-         *           "created": "2026-11-29T15:40:23.229Z",
+         *           "created": "2026-11-29T15:50:32.652Z",
          *           "deleted": true,
          *           "tax_ids": [],
-         *           "updated": "2026-11-29T15:40:23.247Z",
+         *           "updated": "2026-11-29T15:50:32.668Z",
          *           "balances": {},
          *           "livemode": false,
          *           "metadata": {},
@@ -28987,7 +29153,7 @@ export type components = {
          *           "preferred_locale": null
          *         },
          *         "previous_attributes": {
-         *           "updated": "2026-11-29T15:40:23.229Z",
+         *           "updated": "2026-11-29T15:50:32.652Z",
          *           "deleted": null
          *         }
          *       }
@@ -29065,24 +29231,24 @@ export type components = {
         /**
          * @description The webhook body of `customer.discount.created`.
          * @example {
-         *       "id": "evt_prod_06h2fxqbdyzj428f97rrrtx4srjec",
+         *       "id": "evt_prod_06h2g01qy3wzbhw4qfnyp7v27edm8",
          *       "object": "event",
          *       "type": "customer.discount.created",
          *       "sequence": 1,
-         *       "created": 1795966823,
+         *       "created": 1795967432,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "di_prod_06h2fxqbdvp1q5ghn6eq0c9exsvv8",
+         *           "id": "di_prod_06h2g01qxw3g4zd9tnvpxnt8ffegy",
          *           "end": null,
-         *           "start": "2026-11-29T15:40:23.269Z",
+         *           "start": "2026-11-29T15:50:32.685Z",
          *           "coupon": {
-         *             "id": "cpn_prod_06h2fxq9bpnh0z7wqefnprgpkt8ym",
+         *             "id": "cpn_prod_06h2g01p6pgsc1707xb2g83wtx10j",
          *             "name": "Ten percent",
          *             "valid": true,
          *             "object": "coupon",
-         *             "created": "2026-11-29T15:40:22.749Z",
-         *             "updated": "2026-11-29T15:40:23.269Z",
+         *             "created": "2026-11-29T15:50:32.245Z",
+         *             "updated": "2026-11-29T15:50:32.685Z",
          *             "currency": null,
          *             "duration": "forever",
          *             "livemode": false,
@@ -29095,7 +29261,7 @@ export type components = {
          *             "duration_in_months": null
          *           },
          *           "object": "discount",
-         *           "customer": "cus_prod_06h2fxqazgr60n5e6p6x3g88rmhja",
+         *           "customer": "cus_prod_06h2g01qjcvsshr6p7fab02b4e7ar",
          *           "livemode": false
          *         }
          *       }
@@ -29148,24 +29314,24 @@ export type components = {
         /**
          * @description The webhook body of `customer.discount.updated`.
          * @example {
-         *       "id": "evt_prod_06h2fxqbhxrbf00hv1yg48bszcas8",
+         *       "id": "evt_prod_06h2g01r33swjamdr4b45zcmj30tp",
          *       "object": "event",
          *       "type": "customer.discount.updated",
          *       "sequence": 2,
-         *       "created": 1795966823,
+         *       "created": 1795967432,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "di_prod_06h2fxqbdvp1q5ghn6eq0c9exsvv8",
+         *           "id": "di_prod_06h2g01qxw3g4zd9tnvpxnt8ffegy",
          *           "end": null,
-         *           "start": "2026-11-29T15:40:23.305Z",
+         *           "start": "2026-11-29T15:50:32.725Z",
          *           "coupon": {
-         *             "id": "cpn_prod_06h2fxq9f8bwv5n2b8pgrg1x35x2e",
+         *             "id": "cpn_prod_06h2g01p8sqdnwz8eczm874s13pw2",
          *             "name": null,
          *             "valid": true,
          *             "object": "coupon",
-         *             "created": "2026-11-29T15:40:22.777Z",
-         *             "updated": "2026-11-29T15:40:23.305Z",
+         *             "created": "2026-11-29T15:50:32.262Z",
+         *             "updated": "2026-11-29T15:50:32.725Z",
          *             "currency": "usd",
          *             "duration": "once",
          *             "livemode": false,
@@ -29178,18 +29344,18 @@ export type components = {
          *             "duration_in_months": null
          *           },
          *           "object": "discount",
-         *           "customer": "cus_prod_06h2fxqazgr60n5e6p6x3g88rmhja",
+         *           "customer": "cus_prod_06h2g01qjcvsshr6p7fab02b4e7ar",
          *           "livemode": false
          *         },
          *         "previous_attributes": {
-         *           "start": "2026-11-29T15:40:23.269Z",
+         *           "start": "2026-11-29T15:50:32.685Z",
          *           "coupon": {
-         *             "id": "cpn_prod_06h2fxq9bpnh0z7wqefnprgpkt8ym",
+         *             "id": "cpn_prod_06h2g01p6pgsc1707xb2g83wtx10j",
          *             "name": "Ten percent",
          *             "valid": true,
          *             "object": "coupon",
-         *             "created": "2026-11-29T15:40:22.749Z",
-         *             "updated": "2026-11-29T15:40:23.269Z",
+         *             "created": "2026-11-29T15:50:32.245Z",
+         *             "updated": "2026-11-29T15:50:32.685Z",
          *             "currency": null,
          *             "duration": "forever",
          *             "livemode": false,
@@ -29234,24 +29400,24 @@ export type components = {
         /**
          * @description The webhook body of `customer.discount.deleted`.
          * @example {
-         *       "id": "evt_prod_06h2fxqbm4qah0a93357mg52e442p",
+         *       "id": "evt_prod_06h2g01r6qh094g92q3s3kzz1kt1m",
          *       "object": "event",
          *       "type": "customer.discount.deleted",
          *       "sequence": 3,
-         *       "created": 1795966823,
+         *       "created": 1795967432,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "di_prod_06h2fxqbdvp1q5ghn6eq0c9exsvv8",
+         *           "id": "di_prod_06h2g01qxw3g4zd9tnvpxnt8ffegy",
          *           "end": null,
-         *           "start": "2026-11-29T15:40:23.305Z",
+         *           "start": "2026-11-29T15:50:32.725Z",
          *           "coupon": {
-         *             "id": "cpn_prod_06h2fxq9f8bwv5n2b8pgrg1x35x2e",
+         *             "id": "cpn_prod_06h2g01p8sqdnwz8eczm874s13pw2",
          *             "name": null,
          *             "valid": true,
          *             "object": "coupon",
-         *             "created": "2026-11-29T15:40:22.777Z",
-         *             "updated": "2026-11-29T15:40:23.305Z",
+         *             "created": "2026-11-29T15:50:32.262Z",
+         *             "updated": "2026-11-29T15:50:32.725Z",
          *             "currency": "usd",
          *             "duration": "once",
          *             "livemode": false,
@@ -29265,7 +29431,7 @@ export type components = {
          *           },
          *           "object": "discount",
          *           "deleted": true,
-         *           "customer": "cus_prod_06h2fxqazgr60n5e6p6x3g88rmhja",
+         *           "customer": "cus_prod_06h2g01qjcvsshr6p7fab02b4e7ar",
          *           "livemode": false
          *         },
          *         "previous_attributes": {
@@ -29322,20 +29488,20 @@ export type components = {
         /**
          * @description The webhook body of `coupon.created`.
          * @example {
-         *       "id": "evt_prod_06h2fxq9c355h4r6wp6qrfgyhnwqr",
+         *       "id": "evt_prod_06h2g01p6wn728t345ra9wpwmtzpt",
          *       "object": "event",
          *       "type": "coupon.created",
          *       "sequence": 1,
-         *       "created": 1795966822,
+         *       "created": 1795967432,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "cpn_prod_06h2fxq9bpnh0z7wqefnprgpkt8ym",
+         *           "id": "cpn_prod_06h2g01p6pgsc1707xb2g83wtx10j",
          *           "name": null,
          *           "valid": true,
          *           "object": "coupon",
-         *           "created": "2026-11-29T15:40:22.749Z",
-         *           "updated": "2026-11-29T15:40:22.749Z",
+         *           "created": "2026-11-29T15:50:32.245Z",
+         *           "updated": "2026-11-29T15:50:32.245Z",
          *           "currency": null,
          *           "duration": "forever",
          *           "livemode": false,
@@ -29417,20 +29583,20 @@ export type components = {
         /**
          * @description The webhook body of `coupon.updated`.
          * @example {
-         *       "id": "evt_prod_06h2fxq9jfmsbpk7e2v124m7y3dsr",
+         *       "id": "evt_prod_06h2g01pb8qc10xk7x0p7ttm1fc0w",
          *       "object": "event",
          *       "type": "coupon.updated",
          *       "sequence": 2,
-         *       "created": 1795966822,
+         *       "created": 1795967432,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "cpn_prod_06h2fxq9bpnh0z7wqefnprgpkt8ym",
+         *           "id": "cpn_prod_06h2g01p6pgsc1707xb2g83wtx10j",
          *           "name": "Ten percent",
          *           "valid": true,
          *           "object": "coupon",
-         *           "created": "2026-11-29T15:40:22.749Z",
-         *           "updated": "2026-11-29T15:40:22.802Z",
+         *           "created": "2026-11-29T15:50:32.245Z",
+         *           "updated": "2026-11-29T15:50:32.280Z",
          *           "currency": null,
          *           "duration": "forever",
          *           "livemode": false,
@@ -29444,7 +29610,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "name": null,
-         *           "updated": "2026-11-29T15:40:22.749Z"
+         *           "updated": "2026-11-29T15:50:32.245Z"
          *         }
          *       }
          *     }
@@ -29478,21 +29644,21 @@ export type components = {
         /**
          * @description The webhook body of `coupon.deleted`.
          * @example {
-         *       "id": "evt_prod_06h2fxq9qt370fhqbqej1r5ttds0t",
+         *       "id": "evt_prod_06h2g01pgmx8v4hw29yjktwrkmsay",
          *       "object": "event",
          *       "type": "coupon.deleted",
          *       "sequence": 2,
-         *       "created": 1795966822,
+         *       "created": 1795967432,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "cpn_prod_06h2fxq9myjb6vact13nt326td5xa",
+         *           "id": "cpn_prod_06h2g01penpe8qvkzv9ng4g05zefa",
          *           "name": null,
          *           "valid": false,
          *           "object": "coupon",
-         *           "created": "2026-11-29T15:40:22.823Z",
+         *           "created": "2026-11-29T15:50:32.309Z",
          *           "deleted": true,
-         *           "updated": "2026-11-29T15:40:22.844Z",
+         *           "updated": "2026-11-29T15:50:32.324Z",
          *           "currency": null,
          *           "duration": "forever",
          *           "livemode": false,
@@ -29506,7 +29672,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "valid": true,
-         *           "updated": "2026-11-29T15:40:22.823Z",
+         *           "updated": "2026-11-29T15:50:32.309Z",
          *           "deleted": null
          *         }
          *       }
@@ -29580,22 +29746,22 @@ export type components = {
         /**
          * @description The webhook body of `price.created`.
          * @example {
-         *       "id": "evt_prod_06h2fxq8xwph10yx3m4phf4hws6sp",
+         *       "id": "evt_prod_06h2g01nnh6edmr7kr3d8zbat7pr0",
          *       "object": "event",
          *       "type": "price.created",
          *       "sequence": 1,
-         *       "created": 1795966822,
+         *       "created": 1795967432,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "price_prod_06h2fxq8xj7txfmqmxnmd8q9y7rdw",
+         *           "id": "price_prod_06h2g01nn1202d6xfq776d0s9a8gt",
          *           "type": "recurring",
          *           "tiers": null,
          *           "active": true,
          *           "object": "price",
-         *           "created": "2026-11-29T15:40:22.636Z",
-         *           "product": "prod_prod_06h2fxq8p90zxfrbph4y44fbd0km6",
-         *           "updated": "2026-11-29T15:40:22.636Z",
+         *           "created": "2026-11-29T15:50:32.104Z",
+         *           "product": "prod_prod_06h2g01nd9s0x467cjpba8ef0bmgg",
+         *           "updated": "2026-11-29T15:50:32.104Z",
          *           "currency": "usd",
          *           "livemode": false,
          *           "metadata": {},
@@ -29689,22 +29855,22 @@ export type components = {
         /**
          * @description The webhook body of `price.updated`.
          * @example {
-         *       "id": "evt_prod_06h2fxq92zjep7xy5e1d6jzyhbpq0",
+         *       "id": "evt_prod_06h2g01nx0ymdefcym9fxnfvw46qt",
          *       "object": "event",
          *       "type": "price.updated",
          *       "sequence": 2,
-         *       "created": 1795966822,
+         *       "created": 1795967432,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "price_prod_06h2fxq8xj7txfmqmxnmd8q9y7rdw",
+         *           "id": "price_prod_06h2g01nn1202d6xfq776d0s9a8gt",
          *           "type": "recurring",
          *           "tiers": null,
          *           "active": true,
          *           "object": "price",
-         *           "created": "2026-11-29T15:40:22.636Z",
-         *           "product": "prod_prod_06h2fxq8p90zxfrbph4y44fbd0km6",
-         *           "updated": "2026-11-29T15:40:22.677Z",
+         *           "created": "2026-11-29T15:50:32.104Z",
+         *           "product": "prod_prod_06h2g01nd9s0x467cjpba8ef0bmgg",
+         *           "updated": "2026-11-29T15:50:32.166Z",
          *           "currency": "usd",
          *           "livemode": false,
          *           "metadata": {},
@@ -29720,7 +29886,7 @@ export type components = {
          *           "unit_amount_atom": 2000
          *         },
          *         "previous_attributes": {
-         *           "updated": "2026-11-29T15:40:22.636Z",
+         *           "updated": "2026-11-29T15:50:32.104Z",
          *           "nickname": null
          *         }
          *       }
@@ -29755,23 +29921,23 @@ export type components = {
         /**
          * @description The webhook body of `price.deleted`.
          * @example {
-         *       "id": "evt_prod_06h2fxq97ybz7wss6vz0b2848fsb2",
+         *       "id": "evt_prod_06h2g01p2cg2djvcdpj097e51104m",
          *       "object": "event",
          *       "type": "price.deleted",
          *       "sequence": 2,
-         *       "created": 1795966822,
+         *       "created": 1795967432,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "price_prod_06h2fxq95r1xrcqdwfthksgvrta9c",
+         *           "id": "price_prod_06h2g01nzpkc7mx5etfqvasb6r1ng",
          *           "type": "one_time",
          *           "tiers": null,
          *           "active": true,
          *           "object": "price",
-         *           "created": "2026-11-29T15:40:22.702Z",
+         *           "created": "2026-11-29T15:50:32.189Z",
          *           "deleted": true,
-         *           "product": "prod_prod_06h2fxq8vbh05qrj19edxr9fjd130",
-         *           "updated": "2026-11-29T15:40:22.716Z",
+         *           "product": "prod_prod_06h2g01nhrh8kr0fqcdhbqxrs2aqg",
+         *           "updated": "2026-11-29T15:50:32.209Z",
          *           "currency": "usd",
          *           "livemode": false,
          *           "metadata": {},
@@ -29782,7 +29948,7 @@ export type components = {
          *           "unit_amount_atom": 100
          *         },
          *         "previous_attributes": {
-         *           "updated": "2026-11-29T15:40:22.702Z",
+         *           "updated": "2026-11-29T15:50:32.189Z",
          *           "deleted": null
          *         }
          *       }
@@ -29865,20 +30031,20 @@ export type components = {
         /**
          * @description The webhook body of `product.created`.
          * @example {
-         *       "id": "evt_prod_06h2fxq8pp3cjszszyr6ms94vgz22",
+         *       "id": "evt_prod_06h2g01ndkpmfj2dj4hsx4r1k5td8",
          *       "object": "event",
          *       "type": "product.created",
          *       "sequence": 1,
-         *       "created": 1795966822,
+         *       "created": 1795967432,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "prod_prod_06h2fxq8p90zxfrbph4y44fbd0km6",
+         *           "id": "prod_prod_06h2g01nd9s0x467cjpba8ef0bmgg",
          *           "name": "Pro",
          *           "active": true,
          *           "object": "product",
-         *           "created": "2026-11-29T15:40:22.578Z",
-         *           "updated": "2026-11-29T15:40:22.578Z",
+         *           "created": "2026-11-29T15:50:32.042Z",
+         *           "updated": "2026-11-29T15:50:32.042Z",
          *           "livemode": false,
          *           "metadata": {},
          *           "description": null
@@ -29939,26 +30105,26 @@ export type components = {
         /**
          * @description The webhook body of `product.updated`.
          * @example {
-         *       "id": "evt_prod_06h2fxq8s4pn1z82w0h7snkj99rpm",
+         *       "id": "evt_prod_06h2g01nftgsab997y1pyczrmcmd0",
          *       "object": "event",
          *       "type": "product.updated",
          *       "sequence": 2,
-         *       "created": 1795966822,
+         *       "created": 1795967432,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "prod_prod_06h2fxq8p90zxfrbph4y44fbd0km6",
+         *           "id": "prod_prod_06h2g01nd9s0x467cjpba8ef0bmgg",
          *           "name": "Pro",
          *           "active": true,
          *           "object": "product",
-         *           "created": "2026-11-29T15:40:22.578Z",
-         *           "updated": "2026-11-29T15:40:22.600Z",
+         *           "created": "2026-11-29T15:50:32.042Z",
+         *           "updated": "2026-11-29T15:50:32.059Z",
          *           "livemode": false,
          *           "metadata": {},
          *           "description": "The pro plan"
          *         },
          *         "previous_attributes": {
-         *           "updated": "2026-11-29T15:40:22.578Z",
+         *           "updated": "2026-11-29T15:50:32.042Z",
          *           "description": null
          *         }
          *       }
@@ -29993,27 +30159,27 @@ export type components = {
         /**
          * @description The webhook body of `product.deleted`.
          * @example {
-         *       "id": "evt_prod_06h2fxq99ztvxmde65zth5s7t8yg2",
+         *       "id": "evt_prod_06h2g01p4qn11na3rgqnbh3ndrtz2",
          *       "object": "event",
          *       "type": "product.deleted",
          *       "sequence": 2,
-         *       "created": 1795966822,
+         *       "created": 1795967432,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "prod_prod_06h2fxq8vbh05qrj19edxr9fjd130",
+         *           "id": "prod_prod_06h2g01nhrh8kr0fqcdhbqxrs2aqg",
          *           "name": "Spare",
          *           "active": true,
          *           "object": "product",
-         *           "created": "2026-11-29T15:40:22.618Z",
+         *           "created": "2026-11-29T15:50:32.078Z",
          *           "deleted": true,
-         *           "updated": "2026-11-29T15:40:22.733Z",
+         *           "updated": "2026-11-29T15:50:32.228Z",
          *           "livemode": false,
          *           "metadata": {},
          *           "description": null
          *         },
          *         "previous_attributes": {
-         *           "updated": "2026-11-29T15:40:22.618Z",
+         *           "updated": "2026-11-29T15:50:32.078Z",
          *           "deleted": null
          *         }
          *       }
@@ -30073,21 +30239,21 @@ export type components = {
         /**
          * @description The webhook body of `refund.created`.
          * @example {
-         *       "id": "evt_prod_06h2fxqdafzcb9mqagt9hqrz2xknr",
+         *       "id": "evt_prod_06h2g01sj66we6bd2pqjk5agzh09c",
          *       "object": "event",
          *       "type": "refund.created",
          *       "sequence": 1,
-         *       "created": 1795966823,
+         *       "created": 1795967433,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "re_prod_06h2fxqda0qnqr4s35yq3j29tgddg",
+         *           "id": "re_prod_06h2g01shyjx2pfgk32gxw69t818a",
          *           "object": "refund",
          *           "reason": null,
          *           "status": "pending",
-         *           "created": "2026-11-29T15:40:23.760Z",
-         *           "payment": "py_prod_06h2fxqcc5cr04wrk52svhk1nsbgg",
-         *           "updated": "2026-11-29T15:40:23.760Z",
+         *           "created": "2026-11-29T15:50:33.103Z",
+         *           "payment": "py_prod_06h2g01rs05zcyx94tfhrdyhdt6sr",
+         *           "updated": "2026-11-29T15:50:33.103Z",
          *           "currency": "usd",
          *           "livemode": false,
          *           "metadata": {},
@@ -30154,21 +30320,21 @@ export type components = {
         /**
          * @description The webhook body of `refund.updated`.
          * @example {
-         *       "id": "evt_prod_06h2fxqdatv5xbrw8pne15xrbv3ky",
+         *       "id": "evt_prod_06h2g01sjdp36y3kcv073ck20s8s2",
          *       "object": "event",
          *       "type": "refund.updated",
          *       "sequence": 2,
-         *       "created": 1795966823,
+         *       "created": 1795967433,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "re_prod_06h2fxqda0qnqr4s35yq3j29tgddg",
+         *           "id": "re_prod_06h2g01shyjx2pfgk32gxw69t818a",
          *           "object": "refund",
          *           "reason": null,
          *           "status": "succeeded",
-         *           "created": "2026-11-29T15:40:23.760Z",
-         *           "payment": "py_prod_06h2fxqcc5cr04wrk52svhk1nsbgg",
-         *           "updated": "2026-11-29T15:40:23.765Z",
+         *           "created": "2026-11-29T15:50:33.103Z",
+         *           "payment": "py_prod_06h2g01rs05zcyx94tfhrdyhdt6sr",
+         *           "updated": "2026-11-29T15:50:33.107Z",
          *           "currency": "usd",
          *           "livemode": false,
          *           "metadata": {},
@@ -30177,7 +30343,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "status": "pending",
-         *           "updated": "2026-11-29T15:40:23.760Z"
+         *           "updated": "2026-11-29T15:50:33.103Z"
          *         }
          *       }
          *     }
@@ -30211,21 +30377,21 @@ export type components = {
         /**
          * @description The webhook body of `refund.failed`.
          * @example {
-         *       "id": "evt_prod_06h2fxqdfax1c78ayrsaq20fa3bme",
+         *       "id": "evt_prod_06h2g01st0a8dytsp6bsw8mkxsr06",
          *       "object": "event",
          *       "type": "refund.failed",
          *       "sequence": 2,
-         *       "created": 1795966823,
+         *       "created": 1795967433,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "re_prod_06h2fxqdepn5fwtbqywsey3pbskdg",
+         *           "id": "re_prod_06h2g01ss2b0qe7ryjycg2kvkknby",
          *           "object": "refund",
          *           "reason": null,
          *           "status": "failed",
-         *           "created": "2026-11-29T15:40:23.797Z",
-         *           "payment": "py_prod_06h2fxqd4xk10jvep92dm9b7gtdgr",
-         *           "updated": "2026-11-29T15:40:23.801Z",
+         *           "created": "2026-11-29T15:50:33.160Z",
+         *           "payment": "py_prod_06h2g01sdqxpw17wnjn0hmtpmnvqt",
+         *           "updated": "2026-11-29T15:50:33.166Z",
          *           "currency": "usd",
          *           "livemode": false,
          *           "metadata": {},
@@ -30234,7 +30400,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "status": "pending",
-         *           "updated": "2026-11-29T15:40:23.797Z",
+         *           "updated": "2026-11-29T15:50:33.160Z",
          *           "failure_reason": null
          *         }
          *       }
@@ -30269,21 +30435,21 @@ export type components = {
         /**
          * @description The webhook body of `api_token.created`.
          * @example {
-         *       "id": "evt_prod_06h2fxq00jrq1kt0nmhrx1ntsytkp",
+         *       "id": "evt_prod_06h2g01aay7dxknwn37sv4jxcbdty",
          *       "object": "event",
          *       "type": "api_token.created",
          *       "sequence": 1,
-         *       "created": 1795966820,
+         *       "created": 1795967429,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "key_prod_06h2fxpzz5qtqg4qbt17kah6myejc",
+         *           "id": "key_prod_06h2g01a8y4kejnpkqm5nbzee8p34",
          *           "kind": "secret",
          *           "name": "catalogue",
          *           "object": "api_token",
          *           "status": "active",
-         *           "created": "2026-11-29T15:40:20.345Z",
-         *           "display": "st_prod_…6szr",
+         *           "created": "2026-11-29T15:50:29.186Z",
+         *           "display": "st_prod_…8e8t",
          *           "expires_at": null,
          *           "revoked_at": null,
          *           "allowed_ips": null,
@@ -30355,23 +30521,23 @@ export type components = {
         /**
          * @description The webhook body of `api_token.revoked`.
          * @example {
-         *       "id": "evt_prod_06h2fxq1jzkegsp3e3639nn3s4n24",
+         *       "id": "evt_prod_06h2g01cjvm2913dms8hx42pacqd8",
          *       "object": "event",
          *       "type": "api_token.revoked",
          *       "sequence": 3,
-         *       "created": 1795966820,
+         *       "created": 1795967429,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "key_prod_06h2fxq143m88f5tgkgd1ay5eqc7g",
+         *           "id": "key_prod_06h2g01c1znvmc24ttvprsxwp31tc",
          *           "kind": "publishable",
          *           "name": "spare",
          *           "object": "api_token",
          *           "status": "revoked",
-         *           "created": "2026-11-29T15:40:20.640Z",
-         *           "display": "pt_prod_…548k",
+         *           "created": "2026-11-29T15:50:29.641Z",
+         *           "display": "pt_prod_…2mnw",
          *           "expires_at": null,
-         *           "revoked_at": "2026-11-29T15:40:20.757Z",
+         *           "revoked_at": "2026-11-29T15:50:29.781Z",
          *           "allowed_ips": null,
          *           "description": null,
          *           "permissions": null,
@@ -30415,23 +30581,23 @@ export type components = {
         /**
          * @description The webhook body of `webhook_endpoint.created`.
          * @example {
-         *       "id": "evt_prod_06h2fxq1qspdck6xcvdgrgb1x133e",
+         *       "id": "evt_prod_06h2g01crtt0amma8v6dd4mkab4sr",
          *       "object": "event",
          *       "type": "webhook_endpoint.created",
          *       "sequence": 1,
-         *       "created": 1795966820,
+         *       "created": 1795967429,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "whe_prod_06h2fxq1qaw4t9w5f25z7rsk7nwtt",
+         *           "id": "whe_prod_06h2g01cr92hccjkn64d3ng8n74j0",
          *           "url": "https://example.com/audit",
          *           "events": [
          *             "customer.created"
          *           ],
          *           "object": "webhook_endpoint",
-         *           "created": "2026-11-29T15:40:20.793Z",
+         *           "created": "2026-11-29T15:50:29.825Z",
          *           "enabled": true,
-         *           "updated": "2026-11-29T15:40:20.793Z",
+         *           "updated": "2026-11-29T15:50:29.825Z",
          *           "livemode": false,
          *           "description": null,
          *           "disabled_at": null,
@@ -30507,23 +30673,23 @@ export type components = {
         /**
          * @description The webhook body of `webhook_endpoint.updated`.
          * @example {
-         *       "id": "evt_prod_06h2fxq1vzmsnbwnmk2vbp088eytc",
+         *       "id": "evt_prod_06h2g01cxfhawnfnswzqkdwfte1vp",
          *       "object": "event",
          *       "type": "webhook_endpoint.updated",
          *       "sequence": 2,
-         *       "created": 1795966820,
+         *       "created": 1795967429,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "whe_prod_06h2fxq1qaw4t9w5f25z7rsk7nwtt",
+         *           "id": "whe_prod_06h2g01cr92hccjkn64d3ng8n74j0",
          *           "url": "https://example.com/audit",
          *           "events": [
          *             "customer.created"
          *           ],
          *           "object": "webhook_endpoint",
-         *           "created": "2026-11-29T15:40:20.793Z",
+         *           "created": "2026-11-29T15:50:29.825Z",
          *           "enabled": true,
-         *           "updated": "2026-11-29T15:40:20.828Z",
+         *           "updated": "2026-11-29T15:50:29.865Z",
          *           "livemode": false,
          *           "description": "Audit",
          *           "disabled_at": null,
@@ -30533,7 +30699,7 @@ export type components = {
          *           "previous_secret_expires_at": null
          *         },
          *         "previous_attributes": {
-         *           "updated": "2026-11-29T15:40:20.793Z",
+         *           "updated": "2026-11-29T15:50:29.825Z",
          *           "description": null
          *         }
          *       }
@@ -30568,35 +30734,35 @@ export type components = {
         /**
          * @description The webhook body of `webhook_endpoint.deleted`.
          * @example {
-         *       "id": "evt_prod_06h2fxq2bp24wrfxsp78a2y7b93ne",
+         *       "id": "evt_prod_06h2g01dgt9fmnpw7jdafgfgqswsw",
          *       "object": "event",
          *       "type": "webhook_endpoint.deleted",
          *       "sequence": 6,
-         *       "created": 1795966820,
+         *       "created": 1795967430,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "whe_prod_06h2fxq1qaw4t9w5f25z7rsk7nwtt",
+         *           "id": "whe_prod_06h2g01cr92hccjkn64d3ng8n74j0",
          *           "url": "https://example.com/audit",
          *           "events": [
          *             "customer.created"
          *           ],
          *           "object": "webhook_endpoint",
-         *           "created": "2026-11-29T15:40:20.793Z",
+         *           "created": "2026-11-29T15:50:29.825Z",
          *           "deleted": true,
          *           "enabled": false,
-         *           "updated": "2026-11-29T15:40:20.954Z",
+         *           "updated": "2026-11-29T15:50:30.019Z",
          *           "livemode": false,
          *           "description": "Audit",
          *           "disabled_at": null,
          *           "failing_since": null,
          *           "disabled_reason": null,
          *           "max_deliveries_per_second": null,
-         *           "previous_secret_expires_at": "2026-11-30T15:40:20.905Z"
+         *           "previous_secret_expires_at": "2026-11-30T15:50:29.972Z"
          *         },
          *         "previous_attributes": {
          *           "enabled": true,
-         *           "updated": "2026-11-29T15:40:20.905Z",
+         *           "updated": "2026-11-29T15:50:29.972Z",
          *           "deleted": null
          *         }
          *       }
@@ -30667,23 +30833,23 @@ export type components = {
         /**
          * @description The webhook body of `webhook_endpoint.disabled`.
          * @example {
-         *       "id": "evt_prod_06h2fxq1zsz40m3wn4yd7e4t6ax0t",
+         *       "id": "evt_prod_06h2g01d3fhec9wq8j43xk4bxr80t",
          *       "object": "event",
          *       "type": "webhook_endpoint.disabled",
          *       "sequence": 3,
-         *       "created": 1795966820,
+         *       "created": 1795967429,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "whe_prod_06h2fxq1qaw4t9w5f25z7rsk7nwtt",
+         *           "id": "whe_prod_06h2g01cr92hccjkn64d3ng8n74j0",
          *           "url": "https://example.com/audit",
          *           "events": [
          *             "customer.created"
          *           ],
          *           "object": "webhook_endpoint",
-         *           "created": "2026-11-29T15:40:20.793Z",
+         *           "created": "2026-11-29T15:50:29.825Z",
          *           "enabled": false,
-         *           "updated": "2026-11-29T15:40:20.857Z",
+         *           "updated": "2026-11-29T15:50:29.911Z",
          *           "livemode": false,
          *           "description": "Audit",
          *           "disabled_at": null,
@@ -30694,7 +30860,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "enabled": true,
-         *           "updated": "2026-11-29T15:40:20.828Z"
+         *           "updated": "2026-11-29T15:50:29.865Z"
          *         }
          *       }
          *     }
@@ -30728,23 +30894,23 @@ export type components = {
         /**
          * @description The webhook body of `webhook_endpoint.enabled`.
          * @example {
-         *       "id": "evt_prod_06h2fxq22rvseq3f8cswjmmjcpg8y",
+         *       "id": "evt_prod_06h2g01d7taj59dz0s60tjp0j5fkr",
          *       "object": "event",
          *       "type": "webhook_endpoint.enabled",
          *       "sequence": 4,
-         *       "created": 1795966820,
+         *       "created": 1795967429,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "whe_prod_06h2fxq1qaw4t9w5f25z7rsk7nwtt",
+         *           "id": "whe_prod_06h2g01cr92hccjkn64d3ng8n74j0",
          *           "url": "https://example.com/audit",
          *           "events": [
          *             "customer.created"
          *           ],
          *           "object": "webhook_endpoint",
-         *           "created": "2026-11-29T15:40:20.793Z",
+         *           "created": "2026-11-29T15:50:29.825Z",
          *           "enabled": true,
-         *           "updated": "2026-11-29T15:40:20.883Z",
+         *           "updated": "2026-11-29T15:50:29.947Z",
          *           "livemode": false,
          *           "description": "Audit",
          *           "disabled_at": null,
@@ -30755,7 +30921,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "enabled": false,
-         *           "updated": "2026-11-29T15:40:20.857Z"
+         *           "updated": "2026-11-29T15:50:29.911Z"
          *         }
          *       }
          *     }
@@ -30789,33 +30955,33 @@ export type components = {
         /**
          * @description The webhook body of `webhook_endpoint.secret_rotated`.
          * @example {
-         *       "id": "evt_prod_06h2fxq26ejn1sapyxxy89yzqwxsp",
+         *       "id": "evt_prod_06h2g01dbnr1hgtq04kah1e8n6frc",
          *       "object": "event",
          *       "type": "webhook_endpoint.secret_rotated",
          *       "sequence": 5,
-         *       "created": 1795966820,
+         *       "created": 1795967429,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "whe_prod_06h2fxq1qaw4t9w5f25z7rsk7nwtt",
+         *           "id": "whe_prod_06h2g01cr92hccjkn64d3ng8n74j0",
          *           "url": "https://example.com/audit",
          *           "events": [
          *             "customer.created"
          *           ],
          *           "object": "webhook_endpoint",
-         *           "created": "2026-11-29T15:40:20.793Z",
+         *           "created": "2026-11-29T15:50:29.825Z",
          *           "enabled": true,
-         *           "updated": "2026-11-29T15:40:20.905Z",
+         *           "updated": "2026-11-29T15:50:29.972Z",
          *           "livemode": false,
          *           "description": "Audit",
          *           "disabled_at": null,
          *           "failing_since": null,
          *           "disabled_reason": null,
          *           "max_deliveries_per_second": null,
-         *           "previous_secret_expires_at": "2026-11-30T15:40:20.905Z"
+         *           "previous_secret_expires_at": "2026-11-30T15:50:29.972Z"
          *         },
          *         "previous_attributes": {
-         *           "updated": "2026-11-29T15:40:20.883Z",
+         *           "updated": "2026-11-29T15:50:29.947Z",
          *           "previous_secret_expires_at": null
          *         }
          *       }
@@ -30850,18 +31016,18 @@ export type components = {
         /**
          * @description The webhook body of `user.signed_in`.
          * @example {
-         *       "id": "evt_prod_06h2fxpzsfxejq9r24t362cfgz590",
+         *       "id": "evt_prod_06h2g019t94kfs341jfd31yrj4qwg",
          *       "object": "event",
          *       "type": "user.signed_in",
          *       "sequence": 1,
-         *       "created": 1795966820,
+         *       "created": 1795967429,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "user_prod_06h2fxpynczn2m80gzh8szvr151jm",
+         *           "id": "user_prod_06h2g01841nw614b0a6gf13ktpv1c",
          *           "name": "Test User",
          *           "role": "owner",
-         *           "email": "user-1bcbde800c@example.com",
+         *           "email": "user-a53404d109@example.com",
          *           "object": "user"
          *         }
          *       }
@@ -30907,18 +31073,18 @@ export type components = {
         /**
          * @description The webhook body of `user.sign_in_failed`.
          * @example {
-         *       "id": "evt_prod_06h2fxq4jan8jvvmn0x713p51tv1p",
+         *       "id": "evt_prod_06h2g01g238vc41fx6e4tf57r4cw0",
          *       "object": "event",
          *       "type": "user.sign_in_failed",
          *       "sequence": 2,
-         *       "created": 1795966821,
+         *       "created": 1795967430,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "user_prod_06h2fxpynczn2m80gzh8szvr151jm",
+         *           "id": "user_prod_06h2g01841nw614b0a6gf13ktpv1c",
          *           "name": "Test User",
          *           "role": "owner",
-         *           "email": "user-1bcbde800c@example.com",
+         *           "email": "user-a53404d109@example.com",
          *           "object": "user"
          *         }
          *       }
@@ -30953,18 +31119,18 @@ export type components = {
         /**
          * @description The webhook body of `user.signed_out`.
          * @example {
-         *       "id": "evt_prod_06h2fxq633qk841tpntzxgmrhda5p",
+         *       "id": "evt_prod_06h2g01j4v787dfjtg4tmc8qwek9a",
          *       "object": "event",
          *       "type": "user.signed_out",
          *       "sequence": 4,
-         *       "created": 1795966821,
+         *       "created": 1795967431,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "user_prod_06h2fxpynczn2m80gzh8szvr151jm",
+         *           "id": "user_prod_06h2g01841nw614b0a6gf13ktpv1c",
          *           "name": "Test User",
          *           "role": "owner",
-         *           "email": "user-1bcbde800c@example.com",
+         *           "email": "user-a53404d109@example.com",
          *           "object": "user"
          *         }
          *       }
@@ -30999,18 +31165,18 @@ export type components = {
         /**
          * @description The webhook body of `user.password_changed`.
          * @example {
-         *       "id": "evt_prod_06h2fxq5dnak8b3tm4x1ef546747j",
+         *       "id": "evt_prod_06h2g01h0tyajggbkyycazhpjrcfj",
          *       "object": "event",
          *       "type": "user.password_changed",
          *       "sequence": 3,
-         *       "created": 1795966821,
+         *       "created": 1795967430,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "user_prod_06h2fxpynczn2m80gzh8szvr151jm",
+         *           "id": "user_prod_06h2g01841nw614b0a6gf13ktpv1c",
          *           "name": "Test User",
          *           "role": "owner",
-         *           "email": "user-1bcbde800c@example.com",
+         *           "email": "user-a53404d109@example.com",
          *           "object": "user"
          *         }
          *       }
@@ -31045,15 +31211,15 @@ export type components = {
         /**
          * @description The webhook body of `account.settings_updated`.
          * @example {
-         *       "id": "evt_prod_06h2fxq8eas5afhgbwp82204xpjwp",
+         *       "id": "evt_prod_06h2g01n4jsht1nktx6gk60dp3n6y",
          *       "object": "event",
          *       "type": "account.settings_updated",
          *       "sequence": 3,
-         *       "created": 1795966822,
+         *       "created": 1795967431,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "acc_prod_06h2fxpymd0q5crxtga5ytwd3k764",
+         *           "id": "acc_prod_06h2g0183cjnz7vyvp7z72283awrp",
          *           "object": "account_settings",
          *           "tax_id": null,
          *           "address": {
@@ -31146,20 +31312,20 @@ export type components = {
         /**
          * @description The webhook body of `tax_rate.created`.
          * @example {
-         *       "id": "evt_prod_06h2fxq8hh97jkaw0aj870v3a8yv4",
+         *       "id": "evt_prod_06h2g01n8pwkm0xe50phb3gwm7c4j",
          *       "object": "event",
          *       "type": "tax_rate.created",
          *       "sequence": 1,
-         *       "created": 1795966822,
+         *       "created": 1795967432,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "txr_prod_06h2fxq8h6pzy1fcnaf5eb36e2xsp",
+         *           "id": "txr_prod_06h2g01n8cer40znrar7xtqgn22dg",
          *           "active": true,
          *           "object": "tax_rate",
          *           "country": "DE",
-         *           "created": "2026-11-29T15:40:22.537Z",
-         *           "updated": "2026-11-29T15:40:22.537Z",
+         *           "created": "2026-11-29T15:50:32.003Z",
+         *           "updated": "2026-11-29T15:50:32.003Z",
          *           "livemode": false,
          *           "metadata": {},
          *           "inclusive": false,
@@ -31228,20 +31394,20 @@ export type components = {
         /**
          * @description The webhook body of `tax_rate.updated`.
          * @example {
-         *       "id": "evt_prod_06h2fxq8m02rv5zffkefafp42sb36",
+         *       "id": "evt_prod_06h2g01nb6t3qk97qyrjcd69xcbnw",
          *       "object": "event",
          *       "type": "tax_rate.updated",
          *       "sequence": 2,
-         *       "created": 1795966822,
+         *       "created": 1795967432,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "txr_prod_06h2fxq8h6pzy1fcnaf5eb36e2xsp",
+         *           "id": "txr_prod_06h2g01n8cer40znrar7xtqgn22dg",
          *           "active": false,
          *           "object": "tax_rate",
          *           "country": "DE",
-         *           "created": "2026-11-29T15:40:22.537Z",
-         *           "updated": "2026-11-29T15:40:22.559Z",
+         *           "created": "2026-11-29T15:50:32.003Z",
+         *           "updated": "2026-11-29T15:50:32.024Z",
          *           "livemode": false,
          *           "metadata": {},
          *           "inclusive": false,
@@ -31252,7 +31418,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "active": true,
-         *           "updated": "2026-11-29T15:40:22.537Z"
+         *           "updated": "2026-11-29T15:50:32.003Z"
          *         }
          *       }
          *     }
@@ -31286,19 +31452,19 @@ export type components = {
         /**
          * @description The webhook body of `meter.created`.
          * @example {
-         *       "id": "evt_prod_06h2fxqaphsqetby7vnef3337384r",
+         *       "id": "evt_prod_06h2g01q2ehjcct4zt76ff0p0erep",
          *       "object": "event",
          *       "type": "meter.created",
          *       "sequence": 1,
-         *       "created": 1795966823,
+         *       "created": 1795967432,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "mtr_prod_06h2fxqapaq4d58f235qhfb73hgd2",
+         *           "id": "mtr_prod_06h2g01q1tqdsw3vwe17k016jpc1e",
          *           "object": "meter",
          *           "status": "active",
-         *           "created": "2026-11-29T15:40:23.090Z",
-         *           "updated": "2026-11-29T15:40:23.090Z",
+         *           "created": "2026-11-29T15:50:32.462Z",
+         *           "updated": "2026-11-29T15:50:32.462Z",
          *           "livemode": false,
          *           "value_key": "value",
          *           "event_name": "api_request",
@@ -31368,19 +31534,19 @@ export type components = {
         /**
          * @description The webhook body of `meter.updated`.
          * @example {
-         *       "id": "evt_prod_06h2fxqarrg0nq7tt89zz8z5p48d0",
+         *       "id": "evt_prod_06h2g01q8zkz9pvcatdey47fdsyf2",
          *       "object": "event",
          *       "type": "meter.updated",
          *       "sequence": 2,
-         *       "created": 1795966823,
+         *       "created": 1795967432,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "mtr_prod_06h2fxqapaq4d58f235qhfb73hgd2",
+         *           "id": "mtr_prod_06h2g01q1tqdsw3vwe17k016jpc1e",
          *           "object": "meter",
          *           "status": "active",
-         *           "created": "2026-11-29T15:40:23.090Z",
-         *           "updated": "2026-11-29T15:40:23.109Z",
+         *           "created": "2026-11-29T15:50:32.462Z",
+         *           "updated": "2026-11-29T15:50:32.516Z",
          *           "livemode": false,
          *           "value_key": "value",
          *           "event_name": "api_request",
@@ -31388,7 +31554,7 @@ export type components = {
          *           "display_name": "Requests"
          *         },
          *         "previous_attributes": {
-         *           "updated": "2026-11-29T15:40:23.090Z",
+         *           "updated": "2026-11-29T15:50:32.462Z",
          *           "display_name": "API requests"
          *         }
          *       }
@@ -31423,19 +31589,19 @@ export type components = {
         /**
          * @description The webhook body of `meter.deactivated`.
          * @example {
-         *       "id": "evt_prod_06h2fxqav2ehqr57jt5d32crmp0vc",
+         *       "id": "evt_prod_06h2g01qdxjw55t7kcktv19q4w0w0",
          *       "object": "event",
          *       "type": "meter.deactivated",
          *       "sequence": 3,
-         *       "created": 1795966823,
+         *       "created": 1795967432,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "mtr_prod_06h2fxqapaq4d58f235qhfb73hgd2",
+         *           "id": "mtr_prod_06h2g01q1tqdsw3vwe17k016jpc1e",
          *           "object": "meter",
          *           "status": "inactive",
-         *           "created": "2026-11-29T15:40:23.090Z",
-         *           "updated": "2026-11-29T15:40:23.126Z",
+         *           "created": "2026-11-29T15:50:32.462Z",
+         *           "updated": "2026-11-29T15:50:32.553Z",
          *           "livemode": false,
          *           "value_key": "value",
          *           "event_name": "api_request",
@@ -31444,7 +31610,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "status": "active",
-         *           "updated": "2026-11-29T15:40:23.109Z"
+         *           "updated": "2026-11-29T15:50:32.516Z"
          *         }
          *       }
          *     }
@@ -31478,19 +31644,19 @@ export type components = {
         /**
          * @description The webhook body of `meter.reactivated`.
          * @example {
-         *       "id": "evt_prod_06h2fxqaxj6yjy9ngctthksw9y42a",
+         *       "id": "evt_prod_06h2g01qgn3frc3ck58b0eesjwr1m",
          *       "object": "event",
          *       "type": "meter.reactivated",
          *       "sequence": 4,
-         *       "created": 1795966823,
+         *       "created": 1795967432,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "mtr_prod_06h2fxqapaq4d58f235qhfb73hgd2",
+         *           "id": "mtr_prod_06h2g01q1tqdsw3vwe17k016jpc1e",
          *           "object": "meter",
          *           "status": "active",
-         *           "created": "2026-11-29T15:40:23.090Z",
-         *           "updated": "2026-11-29T15:40:23.147Z",
+         *           "created": "2026-11-29T15:50:32.462Z",
+         *           "updated": "2026-11-29T15:50:32.581Z",
          *           "livemode": false,
          *           "value_key": "value",
          *           "event_name": "api_request",
@@ -31499,7 +31665,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "status": "inactive",
-         *           "updated": "2026-11-29T15:40:23.126Z"
+         *           "updated": "2026-11-29T15:50:32.553Z"
          *         }
          *       }
          *     }
@@ -31533,19 +31699,19 @@ export type components = {
         /**
          * @description The webhook body of `feature.created`.
          * @example {
-         *       "id": "evt_prod_06h2fxq9t7f8q3pyapk27z73etakr",
+         *       "id": "evt_prod_06h2g01pkjtzzngmher9qnj75wya6",
          *       "object": "event",
          *       "type": "feature.created",
          *       "sequence": 1,
-         *       "created": 1795966822,
+         *       "created": 1795967432,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "feat_prod_06h2fxq9szk1f233f41x42dnbkavt",
+         *           "id": "feat_prod_06h2g01pkb97gxe6syzrp239dm2z0",
          *           "name": "Reports",
          *           "object": "feature",
-         *           "created": "2026-11-29T15:40:22.863Z",
-         *           "updated": "2026-11-29T15:40:22.863Z",
+         *           "created": "2026-11-29T15:50:32.346Z",
+         *           "updated": "2026-11-29T15:50:32.346Z",
          *           "livemode": false,
          *           "metadata": {},
          *           "lookup_key": "reports"
@@ -31605,28 +31771,28 @@ export type components = {
         /**
          * @description The webhook body of `product_feature.attached`.
          * @example {
-         *       "id": "evt_prod_06h2fxq9wv67kadf2rsryt5tk593c",
+         *       "id": "evt_prod_06h2g01pnw368z82pps3ksp0aan30",
          *       "object": "event",
          *       "type": "product_feature.attached",
          *       "sequence": 1,
-         *       "created": 1795966822,
+         *       "created": 1795967432,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "prodft_prod_06h2fxq9wn2xecdw580k6eyxce044",
+         *           "id": "prodft_prod_06h2g01pnt2er0wqejjbcm6rsnn0g",
          *           "object": "product_feature",
-         *           "created": "2026-11-29T15:40:22.885Z",
+         *           "created": "2026-11-29T15:50:32.366Z",
          *           "feature": {
-         *             "id": "feat_prod_06h2fxq9szk1f233f41x42dnbkavt",
+         *             "id": "feat_prod_06h2g01pkb97gxe6syzrp239dm2z0",
          *             "name": "Reports",
          *             "object": "feature",
-         *             "created": "2026-11-29T15:40:22.863Z",
-         *             "updated": "2026-11-29T15:40:22.863Z",
+         *             "created": "2026-11-29T15:50:32.346Z",
+         *             "updated": "2026-11-29T15:50:32.346Z",
          *             "livemode": false,
          *             "metadata": {},
          *             "lookup_key": "reports"
          *           },
-         *           "product": "prod_prod_06h2fxq8p90zxfrbph4y44fbd0km6",
+         *           "product": "prod_prod_06h2g01nd9s0x467cjpba8ef0bmgg",
          *           "livemode": false
          *         }
          *       }
@@ -31676,28 +31842,28 @@ export type components = {
         /**
          * @description The webhook body of `product_feature.detached`.
          * @example {
-         *       "id": "evt_prod_06h2fxqa6zx79vy454g3gpfv7rg2r",
+         *       "id": "evt_prod_06h2g01pw1whbxxpdb3ygbh5qpwjr",
          *       "object": "event",
          *       "type": "product_feature.detached",
          *       "sequence": 2,
-         *       "created": 1795966822,
+         *       "created": 1795967432,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "prodft_prod_06h2fxqa1k3006e3a7ppqh0vqnnm0",
+         *           "id": "prodft_prod_06h2g01pswdxq641jekzpsj080zbt",
          *           "object": "product_feature",
-         *           "created": "2026-11-29T15:40:22.924Z",
+         *           "created": "2026-11-29T15:50:32.399Z",
          *           "feature": {
-         *             "id": "feat_prod_06h2fxq9za5y8xa5p5psth8tx1450",
+         *             "id": "feat_prod_06h2g01pr7dg3qmw678e57p7verct",
          *             "name": "Beta",
          *             "object": "feature",
-         *             "created": "2026-11-29T15:40:22.906Z",
-         *             "updated": "2026-11-29T15:40:22.906Z",
+         *             "created": "2026-11-29T15:50:32.385Z",
+         *             "updated": "2026-11-29T15:50:32.385Z",
          *             "livemode": false,
          *             "metadata": {},
          *             "lookup_key": "beta"
          *           },
-         *           "product": "prod_prod_06h2fxq8p90zxfrbph4y44fbd0km6",
+         *           "product": "prod_prod_06h2g01nd9s0x467cjpba8ef0bmgg",
          *           "livemode": false
          *         }
          *       }
@@ -31732,23 +31898,23 @@ export type components = {
         /**
          * @description The webhook body of `customer.entitlements.updated`.
          * @example {
-         *       "id": "evt_prod_06h2fxqj02kja9vmte8kycj6qg91t",
+         *       "id": "evt_prod_06h2g01yd0zyg883cfm2er6ym540j",
          *       "object": "event",
          *       "type": "customer.entitlements.updated",
          *       "sequence": 3,
-         *       "created": 1795966824,
+         *       "created": 1795967434,
          *       "livemode": false,
          *       "data": {
          *         "object": {
          *           "items": [
          *             {
-         *               "feature": "feat_prod_06h2fxq9szk1f233f41x42dnbkavt",
+         *               "feature": "feat_prod_06h2g01pkb97gxe6syzrp239dm2z0",
          *               "lookup_key": "reports",
-         *               "source_subscription": "sub_prod_06h2fxqhwy4xc7szt0q9y8j524why"
+         *               "source_subscription": "sub_prod_06h2g01yazqtq87zxr1dswhvwcdcj"
          *             }
          *           ],
          *           "object": "customer_entitlements",
-         *           "customer": "cus_prod_06h2fxqazgr60n5e6p6x3g88rmhja",
+         *           "customer": "cus_prod_06h2g01qjcvsshr6p7fab02b4e7ar",
          *           "livemode": false
          *         },
          *         "previous_attributes": {
@@ -31795,16 +31961,16 @@ export type components = {
         /**
          * @description The webhook body of `portal_configuration.updated`.
          * @example {
-         *       "id": "evt_prod_06h2fxqaj1xvte9md982zzjjkezda",
+         *       "id": "evt_prod_06h2g01pycb19gvdwbz0e5qfwd3ye",
          *       "object": "event",
          *       "type": "portal_configuration.updated",
          *       "sequence": 4,
-         *       "created": 1795966823,
+         *       "created": 1795967432,
          *       "livemode": false,
          *       "data": {
          *         "object": {
          *           "object": "portal_configuration",
-         *           "updated": "2026-11-29T15:40:23.050Z",
+         *           "updated": "2026-11-29T15:50:32.428Z",
          *           "branding": {
          *             "logo_url": null,
          *             "accent_color": null,
@@ -31995,16 +32161,16 @@ export type components = {
         /**
          * @description The webhook body of `credit_note.created`.
          * @example {
-         *       "id": "evt_prod_06h2fxqgh127bqm3d7bk8szrwg794",
+         *       "id": "evt_prod_06h2g01wn08bq078hcgt0czt5d6mp",
          *       "object": "event",
          *       "type": "credit_note.created",
          *       "sequence": 1,
-         *       "created": 1795966824,
+         *       "created": 1795967433,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "cn_prod_06h2fxqgerhq12fxxw7s1xbaj0mna",
-         *           "pdf": "http://127.0.0.1:42273/api/credit-notes/cn_prod_06h2fxqgerhq12fxxw7s1xbaj0mna/pdf",
+         *           "id": "cn_prod_06h2g01wktpsx07z2rgzdpcy6zp4t",
+         *           "pdf": "http://127.0.0.1:40417/api/credit-notes/cn_prod_06h2g01wktpsx07z2rgzdpcy6zp4t/pdf",
          *           "memo": null,
          *           "type": "pre_payment",
          *           "lines": [
@@ -32022,16 +32188,16 @@ export type components = {
          *           "object": "credit_note",
          *           "reason": "order_change",
          *           "status": "issued",
-         *           "created": "2026-11-29T15:40:24.566Z",
-         *           "invoice": "in_prod_06h2fxqg89ch378fkh6jgdq6cnfq2",
+         *           "created": "2026-11-29T15:50:33.886Z",
+         *           "invoice": "in_prod_06h2g01wew1djwwkescxkmqpbagrc",
          *           "refunds": [],
-         *           "updated": "2026-11-29T15:40:24.566Z",
+         *           "updated": "2026-11-29T15:50:33.886Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h2fxqazgr60n5e6p6x3g88rmhja",
+         *           "customer": "cus_prod_06h2g01qjcvsshr6p7fab02b4e7ar",
          *           "livemode": false,
          *           "tax_atom": 0,
          *           "voided_at": null,
-         *           "pdf_sha256": "86a0fb4fcc40166c9258a33c5c0adba39a2d3c8c7fa23b3dfe4e7f3967a8d4ae",
+         *           "pdf_sha256": "0e591fa2889907fccb85a655eddf59683cf6fb7a072a55b9453829aea68c3f34",
          *           "total_taxes": [],
          *           "discount_atom": 0,
          *           "subtotal_atom": 100,
@@ -32126,16 +32292,16 @@ export type components = {
         /**
          * @description The webhook body of `credit_note.voided`.
          * @example {
-         *       "id": "evt_prod_06h2fxqgq8ek9gcwamr2wzp0cr0x4",
+         *       "id": "evt_prod_06h2g01wsye9z7dmctgf6x4dcjfxg",
          *       "object": "event",
          *       "type": "credit_note.voided",
          *       "sequence": 2,
-         *       "created": 1795966824,
+         *       "created": 1795967433,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "cn_prod_06h2fxqgerhq12fxxw7s1xbaj0mna",
-         *           "pdf": "http://127.0.0.1:42273/api/credit-notes/cn_prod_06h2fxqgerhq12fxxw7s1xbaj0mna/pdf",
+         *           "id": "cn_prod_06h2g01wktpsx07z2rgzdpcy6zp4t",
+         *           "pdf": "http://127.0.0.1:40417/api/credit-notes/cn_prod_06h2g01wktpsx07z2rgzdpcy6zp4t/pdf",
          *           "memo": null,
          *           "type": "pre_payment",
          *           "lines": [
@@ -32153,16 +32319,16 @@ export type components = {
          *           "object": "credit_note",
          *           "reason": "order_change",
          *           "status": "void",
-         *           "created": "2026-11-29T15:40:24.566Z",
-         *           "invoice": "in_prod_06h2fxqg89ch378fkh6jgdq6cnfq2",
+         *           "created": "2026-11-29T15:50:33.886Z",
+         *           "invoice": "in_prod_06h2g01wew1djwwkescxkmqpbagrc",
          *           "refunds": [],
-         *           "updated": "2026-11-29T15:40:24.631Z",
+         *           "updated": "2026-11-29T15:50:33.932Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h2fxqazgr60n5e6p6x3g88rmhja",
+         *           "customer": "cus_prod_06h2g01qjcvsshr6p7fab02b4e7ar",
          *           "livemode": false,
          *           "tax_atom": 0,
-         *           "voided_at": "2026-11-29T15:40:24.631Z",
-         *           "pdf_sha256": "86a0fb4fcc40166c9258a33c5c0adba39a2d3c8c7fa23b3dfe4e7f3967a8d4ae",
+         *           "voided_at": "2026-11-29T15:50:33.932Z",
+         *           "pdf_sha256": "0e591fa2889907fccb85a655eddf59683cf6fb7a072a55b9453829aea68c3f34",
          *           "total_taxes": [],
          *           "discount_atom": 0,
          *           "subtotal_atom": 100,
@@ -32174,7 +32340,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "status": "issued",
-         *           "updated": "2026-11-29T15:40:24.566Z",
+         *           "updated": "2026-11-29T15:50:33.886Z",
          *           "voided_at": null
          *         }
          *       }
@@ -32209,24 +32375,24 @@ export type components = {
         /**
          * @description The webhook body of `customer.balance_transaction.created`.
          * @example {
-         *       "id": "evt_prod_06h2fxqgtqw7e3x56645p4q6tjqm0",
+         *       "id": "evt_prod_06h2g01wxxyrcnphwh31crr7cf8ep",
          *       "object": "event",
          *       "type": "customer.balance_transaction.created",
          *       "sequence": 1,
-         *       "created": 1795966824,
+         *       "created": 1795967433,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "cbtxn_prod_06h2fxqgtf832bcqtb18b8adz4ewc",
+         *           "id": "cbtxn_prod_06h2g01wxq0x3n9kx5k8dzapwnybt",
          *           "type": "credit_note",
          *           "object": "customer_balance_transaction",
-         *           "created": "2026-11-29T15:40:24.659Z",
-         *           "invoice": "in_prod_06h2fxqdh2ggxt09mp224zx8gprz8",
+         *           "created": "2026-11-29T15:50:33.965Z",
+         *           "invoice": "in_prod_06h2g01sw65raj7grrn2ja16fgkk0",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h2fxqazgr60n5e6p6x3g88rmhja",
+         *           "customer": "cus_prod_06h2g01qjcvsshr6p7fab02b4e7ar",
          *           "livemode": false,
          *           "amount_atom": 100,
-         *           "credit_note": "cn_prod_06h2fxqgt34zv2bd3wtc89s8fe0p6",
+         *           "credit_note": "cn_prod_06h2g01wxda6smey2x597v4ye3mr4",
          *           "description": null,
          *           "ending_balance_atom": 100,
          *           "subscription_change_request": null
@@ -32292,18 +32458,18 @@ export type components = {
         /**
          * @description The webhook body of `member.invited`.
          * @example {
-         *       "id": "evt_prod_06h2fxq2zj0aa3b1jyq3qpf33hwcp",
+         *       "id": "evt_prod_06h2g01e842hch08tm421qh9b8sf4",
          *       "object": "event",
          *       "type": "member.invited",
          *       "sequence": 1,
-         *       "created": 1795966821,
+         *       "created": 1795967430,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "inv_prod_06h2fxq2yp4wexmw6kk0094g24yjg",
+         *           "id": "inv_prod_06h2g01e7b37zm9btb2bppkgwj7ta",
          *           "name": null,
          *           "role": "viewer",
-         *           "email": "withdrawn-mx209w18@example.com",
+         *           "email": "withdrawn-mx20mxzk@example.com",
          *           "object": "member",
          *           "status": "invited",
          *           "invitation": null
@@ -32356,18 +32522,18 @@ export type components = {
         /**
          * @description The webhook body of `member.invitation_revoked`.
          * @example {
-         *       "id": "evt_prod_06h2fxq3367ppq72tzwyte6rmdc5r",
+         *       "id": "evt_prod_06h2g01ecmg1n6djkjdct1tntn6n0",
          *       "object": "event",
          *       "type": "member.invitation_revoked",
          *       "sequence": 2,
-         *       "created": 1795966821,
+         *       "created": 1795967430,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "inv_prod_06h2fxq2yp4wexmw6kk0094g24yjg",
+         *           "id": "inv_prod_06h2g01e7b37zm9btb2bppkgwj7ta",
          *           "name": null,
          *           "role": "viewer",
-         *           "email": "withdrawn-mx209w18@example.com",
+         *           "email": "withdrawn-mx20mxzk@example.com",
          *           "object": "member",
          *           "status": "invitation_revoked",
          *           "invitation": null
@@ -32407,21 +32573,21 @@ export type components = {
         /**
          * @description The webhook body of `member.joined`.
          * @example {
-         *       "id": "evt_prod_06h2fxq3qtpjr07npwrgpzan35set",
+         *       "id": "evt_prod_06h2g01f85a3fcy5hd5m45gnhtv04",
          *       "object": "event",
          *       "type": "member.joined",
          *       "sequence": 1,
-         *       "created": 1795966821,
+         *       "created": 1795967430,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "user_prod_06h2fxq3pye4vprcbkv7d3hggn2mj",
+         *           "id": "user_prod_06h2g01f6syhyh1cd62djr92sg4gp",
          *           "name": "Joined Member",
          *           "role": "developer",
-         *           "email": "joined-mx209w18@example.com",
+         *           "email": "joined-mx20mxzk@example.com",
          *           "object": "member",
          *           "status": "active",
-         *           "invitation": "inv_prod_06h2fxq35gwv9f4qzpffg0q05dkfy"
+         *           "invitation": "inv_prod_06h2g01egdkraxr4sq8n6t82eg9mw"
          *         }
          *       }
          *     }
@@ -32455,18 +32621,18 @@ export type components = {
         /**
          * @description The webhook body of `member.role_changed`.
          * @example {
-         *       "id": "evt_prod_06h2fxq3vhjxd0m5tr4v3j4wt75z8",
+         *       "id": "evt_prod_06h2g01fdp3w10dyge94q3ywj8214",
          *       "object": "event",
          *       "type": "member.role_changed",
          *       "sequence": 2,
-         *       "created": 1795966821,
+         *       "created": 1795967430,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "user_prod_06h2fxq3pye4vprcbkv7d3hggn2mj",
+         *           "id": "user_prod_06h2g01f6syhyh1cd62djr92sg4gp",
          *           "name": "Joined Member",
          *           "role": "viewer",
-         *           "email": "joined-mx209w18@example.com",
+         *           "email": "joined-mx20mxzk@example.com",
          *           "object": "member",
          *           "status": "active",
          *           "invitation": null
@@ -32506,18 +32672,18 @@ export type components = {
         /**
          * @description The webhook body of `member.removed`.
          * @example {
-         *       "id": "evt_prod_06h2fxq3ycqjbrybv18dfwgsxx1vc",
+         *       "id": "evt_prod_06h2g01fhjq039eerzzbyymfm6ep6",
          *       "object": "event",
          *       "type": "member.removed",
          *       "sequence": 3,
-         *       "created": 1795966821,
+         *       "created": 1795967430,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "user_prod_06h2fxq3pye4vprcbkv7d3hggn2mj",
+         *           "id": "user_prod_06h2g01f6syhyh1cd62djr92sg4gp",
          *           "name": "Joined Member",
          *           "role": "viewer",
-         *           "email": "joined-mx209w18@example.com",
+         *           "email": "joined-mx20mxzk@example.com",
          *           "object": "member",
          *           "status": "removed",
          *           "invitation": null
@@ -32557,24 +32723,24 @@ export type components = {
         /**
          * @description The webhook body of `payment_processor.connected`.
          * @example {
-         *       "id": "evt_prod_06h2fxq67hgs62nfgpnbds1gnp8y8",
+         *       "id": "evt_prod_06h2g01jckqkv1jjz52mshrgmy8hm",
          *       "object": "event",
          *       "type": "payment_processor.connected",
          *       "sequence": 1,
-         *       "created": 1795966821,
+         *       "created": 1795967431,
          *       "livemode": false,
          *       "data": {
          *         "object": {
          *           "object": "payment_processor",
-         *           "created": "2026-11-29T15:40:21.945Z",
-         *           "updated": "2026-11-29T15:40:21.945Z",
+         *           "created": "2026-11-29T15:50:31.265Z",
+         *           "updated": "2026-11-29T15:50:31.265Z",
          *           "livemode": false,
          *           "processor": "stripe",
-         *           "webhook_url": "http://127.0.0.1:42273/api/processors/stripe/acc_prod_06h2fxpymd0q5crxtga5ytwd3k764",
+         *           "webhook_url": "http://127.0.0.1:40417/api/processors/stripe/acc_prod_06h2g0183cjnz7vyvp7z72283awrp",
          *           "publishable_key": "pk_test_catalogue_flow",
          *           "secret_key_last4": "flow",
-         *           "processor_account": "acct_bf77221be83f3024fdcee18f",
-         *           "webhook_endpoint_id": "we_659514e1021713a5ded2081b"
+         *           "processor_account": "acct_a65f36e870b144d9b50e9007",
+         *           "webhook_endpoint_id": "we_806e735748deb206ad9e95ab"
          *         }
          *       }
          *     }
@@ -32651,24 +32817,24 @@ export type components = {
         /**
          * @description The webhook body of `payment_processor.disconnected`.
          * @example {
-         *       "id": "evt_prod_06h2fxq8brdhrpq9mekgc82hcky88",
+         *       "id": "evt_prod_06h2g01n1tc4ga8rkayhfrjay0q3p",
          *       "object": "event",
          *       "type": "payment_processor.disconnected",
          *       "sequence": 2,
-         *       "created": 1795966822,
+         *       "created": 1795967431,
          *       "livemode": false,
          *       "data": {
          *         "object": {
          *           "object": "payment_processor",
-         *           "created": "2026-11-29T15:40:21.945Z",
-         *           "updated": "2026-11-29T15:40:21.945Z",
+         *           "created": "2026-11-29T15:50:31.265Z",
+         *           "updated": "2026-11-29T15:50:31.265Z",
          *           "livemode": false,
          *           "processor": "stripe",
-         *           "webhook_url": "http://127.0.0.1:42273/api/processors/stripe/acc_prod_06h2fxpymd0q5crxtga5ytwd3k764",
+         *           "webhook_url": "http://127.0.0.1:40417/api/processors/stripe/acc_prod_06h2g0183cjnz7vyvp7z72283awrp",
          *           "publishable_key": "pk_test_catalogue_flow",
          *           "secret_key_last4": "flow",
-         *           "processor_account": "acct_bf77221be83f3024fdcee18f",
-         *           "webhook_endpoint_id": "we_659514e1021713a5ded2081b"
+         *           "processor_account": "acct_a65f36e870b144d9b50e9007",
+         *           "webhook_endpoint_id": "we_806e735748deb206ad9e95ab"
          *         }
          *       }
          *     }
@@ -32702,39 +32868,39 @@ export type components = {
         /**
          * @description The webhook body of `subscription_change_request.scheduled`.
          * @example {
-         *       "id": "evt_prod_06h2fxqkmwfh6qzbw030a9d40ptv2",
+         *       "id": "evt_prod_06h2g020b9x503vczf97a1n6wnm94",
          *       "object": "event",
          *       "type": "subscription_change_request.scheduled",
          *       "sequence": 1,
-         *       "created": 1795966825,
+         *       "created": 1795967434,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "scr_prod_06h2fxqkf17hv2sdgksa76ddp9j6c",
+         *           "id": "scr_prod_06h2g02039n7637kh02xc67pv9ypp",
          *           "steps": [
          *             {
-         *               "item": "si_prod_06h2fxqk2dpwkyj6vrcds69qg2nv2",
+         *               "item": "si_prod_06h2g01zp9q373c5s6nkf9t79nk7y",
          *               "type": "switch_price",
-         *               "price": "price_prod_06h2fxqk0k0zhxwrxtj5fqyt36edm",
+         *               "price": "price_prod_06h2g01zkjss29my6p0012jdydsnw",
          *               "state": "pending",
          *               "quantity": null
          *             }
          *           ],
          *           "object": "subscription_change_request",
          *           "status": "scheduled",
-         *           "created": "2026-11-29T15:40:25.313Z",
+         *           "created": "2026-11-29T15:50:34.737Z",
          *           "invoice": null,
-         *           "updated": "2026-11-29T15:40:25.368Z",
+         *           "updated": "2026-11-29T15:50:34.834Z",
          *           "currency": "usd",
          *           "livemode": false,
          *           "metadata": {},
          *           "effective": "period_end",
          *           "applied_at": null,
          *           "last_error": null,
-         *           "effective_at": "2026-12-29T15:40:25.232Z",
-         *           "subscription": "sub_prod_06h2fxqk2dpwkyj6vrcds69qg2nv0",
+         *           "effective_at": "2026-12-29T15:50:34.671Z",
+         *           "subscription": "sub_prod_06h2g01zp9q373c5s6nkf9t79nk7w",
          *           "applied_steps": 0,
-         *           "proration_date": "2026-11-29T15:40:25.313Z",
+         *           "proration_date": "2026-11-29T15:50:34.737Z",
          *           "proration_behavior": "create_prorations",
          *           "amount_due_now_atom": 0,
          *           "balance_transaction": null,
@@ -32748,7 +32914,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "status": "open",
-         *           "updated": "2026-11-29T15:40:25.313Z",
+         *           "updated": "2026-11-29T15:50:34.737Z",
          *           "effective_at": null
          *         }
          *       }
@@ -32850,39 +33016,39 @@ export type components = {
         /**
          * @description The webhook body of `subscription_change_request.applied`.
          * @example {
-         *       "id": "evt_prod_06h2fxqptx9aahrdgcm7nmwjbf404",
+         *       "id": "evt_prod_06h2g0237y9k1y0chpvmmk8yr83r0",
          *       "object": "event",
          *       "type": "subscription_change_request.applied",
          *       "sequence": 2,
-         *       "created": 1798558825,
+         *       "created": 1798559434,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "scr_prod_06h2fxqkf17hv2sdgksa76ddp9j6c",
+         *           "id": "scr_prod_06h2g02039n7637kh02xc67pv9ypp",
          *           "steps": [
          *             {
-         *               "item": "si_prod_06h2fxqk2dpwkyj6vrcds69qg2nv2",
+         *               "item": "si_prod_06h2g01zp9q373c5s6nkf9t79nk7y",
          *               "type": "switch_price",
-         *               "price": "price_prod_06h2fxqk0k0zhxwrxtj5fqyt36edm",
+         *               "price": "price_prod_06h2g01zkjss29my6p0012jdydsnw",
          *               "state": "applied",
          *               "quantity": null
          *             }
          *           ],
          *           "object": "subscription_change_request",
          *           "status": "applied",
-         *           "created": "2026-11-29T15:40:25.313Z",
+         *           "created": "2026-11-29T15:50:34.737Z",
          *           "invoice": null,
-         *           "updated": "2026-12-29T15:40:25.232Z",
+         *           "updated": "2026-12-29T15:50:34.671Z",
          *           "currency": "usd",
          *           "livemode": false,
          *           "metadata": {},
          *           "effective": "period_end",
-         *           "applied_at": "2026-12-29T15:40:25.232Z",
+         *           "applied_at": "2026-12-29T15:50:34.671Z",
          *           "last_error": null,
-         *           "effective_at": "2026-12-29T15:40:25.232Z",
-         *           "subscription": "sub_prod_06h2fxqk2dpwkyj6vrcds69qg2nv0",
+         *           "effective_at": "2026-12-29T15:50:34.671Z",
+         *           "subscription": "sub_prod_06h2g01zp9q373c5s6nkf9t79nk7w",
          *           "applied_steps": 1,
-         *           "proration_date": "2026-11-29T15:40:25.313Z",
+         *           "proration_date": "2026-11-29T15:50:34.737Z",
          *           "proration_behavior": "create_prorations",
          *           "amount_due_now_atom": 0,
          *           "balance_transaction": null,
@@ -32897,15 +33063,15 @@ export type components = {
          *         "previous_attributes": {
          *           "steps": [
          *             {
-         *               "item": "si_prod_06h2fxqk2dpwkyj6vrcds69qg2nv2",
+         *               "item": "si_prod_06h2g01zp9q373c5s6nkf9t79nk7y",
          *               "type": "switch_price",
-         *               "price": "price_prod_06h2fxqk0k0zhxwrxtj5fqyt36edm",
+         *               "price": "price_prod_06h2g01zkjss29my6p0012jdydsnw",
          *               "state": "pending",
          *               "quantity": null
          *             }
          *           ],
          *           "status": "scheduled",
-         *           "updated": "2026-11-29T15:40:25.368Z",
+         *           "updated": "2026-11-29T15:50:34.834Z",
          *           "applied_at": null,
          *           "applied_steps": 0
          *         }
@@ -32941,18 +33107,18 @@ export type components = {
         /**
          * @description The webhook body of `subscription_change_request.canceled`.
          * @example {
-         *       "id": "evt_prod_06h2fxqm1h6zgy5bsrdppsrkcnagt",
+         *       "id": "evt_prod_06h2g020rpk4w78y8dmfatda72v2w",
          *       "object": "event",
          *       "type": "subscription_change_request.canceled",
          *       "sequence": 2,
-         *       "created": 1795966825,
+         *       "created": 1795967434,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "scr_prod_06h2fxqkvv18k2ty7jvs3jhj4zcn8",
+         *           "id": "scr_prod_06h2g020hvyvdcrtx8mrjnw735f4j",
          *           "steps": [
          *             {
-         *               "item": "si_prod_06h2fxqk2dpwkyj6vrcds69qg2nv2",
+         *               "item": "si_prod_06h2g01zp9q373c5s6nkf9t79nk7y",
          *               "type": "set_quantity",
          *               "price": null,
          *               "state": "pending",
@@ -32961,19 +33127,19 @@ export type components = {
          *           ],
          *           "object": "subscription_change_request",
          *           "status": "canceled",
-         *           "created": "2026-11-29T15:40:25.413Z",
+         *           "created": "2026-11-29T15:50:34.873Z",
          *           "invoice": null,
-         *           "updated": "2026-11-29T15:40:25.482Z",
+         *           "updated": "2026-11-29T15:50:34.948Z",
          *           "currency": "usd",
          *           "livemode": false,
          *           "metadata": {},
          *           "effective": "period_end",
          *           "applied_at": null,
          *           "last_error": null,
-         *           "effective_at": "2026-12-29T15:40:25.232Z",
-         *           "subscription": "sub_prod_06h2fxqk2dpwkyj6vrcds69qg2nv0",
+         *           "effective_at": "2026-12-29T15:50:34.671Z",
+         *           "subscription": "sub_prod_06h2g01zp9q373c5s6nkf9t79nk7w",
          *           "applied_steps": 0,
-         *           "proration_date": "2026-11-29T15:40:25.413Z",
+         *           "proration_date": "2026-11-29T15:50:34.873Z",
          *           "proration_behavior": "create_prorations",
          *           "amount_due_now_atom": 0,
          *           "balance_transaction": null,
@@ -32987,7 +33153,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "status": "scheduled",
-         *           "updated": "2026-11-29T15:40:25.455Z",
+         *           "updated": "2026-11-29T15:50:34.926Z",
          *           "cancellation_reason": null
          *         }
          *       }
@@ -33022,15 +33188,15 @@ export type components = {
         /**
          * @description The webhook body of `payment_method.attached`.
          * @example {
-         *       "id": "evt_prod_06h2fxqc0ar59wdctfa7hszdyddft",
+         *       "id": "evt_prod_06h2g01rgcnww38zktj800g882w4g",
          *       "object": "event",
          *       "type": "payment_method.attached",
          *       "sequence": 1,
-         *       "created": 1795966823,
+         *       "created": 1795967432,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "pm_prod_06h2fxqbzwczkxbch54w6ad45yfr2",
+         *           "id": "pm_prod_06h2g01rg9536py9602j5g5dt5kft",
          *           "card": {
          *             "brand": "visa",
          *             "last4": "4242",
@@ -33038,8 +33204,8 @@ export type components = {
          *             "exp_month": 12
          *           },
          *           "object": "payment_method",
-         *           "created": "2026-11-29T15:40:23.423Z",
-         *           "customer": "cus_prod_06h2fxqazgr60n5e6p6x3g88rmhja",
+         *           "created": "2026-11-29T15:50:32.834Z",
+         *           "customer": "cus_prod_06h2g01qjcvsshr6p7fab02b4e7ar",
          *           "livemode": false,
          *           "processor": "sandbox",
          *           "detached_at": null,
@@ -33115,15 +33281,15 @@ export type components = {
         /**
          * @description The webhook body of `payment_method.detached`.
          * @example {
-         *       "id": "evt_prod_06h2fxqc6v3yv4656smaw725y18vt",
+         *       "id": "evt_prod_06h2g01rp47aas11en9wec5kgnzxg",
          *       "object": "event",
          *       "type": "payment_method.detached",
          *       "sequence": 2,
-         *       "created": 1795966823,
+         *       "created": 1795967432,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "pm_prod_06h2fxqc41g8rynzzxbx9ye597tpj",
+         *           "id": "pm_prod_06h2g01rm96p9j1gcytsq5w8wt44r",
          *           "card": {
          *             "brand": "visa",
          *             "last4": "0002",
@@ -33131,11 +33297,11 @@ export type components = {
          *             "exp_month": 12
          *           },
          *           "object": "payment_method",
-         *           "created": "2026-11-29T15:40:23.456Z",
-         *           "customer": "cus_prod_06h2fxqazgr60n5e6p6x3g88rmhja",
+         *           "created": "2026-11-29T15:50:32.866Z",
+         *           "customer": "cus_prod_06h2g01qjcvsshr6p7fab02b4e7ar",
          *           "livemode": false,
          *           "processor": "sandbox",
-         *           "detached_at": "2026-11-29T15:40:23.475Z",
+         *           "detached_at": "2026-11-29T15:50:32.880Z",
          *           "processor_payment_method": "pm_sandbox_declined"
          *         },
          *         "previous_attributes": {
@@ -33173,28 +33339,28 @@ export type components = {
         /**
          * @description The webhook body of `dispute.created`.
          * @example {
-         *       "id": "evt_prod_06h2fxq6r98vb9s24jcjq34av8e6t",
+         *       "id": "evt_prod_06h2g01k940h9e4jfrwbfs9myjv1p",
          *       "object": "event",
          *       "type": "dispute.created",
          *       "sequence": 1,
-         *       "created": 1795966822,
+         *       "created": 1795967431,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "dp_prod_06h2fxq6qz66r4t8nfkvqax3fywba",
+         *           "id": "dp_prod_06h2g01k8k8499cz4etdb9gpavth8",
          *           "object": "dispute",
          *           "reason": "product_not_received",
          *           "status": "needs_response",
-         *           "created": "2026-11-29T15:40:22.079Z",
-         *           "payment": "py_prod_06h2fxq6dx5w0pm8qxnw05yq39yqm",
-         *           "updated": "2026-11-29T15:40:22.079Z",
+         *           "created": "2026-11-29T15:50:31.492Z",
+         *           "payment": "py_prod_06h2g01jqt4s1cbmqqhzng1r9b4zg",
+         *           "updated": "2026-11-29T15:50:31.492Z",
          *           "currency": "usd",
          *           "livemode": false,
          *           "processor": "stripe",
          *           "amount_atom": 2500,
-         *           "payment_intent": "pi_prod_06h2fxq6a3rg1gb4b6zygqg5yq8dw",
-         *           "evidence_due_by": "2026-12-06T15:40:22.000Z",
-         *           "processor_dispute": "du_43d00fc60e731031a7b31152"
+         *           "payment_intent": "pi_prod_06h2g01jfygp8cpmz1etrs3dttg70",
+         *           "evidence_due_by": "2026-12-06T15:50:31.000Z",
+         *           "processor_dispute": "du_c97f6e7574725c7e0edbec4b"
          *         }
          *       }
          *     }
@@ -33276,33 +33442,33 @@ export type components = {
         /**
          * @description The webhook body of `dispute.updated`.
          * @example {
-         *       "id": "evt_prod_06h2fxq7b800qwj0cp59zqcdzq1aa",
+         *       "id": "evt_prod_06h2g01kywcbedmks4h57k40nmepc",
          *       "object": "event",
          *       "type": "dispute.updated",
          *       "sequence": 2,
-         *       "created": 1795966822,
+         *       "created": 1795967431,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "dp_prod_06h2fxq6qz66r4t8nfkvqax3fywba",
+         *           "id": "dp_prod_06h2g01k8k8499cz4etdb9gpavth8",
          *           "object": "dispute",
          *           "reason": "product_not_received",
          *           "status": "under_review",
-         *           "created": "2026-11-29T15:40:22.079Z",
-         *           "payment": "py_prod_06h2fxq6dx5w0pm8qxnw05yq39yqm",
-         *           "updated": "2026-11-29T15:40:22.231Z",
+         *           "created": "2026-11-29T15:50:31.492Z",
+         *           "payment": "py_prod_06h2g01jqt4s1cbmqqhzng1r9b4zg",
+         *           "updated": "2026-11-29T15:50:31.666Z",
          *           "currency": "usd",
          *           "livemode": false,
          *           "processor": "stripe",
          *           "amount_atom": 2500,
-         *           "payment_intent": "pi_prod_06h2fxq6a3rg1gb4b6zygqg5yq8dw",
+         *           "payment_intent": "pi_prod_06h2g01jfygp8cpmz1etrs3dttg70",
          *           "evidence_due_by": null,
-         *           "processor_dispute": "du_43d00fc60e731031a7b31152"
+         *           "processor_dispute": "du_c97f6e7574725c7e0edbec4b"
          *         },
          *         "previous_attributes": {
          *           "status": "needs_response",
-         *           "updated": "2026-11-29T15:40:22.079Z",
-         *           "evidence_due_by": "2026-12-06T15:40:22.000Z"
+         *           "updated": "2026-11-29T15:50:31.492Z",
+         *           "evidence_due_by": "2026-12-06T15:50:31.000Z"
          *         }
          *       }
          *     }
@@ -33336,32 +33502,32 @@ export type components = {
         /**
          * @description The webhook body of `dispute.closed`.
          * @example {
-         *       "id": "evt_prod_06h2fxq7xjrpw10q1snbt3mj6prbm",
+         *       "id": "evt_prod_06h2g01mk1rfwq9h786vn1amjg6r4",
          *       "object": "event",
          *       "type": "dispute.closed",
          *       "sequence": 3,
-         *       "created": 1795966822,
+         *       "created": 1795967431,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "dp_prod_06h2fxq6qz66r4t8nfkvqax3fywba",
+         *           "id": "dp_prod_06h2g01k8k8499cz4etdb9gpavth8",
          *           "object": "dispute",
          *           "reason": "product_not_received",
          *           "status": "lost",
-         *           "created": "2026-11-29T15:40:22.079Z",
-         *           "payment": "py_prod_06h2fxq6dx5w0pm8qxnw05yq39yqm",
-         *           "updated": "2026-11-29T15:40:22.377Z",
+         *           "created": "2026-11-29T15:50:31.492Z",
+         *           "payment": "py_prod_06h2g01jqt4s1cbmqqhzng1r9b4zg",
+         *           "updated": "2026-11-29T15:50:31.828Z",
          *           "currency": "usd",
          *           "livemode": false,
          *           "processor": "stripe",
          *           "amount_atom": 2500,
-         *           "payment_intent": "pi_prod_06h2fxq6a3rg1gb4b6zygqg5yq8dw",
+         *           "payment_intent": "pi_prod_06h2g01jfygp8cpmz1etrs3dttg70",
          *           "evidence_due_by": null,
-         *           "processor_dispute": "du_43d00fc60e731031a7b31152"
+         *           "processor_dispute": "du_c97f6e7574725c7e0edbec4b"
          *         },
          *         "previous_attributes": {
          *           "status": "under_review",
-         *           "updated": "2026-11-29T15:40:22.231Z"
+         *           "updated": "2026-11-29T15:50:31.666Z"
          *         }
          *       }
          *     }
@@ -33395,32 +33561,32 @@ export type components = {
         /**
          * @description The webhook body of `email.sent`.
          * @example {
-         *       "id": "evt_prod_06h2fxqejy5jpyawtqknrrt7phdmy",
+         *       "id": "evt_prod_06h2g01tw47qsa7jpdbbd6h2103gm",
          *       "object": "event",
          *       "type": "email.sent",
          *       "sequence": 1,
-         *       "created": 1795966824,
+         *       "created": 1795967433,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "eml_prod_06h2fxqe9rbf4yxm18xgz9vpwc2ew",
+         *           "id": "eml_prod_06h2g01thag66zzbn0y9htfq0m6qr",
          *           "to": [
          *             "jenny@example.com"
          *           ],
          *           "type": "receipt",
-         *           "event": "evt_prod_06h2fxqe93n1sm93yknq15wb9kf0a",
+         *           "event": "evt_prod_06h2g01tgsc7bs8kmt99qr8zg2sra",
          *           "object": "email",
          *           "status": "sent",
-         *           "created": "2026-11-29T15:40:24.014Z",
-         *           "invoice": "in_prod_06h2fxqdh2ggxt09mp224zx8gprz8",
-         *           "sent_at": "2026-11-29T15:40:24.085Z",
+         *           "created": "2026-11-29T15:50:33.355Z",
+         *           "invoice": "in_prod_06h2g01sw65raj7grrn2ja16fgkk0",
+         *           "sent_at": "2026-11-29T15:50:33.439Z",
          *           "subject": "Your receipt from Example GmbH (invoice EXAMPL-0001)",
          *           "attempts": 1,
-         *           "customer": "cus_prod_06h2fxqazgr60n5e6p6x3g88rmhja",
+         *           "customer": "cus_prod_06h2g01qjcvsshr6p7fab02b4e7ar",
          *           "livemode": false,
-         *           "message_id": "<eml_prod_06h2fxqe9rbf4yxm18xgz9vpwc2ew@localhost>",
+         *           "message_id": "<eml_prod_06h2g01thag66zzbn0y9htfq0m6qr@localhost>",
          *           "credit_note": null,
-         *           "smtp_response": "250 Written to .data/mail/eml_prod_06h2fxqe9rbf4yxm18xgz9vpwc2ew.eml (no SMTP_URL)"
+         *           "smtp_response": "250 Written to .data/mail/eml_prod_06h2g01thag66zzbn0y9htfq0m6qr.eml (no SMTP_URL)"
          *         },
          *         "previous_attributes": {
          *           "status": "queued",
@@ -33493,15 +33659,15 @@ export type components = {
         /**
          * @description The webhook body of `email.failed`.
          * @example {
-         *       "id": "evt_prod_06h2fxqrksry92cw3amgw9k0dvwtj",
+         *       "id": "evt_prod_06h2g024gj8gr1z86d3vhctb692c8",
          *       "object": "event",
          *       "type": "email.failed",
          *       "sequence": 1,
-         *       "created": 1799422825,
+         *       "created": 1799423435,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "eml_prod_06h2fxqrgc46t59t37ewgtz1qj44p",
+         *           "id": "eml_prod_06h2g024eveervkzajea8xbatmk80",
          *           "to": [
          *             "owner@example.com"
          *           ],
@@ -33509,14 +33675,14 @@ export type components = {
          *           "event": null,
          *           "object": "email",
          *           "status": "rate_limited",
-         *           "created": "2027-01-08T15:40:25.807Z",
+         *           "created": "2027-01-08T15:50:35.240Z",
          *           "invoice": null,
          *           "sent_at": null,
          *           "subject": "Test email from Example GmbH",
          *           "attempts": 1,
          *           "customer": null,
          *           "livemode": false,
-         *           "message_id": "<eml_prod_06h2fxqrgc46t59t37ewgtz1qj44p@localhost>",
+         *           "message_id": "<eml_prod_06h2g024eveervkzajea8xbatmk80@localhost>",
          *           "credit_note": null,
          *           "smtp_response": "429 The account's hourly email limit was reached; this email was not sent."
          *         },
@@ -33556,23 +33722,23 @@ export type components = {
         /**
          * @description The webhook body of `credit_grant.created`.
          * @example {
-         *       "id": "evt_prod_06h2fxqhbzf1kwmggp486xy2mjkdr",
+         *       "id": "evt_prod_06h2g01xn6zjc8swvva7695120b60",
          *       "object": "event",
          *       "type": "credit_grant.created",
          *       "sequence": 1,
-         *       "created": 1795966824,
+         *       "created": 1795967434,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "cg_prod_06h2fxqhbk22kh9sfwrjy0avkrdd8",
+         *           "id": "cg_prod_06h2g01xmxksa1sg2fd5hby28j474",
          *           "name": null,
          *           "object": "credit_grant",
          *           "status": "active",
-         *           "created": "2026-11-29T15:40:24.794Z",
-         *           "updated": "2026-11-29T15:40:24.794Z",
+         *           "created": "2026-11-29T15:50:34.150Z",
+         *           "updated": "2026-11-29T15:50:34.150Z",
          *           "category": "promotional",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h2fxqh9rbppyywjstszykrw4b5r",
+         *           "customer": "cus_prod_06h2g01xjqm8z6epmtz1p392r99xc",
          *           "livemode": false,
          *           "metadata": {},
          *           "priority": 50,
@@ -33582,7 +33748,7 @@ export type components = {
          *           "expires_at": null,
          *           "amount_atom": 300,
          *           "applied_atom": 0,
-         *           "effective_at": "2026-11-29T15:40:24.794Z",
+         *           "effective_at": "2026-11-29T15:50:34.150Z",
          *           "remaining_atom": 300
          *         }
          *       }
@@ -33675,23 +33841,23 @@ export type components = {
         /**
          * @description The webhook body of `credit_grant.applied`.
          * @example {
-         *       "id": "evt_prod_06h2fxqhrkqdnb62kh88bay5bdxq0",
+         *       "id": "evt_prod_06h2g01y2pm4npk81phwzm8z04r3c",
          *       "object": "event",
          *       "type": "credit_grant.applied",
          *       "sequence": 2,
-         *       "created": 1795966824,
+         *       "created": 1795967434,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "cg_prod_06h2fxqhbk22kh9sfwrjy0avkrdd8",
+         *           "id": "cg_prod_06h2g01xmxksa1sg2fd5hby28j474",
          *           "name": null,
          *           "object": "credit_grant",
          *           "status": "depleted",
-         *           "created": "2026-11-29T15:40:24.794Z",
-         *           "updated": "2026-11-29T15:40:24.897Z",
+         *           "created": "2026-11-29T15:50:34.150Z",
+         *           "updated": "2026-11-29T15:50:34.257Z",
          *           "category": "promotional",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h2fxqh9rbppyywjstszykrw4b5r",
+         *           "customer": "cus_prod_06h2g01xjqm8z6epmtz1p392r99xc",
          *           "livemode": false,
          *           "metadata": {},
          *           "priority": 50,
@@ -33701,12 +33867,12 @@ export type components = {
          *           "expires_at": null,
          *           "amount_atom": 300,
          *           "applied_atom": 300,
-         *           "effective_at": "2026-11-29T15:40:24.794Z",
+         *           "effective_at": "2026-11-29T15:50:34.150Z",
          *           "remaining_atom": 0
          *         },
          *         "previous_attributes": {
          *           "status": "active",
-         *           "updated": "2026-11-29T15:40:24.794Z",
+         *           "updated": "2026-11-29T15:50:34.150Z",
          *           "applied_atom": 0,
          *           "remaining_atom": 300
          *         }
@@ -33742,23 +33908,23 @@ export type components = {
         /**
          * @description The webhook body of `credit_grant.depleted`.
          * @example {
-         *       "id": "evt_prod_06h2fxqhrsx6jwra8g7t8kzjcvy40",
+         *       "id": "evt_prod_06h2g01y2wjcnn7k0ewrb8kg6s9pc",
          *       "object": "event",
          *       "type": "credit_grant.depleted",
          *       "sequence": 3,
-         *       "created": 1795966824,
+         *       "created": 1795967434,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "cg_prod_06h2fxqhbk22kh9sfwrjy0avkrdd8",
+         *           "id": "cg_prod_06h2g01xmxksa1sg2fd5hby28j474",
          *           "name": null,
          *           "object": "credit_grant",
          *           "status": "depleted",
-         *           "created": "2026-11-29T15:40:24.794Z",
-         *           "updated": "2026-11-29T15:40:24.897Z",
+         *           "created": "2026-11-29T15:50:34.150Z",
+         *           "updated": "2026-11-29T15:50:34.257Z",
          *           "category": "promotional",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h2fxqh9rbppyywjstszykrw4b5r",
+         *           "customer": "cus_prod_06h2g01xjqm8z6epmtz1p392r99xc",
          *           "livemode": false,
          *           "metadata": {},
          *           "priority": 50,
@@ -33768,12 +33934,12 @@ export type components = {
          *           "expires_at": null,
          *           "amount_atom": 300,
          *           "applied_atom": 300,
-         *           "effective_at": "2026-11-29T15:40:24.794Z",
+         *           "effective_at": "2026-11-29T15:50:34.150Z",
          *           "remaining_atom": 0
          *         },
          *         "previous_attributes": {
          *           "status": "active",
-         *           "updated": "2026-11-29T15:40:24.794Z",
+         *           "updated": "2026-11-29T15:50:34.150Z",
          *           "applied_atom": 0,
          *           "remaining_atom": 300
          *         }
@@ -33809,38 +33975,38 @@ export type components = {
         /**
          * @description The webhook body of `credit_grant.expired`.
          * @example {
-         *       "id": "evt_prod_06h2fxqn14w7w3fdndmz035dqcthc",
+         *       "id": "evt_prod_06h2g021qhcbf776aefkkqa9mmv6a",
          *       "object": "event",
          *       "type": "credit_grant.expired",
          *       "sequence": 2,
-         *       "created": 1796053224,
+         *       "created": 1796053834,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "cg_prod_06h2fxqhk8wdn1smkg7jwkh8ma210",
+         *           "id": "cg_prod_06h2g01xxj4q0s0dyc59xbd6m4nsw",
          *           "name": null,
          *           "object": "credit_grant",
          *           "status": "expired",
-         *           "created": "2026-11-29T15:40:24.856Z",
-         *           "updated": "2026-11-30T15:40:24.713Z",
+         *           "created": "2026-11-29T15:50:34.218Z",
+         *           "updated": "2026-11-30T15:50:34.022Z",
          *           "category": "paid",
          *           "currency": "eur",
-         *           "customer": "cus_prod_06h2fxqh9rbppyywjstszykrw4b5r",
+         *           "customer": "cus_prod_06h2g01xjqm8z6epmtz1p392r99xc",
          *           "livemode": false,
          *           "metadata": {},
          *           "priority": 50,
          *           "voided_at": null,
          *           "applies_to": "all",
-         *           "expired_at": "2026-11-30T15:40:24.713Z",
-         *           "expires_at": "2026-11-30T15:40:24.713Z",
+         *           "expired_at": "2026-11-30T15:50:34.022Z",
+         *           "expires_at": "2026-11-30T15:50:34.022Z",
          *           "amount_atom": 100,
          *           "applied_atom": 0,
-         *           "effective_at": "2026-11-29T15:40:24.856Z",
+         *           "effective_at": "2026-11-29T15:50:34.218Z",
          *           "remaining_atom": 100
          *         },
          *         "previous_attributes": {
          *           "status": "active",
-         *           "updated": "2026-11-29T15:40:24.856Z",
+         *           "updated": "2026-11-29T15:50:34.218Z",
          *           "expired_at": null
          *         }
          *       }
@@ -33875,38 +34041,38 @@ export type components = {
         /**
          * @description The webhook body of `credit_grant.voided`.
          * @example {
-         *       "id": "evt_prod_06h2fxqhgpv7e05q5vkkj5g5yvg3r",
+         *       "id": "evt_prod_06h2g01xtqr92nnfcrhhr8rd64406",
          *       "object": "event",
          *       "type": "credit_grant.voided",
          *       "sequence": 2,
-         *       "created": 1795966824,
+         *       "created": 1795967434,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "cg_prod_06h2fxqhekj60h95ma3qqrgs7rjsj",
+         *           "id": "cg_prod_06h2g01xr8xx0rb96jk98eevyqqvp",
          *           "name": null,
          *           "object": "credit_grant",
          *           "status": "voided",
-         *           "created": "2026-11-29T15:40:24.819Z",
-         *           "updated": "2026-11-29T15:40:24.835Z",
+         *           "created": "2026-11-29T15:50:34.176Z",
+         *           "updated": "2026-11-29T15:50:34.196Z",
          *           "category": "paid",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h2fxqh9rbppyywjstszykrw4b5r",
+         *           "customer": "cus_prod_06h2g01xjqm8z6epmtz1p392r99xc",
          *           "livemode": false,
          *           "metadata": {},
          *           "priority": 50,
-         *           "voided_at": "2026-11-29T15:40:24.835Z",
+         *           "voided_at": "2026-11-29T15:50:34.196Z",
          *           "applies_to": "all",
          *           "expired_at": null,
          *           "expires_at": null,
          *           "amount_atom": 100,
          *           "applied_atom": 0,
-         *           "effective_at": "2026-11-29T15:40:24.819Z",
+         *           "effective_at": "2026-11-29T15:50:34.176Z",
          *           "remaining_atom": 100
          *         },
          *         "previous_attributes": {
          *           "status": "active",
-         *           "updated": "2026-11-29T15:40:24.819Z",
+         *           "updated": "2026-11-29T15:50:34.176Z",
          *           "voided_at": null
          *         }
          *       }
@@ -33939,23 +34105,90 @@ export type components = {
             };
         };
         /**
-         * @description The webhook body of `api_key.rolled`.
+         * @description The webhook body of `credit_grant.reinstated`.
          * @example {
-         *       "id": "evt_prod_06h2fxq1d6am7t2tfhb6rwjbkxkp6",
+         *       "id": "evt_prod_06h2g01y85knvaaf679abk9fj03fp",
          *       "object": "event",
-         *       "type": "api_key.rolled",
-         *       "sequence": 2,
-         *       "created": 1795966820,
+         *       "type": "credit_grant.reinstated",
+         *       "sequence": 4,
+         *       "created": 1795967434,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "key_prod_06h2fxq143m88f5tgkgd1ay5eqc7g",
+         *           "id": "cg_prod_06h2g01xmxksa1sg2fd5hby28j474",
+         *           "name": null,
+         *           "object": "credit_grant",
+         *           "status": "active",
+         *           "created": "2026-11-29T15:50:34.150Z",
+         *           "updated": "2026-11-29T15:50:34.303Z",
+         *           "category": "promotional",
+         *           "currency": "usd",
+         *           "customer": "cus_prod_06h2g01xjqm8z6epmtz1p392r99xc",
+         *           "livemode": false,
+         *           "metadata": {},
+         *           "priority": 50,
+         *           "voided_at": null,
+         *           "applies_to": "all",
+         *           "expired_at": null,
+         *           "expires_at": null,
+         *           "amount_atom": 300,
+         *           "applied_atom": 0,
+         *           "effective_at": "2026-11-29T15:50:34.150Z",
+         *           "remaining_atom": 300
+         *         },
+         *         "previous_attributes": {
+         *           "status": "depleted",
+         *           "updated": "2026-11-29T15:50:34.257Z",
+         *           "applied_atom": 300,
+         *           "remaining_atom": 0
+         *         }
+         *       }
+         *     }
+         */
+        CreditGrantReinstatedWebhookEvent: {
+            /** @description Event ID (prefix `evt_`). */
+            id: string;
+            /** @constant */
+            object: "event";
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "credit_grant.reinstated";
+            /** @description Position on the entity's timeline: 1 for its first event, then +1 exactly. */
+            sequence: number;
+            /** @description Unix seconds. */
+            created: number;
+            livemode: boolean;
+            /**
+             * @description Present on sample events sent with "send test event" by type.
+             * @constant
+             */
+            test?: true;
+            data: {
+                object: components["schemas"]["CreditGrant"];
+                /** @description The fields that changed, with their previous values; on events that change an existing entity. */
+                previous_attributes?: components["schemas"]["CreditGrantPreviousAttributes"];
+            };
+        };
+        /**
+         * @description The webhook body of `api_key.rolled`.
+         * @example {
+         *       "id": "evt_prod_06h2g01cca2grd70243b3qza1ncqc",
+         *       "object": "event",
+         *       "type": "api_key.rolled",
+         *       "sequence": 2,
+         *       "created": 1795967429,
+         *       "livemode": false,
+         *       "data": {
+         *         "object": {
+         *           "id": "key_prod_06h2g01c1znvmc24ttvprsxwp31tc",
          *           "kind": "publishable",
          *           "name": "spare",
          *           "object": "api_token",
          *           "status": "active",
-         *           "created": "2026-11-29T15:40:20.640Z",
-         *           "display": "pt_prod_…548k",
+         *           "created": "2026-11-29T15:50:29.641Z",
+         *           "display": "pt_prod_…2mnw",
          *           "expires_at": null,
          *           "revoked_at": null,
          *           "allowed_ips": null,
@@ -33966,7 +34199,7 @@ export type components = {
          *           "previous_secret_expires_at": null
          *         },
          *         "previous_attributes": {
-         *           "display": "pt_prod_…vvya"
+         *           "display": "pt_prod_…ff4m"
          *         }
          *       }
          *     }
@@ -34000,22 +34233,22 @@ export type components = {
         /**
          * @description The webhook body of `alert.triggered`.
          * @example {
-         *       "id": "evt_prod_06h2fxqcdx62sp58tcncfx2dpy372",
+         *       "id": "evt_prod_06h2g01v87sthvsj0m1ktzkc9szca",
          *       "object": "event",
          *       "type": "alert.triggered",
          *       "sequence": 1,
-         *       "created": 1795966823,
+         *       "created": 1795967433,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "atrg_prod_06h2fxqcdcf2rf2vdyhvxafd5x6j4",
-         *           "alert": "alrt_prod_06h2fxqbpgrkcz7a4ft6kx4q5n6f8",
-         *           "meter": "mtr_prod_06h2fxqapaq4d58f235qhfb73hgd2",
+         *           "id": "atrg_prod_06h2g01v7wjkgmmk5ewxg4w7vgy0w",
+         *           "alert": "alrt_prod_06h2g01r8kkpsmphah6sryzy4vgtp",
+         *           "meter": "mtr_prod_06h2g01q1tqdsw3vwe17k016jpc1e",
          *           "value": 1,
          *           "object": "alert_trigger",
-         *           "created": "2026-11-29T15:40:23.519Z",
+         *           "created": "2026-11-29T15:50:33.522Z",
          *           "currency": null,
-         *           "customer": "cus_prod_06h2fxqazgr60n5e6p6x3g88rmhja",
+         *           "customer": "cus_prod_06h2g01qjcvsshr6p7fab02b4e7ar",
          *           "livemode": false,
          *           "threshold": 1,
          *           "alert_type": "usage_threshold",
@@ -34094,7 +34327,7 @@ export type components = {
         /**
          * @description The webhook body of `alert.resolved`.
          * @example {
-         *       "id": "evt_prod_06h2fxqnccksnnb3k0ww6gftcy946",
+         *       "id": "evt_prod_06h2g021zpxa0d75e59q1ftnr6akm",
          *       "object": "event",
          *       "type": "alert.resolved",
          *       "sequence": 2,
@@ -34102,14 +34335,14 @@ export type components = {
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "atrg_prod_06h2fxqcdcf2rf2vdyhvxafd5x6j4",
-         *           "alert": "alrt_prod_06h2fxqbpgrkcz7a4ft6kx4q5n6f8",
-         *           "meter": "mtr_prod_06h2fxqapaq4d58f235qhfb73hgd2",
+         *           "id": "atrg_prod_06h2g01v7wjkgmmk5ewxg4w7vgy0w",
+         *           "alert": "alrt_prod_06h2g01r8kkpsmphah6sryzy4vgtp",
+         *           "meter": "mtr_prod_06h2g01q1tqdsw3vwe17k016jpc1e",
          *           "value": 1,
          *           "object": "alert_trigger",
-         *           "created": "2026-11-29T15:40:23.519Z",
+         *           "created": "2026-11-29T15:50:33.522Z",
          *           "currency": null,
-         *           "customer": "cus_prod_06h2fxqazgr60n5e6p6x3g88rmhja",
+         *           "customer": "cus_prod_06h2g01qjcvsshr6p7fab02b4e7ar",
          *           "livemode": false,
          *           "threshold": 1,
          *           "alert_type": "usage_threshold",
@@ -62424,6 +62657,49 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": components["schemas"]["CreditGrantVoidedWebhookEvent"];
+            };
+        };
+        responses: {
+            /** @description The signature did not verify: a permanent failure, not retried. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Received: the delivery is `delivered`. Answer at once and process asynchronously. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other 4xx is a permanent failure too; the delivery is not retried. */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description A 5xx, a timeout or an unreachable endpoint is retried on the schedule of the webhook docs. */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    creditGrantReinstatedWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CreditGrantReinstatedWebhookEvent"];
             };
         };
         responses: {
