@@ -8,7 +8,7 @@ import type { Verb } from "@/lib/context";
 import { notFound, ServiceError } from "@/lib/errors";
 import { auditMetadata } from "@/lib/events/audit";
 import { emitEvent } from "@/lib/events/emit";
-import { withChangeTransaction } from "@/lib/events/transaction";
+import { withChangeTransaction, type ChangeTransaction } from "@/lib/events/transaction";
 import { one } from "@/lib/rows";
 import type { ApiToken, ApiTokenCreateInput, ApiTokenRollInput } from "./schema";
 import { realNow } from "@/lib/time";
@@ -89,17 +89,19 @@ export async function createApiToken({
  * when rotated. A previous secret still in its overlap from an earlier roll stops at once.
  * Emits `api_key.rolled`, whose data has `previous_secret_expires_at`.
  */
+/** The account's token, locked for a change; 404 when the account has none of that id. */
+async function lockToken(tx: ChangeTransaction, accountId: string, id: string): Promise<TokenRow> {
+  const [row] = await tx.select().from(apiTokens).where(and(eq(apiTokens.accountId, accountId), eq(apiTokens.id, id))).for("update");
+  if (!row) throw notFound("API token", id);
+  return row;
+}
+
 export async function rollApiToken({
   ctx,
   input,
 }: Verb<{ id: string } & z.output<typeof ApiTokenRollInput>>): Promise<{ row: TokenRow; token: string }> {
   const result = await withChangeTransaction(async (tx) => {
-    const [before] = await tx
-      .select()
-      .from(apiTokens)
-      .where(and(eq(apiTokens.accountId, ctx.accountId), eq(apiTokens.id, input.id)))
-      .for("update");
-    if (!before) throw notFound("API token", input.id);
+    const before = await lockToken(tx, ctx.accountId, input.id);
     if (before.revokedAt) throw new ServiceError("conflict", "A revoked token cannot be rolled.");
     const secret = newTokenSecret(before.kind);
     const overlapEnds = input.overlap_seconds > 0 ? new Date(realNow().getTime() + input.overlap_seconds * 1000) : null;
@@ -136,12 +138,7 @@ export async function rollApiToken({
  */
 export async function revokeApiToken({ ctx, input }: Verb<{ id: string }>): Promise<TokenRow> {
   const row = await withChangeTransaction(async (tx) => {
-    const [before] = await tx
-      .select()
-      .from(apiTokens)
-      .where(and(eq(apiTokens.accountId, ctx.accountId), eq(apiTokens.id, input.id)))
-      .for("update");
-    if (!before) throw notFound("API token", input.id);
+    const before = await lockToken(tx, ctx.accountId, input.id);
     if (before.revokedAt) return before;
     const after = one(await tx.update(apiTokens).set({ revokedAt: realNow() }).where(eq(apiTokens.id, input.id)).returning());
     await emitEvent(tx, ctx, {

@@ -15,6 +15,12 @@ import { connectStripe, stripeStandInClient } from "../helpers/stripe-stand-in";
 const standIn = stripeStandInClient(inject("stripeStandInUrl"));
 const TEST_KEYS = { processor: "stripe", secret_key: "sk_test_renewal_k3y5", publishable_key: "pk_test_renewal_k3y5" };
 const DAY = 86_400_000;
+/**
+ * Background work answers after the request (the renewal's charge is sent from a pool, Stripe's
+ * answer applied later): waits tell a hang from a busy machine, they do not time it.
+ */
+const WAIT_MS = 60_000;
+const until = <T>(read: () => Promise<T>, accept: (value: T) => boolean) => eventually(read, accept, WAIT_MS);
 
 async function stripeAccount() {
   const s = await newSandbox();
@@ -42,7 +48,18 @@ async function stripeAccount() {
 
 /** The invoice once the charge sent after its commit has been applied (a network processor answers after our transaction). */
 async function settled(s: Awaited<ReturnType<typeof stripeAccount>>, invoiceId: string, status: string): Promise<Json> {
-  return eventually(() => s.invoice(invoiceId), (invoice) => invoice.status === status);
+  return until(() => s.invoice(invoiceId), (invoice) => invoice.status === status);
+}
+
+/** A subscription with a saved Visa as its default method, its first invoice paid with it by the merchant. */
+async function paidSubscription() {
+  const s = await stripeAccount();
+  const customer = await s.customer();
+  const visa = await s.save(customer, "pm_card_visa");
+  const subscription = await s.subscribe(customer, visa.id);
+  await s.pay(subscription.latest_invoice, visa.id);
+  await settled(s, subscription.latest_invoice, "paid");
+  return { s, customer, visa, subscription };
 }
 
 describe("renewals charge a saved Stripe card off-session", () => {
@@ -80,21 +97,16 @@ describe("renewals charge a saved Stripe card off-session", () => {
     expect(method.processor_payment_method).not.toBe("pm_card_visa");
     const requests = (await standIn.state()).requests.filter((request) => request.path === "/v1/payment_intents" && request.idempotencyKey === `${renewal.payment_intent}-confirm-1`);
     expect(requests).toHaveLength(1);
-  });
+  }, 300_000);
 
   it("a renewal whose card needs authentication stays pending (requires_action, invoice.payment_action_required), not failed", async () => {
-    const s = await stripeAccount();
-    const customer = await s.customer();
-    const visa = await s.save(customer, "pm_card_visa");
-    const subscription = await s.subscribe(customer, visa.id);
-    await s.pay(subscription.latest_invoice, visa.id);
-    await settled(s, subscription.latest_invoice, "paid");
+    const { s, customer, subscription } = await paidSubscription();
     const strict = await s.save(customer, "pm_card_authenticationRequired");
     await s.ok(s.client.post(`/${s.account}/subscriptions/${subscription.id}`, { default_payment_method: strict.id }));
 
     await s.advance(Date.parse(subscription.current_period_end) + DAY);
     const renewed = await s.ok(s.client.get(`/${s.account}/subscriptions/${subscription.id}`));
-    const intent = await eventually(
+    const intent = await until(
       async () => {
         const invoice = await s.invoice(renewed.latest_invoice);
         return invoice.payment_intent ? s.ok(s.client.get(`/${s.account}/payment-intents/${invoice.payment_intent}`)) : {};
@@ -106,15 +118,10 @@ describe("renewals charge a saved Stripe card off-session", () => {
     expect(types).toContain("invoice.payment_action_required");
     expect(types).not.toContain("invoice.payment_failed");
     expect(await s.invoice(renewed.latest_invoice)).toMatchObject({ status: "open", due_amount_atom: 2500 });
-  });
+  }, 300_000);
 
   it("a declined renewal feeds dunning; the retry with the card the merchant set then pays, once", async () => {
-    const s = await stripeAccount();
-    const customer = await s.customer();
-    const visa = await s.save(customer, "pm_card_visa");
-    const subscription = await s.subscribe(customer, visa.id);
-    await s.pay(subscription.latest_invoice, visa.id);
-    await settled(s, subscription.latest_invoice, "paid");
+    const { s, customer, visa, subscription } = await paidSubscription();
     const declining = await s.save(customer, "pm_card_chargeDeclined");
     await s.ok(s.client.post(`/${s.account}/subscriptions/${subscription.id}`, { default_payment_method: declining.id }));
 
@@ -122,9 +129,9 @@ describe("renewals charge a saved Stripe card off-session", () => {
     await s.advance(periodEnd + DAY);
     const renewed = await s.ok(s.client.get(`/${s.account}/subscriptions/${subscription.id}`));
     const invoiceId = renewed.latest_invoice as string;
-    await eventually(() => s.eventTypes(invoiceId), (types) => types.includes("invoice.payment_failed"));
+    await until(() => s.eventTypes(invoiceId), (types) => types.includes("invoice.payment_failed"));
     const subscriptionNow = () => s.ok(s.client.get(`/${s.account}/subscriptions/${subscription.id}`));
-    await eventually(subscriptionNow, (read) => read.status === "past_due");
+    await until(subscriptionNow, (read) => read.status === "past_due");
     const failed = await s.invoice(invoiceId);
     expect(failed).toMatchObject({ status: "open", attempt_count: 1, next_payment_attempt: expect.any(String) });
 
@@ -137,18 +144,13 @@ describe("renewals charge a saved Stripe card off-session", () => {
     expect(intent).toMatchObject({ status: "succeeded", payment_method: visa.id });
     const succeeded = (await s.atStripe(intent.id)).filter((charge) => charge.status === "succeeded");
     expect(succeeded).toHaveLength(1);
-    await eventually(subscriptionNow, (read) => read.status === "active");
-  });
+    await until(subscriptionNow, (read) => read.status === "active");
+  }, 300_000);
 });
 
 describe("dunning when Stripe answers after the attempt's commit", () => {
   it("every attempt declined: each failure arrives after its retry committed; after the last the invoice is uncollectible and the subscription cancelled", async () => {
-    const s = await stripeAccount();
-    const customer = await s.customer();
-    const visa = await s.save(customer, "pm_card_visa");
-    const subscription = await s.subscribe(customer, visa.id);
-    await s.pay(subscription.latest_invoice, visa.id);
-    await settled(s, subscription.latest_invoice, "paid");
+    const { s, customer, subscription } = await paidSubscription();
     const declining = await s.save(customer, "pm_card_chargeDeclined");
     await s.ok(s.client.post(`/${s.account}/subscriptions/${subscription.id}`, { default_payment_method: declining.id }));
 
@@ -158,14 +160,14 @@ describe("dunning when Stripe answers after the attempt's commit", () => {
     // The renewal's attempt, then the three retries, each moved to by the clock once the last failure arrived.
     for (let attempt = 1; attempt <= 4; attempt++) {
       if (attempt > 1) await s.advance(Date.parse((await s.invoice(invoiceId)).next_payment_attempt) + 1_000);
-      await eventually(failures, (count) => count === attempt);
+      await until(failures, (count) => count === attempt);
     }
-    const given = await eventually(() => s.invoice(invoiceId), (invoice) => invoice.status === "uncollectible");
+    const given = await until(() => s.invoice(invoiceId), (invoice) => invoice.status === "uncollectible");
     expect(given).toMatchObject({ attempt_count: 4, next_payment_attempt: null, due_amount_atom: 2500 });
     expect(await s.ok(s.client.get(`/${s.account}/subscriptions/${subscription.id}`))).toMatchObject({ status: "cancelled" });
     const intent = await s.ok(s.client.get(`/${s.account}/payment-intents/${given.payment_intent}`));
     expect((await s.atStripe(intent.id)).filter((charge) => charge.status === "succeeded")).toHaveLength(0);
-  });
+  }, 600_000);
 });
 
 describe("which saved methods a subscription may name", () => {
@@ -213,7 +215,7 @@ describe("which saved methods a subscription may name", () => {
       /must name that customer/,
     );
     const charged = await s.ok(s.client.post(`/${s.account}/payment-intents`, { amount_atom: 900, currency: "usd", customer: owner, payment_method: method.id, confirm: true }));
-    const succeeded = await eventually(() => s.ok(s.client.get(`/${s.account}/payment-intents/${charged.id}`)), (read) => read.status === "succeeded");
+    const succeeded = await until(() => s.ok(s.client.get(`/${s.account}/payment-intents/${charged.id}`)), (read) => read.status === "succeeded");
     expect(succeeded.payment_method).toBe(method.id);
     expect((await s.atStripe(charged.id)).map((intent) => intent.payment_method)).toEqual([method.processor_payment_method]);
   });
