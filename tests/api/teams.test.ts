@@ -20,6 +20,7 @@ const RANK: Record<Role, number> = { viewer: 0, developer: 1, admin: 2, owner: 3
 const DEVELOPER_OPERATIONS = new Set([
   "createApiToken",
   "revokeApiToken",
+  "rollApiToken",
   "createWebhookEndpoint",
   "updateWebhookEndpoint",
   "deleteWebhookEndpoint",
