@@ -39,8 +39,10 @@ beforeAll(() => {
   project = path.join(work, "app");
   mkdirSync(project);
   writeFileSync(path.join(project, "package.json"), JSON.stringify({ name: "merchant-app", private: true, type: "module" }));
-  // From the npm cache the repository's own install filled: the test needs no registry (nor the network).
-  run("npm", ["install", tarball, "--offline", "--no-audit", "--no-fund"], project);
+  // From the npm cache where it can (the repository's own install filled it with the tarballs);
+  // the SDK's dependency ranges may still need their registry metadata, which a fresh machine's
+  // cache lacks (`--offline` then fails with ENOTCACHED): those are fetched from the registry.
+  run("npm", ["install", tarball, "--prefer-offline", "--no-audit", "--no-fund"], project);
 }, 300_000);
 
 describe("the packed SDK", { timeout: 120_000 }, () => {
