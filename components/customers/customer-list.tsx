@@ -11,7 +11,7 @@ import { Truncated } from "@/components/objects/links";
 import { Card, ErrorBox, Loading, Table } from "@/components/ui";
 import { Pager } from "@/components/ui/pager";
 import { customerHref, customerQueryKeys } from "./format";
-import { operationLine } from "@/lib/operation-paths";
+import { operationLine, operationPath } from "@/lib/operation-paths";
 
 const LIMIT = 25;
 
@@ -59,7 +59,7 @@ export function CustomerList({ accountId }: { accountId: string }) {
       actions={
         <div className="flex items-center gap-2">
           {query.isPlaceholderData && <span className="text-xs text-slate-500">Loading…</span>}
-          <ExportLink path={`/api/${accountId}/customers/export`} filters={{ q }} />
+          <ExportLink path={operationPath("exportCustomers", { account_id: accountId })} filters={{ q }} />
         </div>
       }
     >

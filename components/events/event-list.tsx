@@ -1,5 +1,6 @@
 "use client";
 
+import { operationPath } from "@/lib/operation-paths";
 import { ExportLink } from "@/components/ui/export-link";
 import { keepPreviousData, useQuery } from "@tanstack/react-query";
 import Link from "next/link";
@@ -154,7 +155,7 @@ export function EventList({ accountId, initial }: { accountId: string; initial?:
         actions={
           <div className="flex items-center gap-2">
             {query.isPlaceholderData && <span className="text-xs text-slate-500">Loading…</span>}
-            {problems.length === 0 && <ExportLink path={`/api/${accountId}/events/export`} filters={filters} />}
+            {problems.length === 0 && <ExportLink path={operationPath("exportEvents", { account_id: accountId })} filters={filters} />}
           </div>
         }
       >

@@ -9,7 +9,7 @@ import { dashboardCall } from "@/components/api-client";
 import { StatusFilteredList } from "@/components/ui/status-list";
 import { formatMoney, INVOICE_STATUS_OPTIONS, invoiceHref, invoiceQueryKeys } from "./format";
 import type { Invoice } from "@/components/api-types";
-import { operationLine } from "@/lib/operation-paths";
+import { operationLine, operationPath } from "@/lib/operation-paths";
 
 const linkClass = "text-indigo-700 underline hover:text-indigo-900";
 
@@ -23,7 +23,7 @@ export function InvoiceList({ accountId, customer }: { accountId: string; custom
       noun={["invoice", "invoices"]}
       statuses={INVOICE_STATUS_OPTIONS}
       queryKey={invoiceQueryKeys.invoices(accountId)}
-      exportPath={`/api/${accountId}/invoices/export`}
+      exportPath={operationPath("exportInvoices", { account_id: accountId })}
       head={["Invoice", "Customer", "Status", "Tax", "Total", "Due", "Created", "Events"]}
       {...related}
       emptyHint={customer ? "No invoices for this customer yet." : `No invoices yet. Create one with New invoice, or with ${operationLine("createInvoiceForTokenAccount")} from your server.`}

@@ -9,7 +9,7 @@ import { dashboardCall } from "@/components/api-client";
 import { StatusFilteredList } from "@/components/ui/status-list";
 import { SUBSCRIPTION_STATUS_OPTIONS, subscriptionHref, subscriptionQueryKeys } from "./format";
 import type { Subscription } from "@/components/api-types";
-import { operationLine } from "@/lib/operation-paths";
+import { operationLine, operationPath } from "@/lib/operation-paths";
 
 const linkClass = "text-indigo-700 underline hover:text-indigo-900";
 
@@ -23,7 +23,7 @@ export function SubscriptionList({ accountId, customer }: { accountId: string; c
       noun={["subscription", "subscriptions"]}
       statuses={SUBSCRIPTION_STATUS_OPTIONS}
       queryKey={subscriptionQueryKeys.subscriptions(accountId)}
-      exportPath={`/api/${accountId}/subscriptions/export`}
+      exportPath={operationPath("exportSubscriptions", { account_id: accountId })}
       head={["Subscription", "Customer", "Status", "Plan", "Current period end", "Created", "Events"]}
       {...related}
       emptyHint={customer ? "No subscriptions for this customer yet." : `No subscriptions yet. Create one with New subscription, or with ${operationLine("createSubscriptionForTokenAccount")} from your server.`}

@@ -1,3 +1,4 @@
+import { operationPath } from "@/lib/operation-paths";
 import { request as httpRequest, type IncomingMessage } from "node:http";
 import { createGunzip } from "node:zlib";
 import { parse } from "csv-parse";
@@ -43,7 +44,7 @@ afterAll(async () => {
 
 /** A GET of the events export, the response handed over as soon as its headers come. */
 function openExport(query: string, headers: Record<string, string> = {}): Promise<{ response: IncomingMessage; abort: () => void }> {
-  const url = new URL(`${app.baseUrl}/api/${database.accountId}/events/export${query}`);
+  const url = new URL(`${app.baseUrl}${operationPath("exportEvents", { account_id: database.accountId })}${query}`);
   return new Promise((resolve, reject) => {
     const request = httpRequest({ host: url.hostname, port: url.port, path: url.pathname + url.search, headers: { Authorization: `Bearer ${database.token}`, ...headers } }, (response) =>
       resolve({ response, abort: () => request.destroy() }),
