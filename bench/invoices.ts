@@ -18,6 +18,7 @@ import { randomBytes } from "node:crypto";
 import { migratePostgres } from "@/db/migrate";
 import { createFreshDatabase } from "@/tests/helpers/database";
 import { startApp } from "@/tests/helpers/server";
+import { pool } from "./pool";
 
 function option(name: string, fallback: number): number {
   const index = process.argv.indexOf(`--${name}`);
@@ -60,15 +61,6 @@ async function call(base: string, token: string, method: string, path: string, b
   const json = (await response.json()) as Record<string, unknown> & { id: string; number?: string };
   if (response.status >= 300) throw new Error(`${method} ${path}: ${response.status} ${JSON.stringify(json)}`);
   return json;
-}
-
-async function pool<T>(items: readonly T[], concurrency: number, work: (item: T) => Promise<void>): Promise<void> {
-  let next = 0;
-  await Promise.all(
-    Array.from({ length: concurrency }, async () => {
-      while (next < items.length) await work(items[next++]!);
-    }),
-  );
 }
 
 const database = await createFreshDatabase("bench_invoices");

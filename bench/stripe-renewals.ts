@@ -19,6 +19,7 @@ import postgres from "postgres";
 import { migratePostgres } from "@/db/migrate";
 import { createFreshDatabase } from "@/tests/helpers/database";
 import { startApp } from "@/tests/helpers/server";
+import { pool } from "./pool";
 import { startStripeStandIn, stripeStandInClient } from "@/tests/helpers/stripe-stand-in";
 
 function option(name: string, fallback: number): number {
@@ -30,15 +31,6 @@ function option(name: string, fallback: number): number {
 
 const count = option("subscriptions", 1000);
 const latencyMs = option("latency", 150);
-
-async function pool<T>(items: readonly T[], concurrency: number, work: (item: T) => Promise<void>): Promise<void> {
-  let next = 0;
-  await Promise.all(
-    Array.from({ length: concurrency }, async () => {
-      while (next < items.length) await work(items[next++]!);
-    }),
-  );
-}
 
 const stripe = await startStripeStandIn();
 const standIn = stripeStandInClient(stripe.url);
