@@ -6,6 +6,7 @@ import path from "node:path";
 import { createFreshDatabase } from "../tests/helpers/database";
 import { finishEventCheck, startEventCheck } from "../tests/helpers/event-check";
 import { PROJECT_ROOT, startApp } from "../tests/helpers/server";
+import { startStripeStandIn } from "../tests/helpers/stripe-stand-in";
 import { installTestCertificate } from "../tests/helpers/tls";
 import { RATE_LIMIT_TEST_ENV, SIGNUP_TEST_ENV } from "../tests/setup/api-server";
 
@@ -24,6 +25,9 @@ installTestCertificate();
 startEventCheck();
 const database = await createFreshDatabase("deployment");
 const dataDir = mkdtempSync(path.join(tmpdir(), "e2e-deployment-data-"));
+// The deployment's Stripe (its STRIPE_API_BASE): the stand-in, which e2e/stripe-checkout.spec.ts
+// steers over its control endpoints (E2E_STRIPE_STAND_IN_URL) and which delivers signed webhooks to it.
+const stripe = await startStripeStandIn();
 let exitCode = 1;
 try {
   execFileSync("npm", ["run", "--silent", "db:migrate"], {
@@ -36,6 +40,7 @@ try {
     // Without SMTP_URL the deployment writes each email as a .eml file there: e2e/emails.spec.ts
     // reads them (E2E_MAIL_DIR), the one thing the suite reads besides the URL.
     BILLING_DATA_DIR: dataDir,
+    STRIPE_API_BASE: stripe.url,
     VERCEL: "1",
     CRON_SECRET: randomBytes(24).toString("base64url"),
     WEBHOOK_SECRET_KEY: randomBytes(32).toString("base64url"),
@@ -50,7 +55,7 @@ try {
   });
   console.log(`The deployment under test: ${deployment.baseUrl}`);
   try {
-    const suiteEnv: NodeJS.ProcessEnv = { ...process.env, E2E_BASE_URL: deployment.baseUrl, E2E_MAIL_DIR: path.join(dataDir, "mail") };
+    const suiteEnv: NodeJS.ProcessEnv = { ...process.env, E2E_BASE_URL: deployment.baseUrl, E2E_MAIL_DIR: path.join(dataDir, "mail"), E2E_STRIPE_STAND_IN_URL: stripe.url };
     delete suiteEnv.DATABASE_URL;
     delete suiteEnv.E2E_APP_STARTED_HERE;
     exitCode = await new Promise<number>((resolve) => {
@@ -62,6 +67,7 @@ try {
     if (exitCode !== 0) console.log(`The deployment's output:\n${deployment.output()}`);
   }
 } finally {
+  await stripe.close();
   await database.drop();
   rmSync(dataDir, { recursive: true, force: true });
 }

@@ -35,7 +35,7 @@ type Attempt =
   | { kind: "failed"; message: string; ctx: ServiceContext; cancelIntent: string | null };
 
 /** A session of any account, by its id alone (the unguessable id is the page's capability), with its account's clock. */
-async function findSession(id: string) {
+export async function findSession(id: string) {
   const db = await getDb();
   const [row] = await db
     .select({ session: checkoutSessions, livemode: accounts.livemode, clockOffsetMs: accounts.clockOffsetMs })
@@ -61,7 +61,7 @@ function checkoutPaymentMethod(livemode: boolean, method: string): SandboxPaymen
 }
 
 /** Open and not past its expiry on the account's clock (the clock may not have come round to expire it yet). */
-function assertPayable(session: CheckoutSessionRow, now: Date): void {
+export function assertPayable(session: CheckoutSessionRow, now: Date): void {
   assertOpen(session, "completed");
   if (session.expiresAt.getTime() <= now.getTime()) {
     throw new ServiceError("conflict", `Checkout session '${session.id}' expired at ${session.expiresAt.toISOString()}.`);
@@ -69,7 +69,7 @@ function assertPayable(session: CheckoutSessionRow, now: Date): void {
 }
 
 /** Prices archived (or their products) since the session was made are no longer sold: 409, nothing done. */
-async function assertStillOffered(session: CheckoutSessionRow): Promise<void> {
+export async function assertStillOffered(session: CheckoutSessionRow): Promise<void> {
   const db = await getDb();
   const ids = session.lineItems.map((line) => line.price);
   const rows = await db
@@ -86,7 +86,7 @@ async function assertStillOffered(session: CheckoutSessionRow): Promise<void> {
 }
 
 /** The paying customer: the one the session names, else the newest live customer with the email, else a new one. */
-async function payingCustomer(ctx: ServiceContext, session: CheckoutSessionRow, bodyEmail: string | undefined) {
+export async function payingCustomer(ctx: ServiceContext, session: CheckoutSessionRow, bodyEmail: string | undefined) {
   const db = await getDb();
   if (session.customerId !== null) {
     const [customer] = await db
@@ -112,7 +112,7 @@ async function payingCustomer(ctx: ServiceContext, session: CheckoutSessionRow, 
   return { id: created.id, email: created.email };
 }
 
-async function markComplete(
+export async function markComplete(
   inClaim: InClaim,
   ctx: ServiceContext,
   id: string,
@@ -223,7 +223,7 @@ async function subscribe(inClaim: InClaim, ctx: ServiceContext, session: Checkou
 }
 
 /** Ignores "already in that state" conflicts: the undo only makes sure nothing is left owing or running. */
-async function tolerateConflict(step: () => Promise<unknown>): Promise<void> {
+export async function tolerateConflict(step: () => Promise<unknown>): Promise<void> {
   try {
     await step();
   } catch (error) {

@@ -1,6 +1,7 @@
 import { and, eq, inArray, isNull } from "drizzle-orm";
 import { getDb } from "@/db/client";
 import { accounts, checkoutSessions, customers, prices } from "@/db/schema";
+import { onSessionPublishableKey } from "@/lib/payments/on-session";
 import { accountClock } from "@/lib/time";
 import { successRedirectUrl } from "./serialize";
 
@@ -31,6 +32,12 @@ export type HostedCheckout = {
   /** Once complete: where the customer goes next. */
   successUrl: string;
   expiresAt: string;
+  /**
+   * The publishable key of the account's Stripe when the page collects the card with Stripe.js
+   * (a payment-mode session of an account connected to Stripe); null: the sandbox methods (sandbox
+   * accounts) or no payment at all.
+   */
+  publishableKey: string | null;
 };
 
 function intervalLabel(interval: string | null, count: number | null): string | null {
@@ -82,5 +89,6 @@ export async function getHostedCheckout(id: string): Promise<HostedCheckout | nu
     cancelUrl: session.cancelUrl,
     successUrl: successRedirectUrl(session.successUrl, session.id),
     expiresAt: session.expiresAt.toISOString(),
+    publishableKey: session.mode === "payment" ? await onSessionPublishableKey(session.accountId) : null,
   };
 }

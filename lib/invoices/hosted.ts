@@ -66,6 +66,7 @@ export async function payHostedInvoice({
 /** What the hosted invoice page shows: plain data, no database types (the page cannot import db/). */
 export type HostedInvoice = {
   token: string;
+  accountId: string;
   number: string;
   status: string;
   livemode: boolean;
@@ -103,6 +104,7 @@ export async function getHostedInvoice(token: string): Promise<HostedInvoice | n
   const rates = new Map(document.tax_rates.map((rate) => [rate.id, rate]));
   return {
     token,
+    accountId: invoice.accountId,
     number: invoice.number ?? invoice.id,
     status: invoice.status,
     livemode: hosted.ctx.livemode,

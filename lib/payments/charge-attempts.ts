@@ -10,6 +10,7 @@ import { one } from "@/lib/rows";
 import { MINUTE_MS } from "@/lib/time";
 import { applyChargeState, notifyInvoice, type ChargeColumns } from "./charge-state";
 import { lockIntent } from "./core";
+import { notifyIntentSucceeded } from "./succeeded-hooks";
 import { processorCustomer, processorNamed } from "./processors/registry";
 import { ProcessorRefusedError, ProcessorUnavailableError, type ChargeAttempt, type ChargeState, type PaymentProcessor } from "./processors/types";
 import type { PaymentIntentRow } from "./serialize";
@@ -221,9 +222,13 @@ export async function applyProcessorState(ctx: ServiceContext, intentId: string,
     } else {
       if (before.status === "succeeded" || before.status === "canceled") return { row: before, applied: false };
       if (STATUS_OF[state.status] === before.status) return { row: before, applied: false };
+      // A payment confirmed in the customer's browser (Stripe.js, ./on-session.ts): our intent had no
+      // method, the processor's charge names the one the customer entered.
+      const collected = state.method && state.reference !== null && state.reference === before.processorReference ? state.method : null;
+      const method = before.paymentMethod ?? collected;
       // A decline detached the method already (paymentMethod null); it stays what it was charged with on the payment.
-      if (before.paymentMethod === null && state.status !== "canceled") return { row: before, applied: false };
-      charged = { paymentMethod: before.paymentMethod, processor: before.processor, processorReference: before.processorReference, processorAttempts: before.processorAttempts, lastPaymentError: null, reconcileAt };
+      if (method === null && state.status !== "canceled") return { row: before, applied: false };
+      charged = { paymentMethod: method, processor: before.processor, processorReference: before.processorReference, processorAttempts: before.processorAttempts, lastPaymentError: null, reconcileAt };
     }
     let after = await applyChargeState(tx, ctx, before, charged, state, remainingAtom);
     if (after.chargeInFlight !== null || after.reconcileAt?.getTime() !== reconcileAt?.getTime()) {
@@ -231,6 +236,7 @@ export async function applyProcessorState(ctx: ServiceContext, intentId: string,
       after = one(await tx.update(paymentIntents).set({ chargeInFlight: null, reconcileAt }).where(eq(paymentIntents.id, intentId)).returning());
     }
     await notifyInvoice(tx, ctx, before, after);
+    await notifyIntentSucceeded(tx, ctx, before, after);
     return { row: after, applied: true };
   });
 }

@@ -1,6 +1,7 @@
 import { alertEvaluation } from "@/lib/alerts/evaluate";
 import { registerMintCheck } from "@/lib/api-tokens/mint-check";
 import { checkoutSessionExpiry } from "@/lib/checkout/expiry";
+import { completeCheckoutFromPayment } from "@/lib/checkout/on-session";
 import { creditGrantExpiry } from "@/lib/credit-grants/expiry";
 import { registerTimeTransitions } from "@/lib/clock/registry";
 import { runAccountDueTransitions } from "@/lib/clock/service";
@@ -15,6 +16,7 @@ import { registerJobWork } from "@/lib/jobs/work";
 import { applyPendingProcessorEvents } from "@/lib/payment-processor/events";
 import { registerInvoiceOutcome } from "@/lib/payments/invoice-outcome";
 import { paymentReconciliation } from "@/lib/payments/reconcile";
+import { registerIntentSucceeded } from "@/lib/payments/succeeded-hooks";
 import { refundReconciliation } from "@/lib/refunds/reconcile";
 import { settleSubscriptionOf } from "@/lib/subscriptions/collection-status";
 import { automaticCollectionFailed, dunningRetries } from "@/lib/subscriptions/dunning";
@@ -60,6 +62,8 @@ export function wire(): void {
   });
   registerMintCheck(assertMayMint);
   registerInvoiceOutcome(applyPaymentIntentOutcome);
+  // A checkout session paid in the browser completes when its intent succeeds at the processor.
+  registerIntentSucceeded("checkout", completeCheckoutFromPayment);
   registerSubscriptionSettlement(settleSubscriptionOf);
   registerCollectionFailure(automaticCollectionFailed);
 }

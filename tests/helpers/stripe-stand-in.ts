@@ -322,8 +322,9 @@ export async function startStripeStandIn(): Promise<StripeStandIn> {
       customerOf(params.customer);
       const amount = Number(params.amount);
       if (!Number.isInteger(amount) || amount < 1) throw invalid("Invalid positive integer", { param: "amount" });
+      const intentId = id("pi");
       const intent = {
-        id: id("pi"),
+        id: intentId,
         object: "payment_intent",
         amount,
         amount_capturable: 0,
@@ -336,7 +337,8 @@ export async function startStripeStandIn(): Promise<StripeStandIn> {
         last_payment_error: null,
         next_action: null,
         metadata: params.metadata ?? {},
-        client_secret: `pi_secret_${randomBytes(8).toString("hex")}`,
+        // As Stripe's: the intent's id, then the secret (Stripe.js reads the id from it).
+        client_secret: `${intentId}_secret_${randomBytes(8).toString("hex")}`,
         created: now(),
         livemode,
       } as unknown as Stripe.PaymentIntent;
@@ -429,6 +431,25 @@ export async function startStripeStandIn(): Promise<StripeStandIn> {
     throw new StripeError(404, { error: { type: "invalid_request_error", message: `Unrecognized request URL (${method}: ${path}).` } });
   }
 
+  /**
+   * Stripe.js's own calls from the customer's browser: the publishable key (`key`) and the
+   * intent's `client_secret` in the parameters, for reading and confirming that one PaymentIntent
+   * only, as Stripe allows. Answers whether the request is one.
+   */
+  function authenticateBrowser(method: string, path: string, params: Json): boolean {
+    const key = typeof params.key === "string" ? params.key : "";
+    const mode = /^pk_(live|test)_/.exec(key)?.[1];
+    if (!mode) return false;
+    const match = /^\/v1\/payment_intents\/([^/]+)(\/confirm)?$/.exec(path);
+    if (!match || (method === "GET") === Boolean(match[2])) {
+      throw new StripeError(401, { error: { type: "invalid_request_error", message: "This API call cannot be made with a publishable API key." } });
+    }
+    const intent = paymentIntents.get(match[1]!);
+    if (!intent || params.client_secret !== intent.client_secret) throw missing("payment_intent", match[1]!);
+    livemode = mode === "live";
+    return true;
+  }
+
   function authenticate(request: IncomingMessage): void {
     const key = /^Bearer (.+)$/.exec(request.headers.authorization ?? "")?.[1] ?? "";
     const mode = /^(?:sk|rk)_(live|test)_/.exec(key)?.[1];
@@ -448,11 +469,17 @@ export async function startStripeStandIn(): Promise<StripeStandIn> {
     const idempotencyKey = (request.headers["idempotency-key"] as string | undefined) ?? null;
     const record: RecordedRequest = { method, path, idempotencyKey, status: 0, replayed: false };
     requests.push(record);
+    // Stripe.js calls from the page's origin (the e2e's fake Stripe.js, as the real one calls api.stripe.com).
+    const cors = { "access-control-allow-origin": "*", "access-control-allow-headers": "content-type, authorization", "access-control-allow-methods": "GET, POST" };
     const answer = (status: number, body: Json, headers: Record<string, string> = {}) => {
       record.status = status;
-      response.writeHead(status, { "content-type": "application/json", "request-id": id("req"), ...headers });
+      response.writeHead(status, { "content-type": "application/json", "request-id": id("req"), ...cors, ...headers });
       response.end(JSON.stringify(body));
     };
+    if (method === "OPTIONS") {
+      response.writeHead(204, cors);
+      return void response.end();
+    }
     if (path.startsWith("/_stand-in/")) return control(method, path, raw, answer);
     if (latencyMs > 0) await new Promise((resolve) => setTimeout(resolve, latencyMs));
     let fault = faults.find((candidate) => candidate.count > 0 && candidate.path.test(path) && (candidate.body?.test(raw) ?? true));
@@ -468,7 +495,8 @@ export async function startStripeStandIn(): Promise<StripeStandIn> {
       return answer(fault.status, { error: { type: "api_error", message: "The stand-in was told to fail this request." } });
     }
     try {
-      authenticate(request);
+      const query = Object.fromEntries(new URL(request.url ?? "/", "http://stand-in").searchParams);
+      if (!authenticateBrowser(method, path, method === "GET" ? query : parseForm(raw))) authenticate(request);
       const fingerprint = createHash("sha256").update(`${method} ${path} ${raw}`).digest("hex");
       const previous = idempotencyKey && method === "POST" ? idempotency.get(idempotencyKey) : undefined;
       let status = 200;

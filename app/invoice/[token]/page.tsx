@@ -1,23 +1,48 @@
 import type { Metadata } from "next";
 import { notFound } from "next/navigation";
 import { HostedPayForm } from "@/components/invoices/hosted-pay-form";
+import { StripePaymentForm } from "@/components/payments/stripe-payment-form";
+import { ServiceError } from "@/lib/errors";
 import { getHostedInvoice } from "@/lib/invoices/hosted";
+import { hostedInvoiceCollector, settleHostedInvoiceReturn } from "@/lib/invoices/hosted-collection";
 import { HOSTED_LABELS, LABELS } from "@/lib/invoices/pdf/labels";
 import { formatAtoms } from "@/lib/money";
 import { operationPath } from "@/lib/operation-paths";
+import { startHostedInvoicePaymentAction } from "./actions";
 
 export const metadata: Metadata = { title: "Invoice", robots: { index: false, follow: false }, referrer: "no-referrer" };
 // Always the invoice as it stands now (paid or not).
 export const dynamic = "force-dynamic";
 
 /** The hosted invoice page: public, reached by the invoice's `hosted_invoice_url` (the random token is the capability). */
-export default async function HostedInvoicePage({ params }: { params: Promise<{ token: string }> }) {
+export default async function HostedInvoicePage({
+  params,
+  searchParams,
+}: {
+  params: Promise<{ token: string }>;
+  searchParams: Promise<Record<string, string | string[] | undefined>>;
+}) {
   const { token } = await params;
-  const invoice = await getHostedInvoice(token);
+  let invoice = await getHostedInvoice(token);
   if (!invoice) notFound();
   // Every word in the invoice's language: the document's labels, and the page's own.
   const t = LABELS[invoice.locale];
   const h = HOSTED_LABELS[invoice.locale];
+  // Stripe.js's return (`?payment_intent=pi_…`): the payment re-read at Stripe and applied, once
+  // whether this or Stripe's webhook comes first; never the browser's `redirect_status` alone.
+  const query = await searchParams;
+  let returned: string | null = null;
+  if (invoice.status === "open" && typeof query.payment_intent === "string") {
+    try {
+      await settleHostedInvoiceReturn({ token, reference: query.payment_intent });
+    } catch (error) {
+      // Stripe unreachable for now: its webhook settles the payment.
+      if (!(error instanceof ServiceError)) throw error;
+    }
+    invoice = (await getHostedInvoice(token))!;
+    if (invoice.status === "open") returned = query.redirect_status === "failed" ? h.declined : h.processing;
+  }
+  const publishableKey = invoice.status === "open" ? await hostedInvoiceCollector(invoice.accountId) : null;
   const money = (atoms: number) => formatAtoms(atoms, invoice.currency, invoice.locale);
   const date = (iso: string) => new Intl.DateTimeFormat(invoice.locale, { dateStyle: "long", timeZone: "UTC" }).format(new Date(iso));
   return (
@@ -116,7 +141,25 @@ export default async function HostedInvoicePage({ params }: { params: Promise<{ 
             {t.downloadPdf}
           </a>
         </p>
-        {invoice.status === "open" && !invoice.livemode && <HostedPayForm token={invoice.token} payLabel={`${t.pay} ${money(invoice.dueAtom)}`} labels={h} />}
+        {invoice.status === "open" && publishableKey !== null && (
+          <div className="mt-6">
+            <StripePaymentForm
+              publishableKey={publishableKey}
+              amountAtom={invoice.dueAtom}
+              currency={invoice.currency}
+              locale={invoice.locale}
+              payLabel={`${t.pay} ${money(invoice.dueAtom)}`}
+              labels={{ paying: h.paying, failed: h.failed, offline: h.offline }}
+              email={null}
+              start={startHostedInvoicePaymentAction.bind(null, invoice.token)}
+              returnPath={`/invoice/${invoice.token}`}
+              initialError={returned}
+            />
+          </div>
+        )}
+        {invoice.status === "open" && publishableKey === null && !invoice.livemode && (
+          <HostedPayForm token={invoice.token} payLabel={`${t.pay} ${money(invoice.dueAtom)}`} labels={h} />
+        )}
       </div>
     </main>
   );

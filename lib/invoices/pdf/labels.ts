@@ -125,6 +125,7 @@ export const HOSTED_LABELS = {
     declined: "The payment did not go through. Choose another payment method.",
     failed: "The payment could not be made.",
     offline: "The payment could not be sent; check your connection and try again.",
+    processing: "Your payment is being processed. This page shows the invoice paid once the card network confirms it.",
   },
   fr: {
     statuses: { draft: "brouillon", open: "à payer", paid: "payée", void: "annulée", uncollectible: "irrécouvrable" },
@@ -137,6 +138,7 @@ export const HOSTED_LABELS = {
     declined: "Le paiement n'a pas abouti. Choisissez un autre moyen de paiement.",
     failed: "Le paiement n'a pas pu être effectué.",
     offline: "Le paiement n'a pas pu être envoyé ; vérifiez votre connexion et réessayez.",
+    processing: "Votre paiement est en cours de traitement. Cette page indiquera la facture payée dès sa confirmation.",
   },
   de: {
     statuses: { draft: "Entwurf", open: "offen", paid: "bezahlt", void: "storniert", uncollectible: "uneinbringlich" },
@@ -149,6 +151,7 @@ export const HOSTED_LABELS = {
     declined: "Die Zahlung ist nicht durchgegangen. Wählen Sie eine andere Zahlungsmethode.",
     failed: "Die Zahlung konnte nicht ausgeführt werden.",
     offline: "Die Zahlung konnte nicht gesendet werden; prüfen Sie Ihre Verbindung und versuchen Sie es erneut.",
+    processing: "Ihre Zahlung wird bearbeitet. Diese Seite zeigt die Rechnung als bezahlt, sobald sie bestätigt ist.",
   },
 } as const satisfies Record<Locale, Record<string, string | Record<string, string>>>;
 

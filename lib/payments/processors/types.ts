@@ -14,14 +14,30 @@ export type CaptureMethod = "automatic" | "manual";
  * each processor's statuses onto these, and these onto the spec's payment-intent statuses).
  * `reference` is the processor's id of the charge (Stripe's `pi_…`), null for the sandbox.
  */
-export type ChargeState =
+export type ChargeState = (
   | { status: "succeeded"; reference: string | null; receivedAtom: number }
   | { status: "requires_capture"; reference: string | null; capturableAtom: number }
   | { status: "requires_action"; reference: string | null }
   | { status: "processing"; reference: string | null }
   | { status: "declined"; reference: string | null; message: string; code?: string }
   | { status: "partially_funded"; reference: string | null; receivedAtom: number }
-  | { status: "canceled"; reference: string | null };
+  | { status: "canceled"; reference: string | null }
+) & {
+  /**
+   * The processor's payment method the charge is made with, as the processor reports it. An
+   * on-session payment collected by the processor's own client library (Stripe.js) learns its
+   * method only from this: our intent had none when the customer confirmed it in the browser.
+   */
+  method?: string | null;
+};
+
+/** An on-session payment prepared at the processor, for its client library to confirm in the customer's browser. */
+export type OnSessionIntent = {
+  /** The processor's id of the charge (Stripe's `pi_…`): our intent's `processor_reference`. */
+  reference: string;
+  /** What the browser confirms it with (Stripe's `client_secret`): it can confirm this charge only. */
+  clientSecret: string;
+};
 
 export type ChargeRequest = {
   /** Derived from our payment attempt (intent id and confirmation number): a retry after a timeout or a crash sends the same key, so it never charges twice. */
@@ -107,6 +123,8 @@ export interface PaymentProcessor {
    * transactions is open. The sandbox decides in process, inside the intent's transaction.
    */
   readonly remote: boolean;
+  /** The key the processor's client library is opened with in the customer's browser (Stripe's publishable key), when it has one. */
+  readonly clientKey?: string;
   /** Null when `method` is one of this processor's payment methods and fits `captureMethod`; otherwise why not. */
   checkPaymentMethod(method: string, captureMethod: CaptureMethod): string | null;
   createCustomer(input: { customerId: string; email: string | null; name: string | null }): Promise<{ reference: string }>;
@@ -123,6 +141,20 @@ export interface PaymentProcessor {
   retrieveDispute(reference: string): Promise<DisputeState>;
   /** The charge as the processor has it now. */
   retrieve(reference: string): Promise<ChargeState>;
+  /**
+   * Present when the processor collects on-session payments in the customer's browser with its own
+   * client library (Stripe.js and its Payment Element): makes the processor's charge unconfirmed,
+   * for the browser to confirm (3-D Secure included). `reference` is the charge made earlier for
+   * the same intent: its client secret is answered again, no second charge is made.
+   */
+  prepareOnSession?(input: {
+    intentId: string;
+    idempotencyKey: string;
+    amountAtom: number;
+    currency: string;
+    processorCustomer: string | null;
+    reference: string | null;
+  }): Promise<OnSessionIntent>;
   /** Verifies a webhook's signature (throws when it does not verify) and parses it. */
   parseWebhook(payload: string, headers: Headers): ProcessorEvent;
   /** Our id that the event's object carries (the metadata we gave it: our payment intent's or refund's id), or null. */

@@ -7,6 +7,7 @@ import {
   type ChargeRequest,
   type ChargeState,
   type DisputeState,
+  type OnSessionIntent,
   type PaymentProcessor,
   type ProcessorConnection,
   type ProcessorDefinition,
@@ -96,6 +97,11 @@ function translate(error: unknown, field: string): never {
  * error code `authentication_required`: the charge is pending the customer's action, not declined.
  */
 export function chargeStateOf(intent: Stripe.PaymentIntent): ChargeState {
+  const paymentMethod = intent.payment_method;
+  return { ...chargeStatusOf(intent), method: typeof paymentMethod === "string" ? paymentMethod : (paymentMethod?.id ?? null) };
+}
+
+function chargeStatusOf(intent: Stripe.PaymentIntent): ChargeState {
   const reference = intent.id;
   switch (intent.status) {
     case "succeeded":
@@ -200,9 +206,34 @@ function open(connection: ProcessorConnection): PaymentProcessor {
     }
   }
 
+  async function prepareOnSession(input: Parameters<NonNullable<PaymentProcessor["prepareOnSession"]>>[0]): Promise<OnSessionIntent> {
+    try {
+      if (input.reference !== null) {
+        const existing = await stripe.paymentIntents.retrieve(input.reference);
+        if (existing.client_secret) return { reference: existing.id, clientSecret: existing.client_secret };
+      }
+      // Unconfirmed: Stripe.js confirms it in the customer's browser with the Payment Element's
+      // method (and runs 3-D Secure); the outcome reaches us by webhook or by a retrieve.
+      const params: Stripe.PaymentIntentCreateParams = {
+        amount: input.amountAtom,
+        currency: input.currency,
+        customer: input.processorCustomer ?? undefined,
+        automatic_payment_methods: { enabled: true },
+        metadata: { payment_intent: input.intentId },
+      };
+      const intent = await stripe.paymentIntents.create(params, { idempotencyKey: input.idempotencyKey });
+      if (!intent.client_secret) throw new Error("Stripe answered a PaymentIntent without a client secret.");
+      return { reference: intent.id, clientSecret: intent.client_secret };
+    } catch (error) {
+      translate(error, "payment_intent");
+    }
+  }
+
   return {
     name: "stripe",
     remote: true,
+    clientKey: connection.publishableKey,
+    prepareOnSession,
     checkPaymentMethod(method) {
       if (!/^pm_[A-Za-z0-9_]+$/.test(method) || method.startsWith("pm_sandbox_")) return `'${method}' is not a Stripe payment method (pm_…).`;
       return null;

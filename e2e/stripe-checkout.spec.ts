@@ -1,0 +1,207 @@
+import { randomBytes } from "node:crypto";
+import { createServer, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import { expect, test, type Page } from "@playwright/test";
+import { connectStripe, stripeStandInClient } from "../tests/helpers/stripe-stand-in";
+import { installFakeStripe } from "./fake-stripe";
+import { api, createToken, signUp } from "./fixtures";
+
+/*
+ * A live account connected to Stripe takes cards on its hosted checkout and invoice pages through
+ * Stripe.js and the Payment Element (docs/payments.md, "The hosted pages with Stripe"). Stripe.js
+ * is the fake of ./fake-stripe.ts, injected before the page loads; Stripe is the stand-in the app
+ * under test talks to (STRIPE_API_BASE), which sends the signed webhooks. The pages complete only
+ * from Stripe's word: the webhook, or the server's retrieve on the return URL.
+ */
+
+function standIn() {
+  const url = process.env.E2E_STRIPE_STAND_IN_URL;
+  if (!url) throw new Error("E2E_STRIPE_STAND_IN_URL: the Stripe stand-in the app under test talks to (e2e/global-setup.ts starts one).");
+  return stripeStandInClient(url);
+}
+
+/** The merchant's own site, where checkout sends the customer back. */
+async function merchantSite(): Promise<{ url: string; close: () => Promise<void> }> {
+  const server: Server = createServer((_request, response) => {
+    response.writeHead(200, { "Content-Type": "text/html" });
+    response.end("<!doctype html><title>Thanks</title><h1>Thanks for your order</h1>");
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const { port } = server.address() as AddressInfo;
+  return { url: `http://127.0.0.1:${port}`, close: () => new Promise((resolve) => server.close(() => resolve())) };
+}
+
+/** A live merchant connected to Stripe (the stand-in) with live keys, its server token and webhook endpoint. */
+async function connectedMerchant(page: Page, company: string) {
+  const merchant = await signUp(page, company);
+  const server = api(await createToken(page, merchant, "Checkout server"));
+  const suffix = randomBytes(6).toString("hex");
+  const endpoint = await connectStripe(server, merchant.accountId, { processor: "stripe", secret_key: `sk_live_e2e${suffix}`, publishable_key: `pk_live_e2e${suffix}` });
+  return { merchant, server, endpoint };
+}
+
+async function paymentSession(server: ReturnType<typeof api>, successUrl: string, amountAtom: number) {
+  const product = (await server.post("/products", { name: "Espresso machine" })).body;
+  const price = (await server.post("/prices", { product: product.id, currency: "usd", unit_amount_atom: amountAtom, type: "one_time" })).body;
+  const created = await server.post("/checkout/sessions", {
+    mode: "payment",
+    line_items: [{ price: price.id }],
+    success_url: `${successUrl}/thanks?session_id={CHECKOUT_SESSION_ID}`,
+    cancel_url: `${successUrl}/cart`,
+  });
+  expect(created.status).toBe(201);
+  return created.body;
+}
+
+/** The stand-in delivered the PaymentIntent's `payment_intent.succeeded` to the merchant's endpoint, and the app took it (200). */
+async function webhookTaken(endpoint: string, paymentIntent: string) {
+  const stripe = standIn();
+  await expect
+    .poll(async () => {
+      const state = await stripe.state();
+      const intent = state.paymentIntents.find((candidate) => candidate.id === paymentIntent);
+      const delivered = state.deliveries.some((delivery) => delivery.endpointId === endpoint && delivery.type === "payment_intent.succeeded" && delivery.status === 200);
+      return intent?.status === "succeeded" && delivered;
+    })
+    .toBe(true);
+}
+
+async function pay(page: Page, card: string, label: RegExp | string) {
+  await page.getByLabel("Card number").fill(card);
+  await page.getByRole("button", { name: label }).click();
+}
+
+/** Completed once: the session, its one succeeded payment and one Stripe charge, one `checkout.session.completed`. */
+async function expectCompletedOnce(server: ReturnType<typeof api>, accountId: string, sessionId: string, card: string) {
+  const completed = (await server.get(`/checkout/sessions/${sessionId}`)).body;
+  expect(completed).toMatchObject({ status: "complete", payment_status: "paid", customer_email: "ada@example.com" });
+  const intent = (await server.get(`/payment-intents/${completed.payment_intent}`)).body;
+  expect(intent).toMatchObject({ status: "succeeded", amount_received_atom: 4500, payment_method: card });
+  const stripe = await standIn().state();
+  const stripeIntent = stripe.paymentIntents.find((candidate) => candidate.metadata?.payment_intent === intent.id)!;
+  expect(stripeIntent).toMatchObject({ status: "succeeded", amount_received: 4500 });
+  expect(stripe.charges.filter((charge) => charge === stripeIntent.id)).toHaveLength(1);
+  const events = (await server.get(`/${accountId}/events?event_type=checkout.session.completed`)).body.items;
+  expect(events).toEqual([expect.objectContaining({ aggregate_id: sessionId, actor_type: "customer", actor_id: completed.customer })]);
+  return { completed, stripeIntent };
+}
+
+test("stripe checkout: a card that succeeds pays the live session through Stripe.js, which completes once from Stripe's word", async ({ page }) => {
+  const site = await merchantSite();
+  try {
+    await installFakeStripe(page, standIn().url);
+    const { merchant, server, endpoint } = await connectedMerchant(page, "Stripe Espresso");
+    const session = await paymentSession(server, site.url, 4500);
+
+    await page.goto(session.url);
+    await expect(page.getByRole("heading", { name: "Stripe Espresso" })).toBeVisible();
+    // A live page: no sandbox banner, no sandbox method picker; the Payment Element instead.
+    await expect(page.getByText("Sandbox checkout")).toHaveCount(0);
+    await expect(page.getByLabel("Payment method")).toHaveCount(0);
+    await page.getByLabel("Email").fill("ada@example.com");
+    await pay(page, "4242 4242 4242 4242", "Pay $45.00");
+    await page.waitForURL(`${site.url}/thanks?session_id=${session.id}`);
+
+    const { stripeIntent } = await expectCompletedOnce(server, merchant.accountId, session.id, "pm_card_visa");
+    // The webhook arrived too (before or after the return): still one completion, one payment.
+    await webhookTaken(endpoint, stripeIntent.id);
+    await expectCompletedOnce(server, merchant.accountId, session.id, "pm_card_visa");
+    await page.goto(session.url);
+    await expect(page.getByRole("heading", { name: "This checkout is complete" })).toBeVisible();
+  } finally {
+    await site.close();
+  }
+});
+
+test("stripe checkout: a 3-D Secure challenge that succeeds, after a declined card, completes the session", async ({ page }) => {
+  const site = await merchantSite();
+  try {
+    await installFakeStripe(page, standIn().url);
+    const { merchant, server, endpoint } = await connectedMerchant(page, "Stripe Secure");
+    const session = await paymentSession(server, site.url, 4500);
+
+    await page.goto(session.url);
+    await page.getByLabel("Email").fill("ada@example.com");
+    // Declined: Stripe.js's error on the page, the session open.
+    await pay(page, "4000 0000 0000 0002", "Pay $45.00");
+    await expect(page.getByRole("alert").filter({ hasText: "Your card was declined." })).toBeVisible();
+    expect((await server.get(`/checkout/sessions/${session.id}`)).body.status).toBe("open");
+
+    // A card that asks for 3-D Secure: the bank's challenge, completed.
+    await page.getByLabel("Card number").fill("4000 0000 0000 3220");
+    await page.getByRole("button", { name: "Pay $45.00" }).click();
+    const challenge = page.getByRole("dialog", { name: "3-D Secure authentication" });
+    await expect(challenge).toBeVisible();
+    expect((await server.get(`/checkout/sessions/${session.id}`)).body.status).toBe("open");
+    await challenge.getByRole("button", { name: "Complete authentication" }).click();
+    await page.waitForURL(`${site.url}/thanks?session_id=${session.id}`);
+
+    const { stripeIntent } = await expectCompletedOnce(server, merchant.accountId, session.id, "pm_card_threeDSecure2Required");
+    await webhookTaken(endpoint, stripeIntent.id);
+    await expectCompletedOnce(server, merchant.accountId, session.id, "pm_card_threeDSecure2Required");
+  } finally {
+    await site.close();
+  }
+});
+
+test("stripe checkout: a 3-D Secure challenge that fails shows the error and leaves the session open", async ({ page }) => {
+  const site = await merchantSite();
+  try {
+    await installFakeStripe(page, standIn().url);
+    const { server } = await connectedMerchant(page, "Stripe Refused");
+    const session = await paymentSession(server, site.url, 4500);
+
+    await page.goto(session.url);
+    await page.getByLabel("Email").fill("ada@example.com");
+    await pay(page, "4000 0025 0000 3155", "Pay $45.00");
+    await page.getByRole("dialog", { name: "3-D Secure authentication" }).getByRole("button", { name: "Fail authentication" }).click();
+    await expect(page.getByRole("alert").filter({ hasText: "The customer failed 3-D Secure authentication." })).toBeVisible();
+    // Still on the checkout page, nothing paid.
+    expect(new URL(page.url()).pathname).toBe(new URL(session.url).pathname);
+    const open = (await server.get(`/checkout/sessions/${session.id}`)).body;
+    expect(open).toMatchObject({ status: "open", payment_status: "unpaid" });
+    const stripe = await standIn().state();
+    const stripeIntent = stripe.paymentIntents.find((candidate) => candidate.metadata?.payment_intent === open.payment_intent)!;
+    expect(stripeIntent.status).toBe("requires_payment_method");
+    expect(stripe.charges).not.toContain(stripeIntent.id);
+    await expect(page.getByRole("button", { name: "Pay $45.00" })).toBeEnabled();
+  } finally {
+    await site.close();
+  }
+});
+
+test("stripe hosted invoice: the customer pays the live invoice with a card through Stripe.js; it is paid once", async ({ page, browser }) => {
+  const { merchant, server, endpoint } = await connectedMerchant(page, "Stripe Invoices");
+  const customer = (await server.post("/customers", { email: "client@example.com", name: "Camille Martin" })).body;
+  const draft = (await server.post("/invoices", { customer: customer.id, currency: "usd", lines: [{ unit_amount_atom: 15000, description: "Photo session" }] })).body;
+  const invoice = (await server.post(`/invoices/${draft.id}/finalize`)).body;
+  expect(invoice.status).toBe("open");
+
+  // The customer, signed out.
+  const context = await browser.newContext();
+  const visitor = await context.newPage();
+  try {
+    await installFakeStripe(visitor, standIn().url);
+    await visitor.goto(invoice.hosted_invoice_url);
+    await expect(visitor.getByTestId("invoice-status")).toHaveAttribute("data-status", "open");
+    await expect(visitor.getByLabel("Payment method")).toHaveCount(0);
+    await visitor.getByLabel("Card number").fill("4000 0000 0000 3220");
+    await visitor.getByRole("button", { name: /^Pay/ }).click();
+    await visitor.getByRole("dialog", { name: "3-D Secure authentication" }).getByRole("button", { name: "Complete authentication" }).click();
+    // Back on the page from Stripe.js's return URL: the server read the payment at Stripe.
+    await expect(visitor.getByTestId("invoice-status")).toHaveAttribute("data-status", "paid");
+    await expect(visitor.getByTestId("invoice-due")).toContainText("0.00");
+
+    const paid = (await server.get(`/invoices/${invoice.id}`)).body;
+    expect(paid).toMatchObject({ status: "paid", due_amount_atom: 0, paid_amount_atom: 15000 });
+    const intent = (await server.get(`/payment-intents/${paid.payment_intent}`)).body;
+    expect(intent).toMatchObject({ status: "succeeded", amount_received_atom: 15000, payment_method: "pm_card_threeDSecure2Required" });
+    const stripeIntent = (await standIn().state()).paymentIntents.find((candidate) => candidate.metadata?.payment_intent === intent.id)!;
+    await webhookTaken(endpoint, stripeIntent.id);
+    const events = (await server.get(`/${merchant.accountId}/events?event_type=invoice.paid`)).body.items;
+    expect(events.filter((event: { aggregate_id: string }) => event.aggregate_id === invoice.id)).toHaveLength(1);
+    expect((await standIn().state()).charges.filter((charge) => charge === stripeIntent.id)).toHaveLength(1);
+  } finally {
+    await context.close();
+  }
+});
