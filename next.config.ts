@@ -32,6 +32,22 @@ const PORTAL_SECURITY_HEADERS = [
   { key: "Content-Security-Policy", value: CONTENT_SECURITY_POLICY.replace("img-src 'self' data: blob:", "img-src 'self' data: blob: https:") },
 ];
 
+/**
+ * The hosted checkout and invoice pages of an account connected to Stripe run Stripe.js and its
+ * Payment Element: Stripe's script, its frames (the Element, 3-D Secure) and its API, as Stripe
+ * documents for a CSP (docs/payments.md, "The hosted pages with Stripe").
+ */
+const STRIPE_PAGE_SECURITY_HEADERS = [
+  ...FRAME_HEADERS,
+  {
+    key: "Content-Security-Policy",
+    value: CONTENT_SECURITY_POLICY.replace(/script-src ([^;]*)/, "script-src $1 https://js.stripe.com https://*.js.stripe.com")
+      .replace("connect-src 'self'", "connect-src 'self' https://api.stripe.com")
+      .replace("img-src 'self' data: blob:", "img-src 'self' data: blob: https://*.stripe.com")
+      .replace("default-src 'self'", "default-src 'self'; frame-src https://js.stripe.com https://*.js.stripe.com https://hooks.stripe.com"),
+  },
+];
+
 const nextConfig: NextConfig = {
   // PGlite ships WebAssembly and data files; postgres.js opens sockets: both run as plain Node.
   // rate-limiter-flexible loads drizzle-orm by a computed import: it must run unbundled too.
@@ -47,6 +63,9 @@ const nextConfig: NextConfig = {
       { source: "/:path*", headers: ALL_HEADERS },
       { source: "/((?!api/|reference|portal).*)", headers: PAGE_SECURITY_HEADERS },
       { source: "/portal/:path*", headers: PORTAL_SECURITY_HEADERS },
+      // After the pages' own: the later entry's Content-Security-Policy is the one sent.
+      { source: "/checkout/:path*", headers: STRIPE_PAGE_SECURITY_HEADERS },
+      { source: "/invoice/:path*", headers: STRIPE_PAGE_SECURITY_HEADERS },
       { source: "/reference", headers: FRAME_HEADERS },
     ];
   },

@@ -14,6 +14,13 @@ import { api, createToken, signUp } from "./fixtures";
  * from Stripe's word: the webhook, or the server's retrieve on the return URL.
  */
 
+/*
+ * The pages' Content-Security-Policy lets Stripe.js reach https://api.stripe.com only; the fake
+ * talks to the stand-in instead, so the browser is told to bypass the CSP, and the first test
+ * checks the policy names what the real Stripe.js needs.
+ */
+test.use({ bypassCSP: true });
+
 function standIn() {
   const url = process.env.E2E_STRIPE_STAND_IN_URL;
   if (!url) throw new Error("E2E_STRIPE_STAND_IN_URL: the Stripe stand-in the app under test talks to (e2e/global-setup.ts starts one).");
@@ -93,7 +100,11 @@ test("stripe checkout: a card that succeeds pays the live session through Stripe
     const { merchant, server, endpoint } = await connectedMerchant(page, "Stripe Espresso");
     const session = await paymentSession(server, site.url, 4500);
 
-    await page.goto(session.url);
+    const response = await page.goto(session.url);
+    const policy = response?.headers()["content-security-policy"] ?? "";
+    expect(policy).toMatch(/script-src [^;]*https:\/\/js\.stripe\.com/);
+    expect(policy).toMatch(/frame-src [^;]*https:\/\/js\.stripe\.com[^;]*https:\/\/hooks\.stripe\.com/);
+    expect(policy).toMatch(/connect-src 'self' https:\/\/api\.stripe\.com/);
     await expect(page.getByRole("heading", { name: "Stripe Espresso" })).toBeVisible();
     // A live page: no sandbox banner, no sandbox method picker; the Payment Element instead.
     await expect(page.getByText("Sandbox checkout")).toHaveCount(0);
@@ -178,7 +189,7 @@ test("stripe hosted invoice: the customer pays the live invoice with a card thro
   expect(invoice.status).toBe("open");
 
   // The customer, signed out.
-  const context = await browser.newContext();
+  const context = await browser.newContext({ bypassCSP: true });
   const visitor = await context.newPage();
   try {
     await installFakeStripe(visitor, standIn().url);
