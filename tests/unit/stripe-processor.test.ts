@@ -72,6 +72,42 @@ describe("connecting", () => {
   });
 });
 
+describe("on-session payments in the browser (Stripe.js)", () => {
+  /** Stripe.js's confirmation: the publishable key and the client secret only. */
+  async function confirmInBrowser(clientSecret: string, paymentMethod: string, key = keys.publishable_key) {
+    const reference = clientSecret.split("_secret_")[0]!;
+    const response = await fetch(`${standIn.url}/v1/payment_intents/${reference}/confirm`, {
+      method: "POST",
+      headers: { "content-type": "application/x-www-form-urlencoded" },
+      body: new URLSearchParams({ key, client_secret: clientSecret, payment_method: paymentMethod }).toString(),
+    });
+    return { status: response.status, body: (await response.json()) as Record<string, unknown> };
+  }
+
+  it("prepares an unconfirmed PaymentIntent with our id as metadata, once per key, and answers its client secret", async () => {
+    expect(stripe.clientKey).toBe(keys.publishable_key);
+    const input = { intentId: "pi_unit_browser", idempotencyKey: "pi_unit_browser-on-session", amountAtom: 1800, currency: "usd", processorCustomer: null, reference: null };
+    const prepared = await stripe.prepareOnSession!(input);
+    expect(prepared.clientSecret.startsWith(`${prepared.reference}_secret_`)).toBe(true);
+    expect(standIn.paymentIntents.get(prepared.reference)).toMatchObject({ status: "requires_payment_method", amount: 1800, metadata: { payment_intent: "pi_unit_browser" } });
+    // Again with the key, or with the reference known: the same PaymentIntent.
+    expect(await stripe.prepareOnSession!(input)).toEqual(prepared);
+    expect(await stripe.prepareOnSession!({ ...input, idempotencyKey: "other", reference: prepared.reference })).toEqual(prepared);
+
+    expect((await confirmInBrowser(prepared.clientSecret, "pm_card_visa")).status).toBe(200);
+    expect(await stripe.retrieve(prepared.reference)).toEqual({ status: "succeeded", reference: prepared.reference, receivedAtom: 1800, method: "pm_card_visa" });
+  });
+
+  it("the stand-in lets a publishable key confirm and read only the PaymentIntent whose client secret it has", async () => {
+    const prepared = await stripe.prepareOnSession!({ intentId: "pi_unit_secret", idempotencyKey: "pi_unit_secret-on-session", amountAtom: 900, currency: "usd", processorCustomer: null, reference: null });
+    const wrongSecret = `${prepared.reference}_secret_wrong`;
+    expect((await confirmInBrowser(wrongSecret, "pm_card_visa")).status).toBe(404);
+    const listing = await fetch(`${standIn.url}/v1/customers`, { method: "POST", headers: { "content-type": "application/x-www-form-urlencoded" }, body: `key=${keys.publishable_key}` });
+    expect(listing.status).toBe(401);
+    expect(standIn.paymentIntents.get(prepared.reference)!.status).toBe("requires_payment_method");
+  });
+});
+
 describe("charging", () => {
   it("a good card succeeds with the whole amount; its PaymentIntent carries our intent's id", async () => {
     const request = charge({});
