@@ -20,6 +20,9 @@ import { api, createToken, signUp } from "./fixtures";
  * checks the policy names what the real Stripe.js needs.
  */
 test.use({ bypassCSP: true });
+// Each test signs up, connects Stripe and pays through the browser, the webhook and the job: on a
+// loaded machine that takes longer than the suite's 90 s.
+test.describe.configure({ timeout: 240_000 });
 
 function standIn() {
   const url = process.env.E2E_STRIPE_STAND_IN_URL;
@@ -200,7 +203,7 @@ test("stripe hosted invoice: the customer pays the live invoice with a card thro
     await visitor.getByRole("button", { name: /^Pay/ }).click();
     await visitor.getByRole("dialog", { name: "3-D Secure authentication" }).getByRole("button", { name: "Complete authentication" }).click();
     // Back on the page from Stripe.js's return URL: the server read the payment at Stripe.
-    await expect(visitor.getByTestId("invoice-status")).toHaveAttribute("data-status", "paid");
+    await expect(visitor.getByTestId("invoice-status")).toHaveAttribute("data-status", "paid", { timeout: 60_000 });
     await expect(visitor.getByTestId("invoice-due")).toContainText("0.00");
 
     const paid = (await server.get(`/invoices/${invoice.id}`)).body;
@@ -214,5 +217,32 @@ test("stripe hosted invoice: the customer pays the live invoice with a card thro
     expect((await standIn().state()).charges.filter((charge) => charge === stripeIntent.id)).toHaveLength(1);
   } finally {
     await context.close();
+  }
+});
+
+test("stripe checkout: the return completes the session while Stripe's webhook is held; the webhook, delivered after, changes nothing", async ({ page }) => {
+  const site = await merchantSite();
+  const stripe = standIn();
+  try {
+    await installFakeStripe(page, stripe.url);
+    const { merchant, server, endpoint } = await connectedMerchant(page, "Stripe Return");
+    const session = await paymentSession(server, site.url, 4500);
+    // This merchant's webhooks are held at Stripe: only the return URL's retrieve can complete the session.
+    await stripe.endpointDelivery(endpoint, { hold: true });
+    try {
+      await page.goto(session.url);
+      await page.getByLabel("Email").fill("ada@example.com");
+      await pay(page, "4242 4242 4242 4242", "Pay $45.00");
+      await page.waitForURL(`${site.url}/thanks?session_id=${session.id}`);
+      await expectCompletedOnce(server, merchant.accountId, session.id, "pm_card_visa");
+      await stripe.flushEndpoint(endpoint);
+    } finally {
+      await stripe.endpointDelivery(endpoint, { hold: false });
+    }
+    const { stripeIntent } = await expectCompletedOnce(server, merchant.accountId, session.id, "pm_card_visa");
+    await webhookTaken(endpoint, stripeIntent.id);
+    await expectCompletedOnce(server, merchant.accountId, session.id, "pm_card_visa");
+  } finally {
+    await site.close();
   }
 });

@@ -12,11 +12,6 @@ type ActionResult = { ok: boolean; signedIn?: boolean; message?: string; errors?
  * the build's manifest): its result, decoded from the RSC answer, and the session cookie it set.
  */
 export async function callAction(base: string, page: string, exportedName: string, input: unknown, cookie?: string) {
-  return callActionWith(base, page, exportedName, [input], cookie);
-}
-
-/** As callAction, with the action's arguments as the page sends them (a bound action sends its bound ones first). */
-export async function callActionWith(base: string, page: string, exportedName: string, args: unknown[], cookie?: string) {
   const manifest = JSON.parse(readFileSync(path.join(PROJECT_ROOT, ".next/server/server-reference-manifest.json"), "utf8")) as {
     node: Record<string, { exportedName?: string }>;
   };
@@ -32,7 +27,7 @@ export async function callActionWith(base: string, page: string, exportedName: s
       Origin: base,
       ...(cookie ? { Cookie: cookie } : {}),
     },
-    body: JSON.stringify(args),
+    body: JSON.stringify([input]),
   });
   expect(response.status).toBe(200);
   const text = await response.text();
