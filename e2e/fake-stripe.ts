@@ -3,7 +3,7 @@ import type { Page } from "@playwright/test";
 /**
  * A fake Stripe.js, injected with `page.addInitScript` before the page's own scripts run.
  * `@stripe/stripe-js`'s `loadStripe` resolves to `window.Stripe` when it exists and injects no
- * script of js.stripe.com then (node_modules/@stripe/stripe-js/dist/index.mjs, `loadScript`:
+ * script of js.stripe.com then (node_modules/@stripe/stripe-js/dist/pure.mjs, the entry the page imports, `loadScript`:
  * `if (window.Stripe) { resolve(window.Stripe); return; }` before `injectScript`), so the page
  * runs its real code (`@stripe/react-stripe-js`'s `<Elements>`, `<PaymentElement>`,
  * `stripe.confirmPayment`) against this instead, and nothing reaches Stripe.

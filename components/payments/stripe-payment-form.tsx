@@ -1,7 +1,10 @@
 "use client";
 
 import { Elements, PaymentElement, useElements, useStripe } from "@stripe/react-stripe-js";
-import { loadStripe, type Stripe, type StripeElementLocale } from "@stripe/stripe-js";
+import type { Stripe, StripeElementLocale } from "@stripe/stripe-js";
+// The pure entry: `@stripe/stripe-js`'s main one loads js.stripe.com as soon as it is imported,
+// on every page that bundles this form (a sandbox checkout too); this one only when loadStripe runs.
+import { loadStripe } from "@stripe/stripe-js/pure";
 import { useState, type FormEvent } from "react";
 import { Button, Field, inputClass } from "@/components/ui";
 
