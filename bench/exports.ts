@@ -6,7 +6,8 @@
  *
  * Loads N synthetic events into one account (db/synthetic-events.ts, the bulk path of
  * `npm run events:load`, ANALYZEd), then exports them through the production server as NDJSON and
- * as CSV, and reports for each: rows/s (floor 50,000), the server's RSS growth over its idle RSS
+ * as CSV, and reports for each: rows/s (floor 50,000), the server's CPU per row (/proc/<pid>/stat),
+ * the server's RSS growth over its idle RSS
  * (VmRSS of /proc/<pid>/status; bound 100 MB), and the p99 of other requests (GET a customer,
  * `--probes` connections) during the export against the same requests idle (bound 2×). Prints
  * figures, then whether each met its target (exit code 1 when one did not). Uses a fresh database
@@ -14,6 +15,7 @@
  */
 import "./limits";
 import { request as httpRequest } from "node:http";
+import { readFileSync } from "node:fs";
 import { loadavg } from "node:os";
 import { performance } from "node:perf_hooks";
 import { loadSyntheticEvents } from "@/db/synthetic-events";
@@ -28,6 +30,17 @@ const MIN_ROWS_PER_SECOND = 50_000;
 const MAX_GROWTH_MB = 100;
 const MAX_P99_RATIO = 2;
 const MB = 1024 * 1024;
+
+/**
+ * The CPU time a process has used, in seconds (utime + stime of /proc/<pid>/stat, in clock ticks
+ * of 1/100 s). Rows per CPU-second of the server depend less on what else the machine runs than
+ * rows/s, which on a loaded machine mostly says how loaded it was; less, not nothing (a run at
+ * load 19 doubled it: docs/performance.md).
+ */
+function cpuSeconds(pid: number): number {
+  const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]!.split(" ");
+  return (Number(fields[11]) + Number(fields[12])) / 100;
+}
 
 function percentile(values: number[], p: number): number {
   const sorted = [...values].sort((a, b) => a - b);
@@ -102,26 +115,29 @@ async function main(): Promise<void> {
     const idleP99 = percentile(idle, 99);
     log(`idle: GET customer p50 ${percentile(idle, 50).toFixed(1)} ms, p99 ${idleP99.toFixed(1)} ms (${idle.length} requests, ${PROBES} connections)`);
 
-    console.log("\n| format | rows | seconds | rows/s | first byte ms | RSS growth MB | probe p99 idle → during ms | load |\n|---|---|---|---|---|---|---|---|");
+    console.log("\n| format | rows | seconds | rows/s | server CPU µs/row (rows per CPU-s) | first byte ms | RSS growth MB | probe p99 idle → during ms | load |\n|---|---|---|---|---|---|---|---|---|");
     for (const format of ["ndjson", "csv"] as const) {
       const baseline = residentBytes(app.pid);
       let peak = baseline;
       const sampler = setInterval(() => (peak = Math.max(peak, residentBytes(app.pid))), 50);
       let done = false;
       const load1 = loadavg()[0]!;
+      const cpuBefore = cpuSeconds(app.pid);
       started = performance.now();
       const [result, during] = await Promise.all([
         exportOnce(`${api}/events/export?format=${format}`, token).finally(() => (done = true)),
         probe(probeUrl, token, () => done),
       ]);
       const seconds = (performance.now() - started) / 1000;
+      // The probes' requests are in it too (2 connections): an upper bound on the export's own.
+      const cpu = cpuSeconds(app.pid) - cpuBefore;
       clearInterval(sampler);
       const rows = format === "csv" ? result.lines - 1 : result.lines;
       const rate = rows / seconds;
       const growth = (peak - baseline) / MB;
       const duringP99 = percentile(during, 99);
       console.log(
-        `| ${format} | ${rows.toLocaleString("en")} | ${seconds.toFixed(1)} | **${Math.round(rate).toLocaleString("en")}** | ${result.firstByteMs.toFixed(0)} | **${growth.toFixed(1)}** | ${idleP99.toFixed(1)} → **${duringP99.toFixed(1)}** (${(duringP99 / idleP99).toFixed(2)}×) | ${load1.toFixed(1)}→${loadavg()[0]!.toFixed(1)} |`,
+        `| ${format} | ${rows.toLocaleString("en")} | ${seconds.toFixed(1)} | **${Math.round(rate).toLocaleString("en")}** | ${((cpu * 1e6) / rows).toFixed(1)} (${Math.round(rows / cpu).toLocaleString("en")}) | ${result.firstByteMs.toFixed(0)} | **${growth.toFixed(1)}** | ${idleP99.toFixed(1)} → **${duringP99.toFixed(1)}** (${(duringP99 / idleP99).toFixed(2)}×) | ${load1.toFixed(1)}→${loadavg()[0]!.toFixed(1)} |`,
       );
       if (rows !== total) failures.push(`${format}: ${rows} rows, not ${total}`);
       if (rate < MIN_ROWS_PER_SECOND) failures.push(`${format}: ${Math.round(rate)} rows/s < ${MIN_ROWS_PER_SECOND}`);

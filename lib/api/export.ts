@@ -27,7 +27,10 @@ const PAGING = { limit: true, offset: true, starting_after: true, ending_before:
  * paging parameters, plus `format`.
  */
 export function exportQuery<Q extends z.ZodObject>(listQuery: Q) {
-  return listQuery.omit(PAGING as unknown as Record<keyof typeof PAGING, true>).extend({
+  // Only the paging parameters the list has (a list paged by `limit` alone has no cursor): zod
+  // refuses to omit a key its object lacks.
+  const paging = Object.fromEntries(Object.keys(PAGING).filter((key) => key in listQuery.shape).map((key) => [key, true]));
+  return listQuery.omit(paging as Record<keyof typeof PAGING, true>).extend({
     format: z
       .enum(EXPORT_FORMATS, { error: "format must be csv or ndjson." })
       .meta({ description: "`csv` (RFC 4180, a header row, the columns of docs/api.md \"Exports\") or `ndjson` (one list item per line)." }),
@@ -101,14 +104,26 @@ export function csvText(rows: readonly (readonly unknown[])[]): string {
   });
 }
 
-/** One batch of a list: its items in the list's order, and whether more follow. */
-export type ExportBatch<T> = { items: readonly T[]; has_more: boolean };
+/**
+ * One batch of a list: its items in the list's order, and whether more follow. `after`: the keyset
+ * the next batch starts after, for a list whose items have no unique `id` to be it (usage events:
+ * their time, receipt and identifier); by default the last item's `id`.
+ */
+export type ExportBatch<T> = { items: readonly T[]; has_more: boolean } & (T extends { id: string } ? { after?: string } : { after: string | undefined });
+
+/** Where the batch after `batch` starts. */
+function nextKey<T>(batch: ExportBatch<T>): string | undefined {
+  if (!batch.has_more) return undefined;
+  if (batch.after !== undefined) return batch.after;
+  const last = batch.items.at(-1) as { id?: string } | undefined;
+  return last?.id;
+}
 
 /**
  * The stream of an export: the first batch is read before the answer starts (its failure is a
  * problem answer, like any list's), then one batch per pull.
  */
-async function exportStream<T extends { id: string }>(
+async function exportStream<T>(
   format: ExportFormat,
   table: ExportColumns<T>,
   next: (after: string | undefined) => Promise<ExportBatch<T>>,
@@ -132,8 +147,7 @@ async function exportStream<T extends { id: string }>(
    */
   const read = async (after: string | undefined): Promise<{ bytes: Uint8Array; rows: number; after: string | undefined }> => {
     const batch = await next(after);
-    const last = batch.items.at(-1);
-    return { bytes: encoder.encode(encode(batch.items)), rows: batch.items.length, after: batch.has_more && last ? last.id : undefined };
+    return { bytes: encoder.encode(encode(batch.items)), rows: batch.items.length, after: nextKey(batch) };
   };
   let pending: Awaited<ReturnType<typeof read>> | null = await read(undefined);
   let cancelled = false;
@@ -187,18 +201,18 @@ async function exportStream<T extends { id: string }>(
  * verb and serializer), called with the export's filters and `limit` EXPORT_BATCH after the
  * previous batch's last item.
  */
-export function handleExport<T extends { id: string }, L>(
-  operation: ExportOperation<T>,
+export function handleExport<T, L, P extends string = string>(
+  operation: ExportOperation<T, P>,
   resource: string,
-  page: (args: { ctx: ServiceContext; query: L }) => Promise<ExportBatch<T>>,
+  page: (args: { ctx: ServiceContext; query: L; params: Record<string, string> }) => Promise<ExportBatch<T>>,
 ): OperationHandler {
-  return handle(operation, async ({ ctx, query, request, requestId }) => {
+  return handle(operation, async ({ ctx, query, params, request, requestId }) => {
     const { format, ...filters } = query as { format: ExportFormat };
     // The export's query is its list's without paging (defineExportOperation): with this batch's
     // paging it is the list's query again.
     const next = (after: string | undefined) => {
       const paging: ExportPaging = { limit: EXPORT_BATCH, offset: 0, starting_after: after, exportBatch: true };
-      return page({ ctx, query: { ...filters, ...paging } as L });
+      return page({ ctx, query: { ...filters, ...paging } as L, params });
     };
     const stream = await exportStream(format, operation.exportColumns, next, request.signal, { requestId });
     return new ExportBody(format, `${resource}.${format}`, stream);
@@ -209,7 +223,7 @@ export function handleExport<T extends { id: string }, L>(
 export type ExportPaging = { limit: number; offset: 0; starting_after: string | undefined; ending_before?: undefined; exportBatch: true };
 
 /** An export operation: the operation, and the CSV columns of its resource. */
-export type ExportOperation<T> = Operation<z.ZodType, undefined, typeof ExportFile, "secret"> & { exportColumns: ExportColumns<T> };
+export type ExportOperation<T, P extends string = string> = Operation<z.ZodType, undefined, typeof ExportFile, "secret", P> & { exportColumns: ExportColumns<T> };
 
 /**
  * The export operation of a list operation: `GET <list path>/export` (and its unscoped path), the

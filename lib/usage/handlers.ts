@@ -1,4 +1,7 @@
+import type { z } from "zod";
+import { handleExport } from "@/lib/api/export";
 import { handle } from "@/lib/api/handler";
+import type { ServiceContext } from "@/lib/context";
 import { ServiceError } from "@/lib/errors";
 import { cancelUsageEvent } from "./cancel";
 import { ingestUsageEvents } from "./ingest";
@@ -9,12 +12,37 @@ import {
   getCustomerUsageOperation,
   getMeterSummariesOperation,
   listMeterUsageEventsOperation,
+  exportMeterUsageEventsOperation,
 } from "./operations";
-import { latestUsageEvents } from "./latest";
+import { decodeUsageEventKey, encodeUsageEventKey, latestUsageEvents } from "./latest";
+import type { MeterUsageEventsQuery } from "./schema";
 import { customerUsage, meterSummaries } from "./read";
 import { serializeUsageEvent } from "./serialize";
 
 const seconds = (date: Date) => Math.floor(date.getTime() / 1000);
+
+/**
+ * The latest usage events of a meter and customer, as the list answers them; an export's batch
+ * also passes the keyset to start after (`starting_after`, not a query parameter of the list) and
+ * gets whether more follow and the keyset of its last event.
+ */
+async function usageEventPage({ ctx, query, params }: { ctx: ServiceContext; query: z.output<typeof MeterUsageEventsQuery> & { starting_after?: string }; params: Record<string, string> }) {
+  const rows = await latestUsageEvents({
+    ctx,
+    input: {
+      meterId: params.meter_id!,
+      customerId: query.customer,
+      // One more than the page: whether more follow, without a count.
+      limit: query.limit + 1,
+      from: query["timestamp[gte]"],
+      before: query["timestamp[lt]"],
+      after: query.starting_after === undefined ? undefined : decodeUsageEventKey(query.starting_after),
+    },
+  });
+  const page = rows.slice(0, query.limit);
+  const last = page.at(-1);
+  return { items: page.map(serializeUsageEvent), has_more: rows.length > query.limit, after: last ? encodeUsageEventKey(last) : undefined };
+}
 
 /** The handlers of this domain's operations (lib/server/routes.ts lists every domain's). */
 export const usageHandlers = [
@@ -74,9 +102,10 @@ export const usageHandlers = [
     };
   }),
   handle(listMeterUsageEventsOperation, async ({ ctx, params, query }) => {
-    const rows = await latestUsageEvents({ ctx, input: { meterId: params.meter_id, customerId: query.customer, limit: query.limit } });
-    return { object: "list" as const, items: rows.map(serializeUsageEvent) };
+    const { items } = await usageEventPage({ ctx, query, params });
+    return { object: "list" as const, items };
   }),
+  handleExport(exportMeterUsageEventsOperation, "usage-events", usageEventPage),
 ];
 
 function fieldOf(code: string): string {

@@ -1,4 +1,6 @@
+import type { z } from "zod";
 import { needs } from "@/lib/permissions";
+import { defineExportOperation, fieldColumns, type ExportColumns } from "@/lib/api/export";
 import { defineOperation } from "@/lib/api/operation";
 import {
   CancelledUsageEvent,
@@ -11,6 +13,7 @@ import {
   UsageEventBatchResult,
   UsageEventInput,
   UsageEventRecordList,
+  type UsageEventRecord,
   UsageEventResult,
 } from "./schema";
 
@@ -107,13 +110,25 @@ export const listMeterUsageEventsOperation = defineOperation({
   path: "/{account_id}/meters/{meter_id}/usage-events",
   unscopedPath: "/meters/{meter_id}/usage-events",
   summary: "A customer's latest usage events of a meter",
-  description: "The customer's latest `limit` events of the meter, newest first (by `timestamp`), cancelled ones included with `cancelled` set.",
+  description:
+    "The customer's latest `limit` events of the meter, newest first (by `timestamp`, ties by `received`, then `identifier`), cancelled ones included with `cancelled` set; `timestamp[gte]` / `timestamp[lt]` narrow them to a time range. All of them: the export.",
   tag,
   access: "secret",
   permission: needs("usage", "read"),
   query: MeterUsageEventsQuery,
   response: { status: 200, description: "The latest events.", schema: UsageEventRecordList },
   errors: [404],
+});
+
+/** The usage events export's CSV columns (docs/api.md, "Exports"): stable, appended to, never reordered. */
+const USAGE_EVENT_EXPORT: ExportColumns<z.input<typeof UsageEventRecord>> = {
+  columns: fieldColumns<z.input<typeof UsageEventRecord>>(["identifier", "meter", "customer", "timestamp", "value", "payload", "received", "cancelled"]),
+};
+
+export const exportMeterUsageEventsOperation = defineExportOperation(listMeterUsageEventsOperation, {
+  operationId: "exportMeterUsageEvents",
+  plural: "usage events",
+  columns: USAGE_EVENT_EXPORT,
 });
 
 export const usageOperations = [
@@ -123,4 +138,5 @@ export const usageOperations = [
   getCustomerUsageOperation,
   getMeterSummariesOperation,
   listMeterUsageEventsOperation,
+  exportMeterUsageEventsOperation,
 ];

@@ -120,8 +120,13 @@ export const MeterSummaries = z
   })
   .meta({ id: "MeterSummaries" });
 
+/** A bound of the usage events' `timestamp` range (ISO 8601, as `created[…]` of other lists). */
+const timestampBound = (description: string) => DateTime.transform((value) => new Date(value)).optional().meta({ description });
+
 export const MeterUsageEventsQuery = PaginationQuery.pick({ limit: true }).extend({
   customer: z.string().min(1).meta({ description: "The customer's id." }),
+  "timestamp[gte]": timestampBound("Only events whose usage happened (`timestamp`) at or after this time (ISO 8601)."),
+  "timestamp[lt]": timestampBound("Only events whose usage happened (`timestamp`) before this time (ISO 8601)."),
 });
 
 export const UsageEventRecord = z

@@ -18,10 +18,14 @@ describe("export columns", () => {
       [...doc.matchAll(/^\| `([a-z-]+)`[^|]*\| ([a-z0-9_, ]+) \|$/gm)].map(([, name, columns]) => [name!, columns!.split(", ")]),
     );
     expect(EXPORTS.map(({ path: p }) => p).sort()).toEqual(
-      ["customers", "subscriptions", "invoices", "credit-notes", "payment-intents", "refunds", "events"].map((name) => `/{account_id}/${name}/export`).sort(),
+      [
+        ...["customers", "subscriptions", "invoices", "credit-notes", "payment-intents", "refunds", "events"].map((name) => `/{account_id}/${name}/export`),
+        "/{account_id}/meters/{meter_id}/usage-events/export",
+      ].sort(),
     );
     for (const { path: p, columns } of EXPORTS) {
-      const name = p.split("/")[2]!;
+      // The list's last segment: `/{account_id}/meters/{meter_id}/usage-events/export` is `usage-events`.
+      const name = p.split("/").at(-2)!;
       expect({ name, columns: table.get(name) }).toEqual({ name, columns });
     }
   });

@@ -306,6 +306,8 @@ export const OPERATIONS = {
   getMeterSummariesForTokenAccount: { method: "GET", path: "/meters/{meter_id}/summaries" },
   listMeterUsageEvents: { method: "GET", path: "/{account_id}/meters/{meter_id}/usage-events" },
   listMeterUsageEventsForTokenAccount: { method: "GET", path: "/meters/{meter_id}/usage-events" },
+  exportMeterUsageEvents: { method: "GET", path: "/{account_id}/meters/{meter_id}/usage-events/export" },
+  exportMeterUsageEventsForTokenAccount: { method: "GET", path: "/meters/{meter_id}/usage-events/export" },
   createAlert: { method: "POST", path: "/{account_id}/alerts" },
   createAlertForTokenAccount: { method: "POST", path: "/alerts" },
   listAlerts: { method: "GET", path: "/{account_id}/alerts" },

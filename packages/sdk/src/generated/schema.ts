@@ -5281,7 +5281,7 @@ export type paths = {
         };
         /**
          * A customer's latest usage events of a meter
-         * @description The customer's latest `limit` events of the meter, newest first (by `timestamp`), cancelled ones included with `cancelled` set.
+         * @description The customer's latest `limit` events of the meter, newest first (by `timestamp`, ties by `received`, then `identifier`), cancelled ones included with `cancelled` set; `timestamp[gte]` / `timestamp[lt]` narrow them to a time range. All of them: the export.
          *
          *     Restricted keys need `usage:read`.
          */
@@ -5303,11 +5303,55 @@ export type paths = {
         };
         /**
          * A customer's latest usage events of a meter
-         * @description The customer's latest `limit` events of the meter, newest first (by `timestamp`), cancelled ones included with `cancelled` set.
+         * @description The customer's latest `limit` events of the meter, newest first (by `timestamp`, ties by `received`, then `identifier`), cancelled ones included with `cancelled` set; `timestamp[gte]` / `timestamp[lt]` narrow them to a time range. All of them: the export.
          *
          *     Restricted keys need `usage:read`.
          */
         get: operations["listMeterUsageEventsForTokenAccount"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/{account_id}/meters/{meter_id}/usage-events/export": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Export usage events
+         * @description Every item the list (`listMeterUsageEvents`) would page through for the same filters, in its order (newest first), streamed: NDJSON (each line one item of the list, as the list serializes it) or CSV (RFC 4180, a header row; objects and arrays as JSON; a text cell starting with `=`, `+`, `-`, `@`, tab or CR prefixed with `'`). CSV columns: `identifier`, `meter`, `customer`, `timestamp`, `value`, `payload`, `received`, `cancelled`. Gzip with `Accept-Encoding: gzip`. A bad filter is a 400 problem before the first byte.
+         *
+         *     Restricted keys need `usage:read`.
+         */
+        get: operations["exportMeterUsageEvents"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/meters/{meter_id}/usage-events/export": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Export usage events
+         * @description Every item the list (`listMeterUsageEvents`) would page through for the same filters, in its order (newest first), streamed: NDJSON (each line one item of the list, as the list serializes it) or CSV (RFC 4180, a header row; objects and arrays as JSON; a text cell starting with `=`, `+`, `-`, `@`, tab or CR prefixed with `'`). CSV columns: `identifier`, `meter`, `customer`, `timestamp`, `value`, `payload`, `received`, `cancelled`. Gzip with `Accept-Encoding: gzip`. A bad filter is a 400 problem before the first byte.
+         *
+         *     Restricted keys need `usage:read`.
+         */
+        get: operations["exportMeterUsageEventsForTokenAccount"];
         put?: never;
         post?: never;
         delete?: never;
@@ -56219,6 +56263,10 @@ export interface operations {
                 limit?: number;
                 /** @description The customer's id. */
                 customer: string;
+                /** @description Only events whose usage happened (`timestamp`) at or after this time (ISO 8601). */
+                "timestamp[gte]"?: string;
+                /** @description Only events whose usage happened (`timestamp`) before this time (ISO 8601). */
+                "timestamp[lt]"?: string;
             };
             header?: never;
             path: {
@@ -56284,6 +56332,10 @@ export interface operations {
                 limit?: number;
                 /** @description The customer's id. */
                 customer: string;
+                /** @description Only events whose usage happened (`timestamp`) at or after this time (ISO 8601). */
+                "timestamp[gte]"?: string;
+                /** @description Only events whose usage happened (`timestamp`) before this time (ISO 8601). */
+                "timestamp[lt]"?: string;
             };
             header?: never;
             path: {
@@ -56331,6 +56383,126 @@ export interface operations {
             };
             /** @description No such object in this account. */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    exportMeterUsageEvents: {
+        parameters: {
+            query: {
+                /** @description The customer's id. */
+                customer: string;
+                /** @description Only events whose usage happened (`timestamp`) at or after this time (ISO 8601). */
+                "timestamp[gte]"?: string;
+                /** @description Only events whose usage happened (`timestamp`) before this time (ISO 8601). */
+                "timestamp[lt]"?: string;
+                /** @description `csv` (RFC 4180, a header row, the columns of docs/api.md "Exports") or `ndjson` (one list item per line). */
+                format: "csv" | "ndjson";
+            };
+            header?: never;
+            path: {
+                /** @description The account (`acc_…`); it must be the token's account. */
+                account_id: string;
+                meter_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The usage events, as a file. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/csv": components["schemas"]["ExportFile"];
+                    "application/x-ndjson": components["schemas"]["ExportFile"];
+                };
+            };
+            /** @description Bad request: malformed JSON, invalid parameters, or a missing required field. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, invalid or revoked API token. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The token may not call this operation or act on this account (a restricted key without the operation's permission: `required_permission`). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    exportMeterUsageEventsForTokenAccount: {
+        parameters: {
+            query: {
+                /** @description The customer's id. */
+                customer: string;
+                /** @description Only events whose usage happened (`timestamp`) at or after this time (ISO 8601). */
+                "timestamp[gte]"?: string;
+                /** @description Only events whose usage happened (`timestamp`) before this time (ISO 8601). */
+                "timestamp[lt]"?: string;
+                /** @description `csv` (RFC 4180, a header row, the columns of docs/api.md "Exports") or `ndjson` (one list item per line). */
+                format: "csv" | "ndjson";
+            };
+            header?: never;
+            path: {
+                meter_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The usage events, as a file. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/csv": components["schemas"]["ExportFile"];
+                    "application/x-ndjson": components["schemas"]["ExportFile"];
+                };
+            };
+            /** @description Bad request: malformed JSON, invalid parameters, or a missing required field. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, invalid or revoked API token. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The token may not call this operation or act on this account (a restricted key without the operation's permission: `required_permission`). */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
