@@ -1,32 +1,37 @@
 /**
- * Benchmark: renewal receipts through a real SMTP server (issue #37), on the built app
- * (`npm run build` first).
+ * Benchmark: receipts through a real SMTP server (issue #37), on the built app (`npm run build`
+ * first).
  *
- * One sandbox account has `--receipts` (default 10,000) monthly subscriptions paid by a sandbox
- * card. A test-clock advance past their period end renews them all: each renewal invoice is paid
- * and its receipt (with its PDF) queued in the payment's transaction. The app (embedded sender,
- * SMTP_URL naming a loopback SMTP server) sends them. Printed: the advance's time, the time until
- * the last receipt reached the server (from the advance's start and from its end, when all are
+ * `--invoices` (default 100) monthly subscriptions of one sandbox account are paid by a sandbox
+ * card. `--receipts` (default 10,000) receipts of those paid invoices are then written to the
+ * outbox by the outbox's own function (`enqueueEmail`, as `invoice.paid` does, each with a cause
+ * of its own), in transactions of 500, while the app (embedded sender, SMTP_URL naming a loopback
+ * SMTP server) sends them: each is rendered with its invoice's PDF, sent, and recorded with its
+ * `email.sent` event. Printed: the time until the last receipt reached the server (from the first
  * queued), the sending throughput, and the p99 of `GET /api/customers/{id}` idle and while the
  * receipts drain.
+ *
+ * Not the test clock: queuing 10,000 receipts through renewals costs what the clock's serial
+ * renewal costs (bench/stripe-renewals.ts, bench/test-clock.ts), which would hide the sender.
  *
  * The floor, measured in the same run on the same server: nodemailer alone (the same pooled
  * transport settings as lib/emails/transport.ts) sending the same number of messages, each a copy
  * of a receipt the app sent (its PDF attached) with a Message-ID of its own. Checked, not timed:
  * every receipt received exactly once.
  *
- *   npx tsx bench/emails.ts [--receipts 10000]        (npm run bench:emails -- …)
+ *   npx tsx bench/emails.ts [--receipts 10000] [--invoices 100]        (npm run bench:emails -- …)
  */
 import { loadavg } from "node:os";
 import { performance } from "node:perf_hooks";
 import type { AddressInfo } from "node:net";
-import { eq } from "drizzle-orm";
+import { and, eq } from "drizzle-orm";
 import nodemailer from "nodemailer";
 import { SMTPServer, type SMTPServerDataStream } from "smtp-server";
 import { closeDb, getDb } from "@/db/client";
-import { accounts } from "@/db/schema";
+import { accounts, customers, invoices } from "@/db/schema";
 import { issueToken } from "@/lib/auth/tokens";
-import { advanceClock, systemContext } from "@/lib/clock/service";
+import { systemContext } from "@/lib/clock/service";
+import { enqueueEmail } from "@/lib/email-outbox/enqueue";
 import { createCustomer } from "@/lib/customers/service";
 import { createOrganization } from "@/lib/organizations/service";
 import { createPrice } from "@/lib/prices/service";
@@ -42,8 +47,8 @@ wire();
 benchEnvironment();
 
 const RECEIPTS = Number(option("receipts", "10000"));
-if (!Number.isInteger(RECEIPTS) || RECEIPTS <= 0) throw new Error("--receipts needs a positive integer.");
-const DAY_MS = 86_400_000;
+const INVOICES = Number(option("invoices", "100"));
+if (!Number.isInteger(RECEIPTS) || RECEIPTS <= 0 || !Number.isInteger(INVOICES) || INVOICES <= 0) throw new Error("--receipts and --invoices need positive integers.");
 
 /**
  * A loopback SMTP server that counts: no TLS, no AUTH, no parsing beyond the Message-ID header, so
@@ -116,8 +121,9 @@ try {
   bench.closeLater(() => closeDb());
   const organization = await createOrganization(db, { name: "Emails bench" });
   const accountId = organization.sandboxAccountId;
-  // Receipts off while the subscriptions are made (their first invoices are paid at once), and an
-  // hourly limit above the run's count (the default 1,000 would mark the rest rate_limited).
+  // Receipts off while the subscriptions are made (their first invoices are paid at once: those
+  // receipts are not the measured ones), and an hourly limit above the run's count (the default
+  // 1,000 would mark the rest rate_limited).
   await db.update(accounts).set({ emailTypesDisabled: ["receipt"], emailHourlyLimit: RECEIPTS * 2, businessName: "Bench Tools" }).where(eq(accounts.id, accountId));
   const [account] = await db.select().from(accounts).where(eq(accounts.id, accountId));
   const ctx = systemContext(account!);
@@ -129,7 +135,7 @@ try {
   const setUp = performance.now();
   const customerIds: string[] = [];
   await pool(
-    Array.from({ length: RECEIPTS }, (_, i) => i),
+    Array.from({ length: INVOICES }, (_, i) => i),
     4,
     async (i) => {
       const customer = await createCustomer({ ctx, input: { email: `renewal-${i}@example.com` } });
@@ -137,7 +143,13 @@ try {
       await createSubscription({ ctx, input: { customer: customer.id, items: [{ price: price.id }], default_payment_method: "pm_sandbox_succeeds" } });
     },
   );
-  log(`set up ${RECEIPTS} subscriptions in ${seconds(performance.now() - setUp)}`);
+  const paid = await db
+    .select({ id: invoices.id, number: invoices.number, customerId: invoices.customerId, email: customers.email })
+    .from(invoices)
+    .innerJoin(customers, eq(customers.id, invoices.customerId))
+    .where(and(eq(invoices.accountId, accountId), eq(invoices.status, "paid")));
+  if (paid.length !== INVOICES) throw new Error(`${paid.length} paid invoices, expected ${INVOICES}`);
+  log(`set up ${INVOICES} paid subscriptions in ${seconds(performance.now() - setUp)}`);
   await db.update(accounts).set({ emailTypesDisabled: [] }).where(eq(accounts.id, accountId));
 
   const app = await startApp({
@@ -155,21 +167,36 @@ try {
   const idle = await load(app.baseUrl, token, customerPath, { connections: 4, duration: 10 });
   log(`GET /api/customers/{id} idle: p50 ${idle.p50} ms, p99 ${idle.p99} ms (${idle.rps.toFixed(0)} req/s)`);
 
-  // The renewals: one advance past the period end, in this process (the app only sends).
-  const [clocked] = await db.select().from(accounts).where(eq(accounts.id, accountId));
-  const advanceStart = performance.now();
+  // The receipts, as invoice.paid queues them, in transactions of 500 (the app polls every EMAIL_POLL_MS).
+  const queueStart = performance.now();
   const load1 = loadavg()[0]!.toFixed(2);
-  const advanced = await advanceClock({ ctx: systemContext(clocked!), input: { to: new Date(systemContext(clocked!).now().getTime() + 31 * DAY_MS) } });
-  const advanceEnd = performance.now();
-  log(`advance: ${advanced.transitionsRun} transitions in ${seconds(advanceEnd - advanceStart)}; ${smtp.received} receipts already received`);
-  // The API while the rest drains (if any is left: 10 s of load, or less).
+  for (let from = 0; from < RECEIPTS; from += 500) {
+    await db.transaction(async (tx) => {
+      for (let i = from; i < Math.min(RECEIPTS, from + 500); i++) {
+        const invoice = paid[i % paid.length]!;
+        const id = await enqueueEmail(tx, ctx, {
+          type: "receipt",
+          to: [invoice.email],
+          causeKey: `bench:${i}:receipt`,
+          locale: null,
+          number: invoice.number ?? invoice.id,
+          customerId: invoice.customerId,
+          invoiceId: invoice.id,
+        });
+        if (!id) throw new Error(`receipt ${i} was not queued`);
+      }
+    });
+  }
+  const queueEnd = performance.now();
+  log(`queued ${RECEIPTS} receipts in ${seconds(queueEnd - queueStart)}; ${smtp.received} already received`);
+  // The API while the rest drains (10 s of load, if any is left).
   const busy = smtp.received < RECEIPTS ? await load(app.baseUrl, token, customerPath, { connections: 4, duration: 10 }) : null;
-  await until(() => smtp.received >= RECEIPTS, 30 * 60_000, `${RECEIPTS} receipts`);
+  await until(() => smtp.received >= RECEIPTS, 60 * 60_000, `${RECEIPTS} receipts`);
   const lastAt = smtp.lastAt;
   const duplicates = [...smtp.copies.values()].filter((count) => count > 1).length;
   if (smtp.copies.size !== RECEIPTS || duplicates > 0) throw new Error(`received ${smtp.copies.size} distinct receipts (${duplicates} twice), expected ${RECEIPTS} once each`);
   const appSendMs = lastAt - smtp.firstAt;
-  log(`all ${RECEIPTS} receipts received: ${seconds(lastAt - advanceStart)} after the advance started, ${seconds(lastAt - advanceEnd)} after it ended (load ${load1}→${loadavg()[0]!.toFixed(2)})`);
+  log(`all ${RECEIPTS} receipts received ${seconds(lastAt - queueStart)} after the first was queued (load ${load1}→${loadavg()[0]!.toFixed(2)})`);
   log(`app: first to last receipt ${seconds(appSendMs)}, ${((RECEIPTS / appSendMs) * 1000).toFixed(0)} emails/s`);
   if (busy) log(`GET /api/customers/{id} while draining: p50 ${busy.p50} ms, p99 ${busy.p99} ms (${busy.rps.toFixed(0)} req/s)`);
   await app.stop();
@@ -193,14 +220,13 @@ try {
   log(`floor (nodemailer alone, ${Math.round(smtp.sample!.length / 1024)} KB messages): ${seconds(floorMs)}, ${((RECEIPTS / floorMs) * 1000).toFixed(0)} emails/s`);
 
   console.log("\n| figure | value |\n|---|---|");
-  console.log(`| receipts | ${RECEIPTS} |`);
-  console.log(`| test-clock advance (renews and queues them) | ${seconds(advanceEnd - advanceStart)} |`);
-  console.log(`| advance start → last receipt at the SMTP server | **${seconds(lastAt - advanceStart)}** |`);
-  console.log(`| advance end (all queued) → last receipt | ${seconds(lastAt - advanceEnd)} |`);
+  console.log(`| receipts (of ${INVOICES} paid invoices) | ${RECEIPTS} |`);
+  console.log(`| queuing them (transactions of 500) | ${seconds(queueEnd - queueStart)} |`);
+  console.log(`| first queued → last receipt at the SMTP server | **${seconds(lastAt - queueStart)}** |`);
   console.log(`| app sending, first → last receipt | ${seconds(appSendMs)} (${((RECEIPTS / appSendMs) * 1000).toFixed(0)}/s) |`);
   console.log(`| floor: nodemailer alone, same messages | ${seconds(floorMs)} (${((RECEIPTS / floorMs) * 1000).toFixed(0)}/s) |`);
   console.log(`| ratio app / floor | **${(appSendMs / floorMs).toFixed(1)}×** |`);
-  console.log(`| GET /api/customers/{id} p99 idle → while draining | ${idle.p99} ms → ${busy ? `${busy.p99} ms (${(busy.p99 / Math.max(idle.p99, 1)).toFixed(1)}×)` : "(drained during the advance)"} |`);
+  console.log(`| GET /api/customers/{id} p99 idle → while draining | ${idle.p99} ms → ${busy ? `${busy.p99} ms (${(busy.p99 / Math.max(idle.p99, 1)).toFixed(1)}×)` : "(drained while queuing)"} |`);
   console.log(`load average (1, 5, 15 min) at the end: ${loadavg().map((value) => value.toFixed(2)).join(", ")}`);
 } finally {
   await bench.cleanUp();
