@@ -2,8 +2,8 @@
  * Benchmark: receipts through a real SMTP server (issue #37), on the built app (`npm run build`
  * first).
  *
- * `--invoices` (default 100) monthly subscriptions of one sandbox account are paid by a sandbox
- * card. `--receipts` (default 10,000) receipts of those paid invoices are then written to the
+ * `--invoices` (default 100) invoices of one sandbox account are paid by a sandbox card (through
+ * the API). `--receipts` (default 10,000) receipts of those paid invoices are then written to the
  * outbox by the outbox's own function (`enqueueEmail`, as `invoice.paid` does, each with a cause
  * of its own), in transactions of 500, while the app (embedded sender, SMTP_URL naming a loopback
  * SMTP server) sends them: each is rendered with its invoice's PDF, sent, and recorded with its
@@ -32,18 +32,11 @@ import { accounts, customers, invoices } from "@/db/schema";
 import { issueToken } from "@/lib/auth/tokens";
 import { systemContext } from "@/lib/clock/service";
 import { enqueueEmail } from "@/lib/email-outbox/enqueue";
-import { createCustomer } from "@/lib/customers/service";
 import { createOrganization } from "@/lib/organizations/service";
-import { createPrice } from "@/lib/prices/service";
-import { createProduct } from "@/lib/products/service";
-import { createSubscription } from "@/lib/subscriptions/service";
-import { wire } from "@/lib/server/wiring";
 import { startApp } from "@/tests/helpers/server";
 import { benchDatabase, benchEnvironment, load, log, option } from "./http";
 import { pool } from "./pool";
 
-// The clock runs the transitions handed to it at start-up (lib/server/wiring.ts).
-wire();
 benchEnvironment();
 
 const RECEIPTS = Number(option("receipts", "10000"));
@@ -121,37 +114,11 @@ try {
   bench.closeLater(() => closeDb());
   const organization = await createOrganization(db, { name: "Emails bench" });
   const accountId = organization.sandboxAccountId;
-  // Receipts off while the subscriptions are made (their first invoices are paid at once: those
-  // receipts are not the measured ones), and an hourly limit above the run's count (the default
+  // Receipts off while the paid invoices are made (those receipts are not the measured ones), and an hourly limit above the run's count (the default
   // 1,000 would mark the rest rate_limited).
   await db.update(accounts).set({ emailTypesDisabled: ["receipt"], emailHourlyLimit: RECEIPTS * 2, businessName: "Bench Tools" }).where(eq(accounts.id, accountId));
   const [account] = await db.select().from(accounts).where(eq(accounts.id, accountId));
   const ctx = systemContext(account!);
-  const product = await createProduct({ ctx, input: { name: "Monthly plan" } });
-  const price = await createPrice({
-    ctx,
-    input: { product: product.id, currency: "usd", unit_amount_atom: 2000, type: "recurring", recurring: { interval: "month", interval_count: 1 } },
-  });
-  const setUp = performance.now();
-  const customerIds: string[] = [];
-  await pool(
-    Array.from({ length: INVOICES }, (_, i) => i),
-    4,
-    async (i) => {
-      const customer = await createCustomer({ ctx, input: { email: `renewal-${i}@example.com` } });
-      customerIds.push(customer.id);
-      await createSubscription({ ctx, input: { customer: customer.id, items: [{ price: price.id }], default_payment_method: "pm_sandbox_succeeds" } });
-    },
-  );
-  const paid = await db
-    .select({ id: invoices.id, number: invoices.number, customerId: invoices.customerId, email: customers.email })
-    .from(invoices)
-    .innerJoin(customers, eq(customers.id, invoices.customerId))
-    .where(and(eq(invoices.accountId, accountId), eq(invoices.status, "paid")));
-  if (paid.length !== INVOICES) throw new Error(`${paid.length} paid invoices, expected ${INVOICES}`);
-  log(`set up ${INVOICES} paid subscriptions in ${seconds(performance.now() - setUp)}`);
-  await db.update(accounts).set({ emailTypesDisabled: [] }).where(eq(accounts.id, accountId));
-
   const app = await startApp({
     DATABASE_URL: bench.url,
     SMTP_URL: `smtp://127.0.0.1:${smtp.port}`,
@@ -161,6 +128,39 @@ try {
   });
   bench.closeLater(() => app.stop());
   const { token } = await issueToken(db, { accountId, kind: "secret", name: "bench" });
+  const api = async (path: string, body?: unknown) => {
+    const response = await fetch(`${app.baseUrl}/api${path}`, {
+      method: "POST",
+      headers: { Authorization: `Bearer ${token}`, "Content-Type": "application/json" },
+      body: JSON.stringify(body ?? {}),
+    });
+    const json = (await response.json()) as Record<string, unknown> & { id: string };
+    if (response.status >= 300) throw new Error(`POST ${path}: ${response.status} ${JSON.stringify(json)}`);
+    return json;
+  };
+  // The paid invoices whose receipts are sent, made through the API.
+  const setUp = performance.now();
+  const customerIds: string[] = [];
+  await pool(
+    Array.from({ length: INVOICES }, (_, i) => i),
+    4,
+    async (i) => {
+      const customer = await api("/customers", { email: `customer-${i}@example.com`, name: `Customer ${i}` });
+      customerIds.push(customer.id);
+      const draft = await api("/invoices", { customer: customer.id, currency: "usd", lines: [{ unit_amount_atom: 2_000 + i, description: "Monthly plan" }] });
+      await api(`/invoices/${draft.id}/finalize`);
+      await api(`/invoices/${draft.id}/pay`, { payment_method: "pm_sandbox_succeeds" });
+    },
+  );
+  const paid = await db
+    .select({ id: invoices.id, number: invoices.number, customerId: invoices.customerId, email: customers.email })
+    .from(invoices)
+    .innerJoin(customers, eq(customers.id, invoices.customerId))
+    .where(and(eq(invoices.accountId, accountId), eq(invoices.status, "paid")));
+  if (paid.length !== INVOICES) throw new Error(`${paid.length} paid invoices, expected ${INVOICES}`);
+  log(`set up ${INVOICES} paid invoices in ${seconds(performance.now() - setUp)}`);
+  await db.update(accounts).set({ emailTypesDisabled: [] }).where(eq(accounts.id, accountId));
+
   let pick = 0;
   const customerPath = () => `/api/customers/${customerIds[pick++ % customerIds.length]}`;
   await load(app.baseUrl, token, customerPath, { connections: 4, duration: 2 });
@@ -211,7 +211,7 @@ try {
     16,
     async (i) => {
       const raw = sample.replace(/^Message-ID:\s*<[^>]+>/im, `Message-ID: <floor-${i}@bench.test>`);
-      await transport.sendMail({ envelope: { from: "billing@bench.test", to: [`renewal-${i}@example.com`] }, raw: Buffer.from(raw, "latin1") });
+      await transport.sendMail({ envelope: { from: "billing@bench.test", to: [`customer-${i}@example.com`] }, raw: Buffer.from(raw, "latin1") });
     },
   );
   const floorMs = smtp.lastAt - floorStart;
