@@ -52,6 +52,11 @@ const EnvSchema = z.object({
   EMAIL_RETRY_DELAYS: z.string().optional(),
   /** How often the embedded email driver looks for queued email (ms). */
   EMAIL_POLL_MS: z.coerce.number().int().positive().default(2000),
+  /**
+   * How long a sender's claim holds an email (ms): a sender that died holds its claimed emails this
+   * long. Well beyond one attempt's timeouts by default; the crash tests shorten it.
+   */
+  EMAIL_LEASE_MS: z.coerce.number().int().min(1000).default(5 * 60_000),
   BACKGROUND_WORK: z.enum(["on", "off"]).optional(),
   RATE_LIMIT_PER_SECOND: z.coerce.number().int().positive().default(100),
   /**
@@ -143,7 +148,7 @@ export type Config = {
   /** The embedded clock ticker's interval (lib/clock/ticker.ts), when overridden. */
   clockTickMs: number | undefined;
   /** Transactional email (lib/emails, docs/emails.md): without `smtpUrl`, messages become .eml files under dataDir/mail. */
-  email: { smtpUrl: string | undefined; from: string; retryDelays: string | undefined; pollMs: number };
+  email: { smtpUrl: string | undefined; from: string; retryDelays: string | undefined; pollMs: number; leaseMs: number };
   /**
    * Whether this long-lived process runs the embedded background work (the webhook delivery
    * driver and the clock ticker). `BACKGROUND_WORK=off` makes an instance serve requests only,
@@ -333,7 +338,7 @@ export function loadConfig(source: Record<string, string | undefined>): Config {
       trialDays: env.PLATFORM_TRIAL_DAYS,
     },
     clockTickMs: env.CLOCK_TICK_MS,
-    email: { smtpUrl: env.SMTP_URL, from: env.EMAIL_FROM, retryDelays: env.EMAIL_RETRY_DELAYS, pollMs: env.EMAIL_POLL_MS },
+    email: { smtpUrl: env.SMTP_URL, from: env.EMAIL_FROM, retryDelays: env.EMAIL_RETRY_DELAYS, pollMs: env.EMAIL_POLL_MS, leaseMs: env.EMAIL_LEASE_MS },
     backgroundWork: env.BACKGROUND_WORK !== "off",
     rateLimitPerSecond: env.RATE_LIMIT_PER_SECOND,
     rateLimitWindowSeconds: env.RATE_LIMIT_WINDOW_SECONDS,

@@ -2,7 +2,7 @@ import { and, eq, gte, inArray, sql } from "drizzle-orm";
 import { getDb } from "@/db/client";
 import { accounts, emails } from "@/db/schema";
 import { systemContext } from "@/lib/clock/service";
-import { HOUR_MS, MINUTE_MS, realNow } from "@/lib/time";
+import { HOUR_MS, realNow } from "@/lib/time";
 import { config } from "@/lib/config";
 import { emitEvent } from "@/lib/events/emit";
 import { withChangeTransaction } from "@/lib/events/transaction";
@@ -16,12 +16,9 @@ import { isPermanent, responseOf, transmit } from "./transport";
 /** After a temporary failure (4xx), retries wait these delays; then the email fails. */
 export const EMAIL_RETRY_SCHEDULE = ["1m", "5m", "30m", "2h", "6h"] as const;
 
-/** How long a claim holds a row: well beyond one attempt's timeouts (lib/emails/transport.ts). */
-export const EMAIL_LEASE_MS = 5 * MINUTE_MS;
-
 /** Rows claimed per pass, and sent this many at a time. */
 const BATCH = 50;
-const CONCURRENCY = 4;
+export const EMAIL_SEND_CONCURRENCY = 4;
 
 export function emailRetryDelays(): Delay[] {
   const override = config().email.retryDelays;
@@ -37,7 +34,8 @@ export function emailRetryDelays(): Delay[] {
 async function claimDue(limit: number): Promise<EmailRow[]> {
   const db = await getDb();
   const now = realNow();
-  const lease = new Date(now.getTime() + EMAIL_LEASE_MS);
+  // EMAIL_LEASE_MS (5 minutes): well beyond one attempt's timeouts (lib/emails/transport.ts).
+  const lease = new Date(now.getTime() + config().email.leaseMs);
   const result = await db.execute(sql`
     update ${emails} set due_at = ${lease.toISOString()}::timestamptz, attempts = attempts + 1
     where id = any (array(
@@ -165,7 +163,7 @@ export async function sendDueEmails(maxBatches = 20): Promise<EmailPass> {
         }
       }
     };
-    await Promise.all(Array.from({ length: CONCURRENCY }, worker));
+    await Promise.all(Array.from({ length: EMAIL_SEND_CONCURRENCY }, worker));
   }
   return pass;
 }

@@ -4,8 +4,12 @@ import { simpleParser, type ParsedMail } from "mailparser";
 import { SMTPServer, type SMTPServerDataStream } from "smtp-server";
 import { testTls } from "./tls";
 
-/** What the test SMTP server answers a MAIL FROM with, for the next messages: accept, or an SMTP error. */
-export type SmtpMode = { kind: "accept" } | { kind: "refuse"; code: number; message: string };
+/**
+ * What the test SMTP server answers, for the next messages: accept; refuse every MAIL FROM with an
+ * SMTP error; or be out of service (`outage`): new connections are refused at the greeting and
+ * open ones at MAIL FROM, both with the code, as a server in maintenance or overloaded would.
+ */
+export type SmtpMode = { kind: "accept" } | { kind: "refuse"; code: number; message: string } | { kind: "outage"; code: number; message: string };
 
 export type ReceivedMail = { envelopeTo: string[]; parsed: ParsedMail; raw: Buffer };
 
@@ -20,6 +24,8 @@ export class TestSmtpServer {
   readonly received: ReceivedMail[] = [];
   /** Every MAIL FROM answered, accepted or refused. */
   attempts = 0;
+  /** Connections refused at the greeting (an `outage`). */
+  refusedConnections = 0;
   mode: SmtpMode = { kind: "accept" };
   /** Recipients refused with 550 at RCPT TO, whatever the mode. */
   readonly rejectedRecipients = new Set<string>();
@@ -43,10 +49,15 @@ export class TestSmtpServer {
         if (auth.username === this.user && auth.password === this.password) callback(null, { user: auth.username });
         else callback(new Error("Invalid username or password"));
       },
+      onConnect: (_session, callback) => {
+        if (this.mode.kind !== "outage") return callback();
+        this.refusedConnections++;
+        callback(Object.assign(new Error(this.mode.message), { responseCode: this.mode.code }));
+      },
       onMailFrom: (_address, session, callback) => {
         this.attempts++;
         if (!session.secure) return callback(Object.assign(new Error("Must issue a STARTTLS command first"), { responseCode: 530 }));
-        if (this.mode.kind === "refuse") return callback(Object.assign(new Error(this.mode.message), { responseCode: this.mode.code }));
+        if (this.mode.kind !== "accept") return callback(Object.assign(new Error(this.mode.message), { responseCode: this.mode.code }));
         callback();
       },
       onRcptTo: (address, _session, callback) => {
@@ -74,6 +85,10 @@ export class TestSmtpServer {
     await new Promise<void>((resolve, reject) => {
       this.server.once("error", reject);
       this.server.listen(0, "127.0.0.1", () => resolve());
+    });
+    // A client killed mid-session (the crash tests) resets its connection: not the server's failure.
+    this.server.on("error", (error: NodeJS.ErrnoException) => {
+      if (error.code !== "ECONNRESET" && error.code !== "EPIPE") throw error;
     });
     this.port = (this.server.server.address() as AddressInfo).port;
   }
