@@ -17,8 +17,8 @@ import { TestSmtpServer, type ReceivedMail } from "../helpers/smtp";
  *
  * - A front app with BACKGROUND_WORK=off takes the API requests that queue the emails and never
  *   sends; sender apps (background work on, SMTP_URL set) send.
- * - kill -9 of the sender CRASHES times while it drains a backlog, once in each block of 200
- *   sends, each time restarted: every cause's email arrives, and the only repeats are messages a
+ * - kill -9 of the sender CRASHES times while it drains a backlog, once in each block of
+ *   EMAILS_PER_CRASH sends, each time restarted: every cause's email arrives, and the only repeats are messages a
  *   killed sender had claimed, at most one per sending lane and crash (EMAIL_SEND_CONCURRENCY: the
  *   accepted-but-not-recorded window), each with the same Message-ID as its first copy.
  * - An SMTP outage (421 at the greeting and at MAIL FROM): every email is delivered once after it,
@@ -38,9 +38,12 @@ const SCALED_SCHEDULE = EMAIL_RETRY_SCHEDULE.map((delay) => {
   return `${Math.round((Number(amount) * UNIT_MS[unit!]!) / TIME_SCALE)}ms`;
 }).join(",");
 
-/** The issue asks for 10 crashes amid 200 sends; EMAIL_CRASHES changes the count (e.g. many more, to hunt a rare race). */
+/**
+ * The issue's "kill -9 during 200 sends (10 runs)": 10 crashes amid 200 sends, one in each block of
+ * 20. EMAIL_CRASHES and EMAIL_SENDS_PER_CRASH change them (e.g. many more, to hunt a rare race).
+ */
 const CRASHES = Number(process.env.EMAIL_CRASHES ?? 10);
-const EMAILS_PER_CRASH = 200;
+const EMAILS_PER_CRASH = Number(process.env.EMAIL_SENDS_PER_CRASH ?? 20);
 
 describe("emails across faults", () => {
   const smtp = new TestSmtpServer();
@@ -150,7 +153,7 @@ describe("emails across faults", () => {
     const claims: Set<string>[] = [];
     await startSender();
     for (let crash = 0; crash < CRASHES; crash++) {
-      const killAt = crash * EMAILS_PER_CRASH + 10 + ((crash * 37) % (EMAILS_PER_CRASH - 20));
+      const killAt = crash * EMAILS_PER_CRASH + 2 + ((crash * 37) % (EMAILS_PER_CRASH - 4));
       await eventually(
         async () => smtp.to(address).length,
         (received) => received >= killAt,
