@@ -7975,6 +7975,11 @@ export type components = {
             invoice_emails?: string[];
             /** @description The tax rate (`txr_…`) of this customer's invoice lines that name none. */
             default_tax_rate?: string | null;
+            /**
+             * @description The currency the customer is billed in (subscriptions, checkout, the portal): prices bill them from their matching currency option. Without it, their first invoice or subscription fixes it. It changes only while they have no draft or open invoice, no subscription that is not cancelled and a zero balance in every currency (409 otherwise).
+             * @example usd
+             */
+            currency?: string;
             custom_fields?: components["schemas"]["CustomFields"];
             metadata?: components["schemas"]["Metadata"];
         };
@@ -8024,6 +8029,11 @@ export type components = {
              */
             invoice_emails?: string[];
             default_tax_rate?: string | null;
+            /**
+             * @description The currency the customer is billed in (subscriptions, checkout, the portal): prices bill them from their matching currency option. Without it, their first invoice or subscription fixes it. It changes only while they have no draft or open invoice, no subscription that is not cancelled and a zero balance in every currency (409 otherwise).
+             * @example usd
+             */
+            currency?: string;
             /** @description Custom fields to set; null removes one. */
             custom_fields?: {
                 [key: string]: string | null;
@@ -8058,6 +8068,23 @@ export type components = {
              */
             currency?: string;
             /**
+             * @description Only with `amount_off_atom`: the amount taken off invoices in other currencies (Stripe's `currency_options`), currency code → `{amount_off_atom}`. An invoice in a currency neither `currency` nor an option names is not discounted.
+             * @example {
+             *       "eur": {
+             *         "amount_off_atom": 450
+             *       }
+             *     }
+             */
+            currency_options?: {
+                [key: string]: {
+                    /**
+                     * @description Taken off an invoice in this currency, in its atoms.
+                     * @example 500
+                     */
+                    amount_off_atom: number;
+                };
+            };
+            /**
              * @description How long a discount with this coupon applies: one invoice, `duration_in_months`, or for ever.
              * @enum {string}
              */
@@ -8086,6 +8113,8 @@ export type components = {
             amount_off_atom?: unknown;
             /** @description Immutable: any value is a 422. */
             currency?: unknown;
+            /** @description Immutable: any value is a 422. */
+            currency_options?: unknown;
             /** @description Immutable: any value is a 422. */
             duration?: unknown;
             /** @description Immutable: any value is a 422. */
@@ -8161,6 +8190,7 @@ export type components = {
             tiers_mode?: "graduated" | "volume";
             /** @description Ascending `up_to`, the last one null. */
             tiers?: components["schemas"]["PriceTier"][];
+            currency_options?: components["schemas"]["PriceCurrencyOptionsInput"];
             nickname?: string | null;
             /** @description Default true. */
             active?: boolean;
@@ -8187,6 +8217,39 @@ export type components = {
             /** @description A flat fee for the tier, in atoms. */
             flat_amount_atom?: number;
         };
+        /**
+         * @description The price in other currencies (Stripe's `currency_options`): currency code → its amount. Customers billed in one of them pay it; no exchange rate is ever applied.
+         * @example {
+         *       "eur": {
+         *         "unit_amount_atom": 1400
+         *       },
+         *       "jpy": {
+         *         "unit_amount_atom": 2200
+         *       }
+         *     }
+         */
+        PriceCurrencyOptionsInput: {
+            [key: string]: components["schemas"]["PriceCurrencyOptionInput"];
+        };
+        /**
+         * @example {
+         *       "unit_amount_atom": 1400
+         *     }
+         */
+        PriceCurrencyOptionInput: {
+            /**
+             * @description In atoms of the option's currency (JPY: yen, BHD: fils). Required exactly when the price is `per_unit`.
+             * @example 1500
+             */
+            unit_amount_atom?: number;
+            /** @description Required exactly when the price is `tiered`: as many tiers as the price's, with the same `up_to`s, amounts in this currency. */
+            tiers?: components["schemas"]["PriceTier"][];
+            /**
+             * @description Default `unspecified`. Recorded as Stripe does; whether a tax is contained in an amount is still the tax rate's `inclusive`.
+             * @enum {string}
+             */
+            tax_behavior?: "inclusive" | "exclusive" | "unspecified";
+        };
         PriceUpdateInput: {
             nickname?: string | null;
             /** @description Set false to archive the price, true to restore it. */
@@ -8211,6 +8274,8 @@ export type components = {
             tiers_mode?: unknown;
             /** @description Immutable: sending it is a 422; create a new price instead. */
             tiers?: unknown;
+            /** @description Immutable: sending it is a 422; create a new price instead. */
+            currency_options?: unknown;
         };
         PaymentIntentCreateInput: {
             /**
@@ -14231,6 +14296,12 @@ export type components = {
             /** @description Set for fixed-amount coupons, else null. */
             amount_off_atom: number | null;
             currency: string | null;
+            /** @description An amount-off coupon's amounts in other currencies than `currency` (code → atoms); {} otherwise. */
+            currency_options: {
+                [key: string]: {
+                    amount_off_atom: number;
+                };
+            };
             /**
              * @description How long a discount with this coupon applies: one invoice, `duration_in_months`, or for ever.
              * @enum {string}
@@ -14274,6 +14345,11 @@ export type components = {
                 [key: string]: string;
             };
             /**
+             * @description The currency the customer is billed in (lowercase), or null until set or fixed by their first invoice or subscription.
+             * @example eur
+             */
+            currency: string | null;
+            /**
              * @description The customer's balance per currency (lowercase code → atoms): positive is credit the customer has (applied to their next finalized invoice of that currency), negative is what they owe (added to it). Changed only through balance transactions (`listCustomerBalanceTransactions`).
              * @example {
              *       "eur": 1500
@@ -14315,6 +14391,11 @@ export type components = {
             metadata: {
                 [key: string]: string;
             };
+            /**
+             * @description The currency the customer is billed in (lowercase), or null until set or fixed by their first invoice or subscription.
+             * @example eur
+             */
+            currency: string | null;
             /**
              * @description The customer's balance per currency (lowercase code → atoms): positive is credit the customer has (applied to their next finalized invoice of that currency), negative is what they owe (added to it). Changed only through balance transactions (`listCustomerBalanceTransactions`).
              * @example {
@@ -14374,6 +14455,12 @@ export type components = {
             /** @description Set for fixed-amount coupons, else null. */
             amount_off_atom: number | null;
             currency: string | null;
+            /** @description An amount-off coupon's amounts in other currencies than `currency` (code → atoms); {} otherwise. */
+            currency_options: {
+                [key: string]: {
+                    amount_off_atom: number;
+                };
+            };
             /**
              * @description How long a discount with this coupon applies: one invoice, `duration_in_months`, or for ever.
              * @enum {string}
@@ -14401,6 +14488,17 @@ export type components = {
             updated: string;
             /** @constant */
             deleted: true;
+        };
+        PriceCurrencyOption: {
+            /** @description Per unit in this currency's atoms; 0 for a tiered price. */
+            unit_amount_atom: number;
+            tiers: {
+                up_to: number | null;
+                unit_amount_atom: number;
+                flat_amount_atom: number;
+            }[] | null;
+            /** @enum {string} */
+            tax_behavior: "inclusive" | "exclusive" | "unspecified";
         };
         Price: {
             /** @example price_prod_01kaxz4c7e5r3x3m9k2w8q4tgd5 */
@@ -14431,6 +14529,24 @@ export type components = {
                 unit_amount_atom: number;
                 flat_amount_atom: number;
             }[] | null;
+            /**
+             * @description The price per currency it can bill in, its own `currency` included (as Stripe shows it): lowercase code → amount. A customer billed in a currency missing here cannot be billed this price (422 naming both).
+             * @example {
+             *       "usd": {
+             *         "unit_amount_atom": 1500,
+             *         "tiers": null,
+             *         "tax_behavior": "unspecified"
+             *       },
+             *       "eur": {
+             *         "unit_amount_atom": 1400,
+             *         "tiers": null,
+             *         "tax_behavior": "unspecified"
+             *       }
+             *     }
+             */
+            currency_options: {
+                [key: string]: components["schemas"]["PriceCurrencyOption"];
+            };
             nickname: string | null;
             active: boolean;
             metadata: {
@@ -14478,6 +14594,24 @@ export type components = {
                 unit_amount_atom: number;
                 flat_amount_atom: number;
             }[] | null;
+            /**
+             * @description The price per currency it can bill in, its own `currency` included (as Stripe shows it): lowercase code → amount. A customer billed in a currency missing here cannot be billed this price (422 naming both).
+             * @example {
+             *       "usd": {
+             *         "unit_amount_atom": 1500,
+             *         "tiers": null,
+             *         "tax_behavior": "unspecified"
+             *       },
+             *       "eur": {
+             *         "unit_amount_atom": 1400,
+             *         "tiers": null,
+             *         "tax_behavior": "unspecified"
+             *       }
+             *     }
+             */
+            currency_options: {
+                [key: string]: components["schemas"]["PriceCurrencyOption"];
+            };
             nickname: string | null;
             active: boolean;
             metadata: {
@@ -15330,32 +15464,32 @@ export type components = {
         Event: components["schemas"]["PaymentSucceededEvent"] | components["schemas"]["PaymentFailedEvent"] | components["schemas"]["PaymentRefundedEvent"] | components["schemas"]["CheckoutSessionCreatedEvent"] | components["schemas"]["CheckoutSessionUpdatedEvent"] | components["schemas"]["CheckoutSessionDeletedEvent"] | components["schemas"]["CheckoutSessionCompletedEvent"] | components["schemas"]["CheckoutSessionExpiredEvent"] | components["schemas"]["PaymentIntentCreatedEvent"] | components["schemas"]["PaymentIntentProcessingEvent"] | components["schemas"]["PaymentIntentRequiresActionEvent"] | components["schemas"]["PaymentIntentAmountCapturableUpdatedEvent"] | components["schemas"]["PaymentIntentSucceededEvent"] | components["schemas"]["PaymentIntentCanceledEvent"] | components["schemas"]["PaymentIntentPaymentFailedEvent"] | components["schemas"]["PaymentIntentPartiallyFundedEvent"] | components["schemas"]["CustomerSubscriptionCreatedEvent"] | components["schemas"]["CustomerSubscriptionUpdatedEvent"] | components["schemas"]["CustomerSubscriptionPausedEvent"] | components["schemas"]["CustomerSubscriptionResumedEvent"] | components["schemas"]["CustomerSubscriptionCancelledEvent"] | components["schemas"]["CustomerSubscriptionTrialWillEndEvent"] | components["schemas"]["InvoiceCreatedEvent"] | components["schemas"]["InvoiceFinalizedEvent"] | components["schemas"]["InvoicePaidEvent"] | components["schemas"]["InvoicePaymentSucceededEvent"] | components["schemas"]["InvoicePaymentFailedEvent"] | components["schemas"]["InvoicePaymentActionRequiredEvent"] | components["schemas"]["InvoiceOverdueEvent"] | components["schemas"]["InvoiceVoidedEvent"] | components["schemas"]["InvoiceMarkedUncollectibleEvent"] | components["schemas"]["InvoiceRefundedEvent"] | components["schemas"]["InvoiceUpcomingEvent"] | components["schemas"]["CustomerCreatedEvent"] | components["schemas"]["CustomerUpdatedEvent"] | components["schemas"]["CustomerDeletedEvent"] | components["schemas"]["CustomerDiscountCreatedEvent"] | components["schemas"]["CustomerDiscountUpdatedEvent"] | components["schemas"]["CustomerDiscountDeletedEvent"] | components["schemas"]["CouponCreatedEvent"] | components["schemas"]["CouponUpdatedEvent"] | components["schemas"]["CouponDeletedEvent"] | components["schemas"]["PriceCreatedEvent"] | components["schemas"]["PriceUpdatedEvent"] | components["schemas"]["PriceDeletedEvent"] | components["schemas"]["ProductCreatedEvent"] | components["schemas"]["ProductUpdatedEvent"] | components["schemas"]["ProductDeletedEvent"] | components["schemas"]["RefundCreatedEvent"] | components["schemas"]["RefundUpdatedEvent"] | components["schemas"]["RefundFailedEvent"] | components["schemas"]["ApiTokenCreatedEvent"] | components["schemas"]["ApiTokenRevokedEvent"] | components["schemas"]["WebhookEndpointCreatedEvent"] | components["schemas"]["WebhookEndpointUpdatedEvent"] | components["schemas"]["WebhookEndpointDeletedEvent"] | components["schemas"]["WebhookEndpointDisabledEvent"] | components["schemas"]["WebhookEndpointEnabledEvent"] | components["schemas"]["WebhookEndpointSecretRotatedEvent"] | components["schemas"]["UserSignedInEvent"] | components["schemas"]["UserSignInFailedEvent"] | components["schemas"]["UserSignedOutEvent"] | components["schemas"]["UserPasswordChangedEvent"] | components["schemas"]["AccountSettingsUpdatedEvent"] | components["schemas"]["TaxRateCreatedEvent"] | components["schemas"]["TaxRateUpdatedEvent"] | components["schemas"]["MeterCreatedEvent"] | components["schemas"]["MeterUpdatedEvent"] | components["schemas"]["MeterDeactivatedEvent"] | components["schemas"]["MeterReactivatedEvent"] | components["schemas"]["FeatureCreatedEvent"] | components["schemas"]["ProductFeatureAttachedEvent"] | components["schemas"]["ProductFeatureDetachedEvent"] | components["schemas"]["CustomerEntitlementsUpdatedEvent"] | components["schemas"]["PortalConfigurationUpdatedEvent"] | components["schemas"]["CreditNoteCreatedEvent"] | components["schemas"]["CreditNoteVoidedEvent"] | components["schemas"]["CustomerBalanceTransactionCreatedEvent"] | components["schemas"]["MemberInvitedEvent"] | components["schemas"]["MemberInvitationRevokedEvent"] | components["schemas"]["MemberJoinedEvent"] | components["schemas"]["MemberRoleChangedEvent"] | components["schemas"]["MemberRemovedEvent"] | components["schemas"]["PaymentProcessorConnectedEvent"] | components["schemas"]["PaymentProcessorDisconnectedEvent"] | components["schemas"]["SubscriptionChangeRequestScheduledEvent"] | components["schemas"]["SubscriptionChangeRequestAppliedEvent"] | components["schemas"]["SubscriptionChangeRequestCanceledEvent"] | components["schemas"]["PaymentMethodAttachedEvent"] | components["schemas"]["PaymentMethodDetachedEvent"] | components["schemas"]["DisputeCreatedEvent"] | components["schemas"]["DisputeUpdatedEvent"] | components["schemas"]["DisputeClosedEvent"] | components["schemas"]["EmailSentEvent"] | components["schemas"]["EmailFailedEvent"] | components["schemas"]["CreditGrantCreatedEvent"] | components["schemas"]["CreditGrantAppliedEvent"] | components["schemas"]["CreditGrantDepletedEvent"] | components["schemas"]["CreditGrantExpiredEvent"] | components["schemas"]["CreditGrantVoidedEvent"] | components["schemas"]["CreditGrantReinstatedEvent"] | components["schemas"]["ApiKeyRolledEvent"] | components["schemas"]["AlertTriggeredEvent"] | components["schemas"]["AlertResolvedEvent"];
         /**
          * @example {
-         *       "id": "evt_prod_06h2g01jsqymsxqeatry03mhpy236",
+         *       "id": "evt_prod_06h2hbk1xtfrdhx0wqdmc820thg1p",
          *       "type": "payment.succeeded",
          *       "aggregate_type": "payment",
-         *       "aggregate_id": "py_prod_06h2g01jqt4s1cbmqqhzng1r9b4zg",
+         *       "aggregate_id": "py_prod_06h2hbk1g6fzcy0v2z58dphcp0k5y",
          *       "data": {
-         *         "id": "py_prod_06h2g01jqt4s1cbmqqhzng1r9b4zg",
+         *         "id": "py_prod_06h2hbk1g6fzcy0v2z58dphcp0k5y",
          *         "object": "payment",
          *         "status": "succeeded",
-         *         "created": "2026-11-29T15:50:31.357Z",
+         *         "created": "2026-11-29T19:00:46.593Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "amount_atom": 2500,
-         *         "payment_intent": "pi_prod_06h2g01jfygp8cpmz1etrs3dttg70",
+         *         "payment_intent": "pi_prod_06h2hbk01r0jbcmafpvdk1pxmtxc0",
          *         "payment_method": "pm_card_visa",
          *         "failure_message": null,
          *         "amount_refunded_atom": 0
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2g01jetnddpwxjtbw7m647c9gt",
-         *       "request_id": "req_prod_06h2g01jetnddpwxjtbw7m647c9gt",
+         *       "correlation_id": "req_prod_06h2hbjyhme73335wvt1qp9e4gcar",
+         *       "request_id": "req_prod_06h2hbjyhme73335wvt1qp9e4gcar",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-29T15:50:31.373Z",
+         *       "created": "2026-11-29T19:00:46.702Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2g01a8y4kejnpkqm5nbzee8p34"
+         *       "actor_id": "key_prod_06h2hbh9awvg0s37j8ndwdrr6t3d2"
          *     }
          */
         PaymentSucceededEvent: {
@@ -15400,32 +15534,32 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2g01rvzwhp2p45jmc39vtf9mwa",
+         *       "id": "evt_prod_06h2hbmc7r8vmka1je0rs6hbrk8xg",
          *       "type": "payment.failed",
          *       "aggregate_type": "payment",
-         *       "aggregate_id": "py_prod_06h2g01rvntvt0d9gvxhdbatrp5b8",
+         *       "aggregate_id": "py_prod_06h2hbmc7ba2vtksf54fk136h0t3g",
          *       "data": {
-         *         "id": "py_prod_06h2g01rvntvt0d9gvxhdbatrp5b8",
+         *         "id": "py_prod_06h2hbmc7ba2vtksf54fk136h0t3g",
          *         "object": "payment",
          *         "status": "failed",
-         *         "created": "2026-11-29T15:50:32.925Z",
+         *         "created": "2026-11-29T19:00:57.530Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "amount_atom": 1000,
-         *         "payment_intent": "pi_prod_06h2g01rtsem44rnshn1jpyv1m2zw",
+         *         "payment_intent": "pi_prod_06h2hbmbz2r4m93enwnwdzzgafqy4",
          *         "payment_method": "pm_sandbox_declined",
          *         "failure_message": "Your card was declined (sandbox payment method pm_sandbox_declined).",
          *         "amount_refunded_atom": 0
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2g01rtcchm7kark11c9pbpe16y",
-         *       "request_id": "req_prod_06h2g01rtcchm7kark11c9pbpe16y",
+         *       "correlation_id": "req_prod_06h2hbmbnf7hc8jwwd23paqtaqa28",
+         *       "request_id": "req_prod_06h2hbmbnf7hc8jwwd23paqtaqa28",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-29T15:50:32.927Z",
+         *       "created": "2026-11-29T19:00:57.535Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2g01a8y4kejnpkqm5nbzee8p34"
+         *       "actor_id": "key_prod_06h2hbh9awvg0s37j8ndwdrr6t3d2"
          *     }
          */
         PaymentFailedEvent: {
@@ -15470,44 +15604,44 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2g01sjz869brc8m5r96z7vg6se",
+         *       "id": "evt_prod_06h2hbmvcpa49qjzmnwz21nps7e8e",
          *       "type": "payment.refunded",
          *       "aggregate_type": "payment",
-         *       "aggregate_id": "py_prod_06h2g01rs05zcyx94tfhrdyhdt6sr",
+         *       "aggregate_id": "py_prod_06h2hbmabr290ztyedns8xs4q031c",
          *       "data": {
-         *         "id": "py_prod_06h2g01rs05zcyx94tfhrdyhdt6sr",
+         *         "id": "py_prod_06h2hbmabr290ztyedns8xs4q031c",
          *         "object": "payment",
          *         "status": "partially_refunded",
-         *         "created": "2026-11-29T15:50:32.904Z",
+         *         "created": "2026-11-29T19:00:57.054Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "amount_atom": 1000,
-         *         "payment_intent": "pi_prod_06h2g01rqwe0vjz5kr45k365gqs8a",
+         *         "payment_intent": "pi_prod_06h2hbm9vvr8y86tgdcas0sz364e8",
          *         "payment_method": "pm_sandbox_succeeds",
          *         "failure_message": null,
          *         "amount_refunded_atom": 400
          *       },
          *       "previous_data": {
-         *         "id": "py_prod_06h2g01rs05zcyx94tfhrdyhdt6sr",
+         *         "id": "py_prod_06h2hbmabr290ztyedns8xs4q031c",
          *         "object": "payment",
          *         "status": "succeeded",
-         *         "created": "2026-11-29T15:50:32.904Z",
+         *         "created": "2026-11-29T19:00:57.054Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "amount_atom": 1000,
-         *         "payment_intent": "pi_prod_06h2g01rqwe0vjz5kr45k365gqs8a",
+         *         "payment_intent": "pi_prod_06h2hbm9vvr8y86tgdcas0sz364e8",
          *         "payment_method": "pm_sandbox_succeeds",
          *         "failure_message": null,
          *         "amount_refunded_atom": 0
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2g01she5vp75cdmnapsxz5qd88",
-         *       "request_id": "req_prod_06h2g01she5vp75cdmnapsxz5qd88",
+         *       "correlation_id": "req_prod_06h2hbmt0qwm62daax09nv8grcdyc",
+         *       "request_id": "req_prod_06h2hbmt0qwm62daax09nv8grcdyc",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-29T15:50:33.111Z",
+         *       "created": "2026-11-29T19:01:01.414Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2g01a8y4kejnpkqm5nbzee8p34"
+         *       "actor_id": "key_prod_06h2hbh9awvg0s37j8ndwdrr6t3d2"
          *     }
          */
         PaymentRefundedEvent: {
@@ -15552,29 +15686,29 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2g020yqsn8w761zhk6jj6s0d3e",
+         *       "id": "evt_prod_06h2hbptgttmn3nyxk4fs7djp0vdg",
          *       "type": "checkout.session.created",
          *       "aggregate_type": "checkout_session",
-         *       "aggregate_id": "cs_prod_06h2g020y99nx1q2w3s2mdcpd4bew",
+         *       "aggregate_id": "cs_prod_06h2hbptbk4936m3byk7g9r84zmq4",
          *       "data": {
-         *         "id": "cs_prod_06h2g020y99nx1q2w3s2mdcpd4bew",
-         *         "url": "http://127.0.0.1:40417/checkout/cs_prod_06h2g020y99nx1q2w3s2mdcpd4bew",
+         *         "id": "cs_prod_06h2hbptbk4936m3byk7g9r84zmq4",
+         *         "url": "http://127.0.0.1:45453/checkout/cs_prod_06h2hbptbk4936m3byk7g9r84zmq4",
          *         "mode": "payment",
          *         "object": "checkout_session",
          *         "status": "open",
-         *         "created": "2026-11-29T15:50:34.989Z",
+         *         "created": "2026-11-29T19:01:17.512Z",
          *         "invoice": null,
-         *         "updated": "2026-11-29T15:50:34.989Z",
+         *         "updated": "2026-11-29T19:01:17.512Z",
          *         "currency": "usd",
          *         "customer": null,
          *         "livemode": false,
          *         "metadata": {},
          *         "cancel_url": null,
          *         "expired_at": null,
-         *         "expires_at": "2026-11-30T15:50:34.989Z",
+         *         "expires_at": "2026-11-30T19:01:17.512Z",
          *         "line_items": [
          *           {
-         *             "price": "price_prod_06h2g01ntetr1b62dfk1kymn0ct5e",
+         *             "price": "price_prod_06h2hbkbkanabk5hbfwq5ezjtept6",
          *             "quantity": 2,
          *             "amount_atom": 1000,
          *             "description": "Pro",
@@ -15592,13 +15726,13 @@ export type components = {
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2g020xfexghhdr6z9q0kkzr8dw",
-         *       "request_id": "req_prod_06h2g020xfexghhdr6z9q0kkzr8dw",
+         *       "correlation_id": "req_prod_06h2hbpt72c5t5qkxfkp4x4g2t9b8",
+         *       "request_id": "req_prod_06h2hbpt72c5t5qkxfkp4x4g2t9b8",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-29T15:50:34.997Z",
+         *       "created": "2026-11-29T19:01:17.574Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2g01a8y4kejnpkqm5nbzee8p34"
+         *       "actor_id": "key_prod_06h2hbh9awvg0s37j8ndwdrr6t3d2"
          *     }
          */
         CheckoutSessionCreatedEvent: {
@@ -15643,19 +15777,19 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2g021avvrbx9rwg8bhmqh71f6r",
+         *       "id": "evt_prod_06h2hbpxnqgbk8fjjy71g51rpsgbe",
          *       "type": "checkout.session.updated",
          *       "aggregate_type": "checkout_session",
-         *       "aggregate_id": "cs_prod_06h2g02196q3dptc1ms3tm12x7svr",
+         *       "aggregate_id": "cs_prod_06h2hbpx6xnmfxwvf4dsmcm8x1m28",
          *       "data": {
-         *         "id": "cs_prod_06h2g02196q3dptc1ms3tm12x7svr",
-         *         "url": "http://127.0.0.1:40417/checkout/cs_prod_06h2g02196q3dptc1ms3tm12x7svr",
+         *         "id": "cs_prod_06h2hbpx6xnmfxwvf4dsmcm8x1m28",
+         *         "url": "http://127.0.0.1:45453/checkout/cs_prod_06h2hbpx6xnmfxwvf4dsmcm8x1m28",
          *         "mode": "payment",
          *         "object": "checkout_session",
          *         "status": "open",
-         *         "created": "2026-11-29T15:50:35.079Z",
+         *         "created": "2026-11-29T19:01:18.248Z",
          *         "invoice": null,
-         *         "updated": "2026-11-29T15:50:35.093Z",
+         *         "updated": "2026-11-29T19:01:18.374Z",
          *         "currency": "usd",
          *         "customer": null,
          *         "livemode": false,
@@ -15664,10 +15798,10 @@ export type components = {
          *         },
          *         "cancel_url": null,
          *         "expired_at": null,
-         *         "expires_at": "2026-11-30T15:50:35.079Z",
+         *         "expires_at": "2026-11-30T19:01:18.248Z",
          *         "line_items": [
          *           {
-         *             "price": "price_prod_06h2g01ntetr1b62dfk1kymn0ct5e",
+         *             "price": "price_prod_06h2hbkbkanabk5hbfwq5ezjtept6",
          *             "quantity": 2,
          *             "amount_atom": 1000,
          *             "description": "Pro",
@@ -15684,24 +15818,24 @@ export type components = {
          *         "subscription_data": null
          *       },
          *       "previous_data": {
-         *         "id": "cs_prod_06h2g02196q3dptc1ms3tm12x7svr",
-         *         "url": "http://127.0.0.1:40417/checkout/cs_prod_06h2g02196q3dptc1ms3tm12x7svr",
+         *         "id": "cs_prod_06h2hbpx6xnmfxwvf4dsmcm8x1m28",
+         *         "url": "http://127.0.0.1:45453/checkout/cs_prod_06h2hbpx6xnmfxwvf4dsmcm8x1m28",
          *         "mode": "payment",
          *         "object": "checkout_session",
          *         "status": "open",
-         *         "created": "2026-11-29T15:50:35.079Z",
+         *         "created": "2026-11-29T19:01:18.248Z",
          *         "invoice": null,
-         *         "updated": "2026-11-29T15:50:35.079Z",
+         *         "updated": "2026-11-29T19:01:18.248Z",
          *         "currency": "usd",
          *         "customer": null,
          *         "livemode": false,
          *         "metadata": {},
          *         "cancel_url": null,
          *         "expired_at": null,
-         *         "expires_at": "2026-11-30T15:50:35.079Z",
+         *         "expires_at": "2026-11-30T19:01:18.248Z",
          *         "line_items": [
          *           {
-         *             "price": "price_prod_06h2g01ntetr1b62dfk1kymn0ct5e",
+         *             "price": "price_prod_06h2hbkbkanabk5hbfwq5ezjtept6",
          *             "quantity": 2,
          *             "amount_atom": 1000,
          *             "description": "Pro",
@@ -15718,13 +15852,13 @@ export type components = {
          *         "subscription_data": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2g021abpa773j89v1kz75z2034",
-         *       "request_id": "req_prod_06h2g021abpa773j89v1kz75z2034",
+         *       "correlation_id": "req_prod_06h2hbpxhq01xeeg5dtty74czhbf2",
+         *       "request_id": "req_prod_06h2hbpxhq01xeeg5dtty74czhbf2",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-29T15:50:35.094Z",
+         *       "created": "2026-11-29T19:01:18.385Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2g01a8y4kejnpkqm5nbzee8p34"
+         *       "actor_id": "key_prod_06h2hbh9awvg0s37j8ndwdrr6t3d2"
          *     }
          */
         CheckoutSessionUpdatedEvent: {
@@ -15769,20 +15903,20 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2g021dadz6cd12xhap2jcpn8cm",
+         *       "id": "evt_prod_06h2hbpymcdtj378bsgbqsy4skpgg",
          *       "type": "checkout.session.deleted",
          *       "aggregate_type": "checkout_session",
-         *       "aggregate_id": "cs_prod_06h2g02196q3dptc1ms3tm12x7svr",
+         *       "aggregate_id": "cs_prod_06h2hbpx6xnmfxwvf4dsmcm8x1m28",
          *       "data": {
-         *         "id": "cs_prod_06h2g02196q3dptc1ms3tm12x7svr",
-         *         "url": "http://127.0.0.1:40417/checkout/cs_prod_06h2g02196q3dptc1ms3tm12x7svr",
+         *         "id": "cs_prod_06h2hbpx6xnmfxwvf4dsmcm8x1m28",
+         *         "url": "http://127.0.0.1:45453/checkout/cs_prod_06h2hbpx6xnmfxwvf4dsmcm8x1m28",
          *         "mode": "payment",
          *         "object": "checkout_session",
          *         "status": "open",
-         *         "created": "2026-11-29T15:50:35.079Z",
+         *         "created": "2026-11-29T19:01:18.248Z",
          *         "deleted": true,
          *         "invoice": null,
-         *         "updated": "2026-11-29T15:50:35.112Z",
+         *         "updated": "2026-11-29T19:01:18.620Z",
          *         "currency": "usd",
          *         "customer": null,
          *         "livemode": false,
@@ -15791,10 +15925,10 @@ export type components = {
          *         },
          *         "cancel_url": null,
          *         "expired_at": null,
-         *         "expires_at": "2026-11-30T15:50:35.079Z",
+         *         "expires_at": "2026-11-30T19:01:18.248Z",
          *         "line_items": [
          *           {
-         *             "price": "price_prod_06h2g01ntetr1b62dfk1kymn0ct5e",
+         *             "price": "price_prod_06h2hbkbkanabk5hbfwq5ezjtept6",
          *             "quantity": 2,
          *             "amount_atom": 1000,
          *             "description": "Pro",
@@ -15811,14 +15945,14 @@ export type components = {
          *         "subscription_data": null
          *       },
          *       "previous_data": {
-         *         "id": "cs_prod_06h2g02196q3dptc1ms3tm12x7svr",
-         *         "url": "http://127.0.0.1:40417/checkout/cs_prod_06h2g02196q3dptc1ms3tm12x7svr",
+         *         "id": "cs_prod_06h2hbpx6xnmfxwvf4dsmcm8x1m28",
+         *         "url": "http://127.0.0.1:45453/checkout/cs_prod_06h2hbpx6xnmfxwvf4dsmcm8x1m28",
          *         "mode": "payment",
          *         "object": "checkout_session",
          *         "status": "open",
-         *         "created": "2026-11-29T15:50:35.079Z",
+         *         "created": "2026-11-29T19:01:18.248Z",
          *         "invoice": null,
-         *         "updated": "2026-11-29T15:50:35.093Z",
+         *         "updated": "2026-11-29T19:01:18.374Z",
          *         "currency": "usd",
          *         "customer": null,
          *         "livemode": false,
@@ -15827,10 +15961,10 @@ export type components = {
          *         },
          *         "cancel_url": null,
          *         "expired_at": null,
-         *         "expires_at": "2026-11-30T15:50:35.079Z",
+         *         "expires_at": "2026-11-30T19:01:18.248Z",
          *         "line_items": [
          *           {
-         *             "price": "price_prod_06h2g01ntetr1b62dfk1kymn0ct5e",
+         *             "price": "price_prod_06h2hbkbkanabk5hbfwq5ezjtept6",
          *             "quantity": 2,
          *             "amount_atom": 1000,
          *             "description": "Pro",
@@ -15847,13 +15981,13 @@ export type components = {
          *         "subscription_data": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2g021cv9w5cbk28mksmsr2gxgj",
-         *       "request_id": "req_prod_06h2g021cv9w5cbk28mksmsr2gxgj",
+         *       "correlation_id": "req_prod_06h2hbpyhrqe8373gb0cb6mh3hmx2",
+         *       "request_id": "req_prod_06h2hbpyhrqe8373gb0cb6mh3hmx2",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-29T15:50:35.114Z",
+         *       "created": "2026-11-29T19:01:18.628Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2g01a8y4kejnpkqm5nbzee8p34"
+         *       "actor_id": "key_prod_06h2hbh9awvg0s37j8ndwdrr6t3d2"
          *     }
          */
         CheckoutSessionDeletedEvent: {
@@ -15898,29 +16032,29 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2g02172w5ps8jacp1hvvwegajw",
+         *       "id": "evt_prod_06h2hbpwg2cgf6d2rkt36t4sbz8br",
          *       "type": "checkout.session.completed",
          *       "aggregate_type": "checkout_session",
-         *       "aggregate_id": "cs_prod_06h2g020y99nx1q2w3s2mdcpd4bew",
+         *       "aggregate_id": "cs_prod_06h2hbptbk4936m3byk7g9r84zmq4",
          *       "data": {
-         *         "id": "cs_prod_06h2g020y99nx1q2w3s2mdcpd4bew",
-         *         "url": "http://127.0.0.1:40417/checkout/cs_prod_06h2g020y99nx1q2w3s2mdcpd4bew",
+         *         "id": "cs_prod_06h2hbptbk4936m3byk7g9r84zmq4",
+         *         "url": "http://127.0.0.1:45453/checkout/cs_prod_06h2hbptbk4936m3byk7g9r84zmq4",
          *         "mode": "payment",
          *         "object": "checkout_session",
          *         "status": "complete",
-         *         "created": "2026-11-29T15:50:34.989Z",
+         *         "created": "2026-11-29T19:01:17.512Z",
          *         "invoice": null,
-         *         "updated": "2026-11-29T15:50:35.062Z",
+         *         "updated": "2026-11-29T19:01:18.078Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2g0212xasv2mdmemp2rzxg0g7c",
+         *         "customer": "cus_prod_06h2hbpw0affj0qbf6waxzxhr26tt",
          *         "livemode": false,
          *         "metadata": {},
          *         "cancel_url": null,
          *         "expired_at": null,
-         *         "expires_at": "2026-11-30T15:50:34.989Z",
+         *         "expires_at": "2026-11-30T19:01:17.512Z",
          *         "line_items": [
          *           {
-         *             "price": "price_prod_06h2g01ntetr1b62dfk1kymn0ct5e",
+         *             "price": "price_prod_06h2hbkbkanabk5hbfwq5ezjtept6",
          *             "quantity": 2,
          *             "amount_atom": 1000,
          *             "description": "Pro",
@@ -15928,33 +16062,33 @@ export type components = {
          *           }
          *         ],
          *         "success_url": "https://example.com/thanks",
-         *         "completed_at": "2026-11-29T15:50:35.062Z",
+         *         "completed_at": "2026-11-29T19:01:18.078Z",
          *         "subscription": null,
          *         "customer_email": "new-buyer@example.com",
-         *         "payment_intent": "pi_prod_06h2g0213nexe8pckhqv0a81xfvs6",
+         *         "payment_intent": "pi_prod_06h2hbpw6ne1sfw79y7yvbm7nv6b8",
          *         "payment_status": "paid",
          *         "amount_total_atom": 1000,
          *         "subscription_data": null
          *       },
          *       "previous_data": {
-         *         "id": "cs_prod_06h2g020y99nx1q2w3s2mdcpd4bew",
-         *         "url": "http://127.0.0.1:40417/checkout/cs_prod_06h2g020y99nx1q2w3s2mdcpd4bew",
+         *         "id": "cs_prod_06h2hbptbk4936m3byk7g9r84zmq4",
+         *         "url": "http://127.0.0.1:45453/checkout/cs_prod_06h2hbptbk4936m3byk7g9r84zmq4",
          *         "mode": "payment",
          *         "object": "checkout_session",
          *         "status": "open",
-         *         "created": "2026-11-29T15:50:34.989Z",
+         *         "created": "2026-11-29T19:01:17.512Z",
          *         "invoice": null,
-         *         "updated": "2026-11-29T15:50:34.989Z",
+         *         "updated": "2026-11-29T19:01:17.512Z",
          *         "currency": "usd",
          *         "customer": null,
          *         "livemode": false,
          *         "metadata": {},
          *         "cancel_url": null,
          *         "expired_at": null,
-         *         "expires_at": "2026-11-30T15:50:34.989Z",
+         *         "expires_at": "2026-11-30T19:01:17.512Z",
          *         "line_items": [
          *           {
-         *             "price": "price_prod_06h2g01ntetr1b62dfk1kymn0ct5e",
+         *             "price": "price_prod_06h2hbkbkanabk5hbfwq5ezjtept6",
          *             "quantity": 2,
          *             "amount_atom": 1000,
          *             "description": "Pro",
@@ -15971,13 +16105,13 @@ export type components = {
          *         "subscription_data": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2g0211rt4nhtpmd52s2s97vpry",
-         *       "request_id": "req_prod_06h2g0211rt4nhtpmd52s2s97vpry",
+         *       "correlation_id": "req_prod_06h2hbpvfc53bs9zbzwfnm55nzbs0",
+         *       "request_id": "req_prod_06h2hbpvfc53bs9zbzwfnm55nzbs0",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-29T15:50:35.064Z",
+         *       "created": "2026-11-29T19:01:18.080Z",
          *       "actor_type": "customer",
-         *       "actor_id": "cus_prod_06h2g0212xasv2mdmemp2rzxg0g7c"
+         *       "actor_id": "cus_prod_06h2hbpw0affj0qbf6waxzxhr26tt"
          *     }
          */
         CheckoutSessionCompletedEvent: {
@@ -16022,29 +16156,29 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2g021vddbyv8nxpmp3hsb77rz4",
+         *       "id": "evt_prod_06h2hbq44c4gy1jts0zhe5f7mp22p",
          *       "type": "checkout.session.expired",
          *       "aggregate_type": "checkout_session",
-         *       "aggregate_id": "cs_prod_06h2g021ffx3a5b1w6bj8xa1x6fej",
+         *       "aggregate_id": "cs_prod_06h2hbpyxs1wpw04h3gf57vbn3qk8",
          *       "data": {
-         *         "id": "cs_prod_06h2g021ffx3a5b1w6bj8xa1x6fej",
-         *         "url": "http://127.0.0.1:40417/checkout/cs_prod_06h2g021ffx3a5b1w6bj8xa1x6fej",
+         *         "id": "cs_prod_06h2hbpyxs1wpw04h3gf57vbn3qk8",
+         *         "url": "http://127.0.0.1:45453/checkout/cs_prod_06h2hbpyxs1wpw04h3gf57vbn3qk8",
          *         "mode": "payment",
          *         "object": "checkout_session",
          *         "status": "expired",
-         *         "created": "2026-11-29T15:50:35.130Z",
+         *         "created": "2026-11-29T19:01:18.683Z",
          *         "invoice": null,
-         *         "updated": "2026-11-30T15:50:35.130Z",
+         *         "updated": "2026-11-30T19:01:18.683Z",
          *         "currency": "usd",
          *         "customer": null,
          *         "livemode": false,
          *         "metadata": {},
          *         "cancel_url": null,
-         *         "expired_at": "2026-11-30T15:50:35.130Z",
-         *         "expires_at": "2026-11-30T15:50:35.130Z",
+         *         "expired_at": "2026-11-30T19:01:18.683Z",
+         *         "expires_at": "2026-11-30T19:01:18.683Z",
          *         "line_items": [
          *           {
-         *             "price": "price_prod_06h2g01ntetr1b62dfk1kymn0ct5e",
+         *             "price": "price_prod_06h2hbkbkanabk5hbfwq5ezjtept6",
          *             "quantity": 2,
          *             "amount_atom": 1000,
          *             "description": "Pro",
@@ -16061,24 +16195,24 @@ export type components = {
          *         "subscription_data": null
          *       },
          *       "previous_data": {
-         *         "id": "cs_prod_06h2g021ffx3a5b1w6bj8xa1x6fej",
-         *         "url": "http://127.0.0.1:40417/checkout/cs_prod_06h2g021ffx3a5b1w6bj8xa1x6fej",
+         *         "id": "cs_prod_06h2hbpyxs1wpw04h3gf57vbn3qk8",
+         *         "url": "http://127.0.0.1:45453/checkout/cs_prod_06h2hbpyxs1wpw04h3gf57vbn3qk8",
          *         "mode": "payment",
          *         "object": "checkout_session",
          *         "status": "open",
-         *         "created": "2026-11-29T15:50:35.130Z",
+         *         "created": "2026-11-29T19:01:18.683Z",
          *         "invoice": null,
-         *         "updated": "2026-11-29T15:50:35.130Z",
+         *         "updated": "2026-11-29T19:01:18.683Z",
          *         "currency": "usd",
          *         "customer": null,
          *         "livemode": false,
          *         "metadata": {},
          *         "cancel_url": null,
          *         "expired_at": null,
-         *         "expires_at": "2026-11-30T15:50:35.130Z",
+         *         "expires_at": "2026-11-30T19:01:18.683Z",
          *         "line_items": [
          *           {
-         *             "price": "price_prod_06h2g01ntetr1b62dfk1kymn0ct5e",
+         *             "price": "price_prod_06h2hbkbkanabk5hbfwq5ezjtept6",
          *             "quantity": 2,
          *             "amount_atom": 1000,
          *             "description": "Pro",
@@ -16095,11 +16229,11 @@ export type components = {
          *         "subscription_data": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2g021me6rna0g59j1ye91r1ghy",
+         *       "correlation_id": "req_prod_06h2hbpzzy6f4sfv0k1m8jzk5cpjt",
          *       "request_id": null,
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-30T15:50:35.130Z",
+         *       "created": "2026-11-30T19:01:18.683Z",
          *       "actor_type": "system",
          *       "actor_id": null
          *     }
@@ -16146,17 +16280,17 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2g01jgjcq88y54yx8nzvqedfza",
+         *       "id": "evt_prod_06h2hbk04f3rtq90spchakks45fwm",
          *       "type": "payment_intent.created",
          *       "aggregate_type": "payment_intent",
-         *       "aggregate_id": "pi_prod_06h2g01jfygp8cpmz1etrs3dttg70",
+         *       "aggregate_id": "pi_prod_06h2hbk01r0jbcmafpvdk1pxmtxc0",
          *       "data": {
-         *         "id": "pi_prod_06h2g01jfygp8cpmz1etrs3dttg70",
+         *         "id": "pi_prod_06h2hbk01r0jbcmafpvdk1pxmtxc0",
          *         "object": "payment_intent",
          *         "status": "requires_confirmation",
-         *         "created": "2026-11-29T15:50:31.295Z",
+         *         "created": "2026-11-29T19:00:46.222Z",
          *         "invoice": null,
-         *         "updated": "2026-11-29T15:50:31.295Z",
+         *         "updated": "2026-11-29T19:00:46.222Z",
          *         "currency": "usd",
          *         "customer": null,
          *         "livemode": false,
@@ -16171,13 +16305,13 @@ export type components = {
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2g01jetnddpwxjtbw7m647c9gt",
-         *       "request_id": "req_prod_06h2g01jetnddpwxjtbw7m647c9gt",
+         *       "correlation_id": "req_prod_06h2hbjyhme73335wvt1qp9e4gcar",
+         *       "request_id": "req_prod_06h2hbjyhme73335wvt1qp9e4gcar",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-29T15:50:31.300Z",
+         *       "created": "2026-11-29T19:00:46.243Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2g01a8y4kejnpkqm5nbzee8p34"
+         *       "actor_id": "key_prod_06h2hbh9awvg0s37j8ndwdrr6t3d2"
          *     }
          */
         PaymentIntentCreatedEvent: {
@@ -16222,17 +16356,17 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2g01jqb4fpyyphphmsxg1njke6",
+         *       "id": "evt_prod_06h2hbk1dgk19w67e7rtcrhettfr2",
          *       "type": "payment_intent.processing",
          *       "aggregate_type": "payment_intent",
-         *       "aggregate_id": "pi_prod_06h2g01jfygp8cpmz1etrs3dttg70",
+         *       "aggregate_id": "pi_prod_06h2hbk01r0jbcmafpvdk1pxmtxc0",
          *       "data": {
-         *         "id": "pi_prod_06h2g01jfygp8cpmz1etrs3dttg70",
+         *         "id": "pi_prod_06h2hbk01r0jbcmafpvdk1pxmtxc0",
          *         "object": "payment_intent",
          *         "status": "processing",
-         *         "created": "2026-11-29T15:50:31.295Z",
+         *         "created": "2026-11-29T19:00:46.222Z",
          *         "invoice": null,
-         *         "updated": "2026-11-29T15:50:31.347Z",
+         *         "updated": "2026-11-29T19:00:46.533Z",
          *         "currency": "usd",
          *         "customer": null,
          *         "livemode": false,
@@ -16246,12 +16380,12 @@ export type components = {
          *         "amount_capturable_atom": 0
          *       },
          *       "previous_data": {
-         *         "id": "pi_prod_06h2g01jfygp8cpmz1etrs3dttg70",
+         *         "id": "pi_prod_06h2hbk01r0jbcmafpvdk1pxmtxc0",
          *         "object": "payment_intent",
          *         "status": "requires_confirmation",
-         *         "created": "2026-11-29T15:50:31.295Z",
+         *         "created": "2026-11-29T19:00:46.222Z",
          *         "invoice": null,
-         *         "updated": "2026-11-29T15:50:31.307Z",
+         *         "updated": "2026-11-29T19:00:46.279Z",
          *         "currency": "usd",
          *         "customer": null,
          *         "livemode": false,
@@ -16265,13 +16399,13 @@ export type components = {
          *         "amount_capturable_atom": 0
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2g01jetnddpwxjtbw7m647c9gt",
-         *       "request_id": "req_prod_06h2g01jetnddpwxjtbw7m647c9gt",
+         *       "correlation_id": "req_prod_06h2hbjyhme73335wvt1qp9e4gcar",
+         *       "request_id": "req_prod_06h2hbjyhme73335wvt1qp9e4gcar",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-29T15:50:31.354Z",
+         *       "created": "2026-11-29T19:00:46.572Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2g01a8y4kejnpkqm5nbzee8p34"
+         *       "actor_id": "key_prod_06h2hbh9awvg0s37j8ndwdrr6t3d2"
          *     }
          */
         PaymentIntentProcessingEvent: {
@@ -16316,19 +16450,19 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2g01ryq673dxbm0qqxs8x1q16g",
+         *       "id": "evt_prod_06h2hbmdvz2he9yqbyas44d5g2p94",
          *       "type": "payment_intent.requires_action",
          *       "aggregate_type": "payment_intent",
-         *       "aggregate_id": "pi_prod_06h2g01ry19geg6147rdvvt643vmw",
+         *       "aggregate_id": "pi_prod_06h2hbmdrhzhga1q32kr1bys4p946",
          *       "data": {
-         *         "id": "pi_prod_06h2g01ry19geg6147rdvvt643vmw",
+         *         "id": "pi_prod_06h2hbmdrhzhga1q32kr1bys4p946",
          *         "object": "payment_intent",
          *         "status": "requires_action",
-         *         "created": "2026-11-29T15:50:32.944Z",
+         *         "created": "2026-11-29T19:00:57.924Z",
          *         "invoice": null,
-         *         "updated": "2026-11-29T15:50:32.948Z",
+         *         "updated": "2026-11-29T19:00:57.946Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2g01qjcvsshr6p7fab02b4e7ar",
+         *         "customer": "cus_prod_06h2hbkxr7wcy5mcht2bff1f211g0",
          *         "livemode": false,
          *         "metadata": {},
          *         "amount_atom": 1000,
@@ -16340,14 +16474,14 @@ export type components = {
          *         "amount_capturable_atom": 0
          *       },
          *       "previous_data": {
-         *         "id": "pi_prod_06h2g01ry19geg6147rdvvt643vmw",
+         *         "id": "pi_prod_06h2hbmdrhzhga1q32kr1bys4p946",
          *         "object": "payment_intent",
          *         "status": "requires_confirmation",
-         *         "created": "2026-11-29T15:50:32.944Z",
+         *         "created": "2026-11-29T19:00:57.924Z",
          *         "invoice": null,
-         *         "updated": "2026-11-29T15:50:32.944Z",
+         *         "updated": "2026-11-29T19:00:57.924Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2g01qjcvsshr6p7fab02b4e7ar",
+         *         "customer": "cus_prod_06h2hbkxr7wcy5mcht2bff1f211g0",
          *         "livemode": false,
          *         "metadata": {},
          *         "amount_atom": 1000,
@@ -16359,13 +16493,13 @@ export type components = {
          *         "amount_capturable_atom": 0
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2g01rxpna10eqfzaevagbn62ra",
-         *       "request_id": "req_prod_06h2g01rxpna10eqfzaevagbn62ra",
+         *       "correlation_id": "req_prod_06h2hbmdmdfs8718kyhqd43aggesp",
+         *       "request_id": "req_prod_06h2hbmdmdfs8718kyhqd43aggesp",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-29T15:50:32.949Z",
+         *       "created": "2026-11-29T19:00:57.951Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2g01a8y4kejnpkqm5nbzee8p34"
+         *       "actor_id": "key_prod_06h2hbh9awvg0s37j8ndwdrr6t3d2"
          *     }
          */
         PaymentIntentRequiresActionEvent: {
@@ -16410,19 +16544,19 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2g01s46j0y4gxz7rv4h4zyrggp",
+         *       "id": "evt_prod_06h2hbmjm9cxsab0fksby6aj2w7v0",
          *       "type": "payment_intent.amount_capturable_updated",
          *       "aggregate_type": "payment_intent",
-         *       "aggregate_id": "pi_prod_06h2g01s326b29pnvem98cgtfhg1c",
+         *       "aggregate_id": "pi_prod_06h2hbmj4m33g70vbyzth5w9yta6y",
          *       "data": {
-         *         "id": "pi_prod_06h2g01s326b29pnvem98cgtfhg1c",
+         *         "id": "pi_prod_06h2hbmj4m33g70vbyzth5w9yta6y",
          *         "object": "payment_intent",
          *         "status": "requires_capture",
-         *         "created": "2026-11-29T15:50:32.984Z",
+         *         "created": "2026-11-29T19:00:59.045Z",
          *         "invoice": null,
-         *         "updated": "2026-11-29T15:50:32.992Z",
+         *         "updated": "2026-11-29T19:00:59.147Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2g01qjcvsshr6p7fab02b4e7ar",
+         *         "customer": "cus_prod_06h2hbkxr7wcy5mcht2bff1f211g0",
          *         "livemode": false,
          *         "metadata": {},
          *         "amount_atom": 1000,
@@ -16434,14 +16568,14 @@ export type components = {
          *         "amount_capturable_atom": 1000
          *       },
          *       "previous_data": {
-         *         "id": "pi_prod_06h2g01s326b29pnvem98cgtfhg1c",
+         *         "id": "pi_prod_06h2hbmj4m33g70vbyzth5w9yta6y",
          *         "object": "payment_intent",
          *         "status": "processing",
-         *         "created": "2026-11-29T15:50:32.984Z",
+         *         "created": "2026-11-29T19:00:59.045Z",
          *         "invoice": null,
-         *         "updated": "2026-11-29T15:50:32.989Z",
+         *         "updated": "2026-11-29T19:00:59.115Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2g01qjcvsshr6p7fab02b4e7ar",
+         *         "customer": "cus_prod_06h2hbkxr7wcy5mcht2bff1f211g0",
          *         "livemode": false,
          *         "metadata": {},
          *         "amount_atom": 1000,
@@ -16453,13 +16587,13 @@ export type components = {
          *         "amount_capturable_atom": 0
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2g01s2nbcqfyyyp0t4s2b5xhaw",
-         *       "request_id": "req_prod_06h2g01s2nbcqfyyyp0t4s2b5xhaw",
+         *       "correlation_id": "req_prod_06h2hbmhrke5ssdkwfq29ckja4wka",
+         *       "request_id": "req_prod_06h2hbmhrke5ssdkwfq29ckja4wka",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-29T15:50:32.993Z",
+         *       "created": "2026-11-29T19:00:59.170Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2g01a8y4kejnpkqm5nbzee8p34"
+         *       "actor_id": "key_prod_06h2hbh9awvg0s37j8ndwdrr6t3d2"
          *     }
          */
         PaymentIntentAmountCapturableUpdatedEvent: {
@@ -16504,17 +16638,17 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2g01jw66axz2ybj48303dp82tm",
+         *       "id": "evt_prod_06h2hbk21ehbc6y0pek04zr56cqpw",
          *       "type": "payment_intent.succeeded",
          *       "aggregate_type": "payment_intent",
-         *       "aggregate_id": "pi_prod_06h2g01jfygp8cpmz1etrs3dttg70",
+         *       "aggregate_id": "pi_prod_06h2hbk01r0jbcmafpvdk1pxmtxc0",
          *       "data": {
-         *         "id": "pi_prod_06h2g01jfygp8cpmz1etrs3dttg70",
+         *         "id": "pi_prod_06h2hbk01r0jbcmafpvdk1pxmtxc0",
          *         "object": "payment_intent",
          *         "status": "succeeded",
-         *         "created": "2026-11-29T15:50:31.295Z",
+         *         "created": "2026-11-29T19:00:46.222Z",
          *         "invoice": null,
-         *         "updated": "2026-11-29T15:50:31.383Z",
+         *         "updated": "2026-11-29T19:00:46.710Z",
          *         "currency": "usd",
          *         "customer": null,
          *         "livemode": false,
@@ -16528,12 +16662,12 @@ export type components = {
          *         "amount_capturable_atom": 0
          *       },
          *       "previous_data": {
-         *         "id": "pi_prod_06h2g01jfygp8cpmz1etrs3dttg70",
+         *         "id": "pi_prod_06h2hbk01r0jbcmafpvdk1pxmtxc0",
          *         "object": "payment_intent",
          *         "status": "processing",
-         *         "created": "2026-11-29T15:50:31.295Z",
+         *         "created": "2026-11-29T19:00:46.222Z",
          *         "invoice": null,
-         *         "updated": "2026-11-29T15:50:31.347Z",
+         *         "updated": "2026-11-29T19:00:46.533Z",
          *         "currency": "usd",
          *         "customer": null,
          *         "livemode": false,
@@ -16547,13 +16681,13 @@ export type components = {
          *         "amount_capturable_atom": 0
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2g01jetnddpwxjtbw7m647c9gt",
-         *       "request_id": "req_prod_06h2g01jetnddpwxjtbw7m647c9gt",
+         *       "correlation_id": "req_prod_06h2hbjyhme73335wvt1qp9e4gcar",
+         *       "request_id": "req_prod_06h2hbjyhme73335wvt1qp9e4gcar",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-29T15:50:31.393Z",
+         *       "created": "2026-11-29T19:00:46.731Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2g01a8y4kejnpkqm5nbzee8p34"
+         *       "actor_id": "key_prod_06h2hbh9awvg0s37j8ndwdrr6t3d2"
          *     }
          */
         PaymentIntentSucceededEvent: {
@@ -16598,23 +16732,23 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2g01s5qkefs15ynxmbd12t8vve",
+         *       "id": "evt_prod_06h2hbmkyhe8ghm1p2tft6ytdr2yr",
          *       "type": "payment_intent.canceled",
          *       "aggregate_type": "payment_intent",
-         *       "aggregate_id": "pi_prod_06h2g01s326b29pnvem98cgtfhg1c",
+         *       "aggregate_id": "pi_prod_06h2hbmj4m33g70vbyzth5w9yta6y",
          *       "data": {
-         *         "id": "pi_prod_06h2g01s326b29pnvem98cgtfhg1c",
+         *         "id": "pi_prod_06h2hbmj4m33g70vbyzth5w9yta6y",
          *         "object": "payment_intent",
          *         "status": "canceled",
-         *         "created": "2026-11-29T15:50:32.984Z",
+         *         "created": "2026-11-29T19:00:59.045Z",
          *         "invoice": null,
-         *         "updated": "2026-11-29T15:50:33.004Z",
+         *         "updated": "2026-11-29T19:00:59.500Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2g01qjcvsshr6p7fab02b4e7ar",
+         *         "customer": "cus_prod_06h2hbkxr7wcy5mcht2bff1f211g0",
          *         "livemode": false,
          *         "metadata": {},
          *         "amount_atom": 1000,
-         *         "canceled_at": "2026-11-29T15:50:33.004Z",
+         *         "canceled_at": "2026-11-29T19:00:59.500Z",
          *         "capture_method": "manual",
          *         "payment_method": "pm_sandbox_succeeds",
          *         "last_payment_error": null,
@@ -16622,14 +16756,14 @@ export type components = {
          *         "amount_capturable_atom": 0
          *       },
          *       "previous_data": {
-         *         "id": "pi_prod_06h2g01s326b29pnvem98cgtfhg1c",
+         *         "id": "pi_prod_06h2hbmj4m33g70vbyzth5w9yta6y",
          *         "object": "payment_intent",
          *         "status": "requires_capture",
-         *         "created": "2026-11-29T15:50:32.984Z",
+         *         "created": "2026-11-29T19:00:59.045Z",
          *         "invoice": null,
-         *         "updated": "2026-11-29T15:50:32.992Z",
+         *         "updated": "2026-11-29T19:00:59.147Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2g01qjcvsshr6p7fab02b4e7ar",
+         *         "customer": "cus_prod_06h2hbkxr7wcy5mcht2bff1f211g0",
          *         "livemode": false,
          *         "metadata": {},
          *         "amount_atom": 1000,
@@ -16641,13 +16775,13 @@ export type components = {
          *         "amount_capturable_atom": 1000
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2g01s52jqkm89p1k0ed36w2aa2",
-         *       "request_id": "req_prod_06h2g01s52jqkm89p1k0ed36w2aa2",
+         *       "correlation_id": "req_prod_06h2hbmkmrzj6jrj97cfjj2qs32wm",
+         *       "request_id": "req_prod_06h2hbmkmrzj6jrj97cfjj2qs32wm",
          *       "version": 1,
          *       "sequence": 4,
-         *       "created": "2026-11-29T15:50:33.005Z",
+         *       "created": "2026-11-29T19:00:59.509Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2g01a8y4kejnpkqm5nbzee8p34"
+         *       "actor_id": "key_prod_06h2hbh9awvg0s37j8ndwdrr6t3d2"
          *     }
          */
         PaymentIntentCanceledEvent: {
@@ -16692,19 +16826,19 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2g01rw4jbam9nrp7et3hv2pg06",
+         *       "id": "evt_prod_06h2hbmcd04jx3edyzwfyn9fzpqf8",
          *       "type": "payment_intent.payment_failed",
          *       "aggregate_type": "payment_intent",
-         *       "aggregate_id": "pi_prod_06h2g01rtsem44rnshn1jpyv1m2zw",
+         *       "aggregate_id": "pi_prod_06h2hbmbz2r4m93enwnwdzzgafqy4",
          *       "data": {
-         *         "id": "pi_prod_06h2g01rtsem44rnshn1jpyv1m2zw",
+         *         "id": "pi_prod_06h2hbmbz2r4m93enwnwdzzgafqy4",
          *         "object": "payment_intent",
          *         "status": "requires_payment_method",
-         *         "created": "2026-11-29T15:50:32.918Z",
+         *         "created": "2026-11-29T19:00:57.464Z",
          *         "invoice": null,
-         *         "updated": "2026-11-29T15:50:32.928Z",
+         *         "updated": "2026-11-29T19:00:57.546Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2g01qjcvsshr6p7fab02b4e7ar",
+         *         "customer": "cus_prod_06h2hbkxr7wcy5mcht2bff1f211g0",
          *         "livemode": false,
          *         "metadata": {},
          *         "amount_atom": 1000,
@@ -16716,14 +16850,14 @@ export type components = {
          *         "amount_capturable_atom": 0
          *       },
          *       "previous_data": {
-         *         "id": "pi_prod_06h2g01rtsem44rnshn1jpyv1m2zw",
+         *         "id": "pi_prod_06h2hbmbz2r4m93enwnwdzzgafqy4",
          *         "object": "payment_intent",
          *         "status": "processing",
-         *         "created": "2026-11-29T15:50:32.918Z",
+         *         "created": "2026-11-29T19:00:57.464Z",
          *         "invoice": null,
-         *         "updated": "2026-11-29T15:50:32.922Z",
+         *         "updated": "2026-11-29T19:00:57.510Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2g01qjcvsshr6p7fab02b4e7ar",
+         *         "customer": "cus_prod_06h2hbkxr7wcy5mcht2bff1f211g0",
          *         "livemode": false,
          *         "metadata": {},
          *         "amount_atom": 1000,
@@ -16735,13 +16869,13 @@ export type components = {
          *         "amount_capturable_atom": 0
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2g01rtcchm7kark11c9pbpe16y",
-         *       "request_id": "req_prod_06h2g01rtcchm7kark11c9pbpe16y",
+         *       "correlation_id": "req_prod_06h2hbmbnf7hc8jwwd23paqtaqa28",
+         *       "request_id": "req_prod_06h2hbmbnf7hc8jwwd23paqtaqa28",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-29T15:50:32.930Z",
+         *       "created": "2026-11-29T19:00:57.577Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2g01a8y4kejnpkqm5nbzee8p34"
+         *       "actor_id": "key_prod_06h2hbh9awvg0s37j8ndwdrr6t3d2"
          *     }
          */
         PaymentIntentPaymentFailedEvent: {
@@ -16786,19 +16920,19 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2g01s1nj92cm6nvq2hn8dmhes0",
+         *       "id": "evt_prod_06h2hbmgejg1rtbeyycasdepex5qy",
          *       "type": "payment_intent.partially_funded",
          *       "aggregate_type": "payment_intent",
-         *       "aggregate_id": "pi_prod_06h2g01s0fsfj7d0tvpxqyqch38ec",
+         *       "aggregate_id": "pi_prod_06h2hbmev7adr2jxwypqxm72qqx5e",
          *       "data": {
-         *         "id": "pi_prod_06h2g01s0fsfj7d0tvpxqyqch38ec",
+         *         "id": "pi_prod_06h2hbmev7adr2jxwypqxm72qqx5e",
          *         "object": "payment_intent",
          *         "status": "partially_funded",
-         *         "created": "2026-11-29T15:50:32.963Z",
+         *         "created": "2026-11-29T19:00:58.201Z",
          *         "invoice": null,
-         *         "updated": "2026-11-29T15:50:32.972Z",
+         *         "updated": "2026-11-29T19:00:58.592Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2g01qjcvsshr6p7fab02b4e7ar",
+         *         "customer": "cus_prod_06h2hbkxr7wcy5mcht2bff1f211g0",
          *         "livemode": false,
          *         "metadata": {},
          *         "amount_atom": 1000,
@@ -16810,14 +16944,14 @@ export type components = {
          *         "amount_capturable_atom": 0
          *       },
          *       "previous_data": {
-         *         "id": "pi_prod_06h2g01s0fsfj7d0tvpxqyqch38ec",
+         *         "id": "pi_prod_06h2hbmev7adr2jxwypqxm72qqx5e",
          *         "object": "payment_intent",
          *         "status": "processing",
-         *         "created": "2026-11-29T15:50:32.963Z",
+         *         "created": "2026-11-29T19:00:58.201Z",
          *         "invoice": null,
-         *         "updated": "2026-11-29T15:50:32.967Z",
+         *         "updated": "2026-11-29T19:00:58.292Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2g01qjcvsshr6p7fab02b4e7ar",
+         *         "customer": "cus_prod_06h2hbkxr7wcy5mcht2bff1f211g0",
          *         "livemode": false,
          *         "metadata": {},
          *         "amount_atom": 1000,
@@ -16829,13 +16963,13 @@ export type components = {
          *         "amount_capturable_atom": 0
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2g01rzxk4j590remadaszspsf0",
-         *       "request_id": "req_prod_06h2g01rzxk4j590remadaszspsf0",
+         *       "correlation_id": "req_prod_06h2hbmegkr7bbkr9550bv74mwpwp",
+         *       "request_id": "req_prod_06h2hbmegkr7bbkr9550bv74mwpwp",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-29T15:50:32.973Z",
+         *       "created": "2026-11-29T19:00:58.617Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2g01a8y4kejnpkqm5nbzee8p34"
+         *       "actor_id": "key_prod_06h2hbh9awvg0s37j8ndwdrr6t3d2"
          *     }
          */
         PaymentIntentPartiallyFundedEvent: {
@@ -16880,48 +17014,48 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2g01ycg96990kjddbfkfkpzp8w",
+         *       "id": "evt_prod_06h2hbp45qwczsxpctd3k2xpe7rwg",
          *       "type": "customer.subscription.created",
          *       "aggregate_type": "subscription",
-         *       "aggregate_id": "sub_prod_06h2g01yazqtq87zxr1dswhvwcdcj",
+         *       "aggregate_id": "sub_prod_06h2hbp3nrfvj4ppqzt3wqjd474kg",
          *       "data": {
-         *         "id": "sub_prod_06h2g01yazqtq87zxr1dswhvwcdcj",
+         *         "id": "sub_prod_06h2hbp3nrfvj4ppqzt3wqjd474kg",
          *         "items": [
          *           {
-         *             "id": "si_prod_06h2g01yazqtq87zxr1dswhvwcdcm",
-         *             "price": "price_prod_06h2g01nn1202d6xfq776d0s9a8gt",
+         *             "id": "si_prod_06h2hbp3nrfvj4ppqzt3wqjd474kj",
+         *             "price": "price_prod_06h2hbkbb9kxqxx1c6p0da9d2nfp2",
          *             "quantity": 1
          *           }
          *         ],
          *         "object": "subscription",
          *         "status": "active",
-         *         "created": "2026-11-29T15:50:34.325Z",
-         *         "updated": "2026-11-29T15:50:34.325Z",
+         *         "created": "2026-11-29T19:01:11.714Z",
+         *         "updated": "2026-11-29T19:01:11.714Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2g01qjcvsshr6p7fab02b4e7ar",
+         *         "customer": "cus_prod_06h2hbkxr7wcy5mcht2bff1f211g0",
          *         "livemode": false,
          *         "metadata": {},
          *         "paused_at": null,
          *         "trial_end": null,
          *         "cancelled_at": null,
          *         "days_until_due": null,
-         *         "latest_invoice": "in_prod_06h2g01ybagn6a6c3xn28kq3cetkc",
+         *         "latest_invoice": "in_prod_06h2hbp3t719fc7m7q6xtkr0c9yeg",
          *         "pending_changes": [],
          *         "collection_method": "charge_automatically",
-         *         "current_period_end": "2026-12-29T15:50:34.325Z",
+         *         "current_period_end": "2026-12-29T19:01:11.714Z",
          *         "cancel_at_period_end": false,
-         *         "current_period_start": "2026-11-29T15:50:34.325Z",
+         *         "current_period_start": "2026-11-29T19:01:11.714Z",
          *         "default_payment_method": null
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2g01y9sy12mmhpjbwasrkbv9qt",
-         *       "request_id": "req_prod_06h2g01y9sy12mmhpjbwasrkbv9qt",
+         *       "correlation_id": "req_prod_06h2hbp3kd872daamf5ps7gmtjza2",
+         *       "request_id": "req_prod_06h2hbp3kd872daamf5ps7gmtjza2",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-29T15:50:34.340Z",
+         *       "created": "2026-11-29T19:01:11.853Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2g01a8y4kejnpkqm5nbzee8p34"
+         *       "actor_id": "key_prod_06h2hbh9awvg0s37j8ndwdrr6t3d2"
          *     }
          */
         CustomerSubscriptionCreatedEvent: {
@@ -16966,25 +17100,25 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2g01yptbva6jwzc5fpbq145356",
+         *       "id": "evt_prod_06h2hbp6kvqz3jggy50pf0pfvhyp6",
          *       "type": "customer.subscription.updated",
          *       "aggregate_type": "subscription",
-         *       "aggregate_id": "sub_prod_06h2g01yazqtq87zxr1dswhvwcdcj",
+         *       "aggregate_id": "sub_prod_06h2hbp3nrfvj4ppqzt3wqjd474kg",
          *       "data": {
-         *         "id": "sub_prod_06h2g01yazqtq87zxr1dswhvwcdcj",
+         *         "id": "sub_prod_06h2hbp3nrfvj4ppqzt3wqjd474kg",
          *         "items": [
          *           {
-         *             "id": "si_prod_06h2g01yazqtq87zxr1dswhvwcdcm",
-         *             "price": "price_prod_06h2g01nn1202d6xfq776d0s9a8gt",
+         *             "id": "si_prod_06h2hbp3nrfvj4ppqzt3wqjd474kj",
+         *             "price": "price_prod_06h2hbkbb9kxqxx1c6p0da9d2nfp2",
          *             "quantity": 1
          *           }
          *         ],
          *         "object": "subscription",
          *         "status": "active",
-         *         "created": "2026-11-29T15:50:34.325Z",
-         *         "updated": "2026-11-29T15:50:34.419Z",
+         *         "created": "2026-11-29T19:01:11.714Z",
+         *         "updated": "2026-11-29T19:01:12.434Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2g01qjcvsshr6p7fab02b4e7ar",
+         *         "customer": "cus_prod_06h2hbkxr7wcy5mcht2bff1f211g0",
          *         "livemode": false,
          *         "metadata": {
          *           "plan": "pro"
@@ -16993,51 +17127,51 @@ export type components = {
          *         "trial_end": null,
          *         "cancelled_at": null,
          *         "days_until_due": null,
-         *         "latest_invoice": "in_prod_06h2g01ybagn6a6c3xn28kq3cetkc",
+         *         "latest_invoice": "in_prod_06h2hbp3t719fc7m7q6xtkr0c9yeg",
          *         "pending_changes": [],
          *         "collection_method": "charge_automatically",
-         *         "current_period_end": "2026-12-29T15:50:34.325Z",
+         *         "current_period_end": "2026-12-29T19:01:11.714Z",
          *         "cancel_at_period_end": false,
-         *         "current_period_start": "2026-11-29T15:50:34.325Z",
+         *         "current_period_start": "2026-11-29T19:01:11.714Z",
          *         "default_payment_method": null
          *       },
          *       "previous_data": {
-         *         "id": "sub_prod_06h2g01yazqtq87zxr1dswhvwcdcj",
+         *         "id": "sub_prod_06h2hbp3nrfvj4ppqzt3wqjd474kg",
          *         "items": [
          *           {
-         *             "id": "si_prod_06h2g01yazqtq87zxr1dswhvwcdcm",
-         *             "price": "price_prod_06h2g01nn1202d6xfq776d0s9a8gt",
+         *             "id": "si_prod_06h2hbp3nrfvj4ppqzt3wqjd474kj",
+         *             "price": "price_prod_06h2hbkbb9kxqxx1c6p0da9d2nfp2",
          *             "quantity": 1
          *           }
          *         ],
          *         "object": "subscription",
          *         "status": "active",
-         *         "created": "2026-11-29T15:50:34.325Z",
-         *         "updated": "2026-11-29T15:50:34.325Z",
+         *         "created": "2026-11-29T19:01:11.714Z",
+         *         "updated": "2026-11-29T19:01:11.714Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2g01qjcvsshr6p7fab02b4e7ar",
+         *         "customer": "cus_prod_06h2hbkxr7wcy5mcht2bff1f211g0",
          *         "livemode": false,
          *         "metadata": {},
          *         "paused_at": null,
          *         "trial_end": null,
          *         "cancelled_at": null,
          *         "days_until_due": null,
-         *         "latest_invoice": "in_prod_06h2g01ybagn6a6c3xn28kq3cetkc",
+         *         "latest_invoice": "in_prod_06h2hbp3t719fc7m7q6xtkr0c9yeg",
          *         "pending_changes": [],
          *         "collection_method": "charge_automatically",
-         *         "current_period_end": "2026-12-29T15:50:34.325Z",
+         *         "current_period_end": "2026-12-29T19:01:11.714Z",
          *         "cancel_at_period_end": false,
-         *         "current_period_start": "2026-11-29T15:50:34.325Z",
+         *         "current_period_start": "2026-11-29T19:01:11.714Z",
          *         "default_payment_method": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2g01ynw5kpx0xtzms1jw7p9rde",
-         *       "request_id": "req_prod_06h2g01ynw5kpx0xtzms1jw7p9rde",
+         *       "correlation_id": "req_prod_06h2hbp69sg0tjqx7yvqjqxdzxgrp",
+         *       "request_id": "req_prod_06h2hbp69sg0tjqx7yvqjqxdzxgrp",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-29T15:50:34.422Z",
+         *       "created": "2026-11-29T19:01:12.478Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2g01a8y4kejnpkqm5nbzee8p34"
+         *       "actor_id": "key_prod_06h2hbh9awvg0s37j8ndwdrr6t3d2"
          *     }
          */
         CustomerSubscriptionUpdatedEvent: {
@@ -17082,56 +17216,56 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2g01ywyqa8n13gpxh0zga1px8c",
+         *       "id": "evt_prod_06h2hbp71ft2hkjx6wz2mhqfs0b04",
          *       "type": "customer.subscription.paused",
          *       "aggregate_type": "subscription",
-         *       "aggregate_id": "sub_prod_06h2g01yazqtq87zxr1dswhvwcdcj",
+         *       "aggregate_id": "sub_prod_06h2hbp3nrfvj4ppqzt3wqjd474kg",
          *       "data": {
-         *         "id": "sub_prod_06h2g01yazqtq87zxr1dswhvwcdcj",
+         *         "id": "sub_prod_06h2hbp3nrfvj4ppqzt3wqjd474kg",
          *         "items": [
          *           {
-         *             "id": "si_prod_06h2g01yazqtq87zxr1dswhvwcdcm",
-         *             "price": "price_prod_06h2g01nn1202d6xfq776d0s9a8gt",
+         *             "id": "si_prod_06h2hbp3nrfvj4ppqzt3wqjd474kj",
+         *             "price": "price_prod_06h2hbkbb9kxqxx1c6p0da9d2nfp2",
          *             "quantity": 1
          *           }
          *         ],
          *         "object": "subscription",
          *         "status": "paused",
-         *         "created": "2026-11-29T15:50:34.325Z",
-         *         "updated": "2026-11-29T15:50:34.467Z",
+         *         "created": "2026-11-29T19:01:11.714Z",
+         *         "updated": "2026-11-29T19:01:12.572Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2g01qjcvsshr6p7fab02b4e7ar",
+         *         "customer": "cus_prod_06h2hbkxr7wcy5mcht2bff1f211g0",
          *         "livemode": false,
          *         "metadata": {
          *           "plan": "pro"
          *         },
-         *         "paused_at": "2026-11-29T15:50:34.467Z",
+         *         "paused_at": "2026-11-29T19:01:12.572Z",
          *         "trial_end": null,
          *         "cancelled_at": null,
          *         "days_until_due": null,
-         *         "latest_invoice": "in_prod_06h2g01ybagn6a6c3xn28kq3cetkc",
+         *         "latest_invoice": "in_prod_06h2hbp3t719fc7m7q6xtkr0c9yeg",
          *         "pending_changes": [],
          *         "collection_method": "charge_automatically",
-         *         "current_period_end": "2026-12-29T15:50:34.325Z",
+         *         "current_period_end": "2026-12-29T19:01:11.714Z",
          *         "cancel_at_period_end": false,
-         *         "current_period_start": "2026-11-29T15:50:34.325Z",
+         *         "current_period_start": "2026-11-29T19:01:11.714Z",
          *         "default_payment_method": null
          *       },
          *       "previous_data": {
-         *         "id": "sub_prod_06h2g01yazqtq87zxr1dswhvwcdcj",
+         *         "id": "sub_prod_06h2hbp3nrfvj4ppqzt3wqjd474kg",
          *         "items": [
          *           {
-         *             "id": "si_prod_06h2g01yazqtq87zxr1dswhvwcdcm",
-         *             "price": "price_prod_06h2g01nn1202d6xfq776d0s9a8gt",
+         *             "id": "si_prod_06h2hbp3nrfvj4ppqzt3wqjd474kj",
+         *             "price": "price_prod_06h2hbkbb9kxqxx1c6p0da9d2nfp2",
          *             "quantity": 1
          *           }
          *         ],
          *         "object": "subscription",
          *         "status": "active",
-         *         "created": "2026-11-29T15:50:34.325Z",
-         *         "updated": "2026-11-29T15:50:34.419Z",
+         *         "created": "2026-11-29T19:01:11.714Z",
+         *         "updated": "2026-11-29T19:01:12.434Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2g01qjcvsshr6p7fab02b4e7ar",
+         *         "customer": "cus_prod_06h2hbkxr7wcy5mcht2bff1f211g0",
          *         "livemode": false,
          *         "metadata": {
          *           "plan": "pro"
@@ -17140,22 +17274,22 @@ export type components = {
          *         "trial_end": null,
          *         "cancelled_at": null,
          *         "days_until_due": null,
-         *         "latest_invoice": "in_prod_06h2g01ybagn6a6c3xn28kq3cetkc",
+         *         "latest_invoice": "in_prod_06h2hbp3t719fc7m7q6xtkr0c9yeg",
          *         "pending_changes": [],
          *         "collection_method": "charge_automatically",
-         *         "current_period_end": "2026-12-29T15:50:34.325Z",
+         *         "current_period_end": "2026-12-29T19:01:11.714Z",
          *         "cancel_at_period_end": false,
-         *         "current_period_start": "2026-11-29T15:50:34.325Z",
+         *         "current_period_start": "2026-11-29T19:01:11.714Z",
          *         "default_payment_method": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2g01yv23mahjr03eg31xhsnjbc",
-         *       "request_id": "req_prod_06h2g01yv23mahjr03eg31xhsnjbc",
+         *       "correlation_id": "req_prod_06h2hbp6xqd5gbjzms8gn6wa5ntq6",
+         *       "request_id": "req_prod_06h2hbp6xqd5gbjzms8gn6wa5ntq6",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-29T15:50:34.471Z",
+         *       "created": "2026-11-29T19:01:12.587Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2g01a8y4kejnpkqm5nbzee8p34"
+         *       "actor_id": "key_prod_06h2hbh9awvg0s37j8ndwdrr6t3d2"
          *     }
          */
         CustomerSubscriptionPausedEvent: {
@@ -17200,25 +17334,25 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2g01z1ewas3my5x35bez4d0yjp",
+         *       "id": "evt_prod_06h2hbp900ph67hp7ekhxg7ryb7pt",
          *       "type": "customer.subscription.resumed",
          *       "aggregate_type": "subscription",
-         *       "aggregate_id": "sub_prod_06h2g01yazqtq87zxr1dswhvwcdcj",
+         *       "aggregate_id": "sub_prod_06h2hbp3nrfvj4ppqzt3wqjd474kg",
          *       "data": {
-         *         "id": "sub_prod_06h2g01yazqtq87zxr1dswhvwcdcj",
+         *         "id": "sub_prod_06h2hbp3nrfvj4ppqzt3wqjd474kg",
          *         "items": [
          *           {
-         *             "id": "si_prod_06h2g01yazqtq87zxr1dswhvwcdcm",
-         *             "price": "price_prod_06h2g01nn1202d6xfq776d0s9a8gt",
+         *             "id": "si_prod_06h2hbp3nrfvj4ppqzt3wqjd474kj",
+         *             "price": "price_prod_06h2hbkbb9kxqxx1c6p0da9d2nfp2",
          *             "quantity": 1
          *           }
          *         ],
          *         "object": "subscription",
          *         "status": "active",
-         *         "created": "2026-11-29T15:50:34.325Z",
-         *         "updated": "2026-11-29T15:50:34.505Z",
+         *         "created": "2026-11-29T19:01:11.714Z",
+         *         "updated": "2026-11-29T19:01:13.049Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2g01qjcvsshr6p7fab02b4e7ar",
+         *         "customer": "cus_prod_06h2hbkxr7wcy5mcht2bff1f211g0",
          *         "livemode": false,
          *         "metadata": {
          *           "plan": "pro"
@@ -17227,53 +17361,53 @@ export type components = {
          *         "trial_end": null,
          *         "cancelled_at": null,
          *         "days_until_due": null,
-         *         "latest_invoice": "in_prod_06h2g01ybagn6a6c3xn28kq3cetkc",
+         *         "latest_invoice": "in_prod_06h2hbp3t719fc7m7q6xtkr0c9yeg",
          *         "pending_changes": [],
          *         "collection_method": "charge_automatically",
-         *         "current_period_end": "2026-12-29T15:50:34.325Z",
+         *         "current_period_end": "2026-12-29T19:01:11.714Z",
          *         "cancel_at_period_end": false,
-         *         "current_period_start": "2026-11-29T15:50:34.325Z",
+         *         "current_period_start": "2026-11-29T19:01:11.714Z",
          *         "default_payment_method": null
          *       },
          *       "previous_data": {
-         *         "id": "sub_prod_06h2g01yazqtq87zxr1dswhvwcdcj",
+         *         "id": "sub_prod_06h2hbp3nrfvj4ppqzt3wqjd474kg",
          *         "items": [
          *           {
-         *             "id": "si_prod_06h2g01yazqtq87zxr1dswhvwcdcm",
-         *             "price": "price_prod_06h2g01nn1202d6xfq776d0s9a8gt",
+         *             "id": "si_prod_06h2hbp3nrfvj4ppqzt3wqjd474kj",
+         *             "price": "price_prod_06h2hbkbb9kxqxx1c6p0da9d2nfp2",
          *             "quantity": 1
          *           }
          *         ],
          *         "object": "subscription",
          *         "status": "paused",
-         *         "created": "2026-11-29T15:50:34.325Z",
-         *         "updated": "2026-11-29T15:50:34.467Z",
+         *         "created": "2026-11-29T19:01:11.714Z",
+         *         "updated": "2026-11-29T19:01:12.572Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2g01qjcvsshr6p7fab02b4e7ar",
+         *         "customer": "cus_prod_06h2hbkxr7wcy5mcht2bff1f211g0",
          *         "livemode": false,
          *         "metadata": {
          *           "plan": "pro"
          *         },
-         *         "paused_at": "2026-11-29T15:50:34.467Z",
+         *         "paused_at": "2026-11-29T19:01:12.572Z",
          *         "trial_end": null,
          *         "cancelled_at": null,
          *         "days_until_due": null,
-         *         "latest_invoice": "in_prod_06h2g01ybagn6a6c3xn28kq3cetkc",
+         *         "latest_invoice": "in_prod_06h2hbp3t719fc7m7q6xtkr0c9yeg",
          *         "pending_changes": [],
          *         "collection_method": "charge_automatically",
-         *         "current_period_end": "2026-12-29T15:50:34.325Z",
+         *         "current_period_end": "2026-12-29T19:01:11.714Z",
          *         "cancel_at_period_end": false,
-         *         "current_period_start": "2026-11-29T15:50:34.325Z",
+         *         "current_period_start": "2026-11-29T19:01:11.714Z",
          *         "default_payment_method": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2g01z0vdp8an8ahwb3bbt33t08",
-         *       "request_id": "req_prod_06h2g01z0vdp8an8ahwb3bbt33t08",
+         *       "correlation_id": "req_prod_06h2hbp8jssb9xvj93g5dx4zfm0zg",
+         *       "request_id": "req_prod_06h2hbp8jssb9xvj93g5dx4zfm0zg",
          *       "version": 1,
          *       "sequence": 4,
-         *       "created": "2026-11-29T15:50:34.507Z",
+         *       "created": "2026-11-29T19:01:13.088Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2g01a8y4kejnpkqm5nbzee8p34"
+         *       "actor_id": "key_prod_06h2hbh9awvg0s37j8ndwdrr6t3d2"
          *     }
          */
         CustomerSubscriptionResumedEvent: {
@@ -17318,56 +17452,56 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2g01z8xhkp12rbkwjknhfwsrm4",
+         *       "id": "evt_prod_06h2hbp9zjetvgj5805j8y6sjsksc",
          *       "type": "customer.subscription.cancelled",
          *       "aggregate_type": "subscription",
-         *       "aggregate_id": "sub_prod_06h2g01yazqtq87zxr1dswhvwcdcj",
+         *       "aggregate_id": "sub_prod_06h2hbp3nrfvj4ppqzt3wqjd474kg",
          *       "data": {
-         *         "id": "sub_prod_06h2g01yazqtq87zxr1dswhvwcdcj",
+         *         "id": "sub_prod_06h2hbp3nrfvj4ppqzt3wqjd474kg",
          *         "items": [
          *           {
-         *             "id": "si_prod_06h2g01yazqtq87zxr1dswhvwcdcm",
-         *             "price": "price_prod_06h2g01nn1202d6xfq776d0s9a8gt",
+         *             "id": "si_prod_06h2hbp3nrfvj4ppqzt3wqjd474kj",
+         *             "price": "price_prod_06h2hbkbb9kxqxx1c6p0da9d2nfp2",
          *             "quantity": 1
          *           }
          *         ],
          *         "object": "subscription",
          *         "status": "cancelled",
-         *         "created": "2026-11-29T15:50:34.325Z",
-         *         "updated": "2026-11-29T15:50:34.546Z",
+         *         "created": "2026-11-29T19:01:11.714Z",
+         *         "updated": "2026-11-29T19:01:13.251Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2g01qjcvsshr6p7fab02b4e7ar",
+         *         "customer": "cus_prod_06h2hbkxr7wcy5mcht2bff1f211g0",
          *         "livemode": false,
          *         "metadata": {
          *           "plan": "pro"
          *         },
          *         "paused_at": null,
          *         "trial_end": null,
-         *         "cancelled_at": "2026-11-29T15:50:34.546Z",
+         *         "cancelled_at": "2026-11-29T19:01:13.251Z",
          *         "days_until_due": null,
-         *         "latest_invoice": "in_prod_06h2g01ybagn6a6c3xn28kq3cetkc",
+         *         "latest_invoice": "in_prod_06h2hbp3t719fc7m7q6xtkr0c9yeg",
          *         "pending_changes": [],
          *         "collection_method": "charge_automatically",
-         *         "current_period_end": "2026-12-29T15:50:34.325Z",
+         *         "current_period_end": "2026-12-29T19:01:11.714Z",
          *         "cancel_at_period_end": false,
-         *         "current_period_start": "2026-11-29T15:50:34.325Z",
+         *         "current_period_start": "2026-11-29T19:01:11.714Z",
          *         "default_payment_method": null
          *       },
          *       "previous_data": {
-         *         "id": "sub_prod_06h2g01yazqtq87zxr1dswhvwcdcj",
+         *         "id": "sub_prod_06h2hbp3nrfvj4ppqzt3wqjd474kg",
          *         "items": [
          *           {
-         *             "id": "si_prod_06h2g01yazqtq87zxr1dswhvwcdcm",
-         *             "price": "price_prod_06h2g01nn1202d6xfq776d0s9a8gt",
+         *             "id": "si_prod_06h2hbp3nrfvj4ppqzt3wqjd474kj",
+         *             "price": "price_prod_06h2hbkbb9kxqxx1c6p0da9d2nfp2",
          *             "quantity": 1
          *           }
          *         ],
          *         "object": "subscription",
          *         "status": "active",
-         *         "created": "2026-11-29T15:50:34.325Z",
-         *         "updated": "2026-11-29T15:50:34.505Z",
+         *         "created": "2026-11-29T19:01:11.714Z",
+         *         "updated": "2026-11-29T19:01:13.049Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2g01qjcvsshr6p7fab02b4e7ar",
+         *         "customer": "cus_prod_06h2hbkxr7wcy5mcht2bff1f211g0",
          *         "livemode": false,
          *         "metadata": {
          *           "plan": "pro"
@@ -17376,22 +17510,22 @@ export type components = {
          *         "trial_end": null,
          *         "cancelled_at": null,
          *         "days_until_due": null,
-         *         "latest_invoice": "in_prod_06h2g01ybagn6a6c3xn28kq3cetkc",
+         *         "latest_invoice": "in_prod_06h2hbp3t719fc7m7q6xtkr0c9yeg",
          *         "pending_changes": [],
          *         "collection_method": "charge_automatically",
-         *         "current_period_end": "2026-12-29T15:50:34.325Z",
+         *         "current_period_end": "2026-12-29T19:01:11.714Z",
          *         "cancel_at_period_end": false,
-         *         "current_period_start": "2026-11-29T15:50:34.325Z",
+         *         "current_period_start": "2026-11-29T19:01:11.714Z",
          *         "default_payment_method": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2g01z4mf05eb5kq56mpg05w7ka",
-         *       "request_id": "req_prod_06h2g01z4mf05eb5kq56mpg05w7ka",
+         *       "correlation_id": "req_prod_06h2hbp9hm42dcby8s8j23pd41t8j",
+         *       "request_id": "req_prod_06h2hbp9hm42dcby8s8j23pd41t8j",
          *       "version": 1,
          *       "sequence": 5,
-         *       "created": "2026-11-29T15:50:34.567Z",
+         *       "created": "2026-11-29T19:01:13.340Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2g01a8y4kejnpkqm5nbzee8p34"
+         *       "actor_id": "key_prod_06h2hbh9awvg0s37j8ndwdrr6t3d2"
          *     }
          */
         CustomerSubscriptionCancelledEvent: {
@@ -17436,46 +17570,46 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2g0226dybnd5jph2b5yb1ndkfr",
+         *       "id": "evt_prod_06h2hbq7x57w7rzxx7cy5q5e43328",
          *       "type": "customer.subscription.trial_will_end",
          *       "aggregate_type": "subscription",
-         *       "aggregate_id": "sub_prod_06h2g01zey5rz3xy6gma3pzghjtmt",
+         *       "aggregate_id": "sub_prod_06h2hbpbbnqvbhmr9sp48d41dkk64",
          *       "data": {
-         *         "id": "sub_prod_06h2g01zey5rz3xy6gma3pzghjtmt",
+         *         "id": "sub_prod_06h2hbpbbnqvbhmr9sp48d41dkk64",
          *         "items": [
          *           {
-         *             "id": "si_prod_06h2g01zey5rz3xy6gma3pzghjtmw",
-         *             "price": "price_prod_06h2g01nn1202d6xfq776d0s9a8gt",
+         *             "id": "si_prod_06h2hbpbbnqvbhmr9sp48d41dkk66",
+         *             "price": "price_prod_06h2hbkbb9kxqxx1c6p0da9d2nfp2",
          *             "quantity": 1
          *           }
          *         ],
          *         "object": "subscription",
          *         "status": "trialing",
-         *         "created": "2026-11-29T15:50:34.609Z",
-         *         "updated": "2026-11-29T15:50:34.609Z",
+         *         "created": "2026-11-29T19:01:13.655Z",
+         *         "updated": "2026-11-29T19:01:13.655Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2g01qjcvsshr6p7fab02b4e7ar",
+         *         "customer": "cus_prod_06h2hbkxr7wcy5mcht2bff1f211g0",
          *         "livemode": false,
          *         "metadata": {},
          *         "paused_at": null,
-         *         "trial_end": "2026-12-06T15:50:34.609Z",
+         *         "trial_end": "2026-12-06T19:01:13.655Z",
          *         "cancelled_at": null,
          *         "days_until_due": null,
          *         "latest_invoice": null,
          *         "pending_changes": [],
          *         "collection_method": "charge_automatically",
-         *         "current_period_end": "2026-12-06T15:50:34.609Z",
+         *         "current_period_end": "2026-12-06T19:01:13.655Z",
          *         "cancel_at_period_end": false,
-         *         "current_period_start": "2026-11-29T15:50:34.609Z",
+         *         "current_period_start": "2026-11-29T19:01:13.655Z",
          *         "default_payment_method": "pm_sandbox_succeeds"
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2g021me6rna0g59j1ye91r1ghy",
+         *       "correlation_id": "req_prod_06h2hbpzzy6f4sfv0k1m8jzk5cpjt",
          *       "request_id": null,
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-12-03T15:50:34.609Z",
+         *       "created": "2026-12-03T19:01:13.655Z",
          *       "actor_type": "system",
          *       "actor_id": null
          *     }
@@ -17522,16 +17656,16 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2g01swzh5jrscdfft9mdt6syyt",
+         *       "id": "evt_prod_06h2hbmyvw8j0ampk4n8q763xrh9t",
          *       "type": "invoice.created",
          *       "aggregate_type": "invoice",
-         *       "aggregate_id": "in_prod_06h2g01sw65raj7grrn2ja16fgkk0",
+         *       "aggregate_id": "in_prod_06h2hbmyms4apkx594x8by5a6808r",
          *       "data": {
-         *         "id": "in_prod_06h2g01sw65raj7grrn2ja16fgkk0",
+         *         "id": "in_prod_06h2hbmyms4apkx594x8by5a6808r",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h2g01swd8fzrv37kygef6reczar",
-         *             "price": "price_prod_06h2g01ntetr1b62dfk1kymn0ct5e",
+         *             "id": "il_prod_06h2hbmypcyfn27dvekya5hkdb5yy",
+         *             "price": "price_prod_06h2hbkbkanabk5hbfwq5ezjtept6",
          *             "quantity": 1,
          *             "tax_rates": [],
          *             "amount_atom": 500,
@@ -17544,11 +17678,11 @@ export type components = {
          *         "number": null,
          *         "object": "invoice",
          *         "status": "draft",
-         *         "created": "2026-11-29T15:50:33.185Z",
+         *         "created": "2026-11-29T19:01:02.245Z",
          *         "paid_at": null,
-         *         "updated": "2026-11-29T15:50:33.185Z",
+         *         "updated": "2026-11-29T19:01:02.245Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2g01qjcvsshr6p7fab02b4e7ar",
+         *         "customer": "cus_prod_06h2hbkxr7wcy5mcht2bff1f211g0",
          *         "discount": null,
          *         "due_date": null,
          *         "livemode": false,
@@ -17587,13 +17721,13 @@ export type components = {
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2g01svtappbrfb7dhbxrxekdha",
-         *       "request_id": "req_prod_06h2g01svtappbrfb7dhbxrxekdha",
+         *       "correlation_id": "req_prod_06h2hbmy62gq63kn9fp7p5dhk9gcj",
+         *       "request_id": "req_prod_06h2hbmy62gq63kn9fp7p5dhk9gcj",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-29T15:50:33.191Z",
+         *       "created": "2026-11-29T19:01:02.304Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2g01a8y4kejnpkqm5nbzee8p34"
+         *       "actor_id": "key_prod_06h2hbh9awvg0s37j8ndwdrr6t3d2"
          *     }
          */
         InvoiceCreatedEvent: {
@@ -17638,16 +17772,16 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2g01t7wpykv2k50z3kwbkv11b4",
+         *       "id": "evt_prod_06h2hbn1krt8w4z14bv1kste7kfww",
          *       "type": "invoice.finalized",
          *       "aggregate_type": "invoice",
-         *       "aggregate_id": "in_prod_06h2g01sw65raj7grrn2ja16fgkk0",
+         *       "aggregate_id": "in_prod_06h2hbmyms4apkx594x8by5a6808r",
          *       "data": {
-         *         "id": "in_prod_06h2g01sw65raj7grrn2ja16fgkk0",
+         *         "id": "in_prod_06h2hbmyms4apkx594x8by5a6808r",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h2g01swd8fzrv37kygef6reczar",
-         *             "price": "price_prod_06h2g01ntetr1b62dfk1kymn0ct5e",
+         *             "id": "il_prod_06h2hbmypcyfn27dvekya5hkdb5yy",
+         *             "price": "price_prod_06h2hbkbkanabk5hbfwq5ezjtept6",
          *             "quantity": 1,
          *             "tax_rates": [],
          *             "amount_atom": 500,
@@ -17660,11 +17794,11 @@ export type components = {
          *         "number": "EXAMPL-0001",
          *         "object": "invoice",
          *         "status": "open",
-         *         "created": "2026-11-29T15:50:33.185Z",
+         *         "created": "2026-11-29T19:01:02.245Z",
          *         "paid_at": null,
-         *         "updated": "2026-11-29T15:50:33.223Z",
+         *         "updated": "2026-11-29T19:01:02.766Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2g01qjcvsshr6p7fab02b4e7ar",
+         *         "customer": "cus_prod_06h2hbkxr7wcy5mcht2bff1f211g0",
          *         "discount": null,
          *         "due_date": null,
          *         "livemode": false,
@@ -17672,11 +17806,11 @@ export type components = {
          *         "tax_atom": 0,
          *         "voided_at": null,
          *         "overdue_at": null,
-         *         "pdf_sha256": "650d8a433a433624ebe1d31124329730f381fb80d72d3220db100040ace91b18",
+         *         "pdf_sha256": "d4772bb85f461b288b6ac41df6585fa1f680ca705142008671191b35854b025c",
          *         "description": null,
-         *         "invoice_pdf": "http://127.0.0.1:40417/api/invoices/in_prod_06h2g01sw65raj7grrn2ja16fgkk0/pdf",
+         *         "invoice_pdf": "http://127.0.0.1:45453/api/invoices/in_prod_06h2hbmyms4apkx594x8by5a6808r/pdf",
          *         "total_taxes": [],
-         *         "finalized_at": "2026-11-29T15:50:33.223Z",
+         *         "finalized_at": "2026-11-29T19:01:02.766Z",
          *         "subscription": null,
          *         "attempt_count": 0,
          *         "customer_name": "Jenny Rosen",
@@ -17692,7 +17826,7 @@ export type components = {
          *         "paid_amount_atom": 0,
          *         "collection_method": "charge_automatically",
          *         "total_amount_atom": 500,
-         *         "hosted_invoice_url": "http://127.0.0.1:40417/invoice/0q1EjF1SbAIWQF4MS3fEhRy2Z675czofGoQAqhAv8BQ",
+         *         "hosted_invoice_url": "http://127.0.0.1:45453/invoice/Il0C1SdVjS4WsT8_vch-FIY09aepbdDvy7XYNqtbcsA",
          *         "ending_balance_atom": 0,
          *         "next_payment_attempt": null,
          *         "starting_balance_atom": 0,
@@ -17702,11 +17836,11 @@ export type components = {
          *         "post_payment_credit_notes_amount_atom": 0
          *       },
          *       "previous_data": {
-         *         "id": "in_prod_06h2g01sw65raj7grrn2ja16fgkk0",
+         *         "id": "in_prod_06h2hbmyms4apkx594x8by5a6808r",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h2g01swd8fzrv37kygef6reczar",
-         *             "price": "price_prod_06h2g01ntetr1b62dfk1kymn0ct5e",
+         *             "id": "il_prod_06h2hbmypcyfn27dvekya5hkdb5yy",
+         *             "price": "price_prod_06h2hbkbkanabk5hbfwq5ezjtept6",
          *             "quantity": 1,
          *             "tax_rates": [],
          *             "amount_atom": 500,
@@ -17719,11 +17853,11 @@ export type components = {
          *         "number": null,
          *         "object": "invoice",
          *         "status": "draft",
-         *         "created": "2026-11-29T15:50:33.185Z",
+         *         "created": "2026-11-29T19:01:02.245Z",
          *         "paid_at": null,
-         *         "updated": "2026-11-29T15:50:33.185Z",
+         *         "updated": "2026-11-29T19:01:02.245Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2g01qjcvsshr6p7fab02b4e7ar",
+         *         "customer": "cus_prod_06h2hbkxr7wcy5mcht2bff1f211g0",
          *         "discount": null,
          *         "due_date": null,
          *         "livemode": false,
@@ -17761,13 +17895,13 @@ export type components = {
          *         "post_payment_credit_notes_amount_atom": 0
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2g01t0dhnhvsb980y1fa948hc4",
-         *       "request_id": "req_prod_06h2g01t0dhnhvsb980y1fa948hc4",
+         *       "correlation_id": "req_prod_06h2hbn0jzv41gwahn3mgedksvx9c",
+         *       "request_id": "req_prod_06h2hbn0jzv41gwahn3mgedksvx9c",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-29T15:50:33.279Z",
+         *       "created": "2026-11-29T19:01:03.007Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2g01a8y4kejnpkqm5nbzee8p34"
+         *       "actor_id": "key_prod_06h2hbh9awvg0s37j8ndwdrr6t3d2"
          *     }
          */
         InvoiceFinalizedEvent: {
@@ -17812,16 +17946,16 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2g01tgsc7bs8kmt99qr8zg2sra",
+         *       "id": "evt_prod_06h2hbn36z0fwh1v8de9d7q1wt7b2",
          *       "type": "invoice.paid",
          *       "aggregate_type": "invoice",
-         *       "aggregate_id": "in_prod_06h2g01sw65raj7grrn2ja16fgkk0",
+         *       "aggregate_id": "in_prod_06h2hbmyms4apkx594x8by5a6808r",
          *       "data": {
-         *         "id": "in_prod_06h2g01sw65raj7grrn2ja16fgkk0",
+         *         "id": "in_prod_06h2hbmyms4apkx594x8by5a6808r",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h2g01swd8fzrv37kygef6reczar",
-         *             "price": "price_prod_06h2g01ntetr1b62dfk1kymn0ct5e",
+         *             "id": "il_prod_06h2hbmypcyfn27dvekya5hkdb5yy",
+         *             "price": "price_prod_06h2hbkbkanabk5hbfwq5ezjtept6",
          *             "quantity": 1,
          *             "tax_rates": [],
          *             "amount_atom": 500,
@@ -17834,11 +17968,11 @@ export type components = {
          *         "number": "EXAMPL-0001",
          *         "object": "invoice",
          *         "status": "paid",
-         *         "created": "2026-11-29T15:50:33.185Z",
-         *         "paid_at": "2026-11-29T15:50:33.341Z",
-         *         "updated": "2026-11-29T15:50:33.341Z",
+         *         "created": "2026-11-29T19:01:02.245Z",
+         *         "paid_at": "2026-11-29T19:01:03.368Z",
+         *         "updated": "2026-11-29T19:01:03.368Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2g01qjcvsshr6p7fab02b4e7ar",
+         *         "customer": "cus_prod_06h2hbkxr7wcy5mcht2bff1f211g0",
          *         "discount": null,
          *         "due_date": null,
          *         "livemode": false,
@@ -17846,11 +17980,11 @@ export type components = {
          *         "tax_atom": 0,
          *         "voided_at": null,
          *         "overdue_at": null,
-         *         "pdf_sha256": "650d8a433a433624ebe1d31124329730f381fb80d72d3220db100040ace91b18",
+         *         "pdf_sha256": "d4772bb85f461b288b6ac41df6585fa1f680ca705142008671191b35854b025c",
          *         "description": null,
-         *         "invoice_pdf": "http://127.0.0.1:40417/api/invoices/in_prod_06h2g01sw65raj7grrn2ja16fgkk0/pdf",
+         *         "invoice_pdf": "http://127.0.0.1:45453/api/invoices/in_prod_06h2hbmyms4apkx594x8by5a6808r/pdf",
          *         "total_taxes": [],
-         *         "finalized_at": "2026-11-29T15:50:33.223Z",
+         *         "finalized_at": "2026-11-29T19:01:02.766Z",
          *         "subscription": null,
          *         "attempt_count": 0,
          *         "customer_name": "Jenny Rosen",
@@ -17858,15 +17992,15 @@ export type components = {
          *         "subtotal_atom": 500,
          *         "customer_email": "jenny@example.com",
          *         "days_until_due": null,
-         *         "payment_intent": "pi_prod_06h2g01td4dr1kwd8bw0kgzc4nqzp",
+         *         "payment_intent": "pi_prod_06h2hbn2mme02a1mzt5e4nz2q760r",
          *         "reverse_charge": false,
          *         "credits_applied": [],
          *         "due_amount_atom": 0,
-         *         "paid_pdf_sha256": "f45c91d9558ce33a98071d05170e902d40d6d44a70cd7e38712b514eada6133a",
+         *         "paid_pdf_sha256": "17d05c24b77248ffd6d6c64f4e834cba7d5bb86b7b51b089d8c96c5a6e026cf8",
          *         "paid_amount_atom": 500,
          *         "collection_method": "charge_automatically",
          *         "total_amount_atom": 500,
-         *         "hosted_invoice_url": "http://127.0.0.1:40417/invoice/0q1EjF1SbAIWQF4MS3fEhRy2Z675czofGoQAqhAv8BQ",
+         *         "hosted_invoice_url": "http://127.0.0.1:45453/invoice/Il0C1SdVjS4WsT8_vch-FIY09aepbdDvy7XYNqtbcsA",
          *         "ending_balance_atom": 0,
          *         "next_payment_attempt": null,
          *         "starting_balance_atom": 0,
@@ -17876,11 +18010,11 @@ export type components = {
          *         "post_payment_credit_notes_amount_atom": 0
          *       },
          *       "previous_data": {
-         *         "id": "in_prod_06h2g01sw65raj7grrn2ja16fgkk0",
+         *         "id": "in_prod_06h2hbmyms4apkx594x8by5a6808r",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h2g01swd8fzrv37kygef6reczar",
-         *             "price": "price_prod_06h2g01ntetr1b62dfk1kymn0ct5e",
+         *             "id": "il_prod_06h2hbmypcyfn27dvekya5hkdb5yy",
+         *             "price": "price_prod_06h2hbkbkanabk5hbfwq5ezjtept6",
          *             "quantity": 1,
          *             "tax_rates": [],
          *             "amount_atom": 500,
@@ -17893,11 +18027,11 @@ export type components = {
          *         "number": "EXAMPL-0001",
          *         "object": "invoice",
          *         "status": "open",
-         *         "created": "2026-11-29T15:50:33.185Z",
+         *         "created": "2026-11-29T19:01:02.245Z",
          *         "paid_at": null,
-         *         "updated": "2026-11-29T15:50:33.223Z",
+         *         "updated": "2026-11-29T19:01:02.766Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2g01qjcvsshr6p7fab02b4e7ar",
+         *         "customer": "cus_prod_06h2hbkxr7wcy5mcht2bff1f211g0",
          *         "discount": null,
          *         "due_date": null,
          *         "livemode": false,
@@ -17905,11 +18039,11 @@ export type components = {
          *         "tax_atom": 0,
          *         "voided_at": null,
          *         "overdue_at": null,
-         *         "pdf_sha256": "650d8a433a433624ebe1d31124329730f381fb80d72d3220db100040ace91b18",
+         *         "pdf_sha256": "d4772bb85f461b288b6ac41df6585fa1f680ca705142008671191b35854b025c",
          *         "description": null,
-         *         "invoice_pdf": "http://127.0.0.1:40417/api/invoices/in_prod_06h2g01sw65raj7grrn2ja16fgkk0/pdf",
+         *         "invoice_pdf": "http://127.0.0.1:45453/api/invoices/in_prod_06h2hbmyms4apkx594x8by5a6808r/pdf",
          *         "total_taxes": [],
-         *         "finalized_at": "2026-11-29T15:50:33.223Z",
+         *         "finalized_at": "2026-11-29T19:01:02.766Z",
          *         "subscription": null,
          *         "attempt_count": 0,
          *         "customer_name": "Jenny Rosen",
@@ -17917,7 +18051,7 @@ export type components = {
          *         "subtotal_atom": 500,
          *         "customer_email": "jenny@example.com",
          *         "days_until_due": null,
-         *         "payment_intent": "pi_prod_06h2g01td4dr1kwd8bw0kgzc4nqzp",
+         *         "payment_intent": "pi_prod_06h2hbn2mme02a1mzt5e4nz2q760r",
          *         "reverse_charge": false,
          *         "credits_applied": [],
          *         "due_amount_atom": 500,
@@ -17925,7 +18059,7 @@ export type components = {
          *         "paid_amount_atom": 0,
          *         "collection_method": "charge_automatically",
          *         "total_amount_atom": 500,
-         *         "hosted_invoice_url": "http://127.0.0.1:40417/invoice/0q1EjF1SbAIWQF4MS3fEhRy2Z675czofGoQAqhAv8BQ",
+         *         "hosted_invoice_url": "http://127.0.0.1:45453/invoice/Il0C1SdVjS4WsT8_vch-FIY09aepbdDvy7XYNqtbcsA",
          *         "ending_balance_atom": 0,
          *         "next_payment_attempt": null,
          *         "starting_balance_atom": 0,
@@ -17935,13 +18069,13 @@ export type components = {
          *         "post_payment_credit_notes_amount_atom": 0
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2g01tbyq00jzf7ysbg4mmknc50",
-         *       "request_id": "req_prod_06h2g01tbyq00jzf7ysbg4mmknc50",
+         *       "correlation_id": "req_prod_06h2hbn2cdb4hmecg4sp7j2btd85c",
+         *       "request_id": "req_prod_06h2hbn2cdb4hmecg4sp7j2btd85c",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-29T15:50:33.350Z",
+         *       "created": "2026-11-29T19:01:03.415Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2g01a8y4kejnpkqm5nbzee8p34"
+         *       "actor_id": "key_prod_06h2hbh9awvg0s37j8ndwdrr6t3d2"
          *     }
          */
         InvoicePaidEvent: {
@@ -17986,16 +18120,16 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2g01thk1ttwnmj4g2y28nfveer",
+         *       "id": "evt_prod_06h2hbn3bsz27av52ghcb59t9abjm",
          *       "type": "invoice.payment_succeeded",
          *       "aggregate_type": "invoice",
-         *       "aggregate_id": "in_prod_06h2g01sw65raj7grrn2ja16fgkk0",
+         *       "aggregate_id": "in_prod_06h2hbmyms4apkx594x8by5a6808r",
          *       "data": {
-         *         "id": "in_prod_06h2g01sw65raj7grrn2ja16fgkk0",
+         *         "id": "in_prod_06h2hbmyms4apkx594x8by5a6808r",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h2g01swd8fzrv37kygef6reczar",
-         *             "price": "price_prod_06h2g01ntetr1b62dfk1kymn0ct5e",
+         *             "id": "il_prod_06h2hbmypcyfn27dvekya5hkdb5yy",
+         *             "price": "price_prod_06h2hbkbkanabk5hbfwq5ezjtept6",
          *             "quantity": 1,
          *             "tax_rates": [],
          *             "amount_atom": 500,
@@ -18008,11 +18142,11 @@ export type components = {
          *         "number": "EXAMPL-0001",
          *         "object": "invoice",
          *         "status": "paid",
-         *         "created": "2026-11-29T15:50:33.185Z",
-         *         "paid_at": "2026-11-29T15:50:33.341Z",
-         *         "updated": "2026-11-29T15:50:33.341Z",
+         *         "created": "2026-11-29T19:01:02.245Z",
+         *         "paid_at": "2026-11-29T19:01:03.368Z",
+         *         "updated": "2026-11-29T19:01:03.368Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2g01qjcvsshr6p7fab02b4e7ar",
+         *         "customer": "cus_prod_06h2hbkxr7wcy5mcht2bff1f211g0",
          *         "discount": null,
          *         "due_date": null,
          *         "livemode": false,
@@ -18020,11 +18154,11 @@ export type components = {
          *         "tax_atom": 0,
          *         "voided_at": null,
          *         "overdue_at": null,
-         *         "pdf_sha256": "650d8a433a433624ebe1d31124329730f381fb80d72d3220db100040ace91b18",
+         *         "pdf_sha256": "d4772bb85f461b288b6ac41df6585fa1f680ca705142008671191b35854b025c",
          *         "description": null,
-         *         "invoice_pdf": "http://127.0.0.1:40417/api/invoices/in_prod_06h2g01sw65raj7grrn2ja16fgkk0/pdf",
+         *         "invoice_pdf": "http://127.0.0.1:45453/api/invoices/in_prod_06h2hbmyms4apkx594x8by5a6808r/pdf",
          *         "total_taxes": [],
-         *         "finalized_at": "2026-11-29T15:50:33.223Z",
+         *         "finalized_at": "2026-11-29T19:01:02.766Z",
          *         "subscription": null,
          *         "attempt_count": 0,
          *         "customer_name": "Jenny Rosen",
@@ -18032,15 +18166,15 @@ export type components = {
          *         "subtotal_atom": 500,
          *         "customer_email": "jenny@example.com",
          *         "days_until_due": null,
-         *         "payment_intent": "pi_prod_06h2g01td4dr1kwd8bw0kgzc4nqzp",
+         *         "payment_intent": "pi_prod_06h2hbn2mme02a1mzt5e4nz2q760r",
          *         "reverse_charge": false,
          *         "credits_applied": [],
          *         "due_amount_atom": 0,
-         *         "paid_pdf_sha256": "f45c91d9558ce33a98071d05170e902d40d6d44a70cd7e38712b514eada6133a",
+         *         "paid_pdf_sha256": "17d05c24b77248ffd6d6c64f4e834cba7d5bb86b7b51b089d8c96c5a6e026cf8",
          *         "paid_amount_atom": 500,
          *         "collection_method": "charge_automatically",
          *         "total_amount_atom": 500,
-         *         "hosted_invoice_url": "http://127.0.0.1:40417/invoice/0q1EjF1SbAIWQF4MS3fEhRy2Z675czofGoQAqhAv8BQ",
+         *         "hosted_invoice_url": "http://127.0.0.1:45453/invoice/Il0C1SdVjS4WsT8_vch-FIY09aepbdDvy7XYNqtbcsA",
          *         "ending_balance_atom": 0,
          *         "next_payment_attempt": null,
          *         "starting_balance_atom": 0,
@@ -18050,11 +18184,11 @@ export type components = {
          *         "post_payment_credit_notes_amount_atom": 0
          *       },
          *       "previous_data": {
-         *         "id": "in_prod_06h2g01sw65raj7grrn2ja16fgkk0",
+         *         "id": "in_prod_06h2hbmyms4apkx594x8by5a6808r",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h2g01swd8fzrv37kygef6reczar",
-         *             "price": "price_prod_06h2g01ntetr1b62dfk1kymn0ct5e",
+         *             "id": "il_prod_06h2hbmypcyfn27dvekya5hkdb5yy",
+         *             "price": "price_prod_06h2hbkbkanabk5hbfwq5ezjtept6",
          *             "quantity": 1,
          *             "tax_rates": [],
          *             "amount_atom": 500,
@@ -18067,11 +18201,11 @@ export type components = {
          *         "number": "EXAMPL-0001",
          *         "object": "invoice",
          *         "status": "open",
-         *         "created": "2026-11-29T15:50:33.185Z",
+         *         "created": "2026-11-29T19:01:02.245Z",
          *         "paid_at": null,
-         *         "updated": "2026-11-29T15:50:33.223Z",
+         *         "updated": "2026-11-29T19:01:02.766Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2g01qjcvsshr6p7fab02b4e7ar",
+         *         "customer": "cus_prod_06h2hbkxr7wcy5mcht2bff1f211g0",
          *         "discount": null,
          *         "due_date": null,
          *         "livemode": false,
@@ -18079,11 +18213,11 @@ export type components = {
          *         "tax_atom": 0,
          *         "voided_at": null,
          *         "overdue_at": null,
-         *         "pdf_sha256": "650d8a433a433624ebe1d31124329730f381fb80d72d3220db100040ace91b18",
+         *         "pdf_sha256": "d4772bb85f461b288b6ac41df6585fa1f680ca705142008671191b35854b025c",
          *         "description": null,
-         *         "invoice_pdf": "http://127.0.0.1:40417/api/invoices/in_prod_06h2g01sw65raj7grrn2ja16fgkk0/pdf",
+         *         "invoice_pdf": "http://127.0.0.1:45453/api/invoices/in_prod_06h2hbmyms4apkx594x8by5a6808r/pdf",
          *         "total_taxes": [],
-         *         "finalized_at": "2026-11-29T15:50:33.223Z",
+         *         "finalized_at": "2026-11-29T19:01:02.766Z",
          *         "subscription": null,
          *         "attempt_count": 0,
          *         "customer_name": "Jenny Rosen",
@@ -18091,7 +18225,7 @@ export type components = {
          *         "subtotal_atom": 500,
          *         "customer_email": "jenny@example.com",
          *         "days_until_due": null,
-         *         "payment_intent": "pi_prod_06h2g01td4dr1kwd8bw0kgzc4nqzp",
+         *         "payment_intent": "pi_prod_06h2hbn2mme02a1mzt5e4nz2q760r",
          *         "reverse_charge": false,
          *         "credits_applied": [],
          *         "due_amount_atom": 500,
@@ -18099,7 +18233,7 @@ export type components = {
          *         "paid_amount_atom": 0,
          *         "collection_method": "charge_automatically",
          *         "total_amount_atom": 500,
-         *         "hosted_invoice_url": "http://127.0.0.1:40417/invoice/0q1EjF1SbAIWQF4MS3fEhRy2Z675czofGoQAqhAv8BQ",
+         *         "hosted_invoice_url": "http://127.0.0.1:45453/invoice/Il0C1SdVjS4WsT8_vch-FIY09aepbdDvy7XYNqtbcsA",
          *         "ending_balance_atom": 0,
          *         "next_payment_attempt": null,
          *         "starting_balance_atom": 0,
@@ -18109,13 +18243,13 @@ export type components = {
          *         "post_payment_credit_notes_amount_atom": 0
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2g01tbyq00jzf7ysbg4mmknc50",
-         *       "request_id": "req_prod_06h2g01tbyq00jzf7ysbg4mmknc50",
+         *       "correlation_id": "req_prod_06h2hbn2cdb4hmecg4sp7j2btd85c",
+         *       "request_id": "req_prod_06h2hbn2cdb4hmecg4sp7j2btd85c",
          *       "version": 1,
          *       "sequence": 4,
-         *       "created": "2026-11-29T15:50:33.356Z",
+         *       "created": "2026-11-29T19:01:03.454Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2g01a8y4kejnpkqm5nbzee8p34"
+         *       "actor_id": "key_prod_06h2hbh9awvg0s37j8ndwdrr6t3d2"
          *     }
          */
         InvoicePaymentSucceededEvent: {
@@ -18160,16 +18294,16 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2g01vdecj2yfa9evhn9sdbd866",
+         *       "id": "evt_prod_06h2hbn9n6yrtf4vnekjzq3w7xfqa",
          *       "type": "invoice.payment_failed",
          *       "aggregate_type": "invoice",
-         *       "aggregate_id": "in_prod_06h2g01tzmfz5fqt4ppbqvxsncrk2",
+         *       "aggregate_id": "in_prod_06h2hbn7qzvaxpcfx2b6tgw4282wp",
          *       "data": {
-         *         "id": "in_prod_06h2g01tzmfz5fqt4ppbqvxsncrk2",
+         *         "id": "in_prod_06h2hbn7qzvaxpcfx2b6tgw4282wp",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h2g01tzyqkaxzde5y82v569j8wa",
-         *             "price": "price_prod_06h2g01ntetr1b62dfk1kymn0ct5e",
+         *             "id": "il_prod_06h2hbn7radq5672462kkqp15ht4w",
+         *             "price": "price_prod_06h2hbkbkanabk5hbfwq5ezjtept6",
          *             "quantity": 1,
          *             "tax_rates": [],
          *             "amount_atom": 500,
@@ -18182,11 +18316,11 @@ export type components = {
          *         "number": "EXAMPL-0002",
          *         "object": "invoice",
          *         "status": "open",
-         *         "created": "2026-11-29T15:50:33.469Z",
+         *         "created": "2026-11-29T19:01:04.575Z",
          *         "paid_at": null,
-         *         "updated": "2026-11-29T15:50:33.493Z",
+         *         "updated": "2026-11-29T19:01:04.805Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2g01qjcvsshr6p7fab02b4e7ar",
+         *         "customer": "cus_prod_06h2hbkxr7wcy5mcht2bff1f211g0",
          *         "discount": null,
          *         "due_date": null,
          *         "livemode": false,
@@ -18194,11 +18328,11 @@ export type components = {
          *         "tax_atom": 0,
          *         "voided_at": null,
          *         "overdue_at": null,
-         *         "pdf_sha256": "df094cbd49ce54d967dc447df671eb7434ab992fea3b9425f5e2d8837c689f9e",
+         *         "pdf_sha256": "581eea38d688f0309eb060434a84d0679749cc8533d40a860bd8ae52b6feff8c",
          *         "description": null,
-         *         "invoice_pdf": "http://127.0.0.1:40417/api/invoices/in_prod_06h2g01tzmfz5fqt4ppbqvxsncrk2/pdf",
+         *         "invoice_pdf": "http://127.0.0.1:45453/api/invoices/in_prod_06h2hbn7qzvaxpcfx2b6tgw4282wp/pdf",
          *         "total_taxes": [],
-         *         "finalized_at": "2026-11-29T15:50:33.493Z",
+         *         "finalized_at": "2026-11-29T19:01:04.805Z",
          *         "subscription": null,
          *         "attempt_count": 0,
          *         "customer_name": "Jenny Rosen",
@@ -18206,7 +18340,7 @@ export type components = {
          *         "subtotal_atom": 500,
          *         "customer_email": "jenny@example.com",
          *         "days_until_due": null,
-         *         "payment_intent": "pi_prod_06h2g01v8ezzfshbsf25t11r0zd1y",
+         *         "payment_intent": "pi_prod_06h2hbn9h1vy08qdhd2nn1qg18jet",
          *         "reverse_charge": false,
          *         "credits_applied": [],
          *         "due_amount_atom": 500,
@@ -18214,7 +18348,7 @@ export type components = {
          *         "paid_amount_atom": 0,
          *         "collection_method": "charge_automatically",
          *         "total_amount_atom": 500,
-         *         "hosted_invoice_url": "http://127.0.0.1:40417/invoice/Ra08Rn1_mxZJA2lPMxp1NfX27Pdva3ALPgaNynAtE58",
+         *         "hosted_invoice_url": "http://127.0.0.1:45453/invoice/p_cRgcM70N7UpzqpKsav88YtisvTiq8Fk04fw-xFHqI",
          *         "ending_balance_atom": 0,
          *         "next_payment_attempt": null,
          *         "starting_balance_atom": 0,
@@ -18225,13 +18359,13 @@ export type components = {
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2g01v70gcd5p7nyn8kzqtkwnq0",
-         *       "request_id": "req_prod_06h2g01v70gcd5p7nyn8kzqtkwnq0",
+         *       "correlation_id": "req_prod_06h2hbn9cnh1pbpd5jetqtwsvrddm",
+         *       "request_id": "req_prod_06h2hbn9cnh1pbpd5jetqtwsvrddm",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-29T15:50:33.579Z",
+         *       "created": "2026-11-29T19:01:05.065Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2g01a8y4kejnpkqm5nbzee8p34"
+         *       "actor_id": "key_prod_06h2hbh9awvg0s37j8ndwdrr6t3d2"
          *     }
          */
         InvoicePaymentFailedEvent: {
@@ -18276,16 +18410,16 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2g01vqzy5vpthes1eredy8z212",
+         *       "id": "evt_prod_06h2hbnbe9a8pc09tbxqaac3smmw4",
          *       "type": "invoice.payment_action_required",
          *       "aggregate_type": "invoice",
-         *       "aggregate_id": "in_prod_06h2g01vgp2ewfr706vyhxkbf9pr8",
+         *       "aggregate_id": "in_prod_06h2hbna5vx68c8hvc32xhdexv23g",
          *       "data": {
-         *         "id": "in_prod_06h2g01vgp2ewfr706vyhxkbf9pr8",
+         *         "id": "in_prod_06h2hbna5vx68c8hvc32xhdexv23g",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h2g01vgsq0e7mhnqbprdhewvj30",
-         *             "price": "price_prod_06h2g01ntetr1b62dfk1kymn0ct5e",
+         *             "id": "il_prod_06h2hbna6ek1r9jtnaer4tp3xfwpr",
+         *             "price": "price_prod_06h2hbkbkanabk5hbfwq5ezjtept6",
          *             "quantity": 1,
          *             "tax_rates": [],
          *             "amount_atom": 500,
@@ -18298,11 +18432,11 @@ export type components = {
          *         "number": "EXAMPL-0003",
          *         "object": "invoice",
          *         "status": "open",
-         *         "created": "2026-11-29T15:50:33.605Z",
+         *         "created": "2026-11-29T19:01:05.198Z",
          *         "paid_at": null,
-         *         "updated": "2026-11-29T15:50:33.628Z",
+         *         "updated": "2026-11-29T19:01:05.294Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2g01qjcvsshr6p7fab02b4e7ar",
+         *         "customer": "cus_prod_06h2hbkxr7wcy5mcht2bff1f211g0",
          *         "discount": null,
          *         "due_date": null,
          *         "livemode": false,
@@ -18310,11 +18444,11 @@ export type components = {
          *         "tax_atom": 0,
          *         "voided_at": null,
          *         "overdue_at": null,
-         *         "pdf_sha256": "986e6dc8516f32d7223af8ccd0bf9956ec4403705bdd1603606dd15ce47f0924",
+         *         "pdf_sha256": "f3f7446e614f716ead57204e478ba76bd2873bc99dae0664a8c90eaa3fcae4df",
          *         "description": null,
-         *         "invoice_pdf": "http://127.0.0.1:40417/api/invoices/in_prod_06h2g01vgp2ewfr706vyhxkbf9pr8/pdf",
+         *         "invoice_pdf": "http://127.0.0.1:45453/api/invoices/in_prod_06h2hbna5vx68c8hvc32xhdexv23g/pdf",
          *         "total_taxes": [],
-         *         "finalized_at": "2026-11-29T15:50:33.628Z",
+         *         "finalized_at": "2026-11-29T19:01:05.294Z",
          *         "subscription": null,
          *         "attempt_count": 0,
          *         "customer_name": "Jenny Rosen",
@@ -18322,7 +18456,7 @@ export type components = {
          *         "subtotal_atom": 500,
          *         "customer_email": "jenny@example.com",
          *         "days_until_due": null,
-         *         "payment_intent": "pi_prod_06h2g01vpy0bbk9e1s52w9crfmp8r",
+         *         "payment_intent": "pi_prod_06h2hbnb9t1j6cr5snj9f1vwmj0ky",
          *         "reverse_charge": false,
          *         "credits_applied": [],
          *         "due_amount_atom": 500,
@@ -18330,7 +18464,7 @@ export type components = {
          *         "paid_amount_atom": 0,
          *         "collection_method": "charge_automatically",
          *         "total_amount_atom": 500,
-         *         "hosted_invoice_url": "http://127.0.0.1:40417/invoice/vAoxQnZCg_NX65glEDxcU6pGJ3U84zlrnQG-ZXOPvho",
+         *         "hosted_invoice_url": "http://127.0.0.1:45453/invoice/_54BbOCMpHvgnaNrJG72Ne2CWExk0sZgdVYhvE3WNqQ",
          *         "ending_balance_atom": 0,
          *         "next_payment_attempt": null,
          *         "starting_balance_atom": 0,
@@ -18341,13 +18475,13 @@ export type components = {
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2g01vp6ptw5t9mhjyqx2mg182t",
-         *       "request_id": "req_prod_06h2g01vp6ptw5t9mhjyqx2mg182t",
+         *       "correlation_id": "req_prod_06h2hbnazkfb0tnnaw5139v768y2w",
+         *       "request_id": "req_prod_06h2hbnazkfb0tnnaw5139v768y2w",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-29T15:50:33.663Z",
+         *       "created": "2026-11-29T19:01:05.522Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2g01a8y4kejnpkqm5nbzee8p34"
+         *       "actor_id": "key_prod_06h2hbh9awvg0s37j8ndwdrr6t3d2"
          *     }
          */
         InvoicePaymentActionRequiredEvent: {
@@ -18392,16 +18526,16 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2g021pzf6wq961mgwajv17y1wm",
+         *       "id": "evt_prod_06h2hbq10nkw7m2c1pn7rd28tsy2g",
          *       "type": "invoice.overdue",
          *       "aggregate_type": "invoice",
-         *       "aggregate_id": "in_prod_06h2g01xb3catnedsd3yfayery5kg",
+         *       "aggregate_id": "in_prod_06h2hbntj9aj499wt06a9e07snv9y",
          *       "data": {
-         *         "id": "in_prod_06h2g01xb3catnedsd3yfayery5kg",
+         *         "id": "in_prod_06h2hbntj9aj499wt06a9e07snv9y",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h2g01xb7837x9vvjcsgz6nbfh6e",
-         *             "price": "price_prod_06h2g01ntetr1b62dfk1kymn0ct5e",
+         *             "id": "il_prod_06h2hbntmz8rn2e7rgaz07x72grw8",
+         *             "price": "price_prod_06h2hbkbkanabk5hbfwq5ezjtept6",
          *             "quantity": 1,
          *             "tax_rates": [],
          *             "amount_atom": 500,
@@ -18414,23 +18548,23 @@ export type components = {
          *         "number": "EXAMPL-0007",
          *         "object": "invoice",
          *         "status": "open",
-         *         "created": "2026-11-29T15:50:34.072Z",
+         *         "created": "2026-11-29T19:01:09.394Z",
          *         "paid_at": null,
-         *         "updated": "2026-11-30T15:50:34.022Z",
+         *         "updated": "2026-11-30T19:01:08.930Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2g01qjcvsshr6p7fab02b4e7ar",
+         *         "customer": "cus_prod_06h2hbkxr7wcy5mcht2bff1f211g0",
          *         "discount": null,
-         *         "due_date": "2026-11-30T15:50:34.022Z",
+         *         "due_date": "2026-11-30T19:01:08.930Z",
          *         "livemode": false,
          *         "metadata": {},
          *         "tax_atom": 0,
          *         "voided_at": null,
-         *         "overdue_at": "2026-11-30T15:50:34.022Z",
-         *         "pdf_sha256": "e3fa7d503c0ea11c0f6f210423ab8a2756342254147be56cc090ef0583916cbe",
+         *         "overdue_at": "2026-11-30T19:01:08.930Z",
+         *         "pdf_sha256": "c18284702b0ac3170c729a2502d3b7df9e6ae8e47bea178ececa15a32cb82449",
          *         "description": null,
-         *         "invoice_pdf": "http://127.0.0.1:40417/api/invoices/in_prod_06h2g01xb3catnedsd3yfayery5kg/pdf",
+         *         "invoice_pdf": "http://127.0.0.1:45453/api/invoices/in_prod_06h2hbntj9aj499wt06a9e07snv9y/pdf",
          *         "total_taxes": [],
-         *         "finalized_at": "2026-11-29T15:50:34.099Z",
+         *         "finalized_at": "2026-11-29T19:01:09.596Z",
          *         "subscription": null,
          *         "attempt_count": 0,
          *         "customer_name": "Jenny Rosen",
@@ -18446,7 +18580,7 @@ export type components = {
          *         "paid_amount_atom": 0,
          *         "collection_method": "charge_automatically",
          *         "total_amount_atom": 500,
-         *         "hosted_invoice_url": "http://127.0.0.1:40417/invoice/0lH65DP-lhVaHGtu2wNhfn-t3Cd-GPESL-YEQ7qXds8",
+         *         "hosted_invoice_url": "http://127.0.0.1:45453/invoice/a69qPZ5B0eyiq4oXMPxNVG7L5PLLns3qfiB6I22JCC4",
          *         "ending_balance_atom": 0,
          *         "next_payment_attempt": null,
          *         "starting_balance_atom": 0,
@@ -18456,11 +18590,11 @@ export type components = {
          *         "post_payment_credit_notes_amount_atom": 0
          *       },
          *       "previous_data": {
-         *         "id": "in_prod_06h2g01xb3catnedsd3yfayery5kg",
+         *         "id": "in_prod_06h2hbntj9aj499wt06a9e07snv9y",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h2g01xb7837x9vvjcsgz6nbfh6e",
-         *             "price": "price_prod_06h2g01ntetr1b62dfk1kymn0ct5e",
+         *             "id": "il_prod_06h2hbntmz8rn2e7rgaz07x72grw8",
+         *             "price": "price_prod_06h2hbkbkanabk5hbfwq5ezjtept6",
          *             "quantity": 1,
          *             "tax_rates": [],
          *             "amount_atom": 500,
@@ -18473,23 +18607,23 @@ export type components = {
          *         "number": "EXAMPL-0007",
          *         "object": "invoice",
          *         "status": "open",
-         *         "created": "2026-11-29T15:50:34.072Z",
+         *         "created": "2026-11-29T19:01:09.394Z",
          *         "paid_at": null,
-         *         "updated": "2026-11-29T15:50:34.099Z",
+         *         "updated": "2026-11-29T19:01:09.596Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2g01qjcvsshr6p7fab02b4e7ar",
+         *         "customer": "cus_prod_06h2hbkxr7wcy5mcht2bff1f211g0",
          *         "discount": null,
-         *         "due_date": "2026-11-30T15:50:34.022Z",
+         *         "due_date": "2026-11-30T19:01:08.930Z",
          *         "livemode": false,
          *         "metadata": {},
          *         "tax_atom": 0,
          *         "voided_at": null,
          *         "overdue_at": null,
-         *         "pdf_sha256": "e3fa7d503c0ea11c0f6f210423ab8a2756342254147be56cc090ef0583916cbe",
+         *         "pdf_sha256": "c18284702b0ac3170c729a2502d3b7df9e6ae8e47bea178ececa15a32cb82449",
          *         "description": null,
-         *         "invoice_pdf": "http://127.0.0.1:40417/api/invoices/in_prod_06h2g01xb3catnedsd3yfayery5kg/pdf",
+         *         "invoice_pdf": "http://127.0.0.1:45453/api/invoices/in_prod_06h2hbntj9aj499wt06a9e07snv9y/pdf",
          *         "total_taxes": [],
-         *         "finalized_at": "2026-11-29T15:50:34.099Z",
+         *         "finalized_at": "2026-11-29T19:01:09.596Z",
          *         "subscription": null,
          *         "attempt_count": 0,
          *         "customer_name": "Jenny Rosen",
@@ -18505,7 +18639,7 @@ export type components = {
          *         "paid_amount_atom": 0,
          *         "collection_method": "charge_automatically",
          *         "total_amount_atom": 500,
-         *         "hosted_invoice_url": "http://127.0.0.1:40417/invoice/0lH65DP-lhVaHGtu2wNhfn-t3Cd-GPESL-YEQ7qXds8",
+         *         "hosted_invoice_url": "http://127.0.0.1:45453/invoice/a69qPZ5B0eyiq4oXMPxNVG7L5PLLns3qfiB6I22JCC4",
          *         "ending_balance_atom": 0,
          *         "next_payment_attempt": null,
          *         "starting_balance_atom": 0,
@@ -18515,11 +18649,11 @@ export type components = {
          *         "post_payment_credit_notes_amount_atom": 0
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2g021me6rna0g59j1ye91r1ghy",
+         *       "correlation_id": "req_prod_06h2hbpzzy6f4sfv0k1m8jzk5cpjt",
          *       "request_id": null,
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-30T15:50:34.022Z",
+         *       "created": "2026-11-30T19:01:08.930Z",
          *       "actor_type": "system",
          *       "actor_id": null
          *     }
@@ -18566,16 +18700,16 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2g01w0947at03yc6nb7533vnmm",
+         *       "id": "evt_prod_06h2hbndrftb38bkzdw2s2607n7k4",
          *       "type": "invoice.voided",
          *       "aggregate_type": "invoice",
-         *       "aggregate_id": "in_prod_06h2g01vtder976fn3r3yjr7sym0j",
+         *       "aggregate_id": "in_prod_06h2hbnc6vp0saccrc5z638m23510",
          *       "data": {
-         *         "id": "in_prod_06h2g01vtder976fn3r3yjr7sym0j",
+         *         "id": "in_prod_06h2hbnc6vp0saccrc5z638m23510",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h2g01vthzvdkx5n4ez6nkbh13sg",
-         *             "price": "price_prod_06h2g01ntetr1b62dfk1kymn0ct5e",
+         *             "id": "il_prod_06h2hbnc7yvgr7hy6tqz1z4tg8ztr",
+         *             "price": "price_prod_06h2hbkbkanabk5hbfwq5ezjtept6",
          *             "quantity": 1,
          *             "tax_rates": [],
          *             "amount_atom": 500,
@@ -18588,23 +18722,23 @@ export type components = {
          *         "number": "EXAMPL-0004",
          *         "object": "invoice",
          *         "status": "void",
-         *         "created": "2026-11-29T15:50:33.683Z",
+         *         "created": "2026-11-29T19:01:05.718Z",
          *         "paid_at": null,
-         *         "updated": "2026-11-29T15:50:33.729Z",
+         *         "updated": "2026-11-29T19:01:06.103Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2g01qjcvsshr6p7fab02b4e7ar",
+         *         "customer": "cus_prod_06h2hbkxr7wcy5mcht2bff1f211g0",
          *         "discount": null,
          *         "due_date": null,
          *         "livemode": false,
          *         "metadata": {},
          *         "tax_atom": 0,
-         *         "voided_at": "2026-11-29T15:50:33.729Z",
+         *         "voided_at": "2026-11-29T19:01:06.103Z",
          *         "overdue_at": null,
-         *         "pdf_sha256": "8cc36c593aaf328e20d83a107b3570dc84127461b8b31cf72ede179632d4d650",
+         *         "pdf_sha256": "d7dd237869e4c7a4340558e4990a192f1b3ddf59f7b4ec12f94555a3c3fae6b9",
          *         "description": null,
-         *         "invoice_pdf": "http://127.0.0.1:40417/api/invoices/in_prod_06h2g01vtder976fn3r3yjr7sym0j/pdf",
+         *         "invoice_pdf": "http://127.0.0.1:45453/api/invoices/in_prod_06h2hbnc6vp0saccrc5z638m23510/pdf",
          *         "total_taxes": [],
-         *         "finalized_at": "2026-11-29T15:50:33.705Z",
+         *         "finalized_at": "2026-11-29T19:01:05.887Z",
          *         "subscription": null,
          *         "attempt_count": 0,
          *         "customer_name": "Jenny Rosen",
@@ -18620,7 +18754,7 @@ export type components = {
          *         "paid_amount_atom": 0,
          *         "collection_method": "charge_automatically",
          *         "total_amount_atom": 500,
-         *         "hosted_invoice_url": "http://127.0.0.1:40417/invoice/fcR7qIeU5mlVGMk71YZ5fRVpv5TsJgKTw7vz-3TPt90",
+         *         "hosted_invoice_url": "http://127.0.0.1:45453/invoice/c7MH6veFiFbZDq7Cir4semWW-y49AAqeHXyiOnWV1_E",
          *         "ending_balance_atom": 0,
          *         "next_payment_attempt": null,
          *         "starting_balance_atom": 0,
@@ -18630,11 +18764,11 @@ export type components = {
          *         "post_payment_credit_notes_amount_atom": 0
          *       },
          *       "previous_data": {
-         *         "id": "in_prod_06h2g01vtder976fn3r3yjr7sym0j",
+         *         "id": "in_prod_06h2hbnc6vp0saccrc5z638m23510",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h2g01vthzvdkx5n4ez6nkbh13sg",
-         *             "price": "price_prod_06h2g01ntetr1b62dfk1kymn0ct5e",
+         *             "id": "il_prod_06h2hbnc7yvgr7hy6tqz1z4tg8ztr",
+         *             "price": "price_prod_06h2hbkbkanabk5hbfwq5ezjtept6",
          *             "quantity": 1,
          *             "tax_rates": [],
          *             "amount_atom": 500,
@@ -18647,11 +18781,11 @@ export type components = {
          *         "number": "EXAMPL-0004",
          *         "object": "invoice",
          *         "status": "open",
-         *         "created": "2026-11-29T15:50:33.683Z",
+         *         "created": "2026-11-29T19:01:05.718Z",
          *         "paid_at": null,
-         *         "updated": "2026-11-29T15:50:33.705Z",
+         *         "updated": "2026-11-29T19:01:05.887Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2g01qjcvsshr6p7fab02b4e7ar",
+         *         "customer": "cus_prod_06h2hbkxr7wcy5mcht2bff1f211g0",
          *         "discount": null,
          *         "due_date": null,
          *         "livemode": false,
@@ -18659,11 +18793,11 @@ export type components = {
          *         "tax_atom": 0,
          *         "voided_at": null,
          *         "overdue_at": null,
-         *         "pdf_sha256": "8cc36c593aaf328e20d83a107b3570dc84127461b8b31cf72ede179632d4d650",
+         *         "pdf_sha256": "d7dd237869e4c7a4340558e4990a192f1b3ddf59f7b4ec12f94555a3c3fae6b9",
          *         "description": null,
-         *         "invoice_pdf": "http://127.0.0.1:40417/api/invoices/in_prod_06h2g01vtder976fn3r3yjr7sym0j/pdf",
+         *         "invoice_pdf": "http://127.0.0.1:45453/api/invoices/in_prod_06h2hbnc6vp0saccrc5z638m23510/pdf",
          *         "total_taxes": [],
-         *         "finalized_at": "2026-11-29T15:50:33.705Z",
+         *         "finalized_at": "2026-11-29T19:01:05.887Z",
          *         "subscription": null,
          *         "attempt_count": 0,
          *         "customer_name": "Jenny Rosen",
@@ -18679,7 +18813,7 @@ export type components = {
          *         "paid_amount_atom": 0,
          *         "collection_method": "charge_automatically",
          *         "total_amount_atom": 500,
-         *         "hosted_invoice_url": "http://127.0.0.1:40417/invoice/fcR7qIeU5mlVGMk71YZ5fRVpv5TsJgKTw7vz-3TPt90",
+         *         "hosted_invoice_url": "http://127.0.0.1:45453/invoice/c7MH6veFiFbZDq7Cir4semWW-y49AAqeHXyiOnWV1_E",
          *         "ending_balance_atom": 0,
          *         "next_payment_attempt": null,
          *         "starting_balance_atom": 0,
@@ -18689,13 +18823,13 @@ export type components = {
          *         "post_payment_credit_notes_amount_atom": 0
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2g01vzp3a8w52pmy5bxhcgj2jw",
-         *       "request_id": "req_prod_06h2g01vzp3a8w52pmy5bxhcgj2jw",
+         *       "correlation_id": "req_prod_06h2hbndgrz7k42t2g03vxp2rhrh2",
+         *       "request_id": "req_prod_06h2hbndgrz7k42t2g03vxp2rhrh2",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-29T15:50:33.730Z",
+         *       "created": "2026-11-29T19:01:06.115Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2g01a8y4kejnpkqm5nbzee8p34"
+         *       "actor_id": "key_prod_06h2hbh9awvg0s37j8ndwdrr6t3d2"
          *     }
          */
         InvoiceVoidedEvent: {
@@ -18740,16 +18874,16 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2g01wbeayj7h2s0f9b14tvp7xc",
+         *       "id": "evt_prod_06h2hbngbv2th9eaaqtdk13vp04dj",
          *       "type": "invoice.marked_uncollectible",
          *       "aggregate_type": "invoice",
-         *       "aggregate_id": "in_prod_06h2g01w4vesd37kt1g3dw4v30y9g",
+         *       "aggregate_id": "in_prod_06h2hbnf8wcf7d8xxwp9nx1d3v7fm",
          *       "data": {
-         *         "id": "in_prod_06h2g01w4vesd37kt1g3dw4v30y9g",
+         *         "id": "in_prod_06h2hbnf8wcf7d8xxwp9nx1d3v7fm",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h2g01w4xf8fe58ke47r3109pnyt",
-         *             "price": "price_prod_06h2g01ntetr1b62dfk1kymn0ct5e",
+         *             "id": "il_prod_06h2hbnf97ppv69jg3c4jygp5ppp6",
+         *             "price": "price_prod_06h2hbkbkanabk5hbfwq5ezjtept6",
          *             "quantity": 1,
          *             "tax_rates": [],
          *             "amount_atom": 500,
@@ -18762,11 +18896,11 @@ export type components = {
          *         "number": "EXAMPL-0005",
          *         "object": "invoice",
          *         "status": "uncollectible",
-         *         "created": "2026-11-29T15:50:33.766Z",
+         *         "created": "2026-11-29T19:01:06.503Z",
          *         "paid_at": null,
-         *         "updated": "2026-11-29T15:50:33.817Z",
+         *         "updated": "2026-11-29T19:01:06.770Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2g01qjcvsshr6p7fab02b4e7ar",
+         *         "customer": "cus_prod_06h2hbkxr7wcy5mcht2bff1f211g0",
          *         "discount": null,
          *         "due_date": null,
          *         "livemode": false,
@@ -18774,11 +18908,11 @@ export type components = {
          *         "tax_atom": 0,
          *         "voided_at": null,
          *         "overdue_at": null,
-         *         "pdf_sha256": "7d35aba66f1e99461e9e8883d544bdfd96236d5a457ebd9665d9f77d75e06903",
+         *         "pdf_sha256": "0e4dce6d7fc70f7de467a69c09125988e25d07e029cd1acf6cc81cd615faf71a",
          *         "description": null,
-         *         "invoice_pdf": "http://127.0.0.1:40417/api/invoices/in_prod_06h2g01w4vesd37kt1g3dw4v30y9g/pdf",
+         *         "invoice_pdf": "http://127.0.0.1:45453/api/invoices/in_prod_06h2hbnf8wcf7d8xxwp9nx1d3v7fm/pdf",
          *         "total_taxes": [],
-         *         "finalized_at": "2026-11-29T15:50:33.792Z",
+         *         "finalized_at": "2026-11-29T19:01:06.577Z",
          *         "subscription": null,
          *         "attempt_count": 0,
          *         "customer_name": "Jenny Rosen",
@@ -18794,21 +18928,21 @@ export type components = {
          *         "paid_amount_atom": 0,
          *         "collection_method": "charge_automatically",
          *         "total_amount_atom": 500,
-         *         "hosted_invoice_url": "http://127.0.0.1:40417/invoice/1kVs3Syx-eXUw8Qj8CGIuGHhuxfOr7BMEX2cna8jtR0",
+         *         "hosted_invoice_url": "http://127.0.0.1:45453/invoice/1BlNspVotdrjr12gIo7cnXk_muADSvGEp_JKTx5_oSw",
          *         "ending_balance_atom": 0,
          *         "next_payment_attempt": null,
          *         "starting_balance_atom": 0,
-         *         "marked_uncollectible_at": "2026-11-29T15:50:33.817Z",
+         *         "marked_uncollectible_at": "2026-11-29T19:01:06.770Z",
          *         "total_credits_applied_atom": 0,
          *         "pre_payment_credit_notes_amount_atom": 0,
          *         "post_payment_credit_notes_amount_atom": 0
          *       },
          *       "previous_data": {
-         *         "id": "in_prod_06h2g01w4vesd37kt1g3dw4v30y9g",
+         *         "id": "in_prod_06h2hbnf8wcf7d8xxwp9nx1d3v7fm",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h2g01w4xf8fe58ke47r3109pnyt",
-         *             "price": "price_prod_06h2g01ntetr1b62dfk1kymn0ct5e",
+         *             "id": "il_prod_06h2hbnf97ppv69jg3c4jygp5ppp6",
+         *             "price": "price_prod_06h2hbkbkanabk5hbfwq5ezjtept6",
          *             "quantity": 1,
          *             "tax_rates": [],
          *             "amount_atom": 500,
@@ -18821,11 +18955,11 @@ export type components = {
          *         "number": "EXAMPL-0005",
          *         "object": "invoice",
          *         "status": "open",
-         *         "created": "2026-11-29T15:50:33.766Z",
+         *         "created": "2026-11-29T19:01:06.503Z",
          *         "paid_at": null,
-         *         "updated": "2026-11-29T15:50:33.792Z",
+         *         "updated": "2026-11-29T19:01:06.577Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2g01qjcvsshr6p7fab02b4e7ar",
+         *         "customer": "cus_prod_06h2hbkxr7wcy5mcht2bff1f211g0",
          *         "discount": null,
          *         "due_date": null,
          *         "livemode": false,
@@ -18833,11 +18967,11 @@ export type components = {
          *         "tax_atom": 0,
          *         "voided_at": null,
          *         "overdue_at": null,
-         *         "pdf_sha256": "7d35aba66f1e99461e9e8883d544bdfd96236d5a457ebd9665d9f77d75e06903",
+         *         "pdf_sha256": "0e4dce6d7fc70f7de467a69c09125988e25d07e029cd1acf6cc81cd615faf71a",
          *         "description": null,
-         *         "invoice_pdf": "http://127.0.0.1:40417/api/invoices/in_prod_06h2g01w4vesd37kt1g3dw4v30y9g/pdf",
+         *         "invoice_pdf": "http://127.0.0.1:45453/api/invoices/in_prod_06h2hbnf8wcf7d8xxwp9nx1d3v7fm/pdf",
          *         "total_taxes": [],
-         *         "finalized_at": "2026-11-29T15:50:33.792Z",
+         *         "finalized_at": "2026-11-29T19:01:06.577Z",
          *         "subscription": null,
          *         "attempt_count": 0,
          *         "customer_name": "Jenny Rosen",
@@ -18853,7 +18987,7 @@ export type components = {
          *         "paid_amount_atom": 0,
          *         "collection_method": "charge_automatically",
          *         "total_amount_atom": 500,
-         *         "hosted_invoice_url": "http://127.0.0.1:40417/invoice/1kVs3Syx-eXUw8Qj8CGIuGHhuxfOr7BMEX2cna8jtR0",
+         *         "hosted_invoice_url": "http://127.0.0.1:45453/invoice/1BlNspVotdrjr12gIo7cnXk_muADSvGEp_JKTx5_oSw",
          *         "ending_balance_atom": 0,
          *         "next_payment_attempt": null,
          *         "starting_balance_atom": 0,
@@ -18863,13 +18997,13 @@ export type components = {
          *         "post_payment_credit_notes_amount_atom": 0
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2g01wasqp3j9zysnq7srpnvqnj",
-         *       "request_id": "req_prod_06h2g01wasqp3j9zysnq7srpnvqnj",
+         *       "correlation_id": "req_prod_06h2hbng4b1xq6ddgwskcgxnaez5t",
+         *       "request_id": "req_prod_06h2hbng4b1xq6ddgwskcgxnaez5t",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-29T15:50:33.819Z",
+         *       "created": "2026-11-29T19:01:06.782Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2g01a8y4kejnpkqm5nbzee8p34"
+         *       "actor_id": "key_prod_06h2hbh9awvg0s37j8ndwdrr6t3d2"
          *     }
          */
         InvoiceMarkedUncollectibleEvent: {
@@ -18914,16 +19048,16 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2g01tx778f1dm9306gb29d6h76",
+         *       "id": "evt_prod_06h2hbn6s9p9patvef8ae1xnn9v8r",
          *       "type": "invoice.refunded",
          *       "aggregate_type": "invoice",
-         *       "aggregate_id": "in_prod_06h2g01sw65raj7grrn2ja16fgkk0",
+         *       "aggregate_id": "in_prod_06h2hbmyms4apkx594x8by5a6808r",
          *       "data": {
-         *         "id": "in_prod_06h2g01sw65raj7grrn2ja16fgkk0",
+         *         "id": "in_prod_06h2hbmyms4apkx594x8by5a6808r",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h2g01swd8fzrv37kygef6reczar",
-         *             "price": "price_prod_06h2g01ntetr1b62dfk1kymn0ct5e",
+         *             "id": "il_prod_06h2hbmypcyfn27dvekya5hkdb5yy",
+         *             "price": "price_prod_06h2hbkbkanabk5hbfwq5ezjtept6",
          *             "quantity": 1,
          *             "tax_rates": [],
          *             "amount_atom": 500,
@@ -18936,11 +19070,11 @@ export type components = {
          *         "number": "EXAMPL-0001",
          *         "object": "invoice",
          *         "status": "paid",
-         *         "created": "2026-11-29T15:50:33.185Z",
-         *         "paid_at": "2026-11-29T15:50:33.341Z",
-         *         "updated": "2026-11-29T15:50:33.341Z",
+         *         "created": "2026-11-29T19:01:02.245Z",
+         *         "paid_at": "2026-11-29T19:01:03.368Z",
+         *         "updated": "2026-11-29T19:01:03.368Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2g01qjcvsshr6p7fab02b4e7ar",
+         *         "customer": "cus_prod_06h2hbkxr7wcy5mcht2bff1f211g0",
          *         "discount": null,
          *         "due_date": null,
          *         "livemode": false,
@@ -18948,11 +19082,11 @@ export type components = {
          *         "tax_atom": 0,
          *         "voided_at": null,
          *         "overdue_at": null,
-         *         "pdf_sha256": "650d8a433a433624ebe1d31124329730f381fb80d72d3220db100040ace91b18",
+         *         "pdf_sha256": "d4772bb85f461b288b6ac41df6585fa1f680ca705142008671191b35854b025c",
          *         "description": null,
-         *         "invoice_pdf": "http://127.0.0.1:40417/api/invoices/in_prod_06h2g01sw65raj7grrn2ja16fgkk0/pdf",
+         *         "invoice_pdf": "http://127.0.0.1:45453/api/invoices/in_prod_06h2hbmyms4apkx594x8by5a6808r/pdf",
          *         "total_taxes": [],
-         *         "finalized_at": "2026-11-29T15:50:33.223Z",
+         *         "finalized_at": "2026-11-29T19:01:02.766Z",
          *         "subscription": null,
          *         "attempt_count": 0,
          *         "customer_name": "Jenny Rosen",
@@ -18960,15 +19094,15 @@ export type components = {
          *         "subtotal_atom": 500,
          *         "customer_email": "jenny@example.com",
          *         "days_until_due": null,
-         *         "payment_intent": "pi_prod_06h2g01td4dr1kwd8bw0kgzc4nqzp",
+         *         "payment_intent": "pi_prod_06h2hbn2mme02a1mzt5e4nz2q760r",
          *         "reverse_charge": false,
          *         "credits_applied": [],
          *         "due_amount_atom": 0,
-         *         "paid_pdf_sha256": "f45c91d9558ce33a98071d05170e902d40d6d44a70cd7e38712b514eada6133a",
+         *         "paid_pdf_sha256": "17d05c24b77248ffd6d6c64f4e834cba7d5bb86b7b51b089d8c96c5a6e026cf8",
          *         "paid_amount_atom": 500,
          *         "collection_method": "charge_automatically",
          *         "total_amount_atom": 500,
-         *         "hosted_invoice_url": "http://127.0.0.1:40417/invoice/0q1EjF1SbAIWQF4MS3fEhRy2Z675czofGoQAqhAv8BQ",
+         *         "hosted_invoice_url": "http://127.0.0.1:45453/invoice/Il0C1SdVjS4WsT8_vch-FIY09aepbdDvy7XYNqtbcsA",
          *         "ending_balance_atom": 0,
          *         "next_payment_attempt": null,
          *         "starting_balance_atom": 0,
@@ -18979,13 +19113,13 @@ export type components = {
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2g01tv0vtkpzhtremytmb94j2c",
-         *       "request_id": "req_prod_06h2g01tv0vtkpzhtremytmb94j2c",
+         *       "correlation_id": "req_prod_06h2hbn61mtwye3mrr212sr5zzbc2",
+         *       "request_id": "req_prod_06h2hbn61mtwye3mrr212sr5zzbc2",
          *       "version": 1,
          *       "sequence": 5,
-         *       "created": "2026-11-29T15:50:33.450Z",
+         *       "created": "2026-11-29T19:01:04.330Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2g01a8y4kejnpkqm5nbzee8p34"
+         *       "actor_id": "key_prod_06h2hbh9awvg0s37j8ndwdrr6t3d2"
          *     }
          */
         InvoiceRefundedEvent: {
@@ -19030,16 +19164,16 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2g0229jhm5b69gc79es223ycfa",
+         *       "id": "evt_prod_06h2hbq9329aw5x1pt56bp40csvk4",
          *       "type": "invoice.upcoming",
          *       "aggregate_type": "invoice",
-         *       "aggregate_id": "in_prod_06h2g0227axckwd928e9csjrvhx3p",
+         *       "aggregate_id": "in_prod_06h2hbq8g209hw89bqhns2935ey5w",
          *       "data": {
-         *         "id": "in_prod_06h2g0227axckwd928e9csjrvhx3p",
+         *         "id": "in_prod_06h2hbq8g209hw89bqhns2935ey5w",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h2g0228q0zqsyp580w774vstypt",
-         *             "price": "price_prod_06h2g01nn1202d6xfq776d0s9a8gt",
+         *             "id": "il_prod_06h2hbq8z35hp85acfq4ec1swj1k8",
+         *             "price": "price_prod_06h2hbkbb9kxqxx1c6p0da9d2nfp2",
          *             "quantity": 1,
          *             "tax_rates": [],
          *             "amount_atom": 2000,
@@ -19052,11 +19186,11 @@ export type components = {
          *         "number": null,
          *         "object": "invoice",
          *         "status": "draft",
-         *         "created": "2026-12-06T15:50:34.609Z",
+         *         "created": "2026-12-06T19:01:13.655Z",
          *         "paid_at": null,
-         *         "updated": "2026-12-06T15:50:34.609Z",
+         *         "updated": "2026-12-06T19:01:13.655Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2g01qjcvsshr6p7fab02b4e7ar",
+         *         "customer": "cus_prod_06h2hbkxr7wcy5mcht2bff1f211g0",
          *         "discount": null,
          *         "due_date": null,
          *         "livemode": false,
@@ -19065,11 +19199,11 @@ export type components = {
          *         "voided_at": null,
          *         "overdue_at": null,
          *         "pdf_sha256": null,
-         *         "description": "Subscription to Pro (Monthly), 6 Dec 2026 15:50:34 UTC – 6 Jan 2027 15:50:34 UTC",
+         *         "description": "Subscription to Pro (Monthly), 6 Dec 2026 19:01:13 UTC – 6 Jan 2027 19:01:13 UTC",
          *         "invoice_pdf": null,
          *         "total_taxes": [],
          *         "finalized_at": null,
-         *         "subscription": "sub_prod_06h2g01zey5rz3xy6gma3pzghjtmt",
+         *         "subscription": "sub_prod_06h2hbpbbnqvbhmr9sp48d41dkk64",
          *         "attempt_count": 0,
          *         "customer_name": null,
          *         "discount_atom": 0,
@@ -19086,7 +19220,7 @@ export type components = {
          *         "total_amount_atom": 2000,
          *         "hosted_invoice_url": null,
          *         "ending_balance_atom": 0,
-         *         "next_payment_attempt": "2026-12-06T15:50:34.609Z",
+         *         "next_payment_attempt": "2026-12-06T19:01:13.655Z",
          *         "starting_balance_atom": 0,
          *         "marked_uncollectible_at": null,
          *         "total_credits_applied_atom": 0,
@@ -19095,11 +19229,11 @@ export type components = {
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2g021me6rna0g59j1ye91r1ghy",
+         *       "correlation_id": "req_prod_06h2hbpzzy6f4sfv0k1m8jzk5cpjt",
          *       "request_id": null,
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-12-03T15:50:34.609Z",
+         *       "created": "2026-12-03T19:01:13.655Z",
          *       "actor_type": "system",
          *       "actor_id": null
          *     }
@@ -19146,20 +19280,21 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2g01qjn9rgcax9ysa2zjmd5n8w",
+         *       "id": "evt_prod_06h2hbkxt5s70698h95rbfa94yx1j",
          *       "type": "customer.created",
          *       "aggregate_type": "customer",
-         *       "aggregate_id": "cus_prod_06h2g01qjcvsshr6p7fab02b4e7ar",
+         *       "aggregate_id": "cus_prod_06h2hbkxr7wcy5mcht2bff1f211g0",
          *       "data": {
-         *         "id": "cus_prod_06h2g01qjcvsshr6p7fab02b4e7ar",
+         *         "id": "cus_prod_06h2hbkxr7wcy5mcht2bff1f211g0",
          *         "name": "Jenny",
          *         "email": "jenny@example.com",
          *         "object": "customer",
          *         "address": null,
-         *         "created": "2026-11-29T15:50:32.595Z",
+         *         "created": "2026-11-29T19:00:53.825Z",
          *         "tax_ids": [],
-         *         "updated": "2026-11-29T15:50:32.595Z",
+         *         "updated": "2026-11-29T19:00:53.825Z",
          *         "balances": {},
+         *         "currency": null,
          *         "livemode": false,
          *         "metadata": {},
          *         "custom_fields": {},
@@ -19169,13 +19304,13 @@ export type components = {
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2g01qj2y2cmanjvt063jmtdx36",
-         *       "request_id": "req_prod_06h2g01qj2y2cmanjvt063jmtdx36",
+         *       "correlation_id": "req_prod_06h2hbkxng5t3ckwcbe2y6fdq1t5j",
+         *       "request_id": "req_prod_06h2hbkxng5t3ckwcbe2y6fdq1t5j",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-29T15:50:32.597Z",
+         *       "created": "2026-11-29T19:00:53.842Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2g01a8y4kejnpkqm5nbzee8p34"
+         *       "actor_id": "key_prod_06h2hbh9awvg0s37j8ndwdrr6t3d2"
          *     }
          */
         CustomerCreatedEvent: {
@@ -19220,20 +19355,21 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2g01qpm2chvwx3whbzfhf87f6w",
+         *       "id": "evt_prod_06h2hbkz5tdt7w7c0cmpx3dadsp06",
          *       "type": "customer.updated",
          *       "aggregate_type": "customer",
-         *       "aggregate_id": "cus_prod_06h2g01qjcvsshr6p7fab02b4e7ar",
+         *       "aggregate_id": "cus_prod_06h2hbkxr7wcy5mcht2bff1f211g0",
          *       "data": {
-         *         "id": "cus_prod_06h2g01qjcvsshr6p7fab02b4e7ar",
+         *         "id": "cus_prod_06h2hbkxr7wcy5mcht2bff1f211g0",
          *         "name": "Jenny Rosen",
          *         "email": "jenny@example.com",
          *         "object": "customer",
          *         "address": null,
-         *         "created": "2026-11-29T15:50:32.595Z",
+         *         "created": "2026-11-29T19:00:53.825Z",
          *         "tax_ids": [],
-         *         "updated": "2026-11-29T15:50:32.627Z",
+         *         "updated": "2026-11-29T19:00:54.178Z",
          *         "balances": {},
+         *         "currency": null,
          *         "livemode": false,
          *         "metadata": {},
          *         "custom_fields": {},
@@ -19242,15 +19378,16 @@ export type components = {
          *         "preferred_locale": null
          *       },
          *       "previous_data": {
-         *         "id": "cus_prod_06h2g01qjcvsshr6p7fab02b4e7ar",
+         *         "id": "cus_prod_06h2hbkxr7wcy5mcht2bff1f211g0",
          *         "name": "Jenny",
          *         "email": "jenny@example.com",
          *         "object": "customer",
          *         "address": null,
-         *         "created": "2026-11-29T15:50:32.595Z",
+         *         "created": "2026-11-29T19:00:53.825Z",
          *         "tax_ids": [],
-         *         "updated": "2026-11-29T15:50:32.595Z",
+         *         "updated": "2026-11-29T19:00:53.825Z",
          *         "balances": {},
+         *         "currency": null,
          *         "livemode": false,
          *         "metadata": {},
          *         "custom_fields": {},
@@ -19259,13 +19396,13 @@ export type components = {
          *         "preferred_locale": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2g01qp3dda2nnstkq1289fp9g0",
-         *       "request_id": "req_prod_06h2g01qp3dda2nnstkq1289fp9g0",
+         *       "correlation_id": "req_prod_06h2hbkz1jtgvehd1m6ptd6z9p9ag",
+         *       "request_id": "req_prod_06h2hbkz1jtgvehd1m6ptd6z9p9ag",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-29T15:50:32.629Z",
+         *       "created": "2026-11-29T19:00:54.190Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2g01a8y4kejnpkqm5nbzee8p34"
+         *       "actor_id": "key_prod_06h2hbh9awvg0s37j8ndwdrr6t3d2"
          *     }
          */
         CustomerUpdatedEvent: {
@@ -19310,21 +19447,22 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2g01qvza7xfgy0ppf2fgdvpn5j",
+         *       "id": "evt_prod_06h2hbkzsbypzgb0mtgp4ghstmy9j",
          *       "type": "customer.deleted",
          *       "aggregate_type": "customer",
-         *       "aggregate_id": "cus_prod_06h2g01qskzqp06dk1ahfrshg7dc4",
+         *       "aggregate_id": "cus_prod_06h2hbkzf1sjybra089wn2w5njpbe",
          *       "data": {
-         *         "id": "cus_prod_06h2g01qskzqp06dk1ahfrshg7dc4",
+         *         "id": "cus_prod_06h2hbkzf1sjybra089wn2w5njpbe",
          *         "name": null,
          *         "email": "leaving@example.com",
          *         "object": "customer",
          *         "address": null,
-         *         "created": "2026-11-29T15:50:32.652Z",
+         *         "created": "2026-11-29T19:00:54.264Z",
          *         "deleted": true,
          *         "tax_ids": [],
-         *         "updated": "2026-11-29T15:50:32.668Z",
+         *         "updated": "2026-11-29T19:00:54.342Z",
          *         "balances": {},
+         *         "currency": null,
          *         "livemode": false,
          *         "metadata": {},
          *         "custom_fields": {},
@@ -19333,15 +19471,16 @@ export type components = {
          *         "preferred_locale": null
          *       },
          *       "previous_data": {
-         *         "id": "cus_prod_06h2g01qskzqp06dk1ahfrshg7dc4",
+         *         "id": "cus_prod_06h2hbkzf1sjybra089wn2w5njpbe",
          *         "name": null,
          *         "email": "leaving@example.com",
          *         "object": "customer",
          *         "address": null,
-         *         "created": "2026-11-29T15:50:32.652Z",
+         *         "created": "2026-11-29T19:00:54.264Z",
          *         "tax_ids": [],
-         *         "updated": "2026-11-29T15:50:32.652Z",
+         *         "updated": "2026-11-29T19:00:54.264Z",
          *         "balances": {},
+         *         "currency": null,
          *         "livemode": false,
          *         "metadata": {},
          *         "custom_fields": {},
@@ -19350,13 +19489,13 @@ export type components = {
          *         "preferred_locale": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2g01qvbgx55vr51h3kept0mnqe",
-         *       "request_id": "req_prod_06h2g01qvbgx55vr51h3kept0mnqe",
+         *       "correlation_id": "req_prod_06h2hbkzqthw3adzqk30b94874svy",
+         *       "request_id": "req_prod_06h2hbkzqthw3adzqk30b94874svy",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-29T15:50:32.671Z",
+         *       "created": "2026-11-29T19:00:54.346Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2g01a8y4kejnpkqm5nbzee8p34"
+         *       "actor_id": "key_prod_06h2hbh9awvg0s37j8ndwdrr6t3d2"
          *     }
          */
         CustomerDeletedEvent: {
@@ -19401,21 +19540,21 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2g01qy3wzbhw4qfnyp7v27edm8",
+         *       "id": "evt_prod_06h2hbm0649kctjv6f8484qmra5zw",
          *       "type": "customer.discount.created",
          *       "aggregate_type": "customer_discount",
-         *       "aggregate_id": "di_prod_06h2g01qxw3g4zd9tnvpxnt8ffegy",
+         *       "aggregate_id": "di_prod_06h2hbm05k1zg7eb29g865gydtqjj",
          *       "data": {
-         *         "id": "di_prod_06h2g01qxw3g4zd9tnvpxnt8ffegy",
+         *         "id": "di_prod_06h2hbm05k1zg7eb29g865gydtqjj",
          *         "end": null,
-         *         "start": "2026-11-29T15:50:32.685Z",
+         *         "start": "2026-11-29T19:00:54.420Z",
          *         "coupon": {
-         *           "id": "cpn_prod_06h2g01p6pgsc1707xb2g83wtx10j",
+         *           "id": "cpn_prod_06h2hbkdehg88cs80wt799xdtt39t",
          *           "name": "Ten percent",
          *           "valid": true,
          *           "object": "coupon",
-         *           "created": "2026-11-29T15:50:32.245Z",
-         *           "updated": "2026-11-29T15:50:32.685Z",
+         *           "created": "2026-11-29T19:00:49.652Z",
+         *           "updated": "2026-11-29T19:00:54.420Z",
          *           "currency": null,
          *           "duration": "forever",
          *           "livemode": false,
@@ -19425,21 +19564,22 @@ export type components = {
          *           "times_redeemed": 1,
          *           "amount_off_atom": null,
          *           "max_redemptions": null,
+         *           "currency_options": {},
          *           "duration_in_months": null
          *         },
          *         "object": "discount",
-         *         "customer": "cus_prod_06h2g01qjcvsshr6p7fab02b4e7ar",
+         *         "customer": "cus_prod_06h2hbkxr7wcy5mcht2bff1f211g0",
          *         "livemode": false
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2g01qxa3bkv2enssjq79zzc9q8",
-         *       "request_id": "req_prod_06h2g01qxa3bkv2enssjq79zzc9q8",
+         *       "correlation_id": "req_prod_06h2hbm00mc3r53akjayatyqgyaa0",
+         *       "request_id": "req_prod_06h2hbm00mc3r53akjayatyqgyaa0",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-29T15:50:32.688Z",
+         *       "created": "2026-11-29T19:00:54.449Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2g01a8y4kejnpkqm5nbzee8p34"
+         *       "actor_id": "key_prod_06h2hbh9awvg0s37j8ndwdrr6t3d2"
          *     }
          */
         CustomerDiscountCreatedEvent: {
@@ -19484,21 +19624,21 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2g01r33swjamdr4b45zcmj30tp",
+         *       "id": "evt_prod_06h2hbm0xvf948adch6wf5vamhqh6",
          *       "type": "customer.discount.updated",
          *       "aggregate_type": "customer_discount",
-         *       "aggregate_id": "di_prod_06h2g01qxw3g4zd9tnvpxnt8ffegy",
+         *       "aggregate_id": "di_prod_06h2hbm05k1zg7eb29g865gydtqjj",
          *       "data": {
-         *         "id": "di_prod_06h2g01qxw3g4zd9tnvpxnt8ffegy",
+         *         "id": "di_prod_06h2hbm05k1zg7eb29g865gydtqjj",
          *         "end": null,
-         *         "start": "2026-11-29T15:50:32.725Z",
+         *         "start": "2026-11-29T19:00:54.613Z",
          *         "coupon": {
-         *           "id": "cpn_prod_06h2g01p8sqdnwz8eczm874s13pw2",
+         *           "id": "cpn_prod_06h2hbke5393snwvnhr65a8dj2wj2",
          *           "name": null,
          *           "valid": true,
          *           "object": "coupon",
-         *           "created": "2026-11-29T15:50:32.262Z",
-         *           "updated": "2026-11-29T15:50:32.725Z",
+         *           "created": "2026-11-29T19:00:49.831Z",
+         *           "updated": "2026-11-29T19:00:54.613Z",
          *           "currency": "usd",
          *           "duration": "once",
          *           "livemode": false,
@@ -19508,23 +19648,24 @@ export type components = {
          *           "times_redeemed": 1,
          *           "amount_off_atom": 500,
          *           "max_redemptions": null,
+         *           "currency_options": {},
          *           "duration_in_months": null
          *         },
          *         "object": "discount",
-         *         "customer": "cus_prod_06h2g01qjcvsshr6p7fab02b4e7ar",
+         *         "customer": "cus_prod_06h2hbkxr7wcy5mcht2bff1f211g0",
          *         "livemode": false
          *       },
          *       "previous_data": {
-         *         "id": "di_prod_06h2g01qxw3g4zd9tnvpxnt8ffegy",
+         *         "id": "di_prod_06h2hbm05k1zg7eb29g865gydtqjj",
          *         "end": null,
-         *         "start": "2026-11-29T15:50:32.685Z",
+         *         "start": "2026-11-29T19:00:54.420Z",
          *         "coupon": {
-         *           "id": "cpn_prod_06h2g01p6pgsc1707xb2g83wtx10j",
+         *           "id": "cpn_prod_06h2hbkdehg88cs80wt799xdtt39t",
          *           "name": "Ten percent",
          *           "valid": true,
          *           "object": "coupon",
-         *           "created": "2026-11-29T15:50:32.245Z",
-         *           "updated": "2026-11-29T15:50:32.685Z",
+         *           "created": "2026-11-29T19:00:49.652Z",
+         *           "updated": "2026-11-29T19:00:54.420Z",
          *           "currency": null,
          *           "duration": "forever",
          *           "livemode": false,
@@ -19534,20 +19675,21 @@ export type components = {
          *           "times_redeemed": 1,
          *           "amount_off_atom": null,
          *           "max_redemptions": null,
+         *           "currency_options": {},
          *           "duration_in_months": null
          *         },
          *         "object": "discount",
-         *         "customer": "cus_prod_06h2g01qjcvsshr6p7fab02b4e7ar",
+         *         "customer": "cus_prod_06h2hbkxr7wcy5mcht2bff1f211g0",
          *         "livemode": false
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2g01r26544ds6zn8w22rz6n4bc",
-         *       "request_id": "req_prod_06h2g01r26544ds6zn8w22rz6n4bc",
+         *       "correlation_id": "req_prod_06h2hbm0pdtxh57zf8tkee6gpjnk4",
+         *       "request_id": "req_prod_06h2hbm0pdtxh57zf8tkee6gpjnk4",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-29T15:50:32.729Z",
+         *       "created": "2026-11-29T19:00:54.638Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2g01a8y4kejnpkqm5nbzee8p34"
+         *       "actor_id": "key_prod_06h2hbh9awvg0s37j8ndwdrr6t3d2"
          *     }
          */
         CustomerDiscountUpdatedEvent: {
@@ -19592,21 +19734,21 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2g01r6qh094g92q3s3kzz1kt1m",
+         *       "id": "evt_prod_06h2hbm1jpby38g49100yxnax7qbj",
          *       "type": "customer.discount.deleted",
          *       "aggregate_type": "customer_discount",
-         *       "aggregate_id": "di_prod_06h2g01qxw3g4zd9tnvpxnt8ffegy",
+         *       "aggregate_id": "di_prod_06h2hbm05k1zg7eb29g865gydtqjj",
          *       "data": {
-         *         "id": "di_prod_06h2g01qxw3g4zd9tnvpxnt8ffegy",
+         *         "id": "di_prod_06h2hbm05k1zg7eb29g865gydtqjj",
          *         "end": null,
-         *         "start": "2026-11-29T15:50:32.725Z",
+         *         "start": "2026-11-29T19:00:54.613Z",
          *         "coupon": {
-         *           "id": "cpn_prod_06h2g01p8sqdnwz8eczm874s13pw2",
+         *           "id": "cpn_prod_06h2hbke5393snwvnhr65a8dj2wj2",
          *           "name": null,
          *           "valid": true,
          *           "object": "coupon",
-         *           "created": "2026-11-29T15:50:32.262Z",
-         *           "updated": "2026-11-29T15:50:32.725Z",
+         *           "created": "2026-11-29T19:00:49.831Z",
+         *           "updated": "2026-11-29T19:00:54.613Z",
          *           "currency": "usd",
          *           "duration": "once",
          *           "livemode": false,
@@ -19616,24 +19758,25 @@ export type components = {
          *           "times_redeemed": 1,
          *           "amount_off_atom": 500,
          *           "max_redemptions": null,
+         *           "currency_options": {},
          *           "duration_in_months": null
          *         },
          *         "object": "discount",
          *         "deleted": true,
-         *         "customer": "cus_prod_06h2g01qjcvsshr6p7fab02b4e7ar",
+         *         "customer": "cus_prod_06h2hbkxr7wcy5mcht2bff1f211g0",
          *         "livemode": false
          *       },
          *       "previous_data": {
-         *         "id": "di_prod_06h2g01qxw3g4zd9tnvpxnt8ffegy",
+         *         "id": "di_prod_06h2hbm05k1zg7eb29g865gydtqjj",
          *         "end": null,
-         *         "start": "2026-11-29T15:50:32.725Z",
+         *         "start": "2026-11-29T19:00:54.613Z",
          *         "coupon": {
-         *           "id": "cpn_prod_06h2g01p8sqdnwz8eczm874s13pw2",
+         *           "id": "cpn_prod_06h2hbke5393snwvnhr65a8dj2wj2",
          *           "name": null,
          *           "valid": true,
          *           "object": "coupon",
-         *           "created": "2026-11-29T15:50:32.262Z",
-         *           "updated": "2026-11-29T15:50:32.725Z",
+         *           "created": "2026-11-29T19:00:49.831Z",
+         *           "updated": "2026-11-29T19:00:54.613Z",
          *           "currency": "usd",
          *           "duration": "once",
          *           "livemode": false,
@@ -19643,20 +19786,21 @@ export type components = {
          *           "times_redeemed": 1,
          *           "amount_off_atom": 500,
          *           "max_redemptions": null,
+         *           "currency_options": {},
          *           "duration_in_months": null
          *         },
          *         "object": "discount",
-         *         "customer": "cus_prod_06h2g01qjcvsshr6p7fab02b4e7ar",
+         *         "customer": "cus_prod_06h2hbkxr7wcy5mcht2bff1f211g0",
          *         "livemode": false
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2g01r5mjyjdpqk0q8qcdrdpgxg",
-         *       "request_id": "req_prod_06h2g01r5mjyjdpqk0q8qcdrdpgxg",
+         *       "correlation_id": "req_prod_06h2hbm1btch9kj38smmqda3r29qy",
+         *       "request_id": "req_prod_06h2hbm1btch9kj38smmqda3r29qy",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-29T15:50:32.757Z",
+         *       "created": "2026-11-29T19:00:54.807Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2g01a8y4kejnpkqm5nbzee8p34"
+         *       "actor_id": "key_prod_06h2hbh9awvg0s37j8ndwdrr6t3d2"
          *     }
          */
         CustomerDiscountDeletedEvent: {
@@ -19701,17 +19845,17 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2g01p6wn728t345ra9wpwmtzpt",
+         *       "id": "evt_prod_06h2hbkdfcqqmv20cpw4pj7p7yb0r",
          *       "type": "coupon.created",
          *       "aggregate_type": "coupon",
-         *       "aggregate_id": "cpn_prod_06h2g01p6pgsc1707xb2g83wtx10j",
+         *       "aggregate_id": "cpn_prod_06h2hbkdehg88cs80wt799xdtt39t",
          *       "data": {
-         *         "id": "cpn_prod_06h2g01p6pgsc1707xb2g83wtx10j",
+         *         "id": "cpn_prod_06h2hbkdehg88cs80wt799xdtt39t",
          *         "name": null,
          *         "valid": true,
          *         "object": "coupon",
-         *         "created": "2026-11-29T15:50:32.245Z",
-         *         "updated": "2026-11-29T15:50:32.245Z",
+         *         "created": "2026-11-29T19:00:49.652Z",
+         *         "updated": "2026-11-29T19:00:49.652Z",
          *         "currency": null,
          *         "duration": "forever",
          *         "livemode": false,
@@ -19721,17 +19865,18 @@ export type components = {
          *         "times_redeemed": 0,
          *         "amount_off_atom": null,
          *         "max_redemptions": null,
+         *         "currency_options": {},
          *         "duration_in_months": null
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2g01p64pjepta6eq9wf695rdpy",
-         *       "request_id": "req_prod_06h2g01p64pjepta6eq9wf695rdpy",
+         *       "correlation_id": "req_prod_06h2hbkddn64fw3jk007wspacek2p",
+         *       "request_id": "req_prod_06h2hbkddn64fw3jk007wspacek2p",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-29T15:50:32.247Z",
+         *       "created": "2026-11-29T19:00:49.659Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2g01a8y4kejnpkqm5nbzee8p34"
+         *       "actor_id": "key_prod_06h2hbh9awvg0s37j8ndwdrr6t3d2"
          *     }
          */
         CouponCreatedEvent: {
@@ -19776,17 +19921,17 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2g01pb8qc10xk7x0p7ttm1fc0w",
+         *       "id": "evt_prod_06h2hbkh5sq7h6ax92rcg0smdedjw",
          *       "type": "coupon.updated",
          *       "aggregate_type": "coupon",
-         *       "aggregate_id": "cpn_prod_06h2g01p6pgsc1707xb2g83wtx10j",
+         *       "aggregate_id": "cpn_prod_06h2hbkdehg88cs80wt799xdtt39t",
          *       "data": {
-         *         "id": "cpn_prod_06h2g01p6pgsc1707xb2g83wtx10j",
+         *         "id": "cpn_prod_06h2hbkdehg88cs80wt799xdtt39t",
          *         "name": "Ten percent",
          *         "valid": true,
          *         "object": "coupon",
-         *         "created": "2026-11-29T15:50:32.245Z",
-         *         "updated": "2026-11-29T15:50:32.280Z",
+         *         "created": "2026-11-29T19:00:49.652Z",
+         *         "updated": "2026-11-29T19:00:50.598Z",
          *         "currency": null,
          *         "duration": "forever",
          *         "livemode": false,
@@ -19796,15 +19941,16 @@ export type components = {
          *         "times_redeemed": 0,
          *         "amount_off_atom": null,
          *         "max_redemptions": null,
+         *         "currency_options": {},
          *         "duration_in_months": null
          *       },
          *       "previous_data": {
-         *         "id": "cpn_prod_06h2g01p6pgsc1707xb2g83wtx10j",
+         *         "id": "cpn_prod_06h2hbkdehg88cs80wt799xdtt39t",
          *         "name": null,
          *         "valid": true,
          *         "object": "coupon",
-         *         "created": "2026-11-29T15:50:32.245Z",
-         *         "updated": "2026-11-29T15:50:32.245Z",
+         *         "created": "2026-11-29T19:00:49.652Z",
+         *         "updated": "2026-11-29T19:00:49.652Z",
          *         "currency": null,
          *         "duration": "forever",
          *         "livemode": false,
@@ -19814,16 +19960,17 @@ export type components = {
          *         "times_redeemed": 0,
          *         "amount_off_atom": null,
          *         "max_redemptions": null,
+         *         "currency_options": {},
          *         "duration_in_months": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2g01pa2pwkhm5drj5hxq4baeqw",
-         *       "request_id": "req_prod_06h2g01pa2pwkhm5drj5hxq4baeqw",
+         *       "correlation_id": "req_prod_06h2hbkgv0hk7cxhgv26zge6v8h80",
+         *       "request_id": "req_prod_06h2hbkgv0hk7cxhgv26zge6v8h80",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-29T15:50:32.282Z",
+         *       "created": "2026-11-29T19:00:50.607Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2g01a8y4kejnpkqm5nbzee8p34"
+         *       "actor_id": "key_prod_06h2hbh9awvg0s37j8ndwdrr6t3d2"
          *     }
          */
         CouponUpdatedEvent: {
@@ -19868,18 +20015,18 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2g01pgmx8v4hw29yjktwrkmsay",
+         *       "id": "evt_prod_06h2hbkhwt8ng62e3ndv5t6y336dj",
          *       "type": "coupon.deleted",
          *       "aggregate_type": "coupon",
-         *       "aggregate_id": "cpn_prod_06h2g01penpe8qvkzv9ng4g05zefa",
+         *       "aggregate_id": "cpn_prod_06h2hbkhm7vs66vvttspxx2v8f446",
          *       "data": {
-         *         "id": "cpn_prod_06h2g01penpe8qvkzv9ng4g05zefa",
+         *         "id": "cpn_prod_06h2hbkhm7vs66vvttspxx2v8f446",
          *         "name": null,
          *         "valid": false,
          *         "object": "coupon",
-         *         "created": "2026-11-29T15:50:32.309Z",
+         *         "created": "2026-11-29T19:00:50.721Z",
          *         "deleted": true,
-         *         "updated": "2026-11-29T15:50:32.324Z",
+         *         "updated": "2026-11-29T19:00:50.787Z",
          *         "currency": null,
          *         "duration": "forever",
          *         "livemode": false,
@@ -19889,15 +20036,16 @@ export type components = {
          *         "times_redeemed": 0,
          *         "amount_off_atom": null,
          *         "max_redemptions": null,
+         *         "currency_options": {},
          *         "duration_in_months": null
          *       },
          *       "previous_data": {
-         *         "id": "cpn_prod_06h2g01penpe8qvkzv9ng4g05zefa",
+         *         "id": "cpn_prod_06h2hbkhm7vs66vvttspxx2v8f446",
          *         "name": null,
          *         "valid": true,
          *         "object": "coupon",
-         *         "created": "2026-11-29T15:50:32.309Z",
-         *         "updated": "2026-11-29T15:50:32.309Z",
+         *         "created": "2026-11-29T19:00:50.721Z",
+         *         "updated": "2026-11-29T19:00:50.721Z",
          *         "currency": null,
          *         "duration": "forever",
          *         "livemode": false,
@@ -19907,16 +20055,17 @@ export type components = {
          *         "times_redeemed": 0,
          *         "amount_off_atom": null,
          *         "max_redemptions": null,
+         *         "currency_options": {},
          *         "duration_in_months": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2g01pg5kypqwr9me9ktaa2wdhm",
-         *       "request_id": "req_prod_06h2g01pg5kypqwr9me9ktaa2wdhm",
+         *       "correlation_id": "req_prod_06h2hbkhvteq0t18f5hd2pzsd6ect",
+         *       "request_id": "req_prod_06h2hbkhvteq0t18f5hd2pzsd6ect",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-29T15:50:32.326Z",
+         *       "created": "2026-11-29T19:00:50.790Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2g01a8y4kejnpkqm5nbzee8p34"
+         *       "actor_id": "key_prod_06h2hbh9awvg0s37j8ndwdrr6t3d2"
          *     }
          */
         CouponDeletedEvent: {
@@ -19961,19 +20110,19 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2g01nnh6edmr7kr3d8zbat7pr0",
+         *       "id": "evt_prod_06h2hbkbbv7rsfhtcgtpwektpd9v2",
          *       "type": "price.created",
          *       "aggregate_type": "price",
-         *       "aggregate_id": "price_prod_06h2g01nn1202d6xfq776d0s9a8gt",
+         *       "aggregate_id": "price_prod_06h2hbkbb9kxqxx1c6p0da9d2nfp2",
          *       "data": {
-         *         "id": "price_prod_06h2g01nn1202d6xfq776d0s9a8gt",
+         *         "id": "price_prod_06h2hbkbb9kxqxx1c6p0da9d2nfp2",
          *         "type": "recurring",
          *         "tiers": null,
          *         "active": true,
          *         "object": "price",
-         *         "created": "2026-11-29T15:50:32.104Z",
-         *         "product": "prod_prod_06h2g01nd9s0x467cjpba8ef0bmgg",
-         *         "updated": "2026-11-29T15:50:32.104Z",
+         *         "created": "2026-11-29T19:00:49.114Z",
+         *         "product": "prod_prod_06h2hbka4689xdnme0ymn69t6m56a",
+         *         "updated": "2026-11-29T19:00:49.114Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "metadata": {},
@@ -19986,17 +20135,24 @@ export type components = {
          *         },
          *         "tiers_mode": null,
          *         "billing_scheme": "per_unit",
+         *         "currency_options": {
+         *           "usd": {
+         *             "tiers": null,
+         *             "tax_behavior": "unspecified",
+         *             "unit_amount_atom": 2000
+         *           }
+         *         },
          *         "unit_amount_atom": 2000
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2g01nkwcyj20p9egrtd83gkqt0",
-         *       "request_id": "req_prod_06h2g01nkwcyj20p9egrtd83gkqt0",
+         *       "correlation_id": "req_prod_06h2hbkbaef3mnep8ep1p1kt26gxr",
+         *       "request_id": "req_prod_06h2hbkbaef3mnep8ep1p1kt26gxr",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-29T15:50:32.108Z",
+         *       "created": "2026-11-29T19:00:49.118Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2g01a8y4kejnpkqm5nbzee8p34"
+         *       "actor_id": "key_prod_06h2hbh9awvg0s37j8ndwdrr6t3d2"
          *     }
          */
         PriceCreatedEvent: {
@@ -20041,19 +20197,19 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2g01nx0ymdefcym9fxnfvw46qt",
+         *       "id": "evt_prod_06h2hbkcef6m8a72xfsnr83hh4pwp",
          *       "type": "price.updated",
          *       "aggregate_type": "price",
-         *       "aggregate_id": "price_prod_06h2g01nn1202d6xfq776d0s9a8gt",
+         *       "aggregate_id": "price_prod_06h2hbkbb9kxqxx1c6p0da9d2nfp2",
          *       "data": {
-         *         "id": "price_prod_06h2g01nn1202d6xfq776d0s9a8gt",
+         *         "id": "price_prod_06h2hbkbb9kxqxx1c6p0da9d2nfp2",
          *         "type": "recurring",
          *         "tiers": null,
          *         "active": true,
          *         "object": "price",
-         *         "created": "2026-11-29T15:50:32.104Z",
-         *         "product": "prod_prod_06h2g01nd9s0x467cjpba8ef0bmgg",
-         *         "updated": "2026-11-29T15:50:32.166Z",
+         *         "created": "2026-11-29T19:00:49.114Z",
+         *         "product": "prod_prod_06h2hbka4689xdnme0ymn69t6m56a",
+         *         "updated": "2026-11-29T19:00:49.389Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "metadata": {},
@@ -20066,17 +20222,24 @@ export type components = {
          *         },
          *         "tiers_mode": null,
          *         "billing_scheme": "per_unit",
+         *         "currency_options": {
+         *           "usd": {
+         *             "tiers": null,
+         *             "tax_behavior": "unspecified",
+         *             "unit_amount_atom": 2000
+         *           }
+         *         },
          *         "unit_amount_atom": 2000
          *       },
          *       "previous_data": {
-         *         "id": "price_prod_06h2g01nn1202d6xfq776d0s9a8gt",
+         *         "id": "price_prod_06h2hbkbb9kxqxx1c6p0da9d2nfp2",
          *         "type": "recurring",
          *         "tiers": null,
          *         "active": true,
          *         "object": "price",
-         *         "created": "2026-11-29T15:50:32.104Z",
-         *         "product": "prod_prod_06h2g01nd9s0x467cjpba8ef0bmgg",
-         *         "updated": "2026-11-29T15:50:32.104Z",
+         *         "created": "2026-11-29T19:00:49.114Z",
+         *         "product": "prod_prod_06h2hbka4689xdnme0ymn69t6m56a",
+         *         "updated": "2026-11-29T19:00:49.114Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "metadata": {},
@@ -20089,16 +20252,23 @@ export type components = {
          *         },
          *         "tiers_mode": null,
          *         "billing_scheme": "per_unit",
+         *         "currency_options": {
+         *           "usd": {
+         *             "tiers": null,
+         *             "tax_behavior": "unspecified",
+         *             "unit_amount_atom": 2000
+         *           }
+         *         },
          *         "unit_amount_atom": 2000
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2g01nwets580knkx69dja2prc0",
-         *       "request_id": "req_prod_06h2g01nwets580knkx69dja2prc0",
+         *       "correlation_id": "req_prod_06h2hbkc8qx3ncg0a6fpw34jgdme4",
+         *       "request_id": "req_prod_06h2hbkc8qx3ncg0a6fpw34jgdme4",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-29T15:50:32.168Z",
+         *       "created": "2026-11-29T19:00:49.395Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2g01a8y4kejnpkqm5nbzee8p34"
+         *       "actor_id": "key_prod_06h2hbh9awvg0s37j8ndwdrr6t3d2"
          *     }
          */
         PriceUpdatedEvent: {
@@ -20143,20 +20313,20 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2g01p2cg2djvcdpj097e51104m",
+         *       "id": "evt_prod_06h2hbkczqw3stqb0wb38awybf5kj",
          *       "type": "price.deleted",
          *       "aggregate_type": "price",
-         *       "aggregate_id": "price_prod_06h2g01nzpkc7mx5etfqvasb6r1ng",
+         *       "aggregate_id": "price_prod_06h2hbkcspz6ykwyfypf2gqzjh3q0",
          *       "data": {
-         *         "id": "price_prod_06h2g01nzpkc7mx5etfqvasb6r1ng",
+         *         "id": "price_prod_06h2hbkcspz6ykwyfypf2gqzjh3q0",
          *         "type": "one_time",
          *         "tiers": null,
          *         "active": true,
          *         "object": "price",
-         *         "created": "2026-11-29T15:50:32.189Z",
+         *         "created": "2026-11-29T19:00:49.485Z",
          *         "deleted": true,
-         *         "product": "prod_prod_06h2g01nhrh8kr0fqcdhbqxrs2aqg",
-         *         "updated": "2026-11-29T15:50:32.209Z",
+         *         "product": "prod_prod_06h2hbkb2g4tqq3pjrrfftfkvsk0p",
+         *         "updated": "2026-11-29T19:00:49.518Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "metadata": {},
@@ -20164,17 +20334,24 @@ export type components = {
          *         "recurring": null,
          *         "tiers_mode": null,
          *         "billing_scheme": "per_unit",
+         *         "currency_options": {
+         *           "usd": {
+         *             "tiers": null,
+         *             "tax_behavior": "unspecified",
+         *             "unit_amount_atom": 100
+         *           }
+         *         },
          *         "unit_amount_atom": 100
          *       },
          *       "previous_data": {
-         *         "id": "price_prod_06h2g01nzpkc7mx5etfqvasb6r1ng",
+         *         "id": "price_prod_06h2hbkcspz6ykwyfypf2gqzjh3q0",
          *         "type": "one_time",
          *         "tiers": null,
          *         "active": true,
          *         "object": "price",
-         *         "created": "2026-11-29T15:50:32.189Z",
-         *         "product": "prod_prod_06h2g01nhrh8kr0fqcdhbqxrs2aqg",
-         *         "updated": "2026-11-29T15:50:32.189Z",
+         *         "created": "2026-11-29T19:00:49.485Z",
+         *         "product": "prod_prod_06h2hbkb2g4tqq3pjrrfftfkvsk0p",
+         *         "updated": "2026-11-29T19:00:49.485Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "metadata": {},
@@ -20182,16 +20359,23 @@ export type components = {
          *         "recurring": null,
          *         "tiers_mode": null,
          *         "billing_scheme": "per_unit",
+         *         "currency_options": {
+         *           "usd": {
+         *             "tiers": null,
+         *             "tax_behavior": "unspecified",
+         *             "unit_amount_atom": 100
+         *           }
+         *         },
          *         "unit_amount_atom": 100
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2g01p1zaphr3cfpk19vaysvh96",
-         *       "request_id": "req_prod_06h2g01p1zaphr3cfpk19vaysvh96",
+         *       "correlation_id": "req_prod_06h2hbkcwz0csvd3xwydjfe69ps2r",
+         *       "request_id": "req_prod_06h2hbkcwz0csvd3xwydjfe69ps2r",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-29T15:50:32.211Z",
+         *       "created": "2026-11-29T19:00:49.533Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2g01a8y4kejnpkqm5nbzee8p34"
+         *       "actor_id": "key_prod_06h2hbh9awvg0s37j8ndwdrr6t3d2"
          *     }
          */
         PriceDeletedEvent: {
@@ -20236,30 +20420,30 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2g01ndkpmfj2dj4hsx4r1k5td8",
+         *       "id": "evt_prod_06h2hbka6bzf7hgmxvxcn2b08d73w",
          *       "type": "product.created",
          *       "aggregate_type": "product",
-         *       "aggregate_id": "prod_prod_06h2g01nd9s0x467cjpba8ef0bmgg",
+         *       "aggregate_id": "prod_prod_06h2hbka4689xdnme0ymn69t6m56a",
          *       "data": {
-         *         "id": "prod_prod_06h2g01nd9s0x467cjpba8ef0bmgg",
+         *         "id": "prod_prod_06h2hbka4689xdnme0ymn69t6m56a",
          *         "name": "Pro",
          *         "active": true,
          *         "object": "product",
-         *         "created": "2026-11-29T15:50:32.042Z",
-         *         "updated": "2026-11-29T15:50:32.042Z",
+         *         "created": "2026-11-29T19:00:48.800Z",
+         *         "updated": "2026-11-29T19:00:48.800Z",
          *         "livemode": false,
          *         "metadata": {},
          *         "description": null
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2g01ncn6y72e1fk490awq0bym2",
-         *       "request_id": "req_prod_06h2g01ncn6y72e1fk490awq0bym2",
+         *       "correlation_id": "req_prod_06h2hbka285ht6c31e71ma6fxgv3e",
+         *       "request_id": "req_prod_06h2hbka285ht6c31e71ma6fxgv3e",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-29T15:50:32.044Z",
+         *       "created": "2026-11-29T19:00:48.818Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2g01a8y4kejnpkqm5nbzee8p34"
+         *       "actor_id": "key_prod_06h2hbh9awvg0s37j8ndwdrr6t3d2"
          *     }
          */
         ProductCreatedEvent: {
@@ -20304,40 +20488,40 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2g01nftgsab997y1pyczrmcmd0",
+         *       "id": "evt_prod_06h2hbkat68z0ktqwqvjrmcbvgmvy",
          *       "type": "product.updated",
          *       "aggregate_type": "product",
-         *       "aggregate_id": "prod_prod_06h2g01nd9s0x467cjpba8ef0bmgg",
+         *       "aggregate_id": "prod_prod_06h2hbka4689xdnme0ymn69t6m56a",
          *       "data": {
-         *         "id": "prod_prod_06h2g01nd9s0x467cjpba8ef0bmgg",
+         *         "id": "prod_prod_06h2hbka4689xdnme0ymn69t6m56a",
          *         "name": "Pro",
          *         "active": true,
          *         "object": "product",
-         *         "created": "2026-11-29T15:50:32.042Z",
-         *         "updated": "2026-11-29T15:50:32.059Z",
+         *         "created": "2026-11-29T19:00:48.800Z",
+         *         "updated": "2026-11-29T19:00:48.965Z",
          *         "livemode": false,
          *         "metadata": {},
          *         "description": "The pro plan"
          *       },
          *       "previous_data": {
-         *         "id": "prod_prod_06h2g01nd9s0x467cjpba8ef0bmgg",
+         *         "id": "prod_prod_06h2hbka4689xdnme0ymn69t6m56a",
          *         "name": "Pro",
          *         "active": true,
          *         "object": "product",
-         *         "created": "2026-11-29T15:50:32.042Z",
-         *         "updated": "2026-11-29T15:50:32.042Z",
+         *         "created": "2026-11-29T19:00:48.800Z",
+         *         "updated": "2026-11-29T19:00:48.800Z",
          *         "livemode": false,
          *         "metadata": {},
          *         "description": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2g01nez7fhc6bwkct1ag2jg01w",
-         *       "request_id": "req_prod_06h2g01nez7fhc6bwkct1ag2jg01w",
+         *       "correlation_id": "req_prod_06h2hbkannyhhktnw0cvs2679jhs4",
+         *       "request_id": "req_prod_06h2hbkannyhhktnw0cvs2679jhs4",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-29T15:50:32.062Z",
+         *       "created": "2026-11-29T19:00:48.977Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2g01a8y4kejnpkqm5nbzee8p34"
+         *       "actor_id": "key_prod_06h2hbh9awvg0s37j8ndwdrr6t3d2"
          *     }
          */
         ProductUpdatedEvent: {
@@ -20382,41 +20566,41 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2g01p4qn11na3rgqnbh3ndrtz2",
+         *       "id": "evt_prod_06h2hbkd92ejpnwndfp5rbxn61hx2",
          *       "type": "product.deleted",
          *       "aggregate_type": "product",
-         *       "aggregate_id": "prod_prod_06h2g01nhrh8kr0fqcdhbqxrs2aqg",
+         *       "aggregate_id": "prod_prod_06h2hbkb2g4tqq3pjrrfftfkvsk0p",
          *       "data": {
-         *         "id": "prod_prod_06h2g01nhrh8kr0fqcdhbqxrs2aqg",
+         *         "id": "prod_prod_06h2hbkb2g4tqq3pjrrfftfkvsk0p",
          *         "name": "Spare",
          *         "active": true,
          *         "object": "product",
-         *         "created": "2026-11-29T15:50:32.078Z",
+         *         "created": "2026-11-29T19:00:49.044Z",
          *         "deleted": true,
-         *         "updated": "2026-11-29T15:50:32.228Z",
+         *         "updated": "2026-11-29T19:00:49.605Z",
          *         "livemode": false,
          *         "metadata": {},
          *         "description": null
          *       },
          *       "previous_data": {
-         *         "id": "prod_prod_06h2g01nhrh8kr0fqcdhbqxrs2aqg",
+         *         "id": "prod_prod_06h2hbkb2g4tqq3pjrrfftfkvsk0p",
          *         "name": "Spare",
          *         "active": true,
          *         "object": "product",
-         *         "created": "2026-11-29T15:50:32.078Z",
-         *         "updated": "2026-11-29T15:50:32.078Z",
+         *         "created": "2026-11-29T19:00:49.044Z",
+         *         "updated": "2026-11-29T19:00:49.044Z",
          *         "livemode": false,
          *         "metadata": {},
          *         "description": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2g01p3yev1wvxqs6293wmctvq2",
-         *       "request_id": "req_prod_06h2g01p3yev1wvxqs6293wmctvq2",
+         *       "correlation_id": "req_prod_06h2hbkd728r5y78b20kye7wcwg9y",
+         *       "request_id": "req_prod_06h2hbkd728r5y78b20kye7wcwg9y",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-29T15:50:32.229Z",
+         *       "created": "2026-11-29T19:00:49.608Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2g01a8y4kejnpkqm5nbzee8p34"
+         *       "actor_id": "key_prod_06h2hbh9awvg0s37j8ndwdrr6t3d2"
          *     }
          */
         ProductDeletedEvent: {
@@ -20461,18 +20645,18 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2g01sj66we6bd2pqjk5agzh09c",
+         *       "id": "evt_prod_06h2hbmtqvfmbz0cpgttcqd47bkh8",
          *       "type": "refund.created",
          *       "aggregate_type": "refund",
-         *       "aggregate_id": "re_prod_06h2g01shyjx2pfgk32gxw69t818a",
+         *       "aggregate_id": "re_prod_06h2hbmtktst0qf8t3rkcp9f0r6f6",
          *       "data": {
-         *         "id": "re_prod_06h2g01shyjx2pfgk32gxw69t818a",
+         *         "id": "re_prod_06h2hbmtktst0qf8t3rkcp9f0r6f6",
          *         "object": "refund",
          *         "reason": null,
          *         "status": "pending",
-         *         "created": "2026-11-29T15:50:33.103Z",
-         *         "payment": "py_prod_06h2g01rs05zcyx94tfhrdyhdt6sr",
-         *         "updated": "2026-11-29T15:50:33.103Z",
+         *         "created": "2026-11-29T19:01:01.213Z",
+         *         "payment": "py_prod_06h2hbmabr290ztyedns8xs4q031c",
+         *         "updated": "2026-11-29T19:01:01.213Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "metadata": {},
@@ -20481,13 +20665,13 @@ export type components = {
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2g01she5vp75cdmnapsxz5qd88",
-         *       "request_id": "req_prod_06h2g01she5vp75cdmnapsxz5qd88",
+         *       "correlation_id": "req_prod_06h2hbmt0qwm62daax09nv8grcdyc",
+         *       "request_id": "req_prod_06h2hbmt0qwm62daax09nv8grcdyc",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-29T15:50:33.105Z",
+         *       "created": "2026-11-29T19:01:01.247Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2g01a8y4kejnpkqm5nbzee8p34"
+         *       "actor_id": "key_prod_06h2hbh9awvg0s37j8ndwdrr6t3d2"
          *     }
          */
         RefundCreatedEvent: {
@@ -20532,18 +20716,18 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2g01sjdp36y3kcv073ck20s8s2",
+         *       "id": "evt_prod_06h2hbmv4w0x162n477cr19xdch4c",
          *       "type": "refund.updated",
          *       "aggregate_type": "refund",
-         *       "aggregate_id": "re_prod_06h2g01shyjx2pfgk32gxw69t818a",
+         *       "aggregate_id": "re_prod_06h2hbmtktst0qf8t3rkcp9f0r6f6",
          *       "data": {
-         *         "id": "re_prod_06h2g01shyjx2pfgk32gxw69t818a",
+         *         "id": "re_prod_06h2hbmtktst0qf8t3rkcp9f0r6f6",
          *         "object": "refund",
          *         "reason": null,
          *         "status": "succeeded",
-         *         "created": "2026-11-29T15:50:33.103Z",
-         *         "payment": "py_prod_06h2g01rs05zcyx94tfhrdyhdt6sr",
-         *         "updated": "2026-11-29T15:50:33.107Z",
+         *         "created": "2026-11-29T19:01:01.213Z",
+         *         "payment": "py_prod_06h2hbmabr290ztyedns8xs4q031c",
+         *         "updated": "2026-11-29T19:01:01.308Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "metadata": {},
@@ -20551,13 +20735,13 @@ export type components = {
          *         "failure_reason": null
          *       },
          *       "previous_data": {
-         *         "id": "re_prod_06h2g01shyjx2pfgk32gxw69t818a",
+         *         "id": "re_prod_06h2hbmtktst0qf8t3rkcp9f0r6f6",
          *         "object": "refund",
          *         "reason": null,
          *         "status": "pending",
-         *         "created": "2026-11-29T15:50:33.103Z",
-         *         "payment": "py_prod_06h2g01rs05zcyx94tfhrdyhdt6sr",
-         *         "updated": "2026-11-29T15:50:33.103Z",
+         *         "created": "2026-11-29T19:01:01.213Z",
+         *         "payment": "py_prod_06h2hbmabr290ztyedns8xs4q031c",
+         *         "updated": "2026-11-29T19:01:01.213Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "metadata": {},
@@ -20565,13 +20749,13 @@ export type components = {
          *         "failure_reason": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2g01she5vp75cdmnapsxz5qd88",
-         *       "request_id": "req_prod_06h2g01she5vp75cdmnapsxz5qd88",
+         *       "correlation_id": "req_prod_06h2hbmt0qwm62daax09nv8grcdyc",
+         *       "request_id": "req_prod_06h2hbmt0qwm62daax09nv8grcdyc",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-29T15:50:33.107Z",
+         *       "created": "2026-11-29T19:01:01.352Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2g01a8y4kejnpkqm5nbzee8p34"
+         *       "actor_id": "key_prod_06h2hbh9awvg0s37j8ndwdrr6t3d2"
          *     }
          */
         RefundUpdatedEvent: {
@@ -20616,18 +20800,18 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2g01st0a8dytsp6bsw8mkxsr06",
+         *       "id": "evt_prod_06h2hbmxs329bg2xgg4nchvgaw912",
          *       "type": "refund.failed",
          *       "aggregate_type": "refund",
-         *       "aggregate_id": "re_prod_06h2g01ss2b0qe7ryjycg2kvkknby",
+         *       "aggregate_id": "re_prod_06h2hbmxnn6s9fb42r5n2zzftnm18",
          *       "data": {
-         *         "id": "re_prod_06h2g01ss2b0qe7ryjycg2kvkknby",
+         *         "id": "re_prod_06h2hbmxnn6s9fb42r5n2zzftnm18",
          *         "object": "refund",
          *         "reason": null,
          *         "status": "failed",
-         *         "created": "2026-11-29T15:50:33.160Z",
-         *         "payment": "py_prod_06h2g01sdqxpw17wnjn0hmtpmnvqt",
-         *         "updated": "2026-11-29T15:50:33.166Z",
+         *         "created": "2026-11-29T19:01:01.997Z",
+         *         "payment": "py_prod_06h2hbmp8e9faadvvnkz26gtt048g",
+         *         "updated": "2026-11-29T19:01:02.019Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "metadata": {},
@@ -20635,13 +20819,13 @@ export type components = {
          *         "failure_reason": "The refund was refused (sandbox payment method pm_sandbox_refund_fails)."
          *       },
          *       "previous_data": {
-         *         "id": "re_prod_06h2g01ss2b0qe7ryjycg2kvkknby",
+         *         "id": "re_prod_06h2hbmxnn6s9fb42r5n2zzftnm18",
          *         "object": "refund",
          *         "reason": null,
          *         "status": "pending",
-         *         "created": "2026-11-29T15:50:33.160Z",
-         *         "payment": "py_prod_06h2g01sdqxpw17wnjn0hmtpmnvqt",
-         *         "updated": "2026-11-29T15:50:33.160Z",
+         *         "created": "2026-11-29T19:01:01.997Z",
+         *         "payment": "py_prod_06h2hbmp8e9faadvvnkz26gtt048g",
+         *         "updated": "2026-11-29T19:01:01.997Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "metadata": {},
@@ -20649,13 +20833,13 @@ export type components = {
          *         "failure_reason": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2g01sr3c31k9mwtxtjhbtwatgr",
-         *       "request_id": "req_prod_06h2g01sr3c31k9mwtxtjhbtwatgr",
+         *       "correlation_id": "req_prod_06h2hbmxk8xjmzr9eydg9k5v7m9rw",
+         *       "request_id": "req_prod_06h2hbmxk8xjmzr9eydg9k5v7m9rw",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-29T15:50:33.168Z",
+         *       "created": "2026-11-29T19:01:02.024Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2g01a8y4kejnpkqm5nbzee8p34"
+         *       "actor_id": "key_prod_06h2hbh9awvg0s37j8ndwdrr6t3d2"
          *     }
          */
         RefundFailedEvent: {
@@ -20700,18 +20884,18 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2g01aay7dxknwn37sv4jxcbdty",
+         *       "id": "evt_prod_06h2hbh9kfmgn1w6fmsakwdva1z84",
          *       "type": "api_token.created",
          *       "aggregate_type": "api_token",
-         *       "aggregate_id": "key_prod_06h2g01a8y4kejnpkqm5nbzee8p34",
+         *       "aggregate_id": "key_prod_06h2hbh9awvg0s37j8ndwdrr6t3d2",
          *       "data": {
-         *         "id": "key_prod_06h2g01a8y4kejnpkqm5nbzee8p34",
+         *         "id": "key_prod_06h2hbh9awvg0s37j8ndwdrr6t3d2",
          *         "kind": "secret",
          *         "name": "catalogue",
          *         "object": "api_token",
          *         "status": "active",
-         *         "created": "2026-11-29T15:50:29.186Z",
-         *         "display": "st_prod_…8e8t",
+         *         "created": "2026-11-29T19:00:32.119Z",
+         *         "display": "st_prod_…pnfj",
          *         "expires_at": null,
          *         "revoked_at": null,
          *         "allowed_ips": null,
@@ -20726,13 +20910,13 @@ export type components = {
          *         "user_agent": "node",
          *         "client_address": "127.0.0.1"
          *       },
-         *       "correlation_id": "req_prod_06h2g01a1r8a1t6wjxgee6e58evxy",
-         *       "request_id": "req_prod_06h2g01a1r8a1t6wjxgee6e58evxy",
+         *       "correlation_id": "req_prod_06h2hbh827pr1g863wj00xgp8q8qc",
+         *       "request_id": "req_prod_06h2hbh827pr1g863wj00xgp8q8qc",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-29T15:50:29.207Z",
+         *       "created": "2026-11-29T19:00:32.284Z",
          *       "actor_type": "user",
-         *       "actor_id": "user_prod_06h2g01841nw614b0a6gf13ktpv1c"
+         *       "actor_id": "user_prod_06h2hbh26xa08dwxa5m3tqt2gsgt6"
          *     }
          */
         ApiTokenCreatedEvent: {
@@ -20777,20 +20961,20 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2g01cjvm2913dms8hx42pacqd8",
+         *       "id": "evt_prod_06h2hbhrzrfydc4w00zezdpzwvqh8",
          *       "type": "api_token.revoked",
          *       "aggregate_type": "api_token",
-         *       "aggregate_id": "key_prod_06h2g01c1znvmc24ttvprsxwp31tc",
+         *       "aggregate_id": "key_prod_06h2hbhmrt54ta6wpdpjc4vzr7pey",
          *       "data": {
-         *         "id": "key_prod_06h2g01c1znvmc24ttvprsxwp31tc",
+         *         "id": "key_prod_06h2hbhmrt54ta6wpdpjc4vzr7pey",
          *         "kind": "publishable",
          *         "name": "spare",
          *         "object": "api_token",
          *         "status": "revoked",
-         *         "created": "2026-11-29T15:50:29.641Z",
-         *         "display": "pt_prod_…2mnw",
+         *         "created": "2026-11-29T19:00:35.139Z",
+         *         "display": "pt_prod_…w17p",
          *         "expires_at": null,
-         *         "revoked_at": "2026-11-29T15:50:29.781Z",
+         *         "revoked_at": "2026-11-29T19:00:36.206Z",
          *         "allowed_ips": null,
          *         "description": null,
          *         "permissions": null,
@@ -20799,13 +20983,13 @@ export type components = {
          *         "previous_secret_expires_at": null
          *       },
          *       "previous_data": {
-         *         "id": "key_prod_06h2g01c1znvmc24ttvprsxwp31tc",
+         *         "id": "key_prod_06h2hbhmrt54ta6wpdpjc4vzr7pey",
          *         "kind": "publishable",
          *         "name": "spare",
          *         "object": "api_token",
          *         "status": "active",
-         *         "created": "2026-11-29T15:50:29.641Z",
-         *         "display": "pt_prod_…2mnw",
+         *         "created": "2026-11-29T19:00:35.139Z",
+         *         "display": "pt_prod_…w17p",
          *         "expires_at": null,
          *         "revoked_at": null,
          *         "allowed_ips": null,
@@ -20819,13 +21003,13 @@ export type components = {
          *         "user_agent": "node",
          *         "client_address": "127.0.0.1"
          *       },
-         *       "correlation_id": "req_prod_06h2g01chyn1gcdddwrr77ebn43fa",
-         *       "request_id": "req_prod_06h2g01chyn1gcdddwrr77ebn43fa",
+         *       "correlation_id": "req_prod_06h2hbhrkv9rjj4bact6s681j3qww",
+         *       "request_id": "req_prod_06h2hbhrkv9rjj4bact6s681j3qww",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-29T15:50:29.782Z",
+         *       "created": "2026-11-29T19:00:36.223Z",
          *       "actor_type": "user",
-         *       "actor_id": "user_prod_06h2g01841nw614b0a6gf13ktpv1c"
+         *       "actor_id": "user_prod_06h2hbh26xa08dwxa5m3tqt2gsgt6"
          *     }
          */
         ApiTokenRevokedEvent: {
@@ -20870,20 +21054,20 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2g01crtt0amma8v6dd4mkab4sr",
+         *       "id": "evt_prod_06h2hbhv2dkfr7drye81zy2ysefhy",
          *       "type": "webhook_endpoint.created",
          *       "aggregate_type": "webhook_endpoint",
-         *       "aggregate_id": "whe_prod_06h2g01cr92hccjkn64d3ng8n74j0",
+         *       "aggregate_id": "whe_prod_06h2hbhtwvv1q7n859pdzd7b4qbh8",
          *       "data": {
-         *         "id": "whe_prod_06h2g01cr92hccjkn64d3ng8n74j0",
+         *         "id": "whe_prod_06h2hbhtwvv1q7n859pdzd7b4qbh8",
          *         "url": "https://example.com/audit",
          *         "events": [
          *           "customer.created"
          *         ],
          *         "object": "webhook_endpoint",
-         *         "created": "2026-11-29T15:50:29.825Z",
+         *         "created": "2026-11-29T19:00:36.655Z",
          *         "enabled": true,
-         *         "updated": "2026-11-29T15:50:29.825Z",
+         *         "updated": "2026-11-29T19:00:36.655Z",
          *         "livemode": false,
          *         "description": null,
          *         "disabled_at": null,
@@ -20897,13 +21081,13 @@ export type components = {
          *         "user_agent": "node",
          *         "client_address": "127.0.0.1"
          *       },
-         *       "correlation_id": "req_prod_06h2g01cpz5xrtrz62dwzdf3hafnc",
-         *       "request_id": "req_prod_06h2g01cpz5xrtrz62dwzdf3hafnc",
+         *       "correlation_id": "req_prod_06h2hbht4zyhh5cpvpm7j7pkz35h0",
+         *       "request_id": "req_prod_06h2hbht4zyhh5cpvpm7j7pkz35h0",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-29T15:50:29.830Z",
+         *       "created": "2026-11-29T19:00:36.755Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2g01a8y4kejnpkqm5nbzee8p34"
+         *       "actor_id": "key_prod_06h2hbh9awvg0s37j8ndwdrr6t3d2"
          *     }
          */
         WebhookEndpointCreatedEvent: {
@@ -20948,20 +21132,20 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2g01cxfhawnfnswzqkdwfte1vp",
+         *       "id": "evt_prod_06h2hbhwm614cmrpkbdqtdjsrdmzj",
          *       "type": "webhook_endpoint.updated",
          *       "aggregate_type": "webhook_endpoint",
-         *       "aggregate_id": "whe_prod_06h2g01cr92hccjkn64d3ng8n74j0",
+         *       "aggregate_id": "whe_prod_06h2hbhtwvv1q7n859pdzd7b4qbh8",
          *       "data": {
-         *         "id": "whe_prod_06h2g01cr92hccjkn64d3ng8n74j0",
+         *         "id": "whe_prod_06h2hbhtwvv1q7n859pdzd7b4qbh8",
          *         "url": "https://example.com/audit",
          *         "events": [
          *           "customer.created"
          *         ],
          *         "object": "webhook_endpoint",
-         *         "created": "2026-11-29T15:50:29.825Z",
+         *         "created": "2026-11-29T19:00:36.655Z",
          *         "enabled": true,
-         *         "updated": "2026-11-29T15:50:29.865Z",
+         *         "updated": "2026-11-29T19:00:37.146Z",
          *         "livemode": false,
          *         "description": "Audit",
          *         "disabled_at": null,
@@ -20971,15 +21155,15 @@ export type components = {
          *         "previous_secret_expires_at": null
          *       },
          *       "previous_data": {
-         *         "id": "whe_prod_06h2g01cr92hccjkn64d3ng8n74j0",
+         *         "id": "whe_prod_06h2hbhtwvv1q7n859pdzd7b4qbh8",
          *         "url": "https://example.com/audit",
          *         "events": [
          *           "customer.created"
          *         ],
          *         "object": "webhook_endpoint",
-         *         "created": "2026-11-29T15:50:29.825Z",
+         *         "created": "2026-11-29T19:00:36.655Z",
          *         "enabled": true,
-         *         "updated": "2026-11-29T15:50:29.825Z",
+         *         "updated": "2026-11-29T19:00:36.655Z",
          *         "livemode": false,
          *         "description": null,
          *         "disabled_at": null,
@@ -20992,13 +21176,13 @@ export type components = {
          *         "user_agent": "node",
          *         "client_address": "127.0.0.1"
          *       },
-         *       "correlation_id": "req_prod_06h2g01cwjqhwdjv4racar60sank2",
-         *       "request_id": "req_prod_06h2g01cwjqhwdjv4racar60sank2",
+         *       "correlation_id": "req_prod_06h2hbhwhmzvcnrsh2bvajbr7mmq0",
+         *       "request_id": "req_prod_06h2hbhwhmzvcnrsh2bvajbr7mmq0",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-29T15:50:29.867Z",
+         *       "created": "2026-11-29T19:00:37.153Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2g01a8y4kejnpkqm5nbzee8p34"
+         *       "actor_id": "key_prod_06h2hbh9awvg0s37j8ndwdrr6t3d2"
          *     }
          */
         WebhookEndpointUpdatedEvent: {
@@ -21043,58 +21227,58 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2g01dgt9fmnpw7jdafgfgqswsw",
+         *       "id": "evt_prod_06h2hbhyzyx4zh6pph4977aytgycj",
          *       "type": "webhook_endpoint.deleted",
          *       "aggregate_type": "webhook_endpoint",
-         *       "aggregate_id": "whe_prod_06h2g01cr92hccjkn64d3ng8n74j0",
+         *       "aggregate_id": "whe_prod_06h2hbhtwvv1q7n859pdzd7b4qbh8",
          *       "data": {
-         *         "id": "whe_prod_06h2g01cr92hccjkn64d3ng8n74j0",
+         *         "id": "whe_prod_06h2hbhtwvv1q7n859pdzd7b4qbh8",
          *         "url": "https://example.com/audit",
          *         "events": [
          *           "customer.created"
          *         ],
          *         "object": "webhook_endpoint",
-         *         "created": "2026-11-29T15:50:29.825Z",
+         *         "created": "2026-11-29T19:00:36.655Z",
          *         "deleted": true,
          *         "enabled": false,
-         *         "updated": "2026-11-29T15:50:30.019Z",
+         *         "updated": "2026-11-29T19:00:37.746Z",
          *         "livemode": false,
          *         "description": "Audit",
          *         "disabled_at": null,
          *         "failing_since": null,
          *         "disabled_reason": null,
          *         "max_deliveries_per_second": null,
-         *         "previous_secret_expires_at": "2026-11-30T15:50:29.972Z"
+         *         "previous_secret_expires_at": "2026-11-30T19:00:37.587Z"
          *       },
          *       "previous_data": {
-         *         "id": "whe_prod_06h2g01cr92hccjkn64d3ng8n74j0",
+         *         "id": "whe_prod_06h2hbhtwvv1q7n859pdzd7b4qbh8",
          *         "url": "https://example.com/audit",
          *         "events": [
          *           "customer.created"
          *         ],
          *         "object": "webhook_endpoint",
-         *         "created": "2026-11-29T15:50:29.825Z",
+         *         "created": "2026-11-29T19:00:36.655Z",
          *         "enabled": true,
-         *         "updated": "2026-11-29T15:50:29.972Z",
+         *         "updated": "2026-11-29T19:00:37.587Z",
          *         "livemode": false,
          *         "description": "Audit",
          *         "disabled_at": null,
          *         "failing_since": null,
          *         "disabled_reason": null,
          *         "max_deliveries_per_second": null,
-         *         "previous_secret_expires_at": "2026-11-30T15:50:29.972Z"
+         *         "previous_secret_expires_at": "2026-11-30T19:00:37.587Z"
          *       },
          *       "metadata": {
          *         "user_agent": "node",
          *         "client_address": "127.0.0.1"
          *       },
-         *       "correlation_id": "req_prod_06h2g01dfnewas47mcees0fcqx29t",
-         *       "request_id": "req_prod_06h2g01dfnewas47mcees0fcqx29t",
+         *       "correlation_id": "req_prod_06h2hbhyp70b49gnf1ejshf52nzgc",
+         *       "request_id": "req_prod_06h2hbhyp70b49gnf1ejshf52nzgc",
          *       "version": 1,
          *       "sequence": 6,
-         *       "created": "2026-11-29T15:50:30.022Z",
+         *       "created": "2026-11-29T19:00:37.759Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2g01a8y4kejnpkqm5nbzee8p34"
+         *       "actor_id": "key_prod_06h2hbh9awvg0s37j8ndwdrr6t3d2"
          *     }
          */
         WebhookEndpointDeletedEvent: {
@@ -21139,20 +21323,20 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2g01d3fhec9wq8j43xk4bxr80t",
+         *       "id": "evt_prod_06h2hbhxsp7nch9w4tw0chw573cny",
          *       "type": "webhook_endpoint.disabled",
          *       "aggregate_type": "webhook_endpoint",
-         *       "aggregate_id": "whe_prod_06h2g01cr92hccjkn64d3ng8n74j0",
+         *       "aggregate_id": "whe_prod_06h2hbhtwvv1q7n859pdzd7b4qbh8",
          *       "data": {
-         *         "id": "whe_prod_06h2g01cr92hccjkn64d3ng8n74j0",
+         *         "id": "whe_prod_06h2hbhtwvv1q7n859pdzd7b4qbh8",
          *         "url": "https://example.com/audit",
          *         "events": [
          *           "customer.created"
          *         ],
          *         "object": "webhook_endpoint",
-         *         "created": "2026-11-29T15:50:29.825Z",
+         *         "created": "2026-11-29T19:00:36.655Z",
          *         "enabled": false,
-         *         "updated": "2026-11-29T15:50:29.911Z",
+         *         "updated": "2026-11-29T19:00:37.445Z",
          *         "livemode": false,
          *         "description": "Audit",
          *         "disabled_at": null,
@@ -21162,15 +21346,15 @@ export type components = {
          *         "previous_secret_expires_at": null
          *       },
          *       "previous_data": {
-         *         "id": "whe_prod_06h2g01cr92hccjkn64d3ng8n74j0",
+         *         "id": "whe_prod_06h2hbhtwvv1q7n859pdzd7b4qbh8",
          *         "url": "https://example.com/audit",
          *         "events": [
          *           "customer.created"
          *         ],
          *         "object": "webhook_endpoint",
-         *         "created": "2026-11-29T15:50:29.825Z",
+         *         "created": "2026-11-29T19:00:36.655Z",
          *         "enabled": true,
-         *         "updated": "2026-11-29T15:50:29.865Z",
+         *         "updated": "2026-11-29T19:00:37.146Z",
          *         "livemode": false,
          *         "description": "Audit",
          *         "disabled_at": null,
@@ -21183,13 +21367,13 @@ export type components = {
          *         "user_agent": "node",
          *         "client_address": "127.0.0.1"
          *       },
-         *       "correlation_id": "req_prod_06h2g01d2d9a5079p7a0ad07khk2t",
-         *       "request_id": "req_prod_06h2g01d2d9a5079p7a0ad07khk2t",
+         *       "correlation_id": "req_prod_06h2hbhxgwn470wat5f455kekn54j",
+         *       "request_id": "req_prod_06h2hbhxgwn470wat5f455kekn54j",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-29T15:50:29.915Z",
+         *       "created": "2026-11-29T19:00:37.453Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2g01a8y4kejnpkqm5nbzee8p34"
+         *       "actor_id": "key_prod_06h2hbh9awvg0s37j8ndwdrr6t3d2"
          *     }
          */
         WebhookEndpointDisabledEvent: {
@@ -21234,20 +21418,20 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2g01d7taj59dz0s60tjp0j5fkr",
+         *       "id": "evt_prod_06h2hbhy1da6jk9kx7fa1cxnthkyt",
          *       "type": "webhook_endpoint.enabled",
          *       "aggregate_type": "webhook_endpoint",
-         *       "aggregate_id": "whe_prod_06h2g01cr92hccjkn64d3ng8n74j0",
+         *       "aggregate_id": "whe_prod_06h2hbhtwvv1q7n859pdzd7b4qbh8",
          *       "data": {
-         *         "id": "whe_prod_06h2g01cr92hccjkn64d3ng8n74j0",
+         *         "id": "whe_prod_06h2hbhtwvv1q7n859pdzd7b4qbh8",
          *         "url": "https://example.com/audit",
          *         "events": [
          *           "customer.created"
          *         ],
          *         "object": "webhook_endpoint",
-         *         "created": "2026-11-29T15:50:29.825Z",
+         *         "created": "2026-11-29T19:00:36.655Z",
          *         "enabled": true,
-         *         "updated": "2026-11-29T15:50:29.947Z",
+         *         "updated": "2026-11-29T19:00:37.511Z",
          *         "livemode": false,
          *         "description": "Audit",
          *         "disabled_at": null,
@@ -21257,15 +21441,15 @@ export type components = {
          *         "previous_secret_expires_at": null
          *       },
          *       "previous_data": {
-         *         "id": "whe_prod_06h2g01cr92hccjkn64d3ng8n74j0",
+         *         "id": "whe_prod_06h2hbhtwvv1q7n859pdzd7b4qbh8",
          *         "url": "https://example.com/audit",
          *         "events": [
          *           "customer.created"
          *         ],
          *         "object": "webhook_endpoint",
-         *         "created": "2026-11-29T15:50:29.825Z",
+         *         "created": "2026-11-29T19:00:36.655Z",
          *         "enabled": false,
-         *         "updated": "2026-11-29T15:50:29.911Z",
+         *         "updated": "2026-11-29T19:00:37.445Z",
          *         "livemode": false,
          *         "description": "Audit",
          *         "disabled_at": null,
@@ -21278,13 +21462,13 @@ export type components = {
          *         "user_agent": "node",
          *         "client_address": "127.0.0.1"
          *       },
-         *       "correlation_id": "req_prod_06h2g01d6sm3wdvfckxk93cs9gvx6",
-         *       "request_id": "req_prod_06h2g01d6sm3wdvfckxk93cs9gvx6",
+         *       "correlation_id": "req_prod_06h2hbhy02ca0c5wgcacqhfwyhvww",
+         *       "request_id": "req_prod_06h2hbhy02ca0c5wgcacqhfwyhvww",
          *       "version": 1,
          *       "sequence": 4,
-         *       "created": "2026-11-29T15:50:29.950Z",
+         *       "created": "2026-11-29T19:00:37.515Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2g01a8y4kejnpkqm5nbzee8p34"
+         *       "actor_id": "key_prod_06h2hbh9awvg0s37j8ndwdrr6t3d2"
          *     }
          */
         WebhookEndpointEnabledEvent: {
@@ -21329,38 +21513,38 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2g01dbnr1hgtq04kah1e8n6frc",
+         *       "id": "evt_prod_06h2hbhybfy5gfzsacr2v19kskyzj",
          *       "type": "webhook_endpoint.secret_rotated",
          *       "aggregate_type": "webhook_endpoint",
-         *       "aggregate_id": "whe_prod_06h2g01cr92hccjkn64d3ng8n74j0",
+         *       "aggregate_id": "whe_prod_06h2hbhtwvv1q7n859pdzd7b4qbh8",
          *       "data": {
-         *         "id": "whe_prod_06h2g01cr92hccjkn64d3ng8n74j0",
+         *         "id": "whe_prod_06h2hbhtwvv1q7n859pdzd7b4qbh8",
          *         "url": "https://example.com/audit",
          *         "events": [
          *           "customer.created"
          *         ],
          *         "object": "webhook_endpoint",
-         *         "created": "2026-11-29T15:50:29.825Z",
+         *         "created": "2026-11-29T19:00:36.655Z",
          *         "enabled": true,
-         *         "updated": "2026-11-29T15:50:29.972Z",
+         *         "updated": "2026-11-29T19:00:37.587Z",
          *         "livemode": false,
          *         "description": "Audit",
          *         "disabled_at": null,
          *         "failing_since": null,
          *         "disabled_reason": null,
          *         "max_deliveries_per_second": null,
-         *         "previous_secret_expires_at": "2026-11-30T15:50:29.972Z"
+         *         "previous_secret_expires_at": "2026-11-30T19:00:37.587Z"
          *       },
          *       "previous_data": {
-         *         "id": "whe_prod_06h2g01cr92hccjkn64d3ng8n74j0",
+         *         "id": "whe_prod_06h2hbhtwvv1q7n859pdzd7b4qbh8",
          *         "url": "https://example.com/audit",
          *         "events": [
          *           "customer.created"
          *         ],
          *         "object": "webhook_endpoint",
-         *         "created": "2026-11-29T15:50:29.825Z",
+         *         "created": "2026-11-29T19:00:36.655Z",
          *         "enabled": true,
-         *         "updated": "2026-11-29T15:50:29.947Z",
+         *         "updated": "2026-11-29T19:00:37.511Z",
          *         "livemode": false,
          *         "description": "Audit",
          *         "disabled_at": null,
@@ -21373,13 +21557,13 @@ export type components = {
          *         "user_agent": "node",
          *         "client_address": "127.0.0.1"
          *       },
-         *       "correlation_id": "req_prod_06h2g01dab23n6e5fwj7y67hfm2qt",
-         *       "request_id": "req_prod_06h2g01dab23n6e5fwj7y67hfm2qt",
+         *       "correlation_id": "req_prod_06h2hbhy901esayq6n1n9bzgb3vam",
+         *       "request_id": "req_prod_06h2hbhy901esayq6n1n9bzgb3vam",
          *       "version": 1,
          *       "sequence": 5,
-         *       "created": "2026-11-29T15:50:29.981Z",
+         *       "created": "2026-11-29T19:00:37.595Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2g01a8y4kejnpkqm5nbzee8p34"
+         *       "actor_id": "key_prod_06h2hbh9awvg0s37j8ndwdrr6t3d2"
          *     }
          */
         WebhookEndpointSecretRotatedEvent: {
@@ -21424,15 +21608,15 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2g019t94kfs341jfd31yrj4qwg",
+         *       "id": "evt_prod_06h2hbh75z6cw637xdpfwdyde3c0c",
          *       "type": "user.signed_in",
          *       "aggregate_type": "user",
-         *       "aggregate_id": "user_prod_06h2g01841nw614b0a6gf13ktpv1c",
+         *       "aggregate_id": "user_prod_06h2hbh26xa08dwxa5m3tqt2gsgt6",
          *       "data": {
-         *         "id": "user_prod_06h2g01841nw614b0a6gf13ktpv1c",
+         *         "id": "user_prod_06h2hbh26xa08dwxa5m3tqt2gsgt6",
          *         "name": "Test User",
          *         "role": "owner",
-         *         "email": "user-a53404d109@example.com",
+         *         "email": "user-d9488bd4e3@example.com",
          *         "object": "user"
          *       },
          *       "previous_data": null,
@@ -21444,9 +21628,9 @@ export type components = {
          *       "request_id": null,
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-29T15:50:29.074Z",
+         *       "created": "2026-11-29T19:00:31.664Z",
          *       "actor_type": "user",
-         *       "actor_id": "user_prod_06h2g01841nw614b0a6gf13ktpv1c"
+         *       "actor_id": "user_prod_06h2hbh26xa08dwxa5m3tqt2gsgt6"
          *     }
          */
         UserSignedInEvent: {
@@ -21491,15 +21675,15 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2g01g238vc41fx6e4tf57r4cw0",
+         *       "id": "evt_prod_06h2hbjd6363wa27b92p975vx95yg",
          *       "type": "user.sign_in_failed",
          *       "aggregate_type": "user",
-         *       "aggregate_id": "user_prod_06h2g01841nw614b0a6gf13ktpv1c",
+         *       "aggregate_id": "user_prod_06h2hbh26xa08dwxa5m3tqt2gsgt6",
          *       "data": {
-         *         "id": "user_prod_06h2g01841nw614b0a6gf13ktpv1c",
+         *         "id": "user_prod_06h2hbh26xa08dwxa5m3tqt2gsgt6",
          *         "name": "Test User",
          *         "role": "owner",
-         *         "email": "user-a53404d109@example.com",
+         *         "email": "user-d9488bd4e3@example.com",
          *         "object": "user"
          *       },
          *       "previous_data": null,
@@ -21511,9 +21695,9 @@ export type components = {
          *       "request_id": null,
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-29T15:50:30.672Z",
+         *       "created": "2026-11-29T19:00:41.393Z",
          *       "actor_type": "user",
-         *       "actor_id": "user_prod_06h2g01841nw614b0a6gf13ktpv1c"
+         *       "actor_id": "user_prod_06h2hbh26xa08dwxa5m3tqt2gsgt6"
          *     }
          */
         UserSignInFailedEvent: {
@@ -21558,15 +21742,15 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2g01j4v787dfjtg4tmc8qwek9a",
+         *       "id": "evt_prod_06h2hbjweg48360xb0st0beyw57wt",
          *       "type": "user.signed_out",
          *       "aggregate_type": "user",
-         *       "aggregate_id": "user_prod_06h2g01841nw614b0a6gf13ktpv1c",
+         *       "aggregate_id": "user_prod_06h2hbh26xa08dwxa5m3tqt2gsgt6",
          *       "data": {
-         *         "id": "user_prod_06h2g01841nw614b0a6gf13ktpv1c",
+         *         "id": "user_prod_06h2hbh26xa08dwxa5m3tqt2gsgt6",
          *         "name": "Test User",
          *         "role": "owner",
-         *         "email": "user-a53404d109@example.com",
+         *         "email": "user-d9488bd4e3@example.com",
          *         "object": "user"
          *       },
          *       "previous_data": null,
@@ -21578,9 +21762,9 @@ export type components = {
          *       "request_id": null,
          *       "version": 1,
          *       "sequence": 4,
-         *       "created": "2026-11-29T15:50:31.206Z",
+         *       "created": "2026-11-29T19:00:45.300Z",
          *       "actor_type": "user",
-         *       "actor_id": "user_prod_06h2g01841nw614b0a6gf13ktpv1c"
+         *       "actor_id": "user_prod_06h2hbh26xa08dwxa5m3tqt2gsgt6"
          *     }
          */
         UserSignedOutEvent: {
@@ -21625,15 +21809,15 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2g01h0tyajggbkyycazhpjrcfj",
+         *       "id": "evt_prod_06h2hbjp0z3ygn4v6mjf3yde56zja",
          *       "type": "user.password_changed",
          *       "aggregate_type": "user",
-         *       "aggregate_id": "user_prod_06h2g01841nw614b0a6gf13ktpv1c",
+         *       "aggregate_id": "user_prod_06h2hbh26xa08dwxa5m3tqt2gsgt6",
          *       "data": {
-         *         "id": "user_prod_06h2g01841nw614b0a6gf13ktpv1c",
+         *         "id": "user_prod_06h2hbh26xa08dwxa5m3tqt2gsgt6",
          *         "name": "Test User",
          *         "role": "owner",
-         *         "email": "user-a53404d109@example.com",
+         *         "email": "user-d9488bd4e3@example.com",
          *         "object": "user"
          *       },
          *       "previous_data": null,
@@ -21645,9 +21829,9 @@ export type components = {
          *       "request_id": null,
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-29T15:50:30.919Z",
+         *       "created": "2026-11-29T19:00:43.655Z",
          *       "actor_type": "user",
-         *       "actor_id": "user_prod_06h2g01841nw614b0a6gf13ktpv1c"
+         *       "actor_id": "user_prod_06h2hbh26xa08dwxa5m3tqt2gsgt6"
          *     }
          */
         UserPasswordChangedEvent: {
@@ -21692,12 +21876,12 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2g01n4jsht1nktx6gk60dp3n6y",
+         *       "id": "evt_prod_06h2hbk8m3gdxphka5rr20mnvd5ca",
          *       "type": "account.settings_updated",
          *       "aggregate_type": "account_settings",
-         *       "aggregate_id": "acc_prod_06h2g0183cjnz7vyvp7z72283awrp",
+         *       "aggregate_id": "acc_prod_06h2hbh23e1k302fydcg4dd6xmbry",
          *       "data": {
-         *         "id": "acc_prod_06h2g0183cjnz7vyvp7z72283awrp",
+         *         "id": "acc_prod_06h2hbh23e1k302fydcg4dd6xmbry",
          *         "object": "account_settings",
          *         "tax_id": null,
          *         "address": {
@@ -21724,7 +21908,7 @@ export type components = {
          *         "entitlement_past_due_grace_days": 7
          *       },
          *       "previous_data": {
-         *         "id": "acc_prod_06h2g0183cjnz7vyvp7z72283awrp",
+         *         "id": "acc_prod_06h2hbh23e1k302fydcg4dd6xmbry",
          *         "object": "account_settings",
          *         "tax_id": null,
          *         "address": null,
@@ -21745,13 +21929,13 @@ export type components = {
          *         "entitlement_past_due_grace_days": 7
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2g01n3mea8phr6jfw1xp08r5h4",
-         *       "request_id": "req_prod_06h2g01n3mea8phr6jfw1xp08r5h4",
+         *       "correlation_id": "req_prod_06h2hbk8hepc0fg11ag7n6q44c3de",
+         *       "request_id": "req_prod_06h2hbk8hepc0fg11ag7n6q44c3de",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-29T15:50:31.972Z",
+         *       "created": "2026-11-29T19:00:48.417Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2g01a8y4kejnpkqm5nbzee8p34"
+         *       "actor_id": "key_prod_06h2hbh9awvg0s37j8ndwdrr6t3d2"
          *     }
          */
         AccountSettingsUpdatedEvent: {
@@ -21796,17 +21980,17 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2g01n8pwkm0xe50phb3gwm7c4j",
+         *       "id": "evt_prod_06h2hbk8w99njkkegzgcqfwmjpp30",
          *       "type": "tax_rate.created",
          *       "aggregate_type": "tax_rate",
-         *       "aggregate_id": "txr_prod_06h2g01n8cer40znrar7xtqgn22dg",
+         *       "aggregate_id": "txr_prod_06h2hbk8vcc71vk1mtwggg4dcknx0",
          *       "data": {
-         *         "id": "txr_prod_06h2g01n8cer40znrar7xtqgn22dg",
+         *         "id": "txr_prod_06h2hbk8vcc71vk1mtwggg4dcknx0",
          *         "active": true,
          *         "object": "tax_rate",
          *         "country": "DE",
-         *         "created": "2026-11-29T15:50:32.003Z",
-         *         "updated": "2026-11-29T15:50:32.003Z",
+         *         "created": "2026-11-29T19:00:48.475Z",
+         *         "updated": "2026-11-29T19:00:48.475Z",
          *         "livemode": false,
          *         "metadata": {},
          *         "inclusive": false,
@@ -21817,13 +22001,13 @@ export type components = {
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2g01n7vdbg0zwx51vnhac3aj5c",
-         *       "request_id": "req_prod_06h2g01n7vdbg0zwx51vnhac3aj5c",
+         *       "correlation_id": "req_prod_06h2hbk8tgccfdcm0m7245y8z9t8j",
+         *       "request_id": "req_prod_06h2hbk8tgccfdcm0m7245y8z9t8j",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-29T15:50:32.005Z",
+         *       "created": "2026-11-29T19:00:48.482Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2g01a8y4kejnpkqm5nbzee8p34"
+         *       "actor_id": "key_prod_06h2hbh9awvg0s37j8ndwdrr6t3d2"
          *     }
          */
         TaxRateCreatedEvent: {
@@ -21868,17 +22052,17 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2g01nb6t3qk97qyrjcd69xcbnw",
+         *       "id": "evt_prod_06h2hbk9ts082mgb11hg9zb1bzhs8",
          *       "type": "tax_rate.updated",
          *       "aggregate_type": "tax_rate",
-         *       "aggregate_id": "txr_prod_06h2g01n8cer40znrar7xtqgn22dg",
+         *       "aggregate_id": "txr_prod_06h2hbk8vcc71vk1mtwggg4dcknx0",
          *       "data": {
-         *         "id": "txr_prod_06h2g01n8cer40znrar7xtqgn22dg",
+         *         "id": "txr_prod_06h2hbk8vcc71vk1mtwggg4dcknx0",
          *         "active": false,
          *         "object": "tax_rate",
          *         "country": "DE",
-         *         "created": "2026-11-29T15:50:32.003Z",
-         *         "updated": "2026-11-29T15:50:32.024Z",
+         *         "created": "2026-11-29T19:00:48.475Z",
+         *         "updated": "2026-11-29T19:00:48.707Z",
          *         "livemode": false,
          *         "metadata": {},
          *         "inclusive": false,
@@ -21888,12 +22072,12 @@ export type components = {
          *         "jurisdiction": null
          *       },
          *       "previous_data": {
-         *         "id": "txr_prod_06h2g01n8cer40znrar7xtqgn22dg",
+         *         "id": "txr_prod_06h2hbk8vcc71vk1mtwggg4dcknx0",
          *         "active": true,
          *         "object": "tax_rate",
          *         "country": "DE",
-         *         "created": "2026-11-29T15:50:32.003Z",
-         *         "updated": "2026-11-29T15:50:32.003Z",
+         *         "created": "2026-11-29T19:00:48.475Z",
+         *         "updated": "2026-11-29T19:00:48.475Z",
          *         "livemode": false,
          *         "metadata": {},
          *         "inclusive": false,
@@ -21903,13 +22087,13 @@ export type components = {
          *         "jurisdiction": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2g01naqzpa8exeyb42tmd27anp",
-         *       "request_id": "req_prod_06h2g01naqzpa8exeyb42tmd27anp",
+         *       "correlation_id": "req_prod_06h2hbk9kh4p85d8psp7t0m4292kp",
+         *       "request_id": "req_prod_06h2hbk9kh4p85d8psp7t0m4292kp",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-29T15:50:32.025Z",
+         *       "created": "2026-11-29T19:00:48.726Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2g01a8y4kejnpkqm5nbzee8p34"
+         *       "actor_id": "key_prod_06h2hbh9awvg0s37j8ndwdrr6t3d2"
          *     }
          */
         TaxRateUpdatedEvent: {
@@ -21954,16 +22138,16 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2g01q2ehjcct4zt76ff0p0erep",
+         *       "id": "evt_prod_06h2hbktynt7xb47x9j1f03yr9hs4",
          *       "type": "meter.created",
          *       "aggregate_type": "meter",
-         *       "aggregate_id": "mtr_prod_06h2g01q1tqdsw3vwe17k016jpc1e",
+         *       "aggregate_id": "mtr_prod_06h2hbktxzezgw6ca4jt6d78b843t",
          *       "data": {
-         *         "id": "mtr_prod_06h2g01q1tqdsw3vwe17k016jpc1e",
+         *         "id": "mtr_prod_06h2hbktxzezgw6ca4jt6d78b843t",
          *         "object": "meter",
          *         "status": "active",
-         *         "created": "2026-11-29T15:50:32.462Z",
-         *         "updated": "2026-11-29T15:50:32.462Z",
+         *         "created": "2026-11-29T19:00:53.103Z",
+         *         "updated": "2026-11-29T19:00:53.103Z",
          *         "livemode": false,
          *         "value_key": "value",
          *         "event_name": "api_request",
@@ -21972,13 +22156,13 @@ export type components = {
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2g01q1a4bbgvm7xes501fkc478",
-         *       "request_id": "req_prod_06h2g01q1a4bbgvm7xes501fkc478",
+         *       "correlation_id": "req_prod_06h2hbktpfpc6me66gxmq332182d0",
+         *       "request_id": "req_prod_06h2hbktpfpc6me66gxmq332182d0",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-29T15:50:32.467Z",
+         *       "created": "2026-11-29T19:00:53.109Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2g01a8y4kejnpkqm5nbzee8p34"
+         *       "actor_id": "key_prod_06h2hbh9awvg0s37j8ndwdrr6t3d2"
          *     }
          */
         MeterCreatedEvent: {
@@ -22023,16 +22207,16 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2g01q8zkz9pvcatdey47fdsyf2",
+         *       "id": "evt_prod_06h2hbkvbrbzy6zaw3tgcgw37vbdw",
          *       "type": "meter.updated",
          *       "aggregate_type": "meter",
-         *       "aggregate_id": "mtr_prod_06h2g01q1tqdsw3vwe17k016jpc1e",
+         *       "aggregate_id": "mtr_prod_06h2hbktxzezgw6ca4jt6d78b843t",
          *       "data": {
-         *         "id": "mtr_prod_06h2g01q1tqdsw3vwe17k016jpc1e",
+         *         "id": "mtr_prod_06h2hbktxzezgw6ca4jt6d78b843t",
          *         "object": "meter",
          *         "status": "active",
-         *         "created": "2026-11-29T15:50:32.462Z",
-         *         "updated": "2026-11-29T15:50:32.516Z",
+         *         "created": "2026-11-29T19:00:53.103Z",
+         *         "updated": "2026-11-29T19:00:53.211Z",
          *         "livemode": false,
          *         "value_key": "value",
          *         "event_name": "api_request",
@@ -22040,11 +22224,11 @@ export type components = {
          *         "display_name": "Requests"
          *       },
          *       "previous_data": {
-         *         "id": "mtr_prod_06h2g01q1tqdsw3vwe17k016jpc1e",
+         *         "id": "mtr_prod_06h2hbktxzezgw6ca4jt6d78b843t",
          *         "object": "meter",
          *         "status": "active",
-         *         "created": "2026-11-29T15:50:32.462Z",
-         *         "updated": "2026-11-29T15:50:32.462Z",
+         *         "created": "2026-11-29T19:00:53.103Z",
+         *         "updated": "2026-11-29T19:00:53.103Z",
          *         "livemode": false,
          *         "value_key": "value",
          *         "event_name": "api_request",
@@ -22052,13 +22236,13 @@ export type components = {
          *         "display_name": "API requests"
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2g01q80th76mmyvzqc2k8gmwfy",
-         *       "request_id": "req_prod_06h2g01q80th76mmyvzqc2k8gmwfy",
+         *       "correlation_id": "req_prod_06h2hbkv93hmjkh78xwrbgbxy91j4",
+         *       "request_id": "req_prod_06h2hbkv93hmjkh78xwrbgbxy91j4",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-29T15:50:32.519Z",
+         *       "created": "2026-11-29T19:00:53.214Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2g01a8y4kejnpkqm5nbzee8p34"
+         *       "actor_id": "key_prod_06h2hbh9awvg0s37j8ndwdrr6t3d2"
          *     }
          */
         MeterUpdatedEvent: {
@@ -22103,16 +22287,16 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2g01qdxjw55t7kcktv19q4w0w0",
+         *       "id": "evt_prod_06h2hbkwt1mscfmr5ay16rxfk1vm8",
          *       "type": "meter.deactivated",
          *       "aggregate_type": "meter",
-         *       "aggregate_id": "mtr_prod_06h2g01q1tqdsw3vwe17k016jpc1e",
+         *       "aggregate_id": "mtr_prod_06h2hbktxzezgw6ca4jt6d78b843t",
          *       "data": {
-         *         "id": "mtr_prod_06h2g01q1tqdsw3vwe17k016jpc1e",
+         *         "id": "mtr_prod_06h2hbktxzezgw6ca4jt6d78b843t",
          *         "object": "meter",
          *         "status": "inactive",
-         *         "created": "2026-11-29T15:50:32.462Z",
-         *         "updated": "2026-11-29T15:50:32.553Z",
+         *         "created": "2026-11-29T19:00:53.103Z",
+         *         "updated": "2026-11-29T19:00:53.575Z",
          *         "livemode": false,
          *         "value_key": "value",
          *         "event_name": "api_request",
@@ -22120,11 +22304,11 @@ export type components = {
          *         "display_name": "Requests"
          *       },
          *       "previous_data": {
-         *         "id": "mtr_prod_06h2g01q1tqdsw3vwe17k016jpc1e",
+         *         "id": "mtr_prod_06h2hbktxzezgw6ca4jt6d78b843t",
          *         "object": "meter",
          *         "status": "active",
-         *         "created": "2026-11-29T15:50:32.462Z",
-         *         "updated": "2026-11-29T15:50:32.516Z",
+         *         "created": "2026-11-29T19:00:53.103Z",
+         *         "updated": "2026-11-29T19:00:53.211Z",
          *         "livemode": false,
          *         "value_key": "value",
          *         "event_name": "api_request",
@@ -22132,13 +22316,13 @@ export type components = {
          *         "display_name": "Requests"
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2g01qcpv0psmyd9j61335m1n4w",
-         *       "request_id": "req_prod_06h2g01qcpv0psmyd9j61335m1n4w",
+         *       "correlation_id": "req_prod_06h2hbkvkd5p3pybbc7he0v3qpxeg",
+         *       "request_id": "req_prod_06h2hbkvkd5p3pybbc7he0v3qpxeg",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-29T15:50:32.559Z",
+         *       "created": "2026-11-29T19:00:53.585Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2g01a8y4kejnpkqm5nbzee8p34"
+         *       "actor_id": "key_prod_06h2hbh9awvg0s37j8ndwdrr6t3d2"
          *     }
          */
         MeterDeactivatedEvent: {
@@ -22183,16 +22367,16 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2g01qgn3frc3ck58b0eesjwr1m",
+         *       "id": "evt_prod_06h2hbkxamh4a975n11r34fpfgs1m",
          *       "type": "meter.reactivated",
          *       "aggregate_type": "meter",
-         *       "aggregate_id": "mtr_prod_06h2g01q1tqdsw3vwe17k016jpc1e",
+         *       "aggregate_id": "mtr_prod_06h2hbktxzezgw6ca4jt6d78b843t",
          *       "data": {
-         *         "id": "mtr_prod_06h2g01q1tqdsw3vwe17k016jpc1e",
+         *         "id": "mtr_prod_06h2hbktxzezgw6ca4jt6d78b843t",
          *         "object": "meter",
          *         "status": "active",
-         *         "created": "2026-11-29T15:50:32.462Z",
-         *         "updated": "2026-11-29T15:50:32.581Z",
+         *         "created": "2026-11-29T19:00:53.103Z",
+         *         "updated": "2026-11-29T19:00:53.710Z",
          *         "livemode": false,
          *         "value_key": "value",
          *         "event_name": "api_request",
@@ -22200,11 +22384,11 @@ export type components = {
          *         "display_name": "Requests"
          *       },
          *       "previous_data": {
-         *         "id": "mtr_prod_06h2g01q1tqdsw3vwe17k016jpc1e",
+         *         "id": "mtr_prod_06h2hbktxzezgw6ca4jt6d78b843t",
          *         "object": "meter",
          *         "status": "inactive",
-         *         "created": "2026-11-29T15:50:32.462Z",
-         *         "updated": "2026-11-29T15:50:32.553Z",
+         *         "created": "2026-11-29T19:00:53.103Z",
+         *         "updated": "2026-11-29T19:00:53.575Z",
          *         "livemode": false,
          *         "value_key": "value",
          *         "event_name": "api_request",
@@ -22212,13 +22396,13 @@ export type components = {
          *         "display_name": "Requests"
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2g01qg3xjmdzjv2g9m8bzcptja",
-         *       "request_id": "req_prod_06h2g01qg3xjmdzjv2g9m8bzcptja",
+         *       "correlation_id": "req_prod_06h2hbkx5wr2xnqr1vxygcn6d8s66",
+         *       "request_id": "req_prod_06h2hbkx5wr2xnqr1vxygcn6d8s66",
          *       "version": 1,
          *       "sequence": 4,
-         *       "created": "2026-11-29T15:50:32.582Z",
+         *       "created": "2026-11-29T19:00:53.717Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2g01a8y4kejnpkqm5nbzee8p34"
+         *       "actor_id": "key_prod_06h2hbh9awvg0s37j8ndwdrr6t3d2"
          *     }
          */
         MeterReactivatedEvent: {
@@ -22263,29 +22447,29 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2g01pkjtzzngmher9qnj75wya6",
+         *       "id": "evt_prod_06h2hbkj41wwb7zfprm9svfyfkg3g",
          *       "type": "feature.created",
          *       "aggregate_type": "feature",
-         *       "aggregate_id": "feat_prod_06h2g01pkb97gxe6syzrp239dm2z0",
+         *       "aggregate_id": "feat_prod_06h2hbkj2s9r7sxfrdxk67zfkfh38",
          *       "data": {
-         *         "id": "feat_prod_06h2g01pkb97gxe6syzrp239dm2z0",
+         *         "id": "feat_prod_06h2hbkj2s9r7sxfrdxk67zfkfh38",
          *         "name": "Reports",
          *         "object": "feature",
-         *         "created": "2026-11-29T15:50:32.346Z",
-         *         "updated": "2026-11-29T15:50:32.346Z",
+         *         "created": "2026-11-29T19:00:50.838Z",
+         *         "updated": "2026-11-29T19:00:50.838Z",
          *         "livemode": false,
          *         "metadata": {},
          *         "lookup_key": "reports"
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2g01pjjssykyc4wtbdqhfskex4",
-         *       "request_id": "req_prod_06h2g01pjjssykyc4wtbdqhfskex4",
+         *       "correlation_id": "req_prod_06h2hbkj1yyeegv4p8h9z9k82a2n4",
+         *       "request_id": "req_prod_06h2hbkj1yyeegv4p8h9z9k82a2n4",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-29T15:50:32.348Z",
+         *       "created": "2026-11-29T19:00:50.848Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2g01a8y4kejnpkqm5nbzee8p34"
+         *       "actor_id": "key_prod_06h2hbh9awvg0s37j8ndwdrr6t3d2"
          *     }
          */
         FeatureCreatedEvent: {
@@ -22330,36 +22514,36 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2g01pnw368z82pps3ksp0aan30",
+         *       "id": "evt_prod_06h2hbkjx9m3cvkrmagdxzqs95gp2",
          *       "type": "product_feature.attached",
          *       "aggregate_type": "product_feature",
-         *       "aggregate_id": "prodft_prod_06h2g01pnt2er0wqejjbcm6rsnn0g",
+         *       "aggregate_id": "prodft_prod_06h2hbkjw3zw3yy0xvrbshaz1ts36",
          *       "data": {
-         *         "id": "prodft_prod_06h2g01pnt2er0wqejjbcm6rsnn0g",
+         *         "id": "prodft_prod_06h2hbkjw3zw3yy0xvrbshaz1ts36",
          *         "object": "product_feature",
-         *         "created": "2026-11-29T15:50:32.366Z",
+         *         "created": "2026-11-29T19:00:51.040Z",
          *         "feature": {
-         *           "id": "feat_prod_06h2g01pkb97gxe6syzrp239dm2z0",
+         *           "id": "feat_prod_06h2hbkj2s9r7sxfrdxk67zfkfh38",
          *           "name": "Reports",
          *           "object": "feature",
-         *           "created": "2026-11-29T15:50:32.346Z",
-         *           "updated": "2026-11-29T15:50:32.346Z",
+         *           "created": "2026-11-29T19:00:50.838Z",
+         *           "updated": "2026-11-29T19:00:50.838Z",
          *           "livemode": false,
          *           "metadata": {},
          *           "lookup_key": "reports"
          *         },
-         *         "product": "prod_prod_06h2g01nd9s0x467cjpba8ef0bmgg",
+         *         "product": "prod_prod_06h2hbka4689xdnme0ymn69t6m56a",
          *         "livemode": false
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2g01pn5qd0vqqbhfpgq1xykhw0",
-         *       "request_id": "req_prod_06h2g01pn5qd0vqqbhfpgq1xykhw0",
+         *       "correlation_id": "req_prod_06h2hbkjn67yjrg9qdmjf67ey573e",
+         *       "request_id": "req_prod_06h2hbkjn67yjrg9qdmjf67ey573e",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-29T15:50:32.367Z",
+         *       "created": "2026-11-29T19:00:51.050Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2g01a8y4kejnpkqm5nbzee8p34"
+         *       "actor_id": "key_prod_06h2hbh9awvg0s37j8ndwdrr6t3d2"
          *     }
          */
         ProductFeatureAttachedEvent: {
@@ -22404,36 +22588,36 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2g01pw1whbxxpdb3ygbh5qpwjr",
+         *       "id": "evt_prod_06h2hbkr18a5adqafmgjn1gq7zc6r",
          *       "type": "product_feature.detached",
          *       "aggregate_type": "product_feature",
-         *       "aggregate_id": "prodft_prod_06h2g01pswdxq641jekzpsj080zbt",
+         *       "aggregate_id": "prodft_prod_06h2hbkpjy3hkpma6d79drhwpw3jm",
          *       "data": {
-         *         "id": "prodft_prod_06h2g01pswdxq641jekzpsj080zbt",
+         *         "id": "prodft_prod_06h2hbkpjy3hkpma6d79drhwpw3jm",
          *         "object": "product_feature",
-         *         "created": "2026-11-29T15:50:32.399Z",
+         *         "created": "2026-11-29T19:00:51.992Z",
          *         "feature": {
-         *           "id": "feat_prod_06h2g01pr7dg3qmw678e57p7verct",
+         *           "id": "feat_prod_06h2hbkkpzt5s4h6kfj2k1hncn8jw",
          *           "name": "Beta",
          *           "object": "feature",
-         *           "created": "2026-11-29T15:50:32.385Z",
-         *           "updated": "2026-11-29T15:50:32.385Z",
+         *           "created": "2026-11-29T19:00:51.255Z",
+         *           "updated": "2026-11-29T19:00:51.255Z",
          *           "livemode": false,
          *           "metadata": {},
          *           "lookup_key": "beta"
          *         },
-         *         "product": "prod_prod_06h2g01nd9s0x467cjpba8ef0bmgg",
+         *         "product": "prod_prod_06h2hbka4689xdnme0ymn69t6m56a",
          *         "livemode": false
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2g01pvf84ve2xtkxfmja4tbkky",
-         *       "request_id": "req_prod_06h2g01pvf84ve2xtkxfmja4tbkky",
+         *       "correlation_id": "req_prod_06h2hbkq21s843whq04ktxy7zfyha",
+         *       "request_id": "req_prod_06h2hbkq21s843whq04ktxy7zfyha",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-29T15:50:32.416Z",
+         *       "created": "2026-11-29T19:00:52.363Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2g01a8y4kejnpkqm5nbzee8p34"
+         *       "actor_id": "key_prod_06h2hbh9awvg0s37j8ndwdrr6t3d2"
          *     }
          */
         ProductFeatureDetachedEvent: {
@@ -22478,36 +22662,36 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2g01yd0zyg883cfm2er6ym540j",
+         *       "id": "evt_prod_06h2hbp4cnchnjrzwa1jnwzy1qnrj",
          *       "type": "customer.entitlements.updated",
          *       "aggregate_type": "customer_entitlements",
-         *       "aggregate_id": "cus_prod_06h2g01qjcvsshr6p7fab02b4e7ar",
+         *       "aggregate_id": "cus_prod_06h2hbkxr7wcy5mcht2bff1f211g0",
          *       "data": {
          *         "items": [
          *           {
-         *             "feature": "feat_prod_06h2g01pkb97gxe6syzrp239dm2z0",
+         *             "feature": "feat_prod_06h2hbkj2s9r7sxfrdxk67zfkfh38",
          *             "lookup_key": "reports",
-         *             "source_subscription": "sub_prod_06h2g01yazqtq87zxr1dswhvwcdcj"
+         *             "source_subscription": "sub_prod_06h2hbp3nrfvj4ppqzt3wqjd474kg"
          *           }
          *         ],
          *         "object": "customer_entitlements",
-         *         "customer": "cus_prod_06h2g01qjcvsshr6p7fab02b4e7ar",
+         *         "customer": "cus_prod_06h2hbkxr7wcy5mcht2bff1f211g0",
          *         "livemode": false
          *       },
          *       "previous_data": {
          *         "items": [],
          *         "object": "customer_entitlements",
-         *         "customer": "cus_prod_06h2g01qjcvsshr6p7fab02b4e7ar",
+         *         "customer": "cus_prod_06h2hbkxr7wcy5mcht2bff1f211g0",
          *         "livemode": false
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2g01y9sy12mmhpjbwasrkbv9qt",
-         *       "request_id": "req_prod_06h2g01y9sy12mmhpjbwasrkbv9qt",
+         *       "correlation_id": "req_prod_06h2hbp3kd872daamf5ps7gmtjza2",
+         *       "request_id": "req_prod_06h2hbp3kd872daamf5ps7gmtjza2",
          *       "version": 1,
-         *       "sequence": 3,
-         *       "created": "2026-11-29T15:50:34.344Z",
+         *       "sequence": 4,
+         *       "created": "2026-11-29T19:01:11.909Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2g01a8y4kejnpkqm5nbzee8p34"
+         *       "actor_id": "key_prod_06h2hbh9awvg0s37j8ndwdrr6t3d2"
          *     }
          */
         CustomerEntitlementsUpdatedEvent: {
@@ -22552,13 +22736,13 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2g01pycb19gvdwbz0e5qfwd3ye",
+         *       "id": "evt_prod_06h2hbkswrzegdrjd0w304sgex2kc",
          *       "type": "portal_configuration.updated",
          *       "aggregate_type": "portal_configuration",
-         *       "aggregate_id": "acc_prod_06h2g0183cjnz7vyvp7z72283awrp",
+         *       "aggregate_id": "acc_prod_06h2hbh23e1k302fydcg4dd6xmbry",
          *       "data": {
          *         "object": "portal_configuration",
-         *         "updated": "2026-11-29T15:50:32.428Z",
+         *         "updated": "2026-11-29T19:00:52.821Z",
          *         "branding": {
          *           "logo_url": null,
          *           "accent_color": null,
@@ -22663,13 +22847,13 @@ export type components = {
          *         "default_return_url": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2g01pxapbpgct7nncyyd0xz8jm",
-         *       "request_id": "req_prod_06h2g01pxapbpgct7nncyyd0xz8jm",
+         *       "correlation_id": "req_prod_06h2hbkssjg3ntm51cpp95c5bbea4",
+         *       "request_id": "req_prod_06h2hbkssjg3ntm51cpp95c5bbea4",
          *       "version": 1,
          *       "sequence": 4,
-         *       "created": "2026-11-29T15:50:32.435Z",
+         *       "created": "2026-11-29T19:00:52.838Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2g01a8y4kejnpkqm5nbzee8p34"
+         *       "actor_id": "key_prod_06h2hbh9awvg0s37j8ndwdrr6t3d2"
          *     }
          */
         PortalConfigurationUpdatedEvent: {
@@ -22714,13 +22898,13 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2g01wn08bq078hcgt0czt5d6mp",
+         *       "id": "evt_prod_06h2hbnkb0xdqhnec33fm88qq3n2g",
          *       "type": "credit_note.created",
          *       "aggregate_type": "credit_note",
-         *       "aggregate_id": "cn_prod_06h2g01wktpsx07z2rgzdpcy6zp4t",
+         *       "aggregate_id": "cn_prod_06h2hbnjv2qahmemqapwdce13va2c",
          *       "data": {
-         *         "id": "cn_prod_06h2g01wktpsx07z2rgzdpcy6zp4t",
-         *         "pdf": "http://127.0.0.1:40417/api/credit-notes/cn_prod_06h2g01wktpsx07z2rgzdpcy6zp4t/pdf",
+         *         "id": "cn_prod_06h2hbnjv2qahmemqapwdce13va2c",
+         *         "pdf": "http://127.0.0.1:45453/api/credit-notes/cn_prod_06h2hbnjv2qahmemqapwdce13va2c/pdf",
          *         "memo": null,
          *         "type": "pre_payment",
          *         "lines": [
@@ -22738,16 +22922,16 @@ export type components = {
          *         "object": "credit_note",
          *         "reason": "order_change",
          *         "status": "issued",
-         *         "created": "2026-11-29T15:50:33.886Z",
-         *         "invoice": "in_prod_06h2g01wew1djwwkescxkmqpbagrc",
+         *         "created": "2026-11-29T19:01:07.416Z",
+         *         "invoice": "in_prod_06h2hbnh49jwgqq1kxmkx8etwmj0g",
          *         "refunds": [],
-         *         "updated": "2026-11-29T15:50:33.886Z",
+         *         "updated": "2026-11-29T19:01:07.416Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2g01qjcvsshr6p7fab02b4e7ar",
+         *         "customer": "cus_prod_06h2hbkxr7wcy5mcht2bff1f211g0",
          *         "livemode": false,
          *         "tax_atom": 0,
          *         "voided_at": null,
-         *         "pdf_sha256": "0e591fa2889907fccb85a655eddf59683cf6fb7a072a55b9453829aea68c3f34",
+         *         "pdf_sha256": "249f517b3709cca1e1d4073544cdc462d5d49d30d82c1a65533e4bd7a7e2d8a6",
          *         "total_taxes": [],
          *         "discount_atom": 0,
          *         "subtotal_atom": 100,
@@ -22759,13 +22943,13 @@ export type components = {
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2g01wk7jj1r9nvpazxhb5xgwza",
-         *       "request_id": "req_prod_06h2g01wk7jj1r9nvpazxhb5xgwza",
+         *       "correlation_id": "req_prod_06h2hbnjhh97ye5r6qswvqhqaghkp",
+         *       "request_id": "req_prod_06h2hbnjhh97ye5r6qswvqhqaghkp",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-29T15:50:33.896Z",
+         *       "created": "2026-11-29T19:01:07.544Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2g01a8y4kejnpkqm5nbzee8p34"
+         *       "actor_id": "key_prod_06h2hbh9awvg0s37j8ndwdrr6t3d2"
          *     }
          */
         CreditNoteCreatedEvent: {
@@ -22810,13 +22994,13 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2g01wsye9z7dmctgf6x4dcjfxg",
+         *       "id": "evt_prod_06h2hbnnhb738qjw1evn5jyjberd2",
          *       "type": "credit_note.voided",
          *       "aggregate_type": "credit_note",
-         *       "aggregate_id": "cn_prod_06h2g01wktpsx07z2rgzdpcy6zp4t",
+         *       "aggregate_id": "cn_prod_06h2hbnjv2qahmemqapwdce13va2c",
          *       "data": {
-         *         "id": "cn_prod_06h2g01wktpsx07z2rgzdpcy6zp4t",
-         *         "pdf": "http://127.0.0.1:40417/api/credit-notes/cn_prod_06h2g01wktpsx07z2rgzdpcy6zp4t/pdf",
+         *         "id": "cn_prod_06h2hbnjv2qahmemqapwdce13va2c",
+         *         "pdf": "http://127.0.0.1:45453/api/credit-notes/cn_prod_06h2hbnjv2qahmemqapwdce13va2c/pdf",
          *         "memo": null,
          *         "type": "pre_payment",
          *         "lines": [
@@ -22834,16 +23018,16 @@ export type components = {
          *         "object": "credit_note",
          *         "reason": "order_change",
          *         "status": "void",
-         *         "created": "2026-11-29T15:50:33.886Z",
-         *         "invoice": "in_prod_06h2g01wew1djwwkescxkmqpbagrc",
+         *         "created": "2026-11-29T19:01:07.416Z",
+         *         "invoice": "in_prod_06h2hbnh49jwgqq1kxmkx8etwmj0g",
          *         "refunds": [],
-         *         "updated": "2026-11-29T15:50:33.932Z",
+         *         "updated": "2026-11-29T19:01:08.092Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2g01qjcvsshr6p7fab02b4e7ar",
+         *         "customer": "cus_prod_06h2hbkxr7wcy5mcht2bff1f211g0",
          *         "livemode": false,
          *         "tax_atom": 0,
-         *         "voided_at": "2026-11-29T15:50:33.932Z",
-         *         "pdf_sha256": "0e591fa2889907fccb85a655eddf59683cf6fb7a072a55b9453829aea68c3f34",
+         *         "voided_at": "2026-11-29T19:01:08.092Z",
+         *         "pdf_sha256": "249f517b3709cca1e1d4073544cdc462d5d49d30d82c1a65533e4bd7a7e2d8a6",
          *         "total_taxes": [],
          *         "discount_atom": 0,
          *         "subtotal_atom": 100,
@@ -22854,8 +23038,8 @@ export type components = {
          *         "customer_balance_transaction": null
          *       },
          *       "previous_data": {
-         *         "id": "cn_prod_06h2g01wktpsx07z2rgzdpcy6zp4t",
-         *         "pdf": "http://127.0.0.1:40417/api/credit-notes/cn_prod_06h2g01wktpsx07z2rgzdpcy6zp4t/pdf",
+         *         "id": "cn_prod_06h2hbnjv2qahmemqapwdce13va2c",
+         *         "pdf": "http://127.0.0.1:45453/api/credit-notes/cn_prod_06h2hbnjv2qahmemqapwdce13va2c/pdf",
          *         "memo": null,
          *         "type": "pre_payment",
          *         "lines": [
@@ -22873,16 +23057,16 @@ export type components = {
          *         "object": "credit_note",
          *         "reason": "order_change",
          *         "status": "issued",
-         *         "created": "2026-11-29T15:50:33.886Z",
-         *         "invoice": "in_prod_06h2g01wew1djwwkescxkmqpbagrc",
+         *         "created": "2026-11-29T19:01:07.416Z",
+         *         "invoice": "in_prod_06h2hbnh49jwgqq1kxmkx8etwmj0g",
          *         "refunds": [],
-         *         "updated": "2026-11-29T15:50:33.886Z",
+         *         "updated": "2026-11-29T19:01:07.416Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2g01qjcvsshr6p7fab02b4e7ar",
+         *         "customer": "cus_prod_06h2hbkxr7wcy5mcht2bff1f211g0",
          *         "livemode": false,
          *         "tax_atom": 0,
          *         "voided_at": null,
-         *         "pdf_sha256": "0e591fa2889907fccb85a655eddf59683cf6fb7a072a55b9453829aea68c3f34",
+         *         "pdf_sha256": "249f517b3709cca1e1d4073544cdc462d5d49d30d82c1a65533e4bd7a7e2d8a6",
          *         "total_taxes": [],
          *         "discount_atom": 0,
          *         "subtotal_atom": 100,
@@ -22893,13 +23077,13 @@ export type components = {
          *         "customer_balance_transaction": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2g01wrz1h482ey5qcenqymgf9m",
-         *       "request_id": "req_prod_06h2g01wrz1h482ey5qcenqymgf9m",
+         *       "correlation_id": "req_prod_06h2hbnn79e0q1rcjsgepm1wmcvb8",
+         *       "request_id": "req_prod_06h2hbnn79e0q1rcjsgepm1wmcvb8",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-29T15:50:33.935Z",
+         *       "created": "2026-11-29T19:01:08.106Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2g01a8y4kejnpkqm5nbzee8p34"
+         *       "actor_id": "key_prod_06h2hbh9awvg0s37j8ndwdrr6t3d2"
          *     }
          */
         CreditNoteVoidedEvent: {
@@ -22944,34 +23128,34 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2g01wxxyrcnphwh31crr7cf8ep",
+         *       "id": "evt_prod_06h2hbnpze2j9xq0bd09gwpej30kc",
          *       "type": "customer.balance_transaction.created",
          *       "aggregate_type": "customer_balance_transaction",
-         *       "aggregate_id": "cbtxn_prod_06h2g01wxq0x3n9kx5k8dzapwnybt",
+         *       "aggregate_id": "cbtxn_prod_06h2hbnpxa46r79g0rcmhc1qmb6hm",
          *       "data": {
-         *         "id": "cbtxn_prod_06h2g01wxq0x3n9kx5k8dzapwnybt",
+         *         "id": "cbtxn_prod_06h2hbnpxa46r79g0rcmhc1qmb6hm",
          *         "type": "credit_note",
          *         "object": "customer_balance_transaction",
-         *         "created": "2026-11-29T15:50:33.965Z",
-         *         "invoice": "in_prod_06h2g01sw65raj7grrn2ja16fgkk0",
+         *         "created": "2026-11-29T19:01:08.459Z",
+         *         "invoice": "in_prod_06h2hbmyms4apkx594x8by5a6808r",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2g01qjcvsshr6p7fab02b4e7ar",
+         *         "customer": "cus_prod_06h2hbkxr7wcy5mcht2bff1f211g0",
          *         "livemode": false,
          *         "amount_atom": 100,
-         *         "credit_note": "cn_prod_06h2g01wxda6smey2x597v4ye3mr4",
+         *         "credit_note": "cn_prod_06h2hbnptj7aqced7sgrfxkbg1sgc",
          *         "description": null,
          *         "ending_balance_atom": 100,
          *         "subscription_change_request": null
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2g01wwsgjy5pgszmpjjbh2hhvj",
-         *       "request_id": "req_prod_06h2g01wwsgjy5pgszmpjjbh2hhvj",
+         *       "correlation_id": "req_prod_06h2hbnpky314y56z6jaxekymke4m",
+         *       "request_id": "req_prod_06h2hbnpky314y56z6jaxekymke4m",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-29T15:50:33.967Z",
+         *       "created": "2026-11-29T19:01:08.475Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2g01a8y4kejnpkqm5nbzee8p34"
+         *       "actor_id": "key_prod_06h2hbh9awvg0s37j8ndwdrr6t3d2"
          *     }
          */
         CustomerBalanceTransactionCreatedEvent: {
@@ -23016,15 +23200,15 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2g01e842hch08tm421qh9b8sf4",
+         *       "id": "evt_prod_06h2hbj3aawpdrbcjgmg08a7kxczr",
          *       "type": "member.invited",
          *       "aggregate_type": "member",
-         *       "aggregate_id": "inv_prod_06h2g01e7b37zm9btb2bppkgwj7ta",
+         *       "aggregate_id": "inv_prod_06h2hbj342vhp9ed5m3xhqzt0n4d8",
          *       "data": {
-         *         "id": "inv_prod_06h2g01e7b37zm9btb2bppkgwj7ta",
+         *         "id": "inv_prod_06h2hbj342vhp9ed5m3xhqzt0n4d8",
          *         "name": null,
          *         "role": "viewer",
-         *         "email": "withdrawn-mx20mxzk@example.com",
+         *         "email": "withdrawn-mx27fgat@example.com",
          *         "object": "member",
          *         "status": "invited",
          *         "invitation": null
@@ -23035,12 +23219,12 @@ export type components = {
          *         "client_address": null
          *       },
          *       "correlation_id": null,
-         *       "request_id": "req_prod_06h2g01e5bmmxsjx9af4atg1gqvj0",
+         *       "request_id": "req_prod_06h2hbj1yn01jmrbr34w2nz1mzb94",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-29T15:50:30.209Z",
+         *       "created": "2026-11-29T19:00:38.867Z",
          *       "actor_type": "user",
-         *       "actor_id": "user_prod_06h2g01841nw614b0a6gf13ktpv1c"
+         *       "actor_id": "user_prod_06h2hbh26xa08dwxa5m3tqt2gsgt6"
          *     }
          */
         MemberInvitedEvent: {
@@ -23085,24 +23269,24 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2g01ecmg1n6djkjdct1tntn6n0",
+         *       "id": "evt_prod_06h2hbj3tkc9ms9vkwhh3vw8j5rsr",
          *       "type": "member.invitation_revoked",
          *       "aggregate_type": "member",
-         *       "aggregate_id": "inv_prod_06h2g01e7b37zm9btb2bppkgwj7ta",
+         *       "aggregate_id": "inv_prod_06h2hbj342vhp9ed5m3xhqzt0n4d8",
          *       "data": {
-         *         "id": "inv_prod_06h2g01e7b37zm9btb2bppkgwj7ta",
+         *         "id": "inv_prod_06h2hbj342vhp9ed5m3xhqzt0n4d8",
          *         "name": null,
          *         "role": "viewer",
-         *         "email": "withdrawn-mx20mxzk@example.com",
+         *         "email": "withdrawn-mx27fgat@example.com",
          *         "object": "member",
          *         "status": "invitation_revoked",
          *         "invitation": null
          *       },
          *       "previous_data": {
-         *         "id": "inv_prod_06h2g01e7b37zm9btb2bppkgwj7ta",
+         *         "id": "inv_prod_06h2hbj342vhp9ed5m3xhqzt0n4d8",
          *         "name": null,
          *         "role": "viewer",
-         *         "email": "withdrawn-mx20mxzk@example.com",
+         *         "email": "withdrawn-mx27fgat@example.com",
          *         "object": "member",
          *         "status": "invited",
          *         "invitation": null
@@ -23112,12 +23296,12 @@ export type components = {
          *         "client_address": null
          *       },
          *       "correlation_id": null,
-         *       "request_id": "req_prod_06h2g01eatspr3g2z8angxfz9wc5g",
+         *       "request_id": "req_prod_06h2hbj3p1bmm5d56wat5tjdb6c5y",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-29T15:50:30.245Z",
+         *       "created": "2026-11-29T19:00:38.997Z",
          *       "actor_type": "user",
-         *       "actor_id": "user_prod_06h2g01841nw614b0a6gf13ktpv1c"
+         *       "actor_id": "user_prod_06h2hbh26xa08dwxa5m3tqt2gsgt6"
          *     }
          */
         MemberInvitationRevokedEvent: {
@@ -23162,18 +23346,18 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2g01f85a3fcy5hd5m45gnhtv04",
+         *       "id": "evt_prod_06h2hbj8w3pvymrsrtdee7xx906b4",
          *       "type": "member.joined",
          *       "aggregate_type": "member",
-         *       "aggregate_id": "user_prod_06h2g01f6syhyh1cd62djr92sg4gp",
+         *       "aggregate_id": "user_prod_06h2hbj8qx9k3r2mazj0szdxa9er0",
          *       "data": {
-         *         "id": "user_prod_06h2g01f6syhyh1cd62djr92sg4gp",
+         *         "id": "user_prod_06h2hbj8qx9k3r2mazj0szdxa9er0",
          *         "name": "Joined Member",
          *         "role": "developer",
-         *         "email": "joined-mx20mxzk@example.com",
+         *         "email": "joined-mx27fgat@example.com",
          *         "object": "member",
          *         "status": "active",
-         *         "invitation": "inv_prod_06h2g01egdkraxr4sq8n6t82eg9mw"
+         *         "invitation": "inv_prod_06h2hbj4n550w8pv4r3j1hxjnm1d0"
          *       },
          *       "previous_data": null,
          *       "metadata": {
@@ -23181,12 +23365,12 @@ export type components = {
          *         "client_address": null
          *       },
          *       "correlation_id": null,
-         *       "request_id": "req_prod_06h2g01f7799821kynrqsjwm08td2",
+         *       "request_id": "req_prod_06h2hbj8sws756m8a1kpvpy1fhaq2",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-29T15:50:30.465Z",
+         *       "created": "2026-11-29T19:00:40.289Z",
          *       "actor_type": "user",
-         *       "actor_id": "user_prod_06h2g01f6syhyh1cd62djr92sg4gp"
+         *       "actor_id": "user_prod_06h2hbj8qx9k3r2mazj0szdxa9er0"
          *     }
          */
         MemberJoinedEvent: {
@@ -23231,24 +23415,24 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2g01fdp3w10dyge94q3ywj8214",
+         *       "id": "evt_prod_06h2hbj9pe095ew4eyssbf1x32ndj",
          *       "type": "member.role_changed",
          *       "aggregate_type": "member",
-         *       "aggregate_id": "user_prod_06h2g01f6syhyh1cd62djr92sg4gp",
+         *       "aggregate_id": "user_prod_06h2hbj8qx9k3r2mazj0szdxa9er0",
          *       "data": {
-         *         "id": "user_prod_06h2g01f6syhyh1cd62djr92sg4gp",
+         *         "id": "user_prod_06h2hbj8qx9k3r2mazj0szdxa9er0",
          *         "name": "Joined Member",
          *         "role": "viewer",
-         *         "email": "joined-mx20mxzk@example.com",
+         *         "email": "joined-mx27fgat@example.com",
          *         "object": "member",
          *         "status": "active",
          *         "invitation": null
          *       },
          *       "previous_data": {
-         *         "id": "user_prod_06h2g01f6syhyh1cd62djr92sg4gp",
+         *         "id": "user_prod_06h2hbj8qx9k3r2mazj0szdxa9er0",
          *         "name": "Joined Member",
          *         "role": "developer",
-         *         "email": "joined-mx20mxzk@example.com",
+         *         "email": "joined-mx27fgat@example.com",
          *         "object": "member",
          *         "status": "active",
          *         "invitation": null
@@ -23258,12 +23442,12 @@ export type components = {
          *         "client_address": null
          *       },
          *       "correlation_id": null,
-         *       "request_id": "req_prod_06h2g01fc4cdbg9pjrejtvsx8va6t",
+         *       "request_id": "req_prod_06h2hbj9f0ey3mj53an5z4yaq55ae",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-29T15:50:30.509Z",
+         *       "created": "2026-11-29T19:00:40.499Z",
          *       "actor_type": "user",
-         *       "actor_id": "user_prod_06h2g01841nw614b0a6gf13ktpv1c"
+         *       "actor_id": "user_prod_06h2hbh26xa08dwxa5m3tqt2gsgt6"
          *     }
          */
         MemberRoleChangedEvent: {
@@ -23308,24 +23492,24 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2g01fhjq039eerzzbyymfm6ep6",
+         *       "id": "evt_prod_06h2hbja4t3n41aggmc7erzx4jarm",
          *       "type": "member.removed",
          *       "aggregate_type": "member",
-         *       "aggregate_id": "user_prod_06h2g01f6syhyh1cd62djr92sg4gp",
+         *       "aggregate_id": "user_prod_06h2hbj8qx9k3r2mazj0szdxa9er0",
          *       "data": {
-         *         "id": "user_prod_06h2g01f6syhyh1cd62djr92sg4gp",
+         *         "id": "user_prod_06h2hbj8qx9k3r2mazj0szdxa9er0",
          *         "name": "Joined Member",
          *         "role": "viewer",
-         *         "email": "joined-mx20mxzk@example.com",
+         *         "email": "joined-mx27fgat@example.com",
          *         "object": "member",
          *         "status": "removed",
          *         "invitation": null
          *       },
          *       "previous_data": {
-         *         "id": "user_prod_06h2g01f6syhyh1cd62djr92sg4gp",
+         *         "id": "user_prod_06h2hbj8qx9k3r2mazj0szdxa9er0",
          *         "name": "Joined Member",
          *         "role": "viewer",
-         *         "email": "joined-mx20mxzk@example.com",
+         *         "email": "joined-mx27fgat@example.com",
          *         "object": "member",
          *         "status": "active",
          *         "invitation": null
@@ -23335,12 +23519,12 @@ export type components = {
          *         "client_address": null
          *       },
          *       "correlation_id": null,
-         *       "request_id": "req_prod_06h2g01ffvnddeh29e21tsja1pz92",
+         *       "request_id": "req_prod_06h2hbj9xw8bxmw1c4h8bc9ct45aw",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-29T15:50:30.540Z",
+         *       "created": "2026-11-29T19:00:40.614Z",
          *       "actor_type": "user",
-         *       "actor_id": "user_prod_06h2g01841nw614b0a6gf13ktpv1c"
+         *       "actor_id": "user_prod_06h2hbh26xa08dwxa5m3tqt2gsgt6"
          *     }
          */
         MemberRemovedEvent: {
@@ -23385,31 +23569,31 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2g01jckqkv1jjz52mshrgmy8hm",
+         *       "id": "evt_prod_06h2hbjy41nqw3gjwxv39kt47crwy",
          *       "type": "payment_processor.connected",
          *       "aggregate_type": "payment_processor",
-         *       "aggregate_id": "acc_prod_06h2g0183cjnz7vyvp7z72283awrp",
+         *       "aggregate_id": "acc_prod_06h2hbh23e1k302fydcg4dd6xmbry",
          *       "data": {
          *         "object": "payment_processor",
-         *         "created": "2026-11-29T15:50:31.265Z",
-         *         "updated": "2026-11-29T15:50:31.265Z",
+         *         "created": "2026-11-29T19:00:45.705Z",
+         *         "updated": "2026-11-29T19:00:45.705Z",
          *         "livemode": false,
          *         "processor": "stripe",
-         *         "webhook_url": "http://127.0.0.1:40417/api/processors/stripe/acc_prod_06h2g0183cjnz7vyvp7z72283awrp",
+         *         "webhook_url": "http://127.0.0.1:45453/api/processors/stripe/acc_prod_06h2hbh23e1k302fydcg4dd6xmbry",
          *         "publishable_key": "pk_test_catalogue_flow",
          *         "secret_key_last4": "flow",
-         *         "processor_account": "acct_a65f36e870b144d9b50e9007",
-         *         "webhook_endpoint_id": "we_806e735748deb206ad9e95ab"
+         *         "processor_account": "acct_65a8d619a3fa7f61d7474721",
+         *         "webhook_endpoint_id": "we_6e070029e6d64235bab90a11"
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2g01j6kdzs9bympm1sh4f40k8c",
-         *       "request_id": "req_prod_06h2g01j6kdzs9bympm1sh4f40k8c",
+         *       "correlation_id": "req_prod_06h2hbjwv2c4p6ga132r6e9d26f12",
+         *       "request_id": "req_prod_06h2hbjwv2c4p6ga132r6e9d26f12",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-29T15:50:31.268Z",
+         *       "created": "2026-11-29T19:00:45.728Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2g01a8y4kejnpkqm5nbzee8p34"
+         *       "actor_id": "key_prod_06h2hbh9awvg0s37j8ndwdrr6t3d2"
          *     }
          */
         PaymentProcessorConnectedEvent: {
@@ -23454,31 +23638,31 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2g01n1tc4ga8rkayhfrjay0q3p",
+         *       "id": "evt_prod_06h2hbk84txzxav48qzbbf2ct1wwg",
          *       "type": "payment_processor.disconnected",
          *       "aggregate_type": "payment_processor",
-         *       "aggregate_id": "acc_prod_06h2g0183cjnz7vyvp7z72283awrp",
+         *       "aggregate_id": "acc_prod_06h2hbh23e1k302fydcg4dd6xmbry",
          *       "data": {
          *         "object": "payment_processor",
-         *         "created": "2026-11-29T15:50:31.265Z",
-         *         "updated": "2026-11-29T15:50:31.265Z",
+         *         "created": "2026-11-29T19:00:45.705Z",
+         *         "updated": "2026-11-29T19:00:45.705Z",
          *         "livemode": false,
          *         "processor": "stripe",
-         *         "webhook_url": "http://127.0.0.1:40417/api/processors/stripe/acc_prod_06h2g0183cjnz7vyvp7z72283awrp",
+         *         "webhook_url": "http://127.0.0.1:45453/api/processors/stripe/acc_prod_06h2hbh23e1k302fydcg4dd6xmbry",
          *         "publishable_key": "pk_test_catalogue_flow",
          *         "secret_key_last4": "flow",
-         *         "processor_account": "acct_a65f36e870b144d9b50e9007",
-         *         "webhook_endpoint_id": "we_806e735748deb206ad9e95ab"
+         *         "processor_account": "acct_65a8d619a3fa7f61d7474721",
+         *         "webhook_endpoint_id": "we_6e070029e6d64235bab90a11"
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2g01n0rer8cexrhmekhndpy2f0",
-         *       "request_id": "req_prod_06h2g01n0rer8cexrhmekhndpy2f0",
+         *       "correlation_id": "req_prod_06h2hbk818vm718j6nhs1rfwf1v7g",
+         *       "request_id": "req_prod_06h2hbk818vm718j6nhs1rfwf1v7g",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-29T15:50:31.950Z",
+         *       "created": "2026-11-29T19:00:48.294Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2g01a8y4kejnpkqm5nbzee8p34"
+         *       "actor_id": "key_prod_06h2hbh9awvg0s37j8ndwdrr6t3d2"
          *     }
          */
         PaymentProcessorDisconnectedEvent: {
@@ -23523,36 +23707,36 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2g020b9x503vczf97a1n6wnm94",
+         *       "id": "evt_prod_06h2hbpgw9xr51zj86b1nmh4724be",
          *       "type": "subscription_change_request.scheduled",
          *       "aggregate_type": "subscription_change_request",
-         *       "aggregate_id": "scr_prod_06h2g02039n7637kh02xc67pv9ypp",
+         *       "aggregate_id": "scr_prod_06h2hbpfnqmrx7hxmtng4ezgp5q8w",
          *       "data": {
-         *         "id": "scr_prod_06h2g02039n7637kh02xc67pv9ypp",
+         *         "id": "scr_prod_06h2hbpfnqmrx7hxmtng4ezgp5q8w",
          *         "steps": [
          *           {
-         *             "item": "si_prod_06h2g01zp9q373c5s6nkf9t79nk7y",
+         *             "item": "si_prod_06h2hbpczdn36rjkrjvdy5yssnk98",
          *             "type": "switch_price",
-         *             "price": "price_prod_06h2g01zkjss29my6p0012jdydsnw",
+         *             "price": "price_prod_06h2hbpc46fqj7167010cv290aevg",
          *             "state": "pending",
          *             "quantity": null
          *           }
          *         ],
          *         "object": "subscription_change_request",
          *         "status": "scheduled",
-         *         "created": "2026-11-29T15:50:34.737Z",
+         *         "created": "2026-11-29T19:01:14.535Z",
          *         "invoice": null,
-         *         "updated": "2026-11-29T15:50:34.834Z",
+         *         "updated": "2026-11-29T19:01:15.062Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "metadata": {},
          *         "effective": "period_end",
          *         "applied_at": null,
          *         "last_error": null,
-         *         "effective_at": "2026-12-29T15:50:34.671Z",
-         *         "subscription": "sub_prod_06h2g01zp9q373c5s6nkf9t79nk7w",
+         *         "effective_at": "2026-12-29T19:01:14.081Z",
+         *         "subscription": "sub_prod_06h2hbpcz87xdestf9xyaf720tn6g",
          *         "applied_steps": 0,
-         *         "proration_date": "2026-11-29T15:50:34.737Z",
+         *         "proration_date": "2026-11-29T19:01:14.535Z",
          *         "proration_behavior": "create_prorations",
          *         "amount_due_now_atom": 0,
          *         "balance_transaction": null,
@@ -23565,21 +23749,21 @@ export type components = {
          *         "amount_due_now_total_atom": 0
          *       },
          *       "previous_data": {
-         *         "id": "scr_prod_06h2g02039n7637kh02xc67pv9ypp",
+         *         "id": "scr_prod_06h2hbpfnqmrx7hxmtng4ezgp5q8w",
          *         "steps": [
          *           {
-         *             "item": "si_prod_06h2g01zp9q373c5s6nkf9t79nk7y",
+         *             "item": "si_prod_06h2hbpczdn36rjkrjvdy5yssnk98",
          *             "type": "switch_price",
-         *             "price": "price_prod_06h2g01zkjss29my6p0012jdydsnw",
+         *             "price": "price_prod_06h2hbpc46fqj7167010cv290aevg",
          *             "state": "pending",
          *             "quantity": null
          *           }
          *         ],
          *         "object": "subscription_change_request",
          *         "status": "open",
-         *         "created": "2026-11-29T15:50:34.737Z",
+         *         "created": "2026-11-29T19:01:14.535Z",
          *         "invoice": null,
-         *         "updated": "2026-11-29T15:50:34.737Z",
+         *         "updated": "2026-11-29T19:01:14.535Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "metadata": {},
@@ -23587,9 +23771,9 @@ export type components = {
          *         "applied_at": null,
          *         "last_error": null,
          *         "effective_at": null,
-         *         "subscription": "sub_prod_06h2g01zp9q373c5s6nkf9t79nk7w",
+         *         "subscription": "sub_prod_06h2hbpcz87xdestf9xyaf720tn6g",
          *         "applied_steps": 0,
-         *         "proration_date": "2026-11-29T15:50:34.737Z",
+         *         "proration_date": "2026-11-29T19:01:14.535Z",
          *         "proration_behavior": "create_prorations",
          *         "amount_due_now_atom": 0,
          *         "balance_transaction": null,
@@ -23602,13 +23786,13 @@ export type components = {
          *         "amount_due_now_total_atom": 0
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2g02097cqhtmf7fadz8whphpte",
-         *       "request_id": "req_prod_06h2g02097cqhtmf7fadz8whphpte",
+         *       "correlation_id": "req_prod_06h2hbpgftpjqg8tycgc4700zz9h8",
+         *       "request_id": "req_prod_06h2hbpgftpjqg8tycgc4700zz9h8",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-29T15:50:34.842Z",
+         *       "created": "2026-11-29T19:01:15.106Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2g01a8y4kejnpkqm5nbzee8p34"
+         *       "actor_id": "key_prod_06h2hbh9awvg0s37j8ndwdrr6t3d2"
          *     }
          */
         SubscriptionChangeRequestScheduledEvent: {
@@ -23653,36 +23837,36 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2g0237y9k1y0chpvmmk8yr83r0",
+         *       "id": "evt_prod_06h2hbqkvek90w0qs8zn7mfs3q586",
          *       "type": "subscription_change_request.applied",
          *       "aggregate_type": "subscription_change_request",
-         *       "aggregate_id": "scr_prod_06h2g02039n7637kh02xc67pv9ypp",
+         *       "aggregate_id": "scr_prod_06h2hbpfnqmrx7hxmtng4ezgp5q8w",
          *       "data": {
-         *         "id": "scr_prod_06h2g02039n7637kh02xc67pv9ypp",
+         *         "id": "scr_prod_06h2hbpfnqmrx7hxmtng4ezgp5q8w",
          *         "steps": [
          *           {
-         *             "item": "si_prod_06h2g01zp9q373c5s6nkf9t79nk7y",
+         *             "item": "si_prod_06h2hbpczdn36rjkrjvdy5yssnk98",
          *             "type": "switch_price",
-         *             "price": "price_prod_06h2g01zkjss29my6p0012jdydsnw",
+         *             "price": "price_prod_06h2hbpc46fqj7167010cv290aevg",
          *             "state": "applied",
          *             "quantity": null
          *           }
          *         ],
          *         "object": "subscription_change_request",
          *         "status": "applied",
-         *         "created": "2026-11-29T15:50:34.737Z",
+         *         "created": "2026-11-29T19:01:14.535Z",
          *         "invoice": null,
-         *         "updated": "2026-12-29T15:50:34.671Z",
+         *         "updated": "2026-12-29T19:01:14.081Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "metadata": {},
          *         "effective": "period_end",
-         *         "applied_at": "2026-12-29T15:50:34.671Z",
+         *         "applied_at": "2026-12-29T19:01:14.081Z",
          *         "last_error": null,
-         *         "effective_at": "2026-12-29T15:50:34.671Z",
-         *         "subscription": "sub_prod_06h2g01zp9q373c5s6nkf9t79nk7w",
+         *         "effective_at": "2026-12-29T19:01:14.081Z",
+         *         "subscription": "sub_prod_06h2hbpcz87xdestf9xyaf720tn6g",
          *         "applied_steps": 1,
-         *         "proration_date": "2026-11-29T15:50:34.737Z",
+         *         "proration_date": "2026-11-29T19:01:14.535Z",
          *         "proration_behavior": "create_prorations",
          *         "amount_due_now_atom": 0,
          *         "balance_transaction": null,
@@ -23695,31 +23879,31 @@ export type components = {
          *         "amount_due_now_total_atom": 0
          *       },
          *       "previous_data": {
-         *         "id": "scr_prod_06h2g02039n7637kh02xc67pv9ypp",
+         *         "id": "scr_prod_06h2hbpfnqmrx7hxmtng4ezgp5q8w",
          *         "steps": [
          *           {
-         *             "item": "si_prod_06h2g01zp9q373c5s6nkf9t79nk7y",
+         *             "item": "si_prod_06h2hbpczdn36rjkrjvdy5yssnk98",
          *             "type": "switch_price",
-         *             "price": "price_prod_06h2g01zkjss29my6p0012jdydsnw",
+         *             "price": "price_prod_06h2hbpc46fqj7167010cv290aevg",
          *             "state": "pending",
          *             "quantity": null
          *           }
          *         ],
          *         "object": "subscription_change_request",
          *         "status": "scheduled",
-         *         "created": "2026-11-29T15:50:34.737Z",
+         *         "created": "2026-11-29T19:01:14.535Z",
          *         "invoice": null,
-         *         "updated": "2026-11-29T15:50:34.834Z",
+         *         "updated": "2026-11-29T19:01:15.062Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "metadata": {},
          *         "effective": "period_end",
          *         "applied_at": null,
          *         "last_error": null,
-         *         "effective_at": "2026-12-29T15:50:34.671Z",
-         *         "subscription": "sub_prod_06h2g01zp9q373c5s6nkf9t79nk7w",
+         *         "effective_at": "2026-12-29T19:01:14.081Z",
+         *         "subscription": "sub_prod_06h2hbpcz87xdestf9xyaf720tn6g",
          *         "applied_steps": 0,
-         *         "proration_date": "2026-11-29T15:50:34.737Z",
+         *         "proration_date": "2026-11-29T19:01:14.535Z",
          *         "proration_behavior": "create_prorations",
          *         "amount_due_now_atom": 0,
          *         "balance_transaction": null,
@@ -23732,11 +23916,11 @@ export type components = {
          *         "amount_due_now_total_atom": 0
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2g021me6rna0g59j1ye91r1ghy",
+         *       "correlation_id": "req_prod_06h2hbpzzy6f4sfv0k1m8jzk5cpjt",
          *       "request_id": null,
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-12-29T15:50:34.671Z",
+         *       "created": "2026-12-29T19:01:14.081Z",
          *       "actor_type": "system",
          *       "actor_id": null
          *     }
@@ -23783,15 +23967,15 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2g020rpk4w78y8dmfatda72v2w",
+         *       "id": "evt_prod_06h2hbps35g3z5mqn9trabp4x8t2c",
          *       "type": "subscription_change_request.canceled",
          *       "aggregate_type": "subscription_change_request",
-         *       "aggregate_id": "scr_prod_06h2g020hvyvdcrtx8mrjnw735f4j",
+         *       "aggregate_id": "scr_prod_06h2hbpp9cnjcm32nzsn1htq8qgd8",
          *       "data": {
-         *         "id": "scr_prod_06h2g020hvyvdcrtx8mrjnw735f4j",
+         *         "id": "scr_prod_06h2hbpp9cnjcm32nzsn1htq8qgd8",
          *         "steps": [
          *           {
-         *             "item": "si_prod_06h2g01zp9q373c5s6nkf9t79nk7y",
+         *             "item": "si_prod_06h2hbpczdn36rjkrjvdy5yssnk98",
          *             "type": "set_quantity",
          *             "price": null,
          *             "state": "pending",
@@ -23800,19 +23984,19 @@ export type components = {
          *         ],
          *         "object": "subscription_change_request",
          *         "status": "canceled",
-         *         "created": "2026-11-29T15:50:34.873Z",
+         *         "created": "2026-11-29T19:01:15.895Z",
          *         "invoice": null,
-         *         "updated": "2026-11-29T15:50:34.948Z",
+         *         "updated": "2026-11-29T19:01:17.186Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "metadata": {},
          *         "effective": "period_end",
          *         "applied_at": null,
          *         "last_error": null,
-         *         "effective_at": "2026-12-29T15:50:34.671Z",
-         *         "subscription": "sub_prod_06h2g01zp9q373c5s6nkf9t79nk7w",
+         *         "effective_at": "2026-12-29T19:01:14.081Z",
+         *         "subscription": "sub_prod_06h2hbpcz87xdestf9xyaf720tn6g",
          *         "applied_steps": 0,
-         *         "proration_date": "2026-11-29T15:50:34.873Z",
+         *         "proration_date": "2026-11-29T19:01:15.895Z",
          *         "proration_behavior": "create_prorations",
          *         "amount_due_now_atom": 0,
          *         "balance_transaction": null,
@@ -23825,10 +24009,10 @@ export type components = {
          *         "amount_due_now_total_atom": 0
          *       },
          *       "previous_data": {
-         *         "id": "scr_prod_06h2g020hvyvdcrtx8mrjnw735f4j",
+         *         "id": "scr_prod_06h2hbpp9cnjcm32nzsn1htq8qgd8",
          *         "steps": [
          *           {
-         *             "item": "si_prod_06h2g01zp9q373c5s6nkf9t79nk7y",
+         *             "item": "si_prod_06h2hbpczdn36rjkrjvdy5yssnk98",
          *             "type": "set_quantity",
          *             "price": null,
          *             "state": "pending",
@@ -23837,19 +24021,19 @@ export type components = {
          *         ],
          *         "object": "subscription_change_request",
          *         "status": "scheduled",
-         *         "created": "2026-11-29T15:50:34.873Z",
+         *         "created": "2026-11-29T19:01:15.895Z",
          *         "invoice": null,
-         *         "updated": "2026-11-29T15:50:34.926Z",
+         *         "updated": "2026-11-29T19:01:16.843Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "metadata": {},
          *         "effective": "period_end",
          *         "applied_at": null,
          *         "last_error": null,
-         *         "effective_at": "2026-12-29T15:50:34.671Z",
-         *         "subscription": "sub_prod_06h2g01zp9q373c5s6nkf9t79nk7w",
+         *         "effective_at": "2026-12-29T19:01:14.081Z",
+         *         "subscription": "sub_prod_06h2hbpcz87xdestf9xyaf720tn6g",
          *         "applied_steps": 0,
-         *         "proration_date": "2026-11-29T15:50:34.873Z",
+         *         "proration_date": "2026-11-29T19:01:15.895Z",
          *         "proration_behavior": "create_prorations",
          *         "amount_due_now_atom": 0,
          *         "balance_transaction": null,
@@ -23862,13 +24046,13 @@ export type components = {
          *         "amount_due_now_total_atom": 0
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2g020qwgg4ppxba9a50p0k9y1r",
-         *       "request_id": "req_prod_06h2g020qwgg4ppxba9a50p0k9y1r",
+         *       "correlation_id": "req_prod_06h2hbprhpbx79kz4teh8q0hc3612",
+         *       "request_id": "req_prod_06h2hbprhpbx79kz4teh8q0hc3612",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-29T15:50:34.949Z",
+         *       "created": "2026-11-29T19:01:17.210Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2g01a8y4kejnpkqm5nbzee8p34"
+         *       "actor_id": "key_prod_06h2hbh9awvg0s37j8ndwdrr6t3d2"
          *     }
          */
         SubscriptionChangeRequestCanceledEvent: {
@@ -23913,12 +24097,12 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2g01rgcnww38zktj800g882w4g",
+         *       "id": "evt_prod_06h2hbm55k30shgqmzn5qhks8667a",
          *       "type": "payment_method.attached",
          *       "aggregate_type": "payment_method",
-         *       "aggregate_id": "pm_prod_06h2g01rg9536py9602j5g5dt5kft",
+         *       "aggregate_id": "pm_prod_06h2hbm54mw9evjs1bc34fgf1w4p0",
          *       "data": {
-         *         "id": "pm_prod_06h2g01rg9536py9602j5g5dt5kft",
+         *         "id": "pm_prod_06h2hbm54mw9evjs1bc34fgf1w4p0",
          *         "card": {
          *           "brand": "visa",
          *           "last4": "4242",
@@ -23926,8 +24110,8 @@ export type components = {
          *           "exp_month": 12
          *         },
          *         "object": "payment_method",
-         *         "created": "2026-11-29T15:50:32.834Z",
-         *         "customer": "cus_prod_06h2g01qjcvsshr6p7fab02b4e7ar",
+         *         "created": "2026-11-29T19:00:55.718Z",
+         *         "customer": "cus_prod_06h2hbkxr7wcy5mcht2bff1f211g0",
          *         "livemode": false,
          *         "processor": "sandbox",
          *         "detached_at": null,
@@ -23935,13 +24119,13 @@ export type components = {
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2g01rfhf3jr547xcva19373d2y",
-         *       "request_id": "req_prod_06h2g01rfhf3jr547xcva19373d2y",
+         *       "correlation_id": "req_prod_06h2hbm4hrwrjkp6qtdk0rxywb0zg",
+         *       "request_id": "req_prod_06h2hbm4hrwrjkp6qtdk0rxywb0zg",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-29T15:50:32.835Z",
+         *       "created": "2026-11-29T19:00:55.724Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2g01a8y4kejnpkqm5nbzee8p34"
+         *       "actor_id": "key_prod_06h2hbh9awvg0s37j8ndwdrr6t3d2"
          *     }
          */
         PaymentMethodAttachedEvent: {
@@ -23986,12 +24170,12 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2g01rp47aas11en9wec5kgnzxg",
+         *       "id": "evt_prod_06h2hbm8vgs5bwr9srhpgpgerrnwg",
          *       "type": "payment_method.detached",
          *       "aggregate_type": "payment_method",
-         *       "aggregate_id": "pm_prod_06h2g01rm96p9j1gcytsq5w8wt44r",
+         *       "aggregate_id": "pm_prod_06h2hbm6hbhv7aj60a5ew7t98k602",
          *       "data": {
-         *         "id": "pm_prod_06h2g01rm96p9j1gcytsq5w8wt44r",
+         *         "id": "pm_prod_06h2hbm6hbhv7aj60a5ew7t98k602",
          *         "card": {
          *           "brand": "visa",
          *           "last4": "0002",
@@ -23999,15 +24183,15 @@ export type components = {
          *           "exp_month": 12
          *         },
          *         "object": "payment_method",
-         *         "created": "2026-11-29T15:50:32.866Z",
-         *         "customer": "cus_prod_06h2g01qjcvsshr6p7fab02b4e7ar",
+         *         "created": "2026-11-29T19:00:56.074Z",
+         *         "customer": "cus_prod_06h2hbkxr7wcy5mcht2bff1f211g0",
          *         "livemode": false,
          *         "processor": "sandbox",
-         *         "detached_at": "2026-11-29T15:50:32.880Z",
+         *         "detached_at": "2026-11-29T19:00:56.643Z",
          *         "processor_payment_method": "pm_sandbox_declined"
          *       },
          *       "previous_data": {
-         *         "id": "pm_prod_06h2g01rm96p9j1gcytsq5w8wt44r",
+         *         "id": "pm_prod_06h2hbm6hbhv7aj60a5ew7t98k602",
          *         "card": {
          *           "brand": "visa",
          *           "last4": "0002",
@@ -24015,21 +24199,21 @@ export type components = {
          *           "exp_month": 12
          *         },
          *         "object": "payment_method",
-         *         "created": "2026-11-29T15:50:32.866Z",
-         *         "customer": "cus_prod_06h2g01qjcvsshr6p7fab02b4e7ar",
+         *         "created": "2026-11-29T19:00:56.074Z",
+         *         "customer": "cus_prod_06h2hbkxr7wcy5mcht2bff1f211g0",
          *         "livemode": false,
          *         "processor": "sandbox",
          *         "detached_at": null,
          *         "processor_payment_method": "pm_sandbox_declined"
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2g01rnmxfyym7cne6kqwx2s6n2",
-         *       "request_id": "req_prod_06h2g01rnmxfyym7cne6kqwx2s6n2",
+         *       "correlation_id": "req_prod_06h2hbm82zy2dw89zj5dd21f23jyc",
+         *       "request_id": "req_prod_06h2hbm82zy2dw89zj5dd21f23jyc",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-29T15:50:32.881Z",
+         *       "created": "2026-11-29T19:00:56.669Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2g01a8y4kejnpkqm5nbzee8p34"
+         *       "actor_id": "key_prod_06h2hbh9awvg0s37j8ndwdrr6t3d2"
          *     }
          */
         PaymentMethodDetachedEvent: {
@@ -24074,25 +24258,25 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2g01k940h9e4jfrwbfs9myjv1p",
+         *       "id": "evt_prod_06h2hbk3wmeq7srzd0nhf6ne87750",
          *       "type": "dispute.created",
          *       "aggregate_type": "dispute",
-         *       "aggregate_id": "dp_prod_06h2g01k8k8499cz4etdb9gpavth8",
+         *       "aggregate_id": "dp_prod_06h2hbk3nzfg8278bhsq2y0aw9hmr",
          *       "data": {
-         *         "id": "dp_prod_06h2g01k8k8499cz4etdb9gpavth8",
+         *         "id": "dp_prod_06h2hbk3nzfg8278bhsq2y0aw9hmr",
          *         "object": "dispute",
          *         "reason": "product_not_received",
          *         "status": "needs_response",
-         *         "created": "2026-11-29T15:50:31.492Z",
-         *         "payment": "py_prod_06h2g01jqt4s1cbmqqhzng1r9b4zg",
-         *         "updated": "2026-11-29T15:50:31.492Z",
+         *         "created": "2026-11-29T19:00:47.150Z",
+         *         "payment": "py_prod_06h2hbk1g6fzcy0v2z58dphcp0k5y",
+         *         "updated": "2026-11-29T19:00:47.150Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "processor": "stripe",
          *         "amount_atom": 2500,
-         *         "payment_intent": "pi_prod_06h2g01jfygp8cpmz1etrs3dttg70",
-         *         "evidence_due_by": "2026-12-06T15:50:31.000Z",
-         *         "processor_dispute": "du_c97f6e7574725c7e0edbec4b"
+         *         "payment_intent": "pi_prod_06h2hbk01r0jbcmafpvdk1pxmtxc0",
+         *         "evidence_due_by": "2026-12-06T19:00:47.000Z",
+         *         "processor_dispute": "du_fde60c0b8ed299c7472837a9"
          *       },
          *       "previous_data": null,
          *       "metadata": {},
@@ -24100,7 +24284,7 @@ export type components = {
          *       "request_id": null,
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-29T15:50:31.497Z",
+         *       "created": "2026-11-29T19:00:47.205Z",
          *       "actor_type": "system",
          *       "actor_id": null
          *     }
@@ -24147,48 +24331,48 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2g01kywcbedmks4h57k40nmepc",
+         *       "id": "evt_prod_06h2hbk60ch48ecc5j698z0kq03qp",
          *       "type": "dispute.updated",
          *       "aggregate_type": "dispute",
-         *       "aggregate_id": "dp_prod_06h2g01k8k8499cz4etdb9gpavth8",
+         *       "aggregate_id": "dp_prod_06h2hbk3nzfg8278bhsq2y0aw9hmr",
          *       "data": {
-         *         "id": "dp_prod_06h2g01k8k8499cz4etdb9gpavth8",
+         *         "id": "dp_prod_06h2hbk3nzfg8278bhsq2y0aw9hmr",
          *         "object": "dispute",
          *         "reason": "product_not_received",
          *         "status": "under_review",
-         *         "created": "2026-11-29T15:50:31.492Z",
-         *         "payment": "py_prod_06h2g01jqt4s1cbmqqhzng1r9b4zg",
-         *         "updated": "2026-11-29T15:50:31.666Z",
+         *         "created": "2026-11-29T19:00:47.150Z",
+         *         "payment": "py_prod_06h2hbk1g6fzcy0v2z58dphcp0k5y",
+         *         "updated": "2026-11-29T19:00:47.740Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "processor": "stripe",
          *         "amount_atom": 2500,
-         *         "payment_intent": "pi_prod_06h2g01jfygp8cpmz1etrs3dttg70",
+         *         "payment_intent": "pi_prod_06h2hbk01r0jbcmafpvdk1pxmtxc0",
          *         "evidence_due_by": null,
-         *         "processor_dispute": "du_c97f6e7574725c7e0edbec4b"
+         *         "processor_dispute": "du_fde60c0b8ed299c7472837a9"
          *       },
          *       "previous_data": {
-         *         "id": "dp_prod_06h2g01k8k8499cz4etdb9gpavth8",
+         *         "id": "dp_prod_06h2hbk3nzfg8278bhsq2y0aw9hmr",
          *         "object": "dispute",
          *         "reason": "product_not_received",
          *         "status": "needs_response",
-         *         "created": "2026-11-29T15:50:31.492Z",
-         *         "payment": "py_prod_06h2g01jqt4s1cbmqqhzng1r9b4zg",
-         *         "updated": "2026-11-29T15:50:31.492Z",
+         *         "created": "2026-11-29T19:00:47.150Z",
+         *         "payment": "py_prod_06h2hbk1g6fzcy0v2z58dphcp0k5y",
+         *         "updated": "2026-11-29T19:00:47.150Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "processor": "stripe",
          *         "amount_atom": 2500,
-         *         "payment_intent": "pi_prod_06h2g01jfygp8cpmz1etrs3dttg70",
-         *         "evidence_due_by": "2026-12-06T15:50:31.000Z",
-         *         "processor_dispute": "du_c97f6e7574725c7e0edbec4b"
+         *         "payment_intent": "pi_prod_06h2hbk01r0jbcmafpvdk1pxmtxc0",
+         *         "evidence_due_by": "2026-12-06T19:00:47.000Z",
+         *         "processor_dispute": "du_fde60c0b8ed299c7472837a9"
          *       },
          *       "metadata": {},
          *       "correlation_id": null,
          *       "request_id": null,
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-29T15:50:31.671Z",
+         *       "created": "2026-11-29T19:00:47.747Z",
          *       "actor_type": "system",
          *       "actor_id": null
          *     }
@@ -24235,48 +24419,48 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2g01mk1rfwq9h786vn1amjg6r4",
+         *       "id": "evt_prod_06h2hbk7c9cvcn9grcy1f27t6623w",
          *       "type": "dispute.closed",
          *       "aggregate_type": "dispute",
-         *       "aggregate_id": "dp_prod_06h2g01k8k8499cz4etdb9gpavth8",
+         *       "aggregate_id": "dp_prod_06h2hbk3nzfg8278bhsq2y0aw9hmr",
          *       "data": {
-         *         "id": "dp_prod_06h2g01k8k8499cz4etdb9gpavth8",
+         *         "id": "dp_prod_06h2hbk3nzfg8278bhsq2y0aw9hmr",
          *         "object": "dispute",
          *         "reason": "product_not_received",
          *         "status": "lost",
-         *         "created": "2026-11-29T15:50:31.492Z",
-         *         "payment": "py_prod_06h2g01jqt4s1cbmqqhzng1r9b4zg",
-         *         "updated": "2026-11-29T15:50:31.828Z",
+         *         "created": "2026-11-29T19:00:47.150Z",
+         *         "payment": "py_prod_06h2hbk1g6fzcy0v2z58dphcp0k5y",
+         *         "updated": "2026-11-29T19:00:48.077Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "processor": "stripe",
          *         "amount_atom": 2500,
-         *         "payment_intent": "pi_prod_06h2g01jfygp8cpmz1etrs3dttg70",
+         *         "payment_intent": "pi_prod_06h2hbk01r0jbcmafpvdk1pxmtxc0",
          *         "evidence_due_by": null,
-         *         "processor_dispute": "du_c97f6e7574725c7e0edbec4b"
+         *         "processor_dispute": "du_fde60c0b8ed299c7472837a9"
          *       },
          *       "previous_data": {
-         *         "id": "dp_prod_06h2g01k8k8499cz4etdb9gpavth8",
+         *         "id": "dp_prod_06h2hbk3nzfg8278bhsq2y0aw9hmr",
          *         "object": "dispute",
          *         "reason": "product_not_received",
          *         "status": "under_review",
-         *         "created": "2026-11-29T15:50:31.492Z",
-         *         "payment": "py_prod_06h2g01jqt4s1cbmqqhzng1r9b4zg",
-         *         "updated": "2026-11-29T15:50:31.666Z",
+         *         "created": "2026-11-29T19:00:47.150Z",
+         *         "payment": "py_prod_06h2hbk1g6fzcy0v2z58dphcp0k5y",
+         *         "updated": "2026-11-29T19:00:47.740Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "processor": "stripe",
          *         "amount_atom": 2500,
-         *         "payment_intent": "pi_prod_06h2g01jfygp8cpmz1etrs3dttg70",
+         *         "payment_intent": "pi_prod_06h2hbk01r0jbcmafpvdk1pxmtxc0",
          *         "evidence_due_by": null,
-         *         "processor_dispute": "du_c97f6e7574725c7e0edbec4b"
+         *         "processor_dispute": "du_fde60c0b8ed299c7472837a9"
          *       },
          *       "metadata": {},
          *       "correlation_id": null,
          *       "request_id": null,
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-29T15:50:31.832Z",
+         *       "created": "2026-11-29T19:00:48.098Z",
          *       "actor_type": "system",
          *       "actor_id": null
          *     }
@@ -24323,47 +24507,47 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2g01tw47qsa7jpdbbd6h2103gm",
+         *       "id": "evt_prod_06h2hbn69cn5mmgfpjnwezt9h675a",
          *       "type": "email.sent",
          *       "aggregate_type": "email",
-         *       "aggregate_id": "eml_prod_06h2g01thag66zzbn0y9htfq0m6qr",
+         *       "aggregate_id": "eml_prod_06h2hbn39x4vgwyrt6gv8betn03k6",
          *       "data": {
-         *         "id": "eml_prod_06h2g01thag66zzbn0y9htfq0m6qr",
+         *         "id": "eml_prod_06h2hbn39x4vgwyrt6gv8betn03k6",
          *         "to": [
          *           "jenny@example.com"
          *         ],
          *         "type": "receipt",
-         *         "event": "evt_prod_06h2g01tgsc7bs8kmt99qr8zg2sra",
+         *         "event": "evt_prod_06h2hbn36z0fwh1v8de9d7q1wt7b2",
          *         "object": "email",
          *         "status": "sent",
-         *         "created": "2026-11-29T15:50:33.355Z",
-         *         "invoice": "in_prod_06h2g01sw65raj7grrn2ja16fgkk0",
-         *         "sent_at": "2026-11-29T15:50:33.439Z",
+         *         "created": "2026-11-29T19:01:03.440Z",
+         *         "invoice": "in_prod_06h2hbmyms4apkx594x8by5a6808r",
+         *         "sent_at": "2026-11-29T19:01:04.173Z",
          *         "subject": "Your receipt from Example GmbH (invoice EXAMPL-0001)",
          *         "attempts": 1,
-         *         "customer": "cus_prod_06h2g01qjcvsshr6p7fab02b4e7ar",
+         *         "customer": "cus_prod_06h2hbkxr7wcy5mcht2bff1f211g0",
          *         "livemode": false,
-         *         "message_id": "<eml_prod_06h2g01thag66zzbn0y9htfq0m6qr@localhost>",
+         *         "message_id": "<eml_prod_06h2hbn39x4vgwyrt6gv8betn03k6@localhost>",
          *         "credit_note": null,
-         *         "smtp_response": "250 Written to .data/mail/eml_prod_06h2g01thag66zzbn0y9htfq0m6qr.eml (no SMTP_URL)"
+         *         "smtp_response": "250 Written to .data/mail/eml_prod_06h2hbn39x4vgwyrt6gv8betn03k6.eml (no SMTP_URL)"
          *       },
          *       "previous_data": {
-         *         "id": "eml_prod_06h2g01thag66zzbn0y9htfq0m6qr",
+         *         "id": "eml_prod_06h2hbn39x4vgwyrt6gv8betn03k6",
          *         "to": [
          *           "jenny@example.com"
          *         ],
          *         "type": "receipt",
-         *         "event": "evt_prod_06h2g01tgsc7bs8kmt99qr8zg2sra",
+         *         "event": "evt_prod_06h2hbn36z0fwh1v8de9d7q1wt7b2",
          *         "object": "email",
          *         "status": "queued",
-         *         "created": "2026-11-29T15:50:33.355Z",
-         *         "invoice": "in_prod_06h2g01sw65raj7grrn2ja16fgkk0",
+         *         "created": "2026-11-29T19:01:03.440Z",
+         *         "invoice": "in_prod_06h2hbmyms4apkx594x8by5a6808r",
          *         "sent_at": null,
          *         "subject": "Your receipt from Example GmbH (invoice EXAMPL-0001)",
          *         "attempts": 1,
-         *         "customer": "cus_prod_06h2g01qjcvsshr6p7fab02b4e7ar",
+         *         "customer": "cus_prod_06h2hbkxr7wcy5mcht2bff1f211g0",
          *         "livemode": false,
-         *         "message_id": "<eml_prod_06h2g01thag66zzbn0y9htfq0m6qr@localhost>",
+         *         "message_id": "<eml_prod_06h2hbn39x4vgwyrt6gv8betn03k6@localhost>",
          *         "credit_note": null,
          *         "smtp_response": null
          *       },
@@ -24372,7 +24556,7 @@ export type components = {
          *       "request_id": null,
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-29T15:50:33.442Z",
+         *       "created": "2026-11-29T19:01:04.211Z",
          *       "actor_type": "system",
          *       "actor_id": null
          *     }
@@ -24419,12 +24603,12 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2g024gj8gr1z86d3vhctb692c8",
+         *       "id": "evt_prod_06h2hbr19pztc3bj69g33f24cxt2a",
          *       "type": "email.failed",
          *       "aggregate_type": "email",
-         *       "aggregate_id": "eml_prod_06h2g024eveervkzajea8xbatmk80",
+         *       "aggregate_id": "eml_prod_06h2hbr0ay3xyc9cz64g1bh9r617e",
          *       "data": {
-         *         "id": "eml_prod_06h2g024eveervkzajea8xbatmk80",
+         *         "id": "eml_prod_06h2hbr0ay3xyc9cz64g1bh9r617e",
          *         "to": [
          *           "owner@example.com"
          *         ],
@@ -24432,19 +24616,19 @@ export type components = {
          *         "event": null,
          *         "object": "email",
          *         "status": "rate_limited",
-         *         "created": "2027-01-08T15:50:35.240Z",
+         *         "created": "2027-01-08T19:01:20.014Z",
          *         "invoice": null,
          *         "sent_at": null,
          *         "subject": "Test email from Example GmbH",
          *         "attempts": 1,
          *         "customer": null,
          *         "livemode": false,
-         *         "message_id": "<eml_prod_06h2g024eveervkzajea8xbatmk80@localhost>",
+         *         "message_id": "<eml_prod_06h2hbr0ay3xyc9cz64g1bh9r617e@localhost>",
          *         "credit_note": null,
          *         "smtp_response": "429 The account's hourly email limit was reached; this email was not sent."
          *       },
          *       "previous_data": {
-         *         "id": "eml_prod_06h2g024eveervkzajea8xbatmk80",
+         *         "id": "eml_prod_06h2hbr0ay3xyc9cz64g1bh9r617e",
          *         "to": [
          *           "owner@example.com"
          *         ],
@@ -24452,14 +24636,14 @@ export type components = {
          *         "event": null,
          *         "object": "email",
          *         "status": "queued",
-         *         "created": "2027-01-08T15:50:35.240Z",
+         *         "created": "2027-01-08T19:01:20.014Z",
          *         "invoice": null,
          *         "sent_at": null,
          *         "subject": "Test email from Example GmbH",
          *         "attempts": 1,
          *         "customer": null,
          *         "livemode": false,
-         *         "message_id": "<eml_prod_06h2g024eveervkzajea8xbatmk80@localhost>",
+         *         "message_id": "<eml_prod_06h2hbr0ay3xyc9cz64g1bh9r617e@localhost>",
          *         "credit_note": null,
          *         "smtp_response": null
          *       },
@@ -24468,7 +24652,7 @@ export type components = {
          *       "request_id": null,
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2027-01-08T15:50:35.254Z",
+         *       "created": "2027-01-08T19:01:20.264Z",
          *       "actor_type": "system",
          *       "actor_id": null
          *     }
@@ -24515,20 +24699,20 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2g01xn6zjc8swvva7695120b60",
+         *       "id": "evt_prod_06h2hbnxebvv5gwxgcvym171z8sda",
          *       "type": "credit_grant.created",
          *       "aggregate_type": "credit_grant",
-         *       "aggregate_id": "cg_prod_06h2g01xmxksa1sg2fd5hby28j474",
+         *       "aggregate_id": "cg_prod_06h2hbnxdhwtcg6etqa01p40bkwyp",
          *       "data": {
-         *         "id": "cg_prod_06h2g01xmxksa1sg2fd5hby28j474",
+         *         "id": "cg_prod_06h2hbnxdhwtcg6etqa01p40bkwyp",
          *         "name": null,
          *         "object": "credit_grant",
          *         "status": "active",
-         *         "created": "2026-11-29T15:50:34.150Z",
-         *         "updated": "2026-11-29T15:50:34.150Z",
+         *         "created": "2026-11-29T19:01:10.109Z",
+         *         "updated": "2026-11-29T19:01:10.109Z",
          *         "category": "promotional",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2g01xjqm8z6epmtz1p392r99xc",
+         *         "customer": "cus_prod_06h2hbnwqzyftkr1xwyf39bt7pd2p",
          *         "livemode": false,
          *         "metadata": {},
          *         "priority": 50,
@@ -24538,18 +24722,18 @@ export type components = {
          *         "expires_at": null,
          *         "amount_atom": 300,
          *         "applied_atom": 0,
-         *         "effective_at": "2026-11-29T15:50:34.150Z",
+         *         "effective_at": "2026-11-29T19:01:10.109Z",
          *         "remaining_atom": 300
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2g01xmk7yzfr24gn6g0bj21wtt",
-         *       "request_id": "req_prod_06h2g01xmk7yzfr24gn6g0bj21wtt",
+         *       "correlation_id": "req_prod_06h2hbnx93et5g4tdbw04ngqdqzre",
+         *       "request_id": "req_prod_06h2hbnx93et5g4tdbw04ngqdqzre",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-29T15:50:34.153Z",
+         *       "created": "2026-11-29T19:01:10.130Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2g01a8y4kejnpkqm5nbzee8p34"
+         *       "actor_id": "key_prod_06h2hbh9awvg0s37j8ndwdrr6t3d2"
          *     }
          */
         CreditGrantCreatedEvent: {
@@ -24594,20 +24778,20 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2g01y2pm4npk81phwzm8z04r3c",
+         *       "id": "evt_prod_06h2hbp234a3rfqy55sta82ag6wtg",
          *       "type": "credit_grant.applied",
          *       "aggregate_type": "credit_grant",
-         *       "aggregate_id": "cg_prod_06h2g01xmxksa1sg2fd5hby28j474",
+         *       "aggregate_id": "cg_prod_06h2hbnxdhwtcg6etqa01p40bkwyp",
          *       "data": {
-         *         "id": "cg_prod_06h2g01xmxksa1sg2fd5hby28j474",
+         *         "id": "cg_prod_06h2hbnxdhwtcg6etqa01p40bkwyp",
          *         "name": null,
          *         "object": "credit_grant",
          *         "status": "depleted",
-         *         "created": "2026-11-29T15:50:34.150Z",
-         *         "updated": "2026-11-29T15:50:34.257Z",
+         *         "created": "2026-11-29T19:01:10.109Z",
+         *         "updated": "2026-11-29T19:01:11.282Z",
          *         "category": "promotional",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2g01xjqm8z6epmtz1p392r99xc",
+         *         "customer": "cus_prod_06h2hbnwqzyftkr1xwyf39bt7pd2p",
          *         "livemode": false,
          *         "metadata": {},
          *         "priority": 50,
@@ -24617,19 +24801,19 @@ export type components = {
          *         "expires_at": null,
          *         "amount_atom": 300,
          *         "applied_atom": 300,
-         *         "effective_at": "2026-11-29T15:50:34.150Z",
+         *         "effective_at": "2026-11-29T19:01:10.109Z",
          *         "remaining_atom": 0
          *       },
          *       "previous_data": {
-         *         "id": "cg_prod_06h2g01xmxksa1sg2fd5hby28j474",
+         *         "id": "cg_prod_06h2hbnxdhwtcg6etqa01p40bkwyp",
          *         "name": null,
          *         "object": "credit_grant",
          *         "status": "active",
-         *         "created": "2026-11-29T15:50:34.150Z",
-         *         "updated": "2026-11-29T15:50:34.150Z",
+         *         "created": "2026-11-29T19:01:10.109Z",
+         *         "updated": "2026-11-29T19:01:10.109Z",
          *         "category": "promotional",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2g01xjqm8z6epmtz1p392r99xc",
+         *         "customer": "cus_prod_06h2hbnwqzyftkr1xwyf39bt7pd2p",
          *         "livemode": false,
          *         "metadata": {},
          *         "priority": 50,
@@ -24639,17 +24823,17 @@ export type components = {
          *         "expires_at": null,
          *         "amount_atom": 300,
          *         "applied_atom": 0,
-         *         "effective_at": "2026-11-29T15:50:34.150Z",
+         *         "effective_at": "2026-11-29T19:01:10.109Z",
          *         "remaining_atom": 300
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2g01y14ghxamh8k3jfydnq9sfa",
-         *       "request_id": "req_prod_06h2g01y14ghxamh8k3jfydnq9sfa",
+         *       "correlation_id": "req_prod_06h2hbp1hfgfe1t4dzkexy8t7x8p0",
+         *       "request_id": "req_prod_06h2hbp1hfgfe1t4dzkexy8t7x8p0",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-29T15:50:34.261Z",
+         *       "created": "2026-11-29T19:01:11.322Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2g01a8y4kejnpkqm5nbzee8p34"
+         *       "actor_id": "key_prod_06h2hbh9awvg0s37j8ndwdrr6t3d2"
          *     }
          */
         CreditGrantAppliedEvent: {
@@ -24694,20 +24878,20 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2g01y2wjcnn7k0ewrb8kg6s9pc",
+         *       "id": "evt_prod_06h2hbp25k6ykgbcyqfacaez4w3hw",
          *       "type": "credit_grant.depleted",
          *       "aggregate_type": "credit_grant",
-         *       "aggregate_id": "cg_prod_06h2g01xmxksa1sg2fd5hby28j474",
+         *       "aggregate_id": "cg_prod_06h2hbnxdhwtcg6etqa01p40bkwyp",
          *       "data": {
-         *         "id": "cg_prod_06h2g01xmxksa1sg2fd5hby28j474",
+         *         "id": "cg_prod_06h2hbnxdhwtcg6etqa01p40bkwyp",
          *         "name": null,
          *         "object": "credit_grant",
          *         "status": "depleted",
-         *         "created": "2026-11-29T15:50:34.150Z",
-         *         "updated": "2026-11-29T15:50:34.257Z",
+         *         "created": "2026-11-29T19:01:10.109Z",
+         *         "updated": "2026-11-29T19:01:11.282Z",
          *         "category": "promotional",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2g01xjqm8z6epmtz1p392r99xc",
+         *         "customer": "cus_prod_06h2hbnwqzyftkr1xwyf39bt7pd2p",
          *         "livemode": false,
          *         "metadata": {},
          *         "priority": 50,
@@ -24717,19 +24901,19 @@ export type components = {
          *         "expires_at": null,
          *         "amount_atom": 300,
          *         "applied_atom": 300,
-         *         "effective_at": "2026-11-29T15:50:34.150Z",
+         *         "effective_at": "2026-11-29T19:01:10.109Z",
          *         "remaining_atom": 0
          *       },
          *       "previous_data": {
-         *         "id": "cg_prod_06h2g01xmxksa1sg2fd5hby28j474",
+         *         "id": "cg_prod_06h2hbnxdhwtcg6etqa01p40bkwyp",
          *         "name": null,
          *         "object": "credit_grant",
          *         "status": "active",
-         *         "created": "2026-11-29T15:50:34.150Z",
-         *         "updated": "2026-11-29T15:50:34.150Z",
+         *         "created": "2026-11-29T19:01:10.109Z",
+         *         "updated": "2026-11-29T19:01:10.109Z",
          *         "category": "promotional",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2g01xjqm8z6epmtz1p392r99xc",
+         *         "customer": "cus_prod_06h2hbnwqzyftkr1xwyf39bt7pd2p",
          *         "livemode": false,
          *         "metadata": {},
          *         "priority": 50,
@@ -24739,17 +24923,17 @@ export type components = {
          *         "expires_at": null,
          *         "amount_atom": 300,
          *         "applied_atom": 0,
-         *         "effective_at": "2026-11-29T15:50:34.150Z",
+         *         "effective_at": "2026-11-29T19:01:10.109Z",
          *         "remaining_atom": 300
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2g01y14ghxamh8k3jfydnq9sfa",
-         *       "request_id": "req_prod_06h2g01y14ghxamh8k3jfydnq9sfa",
+         *       "correlation_id": "req_prod_06h2hbp1hfgfe1t4dzkexy8t7x8p0",
+         *       "request_id": "req_prod_06h2hbp1hfgfe1t4dzkexy8t7x8p0",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-29T15:50:34.263Z",
+         *       "created": "2026-11-29T19:01:11.341Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2g01a8y4kejnpkqm5nbzee8p34"
+         *       "actor_id": "key_prod_06h2hbh9awvg0s37j8ndwdrr6t3d2"
          *     }
          */
         CreditGrantDepletedEvent: {
@@ -24794,60 +24978,60 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2g021qhcbf776aefkkqa9mmv6a",
+         *       "id": "evt_prod_06h2hbq16k15pkgtkpdh2havsdhyj",
          *       "type": "credit_grant.expired",
          *       "aggregate_type": "credit_grant",
-         *       "aggregate_id": "cg_prod_06h2g01xxj4q0s0dyc59xbd6m4nsw",
+         *       "aggregate_id": "cg_prod_06h2hbp08qc27nr3g7m2bfan03arg",
          *       "data": {
-         *         "id": "cg_prod_06h2g01xxj4q0s0dyc59xbd6m4nsw",
+         *         "id": "cg_prod_06h2hbp08qc27nr3g7m2bfan03arg",
          *         "name": null,
          *         "object": "credit_grant",
          *         "status": "expired",
-         *         "created": "2026-11-29T15:50:34.218Z",
-         *         "updated": "2026-11-30T15:50:34.022Z",
+         *         "created": "2026-11-29T19:01:10.826Z",
+         *         "updated": "2026-11-30T19:01:08.930Z",
          *         "category": "paid",
          *         "currency": "eur",
-         *         "customer": "cus_prod_06h2g01xjqm8z6epmtz1p392r99xc",
+         *         "customer": "cus_prod_06h2hbnwqzyftkr1xwyf39bt7pd2p",
          *         "livemode": false,
          *         "metadata": {},
          *         "priority": 50,
          *         "voided_at": null,
          *         "applies_to": "all",
-         *         "expired_at": "2026-11-30T15:50:34.022Z",
-         *         "expires_at": "2026-11-30T15:50:34.022Z",
+         *         "expired_at": "2026-11-30T19:01:08.930Z",
+         *         "expires_at": "2026-11-30T19:01:08.930Z",
          *         "amount_atom": 100,
          *         "applied_atom": 0,
-         *         "effective_at": "2026-11-29T15:50:34.218Z",
+         *         "effective_at": "2026-11-29T19:01:10.826Z",
          *         "remaining_atom": 100
          *       },
          *       "previous_data": {
-         *         "id": "cg_prod_06h2g01xxj4q0s0dyc59xbd6m4nsw",
+         *         "id": "cg_prod_06h2hbp08qc27nr3g7m2bfan03arg",
          *         "name": null,
          *         "object": "credit_grant",
          *         "status": "active",
-         *         "created": "2026-11-29T15:50:34.218Z",
-         *         "updated": "2026-11-29T15:50:34.218Z",
+         *         "created": "2026-11-29T19:01:10.826Z",
+         *         "updated": "2026-11-29T19:01:10.826Z",
          *         "category": "paid",
          *         "currency": "eur",
-         *         "customer": "cus_prod_06h2g01xjqm8z6epmtz1p392r99xc",
+         *         "customer": "cus_prod_06h2hbnwqzyftkr1xwyf39bt7pd2p",
          *         "livemode": false,
          *         "metadata": {},
          *         "priority": 50,
          *         "voided_at": null,
          *         "applies_to": "all",
          *         "expired_at": null,
-         *         "expires_at": "2026-11-30T15:50:34.022Z",
+         *         "expires_at": "2026-11-30T19:01:08.930Z",
          *         "amount_atom": 100,
          *         "applied_atom": 0,
-         *         "effective_at": "2026-11-29T15:50:34.218Z",
+         *         "effective_at": "2026-11-29T19:01:10.826Z",
          *         "remaining_atom": 100
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2g021me6rna0g59j1ye91r1ghy",
+         *       "correlation_id": "req_prod_06h2hbpzzy6f4sfv0k1m8jzk5cpjt",
          *       "request_id": null,
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-30T15:50:34.022Z",
+         *       "created": "2026-11-30T19:01:08.930Z",
          *       "actor_type": "system",
          *       "actor_id": null
          *     }
@@ -24894,42 +25078,42 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2g01xtqr92nnfcrhhr8rd64406",
+         *       "id": "evt_prod_06h2hbnz9r3vnhakfzx0fsm44c9vr",
          *       "type": "credit_grant.voided",
          *       "aggregate_type": "credit_grant",
-         *       "aggregate_id": "cg_prod_06h2g01xr8xx0rb96jk98eevyqqvp",
+         *       "aggregate_id": "cg_prod_06h2hbnyk7gw86dw4ywy2nb4r59jp",
          *       "data": {
-         *         "id": "cg_prod_06h2g01xr8xx0rb96jk98eevyqqvp",
+         *         "id": "cg_prod_06h2hbnyk7gw86dw4ywy2nb4r59jp",
          *         "name": null,
          *         "object": "credit_grant",
          *         "status": "voided",
-         *         "created": "2026-11-29T15:50:34.176Z",
-         *         "updated": "2026-11-29T15:50:34.196Z",
+         *         "created": "2026-11-29T19:01:10.404Z",
+         *         "updated": "2026-11-29T19:01:10.598Z",
          *         "category": "paid",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2g01xjqm8z6epmtz1p392r99xc",
+         *         "customer": "cus_prod_06h2hbnwqzyftkr1xwyf39bt7pd2p",
          *         "livemode": false,
          *         "metadata": {},
          *         "priority": 50,
-         *         "voided_at": "2026-11-29T15:50:34.196Z",
+         *         "voided_at": "2026-11-29T19:01:10.598Z",
          *         "applies_to": "all",
          *         "expired_at": null,
          *         "expires_at": null,
          *         "amount_atom": 100,
          *         "applied_atom": 0,
-         *         "effective_at": "2026-11-29T15:50:34.176Z",
+         *         "effective_at": "2026-11-29T19:01:10.404Z",
          *         "remaining_atom": 100
          *       },
          *       "previous_data": {
-         *         "id": "cg_prod_06h2g01xr8xx0rb96jk98eevyqqvp",
+         *         "id": "cg_prod_06h2hbnyk7gw86dw4ywy2nb4r59jp",
          *         "name": null,
          *         "object": "credit_grant",
          *         "status": "active",
-         *         "created": "2026-11-29T15:50:34.176Z",
-         *         "updated": "2026-11-29T15:50:34.176Z",
+         *         "created": "2026-11-29T19:01:10.404Z",
+         *         "updated": "2026-11-29T19:01:10.404Z",
          *         "category": "paid",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2g01xjqm8z6epmtz1p392r99xc",
+         *         "customer": "cus_prod_06h2hbnwqzyftkr1xwyf39bt7pd2p",
          *         "livemode": false,
          *         "metadata": {},
          *         "priority": 50,
@@ -24939,17 +25123,17 @@ export type components = {
          *         "expires_at": null,
          *         "amount_atom": 100,
          *         "applied_atom": 0,
-         *         "effective_at": "2026-11-29T15:50:34.176Z",
+         *         "effective_at": "2026-11-29T19:01:10.404Z",
          *         "remaining_atom": 100
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2g01xta2r30qxgyymvf007p9vw",
-         *       "request_id": "req_prod_06h2g01xta2r30qxgyymvf007p9vw",
+         *       "correlation_id": "req_prod_06h2hbnz691ajjyktwym7n1vjr58a",
+         *       "request_id": "req_prod_06h2hbnz691ajjyktwym7n1vjr58a",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-29T15:50:34.197Z",
+         *       "created": "2026-11-29T19:01:10.606Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2g01a8y4kejnpkqm5nbzee8p34"
+         *       "actor_id": "key_prod_06h2hbh9awvg0s37j8ndwdrr6t3d2"
          *     }
          */
         CreditGrantVoidedEvent: {
@@ -24994,20 +25178,20 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2g01y85knvaaf679abk9fj03fp",
+         *       "id": "evt_prod_06h2hbp3e6zmpk4xq5zcs2rjb0tke",
          *       "type": "credit_grant.reinstated",
          *       "aggregate_type": "credit_grant",
-         *       "aggregate_id": "cg_prod_06h2g01xmxksa1sg2fd5hby28j474",
+         *       "aggregate_id": "cg_prod_06h2hbnxdhwtcg6etqa01p40bkwyp",
          *       "data": {
-         *         "id": "cg_prod_06h2g01xmxksa1sg2fd5hby28j474",
+         *         "id": "cg_prod_06h2hbnxdhwtcg6etqa01p40bkwyp",
          *         "name": null,
          *         "object": "credit_grant",
          *         "status": "active",
-         *         "created": "2026-11-29T15:50:34.150Z",
-         *         "updated": "2026-11-29T15:50:34.303Z",
+         *         "created": "2026-11-29T19:01:10.109Z",
+         *         "updated": "2026-11-29T19:01:11.655Z",
          *         "category": "promotional",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2g01xjqm8z6epmtz1p392r99xc",
+         *         "customer": "cus_prod_06h2hbnwqzyftkr1xwyf39bt7pd2p",
          *         "livemode": false,
          *         "metadata": {},
          *         "priority": 50,
@@ -25017,19 +25201,19 @@ export type components = {
          *         "expires_at": null,
          *         "amount_atom": 300,
          *         "applied_atom": 0,
-         *         "effective_at": "2026-11-29T15:50:34.150Z",
+         *         "effective_at": "2026-11-29T19:01:10.109Z",
          *         "remaining_atom": 300
          *       },
          *       "previous_data": {
-         *         "id": "cg_prod_06h2g01xmxksa1sg2fd5hby28j474",
+         *         "id": "cg_prod_06h2hbnxdhwtcg6etqa01p40bkwyp",
          *         "name": null,
          *         "object": "credit_grant",
          *         "status": "depleted",
-         *         "created": "2026-11-29T15:50:34.150Z",
-         *         "updated": "2026-11-29T15:50:34.257Z",
+         *         "created": "2026-11-29T19:01:10.109Z",
+         *         "updated": "2026-11-29T19:01:11.282Z",
          *         "category": "promotional",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2g01xjqm8z6epmtz1p392r99xc",
+         *         "customer": "cus_prod_06h2hbnwqzyftkr1xwyf39bt7pd2p",
          *         "livemode": false,
          *         "metadata": {},
          *         "priority": 50,
@@ -25039,17 +25223,17 @@ export type components = {
          *         "expires_at": null,
          *         "amount_atom": 300,
          *         "applied_atom": 300,
-         *         "effective_at": "2026-11-29T15:50:34.150Z",
+         *         "effective_at": "2026-11-29T19:01:10.109Z",
          *         "remaining_atom": 0
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2g01y5x23seery3az23kwzd4yt",
-         *       "request_id": "req_prod_06h2g01y5x23seery3az23kwzd4yt",
+         *       "correlation_id": "req_prod_06h2hbp341etsr0a34v2cbq1fefbt",
+         *       "request_id": "req_prod_06h2hbp341etsr0a34v2cbq1fefbt",
          *       "version": 1,
          *       "sequence": 4,
-         *       "created": "2026-11-29T15:50:34.305Z",
+         *       "created": "2026-11-29T19:01:11.666Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2g01a8y4kejnpkqm5nbzee8p34"
+         *       "actor_id": "key_prod_06h2hbh9awvg0s37j8ndwdrr6t3d2"
          *     }
          */
         CreditGrantReinstatedEvent: {
@@ -25094,18 +25278,18 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2g01cca2grd70243b3qza1ncqc",
+         *       "id": "evt_prod_06h2hbhpwbrhs74nanqza98atgrem",
          *       "type": "api_key.rolled",
          *       "aggregate_type": "api_key",
-         *       "aggregate_id": "key_prod_06h2g01c1znvmc24ttvprsxwp31tc",
+         *       "aggregate_id": "key_prod_06h2hbhmrt54ta6wpdpjc4vzr7pey",
          *       "data": {
-         *         "id": "key_prod_06h2g01c1znvmc24ttvprsxwp31tc",
+         *         "id": "key_prod_06h2hbhmrt54ta6wpdpjc4vzr7pey",
          *         "kind": "publishable",
          *         "name": "spare",
          *         "object": "api_token",
          *         "status": "active",
-         *         "created": "2026-11-29T15:50:29.641Z",
-         *         "display": "pt_prod_…2mnw",
+         *         "created": "2026-11-29T19:00:35.139Z",
+         *         "display": "pt_prod_…w17p",
          *         "expires_at": null,
          *         "revoked_at": null,
          *         "allowed_ips": null,
@@ -25116,13 +25300,13 @@ export type components = {
          *         "previous_secret_expires_at": null
          *       },
          *       "previous_data": {
-         *         "id": "key_prod_06h2g01c1znvmc24ttvprsxwp31tc",
+         *         "id": "key_prod_06h2hbhmrt54ta6wpdpjc4vzr7pey",
          *         "kind": "publishable",
          *         "name": "spare",
          *         "object": "api_token",
          *         "status": "active",
-         *         "created": "2026-11-29T15:50:29.641Z",
-         *         "display": "pt_prod_…ff4m",
+         *         "created": "2026-11-29T19:00:35.139Z",
+         *         "display": "pt_prod_…xzja",
          *         "expires_at": null,
          *         "revoked_at": null,
          *         "allowed_ips": null,
@@ -25136,13 +25320,13 @@ export type components = {
          *         "user_agent": "node",
          *         "client_address": "127.0.0.1"
          *       },
-         *       "correlation_id": "req_prod_06h2g01cajw91w4t1hfehg5e0c4ka",
-         *       "request_id": "req_prod_06h2g01cajw91w4t1hfehg5e0c4ka",
+         *       "correlation_id": "req_prod_06h2hbhppgg7gy3r9b7k4zgyxv4jm",
+         *       "request_id": "req_prod_06h2hbhppgg7gy3r9b7k4zgyxv4jm",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-29T15:50:29.730Z",
+         *       "created": "2026-11-29T19:00:35.683Z",
          *       "actor_type": "user",
-         *       "actor_id": "user_prod_06h2g01841nw614b0a6gf13ktpv1c"
+         *       "actor_id": "user_prod_06h2hbh26xa08dwxa5m3tqt2gsgt6"
          *     }
          */
         ApiKeyRolledEvent: {
@@ -25187,19 +25371,19 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2g01v87sthvsj0m1ktzkc9szca",
+         *       "id": "evt_prod_06h2hbmb02s51de6bgg90d7xv8n8e",
          *       "type": "alert.triggered",
          *       "aggregate_type": "alert_trigger",
-         *       "aggregate_id": "atrg_prod_06h2g01v7wjkgmmk5ewxg4w7vgy0w",
+         *       "aggregate_id": "atrg_prod_06h2hbmat9m9r9v8tev34hjp5fyjy",
          *       "data": {
-         *         "id": "atrg_prod_06h2g01v7wjkgmmk5ewxg4w7vgy0w",
-         *         "alert": "alrt_prod_06h2g01r8kkpsmphah6sryzy4vgtp",
-         *         "meter": "mtr_prod_06h2g01q1tqdsw3vwe17k016jpc1e",
+         *         "id": "atrg_prod_06h2hbmat9m9r9v8tev34hjp5fyjy",
+         *         "alert": "alrt_prod_06h2hbm2hzefqtts90hwqep8bj5t0",
+         *         "meter": "mtr_prod_06h2hbktxzezgw6ca4jt6d78b843t",
          *         "value": 1,
          *         "object": "alert_trigger",
-         *         "created": "2026-11-29T15:50:33.522Z",
+         *         "created": "2026-11-29T19:00:57.091Z",
          *         "currency": null,
-         *         "customer": "cus_prod_06h2g01qjcvsshr6p7fab02b4e7ar",
+         *         "customer": "cus_prod_06h2hbkxr7wcy5mcht2bff1f211g0",
          *         "livemode": false,
          *         "threshold": 1,
          *         "alert_type": "usage_threshold",
@@ -25213,7 +25397,7 @@ export type components = {
          *       "request_id": null,
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-29T15:50:33.537Z",
+         *       "created": "2026-11-29T19:00:57.216Z",
          *       "actor_type": "system",
          *       "actor_id": null
          *     }
@@ -25260,19 +25444,19 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2g021zpxa0d75e59q1ftnr6akm",
+         *       "id": "evt_prod_06h2hbq6ftb5ddszmr13t0qzrdmcy",
          *       "type": "alert.resolved",
          *       "aggregate_type": "alert_trigger",
-         *       "aggregate_id": "atrg_prod_06h2g01v7wjkgmmk5ewxg4w7vgy0w",
+         *       "aggregate_id": "atrg_prod_06h2hbmat9m9r9v8tev34hjp5fyjy",
          *       "data": {
-         *         "id": "atrg_prod_06h2g01v7wjkgmmk5ewxg4w7vgy0w",
-         *         "alert": "alrt_prod_06h2g01r8kkpsmphah6sryzy4vgtp",
-         *         "meter": "mtr_prod_06h2g01q1tqdsw3vwe17k016jpc1e",
+         *         "id": "atrg_prod_06h2hbmat9m9r9v8tev34hjp5fyjy",
+         *         "alert": "alrt_prod_06h2hbm2hzefqtts90hwqep8bj5t0",
+         *         "meter": "mtr_prod_06h2hbktxzezgw6ca4jt6d78b843t",
          *         "value": 1,
          *         "object": "alert_trigger",
-         *         "created": "2026-11-29T15:50:33.522Z",
+         *         "created": "2026-11-29T19:00:57.091Z",
          *         "currency": null,
-         *         "customer": "cus_prod_06h2g01qjcvsshr6p7fab02b4e7ar",
+         *         "customer": "cus_prod_06h2hbkxr7wcy5mcht2bff1f211g0",
          *         "livemode": false,
          *         "threshold": 1,
          *         "alert_type": "usage_threshold",
@@ -25281,14 +25465,14 @@ export type components = {
          *         "period_start": "2026-11-01T00:00:00.000Z"
          *       },
          *       "previous_data": {
-         *         "id": "atrg_prod_06h2g01v7wjkgmmk5ewxg4w7vgy0w",
-         *         "alert": "alrt_prod_06h2g01r8kkpsmphah6sryzy4vgtp",
-         *         "meter": "mtr_prod_06h2g01q1tqdsw3vwe17k016jpc1e",
+         *         "id": "atrg_prod_06h2hbmat9m9r9v8tev34hjp5fyjy",
+         *         "alert": "alrt_prod_06h2hbm2hzefqtts90hwqep8bj5t0",
+         *         "meter": "mtr_prod_06h2hbktxzezgw6ca4jt6d78b843t",
          *         "value": 1,
          *         "object": "alert_trigger",
-         *         "created": "2026-11-29T15:50:33.522Z",
+         *         "created": "2026-11-29T19:00:57.091Z",
          *         "currency": null,
-         *         "customer": "cus_prod_06h2g01qjcvsshr6p7fab02b4e7ar",
+         *         "customer": "cus_prod_06h2hbkxr7wcy5mcht2bff1f211g0",
          *         "livemode": false,
          *         "threshold": 1,
          *         "alert_type": "usage_threshold",
@@ -25297,7 +25481,7 @@ export type components = {
          *         "period_start": "2026-11-01T00:00:00.000Z"
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2g021me6rna0g59j1ye91r1ghy",
+         *       "correlation_id": "req_prod_06h2hbpzzy6f4sfv0k1m8jzk5cpjt",
          *       "request_id": null,
          *       "version": 1,
          *       "sequence": 2,
@@ -26038,22 +26222,22 @@ export type components = {
         /**
          * @description The webhook body of `payment.succeeded`.
          * @example {
-         *       "id": "evt_prod_06h2g01jsqymsxqeatry03mhpy236",
+         *       "id": "evt_prod_06h2hbk1xtfrdhx0wqdmc820thg1p",
          *       "object": "event",
          *       "type": "payment.succeeded",
          *       "sequence": 1,
-         *       "created": 1795967431,
+         *       "created": 1795978846,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "py_prod_06h2g01jqt4s1cbmqqhzng1r9b4zg",
+         *           "id": "py_prod_06h2hbk1g6fzcy0v2z58dphcp0k5y",
          *           "object": "payment",
          *           "status": "succeeded",
-         *           "created": "2026-11-29T15:50:31.357Z",
+         *           "created": "2026-11-29T19:00:46.593Z",
          *           "currency": "usd",
          *           "livemode": false,
          *           "amount_atom": 2500,
-         *           "payment_intent": "pi_prod_06h2g01jfygp8cpmz1etrs3dttg70",
+         *           "payment_intent": "pi_prod_06h2hbk01r0jbcmafpvdk1pxmtxc0",
          *           "payment_method": "pm_card_visa",
          *           "failure_message": null,
          *           "amount_refunded_atom": 0
@@ -26111,22 +26295,22 @@ export type components = {
         /**
          * @description The webhook body of `payment.failed`.
          * @example {
-         *       "id": "evt_prod_06h2g01rvzwhp2p45jmc39vtf9mwa",
+         *       "id": "evt_prod_06h2hbmc7r8vmka1je0rs6hbrk8xg",
          *       "object": "event",
          *       "type": "payment.failed",
          *       "sequence": 1,
-         *       "created": 1795967432,
+         *       "created": 1795978857,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "py_prod_06h2g01rvntvt0d9gvxhdbatrp5b8",
+         *           "id": "py_prod_06h2hbmc7ba2vtksf54fk136h0t3g",
          *           "object": "payment",
          *           "status": "failed",
-         *           "created": "2026-11-29T15:50:32.925Z",
+         *           "created": "2026-11-29T19:00:57.530Z",
          *           "currency": "usd",
          *           "livemode": false,
          *           "amount_atom": 1000,
-         *           "payment_intent": "pi_prod_06h2g01rtsem44rnshn1jpyv1m2zw",
+         *           "payment_intent": "pi_prod_06h2hbmbz2r4m93enwnwdzzgafqy4",
          *           "payment_method": "pm_sandbox_declined",
          *           "failure_message": "Your card was declined (sandbox payment method pm_sandbox_declined).",
          *           "amount_refunded_atom": 0
@@ -26163,22 +26347,22 @@ export type components = {
         /**
          * @description The webhook body of `payment.refunded`.
          * @example {
-         *       "id": "evt_prod_06h2g01sjz869brc8m5r96z7vg6se",
+         *       "id": "evt_prod_06h2hbmvcpa49qjzmnwz21nps7e8e",
          *       "object": "event",
          *       "type": "payment.refunded",
          *       "sequence": 2,
-         *       "created": 1795967433,
+         *       "created": 1795978861,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "py_prod_06h2g01rs05zcyx94tfhrdyhdt6sr",
+         *           "id": "py_prod_06h2hbmabr290ztyedns8xs4q031c",
          *           "object": "payment",
          *           "status": "partially_refunded",
-         *           "created": "2026-11-29T15:50:32.904Z",
+         *           "created": "2026-11-29T19:00:57.054Z",
          *           "currency": "usd",
          *           "livemode": false,
          *           "amount_atom": 1000,
-         *           "payment_intent": "pi_prod_06h2g01rqwe0vjz5kr45k365gqs8a",
+         *           "payment_intent": "pi_prod_06h2hbm9vvr8y86tgdcas0sz364e8",
          *           "payment_method": "pm_sandbox_succeeds",
          *           "failure_message": null,
          *           "amount_refunded_atom": 400
@@ -26219,32 +26403,32 @@ export type components = {
         /**
          * @description The webhook body of `checkout.session.created`.
          * @example {
-         *       "id": "evt_prod_06h2g020yqsn8w761zhk6jj6s0d3e",
+         *       "id": "evt_prod_06h2hbptgttmn3nyxk4fs7djp0vdg",
          *       "object": "event",
          *       "type": "checkout.session.created",
          *       "sequence": 1,
-         *       "created": 1795967434,
+         *       "created": 1795978877,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "cs_prod_06h2g020y99nx1q2w3s2mdcpd4bew",
-         *           "url": "http://127.0.0.1:40417/checkout/cs_prod_06h2g020y99nx1q2w3s2mdcpd4bew",
+         *           "id": "cs_prod_06h2hbptbk4936m3byk7g9r84zmq4",
+         *           "url": "http://127.0.0.1:45453/checkout/cs_prod_06h2hbptbk4936m3byk7g9r84zmq4",
          *           "mode": "payment",
          *           "object": "checkout_session",
          *           "status": "open",
-         *           "created": "2026-11-29T15:50:34.989Z",
+         *           "created": "2026-11-29T19:01:17.512Z",
          *           "invoice": null,
-         *           "updated": "2026-11-29T15:50:34.989Z",
+         *           "updated": "2026-11-29T19:01:17.512Z",
          *           "currency": "usd",
          *           "customer": null,
          *           "livemode": false,
          *           "metadata": {},
          *           "cancel_url": null,
          *           "expired_at": null,
-         *           "expires_at": "2026-11-30T15:50:34.989Z",
+         *           "expires_at": "2026-11-30T19:01:17.512Z",
          *           "line_items": [
          *             {
-         *               "price": "price_prod_06h2g01ntetr1b62dfk1kymn0ct5e",
+         *               "price": "price_prod_06h2hbkbkanabk5hbfwq5ezjtept6",
          *               "quantity": 2,
          *               "amount_atom": 1000,
          *               "description": "Pro",
@@ -26349,22 +26533,22 @@ export type components = {
         /**
          * @description The webhook body of `checkout.session.updated`.
          * @example {
-         *       "id": "evt_prod_06h2g021avvrbx9rwg8bhmqh71f6r",
+         *       "id": "evt_prod_06h2hbpxnqgbk8fjjy71g51rpsgbe",
          *       "object": "event",
          *       "type": "checkout.session.updated",
          *       "sequence": 2,
-         *       "created": 1795967435,
+         *       "created": 1795978878,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "cs_prod_06h2g02196q3dptc1ms3tm12x7svr",
-         *           "url": "http://127.0.0.1:40417/checkout/cs_prod_06h2g02196q3dptc1ms3tm12x7svr",
+         *           "id": "cs_prod_06h2hbpx6xnmfxwvf4dsmcm8x1m28",
+         *           "url": "http://127.0.0.1:45453/checkout/cs_prod_06h2hbpx6xnmfxwvf4dsmcm8x1m28",
          *           "mode": "payment",
          *           "object": "checkout_session",
          *           "status": "open",
-         *           "created": "2026-11-29T15:50:35.079Z",
+         *           "created": "2026-11-29T19:01:18.248Z",
          *           "invoice": null,
-         *           "updated": "2026-11-29T15:50:35.093Z",
+         *           "updated": "2026-11-29T19:01:18.374Z",
          *           "currency": "usd",
          *           "customer": null,
          *           "livemode": false,
@@ -26373,10 +26557,10 @@ export type components = {
          *           },
          *           "cancel_url": null,
          *           "expired_at": null,
-         *           "expires_at": "2026-11-30T15:50:35.079Z",
+         *           "expires_at": "2026-11-30T19:01:18.248Z",
          *           "line_items": [
          *             {
-         *               "price": "price_prod_06h2g01ntetr1b62dfk1kymn0ct5e",
+         *               "price": "price_prod_06h2hbkbkanabk5hbfwq5ezjtept6",
          *               "quantity": 2,
          *               "amount_atom": 1000,
          *               "description": "Pro",
@@ -26393,7 +26577,7 @@ export type components = {
          *           "subscription_data": null
          *         },
          *         "previous_attributes": {
-         *           "updated": "2026-11-29T15:50:35.079Z",
+         *           "updated": "2026-11-29T19:01:18.248Z",
          *           "metadata": {}
          *         }
          *       }
@@ -26428,23 +26612,23 @@ export type components = {
         /**
          * @description The webhook body of `checkout.session.deleted`.
          * @example {
-         *       "id": "evt_prod_06h2g021dadz6cd12xhap2jcpn8cm",
+         *       "id": "evt_prod_06h2hbpymcdtj378bsgbqsy4skpgg",
          *       "object": "event",
          *       "type": "checkout.session.deleted",
          *       "sequence": 3,
-         *       "created": 1795967435,
+         *       "created": 1795978878,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "cs_prod_06h2g02196q3dptc1ms3tm12x7svr",
-         *           "url": "http://127.0.0.1:40417/checkout/cs_prod_06h2g02196q3dptc1ms3tm12x7svr",
+         *           "id": "cs_prod_06h2hbpx6xnmfxwvf4dsmcm8x1m28",
+         *           "url": "http://127.0.0.1:45453/checkout/cs_prod_06h2hbpx6xnmfxwvf4dsmcm8x1m28",
          *           "mode": "payment",
          *           "object": "checkout_session",
          *           "status": "open",
-         *           "created": "2026-11-29T15:50:35.079Z",
+         *           "created": "2026-11-29T19:01:18.248Z",
          *           "deleted": true,
          *           "invoice": null,
-         *           "updated": "2026-11-29T15:50:35.112Z",
+         *           "updated": "2026-11-29T19:01:18.620Z",
          *           "currency": "usd",
          *           "customer": null,
          *           "livemode": false,
@@ -26453,10 +26637,10 @@ export type components = {
          *           },
          *           "cancel_url": null,
          *           "expired_at": null,
-         *           "expires_at": "2026-11-30T15:50:35.079Z",
+         *           "expires_at": "2026-11-30T19:01:18.248Z",
          *           "line_items": [
          *             {
-         *               "price": "price_prod_06h2g01ntetr1b62dfk1kymn0ct5e",
+         *               "price": "price_prod_06h2hbkbkanabk5hbfwq5ezjtept6",
          *               "quantity": 2,
          *               "amount_atom": 1000,
          *               "description": "Pro",
@@ -26473,7 +26657,7 @@ export type components = {
          *           "subscription_data": null
          *         },
          *         "previous_attributes": {
-         *           "updated": "2026-11-29T15:50:35.093Z",
+         *           "updated": "2026-11-29T19:01:18.374Z",
          *           "deleted": null
          *         }
          *       }
@@ -26566,32 +26750,32 @@ export type components = {
         /**
          * @description The webhook body of `checkout.session.completed`.
          * @example {
-         *       "id": "evt_prod_06h2g02172w5ps8jacp1hvvwegajw",
+         *       "id": "evt_prod_06h2hbpwg2cgf6d2rkt36t4sbz8br",
          *       "object": "event",
          *       "type": "checkout.session.completed",
          *       "sequence": 2,
-         *       "created": 1795967435,
+         *       "created": 1795978878,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "cs_prod_06h2g020y99nx1q2w3s2mdcpd4bew",
-         *           "url": "http://127.0.0.1:40417/checkout/cs_prod_06h2g020y99nx1q2w3s2mdcpd4bew",
+         *           "id": "cs_prod_06h2hbptbk4936m3byk7g9r84zmq4",
+         *           "url": "http://127.0.0.1:45453/checkout/cs_prod_06h2hbptbk4936m3byk7g9r84zmq4",
          *           "mode": "payment",
          *           "object": "checkout_session",
          *           "status": "complete",
-         *           "created": "2026-11-29T15:50:34.989Z",
+         *           "created": "2026-11-29T19:01:17.512Z",
          *           "invoice": null,
-         *           "updated": "2026-11-29T15:50:35.062Z",
+         *           "updated": "2026-11-29T19:01:18.078Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h2g0212xasv2mdmemp2rzxg0g7c",
+         *           "customer": "cus_prod_06h2hbpw0affj0qbf6waxzxhr26tt",
          *           "livemode": false,
          *           "metadata": {},
          *           "cancel_url": null,
          *           "expired_at": null,
-         *           "expires_at": "2026-11-30T15:50:34.989Z",
+         *           "expires_at": "2026-11-30T19:01:17.512Z",
          *           "line_items": [
          *             {
-         *               "price": "price_prod_06h2g01ntetr1b62dfk1kymn0ct5e",
+         *               "price": "price_prod_06h2hbkbkanabk5hbfwq5ezjtept6",
          *               "quantity": 2,
          *               "amount_atom": 1000,
          *               "description": "Pro",
@@ -26599,17 +26783,17 @@ export type components = {
          *             }
          *           ],
          *           "success_url": "https://example.com/thanks",
-         *           "completed_at": "2026-11-29T15:50:35.062Z",
+         *           "completed_at": "2026-11-29T19:01:18.078Z",
          *           "subscription": null,
          *           "customer_email": "new-buyer@example.com",
-         *           "payment_intent": "pi_prod_06h2g0213nexe8pckhqv0a81xfvs6",
+         *           "payment_intent": "pi_prod_06h2hbpw6ne1sfw79y7yvbm7nv6b8",
          *           "payment_status": "paid",
          *           "amount_total_atom": 1000,
          *           "subscription_data": null
          *         },
          *         "previous_attributes": {
          *           "status": "open",
-         *           "updated": "2026-11-29T15:50:34.989Z",
+         *           "updated": "2026-11-29T19:01:17.512Z",
          *           "customer": null,
          *           "completed_at": null,
          *           "customer_email": null,
@@ -26648,32 +26832,32 @@ export type components = {
         /**
          * @description The webhook body of `checkout.session.expired`.
          * @example {
-         *       "id": "evt_prod_06h2g021vddbyv8nxpmp3hsb77rz4",
+         *       "id": "evt_prod_06h2hbq44c4gy1jts0zhe5f7mp22p",
          *       "object": "event",
          *       "type": "checkout.session.expired",
          *       "sequence": 2,
-         *       "created": 1796053835,
+         *       "created": 1796065278,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "cs_prod_06h2g021ffx3a5b1w6bj8xa1x6fej",
-         *           "url": "http://127.0.0.1:40417/checkout/cs_prod_06h2g021ffx3a5b1w6bj8xa1x6fej",
+         *           "id": "cs_prod_06h2hbpyxs1wpw04h3gf57vbn3qk8",
+         *           "url": "http://127.0.0.1:45453/checkout/cs_prod_06h2hbpyxs1wpw04h3gf57vbn3qk8",
          *           "mode": "payment",
          *           "object": "checkout_session",
          *           "status": "expired",
-         *           "created": "2026-11-29T15:50:35.130Z",
+         *           "created": "2026-11-29T19:01:18.683Z",
          *           "invoice": null,
-         *           "updated": "2026-11-30T15:50:35.130Z",
+         *           "updated": "2026-11-30T19:01:18.683Z",
          *           "currency": "usd",
          *           "customer": null,
          *           "livemode": false,
          *           "metadata": {},
          *           "cancel_url": null,
-         *           "expired_at": "2026-11-30T15:50:35.130Z",
-         *           "expires_at": "2026-11-30T15:50:35.130Z",
+         *           "expired_at": "2026-11-30T19:01:18.683Z",
+         *           "expires_at": "2026-11-30T19:01:18.683Z",
          *           "line_items": [
          *             {
-         *               "price": "price_prod_06h2g01ntetr1b62dfk1kymn0ct5e",
+         *               "price": "price_prod_06h2hbkbkanabk5hbfwq5ezjtept6",
          *               "quantity": 2,
          *               "amount_atom": 1000,
          *               "description": "Pro",
@@ -26691,7 +26875,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "status": "open",
-         *           "updated": "2026-11-29T15:50:35.130Z",
+         *           "updated": "2026-11-29T19:01:18.683Z",
          *           "expired_at": null
          *         }
          *       }
@@ -26726,20 +26910,20 @@ export type components = {
         /**
          * @description The webhook body of `payment_intent.created`.
          * @example {
-         *       "id": "evt_prod_06h2g01jgjcq88y54yx8nzvqedfza",
+         *       "id": "evt_prod_06h2hbk04f3rtq90spchakks45fwm",
          *       "object": "event",
          *       "type": "payment_intent.created",
          *       "sequence": 1,
-         *       "created": 1795967431,
+         *       "created": 1795978846,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "pi_prod_06h2g01jfygp8cpmz1etrs3dttg70",
+         *           "id": "pi_prod_06h2hbk01r0jbcmafpvdk1pxmtxc0",
          *           "object": "payment_intent",
          *           "status": "requires_confirmation",
-         *           "created": "2026-11-29T15:50:31.295Z",
+         *           "created": "2026-11-29T19:00:46.222Z",
          *           "invoice": null,
-         *           "updated": "2026-11-29T15:50:31.295Z",
+         *           "updated": "2026-11-29T19:00:46.222Z",
          *           "currency": "usd",
          *           "customer": null,
          *           "livemode": false,
@@ -26818,20 +27002,20 @@ export type components = {
         /**
          * @description The webhook body of `payment_intent.processing`.
          * @example {
-         *       "id": "evt_prod_06h2g01jqb4fpyyphphmsxg1njke6",
+         *       "id": "evt_prod_06h2hbk1dgk19w67e7rtcrhettfr2",
          *       "object": "event",
          *       "type": "payment_intent.processing",
          *       "sequence": 2,
-         *       "created": 1795967431,
+         *       "created": 1795978846,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "pi_prod_06h2g01jfygp8cpmz1etrs3dttg70",
+         *           "id": "pi_prod_06h2hbk01r0jbcmafpvdk1pxmtxc0",
          *           "object": "payment_intent",
          *           "status": "processing",
-         *           "created": "2026-11-29T15:50:31.295Z",
+         *           "created": "2026-11-29T19:00:46.222Z",
          *           "invoice": null,
-         *           "updated": "2026-11-29T15:50:31.347Z",
+         *           "updated": "2026-11-29T19:00:46.533Z",
          *           "currency": "usd",
          *           "customer": null,
          *           "livemode": false,
@@ -26846,7 +27030,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "status": "requires_confirmation",
-         *           "updated": "2026-11-29T15:50:31.307Z"
+         *           "updated": "2026-11-29T19:00:46.279Z"
          *         }
          *       }
          *     }
@@ -26880,22 +27064,22 @@ export type components = {
         /**
          * @description The webhook body of `payment_intent.requires_action`.
          * @example {
-         *       "id": "evt_prod_06h2g01ryq673dxbm0qqxs8x1q16g",
+         *       "id": "evt_prod_06h2hbmdvz2he9yqbyas44d5g2p94",
          *       "object": "event",
          *       "type": "payment_intent.requires_action",
          *       "sequence": 2,
-         *       "created": 1795967432,
+         *       "created": 1795978857,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "pi_prod_06h2g01ry19geg6147rdvvt643vmw",
+         *           "id": "pi_prod_06h2hbmdrhzhga1q32kr1bys4p946",
          *           "object": "payment_intent",
          *           "status": "requires_action",
-         *           "created": "2026-11-29T15:50:32.944Z",
+         *           "created": "2026-11-29T19:00:57.924Z",
          *           "invoice": null,
-         *           "updated": "2026-11-29T15:50:32.948Z",
+         *           "updated": "2026-11-29T19:00:57.946Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h2g01qjcvsshr6p7fab02b4e7ar",
+         *           "customer": "cus_prod_06h2hbkxr7wcy5mcht2bff1f211g0",
          *           "livemode": false,
          *           "metadata": {},
          *           "amount_atom": 1000,
@@ -26908,7 +27092,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "status": "requires_confirmation",
-         *           "updated": "2026-11-29T15:50:32.944Z"
+         *           "updated": "2026-11-29T19:00:57.924Z"
          *         }
          *       }
          *     }
@@ -26942,22 +27126,22 @@ export type components = {
         /**
          * @description The webhook body of `payment_intent.amount_capturable_updated`.
          * @example {
-         *       "id": "evt_prod_06h2g01s46j0y4gxz7rv4h4zyrggp",
+         *       "id": "evt_prod_06h2hbmjm9cxsab0fksby6aj2w7v0",
          *       "object": "event",
          *       "type": "payment_intent.amount_capturable_updated",
          *       "sequence": 3,
-         *       "created": 1795967432,
+         *       "created": 1795978859,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "pi_prod_06h2g01s326b29pnvem98cgtfhg1c",
+         *           "id": "pi_prod_06h2hbmj4m33g70vbyzth5w9yta6y",
          *           "object": "payment_intent",
          *           "status": "requires_capture",
-         *           "created": "2026-11-29T15:50:32.984Z",
+         *           "created": "2026-11-29T19:00:59.045Z",
          *           "invoice": null,
-         *           "updated": "2026-11-29T15:50:32.992Z",
+         *           "updated": "2026-11-29T19:00:59.147Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h2g01qjcvsshr6p7fab02b4e7ar",
+         *           "customer": "cus_prod_06h2hbkxr7wcy5mcht2bff1f211g0",
          *           "livemode": false,
          *           "metadata": {},
          *           "amount_atom": 1000,
@@ -26970,7 +27154,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "status": "processing",
-         *           "updated": "2026-11-29T15:50:32.989Z",
+         *           "updated": "2026-11-29T19:00:59.115Z",
          *           "amount_capturable_atom": 0
          *         }
          *       }
@@ -27005,20 +27189,20 @@ export type components = {
         /**
          * @description The webhook body of `payment_intent.succeeded`.
          * @example {
-         *       "id": "evt_prod_06h2g01jw66axz2ybj48303dp82tm",
+         *       "id": "evt_prod_06h2hbk21ehbc6y0pek04zr56cqpw",
          *       "object": "event",
          *       "type": "payment_intent.succeeded",
          *       "sequence": 3,
-         *       "created": 1795967431,
+         *       "created": 1795978846,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "pi_prod_06h2g01jfygp8cpmz1etrs3dttg70",
+         *           "id": "pi_prod_06h2hbk01r0jbcmafpvdk1pxmtxc0",
          *           "object": "payment_intent",
          *           "status": "succeeded",
-         *           "created": "2026-11-29T15:50:31.295Z",
+         *           "created": "2026-11-29T19:00:46.222Z",
          *           "invoice": null,
-         *           "updated": "2026-11-29T15:50:31.383Z",
+         *           "updated": "2026-11-29T19:00:46.710Z",
          *           "currency": "usd",
          *           "customer": null,
          *           "livemode": false,
@@ -27033,7 +27217,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "status": "processing",
-         *           "updated": "2026-11-29T15:50:31.347Z",
+         *           "updated": "2026-11-29T19:00:46.533Z",
          *           "amount_received_atom": 0
          *         }
          *       }
@@ -27068,26 +27252,26 @@ export type components = {
         /**
          * @description The webhook body of `payment_intent.canceled`.
          * @example {
-         *       "id": "evt_prod_06h2g01s5qkefs15ynxmbd12t8vve",
+         *       "id": "evt_prod_06h2hbmkyhe8ghm1p2tft6ytdr2yr",
          *       "object": "event",
          *       "type": "payment_intent.canceled",
          *       "sequence": 4,
-         *       "created": 1795967433,
+         *       "created": 1795978859,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "pi_prod_06h2g01s326b29pnvem98cgtfhg1c",
+         *           "id": "pi_prod_06h2hbmj4m33g70vbyzth5w9yta6y",
          *           "object": "payment_intent",
          *           "status": "canceled",
-         *           "created": "2026-11-29T15:50:32.984Z",
+         *           "created": "2026-11-29T19:00:59.045Z",
          *           "invoice": null,
-         *           "updated": "2026-11-29T15:50:33.004Z",
+         *           "updated": "2026-11-29T19:00:59.500Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h2g01qjcvsshr6p7fab02b4e7ar",
+         *           "customer": "cus_prod_06h2hbkxr7wcy5mcht2bff1f211g0",
          *           "livemode": false,
          *           "metadata": {},
          *           "amount_atom": 1000,
-         *           "canceled_at": "2026-11-29T15:50:33.004Z",
+         *           "canceled_at": "2026-11-29T19:00:59.500Z",
          *           "capture_method": "manual",
          *           "payment_method": "pm_sandbox_succeeds",
          *           "last_payment_error": null,
@@ -27096,7 +27280,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "status": "requires_capture",
-         *           "updated": "2026-11-29T15:50:32.992Z",
+         *           "updated": "2026-11-29T19:00:59.147Z",
          *           "canceled_at": null,
          *           "amount_capturable_atom": 1000
          *         }
@@ -27132,22 +27316,22 @@ export type components = {
         /**
          * @description The webhook body of `payment_intent.payment_failed`.
          * @example {
-         *       "id": "evt_prod_06h2g01rw4jbam9nrp7et3hv2pg06",
+         *       "id": "evt_prod_06h2hbmcd04jx3edyzwfyn9fzpqf8",
          *       "object": "event",
          *       "type": "payment_intent.payment_failed",
          *       "sequence": 3,
-         *       "created": 1795967432,
+         *       "created": 1795978857,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "pi_prod_06h2g01rtsem44rnshn1jpyv1m2zw",
+         *           "id": "pi_prod_06h2hbmbz2r4m93enwnwdzzgafqy4",
          *           "object": "payment_intent",
          *           "status": "requires_payment_method",
-         *           "created": "2026-11-29T15:50:32.918Z",
+         *           "created": "2026-11-29T19:00:57.464Z",
          *           "invoice": null,
-         *           "updated": "2026-11-29T15:50:32.928Z",
+         *           "updated": "2026-11-29T19:00:57.546Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h2g01qjcvsshr6p7fab02b4e7ar",
+         *           "customer": "cus_prod_06h2hbkxr7wcy5mcht2bff1f211g0",
          *           "livemode": false,
          *           "metadata": {},
          *           "amount_atom": 1000,
@@ -27160,7 +27344,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "status": "processing",
-         *           "updated": "2026-11-29T15:50:32.922Z",
+         *           "updated": "2026-11-29T19:00:57.510Z",
          *           "payment_method": "pm_sandbox_declined",
          *           "last_payment_error": null
          *         }
@@ -27196,22 +27380,22 @@ export type components = {
         /**
          * @description The webhook body of `payment_intent.partially_funded`.
          * @example {
-         *       "id": "evt_prod_06h2g01s1nj92cm6nvq2hn8dmhes0",
+         *       "id": "evt_prod_06h2hbmgejg1rtbeyycasdepex5qy",
          *       "object": "event",
          *       "type": "payment_intent.partially_funded",
          *       "sequence": 3,
-         *       "created": 1795967432,
+         *       "created": 1795978858,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "pi_prod_06h2g01s0fsfj7d0tvpxqyqch38ec",
+         *           "id": "pi_prod_06h2hbmev7adr2jxwypqxm72qqx5e",
          *           "object": "payment_intent",
          *           "status": "partially_funded",
-         *           "created": "2026-11-29T15:50:32.963Z",
+         *           "created": "2026-11-29T19:00:58.201Z",
          *           "invoice": null,
-         *           "updated": "2026-11-29T15:50:32.972Z",
+         *           "updated": "2026-11-29T19:00:58.592Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h2g01qjcvsshr6p7fab02b4e7ar",
+         *           "customer": "cus_prod_06h2hbkxr7wcy5mcht2bff1f211g0",
          *           "livemode": false,
          *           "metadata": {},
          *           "amount_atom": 1000,
@@ -27224,7 +27408,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "status": "processing",
-         *           "updated": "2026-11-29T15:50:32.967Z",
+         *           "updated": "2026-11-29T19:00:58.292Z",
          *           "amount_received_atom": 0
          *         }
          *       }
@@ -27259,40 +27443,40 @@ export type components = {
         /**
          * @description The webhook body of `customer.subscription.created`.
          * @example {
-         *       "id": "evt_prod_06h2g01ycg96990kjddbfkfkpzp8w",
+         *       "id": "evt_prod_06h2hbp45qwczsxpctd3k2xpe7rwg",
          *       "object": "event",
          *       "type": "customer.subscription.created",
          *       "sequence": 1,
-         *       "created": 1795967434,
+         *       "created": 1795978871,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "sub_prod_06h2g01yazqtq87zxr1dswhvwcdcj",
+         *           "id": "sub_prod_06h2hbp3nrfvj4ppqzt3wqjd474kg",
          *           "items": [
          *             {
-         *               "id": "si_prod_06h2g01yazqtq87zxr1dswhvwcdcm",
-         *               "price": "price_prod_06h2g01nn1202d6xfq776d0s9a8gt",
+         *               "id": "si_prod_06h2hbp3nrfvj4ppqzt3wqjd474kj",
+         *               "price": "price_prod_06h2hbkbb9kxqxx1c6p0da9d2nfp2",
          *               "quantity": 1
          *             }
          *           ],
          *           "object": "subscription",
          *           "status": "active",
-         *           "created": "2026-11-29T15:50:34.325Z",
-         *           "updated": "2026-11-29T15:50:34.325Z",
+         *           "created": "2026-11-29T19:01:11.714Z",
+         *           "updated": "2026-11-29T19:01:11.714Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h2g01qjcvsshr6p7fab02b4e7ar",
+         *           "customer": "cus_prod_06h2hbkxr7wcy5mcht2bff1f211g0",
          *           "livemode": false,
          *           "metadata": {},
          *           "paused_at": null,
          *           "trial_end": null,
          *           "cancelled_at": null,
          *           "days_until_due": null,
-         *           "latest_invoice": "in_prod_06h2g01ybagn6a6c3xn28kq3cetkc",
+         *           "latest_invoice": "in_prod_06h2hbp3t719fc7m7q6xtkr0c9yeg",
          *           "pending_changes": [],
          *           "collection_method": "charge_automatically",
-         *           "current_period_end": "2026-12-29T15:50:34.325Z",
+         *           "current_period_end": "2026-12-29T19:01:11.714Z",
          *           "cancel_at_period_end": false,
-         *           "current_period_start": "2026-11-29T15:50:34.325Z",
+         *           "current_period_start": "2026-11-29T19:01:11.714Z",
          *           "default_payment_method": null
          *         }
          *       }
@@ -27383,28 +27567,28 @@ export type components = {
         /**
          * @description The webhook body of `customer.subscription.updated`.
          * @example {
-         *       "id": "evt_prod_06h2g01yptbva6jwzc5fpbq145356",
+         *       "id": "evt_prod_06h2hbp6kvqz3jggy50pf0pfvhyp6",
          *       "object": "event",
          *       "type": "customer.subscription.updated",
          *       "sequence": 2,
-         *       "created": 1795967434,
+         *       "created": 1795978872,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "sub_prod_06h2g01yazqtq87zxr1dswhvwcdcj",
+         *           "id": "sub_prod_06h2hbp3nrfvj4ppqzt3wqjd474kg",
          *           "items": [
          *             {
-         *               "id": "si_prod_06h2g01yazqtq87zxr1dswhvwcdcm",
-         *               "price": "price_prod_06h2g01nn1202d6xfq776d0s9a8gt",
+         *               "id": "si_prod_06h2hbp3nrfvj4ppqzt3wqjd474kj",
+         *               "price": "price_prod_06h2hbkbb9kxqxx1c6p0da9d2nfp2",
          *               "quantity": 1
          *             }
          *           ],
          *           "object": "subscription",
          *           "status": "active",
-         *           "created": "2026-11-29T15:50:34.325Z",
-         *           "updated": "2026-11-29T15:50:34.419Z",
+         *           "created": "2026-11-29T19:01:11.714Z",
+         *           "updated": "2026-11-29T19:01:12.434Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h2g01qjcvsshr6p7fab02b4e7ar",
+         *           "customer": "cus_prod_06h2hbkxr7wcy5mcht2bff1f211g0",
          *           "livemode": false,
          *           "metadata": {
          *             "plan": "pro"
@@ -27413,16 +27597,16 @@ export type components = {
          *           "trial_end": null,
          *           "cancelled_at": null,
          *           "days_until_due": null,
-         *           "latest_invoice": "in_prod_06h2g01ybagn6a6c3xn28kq3cetkc",
+         *           "latest_invoice": "in_prod_06h2hbp3t719fc7m7q6xtkr0c9yeg",
          *           "pending_changes": [],
          *           "collection_method": "charge_automatically",
-         *           "current_period_end": "2026-12-29T15:50:34.325Z",
+         *           "current_period_end": "2026-12-29T19:01:11.714Z",
          *           "cancel_at_period_end": false,
-         *           "current_period_start": "2026-11-29T15:50:34.325Z",
+         *           "current_period_start": "2026-11-29T19:01:11.714Z",
          *           "default_payment_method": null
          *         },
          *         "previous_attributes": {
-         *           "updated": "2026-11-29T15:50:34.325Z",
+         *           "updated": "2026-11-29T19:01:11.714Z",
          *           "metadata": {}
          *         }
          *       }
@@ -27457,47 +27641,47 @@ export type components = {
         /**
          * @description The webhook body of `customer.subscription.paused`.
          * @example {
-         *       "id": "evt_prod_06h2g01ywyqa8n13gpxh0zga1px8c",
+         *       "id": "evt_prod_06h2hbp71ft2hkjx6wz2mhqfs0b04",
          *       "object": "event",
          *       "type": "customer.subscription.paused",
          *       "sequence": 3,
-         *       "created": 1795967434,
+         *       "created": 1795978872,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "sub_prod_06h2g01yazqtq87zxr1dswhvwcdcj",
+         *           "id": "sub_prod_06h2hbp3nrfvj4ppqzt3wqjd474kg",
          *           "items": [
          *             {
-         *               "id": "si_prod_06h2g01yazqtq87zxr1dswhvwcdcm",
-         *               "price": "price_prod_06h2g01nn1202d6xfq776d0s9a8gt",
+         *               "id": "si_prod_06h2hbp3nrfvj4ppqzt3wqjd474kj",
+         *               "price": "price_prod_06h2hbkbb9kxqxx1c6p0da9d2nfp2",
          *               "quantity": 1
          *             }
          *           ],
          *           "object": "subscription",
          *           "status": "paused",
-         *           "created": "2026-11-29T15:50:34.325Z",
-         *           "updated": "2026-11-29T15:50:34.467Z",
+         *           "created": "2026-11-29T19:01:11.714Z",
+         *           "updated": "2026-11-29T19:01:12.572Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h2g01qjcvsshr6p7fab02b4e7ar",
+         *           "customer": "cus_prod_06h2hbkxr7wcy5mcht2bff1f211g0",
          *           "livemode": false,
          *           "metadata": {
          *             "plan": "pro"
          *           },
-         *           "paused_at": "2026-11-29T15:50:34.467Z",
+         *           "paused_at": "2026-11-29T19:01:12.572Z",
          *           "trial_end": null,
          *           "cancelled_at": null,
          *           "days_until_due": null,
-         *           "latest_invoice": "in_prod_06h2g01ybagn6a6c3xn28kq3cetkc",
+         *           "latest_invoice": "in_prod_06h2hbp3t719fc7m7q6xtkr0c9yeg",
          *           "pending_changes": [],
          *           "collection_method": "charge_automatically",
-         *           "current_period_end": "2026-12-29T15:50:34.325Z",
+         *           "current_period_end": "2026-12-29T19:01:11.714Z",
          *           "cancel_at_period_end": false,
-         *           "current_period_start": "2026-11-29T15:50:34.325Z",
+         *           "current_period_start": "2026-11-29T19:01:11.714Z",
          *           "default_payment_method": null
          *         },
          *         "previous_attributes": {
          *           "status": "active",
-         *           "updated": "2026-11-29T15:50:34.419Z",
+         *           "updated": "2026-11-29T19:01:12.434Z",
          *           "paused_at": null
          *         }
          *       }
@@ -27532,28 +27716,28 @@ export type components = {
         /**
          * @description The webhook body of `customer.subscription.resumed`.
          * @example {
-         *       "id": "evt_prod_06h2g01z1ewas3my5x35bez4d0yjp",
+         *       "id": "evt_prod_06h2hbp900ph67hp7ekhxg7ryb7pt",
          *       "object": "event",
          *       "type": "customer.subscription.resumed",
          *       "sequence": 4,
-         *       "created": 1795967434,
+         *       "created": 1795978873,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "sub_prod_06h2g01yazqtq87zxr1dswhvwcdcj",
+         *           "id": "sub_prod_06h2hbp3nrfvj4ppqzt3wqjd474kg",
          *           "items": [
          *             {
-         *               "id": "si_prod_06h2g01yazqtq87zxr1dswhvwcdcm",
-         *               "price": "price_prod_06h2g01nn1202d6xfq776d0s9a8gt",
+         *               "id": "si_prod_06h2hbp3nrfvj4ppqzt3wqjd474kj",
+         *               "price": "price_prod_06h2hbkbb9kxqxx1c6p0da9d2nfp2",
          *               "quantity": 1
          *             }
          *           ],
          *           "object": "subscription",
          *           "status": "active",
-         *           "created": "2026-11-29T15:50:34.325Z",
-         *           "updated": "2026-11-29T15:50:34.505Z",
+         *           "created": "2026-11-29T19:01:11.714Z",
+         *           "updated": "2026-11-29T19:01:13.049Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h2g01qjcvsshr6p7fab02b4e7ar",
+         *           "customer": "cus_prod_06h2hbkxr7wcy5mcht2bff1f211g0",
          *           "livemode": false,
          *           "metadata": {
          *             "plan": "pro"
@@ -27562,18 +27746,18 @@ export type components = {
          *           "trial_end": null,
          *           "cancelled_at": null,
          *           "days_until_due": null,
-         *           "latest_invoice": "in_prod_06h2g01ybagn6a6c3xn28kq3cetkc",
+         *           "latest_invoice": "in_prod_06h2hbp3t719fc7m7q6xtkr0c9yeg",
          *           "pending_changes": [],
          *           "collection_method": "charge_automatically",
-         *           "current_period_end": "2026-12-29T15:50:34.325Z",
+         *           "current_period_end": "2026-12-29T19:01:11.714Z",
          *           "cancel_at_period_end": false,
-         *           "current_period_start": "2026-11-29T15:50:34.325Z",
+         *           "current_period_start": "2026-11-29T19:01:11.714Z",
          *           "default_payment_method": null
          *         },
          *         "previous_attributes": {
          *           "status": "paused",
-         *           "updated": "2026-11-29T15:50:34.467Z",
-         *           "paused_at": "2026-11-29T15:50:34.467Z"
+         *           "updated": "2026-11-29T19:01:12.572Z",
+         *           "paused_at": "2026-11-29T19:01:12.572Z"
          *         }
          *       }
          *     }
@@ -27607,47 +27791,47 @@ export type components = {
         /**
          * @description The webhook body of `customer.subscription.cancelled`.
          * @example {
-         *       "id": "evt_prod_06h2g01z8xhkp12rbkwjknhfwsrm4",
+         *       "id": "evt_prod_06h2hbp9zjetvgj5805j8y6sjsksc",
          *       "object": "event",
          *       "type": "customer.subscription.cancelled",
          *       "sequence": 5,
-         *       "created": 1795967434,
+         *       "created": 1795978873,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "sub_prod_06h2g01yazqtq87zxr1dswhvwcdcj",
+         *           "id": "sub_prod_06h2hbp3nrfvj4ppqzt3wqjd474kg",
          *           "items": [
          *             {
-         *               "id": "si_prod_06h2g01yazqtq87zxr1dswhvwcdcm",
-         *               "price": "price_prod_06h2g01nn1202d6xfq776d0s9a8gt",
+         *               "id": "si_prod_06h2hbp3nrfvj4ppqzt3wqjd474kj",
+         *               "price": "price_prod_06h2hbkbb9kxqxx1c6p0da9d2nfp2",
          *               "quantity": 1
          *             }
          *           ],
          *           "object": "subscription",
          *           "status": "cancelled",
-         *           "created": "2026-11-29T15:50:34.325Z",
-         *           "updated": "2026-11-29T15:50:34.546Z",
+         *           "created": "2026-11-29T19:01:11.714Z",
+         *           "updated": "2026-11-29T19:01:13.251Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h2g01qjcvsshr6p7fab02b4e7ar",
+         *           "customer": "cus_prod_06h2hbkxr7wcy5mcht2bff1f211g0",
          *           "livemode": false,
          *           "metadata": {
          *             "plan": "pro"
          *           },
          *           "paused_at": null,
          *           "trial_end": null,
-         *           "cancelled_at": "2026-11-29T15:50:34.546Z",
+         *           "cancelled_at": "2026-11-29T19:01:13.251Z",
          *           "days_until_due": null,
-         *           "latest_invoice": "in_prod_06h2g01ybagn6a6c3xn28kq3cetkc",
+         *           "latest_invoice": "in_prod_06h2hbp3t719fc7m7q6xtkr0c9yeg",
          *           "pending_changes": [],
          *           "collection_method": "charge_automatically",
-         *           "current_period_end": "2026-12-29T15:50:34.325Z",
+         *           "current_period_end": "2026-12-29T19:01:11.714Z",
          *           "cancel_at_period_end": false,
-         *           "current_period_start": "2026-11-29T15:50:34.325Z",
+         *           "current_period_start": "2026-11-29T19:01:11.714Z",
          *           "default_payment_method": null
          *         },
          *         "previous_attributes": {
          *           "status": "active",
-         *           "updated": "2026-11-29T15:50:34.505Z",
+         *           "updated": "2026-11-29T19:01:13.049Z",
          *           "cancelled_at": null
          *         }
          *       }
@@ -27682,40 +27866,40 @@ export type components = {
         /**
          * @description The webhook body of `customer.subscription.trial_will_end`.
          * @example {
-         *       "id": "evt_prod_06h2g0226dybnd5jph2b5yb1ndkfr",
+         *       "id": "evt_prod_06h2hbq7x57w7rzxx7cy5q5e43328",
          *       "object": "event",
          *       "type": "customer.subscription.trial_will_end",
          *       "sequence": 2,
-         *       "created": 1796313034,
+         *       "created": 1796324473,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "sub_prod_06h2g01zey5rz3xy6gma3pzghjtmt",
+         *           "id": "sub_prod_06h2hbpbbnqvbhmr9sp48d41dkk64",
          *           "items": [
          *             {
-         *               "id": "si_prod_06h2g01zey5rz3xy6gma3pzghjtmw",
-         *               "price": "price_prod_06h2g01nn1202d6xfq776d0s9a8gt",
+         *               "id": "si_prod_06h2hbpbbnqvbhmr9sp48d41dkk66",
+         *               "price": "price_prod_06h2hbkbb9kxqxx1c6p0da9d2nfp2",
          *               "quantity": 1
          *             }
          *           ],
          *           "object": "subscription",
          *           "status": "trialing",
-         *           "created": "2026-11-29T15:50:34.609Z",
-         *           "updated": "2026-11-29T15:50:34.609Z",
+         *           "created": "2026-11-29T19:01:13.655Z",
+         *           "updated": "2026-11-29T19:01:13.655Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h2g01qjcvsshr6p7fab02b4e7ar",
+         *           "customer": "cus_prod_06h2hbkxr7wcy5mcht2bff1f211g0",
          *           "livemode": false,
          *           "metadata": {},
          *           "paused_at": null,
-         *           "trial_end": "2026-12-06T15:50:34.609Z",
+         *           "trial_end": "2026-12-06T19:01:13.655Z",
          *           "cancelled_at": null,
          *           "days_until_due": null,
          *           "latest_invoice": null,
          *           "pending_changes": [],
          *           "collection_method": "charge_automatically",
-         *           "current_period_end": "2026-12-06T15:50:34.609Z",
+         *           "current_period_end": "2026-12-06T19:01:13.655Z",
          *           "cancel_at_period_end": false,
-         *           "current_period_start": "2026-11-29T15:50:34.609Z",
+         *           "current_period_start": "2026-11-29T19:01:13.655Z",
          *           "default_payment_method": "pm_sandbox_succeeds"
          *         }
          *       }
@@ -27750,19 +27934,19 @@ export type components = {
         /**
          * @description The webhook body of `invoice.created`.
          * @example {
-         *       "id": "evt_prod_06h2g01swzh5jrscdfft9mdt6syyt",
+         *       "id": "evt_prod_06h2hbmyvw8j0ampk4n8q763xrh9t",
          *       "object": "event",
          *       "type": "invoice.created",
          *       "sequence": 1,
-         *       "created": 1795967433,
+         *       "created": 1795978862,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "in_prod_06h2g01sw65raj7grrn2ja16fgkk0",
+         *           "id": "in_prod_06h2hbmyms4apkx594x8by5a6808r",
          *           "lines": [
          *             {
-         *               "id": "il_prod_06h2g01swd8fzrv37kygef6reczar",
-         *               "price": "price_prod_06h2g01ntetr1b62dfk1kymn0ct5e",
+         *               "id": "il_prod_06h2hbmypcyfn27dvekya5hkdb5yy",
+         *               "price": "price_prod_06h2hbkbkanabk5hbfwq5ezjtept6",
          *               "quantity": 1,
          *               "tax_rates": [],
          *               "amount_atom": 500,
@@ -27775,11 +27959,11 @@ export type components = {
          *           "number": null,
          *           "object": "invoice",
          *           "status": "draft",
-         *           "created": "2026-11-29T15:50:33.185Z",
+         *           "created": "2026-11-29T19:01:02.245Z",
          *           "paid_at": null,
-         *           "updated": "2026-11-29T15:50:33.185Z",
+         *           "updated": "2026-11-29T19:01:02.245Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h2g01qjcvsshr6p7fab02b4e7ar",
+         *           "customer": "cus_prod_06h2hbkxr7wcy5mcht2bff1f211g0",
          *           "discount": null,
          *           "due_date": null,
          *           "livemode": false,
@@ -27946,19 +28130,19 @@ export type components = {
         /**
          * @description The webhook body of `invoice.finalized`.
          * @example {
-         *       "id": "evt_prod_06h2g01t7wpykv2k50z3kwbkv11b4",
+         *       "id": "evt_prod_06h2hbn1krt8w4z14bv1kste7kfww",
          *       "object": "event",
          *       "type": "invoice.finalized",
          *       "sequence": 2,
-         *       "created": 1795967433,
+         *       "created": 1795978863,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "in_prod_06h2g01sw65raj7grrn2ja16fgkk0",
+         *           "id": "in_prod_06h2hbmyms4apkx594x8by5a6808r",
          *           "lines": [
          *             {
-         *               "id": "il_prod_06h2g01swd8fzrv37kygef6reczar",
-         *               "price": "price_prod_06h2g01ntetr1b62dfk1kymn0ct5e",
+         *               "id": "il_prod_06h2hbmypcyfn27dvekya5hkdb5yy",
+         *               "price": "price_prod_06h2hbkbkanabk5hbfwq5ezjtept6",
          *               "quantity": 1,
          *               "tax_rates": [],
          *               "amount_atom": 500,
@@ -27971,11 +28155,11 @@ export type components = {
          *           "number": "EXAMPL-0001",
          *           "object": "invoice",
          *           "status": "open",
-         *           "created": "2026-11-29T15:50:33.185Z",
+         *           "created": "2026-11-29T19:01:02.245Z",
          *           "paid_at": null,
-         *           "updated": "2026-11-29T15:50:33.223Z",
+         *           "updated": "2026-11-29T19:01:02.766Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h2g01qjcvsshr6p7fab02b4e7ar",
+         *           "customer": "cus_prod_06h2hbkxr7wcy5mcht2bff1f211g0",
          *           "discount": null,
          *           "due_date": null,
          *           "livemode": false,
@@ -27983,11 +28167,11 @@ export type components = {
          *           "tax_atom": 0,
          *           "voided_at": null,
          *           "overdue_at": null,
-         *           "pdf_sha256": "650d8a433a433624ebe1d31124329730f381fb80d72d3220db100040ace91b18",
+         *           "pdf_sha256": "d4772bb85f461b288b6ac41df6585fa1f680ca705142008671191b35854b025c",
          *           "description": null,
-         *           "invoice_pdf": "http://127.0.0.1:40417/api/invoices/in_prod_06h2g01sw65raj7grrn2ja16fgkk0/pdf",
+         *           "invoice_pdf": "http://127.0.0.1:45453/api/invoices/in_prod_06h2hbmyms4apkx594x8by5a6808r/pdf",
          *           "total_taxes": [],
-         *           "finalized_at": "2026-11-29T15:50:33.223Z",
+         *           "finalized_at": "2026-11-29T19:01:02.766Z",
          *           "subscription": null,
          *           "attempt_count": 0,
          *           "customer_name": "Jenny Rosen",
@@ -28003,7 +28187,7 @@ export type components = {
          *           "paid_amount_atom": 0,
          *           "collection_method": "charge_automatically",
          *           "total_amount_atom": 500,
-         *           "hosted_invoice_url": "http://127.0.0.1:40417/invoice/0q1EjF1SbAIWQF4MS3fEhRy2Z675czofGoQAqhAv8BQ",
+         *           "hosted_invoice_url": "http://127.0.0.1:45453/invoice/Il0C1SdVjS4WsT8_vch-FIY09aepbdDvy7XYNqtbcsA",
          *           "ending_balance_atom": 0,
          *           "next_payment_attempt": null,
          *           "starting_balance_atom": 0,
@@ -28015,7 +28199,7 @@ export type components = {
          *         "previous_attributes": {
          *           "number": null,
          *           "status": "draft",
-         *           "updated": "2026-11-29T15:50:33.185Z",
+         *           "updated": "2026-11-29T19:01:02.245Z",
          *           "pdf_sha256": null,
          *           "invoice_pdf": null,
          *           "finalized_at": null,
@@ -28057,19 +28241,19 @@ export type components = {
         /**
          * @description The webhook body of `invoice.paid`.
          * @example {
-         *       "id": "evt_prod_06h2g01tgsc7bs8kmt99qr8zg2sra",
+         *       "id": "evt_prod_06h2hbn36z0fwh1v8de9d7q1wt7b2",
          *       "object": "event",
          *       "type": "invoice.paid",
          *       "sequence": 3,
-         *       "created": 1795967433,
+         *       "created": 1795978863,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "in_prod_06h2g01sw65raj7grrn2ja16fgkk0",
+         *           "id": "in_prod_06h2hbmyms4apkx594x8by5a6808r",
          *           "lines": [
          *             {
-         *               "id": "il_prod_06h2g01swd8fzrv37kygef6reczar",
-         *               "price": "price_prod_06h2g01ntetr1b62dfk1kymn0ct5e",
+         *               "id": "il_prod_06h2hbmypcyfn27dvekya5hkdb5yy",
+         *               "price": "price_prod_06h2hbkbkanabk5hbfwq5ezjtept6",
          *               "quantity": 1,
          *               "tax_rates": [],
          *               "amount_atom": 500,
@@ -28082,11 +28266,11 @@ export type components = {
          *           "number": "EXAMPL-0001",
          *           "object": "invoice",
          *           "status": "paid",
-         *           "created": "2026-11-29T15:50:33.185Z",
-         *           "paid_at": "2026-11-29T15:50:33.341Z",
-         *           "updated": "2026-11-29T15:50:33.341Z",
+         *           "created": "2026-11-29T19:01:02.245Z",
+         *           "paid_at": "2026-11-29T19:01:03.368Z",
+         *           "updated": "2026-11-29T19:01:03.368Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h2g01qjcvsshr6p7fab02b4e7ar",
+         *           "customer": "cus_prod_06h2hbkxr7wcy5mcht2bff1f211g0",
          *           "discount": null,
          *           "due_date": null,
          *           "livemode": false,
@@ -28094,11 +28278,11 @@ export type components = {
          *           "tax_atom": 0,
          *           "voided_at": null,
          *           "overdue_at": null,
-         *           "pdf_sha256": "650d8a433a433624ebe1d31124329730f381fb80d72d3220db100040ace91b18",
+         *           "pdf_sha256": "d4772bb85f461b288b6ac41df6585fa1f680ca705142008671191b35854b025c",
          *           "description": null,
-         *           "invoice_pdf": "http://127.0.0.1:40417/api/invoices/in_prod_06h2g01sw65raj7grrn2ja16fgkk0/pdf",
+         *           "invoice_pdf": "http://127.0.0.1:45453/api/invoices/in_prod_06h2hbmyms4apkx594x8by5a6808r/pdf",
          *           "total_taxes": [],
-         *           "finalized_at": "2026-11-29T15:50:33.223Z",
+         *           "finalized_at": "2026-11-29T19:01:02.766Z",
          *           "subscription": null,
          *           "attempt_count": 0,
          *           "customer_name": "Jenny Rosen",
@@ -28106,15 +28290,15 @@ export type components = {
          *           "subtotal_atom": 500,
          *           "customer_email": "jenny@example.com",
          *           "days_until_due": null,
-         *           "payment_intent": "pi_prod_06h2g01td4dr1kwd8bw0kgzc4nqzp",
+         *           "payment_intent": "pi_prod_06h2hbn2mme02a1mzt5e4nz2q760r",
          *           "reverse_charge": false,
          *           "credits_applied": [],
          *           "due_amount_atom": 0,
-         *           "paid_pdf_sha256": "f45c91d9558ce33a98071d05170e902d40d6d44a70cd7e38712b514eada6133a",
+         *           "paid_pdf_sha256": "17d05c24b77248ffd6d6c64f4e834cba7d5bb86b7b51b089d8c96c5a6e026cf8",
          *           "paid_amount_atom": 500,
          *           "collection_method": "charge_automatically",
          *           "total_amount_atom": 500,
-         *           "hosted_invoice_url": "http://127.0.0.1:40417/invoice/0q1EjF1SbAIWQF4MS3fEhRy2Z675czofGoQAqhAv8BQ",
+         *           "hosted_invoice_url": "http://127.0.0.1:45453/invoice/Il0C1SdVjS4WsT8_vch-FIY09aepbdDvy7XYNqtbcsA",
          *           "ending_balance_atom": 0,
          *           "next_payment_attempt": null,
          *           "starting_balance_atom": 0,
@@ -28126,7 +28310,7 @@ export type components = {
          *         "previous_attributes": {
          *           "status": "open",
          *           "paid_at": null,
-         *           "updated": "2026-11-29T15:50:33.223Z",
+         *           "updated": "2026-11-29T19:01:02.766Z",
          *           "due_amount_atom": 500,
          *           "paid_pdf_sha256": null,
          *           "paid_amount_atom": 0
@@ -28163,19 +28347,19 @@ export type components = {
         /**
          * @description The webhook body of `invoice.payment_succeeded`.
          * @example {
-         *       "id": "evt_prod_06h2g01thk1ttwnmj4g2y28nfveer",
+         *       "id": "evt_prod_06h2hbn3bsz27av52ghcb59t9abjm",
          *       "object": "event",
          *       "type": "invoice.payment_succeeded",
          *       "sequence": 4,
-         *       "created": 1795967433,
+         *       "created": 1795978863,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "in_prod_06h2g01sw65raj7grrn2ja16fgkk0",
+         *           "id": "in_prod_06h2hbmyms4apkx594x8by5a6808r",
          *           "lines": [
          *             {
-         *               "id": "il_prod_06h2g01swd8fzrv37kygef6reczar",
-         *               "price": "price_prod_06h2g01ntetr1b62dfk1kymn0ct5e",
+         *               "id": "il_prod_06h2hbmypcyfn27dvekya5hkdb5yy",
+         *               "price": "price_prod_06h2hbkbkanabk5hbfwq5ezjtept6",
          *               "quantity": 1,
          *               "tax_rates": [],
          *               "amount_atom": 500,
@@ -28188,11 +28372,11 @@ export type components = {
          *           "number": "EXAMPL-0001",
          *           "object": "invoice",
          *           "status": "paid",
-         *           "created": "2026-11-29T15:50:33.185Z",
-         *           "paid_at": "2026-11-29T15:50:33.341Z",
-         *           "updated": "2026-11-29T15:50:33.341Z",
+         *           "created": "2026-11-29T19:01:02.245Z",
+         *           "paid_at": "2026-11-29T19:01:03.368Z",
+         *           "updated": "2026-11-29T19:01:03.368Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h2g01qjcvsshr6p7fab02b4e7ar",
+         *           "customer": "cus_prod_06h2hbkxr7wcy5mcht2bff1f211g0",
          *           "discount": null,
          *           "due_date": null,
          *           "livemode": false,
@@ -28200,11 +28384,11 @@ export type components = {
          *           "tax_atom": 0,
          *           "voided_at": null,
          *           "overdue_at": null,
-         *           "pdf_sha256": "650d8a433a433624ebe1d31124329730f381fb80d72d3220db100040ace91b18",
+         *           "pdf_sha256": "d4772bb85f461b288b6ac41df6585fa1f680ca705142008671191b35854b025c",
          *           "description": null,
-         *           "invoice_pdf": "http://127.0.0.1:40417/api/invoices/in_prod_06h2g01sw65raj7grrn2ja16fgkk0/pdf",
+         *           "invoice_pdf": "http://127.0.0.1:45453/api/invoices/in_prod_06h2hbmyms4apkx594x8by5a6808r/pdf",
          *           "total_taxes": [],
-         *           "finalized_at": "2026-11-29T15:50:33.223Z",
+         *           "finalized_at": "2026-11-29T19:01:02.766Z",
          *           "subscription": null,
          *           "attempt_count": 0,
          *           "customer_name": "Jenny Rosen",
@@ -28212,15 +28396,15 @@ export type components = {
          *           "subtotal_atom": 500,
          *           "customer_email": "jenny@example.com",
          *           "days_until_due": null,
-         *           "payment_intent": "pi_prod_06h2g01td4dr1kwd8bw0kgzc4nqzp",
+         *           "payment_intent": "pi_prod_06h2hbn2mme02a1mzt5e4nz2q760r",
          *           "reverse_charge": false,
          *           "credits_applied": [],
          *           "due_amount_atom": 0,
-         *           "paid_pdf_sha256": "f45c91d9558ce33a98071d05170e902d40d6d44a70cd7e38712b514eada6133a",
+         *           "paid_pdf_sha256": "17d05c24b77248ffd6d6c64f4e834cba7d5bb86b7b51b089d8c96c5a6e026cf8",
          *           "paid_amount_atom": 500,
          *           "collection_method": "charge_automatically",
          *           "total_amount_atom": 500,
-         *           "hosted_invoice_url": "http://127.0.0.1:40417/invoice/0q1EjF1SbAIWQF4MS3fEhRy2Z675czofGoQAqhAv8BQ",
+         *           "hosted_invoice_url": "http://127.0.0.1:45453/invoice/Il0C1SdVjS4WsT8_vch-FIY09aepbdDvy7XYNqtbcsA",
          *           "ending_balance_atom": 0,
          *           "next_payment_attempt": null,
          *           "starting_balance_atom": 0,
@@ -28232,7 +28416,7 @@ export type components = {
          *         "previous_attributes": {
          *           "status": "open",
          *           "paid_at": null,
-         *           "updated": "2026-11-29T15:50:33.223Z",
+         *           "updated": "2026-11-29T19:01:02.766Z",
          *           "due_amount_atom": 500,
          *           "paid_pdf_sha256": null,
          *           "paid_amount_atom": 0
@@ -28269,19 +28453,19 @@ export type components = {
         /**
          * @description The webhook body of `invoice.payment_failed`.
          * @example {
-         *       "id": "evt_prod_06h2g01vdecj2yfa9evhn9sdbd866",
+         *       "id": "evt_prod_06h2hbn9n6yrtf4vnekjzq3w7xfqa",
          *       "object": "event",
          *       "type": "invoice.payment_failed",
          *       "sequence": 3,
-         *       "created": 1795967433,
+         *       "created": 1795978865,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "in_prod_06h2g01tzmfz5fqt4ppbqvxsncrk2",
+         *           "id": "in_prod_06h2hbn7qzvaxpcfx2b6tgw4282wp",
          *           "lines": [
          *             {
-         *               "id": "il_prod_06h2g01tzyqkaxzde5y82v569j8wa",
-         *               "price": "price_prod_06h2g01ntetr1b62dfk1kymn0ct5e",
+         *               "id": "il_prod_06h2hbn7radq5672462kkqp15ht4w",
+         *               "price": "price_prod_06h2hbkbkanabk5hbfwq5ezjtept6",
          *               "quantity": 1,
          *               "tax_rates": [],
          *               "amount_atom": 500,
@@ -28294,11 +28478,11 @@ export type components = {
          *           "number": "EXAMPL-0002",
          *           "object": "invoice",
          *           "status": "open",
-         *           "created": "2026-11-29T15:50:33.469Z",
+         *           "created": "2026-11-29T19:01:04.575Z",
          *           "paid_at": null,
-         *           "updated": "2026-11-29T15:50:33.493Z",
+         *           "updated": "2026-11-29T19:01:04.805Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h2g01qjcvsshr6p7fab02b4e7ar",
+         *           "customer": "cus_prod_06h2hbkxr7wcy5mcht2bff1f211g0",
          *           "discount": null,
          *           "due_date": null,
          *           "livemode": false,
@@ -28306,11 +28490,11 @@ export type components = {
          *           "tax_atom": 0,
          *           "voided_at": null,
          *           "overdue_at": null,
-         *           "pdf_sha256": "df094cbd49ce54d967dc447df671eb7434ab992fea3b9425f5e2d8837c689f9e",
+         *           "pdf_sha256": "581eea38d688f0309eb060434a84d0679749cc8533d40a860bd8ae52b6feff8c",
          *           "description": null,
-         *           "invoice_pdf": "http://127.0.0.1:40417/api/invoices/in_prod_06h2g01tzmfz5fqt4ppbqvxsncrk2/pdf",
+         *           "invoice_pdf": "http://127.0.0.1:45453/api/invoices/in_prod_06h2hbn7qzvaxpcfx2b6tgw4282wp/pdf",
          *           "total_taxes": [],
-         *           "finalized_at": "2026-11-29T15:50:33.493Z",
+         *           "finalized_at": "2026-11-29T19:01:04.805Z",
          *           "subscription": null,
          *           "attempt_count": 0,
          *           "customer_name": "Jenny Rosen",
@@ -28318,7 +28502,7 @@ export type components = {
          *           "subtotal_atom": 500,
          *           "customer_email": "jenny@example.com",
          *           "days_until_due": null,
-         *           "payment_intent": "pi_prod_06h2g01v8ezzfshbsf25t11r0zd1y",
+         *           "payment_intent": "pi_prod_06h2hbn9h1vy08qdhd2nn1qg18jet",
          *           "reverse_charge": false,
          *           "credits_applied": [],
          *           "due_amount_atom": 500,
@@ -28326,7 +28510,7 @@ export type components = {
          *           "paid_amount_atom": 0,
          *           "collection_method": "charge_automatically",
          *           "total_amount_atom": 500,
-         *           "hosted_invoice_url": "http://127.0.0.1:40417/invoice/Ra08Rn1_mxZJA2lPMxp1NfX27Pdva3ALPgaNynAtE58",
+         *           "hosted_invoice_url": "http://127.0.0.1:45453/invoice/p_cRgcM70N7UpzqpKsav88YtisvTiq8Fk04fw-xFHqI",
          *           "ending_balance_atom": 0,
          *           "next_payment_attempt": null,
          *           "starting_balance_atom": 0,
@@ -28367,19 +28551,19 @@ export type components = {
         /**
          * @description The webhook body of `invoice.payment_action_required`.
          * @example {
-         *       "id": "evt_prod_06h2g01vqzy5vpthes1eredy8z212",
+         *       "id": "evt_prod_06h2hbnbe9a8pc09tbxqaac3smmw4",
          *       "object": "event",
          *       "type": "invoice.payment_action_required",
          *       "sequence": 3,
-         *       "created": 1795967433,
+         *       "created": 1795978865,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "in_prod_06h2g01vgp2ewfr706vyhxkbf9pr8",
+         *           "id": "in_prod_06h2hbna5vx68c8hvc32xhdexv23g",
          *           "lines": [
          *             {
-         *               "id": "il_prod_06h2g01vgsq0e7mhnqbprdhewvj30",
-         *               "price": "price_prod_06h2g01ntetr1b62dfk1kymn0ct5e",
+         *               "id": "il_prod_06h2hbna6ek1r9jtnaer4tp3xfwpr",
+         *               "price": "price_prod_06h2hbkbkanabk5hbfwq5ezjtept6",
          *               "quantity": 1,
          *               "tax_rates": [],
          *               "amount_atom": 500,
@@ -28392,11 +28576,11 @@ export type components = {
          *           "number": "EXAMPL-0003",
          *           "object": "invoice",
          *           "status": "open",
-         *           "created": "2026-11-29T15:50:33.605Z",
+         *           "created": "2026-11-29T19:01:05.198Z",
          *           "paid_at": null,
-         *           "updated": "2026-11-29T15:50:33.628Z",
+         *           "updated": "2026-11-29T19:01:05.294Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h2g01qjcvsshr6p7fab02b4e7ar",
+         *           "customer": "cus_prod_06h2hbkxr7wcy5mcht2bff1f211g0",
          *           "discount": null,
          *           "due_date": null,
          *           "livemode": false,
@@ -28404,11 +28588,11 @@ export type components = {
          *           "tax_atom": 0,
          *           "voided_at": null,
          *           "overdue_at": null,
-         *           "pdf_sha256": "986e6dc8516f32d7223af8ccd0bf9956ec4403705bdd1603606dd15ce47f0924",
+         *           "pdf_sha256": "f3f7446e614f716ead57204e478ba76bd2873bc99dae0664a8c90eaa3fcae4df",
          *           "description": null,
-         *           "invoice_pdf": "http://127.0.0.1:40417/api/invoices/in_prod_06h2g01vgp2ewfr706vyhxkbf9pr8/pdf",
+         *           "invoice_pdf": "http://127.0.0.1:45453/api/invoices/in_prod_06h2hbna5vx68c8hvc32xhdexv23g/pdf",
          *           "total_taxes": [],
-         *           "finalized_at": "2026-11-29T15:50:33.628Z",
+         *           "finalized_at": "2026-11-29T19:01:05.294Z",
          *           "subscription": null,
          *           "attempt_count": 0,
          *           "customer_name": "Jenny Rosen",
@@ -28416,7 +28600,7 @@ export type components = {
          *           "subtotal_atom": 500,
          *           "customer_email": "jenny@example.com",
          *           "days_until_due": null,
-         *           "payment_intent": "pi_prod_06h2g01vpy0bbk9e1s52w9crfmp8r",
+         *           "payment_intent": "pi_prod_06h2hbnb9t1j6cr5snj9f1vwmj0ky",
          *           "reverse_charge": false,
          *           "credits_applied": [],
          *           "due_amount_atom": 500,
@@ -28424,7 +28608,7 @@ export type components = {
          *           "paid_amount_atom": 0,
          *           "collection_method": "charge_automatically",
          *           "total_amount_atom": 500,
-         *           "hosted_invoice_url": "http://127.0.0.1:40417/invoice/vAoxQnZCg_NX65glEDxcU6pGJ3U84zlrnQG-ZXOPvho",
+         *           "hosted_invoice_url": "http://127.0.0.1:45453/invoice/_54BbOCMpHvgnaNrJG72Ne2CWExk0sZgdVYhvE3WNqQ",
          *           "ending_balance_atom": 0,
          *           "next_payment_attempt": null,
          *           "starting_balance_atom": 0,
@@ -28465,19 +28649,19 @@ export type components = {
         /**
          * @description The webhook body of `invoice.overdue`.
          * @example {
-         *       "id": "evt_prod_06h2g021pzf6wq961mgwajv17y1wm",
+         *       "id": "evt_prod_06h2hbq10nkw7m2c1pn7rd28tsy2g",
          *       "object": "event",
          *       "type": "invoice.overdue",
          *       "sequence": 3,
-         *       "created": 1796053834,
+         *       "created": 1796065268,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "in_prod_06h2g01xb3catnedsd3yfayery5kg",
+         *           "id": "in_prod_06h2hbntj9aj499wt06a9e07snv9y",
          *           "lines": [
          *             {
-         *               "id": "il_prod_06h2g01xb7837x9vvjcsgz6nbfh6e",
-         *               "price": "price_prod_06h2g01ntetr1b62dfk1kymn0ct5e",
+         *               "id": "il_prod_06h2hbntmz8rn2e7rgaz07x72grw8",
+         *               "price": "price_prod_06h2hbkbkanabk5hbfwq5ezjtept6",
          *               "quantity": 1,
          *               "tax_rates": [],
          *               "amount_atom": 500,
@@ -28490,23 +28674,23 @@ export type components = {
          *           "number": "EXAMPL-0007",
          *           "object": "invoice",
          *           "status": "open",
-         *           "created": "2026-11-29T15:50:34.072Z",
+         *           "created": "2026-11-29T19:01:09.394Z",
          *           "paid_at": null,
-         *           "updated": "2026-11-30T15:50:34.022Z",
+         *           "updated": "2026-11-30T19:01:08.930Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h2g01qjcvsshr6p7fab02b4e7ar",
+         *           "customer": "cus_prod_06h2hbkxr7wcy5mcht2bff1f211g0",
          *           "discount": null,
-         *           "due_date": "2026-11-30T15:50:34.022Z",
+         *           "due_date": "2026-11-30T19:01:08.930Z",
          *           "livemode": false,
          *           "metadata": {},
          *           "tax_atom": 0,
          *           "voided_at": null,
-         *           "overdue_at": "2026-11-30T15:50:34.022Z",
-         *           "pdf_sha256": "e3fa7d503c0ea11c0f6f210423ab8a2756342254147be56cc090ef0583916cbe",
+         *           "overdue_at": "2026-11-30T19:01:08.930Z",
+         *           "pdf_sha256": "c18284702b0ac3170c729a2502d3b7df9e6ae8e47bea178ececa15a32cb82449",
          *           "description": null,
-         *           "invoice_pdf": "http://127.0.0.1:40417/api/invoices/in_prod_06h2g01xb3catnedsd3yfayery5kg/pdf",
+         *           "invoice_pdf": "http://127.0.0.1:45453/api/invoices/in_prod_06h2hbntj9aj499wt06a9e07snv9y/pdf",
          *           "total_taxes": [],
-         *           "finalized_at": "2026-11-29T15:50:34.099Z",
+         *           "finalized_at": "2026-11-29T19:01:09.596Z",
          *           "subscription": null,
          *           "attempt_count": 0,
          *           "customer_name": "Jenny Rosen",
@@ -28522,7 +28706,7 @@ export type components = {
          *           "paid_amount_atom": 0,
          *           "collection_method": "charge_automatically",
          *           "total_amount_atom": 500,
-         *           "hosted_invoice_url": "http://127.0.0.1:40417/invoice/0lH65DP-lhVaHGtu2wNhfn-t3Cd-GPESL-YEQ7qXds8",
+         *           "hosted_invoice_url": "http://127.0.0.1:45453/invoice/a69qPZ5B0eyiq4oXMPxNVG7L5PLLns3qfiB6I22JCC4",
          *           "ending_balance_atom": 0,
          *           "next_payment_attempt": null,
          *           "starting_balance_atom": 0,
@@ -28532,7 +28716,7 @@ export type components = {
          *           "post_payment_credit_notes_amount_atom": 0
          *         },
          *         "previous_attributes": {
-         *           "updated": "2026-11-29T15:50:34.099Z",
+         *           "updated": "2026-11-29T19:01:09.596Z",
          *           "overdue_at": null
          *         }
          *       }
@@ -28567,19 +28751,19 @@ export type components = {
         /**
          * @description The webhook body of `invoice.voided`.
          * @example {
-         *       "id": "evt_prod_06h2g01w0947at03yc6nb7533vnmm",
+         *       "id": "evt_prod_06h2hbndrftb38bkzdw2s2607n7k4",
          *       "object": "event",
          *       "type": "invoice.voided",
          *       "sequence": 3,
-         *       "created": 1795967433,
+         *       "created": 1795978866,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "in_prod_06h2g01vtder976fn3r3yjr7sym0j",
+         *           "id": "in_prod_06h2hbnc6vp0saccrc5z638m23510",
          *           "lines": [
          *             {
-         *               "id": "il_prod_06h2g01vthzvdkx5n4ez6nkbh13sg",
-         *               "price": "price_prod_06h2g01ntetr1b62dfk1kymn0ct5e",
+         *               "id": "il_prod_06h2hbnc7yvgr7hy6tqz1z4tg8ztr",
+         *               "price": "price_prod_06h2hbkbkanabk5hbfwq5ezjtept6",
          *               "quantity": 1,
          *               "tax_rates": [],
          *               "amount_atom": 500,
@@ -28592,23 +28776,23 @@ export type components = {
          *           "number": "EXAMPL-0004",
          *           "object": "invoice",
          *           "status": "void",
-         *           "created": "2026-11-29T15:50:33.683Z",
+         *           "created": "2026-11-29T19:01:05.718Z",
          *           "paid_at": null,
-         *           "updated": "2026-11-29T15:50:33.729Z",
+         *           "updated": "2026-11-29T19:01:06.103Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h2g01qjcvsshr6p7fab02b4e7ar",
+         *           "customer": "cus_prod_06h2hbkxr7wcy5mcht2bff1f211g0",
          *           "discount": null,
          *           "due_date": null,
          *           "livemode": false,
          *           "metadata": {},
          *           "tax_atom": 0,
-         *           "voided_at": "2026-11-29T15:50:33.729Z",
+         *           "voided_at": "2026-11-29T19:01:06.103Z",
          *           "overdue_at": null,
-         *           "pdf_sha256": "8cc36c593aaf328e20d83a107b3570dc84127461b8b31cf72ede179632d4d650",
+         *           "pdf_sha256": "d7dd237869e4c7a4340558e4990a192f1b3ddf59f7b4ec12f94555a3c3fae6b9",
          *           "description": null,
-         *           "invoice_pdf": "http://127.0.0.1:40417/api/invoices/in_prod_06h2g01vtder976fn3r3yjr7sym0j/pdf",
+         *           "invoice_pdf": "http://127.0.0.1:45453/api/invoices/in_prod_06h2hbnc6vp0saccrc5z638m23510/pdf",
          *           "total_taxes": [],
-         *           "finalized_at": "2026-11-29T15:50:33.705Z",
+         *           "finalized_at": "2026-11-29T19:01:05.887Z",
          *           "subscription": null,
          *           "attempt_count": 0,
          *           "customer_name": "Jenny Rosen",
@@ -28624,7 +28808,7 @@ export type components = {
          *           "paid_amount_atom": 0,
          *           "collection_method": "charge_automatically",
          *           "total_amount_atom": 500,
-         *           "hosted_invoice_url": "http://127.0.0.1:40417/invoice/fcR7qIeU5mlVGMk71YZ5fRVpv5TsJgKTw7vz-3TPt90",
+         *           "hosted_invoice_url": "http://127.0.0.1:45453/invoice/c7MH6veFiFbZDq7Cir4semWW-y49AAqeHXyiOnWV1_E",
          *           "ending_balance_atom": 0,
          *           "next_payment_attempt": null,
          *           "starting_balance_atom": 0,
@@ -28635,7 +28819,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "status": "open",
-         *           "updated": "2026-11-29T15:50:33.705Z",
+         *           "updated": "2026-11-29T19:01:05.887Z",
          *           "voided_at": null
          *         }
          *       }
@@ -28670,19 +28854,19 @@ export type components = {
         /**
          * @description The webhook body of `invoice.marked_uncollectible`.
          * @example {
-         *       "id": "evt_prod_06h2g01wbeayj7h2s0f9b14tvp7xc",
+         *       "id": "evt_prod_06h2hbngbv2th9eaaqtdk13vp04dj",
          *       "object": "event",
          *       "type": "invoice.marked_uncollectible",
          *       "sequence": 3,
-         *       "created": 1795967433,
+         *       "created": 1795978866,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "in_prod_06h2g01w4vesd37kt1g3dw4v30y9g",
+         *           "id": "in_prod_06h2hbnf8wcf7d8xxwp9nx1d3v7fm",
          *           "lines": [
          *             {
-         *               "id": "il_prod_06h2g01w4xf8fe58ke47r3109pnyt",
-         *               "price": "price_prod_06h2g01ntetr1b62dfk1kymn0ct5e",
+         *               "id": "il_prod_06h2hbnf97ppv69jg3c4jygp5ppp6",
+         *               "price": "price_prod_06h2hbkbkanabk5hbfwq5ezjtept6",
          *               "quantity": 1,
          *               "tax_rates": [],
          *               "amount_atom": 500,
@@ -28695,11 +28879,11 @@ export type components = {
          *           "number": "EXAMPL-0005",
          *           "object": "invoice",
          *           "status": "uncollectible",
-         *           "created": "2026-11-29T15:50:33.766Z",
+         *           "created": "2026-11-29T19:01:06.503Z",
          *           "paid_at": null,
-         *           "updated": "2026-11-29T15:50:33.817Z",
+         *           "updated": "2026-11-29T19:01:06.770Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h2g01qjcvsshr6p7fab02b4e7ar",
+         *           "customer": "cus_prod_06h2hbkxr7wcy5mcht2bff1f211g0",
          *           "discount": null,
          *           "due_date": null,
          *           "livemode": false,
@@ -28707,11 +28891,11 @@ export type components = {
          *           "tax_atom": 0,
          *           "voided_at": null,
          *           "overdue_at": null,
-         *           "pdf_sha256": "7d35aba66f1e99461e9e8883d544bdfd96236d5a457ebd9665d9f77d75e06903",
+         *           "pdf_sha256": "0e4dce6d7fc70f7de467a69c09125988e25d07e029cd1acf6cc81cd615faf71a",
          *           "description": null,
-         *           "invoice_pdf": "http://127.0.0.1:40417/api/invoices/in_prod_06h2g01w4vesd37kt1g3dw4v30y9g/pdf",
+         *           "invoice_pdf": "http://127.0.0.1:45453/api/invoices/in_prod_06h2hbnf8wcf7d8xxwp9nx1d3v7fm/pdf",
          *           "total_taxes": [],
-         *           "finalized_at": "2026-11-29T15:50:33.792Z",
+         *           "finalized_at": "2026-11-29T19:01:06.577Z",
          *           "subscription": null,
          *           "attempt_count": 0,
          *           "customer_name": "Jenny Rosen",
@@ -28727,18 +28911,18 @@ export type components = {
          *           "paid_amount_atom": 0,
          *           "collection_method": "charge_automatically",
          *           "total_amount_atom": 500,
-         *           "hosted_invoice_url": "http://127.0.0.1:40417/invoice/1kVs3Syx-eXUw8Qj8CGIuGHhuxfOr7BMEX2cna8jtR0",
+         *           "hosted_invoice_url": "http://127.0.0.1:45453/invoice/1BlNspVotdrjr12gIo7cnXk_muADSvGEp_JKTx5_oSw",
          *           "ending_balance_atom": 0,
          *           "next_payment_attempt": null,
          *           "starting_balance_atom": 0,
-         *           "marked_uncollectible_at": "2026-11-29T15:50:33.817Z",
+         *           "marked_uncollectible_at": "2026-11-29T19:01:06.770Z",
          *           "total_credits_applied_atom": 0,
          *           "pre_payment_credit_notes_amount_atom": 0,
          *           "post_payment_credit_notes_amount_atom": 0
          *         },
          *         "previous_attributes": {
          *           "status": "open",
-         *           "updated": "2026-11-29T15:50:33.792Z",
+         *           "updated": "2026-11-29T19:01:06.577Z",
          *           "marked_uncollectible_at": null
          *         }
          *       }
@@ -28773,19 +28957,19 @@ export type components = {
         /**
          * @description The webhook body of `invoice.refunded`.
          * @example {
-         *       "id": "evt_prod_06h2g01tx778f1dm9306gb29d6h76",
+         *       "id": "evt_prod_06h2hbn6s9p9patvef8ae1xnn9v8r",
          *       "object": "event",
          *       "type": "invoice.refunded",
          *       "sequence": 5,
-         *       "created": 1795967433,
+         *       "created": 1795978864,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "in_prod_06h2g01sw65raj7grrn2ja16fgkk0",
+         *           "id": "in_prod_06h2hbmyms4apkx594x8by5a6808r",
          *           "lines": [
          *             {
-         *               "id": "il_prod_06h2g01swd8fzrv37kygef6reczar",
-         *               "price": "price_prod_06h2g01ntetr1b62dfk1kymn0ct5e",
+         *               "id": "il_prod_06h2hbmypcyfn27dvekya5hkdb5yy",
+         *               "price": "price_prod_06h2hbkbkanabk5hbfwq5ezjtept6",
          *               "quantity": 1,
          *               "tax_rates": [],
          *               "amount_atom": 500,
@@ -28798,11 +28982,11 @@ export type components = {
          *           "number": "EXAMPL-0001",
          *           "object": "invoice",
          *           "status": "paid",
-         *           "created": "2026-11-29T15:50:33.185Z",
-         *           "paid_at": "2026-11-29T15:50:33.341Z",
-         *           "updated": "2026-11-29T15:50:33.341Z",
+         *           "created": "2026-11-29T19:01:02.245Z",
+         *           "paid_at": "2026-11-29T19:01:03.368Z",
+         *           "updated": "2026-11-29T19:01:03.368Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h2g01qjcvsshr6p7fab02b4e7ar",
+         *           "customer": "cus_prod_06h2hbkxr7wcy5mcht2bff1f211g0",
          *           "discount": null,
          *           "due_date": null,
          *           "livemode": false,
@@ -28810,11 +28994,11 @@ export type components = {
          *           "tax_atom": 0,
          *           "voided_at": null,
          *           "overdue_at": null,
-         *           "pdf_sha256": "650d8a433a433624ebe1d31124329730f381fb80d72d3220db100040ace91b18",
+         *           "pdf_sha256": "d4772bb85f461b288b6ac41df6585fa1f680ca705142008671191b35854b025c",
          *           "description": null,
-         *           "invoice_pdf": "http://127.0.0.1:40417/api/invoices/in_prod_06h2g01sw65raj7grrn2ja16fgkk0/pdf",
+         *           "invoice_pdf": "http://127.0.0.1:45453/api/invoices/in_prod_06h2hbmyms4apkx594x8by5a6808r/pdf",
          *           "total_taxes": [],
-         *           "finalized_at": "2026-11-29T15:50:33.223Z",
+         *           "finalized_at": "2026-11-29T19:01:02.766Z",
          *           "subscription": null,
          *           "attempt_count": 0,
          *           "customer_name": "Jenny Rosen",
@@ -28822,15 +29006,15 @@ export type components = {
          *           "subtotal_atom": 500,
          *           "customer_email": "jenny@example.com",
          *           "days_until_due": null,
-         *           "payment_intent": "pi_prod_06h2g01td4dr1kwd8bw0kgzc4nqzp",
+         *           "payment_intent": "pi_prod_06h2hbn2mme02a1mzt5e4nz2q760r",
          *           "reverse_charge": false,
          *           "credits_applied": [],
          *           "due_amount_atom": 0,
-         *           "paid_pdf_sha256": "f45c91d9558ce33a98071d05170e902d40d6d44a70cd7e38712b514eada6133a",
+         *           "paid_pdf_sha256": "17d05c24b77248ffd6d6c64f4e834cba7d5bb86b7b51b089d8c96c5a6e026cf8",
          *           "paid_amount_atom": 500,
          *           "collection_method": "charge_automatically",
          *           "total_amount_atom": 500,
-         *           "hosted_invoice_url": "http://127.0.0.1:40417/invoice/0q1EjF1SbAIWQF4MS3fEhRy2Z675czofGoQAqhAv8BQ",
+         *           "hosted_invoice_url": "http://127.0.0.1:45453/invoice/Il0C1SdVjS4WsT8_vch-FIY09aepbdDvy7XYNqtbcsA",
          *           "ending_balance_atom": 0,
          *           "next_payment_attempt": null,
          *           "starting_balance_atom": 0,
@@ -28871,19 +29055,19 @@ export type components = {
         /**
          * @description The webhook body of `invoice.upcoming`.
          * @example {
-         *       "id": "evt_prod_06h2g0229jhm5b69gc79es223ycfa",
+         *       "id": "evt_prod_06h2hbq9329aw5x1pt56bp40csvk4",
          *       "object": "event",
          *       "type": "invoice.upcoming",
          *       "sequence": 1,
-         *       "created": 1796313034,
+         *       "created": 1796324473,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "in_prod_06h2g0227axckwd928e9csjrvhx3p",
+         *           "id": "in_prod_06h2hbq8g209hw89bqhns2935ey5w",
          *           "lines": [
          *             {
-         *               "id": "il_prod_06h2g0228q0zqsyp580w774vstypt",
-         *               "price": "price_prod_06h2g01nn1202d6xfq776d0s9a8gt",
+         *               "id": "il_prod_06h2hbq8z35hp85acfq4ec1swj1k8",
+         *               "price": "price_prod_06h2hbkbb9kxqxx1c6p0da9d2nfp2",
          *               "quantity": 1,
          *               "tax_rates": [],
          *               "amount_atom": 2000,
@@ -28896,11 +29080,11 @@ export type components = {
          *           "number": null,
          *           "object": "invoice",
          *           "status": "draft",
-         *           "created": "2026-12-06T15:50:34.609Z",
+         *           "created": "2026-12-06T19:01:13.655Z",
          *           "paid_at": null,
-         *           "updated": "2026-12-06T15:50:34.609Z",
+         *           "updated": "2026-12-06T19:01:13.655Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h2g01qjcvsshr6p7fab02b4e7ar",
+         *           "customer": "cus_prod_06h2hbkxr7wcy5mcht2bff1f211g0",
          *           "discount": null,
          *           "due_date": null,
          *           "livemode": false,
@@ -28909,11 +29093,11 @@ export type components = {
          *           "voided_at": null,
          *           "overdue_at": null,
          *           "pdf_sha256": null,
-         *           "description": "Subscription to Pro (Monthly), 6 Dec 2026 15:50:34 UTC – 6 Jan 2027 15:50:34 UTC",
+         *           "description": "Subscription to Pro (Monthly), 6 Dec 2026 19:01:13 UTC – 6 Jan 2027 19:01:13 UTC",
          *           "invoice_pdf": null,
          *           "total_taxes": [],
          *           "finalized_at": null,
-         *           "subscription": "sub_prod_06h2g01zey5rz3xy6gma3pzghjtmt",
+         *           "subscription": "sub_prod_06h2hbpbbnqvbhmr9sp48d41dkk64",
          *           "attempt_count": 0,
          *           "customer_name": null,
          *           "discount_atom": 0,
@@ -28930,7 +29114,7 @@ export type components = {
          *           "total_amount_atom": 2000,
          *           "hosted_invoice_url": null,
          *           "ending_balance_atom": 0,
-         *           "next_payment_attempt": "2026-12-06T15:50:34.609Z",
+         *           "next_payment_attempt": "2026-12-06T19:01:13.655Z",
          *           "starting_balance_atom": 0,
          *           "marked_uncollectible_at": null,
          *           "total_credits_applied_atom": 0,
@@ -28969,23 +29153,24 @@ export type components = {
         /**
          * @description The webhook body of `customer.created`.
          * @example {
-         *       "id": "evt_prod_06h2g01qjn9rgcax9ysa2zjmd5n8w",
+         *       "id": "evt_prod_06h2hbkxt5s70698h95rbfa94yx1j",
          *       "object": "event",
          *       "type": "customer.created",
          *       "sequence": 1,
-         *       "created": 1795967432,
+         *       "created": 1795978853,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "cus_prod_06h2g01qjcvsshr6p7fab02b4e7ar",
+         *           "id": "cus_prod_06h2hbkxr7wcy5mcht2bff1f211g0",
          *           "name": "Jenny",
          *           "email": "jenny@example.com",
          *           "object": "customer",
          *           "address": null,
-         *           "created": "2026-11-29T15:50:32.595Z",
+         *           "created": "2026-11-29T19:00:53.825Z",
          *           "tax_ids": [],
-         *           "updated": "2026-11-29T15:50:32.595Z",
+         *           "updated": "2026-11-29T19:00:53.825Z",
          *           "balances": {},
+         *           "currency": null,
          *           "livemode": false,
          *           "metadata": {},
          *           "custom_fields": {},
@@ -29040,6 +29225,11 @@ export type components = {
                 [key: string]: string;
             };
             /**
+             * @description The currency the customer is billed in (lowercase), or null until set or fixed by their first invoice or subscription.
+             * @example eur
+             */
+            currency?: string | null;
+            /**
              * @description The customer's balance per currency (lowercase code → atoms): positive is credit the customer has (applied to their next finalized invoice of that currency), negative is what they owe (added to it). Changed only through balance transactions (`listCustomerBalanceTransactions`).
              * @example {
              *       "eur": 1500
@@ -29067,23 +29257,24 @@ export type components = {
         /**
          * @description The webhook body of `customer.updated`.
          * @example {
-         *       "id": "evt_prod_06h2g01qpm2chvwx3whbzfhf87f6w",
+         *       "id": "evt_prod_06h2hbkz5tdt7w7c0cmpx3dadsp06",
          *       "object": "event",
          *       "type": "customer.updated",
          *       "sequence": 2,
-         *       "created": 1795967432,
+         *       "created": 1795978854,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "cus_prod_06h2g01qjcvsshr6p7fab02b4e7ar",
+         *           "id": "cus_prod_06h2hbkxr7wcy5mcht2bff1f211g0",
          *           "name": "Jenny Rosen",
          *           "email": "jenny@example.com",
          *           "object": "customer",
          *           "address": null,
-         *           "created": "2026-11-29T15:50:32.595Z",
+         *           "created": "2026-11-29T19:00:53.825Z",
          *           "tax_ids": [],
-         *           "updated": "2026-11-29T15:50:32.627Z",
+         *           "updated": "2026-11-29T19:00:54.178Z",
          *           "balances": {},
+         *           "currency": null,
          *           "livemode": false,
          *           "metadata": {},
          *           "custom_fields": {},
@@ -29093,7 +29284,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "name": "Jenny",
-         *           "updated": "2026-11-29T15:50:32.595Z"
+         *           "updated": "2026-11-29T19:00:53.825Z"
          *         }
          *       }
          *     }
@@ -29127,24 +29318,25 @@ export type components = {
         /**
          * @description The webhook body of `customer.deleted`.
          * @example {
-         *       "id": "evt_prod_06h2g01qvza7xfgy0ppf2fgdvpn5j",
+         *       "id": "evt_prod_06h2hbkzsbypzgb0mtgp4ghstmy9j",
          *       "object": "event",
          *       "type": "customer.deleted",
          *       "sequence": 2,
-         *       "created": 1795967432,
+         *       "created": 1795978854,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "cus_prod_06h2g01qskzqp06dk1ahfrshg7dc4",
+         *           "id": "cus_prod_06h2hbkzf1sjybra089wn2w5njpbe",
          *           "name": null,
          *           "email": "leaving@example.com",
          *           "object": "customer",
          *           "address": null,
-         *           "created": "2026-11-29T15:50:32.652Z",
+         *           "created": "2026-11-29T19:00:54.264Z",
          *           "deleted": true,
          *           "tax_ids": [],
-         *           "updated": "2026-11-29T15:50:32.668Z",
+         *           "updated": "2026-11-29T19:00:54.342Z",
          *           "balances": {},
+         *           "currency": null,
          *           "livemode": false,
          *           "metadata": {},
          *           "custom_fields": {},
@@ -29153,7 +29345,7 @@ export type components = {
          *           "preferred_locale": null
          *         },
          *         "previous_attributes": {
-         *           "updated": "2026-11-29T15:50:32.652Z",
+         *           "updated": "2026-11-29T19:00:54.264Z",
          *           "deleted": null
          *         }
          *       }
@@ -29203,6 +29395,11 @@ export type components = {
                 [key: string]: string;
             };
             /**
+             * @description The currency the customer is billed in (lowercase), or null until set or fixed by their first invoice or subscription.
+             * @example eur
+             */
+            currency?: string | null;
+            /**
              * @description The customer's balance per currency (lowercase code → atoms): positive is credit the customer has (applied to their next finalized invoice of that currency), negative is what they owe (added to it). Changed only through balance transactions (`listCustomerBalanceTransactions`).
              * @example {
              *       "eur": 1500
@@ -29231,24 +29428,24 @@ export type components = {
         /**
          * @description The webhook body of `customer.discount.created`.
          * @example {
-         *       "id": "evt_prod_06h2g01qy3wzbhw4qfnyp7v27edm8",
+         *       "id": "evt_prod_06h2hbm0649kctjv6f8484qmra5zw",
          *       "object": "event",
          *       "type": "customer.discount.created",
          *       "sequence": 1,
-         *       "created": 1795967432,
+         *       "created": 1795978854,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "di_prod_06h2g01qxw3g4zd9tnvpxnt8ffegy",
+         *           "id": "di_prod_06h2hbm05k1zg7eb29g865gydtqjj",
          *           "end": null,
-         *           "start": "2026-11-29T15:50:32.685Z",
+         *           "start": "2026-11-29T19:00:54.420Z",
          *           "coupon": {
-         *             "id": "cpn_prod_06h2g01p6pgsc1707xb2g83wtx10j",
+         *             "id": "cpn_prod_06h2hbkdehg88cs80wt799xdtt39t",
          *             "name": "Ten percent",
          *             "valid": true,
          *             "object": "coupon",
-         *             "created": "2026-11-29T15:50:32.245Z",
-         *             "updated": "2026-11-29T15:50:32.685Z",
+         *             "created": "2026-11-29T19:00:49.652Z",
+         *             "updated": "2026-11-29T19:00:54.420Z",
          *             "currency": null,
          *             "duration": "forever",
          *             "livemode": false,
@@ -29258,10 +29455,11 @@ export type components = {
          *             "times_redeemed": 1,
          *             "amount_off_atom": null,
          *             "max_redemptions": null,
+         *             "currency_options": {},
          *             "duration_in_months": null
          *           },
          *           "object": "discount",
-         *           "customer": "cus_prod_06h2g01qjcvsshr6p7fab02b4e7ar",
+         *           "customer": "cus_prod_06h2hbkxr7wcy5mcht2bff1f211g0",
          *           "livemode": false
          *         }
          *       }
@@ -29314,24 +29512,24 @@ export type components = {
         /**
          * @description The webhook body of `customer.discount.updated`.
          * @example {
-         *       "id": "evt_prod_06h2g01r33swjamdr4b45zcmj30tp",
+         *       "id": "evt_prod_06h2hbm0xvf948adch6wf5vamhqh6",
          *       "object": "event",
          *       "type": "customer.discount.updated",
          *       "sequence": 2,
-         *       "created": 1795967432,
+         *       "created": 1795978854,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "di_prod_06h2g01qxw3g4zd9tnvpxnt8ffegy",
+         *           "id": "di_prod_06h2hbm05k1zg7eb29g865gydtqjj",
          *           "end": null,
-         *           "start": "2026-11-29T15:50:32.725Z",
+         *           "start": "2026-11-29T19:00:54.613Z",
          *           "coupon": {
-         *             "id": "cpn_prod_06h2g01p8sqdnwz8eczm874s13pw2",
+         *             "id": "cpn_prod_06h2hbke5393snwvnhr65a8dj2wj2",
          *             "name": null,
          *             "valid": true,
          *             "object": "coupon",
-         *             "created": "2026-11-29T15:50:32.262Z",
-         *             "updated": "2026-11-29T15:50:32.725Z",
+         *             "created": "2026-11-29T19:00:49.831Z",
+         *             "updated": "2026-11-29T19:00:54.613Z",
          *             "currency": "usd",
          *             "duration": "once",
          *             "livemode": false,
@@ -29341,21 +29539,22 @@ export type components = {
          *             "times_redeemed": 1,
          *             "amount_off_atom": 500,
          *             "max_redemptions": null,
+         *             "currency_options": {},
          *             "duration_in_months": null
          *           },
          *           "object": "discount",
-         *           "customer": "cus_prod_06h2g01qjcvsshr6p7fab02b4e7ar",
+         *           "customer": "cus_prod_06h2hbkxr7wcy5mcht2bff1f211g0",
          *           "livemode": false
          *         },
          *         "previous_attributes": {
-         *           "start": "2026-11-29T15:50:32.685Z",
+         *           "start": "2026-11-29T19:00:54.420Z",
          *           "coupon": {
-         *             "id": "cpn_prod_06h2g01p6pgsc1707xb2g83wtx10j",
+         *             "id": "cpn_prod_06h2hbkdehg88cs80wt799xdtt39t",
          *             "name": "Ten percent",
          *             "valid": true,
          *             "object": "coupon",
-         *             "created": "2026-11-29T15:50:32.245Z",
-         *             "updated": "2026-11-29T15:50:32.685Z",
+         *             "created": "2026-11-29T19:00:49.652Z",
+         *             "updated": "2026-11-29T19:00:54.420Z",
          *             "currency": null,
          *             "duration": "forever",
          *             "livemode": false,
@@ -29365,6 +29564,7 @@ export type components = {
          *             "times_redeemed": 1,
          *             "amount_off_atom": null,
          *             "max_redemptions": null,
+         *             "currency_options": {},
          *             "duration_in_months": null
          *           }
          *         }
@@ -29400,24 +29600,24 @@ export type components = {
         /**
          * @description The webhook body of `customer.discount.deleted`.
          * @example {
-         *       "id": "evt_prod_06h2g01r6qh094g92q3s3kzz1kt1m",
+         *       "id": "evt_prod_06h2hbm1jpby38g49100yxnax7qbj",
          *       "object": "event",
          *       "type": "customer.discount.deleted",
          *       "sequence": 3,
-         *       "created": 1795967432,
+         *       "created": 1795978854,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "di_prod_06h2g01qxw3g4zd9tnvpxnt8ffegy",
+         *           "id": "di_prod_06h2hbm05k1zg7eb29g865gydtqjj",
          *           "end": null,
-         *           "start": "2026-11-29T15:50:32.725Z",
+         *           "start": "2026-11-29T19:00:54.613Z",
          *           "coupon": {
-         *             "id": "cpn_prod_06h2g01p8sqdnwz8eczm874s13pw2",
+         *             "id": "cpn_prod_06h2hbke5393snwvnhr65a8dj2wj2",
          *             "name": null,
          *             "valid": true,
          *             "object": "coupon",
-         *             "created": "2026-11-29T15:50:32.262Z",
-         *             "updated": "2026-11-29T15:50:32.725Z",
+         *             "created": "2026-11-29T19:00:49.831Z",
+         *             "updated": "2026-11-29T19:00:54.613Z",
          *             "currency": "usd",
          *             "duration": "once",
          *             "livemode": false,
@@ -29427,11 +29627,12 @@ export type components = {
          *             "times_redeemed": 1,
          *             "amount_off_atom": 500,
          *             "max_redemptions": null,
+         *             "currency_options": {},
          *             "duration_in_months": null
          *           },
          *           "object": "discount",
          *           "deleted": true,
-         *           "customer": "cus_prod_06h2g01qjcvsshr6p7fab02b4e7ar",
+         *           "customer": "cus_prod_06h2hbkxr7wcy5mcht2bff1f211g0",
          *           "livemode": false
          *         },
          *         "previous_attributes": {
@@ -29488,20 +29689,20 @@ export type components = {
         /**
          * @description The webhook body of `coupon.created`.
          * @example {
-         *       "id": "evt_prod_06h2g01p6wn728t345ra9wpwmtzpt",
+         *       "id": "evt_prod_06h2hbkdfcqqmv20cpw4pj7p7yb0r",
          *       "object": "event",
          *       "type": "coupon.created",
          *       "sequence": 1,
-         *       "created": 1795967432,
+         *       "created": 1795978849,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "cpn_prod_06h2g01p6pgsc1707xb2g83wtx10j",
+         *           "id": "cpn_prod_06h2hbkdehg88cs80wt799xdtt39t",
          *           "name": null,
          *           "valid": true,
          *           "object": "coupon",
-         *           "created": "2026-11-29T15:50:32.245Z",
-         *           "updated": "2026-11-29T15:50:32.245Z",
+         *           "created": "2026-11-29T19:00:49.652Z",
+         *           "updated": "2026-11-29T19:00:49.652Z",
          *           "currency": null,
          *           "duration": "forever",
          *           "livemode": false,
@@ -29511,6 +29712,7 @@ export type components = {
          *           "times_redeemed": 0,
          *           "amount_off_atom": null,
          *           "max_redemptions": null,
+         *           "currency_options": {},
          *           "duration_in_months": null
          *         }
          *       }
@@ -29554,6 +29756,12 @@ export type components = {
             /** @description Set for fixed-amount coupons, else null. */
             amount_off_atom?: number | null;
             currency?: string | null;
+            /** @description An amount-off coupon's amounts in other currencies than `currency` (code → atoms); {} otherwise. */
+            currency_options?: {
+                [key: string]: {
+                    amount_off_atom: number;
+                };
+            };
             /**
              * @description How long a discount with this coupon applies: one invoice, `duration_in_months`, or for ever.
              * @enum {string}
@@ -29583,20 +29791,20 @@ export type components = {
         /**
          * @description The webhook body of `coupon.updated`.
          * @example {
-         *       "id": "evt_prod_06h2g01pb8qc10xk7x0p7ttm1fc0w",
+         *       "id": "evt_prod_06h2hbkh5sq7h6ax92rcg0smdedjw",
          *       "object": "event",
          *       "type": "coupon.updated",
          *       "sequence": 2,
-         *       "created": 1795967432,
+         *       "created": 1795978850,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "cpn_prod_06h2g01p6pgsc1707xb2g83wtx10j",
+         *           "id": "cpn_prod_06h2hbkdehg88cs80wt799xdtt39t",
          *           "name": "Ten percent",
          *           "valid": true,
          *           "object": "coupon",
-         *           "created": "2026-11-29T15:50:32.245Z",
-         *           "updated": "2026-11-29T15:50:32.280Z",
+         *           "created": "2026-11-29T19:00:49.652Z",
+         *           "updated": "2026-11-29T19:00:50.598Z",
          *           "currency": null,
          *           "duration": "forever",
          *           "livemode": false,
@@ -29606,11 +29814,12 @@ export type components = {
          *           "times_redeemed": 0,
          *           "amount_off_atom": null,
          *           "max_redemptions": null,
+         *           "currency_options": {},
          *           "duration_in_months": null
          *         },
          *         "previous_attributes": {
          *           "name": null,
-         *           "updated": "2026-11-29T15:50:32.245Z"
+         *           "updated": "2026-11-29T19:00:49.652Z"
          *         }
          *       }
          *     }
@@ -29644,21 +29853,21 @@ export type components = {
         /**
          * @description The webhook body of `coupon.deleted`.
          * @example {
-         *       "id": "evt_prod_06h2g01pgmx8v4hw29yjktwrkmsay",
+         *       "id": "evt_prod_06h2hbkhwt8ng62e3ndv5t6y336dj",
          *       "object": "event",
          *       "type": "coupon.deleted",
          *       "sequence": 2,
-         *       "created": 1795967432,
+         *       "created": 1795978850,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "cpn_prod_06h2g01penpe8qvkzv9ng4g05zefa",
+         *           "id": "cpn_prod_06h2hbkhm7vs66vvttspxx2v8f446",
          *           "name": null,
          *           "valid": false,
          *           "object": "coupon",
-         *           "created": "2026-11-29T15:50:32.309Z",
+         *           "created": "2026-11-29T19:00:50.721Z",
          *           "deleted": true,
-         *           "updated": "2026-11-29T15:50:32.324Z",
+         *           "updated": "2026-11-29T19:00:50.787Z",
          *           "currency": null,
          *           "duration": "forever",
          *           "livemode": false,
@@ -29668,11 +29877,12 @@ export type components = {
          *           "times_redeemed": 0,
          *           "amount_off_atom": null,
          *           "max_redemptions": null,
+         *           "currency_options": {},
          *           "duration_in_months": null
          *         },
          *         "previous_attributes": {
          *           "valid": true,
-         *           "updated": "2026-11-29T15:50:32.309Z",
+         *           "updated": "2026-11-29T19:00:50.721Z",
          *           "deleted": null
          *         }
          *       }
@@ -29716,6 +29926,12 @@ export type components = {
             /** @description Set for fixed-amount coupons, else null. */
             amount_off_atom?: number | null;
             currency?: string | null;
+            /** @description An amount-off coupon's amounts in other currencies than `currency` (code → atoms); {} otherwise. */
+            currency_options?: {
+                [key: string]: {
+                    amount_off_atom: number;
+                };
+            };
             /**
              * @description How long a discount with this coupon applies: one invoice, `duration_in_months`, or for ever.
              * @enum {string}
@@ -29746,22 +29962,22 @@ export type components = {
         /**
          * @description The webhook body of `price.created`.
          * @example {
-         *       "id": "evt_prod_06h2g01nnh6edmr7kr3d8zbat7pr0",
+         *       "id": "evt_prod_06h2hbkbbv7rsfhtcgtpwektpd9v2",
          *       "object": "event",
          *       "type": "price.created",
          *       "sequence": 1,
-         *       "created": 1795967432,
+         *       "created": 1795978849,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "price_prod_06h2g01nn1202d6xfq776d0s9a8gt",
+         *           "id": "price_prod_06h2hbkbb9kxqxx1c6p0da9d2nfp2",
          *           "type": "recurring",
          *           "tiers": null,
          *           "active": true,
          *           "object": "price",
-         *           "created": "2026-11-29T15:50:32.104Z",
-         *           "product": "prod_prod_06h2g01nd9s0x467cjpba8ef0bmgg",
-         *           "updated": "2026-11-29T15:50:32.104Z",
+         *           "created": "2026-11-29T19:00:49.114Z",
+         *           "product": "prod_prod_06h2hbka4689xdnme0ymn69t6m56a",
+         *           "updated": "2026-11-29T19:00:49.114Z",
          *           "currency": "usd",
          *           "livemode": false,
          *           "metadata": {},
@@ -29774,6 +29990,13 @@ export type components = {
          *           },
          *           "tiers_mode": null,
          *           "billing_scheme": "per_unit",
+         *           "currency_options": {
+         *             "usd": {
+         *               "tiers": null,
+         *               "tax_behavior": "unspecified",
+         *               "unit_amount_atom": 2000
+         *             }
+         *           },
          *           "unit_amount_atom": 2000
          *         }
          *       }
@@ -29835,6 +30058,24 @@ export type components = {
                 unit_amount_atom: number;
                 flat_amount_atom: number;
             }[] | null;
+            /**
+             * @description The price per currency it can bill in, its own `currency` included (as Stripe shows it): lowercase code → amount. A customer billed in a currency missing here cannot be billed this price (422 naming both).
+             * @example {
+             *       "usd": {
+             *         "unit_amount_atom": 1500,
+             *         "tiers": null,
+             *         "tax_behavior": "unspecified"
+             *       },
+             *       "eur": {
+             *         "unit_amount_atom": 1400,
+             *         "tiers": null,
+             *         "tax_behavior": "unspecified"
+             *       }
+             *     }
+             */
+            currency_options?: {
+                [key: string]: components["schemas"]["PriceCurrencyOption"];
+            };
             nickname?: string | null;
             active?: boolean;
             metadata?: {
@@ -29855,22 +30096,22 @@ export type components = {
         /**
          * @description The webhook body of `price.updated`.
          * @example {
-         *       "id": "evt_prod_06h2g01nx0ymdefcym9fxnfvw46qt",
+         *       "id": "evt_prod_06h2hbkcef6m8a72xfsnr83hh4pwp",
          *       "object": "event",
          *       "type": "price.updated",
          *       "sequence": 2,
-         *       "created": 1795967432,
+         *       "created": 1795978849,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "price_prod_06h2g01nn1202d6xfq776d0s9a8gt",
+         *           "id": "price_prod_06h2hbkbb9kxqxx1c6p0da9d2nfp2",
          *           "type": "recurring",
          *           "tiers": null,
          *           "active": true,
          *           "object": "price",
-         *           "created": "2026-11-29T15:50:32.104Z",
-         *           "product": "prod_prod_06h2g01nd9s0x467cjpba8ef0bmgg",
-         *           "updated": "2026-11-29T15:50:32.166Z",
+         *           "created": "2026-11-29T19:00:49.114Z",
+         *           "product": "prod_prod_06h2hbka4689xdnme0ymn69t6m56a",
+         *           "updated": "2026-11-29T19:00:49.389Z",
          *           "currency": "usd",
          *           "livemode": false,
          *           "metadata": {},
@@ -29883,10 +30124,17 @@ export type components = {
          *           },
          *           "tiers_mode": null,
          *           "billing_scheme": "per_unit",
+         *           "currency_options": {
+         *             "usd": {
+         *               "tiers": null,
+         *               "tax_behavior": "unspecified",
+         *               "unit_amount_atom": 2000
+         *             }
+         *           },
          *           "unit_amount_atom": 2000
          *         },
          *         "previous_attributes": {
-         *           "updated": "2026-11-29T15:50:32.104Z",
+         *           "updated": "2026-11-29T19:00:49.114Z",
          *           "nickname": null
          *         }
          *       }
@@ -29921,23 +30169,23 @@ export type components = {
         /**
          * @description The webhook body of `price.deleted`.
          * @example {
-         *       "id": "evt_prod_06h2g01p2cg2djvcdpj097e51104m",
+         *       "id": "evt_prod_06h2hbkczqw3stqb0wb38awybf5kj",
          *       "object": "event",
          *       "type": "price.deleted",
          *       "sequence": 2,
-         *       "created": 1795967432,
+         *       "created": 1795978849,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "price_prod_06h2g01nzpkc7mx5etfqvasb6r1ng",
+         *           "id": "price_prod_06h2hbkcspz6ykwyfypf2gqzjh3q0",
          *           "type": "one_time",
          *           "tiers": null,
          *           "active": true,
          *           "object": "price",
-         *           "created": "2026-11-29T15:50:32.189Z",
+         *           "created": "2026-11-29T19:00:49.485Z",
          *           "deleted": true,
-         *           "product": "prod_prod_06h2g01nhrh8kr0fqcdhbqxrs2aqg",
-         *           "updated": "2026-11-29T15:50:32.209Z",
+         *           "product": "prod_prod_06h2hbkb2g4tqq3pjrrfftfkvsk0p",
+         *           "updated": "2026-11-29T19:00:49.518Z",
          *           "currency": "usd",
          *           "livemode": false,
          *           "metadata": {},
@@ -29945,10 +30193,17 @@ export type components = {
          *           "recurring": null,
          *           "tiers_mode": null,
          *           "billing_scheme": "per_unit",
+         *           "currency_options": {
+         *             "usd": {
+         *               "tiers": null,
+         *               "tax_behavior": "unspecified",
+         *               "unit_amount_atom": 100
+         *             }
+         *           },
          *           "unit_amount_atom": 100
          *         },
          *         "previous_attributes": {
-         *           "updated": "2026-11-29T15:50:32.189Z",
+         *           "updated": "2026-11-29T19:00:49.485Z",
          *           "deleted": null
          *         }
          *       }
@@ -30010,6 +30265,24 @@ export type components = {
                 unit_amount_atom: number;
                 flat_amount_atom: number;
             }[] | null;
+            /**
+             * @description The price per currency it can bill in, its own `currency` included (as Stripe shows it): lowercase code → amount. A customer billed in a currency missing here cannot be billed this price (422 naming both).
+             * @example {
+             *       "usd": {
+             *         "unit_amount_atom": 1500,
+             *         "tiers": null,
+             *         "tax_behavior": "unspecified"
+             *       },
+             *       "eur": {
+             *         "unit_amount_atom": 1400,
+             *         "tiers": null,
+             *         "tax_behavior": "unspecified"
+             *       }
+             *     }
+             */
+            currency_options?: {
+                [key: string]: components["schemas"]["PriceCurrencyOption"];
+            };
             nickname?: string | null;
             active?: boolean;
             metadata?: {
@@ -30031,20 +30304,20 @@ export type components = {
         /**
          * @description The webhook body of `product.created`.
          * @example {
-         *       "id": "evt_prod_06h2g01ndkpmfj2dj4hsx4r1k5td8",
+         *       "id": "evt_prod_06h2hbka6bzf7hgmxvxcn2b08d73w",
          *       "object": "event",
          *       "type": "product.created",
          *       "sequence": 1,
-         *       "created": 1795967432,
+         *       "created": 1795978848,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "prod_prod_06h2g01nd9s0x467cjpba8ef0bmgg",
+         *           "id": "prod_prod_06h2hbka4689xdnme0ymn69t6m56a",
          *           "name": "Pro",
          *           "active": true,
          *           "object": "product",
-         *           "created": "2026-11-29T15:50:32.042Z",
-         *           "updated": "2026-11-29T15:50:32.042Z",
+         *           "created": "2026-11-29T19:00:48.800Z",
+         *           "updated": "2026-11-29T19:00:48.800Z",
          *           "livemode": false,
          *           "metadata": {},
          *           "description": null
@@ -30105,26 +30378,26 @@ export type components = {
         /**
          * @description The webhook body of `product.updated`.
          * @example {
-         *       "id": "evt_prod_06h2g01nftgsab997y1pyczrmcmd0",
+         *       "id": "evt_prod_06h2hbkat68z0ktqwqvjrmcbvgmvy",
          *       "object": "event",
          *       "type": "product.updated",
          *       "sequence": 2,
-         *       "created": 1795967432,
+         *       "created": 1795978848,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "prod_prod_06h2g01nd9s0x467cjpba8ef0bmgg",
+         *           "id": "prod_prod_06h2hbka4689xdnme0ymn69t6m56a",
          *           "name": "Pro",
          *           "active": true,
          *           "object": "product",
-         *           "created": "2026-11-29T15:50:32.042Z",
-         *           "updated": "2026-11-29T15:50:32.059Z",
+         *           "created": "2026-11-29T19:00:48.800Z",
+         *           "updated": "2026-11-29T19:00:48.965Z",
          *           "livemode": false,
          *           "metadata": {},
          *           "description": "The pro plan"
          *         },
          *         "previous_attributes": {
-         *           "updated": "2026-11-29T15:50:32.042Z",
+         *           "updated": "2026-11-29T19:00:48.800Z",
          *           "description": null
          *         }
          *       }
@@ -30159,27 +30432,27 @@ export type components = {
         /**
          * @description The webhook body of `product.deleted`.
          * @example {
-         *       "id": "evt_prod_06h2g01p4qn11na3rgqnbh3ndrtz2",
+         *       "id": "evt_prod_06h2hbkd92ejpnwndfp5rbxn61hx2",
          *       "object": "event",
          *       "type": "product.deleted",
          *       "sequence": 2,
-         *       "created": 1795967432,
+         *       "created": 1795978849,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "prod_prod_06h2g01nhrh8kr0fqcdhbqxrs2aqg",
+         *           "id": "prod_prod_06h2hbkb2g4tqq3pjrrfftfkvsk0p",
          *           "name": "Spare",
          *           "active": true,
          *           "object": "product",
-         *           "created": "2026-11-29T15:50:32.078Z",
+         *           "created": "2026-11-29T19:00:49.044Z",
          *           "deleted": true,
-         *           "updated": "2026-11-29T15:50:32.228Z",
+         *           "updated": "2026-11-29T19:00:49.605Z",
          *           "livemode": false,
          *           "metadata": {},
          *           "description": null
          *         },
          *         "previous_attributes": {
-         *           "updated": "2026-11-29T15:50:32.078Z",
+         *           "updated": "2026-11-29T19:00:49.044Z",
          *           "deleted": null
          *         }
          *       }
@@ -30239,21 +30512,21 @@ export type components = {
         /**
          * @description The webhook body of `refund.created`.
          * @example {
-         *       "id": "evt_prod_06h2g01sj66we6bd2pqjk5agzh09c",
+         *       "id": "evt_prod_06h2hbmtqvfmbz0cpgttcqd47bkh8",
          *       "object": "event",
          *       "type": "refund.created",
          *       "sequence": 1,
-         *       "created": 1795967433,
+         *       "created": 1795978861,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "re_prod_06h2g01shyjx2pfgk32gxw69t818a",
+         *           "id": "re_prod_06h2hbmtktst0qf8t3rkcp9f0r6f6",
          *           "object": "refund",
          *           "reason": null,
          *           "status": "pending",
-         *           "created": "2026-11-29T15:50:33.103Z",
-         *           "payment": "py_prod_06h2g01rs05zcyx94tfhrdyhdt6sr",
-         *           "updated": "2026-11-29T15:50:33.103Z",
+         *           "created": "2026-11-29T19:01:01.213Z",
+         *           "payment": "py_prod_06h2hbmabr290ztyedns8xs4q031c",
+         *           "updated": "2026-11-29T19:01:01.213Z",
          *           "currency": "usd",
          *           "livemode": false,
          *           "metadata": {},
@@ -30320,21 +30593,21 @@ export type components = {
         /**
          * @description The webhook body of `refund.updated`.
          * @example {
-         *       "id": "evt_prod_06h2g01sjdp36y3kcv073ck20s8s2",
+         *       "id": "evt_prod_06h2hbmv4w0x162n477cr19xdch4c",
          *       "object": "event",
          *       "type": "refund.updated",
          *       "sequence": 2,
-         *       "created": 1795967433,
+         *       "created": 1795978861,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "re_prod_06h2g01shyjx2pfgk32gxw69t818a",
+         *           "id": "re_prod_06h2hbmtktst0qf8t3rkcp9f0r6f6",
          *           "object": "refund",
          *           "reason": null,
          *           "status": "succeeded",
-         *           "created": "2026-11-29T15:50:33.103Z",
-         *           "payment": "py_prod_06h2g01rs05zcyx94tfhrdyhdt6sr",
-         *           "updated": "2026-11-29T15:50:33.107Z",
+         *           "created": "2026-11-29T19:01:01.213Z",
+         *           "payment": "py_prod_06h2hbmabr290ztyedns8xs4q031c",
+         *           "updated": "2026-11-29T19:01:01.308Z",
          *           "currency": "usd",
          *           "livemode": false,
          *           "metadata": {},
@@ -30343,7 +30616,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "status": "pending",
-         *           "updated": "2026-11-29T15:50:33.103Z"
+         *           "updated": "2026-11-29T19:01:01.213Z"
          *         }
          *       }
          *     }
@@ -30377,21 +30650,21 @@ export type components = {
         /**
          * @description The webhook body of `refund.failed`.
          * @example {
-         *       "id": "evt_prod_06h2g01st0a8dytsp6bsw8mkxsr06",
+         *       "id": "evt_prod_06h2hbmxs329bg2xgg4nchvgaw912",
          *       "object": "event",
          *       "type": "refund.failed",
          *       "sequence": 2,
-         *       "created": 1795967433,
+         *       "created": 1795978862,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "re_prod_06h2g01ss2b0qe7ryjycg2kvkknby",
+         *           "id": "re_prod_06h2hbmxnn6s9fb42r5n2zzftnm18",
          *           "object": "refund",
          *           "reason": null,
          *           "status": "failed",
-         *           "created": "2026-11-29T15:50:33.160Z",
-         *           "payment": "py_prod_06h2g01sdqxpw17wnjn0hmtpmnvqt",
-         *           "updated": "2026-11-29T15:50:33.166Z",
+         *           "created": "2026-11-29T19:01:01.997Z",
+         *           "payment": "py_prod_06h2hbmp8e9faadvvnkz26gtt048g",
+         *           "updated": "2026-11-29T19:01:02.019Z",
          *           "currency": "usd",
          *           "livemode": false,
          *           "metadata": {},
@@ -30400,7 +30673,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "status": "pending",
-         *           "updated": "2026-11-29T15:50:33.160Z",
+         *           "updated": "2026-11-29T19:01:01.997Z",
          *           "failure_reason": null
          *         }
          *       }
@@ -30435,21 +30708,21 @@ export type components = {
         /**
          * @description The webhook body of `api_token.created`.
          * @example {
-         *       "id": "evt_prod_06h2g01aay7dxknwn37sv4jxcbdty",
+         *       "id": "evt_prod_06h2hbh9kfmgn1w6fmsakwdva1z84",
          *       "object": "event",
          *       "type": "api_token.created",
          *       "sequence": 1,
-         *       "created": 1795967429,
+         *       "created": 1795978832,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "key_prod_06h2g01a8y4kejnpkqm5nbzee8p34",
+         *           "id": "key_prod_06h2hbh9awvg0s37j8ndwdrr6t3d2",
          *           "kind": "secret",
          *           "name": "catalogue",
          *           "object": "api_token",
          *           "status": "active",
-         *           "created": "2026-11-29T15:50:29.186Z",
-         *           "display": "st_prod_…8e8t",
+         *           "created": "2026-11-29T19:00:32.119Z",
+         *           "display": "st_prod_…pnfj",
          *           "expires_at": null,
          *           "revoked_at": null,
          *           "allowed_ips": null,
@@ -30521,23 +30794,23 @@ export type components = {
         /**
          * @description The webhook body of `api_token.revoked`.
          * @example {
-         *       "id": "evt_prod_06h2g01cjvm2913dms8hx42pacqd8",
+         *       "id": "evt_prod_06h2hbhrzrfydc4w00zezdpzwvqh8",
          *       "object": "event",
          *       "type": "api_token.revoked",
          *       "sequence": 3,
-         *       "created": 1795967429,
+         *       "created": 1795978836,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "key_prod_06h2g01c1znvmc24ttvprsxwp31tc",
+         *           "id": "key_prod_06h2hbhmrt54ta6wpdpjc4vzr7pey",
          *           "kind": "publishable",
          *           "name": "spare",
          *           "object": "api_token",
          *           "status": "revoked",
-         *           "created": "2026-11-29T15:50:29.641Z",
-         *           "display": "pt_prod_…2mnw",
+         *           "created": "2026-11-29T19:00:35.139Z",
+         *           "display": "pt_prod_…w17p",
          *           "expires_at": null,
-         *           "revoked_at": "2026-11-29T15:50:29.781Z",
+         *           "revoked_at": "2026-11-29T19:00:36.206Z",
          *           "allowed_ips": null,
          *           "description": null,
          *           "permissions": null,
@@ -30581,23 +30854,23 @@ export type components = {
         /**
          * @description The webhook body of `webhook_endpoint.created`.
          * @example {
-         *       "id": "evt_prod_06h2g01crtt0amma8v6dd4mkab4sr",
+         *       "id": "evt_prod_06h2hbhv2dkfr7drye81zy2ysefhy",
          *       "object": "event",
          *       "type": "webhook_endpoint.created",
          *       "sequence": 1,
-         *       "created": 1795967429,
+         *       "created": 1795978836,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "whe_prod_06h2g01cr92hccjkn64d3ng8n74j0",
+         *           "id": "whe_prod_06h2hbhtwvv1q7n859pdzd7b4qbh8",
          *           "url": "https://example.com/audit",
          *           "events": [
          *             "customer.created"
          *           ],
          *           "object": "webhook_endpoint",
-         *           "created": "2026-11-29T15:50:29.825Z",
+         *           "created": "2026-11-29T19:00:36.655Z",
          *           "enabled": true,
-         *           "updated": "2026-11-29T15:50:29.825Z",
+         *           "updated": "2026-11-29T19:00:36.655Z",
          *           "livemode": false,
          *           "description": null,
          *           "disabled_at": null,
@@ -30673,23 +30946,23 @@ export type components = {
         /**
          * @description The webhook body of `webhook_endpoint.updated`.
          * @example {
-         *       "id": "evt_prod_06h2g01cxfhawnfnswzqkdwfte1vp",
+         *       "id": "evt_prod_06h2hbhwm614cmrpkbdqtdjsrdmzj",
          *       "object": "event",
          *       "type": "webhook_endpoint.updated",
          *       "sequence": 2,
-         *       "created": 1795967429,
+         *       "created": 1795978837,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "whe_prod_06h2g01cr92hccjkn64d3ng8n74j0",
+         *           "id": "whe_prod_06h2hbhtwvv1q7n859pdzd7b4qbh8",
          *           "url": "https://example.com/audit",
          *           "events": [
          *             "customer.created"
          *           ],
          *           "object": "webhook_endpoint",
-         *           "created": "2026-11-29T15:50:29.825Z",
+         *           "created": "2026-11-29T19:00:36.655Z",
          *           "enabled": true,
-         *           "updated": "2026-11-29T15:50:29.865Z",
+         *           "updated": "2026-11-29T19:00:37.146Z",
          *           "livemode": false,
          *           "description": "Audit",
          *           "disabled_at": null,
@@ -30699,7 +30972,7 @@ export type components = {
          *           "previous_secret_expires_at": null
          *         },
          *         "previous_attributes": {
-         *           "updated": "2026-11-29T15:50:29.825Z",
+         *           "updated": "2026-11-29T19:00:36.655Z",
          *           "description": null
          *         }
          *       }
@@ -30734,35 +31007,35 @@ export type components = {
         /**
          * @description The webhook body of `webhook_endpoint.deleted`.
          * @example {
-         *       "id": "evt_prod_06h2g01dgt9fmnpw7jdafgfgqswsw",
+         *       "id": "evt_prod_06h2hbhyzyx4zh6pph4977aytgycj",
          *       "object": "event",
          *       "type": "webhook_endpoint.deleted",
          *       "sequence": 6,
-         *       "created": 1795967430,
+         *       "created": 1795978837,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "whe_prod_06h2g01cr92hccjkn64d3ng8n74j0",
+         *           "id": "whe_prod_06h2hbhtwvv1q7n859pdzd7b4qbh8",
          *           "url": "https://example.com/audit",
          *           "events": [
          *             "customer.created"
          *           ],
          *           "object": "webhook_endpoint",
-         *           "created": "2026-11-29T15:50:29.825Z",
+         *           "created": "2026-11-29T19:00:36.655Z",
          *           "deleted": true,
          *           "enabled": false,
-         *           "updated": "2026-11-29T15:50:30.019Z",
+         *           "updated": "2026-11-29T19:00:37.746Z",
          *           "livemode": false,
          *           "description": "Audit",
          *           "disabled_at": null,
          *           "failing_since": null,
          *           "disabled_reason": null,
          *           "max_deliveries_per_second": null,
-         *           "previous_secret_expires_at": "2026-11-30T15:50:29.972Z"
+         *           "previous_secret_expires_at": "2026-11-30T19:00:37.587Z"
          *         },
          *         "previous_attributes": {
          *           "enabled": true,
-         *           "updated": "2026-11-29T15:50:29.972Z",
+         *           "updated": "2026-11-29T19:00:37.587Z",
          *           "deleted": null
          *         }
          *       }
@@ -30833,23 +31106,23 @@ export type components = {
         /**
          * @description The webhook body of `webhook_endpoint.disabled`.
          * @example {
-         *       "id": "evt_prod_06h2g01d3fhec9wq8j43xk4bxr80t",
+         *       "id": "evt_prod_06h2hbhxsp7nch9w4tw0chw573cny",
          *       "object": "event",
          *       "type": "webhook_endpoint.disabled",
          *       "sequence": 3,
-         *       "created": 1795967429,
+         *       "created": 1795978837,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "whe_prod_06h2g01cr92hccjkn64d3ng8n74j0",
+         *           "id": "whe_prod_06h2hbhtwvv1q7n859pdzd7b4qbh8",
          *           "url": "https://example.com/audit",
          *           "events": [
          *             "customer.created"
          *           ],
          *           "object": "webhook_endpoint",
-         *           "created": "2026-11-29T15:50:29.825Z",
+         *           "created": "2026-11-29T19:00:36.655Z",
          *           "enabled": false,
-         *           "updated": "2026-11-29T15:50:29.911Z",
+         *           "updated": "2026-11-29T19:00:37.445Z",
          *           "livemode": false,
          *           "description": "Audit",
          *           "disabled_at": null,
@@ -30860,7 +31133,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "enabled": true,
-         *           "updated": "2026-11-29T15:50:29.865Z"
+         *           "updated": "2026-11-29T19:00:37.146Z"
          *         }
          *       }
          *     }
@@ -30894,23 +31167,23 @@ export type components = {
         /**
          * @description The webhook body of `webhook_endpoint.enabled`.
          * @example {
-         *       "id": "evt_prod_06h2g01d7taj59dz0s60tjp0j5fkr",
+         *       "id": "evt_prod_06h2hbhy1da6jk9kx7fa1cxnthkyt",
          *       "object": "event",
          *       "type": "webhook_endpoint.enabled",
          *       "sequence": 4,
-         *       "created": 1795967429,
+         *       "created": 1795978837,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "whe_prod_06h2g01cr92hccjkn64d3ng8n74j0",
+         *           "id": "whe_prod_06h2hbhtwvv1q7n859pdzd7b4qbh8",
          *           "url": "https://example.com/audit",
          *           "events": [
          *             "customer.created"
          *           ],
          *           "object": "webhook_endpoint",
-         *           "created": "2026-11-29T15:50:29.825Z",
+         *           "created": "2026-11-29T19:00:36.655Z",
          *           "enabled": true,
-         *           "updated": "2026-11-29T15:50:29.947Z",
+         *           "updated": "2026-11-29T19:00:37.511Z",
          *           "livemode": false,
          *           "description": "Audit",
          *           "disabled_at": null,
@@ -30921,7 +31194,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "enabled": false,
-         *           "updated": "2026-11-29T15:50:29.911Z"
+         *           "updated": "2026-11-29T19:00:37.445Z"
          *         }
          *       }
          *     }
@@ -30955,33 +31228,33 @@ export type components = {
         /**
          * @description The webhook body of `webhook_endpoint.secret_rotated`.
          * @example {
-         *       "id": "evt_prod_06h2g01dbnr1hgtq04kah1e8n6frc",
+         *       "id": "evt_prod_06h2hbhybfy5gfzsacr2v19kskyzj",
          *       "object": "event",
          *       "type": "webhook_endpoint.secret_rotated",
          *       "sequence": 5,
-         *       "created": 1795967429,
+         *       "created": 1795978837,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "whe_prod_06h2g01cr92hccjkn64d3ng8n74j0",
+         *           "id": "whe_prod_06h2hbhtwvv1q7n859pdzd7b4qbh8",
          *           "url": "https://example.com/audit",
          *           "events": [
          *             "customer.created"
          *           ],
          *           "object": "webhook_endpoint",
-         *           "created": "2026-11-29T15:50:29.825Z",
+         *           "created": "2026-11-29T19:00:36.655Z",
          *           "enabled": true,
-         *           "updated": "2026-11-29T15:50:29.972Z",
+         *           "updated": "2026-11-29T19:00:37.587Z",
          *           "livemode": false,
          *           "description": "Audit",
          *           "disabled_at": null,
          *           "failing_since": null,
          *           "disabled_reason": null,
          *           "max_deliveries_per_second": null,
-         *           "previous_secret_expires_at": "2026-11-30T15:50:29.972Z"
+         *           "previous_secret_expires_at": "2026-11-30T19:00:37.587Z"
          *         },
          *         "previous_attributes": {
-         *           "updated": "2026-11-29T15:50:29.947Z",
+         *           "updated": "2026-11-29T19:00:37.511Z",
          *           "previous_secret_expires_at": null
          *         }
          *       }
@@ -31016,18 +31289,18 @@ export type components = {
         /**
          * @description The webhook body of `user.signed_in`.
          * @example {
-         *       "id": "evt_prod_06h2g019t94kfs341jfd31yrj4qwg",
+         *       "id": "evt_prod_06h2hbh75z6cw637xdpfwdyde3c0c",
          *       "object": "event",
          *       "type": "user.signed_in",
          *       "sequence": 1,
-         *       "created": 1795967429,
+         *       "created": 1795978831,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "user_prod_06h2g01841nw614b0a6gf13ktpv1c",
+         *           "id": "user_prod_06h2hbh26xa08dwxa5m3tqt2gsgt6",
          *           "name": "Test User",
          *           "role": "owner",
-         *           "email": "user-a53404d109@example.com",
+         *           "email": "user-d9488bd4e3@example.com",
          *           "object": "user"
          *         }
          *       }
@@ -31073,18 +31346,18 @@ export type components = {
         /**
          * @description The webhook body of `user.sign_in_failed`.
          * @example {
-         *       "id": "evt_prod_06h2g01g238vc41fx6e4tf57r4cw0",
+         *       "id": "evt_prod_06h2hbjd6363wa27b92p975vx95yg",
          *       "object": "event",
          *       "type": "user.sign_in_failed",
          *       "sequence": 2,
-         *       "created": 1795967430,
+         *       "created": 1795978841,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "user_prod_06h2g01841nw614b0a6gf13ktpv1c",
+         *           "id": "user_prod_06h2hbh26xa08dwxa5m3tqt2gsgt6",
          *           "name": "Test User",
          *           "role": "owner",
-         *           "email": "user-a53404d109@example.com",
+         *           "email": "user-d9488bd4e3@example.com",
          *           "object": "user"
          *         }
          *       }
@@ -31119,18 +31392,18 @@ export type components = {
         /**
          * @description The webhook body of `user.signed_out`.
          * @example {
-         *       "id": "evt_prod_06h2g01j4v787dfjtg4tmc8qwek9a",
+         *       "id": "evt_prod_06h2hbjweg48360xb0st0beyw57wt",
          *       "object": "event",
          *       "type": "user.signed_out",
          *       "sequence": 4,
-         *       "created": 1795967431,
+         *       "created": 1795978845,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "user_prod_06h2g01841nw614b0a6gf13ktpv1c",
+         *           "id": "user_prod_06h2hbh26xa08dwxa5m3tqt2gsgt6",
          *           "name": "Test User",
          *           "role": "owner",
-         *           "email": "user-a53404d109@example.com",
+         *           "email": "user-d9488bd4e3@example.com",
          *           "object": "user"
          *         }
          *       }
@@ -31165,18 +31438,18 @@ export type components = {
         /**
          * @description The webhook body of `user.password_changed`.
          * @example {
-         *       "id": "evt_prod_06h2g01h0tyajggbkyycazhpjrcfj",
+         *       "id": "evt_prod_06h2hbjp0z3ygn4v6mjf3yde56zja",
          *       "object": "event",
          *       "type": "user.password_changed",
          *       "sequence": 3,
-         *       "created": 1795967430,
+         *       "created": 1795978843,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "user_prod_06h2g01841nw614b0a6gf13ktpv1c",
+         *           "id": "user_prod_06h2hbh26xa08dwxa5m3tqt2gsgt6",
          *           "name": "Test User",
          *           "role": "owner",
-         *           "email": "user-a53404d109@example.com",
+         *           "email": "user-d9488bd4e3@example.com",
          *           "object": "user"
          *         }
          *       }
@@ -31211,15 +31484,15 @@ export type components = {
         /**
          * @description The webhook body of `account.settings_updated`.
          * @example {
-         *       "id": "evt_prod_06h2g01n4jsht1nktx6gk60dp3n6y",
+         *       "id": "evt_prod_06h2hbk8m3gdxphka5rr20mnvd5ca",
          *       "object": "event",
          *       "type": "account.settings_updated",
          *       "sequence": 3,
-         *       "created": 1795967431,
+         *       "created": 1795978848,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "acc_prod_06h2g0183cjnz7vyvp7z72283awrp",
+         *           "id": "acc_prod_06h2hbh23e1k302fydcg4dd6xmbry",
          *           "object": "account_settings",
          *           "tax_id": null,
          *           "address": {
@@ -31312,20 +31585,20 @@ export type components = {
         /**
          * @description The webhook body of `tax_rate.created`.
          * @example {
-         *       "id": "evt_prod_06h2g01n8pwkm0xe50phb3gwm7c4j",
+         *       "id": "evt_prod_06h2hbk8w99njkkegzgcqfwmjpp30",
          *       "object": "event",
          *       "type": "tax_rate.created",
          *       "sequence": 1,
-         *       "created": 1795967432,
+         *       "created": 1795978848,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "txr_prod_06h2g01n8cer40znrar7xtqgn22dg",
+         *           "id": "txr_prod_06h2hbk8vcc71vk1mtwggg4dcknx0",
          *           "active": true,
          *           "object": "tax_rate",
          *           "country": "DE",
-         *           "created": "2026-11-29T15:50:32.003Z",
-         *           "updated": "2026-11-29T15:50:32.003Z",
+         *           "created": "2026-11-29T19:00:48.475Z",
+         *           "updated": "2026-11-29T19:00:48.475Z",
          *           "livemode": false,
          *           "metadata": {},
          *           "inclusive": false,
@@ -31394,20 +31667,20 @@ export type components = {
         /**
          * @description The webhook body of `tax_rate.updated`.
          * @example {
-         *       "id": "evt_prod_06h2g01nb6t3qk97qyrjcd69xcbnw",
+         *       "id": "evt_prod_06h2hbk9ts082mgb11hg9zb1bzhs8",
          *       "object": "event",
          *       "type": "tax_rate.updated",
          *       "sequence": 2,
-         *       "created": 1795967432,
+         *       "created": 1795978848,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "txr_prod_06h2g01n8cer40znrar7xtqgn22dg",
+         *           "id": "txr_prod_06h2hbk8vcc71vk1mtwggg4dcknx0",
          *           "active": false,
          *           "object": "tax_rate",
          *           "country": "DE",
-         *           "created": "2026-11-29T15:50:32.003Z",
-         *           "updated": "2026-11-29T15:50:32.024Z",
+         *           "created": "2026-11-29T19:00:48.475Z",
+         *           "updated": "2026-11-29T19:00:48.707Z",
          *           "livemode": false,
          *           "metadata": {},
          *           "inclusive": false,
@@ -31418,7 +31691,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "active": true,
-         *           "updated": "2026-11-29T15:50:32.003Z"
+         *           "updated": "2026-11-29T19:00:48.475Z"
          *         }
          *       }
          *     }
@@ -31452,19 +31725,19 @@ export type components = {
         /**
          * @description The webhook body of `meter.created`.
          * @example {
-         *       "id": "evt_prod_06h2g01q2ehjcct4zt76ff0p0erep",
+         *       "id": "evt_prod_06h2hbktynt7xb47x9j1f03yr9hs4",
          *       "object": "event",
          *       "type": "meter.created",
          *       "sequence": 1,
-         *       "created": 1795967432,
+         *       "created": 1795978853,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "mtr_prod_06h2g01q1tqdsw3vwe17k016jpc1e",
+         *           "id": "mtr_prod_06h2hbktxzezgw6ca4jt6d78b843t",
          *           "object": "meter",
          *           "status": "active",
-         *           "created": "2026-11-29T15:50:32.462Z",
-         *           "updated": "2026-11-29T15:50:32.462Z",
+         *           "created": "2026-11-29T19:00:53.103Z",
+         *           "updated": "2026-11-29T19:00:53.103Z",
          *           "livemode": false,
          *           "value_key": "value",
          *           "event_name": "api_request",
@@ -31534,19 +31807,19 @@ export type components = {
         /**
          * @description The webhook body of `meter.updated`.
          * @example {
-         *       "id": "evt_prod_06h2g01q8zkz9pvcatdey47fdsyf2",
+         *       "id": "evt_prod_06h2hbkvbrbzy6zaw3tgcgw37vbdw",
          *       "object": "event",
          *       "type": "meter.updated",
          *       "sequence": 2,
-         *       "created": 1795967432,
+         *       "created": 1795978853,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "mtr_prod_06h2g01q1tqdsw3vwe17k016jpc1e",
+         *           "id": "mtr_prod_06h2hbktxzezgw6ca4jt6d78b843t",
          *           "object": "meter",
          *           "status": "active",
-         *           "created": "2026-11-29T15:50:32.462Z",
-         *           "updated": "2026-11-29T15:50:32.516Z",
+         *           "created": "2026-11-29T19:00:53.103Z",
+         *           "updated": "2026-11-29T19:00:53.211Z",
          *           "livemode": false,
          *           "value_key": "value",
          *           "event_name": "api_request",
@@ -31554,7 +31827,7 @@ export type components = {
          *           "display_name": "Requests"
          *         },
          *         "previous_attributes": {
-         *           "updated": "2026-11-29T15:50:32.462Z",
+         *           "updated": "2026-11-29T19:00:53.103Z",
          *           "display_name": "API requests"
          *         }
          *       }
@@ -31589,19 +31862,19 @@ export type components = {
         /**
          * @description The webhook body of `meter.deactivated`.
          * @example {
-         *       "id": "evt_prod_06h2g01qdxjw55t7kcktv19q4w0w0",
+         *       "id": "evt_prod_06h2hbkwt1mscfmr5ay16rxfk1vm8",
          *       "object": "event",
          *       "type": "meter.deactivated",
          *       "sequence": 3,
-         *       "created": 1795967432,
+         *       "created": 1795978853,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "mtr_prod_06h2g01q1tqdsw3vwe17k016jpc1e",
+         *           "id": "mtr_prod_06h2hbktxzezgw6ca4jt6d78b843t",
          *           "object": "meter",
          *           "status": "inactive",
-         *           "created": "2026-11-29T15:50:32.462Z",
-         *           "updated": "2026-11-29T15:50:32.553Z",
+         *           "created": "2026-11-29T19:00:53.103Z",
+         *           "updated": "2026-11-29T19:00:53.575Z",
          *           "livemode": false,
          *           "value_key": "value",
          *           "event_name": "api_request",
@@ -31610,7 +31883,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "status": "active",
-         *           "updated": "2026-11-29T15:50:32.516Z"
+         *           "updated": "2026-11-29T19:00:53.211Z"
          *         }
          *       }
          *     }
@@ -31644,19 +31917,19 @@ export type components = {
         /**
          * @description The webhook body of `meter.reactivated`.
          * @example {
-         *       "id": "evt_prod_06h2g01qgn3frc3ck58b0eesjwr1m",
+         *       "id": "evt_prod_06h2hbkxamh4a975n11r34fpfgs1m",
          *       "object": "event",
          *       "type": "meter.reactivated",
          *       "sequence": 4,
-         *       "created": 1795967432,
+         *       "created": 1795978853,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "mtr_prod_06h2g01q1tqdsw3vwe17k016jpc1e",
+         *           "id": "mtr_prod_06h2hbktxzezgw6ca4jt6d78b843t",
          *           "object": "meter",
          *           "status": "active",
-         *           "created": "2026-11-29T15:50:32.462Z",
-         *           "updated": "2026-11-29T15:50:32.581Z",
+         *           "created": "2026-11-29T19:00:53.103Z",
+         *           "updated": "2026-11-29T19:00:53.710Z",
          *           "livemode": false,
          *           "value_key": "value",
          *           "event_name": "api_request",
@@ -31665,7 +31938,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "status": "inactive",
-         *           "updated": "2026-11-29T15:50:32.553Z"
+         *           "updated": "2026-11-29T19:00:53.575Z"
          *         }
          *       }
          *     }
@@ -31699,19 +31972,19 @@ export type components = {
         /**
          * @description The webhook body of `feature.created`.
          * @example {
-         *       "id": "evt_prod_06h2g01pkjtzzngmher9qnj75wya6",
+         *       "id": "evt_prod_06h2hbkj41wwb7zfprm9svfyfkg3g",
          *       "object": "event",
          *       "type": "feature.created",
          *       "sequence": 1,
-         *       "created": 1795967432,
+         *       "created": 1795978850,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "feat_prod_06h2g01pkb97gxe6syzrp239dm2z0",
+         *           "id": "feat_prod_06h2hbkj2s9r7sxfrdxk67zfkfh38",
          *           "name": "Reports",
          *           "object": "feature",
-         *           "created": "2026-11-29T15:50:32.346Z",
-         *           "updated": "2026-11-29T15:50:32.346Z",
+         *           "created": "2026-11-29T19:00:50.838Z",
+         *           "updated": "2026-11-29T19:00:50.838Z",
          *           "livemode": false,
          *           "metadata": {},
          *           "lookup_key": "reports"
@@ -31771,28 +32044,28 @@ export type components = {
         /**
          * @description The webhook body of `product_feature.attached`.
          * @example {
-         *       "id": "evt_prod_06h2g01pnw368z82pps3ksp0aan30",
+         *       "id": "evt_prod_06h2hbkjx9m3cvkrmagdxzqs95gp2",
          *       "object": "event",
          *       "type": "product_feature.attached",
          *       "sequence": 1,
-         *       "created": 1795967432,
+         *       "created": 1795978851,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "prodft_prod_06h2g01pnt2er0wqejjbcm6rsnn0g",
+         *           "id": "prodft_prod_06h2hbkjw3zw3yy0xvrbshaz1ts36",
          *           "object": "product_feature",
-         *           "created": "2026-11-29T15:50:32.366Z",
+         *           "created": "2026-11-29T19:00:51.040Z",
          *           "feature": {
-         *             "id": "feat_prod_06h2g01pkb97gxe6syzrp239dm2z0",
+         *             "id": "feat_prod_06h2hbkj2s9r7sxfrdxk67zfkfh38",
          *             "name": "Reports",
          *             "object": "feature",
-         *             "created": "2026-11-29T15:50:32.346Z",
-         *             "updated": "2026-11-29T15:50:32.346Z",
+         *             "created": "2026-11-29T19:00:50.838Z",
+         *             "updated": "2026-11-29T19:00:50.838Z",
          *             "livemode": false,
          *             "metadata": {},
          *             "lookup_key": "reports"
          *           },
-         *           "product": "prod_prod_06h2g01nd9s0x467cjpba8ef0bmgg",
+         *           "product": "prod_prod_06h2hbka4689xdnme0ymn69t6m56a",
          *           "livemode": false
          *         }
          *       }
@@ -31842,28 +32115,28 @@ export type components = {
         /**
          * @description The webhook body of `product_feature.detached`.
          * @example {
-         *       "id": "evt_prod_06h2g01pw1whbxxpdb3ygbh5qpwjr",
+         *       "id": "evt_prod_06h2hbkr18a5adqafmgjn1gq7zc6r",
          *       "object": "event",
          *       "type": "product_feature.detached",
          *       "sequence": 2,
-         *       "created": 1795967432,
+         *       "created": 1795978852,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "prodft_prod_06h2g01pswdxq641jekzpsj080zbt",
+         *           "id": "prodft_prod_06h2hbkpjy3hkpma6d79drhwpw3jm",
          *           "object": "product_feature",
-         *           "created": "2026-11-29T15:50:32.399Z",
+         *           "created": "2026-11-29T19:00:51.992Z",
          *           "feature": {
-         *             "id": "feat_prod_06h2g01pr7dg3qmw678e57p7verct",
+         *             "id": "feat_prod_06h2hbkkpzt5s4h6kfj2k1hncn8jw",
          *             "name": "Beta",
          *             "object": "feature",
-         *             "created": "2026-11-29T15:50:32.385Z",
-         *             "updated": "2026-11-29T15:50:32.385Z",
+         *             "created": "2026-11-29T19:00:51.255Z",
+         *             "updated": "2026-11-29T19:00:51.255Z",
          *             "livemode": false,
          *             "metadata": {},
          *             "lookup_key": "beta"
          *           },
-         *           "product": "prod_prod_06h2g01nd9s0x467cjpba8ef0bmgg",
+         *           "product": "prod_prod_06h2hbka4689xdnme0ymn69t6m56a",
          *           "livemode": false
          *         }
          *       }
@@ -31898,23 +32171,23 @@ export type components = {
         /**
          * @description The webhook body of `customer.entitlements.updated`.
          * @example {
-         *       "id": "evt_prod_06h2g01yd0zyg883cfm2er6ym540j",
+         *       "id": "evt_prod_06h2hbp4cnchnjrzwa1jnwzy1qnrj",
          *       "object": "event",
          *       "type": "customer.entitlements.updated",
-         *       "sequence": 3,
-         *       "created": 1795967434,
+         *       "sequence": 4,
+         *       "created": 1795978871,
          *       "livemode": false,
          *       "data": {
          *         "object": {
          *           "items": [
          *             {
-         *               "feature": "feat_prod_06h2g01pkb97gxe6syzrp239dm2z0",
+         *               "feature": "feat_prod_06h2hbkj2s9r7sxfrdxk67zfkfh38",
          *               "lookup_key": "reports",
-         *               "source_subscription": "sub_prod_06h2g01yazqtq87zxr1dswhvwcdcj"
+         *               "source_subscription": "sub_prod_06h2hbp3nrfvj4ppqzt3wqjd474kg"
          *             }
          *           ],
          *           "object": "customer_entitlements",
-         *           "customer": "cus_prod_06h2g01qjcvsshr6p7fab02b4e7ar",
+         *           "customer": "cus_prod_06h2hbkxr7wcy5mcht2bff1f211g0",
          *           "livemode": false
          *         },
          *         "previous_attributes": {
@@ -31961,16 +32234,16 @@ export type components = {
         /**
          * @description The webhook body of `portal_configuration.updated`.
          * @example {
-         *       "id": "evt_prod_06h2g01pycb19gvdwbz0e5qfwd3ye",
+         *       "id": "evt_prod_06h2hbkswrzegdrjd0w304sgex2kc",
          *       "object": "event",
          *       "type": "portal_configuration.updated",
          *       "sequence": 4,
-         *       "created": 1795967432,
+         *       "created": 1795978852,
          *       "livemode": false,
          *       "data": {
          *         "object": {
          *           "object": "portal_configuration",
-         *           "updated": "2026-11-29T15:50:32.428Z",
+         *           "updated": "2026-11-29T19:00:52.821Z",
          *           "branding": {
          *             "logo_url": null,
          *             "accent_color": null,
@@ -32161,16 +32434,16 @@ export type components = {
         /**
          * @description The webhook body of `credit_note.created`.
          * @example {
-         *       "id": "evt_prod_06h2g01wn08bq078hcgt0czt5d6mp",
+         *       "id": "evt_prod_06h2hbnkb0xdqhnec33fm88qq3n2g",
          *       "object": "event",
          *       "type": "credit_note.created",
          *       "sequence": 1,
-         *       "created": 1795967433,
+         *       "created": 1795978867,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "cn_prod_06h2g01wktpsx07z2rgzdpcy6zp4t",
-         *           "pdf": "http://127.0.0.1:40417/api/credit-notes/cn_prod_06h2g01wktpsx07z2rgzdpcy6zp4t/pdf",
+         *           "id": "cn_prod_06h2hbnjv2qahmemqapwdce13va2c",
+         *           "pdf": "http://127.0.0.1:45453/api/credit-notes/cn_prod_06h2hbnjv2qahmemqapwdce13va2c/pdf",
          *           "memo": null,
          *           "type": "pre_payment",
          *           "lines": [
@@ -32188,16 +32461,16 @@ export type components = {
          *           "object": "credit_note",
          *           "reason": "order_change",
          *           "status": "issued",
-         *           "created": "2026-11-29T15:50:33.886Z",
-         *           "invoice": "in_prod_06h2g01wew1djwwkescxkmqpbagrc",
+         *           "created": "2026-11-29T19:01:07.416Z",
+         *           "invoice": "in_prod_06h2hbnh49jwgqq1kxmkx8etwmj0g",
          *           "refunds": [],
-         *           "updated": "2026-11-29T15:50:33.886Z",
+         *           "updated": "2026-11-29T19:01:07.416Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h2g01qjcvsshr6p7fab02b4e7ar",
+         *           "customer": "cus_prod_06h2hbkxr7wcy5mcht2bff1f211g0",
          *           "livemode": false,
          *           "tax_atom": 0,
          *           "voided_at": null,
-         *           "pdf_sha256": "0e591fa2889907fccb85a655eddf59683cf6fb7a072a55b9453829aea68c3f34",
+         *           "pdf_sha256": "249f517b3709cca1e1d4073544cdc462d5d49d30d82c1a65533e4bd7a7e2d8a6",
          *           "total_taxes": [],
          *           "discount_atom": 0,
          *           "subtotal_atom": 100,
@@ -32292,16 +32565,16 @@ export type components = {
         /**
          * @description The webhook body of `credit_note.voided`.
          * @example {
-         *       "id": "evt_prod_06h2g01wsye9z7dmctgf6x4dcjfxg",
+         *       "id": "evt_prod_06h2hbnnhb738qjw1evn5jyjberd2",
          *       "object": "event",
          *       "type": "credit_note.voided",
          *       "sequence": 2,
-         *       "created": 1795967433,
+         *       "created": 1795978868,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "cn_prod_06h2g01wktpsx07z2rgzdpcy6zp4t",
-         *           "pdf": "http://127.0.0.1:40417/api/credit-notes/cn_prod_06h2g01wktpsx07z2rgzdpcy6zp4t/pdf",
+         *           "id": "cn_prod_06h2hbnjv2qahmemqapwdce13va2c",
+         *           "pdf": "http://127.0.0.1:45453/api/credit-notes/cn_prod_06h2hbnjv2qahmemqapwdce13va2c/pdf",
          *           "memo": null,
          *           "type": "pre_payment",
          *           "lines": [
@@ -32319,16 +32592,16 @@ export type components = {
          *           "object": "credit_note",
          *           "reason": "order_change",
          *           "status": "void",
-         *           "created": "2026-11-29T15:50:33.886Z",
-         *           "invoice": "in_prod_06h2g01wew1djwwkescxkmqpbagrc",
+         *           "created": "2026-11-29T19:01:07.416Z",
+         *           "invoice": "in_prod_06h2hbnh49jwgqq1kxmkx8etwmj0g",
          *           "refunds": [],
-         *           "updated": "2026-11-29T15:50:33.932Z",
+         *           "updated": "2026-11-29T19:01:08.092Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h2g01qjcvsshr6p7fab02b4e7ar",
+         *           "customer": "cus_prod_06h2hbkxr7wcy5mcht2bff1f211g0",
          *           "livemode": false,
          *           "tax_atom": 0,
-         *           "voided_at": "2026-11-29T15:50:33.932Z",
-         *           "pdf_sha256": "0e591fa2889907fccb85a655eddf59683cf6fb7a072a55b9453829aea68c3f34",
+         *           "voided_at": "2026-11-29T19:01:08.092Z",
+         *           "pdf_sha256": "249f517b3709cca1e1d4073544cdc462d5d49d30d82c1a65533e4bd7a7e2d8a6",
          *           "total_taxes": [],
          *           "discount_atom": 0,
          *           "subtotal_atom": 100,
@@ -32340,7 +32613,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "status": "issued",
-         *           "updated": "2026-11-29T15:50:33.886Z",
+         *           "updated": "2026-11-29T19:01:07.416Z",
          *           "voided_at": null
          *         }
          *       }
@@ -32375,24 +32648,24 @@ export type components = {
         /**
          * @description The webhook body of `customer.balance_transaction.created`.
          * @example {
-         *       "id": "evt_prod_06h2g01wxxyrcnphwh31crr7cf8ep",
+         *       "id": "evt_prod_06h2hbnpze2j9xq0bd09gwpej30kc",
          *       "object": "event",
          *       "type": "customer.balance_transaction.created",
          *       "sequence": 1,
-         *       "created": 1795967433,
+         *       "created": 1795978868,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "cbtxn_prod_06h2g01wxq0x3n9kx5k8dzapwnybt",
+         *           "id": "cbtxn_prod_06h2hbnpxa46r79g0rcmhc1qmb6hm",
          *           "type": "credit_note",
          *           "object": "customer_balance_transaction",
-         *           "created": "2026-11-29T15:50:33.965Z",
-         *           "invoice": "in_prod_06h2g01sw65raj7grrn2ja16fgkk0",
+         *           "created": "2026-11-29T19:01:08.459Z",
+         *           "invoice": "in_prod_06h2hbmyms4apkx594x8by5a6808r",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h2g01qjcvsshr6p7fab02b4e7ar",
+         *           "customer": "cus_prod_06h2hbkxr7wcy5mcht2bff1f211g0",
          *           "livemode": false,
          *           "amount_atom": 100,
-         *           "credit_note": "cn_prod_06h2g01wxda6smey2x597v4ye3mr4",
+         *           "credit_note": "cn_prod_06h2hbnptj7aqced7sgrfxkbg1sgc",
          *           "description": null,
          *           "ending_balance_atom": 100,
          *           "subscription_change_request": null
@@ -32458,18 +32731,18 @@ export type components = {
         /**
          * @description The webhook body of `member.invited`.
          * @example {
-         *       "id": "evt_prod_06h2g01e842hch08tm421qh9b8sf4",
+         *       "id": "evt_prod_06h2hbj3aawpdrbcjgmg08a7kxczr",
          *       "object": "event",
          *       "type": "member.invited",
          *       "sequence": 1,
-         *       "created": 1795967430,
+         *       "created": 1795978838,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "inv_prod_06h2g01e7b37zm9btb2bppkgwj7ta",
+         *           "id": "inv_prod_06h2hbj342vhp9ed5m3xhqzt0n4d8",
          *           "name": null,
          *           "role": "viewer",
-         *           "email": "withdrawn-mx20mxzk@example.com",
+         *           "email": "withdrawn-mx27fgat@example.com",
          *           "object": "member",
          *           "status": "invited",
          *           "invitation": null
@@ -32522,18 +32795,18 @@ export type components = {
         /**
          * @description The webhook body of `member.invitation_revoked`.
          * @example {
-         *       "id": "evt_prod_06h2g01ecmg1n6djkjdct1tntn6n0",
+         *       "id": "evt_prod_06h2hbj3tkc9ms9vkwhh3vw8j5rsr",
          *       "object": "event",
          *       "type": "member.invitation_revoked",
          *       "sequence": 2,
-         *       "created": 1795967430,
+         *       "created": 1795978838,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "inv_prod_06h2g01e7b37zm9btb2bppkgwj7ta",
+         *           "id": "inv_prod_06h2hbj342vhp9ed5m3xhqzt0n4d8",
          *           "name": null,
          *           "role": "viewer",
-         *           "email": "withdrawn-mx20mxzk@example.com",
+         *           "email": "withdrawn-mx27fgat@example.com",
          *           "object": "member",
          *           "status": "invitation_revoked",
          *           "invitation": null
@@ -32573,21 +32846,21 @@ export type components = {
         /**
          * @description The webhook body of `member.joined`.
          * @example {
-         *       "id": "evt_prod_06h2g01f85a3fcy5hd5m45gnhtv04",
+         *       "id": "evt_prod_06h2hbj8w3pvymrsrtdee7xx906b4",
          *       "object": "event",
          *       "type": "member.joined",
          *       "sequence": 1,
-         *       "created": 1795967430,
+         *       "created": 1795978840,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "user_prod_06h2g01f6syhyh1cd62djr92sg4gp",
+         *           "id": "user_prod_06h2hbj8qx9k3r2mazj0szdxa9er0",
          *           "name": "Joined Member",
          *           "role": "developer",
-         *           "email": "joined-mx20mxzk@example.com",
+         *           "email": "joined-mx27fgat@example.com",
          *           "object": "member",
          *           "status": "active",
-         *           "invitation": "inv_prod_06h2g01egdkraxr4sq8n6t82eg9mw"
+         *           "invitation": "inv_prod_06h2hbj4n550w8pv4r3j1hxjnm1d0"
          *         }
          *       }
          *     }
@@ -32621,18 +32894,18 @@ export type components = {
         /**
          * @description The webhook body of `member.role_changed`.
          * @example {
-         *       "id": "evt_prod_06h2g01fdp3w10dyge94q3ywj8214",
+         *       "id": "evt_prod_06h2hbj9pe095ew4eyssbf1x32ndj",
          *       "object": "event",
          *       "type": "member.role_changed",
          *       "sequence": 2,
-         *       "created": 1795967430,
+         *       "created": 1795978840,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "user_prod_06h2g01f6syhyh1cd62djr92sg4gp",
+         *           "id": "user_prod_06h2hbj8qx9k3r2mazj0szdxa9er0",
          *           "name": "Joined Member",
          *           "role": "viewer",
-         *           "email": "joined-mx20mxzk@example.com",
+         *           "email": "joined-mx27fgat@example.com",
          *           "object": "member",
          *           "status": "active",
          *           "invitation": null
@@ -32672,18 +32945,18 @@ export type components = {
         /**
          * @description The webhook body of `member.removed`.
          * @example {
-         *       "id": "evt_prod_06h2g01fhjq039eerzzbyymfm6ep6",
+         *       "id": "evt_prod_06h2hbja4t3n41aggmc7erzx4jarm",
          *       "object": "event",
          *       "type": "member.removed",
          *       "sequence": 3,
-         *       "created": 1795967430,
+         *       "created": 1795978840,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "user_prod_06h2g01f6syhyh1cd62djr92sg4gp",
+         *           "id": "user_prod_06h2hbj8qx9k3r2mazj0szdxa9er0",
          *           "name": "Joined Member",
          *           "role": "viewer",
-         *           "email": "joined-mx20mxzk@example.com",
+         *           "email": "joined-mx27fgat@example.com",
          *           "object": "member",
          *           "status": "removed",
          *           "invitation": null
@@ -32723,24 +32996,24 @@ export type components = {
         /**
          * @description The webhook body of `payment_processor.connected`.
          * @example {
-         *       "id": "evt_prod_06h2g01jckqkv1jjz52mshrgmy8hm",
+         *       "id": "evt_prod_06h2hbjy41nqw3gjwxv39kt47crwy",
          *       "object": "event",
          *       "type": "payment_processor.connected",
          *       "sequence": 1,
-         *       "created": 1795967431,
+         *       "created": 1795978845,
          *       "livemode": false,
          *       "data": {
          *         "object": {
          *           "object": "payment_processor",
-         *           "created": "2026-11-29T15:50:31.265Z",
-         *           "updated": "2026-11-29T15:50:31.265Z",
+         *           "created": "2026-11-29T19:00:45.705Z",
+         *           "updated": "2026-11-29T19:00:45.705Z",
          *           "livemode": false,
          *           "processor": "stripe",
-         *           "webhook_url": "http://127.0.0.1:40417/api/processors/stripe/acc_prod_06h2g0183cjnz7vyvp7z72283awrp",
+         *           "webhook_url": "http://127.0.0.1:45453/api/processors/stripe/acc_prod_06h2hbh23e1k302fydcg4dd6xmbry",
          *           "publishable_key": "pk_test_catalogue_flow",
          *           "secret_key_last4": "flow",
-         *           "processor_account": "acct_a65f36e870b144d9b50e9007",
-         *           "webhook_endpoint_id": "we_806e735748deb206ad9e95ab"
+         *           "processor_account": "acct_65a8d619a3fa7f61d7474721",
+         *           "webhook_endpoint_id": "we_6e070029e6d64235bab90a11"
          *         }
          *       }
          *     }
@@ -32817,24 +33090,24 @@ export type components = {
         /**
          * @description The webhook body of `payment_processor.disconnected`.
          * @example {
-         *       "id": "evt_prod_06h2g01n1tc4ga8rkayhfrjay0q3p",
+         *       "id": "evt_prod_06h2hbk84txzxav48qzbbf2ct1wwg",
          *       "object": "event",
          *       "type": "payment_processor.disconnected",
          *       "sequence": 2,
-         *       "created": 1795967431,
+         *       "created": 1795978848,
          *       "livemode": false,
          *       "data": {
          *         "object": {
          *           "object": "payment_processor",
-         *           "created": "2026-11-29T15:50:31.265Z",
-         *           "updated": "2026-11-29T15:50:31.265Z",
+         *           "created": "2026-11-29T19:00:45.705Z",
+         *           "updated": "2026-11-29T19:00:45.705Z",
          *           "livemode": false,
          *           "processor": "stripe",
-         *           "webhook_url": "http://127.0.0.1:40417/api/processors/stripe/acc_prod_06h2g0183cjnz7vyvp7z72283awrp",
+         *           "webhook_url": "http://127.0.0.1:45453/api/processors/stripe/acc_prod_06h2hbh23e1k302fydcg4dd6xmbry",
          *           "publishable_key": "pk_test_catalogue_flow",
          *           "secret_key_last4": "flow",
-         *           "processor_account": "acct_a65f36e870b144d9b50e9007",
-         *           "webhook_endpoint_id": "we_806e735748deb206ad9e95ab"
+         *           "processor_account": "acct_65a8d619a3fa7f61d7474721",
+         *           "webhook_endpoint_id": "we_6e070029e6d64235bab90a11"
          *         }
          *       }
          *     }
@@ -32868,39 +33141,39 @@ export type components = {
         /**
          * @description The webhook body of `subscription_change_request.scheduled`.
          * @example {
-         *       "id": "evt_prod_06h2g020b9x503vczf97a1n6wnm94",
+         *       "id": "evt_prod_06h2hbpgw9xr51zj86b1nmh4724be",
          *       "object": "event",
          *       "type": "subscription_change_request.scheduled",
          *       "sequence": 1,
-         *       "created": 1795967434,
+         *       "created": 1795978875,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "scr_prod_06h2g02039n7637kh02xc67pv9ypp",
+         *           "id": "scr_prod_06h2hbpfnqmrx7hxmtng4ezgp5q8w",
          *           "steps": [
          *             {
-         *               "item": "si_prod_06h2g01zp9q373c5s6nkf9t79nk7y",
+         *               "item": "si_prod_06h2hbpczdn36rjkrjvdy5yssnk98",
          *               "type": "switch_price",
-         *               "price": "price_prod_06h2g01zkjss29my6p0012jdydsnw",
+         *               "price": "price_prod_06h2hbpc46fqj7167010cv290aevg",
          *               "state": "pending",
          *               "quantity": null
          *             }
          *           ],
          *           "object": "subscription_change_request",
          *           "status": "scheduled",
-         *           "created": "2026-11-29T15:50:34.737Z",
+         *           "created": "2026-11-29T19:01:14.535Z",
          *           "invoice": null,
-         *           "updated": "2026-11-29T15:50:34.834Z",
+         *           "updated": "2026-11-29T19:01:15.062Z",
          *           "currency": "usd",
          *           "livemode": false,
          *           "metadata": {},
          *           "effective": "period_end",
          *           "applied_at": null,
          *           "last_error": null,
-         *           "effective_at": "2026-12-29T15:50:34.671Z",
-         *           "subscription": "sub_prod_06h2g01zp9q373c5s6nkf9t79nk7w",
+         *           "effective_at": "2026-12-29T19:01:14.081Z",
+         *           "subscription": "sub_prod_06h2hbpcz87xdestf9xyaf720tn6g",
          *           "applied_steps": 0,
-         *           "proration_date": "2026-11-29T15:50:34.737Z",
+         *           "proration_date": "2026-11-29T19:01:14.535Z",
          *           "proration_behavior": "create_prorations",
          *           "amount_due_now_atom": 0,
          *           "balance_transaction": null,
@@ -32914,7 +33187,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "status": "open",
-         *           "updated": "2026-11-29T15:50:34.737Z",
+         *           "updated": "2026-11-29T19:01:14.535Z",
          *           "effective_at": null
          *         }
          *       }
@@ -33016,39 +33289,39 @@ export type components = {
         /**
          * @description The webhook body of `subscription_change_request.applied`.
          * @example {
-         *       "id": "evt_prod_06h2g0237y9k1y0chpvmmk8yr83r0",
+         *       "id": "evt_prod_06h2hbqkvek90w0qs8zn7mfs3q586",
          *       "object": "event",
          *       "type": "subscription_change_request.applied",
          *       "sequence": 2,
-         *       "created": 1798559434,
+         *       "created": 1798570874,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "scr_prod_06h2g02039n7637kh02xc67pv9ypp",
+         *           "id": "scr_prod_06h2hbpfnqmrx7hxmtng4ezgp5q8w",
          *           "steps": [
          *             {
-         *               "item": "si_prod_06h2g01zp9q373c5s6nkf9t79nk7y",
+         *               "item": "si_prod_06h2hbpczdn36rjkrjvdy5yssnk98",
          *               "type": "switch_price",
-         *               "price": "price_prod_06h2g01zkjss29my6p0012jdydsnw",
+         *               "price": "price_prod_06h2hbpc46fqj7167010cv290aevg",
          *               "state": "applied",
          *               "quantity": null
          *             }
          *           ],
          *           "object": "subscription_change_request",
          *           "status": "applied",
-         *           "created": "2026-11-29T15:50:34.737Z",
+         *           "created": "2026-11-29T19:01:14.535Z",
          *           "invoice": null,
-         *           "updated": "2026-12-29T15:50:34.671Z",
+         *           "updated": "2026-12-29T19:01:14.081Z",
          *           "currency": "usd",
          *           "livemode": false,
          *           "metadata": {},
          *           "effective": "period_end",
-         *           "applied_at": "2026-12-29T15:50:34.671Z",
+         *           "applied_at": "2026-12-29T19:01:14.081Z",
          *           "last_error": null,
-         *           "effective_at": "2026-12-29T15:50:34.671Z",
-         *           "subscription": "sub_prod_06h2g01zp9q373c5s6nkf9t79nk7w",
+         *           "effective_at": "2026-12-29T19:01:14.081Z",
+         *           "subscription": "sub_prod_06h2hbpcz87xdestf9xyaf720tn6g",
          *           "applied_steps": 1,
-         *           "proration_date": "2026-11-29T15:50:34.737Z",
+         *           "proration_date": "2026-11-29T19:01:14.535Z",
          *           "proration_behavior": "create_prorations",
          *           "amount_due_now_atom": 0,
          *           "balance_transaction": null,
@@ -33063,15 +33336,15 @@ export type components = {
          *         "previous_attributes": {
          *           "steps": [
          *             {
-         *               "item": "si_prod_06h2g01zp9q373c5s6nkf9t79nk7y",
+         *               "item": "si_prod_06h2hbpczdn36rjkrjvdy5yssnk98",
          *               "type": "switch_price",
-         *               "price": "price_prod_06h2g01zkjss29my6p0012jdydsnw",
+         *               "price": "price_prod_06h2hbpc46fqj7167010cv290aevg",
          *               "state": "pending",
          *               "quantity": null
          *             }
          *           ],
          *           "status": "scheduled",
-         *           "updated": "2026-11-29T15:50:34.834Z",
+         *           "updated": "2026-11-29T19:01:15.062Z",
          *           "applied_at": null,
          *           "applied_steps": 0
          *         }
@@ -33107,18 +33380,18 @@ export type components = {
         /**
          * @description The webhook body of `subscription_change_request.canceled`.
          * @example {
-         *       "id": "evt_prod_06h2g020rpk4w78y8dmfatda72v2w",
+         *       "id": "evt_prod_06h2hbps35g3z5mqn9trabp4x8t2c",
          *       "object": "event",
          *       "type": "subscription_change_request.canceled",
          *       "sequence": 2,
-         *       "created": 1795967434,
+         *       "created": 1795978877,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "scr_prod_06h2g020hvyvdcrtx8mrjnw735f4j",
+         *           "id": "scr_prod_06h2hbpp9cnjcm32nzsn1htq8qgd8",
          *           "steps": [
          *             {
-         *               "item": "si_prod_06h2g01zp9q373c5s6nkf9t79nk7y",
+         *               "item": "si_prod_06h2hbpczdn36rjkrjvdy5yssnk98",
          *               "type": "set_quantity",
          *               "price": null,
          *               "state": "pending",
@@ -33127,19 +33400,19 @@ export type components = {
          *           ],
          *           "object": "subscription_change_request",
          *           "status": "canceled",
-         *           "created": "2026-11-29T15:50:34.873Z",
+         *           "created": "2026-11-29T19:01:15.895Z",
          *           "invoice": null,
-         *           "updated": "2026-11-29T15:50:34.948Z",
+         *           "updated": "2026-11-29T19:01:17.186Z",
          *           "currency": "usd",
          *           "livemode": false,
          *           "metadata": {},
          *           "effective": "period_end",
          *           "applied_at": null,
          *           "last_error": null,
-         *           "effective_at": "2026-12-29T15:50:34.671Z",
-         *           "subscription": "sub_prod_06h2g01zp9q373c5s6nkf9t79nk7w",
+         *           "effective_at": "2026-12-29T19:01:14.081Z",
+         *           "subscription": "sub_prod_06h2hbpcz87xdestf9xyaf720tn6g",
          *           "applied_steps": 0,
-         *           "proration_date": "2026-11-29T15:50:34.873Z",
+         *           "proration_date": "2026-11-29T19:01:15.895Z",
          *           "proration_behavior": "create_prorations",
          *           "amount_due_now_atom": 0,
          *           "balance_transaction": null,
@@ -33153,7 +33426,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "status": "scheduled",
-         *           "updated": "2026-11-29T15:50:34.926Z",
+         *           "updated": "2026-11-29T19:01:16.843Z",
          *           "cancellation_reason": null
          *         }
          *       }
@@ -33188,15 +33461,15 @@ export type components = {
         /**
          * @description The webhook body of `payment_method.attached`.
          * @example {
-         *       "id": "evt_prod_06h2g01rgcnww38zktj800g882w4g",
+         *       "id": "evt_prod_06h2hbm55k30shgqmzn5qhks8667a",
          *       "object": "event",
          *       "type": "payment_method.attached",
          *       "sequence": 1,
-         *       "created": 1795967432,
+         *       "created": 1795978855,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "pm_prod_06h2g01rg9536py9602j5g5dt5kft",
+         *           "id": "pm_prod_06h2hbm54mw9evjs1bc34fgf1w4p0",
          *           "card": {
          *             "brand": "visa",
          *             "last4": "4242",
@@ -33204,8 +33477,8 @@ export type components = {
          *             "exp_month": 12
          *           },
          *           "object": "payment_method",
-         *           "created": "2026-11-29T15:50:32.834Z",
-         *           "customer": "cus_prod_06h2g01qjcvsshr6p7fab02b4e7ar",
+         *           "created": "2026-11-29T19:00:55.718Z",
+         *           "customer": "cus_prod_06h2hbkxr7wcy5mcht2bff1f211g0",
          *           "livemode": false,
          *           "processor": "sandbox",
          *           "detached_at": null,
@@ -33281,15 +33554,15 @@ export type components = {
         /**
          * @description The webhook body of `payment_method.detached`.
          * @example {
-         *       "id": "evt_prod_06h2g01rp47aas11en9wec5kgnzxg",
+         *       "id": "evt_prod_06h2hbm8vgs5bwr9srhpgpgerrnwg",
          *       "object": "event",
          *       "type": "payment_method.detached",
          *       "sequence": 2,
-         *       "created": 1795967432,
+         *       "created": 1795978856,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "pm_prod_06h2g01rm96p9j1gcytsq5w8wt44r",
+         *           "id": "pm_prod_06h2hbm6hbhv7aj60a5ew7t98k602",
          *           "card": {
          *             "brand": "visa",
          *             "last4": "0002",
@@ -33297,11 +33570,11 @@ export type components = {
          *             "exp_month": 12
          *           },
          *           "object": "payment_method",
-         *           "created": "2026-11-29T15:50:32.866Z",
-         *           "customer": "cus_prod_06h2g01qjcvsshr6p7fab02b4e7ar",
+         *           "created": "2026-11-29T19:00:56.074Z",
+         *           "customer": "cus_prod_06h2hbkxr7wcy5mcht2bff1f211g0",
          *           "livemode": false,
          *           "processor": "sandbox",
-         *           "detached_at": "2026-11-29T15:50:32.880Z",
+         *           "detached_at": "2026-11-29T19:00:56.643Z",
          *           "processor_payment_method": "pm_sandbox_declined"
          *         },
          *         "previous_attributes": {
@@ -33339,28 +33612,28 @@ export type components = {
         /**
          * @description The webhook body of `dispute.created`.
          * @example {
-         *       "id": "evt_prod_06h2g01k940h9e4jfrwbfs9myjv1p",
+         *       "id": "evt_prod_06h2hbk3wmeq7srzd0nhf6ne87750",
          *       "object": "event",
          *       "type": "dispute.created",
          *       "sequence": 1,
-         *       "created": 1795967431,
+         *       "created": 1795978847,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "dp_prod_06h2g01k8k8499cz4etdb9gpavth8",
+         *           "id": "dp_prod_06h2hbk3nzfg8278bhsq2y0aw9hmr",
          *           "object": "dispute",
          *           "reason": "product_not_received",
          *           "status": "needs_response",
-         *           "created": "2026-11-29T15:50:31.492Z",
-         *           "payment": "py_prod_06h2g01jqt4s1cbmqqhzng1r9b4zg",
-         *           "updated": "2026-11-29T15:50:31.492Z",
+         *           "created": "2026-11-29T19:00:47.150Z",
+         *           "payment": "py_prod_06h2hbk1g6fzcy0v2z58dphcp0k5y",
+         *           "updated": "2026-11-29T19:00:47.150Z",
          *           "currency": "usd",
          *           "livemode": false,
          *           "processor": "stripe",
          *           "amount_atom": 2500,
-         *           "payment_intent": "pi_prod_06h2g01jfygp8cpmz1etrs3dttg70",
-         *           "evidence_due_by": "2026-12-06T15:50:31.000Z",
-         *           "processor_dispute": "du_c97f6e7574725c7e0edbec4b"
+         *           "payment_intent": "pi_prod_06h2hbk01r0jbcmafpvdk1pxmtxc0",
+         *           "evidence_due_by": "2026-12-06T19:00:47.000Z",
+         *           "processor_dispute": "du_fde60c0b8ed299c7472837a9"
          *         }
          *       }
          *     }
@@ -33442,33 +33715,33 @@ export type components = {
         /**
          * @description The webhook body of `dispute.updated`.
          * @example {
-         *       "id": "evt_prod_06h2g01kywcbedmks4h57k40nmepc",
+         *       "id": "evt_prod_06h2hbk60ch48ecc5j698z0kq03qp",
          *       "object": "event",
          *       "type": "dispute.updated",
          *       "sequence": 2,
-         *       "created": 1795967431,
+         *       "created": 1795978847,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "dp_prod_06h2g01k8k8499cz4etdb9gpavth8",
+         *           "id": "dp_prod_06h2hbk3nzfg8278bhsq2y0aw9hmr",
          *           "object": "dispute",
          *           "reason": "product_not_received",
          *           "status": "under_review",
-         *           "created": "2026-11-29T15:50:31.492Z",
-         *           "payment": "py_prod_06h2g01jqt4s1cbmqqhzng1r9b4zg",
-         *           "updated": "2026-11-29T15:50:31.666Z",
+         *           "created": "2026-11-29T19:00:47.150Z",
+         *           "payment": "py_prod_06h2hbk1g6fzcy0v2z58dphcp0k5y",
+         *           "updated": "2026-11-29T19:00:47.740Z",
          *           "currency": "usd",
          *           "livemode": false,
          *           "processor": "stripe",
          *           "amount_atom": 2500,
-         *           "payment_intent": "pi_prod_06h2g01jfygp8cpmz1etrs3dttg70",
+         *           "payment_intent": "pi_prod_06h2hbk01r0jbcmafpvdk1pxmtxc0",
          *           "evidence_due_by": null,
-         *           "processor_dispute": "du_c97f6e7574725c7e0edbec4b"
+         *           "processor_dispute": "du_fde60c0b8ed299c7472837a9"
          *         },
          *         "previous_attributes": {
          *           "status": "needs_response",
-         *           "updated": "2026-11-29T15:50:31.492Z",
-         *           "evidence_due_by": "2026-12-06T15:50:31.000Z"
+         *           "updated": "2026-11-29T19:00:47.150Z",
+         *           "evidence_due_by": "2026-12-06T19:00:47.000Z"
          *         }
          *       }
          *     }
@@ -33502,32 +33775,32 @@ export type components = {
         /**
          * @description The webhook body of `dispute.closed`.
          * @example {
-         *       "id": "evt_prod_06h2g01mk1rfwq9h786vn1amjg6r4",
+         *       "id": "evt_prod_06h2hbk7c9cvcn9grcy1f27t6623w",
          *       "object": "event",
          *       "type": "dispute.closed",
          *       "sequence": 3,
-         *       "created": 1795967431,
+         *       "created": 1795978848,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "dp_prod_06h2g01k8k8499cz4etdb9gpavth8",
+         *           "id": "dp_prod_06h2hbk3nzfg8278bhsq2y0aw9hmr",
          *           "object": "dispute",
          *           "reason": "product_not_received",
          *           "status": "lost",
-         *           "created": "2026-11-29T15:50:31.492Z",
-         *           "payment": "py_prod_06h2g01jqt4s1cbmqqhzng1r9b4zg",
-         *           "updated": "2026-11-29T15:50:31.828Z",
+         *           "created": "2026-11-29T19:00:47.150Z",
+         *           "payment": "py_prod_06h2hbk1g6fzcy0v2z58dphcp0k5y",
+         *           "updated": "2026-11-29T19:00:48.077Z",
          *           "currency": "usd",
          *           "livemode": false,
          *           "processor": "stripe",
          *           "amount_atom": 2500,
-         *           "payment_intent": "pi_prod_06h2g01jfygp8cpmz1etrs3dttg70",
+         *           "payment_intent": "pi_prod_06h2hbk01r0jbcmafpvdk1pxmtxc0",
          *           "evidence_due_by": null,
-         *           "processor_dispute": "du_c97f6e7574725c7e0edbec4b"
+         *           "processor_dispute": "du_fde60c0b8ed299c7472837a9"
          *         },
          *         "previous_attributes": {
          *           "status": "under_review",
-         *           "updated": "2026-11-29T15:50:31.666Z"
+         *           "updated": "2026-11-29T19:00:47.740Z"
          *         }
          *       }
          *     }
@@ -33561,32 +33834,32 @@ export type components = {
         /**
          * @description The webhook body of `email.sent`.
          * @example {
-         *       "id": "evt_prod_06h2g01tw47qsa7jpdbbd6h2103gm",
+         *       "id": "evt_prod_06h2hbn69cn5mmgfpjnwezt9h675a",
          *       "object": "event",
          *       "type": "email.sent",
          *       "sequence": 1,
-         *       "created": 1795967433,
+         *       "created": 1795978864,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "eml_prod_06h2g01thag66zzbn0y9htfq0m6qr",
+         *           "id": "eml_prod_06h2hbn39x4vgwyrt6gv8betn03k6",
          *           "to": [
          *             "jenny@example.com"
          *           ],
          *           "type": "receipt",
-         *           "event": "evt_prod_06h2g01tgsc7bs8kmt99qr8zg2sra",
+         *           "event": "evt_prod_06h2hbn36z0fwh1v8de9d7q1wt7b2",
          *           "object": "email",
          *           "status": "sent",
-         *           "created": "2026-11-29T15:50:33.355Z",
-         *           "invoice": "in_prod_06h2g01sw65raj7grrn2ja16fgkk0",
-         *           "sent_at": "2026-11-29T15:50:33.439Z",
+         *           "created": "2026-11-29T19:01:03.440Z",
+         *           "invoice": "in_prod_06h2hbmyms4apkx594x8by5a6808r",
+         *           "sent_at": "2026-11-29T19:01:04.173Z",
          *           "subject": "Your receipt from Example GmbH (invoice EXAMPL-0001)",
          *           "attempts": 1,
-         *           "customer": "cus_prod_06h2g01qjcvsshr6p7fab02b4e7ar",
+         *           "customer": "cus_prod_06h2hbkxr7wcy5mcht2bff1f211g0",
          *           "livemode": false,
-         *           "message_id": "<eml_prod_06h2g01thag66zzbn0y9htfq0m6qr@localhost>",
+         *           "message_id": "<eml_prod_06h2hbn39x4vgwyrt6gv8betn03k6@localhost>",
          *           "credit_note": null,
-         *           "smtp_response": "250 Written to .data/mail/eml_prod_06h2g01thag66zzbn0y9htfq0m6qr.eml (no SMTP_URL)"
+         *           "smtp_response": "250 Written to .data/mail/eml_prod_06h2hbn39x4vgwyrt6gv8betn03k6.eml (no SMTP_URL)"
          *         },
          *         "previous_attributes": {
          *           "status": "queued",
@@ -33659,15 +33932,15 @@ export type components = {
         /**
          * @description The webhook body of `email.failed`.
          * @example {
-         *       "id": "evt_prod_06h2g024gj8gr1z86d3vhctb692c8",
+         *       "id": "evt_prod_06h2hbr19pztc3bj69g33f24cxt2a",
          *       "object": "event",
          *       "type": "email.failed",
          *       "sequence": 1,
-         *       "created": 1799423435,
+         *       "created": 1799434880,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "eml_prod_06h2g024eveervkzajea8xbatmk80",
+         *           "id": "eml_prod_06h2hbr0ay3xyc9cz64g1bh9r617e",
          *           "to": [
          *             "owner@example.com"
          *           ],
@@ -33675,14 +33948,14 @@ export type components = {
          *           "event": null,
          *           "object": "email",
          *           "status": "rate_limited",
-         *           "created": "2027-01-08T15:50:35.240Z",
+         *           "created": "2027-01-08T19:01:20.014Z",
          *           "invoice": null,
          *           "sent_at": null,
          *           "subject": "Test email from Example GmbH",
          *           "attempts": 1,
          *           "customer": null,
          *           "livemode": false,
-         *           "message_id": "<eml_prod_06h2g024eveervkzajea8xbatmk80@localhost>",
+         *           "message_id": "<eml_prod_06h2hbr0ay3xyc9cz64g1bh9r617e@localhost>",
          *           "credit_note": null,
          *           "smtp_response": "429 The account's hourly email limit was reached; this email was not sent."
          *         },
@@ -33722,23 +33995,23 @@ export type components = {
         /**
          * @description The webhook body of `credit_grant.created`.
          * @example {
-         *       "id": "evt_prod_06h2g01xn6zjc8swvva7695120b60",
+         *       "id": "evt_prod_06h2hbnxebvv5gwxgcvym171z8sda",
          *       "object": "event",
          *       "type": "credit_grant.created",
          *       "sequence": 1,
-         *       "created": 1795967434,
+         *       "created": 1795978870,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "cg_prod_06h2g01xmxksa1sg2fd5hby28j474",
+         *           "id": "cg_prod_06h2hbnxdhwtcg6etqa01p40bkwyp",
          *           "name": null,
          *           "object": "credit_grant",
          *           "status": "active",
-         *           "created": "2026-11-29T15:50:34.150Z",
-         *           "updated": "2026-11-29T15:50:34.150Z",
+         *           "created": "2026-11-29T19:01:10.109Z",
+         *           "updated": "2026-11-29T19:01:10.109Z",
          *           "category": "promotional",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h2g01xjqm8z6epmtz1p392r99xc",
+         *           "customer": "cus_prod_06h2hbnwqzyftkr1xwyf39bt7pd2p",
          *           "livemode": false,
          *           "metadata": {},
          *           "priority": 50,
@@ -33748,7 +34021,7 @@ export type components = {
          *           "expires_at": null,
          *           "amount_atom": 300,
          *           "applied_atom": 0,
-         *           "effective_at": "2026-11-29T15:50:34.150Z",
+         *           "effective_at": "2026-11-29T19:01:10.109Z",
          *           "remaining_atom": 300
          *         }
          *       }
@@ -33841,23 +34114,23 @@ export type components = {
         /**
          * @description The webhook body of `credit_grant.applied`.
          * @example {
-         *       "id": "evt_prod_06h2g01y2pm4npk81phwzm8z04r3c",
+         *       "id": "evt_prod_06h2hbp234a3rfqy55sta82ag6wtg",
          *       "object": "event",
          *       "type": "credit_grant.applied",
          *       "sequence": 2,
-         *       "created": 1795967434,
+         *       "created": 1795978871,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "cg_prod_06h2g01xmxksa1sg2fd5hby28j474",
+         *           "id": "cg_prod_06h2hbnxdhwtcg6etqa01p40bkwyp",
          *           "name": null,
          *           "object": "credit_grant",
          *           "status": "depleted",
-         *           "created": "2026-11-29T15:50:34.150Z",
-         *           "updated": "2026-11-29T15:50:34.257Z",
+         *           "created": "2026-11-29T19:01:10.109Z",
+         *           "updated": "2026-11-29T19:01:11.282Z",
          *           "category": "promotional",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h2g01xjqm8z6epmtz1p392r99xc",
+         *           "customer": "cus_prod_06h2hbnwqzyftkr1xwyf39bt7pd2p",
          *           "livemode": false,
          *           "metadata": {},
          *           "priority": 50,
@@ -33867,12 +34140,12 @@ export type components = {
          *           "expires_at": null,
          *           "amount_atom": 300,
          *           "applied_atom": 300,
-         *           "effective_at": "2026-11-29T15:50:34.150Z",
+         *           "effective_at": "2026-11-29T19:01:10.109Z",
          *           "remaining_atom": 0
          *         },
          *         "previous_attributes": {
          *           "status": "active",
-         *           "updated": "2026-11-29T15:50:34.150Z",
+         *           "updated": "2026-11-29T19:01:10.109Z",
          *           "applied_atom": 0,
          *           "remaining_atom": 300
          *         }
@@ -33908,23 +34181,23 @@ export type components = {
         /**
          * @description The webhook body of `credit_grant.depleted`.
          * @example {
-         *       "id": "evt_prod_06h2g01y2wjcnn7k0ewrb8kg6s9pc",
+         *       "id": "evt_prod_06h2hbp25k6ykgbcyqfacaez4w3hw",
          *       "object": "event",
          *       "type": "credit_grant.depleted",
          *       "sequence": 3,
-         *       "created": 1795967434,
+         *       "created": 1795978871,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "cg_prod_06h2g01xmxksa1sg2fd5hby28j474",
+         *           "id": "cg_prod_06h2hbnxdhwtcg6etqa01p40bkwyp",
          *           "name": null,
          *           "object": "credit_grant",
          *           "status": "depleted",
-         *           "created": "2026-11-29T15:50:34.150Z",
-         *           "updated": "2026-11-29T15:50:34.257Z",
+         *           "created": "2026-11-29T19:01:10.109Z",
+         *           "updated": "2026-11-29T19:01:11.282Z",
          *           "category": "promotional",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h2g01xjqm8z6epmtz1p392r99xc",
+         *           "customer": "cus_prod_06h2hbnwqzyftkr1xwyf39bt7pd2p",
          *           "livemode": false,
          *           "metadata": {},
          *           "priority": 50,
@@ -33934,12 +34207,12 @@ export type components = {
          *           "expires_at": null,
          *           "amount_atom": 300,
          *           "applied_atom": 300,
-         *           "effective_at": "2026-11-29T15:50:34.150Z",
+         *           "effective_at": "2026-11-29T19:01:10.109Z",
          *           "remaining_atom": 0
          *         },
          *         "previous_attributes": {
          *           "status": "active",
-         *           "updated": "2026-11-29T15:50:34.150Z",
+         *           "updated": "2026-11-29T19:01:10.109Z",
          *           "applied_atom": 0,
          *           "remaining_atom": 300
          *         }
@@ -33975,38 +34248,38 @@ export type components = {
         /**
          * @description The webhook body of `credit_grant.expired`.
          * @example {
-         *       "id": "evt_prod_06h2g021qhcbf776aefkkqa9mmv6a",
+         *       "id": "evt_prod_06h2hbq16k15pkgtkpdh2havsdhyj",
          *       "object": "event",
          *       "type": "credit_grant.expired",
          *       "sequence": 2,
-         *       "created": 1796053834,
+         *       "created": 1796065268,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "cg_prod_06h2g01xxj4q0s0dyc59xbd6m4nsw",
+         *           "id": "cg_prod_06h2hbp08qc27nr3g7m2bfan03arg",
          *           "name": null,
          *           "object": "credit_grant",
          *           "status": "expired",
-         *           "created": "2026-11-29T15:50:34.218Z",
-         *           "updated": "2026-11-30T15:50:34.022Z",
+         *           "created": "2026-11-29T19:01:10.826Z",
+         *           "updated": "2026-11-30T19:01:08.930Z",
          *           "category": "paid",
          *           "currency": "eur",
-         *           "customer": "cus_prod_06h2g01xjqm8z6epmtz1p392r99xc",
+         *           "customer": "cus_prod_06h2hbnwqzyftkr1xwyf39bt7pd2p",
          *           "livemode": false,
          *           "metadata": {},
          *           "priority": 50,
          *           "voided_at": null,
          *           "applies_to": "all",
-         *           "expired_at": "2026-11-30T15:50:34.022Z",
-         *           "expires_at": "2026-11-30T15:50:34.022Z",
+         *           "expired_at": "2026-11-30T19:01:08.930Z",
+         *           "expires_at": "2026-11-30T19:01:08.930Z",
          *           "amount_atom": 100,
          *           "applied_atom": 0,
-         *           "effective_at": "2026-11-29T15:50:34.218Z",
+         *           "effective_at": "2026-11-29T19:01:10.826Z",
          *           "remaining_atom": 100
          *         },
          *         "previous_attributes": {
          *           "status": "active",
-         *           "updated": "2026-11-29T15:50:34.218Z",
+         *           "updated": "2026-11-29T19:01:10.826Z",
          *           "expired_at": null
          *         }
          *       }
@@ -34041,38 +34314,38 @@ export type components = {
         /**
          * @description The webhook body of `credit_grant.voided`.
          * @example {
-         *       "id": "evt_prod_06h2g01xtqr92nnfcrhhr8rd64406",
+         *       "id": "evt_prod_06h2hbnz9r3vnhakfzx0fsm44c9vr",
          *       "object": "event",
          *       "type": "credit_grant.voided",
          *       "sequence": 2,
-         *       "created": 1795967434,
+         *       "created": 1795978870,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "cg_prod_06h2g01xr8xx0rb96jk98eevyqqvp",
+         *           "id": "cg_prod_06h2hbnyk7gw86dw4ywy2nb4r59jp",
          *           "name": null,
          *           "object": "credit_grant",
          *           "status": "voided",
-         *           "created": "2026-11-29T15:50:34.176Z",
-         *           "updated": "2026-11-29T15:50:34.196Z",
+         *           "created": "2026-11-29T19:01:10.404Z",
+         *           "updated": "2026-11-29T19:01:10.598Z",
          *           "category": "paid",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h2g01xjqm8z6epmtz1p392r99xc",
+         *           "customer": "cus_prod_06h2hbnwqzyftkr1xwyf39bt7pd2p",
          *           "livemode": false,
          *           "metadata": {},
          *           "priority": 50,
-         *           "voided_at": "2026-11-29T15:50:34.196Z",
+         *           "voided_at": "2026-11-29T19:01:10.598Z",
          *           "applies_to": "all",
          *           "expired_at": null,
          *           "expires_at": null,
          *           "amount_atom": 100,
          *           "applied_atom": 0,
-         *           "effective_at": "2026-11-29T15:50:34.176Z",
+         *           "effective_at": "2026-11-29T19:01:10.404Z",
          *           "remaining_atom": 100
          *         },
          *         "previous_attributes": {
          *           "status": "active",
-         *           "updated": "2026-11-29T15:50:34.176Z",
+         *           "updated": "2026-11-29T19:01:10.404Z",
          *           "voided_at": null
          *         }
          *       }
@@ -34107,23 +34380,23 @@ export type components = {
         /**
          * @description The webhook body of `credit_grant.reinstated`.
          * @example {
-         *       "id": "evt_prod_06h2g01y85knvaaf679abk9fj03fp",
+         *       "id": "evt_prod_06h2hbp3e6zmpk4xq5zcs2rjb0tke",
          *       "object": "event",
          *       "type": "credit_grant.reinstated",
          *       "sequence": 4,
-         *       "created": 1795967434,
+         *       "created": 1795978871,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "cg_prod_06h2g01xmxksa1sg2fd5hby28j474",
+         *           "id": "cg_prod_06h2hbnxdhwtcg6etqa01p40bkwyp",
          *           "name": null,
          *           "object": "credit_grant",
          *           "status": "active",
-         *           "created": "2026-11-29T15:50:34.150Z",
-         *           "updated": "2026-11-29T15:50:34.303Z",
+         *           "created": "2026-11-29T19:01:10.109Z",
+         *           "updated": "2026-11-29T19:01:11.655Z",
          *           "category": "promotional",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h2g01xjqm8z6epmtz1p392r99xc",
+         *           "customer": "cus_prod_06h2hbnwqzyftkr1xwyf39bt7pd2p",
          *           "livemode": false,
          *           "metadata": {},
          *           "priority": 50,
@@ -34133,12 +34406,12 @@ export type components = {
          *           "expires_at": null,
          *           "amount_atom": 300,
          *           "applied_atom": 0,
-         *           "effective_at": "2026-11-29T15:50:34.150Z",
+         *           "effective_at": "2026-11-29T19:01:10.109Z",
          *           "remaining_atom": 300
          *         },
          *         "previous_attributes": {
          *           "status": "depleted",
-         *           "updated": "2026-11-29T15:50:34.257Z",
+         *           "updated": "2026-11-29T19:01:11.282Z",
          *           "applied_atom": 300,
          *           "remaining_atom": 0
          *         }
@@ -34174,21 +34447,21 @@ export type components = {
         /**
          * @description The webhook body of `api_key.rolled`.
          * @example {
-         *       "id": "evt_prod_06h2g01cca2grd70243b3qza1ncqc",
+         *       "id": "evt_prod_06h2hbhpwbrhs74nanqza98atgrem",
          *       "object": "event",
          *       "type": "api_key.rolled",
          *       "sequence": 2,
-         *       "created": 1795967429,
+         *       "created": 1795978835,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "key_prod_06h2g01c1znvmc24ttvprsxwp31tc",
+         *           "id": "key_prod_06h2hbhmrt54ta6wpdpjc4vzr7pey",
          *           "kind": "publishable",
          *           "name": "spare",
          *           "object": "api_token",
          *           "status": "active",
-         *           "created": "2026-11-29T15:50:29.641Z",
-         *           "display": "pt_prod_…2mnw",
+         *           "created": "2026-11-29T19:00:35.139Z",
+         *           "display": "pt_prod_…w17p",
          *           "expires_at": null,
          *           "revoked_at": null,
          *           "allowed_ips": null,
@@ -34199,7 +34472,7 @@ export type components = {
          *           "previous_secret_expires_at": null
          *         },
          *         "previous_attributes": {
-         *           "display": "pt_prod_…ff4m"
+         *           "display": "pt_prod_…xzja"
          *         }
          *       }
          *     }
@@ -34233,22 +34506,22 @@ export type components = {
         /**
          * @description The webhook body of `alert.triggered`.
          * @example {
-         *       "id": "evt_prod_06h2g01v87sthvsj0m1ktzkc9szca",
+         *       "id": "evt_prod_06h2hbmb02s51de6bgg90d7xv8n8e",
          *       "object": "event",
          *       "type": "alert.triggered",
          *       "sequence": 1,
-         *       "created": 1795967433,
+         *       "created": 1795978857,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "atrg_prod_06h2g01v7wjkgmmk5ewxg4w7vgy0w",
-         *           "alert": "alrt_prod_06h2g01r8kkpsmphah6sryzy4vgtp",
-         *           "meter": "mtr_prod_06h2g01q1tqdsw3vwe17k016jpc1e",
+         *           "id": "atrg_prod_06h2hbmat9m9r9v8tev34hjp5fyjy",
+         *           "alert": "alrt_prod_06h2hbm2hzefqtts90hwqep8bj5t0",
+         *           "meter": "mtr_prod_06h2hbktxzezgw6ca4jt6d78b843t",
          *           "value": 1,
          *           "object": "alert_trigger",
-         *           "created": "2026-11-29T15:50:33.522Z",
+         *           "created": "2026-11-29T19:00:57.091Z",
          *           "currency": null,
-         *           "customer": "cus_prod_06h2g01qjcvsshr6p7fab02b4e7ar",
+         *           "customer": "cus_prod_06h2hbkxr7wcy5mcht2bff1f211g0",
          *           "livemode": false,
          *           "threshold": 1,
          *           "alert_type": "usage_threshold",
@@ -34327,7 +34600,7 @@ export type components = {
         /**
          * @description The webhook body of `alert.resolved`.
          * @example {
-         *       "id": "evt_prod_06h2g021zpxa0d75e59q1ftnr6akm",
+         *       "id": "evt_prod_06h2hbq6ftb5ddszmr13t0qzrdmcy",
          *       "object": "event",
          *       "type": "alert.resolved",
          *       "sequence": 2,
@@ -34335,14 +34608,14 @@ export type components = {
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "atrg_prod_06h2g01v7wjkgmmk5ewxg4w7vgy0w",
-         *           "alert": "alrt_prod_06h2g01r8kkpsmphah6sryzy4vgtp",
-         *           "meter": "mtr_prod_06h2g01q1tqdsw3vwe17k016jpc1e",
+         *           "id": "atrg_prod_06h2hbmat9m9r9v8tev34hjp5fyjy",
+         *           "alert": "alrt_prod_06h2hbm2hzefqtts90hwqep8bj5t0",
+         *           "meter": "mtr_prod_06h2hbktxzezgw6ca4jt6d78b843t",
          *           "value": 1,
          *           "object": "alert_trigger",
-         *           "created": "2026-11-29T15:50:33.522Z",
+         *           "created": "2026-11-29T19:00:57.091Z",
          *           "currency": null,
-         *           "customer": "cus_prod_06h2g01qjcvsshr6p7fab02b4e7ar",
+         *           "customer": "cus_prod_06h2hbkxr7wcy5mcht2bff1f211g0",
          *           "livemode": false,
          *           "threshold": 1,
          *           "alert_type": "usage_threshold",
