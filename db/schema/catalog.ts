@@ -33,6 +33,16 @@ export const tiersModeEnum = pgEnum("price_tiers_mode", ["graduated", "volume"])
 
 /** One tier of a tiered price (lib/prices/tiers.ts). */
 export type PriceTier = { up_to: number | null; unit_amount_atom: number; flat_amount_atom?: number };
+/**
+ * A price's amount in another currency than its own (Stripe's `currency_options.<code>`): a
+ * per-unit price's `unit_amount_atom`, a tiered price's `tiers` (same `up_to`s), in that
+ * currency's atoms. No exchange rate: every amount is the merchant's own.
+ */
+export type PriceCurrencyOption = {
+  unit_amount_atom?: number;
+  tiers?: PriceTier[];
+  tax_behavior: "inclusive" | "exclusive" | "unspecified";
+};
 
 /** Prices are immutable in amount and currency (as Stripe's): change them by creating a new price. */
 export const prices = pgTable(
@@ -58,6 +68,8 @@ export const prices = pgTable(
     billingScheme: billingSchemeEnum("billing_scheme").notNull().default("per_unit"),
     tiersMode: tiersModeEnum("tiers_mode"),
     tiers: jsonb("tiers").$type<PriceTier[]>(),
+    /** Lowercase ISO 4217 code → the price in that currency; never the price's own `currency`. */
+    currencyOptions: jsonb("currency_options").$type<Record<string, PriceCurrencyOption>>().notNull().default({}),
     nickname: text("nickname"),
     active: boolean("active").notNull().default(true),
     metadata: jsonb("metadata").$type<Record<string, string>>().notNull().default({}),

@@ -18,6 +18,8 @@ export const coupons = pgTable(
     percentOffBps: integer("percent_off_bps"),
     amountOffAtom: bigint("amount_off_atom", { mode: "number" }),
     currency: text("currency"),
+    /** An amount-off coupon's amount in other currencies (lowercase code → atoms of that currency). */
+    currencyOptions: jsonb("currency_options").$type<Record<string, { amount_off_atom: number }>>().notNull().default({}),
     duration: couponDurationEnum("duration").notNull(),
     durationInMonths: integer("duration_in_months"),
     maxRedemptions: integer("max_redemptions"),

@@ -29,6 +29,12 @@ export const customers = pgTable(
      * The customer's balance per currency (lowercase code → atoms; positive: credit the customer
      * has, negative: what they owe). Changed only with a customer_balance_transactions row.
      */
+    /**
+     * The currency the customer is billed in for recurring billing and checkout (Stripe's
+     * `customer.currency`), lowercase; null until set on creation or by their first invoice or
+     * subscription. Changes only while nothing is open (lib/customers/currency.ts).
+     */
+    currency: text("currency"),
     balances: jsonb("balances").$type<Record<string, number>>().notNull().default({}),
     created: createdAt(),
     updated: updatedAt(),

@@ -11,7 +11,7 @@ import { transitionScheduled } from "@/lib/clock/schedule";
 import { emitEvent } from "@/lib/events/emit";
 import { withChangeTransaction, type ChangeTransaction } from "@/lib/events/transaction";
 import { newId } from "@/lib/ids";
-import { amountOf, safeAtoms } from "@/lib/prices/amount";
+import { amountOf, currenciesOf, safeAtoms, termsIn } from "@/lib/prices/amount";
 import { priceName } from "@/lib/prices/name";
 import { one } from "@/lib/rows";
 import { patchRecord } from "@/lib/schemas";
@@ -76,6 +76,7 @@ async function resolveLineItems(
   accountId: string,
   mode: Mode,
   items: z.output<typeof CheckoutLineItemInput>[],
+  customerCurrency: string | null,
 ): Promise<{ lines: CheckoutLineItem[]; currency: string; totalAtom: number }> {
   const lines: CheckoutLineItem[] = [];
   let first: PriceRow | null = null;
@@ -99,8 +100,13 @@ async function resolveLineItems(
       throw refuse(`Price '${price.id}' is one_time; subscription mode needs recurring prices.`);
     }
     if (lines.some((line) => line.price === price.id)) throw refuse(`Price '${price.id}' appears twice; set its quantity instead.`);
+    // The session's currency: the customer's when they have one, else the first price's own; every price bills in it.
+    const currency = customerCurrency ?? first?.currency ?? price.currency;
+    const terms = termsIn(price, currency);
+    if (!terms) {
+      throw refuse(`Price '${price.id}' has no ${currency} amount: it bills in ${currenciesOf(price).join(", ")}; the session is in ${currency}.`);
+    }
     if (first) {
-      if (price.currency !== first.currency) throw refuse(`Price '${price.id}' is in ${price.currency}; the session is in ${first.currency}.`);
       if (price.recurringInterval !== first.recurringInterval || price.recurringIntervalCount !== first.recurringIntervalCount) {
         throw refuse(
           `Price '${price.id}' bills every ${price.recurringIntervalCount} ${price.recurringInterval}; the first bills every ${first.recurringIntervalCount} ${first.recurringInterval}.`,
@@ -110,12 +116,12 @@ async function resolveLineItems(
     first ??= price;
     const quantity = item.quantity ?? 1;
     // Per unit or by its tiers for the quantity (a tiered price has no single unit amount: 0).
-    const amount = safeAtoms(amountOf(price, quantity));
+    const amount = safeAtoms(amountOf(terms, quantity));
     if (amount === null) {
       throw validationFailed([{ field: `line_items.${index}.quantity`, message: "The line's amount exceeds 2^53 - 1 atoms." }]);
     }
     total += BigInt(amount);
-    const unitAmountAtom = price.billingScheme === "tiered" ? 0 : price.unitAmountAtom;
+    const unitAmountAtom = terms.billingScheme === "tiered" ? 0 : terms.unitAmountAtom;
     lines.push({ price: price.id, quantity, description: describe(price, product), unit_amount_atom: unitAmountAtom, amount_atom: amount });
   }
   if (total > BigInt(Number.MAX_SAFE_INTEGER)) {
@@ -124,7 +130,7 @@ async function resolveLineItems(
   if (mode === "payment" && total === BigInt(0)) {
     throw validationFailed([{ field: "line_items", message: "The total is 0: a payment session needs something to pay." }]);
   }
-  return { lines, currency: first!.currency, totalAtom: Number(total) };
+  return { lines, currency: customerCurrency ?? first!.currency, totalAtom: Number(total) };
 }
 
 /** Publishable tokens act for a browser: they may not attach a session to an existing customer. */
@@ -151,7 +157,15 @@ export async function createCheckoutSession({
       { field: "customer", message: "Publishable tokens cannot name an existing customer; use customer_email, or a secret token." },
     ]);
   }
-  const { lines, currency, totalAtom } = await resolveLineItems(db, ctx.accountId, input.mode, input.line_items);
+  // A named customer's currency (when they have one) is the session's: prices bill in it from their currency options.
+  const [named] =
+    input.customer === undefined
+      ? []
+      : await db
+          .select({ currency: customers.currency })
+          .from(customers)
+          .where(and(eq(customers.accountId, ctx.accountId), eq(customers.id, input.customer), isNull(customers.deletedAt)));
+  const { lines, currency, totalAtom } = await resolveLineItems(db, ctx.accountId, input.mode, input.line_items, named?.currency ?? null);
 
   const created = await withChangeTransaction(async (tx) => {
     if (input.customer !== undefined) {

@@ -51,6 +51,22 @@ export const CouponCreateInput = z
     percent_off: PercentOff.optional(),
     amount_off_atom: AmountOffAtom.optional(),
     currency: Currency.optional().meta({ description: "Required with `amount_off_atom`, not allowed with `percent_off`." }),
+    currency_options: z
+      .record(z.string(), z.strictObject({ amount_off_atom: AmountOffAtom.meta({ description: "Taken off an invoice in this currency, in its atoms." }) }))
+      .superRefine((options, issues) => {
+        if (Object.keys(options).length > 40) issues.addIssue({ code: "custom", message: "At most 40 currency options." });
+        for (const code of Object.keys(options)) {
+          const parsed = Currency.safeParse(code);
+          if (!parsed.success) issues.addIssue({ code: "custom", path: [code], message: parsed.error.issues[0]?.message ?? "Not a currency code." });
+        }
+      })
+      .transform((options) => Object.fromEntries(Object.entries(options).map(([code, option]) => [code.toLowerCase(), option])))
+      .optional()
+      .meta({
+        description:
+          "Only with `amount_off_atom`: the amount taken off invoices in other currencies (Stripe's `currency_options`), currency code → `{amount_off_atom}`. An invoice in a currency neither `currency` nor an option names is not discounted.",
+        example: { eur: { amount_off_atom: 450 } },
+      }),
     duration: Duration,
     duration_in_months: z
       .int()
@@ -69,6 +85,10 @@ export const CouponCreateInput = z
     if (percent && amount) conflicting(ctx, "amount_off_atom", "Give exactly one of percent_off or amount_off_atom.");
     if (amount && !percent && input.currency === undefined) missing(ctx, "currency", "Required with amount_off_atom.");
     if (percent && input.currency !== undefined) conflicting(ctx, "currency", "Only allowed with amount_off_atom.");
+    if (!amount && input.currency_options !== undefined) conflicting(ctx, "currency_options", "Only allowed with amount_off_atom.");
+    if (input.currency !== undefined && input.currency_options?.[input.currency] !== undefined) {
+      ctx.addIssue({ code: "custom", path: ["currency_options", input.currency], message: `'${input.currency}' is the coupon's own currency: its amount is amount_off_atom.` });
+    }
     if (input.duration === "repeating" && input.duration_in_months === undefined) {
       missing(ctx, "duration_in_months", "Required when duration is repeating.");
     }
@@ -93,6 +113,7 @@ export const CouponUpdateInput = z
     percent_off: immutable("percent_off"),
     amount_off_atom: immutable("amount_off_atom"),
     currency: immutable("currency"),
+    currency_options: immutable("currency_options"),
     duration: immutable("duration"),
     duration_in_months: immutable("duration_in_months"),
     max_redemptions: immutable("max_redemptions"),
@@ -108,6 +129,9 @@ export const Coupon = z
     percent_off: z.number().nullable().meta({ description: "Set for percentage coupons, else null." }),
     amount_off_atom: z.int().nullable().meta({ description: "Set for fixed-amount coupons, else null." }),
     currency: z.string().nullable(),
+    currency_options: z
+      .record(z.string(), z.object({ amount_off_atom: z.int() }))
+      .meta({ description: "An amount-off coupon's amounts in other currencies than `currency` (code → atoms); {} otherwise." }),
     duration: Duration,
     duration_in_months: z.int().nullable(),
     max_redemptions: z.int().nullable(),

@@ -29,6 +29,7 @@ export function serializeCoupon(row: CouponRow, livemode: boolean, now: Date): C
     percent_off: row.percentOffBps === null ? null : bpsToPercent(row.percentOffBps),
     amount_off_atom: row.amountOffAtom,
     currency: row.currency,
+    currency_options: row.currencyOptions,
     duration: row.duration,
     duration_in_months: row.durationInMonths,
     max_redemptions: row.maxRedemptions,

@@ -52,6 +52,7 @@ export async function createCoupon({ ctx, input }: Verb<z.output<typeof CouponCr
         percentOffBps: input.percent_off === undefined ? null : percentToBps(input.percent_off),
         amountOffAtom: input.amount_off_atom ?? null,
         currency: input.amount_off_atom === undefined ? null : (input.currency ?? null),
+        currencyOptions: input.currency_options ?? {},
         duration: input.duration,
         durationInMonths: input.duration_in_months ?? null,
         maxRedemptions: input.max_redemptions ?? null,

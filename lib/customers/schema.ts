@@ -3,7 +3,7 @@ import { listEnvelopeSchema, PaginationQuery } from "@/lib/api/pagination";
 import { checkVAT, countries } from "jsvat";
 import { LocaleSchema, PostalAddress, PostalAddressInput } from "@/lib/account-settings/schema";
 import { Discount } from "@/lib/discounts/schema";
-import { DateTime, expandQuery, Metadata, MetadataPatch } from "@/lib/schemas";
+import { Currency, DateTime, expandQuery, Metadata, MetadataPatch } from "@/lib/schemas";
 
 /** The EU member states (ISO 3166-1; Greece is GR, its VAT numbers start with EL). */
 export const EU_COUNTRIES: readonly string[] = ["AT", "BE", "BG", "HR", "CY", "CZ", "DK", "EE", "FI", "FR", "DE", "GR", "HU", "IE", "IT", "LV", "LT", "LU", "MT", "NL", "PL", "PT", "RO", "SK", "SI", "ES", "SE"];
@@ -77,6 +77,10 @@ export const CustomerCreateInput = z
     tax_ids: TaxIds.optional(),
     invoice_emails: InvoiceEmails.optional(),
     default_tax_rate: z.string().min(1).nullable().optional().meta({ description: "The tax rate (`txr_…`) of this customer's invoice lines that name none." }),
+    currency: Currency.optional().meta({
+      description:
+        "The currency the customer is billed in (subscriptions, checkout, the portal): prices bill them from their matching currency option. Without it, their first invoice or subscription fixes it. It changes only while they have no draft or open invoice, no subscription that is not cancelled and a zero balance in every currency (409 otherwise).",
+    }),
     custom_fields: CustomFields.optional(),
     metadata: Metadata.optional(),
   })
@@ -91,6 +95,10 @@ export const CustomerUpdateInput = z
     tax_ids: TaxIds.optional().meta({ description: "Replaces the customer's tax ids." }),
     invoice_emails: InvoiceEmails.optional().meta({ description: "Replaces the extra recipients of the customer's invoice emails ([] removes them)." }),
     default_tax_rate: z.string().min(1).nullable().optional(),
+    currency: Currency.optional().meta({
+      description:
+        "The currency the customer is billed in (subscriptions, checkout, the portal): prices bill them from their matching currency option. Without it, their first invoice or subscription fixes it. It changes only while they have no draft or open invoice, no subscription that is not cancelled and a zero balance in every currency (409 otherwise).",
+    }),
     custom_fields: MetadataPatch.optional().meta({ description: "Custom fields to set; null removes one." }),
     metadata: MetadataPatch.optional(),
   })
@@ -108,6 +116,10 @@ export const Customer = z
     invoice_emails: z.array(z.string()).meta({ description: "Extra recipients of the customer's invoice emails, besides `email`." }),
     default_tax_rate: z.string().nullable(),
     metadata: z.record(z.string(), z.string()),
+    currency: z.string().nullable().meta({
+      description: "The currency the customer is billed in (lowercase), or null until set or fixed by their first invoice or subscription.",
+      example: "eur",
+    }),
     balances: z.record(z.string(), z.number().int()).meta({
       description:
         "The customer's balance per currency (lowercase code → atoms): positive is credit the customer has (applied to their next finalized invoice of that currency), negative is what they owe (added to it). Changed only through balance transactions (`listCustomerBalanceTransactions`).",

@@ -22,6 +22,7 @@ export function serializeCustomer(
     invoice_emails: row.invoiceEmails,
     default_tax_rate: row.defaultTaxRate,
     metadata: row.metadata,
+    currency: row.currency,
     balances: row.balances,
     ...(options.customFields ? { custom_fields: row.customFields } : {}),
     livemode,

@@ -16,6 +16,7 @@ import { taxRatesOf } from "@/lib/tax-rates/service";
 import { one } from "@/lib/rows";
 import { patchRecord } from "@/lib/schemas";
 import type { CustomerCreateInput, CustomerUpdateInput } from "./schema";
+import { currencyHeld, currencyHolds } from "./currency";
 import { customerState, type CustomerRow } from "./serialize";
 
 const live = (accountId: string) => and(eq(customers.accountId, accountId), isNull(customers.deletedAt));
@@ -43,6 +44,7 @@ export async function createCustomer({ ctx, input }: Verb<z.output<typeof Custom
         taxIds: input.tax_ids ?? [],
         invoiceEmails: input.invoice_emails ?? [],
         defaultTaxRate: input.default_tax_rate ?? null,
+        currency: input.currency ?? null,
         customFields: input.custom_fields ?? {},
         metadata: input.metadata ?? {},
         created: now,
@@ -116,10 +118,16 @@ export async function updateCustomer({
       taxIds: changes.tax_ids ?? before.taxIds,
       invoiceEmails: changes.invoice_emails ?? before.invoiceEmails,
       defaultTaxRate: changes.default_tax_rate === undefined ? before.defaultTaxRate : changes.default_tax_rate,
+      currency: changes.currency ?? before.currency,
       customFields: patchRecord(before.customFields, changes.custom_fields),
       metadata: patchRecord(before.metadata, changes.metadata),
     };
+    if (next.currency !== before.currency) {
+      const holds = await currencyHolds(tx, before);
+      if (holds.length > 0) throw currencyHeld(before, next.currency!, holds);
+    }
     const unchanged =
+      next.currency === before.currency &&
       next.email === before.email &&
       next.name === before.name &&
       JSON.stringify(postalAddress(next.address)) === JSON.stringify(postalAddress(before.address)) &&

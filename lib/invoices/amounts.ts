@@ -1,4 +1,5 @@
 import { and, eq, gt, inArray, isNull, or } from "drizzle-orm";
+import { amountOffIn } from "@/lib/coupons/amount-off";
 import type { Executor } from "@/db/client";
 import { coupons, customerDiscounts, prices } from "@/db/schema";
 import { creditsFor, type CreditableLine } from "@/lib/credit-grants/service";
@@ -30,6 +31,7 @@ export async function discountFor(
       percentOffBps: coupons.percentOffBps,
       amountOffAtom: coupons.amountOffAtom,
       currency: coupons.currency,
+      currencyOptions: coupons.currencyOptions,
       duration: coupons.duration,
     })
     .from(customerDiscounts)
@@ -44,10 +46,9 @@ export async function discountFor(
     );
   if (!row) return null;
   if (row.percentOffBps !== null) return { id: row.id, duration: row.duration, terms: { percentOffBps: row.percentOffBps } };
-  if (row.amountOffAtom !== null && row.currency === invoice.currency) {
-    return { id: row.id, duration: row.duration, terms: { amountOffAtom: row.amountOffAtom } };
-  }
-  return null;
+  // Its own currency's amount, or its currency option's for the invoice's currency (none: it does not apply).
+  const off = amountOffIn(row, invoice.currency);
+  return off === null ? null : { id: row.id, duration: row.duration, terms: { amountOffAtom: off } };
 }
 
 /**

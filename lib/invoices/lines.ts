@@ -9,6 +9,7 @@ import { newId } from "@/lib/ids";
 import { one } from "@/lib/rows";
 import { lineRange } from "@/lib/time";
 import { amountOf, perUnit, safeAtoms, type PriceTerms } from "@/lib/prices/amount";
+import { requireTermsIn } from "@/lib/prices/in-currency";
 import { taxRatesOf } from "@/lib/tax-rates/service";
 import { linesOf, lockInvoice } from "./core";
 import { canEditLines } from "./rules";
@@ -57,15 +58,14 @@ export async function lineRow(
   const refuse = (message: string) => validationFailed([{ field: `${field}price`, message }], message);
   if (!price) throw refuse(`No such price: '${line.price}'.`);
   if (!price.active && !line.subscribed) throw refuse(`Price '${price.id}' is archived.`);
-  if (price.currency !== invoice.currency) {
-    throw refuse(`Price '${price.id}' is in ${price.currency}; the invoice is in ${invoice.currency}.`);
-  }
+  // The price in the invoice's currency: its own amount, or its currency option's (422 naming both when it has none).
+  const terms = requireTermsIn(price, invoice.currency, `${field}price`);
   if (price.usageType === "metered") throw refuse(`Price '${price.id}' is metered: it is billed from usage at renewal.`);
   return {
     ...lineBase(invoice, price.id, line, quantity, taxRateIds, created),
     // A tiered line's amount is its tiers' for the quantity; it has no single unit amount (0).
-    unitAmountAtom: price.billingScheme === "tiered" ? 0 : price.unitAmountAtom,
-    amountAtom: lineAmount(price, quantity, `${field}quantity`),
+    unitAmountAtom: terms.billingScheme === "tiered" ? 0 : terms.unitAmountAtom,
+    amountAtom: lineAmount(terms, quantity, `${field}quantity`),
   };
 }
 

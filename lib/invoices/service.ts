@@ -1,8 +1,8 @@
-import { and, asc, eq, inArray, isNull } from "drizzle-orm";
+import { asc, eq, inArray } from "drizzle-orm";
 import type { z } from "zod";
 import { getDb } from "@/db/client";
 import { listQuery, pageOf } from "@/db/page";
-import { customers, invoiceLines, invoices } from "@/db/schema";
+import { invoiceLines, invoices } from "@/db/schema";
 import type { Page, PageInfo } from "@/lib/api/pagination";
 import type { Verb } from "@/lib/context";
 import { notFound, ServiceError, validationFailed } from "@/lib/errors";
@@ -17,6 +17,7 @@ import { draftTotals, lineRow, usageLineRow, type LineInput, type UsageLineInput
 import { takeInvoiceNumber } from "./numbers";
 import { issueDocument } from "./pdf/issue";
 import { amountColumns, finalizationAmounts } from "./amounts";
+import { lockCustomerToBill } from "@/lib/customers/currency";
 import { applyBalanceToInvoice } from "@/lib/customer-balance/service";
 import { recordCreditApplications } from "@/lib/credit-grants/service";
 import { endOnceDiscount } from "@/lib/discounts/service";
@@ -37,12 +38,9 @@ export type CreateInvoiceInput = Omit<z.output<typeof InvoiceCreateInput>, "line
 
 export async function createInvoice({ ctx, input, tx }: Verb<CreateInvoiceInput> & WithinChange): Promise<InvoiceWithLines> {
   return withChangeTransaction(async (tx) => {
-    // For share: a concurrent customer deletion waits for the invoice (or the invoice sees it deleted).
-    const [customer] = await tx
-      .select({ id: customers.id })
-      .from(customers)
-      .where(and(eq(customers.accountId, ctx.accountId), eq(customers.id, input.customer), isNull(customers.deletedAt)))
-      .for("share");
+    // Locked: a concurrent customer deletion waits for the invoice (or the invoice sees it deleted);
+    // the customer's first invoice fixes their currency.
+    const customer = await lockCustomerToBill(tx, ctx, input.customer, input.currency);
     if (!customer) {
       throw validationFailed([{ field: "customer", message: `No such customer: '${input.customer}'.` }]);
     }

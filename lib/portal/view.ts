@@ -7,6 +7,7 @@ import { hostedInvoiceUrl, type InvoiceWithLines } from "@/lib/invoices/serializ
 import { getInvoice, listInvoices } from "@/lib/invoices/service";
 import { formatAtoms } from "@/lib/money";
 import { amountOf, startingAt, type PriceTerms } from "@/lib/prices/amount";
+import { requireTermsIn } from "@/lib/prices/in-currency";
 import { getPrice } from "@/lib/prices/service";
 import { getProduct } from "@/lib/products/service";
 import type { ChangeStep } from "@/db/schema";
@@ -70,31 +71,36 @@ function priceTextOf(terms: PriceTerms, currency: string, interval: string, mete
   return `Tiered: from ${money(first.unitAmountAtom)} per unit${first.flatAmountAtom > 0 ? ` (+ ${money(first.flatAmountAtom)})` : ""}${per}`;
 }
 
-/** A price as the customer reads it: the product's name, the price's nickname, what it charges per interval. */
-export async function planLabel(session: PortalSession, priceId: string): Promise<PlanLabel> {
+/**
+ * A price as the customer reads it, in `currency` (their subscription's: the price's own amount or
+ * its currency option's; a 422 when it has none): the product's name, the price's nickname, what
+ * it charges per interval.
+ */
+export async function planLabel(session: PortalSession, priceId: string, currency: string): Promise<PlanLabel> {
   const price = await getPrice({ ctx: session.ctx, input: { id: priceId } });
+  const terms = requireTermsIn(price, currency, "price");
   const product = await getProduct({ ctx: session.ctx, input: { id: price.productId } }).catch(() => null);
   const name = [product?.name, price.nickname].filter(Boolean).join(" · ") || price.id;
   const count = price.recurringIntervalCount ?? 1;
   const interval = price.recurringInterval ? (count === 1 ? price.recurringInterval : `${count} ${price.recurringInterval}s`) : "once";
   const metered = price.usageType === "metered";
-  return { priceId: price.id, label: name, currency: price.currency, interval, terms: price, metered, priceText: priceTextOf(price, price.currency, interval, metered) };
+  return { priceId: price.id, label: name, currency, interval, terms, metered, priceText: priceTextOf(terms, currency, interval, metered) };
 }
 
 /** An item as the customer reads it: its plan, its quantity and what that quantity costs per period (amountOf; null: billed from usage). */
 export type PortalItem = { id: string; quantity: number; plan: PlanLabel; amountAtom: number | null };
 
-async function portalItem(session: PortalSession, item: { id: string; quantity: number; priceId: string }): Promise<PortalItem> {
-  const plan = await planLabel(session, item.priceId);
+async function portalItem(session: PortalSession, item: { id: string; quantity: number; priceId: string }, currency: string): Promise<PortalItem> {
+  const plan = await planLabel(session, item.priceId, currency);
   // A subscription's amounts were bounded when it was made (≤ 2^53 − 1 per period).
   return { id: item.id, quantity: item.quantity, plan, amountAtom: plan.metered ? null : Number(amountOf(plan.terms, item.quantity)) };
 }
 
 /** A change request's steps as the customer reads them. */
-export async function stepLabels(session: PortalSession, steps: readonly ChangeStep[]): Promise<string[]> {
+export async function stepLabels(session: PortalSession, steps: readonly ChangeStep[], currency: string): Promise<string[]> {
   return Promise.all(
     steps.map(async (step) =>
-      step.type === "switch_price" && step.price ? `New plan: ${(await planLabel(session, step.price)).label}` : step.type === "set_quantity" ? `New quantity: ${step.quantity}` : step.type,
+      step.type === "switch_price" && step.price ? `New plan: ${(await planLabel(session, step.price, currency)).label}` : step.type === "set_quantity" ? `New quantity: ${step.quantity}` : step.type,
     ),
   );
 }
@@ -125,7 +131,7 @@ export type PortalSubscription = {
 
 export async function portalSubscription(session: PortalSession, found: SubscriptionWithItems): Promise<PortalSubscription> {
   const { subscription } = found;
-  const items = await Promise.all(found.items.map((item) => portalItem(session, item)));
+  const items = await Promise.all(found.items.map((item) => portalItem(session, item, subscription.currency)));
   // The renewal as it will be finalized (the pending changes, the discount, the taxes): what it will bill.
   const renewal = renewalBills(subscription) ? (await upcomingInvoices(await getDb(), session.ctx, found, {})).renewal.invoice : null;
   const pendingChanges = await Promise.all(
@@ -134,7 +140,7 @@ export async function portalSubscription(session: PortalSession, found: Subscrip
       return {
         id: request.id,
         effectiveAt: (request.effectiveAt ?? subscription.currentPeriodEnd).toISOString(),
-        steps: await stepLabels(session, request.steps),
+        steps: await stepLabels(session, request.steps, request.currency),
         nextInvoiceAmountAtom: request.nextInvoiceTotalAtom ?? request.nextInvoiceAmountAtom,
         cancellable: request.metadata.source === "portal",
       };

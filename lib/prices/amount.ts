@@ -15,6 +15,34 @@ export type PriceTerms = {
   tiers: readonly Tier[] | null;
 };
 
+/** A price in its currencies: its own (`currency`, with its terms) and its currency options (lowercase code → amounts). */
+export type PriceInCurrencies = PriceTerms & {
+  currency: string;
+  currencyOptions: Readonly<Record<string, { unit_amount_atom?: number; tiers?: readonly Tier[] }>> | null;
+};
+
+/**
+ * The price's terms in `currency`: its own when `currency` is the price's, else its currency
+ * option's amounts (the scheme and tiers mode are the price's: only amounts differ by currency);
+ * null when the price has no amount in `currency`. Every path bills a price in a currency through
+ * this, then `amountOf`: the amount rule stays one function whatever the currency.
+ */
+export function termsIn(price: PriceInCurrencies, currency: string): PriceTerms | null {
+  const code = currency.toLowerCase();
+  const own: PriceTerms = { billingScheme: price.billingScheme, unitAmountAtom: price.unitAmountAtom, tiersMode: price.tiersMode, tiers: price.tiers };
+  if (price.currency === code) return own;
+  const option = price.currencyOptions?.[code];
+  if (!option) return null;
+  return price.billingScheme === "tiered"
+    ? { ...own, unitAmountAtom: 0, tiers: option.tiers ?? null }
+    : { ...own, unitAmountAtom: option.unit_amount_atom ?? 0, tiers: null };
+}
+
+/** The currencies the price bills in: its own first, then its options' in code order. */
+export function currenciesOf(price: Pick<PriceInCurrencies, "currency" | "currencyOptions">): string[] {
+  return [price.currency, ...Object.keys(price.currencyOptions ?? {}).sort()];
+}
+
 /** An amount per unit that is no price of the catalogue (a custom invoice line): priced like a per-unit price. */
 export const perUnit = (unitAmountAtom: number): PriceTerms => ({ billingScheme: "per_unit", unitAmountAtom, tiersMode: null, tiers: null });
 

@@ -45,6 +45,47 @@ export const PriceTier = z
   })
   .meta({ id: "PriceTier" });
 
+export const TAX_BEHAVIORS = ["inclusive", "exclusive", "unspecified"] as const;
+
+/** One currency option as given: the price in that currency (Stripe's `currency_options.<code>`). */
+export const PriceCurrencyOptionInput = z
+  .strictObject({
+    unit_amount_atom: UnitAmountAtom.optional().meta({
+      description: "In atoms of the option's currency (JPY: yen, BHD: fils). Required exactly when the price is `per_unit`.",
+    }),
+    tiers: z.array(PriceTier).min(1).max(20).optional().meta({
+      description: "Required exactly when the price is `tiered`: as many tiers as the price's, with the same `up_to`s, amounts in this currency.",
+    }),
+    tax_behavior: z.enum(TAX_BEHAVIORS).optional().meta({
+      description: "Default `unspecified`. Recorded as Stripe does; whether a tax is contained in an amount is still the tax rate's `inclusive`.",
+    }),
+  })
+  .meta({ id: "PriceCurrencyOptionInput", example: { unit_amount_atom: 1400 } });
+
+/** Lowercase ISO 4217 code (any case on input) → option; at most 40 currencies besides the price's own. */
+export const PriceCurrencyOptionsInput = z
+  .record(z.string(), PriceCurrencyOptionInput)
+  .superRefine((options, issues) => {
+    const codes = Object.keys(options);
+    if (codes.length > 40) issues.addIssue({ code: "custom", message: "At most 40 currency options." });
+    const seen = new Set<string>();
+    for (const code of codes) {
+      const parsed = Currency.safeParse(code);
+      if (!parsed.success) {
+        issues.addIssue({ code: "custom", path: [code], message: parsed.error.issues[0]?.message ?? "Not a currency code." });
+        continue;
+      }
+      if (seen.has(parsed.data)) issues.addIssue({ code: "custom", path: [code], message: `'${parsed.data}' is given twice.` });
+      seen.add(parsed.data);
+    }
+  })
+  .transform((options) => Object.fromEntries(Object.entries(options).map(([code, option]) => [code.toLowerCase(), option])))
+  .meta({
+    id: "PriceCurrencyOptionsInput",
+    description: "The price in other currencies (Stripe's `currency_options`): currency code → its amount. Customers billed in one of them pay it; no exchange rate is ever applied.",
+    example: { eur: { unit_amount_atom: 1400 }, jpy: { unit_amount_atom: 2200 } },
+  });
+
 export const PriceCreateInput = z
   .strictObject({
     product: z.string().min(1).meta({ description: "The product (`prod_…`) of this account the price belongs to." }),
@@ -59,6 +100,7 @@ export const PriceCreateInput = z
       description: "`graduated`: each tier prices the units within it; `volume`: the tier of the total prices every unit.",
     }),
     tiers: z.array(PriceTier).min(1).max(20).optional().meta({ description: "Ascending `up_to`, the last one null." }),
+    currency_options: PriceCurrencyOptionsInput.optional(),
     nickname: Nickname.optional(),
     active: z.boolean().optional().meta({ description: "Default true." }),
     metadata: Metadata.optional(),
@@ -70,8 +112,8 @@ export const PriceCreateInput = z
     if (input.type === "one_time" && input.recurring) {
       issues.addIssue({ code: "custom", path: ["recurring"], message: "Only recurring prices have a recurring interval." });
     }
-    const missing = (path: string, message: string) =>
-      issues.addIssue({ code: "invalid_type", expected: "number", input: undefined, path: [path], message });
+    const missing = (path: string | string[], message: string) =>
+      issues.addIssue({ code: "invalid_type", expected: "number", input: undefined, path: Array.isArray(path) ? path : [path], message });
     const tiered = input.billing_scheme === "tiered";
     if (!tiered && input.unit_amount_atom === undefined) missing("unit_amount_atom", "Required with billing_scheme per_unit.");
     if (tiered && input.unit_amount_atom !== undefined) {
@@ -81,6 +123,25 @@ export const PriceCreateInput = z
     if (tiered && input.tiers_mode === undefined) missing("tiers_mode", "Required with billing_scheme tiered.");
     if (!tiered && (input.tiers !== undefined || input.tiers_mode !== undefined)) {
       issues.addIssue({ code: "custom", path: ["tiers"], message: "Only with billing_scheme tiered." });
+    }
+    for (const [code, option] of Object.entries(input.currency_options ?? {})) {
+      const at = (field: string) => ["currency_options", code, field];
+      if (code.toLowerCase() === input.currency.toLowerCase()) {
+        issues.addIssue({ code: "custom", path: ["currency_options", code], message: `'${code}' is the price's own currency: give its amount at the top level.` });
+      }
+      if (!tiered && option.unit_amount_atom === undefined) missing(at("unit_amount_atom"), "Required: the price is per_unit.");
+      if (!tiered && option.tiers !== undefined) issues.addIssue({ code: "custom", path: at("tiers"), message: "Only with billing_scheme tiered." });
+      if (tiered && option.unit_amount_atom !== undefined) {
+        issues.addIssue({ code: "custom", path: at("unit_amount_atom"), message: "Not allowed with billing_scheme tiered (give tiers)." });
+      }
+      if (tiered && option.tiers === undefined) missing(at("tiers"), "Required: the price is tiered.");
+      if (tiered && option.tiers && input.tiers) {
+        // The same tiers in every currency: only the amounts differ, so a quantity lands in the same tier whatever the currency.
+        const bounds = (tiers: readonly { up_to: number | null }[]) => tiers.map((tier) => tier.up_to).join(",");
+        if (bounds(option.tiers) !== bounds(input.tiers)) {
+          issues.addIssue({ code: "custom", path: at("tiers"), message: "Must have the price's tiers (the same up_to values, in order); only the amounts differ." });
+        }
+      }
     }
     const metered = input.recurring?.usage_type === "metered";
     if (metered && input.recurring?.meter === undefined) {
@@ -116,6 +177,7 @@ export const PriceUpdateInput = z
     billing_scheme: immutable("billing_scheme"),
     tiers_mode: immutable("tiers_mode"),
     tiers: immutable("tiers"),
+    currency_options: immutable("currency_options"),
   })
   .meta({ id: "PriceUpdateInput" });
 
@@ -142,6 +204,24 @@ export const Price = z
       .array(z.object({ up_to: z.int().nullable(), unit_amount_atom: z.int(), flat_amount_atom: z.int() }))
       .nullable()
       .meta({ description: "The tiers of a tiered price (then `unit_amount_atom` is 0), else null." }),
+    currency_options: z
+      .record(
+        z.string(),
+        z
+          .object({
+            unit_amount_atom: z.int().meta({ description: "Per unit in this currency's atoms; 0 for a tiered price." }),
+            tiers: z
+              .array(z.object({ up_to: z.int().nullable(), unit_amount_atom: z.int(), flat_amount_atom: z.int() }))
+              .nullable(),
+            tax_behavior: z.enum(TAX_BEHAVIORS),
+          })
+          .meta({ id: "PriceCurrencyOption" }),
+      )
+      .meta({
+        description:
+          "The price per currency it can bill in, its own `currency` included (as Stripe shows it): lowercase code → amount. A customer billed in a currency missing here cannot be billed this price (422 naming both).",
+        example: { usd: { unit_amount_atom: 1500, tiers: null, tax_behavior: "unspecified" }, eur: { unit_amount_atom: 1400, tiers: null, tax_behavior: "unspecified" } },
+      }),
     nickname: z.string().nullable(),
     active: z.boolean(),
     metadata: z.record(z.string(), z.string()),

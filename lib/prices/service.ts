@@ -43,6 +43,16 @@ export async function createPrice({ ctx, input }: Verb<z.output<typeof PriceCrea
     // The tiers' order is the domain's rule (lib/prices/tiers.ts), checked before anything is written.
     const problem = input.tiers ? tiersProblem(input.tiers) : null;
     if (problem) throw validationFailed([{ field: "tiers", message: problem }], problem);
+    const currencyOptions = Object.fromEntries(
+      Object.entries(input.currency_options ?? {}).map(([code, option]) => [
+        code,
+        {
+          ...(option.unit_amount_atom === undefined ? {} : { unit_amount_atom: option.unit_amount_atom }),
+          ...(option.tiers === undefined ? {} : { tiers: option.tiers }),
+          tax_behavior: option.tax_behavior ?? ("unspecified" as const),
+        },
+      ]),
+    );
     const meterId = input.recurring?.meter ?? null;
     if (meterId !== null) await requireActiveMeter(tx, ctx.accountId, meterId);
     const now = ctx.now();
@@ -62,6 +72,7 @@ export async function createPrice({ ctx, input }: Verb<z.output<typeof PriceCrea
         billingScheme: input.billing_scheme ?? "per_unit",
         tiersMode: input.tiers_mode ?? null,
         tiers: input.tiers ?? null,
+        currencyOptions,
         nickname: input.nickname ?? null,
         active: input.active ?? true,
         metadata: input.metadata ?? {},

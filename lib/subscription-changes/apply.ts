@@ -57,8 +57,8 @@ async function applyNextStep(ctx: ServiceContext, request: ChangeRequestRow, fai
     const before = await lockSubscription(tx, ctx.accountId, locked.subscriptionId);
     assertChangeable(before.subscription);
     if (index === failStep) throw new ServiceError("conflict", `Step ${index} failed on purpose (sandbox_fail_step: ${failStep}).`);
-    const context = { executor: tx, accountId: ctx.accountId, schedule: await scheduleOfSubscription(tx, before.items) };
-    const planned = await planStep(context, await plannedItems(tx, before.items), locked.steps[index]!, index);
+    const context = { executor: tx, accountId: ctx.accountId, schedule: await scheduleOfSubscription(tx, before) };
+    const planned = await planStep(context, await plannedItems(tx, before.items, before.subscription.currency), locked.steps[index]!, index);
     const now = ctx.now();
     const { itemId } = await applyItemChange(tx, ctx, before, planned.change, now);
     const steps = locked.steps.map((step, i) => (i === index ? { ...step, item: step.item ?? itemId, state: "applied" as const } : step));

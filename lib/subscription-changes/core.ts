@@ -53,8 +53,8 @@ export async function preview(
   at: Date,
   behavior: ProrationBehavior,
 ): Promise<ChangePreview & { netProrationAtom: number }> {
-  const context = { executor, accountId: ctx.accountId, schedule: await scheduleOfSubscription(executor, current.items) };
-  const before = await plannedItems(executor, current.items);
+  const context = { executor, accountId: ctx.accountId, schedule: await scheduleOfSubscription(executor, current) };
+  const before = await plannedItems(executor, current.items, current.subscription.currency);
   let items: PlannedItem[] = before;
   for (const [index, step] of steps.entries()) {
     if (step.state === "pending") items = (await planStep(context, items, step, index)).items;
@@ -123,8 +123,8 @@ export async function previewAtPeriodEnd(
   current: SubscriptionWithItems,
   steps: readonly ChangeStep[],
 ): Promise<ChangePreview> {
-  const context = { executor, accountId: ctx.accountId, schedule: await scheduleOfSubscription(executor, current.items) };
-  const base = await itemsAfterPending(context, await plannedItems(executor, current.items), current.subscription.pendingChanges);
+  const context = { executor, accountId: ctx.accountId, schedule: await scheduleOfSubscription(executor, current) };
+  const base = await itemsAfterPending(context, await plannedItems(executor, current.items, current.subscription.currency), current.subscription.pendingChanges);
   const after = await planSteps(context, base, steps);
   const next = perPeriodAtom(after);
   if (next > BigInt(Number.MAX_SAFE_INTEGER)) {

@@ -31,8 +31,8 @@ export type Outcome = {
  * (they run at the period end); a change at the period end after them (previewAtPeriodEnd's order).
  */
 export async function changeOutcome(executor: Executor, ctx: ServiceContext, current: SubscriptionWithItems, change: ChangeToPreview | null): Promise<Outcome> {
-  const context = { executor, accountId: ctx.accountId, schedule: await scheduleOfSubscription(executor, current.items) };
-  const items = await plannedItems(executor, current.items);
+  const context = { executor, accountId: ctx.accountId, schedule: await scheduleOfSubscription(executor, current) };
+  const items = await plannedItems(executor, current.items, current.subscription.currency);
   const pending = current.subscription.pendingChanges;
   if (!change) return { effective: null, amountDueNowAtom: 0, prorationAmountAtom: 0, itemsAtRenewal: await itemsAfterPending(context, items, pending) };
   const behavior = change.prorationBehavior ?? "create_prorations";

@@ -86,8 +86,8 @@ async function planned(
   current: SubscriptionWithItems,
   request: ChangeRequestRow,
 ): Promise<[number, ItemChange][] | string> {
-  const context = { executor: tx, accountId: ctx.accountId, schedule: await scheduleOfSubscription(tx, current.items) };
-  let items = await plannedItems(tx, current.items);
+  const context = { executor: tx, accountId: ctx.accountId, schedule: await scheduleOfSubscription(tx, current) };
+  let items = await plannedItems(tx, current.items, current.subscription.currency);
   const changes: [number, ItemChange][] = [];
   try {
     for (const [index, step] of request.steps.entries()) {

@@ -6,7 +6,8 @@ import { MAX_ITEMS } from "@/lib/subscriptions/schema";
 import type { SubscriptionItemRow } from "@/lib/subscriptions/serialize";
 import { recurringPrice, type SubscriptionSchedule } from "@/lib/subscriptions/core";
 import type { ItemChange } from "@/lib/subscriptions/items";
-import type { PriceTerms } from "@/lib/prices/amount";
+import type { PriceInCurrencies } from "@/lib/prices/amount";
+import { requireTermsIn } from "@/lib/prices/in-currency";
 import type { PricedItem } from "./proration";
 
 /**
@@ -17,21 +18,24 @@ import type { PricedItem } from "./proration";
  */
 export type PlannedItem = PricedItem & { id: string | null; priceId: string };
 
-type PriceRow = PriceTerms & { usageType: string };
+type PriceRow = PriceInCurrencies & { id: string; usageType: string };
 
-const plannedPrice = (price: PriceRow): Pick<PlannedItem, "price" | "metered"> => ({
-  price: { billingScheme: price.billingScheme, unitAmountAtom: price.unitAmountAtom, tiersMode: price.tiersMode, tiers: price.tiers },
+/** The price's terms in the subscription's currency (its own amount or its currency option's). */
+const plannedPrice = (price: PriceRow, currency: string): Pick<PlannedItem, "price" | "metered"> => ({
+  price: requireTermsIn(price, currency, "price"),
   metered: price.usageType === "metered",
 });
 
 export type StepContext = { executor: Executor; accountId: string; schedule: SubscriptionSchedule };
 
-/** The items with their prices' terms (an archived or deleted price still bills what it says). */
-export async function plannedItems(executor: Executor, items: readonly SubscriptionItemRow[]): Promise<PlannedItem[]> {
+/** The items with their prices' terms in `currency`, the subscription's (an archived or deleted price still bills what it says). */
+export async function plannedItems(executor: Executor, items: readonly SubscriptionItemRow[], currency: string): Promise<PlannedItem[]> {
   if (items.length === 0) return [];
   const rows = await executor
     .select({
       id: prices.id,
+      currency: prices.currency,
+      currencyOptions: prices.currencyOptions,
       billingScheme: prices.billingScheme,
       unitAmountAtom: prices.unitAmountAtom,
       tiersMode: prices.tiersMode,
@@ -45,7 +49,7 @@ export async function plannedItems(executor: Executor, items: readonly Subscript
     priceId: item.priceId,
     quantity: item.quantity,
     // The foreign key guarantees the price row.
-    ...plannedPrice(rows.find((row) => row.id === item.priceId)!),
+    ...plannedPrice(rows.find((row) => row.id === item.priceId)!, currency),
   }));
 }
 
@@ -84,7 +88,7 @@ export async function planStep(
       const price = await newPrice();
       return {
         change: { type: "switch_price", itemId: item.id, priceId: price.id },
-        items: items.map((row) => (row === item ? { ...row, priceId: price.id, ...plannedPrice(price), quantity: price.usageType === "metered" ? 1 : row.quantity } : row)),
+        items: items.map((row) => (row === item ? { ...row, priceId: price.id, ...plannedPrice(price, context.schedule.currency), quantity: price.usageType === "metered" ? 1 : row.quantity } : row)),
       };
     }
     case "set_quantity": {
@@ -104,7 +108,7 @@ export async function planStep(
       const quantity = price.usageType === "metered" ? 1 : (step.quantity ?? 1);
       return {
         change: { type: "add_item", priceId: price.id, quantity },
-        items: [...items, { id: null, priceId: price.id, quantity, ...plannedPrice(price) }],
+        items: [...items, { id: null, priceId: price.id, quantity, ...plannedPrice(price, context.schedule.currency) }],
       };
     }
     case "remove_item": {

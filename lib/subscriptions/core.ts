@@ -9,6 +9,7 @@ import type { LineInput, UsageLineInput } from "@/lib/invoices/lines";
 import { subscriptionInvoiceDescription, subscriptionName } from "@/lib/invoices/descriptions";
 import type { CollectionMethod } from "@/lib/invoices/schema";
 import { createInvoice } from "@/lib/invoices/service";
+import { requireTermsIn } from "@/lib/prices/in-currency";
 import { one } from "@/lib/rows";
 import type { Interval } from "./period";
 import { recordSubscriptionChange } from "./record";
@@ -43,7 +44,7 @@ export async function lockSubscription(tx: ChangeTransaction, accountId: string,
 
 /**
  * A price a subscription may bill: of the account, not deleted, active, recurring, and on the
- * subscription's schedule (same currency, interval and interval count). Anything else is a 422
+ * subscription's schedule (an amount in its currency, the same interval and interval count). Anything else is a 422
  * naming the body field, as for an invoice line's price.
  */
 export async function recurringPrice(executor: Executor, accountId: string, id: string, field: string, schedule: SubscriptionSchedule | null): Promise<PriceRow> {
@@ -58,9 +59,8 @@ export async function recurringPrice(executor: Executor, accountId: string, id: 
     throw refuse(`Price '${price.id}' is one_time; a subscription needs recurring prices.`);
   }
   if (schedule) {
-    if (price.currency !== schedule.currency) {
-      throw refuse(`Price '${price.id}' is in ${price.currency}; the subscription is in ${schedule.currency}.`);
-    }
+    // Its own currency or a currency option: the subscription bills the price in its currency.
+    requireTermsIn(price, schedule.currency, field);
     if (price.recurringInterval !== schedule.interval || price.recurringIntervalCount !== schedule.intervalCount) {
       throw refuse(
         `Price '${price.id}' bills every ${price.recurringIntervalCount} ${price.recurringInterval}; the subscription bills every ${schedule.intervalCount} ${schedule.interval}.`,
@@ -81,8 +81,9 @@ export function refuseMeteredQuantity(price: PriceRow, quantity: number | undefi
   }
 }
 
-export const scheduleOf = (price: PriceRow): SubscriptionSchedule => ({
-  currency: price.currency,
+/** The schedule of a subscription whose first price is `price`, billed in `currency` (the customer's, or the price's own). */
+export const scheduleOf = (price: PriceRow, currency: string = price.currency): SubscriptionSchedule => ({
+  currency,
   // recurringPrice checked both are set.
   interval: price.recurringInterval!,
   intervalCount: price.recurringIntervalCount!,
@@ -92,9 +93,13 @@ export const scheduleOf = (price: PriceRow): SubscriptionSchedule => ({
  * The subscription's schedule, from its first item's price (all items share it). Prices are never
  * changed in their schedule, so an archived or deleted one still tells it.
  */
-export async function scheduleOfSubscription(executor: Executor, items: SubscriptionItemRow[]): Promise<SubscriptionSchedule> {
+export async function scheduleOfSubscription(
+  executor: Executor,
+  { subscription, items }: { subscription: Pick<SubscriptionRow, "currency">; items: SubscriptionItemRow[] },
+): Promise<SubscriptionSchedule> {
   const [price] = await executor.select().from(prices).where(eq(prices.id, items[0]!.priceId));
-  return scheduleOf(price!);
+  // The currency is the subscription's own: its prices bill in it from their own amount or a currency option.
+  return scheduleOf(price!, subscription.currency);
 }
 
 export async function emit(

@@ -31,7 +31,7 @@ export async function addSubscriptionItem({
 }: Verb<{ id: string; item: z.output<typeof SubscriptionItemInput> }>): Promise<SubscriptionWithItems> {
   return change(ctx, input.id, "customer.subscription.updated", async (tx, { subscription, items }, now) => {
     assertStatus(subscription, "changed", SUBSCRIPTION_ACTION_FROM.changeItems);
-    const schedule = await scheduleOfSubscription(tx, items);
+    const schedule = await scheduleOfSubscription(tx, { subscription, items });
     const price = await recurringPrice(tx, ctx.accountId, input.item.price, "price", schedule);
     if (items.some((item) => item.priceId === price.id)) {
       throw validationFailed([{ field: "price", message: `Price '${price.id}' is already an item; change its quantity instead.` }]);

@@ -83,7 +83,7 @@ export async function renewOnePeriod(ctx: ServiceContext, id: string, now: Date,
     // Changes scheduled for this period end start with the new period: applied before its invoice is
     // drafted, effective at the period end (the period's usage above was counted before them).
     const changed = await applyPendingChanges(tx, ctx, before);
-    const schedule = await scheduleOfSubscription(tx, changed.items);
+    const schedule = await scheduleOfSubscription(tx, changed);
     // Every end is computed from the anchor (the trial end, else the start), so month clamping never drifts.
     const anchor = locked.trialEnd ?? locked.created;
     const next = { start: locked.currentPeriodEnd, end: nextPeriodEnd(anchor, locked.currentPeriodEnd, schedule.interval, schedule.intervalCount) };

@@ -7,13 +7,15 @@ import { listQuery, pageOf } from "@/db/page";
 import { customers, prices, subscriptionItems, subscriptions } from "@/db/schema";
 import type { Page, PageInfo } from "@/lib/api/pagination";
 import type { Verb } from "@/lib/context";
-import { notFound, validationFailed } from "@/lib/errors";
+import { notFound, ServiceError, validationFailed } from "@/lib/errors";
 import { withChangeTransaction } from "@/lib/events/transaction";
 import { newId } from "@/lib/ids";
 import { transitionScheduled } from "@/lib/clock/schedule";
 import { finalizeInvoice } from "@/lib/invoices/service";
 import { checkSubscriptionPaymentMethod } from "@/lib/payments/processors/registry";
 import { one } from "@/lib/rows";
+import { lockCustomerToBill } from "@/lib/customers/currency";
+import { requireTermsIn } from "@/lib/prices/in-currency";
 import { patchRecord } from "@/lib/schemas";
 import { stopDunning } from "./collection-status";
 import {
@@ -45,8 +47,12 @@ import { taxRatesOf } from "@/lib/tax-rates/service";
 type PriceRow = typeof prices.$inferSelect;
 
 
-/** All items' prices, checked in body order; the first fixes the schedule the others must follow. */
-async function resolveItems(executor: Executor, accountId: string, items: z.output<typeof SubscriptionItemInput>[]) {
+/**
+ * All items' prices, checked in body order; the first fixes the schedule the others must follow.
+ * The currency is the customer's when they have one (every price must bill in it: its own amount
+ * or a currency option), else the first price's own.
+ */
+async function resolveItems(executor: Executor, accountId: string, items: z.output<typeof SubscriptionItemInput>[], customerCurrency: string | null) {
   const resolved: { price: PriceRow; quantity: number; taxRateIds: string[] }[] = [];
   let schedule: SubscriptionSchedule | null = null;
   for (const [index, item] of items.entries()) {
@@ -56,7 +62,10 @@ async function resolveItems(executor: Executor, accountId: string, items: z.outp
       throw validationFailed([{ field, message: `Price '${price.id}' appears twice; set its quantity instead.` }]);
     }
     refuseMeteredQuantity(price, item.quantity, `items.${index}.quantity`);
-    schedule ??= scheduleOf(price);
+    if (!schedule) {
+      schedule = scheduleOf(price, customerCurrency ?? price.currency);
+      requireTermsIn(price, schedule.currency, field);
+    }
     const rates = await taxRatesOf(executor, accountId, item.tax_rates ?? [], `items.${index}.tax_rates`);
     resolved.push({ price, quantity: item.quantity ?? 1, taxRateIds: rates.map((rate) => rate.id) });
   }
@@ -80,11 +89,11 @@ export async function createSubscription({
   // Checked before any invoice is drafted, so a refused request leaves nothing behind.
   const db = await getDb();
   const [customer] = await db
-    .select({ id: customers.id })
+    .select({ id: customers.id, currency: customers.currency })
     .from(customers)
     .where(and(eq(customers.accountId, ctx.accountId), eq(customers.id, input.customer), isNull(customers.deletedAt)));
   if (!customer) throw validationFailed([{ field: "customer", message: `No such customer: '${input.customer}'.` }]);
-  const checked = await resolveItems(db, ctx.accountId, input.items);
+  const checked = await resolveItems(db, ctx.accountId, input.items, customer.currency);
   const defaultPaymentMethod =
     input.default_payment_method === undefined
       ? null
@@ -113,12 +122,12 @@ export async function createSubscription({
   const draft = trialEnd || allMetered ? null : await draftInvoice(ctx, header, itemRows as SubscriptionItemRow[], firstPeriod);
 
   const created = await withChangeTransaction(async (tx) => {
-    const [locked] = await tx
-      .select({ id: customers.id })
-      .from(customers)
-      .where(and(eq(customers.accountId, ctx.accountId), eq(customers.id, customer.id), isNull(customers.deletedAt)))
-      .for("share");
+    // Locked (a deletion or a currency change waits); a trialing or usage-only first subscription fixes the customer's currency.
+    const locked = await lockCustomerToBill(tx, ctx, customer.id, checked.schedule.currency);
     if (!locked) throw validationFailed([{ field: "customer", message: `No such customer: '${input.customer}'.` }]);
+    if (locked.currency !== null && locked.currency !== checked.schedule.currency) {
+      throw new ServiceError("conflict", `Customer '${customer.id}' is now billed in ${locked.currency}; create the subscription again.`);
+    }
     const subscription = one(await tx
       .insert(subscriptions)
       .values({

@@ -123,7 +123,7 @@ export async function upcomingInvoices(
     taxRateIds: current.items.find((row) => row.id === item.id)?.taxRateIds ?? [],
   }));
   const dueAt = new Date(subscription.currentPeriodEnd.getTime() + (await renewalGraceMs(executor, subscription.id)));
-  const schedule = await scheduleOfSubscription(executor, current.items);
+  const schedule = await scheduleOfSubscription(executor, current);
   const end = nextPeriodEnd(subscription.trialEnd ?? subscription.created, subscription.currentPeriodEnd, schedule.interval, schedule.intervalCount);
   const lines = await renewalLines(executor, items);
   const ended = { start: subscription.currentPeriodStart, end: subscription.currentPeriodEnd };

@@ -7,6 +7,7 @@ import { finalUsageDescription, subscriptionNameOf } from "@/lib/invoices/descri
 import type { UsageLineInput } from "@/lib/invoices/lines";
 import { createInvoice, finalizeInvoice } from "@/lib/invoices/service";
 import { amountOf, safeAtoms } from "@/lib/prices/amount";
+import { requireTermsIn } from "@/lib/prices/in-currency";
 import { lineRange } from "@/lib/time";
 import { aggregateUsage } from "./read";
 
@@ -56,16 +57,18 @@ export function usageLineDescription(meter: { displayName: string; aggregation: 
  * (`unit_amount_atom` the price's), or by its tiers (`unit_amount_atom` 0, as every tiered line). The description
  * names the meter, the units and the range (usageLineDescription).
  */
-async function rangeLine(executor: Executor, customerId: string, range: MeteredRange): Promise<UsageLineInput> {
+async function rangeLine(executor: Executor, subscription: { customerId: string; currency: string }, range: MeteredRange): Promise<UsageLineInput> {
   const { price, meter, start, end } = range;
-  const units = (await aggregateUsage(meter, customerId, start, end, executor)) ?? 0;
+  const units = (await aggregateUsage(meter, subscription.customerId, start, end, executor)) ?? 0;
   if (!Number.isSafeInteger(units)) throw new RangeError(`Usage of ${meter.id} exceeds 2^53 - 1 units.`);
-  const amount = safeAtoms(amountOf(price, units));
+  // In the subscription's currency: the price's own amount or its currency option's (checked when the item was added).
+  const terms = requireTermsIn(price, subscription.currency, "price");
+  const amount = safeAtoms(amountOf(terms, units));
   if (amount === null) throw new RangeError(`Usage of ${meter.id} costs more than 2^53 - 1 atoms.`);
   return {
     price: price.id,
     quantity: units,
-    unit_amount_atom: price.billingScheme === "tiered" ? 0 : price.unitAmountAtom,
+    unit_amount_atom: terms.billingScheme === "tiered" ? 0 : terms.unitAmountAtom,
     amount_atom: amount,
     ...(range.taxRateIds.length > 0 ? { tax_rates: range.taxRateIds } : {}),
     period: { start, end },
@@ -81,7 +84,7 @@ async function rangeLine(executor: Executor, customerId: string, range: MeteredR
  */
 export async function usageLines(
   executor: Executor,
-  subscription: { id: string; accountId: string; customerId: string },
+  subscription: { id: string; accountId: string; customerId: string; currency: string },
   start: Date,
   end: Date,
 ): Promise<UsageLineInput[]> {
@@ -114,7 +117,7 @@ export async function usageLines(
     })),
   ];
   const lines: UsageLineInput[] = [];
-  for (const range of ranges) lines.push(await rangeLine(executor, subscription.customerId, range));
+  for (const range of ranges) lines.push(await rangeLine(executor, subscription, range));
   return lines;
 }
 

@@ -4,7 +4,7 @@ import { accounts, customers, prices, products, subscriptions, taxRates } from "
 import { postalAddress } from "@/lib/account-settings/address";
 import type { Locale } from "@/lib/account-settings/schema";
 import type { InvoiceDocument } from "../schema";
-import { tierPartsOf } from "@/lib/prices/amount";
+import { termsIn, tierPartsOf } from "@/lib/prices/amount";
 import { one } from "@/lib/rows";
 import type { InvoiceLineRow, InvoiceRow } from "../serialize";
 
@@ -31,6 +31,8 @@ export async function buildDocument(executor: Executor, invoice: InvoiceRow, lin
             unitAmountAtom: prices.unitAmountAtom,
             tiersMode: prices.tiersMode,
             tiers: prices.tiers,
+            currency: prices.currency,
+            currencyOptions: prices.currencyOptions,
           })
           .from(prices)
           .innerJoin(products, eq(products.id, prices.productId))
@@ -65,7 +67,9 @@ export async function buildDocument(executor: Executor, invoice: InvoiceRow, lin
       const period = onePeriod ? null : linePeriods[index];
       const own = period ? { period } : {};
       if (!price) return { title: line.description ?? "", detail: null, ...own };
-      const parts = tierPartsOf(price, line.quantity);
+      // The tiers in the invoice's currency (the price's own or its currency option's) that priced the line.
+      const terms = termsIn(price, invoice.currency);
+      const parts = terms ? tierPartsOf(terms, line.quantity) : null;
       // The line's amount is these parts' sum, a safe integer: so is each part.
       const tiers = parts?.map((part) => ({
         from: part.from,

@@ -8019,6 +8019,11 @@ export type components = {
             invoice_emails?: string[];
             /** @description The tax rate (`txr_…`) of this customer's invoice lines that name none. */
             default_tax_rate?: string | null;
+            /**
+             * @description The currency the customer is billed in (subscriptions, checkout, the portal): prices bill them from their matching currency option. Without it, their first invoice or subscription fixes it. It changes only while they have no draft or open invoice, no subscription that is not cancelled and a zero balance in every currency (409 otherwise).
+             * @example usd
+             */
+            currency?: string;
             custom_fields?: components["schemas"]["CustomFields"];
             metadata?: components["schemas"]["Metadata"];
         };
@@ -8068,6 +8073,11 @@ export type components = {
              */
             invoice_emails?: string[];
             default_tax_rate?: string | null;
+            /**
+             * @description The currency the customer is billed in (subscriptions, checkout, the portal): prices bill them from their matching currency option. Without it, their first invoice or subscription fixes it. It changes only while they have no draft or open invoice, no subscription that is not cancelled and a zero balance in every currency (409 otherwise).
+             * @example usd
+             */
+            currency?: string;
             /** @description Custom fields to set; null removes one. */
             custom_fields?: {
                 [key: string]: string | null;
@@ -8102,6 +8112,23 @@ export type components = {
              */
             currency?: string;
             /**
+             * @description Only with `amount_off_atom`: the amount taken off invoices in other currencies (Stripe's `currency_options`), currency code → `{amount_off_atom}`. An invoice in a currency neither `currency` nor an option names is not discounted.
+             * @example {
+             *       "eur": {
+             *         "amount_off_atom": 450
+             *       }
+             *     }
+             */
+            currency_options?: {
+                [key: string]: {
+                    /**
+                     * @description Taken off an invoice in this currency, in its atoms.
+                     * @example 500
+                     */
+                    amount_off_atom: number;
+                };
+            };
+            /**
              * @description How long a discount with this coupon applies: one invoice, `duration_in_months`, or for ever.
              * @enum {string}
              */
@@ -8130,6 +8157,8 @@ export type components = {
             amount_off_atom?: unknown;
             /** @description Immutable: any value is a 422. */
             currency?: unknown;
+            /** @description Immutable: any value is a 422. */
+            currency_options?: unknown;
             /** @description Immutable: any value is a 422. */
             duration?: unknown;
             /** @description Immutable: any value is a 422. */
@@ -8205,6 +8234,7 @@ export type components = {
             tiers_mode?: "graduated" | "volume";
             /** @description Ascending `up_to`, the last one null. */
             tiers?: components["schemas"]["PriceTier"][];
+            currency_options?: components["schemas"]["PriceCurrencyOptionsInput"];
             nickname?: string | null;
             /** @description Default true. */
             active?: boolean;
@@ -8231,6 +8261,39 @@ export type components = {
             /** @description A flat fee for the tier, in atoms. */
             flat_amount_atom?: number;
         };
+        /**
+         * @description The price in other currencies (Stripe's `currency_options`): currency code → its amount. Customers billed in one of them pay it; no exchange rate is ever applied.
+         * @example {
+         *       "eur": {
+         *         "unit_amount_atom": 1400
+         *       },
+         *       "jpy": {
+         *         "unit_amount_atom": 2200
+         *       }
+         *     }
+         */
+        PriceCurrencyOptionsInput: {
+            [key: string]: components["schemas"]["PriceCurrencyOptionInput"];
+        };
+        /**
+         * @example {
+         *       "unit_amount_atom": 1400
+         *     }
+         */
+        PriceCurrencyOptionInput: {
+            /**
+             * @description In atoms of the option's currency (JPY: yen, BHD: fils). Required exactly when the price is `per_unit`.
+             * @example 1500
+             */
+            unit_amount_atom?: number;
+            /** @description Required exactly when the price is `tiered`: as many tiers as the price's, with the same `up_to`s, amounts in this currency. */
+            tiers?: components["schemas"]["PriceTier"][];
+            /**
+             * @description Default `unspecified`. Recorded as Stripe does; whether a tax is contained in an amount is still the tax rate's `inclusive`.
+             * @enum {string}
+             */
+            tax_behavior?: "inclusive" | "exclusive" | "unspecified";
+        };
         PriceUpdateInput: {
             nickname?: string | null;
             /** @description Set false to archive the price, true to restore it. */
@@ -8255,6 +8318,8 @@ export type components = {
             tiers_mode?: unknown;
             /** @description Immutable: sending it is a 422; create a new price instead. */
             tiers?: unknown;
+            /** @description Immutable: sending it is a 422; create a new price instead. */
+            currency_options?: unknown;
         };
         PaymentIntentCreateInput: {
             /**
@@ -14275,6 +14340,12 @@ export type components = {
             /** @description Set for fixed-amount coupons, else null. */
             amount_off_atom: number | null;
             currency: string | null;
+            /** @description An amount-off coupon's amounts in other currencies than `currency` (code → atoms); {} otherwise. */
+            currency_options: {
+                [key: string]: {
+                    amount_off_atom: number;
+                };
+            };
             /**
              * @description How long a discount with this coupon applies: one invoice, `duration_in_months`, or for ever.
              * @enum {string}
@@ -14318,6 +14389,11 @@ export type components = {
                 [key: string]: string;
             };
             /**
+             * @description The currency the customer is billed in (lowercase), or null until set or fixed by their first invoice or subscription.
+             * @example eur
+             */
+            currency: string | null;
+            /**
              * @description The customer's balance per currency (lowercase code → atoms): positive is credit the customer has (applied to their next finalized invoice of that currency), negative is what they owe (added to it). Changed only through balance transactions (`listCustomerBalanceTransactions`).
              * @example {
              *       "eur": 1500
@@ -14359,6 +14435,11 @@ export type components = {
             metadata: {
                 [key: string]: string;
             };
+            /**
+             * @description The currency the customer is billed in (lowercase), or null until set or fixed by their first invoice or subscription.
+             * @example eur
+             */
+            currency: string | null;
             /**
              * @description The customer's balance per currency (lowercase code → atoms): positive is credit the customer has (applied to their next finalized invoice of that currency), negative is what they owe (added to it). Changed only through balance transactions (`listCustomerBalanceTransactions`).
              * @example {
@@ -14418,6 +14499,12 @@ export type components = {
             /** @description Set for fixed-amount coupons, else null. */
             amount_off_atom: number | null;
             currency: string | null;
+            /** @description An amount-off coupon's amounts in other currencies than `currency` (code → atoms); {} otherwise. */
+            currency_options: {
+                [key: string]: {
+                    amount_off_atom: number;
+                };
+            };
             /**
              * @description How long a discount with this coupon applies: one invoice, `duration_in_months`, or for ever.
              * @enum {string}
@@ -14445,6 +14532,17 @@ export type components = {
             updated: string;
             /** @constant */
             deleted: true;
+        };
+        PriceCurrencyOption: {
+            /** @description Per unit in this currency's atoms; 0 for a tiered price. */
+            unit_amount_atom: number;
+            tiers: {
+                up_to: number | null;
+                unit_amount_atom: number;
+                flat_amount_atom: number;
+            }[] | null;
+            /** @enum {string} */
+            tax_behavior: "inclusive" | "exclusive" | "unspecified";
         };
         Price: {
             /** @example price_prod_01kaxz4c7e5r3x3m9k2w8q4tgd5 */
@@ -14475,6 +14573,24 @@ export type components = {
                 unit_amount_atom: number;
                 flat_amount_atom: number;
             }[] | null;
+            /**
+             * @description The price per currency it can bill in, its own `currency` included (as Stripe shows it): lowercase code → amount. A customer billed in a currency missing here cannot be billed this price (422 naming both).
+             * @example {
+             *       "usd": {
+             *         "unit_amount_atom": 1500,
+             *         "tiers": null,
+             *         "tax_behavior": "unspecified"
+             *       },
+             *       "eur": {
+             *         "unit_amount_atom": 1400,
+             *         "tiers": null,
+             *         "tax_behavior": "unspecified"
+             *       }
+             *     }
+             */
+            currency_options: {
+                [key: string]: components["schemas"]["PriceCurrencyOption"];
+            };
             nickname: string | null;
             active: boolean;
             metadata: {
@@ -14522,6 +14638,24 @@ export type components = {
                 unit_amount_atom: number;
                 flat_amount_atom: number;
             }[] | null;
+            /**
+             * @description The price per currency it can bill in, its own `currency` included (as Stripe shows it): lowercase code → amount. A customer billed in a currency missing here cannot be billed this price (422 naming both).
+             * @example {
+             *       "usd": {
+             *         "unit_amount_atom": 1500,
+             *         "tiers": null,
+             *         "tax_behavior": "unspecified"
+             *       },
+             *       "eur": {
+             *         "unit_amount_atom": 1400,
+             *         "tiers": null,
+             *         "tax_behavior": "unspecified"
+             *       }
+             *     }
+             */
+            currency_options: {
+                [key: string]: components["schemas"]["PriceCurrencyOption"];
+            };
             nickname: string | null;
             active: boolean;
             metadata: {
@@ -15374,32 +15508,32 @@ export type components = {
         Event: components["schemas"]["PaymentSucceededEvent"] | components["schemas"]["PaymentFailedEvent"] | components["schemas"]["PaymentRefundedEvent"] | components["schemas"]["CheckoutSessionCreatedEvent"] | components["schemas"]["CheckoutSessionUpdatedEvent"] | components["schemas"]["CheckoutSessionDeletedEvent"] | components["schemas"]["CheckoutSessionCompletedEvent"] | components["schemas"]["CheckoutSessionExpiredEvent"] | components["schemas"]["PaymentIntentCreatedEvent"] | components["schemas"]["PaymentIntentProcessingEvent"] | components["schemas"]["PaymentIntentRequiresActionEvent"] | components["schemas"]["PaymentIntentAmountCapturableUpdatedEvent"] | components["schemas"]["PaymentIntentSucceededEvent"] | components["schemas"]["PaymentIntentCanceledEvent"] | components["schemas"]["PaymentIntentPaymentFailedEvent"] | components["schemas"]["PaymentIntentPartiallyFundedEvent"] | components["schemas"]["CustomerSubscriptionCreatedEvent"] | components["schemas"]["CustomerSubscriptionUpdatedEvent"] | components["schemas"]["CustomerSubscriptionPausedEvent"] | components["schemas"]["CustomerSubscriptionResumedEvent"] | components["schemas"]["CustomerSubscriptionCancelledEvent"] | components["schemas"]["CustomerSubscriptionTrialWillEndEvent"] | components["schemas"]["InvoiceCreatedEvent"] | components["schemas"]["InvoiceFinalizedEvent"] | components["schemas"]["InvoicePaidEvent"] | components["schemas"]["InvoicePaymentSucceededEvent"] | components["schemas"]["InvoicePaymentFailedEvent"] | components["schemas"]["InvoicePaymentActionRequiredEvent"] | components["schemas"]["InvoiceOverdueEvent"] | components["schemas"]["InvoiceVoidedEvent"] | components["schemas"]["InvoiceMarkedUncollectibleEvent"] | components["schemas"]["InvoiceRefundedEvent"] | components["schemas"]["InvoiceUpcomingEvent"] | components["schemas"]["CustomerCreatedEvent"] | components["schemas"]["CustomerUpdatedEvent"] | components["schemas"]["CustomerDeletedEvent"] | components["schemas"]["CustomerDiscountCreatedEvent"] | components["schemas"]["CustomerDiscountUpdatedEvent"] | components["schemas"]["CustomerDiscountDeletedEvent"] | components["schemas"]["CouponCreatedEvent"] | components["schemas"]["CouponUpdatedEvent"] | components["schemas"]["CouponDeletedEvent"] | components["schemas"]["PriceCreatedEvent"] | components["schemas"]["PriceUpdatedEvent"] | components["schemas"]["PriceDeletedEvent"] | components["schemas"]["ProductCreatedEvent"] | components["schemas"]["ProductUpdatedEvent"] | components["schemas"]["ProductDeletedEvent"] | components["schemas"]["RefundCreatedEvent"] | components["schemas"]["RefundUpdatedEvent"] | components["schemas"]["RefundFailedEvent"] | components["schemas"]["ApiTokenCreatedEvent"] | components["schemas"]["ApiTokenRevokedEvent"] | components["schemas"]["WebhookEndpointCreatedEvent"] | components["schemas"]["WebhookEndpointUpdatedEvent"] | components["schemas"]["WebhookEndpointDeletedEvent"] | components["schemas"]["WebhookEndpointDisabledEvent"] | components["schemas"]["WebhookEndpointEnabledEvent"] | components["schemas"]["WebhookEndpointSecretRotatedEvent"] | components["schemas"]["UserSignedInEvent"] | components["schemas"]["UserSignInFailedEvent"] | components["schemas"]["UserSignedOutEvent"] | components["schemas"]["UserPasswordChangedEvent"] | components["schemas"]["AccountSettingsUpdatedEvent"] | components["schemas"]["TaxRateCreatedEvent"] | components["schemas"]["TaxRateUpdatedEvent"] | components["schemas"]["MeterCreatedEvent"] | components["schemas"]["MeterUpdatedEvent"] | components["schemas"]["MeterDeactivatedEvent"] | components["schemas"]["MeterReactivatedEvent"] | components["schemas"]["FeatureCreatedEvent"] | components["schemas"]["ProductFeatureAttachedEvent"] | components["schemas"]["ProductFeatureDetachedEvent"] | components["schemas"]["CustomerEntitlementsUpdatedEvent"] | components["schemas"]["PortalConfigurationUpdatedEvent"] | components["schemas"]["CreditNoteCreatedEvent"] | components["schemas"]["CreditNoteVoidedEvent"] | components["schemas"]["CustomerBalanceTransactionCreatedEvent"] | components["schemas"]["MemberInvitedEvent"] | components["schemas"]["MemberInvitationRevokedEvent"] | components["schemas"]["MemberJoinedEvent"] | components["schemas"]["MemberRoleChangedEvent"] | components["schemas"]["MemberRemovedEvent"] | components["schemas"]["PaymentProcessorConnectedEvent"] | components["schemas"]["PaymentProcessorDisconnectedEvent"] | components["schemas"]["SubscriptionChangeRequestScheduledEvent"] | components["schemas"]["SubscriptionChangeRequestAppliedEvent"] | components["schemas"]["SubscriptionChangeRequestCanceledEvent"] | components["schemas"]["PaymentMethodAttachedEvent"] | components["schemas"]["PaymentMethodDetachedEvent"] | components["schemas"]["DisputeCreatedEvent"] | components["schemas"]["DisputeUpdatedEvent"] | components["schemas"]["DisputeClosedEvent"] | components["schemas"]["EmailSentEvent"] | components["schemas"]["EmailFailedEvent"] | components["schemas"]["CreditGrantCreatedEvent"] | components["schemas"]["CreditGrantAppliedEvent"] | components["schemas"]["CreditGrantDepletedEvent"] | components["schemas"]["CreditGrantExpiredEvent"] | components["schemas"]["CreditGrantVoidedEvent"] | components["schemas"]["CreditGrantReinstatedEvent"] | components["schemas"]["ApiKeyRolledEvent"] | components["schemas"]["AlertTriggeredEvent"] | components["schemas"]["AlertResolvedEvent"];
         /**
          * @example {
-         *       "id": "evt_prod_06h2g01jsqymsxqeatry03mhpy236",
+         *       "id": "evt_prod_06h2hbk1xtfrdhx0wqdmc820thg1p",
          *       "type": "payment.succeeded",
          *       "aggregate_type": "payment",
-         *       "aggregate_id": "py_prod_06h2g01jqt4s1cbmqqhzng1r9b4zg",
+         *       "aggregate_id": "py_prod_06h2hbk1g6fzcy0v2z58dphcp0k5y",
          *       "data": {
-         *         "id": "py_prod_06h2g01jqt4s1cbmqqhzng1r9b4zg",
+         *         "id": "py_prod_06h2hbk1g6fzcy0v2z58dphcp0k5y",
          *         "object": "payment",
          *         "status": "succeeded",
-         *         "created": "2026-11-29T15:50:31.357Z",
+         *         "created": "2026-11-29T19:00:46.593Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "amount_atom": 2500,
-         *         "payment_intent": "pi_prod_06h2g01jfygp8cpmz1etrs3dttg70",
+         *         "payment_intent": "pi_prod_06h2hbk01r0jbcmafpvdk1pxmtxc0",
          *         "payment_method": "pm_card_visa",
          *         "failure_message": null,
          *         "amount_refunded_atom": 0
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2g01jetnddpwxjtbw7m647c9gt",
-         *       "request_id": "req_prod_06h2g01jetnddpwxjtbw7m647c9gt",
+         *       "correlation_id": "req_prod_06h2hbjyhme73335wvt1qp9e4gcar",
+         *       "request_id": "req_prod_06h2hbjyhme73335wvt1qp9e4gcar",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-29T15:50:31.373Z",
+         *       "created": "2026-11-29T19:00:46.702Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2g01a8y4kejnpkqm5nbzee8p34"
+         *       "actor_id": "key_prod_06h2hbh9awvg0s37j8ndwdrr6t3d2"
          *     }
          */
         PaymentSucceededEvent: {
@@ -15444,32 +15578,32 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2g01rvzwhp2p45jmc39vtf9mwa",
+         *       "id": "evt_prod_06h2hbmc7r8vmka1je0rs6hbrk8xg",
          *       "type": "payment.failed",
          *       "aggregate_type": "payment",
-         *       "aggregate_id": "py_prod_06h2g01rvntvt0d9gvxhdbatrp5b8",
+         *       "aggregate_id": "py_prod_06h2hbmc7ba2vtksf54fk136h0t3g",
          *       "data": {
-         *         "id": "py_prod_06h2g01rvntvt0d9gvxhdbatrp5b8",
+         *         "id": "py_prod_06h2hbmc7ba2vtksf54fk136h0t3g",
          *         "object": "payment",
          *         "status": "failed",
-         *         "created": "2026-11-29T15:50:32.925Z",
+         *         "created": "2026-11-29T19:00:57.530Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "amount_atom": 1000,
-         *         "payment_intent": "pi_prod_06h2g01rtsem44rnshn1jpyv1m2zw",
+         *         "payment_intent": "pi_prod_06h2hbmbz2r4m93enwnwdzzgafqy4",
          *         "payment_method": "pm_sandbox_declined",
          *         "failure_message": "Your card was declined (sandbox payment method pm_sandbox_declined).",
          *         "amount_refunded_atom": 0
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2g01rtcchm7kark11c9pbpe16y",
-         *       "request_id": "req_prod_06h2g01rtcchm7kark11c9pbpe16y",
+         *       "correlation_id": "req_prod_06h2hbmbnf7hc8jwwd23paqtaqa28",
+         *       "request_id": "req_prod_06h2hbmbnf7hc8jwwd23paqtaqa28",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-29T15:50:32.927Z",
+         *       "created": "2026-11-29T19:00:57.535Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2g01a8y4kejnpkqm5nbzee8p34"
+         *       "actor_id": "key_prod_06h2hbh9awvg0s37j8ndwdrr6t3d2"
          *     }
          */
         PaymentFailedEvent: {
@@ -15514,44 +15648,44 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2g01sjz869brc8m5r96z7vg6se",
+         *       "id": "evt_prod_06h2hbmvcpa49qjzmnwz21nps7e8e",
          *       "type": "payment.refunded",
          *       "aggregate_type": "payment",
-         *       "aggregate_id": "py_prod_06h2g01rs05zcyx94tfhrdyhdt6sr",
+         *       "aggregate_id": "py_prod_06h2hbmabr290ztyedns8xs4q031c",
          *       "data": {
-         *         "id": "py_prod_06h2g01rs05zcyx94tfhrdyhdt6sr",
+         *         "id": "py_prod_06h2hbmabr290ztyedns8xs4q031c",
          *         "object": "payment",
          *         "status": "partially_refunded",
-         *         "created": "2026-11-29T15:50:32.904Z",
+         *         "created": "2026-11-29T19:00:57.054Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "amount_atom": 1000,
-         *         "payment_intent": "pi_prod_06h2g01rqwe0vjz5kr45k365gqs8a",
+         *         "payment_intent": "pi_prod_06h2hbm9vvr8y86tgdcas0sz364e8",
          *         "payment_method": "pm_sandbox_succeeds",
          *         "failure_message": null,
          *         "amount_refunded_atom": 400
          *       },
          *       "previous_data": {
-         *         "id": "py_prod_06h2g01rs05zcyx94tfhrdyhdt6sr",
+         *         "id": "py_prod_06h2hbmabr290ztyedns8xs4q031c",
          *         "object": "payment",
          *         "status": "succeeded",
-         *         "created": "2026-11-29T15:50:32.904Z",
+         *         "created": "2026-11-29T19:00:57.054Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "amount_atom": 1000,
-         *         "payment_intent": "pi_prod_06h2g01rqwe0vjz5kr45k365gqs8a",
+         *         "payment_intent": "pi_prod_06h2hbm9vvr8y86tgdcas0sz364e8",
          *         "payment_method": "pm_sandbox_succeeds",
          *         "failure_message": null,
          *         "amount_refunded_atom": 0
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2g01she5vp75cdmnapsxz5qd88",
-         *       "request_id": "req_prod_06h2g01she5vp75cdmnapsxz5qd88",
+         *       "correlation_id": "req_prod_06h2hbmt0qwm62daax09nv8grcdyc",
+         *       "request_id": "req_prod_06h2hbmt0qwm62daax09nv8grcdyc",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-29T15:50:33.111Z",
+         *       "created": "2026-11-29T19:01:01.414Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2g01a8y4kejnpkqm5nbzee8p34"
+         *       "actor_id": "key_prod_06h2hbh9awvg0s37j8ndwdrr6t3d2"
          *     }
          */
         PaymentRefundedEvent: {
@@ -15596,29 +15730,29 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2g020yqsn8w761zhk6jj6s0d3e",
+         *       "id": "evt_prod_06h2hbptgttmn3nyxk4fs7djp0vdg",
          *       "type": "checkout.session.created",
          *       "aggregate_type": "checkout_session",
-         *       "aggregate_id": "cs_prod_06h2g020y99nx1q2w3s2mdcpd4bew",
+         *       "aggregate_id": "cs_prod_06h2hbptbk4936m3byk7g9r84zmq4",
          *       "data": {
-         *         "id": "cs_prod_06h2g020y99nx1q2w3s2mdcpd4bew",
-         *         "url": "http://127.0.0.1:40417/checkout/cs_prod_06h2g020y99nx1q2w3s2mdcpd4bew",
+         *         "id": "cs_prod_06h2hbptbk4936m3byk7g9r84zmq4",
+         *         "url": "http://127.0.0.1:45453/checkout/cs_prod_06h2hbptbk4936m3byk7g9r84zmq4",
          *         "mode": "payment",
          *         "object": "checkout_session",
          *         "status": "open",
-         *         "created": "2026-11-29T15:50:34.989Z",
+         *         "created": "2026-11-29T19:01:17.512Z",
          *         "invoice": null,
-         *         "updated": "2026-11-29T15:50:34.989Z",
+         *         "updated": "2026-11-29T19:01:17.512Z",
          *         "currency": "usd",
          *         "customer": null,
          *         "livemode": false,
          *         "metadata": {},
          *         "cancel_url": null,
          *         "expired_at": null,
-         *         "expires_at": "2026-11-30T15:50:34.989Z",
+         *         "expires_at": "2026-11-30T19:01:17.512Z",
          *         "line_items": [
          *           {
-         *             "price": "price_prod_06h2g01ntetr1b62dfk1kymn0ct5e",
+         *             "price": "price_prod_06h2hbkbkanabk5hbfwq5ezjtept6",
          *             "quantity": 2,
          *             "amount_atom": 1000,
          *             "description": "Pro",
@@ -15636,13 +15770,13 @@ export type components = {
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2g020xfexghhdr6z9q0kkzr8dw",
-         *       "request_id": "req_prod_06h2g020xfexghhdr6z9q0kkzr8dw",
+         *       "correlation_id": "req_prod_06h2hbpt72c5t5qkxfkp4x4g2t9b8",
+         *       "request_id": "req_prod_06h2hbpt72c5t5qkxfkp4x4g2t9b8",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-29T15:50:34.997Z",
+         *       "created": "2026-11-29T19:01:17.574Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2g01a8y4kejnpkqm5nbzee8p34"
+         *       "actor_id": "key_prod_06h2hbh9awvg0s37j8ndwdrr6t3d2"
          *     }
          */
         CheckoutSessionCreatedEvent: {
@@ -15687,19 +15821,19 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2g021avvrbx9rwg8bhmqh71f6r",
+         *       "id": "evt_prod_06h2hbpxnqgbk8fjjy71g51rpsgbe",
          *       "type": "checkout.session.updated",
          *       "aggregate_type": "checkout_session",
-         *       "aggregate_id": "cs_prod_06h2g02196q3dptc1ms3tm12x7svr",
+         *       "aggregate_id": "cs_prod_06h2hbpx6xnmfxwvf4dsmcm8x1m28",
          *       "data": {
-         *         "id": "cs_prod_06h2g02196q3dptc1ms3tm12x7svr",
-         *         "url": "http://127.0.0.1:40417/checkout/cs_prod_06h2g02196q3dptc1ms3tm12x7svr",
+         *         "id": "cs_prod_06h2hbpx6xnmfxwvf4dsmcm8x1m28",
+         *         "url": "http://127.0.0.1:45453/checkout/cs_prod_06h2hbpx6xnmfxwvf4dsmcm8x1m28",
          *         "mode": "payment",
          *         "object": "checkout_session",
          *         "status": "open",
-         *         "created": "2026-11-29T15:50:35.079Z",
+         *         "created": "2026-11-29T19:01:18.248Z",
          *         "invoice": null,
-         *         "updated": "2026-11-29T15:50:35.093Z",
+         *         "updated": "2026-11-29T19:01:18.374Z",
          *         "currency": "usd",
          *         "customer": null,
          *         "livemode": false,
@@ -15708,10 +15842,10 @@ export type components = {
          *         },
          *         "cancel_url": null,
          *         "expired_at": null,
-         *         "expires_at": "2026-11-30T15:50:35.079Z",
+         *         "expires_at": "2026-11-30T19:01:18.248Z",
          *         "line_items": [
          *           {
-         *             "price": "price_prod_06h2g01ntetr1b62dfk1kymn0ct5e",
+         *             "price": "price_prod_06h2hbkbkanabk5hbfwq5ezjtept6",
          *             "quantity": 2,
          *             "amount_atom": 1000,
          *             "description": "Pro",
@@ -15728,24 +15862,24 @@ export type components = {
          *         "subscription_data": null
          *       },
          *       "previous_data": {
-         *         "id": "cs_prod_06h2g02196q3dptc1ms3tm12x7svr",
-         *         "url": "http://127.0.0.1:40417/checkout/cs_prod_06h2g02196q3dptc1ms3tm12x7svr",
+         *         "id": "cs_prod_06h2hbpx6xnmfxwvf4dsmcm8x1m28",
+         *         "url": "http://127.0.0.1:45453/checkout/cs_prod_06h2hbpx6xnmfxwvf4dsmcm8x1m28",
          *         "mode": "payment",
          *         "object": "checkout_session",
          *         "status": "open",
-         *         "created": "2026-11-29T15:50:35.079Z",
+         *         "created": "2026-11-29T19:01:18.248Z",
          *         "invoice": null,
-         *         "updated": "2026-11-29T15:50:35.079Z",
+         *         "updated": "2026-11-29T19:01:18.248Z",
          *         "currency": "usd",
          *         "customer": null,
          *         "livemode": false,
          *         "metadata": {},
          *         "cancel_url": null,
          *         "expired_at": null,
-         *         "expires_at": "2026-11-30T15:50:35.079Z",
+         *         "expires_at": "2026-11-30T19:01:18.248Z",
          *         "line_items": [
          *           {
-         *             "price": "price_prod_06h2g01ntetr1b62dfk1kymn0ct5e",
+         *             "price": "price_prod_06h2hbkbkanabk5hbfwq5ezjtept6",
          *             "quantity": 2,
          *             "amount_atom": 1000,
          *             "description": "Pro",
@@ -15762,13 +15896,13 @@ export type components = {
          *         "subscription_data": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2g021abpa773j89v1kz75z2034",
-         *       "request_id": "req_prod_06h2g021abpa773j89v1kz75z2034",
+         *       "correlation_id": "req_prod_06h2hbpxhq01xeeg5dtty74czhbf2",
+         *       "request_id": "req_prod_06h2hbpxhq01xeeg5dtty74czhbf2",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-29T15:50:35.094Z",
+         *       "created": "2026-11-29T19:01:18.385Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2g01a8y4kejnpkqm5nbzee8p34"
+         *       "actor_id": "key_prod_06h2hbh9awvg0s37j8ndwdrr6t3d2"
          *     }
          */
         CheckoutSessionUpdatedEvent: {
@@ -15813,20 +15947,20 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2g021dadz6cd12xhap2jcpn8cm",
+         *       "id": "evt_prod_06h2hbpymcdtj378bsgbqsy4skpgg",
          *       "type": "checkout.session.deleted",
          *       "aggregate_type": "checkout_session",
-         *       "aggregate_id": "cs_prod_06h2g02196q3dptc1ms3tm12x7svr",
+         *       "aggregate_id": "cs_prod_06h2hbpx6xnmfxwvf4dsmcm8x1m28",
          *       "data": {
-         *         "id": "cs_prod_06h2g02196q3dptc1ms3tm12x7svr",
-         *         "url": "http://127.0.0.1:40417/checkout/cs_prod_06h2g02196q3dptc1ms3tm12x7svr",
+         *         "id": "cs_prod_06h2hbpx6xnmfxwvf4dsmcm8x1m28",
+         *         "url": "http://127.0.0.1:45453/checkout/cs_prod_06h2hbpx6xnmfxwvf4dsmcm8x1m28",
          *         "mode": "payment",
          *         "object": "checkout_session",
          *         "status": "open",
-         *         "created": "2026-11-29T15:50:35.079Z",
+         *         "created": "2026-11-29T19:01:18.248Z",
          *         "deleted": true,
          *         "invoice": null,
-         *         "updated": "2026-11-29T15:50:35.112Z",
+         *         "updated": "2026-11-29T19:01:18.620Z",
          *         "currency": "usd",
          *         "customer": null,
          *         "livemode": false,
@@ -15835,10 +15969,10 @@ export type components = {
          *         },
          *         "cancel_url": null,
          *         "expired_at": null,
-         *         "expires_at": "2026-11-30T15:50:35.079Z",
+         *         "expires_at": "2026-11-30T19:01:18.248Z",
          *         "line_items": [
          *           {
-         *             "price": "price_prod_06h2g01ntetr1b62dfk1kymn0ct5e",
+         *             "price": "price_prod_06h2hbkbkanabk5hbfwq5ezjtept6",
          *             "quantity": 2,
          *             "amount_atom": 1000,
          *             "description": "Pro",
@@ -15855,14 +15989,14 @@ export type components = {
          *         "subscription_data": null
          *       },
          *       "previous_data": {
-         *         "id": "cs_prod_06h2g02196q3dptc1ms3tm12x7svr",
-         *         "url": "http://127.0.0.1:40417/checkout/cs_prod_06h2g02196q3dptc1ms3tm12x7svr",
+         *         "id": "cs_prod_06h2hbpx6xnmfxwvf4dsmcm8x1m28",
+         *         "url": "http://127.0.0.1:45453/checkout/cs_prod_06h2hbpx6xnmfxwvf4dsmcm8x1m28",
          *         "mode": "payment",
          *         "object": "checkout_session",
          *         "status": "open",
-         *         "created": "2026-11-29T15:50:35.079Z",
+         *         "created": "2026-11-29T19:01:18.248Z",
          *         "invoice": null,
-         *         "updated": "2026-11-29T15:50:35.093Z",
+         *         "updated": "2026-11-29T19:01:18.374Z",
          *         "currency": "usd",
          *         "customer": null,
          *         "livemode": false,
@@ -15871,10 +16005,10 @@ export type components = {
          *         },
          *         "cancel_url": null,
          *         "expired_at": null,
-         *         "expires_at": "2026-11-30T15:50:35.079Z",
+         *         "expires_at": "2026-11-30T19:01:18.248Z",
          *         "line_items": [
          *           {
-         *             "price": "price_prod_06h2g01ntetr1b62dfk1kymn0ct5e",
+         *             "price": "price_prod_06h2hbkbkanabk5hbfwq5ezjtept6",
          *             "quantity": 2,
          *             "amount_atom": 1000,
          *             "description": "Pro",
@@ -15891,13 +16025,13 @@ export type components = {
          *         "subscription_data": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2g021cv9w5cbk28mksmsr2gxgj",
-         *       "request_id": "req_prod_06h2g021cv9w5cbk28mksmsr2gxgj",
+         *       "correlation_id": "req_prod_06h2hbpyhrqe8373gb0cb6mh3hmx2",
+         *       "request_id": "req_prod_06h2hbpyhrqe8373gb0cb6mh3hmx2",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-29T15:50:35.114Z",
+         *       "created": "2026-11-29T19:01:18.628Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2g01a8y4kejnpkqm5nbzee8p34"
+         *       "actor_id": "key_prod_06h2hbh9awvg0s37j8ndwdrr6t3d2"
          *     }
          */
         CheckoutSessionDeletedEvent: {
@@ -15942,29 +16076,29 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2g02172w5ps8jacp1hvvwegajw",
+         *       "id": "evt_prod_06h2hbpwg2cgf6d2rkt36t4sbz8br",
          *       "type": "checkout.session.completed",
          *       "aggregate_type": "checkout_session",
-         *       "aggregate_id": "cs_prod_06h2g020y99nx1q2w3s2mdcpd4bew",
+         *       "aggregate_id": "cs_prod_06h2hbptbk4936m3byk7g9r84zmq4",
          *       "data": {
-         *         "id": "cs_prod_06h2g020y99nx1q2w3s2mdcpd4bew",
-         *         "url": "http://127.0.0.1:40417/checkout/cs_prod_06h2g020y99nx1q2w3s2mdcpd4bew",
+         *         "id": "cs_prod_06h2hbptbk4936m3byk7g9r84zmq4",
+         *         "url": "http://127.0.0.1:45453/checkout/cs_prod_06h2hbptbk4936m3byk7g9r84zmq4",
          *         "mode": "payment",
          *         "object": "checkout_session",
          *         "status": "complete",
-         *         "created": "2026-11-29T15:50:34.989Z",
+         *         "created": "2026-11-29T19:01:17.512Z",
          *         "invoice": null,
-         *         "updated": "2026-11-29T15:50:35.062Z",
+         *         "updated": "2026-11-29T19:01:18.078Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2g0212xasv2mdmemp2rzxg0g7c",
+         *         "customer": "cus_prod_06h2hbpw0affj0qbf6waxzxhr26tt",
          *         "livemode": false,
          *         "metadata": {},
          *         "cancel_url": null,
          *         "expired_at": null,
-         *         "expires_at": "2026-11-30T15:50:34.989Z",
+         *         "expires_at": "2026-11-30T19:01:17.512Z",
          *         "line_items": [
          *           {
-         *             "price": "price_prod_06h2g01ntetr1b62dfk1kymn0ct5e",
+         *             "price": "price_prod_06h2hbkbkanabk5hbfwq5ezjtept6",
          *             "quantity": 2,
          *             "amount_atom": 1000,
          *             "description": "Pro",
@@ -15972,33 +16106,33 @@ export type components = {
          *           }
          *         ],
          *         "success_url": "https://example.com/thanks",
-         *         "completed_at": "2026-11-29T15:50:35.062Z",
+         *         "completed_at": "2026-11-29T19:01:18.078Z",
          *         "subscription": null,
          *         "customer_email": "new-buyer@example.com",
-         *         "payment_intent": "pi_prod_06h2g0213nexe8pckhqv0a81xfvs6",
+         *         "payment_intent": "pi_prod_06h2hbpw6ne1sfw79y7yvbm7nv6b8",
          *         "payment_status": "paid",
          *         "amount_total_atom": 1000,
          *         "subscription_data": null
          *       },
          *       "previous_data": {
-         *         "id": "cs_prod_06h2g020y99nx1q2w3s2mdcpd4bew",
-         *         "url": "http://127.0.0.1:40417/checkout/cs_prod_06h2g020y99nx1q2w3s2mdcpd4bew",
+         *         "id": "cs_prod_06h2hbptbk4936m3byk7g9r84zmq4",
+         *         "url": "http://127.0.0.1:45453/checkout/cs_prod_06h2hbptbk4936m3byk7g9r84zmq4",
          *         "mode": "payment",
          *         "object": "checkout_session",
          *         "status": "open",
-         *         "created": "2026-11-29T15:50:34.989Z",
+         *         "created": "2026-11-29T19:01:17.512Z",
          *         "invoice": null,
-         *         "updated": "2026-11-29T15:50:34.989Z",
+         *         "updated": "2026-11-29T19:01:17.512Z",
          *         "currency": "usd",
          *         "customer": null,
          *         "livemode": false,
          *         "metadata": {},
          *         "cancel_url": null,
          *         "expired_at": null,
-         *         "expires_at": "2026-11-30T15:50:34.989Z",
+         *         "expires_at": "2026-11-30T19:01:17.512Z",
          *         "line_items": [
          *           {
-         *             "price": "price_prod_06h2g01ntetr1b62dfk1kymn0ct5e",
+         *             "price": "price_prod_06h2hbkbkanabk5hbfwq5ezjtept6",
          *             "quantity": 2,
          *             "amount_atom": 1000,
          *             "description": "Pro",
@@ -16015,13 +16149,13 @@ export type components = {
          *         "subscription_data": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2g0211rt4nhtpmd52s2s97vpry",
-         *       "request_id": "req_prod_06h2g0211rt4nhtpmd52s2s97vpry",
+         *       "correlation_id": "req_prod_06h2hbpvfc53bs9zbzwfnm55nzbs0",
+         *       "request_id": "req_prod_06h2hbpvfc53bs9zbzwfnm55nzbs0",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-29T15:50:35.064Z",
+         *       "created": "2026-11-29T19:01:18.080Z",
          *       "actor_type": "customer",
-         *       "actor_id": "cus_prod_06h2g0212xasv2mdmemp2rzxg0g7c"
+         *       "actor_id": "cus_prod_06h2hbpw0affj0qbf6waxzxhr26tt"
          *     }
          */
         CheckoutSessionCompletedEvent: {
@@ -16066,29 +16200,29 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2g021vddbyv8nxpmp3hsb77rz4",
+         *       "id": "evt_prod_06h2hbq44c4gy1jts0zhe5f7mp22p",
          *       "type": "checkout.session.expired",
          *       "aggregate_type": "checkout_session",
-         *       "aggregate_id": "cs_prod_06h2g021ffx3a5b1w6bj8xa1x6fej",
+         *       "aggregate_id": "cs_prod_06h2hbpyxs1wpw04h3gf57vbn3qk8",
          *       "data": {
-         *         "id": "cs_prod_06h2g021ffx3a5b1w6bj8xa1x6fej",
-         *         "url": "http://127.0.0.1:40417/checkout/cs_prod_06h2g021ffx3a5b1w6bj8xa1x6fej",
+         *         "id": "cs_prod_06h2hbpyxs1wpw04h3gf57vbn3qk8",
+         *         "url": "http://127.0.0.1:45453/checkout/cs_prod_06h2hbpyxs1wpw04h3gf57vbn3qk8",
          *         "mode": "payment",
          *         "object": "checkout_session",
          *         "status": "expired",
-         *         "created": "2026-11-29T15:50:35.130Z",
+         *         "created": "2026-11-29T19:01:18.683Z",
          *         "invoice": null,
-         *         "updated": "2026-11-30T15:50:35.130Z",
+         *         "updated": "2026-11-30T19:01:18.683Z",
          *         "currency": "usd",
          *         "customer": null,
          *         "livemode": false,
          *         "metadata": {},
          *         "cancel_url": null,
-         *         "expired_at": "2026-11-30T15:50:35.130Z",
-         *         "expires_at": "2026-11-30T15:50:35.130Z",
+         *         "expired_at": "2026-11-30T19:01:18.683Z",
+         *         "expires_at": "2026-11-30T19:01:18.683Z",
          *         "line_items": [
          *           {
-         *             "price": "price_prod_06h2g01ntetr1b62dfk1kymn0ct5e",
+         *             "price": "price_prod_06h2hbkbkanabk5hbfwq5ezjtept6",
          *             "quantity": 2,
          *             "amount_atom": 1000,
          *             "description": "Pro",
@@ -16105,24 +16239,24 @@ export type components = {
          *         "subscription_data": null
          *       },
          *       "previous_data": {
-         *         "id": "cs_prod_06h2g021ffx3a5b1w6bj8xa1x6fej",
-         *         "url": "http://127.0.0.1:40417/checkout/cs_prod_06h2g021ffx3a5b1w6bj8xa1x6fej",
+         *         "id": "cs_prod_06h2hbpyxs1wpw04h3gf57vbn3qk8",
+         *         "url": "http://127.0.0.1:45453/checkout/cs_prod_06h2hbpyxs1wpw04h3gf57vbn3qk8",
          *         "mode": "payment",
          *         "object": "checkout_session",
          *         "status": "open",
-         *         "created": "2026-11-29T15:50:35.130Z",
+         *         "created": "2026-11-29T19:01:18.683Z",
          *         "invoice": null,
-         *         "updated": "2026-11-29T15:50:35.130Z",
+         *         "updated": "2026-11-29T19:01:18.683Z",
          *         "currency": "usd",
          *         "customer": null,
          *         "livemode": false,
          *         "metadata": {},
          *         "cancel_url": null,
          *         "expired_at": null,
-         *         "expires_at": "2026-11-30T15:50:35.130Z",
+         *         "expires_at": "2026-11-30T19:01:18.683Z",
          *         "line_items": [
          *           {
-         *             "price": "price_prod_06h2g01ntetr1b62dfk1kymn0ct5e",
+         *             "price": "price_prod_06h2hbkbkanabk5hbfwq5ezjtept6",
          *             "quantity": 2,
          *             "amount_atom": 1000,
          *             "description": "Pro",
@@ -16139,11 +16273,11 @@ export type components = {
          *         "subscription_data": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2g021me6rna0g59j1ye91r1ghy",
+         *       "correlation_id": "req_prod_06h2hbpzzy6f4sfv0k1m8jzk5cpjt",
          *       "request_id": null,
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-30T15:50:35.130Z",
+         *       "created": "2026-11-30T19:01:18.683Z",
          *       "actor_type": "system",
          *       "actor_id": null
          *     }
@@ -16190,17 +16324,17 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2g01jgjcq88y54yx8nzvqedfza",
+         *       "id": "evt_prod_06h2hbk04f3rtq90spchakks45fwm",
          *       "type": "payment_intent.created",
          *       "aggregate_type": "payment_intent",
-         *       "aggregate_id": "pi_prod_06h2g01jfygp8cpmz1etrs3dttg70",
+         *       "aggregate_id": "pi_prod_06h2hbk01r0jbcmafpvdk1pxmtxc0",
          *       "data": {
-         *         "id": "pi_prod_06h2g01jfygp8cpmz1etrs3dttg70",
+         *         "id": "pi_prod_06h2hbk01r0jbcmafpvdk1pxmtxc0",
          *         "object": "payment_intent",
          *         "status": "requires_confirmation",
-         *         "created": "2026-11-29T15:50:31.295Z",
+         *         "created": "2026-11-29T19:00:46.222Z",
          *         "invoice": null,
-         *         "updated": "2026-11-29T15:50:31.295Z",
+         *         "updated": "2026-11-29T19:00:46.222Z",
          *         "currency": "usd",
          *         "customer": null,
          *         "livemode": false,
@@ -16215,13 +16349,13 @@ export type components = {
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2g01jetnddpwxjtbw7m647c9gt",
-         *       "request_id": "req_prod_06h2g01jetnddpwxjtbw7m647c9gt",
+         *       "correlation_id": "req_prod_06h2hbjyhme73335wvt1qp9e4gcar",
+         *       "request_id": "req_prod_06h2hbjyhme73335wvt1qp9e4gcar",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-29T15:50:31.300Z",
+         *       "created": "2026-11-29T19:00:46.243Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2g01a8y4kejnpkqm5nbzee8p34"
+         *       "actor_id": "key_prod_06h2hbh9awvg0s37j8ndwdrr6t3d2"
          *     }
          */
         PaymentIntentCreatedEvent: {
@@ -16266,17 +16400,17 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2g01jqb4fpyyphphmsxg1njke6",
+         *       "id": "evt_prod_06h2hbk1dgk19w67e7rtcrhettfr2",
          *       "type": "payment_intent.processing",
          *       "aggregate_type": "payment_intent",
-         *       "aggregate_id": "pi_prod_06h2g01jfygp8cpmz1etrs3dttg70",
+         *       "aggregate_id": "pi_prod_06h2hbk01r0jbcmafpvdk1pxmtxc0",
          *       "data": {
-         *         "id": "pi_prod_06h2g01jfygp8cpmz1etrs3dttg70",
+         *         "id": "pi_prod_06h2hbk01r0jbcmafpvdk1pxmtxc0",
          *         "object": "payment_intent",
          *         "status": "processing",
-         *         "created": "2026-11-29T15:50:31.295Z",
+         *         "created": "2026-11-29T19:00:46.222Z",
          *         "invoice": null,
-         *         "updated": "2026-11-29T15:50:31.347Z",
+         *         "updated": "2026-11-29T19:00:46.533Z",
          *         "currency": "usd",
          *         "customer": null,
          *         "livemode": false,
@@ -16290,12 +16424,12 @@ export type components = {
          *         "amount_capturable_atom": 0
          *       },
          *       "previous_data": {
-         *         "id": "pi_prod_06h2g01jfygp8cpmz1etrs3dttg70",
+         *         "id": "pi_prod_06h2hbk01r0jbcmafpvdk1pxmtxc0",
          *         "object": "payment_intent",
          *         "status": "requires_confirmation",
-         *         "created": "2026-11-29T15:50:31.295Z",
+         *         "created": "2026-11-29T19:00:46.222Z",
          *         "invoice": null,
-         *         "updated": "2026-11-29T15:50:31.307Z",
+         *         "updated": "2026-11-29T19:00:46.279Z",
          *         "currency": "usd",
          *         "customer": null,
          *         "livemode": false,
@@ -16309,13 +16443,13 @@ export type components = {
          *         "amount_capturable_atom": 0
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2g01jetnddpwxjtbw7m647c9gt",
-         *       "request_id": "req_prod_06h2g01jetnddpwxjtbw7m647c9gt",
+         *       "correlation_id": "req_prod_06h2hbjyhme73335wvt1qp9e4gcar",
+         *       "request_id": "req_prod_06h2hbjyhme73335wvt1qp9e4gcar",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-29T15:50:31.354Z",
+         *       "created": "2026-11-29T19:00:46.572Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2g01a8y4kejnpkqm5nbzee8p34"
+         *       "actor_id": "key_prod_06h2hbh9awvg0s37j8ndwdrr6t3d2"
          *     }
          */
         PaymentIntentProcessingEvent: {
@@ -16360,19 +16494,19 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2g01ryq673dxbm0qqxs8x1q16g",
+         *       "id": "evt_prod_06h2hbmdvz2he9yqbyas44d5g2p94",
          *       "type": "payment_intent.requires_action",
          *       "aggregate_type": "payment_intent",
-         *       "aggregate_id": "pi_prod_06h2g01ry19geg6147rdvvt643vmw",
+         *       "aggregate_id": "pi_prod_06h2hbmdrhzhga1q32kr1bys4p946",
          *       "data": {
-         *         "id": "pi_prod_06h2g01ry19geg6147rdvvt643vmw",
+         *         "id": "pi_prod_06h2hbmdrhzhga1q32kr1bys4p946",
          *         "object": "payment_intent",
          *         "status": "requires_action",
-         *         "created": "2026-11-29T15:50:32.944Z",
+         *         "created": "2026-11-29T19:00:57.924Z",
          *         "invoice": null,
-         *         "updated": "2026-11-29T15:50:32.948Z",
+         *         "updated": "2026-11-29T19:00:57.946Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2g01qjcvsshr6p7fab02b4e7ar",
+         *         "customer": "cus_prod_06h2hbkxr7wcy5mcht2bff1f211g0",
          *         "livemode": false,
          *         "metadata": {},
          *         "amount_atom": 1000,
@@ -16384,14 +16518,14 @@ export type components = {
          *         "amount_capturable_atom": 0
          *       },
          *       "previous_data": {
-         *         "id": "pi_prod_06h2g01ry19geg6147rdvvt643vmw",
+         *         "id": "pi_prod_06h2hbmdrhzhga1q32kr1bys4p946",
          *         "object": "payment_intent",
          *         "status": "requires_confirmation",
-         *         "created": "2026-11-29T15:50:32.944Z",
+         *         "created": "2026-11-29T19:00:57.924Z",
          *         "invoice": null,
-         *         "updated": "2026-11-29T15:50:32.944Z",
+         *         "updated": "2026-11-29T19:00:57.924Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2g01qjcvsshr6p7fab02b4e7ar",
+         *         "customer": "cus_prod_06h2hbkxr7wcy5mcht2bff1f211g0",
          *         "livemode": false,
          *         "metadata": {},
          *         "amount_atom": 1000,
@@ -16403,13 +16537,13 @@ export type components = {
          *         "amount_capturable_atom": 0
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2g01rxpna10eqfzaevagbn62ra",
-         *       "request_id": "req_prod_06h2g01rxpna10eqfzaevagbn62ra",
+         *       "correlation_id": "req_prod_06h2hbmdmdfs8718kyhqd43aggesp",
+         *       "request_id": "req_prod_06h2hbmdmdfs8718kyhqd43aggesp",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-29T15:50:32.949Z",
+         *       "created": "2026-11-29T19:00:57.951Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2g01a8y4kejnpkqm5nbzee8p34"
+         *       "actor_id": "key_prod_06h2hbh9awvg0s37j8ndwdrr6t3d2"
          *     }
          */
         PaymentIntentRequiresActionEvent: {
@@ -16454,19 +16588,19 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2g01s46j0y4gxz7rv4h4zyrggp",
+         *       "id": "evt_prod_06h2hbmjm9cxsab0fksby6aj2w7v0",
          *       "type": "payment_intent.amount_capturable_updated",
          *       "aggregate_type": "payment_intent",
-         *       "aggregate_id": "pi_prod_06h2g01s326b29pnvem98cgtfhg1c",
+         *       "aggregate_id": "pi_prod_06h2hbmj4m33g70vbyzth5w9yta6y",
          *       "data": {
-         *         "id": "pi_prod_06h2g01s326b29pnvem98cgtfhg1c",
+         *         "id": "pi_prod_06h2hbmj4m33g70vbyzth5w9yta6y",
          *         "object": "payment_intent",
          *         "status": "requires_capture",
-         *         "created": "2026-11-29T15:50:32.984Z",
+         *         "created": "2026-11-29T19:00:59.045Z",
          *         "invoice": null,
-         *         "updated": "2026-11-29T15:50:32.992Z",
+         *         "updated": "2026-11-29T19:00:59.147Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2g01qjcvsshr6p7fab02b4e7ar",
+         *         "customer": "cus_prod_06h2hbkxr7wcy5mcht2bff1f211g0",
          *         "livemode": false,
          *         "metadata": {},
          *         "amount_atom": 1000,
@@ -16478,14 +16612,14 @@ export type components = {
          *         "amount_capturable_atom": 1000
          *       },
          *       "previous_data": {
-         *         "id": "pi_prod_06h2g01s326b29pnvem98cgtfhg1c",
+         *         "id": "pi_prod_06h2hbmj4m33g70vbyzth5w9yta6y",
          *         "object": "payment_intent",
          *         "status": "processing",
-         *         "created": "2026-11-29T15:50:32.984Z",
+         *         "created": "2026-11-29T19:00:59.045Z",
          *         "invoice": null,
-         *         "updated": "2026-11-29T15:50:32.989Z",
+         *         "updated": "2026-11-29T19:00:59.115Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2g01qjcvsshr6p7fab02b4e7ar",
+         *         "customer": "cus_prod_06h2hbkxr7wcy5mcht2bff1f211g0",
          *         "livemode": false,
          *         "metadata": {},
          *         "amount_atom": 1000,
@@ -16497,13 +16631,13 @@ export type components = {
          *         "amount_capturable_atom": 0
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2g01s2nbcqfyyyp0t4s2b5xhaw",
-         *       "request_id": "req_prod_06h2g01s2nbcqfyyyp0t4s2b5xhaw",
+         *       "correlation_id": "req_prod_06h2hbmhrke5ssdkwfq29ckja4wka",
+         *       "request_id": "req_prod_06h2hbmhrke5ssdkwfq29ckja4wka",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-29T15:50:32.993Z",
+         *       "created": "2026-11-29T19:00:59.170Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2g01a8y4kejnpkqm5nbzee8p34"
+         *       "actor_id": "key_prod_06h2hbh9awvg0s37j8ndwdrr6t3d2"
          *     }
          */
         PaymentIntentAmountCapturableUpdatedEvent: {
@@ -16548,17 +16682,17 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2g01jw66axz2ybj48303dp82tm",
+         *       "id": "evt_prod_06h2hbk21ehbc6y0pek04zr56cqpw",
          *       "type": "payment_intent.succeeded",
          *       "aggregate_type": "payment_intent",
-         *       "aggregate_id": "pi_prod_06h2g01jfygp8cpmz1etrs3dttg70",
+         *       "aggregate_id": "pi_prod_06h2hbk01r0jbcmafpvdk1pxmtxc0",
          *       "data": {
-         *         "id": "pi_prod_06h2g01jfygp8cpmz1etrs3dttg70",
+         *         "id": "pi_prod_06h2hbk01r0jbcmafpvdk1pxmtxc0",
          *         "object": "payment_intent",
          *         "status": "succeeded",
-         *         "created": "2026-11-29T15:50:31.295Z",
+         *         "created": "2026-11-29T19:00:46.222Z",
          *         "invoice": null,
-         *         "updated": "2026-11-29T15:50:31.383Z",
+         *         "updated": "2026-11-29T19:00:46.710Z",
          *         "currency": "usd",
          *         "customer": null,
          *         "livemode": false,
@@ -16572,12 +16706,12 @@ export type components = {
          *         "amount_capturable_atom": 0
          *       },
          *       "previous_data": {
-         *         "id": "pi_prod_06h2g01jfygp8cpmz1etrs3dttg70",
+         *         "id": "pi_prod_06h2hbk01r0jbcmafpvdk1pxmtxc0",
          *         "object": "payment_intent",
          *         "status": "processing",
-         *         "created": "2026-11-29T15:50:31.295Z",
+         *         "created": "2026-11-29T19:00:46.222Z",
          *         "invoice": null,
-         *         "updated": "2026-11-29T15:50:31.347Z",
+         *         "updated": "2026-11-29T19:00:46.533Z",
          *         "currency": "usd",
          *         "customer": null,
          *         "livemode": false,
@@ -16591,13 +16725,13 @@ export type components = {
          *         "amount_capturable_atom": 0
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2g01jetnddpwxjtbw7m647c9gt",
-         *       "request_id": "req_prod_06h2g01jetnddpwxjtbw7m647c9gt",
+         *       "correlation_id": "req_prod_06h2hbjyhme73335wvt1qp9e4gcar",
+         *       "request_id": "req_prod_06h2hbjyhme73335wvt1qp9e4gcar",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-29T15:50:31.393Z",
+         *       "created": "2026-11-29T19:00:46.731Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2g01a8y4kejnpkqm5nbzee8p34"
+         *       "actor_id": "key_prod_06h2hbh9awvg0s37j8ndwdrr6t3d2"
          *     }
          */
         PaymentIntentSucceededEvent: {
@@ -16642,23 +16776,23 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2g01s5qkefs15ynxmbd12t8vve",
+         *       "id": "evt_prod_06h2hbmkyhe8ghm1p2tft6ytdr2yr",
          *       "type": "payment_intent.canceled",
          *       "aggregate_type": "payment_intent",
-         *       "aggregate_id": "pi_prod_06h2g01s326b29pnvem98cgtfhg1c",
+         *       "aggregate_id": "pi_prod_06h2hbmj4m33g70vbyzth5w9yta6y",
          *       "data": {
-         *         "id": "pi_prod_06h2g01s326b29pnvem98cgtfhg1c",
+         *         "id": "pi_prod_06h2hbmj4m33g70vbyzth5w9yta6y",
          *         "object": "payment_intent",
          *         "status": "canceled",
-         *         "created": "2026-11-29T15:50:32.984Z",
+         *         "created": "2026-11-29T19:00:59.045Z",
          *         "invoice": null,
-         *         "updated": "2026-11-29T15:50:33.004Z",
+         *         "updated": "2026-11-29T19:00:59.500Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2g01qjcvsshr6p7fab02b4e7ar",
+         *         "customer": "cus_prod_06h2hbkxr7wcy5mcht2bff1f211g0",
          *         "livemode": false,
          *         "metadata": {},
          *         "amount_atom": 1000,
-         *         "canceled_at": "2026-11-29T15:50:33.004Z",
+         *         "canceled_at": "2026-11-29T19:00:59.500Z",
          *         "capture_method": "manual",
          *         "payment_method": "pm_sandbox_succeeds",
          *         "last_payment_error": null,
@@ -16666,14 +16800,14 @@ export type components = {
          *         "amount_capturable_atom": 0
          *       },
          *       "previous_data": {
-         *         "id": "pi_prod_06h2g01s326b29pnvem98cgtfhg1c",
+         *         "id": "pi_prod_06h2hbmj4m33g70vbyzth5w9yta6y",
          *         "object": "payment_intent",
          *         "status": "requires_capture",
-         *         "created": "2026-11-29T15:50:32.984Z",
+         *         "created": "2026-11-29T19:00:59.045Z",
          *         "invoice": null,
-         *         "updated": "2026-11-29T15:50:32.992Z",
+         *         "updated": "2026-11-29T19:00:59.147Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2g01qjcvsshr6p7fab02b4e7ar",
+         *         "customer": "cus_prod_06h2hbkxr7wcy5mcht2bff1f211g0",
          *         "livemode": false,
          *         "metadata": {},
          *         "amount_atom": 1000,
@@ -16685,13 +16819,13 @@ export type components = {
          *         "amount_capturable_atom": 1000
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2g01s52jqkm89p1k0ed36w2aa2",
-         *       "request_id": "req_prod_06h2g01s52jqkm89p1k0ed36w2aa2",
+         *       "correlation_id": "req_prod_06h2hbmkmrzj6jrj97cfjj2qs32wm",
+         *       "request_id": "req_prod_06h2hbmkmrzj6jrj97cfjj2qs32wm",
          *       "version": 1,
          *       "sequence": 4,
-         *       "created": "2026-11-29T15:50:33.005Z",
+         *       "created": "2026-11-29T19:00:59.509Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2g01a8y4kejnpkqm5nbzee8p34"
+         *       "actor_id": "key_prod_06h2hbh9awvg0s37j8ndwdrr6t3d2"
          *     }
          */
         PaymentIntentCanceledEvent: {
@@ -16736,19 +16870,19 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2g01rw4jbam9nrp7et3hv2pg06",
+         *       "id": "evt_prod_06h2hbmcd04jx3edyzwfyn9fzpqf8",
          *       "type": "payment_intent.payment_failed",
          *       "aggregate_type": "payment_intent",
-         *       "aggregate_id": "pi_prod_06h2g01rtsem44rnshn1jpyv1m2zw",
+         *       "aggregate_id": "pi_prod_06h2hbmbz2r4m93enwnwdzzgafqy4",
          *       "data": {
-         *         "id": "pi_prod_06h2g01rtsem44rnshn1jpyv1m2zw",
+         *         "id": "pi_prod_06h2hbmbz2r4m93enwnwdzzgafqy4",
          *         "object": "payment_intent",
          *         "status": "requires_payment_method",
-         *         "created": "2026-11-29T15:50:32.918Z",
+         *         "created": "2026-11-29T19:00:57.464Z",
          *         "invoice": null,
-         *         "updated": "2026-11-29T15:50:32.928Z",
+         *         "updated": "2026-11-29T19:00:57.546Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2g01qjcvsshr6p7fab02b4e7ar",
+         *         "customer": "cus_prod_06h2hbkxr7wcy5mcht2bff1f211g0",
          *         "livemode": false,
          *         "metadata": {},
          *         "amount_atom": 1000,
@@ -16760,14 +16894,14 @@ export type components = {
          *         "amount_capturable_atom": 0
          *       },
          *       "previous_data": {
-         *         "id": "pi_prod_06h2g01rtsem44rnshn1jpyv1m2zw",
+         *         "id": "pi_prod_06h2hbmbz2r4m93enwnwdzzgafqy4",
          *         "object": "payment_intent",
          *         "status": "processing",
-         *         "created": "2026-11-29T15:50:32.918Z",
+         *         "created": "2026-11-29T19:00:57.464Z",
          *         "invoice": null,
-         *         "updated": "2026-11-29T15:50:32.922Z",
+         *         "updated": "2026-11-29T19:00:57.510Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2g01qjcvsshr6p7fab02b4e7ar",
+         *         "customer": "cus_prod_06h2hbkxr7wcy5mcht2bff1f211g0",
          *         "livemode": false,
          *         "metadata": {},
          *         "amount_atom": 1000,
@@ -16779,13 +16913,13 @@ export type components = {
          *         "amount_capturable_atom": 0
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2g01rtcchm7kark11c9pbpe16y",
-         *       "request_id": "req_prod_06h2g01rtcchm7kark11c9pbpe16y",
+         *       "correlation_id": "req_prod_06h2hbmbnf7hc8jwwd23paqtaqa28",
+         *       "request_id": "req_prod_06h2hbmbnf7hc8jwwd23paqtaqa28",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-29T15:50:32.930Z",
+         *       "created": "2026-11-29T19:00:57.577Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2g01a8y4kejnpkqm5nbzee8p34"
+         *       "actor_id": "key_prod_06h2hbh9awvg0s37j8ndwdrr6t3d2"
          *     }
          */
         PaymentIntentPaymentFailedEvent: {
@@ -16830,19 +16964,19 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2g01s1nj92cm6nvq2hn8dmhes0",
+         *       "id": "evt_prod_06h2hbmgejg1rtbeyycasdepex5qy",
          *       "type": "payment_intent.partially_funded",
          *       "aggregate_type": "payment_intent",
-         *       "aggregate_id": "pi_prod_06h2g01s0fsfj7d0tvpxqyqch38ec",
+         *       "aggregate_id": "pi_prod_06h2hbmev7adr2jxwypqxm72qqx5e",
          *       "data": {
-         *         "id": "pi_prod_06h2g01s0fsfj7d0tvpxqyqch38ec",
+         *         "id": "pi_prod_06h2hbmev7adr2jxwypqxm72qqx5e",
          *         "object": "payment_intent",
          *         "status": "partially_funded",
-         *         "created": "2026-11-29T15:50:32.963Z",
+         *         "created": "2026-11-29T19:00:58.201Z",
          *         "invoice": null,
-         *         "updated": "2026-11-29T15:50:32.972Z",
+         *         "updated": "2026-11-29T19:00:58.592Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2g01qjcvsshr6p7fab02b4e7ar",
+         *         "customer": "cus_prod_06h2hbkxr7wcy5mcht2bff1f211g0",
          *         "livemode": false,
          *         "metadata": {},
          *         "amount_atom": 1000,
@@ -16854,14 +16988,14 @@ export type components = {
          *         "amount_capturable_atom": 0
          *       },
          *       "previous_data": {
-         *         "id": "pi_prod_06h2g01s0fsfj7d0tvpxqyqch38ec",
+         *         "id": "pi_prod_06h2hbmev7adr2jxwypqxm72qqx5e",
          *         "object": "payment_intent",
          *         "status": "processing",
-         *         "created": "2026-11-29T15:50:32.963Z",
+         *         "created": "2026-11-29T19:00:58.201Z",
          *         "invoice": null,
-         *         "updated": "2026-11-29T15:50:32.967Z",
+         *         "updated": "2026-11-29T19:00:58.292Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2g01qjcvsshr6p7fab02b4e7ar",
+         *         "customer": "cus_prod_06h2hbkxr7wcy5mcht2bff1f211g0",
          *         "livemode": false,
          *         "metadata": {},
          *         "amount_atom": 1000,
@@ -16873,13 +17007,13 @@ export type components = {
          *         "amount_capturable_atom": 0
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2g01rzxk4j590remadaszspsf0",
-         *       "request_id": "req_prod_06h2g01rzxk4j590remadaszspsf0",
+         *       "correlation_id": "req_prod_06h2hbmegkr7bbkr9550bv74mwpwp",
+         *       "request_id": "req_prod_06h2hbmegkr7bbkr9550bv74mwpwp",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-29T15:50:32.973Z",
+         *       "created": "2026-11-29T19:00:58.617Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2g01a8y4kejnpkqm5nbzee8p34"
+         *       "actor_id": "key_prod_06h2hbh9awvg0s37j8ndwdrr6t3d2"
          *     }
          */
         PaymentIntentPartiallyFundedEvent: {
@@ -16924,48 +17058,48 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2g01ycg96990kjddbfkfkpzp8w",
+         *       "id": "evt_prod_06h2hbp45qwczsxpctd3k2xpe7rwg",
          *       "type": "customer.subscription.created",
          *       "aggregate_type": "subscription",
-         *       "aggregate_id": "sub_prod_06h2g01yazqtq87zxr1dswhvwcdcj",
+         *       "aggregate_id": "sub_prod_06h2hbp3nrfvj4ppqzt3wqjd474kg",
          *       "data": {
-         *         "id": "sub_prod_06h2g01yazqtq87zxr1dswhvwcdcj",
+         *         "id": "sub_prod_06h2hbp3nrfvj4ppqzt3wqjd474kg",
          *         "items": [
          *           {
-         *             "id": "si_prod_06h2g01yazqtq87zxr1dswhvwcdcm",
-         *             "price": "price_prod_06h2g01nn1202d6xfq776d0s9a8gt",
+         *             "id": "si_prod_06h2hbp3nrfvj4ppqzt3wqjd474kj",
+         *             "price": "price_prod_06h2hbkbb9kxqxx1c6p0da9d2nfp2",
          *             "quantity": 1
          *           }
          *         ],
          *         "object": "subscription",
          *         "status": "active",
-         *         "created": "2026-11-29T15:50:34.325Z",
-         *         "updated": "2026-11-29T15:50:34.325Z",
+         *         "created": "2026-11-29T19:01:11.714Z",
+         *         "updated": "2026-11-29T19:01:11.714Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2g01qjcvsshr6p7fab02b4e7ar",
+         *         "customer": "cus_prod_06h2hbkxr7wcy5mcht2bff1f211g0",
          *         "livemode": false,
          *         "metadata": {},
          *         "paused_at": null,
          *         "trial_end": null,
          *         "cancelled_at": null,
          *         "days_until_due": null,
-         *         "latest_invoice": "in_prod_06h2g01ybagn6a6c3xn28kq3cetkc",
+         *         "latest_invoice": "in_prod_06h2hbp3t719fc7m7q6xtkr0c9yeg",
          *         "pending_changes": [],
          *         "collection_method": "charge_automatically",
-         *         "current_period_end": "2026-12-29T15:50:34.325Z",
+         *         "current_period_end": "2026-12-29T19:01:11.714Z",
          *         "cancel_at_period_end": false,
-         *         "current_period_start": "2026-11-29T15:50:34.325Z",
+         *         "current_period_start": "2026-11-29T19:01:11.714Z",
          *         "default_payment_method": null
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2g01y9sy12mmhpjbwasrkbv9qt",
-         *       "request_id": "req_prod_06h2g01y9sy12mmhpjbwasrkbv9qt",
+         *       "correlation_id": "req_prod_06h2hbp3kd872daamf5ps7gmtjza2",
+         *       "request_id": "req_prod_06h2hbp3kd872daamf5ps7gmtjza2",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-29T15:50:34.340Z",
+         *       "created": "2026-11-29T19:01:11.853Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2g01a8y4kejnpkqm5nbzee8p34"
+         *       "actor_id": "key_prod_06h2hbh9awvg0s37j8ndwdrr6t3d2"
          *     }
          */
         CustomerSubscriptionCreatedEvent: {
@@ -17010,25 +17144,25 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2g01yptbva6jwzc5fpbq145356",
+         *       "id": "evt_prod_06h2hbp6kvqz3jggy50pf0pfvhyp6",
          *       "type": "customer.subscription.updated",
          *       "aggregate_type": "subscription",
-         *       "aggregate_id": "sub_prod_06h2g01yazqtq87zxr1dswhvwcdcj",
+         *       "aggregate_id": "sub_prod_06h2hbp3nrfvj4ppqzt3wqjd474kg",
          *       "data": {
-         *         "id": "sub_prod_06h2g01yazqtq87zxr1dswhvwcdcj",
+         *         "id": "sub_prod_06h2hbp3nrfvj4ppqzt3wqjd474kg",
          *         "items": [
          *           {
-         *             "id": "si_prod_06h2g01yazqtq87zxr1dswhvwcdcm",
-         *             "price": "price_prod_06h2g01nn1202d6xfq776d0s9a8gt",
+         *             "id": "si_prod_06h2hbp3nrfvj4ppqzt3wqjd474kj",
+         *             "price": "price_prod_06h2hbkbb9kxqxx1c6p0da9d2nfp2",
          *             "quantity": 1
          *           }
          *         ],
          *         "object": "subscription",
          *         "status": "active",
-         *         "created": "2026-11-29T15:50:34.325Z",
-         *         "updated": "2026-11-29T15:50:34.419Z",
+         *         "created": "2026-11-29T19:01:11.714Z",
+         *         "updated": "2026-11-29T19:01:12.434Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2g01qjcvsshr6p7fab02b4e7ar",
+         *         "customer": "cus_prod_06h2hbkxr7wcy5mcht2bff1f211g0",
          *         "livemode": false,
          *         "metadata": {
          *           "plan": "pro"
@@ -17037,51 +17171,51 @@ export type components = {
          *         "trial_end": null,
          *         "cancelled_at": null,
          *         "days_until_due": null,
-         *         "latest_invoice": "in_prod_06h2g01ybagn6a6c3xn28kq3cetkc",
+         *         "latest_invoice": "in_prod_06h2hbp3t719fc7m7q6xtkr0c9yeg",
          *         "pending_changes": [],
          *         "collection_method": "charge_automatically",
-         *         "current_period_end": "2026-12-29T15:50:34.325Z",
+         *         "current_period_end": "2026-12-29T19:01:11.714Z",
          *         "cancel_at_period_end": false,
-         *         "current_period_start": "2026-11-29T15:50:34.325Z",
+         *         "current_period_start": "2026-11-29T19:01:11.714Z",
          *         "default_payment_method": null
          *       },
          *       "previous_data": {
-         *         "id": "sub_prod_06h2g01yazqtq87zxr1dswhvwcdcj",
+         *         "id": "sub_prod_06h2hbp3nrfvj4ppqzt3wqjd474kg",
          *         "items": [
          *           {
-         *             "id": "si_prod_06h2g01yazqtq87zxr1dswhvwcdcm",
-         *             "price": "price_prod_06h2g01nn1202d6xfq776d0s9a8gt",
+         *             "id": "si_prod_06h2hbp3nrfvj4ppqzt3wqjd474kj",
+         *             "price": "price_prod_06h2hbkbb9kxqxx1c6p0da9d2nfp2",
          *             "quantity": 1
          *           }
          *         ],
          *         "object": "subscription",
          *         "status": "active",
-         *         "created": "2026-11-29T15:50:34.325Z",
-         *         "updated": "2026-11-29T15:50:34.325Z",
+         *         "created": "2026-11-29T19:01:11.714Z",
+         *         "updated": "2026-11-29T19:01:11.714Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2g01qjcvsshr6p7fab02b4e7ar",
+         *         "customer": "cus_prod_06h2hbkxr7wcy5mcht2bff1f211g0",
          *         "livemode": false,
          *         "metadata": {},
          *         "paused_at": null,
          *         "trial_end": null,
          *         "cancelled_at": null,
          *         "days_until_due": null,
-         *         "latest_invoice": "in_prod_06h2g01ybagn6a6c3xn28kq3cetkc",
+         *         "latest_invoice": "in_prod_06h2hbp3t719fc7m7q6xtkr0c9yeg",
          *         "pending_changes": [],
          *         "collection_method": "charge_automatically",
-         *         "current_period_end": "2026-12-29T15:50:34.325Z",
+         *         "current_period_end": "2026-12-29T19:01:11.714Z",
          *         "cancel_at_period_end": false,
-         *         "current_period_start": "2026-11-29T15:50:34.325Z",
+         *         "current_period_start": "2026-11-29T19:01:11.714Z",
          *         "default_payment_method": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2g01ynw5kpx0xtzms1jw7p9rde",
-         *       "request_id": "req_prod_06h2g01ynw5kpx0xtzms1jw7p9rde",
+         *       "correlation_id": "req_prod_06h2hbp69sg0tjqx7yvqjqxdzxgrp",
+         *       "request_id": "req_prod_06h2hbp69sg0tjqx7yvqjqxdzxgrp",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-29T15:50:34.422Z",
+         *       "created": "2026-11-29T19:01:12.478Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2g01a8y4kejnpkqm5nbzee8p34"
+         *       "actor_id": "key_prod_06h2hbh9awvg0s37j8ndwdrr6t3d2"
          *     }
          */
         CustomerSubscriptionUpdatedEvent: {
@@ -17126,56 +17260,56 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2g01ywyqa8n13gpxh0zga1px8c",
+         *       "id": "evt_prod_06h2hbp71ft2hkjx6wz2mhqfs0b04",
          *       "type": "customer.subscription.paused",
          *       "aggregate_type": "subscription",
-         *       "aggregate_id": "sub_prod_06h2g01yazqtq87zxr1dswhvwcdcj",
+         *       "aggregate_id": "sub_prod_06h2hbp3nrfvj4ppqzt3wqjd474kg",
          *       "data": {
-         *         "id": "sub_prod_06h2g01yazqtq87zxr1dswhvwcdcj",
+         *         "id": "sub_prod_06h2hbp3nrfvj4ppqzt3wqjd474kg",
          *         "items": [
          *           {
-         *             "id": "si_prod_06h2g01yazqtq87zxr1dswhvwcdcm",
-         *             "price": "price_prod_06h2g01nn1202d6xfq776d0s9a8gt",
+         *             "id": "si_prod_06h2hbp3nrfvj4ppqzt3wqjd474kj",
+         *             "price": "price_prod_06h2hbkbb9kxqxx1c6p0da9d2nfp2",
          *             "quantity": 1
          *           }
          *         ],
          *         "object": "subscription",
          *         "status": "paused",
-         *         "created": "2026-11-29T15:50:34.325Z",
-         *         "updated": "2026-11-29T15:50:34.467Z",
+         *         "created": "2026-11-29T19:01:11.714Z",
+         *         "updated": "2026-11-29T19:01:12.572Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2g01qjcvsshr6p7fab02b4e7ar",
+         *         "customer": "cus_prod_06h2hbkxr7wcy5mcht2bff1f211g0",
          *         "livemode": false,
          *         "metadata": {
          *           "plan": "pro"
          *         },
-         *         "paused_at": "2026-11-29T15:50:34.467Z",
+         *         "paused_at": "2026-11-29T19:01:12.572Z",
          *         "trial_end": null,
          *         "cancelled_at": null,
          *         "days_until_due": null,
-         *         "latest_invoice": "in_prod_06h2g01ybagn6a6c3xn28kq3cetkc",
+         *         "latest_invoice": "in_prod_06h2hbp3t719fc7m7q6xtkr0c9yeg",
          *         "pending_changes": [],
          *         "collection_method": "charge_automatically",
-         *         "current_period_end": "2026-12-29T15:50:34.325Z",
+         *         "current_period_end": "2026-12-29T19:01:11.714Z",
          *         "cancel_at_period_end": false,
-         *         "current_period_start": "2026-11-29T15:50:34.325Z",
+         *         "current_period_start": "2026-11-29T19:01:11.714Z",
          *         "default_payment_method": null
          *       },
          *       "previous_data": {
-         *         "id": "sub_prod_06h2g01yazqtq87zxr1dswhvwcdcj",
+         *         "id": "sub_prod_06h2hbp3nrfvj4ppqzt3wqjd474kg",
          *         "items": [
          *           {
-         *             "id": "si_prod_06h2g01yazqtq87zxr1dswhvwcdcm",
-         *             "price": "price_prod_06h2g01nn1202d6xfq776d0s9a8gt",
+         *             "id": "si_prod_06h2hbp3nrfvj4ppqzt3wqjd474kj",
+         *             "price": "price_prod_06h2hbkbb9kxqxx1c6p0da9d2nfp2",
          *             "quantity": 1
          *           }
          *         ],
          *         "object": "subscription",
          *         "status": "active",
-         *         "created": "2026-11-29T15:50:34.325Z",
-         *         "updated": "2026-11-29T15:50:34.419Z",
+         *         "created": "2026-11-29T19:01:11.714Z",
+         *         "updated": "2026-11-29T19:01:12.434Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2g01qjcvsshr6p7fab02b4e7ar",
+         *         "customer": "cus_prod_06h2hbkxr7wcy5mcht2bff1f211g0",
          *         "livemode": false,
          *         "metadata": {
          *           "plan": "pro"
@@ -17184,22 +17318,22 @@ export type components = {
          *         "trial_end": null,
          *         "cancelled_at": null,
          *         "days_until_due": null,
-         *         "latest_invoice": "in_prod_06h2g01ybagn6a6c3xn28kq3cetkc",
+         *         "latest_invoice": "in_prod_06h2hbp3t719fc7m7q6xtkr0c9yeg",
          *         "pending_changes": [],
          *         "collection_method": "charge_automatically",
-         *         "current_period_end": "2026-12-29T15:50:34.325Z",
+         *         "current_period_end": "2026-12-29T19:01:11.714Z",
          *         "cancel_at_period_end": false,
-         *         "current_period_start": "2026-11-29T15:50:34.325Z",
+         *         "current_period_start": "2026-11-29T19:01:11.714Z",
          *         "default_payment_method": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2g01yv23mahjr03eg31xhsnjbc",
-         *       "request_id": "req_prod_06h2g01yv23mahjr03eg31xhsnjbc",
+         *       "correlation_id": "req_prod_06h2hbp6xqd5gbjzms8gn6wa5ntq6",
+         *       "request_id": "req_prod_06h2hbp6xqd5gbjzms8gn6wa5ntq6",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-29T15:50:34.471Z",
+         *       "created": "2026-11-29T19:01:12.587Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2g01a8y4kejnpkqm5nbzee8p34"
+         *       "actor_id": "key_prod_06h2hbh9awvg0s37j8ndwdrr6t3d2"
          *     }
          */
         CustomerSubscriptionPausedEvent: {
@@ -17244,25 +17378,25 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2g01z1ewas3my5x35bez4d0yjp",
+         *       "id": "evt_prod_06h2hbp900ph67hp7ekhxg7ryb7pt",
          *       "type": "customer.subscription.resumed",
          *       "aggregate_type": "subscription",
-         *       "aggregate_id": "sub_prod_06h2g01yazqtq87zxr1dswhvwcdcj",
+         *       "aggregate_id": "sub_prod_06h2hbp3nrfvj4ppqzt3wqjd474kg",
          *       "data": {
-         *         "id": "sub_prod_06h2g01yazqtq87zxr1dswhvwcdcj",
+         *         "id": "sub_prod_06h2hbp3nrfvj4ppqzt3wqjd474kg",
          *         "items": [
          *           {
-         *             "id": "si_prod_06h2g01yazqtq87zxr1dswhvwcdcm",
-         *             "price": "price_prod_06h2g01nn1202d6xfq776d0s9a8gt",
+         *             "id": "si_prod_06h2hbp3nrfvj4ppqzt3wqjd474kj",
+         *             "price": "price_prod_06h2hbkbb9kxqxx1c6p0da9d2nfp2",
          *             "quantity": 1
          *           }
          *         ],
          *         "object": "subscription",
          *         "status": "active",
-         *         "created": "2026-11-29T15:50:34.325Z",
-         *         "updated": "2026-11-29T15:50:34.505Z",
+         *         "created": "2026-11-29T19:01:11.714Z",
+         *         "updated": "2026-11-29T19:01:13.049Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2g01qjcvsshr6p7fab02b4e7ar",
+         *         "customer": "cus_prod_06h2hbkxr7wcy5mcht2bff1f211g0",
          *         "livemode": false,
          *         "metadata": {
          *           "plan": "pro"
@@ -17271,53 +17405,53 @@ export type components = {
          *         "trial_end": null,
          *         "cancelled_at": null,
          *         "days_until_due": null,
-         *         "latest_invoice": "in_prod_06h2g01ybagn6a6c3xn28kq3cetkc",
+         *         "latest_invoice": "in_prod_06h2hbp3t719fc7m7q6xtkr0c9yeg",
          *         "pending_changes": [],
          *         "collection_method": "charge_automatically",
-         *         "current_period_end": "2026-12-29T15:50:34.325Z",
+         *         "current_period_end": "2026-12-29T19:01:11.714Z",
          *         "cancel_at_period_end": false,
-         *         "current_period_start": "2026-11-29T15:50:34.325Z",
+         *         "current_period_start": "2026-11-29T19:01:11.714Z",
          *         "default_payment_method": null
          *       },
          *       "previous_data": {
-         *         "id": "sub_prod_06h2g01yazqtq87zxr1dswhvwcdcj",
+         *         "id": "sub_prod_06h2hbp3nrfvj4ppqzt3wqjd474kg",
          *         "items": [
          *           {
-         *             "id": "si_prod_06h2g01yazqtq87zxr1dswhvwcdcm",
-         *             "price": "price_prod_06h2g01nn1202d6xfq776d0s9a8gt",
+         *             "id": "si_prod_06h2hbp3nrfvj4ppqzt3wqjd474kj",
+         *             "price": "price_prod_06h2hbkbb9kxqxx1c6p0da9d2nfp2",
          *             "quantity": 1
          *           }
          *         ],
          *         "object": "subscription",
          *         "status": "paused",
-         *         "created": "2026-11-29T15:50:34.325Z",
-         *         "updated": "2026-11-29T15:50:34.467Z",
+         *         "created": "2026-11-29T19:01:11.714Z",
+         *         "updated": "2026-11-29T19:01:12.572Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2g01qjcvsshr6p7fab02b4e7ar",
+         *         "customer": "cus_prod_06h2hbkxr7wcy5mcht2bff1f211g0",
          *         "livemode": false,
          *         "metadata": {
          *           "plan": "pro"
          *         },
-         *         "paused_at": "2026-11-29T15:50:34.467Z",
+         *         "paused_at": "2026-11-29T19:01:12.572Z",
          *         "trial_end": null,
          *         "cancelled_at": null,
          *         "days_until_due": null,
-         *         "latest_invoice": "in_prod_06h2g01ybagn6a6c3xn28kq3cetkc",
+         *         "latest_invoice": "in_prod_06h2hbp3t719fc7m7q6xtkr0c9yeg",
          *         "pending_changes": [],
          *         "collection_method": "charge_automatically",
-         *         "current_period_end": "2026-12-29T15:50:34.325Z",
+         *         "current_period_end": "2026-12-29T19:01:11.714Z",
          *         "cancel_at_period_end": false,
-         *         "current_period_start": "2026-11-29T15:50:34.325Z",
+         *         "current_period_start": "2026-11-29T19:01:11.714Z",
          *         "default_payment_method": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2g01z0vdp8an8ahwb3bbt33t08",
-         *       "request_id": "req_prod_06h2g01z0vdp8an8ahwb3bbt33t08",
+         *       "correlation_id": "req_prod_06h2hbp8jssb9xvj93g5dx4zfm0zg",
+         *       "request_id": "req_prod_06h2hbp8jssb9xvj93g5dx4zfm0zg",
          *       "version": 1,
          *       "sequence": 4,
-         *       "created": "2026-11-29T15:50:34.507Z",
+         *       "created": "2026-11-29T19:01:13.088Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2g01a8y4kejnpkqm5nbzee8p34"
+         *       "actor_id": "key_prod_06h2hbh9awvg0s37j8ndwdrr6t3d2"
          *     }
          */
         CustomerSubscriptionResumedEvent: {
@@ -17362,56 +17496,56 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2g01z8xhkp12rbkwjknhfwsrm4",
+         *       "id": "evt_prod_06h2hbp9zjetvgj5805j8y6sjsksc",
          *       "type": "customer.subscription.cancelled",
          *       "aggregate_type": "subscription",
-         *       "aggregate_id": "sub_prod_06h2g01yazqtq87zxr1dswhvwcdcj",
+         *       "aggregate_id": "sub_prod_06h2hbp3nrfvj4ppqzt3wqjd474kg",
          *       "data": {
-         *         "id": "sub_prod_06h2g01yazqtq87zxr1dswhvwcdcj",
+         *         "id": "sub_prod_06h2hbp3nrfvj4ppqzt3wqjd474kg",
          *         "items": [
          *           {
-         *             "id": "si_prod_06h2g01yazqtq87zxr1dswhvwcdcm",
-         *             "price": "price_prod_06h2g01nn1202d6xfq776d0s9a8gt",
+         *             "id": "si_prod_06h2hbp3nrfvj4ppqzt3wqjd474kj",
+         *             "price": "price_prod_06h2hbkbb9kxqxx1c6p0da9d2nfp2",
          *             "quantity": 1
          *           }
          *         ],
          *         "object": "subscription",
          *         "status": "cancelled",
-         *         "created": "2026-11-29T15:50:34.325Z",
-         *         "updated": "2026-11-29T15:50:34.546Z",
+         *         "created": "2026-11-29T19:01:11.714Z",
+         *         "updated": "2026-11-29T19:01:13.251Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2g01qjcvsshr6p7fab02b4e7ar",
+         *         "customer": "cus_prod_06h2hbkxr7wcy5mcht2bff1f211g0",
          *         "livemode": false,
          *         "metadata": {
          *           "plan": "pro"
          *         },
          *         "paused_at": null,
          *         "trial_end": null,
-         *         "cancelled_at": "2026-11-29T15:50:34.546Z",
+         *         "cancelled_at": "2026-11-29T19:01:13.251Z",
          *         "days_until_due": null,
-         *         "latest_invoice": "in_prod_06h2g01ybagn6a6c3xn28kq3cetkc",
+         *         "latest_invoice": "in_prod_06h2hbp3t719fc7m7q6xtkr0c9yeg",
          *         "pending_changes": [],
          *         "collection_method": "charge_automatically",
-         *         "current_period_end": "2026-12-29T15:50:34.325Z",
+         *         "current_period_end": "2026-12-29T19:01:11.714Z",
          *         "cancel_at_period_end": false,
-         *         "current_period_start": "2026-11-29T15:50:34.325Z",
+         *         "current_period_start": "2026-11-29T19:01:11.714Z",
          *         "default_payment_method": null
          *       },
          *       "previous_data": {
-         *         "id": "sub_prod_06h2g01yazqtq87zxr1dswhvwcdcj",
+         *         "id": "sub_prod_06h2hbp3nrfvj4ppqzt3wqjd474kg",
          *         "items": [
          *           {
-         *             "id": "si_prod_06h2g01yazqtq87zxr1dswhvwcdcm",
-         *             "price": "price_prod_06h2g01nn1202d6xfq776d0s9a8gt",
+         *             "id": "si_prod_06h2hbp3nrfvj4ppqzt3wqjd474kj",
+         *             "price": "price_prod_06h2hbkbb9kxqxx1c6p0da9d2nfp2",
          *             "quantity": 1
          *           }
          *         ],
          *         "object": "subscription",
          *         "status": "active",
-         *         "created": "2026-11-29T15:50:34.325Z",
-         *         "updated": "2026-11-29T15:50:34.505Z",
+         *         "created": "2026-11-29T19:01:11.714Z",
+         *         "updated": "2026-11-29T19:01:13.049Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2g01qjcvsshr6p7fab02b4e7ar",
+         *         "customer": "cus_prod_06h2hbkxr7wcy5mcht2bff1f211g0",
          *         "livemode": false,
          *         "metadata": {
          *           "plan": "pro"
@@ -17420,22 +17554,22 @@ export type components = {
          *         "trial_end": null,
          *         "cancelled_at": null,
          *         "days_until_due": null,
-         *         "latest_invoice": "in_prod_06h2g01ybagn6a6c3xn28kq3cetkc",
+         *         "latest_invoice": "in_prod_06h2hbp3t719fc7m7q6xtkr0c9yeg",
          *         "pending_changes": [],
          *         "collection_method": "charge_automatically",
-         *         "current_period_end": "2026-12-29T15:50:34.325Z",
+         *         "current_period_end": "2026-12-29T19:01:11.714Z",
          *         "cancel_at_period_end": false,
-         *         "current_period_start": "2026-11-29T15:50:34.325Z",
+         *         "current_period_start": "2026-11-29T19:01:11.714Z",
          *         "default_payment_method": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2g01z4mf05eb5kq56mpg05w7ka",
-         *       "request_id": "req_prod_06h2g01z4mf05eb5kq56mpg05w7ka",
+         *       "correlation_id": "req_prod_06h2hbp9hm42dcby8s8j23pd41t8j",
+         *       "request_id": "req_prod_06h2hbp9hm42dcby8s8j23pd41t8j",
          *       "version": 1,
          *       "sequence": 5,
-         *       "created": "2026-11-29T15:50:34.567Z",
+         *       "created": "2026-11-29T19:01:13.340Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2g01a8y4kejnpkqm5nbzee8p34"
+         *       "actor_id": "key_prod_06h2hbh9awvg0s37j8ndwdrr6t3d2"
          *     }
          */
         CustomerSubscriptionCancelledEvent: {
@@ -17480,46 +17614,46 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2g0226dybnd5jph2b5yb1ndkfr",
+         *       "id": "evt_prod_06h2hbq7x57w7rzxx7cy5q5e43328",
          *       "type": "customer.subscription.trial_will_end",
          *       "aggregate_type": "subscription",
-         *       "aggregate_id": "sub_prod_06h2g01zey5rz3xy6gma3pzghjtmt",
+         *       "aggregate_id": "sub_prod_06h2hbpbbnqvbhmr9sp48d41dkk64",
          *       "data": {
-         *         "id": "sub_prod_06h2g01zey5rz3xy6gma3pzghjtmt",
+         *         "id": "sub_prod_06h2hbpbbnqvbhmr9sp48d41dkk64",
          *         "items": [
          *           {
-         *             "id": "si_prod_06h2g01zey5rz3xy6gma3pzghjtmw",
-         *             "price": "price_prod_06h2g01nn1202d6xfq776d0s9a8gt",
+         *             "id": "si_prod_06h2hbpbbnqvbhmr9sp48d41dkk66",
+         *             "price": "price_prod_06h2hbkbb9kxqxx1c6p0da9d2nfp2",
          *             "quantity": 1
          *           }
          *         ],
          *         "object": "subscription",
          *         "status": "trialing",
-         *         "created": "2026-11-29T15:50:34.609Z",
-         *         "updated": "2026-11-29T15:50:34.609Z",
+         *         "created": "2026-11-29T19:01:13.655Z",
+         *         "updated": "2026-11-29T19:01:13.655Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2g01qjcvsshr6p7fab02b4e7ar",
+         *         "customer": "cus_prod_06h2hbkxr7wcy5mcht2bff1f211g0",
          *         "livemode": false,
          *         "metadata": {},
          *         "paused_at": null,
-         *         "trial_end": "2026-12-06T15:50:34.609Z",
+         *         "trial_end": "2026-12-06T19:01:13.655Z",
          *         "cancelled_at": null,
          *         "days_until_due": null,
          *         "latest_invoice": null,
          *         "pending_changes": [],
          *         "collection_method": "charge_automatically",
-         *         "current_period_end": "2026-12-06T15:50:34.609Z",
+         *         "current_period_end": "2026-12-06T19:01:13.655Z",
          *         "cancel_at_period_end": false,
-         *         "current_period_start": "2026-11-29T15:50:34.609Z",
+         *         "current_period_start": "2026-11-29T19:01:13.655Z",
          *         "default_payment_method": "pm_sandbox_succeeds"
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2g021me6rna0g59j1ye91r1ghy",
+         *       "correlation_id": "req_prod_06h2hbpzzy6f4sfv0k1m8jzk5cpjt",
          *       "request_id": null,
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-12-03T15:50:34.609Z",
+         *       "created": "2026-12-03T19:01:13.655Z",
          *       "actor_type": "system",
          *       "actor_id": null
          *     }
@@ -17566,16 +17700,16 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2g01swzh5jrscdfft9mdt6syyt",
+         *       "id": "evt_prod_06h2hbmyvw8j0ampk4n8q763xrh9t",
          *       "type": "invoice.created",
          *       "aggregate_type": "invoice",
-         *       "aggregate_id": "in_prod_06h2g01sw65raj7grrn2ja16fgkk0",
+         *       "aggregate_id": "in_prod_06h2hbmyms4apkx594x8by5a6808r",
          *       "data": {
-         *         "id": "in_prod_06h2g01sw65raj7grrn2ja16fgkk0",
+         *         "id": "in_prod_06h2hbmyms4apkx594x8by5a6808r",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h2g01swd8fzrv37kygef6reczar",
-         *             "price": "price_prod_06h2g01ntetr1b62dfk1kymn0ct5e",
+         *             "id": "il_prod_06h2hbmypcyfn27dvekya5hkdb5yy",
+         *             "price": "price_prod_06h2hbkbkanabk5hbfwq5ezjtept6",
          *             "quantity": 1,
          *             "tax_rates": [],
          *             "amount_atom": 500,
@@ -17588,11 +17722,11 @@ export type components = {
          *         "number": null,
          *         "object": "invoice",
          *         "status": "draft",
-         *         "created": "2026-11-29T15:50:33.185Z",
+         *         "created": "2026-11-29T19:01:02.245Z",
          *         "paid_at": null,
-         *         "updated": "2026-11-29T15:50:33.185Z",
+         *         "updated": "2026-11-29T19:01:02.245Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2g01qjcvsshr6p7fab02b4e7ar",
+         *         "customer": "cus_prod_06h2hbkxr7wcy5mcht2bff1f211g0",
          *         "discount": null,
          *         "due_date": null,
          *         "livemode": false,
@@ -17631,13 +17765,13 @@ export type components = {
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2g01svtappbrfb7dhbxrxekdha",
-         *       "request_id": "req_prod_06h2g01svtappbrfb7dhbxrxekdha",
+         *       "correlation_id": "req_prod_06h2hbmy62gq63kn9fp7p5dhk9gcj",
+         *       "request_id": "req_prod_06h2hbmy62gq63kn9fp7p5dhk9gcj",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-29T15:50:33.191Z",
+         *       "created": "2026-11-29T19:01:02.304Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2g01a8y4kejnpkqm5nbzee8p34"
+         *       "actor_id": "key_prod_06h2hbh9awvg0s37j8ndwdrr6t3d2"
          *     }
          */
         InvoiceCreatedEvent: {
@@ -17682,16 +17816,16 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2g01t7wpykv2k50z3kwbkv11b4",
+         *       "id": "evt_prod_06h2hbn1krt8w4z14bv1kste7kfww",
          *       "type": "invoice.finalized",
          *       "aggregate_type": "invoice",
-         *       "aggregate_id": "in_prod_06h2g01sw65raj7grrn2ja16fgkk0",
+         *       "aggregate_id": "in_prod_06h2hbmyms4apkx594x8by5a6808r",
          *       "data": {
-         *         "id": "in_prod_06h2g01sw65raj7grrn2ja16fgkk0",
+         *         "id": "in_prod_06h2hbmyms4apkx594x8by5a6808r",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h2g01swd8fzrv37kygef6reczar",
-         *             "price": "price_prod_06h2g01ntetr1b62dfk1kymn0ct5e",
+         *             "id": "il_prod_06h2hbmypcyfn27dvekya5hkdb5yy",
+         *             "price": "price_prod_06h2hbkbkanabk5hbfwq5ezjtept6",
          *             "quantity": 1,
          *             "tax_rates": [],
          *             "amount_atom": 500,
@@ -17704,11 +17838,11 @@ export type components = {
          *         "number": "EXAMPL-0001",
          *         "object": "invoice",
          *         "status": "open",
-         *         "created": "2026-11-29T15:50:33.185Z",
+         *         "created": "2026-11-29T19:01:02.245Z",
          *         "paid_at": null,
-         *         "updated": "2026-11-29T15:50:33.223Z",
+         *         "updated": "2026-11-29T19:01:02.766Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2g01qjcvsshr6p7fab02b4e7ar",
+         *         "customer": "cus_prod_06h2hbkxr7wcy5mcht2bff1f211g0",
          *         "discount": null,
          *         "due_date": null,
          *         "livemode": false,
@@ -17716,11 +17850,11 @@ export type components = {
          *         "tax_atom": 0,
          *         "voided_at": null,
          *         "overdue_at": null,
-         *         "pdf_sha256": "650d8a433a433624ebe1d31124329730f381fb80d72d3220db100040ace91b18",
+         *         "pdf_sha256": "d4772bb85f461b288b6ac41df6585fa1f680ca705142008671191b35854b025c",
          *         "description": null,
-         *         "invoice_pdf": "http://127.0.0.1:40417/api/invoices/in_prod_06h2g01sw65raj7grrn2ja16fgkk0/pdf",
+         *         "invoice_pdf": "http://127.0.0.1:45453/api/invoices/in_prod_06h2hbmyms4apkx594x8by5a6808r/pdf",
          *         "total_taxes": [],
-         *         "finalized_at": "2026-11-29T15:50:33.223Z",
+         *         "finalized_at": "2026-11-29T19:01:02.766Z",
          *         "subscription": null,
          *         "attempt_count": 0,
          *         "customer_name": "Jenny Rosen",
@@ -17736,7 +17870,7 @@ export type components = {
          *         "paid_amount_atom": 0,
          *         "collection_method": "charge_automatically",
          *         "total_amount_atom": 500,
-         *         "hosted_invoice_url": "http://127.0.0.1:40417/invoice/0q1EjF1SbAIWQF4MS3fEhRy2Z675czofGoQAqhAv8BQ",
+         *         "hosted_invoice_url": "http://127.0.0.1:45453/invoice/Il0C1SdVjS4WsT8_vch-FIY09aepbdDvy7XYNqtbcsA",
          *         "ending_balance_atom": 0,
          *         "next_payment_attempt": null,
          *         "starting_balance_atom": 0,
@@ -17746,11 +17880,11 @@ export type components = {
          *         "post_payment_credit_notes_amount_atom": 0
          *       },
          *       "previous_data": {
-         *         "id": "in_prod_06h2g01sw65raj7grrn2ja16fgkk0",
+         *         "id": "in_prod_06h2hbmyms4apkx594x8by5a6808r",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h2g01swd8fzrv37kygef6reczar",
-         *             "price": "price_prod_06h2g01ntetr1b62dfk1kymn0ct5e",
+         *             "id": "il_prod_06h2hbmypcyfn27dvekya5hkdb5yy",
+         *             "price": "price_prod_06h2hbkbkanabk5hbfwq5ezjtept6",
          *             "quantity": 1,
          *             "tax_rates": [],
          *             "amount_atom": 500,
@@ -17763,11 +17897,11 @@ export type components = {
          *         "number": null,
          *         "object": "invoice",
          *         "status": "draft",
-         *         "created": "2026-11-29T15:50:33.185Z",
+         *         "created": "2026-11-29T19:01:02.245Z",
          *         "paid_at": null,
-         *         "updated": "2026-11-29T15:50:33.185Z",
+         *         "updated": "2026-11-29T19:01:02.245Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2g01qjcvsshr6p7fab02b4e7ar",
+         *         "customer": "cus_prod_06h2hbkxr7wcy5mcht2bff1f211g0",
          *         "discount": null,
          *         "due_date": null,
          *         "livemode": false,
@@ -17805,13 +17939,13 @@ export type components = {
          *         "post_payment_credit_notes_amount_atom": 0
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2g01t0dhnhvsb980y1fa948hc4",
-         *       "request_id": "req_prod_06h2g01t0dhnhvsb980y1fa948hc4",
+         *       "correlation_id": "req_prod_06h2hbn0jzv41gwahn3mgedksvx9c",
+         *       "request_id": "req_prod_06h2hbn0jzv41gwahn3mgedksvx9c",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-29T15:50:33.279Z",
+         *       "created": "2026-11-29T19:01:03.007Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2g01a8y4kejnpkqm5nbzee8p34"
+         *       "actor_id": "key_prod_06h2hbh9awvg0s37j8ndwdrr6t3d2"
          *     }
          */
         InvoiceFinalizedEvent: {
@@ -17856,16 +17990,16 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2g01tgsc7bs8kmt99qr8zg2sra",
+         *       "id": "evt_prod_06h2hbn36z0fwh1v8de9d7q1wt7b2",
          *       "type": "invoice.paid",
          *       "aggregate_type": "invoice",
-         *       "aggregate_id": "in_prod_06h2g01sw65raj7grrn2ja16fgkk0",
+         *       "aggregate_id": "in_prod_06h2hbmyms4apkx594x8by5a6808r",
          *       "data": {
-         *         "id": "in_prod_06h2g01sw65raj7grrn2ja16fgkk0",
+         *         "id": "in_prod_06h2hbmyms4apkx594x8by5a6808r",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h2g01swd8fzrv37kygef6reczar",
-         *             "price": "price_prod_06h2g01ntetr1b62dfk1kymn0ct5e",
+         *             "id": "il_prod_06h2hbmypcyfn27dvekya5hkdb5yy",
+         *             "price": "price_prod_06h2hbkbkanabk5hbfwq5ezjtept6",
          *             "quantity": 1,
          *             "tax_rates": [],
          *             "amount_atom": 500,
@@ -17878,11 +18012,11 @@ export type components = {
          *         "number": "EXAMPL-0001",
          *         "object": "invoice",
          *         "status": "paid",
-         *         "created": "2026-11-29T15:50:33.185Z",
-         *         "paid_at": "2026-11-29T15:50:33.341Z",
-         *         "updated": "2026-11-29T15:50:33.341Z",
+         *         "created": "2026-11-29T19:01:02.245Z",
+         *         "paid_at": "2026-11-29T19:01:03.368Z",
+         *         "updated": "2026-11-29T19:01:03.368Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2g01qjcvsshr6p7fab02b4e7ar",
+         *         "customer": "cus_prod_06h2hbkxr7wcy5mcht2bff1f211g0",
          *         "discount": null,
          *         "due_date": null,
          *         "livemode": false,
@@ -17890,11 +18024,11 @@ export type components = {
          *         "tax_atom": 0,
          *         "voided_at": null,
          *         "overdue_at": null,
-         *         "pdf_sha256": "650d8a433a433624ebe1d31124329730f381fb80d72d3220db100040ace91b18",
+         *         "pdf_sha256": "d4772bb85f461b288b6ac41df6585fa1f680ca705142008671191b35854b025c",
          *         "description": null,
-         *         "invoice_pdf": "http://127.0.0.1:40417/api/invoices/in_prod_06h2g01sw65raj7grrn2ja16fgkk0/pdf",
+         *         "invoice_pdf": "http://127.0.0.1:45453/api/invoices/in_prod_06h2hbmyms4apkx594x8by5a6808r/pdf",
          *         "total_taxes": [],
-         *         "finalized_at": "2026-11-29T15:50:33.223Z",
+         *         "finalized_at": "2026-11-29T19:01:02.766Z",
          *         "subscription": null,
          *         "attempt_count": 0,
          *         "customer_name": "Jenny Rosen",
@@ -17902,15 +18036,15 @@ export type components = {
          *         "subtotal_atom": 500,
          *         "customer_email": "jenny@example.com",
          *         "days_until_due": null,
-         *         "payment_intent": "pi_prod_06h2g01td4dr1kwd8bw0kgzc4nqzp",
+         *         "payment_intent": "pi_prod_06h2hbn2mme02a1mzt5e4nz2q760r",
          *         "reverse_charge": false,
          *         "credits_applied": [],
          *         "due_amount_atom": 0,
-         *         "paid_pdf_sha256": "f45c91d9558ce33a98071d05170e902d40d6d44a70cd7e38712b514eada6133a",
+         *         "paid_pdf_sha256": "17d05c24b77248ffd6d6c64f4e834cba7d5bb86b7b51b089d8c96c5a6e026cf8",
          *         "paid_amount_atom": 500,
          *         "collection_method": "charge_automatically",
          *         "total_amount_atom": 500,
-         *         "hosted_invoice_url": "http://127.0.0.1:40417/invoice/0q1EjF1SbAIWQF4MS3fEhRy2Z675czofGoQAqhAv8BQ",
+         *         "hosted_invoice_url": "http://127.0.0.1:45453/invoice/Il0C1SdVjS4WsT8_vch-FIY09aepbdDvy7XYNqtbcsA",
          *         "ending_balance_atom": 0,
          *         "next_payment_attempt": null,
          *         "starting_balance_atom": 0,
@@ -17920,11 +18054,11 @@ export type components = {
          *         "post_payment_credit_notes_amount_atom": 0
          *       },
          *       "previous_data": {
-         *         "id": "in_prod_06h2g01sw65raj7grrn2ja16fgkk0",
+         *         "id": "in_prod_06h2hbmyms4apkx594x8by5a6808r",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h2g01swd8fzrv37kygef6reczar",
-         *             "price": "price_prod_06h2g01ntetr1b62dfk1kymn0ct5e",
+         *             "id": "il_prod_06h2hbmypcyfn27dvekya5hkdb5yy",
+         *             "price": "price_prod_06h2hbkbkanabk5hbfwq5ezjtept6",
          *             "quantity": 1,
          *             "tax_rates": [],
          *             "amount_atom": 500,
@@ -17937,11 +18071,11 @@ export type components = {
          *         "number": "EXAMPL-0001",
          *         "object": "invoice",
          *         "status": "open",
-         *         "created": "2026-11-29T15:50:33.185Z",
+         *         "created": "2026-11-29T19:01:02.245Z",
          *         "paid_at": null,
-         *         "updated": "2026-11-29T15:50:33.223Z",
+         *         "updated": "2026-11-29T19:01:02.766Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2g01qjcvsshr6p7fab02b4e7ar",
+         *         "customer": "cus_prod_06h2hbkxr7wcy5mcht2bff1f211g0",
          *         "discount": null,
          *         "due_date": null,
          *         "livemode": false,
@@ -17949,11 +18083,11 @@ export type components = {
          *         "tax_atom": 0,
          *         "voided_at": null,
          *         "overdue_at": null,
-         *         "pdf_sha256": "650d8a433a433624ebe1d31124329730f381fb80d72d3220db100040ace91b18",
+         *         "pdf_sha256": "d4772bb85f461b288b6ac41df6585fa1f680ca705142008671191b35854b025c",
          *         "description": null,
-         *         "invoice_pdf": "http://127.0.0.1:40417/api/invoices/in_prod_06h2g01sw65raj7grrn2ja16fgkk0/pdf",
+         *         "invoice_pdf": "http://127.0.0.1:45453/api/invoices/in_prod_06h2hbmyms4apkx594x8by5a6808r/pdf",
          *         "total_taxes": [],
-         *         "finalized_at": "2026-11-29T15:50:33.223Z",
+         *         "finalized_at": "2026-11-29T19:01:02.766Z",
          *         "subscription": null,
          *         "attempt_count": 0,
          *         "customer_name": "Jenny Rosen",
@@ -17961,7 +18095,7 @@ export type components = {
          *         "subtotal_atom": 500,
          *         "customer_email": "jenny@example.com",
          *         "days_until_due": null,
-         *         "payment_intent": "pi_prod_06h2g01td4dr1kwd8bw0kgzc4nqzp",
+         *         "payment_intent": "pi_prod_06h2hbn2mme02a1mzt5e4nz2q760r",
          *         "reverse_charge": false,
          *         "credits_applied": [],
          *         "due_amount_atom": 500,
@@ -17969,7 +18103,7 @@ export type components = {
          *         "paid_amount_atom": 0,
          *         "collection_method": "charge_automatically",
          *         "total_amount_atom": 500,
-         *         "hosted_invoice_url": "http://127.0.0.1:40417/invoice/0q1EjF1SbAIWQF4MS3fEhRy2Z675czofGoQAqhAv8BQ",
+         *         "hosted_invoice_url": "http://127.0.0.1:45453/invoice/Il0C1SdVjS4WsT8_vch-FIY09aepbdDvy7XYNqtbcsA",
          *         "ending_balance_atom": 0,
          *         "next_payment_attempt": null,
          *         "starting_balance_atom": 0,
@@ -17979,13 +18113,13 @@ export type components = {
          *         "post_payment_credit_notes_amount_atom": 0
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2g01tbyq00jzf7ysbg4mmknc50",
-         *       "request_id": "req_prod_06h2g01tbyq00jzf7ysbg4mmknc50",
+         *       "correlation_id": "req_prod_06h2hbn2cdb4hmecg4sp7j2btd85c",
+         *       "request_id": "req_prod_06h2hbn2cdb4hmecg4sp7j2btd85c",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-29T15:50:33.350Z",
+         *       "created": "2026-11-29T19:01:03.415Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2g01a8y4kejnpkqm5nbzee8p34"
+         *       "actor_id": "key_prod_06h2hbh9awvg0s37j8ndwdrr6t3d2"
          *     }
          */
         InvoicePaidEvent: {
@@ -18030,16 +18164,16 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2g01thk1ttwnmj4g2y28nfveer",
+         *       "id": "evt_prod_06h2hbn3bsz27av52ghcb59t9abjm",
          *       "type": "invoice.payment_succeeded",
          *       "aggregate_type": "invoice",
-         *       "aggregate_id": "in_prod_06h2g01sw65raj7grrn2ja16fgkk0",
+         *       "aggregate_id": "in_prod_06h2hbmyms4apkx594x8by5a6808r",
          *       "data": {
-         *         "id": "in_prod_06h2g01sw65raj7grrn2ja16fgkk0",
+         *         "id": "in_prod_06h2hbmyms4apkx594x8by5a6808r",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h2g01swd8fzrv37kygef6reczar",
-         *             "price": "price_prod_06h2g01ntetr1b62dfk1kymn0ct5e",
+         *             "id": "il_prod_06h2hbmypcyfn27dvekya5hkdb5yy",
+         *             "price": "price_prod_06h2hbkbkanabk5hbfwq5ezjtept6",
          *             "quantity": 1,
          *             "tax_rates": [],
          *             "amount_atom": 500,
@@ -18052,11 +18186,11 @@ export type components = {
          *         "number": "EXAMPL-0001",
          *         "object": "invoice",
          *         "status": "paid",
-         *         "created": "2026-11-29T15:50:33.185Z",
-         *         "paid_at": "2026-11-29T15:50:33.341Z",
-         *         "updated": "2026-11-29T15:50:33.341Z",
+         *         "created": "2026-11-29T19:01:02.245Z",
+         *         "paid_at": "2026-11-29T19:01:03.368Z",
+         *         "updated": "2026-11-29T19:01:03.368Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2g01qjcvsshr6p7fab02b4e7ar",
+         *         "customer": "cus_prod_06h2hbkxr7wcy5mcht2bff1f211g0",
          *         "discount": null,
          *         "due_date": null,
          *         "livemode": false,
@@ -18064,11 +18198,11 @@ export type components = {
          *         "tax_atom": 0,
          *         "voided_at": null,
          *         "overdue_at": null,
-         *         "pdf_sha256": "650d8a433a433624ebe1d31124329730f381fb80d72d3220db100040ace91b18",
+         *         "pdf_sha256": "d4772bb85f461b288b6ac41df6585fa1f680ca705142008671191b35854b025c",
          *         "description": null,
-         *         "invoice_pdf": "http://127.0.0.1:40417/api/invoices/in_prod_06h2g01sw65raj7grrn2ja16fgkk0/pdf",
+         *         "invoice_pdf": "http://127.0.0.1:45453/api/invoices/in_prod_06h2hbmyms4apkx594x8by5a6808r/pdf",
          *         "total_taxes": [],
-         *         "finalized_at": "2026-11-29T15:50:33.223Z",
+         *         "finalized_at": "2026-11-29T19:01:02.766Z",
          *         "subscription": null,
          *         "attempt_count": 0,
          *         "customer_name": "Jenny Rosen",
@@ -18076,15 +18210,15 @@ export type components = {
          *         "subtotal_atom": 500,
          *         "customer_email": "jenny@example.com",
          *         "days_until_due": null,
-         *         "payment_intent": "pi_prod_06h2g01td4dr1kwd8bw0kgzc4nqzp",
+         *         "payment_intent": "pi_prod_06h2hbn2mme02a1mzt5e4nz2q760r",
          *         "reverse_charge": false,
          *         "credits_applied": [],
          *         "due_amount_atom": 0,
-         *         "paid_pdf_sha256": "f45c91d9558ce33a98071d05170e902d40d6d44a70cd7e38712b514eada6133a",
+         *         "paid_pdf_sha256": "17d05c24b77248ffd6d6c64f4e834cba7d5bb86b7b51b089d8c96c5a6e026cf8",
          *         "paid_amount_atom": 500,
          *         "collection_method": "charge_automatically",
          *         "total_amount_atom": 500,
-         *         "hosted_invoice_url": "http://127.0.0.1:40417/invoice/0q1EjF1SbAIWQF4MS3fEhRy2Z675czofGoQAqhAv8BQ",
+         *         "hosted_invoice_url": "http://127.0.0.1:45453/invoice/Il0C1SdVjS4WsT8_vch-FIY09aepbdDvy7XYNqtbcsA",
          *         "ending_balance_atom": 0,
          *         "next_payment_attempt": null,
          *         "starting_balance_atom": 0,
@@ -18094,11 +18228,11 @@ export type components = {
          *         "post_payment_credit_notes_amount_atom": 0
          *       },
          *       "previous_data": {
-         *         "id": "in_prod_06h2g01sw65raj7grrn2ja16fgkk0",
+         *         "id": "in_prod_06h2hbmyms4apkx594x8by5a6808r",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h2g01swd8fzrv37kygef6reczar",
-         *             "price": "price_prod_06h2g01ntetr1b62dfk1kymn0ct5e",
+         *             "id": "il_prod_06h2hbmypcyfn27dvekya5hkdb5yy",
+         *             "price": "price_prod_06h2hbkbkanabk5hbfwq5ezjtept6",
          *             "quantity": 1,
          *             "tax_rates": [],
          *             "amount_atom": 500,
@@ -18111,11 +18245,11 @@ export type components = {
          *         "number": "EXAMPL-0001",
          *         "object": "invoice",
          *         "status": "open",
-         *         "created": "2026-11-29T15:50:33.185Z",
+         *         "created": "2026-11-29T19:01:02.245Z",
          *         "paid_at": null,
-         *         "updated": "2026-11-29T15:50:33.223Z",
+         *         "updated": "2026-11-29T19:01:02.766Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2g01qjcvsshr6p7fab02b4e7ar",
+         *         "customer": "cus_prod_06h2hbkxr7wcy5mcht2bff1f211g0",
          *         "discount": null,
          *         "due_date": null,
          *         "livemode": false,
@@ -18123,11 +18257,11 @@ export type components = {
          *         "tax_atom": 0,
          *         "voided_at": null,
          *         "overdue_at": null,
-         *         "pdf_sha256": "650d8a433a433624ebe1d31124329730f381fb80d72d3220db100040ace91b18",
+         *         "pdf_sha256": "d4772bb85f461b288b6ac41df6585fa1f680ca705142008671191b35854b025c",
          *         "description": null,
-         *         "invoice_pdf": "http://127.0.0.1:40417/api/invoices/in_prod_06h2g01sw65raj7grrn2ja16fgkk0/pdf",
+         *         "invoice_pdf": "http://127.0.0.1:45453/api/invoices/in_prod_06h2hbmyms4apkx594x8by5a6808r/pdf",
          *         "total_taxes": [],
-         *         "finalized_at": "2026-11-29T15:50:33.223Z",
+         *         "finalized_at": "2026-11-29T19:01:02.766Z",
          *         "subscription": null,
          *         "attempt_count": 0,
          *         "customer_name": "Jenny Rosen",
@@ -18135,7 +18269,7 @@ export type components = {
          *         "subtotal_atom": 500,
          *         "customer_email": "jenny@example.com",
          *         "days_until_due": null,
-         *         "payment_intent": "pi_prod_06h2g01td4dr1kwd8bw0kgzc4nqzp",
+         *         "payment_intent": "pi_prod_06h2hbn2mme02a1mzt5e4nz2q760r",
          *         "reverse_charge": false,
          *         "credits_applied": [],
          *         "due_amount_atom": 500,
@@ -18143,7 +18277,7 @@ export type components = {
          *         "paid_amount_atom": 0,
          *         "collection_method": "charge_automatically",
          *         "total_amount_atom": 500,
-         *         "hosted_invoice_url": "http://127.0.0.1:40417/invoice/0q1EjF1SbAIWQF4MS3fEhRy2Z675czofGoQAqhAv8BQ",
+         *         "hosted_invoice_url": "http://127.0.0.1:45453/invoice/Il0C1SdVjS4WsT8_vch-FIY09aepbdDvy7XYNqtbcsA",
          *         "ending_balance_atom": 0,
          *         "next_payment_attempt": null,
          *         "starting_balance_atom": 0,
@@ -18153,13 +18287,13 @@ export type components = {
          *         "post_payment_credit_notes_amount_atom": 0
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2g01tbyq00jzf7ysbg4mmknc50",
-         *       "request_id": "req_prod_06h2g01tbyq00jzf7ysbg4mmknc50",
+         *       "correlation_id": "req_prod_06h2hbn2cdb4hmecg4sp7j2btd85c",
+         *       "request_id": "req_prod_06h2hbn2cdb4hmecg4sp7j2btd85c",
          *       "version": 1,
          *       "sequence": 4,
-         *       "created": "2026-11-29T15:50:33.356Z",
+         *       "created": "2026-11-29T19:01:03.454Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2g01a8y4kejnpkqm5nbzee8p34"
+         *       "actor_id": "key_prod_06h2hbh9awvg0s37j8ndwdrr6t3d2"
          *     }
          */
         InvoicePaymentSucceededEvent: {
@@ -18204,16 +18338,16 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2g01vdecj2yfa9evhn9sdbd866",
+         *       "id": "evt_prod_06h2hbn9n6yrtf4vnekjzq3w7xfqa",
          *       "type": "invoice.payment_failed",
          *       "aggregate_type": "invoice",
-         *       "aggregate_id": "in_prod_06h2g01tzmfz5fqt4ppbqvxsncrk2",
+         *       "aggregate_id": "in_prod_06h2hbn7qzvaxpcfx2b6tgw4282wp",
          *       "data": {
-         *         "id": "in_prod_06h2g01tzmfz5fqt4ppbqvxsncrk2",
+         *         "id": "in_prod_06h2hbn7qzvaxpcfx2b6tgw4282wp",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h2g01tzyqkaxzde5y82v569j8wa",
-         *             "price": "price_prod_06h2g01ntetr1b62dfk1kymn0ct5e",
+         *             "id": "il_prod_06h2hbn7radq5672462kkqp15ht4w",
+         *             "price": "price_prod_06h2hbkbkanabk5hbfwq5ezjtept6",
          *             "quantity": 1,
          *             "tax_rates": [],
          *             "amount_atom": 500,
@@ -18226,11 +18360,11 @@ export type components = {
          *         "number": "EXAMPL-0002",
          *         "object": "invoice",
          *         "status": "open",
-         *         "created": "2026-11-29T15:50:33.469Z",
+         *         "created": "2026-11-29T19:01:04.575Z",
          *         "paid_at": null,
-         *         "updated": "2026-11-29T15:50:33.493Z",
+         *         "updated": "2026-11-29T19:01:04.805Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2g01qjcvsshr6p7fab02b4e7ar",
+         *         "customer": "cus_prod_06h2hbkxr7wcy5mcht2bff1f211g0",
          *         "discount": null,
          *         "due_date": null,
          *         "livemode": false,
@@ -18238,11 +18372,11 @@ export type components = {
          *         "tax_atom": 0,
          *         "voided_at": null,
          *         "overdue_at": null,
-         *         "pdf_sha256": "df094cbd49ce54d967dc447df671eb7434ab992fea3b9425f5e2d8837c689f9e",
+         *         "pdf_sha256": "581eea38d688f0309eb060434a84d0679749cc8533d40a860bd8ae52b6feff8c",
          *         "description": null,
-         *         "invoice_pdf": "http://127.0.0.1:40417/api/invoices/in_prod_06h2g01tzmfz5fqt4ppbqvxsncrk2/pdf",
+         *         "invoice_pdf": "http://127.0.0.1:45453/api/invoices/in_prod_06h2hbn7qzvaxpcfx2b6tgw4282wp/pdf",
          *         "total_taxes": [],
-         *         "finalized_at": "2026-11-29T15:50:33.493Z",
+         *         "finalized_at": "2026-11-29T19:01:04.805Z",
          *         "subscription": null,
          *         "attempt_count": 0,
          *         "customer_name": "Jenny Rosen",
@@ -18250,7 +18384,7 @@ export type components = {
          *         "subtotal_atom": 500,
          *         "customer_email": "jenny@example.com",
          *         "days_until_due": null,
-         *         "payment_intent": "pi_prod_06h2g01v8ezzfshbsf25t11r0zd1y",
+         *         "payment_intent": "pi_prod_06h2hbn9h1vy08qdhd2nn1qg18jet",
          *         "reverse_charge": false,
          *         "credits_applied": [],
          *         "due_amount_atom": 500,
@@ -18258,7 +18392,7 @@ export type components = {
          *         "paid_amount_atom": 0,
          *         "collection_method": "charge_automatically",
          *         "total_amount_atom": 500,
-         *         "hosted_invoice_url": "http://127.0.0.1:40417/invoice/Ra08Rn1_mxZJA2lPMxp1NfX27Pdva3ALPgaNynAtE58",
+         *         "hosted_invoice_url": "http://127.0.0.1:45453/invoice/p_cRgcM70N7UpzqpKsav88YtisvTiq8Fk04fw-xFHqI",
          *         "ending_balance_atom": 0,
          *         "next_payment_attempt": null,
          *         "starting_balance_atom": 0,
@@ -18269,13 +18403,13 @@ export type components = {
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2g01v70gcd5p7nyn8kzqtkwnq0",
-         *       "request_id": "req_prod_06h2g01v70gcd5p7nyn8kzqtkwnq0",
+         *       "correlation_id": "req_prod_06h2hbn9cnh1pbpd5jetqtwsvrddm",
+         *       "request_id": "req_prod_06h2hbn9cnh1pbpd5jetqtwsvrddm",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-29T15:50:33.579Z",
+         *       "created": "2026-11-29T19:01:05.065Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2g01a8y4kejnpkqm5nbzee8p34"
+         *       "actor_id": "key_prod_06h2hbh9awvg0s37j8ndwdrr6t3d2"
          *     }
          */
         InvoicePaymentFailedEvent: {
@@ -18320,16 +18454,16 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2g01vqzy5vpthes1eredy8z212",
+         *       "id": "evt_prod_06h2hbnbe9a8pc09tbxqaac3smmw4",
          *       "type": "invoice.payment_action_required",
          *       "aggregate_type": "invoice",
-         *       "aggregate_id": "in_prod_06h2g01vgp2ewfr706vyhxkbf9pr8",
+         *       "aggregate_id": "in_prod_06h2hbna5vx68c8hvc32xhdexv23g",
          *       "data": {
-         *         "id": "in_prod_06h2g01vgp2ewfr706vyhxkbf9pr8",
+         *         "id": "in_prod_06h2hbna5vx68c8hvc32xhdexv23g",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h2g01vgsq0e7mhnqbprdhewvj30",
-         *             "price": "price_prod_06h2g01ntetr1b62dfk1kymn0ct5e",
+         *             "id": "il_prod_06h2hbna6ek1r9jtnaer4tp3xfwpr",
+         *             "price": "price_prod_06h2hbkbkanabk5hbfwq5ezjtept6",
          *             "quantity": 1,
          *             "tax_rates": [],
          *             "amount_atom": 500,
@@ -18342,11 +18476,11 @@ export type components = {
          *         "number": "EXAMPL-0003",
          *         "object": "invoice",
          *         "status": "open",
-         *         "created": "2026-11-29T15:50:33.605Z",
+         *         "created": "2026-11-29T19:01:05.198Z",
          *         "paid_at": null,
-         *         "updated": "2026-11-29T15:50:33.628Z",
+         *         "updated": "2026-11-29T19:01:05.294Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2g01qjcvsshr6p7fab02b4e7ar",
+         *         "customer": "cus_prod_06h2hbkxr7wcy5mcht2bff1f211g0",
          *         "discount": null,
          *         "due_date": null,
          *         "livemode": false,
@@ -18354,11 +18488,11 @@ export type components = {
          *         "tax_atom": 0,
          *         "voided_at": null,
          *         "overdue_at": null,
-         *         "pdf_sha256": "986e6dc8516f32d7223af8ccd0bf9956ec4403705bdd1603606dd15ce47f0924",
+         *         "pdf_sha256": "f3f7446e614f716ead57204e478ba76bd2873bc99dae0664a8c90eaa3fcae4df",
          *         "description": null,
-         *         "invoice_pdf": "http://127.0.0.1:40417/api/invoices/in_prod_06h2g01vgp2ewfr706vyhxkbf9pr8/pdf",
+         *         "invoice_pdf": "http://127.0.0.1:45453/api/invoices/in_prod_06h2hbna5vx68c8hvc32xhdexv23g/pdf",
          *         "total_taxes": [],
-         *         "finalized_at": "2026-11-29T15:50:33.628Z",
+         *         "finalized_at": "2026-11-29T19:01:05.294Z",
          *         "subscription": null,
          *         "attempt_count": 0,
          *         "customer_name": "Jenny Rosen",
@@ -18366,7 +18500,7 @@ export type components = {
          *         "subtotal_atom": 500,
          *         "customer_email": "jenny@example.com",
          *         "days_until_due": null,
-         *         "payment_intent": "pi_prod_06h2g01vpy0bbk9e1s52w9crfmp8r",
+         *         "payment_intent": "pi_prod_06h2hbnb9t1j6cr5snj9f1vwmj0ky",
          *         "reverse_charge": false,
          *         "credits_applied": [],
          *         "due_amount_atom": 500,
@@ -18374,7 +18508,7 @@ export type components = {
          *         "paid_amount_atom": 0,
          *         "collection_method": "charge_automatically",
          *         "total_amount_atom": 500,
-         *         "hosted_invoice_url": "http://127.0.0.1:40417/invoice/vAoxQnZCg_NX65glEDxcU6pGJ3U84zlrnQG-ZXOPvho",
+         *         "hosted_invoice_url": "http://127.0.0.1:45453/invoice/_54BbOCMpHvgnaNrJG72Ne2CWExk0sZgdVYhvE3WNqQ",
          *         "ending_balance_atom": 0,
          *         "next_payment_attempt": null,
          *         "starting_balance_atom": 0,
@@ -18385,13 +18519,13 @@ export type components = {
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2g01vp6ptw5t9mhjyqx2mg182t",
-         *       "request_id": "req_prod_06h2g01vp6ptw5t9mhjyqx2mg182t",
+         *       "correlation_id": "req_prod_06h2hbnazkfb0tnnaw5139v768y2w",
+         *       "request_id": "req_prod_06h2hbnazkfb0tnnaw5139v768y2w",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-29T15:50:33.663Z",
+         *       "created": "2026-11-29T19:01:05.522Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2g01a8y4kejnpkqm5nbzee8p34"
+         *       "actor_id": "key_prod_06h2hbh9awvg0s37j8ndwdrr6t3d2"
          *     }
          */
         InvoicePaymentActionRequiredEvent: {
@@ -18436,16 +18570,16 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2g021pzf6wq961mgwajv17y1wm",
+         *       "id": "evt_prod_06h2hbq10nkw7m2c1pn7rd28tsy2g",
          *       "type": "invoice.overdue",
          *       "aggregate_type": "invoice",
-         *       "aggregate_id": "in_prod_06h2g01xb3catnedsd3yfayery5kg",
+         *       "aggregate_id": "in_prod_06h2hbntj9aj499wt06a9e07snv9y",
          *       "data": {
-         *         "id": "in_prod_06h2g01xb3catnedsd3yfayery5kg",
+         *         "id": "in_prod_06h2hbntj9aj499wt06a9e07snv9y",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h2g01xb7837x9vvjcsgz6nbfh6e",
-         *             "price": "price_prod_06h2g01ntetr1b62dfk1kymn0ct5e",
+         *             "id": "il_prod_06h2hbntmz8rn2e7rgaz07x72grw8",
+         *             "price": "price_prod_06h2hbkbkanabk5hbfwq5ezjtept6",
          *             "quantity": 1,
          *             "tax_rates": [],
          *             "amount_atom": 500,
@@ -18458,23 +18592,23 @@ export type components = {
          *         "number": "EXAMPL-0007",
          *         "object": "invoice",
          *         "status": "open",
-         *         "created": "2026-11-29T15:50:34.072Z",
+         *         "created": "2026-11-29T19:01:09.394Z",
          *         "paid_at": null,
-         *         "updated": "2026-11-30T15:50:34.022Z",
+         *         "updated": "2026-11-30T19:01:08.930Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2g01qjcvsshr6p7fab02b4e7ar",
+         *         "customer": "cus_prod_06h2hbkxr7wcy5mcht2bff1f211g0",
          *         "discount": null,
-         *         "due_date": "2026-11-30T15:50:34.022Z",
+         *         "due_date": "2026-11-30T19:01:08.930Z",
          *         "livemode": false,
          *         "metadata": {},
          *         "tax_atom": 0,
          *         "voided_at": null,
-         *         "overdue_at": "2026-11-30T15:50:34.022Z",
-         *         "pdf_sha256": "e3fa7d503c0ea11c0f6f210423ab8a2756342254147be56cc090ef0583916cbe",
+         *         "overdue_at": "2026-11-30T19:01:08.930Z",
+         *         "pdf_sha256": "c18284702b0ac3170c729a2502d3b7df9e6ae8e47bea178ececa15a32cb82449",
          *         "description": null,
-         *         "invoice_pdf": "http://127.0.0.1:40417/api/invoices/in_prod_06h2g01xb3catnedsd3yfayery5kg/pdf",
+         *         "invoice_pdf": "http://127.0.0.1:45453/api/invoices/in_prod_06h2hbntj9aj499wt06a9e07snv9y/pdf",
          *         "total_taxes": [],
-         *         "finalized_at": "2026-11-29T15:50:34.099Z",
+         *         "finalized_at": "2026-11-29T19:01:09.596Z",
          *         "subscription": null,
          *         "attempt_count": 0,
          *         "customer_name": "Jenny Rosen",
@@ -18490,7 +18624,7 @@ export type components = {
          *         "paid_amount_atom": 0,
          *         "collection_method": "charge_automatically",
          *         "total_amount_atom": 500,
-         *         "hosted_invoice_url": "http://127.0.0.1:40417/invoice/0lH65DP-lhVaHGtu2wNhfn-t3Cd-GPESL-YEQ7qXds8",
+         *         "hosted_invoice_url": "http://127.0.0.1:45453/invoice/a69qPZ5B0eyiq4oXMPxNVG7L5PLLns3qfiB6I22JCC4",
          *         "ending_balance_atom": 0,
          *         "next_payment_attempt": null,
          *         "starting_balance_atom": 0,
@@ -18500,11 +18634,11 @@ export type components = {
          *         "post_payment_credit_notes_amount_atom": 0
          *       },
          *       "previous_data": {
-         *         "id": "in_prod_06h2g01xb3catnedsd3yfayery5kg",
+         *         "id": "in_prod_06h2hbntj9aj499wt06a9e07snv9y",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h2g01xb7837x9vvjcsgz6nbfh6e",
-         *             "price": "price_prod_06h2g01ntetr1b62dfk1kymn0ct5e",
+         *             "id": "il_prod_06h2hbntmz8rn2e7rgaz07x72grw8",
+         *             "price": "price_prod_06h2hbkbkanabk5hbfwq5ezjtept6",
          *             "quantity": 1,
          *             "tax_rates": [],
          *             "amount_atom": 500,
@@ -18517,23 +18651,23 @@ export type components = {
          *         "number": "EXAMPL-0007",
          *         "object": "invoice",
          *         "status": "open",
-         *         "created": "2026-11-29T15:50:34.072Z",
+         *         "created": "2026-11-29T19:01:09.394Z",
          *         "paid_at": null,
-         *         "updated": "2026-11-29T15:50:34.099Z",
+         *         "updated": "2026-11-29T19:01:09.596Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2g01qjcvsshr6p7fab02b4e7ar",
+         *         "customer": "cus_prod_06h2hbkxr7wcy5mcht2bff1f211g0",
          *         "discount": null,
-         *         "due_date": "2026-11-30T15:50:34.022Z",
+         *         "due_date": "2026-11-30T19:01:08.930Z",
          *         "livemode": false,
          *         "metadata": {},
          *         "tax_atom": 0,
          *         "voided_at": null,
          *         "overdue_at": null,
-         *         "pdf_sha256": "e3fa7d503c0ea11c0f6f210423ab8a2756342254147be56cc090ef0583916cbe",
+         *         "pdf_sha256": "c18284702b0ac3170c729a2502d3b7df9e6ae8e47bea178ececa15a32cb82449",
          *         "description": null,
-         *         "invoice_pdf": "http://127.0.0.1:40417/api/invoices/in_prod_06h2g01xb3catnedsd3yfayery5kg/pdf",
+         *         "invoice_pdf": "http://127.0.0.1:45453/api/invoices/in_prod_06h2hbntj9aj499wt06a9e07snv9y/pdf",
          *         "total_taxes": [],
-         *         "finalized_at": "2026-11-29T15:50:34.099Z",
+         *         "finalized_at": "2026-11-29T19:01:09.596Z",
          *         "subscription": null,
          *         "attempt_count": 0,
          *         "customer_name": "Jenny Rosen",
@@ -18549,7 +18683,7 @@ export type components = {
          *         "paid_amount_atom": 0,
          *         "collection_method": "charge_automatically",
          *         "total_amount_atom": 500,
-         *         "hosted_invoice_url": "http://127.0.0.1:40417/invoice/0lH65DP-lhVaHGtu2wNhfn-t3Cd-GPESL-YEQ7qXds8",
+         *         "hosted_invoice_url": "http://127.0.0.1:45453/invoice/a69qPZ5B0eyiq4oXMPxNVG7L5PLLns3qfiB6I22JCC4",
          *         "ending_balance_atom": 0,
          *         "next_payment_attempt": null,
          *         "starting_balance_atom": 0,
@@ -18559,11 +18693,11 @@ export type components = {
          *         "post_payment_credit_notes_amount_atom": 0
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2g021me6rna0g59j1ye91r1ghy",
+         *       "correlation_id": "req_prod_06h2hbpzzy6f4sfv0k1m8jzk5cpjt",
          *       "request_id": null,
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-30T15:50:34.022Z",
+         *       "created": "2026-11-30T19:01:08.930Z",
          *       "actor_type": "system",
          *       "actor_id": null
          *     }
@@ -18610,16 +18744,16 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2g01w0947at03yc6nb7533vnmm",
+         *       "id": "evt_prod_06h2hbndrftb38bkzdw2s2607n7k4",
          *       "type": "invoice.voided",
          *       "aggregate_type": "invoice",
-         *       "aggregate_id": "in_prod_06h2g01vtder976fn3r3yjr7sym0j",
+         *       "aggregate_id": "in_prod_06h2hbnc6vp0saccrc5z638m23510",
          *       "data": {
-         *         "id": "in_prod_06h2g01vtder976fn3r3yjr7sym0j",
+         *         "id": "in_prod_06h2hbnc6vp0saccrc5z638m23510",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h2g01vthzvdkx5n4ez6nkbh13sg",
-         *             "price": "price_prod_06h2g01ntetr1b62dfk1kymn0ct5e",
+         *             "id": "il_prod_06h2hbnc7yvgr7hy6tqz1z4tg8ztr",
+         *             "price": "price_prod_06h2hbkbkanabk5hbfwq5ezjtept6",
          *             "quantity": 1,
          *             "tax_rates": [],
          *             "amount_atom": 500,
@@ -18632,23 +18766,23 @@ export type components = {
          *         "number": "EXAMPL-0004",
          *         "object": "invoice",
          *         "status": "void",
-         *         "created": "2026-11-29T15:50:33.683Z",
+         *         "created": "2026-11-29T19:01:05.718Z",
          *         "paid_at": null,
-         *         "updated": "2026-11-29T15:50:33.729Z",
+         *         "updated": "2026-11-29T19:01:06.103Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2g01qjcvsshr6p7fab02b4e7ar",
+         *         "customer": "cus_prod_06h2hbkxr7wcy5mcht2bff1f211g0",
          *         "discount": null,
          *         "due_date": null,
          *         "livemode": false,
          *         "metadata": {},
          *         "tax_atom": 0,
-         *         "voided_at": "2026-11-29T15:50:33.729Z",
+         *         "voided_at": "2026-11-29T19:01:06.103Z",
          *         "overdue_at": null,
-         *         "pdf_sha256": "8cc36c593aaf328e20d83a107b3570dc84127461b8b31cf72ede179632d4d650",
+         *         "pdf_sha256": "d7dd237869e4c7a4340558e4990a192f1b3ddf59f7b4ec12f94555a3c3fae6b9",
          *         "description": null,
-         *         "invoice_pdf": "http://127.0.0.1:40417/api/invoices/in_prod_06h2g01vtder976fn3r3yjr7sym0j/pdf",
+         *         "invoice_pdf": "http://127.0.0.1:45453/api/invoices/in_prod_06h2hbnc6vp0saccrc5z638m23510/pdf",
          *         "total_taxes": [],
-         *         "finalized_at": "2026-11-29T15:50:33.705Z",
+         *         "finalized_at": "2026-11-29T19:01:05.887Z",
          *         "subscription": null,
          *         "attempt_count": 0,
          *         "customer_name": "Jenny Rosen",
@@ -18664,7 +18798,7 @@ export type components = {
          *         "paid_amount_atom": 0,
          *         "collection_method": "charge_automatically",
          *         "total_amount_atom": 500,
-         *         "hosted_invoice_url": "http://127.0.0.1:40417/invoice/fcR7qIeU5mlVGMk71YZ5fRVpv5TsJgKTw7vz-3TPt90",
+         *         "hosted_invoice_url": "http://127.0.0.1:45453/invoice/c7MH6veFiFbZDq7Cir4semWW-y49AAqeHXyiOnWV1_E",
          *         "ending_balance_atom": 0,
          *         "next_payment_attempt": null,
          *         "starting_balance_atom": 0,
@@ -18674,11 +18808,11 @@ export type components = {
          *         "post_payment_credit_notes_amount_atom": 0
          *       },
          *       "previous_data": {
-         *         "id": "in_prod_06h2g01vtder976fn3r3yjr7sym0j",
+         *         "id": "in_prod_06h2hbnc6vp0saccrc5z638m23510",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h2g01vthzvdkx5n4ez6nkbh13sg",
-         *             "price": "price_prod_06h2g01ntetr1b62dfk1kymn0ct5e",
+         *             "id": "il_prod_06h2hbnc7yvgr7hy6tqz1z4tg8ztr",
+         *             "price": "price_prod_06h2hbkbkanabk5hbfwq5ezjtept6",
          *             "quantity": 1,
          *             "tax_rates": [],
          *             "amount_atom": 500,
@@ -18691,11 +18825,11 @@ export type components = {
          *         "number": "EXAMPL-0004",
          *         "object": "invoice",
          *         "status": "open",
-         *         "created": "2026-11-29T15:50:33.683Z",
+         *         "created": "2026-11-29T19:01:05.718Z",
          *         "paid_at": null,
-         *         "updated": "2026-11-29T15:50:33.705Z",
+         *         "updated": "2026-11-29T19:01:05.887Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2g01qjcvsshr6p7fab02b4e7ar",
+         *         "customer": "cus_prod_06h2hbkxr7wcy5mcht2bff1f211g0",
          *         "discount": null,
          *         "due_date": null,
          *         "livemode": false,
@@ -18703,11 +18837,11 @@ export type components = {
          *         "tax_atom": 0,
          *         "voided_at": null,
          *         "overdue_at": null,
-         *         "pdf_sha256": "8cc36c593aaf328e20d83a107b3570dc84127461b8b31cf72ede179632d4d650",
+         *         "pdf_sha256": "d7dd237869e4c7a4340558e4990a192f1b3ddf59f7b4ec12f94555a3c3fae6b9",
          *         "description": null,
-         *         "invoice_pdf": "http://127.0.0.1:40417/api/invoices/in_prod_06h2g01vtder976fn3r3yjr7sym0j/pdf",
+         *         "invoice_pdf": "http://127.0.0.1:45453/api/invoices/in_prod_06h2hbnc6vp0saccrc5z638m23510/pdf",
          *         "total_taxes": [],
-         *         "finalized_at": "2026-11-29T15:50:33.705Z",
+         *         "finalized_at": "2026-11-29T19:01:05.887Z",
          *         "subscription": null,
          *         "attempt_count": 0,
          *         "customer_name": "Jenny Rosen",
@@ -18723,7 +18857,7 @@ export type components = {
          *         "paid_amount_atom": 0,
          *         "collection_method": "charge_automatically",
          *         "total_amount_atom": 500,
-         *         "hosted_invoice_url": "http://127.0.0.1:40417/invoice/fcR7qIeU5mlVGMk71YZ5fRVpv5TsJgKTw7vz-3TPt90",
+         *         "hosted_invoice_url": "http://127.0.0.1:45453/invoice/c7MH6veFiFbZDq7Cir4semWW-y49AAqeHXyiOnWV1_E",
          *         "ending_balance_atom": 0,
          *         "next_payment_attempt": null,
          *         "starting_balance_atom": 0,
@@ -18733,13 +18867,13 @@ export type components = {
          *         "post_payment_credit_notes_amount_atom": 0
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2g01vzp3a8w52pmy5bxhcgj2jw",
-         *       "request_id": "req_prod_06h2g01vzp3a8w52pmy5bxhcgj2jw",
+         *       "correlation_id": "req_prod_06h2hbndgrz7k42t2g03vxp2rhrh2",
+         *       "request_id": "req_prod_06h2hbndgrz7k42t2g03vxp2rhrh2",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-29T15:50:33.730Z",
+         *       "created": "2026-11-29T19:01:06.115Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2g01a8y4kejnpkqm5nbzee8p34"
+         *       "actor_id": "key_prod_06h2hbh9awvg0s37j8ndwdrr6t3d2"
          *     }
          */
         InvoiceVoidedEvent: {
@@ -18784,16 +18918,16 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2g01wbeayj7h2s0f9b14tvp7xc",
+         *       "id": "evt_prod_06h2hbngbv2th9eaaqtdk13vp04dj",
          *       "type": "invoice.marked_uncollectible",
          *       "aggregate_type": "invoice",
-         *       "aggregate_id": "in_prod_06h2g01w4vesd37kt1g3dw4v30y9g",
+         *       "aggregate_id": "in_prod_06h2hbnf8wcf7d8xxwp9nx1d3v7fm",
          *       "data": {
-         *         "id": "in_prod_06h2g01w4vesd37kt1g3dw4v30y9g",
+         *         "id": "in_prod_06h2hbnf8wcf7d8xxwp9nx1d3v7fm",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h2g01w4xf8fe58ke47r3109pnyt",
-         *             "price": "price_prod_06h2g01ntetr1b62dfk1kymn0ct5e",
+         *             "id": "il_prod_06h2hbnf97ppv69jg3c4jygp5ppp6",
+         *             "price": "price_prod_06h2hbkbkanabk5hbfwq5ezjtept6",
          *             "quantity": 1,
          *             "tax_rates": [],
          *             "amount_atom": 500,
@@ -18806,11 +18940,11 @@ export type components = {
          *         "number": "EXAMPL-0005",
          *         "object": "invoice",
          *         "status": "uncollectible",
-         *         "created": "2026-11-29T15:50:33.766Z",
+         *         "created": "2026-11-29T19:01:06.503Z",
          *         "paid_at": null,
-         *         "updated": "2026-11-29T15:50:33.817Z",
+         *         "updated": "2026-11-29T19:01:06.770Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2g01qjcvsshr6p7fab02b4e7ar",
+         *         "customer": "cus_prod_06h2hbkxr7wcy5mcht2bff1f211g0",
          *         "discount": null,
          *         "due_date": null,
          *         "livemode": false,
@@ -18818,11 +18952,11 @@ export type components = {
          *         "tax_atom": 0,
          *         "voided_at": null,
          *         "overdue_at": null,
-         *         "pdf_sha256": "7d35aba66f1e99461e9e8883d544bdfd96236d5a457ebd9665d9f77d75e06903",
+         *         "pdf_sha256": "0e4dce6d7fc70f7de467a69c09125988e25d07e029cd1acf6cc81cd615faf71a",
          *         "description": null,
-         *         "invoice_pdf": "http://127.0.0.1:40417/api/invoices/in_prod_06h2g01w4vesd37kt1g3dw4v30y9g/pdf",
+         *         "invoice_pdf": "http://127.0.0.1:45453/api/invoices/in_prod_06h2hbnf8wcf7d8xxwp9nx1d3v7fm/pdf",
          *         "total_taxes": [],
-         *         "finalized_at": "2026-11-29T15:50:33.792Z",
+         *         "finalized_at": "2026-11-29T19:01:06.577Z",
          *         "subscription": null,
          *         "attempt_count": 0,
          *         "customer_name": "Jenny Rosen",
@@ -18838,21 +18972,21 @@ export type components = {
          *         "paid_amount_atom": 0,
          *         "collection_method": "charge_automatically",
          *         "total_amount_atom": 500,
-         *         "hosted_invoice_url": "http://127.0.0.1:40417/invoice/1kVs3Syx-eXUw8Qj8CGIuGHhuxfOr7BMEX2cna8jtR0",
+         *         "hosted_invoice_url": "http://127.0.0.1:45453/invoice/1BlNspVotdrjr12gIo7cnXk_muADSvGEp_JKTx5_oSw",
          *         "ending_balance_atom": 0,
          *         "next_payment_attempt": null,
          *         "starting_balance_atom": 0,
-         *         "marked_uncollectible_at": "2026-11-29T15:50:33.817Z",
+         *         "marked_uncollectible_at": "2026-11-29T19:01:06.770Z",
          *         "total_credits_applied_atom": 0,
          *         "pre_payment_credit_notes_amount_atom": 0,
          *         "post_payment_credit_notes_amount_atom": 0
          *       },
          *       "previous_data": {
-         *         "id": "in_prod_06h2g01w4vesd37kt1g3dw4v30y9g",
+         *         "id": "in_prod_06h2hbnf8wcf7d8xxwp9nx1d3v7fm",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h2g01w4xf8fe58ke47r3109pnyt",
-         *             "price": "price_prod_06h2g01ntetr1b62dfk1kymn0ct5e",
+         *             "id": "il_prod_06h2hbnf97ppv69jg3c4jygp5ppp6",
+         *             "price": "price_prod_06h2hbkbkanabk5hbfwq5ezjtept6",
          *             "quantity": 1,
          *             "tax_rates": [],
          *             "amount_atom": 500,
@@ -18865,11 +18999,11 @@ export type components = {
          *         "number": "EXAMPL-0005",
          *         "object": "invoice",
          *         "status": "open",
-         *         "created": "2026-11-29T15:50:33.766Z",
+         *         "created": "2026-11-29T19:01:06.503Z",
          *         "paid_at": null,
-         *         "updated": "2026-11-29T15:50:33.792Z",
+         *         "updated": "2026-11-29T19:01:06.577Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2g01qjcvsshr6p7fab02b4e7ar",
+         *         "customer": "cus_prod_06h2hbkxr7wcy5mcht2bff1f211g0",
          *         "discount": null,
          *         "due_date": null,
          *         "livemode": false,
@@ -18877,11 +19011,11 @@ export type components = {
          *         "tax_atom": 0,
          *         "voided_at": null,
          *         "overdue_at": null,
-         *         "pdf_sha256": "7d35aba66f1e99461e9e8883d544bdfd96236d5a457ebd9665d9f77d75e06903",
+         *         "pdf_sha256": "0e4dce6d7fc70f7de467a69c09125988e25d07e029cd1acf6cc81cd615faf71a",
          *         "description": null,
-         *         "invoice_pdf": "http://127.0.0.1:40417/api/invoices/in_prod_06h2g01w4vesd37kt1g3dw4v30y9g/pdf",
+         *         "invoice_pdf": "http://127.0.0.1:45453/api/invoices/in_prod_06h2hbnf8wcf7d8xxwp9nx1d3v7fm/pdf",
          *         "total_taxes": [],
-         *         "finalized_at": "2026-11-29T15:50:33.792Z",
+         *         "finalized_at": "2026-11-29T19:01:06.577Z",
          *         "subscription": null,
          *         "attempt_count": 0,
          *         "customer_name": "Jenny Rosen",
@@ -18897,7 +19031,7 @@ export type components = {
          *         "paid_amount_atom": 0,
          *         "collection_method": "charge_automatically",
          *         "total_amount_atom": 500,
-         *         "hosted_invoice_url": "http://127.0.0.1:40417/invoice/1kVs3Syx-eXUw8Qj8CGIuGHhuxfOr7BMEX2cna8jtR0",
+         *         "hosted_invoice_url": "http://127.0.0.1:45453/invoice/1BlNspVotdrjr12gIo7cnXk_muADSvGEp_JKTx5_oSw",
          *         "ending_balance_atom": 0,
          *         "next_payment_attempt": null,
          *         "starting_balance_atom": 0,
@@ -18907,13 +19041,13 @@ export type components = {
          *         "post_payment_credit_notes_amount_atom": 0
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2g01wasqp3j9zysnq7srpnvqnj",
-         *       "request_id": "req_prod_06h2g01wasqp3j9zysnq7srpnvqnj",
+         *       "correlation_id": "req_prod_06h2hbng4b1xq6ddgwskcgxnaez5t",
+         *       "request_id": "req_prod_06h2hbng4b1xq6ddgwskcgxnaez5t",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-29T15:50:33.819Z",
+         *       "created": "2026-11-29T19:01:06.782Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2g01a8y4kejnpkqm5nbzee8p34"
+         *       "actor_id": "key_prod_06h2hbh9awvg0s37j8ndwdrr6t3d2"
          *     }
          */
         InvoiceMarkedUncollectibleEvent: {
@@ -18958,16 +19092,16 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2g01tx778f1dm9306gb29d6h76",
+         *       "id": "evt_prod_06h2hbn6s9p9patvef8ae1xnn9v8r",
          *       "type": "invoice.refunded",
          *       "aggregate_type": "invoice",
-         *       "aggregate_id": "in_prod_06h2g01sw65raj7grrn2ja16fgkk0",
+         *       "aggregate_id": "in_prod_06h2hbmyms4apkx594x8by5a6808r",
          *       "data": {
-         *         "id": "in_prod_06h2g01sw65raj7grrn2ja16fgkk0",
+         *         "id": "in_prod_06h2hbmyms4apkx594x8by5a6808r",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h2g01swd8fzrv37kygef6reczar",
-         *             "price": "price_prod_06h2g01ntetr1b62dfk1kymn0ct5e",
+         *             "id": "il_prod_06h2hbmypcyfn27dvekya5hkdb5yy",
+         *             "price": "price_prod_06h2hbkbkanabk5hbfwq5ezjtept6",
          *             "quantity": 1,
          *             "tax_rates": [],
          *             "amount_atom": 500,
@@ -18980,11 +19114,11 @@ export type components = {
          *         "number": "EXAMPL-0001",
          *         "object": "invoice",
          *         "status": "paid",
-         *         "created": "2026-11-29T15:50:33.185Z",
-         *         "paid_at": "2026-11-29T15:50:33.341Z",
-         *         "updated": "2026-11-29T15:50:33.341Z",
+         *         "created": "2026-11-29T19:01:02.245Z",
+         *         "paid_at": "2026-11-29T19:01:03.368Z",
+         *         "updated": "2026-11-29T19:01:03.368Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2g01qjcvsshr6p7fab02b4e7ar",
+         *         "customer": "cus_prod_06h2hbkxr7wcy5mcht2bff1f211g0",
          *         "discount": null,
          *         "due_date": null,
          *         "livemode": false,
@@ -18992,11 +19126,11 @@ export type components = {
          *         "tax_atom": 0,
          *         "voided_at": null,
          *         "overdue_at": null,
-         *         "pdf_sha256": "650d8a433a433624ebe1d31124329730f381fb80d72d3220db100040ace91b18",
+         *         "pdf_sha256": "d4772bb85f461b288b6ac41df6585fa1f680ca705142008671191b35854b025c",
          *         "description": null,
-         *         "invoice_pdf": "http://127.0.0.1:40417/api/invoices/in_prod_06h2g01sw65raj7grrn2ja16fgkk0/pdf",
+         *         "invoice_pdf": "http://127.0.0.1:45453/api/invoices/in_prod_06h2hbmyms4apkx594x8by5a6808r/pdf",
          *         "total_taxes": [],
-         *         "finalized_at": "2026-11-29T15:50:33.223Z",
+         *         "finalized_at": "2026-11-29T19:01:02.766Z",
          *         "subscription": null,
          *         "attempt_count": 0,
          *         "customer_name": "Jenny Rosen",
@@ -19004,15 +19138,15 @@ export type components = {
          *         "subtotal_atom": 500,
          *         "customer_email": "jenny@example.com",
          *         "days_until_due": null,
-         *         "payment_intent": "pi_prod_06h2g01td4dr1kwd8bw0kgzc4nqzp",
+         *         "payment_intent": "pi_prod_06h2hbn2mme02a1mzt5e4nz2q760r",
          *         "reverse_charge": false,
          *         "credits_applied": [],
          *         "due_amount_atom": 0,
-         *         "paid_pdf_sha256": "f45c91d9558ce33a98071d05170e902d40d6d44a70cd7e38712b514eada6133a",
+         *         "paid_pdf_sha256": "17d05c24b77248ffd6d6c64f4e834cba7d5bb86b7b51b089d8c96c5a6e026cf8",
          *         "paid_amount_atom": 500,
          *         "collection_method": "charge_automatically",
          *         "total_amount_atom": 500,
-         *         "hosted_invoice_url": "http://127.0.0.1:40417/invoice/0q1EjF1SbAIWQF4MS3fEhRy2Z675czofGoQAqhAv8BQ",
+         *         "hosted_invoice_url": "http://127.0.0.1:45453/invoice/Il0C1SdVjS4WsT8_vch-FIY09aepbdDvy7XYNqtbcsA",
          *         "ending_balance_atom": 0,
          *         "next_payment_attempt": null,
          *         "starting_balance_atom": 0,
@@ -19023,13 +19157,13 @@ export type components = {
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2g01tv0vtkpzhtremytmb94j2c",
-         *       "request_id": "req_prod_06h2g01tv0vtkpzhtremytmb94j2c",
+         *       "correlation_id": "req_prod_06h2hbn61mtwye3mrr212sr5zzbc2",
+         *       "request_id": "req_prod_06h2hbn61mtwye3mrr212sr5zzbc2",
          *       "version": 1,
          *       "sequence": 5,
-         *       "created": "2026-11-29T15:50:33.450Z",
+         *       "created": "2026-11-29T19:01:04.330Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2g01a8y4kejnpkqm5nbzee8p34"
+         *       "actor_id": "key_prod_06h2hbh9awvg0s37j8ndwdrr6t3d2"
          *     }
          */
         InvoiceRefundedEvent: {
@@ -19074,16 +19208,16 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2g0229jhm5b69gc79es223ycfa",
+         *       "id": "evt_prod_06h2hbq9329aw5x1pt56bp40csvk4",
          *       "type": "invoice.upcoming",
          *       "aggregate_type": "invoice",
-         *       "aggregate_id": "in_prod_06h2g0227axckwd928e9csjrvhx3p",
+         *       "aggregate_id": "in_prod_06h2hbq8g209hw89bqhns2935ey5w",
          *       "data": {
-         *         "id": "in_prod_06h2g0227axckwd928e9csjrvhx3p",
+         *         "id": "in_prod_06h2hbq8g209hw89bqhns2935ey5w",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h2g0228q0zqsyp580w774vstypt",
-         *             "price": "price_prod_06h2g01nn1202d6xfq776d0s9a8gt",
+         *             "id": "il_prod_06h2hbq8z35hp85acfq4ec1swj1k8",
+         *             "price": "price_prod_06h2hbkbb9kxqxx1c6p0da9d2nfp2",
          *             "quantity": 1,
          *             "tax_rates": [],
          *             "amount_atom": 2000,
@@ -19096,11 +19230,11 @@ export type components = {
          *         "number": null,
          *         "object": "invoice",
          *         "status": "draft",
-         *         "created": "2026-12-06T15:50:34.609Z",
+         *         "created": "2026-12-06T19:01:13.655Z",
          *         "paid_at": null,
-         *         "updated": "2026-12-06T15:50:34.609Z",
+         *         "updated": "2026-12-06T19:01:13.655Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2g01qjcvsshr6p7fab02b4e7ar",
+         *         "customer": "cus_prod_06h2hbkxr7wcy5mcht2bff1f211g0",
          *         "discount": null,
          *         "due_date": null,
          *         "livemode": false,
@@ -19109,11 +19243,11 @@ export type components = {
          *         "voided_at": null,
          *         "overdue_at": null,
          *         "pdf_sha256": null,
-         *         "description": "Subscription to Pro (Monthly), 6 Dec 2026 15:50:34 UTC – 6 Jan 2027 15:50:34 UTC",
+         *         "description": "Subscription to Pro (Monthly), 6 Dec 2026 19:01:13 UTC – 6 Jan 2027 19:01:13 UTC",
          *         "invoice_pdf": null,
          *         "total_taxes": [],
          *         "finalized_at": null,
-         *         "subscription": "sub_prod_06h2g01zey5rz3xy6gma3pzghjtmt",
+         *         "subscription": "sub_prod_06h2hbpbbnqvbhmr9sp48d41dkk64",
          *         "attempt_count": 0,
          *         "customer_name": null,
          *         "discount_atom": 0,
@@ -19130,7 +19264,7 @@ export type components = {
          *         "total_amount_atom": 2000,
          *         "hosted_invoice_url": null,
          *         "ending_balance_atom": 0,
-         *         "next_payment_attempt": "2026-12-06T15:50:34.609Z",
+         *         "next_payment_attempt": "2026-12-06T19:01:13.655Z",
          *         "starting_balance_atom": 0,
          *         "marked_uncollectible_at": null,
          *         "total_credits_applied_atom": 0,
@@ -19139,11 +19273,11 @@ export type components = {
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2g021me6rna0g59j1ye91r1ghy",
+         *       "correlation_id": "req_prod_06h2hbpzzy6f4sfv0k1m8jzk5cpjt",
          *       "request_id": null,
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-12-03T15:50:34.609Z",
+         *       "created": "2026-12-03T19:01:13.655Z",
          *       "actor_type": "system",
          *       "actor_id": null
          *     }
@@ -19190,20 +19324,21 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2g01qjn9rgcax9ysa2zjmd5n8w",
+         *       "id": "evt_prod_06h2hbkxt5s70698h95rbfa94yx1j",
          *       "type": "customer.created",
          *       "aggregate_type": "customer",
-         *       "aggregate_id": "cus_prod_06h2g01qjcvsshr6p7fab02b4e7ar",
+         *       "aggregate_id": "cus_prod_06h2hbkxr7wcy5mcht2bff1f211g0",
          *       "data": {
-         *         "id": "cus_prod_06h2g01qjcvsshr6p7fab02b4e7ar",
+         *         "id": "cus_prod_06h2hbkxr7wcy5mcht2bff1f211g0",
          *         "name": "Jenny",
          *         "email": "jenny@example.com",
          *         "object": "customer",
          *         "address": null,
-         *         "created": "2026-11-29T15:50:32.595Z",
+         *         "created": "2026-11-29T19:00:53.825Z",
          *         "tax_ids": [],
-         *         "updated": "2026-11-29T15:50:32.595Z",
+         *         "updated": "2026-11-29T19:00:53.825Z",
          *         "balances": {},
+         *         "currency": null,
          *         "livemode": false,
          *         "metadata": {},
          *         "custom_fields": {},
@@ -19213,13 +19348,13 @@ export type components = {
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2g01qj2y2cmanjvt063jmtdx36",
-         *       "request_id": "req_prod_06h2g01qj2y2cmanjvt063jmtdx36",
+         *       "correlation_id": "req_prod_06h2hbkxng5t3ckwcbe2y6fdq1t5j",
+         *       "request_id": "req_prod_06h2hbkxng5t3ckwcbe2y6fdq1t5j",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-29T15:50:32.597Z",
+         *       "created": "2026-11-29T19:00:53.842Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2g01a8y4kejnpkqm5nbzee8p34"
+         *       "actor_id": "key_prod_06h2hbh9awvg0s37j8ndwdrr6t3d2"
          *     }
          */
         CustomerCreatedEvent: {
@@ -19264,20 +19399,21 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2g01qpm2chvwx3whbzfhf87f6w",
+         *       "id": "evt_prod_06h2hbkz5tdt7w7c0cmpx3dadsp06",
          *       "type": "customer.updated",
          *       "aggregate_type": "customer",
-         *       "aggregate_id": "cus_prod_06h2g01qjcvsshr6p7fab02b4e7ar",
+         *       "aggregate_id": "cus_prod_06h2hbkxr7wcy5mcht2bff1f211g0",
          *       "data": {
-         *         "id": "cus_prod_06h2g01qjcvsshr6p7fab02b4e7ar",
+         *         "id": "cus_prod_06h2hbkxr7wcy5mcht2bff1f211g0",
          *         "name": "Jenny Rosen",
          *         "email": "jenny@example.com",
          *         "object": "customer",
          *         "address": null,
-         *         "created": "2026-11-29T15:50:32.595Z",
+         *         "created": "2026-11-29T19:00:53.825Z",
          *         "tax_ids": [],
-         *         "updated": "2026-11-29T15:50:32.627Z",
+         *         "updated": "2026-11-29T19:00:54.178Z",
          *         "balances": {},
+         *         "currency": null,
          *         "livemode": false,
          *         "metadata": {},
          *         "custom_fields": {},
@@ -19286,15 +19422,16 @@ export type components = {
          *         "preferred_locale": null
          *       },
          *       "previous_data": {
-         *         "id": "cus_prod_06h2g01qjcvsshr6p7fab02b4e7ar",
+         *         "id": "cus_prod_06h2hbkxr7wcy5mcht2bff1f211g0",
          *         "name": "Jenny",
          *         "email": "jenny@example.com",
          *         "object": "customer",
          *         "address": null,
-         *         "created": "2026-11-29T15:50:32.595Z",
+         *         "created": "2026-11-29T19:00:53.825Z",
          *         "tax_ids": [],
-         *         "updated": "2026-11-29T15:50:32.595Z",
+         *         "updated": "2026-11-29T19:00:53.825Z",
          *         "balances": {},
+         *         "currency": null,
          *         "livemode": false,
          *         "metadata": {},
          *         "custom_fields": {},
@@ -19303,13 +19440,13 @@ export type components = {
          *         "preferred_locale": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2g01qp3dda2nnstkq1289fp9g0",
-         *       "request_id": "req_prod_06h2g01qp3dda2nnstkq1289fp9g0",
+         *       "correlation_id": "req_prod_06h2hbkz1jtgvehd1m6ptd6z9p9ag",
+         *       "request_id": "req_prod_06h2hbkz1jtgvehd1m6ptd6z9p9ag",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-29T15:50:32.629Z",
+         *       "created": "2026-11-29T19:00:54.190Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2g01a8y4kejnpkqm5nbzee8p34"
+         *       "actor_id": "key_prod_06h2hbh9awvg0s37j8ndwdrr6t3d2"
          *     }
          */
         CustomerUpdatedEvent: {
@@ -19354,21 +19491,22 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2g01qvza7xfgy0ppf2fgdvpn5j",
+         *       "id": "evt_prod_06h2hbkzsbypzgb0mtgp4ghstmy9j",
          *       "type": "customer.deleted",
          *       "aggregate_type": "customer",
-         *       "aggregate_id": "cus_prod_06h2g01qskzqp06dk1ahfrshg7dc4",
+         *       "aggregate_id": "cus_prod_06h2hbkzf1sjybra089wn2w5njpbe",
          *       "data": {
-         *         "id": "cus_prod_06h2g01qskzqp06dk1ahfrshg7dc4",
+         *         "id": "cus_prod_06h2hbkzf1sjybra089wn2w5njpbe",
          *         "name": null,
          *         "email": "leaving@example.com",
          *         "object": "customer",
          *         "address": null,
-         *         "created": "2026-11-29T15:50:32.652Z",
+         *         "created": "2026-11-29T19:00:54.264Z",
          *         "deleted": true,
          *         "tax_ids": [],
-         *         "updated": "2026-11-29T15:50:32.668Z",
+         *         "updated": "2026-11-29T19:00:54.342Z",
          *         "balances": {},
+         *         "currency": null,
          *         "livemode": false,
          *         "metadata": {},
          *         "custom_fields": {},
@@ -19377,15 +19515,16 @@ export type components = {
          *         "preferred_locale": null
          *       },
          *       "previous_data": {
-         *         "id": "cus_prod_06h2g01qskzqp06dk1ahfrshg7dc4",
+         *         "id": "cus_prod_06h2hbkzf1sjybra089wn2w5njpbe",
          *         "name": null,
          *         "email": "leaving@example.com",
          *         "object": "customer",
          *         "address": null,
-         *         "created": "2026-11-29T15:50:32.652Z",
+         *         "created": "2026-11-29T19:00:54.264Z",
          *         "tax_ids": [],
-         *         "updated": "2026-11-29T15:50:32.652Z",
+         *         "updated": "2026-11-29T19:00:54.264Z",
          *         "balances": {},
+         *         "currency": null,
          *         "livemode": false,
          *         "metadata": {},
          *         "custom_fields": {},
@@ -19394,13 +19533,13 @@ export type components = {
          *         "preferred_locale": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2g01qvbgx55vr51h3kept0mnqe",
-         *       "request_id": "req_prod_06h2g01qvbgx55vr51h3kept0mnqe",
+         *       "correlation_id": "req_prod_06h2hbkzqthw3adzqk30b94874svy",
+         *       "request_id": "req_prod_06h2hbkzqthw3adzqk30b94874svy",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-29T15:50:32.671Z",
+         *       "created": "2026-11-29T19:00:54.346Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2g01a8y4kejnpkqm5nbzee8p34"
+         *       "actor_id": "key_prod_06h2hbh9awvg0s37j8ndwdrr6t3d2"
          *     }
          */
         CustomerDeletedEvent: {
@@ -19445,21 +19584,21 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2g01qy3wzbhw4qfnyp7v27edm8",
+         *       "id": "evt_prod_06h2hbm0649kctjv6f8484qmra5zw",
          *       "type": "customer.discount.created",
          *       "aggregate_type": "customer_discount",
-         *       "aggregate_id": "di_prod_06h2g01qxw3g4zd9tnvpxnt8ffegy",
+         *       "aggregate_id": "di_prod_06h2hbm05k1zg7eb29g865gydtqjj",
          *       "data": {
-         *         "id": "di_prod_06h2g01qxw3g4zd9tnvpxnt8ffegy",
+         *         "id": "di_prod_06h2hbm05k1zg7eb29g865gydtqjj",
          *         "end": null,
-         *         "start": "2026-11-29T15:50:32.685Z",
+         *         "start": "2026-11-29T19:00:54.420Z",
          *         "coupon": {
-         *           "id": "cpn_prod_06h2g01p6pgsc1707xb2g83wtx10j",
+         *           "id": "cpn_prod_06h2hbkdehg88cs80wt799xdtt39t",
          *           "name": "Ten percent",
          *           "valid": true,
          *           "object": "coupon",
-         *           "created": "2026-11-29T15:50:32.245Z",
-         *           "updated": "2026-11-29T15:50:32.685Z",
+         *           "created": "2026-11-29T19:00:49.652Z",
+         *           "updated": "2026-11-29T19:00:54.420Z",
          *           "currency": null,
          *           "duration": "forever",
          *           "livemode": false,
@@ -19469,21 +19608,22 @@ export type components = {
          *           "times_redeemed": 1,
          *           "amount_off_atom": null,
          *           "max_redemptions": null,
+         *           "currency_options": {},
          *           "duration_in_months": null
          *         },
          *         "object": "discount",
-         *         "customer": "cus_prod_06h2g01qjcvsshr6p7fab02b4e7ar",
+         *         "customer": "cus_prod_06h2hbkxr7wcy5mcht2bff1f211g0",
          *         "livemode": false
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2g01qxa3bkv2enssjq79zzc9q8",
-         *       "request_id": "req_prod_06h2g01qxa3bkv2enssjq79zzc9q8",
+         *       "correlation_id": "req_prod_06h2hbm00mc3r53akjayatyqgyaa0",
+         *       "request_id": "req_prod_06h2hbm00mc3r53akjayatyqgyaa0",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-29T15:50:32.688Z",
+         *       "created": "2026-11-29T19:00:54.449Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2g01a8y4kejnpkqm5nbzee8p34"
+         *       "actor_id": "key_prod_06h2hbh9awvg0s37j8ndwdrr6t3d2"
          *     }
          */
         CustomerDiscountCreatedEvent: {
@@ -19528,21 +19668,21 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2g01r33swjamdr4b45zcmj30tp",
+         *       "id": "evt_prod_06h2hbm0xvf948adch6wf5vamhqh6",
          *       "type": "customer.discount.updated",
          *       "aggregate_type": "customer_discount",
-         *       "aggregate_id": "di_prod_06h2g01qxw3g4zd9tnvpxnt8ffegy",
+         *       "aggregate_id": "di_prod_06h2hbm05k1zg7eb29g865gydtqjj",
          *       "data": {
-         *         "id": "di_prod_06h2g01qxw3g4zd9tnvpxnt8ffegy",
+         *         "id": "di_prod_06h2hbm05k1zg7eb29g865gydtqjj",
          *         "end": null,
-         *         "start": "2026-11-29T15:50:32.725Z",
+         *         "start": "2026-11-29T19:00:54.613Z",
          *         "coupon": {
-         *           "id": "cpn_prod_06h2g01p8sqdnwz8eczm874s13pw2",
+         *           "id": "cpn_prod_06h2hbke5393snwvnhr65a8dj2wj2",
          *           "name": null,
          *           "valid": true,
          *           "object": "coupon",
-         *           "created": "2026-11-29T15:50:32.262Z",
-         *           "updated": "2026-11-29T15:50:32.725Z",
+         *           "created": "2026-11-29T19:00:49.831Z",
+         *           "updated": "2026-11-29T19:00:54.613Z",
          *           "currency": "usd",
          *           "duration": "once",
          *           "livemode": false,
@@ -19552,23 +19692,24 @@ export type components = {
          *           "times_redeemed": 1,
          *           "amount_off_atom": 500,
          *           "max_redemptions": null,
+         *           "currency_options": {},
          *           "duration_in_months": null
          *         },
          *         "object": "discount",
-         *         "customer": "cus_prod_06h2g01qjcvsshr6p7fab02b4e7ar",
+         *         "customer": "cus_prod_06h2hbkxr7wcy5mcht2bff1f211g0",
          *         "livemode": false
          *       },
          *       "previous_data": {
-         *         "id": "di_prod_06h2g01qxw3g4zd9tnvpxnt8ffegy",
+         *         "id": "di_prod_06h2hbm05k1zg7eb29g865gydtqjj",
          *         "end": null,
-         *         "start": "2026-11-29T15:50:32.685Z",
+         *         "start": "2026-11-29T19:00:54.420Z",
          *         "coupon": {
-         *           "id": "cpn_prod_06h2g01p6pgsc1707xb2g83wtx10j",
+         *           "id": "cpn_prod_06h2hbkdehg88cs80wt799xdtt39t",
          *           "name": "Ten percent",
          *           "valid": true,
          *           "object": "coupon",
-         *           "created": "2026-11-29T15:50:32.245Z",
-         *           "updated": "2026-11-29T15:50:32.685Z",
+         *           "created": "2026-11-29T19:00:49.652Z",
+         *           "updated": "2026-11-29T19:00:54.420Z",
          *           "currency": null,
          *           "duration": "forever",
          *           "livemode": false,
@@ -19578,20 +19719,21 @@ export type components = {
          *           "times_redeemed": 1,
          *           "amount_off_atom": null,
          *           "max_redemptions": null,
+         *           "currency_options": {},
          *           "duration_in_months": null
          *         },
          *         "object": "discount",
-         *         "customer": "cus_prod_06h2g01qjcvsshr6p7fab02b4e7ar",
+         *         "customer": "cus_prod_06h2hbkxr7wcy5mcht2bff1f211g0",
          *         "livemode": false
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2g01r26544ds6zn8w22rz6n4bc",
-         *       "request_id": "req_prod_06h2g01r26544ds6zn8w22rz6n4bc",
+         *       "correlation_id": "req_prod_06h2hbm0pdtxh57zf8tkee6gpjnk4",
+         *       "request_id": "req_prod_06h2hbm0pdtxh57zf8tkee6gpjnk4",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-29T15:50:32.729Z",
+         *       "created": "2026-11-29T19:00:54.638Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2g01a8y4kejnpkqm5nbzee8p34"
+         *       "actor_id": "key_prod_06h2hbh9awvg0s37j8ndwdrr6t3d2"
          *     }
          */
         CustomerDiscountUpdatedEvent: {
@@ -19636,21 +19778,21 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2g01r6qh094g92q3s3kzz1kt1m",
+         *       "id": "evt_prod_06h2hbm1jpby38g49100yxnax7qbj",
          *       "type": "customer.discount.deleted",
          *       "aggregate_type": "customer_discount",
-         *       "aggregate_id": "di_prod_06h2g01qxw3g4zd9tnvpxnt8ffegy",
+         *       "aggregate_id": "di_prod_06h2hbm05k1zg7eb29g865gydtqjj",
          *       "data": {
-         *         "id": "di_prod_06h2g01qxw3g4zd9tnvpxnt8ffegy",
+         *         "id": "di_prod_06h2hbm05k1zg7eb29g865gydtqjj",
          *         "end": null,
-         *         "start": "2026-11-29T15:50:32.725Z",
+         *         "start": "2026-11-29T19:00:54.613Z",
          *         "coupon": {
-         *           "id": "cpn_prod_06h2g01p8sqdnwz8eczm874s13pw2",
+         *           "id": "cpn_prod_06h2hbke5393snwvnhr65a8dj2wj2",
          *           "name": null,
          *           "valid": true,
          *           "object": "coupon",
-         *           "created": "2026-11-29T15:50:32.262Z",
-         *           "updated": "2026-11-29T15:50:32.725Z",
+         *           "created": "2026-11-29T19:00:49.831Z",
+         *           "updated": "2026-11-29T19:00:54.613Z",
          *           "currency": "usd",
          *           "duration": "once",
          *           "livemode": false,
@@ -19660,24 +19802,25 @@ export type components = {
          *           "times_redeemed": 1,
          *           "amount_off_atom": 500,
          *           "max_redemptions": null,
+         *           "currency_options": {},
          *           "duration_in_months": null
          *         },
          *         "object": "discount",
          *         "deleted": true,
-         *         "customer": "cus_prod_06h2g01qjcvsshr6p7fab02b4e7ar",
+         *         "customer": "cus_prod_06h2hbkxr7wcy5mcht2bff1f211g0",
          *         "livemode": false
          *       },
          *       "previous_data": {
-         *         "id": "di_prod_06h2g01qxw3g4zd9tnvpxnt8ffegy",
+         *         "id": "di_prod_06h2hbm05k1zg7eb29g865gydtqjj",
          *         "end": null,
-         *         "start": "2026-11-29T15:50:32.725Z",
+         *         "start": "2026-11-29T19:00:54.613Z",
          *         "coupon": {
-         *           "id": "cpn_prod_06h2g01p8sqdnwz8eczm874s13pw2",
+         *           "id": "cpn_prod_06h2hbke5393snwvnhr65a8dj2wj2",
          *           "name": null,
          *           "valid": true,
          *           "object": "coupon",
-         *           "created": "2026-11-29T15:50:32.262Z",
-         *           "updated": "2026-11-29T15:50:32.725Z",
+         *           "created": "2026-11-29T19:00:49.831Z",
+         *           "updated": "2026-11-29T19:00:54.613Z",
          *           "currency": "usd",
          *           "duration": "once",
          *           "livemode": false,
@@ -19687,20 +19830,21 @@ export type components = {
          *           "times_redeemed": 1,
          *           "amount_off_atom": 500,
          *           "max_redemptions": null,
+         *           "currency_options": {},
          *           "duration_in_months": null
          *         },
          *         "object": "discount",
-         *         "customer": "cus_prod_06h2g01qjcvsshr6p7fab02b4e7ar",
+         *         "customer": "cus_prod_06h2hbkxr7wcy5mcht2bff1f211g0",
          *         "livemode": false
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2g01r5mjyjdpqk0q8qcdrdpgxg",
-         *       "request_id": "req_prod_06h2g01r5mjyjdpqk0q8qcdrdpgxg",
+         *       "correlation_id": "req_prod_06h2hbm1btch9kj38smmqda3r29qy",
+         *       "request_id": "req_prod_06h2hbm1btch9kj38smmqda3r29qy",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-29T15:50:32.757Z",
+         *       "created": "2026-11-29T19:00:54.807Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2g01a8y4kejnpkqm5nbzee8p34"
+         *       "actor_id": "key_prod_06h2hbh9awvg0s37j8ndwdrr6t3d2"
          *     }
          */
         CustomerDiscountDeletedEvent: {
@@ -19745,17 +19889,17 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2g01p6wn728t345ra9wpwmtzpt",
+         *       "id": "evt_prod_06h2hbkdfcqqmv20cpw4pj7p7yb0r",
          *       "type": "coupon.created",
          *       "aggregate_type": "coupon",
-         *       "aggregate_id": "cpn_prod_06h2g01p6pgsc1707xb2g83wtx10j",
+         *       "aggregate_id": "cpn_prod_06h2hbkdehg88cs80wt799xdtt39t",
          *       "data": {
-         *         "id": "cpn_prod_06h2g01p6pgsc1707xb2g83wtx10j",
+         *         "id": "cpn_prod_06h2hbkdehg88cs80wt799xdtt39t",
          *         "name": null,
          *         "valid": true,
          *         "object": "coupon",
-         *         "created": "2026-11-29T15:50:32.245Z",
-         *         "updated": "2026-11-29T15:50:32.245Z",
+         *         "created": "2026-11-29T19:00:49.652Z",
+         *         "updated": "2026-11-29T19:00:49.652Z",
          *         "currency": null,
          *         "duration": "forever",
          *         "livemode": false,
@@ -19765,17 +19909,18 @@ export type components = {
          *         "times_redeemed": 0,
          *         "amount_off_atom": null,
          *         "max_redemptions": null,
+         *         "currency_options": {},
          *         "duration_in_months": null
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2g01p64pjepta6eq9wf695rdpy",
-         *       "request_id": "req_prod_06h2g01p64pjepta6eq9wf695rdpy",
+         *       "correlation_id": "req_prod_06h2hbkddn64fw3jk007wspacek2p",
+         *       "request_id": "req_prod_06h2hbkddn64fw3jk007wspacek2p",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-29T15:50:32.247Z",
+         *       "created": "2026-11-29T19:00:49.659Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2g01a8y4kejnpkqm5nbzee8p34"
+         *       "actor_id": "key_prod_06h2hbh9awvg0s37j8ndwdrr6t3d2"
          *     }
          */
         CouponCreatedEvent: {
@@ -19820,17 +19965,17 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2g01pb8qc10xk7x0p7ttm1fc0w",
+         *       "id": "evt_prod_06h2hbkh5sq7h6ax92rcg0smdedjw",
          *       "type": "coupon.updated",
          *       "aggregate_type": "coupon",
-         *       "aggregate_id": "cpn_prod_06h2g01p6pgsc1707xb2g83wtx10j",
+         *       "aggregate_id": "cpn_prod_06h2hbkdehg88cs80wt799xdtt39t",
          *       "data": {
-         *         "id": "cpn_prod_06h2g01p6pgsc1707xb2g83wtx10j",
+         *         "id": "cpn_prod_06h2hbkdehg88cs80wt799xdtt39t",
          *         "name": "Ten percent",
          *         "valid": true,
          *         "object": "coupon",
-         *         "created": "2026-11-29T15:50:32.245Z",
-         *         "updated": "2026-11-29T15:50:32.280Z",
+         *         "created": "2026-11-29T19:00:49.652Z",
+         *         "updated": "2026-11-29T19:00:50.598Z",
          *         "currency": null,
          *         "duration": "forever",
          *         "livemode": false,
@@ -19840,15 +19985,16 @@ export type components = {
          *         "times_redeemed": 0,
          *         "amount_off_atom": null,
          *         "max_redemptions": null,
+         *         "currency_options": {},
          *         "duration_in_months": null
          *       },
          *       "previous_data": {
-         *         "id": "cpn_prod_06h2g01p6pgsc1707xb2g83wtx10j",
+         *         "id": "cpn_prod_06h2hbkdehg88cs80wt799xdtt39t",
          *         "name": null,
          *         "valid": true,
          *         "object": "coupon",
-         *         "created": "2026-11-29T15:50:32.245Z",
-         *         "updated": "2026-11-29T15:50:32.245Z",
+         *         "created": "2026-11-29T19:00:49.652Z",
+         *         "updated": "2026-11-29T19:00:49.652Z",
          *         "currency": null,
          *         "duration": "forever",
          *         "livemode": false,
@@ -19858,16 +20004,17 @@ export type components = {
          *         "times_redeemed": 0,
          *         "amount_off_atom": null,
          *         "max_redemptions": null,
+         *         "currency_options": {},
          *         "duration_in_months": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2g01pa2pwkhm5drj5hxq4baeqw",
-         *       "request_id": "req_prod_06h2g01pa2pwkhm5drj5hxq4baeqw",
+         *       "correlation_id": "req_prod_06h2hbkgv0hk7cxhgv26zge6v8h80",
+         *       "request_id": "req_prod_06h2hbkgv0hk7cxhgv26zge6v8h80",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-29T15:50:32.282Z",
+         *       "created": "2026-11-29T19:00:50.607Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2g01a8y4kejnpkqm5nbzee8p34"
+         *       "actor_id": "key_prod_06h2hbh9awvg0s37j8ndwdrr6t3d2"
          *     }
          */
         CouponUpdatedEvent: {
@@ -19912,18 +20059,18 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2g01pgmx8v4hw29yjktwrkmsay",
+         *       "id": "evt_prod_06h2hbkhwt8ng62e3ndv5t6y336dj",
          *       "type": "coupon.deleted",
          *       "aggregate_type": "coupon",
-         *       "aggregate_id": "cpn_prod_06h2g01penpe8qvkzv9ng4g05zefa",
+         *       "aggregate_id": "cpn_prod_06h2hbkhm7vs66vvttspxx2v8f446",
          *       "data": {
-         *         "id": "cpn_prod_06h2g01penpe8qvkzv9ng4g05zefa",
+         *         "id": "cpn_prod_06h2hbkhm7vs66vvttspxx2v8f446",
          *         "name": null,
          *         "valid": false,
          *         "object": "coupon",
-         *         "created": "2026-11-29T15:50:32.309Z",
+         *         "created": "2026-11-29T19:00:50.721Z",
          *         "deleted": true,
-         *         "updated": "2026-11-29T15:50:32.324Z",
+         *         "updated": "2026-11-29T19:00:50.787Z",
          *         "currency": null,
          *         "duration": "forever",
          *         "livemode": false,
@@ -19933,15 +20080,16 @@ export type components = {
          *         "times_redeemed": 0,
          *         "amount_off_atom": null,
          *         "max_redemptions": null,
+         *         "currency_options": {},
          *         "duration_in_months": null
          *       },
          *       "previous_data": {
-         *         "id": "cpn_prod_06h2g01penpe8qvkzv9ng4g05zefa",
+         *         "id": "cpn_prod_06h2hbkhm7vs66vvttspxx2v8f446",
          *         "name": null,
          *         "valid": true,
          *         "object": "coupon",
-         *         "created": "2026-11-29T15:50:32.309Z",
-         *         "updated": "2026-11-29T15:50:32.309Z",
+         *         "created": "2026-11-29T19:00:50.721Z",
+         *         "updated": "2026-11-29T19:00:50.721Z",
          *         "currency": null,
          *         "duration": "forever",
          *         "livemode": false,
@@ -19951,16 +20099,17 @@ export type components = {
          *         "times_redeemed": 0,
          *         "amount_off_atom": null,
          *         "max_redemptions": null,
+         *         "currency_options": {},
          *         "duration_in_months": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2g01pg5kypqwr9me9ktaa2wdhm",
-         *       "request_id": "req_prod_06h2g01pg5kypqwr9me9ktaa2wdhm",
+         *       "correlation_id": "req_prod_06h2hbkhvteq0t18f5hd2pzsd6ect",
+         *       "request_id": "req_prod_06h2hbkhvteq0t18f5hd2pzsd6ect",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-29T15:50:32.326Z",
+         *       "created": "2026-11-29T19:00:50.790Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2g01a8y4kejnpkqm5nbzee8p34"
+         *       "actor_id": "key_prod_06h2hbh9awvg0s37j8ndwdrr6t3d2"
          *     }
          */
         CouponDeletedEvent: {
@@ -20005,19 +20154,19 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2g01nnh6edmr7kr3d8zbat7pr0",
+         *       "id": "evt_prod_06h2hbkbbv7rsfhtcgtpwektpd9v2",
          *       "type": "price.created",
          *       "aggregate_type": "price",
-         *       "aggregate_id": "price_prod_06h2g01nn1202d6xfq776d0s9a8gt",
+         *       "aggregate_id": "price_prod_06h2hbkbb9kxqxx1c6p0da9d2nfp2",
          *       "data": {
-         *         "id": "price_prod_06h2g01nn1202d6xfq776d0s9a8gt",
+         *         "id": "price_prod_06h2hbkbb9kxqxx1c6p0da9d2nfp2",
          *         "type": "recurring",
          *         "tiers": null,
          *         "active": true,
          *         "object": "price",
-         *         "created": "2026-11-29T15:50:32.104Z",
-         *         "product": "prod_prod_06h2g01nd9s0x467cjpba8ef0bmgg",
-         *         "updated": "2026-11-29T15:50:32.104Z",
+         *         "created": "2026-11-29T19:00:49.114Z",
+         *         "product": "prod_prod_06h2hbka4689xdnme0ymn69t6m56a",
+         *         "updated": "2026-11-29T19:00:49.114Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "metadata": {},
@@ -20030,17 +20179,24 @@ export type components = {
          *         },
          *         "tiers_mode": null,
          *         "billing_scheme": "per_unit",
+         *         "currency_options": {
+         *           "usd": {
+         *             "tiers": null,
+         *             "tax_behavior": "unspecified",
+         *             "unit_amount_atom": 2000
+         *           }
+         *         },
          *         "unit_amount_atom": 2000
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2g01nkwcyj20p9egrtd83gkqt0",
-         *       "request_id": "req_prod_06h2g01nkwcyj20p9egrtd83gkqt0",
+         *       "correlation_id": "req_prod_06h2hbkbaef3mnep8ep1p1kt26gxr",
+         *       "request_id": "req_prod_06h2hbkbaef3mnep8ep1p1kt26gxr",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-29T15:50:32.108Z",
+         *       "created": "2026-11-29T19:00:49.118Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2g01a8y4kejnpkqm5nbzee8p34"
+         *       "actor_id": "key_prod_06h2hbh9awvg0s37j8ndwdrr6t3d2"
          *     }
          */
         PriceCreatedEvent: {
@@ -20085,19 +20241,19 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2g01nx0ymdefcym9fxnfvw46qt",
+         *       "id": "evt_prod_06h2hbkcef6m8a72xfsnr83hh4pwp",
          *       "type": "price.updated",
          *       "aggregate_type": "price",
-         *       "aggregate_id": "price_prod_06h2g01nn1202d6xfq776d0s9a8gt",
+         *       "aggregate_id": "price_prod_06h2hbkbb9kxqxx1c6p0da9d2nfp2",
          *       "data": {
-         *         "id": "price_prod_06h2g01nn1202d6xfq776d0s9a8gt",
+         *         "id": "price_prod_06h2hbkbb9kxqxx1c6p0da9d2nfp2",
          *         "type": "recurring",
          *         "tiers": null,
          *         "active": true,
          *         "object": "price",
-         *         "created": "2026-11-29T15:50:32.104Z",
-         *         "product": "prod_prod_06h2g01nd9s0x467cjpba8ef0bmgg",
-         *         "updated": "2026-11-29T15:50:32.166Z",
+         *         "created": "2026-11-29T19:00:49.114Z",
+         *         "product": "prod_prod_06h2hbka4689xdnme0ymn69t6m56a",
+         *         "updated": "2026-11-29T19:00:49.389Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "metadata": {},
@@ -20110,17 +20266,24 @@ export type components = {
          *         },
          *         "tiers_mode": null,
          *         "billing_scheme": "per_unit",
+         *         "currency_options": {
+         *           "usd": {
+         *             "tiers": null,
+         *             "tax_behavior": "unspecified",
+         *             "unit_amount_atom": 2000
+         *           }
+         *         },
          *         "unit_amount_atom": 2000
          *       },
          *       "previous_data": {
-         *         "id": "price_prod_06h2g01nn1202d6xfq776d0s9a8gt",
+         *         "id": "price_prod_06h2hbkbb9kxqxx1c6p0da9d2nfp2",
          *         "type": "recurring",
          *         "tiers": null,
          *         "active": true,
          *         "object": "price",
-         *         "created": "2026-11-29T15:50:32.104Z",
-         *         "product": "prod_prod_06h2g01nd9s0x467cjpba8ef0bmgg",
-         *         "updated": "2026-11-29T15:50:32.104Z",
+         *         "created": "2026-11-29T19:00:49.114Z",
+         *         "product": "prod_prod_06h2hbka4689xdnme0ymn69t6m56a",
+         *         "updated": "2026-11-29T19:00:49.114Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "metadata": {},
@@ -20133,16 +20296,23 @@ export type components = {
          *         },
          *         "tiers_mode": null,
          *         "billing_scheme": "per_unit",
+         *         "currency_options": {
+         *           "usd": {
+         *             "tiers": null,
+         *             "tax_behavior": "unspecified",
+         *             "unit_amount_atom": 2000
+         *           }
+         *         },
          *         "unit_amount_atom": 2000
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2g01nwets580knkx69dja2prc0",
-         *       "request_id": "req_prod_06h2g01nwets580knkx69dja2prc0",
+         *       "correlation_id": "req_prod_06h2hbkc8qx3ncg0a6fpw34jgdme4",
+         *       "request_id": "req_prod_06h2hbkc8qx3ncg0a6fpw34jgdme4",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-29T15:50:32.168Z",
+         *       "created": "2026-11-29T19:00:49.395Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2g01a8y4kejnpkqm5nbzee8p34"
+         *       "actor_id": "key_prod_06h2hbh9awvg0s37j8ndwdrr6t3d2"
          *     }
          */
         PriceUpdatedEvent: {
@@ -20187,20 +20357,20 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2g01p2cg2djvcdpj097e51104m",
+         *       "id": "evt_prod_06h2hbkczqw3stqb0wb38awybf5kj",
          *       "type": "price.deleted",
          *       "aggregate_type": "price",
-         *       "aggregate_id": "price_prod_06h2g01nzpkc7mx5etfqvasb6r1ng",
+         *       "aggregate_id": "price_prod_06h2hbkcspz6ykwyfypf2gqzjh3q0",
          *       "data": {
-         *         "id": "price_prod_06h2g01nzpkc7mx5etfqvasb6r1ng",
+         *         "id": "price_prod_06h2hbkcspz6ykwyfypf2gqzjh3q0",
          *         "type": "one_time",
          *         "tiers": null,
          *         "active": true,
          *         "object": "price",
-         *         "created": "2026-11-29T15:50:32.189Z",
+         *         "created": "2026-11-29T19:00:49.485Z",
          *         "deleted": true,
-         *         "product": "prod_prod_06h2g01nhrh8kr0fqcdhbqxrs2aqg",
-         *         "updated": "2026-11-29T15:50:32.209Z",
+         *         "product": "prod_prod_06h2hbkb2g4tqq3pjrrfftfkvsk0p",
+         *         "updated": "2026-11-29T19:00:49.518Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "metadata": {},
@@ -20208,17 +20378,24 @@ export type components = {
          *         "recurring": null,
          *         "tiers_mode": null,
          *         "billing_scheme": "per_unit",
+         *         "currency_options": {
+         *           "usd": {
+         *             "tiers": null,
+         *             "tax_behavior": "unspecified",
+         *             "unit_amount_atom": 100
+         *           }
+         *         },
          *         "unit_amount_atom": 100
          *       },
          *       "previous_data": {
-         *         "id": "price_prod_06h2g01nzpkc7mx5etfqvasb6r1ng",
+         *         "id": "price_prod_06h2hbkcspz6ykwyfypf2gqzjh3q0",
          *         "type": "one_time",
          *         "tiers": null,
          *         "active": true,
          *         "object": "price",
-         *         "created": "2026-11-29T15:50:32.189Z",
-         *         "product": "prod_prod_06h2g01nhrh8kr0fqcdhbqxrs2aqg",
-         *         "updated": "2026-11-29T15:50:32.189Z",
+         *         "created": "2026-11-29T19:00:49.485Z",
+         *         "product": "prod_prod_06h2hbkb2g4tqq3pjrrfftfkvsk0p",
+         *         "updated": "2026-11-29T19:00:49.485Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "metadata": {},
@@ -20226,16 +20403,23 @@ export type components = {
          *         "recurring": null,
          *         "tiers_mode": null,
          *         "billing_scheme": "per_unit",
+         *         "currency_options": {
+         *           "usd": {
+         *             "tiers": null,
+         *             "tax_behavior": "unspecified",
+         *             "unit_amount_atom": 100
+         *           }
+         *         },
          *         "unit_amount_atom": 100
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2g01p1zaphr3cfpk19vaysvh96",
-         *       "request_id": "req_prod_06h2g01p1zaphr3cfpk19vaysvh96",
+         *       "correlation_id": "req_prod_06h2hbkcwz0csvd3xwydjfe69ps2r",
+         *       "request_id": "req_prod_06h2hbkcwz0csvd3xwydjfe69ps2r",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-29T15:50:32.211Z",
+         *       "created": "2026-11-29T19:00:49.533Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2g01a8y4kejnpkqm5nbzee8p34"
+         *       "actor_id": "key_prod_06h2hbh9awvg0s37j8ndwdrr6t3d2"
          *     }
          */
         PriceDeletedEvent: {
@@ -20280,30 +20464,30 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2g01ndkpmfj2dj4hsx4r1k5td8",
+         *       "id": "evt_prod_06h2hbka6bzf7hgmxvxcn2b08d73w",
          *       "type": "product.created",
          *       "aggregate_type": "product",
-         *       "aggregate_id": "prod_prod_06h2g01nd9s0x467cjpba8ef0bmgg",
+         *       "aggregate_id": "prod_prod_06h2hbka4689xdnme0ymn69t6m56a",
          *       "data": {
-         *         "id": "prod_prod_06h2g01nd9s0x467cjpba8ef0bmgg",
+         *         "id": "prod_prod_06h2hbka4689xdnme0ymn69t6m56a",
          *         "name": "Pro",
          *         "active": true,
          *         "object": "product",
-         *         "created": "2026-11-29T15:50:32.042Z",
-         *         "updated": "2026-11-29T15:50:32.042Z",
+         *         "created": "2026-11-29T19:00:48.800Z",
+         *         "updated": "2026-11-29T19:00:48.800Z",
          *         "livemode": false,
          *         "metadata": {},
          *         "description": null
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2g01ncn6y72e1fk490awq0bym2",
-         *       "request_id": "req_prod_06h2g01ncn6y72e1fk490awq0bym2",
+         *       "correlation_id": "req_prod_06h2hbka285ht6c31e71ma6fxgv3e",
+         *       "request_id": "req_prod_06h2hbka285ht6c31e71ma6fxgv3e",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-29T15:50:32.044Z",
+         *       "created": "2026-11-29T19:00:48.818Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2g01a8y4kejnpkqm5nbzee8p34"
+         *       "actor_id": "key_prod_06h2hbh9awvg0s37j8ndwdrr6t3d2"
          *     }
          */
         ProductCreatedEvent: {
@@ -20348,40 +20532,40 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2g01nftgsab997y1pyczrmcmd0",
+         *       "id": "evt_prod_06h2hbkat68z0ktqwqvjrmcbvgmvy",
          *       "type": "product.updated",
          *       "aggregate_type": "product",
-         *       "aggregate_id": "prod_prod_06h2g01nd9s0x467cjpba8ef0bmgg",
+         *       "aggregate_id": "prod_prod_06h2hbka4689xdnme0ymn69t6m56a",
          *       "data": {
-         *         "id": "prod_prod_06h2g01nd9s0x467cjpba8ef0bmgg",
+         *         "id": "prod_prod_06h2hbka4689xdnme0ymn69t6m56a",
          *         "name": "Pro",
          *         "active": true,
          *         "object": "product",
-         *         "created": "2026-11-29T15:50:32.042Z",
-         *         "updated": "2026-11-29T15:50:32.059Z",
+         *         "created": "2026-11-29T19:00:48.800Z",
+         *         "updated": "2026-11-29T19:00:48.965Z",
          *         "livemode": false,
          *         "metadata": {},
          *         "description": "The pro plan"
          *       },
          *       "previous_data": {
-         *         "id": "prod_prod_06h2g01nd9s0x467cjpba8ef0bmgg",
+         *         "id": "prod_prod_06h2hbka4689xdnme0ymn69t6m56a",
          *         "name": "Pro",
          *         "active": true,
          *         "object": "product",
-         *         "created": "2026-11-29T15:50:32.042Z",
-         *         "updated": "2026-11-29T15:50:32.042Z",
+         *         "created": "2026-11-29T19:00:48.800Z",
+         *         "updated": "2026-11-29T19:00:48.800Z",
          *         "livemode": false,
          *         "metadata": {},
          *         "description": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2g01nez7fhc6bwkct1ag2jg01w",
-         *       "request_id": "req_prod_06h2g01nez7fhc6bwkct1ag2jg01w",
+         *       "correlation_id": "req_prod_06h2hbkannyhhktnw0cvs2679jhs4",
+         *       "request_id": "req_prod_06h2hbkannyhhktnw0cvs2679jhs4",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-29T15:50:32.062Z",
+         *       "created": "2026-11-29T19:00:48.977Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2g01a8y4kejnpkqm5nbzee8p34"
+         *       "actor_id": "key_prod_06h2hbh9awvg0s37j8ndwdrr6t3d2"
          *     }
          */
         ProductUpdatedEvent: {
@@ -20426,41 +20610,41 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2g01p4qn11na3rgqnbh3ndrtz2",
+         *       "id": "evt_prod_06h2hbkd92ejpnwndfp5rbxn61hx2",
          *       "type": "product.deleted",
          *       "aggregate_type": "product",
-         *       "aggregate_id": "prod_prod_06h2g01nhrh8kr0fqcdhbqxrs2aqg",
+         *       "aggregate_id": "prod_prod_06h2hbkb2g4tqq3pjrrfftfkvsk0p",
          *       "data": {
-         *         "id": "prod_prod_06h2g01nhrh8kr0fqcdhbqxrs2aqg",
+         *         "id": "prod_prod_06h2hbkb2g4tqq3pjrrfftfkvsk0p",
          *         "name": "Spare",
          *         "active": true,
          *         "object": "product",
-         *         "created": "2026-11-29T15:50:32.078Z",
+         *         "created": "2026-11-29T19:00:49.044Z",
          *         "deleted": true,
-         *         "updated": "2026-11-29T15:50:32.228Z",
+         *         "updated": "2026-11-29T19:00:49.605Z",
          *         "livemode": false,
          *         "metadata": {},
          *         "description": null
          *       },
          *       "previous_data": {
-         *         "id": "prod_prod_06h2g01nhrh8kr0fqcdhbqxrs2aqg",
+         *         "id": "prod_prod_06h2hbkb2g4tqq3pjrrfftfkvsk0p",
          *         "name": "Spare",
          *         "active": true,
          *         "object": "product",
-         *         "created": "2026-11-29T15:50:32.078Z",
-         *         "updated": "2026-11-29T15:50:32.078Z",
+         *         "created": "2026-11-29T19:00:49.044Z",
+         *         "updated": "2026-11-29T19:00:49.044Z",
          *         "livemode": false,
          *         "metadata": {},
          *         "description": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2g01p3yev1wvxqs6293wmctvq2",
-         *       "request_id": "req_prod_06h2g01p3yev1wvxqs6293wmctvq2",
+         *       "correlation_id": "req_prod_06h2hbkd728r5y78b20kye7wcwg9y",
+         *       "request_id": "req_prod_06h2hbkd728r5y78b20kye7wcwg9y",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-29T15:50:32.229Z",
+         *       "created": "2026-11-29T19:00:49.608Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2g01a8y4kejnpkqm5nbzee8p34"
+         *       "actor_id": "key_prod_06h2hbh9awvg0s37j8ndwdrr6t3d2"
          *     }
          */
         ProductDeletedEvent: {
@@ -20505,18 +20689,18 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2g01sj66we6bd2pqjk5agzh09c",
+         *       "id": "evt_prod_06h2hbmtqvfmbz0cpgttcqd47bkh8",
          *       "type": "refund.created",
          *       "aggregate_type": "refund",
-         *       "aggregate_id": "re_prod_06h2g01shyjx2pfgk32gxw69t818a",
+         *       "aggregate_id": "re_prod_06h2hbmtktst0qf8t3rkcp9f0r6f6",
          *       "data": {
-         *         "id": "re_prod_06h2g01shyjx2pfgk32gxw69t818a",
+         *         "id": "re_prod_06h2hbmtktst0qf8t3rkcp9f0r6f6",
          *         "object": "refund",
          *         "reason": null,
          *         "status": "pending",
-         *         "created": "2026-11-29T15:50:33.103Z",
-         *         "payment": "py_prod_06h2g01rs05zcyx94tfhrdyhdt6sr",
-         *         "updated": "2026-11-29T15:50:33.103Z",
+         *         "created": "2026-11-29T19:01:01.213Z",
+         *         "payment": "py_prod_06h2hbmabr290ztyedns8xs4q031c",
+         *         "updated": "2026-11-29T19:01:01.213Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "metadata": {},
@@ -20525,13 +20709,13 @@ export type components = {
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2g01she5vp75cdmnapsxz5qd88",
-         *       "request_id": "req_prod_06h2g01she5vp75cdmnapsxz5qd88",
+         *       "correlation_id": "req_prod_06h2hbmt0qwm62daax09nv8grcdyc",
+         *       "request_id": "req_prod_06h2hbmt0qwm62daax09nv8grcdyc",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-29T15:50:33.105Z",
+         *       "created": "2026-11-29T19:01:01.247Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2g01a8y4kejnpkqm5nbzee8p34"
+         *       "actor_id": "key_prod_06h2hbh9awvg0s37j8ndwdrr6t3d2"
          *     }
          */
         RefundCreatedEvent: {
@@ -20576,18 +20760,18 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2g01sjdp36y3kcv073ck20s8s2",
+         *       "id": "evt_prod_06h2hbmv4w0x162n477cr19xdch4c",
          *       "type": "refund.updated",
          *       "aggregate_type": "refund",
-         *       "aggregate_id": "re_prod_06h2g01shyjx2pfgk32gxw69t818a",
+         *       "aggregate_id": "re_prod_06h2hbmtktst0qf8t3rkcp9f0r6f6",
          *       "data": {
-         *         "id": "re_prod_06h2g01shyjx2pfgk32gxw69t818a",
+         *         "id": "re_prod_06h2hbmtktst0qf8t3rkcp9f0r6f6",
          *         "object": "refund",
          *         "reason": null,
          *         "status": "succeeded",
-         *         "created": "2026-11-29T15:50:33.103Z",
-         *         "payment": "py_prod_06h2g01rs05zcyx94tfhrdyhdt6sr",
-         *         "updated": "2026-11-29T15:50:33.107Z",
+         *         "created": "2026-11-29T19:01:01.213Z",
+         *         "payment": "py_prod_06h2hbmabr290ztyedns8xs4q031c",
+         *         "updated": "2026-11-29T19:01:01.308Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "metadata": {},
@@ -20595,13 +20779,13 @@ export type components = {
          *         "failure_reason": null
          *       },
          *       "previous_data": {
-         *         "id": "re_prod_06h2g01shyjx2pfgk32gxw69t818a",
+         *         "id": "re_prod_06h2hbmtktst0qf8t3rkcp9f0r6f6",
          *         "object": "refund",
          *         "reason": null,
          *         "status": "pending",
-         *         "created": "2026-11-29T15:50:33.103Z",
-         *         "payment": "py_prod_06h2g01rs05zcyx94tfhrdyhdt6sr",
-         *         "updated": "2026-11-29T15:50:33.103Z",
+         *         "created": "2026-11-29T19:01:01.213Z",
+         *         "payment": "py_prod_06h2hbmabr290ztyedns8xs4q031c",
+         *         "updated": "2026-11-29T19:01:01.213Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "metadata": {},
@@ -20609,13 +20793,13 @@ export type components = {
          *         "failure_reason": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2g01she5vp75cdmnapsxz5qd88",
-         *       "request_id": "req_prod_06h2g01she5vp75cdmnapsxz5qd88",
+         *       "correlation_id": "req_prod_06h2hbmt0qwm62daax09nv8grcdyc",
+         *       "request_id": "req_prod_06h2hbmt0qwm62daax09nv8grcdyc",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-29T15:50:33.107Z",
+         *       "created": "2026-11-29T19:01:01.352Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2g01a8y4kejnpkqm5nbzee8p34"
+         *       "actor_id": "key_prod_06h2hbh9awvg0s37j8ndwdrr6t3d2"
          *     }
          */
         RefundUpdatedEvent: {
@@ -20660,18 +20844,18 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2g01st0a8dytsp6bsw8mkxsr06",
+         *       "id": "evt_prod_06h2hbmxs329bg2xgg4nchvgaw912",
          *       "type": "refund.failed",
          *       "aggregate_type": "refund",
-         *       "aggregate_id": "re_prod_06h2g01ss2b0qe7ryjycg2kvkknby",
+         *       "aggregate_id": "re_prod_06h2hbmxnn6s9fb42r5n2zzftnm18",
          *       "data": {
-         *         "id": "re_prod_06h2g01ss2b0qe7ryjycg2kvkknby",
+         *         "id": "re_prod_06h2hbmxnn6s9fb42r5n2zzftnm18",
          *         "object": "refund",
          *         "reason": null,
          *         "status": "failed",
-         *         "created": "2026-11-29T15:50:33.160Z",
-         *         "payment": "py_prod_06h2g01sdqxpw17wnjn0hmtpmnvqt",
-         *         "updated": "2026-11-29T15:50:33.166Z",
+         *         "created": "2026-11-29T19:01:01.997Z",
+         *         "payment": "py_prod_06h2hbmp8e9faadvvnkz26gtt048g",
+         *         "updated": "2026-11-29T19:01:02.019Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "metadata": {},
@@ -20679,13 +20863,13 @@ export type components = {
          *         "failure_reason": "The refund was refused (sandbox payment method pm_sandbox_refund_fails)."
          *       },
          *       "previous_data": {
-         *         "id": "re_prod_06h2g01ss2b0qe7ryjycg2kvkknby",
+         *         "id": "re_prod_06h2hbmxnn6s9fb42r5n2zzftnm18",
          *         "object": "refund",
          *         "reason": null,
          *         "status": "pending",
-         *         "created": "2026-11-29T15:50:33.160Z",
-         *         "payment": "py_prod_06h2g01sdqxpw17wnjn0hmtpmnvqt",
-         *         "updated": "2026-11-29T15:50:33.160Z",
+         *         "created": "2026-11-29T19:01:01.997Z",
+         *         "payment": "py_prod_06h2hbmp8e9faadvvnkz26gtt048g",
+         *         "updated": "2026-11-29T19:01:01.997Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "metadata": {},
@@ -20693,13 +20877,13 @@ export type components = {
          *         "failure_reason": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2g01sr3c31k9mwtxtjhbtwatgr",
-         *       "request_id": "req_prod_06h2g01sr3c31k9mwtxtjhbtwatgr",
+         *       "correlation_id": "req_prod_06h2hbmxk8xjmzr9eydg9k5v7m9rw",
+         *       "request_id": "req_prod_06h2hbmxk8xjmzr9eydg9k5v7m9rw",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-29T15:50:33.168Z",
+         *       "created": "2026-11-29T19:01:02.024Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2g01a8y4kejnpkqm5nbzee8p34"
+         *       "actor_id": "key_prod_06h2hbh9awvg0s37j8ndwdrr6t3d2"
          *     }
          */
         RefundFailedEvent: {
@@ -20744,18 +20928,18 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2g01aay7dxknwn37sv4jxcbdty",
+         *       "id": "evt_prod_06h2hbh9kfmgn1w6fmsakwdva1z84",
          *       "type": "api_token.created",
          *       "aggregate_type": "api_token",
-         *       "aggregate_id": "key_prod_06h2g01a8y4kejnpkqm5nbzee8p34",
+         *       "aggregate_id": "key_prod_06h2hbh9awvg0s37j8ndwdrr6t3d2",
          *       "data": {
-         *         "id": "key_prod_06h2g01a8y4kejnpkqm5nbzee8p34",
+         *         "id": "key_prod_06h2hbh9awvg0s37j8ndwdrr6t3d2",
          *         "kind": "secret",
          *         "name": "catalogue",
          *         "object": "api_token",
          *         "status": "active",
-         *         "created": "2026-11-29T15:50:29.186Z",
-         *         "display": "st_prod_…8e8t",
+         *         "created": "2026-11-29T19:00:32.119Z",
+         *         "display": "st_prod_…pnfj",
          *         "expires_at": null,
          *         "revoked_at": null,
          *         "allowed_ips": null,
@@ -20770,13 +20954,13 @@ export type components = {
          *         "user_agent": "node",
          *         "client_address": "127.0.0.1"
          *       },
-         *       "correlation_id": "req_prod_06h2g01a1r8a1t6wjxgee6e58evxy",
-         *       "request_id": "req_prod_06h2g01a1r8a1t6wjxgee6e58evxy",
+         *       "correlation_id": "req_prod_06h2hbh827pr1g863wj00xgp8q8qc",
+         *       "request_id": "req_prod_06h2hbh827pr1g863wj00xgp8q8qc",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-29T15:50:29.207Z",
+         *       "created": "2026-11-29T19:00:32.284Z",
          *       "actor_type": "user",
-         *       "actor_id": "user_prod_06h2g01841nw614b0a6gf13ktpv1c"
+         *       "actor_id": "user_prod_06h2hbh26xa08dwxa5m3tqt2gsgt6"
          *     }
          */
         ApiTokenCreatedEvent: {
@@ -20821,20 +21005,20 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2g01cjvm2913dms8hx42pacqd8",
+         *       "id": "evt_prod_06h2hbhrzrfydc4w00zezdpzwvqh8",
          *       "type": "api_token.revoked",
          *       "aggregate_type": "api_token",
-         *       "aggregate_id": "key_prod_06h2g01c1znvmc24ttvprsxwp31tc",
+         *       "aggregate_id": "key_prod_06h2hbhmrt54ta6wpdpjc4vzr7pey",
          *       "data": {
-         *         "id": "key_prod_06h2g01c1znvmc24ttvprsxwp31tc",
+         *         "id": "key_prod_06h2hbhmrt54ta6wpdpjc4vzr7pey",
          *         "kind": "publishable",
          *         "name": "spare",
          *         "object": "api_token",
          *         "status": "revoked",
-         *         "created": "2026-11-29T15:50:29.641Z",
-         *         "display": "pt_prod_…2mnw",
+         *         "created": "2026-11-29T19:00:35.139Z",
+         *         "display": "pt_prod_…w17p",
          *         "expires_at": null,
-         *         "revoked_at": "2026-11-29T15:50:29.781Z",
+         *         "revoked_at": "2026-11-29T19:00:36.206Z",
          *         "allowed_ips": null,
          *         "description": null,
          *         "permissions": null,
@@ -20843,13 +21027,13 @@ export type components = {
          *         "previous_secret_expires_at": null
          *       },
          *       "previous_data": {
-         *         "id": "key_prod_06h2g01c1znvmc24ttvprsxwp31tc",
+         *         "id": "key_prod_06h2hbhmrt54ta6wpdpjc4vzr7pey",
          *         "kind": "publishable",
          *         "name": "spare",
          *         "object": "api_token",
          *         "status": "active",
-         *         "created": "2026-11-29T15:50:29.641Z",
-         *         "display": "pt_prod_…2mnw",
+         *         "created": "2026-11-29T19:00:35.139Z",
+         *         "display": "pt_prod_…w17p",
          *         "expires_at": null,
          *         "revoked_at": null,
          *         "allowed_ips": null,
@@ -20863,13 +21047,13 @@ export type components = {
          *         "user_agent": "node",
          *         "client_address": "127.0.0.1"
          *       },
-         *       "correlation_id": "req_prod_06h2g01chyn1gcdddwrr77ebn43fa",
-         *       "request_id": "req_prod_06h2g01chyn1gcdddwrr77ebn43fa",
+         *       "correlation_id": "req_prod_06h2hbhrkv9rjj4bact6s681j3qww",
+         *       "request_id": "req_prod_06h2hbhrkv9rjj4bact6s681j3qww",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-29T15:50:29.782Z",
+         *       "created": "2026-11-29T19:00:36.223Z",
          *       "actor_type": "user",
-         *       "actor_id": "user_prod_06h2g01841nw614b0a6gf13ktpv1c"
+         *       "actor_id": "user_prod_06h2hbh26xa08dwxa5m3tqt2gsgt6"
          *     }
          */
         ApiTokenRevokedEvent: {
@@ -20914,20 +21098,20 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2g01crtt0amma8v6dd4mkab4sr",
+         *       "id": "evt_prod_06h2hbhv2dkfr7drye81zy2ysefhy",
          *       "type": "webhook_endpoint.created",
          *       "aggregate_type": "webhook_endpoint",
-         *       "aggregate_id": "whe_prod_06h2g01cr92hccjkn64d3ng8n74j0",
+         *       "aggregate_id": "whe_prod_06h2hbhtwvv1q7n859pdzd7b4qbh8",
          *       "data": {
-         *         "id": "whe_prod_06h2g01cr92hccjkn64d3ng8n74j0",
+         *         "id": "whe_prod_06h2hbhtwvv1q7n859pdzd7b4qbh8",
          *         "url": "https://example.com/audit",
          *         "events": [
          *           "customer.created"
          *         ],
          *         "object": "webhook_endpoint",
-         *         "created": "2026-11-29T15:50:29.825Z",
+         *         "created": "2026-11-29T19:00:36.655Z",
          *         "enabled": true,
-         *         "updated": "2026-11-29T15:50:29.825Z",
+         *         "updated": "2026-11-29T19:00:36.655Z",
          *         "livemode": false,
          *         "description": null,
          *         "disabled_at": null,
@@ -20941,13 +21125,13 @@ export type components = {
          *         "user_agent": "node",
          *         "client_address": "127.0.0.1"
          *       },
-         *       "correlation_id": "req_prod_06h2g01cpz5xrtrz62dwzdf3hafnc",
-         *       "request_id": "req_prod_06h2g01cpz5xrtrz62dwzdf3hafnc",
+         *       "correlation_id": "req_prod_06h2hbht4zyhh5cpvpm7j7pkz35h0",
+         *       "request_id": "req_prod_06h2hbht4zyhh5cpvpm7j7pkz35h0",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-29T15:50:29.830Z",
+         *       "created": "2026-11-29T19:00:36.755Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2g01a8y4kejnpkqm5nbzee8p34"
+         *       "actor_id": "key_prod_06h2hbh9awvg0s37j8ndwdrr6t3d2"
          *     }
          */
         WebhookEndpointCreatedEvent: {
@@ -20992,20 +21176,20 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2g01cxfhawnfnswzqkdwfte1vp",
+         *       "id": "evt_prod_06h2hbhwm614cmrpkbdqtdjsrdmzj",
          *       "type": "webhook_endpoint.updated",
          *       "aggregate_type": "webhook_endpoint",
-         *       "aggregate_id": "whe_prod_06h2g01cr92hccjkn64d3ng8n74j0",
+         *       "aggregate_id": "whe_prod_06h2hbhtwvv1q7n859pdzd7b4qbh8",
          *       "data": {
-         *         "id": "whe_prod_06h2g01cr92hccjkn64d3ng8n74j0",
+         *         "id": "whe_prod_06h2hbhtwvv1q7n859pdzd7b4qbh8",
          *         "url": "https://example.com/audit",
          *         "events": [
          *           "customer.created"
          *         ],
          *         "object": "webhook_endpoint",
-         *         "created": "2026-11-29T15:50:29.825Z",
+         *         "created": "2026-11-29T19:00:36.655Z",
          *         "enabled": true,
-         *         "updated": "2026-11-29T15:50:29.865Z",
+         *         "updated": "2026-11-29T19:00:37.146Z",
          *         "livemode": false,
          *         "description": "Audit",
          *         "disabled_at": null,
@@ -21015,15 +21199,15 @@ export type components = {
          *         "previous_secret_expires_at": null
          *       },
          *       "previous_data": {
-         *         "id": "whe_prod_06h2g01cr92hccjkn64d3ng8n74j0",
+         *         "id": "whe_prod_06h2hbhtwvv1q7n859pdzd7b4qbh8",
          *         "url": "https://example.com/audit",
          *         "events": [
          *           "customer.created"
          *         ],
          *         "object": "webhook_endpoint",
-         *         "created": "2026-11-29T15:50:29.825Z",
+         *         "created": "2026-11-29T19:00:36.655Z",
          *         "enabled": true,
-         *         "updated": "2026-11-29T15:50:29.825Z",
+         *         "updated": "2026-11-29T19:00:36.655Z",
          *         "livemode": false,
          *         "description": null,
          *         "disabled_at": null,
@@ -21036,13 +21220,13 @@ export type components = {
          *         "user_agent": "node",
          *         "client_address": "127.0.0.1"
          *       },
-         *       "correlation_id": "req_prod_06h2g01cwjqhwdjv4racar60sank2",
-         *       "request_id": "req_prod_06h2g01cwjqhwdjv4racar60sank2",
+         *       "correlation_id": "req_prod_06h2hbhwhmzvcnrsh2bvajbr7mmq0",
+         *       "request_id": "req_prod_06h2hbhwhmzvcnrsh2bvajbr7mmq0",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-29T15:50:29.867Z",
+         *       "created": "2026-11-29T19:00:37.153Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2g01a8y4kejnpkqm5nbzee8p34"
+         *       "actor_id": "key_prod_06h2hbh9awvg0s37j8ndwdrr6t3d2"
          *     }
          */
         WebhookEndpointUpdatedEvent: {
@@ -21087,58 +21271,58 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2g01dgt9fmnpw7jdafgfgqswsw",
+         *       "id": "evt_prod_06h2hbhyzyx4zh6pph4977aytgycj",
          *       "type": "webhook_endpoint.deleted",
          *       "aggregate_type": "webhook_endpoint",
-         *       "aggregate_id": "whe_prod_06h2g01cr92hccjkn64d3ng8n74j0",
+         *       "aggregate_id": "whe_prod_06h2hbhtwvv1q7n859pdzd7b4qbh8",
          *       "data": {
-         *         "id": "whe_prod_06h2g01cr92hccjkn64d3ng8n74j0",
+         *         "id": "whe_prod_06h2hbhtwvv1q7n859pdzd7b4qbh8",
          *         "url": "https://example.com/audit",
          *         "events": [
          *           "customer.created"
          *         ],
          *         "object": "webhook_endpoint",
-         *         "created": "2026-11-29T15:50:29.825Z",
+         *         "created": "2026-11-29T19:00:36.655Z",
          *         "deleted": true,
          *         "enabled": false,
-         *         "updated": "2026-11-29T15:50:30.019Z",
+         *         "updated": "2026-11-29T19:00:37.746Z",
          *         "livemode": false,
          *         "description": "Audit",
          *         "disabled_at": null,
          *         "failing_since": null,
          *         "disabled_reason": null,
          *         "max_deliveries_per_second": null,
-         *         "previous_secret_expires_at": "2026-11-30T15:50:29.972Z"
+         *         "previous_secret_expires_at": "2026-11-30T19:00:37.587Z"
          *       },
          *       "previous_data": {
-         *         "id": "whe_prod_06h2g01cr92hccjkn64d3ng8n74j0",
+         *         "id": "whe_prod_06h2hbhtwvv1q7n859pdzd7b4qbh8",
          *         "url": "https://example.com/audit",
          *         "events": [
          *           "customer.created"
          *         ],
          *         "object": "webhook_endpoint",
-         *         "created": "2026-11-29T15:50:29.825Z",
+         *         "created": "2026-11-29T19:00:36.655Z",
          *         "enabled": true,
-         *         "updated": "2026-11-29T15:50:29.972Z",
+         *         "updated": "2026-11-29T19:00:37.587Z",
          *         "livemode": false,
          *         "description": "Audit",
          *         "disabled_at": null,
          *         "failing_since": null,
          *         "disabled_reason": null,
          *         "max_deliveries_per_second": null,
-         *         "previous_secret_expires_at": "2026-11-30T15:50:29.972Z"
+         *         "previous_secret_expires_at": "2026-11-30T19:00:37.587Z"
          *       },
          *       "metadata": {
          *         "user_agent": "node",
          *         "client_address": "127.0.0.1"
          *       },
-         *       "correlation_id": "req_prod_06h2g01dfnewas47mcees0fcqx29t",
-         *       "request_id": "req_prod_06h2g01dfnewas47mcees0fcqx29t",
+         *       "correlation_id": "req_prod_06h2hbhyp70b49gnf1ejshf52nzgc",
+         *       "request_id": "req_prod_06h2hbhyp70b49gnf1ejshf52nzgc",
          *       "version": 1,
          *       "sequence": 6,
-         *       "created": "2026-11-29T15:50:30.022Z",
+         *       "created": "2026-11-29T19:00:37.759Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2g01a8y4kejnpkqm5nbzee8p34"
+         *       "actor_id": "key_prod_06h2hbh9awvg0s37j8ndwdrr6t3d2"
          *     }
          */
         WebhookEndpointDeletedEvent: {
@@ -21183,20 +21367,20 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2g01d3fhec9wq8j43xk4bxr80t",
+         *       "id": "evt_prod_06h2hbhxsp7nch9w4tw0chw573cny",
          *       "type": "webhook_endpoint.disabled",
          *       "aggregate_type": "webhook_endpoint",
-         *       "aggregate_id": "whe_prod_06h2g01cr92hccjkn64d3ng8n74j0",
+         *       "aggregate_id": "whe_prod_06h2hbhtwvv1q7n859pdzd7b4qbh8",
          *       "data": {
-         *         "id": "whe_prod_06h2g01cr92hccjkn64d3ng8n74j0",
+         *         "id": "whe_prod_06h2hbhtwvv1q7n859pdzd7b4qbh8",
          *         "url": "https://example.com/audit",
          *         "events": [
          *           "customer.created"
          *         ],
          *         "object": "webhook_endpoint",
-         *         "created": "2026-11-29T15:50:29.825Z",
+         *         "created": "2026-11-29T19:00:36.655Z",
          *         "enabled": false,
-         *         "updated": "2026-11-29T15:50:29.911Z",
+         *         "updated": "2026-11-29T19:00:37.445Z",
          *         "livemode": false,
          *         "description": "Audit",
          *         "disabled_at": null,
@@ -21206,15 +21390,15 @@ export type components = {
          *         "previous_secret_expires_at": null
          *       },
          *       "previous_data": {
-         *         "id": "whe_prod_06h2g01cr92hccjkn64d3ng8n74j0",
+         *         "id": "whe_prod_06h2hbhtwvv1q7n859pdzd7b4qbh8",
          *         "url": "https://example.com/audit",
          *         "events": [
          *           "customer.created"
          *         ],
          *         "object": "webhook_endpoint",
-         *         "created": "2026-11-29T15:50:29.825Z",
+         *         "created": "2026-11-29T19:00:36.655Z",
          *         "enabled": true,
-         *         "updated": "2026-11-29T15:50:29.865Z",
+         *         "updated": "2026-11-29T19:00:37.146Z",
          *         "livemode": false,
          *         "description": "Audit",
          *         "disabled_at": null,
@@ -21227,13 +21411,13 @@ export type components = {
          *         "user_agent": "node",
          *         "client_address": "127.0.0.1"
          *       },
-         *       "correlation_id": "req_prod_06h2g01d2d9a5079p7a0ad07khk2t",
-         *       "request_id": "req_prod_06h2g01d2d9a5079p7a0ad07khk2t",
+         *       "correlation_id": "req_prod_06h2hbhxgwn470wat5f455kekn54j",
+         *       "request_id": "req_prod_06h2hbhxgwn470wat5f455kekn54j",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-29T15:50:29.915Z",
+         *       "created": "2026-11-29T19:00:37.453Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2g01a8y4kejnpkqm5nbzee8p34"
+         *       "actor_id": "key_prod_06h2hbh9awvg0s37j8ndwdrr6t3d2"
          *     }
          */
         WebhookEndpointDisabledEvent: {
@@ -21278,20 +21462,20 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2g01d7taj59dz0s60tjp0j5fkr",
+         *       "id": "evt_prod_06h2hbhy1da6jk9kx7fa1cxnthkyt",
          *       "type": "webhook_endpoint.enabled",
          *       "aggregate_type": "webhook_endpoint",
-         *       "aggregate_id": "whe_prod_06h2g01cr92hccjkn64d3ng8n74j0",
+         *       "aggregate_id": "whe_prod_06h2hbhtwvv1q7n859pdzd7b4qbh8",
          *       "data": {
-         *         "id": "whe_prod_06h2g01cr92hccjkn64d3ng8n74j0",
+         *         "id": "whe_prod_06h2hbhtwvv1q7n859pdzd7b4qbh8",
          *         "url": "https://example.com/audit",
          *         "events": [
          *           "customer.created"
          *         ],
          *         "object": "webhook_endpoint",
-         *         "created": "2026-11-29T15:50:29.825Z",
+         *         "created": "2026-11-29T19:00:36.655Z",
          *         "enabled": true,
-         *         "updated": "2026-11-29T15:50:29.947Z",
+         *         "updated": "2026-11-29T19:00:37.511Z",
          *         "livemode": false,
          *         "description": "Audit",
          *         "disabled_at": null,
@@ -21301,15 +21485,15 @@ export type components = {
          *         "previous_secret_expires_at": null
          *       },
          *       "previous_data": {
-         *         "id": "whe_prod_06h2g01cr92hccjkn64d3ng8n74j0",
+         *         "id": "whe_prod_06h2hbhtwvv1q7n859pdzd7b4qbh8",
          *         "url": "https://example.com/audit",
          *         "events": [
          *           "customer.created"
          *         ],
          *         "object": "webhook_endpoint",
-         *         "created": "2026-11-29T15:50:29.825Z",
+         *         "created": "2026-11-29T19:00:36.655Z",
          *         "enabled": false,
-         *         "updated": "2026-11-29T15:50:29.911Z",
+         *         "updated": "2026-11-29T19:00:37.445Z",
          *         "livemode": false,
          *         "description": "Audit",
          *         "disabled_at": null,
@@ -21322,13 +21506,13 @@ export type components = {
          *         "user_agent": "node",
          *         "client_address": "127.0.0.1"
          *       },
-         *       "correlation_id": "req_prod_06h2g01d6sm3wdvfckxk93cs9gvx6",
-         *       "request_id": "req_prod_06h2g01d6sm3wdvfckxk93cs9gvx6",
+         *       "correlation_id": "req_prod_06h2hbhy02ca0c5wgcacqhfwyhvww",
+         *       "request_id": "req_prod_06h2hbhy02ca0c5wgcacqhfwyhvww",
          *       "version": 1,
          *       "sequence": 4,
-         *       "created": "2026-11-29T15:50:29.950Z",
+         *       "created": "2026-11-29T19:00:37.515Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2g01a8y4kejnpkqm5nbzee8p34"
+         *       "actor_id": "key_prod_06h2hbh9awvg0s37j8ndwdrr6t3d2"
          *     }
          */
         WebhookEndpointEnabledEvent: {
@@ -21373,38 +21557,38 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2g01dbnr1hgtq04kah1e8n6frc",
+         *       "id": "evt_prod_06h2hbhybfy5gfzsacr2v19kskyzj",
          *       "type": "webhook_endpoint.secret_rotated",
          *       "aggregate_type": "webhook_endpoint",
-         *       "aggregate_id": "whe_prod_06h2g01cr92hccjkn64d3ng8n74j0",
+         *       "aggregate_id": "whe_prod_06h2hbhtwvv1q7n859pdzd7b4qbh8",
          *       "data": {
-         *         "id": "whe_prod_06h2g01cr92hccjkn64d3ng8n74j0",
+         *         "id": "whe_prod_06h2hbhtwvv1q7n859pdzd7b4qbh8",
          *         "url": "https://example.com/audit",
          *         "events": [
          *           "customer.created"
          *         ],
          *         "object": "webhook_endpoint",
-         *         "created": "2026-11-29T15:50:29.825Z",
+         *         "created": "2026-11-29T19:00:36.655Z",
          *         "enabled": true,
-         *         "updated": "2026-11-29T15:50:29.972Z",
+         *         "updated": "2026-11-29T19:00:37.587Z",
          *         "livemode": false,
          *         "description": "Audit",
          *         "disabled_at": null,
          *         "failing_since": null,
          *         "disabled_reason": null,
          *         "max_deliveries_per_second": null,
-         *         "previous_secret_expires_at": "2026-11-30T15:50:29.972Z"
+         *         "previous_secret_expires_at": "2026-11-30T19:00:37.587Z"
          *       },
          *       "previous_data": {
-         *         "id": "whe_prod_06h2g01cr92hccjkn64d3ng8n74j0",
+         *         "id": "whe_prod_06h2hbhtwvv1q7n859pdzd7b4qbh8",
          *         "url": "https://example.com/audit",
          *         "events": [
          *           "customer.created"
          *         ],
          *         "object": "webhook_endpoint",
-         *         "created": "2026-11-29T15:50:29.825Z",
+         *         "created": "2026-11-29T19:00:36.655Z",
          *         "enabled": true,
-         *         "updated": "2026-11-29T15:50:29.947Z",
+         *         "updated": "2026-11-29T19:00:37.511Z",
          *         "livemode": false,
          *         "description": "Audit",
          *         "disabled_at": null,
@@ -21417,13 +21601,13 @@ export type components = {
          *         "user_agent": "node",
          *         "client_address": "127.0.0.1"
          *       },
-         *       "correlation_id": "req_prod_06h2g01dab23n6e5fwj7y67hfm2qt",
-         *       "request_id": "req_prod_06h2g01dab23n6e5fwj7y67hfm2qt",
+         *       "correlation_id": "req_prod_06h2hbhy901esayq6n1n9bzgb3vam",
+         *       "request_id": "req_prod_06h2hbhy901esayq6n1n9bzgb3vam",
          *       "version": 1,
          *       "sequence": 5,
-         *       "created": "2026-11-29T15:50:29.981Z",
+         *       "created": "2026-11-29T19:00:37.595Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2g01a8y4kejnpkqm5nbzee8p34"
+         *       "actor_id": "key_prod_06h2hbh9awvg0s37j8ndwdrr6t3d2"
          *     }
          */
         WebhookEndpointSecretRotatedEvent: {
@@ -21468,15 +21652,15 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2g019t94kfs341jfd31yrj4qwg",
+         *       "id": "evt_prod_06h2hbh75z6cw637xdpfwdyde3c0c",
          *       "type": "user.signed_in",
          *       "aggregate_type": "user",
-         *       "aggregate_id": "user_prod_06h2g01841nw614b0a6gf13ktpv1c",
+         *       "aggregate_id": "user_prod_06h2hbh26xa08dwxa5m3tqt2gsgt6",
          *       "data": {
-         *         "id": "user_prod_06h2g01841nw614b0a6gf13ktpv1c",
+         *         "id": "user_prod_06h2hbh26xa08dwxa5m3tqt2gsgt6",
          *         "name": "Test User",
          *         "role": "owner",
-         *         "email": "user-a53404d109@example.com",
+         *         "email": "user-d9488bd4e3@example.com",
          *         "object": "user"
          *       },
          *       "previous_data": null,
@@ -21488,9 +21672,9 @@ export type components = {
          *       "request_id": null,
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-29T15:50:29.074Z",
+         *       "created": "2026-11-29T19:00:31.664Z",
          *       "actor_type": "user",
-         *       "actor_id": "user_prod_06h2g01841nw614b0a6gf13ktpv1c"
+         *       "actor_id": "user_prod_06h2hbh26xa08dwxa5m3tqt2gsgt6"
          *     }
          */
         UserSignedInEvent: {
@@ -21535,15 +21719,15 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2g01g238vc41fx6e4tf57r4cw0",
+         *       "id": "evt_prod_06h2hbjd6363wa27b92p975vx95yg",
          *       "type": "user.sign_in_failed",
          *       "aggregate_type": "user",
-         *       "aggregate_id": "user_prod_06h2g01841nw614b0a6gf13ktpv1c",
+         *       "aggregate_id": "user_prod_06h2hbh26xa08dwxa5m3tqt2gsgt6",
          *       "data": {
-         *         "id": "user_prod_06h2g01841nw614b0a6gf13ktpv1c",
+         *         "id": "user_prod_06h2hbh26xa08dwxa5m3tqt2gsgt6",
          *         "name": "Test User",
          *         "role": "owner",
-         *         "email": "user-a53404d109@example.com",
+         *         "email": "user-d9488bd4e3@example.com",
          *         "object": "user"
          *       },
          *       "previous_data": null,
@@ -21555,9 +21739,9 @@ export type components = {
          *       "request_id": null,
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-29T15:50:30.672Z",
+         *       "created": "2026-11-29T19:00:41.393Z",
          *       "actor_type": "user",
-         *       "actor_id": "user_prod_06h2g01841nw614b0a6gf13ktpv1c"
+         *       "actor_id": "user_prod_06h2hbh26xa08dwxa5m3tqt2gsgt6"
          *     }
          */
         UserSignInFailedEvent: {
@@ -21602,15 +21786,15 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2g01j4v787dfjtg4tmc8qwek9a",
+         *       "id": "evt_prod_06h2hbjweg48360xb0st0beyw57wt",
          *       "type": "user.signed_out",
          *       "aggregate_type": "user",
-         *       "aggregate_id": "user_prod_06h2g01841nw614b0a6gf13ktpv1c",
+         *       "aggregate_id": "user_prod_06h2hbh26xa08dwxa5m3tqt2gsgt6",
          *       "data": {
-         *         "id": "user_prod_06h2g01841nw614b0a6gf13ktpv1c",
+         *         "id": "user_prod_06h2hbh26xa08dwxa5m3tqt2gsgt6",
          *         "name": "Test User",
          *         "role": "owner",
-         *         "email": "user-a53404d109@example.com",
+         *         "email": "user-d9488bd4e3@example.com",
          *         "object": "user"
          *       },
          *       "previous_data": null,
@@ -21622,9 +21806,9 @@ export type components = {
          *       "request_id": null,
          *       "version": 1,
          *       "sequence": 4,
-         *       "created": "2026-11-29T15:50:31.206Z",
+         *       "created": "2026-11-29T19:00:45.300Z",
          *       "actor_type": "user",
-         *       "actor_id": "user_prod_06h2g01841nw614b0a6gf13ktpv1c"
+         *       "actor_id": "user_prod_06h2hbh26xa08dwxa5m3tqt2gsgt6"
          *     }
          */
         UserSignedOutEvent: {
@@ -21669,15 +21853,15 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2g01h0tyajggbkyycazhpjrcfj",
+         *       "id": "evt_prod_06h2hbjp0z3ygn4v6mjf3yde56zja",
          *       "type": "user.password_changed",
          *       "aggregate_type": "user",
-         *       "aggregate_id": "user_prod_06h2g01841nw614b0a6gf13ktpv1c",
+         *       "aggregate_id": "user_prod_06h2hbh26xa08dwxa5m3tqt2gsgt6",
          *       "data": {
-         *         "id": "user_prod_06h2g01841nw614b0a6gf13ktpv1c",
+         *         "id": "user_prod_06h2hbh26xa08dwxa5m3tqt2gsgt6",
          *         "name": "Test User",
          *         "role": "owner",
-         *         "email": "user-a53404d109@example.com",
+         *         "email": "user-d9488bd4e3@example.com",
          *         "object": "user"
          *       },
          *       "previous_data": null,
@@ -21689,9 +21873,9 @@ export type components = {
          *       "request_id": null,
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-29T15:50:30.919Z",
+         *       "created": "2026-11-29T19:00:43.655Z",
          *       "actor_type": "user",
-         *       "actor_id": "user_prod_06h2g01841nw614b0a6gf13ktpv1c"
+         *       "actor_id": "user_prod_06h2hbh26xa08dwxa5m3tqt2gsgt6"
          *     }
          */
         UserPasswordChangedEvent: {
@@ -21736,12 +21920,12 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2g01n4jsht1nktx6gk60dp3n6y",
+         *       "id": "evt_prod_06h2hbk8m3gdxphka5rr20mnvd5ca",
          *       "type": "account.settings_updated",
          *       "aggregate_type": "account_settings",
-         *       "aggregate_id": "acc_prod_06h2g0183cjnz7vyvp7z72283awrp",
+         *       "aggregate_id": "acc_prod_06h2hbh23e1k302fydcg4dd6xmbry",
          *       "data": {
-         *         "id": "acc_prod_06h2g0183cjnz7vyvp7z72283awrp",
+         *         "id": "acc_prod_06h2hbh23e1k302fydcg4dd6xmbry",
          *         "object": "account_settings",
          *         "tax_id": null,
          *         "address": {
@@ -21768,7 +21952,7 @@ export type components = {
          *         "entitlement_past_due_grace_days": 7
          *       },
          *       "previous_data": {
-         *         "id": "acc_prod_06h2g0183cjnz7vyvp7z72283awrp",
+         *         "id": "acc_prod_06h2hbh23e1k302fydcg4dd6xmbry",
          *         "object": "account_settings",
          *         "tax_id": null,
          *         "address": null,
@@ -21789,13 +21973,13 @@ export type components = {
          *         "entitlement_past_due_grace_days": 7
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2g01n3mea8phr6jfw1xp08r5h4",
-         *       "request_id": "req_prod_06h2g01n3mea8phr6jfw1xp08r5h4",
+         *       "correlation_id": "req_prod_06h2hbk8hepc0fg11ag7n6q44c3de",
+         *       "request_id": "req_prod_06h2hbk8hepc0fg11ag7n6q44c3de",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-29T15:50:31.972Z",
+         *       "created": "2026-11-29T19:00:48.417Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2g01a8y4kejnpkqm5nbzee8p34"
+         *       "actor_id": "key_prod_06h2hbh9awvg0s37j8ndwdrr6t3d2"
          *     }
          */
         AccountSettingsUpdatedEvent: {
@@ -21840,17 +22024,17 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2g01n8pwkm0xe50phb3gwm7c4j",
+         *       "id": "evt_prod_06h2hbk8w99njkkegzgcqfwmjpp30",
          *       "type": "tax_rate.created",
          *       "aggregate_type": "tax_rate",
-         *       "aggregate_id": "txr_prod_06h2g01n8cer40znrar7xtqgn22dg",
+         *       "aggregate_id": "txr_prod_06h2hbk8vcc71vk1mtwggg4dcknx0",
          *       "data": {
-         *         "id": "txr_prod_06h2g01n8cer40znrar7xtqgn22dg",
+         *         "id": "txr_prod_06h2hbk8vcc71vk1mtwggg4dcknx0",
          *         "active": true,
          *         "object": "tax_rate",
          *         "country": "DE",
-         *         "created": "2026-11-29T15:50:32.003Z",
-         *         "updated": "2026-11-29T15:50:32.003Z",
+         *         "created": "2026-11-29T19:00:48.475Z",
+         *         "updated": "2026-11-29T19:00:48.475Z",
          *         "livemode": false,
          *         "metadata": {},
          *         "inclusive": false,
@@ -21861,13 +22045,13 @@ export type components = {
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2g01n7vdbg0zwx51vnhac3aj5c",
-         *       "request_id": "req_prod_06h2g01n7vdbg0zwx51vnhac3aj5c",
+         *       "correlation_id": "req_prod_06h2hbk8tgccfdcm0m7245y8z9t8j",
+         *       "request_id": "req_prod_06h2hbk8tgccfdcm0m7245y8z9t8j",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-29T15:50:32.005Z",
+         *       "created": "2026-11-29T19:00:48.482Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2g01a8y4kejnpkqm5nbzee8p34"
+         *       "actor_id": "key_prod_06h2hbh9awvg0s37j8ndwdrr6t3d2"
          *     }
          */
         TaxRateCreatedEvent: {
@@ -21912,17 +22096,17 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2g01nb6t3qk97qyrjcd69xcbnw",
+         *       "id": "evt_prod_06h2hbk9ts082mgb11hg9zb1bzhs8",
          *       "type": "tax_rate.updated",
          *       "aggregate_type": "tax_rate",
-         *       "aggregate_id": "txr_prod_06h2g01n8cer40znrar7xtqgn22dg",
+         *       "aggregate_id": "txr_prod_06h2hbk8vcc71vk1mtwggg4dcknx0",
          *       "data": {
-         *         "id": "txr_prod_06h2g01n8cer40znrar7xtqgn22dg",
+         *         "id": "txr_prod_06h2hbk8vcc71vk1mtwggg4dcknx0",
          *         "active": false,
          *         "object": "tax_rate",
          *         "country": "DE",
-         *         "created": "2026-11-29T15:50:32.003Z",
-         *         "updated": "2026-11-29T15:50:32.024Z",
+         *         "created": "2026-11-29T19:00:48.475Z",
+         *         "updated": "2026-11-29T19:00:48.707Z",
          *         "livemode": false,
          *         "metadata": {},
          *         "inclusive": false,
@@ -21932,12 +22116,12 @@ export type components = {
          *         "jurisdiction": null
          *       },
          *       "previous_data": {
-         *         "id": "txr_prod_06h2g01n8cer40znrar7xtqgn22dg",
+         *         "id": "txr_prod_06h2hbk8vcc71vk1mtwggg4dcknx0",
          *         "active": true,
          *         "object": "tax_rate",
          *         "country": "DE",
-         *         "created": "2026-11-29T15:50:32.003Z",
-         *         "updated": "2026-11-29T15:50:32.003Z",
+         *         "created": "2026-11-29T19:00:48.475Z",
+         *         "updated": "2026-11-29T19:00:48.475Z",
          *         "livemode": false,
          *         "metadata": {},
          *         "inclusive": false,
@@ -21947,13 +22131,13 @@ export type components = {
          *         "jurisdiction": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2g01naqzpa8exeyb42tmd27anp",
-         *       "request_id": "req_prod_06h2g01naqzpa8exeyb42tmd27anp",
+         *       "correlation_id": "req_prod_06h2hbk9kh4p85d8psp7t0m4292kp",
+         *       "request_id": "req_prod_06h2hbk9kh4p85d8psp7t0m4292kp",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-29T15:50:32.025Z",
+         *       "created": "2026-11-29T19:00:48.726Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2g01a8y4kejnpkqm5nbzee8p34"
+         *       "actor_id": "key_prod_06h2hbh9awvg0s37j8ndwdrr6t3d2"
          *     }
          */
         TaxRateUpdatedEvent: {
@@ -21998,16 +22182,16 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2g01q2ehjcct4zt76ff0p0erep",
+         *       "id": "evt_prod_06h2hbktynt7xb47x9j1f03yr9hs4",
          *       "type": "meter.created",
          *       "aggregate_type": "meter",
-         *       "aggregate_id": "mtr_prod_06h2g01q1tqdsw3vwe17k016jpc1e",
+         *       "aggregate_id": "mtr_prod_06h2hbktxzezgw6ca4jt6d78b843t",
          *       "data": {
-         *         "id": "mtr_prod_06h2g01q1tqdsw3vwe17k016jpc1e",
+         *         "id": "mtr_prod_06h2hbktxzezgw6ca4jt6d78b843t",
          *         "object": "meter",
          *         "status": "active",
-         *         "created": "2026-11-29T15:50:32.462Z",
-         *         "updated": "2026-11-29T15:50:32.462Z",
+         *         "created": "2026-11-29T19:00:53.103Z",
+         *         "updated": "2026-11-29T19:00:53.103Z",
          *         "livemode": false,
          *         "value_key": "value",
          *         "event_name": "api_request",
@@ -22016,13 +22200,13 @@ export type components = {
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2g01q1a4bbgvm7xes501fkc478",
-         *       "request_id": "req_prod_06h2g01q1a4bbgvm7xes501fkc478",
+         *       "correlation_id": "req_prod_06h2hbktpfpc6me66gxmq332182d0",
+         *       "request_id": "req_prod_06h2hbktpfpc6me66gxmq332182d0",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-29T15:50:32.467Z",
+         *       "created": "2026-11-29T19:00:53.109Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2g01a8y4kejnpkqm5nbzee8p34"
+         *       "actor_id": "key_prod_06h2hbh9awvg0s37j8ndwdrr6t3d2"
          *     }
          */
         MeterCreatedEvent: {
@@ -22067,16 +22251,16 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2g01q8zkz9pvcatdey47fdsyf2",
+         *       "id": "evt_prod_06h2hbkvbrbzy6zaw3tgcgw37vbdw",
          *       "type": "meter.updated",
          *       "aggregate_type": "meter",
-         *       "aggregate_id": "mtr_prod_06h2g01q1tqdsw3vwe17k016jpc1e",
+         *       "aggregate_id": "mtr_prod_06h2hbktxzezgw6ca4jt6d78b843t",
          *       "data": {
-         *         "id": "mtr_prod_06h2g01q1tqdsw3vwe17k016jpc1e",
+         *         "id": "mtr_prod_06h2hbktxzezgw6ca4jt6d78b843t",
          *         "object": "meter",
          *         "status": "active",
-         *         "created": "2026-11-29T15:50:32.462Z",
-         *         "updated": "2026-11-29T15:50:32.516Z",
+         *         "created": "2026-11-29T19:00:53.103Z",
+         *         "updated": "2026-11-29T19:00:53.211Z",
          *         "livemode": false,
          *         "value_key": "value",
          *         "event_name": "api_request",
@@ -22084,11 +22268,11 @@ export type components = {
          *         "display_name": "Requests"
          *       },
          *       "previous_data": {
-         *         "id": "mtr_prod_06h2g01q1tqdsw3vwe17k016jpc1e",
+         *         "id": "mtr_prod_06h2hbktxzezgw6ca4jt6d78b843t",
          *         "object": "meter",
          *         "status": "active",
-         *         "created": "2026-11-29T15:50:32.462Z",
-         *         "updated": "2026-11-29T15:50:32.462Z",
+         *         "created": "2026-11-29T19:00:53.103Z",
+         *         "updated": "2026-11-29T19:00:53.103Z",
          *         "livemode": false,
          *         "value_key": "value",
          *         "event_name": "api_request",
@@ -22096,13 +22280,13 @@ export type components = {
          *         "display_name": "API requests"
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2g01q80th76mmyvzqc2k8gmwfy",
-         *       "request_id": "req_prod_06h2g01q80th76mmyvzqc2k8gmwfy",
+         *       "correlation_id": "req_prod_06h2hbkv93hmjkh78xwrbgbxy91j4",
+         *       "request_id": "req_prod_06h2hbkv93hmjkh78xwrbgbxy91j4",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-29T15:50:32.519Z",
+         *       "created": "2026-11-29T19:00:53.214Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2g01a8y4kejnpkqm5nbzee8p34"
+         *       "actor_id": "key_prod_06h2hbh9awvg0s37j8ndwdrr6t3d2"
          *     }
          */
         MeterUpdatedEvent: {
@@ -22147,16 +22331,16 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2g01qdxjw55t7kcktv19q4w0w0",
+         *       "id": "evt_prod_06h2hbkwt1mscfmr5ay16rxfk1vm8",
          *       "type": "meter.deactivated",
          *       "aggregate_type": "meter",
-         *       "aggregate_id": "mtr_prod_06h2g01q1tqdsw3vwe17k016jpc1e",
+         *       "aggregate_id": "mtr_prod_06h2hbktxzezgw6ca4jt6d78b843t",
          *       "data": {
-         *         "id": "mtr_prod_06h2g01q1tqdsw3vwe17k016jpc1e",
+         *         "id": "mtr_prod_06h2hbktxzezgw6ca4jt6d78b843t",
          *         "object": "meter",
          *         "status": "inactive",
-         *         "created": "2026-11-29T15:50:32.462Z",
-         *         "updated": "2026-11-29T15:50:32.553Z",
+         *         "created": "2026-11-29T19:00:53.103Z",
+         *         "updated": "2026-11-29T19:00:53.575Z",
          *         "livemode": false,
          *         "value_key": "value",
          *         "event_name": "api_request",
@@ -22164,11 +22348,11 @@ export type components = {
          *         "display_name": "Requests"
          *       },
          *       "previous_data": {
-         *         "id": "mtr_prod_06h2g01q1tqdsw3vwe17k016jpc1e",
+         *         "id": "mtr_prod_06h2hbktxzezgw6ca4jt6d78b843t",
          *         "object": "meter",
          *         "status": "active",
-         *         "created": "2026-11-29T15:50:32.462Z",
-         *         "updated": "2026-11-29T15:50:32.516Z",
+         *         "created": "2026-11-29T19:00:53.103Z",
+         *         "updated": "2026-11-29T19:00:53.211Z",
          *         "livemode": false,
          *         "value_key": "value",
          *         "event_name": "api_request",
@@ -22176,13 +22360,13 @@ export type components = {
          *         "display_name": "Requests"
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2g01qcpv0psmyd9j61335m1n4w",
-         *       "request_id": "req_prod_06h2g01qcpv0psmyd9j61335m1n4w",
+         *       "correlation_id": "req_prod_06h2hbkvkd5p3pybbc7he0v3qpxeg",
+         *       "request_id": "req_prod_06h2hbkvkd5p3pybbc7he0v3qpxeg",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-29T15:50:32.559Z",
+         *       "created": "2026-11-29T19:00:53.585Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2g01a8y4kejnpkqm5nbzee8p34"
+         *       "actor_id": "key_prod_06h2hbh9awvg0s37j8ndwdrr6t3d2"
          *     }
          */
         MeterDeactivatedEvent: {
@@ -22227,16 +22411,16 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2g01qgn3frc3ck58b0eesjwr1m",
+         *       "id": "evt_prod_06h2hbkxamh4a975n11r34fpfgs1m",
          *       "type": "meter.reactivated",
          *       "aggregate_type": "meter",
-         *       "aggregate_id": "mtr_prod_06h2g01q1tqdsw3vwe17k016jpc1e",
+         *       "aggregate_id": "mtr_prod_06h2hbktxzezgw6ca4jt6d78b843t",
          *       "data": {
-         *         "id": "mtr_prod_06h2g01q1tqdsw3vwe17k016jpc1e",
+         *         "id": "mtr_prod_06h2hbktxzezgw6ca4jt6d78b843t",
          *         "object": "meter",
          *         "status": "active",
-         *         "created": "2026-11-29T15:50:32.462Z",
-         *         "updated": "2026-11-29T15:50:32.581Z",
+         *         "created": "2026-11-29T19:00:53.103Z",
+         *         "updated": "2026-11-29T19:00:53.710Z",
          *         "livemode": false,
          *         "value_key": "value",
          *         "event_name": "api_request",
@@ -22244,11 +22428,11 @@ export type components = {
          *         "display_name": "Requests"
          *       },
          *       "previous_data": {
-         *         "id": "mtr_prod_06h2g01q1tqdsw3vwe17k016jpc1e",
+         *         "id": "mtr_prod_06h2hbktxzezgw6ca4jt6d78b843t",
          *         "object": "meter",
          *         "status": "inactive",
-         *         "created": "2026-11-29T15:50:32.462Z",
-         *         "updated": "2026-11-29T15:50:32.553Z",
+         *         "created": "2026-11-29T19:00:53.103Z",
+         *         "updated": "2026-11-29T19:00:53.575Z",
          *         "livemode": false,
          *         "value_key": "value",
          *         "event_name": "api_request",
@@ -22256,13 +22440,13 @@ export type components = {
          *         "display_name": "Requests"
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2g01qg3xjmdzjv2g9m8bzcptja",
-         *       "request_id": "req_prod_06h2g01qg3xjmdzjv2g9m8bzcptja",
+         *       "correlation_id": "req_prod_06h2hbkx5wr2xnqr1vxygcn6d8s66",
+         *       "request_id": "req_prod_06h2hbkx5wr2xnqr1vxygcn6d8s66",
          *       "version": 1,
          *       "sequence": 4,
-         *       "created": "2026-11-29T15:50:32.582Z",
+         *       "created": "2026-11-29T19:00:53.717Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2g01a8y4kejnpkqm5nbzee8p34"
+         *       "actor_id": "key_prod_06h2hbh9awvg0s37j8ndwdrr6t3d2"
          *     }
          */
         MeterReactivatedEvent: {
@@ -22307,29 +22491,29 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2g01pkjtzzngmher9qnj75wya6",
+         *       "id": "evt_prod_06h2hbkj41wwb7zfprm9svfyfkg3g",
          *       "type": "feature.created",
          *       "aggregate_type": "feature",
-         *       "aggregate_id": "feat_prod_06h2g01pkb97gxe6syzrp239dm2z0",
+         *       "aggregate_id": "feat_prod_06h2hbkj2s9r7sxfrdxk67zfkfh38",
          *       "data": {
-         *         "id": "feat_prod_06h2g01pkb97gxe6syzrp239dm2z0",
+         *         "id": "feat_prod_06h2hbkj2s9r7sxfrdxk67zfkfh38",
          *         "name": "Reports",
          *         "object": "feature",
-         *         "created": "2026-11-29T15:50:32.346Z",
-         *         "updated": "2026-11-29T15:50:32.346Z",
+         *         "created": "2026-11-29T19:00:50.838Z",
+         *         "updated": "2026-11-29T19:00:50.838Z",
          *         "livemode": false,
          *         "metadata": {},
          *         "lookup_key": "reports"
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2g01pjjssykyc4wtbdqhfskex4",
-         *       "request_id": "req_prod_06h2g01pjjssykyc4wtbdqhfskex4",
+         *       "correlation_id": "req_prod_06h2hbkj1yyeegv4p8h9z9k82a2n4",
+         *       "request_id": "req_prod_06h2hbkj1yyeegv4p8h9z9k82a2n4",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-29T15:50:32.348Z",
+         *       "created": "2026-11-29T19:00:50.848Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2g01a8y4kejnpkqm5nbzee8p34"
+         *       "actor_id": "key_prod_06h2hbh9awvg0s37j8ndwdrr6t3d2"
          *     }
          */
         FeatureCreatedEvent: {
@@ -22374,36 +22558,36 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2g01pnw368z82pps3ksp0aan30",
+         *       "id": "evt_prod_06h2hbkjx9m3cvkrmagdxzqs95gp2",
          *       "type": "product_feature.attached",
          *       "aggregate_type": "product_feature",
-         *       "aggregate_id": "prodft_prod_06h2g01pnt2er0wqejjbcm6rsnn0g",
+         *       "aggregate_id": "prodft_prod_06h2hbkjw3zw3yy0xvrbshaz1ts36",
          *       "data": {
-         *         "id": "prodft_prod_06h2g01pnt2er0wqejjbcm6rsnn0g",
+         *         "id": "prodft_prod_06h2hbkjw3zw3yy0xvrbshaz1ts36",
          *         "object": "product_feature",
-         *         "created": "2026-11-29T15:50:32.366Z",
+         *         "created": "2026-11-29T19:00:51.040Z",
          *         "feature": {
-         *           "id": "feat_prod_06h2g01pkb97gxe6syzrp239dm2z0",
+         *           "id": "feat_prod_06h2hbkj2s9r7sxfrdxk67zfkfh38",
          *           "name": "Reports",
          *           "object": "feature",
-         *           "created": "2026-11-29T15:50:32.346Z",
-         *           "updated": "2026-11-29T15:50:32.346Z",
+         *           "created": "2026-11-29T19:00:50.838Z",
+         *           "updated": "2026-11-29T19:00:50.838Z",
          *           "livemode": false,
          *           "metadata": {},
          *           "lookup_key": "reports"
          *         },
-         *         "product": "prod_prod_06h2g01nd9s0x467cjpba8ef0bmgg",
+         *         "product": "prod_prod_06h2hbka4689xdnme0ymn69t6m56a",
          *         "livemode": false
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2g01pn5qd0vqqbhfpgq1xykhw0",
-         *       "request_id": "req_prod_06h2g01pn5qd0vqqbhfpgq1xykhw0",
+         *       "correlation_id": "req_prod_06h2hbkjn67yjrg9qdmjf67ey573e",
+         *       "request_id": "req_prod_06h2hbkjn67yjrg9qdmjf67ey573e",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-29T15:50:32.367Z",
+         *       "created": "2026-11-29T19:00:51.050Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2g01a8y4kejnpkqm5nbzee8p34"
+         *       "actor_id": "key_prod_06h2hbh9awvg0s37j8ndwdrr6t3d2"
          *     }
          */
         ProductFeatureAttachedEvent: {
@@ -22448,36 +22632,36 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2g01pw1whbxxpdb3ygbh5qpwjr",
+         *       "id": "evt_prod_06h2hbkr18a5adqafmgjn1gq7zc6r",
          *       "type": "product_feature.detached",
          *       "aggregate_type": "product_feature",
-         *       "aggregate_id": "prodft_prod_06h2g01pswdxq641jekzpsj080zbt",
+         *       "aggregate_id": "prodft_prod_06h2hbkpjy3hkpma6d79drhwpw3jm",
          *       "data": {
-         *         "id": "prodft_prod_06h2g01pswdxq641jekzpsj080zbt",
+         *         "id": "prodft_prod_06h2hbkpjy3hkpma6d79drhwpw3jm",
          *         "object": "product_feature",
-         *         "created": "2026-11-29T15:50:32.399Z",
+         *         "created": "2026-11-29T19:00:51.992Z",
          *         "feature": {
-         *           "id": "feat_prod_06h2g01pr7dg3qmw678e57p7verct",
+         *           "id": "feat_prod_06h2hbkkpzt5s4h6kfj2k1hncn8jw",
          *           "name": "Beta",
          *           "object": "feature",
-         *           "created": "2026-11-29T15:50:32.385Z",
-         *           "updated": "2026-11-29T15:50:32.385Z",
+         *           "created": "2026-11-29T19:00:51.255Z",
+         *           "updated": "2026-11-29T19:00:51.255Z",
          *           "livemode": false,
          *           "metadata": {},
          *           "lookup_key": "beta"
          *         },
-         *         "product": "prod_prod_06h2g01nd9s0x467cjpba8ef0bmgg",
+         *         "product": "prod_prod_06h2hbka4689xdnme0ymn69t6m56a",
          *         "livemode": false
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2g01pvf84ve2xtkxfmja4tbkky",
-         *       "request_id": "req_prod_06h2g01pvf84ve2xtkxfmja4tbkky",
+         *       "correlation_id": "req_prod_06h2hbkq21s843whq04ktxy7zfyha",
+         *       "request_id": "req_prod_06h2hbkq21s843whq04ktxy7zfyha",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-29T15:50:32.416Z",
+         *       "created": "2026-11-29T19:00:52.363Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2g01a8y4kejnpkqm5nbzee8p34"
+         *       "actor_id": "key_prod_06h2hbh9awvg0s37j8ndwdrr6t3d2"
          *     }
          */
         ProductFeatureDetachedEvent: {
@@ -22522,36 +22706,36 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2g01yd0zyg883cfm2er6ym540j",
+         *       "id": "evt_prod_06h2hbp4cnchnjrzwa1jnwzy1qnrj",
          *       "type": "customer.entitlements.updated",
          *       "aggregate_type": "customer_entitlements",
-         *       "aggregate_id": "cus_prod_06h2g01qjcvsshr6p7fab02b4e7ar",
+         *       "aggregate_id": "cus_prod_06h2hbkxr7wcy5mcht2bff1f211g0",
          *       "data": {
          *         "items": [
          *           {
-         *             "feature": "feat_prod_06h2g01pkb97gxe6syzrp239dm2z0",
+         *             "feature": "feat_prod_06h2hbkj2s9r7sxfrdxk67zfkfh38",
          *             "lookup_key": "reports",
-         *             "source_subscription": "sub_prod_06h2g01yazqtq87zxr1dswhvwcdcj"
+         *             "source_subscription": "sub_prod_06h2hbp3nrfvj4ppqzt3wqjd474kg"
          *           }
          *         ],
          *         "object": "customer_entitlements",
-         *         "customer": "cus_prod_06h2g01qjcvsshr6p7fab02b4e7ar",
+         *         "customer": "cus_prod_06h2hbkxr7wcy5mcht2bff1f211g0",
          *         "livemode": false
          *       },
          *       "previous_data": {
          *         "items": [],
          *         "object": "customer_entitlements",
-         *         "customer": "cus_prod_06h2g01qjcvsshr6p7fab02b4e7ar",
+         *         "customer": "cus_prod_06h2hbkxr7wcy5mcht2bff1f211g0",
          *         "livemode": false
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2g01y9sy12mmhpjbwasrkbv9qt",
-         *       "request_id": "req_prod_06h2g01y9sy12mmhpjbwasrkbv9qt",
+         *       "correlation_id": "req_prod_06h2hbp3kd872daamf5ps7gmtjza2",
+         *       "request_id": "req_prod_06h2hbp3kd872daamf5ps7gmtjza2",
          *       "version": 1,
-         *       "sequence": 3,
-         *       "created": "2026-11-29T15:50:34.344Z",
+         *       "sequence": 4,
+         *       "created": "2026-11-29T19:01:11.909Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2g01a8y4kejnpkqm5nbzee8p34"
+         *       "actor_id": "key_prod_06h2hbh9awvg0s37j8ndwdrr6t3d2"
          *     }
          */
         CustomerEntitlementsUpdatedEvent: {
@@ -22596,13 +22780,13 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2g01pycb19gvdwbz0e5qfwd3ye",
+         *       "id": "evt_prod_06h2hbkswrzegdrjd0w304sgex2kc",
          *       "type": "portal_configuration.updated",
          *       "aggregate_type": "portal_configuration",
-         *       "aggregate_id": "acc_prod_06h2g0183cjnz7vyvp7z72283awrp",
+         *       "aggregate_id": "acc_prod_06h2hbh23e1k302fydcg4dd6xmbry",
          *       "data": {
          *         "object": "portal_configuration",
-         *         "updated": "2026-11-29T15:50:32.428Z",
+         *         "updated": "2026-11-29T19:00:52.821Z",
          *         "branding": {
          *           "logo_url": null,
          *           "accent_color": null,
@@ -22707,13 +22891,13 @@ export type components = {
          *         "default_return_url": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2g01pxapbpgct7nncyyd0xz8jm",
-         *       "request_id": "req_prod_06h2g01pxapbpgct7nncyyd0xz8jm",
+         *       "correlation_id": "req_prod_06h2hbkssjg3ntm51cpp95c5bbea4",
+         *       "request_id": "req_prod_06h2hbkssjg3ntm51cpp95c5bbea4",
          *       "version": 1,
          *       "sequence": 4,
-         *       "created": "2026-11-29T15:50:32.435Z",
+         *       "created": "2026-11-29T19:00:52.838Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2g01a8y4kejnpkqm5nbzee8p34"
+         *       "actor_id": "key_prod_06h2hbh9awvg0s37j8ndwdrr6t3d2"
          *     }
          */
         PortalConfigurationUpdatedEvent: {
@@ -22758,13 +22942,13 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2g01wn08bq078hcgt0czt5d6mp",
+         *       "id": "evt_prod_06h2hbnkb0xdqhnec33fm88qq3n2g",
          *       "type": "credit_note.created",
          *       "aggregate_type": "credit_note",
-         *       "aggregate_id": "cn_prod_06h2g01wktpsx07z2rgzdpcy6zp4t",
+         *       "aggregate_id": "cn_prod_06h2hbnjv2qahmemqapwdce13va2c",
          *       "data": {
-         *         "id": "cn_prod_06h2g01wktpsx07z2rgzdpcy6zp4t",
-         *         "pdf": "http://127.0.0.1:40417/api/credit-notes/cn_prod_06h2g01wktpsx07z2rgzdpcy6zp4t/pdf",
+         *         "id": "cn_prod_06h2hbnjv2qahmemqapwdce13va2c",
+         *         "pdf": "http://127.0.0.1:45453/api/credit-notes/cn_prod_06h2hbnjv2qahmemqapwdce13va2c/pdf",
          *         "memo": null,
          *         "type": "pre_payment",
          *         "lines": [
@@ -22782,16 +22966,16 @@ export type components = {
          *         "object": "credit_note",
          *         "reason": "order_change",
          *         "status": "issued",
-         *         "created": "2026-11-29T15:50:33.886Z",
-         *         "invoice": "in_prod_06h2g01wew1djwwkescxkmqpbagrc",
+         *         "created": "2026-11-29T19:01:07.416Z",
+         *         "invoice": "in_prod_06h2hbnh49jwgqq1kxmkx8etwmj0g",
          *         "refunds": [],
-         *         "updated": "2026-11-29T15:50:33.886Z",
+         *         "updated": "2026-11-29T19:01:07.416Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2g01qjcvsshr6p7fab02b4e7ar",
+         *         "customer": "cus_prod_06h2hbkxr7wcy5mcht2bff1f211g0",
          *         "livemode": false,
          *         "tax_atom": 0,
          *         "voided_at": null,
-         *         "pdf_sha256": "0e591fa2889907fccb85a655eddf59683cf6fb7a072a55b9453829aea68c3f34",
+         *         "pdf_sha256": "249f517b3709cca1e1d4073544cdc462d5d49d30d82c1a65533e4bd7a7e2d8a6",
          *         "total_taxes": [],
          *         "discount_atom": 0,
          *         "subtotal_atom": 100,
@@ -22803,13 +22987,13 @@ export type components = {
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2g01wk7jj1r9nvpazxhb5xgwza",
-         *       "request_id": "req_prod_06h2g01wk7jj1r9nvpazxhb5xgwza",
+         *       "correlation_id": "req_prod_06h2hbnjhh97ye5r6qswvqhqaghkp",
+         *       "request_id": "req_prod_06h2hbnjhh97ye5r6qswvqhqaghkp",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-29T15:50:33.896Z",
+         *       "created": "2026-11-29T19:01:07.544Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2g01a8y4kejnpkqm5nbzee8p34"
+         *       "actor_id": "key_prod_06h2hbh9awvg0s37j8ndwdrr6t3d2"
          *     }
          */
         CreditNoteCreatedEvent: {
@@ -22854,13 +23038,13 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2g01wsye9z7dmctgf6x4dcjfxg",
+         *       "id": "evt_prod_06h2hbnnhb738qjw1evn5jyjberd2",
          *       "type": "credit_note.voided",
          *       "aggregate_type": "credit_note",
-         *       "aggregate_id": "cn_prod_06h2g01wktpsx07z2rgzdpcy6zp4t",
+         *       "aggregate_id": "cn_prod_06h2hbnjv2qahmemqapwdce13va2c",
          *       "data": {
-         *         "id": "cn_prod_06h2g01wktpsx07z2rgzdpcy6zp4t",
-         *         "pdf": "http://127.0.0.1:40417/api/credit-notes/cn_prod_06h2g01wktpsx07z2rgzdpcy6zp4t/pdf",
+         *         "id": "cn_prod_06h2hbnjv2qahmemqapwdce13va2c",
+         *         "pdf": "http://127.0.0.1:45453/api/credit-notes/cn_prod_06h2hbnjv2qahmemqapwdce13va2c/pdf",
          *         "memo": null,
          *         "type": "pre_payment",
          *         "lines": [
@@ -22878,16 +23062,16 @@ export type components = {
          *         "object": "credit_note",
          *         "reason": "order_change",
          *         "status": "void",
-         *         "created": "2026-11-29T15:50:33.886Z",
-         *         "invoice": "in_prod_06h2g01wew1djwwkescxkmqpbagrc",
+         *         "created": "2026-11-29T19:01:07.416Z",
+         *         "invoice": "in_prod_06h2hbnh49jwgqq1kxmkx8etwmj0g",
          *         "refunds": [],
-         *         "updated": "2026-11-29T15:50:33.932Z",
+         *         "updated": "2026-11-29T19:01:08.092Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2g01qjcvsshr6p7fab02b4e7ar",
+         *         "customer": "cus_prod_06h2hbkxr7wcy5mcht2bff1f211g0",
          *         "livemode": false,
          *         "tax_atom": 0,
-         *         "voided_at": "2026-11-29T15:50:33.932Z",
-         *         "pdf_sha256": "0e591fa2889907fccb85a655eddf59683cf6fb7a072a55b9453829aea68c3f34",
+         *         "voided_at": "2026-11-29T19:01:08.092Z",
+         *         "pdf_sha256": "249f517b3709cca1e1d4073544cdc462d5d49d30d82c1a65533e4bd7a7e2d8a6",
          *         "total_taxes": [],
          *         "discount_atom": 0,
          *         "subtotal_atom": 100,
@@ -22898,8 +23082,8 @@ export type components = {
          *         "customer_balance_transaction": null
          *       },
          *       "previous_data": {
-         *         "id": "cn_prod_06h2g01wktpsx07z2rgzdpcy6zp4t",
-         *         "pdf": "http://127.0.0.1:40417/api/credit-notes/cn_prod_06h2g01wktpsx07z2rgzdpcy6zp4t/pdf",
+         *         "id": "cn_prod_06h2hbnjv2qahmemqapwdce13va2c",
+         *         "pdf": "http://127.0.0.1:45453/api/credit-notes/cn_prod_06h2hbnjv2qahmemqapwdce13va2c/pdf",
          *         "memo": null,
          *         "type": "pre_payment",
          *         "lines": [
@@ -22917,16 +23101,16 @@ export type components = {
          *         "object": "credit_note",
          *         "reason": "order_change",
          *         "status": "issued",
-         *         "created": "2026-11-29T15:50:33.886Z",
-         *         "invoice": "in_prod_06h2g01wew1djwwkescxkmqpbagrc",
+         *         "created": "2026-11-29T19:01:07.416Z",
+         *         "invoice": "in_prod_06h2hbnh49jwgqq1kxmkx8etwmj0g",
          *         "refunds": [],
-         *         "updated": "2026-11-29T15:50:33.886Z",
+         *         "updated": "2026-11-29T19:01:07.416Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2g01qjcvsshr6p7fab02b4e7ar",
+         *         "customer": "cus_prod_06h2hbkxr7wcy5mcht2bff1f211g0",
          *         "livemode": false,
          *         "tax_atom": 0,
          *         "voided_at": null,
-         *         "pdf_sha256": "0e591fa2889907fccb85a655eddf59683cf6fb7a072a55b9453829aea68c3f34",
+         *         "pdf_sha256": "249f517b3709cca1e1d4073544cdc462d5d49d30d82c1a65533e4bd7a7e2d8a6",
          *         "total_taxes": [],
          *         "discount_atom": 0,
          *         "subtotal_atom": 100,
@@ -22937,13 +23121,13 @@ export type components = {
          *         "customer_balance_transaction": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2g01wrz1h482ey5qcenqymgf9m",
-         *       "request_id": "req_prod_06h2g01wrz1h482ey5qcenqymgf9m",
+         *       "correlation_id": "req_prod_06h2hbnn79e0q1rcjsgepm1wmcvb8",
+         *       "request_id": "req_prod_06h2hbnn79e0q1rcjsgepm1wmcvb8",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-29T15:50:33.935Z",
+         *       "created": "2026-11-29T19:01:08.106Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2g01a8y4kejnpkqm5nbzee8p34"
+         *       "actor_id": "key_prod_06h2hbh9awvg0s37j8ndwdrr6t3d2"
          *     }
          */
         CreditNoteVoidedEvent: {
@@ -22988,34 +23172,34 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2g01wxxyrcnphwh31crr7cf8ep",
+         *       "id": "evt_prod_06h2hbnpze2j9xq0bd09gwpej30kc",
          *       "type": "customer.balance_transaction.created",
          *       "aggregate_type": "customer_balance_transaction",
-         *       "aggregate_id": "cbtxn_prod_06h2g01wxq0x3n9kx5k8dzapwnybt",
+         *       "aggregate_id": "cbtxn_prod_06h2hbnpxa46r79g0rcmhc1qmb6hm",
          *       "data": {
-         *         "id": "cbtxn_prod_06h2g01wxq0x3n9kx5k8dzapwnybt",
+         *         "id": "cbtxn_prod_06h2hbnpxa46r79g0rcmhc1qmb6hm",
          *         "type": "credit_note",
          *         "object": "customer_balance_transaction",
-         *         "created": "2026-11-29T15:50:33.965Z",
-         *         "invoice": "in_prod_06h2g01sw65raj7grrn2ja16fgkk0",
+         *         "created": "2026-11-29T19:01:08.459Z",
+         *         "invoice": "in_prod_06h2hbmyms4apkx594x8by5a6808r",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2g01qjcvsshr6p7fab02b4e7ar",
+         *         "customer": "cus_prod_06h2hbkxr7wcy5mcht2bff1f211g0",
          *         "livemode": false,
          *         "amount_atom": 100,
-         *         "credit_note": "cn_prod_06h2g01wxda6smey2x597v4ye3mr4",
+         *         "credit_note": "cn_prod_06h2hbnptj7aqced7sgrfxkbg1sgc",
          *         "description": null,
          *         "ending_balance_atom": 100,
          *         "subscription_change_request": null
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2g01wwsgjy5pgszmpjjbh2hhvj",
-         *       "request_id": "req_prod_06h2g01wwsgjy5pgszmpjjbh2hhvj",
+         *       "correlation_id": "req_prod_06h2hbnpky314y56z6jaxekymke4m",
+         *       "request_id": "req_prod_06h2hbnpky314y56z6jaxekymke4m",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-29T15:50:33.967Z",
+         *       "created": "2026-11-29T19:01:08.475Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2g01a8y4kejnpkqm5nbzee8p34"
+         *       "actor_id": "key_prod_06h2hbh9awvg0s37j8ndwdrr6t3d2"
          *     }
          */
         CustomerBalanceTransactionCreatedEvent: {
@@ -23060,15 +23244,15 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2g01e842hch08tm421qh9b8sf4",
+         *       "id": "evt_prod_06h2hbj3aawpdrbcjgmg08a7kxczr",
          *       "type": "member.invited",
          *       "aggregate_type": "member",
-         *       "aggregate_id": "inv_prod_06h2g01e7b37zm9btb2bppkgwj7ta",
+         *       "aggregate_id": "inv_prod_06h2hbj342vhp9ed5m3xhqzt0n4d8",
          *       "data": {
-         *         "id": "inv_prod_06h2g01e7b37zm9btb2bppkgwj7ta",
+         *         "id": "inv_prod_06h2hbj342vhp9ed5m3xhqzt0n4d8",
          *         "name": null,
          *         "role": "viewer",
-         *         "email": "withdrawn-mx20mxzk@example.com",
+         *         "email": "withdrawn-mx27fgat@example.com",
          *         "object": "member",
          *         "status": "invited",
          *         "invitation": null
@@ -23079,12 +23263,12 @@ export type components = {
          *         "client_address": null
          *       },
          *       "correlation_id": null,
-         *       "request_id": "req_prod_06h2g01e5bmmxsjx9af4atg1gqvj0",
+         *       "request_id": "req_prod_06h2hbj1yn01jmrbr34w2nz1mzb94",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-29T15:50:30.209Z",
+         *       "created": "2026-11-29T19:00:38.867Z",
          *       "actor_type": "user",
-         *       "actor_id": "user_prod_06h2g01841nw614b0a6gf13ktpv1c"
+         *       "actor_id": "user_prod_06h2hbh26xa08dwxa5m3tqt2gsgt6"
          *     }
          */
         MemberInvitedEvent: {
@@ -23129,24 +23313,24 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2g01ecmg1n6djkjdct1tntn6n0",
+         *       "id": "evt_prod_06h2hbj3tkc9ms9vkwhh3vw8j5rsr",
          *       "type": "member.invitation_revoked",
          *       "aggregate_type": "member",
-         *       "aggregate_id": "inv_prod_06h2g01e7b37zm9btb2bppkgwj7ta",
+         *       "aggregate_id": "inv_prod_06h2hbj342vhp9ed5m3xhqzt0n4d8",
          *       "data": {
-         *         "id": "inv_prod_06h2g01e7b37zm9btb2bppkgwj7ta",
+         *         "id": "inv_prod_06h2hbj342vhp9ed5m3xhqzt0n4d8",
          *         "name": null,
          *         "role": "viewer",
-         *         "email": "withdrawn-mx20mxzk@example.com",
+         *         "email": "withdrawn-mx27fgat@example.com",
          *         "object": "member",
          *         "status": "invitation_revoked",
          *         "invitation": null
          *       },
          *       "previous_data": {
-         *         "id": "inv_prod_06h2g01e7b37zm9btb2bppkgwj7ta",
+         *         "id": "inv_prod_06h2hbj342vhp9ed5m3xhqzt0n4d8",
          *         "name": null,
          *         "role": "viewer",
-         *         "email": "withdrawn-mx20mxzk@example.com",
+         *         "email": "withdrawn-mx27fgat@example.com",
          *         "object": "member",
          *         "status": "invited",
          *         "invitation": null
@@ -23156,12 +23340,12 @@ export type components = {
          *         "client_address": null
          *       },
          *       "correlation_id": null,
-         *       "request_id": "req_prod_06h2g01eatspr3g2z8angxfz9wc5g",
+         *       "request_id": "req_prod_06h2hbj3p1bmm5d56wat5tjdb6c5y",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-29T15:50:30.245Z",
+         *       "created": "2026-11-29T19:00:38.997Z",
          *       "actor_type": "user",
-         *       "actor_id": "user_prod_06h2g01841nw614b0a6gf13ktpv1c"
+         *       "actor_id": "user_prod_06h2hbh26xa08dwxa5m3tqt2gsgt6"
          *     }
          */
         MemberInvitationRevokedEvent: {
@@ -23206,18 +23390,18 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2g01f85a3fcy5hd5m45gnhtv04",
+         *       "id": "evt_prod_06h2hbj8w3pvymrsrtdee7xx906b4",
          *       "type": "member.joined",
          *       "aggregate_type": "member",
-         *       "aggregate_id": "user_prod_06h2g01f6syhyh1cd62djr92sg4gp",
+         *       "aggregate_id": "user_prod_06h2hbj8qx9k3r2mazj0szdxa9er0",
          *       "data": {
-         *         "id": "user_prod_06h2g01f6syhyh1cd62djr92sg4gp",
+         *         "id": "user_prod_06h2hbj8qx9k3r2mazj0szdxa9er0",
          *         "name": "Joined Member",
          *         "role": "developer",
-         *         "email": "joined-mx20mxzk@example.com",
+         *         "email": "joined-mx27fgat@example.com",
          *         "object": "member",
          *         "status": "active",
-         *         "invitation": "inv_prod_06h2g01egdkraxr4sq8n6t82eg9mw"
+         *         "invitation": "inv_prod_06h2hbj4n550w8pv4r3j1hxjnm1d0"
          *       },
          *       "previous_data": null,
          *       "metadata": {
@@ -23225,12 +23409,12 @@ export type components = {
          *         "client_address": null
          *       },
          *       "correlation_id": null,
-         *       "request_id": "req_prod_06h2g01f7799821kynrqsjwm08td2",
+         *       "request_id": "req_prod_06h2hbj8sws756m8a1kpvpy1fhaq2",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-29T15:50:30.465Z",
+         *       "created": "2026-11-29T19:00:40.289Z",
          *       "actor_type": "user",
-         *       "actor_id": "user_prod_06h2g01f6syhyh1cd62djr92sg4gp"
+         *       "actor_id": "user_prod_06h2hbj8qx9k3r2mazj0szdxa9er0"
          *     }
          */
         MemberJoinedEvent: {
@@ -23275,24 +23459,24 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2g01fdp3w10dyge94q3ywj8214",
+         *       "id": "evt_prod_06h2hbj9pe095ew4eyssbf1x32ndj",
          *       "type": "member.role_changed",
          *       "aggregate_type": "member",
-         *       "aggregate_id": "user_prod_06h2g01f6syhyh1cd62djr92sg4gp",
+         *       "aggregate_id": "user_prod_06h2hbj8qx9k3r2mazj0szdxa9er0",
          *       "data": {
-         *         "id": "user_prod_06h2g01f6syhyh1cd62djr92sg4gp",
+         *         "id": "user_prod_06h2hbj8qx9k3r2mazj0szdxa9er0",
          *         "name": "Joined Member",
          *         "role": "viewer",
-         *         "email": "joined-mx20mxzk@example.com",
+         *         "email": "joined-mx27fgat@example.com",
          *         "object": "member",
          *         "status": "active",
          *         "invitation": null
          *       },
          *       "previous_data": {
-         *         "id": "user_prod_06h2g01f6syhyh1cd62djr92sg4gp",
+         *         "id": "user_prod_06h2hbj8qx9k3r2mazj0szdxa9er0",
          *         "name": "Joined Member",
          *         "role": "developer",
-         *         "email": "joined-mx20mxzk@example.com",
+         *         "email": "joined-mx27fgat@example.com",
          *         "object": "member",
          *         "status": "active",
          *         "invitation": null
@@ -23302,12 +23486,12 @@ export type components = {
          *         "client_address": null
          *       },
          *       "correlation_id": null,
-         *       "request_id": "req_prod_06h2g01fc4cdbg9pjrejtvsx8va6t",
+         *       "request_id": "req_prod_06h2hbj9f0ey3mj53an5z4yaq55ae",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-29T15:50:30.509Z",
+         *       "created": "2026-11-29T19:00:40.499Z",
          *       "actor_type": "user",
-         *       "actor_id": "user_prod_06h2g01841nw614b0a6gf13ktpv1c"
+         *       "actor_id": "user_prod_06h2hbh26xa08dwxa5m3tqt2gsgt6"
          *     }
          */
         MemberRoleChangedEvent: {
@@ -23352,24 +23536,24 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2g01fhjq039eerzzbyymfm6ep6",
+         *       "id": "evt_prod_06h2hbja4t3n41aggmc7erzx4jarm",
          *       "type": "member.removed",
          *       "aggregate_type": "member",
-         *       "aggregate_id": "user_prod_06h2g01f6syhyh1cd62djr92sg4gp",
+         *       "aggregate_id": "user_prod_06h2hbj8qx9k3r2mazj0szdxa9er0",
          *       "data": {
-         *         "id": "user_prod_06h2g01f6syhyh1cd62djr92sg4gp",
+         *         "id": "user_prod_06h2hbj8qx9k3r2mazj0szdxa9er0",
          *         "name": "Joined Member",
          *         "role": "viewer",
-         *         "email": "joined-mx20mxzk@example.com",
+         *         "email": "joined-mx27fgat@example.com",
          *         "object": "member",
          *         "status": "removed",
          *         "invitation": null
          *       },
          *       "previous_data": {
-         *         "id": "user_prod_06h2g01f6syhyh1cd62djr92sg4gp",
+         *         "id": "user_prod_06h2hbj8qx9k3r2mazj0szdxa9er0",
          *         "name": "Joined Member",
          *         "role": "viewer",
-         *         "email": "joined-mx20mxzk@example.com",
+         *         "email": "joined-mx27fgat@example.com",
          *         "object": "member",
          *         "status": "active",
          *         "invitation": null
@@ -23379,12 +23563,12 @@ export type components = {
          *         "client_address": null
          *       },
          *       "correlation_id": null,
-         *       "request_id": "req_prod_06h2g01ffvnddeh29e21tsja1pz92",
+         *       "request_id": "req_prod_06h2hbj9xw8bxmw1c4h8bc9ct45aw",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-29T15:50:30.540Z",
+         *       "created": "2026-11-29T19:00:40.614Z",
          *       "actor_type": "user",
-         *       "actor_id": "user_prod_06h2g01841nw614b0a6gf13ktpv1c"
+         *       "actor_id": "user_prod_06h2hbh26xa08dwxa5m3tqt2gsgt6"
          *     }
          */
         MemberRemovedEvent: {
@@ -23429,31 +23613,31 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2g01jckqkv1jjz52mshrgmy8hm",
+         *       "id": "evt_prod_06h2hbjy41nqw3gjwxv39kt47crwy",
          *       "type": "payment_processor.connected",
          *       "aggregate_type": "payment_processor",
-         *       "aggregate_id": "acc_prod_06h2g0183cjnz7vyvp7z72283awrp",
+         *       "aggregate_id": "acc_prod_06h2hbh23e1k302fydcg4dd6xmbry",
          *       "data": {
          *         "object": "payment_processor",
-         *         "created": "2026-11-29T15:50:31.265Z",
-         *         "updated": "2026-11-29T15:50:31.265Z",
+         *         "created": "2026-11-29T19:00:45.705Z",
+         *         "updated": "2026-11-29T19:00:45.705Z",
          *         "livemode": false,
          *         "processor": "stripe",
-         *         "webhook_url": "http://127.0.0.1:40417/api/processors/stripe/acc_prod_06h2g0183cjnz7vyvp7z72283awrp",
+         *         "webhook_url": "http://127.0.0.1:45453/api/processors/stripe/acc_prod_06h2hbh23e1k302fydcg4dd6xmbry",
          *         "publishable_key": "pk_test_catalogue_flow",
          *         "secret_key_last4": "flow",
-         *         "processor_account": "acct_a65f36e870b144d9b50e9007",
-         *         "webhook_endpoint_id": "we_806e735748deb206ad9e95ab"
+         *         "processor_account": "acct_65a8d619a3fa7f61d7474721",
+         *         "webhook_endpoint_id": "we_6e070029e6d64235bab90a11"
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2g01j6kdzs9bympm1sh4f40k8c",
-         *       "request_id": "req_prod_06h2g01j6kdzs9bympm1sh4f40k8c",
+         *       "correlation_id": "req_prod_06h2hbjwv2c4p6ga132r6e9d26f12",
+         *       "request_id": "req_prod_06h2hbjwv2c4p6ga132r6e9d26f12",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-29T15:50:31.268Z",
+         *       "created": "2026-11-29T19:00:45.728Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2g01a8y4kejnpkqm5nbzee8p34"
+         *       "actor_id": "key_prod_06h2hbh9awvg0s37j8ndwdrr6t3d2"
          *     }
          */
         PaymentProcessorConnectedEvent: {
@@ -23498,31 +23682,31 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2g01n1tc4ga8rkayhfrjay0q3p",
+         *       "id": "evt_prod_06h2hbk84txzxav48qzbbf2ct1wwg",
          *       "type": "payment_processor.disconnected",
          *       "aggregate_type": "payment_processor",
-         *       "aggregate_id": "acc_prod_06h2g0183cjnz7vyvp7z72283awrp",
+         *       "aggregate_id": "acc_prod_06h2hbh23e1k302fydcg4dd6xmbry",
          *       "data": {
          *         "object": "payment_processor",
-         *         "created": "2026-11-29T15:50:31.265Z",
-         *         "updated": "2026-11-29T15:50:31.265Z",
+         *         "created": "2026-11-29T19:00:45.705Z",
+         *         "updated": "2026-11-29T19:00:45.705Z",
          *         "livemode": false,
          *         "processor": "stripe",
-         *         "webhook_url": "http://127.0.0.1:40417/api/processors/stripe/acc_prod_06h2g0183cjnz7vyvp7z72283awrp",
+         *         "webhook_url": "http://127.0.0.1:45453/api/processors/stripe/acc_prod_06h2hbh23e1k302fydcg4dd6xmbry",
          *         "publishable_key": "pk_test_catalogue_flow",
          *         "secret_key_last4": "flow",
-         *         "processor_account": "acct_a65f36e870b144d9b50e9007",
-         *         "webhook_endpoint_id": "we_806e735748deb206ad9e95ab"
+         *         "processor_account": "acct_65a8d619a3fa7f61d7474721",
+         *         "webhook_endpoint_id": "we_6e070029e6d64235bab90a11"
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2g01n0rer8cexrhmekhndpy2f0",
-         *       "request_id": "req_prod_06h2g01n0rer8cexrhmekhndpy2f0",
+         *       "correlation_id": "req_prod_06h2hbk818vm718j6nhs1rfwf1v7g",
+         *       "request_id": "req_prod_06h2hbk818vm718j6nhs1rfwf1v7g",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-29T15:50:31.950Z",
+         *       "created": "2026-11-29T19:00:48.294Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2g01a8y4kejnpkqm5nbzee8p34"
+         *       "actor_id": "key_prod_06h2hbh9awvg0s37j8ndwdrr6t3d2"
          *     }
          */
         PaymentProcessorDisconnectedEvent: {
@@ -23567,36 +23751,36 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2g020b9x503vczf97a1n6wnm94",
+         *       "id": "evt_prod_06h2hbpgw9xr51zj86b1nmh4724be",
          *       "type": "subscription_change_request.scheduled",
          *       "aggregate_type": "subscription_change_request",
-         *       "aggregate_id": "scr_prod_06h2g02039n7637kh02xc67pv9ypp",
+         *       "aggregate_id": "scr_prod_06h2hbpfnqmrx7hxmtng4ezgp5q8w",
          *       "data": {
-         *         "id": "scr_prod_06h2g02039n7637kh02xc67pv9ypp",
+         *         "id": "scr_prod_06h2hbpfnqmrx7hxmtng4ezgp5q8w",
          *         "steps": [
          *           {
-         *             "item": "si_prod_06h2g01zp9q373c5s6nkf9t79nk7y",
+         *             "item": "si_prod_06h2hbpczdn36rjkrjvdy5yssnk98",
          *             "type": "switch_price",
-         *             "price": "price_prod_06h2g01zkjss29my6p0012jdydsnw",
+         *             "price": "price_prod_06h2hbpc46fqj7167010cv290aevg",
          *             "state": "pending",
          *             "quantity": null
          *           }
          *         ],
          *         "object": "subscription_change_request",
          *         "status": "scheduled",
-         *         "created": "2026-11-29T15:50:34.737Z",
+         *         "created": "2026-11-29T19:01:14.535Z",
          *         "invoice": null,
-         *         "updated": "2026-11-29T15:50:34.834Z",
+         *         "updated": "2026-11-29T19:01:15.062Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "metadata": {},
          *         "effective": "period_end",
          *         "applied_at": null,
          *         "last_error": null,
-         *         "effective_at": "2026-12-29T15:50:34.671Z",
-         *         "subscription": "sub_prod_06h2g01zp9q373c5s6nkf9t79nk7w",
+         *         "effective_at": "2026-12-29T19:01:14.081Z",
+         *         "subscription": "sub_prod_06h2hbpcz87xdestf9xyaf720tn6g",
          *         "applied_steps": 0,
-         *         "proration_date": "2026-11-29T15:50:34.737Z",
+         *         "proration_date": "2026-11-29T19:01:14.535Z",
          *         "proration_behavior": "create_prorations",
          *         "amount_due_now_atom": 0,
          *         "balance_transaction": null,
@@ -23609,21 +23793,21 @@ export type components = {
          *         "amount_due_now_total_atom": 0
          *       },
          *       "previous_data": {
-         *         "id": "scr_prod_06h2g02039n7637kh02xc67pv9ypp",
+         *         "id": "scr_prod_06h2hbpfnqmrx7hxmtng4ezgp5q8w",
          *         "steps": [
          *           {
-         *             "item": "si_prod_06h2g01zp9q373c5s6nkf9t79nk7y",
+         *             "item": "si_prod_06h2hbpczdn36rjkrjvdy5yssnk98",
          *             "type": "switch_price",
-         *             "price": "price_prod_06h2g01zkjss29my6p0012jdydsnw",
+         *             "price": "price_prod_06h2hbpc46fqj7167010cv290aevg",
          *             "state": "pending",
          *             "quantity": null
          *           }
          *         ],
          *         "object": "subscription_change_request",
          *         "status": "open",
-         *         "created": "2026-11-29T15:50:34.737Z",
+         *         "created": "2026-11-29T19:01:14.535Z",
          *         "invoice": null,
-         *         "updated": "2026-11-29T15:50:34.737Z",
+         *         "updated": "2026-11-29T19:01:14.535Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "metadata": {},
@@ -23631,9 +23815,9 @@ export type components = {
          *         "applied_at": null,
          *         "last_error": null,
          *         "effective_at": null,
-         *         "subscription": "sub_prod_06h2g01zp9q373c5s6nkf9t79nk7w",
+         *         "subscription": "sub_prod_06h2hbpcz87xdestf9xyaf720tn6g",
          *         "applied_steps": 0,
-         *         "proration_date": "2026-11-29T15:50:34.737Z",
+         *         "proration_date": "2026-11-29T19:01:14.535Z",
          *         "proration_behavior": "create_prorations",
          *         "amount_due_now_atom": 0,
          *         "balance_transaction": null,
@@ -23646,13 +23830,13 @@ export type components = {
          *         "amount_due_now_total_atom": 0
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2g02097cqhtmf7fadz8whphpte",
-         *       "request_id": "req_prod_06h2g02097cqhtmf7fadz8whphpte",
+         *       "correlation_id": "req_prod_06h2hbpgftpjqg8tycgc4700zz9h8",
+         *       "request_id": "req_prod_06h2hbpgftpjqg8tycgc4700zz9h8",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-29T15:50:34.842Z",
+         *       "created": "2026-11-29T19:01:15.106Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2g01a8y4kejnpkqm5nbzee8p34"
+         *       "actor_id": "key_prod_06h2hbh9awvg0s37j8ndwdrr6t3d2"
          *     }
          */
         SubscriptionChangeRequestScheduledEvent: {
@@ -23697,36 +23881,36 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2g0237y9k1y0chpvmmk8yr83r0",
+         *       "id": "evt_prod_06h2hbqkvek90w0qs8zn7mfs3q586",
          *       "type": "subscription_change_request.applied",
          *       "aggregate_type": "subscription_change_request",
-         *       "aggregate_id": "scr_prod_06h2g02039n7637kh02xc67pv9ypp",
+         *       "aggregate_id": "scr_prod_06h2hbpfnqmrx7hxmtng4ezgp5q8w",
          *       "data": {
-         *         "id": "scr_prod_06h2g02039n7637kh02xc67pv9ypp",
+         *         "id": "scr_prod_06h2hbpfnqmrx7hxmtng4ezgp5q8w",
          *         "steps": [
          *           {
-         *             "item": "si_prod_06h2g01zp9q373c5s6nkf9t79nk7y",
+         *             "item": "si_prod_06h2hbpczdn36rjkrjvdy5yssnk98",
          *             "type": "switch_price",
-         *             "price": "price_prod_06h2g01zkjss29my6p0012jdydsnw",
+         *             "price": "price_prod_06h2hbpc46fqj7167010cv290aevg",
          *             "state": "applied",
          *             "quantity": null
          *           }
          *         ],
          *         "object": "subscription_change_request",
          *         "status": "applied",
-         *         "created": "2026-11-29T15:50:34.737Z",
+         *         "created": "2026-11-29T19:01:14.535Z",
          *         "invoice": null,
-         *         "updated": "2026-12-29T15:50:34.671Z",
+         *         "updated": "2026-12-29T19:01:14.081Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "metadata": {},
          *         "effective": "period_end",
-         *         "applied_at": "2026-12-29T15:50:34.671Z",
+         *         "applied_at": "2026-12-29T19:01:14.081Z",
          *         "last_error": null,
-         *         "effective_at": "2026-12-29T15:50:34.671Z",
-         *         "subscription": "sub_prod_06h2g01zp9q373c5s6nkf9t79nk7w",
+         *         "effective_at": "2026-12-29T19:01:14.081Z",
+         *         "subscription": "sub_prod_06h2hbpcz87xdestf9xyaf720tn6g",
          *         "applied_steps": 1,
-         *         "proration_date": "2026-11-29T15:50:34.737Z",
+         *         "proration_date": "2026-11-29T19:01:14.535Z",
          *         "proration_behavior": "create_prorations",
          *         "amount_due_now_atom": 0,
          *         "balance_transaction": null,
@@ -23739,31 +23923,31 @@ export type components = {
          *         "amount_due_now_total_atom": 0
          *       },
          *       "previous_data": {
-         *         "id": "scr_prod_06h2g02039n7637kh02xc67pv9ypp",
+         *         "id": "scr_prod_06h2hbpfnqmrx7hxmtng4ezgp5q8w",
          *         "steps": [
          *           {
-         *             "item": "si_prod_06h2g01zp9q373c5s6nkf9t79nk7y",
+         *             "item": "si_prod_06h2hbpczdn36rjkrjvdy5yssnk98",
          *             "type": "switch_price",
-         *             "price": "price_prod_06h2g01zkjss29my6p0012jdydsnw",
+         *             "price": "price_prod_06h2hbpc46fqj7167010cv290aevg",
          *             "state": "pending",
          *             "quantity": null
          *           }
          *         ],
          *         "object": "subscription_change_request",
          *         "status": "scheduled",
-         *         "created": "2026-11-29T15:50:34.737Z",
+         *         "created": "2026-11-29T19:01:14.535Z",
          *         "invoice": null,
-         *         "updated": "2026-11-29T15:50:34.834Z",
+         *         "updated": "2026-11-29T19:01:15.062Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "metadata": {},
          *         "effective": "period_end",
          *         "applied_at": null,
          *         "last_error": null,
-         *         "effective_at": "2026-12-29T15:50:34.671Z",
-         *         "subscription": "sub_prod_06h2g01zp9q373c5s6nkf9t79nk7w",
+         *         "effective_at": "2026-12-29T19:01:14.081Z",
+         *         "subscription": "sub_prod_06h2hbpcz87xdestf9xyaf720tn6g",
          *         "applied_steps": 0,
-         *         "proration_date": "2026-11-29T15:50:34.737Z",
+         *         "proration_date": "2026-11-29T19:01:14.535Z",
          *         "proration_behavior": "create_prorations",
          *         "amount_due_now_atom": 0,
          *         "balance_transaction": null,
@@ -23776,11 +23960,11 @@ export type components = {
          *         "amount_due_now_total_atom": 0
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2g021me6rna0g59j1ye91r1ghy",
+         *       "correlation_id": "req_prod_06h2hbpzzy6f4sfv0k1m8jzk5cpjt",
          *       "request_id": null,
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-12-29T15:50:34.671Z",
+         *       "created": "2026-12-29T19:01:14.081Z",
          *       "actor_type": "system",
          *       "actor_id": null
          *     }
@@ -23827,15 +24011,15 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2g020rpk4w78y8dmfatda72v2w",
+         *       "id": "evt_prod_06h2hbps35g3z5mqn9trabp4x8t2c",
          *       "type": "subscription_change_request.canceled",
          *       "aggregate_type": "subscription_change_request",
-         *       "aggregate_id": "scr_prod_06h2g020hvyvdcrtx8mrjnw735f4j",
+         *       "aggregate_id": "scr_prod_06h2hbpp9cnjcm32nzsn1htq8qgd8",
          *       "data": {
-         *         "id": "scr_prod_06h2g020hvyvdcrtx8mrjnw735f4j",
+         *         "id": "scr_prod_06h2hbpp9cnjcm32nzsn1htq8qgd8",
          *         "steps": [
          *           {
-         *             "item": "si_prod_06h2g01zp9q373c5s6nkf9t79nk7y",
+         *             "item": "si_prod_06h2hbpczdn36rjkrjvdy5yssnk98",
          *             "type": "set_quantity",
          *             "price": null,
          *             "state": "pending",
@@ -23844,19 +24028,19 @@ export type components = {
          *         ],
          *         "object": "subscription_change_request",
          *         "status": "canceled",
-         *         "created": "2026-11-29T15:50:34.873Z",
+         *         "created": "2026-11-29T19:01:15.895Z",
          *         "invoice": null,
-         *         "updated": "2026-11-29T15:50:34.948Z",
+         *         "updated": "2026-11-29T19:01:17.186Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "metadata": {},
          *         "effective": "period_end",
          *         "applied_at": null,
          *         "last_error": null,
-         *         "effective_at": "2026-12-29T15:50:34.671Z",
-         *         "subscription": "sub_prod_06h2g01zp9q373c5s6nkf9t79nk7w",
+         *         "effective_at": "2026-12-29T19:01:14.081Z",
+         *         "subscription": "sub_prod_06h2hbpcz87xdestf9xyaf720tn6g",
          *         "applied_steps": 0,
-         *         "proration_date": "2026-11-29T15:50:34.873Z",
+         *         "proration_date": "2026-11-29T19:01:15.895Z",
          *         "proration_behavior": "create_prorations",
          *         "amount_due_now_atom": 0,
          *         "balance_transaction": null,
@@ -23869,10 +24053,10 @@ export type components = {
          *         "amount_due_now_total_atom": 0
          *       },
          *       "previous_data": {
-         *         "id": "scr_prod_06h2g020hvyvdcrtx8mrjnw735f4j",
+         *         "id": "scr_prod_06h2hbpp9cnjcm32nzsn1htq8qgd8",
          *         "steps": [
          *           {
-         *             "item": "si_prod_06h2g01zp9q373c5s6nkf9t79nk7y",
+         *             "item": "si_prod_06h2hbpczdn36rjkrjvdy5yssnk98",
          *             "type": "set_quantity",
          *             "price": null,
          *             "state": "pending",
@@ -23881,19 +24065,19 @@ export type components = {
          *         ],
          *         "object": "subscription_change_request",
          *         "status": "scheduled",
-         *         "created": "2026-11-29T15:50:34.873Z",
+         *         "created": "2026-11-29T19:01:15.895Z",
          *         "invoice": null,
-         *         "updated": "2026-11-29T15:50:34.926Z",
+         *         "updated": "2026-11-29T19:01:16.843Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "metadata": {},
          *         "effective": "period_end",
          *         "applied_at": null,
          *         "last_error": null,
-         *         "effective_at": "2026-12-29T15:50:34.671Z",
-         *         "subscription": "sub_prod_06h2g01zp9q373c5s6nkf9t79nk7w",
+         *         "effective_at": "2026-12-29T19:01:14.081Z",
+         *         "subscription": "sub_prod_06h2hbpcz87xdestf9xyaf720tn6g",
          *         "applied_steps": 0,
-         *         "proration_date": "2026-11-29T15:50:34.873Z",
+         *         "proration_date": "2026-11-29T19:01:15.895Z",
          *         "proration_behavior": "create_prorations",
          *         "amount_due_now_atom": 0,
          *         "balance_transaction": null,
@@ -23906,13 +24090,13 @@ export type components = {
          *         "amount_due_now_total_atom": 0
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2g020qwgg4ppxba9a50p0k9y1r",
-         *       "request_id": "req_prod_06h2g020qwgg4ppxba9a50p0k9y1r",
+         *       "correlation_id": "req_prod_06h2hbprhpbx79kz4teh8q0hc3612",
+         *       "request_id": "req_prod_06h2hbprhpbx79kz4teh8q0hc3612",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-29T15:50:34.949Z",
+         *       "created": "2026-11-29T19:01:17.210Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2g01a8y4kejnpkqm5nbzee8p34"
+         *       "actor_id": "key_prod_06h2hbh9awvg0s37j8ndwdrr6t3d2"
          *     }
          */
         SubscriptionChangeRequestCanceledEvent: {
@@ -23957,12 +24141,12 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2g01rgcnww38zktj800g882w4g",
+         *       "id": "evt_prod_06h2hbm55k30shgqmzn5qhks8667a",
          *       "type": "payment_method.attached",
          *       "aggregate_type": "payment_method",
-         *       "aggregate_id": "pm_prod_06h2g01rg9536py9602j5g5dt5kft",
+         *       "aggregate_id": "pm_prod_06h2hbm54mw9evjs1bc34fgf1w4p0",
          *       "data": {
-         *         "id": "pm_prod_06h2g01rg9536py9602j5g5dt5kft",
+         *         "id": "pm_prod_06h2hbm54mw9evjs1bc34fgf1w4p0",
          *         "card": {
          *           "brand": "visa",
          *           "last4": "4242",
@@ -23970,8 +24154,8 @@ export type components = {
          *           "exp_month": 12
          *         },
          *         "object": "payment_method",
-         *         "created": "2026-11-29T15:50:32.834Z",
-         *         "customer": "cus_prod_06h2g01qjcvsshr6p7fab02b4e7ar",
+         *         "created": "2026-11-29T19:00:55.718Z",
+         *         "customer": "cus_prod_06h2hbkxr7wcy5mcht2bff1f211g0",
          *         "livemode": false,
          *         "processor": "sandbox",
          *         "detached_at": null,
@@ -23979,13 +24163,13 @@ export type components = {
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2g01rfhf3jr547xcva19373d2y",
-         *       "request_id": "req_prod_06h2g01rfhf3jr547xcva19373d2y",
+         *       "correlation_id": "req_prod_06h2hbm4hrwrjkp6qtdk0rxywb0zg",
+         *       "request_id": "req_prod_06h2hbm4hrwrjkp6qtdk0rxywb0zg",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-29T15:50:32.835Z",
+         *       "created": "2026-11-29T19:00:55.724Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2g01a8y4kejnpkqm5nbzee8p34"
+         *       "actor_id": "key_prod_06h2hbh9awvg0s37j8ndwdrr6t3d2"
          *     }
          */
         PaymentMethodAttachedEvent: {
@@ -24030,12 +24214,12 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2g01rp47aas11en9wec5kgnzxg",
+         *       "id": "evt_prod_06h2hbm8vgs5bwr9srhpgpgerrnwg",
          *       "type": "payment_method.detached",
          *       "aggregate_type": "payment_method",
-         *       "aggregate_id": "pm_prod_06h2g01rm96p9j1gcytsq5w8wt44r",
+         *       "aggregate_id": "pm_prod_06h2hbm6hbhv7aj60a5ew7t98k602",
          *       "data": {
-         *         "id": "pm_prod_06h2g01rm96p9j1gcytsq5w8wt44r",
+         *         "id": "pm_prod_06h2hbm6hbhv7aj60a5ew7t98k602",
          *         "card": {
          *           "brand": "visa",
          *           "last4": "0002",
@@ -24043,15 +24227,15 @@ export type components = {
          *           "exp_month": 12
          *         },
          *         "object": "payment_method",
-         *         "created": "2026-11-29T15:50:32.866Z",
-         *         "customer": "cus_prod_06h2g01qjcvsshr6p7fab02b4e7ar",
+         *         "created": "2026-11-29T19:00:56.074Z",
+         *         "customer": "cus_prod_06h2hbkxr7wcy5mcht2bff1f211g0",
          *         "livemode": false,
          *         "processor": "sandbox",
-         *         "detached_at": "2026-11-29T15:50:32.880Z",
+         *         "detached_at": "2026-11-29T19:00:56.643Z",
          *         "processor_payment_method": "pm_sandbox_declined"
          *       },
          *       "previous_data": {
-         *         "id": "pm_prod_06h2g01rm96p9j1gcytsq5w8wt44r",
+         *         "id": "pm_prod_06h2hbm6hbhv7aj60a5ew7t98k602",
          *         "card": {
          *           "brand": "visa",
          *           "last4": "0002",
@@ -24059,21 +24243,21 @@ export type components = {
          *           "exp_month": 12
          *         },
          *         "object": "payment_method",
-         *         "created": "2026-11-29T15:50:32.866Z",
-         *         "customer": "cus_prod_06h2g01qjcvsshr6p7fab02b4e7ar",
+         *         "created": "2026-11-29T19:00:56.074Z",
+         *         "customer": "cus_prod_06h2hbkxr7wcy5mcht2bff1f211g0",
          *         "livemode": false,
          *         "processor": "sandbox",
          *         "detached_at": null,
          *         "processor_payment_method": "pm_sandbox_declined"
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2g01rnmxfyym7cne6kqwx2s6n2",
-         *       "request_id": "req_prod_06h2g01rnmxfyym7cne6kqwx2s6n2",
+         *       "correlation_id": "req_prod_06h2hbm82zy2dw89zj5dd21f23jyc",
+         *       "request_id": "req_prod_06h2hbm82zy2dw89zj5dd21f23jyc",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-29T15:50:32.881Z",
+         *       "created": "2026-11-29T19:00:56.669Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2g01a8y4kejnpkqm5nbzee8p34"
+         *       "actor_id": "key_prod_06h2hbh9awvg0s37j8ndwdrr6t3d2"
          *     }
          */
         PaymentMethodDetachedEvent: {
@@ -24118,25 +24302,25 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2g01k940h9e4jfrwbfs9myjv1p",
+         *       "id": "evt_prod_06h2hbk3wmeq7srzd0nhf6ne87750",
          *       "type": "dispute.created",
          *       "aggregate_type": "dispute",
-         *       "aggregate_id": "dp_prod_06h2g01k8k8499cz4etdb9gpavth8",
+         *       "aggregate_id": "dp_prod_06h2hbk3nzfg8278bhsq2y0aw9hmr",
          *       "data": {
-         *         "id": "dp_prod_06h2g01k8k8499cz4etdb9gpavth8",
+         *         "id": "dp_prod_06h2hbk3nzfg8278bhsq2y0aw9hmr",
          *         "object": "dispute",
          *         "reason": "product_not_received",
          *         "status": "needs_response",
-         *         "created": "2026-11-29T15:50:31.492Z",
-         *         "payment": "py_prod_06h2g01jqt4s1cbmqqhzng1r9b4zg",
-         *         "updated": "2026-11-29T15:50:31.492Z",
+         *         "created": "2026-11-29T19:00:47.150Z",
+         *         "payment": "py_prod_06h2hbk1g6fzcy0v2z58dphcp0k5y",
+         *         "updated": "2026-11-29T19:00:47.150Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "processor": "stripe",
          *         "amount_atom": 2500,
-         *         "payment_intent": "pi_prod_06h2g01jfygp8cpmz1etrs3dttg70",
-         *         "evidence_due_by": "2026-12-06T15:50:31.000Z",
-         *         "processor_dispute": "du_c97f6e7574725c7e0edbec4b"
+         *         "payment_intent": "pi_prod_06h2hbk01r0jbcmafpvdk1pxmtxc0",
+         *         "evidence_due_by": "2026-12-06T19:00:47.000Z",
+         *         "processor_dispute": "du_fde60c0b8ed299c7472837a9"
          *       },
          *       "previous_data": null,
          *       "metadata": {},
@@ -24144,7 +24328,7 @@ export type components = {
          *       "request_id": null,
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-29T15:50:31.497Z",
+         *       "created": "2026-11-29T19:00:47.205Z",
          *       "actor_type": "system",
          *       "actor_id": null
          *     }
@@ -24191,48 +24375,48 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2g01kywcbedmks4h57k40nmepc",
+         *       "id": "evt_prod_06h2hbk60ch48ecc5j698z0kq03qp",
          *       "type": "dispute.updated",
          *       "aggregate_type": "dispute",
-         *       "aggregate_id": "dp_prod_06h2g01k8k8499cz4etdb9gpavth8",
+         *       "aggregate_id": "dp_prod_06h2hbk3nzfg8278bhsq2y0aw9hmr",
          *       "data": {
-         *         "id": "dp_prod_06h2g01k8k8499cz4etdb9gpavth8",
+         *         "id": "dp_prod_06h2hbk3nzfg8278bhsq2y0aw9hmr",
          *         "object": "dispute",
          *         "reason": "product_not_received",
          *         "status": "under_review",
-         *         "created": "2026-11-29T15:50:31.492Z",
-         *         "payment": "py_prod_06h2g01jqt4s1cbmqqhzng1r9b4zg",
-         *         "updated": "2026-11-29T15:50:31.666Z",
+         *         "created": "2026-11-29T19:00:47.150Z",
+         *         "payment": "py_prod_06h2hbk1g6fzcy0v2z58dphcp0k5y",
+         *         "updated": "2026-11-29T19:00:47.740Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "processor": "stripe",
          *         "amount_atom": 2500,
-         *         "payment_intent": "pi_prod_06h2g01jfygp8cpmz1etrs3dttg70",
+         *         "payment_intent": "pi_prod_06h2hbk01r0jbcmafpvdk1pxmtxc0",
          *         "evidence_due_by": null,
-         *         "processor_dispute": "du_c97f6e7574725c7e0edbec4b"
+         *         "processor_dispute": "du_fde60c0b8ed299c7472837a9"
          *       },
          *       "previous_data": {
-         *         "id": "dp_prod_06h2g01k8k8499cz4etdb9gpavth8",
+         *         "id": "dp_prod_06h2hbk3nzfg8278bhsq2y0aw9hmr",
          *         "object": "dispute",
          *         "reason": "product_not_received",
          *         "status": "needs_response",
-         *         "created": "2026-11-29T15:50:31.492Z",
-         *         "payment": "py_prod_06h2g01jqt4s1cbmqqhzng1r9b4zg",
-         *         "updated": "2026-11-29T15:50:31.492Z",
+         *         "created": "2026-11-29T19:00:47.150Z",
+         *         "payment": "py_prod_06h2hbk1g6fzcy0v2z58dphcp0k5y",
+         *         "updated": "2026-11-29T19:00:47.150Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "processor": "stripe",
          *         "amount_atom": 2500,
-         *         "payment_intent": "pi_prod_06h2g01jfygp8cpmz1etrs3dttg70",
-         *         "evidence_due_by": "2026-12-06T15:50:31.000Z",
-         *         "processor_dispute": "du_c97f6e7574725c7e0edbec4b"
+         *         "payment_intent": "pi_prod_06h2hbk01r0jbcmafpvdk1pxmtxc0",
+         *         "evidence_due_by": "2026-12-06T19:00:47.000Z",
+         *         "processor_dispute": "du_fde60c0b8ed299c7472837a9"
          *       },
          *       "metadata": {},
          *       "correlation_id": null,
          *       "request_id": null,
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-29T15:50:31.671Z",
+         *       "created": "2026-11-29T19:00:47.747Z",
          *       "actor_type": "system",
          *       "actor_id": null
          *     }
@@ -24279,48 +24463,48 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2g01mk1rfwq9h786vn1amjg6r4",
+         *       "id": "evt_prod_06h2hbk7c9cvcn9grcy1f27t6623w",
          *       "type": "dispute.closed",
          *       "aggregate_type": "dispute",
-         *       "aggregate_id": "dp_prod_06h2g01k8k8499cz4etdb9gpavth8",
+         *       "aggregate_id": "dp_prod_06h2hbk3nzfg8278bhsq2y0aw9hmr",
          *       "data": {
-         *         "id": "dp_prod_06h2g01k8k8499cz4etdb9gpavth8",
+         *         "id": "dp_prod_06h2hbk3nzfg8278bhsq2y0aw9hmr",
          *         "object": "dispute",
          *         "reason": "product_not_received",
          *         "status": "lost",
-         *         "created": "2026-11-29T15:50:31.492Z",
-         *         "payment": "py_prod_06h2g01jqt4s1cbmqqhzng1r9b4zg",
-         *         "updated": "2026-11-29T15:50:31.828Z",
+         *         "created": "2026-11-29T19:00:47.150Z",
+         *         "payment": "py_prod_06h2hbk1g6fzcy0v2z58dphcp0k5y",
+         *         "updated": "2026-11-29T19:00:48.077Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "processor": "stripe",
          *         "amount_atom": 2500,
-         *         "payment_intent": "pi_prod_06h2g01jfygp8cpmz1etrs3dttg70",
+         *         "payment_intent": "pi_prod_06h2hbk01r0jbcmafpvdk1pxmtxc0",
          *         "evidence_due_by": null,
-         *         "processor_dispute": "du_c97f6e7574725c7e0edbec4b"
+         *         "processor_dispute": "du_fde60c0b8ed299c7472837a9"
          *       },
          *       "previous_data": {
-         *         "id": "dp_prod_06h2g01k8k8499cz4etdb9gpavth8",
+         *         "id": "dp_prod_06h2hbk3nzfg8278bhsq2y0aw9hmr",
          *         "object": "dispute",
          *         "reason": "product_not_received",
          *         "status": "under_review",
-         *         "created": "2026-11-29T15:50:31.492Z",
-         *         "payment": "py_prod_06h2g01jqt4s1cbmqqhzng1r9b4zg",
-         *         "updated": "2026-11-29T15:50:31.666Z",
+         *         "created": "2026-11-29T19:00:47.150Z",
+         *         "payment": "py_prod_06h2hbk1g6fzcy0v2z58dphcp0k5y",
+         *         "updated": "2026-11-29T19:00:47.740Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "processor": "stripe",
          *         "amount_atom": 2500,
-         *         "payment_intent": "pi_prod_06h2g01jfygp8cpmz1etrs3dttg70",
+         *         "payment_intent": "pi_prod_06h2hbk01r0jbcmafpvdk1pxmtxc0",
          *         "evidence_due_by": null,
-         *         "processor_dispute": "du_c97f6e7574725c7e0edbec4b"
+         *         "processor_dispute": "du_fde60c0b8ed299c7472837a9"
          *       },
          *       "metadata": {},
          *       "correlation_id": null,
          *       "request_id": null,
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-29T15:50:31.832Z",
+         *       "created": "2026-11-29T19:00:48.098Z",
          *       "actor_type": "system",
          *       "actor_id": null
          *     }
@@ -24367,47 +24551,47 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2g01tw47qsa7jpdbbd6h2103gm",
+         *       "id": "evt_prod_06h2hbn69cn5mmgfpjnwezt9h675a",
          *       "type": "email.sent",
          *       "aggregate_type": "email",
-         *       "aggregate_id": "eml_prod_06h2g01thag66zzbn0y9htfq0m6qr",
+         *       "aggregate_id": "eml_prod_06h2hbn39x4vgwyrt6gv8betn03k6",
          *       "data": {
-         *         "id": "eml_prod_06h2g01thag66zzbn0y9htfq0m6qr",
+         *         "id": "eml_prod_06h2hbn39x4vgwyrt6gv8betn03k6",
          *         "to": [
          *           "jenny@example.com"
          *         ],
          *         "type": "receipt",
-         *         "event": "evt_prod_06h2g01tgsc7bs8kmt99qr8zg2sra",
+         *         "event": "evt_prod_06h2hbn36z0fwh1v8de9d7q1wt7b2",
          *         "object": "email",
          *         "status": "sent",
-         *         "created": "2026-11-29T15:50:33.355Z",
-         *         "invoice": "in_prod_06h2g01sw65raj7grrn2ja16fgkk0",
-         *         "sent_at": "2026-11-29T15:50:33.439Z",
+         *         "created": "2026-11-29T19:01:03.440Z",
+         *         "invoice": "in_prod_06h2hbmyms4apkx594x8by5a6808r",
+         *         "sent_at": "2026-11-29T19:01:04.173Z",
          *         "subject": "Your receipt from Example GmbH (invoice EXAMPL-0001)",
          *         "attempts": 1,
-         *         "customer": "cus_prod_06h2g01qjcvsshr6p7fab02b4e7ar",
+         *         "customer": "cus_prod_06h2hbkxr7wcy5mcht2bff1f211g0",
          *         "livemode": false,
-         *         "message_id": "<eml_prod_06h2g01thag66zzbn0y9htfq0m6qr@localhost>",
+         *         "message_id": "<eml_prod_06h2hbn39x4vgwyrt6gv8betn03k6@localhost>",
          *         "credit_note": null,
-         *         "smtp_response": "250 Written to .data/mail/eml_prod_06h2g01thag66zzbn0y9htfq0m6qr.eml (no SMTP_URL)"
+         *         "smtp_response": "250 Written to .data/mail/eml_prod_06h2hbn39x4vgwyrt6gv8betn03k6.eml (no SMTP_URL)"
          *       },
          *       "previous_data": {
-         *         "id": "eml_prod_06h2g01thag66zzbn0y9htfq0m6qr",
+         *         "id": "eml_prod_06h2hbn39x4vgwyrt6gv8betn03k6",
          *         "to": [
          *           "jenny@example.com"
          *         ],
          *         "type": "receipt",
-         *         "event": "evt_prod_06h2g01tgsc7bs8kmt99qr8zg2sra",
+         *         "event": "evt_prod_06h2hbn36z0fwh1v8de9d7q1wt7b2",
          *         "object": "email",
          *         "status": "queued",
-         *         "created": "2026-11-29T15:50:33.355Z",
-         *         "invoice": "in_prod_06h2g01sw65raj7grrn2ja16fgkk0",
+         *         "created": "2026-11-29T19:01:03.440Z",
+         *         "invoice": "in_prod_06h2hbmyms4apkx594x8by5a6808r",
          *         "sent_at": null,
          *         "subject": "Your receipt from Example GmbH (invoice EXAMPL-0001)",
          *         "attempts": 1,
-         *         "customer": "cus_prod_06h2g01qjcvsshr6p7fab02b4e7ar",
+         *         "customer": "cus_prod_06h2hbkxr7wcy5mcht2bff1f211g0",
          *         "livemode": false,
-         *         "message_id": "<eml_prod_06h2g01thag66zzbn0y9htfq0m6qr@localhost>",
+         *         "message_id": "<eml_prod_06h2hbn39x4vgwyrt6gv8betn03k6@localhost>",
          *         "credit_note": null,
          *         "smtp_response": null
          *       },
@@ -24416,7 +24600,7 @@ export type components = {
          *       "request_id": null,
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-29T15:50:33.442Z",
+         *       "created": "2026-11-29T19:01:04.211Z",
          *       "actor_type": "system",
          *       "actor_id": null
          *     }
@@ -24463,12 +24647,12 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2g024gj8gr1z86d3vhctb692c8",
+         *       "id": "evt_prod_06h2hbr19pztc3bj69g33f24cxt2a",
          *       "type": "email.failed",
          *       "aggregate_type": "email",
-         *       "aggregate_id": "eml_prod_06h2g024eveervkzajea8xbatmk80",
+         *       "aggregate_id": "eml_prod_06h2hbr0ay3xyc9cz64g1bh9r617e",
          *       "data": {
-         *         "id": "eml_prod_06h2g024eveervkzajea8xbatmk80",
+         *         "id": "eml_prod_06h2hbr0ay3xyc9cz64g1bh9r617e",
          *         "to": [
          *           "owner@example.com"
          *         ],
@@ -24476,19 +24660,19 @@ export type components = {
          *         "event": null,
          *         "object": "email",
          *         "status": "rate_limited",
-         *         "created": "2027-01-08T15:50:35.240Z",
+         *         "created": "2027-01-08T19:01:20.014Z",
          *         "invoice": null,
          *         "sent_at": null,
          *         "subject": "Test email from Example GmbH",
          *         "attempts": 1,
          *         "customer": null,
          *         "livemode": false,
-         *         "message_id": "<eml_prod_06h2g024eveervkzajea8xbatmk80@localhost>",
+         *         "message_id": "<eml_prod_06h2hbr0ay3xyc9cz64g1bh9r617e@localhost>",
          *         "credit_note": null,
          *         "smtp_response": "429 The account's hourly email limit was reached; this email was not sent."
          *       },
          *       "previous_data": {
-         *         "id": "eml_prod_06h2g024eveervkzajea8xbatmk80",
+         *         "id": "eml_prod_06h2hbr0ay3xyc9cz64g1bh9r617e",
          *         "to": [
          *           "owner@example.com"
          *         ],
@@ -24496,14 +24680,14 @@ export type components = {
          *         "event": null,
          *         "object": "email",
          *         "status": "queued",
-         *         "created": "2027-01-08T15:50:35.240Z",
+         *         "created": "2027-01-08T19:01:20.014Z",
          *         "invoice": null,
          *         "sent_at": null,
          *         "subject": "Test email from Example GmbH",
          *         "attempts": 1,
          *         "customer": null,
          *         "livemode": false,
-         *         "message_id": "<eml_prod_06h2g024eveervkzajea8xbatmk80@localhost>",
+         *         "message_id": "<eml_prod_06h2hbr0ay3xyc9cz64g1bh9r617e@localhost>",
          *         "credit_note": null,
          *         "smtp_response": null
          *       },
@@ -24512,7 +24696,7 @@ export type components = {
          *       "request_id": null,
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2027-01-08T15:50:35.254Z",
+         *       "created": "2027-01-08T19:01:20.264Z",
          *       "actor_type": "system",
          *       "actor_id": null
          *     }
@@ -24559,20 +24743,20 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2g01xn6zjc8swvva7695120b60",
+         *       "id": "evt_prod_06h2hbnxebvv5gwxgcvym171z8sda",
          *       "type": "credit_grant.created",
          *       "aggregate_type": "credit_grant",
-         *       "aggregate_id": "cg_prod_06h2g01xmxksa1sg2fd5hby28j474",
+         *       "aggregate_id": "cg_prod_06h2hbnxdhwtcg6etqa01p40bkwyp",
          *       "data": {
-         *         "id": "cg_prod_06h2g01xmxksa1sg2fd5hby28j474",
+         *         "id": "cg_prod_06h2hbnxdhwtcg6etqa01p40bkwyp",
          *         "name": null,
          *         "object": "credit_grant",
          *         "status": "active",
-         *         "created": "2026-11-29T15:50:34.150Z",
-         *         "updated": "2026-11-29T15:50:34.150Z",
+         *         "created": "2026-11-29T19:01:10.109Z",
+         *         "updated": "2026-11-29T19:01:10.109Z",
          *         "category": "promotional",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2g01xjqm8z6epmtz1p392r99xc",
+         *         "customer": "cus_prod_06h2hbnwqzyftkr1xwyf39bt7pd2p",
          *         "livemode": false,
          *         "metadata": {},
          *         "priority": 50,
@@ -24582,18 +24766,18 @@ export type components = {
          *         "expires_at": null,
          *         "amount_atom": 300,
          *         "applied_atom": 0,
-         *         "effective_at": "2026-11-29T15:50:34.150Z",
+         *         "effective_at": "2026-11-29T19:01:10.109Z",
          *         "remaining_atom": 300
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2g01xmk7yzfr24gn6g0bj21wtt",
-         *       "request_id": "req_prod_06h2g01xmk7yzfr24gn6g0bj21wtt",
+         *       "correlation_id": "req_prod_06h2hbnx93et5g4tdbw04ngqdqzre",
+         *       "request_id": "req_prod_06h2hbnx93et5g4tdbw04ngqdqzre",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-29T15:50:34.153Z",
+         *       "created": "2026-11-29T19:01:10.130Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2g01a8y4kejnpkqm5nbzee8p34"
+         *       "actor_id": "key_prod_06h2hbh9awvg0s37j8ndwdrr6t3d2"
          *     }
          */
         CreditGrantCreatedEvent: {
@@ -24638,20 +24822,20 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2g01y2pm4npk81phwzm8z04r3c",
+         *       "id": "evt_prod_06h2hbp234a3rfqy55sta82ag6wtg",
          *       "type": "credit_grant.applied",
          *       "aggregate_type": "credit_grant",
-         *       "aggregate_id": "cg_prod_06h2g01xmxksa1sg2fd5hby28j474",
+         *       "aggregate_id": "cg_prod_06h2hbnxdhwtcg6etqa01p40bkwyp",
          *       "data": {
-         *         "id": "cg_prod_06h2g01xmxksa1sg2fd5hby28j474",
+         *         "id": "cg_prod_06h2hbnxdhwtcg6etqa01p40bkwyp",
          *         "name": null,
          *         "object": "credit_grant",
          *         "status": "depleted",
-         *         "created": "2026-11-29T15:50:34.150Z",
-         *         "updated": "2026-11-29T15:50:34.257Z",
+         *         "created": "2026-11-29T19:01:10.109Z",
+         *         "updated": "2026-11-29T19:01:11.282Z",
          *         "category": "promotional",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2g01xjqm8z6epmtz1p392r99xc",
+         *         "customer": "cus_prod_06h2hbnwqzyftkr1xwyf39bt7pd2p",
          *         "livemode": false,
          *         "metadata": {},
          *         "priority": 50,
@@ -24661,19 +24845,19 @@ export type components = {
          *         "expires_at": null,
          *         "amount_atom": 300,
          *         "applied_atom": 300,
-         *         "effective_at": "2026-11-29T15:50:34.150Z",
+         *         "effective_at": "2026-11-29T19:01:10.109Z",
          *         "remaining_atom": 0
          *       },
          *       "previous_data": {
-         *         "id": "cg_prod_06h2g01xmxksa1sg2fd5hby28j474",
+         *         "id": "cg_prod_06h2hbnxdhwtcg6etqa01p40bkwyp",
          *         "name": null,
          *         "object": "credit_grant",
          *         "status": "active",
-         *         "created": "2026-11-29T15:50:34.150Z",
-         *         "updated": "2026-11-29T15:50:34.150Z",
+         *         "created": "2026-11-29T19:01:10.109Z",
+         *         "updated": "2026-11-29T19:01:10.109Z",
          *         "category": "promotional",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2g01xjqm8z6epmtz1p392r99xc",
+         *         "customer": "cus_prod_06h2hbnwqzyftkr1xwyf39bt7pd2p",
          *         "livemode": false,
          *         "metadata": {},
          *         "priority": 50,
@@ -24683,17 +24867,17 @@ export type components = {
          *         "expires_at": null,
          *         "amount_atom": 300,
          *         "applied_atom": 0,
-         *         "effective_at": "2026-11-29T15:50:34.150Z",
+         *         "effective_at": "2026-11-29T19:01:10.109Z",
          *         "remaining_atom": 300
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2g01y14ghxamh8k3jfydnq9sfa",
-         *       "request_id": "req_prod_06h2g01y14ghxamh8k3jfydnq9sfa",
+         *       "correlation_id": "req_prod_06h2hbp1hfgfe1t4dzkexy8t7x8p0",
+         *       "request_id": "req_prod_06h2hbp1hfgfe1t4dzkexy8t7x8p0",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-29T15:50:34.261Z",
+         *       "created": "2026-11-29T19:01:11.322Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2g01a8y4kejnpkqm5nbzee8p34"
+         *       "actor_id": "key_prod_06h2hbh9awvg0s37j8ndwdrr6t3d2"
          *     }
          */
         CreditGrantAppliedEvent: {
@@ -24738,20 +24922,20 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2g01y2wjcnn7k0ewrb8kg6s9pc",
+         *       "id": "evt_prod_06h2hbp25k6ykgbcyqfacaez4w3hw",
          *       "type": "credit_grant.depleted",
          *       "aggregate_type": "credit_grant",
-         *       "aggregate_id": "cg_prod_06h2g01xmxksa1sg2fd5hby28j474",
+         *       "aggregate_id": "cg_prod_06h2hbnxdhwtcg6etqa01p40bkwyp",
          *       "data": {
-         *         "id": "cg_prod_06h2g01xmxksa1sg2fd5hby28j474",
+         *         "id": "cg_prod_06h2hbnxdhwtcg6etqa01p40bkwyp",
          *         "name": null,
          *         "object": "credit_grant",
          *         "status": "depleted",
-         *         "created": "2026-11-29T15:50:34.150Z",
-         *         "updated": "2026-11-29T15:50:34.257Z",
+         *         "created": "2026-11-29T19:01:10.109Z",
+         *         "updated": "2026-11-29T19:01:11.282Z",
          *         "category": "promotional",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2g01xjqm8z6epmtz1p392r99xc",
+         *         "customer": "cus_prod_06h2hbnwqzyftkr1xwyf39bt7pd2p",
          *         "livemode": false,
          *         "metadata": {},
          *         "priority": 50,
@@ -24761,19 +24945,19 @@ export type components = {
          *         "expires_at": null,
          *         "amount_atom": 300,
          *         "applied_atom": 300,
-         *         "effective_at": "2026-11-29T15:50:34.150Z",
+         *         "effective_at": "2026-11-29T19:01:10.109Z",
          *         "remaining_atom": 0
          *       },
          *       "previous_data": {
-         *         "id": "cg_prod_06h2g01xmxksa1sg2fd5hby28j474",
+         *         "id": "cg_prod_06h2hbnxdhwtcg6etqa01p40bkwyp",
          *         "name": null,
          *         "object": "credit_grant",
          *         "status": "active",
-         *         "created": "2026-11-29T15:50:34.150Z",
-         *         "updated": "2026-11-29T15:50:34.150Z",
+         *         "created": "2026-11-29T19:01:10.109Z",
+         *         "updated": "2026-11-29T19:01:10.109Z",
          *         "category": "promotional",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2g01xjqm8z6epmtz1p392r99xc",
+         *         "customer": "cus_prod_06h2hbnwqzyftkr1xwyf39bt7pd2p",
          *         "livemode": false,
          *         "metadata": {},
          *         "priority": 50,
@@ -24783,17 +24967,17 @@ export type components = {
          *         "expires_at": null,
          *         "amount_atom": 300,
          *         "applied_atom": 0,
-         *         "effective_at": "2026-11-29T15:50:34.150Z",
+         *         "effective_at": "2026-11-29T19:01:10.109Z",
          *         "remaining_atom": 300
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2g01y14ghxamh8k3jfydnq9sfa",
-         *       "request_id": "req_prod_06h2g01y14ghxamh8k3jfydnq9sfa",
+         *       "correlation_id": "req_prod_06h2hbp1hfgfe1t4dzkexy8t7x8p0",
+         *       "request_id": "req_prod_06h2hbp1hfgfe1t4dzkexy8t7x8p0",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-29T15:50:34.263Z",
+         *       "created": "2026-11-29T19:01:11.341Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2g01a8y4kejnpkqm5nbzee8p34"
+         *       "actor_id": "key_prod_06h2hbh9awvg0s37j8ndwdrr6t3d2"
          *     }
          */
         CreditGrantDepletedEvent: {
@@ -24838,60 +25022,60 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2g021qhcbf776aefkkqa9mmv6a",
+         *       "id": "evt_prod_06h2hbq16k15pkgtkpdh2havsdhyj",
          *       "type": "credit_grant.expired",
          *       "aggregate_type": "credit_grant",
-         *       "aggregate_id": "cg_prod_06h2g01xxj4q0s0dyc59xbd6m4nsw",
+         *       "aggregate_id": "cg_prod_06h2hbp08qc27nr3g7m2bfan03arg",
          *       "data": {
-         *         "id": "cg_prod_06h2g01xxj4q0s0dyc59xbd6m4nsw",
+         *         "id": "cg_prod_06h2hbp08qc27nr3g7m2bfan03arg",
          *         "name": null,
          *         "object": "credit_grant",
          *         "status": "expired",
-         *         "created": "2026-11-29T15:50:34.218Z",
-         *         "updated": "2026-11-30T15:50:34.022Z",
+         *         "created": "2026-11-29T19:01:10.826Z",
+         *         "updated": "2026-11-30T19:01:08.930Z",
          *         "category": "paid",
          *         "currency": "eur",
-         *         "customer": "cus_prod_06h2g01xjqm8z6epmtz1p392r99xc",
+         *         "customer": "cus_prod_06h2hbnwqzyftkr1xwyf39bt7pd2p",
          *         "livemode": false,
          *         "metadata": {},
          *         "priority": 50,
          *         "voided_at": null,
          *         "applies_to": "all",
-         *         "expired_at": "2026-11-30T15:50:34.022Z",
-         *         "expires_at": "2026-11-30T15:50:34.022Z",
+         *         "expired_at": "2026-11-30T19:01:08.930Z",
+         *         "expires_at": "2026-11-30T19:01:08.930Z",
          *         "amount_atom": 100,
          *         "applied_atom": 0,
-         *         "effective_at": "2026-11-29T15:50:34.218Z",
+         *         "effective_at": "2026-11-29T19:01:10.826Z",
          *         "remaining_atom": 100
          *       },
          *       "previous_data": {
-         *         "id": "cg_prod_06h2g01xxj4q0s0dyc59xbd6m4nsw",
+         *         "id": "cg_prod_06h2hbp08qc27nr3g7m2bfan03arg",
          *         "name": null,
          *         "object": "credit_grant",
          *         "status": "active",
-         *         "created": "2026-11-29T15:50:34.218Z",
-         *         "updated": "2026-11-29T15:50:34.218Z",
+         *         "created": "2026-11-29T19:01:10.826Z",
+         *         "updated": "2026-11-29T19:01:10.826Z",
          *         "category": "paid",
          *         "currency": "eur",
-         *         "customer": "cus_prod_06h2g01xjqm8z6epmtz1p392r99xc",
+         *         "customer": "cus_prod_06h2hbnwqzyftkr1xwyf39bt7pd2p",
          *         "livemode": false,
          *         "metadata": {},
          *         "priority": 50,
          *         "voided_at": null,
          *         "applies_to": "all",
          *         "expired_at": null,
-         *         "expires_at": "2026-11-30T15:50:34.022Z",
+         *         "expires_at": "2026-11-30T19:01:08.930Z",
          *         "amount_atom": 100,
          *         "applied_atom": 0,
-         *         "effective_at": "2026-11-29T15:50:34.218Z",
+         *         "effective_at": "2026-11-29T19:01:10.826Z",
          *         "remaining_atom": 100
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2g021me6rna0g59j1ye91r1ghy",
+         *       "correlation_id": "req_prod_06h2hbpzzy6f4sfv0k1m8jzk5cpjt",
          *       "request_id": null,
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-30T15:50:34.022Z",
+         *       "created": "2026-11-30T19:01:08.930Z",
          *       "actor_type": "system",
          *       "actor_id": null
          *     }
@@ -24938,42 +25122,42 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2g01xtqr92nnfcrhhr8rd64406",
+         *       "id": "evt_prod_06h2hbnz9r3vnhakfzx0fsm44c9vr",
          *       "type": "credit_grant.voided",
          *       "aggregate_type": "credit_grant",
-         *       "aggregate_id": "cg_prod_06h2g01xr8xx0rb96jk98eevyqqvp",
+         *       "aggregate_id": "cg_prod_06h2hbnyk7gw86dw4ywy2nb4r59jp",
          *       "data": {
-         *         "id": "cg_prod_06h2g01xr8xx0rb96jk98eevyqqvp",
+         *         "id": "cg_prod_06h2hbnyk7gw86dw4ywy2nb4r59jp",
          *         "name": null,
          *         "object": "credit_grant",
          *         "status": "voided",
-         *         "created": "2026-11-29T15:50:34.176Z",
-         *         "updated": "2026-11-29T15:50:34.196Z",
+         *         "created": "2026-11-29T19:01:10.404Z",
+         *         "updated": "2026-11-29T19:01:10.598Z",
          *         "category": "paid",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2g01xjqm8z6epmtz1p392r99xc",
+         *         "customer": "cus_prod_06h2hbnwqzyftkr1xwyf39bt7pd2p",
          *         "livemode": false,
          *         "metadata": {},
          *         "priority": 50,
-         *         "voided_at": "2026-11-29T15:50:34.196Z",
+         *         "voided_at": "2026-11-29T19:01:10.598Z",
          *         "applies_to": "all",
          *         "expired_at": null,
          *         "expires_at": null,
          *         "amount_atom": 100,
          *         "applied_atom": 0,
-         *         "effective_at": "2026-11-29T15:50:34.176Z",
+         *         "effective_at": "2026-11-29T19:01:10.404Z",
          *         "remaining_atom": 100
          *       },
          *       "previous_data": {
-         *         "id": "cg_prod_06h2g01xr8xx0rb96jk98eevyqqvp",
+         *         "id": "cg_prod_06h2hbnyk7gw86dw4ywy2nb4r59jp",
          *         "name": null,
          *         "object": "credit_grant",
          *         "status": "active",
-         *         "created": "2026-11-29T15:50:34.176Z",
-         *         "updated": "2026-11-29T15:50:34.176Z",
+         *         "created": "2026-11-29T19:01:10.404Z",
+         *         "updated": "2026-11-29T19:01:10.404Z",
          *         "category": "paid",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2g01xjqm8z6epmtz1p392r99xc",
+         *         "customer": "cus_prod_06h2hbnwqzyftkr1xwyf39bt7pd2p",
          *         "livemode": false,
          *         "metadata": {},
          *         "priority": 50,
@@ -24983,17 +25167,17 @@ export type components = {
          *         "expires_at": null,
          *         "amount_atom": 100,
          *         "applied_atom": 0,
-         *         "effective_at": "2026-11-29T15:50:34.176Z",
+         *         "effective_at": "2026-11-29T19:01:10.404Z",
          *         "remaining_atom": 100
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2g01xta2r30qxgyymvf007p9vw",
-         *       "request_id": "req_prod_06h2g01xta2r30qxgyymvf007p9vw",
+         *       "correlation_id": "req_prod_06h2hbnz691ajjyktwym7n1vjr58a",
+         *       "request_id": "req_prod_06h2hbnz691ajjyktwym7n1vjr58a",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-29T15:50:34.197Z",
+         *       "created": "2026-11-29T19:01:10.606Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2g01a8y4kejnpkqm5nbzee8p34"
+         *       "actor_id": "key_prod_06h2hbh9awvg0s37j8ndwdrr6t3d2"
          *     }
          */
         CreditGrantVoidedEvent: {
@@ -25038,20 +25222,20 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2g01y85knvaaf679abk9fj03fp",
+         *       "id": "evt_prod_06h2hbp3e6zmpk4xq5zcs2rjb0tke",
          *       "type": "credit_grant.reinstated",
          *       "aggregate_type": "credit_grant",
-         *       "aggregate_id": "cg_prod_06h2g01xmxksa1sg2fd5hby28j474",
+         *       "aggregate_id": "cg_prod_06h2hbnxdhwtcg6etqa01p40bkwyp",
          *       "data": {
-         *         "id": "cg_prod_06h2g01xmxksa1sg2fd5hby28j474",
+         *         "id": "cg_prod_06h2hbnxdhwtcg6etqa01p40bkwyp",
          *         "name": null,
          *         "object": "credit_grant",
          *         "status": "active",
-         *         "created": "2026-11-29T15:50:34.150Z",
-         *         "updated": "2026-11-29T15:50:34.303Z",
+         *         "created": "2026-11-29T19:01:10.109Z",
+         *         "updated": "2026-11-29T19:01:11.655Z",
          *         "category": "promotional",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2g01xjqm8z6epmtz1p392r99xc",
+         *         "customer": "cus_prod_06h2hbnwqzyftkr1xwyf39bt7pd2p",
          *         "livemode": false,
          *         "metadata": {},
          *         "priority": 50,
@@ -25061,19 +25245,19 @@ export type components = {
          *         "expires_at": null,
          *         "amount_atom": 300,
          *         "applied_atom": 0,
-         *         "effective_at": "2026-11-29T15:50:34.150Z",
+         *         "effective_at": "2026-11-29T19:01:10.109Z",
          *         "remaining_atom": 300
          *       },
          *       "previous_data": {
-         *         "id": "cg_prod_06h2g01xmxksa1sg2fd5hby28j474",
+         *         "id": "cg_prod_06h2hbnxdhwtcg6etqa01p40bkwyp",
          *         "name": null,
          *         "object": "credit_grant",
          *         "status": "depleted",
-         *         "created": "2026-11-29T15:50:34.150Z",
-         *         "updated": "2026-11-29T15:50:34.257Z",
+         *         "created": "2026-11-29T19:01:10.109Z",
+         *         "updated": "2026-11-29T19:01:11.282Z",
          *         "category": "promotional",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2g01xjqm8z6epmtz1p392r99xc",
+         *         "customer": "cus_prod_06h2hbnwqzyftkr1xwyf39bt7pd2p",
          *         "livemode": false,
          *         "metadata": {},
          *         "priority": 50,
@@ -25083,17 +25267,17 @@ export type components = {
          *         "expires_at": null,
          *         "amount_atom": 300,
          *         "applied_atom": 300,
-         *         "effective_at": "2026-11-29T15:50:34.150Z",
+         *         "effective_at": "2026-11-29T19:01:10.109Z",
          *         "remaining_atom": 0
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2g01y5x23seery3az23kwzd4yt",
-         *       "request_id": "req_prod_06h2g01y5x23seery3az23kwzd4yt",
+         *       "correlation_id": "req_prod_06h2hbp341etsr0a34v2cbq1fefbt",
+         *       "request_id": "req_prod_06h2hbp341etsr0a34v2cbq1fefbt",
          *       "version": 1,
          *       "sequence": 4,
-         *       "created": "2026-11-29T15:50:34.305Z",
+         *       "created": "2026-11-29T19:01:11.666Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2g01a8y4kejnpkqm5nbzee8p34"
+         *       "actor_id": "key_prod_06h2hbh9awvg0s37j8ndwdrr6t3d2"
          *     }
          */
         CreditGrantReinstatedEvent: {
@@ -25138,18 +25322,18 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2g01cca2grd70243b3qza1ncqc",
+         *       "id": "evt_prod_06h2hbhpwbrhs74nanqza98atgrem",
          *       "type": "api_key.rolled",
          *       "aggregate_type": "api_key",
-         *       "aggregate_id": "key_prod_06h2g01c1znvmc24ttvprsxwp31tc",
+         *       "aggregate_id": "key_prod_06h2hbhmrt54ta6wpdpjc4vzr7pey",
          *       "data": {
-         *         "id": "key_prod_06h2g01c1znvmc24ttvprsxwp31tc",
+         *         "id": "key_prod_06h2hbhmrt54ta6wpdpjc4vzr7pey",
          *         "kind": "publishable",
          *         "name": "spare",
          *         "object": "api_token",
          *         "status": "active",
-         *         "created": "2026-11-29T15:50:29.641Z",
-         *         "display": "pt_prod_…2mnw",
+         *         "created": "2026-11-29T19:00:35.139Z",
+         *         "display": "pt_prod_…w17p",
          *         "expires_at": null,
          *         "revoked_at": null,
          *         "allowed_ips": null,
@@ -25160,13 +25344,13 @@ export type components = {
          *         "previous_secret_expires_at": null
          *       },
          *       "previous_data": {
-         *         "id": "key_prod_06h2g01c1znvmc24ttvprsxwp31tc",
+         *         "id": "key_prod_06h2hbhmrt54ta6wpdpjc4vzr7pey",
          *         "kind": "publishable",
          *         "name": "spare",
          *         "object": "api_token",
          *         "status": "active",
-         *         "created": "2026-11-29T15:50:29.641Z",
-         *         "display": "pt_prod_…ff4m",
+         *         "created": "2026-11-29T19:00:35.139Z",
+         *         "display": "pt_prod_…xzja",
          *         "expires_at": null,
          *         "revoked_at": null,
          *         "allowed_ips": null,
@@ -25180,13 +25364,13 @@ export type components = {
          *         "user_agent": "node",
          *         "client_address": "127.0.0.1"
          *       },
-         *       "correlation_id": "req_prod_06h2g01cajw91w4t1hfehg5e0c4ka",
-         *       "request_id": "req_prod_06h2g01cajw91w4t1hfehg5e0c4ka",
+         *       "correlation_id": "req_prod_06h2hbhppgg7gy3r9b7k4zgyxv4jm",
+         *       "request_id": "req_prod_06h2hbhppgg7gy3r9b7k4zgyxv4jm",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-29T15:50:29.730Z",
+         *       "created": "2026-11-29T19:00:35.683Z",
          *       "actor_type": "user",
-         *       "actor_id": "user_prod_06h2g01841nw614b0a6gf13ktpv1c"
+         *       "actor_id": "user_prod_06h2hbh26xa08dwxa5m3tqt2gsgt6"
          *     }
          */
         ApiKeyRolledEvent: {
@@ -25231,19 +25415,19 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2g01v87sthvsj0m1ktzkc9szca",
+         *       "id": "evt_prod_06h2hbmb02s51de6bgg90d7xv8n8e",
          *       "type": "alert.triggered",
          *       "aggregate_type": "alert_trigger",
-         *       "aggregate_id": "atrg_prod_06h2g01v7wjkgmmk5ewxg4w7vgy0w",
+         *       "aggregate_id": "atrg_prod_06h2hbmat9m9r9v8tev34hjp5fyjy",
          *       "data": {
-         *         "id": "atrg_prod_06h2g01v7wjkgmmk5ewxg4w7vgy0w",
-         *         "alert": "alrt_prod_06h2g01r8kkpsmphah6sryzy4vgtp",
-         *         "meter": "mtr_prod_06h2g01q1tqdsw3vwe17k016jpc1e",
+         *         "id": "atrg_prod_06h2hbmat9m9r9v8tev34hjp5fyjy",
+         *         "alert": "alrt_prod_06h2hbm2hzefqtts90hwqep8bj5t0",
+         *         "meter": "mtr_prod_06h2hbktxzezgw6ca4jt6d78b843t",
          *         "value": 1,
          *         "object": "alert_trigger",
-         *         "created": "2026-11-29T15:50:33.522Z",
+         *         "created": "2026-11-29T19:00:57.091Z",
          *         "currency": null,
-         *         "customer": "cus_prod_06h2g01qjcvsshr6p7fab02b4e7ar",
+         *         "customer": "cus_prod_06h2hbkxr7wcy5mcht2bff1f211g0",
          *         "livemode": false,
          *         "threshold": 1,
          *         "alert_type": "usage_threshold",
@@ -25257,7 +25441,7 @@ export type components = {
          *       "request_id": null,
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-29T15:50:33.537Z",
+         *       "created": "2026-11-29T19:00:57.216Z",
          *       "actor_type": "system",
          *       "actor_id": null
          *     }
@@ -25304,19 +25488,19 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2g021zpxa0d75e59q1ftnr6akm",
+         *       "id": "evt_prod_06h2hbq6ftb5ddszmr13t0qzrdmcy",
          *       "type": "alert.resolved",
          *       "aggregate_type": "alert_trigger",
-         *       "aggregate_id": "atrg_prod_06h2g01v7wjkgmmk5ewxg4w7vgy0w",
+         *       "aggregate_id": "atrg_prod_06h2hbmat9m9r9v8tev34hjp5fyjy",
          *       "data": {
-         *         "id": "atrg_prod_06h2g01v7wjkgmmk5ewxg4w7vgy0w",
-         *         "alert": "alrt_prod_06h2g01r8kkpsmphah6sryzy4vgtp",
-         *         "meter": "mtr_prod_06h2g01q1tqdsw3vwe17k016jpc1e",
+         *         "id": "atrg_prod_06h2hbmat9m9r9v8tev34hjp5fyjy",
+         *         "alert": "alrt_prod_06h2hbm2hzefqtts90hwqep8bj5t0",
+         *         "meter": "mtr_prod_06h2hbktxzezgw6ca4jt6d78b843t",
          *         "value": 1,
          *         "object": "alert_trigger",
-         *         "created": "2026-11-29T15:50:33.522Z",
+         *         "created": "2026-11-29T19:00:57.091Z",
          *         "currency": null,
-         *         "customer": "cus_prod_06h2g01qjcvsshr6p7fab02b4e7ar",
+         *         "customer": "cus_prod_06h2hbkxr7wcy5mcht2bff1f211g0",
          *         "livemode": false,
          *         "threshold": 1,
          *         "alert_type": "usage_threshold",
@@ -25325,14 +25509,14 @@ export type components = {
          *         "period_start": "2026-11-01T00:00:00.000Z"
          *       },
          *       "previous_data": {
-         *         "id": "atrg_prod_06h2g01v7wjkgmmk5ewxg4w7vgy0w",
-         *         "alert": "alrt_prod_06h2g01r8kkpsmphah6sryzy4vgtp",
-         *         "meter": "mtr_prod_06h2g01q1tqdsw3vwe17k016jpc1e",
+         *         "id": "atrg_prod_06h2hbmat9m9r9v8tev34hjp5fyjy",
+         *         "alert": "alrt_prod_06h2hbm2hzefqtts90hwqep8bj5t0",
+         *         "meter": "mtr_prod_06h2hbktxzezgw6ca4jt6d78b843t",
          *         "value": 1,
          *         "object": "alert_trigger",
-         *         "created": "2026-11-29T15:50:33.522Z",
+         *         "created": "2026-11-29T19:00:57.091Z",
          *         "currency": null,
-         *         "customer": "cus_prod_06h2g01qjcvsshr6p7fab02b4e7ar",
+         *         "customer": "cus_prod_06h2hbkxr7wcy5mcht2bff1f211g0",
          *         "livemode": false,
          *         "threshold": 1,
          *         "alert_type": "usage_threshold",
@@ -25341,7 +25525,7 @@ export type components = {
          *         "period_start": "2026-11-01T00:00:00.000Z"
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2g021me6rna0g59j1ye91r1ghy",
+         *       "correlation_id": "req_prod_06h2hbpzzy6f4sfv0k1m8jzk5cpjt",
          *       "request_id": null,
          *       "version": 1,
          *       "sequence": 2,
@@ -26082,22 +26266,22 @@ export type components = {
         /**
          * @description The webhook body of `payment.succeeded`.
          * @example {
-         *       "id": "evt_prod_06h2g01jsqymsxqeatry03mhpy236",
+         *       "id": "evt_prod_06h2hbk1xtfrdhx0wqdmc820thg1p",
          *       "object": "event",
          *       "type": "payment.succeeded",
          *       "sequence": 1,
-         *       "created": 1795967431,
+         *       "created": 1795978846,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "py_prod_06h2g01jqt4s1cbmqqhzng1r9b4zg",
+         *           "id": "py_prod_06h2hbk1g6fzcy0v2z58dphcp0k5y",
          *           "object": "payment",
          *           "status": "succeeded",
-         *           "created": "2026-11-29T15:50:31.357Z",
+         *           "created": "2026-11-29T19:00:46.593Z",
          *           "currency": "usd",
          *           "livemode": false,
          *           "amount_atom": 2500,
-         *           "payment_intent": "pi_prod_06h2g01jfygp8cpmz1etrs3dttg70",
+         *           "payment_intent": "pi_prod_06h2hbk01r0jbcmafpvdk1pxmtxc0",
          *           "payment_method": "pm_card_visa",
          *           "failure_message": null,
          *           "amount_refunded_atom": 0
@@ -26155,22 +26339,22 @@ export type components = {
         /**
          * @description The webhook body of `payment.failed`.
          * @example {
-         *       "id": "evt_prod_06h2g01rvzwhp2p45jmc39vtf9mwa",
+         *       "id": "evt_prod_06h2hbmc7r8vmka1je0rs6hbrk8xg",
          *       "object": "event",
          *       "type": "payment.failed",
          *       "sequence": 1,
-         *       "created": 1795967432,
+         *       "created": 1795978857,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "py_prod_06h2g01rvntvt0d9gvxhdbatrp5b8",
+         *           "id": "py_prod_06h2hbmc7ba2vtksf54fk136h0t3g",
          *           "object": "payment",
          *           "status": "failed",
-         *           "created": "2026-11-29T15:50:32.925Z",
+         *           "created": "2026-11-29T19:00:57.530Z",
          *           "currency": "usd",
          *           "livemode": false,
          *           "amount_atom": 1000,
-         *           "payment_intent": "pi_prod_06h2g01rtsem44rnshn1jpyv1m2zw",
+         *           "payment_intent": "pi_prod_06h2hbmbz2r4m93enwnwdzzgafqy4",
          *           "payment_method": "pm_sandbox_declined",
          *           "failure_message": "Your card was declined (sandbox payment method pm_sandbox_declined).",
          *           "amount_refunded_atom": 0
@@ -26207,22 +26391,22 @@ export type components = {
         /**
          * @description The webhook body of `payment.refunded`.
          * @example {
-         *       "id": "evt_prod_06h2g01sjz869brc8m5r96z7vg6se",
+         *       "id": "evt_prod_06h2hbmvcpa49qjzmnwz21nps7e8e",
          *       "object": "event",
          *       "type": "payment.refunded",
          *       "sequence": 2,
-         *       "created": 1795967433,
+         *       "created": 1795978861,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "py_prod_06h2g01rs05zcyx94tfhrdyhdt6sr",
+         *           "id": "py_prod_06h2hbmabr290ztyedns8xs4q031c",
          *           "object": "payment",
          *           "status": "partially_refunded",
-         *           "created": "2026-11-29T15:50:32.904Z",
+         *           "created": "2026-11-29T19:00:57.054Z",
          *           "currency": "usd",
          *           "livemode": false,
          *           "amount_atom": 1000,
-         *           "payment_intent": "pi_prod_06h2g01rqwe0vjz5kr45k365gqs8a",
+         *           "payment_intent": "pi_prod_06h2hbm9vvr8y86tgdcas0sz364e8",
          *           "payment_method": "pm_sandbox_succeeds",
          *           "failure_message": null,
          *           "amount_refunded_atom": 400
@@ -26263,32 +26447,32 @@ export type components = {
         /**
          * @description The webhook body of `checkout.session.created`.
          * @example {
-         *       "id": "evt_prod_06h2g020yqsn8w761zhk6jj6s0d3e",
+         *       "id": "evt_prod_06h2hbptgttmn3nyxk4fs7djp0vdg",
          *       "object": "event",
          *       "type": "checkout.session.created",
          *       "sequence": 1,
-         *       "created": 1795967434,
+         *       "created": 1795978877,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "cs_prod_06h2g020y99nx1q2w3s2mdcpd4bew",
-         *           "url": "http://127.0.0.1:40417/checkout/cs_prod_06h2g020y99nx1q2w3s2mdcpd4bew",
+         *           "id": "cs_prod_06h2hbptbk4936m3byk7g9r84zmq4",
+         *           "url": "http://127.0.0.1:45453/checkout/cs_prod_06h2hbptbk4936m3byk7g9r84zmq4",
          *           "mode": "payment",
          *           "object": "checkout_session",
          *           "status": "open",
-         *           "created": "2026-11-29T15:50:34.989Z",
+         *           "created": "2026-11-29T19:01:17.512Z",
          *           "invoice": null,
-         *           "updated": "2026-11-29T15:50:34.989Z",
+         *           "updated": "2026-11-29T19:01:17.512Z",
          *           "currency": "usd",
          *           "customer": null,
          *           "livemode": false,
          *           "metadata": {},
          *           "cancel_url": null,
          *           "expired_at": null,
-         *           "expires_at": "2026-11-30T15:50:34.989Z",
+         *           "expires_at": "2026-11-30T19:01:17.512Z",
          *           "line_items": [
          *             {
-         *               "price": "price_prod_06h2g01ntetr1b62dfk1kymn0ct5e",
+         *               "price": "price_prod_06h2hbkbkanabk5hbfwq5ezjtept6",
          *               "quantity": 2,
          *               "amount_atom": 1000,
          *               "description": "Pro",
@@ -26393,22 +26577,22 @@ export type components = {
         /**
          * @description The webhook body of `checkout.session.updated`.
          * @example {
-         *       "id": "evt_prod_06h2g021avvrbx9rwg8bhmqh71f6r",
+         *       "id": "evt_prod_06h2hbpxnqgbk8fjjy71g51rpsgbe",
          *       "object": "event",
          *       "type": "checkout.session.updated",
          *       "sequence": 2,
-         *       "created": 1795967435,
+         *       "created": 1795978878,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "cs_prod_06h2g02196q3dptc1ms3tm12x7svr",
-         *           "url": "http://127.0.0.1:40417/checkout/cs_prod_06h2g02196q3dptc1ms3tm12x7svr",
+         *           "id": "cs_prod_06h2hbpx6xnmfxwvf4dsmcm8x1m28",
+         *           "url": "http://127.0.0.1:45453/checkout/cs_prod_06h2hbpx6xnmfxwvf4dsmcm8x1m28",
          *           "mode": "payment",
          *           "object": "checkout_session",
          *           "status": "open",
-         *           "created": "2026-11-29T15:50:35.079Z",
+         *           "created": "2026-11-29T19:01:18.248Z",
          *           "invoice": null,
-         *           "updated": "2026-11-29T15:50:35.093Z",
+         *           "updated": "2026-11-29T19:01:18.374Z",
          *           "currency": "usd",
          *           "customer": null,
          *           "livemode": false,
@@ -26417,10 +26601,10 @@ export type components = {
          *           },
          *           "cancel_url": null,
          *           "expired_at": null,
-         *           "expires_at": "2026-11-30T15:50:35.079Z",
+         *           "expires_at": "2026-11-30T19:01:18.248Z",
          *           "line_items": [
          *             {
-         *               "price": "price_prod_06h2g01ntetr1b62dfk1kymn0ct5e",
+         *               "price": "price_prod_06h2hbkbkanabk5hbfwq5ezjtept6",
          *               "quantity": 2,
          *               "amount_atom": 1000,
          *               "description": "Pro",
@@ -26437,7 +26621,7 @@ export type components = {
          *           "subscription_data": null
          *         },
          *         "previous_attributes": {
-         *           "updated": "2026-11-29T15:50:35.079Z",
+         *           "updated": "2026-11-29T19:01:18.248Z",
          *           "metadata": {}
          *         }
          *       }
@@ -26472,23 +26656,23 @@ export type components = {
         /**
          * @description The webhook body of `checkout.session.deleted`.
          * @example {
-         *       "id": "evt_prod_06h2g021dadz6cd12xhap2jcpn8cm",
+         *       "id": "evt_prod_06h2hbpymcdtj378bsgbqsy4skpgg",
          *       "object": "event",
          *       "type": "checkout.session.deleted",
          *       "sequence": 3,
-         *       "created": 1795967435,
+         *       "created": 1795978878,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "cs_prod_06h2g02196q3dptc1ms3tm12x7svr",
-         *           "url": "http://127.0.0.1:40417/checkout/cs_prod_06h2g02196q3dptc1ms3tm12x7svr",
+         *           "id": "cs_prod_06h2hbpx6xnmfxwvf4dsmcm8x1m28",
+         *           "url": "http://127.0.0.1:45453/checkout/cs_prod_06h2hbpx6xnmfxwvf4dsmcm8x1m28",
          *           "mode": "payment",
          *           "object": "checkout_session",
          *           "status": "open",
-         *           "created": "2026-11-29T15:50:35.079Z",
+         *           "created": "2026-11-29T19:01:18.248Z",
          *           "deleted": true,
          *           "invoice": null,
-         *           "updated": "2026-11-29T15:50:35.112Z",
+         *           "updated": "2026-11-29T19:01:18.620Z",
          *           "currency": "usd",
          *           "customer": null,
          *           "livemode": false,
@@ -26497,10 +26681,10 @@ export type components = {
          *           },
          *           "cancel_url": null,
          *           "expired_at": null,
-         *           "expires_at": "2026-11-30T15:50:35.079Z",
+         *           "expires_at": "2026-11-30T19:01:18.248Z",
          *           "line_items": [
          *             {
-         *               "price": "price_prod_06h2g01ntetr1b62dfk1kymn0ct5e",
+         *               "price": "price_prod_06h2hbkbkanabk5hbfwq5ezjtept6",
          *               "quantity": 2,
          *               "amount_atom": 1000,
          *               "description": "Pro",
@@ -26517,7 +26701,7 @@ export type components = {
          *           "subscription_data": null
          *         },
          *         "previous_attributes": {
-         *           "updated": "2026-11-29T15:50:35.093Z",
+         *           "updated": "2026-11-29T19:01:18.374Z",
          *           "deleted": null
          *         }
          *       }
@@ -26610,32 +26794,32 @@ export type components = {
         /**
          * @description The webhook body of `checkout.session.completed`.
          * @example {
-         *       "id": "evt_prod_06h2g02172w5ps8jacp1hvvwegajw",
+         *       "id": "evt_prod_06h2hbpwg2cgf6d2rkt36t4sbz8br",
          *       "object": "event",
          *       "type": "checkout.session.completed",
          *       "sequence": 2,
-         *       "created": 1795967435,
+         *       "created": 1795978878,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "cs_prod_06h2g020y99nx1q2w3s2mdcpd4bew",
-         *           "url": "http://127.0.0.1:40417/checkout/cs_prod_06h2g020y99nx1q2w3s2mdcpd4bew",
+         *           "id": "cs_prod_06h2hbptbk4936m3byk7g9r84zmq4",
+         *           "url": "http://127.0.0.1:45453/checkout/cs_prod_06h2hbptbk4936m3byk7g9r84zmq4",
          *           "mode": "payment",
          *           "object": "checkout_session",
          *           "status": "complete",
-         *           "created": "2026-11-29T15:50:34.989Z",
+         *           "created": "2026-11-29T19:01:17.512Z",
          *           "invoice": null,
-         *           "updated": "2026-11-29T15:50:35.062Z",
+         *           "updated": "2026-11-29T19:01:18.078Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h2g0212xasv2mdmemp2rzxg0g7c",
+         *           "customer": "cus_prod_06h2hbpw0affj0qbf6waxzxhr26tt",
          *           "livemode": false,
          *           "metadata": {},
          *           "cancel_url": null,
          *           "expired_at": null,
-         *           "expires_at": "2026-11-30T15:50:34.989Z",
+         *           "expires_at": "2026-11-30T19:01:17.512Z",
          *           "line_items": [
          *             {
-         *               "price": "price_prod_06h2g01ntetr1b62dfk1kymn0ct5e",
+         *               "price": "price_prod_06h2hbkbkanabk5hbfwq5ezjtept6",
          *               "quantity": 2,
          *               "amount_atom": 1000,
          *               "description": "Pro",
@@ -26643,17 +26827,17 @@ export type components = {
          *             }
          *           ],
          *           "success_url": "https://example.com/thanks",
-         *           "completed_at": "2026-11-29T15:50:35.062Z",
+         *           "completed_at": "2026-11-29T19:01:18.078Z",
          *           "subscription": null,
          *           "customer_email": "new-buyer@example.com",
-         *           "payment_intent": "pi_prod_06h2g0213nexe8pckhqv0a81xfvs6",
+         *           "payment_intent": "pi_prod_06h2hbpw6ne1sfw79y7yvbm7nv6b8",
          *           "payment_status": "paid",
          *           "amount_total_atom": 1000,
          *           "subscription_data": null
          *         },
          *         "previous_attributes": {
          *           "status": "open",
-         *           "updated": "2026-11-29T15:50:34.989Z",
+         *           "updated": "2026-11-29T19:01:17.512Z",
          *           "customer": null,
          *           "completed_at": null,
          *           "customer_email": null,
@@ -26692,32 +26876,32 @@ export type components = {
         /**
          * @description The webhook body of `checkout.session.expired`.
          * @example {
-         *       "id": "evt_prod_06h2g021vddbyv8nxpmp3hsb77rz4",
+         *       "id": "evt_prod_06h2hbq44c4gy1jts0zhe5f7mp22p",
          *       "object": "event",
          *       "type": "checkout.session.expired",
          *       "sequence": 2,
-         *       "created": 1796053835,
+         *       "created": 1796065278,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "cs_prod_06h2g021ffx3a5b1w6bj8xa1x6fej",
-         *           "url": "http://127.0.0.1:40417/checkout/cs_prod_06h2g021ffx3a5b1w6bj8xa1x6fej",
+         *           "id": "cs_prod_06h2hbpyxs1wpw04h3gf57vbn3qk8",
+         *           "url": "http://127.0.0.1:45453/checkout/cs_prod_06h2hbpyxs1wpw04h3gf57vbn3qk8",
          *           "mode": "payment",
          *           "object": "checkout_session",
          *           "status": "expired",
-         *           "created": "2026-11-29T15:50:35.130Z",
+         *           "created": "2026-11-29T19:01:18.683Z",
          *           "invoice": null,
-         *           "updated": "2026-11-30T15:50:35.130Z",
+         *           "updated": "2026-11-30T19:01:18.683Z",
          *           "currency": "usd",
          *           "customer": null,
          *           "livemode": false,
          *           "metadata": {},
          *           "cancel_url": null,
-         *           "expired_at": "2026-11-30T15:50:35.130Z",
-         *           "expires_at": "2026-11-30T15:50:35.130Z",
+         *           "expired_at": "2026-11-30T19:01:18.683Z",
+         *           "expires_at": "2026-11-30T19:01:18.683Z",
          *           "line_items": [
          *             {
-         *               "price": "price_prod_06h2g01ntetr1b62dfk1kymn0ct5e",
+         *               "price": "price_prod_06h2hbkbkanabk5hbfwq5ezjtept6",
          *               "quantity": 2,
          *               "amount_atom": 1000,
          *               "description": "Pro",
@@ -26735,7 +26919,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "status": "open",
-         *           "updated": "2026-11-29T15:50:35.130Z",
+         *           "updated": "2026-11-29T19:01:18.683Z",
          *           "expired_at": null
          *         }
          *       }
@@ -26770,20 +26954,20 @@ export type components = {
         /**
          * @description The webhook body of `payment_intent.created`.
          * @example {
-         *       "id": "evt_prod_06h2g01jgjcq88y54yx8nzvqedfza",
+         *       "id": "evt_prod_06h2hbk04f3rtq90spchakks45fwm",
          *       "object": "event",
          *       "type": "payment_intent.created",
          *       "sequence": 1,
-         *       "created": 1795967431,
+         *       "created": 1795978846,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "pi_prod_06h2g01jfygp8cpmz1etrs3dttg70",
+         *           "id": "pi_prod_06h2hbk01r0jbcmafpvdk1pxmtxc0",
          *           "object": "payment_intent",
          *           "status": "requires_confirmation",
-         *           "created": "2026-11-29T15:50:31.295Z",
+         *           "created": "2026-11-29T19:00:46.222Z",
          *           "invoice": null,
-         *           "updated": "2026-11-29T15:50:31.295Z",
+         *           "updated": "2026-11-29T19:00:46.222Z",
          *           "currency": "usd",
          *           "customer": null,
          *           "livemode": false,
@@ -26862,20 +27046,20 @@ export type components = {
         /**
          * @description The webhook body of `payment_intent.processing`.
          * @example {
-         *       "id": "evt_prod_06h2g01jqb4fpyyphphmsxg1njke6",
+         *       "id": "evt_prod_06h2hbk1dgk19w67e7rtcrhettfr2",
          *       "object": "event",
          *       "type": "payment_intent.processing",
          *       "sequence": 2,
-         *       "created": 1795967431,
+         *       "created": 1795978846,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "pi_prod_06h2g01jfygp8cpmz1etrs3dttg70",
+         *           "id": "pi_prod_06h2hbk01r0jbcmafpvdk1pxmtxc0",
          *           "object": "payment_intent",
          *           "status": "processing",
-         *           "created": "2026-11-29T15:50:31.295Z",
+         *           "created": "2026-11-29T19:00:46.222Z",
          *           "invoice": null,
-         *           "updated": "2026-11-29T15:50:31.347Z",
+         *           "updated": "2026-11-29T19:00:46.533Z",
          *           "currency": "usd",
          *           "customer": null,
          *           "livemode": false,
@@ -26890,7 +27074,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "status": "requires_confirmation",
-         *           "updated": "2026-11-29T15:50:31.307Z"
+         *           "updated": "2026-11-29T19:00:46.279Z"
          *         }
          *       }
          *     }
@@ -26924,22 +27108,22 @@ export type components = {
         /**
          * @description The webhook body of `payment_intent.requires_action`.
          * @example {
-         *       "id": "evt_prod_06h2g01ryq673dxbm0qqxs8x1q16g",
+         *       "id": "evt_prod_06h2hbmdvz2he9yqbyas44d5g2p94",
          *       "object": "event",
          *       "type": "payment_intent.requires_action",
          *       "sequence": 2,
-         *       "created": 1795967432,
+         *       "created": 1795978857,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "pi_prod_06h2g01ry19geg6147rdvvt643vmw",
+         *           "id": "pi_prod_06h2hbmdrhzhga1q32kr1bys4p946",
          *           "object": "payment_intent",
          *           "status": "requires_action",
-         *           "created": "2026-11-29T15:50:32.944Z",
+         *           "created": "2026-11-29T19:00:57.924Z",
          *           "invoice": null,
-         *           "updated": "2026-11-29T15:50:32.948Z",
+         *           "updated": "2026-11-29T19:00:57.946Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h2g01qjcvsshr6p7fab02b4e7ar",
+         *           "customer": "cus_prod_06h2hbkxr7wcy5mcht2bff1f211g0",
          *           "livemode": false,
          *           "metadata": {},
          *           "amount_atom": 1000,
@@ -26952,7 +27136,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "status": "requires_confirmation",
-         *           "updated": "2026-11-29T15:50:32.944Z"
+         *           "updated": "2026-11-29T19:00:57.924Z"
          *         }
          *       }
          *     }
@@ -26986,22 +27170,22 @@ export type components = {
         /**
          * @description The webhook body of `payment_intent.amount_capturable_updated`.
          * @example {
-         *       "id": "evt_prod_06h2g01s46j0y4gxz7rv4h4zyrggp",
+         *       "id": "evt_prod_06h2hbmjm9cxsab0fksby6aj2w7v0",
          *       "object": "event",
          *       "type": "payment_intent.amount_capturable_updated",
          *       "sequence": 3,
-         *       "created": 1795967432,
+         *       "created": 1795978859,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "pi_prod_06h2g01s326b29pnvem98cgtfhg1c",
+         *           "id": "pi_prod_06h2hbmj4m33g70vbyzth5w9yta6y",
          *           "object": "payment_intent",
          *           "status": "requires_capture",
-         *           "created": "2026-11-29T15:50:32.984Z",
+         *           "created": "2026-11-29T19:00:59.045Z",
          *           "invoice": null,
-         *           "updated": "2026-11-29T15:50:32.992Z",
+         *           "updated": "2026-11-29T19:00:59.147Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h2g01qjcvsshr6p7fab02b4e7ar",
+         *           "customer": "cus_prod_06h2hbkxr7wcy5mcht2bff1f211g0",
          *           "livemode": false,
          *           "metadata": {},
          *           "amount_atom": 1000,
@@ -27014,7 +27198,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "status": "processing",
-         *           "updated": "2026-11-29T15:50:32.989Z",
+         *           "updated": "2026-11-29T19:00:59.115Z",
          *           "amount_capturable_atom": 0
          *         }
          *       }
@@ -27049,20 +27233,20 @@ export type components = {
         /**
          * @description The webhook body of `payment_intent.succeeded`.
          * @example {
-         *       "id": "evt_prod_06h2g01jw66axz2ybj48303dp82tm",
+         *       "id": "evt_prod_06h2hbk21ehbc6y0pek04zr56cqpw",
          *       "object": "event",
          *       "type": "payment_intent.succeeded",
          *       "sequence": 3,
-         *       "created": 1795967431,
+         *       "created": 1795978846,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "pi_prod_06h2g01jfygp8cpmz1etrs3dttg70",
+         *           "id": "pi_prod_06h2hbk01r0jbcmafpvdk1pxmtxc0",
          *           "object": "payment_intent",
          *           "status": "succeeded",
-         *           "created": "2026-11-29T15:50:31.295Z",
+         *           "created": "2026-11-29T19:00:46.222Z",
          *           "invoice": null,
-         *           "updated": "2026-11-29T15:50:31.383Z",
+         *           "updated": "2026-11-29T19:00:46.710Z",
          *           "currency": "usd",
          *           "customer": null,
          *           "livemode": false,
@@ -27077,7 +27261,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "status": "processing",
-         *           "updated": "2026-11-29T15:50:31.347Z",
+         *           "updated": "2026-11-29T19:00:46.533Z",
          *           "amount_received_atom": 0
          *         }
          *       }
@@ -27112,26 +27296,26 @@ export type components = {
         /**
          * @description The webhook body of `payment_intent.canceled`.
          * @example {
-         *       "id": "evt_prod_06h2g01s5qkefs15ynxmbd12t8vve",
+         *       "id": "evt_prod_06h2hbmkyhe8ghm1p2tft6ytdr2yr",
          *       "object": "event",
          *       "type": "payment_intent.canceled",
          *       "sequence": 4,
-         *       "created": 1795967433,
+         *       "created": 1795978859,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "pi_prod_06h2g01s326b29pnvem98cgtfhg1c",
+         *           "id": "pi_prod_06h2hbmj4m33g70vbyzth5w9yta6y",
          *           "object": "payment_intent",
          *           "status": "canceled",
-         *           "created": "2026-11-29T15:50:32.984Z",
+         *           "created": "2026-11-29T19:00:59.045Z",
          *           "invoice": null,
-         *           "updated": "2026-11-29T15:50:33.004Z",
+         *           "updated": "2026-11-29T19:00:59.500Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h2g01qjcvsshr6p7fab02b4e7ar",
+         *           "customer": "cus_prod_06h2hbkxr7wcy5mcht2bff1f211g0",
          *           "livemode": false,
          *           "metadata": {},
          *           "amount_atom": 1000,
-         *           "canceled_at": "2026-11-29T15:50:33.004Z",
+         *           "canceled_at": "2026-11-29T19:00:59.500Z",
          *           "capture_method": "manual",
          *           "payment_method": "pm_sandbox_succeeds",
          *           "last_payment_error": null,
@@ -27140,7 +27324,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "status": "requires_capture",
-         *           "updated": "2026-11-29T15:50:32.992Z",
+         *           "updated": "2026-11-29T19:00:59.147Z",
          *           "canceled_at": null,
          *           "amount_capturable_atom": 1000
          *         }
@@ -27176,22 +27360,22 @@ export type components = {
         /**
          * @description The webhook body of `payment_intent.payment_failed`.
          * @example {
-         *       "id": "evt_prod_06h2g01rw4jbam9nrp7et3hv2pg06",
+         *       "id": "evt_prod_06h2hbmcd04jx3edyzwfyn9fzpqf8",
          *       "object": "event",
          *       "type": "payment_intent.payment_failed",
          *       "sequence": 3,
-         *       "created": 1795967432,
+         *       "created": 1795978857,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "pi_prod_06h2g01rtsem44rnshn1jpyv1m2zw",
+         *           "id": "pi_prod_06h2hbmbz2r4m93enwnwdzzgafqy4",
          *           "object": "payment_intent",
          *           "status": "requires_payment_method",
-         *           "created": "2026-11-29T15:50:32.918Z",
+         *           "created": "2026-11-29T19:00:57.464Z",
          *           "invoice": null,
-         *           "updated": "2026-11-29T15:50:32.928Z",
+         *           "updated": "2026-11-29T19:00:57.546Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h2g01qjcvsshr6p7fab02b4e7ar",
+         *           "customer": "cus_prod_06h2hbkxr7wcy5mcht2bff1f211g0",
          *           "livemode": false,
          *           "metadata": {},
          *           "amount_atom": 1000,
@@ -27204,7 +27388,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "status": "processing",
-         *           "updated": "2026-11-29T15:50:32.922Z",
+         *           "updated": "2026-11-29T19:00:57.510Z",
          *           "payment_method": "pm_sandbox_declined",
          *           "last_payment_error": null
          *         }
@@ -27240,22 +27424,22 @@ export type components = {
         /**
          * @description The webhook body of `payment_intent.partially_funded`.
          * @example {
-         *       "id": "evt_prod_06h2g01s1nj92cm6nvq2hn8dmhes0",
+         *       "id": "evt_prod_06h2hbmgejg1rtbeyycasdepex5qy",
          *       "object": "event",
          *       "type": "payment_intent.partially_funded",
          *       "sequence": 3,
-         *       "created": 1795967432,
+         *       "created": 1795978858,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "pi_prod_06h2g01s0fsfj7d0tvpxqyqch38ec",
+         *           "id": "pi_prod_06h2hbmev7adr2jxwypqxm72qqx5e",
          *           "object": "payment_intent",
          *           "status": "partially_funded",
-         *           "created": "2026-11-29T15:50:32.963Z",
+         *           "created": "2026-11-29T19:00:58.201Z",
          *           "invoice": null,
-         *           "updated": "2026-11-29T15:50:32.972Z",
+         *           "updated": "2026-11-29T19:00:58.592Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h2g01qjcvsshr6p7fab02b4e7ar",
+         *           "customer": "cus_prod_06h2hbkxr7wcy5mcht2bff1f211g0",
          *           "livemode": false,
          *           "metadata": {},
          *           "amount_atom": 1000,
@@ -27268,7 +27452,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "status": "processing",
-         *           "updated": "2026-11-29T15:50:32.967Z",
+         *           "updated": "2026-11-29T19:00:58.292Z",
          *           "amount_received_atom": 0
          *         }
          *       }
@@ -27303,40 +27487,40 @@ export type components = {
         /**
          * @description The webhook body of `customer.subscription.created`.
          * @example {
-         *       "id": "evt_prod_06h2g01ycg96990kjddbfkfkpzp8w",
+         *       "id": "evt_prod_06h2hbp45qwczsxpctd3k2xpe7rwg",
          *       "object": "event",
          *       "type": "customer.subscription.created",
          *       "sequence": 1,
-         *       "created": 1795967434,
+         *       "created": 1795978871,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "sub_prod_06h2g01yazqtq87zxr1dswhvwcdcj",
+         *           "id": "sub_prod_06h2hbp3nrfvj4ppqzt3wqjd474kg",
          *           "items": [
          *             {
-         *               "id": "si_prod_06h2g01yazqtq87zxr1dswhvwcdcm",
-         *               "price": "price_prod_06h2g01nn1202d6xfq776d0s9a8gt",
+         *               "id": "si_prod_06h2hbp3nrfvj4ppqzt3wqjd474kj",
+         *               "price": "price_prod_06h2hbkbb9kxqxx1c6p0da9d2nfp2",
          *               "quantity": 1
          *             }
          *           ],
          *           "object": "subscription",
          *           "status": "active",
-         *           "created": "2026-11-29T15:50:34.325Z",
-         *           "updated": "2026-11-29T15:50:34.325Z",
+         *           "created": "2026-11-29T19:01:11.714Z",
+         *           "updated": "2026-11-29T19:01:11.714Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h2g01qjcvsshr6p7fab02b4e7ar",
+         *           "customer": "cus_prod_06h2hbkxr7wcy5mcht2bff1f211g0",
          *           "livemode": false,
          *           "metadata": {},
          *           "paused_at": null,
          *           "trial_end": null,
          *           "cancelled_at": null,
          *           "days_until_due": null,
-         *           "latest_invoice": "in_prod_06h2g01ybagn6a6c3xn28kq3cetkc",
+         *           "latest_invoice": "in_prod_06h2hbp3t719fc7m7q6xtkr0c9yeg",
          *           "pending_changes": [],
          *           "collection_method": "charge_automatically",
-         *           "current_period_end": "2026-12-29T15:50:34.325Z",
+         *           "current_period_end": "2026-12-29T19:01:11.714Z",
          *           "cancel_at_period_end": false,
-         *           "current_period_start": "2026-11-29T15:50:34.325Z",
+         *           "current_period_start": "2026-11-29T19:01:11.714Z",
          *           "default_payment_method": null
          *         }
          *       }
@@ -27427,28 +27611,28 @@ export type components = {
         /**
          * @description The webhook body of `customer.subscription.updated`.
          * @example {
-         *       "id": "evt_prod_06h2g01yptbva6jwzc5fpbq145356",
+         *       "id": "evt_prod_06h2hbp6kvqz3jggy50pf0pfvhyp6",
          *       "object": "event",
          *       "type": "customer.subscription.updated",
          *       "sequence": 2,
-         *       "created": 1795967434,
+         *       "created": 1795978872,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "sub_prod_06h2g01yazqtq87zxr1dswhvwcdcj",
+         *           "id": "sub_prod_06h2hbp3nrfvj4ppqzt3wqjd474kg",
          *           "items": [
          *             {
-         *               "id": "si_prod_06h2g01yazqtq87zxr1dswhvwcdcm",
-         *               "price": "price_prod_06h2g01nn1202d6xfq776d0s9a8gt",
+         *               "id": "si_prod_06h2hbp3nrfvj4ppqzt3wqjd474kj",
+         *               "price": "price_prod_06h2hbkbb9kxqxx1c6p0da9d2nfp2",
          *               "quantity": 1
          *             }
          *           ],
          *           "object": "subscription",
          *           "status": "active",
-         *           "created": "2026-11-29T15:50:34.325Z",
-         *           "updated": "2026-11-29T15:50:34.419Z",
+         *           "created": "2026-11-29T19:01:11.714Z",
+         *           "updated": "2026-11-29T19:01:12.434Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h2g01qjcvsshr6p7fab02b4e7ar",
+         *           "customer": "cus_prod_06h2hbkxr7wcy5mcht2bff1f211g0",
          *           "livemode": false,
          *           "metadata": {
          *             "plan": "pro"
@@ -27457,16 +27641,16 @@ export type components = {
          *           "trial_end": null,
          *           "cancelled_at": null,
          *           "days_until_due": null,
-         *           "latest_invoice": "in_prod_06h2g01ybagn6a6c3xn28kq3cetkc",
+         *           "latest_invoice": "in_prod_06h2hbp3t719fc7m7q6xtkr0c9yeg",
          *           "pending_changes": [],
          *           "collection_method": "charge_automatically",
-         *           "current_period_end": "2026-12-29T15:50:34.325Z",
+         *           "current_period_end": "2026-12-29T19:01:11.714Z",
          *           "cancel_at_period_end": false,
-         *           "current_period_start": "2026-11-29T15:50:34.325Z",
+         *           "current_period_start": "2026-11-29T19:01:11.714Z",
          *           "default_payment_method": null
          *         },
          *         "previous_attributes": {
-         *           "updated": "2026-11-29T15:50:34.325Z",
+         *           "updated": "2026-11-29T19:01:11.714Z",
          *           "metadata": {}
          *         }
          *       }
@@ -27501,47 +27685,47 @@ export type components = {
         /**
          * @description The webhook body of `customer.subscription.paused`.
          * @example {
-         *       "id": "evt_prod_06h2g01ywyqa8n13gpxh0zga1px8c",
+         *       "id": "evt_prod_06h2hbp71ft2hkjx6wz2mhqfs0b04",
          *       "object": "event",
          *       "type": "customer.subscription.paused",
          *       "sequence": 3,
-         *       "created": 1795967434,
+         *       "created": 1795978872,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "sub_prod_06h2g01yazqtq87zxr1dswhvwcdcj",
+         *           "id": "sub_prod_06h2hbp3nrfvj4ppqzt3wqjd474kg",
          *           "items": [
          *             {
-         *               "id": "si_prod_06h2g01yazqtq87zxr1dswhvwcdcm",
-         *               "price": "price_prod_06h2g01nn1202d6xfq776d0s9a8gt",
+         *               "id": "si_prod_06h2hbp3nrfvj4ppqzt3wqjd474kj",
+         *               "price": "price_prod_06h2hbkbb9kxqxx1c6p0da9d2nfp2",
          *               "quantity": 1
          *             }
          *           ],
          *           "object": "subscription",
          *           "status": "paused",
-         *           "created": "2026-11-29T15:50:34.325Z",
-         *           "updated": "2026-11-29T15:50:34.467Z",
+         *           "created": "2026-11-29T19:01:11.714Z",
+         *           "updated": "2026-11-29T19:01:12.572Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h2g01qjcvsshr6p7fab02b4e7ar",
+         *           "customer": "cus_prod_06h2hbkxr7wcy5mcht2bff1f211g0",
          *           "livemode": false,
          *           "metadata": {
          *             "plan": "pro"
          *           },
-         *           "paused_at": "2026-11-29T15:50:34.467Z",
+         *           "paused_at": "2026-11-29T19:01:12.572Z",
          *           "trial_end": null,
          *           "cancelled_at": null,
          *           "days_until_due": null,
-         *           "latest_invoice": "in_prod_06h2g01ybagn6a6c3xn28kq3cetkc",
+         *           "latest_invoice": "in_prod_06h2hbp3t719fc7m7q6xtkr0c9yeg",
          *           "pending_changes": [],
          *           "collection_method": "charge_automatically",
-         *           "current_period_end": "2026-12-29T15:50:34.325Z",
+         *           "current_period_end": "2026-12-29T19:01:11.714Z",
          *           "cancel_at_period_end": false,
-         *           "current_period_start": "2026-11-29T15:50:34.325Z",
+         *           "current_period_start": "2026-11-29T19:01:11.714Z",
          *           "default_payment_method": null
          *         },
          *         "previous_attributes": {
          *           "status": "active",
-         *           "updated": "2026-11-29T15:50:34.419Z",
+         *           "updated": "2026-11-29T19:01:12.434Z",
          *           "paused_at": null
          *         }
          *       }
@@ -27576,28 +27760,28 @@ export type components = {
         /**
          * @description The webhook body of `customer.subscription.resumed`.
          * @example {
-         *       "id": "evt_prod_06h2g01z1ewas3my5x35bez4d0yjp",
+         *       "id": "evt_prod_06h2hbp900ph67hp7ekhxg7ryb7pt",
          *       "object": "event",
          *       "type": "customer.subscription.resumed",
          *       "sequence": 4,
-         *       "created": 1795967434,
+         *       "created": 1795978873,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "sub_prod_06h2g01yazqtq87zxr1dswhvwcdcj",
+         *           "id": "sub_prod_06h2hbp3nrfvj4ppqzt3wqjd474kg",
          *           "items": [
          *             {
-         *               "id": "si_prod_06h2g01yazqtq87zxr1dswhvwcdcm",
-         *               "price": "price_prod_06h2g01nn1202d6xfq776d0s9a8gt",
+         *               "id": "si_prod_06h2hbp3nrfvj4ppqzt3wqjd474kj",
+         *               "price": "price_prod_06h2hbkbb9kxqxx1c6p0da9d2nfp2",
          *               "quantity": 1
          *             }
          *           ],
          *           "object": "subscription",
          *           "status": "active",
-         *           "created": "2026-11-29T15:50:34.325Z",
-         *           "updated": "2026-11-29T15:50:34.505Z",
+         *           "created": "2026-11-29T19:01:11.714Z",
+         *           "updated": "2026-11-29T19:01:13.049Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h2g01qjcvsshr6p7fab02b4e7ar",
+         *           "customer": "cus_prod_06h2hbkxr7wcy5mcht2bff1f211g0",
          *           "livemode": false,
          *           "metadata": {
          *             "plan": "pro"
@@ -27606,18 +27790,18 @@ export type components = {
          *           "trial_end": null,
          *           "cancelled_at": null,
          *           "days_until_due": null,
-         *           "latest_invoice": "in_prod_06h2g01ybagn6a6c3xn28kq3cetkc",
+         *           "latest_invoice": "in_prod_06h2hbp3t719fc7m7q6xtkr0c9yeg",
          *           "pending_changes": [],
          *           "collection_method": "charge_automatically",
-         *           "current_period_end": "2026-12-29T15:50:34.325Z",
+         *           "current_period_end": "2026-12-29T19:01:11.714Z",
          *           "cancel_at_period_end": false,
-         *           "current_period_start": "2026-11-29T15:50:34.325Z",
+         *           "current_period_start": "2026-11-29T19:01:11.714Z",
          *           "default_payment_method": null
          *         },
          *         "previous_attributes": {
          *           "status": "paused",
-         *           "updated": "2026-11-29T15:50:34.467Z",
-         *           "paused_at": "2026-11-29T15:50:34.467Z"
+         *           "updated": "2026-11-29T19:01:12.572Z",
+         *           "paused_at": "2026-11-29T19:01:12.572Z"
          *         }
          *       }
          *     }
@@ -27651,47 +27835,47 @@ export type components = {
         /**
          * @description The webhook body of `customer.subscription.cancelled`.
          * @example {
-         *       "id": "evt_prod_06h2g01z8xhkp12rbkwjknhfwsrm4",
+         *       "id": "evt_prod_06h2hbp9zjetvgj5805j8y6sjsksc",
          *       "object": "event",
          *       "type": "customer.subscription.cancelled",
          *       "sequence": 5,
-         *       "created": 1795967434,
+         *       "created": 1795978873,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "sub_prod_06h2g01yazqtq87zxr1dswhvwcdcj",
+         *           "id": "sub_prod_06h2hbp3nrfvj4ppqzt3wqjd474kg",
          *           "items": [
          *             {
-         *               "id": "si_prod_06h2g01yazqtq87zxr1dswhvwcdcm",
-         *               "price": "price_prod_06h2g01nn1202d6xfq776d0s9a8gt",
+         *               "id": "si_prod_06h2hbp3nrfvj4ppqzt3wqjd474kj",
+         *               "price": "price_prod_06h2hbkbb9kxqxx1c6p0da9d2nfp2",
          *               "quantity": 1
          *             }
          *           ],
          *           "object": "subscription",
          *           "status": "cancelled",
-         *           "created": "2026-11-29T15:50:34.325Z",
-         *           "updated": "2026-11-29T15:50:34.546Z",
+         *           "created": "2026-11-29T19:01:11.714Z",
+         *           "updated": "2026-11-29T19:01:13.251Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h2g01qjcvsshr6p7fab02b4e7ar",
+         *           "customer": "cus_prod_06h2hbkxr7wcy5mcht2bff1f211g0",
          *           "livemode": false,
          *           "metadata": {
          *             "plan": "pro"
          *           },
          *           "paused_at": null,
          *           "trial_end": null,
-         *           "cancelled_at": "2026-11-29T15:50:34.546Z",
+         *           "cancelled_at": "2026-11-29T19:01:13.251Z",
          *           "days_until_due": null,
-         *           "latest_invoice": "in_prod_06h2g01ybagn6a6c3xn28kq3cetkc",
+         *           "latest_invoice": "in_prod_06h2hbp3t719fc7m7q6xtkr0c9yeg",
          *           "pending_changes": [],
          *           "collection_method": "charge_automatically",
-         *           "current_period_end": "2026-12-29T15:50:34.325Z",
+         *           "current_period_end": "2026-12-29T19:01:11.714Z",
          *           "cancel_at_period_end": false,
-         *           "current_period_start": "2026-11-29T15:50:34.325Z",
+         *           "current_period_start": "2026-11-29T19:01:11.714Z",
          *           "default_payment_method": null
          *         },
          *         "previous_attributes": {
          *           "status": "active",
-         *           "updated": "2026-11-29T15:50:34.505Z",
+         *           "updated": "2026-11-29T19:01:13.049Z",
          *           "cancelled_at": null
          *         }
          *       }
@@ -27726,40 +27910,40 @@ export type components = {
         /**
          * @description The webhook body of `customer.subscription.trial_will_end`.
          * @example {
-         *       "id": "evt_prod_06h2g0226dybnd5jph2b5yb1ndkfr",
+         *       "id": "evt_prod_06h2hbq7x57w7rzxx7cy5q5e43328",
          *       "object": "event",
          *       "type": "customer.subscription.trial_will_end",
          *       "sequence": 2,
-         *       "created": 1796313034,
+         *       "created": 1796324473,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "sub_prod_06h2g01zey5rz3xy6gma3pzghjtmt",
+         *           "id": "sub_prod_06h2hbpbbnqvbhmr9sp48d41dkk64",
          *           "items": [
          *             {
-         *               "id": "si_prod_06h2g01zey5rz3xy6gma3pzghjtmw",
-         *               "price": "price_prod_06h2g01nn1202d6xfq776d0s9a8gt",
+         *               "id": "si_prod_06h2hbpbbnqvbhmr9sp48d41dkk66",
+         *               "price": "price_prod_06h2hbkbb9kxqxx1c6p0da9d2nfp2",
          *               "quantity": 1
          *             }
          *           ],
          *           "object": "subscription",
          *           "status": "trialing",
-         *           "created": "2026-11-29T15:50:34.609Z",
-         *           "updated": "2026-11-29T15:50:34.609Z",
+         *           "created": "2026-11-29T19:01:13.655Z",
+         *           "updated": "2026-11-29T19:01:13.655Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h2g01qjcvsshr6p7fab02b4e7ar",
+         *           "customer": "cus_prod_06h2hbkxr7wcy5mcht2bff1f211g0",
          *           "livemode": false,
          *           "metadata": {},
          *           "paused_at": null,
-         *           "trial_end": "2026-12-06T15:50:34.609Z",
+         *           "trial_end": "2026-12-06T19:01:13.655Z",
          *           "cancelled_at": null,
          *           "days_until_due": null,
          *           "latest_invoice": null,
          *           "pending_changes": [],
          *           "collection_method": "charge_automatically",
-         *           "current_period_end": "2026-12-06T15:50:34.609Z",
+         *           "current_period_end": "2026-12-06T19:01:13.655Z",
          *           "cancel_at_period_end": false,
-         *           "current_period_start": "2026-11-29T15:50:34.609Z",
+         *           "current_period_start": "2026-11-29T19:01:13.655Z",
          *           "default_payment_method": "pm_sandbox_succeeds"
          *         }
          *       }
@@ -27794,19 +27978,19 @@ export type components = {
         /**
          * @description The webhook body of `invoice.created`.
          * @example {
-         *       "id": "evt_prod_06h2g01swzh5jrscdfft9mdt6syyt",
+         *       "id": "evt_prod_06h2hbmyvw8j0ampk4n8q763xrh9t",
          *       "object": "event",
          *       "type": "invoice.created",
          *       "sequence": 1,
-         *       "created": 1795967433,
+         *       "created": 1795978862,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "in_prod_06h2g01sw65raj7grrn2ja16fgkk0",
+         *           "id": "in_prod_06h2hbmyms4apkx594x8by5a6808r",
          *           "lines": [
          *             {
-         *               "id": "il_prod_06h2g01swd8fzrv37kygef6reczar",
-         *               "price": "price_prod_06h2g01ntetr1b62dfk1kymn0ct5e",
+         *               "id": "il_prod_06h2hbmypcyfn27dvekya5hkdb5yy",
+         *               "price": "price_prod_06h2hbkbkanabk5hbfwq5ezjtept6",
          *               "quantity": 1,
          *               "tax_rates": [],
          *               "amount_atom": 500,
@@ -27819,11 +28003,11 @@ export type components = {
          *           "number": null,
          *           "object": "invoice",
          *           "status": "draft",
-         *           "created": "2026-11-29T15:50:33.185Z",
+         *           "created": "2026-11-29T19:01:02.245Z",
          *           "paid_at": null,
-         *           "updated": "2026-11-29T15:50:33.185Z",
+         *           "updated": "2026-11-29T19:01:02.245Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h2g01qjcvsshr6p7fab02b4e7ar",
+         *           "customer": "cus_prod_06h2hbkxr7wcy5mcht2bff1f211g0",
          *           "discount": null,
          *           "due_date": null,
          *           "livemode": false,
@@ -27990,19 +28174,19 @@ export type components = {
         /**
          * @description The webhook body of `invoice.finalized`.
          * @example {
-         *       "id": "evt_prod_06h2g01t7wpykv2k50z3kwbkv11b4",
+         *       "id": "evt_prod_06h2hbn1krt8w4z14bv1kste7kfww",
          *       "object": "event",
          *       "type": "invoice.finalized",
          *       "sequence": 2,
-         *       "created": 1795967433,
+         *       "created": 1795978863,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "in_prod_06h2g01sw65raj7grrn2ja16fgkk0",
+         *           "id": "in_prod_06h2hbmyms4apkx594x8by5a6808r",
          *           "lines": [
          *             {
-         *               "id": "il_prod_06h2g01swd8fzrv37kygef6reczar",
-         *               "price": "price_prod_06h2g01ntetr1b62dfk1kymn0ct5e",
+         *               "id": "il_prod_06h2hbmypcyfn27dvekya5hkdb5yy",
+         *               "price": "price_prod_06h2hbkbkanabk5hbfwq5ezjtept6",
          *               "quantity": 1,
          *               "tax_rates": [],
          *               "amount_atom": 500,
@@ -28015,11 +28199,11 @@ export type components = {
          *           "number": "EXAMPL-0001",
          *           "object": "invoice",
          *           "status": "open",
-         *           "created": "2026-11-29T15:50:33.185Z",
+         *           "created": "2026-11-29T19:01:02.245Z",
          *           "paid_at": null,
-         *           "updated": "2026-11-29T15:50:33.223Z",
+         *           "updated": "2026-11-29T19:01:02.766Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h2g01qjcvsshr6p7fab02b4e7ar",
+         *           "customer": "cus_prod_06h2hbkxr7wcy5mcht2bff1f211g0",
          *           "discount": null,
          *           "due_date": null,
          *           "livemode": false,
@@ -28027,11 +28211,11 @@ export type components = {
          *           "tax_atom": 0,
          *           "voided_at": null,
          *           "overdue_at": null,
-         *           "pdf_sha256": "650d8a433a433624ebe1d31124329730f381fb80d72d3220db100040ace91b18",
+         *           "pdf_sha256": "d4772bb85f461b288b6ac41df6585fa1f680ca705142008671191b35854b025c",
          *           "description": null,
-         *           "invoice_pdf": "http://127.0.0.1:40417/api/invoices/in_prod_06h2g01sw65raj7grrn2ja16fgkk0/pdf",
+         *           "invoice_pdf": "http://127.0.0.1:45453/api/invoices/in_prod_06h2hbmyms4apkx594x8by5a6808r/pdf",
          *           "total_taxes": [],
-         *           "finalized_at": "2026-11-29T15:50:33.223Z",
+         *           "finalized_at": "2026-11-29T19:01:02.766Z",
          *           "subscription": null,
          *           "attempt_count": 0,
          *           "customer_name": "Jenny Rosen",
@@ -28047,7 +28231,7 @@ export type components = {
          *           "paid_amount_atom": 0,
          *           "collection_method": "charge_automatically",
          *           "total_amount_atom": 500,
-         *           "hosted_invoice_url": "http://127.0.0.1:40417/invoice/0q1EjF1SbAIWQF4MS3fEhRy2Z675czofGoQAqhAv8BQ",
+         *           "hosted_invoice_url": "http://127.0.0.1:45453/invoice/Il0C1SdVjS4WsT8_vch-FIY09aepbdDvy7XYNqtbcsA",
          *           "ending_balance_atom": 0,
          *           "next_payment_attempt": null,
          *           "starting_balance_atom": 0,
@@ -28059,7 +28243,7 @@ export type components = {
          *         "previous_attributes": {
          *           "number": null,
          *           "status": "draft",
-         *           "updated": "2026-11-29T15:50:33.185Z",
+         *           "updated": "2026-11-29T19:01:02.245Z",
          *           "pdf_sha256": null,
          *           "invoice_pdf": null,
          *           "finalized_at": null,
@@ -28101,19 +28285,19 @@ export type components = {
         /**
          * @description The webhook body of `invoice.paid`.
          * @example {
-         *       "id": "evt_prod_06h2g01tgsc7bs8kmt99qr8zg2sra",
+         *       "id": "evt_prod_06h2hbn36z0fwh1v8de9d7q1wt7b2",
          *       "object": "event",
          *       "type": "invoice.paid",
          *       "sequence": 3,
-         *       "created": 1795967433,
+         *       "created": 1795978863,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "in_prod_06h2g01sw65raj7grrn2ja16fgkk0",
+         *           "id": "in_prod_06h2hbmyms4apkx594x8by5a6808r",
          *           "lines": [
          *             {
-         *               "id": "il_prod_06h2g01swd8fzrv37kygef6reczar",
-         *               "price": "price_prod_06h2g01ntetr1b62dfk1kymn0ct5e",
+         *               "id": "il_prod_06h2hbmypcyfn27dvekya5hkdb5yy",
+         *               "price": "price_prod_06h2hbkbkanabk5hbfwq5ezjtept6",
          *               "quantity": 1,
          *               "tax_rates": [],
          *               "amount_atom": 500,
@@ -28126,11 +28310,11 @@ export type components = {
          *           "number": "EXAMPL-0001",
          *           "object": "invoice",
          *           "status": "paid",
-         *           "created": "2026-11-29T15:50:33.185Z",
-         *           "paid_at": "2026-11-29T15:50:33.341Z",
-         *           "updated": "2026-11-29T15:50:33.341Z",
+         *           "created": "2026-11-29T19:01:02.245Z",
+         *           "paid_at": "2026-11-29T19:01:03.368Z",
+         *           "updated": "2026-11-29T19:01:03.368Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h2g01qjcvsshr6p7fab02b4e7ar",
+         *           "customer": "cus_prod_06h2hbkxr7wcy5mcht2bff1f211g0",
          *           "discount": null,
          *           "due_date": null,
          *           "livemode": false,
@@ -28138,11 +28322,11 @@ export type components = {
          *           "tax_atom": 0,
          *           "voided_at": null,
          *           "overdue_at": null,
-         *           "pdf_sha256": "650d8a433a433624ebe1d31124329730f381fb80d72d3220db100040ace91b18",
+         *           "pdf_sha256": "d4772bb85f461b288b6ac41df6585fa1f680ca705142008671191b35854b025c",
          *           "description": null,
-         *           "invoice_pdf": "http://127.0.0.1:40417/api/invoices/in_prod_06h2g01sw65raj7grrn2ja16fgkk0/pdf",
+         *           "invoice_pdf": "http://127.0.0.1:45453/api/invoices/in_prod_06h2hbmyms4apkx594x8by5a6808r/pdf",
          *           "total_taxes": [],
-         *           "finalized_at": "2026-11-29T15:50:33.223Z",
+         *           "finalized_at": "2026-11-29T19:01:02.766Z",
          *           "subscription": null,
          *           "attempt_count": 0,
          *           "customer_name": "Jenny Rosen",
@@ -28150,15 +28334,15 @@ export type components = {
          *           "subtotal_atom": 500,
          *           "customer_email": "jenny@example.com",
          *           "days_until_due": null,
-         *           "payment_intent": "pi_prod_06h2g01td4dr1kwd8bw0kgzc4nqzp",
+         *           "payment_intent": "pi_prod_06h2hbn2mme02a1mzt5e4nz2q760r",
          *           "reverse_charge": false,
          *           "credits_applied": [],
          *           "due_amount_atom": 0,
-         *           "paid_pdf_sha256": "f45c91d9558ce33a98071d05170e902d40d6d44a70cd7e38712b514eada6133a",
+         *           "paid_pdf_sha256": "17d05c24b77248ffd6d6c64f4e834cba7d5bb86b7b51b089d8c96c5a6e026cf8",
          *           "paid_amount_atom": 500,
          *           "collection_method": "charge_automatically",
          *           "total_amount_atom": 500,
-         *           "hosted_invoice_url": "http://127.0.0.1:40417/invoice/0q1EjF1SbAIWQF4MS3fEhRy2Z675czofGoQAqhAv8BQ",
+         *           "hosted_invoice_url": "http://127.0.0.1:45453/invoice/Il0C1SdVjS4WsT8_vch-FIY09aepbdDvy7XYNqtbcsA",
          *           "ending_balance_atom": 0,
          *           "next_payment_attempt": null,
          *           "starting_balance_atom": 0,
@@ -28170,7 +28354,7 @@ export type components = {
          *         "previous_attributes": {
          *           "status": "open",
          *           "paid_at": null,
-         *           "updated": "2026-11-29T15:50:33.223Z",
+         *           "updated": "2026-11-29T19:01:02.766Z",
          *           "due_amount_atom": 500,
          *           "paid_pdf_sha256": null,
          *           "paid_amount_atom": 0
@@ -28207,19 +28391,19 @@ export type components = {
         /**
          * @description The webhook body of `invoice.payment_succeeded`.
          * @example {
-         *       "id": "evt_prod_06h2g01thk1ttwnmj4g2y28nfveer",
+         *       "id": "evt_prod_06h2hbn3bsz27av52ghcb59t9abjm",
          *       "object": "event",
          *       "type": "invoice.payment_succeeded",
          *       "sequence": 4,
-         *       "created": 1795967433,
+         *       "created": 1795978863,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "in_prod_06h2g01sw65raj7grrn2ja16fgkk0",
+         *           "id": "in_prod_06h2hbmyms4apkx594x8by5a6808r",
          *           "lines": [
          *             {
-         *               "id": "il_prod_06h2g01swd8fzrv37kygef6reczar",
-         *               "price": "price_prod_06h2g01ntetr1b62dfk1kymn0ct5e",
+         *               "id": "il_prod_06h2hbmypcyfn27dvekya5hkdb5yy",
+         *               "price": "price_prod_06h2hbkbkanabk5hbfwq5ezjtept6",
          *               "quantity": 1,
          *               "tax_rates": [],
          *               "amount_atom": 500,
@@ -28232,11 +28416,11 @@ export type components = {
          *           "number": "EXAMPL-0001",
          *           "object": "invoice",
          *           "status": "paid",
-         *           "created": "2026-11-29T15:50:33.185Z",
-         *           "paid_at": "2026-11-29T15:50:33.341Z",
-         *           "updated": "2026-11-29T15:50:33.341Z",
+         *           "created": "2026-11-29T19:01:02.245Z",
+         *           "paid_at": "2026-11-29T19:01:03.368Z",
+         *           "updated": "2026-11-29T19:01:03.368Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h2g01qjcvsshr6p7fab02b4e7ar",
+         *           "customer": "cus_prod_06h2hbkxr7wcy5mcht2bff1f211g0",
          *           "discount": null,
          *           "due_date": null,
          *           "livemode": false,
@@ -28244,11 +28428,11 @@ export type components = {
          *           "tax_atom": 0,
          *           "voided_at": null,
          *           "overdue_at": null,
-         *           "pdf_sha256": "650d8a433a433624ebe1d31124329730f381fb80d72d3220db100040ace91b18",
+         *           "pdf_sha256": "d4772bb85f461b288b6ac41df6585fa1f680ca705142008671191b35854b025c",
          *           "description": null,
-         *           "invoice_pdf": "http://127.0.0.1:40417/api/invoices/in_prod_06h2g01sw65raj7grrn2ja16fgkk0/pdf",
+         *           "invoice_pdf": "http://127.0.0.1:45453/api/invoices/in_prod_06h2hbmyms4apkx594x8by5a6808r/pdf",
          *           "total_taxes": [],
-         *           "finalized_at": "2026-11-29T15:50:33.223Z",
+         *           "finalized_at": "2026-11-29T19:01:02.766Z",
          *           "subscription": null,
          *           "attempt_count": 0,
          *           "customer_name": "Jenny Rosen",
@@ -28256,15 +28440,15 @@ export type components = {
          *           "subtotal_atom": 500,
          *           "customer_email": "jenny@example.com",
          *           "days_until_due": null,
-         *           "payment_intent": "pi_prod_06h2g01td4dr1kwd8bw0kgzc4nqzp",
+         *           "payment_intent": "pi_prod_06h2hbn2mme02a1mzt5e4nz2q760r",
          *           "reverse_charge": false,
          *           "credits_applied": [],
          *           "due_amount_atom": 0,
-         *           "paid_pdf_sha256": "f45c91d9558ce33a98071d05170e902d40d6d44a70cd7e38712b514eada6133a",
+         *           "paid_pdf_sha256": "17d05c24b77248ffd6d6c64f4e834cba7d5bb86b7b51b089d8c96c5a6e026cf8",
          *           "paid_amount_atom": 500,
          *           "collection_method": "charge_automatically",
          *           "total_amount_atom": 500,
-         *           "hosted_invoice_url": "http://127.0.0.1:40417/invoice/0q1EjF1SbAIWQF4MS3fEhRy2Z675czofGoQAqhAv8BQ",
+         *           "hosted_invoice_url": "http://127.0.0.1:45453/invoice/Il0C1SdVjS4WsT8_vch-FIY09aepbdDvy7XYNqtbcsA",
          *           "ending_balance_atom": 0,
          *           "next_payment_attempt": null,
          *           "starting_balance_atom": 0,
@@ -28276,7 +28460,7 @@ export type components = {
          *         "previous_attributes": {
          *           "status": "open",
          *           "paid_at": null,
-         *           "updated": "2026-11-29T15:50:33.223Z",
+         *           "updated": "2026-11-29T19:01:02.766Z",
          *           "due_amount_atom": 500,
          *           "paid_pdf_sha256": null,
          *           "paid_amount_atom": 0
@@ -28313,19 +28497,19 @@ export type components = {
         /**
          * @description The webhook body of `invoice.payment_failed`.
          * @example {
-         *       "id": "evt_prod_06h2g01vdecj2yfa9evhn9sdbd866",
+         *       "id": "evt_prod_06h2hbn9n6yrtf4vnekjzq3w7xfqa",
          *       "object": "event",
          *       "type": "invoice.payment_failed",
          *       "sequence": 3,
-         *       "created": 1795967433,
+         *       "created": 1795978865,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "in_prod_06h2g01tzmfz5fqt4ppbqvxsncrk2",
+         *           "id": "in_prod_06h2hbn7qzvaxpcfx2b6tgw4282wp",
          *           "lines": [
          *             {
-         *               "id": "il_prod_06h2g01tzyqkaxzde5y82v569j8wa",
-         *               "price": "price_prod_06h2g01ntetr1b62dfk1kymn0ct5e",
+         *               "id": "il_prod_06h2hbn7radq5672462kkqp15ht4w",
+         *               "price": "price_prod_06h2hbkbkanabk5hbfwq5ezjtept6",
          *               "quantity": 1,
          *               "tax_rates": [],
          *               "amount_atom": 500,
@@ -28338,11 +28522,11 @@ export type components = {
          *           "number": "EXAMPL-0002",
          *           "object": "invoice",
          *           "status": "open",
-         *           "created": "2026-11-29T15:50:33.469Z",
+         *           "created": "2026-11-29T19:01:04.575Z",
          *           "paid_at": null,
-         *           "updated": "2026-11-29T15:50:33.493Z",
+         *           "updated": "2026-11-29T19:01:04.805Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h2g01qjcvsshr6p7fab02b4e7ar",
+         *           "customer": "cus_prod_06h2hbkxr7wcy5mcht2bff1f211g0",
          *           "discount": null,
          *           "due_date": null,
          *           "livemode": false,
@@ -28350,11 +28534,11 @@ export type components = {
          *           "tax_atom": 0,
          *           "voided_at": null,
          *           "overdue_at": null,
-         *           "pdf_sha256": "df094cbd49ce54d967dc447df671eb7434ab992fea3b9425f5e2d8837c689f9e",
+         *           "pdf_sha256": "581eea38d688f0309eb060434a84d0679749cc8533d40a860bd8ae52b6feff8c",
          *           "description": null,
-         *           "invoice_pdf": "http://127.0.0.1:40417/api/invoices/in_prod_06h2g01tzmfz5fqt4ppbqvxsncrk2/pdf",
+         *           "invoice_pdf": "http://127.0.0.1:45453/api/invoices/in_prod_06h2hbn7qzvaxpcfx2b6tgw4282wp/pdf",
          *           "total_taxes": [],
-         *           "finalized_at": "2026-11-29T15:50:33.493Z",
+         *           "finalized_at": "2026-11-29T19:01:04.805Z",
          *           "subscription": null,
          *           "attempt_count": 0,
          *           "customer_name": "Jenny Rosen",
@@ -28362,7 +28546,7 @@ export type components = {
          *           "subtotal_atom": 500,
          *           "customer_email": "jenny@example.com",
          *           "days_until_due": null,
-         *           "payment_intent": "pi_prod_06h2g01v8ezzfshbsf25t11r0zd1y",
+         *           "payment_intent": "pi_prod_06h2hbn9h1vy08qdhd2nn1qg18jet",
          *           "reverse_charge": false,
          *           "credits_applied": [],
          *           "due_amount_atom": 500,
@@ -28370,7 +28554,7 @@ export type components = {
          *           "paid_amount_atom": 0,
          *           "collection_method": "charge_automatically",
          *           "total_amount_atom": 500,
-         *           "hosted_invoice_url": "http://127.0.0.1:40417/invoice/Ra08Rn1_mxZJA2lPMxp1NfX27Pdva3ALPgaNynAtE58",
+         *           "hosted_invoice_url": "http://127.0.0.1:45453/invoice/p_cRgcM70N7UpzqpKsav88YtisvTiq8Fk04fw-xFHqI",
          *           "ending_balance_atom": 0,
          *           "next_payment_attempt": null,
          *           "starting_balance_atom": 0,
@@ -28411,19 +28595,19 @@ export type components = {
         /**
          * @description The webhook body of `invoice.payment_action_required`.
          * @example {
-         *       "id": "evt_prod_06h2g01vqzy5vpthes1eredy8z212",
+         *       "id": "evt_prod_06h2hbnbe9a8pc09tbxqaac3smmw4",
          *       "object": "event",
          *       "type": "invoice.payment_action_required",
          *       "sequence": 3,
-         *       "created": 1795967433,
+         *       "created": 1795978865,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "in_prod_06h2g01vgp2ewfr706vyhxkbf9pr8",
+         *           "id": "in_prod_06h2hbna5vx68c8hvc32xhdexv23g",
          *           "lines": [
          *             {
-         *               "id": "il_prod_06h2g01vgsq0e7mhnqbprdhewvj30",
-         *               "price": "price_prod_06h2g01ntetr1b62dfk1kymn0ct5e",
+         *               "id": "il_prod_06h2hbna6ek1r9jtnaer4tp3xfwpr",
+         *               "price": "price_prod_06h2hbkbkanabk5hbfwq5ezjtept6",
          *               "quantity": 1,
          *               "tax_rates": [],
          *               "amount_atom": 500,
@@ -28436,11 +28620,11 @@ export type components = {
          *           "number": "EXAMPL-0003",
          *           "object": "invoice",
          *           "status": "open",
-         *           "created": "2026-11-29T15:50:33.605Z",
+         *           "created": "2026-11-29T19:01:05.198Z",
          *           "paid_at": null,
-         *           "updated": "2026-11-29T15:50:33.628Z",
+         *           "updated": "2026-11-29T19:01:05.294Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h2g01qjcvsshr6p7fab02b4e7ar",
+         *           "customer": "cus_prod_06h2hbkxr7wcy5mcht2bff1f211g0",
          *           "discount": null,
          *           "due_date": null,
          *           "livemode": false,
@@ -28448,11 +28632,11 @@ export type components = {
          *           "tax_atom": 0,
          *           "voided_at": null,
          *           "overdue_at": null,
-         *           "pdf_sha256": "986e6dc8516f32d7223af8ccd0bf9956ec4403705bdd1603606dd15ce47f0924",
+         *           "pdf_sha256": "f3f7446e614f716ead57204e478ba76bd2873bc99dae0664a8c90eaa3fcae4df",
          *           "description": null,
-         *           "invoice_pdf": "http://127.0.0.1:40417/api/invoices/in_prod_06h2g01vgp2ewfr706vyhxkbf9pr8/pdf",
+         *           "invoice_pdf": "http://127.0.0.1:45453/api/invoices/in_prod_06h2hbna5vx68c8hvc32xhdexv23g/pdf",
          *           "total_taxes": [],
-         *           "finalized_at": "2026-11-29T15:50:33.628Z",
+         *           "finalized_at": "2026-11-29T19:01:05.294Z",
          *           "subscription": null,
          *           "attempt_count": 0,
          *           "customer_name": "Jenny Rosen",
@@ -28460,7 +28644,7 @@ export type components = {
          *           "subtotal_atom": 500,
          *           "customer_email": "jenny@example.com",
          *           "days_until_due": null,
-         *           "payment_intent": "pi_prod_06h2g01vpy0bbk9e1s52w9crfmp8r",
+         *           "payment_intent": "pi_prod_06h2hbnb9t1j6cr5snj9f1vwmj0ky",
          *           "reverse_charge": false,
          *           "credits_applied": [],
          *           "due_amount_atom": 500,
@@ -28468,7 +28652,7 @@ export type components = {
          *           "paid_amount_atom": 0,
          *           "collection_method": "charge_automatically",
          *           "total_amount_atom": 500,
-         *           "hosted_invoice_url": "http://127.0.0.1:40417/invoice/vAoxQnZCg_NX65glEDxcU6pGJ3U84zlrnQG-ZXOPvho",
+         *           "hosted_invoice_url": "http://127.0.0.1:45453/invoice/_54BbOCMpHvgnaNrJG72Ne2CWExk0sZgdVYhvE3WNqQ",
          *           "ending_balance_atom": 0,
          *           "next_payment_attempt": null,
          *           "starting_balance_atom": 0,
@@ -28509,19 +28693,19 @@ export type components = {
         /**
          * @description The webhook body of `invoice.overdue`.
          * @example {
-         *       "id": "evt_prod_06h2g021pzf6wq961mgwajv17y1wm",
+         *       "id": "evt_prod_06h2hbq10nkw7m2c1pn7rd28tsy2g",
          *       "object": "event",
          *       "type": "invoice.overdue",
          *       "sequence": 3,
-         *       "created": 1796053834,
+         *       "created": 1796065268,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "in_prod_06h2g01xb3catnedsd3yfayery5kg",
+         *           "id": "in_prod_06h2hbntj9aj499wt06a9e07snv9y",
          *           "lines": [
          *             {
-         *               "id": "il_prod_06h2g01xb7837x9vvjcsgz6nbfh6e",
-         *               "price": "price_prod_06h2g01ntetr1b62dfk1kymn0ct5e",
+         *               "id": "il_prod_06h2hbntmz8rn2e7rgaz07x72grw8",
+         *               "price": "price_prod_06h2hbkbkanabk5hbfwq5ezjtept6",
          *               "quantity": 1,
          *               "tax_rates": [],
          *               "amount_atom": 500,
@@ -28534,23 +28718,23 @@ export type components = {
          *           "number": "EXAMPL-0007",
          *           "object": "invoice",
          *           "status": "open",
-         *           "created": "2026-11-29T15:50:34.072Z",
+         *           "created": "2026-11-29T19:01:09.394Z",
          *           "paid_at": null,
-         *           "updated": "2026-11-30T15:50:34.022Z",
+         *           "updated": "2026-11-30T19:01:08.930Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h2g01qjcvsshr6p7fab02b4e7ar",
+         *           "customer": "cus_prod_06h2hbkxr7wcy5mcht2bff1f211g0",
          *           "discount": null,
-         *           "due_date": "2026-11-30T15:50:34.022Z",
+         *           "due_date": "2026-11-30T19:01:08.930Z",
          *           "livemode": false,
          *           "metadata": {},
          *           "tax_atom": 0,
          *           "voided_at": null,
-         *           "overdue_at": "2026-11-30T15:50:34.022Z",
-         *           "pdf_sha256": "e3fa7d503c0ea11c0f6f210423ab8a2756342254147be56cc090ef0583916cbe",
+         *           "overdue_at": "2026-11-30T19:01:08.930Z",
+         *           "pdf_sha256": "c18284702b0ac3170c729a2502d3b7df9e6ae8e47bea178ececa15a32cb82449",
          *           "description": null,
-         *           "invoice_pdf": "http://127.0.0.1:40417/api/invoices/in_prod_06h2g01xb3catnedsd3yfayery5kg/pdf",
+         *           "invoice_pdf": "http://127.0.0.1:45453/api/invoices/in_prod_06h2hbntj9aj499wt06a9e07snv9y/pdf",
          *           "total_taxes": [],
-         *           "finalized_at": "2026-11-29T15:50:34.099Z",
+         *           "finalized_at": "2026-11-29T19:01:09.596Z",
          *           "subscription": null,
          *           "attempt_count": 0,
          *           "customer_name": "Jenny Rosen",
@@ -28566,7 +28750,7 @@ export type components = {
          *           "paid_amount_atom": 0,
          *           "collection_method": "charge_automatically",
          *           "total_amount_atom": 500,
-         *           "hosted_invoice_url": "http://127.0.0.1:40417/invoice/0lH65DP-lhVaHGtu2wNhfn-t3Cd-GPESL-YEQ7qXds8",
+         *           "hosted_invoice_url": "http://127.0.0.1:45453/invoice/a69qPZ5B0eyiq4oXMPxNVG7L5PLLns3qfiB6I22JCC4",
          *           "ending_balance_atom": 0,
          *           "next_payment_attempt": null,
          *           "starting_balance_atom": 0,
@@ -28576,7 +28760,7 @@ export type components = {
          *           "post_payment_credit_notes_amount_atom": 0
          *         },
          *         "previous_attributes": {
-         *           "updated": "2026-11-29T15:50:34.099Z",
+         *           "updated": "2026-11-29T19:01:09.596Z",
          *           "overdue_at": null
          *         }
          *       }
@@ -28611,19 +28795,19 @@ export type components = {
         /**
          * @description The webhook body of `invoice.voided`.
          * @example {
-         *       "id": "evt_prod_06h2g01w0947at03yc6nb7533vnmm",
+         *       "id": "evt_prod_06h2hbndrftb38bkzdw2s2607n7k4",
          *       "object": "event",
          *       "type": "invoice.voided",
          *       "sequence": 3,
-         *       "created": 1795967433,
+         *       "created": 1795978866,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "in_prod_06h2g01vtder976fn3r3yjr7sym0j",
+         *           "id": "in_prod_06h2hbnc6vp0saccrc5z638m23510",
          *           "lines": [
          *             {
-         *               "id": "il_prod_06h2g01vthzvdkx5n4ez6nkbh13sg",
-         *               "price": "price_prod_06h2g01ntetr1b62dfk1kymn0ct5e",
+         *               "id": "il_prod_06h2hbnc7yvgr7hy6tqz1z4tg8ztr",
+         *               "price": "price_prod_06h2hbkbkanabk5hbfwq5ezjtept6",
          *               "quantity": 1,
          *               "tax_rates": [],
          *               "amount_atom": 500,
@@ -28636,23 +28820,23 @@ export type components = {
          *           "number": "EXAMPL-0004",
          *           "object": "invoice",
          *           "status": "void",
-         *           "created": "2026-11-29T15:50:33.683Z",
+         *           "created": "2026-11-29T19:01:05.718Z",
          *           "paid_at": null,
-         *           "updated": "2026-11-29T15:50:33.729Z",
+         *           "updated": "2026-11-29T19:01:06.103Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h2g01qjcvsshr6p7fab02b4e7ar",
+         *           "customer": "cus_prod_06h2hbkxr7wcy5mcht2bff1f211g0",
          *           "discount": null,
          *           "due_date": null,
          *           "livemode": false,
          *           "metadata": {},
          *           "tax_atom": 0,
-         *           "voided_at": "2026-11-29T15:50:33.729Z",
+         *           "voided_at": "2026-11-29T19:01:06.103Z",
          *           "overdue_at": null,
-         *           "pdf_sha256": "8cc36c593aaf328e20d83a107b3570dc84127461b8b31cf72ede179632d4d650",
+         *           "pdf_sha256": "d7dd237869e4c7a4340558e4990a192f1b3ddf59f7b4ec12f94555a3c3fae6b9",
          *           "description": null,
-         *           "invoice_pdf": "http://127.0.0.1:40417/api/invoices/in_prod_06h2g01vtder976fn3r3yjr7sym0j/pdf",
+         *           "invoice_pdf": "http://127.0.0.1:45453/api/invoices/in_prod_06h2hbnc6vp0saccrc5z638m23510/pdf",
          *           "total_taxes": [],
-         *           "finalized_at": "2026-11-29T15:50:33.705Z",
+         *           "finalized_at": "2026-11-29T19:01:05.887Z",
          *           "subscription": null,
          *           "attempt_count": 0,
          *           "customer_name": "Jenny Rosen",
@@ -28668,7 +28852,7 @@ export type components = {
          *           "paid_amount_atom": 0,
          *           "collection_method": "charge_automatically",
          *           "total_amount_atom": 500,
-         *           "hosted_invoice_url": "http://127.0.0.1:40417/invoice/fcR7qIeU5mlVGMk71YZ5fRVpv5TsJgKTw7vz-3TPt90",
+         *           "hosted_invoice_url": "http://127.0.0.1:45453/invoice/c7MH6veFiFbZDq7Cir4semWW-y49AAqeHXyiOnWV1_E",
          *           "ending_balance_atom": 0,
          *           "next_payment_attempt": null,
          *           "starting_balance_atom": 0,
@@ -28679,7 +28863,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "status": "open",
-         *           "updated": "2026-11-29T15:50:33.705Z",
+         *           "updated": "2026-11-29T19:01:05.887Z",
          *           "voided_at": null
          *         }
          *       }
@@ -28714,19 +28898,19 @@ export type components = {
         /**
          * @description The webhook body of `invoice.marked_uncollectible`.
          * @example {
-         *       "id": "evt_prod_06h2g01wbeayj7h2s0f9b14tvp7xc",
+         *       "id": "evt_prod_06h2hbngbv2th9eaaqtdk13vp04dj",
          *       "object": "event",
          *       "type": "invoice.marked_uncollectible",
          *       "sequence": 3,
-         *       "created": 1795967433,
+         *       "created": 1795978866,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "in_prod_06h2g01w4vesd37kt1g3dw4v30y9g",
+         *           "id": "in_prod_06h2hbnf8wcf7d8xxwp9nx1d3v7fm",
          *           "lines": [
          *             {
-         *               "id": "il_prod_06h2g01w4xf8fe58ke47r3109pnyt",
-         *               "price": "price_prod_06h2g01ntetr1b62dfk1kymn0ct5e",
+         *               "id": "il_prod_06h2hbnf97ppv69jg3c4jygp5ppp6",
+         *               "price": "price_prod_06h2hbkbkanabk5hbfwq5ezjtept6",
          *               "quantity": 1,
          *               "tax_rates": [],
          *               "amount_atom": 500,
@@ -28739,11 +28923,11 @@ export type components = {
          *           "number": "EXAMPL-0005",
          *           "object": "invoice",
          *           "status": "uncollectible",
-         *           "created": "2026-11-29T15:50:33.766Z",
+         *           "created": "2026-11-29T19:01:06.503Z",
          *           "paid_at": null,
-         *           "updated": "2026-11-29T15:50:33.817Z",
+         *           "updated": "2026-11-29T19:01:06.770Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h2g01qjcvsshr6p7fab02b4e7ar",
+         *           "customer": "cus_prod_06h2hbkxr7wcy5mcht2bff1f211g0",
          *           "discount": null,
          *           "due_date": null,
          *           "livemode": false,
@@ -28751,11 +28935,11 @@ export type components = {
          *           "tax_atom": 0,
          *           "voided_at": null,
          *           "overdue_at": null,
-         *           "pdf_sha256": "7d35aba66f1e99461e9e8883d544bdfd96236d5a457ebd9665d9f77d75e06903",
+         *           "pdf_sha256": "0e4dce6d7fc70f7de467a69c09125988e25d07e029cd1acf6cc81cd615faf71a",
          *           "description": null,
-         *           "invoice_pdf": "http://127.0.0.1:40417/api/invoices/in_prod_06h2g01w4vesd37kt1g3dw4v30y9g/pdf",
+         *           "invoice_pdf": "http://127.0.0.1:45453/api/invoices/in_prod_06h2hbnf8wcf7d8xxwp9nx1d3v7fm/pdf",
          *           "total_taxes": [],
-         *           "finalized_at": "2026-11-29T15:50:33.792Z",
+         *           "finalized_at": "2026-11-29T19:01:06.577Z",
          *           "subscription": null,
          *           "attempt_count": 0,
          *           "customer_name": "Jenny Rosen",
@@ -28771,18 +28955,18 @@ export type components = {
          *           "paid_amount_atom": 0,
          *           "collection_method": "charge_automatically",
          *           "total_amount_atom": 500,
-         *           "hosted_invoice_url": "http://127.0.0.1:40417/invoice/1kVs3Syx-eXUw8Qj8CGIuGHhuxfOr7BMEX2cna8jtR0",
+         *           "hosted_invoice_url": "http://127.0.0.1:45453/invoice/1BlNspVotdrjr12gIo7cnXk_muADSvGEp_JKTx5_oSw",
          *           "ending_balance_atom": 0,
          *           "next_payment_attempt": null,
          *           "starting_balance_atom": 0,
-         *           "marked_uncollectible_at": "2026-11-29T15:50:33.817Z",
+         *           "marked_uncollectible_at": "2026-11-29T19:01:06.770Z",
          *           "total_credits_applied_atom": 0,
          *           "pre_payment_credit_notes_amount_atom": 0,
          *           "post_payment_credit_notes_amount_atom": 0
          *         },
          *         "previous_attributes": {
          *           "status": "open",
-         *           "updated": "2026-11-29T15:50:33.792Z",
+         *           "updated": "2026-11-29T19:01:06.577Z",
          *           "marked_uncollectible_at": null
          *         }
          *       }
@@ -28817,19 +29001,19 @@ export type components = {
         /**
          * @description The webhook body of `invoice.refunded`.
          * @example {
-         *       "id": "evt_prod_06h2g01tx778f1dm9306gb29d6h76",
+         *       "id": "evt_prod_06h2hbn6s9p9patvef8ae1xnn9v8r",
          *       "object": "event",
          *       "type": "invoice.refunded",
          *       "sequence": 5,
-         *       "created": 1795967433,
+         *       "created": 1795978864,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "in_prod_06h2g01sw65raj7grrn2ja16fgkk0",
+         *           "id": "in_prod_06h2hbmyms4apkx594x8by5a6808r",
          *           "lines": [
          *             {
-         *               "id": "il_prod_06h2g01swd8fzrv37kygef6reczar",
-         *               "price": "price_prod_06h2g01ntetr1b62dfk1kymn0ct5e",
+         *               "id": "il_prod_06h2hbmypcyfn27dvekya5hkdb5yy",
+         *               "price": "price_prod_06h2hbkbkanabk5hbfwq5ezjtept6",
          *               "quantity": 1,
          *               "tax_rates": [],
          *               "amount_atom": 500,
@@ -28842,11 +29026,11 @@ export type components = {
          *           "number": "EXAMPL-0001",
          *           "object": "invoice",
          *           "status": "paid",
-         *           "created": "2026-11-29T15:50:33.185Z",
-         *           "paid_at": "2026-11-29T15:50:33.341Z",
-         *           "updated": "2026-11-29T15:50:33.341Z",
+         *           "created": "2026-11-29T19:01:02.245Z",
+         *           "paid_at": "2026-11-29T19:01:03.368Z",
+         *           "updated": "2026-11-29T19:01:03.368Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h2g01qjcvsshr6p7fab02b4e7ar",
+         *           "customer": "cus_prod_06h2hbkxr7wcy5mcht2bff1f211g0",
          *           "discount": null,
          *           "due_date": null,
          *           "livemode": false,
@@ -28854,11 +29038,11 @@ export type components = {
          *           "tax_atom": 0,
          *           "voided_at": null,
          *           "overdue_at": null,
-         *           "pdf_sha256": "650d8a433a433624ebe1d31124329730f381fb80d72d3220db100040ace91b18",
+         *           "pdf_sha256": "d4772bb85f461b288b6ac41df6585fa1f680ca705142008671191b35854b025c",
          *           "description": null,
-         *           "invoice_pdf": "http://127.0.0.1:40417/api/invoices/in_prod_06h2g01sw65raj7grrn2ja16fgkk0/pdf",
+         *           "invoice_pdf": "http://127.0.0.1:45453/api/invoices/in_prod_06h2hbmyms4apkx594x8by5a6808r/pdf",
          *           "total_taxes": [],
-         *           "finalized_at": "2026-11-29T15:50:33.223Z",
+         *           "finalized_at": "2026-11-29T19:01:02.766Z",
          *           "subscription": null,
          *           "attempt_count": 0,
          *           "customer_name": "Jenny Rosen",
@@ -28866,15 +29050,15 @@ export type components = {
          *           "subtotal_atom": 500,
          *           "customer_email": "jenny@example.com",
          *           "days_until_due": null,
-         *           "payment_intent": "pi_prod_06h2g01td4dr1kwd8bw0kgzc4nqzp",
+         *           "payment_intent": "pi_prod_06h2hbn2mme02a1mzt5e4nz2q760r",
          *           "reverse_charge": false,
          *           "credits_applied": [],
          *           "due_amount_atom": 0,
-         *           "paid_pdf_sha256": "f45c91d9558ce33a98071d05170e902d40d6d44a70cd7e38712b514eada6133a",
+         *           "paid_pdf_sha256": "17d05c24b77248ffd6d6c64f4e834cba7d5bb86b7b51b089d8c96c5a6e026cf8",
          *           "paid_amount_atom": 500,
          *           "collection_method": "charge_automatically",
          *           "total_amount_atom": 500,
-         *           "hosted_invoice_url": "http://127.0.0.1:40417/invoice/0q1EjF1SbAIWQF4MS3fEhRy2Z675czofGoQAqhAv8BQ",
+         *           "hosted_invoice_url": "http://127.0.0.1:45453/invoice/Il0C1SdVjS4WsT8_vch-FIY09aepbdDvy7XYNqtbcsA",
          *           "ending_balance_atom": 0,
          *           "next_payment_attempt": null,
          *           "starting_balance_atom": 0,
@@ -28915,19 +29099,19 @@ export type components = {
         /**
          * @description The webhook body of `invoice.upcoming`.
          * @example {
-         *       "id": "evt_prod_06h2g0229jhm5b69gc79es223ycfa",
+         *       "id": "evt_prod_06h2hbq9329aw5x1pt56bp40csvk4",
          *       "object": "event",
          *       "type": "invoice.upcoming",
          *       "sequence": 1,
-         *       "created": 1796313034,
+         *       "created": 1796324473,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "in_prod_06h2g0227axckwd928e9csjrvhx3p",
+         *           "id": "in_prod_06h2hbq8g209hw89bqhns2935ey5w",
          *           "lines": [
          *             {
-         *               "id": "il_prod_06h2g0228q0zqsyp580w774vstypt",
-         *               "price": "price_prod_06h2g01nn1202d6xfq776d0s9a8gt",
+         *               "id": "il_prod_06h2hbq8z35hp85acfq4ec1swj1k8",
+         *               "price": "price_prod_06h2hbkbb9kxqxx1c6p0da9d2nfp2",
          *               "quantity": 1,
          *               "tax_rates": [],
          *               "amount_atom": 2000,
@@ -28940,11 +29124,11 @@ export type components = {
          *           "number": null,
          *           "object": "invoice",
          *           "status": "draft",
-         *           "created": "2026-12-06T15:50:34.609Z",
+         *           "created": "2026-12-06T19:01:13.655Z",
          *           "paid_at": null,
-         *           "updated": "2026-12-06T15:50:34.609Z",
+         *           "updated": "2026-12-06T19:01:13.655Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h2g01qjcvsshr6p7fab02b4e7ar",
+         *           "customer": "cus_prod_06h2hbkxr7wcy5mcht2bff1f211g0",
          *           "discount": null,
          *           "due_date": null,
          *           "livemode": false,
@@ -28953,11 +29137,11 @@ export type components = {
          *           "voided_at": null,
          *           "overdue_at": null,
          *           "pdf_sha256": null,
-         *           "description": "Subscription to Pro (Monthly), 6 Dec 2026 15:50:34 UTC – 6 Jan 2027 15:50:34 UTC",
+         *           "description": "Subscription to Pro (Monthly), 6 Dec 2026 19:01:13 UTC – 6 Jan 2027 19:01:13 UTC",
          *           "invoice_pdf": null,
          *           "total_taxes": [],
          *           "finalized_at": null,
-         *           "subscription": "sub_prod_06h2g01zey5rz3xy6gma3pzghjtmt",
+         *           "subscription": "sub_prod_06h2hbpbbnqvbhmr9sp48d41dkk64",
          *           "attempt_count": 0,
          *           "customer_name": null,
          *           "discount_atom": 0,
@@ -28974,7 +29158,7 @@ export type components = {
          *           "total_amount_atom": 2000,
          *           "hosted_invoice_url": null,
          *           "ending_balance_atom": 0,
-         *           "next_payment_attempt": "2026-12-06T15:50:34.609Z",
+         *           "next_payment_attempt": "2026-12-06T19:01:13.655Z",
          *           "starting_balance_atom": 0,
          *           "marked_uncollectible_at": null,
          *           "total_credits_applied_atom": 0,
@@ -29013,23 +29197,24 @@ export type components = {
         /**
          * @description The webhook body of `customer.created`.
          * @example {
-         *       "id": "evt_prod_06h2g01qjn9rgcax9ysa2zjmd5n8w",
+         *       "id": "evt_prod_06h2hbkxt5s70698h95rbfa94yx1j",
          *       "object": "event",
          *       "type": "customer.created",
          *       "sequence": 1,
-         *       "created": 1795967432,
+         *       "created": 1795978853,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "cus_prod_06h2g01qjcvsshr6p7fab02b4e7ar",
+         *           "id": "cus_prod_06h2hbkxr7wcy5mcht2bff1f211g0",
          *           "name": "Jenny",
          *           "email": "jenny@example.com",
          *           "object": "customer",
          *           "address": null,
-         *           "created": "2026-11-29T15:50:32.595Z",
+         *           "created": "2026-11-29T19:00:53.825Z",
          *           "tax_ids": [],
-         *           "updated": "2026-11-29T15:50:32.595Z",
+         *           "updated": "2026-11-29T19:00:53.825Z",
          *           "balances": {},
+         *           "currency": null,
          *           "livemode": false,
          *           "metadata": {},
          *           "custom_fields": {},
@@ -29084,6 +29269,11 @@ export type components = {
                 [key: string]: string;
             };
             /**
+             * @description The currency the customer is billed in (lowercase), or null until set or fixed by their first invoice or subscription.
+             * @example eur
+             */
+            currency?: string | null;
+            /**
              * @description The customer's balance per currency (lowercase code → atoms): positive is credit the customer has (applied to their next finalized invoice of that currency), negative is what they owe (added to it). Changed only through balance transactions (`listCustomerBalanceTransactions`).
              * @example {
              *       "eur": 1500
@@ -29111,23 +29301,24 @@ export type components = {
         /**
          * @description The webhook body of `customer.updated`.
          * @example {
-         *       "id": "evt_prod_06h2g01qpm2chvwx3whbzfhf87f6w",
+         *       "id": "evt_prod_06h2hbkz5tdt7w7c0cmpx3dadsp06",
          *       "object": "event",
          *       "type": "customer.updated",
          *       "sequence": 2,
-         *       "created": 1795967432,
+         *       "created": 1795978854,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "cus_prod_06h2g01qjcvsshr6p7fab02b4e7ar",
+         *           "id": "cus_prod_06h2hbkxr7wcy5mcht2bff1f211g0",
          *           "name": "Jenny Rosen",
          *           "email": "jenny@example.com",
          *           "object": "customer",
          *           "address": null,
-         *           "created": "2026-11-29T15:50:32.595Z",
+         *           "created": "2026-11-29T19:00:53.825Z",
          *           "tax_ids": [],
-         *           "updated": "2026-11-29T15:50:32.627Z",
+         *           "updated": "2026-11-29T19:00:54.178Z",
          *           "balances": {},
+         *           "currency": null,
          *           "livemode": false,
          *           "metadata": {},
          *           "custom_fields": {},
@@ -29137,7 +29328,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "name": "Jenny",
-         *           "updated": "2026-11-29T15:50:32.595Z"
+         *           "updated": "2026-11-29T19:00:53.825Z"
          *         }
          *       }
          *     }
@@ -29171,24 +29362,25 @@ export type components = {
         /**
          * @description The webhook body of `customer.deleted`.
          * @example {
-         *       "id": "evt_prod_06h2g01qvza7xfgy0ppf2fgdvpn5j",
+         *       "id": "evt_prod_06h2hbkzsbypzgb0mtgp4ghstmy9j",
          *       "object": "event",
          *       "type": "customer.deleted",
          *       "sequence": 2,
-         *       "created": 1795967432,
+         *       "created": 1795978854,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "cus_prod_06h2g01qskzqp06dk1ahfrshg7dc4",
+         *           "id": "cus_prod_06h2hbkzf1sjybra089wn2w5njpbe",
          *           "name": null,
          *           "email": "leaving@example.com",
          *           "object": "customer",
          *           "address": null,
-         *           "created": "2026-11-29T15:50:32.652Z",
+         *           "created": "2026-11-29T19:00:54.264Z",
          *           "deleted": true,
          *           "tax_ids": [],
-         *           "updated": "2026-11-29T15:50:32.668Z",
+         *           "updated": "2026-11-29T19:00:54.342Z",
          *           "balances": {},
+         *           "currency": null,
          *           "livemode": false,
          *           "metadata": {},
          *           "custom_fields": {},
@@ -29197,7 +29389,7 @@ export type components = {
          *           "preferred_locale": null
          *         },
          *         "previous_attributes": {
-         *           "updated": "2026-11-29T15:50:32.652Z",
+         *           "updated": "2026-11-29T19:00:54.264Z",
          *           "deleted": null
          *         }
          *       }
@@ -29247,6 +29439,11 @@ export type components = {
                 [key: string]: string;
             };
             /**
+             * @description The currency the customer is billed in (lowercase), or null until set or fixed by their first invoice or subscription.
+             * @example eur
+             */
+            currency?: string | null;
+            /**
              * @description The customer's balance per currency (lowercase code → atoms): positive is credit the customer has (applied to their next finalized invoice of that currency), negative is what they owe (added to it). Changed only through balance transactions (`listCustomerBalanceTransactions`).
              * @example {
              *       "eur": 1500
@@ -29275,24 +29472,24 @@ export type components = {
         /**
          * @description The webhook body of `customer.discount.created`.
          * @example {
-         *       "id": "evt_prod_06h2g01qy3wzbhw4qfnyp7v27edm8",
+         *       "id": "evt_prod_06h2hbm0649kctjv6f8484qmra5zw",
          *       "object": "event",
          *       "type": "customer.discount.created",
          *       "sequence": 1,
-         *       "created": 1795967432,
+         *       "created": 1795978854,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "di_prod_06h2g01qxw3g4zd9tnvpxnt8ffegy",
+         *           "id": "di_prod_06h2hbm05k1zg7eb29g865gydtqjj",
          *           "end": null,
-         *           "start": "2026-11-29T15:50:32.685Z",
+         *           "start": "2026-11-29T19:00:54.420Z",
          *           "coupon": {
-         *             "id": "cpn_prod_06h2g01p6pgsc1707xb2g83wtx10j",
+         *             "id": "cpn_prod_06h2hbkdehg88cs80wt799xdtt39t",
          *             "name": "Ten percent",
          *             "valid": true,
          *             "object": "coupon",
-         *             "created": "2026-11-29T15:50:32.245Z",
-         *             "updated": "2026-11-29T15:50:32.685Z",
+         *             "created": "2026-11-29T19:00:49.652Z",
+         *             "updated": "2026-11-29T19:00:54.420Z",
          *             "currency": null,
          *             "duration": "forever",
          *             "livemode": false,
@@ -29302,10 +29499,11 @@ export type components = {
          *             "times_redeemed": 1,
          *             "amount_off_atom": null,
          *             "max_redemptions": null,
+         *             "currency_options": {},
          *             "duration_in_months": null
          *           },
          *           "object": "discount",
-         *           "customer": "cus_prod_06h2g01qjcvsshr6p7fab02b4e7ar",
+         *           "customer": "cus_prod_06h2hbkxr7wcy5mcht2bff1f211g0",
          *           "livemode": false
          *         }
          *       }
@@ -29358,24 +29556,24 @@ export type components = {
         /**
          * @description The webhook body of `customer.discount.updated`.
          * @example {
-         *       "id": "evt_prod_06h2g01r33swjamdr4b45zcmj30tp",
+         *       "id": "evt_prod_06h2hbm0xvf948adch6wf5vamhqh6",
          *       "object": "event",
          *       "type": "customer.discount.updated",
          *       "sequence": 2,
-         *       "created": 1795967432,
+         *       "created": 1795978854,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "di_prod_06h2g01qxw3g4zd9tnvpxnt8ffegy",
+         *           "id": "di_prod_06h2hbm05k1zg7eb29g865gydtqjj",
          *           "end": null,
-         *           "start": "2026-11-29T15:50:32.725Z",
+         *           "start": "2026-11-29T19:00:54.613Z",
          *           "coupon": {
-         *             "id": "cpn_prod_06h2g01p8sqdnwz8eczm874s13pw2",
+         *             "id": "cpn_prod_06h2hbke5393snwvnhr65a8dj2wj2",
          *             "name": null,
          *             "valid": true,
          *             "object": "coupon",
-         *             "created": "2026-11-29T15:50:32.262Z",
-         *             "updated": "2026-11-29T15:50:32.725Z",
+         *             "created": "2026-11-29T19:00:49.831Z",
+         *             "updated": "2026-11-29T19:00:54.613Z",
          *             "currency": "usd",
          *             "duration": "once",
          *             "livemode": false,
@@ -29385,21 +29583,22 @@ export type components = {
          *             "times_redeemed": 1,
          *             "amount_off_atom": 500,
          *             "max_redemptions": null,
+         *             "currency_options": {},
          *             "duration_in_months": null
          *           },
          *           "object": "discount",
-         *           "customer": "cus_prod_06h2g01qjcvsshr6p7fab02b4e7ar",
+         *           "customer": "cus_prod_06h2hbkxr7wcy5mcht2bff1f211g0",
          *           "livemode": false
          *         },
          *         "previous_attributes": {
-         *           "start": "2026-11-29T15:50:32.685Z",
+         *           "start": "2026-11-29T19:00:54.420Z",
          *           "coupon": {
-         *             "id": "cpn_prod_06h2g01p6pgsc1707xb2g83wtx10j",
+         *             "id": "cpn_prod_06h2hbkdehg88cs80wt799xdtt39t",
          *             "name": "Ten percent",
          *             "valid": true,
          *             "object": "coupon",
-         *             "created": "2026-11-29T15:50:32.245Z",
-         *             "updated": "2026-11-29T15:50:32.685Z",
+         *             "created": "2026-11-29T19:00:49.652Z",
+         *             "updated": "2026-11-29T19:00:54.420Z",
          *             "currency": null,
          *             "duration": "forever",
          *             "livemode": false,
@@ -29409,6 +29608,7 @@ export type components = {
          *             "times_redeemed": 1,
          *             "amount_off_atom": null,
          *             "max_redemptions": null,
+         *             "currency_options": {},
          *             "duration_in_months": null
          *           }
          *         }
@@ -29444,24 +29644,24 @@ export type components = {
         /**
          * @description The webhook body of `customer.discount.deleted`.
          * @example {
-         *       "id": "evt_prod_06h2g01r6qh094g92q3s3kzz1kt1m",
+         *       "id": "evt_prod_06h2hbm1jpby38g49100yxnax7qbj",
          *       "object": "event",
          *       "type": "customer.discount.deleted",
          *       "sequence": 3,
-         *       "created": 1795967432,
+         *       "created": 1795978854,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "di_prod_06h2g01qxw3g4zd9tnvpxnt8ffegy",
+         *           "id": "di_prod_06h2hbm05k1zg7eb29g865gydtqjj",
          *           "end": null,
-         *           "start": "2026-11-29T15:50:32.725Z",
+         *           "start": "2026-11-29T19:00:54.613Z",
          *           "coupon": {
-         *             "id": "cpn_prod_06h2g01p8sqdnwz8eczm874s13pw2",
+         *             "id": "cpn_prod_06h2hbke5393snwvnhr65a8dj2wj2",
          *             "name": null,
          *             "valid": true,
          *             "object": "coupon",
-         *             "created": "2026-11-29T15:50:32.262Z",
-         *             "updated": "2026-11-29T15:50:32.725Z",
+         *             "created": "2026-11-29T19:00:49.831Z",
+         *             "updated": "2026-11-29T19:00:54.613Z",
          *             "currency": "usd",
          *             "duration": "once",
          *             "livemode": false,
@@ -29471,11 +29671,12 @@ export type components = {
          *             "times_redeemed": 1,
          *             "amount_off_atom": 500,
          *             "max_redemptions": null,
+         *             "currency_options": {},
          *             "duration_in_months": null
          *           },
          *           "object": "discount",
          *           "deleted": true,
-         *           "customer": "cus_prod_06h2g01qjcvsshr6p7fab02b4e7ar",
+         *           "customer": "cus_prod_06h2hbkxr7wcy5mcht2bff1f211g0",
          *           "livemode": false
          *         },
          *         "previous_attributes": {
@@ -29532,20 +29733,20 @@ export type components = {
         /**
          * @description The webhook body of `coupon.created`.
          * @example {
-         *       "id": "evt_prod_06h2g01p6wn728t345ra9wpwmtzpt",
+         *       "id": "evt_prod_06h2hbkdfcqqmv20cpw4pj7p7yb0r",
          *       "object": "event",
          *       "type": "coupon.created",
          *       "sequence": 1,
-         *       "created": 1795967432,
+         *       "created": 1795978849,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "cpn_prod_06h2g01p6pgsc1707xb2g83wtx10j",
+         *           "id": "cpn_prod_06h2hbkdehg88cs80wt799xdtt39t",
          *           "name": null,
          *           "valid": true,
          *           "object": "coupon",
-         *           "created": "2026-11-29T15:50:32.245Z",
-         *           "updated": "2026-11-29T15:50:32.245Z",
+         *           "created": "2026-11-29T19:00:49.652Z",
+         *           "updated": "2026-11-29T19:00:49.652Z",
          *           "currency": null,
          *           "duration": "forever",
          *           "livemode": false,
@@ -29555,6 +29756,7 @@ export type components = {
          *           "times_redeemed": 0,
          *           "amount_off_atom": null,
          *           "max_redemptions": null,
+         *           "currency_options": {},
          *           "duration_in_months": null
          *         }
          *       }
@@ -29598,6 +29800,12 @@ export type components = {
             /** @description Set for fixed-amount coupons, else null. */
             amount_off_atom?: number | null;
             currency?: string | null;
+            /** @description An amount-off coupon's amounts in other currencies than `currency` (code → atoms); {} otherwise. */
+            currency_options?: {
+                [key: string]: {
+                    amount_off_atom: number;
+                };
+            };
             /**
              * @description How long a discount with this coupon applies: one invoice, `duration_in_months`, or for ever.
              * @enum {string}
@@ -29627,20 +29835,20 @@ export type components = {
         /**
          * @description The webhook body of `coupon.updated`.
          * @example {
-         *       "id": "evt_prod_06h2g01pb8qc10xk7x0p7ttm1fc0w",
+         *       "id": "evt_prod_06h2hbkh5sq7h6ax92rcg0smdedjw",
          *       "object": "event",
          *       "type": "coupon.updated",
          *       "sequence": 2,
-         *       "created": 1795967432,
+         *       "created": 1795978850,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "cpn_prod_06h2g01p6pgsc1707xb2g83wtx10j",
+         *           "id": "cpn_prod_06h2hbkdehg88cs80wt799xdtt39t",
          *           "name": "Ten percent",
          *           "valid": true,
          *           "object": "coupon",
-         *           "created": "2026-11-29T15:50:32.245Z",
-         *           "updated": "2026-11-29T15:50:32.280Z",
+         *           "created": "2026-11-29T19:00:49.652Z",
+         *           "updated": "2026-11-29T19:00:50.598Z",
          *           "currency": null,
          *           "duration": "forever",
          *           "livemode": false,
@@ -29650,11 +29858,12 @@ export type components = {
          *           "times_redeemed": 0,
          *           "amount_off_atom": null,
          *           "max_redemptions": null,
+         *           "currency_options": {},
          *           "duration_in_months": null
          *         },
          *         "previous_attributes": {
          *           "name": null,
-         *           "updated": "2026-11-29T15:50:32.245Z"
+         *           "updated": "2026-11-29T19:00:49.652Z"
          *         }
          *       }
          *     }
@@ -29688,21 +29897,21 @@ export type components = {
         /**
          * @description The webhook body of `coupon.deleted`.
          * @example {
-         *       "id": "evt_prod_06h2g01pgmx8v4hw29yjktwrkmsay",
+         *       "id": "evt_prod_06h2hbkhwt8ng62e3ndv5t6y336dj",
          *       "object": "event",
          *       "type": "coupon.deleted",
          *       "sequence": 2,
-         *       "created": 1795967432,
+         *       "created": 1795978850,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "cpn_prod_06h2g01penpe8qvkzv9ng4g05zefa",
+         *           "id": "cpn_prod_06h2hbkhm7vs66vvttspxx2v8f446",
          *           "name": null,
          *           "valid": false,
          *           "object": "coupon",
-         *           "created": "2026-11-29T15:50:32.309Z",
+         *           "created": "2026-11-29T19:00:50.721Z",
          *           "deleted": true,
-         *           "updated": "2026-11-29T15:50:32.324Z",
+         *           "updated": "2026-11-29T19:00:50.787Z",
          *           "currency": null,
          *           "duration": "forever",
          *           "livemode": false,
@@ -29712,11 +29921,12 @@ export type components = {
          *           "times_redeemed": 0,
          *           "amount_off_atom": null,
          *           "max_redemptions": null,
+         *           "currency_options": {},
          *           "duration_in_months": null
          *         },
          *         "previous_attributes": {
          *           "valid": true,
-         *           "updated": "2026-11-29T15:50:32.309Z",
+         *           "updated": "2026-11-29T19:00:50.721Z",
          *           "deleted": null
          *         }
          *       }
@@ -29760,6 +29970,12 @@ export type components = {
             /** @description Set for fixed-amount coupons, else null. */
             amount_off_atom?: number | null;
             currency?: string | null;
+            /** @description An amount-off coupon's amounts in other currencies than `currency` (code → atoms); {} otherwise. */
+            currency_options?: {
+                [key: string]: {
+                    amount_off_atom: number;
+                };
+            };
             /**
              * @description How long a discount with this coupon applies: one invoice, `duration_in_months`, or for ever.
              * @enum {string}
@@ -29790,22 +30006,22 @@ export type components = {
         /**
          * @description The webhook body of `price.created`.
          * @example {
-         *       "id": "evt_prod_06h2g01nnh6edmr7kr3d8zbat7pr0",
+         *       "id": "evt_prod_06h2hbkbbv7rsfhtcgtpwektpd9v2",
          *       "object": "event",
          *       "type": "price.created",
          *       "sequence": 1,
-         *       "created": 1795967432,
+         *       "created": 1795978849,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "price_prod_06h2g01nn1202d6xfq776d0s9a8gt",
+         *           "id": "price_prod_06h2hbkbb9kxqxx1c6p0da9d2nfp2",
          *           "type": "recurring",
          *           "tiers": null,
          *           "active": true,
          *           "object": "price",
-         *           "created": "2026-11-29T15:50:32.104Z",
-         *           "product": "prod_prod_06h2g01nd9s0x467cjpba8ef0bmgg",
-         *           "updated": "2026-11-29T15:50:32.104Z",
+         *           "created": "2026-11-29T19:00:49.114Z",
+         *           "product": "prod_prod_06h2hbka4689xdnme0ymn69t6m56a",
+         *           "updated": "2026-11-29T19:00:49.114Z",
          *           "currency": "usd",
          *           "livemode": false,
          *           "metadata": {},
@@ -29818,6 +30034,13 @@ export type components = {
          *           },
          *           "tiers_mode": null,
          *           "billing_scheme": "per_unit",
+         *           "currency_options": {
+         *             "usd": {
+         *               "tiers": null,
+         *               "tax_behavior": "unspecified",
+         *               "unit_amount_atom": 2000
+         *             }
+         *           },
          *           "unit_amount_atom": 2000
          *         }
          *       }
@@ -29879,6 +30102,24 @@ export type components = {
                 unit_amount_atom: number;
                 flat_amount_atom: number;
             }[] | null;
+            /**
+             * @description The price per currency it can bill in, its own `currency` included (as Stripe shows it): lowercase code → amount. A customer billed in a currency missing here cannot be billed this price (422 naming both).
+             * @example {
+             *       "usd": {
+             *         "unit_amount_atom": 1500,
+             *         "tiers": null,
+             *         "tax_behavior": "unspecified"
+             *       },
+             *       "eur": {
+             *         "unit_amount_atom": 1400,
+             *         "tiers": null,
+             *         "tax_behavior": "unspecified"
+             *       }
+             *     }
+             */
+            currency_options?: {
+                [key: string]: components["schemas"]["PriceCurrencyOption"];
+            };
             nickname?: string | null;
             active?: boolean;
             metadata?: {
@@ -29899,22 +30140,22 @@ export type components = {
         /**
          * @description The webhook body of `price.updated`.
          * @example {
-         *       "id": "evt_prod_06h2g01nx0ymdefcym9fxnfvw46qt",
+         *       "id": "evt_prod_06h2hbkcef6m8a72xfsnr83hh4pwp",
          *       "object": "event",
          *       "type": "price.updated",
          *       "sequence": 2,
-         *       "created": 1795967432,
+         *       "created": 1795978849,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "price_prod_06h2g01nn1202d6xfq776d0s9a8gt",
+         *           "id": "price_prod_06h2hbkbb9kxqxx1c6p0da9d2nfp2",
          *           "type": "recurring",
          *           "tiers": null,
          *           "active": true,
          *           "object": "price",
-         *           "created": "2026-11-29T15:50:32.104Z",
-         *           "product": "prod_prod_06h2g01nd9s0x467cjpba8ef0bmgg",
-         *           "updated": "2026-11-29T15:50:32.166Z",
+         *           "created": "2026-11-29T19:00:49.114Z",
+         *           "product": "prod_prod_06h2hbka4689xdnme0ymn69t6m56a",
+         *           "updated": "2026-11-29T19:00:49.389Z",
          *           "currency": "usd",
          *           "livemode": false,
          *           "metadata": {},
@@ -29927,10 +30168,17 @@ export type components = {
          *           },
          *           "tiers_mode": null,
          *           "billing_scheme": "per_unit",
+         *           "currency_options": {
+         *             "usd": {
+         *               "tiers": null,
+         *               "tax_behavior": "unspecified",
+         *               "unit_amount_atom": 2000
+         *             }
+         *           },
          *           "unit_amount_atom": 2000
          *         },
          *         "previous_attributes": {
-         *           "updated": "2026-11-29T15:50:32.104Z",
+         *           "updated": "2026-11-29T19:00:49.114Z",
          *           "nickname": null
          *         }
          *       }
@@ -29965,23 +30213,23 @@ export type components = {
         /**
          * @description The webhook body of `price.deleted`.
          * @example {
-         *       "id": "evt_prod_06h2g01p2cg2djvcdpj097e51104m",
+         *       "id": "evt_prod_06h2hbkczqw3stqb0wb38awybf5kj",
          *       "object": "event",
          *       "type": "price.deleted",
          *       "sequence": 2,
-         *       "created": 1795967432,
+         *       "created": 1795978849,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "price_prod_06h2g01nzpkc7mx5etfqvasb6r1ng",
+         *           "id": "price_prod_06h2hbkcspz6ykwyfypf2gqzjh3q0",
          *           "type": "one_time",
          *           "tiers": null,
          *           "active": true,
          *           "object": "price",
-         *           "created": "2026-11-29T15:50:32.189Z",
+         *           "created": "2026-11-29T19:00:49.485Z",
          *           "deleted": true,
-         *           "product": "prod_prod_06h2g01nhrh8kr0fqcdhbqxrs2aqg",
-         *           "updated": "2026-11-29T15:50:32.209Z",
+         *           "product": "prod_prod_06h2hbkb2g4tqq3pjrrfftfkvsk0p",
+         *           "updated": "2026-11-29T19:00:49.518Z",
          *           "currency": "usd",
          *           "livemode": false,
          *           "metadata": {},
@@ -29989,10 +30237,17 @@ export type components = {
          *           "recurring": null,
          *           "tiers_mode": null,
          *           "billing_scheme": "per_unit",
+         *           "currency_options": {
+         *             "usd": {
+         *               "tiers": null,
+         *               "tax_behavior": "unspecified",
+         *               "unit_amount_atom": 100
+         *             }
+         *           },
          *           "unit_amount_atom": 100
          *         },
          *         "previous_attributes": {
-         *           "updated": "2026-11-29T15:50:32.189Z",
+         *           "updated": "2026-11-29T19:00:49.485Z",
          *           "deleted": null
          *         }
          *       }
@@ -30054,6 +30309,24 @@ export type components = {
                 unit_amount_atom: number;
                 flat_amount_atom: number;
             }[] | null;
+            /**
+             * @description The price per currency it can bill in, its own `currency` included (as Stripe shows it): lowercase code → amount. A customer billed in a currency missing here cannot be billed this price (422 naming both).
+             * @example {
+             *       "usd": {
+             *         "unit_amount_atom": 1500,
+             *         "tiers": null,
+             *         "tax_behavior": "unspecified"
+             *       },
+             *       "eur": {
+             *         "unit_amount_atom": 1400,
+             *         "tiers": null,
+             *         "tax_behavior": "unspecified"
+             *       }
+             *     }
+             */
+            currency_options?: {
+                [key: string]: components["schemas"]["PriceCurrencyOption"];
+            };
             nickname?: string | null;
             active?: boolean;
             metadata?: {
@@ -30075,20 +30348,20 @@ export type components = {
         /**
          * @description The webhook body of `product.created`.
          * @example {
-         *       "id": "evt_prod_06h2g01ndkpmfj2dj4hsx4r1k5td8",
+         *       "id": "evt_prod_06h2hbka6bzf7hgmxvxcn2b08d73w",
          *       "object": "event",
          *       "type": "product.created",
          *       "sequence": 1,
-         *       "created": 1795967432,
+         *       "created": 1795978848,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "prod_prod_06h2g01nd9s0x467cjpba8ef0bmgg",
+         *           "id": "prod_prod_06h2hbka4689xdnme0ymn69t6m56a",
          *           "name": "Pro",
          *           "active": true,
          *           "object": "product",
-         *           "created": "2026-11-29T15:50:32.042Z",
-         *           "updated": "2026-11-29T15:50:32.042Z",
+         *           "created": "2026-11-29T19:00:48.800Z",
+         *           "updated": "2026-11-29T19:00:48.800Z",
          *           "livemode": false,
          *           "metadata": {},
          *           "description": null
@@ -30149,26 +30422,26 @@ export type components = {
         /**
          * @description The webhook body of `product.updated`.
          * @example {
-         *       "id": "evt_prod_06h2g01nftgsab997y1pyczrmcmd0",
+         *       "id": "evt_prod_06h2hbkat68z0ktqwqvjrmcbvgmvy",
          *       "object": "event",
          *       "type": "product.updated",
          *       "sequence": 2,
-         *       "created": 1795967432,
+         *       "created": 1795978848,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "prod_prod_06h2g01nd9s0x467cjpba8ef0bmgg",
+         *           "id": "prod_prod_06h2hbka4689xdnme0ymn69t6m56a",
          *           "name": "Pro",
          *           "active": true,
          *           "object": "product",
-         *           "created": "2026-11-29T15:50:32.042Z",
-         *           "updated": "2026-11-29T15:50:32.059Z",
+         *           "created": "2026-11-29T19:00:48.800Z",
+         *           "updated": "2026-11-29T19:00:48.965Z",
          *           "livemode": false,
          *           "metadata": {},
          *           "description": "The pro plan"
          *         },
          *         "previous_attributes": {
-         *           "updated": "2026-11-29T15:50:32.042Z",
+         *           "updated": "2026-11-29T19:00:48.800Z",
          *           "description": null
          *         }
          *       }
@@ -30203,27 +30476,27 @@ export type components = {
         /**
          * @description The webhook body of `product.deleted`.
          * @example {
-         *       "id": "evt_prod_06h2g01p4qn11na3rgqnbh3ndrtz2",
+         *       "id": "evt_prod_06h2hbkd92ejpnwndfp5rbxn61hx2",
          *       "object": "event",
          *       "type": "product.deleted",
          *       "sequence": 2,
-         *       "created": 1795967432,
+         *       "created": 1795978849,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "prod_prod_06h2g01nhrh8kr0fqcdhbqxrs2aqg",
+         *           "id": "prod_prod_06h2hbkb2g4tqq3pjrrfftfkvsk0p",
          *           "name": "Spare",
          *           "active": true,
          *           "object": "product",
-         *           "created": "2026-11-29T15:50:32.078Z",
+         *           "created": "2026-11-29T19:00:49.044Z",
          *           "deleted": true,
-         *           "updated": "2026-11-29T15:50:32.228Z",
+         *           "updated": "2026-11-29T19:00:49.605Z",
          *           "livemode": false,
          *           "metadata": {},
          *           "description": null
          *         },
          *         "previous_attributes": {
-         *           "updated": "2026-11-29T15:50:32.078Z",
+         *           "updated": "2026-11-29T19:00:49.044Z",
          *           "deleted": null
          *         }
          *       }
@@ -30283,21 +30556,21 @@ export type components = {
         /**
          * @description The webhook body of `refund.created`.
          * @example {
-         *       "id": "evt_prod_06h2g01sj66we6bd2pqjk5agzh09c",
+         *       "id": "evt_prod_06h2hbmtqvfmbz0cpgttcqd47bkh8",
          *       "object": "event",
          *       "type": "refund.created",
          *       "sequence": 1,
-         *       "created": 1795967433,
+         *       "created": 1795978861,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "re_prod_06h2g01shyjx2pfgk32gxw69t818a",
+         *           "id": "re_prod_06h2hbmtktst0qf8t3rkcp9f0r6f6",
          *           "object": "refund",
          *           "reason": null,
          *           "status": "pending",
-         *           "created": "2026-11-29T15:50:33.103Z",
-         *           "payment": "py_prod_06h2g01rs05zcyx94tfhrdyhdt6sr",
-         *           "updated": "2026-11-29T15:50:33.103Z",
+         *           "created": "2026-11-29T19:01:01.213Z",
+         *           "payment": "py_prod_06h2hbmabr290ztyedns8xs4q031c",
+         *           "updated": "2026-11-29T19:01:01.213Z",
          *           "currency": "usd",
          *           "livemode": false,
          *           "metadata": {},
@@ -30364,21 +30637,21 @@ export type components = {
         /**
          * @description The webhook body of `refund.updated`.
          * @example {
-         *       "id": "evt_prod_06h2g01sjdp36y3kcv073ck20s8s2",
+         *       "id": "evt_prod_06h2hbmv4w0x162n477cr19xdch4c",
          *       "object": "event",
          *       "type": "refund.updated",
          *       "sequence": 2,
-         *       "created": 1795967433,
+         *       "created": 1795978861,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "re_prod_06h2g01shyjx2pfgk32gxw69t818a",
+         *           "id": "re_prod_06h2hbmtktst0qf8t3rkcp9f0r6f6",
          *           "object": "refund",
          *           "reason": null,
          *           "status": "succeeded",
-         *           "created": "2026-11-29T15:50:33.103Z",
-         *           "payment": "py_prod_06h2g01rs05zcyx94tfhrdyhdt6sr",
-         *           "updated": "2026-11-29T15:50:33.107Z",
+         *           "created": "2026-11-29T19:01:01.213Z",
+         *           "payment": "py_prod_06h2hbmabr290ztyedns8xs4q031c",
+         *           "updated": "2026-11-29T19:01:01.308Z",
          *           "currency": "usd",
          *           "livemode": false,
          *           "metadata": {},
@@ -30387,7 +30660,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "status": "pending",
-         *           "updated": "2026-11-29T15:50:33.103Z"
+         *           "updated": "2026-11-29T19:01:01.213Z"
          *         }
          *       }
          *     }
@@ -30421,21 +30694,21 @@ export type components = {
         /**
          * @description The webhook body of `refund.failed`.
          * @example {
-         *       "id": "evt_prod_06h2g01st0a8dytsp6bsw8mkxsr06",
+         *       "id": "evt_prod_06h2hbmxs329bg2xgg4nchvgaw912",
          *       "object": "event",
          *       "type": "refund.failed",
          *       "sequence": 2,
-         *       "created": 1795967433,
+         *       "created": 1795978862,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "re_prod_06h2g01ss2b0qe7ryjycg2kvkknby",
+         *           "id": "re_prod_06h2hbmxnn6s9fb42r5n2zzftnm18",
          *           "object": "refund",
          *           "reason": null,
          *           "status": "failed",
-         *           "created": "2026-11-29T15:50:33.160Z",
-         *           "payment": "py_prod_06h2g01sdqxpw17wnjn0hmtpmnvqt",
-         *           "updated": "2026-11-29T15:50:33.166Z",
+         *           "created": "2026-11-29T19:01:01.997Z",
+         *           "payment": "py_prod_06h2hbmp8e9faadvvnkz26gtt048g",
+         *           "updated": "2026-11-29T19:01:02.019Z",
          *           "currency": "usd",
          *           "livemode": false,
          *           "metadata": {},
@@ -30444,7 +30717,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "status": "pending",
-         *           "updated": "2026-11-29T15:50:33.160Z",
+         *           "updated": "2026-11-29T19:01:01.997Z",
          *           "failure_reason": null
          *         }
          *       }
@@ -30479,21 +30752,21 @@ export type components = {
         /**
          * @description The webhook body of `api_token.created`.
          * @example {
-         *       "id": "evt_prod_06h2g01aay7dxknwn37sv4jxcbdty",
+         *       "id": "evt_prod_06h2hbh9kfmgn1w6fmsakwdva1z84",
          *       "object": "event",
          *       "type": "api_token.created",
          *       "sequence": 1,
-         *       "created": 1795967429,
+         *       "created": 1795978832,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "key_prod_06h2g01a8y4kejnpkqm5nbzee8p34",
+         *           "id": "key_prod_06h2hbh9awvg0s37j8ndwdrr6t3d2",
          *           "kind": "secret",
          *           "name": "catalogue",
          *           "object": "api_token",
          *           "status": "active",
-         *           "created": "2026-11-29T15:50:29.186Z",
-         *           "display": "st_prod_…8e8t",
+         *           "created": "2026-11-29T19:00:32.119Z",
+         *           "display": "st_prod_…pnfj",
          *           "expires_at": null,
          *           "revoked_at": null,
          *           "allowed_ips": null,
@@ -30565,23 +30838,23 @@ export type components = {
         /**
          * @description The webhook body of `api_token.revoked`.
          * @example {
-         *       "id": "evt_prod_06h2g01cjvm2913dms8hx42pacqd8",
+         *       "id": "evt_prod_06h2hbhrzrfydc4w00zezdpzwvqh8",
          *       "object": "event",
          *       "type": "api_token.revoked",
          *       "sequence": 3,
-         *       "created": 1795967429,
+         *       "created": 1795978836,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "key_prod_06h2g01c1znvmc24ttvprsxwp31tc",
+         *           "id": "key_prod_06h2hbhmrt54ta6wpdpjc4vzr7pey",
          *           "kind": "publishable",
          *           "name": "spare",
          *           "object": "api_token",
          *           "status": "revoked",
-         *           "created": "2026-11-29T15:50:29.641Z",
-         *           "display": "pt_prod_…2mnw",
+         *           "created": "2026-11-29T19:00:35.139Z",
+         *           "display": "pt_prod_…w17p",
          *           "expires_at": null,
-         *           "revoked_at": "2026-11-29T15:50:29.781Z",
+         *           "revoked_at": "2026-11-29T19:00:36.206Z",
          *           "allowed_ips": null,
          *           "description": null,
          *           "permissions": null,
@@ -30625,23 +30898,23 @@ export type components = {
         /**
          * @description The webhook body of `webhook_endpoint.created`.
          * @example {
-         *       "id": "evt_prod_06h2g01crtt0amma8v6dd4mkab4sr",
+         *       "id": "evt_prod_06h2hbhv2dkfr7drye81zy2ysefhy",
          *       "object": "event",
          *       "type": "webhook_endpoint.created",
          *       "sequence": 1,
-         *       "created": 1795967429,
+         *       "created": 1795978836,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "whe_prod_06h2g01cr92hccjkn64d3ng8n74j0",
+         *           "id": "whe_prod_06h2hbhtwvv1q7n859pdzd7b4qbh8",
          *           "url": "https://example.com/audit",
          *           "events": [
          *             "customer.created"
          *           ],
          *           "object": "webhook_endpoint",
-         *           "created": "2026-11-29T15:50:29.825Z",
+         *           "created": "2026-11-29T19:00:36.655Z",
          *           "enabled": true,
-         *           "updated": "2026-11-29T15:50:29.825Z",
+         *           "updated": "2026-11-29T19:00:36.655Z",
          *           "livemode": false,
          *           "description": null,
          *           "disabled_at": null,
@@ -30717,23 +30990,23 @@ export type components = {
         /**
          * @description The webhook body of `webhook_endpoint.updated`.
          * @example {
-         *       "id": "evt_prod_06h2g01cxfhawnfnswzqkdwfte1vp",
+         *       "id": "evt_prod_06h2hbhwm614cmrpkbdqtdjsrdmzj",
          *       "object": "event",
          *       "type": "webhook_endpoint.updated",
          *       "sequence": 2,
-         *       "created": 1795967429,
+         *       "created": 1795978837,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "whe_prod_06h2g01cr92hccjkn64d3ng8n74j0",
+         *           "id": "whe_prod_06h2hbhtwvv1q7n859pdzd7b4qbh8",
          *           "url": "https://example.com/audit",
          *           "events": [
          *             "customer.created"
          *           ],
          *           "object": "webhook_endpoint",
-         *           "created": "2026-11-29T15:50:29.825Z",
+         *           "created": "2026-11-29T19:00:36.655Z",
          *           "enabled": true,
-         *           "updated": "2026-11-29T15:50:29.865Z",
+         *           "updated": "2026-11-29T19:00:37.146Z",
          *           "livemode": false,
          *           "description": "Audit",
          *           "disabled_at": null,
@@ -30743,7 +31016,7 @@ export type components = {
          *           "previous_secret_expires_at": null
          *         },
          *         "previous_attributes": {
-         *           "updated": "2026-11-29T15:50:29.825Z",
+         *           "updated": "2026-11-29T19:00:36.655Z",
          *           "description": null
          *         }
          *       }
@@ -30778,35 +31051,35 @@ export type components = {
         /**
          * @description The webhook body of `webhook_endpoint.deleted`.
          * @example {
-         *       "id": "evt_prod_06h2g01dgt9fmnpw7jdafgfgqswsw",
+         *       "id": "evt_prod_06h2hbhyzyx4zh6pph4977aytgycj",
          *       "object": "event",
          *       "type": "webhook_endpoint.deleted",
          *       "sequence": 6,
-         *       "created": 1795967430,
+         *       "created": 1795978837,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "whe_prod_06h2g01cr92hccjkn64d3ng8n74j0",
+         *           "id": "whe_prod_06h2hbhtwvv1q7n859pdzd7b4qbh8",
          *           "url": "https://example.com/audit",
          *           "events": [
          *             "customer.created"
          *           ],
          *           "object": "webhook_endpoint",
-         *           "created": "2026-11-29T15:50:29.825Z",
+         *           "created": "2026-11-29T19:00:36.655Z",
          *           "deleted": true,
          *           "enabled": false,
-         *           "updated": "2026-11-29T15:50:30.019Z",
+         *           "updated": "2026-11-29T19:00:37.746Z",
          *           "livemode": false,
          *           "description": "Audit",
          *           "disabled_at": null,
          *           "failing_since": null,
          *           "disabled_reason": null,
          *           "max_deliveries_per_second": null,
-         *           "previous_secret_expires_at": "2026-11-30T15:50:29.972Z"
+         *           "previous_secret_expires_at": "2026-11-30T19:00:37.587Z"
          *         },
          *         "previous_attributes": {
          *           "enabled": true,
-         *           "updated": "2026-11-29T15:50:29.972Z",
+         *           "updated": "2026-11-29T19:00:37.587Z",
          *           "deleted": null
          *         }
          *       }
@@ -30877,23 +31150,23 @@ export type components = {
         /**
          * @description The webhook body of `webhook_endpoint.disabled`.
          * @example {
-         *       "id": "evt_prod_06h2g01d3fhec9wq8j43xk4bxr80t",
+         *       "id": "evt_prod_06h2hbhxsp7nch9w4tw0chw573cny",
          *       "object": "event",
          *       "type": "webhook_endpoint.disabled",
          *       "sequence": 3,
-         *       "created": 1795967429,
+         *       "created": 1795978837,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "whe_prod_06h2g01cr92hccjkn64d3ng8n74j0",
+         *           "id": "whe_prod_06h2hbhtwvv1q7n859pdzd7b4qbh8",
          *           "url": "https://example.com/audit",
          *           "events": [
          *             "customer.created"
          *           ],
          *           "object": "webhook_endpoint",
-         *           "created": "2026-11-29T15:50:29.825Z",
+         *           "created": "2026-11-29T19:00:36.655Z",
          *           "enabled": false,
-         *           "updated": "2026-11-29T15:50:29.911Z",
+         *           "updated": "2026-11-29T19:00:37.445Z",
          *           "livemode": false,
          *           "description": "Audit",
          *           "disabled_at": null,
@@ -30904,7 +31177,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "enabled": true,
-         *           "updated": "2026-11-29T15:50:29.865Z"
+         *           "updated": "2026-11-29T19:00:37.146Z"
          *         }
          *       }
          *     }
@@ -30938,23 +31211,23 @@ export type components = {
         /**
          * @description The webhook body of `webhook_endpoint.enabled`.
          * @example {
-         *       "id": "evt_prod_06h2g01d7taj59dz0s60tjp0j5fkr",
+         *       "id": "evt_prod_06h2hbhy1da6jk9kx7fa1cxnthkyt",
          *       "object": "event",
          *       "type": "webhook_endpoint.enabled",
          *       "sequence": 4,
-         *       "created": 1795967429,
+         *       "created": 1795978837,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "whe_prod_06h2g01cr92hccjkn64d3ng8n74j0",
+         *           "id": "whe_prod_06h2hbhtwvv1q7n859pdzd7b4qbh8",
          *           "url": "https://example.com/audit",
          *           "events": [
          *             "customer.created"
          *           ],
          *           "object": "webhook_endpoint",
-         *           "created": "2026-11-29T15:50:29.825Z",
+         *           "created": "2026-11-29T19:00:36.655Z",
          *           "enabled": true,
-         *           "updated": "2026-11-29T15:50:29.947Z",
+         *           "updated": "2026-11-29T19:00:37.511Z",
          *           "livemode": false,
          *           "description": "Audit",
          *           "disabled_at": null,
@@ -30965,7 +31238,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "enabled": false,
-         *           "updated": "2026-11-29T15:50:29.911Z"
+         *           "updated": "2026-11-29T19:00:37.445Z"
          *         }
          *       }
          *     }
@@ -30999,33 +31272,33 @@ export type components = {
         /**
          * @description The webhook body of `webhook_endpoint.secret_rotated`.
          * @example {
-         *       "id": "evt_prod_06h2g01dbnr1hgtq04kah1e8n6frc",
+         *       "id": "evt_prod_06h2hbhybfy5gfzsacr2v19kskyzj",
          *       "object": "event",
          *       "type": "webhook_endpoint.secret_rotated",
          *       "sequence": 5,
-         *       "created": 1795967429,
+         *       "created": 1795978837,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "whe_prod_06h2g01cr92hccjkn64d3ng8n74j0",
+         *           "id": "whe_prod_06h2hbhtwvv1q7n859pdzd7b4qbh8",
          *           "url": "https://example.com/audit",
          *           "events": [
          *             "customer.created"
          *           ],
          *           "object": "webhook_endpoint",
-         *           "created": "2026-11-29T15:50:29.825Z",
+         *           "created": "2026-11-29T19:00:36.655Z",
          *           "enabled": true,
-         *           "updated": "2026-11-29T15:50:29.972Z",
+         *           "updated": "2026-11-29T19:00:37.587Z",
          *           "livemode": false,
          *           "description": "Audit",
          *           "disabled_at": null,
          *           "failing_since": null,
          *           "disabled_reason": null,
          *           "max_deliveries_per_second": null,
-         *           "previous_secret_expires_at": "2026-11-30T15:50:29.972Z"
+         *           "previous_secret_expires_at": "2026-11-30T19:00:37.587Z"
          *         },
          *         "previous_attributes": {
-         *           "updated": "2026-11-29T15:50:29.947Z",
+         *           "updated": "2026-11-29T19:00:37.511Z",
          *           "previous_secret_expires_at": null
          *         }
          *       }
@@ -31060,18 +31333,18 @@ export type components = {
         /**
          * @description The webhook body of `user.signed_in`.
          * @example {
-         *       "id": "evt_prod_06h2g019t94kfs341jfd31yrj4qwg",
+         *       "id": "evt_prod_06h2hbh75z6cw637xdpfwdyde3c0c",
          *       "object": "event",
          *       "type": "user.signed_in",
          *       "sequence": 1,
-         *       "created": 1795967429,
+         *       "created": 1795978831,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "user_prod_06h2g01841nw614b0a6gf13ktpv1c",
+         *           "id": "user_prod_06h2hbh26xa08dwxa5m3tqt2gsgt6",
          *           "name": "Test User",
          *           "role": "owner",
-         *           "email": "user-a53404d109@example.com",
+         *           "email": "user-d9488bd4e3@example.com",
          *           "object": "user"
          *         }
          *       }
@@ -31117,18 +31390,18 @@ export type components = {
         /**
          * @description The webhook body of `user.sign_in_failed`.
          * @example {
-         *       "id": "evt_prod_06h2g01g238vc41fx6e4tf57r4cw0",
+         *       "id": "evt_prod_06h2hbjd6363wa27b92p975vx95yg",
          *       "object": "event",
          *       "type": "user.sign_in_failed",
          *       "sequence": 2,
-         *       "created": 1795967430,
+         *       "created": 1795978841,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "user_prod_06h2g01841nw614b0a6gf13ktpv1c",
+         *           "id": "user_prod_06h2hbh26xa08dwxa5m3tqt2gsgt6",
          *           "name": "Test User",
          *           "role": "owner",
-         *           "email": "user-a53404d109@example.com",
+         *           "email": "user-d9488bd4e3@example.com",
          *           "object": "user"
          *         }
          *       }
@@ -31163,18 +31436,18 @@ export type components = {
         /**
          * @description The webhook body of `user.signed_out`.
          * @example {
-         *       "id": "evt_prod_06h2g01j4v787dfjtg4tmc8qwek9a",
+         *       "id": "evt_prod_06h2hbjweg48360xb0st0beyw57wt",
          *       "object": "event",
          *       "type": "user.signed_out",
          *       "sequence": 4,
-         *       "created": 1795967431,
+         *       "created": 1795978845,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "user_prod_06h2g01841nw614b0a6gf13ktpv1c",
+         *           "id": "user_prod_06h2hbh26xa08dwxa5m3tqt2gsgt6",
          *           "name": "Test User",
          *           "role": "owner",
-         *           "email": "user-a53404d109@example.com",
+         *           "email": "user-d9488bd4e3@example.com",
          *           "object": "user"
          *         }
          *       }
@@ -31209,18 +31482,18 @@ export type components = {
         /**
          * @description The webhook body of `user.password_changed`.
          * @example {
-         *       "id": "evt_prod_06h2g01h0tyajggbkyycazhpjrcfj",
+         *       "id": "evt_prod_06h2hbjp0z3ygn4v6mjf3yde56zja",
          *       "object": "event",
          *       "type": "user.password_changed",
          *       "sequence": 3,
-         *       "created": 1795967430,
+         *       "created": 1795978843,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "user_prod_06h2g01841nw614b0a6gf13ktpv1c",
+         *           "id": "user_prod_06h2hbh26xa08dwxa5m3tqt2gsgt6",
          *           "name": "Test User",
          *           "role": "owner",
-         *           "email": "user-a53404d109@example.com",
+         *           "email": "user-d9488bd4e3@example.com",
          *           "object": "user"
          *         }
          *       }
@@ -31255,15 +31528,15 @@ export type components = {
         /**
          * @description The webhook body of `account.settings_updated`.
          * @example {
-         *       "id": "evt_prod_06h2g01n4jsht1nktx6gk60dp3n6y",
+         *       "id": "evt_prod_06h2hbk8m3gdxphka5rr20mnvd5ca",
          *       "object": "event",
          *       "type": "account.settings_updated",
          *       "sequence": 3,
-         *       "created": 1795967431,
+         *       "created": 1795978848,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "acc_prod_06h2g0183cjnz7vyvp7z72283awrp",
+         *           "id": "acc_prod_06h2hbh23e1k302fydcg4dd6xmbry",
          *           "object": "account_settings",
          *           "tax_id": null,
          *           "address": {
@@ -31356,20 +31629,20 @@ export type components = {
         /**
          * @description The webhook body of `tax_rate.created`.
          * @example {
-         *       "id": "evt_prod_06h2g01n8pwkm0xe50phb3gwm7c4j",
+         *       "id": "evt_prod_06h2hbk8w99njkkegzgcqfwmjpp30",
          *       "object": "event",
          *       "type": "tax_rate.created",
          *       "sequence": 1,
-         *       "created": 1795967432,
+         *       "created": 1795978848,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "txr_prod_06h2g01n8cer40znrar7xtqgn22dg",
+         *           "id": "txr_prod_06h2hbk8vcc71vk1mtwggg4dcknx0",
          *           "active": true,
          *           "object": "tax_rate",
          *           "country": "DE",
-         *           "created": "2026-11-29T15:50:32.003Z",
-         *           "updated": "2026-11-29T15:50:32.003Z",
+         *           "created": "2026-11-29T19:00:48.475Z",
+         *           "updated": "2026-11-29T19:00:48.475Z",
          *           "livemode": false,
          *           "metadata": {},
          *           "inclusive": false,
@@ -31438,20 +31711,20 @@ export type components = {
         /**
          * @description The webhook body of `tax_rate.updated`.
          * @example {
-         *       "id": "evt_prod_06h2g01nb6t3qk97qyrjcd69xcbnw",
+         *       "id": "evt_prod_06h2hbk9ts082mgb11hg9zb1bzhs8",
          *       "object": "event",
          *       "type": "tax_rate.updated",
          *       "sequence": 2,
-         *       "created": 1795967432,
+         *       "created": 1795978848,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "txr_prod_06h2g01n8cer40znrar7xtqgn22dg",
+         *           "id": "txr_prod_06h2hbk8vcc71vk1mtwggg4dcknx0",
          *           "active": false,
          *           "object": "tax_rate",
          *           "country": "DE",
-         *           "created": "2026-11-29T15:50:32.003Z",
-         *           "updated": "2026-11-29T15:50:32.024Z",
+         *           "created": "2026-11-29T19:00:48.475Z",
+         *           "updated": "2026-11-29T19:00:48.707Z",
          *           "livemode": false,
          *           "metadata": {},
          *           "inclusive": false,
@@ -31462,7 +31735,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "active": true,
-         *           "updated": "2026-11-29T15:50:32.003Z"
+         *           "updated": "2026-11-29T19:00:48.475Z"
          *         }
          *       }
          *     }
@@ -31496,19 +31769,19 @@ export type components = {
         /**
          * @description The webhook body of `meter.created`.
          * @example {
-         *       "id": "evt_prod_06h2g01q2ehjcct4zt76ff0p0erep",
+         *       "id": "evt_prod_06h2hbktynt7xb47x9j1f03yr9hs4",
          *       "object": "event",
          *       "type": "meter.created",
          *       "sequence": 1,
-         *       "created": 1795967432,
+         *       "created": 1795978853,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "mtr_prod_06h2g01q1tqdsw3vwe17k016jpc1e",
+         *           "id": "mtr_prod_06h2hbktxzezgw6ca4jt6d78b843t",
          *           "object": "meter",
          *           "status": "active",
-         *           "created": "2026-11-29T15:50:32.462Z",
-         *           "updated": "2026-11-29T15:50:32.462Z",
+         *           "created": "2026-11-29T19:00:53.103Z",
+         *           "updated": "2026-11-29T19:00:53.103Z",
          *           "livemode": false,
          *           "value_key": "value",
          *           "event_name": "api_request",
@@ -31578,19 +31851,19 @@ export type components = {
         /**
          * @description The webhook body of `meter.updated`.
          * @example {
-         *       "id": "evt_prod_06h2g01q8zkz9pvcatdey47fdsyf2",
+         *       "id": "evt_prod_06h2hbkvbrbzy6zaw3tgcgw37vbdw",
          *       "object": "event",
          *       "type": "meter.updated",
          *       "sequence": 2,
-         *       "created": 1795967432,
+         *       "created": 1795978853,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "mtr_prod_06h2g01q1tqdsw3vwe17k016jpc1e",
+         *           "id": "mtr_prod_06h2hbktxzezgw6ca4jt6d78b843t",
          *           "object": "meter",
          *           "status": "active",
-         *           "created": "2026-11-29T15:50:32.462Z",
-         *           "updated": "2026-11-29T15:50:32.516Z",
+         *           "created": "2026-11-29T19:00:53.103Z",
+         *           "updated": "2026-11-29T19:00:53.211Z",
          *           "livemode": false,
          *           "value_key": "value",
          *           "event_name": "api_request",
@@ -31598,7 +31871,7 @@ export type components = {
          *           "display_name": "Requests"
          *         },
          *         "previous_attributes": {
-         *           "updated": "2026-11-29T15:50:32.462Z",
+         *           "updated": "2026-11-29T19:00:53.103Z",
          *           "display_name": "API requests"
          *         }
          *       }
@@ -31633,19 +31906,19 @@ export type components = {
         /**
          * @description The webhook body of `meter.deactivated`.
          * @example {
-         *       "id": "evt_prod_06h2g01qdxjw55t7kcktv19q4w0w0",
+         *       "id": "evt_prod_06h2hbkwt1mscfmr5ay16rxfk1vm8",
          *       "object": "event",
          *       "type": "meter.deactivated",
          *       "sequence": 3,
-         *       "created": 1795967432,
+         *       "created": 1795978853,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "mtr_prod_06h2g01q1tqdsw3vwe17k016jpc1e",
+         *           "id": "mtr_prod_06h2hbktxzezgw6ca4jt6d78b843t",
          *           "object": "meter",
          *           "status": "inactive",
-         *           "created": "2026-11-29T15:50:32.462Z",
-         *           "updated": "2026-11-29T15:50:32.553Z",
+         *           "created": "2026-11-29T19:00:53.103Z",
+         *           "updated": "2026-11-29T19:00:53.575Z",
          *           "livemode": false,
          *           "value_key": "value",
          *           "event_name": "api_request",
@@ -31654,7 +31927,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "status": "active",
-         *           "updated": "2026-11-29T15:50:32.516Z"
+         *           "updated": "2026-11-29T19:00:53.211Z"
          *         }
          *       }
          *     }
@@ -31688,19 +31961,19 @@ export type components = {
         /**
          * @description The webhook body of `meter.reactivated`.
          * @example {
-         *       "id": "evt_prod_06h2g01qgn3frc3ck58b0eesjwr1m",
+         *       "id": "evt_prod_06h2hbkxamh4a975n11r34fpfgs1m",
          *       "object": "event",
          *       "type": "meter.reactivated",
          *       "sequence": 4,
-         *       "created": 1795967432,
+         *       "created": 1795978853,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "mtr_prod_06h2g01q1tqdsw3vwe17k016jpc1e",
+         *           "id": "mtr_prod_06h2hbktxzezgw6ca4jt6d78b843t",
          *           "object": "meter",
          *           "status": "active",
-         *           "created": "2026-11-29T15:50:32.462Z",
-         *           "updated": "2026-11-29T15:50:32.581Z",
+         *           "created": "2026-11-29T19:00:53.103Z",
+         *           "updated": "2026-11-29T19:00:53.710Z",
          *           "livemode": false,
          *           "value_key": "value",
          *           "event_name": "api_request",
@@ -31709,7 +31982,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "status": "inactive",
-         *           "updated": "2026-11-29T15:50:32.553Z"
+         *           "updated": "2026-11-29T19:00:53.575Z"
          *         }
          *       }
          *     }
@@ -31743,19 +32016,19 @@ export type components = {
         /**
          * @description The webhook body of `feature.created`.
          * @example {
-         *       "id": "evt_prod_06h2g01pkjtzzngmher9qnj75wya6",
+         *       "id": "evt_prod_06h2hbkj41wwb7zfprm9svfyfkg3g",
          *       "object": "event",
          *       "type": "feature.created",
          *       "sequence": 1,
-         *       "created": 1795967432,
+         *       "created": 1795978850,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "feat_prod_06h2g01pkb97gxe6syzrp239dm2z0",
+         *           "id": "feat_prod_06h2hbkj2s9r7sxfrdxk67zfkfh38",
          *           "name": "Reports",
          *           "object": "feature",
-         *           "created": "2026-11-29T15:50:32.346Z",
-         *           "updated": "2026-11-29T15:50:32.346Z",
+         *           "created": "2026-11-29T19:00:50.838Z",
+         *           "updated": "2026-11-29T19:00:50.838Z",
          *           "livemode": false,
          *           "metadata": {},
          *           "lookup_key": "reports"
@@ -31815,28 +32088,28 @@ export type components = {
         /**
          * @description The webhook body of `product_feature.attached`.
          * @example {
-         *       "id": "evt_prod_06h2g01pnw368z82pps3ksp0aan30",
+         *       "id": "evt_prod_06h2hbkjx9m3cvkrmagdxzqs95gp2",
          *       "object": "event",
          *       "type": "product_feature.attached",
          *       "sequence": 1,
-         *       "created": 1795967432,
+         *       "created": 1795978851,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "prodft_prod_06h2g01pnt2er0wqejjbcm6rsnn0g",
+         *           "id": "prodft_prod_06h2hbkjw3zw3yy0xvrbshaz1ts36",
          *           "object": "product_feature",
-         *           "created": "2026-11-29T15:50:32.366Z",
+         *           "created": "2026-11-29T19:00:51.040Z",
          *           "feature": {
-         *             "id": "feat_prod_06h2g01pkb97gxe6syzrp239dm2z0",
+         *             "id": "feat_prod_06h2hbkj2s9r7sxfrdxk67zfkfh38",
          *             "name": "Reports",
          *             "object": "feature",
-         *             "created": "2026-11-29T15:50:32.346Z",
-         *             "updated": "2026-11-29T15:50:32.346Z",
+         *             "created": "2026-11-29T19:00:50.838Z",
+         *             "updated": "2026-11-29T19:00:50.838Z",
          *             "livemode": false,
          *             "metadata": {},
          *             "lookup_key": "reports"
          *           },
-         *           "product": "prod_prod_06h2g01nd9s0x467cjpba8ef0bmgg",
+         *           "product": "prod_prod_06h2hbka4689xdnme0ymn69t6m56a",
          *           "livemode": false
          *         }
          *       }
@@ -31886,28 +32159,28 @@ export type components = {
         /**
          * @description The webhook body of `product_feature.detached`.
          * @example {
-         *       "id": "evt_prod_06h2g01pw1whbxxpdb3ygbh5qpwjr",
+         *       "id": "evt_prod_06h2hbkr18a5adqafmgjn1gq7zc6r",
          *       "object": "event",
          *       "type": "product_feature.detached",
          *       "sequence": 2,
-         *       "created": 1795967432,
+         *       "created": 1795978852,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "prodft_prod_06h2g01pswdxq641jekzpsj080zbt",
+         *           "id": "prodft_prod_06h2hbkpjy3hkpma6d79drhwpw3jm",
          *           "object": "product_feature",
-         *           "created": "2026-11-29T15:50:32.399Z",
+         *           "created": "2026-11-29T19:00:51.992Z",
          *           "feature": {
-         *             "id": "feat_prod_06h2g01pr7dg3qmw678e57p7verct",
+         *             "id": "feat_prod_06h2hbkkpzt5s4h6kfj2k1hncn8jw",
          *             "name": "Beta",
          *             "object": "feature",
-         *             "created": "2026-11-29T15:50:32.385Z",
-         *             "updated": "2026-11-29T15:50:32.385Z",
+         *             "created": "2026-11-29T19:00:51.255Z",
+         *             "updated": "2026-11-29T19:00:51.255Z",
          *             "livemode": false,
          *             "metadata": {},
          *             "lookup_key": "beta"
          *           },
-         *           "product": "prod_prod_06h2g01nd9s0x467cjpba8ef0bmgg",
+         *           "product": "prod_prod_06h2hbka4689xdnme0ymn69t6m56a",
          *           "livemode": false
          *         }
          *       }
@@ -31942,23 +32215,23 @@ export type components = {
         /**
          * @description The webhook body of `customer.entitlements.updated`.
          * @example {
-         *       "id": "evt_prod_06h2g01yd0zyg883cfm2er6ym540j",
+         *       "id": "evt_prod_06h2hbp4cnchnjrzwa1jnwzy1qnrj",
          *       "object": "event",
          *       "type": "customer.entitlements.updated",
-         *       "sequence": 3,
-         *       "created": 1795967434,
+         *       "sequence": 4,
+         *       "created": 1795978871,
          *       "livemode": false,
          *       "data": {
          *         "object": {
          *           "items": [
          *             {
-         *               "feature": "feat_prod_06h2g01pkb97gxe6syzrp239dm2z0",
+         *               "feature": "feat_prod_06h2hbkj2s9r7sxfrdxk67zfkfh38",
          *               "lookup_key": "reports",
-         *               "source_subscription": "sub_prod_06h2g01yazqtq87zxr1dswhvwcdcj"
+         *               "source_subscription": "sub_prod_06h2hbp3nrfvj4ppqzt3wqjd474kg"
          *             }
          *           ],
          *           "object": "customer_entitlements",
-         *           "customer": "cus_prod_06h2g01qjcvsshr6p7fab02b4e7ar",
+         *           "customer": "cus_prod_06h2hbkxr7wcy5mcht2bff1f211g0",
          *           "livemode": false
          *         },
          *         "previous_attributes": {
@@ -32005,16 +32278,16 @@ export type components = {
         /**
          * @description The webhook body of `portal_configuration.updated`.
          * @example {
-         *       "id": "evt_prod_06h2g01pycb19gvdwbz0e5qfwd3ye",
+         *       "id": "evt_prod_06h2hbkswrzegdrjd0w304sgex2kc",
          *       "object": "event",
          *       "type": "portal_configuration.updated",
          *       "sequence": 4,
-         *       "created": 1795967432,
+         *       "created": 1795978852,
          *       "livemode": false,
          *       "data": {
          *         "object": {
          *           "object": "portal_configuration",
-         *           "updated": "2026-11-29T15:50:32.428Z",
+         *           "updated": "2026-11-29T19:00:52.821Z",
          *           "branding": {
          *             "logo_url": null,
          *             "accent_color": null,
@@ -32205,16 +32478,16 @@ export type components = {
         /**
          * @description The webhook body of `credit_note.created`.
          * @example {
-         *       "id": "evt_prod_06h2g01wn08bq078hcgt0czt5d6mp",
+         *       "id": "evt_prod_06h2hbnkb0xdqhnec33fm88qq3n2g",
          *       "object": "event",
          *       "type": "credit_note.created",
          *       "sequence": 1,
-         *       "created": 1795967433,
+         *       "created": 1795978867,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "cn_prod_06h2g01wktpsx07z2rgzdpcy6zp4t",
-         *           "pdf": "http://127.0.0.1:40417/api/credit-notes/cn_prod_06h2g01wktpsx07z2rgzdpcy6zp4t/pdf",
+         *           "id": "cn_prod_06h2hbnjv2qahmemqapwdce13va2c",
+         *           "pdf": "http://127.0.0.1:45453/api/credit-notes/cn_prod_06h2hbnjv2qahmemqapwdce13va2c/pdf",
          *           "memo": null,
          *           "type": "pre_payment",
          *           "lines": [
@@ -32232,16 +32505,16 @@ export type components = {
          *           "object": "credit_note",
          *           "reason": "order_change",
          *           "status": "issued",
-         *           "created": "2026-11-29T15:50:33.886Z",
-         *           "invoice": "in_prod_06h2g01wew1djwwkescxkmqpbagrc",
+         *           "created": "2026-11-29T19:01:07.416Z",
+         *           "invoice": "in_prod_06h2hbnh49jwgqq1kxmkx8etwmj0g",
          *           "refunds": [],
-         *           "updated": "2026-11-29T15:50:33.886Z",
+         *           "updated": "2026-11-29T19:01:07.416Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h2g01qjcvsshr6p7fab02b4e7ar",
+         *           "customer": "cus_prod_06h2hbkxr7wcy5mcht2bff1f211g0",
          *           "livemode": false,
          *           "tax_atom": 0,
          *           "voided_at": null,
-         *           "pdf_sha256": "0e591fa2889907fccb85a655eddf59683cf6fb7a072a55b9453829aea68c3f34",
+         *           "pdf_sha256": "249f517b3709cca1e1d4073544cdc462d5d49d30d82c1a65533e4bd7a7e2d8a6",
          *           "total_taxes": [],
          *           "discount_atom": 0,
          *           "subtotal_atom": 100,
@@ -32336,16 +32609,16 @@ export type components = {
         /**
          * @description The webhook body of `credit_note.voided`.
          * @example {
-         *       "id": "evt_prod_06h2g01wsye9z7dmctgf6x4dcjfxg",
+         *       "id": "evt_prod_06h2hbnnhb738qjw1evn5jyjberd2",
          *       "object": "event",
          *       "type": "credit_note.voided",
          *       "sequence": 2,
-         *       "created": 1795967433,
+         *       "created": 1795978868,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "cn_prod_06h2g01wktpsx07z2rgzdpcy6zp4t",
-         *           "pdf": "http://127.0.0.1:40417/api/credit-notes/cn_prod_06h2g01wktpsx07z2rgzdpcy6zp4t/pdf",
+         *           "id": "cn_prod_06h2hbnjv2qahmemqapwdce13va2c",
+         *           "pdf": "http://127.0.0.1:45453/api/credit-notes/cn_prod_06h2hbnjv2qahmemqapwdce13va2c/pdf",
          *           "memo": null,
          *           "type": "pre_payment",
          *           "lines": [
@@ -32363,16 +32636,16 @@ export type components = {
          *           "object": "credit_note",
          *           "reason": "order_change",
          *           "status": "void",
-         *           "created": "2026-11-29T15:50:33.886Z",
-         *           "invoice": "in_prod_06h2g01wew1djwwkescxkmqpbagrc",
+         *           "created": "2026-11-29T19:01:07.416Z",
+         *           "invoice": "in_prod_06h2hbnh49jwgqq1kxmkx8etwmj0g",
          *           "refunds": [],
-         *           "updated": "2026-11-29T15:50:33.932Z",
+         *           "updated": "2026-11-29T19:01:08.092Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h2g01qjcvsshr6p7fab02b4e7ar",
+         *           "customer": "cus_prod_06h2hbkxr7wcy5mcht2bff1f211g0",
          *           "livemode": false,
          *           "tax_atom": 0,
-         *           "voided_at": "2026-11-29T15:50:33.932Z",
-         *           "pdf_sha256": "0e591fa2889907fccb85a655eddf59683cf6fb7a072a55b9453829aea68c3f34",
+         *           "voided_at": "2026-11-29T19:01:08.092Z",
+         *           "pdf_sha256": "249f517b3709cca1e1d4073544cdc462d5d49d30d82c1a65533e4bd7a7e2d8a6",
          *           "total_taxes": [],
          *           "discount_atom": 0,
          *           "subtotal_atom": 100,
@@ -32384,7 +32657,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "status": "issued",
-         *           "updated": "2026-11-29T15:50:33.886Z",
+         *           "updated": "2026-11-29T19:01:07.416Z",
          *           "voided_at": null
          *         }
          *       }
@@ -32419,24 +32692,24 @@ export type components = {
         /**
          * @description The webhook body of `customer.balance_transaction.created`.
          * @example {
-         *       "id": "evt_prod_06h2g01wxxyrcnphwh31crr7cf8ep",
+         *       "id": "evt_prod_06h2hbnpze2j9xq0bd09gwpej30kc",
          *       "object": "event",
          *       "type": "customer.balance_transaction.created",
          *       "sequence": 1,
-         *       "created": 1795967433,
+         *       "created": 1795978868,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "cbtxn_prod_06h2g01wxq0x3n9kx5k8dzapwnybt",
+         *           "id": "cbtxn_prod_06h2hbnpxa46r79g0rcmhc1qmb6hm",
          *           "type": "credit_note",
          *           "object": "customer_balance_transaction",
-         *           "created": "2026-11-29T15:50:33.965Z",
-         *           "invoice": "in_prod_06h2g01sw65raj7grrn2ja16fgkk0",
+         *           "created": "2026-11-29T19:01:08.459Z",
+         *           "invoice": "in_prod_06h2hbmyms4apkx594x8by5a6808r",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h2g01qjcvsshr6p7fab02b4e7ar",
+         *           "customer": "cus_prod_06h2hbkxr7wcy5mcht2bff1f211g0",
          *           "livemode": false,
          *           "amount_atom": 100,
-         *           "credit_note": "cn_prod_06h2g01wxda6smey2x597v4ye3mr4",
+         *           "credit_note": "cn_prod_06h2hbnptj7aqced7sgrfxkbg1sgc",
          *           "description": null,
          *           "ending_balance_atom": 100,
          *           "subscription_change_request": null
@@ -32502,18 +32775,18 @@ export type components = {
         /**
          * @description The webhook body of `member.invited`.
          * @example {
-         *       "id": "evt_prod_06h2g01e842hch08tm421qh9b8sf4",
+         *       "id": "evt_prod_06h2hbj3aawpdrbcjgmg08a7kxczr",
          *       "object": "event",
          *       "type": "member.invited",
          *       "sequence": 1,
-         *       "created": 1795967430,
+         *       "created": 1795978838,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "inv_prod_06h2g01e7b37zm9btb2bppkgwj7ta",
+         *           "id": "inv_prod_06h2hbj342vhp9ed5m3xhqzt0n4d8",
          *           "name": null,
          *           "role": "viewer",
-         *           "email": "withdrawn-mx20mxzk@example.com",
+         *           "email": "withdrawn-mx27fgat@example.com",
          *           "object": "member",
          *           "status": "invited",
          *           "invitation": null
@@ -32566,18 +32839,18 @@ export type components = {
         /**
          * @description The webhook body of `member.invitation_revoked`.
          * @example {
-         *       "id": "evt_prod_06h2g01ecmg1n6djkjdct1tntn6n0",
+         *       "id": "evt_prod_06h2hbj3tkc9ms9vkwhh3vw8j5rsr",
          *       "object": "event",
          *       "type": "member.invitation_revoked",
          *       "sequence": 2,
-         *       "created": 1795967430,
+         *       "created": 1795978838,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "inv_prod_06h2g01e7b37zm9btb2bppkgwj7ta",
+         *           "id": "inv_prod_06h2hbj342vhp9ed5m3xhqzt0n4d8",
          *           "name": null,
          *           "role": "viewer",
-         *           "email": "withdrawn-mx20mxzk@example.com",
+         *           "email": "withdrawn-mx27fgat@example.com",
          *           "object": "member",
          *           "status": "invitation_revoked",
          *           "invitation": null
@@ -32617,21 +32890,21 @@ export type components = {
         /**
          * @description The webhook body of `member.joined`.
          * @example {
-         *       "id": "evt_prod_06h2g01f85a3fcy5hd5m45gnhtv04",
+         *       "id": "evt_prod_06h2hbj8w3pvymrsrtdee7xx906b4",
          *       "object": "event",
          *       "type": "member.joined",
          *       "sequence": 1,
-         *       "created": 1795967430,
+         *       "created": 1795978840,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "user_prod_06h2g01f6syhyh1cd62djr92sg4gp",
+         *           "id": "user_prod_06h2hbj8qx9k3r2mazj0szdxa9er0",
          *           "name": "Joined Member",
          *           "role": "developer",
-         *           "email": "joined-mx20mxzk@example.com",
+         *           "email": "joined-mx27fgat@example.com",
          *           "object": "member",
          *           "status": "active",
-         *           "invitation": "inv_prod_06h2g01egdkraxr4sq8n6t82eg9mw"
+         *           "invitation": "inv_prod_06h2hbj4n550w8pv4r3j1hxjnm1d0"
          *         }
          *       }
          *     }
@@ -32665,18 +32938,18 @@ export type components = {
         /**
          * @description The webhook body of `member.role_changed`.
          * @example {
-         *       "id": "evt_prod_06h2g01fdp3w10dyge94q3ywj8214",
+         *       "id": "evt_prod_06h2hbj9pe095ew4eyssbf1x32ndj",
          *       "object": "event",
          *       "type": "member.role_changed",
          *       "sequence": 2,
-         *       "created": 1795967430,
+         *       "created": 1795978840,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "user_prod_06h2g01f6syhyh1cd62djr92sg4gp",
+         *           "id": "user_prod_06h2hbj8qx9k3r2mazj0szdxa9er0",
          *           "name": "Joined Member",
          *           "role": "viewer",
-         *           "email": "joined-mx20mxzk@example.com",
+         *           "email": "joined-mx27fgat@example.com",
          *           "object": "member",
          *           "status": "active",
          *           "invitation": null
@@ -32716,18 +32989,18 @@ export type components = {
         /**
          * @description The webhook body of `member.removed`.
          * @example {
-         *       "id": "evt_prod_06h2g01fhjq039eerzzbyymfm6ep6",
+         *       "id": "evt_prod_06h2hbja4t3n41aggmc7erzx4jarm",
          *       "object": "event",
          *       "type": "member.removed",
          *       "sequence": 3,
-         *       "created": 1795967430,
+         *       "created": 1795978840,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "user_prod_06h2g01f6syhyh1cd62djr92sg4gp",
+         *           "id": "user_prod_06h2hbj8qx9k3r2mazj0szdxa9er0",
          *           "name": "Joined Member",
          *           "role": "viewer",
-         *           "email": "joined-mx20mxzk@example.com",
+         *           "email": "joined-mx27fgat@example.com",
          *           "object": "member",
          *           "status": "removed",
          *           "invitation": null
@@ -32767,24 +33040,24 @@ export type components = {
         /**
          * @description The webhook body of `payment_processor.connected`.
          * @example {
-         *       "id": "evt_prod_06h2g01jckqkv1jjz52mshrgmy8hm",
+         *       "id": "evt_prod_06h2hbjy41nqw3gjwxv39kt47crwy",
          *       "object": "event",
          *       "type": "payment_processor.connected",
          *       "sequence": 1,
-         *       "created": 1795967431,
+         *       "created": 1795978845,
          *       "livemode": false,
          *       "data": {
          *         "object": {
          *           "object": "payment_processor",
-         *           "created": "2026-11-29T15:50:31.265Z",
-         *           "updated": "2026-11-29T15:50:31.265Z",
+         *           "created": "2026-11-29T19:00:45.705Z",
+         *           "updated": "2026-11-29T19:00:45.705Z",
          *           "livemode": false,
          *           "processor": "stripe",
-         *           "webhook_url": "http://127.0.0.1:40417/api/processors/stripe/acc_prod_06h2g0183cjnz7vyvp7z72283awrp",
+         *           "webhook_url": "http://127.0.0.1:45453/api/processors/stripe/acc_prod_06h2hbh23e1k302fydcg4dd6xmbry",
          *           "publishable_key": "pk_test_catalogue_flow",
          *           "secret_key_last4": "flow",
-         *           "processor_account": "acct_a65f36e870b144d9b50e9007",
-         *           "webhook_endpoint_id": "we_806e735748deb206ad9e95ab"
+         *           "processor_account": "acct_65a8d619a3fa7f61d7474721",
+         *           "webhook_endpoint_id": "we_6e070029e6d64235bab90a11"
          *         }
          *       }
          *     }
@@ -32861,24 +33134,24 @@ export type components = {
         /**
          * @description The webhook body of `payment_processor.disconnected`.
          * @example {
-         *       "id": "evt_prod_06h2g01n1tc4ga8rkayhfrjay0q3p",
+         *       "id": "evt_prod_06h2hbk84txzxav48qzbbf2ct1wwg",
          *       "object": "event",
          *       "type": "payment_processor.disconnected",
          *       "sequence": 2,
-         *       "created": 1795967431,
+         *       "created": 1795978848,
          *       "livemode": false,
          *       "data": {
          *         "object": {
          *           "object": "payment_processor",
-         *           "created": "2026-11-29T15:50:31.265Z",
-         *           "updated": "2026-11-29T15:50:31.265Z",
+         *           "created": "2026-11-29T19:00:45.705Z",
+         *           "updated": "2026-11-29T19:00:45.705Z",
          *           "livemode": false,
          *           "processor": "stripe",
-         *           "webhook_url": "http://127.0.0.1:40417/api/processors/stripe/acc_prod_06h2g0183cjnz7vyvp7z72283awrp",
+         *           "webhook_url": "http://127.0.0.1:45453/api/processors/stripe/acc_prod_06h2hbh23e1k302fydcg4dd6xmbry",
          *           "publishable_key": "pk_test_catalogue_flow",
          *           "secret_key_last4": "flow",
-         *           "processor_account": "acct_a65f36e870b144d9b50e9007",
-         *           "webhook_endpoint_id": "we_806e735748deb206ad9e95ab"
+         *           "processor_account": "acct_65a8d619a3fa7f61d7474721",
+         *           "webhook_endpoint_id": "we_6e070029e6d64235bab90a11"
          *         }
          *       }
          *     }
@@ -32912,39 +33185,39 @@ export type components = {
         /**
          * @description The webhook body of `subscription_change_request.scheduled`.
          * @example {
-         *       "id": "evt_prod_06h2g020b9x503vczf97a1n6wnm94",
+         *       "id": "evt_prod_06h2hbpgw9xr51zj86b1nmh4724be",
          *       "object": "event",
          *       "type": "subscription_change_request.scheduled",
          *       "sequence": 1,
-         *       "created": 1795967434,
+         *       "created": 1795978875,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "scr_prod_06h2g02039n7637kh02xc67pv9ypp",
+         *           "id": "scr_prod_06h2hbpfnqmrx7hxmtng4ezgp5q8w",
          *           "steps": [
          *             {
-         *               "item": "si_prod_06h2g01zp9q373c5s6nkf9t79nk7y",
+         *               "item": "si_prod_06h2hbpczdn36rjkrjvdy5yssnk98",
          *               "type": "switch_price",
-         *               "price": "price_prod_06h2g01zkjss29my6p0012jdydsnw",
+         *               "price": "price_prod_06h2hbpc46fqj7167010cv290aevg",
          *               "state": "pending",
          *               "quantity": null
          *             }
          *           ],
          *           "object": "subscription_change_request",
          *           "status": "scheduled",
-         *           "created": "2026-11-29T15:50:34.737Z",
+         *           "created": "2026-11-29T19:01:14.535Z",
          *           "invoice": null,
-         *           "updated": "2026-11-29T15:50:34.834Z",
+         *           "updated": "2026-11-29T19:01:15.062Z",
          *           "currency": "usd",
          *           "livemode": false,
          *           "metadata": {},
          *           "effective": "period_end",
          *           "applied_at": null,
          *           "last_error": null,
-         *           "effective_at": "2026-12-29T15:50:34.671Z",
-         *           "subscription": "sub_prod_06h2g01zp9q373c5s6nkf9t79nk7w",
+         *           "effective_at": "2026-12-29T19:01:14.081Z",
+         *           "subscription": "sub_prod_06h2hbpcz87xdestf9xyaf720tn6g",
          *           "applied_steps": 0,
-         *           "proration_date": "2026-11-29T15:50:34.737Z",
+         *           "proration_date": "2026-11-29T19:01:14.535Z",
          *           "proration_behavior": "create_prorations",
          *           "amount_due_now_atom": 0,
          *           "balance_transaction": null,
@@ -32958,7 +33231,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "status": "open",
-         *           "updated": "2026-11-29T15:50:34.737Z",
+         *           "updated": "2026-11-29T19:01:14.535Z",
          *           "effective_at": null
          *         }
          *       }
@@ -33060,39 +33333,39 @@ export type components = {
         /**
          * @description The webhook body of `subscription_change_request.applied`.
          * @example {
-         *       "id": "evt_prod_06h2g0237y9k1y0chpvmmk8yr83r0",
+         *       "id": "evt_prod_06h2hbqkvek90w0qs8zn7mfs3q586",
          *       "object": "event",
          *       "type": "subscription_change_request.applied",
          *       "sequence": 2,
-         *       "created": 1798559434,
+         *       "created": 1798570874,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "scr_prod_06h2g02039n7637kh02xc67pv9ypp",
+         *           "id": "scr_prod_06h2hbpfnqmrx7hxmtng4ezgp5q8w",
          *           "steps": [
          *             {
-         *               "item": "si_prod_06h2g01zp9q373c5s6nkf9t79nk7y",
+         *               "item": "si_prod_06h2hbpczdn36rjkrjvdy5yssnk98",
          *               "type": "switch_price",
-         *               "price": "price_prod_06h2g01zkjss29my6p0012jdydsnw",
+         *               "price": "price_prod_06h2hbpc46fqj7167010cv290aevg",
          *               "state": "applied",
          *               "quantity": null
          *             }
          *           ],
          *           "object": "subscription_change_request",
          *           "status": "applied",
-         *           "created": "2026-11-29T15:50:34.737Z",
+         *           "created": "2026-11-29T19:01:14.535Z",
          *           "invoice": null,
-         *           "updated": "2026-12-29T15:50:34.671Z",
+         *           "updated": "2026-12-29T19:01:14.081Z",
          *           "currency": "usd",
          *           "livemode": false,
          *           "metadata": {},
          *           "effective": "period_end",
-         *           "applied_at": "2026-12-29T15:50:34.671Z",
+         *           "applied_at": "2026-12-29T19:01:14.081Z",
          *           "last_error": null,
-         *           "effective_at": "2026-12-29T15:50:34.671Z",
-         *           "subscription": "sub_prod_06h2g01zp9q373c5s6nkf9t79nk7w",
+         *           "effective_at": "2026-12-29T19:01:14.081Z",
+         *           "subscription": "sub_prod_06h2hbpcz87xdestf9xyaf720tn6g",
          *           "applied_steps": 1,
-         *           "proration_date": "2026-11-29T15:50:34.737Z",
+         *           "proration_date": "2026-11-29T19:01:14.535Z",
          *           "proration_behavior": "create_prorations",
          *           "amount_due_now_atom": 0,
          *           "balance_transaction": null,
@@ -33107,15 +33380,15 @@ export type components = {
          *         "previous_attributes": {
          *           "steps": [
          *             {
-         *               "item": "si_prod_06h2g01zp9q373c5s6nkf9t79nk7y",
+         *               "item": "si_prod_06h2hbpczdn36rjkrjvdy5yssnk98",
          *               "type": "switch_price",
-         *               "price": "price_prod_06h2g01zkjss29my6p0012jdydsnw",
+         *               "price": "price_prod_06h2hbpc46fqj7167010cv290aevg",
          *               "state": "pending",
          *               "quantity": null
          *             }
          *           ],
          *           "status": "scheduled",
-         *           "updated": "2026-11-29T15:50:34.834Z",
+         *           "updated": "2026-11-29T19:01:15.062Z",
          *           "applied_at": null,
          *           "applied_steps": 0
          *         }
@@ -33151,18 +33424,18 @@ export type components = {
         /**
          * @description The webhook body of `subscription_change_request.canceled`.
          * @example {
-         *       "id": "evt_prod_06h2g020rpk4w78y8dmfatda72v2w",
+         *       "id": "evt_prod_06h2hbps35g3z5mqn9trabp4x8t2c",
          *       "object": "event",
          *       "type": "subscription_change_request.canceled",
          *       "sequence": 2,
-         *       "created": 1795967434,
+         *       "created": 1795978877,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "scr_prod_06h2g020hvyvdcrtx8mrjnw735f4j",
+         *           "id": "scr_prod_06h2hbpp9cnjcm32nzsn1htq8qgd8",
          *           "steps": [
          *             {
-         *               "item": "si_prod_06h2g01zp9q373c5s6nkf9t79nk7y",
+         *               "item": "si_prod_06h2hbpczdn36rjkrjvdy5yssnk98",
          *               "type": "set_quantity",
          *               "price": null,
          *               "state": "pending",
@@ -33171,19 +33444,19 @@ export type components = {
          *           ],
          *           "object": "subscription_change_request",
          *           "status": "canceled",
-         *           "created": "2026-11-29T15:50:34.873Z",
+         *           "created": "2026-11-29T19:01:15.895Z",
          *           "invoice": null,
-         *           "updated": "2026-11-29T15:50:34.948Z",
+         *           "updated": "2026-11-29T19:01:17.186Z",
          *           "currency": "usd",
          *           "livemode": false,
          *           "metadata": {},
          *           "effective": "period_end",
          *           "applied_at": null,
          *           "last_error": null,
-         *           "effective_at": "2026-12-29T15:50:34.671Z",
-         *           "subscription": "sub_prod_06h2g01zp9q373c5s6nkf9t79nk7w",
+         *           "effective_at": "2026-12-29T19:01:14.081Z",
+         *           "subscription": "sub_prod_06h2hbpcz87xdestf9xyaf720tn6g",
          *           "applied_steps": 0,
-         *           "proration_date": "2026-11-29T15:50:34.873Z",
+         *           "proration_date": "2026-11-29T19:01:15.895Z",
          *           "proration_behavior": "create_prorations",
          *           "amount_due_now_atom": 0,
          *           "balance_transaction": null,
@@ -33197,7 +33470,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "status": "scheduled",
-         *           "updated": "2026-11-29T15:50:34.926Z",
+         *           "updated": "2026-11-29T19:01:16.843Z",
          *           "cancellation_reason": null
          *         }
          *       }
@@ -33232,15 +33505,15 @@ export type components = {
         /**
          * @description The webhook body of `payment_method.attached`.
          * @example {
-         *       "id": "evt_prod_06h2g01rgcnww38zktj800g882w4g",
+         *       "id": "evt_prod_06h2hbm55k30shgqmzn5qhks8667a",
          *       "object": "event",
          *       "type": "payment_method.attached",
          *       "sequence": 1,
-         *       "created": 1795967432,
+         *       "created": 1795978855,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "pm_prod_06h2g01rg9536py9602j5g5dt5kft",
+         *           "id": "pm_prod_06h2hbm54mw9evjs1bc34fgf1w4p0",
          *           "card": {
          *             "brand": "visa",
          *             "last4": "4242",
@@ -33248,8 +33521,8 @@ export type components = {
          *             "exp_month": 12
          *           },
          *           "object": "payment_method",
-         *           "created": "2026-11-29T15:50:32.834Z",
-         *           "customer": "cus_prod_06h2g01qjcvsshr6p7fab02b4e7ar",
+         *           "created": "2026-11-29T19:00:55.718Z",
+         *           "customer": "cus_prod_06h2hbkxr7wcy5mcht2bff1f211g0",
          *           "livemode": false,
          *           "processor": "sandbox",
          *           "detached_at": null,
@@ -33325,15 +33598,15 @@ export type components = {
         /**
          * @description The webhook body of `payment_method.detached`.
          * @example {
-         *       "id": "evt_prod_06h2g01rp47aas11en9wec5kgnzxg",
+         *       "id": "evt_prod_06h2hbm8vgs5bwr9srhpgpgerrnwg",
          *       "object": "event",
          *       "type": "payment_method.detached",
          *       "sequence": 2,
-         *       "created": 1795967432,
+         *       "created": 1795978856,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "pm_prod_06h2g01rm96p9j1gcytsq5w8wt44r",
+         *           "id": "pm_prod_06h2hbm6hbhv7aj60a5ew7t98k602",
          *           "card": {
          *             "brand": "visa",
          *             "last4": "0002",
@@ -33341,11 +33614,11 @@ export type components = {
          *             "exp_month": 12
          *           },
          *           "object": "payment_method",
-         *           "created": "2026-11-29T15:50:32.866Z",
-         *           "customer": "cus_prod_06h2g01qjcvsshr6p7fab02b4e7ar",
+         *           "created": "2026-11-29T19:00:56.074Z",
+         *           "customer": "cus_prod_06h2hbkxr7wcy5mcht2bff1f211g0",
          *           "livemode": false,
          *           "processor": "sandbox",
-         *           "detached_at": "2026-11-29T15:50:32.880Z",
+         *           "detached_at": "2026-11-29T19:00:56.643Z",
          *           "processor_payment_method": "pm_sandbox_declined"
          *         },
          *         "previous_attributes": {
@@ -33383,28 +33656,28 @@ export type components = {
         /**
          * @description The webhook body of `dispute.created`.
          * @example {
-         *       "id": "evt_prod_06h2g01k940h9e4jfrwbfs9myjv1p",
+         *       "id": "evt_prod_06h2hbk3wmeq7srzd0nhf6ne87750",
          *       "object": "event",
          *       "type": "dispute.created",
          *       "sequence": 1,
-         *       "created": 1795967431,
+         *       "created": 1795978847,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "dp_prod_06h2g01k8k8499cz4etdb9gpavth8",
+         *           "id": "dp_prod_06h2hbk3nzfg8278bhsq2y0aw9hmr",
          *           "object": "dispute",
          *           "reason": "product_not_received",
          *           "status": "needs_response",
-         *           "created": "2026-11-29T15:50:31.492Z",
-         *           "payment": "py_prod_06h2g01jqt4s1cbmqqhzng1r9b4zg",
-         *           "updated": "2026-11-29T15:50:31.492Z",
+         *           "created": "2026-11-29T19:00:47.150Z",
+         *           "payment": "py_prod_06h2hbk1g6fzcy0v2z58dphcp0k5y",
+         *           "updated": "2026-11-29T19:00:47.150Z",
          *           "currency": "usd",
          *           "livemode": false,
          *           "processor": "stripe",
          *           "amount_atom": 2500,
-         *           "payment_intent": "pi_prod_06h2g01jfygp8cpmz1etrs3dttg70",
-         *           "evidence_due_by": "2026-12-06T15:50:31.000Z",
-         *           "processor_dispute": "du_c97f6e7574725c7e0edbec4b"
+         *           "payment_intent": "pi_prod_06h2hbk01r0jbcmafpvdk1pxmtxc0",
+         *           "evidence_due_by": "2026-12-06T19:00:47.000Z",
+         *           "processor_dispute": "du_fde60c0b8ed299c7472837a9"
          *         }
          *       }
          *     }
@@ -33486,33 +33759,33 @@ export type components = {
         /**
          * @description The webhook body of `dispute.updated`.
          * @example {
-         *       "id": "evt_prod_06h2g01kywcbedmks4h57k40nmepc",
+         *       "id": "evt_prod_06h2hbk60ch48ecc5j698z0kq03qp",
          *       "object": "event",
          *       "type": "dispute.updated",
          *       "sequence": 2,
-         *       "created": 1795967431,
+         *       "created": 1795978847,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "dp_prod_06h2g01k8k8499cz4etdb9gpavth8",
+         *           "id": "dp_prod_06h2hbk3nzfg8278bhsq2y0aw9hmr",
          *           "object": "dispute",
          *           "reason": "product_not_received",
          *           "status": "under_review",
-         *           "created": "2026-11-29T15:50:31.492Z",
-         *           "payment": "py_prod_06h2g01jqt4s1cbmqqhzng1r9b4zg",
-         *           "updated": "2026-11-29T15:50:31.666Z",
+         *           "created": "2026-11-29T19:00:47.150Z",
+         *           "payment": "py_prod_06h2hbk1g6fzcy0v2z58dphcp0k5y",
+         *           "updated": "2026-11-29T19:00:47.740Z",
          *           "currency": "usd",
          *           "livemode": false,
          *           "processor": "stripe",
          *           "amount_atom": 2500,
-         *           "payment_intent": "pi_prod_06h2g01jfygp8cpmz1etrs3dttg70",
+         *           "payment_intent": "pi_prod_06h2hbk01r0jbcmafpvdk1pxmtxc0",
          *           "evidence_due_by": null,
-         *           "processor_dispute": "du_c97f6e7574725c7e0edbec4b"
+         *           "processor_dispute": "du_fde60c0b8ed299c7472837a9"
          *         },
          *         "previous_attributes": {
          *           "status": "needs_response",
-         *           "updated": "2026-11-29T15:50:31.492Z",
-         *           "evidence_due_by": "2026-12-06T15:50:31.000Z"
+         *           "updated": "2026-11-29T19:00:47.150Z",
+         *           "evidence_due_by": "2026-12-06T19:00:47.000Z"
          *         }
          *       }
          *     }
@@ -33546,32 +33819,32 @@ export type components = {
         /**
          * @description The webhook body of `dispute.closed`.
          * @example {
-         *       "id": "evt_prod_06h2g01mk1rfwq9h786vn1amjg6r4",
+         *       "id": "evt_prod_06h2hbk7c9cvcn9grcy1f27t6623w",
          *       "object": "event",
          *       "type": "dispute.closed",
          *       "sequence": 3,
-         *       "created": 1795967431,
+         *       "created": 1795978848,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "dp_prod_06h2g01k8k8499cz4etdb9gpavth8",
+         *           "id": "dp_prod_06h2hbk3nzfg8278bhsq2y0aw9hmr",
          *           "object": "dispute",
          *           "reason": "product_not_received",
          *           "status": "lost",
-         *           "created": "2026-11-29T15:50:31.492Z",
-         *           "payment": "py_prod_06h2g01jqt4s1cbmqqhzng1r9b4zg",
-         *           "updated": "2026-11-29T15:50:31.828Z",
+         *           "created": "2026-11-29T19:00:47.150Z",
+         *           "payment": "py_prod_06h2hbk1g6fzcy0v2z58dphcp0k5y",
+         *           "updated": "2026-11-29T19:00:48.077Z",
          *           "currency": "usd",
          *           "livemode": false,
          *           "processor": "stripe",
          *           "amount_atom": 2500,
-         *           "payment_intent": "pi_prod_06h2g01jfygp8cpmz1etrs3dttg70",
+         *           "payment_intent": "pi_prod_06h2hbk01r0jbcmafpvdk1pxmtxc0",
          *           "evidence_due_by": null,
-         *           "processor_dispute": "du_c97f6e7574725c7e0edbec4b"
+         *           "processor_dispute": "du_fde60c0b8ed299c7472837a9"
          *         },
          *         "previous_attributes": {
          *           "status": "under_review",
-         *           "updated": "2026-11-29T15:50:31.666Z"
+         *           "updated": "2026-11-29T19:00:47.740Z"
          *         }
          *       }
          *     }
@@ -33605,32 +33878,32 @@ export type components = {
         /**
          * @description The webhook body of `email.sent`.
          * @example {
-         *       "id": "evt_prod_06h2g01tw47qsa7jpdbbd6h2103gm",
+         *       "id": "evt_prod_06h2hbn69cn5mmgfpjnwezt9h675a",
          *       "object": "event",
          *       "type": "email.sent",
          *       "sequence": 1,
-         *       "created": 1795967433,
+         *       "created": 1795978864,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "eml_prod_06h2g01thag66zzbn0y9htfq0m6qr",
+         *           "id": "eml_prod_06h2hbn39x4vgwyrt6gv8betn03k6",
          *           "to": [
          *             "jenny@example.com"
          *           ],
          *           "type": "receipt",
-         *           "event": "evt_prod_06h2g01tgsc7bs8kmt99qr8zg2sra",
+         *           "event": "evt_prod_06h2hbn36z0fwh1v8de9d7q1wt7b2",
          *           "object": "email",
          *           "status": "sent",
-         *           "created": "2026-11-29T15:50:33.355Z",
-         *           "invoice": "in_prod_06h2g01sw65raj7grrn2ja16fgkk0",
-         *           "sent_at": "2026-11-29T15:50:33.439Z",
+         *           "created": "2026-11-29T19:01:03.440Z",
+         *           "invoice": "in_prod_06h2hbmyms4apkx594x8by5a6808r",
+         *           "sent_at": "2026-11-29T19:01:04.173Z",
          *           "subject": "Your receipt from Example GmbH (invoice EXAMPL-0001)",
          *           "attempts": 1,
-         *           "customer": "cus_prod_06h2g01qjcvsshr6p7fab02b4e7ar",
+         *           "customer": "cus_prod_06h2hbkxr7wcy5mcht2bff1f211g0",
          *           "livemode": false,
-         *           "message_id": "<eml_prod_06h2g01thag66zzbn0y9htfq0m6qr@localhost>",
+         *           "message_id": "<eml_prod_06h2hbn39x4vgwyrt6gv8betn03k6@localhost>",
          *           "credit_note": null,
-         *           "smtp_response": "250 Written to .data/mail/eml_prod_06h2g01thag66zzbn0y9htfq0m6qr.eml (no SMTP_URL)"
+         *           "smtp_response": "250 Written to .data/mail/eml_prod_06h2hbn39x4vgwyrt6gv8betn03k6.eml (no SMTP_URL)"
          *         },
          *         "previous_attributes": {
          *           "status": "queued",
@@ -33703,15 +33976,15 @@ export type components = {
         /**
          * @description The webhook body of `email.failed`.
          * @example {
-         *       "id": "evt_prod_06h2g024gj8gr1z86d3vhctb692c8",
+         *       "id": "evt_prod_06h2hbr19pztc3bj69g33f24cxt2a",
          *       "object": "event",
          *       "type": "email.failed",
          *       "sequence": 1,
-         *       "created": 1799423435,
+         *       "created": 1799434880,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "eml_prod_06h2g024eveervkzajea8xbatmk80",
+         *           "id": "eml_prod_06h2hbr0ay3xyc9cz64g1bh9r617e",
          *           "to": [
          *             "owner@example.com"
          *           ],
@@ -33719,14 +33992,14 @@ export type components = {
          *           "event": null,
          *           "object": "email",
          *           "status": "rate_limited",
-         *           "created": "2027-01-08T15:50:35.240Z",
+         *           "created": "2027-01-08T19:01:20.014Z",
          *           "invoice": null,
          *           "sent_at": null,
          *           "subject": "Test email from Example GmbH",
          *           "attempts": 1,
          *           "customer": null,
          *           "livemode": false,
-         *           "message_id": "<eml_prod_06h2g024eveervkzajea8xbatmk80@localhost>",
+         *           "message_id": "<eml_prod_06h2hbr0ay3xyc9cz64g1bh9r617e@localhost>",
          *           "credit_note": null,
          *           "smtp_response": "429 The account's hourly email limit was reached; this email was not sent."
          *         },
@@ -33766,23 +34039,23 @@ export type components = {
         /**
          * @description The webhook body of `credit_grant.created`.
          * @example {
-         *       "id": "evt_prod_06h2g01xn6zjc8swvva7695120b60",
+         *       "id": "evt_prod_06h2hbnxebvv5gwxgcvym171z8sda",
          *       "object": "event",
          *       "type": "credit_grant.created",
          *       "sequence": 1,
-         *       "created": 1795967434,
+         *       "created": 1795978870,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "cg_prod_06h2g01xmxksa1sg2fd5hby28j474",
+         *           "id": "cg_prod_06h2hbnxdhwtcg6etqa01p40bkwyp",
          *           "name": null,
          *           "object": "credit_grant",
          *           "status": "active",
-         *           "created": "2026-11-29T15:50:34.150Z",
-         *           "updated": "2026-11-29T15:50:34.150Z",
+         *           "created": "2026-11-29T19:01:10.109Z",
+         *           "updated": "2026-11-29T19:01:10.109Z",
          *           "category": "promotional",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h2g01xjqm8z6epmtz1p392r99xc",
+         *           "customer": "cus_prod_06h2hbnwqzyftkr1xwyf39bt7pd2p",
          *           "livemode": false,
          *           "metadata": {},
          *           "priority": 50,
@@ -33792,7 +34065,7 @@ export type components = {
          *           "expires_at": null,
          *           "amount_atom": 300,
          *           "applied_atom": 0,
-         *           "effective_at": "2026-11-29T15:50:34.150Z",
+         *           "effective_at": "2026-11-29T19:01:10.109Z",
          *           "remaining_atom": 300
          *         }
          *       }
@@ -33885,23 +34158,23 @@ export type components = {
         /**
          * @description The webhook body of `credit_grant.applied`.
          * @example {
-         *       "id": "evt_prod_06h2g01y2pm4npk81phwzm8z04r3c",
+         *       "id": "evt_prod_06h2hbp234a3rfqy55sta82ag6wtg",
          *       "object": "event",
          *       "type": "credit_grant.applied",
          *       "sequence": 2,
-         *       "created": 1795967434,
+         *       "created": 1795978871,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "cg_prod_06h2g01xmxksa1sg2fd5hby28j474",
+         *           "id": "cg_prod_06h2hbnxdhwtcg6etqa01p40bkwyp",
          *           "name": null,
          *           "object": "credit_grant",
          *           "status": "depleted",
-         *           "created": "2026-11-29T15:50:34.150Z",
-         *           "updated": "2026-11-29T15:50:34.257Z",
+         *           "created": "2026-11-29T19:01:10.109Z",
+         *           "updated": "2026-11-29T19:01:11.282Z",
          *           "category": "promotional",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h2g01xjqm8z6epmtz1p392r99xc",
+         *           "customer": "cus_prod_06h2hbnwqzyftkr1xwyf39bt7pd2p",
          *           "livemode": false,
          *           "metadata": {},
          *           "priority": 50,
@@ -33911,12 +34184,12 @@ export type components = {
          *           "expires_at": null,
          *           "amount_atom": 300,
          *           "applied_atom": 300,
-         *           "effective_at": "2026-11-29T15:50:34.150Z",
+         *           "effective_at": "2026-11-29T19:01:10.109Z",
          *           "remaining_atom": 0
          *         },
          *         "previous_attributes": {
          *           "status": "active",
-         *           "updated": "2026-11-29T15:50:34.150Z",
+         *           "updated": "2026-11-29T19:01:10.109Z",
          *           "applied_atom": 0,
          *           "remaining_atom": 300
          *         }
@@ -33952,23 +34225,23 @@ export type components = {
         /**
          * @description The webhook body of `credit_grant.depleted`.
          * @example {
-         *       "id": "evt_prod_06h2g01y2wjcnn7k0ewrb8kg6s9pc",
+         *       "id": "evt_prod_06h2hbp25k6ykgbcyqfacaez4w3hw",
          *       "object": "event",
          *       "type": "credit_grant.depleted",
          *       "sequence": 3,
-         *       "created": 1795967434,
+         *       "created": 1795978871,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "cg_prod_06h2g01xmxksa1sg2fd5hby28j474",
+         *           "id": "cg_prod_06h2hbnxdhwtcg6etqa01p40bkwyp",
          *           "name": null,
          *           "object": "credit_grant",
          *           "status": "depleted",
-         *           "created": "2026-11-29T15:50:34.150Z",
-         *           "updated": "2026-11-29T15:50:34.257Z",
+         *           "created": "2026-11-29T19:01:10.109Z",
+         *           "updated": "2026-11-29T19:01:11.282Z",
          *           "category": "promotional",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h2g01xjqm8z6epmtz1p392r99xc",
+         *           "customer": "cus_prod_06h2hbnwqzyftkr1xwyf39bt7pd2p",
          *           "livemode": false,
          *           "metadata": {},
          *           "priority": 50,
@@ -33978,12 +34251,12 @@ export type components = {
          *           "expires_at": null,
          *           "amount_atom": 300,
          *           "applied_atom": 300,
-         *           "effective_at": "2026-11-29T15:50:34.150Z",
+         *           "effective_at": "2026-11-29T19:01:10.109Z",
          *           "remaining_atom": 0
          *         },
          *         "previous_attributes": {
          *           "status": "active",
-         *           "updated": "2026-11-29T15:50:34.150Z",
+         *           "updated": "2026-11-29T19:01:10.109Z",
          *           "applied_atom": 0,
          *           "remaining_atom": 300
          *         }
@@ -34019,38 +34292,38 @@ export type components = {
         /**
          * @description The webhook body of `credit_grant.expired`.
          * @example {
-         *       "id": "evt_prod_06h2g021qhcbf776aefkkqa9mmv6a",
+         *       "id": "evt_prod_06h2hbq16k15pkgtkpdh2havsdhyj",
          *       "object": "event",
          *       "type": "credit_grant.expired",
          *       "sequence": 2,
-         *       "created": 1796053834,
+         *       "created": 1796065268,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "cg_prod_06h2g01xxj4q0s0dyc59xbd6m4nsw",
+         *           "id": "cg_prod_06h2hbp08qc27nr3g7m2bfan03arg",
          *           "name": null,
          *           "object": "credit_grant",
          *           "status": "expired",
-         *           "created": "2026-11-29T15:50:34.218Z",
-         *           "updated": "2026-11-30T15:50:34.022Z",
+         *           "created": "2026-11-29T19:01:10.826Z",
+         *           "updated": "2026-11-30T19:01:08.930Z",
          *           "category": "paid",
          *           "currency": "eur",
-         *           "customer": "cus_prod_06h2g01xjqm8z6epmtz1p392r99xc",
+         *           "customer": "cus_prod_06h2hbnwqzyftkr1xwyf39bt7pd2p",
          *           "livemode": false,
          *           "metadata": {},
          *           "priority": 50,
          *           "voided_at": null,
          *           "applies_to": "all",
-         *           "expired_at": "2026-11-30T15:50:34.022Z",
-         *           "expires_at": "2026-11-30T15:50:34.022Z",
+         *           "expired_at": "2026-11-30T19:01:08.930Z",
+         *           "expires_at": "2026-11-30T19:01:08.930Z",
          *           "amount_atom": 100,
          *           "applied_atom": 0,
-         *           "effective_at": "2026-11-29T15:50:34.218Z",
+         *           "effective_at": "2026-11-29T19:01:10.826Z",
          *           "remaining_atom": 100
          *         },
          *         "previous_attributes": {
          *           "status": "active",
-         *           "updated": "2026-11-29T15:50:34.218Z",
+         *           "updated": "2026-11-29T19:01:10.826Z",
          *           "expired_at": null
          *         }
          *       }
@@ -34085,38 +34358,38 @@ export type components = {
         /**
          * @description The webhook body of `credit_grant.voided`.
          * @example {
-         *       "id": "evt_prod_06h2g01xtqr92nnfcrhhr8rd64406",
+         *       "id": "evt_prod_06h2hbnz9r3vnhakfzx0fsm44c9vr",
          *       "object": "event",
          *       "type": "credit_grant.voided",
          *       "sequence": 2,
-         *       "created": 1795967434,
+         *       "created": 1795978870,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "cg_prod_06h2g01xr8xx0rb96jk98eevyqqvp",
+         *           "id": "cg_prod_06h2hbnyk7gw86dw4ywy2nb4r59jp",
          *           "name": null,
          *           "object": "credit_grant",
          *           "status": "voided",
-         *           "created": "2026-11-29T15:50:34.176Z",
-         *           "updated": "2026-11-29T15:50:34.196Z",
+         *           "created": "2026-11-29T19:01:10.404Z",
+         *           "updated": "2026-11-29T19:01:10.598Z",
          *           "category": "paid",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h2g01xjqm8z6epmtz1p392r99xc",
+         *           "customer": "cus_prod_06h2hbnwqzyftkr1xwyf39bt7pd2p",
          *           "livemode": false,
          *           "metadata": {},
          *           "priority": 50,
-         *           "voided_at": "2026-11-29T15:50:34.196Z",
+         *           "voided_at": "2026-11-29T19:01:10.598Z",
          *           "applies_to": "all",
          *           "expired_at": null,
          *           "expires_at": null,
          *           "amount_atom": 100,
          *           "applied_atom": 0,
-         *           "effective_at": "2026-11-29T15:50:34.176Z",
+         *           "effective_at": "2026-11-29T19:01:10.404Z",
          *           "remaining_atom": 100
          *         },
          *         "previous_attributes": {
          *           "status": "active",
-         *           "updated": "2026-11-29T15:50:34.176Z",
+         *           "updated": "2026-11-29T19:01:10.404Z",
          *           "voided_at": null
          *         }
          *       }
@@ -34151,23 +34424,23 @@ export type components = {
         /**
          * @description The webhook body of `credit_grant.reinstated`.
          * @example {
-         *       "id": "evt_prod_06h2g01y85knvaaf679abk9fj03fp",
+         *       "id": "evt_prod_06h2hbp3e6zmpk4xq5zcs2rjb0tke",
          *       "object": "event",
          *       "type": "credit_grant.reinstated",
          *       "sequence": 4,
-         *       "created": 1795967434,
+         *       "created": 1795978871,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "cg_prod_06h2g01xmxksa1sg2fd5hby28j474",
+         *           "id": "cg_prod_06h2hbnxdhwtcg6etqa01p40bkwyp",
          *           "name": null,
          *           "object": "credit_grant",
          *           "status": "active",
-         *           "created": "2026-11-29T15:50:34.150Z",
-         *           "updated": "2026-11-29T15:50:34.303Z",
+         *           "created": "2026-11-29T19:01:10.109Z",
+         *           "updated": "2026-11-29T19:01:11.655Z",
          *           "category": "promotional",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h2g01xjqm8z6epmtz1p392r99xc",
+         *           "customer": "cus_prod_06h2hbnwqzyftkr1xwyf39bt7pd2p",
          *           "livemode": false,
          *           "metadata": {},
          *           "priority": 50,
@@ -34177,12 +34450,12 @@ export type components = {
          *           "expires_at": null,
          *           "amount_atom": 300,
          *           "applied_atom": 0,
-         *           "effective_at": "2026-11-29T15:50:34.150Z",
+         *           "effective_at": "2026-11-29T19:01:10.109Z",
          *           "remaining_atom": 300
          *         },
          *         "previous_attributes": {
          *           "status": "depleted",
-         *           "updated": "2026-11-29T15:50:34.257Z",
+         *           "updated": "2026-11-29T19:01:11.282Z",
          *           "applied_atom": 300,
          *           "remaining_atom": 0
          *         }
@@ -34218,21 +34491,21 @@ export type components = {
         /**
          * @description The webhook body of `api_key.rolled`.
          * @example {
-         *       "id": "evt_prod_06h2g01cca2grd70243b3qza1ncqc",
+         *       "id": "evt_prod_06h2hbhpwbrhs74nanqza98atgrem",
          *       "object": "event",
          *       "type": "api_key.rolled",
          *       "sequence": 2,
-         *       "created": 1795967429,
+         *       "created": 1795978835,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "key_prod_06h2g01c1znvmc24ttvprsxwp31tc",
+         *           "id": "key_prod_06h2hbhmrt54ta6wpdpjc4vzr7pey",
          *           "kind": "publishable",
          *           "name": "spare",
          *           "object": "api_token",
          *           "status": "active",
-         *           "created": "2026-11-29T15:50:29.641Z",
-         *           "display": "pt_prod_…2mnw",
+         *           "created": "2026-11-29T19:00:35.139Z",
+         *           "display": "pt_prod_…w17p",
          *           "expires_at": null,
          *           "revoked_at": null,
          *           "allowed_ips": null,
@@ -34243,7 +34516,7 @@ export type components = {
          *           "previous_secret_expires_at": null
          *         },
          *         "previous_attributes": {
-         *           "display": "pt_prod_…ff4m"
+         *           "display": "pt_prod_…xzja"
          *         }
          *       }
          *     }
@@ -34277,22 +34550,22 @@ export type components = {
         /**
          * @description The webhook body of `alert.triggered`.
          * @example {
-         *       "id": "evt_prod_06h2g01v87sthvsj0m1ktzkc9szca",
+         *       "id": "evt_prod_06h2hbmb02s51de6bgg90d7xv8n8e",
          *       "object": "event",
          *       "type": "alert.triggered",
          *       "sequence": 1,
-         *       "created": 1795967433,
+         *       "created": 1795978857,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "atrg_prod_06h2g01v7wjkgmmk5ewxg4w7vgy0w",
-         *           "alert": "alrt_prod_06h2g01r8kkpsmphah6sryzy4vgtp",
-         *           "meter": "mtr_prod_06h2g01q1tqdsw3vwe17k016jpc1e",
+         *           "id": "atrg_prod_06h2hbmat9m9r9v8tev34hjp5fyjy",
+         *           "alert": "alrt_prod_06h2hbm2hzefqtts90hwqep8bj5t0",
+         *           "meter": "mtr_prod_06h2hbktxzezgw6ca4jt6d78b843t",
          *           "value": 1,
          *           "object": "alert_trigger",
-         *           "created": "2026-11-29T15:50:33.522Z",
+         *           "created": "2026-11-29T19:00:57.091Z",
          *           "currency": null,
-         *           "customer": "cus_prod_06h2g01qjcvsshr6p7fab02b4e7ar",
+         *           "customer": "cus_prod_06h2hbkxr7wcy5mcht2bff1f211g0",
          *           "livemode": false,
          *           "threshold": 1,
          *           "alert_type": "usage_threshold",
@@ -34371,7 +34644,7 @@ export type components = {
         /**
          * @description The webhook body of `alert.resolved`.
          * @example {
-         *       "id": "evt_prod_06h2g021zpxa0d75e59q1ftnr6akm",
+         *       "id": "evt_prod_06h2hbq6ftb5ddszmr13t0qzrdmcy",
          *       "object": "event",
          *       "type": "alert.resolved",
          *       "sequence": 2,
@@ -34379,14 +34652,14 @@ export type components = {
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "atrg_prod_06h2g01v7wjkgmmk5ewxg4w7vgy0w",
-         *           "alert": "alrt_prod_06h2g01r8kkpsmphah6sryzy4vgtp",
-         *           "meter": "mtr_prod_06h2g01q1tqdsw3vwe17k016jpc1e",
+         *           "id": "atrg_prod_06h2hbmat9m9r9v8tev34hjp5fyjy",
+         *           "alert": "alrt_prod_06h2hbm2hzefqtts90hwqep8bj5t0",
+         *           "meter": "mtr_prod_06h2hbktxzezgw6ca4jt6d78b843t",
          *           "value": 1,
          *           "object": "alert_trigger",
-         *           "created": "2026-11-29T15:50:33.522Z",
+         *           "created": "2026-11-29T19:00:57.091Z",
          *           "currency": null,
-         *           "customer": "cus_prod_06h2g01qjcvsshr6p7fab02b4e7ar",
+         *           "customer": "cus_prod_06h2hbkxr7wcy5mcht2bff1f211g0",
          *           "livemode": false,
          *           "threshold": 1,
          *           "alert_type": "usage_threshold",

@@ -18,7 +18,7 @@ export default async function ChangePlanPage({ params, searchParams }: { params:
   const item = sub.items[0];
   if (!item || sub.items.length > 1) notFound();
   const offered = await Promise.all(
-    [...new Set([item.plan.priceId, ...update.prices])].map((price) => planLabel(session, price).catch(() => null)),
+    [...new Set([item.plan.priceId, ...update.prices])].map((price) => planLabel(session, price, sub.currency).catch(() => null)),
   );
   const plans = offered.filter((plan) => plan !== null && plan.currency === sub.currency);
   return (

@@ -21,7 +21,7 @@ export default async function ReviewChangePage({ params, searchParams }: { param
   const { error } = await searchParams;
   const request = await orNotFound(portalChangeRequest(session, { subscription: id, id: requestId }));
   const money = (atoms: number) => formatAtoms(atoms, request.currency, "en");
-  const steps = await stepLabels(session, request.steps);
+  const steps = await stepLabels(session, request.steps, request.currency);
   const open = request.status === "open";
   // A period-end change (the configuration's rule: a downgrade) starts with the next period: nothing is due now.
   const later = request.effective === "period_end";
