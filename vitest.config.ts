@@ -9,6 +9,12 @@ const root = path.dirname(new URL(import.meta.url).pathname);
  * api-smart-diff, ESLint, tsc, npm pack) and together they take minutes, so they are their own
  * project: `npm test` runs them, `npm run test:quick` (the unit project) does not.
  */
+/**
+ * How many api test files run at once (`API_TEST_WORKERS` overrides it; 1 is the old serial run).
+ * Measured in docs/testing.md ("Parallel api files").
+ */
+const API_WORKERS = Number(process.env.API_TEST_WORKERS ?? 2);
+
 const CONTRACT_FILES = [
   "tests/unit/openapi-contract.test.ts",
   "tests/unit/lint-rules.test.ts",
@@ -52,6 +58,13 @@ export default defineConfig({
         extends: true,
         test: {
           name: "api",
+          // Its files wait on HTTP, PostgreSQL, receivers and the clock more than they compute, and each
+          // isolates itself by its own organizations on the shared app: several at once keep the cores
+          // busy (vitest's default on 2 cores is one file at a time). A group of its own, as a worker
+          // count needs one, after the unit, contract and embedded projects: the lint rules' probes write
+          // files into the tree that a concurrent file scanning it could read.
+          maxWorkers: API_WORKERS,
+          sequence: { groupOrder: 1 },
           include: ["tests/api/**/*.test.ts"],
           // The process guard first: the app it starts inherits the run's mark (tests/setup/process-guard.ts).
           globalSetup: ["tests/setup/process-guard.ts", "tests/setup/api-server.ts"],
@@ -74,7 +87,7 @@ export default defineConfig({
           // 2-core machine, where vitest's default is one worker. A group of its own (a project's worker
           // count needs one), after the others.
           maxWorkers: 2,
-          sequence: { groupOrder: 1 },
+          sequence: { groupOrder: 2 },
           globalSetup: ["tests/setup/process-guard.ts", "tests/setup/property-database.ts"],
           setupFiles: ["tests/setup/property-env.ts"],
           testTimeout: 120_000,

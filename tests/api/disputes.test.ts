@@ -4,7 +4,8 @@ import { api, type Json } from "../helpers/api";
 import { newMerchant, type Merchant } from "../helpers/merchant";
 import { expectProblem } from "../helpers/problem";
 import { eventually } from "../helpers/receiver";
-import { connectStripe, stripeStandInClient } from "../helpers/stripe-stand-in";
+import { connectStripe } from "../helpers/stripe-stand-in";
+import { sharedStripeStandIn } from "../helpers/shared-stripe-stand-in";
 
 /*
  * Disputes (docs/payments.md, "Disputes"): Stripe's charge.dispute.* webhooks, re-read at Stripe
@@ -13,7 +14,7 @@ import { connectStripe, stripeStandInClient } from "../helpers/stripe-stand-in";
  * objects, and holds, duplicates or reorders only its own webhook endpoint's deliveries.
  */
 
-const standIn = stripeStandInClient(inject("stripeStandInUrl"));
+const standIn = sharedStripeStandIn();
 const LIVE_KEYS = { processor: "stripe", secret_key: "sk_live_disputes_test_d1sp", publishable_key: "pk_live_disputes_test_d1sp" };
 
 let sql: postgres.Sql;

@@ -11,9 +11,11 @@ import { authUrl, signInWithPassword } from "../helpers/sign-in";
 import { PASSWORD } from "../helpers/team";
 import { eventually } from "../helpers/receiver";
 import { PROJECT_ROOT } from "../helpers/server";
-import { stripeStandInClient } from "../helpers/stripe-stand-in";
+import { sharedStripeStandIn } from "../helpers/shared-stripe-stand-in";
 
 const DAY = 24 * 60 * 60 * 1000;
+// Its Stripe charge is disputed at the stand-in, which the files that drive it take in turns.
+const standIn = sharedStripeStandIn();
 
 /**
  * Every type of the spec's catalogue is produced by a real flow: the API calls a merchant makes,
@@ -94,7 +96,6 @@ beforeAll(async () => {
   // The payment processor: Stripe (the api project's stand-in) connected with test keys, then disconnected.
   await ok(client.request("PUT", `/${account}/payment-processor`, { body: { processor: "stripe", secret_key: "sk_test_catalogue_flow", publishable_key: "pk_test_catalogue_flow" } }));
   // A Stripe charge disputed by the card holder: opened, evidence submitted, lost (each webhook re-read and applied).
-  const standIn = stripeStandInClient(inject("stripeStandInUrl"));
   const disputedIntent = await post("/payment-intents", { amount_atom: 2500, currency: "usd", payment_method: "pm_card_visa", confirm: true });
   const stripeIntent = (await standIn.state()).paymentIntents.find((candidate) => candidate.metadata.payment_intent === disputedIntent.id)!;
   const stripeDispute = await standIn.openDispute(stripeIntent.id, { amount: 2500, reason: "product_not_received" });

@@ -5,7 +5,7 @@ import { newMerchant, type Merchant } from "../helpers/merchant";
 import { operationPath } from "@/lib/operation-paths";
 import { expectProblem } from "../helpers/problem";
 import { eventually } from "../helpers/receiver";
-import { stripeStandInClient } from "../helpers/stripe-stand-in";
+import { sharedStripeStandIn } from "../helpers/shared-stripe-stand-in";
 
 /*
  * Connecting Stripe per account (docs/payments.md, "Connecting Stripe"), and charging through it,
@@ -14,7 +14,7 @@ import { stripeStandInClient } from "../helpers/stripe-stand-in";
  * looks only at its own objects.
  */
 
-const standIn = stripeStandInClient(inject("stripeStandInUrl"));
+const standIn = sharedStripeStandIn();
 const LIVE_KEYS = { processor: "stripe", secret_key: "sk_live_connect_test_k3y9", publishable_key: "pk_live_connect_test_k3y9" };
 const TEST_KEYS = { processor: "stripe", secret_key: "sk_test_connect_test_t3s7", publishable_key: "pk_test_connect_test_t3s7" };
 

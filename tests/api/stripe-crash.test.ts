@@ -4,7 +4,8 @@ import { api, apiRoot, type Client } from "../helpers/api";
 import { newMerchant } from "../helpers/merchant";
 import { eventually } from "../helpers/receiver";
 import { startApp, type RunningApp } from "../helpers/server";
-import { connectStripe, stripeStandInClient } from "../helpers/stripe-stand-in";
+import { connectStripe } from "../helpers/stripe-stand-in";
+import { sharedStripeStandIn } from "../helpers/shared-stripe-stand-in";
 import { CLOCK_TEST_ENV } from "../setup/api-server";
 
 /*
@@ -18,7 +19,7 @@ import { CLOCK_TEST_ENV } from "../setup/api-server";
  * file's amounts only (880000–880019), so other files' charges on the shared stand-in go through.
  */
 
-const standIn = stripeStandInClient(inject("stripeStandInUrl"));
+const standIn = sharedStripeStandIn();
 const TEST_KEYS = { processor: "stripe", secret_key: "sk_test_crash_test_cr4sh", publishable_key: "pk_test_crash_test_cr4sh" };
 const CHARGES = 20;
 const amountOf = (i: number) => 880_000 + i;

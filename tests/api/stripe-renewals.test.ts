@@ -1,9 +1,10 @@
-import { describe, expect, inject, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import type { Json } from "../helpers/api";
 import { newSandbox } from "../helpers/merchant";
 import { expectProblem } from "../helpers/problem";
 import { eventually } from "../helpers/receiver";
-import { connectStripe, stripeStandInClient } from "../helpers/stripe-stand-in";
+import { connectStripe } from "../helpers/stripe-stand-in";
+import { sharedStripeStandIn } from "../helpers/shared-stripe-stand-in";
 
 /*
  * Renewals and dunning retries charge a payment method saved for the customer (a `pm_…` of ours)
@@ -12,7 +13,7 @@ import { connectStripe, stripeStandInClient } from "../helpers/stripe-stand-in";
  * against the api project's Stripe stand-in.
  */
 
-const standIn = stripeStandInClient(inject("stripeStandInUrl"));
+const standIn = sharedStripeStandIn();
 const TEST_KEYS = { processor: "stripe", secret_key: "sk_test_renewal_k3y5", publishable_key: "pk_test_renewal_k3y5" };
 const DAY = 86_400_000;
 /**

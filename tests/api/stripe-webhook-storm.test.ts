@@ -3,7 +3,8 @@ import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import type { Json } from "../helpers/api";
 import { newMerchant, type Merchant } from "../helpers/merchant";
 import { eventually } from "../helpers/receiver";
-import { connectStripe, stripeStandInClient } from "../helpers/stripe-stand-in";
+import { connectStripe } from "../helpers/stripe-stand-in";
+import { sharedStripeStandIn } from "../helpers/shared-stripe-stand-in";
 
 /*
  * Issue #36, "100 duplicated and shuffled webhooks → each applied once, final states right": many
@@ -14,7 +15,7 @@ import { connectStripe, stripeStandInClient } from "../helpers/stripe-stand-in";
  * merchant's endpoint is held, so other files sharing the stand-in are not disturbed.
  */
 
-const standIn = stripeStandInClient(inject("stripeStandInUrl"));
+const standIn = sharedStripeStandIn();
 const LIVE_KEYS = { processor: "stripe", secret_key: "sk_live_storm_test_st0rm", publishable_key: "pk_live_storm_test_st0rm" };
 const INTENTS = 50;
 
