@@ -50,6 +50,7 @@ describe("coupons", () => {
       percent_off: 33.33,
       amount_off_atom: null,
       currency: null,
+      currency_options: {},
       duration: "forever",
       duration_in_months: null,
       max_redemptions: null,

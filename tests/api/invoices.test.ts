@@ -433,7 +433,7 @@ describe("invoices", () => {
       const theirs = (await other.client.post("/prices", { product: theirProduct, currency: "usd", unit_amount_atom: 1, type: "one_time" })).body.id;
       const theirCustomer = (await other.client.post("/customers", { email: "t@example.com" })).body.id;
       for (const [line, detail] of [
-        [{ price: eur }, /is in eur; the invoice is in usd/],
+        [{ price: eur }, /has no usd amount: it bills in eur/],
         [{ price: archived }, /is archived/],
         [{ price: theirs }, /No such price/],
       ] as const) {
