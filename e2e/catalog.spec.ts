@@ -35,10 +35,14 @@ test("catalog: create a product and its price, a problem shown beside its field,
   // Corrected, the price is made and shown as money per interval.
   await priceForm.getByLabel("Currency").fill("usd");
   await priceForm.getByLabel("Billing").selectOption("month");
+  // The same price in two more currencies, each read in its own minor units (JPY has none).
+  await priceForm.getByLabel("Other currencies (optional)").fill("eur 11.50; JPY 1600");
   await priceForm.getByRole("button", { name: "Create price" }).click();
   await expect(page).toHaveURL(new RegExp(`${base}/prices/price_[a-z]+_[0-9a-z]+$`));
   await expect(page.getByRole("heading", { level: 1 })).toHaveText("$12.50 / month");
   await expect(page.getByTestId("raw-json")).toContainText('"unit_amount_atom": 1250');
+  await expect(page.getByTestId("raw-json")).toContainText('"unit_amount_atom": 1150');
+  await expect(page.getByTestId("raw-json")).toContainText('"unit_amount_atom": 1600');
 
   // Archiving asks first; cancelling changes nothing.
   await page.getByRole("button", { name: "Archive price" }).click();

@@ -27,10 +27,15 @@ test("customers: create and edit in the dashboard, search by name and by id, and
   const edit = page.getByRole("form", { name: "Edit customer" });
   await expect(edit.getByLabel("Name")).toHaveValue("Ada Lovelace");
   await edit.getByLabel("Name").fill("Augusta Ada King");
+  // Nothing is billed to her yet: her currency is open until set here or by a first invoice.
+  await expect(page.getByText("Set by their first invoice or subscription")).toBeVisible();
+  await expect(edit.getByLabel("Currency")).toHaveValue("");
+  await edit.getByLabel("Currency").fill("EUR");
   await edit.getByRole("button", { name: "Save" }).click();
   // The form confirms the save and stays for the next change.
   await expect(edit.getByRole("status")).toHaveText("Saved.");
   await expect(page.getByText("Augusta Ada King", { exact: true })).toBeVisible();
+  await expect(page.getByTestId("customer-currency")).toHaveText("EUR");
 
   // Search by the start of a name lists the matching customers.
   const search = page.getByRole("searchbox", { name: "Search" });

@@ -79,6 +79,13 @@ export function CustomerDetail({ accountId, customerId }: { accountId: string; c
             <DetailItem label="VAT ids">
               {customer.tax_ids.length > 0 ? <span data-testid="customer-tax-ids">{customer.tax_ids.map((taxId) => taxId.value).join(", ")}</span> : <span className="text-slate-600">—</span>}
             </DetailItem>
+            <DetailItem label="Currency">
+              {customer.currency ? (
+                <span data-testid="customer-currency">{customer.currency.toUpperCase()}</span>
+              ) : (
+                <span className="text-slate-600">Set by their first invoice or subscription</span>
+              )}
+            </DetailItem>
             <DetailItem label="Invoice language">{customer.preferred_locale ?? "The account's default"}</DetailItem>
             <DetailItem label="Also send invoices to">
               {customer.invoice_emails.length > 0 ? <span data-testid="customer-invoice-emails">{customer.invoice_emails.join(", ")}</span> : <span className="text-slate-600">—</span>}

@@ -7,7 +7,7 @@ import { Button, Card, CreatePanel } from "@/components/ui";
 import { customerHref, customerQueryKeys } from "./format";
 import type { Customer } from "@/components/api-types";
 
-/** The billing details invoices print: address, VAT id and invoice language; the extra invoice recipients (all optional). */
+/** The billing details invoices print: address, VAT id and invoice language; the currency they are billed in; the extra invoice recipients (all optional). */
 function billingFields(customer?: Customer): FormField[] {
   const address = customer?.address;
   return [
@@ -28,6 +28,13 @@ function billingFields(customer?: Customer): FormField[] {
         { value: "de", label: "Deutsch" },
         { value: "fr", label: "Français" },
       ],
+    },
+    {
+      name: "currency",
+      label: "Currency",
+      initial: customer?.currency ?? "",
+      hint: "Three letters, e.g. eur: what their subscriptions bill in. Empty: their first invoice or subscription sets it",
+      errorFields: ["currency"],
     },
     {
       name: "invoice_emails",
@@ -51,6 +58,8 @@ function billingBody(values: Record<string, string>, customer?: Customer): Recor
   const vat = text("vat_id");
   const taxIds = vat ? [{ type: "eu_vat", value: vat }] : customer && customer.tax_ids.length > 0 ? [] : undefined;
   const locale = text("preferred_locale");
+  // Sent only when it changes: a customer's currency is held while anything is billed in it (409).
+  const currency = text("currency").toLowerCase();
   // Commas, semicolons or spaces separate addresses; a line break stays in one for the API to refuse.
   const invoiceEmails = text("invoice_emails")
     .split(/[,; ]+/)
@@ -61,6 +70,7 @@ function billingBody(values: Record<string, string>, customer?: Customer): Recor
     ...(taxIds !== undefined ? { tax_ids: taxIds } : {}),
     ...(locale ? { preferred_locale: locale } : customer?.preferred_locale ? { preferred_locale: null } : {}),
     ...(emailsChanged ? { invoice_emails: invoiceEmails } : {}),
+    ...(currency && currency !== customer?.currency ? { currency } : {}),
   };
 }
 

@@ -35,6 +35,24 @@ function ArchiveToggle({ accountId, kind, object }: { accountId: string; kind: O
   );
 }
 
+/**
+ * "eur 11.50; jpy 1600" as the API's `currency_options` ({eur: {unit_amount_atom: 1150}, …}),
+ * each amount read in its own currency's minor units. Semicolons separate the currencies, as a
+ * comma may be a decimal separator. What does not read goes as written, for the API to name.
+ */
+function currencyOptionsBody(text: string, locale: string): { currency_options?: Record<string, { unit_amount_atom: number | string }> } {
+  const entries = text
+    .split(/[;\n]+/)
+    .map((entry) => entry.trim())
+    .filter((entry) => entry !== "")
+    .map((entry) => {
+      const [code = "", ...amount] = entry.split(/\s+/);
+      const currency = code.toLowerCase();
+      return [currency, { unit_amount_atom: toAtoms(amount.join(" "), currency, locale) }] as const;
+    });
+  return entries.length > 0 ? { currency_options: Object.fromEntries(entries) } : {};
+}
+
 function AddPrice({ accountId, product }: { accountId: string; product: ApiObject }) {
   const router = useRouter();
   return (
@@ -49,6 +67,12 @@ function AddPrice({ accountId, product }: { accountId: string; product: ApiObjec
         fields={[
           { name: "unit_amount_atom", label: "Amount", kind: "money", required: true, hint: "e.g. 12.50 for $12.50", currency: { field: "currency" } },
           { name: "currency", label: "Currency", initial: "usd", required: true },
+          {
+            name: "currency_options",
+            label: "Other currencies (optional)",
+            hint: "e.g. eur 11.50; jpy 1600: what a customer billed in that currency pays",
+            errorFields: ["currency_options"],
+          },
           {
             name: "interval",
             label: "Billing",
@@ -68,6 +92,7 @@ function AddPrice({ accountId, product }: { accountId: string; product: ApiObjec
           product: product.id,
           currency: values.currency,
           unit_amount_atom: toAtoms(values.unit_amount_atom ?? "", values.currency ?? "usd", locale),
+          ...currencyOptionsBody(values.currency_options ?? "", locale),
           ...(values.interval === "one_time" ? { type: "one_time" } : { type: "recurring", recurring: { interval: values.interval } }),
           ...(values.nickname ? { nickname: values.nickname } : {}),
         })}
