@@ -70,7 +70,7 @@ function AddPrice({ accountId, product }: { accountId: string; product: ApiObjec
           {
             name: "currency_options",
             label: "Other currencies (optional)",
-            hint: "e.g. eur 11.50; jpy 1600: what a customer billed in that currency pays",
+            hint: "e.g. eur 11.50; jpy 1600: what customers billed in each pay",
             errorFields: ["currency_options"],
           },
           {
