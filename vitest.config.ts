@@ -11,7 +11,7 @@ const root = path.dirname(new URL(import.meta.url).pathname);
  */
 /**
  * How many api test files run at once (`API_TEST_WORKERS` overrides it; 1 is the old serial run).
- * Measured in docs/testing.md ("Parallel api files").
+ * Why two, and what takes turns: docs/testing.md ("Shared set-up").
  */
 const API_WORKERS = Number(process.env.API_TEST_WORKERS ?? 2);
 

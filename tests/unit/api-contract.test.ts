@@ -23,6 +23,7 @@ const customer = {
   default_tax_rate: null,
   metadata: {},
   balances: {},
+  currency: null,
   livemode: false,
   created: "2026-01-01T00:00:00.000Z",
   updated: "2026-01-01T00:00:00.000Z",
