@@ -445,7 +445,7 @@ describe("invoices", () => {
 
       const invoice = await draft();
       const addEur = await merchant.client.post(`/invoices/${invoice.id}/lines`, { price: eur });
-      expectProblem(addEur, 422, /is in eur/);
+      expectProblem(addEur, 422, /has no usd amount: it bills in eur/);
       expect(addEur.body.errors).toEqual([{ field: "price", message: expect.any(String) }]);
       expectProblem(await merchant.client.post(`/invoices/${invoice.id}/lines`, {}), 400, /price/);
       expect((await merchant.client.get(`/invoices/${invoice.id}`)).body).toEqual(invoice);

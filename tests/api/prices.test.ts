@@ -72,6 +72,8 @@ describe("prices", () => {
       billing_scheme: "per_unit",
       tiers_mode: null,
       tiers: null,
+      // Every currency the price bills in, its own included (Stripe's expanded form).
+      currency_options: { eur: { unit_amount_atom: 1500, tiers: null, tax_behavior: "unspecified" } },
       nickname: "Biennial",
       active: true,
       metadata: { k: "v" },
