@@ -76,6 +76,22 @@ async function webhookTaken(endpoint: string, paymentIntent: string) {
     .toBe(true);
 }
 
+/**
+ * Waits for Stripe.js's round trip to end on the merchant's page. When it does not, the failure
+ * says where the page stopped (a refusal on the page, a Pay still pending, an error page) and what
+ * Stripe has of the payment, instead of running out the test's time.
+ */
+async function returnedTo(page: Page, url: string) {
+  try {
+    await page.waitForURL(url, { timeout: 150_000 });
+  } catch (error) {
+    const shown = await page.locator("body").innerText({ timeout: 5_000 }).catch(() => "(no page)");
+    const stripe = await standIn().state().catch(() => null);
+    const intents = stripe?.paymentIntents.map((intent) => `${intent.id}: ${intent.status}`) ?? [];
+    throw new Error(`The page did not return to ${url}; it is at ${page.url()} showing ${JSON.stringify(shown.slice(0, 600))}; Stripe has ${intents.slice(-3).join(", ")}. ${String(error)}`);
+  }
+}
+
 async function pay(page: Page, card: string, label: RegExp | string) {
   await page.getByLabel("Card number").fill(card);
   await page.getByRole("button", { name: label }).click();
@@ -114,7 +130,7 @@ test("stripe checkout: a card that succeeds pays the live session through Stripe
     await expect(page.getByLabel("Payment method")).toHaveCount(0);
     await page.getByLabel("Email").fill("ada@example.com");
     await pay(page, "4242 4242 4242 4242", "Pay $45.00");
-    await page.waitForURL(`${site.url}/thanks?session_id=${session.id}`);
+    await returnedTo(page, `${site.url}/thanks?session_id=${session.id}`);
 
     const { stripeIntent } = await expectCompletedOnce(server, merchant.accountId, session.id, "pm_card_visa");
     // The webhook arrived too (before or after the return): still one completion, one payment.
@@ -148,7 +164,7 @@ test("stripe checkout: a 3-D Secure challenge that succeeds, after a declined ca
     await expect(challenge).toBeVisible();
     expect((await server.get(`/checkout/sessions/${session.id}`)).body.status).toBe("open");
     await challenge.getByRole("button", { name: "Complete authentication" }).click();
-    await page.waitForURL(`${site.url}/thanks?session_id=${session.id}`);
+    await returnedTo(page, `${site.url}/thanks?session_id=${session.id}`);
 
     const { stripeIntent } = await expectCompletedOnce(server, merchant.accountId, session.id, "pm_card_threeDSecure2Required");
     await webhookTaken(endpoint, stripeIntent.id);
@@ -233,7 +249,7 @@ test("stripe checkout: the return completes the session while Stripe's webhook i
       await page.goto(session.url);
       await page.getByLabel("Email").fill("ada@example.com");
       await pay(page, "4242 4242 4242 4242", "Pay $45.00");
-      await page.waitForURL(`${site.url}/thanks?session_id=${session.id}`);
+      await returnedTo(page, `${site.url}/thanks?session_id=${session.id}`);
       await expectCompletedOnce(server, merchant.accountId, session.id, "pm_card_visa");
       await stripe.flushEndpoint(endpoint);
     } finally {
