@@ -85,6 +85,13 @@ const EnvSchema = z.object({
     .int()
     .refine((days) => days === 0 || (days >= 35 && days <= 36_500), "Must be 0 (keep forever) or 35 to 36500 days.")
     .default(400),
+  /**
+   * Group commit of one-event usage ingests (lib/usage/group-commit.ts): the most events of one
+   * account written by one statement (1 turns grouping off), and how long a group waits for more
+   * before it is written (0: only what arrived while the previous group was being written).
+   */
+  USAGE_GROUP_COMMIT_MAX: z.coerce.number().int().min(1).max(1000).default(100),
+  USAGE_GROUP_COMMIT_WAIT_MS: z.coerce.number().int().min(0).max(100).default(0),
   // Read live by the functions below the configuration, not through config().
   NEXTAUTH_URL: z.string().optional(),
   PORT: z.string().optional(),
@@ -191,6 +198,8 @@ export type Config = {
    * "Retention"); 0: forever. The hourly aggregates are kept regardless.
    */
   usageEventRetentionDays: number;
+  /** One-event ingests grouped into one statement (`USAGE_GROUP_COMMIT_MAX`, `USAGE_GROUP_COMMIT_WAIT_MS`). */
+  usageGroupCommit: { maxEvents: number; waitMs: number };
 };
 
 export type DeprecationWindow = { deprecatedAt: Date; sunset: Date };
@@ -356,6 +365,7 @@ export function loadConfig(source: Record<string, string | undefined>): Config {
       flushMs: env.REQUEST_LOG_FLUSH_MS,
     },
     usageEventRetentionDays: env.USAGE_EVENT_RETENTION_DAYS,
+    usageGroupCommit: { maxEvents: env.USAGE_GROUP_COMMIT_MAX, waitMs: env.USAGE_GROUP_COMMIT_WAIT_MS },
   };
 }
 

@@ -4,6 +4,7 @@ import { handle } from "@/lib/api/handler";
 import type { ServiceContext } from "@/lib/context";
 import { ServiceError } from "@/lib/errors";
 import { cancelUsageEvent } from "./cancel";
+import { ingestOneUsageEvent } from "./group-commit";
 import { ingestUsageEvents } from "./ingest";
 import {
   cancelUsageEventOperation,
@@ -47,8 +48,8 @@ async function usageEventPage({ ctx, query, params }: { ctx: ServiceContext; que
 /** The handlers of this domain's operations (lib/server/routes.ts lists every domain's). */
 export const usageHandlers = [
   handle(createUsageEventOperation, async ({ ctx, body }) => {
-    const [result] = await ingestUsageEvents(ctx, [body]);
-    if (!result || result.status !== "invalid") return result!;
+    const result = await ingestOneUsageEvent(ctx, body);
+    if (result.status !== "invalid") return result;
     // One event: its reason is the problem's (a conflict is a 409, any other reason a 422).
     const code = result.error?.code ?? "invalid_event";
     const message = result.error?.message ?? "Invalid usage event.";

@@ -68,4 +68,49 @@ describe("usage ingestion across a crash", () => {
     const expected = batches.flat().reduce((total, event) => total + event.payload.value, 0);
     expect(await usage()).toBe(expected);
   });
+
+  // One-event requests are group-committed (lib/usage/group-commit.ts): many requests share one
+  // statement, and each answers only after it committed.
+  it("loses no acknowledged one-event request while groups are being committed, and counts every event once after the retries", { timeout: 120_000 }, async () => {
+    const merchant = await newMerchant();
+    const customer = (await merchant.client.post("/customers", { email: "crash-single@example.com" })).body.id;
+    const meter = (await merchant.client.post("/meters", { event_name: "crash_single", display_name: "Crash single", aggregation: "sum" })).body;
+    const victim = await startApp({ DATABASE_URL: inject("databaseUrl") });
+    apps.push(victim);
+    const client = api(merchant.secret.token, apiRoot(victim.baseUrl));
+
+    const events = Array.from({ length: 3000 }, (_, i) => ({ event_name: "crash_single", customer, identifier: `s${i}`, payload: { value: (i % 5) + 1 } }));
+    const acknowledged = new Set<string>();
+    let next = 0;
+    // 32 requests in flight at a time: enough to make groups of several events.
+    const lanes = Array.from({ length: 32 }, async () => {
+      while (next < events.length) {
+        const event = events[next++]!;
+        const answer = await client.post("/usage-events", event).catch(() => null);
+        if (!answer) return;
+        if (answer.status === 200 && answer.body.status === "accepted") acknowledged.add(event.identifier);
+      }
+    });
+    // Kill once some events were acknowledged, while others are in flight.
+    while (acknowledged.size < 500 && next < events.length) await new Promise((resolve) => setTimeout(resolve, 20));
+    await victim.kill();
+    await Promise.all(lanes);
+
+    const db = await getDb();
+    const stored = new Set(
+      (await db.select({ identifier: usageEvents.identifier }).from(usageEvents).where(eq(usageEvents.accountId, merchant.accountId))).map(
+        (row) => row.identifier,
+      ),
+    );
+    expect(acknowledged.size).toBeGreaterThan(0);
+    for (const identifier of acknowledged) expect(stored.has(identifier), identifier).toBe(true);
+    const usage = async () => (await merchant.client.get(`/customers/${customer}/usage?meter=${meter.id}`)).body.value;
+
+    // Every event again (to the shared app): what was stored is a duplicate, the rest accepted, each counted once.
+    for (let from = 0; from < events.length; from += 1000) {
+      const answer = await merchant.client.post("/usage-events/batch", { events: events.slice(from, from + 1000) });
+      for (const item of answer.body.items) expect(item.status).toBe(stored.has(item.identifier) ? "duplicate" : "accepted");
+    }
+    expect(await usage()).toBe(events.reduce((total, event) => total + event.payload.value, 0));
+  });
 });
