@@ -9,6 +9,7 @@ import { log, safeError } from "@/lib/log";
 import { applyProcessorState } from "@/lib/payments/charge-attempts";
 import { applyRefundState } from "@/lib/refunds/service";
 import { applyDisputeState } from "@/lib/disputes/service";
+import { settleSetup } from "@/lib/payment-methods/setup";
 import { connectedProcessor, loadConnection, processorDefinition, processorNamed } from "@/lib/payments/processors/registry";
 
 /*
@@ -69,6 +70,10 @@ async function applyOne(ctx: ServiceContext, row: typeof processorEvents.$inferS
       outcome = await applyRefundEvent(ctx, row);
     } else if (row.type.startsWith("charge.dispute.") && row.objectReference) {
       outcome = await applyDisputeEvent(ctx, row);
+    } else if (row.type.startsWith("setup_intent.") && row.objectReference) {
+      // A card saved in the browser (lib/payment-methods/setup.ts): the setup re-read, recorded once.
+      const settled = await settleSetup(ctx, { processor: row.processor, reference: row.objectReference });
+      outcome = settled.status === "succeeded" && settled.recorded ? "applied" : "ignored";
     }
     // Labelled once: another instance's pass over the same account may have labelled it first.
     await (await getDb())
