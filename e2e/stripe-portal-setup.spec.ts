@@ -42,7 +42,7 @@ async function save(page: Page, card: string) {
   await page.getByRole("button", { name: "Save card" }).click();
 }
 
-test("stripe portal: a declined card shows Stripe's error; a Mastercard through 3-D Secure becomes the subscription's card, recorded once", async ({ page }) => {
+test("stripe portal: a declined card shows Stripe's error; a card through 3-D Secure becomes the subscription's card, recorded once", async ({ page }) => {
   await installFakeStripe(page, standIn().url);
   const { merchant, server, endpoint, customer, visa, subscription, portalUrl } = await portalWithSavedCard(page, "Stripe Portal");
 
@@ -86,7 +86,13 @@ test("stripe portal: a 3-D Secure challenge that fails shows the error and keeps
   await installFakeStripe(page, standIn().url);
   const { server, customer, visa, subscription, portalUrl } = await portalWithSavedCard(page, "Stripe Portal Refused");
   await page.goto(portalUrl);
-  await page.goto(new URL("/portal/payment-method", portalUrl).toString());
+  const response = await page.goto(new URL("/portal/payment-method", portalUrl).toString());
+  // The portal's policy lets the real Stripe.js run (the browser bypasses it here: the fake reaches the stand-in).
+  const policy = response?.headers()["content-security-policy"] ?? "";
+  expect(policy).toMatch(/script-src [^;]*https:\/\/js\.stripe\.com/);
+  expect(policy).toMatch(/frame-src [^;]*https:\/\/js\.stripe\.com[^;]*https:\/\/hooks\.stripe\.com/);
+  expect(policy).toMatch(/connect-src 'self' https:\/\/api\.stripe\.com/);
+  expect(policy).toMatch(/img-src 'self' data: blob: https:/);
   await save(page, "4000 0000 0000 3220");
   await page.getByRole("dialog", { name: "3-D Secure authentication" }).getByRole("button", { name: "Fail authentication" }).click();
   await expect(page.getByRole("alert").filter({ hasText: "The customer failed 3-D Secure authentication." })).toBeVisible();
