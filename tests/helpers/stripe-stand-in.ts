@@ -224,7 +224,23 @@ export async function startStripeStandIn(): Promise<StripeStandIn> {
     };
   }
 
+  /**
+   * As Stripe's: a PaymentIntent with `setup_future_usage` and a customer saves its method for that
+   * customer when it succeeds (a test token becomes a new `pm_…`), and names the saved method.
+   */
+  function saveForFuture(intent: Stripe.PaymentIntent): void {
+    const key = typeof intent.payment_method === "string" ? intent.payment_method : null;
+    if (!intent.setup_future_usage || typeof intent.customer !== "string" || key === null) return;
+    const source = methodOf(key);
+    if (source.object.customer === intent.customer) return;
+    const saved = { ...structuredClone(source.object), id: TEST_CARDS[key] ? id("pm") : source.object.id, customer: intent.customer } as Stripe.PaymentMethod;
+    methods.set(saved.id, { object: saved, behaviour: source.behaviour });
+    intent.payment_method = saved.id;
+    emit("payment_method.attached", saved as unknown as Json);
+  }
+
   function succeed(intent: Stripe.PaymentIntent): void {
+    saveForFuture(intent);
     intent.last_payment_error = null;
     intent.next_action = null;
     if (intent.capture_method === "manual") {
@@ -396,6 +412,7 @@ export async function startStripeStandIn(): Promise<StripeStandIn> {
         currency: params.currency,
         customer: params.customer ?? null,
         capture_method: params.capture_method ?? "automatic_async",
+        setup_future_usage: params.setup_future_usage ?? null,
         payment_method: params.payment_method ?? null,
         status: params.payment_method ? "requires_confirmation" : "requires_payment_method",
         last_payment_error: null,

@@ -156,6 +156,34 @@ describe("saving a card in the browser (SetupIntent)", () => {
   });
 });
 
+describe("saving the card of an on-session payment (setup_future_usage)", () => {
+  it("a PaymentIntent prepared with setupFutureUsage saves the card for the customer when it succeeds; the state names the saved method", async () => {
+    const { reference: customer } = await stripe.createCustomer({ customerId: "cus_unit_future", email: null, name: null });
+    const prepared = await stripe.prepareOnSession!({
+      intentId: "pi_unit_future",
+      idempotencyKey: "pi_unit_future-on-session",
+      amountAtom: 1200,
+      currency: "usd",
+      processorCustomer: customer,
+      reference: null,
+      setupFutureUsage: "off_session",
+    });
+    expect(standIn.paymentIntents.get(prepared.reference)).toMatchObject({ setup_future_usage: "off_session", customer });
+    const response = await fetch(`${standIn.url}/v1/payment_intents/${prepared.reference}/confirm`, {
+      method: "POST",
+      headers: { "content-type": "application/x-www-form-urlencoded" },
+      body: new URLSearchParams({ key: keys.publishable_key, client_secret: prepared.clientSecret, payment_method: "pm_card_visa" }).toString(),
+    });
+    expect(response.status).toBe(200);
+    const state = await stripe.retrieve(prepared.reference);
+    expect(state.status).toBe("succeeded");
+    expect(state.method).toMatch(/^pm_[0-9a-f]{24}$/);
+    // Saved for the customer: charged off-session later as it is.
+    const later = await stripe.charge(charge({ paymentMethod: state.method!, processorCustomer: customer, offSession: true }));
+    expect(later.status).toBe("succeeded");
+  });
+});
+
 describe("charging", () => {
   it("a good card succeeds with the whole amount; its PaymentIntent carries our intent's id", async () => {
     const request = charge({});

@@ -173,6 +173,12 @@ export interface PaymentProcessor {
     currency: string;
     processorCustomer: string | null;
     reference: string | null;
+    /**
+     * Save the method the customer enters for later off-session charges (Stripe's
+     * `setup_future_usage: off_session`; needs `processorCustomer`): the processor attaches it to
+     * that customer when the payment succeeds, and `ChargeState.method` is then the saved method.
+     */
+    setupFutureUsage?: "off_session";
   }): Promise<OnSessionIntent>;
   /**
    * Present when the processor saves payment methods in the customer's browser with its client

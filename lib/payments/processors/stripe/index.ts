@@ -244,6 +244,7 @@ function open(connection: ProcessorConnection): PaymentProcessor {
         currency: input.currency,
         customer: input.processorCustomer ?? undefined,
         automatic_payment_methods: { enabled: true },
+        setup_future_usage: input.setupFutureUsage && input.processorCustomer ? input.setupFutureUsage : undefined,
         metadata: { payment_intent: input.intentId },
       };
       const intent = await stripe.paymentIntents.create(params, { idempotencyKey: input.idempotencyKey });
