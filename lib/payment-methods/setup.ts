@@ -1,6 +1,6 @@
 import { and, eq, inArray, isNull, ne, or } from "drizzle-orm";
 import { getDb } from "@/db/client";
-import { customers, paymentMethods, processorCustomers, processorSetups, subscriptions } from "@/db/schema";
+import { checkoutSessions, customers, paymentMethods, processorCustomers, processorSetups, subscriptions } from "@/db/schema";
 import type { ServiceContext } from "@/lib/context";
 import { getCustomer } from "@/lib/customers/service";
 import { notFound, ServiceError } from "@/lib/errors";
@@ -187,4 +187,37 @@ async function makeDefault(tx: ChangeTransaction, ctx: ServiceContext, customerI
     const subscription = one(await tx.update(subscriptions).set({ defaultPaymentMethod: methodId, updated: now }).where(eq(subscriptions.id, id)).returning());
     await recordSubscriptionChange(tx, ctx, "customer.subscription.updated", { subscription, items: await itemsOf(tx, id) }, before);
   }
+}
+
+/**
+ * A payment-mode checkout that asked to save its card (`payment_intent_data.setup_future_usage:
+ * off_session`; docs/payments.md, "Saving the card at checkout"), paid through a network
+ * processor: once its intent succeeded, the method the processor saved for the customer becomes
+ * our `pm_…` (payment_method.attached), once: the session's `saved_payment_method_id`, set in the
+ * same transaction under the session's lock, says it is done. Called after the intent's outcome is
+ * applied, by the return URL and by the webhook's job (whichever is second changes nothing); the
+ * processor is asked (its attach, idempotent for the same customer: the card's details) with
+ * nothing of ours locked.
+ */
+export async function saveMethodOfCheckout(ctx: ServiceContext, intent: { id: string; status: string; customerId: string | null; paymentMethod: string | null; processor: string | null; metadata: Record<string, string> }): Promise<PaymentMethodRow | null> {
+  const sessionId = intent.metadata.checkout_session;
+  if (!sessionId || intent.status !== "succeeded" || intent.customerId === null || intent.paymentMethod === null || intent.processor === null) return null;
+  const db = await getDb();
+  const ofSession = and(eq(checkoutSessions.accountId, ctx.accountId), eq(checkoutSessions.id, sessionId));
+  const [session] = await db.select().from(checkoutSessions).where(ofSession);
+  if (!session || session.setupFutureUsage !== "off_session" || session.paymentIntentId !== intent.id) return null;
+  if (session.savedPaymentMethodId !== null) return methodRow(session.savedPaymentMethodId);
+  const processor = await connectedProcessor(db, ctx.accountId);
+  if (!processor?.remote || processor.name !== intent.processor) return null;
+  const customer = await getCustomer({ ctx, input: { id: intent.customerId } });
+  const customerId = customer.id;
+  const method = intent.paymentMethod;
+  const saved = await atProcessor(async () => processor.savePaymentMethod({ processorCustomer: await processorCustomer(db, processor, ctx.accountId, customer), paymentMethod: method }));
+  return withChangeTransaction(async (tx) => {
+    const [locked] = await tx.select().from(checkoutSessions).where(ofSession).for("update");
+    if (locked!.savedPaymentMethodId !== null) return methodRow(locked!.savedPaymentMethodId, tx);
+    const paymentMethod = await recordMethod(tx, ctx, customerId, processor.name, saved);
+    await tx.update(checkoutSessions).set({ savedPaymentMethodId: paymentMethod.id }).where(ofSession);
+    return paymentMethod;
+  });
 }

@@ -200,4 +200,19 @@ describe("portal update payment method through a Stripe SetupIntent", () => {
     expect(page).toContain('data-testid="payment-method"');
     expect(page).not.toContain("Save card");
   });
+
+  it("checkout: payment_intent_data.setup_future_usage is taken in payment mode only, and only off_session", async () => {
+    const s = await newSandbox();
+    const price = await monthlyPrice(s.client, s.account, 700);
+    const base = { line_items: [{ price }], success_url: "https://example.com/thanks" };
+    const refused = await s.client.post(`/${s.account}/checkout/sessions`, { ...base, mode: "subscription", payment_intent_data: { setup_future_usage: "off_session" } });
+    expect(refused.status, refused.text).toBe(422);
+    expect(refused.body.errors).toEqual([expect.objectContaining({ field: "payment_intent_data", message: "Only in payment mode." })]);
+    const product = (await s.ok(s.client.post(`/${s.account}/products`, { name: "Once" }))).id as string;
+    const once = (await s.ok(s.client.post(`/${s.account}/prices`, { product, currency: "usd", unit_amount_atom: 700, type: "one_time" }))).id as string;
+    const onSession = await s.client.post(`/${s.account}/checkout/sessions`, { ...base, line_items: [{ price: once }], mode: "payment", payment_intent_data: { setup_future_usage: "on_session" } });
+    expect(onSession.status, onSession.text).toBe(422);
+    const made = await s.client.post(`/${s.account}/checkout/sessions`, { ...base, line_items: [{ price: once }], mode: "payment", payment_intent_data: { setup_future_usage: "off_session" } });
+    expect(made.status, made.text).toBe(201);
+  });
 });
