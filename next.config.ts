@@ -26,27 +26,25 @@ const CONTENT_SECURITY_POLICY = [
   "frame-ancestors 'none'",
 ].join("; ");
 const PAGE_SECURITY_HEADERS = [...FRAME_HEADERS, { key: "Content-Security-Policy", value: CONTENT_SECURITY_POLICY }];
-/** The customer portal shows the merchant's logo, an https: URL of their choosing (lib/portal/schema.ts). */
-const PORTAL_SECURITY_HEADERS = [
-  ...FRAME_HEADERS,
-  { key: "Content-Security-Policy", value: CONTENT_SECURITY_POLICY.replace("img-src 'self' data: blob:", "img-src 'self' data: blob: https:") },
-];
 
 /**
  * The hosted checkout and invoice pages of an account connected to Stripe run Stripe.js and its
  * Payment Element: Stripe's script, its frames (the Element, 3-D Secure) and its API, as Stripe
  * documents for a CSP (docs/payments.md, "The hosted pages with Stripe").
  */
-const STRIPE_PAGE_SECURITY_HEADERS = [
-  ...FRAME_HEADERS,
-  {
-    key: "Content-Security-Policy",
-    value: CONTENT_SECURITY_POLICY.replace(/script-src ([^;]*)/, "script-src $1 https://js.stripe.com https://*.js.stripe.com")
-      .replace("connect-src 'self'", "connect-src 'self' https://api.stripe.com")
-      .replace("img-src 'self' data: blob:", "img-src 'self' data: blob: https://*.stripe.com")
-      .replace("default-src 'self'", "default-src 'self'; frame-src https://js.stripe.com https://*.js.stripe.com https://hooks.stripe.com"),
-  },
-];
+const withStripe = (policy: string, images: string) =>
+  policy
+    .replace(/script-src ([^;]*)/, "script-src $1 https://js.stripe.com https://*.js.stripe.com")
+    .replace("connect-src 'self'", "connect-src 'self' https://api.stripe.com")
+    .replace("img-src 'self' data: blob:", `img-src 'self' data: blob: ${images}`)
+    .replace("default-src 'self'", "default-src 'self'; frame-src https://js.stripe.com https://*.js.stripe.com https://hooks.stripe.com");
+const STRIPE_PAGE_SECURITY_HEADERS = [...FRAME_HEADERS, { key: "Content-Security-Policy", value: withStripe(CONTENT_SECURITY_POLICY, "https://*.stripe.com") }];
+/**
+ * The portal's payment-method page saves a card with Stripe.js (a SetupIntent; docs/payments.md):
+ * every portal page allows it, since the portal's links navigate in the browser and keep the
+ * policy of the page first loaded. Its logo stays any https: image.
+ */
+const PORTAL_SECURITY_HEADERS = [...FRAME_HEADERS, { key: "Content-Security-Policy", value: withStripe(CONTENT_SECURITY_POLICY, "https:") }];
 
 const nextConfig: NextConfig = {
   // PGlite ships WebAssembly and data files; postgres.js opens sockets: both run as plain Node.

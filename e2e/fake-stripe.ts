@@ -6,7 +6,7 @@ import type { Page } from "@playwright/test";
  * script of js.stripe.com then (node_modules/@stripe/stripe-js/dist/pure.mjs, the entry the page imports, `loadScript`:
  * `if (window.Stripe) { resolve(window.Stripe); return; }` before `injectScript`), so the page
  * runs its real code (`@stripe/react-stripe-js`'s `<Elements>`, `<PaymentElement>`,
- * `stripe.confirmPayment`) against this instead, and nothing reaches Stripe.
+ * `stripe.confirmPayment`, `stripe.confirmSetup`) against this instead, and nothing reaches Stripe.
  *
  * What it does is what Stripe.js does, against the Stripe stand-in (tests/helpers/stripe-stand-in.ts):
  * the Payment Element is a card-number field (Stripe's test card numbers, sent as the test
@@ -171,10 +171,41 @@ function fakeStripe({ standInUrl }: { standInUrl: string }): void {
       return { error: { type: "card_error", ...error } };
     }
 
+    /** As `confirmPayment`, for a SetupIntent (the portal's saved card): confirm, 3-D Secure, then the return URL with `setup_intent`. */
+    async function confirmSetup({ clientSecret, confirmParams }: { clientSecret: string; confirmParams: { return_url: string } }) {
+      const setupId = clientSecret.split("_secret_")[0]!;
+      const auth = { key: publishableKey, client_secret: clientSecret };
+      const paymentMethod = cardMethod();
+      if (paymentMethod === null) return { error: { type: "validation_error", message: "Your card number is incomplete." } };
+      const confirmed = await stripeApi("POST", `/v1/setup_intents/${setupId}/confirm`, { ...auth, payment_method: paymentMethod, return_url: confirmParams.return_url });
+      if (confirmed.status !== 200) return { error: confirmed.body.error as Json };
+      let setup = confirmed.body;
+      if (setup.status === "requires_action") {
+        const succeed = await challenge();
+        await fetch(`${standInUrl}/_stand-in/setup_intents/${setupId}/complete_action`, {
+          method: "POST",
+          headers: { "content-type": "application/json" },
+          body: JSON.stringify({ succeed }),
+        });
+        setup = (await stripeApi("GET", `/v1/setup_intents/${setupId}`, auth)).body;
+      }
+      if (setup.status === "succeeded" || setup.status === "processing") {
+        const back = new URL(confirmParams.return_url);
+        back.searchParams.set("setup_intent", setupId);
+        back.searchParams.set("setup_intent_client_secret", clientSecret);
+        back.searchParams.set("redirect_status", setup.status === "processing" ? "pending" : "succeeded");
+        window.location.assign(back.toString());
+        return new Promise<never>(() => {});
+      }
+      const error = (setup.last_setup_error as Json | null) ?? { message: "The card could not be saved." };
+      return { error: { type: "card_error", ...error } };
+    }
+
     const unsupported = async () => ({ error: { type: "invalid_request_error", message: "fake Stripe.js: not supported" } });
     return {
       elements: () => elements,
       confirmPayment,
+      confirmSetup,
       createToken: unsupported,
       createPaymentMethod: unsupported,
       confirmCardPayment: unsupported,

@@ -50,7 +50,7 @@ async function connectedMerchant(page: Page, company: string) {
   return { merchant, server, endpoint };
 }
 
-async function paymentSession(server: ReturnType<typeof api>, successUrl: string, amountAtom: number) {
+async function paymentSession(server: ReturnType<typeof api>, successUrl: string, amountAtom: number, extra: Record<string, unknown> = {}) {
   const product = (await server.post("/products", { name: "Espresso machine" })).body;
   const price = (await server.post("/prices", { product: product.id, currency: "usd", unit_amount_atom: amountAtom, type: "one_time" })).body;
   const created = await server.post("/checkout/sessions", {
@@ -58,8 +58,9 @@ async function paymentSession(server: ReturnType<typeof api>, successUrl: string
     line_items: [{ price: price.id }],
     success_url: `${successUrl}/thanks?session_id={CHECKOUT_SESSION_ID}`,
     cancel_url: `${successUrl}/cart`,
+    ...extra,
   });
-  expect(created.status).toBe(201);
+  expect(created.status, created.text).toBe(201);
   return created.body;
 }
 
@@ -258,6 +259,63 @@ test("stripe checkout: the return completes the session while Stripe's webhook i
     const { stripeIntent } = await expectCompletedOnce(server, merchant.accountId, session.id, "pm_card_visa");
     await webhookTaken(endpoint, stripeIntent.id);
     await expectCompletedOnce(server, merchant.accountId, session.id, "pm_card_visa");
+  } finally {
+    await site.close();
+  }
+});
+
+test("stripe checkout: a session with payment_intent_data.setup_future_usage saves the card it is paid with for the customer, once", async ({ page }) => {
+  const site = await merchantSite();
+  try {
+    await installFakeStripe(page, standIn().url);
+    const { merchant, server, endpoint } = await connectedMerchant(page, "Stripe Saves");
+    const session = await paymentSession(server, site.url, 4500, { payment_intent_data: { setup_future_usage: "off_session" } });
+    await page.goto(session.url);
+    await page.getByLabel("Email").fill("ada@example.com");
+    await pay(page, "4242 4242 4242 4242", "Pay $45.00");
+    await page.waitForURL(`${site.url}/thanks?session_id=${session.id}`);
+
+    const completed = (await server.get(`/checkout/sessions/${session.id}`)).body;
+    expect(completed).toMatchObject({ status: "complete", payment_status: "paid" });
+    const intent = (await server.get(`/payment-intents/${completed.payment_intent}`)).body;
+    const stripeIntent = (await standIn().state()).paymentIntents.find((candidate) => candidate.metadata?.payment_intent === intent.id)!;
+    // Stripe was asked to save it: the PaymentIntent's method is a new one, saved for the customer.
+    expect(stripeIntent).toMatchObject({ status: "succeeded", setup_future_usage: "off_session" });
+    expect(intent.payment_method).toBe(stripeIntent.payment_method);
+    expect(intent.payment_method).not.toBe("pm_card_visa");
+
+    const expectSavedOnce = async () => {
+      const methods = (await server.get(`/customers/${completed.customer}/payment-methods`)).body.items;
+      expect(methods).toEqual([expect.objectContaining({ processor: "stripe", processor_payment_method: stripeIntent.payment_method, card: expect.objectContaining({ brand: "visa", last4: "4242" }) })]);
+      const attached = (await server.get(`/${merchant.accountId}/events?event_type=payment_method.attached`)).body.items;
+      expect(attached.filter((event: { aggregate_id: string }) => event.aggregate_id === methods[0].id)).toHaveLength(1);
+      return methods[0];
+    };
+    const saved = await expectSavedOnce();
+    // The webhook arrives too (before or after the return): still one saved method.
+    await webhookTaken(endpoint, stripeIntent.id);
+    await expect.poll(async () => (await expectSavedOnce()).id).toBe(saved.id);
+    // Charged off-session later with it: a merchant's payment of the customer's next order.
+    const later = await server.post("/payment-intents", { amount_atom: 1200, currency: "usd", customer: completed.customer, payment_method: saved.id, confirm: true });
+    expect([200, 201], later.text).toContain(later.status);
+    expect(later.body.status).toBe("succeeded");
+  } finally {
+    await site.close();
+  }
+});
+
+test("stripe checkout: a session without setup_future_usage saves no card", async ({ page }) => {
+  const site = await merchantSite();
+  try {
+    await installFakeStripe(page, standIn().url);
+    const { server } = await connectedMerchant(page, "Stripe Keeps Nothing");
+    const session = await paymentSession(server, site.url, 4500);
+    await page.goto(session.url);
+    await page.getByLabel("Email").fill("ada@example.com");
+    await pay(page, "4242 4242 4242 4242", "Pay $45.00");
+    await page.waitForURL(`${site.url}/thanks?session_id=${session.id}`);
+    const completed = (await server.get(`/checkout/sessions/${session.id}`)).body;
+    expect((await server.get(`/customers/${completed.customer}/payment-methods`)).body.items).toEqual([]);
   } finally {
     await site.close();
   }

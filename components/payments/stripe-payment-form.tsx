@@ -16,7 +16,7 @@ export type StripePaymentLabels = { paying: string; failed: string; offline: str
 
 /** One Stripe.js instance per publishable key for the page's life (loadStripe must not run on every render). */
 const instances = new Map<string, Promise<Stripe | null>>();
-function stripeFor(publishableKey: string): Promise<Stripe | null> {
+export function stripeFor(publishableKey: string): Promise<Stripe | null> {
   let instance = instances.get(publishableKey);
   if (!instance) {
     instance = loadStripe(publishableKey);

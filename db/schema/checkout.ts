@@ -41,6 +41,10 @@ export const checkoutSessions = pgTable(
     invoiceId: text("invoice_id"),
     /** Trial days a subscription session starts with, if any. */
     trialPeriodDays: bigint("trial_period_days", { mode: "number" }),
+    /** Payment mode: `off_session` saves the card it is paid with through the processor (`payment_intent_data.setup_future_usage`). */
+    setupFutureUsage: text("setup_future_usage", { enum: ["off_session"] }),
+    /** The `pm_…` saved from its payment (set once; lib/checkout/on-session.ts). */
+    savedPaymentMethodId: text("saved_payment_method_id"),
     expiresAt: time("expires_at").notNull(),
     completedAt: time("completed_at"),
     expiredAt: time("expired_at"),

@@ -1,4 +1,4 @@
-import { index, integer, pgTable, text } from "drizzle-orm/pg-core";
+import { index, integer, pgTable, primaryKey, text } from "drizzle-orm/pg-core";
 import { accounts } from "./accounts";
 import { createdAt, id, time } from "./columns";
 import { customers } from "./customers";
@@ -30,4 +30,30 @@ export const paymentMethods = pgTable(
     detachedAt: time("detached_at"),
   },
   (t) => [index("payment_methods_customer_idx").on(t.customerId, t.created.desc(), t.id.desc())],
+);
+
+/**
+ * A payment method being saved in the customer's browser through its processor's setup (Stripe's
+ * SetupIntent; lib/payment-methods/setup.ts): made `open` for the customer, `succeeded` once, by
+ * whichever of the processor's webhook and the return URL's retrieve comes first, with the
+ * `pm_…` it recorded. A setup not made here (another customer's, the merchant's own) is not ours.
+ */
+export const processorSetups = pgTable(
+  "processor_setups",
+  {
+    accountId: text("account_id")
+      .notNull()
+      .references(() => accounts.id),
+    processor: text("processor").notNull(),
+    /** The processor's id of the setup (Stripe's `seti_…`). */
+    reference: text("reference").notNull(),
+    customerId: text("customer_id")
+      .notNull()
+      .references(() => customers.id),
+    status: text("status", { enum: ["open", "succeeded"] }).notNull().default("open"),
+    paymentMethodId: text("payment_method_id").references(() => paymentMethods.id),
+    created: createdAt(),
+    completedAt: time("completed_at"),
+  },
+  (t) => [primaryKey({ columns: [t.accountId, t.processor, t.reference], name: "processor_setups_pk" }), index("processor_setups_customer_idx").on(t.customerId)],
 );

@@ -6,6 +6,7 @@ import type { ChangeTransaction } from "@/lib/events/transaction";
 import { intentByReference, onSessionProcessor, prepareOnSessionPayment, settleOnSessionPayment } from "@/lib/payments/on-session";
 import type { PaymentIntentRow } from "@/lib/payments/serialize";
 import { cancelPaymentIntent, createPaymentIntent, getPaymentIntent } from "@/lib/payments/service";
+import { saveMethodOfCheckout } from "@/lib/payment-methods/setup";
 import { accountClock } from "@/lib/time";
 import { getDb } from "@/db/client";
 import { withSessionClaim } from "./claim";
@@ -51,8 +52,10 @@ export async function startCheckoutPayment({ input }: { input: { id: string; ema
     throw new ServiceError("conflict", "This checkout takes no card payments in the browser: its account has no payment processor connected.");
   }
   let stale: string | null = null;
+  let setupFutureUsage: "off_session" | undefined;
   const { intentId, ctx } = await withSessionClaim(input.id, async (inClaim) => {
     const session = (await findSession(input.id)).session;
+    setupFutureUsage = session.setupFutureUsage ?? undefined;
     assertPayable(session, base.now());
     if (session.mode !== "payment") {
       throw new ServiceError("conflict", `Checkout session '${session.id}' is in ${session.mode} mode; only payment-mode checkouts are paid through the account's processor so far.`);
@@ -80,7 +83,8 @@ export async function startCheckoutPayment({ input }: { input: { id: string; ema
   });
   const replaced = stale as string | null;
   if (replaced !== null) await tolerateConflict(() => cancelPaymentIntent({ ctx, input: { id: replaced } }));
-  const prepared = await prepareOnSessionPayment(ctx, intentId);
+  // A session that saves its card: Stripe saves the method for the customer when the payment succeeds.
+  const prepared = await prepareOnSessionPayment(ctx, intentId, { setupFutureUsage });
   return { clientSecret: prepared.clientSecret, paymentIntent: intentId };
 }
 
@@ -93,7 +97,10 @@ export async function settleCheckoutReturn(input: { id: string; reference: strin
   const { found, ctx } = await sessionContext(input.id, null);
   const intent = await intentByReference(await getDb(), found.session.accountId, input.reference);
   if (!intent || intent.metadata.checkout_session !== input.id) return;
-  await settleOnSessionPayment({ ...ctx, actor: { type: "customer", id: intent.customerId } }, intent.id, input.reference);
+  const customerCtx: ServiceContext = { ...ctx, actor: { type: "customer", id: intent.customerId } };
+  const settled = await settleOnSessionPayment(customerCtx, intent.id, input.reference);
+  // The card it was paid with, saved for the customer when the session asked (once, whichever of this and the webhook is second).
+  await saveMethodOfCheckout(customerCtx, settled);
 }
 
 /**

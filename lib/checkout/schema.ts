@@ -73,6 +73,15 @@ export const CheckoutSessionCreateInput = z
       })
       .optional()
       .meta({ description: "Subscription mode only." }),
+    payment_intent_data: z
+      .strictObject({
+        setup_future_usage: z.enum(["off_session"]).optional().meta({
+          description:
+            "`off_session`: the card the customer pays with is saved for them (a `pm_…` on `GET /customers/{id}/payment-methods`, `payment_method.attached`), to be charged later without them. Applies when the page is paid through the account's connected processor (Stripe).",
+        }),
+      })
+      .optional()
+      .meta({ description: "Payment mode only: how the payment is made, as Stripe's `payment_intent_data`." }),
     metadata: Metadata.optional(),
   })
   .superRefine((input, issues) => {
@@ -81,6 +90,9 @@ export const CheckoutSessionCreateInput = z
     }
     if (input.mode === "payment" && input.subscription_data !== undefined) {
       issues.addIssue({ code: "custom", path: ["subscription_data"], message: "Only in subscription mode." });
+    }
+    if (input.mode !== "payment" && input.payment_intent_data !== undefined) {
+      issues.addIssue({ code: "custom", path: ["payment_intent_data"], message: "Only in payment mode." });
     }
   })
   .meta({ id: "CheckoutSessionCreateInput" });

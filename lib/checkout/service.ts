@@ -192,6 +192,7 @@ export async function createCheckoutSession({
         successUrl: input.success_url,
         cancelUrl: input.cancel_url ?? null,
         trialPeriodDays: input.subscription_data?.trial_period_days ?? null,
+        setupFutureUsage: input.payment_intent_data?.setup_future_usage ?? null,
         expiresAt,
         metadata: input.metadata ?? {},
         created: now,

@@ -9,6 +9,7 @@ import { log, safeError } from "@/lib/log";
 import { applyProcessorState } from "@/lib/payments/charge-attempts";
 import { applyRefundState } from "@/lib/refunds/service";
 import { applyDisputeState } from "@/lib/disputes/service";
+import { saveMethodOfCheckout, settleSetup } from "@/lib/payment-methods/setup";
 import { connectedProcessor, loadConnection, processorDefinition, processorNamed } from "@/lib/payments/processors/registry";
 
 /*
@@ -64,11 +65,20 @@ async function applyOne(ctx: ServiceContext, row: typeof processorEvents.$inferS
         .where(and(eq(paymentIntents.accountId, row.accountId), ours ? or(eq(paymentIntents.processorReference, row.objectReference), eq(paymentIntents.id, ours)) : eq(paymentIntents.processorReference, row.objectReference)))
         .limit(1);
       const processor = intent ? await processorNamed(db, row.accountId, intent.chargeInFlight?.processor ?? intent.processor) : null;
-      if (intent && processor) outcome = (await applyProcessorState(ctx, intent.id, await processor.retrieve(row.objectReference))).applied ? "applied" : "ignored";
+      if (intent && processor) {
+        const applied = await applyProcessorState(ctx, intent.id, await processor.retrieve(row.objectReference));
+        outcome = applied.applied ? "applied" : "ignored";
+        // A checkout that saves its card: the saved method recorded once (lib/payment-methods/setup.ts).
+        await saveMethodOfCheckout(ctx, applied.row);
+      }
     } else if ((row.type.startsWith("refund.") || row.type === "charge.refund.updated") && row.objectReference) {
       outcome = await applyRefundEvent(ctx, row);
     } else if (row.type.startsWith("charge.dispute.") && row.objectReference) {
       outcome = await applyDisputeEvent(ctx, row);
+    } else if (row.type.startsWith("setup_intent.") && row.objectReference) {
+      // A card saved in the browser (lib/payment-methods/setup.ts): the setup re-read, recorded once.
+      const settled = await settleSetup(ctx, { processor: row.processor, reference: row.objectReference });
+      outcome = settled.status === "succeeded" && settled.recorded ? "applied" : "ignored";
     }
     // Labelled once: another instance's pass over the same account may have labelled it first.
     await (await getDb())

@@ -40,7 +40,7 @@ export async function onSessionPublishableKey(accountId: string): Promise<string
  * charge of our intent, which must be waiting for a payment method. Called outside any
  * transaction: the processor is asked with nothing of ours locked, then the reference is recorded.
  */
-export async function prepareOnSessionPayment(ctx: ServiceContext, intentId: string): Promise<OnSessionCollection> {
+export async function prepareOnSessionPayment(ctx: ServiceContext, intentId: string, options: { setupFutureUsage?: "off_session" } = {}): Promise<OnSessionCollection> {
   const db = await getDb();
   const processor = await onSessionProcessor(ctx.accountId);
   if (!processor?.prepareOnSession) throw new ServiceError("conflict", "This account has no payment processor that collects payments in the browser.");
@@ -59,6 +59,7 @@ export async function prepareOnSessionPayment(ctx: ServiceContext, intentId: str
       currency: intent.currency,
       processorCustomer: customer ? await processorCustomer(db, processor, ctx.accountId, customer) : null,
       reference: intent.processor === processor.name ? intent.processorReference : null,
+      setupFutureUsage: options.setupFutureUsage,
     }),
   );
   await withChangeTransaction(async (tx) => {

@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { CustomerUpdateInput } from "@/lib/customers/schema";
 import { updateCustomer } from "@/lib/customers/service";
+import { settleSetup, startSetup, type SetupOutcome, type SetupStart } from "@/lib/payment-methods/setup";
 import { notFound, ServiceError, validationFailed, type FieldError } from "@/lib/errors";
 import { applyChangeRequest } from "@/lib/subscription-changes/apply";
 import type { ChangeStepInputValue } from "@/lib/subscription-changes/schema";
@@ -160,4 +161,24 @@ export async function portalSetPaymentMethod(session: PortalSession, input: unkn
   if (!parsed.success) throw validationFailed([{ field: "payment_method", message: parsed.error.issues[0]?.message ?? "Invalid." }]);
   await ownSubscription(session, parsed.data.subscription);
   return updateSubscription({ ctx: session.ctx, input: { id: parsed.data.subscription, changes: { default_payment_method: parsed.data.payment_method } } });
+}
+
+/**
+ * "Update payment method" on an account whose processor saves cards in the browser (Stripe): a
+ * setup for the session's customer, whose client secret the page's Stripe.js confirms
+ * (lib/payment-methods/setup.ts). Nothing is recorded here.
+ */
+export async function portalStartSetup(session: PortalSession): Promise<SetupStart> {
+  await requireFeature(session, "payment_method_update");
+  return startSetup(session.ctx, session.customerId);
+}
+
+/**
+ * The return URL (`?setup_intent=seti_…`): the setup re-read at the processor and recorded once
+ * (the saved card becomes the default of the customer's live subscriptions), whatever the browser
+ * says. Another customer's setup, or one not made here, changes nothing.
+ */
+export async function portalSettleSetup(session: PortalSession, reference: string): Promise<SetupOutcome> {
+  await requireFeature(session, "payment_method_update");
+  return settleSetup(session.ctx, { reference, customerId: session.customerId });
 }

@@ -55,6 +55,7 @@ export type StripeStandIn = {
   requests: RecordedRequest[];
   deliveries: Delivery[];
   paymentIntents: Map<string, Stripe.PaymentIntent>;
+  setupIntents: Map<string, Stripe.SetupIntent>;
   /** Charges that moved money (succeeded or captured PaymentIntents), in order. */
   charges: string[];
   webhookEndpoints: Map<string, Stripe.WebhookEndpoint>;
@@ -127,7 +128,7 @@ export async function startStripeStandIn(): Promise<StripeStandIn> {
   const methods = new Map<string, StoredMethod>();
   const paymentIntents = new Map<string, Stripe.PaymentIntent>();
   const behaviours = new Map<string, CardBehaviour>();
-  const setupIntents = new Map<string, Json>();
+  const setupIntents = new Map<string, Stripe.SetupIntent>();
   const webhookEndpoints = new Map<string, Stripe.WebhookEndpoint>();
   const idempotency = new Map<string, { fingerprint: string; status: number; body: Json }>();
   const requests: RecordedRequest[] = [];
@@ -223,7 +224,23 @@ export async function startStripeStandIn(): Promise<StripeStandIn> {
     };
   }
 
+  /**
+   * As Stripe's: a PaymentIntent with `setup_future_usage` and a customer saves its method for that
+   * customer when it succeeds (a test token becomes a new `pm_…`), and names the saved method.
+   */
+  function saveForFuture(intent: Stripe.PaymentIntent): void {
+    const key = typeof intent.payment_method === "string" ? intent.payment_method : null;
+    if (!intent.setup_future_usage || typeof intent.customer !== "string" || key === null) return;
+    const source = methodOf(key);
+    if (source.object.customer === intent.customer) return;
+    const saved = { ...structuredClone(source.object), id: TEST_CARDS[key] ? id("pm") : source.object.id, customer: intent.customer } as Stripe.PaymentMethod;
+    methods.set(saved.id, { object: saved, behaviour: source.behaviour });
+    intent.payment_method = saved.id;
+    emit("payment_method.attached", saved as unknown as Json);
+  }
+
   function succeed(intent: Stripe.PaymentIntent): void {
+    saveForFuture(intent);
     intent.last_payment_error = null;
     intent.next_action = null;
     if (intent.capture_method === "manual") {
@@ -277,6 +294,46 @@ export async function startStripeStandIn(): Promise<StripeStandIn> {
     }
   }
 
+  /**
+   * As Stripe's: a card saved for the SetupIntent's customer (a test token makes a new `pm_…`
+   * attached to that customer), setup_intent.succeeded; a declined card leaves it
+   * requires_payment_method with `last_setup_error` (setup_intent.setup_failed); a 3-D Secure card
+   * asks for the action first (completeSetupAction). A SetupIntent needs no authentication later:
+   * `authentication_required` cards save as they are (their off-session charges ask for it).
+   */
+  function confirmSetup(setup: Stripe.SetupIntent, methodKey: string): void {
+    if (!["requires_payment_method", "requires_confirmation", "requires_action"].includes(setup.status)) {
+      throw invalid(`This SetupIntent's status is ${setup.status}; it cannot be confirmed.`, { code: "setup_intent_unexpected_state" });
+    }
+    const source = methodOf(methodKey);
+    if (source.behaviour === "declined" || source.behaviour === "insufficient_funds") {
+      setup.status = "requires_payment_method";
+      const error = { type: "card_error", code: "card_declined", decline_code: source.behaviour === "declined" ? "generic_decline" : "insufficient_funds", message: "Your card was declined." };
+      setup.last_setup_error = error as unknown as Stripe.SetupIntent.LastSetupError;
+      emit("setup_intent.setup_failed", setup as unknown as Json);
+      throw new StripeError(402, { error: { ...error, setup_intent: structuredClone(setup) } });
+    }
+    const customer = typeof setup.customer === "string" ? setup.customer : null;
+    const saved = { ...structuredClone(source.object), id: TEST_CARDS[methodKey] ? id("pm") : source.object.id, customer } as Stripe.PaymentMethod;
+    methods.set(saved.id, { object: saved, behaviour: source.behaviour });
+    setup.payment_method = saved.id;
+    setup.last_setup_error = null;
+    if (source.behaviour === "three_d_secure_required") {
+      setup.status = "requires_action";
+      setup.next_action = { type: "use_stripe_sdk", use_stripe_sdk: {} } as unknown as Stripe.SetupIntent.NextAction;
+      emit("setup_intent.requires_action", setup as unknown as Json);
+      return;
+    }
+    succeedSetup(setup);
+  }
+
+  function succeedSetup(setup: Stripe.SetupIntent): void {
+    setup.status = "succeeded";
+    setup.next_action = null;
+    if (setup.customer) emit("payment_method.attached", methods.get(setup.payment_method as string)!.object as unknown as Json);
+    emit("setup_intent.succeeded", setup as unknown as Json);
+  }
+
   function intentOf(key: string): Stripe.PaymentIntent {
     const intent = paymentIntents.get(key);
     if (!intent) throw missing("payment_intent", key);
@@ -306,16 +363,39 @@ export async function startStripeStandIn(): Promise<StripeStandIn> {
     }
     if (method === "GET" && (match = /^\/v1\/payment_methods\/([^/]+)$/.exec(path))) return methodOf(match[1]!).object as unknown as Json;
     if (method === "POST" && path === "/v1/setup_intents") {
-      const params = body as Stripe.SetupIntentCreateParams;
+      const params = body as unknown as Stripe.SetupIntentCreateParams;
       customerOf(params.customer);
-      const setup: Json = { id: id("seti"), object: "setup_intent", customer: params.customer ?? null, payment_method: params.payment_method ?? null, usage: params.usage ?? "off_session", status: "requires_payment_method", client_secret: `seti_secret_${randomBytes(8).toString("hex")}`, livemode };
-      if (String(params.confirm) === "true" && typeof params.payment_method === "string") {
-        const behaviour = methodOf(params.payment_method).behaviour;
-        setup.status = behaviour === "three_d_secure_required" ? "requires_action" : behaviour === "succeeds" || behaviour === "authentication_required" ? "succeeded" : "requires_payment_method";
-        if (setup.status === "succeeded") emit("setup_intent.succeeded", setup);
+      const setupId = id("seti");
+      const setup = {
+        id: setupId,
+        object: "setup_intent",
+        customer: params.customer ?? null,
+        payment_method: null,
+        usage: params.usage ?? "off_session",
+        status: "requires_payment_method",
+        last_setup_error: null,
+        next_action: null,
+        metadata: params.metadata ?? {},
+        // As Stripe's: the SetupIntent's id, then the secret (Stripe.js reads the id from it).
+        client_secret: `${setupId}_secret_${randomBytes(8).toString("hex")}`,
+        created: now(),
+        livemode,
+      } as unknown as Stripe.SetupIntent;
+      setupIntents.set(setup.id, setup);
+      emit("setup_intent.created", setup as unknown as Json);
+      if (String(params.confirm) === "true" && typeof params.payment_method === "string") confirmSetup(setup, params.payment_method);
+      return setup as unknown as Json;
+    }
+    if ((match = /^\/v1\/setup_intents\/([^/]+)(?:\/(confirm))?$/.exec(path))) {
+      const setup = setupIntents.get(match[1]!);
+      if (!setup) throw missing("setup_intent", match[1]!);
+      if (method === "GET" && !match[2]) return setup as unknown as Json;
+      if (method === "POST" && match[2] === "confirm") {
+        const params = body as Stripe.SetupIntentConfirmParams;
+        if (typeof params.payment_method !== "string") throw invalid("You cannot confirm this SetupIntent because it's missing a payment method.", { param: "payment_method" });
+        confirmSetup(setup, params.payment_method);
+        return setup as unknown as Json;
       }
-      setupIntents.set(setup.id as string, setup);
-      return setup;
     }
     if (method === "POST" && path === "/v1/payment_intents") {
       const params = body as unknown as Stripe.PaymentIntentCreateParams;
@@ -332,6 +412,7 @@ export async function startStripeStandIn(): Promise<StripeStandIn> {
         currency: params.currency,
         customer: params.customer ?? null,
         capture_method: params.capture_method ?? "automatic_async",
+        setup_future_usage: params.setup_future_usage ?? null,
         payment_method: params.payment_method ?? null,
         status: params.payment_method ? "requires_confirmation" : "requires_payment_method",
         last_payment_error: null,
@@ -434,18 +515,18 @@ export async function startStripeStandIn(): Promise<StripeStandIn> {
   /**
    * Stripe.js's own calls from the customer's browser: the publishable key (`key`) and the
    * intent's `client_secret` in the parameters, for reading and confirming that one PaymentIntent
-   * only, as Stripe allows. Answers whether the request is one.
+   * or SetupIntent only, as Stripe allows. Answers whether the request is one.
    */
   function authenticateBrowser(method: string, path: string, params: Json): boolean {
     const key = typeof params.key === "string" ? params.key : "";
     const mode = /^pk_(live|test)_/.exec(key)?.[1];
     if (!mode) return false;
-    const match = /^\/v1\/payment_intents\/([^/]+)(\/confirm)?$/.exec(path);
-    if (!match || (method === "GET") === Boolean(match[2])) {
+    const match = /^\/v1\/(payment_intents|setup_intents)\/([^/]+)(\/confirm)?$/.exec(path);
+    if (!match || (method === "GET") === Boolean(match[3])) {
       throw new StripeError(401, { error: { type: "invalid_request_error", message: "This API call cannot be made with a publishable API key." } });
     }
-    const intent = paymentIntents.get(match[1]!);
-    if (!intent || params.client_secret !== intent.client_secret) throw missing("payment_intent", match[1]!);
+    const intent = match[1] === "payment_intents" ? paymentIntents.get(match[2]!) : setupIntents.get(match[2]!);
+    if (!intent || params.client_secret !== intent.client_secret) throw missing(match[1] === "payment_intents" ? "payment_intent" : "setup_intent", match[2]!);
     livemode = mode === "live";
     return true;
   }
@@ -543,6 +624,7 @@ export async function startStripeStandIn(): Promise<StripeStandIn> {
         requests,
         deliveries,
         paymentIntents: [...paymentIntents.values()],
+        setupIntents: [...setupIntents.values()],
         refunds: [...refunds.values()],
         disputes: [...disputes.values()],
         webhookEndpoints: [...webhookEndpoints.values()],
@@ -586,6 +668,10 @@ export async function startStripeStandIn(): Promise<StripeStandIn> {
     }
     if (method === "POST" && (match = /^\/_stand-in\/refunds\/([^/]+)\/settle$/.exec(path))) {
       await settleRefund(match[1]!, body.succeed === true);
+      return answer(200, {});
+    }
+    if (method === "POST" && (match = /^\/_stand-in\/setup_intents\/([^/]+)\/complete_action$/.exec(path))) {
+      await completeSetupAction(match[1]!, body.succeed === true);
       return answer(200, {});
     }
     if (method === "POST" && (match = /^\/_stand-in\/payment_intents\/([^/]+)\/complete_action$/.exec(path))) {
@@ -690,6 +776,21 @@ export async function startStripeStandIn(): Promise<StripeStandIn> {
     await flush();
   }
 
+  /** The customer completes (setup_intent.succeeded) or fails (requires_payment_method, setup_intent.setup_failed) a SetupIntent's 3-D Secure. */
+  async function completeSetupAction(setupIntentId: string, succeeded: boolean): Promise<void> {
+    const setup = setupIntents.get(setupIntentId);
+    if (!setup || setup.status !== "requires_action") throw new Error(`${setupIntentId} is ${setup?.status ?? "unknown"}, not requires_action.`);
+    if (succeeded) succeedSetup(setup);
+    else {
+      setup.status = "requires_payment_method";
+      setup.next_action = null;
+      setup.payment_method = null;
+      setup.last_setup_error = { type: "card_error", code: "setup_intent_authentication_failure", message: "The customer failed 3-D Secure authentication." } as unknown as Stripe.SetupIntent.LastSetupError;
+      emit("setup_intent.setup_failed", setup as unknown as Json);
+    }
+    await flush();
+  }
+
   const server: Server = createServer((request, response) => {
     void handle(request, response);
   });
@@ -734,6 +835,7 @@ export async function startStripeStandIn(): Promise<StripeStandIn> {
     requests,
     deliveries,
     paymentIntents,
+    setupIntents,
     charges,
     webhookEndpoints,
     delivery,
@@ -768,6 +870,7 @@ export type StandInState = {
   requests: RecordedRequest[];
   deliveries: Delivery[];
   paymentIntents: Stripe.PaymentIntent[];
+  setupIntents: Stripe.SetupIntent[];
   refunds: Stripe.Refund[];
   disputes: Stripe.Dispute[];
   webhookEndpoints: Stripe.WebhookEndpoint[];
@@ -798,6 +901,7 @@ export function stripeStandInClient(url: string) {
     flush: () => post("flush", {}),
     release: () => post("release", {}),
     completeAction: (paymentIntentId: string, succeed: boolean) => post(`payment_intents/${paymentIntentId}/complete_action`, { succeed }),
+    completeSetupAction: (setupIntentId: string, succeed: boolean) => post(`setup_intents/${setupIntentId}/complete_action`, { succeed }),
     settleRefund: (refundId: string, succeed: boolean) => post(`refunds/${refundId}/settle`, { succeed }),
     /** Opens a dispute of a succeeded PaymentIntent (charge.dispute.created) and answers it. */
     openDispute: async (paymentIntentId: string, input: DisputeInput = {}): Promise<Stripe.Dispute> =>

@@ -108,6 +108,82 @@ describe("on-session payments in the browser (Stripe.js)", () => {
   });
 });
 
+describe("saving a card in the browser (SetupIntent)", () => {
+  /** What Stripe.js's confirmSetup does: the publishable key, the client secret, the card entered. */
+  async function confirmInBrowser(clientSecret: string, card: string): Promise<number> {
+    const setupId = clientSecret.split("_secret_")[0]!;
+    const response = await fetch(`${standIn.url}/v1/setup_intents/${setupId}/confirm`, {
+      method: "POST",
+      headers: { "content-type": "application/x-www-form-urlencoded" },
+      body: new URLSearchParams({ key: keys.publishable_key, client_secret: clientSecret, payment_method: card }).toString(),
+    });
+    await response.arrayBuffer();
+    return response.status;
+  }
+
+  it("prepares an off-session SetupIntent for the customer (our id as metadata); it reads pending, then succeeded with the card saved for that customer", async () => {
+    const { reference: customer } = await stripe.createCustomer({ customerId: "cus_unit_setup", email: null, name: null });
+    const handle = await stripe.prepareSetup!({ customerId: "cus_unit_setup", processorCustomer: customer });
+    expect(handle.reference).toMatch(/^seti_/);
+    expect(handle.clientSecret.startsWith(`${handle.reference}_secret_`)).toBe(true);
+    expect(standIn.setupIntents.get(handle.reference)).toMatchObject({ usage: "off_session", customer, metadata: { customer: "cus_unit_setup" } });
+    expect(await stripe.retrieveSetup!(handle.reference)).toEqual({ reference: handle.reference, status: "pending", processorCustomer: customer, method: null });
+
+    expect(await confirmInBrowser(handle.clientSecret, "pm_card_mastercard")).toBe(200);
+    const state = await stripe.retrieveSetup!(handle.reference);
+    expect(state).toMatchObject({ status: "succeeded", processorCustomer: customer, method: { brand: "mastercard", last4: "4444", expMonth: 12 } });
+    // A new method of Stripe's, saved for the customer (not the test token itself).
+    expect(state.method!.reference).toMatch(/^pm_[0-9a-f]{24}$/);
+  });
+
+  it("a declined card leaves it pending; a 3-D Secure card waits for the challenge; the stand-in lets a publishable key touch only the SetupIntent whose secret it has", async () => {
+    const { reference: customer } = await stripe.createCustomer({ customerId: "cus_unit_setup_2", email: null, name: null });
+    const declined = await stripe.prepareSetup!({ customerId: "cus_unit_setup_2", processorCustomer: customer });
+    expect(await confirmInBrowser(declined.clientSecret, "pm_card_chargeDeclined")).toBe(402);
+    expect((await stripe.retrieveSetup!(declined.reference)).status).toBe("pending");
+    expect(await confirmInBrowser(`${declined.reference}_secret_wrong`, "pm_card_visa")).toBe(404);
+
+    const secure = await stripe.prepareSetup!({ customerId: "cus_unit_setup_2", processorCustomer: customer });
+    expect(await confirmInBrowser(secure.clientSecret, "pm_card_threeDSecure2Required")).toBe(200);
+    expect((await stripe.retrieveSetup!(secure.reference)).status).toBe("pending");
+    const response = await fetch(`${standIn.url}/_stand-in/setup_intents/${secure.reference}/complete_action`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ succeed: true }),
+    });
+    expect(response.status).toBe(200);
+    expect(await stripe.retrieveSetup!(secure.reference)).toMatchObject({ status: "succeeded", method: { last4: "3220" } });
+  });
+});
+
+describe("saving the card of an on-session payment (setup_future_usage)", () => {
+  it("a PaymentIntent prepared with setupFutureUsage saves the card for the customer when it succeeds; the state names the saved method", async () => {
+    const { reference: customer } = await stripe.createCustomer({ customerId: "cus_unit_future", email: null, name: null });
+    const prepared = await stripe.prepareOnSession!({
+      intentId: "pi_unit_future",
+      idempotencyKey: "pi_unit_future-on-session",
+      amountAtom: 1200,
+      currency: "usd",
+      processorCustomer: customer,
+      reference: null,
+      setupFutureUsage: "off_session",
+    });
+    expect(standIn.paymentIntents.get(prepared.reference)).toMatchObject({ setup_future_usage: "off_session", customer });
+    const response = await fetch(`${standIn.url}/v1/payment_intents/${prepared.reference}/confirm`, {
+      method: "POST",
+      headers: { "content-type": "application/x-www-form-urlencoded" },
+      body: new URLSearchParams({ key: keys.publishable_key, client_secret: prepared.clientSecret, payment_method: "pm_card_visa" }).toString(),
+    });
+    expect(response.status).toBe(200);
+    const state = await stripe.retrieve(prepared.reference);
+    expect(state.status).toBe("succeeded");
+    expect(state.method).toMatch(/^pm_[0-9a-f]{24}$/);
+    // Saved for the customer: charged off-session later as it is.
+    const later = await stripe.charge(charge({ paymentMethod: state.method!, processorCustomer: customer, offSession: true }));
+    expect(later.status).toBe("succeeded");
+  });
+});
+
 describe("charging", () => {
   it("a good card succeeds with the whole amount; its PaymentIntent carries our intent's id", async () => {
     const request = charge({});

@@ -39,6 +39,25 @@ export type OnSessionIntent = {
   clientSecret: string;
 };
 
+/** A payment method to be saved in the customer's browser by the processor's client library (Stripe's SetupIntent). */
+export type SetupHandle = {
+  /** The processor's id of the setup (Stripe's `seti_…`). */
+  reference: string;
+  /** What the browser confirms it with (Stripe's `client_secret`): it can confirm this setup only. */
+  clientSecret: string;
+};
+
+/**
+ * A setup as the processor has it now (re-read, never the browser's word). `succeeded` carries the
+ * method saved for `processorCustomer`; anything else is not final or failed, and records nothing.
+ */
+export type SetupState = {
+  reference: string;
+  status: "succeeded" | "pending" | "canceled";
+  processorCustomer: string | null;
+  method: SavedPaymentMethod | null;
+};
+
 export type ChargeRequest = {
   /** Derived from our payment attempt (intent id and confirmation number): a retry after a timeout or a crash sends the same key, so it never charges twice. */
   idempotencyKey: string;
@@ -154,7 +173,22 @@ export interface PaymentProcessor {
     currency: string;
     processorCustomer: string | null;
     reference: string | null;
+    /**
+     * Save the method the customer enters for later off-session charges (Stripe's
+     * `setup_future_usage: off_session`; needs `processorCustomer`): the processor attaches it to
+     * that customer when the payment succeeds, and `ChargeState.method` is then the saved method.
+     */
+    setupFutureUsage?: "off_session";
   }): Promise<OnSessionIntent>;
+  /**
+   * Present when the processor saves payment methods in the customer's browser with its client
+   * library (Stripe's SetupIntent, `usage: off_session`, confirmed by `confirmSetup`): makes the
+   * setup for the customer's counterpart at the processor. `customerId` (ours) is given to the
+   * processor as metadata. The sandbox has none: its methods are chosen, not entered.
+   */
+  prepareSetup?(input: { customerId: string; processorCustomer: string }): Promise<SetupHandle>;
+  /** The setup as the processor has it now (present with prepareSetup). */
+  retrieveSetup?(reference: string): Promise<SetupState>;
   /** Verifies a webhook's signature (throws when it does not verify) and parses it. */
   parseWebhook(payload: string, headers: Headers): ProcessorEvent;
   /** Our id that the event's object carries (the metadata we gave it: our payment intent's or refund's id), or null. */

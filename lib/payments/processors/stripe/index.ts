@@ -12,6 +12,9 @@ import {
   type ProcessorConnection,
   type ProcessorDefinition,
   type RefundState,
+  type SavedPaymentMethod,
+  type SetupHandle,
+  type SetupState,
 } from "../types";
 
 /*
@@ -165,6 +168,28 @@ export function disputeStateOf(dispute: Stripe.Dispute): DisputeState {
   };
 }
 
+/** What the interface keeps of a Stripe PaymentMethod: its id and card. */
+function savedMethodOf(method: Stripe.PaymentMethod): SavedPaymentMethod {
+  return {
+    reference: method.id,
+    brand: method.card?.brand ?? null,
+    last4: method.card?.last4 ?? null,
+    expMonth: method.card?.exp_month ?? null,
+    expYear: method.card?.exp_year ?? null,
+  };
+}
+
+/**
+ * How a Stripe SetupIntent status reads (docs/payments.md, "Saving a card with a SetupIntent"):
+ * `succeeded` saved the method; `canceled` is final; every other status (`requires_payment_method`
+ * after a decline, `requires_action`, `processing`) still waits for the customer or Stripe.
+ */
+export function setupStatusOf(setup: Stripe.SetupIntent): SetupState["status"] {
+  if (setup.status === "succeeded") return "succeeded";
+  if (setup.status === "canceled") return "canceled";
+  return "pending";
+}
+
 /** A card error carries the PaymentIntent it left behind: that intent's state is the outcome. */
 function outcomeOfCardError(error: unknown): ChargeState | null {
   if (error instanceof Stripe.errors.StripeCardError && error.payment_intent) return chargeStateOf(error.payment_intent);
@@ -219,6 +244,7 @@ function open(connection: ProcessorConnection): PaymentProcessor {
         currency: input.currency,
         customer: input.processorCustomer ?? undefined,
         automatic_payment_methods: { enabled: true },
+        setup_future_usage: input.setupFutureUsage && input.processorCustomer ? input.setupFutureUsage : undefined,
         metadata: { payment_intent: input.intentId },
       };
       const intent = await stripe.paymentIntents.create(params, { idempotencyKey: input.idempotencyKey });
@@ -229,11 +255,45 @@ function open(connection: ProcessorConnection): PaymentProcessor {
     }
   }
 
+  async function prepareSetup(input: { customerId: string; processorCustomer: string }): Promise<SetupHandle> {
+    // Saved for later charges without the customer (renewals): `usage: off_session`, so Stripe
+    // asks for any authentication now, in the browser, and not at the first renewal.
+    const params: Stripe.SetupIntentCreateParams = {
+      customer: input.processorCustomer,
+      usage: "off_session",
+      automatic_payment_methods: { enabled: true },
+      metadata: { customer: input.customerId },
+    };
+    try {
+      // Each update makes its own SetupIntent; the SDK keys its own retries of this one request.
+      const setup = await stripe.setupIntents.create(params);
+      if (!setup.client_secret) throw new Error("Stripe answered a SetupIntent without a client secret.");
+      return { reference: setup.id, clientSecret: setup.client_secret };
+    } catch (error) {
+      translate(error, "setup_intent");
+    }
+  }
+
+  async function retrieveSetup(reference: string): Promise<SetupState> {
+    try {
+      const setup = await stripe.setupIntents.retrieve(reference);
+      const status = setupStatusOf(setup);
+      const customer = typeof setup.customer === "string" ? setup.customer : (setup.customer?.id ?? null);
+      const methodRef = typeof setup.payment_method === "string" ? setup.payment_method : (setup.payment_method?.id ?? null);
+      const method = status === "succeeded" && methodRef !== null ? savedMethodOf(await stripe.paymentMethods.retrieve(methodRef)) : null;
+      return { reference: setup.id, status, processorCustomer: customer, method };
+    } catch (error) {
+      translate(error, "setup_intent");
+    }
+  }
+
   return {
     name: "stripe",
     remote: true,
     clientKey: connection.publishableKey,
     prepareOnSession,
+    prepareSetup,
+    retrieveSetup,
     checkPaymentMethod(method) {
       if (!/^pm_[A-Za-z0-9_]+$/.test(method) || method.startsWith("pm_sandbox_")) return `'${method}' is not a Stripe payment method (pm_…).`;
       return null;
@@ -250,14 +310,7 @@ function open(connection: ProcessorConnection): PaymentProcessor {
     async savePaymentMethod({ processorCustomer, paymentMethod }) {
       const params: Stripe.PaymentMethodAttachParams = { customer: processorCustomer };
       try {
-        const method = await stripe.paymentMethods.attach(paymentMethod, params);
-        return {
-          reference: method.id,
-          brand: method.card?.brand ?? null,
-          last4: method.card?.last4 ?? null,
-          expMonth: method.card?.exp_month ?? null,
-          expYear: method.card?.exp_year ?? null,
-        };
+        return savedMethodOf(await stripe.paymentMethods.attach(paymentMethod, params));
       } catch (error) {
         translate(error, "processor_payment_method");
       }

@@ -8741,6 +8741,14 @@ export type components = {
             subscription_data?: {
                 trial_period_days?: number;
             };
+            /** @description Payment mode only: how the payment is made, as Stripe's `payment_intent_data`. */
+            payment_intent_data?: {
+                /**
+                 * @description `off_session`: the card the customer pays with is saved for them (a `pm_…` on `GET /customers/{id}/payment-methods`, `payment_method.attached`), to be charged later without them. Applies when the page is paid through the account's connected processor (Stripe).
+                 * @enum {string}
+                 */
+                setup_future_usage?: "off_session";
+            };
             metadata?: components["schemas"]["Metadata"];
         };
         CheckoutLineItemInput: {
