@@ -273,7 +273,7 @@ test("stripe checkout: a session with payment_intent_data.setup_future_usage sav
     await page.goto(session.url);
     await page.getByLabel("Email").fill("ada@example.com");
     await pay(page, "4242 4242 4242 4242", "Pay $45.00");
-    await page.waitForURL(`${site.url}/thanks?session_id=${session.id}`);
+    await returnedTo(page, `${site.url}/thanks?session_id=${session.id}`);
 
     const completed = (await server.get(`/checkout/sessions/${session.id}`)).body;
     expect(completed).toMatchObject({ status: "complete", payment_status: "paid" });
@@ -313,7 +313,7 @@ test("stripe checkout: a session without setup_future_usage saves no card", asyn
     await page.goto(session.url);
     await page.getByLabel("Email").fill("ada@example.com");
     await pay(page, "4242 4242 4242 4242", "Pay $45.00");
-    await page.waitForURL(`${site.url}/thanks?session_id=${session.id}`);
+    await returnedTo(page, `${site.url}/thanks?session_id=${session.id}`);
     const completed = (await server.get(`/checkout/sessions/${session.id}`)).body;
     expect((await server.get(`/customers/${completed.customer}/payment-methods`)).body.items).toEqual([]);
   } finally {
